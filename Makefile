@@ -1,0 +1,42 @@
+# torchnative — entry points. `make demo` runs the main job, `make test` the tests; both set up first.
+PY ?= python3
+VENV := .venv
+REF := .venv-ref
+BUILD := build
+SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+UPSTREAM_SITE = $(call SITE_OF,$(REF))
+SRCS := $(shell find src -name '*.c' -o -name '*.h' -o -name '*.def') meson.build meson.options tools/gen_ops.py pyproject.toml
+PKGS := numpy safetensors transformers pytest pyyaml
+
+.PHONY: setup demo test golden selftest bench test-asan coverage clean
+
+setup: $(BUILD)/.installed
+
+# The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
+$(REF)/.done:
+	$(PY) -m venv $(REF)
+	$(REF)/bin/pip install -q torch==2.13.0 $(PKGS)
+	touch $@
+
+# Our environment: upstream's pure-Python tree, assembled, plus our _C.
+$(VENV)/.done: $(REF)/.done tools/assemble.py
+	$(PY) -m venv $(VENV)
+	$(VENV)/bin/pip install -q $(PKGS) meson-python meson ninja
+	$(VENV)/bin/python tools/assemble.py $(UPSTREAM_SITE) $(call SITE_OF,$(VENV))
+	touch $@
+
+$(BUILD)/.installed: $(VENV)/.done $(SRCS)
+	$(VENV)/bin/pip install -q --no-build-isolation --no-deps \
+	  -Cbuild-dir=$(BUILD)/meson \
+	  -Csetup-args=-Dnative_functions=$(UPSTREAM_SITE)/torchgen/packaged/ATen/native/native_functions.yaml \
+	  .
+	@mkdir -p $(BUILD) && touch $@
+
+demo: setup
+	$(VENV)/bin/python examples/demo.py
+
+test: setup
+	$(VENV)/bin/python -m pytest -q tests
+
+clean:
+	rm -rf $(BUILD)

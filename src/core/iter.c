@@ -1,0 +1,83 @@
+/* iter.c — the strided N-d walk behind every elementwise kernel. */
+#include "core/iter.h"
+
+#include <string.h>
+
+void tn_iter_init(tn_iter *it, int nops, int ndim, const int64_t *shape) {
+    memset(it, 0, sizeof *it);
+    it->nops = nops;
+    it->ndim = ndim;
+    memcpy(it->shape, shape, (size_t)ndim * sizeof *shape);
+}
+
+void tn_iter_set(tn_iter *it, int k, char *data, const int64_t *elem_strides, int itemsize) {
+    it->data[k] = data;
+    for (int d = 0; d < it->ndim; d++)
+        it->strides[k][d] = it->shape[d] == 1 ? 0 : elem_strides[d] * itemsize;
+}
+
+void tn_iter_set_tensor(tn_iter *it, int k, const tn_tensor *t) {
+    int64_t st[TN_MAX_DIMS];
+    int lead = it->ndim - t->ndim;
+    for (int d = 0; d < it->ndim; d++) {
+        int td = d - lead;
+        st[d] = (td < 0 || t->sizes[td] == 1) ? 0 : t->strides[td];
+    }
+    tn_iter_set(it, k, tn_data(t), st, tn_dtype_itemsize(t->dtype));
+}
+
+/* Merge dim d into d+1 (inner) when every operand steps uniformly across both. */
+static void coalesce(tn_iter *it) {
+    if (it->ndim <= 1) return;
+    int out = it->ndim - 1; /* write position, walking from the innermost dim outward */
+    int64_t shape[TN_MAX_DIMS], strides[TN_ITER_MAX_OPS][TN_MAX_DIMS];
+    shape[out] = it->shape[it->ndim - 1];
+    for (int k = 0; k < it->nops; k++) strides[k][out] = it->strides[k][it->ndim - 1];
+    for (int d = it->ndim - 2; d >= 0; d--) {
+        bool ok = true;
+        for (int k = 0; k < it->nops && ok; k++)
+            ok = it->strides[k][d] == strides[k][out] * shape[out];
+        if (it->shape[d] == 1) continue;
+        if (shape[out] == 1) {
+            shape[out] = it->shape[d];
+            for (int k = 0; k < it->nops; k++) strides[k][out] = it->strides[k][d];
+        } else if (ok) {
+            shape[out] *= it->shape[d];
+        } else {
+            out--;
+            shape[out] = it->shape[d];
+            for (int k = 0; k < it->nops; k++) strides[k][out] = it->strides[k][d];
+        }
+    }
+    int n = it->ndim - out;
+    memmove(it->shape, shape + out, (size_t)n * sizeof(int64_t));
+    for (int k = 0; k < it->nops; k++) memmove(it->strides[k], strides[k] + out, (size_t)n * sizeof(int64_t));
+    it->ndim = n;
+}
+
+void tn_iter_run(tn_iter *it, tn_loop loop, const void *ctx) {
+    for (int d = 0; d < it->ndim; d++)
+        if (it->shape[d] == 0) return;
+    coalesce(it);
+    if (it->ndim == 0) {
+        int64_t zero[TN_ITER_MAX_OPS] = {0};
+        loop(it->data, zero, 1, ctx);
+        return;
+    }
+    int inner = it->ndim - 1, nops = it->nops;
+    int64_t idx[TN_MAX_DIMS] = {0};
+    int64_t inner_strides[TN_ITER_MAX_OPS];
+    char *ptr[TN_ITER_MAX_OPS];
+    for (int k = 0; k < nops; k++) inner_strides[k] = it->strides[k][inner];
+    for (;;) {
+        for (int k = 0; k < nops; k++) {
+            char *p = it->data[k];
+            for (int d = 0; d < inner; d++) p += idx[d] * it->strides[k][d];
+            ptr[k] = p;
+        }
+        loop(ptr, inner_strides, it->shape[inner], ctx);
+        int d = inner - 1;
+        while (d >= 0 && ++idx[d] == it->shape[d]) idx[d--] = 0;
+        if (d < 0) return;
+    }
+}

@@ -1,0 +1,99 @@
+/* tensor.c — storage lifetime and shape arithmetic. */
+#include "core/tensor.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tn_storage *tn_storage_new(size_t nbytes, tn_device_type device) {
+    tn_storage *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->refcnt = 1;
+    s->resizable = true;
+    s->device = device;
+    if (device != TN_DEVICE_META && nbytes) {
+        s->data = malloc(nbytes);
+        if (!s->data) { free(s); return NULL; }
+    }
+    s->nbytes = nbytes;
+    return s;
+}
+
+tn_storage *tn_storage_wrap(char *data, size_t nbytes,
+                            void (*release)(void *, char *, size_t), void *ctx) {
+    tn_storage *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->refcnt = 1;
+    s->data = data;
+    s->nbytes = nbytes;
+    s->release = release;
+    s->release_ctx = ctx;
+    s->device = TN_DEVICE_CPU;
+    return s;
+}
+
+void tn_storage_decref(tn_storage *s) {
+    if (!s || --s->refcnt > 0) return;
+    if (s->release) s->release(s->release_ctx, s->data, s->nbytes);
+    else free(s->data);
+    free(s);
+}
+
+tn_status tn_storage_resize(tn_storage *s, size_t nbytes) {
+    if (nbytes <= s->nbytes) return TN_OK;
+    if (s->device == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
+    if (s->release) return TN_ERR_IO; /* borrowed memory cannot grow */
+    char *p = realloc(s->data, nbytes);
+    if (!p) return TN_ERR_NOMEM;
+    s->data = p;
+    s->nbytes = nbytes;
+    return TN_OK;
+}
+
+int64_t tn_numel(const tn_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->ndim; i++) n *= t->sizes[i];
+    return n;
+}
+
+bool tn_sizes_numel(int ndim, const int64_t *sizes, int64_t *out) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0) return false;
+        if (sizes[i] && n > INT64_MAX / sizes[i]) return false;
+        n *= sizes[i];
+    }
+    *out = n;
+    return true;
+}
+
+void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= sizes[i] > 1 ? sizes[i] : 1;
+    }
+}
+
+bool tn_is_contiguous(const tn_tensor *t) {
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->sizes[i] == 0) return true;
+        if (t->sizes[i] == 1) continue;
+        if (t->strides[i] != expect) return false;
+        expect *= t->sizes[i];
+    }
+    return true;
+}
+
+bool tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int i = 0; i < n; i++) {
+        int64_t x = i < n - na ? 1 : a[i - (n - na)];
+        int64_t y = i < n - nb ? 1 : b[i - (n - nb)];
+        if (x == y || y == 1) out[i] = x;
+        else if (x == 1) out[i] = y;
+        else return false;
+    }
+    *nout = n;
+    return true;
+}

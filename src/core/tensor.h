@@ -1,0 +1,63 @@
+/* tensor.h — storage and strided tensor geometry, pure C (no Python).
+ *
+ * tn_storage: reference-counted bytes. Owned (malloc), borrowed (someone else's memory kept alive
+ * by a release callback, e.g. a Python buffer), memory-mapped, or meta (no data). Reference counts
+ * are touched only with the GIL held, so they are plain integers.
+ * tn_tensor: a view of a storage: dtype, sizes, strides (in elements), offset (in elements). */
+#ifndef TN_CORE_TENSOR_H
+#define TN_CORE_TENSOR_H
+
+#include "core/dtype.h"
+
+#define TN_MAX_DIMS 32
+
+typedef enum { TN_OK = 0, TN_ERR_NOMEM, TN_ERR_OVERFLOW, TN_ERR_IO } tn_status;
+
+typedef enum { TN_DEVICE_CPU = 0, TN_DEVICE_META = 1 } tn_device_type;
+
+typedef struct tn_storage {
+    int64_t refcnt;
+    char *data;
+    size_t nbytes;
+    bool resizable;
+    tn_device_type device;
+    /* How the bytes are released; NULL release means free(data) for owned storage. */
+    void (*release)(void *ctx, char *data, size_t nbytes);
+    void *release_ctx;
+    void *pyobj;        /* borrowed back-pointer to the Python UntypedStorage, or NULL */
+    int64_t version;    /* autograd version counter, shared by all views of this storage */
+} tn_storage;
+
+typedef struct tn_tensor {
+    tn_storage *storage;
+    int64_t offset;
+    int ndim;
+    tn_dtype dtype;
+    int64_t sizes[TN_MAX_DIMS];
+    int64_t strides[TN_MAX_DIMS];
+} tn_tensor;
+
+/* Storage. tn_storage_new returns a storage with refcnt 1 and zero-filled? no: uninitialised
+ * bytes (like torch.empty); NULL on allocation failure. */
+tn_storage *tn_storage_new(size_t nbytes, tn_device_type device);
+tn_storage *tn_storage_wrap(char *data, size_t nbytes,
+                            void (*release)(void *, char *, size_t), void *ctx);
+static inline void tn_storage_incref(tn_storage *s) { s->refcnt++; }
+void tn_storage_decref(tn_storage *s);
+tn_status tn_storage_resize(tn_storage *s, size_t nbytes);
+
+/* Geometry helpers. */
+int64_t tn_numel(const tn_tensor *t);
+bool tn_is_contiguous(const tn_tensor *t);
+void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
+/* Product of sizes with overflow check; returns false on overflow. */
+bool tn_sizes_numel(int ndim, const int64_t *sizes, int64_t *out);
+/* Address of element 0 (may be NULL for meta / empty). */
+static inline char *tn_data(const tn_tensor *t) {
+    return t->storage->data ? t->storage->data + t->offset * tn_dtype_itemsize(t->dtype) : NULL;
+}
+
+/* Broadcast two shapes; false if incompatible. */
+bool tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
+
+#endif

@@ -1,0 +1,72 @@
+/* door.h — the single door every operator passes (DESIGN.md §3.1).
+ *
+ * Python spellings (torch.add, x.add, x + y, torch.ops.aten.add.Tensor) parse their arguments
+ * against upstream's schemas into an array of tn_value, then call tn_door_call(op, args). The door
+ * is where dispatch modes, __torch_dispatch__ and autograd recording attach; it then calls the op
+ * function, which validates, promotes, allocates and runs kernels. Nothing calls an op function
+ * around the door. */
+#ifndef TN_DISPATCH_DOOR_H
+#define TN_DISPATCH_DOOR_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "core/tensor.h"
+#include "dispatch/schema.h"
+
+/* One parsed argument. Tensors are Python objects (borrowed from the caller's args or owned by
+ * the parse buffer); wrapped Python numbers arrive as 0-dim tensors flagged `wrapped`. */
+typedef enum {
+    TN_V_NONE, TN_V_TENSOR, TN_V_INT, TN_V_FLOAT, TN_V_BOOL, TN_V_COMPLEX, TN_V_STR,
+    TN_V_DTYPE, TN_V_LAYOUT, TN_V_DEVICE, TN_V_MEMFORMAT, TN_V_GENERATOR, TN_V_INTLIST,
+    TN_V_FLOATLIST, TN_V_BOOLLIST, TN_V_TENSORLIST, TN_V_SCALARLIST, TN_V_OBJECT,
+} tn_value_tag;
+
+typedef struct {
+    tn_value_tag tag;
+    bool wrapped;          /* TN_V_TENSOR made from a Python number */
+    union {
+        PyObject *obj;     /* TENSOR, STR (unicode), GENERATOR, OBJECT, TENSORLIST (a sequence), LAYOUT, MEMFORMAT */
+        int64_t i;         /* INT, BOOL */
+        double f;          /* FLOAT */
+        struct { double re, im; } c;
+        tn_dtype dtype;
+        struct { tn_device_type type; int index; } device;
+        struct { int64_t *v; int n; } ints;     /* INTLIST, BOOLLIST (0/1) */
+        struct { double *v; int n; } floats;
+    } u;
+} tn_value;
+
+typedef PyObject *(*tn_op_fn)(tn_value *args);
+
+enum { TN_VARIANT_FUNCTION = 1, TN_VARIANT_METHOD = 2 };
+
+typedef struct {
+    const char *name;      /* "add" */
+    const char *overload;  /* "Tensor" or "" */
+    const char *schema;    /* full schema text from upstream */
+    int variants;
+    const char *module;    /* python_module: "", "nn", "linalg", "special", "fft", ... */
+    tn_op_fn fn;           /* NULL: not implemented, refuses by name */
+} tn_op_def;
+
+/* The table (generated) and lookups. */
+int tn_op_count(void);
+const tn_op_def *tn_op_at(int i);
+/* Index of "name.overload" ("name." or "name" for the default overload), or -1. */
+int tn_op_find(const char *name, const char *overload);
+/* [first, last) range of rows named `name`; returns false if none. */
+bool tn_op_range(const char *name, int *first, int *last);
+/* Parsed schema of row i, parsed on first use and cached; NULL with an exception on failure. */
+const tn_schema *tn_op_schema(int i);
+
+/* The door: call overload row `op` with args laid out as its schema's arguments. Returns a new
+ * reference (Tensor, tuple, scalar or None) or NULL with an exception set. Refuses by name when
+ * the overload has no kernel. */
+PyObject *tn_door_call(int op, tn_value *args);
+
+/* Refusal wording for an aten overload: NotImplementedError("torchnative: aten::foo.bar is not
+ * implemented"). Returns NULL. */
+PyObject *tn_refuse_op(int op);
+
+#endif

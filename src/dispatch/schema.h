@@ -1,0 +1,59 @@
+/* schema.h — operator schemas parsed into C structs.
+ *
+ * Text such as "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" comes from
+ * upstream's native_functions.yaml, read at build time (tools/gen_ops.py). The parser is ours; it
+ * also backs torch._C.parse_schema / FunctionSchema. Grammar handled: optional types (T?), lists
+ * (T[], T[N], T?[]), alias annotations (Tensor(a), Tensor(a!), Tensor(a -> *)), defaults (numbers,
+ * True/False/None, strings, lists like [0,1] or [], "contiguous_format", "long", "mean"...), the
+ * '*' kwarg-only marker, named and unnamed returns, tuple returns, "()" returns. */
+#ifndef TN_DISPATCH_SCHEMA_H
+#define TN_DISPATCH_SCHEMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TN_TYPES(X) \
+    X(TENSOR, "Tensor") X(INT, "int") X(SYMINT, "SymInt") X(FLOAT, "float") X(BOOL, "bool") \
+    X(STR, "str") X(SCALAR, "Scalar") X(SCALARTYPE, "ScalarType") X(LAYOUT, "Layout") \
+    X(DEVICE, "Device") X(DEVICEINDEX, "DeviceIndex") X(MEMORYFORMAT, "MemoryFormat") \
+    X(GENERATOR, "Generator") X(DIMNAME, "Dimname") X(STORAGE, "Storage") X(STREAM, "Stream") \
+    X(QSCHEME, "QScheme") X(COMPLEX, "complex") X(ANY, "Any") X(DIMVECTOR, "DimVector")
+
+typedef enum {
+#define TN_X(E, s) TN_TYPE_##E,
+    TN_TYPES(TN_X)
+#undef TN_X
+    TN_TYPE_COUNT
+} tn_type_kind;
+
+typedef struct {
+    const char *name;        /* NULL for unnamed returns */
+    tn_type_kind type;
+    bool optional;           /* T? or T?[] element... see elem_optional */
+    bool is_list;            /* T[] / T[N] */
+    bool elem_optional;      /* Tensor?[] : list of optional elements */
+    int list_size;           /* N for T[N], else -1 */
+    bool kwarg_only;
+    const char *default_text;/* the default as written ("1", "None", "[]", "contiguous_format"), or NULL */
+    char alias_set;          /* 'a'.. for Tensor(a), 0 if none */
+    bool is_write;           /* Tensor(a!) */
+} tn_arg;
+
+typedef struct {
+    const char *name;        /* "add" (namespace "aten::" stripped; kept in ns) */
+    const char *ns;          /* "aten" */
+    const char *overload;    /* "Tensor", "" for the default overload */
+    int nargs, nrets;
+    tn_arg *args;
+    tn_arg *rets;
+    bool is_vararg, is_varret;
+} tn_schema;
+
+/* Parse `text` into *out. Everything *out points to is owned by one heap block released by
+ * tn_schema_free. Returns 0 on success; on failure returns -1 and writes a message naming the
+ * problem (with position) into err (size errlen). Never crashes on any input. */
+int tn_schema_parse(const char *text, tn_schema *out, char *err, int errlen);
+void tn_schema_free(tn_schema *s);
+extern const char *const tn_type_names[TN_TYPE_COUNT];
+
+#endif
