@@ -32,11 +32,39 @@ $(BUILD)/.installed: $(VENV)/.done $(SRCS)
 	  .
 	@mkdir -p $(BUILD) && touch $@
 
+YAML = $(call SITE_OF,$(REF))/torchgen/packaged/ATen/native/native_functions.yaml
+
 demo: setup
 	$(VENV)/bin/python examples/demo.py
 
+# Everything CI checks: the comparison tests (which include the harness self-test).
 test: setup
 	$(VENV)/bin/python -m pytest -q tests
+
+# Golden operator cases only (every implemented overload against upstream).
+golden: setup
+	$(VENV)/bin/python -m pytest -q tests/cases
+
+# The harness proves it catches injected faults.
+selftest: setup
+	$(VENV)/bin/python -m pytest -q tests/test_harness_selftest.py
+
+# Implemented overloads out of upstream's aten overloads.
+coverage: setup
+	$(VENV)/bin/python -m torchnative.coverage
+
+bench: setup
+	$(VENV)/bin/python bench/bench.py
+
+# The extension built with AddressSanitizer + UndefinedBehaviorSanitizer, tests run under it.
+$(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
+	@if [ ! -f $(BUILD)/asan/build.ninja ]; then \
+	  $(VENV)/bin/meson setup $(BUILD)/asan -Db_sanitize=address,undefined -Db_lundef=false \
+	    -Dbuildtype=debugoptimized -Dnative_functions=$(YAML) >/dev/null; fi
+	$(VENV)/bin/ninja -C $(BUILD)/asan >/dev/null
+
+test-asan: setup $(BUILD)/asan/_C.abi3.so
+	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= $(VENV)/bin/python -m pytest -q tests/cases
 
 clean:
 	rm -rf $(BUILD)

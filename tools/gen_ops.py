@@ -1,9 +1,9 @@
 """Generate the C operator table from upstream's native_functions.yaml (build time).
 
-usage: gen_ops.py implemented.def native_functions.yaml out.h
+usage: gen_ops.py native_functions.yaml out.h family.def...
 
 Emits one row per upstream schema: name, overload, full schema text, variants, python module, and
-the op-layer function when the overload is listed in implemented.def (tn_op_<name>_<overload>).
+the op-layer function when the overload is listed in src/ops/*.def (tn_op_<name>_<overload>).
 Rows are sorted by name; overloads of one name keep upstream's yaml order. A name listed in
 implemented.def that upstream lacks fails the build.
 """
@@ -13,12 +13,16 @@ import yaml
 
 
 def main():
-    impl_path, yaml_path, out_path = sys.argv[1:4]
+    yaml_path, out_path = sys.argv[1:3]
     implemented = []
-    for line in open(impl_path):
-        line = line.split("#", 1)[0].strip()
-        if line:
-            implemented.append(line if "." in line else line + ".")
+    for impl_path in sys.argv[3:]:
+        for line in open(impl_path):
+            line = line.split("#", 1)[0].strip()
+            if line:
+                implemented.append(line if "." in line else line + ".")
+    dup = {k for k in implemented if implemented.count(k) > 1}
+    if dup:
+        sys.exit(f"gen_ops: overloads listed twice in src/ops/*.def: {sorted(dup)}")
     try:
         loader = yaml.CSafeLoader
     except AttributeError:
@@ -37,7 +41,7 @@ def main():
     known = {r["key"] for r in rows}
     missing = [k for k in implemented if k not in known]
     if missing:
-        sys.exit(f"gen_ops: implemented.def lists overloads upstream lacks: {missing}")
+        sys.exit(f"gen_ops: src/ops/*.def list overloads upstream lacks: {missing}")
     impl = set(implemented)
     rows.sort(key=lambda r: (r["name"], r["order"]))
 
@@ -59,6 +63,32 @@ def main():
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
     out.append("};")
+    # Python-visible names: one row per distinct name, with its range of overload rows.
+    names = []
+    for i, r in enumerate(rows):
+        if names and names[-1][0] == r["name"]:
+            names[-1][2] = i + 1
+            names[-1][3] |= r["method"]
+        else:
+            names.append([r["name"], i, i + 1, r["method"]])
+    out.append(f"#define TN_NAME_COUNT {len(names)}")
+    out.append("static const tn_name_def tn_name_defs[TN_NAME_COUNT] = {")
+    for n, a, b, m in names:
+        out.append(f'    {{"{n}", {a}, {b}, {int(bool(m))}}},')
+    out.append("};")
+    # One trampoline per method name: PyMethodDef carries no closure, so each method gets its own
+    # C entry that passes its name index on to tn_call_method.
+    out.append("#ifdef TN_WANT_METHOD_TRAMPOLINES")
+    for k, (n, a, b, m) in enumerate(names):
+        if m:
+            out.append(f"static PyObject *tn_meth_{k}(PyObject *s, PyObject *a, PyObject *kw) "
+                       f"{{ return tn_call_method({k}, s, a, kw); }}")
+    out.append("static const struct { int name; PyCFunction fn; } tn_method_trampolines[] = {")
+    for k, (n, a, b, m) in enumerate(names):
+        if m:
+            out.append(f"    {{{k}, (PyCFunction)(void (*)(void))tn_meth_{k}}},")
+    out.append("};")
+    out.append("#endif")
     out.append("#endif")
     open(out_path, "w").write("\n".join(out) + "\n")
 

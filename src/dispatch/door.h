@@ -50,7 +50,17 @@ typedef struct {
     tn_op_fn fn;           /* NULL: not implemented, refuses by name */
 } tn_op_def;
 
+/* A Python-visible name and its [first, last) overload rows; method: some overload is a method. */
+typedef struct {
+    const char *name;
+    int first, last;
+    int method;
+} tn_name_def;
+
 /* The table (generated) and lookups. */
+int tn_name_count(void);
+const tn_name_def *tn_name_at(int i);
+int tn_name_find(const char *name);   /* index into the name table, or -1 */
 int tn_op_count(void);
 const tn_op_def *tn_op_at(int i);
 /* Index of "name.overload" ("name." or "name" for the default overload), or -1. */

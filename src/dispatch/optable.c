@@ -7,6 +7,19 @@
 static tn_schema *schemas[TN_OP_COUNT];
 
 int tn_op_count(void) { return TN_OP_COUNT; }
+int tn_name_count(void) { return TN_NAME_COUNT; }
+const tn_name_def *tn_name_at(int i) { return &tn_name_defs[i]; }
+
+int tn_name_find(const char *name) {
+    int lo = 0, hi = TN_NAME_COUNT;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2, c = strcmp(tn_name_defs[mid].name, name);
+        if (c == 0) return mid;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return -1;
+}
 const tn_op_def *tn_op_at(int i) { return &tn_op_defs[i]; }
 
 static int first_named(const char *name) {

@@ -5,11 +5,53 @@
  * fills in names nobody provided for real. */
 #include "python/common.h"
 
+#include <string.h>
+
 tn_py_state tn_py;
 
 PyObject *tn_not_implemented(const char *what) {
     PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
     return NULL;
+}
+
+/* torch._C.<dotted>: get or create the submodule chain, each a module attribute of its parent
+ * and registered in sys.modules so `from torch._C._x import y` works (DESIGN.md §4). New ref. */
+PyObject *tn_py_submodule(const char *dotted) {
+    PyObject *cur = Py_NewRef(tn_py.module);
+    const char *p = dotted;
+    char full[256] = "torch._C";
+    while (*p) {
+        const char *e = strchr(p, '.');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char part[128];
+        if (n >= sizeof part || strlen(full) + n + 2 >= sizeof full) {
+            Py_DECREF(cur);
+            PyErr_SetString(PyExc_ValueError, "torchnative: submodule name too long");
+            return NULL;
+        }
+        memcpy(part, p, n);
+        part[n] = 0;
+        strcat(full, ".");
+        strcat(full, part);
+        PyObject *d = PyModule_GetDict(cur);   /* borrowed */
+        PyObject *sub = d ? PyDict_GetItemString(d, part) : NULL;
+        if (sub && PyModule_Check(sub)) {
+            Py_INCREF(sub);
+        } else {
+            sub = PyModule_New(full);
+            PyObject *mods = PyImport_GetModuleDict();  /* borrowed */
+            if (!sub || PyObject_SetAttrString(cur, part, sub) < 0 || PyDict_SetItemString(mods, full, sub) < 0) {
+                Py_XDECREF(sub);
+                Py_DECREF(cur);
+                return NULL;
+            }
+        }
+        Py_DECREF(cur);
+        cur = sub;
+        p += n;
+        if (*p == '.') p++;
+    }
+    return cur;
 }
 
 static struct PyModuleDef tn_module_def = {

@@ -1,0 +1,91 @@
+"""Side-by-side benchmark: torchnative (.venv) against upstream torch 2.13.0 (.venv-ref).
+
+Every figure is a ratio ours/upstream from the same run: processes alternate between the two
+environments and each figure is a median, because the machines are shared and noisy.
+  - import torch: wall time of `python -c "import torch"` (median of N alternating runs)
+  - per-call time of tiny ops, measured inside each interpreter with timeit (median of repeats)
+usage: bench.py [--quick] [--json FILE]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OURS = os.path.join(ROOT, ".venv", "bin", "python")
+REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
+
+MICRO = {
+    "x + y (1 element)": ("x = torch.ones(1); y = torch.ones(1)", "x + y"),
+    "x.view(-1)": ("x = torch.ones(2, 3)", "x.view(-1)"),
+    "x[0]": ("x = torch.ones(4, 3)", "x[0]"),
+    "torch.zeros(8)": ("", "torch.zeros(8)"),
+}
+
+WORKER = r"""
+import json, sys, timeit
+import torch
+out = {}
+for name, (setup, stmt) in json.loads(sys.argv[1]).items():
+    g = {"torch": torch}
+    try:
+        exec(setup, g)
+        t = timeit.Timer(stmt, globals=g)
+        n, _ = t.autorange()
+        reps = [t.timeit(n) / n for _ in range(int(sys.argv[2]))]
+        reps.sort()
+        out[name] = reps[len(reps) // 2]
+    except Exception as e:  # an op we lack is reported, not hidden
+        out[name] = f"{type(e).__name__}: {e}"
+print(json.dumps(out))
+"""
+
+
+def import_time(python):
+    t0 = time.perf_counter()
+    subprocess.run([python, "-c", "import torch"], check=True)
+    return time.perf_counter() - t0
+
+
+def main():
+    quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK")
+    runs = 3 if quick else 7
+    rows = []
+    imp = {"ours": [], "ref": []}
+    for _ in range(runs):
+        imp["ref"].append(import_time(REF))
+        imp["ours"].append(import_time(OURS))
+    rows.append(("import torch (s)", statistics.median(imp["ours"]), statistics.median(imp["ref"])))
+    micro = {"ours": [], "ref": []}
+    for _ in range(3 if quick else 5):
+        for side, py in (("ref", REF), ("ours", OURS)):
+            r = subprocess.run([py, "-c", WORKER, json.dumps(MICRO), "5"], capture_output=True, text=True)
+            if r.returncode:
+                sys.exit(f"bench worker failed on {side}:\n{r.stderr}")
+            micro[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+    for name in MICRO:
+        vals = {}
+        for side in ("ours", "ref"):
+            xs = [m[name] for m in micro[side]]
+            vals[side] = statistics.median(xs) if all(isinstance(x, float) for x in xs) else xs[0]
+        rows.append((name + " (us)", vals["ours"], vals["ref"]))
+    print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
+    result = {}
+    for name, ours, ref in rows:
+        if isinstance(ours, float) and isinstance(ref, float):
+            scale = 1e6 if "(us)" in name else 1.0
+            ratio = ours / ref
+            print(f"{name:32} {ours * scale:12.3f} {ref * scale:12.3f} {ratio:8.2f}")
+            result[name] = {"ours": ours * scale, "upstream": ref * scale, "ratio": ratio}
+        else:
+            print(f"{name:32} {str(ours)[:40]}")
+            result[name] = {"ours": str(ours), "upstream": ref}
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

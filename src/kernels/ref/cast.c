@@ -1,0 +1,151 @@
+/* cast.c — dtype conversion (and plain copy) between every pair of computable dtypes, and fill.
+ *
+ * A cast loads the source in its natural C type (f16/bf16 widened to float, bool as 0/1), then a
+ * per-destination converter (_Generic on the loaded type) produces the destination. Conversions
+ * follow upstream on x86, measured on torch 2.13: float -> int64 truncates, NaN and out-of-range
+ * give INT64_MIN; float -> i32/i16/i8 truncate to int32 (NaN / out of range -> INT32_MIN)
+ * and then wrap, float -> u8 goes the same way through int64, so 300.0 -> i8 is 44 and
+ * -1.0 -> u8 is 255; float -> bool is x != 0 (NaN is
+ * true); complex -> real takes the real part, complex -> bool tests both parts; anything ->
+ * f16/bf16 goes through f32 (so f64 -> f16 rounds twice, as upstream). No conversion is UB. */
+#include "kernels/ref/ew_impl.h"
+
+static inline int64_t tn__d2i64(double d) {
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
+    return (int64_t)d;
+}
+static inline int32_t tn__d2i32(double d) {
+    if (!(d > -2147483649.0 && d < 2147483648.0)) return INT32_MIN;
+    return (int32_t)d;
+}
+
+#define TO_I64(v) _Generic((v), float: tn__d2i64(v), double: tn__d2i64(v),                     \
+    tn_c64_t: tn__d2i64(crealf(v)), tn_c128_t: tn__d2i64(creal(v)), default: (int64_t)(v))
+#define TO_I32(v) _Generic((v), float: tn__d2i32(v), double: tn__d2i32(v),                     \
+    tn_c64_t: tn__d2i32(crealf(v)), tn_c128_t: tn__d2i32(creal(v)), default: (int32_t)(v))
+#define TO_I16(v) ((int16_t)TO_I32(v))
+#define TO_I8(v) ((int8_t)TO_I32(v))
+#define TO_U8(v) ((uint8_t)TO_I64(v)) /* upstream goes through int64 for uint8 */
+#define TO_F32(v) _Generic((v), tn_c64_t: crealf(v), tn_c128_t: (float)creal(v), default: (float)(v))
+#define TO_F64(v) _Generic((v), tn_c64_t: (double)crealf(v), tn_c128_t: creal(v), default: (double)(v))
+#define TO_F16(v) tn__f2h(TO_F32(v))
+#define TO_BF16(v) tn__f2b(TO_F32(v))
+#define TO_C64(v) _Generic((v), tn_c64_t: (v), tn_c128_t: CMPLXF((float)creal(v), (float)cimag(v)), \
+    default: CMPLXF((float)(v), 0.0f))
+#define TO_C128(v) _Generic((v), tn_c64_t: CMPLX(crealf(v), cimagf(v)), tn_c128_t: (v),         \
+    default: CMPLX((double)(v), 0.0))
+#define TO_BOOL(v) _Generic((v), tn_c64_t: (crealf(v) != 0 || cimagf(v) != 0),                   \
+    tn_c128_t: (creal(v) != 0 || cimag(v) != 0), default: ((v) != 0))
+
+/* X(sfx, storage type, load, to-converter, dtype enum) */
+#define CAST_TYPES(X, ...)                                                                      \
+    X(u8, uint8_t, TN_LD_ID, TO_U8, U8, __VA_ARGS__)                                            \
+    X(i8, int8_t, TN_LD_ID, TO_I8, I8, __VA_ARGS__)                                             \
+    X(i16, int16_t, TN_LD_ID, TO_I16, I16, __VA_ARGS__)                                         \
+    X(i32, int32_t, TN_LD_ID, TO_I32, I32, __VA_ARGS__)                                         \
+    X(i64, int64_t, TN_LD_ID, TO_I64, I64, __VA_ARGS__)                                         \
+    X(f16, uint16_t, TN_LD_H, TO_F16, F16, __VA_ARGS__)                                         \
+    X(f32, float, TN_LD_ID, TO_F32, F32, __VA_ARGS__)                                           \
+    X(f64, double, TN_LD_ID, TO_F64, F64, __VA_ARGS__)                                          \
+    X(c64, tn_c64_t, TN_LD_ID, TO_C64, C64, __VA_ARGS__)                                        \
+    X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
+    X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
+    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)
+/* A second copy of the list: a macro cannot expand inside its own expansion. */
+#define CAST_TYPES2(X, ...)                                                                      \
+    X(u8, uint8_t, TN_LD_ID, TO_U8, U8, __VA_ARGS__)                                            \
+    X(i8, int8_t, TN_LD_ID, TO_I8, I8, __VA_ARGS__)                                             \
+    X(i16, int16_t, TN_LD_ID, TO_I16, I16, __VA_ARGS__)                                         \
+    X(i32, int32_t, TN_LD_ID, TO_I32, I32, __VA_ARGS__)                                         \
+    X(i64, int64_t, TN_LD_ID, TO_I64, I64, __VA_ARGS__)                                         \
+    X(f16, uint16_t, TN_LD_H, TO_F16, F16, __VA_ARGS__)                                         \
+    X(f32, float, TN_LD_ID, TO_F32, F32, __VA_ARGS__)                                           \
+    X(f64, double, TN_LD_ID, TO_F64, F64, __VA_ARGS__)                                          \
+    X(c64, tn_c64_t, TN_LD_ID, TO_C64, C64, __VA_ARGS__)                                        \
+    X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
+    X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
+    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)
+#define TN_LD_BOOL_U8(v) ((uint8_t)((v) != 0))
+
+#define CAST_DEF(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE)                          \
+    static void cast_##dsfx##_##ssfx(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
+        (void)ctx;                                                                              \
+        if (s[0] == (int64_t)sizeof(DTS) && s[1] == (int64_t)sizeof(STS)) {                     \
+            DTS *o = (DTS *)d[0];                                                               \
+            const STS *a = (const STS *)d[1];                                                   \
+            for (int64_t k = 0; k < n; k++) o[k] = DCONV(SLD(a[k]));                            \
+            return;                                                                             \
+        }                                                                                       \
+        char *o = d[0];                                                                         \
+        const char *a = d[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1])                                   \
+            *(DTS *)o = DCONV(SLD(*(const STS *)a));                                            \
+    }
+/* Same-dtype casts are copies (also right for bool bytes other than 0/1: kept as is). */
+#define COPY_DEF(dsfx, DTS)                                                                     \
+    static void copy_##dsfx(char **d, const int64_t *s, int64_t n, const void *ctx) {           \
+        (void)ctx;                                                                              \
+        if (s[0] == (int64_t)sizeof(DTS) && s[1] == (int64_t)sizeof(DTS)) {                     \
+            memmove(d[0], d[1], (size_t)n * sizeof(DTS));                                       \
+            return;                                                                             \
+        }                                                                                       \
+        char *o = d[0];                                                                         \
+        const char *a = d[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) memcpy(o, a, sizeof(DTS));        \
+    }
+
+#define CAST_INNER(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE) \
+    CAST_DEF(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE)
+#define CAST_OUTER(dsfx, DTS, DLD, DCONV, DE, _) CAST_TYPES2(CAST_INNER, dsfx, DTS, DLD, DCONV, DE)
+CAST_TYPES(CAST_OUTER, _)
+#define COPY_OUTER(dsfx, DTS, DLD, DCONV, DE, _) COPY_DEF(dsfx, DTS)
+CAST_TYPES(COPY_OUTER, _)
+
+static tn_loop ctab[TN_DTYPE_COUNT][TN_DTYPE_COUNT];
+static bool ctab_ready;
+#define REG_INNER(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE) \
+    ctab[TN_DTYPE_##DE][TN_DTYPE_##SE] = cast_##dsfx##_##ssfx;
+#define REG_OUTER(dsfx, DTS, DLD, DCONV, DE, _)       \
+    CAST_TYPES2(REG_INNER, dsfx, DTS, DLD, DCONV, DE) \
+    ctab[TN_DTYPE_##DE][TN_DTYPE_##DE] = copy_##dsfx;
+
+tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
+    if ((unsigned)dst >= TN_DTYPE_COUNT || (unsigned)src >= TN_DTYPE_COUNT) return NULL;
+    if (!ctab_ready) { /* idempotent: racing initialisers write identical values */
+        CAST_TYPES(REG_OUTER, _)
+        ctab_ready = true;
+    }
+    return ctab[dst][src];
+}
+
+/* ---- fill ---- */
+#define FILL(TB)                                                                                \
+    static void fill_##TB(char **d, const int64_t *s, int64_t n, const void *ctx) {             \
+        TB v;                                                                                   \
+        memcpy(&v, ctx, sizeof v);                                                              \
+        if (s[0] == (int64_t)sizeof(TB)) {                                                      \
+            TB *o = (TB *)d[0];                                                                 \
+            for (int64_t k = 0; k < n; k++) o[k] = v;                                           \
+            return;                                                                             \
+        }                                                                                       \
+        char *o = d[0];                                                                         \
+        for (int64_t k = 0; k < n; k++, o += s[0]) memcpy(o, &v, sizeof v);                     \
+    }
+typedef struct { uint64_t w[2]; } tn__b16f;
+FILL(uint8_t)
+FILL(uint16_t)
+FILL(uint32_t)
+FILL(uint64_t)
+FILL(tn__b16f)
+
+tn_loop tn_fill_loop(tn_dtype dt) {
+    if ((unsigned)dt >= TN_DTYPE_COUNT || !tn_dtype_computable(dt)) return NULL;
+    switch (tn_dtype_itemsize(dt)) {
+    case 1: return fill_uint8_t;
+    case 2: return fill_uint16_t;
+    case 4: return fill_uint32_t;
+    case 8: return fill_uint64_t;
+    case 16: return fill_tn__b16f;
+    default: return NULL;
+    }
+}

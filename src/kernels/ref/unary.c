@@ -1,0 +1,272 @@
+/* unary.c — reference unary elementwise kernels and their (op, dtype) lookup table.
+ *
+ * Each op is one expression per dtype family (float: f32/f64/f16/bf16 computed in f32 or f64
+ * through <tgmath.h>; complex; integers; bool). The family macros in ew_impl.h stamp out one
+ * loop per storage type, and designated initialisers build the lookup table; a missing entry
+ * means upstream has no kernel for that pair. Formulas follow upstream's scalar definitions
+ * (sigmoid = 1/(1+exp(-x)), gelu = x*0.5*(1+erf(x/sqrt2)), ...), measured against torch 2.13. */
+#include "kernels/ref/ew_impl.h"
+
+#include <tgmath.h>
+
+const char *const tn_unary_names[TN_UNARY_COUNT] = {
+#define TN_X(E, n) [TN_UNARY_##E] = #n,
+    TN_UNARY_OPS(TN_X)
+#undef TN_X
+};
+
+/* NaN-propagating helpers with std::max / std::min tie rules (first operand on ties). */
+#define TN_SMAX(a, b) ((a) < (b) ? (b) : (a))
+#define TN_SMIN(a, b) ((b) < (a) ? (b) : (a))
+
+static const tn_unary_params tn__softplus_default = {1.0, 20.0, 0.0, false};
+#define PRM(P) ((P) ? (const tn_unary_params *)(P) : &tn__softplus_default)
+
+/* ---- float family: x has type T (float or double) ---- */
+#define UF_NEG(x, T, P) (-(x))
+#define UF_ABS(x, T, P) fabs(x)
+#define UF_SQUARE(x, T, P) ((x) * (x))
+#define UF_RECIPROCAL(x, T, P) ((T)1 / (x))
+#define UF_SIGN(x, T, P) ((T)(((x) > 0) - ((x) < 0)))
+#define UF_EXP(x, T, P) exp(x)
+#define UF_EXP2(x, T, P) exp2(x)
+#define UF_EXPM1(x, T, P) expm1(x)
+#define UF_LOG(x, T, P) log(x)
+#define UF_LOG2(x, T, P) log2(x)
+#define UF_LOG10(x, T, P) log10(x)
+#define UF_LOG1P(x, T, P) log1p(x)
+#define UF_SQRT(x, T, P) sqrt(x)
+#define UF_RSQRT(x, T, P) ((T)1 / sqrt(x))
+#define UF_SIN(x, T, P) sin(x)
+#define UF_COS(x, T, P) cos(x)
+#define UF_TAN(x, T, P) tan(x)
+#define UF_ASIN(x, T, P) asin(x)
+#define UF_ACOS(x, T, P) acos(x)
+#define UF_ATAN(x, T, P) atan(x)
+#define UF_SINH(x, T, P) sinh(x)
+#define UF_COSH(x, T, P) cosh(x)
+#define UF_TANH(x, T, P) tanh(x)
+#define UF_ASINH(x, T, P) asinh(x)
+#define UF_ACOSH(x, T, P) acosh(x)
+#define UF_ATANH(x, T, P) atanh(x)
+#define UF_ERF(x, T, P) erf(x)
+#define UF_ERFC(x, T, P) erfc(x)
+#define UF_SIGMOID(x, T, P) ((T)1 / ((T)1 + exp(-(x))))
+#define UF_LOGIT(x, T, P) tn__logit_##T(x, PRM(P))
+#define UF_RELU(x, T, P) ((x) < 0 ? (T)0 : (x))
+#define UF_SILU(x, T, P) ((x) / ((T)1 + exp(-(x))))
+#define UF_GELU(x, T, P) ((x) * (T)0.5 * ((T)1 + erf((x) * (T)TN_SQRT1_2)))
+#define UF_GELU_TANH(x, T, P)                                                                 \
+    ((T)0.5 * (x) *                                                                            \
+     ((T)1 + tanh((T)TN_SQRT_2_OVER_PI * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
+#define UF_MISH(x, T, P) ((x) * tanh(log1p(exp(x))))
+#define UF_HARDSIGMOID(x, T, P) (TN_SMIN(TN_SMAX((x) + (T)3, (T)0), (T)6) / (T)6)
+#define UF_HARDSWISH(x, T, P) ((x) * TN_SMIN(TN_SMAX((x) + (T)3, (T)0), (T)6) / (T)6)
+#define UF_SOFTPLUS(x, T, P) tn__softplus_##T(x, PRM(P))
+#define UF_CEIL(x, T, P) ceil(x)
+#define UF_FLOOR(x, T, P) floor(x)
+#define UF_ROUND(x, T, P) nearbyint(x)
+#define UF_TRUNC(x, T, P) trunc(x)
+#define UF_FRAC(x, T, P) ((x) - trunc(x))
+#define UF_LOGICAL_NOT(x, T, P) ((x) == 0)
+#define UF_ISNAN(x, T, P) ((x) != (x))
+#define UF_ISINF(x, T, P) (fabs(x) == (T)INFINITY)
+#define UF_ISFINITE(x, T, P) (fabs(x) < (T)INFINITY)
+#define UF_ISPOSINF(x, T, P) ((x) == (T)INFINITY)
+#define UF_ISNEGINF(x, T, P) ((x) == -(T)INFINITY)
+/* copysign, not signbit(): gcc 12 -O3 ICEs vectorising signbit on widened bf16 */
+#define UF_SIGNBIT(x, T, P) (copysign((T)1, x) < 0)
+
+#define TN_LOGIT_SOFTPLUS(T)                                                                  \
+    static inline T tn__logit_##T(T x, const tn_unary_params *p) {                            \
+        if (p->has_eps) {                                                                      \
+            T lo = (T)p->eps, hi = (T)1 - (T)p->eps;                                           \
+            x = x < lo ? lo : (x > hi ? hi : x);                                               \
+        }                                                                                      \
+        return log(x / ((T)1 - x));                                                            \
+    }                                                                                          \
+    static inline T tn__softplus_##T(T x, const tn_unary_params *p) {                         \
+        T beta = (T)p->beta, xb = x * beta;                                                    \
+        return xb > (T)p->threshold ? x : log1p(exp(xb)) / beta;                               \
+    }
+TN_LOGIT_SOFTPLUS(float)
+
+/* erf for f16 / bf16: upstream computes these with its vectorised float erf, the Abramowitz &
+ * Stegun 7.1.26 approximation (|error| < 1.5e-7, and 0 for |x| < ~1e-7), not std::erf; f32/f64
+ * erf use an accurate one. Re-derived from the published formula, evaluated with fused
+ * multiply-adds in the same order so results match bit for bit after narrowing. */
+static inline float tn__erf_as(float x) {
+    float ax = fabsf(x);
+    float t = 1.0f / fmaf(0.3275911f, ax, 1.0f);
+    float r = fmaf(fmaf(fmaf(fmaf(1.061405429f, t, -1.453152027f), t, 1.421413741f), t, -0.284496736f), t,
+                   0.254829592f);
+    float e = expf(-(x * x));
+    float v = fmaf(t * -e, r, 1.0f);
+    return signbit(x) ? -v : v;
+}
+#define UF_ERF_AS(x, T, P) tn__erf_as(x)
+TN_LOGIT_SOFTPLUS(double)
+
+/* ---- complex family: x has type T (tn_c64_t / tn_c128_t) ---- */
+#define UC_NEG(x, T, P) (-(x))
+#define UC_SQUARE(x, T, P) tn__cmul_##T(x, x)
+#define UC_RECIPROCAL(x, T, P) tn__cdiv_##T((T)1, x)
+#define UC_EXP(x, T, P) exp(x)
+#define UC_LOG(x, T, P) log(x)
+#define UC_LOG2(x, T, P) tn__cscale_##T(log(x), TN_LN2)
+#define UC_LOG10(x, T, P) tn__cscale_##T(log(x), TN_LN10)
+#define UC_SQRT(x, T, P) sqrt(x)
+#define UC_RSQRT(x, T, P) tn__cdiv_##T((T)1, sqrt(x))
+#define UC_SIN(x, T, P) sin(x)
+#define UC_COS(x, T, P) cos(x)
+#define UC_TAN(x, T, P) tan(x)
+#define UC_ASIN(x, T, P) asin(x)
+#define UC_ACOS(x, T, P) acos(x)
+#define UC_ATAN(x, T, P) atan(x)
+#define UC_SINH(x, T, P) sinh(x)
+#define UC_COSH(x, T, P) cosh(x)
+#define UC_TANH(x, T, P) tanh(x)
+#define UC_ASINH(x, T, P) asinh(x)
+#define UC_ACOSH(x, T, P) acosh(x)
+#define UC_ATANH(x, T, P) atanh(x)
+#define UC_SIGMOID(x, T, P) tn__cdiv_##T((T)1, (T)1 + exp(-(x)))
+#define UC_LOGICAL_NOT(x, T, P) (creal(x) == 0 && cimag(x) == 0)
+#define UC_ISNAN(x, T, P) (creal(x) != creal(x) || cimag(x) != cimag(x))
+#define UC_ISINF(x, T, P) (fabs(creal(x)) == INFINITY || fabs(cimag(x)) == INFINITY)
+#define UC_ISFINITE(x, T, P) (fabs(creal(x)) < INFINITY && fabs(cimag(x)) < INFINITY)
+#define UC_ABS(x, T, P) fabs(x) /* tgmath: cabs / cabsf */
+/* divide both parts by a real constant (C's complex / real-as-complex makes NaNs from infs) */
+static inline tn_c64_t tn__cscale_tn_c64_t(tn_c64_t z, double k) {
+    return CMPLXF(crealf(z) / (float)k, cimagf(z) / (float)k);
+}
+static inline tn_c128_t tn__cscale_tn_c128_t(tn_c128_t z, double k) { return CMPLX(creal(z) / k, cimag(z) / k); }
+
+
+/* ---- integer family: x has type T ---- */
+#define UI_NEG(x, T, P) ((T)((TN_UNS(T))0 - (TN_UNS(T))(x)))
+#define UI_ABS(x, T, P) ((x) < 0 ? UI_NEG(x, T, P) : (x))
+#define UI_SQUARE(x, T, P) ((T)((uint64_t)(x) * (uint64_t)(x)))
+#define UI_SIGN(x, T, P) ((T)(((x) > 0) - ((x) < 0)))
+#define UI_RELU(x, T, P) ((x) < 0 ? (T)0 : (x))
+#define UI_CEIL(x, T, P) (x)
+#define UI_FLOOR(x, T, P) (x)
+#define UI_ROUND(x, T, P) (x)
+#define UI_TRUNC(x, T, P) (x)
+#define UI_LOGICAL_NOT(x, T, P) ((x) == 0)
+#define UI_BITWISE_NOT(x, T, P) ((T)~(x))
+#define UI_ISNAN(x, T, P) ((void)(x), false)
+#define UI_ISINF(x, T, P) ((void)(x), false)
+#define UI_ISPOSINF(x, T, P) ((void)(x), false)
+#define UI_ISNEGINF(x, T, P) ((void)(x), false)
+#define UI_ISFINITE(x, T, P) ((void)(x), true)
+#define UI_SIGNBIT(x, T, P) ((x) < 0)
+
+/* ---- bool family: x is bool ---- */
+#define UB_LOGICAL_NOT(x, T, P) (!(x))
+#define UB_BITWISE_NOT(x, T, P) (!(x))
+#define UB_SIGN(x, T, P) (x)
+#define UB_ABS(x, T, P) (x)
+#define UB_ISNAN(x, T, P) ((void)(x), false)
+#define UB_ISINF(x, T, P) ((void)(x), false)
+#define UB_ISPOSINF(x, T, P) ((void)(x), false)
+#define UB_ISNEGINF(x, T, P) ((void)(x), false)
+#define UB_ISFINITE(x, T, P) ((void)(x), true)
+#define UB_SIGNBIT(x, T, P) ((void)(x), false)
+
+/* ---- instantiation ---- */
+#define INST(FAM, PFX, sfx, TS, CT, LD, ST, E, op) \
+    TN_DEF_UNARY(u_##op##_##sfx, TS, TS, CT, LD, ST, PFX##_##op, )
+#define INST_F(sfx, TS, CT, LD, ST, E, op) INST(F, UF, sfx, TS, CT, LD, ST, E, op)
+#define INST_C(sfx, TS, CT, LD, ST, E, op) INST(C, UC, sfx, TS, CT, LD, ST, E, op)
+#define INST_I(sfx, TS, CT, LD, ST, E, op) INST(I, UI, sfx, TS, CT, LD, ST, E, op)
+#define INST_B(sfx, TS, CT, LD, ST, E, op) INST(B, UB, sfx, TS, CT, LD, ST, E, op)
+/* predicates: bool output */
+#define INSTP(PFX, sfx, TS, CT, LD, E, op) \
+    TN_DEF_UNARY(u_##op##_##sfx, uint8_t, TS, CT, LD, TN_ST_BOOL, PFX##_##op, )
+#define INSTP_F(sfx, TS, CT, LD, ST, E, op) INSTP(UF, sfx, TS, CT, LD, E, op)
+#define INSTP_C(sfx, TS, CT, LD, ST, E, op) INSTP(UC, sfx, TS, CT, LD, E, op)
+#define INSTP_I(sfx, TS, CT, LD, ST, E, op) INSTP(UI, sfx, TS, CT, LD, E, op)
+#define INSTP_B(sfx, TS, CT, LD, ST, E, op) INSTP(UB, sfx, TS, CT, LD, E, op)
+
+/* Which families each op has. */
+#define OPS_F(X) X(NEG) X(ABS) X(SQUARE) X(RECIPROCAL) X(SIGN) X(EXP) X(EXP2) X(EXPM1) X(LOG) \
+    X(LOG2) X(LOG10) X(LOG1P) X(SQRT) X(RSQRT) X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN)  \
+    X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH) X(ATANH) X(ERF) X(ERFC) X(SIGMOID) X(LOGIT)     \
+    X(RELU) X(SILU) X(GELU) X(GELU_TANH) X(MISH) X(HARDSIGMOID) X(HARDSWISH) X(SOFTPLUS)     \
+    X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) X(FRAC)
+#define OPS_FP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
+#define OPS_C(X) X(NEG) X(SQUARE) X(RECIPROCAL) X(EXP) X(LOG) X(LOG2) X(LOG10) X(SQRT) X(RSQRT) \
+    X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN) X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH)   \
+    X(ATANH) X(SIGMOID)
+#define OPS_CP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE)
+#define OPS_I(X) X(NEG) X(ABS) X(SQUARE) X(SIGN) X(RELU) X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) \
+    X(BITWISE_NOT)
+#define OPS_IP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
+#define OPS_B(X) X(BITWISE_NOT) X(SIGN) X(ABS)
+#define OPS_BP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
+
+#define GEN_F(op) TN_FAM_F(INST_F, op)
+#define GEN_FP(op) TN_FAM_F(INSTP_F, op)
+#define GEN_C(op) TN_FAM_C(INST_C, op)
+#define GEN_CP(op) TN_FAM_C(INSTP_C, op)
+#define GEN_I(op) TN_FAM_I(INST_I, op)
+#define GEN_IP(op) TN_FAM_I(INSTP_I, op)
+#define GEN_B(op) TN_FAM_BOOL(INST_B, op)
+#define GEN_BP(op) TN_FAM_BOOL(INSTP_B, op)
+OPS_F(GEN_F)
+OPS_FP(GEN_FP)
+TN_DEF_UNARY(u_ERF_AS_f16, uint16_t, uint16_t, float, TN_LD_H, TN_ST_H, UF_ERF_AS, )
+TN_DEF_UNARY(u_ERF_AS_bf16, uint16_t, uint16_t, float, TN_LD_B, TN_ST_B, UF_ERF_AS, )
+OPS_C(GEN_C)
+OPS_CP(GEN_CP)
+OPS_I(GEN_I)
+OPS_IP(GEN_IP)
+OPS_B(GEN_B)
+OPS_BP(GEN_BP)
+
+/* abs of complex: real output. */
+#define UC_ABS_F(x, T, P) cabsf(x)
+#define UC_ABS_D(x, T, P) cabs(x)
+TN_DEF_UNARY(u_ABS_c64, float, tn_c64_t, tn_c64_t, TN_LD_ID, TN_ST_ID, UC_ABS_F, )
+TN_DEF_UNARY(u_ABS_c128, double, tn_c128_t, tn_c128_t, TN_LD_ID, TN_ST_ID, UC_ABS_D, )
+
+static tn_loop utab[TN_UNARY_COUNT][TN_DTYPE_COUNT];
+static bool utab_ready;
+
+#define REG(sfx, TS, CT, LD, ST, E, op) utab[TN_UNARY_##op][TN_DTYPE_##E] = u_##op##_##sfx;
+#define REG_F(op) TN_FAM_F(REG, op)
+#define REG_C(op) TN_FAM_C(REG, op)
+#define REG_I(op) TN_FAM_I(REG, op)
+#define REG_B(op) TN_FAM_BOOL(REG, op)
+
+static void utab_init(void) {
+    OPS_F(REG_F) OPS_FP(REG_F)
+    OPS_C(REG_C) OPS_CP(REG_C)
+    OPS_I(REG_I) OPS_IP(REG_I)
+    OPS_B(REG_B) OPS_BP(REG_B)
+    utab[TN_UNARY_ERF][TN_DTYPE_F16] = u_ERF_AS_f16;
+    utab[TN_UNARY_ERF][TN_DTYPE_BF16] = u_ERF_AS_bf16;
+    utab[TN_UNARY_ABS][TN_DTYPE_C64] = u_ABS_c64;
+    utab[TN_UNARY_ABS][TN_DTYPE_C128] = u_ABS_c128;
+    utab_ready = true;
+}
+
+tn_dtype tn_unary_out_dtype(tn_unary_op op, tn_dtype dt) {
+    switch (op) {
+    case TN_UNARY_LOGICAL_NOT: case TN_UNARY_ISNAN: case TN_UNARY_ISINF: case TN_UNARY_ISFINITE:
+    case TN_UNARY_ISPOSINF: case TN_UNARY_ISNEGINF: case TN_UNARY_SIGNBIT:
+        return TN_DTYPE_BOOL;
+    case TN_UNARY_ABS:
+        if (dt == TN_DTYPE_C64) return TN_DTYPE_F32;
+        if (dt == TN_DTYPE_C128) return TN_DTYPE_F64;
+        return dt;
+    default:
+        return dt;
+    }
+}
+
+tn_loop tn_unary_loop(tn_unary_op op, tn_dtype dt) {
+    if ((unsigned)op >= TN_UNARY_COUNT || (unsigned)dt >= TN_DTYPE_COUNT) return NULL;
+    if (!utab_ready) utab_init(); /* idempotent: racing initialisers write identical values */
+    return utab[op][dt];
+}

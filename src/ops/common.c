@@ -1,0 +1,408 @@
+/* ops/common.c — type promotion, copies, out= resizing and the elementwise drivers. */
+#include "ops/common.h"
+
+#include <string.h>
+
+/* ---------- promotion (upstream's promoteTypes and ResultTypeState, measured) ---------- */
+
+static int category(tn_dtype d) { /* 0 bool, 1 integral, 2 floating, 3 complex */
+    if (d == TN_DTYPE_BOOL) return 0;
+    if (tn_dtype_is_complex(d)) return 3;
+    if (tn_dtype_is_floating(d)) return 2;
+    return 1;
+}
+
+static tn_dtype complex_of(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_F16: return TN_DTYPE_C32;
+    case TN_DTYPE_F64: return TN_DTYPE_C128;
+    default: return TN_DTYPE_C64;
+    }
+}
+
+static int int_rank(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_U8: case TN_DTYPE_I8: return 1;
+    case TN_DTYPE_I16: return 2;
+    case TN_DTYPE_I32: return 3;
+    case TN_DTYPE_I64: return 4;
+    default: return 4;
+    }
+}
+
+tn_dtype tn_promote_types(tn_dtype a, tn_dtype b) {
+    if (a == b) return a;
+    if (a == TN_DTYPE_UNDEFINED) return b;
+    if (b == TN_DTYPE_UNDEFINED) return a;
+    int ca = category(a), cb = category(b);
+    if (ca != cb) {
+        if (ca < cb) { tn_dtype t = a; a = b; b = t; int c = ca; ca = cb; cb = c; }
+        /* a has the higher category */
+        if (ca == 3 && cb == 2) { /* complex with float: widen to hold both */
+            tn_dtype r = tn_promote_types(a == TN_DTYPE_C128 ? TN_DTYPE_F64 : a == TN_DTYPE_C32 ? TN_DTYPE_F16 : TN_DTYPE_F32, b);
+            return complex_of(r);
+        }
+        return a;
+    }
+    switch (ca) {
+    case 1: {
+        bool ua = a == TN_DTYPE_U8, ub = b == TN_DTYPE_U8;
+        if (ua || ub) { /* uint8 with a signed type: next wider signed */
+            tn_dtype s = ua ? b : a;
+            return s == TN_DTYPE_I8 ? TN_DTYPE_I16 : s;
+        }
+        return int_rank(a) >= int_rank(b) ? a : b;
+    }
+    case 2:
+        if ((a == TN_DTYPE_F16 && b == TN_DTYPE_BF16) || (a == TN_DTYPE_BF16 && b == TN_DTYPE_F16)) return TN_DTYPE_F32;
+        if (a == TN_DTYPE_F64 || b == TN_DTYPE_F64) return TN_DTYPE_F64;
+        if (a == TN_DTYPE_F32 || b == TN_DTYPE_F32) return TN_DTYPE_F32;
+        return a; /* same narrow type handled above */
+    case 3:
+        if (a == TN_DTYPE_C128 || b == TN_DTYPE_C128) return TN_DTYPE_C128;
+        return TN_DTYPE_C64;
+    }
+    return a;
+}
+
+tn_dtype tn_number_dtype(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_BOOL: return TN_DTYPE_BOOL;
+    case TN_V_INT: return TN_DTYPE_I64;
+    case TN_V_COMPLEX: return TN_DTYPE_C128;
+    default: return TN_DTYPE_F64;
+    }
+}
+
+/* Upstream's combine_categories(higher, lower). */
+static tn_dtype combine(tn_dtype higher, tn_dtype lower) {
+    if (higher == TN_DTYPE_UNDEFINED) return lower;
+    if (lower == TN_DTYPE_UNDEFINED) return higher;
+    if (tn_dtype_is_complex(higher)) return higher;
+    if (tn_dtype_is_complex(lower)) return tn_dtype_is_floating(higher) ? complex_of(higher) : lower;
+    if (tn_dtype_is_floating(higher)) return higher;
+    if (higher == TN_DTYPE_BOOL || tn_dtype_is_floating(lower)) return tn_promote_types(higher, lower);
+    return higher;
+}
+
+/* A wrapped number contributes only its category, at the default dtype of that category. */
+static tn_dtype wrapped_default(tn_dtype d) {
+    if (tn_dtype_is_complex(d)) return tn_py.default_dtype == TN_DTYPE_F64 ? TN_DTYPE_C128 : TN_DTYPE_C64;
+    if (tn_dtype_is_floating(d)) return tn_py.default_dtype;
+    return d;
+}
+
+tn_dtype tn_result_type(int n, const tn_value *vals) {
+    tn_dtype dim = TN_DTYPE_UNDEFINED, zero = TN_DTYPE_UNDEFINED, wrapped = TN_DTYPE_UNDEFINED;
+    for (int i = 0; i < n; i++) {
+        const tn_value *v = &vals[i];
+        if (v->tag == TN_V_TENSOR) {
+            tn_tensor *t = TN_T(*v);
+            if (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number)
+                wrapped = tn_promote_types(wrapped, wrapped_default(t->dtype));
+            else if (t->ndim == 0)
+                zero = tn_promote_types(zero, t->dtype);
+            else
+                dim = tn_promote_types(dim, t->dtype);
+        } else if (tn_value_is_number(v)) {
+            wrapped = tn_promote_types(wrapped, wrapped_default(tn_number_dtype(v)));
+        }
+    }
+    return combine(dim, combine(zero, wrapped));
+}
+
+bool tn_can_cast(tn_dtype from, tn_dtype to) {
+    return category(from) <= category(to);
+}
+
+int tn_require_computable(const char *op, tn_dtype dt) {
+    if (tn_dtype_computable(dt)) return 0;
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: aten::%s is not implemented for dtype %s",
+                 op, tn_dtype_infos[dt].name);
+    return -1;
+}
+
+/* ---------- shapes ---------- */
+
+static void shape_str(char *buf, size_t n, int nd, const int64_t *s) {
+    size_t k = (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < nd && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)s[i]);
+    if (k < n) snprintf(buf + k, n - k, "]");
+}
+
+int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape) {
+    int nd = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t tmp[TN_MAX_DIMS];
+        int k;
+        if (!tn_broadcast_shapes(nd, shape, ts[i]->ndim, ts[i]->sizes, &k, tmp)) {
+            /* upstream names the first mismatching dimension, counted from the right */
+            int off = 0;
+            for (int d = 1; d <= nd && d <= ts[i]->ndim; d++) {
+                int64_t x = shape[nd - d], y = ts[i]->sizes[ts[i]->ndim - d];
+                if (x != y && x != 1 && y != 1) { off = d; break; }
+            }
+            PyErr_Format(PyExc_RuntimeError,
+                         "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                         (long long)shape[nd - off], (long long)ts[i]->sizes[ts[i]->ndim - off],
+                         (nd > ts[i]->ndim ? nd : ts[i]->ndim) - off);
+            return -1;
+        }
+        nd = k;
+        memcpy(shape, tmp, (size_t)k * sizeof *tmp);
+    }
+    *ndim = nd;
+    return 0;
+}
+
+/* ---------- running loops ---------- */
+
+void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject *const *ins) {
+    tn_iter it;
+    tn_tensor *o = tn_tensor_of(out);
+    tn_iter_init(&it, nin + 1, o->ndim, o->sizes);
+    tn_iter_set(&it, 0, tn_data(o), o->strides, tn_dtype_itemsize(o->dtype));
+    for (int i = 0; i < nin; i++) tn_iter_set_tensor(&it, i + 1, tn_tensor_of(ins[i]));
+    if (tn_numel(o) >= 65536) {
+        Py_BEGIN_ALLOW_THREADS
+        tn_iter_run(&it, loop, ctx);
+        Py_END_ALLOW_THREADS
+    } else {
+        tn_iter_run(&it, loop, ctx);
+    }
+}
+
+int tn_copy_into(PyObject *dst, PyObject *src) {
+    tn_tensor *d = tn_tensor_of(dst), *s = tn_tensor_of(src);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    const tn_tensor *both[2] = {d, s};
+    if (tn_broadcast_tensors_shape(2, both, &nd, shape) < 0) return -1;
+    if (nd != d->ndim || memcmp(shape, d->sizes, (size_t)nd * sizeof *shape) != 0) {
+        char a[256], b[256];
+        shape_str(a, sizeof a, s->ndim, s->sizes);
+        shape_str(b, sizeof b, d->ndim, d->sizes);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b, a);
+        return -1;
+    }
+    if (tn_require_computable("copy_", d->dtype) < 0 || tn_require_computable("copy_", s->dtype) < 0) return -1;
+    if (d->storage->device == TN_DEVICE_META || s->storage->device == TN_DEVICE_META) return 0;
+    tn_loop loop = tn_cast_loop(d->dtype, s->dtype);
+    if (!loop) { tn_not_implemented("aten::copy_ between these dtypes"); return -1; }
+    /* overlapping source: copy through a temporary */
+    if (d->storage == s->storage && dst != src) {
+        PyObject *tmp = tn_tensor_new_empty(s->ndim, s->sizes, s->dtype, TN_DEVICE_CPU);
+        if (!tmp) return -1;
+        tn_run_loop(tn_cast_loop(s->dtype, s->dtype), NULL, tmp, 1, &src);
+        tn_run_loop(loop, NULL, dst, 1, &tmp);
+        Py_DECREF(tmp);
+    } else {
+        tn_run_loop(loop, NULL, dst, 1, &src);
+    }
+    d->storage->version++;
+    return 0;
+}
+
+PyObject *tn_as_dtype(PyObject *t, tn_dtype dtype, bool contig) {
+    tn_tensor *x = tn_tensor_of(t);
+    if (x->dtype == dtype && (!contig || tn_is_contiguous(x))) return Py_NewRef(t);
+    PyObject *r = tn_tensor_new_empty(x->ndim, x->sizes, dtype, x->storage->device);
+    if (!r) return NULL;
+    if (tn_copy_into(r, t) < 0) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+int tn_fill_number(PyObject *t, const tn_value *v) {
+    tn_tensor *x = tn_tensor_of(t);
+    if (tn_require_computable("fill_", x->dtype) < 0) return -1;
+    PyObject *src = NULL;
+    if (v->tag == TN_V_TENSOR) src = Py_NewRef(v->u.obj);
+    else {
+        PyObject *num = v->tag == TN_V_BOOL ? PyBool_FromLong((long)v->u.i)
+                      : v->tag == TN_V_INT ? PyLong_FromLongLong(v->u.i)
+                      : v->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(v->u.c.re, v->u.c.im)
+                      : PyFloat_FromDouble(v->u.f);
+        src = num ? tn_tensor_from_number(num, false) : NULL;
+        Py_XDECREF(num);
+    }
+    if (!src) return -1;
+    int r = tn_copy_into(t, src);
+    Py_DECREF(src);
+    return r;
+}
+
+/* ---------- out= ---------- */
+
+int tn_resize(PyObject *t, int ndim, const int64_t *sizes) {
+    tn_tensor *x = tn_tensor_of(t);
+    int64_t n;
+    if (!tn_sizes_numel(ndim, sizes, &n)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return -1;
+    }
+    size_t need = ((size_t)x->offset + (size_t)n) * (size_t)tn_dtype_itemsize(x->dtype);
+    if (need > x->storage->nbytes) {
+        if (!x->storage->resizable || x->storage->release) {
+            PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");
+            return -1;
+        }
+        if (tn_storage_resize(x->storage, need) != TN_OK) { PyErr_NoMemory(); return -1; }
+    }
+    x->ndim = ndim;
+    memcpy(x->sizes, sizes, (size_t)ndim * sizeof *sizes);
+    tn_contiguous_strides(ndim, sizes, x->strides);
+    return 0;
+}
+
+int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype result_dtype, const char *op) {
+    tn_tensor *o = tn_tensor_of(out);
+    if (!tn_can_cast(result_dtype, o->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                     tn_dtype_infos[result_dtype].name, tn_dtype_infos[o->dtype].name);
+        return -1;
+    }
+    if (o->ndim == ndim && memcmp(o->sizes, sizes, (size_t)ndim * sizeof *sizes) == 0) return 0;
+    if (tn_numel(o) != 0) {
+        char a[256], b[256];
+        shape_str(a, sizeof a, o->ndim, o->sizes);
+        shape_str(b, sizeof b, ndim, sizes);
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                "An output with one or more elements was resized since it had shape %s, which does not "
+                "match the required output shape %s. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", a, b) < 0)
+            return -1;
+    }
+    return tn_resize(out, ndim, sizes);
+}
+
+/* ---------- drivers ---------- */
+
+static bool is_wrapped(const tn_value *v) {
+    return v->tag == TN_V_TENSOR && (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number);
+}
+
+/* Finish an op computed into `res` (of result dtype): deliver to out= or in-place target. */
+static PyObject *deliver(PyObject *res, PyObject *target) {
+    if (!target) return res;
+    int r = tn_copy_into(target, res);
+    Py_DECREF(res);
+    return r < 0 ? NULL : Py_NewRef(target);
+}
+
+PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
+                    bool inplace, const void *ctx) {
+    tn_value pair[2] = {*a, *b};
+    tn_dtype ct = tn_result_type(2, pair);
+    bool compare = tn_binary_out_dtype(op, TN_DTYPE_F32) == TN_DTYPE_BOOL;
+    if (op == TN_BINARY_DIV && !tn_dtype_is_floating(ct) && !tn_dtype_is_complex(ct))
+        ct = tn_py.default_dtype; /* true division promotes integers to the default float */
+    if (tn_require_computable(opname, ct) < 0) return NULL;
+    tn_loop loop = tn_binary_loop(op, ct);
+    if (!loop) {
+        PyErr_Format(PyExc_RuntimeError, "\"%s_cpu\" not implemented for '%s'", opname,
+                     tn_dtype_infos[ct].name);
+        return NULL;
+    }
+    tn_dtype rt = tn_binary_out_dtype(op, ct);
+    PyObject *x = NULL, *y = NULL, *res = NULL, *target = inplace ? a->u.obj : out;
+    const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (inplace) {
+        tn_tensor *t = TN_T(*a);
+        if (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape) != 0) {
+            char s1[256], s2[256];
+            shape_str(s1, sizeof s1, t->ndim, t->sizes);
+            shape_str(s2, sizeof s2, nd, shape);
+            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
+            return NULL;
+        }
+        if (!tn_can_cast(rt, t->dtype)) {
+            PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                         tn_dtype_infos[rt].name, tn_dtype_infos[t->dtype].name);
+            return NULL;
+        }
+    } else if (out && tn_out_prepare(out, nd, shape, compare ? TN_DTYPE_BOOL : rt, opname) < 0) {
+        return NULL;
+    }
+    /* integer division by zero raises, as upstream does */
+    if ((op == TN_BINARY_DIV_TRUNC || op == TN_BINARY_DIV_FLOOR || op == TN_BINARY_REMAINDER ||
+         op == TN_BINARY_FMOD) && tn_dtype_is_integral(ct, true)) {
+        PyObject *bz = tn_as_dtype(b->u.obj, ct, true);
+        if (!bz) return NULL;
+        tn_tensor *bt = tn_tensor_of(bz);
+        int64_t n = tn_numel(bt);
+        int isz = tn_dtype_itemsize(ct);
+        const char *p = tn_data(bt);
+        bool zero = false;
+        for (int64_t i = 0; i < n && !zero; i++) {
+            int64_t v = 0;
+            memcpy(&v, p + i * isz, (size_t)isz);
+            zero = (isz == 8 ? v : (v & ((1LL << (8 * isz)) - 1))) == 0;
+        }
+        Py_DECREF(bz);
+        if (zero) { PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError"); return NULL; }
+    }
+    /* Tensor op wrapped-number on reduced floats keeps the number in opmath (see elementwise.h) */
+    tn_loop sloop = NULL;
+    if (is_wrapped(b) && !is_wrapped(a) && (op == TN_BINARY_MUL || op == TN_BINARY_DIV || op == TN_BINARY_DIV_FLOOR) &&
+        (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
+        sloop = tn_binary_scalar_loop(op, ct);
+    x = tn_as_dtype(a->u.obj, ct, false);
+    if (!x) return NULL;
+    res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    if (!res) goto fail;
+    if (sloop) {
+        tn_tensor *bt = TN_T(*b);
+        tn_scalar sc;
+        const char *p = tn_data(bt);
+        if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); sc = tn_scalar_f(d); }
+        else if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); sc = tn_scalar_i(i); }
+        else if (bt->dtype == TN_DTYPE_BOOL) sc = tn_scalar_i(*p != 0);
+        else { double c[2]; memcpy(c, p, 16); sc = tn_scalar_c(c[0], c[1]); }
+        tn_run_loop(sloop, &sc, res, 1, &x);
+    } else {
+        y = tn_as_dtype(b->u.obj, ct, false);
+        if (!y) goto fail;
+        PyObject *ins[2] = {x, y};
+        tn_run_loop(loop, ctx, res, 2, ins);
+    }
+    Py_DECREF(x);
+    Py_XDECREF(y);
+    return deliver(res, target);
+fail:
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    Py_XDECREF(res);
+    return NULL;
+}
+
+PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *out, bool inplace,
+                   bool float_op, const void *ctx) {
+    tn_tensor *t = TN_T(*a);
+    tn_dtype ct = t->dtype;
+    if (float_op && tn_dtype_is_integral(ct, true)) ct = tn_py.default_dtype;
+    if (tn_require_computable(opname, ct) < 0) return NULL;
+    tn_loop loop = tn_unary_loop(op, ct);
+    if (!loop) {
+        PyErr_Format(PyExc_RuntimeError, "\"%s_cpu\" not implemented for '%s'", opname, tn_dtype_infos[ct].name);
+        return NULL;
+    }
+    tn_dtype rt = tn_unary_out_dtype(op, ct);
+    PyObject *target = inplace ? a->u.obj : out;
+    if (inplace && !tn_can_cast(rt, t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                     tn_dtype_infos[rt].name, tn_dtype_infos[t->dtype].name);
+        return NULL;
+    }
+    if (out && tn_out_prepare(out, t->ndim, t->sizes, rt, opname) < 0) return NULL;
+    PyObject *x = tn_as_dtype(a->u.obj, ct, false);
+    if (!x) return NULL;
+    PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, rt, TN_DEVICE_CPU);
+    if (!res) { Py_DECREF(x); return NULL; }
+    tn_run_loop(loop, ctx, res, 1, &x);
+    Py_DECREF(x);
+    return deliver(res, target);
+}

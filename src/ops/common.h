@@ -1,0 +1,70 @@
+/* ops/common.h — what every op function shares: type promotion, allocation, out= handling,
+ * running a kernel over broadcast operands, and argument access.
+ *
+ * An op function has the signature `PyObject *tn_op_<name>_<overload>(tn_value *args)` with args
+ * laid out as the overload's schema (upstream's native_functions.yaml). It validates, promotes,
+ * allocates and then runs kernels (which cannot fail). It raises upstream's exception types. */
+#ifndef TN_OPS_COMMON_H
+#define TN_OPS_COMMON_H
+
+#include "core/iter.h"
+#include "dispatch/door.h"
+#include "kernels/elementwise.h"
+#include "python/args.h"
+#include "python/tensor.h"
+
+#include <string.h>
+
+/* ---- argument access ---- */
+#define TN_T(v) tn_tensor_of((v).u.obj)            /* tn_tensor* of a TN_V_TENSOR value */
+static inline bool tn_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
+
+/* ---- dtypes ---- */
+tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
+/* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers). */
+tn_dtype tn_result_type(int n, const tn_value *vals);
+/* The dtype a Python number value would have as a wrapped tensor: bool/int64/float64/complex128. */
+tn_dtype tn_number_dtype(const tn_value *v);
+/* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
+int tn_require_computable(const char *op, tn_dtype dt);
+/* Can values of `from` be cast to `to` without changing category (upstream's canCast)? */
+bool tn_can_cast(tn_dtype from, tn_dtype to);
+
+/* ---- tensors ---- */
+/* A contiguous copy of `t` converted to dtype (cast), or a new reference to t itself when it is
+ * already that dtype (and contiguous if `contig`). */
+PyObject *tn_as_dtype(PyObject *t, tn_dtype dtype, bool contig);
+/* Copy src into dst, broadcasting src to dst's shape and casting. dst's memory may not overlap
+ * src's in ways that matter (caller's job). Raises on shape mismatch. */
+int tn_copy_into(PyObject *dst, PyObject *src);
+/* Broadcast shapes of n tensors; RuntimeError naming the mismatch on failure. */
+int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape);
+/* Fill every element of t with the number v (converted to t's dtype). */
+int tn_fill_number(PyObject *t, const tn_value *v);
+
+/* ---- out= ---- */
+/* Make `out` (a given out= tensor) ready to hold a result of `sizes` and `dtype`: checks that the
+ * result dtype can be cast to out's dtype, resizes out the way upstream resizes (warning when a
+ * non-empty out changes shape). Returns 0 or -1 with an exception. */
+int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype result_dtype, const char *op);
+/* Resize a tensor in place to contiguous `sizes`, growing its storage if needed. */
+int tn_resize(PyObject *t, int ndim, const int64_t *sizes);
+
+/* ---- elementwise drivers ---- */
+/* Run `loop` producing `out` (operand 0) from inputs (already of the loop's compute dtype; they
+ * are broadcast to out's shape). Releases the GIL for large inputs. */
+void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject *const *ins);
+
+/* A binary elementwise op (a, b tensors, possibly wrapped numbers) following upstream:
+ * compute dtype = result_type(a, b) (or `force_dtype` if not UNDEFINED), output dtype per the
+ * kernel family, out= (NULL if none) or in-place (`inplace` = a) handled. ctx goes to the loop. */
+PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
+                    bool inplace, const void *ctx);
+/* A unary elementwise op with upstream's int->float promotion when `float_op`. */
+PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *out, bool inplace,
+                   bool float_op, const void *ctx);
+
+/* Return value for out=/in-place ops: a new reference to `t`. */
+static inline PyObject *tn_return_same(PyObject *t) { return Py_NewRef(t); }
+
+#endif

@@ -1,0 +1,264 @@
+/* ops/linalg.c — matrix products: mm, bmm, addmm, baddbmm, matmul, linear, mv, dot.
+ *
+ * Every product reduces to batched 2-D GEMMs on contiguous operands in the compute type:
+ * f32 for f32/f16/bf16 (widen, compute, narrow once), f64, i64 for integral types. */
+#include "ops/common.h"
+#include "kernels/gemm.h"
+
+static tn_dtype compute_type(tn_dtype d) {
+    if (d == TN_DTYPE_F64) return TN_DTYPE_F64;
+    if (tn_dtype_is_floating(d)) return TN_DTYPE_F32;
+    return TN_DTYPE_I64;
+}
+
+static int same_dtype(const char *a, const char *b, tn_tensor *x, tn_tensor *y) {
+    if (x->dtype == y->dtype) return 0;
+    static const char *const cpp[TN_DTYPE_COUNT] = {
+        [TN_DTYPE_F32] = "float", [TN_DTYPE_F64] = "double", [TN_DTYPE_F16] = "c10::Half",
+        [TN_DTYPE_BF16] = "c10::BFloat16", [TN_DTYPE_I64] = "long int", [TN_DTYPE_I32] = "int",
+        [TN_DTYPE_I16] = "short int", [TN_DTYPE_I8] = "signed char", [TN_DTYPE_U8] = "unsigned char",
+        [TN_DTYPE_BOOL] = "bool", [TN_DTYPE_C64] = "c10::complex<float>", [TN_DTYPE_C128] = "c10::complex<double>"};
+    const char *n1 = cpp[x->dtype] ? cpp[x->dtype] : tn_dtype_infos[x->dtype].name;
+    const char *n2 = cpp[y->dtype] ? cpp[y->dtype] : tn_dtype_infos[y->dtype].name;
+    PyErr_Format(PyExc_RuntimeError, "expected %s and %s to have the same dtype, but got: %s != %s", a, b, n1, n2);
+    return -1;
+}
+
+/* A contiguous copy (or the tensor itself) of `t` viewed with `nd` dims `sizes`/`strides`. */
+static PyObject *contig_view(PyObject *t, int nd, const int64_t *sizes, const int64_t *strides, tn_dtype ct) {
+    PyObject *v = tn_tensor_new_view(t, nd, sizes, strides, tn_tensor_of(t)->offset);
+    if (!v) return NULL;
+    PyObject *c = tn_as_dtype(v, ct, true);
+    Py_DECREF(v);
+    return c;
+}
+
+/* out[b] = beta*out[b] + alpha*A[b]@B[b] over a batch: A (batch,M,K) B (batch,K,N) contiguous in ct,
+ * acc (batch,M,N) contiguous in ct. */
+static void gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+                       PyObject *A, PyObject *B, double beta, PyObject *acc) {
+    char *a = tn_data(tn_tensor_of(A)), *b = tn_data(tn_tensor_of(B)), *c = tn_data(tn_tensor_of(acc));
+    int isz = tn_dtype_itemsize(ct);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < batch; i++) {
+        char *ai = a + i * M * K * isz, *bi = b + i * K * N * isz, *ci = c + i * M * N * isz;
+        if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, (float *)bi, (float)beta, (float *)ci);
+        else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, (double *)bi, beta, (double *)ci);
+        else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, (int64_t *)bi, (int64_t)beta, (int64_t *)ci);
+    }
+    Py_END_ALLOW_THREADS
+}
+
+/* General product of a (..., M, K) and b (..., K, N) with broadcast batch dims; `bias` (or NULL)
+ * broadcast to the result and scaled by beta. Returns a new tensor of the input dtype. */
+static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, double alpha,
+                         int nb_a, int nb_b) {
+    tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
+    tn_dtype dt = x->dtype, ct = compute_type(dt);
+    if (tn_require_computable("mm", dt) < 0) return NULL;
+    if (tn_dtype_is_complex(dt)) return tn_not_implemented("aten::mm for complex dtypes");
+    int64_t M = x->sizes[x->ndim - 2], K = x->sizes[x->ndim - 1], N = y->sizes[y->ndim - 1];
+    int nbatch;
+    int64_t batch[TN_MAX_DIMS];
+    if (!tn_broadcast_shapes(nb_a, x->sizes, nb_b, y->sizes, &nbatch, batch)) {
+        PyErr_SetString(PyExc_RuntimeError, "The size of tensor a must match the size of tensor b at non-singleton dimension");
+        return NULL;
+    }
+    int64_t nbat = 1;
+    for (int i = 0; i < nbatch; i++) nbat *= batch[i];
+    int64_t sa[TN_MAX_DIMS], sb[TN_MAX_DIMS], za[TN_MAX_DIMS], zb[TN_MAX_DIMS];
+    for (int i = 0; i < nbatch; i++) {
+        int ia = i - (nbatch - nb_a), ib = i - (nbatch - nb_b);
+        za[i] = zb[i] = batch[i];
+        sa[i] = (ia < 0 || x->sizes[ia] == 1) ? 0 : x->strides[ia];
+        sb[i] = (ib < 0 || y->sizes[ib] == 1) ? 0 : y->strides[ib];
+    }
+    za[nbatch] = M; za[nbatch + 1] = K; sa[nbatch] = x->strides[x->ndim - 2]; sa[nbatch + 1] = x->strides[x->ndim - 1];
+    zb[nbatch] = K; zb[nbatch + 1] = N; sb[nbatch] = y->strides[y->ndim - 2]; sb[nbatch + 1] = y->strides[y->ndim - 1];
+    PyObject *A = contig_view(a, nbatch + 2, za, sa, ct), *B = A ? contig_view(b, nbatch + 2, zb, sb, ct) : NULL;
+    int64_t zc[TN_MAX_DIMS];
+    memcpy(zc, batch, (size_t)nbatch * sizeof *zc);
+    zc[nbatch] = M; zc[nbatch + 1] = N;
+    PyObject *acc = B ? tn_tensor_new_empty(nbatch + 2, zc, ct, TN_DEVICE_CPU) : NULL, *res = NULL;
+    if (!acc) goto done;
+    if (bias && beta != 0) {
+        if (tn_copy_into(acc, bias) < 0) goto done;
+    } else {
+        beta = 0;
+    }
+    gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc);
+    res = tn_as_dtype(acc, dt, false);
+done:
+    Py_XDECREF(A);
+    Py_XDECREF(B);
+    Py_XDECREF(acc);
+    return res;
+}
+
+static PyObject *finish(PyObject *res, tn_value *out) {
+    if (!res || !out || out->tag != TN_V_TENSOR) return res;
+    tn_tensor *r = tn_tensor_of(res);
+    if (tn_out_prepare(out->u.obj, r->ndim, r->sizes, r->dtype, "mm") < 0 || tn_copy_into(out->u.obj, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out->u.obj);
+}
+
+static int need_dim(tn_tensor *t, int nd, const char *what) {
+    if (t->ndim == nd) return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s must be a %s", what, nd == 2 ? "matrix" : "batch1");
+    return -1;
+}
+
+static PyObject *mm(tn_value *args, tn_value *out) {
+    tn_tensor *x = TN_T(args[0]), *y = TN_T(args[1]);
+    if (need_dim(x, 2, "self") < 0 || need_dim(y, 2, "mat2") < 0) return NULL;
+    if (x->sizes[1] != y->sizes[0]) {
+        PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                     (long long)x->sizes[0], (long long)x->sizes[1], (long long)y->sizes[0], (long long)y->sizes[1]);
+        return NULL;
+    }
+    if (same_dtype("m1", "m2", x, y) < 0) return NULL;
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 0, 0), out);
+}
+PyObject *tn_op_mm(tn_value *a) { return mm(a, NULL); }
+PyObject *tn_op_mm_out(tn_value *a) { return mm(a, &a[2]); }
+
+static PyObject *bmm(tn_value *args, tn_value *out) {
+    tn_tensor *x = TN_T(args[0]), *y = TN_T(args[1]);
+    if (x->ndim != 3 || y->ndim != 3) {
+        PyErr_SetString(PyExc_RuntimeError, x->ndim != 3 ? "batch1 must be a 3D tensor" : "batch2 must be a 3D tensor");
+        return NULL;
+    }
+    if (x->sizes[0] != y->sizes[0] || x->sizes[2] != y->sizes[1]) {
+        PyErr_Format(PyExc_RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                     (long long)x->sizes[0], (long long)x->sizes[2], (long long)y->sizes[0], (long long)y->sizes[1]);
+        return NULL;
+    }
+    if (same_dtype("batch1", "batch2", x, y) < 0) return NULL;
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 1, 1), out);
+}
+PyObject *tn_op_bmm(tn_value *a) { return bmm(a, NULL); }
+PyObject *tn_op_bmm_out(tn_value *a) { return bmm(a, &a[2]); }
+
+/* addmm(self, mat1, mat2, beta, alpha) / baddbmm(self, batch1, batch2, beta, alpha) */
+static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nbatch) {
+    tn_tensor *x = TN_T(args[1]), *y = TN_T(args[2]);
+    if (nbatch == 0) {
+        if (need_dim(x, 2, "mat1") < 0 || need_dim(y, 2, "mat2") < 0) return NULL;
+        if (x->sizes[1] != y->sizes[0]) {
+            PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                         (long long)x->sizes[0], (long long)x->sizes[1], (long long)y->sizes[0], (long long)y->sizes[1]);
+            return NULL;
+        }
+    } else if (x->ndim != 3 || y->ndim != 3 || x->sizes[0] != y->sizes[0] || x->sizes[2] != y->sizes[1]) {
+        PyErr_SetString(PyExc_RuntimeError, "batch1 and batch2 shapes cannot be multiplied");
+        return NULL;
+    }
+    if (same_dtype("mat1", "mat2", x, y) < 0 || same_dtype("self", "mat2", TN_T(args[0]), y) < 0) return NULL;
+    double beta = tn_value_as_double(&args[3]), alpha = tn_value_as_double(&args[4]);
+    PyObject *res = product(args[1].u.obj, args[2].u.obj, args[0].u.obj, beta, alpha, nbatch, nbatch);
+    if (!res) return NULL;
+    if (inplace) {
+        int r = tn_copy_into(args[0].u.obj, res);
+        Py_DECREF(res);
+        return r < 0 ? NULL : Py_NewRef(args[0].u.obj);
+    }
+    return finish(res, out);
+}
+PyObject *tn_op_addmm(tn_value *a) { return addmm_like(a, NULL, false, 0); }
+PyObject *tn_op_addmm_out(tn_value *a) { return addmm_like(a, &a[5], false, 0); }
+PyObject *tn_op_addmm_(tn_value *a) { return addmm_like(a, NULL, true, 0); }
+PyObject *tn_op_baddbmm(tn_value *a) { return addmm_like(a, NULL, false, 1); }
+PyObject *tn_op_baddbmm_out(tn_value *a) { return addmm_like(a, &a[5], false, 1); }
+PyObject *tn_op_baddbmm_(tn_value *a) { return addmm_like(a, NULL, true, 1); }
+
+/* matmul: 1-D operands get a dimension prepended (left) / appended (right), removed after. */
+static PyObject *matmul(PyObject *a, PyObject *b) {
+    tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
+    if (x->ndim == 0 || y->ndim == 0) {
+        PyErr_Format(PyExc_RuntimeError, "both arguments to matmul need to be at least 1D, but they are %dD and %dD",
+                     x->ndim, y->ndim);
+        return NULL;
+    }
+    if (same_dtype("m1", "m2", x, y) < 0) return NULL;
+    int64_t xs[TN_MAX_DIMS], xst[TN_MAX_DIMS], ys[TN_MAX_DIMS], yst[TN_MAX_DIMS];
+    int xn = x->ndim, yn = y->ndim;
+    memcpy(xs, x->sizes, sizeof(int64_t) * (size_t)xn); memcpy(xst, x->strides, sizeof(int64_t) * (size_t)xn);
+    memcpy(ys, y->sizes, sizeof(int64_t) * (size_t)yn); memcpy(yst, y->strides, sizeof(int64_t) * (size_t)yn);
+    if (xn == 1) { xs[1] = xs[0]; xst[1] = xst[0]; xs[0] = 1; xst[0] = 0; xn = 2; }
+    if (yn == 1) { ys[1] = 1; yst[1] = 0; yn = 2; }
+    if (xs[xn - 1] != ys[yn - 2]) {
+        if (x->ndim == 1 && y->ndim == 1)
+            PyErr_Format(PyExc_RuntimeError, "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
+                         (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0], (long long)y->sizes[0]);
+        else if (x->ndim <= 2 && y->ndim <= 2)
+            PyErr_Format(PyExc_RuntimeError, y->ndim == 1 ? "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)" : "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+                         (long long)xs[xn - 2], (long long)xs[xn - 1], (long long)ys[yn - 2], (long long)ys[yn - 1]);
+        else
+            PyErr_Format(PyExc_RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                         (long long)xs[0], (long long)xs[xn - 1], (long long)ys[0], (long long)ys[yn - 2]);
+        return NULL;
+    }
+    PyObject *xa = tn_tensor_new_view(a, xn, xs, xst, x->offset), *yb = xa ? tn_tensor_new_view(b, yn, ys, yst, y->offset) : NULL;
+    PyObject *r = yb ? product(xa, yb, NULL, 0, 1, xn - 2, yn - 2) : NULL;
+    Py_XDECREF(xa);
+    Py_XDECREF(yb);
+    if (!r) return NULL;
+    /* drop the added dimensions */
+    tn_tensor *rt = tn_tensor_of(r);
+    if (y->ndim == 1) { rt->ndim--; }
+    if (x->ndim == 1) {
+        int d = rt->ndim - (y->ndim == 1 ? 1 : 2);
+        for (int i = d; i < rt->ndim - 1; i++) { rt->sizes[i] = rt->sizes[i + 1]; }
+        rt->ndim--;
+    }
+    tn_contiguous_strides(rt->ndim, rt->sizes, rt->strides);
+    return r;
+}
+PyObject *tn_op_matmul(tn_value *a) { return matmul(a[0].u.obj, a[1].u.obj); }
+PyObject *tn_op_matmul_out(tn_value *a) { return finish(matmul(a[0].u.obj, a[1].u.obj), &a[2]); }
+
+static PyObject *mv_dot(tn_value *a, tn_value *out, int xd, int yd, const char *name) {
+    tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    if (x->ndim != xd || y->ndim != yd) {
+        if (xd == 1) PyErr_Format(PyExc_RuntimeError, "1D tensors expected, but got %dD and %dD tensors", x->ndim, y->ndim);
+        else PyErr_Format(PyExc_RuntimeError, "vector + matrix @ vector expected, got 1, %d, %d", x->ndim, y->ndim);
+        return NULL;
+    }
+    if (xd == 1 && x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s : expected both vectors to have same dtype, but found %s and %s", name,
+                     tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
+        return NULL;
+    }
+    return finish(matmul(a[0].u.obj, a[1].u.obj), out);
+}
+PyObject *tn_op_mv(tn_value *a) { return mv_dot(a, NULL, 2, 1, "mv"); }
+PyObject *tn_op_mv_out(tn_value *a) { return mv_dot(a, &a[2], 2, 1, "mv"); }
+PyObject *tn_op_dot(tn_value *a) { return mv_dot(a, NULL, 1, 1, "dot"); }
+PyObject *tn_op_dot_out(tn_value *a) { return mv_dot(a, &a[2], 1, 1, "dot"); }
+
+/* linear(input, weight, bias): input @ weight.T + bias */
+PyObject *tn_op_linear(tn_value *a) {
+    tn_tensor *w = TN_T(a[1]), *x = TN_T(a[0]);
+    if (w->ndim != 2 && w->ndim != 1) return tn_not_implemented("aten::linear with a weight of this rank");
+    if (same_dtype("m1", "m2", x, w) < 0) return NULL;
+    int64_t ws[2], wst[2];
+    if (w->ndim == 2) { ws[0] = w->sizes[1]; ws[1] = w->sizes[0]; wst[0] = w->strides[1]; wst[1] = w->strides[0]; }
+    PyObject *wt = w->ndim == 2 ? tn_tensor_new_view(a[1].u.obj, 2, ws, wst, w->offset) : Py_NewRef(a[1].u.obj);
+    if (!wt) return NULL;
+    PyObject *r = matmul(a[0].u.obj, wt);
+    Py_DECREF(wt);
+    if (!r || a[2].tag != TN_V_TENSOR) return r;
+    tn_value l = {.tag = TN_V_TENSOR}, bv = a[2];
+    l.u.obj = r;
+    PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, false, NULL);
+    Py_DECREF(r);
+    return s;
+}
+PyObject *tn_op_linear_out(tn_value *a) {
+    PyObject *r = tn_op_linear(a);
+    return finish(r, &a[3]);
+}

@@ -1,0 +1,425 @@
+/* args.c — the argument parser: Python call arguments matched against one upstream schema.
+ *
+ * A name (torch.add) has several overloads; functions.c tries them in upstream's order and the
+ * first that matches wins. Matching here is by Python type, the way upstream's bindings match:
+ * Tensor takes tensors (and Python numbers where the op allows them, as wrapped numbers), Scalar
+ * takes numbers, int[] takes sequences of ints (or one int for a fixed-size list), and so on.
+ * Defaults come from the schema text. Nothing here computes. */
+#include "python/args.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "python/tensor.h"
+
+static bool is_int_like(PyObject *o) {
+    if (PyBool_Check(o)) return false;
+    if (PyLong_Check(o)) return true;
+    if (tn_py_is_tensor(o)) {
+        tn_tensor *t = tn_tensor_of(o);
+        return t->ndim == 0 && tn_dtype_is_integral(t->dtype, false);
+    }
+    if (PyFloat_Check(o) || PyComplex_Check(o) || PyUnicode_Check(o)) return false;
+    return PyIndex_Check(o);
+}
+
+static int64_t *int_store(tn_args *a, Py_ssize_t n) {
+    if (a->nints + n <= (Py_ssize_t)(sizeof a->ints / sizeof a->ints[0])) {
+        int64_t *p = a->ints + a->nints;
+        a->nints += (int)n;
+        return p;
+    }
+    if (a->nheap == 4) return NULL;
+    int64_t *p = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    if (p) a->heap[a->nheap++] = p;
+    return p;
+}
+
+static int own(tn_args *a, PyObject *o) {
+    if (a->nowned == TN_MAX_ARGS) { Py_DECREF(o); return -1; }
+    a->owned[a->nowned++] = o;
+    return 0;
+}
+
+void tn_args_release(tn_args *a) {
+    for (int i = 0; i < a->nowned; i++) Py_DECREF(a->owned[i]);
+    for (int i = 0; i < a->nheap; i++) free(a->heap[i]);
+    a->nowned = a->nheap = a->nints = 0;
+}
+
+bool tn_value_is_number(const tn_value *v) {
+    return v->tag == TN_V_INT || v->tag == TN_V_FLOAT || v->tag == TN_V_BOOL || v->tag == TN_V_COMPLEX;
+}
+
+double tn_value_as_double(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_INT: case TN_V_BOOL: return (double)v->u.i;
+    case TN_V_FLOAT: return v->u.f;
+    case TN_V_COMPLEX: return v->u.c.re;
+    default: return 0;
+    }
+}
+
+/* A Python number (or 0-dim tensor for Scalar) into a number value. 1 ok, 0 not a number, -1 error. */
+static int to_number(PyObject *o, tn_value *v, bool tensors_ok) {
+    if (PyBool_Check(o)) { v->tag = TN_V_BOOL; v->u.i = o == Py_True; return 1; }
+    if (PyLong_Check(o)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
+        if (overflow) {
+            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
+            return -1;
+        }
+        v->tag = TN_V_INT; v->u.i = x; return 1;
+    }
+    if (PyFloat_Check(o)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(o); return 1; }
+    if (PyComplex_Check(o)) {
+        v->tag = TN_V_COMPLEX;
+        v->u.c.re = PyComplex_RealAsDouble(o);
+        v->u.c.im = PyComplex_ImagAsDouble(o);
+        return 1;
+    }
+    if (tensors_ok && tn_py_is_tensor(o) && tn_tensor_of(o)->ndim == 0) {
+        PyObject *item = PyObject_CallMethod(o, "item", NULL);
+        if (!item) return -1;
+        int r = to_number(item, v, false);
+        Py_DECREF(item);
+        return r;
+    }
+    /* numpy scalars and other numbers */
+    if (PyIndex_Check(o) && !tn_py_is_tensor(o)) {
+        PyObject *i = PyNumber_Index(o);
+        if (!i) return -1;
+        int r = to_number(i, v, false);
+        Py_DECREF(i);
+        return r;
+    }
+    return 0;
+}
+
+static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
+    if (is_int_like(o)) {
+        if (p->list_size < 1) return 0;
+        int64_t x = PyLong_AsLongLong(o);
+        if (x == -1 && PyErr_Occurred()) return -1;
+        int64_t *st = int_store(a, p->list_size);
+        if (!st) { PyErr_NoMemory(); return -1; }
+        for (int i = 0; i < p->list_size; i++) st[i] = x;
+        v->tag = TN_V_INTLIST; v->u.ints.v = st; v->u.ints.n = p->list_size;
+        return 1;
+    }
+    if (!PyTuple_Check(o) && !PyList_Check(o)) return 0;
+    Py_ssize_t n = PySequence_Size(o);
+    int64_t *st = int_store(a, n);
+    if (!st) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *e = PySequence_GetItem(o, i);
+        if (!e) return -1;
+        if (!is_int_like(e)) { Py_DECREF(e); return 0; }
+        st[i] = PyLong_AsLongLong(e);
+        Py_DECREF(e);
+        if (st[i] == -1 && PyErr_Occurred()) return -1;
+    }
+    v->tag = TN_V_INTLIST; v->u.ints.v = st; v->u.ints.n = (int)n;
+    return 1;
+}
+
+/* Convert Python object `o` for parameter p. 1 ok, 0 no match, -1 error. */
+static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, tn_args *a, tn_value *v) {
+    memset(v, 0, sizeof *v);
+    if (o == Py_None && (p->optional || (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional))) {
+        v->tag = TN_V_NONE;
+        return 1;
+    }
+    if (p->is_list) {
+        switch (p->type) {
+        case TN_TYPE_INT: case TN_TYPE_SYMINT:
+            return int_list(o, p, a, v);
+        case TN_TYPE_BOOL: {
+            if (!PyTuple_Check(o) && !PyList_Check(o)) return 0;
+            Py_ssize_t n = PySequence_Size(o);
+            int64_t *st = int_store(a, n);
+            if (!st) { PyErr_NoMemory(); return -1; }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                PyObject *e = PySequence_GetItem(o, i);
+                if (!e) return -1;
+                bool ok = PyBool_Check(e);
+                st[i] = e == Py_True;
+                Py_DECREF(e);
+                if (!ok) return 0;
+            }
+            v->tag = TN_V_BOOLLIST; v->u.ints.v = st; v->u.ints.n = (int)n;
+            return 1;
+        }
+        case TN_TYPE_FLOAT: case TN_TYPE_SCALAR: {
+            if (!PyTuple_Check(o) && !PyList_Check(o)) {
+                if (p->type == TN_TYPE_FLOAT && p->list_size > 0 && (PyFloat_Check(o) || PyLong_Check(o))) {
+                    double *st = (double *)int_store(a, p->list_size);
+                    if (!st) { PyErr_NoMemory(); return -1; }
+                    for (int i = 0; i < p->list_size; i++) st[i] = PyFloat_AsDouble(o);
+                    v->tag = TN_V_FLOATLIST; v->u.floats.v = st; v->u.floats.n = p->list_size;
+                    return 1;
+                }
+                return 0;
+            }
+            Py_ssize_t n = PySequence_Size(o);
+            double *st = (double *)int_store(a, n);
+            if (!st) { PyErr_NoMemory(); return -1; }
+            for (Py_ssize_t i = 0; i < n; i++) {
+                PyObject *e = PySequence_GetItem(o, i);
+                if (!e) return -1;
+                bool ok = (PyFloat_Check(e) || PyLong_Check(e)) && !(p->type == TN_TYPE_FLOAT && PyBool_Check(e));
+                st[i] = ok ? PyFloat_AsDouble(e) : 0;
+                Py_DECREF(e);
+                if (!ok) return 0;
+            }
+            v->tag = p->type == TN_TYPE_FLOAT ? TN_V_FLOATLIST : TN_V_SCALARLIST;
+            v->u.floats.v = st; v->u.floats.n = (int)n;
+            return 1;
+        }
+        case TN_TYPE_TENSOR: {
+            if (!PyTuple_Check(o) && !PyList_Check(o)) return 0;
+            Py_ssize_t n = PySequence_Size(o);
+            for (Py_ssize_t i = 0; i < n; i++) {
+                PyObject *e = PySequence_GetItem(o, i);
+                if (!e) return -1;
+                bool ok = tn_py_is_tensor(e) || (p->elem_optional && e == Py_None);
+                Py_DECREF(e);
+                if (!ok) return 0;
+            }
+            PyObject *tup = PySequence_Tuple(o);
+            if (!tup || own(a, tup) < 0) return -1;
+            v->tag = TN_V_TENSORLIST; v->u.obj = tup;
+            return 1;
+        }
+        default:
+            return 0;
+        }
+    }
+    switch (p->type) {
+    case TN_TYPE_TENSOR:
+        if (tn_py_is_tensor(o)) { v->tag = TN_V_TENSOR; v->u.obj = o; return 1; }
+        if (numbers_as_tensors && (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o))) {
+            PyObject *t = tn_tensor_from_number(o, true);
+            if (!t || own(a, t) < 0) return -1;
+            v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
+            return 1;
+        }
+        return 0;
+    case TN_TYPE_INT: case TN_TYPE_SYMINT: case TN_TYPE_DEVICEINDEX:
+        if (!is_int_like(o)) return 0;
+        v->tag = TN_V_INT;
+        v->u.i = PyLong_AsLongLong(o);
+        return (v->u.i == -1 && PyErr_Occurred()) ? -1 : 1;
+    case TN_TYPE_FLOAT:
+        if (PyFloat_Check(o) || PyLong_Check(o)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(o); return 1; }
+        if (tn_py_is_tensor(o) && tn_tensor_of(o)->ndim == 0 && !tn_dtype_is_complex(tn_tensor_of(o)->dtype)) {
+            PyObject *f = PyNumber_Float(o);
+            if (!f) return -1;
+            v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(f);
+            Py_DECREF(f);
+            return 1;
+        }
+        return 0;
+    case TN_TYPE_BOOL:
+        if (!PyBool_Check(o)) return 0;
+        v->tag = TN_V_BOOL; v->u.i = o == Py_True;
+        return 1;
+    case TN_TYPE_COMPLEX: case TN_TYPE_SCALAR:
+        return to_number(o, v, true);
+    case TN_TYPE_STR:
+        if (!PyUnicode_Check(o)) return 0;
+        v->tag = TN_V_STR; v->u.obj = o;
+        return 1;
+    case TN_TYPE_SCALARTYPE:
+        if (tn_py_is_dtype(o)) {
+            v->tag = TN_V_DTYPE;
+            return tn_py_to_dtype(o, &v->u.dtype) < 0 ? -1 : 1;
+        }
+        if (o == (PyObject *)&PyFloat_Type) { v->tag = TN_V_DTYPE; v->u.dtype = TN_DTYPE_F64; return 1; }
+        if (o == (PyObject *)&PyLong_Type) { v->tag = TN_V_DTYPE; v->u.dtype = TN_DTYPE_I64; return 1; }
+        if (o == (PyObject *)&PyBool_Type) { v->tag = TN_V_DTYPE; v->u.dtype = TN_DTYPE_BOOL; return 1; }
+        if (o == (PyObject *)&PyComplex_Type) { v->tag = TN_V_DTYPE; v->u.dtype = TN_DTYPE_C128; return 1; }
+        return 0;
+    case TN_TYPE_DEVICE:
+        if (!PyUnicode_Check(o) && !PyLong_Check(o) && !PyObject_TypeCheck(o, tn_py.device_type)) return 0;
+        v->tag = TN_V_DEVICE;
+        return tn_py_parse_device(o, &v->u.device.type, &v->u.device.index) < 0 ? -1 : 1;
+    case TN_TYPE_LAYOUT:
+        if (!PyObject_TypeCheck(o, tn_py.layout_type)) return 0;
+        v->tag = TN_V_LAYOUT; v->u.obj = o;
+        return 1;
+    case TN_TYPE_MEMORYFORMAT:
+        if (!PyObject_TypeCheck(o, tn_py.memory_format_type)) return 0;
+        v->tag = TN_V_MEMFORMAT; v->u.obj = o;
+        return 1;
+    case TN_TYPE_GENERATOR:
+        if (!PyObject_TypeCheck(o, tn_py.generator_type)) return 0;
+        v->tag = TN_V_GENERATOR; v->u.obj = o;
+        return 1;
+    case TN_TYPE_DIMNAME:
+        return 0; /* named tensors are not supported: never match these overloads */
+    default:
+        v->tag = TN_V_OBJECT; v->u.obj = o;
+        return 1;
+    }
+}
+
+/* The default written in the schema, as a value. */
+static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
+    const char *d = p->default_text;
+    memset(v, 0, sizeof *v);
+    if (!strcmp(d, "None")) { v->tag = TN_V_NONE; return 0; }
+    if (!strcmp(d, "True") || !strcmp(d, "False")) {
+        v->tag = TN_V_BOOL; v->u.i = d[0] == 'T';
+        return 0;
+    }
+    if (d[0] == '[') {
+        int64_t tmp[16];
+        int n = 0;
+        const char *c = d + 1;
+        while (*c && *c != ']' && n < 16) {
+            char *end;
+            tmp[n++] = strtoll(c, &end, 10);
+            c = end;
+            while (*c == ',' || *c == ' ') c++;
+        }
+        if (p->list_size > 0 && n == 1)
+            for (; n < p->list_size; n++) tmp[n] = tmp[0];
+        if (p->type == TN_TYPE_FLOAT) {
+            v->tag = TN_V_FLOATLIST; v->u.floats.n = 0; v->u.floats.v = NULL; /* only [] occurs */
+            return 0;
+        }
+        int64_t *st = int_store(a, n);
+        if (!st) { PyErr_NoMemory(); return -1; }
+        memcpy(st, tmp, (size_t)n * sizeof *st);
+        v->tag = p->type == TN_TYPE_BOOL ? TN_V_BOOLLIST : TN_V_INTLIST;
+        v->u.ints.v = st; v->u.ints.n = n;
+        return 0;
+    }
+    if (p->type == TN_TYPE_MEMORYFORMAT) {
+        v->tag = TN_V_MEMFORMAT;
+        v->u.obj = !strcmp(d, "contiguous_format") ? tn_py.memory_format_contiguous : tn_py.memory_format_preserve;
+        return 0;
+    }
+    if (p->type == TN_TYPE_STR) {
+        size_t n = strlen(d);
+        const char *s = d;
+        if (n >= 2 && (d[0] == '"' || d[0] == '\'')) { s = d + 1; n -= 2; }
+        PyObject *u = PyUnicode_FromStringAndSize(s, (Py_ssize_t)n);
+        if (!u || own(a, u) < 0) return -1;
+        v->tag = TN_V_STR; v->u.obj = u;
+        return 0;
+    }
+    if (p->type == TN_TYPE_SCALARTYPE) {
+        v->tag = TN_V_DTYPE;
+        v->u.dtype = !strcmp(d, "long") ? TN_DTYPE_I64 : !strcmp(d, "float") ? TN_DTYPE_F32 : TN_DTYPE_F64;
+        return 0;
+    }
+    if (p->type == TN_TYPE_LAYOUT) { v->tag = TN_V_LAYOUT; v->u.obj = tn_py.layout_strided; return 0; }
+    if (!strcmp(d, "Mean") || !strcmp(d, "at::Reduction::Mean")) { v->tag = TN_V_INT; v->u.i = 1; return 0; }
+    if (!strcmp(d, "Sum")) { v->tag = TN_V_INT; v->u.i = 2; return 0; }
+    /* numbers */
+    char *end;
+    if (strpbrk(d, ".eE") && p->type != TN_TYPE_INT) {
+        v->tag = TN_V_FLOAT; v->u.f = strtod(d, &end);
+    } else {
+        long long x = strtoll(d, &end, 10);
+        if (p->type == TN_TYPE_FLOAT) { v->tag = TN_V_FLOAT; v->u.f = (double)x; }
+        else { v->tag = TN_V_INT; v->u.i = x; }
+    }
+    if (p->type == TN_TYPE_TENSOR) { /* e.g. "Tensor? weight=None" handled above; others rare */
+        v->tag = TN_V_NONE;
+    }
+    return 0;
+}
+
+static bool is_out_param(const tn_arg *p) { return p->kwarg_only && p->is_write; }
+
+int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
+                  bool numbers_as_tensors, tn_args *a) {
+    PyObject *given[TN_MAX_ARGS] = {0};
+    int np = s->nargs, nout = 0, first_out = -1;
+    Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
+    if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
+    for (int i = 0; i < np; i++)
+        if (is_out_param(&s->args[i])) { if (first_out < 0) first_out = i; nout++; }
+    int k = 0;
+    if (self) {
+        if (np == 0 || s->args[0].type != TN_TYPE_TENSOR || s->args[0].is_list) return TN_PARSE_NOMATCH;
+        given[0] = self;
+        k = 1;
+    }
+    /* positional */
+    for (; k < np && pos < nargs; k++) {
+        const tn_arg *p = &s->args[k];
+        if (p->kwarg_only) break;
+        PyObject *o = PyTuple_GetItem(args, pos);
+        /* varargs int list: torch.zeros(2, 3), x.view(2, 3), x.permute(1, 0) */
+        if (p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && is_int_like(o) &&
+            k == (self ? 1 : 0) && nargs - pos > 1) {
+            PyObject *rest = PyTuple_GetSlice(args, pos, nargs);
+            if (!rest || own(a, rest) < 0) return TN_PARSE_ERROR;
+            given[k] = rest;
+            pos = nargs;
+            k++;
+            break;
+        }
+        given[k] = o;
+        pos++;
+    }
+    if (pos < nargs) return TN_PARSE_NOMATCH; /* too many positional arguments */
+    /* keywords */
+    if (kw) {
+        PyObject *key, *val;
+        Py_ssize_t it = 0;
+        while (PyDict_Next(kw, &it, &key, &val)) {
+            const char *name = PyUnicode_AsUTF8AndSize(key, NULL);
+            if (!name) return TN_PARSE_ERROR;
+            int j = -1;
+            if (!strcmp(name, "out") && nout) {
+                a->out = val;
+                if (val == Py_None) continue;
+                if (nout == 1) { given[first_out] = val; continue; }
+                if (!PyTuple_Check(val) && !PyList_Check(val)) return TN_PARSE_NOMATCH;
+                if (PySequence_Size(val) != nout) return TN_PARSE_NOMATCH;
+                for (int q = 0, i = first_out; i < np; i++)
+                    if (is_out_param(&s->args[i])) {
+                        given[i] = PySequence_GetItem(val, q++);
+                        if (!given[i] || own(a, given[i]) < 0) return TN_PARSE_ERROR;
+                    }
+                continue;
+            }
+            for (int i = 0; i < np; i++) {
+                const char *pn = s->args[i].name;
+                if (is_out_param(&s->args[i])) continue;
+                if (!strcmp(pn, name) || (!self && i == 0 && !strcmp(pn, "self") && !strcmp(name, "input"))) {
+                    j = i;
+                    break;
+                }
+            }
+            if (j < 0 || (self && j == 0)) return TN_PARSE_NOMATCH;
+            if (given[j]) return TN_PARSE_NOMATCH; /* given twice */
+            given[j] = val;
+        }
+    }
+    /* overloads with out= parameters match only when out= is given, and vice versa */
+    if (nout && !given[first_out]) return TN_PARSE_NOMATCH;
+    if (!nout && a->out && a->out != Py_None) return TN_PARSE_NOMATCH;
+    for (int i = 0; i < np; i++) {
+        const tn_arg *p = &s->args[i];
+        int r;
+        if (!given[i]) {
+            if (!p->default_text) return TN_PARSE_NOMATCH;
+            if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
+            continue;
+        }
+        if (p->is_list && given[i] != NULL && PyTuple_Check(given[i]) && p->type != TN_TYPE_TENSOR) {
+            r = convert(given[i], p, numbers_as_tensors, a, &a->v[i]);
+        } else {
+            r = convert(given[i], p, numbers_as_tensors && i != 0, a, &a->v[i]);
+        }
+        if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
+    }
+    return TN_PARSE_OK;
+}

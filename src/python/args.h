@@ -1,0 +1,36 @@
+/* args.h — Python arguments matched against upstream schemas, into tn_value arrays. */
+#ifndef TN_PYTHON_ARGS_H
+#define TN_PYTHON_ARGS_H
+
+#include "dispatch/door.h"
+#include "python/common.h"
+
+#define TN_MAX_ARGS 40
+
+/* Everything one parse owns: values, wrapped-number tensors and int/float list storage. */
+typedef struct {
+    tn_value v[TN_MAX_ARGS];
+    PyObject *owned[TN_MAX_ARGS];   /* references released by tn_args_release */
+    int nowned;
+    int64_t ints[TN_MAX_ARGS * 8];  /* backing store for short int lists */
+    int nints;
+    void *heap[4];                  /* longer lists */
+    int nheap;
+    PyObject *out;                  /* the out= object (tensor or tuple) when given */
+} tn_args;
+
+enum { TN_PARSE_OK = 0, TN_PARSE_NOMATCH = 1, TN_PARSE_ERROR = -1 };
+
+/* Match (self, args, kwargs) to schema `s`. self is the bound tensor for methods, or NULL.
+ * as_method: the Python keyword for self is not accepted; else "input" names it.
+ * numbers_as_tensors: Python numbers may fill Tensor parameters (wrapped numbers).
+ * Returns TN_PARSE_OK, TN_PARSE_NOMATCH (nothing raised) or TN_PARSE_ERROR (exception set). */
+int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
+                  bool numbers_as_tensors, tn_args *out);
+void tn_args_release(tn_args *a);
+
+/* Value helpers for op functions. */
+bool tn_value_is_number(const tn_value *v);
+double tn_value_as_double(const tn_value *v);
+
+#endif

@@ -1,0 +1,350 @@
+/* functions.c — the Python spellings of operators, all leading to the door.
+ *
+ * torch.add / torch._C._VariableFunctions.add, x.add (TensorBase methods, one generated
+ * trampoline per name), the operator dunders (x + y), torch._C._nn.* and friends, and
+ * torch.ops.aten.add(.Tensor) via _jit_get_operation / _get_operation_overload. Each parses its
+ * arguments against upstream's schemas (args.c) and calls tn_door_call. */
+#include <string.h>
+#include <stdlib.h>
+
+#include "dispatch/door.h"
+#include "python/args.h"
+#include "python/common.h"
+#include "python/tensor.h"
+
+PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
+#include "python/schema_type.h"
+
+#define TN_WANT_METHOD_TRAMPOLINES
+#include "tn_ops_gen.h"
+
+enum { CALL_FUNCTION, CALL_METHOD, CALL_ATEN };
+
+/* Overloads upstream's Python bindings hide (the Tensor overload takes numbers instead). */
+static bool hidden_overload(const tn_op_def *d) {
+    static const char *const names[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"};
+    if (strcmp(d->overload, "Scalar") != 0) return false;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(d->name, names[i])) return true;
+    return false;
+}
+
+/* Ops whose Tensor parameters accept Python numbers, as upstream's bindings allow. */
+static bool numbers_as_tensors(const char *name) {
+    static const char *const names[] = {
+        "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
+        "floor_divide", "floor_divide_", "rsub", "__radd__", "__rsub__", "__rmul__", "__rdiv__",
+        "__rtruediv__", "__rfloordiv__", "remainder", "fmod", "pow", "where", "atan2", "maximum",
+        "minimum", "xlogy", "copysign", "hypot", "nextafter", "logaddexp", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "eq", "ne", "lt", "le", "gt", "ge", "__and__", "__or__", "__xor__",
+        "__lshift__", "__rshift__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
+        "clamp", "clip", "lerp", "addcmul", "addcdiv",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i])) return true;
+    return false;
+}
+
+static PyObject *no_match(const char *name, PyObject *self, PyObject *args, PyObject *kw) {
+    PyObject *types = PyList_New(0);
+    Py_ssize_t n = args ? PyTuple_Size(args) : 0;
+    for (Py_ssize_t i = 0; types && i < n; i++) {
+        PyObject *tn = PyObject_GetAttrString((PyObject *)Py_TYPE(PyTuple_GetItem(args, i)), "__name__");
+        if (tn) { PyList_Append(types, tn); Py_DECREF(tn); }
+    }
+    if (kw) {
+        PyObject *key, *val;
+        Py_ssize_t it = 0;
+        while (types && PyDict_Next(kw, &it, &key, &val)) {
+            PyObject *tn = PyObject_GetAttrString((PyObject *)Py_TYPE(val), "__name__");
+            PyObject *s = tn ? PyUnicode_FromFormat("%U=%U", key, tn) : NULL;
+            if (s) { PyList_Append(types, s); Py_DECREF(s); }
+            Py_XDECREF(tn);
+        }
+    }
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *joined = (sep && types) ? PyUnicode_Join(sep, types) : NULL;
+    if (joined)
+        PyErr_Format(PyExc_TypeError, "%s() received an invalid combination of arguments - got (%U)",
+                     name, joined);
+    Py_XDECREF(sep);
+    Py_XDECREF(types);
+    Py_XDECREF(joined);
+    return NULL;
+}
+
+/* Try the overload rows [first, last) in order; strict pass first, then the loose one (numbers
+ * for Tensor parameters, 0-dim tensors for Scalar ones). */
+static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
+                           PyObject *args, PyObject *kw) {
+    bool loose_ok = mode == CALL_ATEN || numbers_as_tensors(name);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int row = first; row < last; row++) {
+            const tn_op_def *d = tn_op_at(row);
+            if (mode == CALL_METHOD && !(d->variants & TN_VARIANT_METHOD)) continue;
+            if (mode == CALL_FUNCTION && !(d->variants & TN_VARIANT_FUNCTION)) continue;
+            if (mode != CALL_ATEN && hidden_overload(d)) continue;
+            const tn_schema *s = tn_op_schema(row);
+            if (!s) return NULL;
+            tn_args a;
+            a.nowned = a.nints = a.nheap = 0;
+            a.out = NULL;
+            int r = tn_args_parse(s, self, args, kw, pass == 1 && loose_ok, &a);
+            if (r == TN_PARSE_OK) {
+                PyObject *res = tn_door_call(row, a.v);
+                tn_args_release(&a);
+                return res;
+            }
+            tn_args_release(&a);
+            if (r == TN_PARSE_ERROR) return NULL;
+        }
+        if (!loose_ok) break;
+    }
+    return no_match(name, self, args, kw);
+}
+
+static PyObject *call_name(int name, int mode, PyObject *self, PyObject *args, PyObject *kw) {
+    const tn_name_def *n = tn_name_at(name);
+    return call_rows(n->name, n->first, n->last, mode, self, args, kw);
+}
+
+PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw) {
+    return call_name(name, CALL_METHOD, self, args, kw);
+}
+
+/* Module-level functions: m_self is a Python int holding the name index (functions) or
+ * -(row+1) (one torch.ops overload) or name index + ATEN_BASE (a torch.ops packet). */
+#define ATEN_BASE (1 << 20)
+static PyObject *function_entry(PyObject *m_self, PyObject *args, PyObject *kw) {
+    long k = PyLong_AsLong(m_self);
+    if (k < 0) {
+        const tn_op_def *d = tn_op_at((int)(-k - 1));
+        return call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, args, kw);
+    }
+    if (k >= ATEN_BASE) return call_name((int)(k - ATEN_BASE), CALL_ATEN, NULL, args, kw);
+    return call_name((int)k, CALL_FUNCTION, NULL, args, kw);
+}
+
+static PyObject *make_function(const char *pyname, long key, PyObject *modname) {
+    PyMethodDef *def = PyMem_Calloc(1, sizeof *def); /* lives as long as the function: forever */
+    char *nm = PyMem_Malloc(strlen(pyname) + 1);
+    if (!def || !nm) return PyErr_NoMemory();
+    strcpy(nm, pyname);
+    def->ml_name = nm;
+    def->ml_meth = (PyCFunction)(void (*)(void))function_entry;
+    def->ml_flags = METH_VARARGS | METH_KEYWORDS;
+    PyObject *self = PyLong_FromLong(key);
+    if (!self) return NULL;
+    PyObject *f = PyCFunction_NewEx(def, self, modname);
+    Py_DECREF(self);
+    return f;
+}
+
+/* ---------- TensorBase methods: generated trampolines plus the operator dunders ---------- */
+
+/* Dunder -> op name. swap: call with (other, self) reversed is not needed for these; the
+ * reflected forms of non-commutative ops live in upstream's torch/_tensor.py. */
+static const struct { const char *dunder, *op; } dunders[] = {
+    {"__add__", "add"}, {"__radd__", "add"}, {"__iadd__", "add_"},
+    {"__sub__", "sub"}, {"__isub__", "sub_"},
+    {"__mul__", "mul"}, {"__rmul__", "mul"}, {"__imul__", "mul_"},
+    {"__truediv__", "div"}, {"__div__", "div"}, {"__itruediv__", "div_"}, {"__idiv__", "div_"},
+    {"__mod__", "remainder"}, {"__imod__", "remainder_"},
+    {"__matmul__", "matmul"},
+    {"__eq__", "eq"}, {"__ne__", "ne"}, {"__lt__", "lt"}, {"__le__", "le"}, {"__gt__", "gt"}, {"__ge__", "ge"},
+    {"__neg__", "neg"}, {"__invert__", "bitwise_not"},
+    {"__and__", "__and__"}, {"__or__", "__or__"}, {"__xor__", "__xor__"},
+    {"__lshift__", "__lshift__"}, {"__rshift__", "__rshift__"},
+    {"__iand__", "__iand__"}, {"__ior__", "__ior__"}, {"__ixor__", "__ixor__"},
+    {"__ilshift__", "__ilshift__"}, {"__irshift__", "__irshift__"},
+};
+#define NDUNDERS ((int)(sizeof dunders / sizeof *dunders))
+
+/* Binary dunders return NotImplemented on argument mismatch so Python tries the reflection. */
+static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObject *kw) {
+    int name = tn_name_find(dunders[which].op);
+    if (name < 0) return tn_not_implemented(dunders[which].op);
+    PyObject *r = call_name(name, CALL_METHOD, self, args, kw);
+    if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && args && PyTuple_Size(args) == 1 &&
+        !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return r;
+}
+
+#define DUNDER(i) static PyObject *dunder_##i(PyObject *s, PyObject *a, PyObject *k) { return dunder_entry(i, s, a, k); }
+DUNDER(0) DUNDER(1) DUNDER(2) DUNDER(3) DUNDER(4) DUNDER(5) DUNDER(6) DUNDER(7) DUNDER(8) DUNDER(9)
+DUNDER(10) DUNDER(11) DUNDER(12) DUNDER(13) DUNDER(14) DUNDER(15) DUNDER(16) DUNDER(17) DUNDER(18)
+DUNDER(19) DUNDER(20) DUNDER(21) DUNDER(22) DUNDER(23) DUNDER(24) DUNDER(25) DUNDER(26) DUNDER(27)
+DUNDER(28) DUNDER(29) DUNDER(30) DUNDER(31) DUNDER(32)
+static const PyCFunction dunder_fns[] = {
+#define D(i) (PyCFunction)(void (*)(void))dunder_##i
+    D(0), D(1), D(2), D(3), D(4), D(5), D(6), D(7), D(8), D(9), D(10), D(11), D(12), D(13), D(14),
+    D(15), D(16), D(17), D(18), D(19), D(20), D(21), D(22), D(23), D(24), D(25), D(26), D(27),
+    D(28), D(29), D(30), D(31), D(32),
+#undef D
+};
+_Static_assert(sizeof dunder_fns / sizeof *dunder_fns == sizeof dunders / sizeof *dunders,
+               "one dunder trampoline per dunder");
+
+/* Append op methods to `manual` (NULL-terminated); names already in manual win. Returns a new
+ * NULL-terminated array that lives forever. */
+PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual) {
+    int nman = 0, ntramp = (int)(sizeof tn_method_trampolines / sizeof *tn_method_trampolines);
+    while (manual[nman].ml_name) nman++;
+    PyMethodDef *defs = PyMem_Calloc((size_t)(nman + ntramp + NDUNDERS + 1), sizeof *defs);
+    if (!defs) return (PyMethodDef *)PyErr_NoMemory();
+    memcpy(defs, manual, (size_t)nman * sizeof *defs);
+    int n = nman;
+    for (int i = 0; i < ntramp; i++) {
+        const char *nm = tn_name_at(tn_method_trampolines[i].name)->name;
+        bool dup = false;
+        for (int j = 0; j < nman && !dup; j++) dup = !strcmp(manual[j].ml_name, nm);
+        if (dup) continue;
+        defs[n].ml_name = nm;
+        defs[n].ml_meth = tn_method_trampolines[i].fn;
+        defs[n].ml_flags = METH_VARARGS | METH_KEYWORDS;
+        n++;
+    }
+    for (int i = 0; i < NDUNDERS; i++) {
+        defs[n].ml_name = dunders[i].dunder;
+        defs[n].ml_meth = dunder_fns[i];
+        defs[n].ml_flags = METH_VARARGS | METH_KEYWORDS;
+        n++;
+    }
+    return defs;
+}
+
+/* ---------- torch.ops entry points ---------- */
+
+/* Split "aten::add" into the op name; only the aten namespace exists here. */
+static const char *aten_name(PyObject *qualname) {
+    const char *q = PyUnicode_AsUTF8AndSize(qualname, NULL);
+    if (!q) return NULL;
+    if (strncmp(q, "aten::", 6) != 0) return "";
+    return q + 6;
+}
+
+static PyObject *jit_get_operation(PyObject *m, PyObject *arg) {
+    const char *name = aten_name(arg);
+    if (!name) return NULL;
+    int k = name[0] ? tn_name_find(name) : -1;
+    if (k < 0) {
+        PyErr_Format(PyExc_RuntimeError, "No such operator %U", arg);
+        return NULL;
+    }
+    const tn_name_def *n = tn_name_at(k);
+    PyObject *overloads = PyList_New(0);
+    for (int row = n->first; overloads && row < n->last; row++) {
+        PyObject *s = PyUnicode_FromString(tn_op_at(row)->overload);
+        if (!s || PyList_Append(overloads, s) < 0) Py_CLEAR(overloads);
+        Py_XDECREF(s);
+    }
+    PyObject *f = overloads ? make_function(name, ATEN_BASE + k, NULL) : NULL;
+    if (!f) { Py_XDECREF(overloads); return NULL; }
+    return Py_BuildValue("(NN)", f, overloads);
+}
+
+static int find_row(PyObject *qualname, PyObject *overload) {
+    const char *name = aten_name(qualname), *ov = PyUnicode_AsUTF8AndSize(overload, NULL);
+    if (!name || !ov) return -2;
+    return name[0] ? tn_op_find(name, ov) : -1;
+}
+
+static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
+    PyObject *q, *ov;
+    if (!PyArg_ParseTuple(args, "UU:_get_operation_overload", &q, &ov)) return NULL;
+    int row = find_row(q, ov);
+    if (row == -2) return NULL;
+    if (row < 0) Py_RETURN_NONE;
+    const char *name = tn_op_at(row)->name;
+    PyObject *f = make_function(name, -(long)row - 1, NULL);
+    PyObject *fdk = make_function(name, -(long)row - 1, NULL); /* the dispatch-key variant */
+    PyObject *tags = PyList_New(0);
+    if (!f || !fdk || !tags) { Py_XDECREF(f); Py_XDECREF(fdk); Py_XDECREF(tags); return NULL; }
+    return Py_BuildValue("(NNN)", f, fdk, tags);
+}
+
+static PyObject *get_schema(PyObject *m, PyObject *args) {
+    PyObject *q, *ov;
+    if (!PyArg_ParseTuple(args, "UU:_get_schema", &q, &ov)) return NULL;
+    int row = find_row(q, ov);
+    if (row == -2) return NULL;
+    if (row < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Found no matching schema for %U.%U", q, ov);
+        return NULL;
+    }
+    const tn_schema *s = tn_op_schema(row);
+    if (!s) return NULL;
+    tn_schema named = *s; /* the yaml text has no namespace; upstream's schema name has one */
+    named.ns = "aten";
+    return tn_schema_to_python(&named);
+}
+
+static PyMethodDef op_lookup_methods[] = {
+    {"_jit_get_operation", jit_get_operation, METH_O, NULL},
+    {"_get_operation_overload", get_operation_overload, METH_VARARGS, NULL},
+    {"_get_schema", get_schema, METH_VARARGS, NULL},
+    {NULL},
+};
+
+/* ---------- module wiring ---------- */
+
+static PyObject *submodule(PyObject *m, const char *attr) {
+    PyObject *sub = PyObject_GetAttrString(m, attr);
+    if (sub) return sub;
+    PyErr_Clear();
+    char full[64];
+    snprintf(full, sizeof full, "torch._C.%s", attr);
+    sub = PyModule_New(full);
+    if (!sub || PyModule_AddObjectRef(m, attr, sub) < 0) { Py_XDECREF(sub); return NULL; }
+    return sub;
+}
+
+static PyType_Slot vf_slots[] = {{0, NULL}};
+static PyType_Spec vf_spec = {"torch._C._VariableFunctionsClass", 0, 0, Py_TPFLAGS_DEFAULT, vf_slots};
+
+int tn_functions_init(PyObject *m) {
+    PyObject *vf_type = PyType_FromSpec(&vf_spec);
+    if (!vf_type) return -1;
+    /* An instance whose attributes are the torch.* functions (upstream: _VariableFunctions). */
+    PyObject *vf = PyType_GenericAlloc((PyTypeObject *)vf_type, 0);
+    PyObject *vfmod = PyUnicode_FromString("torch._C._VariableFunctions");
+    PyObject *holder = PyModule_New("torch._C._VariableFunctions");
+    if (!vf || !vfmod || !holder) return -1;
+    Py_DECREF(vf);
+    vf = holder; /* a module object: attribute lookup and dir() behave like upstream's instance */
+    static const char *const modules[][2] = {{"nn", "_nn"}, {"linalg", "_linalg"}, {"special", "_special"},
+                                             {"fft", "_fft"}, {"sparse", "_sparse"}, {"nested", "_nested"}};
+    for (int k = 0; k < tn_name_count(); k++) {
+        const tn_name_def *n = tn_name_at(k);
+        const tn_op_def *d = tn_op_at(n->first);
+        bool func = false;
+        for (int r = n->first; r < n->last; r++) func |= (tn_op_at(r)->variants & TN_VARIANT_FUNCTION) != 0;
+        if (!func) continue;
+        PyObject *target = vf;
+        const char *modname = "torch._C._VariableFunctions";
+        PyObject *sub = NULL;
+        for (size_t i = 0; i < sizeof modules / sizeof *modules; i++)
+            if (!strcmp(d->module, modules[i][0])) {
+                sub = submodule(m, modules[i][1]);
+                if (!sub) return -1;
+                target = sub;
+                modname = modules[i][1];
+            }
+        PyObject *mn = PyUnicode_FromString(modname);
+        PyObject *f = mn ? make_function(n->name, k, mn) : NULL;
+        Py_XDECREF(mn);
+        if (!f || PyObject_SetAttrString(target, n->name, f) < 0) { Py_XDECREF(f); Py_XDECREF(sub); return -1; }
+        Py_DECREF(f);
+        Py_XDECREF(sub);
+    }
+    Py_DECREF(vfmod);
+    if (PyModule_AddObjectRef(m, "_VariableFunctions", vf) < 0 ||
+        PyModule_AddObjectRef(m, "_VariableFunctionsClass", vf_type) < 0)
+        return -1;
+    Py_DECREF(vf);
+    Py_DECREF(vf_type);
+    return PyModule_AddFunctions(m, op_lookup_methods);
+}

@@ -1,0 +1,388 @@
+/* runtime.c — the small torch._C functions upstream calls while importing, done for real.
+ *
+ * Measured with tools/trace_surface.py: importing torch / nn / optim / data / autograd /
+ * distributed / transformers / safetensors calls only a few dozen _C functions. Each does here
+ * what upstream's does where that is cheap (initialisation hooks, flags that store and return,
+ * default dtype, dispatch-key parsing, torch-function mode bookkeeping, dynamo's eval-frame
+ * callback slot). Everything else stays a refusing name in surface.c.
+ *
+ * Placeholders for names another file will own are marked TEMP and added only when absent. */
+#include "python/common.h"
+
+#include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+PyObject *tn_py_submodule(const char *dotted);
+PyObject *tn_py_named_constants(void);
+PyObject *tn_py_dispatch_key_by_name(const char *name);
+PyObject *tn_py_dispatch_keyset_full(void);
+PyObject *tn_py_refusing_class(const char *module, const char *name);
+
+/* ---------------------------------------------------------------------------------------------
+ * initialisation hooks */
+
+/* dtype names upstream's torch exposes, including aliases */
+static const struct { const char *alias; tn_dtype d; } dtype_aliases[] = {
+    {"short", TN_DTYPE_I16}, {"int", TN_DTYPE_I32}, {"long", TN_DTYPE_I64}, {"half", TN_DTYPE_F16},
+    {"float", TN_DTYPE_F32}, {"double", TN_DTYPE_F64}, {"chalf", TN_DTYPE_C32}, {"cfloat", TN_DTYPE_C64},
+    {"cdouble", TN_DTYPE_C128}, {"bit", TN_DTYPE_U1}, {NULL, 0},
+};
+
+static PyObject *rt_initExtension(PyObject *self, PyObject *args) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    for (int d = 0; d < TN_DTYPE_COUNT; d++)
+        if (PyObject_SetAttrString(torch, tn_dtype_infos[d].name, tn_py.dtypes[d]) < 0) goto fail;
+    for (int i = 0; dtype_aliases[i].alias; i++)
+        if (PyObject_SetAttrString(torch, dtype_aliases[i].alias, tn_py.dtypes[dtype_aliases[i].d]) < 0) goto fail;
+    PyObject *k, *v, *named = tn_py_named_constants();
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(named, &pos, &k, &v))
+        if (PyObject_SetAttr(torch, k, v) < 0) goto fail;
+    PyObject *fn = tn_py_submodule("_functions");
+    if (!fn) goto fail;
+    Py_DECREF(fn);
+    PyObject *tensor = PyObject_GetAttrString(torch, "Tensor");
+    if (!tensor) goto fail;
+    if (!PyType_Check(tensor)) {
+        Py_DECREF(tensor);
+        PyErr_SetString(PyExc_TypeError, "torch.Tensor is not a type");
+        goto fail;
+    }
+    Py_XSETREF(tn_py.tensor_class, (PyTypeObject *)tensor);
+    Py_DECREF(torch);
+    Py_RETURN_NONE;
+fail:
+    Py_DECREF(torch);
+    return NULL;
+}
+
+static PyObject *rt_true(PyObject *self, PyObject *args) { Py_RETURN_TRUE; }
+static PyObject *rt_false(PyObject *self, PyObject *args) { Py_RETURN_FALSE; }
+static PyObject *rt_none(PyObject *self, PyObject *args) { Py_RETURN_NONE; }
+
+static PyObject *rt_prctl_pdeathsig(PyObject *self, PyObject *sig) {
+    long s = PyLong_AsLong(sig);
+    if (s == -1 && PyErr_Occurred()) return NULL;
+#ifdef __linux__
+    if (prctl(PR_SET_PDEATHSIG, s) != 0) return PyErr_SetFromErrno(PyExc_OSError);
+#endif
+    Py_RETURN_NONE;
+}
+static PyMethodDef prctl_def = {"_prctl_pr_set_pdeathsig", rt_prctl_pdeathsig, METH_O, NULL};
+
+static PyObject *rt_multiprocessing_init(PyObject *self, PyObject *args) {
+    PyObject *mp = PyImport_ImportModule("torch.multiprocessing");
+    if (!mp) return NULL;
+    PyObject *f = PyCFunction_NewEx(&prctl_def, NULL, NULL);
+    int rc = f ? PyObject_SetAttrString(mp, "_prctl_pr_set_pdeathsig", f) : -1;
+    Py_XDECREF(f);
+    Py_DECREF(mp);
+    if (rc < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+/* _add_docstr(obj, doc): upstream attaches the docstring to a C function; under the limited API
+ * C functions' docstrings are fixed, so we set __doc__ where the object allows it. Returns obj. */
+static PyObject *rt_add_docstr(PyObject *self, PyObject *args) {
+    PyObject *obj, *doc;
+    if (!PyArg_ParseTuple(args, "OO:_add_docstr", &obj, &doc)) return NULL;
+    if (!PyUnicode_Check(doc)) {
+        PyErr_SetString(PyExc_TypeError, "_add_docstr(): argument 'doc' must be str");
+        return NULL;
+    }
+    if (PyType_Check(obj) || !PyCFunction_Check(obj)) {
+        if (PyObject_SetAttrString(obj, "__doc__", doc) < 0) PyErr_Clear();
+    }
+    return Py_NewRef(obj);
+}
+
+static PyObject *rt_get_all_dtypes(PyObject *self, PyObject *args) {
+    /* upstream's list: every scalar type except the quantized and sub-byte integer ones */
+    PyObject *l = PyList_New(0);
+    if (!l) return NULL;
+    for (int d = 0; d < TN_DTYPE_COUNT; d++) {
+        tn_dtype_kind k = tn_dtype_infos[d].kind;
+        if (k == TN_KIND_QUANT || k == TN_KIND_SUBBYTE_INT || k == TN_KIND_SUBBYTE_UINT) continue;
+        if (PyList_Append(l, tn_py.dtypes[d]) < 0) {
+            Py_DECREF(l);
+            return NULL;
+        }
+    }
+    return l;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * default dtype */
+
+static PyObject *rt_get_default_dtype(PyObject *self, PyObject *args) {
+    return Py_NewRef(tn_py.dtypes[tn_py.default_dtype]);
+}
+static PyObject *rt_set_default_dtype(PyObject *self, PyObject *o) {
+    tn_dtype d;
+    if (tn_py_to_dtype(o, &d) < 0) return NULL;
+    if (d != TN_DTYPE_F32 && d != TN_DTYPE_F64 && d != TN_DTYPE_F16 && d != TN_DTYPE_BF16) {
+        PyErr_Format(PyExc_TypeError, "only floating-point types are supported as the default type");
+        return NULL;
+    }
+    tn_py.default_dtype = d;
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * flags that store and return: _set_X(v) / _get_X() pairs upstream toggles */
+
+static PyObject *flags;   /* dict: name -> value */
+
+static PyObject *rt_flag_get(PyObject *self, PyObject *args) {
+    PyObject *v = PyDict_GetItem(flags, self);
+    return Py_NewRef(v ? v : Py_False);
+}
+static PyObject *rt_flag_set(PyObject *self, PyObject *args) {
+    PyObject *v;
+    if (!PyArg_ParseTuple(args, "O", &v)) return NULL;
+    if (PyDict_SetItem(flags, self, v) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * dispatch keys */
+
+static PyObject *rt_parse_dispatch_key(PyObject *self, PyObject *name) {
+    const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!s) return NULL;
+    return tn_py_dispatch_key_by_name(s);
+}
+static PyObject *rt_dispatch_keyset_full(PyObject *self, PyObject *args) { return tn_py_dispatch_keyset_full(); }
+
+/* ---------------------------------------------------------------------------------------------
+ * __torch_function__ bookkeeping: the mode stack and the disabled state */
+
+static PyObject *tf_stack;   /* list of modes */
+static int tf_state;         /* 0 enabled, 1 subclasses disabled, 2 all disabled */
+
+int tn_torch_function_state(void) { return tf_state; }
+Py_ssize_t tn_torch_function_stack_len(void) { return tf_stack ? PyList_Size(tf_stack) : 0; }
+
+static PyObject *rt_is_tf_enabled(PyObject *s, PyObject *a) { return PyBool_FromLong(tf_state == 0); }
+static PyObject *rt_is_tf_all_disabled(PyObject *s, PyObject *a) { return PyBool_FromLong(tf_state == 2); }
+static PyObject *rt_is_tf_mode_enabled(PyObject *s, PyObject *a) {
+    return PyBool_FromLong(tf_state != 2 && PyList_Size(tf_stack) > 0);
+}
+static PyObject *rt_len_tf_stack(PyObject *s, PyObject *a) { return PyLong_FromSsize_t(PyList_Size(tf_stack)); }
+static PyObject *rt_push_tf_stack(PyObject *s, PyObject *mode) {
+    if (PyList_Append(tf_stack, mode) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *rt_pop_tf_stack(PyObject *s, PyObject *a) {
+    Py_ssize_t n = PyList_Size(tf_stack);
+    if (n <= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Trying to pop from an empty mode stack");
+        return NULL;
+    }
+    PyObject *m = PyList_GetItem(tf_stack, n - 1);
+    Py_INCREF(m);
+    if (PySequence_DelItem(tf_stack, n - 1) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+static PyObject *rt_get_tf_stack_at(PyObject *s, PyObject *i) {
+    Py_ssize_t k = PyLong_AsSsize_t(i);
+    if (k == -1 && PyErr_Occurred()) return NULL;
+    PyObject *m = PySequence_GetItem(tf_stack, k);
+    return m;
+}
+/* _disabled_torch_function_impl(func, types, args=(), kwargs=None): run func with
+ * __torch_function__ disabled for subclasses. */
+static PyObject *rt_disabled_tf_impl(PyObject *s, PyObject *args) {
+    PyObject *func, *types, *fargs = NULL, *fkw = NULL;
+    if (!PyArg_ParseTuple(args, "OO|OO:_disabled_torch_function_impl", &func, &types, &fargs, &fkw)) return NULL;
+    int old = tf_state;
+    if (tf_state == 0) tf_state = 1;
+    PyObject *a = fargs ? PySequence_Tuple(fargs) : PyTuple_New(0);
+    PyObject *r = NULL;
+    if (a) r = PyObject_Call(func, a, fkw && fkw != Py_None ? fkw : NULL);
+    Py_XDECREF(a);
+    tf_state = old;
+    return r;
+}
+
+/* DisableTorchFunction / DisableTorchFunctionSubclass context managers */
+typedef struct {
+    PyObject_HEAD
+    int target, saved;
+} tn_tfctx;
+static PyObject *tfctx_enter(PyObject *self, PyObject *a) {
+    tn_tfctx *c = (tn_tfctx *)self;
+    c->saved = tf_state;
+    if (tf_state < c->target) tf_state = c->target;
+    Py_RETURN_NONE;
+}
+static PyObject *tfctx_exit(PyObject *self, PyObject *a) {
+    tf_state = ((tn_tfctx *)self)->saved;
+    Py_RETURN_NONE;
+}
+static PyObject *tfctx_new_sub(PyTypeObject *tp, PyObject *a, PyObject *k) {
+    PyObject *o = PyType_GenericAlloc(tp, 0);
+    if (o) ((tn_tfctx *)o)->target = 1;
+    return o;
+}
+static PyObject *tfctx_new_all(PyTypeObject *tp, PyObject *a, PyObject *k) {
+    PyObject *o = PyType_GenericAlloc(tp, 0);
+    if (o) ((tn_tfctx *)o)->target = 2;
+    return o;
+}
+static PyMethodDef tfctx_methods[] = {
+    {"__enter__", tfctx_enter, METH_NOARGS, NULL}, {"__exit__", tfctx_exit, METH_VARARGS, NULL}, {NULL},
+};
+static PyType_Slot tfsub_slots[] = {{Py_tp_new, tfctx_new_sub}, {Py_tp_methods, tfctx_methods}, {0, NULL}};
+static PyType_Slot tfall_slots[] = {{Py_tp_new, tfctx_new_all}, {Py_tp_methods, tfctx_methods}, {0, NULL}};
+static PyType_Spec tfsub_spec = {"torch._C.DisableTorchFunctionSubclass", sizeof(tn_tfctx), 0, Py_TPFLAGS_DEFAULT, tfsub_slots};
+static PyType_Spec tfall_spec = {"torch._C.DisableTorchFunction", sizeof(tn_tfctx), 0, Py_TPFLAGS_DEFAULT, tfall_slots};
+
+/* ---------------------------------------------------------------------------------------------
+ * dynamo: the eval-frame callback slot (torch.compile is out of reach under the limited API, but
+ * optimizers import dynamo, which stores and restores its callback) */
+
+static PyObject *eval_frame_cb, *guard_error_hook;
+
+static PyObject *rt_set_eval_frame(PyObject *s, PyObject *cb) {
+    PyObject *old = eval_frame_cb ? eval_frame_cb : Py_None;
+    eval_frame_cb = Py_NewRef(cb);
+    return old;   /* the reference we held */
+}
+static PyObject *rt_set_guard_error_hook(PyObject *s, PyObject *hook) {
+    Py_XSETREF(guard_error_hook, Py_NewRef(hook));
+    Py_RETURN_NONE;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Generator metaclass (upstream late-binds OpaqueBaseMeta as Generator's metaclass) */
+
+static PyObject *rt_set_generator_metaclass(PyObject *s, PyObject *meta) {
+    if (!PyType_Check(meta) || !PyType_IsSubtype((PyTypeObject *)meta, &PyType_Type)) {
+        PyErr_SetString(PyExc_TypeError, "_set_generator_metaclass: expected a metaclass");
+        return NULL;
+    }
+    PyObject *g = (PyObject *)tn_py.generator_type;
+    PyObject *old = (PyObject *)Py_TYPE(g);
+    Py_INCREF(meta);
+    Py_SET_TYPE(g, (PyTypeObject *)meta);
+    if (PyType_GetFlags((PyTypeObject *)old) & Py_TPFLAGS_HEAPTYPE) Py_DECREF(old);  /* static type: unowned */
+    Py_RETURN_NONE;
+}
+
+static PyObject *opaque_types;   /* set of names registered by _register_opaque_type */
+static PyObject *rt_register_opaque_type(PyObject *s, PyObject *args) {
+    PyObject *name;
+    if (!PyArg_ParseTuple(args, "O", &name)) return NULL;
+    if (PySet_Add(opaque_types, name) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *rt_is_opaque_type(PyObject *s, PyObject *name) {
+    int r = PySet_Contains(opaque_types, name);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+static PyObject *rt_dlpack_exchange_api(PyObject *s, PyObject *a) {
+    static int api;   /* we export no DLPack C exchange table yet: an empty named capsule */
+    return PyCapsule_New(&api, "dlpack_exchange_api", NULL);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * registration */
+
+static PyMethodDef rt_methods[] = {
+    {"_initExtension", rt_initExtension, METH_VARARGS, NULL},
+    {"_autograd_init", rt_true, METH_NOARGS, NULL},
+    {"_jit_init", rt_true, METH_NOARGS, NULL},
+    {"_multiprocessing_init", rt_multiprocessing_init, METH_NOARGS, NULL},
+    {"_add_docstr", rt_add_docstr, METH_VARARGS, NULL},
+    {"_get_all_dtypes", rt_get_all_dtypes, METH_NOARGS, NULL},
+    {"_init_names", rt_none, METH_VARARGS, NULL},
+    {"_log_api_usage_once", rt_none, METH_VARARGS, NULL},
+    {"_log_api_usage_metadata", rt_none, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_tracer_warn_use_python", rt_none, METH_NOARGS, NULL},
+    {"_mtia_isBuilt", rt_false, METH_NOARGS, NULL},
+    {"get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
+    {"_get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
+    {"_set_default_dtype", rt_set_default_dtype, METH_O, NULL},
+    {"_parse_dispatch_key", rt_parse_dispatch_key, METH_O, NULL},
+    {"_is_torch_function_enabled", rt_is_tf_enabled, METH_NOARGS, NULL},
+    {"_is_torch_function_all_disabled", rt_is_tf_all_disabled, METH_NOARGS, NULL},
+    {"_is_torch_function_mode_enabled", rt_is_tf_mode_enabled, METH_NOARGS, NULL},
+    {"_len_torch_function_stack", rt_len_tf_stack, METH_NOARGS, NULL},
+    {"_push_on_torch_function_stack", rt_push_tf_stack, METH_O, NULL},
+    {"_pop_torch_function_stack", rt_pop_tf_stack, METH_NOARGS, NULL},
+    {"_get_function_stack_at", rt_get_tf_stack_at, METH_O, NULL},
+    {"_disabled_torch_function_impl", rt_disabled_tf_impl, METH_VARARGS, NULL},
+    {"_set_generator_metaclass", rt_set_generator_metaclass, METH_O, NULL},
+    {"_register_opaque_type", rt_register_opaque_type, METH_VARARGS, NULL},
+    {"_is_opaque_type", rt_is_opaque_type, METH_O, NULL},
+    {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
+    {NULL},
+};
+static PyMethodDef eval_frame_methods[] = {
+    {"set_eval_frame", rt_set_eval_frame, METH_O, NULL},
+    {"set_guard_error_hook", rt_set_guard_error_hook, METH_O, NULL},
+    {"set_code_exec_strategy", rt_none, METH_VARARGS, NULL},
+    {NULL},
+};
+/* TEMP until functions.c: operator lookup names upstream calls at import */
+static PyMethodDef temp_methods[] = {
+    {"_dispatch_keyset_full", rt_dispatch_keyset_full, METH_NOARGS, NULL},
+    {NULL},
+};
+
+/* _set_X / _get_X flag pairs that only store a value (names measured on upstream's import) */
+static const char *const flag_names[] = {
+    "_get_cudnn_enabled", "_get_mkldnn_enabled", NULL,
+};
+
+static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
+    PyObject *name = PyModule_GetNameObject(mod);
+    if (!name) return -1;
+    PyObject *d = PyModule_GetDict(mod);
+    for (PyMethodDef *f = defs; f->ml_name; f++) {
+        if (only_if_absent && PyDict_GetItemString(d, f->ml_name)) continue;
+        PyObject *fn = PyCFunction_NewEx(f, NULL, name);
+        if (!fn || PyDict_SetItemString(d, f->ml_name, fn) < 0) {
+            Py_XDECREF(fn);
+            Py_DECREF(name);
+            return -1;
+        }
+        Py_DECREF(fn);
+    }
+    Py_DECREF(name);
+    return 0;
+}
+
+int tn_runtime_init(PyObject *m) {
+    flags = PyDict_New();
+    tf_stack = PyList_New(0);
+    opaque_types = PySet_New(NULL);
+    if (!flags || !tf_stack || !opaque_types) return -1;
+    (void)flag_names;
+    (void)rt_flag_get;
+    (void)rt_flag_set;
+    if (add_functions(m, rt_methods, 1) < 0 || add_functions(m, temp_methods, 1) < 0) return -1;
+    PyObject *ef = tn_py_submodule("_dynamo.eval_frame");
+    if (!ef) return -1;
+    int rc = add_functions(ef, eval_frame_methods, 1);
+    Py_DECREF(ef);
+    if (rc < 0) return -1;
+    PyObject *sub = PyType_FromSpec(&tfsub_spec), *all = sub ? PyType_FromSpec(&tfall_spec) : NULL;
+    if (!all || PyModule_AddObjectRef(m, "DisableTorchFunctionSubclass", sub) < 0 ||
+        PyModule_AddObjectRef(m, "DisableTorchFunction", all) < 0) {
+        Py_XDECREF(sub);
+        Py_XDECREF(all);
+        return -1;
+    }
+    Py_DECREF(sub);
+    Py_DECREF(all);
+    return 0;
+}

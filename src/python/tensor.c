@@ -1,0 +1,678 @@
+/* tensor.c — torch._C.TensorBase (its metaclass _TensorMeta) and torch._C.StorageBase.
+ *
+ * A tensor object owns one reference to a tn_storage and carries geometry (tn_tensor) plus the
+ * autograd fields. Operators are not here: they reach tensors through the door (functions.c).
+ * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
+#include "python/tensor.h"
+
+#include <string.h>
+
+/* ---------- allocation ---------- */
+
+static PyTypeObject *result_type(void) {
+    return tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase;
+}
+
+static PyObject *alloc_of(PyTypeObject *tp) {
+    allocfunc a = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    return a(tp, 0);
+}
+
+PyObject *tn_tensor_wrap(const tn_tensor *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(result_type());
+    if (!o) {
+        tn_storage_decref(t->storage);
+        return NULL;
+    }
+    o->t = *t;
+    return (PyObject *)o;
+}
+
+PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device_type dev) {
+    tn_tensor t;
+    int64_t n;
+    if (ndim > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld%s]",
+                         (long long)sizes[i], (long long)sizes[0], ndim > 1 ? ", ..." : "");
+            return NULL;
+        }
+    size_t isz = (size_t)tn_dtype_itemsize(dtype);
+    if (!tn_sizes_numel(ndim, sizes, &n) || (uint64_t)n > SIZE_MAX / isz / 2) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return NULL;
+    }
+    memset(&t, 0, sizeof t);
+    t.storage = tn_storage_new((size_t)n * isz, dev);
+    if (!t.storage) {
+        PyErr_Format(PyExc_RuntimeError, "DefaultCPUAllocator: not enough memory: you tried to allocate %lld bytes.",
+                     (long long)((size_t)n * isz));
+        return NULL;
+    }
+    t.ndim = ndim;
+    t.dtype = dtype;
+    memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    tn_contiguous_strides(ndim, sizes, t.strides);
+    return tn_tensor_wrap(&t);
+}
+
+PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset) {
+    tn_tensor t = *tn_tensor_of(base);
+    t.ndim = ndim;
+    memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    memcpy(t.strides, strides, (size_t)ndim * sizeof *strides);
+    t.offset = offset;
+    tn_storage_incref(t.storage);
+    PyObject *v = tn_tensor_wrap(&t);
+    if (v) {
+        PyObject *root = ((tn_tensor_obj *)base)->base ? ((tn_tensor_obj *)base)->base : base;
+        ((tn_tensor_obj *)v)->base = Py_NewRef(root);
+    }
+    return v;
+}
+
+int tn_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                       tn_dtype dtype, size_t nbytes) {
+    int64_t hi = offset;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0) return 0;
+        if (strides[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: [...]");
+            return -1;
+        }
+        hi += (sizes[i] - 1) * strides[i];
+    }
+    uint64_t need = ((uint64_t)hi + 1) * (uint64_t)tn_dtype_itemsize(dtype);
+    if (offset < 0 || need > nbytes) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "setStorage: sizes and strides are out of bounds for a storage of %zu bytes (would need %llu)",
+                     nbytes, (unsigned long long)need);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------- lifetime ---------- */
+
+static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    Py_VISIT(o->dict);
+    Py_VISIT(o->grad);
+    Py_VISIT(o->grad_fn);
+    Py_VISIT(o->base);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int tensor_clear(PyObject *self) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    Py_CLEAR(o->dict);
+    Py_CLEAR(o->grad);
+    Py_CLEAR(o->grad_fn);
+    Py_CLEAR(o->base);
+    return 0;
+}
+
+static void tensor_dealloc(PyObject *self) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (o->weakrefs) PyObject_ClearWeakRefs(self);
+    tensor_clear(self);
+    tn_storage_decref(o->t.storage);
+    o->t.storage = NULL;
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+/* TensorBase(...) directly: upstream only allows subclass construction through _make_subclass
+ * or the legacy torch.Tensor(sizes) constructor, which we build on torch.empty. */
+static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    if (tp == tn_py.TensorBase) {
+        PyErr_SetString(PyExc_RuntimeError, "Cannot create TensorBase directly; use torch.Tensor or torch.empty");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_Size(args);
+    int64_t sizes[TN_MAX_DIMS];
+    if (kw && PyDict_Size(kw)) return tn_not_implemented("torch.Tensor(...) with keyword arguments");
+    if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
+        tn_tensor t = *tn_tensor_of(PyTuple_GetItem(args, 0));
+        tn_storage_incref(t.storage);
+        tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(tp);
+        if (!o) { tn_storage_decref(t.storage); return NULL; }
+        o->t = t;
+        return (PyObject *)o;
+    }
+    if (n > TN_MAX_DIMS) return tn_not_implemented("torch.Tensor with this many dimensions");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GetItem(args, i);
+        if (!PyLong_Check(a)) return tn_not_implemented("torch.Tensor(data) legacy constructor; use torch.tensor");
+        sizes[i] = PyLong_AsLongLong(a);
+        if (sizes[i] == -1 && PyErr_Occurred()) return NULL;
+    }
+    PyObject *e = tn_tensor_new_empty((int)n, sizes, tn_py.default_dtype, TN_DEVICE_CPU);
+    if (!e) return NULL;
+    tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(tp);
+    if (!o) { Py_DECREF(e); return NULL; }
+    o->t = *tn_tensor_of(e);
+    tn_storage_incref(o->t.storage);
+    Py_DECREF(e);
+    return (PyObject *)o;
+}
+
+/* ---------- geometry members ---------- */
+
+static int parse_dim(PyObject *self, PyObject *arg, int *out) {
+    int nd = tn_tensor_of(self)->ndim, lim = nd ? nd : 1;
+    long d = PyLong_AsLong(arg);
+    if (d == -1 && PyErr_Occurred()) return -1;
+    if (d < -lim || d >= lim) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %ld)",
+                     -lim, lim - 1, d);
+        return -1;
+    }
+    *out = (int)(d < 0 ? d + lim : d);
+    return 0;
+}
+
+static PyObject *int_tuple(int n, const int64_t *v) {
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, PyLong_FromLongLong(v[i]));
+    return t;
+}
+
+static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"dim", NULL};
+    PyObject *dim = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:size", kws, &dim)) return NULL;
+    tn_tensor *t = tn_tensor_of(self);
+    if (!dim || dim == Py_None) return tn_py_size_new(t->ndim, t->sizes);
+    int d;
+    if (parse_dim(self, dim, &d) < 0) return NULL;
+    if (!t->ndim) return PyLong_FromLong(1);
+    return PyLong_FromLongLong(t->sizes[d]);
+}
+
+static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"dim", NULL};
+    PyObject *dim = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:stride", kws, &dim)) return NULL;
+    tn_tensor *t = tn_tensor_of(self);
+    if (!dim || dim == Py_None) return int_tuple(t->ndim, t->strides);
+    int d;
+    if (parse_dim(self, dim, &d) < 0) return NULL;
+    if (!t->ndim) return PyLong_FromLong(1);
+    return PyLong_FromLongLong(t->strides[d]);
+}
+
+static PyObject *m_dim(PyObject *self, PyObject *unused) { return PyLong_FromLong(tn_tensor_of(self)->ndim); }
+static PyObject *m_numel(PyObject *self, PyObject *unused) { return PyLong_FromLongLong(tn_numel(tn_tensor_of(self))); }
+static PyObject *m_element_size(PyObject *self, PyObject *unused) {
+    return PyLong_FromLong(tn_dtype_itemsize(tn_tensor_of(self)->dtype));
+}
+static PyObject *m_storage_offset(PyObject *self, PyObject *unused) {
+    return PyLong_FromLongLong(tn_tensor_of(self)->offset);
+}
+static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
+    return PyLong_FromVoidPtr(tn_data(tn_tensor_of(self)));
+}
+static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"memory_format", NULL};
+    PyObject *mf = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_contiguous", kws, &mf)) return NULL;
+    if (mf && mf != Py_None && mf != tn_py.memory_format_contiguous)
+        return tn_not_implemented("is_contiguous(memory_format=) other than torch.contiguous_format");
+    return PyBool_FromLong(tn_is_contiguous(tn_tensor_of(self)));
+}
+static PyObject *m_is_floating_point(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(tn_dtype_is_floating(tn_tensor_of(self)->dtype));
+}
+static PyObject *m_is_complex(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(tn_dtype_is_complex(tn_tensor_of(self)->dtype));
+}
+static PyObject *m_is_signed(PyObject *self, PyObject *unused) {
+    tn_dtype_kind k = tn_dtype_infos[tn_tensor_of(self)->dtype].kind;
+    return PyBool_FromLong(k != TN_KIND_UINT && k != TN_KIND_BOOL && k != TN_KIND_SUBBYTE_UINT);
+}
+static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
+    return tn_storage_to_python(tn_tensor_of(self)->storage);
+}
+static PyObject *m_is_view(PyObject *self, PyObject *unused) {
+    return PyBool_FromLong(((tn_tensor_obj *)self)->base != NULL);
+}
+static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"requires_grad", NULL};
+    int rg = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:requires_grad_", kws, &rg)) return NULL;
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
+        return NULL;
+    }
+    if (!rg && o->grad_fn) {
+        PyErr_SetString(PyExc_RuntimeError, "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+        return NULL;
+    }
+    o->requires_grad = rg;
+    return Py_NewRef(self);
+}
+
+/* Tensor._make_subclass(cls, data, require_grad=False): a new `cls` object aliasing data. */
+static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"cls", "data", "require_grad", "dispatch_sizes_strides_policy",
+                          "dispatch_device", "dispatch_layout", "_extra_dispatch_keys",
+                          "storage_size", NULL};
+    PyObject *cls, *data, *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+    int rg = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pOOOOO:_make_subclass", kws, &cls, &data, &rg,
+                                     &a, &b, &c, &d, &e))
+        return NULL;
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tn_py.TensorBase)) {
+        PyErr_SetString(PyExc_TypeError, "cls must be a subclass of torch.Tensor");
+        return NULL;
+    }
+    if (!tn_py_is_tensor(data)) {
+        PyErr_SetString(PyExc_TypeError, "data must be a Tensor");
+        return NULL;
+    }
+    tn_tensor_obj *o = (tn_tensor_obj *)alloc_of((PyTypeObject *)cls);
+    if (!o) return NULL;
+    o->t = *tn_tensor_of(data);
+    tn_storage_incref(o->t.storage);
+    if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
+        Py_DECREF(o);
+        PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
+        return NULL;
+    }
+    o->requires_grad = rg;
+    return (PyObject *)o;
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"dim", m_dim, METH_NOARGS, NULL},
+    {"ndimension", m_dim, METH_NOARGS, NULL},
+    {"numel", m_numel, METH_NOARGS, NULL},
+    {"nelement", m_numel, METH_NOARGS, NULL},
+    {"element_size", m_element_size, METH_NOARGS, NULL},
+    {"storage_offset", m_storage_offset, METH_NOARGS, NULL},
+    {"data_ptr", m_data_ptr, METH_NOARGS, NULL},
+    {"is_contiguous", (PyCFunction)(void (*)(void))m_is_contiguous, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"is_floating_point", m_is_floating_point, METH_NOARGS, NULL},
+    {"is_complex", m_is_complex, METH_NOARGS, NULL},
+    {"is_signed", m_is_signed, METH_NOARGS, NULL},
+    {"untyped_storage", m_untyped_storage, METH_NOARGS, NULL},
+    {"_is_view", m_is_view, METH_NOARGS, NULL},
+    {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {NULL},
+};
+
+/* ---------- properties ---------- */
+
+#define T(self) tn_tensor_of(self)
+static PyObject *g_shape(PyObject *self, void *c) { return tn_py_size_new(T(self)->ndim, T(self)->sizes); }
+static PyObject *g_dtype(PyObject *self, void *c) { return tn_py_from_dtype(T(self)->dtype); }
+static PyObject *g_device(PyObject *self, void *c) {
+    return Py_NewRef(T(self)->storage->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu);
+}
+static PyObject *g_ndim(PyObject *self, void *c) { return PyLong_FromLong(T(self)->ndim); }
+static PyObject *g_layout(PyObject *self, void *c) { return Py_NewRef(tn_py.layout_strided); }
+static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *g_none(PyObject *self, void *c) { Py_RETURN_NONE; }
+static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
+static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
+static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
+static PyObject *g_nbytes(PyObject *self, void *c) {
+    return PyLong_FromLongLong(tn_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
+}
+static PyObject *g_version(PyObject *self, void *c) { return PyLong_FromLongLong(T(self)->storage->version); }
+static PyObject *g_requires_grad(PyObject *self, void *c) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    return PyBool_FromLong(o->requires_grad || o->grad_fn);
+}
+static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
+    if (!v) { PyErr_SetString(PyExc_TypeError, "can't delete requires_grad"); return -1; }
+    if (!PyBool_Check(v)) { PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool"); return -1; }
+    PyObject *args = PyTuple_Pack(1, v), *r = args ? m_requires_grad_(self, args, NULL) : NULL;
+    Py_XDECREF(args);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+static PyObject *g_is_leaf(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->grad_fn == NULL); }
+static PyObject *g_grad(PyObject *self, void *c) {
+    PyObject *g = ((tn_tensor_obj *)self)->grad;
+    return Py_NewRef(g ? g : Py_None);
+}
+static int s_grad(PyObject *self, PyObject *v, void *c) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    if (v && v != Py_None && !tn_py_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "assigned grad expected to be a Tensor or None");
+        return -1;
+    }
+    Py_XSETREF(o->grad, (v && v != Py_None) ? Py_NewRef(v) : NULL);
+    return 0;
+}
+static PyObject *g_grad_fn(PyObject *self, void *c) {
+    PyObject *g = ((tn_tensor_obj *)self)->grad_fn;
+    return Py_NewRef(g ? g : Py_None);
+}
+static PyObject *g_base(PyObject *self, void *c) {
+    PyObject *b = ((tn_tensor_obj *)self)->base;
+    return Py_NewRef(b ? b : Py_None);
+}
+static PyObject *g_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(self); }
+static PyObject *g_data(PyObject *self, void *c) {
+    /* .data: same storage and geometry, detached from autograd */
+    tn_tensor t = *T(self);
+    tn_storage_incref(t.storage);
+    return tn_tensor_wrap(&t);
+}
+static int s_data(PyObject *self, PyObject *v, void *c) {
+    if (!v || !tn_py_is_tensor(v)) {
+        PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got something else");
+        return -1;
+    }
+    tn_tensor t = *T(v);
+    tn_storage_incref(t.storage);
+    tn_storage_decref(T(self)->storage);
+    *T(self) = t;
+    return 0;
+}
+static PyObject *g_names(PyObject *self, void *c) {
+    int n = T(self)->ndim;
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, Py_NewRef(Py_None));
+    return t;
+}
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", g_shape, NULL, NULL, NULL},
+    {"dtype", g_dtype, NULL, NULL, NULL},
+    {"device", g_device, NULL, NULL, NULL},
+    {"ndim", g_ndim, NULL, NULL, NULL},
+    {"layout", g_layout, NULL, NULL, NULL},
+    {"is_cpu", g_is_cpu, NULL, NULL, NULL},
+    {"is_meta", g_is_meta, NULL, NULL, NULL},
+    {"is_cuda", g_false, NULL, NULL, NULL},
+    {"is_xpu", g_false, NULL, NULL, NULL},
+    {"is_mps", g_false, NULL, NULL, NULL},
+    {"is_mtia", g_false, NULL, NULL, NULL},
+    {"is_ipu", g_false, NULL, NULL, NULL},
+    {"is_xla", g_false, NULL, NULL, NULL},
+    {"is_hpu", g_false, NULL, NULL, NULL},
+    {"is_maia", g_false, NULL, NULL, NULL},
+    {"is_vulkan", g_false, NULL, NULL, NULL},
+    {"is_sparse", g_false, NULL, NULL, NULL},
+    {"is_sparse_csr", g_false, NULL, NULL, NULL},
+    {"is_mkldnn", g_false, NULL, NULL, NULL},
+    {"is_quantized", g_false, NULL, NULL, NULL},
+    {"is_nested", g_false, NULL, NULL, NULL},
+    {"_is_zerotensor_prop", g_false, NULL, NULL, NULL},
+    {"itemsize", g_itemsize, NULL, NULL, NULL},
+    {"nbytes", g_nbytes, NULL, NULL, NULL},
+    {"_version", g_version, NULL, NULL, NULL},
+    {"requires_grad", g_requires_grad, s_requires_grad, NULL, NULL},
+    {"is_leaf", g_is_leaf, NULL, NULL, NULL},
+    {"grad", g_grad, s_grad, NULL, NULL},
+    {"_grad", g_grad, s_grad, NULL, NULL},
+    {"grad_fn", g_grad_fn, NULL, NULL, NULL},
+    {"_grad_fn", g_grad_fn, NULL, NULL, NULL},
+    {"_base", g_base, NULL, NULL, NULL},
+    {"_cdata", g_cdata, NULL, NULL, NULL},
+    {"data", g_data, s_data, NULL, NULL},
+    {"names", g_names, NULL, NULL, NULL},
+    {"_backward_hooks", g_none, NULL, NULL, NULL},
+    {"_post_accumulate_grad_hooks", g_none, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef tensor_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(tn_tensor_obj, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(tn_tensor_obj, weakrefs), READONLY, NULL},
+    {NULL},
+};
+
+PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual);
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_new, tensor_new},
+    {Py_tp_dealloc, tensor_dealloc},
+    {Py_tp_traverse, tensor_traverse},
+    {Py_tp_clear, tensor_clear},
+    {Py_tp_methods, tensor_methods},
+    {Py_tp_getset, tensor_getset},
+    {Py_tp_members, tensor_members},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {
+    "torch._C.TensorBase", sizeof(tn_tensor_obj), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, tensor_slots,
+};
+
+/* ---------- storage ---------- */
+
+static void storage_dealloc(PyObject *self) {
+    tn_storage_obj *o = (tn_storage_obj *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (o->weakrefs) PyObject_ClearWeakRefs(self);
+    Py_CLEAR(o->dict);
+    if (o->s) {
+        if (o->s->pyobj == self) o->s->pyobj = NULL;
+        tn_storage_decref(o->s);
+    }
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static int storage_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(((tn_storage_obj *)self)->dict);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+PyObject *tn_storage_to_python(tn_storage *s) {
+    if (s->pyobj) return Py_NewRef((PyObject *)s->pyobj);
+    PyObject *cls = PyObject_GetAttrString(PyImport_AddModule("torch"), "UntypedStorage");
+    PyTypeObject *tp = (cls && PyType_Check(cls)) ? (PyTypeObject *)cls : tn_py.storage_type;
+    PyErr_Clear();
+    tn_storage_obj *o = (tn_storage_obj *)alloc_of(tp);
+    Py_XDECREF(cls);
+    if (!o) return NULL;
+    tn_storage_incref(s);
+    o->s = s;
+    s->pyobj = o;
+    return (PyObject *)o;
+}
+
+static PyObject *storage_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    Py_ssize_t n = 0;
+    PyObject *device = NULL;
+    static char *kws[] = {"size", "device", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|nO", kws, &n, &device)) return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size must be non-negative");
+        return NULL;
+    }
+    tn_device_type dt = TN_DEVICE_CPU;
+    int idx;
+    if (device && device != Py_None && tn_py_parse_device(device, &dt, &idx) < 0) return NULL;
+    tn_storage_obj *o = (tn_storage_obj *)alloc_of(tp);
+    if (!o) return NULL;
+    o->s = tn_storage_new((size_t)n, dt);
+    if (!o->s) { Py_DECREF(o); return PyErr_NoMemory(); }
+    o->s->pyobj = o;
+    return (PyObject *)o;
+}
+
+#define S(self) (((tn_storage_obj *)self)->s)
+static PyObject *sm_nbytes(PyObject *self, PyObject *u) { return PyLong_FromSize_t(S(self)->nbytes); }
+static PyObject *sm_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(S(self)->data); }
+static PyObject *sm_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(1); }
+static PyObject *sm_resizable(PyObject *self, PyObject *u) { return PyBool_FromLong(S(self)->resizable && !S(self)->release); }
+static PyObject *sm_is_shared(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
+static PyObject *sm_device(PyObject *self, void *c) {
+    return Py_NewRef(S(self)->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu);
+}
+static PyObject *sm_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(S(self)); }
+static PyObject *sm_resize_(PyObject *self, PyObject *arg) {
+    Py_ssize_t n = PyLong_AsSsize_t(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    if (n < 0) { PyErr_SetString(PyExc_RuntimeError, "Storage size must be non-negative"); return NULL; }
+    if (!S(self)->resizable || S(self)->release) {
+        PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");
+        return NULL;
+    }
+    size_t old = S(self)->nbytes;
+    if ((size_t)n > old) {
+        if (tn_storage_resize(S(self), (size_t)n) != TN_OK) return PyErr_NoMemory();
+    } else {
+        S(self)->nbytes = (size_t)n;
+    }
+    return Py_NewRef(self);
+}
+static PyObject *sm_fill_(PyObject *self, PyObject *arg) {
+    long v = PyLong_AsLong(arg);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    if (S(self)->data) memset(S(self)->data, (int)(unsigned char)v, S(self)->nbytes);
+    return Py_NewRef(self);
+}
+static PyObject *sm_copy_(PyObject *self, PyObject *args) {
+    PyObject *src;
+    int nb = 0;
+    if (!PyArg_ParseTuple(args, "O|p", &src, &nb)) return NULL;
+    if (!PyObject_TypeCheck(src, tn_py.storage_type)) {
+        PyErr_SetString(PyExc_TypeError, "copy_(): expected a storage");
+        return NULL;
+    }
+    if (S(src)->nbytes != S(self)->nbytes) {
+        PyErr_SetString(PyExc_RuntimeError, "size does not match");
+        return NULL;
+    }
+    if (S(self)->data && S(src)->data) memmove(S(self)->data, S(src)->data, S(self)->nbytes);
+    return Py_NewRef(self);
+}
+static PyObject *sm_getitem(PyObject *self, PyObject *key) {
+    if (!PyLong_Check(key)) return tn_not_implemented("UntypedStorage slicing");
+    Py_ssize_t i = PyLong_AsSsize_t(key), n = (Py_ssize_t)S(self)->nbytes;
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) {
+        PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);
+        return NULL;
+    }
+    return PyLong_FromLong((unsigned char)S(self)->data[i]);
+}
+static Py_ssize_t sm_len(PyObject *self) { return (Py_ssize_t)S(self)->nbytes; }
+
+static PyMethodDef storage_methods[] = {
+    {"nbytes", sm_nbytes, METH_NOARGS, NULL},
+    {"size", sm_nbytes, METH_NOARGS, NULL},
+    {"data_ptr", sm_data_ptr, METH_NOARGS, NULL},
+    {"element_size", sm_element_size, METH_NOARGS, NULL},
+    {"resizable", sm_resizable, METH_NOARGS, NULL},
+    {"is_shared", sm_is_shared, METH_NOARGS, NULL},
+    {"resize_", sm_resize_, METH_O, NULL},
+    {"fill_", sm_fill_, METH_O, NULL},
+    {"copy_", sm_copy_, METH_VARARGS, NULL},
+    {NULL},
+};
+
+static PyGetSetDef storage_getset[] = {
+    {"device", sm_device, NULL, NULL, NULL},
+    {"_cdata", sm_cdata, NULL, NULL, NULL},
+    {NULL},
+};
+
+static PyMemberDef storage_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(tn_storage_obj, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(tn_storage_obj, weakrefs), READONLY, NULL},
+    {NULL},
+};
+
+static PyType_Slot storage_slots[] = {
+    {Py_tp_new, storage_new},
+    {Py_tp_dealloc, storage_dealloc},
+    {Py_tp_traverse, storage_traverse},
+    {Py_tp_methods, storage_methods},
+    {Py_tp_getset, storage_getset},
+    {Py_tp_members, storage_members},
+    {Py_mp_subscript, sm_getitem},
+    {Py_mp_length, sm_len},
+    {Py_sq_length, sm_len},
+    {0, NULL},
+};
+
+static PyType_Spec storage_spec = {
+    "torch._C.StorageBase", sizeof(tn_storage_obj), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, storage_slots,
+};
+
+/* ---------- _TensorMeta ---------- */
+
+static PyType_Slot meta_slots[] = {{0, NULL}};
+static PyType_Spec meta_spec = {"torch._C._TensorMeta", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, meta_slots};
+
+int tn_tensor_type_init(PyObject *m) {
+    PyObject *meta = PyType_FromSpecWithBases(&meta_spec, (PyObject *)&PyType_Type);
+    if (!meta) return -1;
+    PyMethodDef *all = tn_tensor_methods_with_ops(tensor_methods);
+    if (!all) { Py_DECREF(meta); return -1; }
+    for (PyType_Slot *sl = tensor_slots; sl->slot; sl++)
+        if (sl->slot == Py_tp_methods) sl->pfunc = all;
+    PyObject *tb = PyType_FromSpec(&tensor_spec);
+    if (!tb) { Py_DECREF(meta); return -1; }
+    /* Make _TensorMeta the metaclass of TensorBase: upstream subclasses it (nn.Parameter's).
+     * Python 3.11's limited API has no PyType_FromMetaclass and refuses __class__ assignment on
+     * types, so the type pointer is set directly: _TensorMeta adds no fields to `type`, so the
+     * object layout is unchanged. TensorBase lives as long as the process. */
+    Py_SET_TYPE(tb, (PyTypeObject *)Py_NewRef(meta));
+    tn_py.TensorMeta = (PyTypeObject *)meta;
+    tn_py.TensorBase = (PyTypeObject *)tb;
+    PyObject *st = PyType_FromSpec(&storage_spec);
+    if (!st) return -1;
+    tn_py.storage_type = (PyTypeObject *)st;
+    if (PyModule_AddObjectRef(m, "_TensorMeta", meta) < 0 || PyModule_AddObjectRef(m, "TensorBase", tb) < 0 ||
+        PyModule_AddObjectRef(m, "_TensorBase", tb) < 0 || PyModule_AddObjectRef(m, "StorageBase", st) < 0)
+        return -1;
+    return 0;
+}
+
+/* A 0-dim tensor holding a Python number: bool -> bool, int -> int64, float -> float64,
+ * complex -> complex128 (upstream's scalar_to_tensor); `wrapped` marks it a wrapped number for
+ * type promotion, where it only decides the category. */
+PyObject *tn_tensor_from_number(PyObject *num, bool wrapped) {
+    tn_dtype dt;
+    union { int64_t i; double f; double c[2]; uint8_t b; } v;
+    if (PyBool_Check(num)) { dt = TN_DTYPE_BOOL; v.b = num == Py_True; }
+    else if (PyLong_Check(num)) {
+        int overflow;
+        v.i = PyLong_AsLongLongAndOverflow(num, &overflow);
+        if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return NULL; }
+        dt = TN_DTYPE_I64;
+    } else if (PyFloat_Check(num)) { dt = TN_DTYPE_F64; v.f = PyFloat_AsDouble(num); }
+    else if (PyComplex_Check(num)) {
+        dt = TN_DTYPE_C128;
+        v.c[0] = PyComplex_RealAsDouble(num);
+        v.c[1] = PyComplex_ImagAsDouble(num);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "expected a Python number");
+        return NULL;
+    }
+    PyObject *t = tn_tensor_new_empty(0, NULL, dt, TN_DEVICE_CPU);
+    if (!t) return NULL;
+    memcpy(tn_data(tn_tensor_of(t)), &v, (size_t)tn_dtype_itemsize(dt));
+    ((tn_tensor_obj *)t)->wrapped_number = wrapped;
+    return t;
+}

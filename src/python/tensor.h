@@ -1,0 +1,47 @@
+/* tensor.h — the Python tensor object (torch._C.TensorBase) and its storage object. */
+#ifndef TN_PYTHON_TENSOR_H
+#define TN_PYTHON_TENSOR_H
+
+#include "python/common.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *weakrefs;
+    tn_tensor t;
+    bool requires_grad;
+    bool wrapped_number;     /* made from a Python number: lower promotion priority */
+    PyObject *grad;          /* .grad or NULL */
+    PyObject *grad_fn;       /* autograd node or NULL */
+    PyObject *base;          /* ._base of a view, or NULL */
+} tn_tensor_obj;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *weakrefs;
+    tn_storage *s;
+} tn_storage_obj;
+
+static inline bool tn_py_is_tensor(PyObject *o) {
+    return PyObject_TypeCheck(o, tn_py.TensorBase);
+}
+static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
+
+/* A new torch.Tensor holding `t` (its storage reference is taken over). NULL on failure (the
+ * storage reference is then released). */
+PyObject *tn_tensor_wrap(const tn_tensor *t);
+/* A new uninitialised contiguous tensor; NULL with an exception (e.g. size overflow). */
+PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device_type dev);
+/* A view sharing `base`'s storage with new geometry; records ._base. */
+PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset);
+/* A 0-dim tensor from a Python number (wrapped_number set when `wrapped`). */
+PyObject *tn_tensor_from_number(PyObject *num, bool wrapped);
+/* The UntypedStorage object of a storage (cached on the storage). New reference. */
+PyObject *tn_storage_to_python(tn_storage *s);
+/* Check that a view with this geometry stays inside a storage of nbytes; RuntimeError if not. */
+int tn_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                       tn_dtype dtype, size_t nbytes);
+
+#endif

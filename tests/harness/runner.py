@@ -1,0 +1,324 @@
+"""Runs harness cases on the reference and the subject interpreter and checks agreement.
+
+Two interpreters are involved: the reference (upstream torch 2.13.0, `$TN_REF_PYTHON`, default
+`<repo>/.venv-ref/bin/python`) and the subject (our torch, `$TN_SUBJECT_PYTHON`, default
+`<repo>/.venv/bin/python`). The pytest process never imports torch: all cases of a session are
+run in ONE worker subprocess per interpreter (worker.py; both sides run concurrently), which
+writes one JSON line per case. If a worker crashes or a case exceeds `$TN_CASE_TIMEOUT` seconds
+(default 60), that case is recorded as a harness failure and a fresh worker continues after it.
+Reference results are cached in `$TN_GOLDEN_CACHE` (default `<repo>/build/golden-cache/`), one
+file per case keyed by sha256(worker.py text, reference torch version, snippet and options), so
+re-runs only execute the subject side; any change to a snippet changes its key. `TN_NO_CACHE=1`
+disables the cache.
+
+What is compared (comparator.py): kind of result; for tensors the class, dtype, shape, device,
+layout, is_contiguous, requires_grad, grad_fn class, `_is_view()`, the aliasing pattern (storage
+and object labels numbered in order of first appearance over the result, then the snippet's named
+tensor variables sorted by name), strides and storage_offset (when the case says `strides=True`,
+or by default when the reference tensor is a view or shares storage with another tensor of the
+case) and values; Python scalars by type and value; strings, reprs, dtype/Size/device texts
+byte for byte; sequences and dicts recursively; exceptions by class name only (the message is
+kept for diagnostics). One side raising while the other computes is a failure.
+
+Values: integers and bools bit-exact; floats exact by default (NaN matches NaN in the same
+position, +0 and -0 differ, inf must match), or with the case's tolerance:
+
+  tol=(atol, rtol):  |sub - ref| <= atol + rtol * |ref|
+  tol="float":       |sub - ref| <= K * err + F * eps(dtype) * |ref|,  K = 2, F = 2
+
+where eps(dtype) is the machine epsilon of the output dtype (bf16 2^-7, f16 2^-10, f32 2^-23,
+f64 2^-52; Python floats count as f64), so F * eps * |ref| is 2 to 4 ulps of ref, and `err` is
+upstream's own error for that output: the reference runs the snippet a second time (same
+seed) under a TorchFunctionMode that widens every floating tensor argument and floating dtype
+argument of every call to float64 (complex to complex128), leaving alone factory calls without tensor arguments and random draws (so the same
+random inputs are used), the self of in-place calls and `out=`; `err` is the largest
+|ref - ref_float64| over positions where both are finite. If that re-run fails or its
+structure differs, err counts as 0 (the floor alone applies) and the failure message says so.
+Non-finite values are always compared exactly. Complex numbers are compared per component.
+"""
+import glob
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from hashlib import sha256
+from pathlib import Path
+
+from .case import Case, all_cases
+from .comparator import compare, report
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+WORKER = HERE / "worker.py"
+
+
+def ref_python():
+    return os.environ.get("TN_REF_PYTHON", str(ROOT / ".venv-ref" / "bin" / "python"))
+
+
+def subject_python():
+    return os.environ.get("TN_SUBJECT_PYTHON", str(ROOT / ".venv" / "bin" / "python"))
+
+
+def cache_dir():
+    return Path(os.environ.get("TN_GOLDEN_CACHE", str(ROOT / "build" / "golden-cache")))
+
+
+def torch_version_of(python):
+    """Version of torch installed for `python`, from its dist-info (no torch import)."""
+    venv = Path(python).parent.parent
+    hits = sorted(glob.glob(str(venv / "lib" / "python*" / "site-packages" / "torch-*.dist-info")))
+    if hits:
+        return Path(hits[-1]).name[len("torch-"):-len(".dist-info")]
+    try:
+        out = subprocess.run([python, "-c", "import importlib.metadata as m;"
+                              "print(m.version('torch'))"], capture_output=True, text=True,
+                             timeout=60)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _worker_env():
+    env = dict(os.environ)
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env.setdefault("MKL_NUM_THREADS", "1")
+    env["PYTHONHASHSEED"] = "0"
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+class _LineReader:
+    def __init__(self, fd):
+        self.fd, self.buf, self.eof = fd, b"", False
+
+    def readline(self, timeout):
+        """A line (bytes), b'' at EOF, or None on timeout."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            if self.eof:
+                line, self.buf = self.buf, b""
+                return line
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            r, _, _ = select.select([self.fd], [], [], left)
+            if not r:
+                return None
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                self.eof = True
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line + b"\n"
+
+
+def _tail(path, n=1500):
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, 2)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def run_batch(python, jobs, timeout=None, import_timeout=300.0, stats=None, extra_env=None):
+    """Run `jobs` (dicts from Case.job) in `python`; returns a list of records, same order.
+
+    A record is the worker's dict, or {"harness": reason} when the case could not be run
+    (interpreter missing, import failure, crash, timeout).
+    """
+    timeout = float(timeout or os.environ.get("TN_CASE_TIMEOUT", 60))
+    results = [None] * len(jobs)
+    if not jobs:
+        return results
+    if not os.path.exists(python):
+        return [{"harness": "interpreter not found: %s" % python}] * len(jobs)
+    tmp = tempfile.mkdtemp(prefix="tn-harness-")
+    job_path = os.path.join(tmp, "jobs.json")
+    log_path = os.path.join(tmp, "worker.log")
+    with open(job_path, "w") as f:
+        json.dump(jobs, f)
+    i = 0
+    starts = 0
+    while i < len(jobs):
+        starts += 1
+        rfd, wfd = os.pipe()
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen([python, str(WORKER), job_path, str(wfd), str(i)],
+                                    pass_fds=(wfd,), stdin=subprocess.DEVNULL, stdout=log,
+                                    stderr=log, cwd=tmp,
+                                    env=dict(_worker_env(), **(extra_env or {})))
+        os.close(wfd)
+        reader = _LineReader(rfd)
+        try:
+            head = reader.readline(import_timeout)
+            hello = json.loads(head) if head else {"fatal": "worker exited before import "
+                                                   "(exit %s)\n%s" % (proc.wait(), _tail(log_path))}
+            if "fatal" in hello:
+                for j in range(i, len(jobs)):
+                    results[j] = {"harness": hello["fatal"]}
+                break
+            while i < len(jobs):
+                line = reader.readline(timeout)
+                if line is None:
+                    results[i] = {"harness": "timeout after %gs" % timeout}
+                    i += 1
+                    break
+                if not line.endswith(b"\n"):
+                    rc = proc.wait()
+                    results[i] = {"harness": "worker crashed (exit status %s); log tail:\n%s"
+                                  % (rc, _tail(log_path))}
+                    i += 1
+                    break
+                results[i] = json.loads(line)
+                i += 1
+        except (ValueError, OSError) as e:
+            if i < len(jobs):
+                results[i] = {"harness": "bad worker output: %s" % e}
+                i += 1
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            os.close(rfd)
+    shutil.rmtree(tmp, ignore_errors=True)
+    if stats is not None:
+        stats["workers"] = stats.get("workers", 0) + starts
+    return results
+
+
+class Runner:
+    """Session-wide: runs every needed case once per side, caches the reference."""
+
+    def __init__(self, items=()):
+        self.items = items
+        self.ref_python = ref_python()
+        self.subject_python = subject_python()
+        self.use_cache = os.environ.get("TN_NO_CACHE", "") in ("", "0")
+        self.ref_version = torch_version_of(self.ref_python)
+        self.worker_hash = sha256(WORKER.read_bytes()).hexdigest()[:16]
+        self.ref = {}   # exec_key -> record
+        self.sub = {}   # exec_key -> record
+        self.stats = {"ref_cached": 0, "ref_run": 0, "sub_run": 0, "seconds": 0.0}
+        self._lock = threading.Lock()
+
+    # -- cache -------------------------------------------------------------------------------
+    def _cache_path(self, case):
+        key = sha256(("%s\0%s\0%s" % (self.worker_hash, self.ref_version, case.exec_key))
+                     .encode()).hexdigest()
+        return cache_dir() / key[:2] / (key + ".json")
+
+    def _cache_get(self, case):
+        if not self.use_cache:
+            return None
+        try:
+            with open(self._cache_path(case)) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def _cache_put(self, case, rec):
+        if not self.use_cache or "harness" in rec:
+            return
+        p = self._cache_path(case)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp = p.with_suffix(".tmp%d" % os.getpid())
+            with open(tmp, "w") as f:
+                json.dump(rec, f)
+            os.replace(tmp, p)
+        except OSError:
+            pass
+
+    # -- running -----------------------------------------------------------------------------
+    def _session_cases(self):
+        seen = {}
+        for item in self.items:
+            cs = getattr(item, "callspec", None)
+            for v in (cs.params.values() if cs else ()):
+                if isinstance(v, Case):
+                    seen.setdefault(v.exec_key, v)
+        for c in all_cases():
+            if c.ref_only:
+                seen.setdefault(c.exec_key, c)
+        return list(seen.values())
+
+    def run(self, cases):
+        """Make sure reference and subject records exist for all `cases` (batched)."""
+        t0 = time.perf_counter()
+        ref_todo, sub_todo = [], []
+        for c in cases:
+            k = c.exec_key
+            if k not in self.ref:
+                hit = self._cache_get(c)
+                if hit is not None:
+                    self.ref[k] = hit
+                    self.stats["ref_cached"] += 1
+                elif all(k != x.exec_key for x in ref_todo):
+                    ref_todo.append(c)
+            if not c.ref_only and k not in self.sub and all(k != x.exec_key for x in sub_todo):
+                sub_todo.append(c)
+        out = {}
+
+        def side(name, python, todo, reference):
+            out[name] = run_batch(python, [c.job(reference) for c in todo], stats=self.stats)
+
+        threads = [threading.Thread(target=side, args=a) for a in
+                   (("ref", self.ref_python, ref_todo, True),
+                    ("sub", self.subject_python, sub_todo, False)) if a[2]]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for c, rec in zip(ref_todo, out.get("ref", ())):
+            self.ref[c.exec_key] = rec
+            self._cache_put(c, rec)
+        for c, rec in zip(sub_todo, out.get("sub", ())):
+            self.sub[c.exec_key] = rec
+        self.stats["ref_run"] += len(ref_todo)
+        self.stats["sub_run"] += len(sub_todo)
+        self.stats["seconds"] += time.perf_counter() - t0
+
+    def _ensure(self, case):
+        with self._lock:
+            if case.exec_key not in self.ref or (not case.ref_only
+                                                 and case.exec_key not in self.sub):
+                wanted = self._session_cases()
+                if all(case.exec_key != c.exec_key for c in wanted):
+                    wanted.append(case)
+                self.run(wanted)
+
+    def reference(self, case):
+        self._ensure(case)
+        return self.ref[case.exec_key]
+
+    def subject(self, case):
+        self._ensure(case)
+        return self.sub[case.exec_key]
+
+    def problems(self, case):
+        self._ensure(case)
+        return compare(self.ref[case.exec_key], self.sub[case.exec_key], case)
+
+    def check(self, case):
+        """pytest entry: fail the current test with a concise two-sided report."""
+        import pytest
+        probs = self.problems(case)
+        if probs:
+            pytest.fail(report(case, self.ref[case.exec_key], self.sub[case.exec_key], probs),
+                        pytrace=False)
+
+    def summary(self):
+        s = self.stats
+        return ("torchnative harness: reference %s (%s), subject %s; reference ran %d case(s) "
+                "(%d cached), subject ran %d, %d worker start(s), %.1fs" % (
+                    self.ref_version, self.ref_python, self.subject_python, s["ref_run"],
+                    s["ref_cached"], s["sub_run"], s.get("workers", 0), s["seconds"]))

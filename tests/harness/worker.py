@@ -1,0 +1,363 @@
+"""Case worker: runs harness cases inside one interpreter and prints neutral results.
+
+This file is executed by the interpreter under test (the reference `.venv-ref` or the subject
+`.venv`), never imported by pytest. It imports only the standard library and `torch`, runs every
+case of a job file in order (seeding `torch.manual_seed(0)` before each), and writes one JSON line
+per case to a private file descriptor, so a crash loses at most the case that caused it and the
+parent can restart us after it. No torch object crosses the process boundary: every value is
+turned into plain JSON (see `ser`). For cases that ask for the float tolerance rule, the
+reference also re-runs the snippet with floating inputs widened to float64 and records, per
+floating leaf, its own float error `err` (see runner.py's docstring for the rule).
+
+Usage: python worker.py JOBFILE RESULT_FD START_INDEX
+"""
+import ast
+import json
+import math
+import os
+import sys
+import time
+import traceback
+
+MAX_DEPTH = 20
+
+
+def _errmark(e):
+    return {"error": type(e).__name__, "msg": str(e)[:300]}
+
+
+class _Ctx:
+    """Assigns storage and object labels in order of first appearance (aliasing pattern)."""
+
+    def __init__(self):
+        self.storages = {}
+        self.objects = {}
+
+    def storage(self, t):
+        st = t.untyped_storage()
+        if st.nbytes() == 0:
+            return None
+        ptr = st.data_ptr()
+        if not ptr:
+            return None
+        return self.storages.setdefault(ptr, "s%d" % len(self.storages))
+
+    def obj(self, t):
+        return self.objects.setdefault(id(t), "o%d" % len(self.objects))
+
+
+def _flatten(lst, ndim):
+    if ndim == 0:
+        return [lst]
+    for _ in range(ndim - 1):
+        lst = [y for x in lst for y in x]
+    return list(lst)
+
+
+def _num(x):
+    """A Python number as JSON-safe value (floats keep nan/inf/-0 via json's NaN/Infinity)."""
+    if isinstance(x, complex):
+        return [x.real, x.imag]
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, int):
+        return x
+    return float(x)
+
+
+def _tensor_values(torch, t):
+    x = t.detach()
+    if x.layout != torch.strided:
+        x = x.to_dense()
+    if x.device.type == "meta":
+        return None, None
+    dt = x.dtype
+    if dt.is_complex:
+        if dt != torch.complex128:
+            x = x.to(torch.complex128)
+        kind = "c"
+    elif dt.is_floating_point:
+        if dt != torch.float64:
+            x = x.to(torch.float64)  # exact for every narrower float format
+        kind = "f"
+    elif dt == torch.bool:
+        kind = "b"
+    else:
+        kind = "i"
+    vals = _flatten(x.tolist(), x.dim())
+    if kind == "c":
+        vals = [[v.real, v.imag] for v in vals]
+    elif kind == "f":
+        vals = [float(v) for v in vals]
+    return kind, vals
+
+
+def _field(d, name, fn):
+    try:
+        d[name] = fn()
+    except Exception as e:  # a missing attribute on the subject is a finding, not a crash
+        d[name] = _errmark(e)
+
+
+def ser_tensor(torch, t, ctx, want_values):
+    d = {"k": "tensor"}
+    _field(d, "cls", lambda: type(t).__name__)
+    _field(d, "dtype", lambda: str(t.dtype).replace("torch.", ""))
+    _field(d, "shape", lambda: [int(s) for s in t.shape])
+    _field(d, "device", lambda: str(t.device))
+    _field(d, "layout", lambda: str(t.layout).replace("torch.", ""))
+    _field(d, "stride", lambda: [int(s) for s in t.stride()])
+    _field(d, "offset", lambda: int(t.storage_offset()))
+    _field(d, "contig", lambda: bool(t.is_contiguous()))
+    _field(d, "requires_grad", lambda: bool(t.requires_grad))
+    _field(d, "grad_fn", lambda: None if t.grad_fn is None else type(t.grad_fn).__name__)
+    _field(d, "is_view", lambda: bool(t._is_view()))
+    _field(d, "storage", lambda: ctx.storage(t))
+    d["obj"] = ctx.obj(t)
+    if want_values:
+        try:
+            d["vkind"], d["values"] = _tensor_values(torch, t)
+        except Exception as e:
+            d["vkind"], d["values"] = None, _errmark(e)
+    return d
+
+
+def ser(torch, v, ctx, want_values=True, depth=0):
+    if depth > MAX_DEPTH:
+        return {"k": "obj", "t": type(v).__name__, "repr": "<too deep>"}
+    if isinstance(v, torch.Tensor):
+        return ser_tensor(torch, v, ctx, want_values)
+    if v is None:
+        return {"k": "none"}
+    if isinstance(v, bool):
+        return {"k": "py", "t": "bool", "vkind": "b", "values": [v]}
+    if isinstance(v, int):
+        return {"k": "py", "t": type(v).__name__, "vkind": "i", "values": [int(v)]}
+    if isinstance(v, float):
+        return {"k": "py", "t": type(v).__name__, "vkind": "f", "values": [float(v)]}
+    if isinstance(v, complex):
+        return {"k": "py", "t": type(v).__name__, "vkind": "c", "values": [[v.real, v.imag]]}
+    if isinstance(v, str):
+        return {"k": "str", "t": type(v).__name__, "v": str(v)}
+    if isinstance(v, (bytes, bytearray)):
+        return {"k": "str", "t": type(v).__name__, "v": bytes(v).hex()}
+    if isinstance(v, (torch.Size, torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return {"k": "text", "t": type(v).__name__, "v": repr(v)}
+    if isinstance(v, (tuple, list)):
+        return {"k": "seq", "t": type(v).__name__,
+                "items": [ser(torch, x, ctx, want_values, depth + 1) for x in v]}
+    if isinstance(v, dict):
+        return {"k": "dict", "t": type(v).__name__,
+                "items": [[repr(k), ser(torch, x, ctx, want_values, depth + 1)]
+                          for k, x in v.items()]}
+    try:
+        r = repr(v)[:200]
+    except Exception as e:
+        r = "<repr failed: %s>" % type(e).__name__
+    return {"k": "obj", "t": type(v).__name__, "repr": r}
+
+
+def ser_exc(e):
+    return {"k": "exc", "t": type(e).__name__, "msg": str(e)[:1000]}
+
+
+def execute(code, ns):
+    """Run statements; the value is the last expression, else the variable `result`."""
+    tree = ast.parse(code, "<case>", "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, "<case>", "exec"), ns)
+    if last is not None:
+        return eval(compile(last, "<case>", "eval"), ns)
+    return ns.get("result")
+
+
+def _seed(torch):
+    try:
+        torch.manual_seed(0)
+        return None
+    except Exception as e:
+        return "%s: %s" % (type(e).__name__, e)
+
+
+def run_snippet(torch, code, want_values, mode=None):
+    ns = {"torch": torch, "math": math, "__name__": "__tn_case__"}
+    seed_error = _seed(torch)
+    try:
+        if mode is None:
+            value = execute(code, ns)
+        else:
+            with mode:
+                value = execute(code, ns)
+        raised = None
+    except (Exception, SystemExit) as e:
+        value, raised = None, e
+    ctx = _Ctx()
+    rec = {"result": ser_exc(raised) if raised is not None else ser(torch, value, ctx, want_values)}
+    tvars = {}
+    for name in sorted(ns):
+        if name.startswith("_") or name in ("torch", "math"):
+            continue
+        if isinstance(ns[name], torch.Tensor):
+            tvars[name] = ser(torch, ns[name], ctx, want_values)
+    rec["vars"] = tvars
+    if seed_error:
+        rec["seed_error"] = seed_error
+    return rec
+
+
+# ---------------------------------------------------------------------------------------------
+# float64 re-run for tol="float" (reference only)
+
+_NARROWING_METHODS = {"half", "bfloat16", "float"}
+_RANDOM = {"randn", "rand", "randint", "normal", "normal_", "uniform_", "bernoulli", "bernoulli_",
+           "randn_like", "rand_like", "randint_like", "multinomial", "dropout", "random_",
+           "exponential_", "cauchy_", "log_normal_", "geometric_", "randperm", "poisson"}
+
+
+def make_widening_mode(torch):
+    from torch.overrides import TorchFunctionMode
+
+    narrow = {torch.float16, torch.bfloat16, torch.float32}
+    cnarrow = {torch.complex32, torch.complex64}
+
+    def widen(x):
+        if isinstance(x, torch.Tensor):
+            if x.dtype in narrow:
+                return x.to(torch.float64)
+            if x.dtype in cnarrow:
+                return x.to(torch.complex128)
+            return x
+        if isinstance(x, torch.dtype):
+            if x in narrow:
+                return torch.float64
+            if x in cnarrow:
+                return torch.complex128
+            return x
+        if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+            return type(x)(widen(y) for y in x) if type(x) in (list, tuple) else x
+        return x
+
+    def has_tensor(x):
+        if isinstance(x, torch.Tensor):
+            return True
+        if isinstance(x, (list, tuple)):
+            return any(has_tensor(y) for y in x)
+        if isinstance(x, dict):
+            return any(has_tensor(y) for y in x.values())
+        return False
+
+    class Widen(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            name = getattr(func, "__name__", "")
+            if name in _RANDOM or not has_tensor((args, kwargs)):
+                return func(*args, **kwargs)  # factories and random draws run unchanged
+            if name in _NARROWING_METHODS and len(args) == 1 and not kwargs:
+                return widen(args[0])
+            inplace = (name.endswith("_") and not name.endswith("__")) or \
+                name.startswith("__i") or name == "__setitem__"
+            args = list(args)
+            for i in range(len(args)):
+                if i == 0 and inplace:
+                    continue
+                args[i] = widen(args[i])
+            for k in list(kwargs):
+                if k != "out":
+                    kwargs[k] = widen(kwargs[k])
+            return func(*args, **kwargs)
+
+    return Widen()
+
+
+def _leaves(node, path, out):
+    k = node.get("k")
+    if k in ("tensor", "py"):
+        out[path] = node
+    elif k == "seq":
+        for i, x in enumerate(node["items"]):
+            _leaves(x, "%s[%d]" % (path, i), out)
+    elif k == "dict":
+        for key, x in node["items"]:
+            _leaves(x, "%s[%s]" % (path, key), out)
+
+
+def _all_leaves(rec):
+    out = {}
+    _leaves(rec["result"], "result", out)
+    for name, node in rec["vars"].items():
+        _leaves(node, name, out)
+    return out
+
+
+def attach_float_error(lo, hi):
+    """Set leaf['err'] = max |lo - hi| over positions where both are finite."""
+    hil = _all_leaves(hi)
+    for path, leaf in _all_leaves(lo).items():
+        if leaf.get("vkind") not in ("f", "c"):
+            continue
+        other = hil.get(path) or {}
+        a, b = leaf.get("values"), other.get("values")
+        if other.get("vkind") != leaf["vkind"] or not isinstance(a, list) \
+                or not isinstance(b, list) or len(a) != len(b):
+            leaf["err"] = None
+            continue
+        if leaf["vkind"] == "c":
+            a = [c for p in a for c in p]
+            b = [c for p in b for c in p]
+        err = 0.0
+        for x, y in zip(a, b):
+            if math.isfinite(x) and math.isfinite(y):
+                err = max(err, abs(x - y))
+        leaf["err"] = err
+
+
+def run_case(torch, job):
+    t0 = time.perf_counter()
+    rec = run_snippet(torch, job["code"], job.get("values", True))
+    if job.get("hi"):
+        try:
+            hi = run_snippet(torch, job["code"], True, make_widening_mode(torch))
+            if hi["result"]["k"] == "exc":
+                rec["hi_error"] = "%s: %s" % (hi["result"]["t"], hi["result"]["msg"][:200])
+            attach_float_error(rec, hi)
+        except Exception as e:
+            rec["hi_error"] = "%s: %s" % (type(e).__name__, e)
+    rec["time"] = time.perf_counter() - t0
+    return rec
+
+
+def main():
+    job_path, fd, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    out = os.fdopen(fd, "w", buffering=1)
+
+    def emit(obj):
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    try:
+        import faulthandler
+        faulthandler.enable()
+    except Exception:
+        pass
+    try:
+        import torch
+    except BaseException:
+        emit({"fatal": "import torch failed:\n" + traceback.format_exc()[-3000:]})
+        return
+    emit({"ready": getattr(torch, "__version__", "?")})
+    with open(job_path) as f:
+        jobs = json.load(f)
+    for job in jobs[start:]:
+        try:
+            rec = run_case(torch, job)
+            line = json.dumps(rec)
+        except Exception as e:  # serialisation bug: report it as a harness problem for this case
+            line = json.dumps({"harness": "worker error: %s: %s" % (type(e).__name__, e)})
+        out.write(line + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
