@@ -5,7 +5,7 @@ REF := .venv-ref
 BUILD := build
 SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 UPSTREAM_SITE = $(call SITE_OF,$(REF))
-SRCS := $(shell find src -name '*.c' -o -name '*.h' -o -name '*.def') meson.build meson.options tools/gen_ops.py pyproject.toml
+SRCS := $(shell find src tools -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
 PKGS := numpy safetensors transformers pytest pyyaml
 
 .PHONY: setup demo test golden selftest bench test-asan coverage clean

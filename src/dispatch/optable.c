@@ -66,7 +66,7 @@ const tn_schema *tn_op_schema(int i) {
 
 PyObject *tn_refuse_op(int op) {
     const tn_op_def *d = &tn_op_defs[op];
-    PyErr_Format(PyExc_NotImplementedError, "torchnative: aten::%s%s%s is not implemented",
-                 d->name, d->overload[0] ? "." : "", d->overload);
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: %s%s%s%s is not implemented",
+                 strstr(d->name, "::") ? "" : "aten::", d->name, d->overload[0] ? "." : "", d->overload);
     return NULL;
 }

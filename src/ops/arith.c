@@ -12,8 +12,12 @@ static PyObject *addsub(tn_binary_op op, const char *name, tn_value *args, PyObj
         PyErr_SetString(PyExc_RuntimeError, "For integral input tensors, argument alpha must not be a floating point number.");
         return NULL;
     }
-    if (ct == TN_DTYPE_BOOL && op == TN_BINARY_SUB) {
-        PyErr_SetString(PyExc_RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.");
+    /* upstream's sub_check: any bool operand (a wrapped True too) refuses subtraction */
+    bool b0 = TN_T(args[0])->dtype == TN_DTYPE_BOOL, b1 = TN_T(args[1])->dtype == TN_DTYPE_BOOL;
+    if (op == TN_BINARY_SUB && (b0 || b1)) {
+        PyErr_SetString(PyExc_RuntimeError, b0 && b1
+            ? "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."
+            : "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
         return NULL;
     }
     bool unit = args[2].tag != TN_V_COMPLEX && alpha.re == 1.0;
@@ -54,3 +58,47 @@ PyObject *tn_op_div_out(tn_value *a) { return div_mode(a, NULL, a[2].u.obj, fals
 PyObject *tn_op_div_Tensor_mode(tn_value *a) { return div_mode(a, &a[2], NULL, false); }
 PyObject *tn_op_div__Tensor_mode(tn_value *a) { return div_mode(a, &a[2], NULL, true); }
 PyObject *tn_op_div_out_mode(tn_value *a) { return div_mode(a, &a[2], a[3].u.obj, false); }
+
+/* The Scalar overloads (torch.ops.aten.add.Scalar, and div(x, 2, rounding_mode=...) which
+ * Python binds to div.Scalar_mode): the number becomes a 0-dim wrapped-number tensor. */
+static int wrap_number(const tn_value *in, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
+                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
+                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
+                  : PyFloat_FromDouble(in->u.f);
+    PyObject *t = num ? tn_tensor_from_number(num, true) : NULL;
+    Py_XDECREF(num);
+    if (!t) return -1;
+    out->tag = TN_V_TENSOR;
+    out->wrapped = true;
+    out->u.obj = t;
+    return 0;
+}
+
+enum { AS_ADD, AS_SUB, AS_MUL, AS_DIV, AS_DIV_MODE };
+static PyObject *scalar_overload(int kind, tn_value *args, bool inplace) {
+    tn_value a[4];
+    memcpy(a, args, sizeof a);
+    if (wrap_number(&args[1], &a[1]) < 0) return NULL;
+    PyObject *r;
+    switch (kind) {
+    case AS_ADD: r = addsub(TN_BINARY_ADD, "add", a, NULL, inplace); break;
+    case AS_SUB: r = addsub(TN_BINARY_SUB, "sub", a, NULL, inplace); break;
+    case AS_MUL: r = tn_binary(TN_BINARY_MUL, "mul", &a[0], &a[1], NULL, inplace, NULL); break;
+    case AS_DIV: r = div_mode(a, NULL, NULL, inplace); break;
+    default: r = div_mode(a, &a[2], NULL, inplace); break;
+    }
+    Py_DECREF(a[1].u.obj);
+    return r;
+}
+PyObject *tn_op_add_Scalar(tn_value *a) { return scalar_overload(AS_ADD, a, false); }
+PyObject *tn_op_add__Scalar(tn_value *a) { return scalar_overload(AS_ADD, a, true); }
+PyObject *tn_op_sub_Scalar(tn_value *a) { return scalar_overload(AS_SUB, a, false); }
+PyObject *tn_op_sub__Scalar(tn_value *a) { return scalar_overload(AS_SUB, a, true); }
+PyObject *tn_op_mul_Scalar(tn_value *a) { return scalar_overload(AS_MUL, a, false); }
+PyObject *tn_op_mul__Scalar(tn_value *a) { return scalar_overload(AS_MUL, a, true); }
+PyObject *tn_op_div_Scalar(tn_value *a) { return scalar_overload(AS_DIV, a, false); }
+PyObject *tn_op_div__Scalar(tn_value *a) { return scalar_overload(AS_DIV, a, true); }
+PyObject *tn_op_div_Scalar_mode(tn_value *a) { return scalar_overload(AS_DIV_MODE, a, false); }
+PyObject *tn_op_div__Scalar_mode(tn_value *a) { return scalar_overload(AS_DIV_MODE, a, true); }

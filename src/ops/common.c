@@ -278,6 +278,26 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
 
 /* ---------- drivers ---------- */
 
+/* upstream's ScalarType names, as its "not implemented for 'Float'" messages spell them */
+static const char *scalar_type_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_U8: return "Byte";
+    case TN_DTYPE_I8: return "Char";
+    case TN_DTYPE_I16: return "Short";
+    case TN_DTYPE_I32: return "Int";
+    case TN_DTYPE_I64: return "Long";
+    case TN_DTYPE_F16: return "Half";
+    case TN_DTYPE_F32: return "Float";
+    case TN_DTYPE_F64: return "Double";
+    case TN_DTYPE_C32: return "ComplexHalf";
+    case TN_DTYPE_C64: return "ComplexFloat";
+    case TN_DTYPE_C128: return "ComplexDouble";
+    case TN_DTYPE_BOOL: return "Bool";
+    case TN_DTYPE_BF16: return "BFloat16";
+    default: return tn_dtype_infos[d].name;
+    }
+}
+
 static bool is_wrapped(const tn_value *v) {
     return v->tag == TN_V_TENSOR && (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number);
 }
@@ -299,9 +319,9 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         ct = tn_py.default_dtype; /* true division promotes integers to the default float */
     if (tn_require_computable(opname, ct) < 0) return NULL;
     tn_loop loop = tn_binary_loop(op, ct);
-    if (!loop) {
-        PyErr_Format(PyExc_RuntimeError, "\"%s_cpu\" not implemented for '%s'", opname,
-                     tn_dtype_infos[ct].name);
+    if (!loop) { /* upstream raises NotImplementedError naming the kernel and ScalarType */
+        PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", tn_binary_names[op],
+                     scalar_type_name(ct));
         return NULL;
     }
     tn_dtype rt = tn_binary_out_dtype(op, ct);
@@ -347,7 +367,8 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     }
     /* Tensor op wrapped-number on reduced floats keeps the number in opmath (see elementwise.h) */
     tn_loop sloop = NULL;
-    if (is_wrapped(b) && !is_wrapped(a) && (op == TN_BINARY_MUL || op == TN_BINARY_DIV || op == TN_BINARY_DIV_FLOOR) &&
+    /* upstream's "CPU scalar" path: any 0-dim second operand (wrapped or not), measured */
+    if (TN_T(*b)->ndim == 0 && !is_wrapped(a) && (op == TN_BINARY_MUL || op == TN_BINARY_DIV || op == TN_BINARY_DIV_FLOOR) &&
         (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
         sloop = tn_binary_scalar_loop(op, ct);
     x = tn_as_dtype(a->u.obj, ct, false);
@@ -361,7 +382,11 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); sc = tn_scalar_f(d); }
         else if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); sc = tn_scalar_i(i); }
         else if (bt->dtype == TN_DTYPE_BOOL) sc = tn_scalar_i(*p != 0);
-        else { double c[2]; memcpy(c, p, 16); sc = tn_scalar_c(c[0], c[1]); }
+        else { /* a 0-dim tensor of another real dtype: its value, exactly, as a double */
+            y = tn_as_dtype(b->u.obj, TN_DTYPE_F64, true);
+            if (!y) goto fail;
+            double d; memcpy(&d, tn_data(tn_tensor_of(y)), 8); sc = tn_scalar_f(d);
+        }
         tn_run_loop(sloop, &sc, res, 1, &x);
     } else {
         y = tn_as_dtype(b->u.obj, ct, false);
@@ -387,7 +412,7 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     if (tn_require_computable(opname, ct) < 0) return NULL;
     tn_loop loop = tn_unary_loop(op, ct);
     if (!loop) {
-        PyErr_Format(PyExc_RuntimeError, "\"%s_cpu\" not implemented for '%s'", opname, tn_dtype_infos[ct].name);
+        PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", opname, scalar_type_name(ct));
         return NULL;
     }
     tn_dtype rt = tn_unary_out_dtype(op, ct);

@@ -344,7 +344,9 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
     for (int i = 0; i < np; i++)
         if (is_out_param(&s->args[i])) { if (first_out < 0) first_out = i; nout++; }
-    int k = 0;
+    int k = 0, max_pos = 0;
+    for (int i = 0; i < np; i++) if (!s->args[i].kwarg_only) max_pos++;
+    if (self) max_pos--;
     if (self) {
         if (np == 0 || s->args[0].type != TN_TYPE_TENSOR || s->args[0].is_list) return TN_PARSE_NOMATCH;
         given[0] = self;
@@ -355,9 +357,10 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         const tn_arg *p = &s->args[k];
         if (p->kwarg_only) break;
         PyObject *o = PyTuple_GetItem(args, pos);
-        /* varargs int list: torch.zeros(2, 3), x.view(2, 3), x.permute(1, 0) */
+        /* varargs int list: torch.zeros(2, 3), x.view(2, 3), x.permute(1, 0), x.view(5) — only when
+         * the int list is the signature's one positional parameter besides self (as upstream) */
         if (p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && is_int_like(o) &&
-            k == (self ? 1 : 0) && nargs - pos > 1) {
+            k == (self ? 1 : 0) && max_pos == 1) {
             PyObject *rest = PyTuple_GetSlice(args, pos, nargs);
             if (!rest || own(a, rest) < 0) return TN_PARSE_ERROR;
             given[k] = rest;

@@ -77,6 +77,7 @@ PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* torch.Size, new ref
 int tn_types_init(PyObject *m);      /* dtype, device, Size, layout, memory_format, finfo, ... */
 int tn_tensor_type_init(PyObject *m);/* TensorBase, _TensorMeta, UntypedStorage */
 int tn_functions_init(PyObject *m);  /* _VariableFunctions, torch.ops entry points, the door */
+int tn_tensor_new_init(PyObject *m); /* torch.tensor, from_numpy, .numpy(), .tolist() (tensor_new.c) */
 int tn_surface_init(PyObject *m);    /* every other name upstream reads, refusing when called */
 int tn_schema_types_init(PyObject *m);
 

@@ -14,6 +14,7 @@
 
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
 #include "python/schema_type.h"
+#include "dispatch/library.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
 #include "tn_ops_gen.h"
@@ -85,7 +86,12 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
             if (mode == CALL_FUNCTION && !(d->variants & TN_VARIANT_FUNCTION)) continue;
             if (mode != CALL_ATEN && hidden_overload(d)) continue;
             const tn_schema *s = tn_op_schema(row);
-            if (!s) return NULL;
+            if (!s) {
+                /* JIT-only overloads with types our parser lacks (type variables, Dict) never match */
+                if (d->variants) return NULL;
+                PyErr_Clear();
+                continue;
+            }
             tn_args a;
             a.nowned = a.nints = a.nheap = 0;
             a.out = NULL;
@@ -218,12 +224,12 @@ PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual) {
 
 /* ---------- torch.ops entry points ---------- */
 
-/* Split "aten::add" into the op name; only the aten namespace exists here. */
+/* The table name of a qualified operator: "aten::add" -> "add"; other namespaces keep their
+ * prefix ("profiler::_record_function_enter", see src/ops/extra_schemas.txt). */
 static const char *aten_name(PyObject *qualname) {
     const char *q = PyUnicode_AsUTF8AndSize(qualname, NULL);
     if (!q) return NULL;
-    if (strncmp(q, "aten::", 6) != 0) return "";
-    return q + 6;
+    return strncmp(q, "aten::", 6) == 0 ? q + 6 : q;
 }
 
 static PyObject *jit_get_operation(PyObject *m, PyObject *arg) {
@@ -231,6 +237,8 @@ static PyObject *jit_get_operation(PyObject *m, PyObject *arg) {
     if (!name) return NULL;
     int k = name[0] ? tn_name_find(name) : -1;
     if (k < 0) {
+        PyObject *dyn = tn_library_get_operation(PyUnicode_AsUTF8AndSize(arg, NULL));
+        if (dyn || PyErr_Occurred()) return dyn;
         PyErr_Format(PyExc_RuntimeError, "No such operator %U", arg);
         return NULL;
     }
@@ -257,7 +265,11 @@ static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     if (!PyArg_ParseTuple(args, "UU:_get_operation_overload", &q, &ov)) return NULL;
     int row = find_row(q, ov);
     if (row == -2) return NULL;
-    if (row < 0) Py_RETURN_NONE;
+    if (row < 0) {
+        PyObject *dyn = tn_library_get_overload(PyUnicode_AsUTF8AndSize(q, NULL), PyUnicode_AsUTF8AndSize(ov, NULL));
+        if (dyn || PyErr_Occurred()) return dyn;
+        Py_RETURN_NONE;
+    }
     const char *name = tn_op_at(row)->name;
     PyObject *f = make_function(name, -(long)row - 1, NULL);
     PyObject *fdk = make_function(name, -(long)row - 1, NULL); /* the dispatch-key variant */
@@ -272,17 +284,86 @@ static PyObject *get_schema(PyObject *m, PyObject *args) {
     int row = find_row(q, ov);
     if (row == -2) return NULL;
     if (row < 0) {
+        PyObject *dyn = tn_library_get_schema(PyUnicode_AsUTF8AndSize(q, NULL), PyUnicode_AsUTF8AndSize(ov, NULL));
+        if (dyn || PyErr_Occurred()) return dyn;
         PyErr_Format(PyExc_RuntimeError, "Found no matching schema for %U.%U", q, ov);
         return NULL;
     }
     const tn_schema *s = tn_op_schema(row);
     if (!s) return NULL;
     tn_schema named = *s; /* the yaml text has no namespace; upstream's schema name has one */
-    named.ns = "aten";
+    if (!named.ns || !named.ns[0]) named.ns = "aten";
     return tn_schema_to_python(&named);
 }
 
+/* _dispatch_get_computed_kernel_for_dispatch_key(name, key) -> _SafeKernelFunction: a handle whose
+ * call_boxed(keyset, *args, **kwargs) calls the operator through the door (we have one kernel per
+ * operator, so every key computes to it). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *op; /* the torch.ops-style callable for one overload */
+    PyObject *name;
+} kernel_obj;
+
+static void kernel_dealloc(PyObject *self) {
+    kernel_obj *k = (kernel_obj *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_CLEAR(k->op);
+    Py_CLEAR(k->name);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *kernel_call_boxed(PyObject *self, PyObject *args, PyObject *kw) {
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n < 1) return PyErr_Format(PyExc_TypeError, "call_boxed() expects a DispatchKeySet first");
+    PyObject *rest = PyTuple_GetSlice(args, 1, n);
+    if (!rest) return NULL;
+    PyObject *r = PyObject_Call(((kernel_obj *)self)->op, rest, kw);
+    Py_DECREF(rest);
+    return r;
+}
+
+static PyObject *kernel_repr(PyObject *self) {
+    return PyUnicode_FromFormat("SafeKernelFunction(op=%S)", ((kernel_obj *)self)->name);
+}
+
+static PyMethodDef kernel_methods[] = {
+    {"call_boxed", (PyCFunction)(void (*)(void))kernel_call_boxed, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL},
+};
+static PyType_Slot kernel_slots[] = {
+    {Py_tp_dealloc, kernel_dealloc}, {Py_tp_methods, kernel_methods}, {Py_tp_repr, kernel_repr}, {0, NULL}};
+static PyType_Spec kernel_spec = {"torch._C._SafeKernelFunction", sizeof(kernel_obj), 0, Py_TPFLAGS_DEFAULT, kernel_slots};
+static PyTypeObject *kernel_type;
+
+static PyObject *computed_kernel(PyObject *m, PyObject *args) {
+    PyObject *name, *key;
+    if (!PyArg_ParseTuple(args, "UO:_dispatch_get_computed_kernel_for_dispatch_key", &name, &key)) return NULL;
+    const char *full = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!full) return NULL;
+    const char *colon = strstr(full, "::"), *dot = colon ? strchr(colon, '.') : NULL;
+    PyObject *q = dot ? PyUnicode_FromStringAndSize(full, dot - full) : Py_NewRef(name);
+    PyObject *ov = PyUnicode_FromString(dot ? dot + 1 : "");
+    PyObject *pargs = (q && ov) ? PyTuple_Pack(2, q, ov) : NULL;
+    PyObject *found = pargs ? get_operation_overload(m, pargs) : NULL;
+    Py_XDECREF(q); Py_XDECREF(ov); Py_XDECREF(pargs);
+    if (!found) return NULL;
+    if (found == Py_None) {
+        Py_DECREF(found);
+        return PyErr_Format(PyExc_RuntimeError, "Could not find operator %U", name);
+    }
+    kernel_obj *k = PyObject_New(kernel_obj, kernel_type);
+    if (!k) { Py_DECREF(found); return NULL; }
+    k->op = Py_NewRef(PyTuple_GetItem(found, 0));
+    k->name = Py_NewRef(name);
+    Py_DECREF(found);
+    return (PyObject *)k;
+}
+
 static PyMethodDef op_lookup_methods[] = {
+    {"_dispatch_get_computed_kernel_for_dispatch_key", computed_kernel, METH_VARARGS, NULL},
     {"_jit_get_operation", jit_get_operation, METH_O, NULL},
     {"_get_operation_overload", get_operation_overload, METH_VARARGS, NULL},
     {"_get_schema", get_schema, METH_VARARGS, NULL},
@@ -322,7 +403,7 @@ int tn_functions_init(PyObject *m) {
         const tn_op_def *d = tn_op_at(n->first);
         bool func = false;
         for (int r = n->first; r < n->last; r++) func |= (tn_op_at(r)->variants & TN_VARIANT_FUNCTION) != 0;
-        if (!func) continue;
+        if (!func || strstr(n->name, "::")) continue;
         PyObject *target = vf;
         const char *modname = "torch._C._VariableFunctions";
         PyObject *sub = NULL;
@@ -346,5 +427,7 @@ int tn_functions_init(PyObject *m) {
         return -1;
     Py_DECREF(vf);
     Py_DECREF(vf_type);
+    kernel_type = (PyTypeObject *)PyType_FromSpec(&kernel_spec);
+    if (!kernel_type || PyModule_AddObjectRef(m, "_SafeKernelFunction", (PyObject *)kernel_type) < 0) return -1;
     return PyModule_AddFunctions(m, op_lookup_methods);
 }

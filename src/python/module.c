@@ -4,6 +4,7 @@
  * then the operator functions, and last the surface of remaining names upstream reads, which only
  * fills in names nobody provided for real. */
 #include "python/common.h"
+#include "dispatch/library.h"
 
 #include <string.h>
 
@@ -64,7 +65,8 @@ PyMODINIT_FUNC PyInit__C(void) {
     tn_py.module = m;
     tn_py.default_dtype = TN_DTYPE_F32;
     if (tn_types_init(m) < 0 || tn_tensor_type_init(m) < 0 || tn_functions_init(m) < 0 ||
-        tn_schema_types_init(m) < 0 || tn_surface_init(m) < 0) {
+        tn_tensor_new_init(m) < 0 || tn_library_init(m) < 0 || tn_schema_types_init(m) < 0 ||
+        tn_surface_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

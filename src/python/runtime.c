@@ -19,6 +19,14 @@ PyObject *tn_py_named_constants(void);
 PyObject *tn_py_dispatch_key_by_name(const char *name);
 PyObject *tn_py_dispatch_keyset_full(void);
 PyObject *tn_py_refusing_class(const char *module, const char *name);
+PyObject *tn_py_placeholder_class(const char *module, const char *name);
+
+/* classes upstream instantiates while importing; the instances only need to exist */
+static const char *const placeholder_classes[][2] = {
+    {"", "_ImperativeEngine"},
+    {"", "CompilationUnit"},
+    {NULL, NULL},
+};
 
 /* ---------------------------------------------------------------------------------------------
  * initialisation hooks */
@@ -293,6 +301,29 @@ static PyObject *rt_dlpack_exchange_api(PyObject *s, PyObject *a) {
     return PyCapsule_New(&api, "dlpack_exchange_api", NULL);
 }
 
+/* _get_custom_class_python_wrapper(ns, name): the torch::class_ registry. The only custom class
+ * upstream's core registers is aten::OpaqueObject (it exists; its methods refuse); any other name
+ * raises upstream's RuntimeError. */
+static PyObject *rt_custom_class_wrapper(PyObject *s, PyObject *args) {
+    const char *ns, *name;
+    if (!PyArg_ParseTuple(args, "ss:_get_custom_class_python_wrapper", &ns, &name)) return NULL;
+    if (strcmp(ns, "aten") == 0 && strcmp(name, "OpaqueObject") == 0) {
+        PyObject *cls = PyObject_GetAttrString(tn_py.module, "ScriptClass");
+        if (!cls) return NULL;
+        PyObject *o = PyType_Check(cls) ? PyType_GenericAlloc((PyTypeObject *)cls, 0) : NULL;
+        Py_DECREF(cls);
+        return o;
+    }
+    PyErr_Format(PyExc_RuntimeError,
+                 "Tried to instantiate class '%s.%s', but it does not exist! Ensure that it is registered via torch::class_",
+                 ns, name);
+    return NULL;
+}
+
+/* ErrorReport.call_stack(): upstream returns the TorchScript call stack, empty outside scripting */
+static PyObject *rt_empty_str(PyObject *s, PyObject *a) { return PyUnicode_FromString(""); }
+static PyMethodDef call_stack_def = {"call_stack", rt_empty_str, METH_NOARGS, NULL};
+
 /* ---------------------------------------------------------------------------------------------
  * registration */
 
@@ -324,6 +355,7 @@ static PyMethodDef rt_methods[] = {
     {"_register_opaque_type", rt_register_opaque_type, METH_VARARGS, NULL},
     {"_is_opaque_type", rt_is_opaque_type, METH_O, NULL},
     {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
+    {"_get_custom_class_python_wrapper", rt_custom_class_wrapper, METH_VARARGS, NULL},
     {NULL},
 };
 static PyMethodDef eval_frame_methods[] = {
@@ -375,6 +407,25 @@ int tn_runtime_init(PyObject *m) {
     int rc = add_functions(ef, eval_frame_methods, 1);
     Py_DECREF(ef);
     if (rc < 0) return -1;
+    for (int i = 0; placeholder_classes[i][1]; i++) {
+        PyObject *own = placeholder_classes[i][0][0] ? tn_py_submodule(placeholder_classes[i][0]) : Py_NewRef(m);
+        PyObject *mn = own ? PyModule_GetNameObject(own) : NULL;
+        PyObject *c = mn ? tn_py_placeholder_class(PyUnicode_AsUTF8AndSize(mn, NULL), placeholder_classes[i][1]) : NULL;
+        int rc2 = c ? PyObject_SetAttrString(own, placeholder_classes[i][1], c) : -1;
+        Py_XDECREF(c);
+        Py_XDECREF(mn);
+        Py_XDECREF(own);
+        if (rc2 < 0) return -1;
+    }
+    PyObject *er = tn_py_refusing_class("torch._C", "ErrorReport");
+    PyObject *cs = er ? PyCFunction_NewEx(&call_stack_def, NULL, NULL) : NULL;
+    if (!cs || PyObject_SetAttrString(er, "call_stack", cs) < 0 || PyModule_AddObjectRef(m, "ErrorReport", er) < 0) {
+        Py_XDECREF(cs);
+        Py_XDECREF(er);
+        return -1;
+    }
+    Py_DECREF(cs);
+    Py_DECREF(er);
     PyObject *sub = PyType_FromSpec(&tfsub_spec), *all = sub ? PyType_FromSpec(&tfall_spec) : NULL;
     if (!all || PyModule_AddObjectRef(m, "DisableTorchFunctionSubclass", sub) < 0 ||
         PyModule_AddObjectRef(m, "DisableTorchFunction", all) < 0) {

@@ -13,6 +13,7 @@
  * Everything is a heap type (limited API); the type objects live in file-level pointers so that
  * tn_schema_to_python needs no module argument. */
 #include "schema_type.h"
+#include "python/common.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -63,6 +64,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *name, *overload_name, *arguments, *returns, *text;
     char is_mutable, is_vararg, is_varret;
+    PyObject *dict; /* instance attributes of Python subclasses (HopSchema) */
 } tn_schema_obj;
 
 static void generic_free(PyObject *self)
@@ -211,13 +213,45 @@ static PyObject *type_get(PyObject *cls, PyObject *unused)
     return NULL;
 }
 
+/* T.isSubtypeOf(U): equal types, or U = Optional[X] with T a subtype of X (upstream's rule for
+ * the types our schemas produce). */
+static PyObject *type_is_subtype_of(PyObject *self, PyObject *other)
+{
+    if (!PyObject_TypeCheck(other, g_type_base)) {
+        PyErr_SetString(PyExc_TypeError, "isSubtypeOf() expects a torch._C.Type");
+        return NULL;
+    }
+    const tn_type_obj *t = (const tn_type_obj *)self, *u = (const tn_type_obj *)other;
+    while (u) {
+        if (type_equal(t, u))
+            Py_RETURN_TRUE;
+        u = u->kind == K_OPTIONAL ? (const tn_type_obj *)u->elem : NULL;
+    }
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef type_methods[] = {
+    {"isSubtypeOf", type_is_subtype_of, METH_O, "isSubtypeOf(other) -> bool"},
     {"kind", type_kind, METH_NOARGS, "kind() -> str"},
     {"str", type_str_m, METH_NOARGS, "str() -> str"},
     {"containedTypes", type_contained, METH_NOARGS, "contained types"},
     {"get", type_get, METH_NOARGS | METH_CLASS, "the singleton of a simple type"},
     {NULL, NULL, 0, NULL},
 };
+/* OptionalType(T) / ListType(T), as upstream's constructors. */
+static PyObject *container_new(PyTypeObject *cls, PyObject *args, PyObject *kw)
+{
+    PyObject *elem;
+    if (!PyArg_ParseTuple(args, "O", &elem))
+        return NULL;
+    if (!PyObject_TypeCheck(elem, g_type_base)) {
+        PyErr_SetString(PyExc_TypeError, "expected a torch._C.Type as the element type");
+        return NULL;
+    }
+    int kind = cls == g_kind_types[K_LIST] ? K_LIST : K_OPTIONAL;
+    return type_new(kind, Py_NewRef(elem));
+}
+
 static PyMethodDef container_methods[] = {
     {"getElementType", type_elem, METH_NOARGS, "element type"},
     {NULL, NULL, 0, NULL},
@@ -714,12 +748,55 @@ static void schema_dealloc(PyObject *self)
     Py_CLEAR(s->arguments);
     Py_CLEAR(s->returns);
     Py_CLEAR(s->text);
+    Py_CLEAR(s->dict);
     generic_free(self);
 }
 
 static PyObject *schema_str(PyObject *self)
 {
-    return Py_NewRef(((tn_schema_obj *)self)->text);
+    tn_schema_obj *s = (tn_schema_obj *)self;
+    if (!s->text) return PyUnicode_FromString("<uninitialized FunctionSchema>");
+    return Py_NewRef(s->text);
+}
+
+/* FunctionSchema(name, overload_name, arguments, returns, is_vararg, is_varret), as upstream's
+ * constructor (used by Python subclasses such as torch._higher_order_ops.schema.HopSchema). The
+ * text is rebuilt from the parts. */
+static int schema_init(PyObject *self, PyObject *args, PyObject *kw)
+{
+    tn_schema_obj *s = (tn_schema_obj *)self;
+    PyObject *name, *ov, *arguments, *returns;
+    int vararg, varret;
+    if (!PyArg_ParseTuple(args, "UUOOpp:FunctionSchema", &name, &ov, &arguments, &returns, &vararg, &varret))
+        return -1;
+    PyObject *at = PySequence_Tuple(arguments), *rt = at ? PySequence_Tuple(returns) : NULL;
+    if (!rt) { Py_XDECREF(at); return -1; }
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *astr = PyList_New(0), *rstr = PyList_New(0);
+    for (Py_ssize_t i = 0; astr && i < PyTuple_Size(at); i++) {
+        PyObject *x = PyObject_Str(PyTuple_GetItem(at, i));
+        if (!x || PyList_Append(astr, x) < 0) Py_CLEAR(astr);
+        Py_XDECREF(x);
+    }
+    for (Py_ssize_t i = 0; rstr && i < PyTuple_Size(rt); i++) {
+        PyObject *x = PyObject_Str(PyTuple_GetItem(rt, i));
+        if (!x || PyList_Append(rstr, x) < 0) Py_CLEAR(rstr);
+        Py_XDECREF(x);
+    }
+    PyObject *aj = (sep && astr) ? PyUnicode_Join(sep, astr) : NULL;
+    PyObject *rj = (sep && rstr) ? PyUnicode_Join(sep, rstr) : NULL;
+    PyObject *text = (aj && rj) ? PyUnicode_FromFormat(PyTuple_Size(rt) == 1 ? "%U%s%U(%U) -> %U" : "%U%s%U(%U) -> (%U)",
+                                                       name, PyUnicode_GetLength(ov) ? "." : "", ov, aj, rj) : NULL;
+    Py_XDECREF(sep); Py_XDECREF(astr); Py_XDECREF(rstr); Py_XDECREF(aj); Py_XDECREF(rj);
+    if (!text) { Py_DECREF(at); Py_DECREF(rt); return -1; }
+    Py_XSETREF(s->name, Py_NewRef(name));
+    Py_XSETREF(s->overload_name, Py_NewRef(ov));
+    Py_XSETREF(s->arguments, at);
+    Py_XSETREF(s->returns, rt);
+    Py_XSETREF(s->text, text);
+    s->is_vararg = (char)vararg;
+    s->is_varret = (char)varret;
+    return 0;
 }
 
 static Py_hash_t schema_hash(PyObject *self)
@@ -737,19 +814,22 @@ static PyObject *schema_richcompare(PyObject *a, PyObject *b, int op)
 static PyObject *schema_get_arguments(PyObject *self, void *unused)
 {
     (void)unused;
-    return PySequence_List(((tn_schema_obj *)self)->arguments);
+    PyObject *a = ((tn_schema_obj *)self)->arguments;
+    return a ? PySequence_List(a) : PyList_New(0);
 }
 
 static PyObject *schema_get_returns(PyObject *self, void *unused)
 {
     (void)unused;
-    return PySequence_List(((tn_schema_obj *)self)->returns);
+    PyObject *r = ((tn_schema_obj *)self)->returns;
+    return r ? PySequence_List(r) : PyList_New(0);
 }
 
 static PyObject *schema_is_view_op(PyObject *self, PyObject *unused)
 {
     (void)unused;
     PyObject *args = ((tn_schema_obj *)self)->arguments;
+    if (!args) Py_RETURN_FALSE;
     Py_ssize_t n = PyTuple_Size(args);
     for (Py_ssize_t i = 0; i < n; i++) {
         tn_arg_obj *a = (tn_arg_obj *)PyTuple_GetItem(args, i);
@@ -769,6 +849,7 @@ static PyMemberDef schema_members[] = {
     {"name", T_OBJECT, offsetof(tn_schema_obj, name), READONLY, NULL},
     {"overload_name", T_OBJECT, offsetof(tn_schema_obj, overload_name), READONLY, NULL},
     {"is_mutable", T_BOOL, offsetof(tn_schema_obj, is_mutable), READONLY, NULL},
+    {"__dictoffset__", T_PYSSIZET, offsetof(tn_schema_obj, dict), READONLY, NULL},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -862,6 +943,7 @@ PyObject *tn_schema_to_python(const tn_schema *s)
         Py_DECREF(text);
         goto fail;
     }
+    o->dict = NULL;
     o->name = name;
     o->overload_name = ov;
     o->arguments = args;
@@ -945,13 +1027,14 @@ int tn_schema_types_init(PyObject *module)
         for (int k = 0; k < K_COUNT; k++) {
             snprintf(names[k], sizeof names[k], "torch.%s", kind_names[k]);
             PyType_Slot sub_slots[] = {
-                {Py_tp_methods, k >= K_OPTIONAL ? (void *)container_methods : NULL},
+                {Py_tp_methods, (void *)container_methods},
+                {Py_tp_new, (void *)container_new},
                 {0, NULL},
             };
             if (k < K_OPTIONAL)
                 sub_slots[0].slot = 0;
-            g_kind_types[k] = make_type(names[k], sizeof(tn_type_obj), sub_slots, g_type_base,
-                                        Py_TPFLAGS_DISALLOW_INSTANTIATION);
+            g_kind_types[k] = make_type(names[k], sizeof(tn_type_obj), k < K_OPTIONAL ? sub_slots + 2 : sub_slots,
+                                        g_type_base, k < K_OPTIONAL ? Py_TPFLAGS_DISALLOW_INSTANTIATION : 0);
             if (!g_kind_types[k])
                 return -1;
         }
@@ -980,10 +1063,12 @@ int tn_schema_types_init(PyObject *module)
             {Py_tp_members, schema_members},
             {Py_tp_getset, schema_getset},
             {Py_tp_methods, schema_methods},
+            {Py_tp_init, (void *)schema_init},
+            {Py_tp_new, (void *)PyType_GenericNew},
             {0, NULL},
         };
-        g_schema_type = g_arg_type ? make_type("torch.FunctionSchema", sizeof(tn_schema_obj),
-                                               schema_slots, NULL, Py_TPFLAGS_DISALLOW_INSTANTIATION)
+        g_schema_type = g_arg_type ? make_type("torch._C.FunctionSchema", sizeof(tn_schema_obj),
+                                               schema_slots, NULL, Py_TPFLAGS_BASETYPE)
                                    : NULL;
         if (!g_schema_type)
             return -1;

@@ -29,8 +29,16 @@ static const surf_entry entries[] = {
 #undef TN_SURF
 #define N_ENTRIES ((int)(sizeof entries / sizeof entries[0]))
 
-PyObject *tn_py_submodule(const char *dotted);
 int tn_runtime_init(PyObject *m);
+
+/* The refusing functions carry their table index in a capsule as `self` (upstream's pybind
+ * functions also show as "built-in method x of PyCapsule object"). */
+static PyObject *index_capsule(int i) { return PyCapsule_New((void *)(intptr_t)(i + 1), NULL, NULL); }
+static long capsule_index(PyObject *self) {
+    void *p = PyCapsule_GetPointer(self, NULL);
+    if (!p) PyErr_Clear();
+    return (long)(intptr_t)p - 1;
+}
 
 static const char *full_name(int i, char *buf, size_t n) {
     const surf_entry *e = &entries[i];
@@ -41,26 +49,30 @@ static const char *full_name(int i, char *buf, size_t n) {
 /* FUNC: one C function for all; `self` is the entry index. */
 static PyObject *refuse_call(PyObject *self, PyObject *args, PyObject *kw) {
     char buf[256];
-    long i = PyLong_AsLong(self);
+    long i = capsule_index(self);
     if (i < 0 || i >= N_ENTRIES) return tn_not_implemented("torch._C function");
     return tn_not_implemented(full_name((int)i, buf, sizeof buf));
 }
 static PyMethodDef *func_defs;   /* one per entry (ml_name must outlive the function) */
 
-/* CLASS: construction refuses, naming the class of ours the object would be. */
+/* CLASS: constructing one of our refusing classes raises, naming it. Upstream's Python code
+ * subclasses some of them as plain data holders (e.g. _sources.SourceContext subclasses
+ * _jit_tree_views.SourceRangeFactory and is built at import); a Python subclass can be
+ * constructed, and every method it inherits from us still refuses when called. */
+static PyObject *refusing_classes;   /* set of our refusing classes */
 static PyObject *refuse_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
-    PyObject *mro = PyObject_GetAttrString((PyObject *)tp, "__mro__");
-    PyObject *ours = (PyObject *)tp;
-    if (mro) {
-        Py_ssize_t n = PyTuple_Size(mro);
-        for (Py_ssize_t k = 0; k < n; k++) {
-            PyObject *t = PyTuple_GetItem(mro, k);
-            if (PyType_Check(t) && PyType_GetSlot((PyTypeObject *)t, Py_tp_new) == (void *)refuse_new) ours = t;
-        }
+    int ours = PySet_Contains(refusing_classes, (PyObject *)tp);
+    if (ours < 0) return NULL;
+    if (!ours) {
+        PyObject *empty = PyTuple_New(0);
+        if (!empty) return NULL;
+        newfunc base_new = (newfunc)PyType_GetSlot(&PyBaseObject_Type, Py_tp_new);
+        PyObject *o = base_new(tp, empty, NULL);
+        Py_DECREF(empty);
+        return o;
     }
-    PyObject *mod = PyObject_GetAttrString(ours, "__module__");
-    PyObject *qn = mod ? PyObject_GetAttrString(ours, "__qualname__") : NULL;
-    Py_XDECREF(mro);
+    PyObject *mod = PyObject_GetAttrString((PyObject *)tp, "__module__");
+    PyObject *qn = mod ? PyObject_GetAttrString((PyObject *)tp, "__qualname__") : NULL;
     if (!qn) {
         Py_XDECREF(mod);
         return NULL;
@@ -70,15 +82,25 @@ static PyObject *refuse_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     Py_DECREF(qn);
     return NULL;
 }
-static PyType_Slot class_slots[] = {{Py_tp_new, refuse_new}, {0, NULL}};
+static int accept_init(PyObject *self, PyObject *args, PyObject *kw) { return 0; }
+static PyType_Slot class_slots[] = {{Py_tp_new, refuse_new}, {Py_tp_init, accept_init}, {0, NULL}};
 
-PyObject *tn_py_refusing_class(const char *module, const char *name) {
+static PyObject *make_class(const char *module, const char *name, int refusing);
+PyObject *tn_py_refusing_class(const char *module, const char *name) { return make_class(module, name, 1); }
+/* A class like the refusing ones whose instances can be made (existence-only objects upstream
+ * creates at import, e.g. autograd's _ImperativeEngine); its methods still refuse. */
+PyObject *tn_py_placeholder_class(const char *module, const char *name) { return make_class(module, name, 0); }
+
+static PyObject *make_class(const char *module, const char *name, int refusing) {
     size_t len = strlen(module) + strlen(name) + 2;
     char *full = malloc(len);   /* tp_name points here for the life of the process */
     if (!full) return PyErr_NoMemory();
     snprintf(full, len, "%s.%s", module, name);
     PyType_Spec spec = {full, sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, class_slots};
-    return PyType_FromSpec(&spec);
+    if (!refusing_classes && !(refusing_classes = PySet_New(NULL))) return NULL;
+    PyObject *t = PyType_FromSpec(&spec);
+    if (t && refusing && PySet_Add(refusing_classes, t) < 0) Py_CLEAR(t);
+    return t;
 }
 
 /* Upstream's bound classes have pybind11's metaclass, and upstream combines it with others
@@ -149,7 +171,7 @@ static const struct { const char *name; int kind; } tensor_attrs[] = {
 static PyMethodDef tattr_defs[N_TATTRS];
 
 static PyObject *refuse_tensor_attr(PyObject *self, PyObject *args, PyObject *kw) {
-    long i = PyLong_AsLong(self);
+    long i = capsule_index(self);
     char buf[160];
     snprintf(buf, sizeof buf, "torch._C.TensorBase.%s", i >= 0 && i < N_TATTRS ? tensor_attrs[i].name : "?");
     return tn_not_implemented(buf);
@@ -160,7 +182,7 @@ static int fill_tensor_attrs(void) {
     if (!tb) return 0;
     for (int i = 0; i < N_TATTRS; i++) {
         if (PyObject_HasAttrString(tb, tensor_attrs[i].name)) continue;
-        PyObject *self = PyLong_FromLong(i);
+        PyObject *self = index_capsule(i);
         if (!self) return -1;
         tattr_defs[i] = (PyMethodDef){tensor_attrs[i].name, (PyCFunction)(void (*)(void))refuse_tensor_attr,
                                       METH_VARARGS | METH_KEYWORDS, NULL};
@@ -190,7 +212,7 @@ static const char *const vf_names[] = {
 static PyMethodDef vf_defs[N_VF];
 
 static PyObject *refuse_vf(PyObject *self, PyObject *args, PyObject *kw) {
-    long i = PyLong_AsLong(self);
+    long i = capsule_index(self);
     char buf[160];
     snprintf(buf, sizeof buf, "torch.%s", i >= 0 && i < N_VF ? vf_names[i] : "?");
     return tn_not_implemented(buf);
@@ -211,7 +233,7 @@ static int fill_variable_functions(PyObject *m) {
     int rc = modname ? 0 : -1;
     for (int i = 0; rc == 0 && i < N_VF; i++) {
         if (PyObject_HasAttrString(vf, vf_names[i])) continue;
-        PyObject *self = PyLong_FromLong(i);
+        PyObject *self = index_capsule(i);
         if (!self) {
             rc = -1;
             break;
@@ -226,6 +248,66 @@ static int fill_variable_functions(PyObject *m) {
     Py_DECREF(target);
     Py_DECREF(vf);
     return rc;
+}
+
+/* methods and properties of the refusing classes (upstream reads some, e.g. torch.Stream.query) */
+#define TN_CATTR(owner, cls, name, kind) {owner, cls, name, T_##kind},
+static const struct { const char *owner, *cls, *name; int kind; } class_attrs[] = {
+#include "python/surface_class.h"
+};
+#undef TN_CATTR
+#define N_CATTRS ((int)(sizeof class_attrs / sizeof class_attrs[0]))
+static PyMethodDef cattr_defs[N_CATTRS];
+
+static PyObject *refuse_class_attr(PyObject *self, PyObject *args, PyObject *kw) {
+    long i = capsule_index(self);
+    char buf[256];
+    if (i < 0 || i >= N_CATTRS) return tn_not_implemented("torch._C method");
+    snprintf(buf, sizeof buf, "torch._C.%s%s%s.%s", class_attrs[i].owner, class_attrs[i].owner[0] ? "." : "",
+             class_attrs[i].cls, class_attrs[i].name);
+    return tn_not_implemented(buf);
+}
+
+static int fill_class_attrs(PyObject *m) {
+    PyObject *cls = NULL;
+    const char *last_owner = NULL, *last_cls = NULL;
+    for (int i = 0; i < N_CATTRS; i++) {
+        if (!last_cls || strcmp(last_cls, class_attrs[i].cls) != 0 || strcmp(last_owner, class_attrs[i].owner) != 0) {
+            Py_XDECREF(cls);
+            cls = NULL;
+            last_owner = class_attrs[i].owner;
+            last_cls = class_attrs[i].cls;
+            PyObject *owner = last_owner[0] ? tn_py_submodule(last_owner) : Py_NewRef(m);
+            if (!owner) return -1;
+            PyObject *c = PyDict_GetItemString(PyModule_GetDict(owner), last_cls);
+            Py_DECREF(owner);
+            /* only classes of ours that refuse: real classes define their own attributes */
+            if (c && PyType_Check(c) && PyType_GetSlot((PyTypeObject *)c, Py_tp_new) == (void *)refuse_new)
+                cls = Py_NewRef(c);
+        }
+        if (!cls || PyObject_HasAttrString(cls, class_attrs[i].name)) continue;
+        PyObject *self = index_capsule(i);
+        if (!self) goto fail;
+        cattr_defs[i] = (PyMethodDef){class_attrs[i].name, (PyCFunction)(void (*)(void))refuse_class_attr,
+                                      METH_VARARGS | METH_KEYWORDS, NULL};
+        PyObject *f = PyCFunction_NewEx(&cattr_defs[i], self, NULL);
+        Py_DECREF(self);
+        if (f && class_attrs[i].kind == T_PROPERTY) {
+            PyObject *p = PyObject_CallFunctionObjArgs((PyObject *)&PyProperty_Type, f, NULL);
+            Py_DECREF(f);
+            f = p;
+        }
+        if (!f || PyObject_SetAttrString(cls, class_attrs[i].name, f) < 0) {
+            Py_XDECREF(f);
+            goto fail;
+        }
+        Py_DECREF(f);
+    }
+    Py_XDECREF(cls);
+    return 0;
+fail:
+    Py_XDECREF(cls);
+    return -1;
 }
 
 int tn_surface_init(PyObject *m) {
@@ -257,7 +339,7 @@ int tn_surface_init(PyObject *m) {
             if (v && strcmp(e->type, "type") != 0 && set_bound_meta(v) < 0) Py_CLEAR(v);
             break;
         case K_FUNC: {
-            PyObject *self = PyLong_FromLong(i);
+            PyObject *self = index_capsule(i);
             if (!self) goto fail;
             func_defs[i] = (PyMethodDef){e->name, (PyCFunction)(void (*)(void))refuse_call,
                                          METH_VARARGS | METH_KEYWORDS, NULL};
@@ -275,7 +357,7 @@ int tn_surface_init(PyObject *m) {
     }
     Py_XDECREF(owner);
     Py_XDECREF(owner_name);
-    return 0;
+    return fill_class_attrs(m);
 fail:
     Py_XDECREF(owner);
     Py_XDECREF(owner_name);

@@ -294,6 +294,11 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     return (PyObject *)o;
 }
 
+/* indexing (python/indexing.c) */
+PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
+PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
+PyObject *tn_tensor_delitem(PyObject *self, PyObject *index);
+
 static PyMethodDef tensor_methods[] = {
     {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, NULL},
     {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -312,6 +317,10 @@ static PyMethodDef tensor_methods[] = {
     {"_is_view", m_is_view, METH_NOARGS, NULL},
     {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    /* indexing (python/indexing.c) */
+    {"__getitem__", tn_tensor_getitem, METH_O, NULL},
+    {"__setitem__", tn_tensor_setitem, METH_VARARGS, NULL},
+    {"__delitem__", tn_tensor_delitem, METH_O, NULL},
     {NULL},
 };
 

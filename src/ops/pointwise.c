@@ -1,0 +1,1066 @@
+/* pointwise.c — the pointwise operator family: unary math, activations, binary arithmetic and
+ * comparisons beyond add/sub/mul/div (arith.c), logical and bitwise ops, where and clamp.
+ *
+ * Two small drivers do the work, both following upstream's TensorIterator rules as measured on
+ * torch 2.13: `unary` (optional int->float promotion, upstream's "Found dtype X but expected Y"
+ * strictness for ops whose out= must match exactly) and `binary` (result_type promotion, optional
+ * int->float promotion or a forced float64 compute type, integer-division-by-zero check,
+ * in-place / out= checks). Scalar overloads (`eq.Scalar`, `remainder.Scalar_Tensor`, ...) wrap
+ * their number as a 0-dim wrapped-number tensor so that promotion follows upstream. Results are
+ * computed into a fresh tensor of the result dtype and then copied into the in-place / out=
+ * target, which keeps aliasing (x.op_(x), out=x) correct. */
+#include "ops/common.h"
+#include "ops/pointwise_kernels.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+/* upstream's ScalarType names, used in its messages */
+static const char *stname(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_U8: return "Byte";
+    case TN_DTYPE_I8: return "Char";
+    case TN_DTYPE_I16: return "Short";
+    case TN_DTYPE_I32: return "Int";
+    case TN_DTYPE_I64: return "Long";
+    case TN_DTYPE_F16: return "Half";
+    case TN_DTYPE_F32: return "Float";
+    case TN_DTYPE_F64: return "Double";
+    case TN_DTYPE_C32: return "ComplexHalf";
+    case TN_DTYPE_C64: return "ComplexFloat";
+    case TN_DTYPE_C128: return "ComplexDouble";
+    case TN_DTYPE_BOOL: return "Bool";
+    case TN_DTYPE_BF16: return "BFloat16";
+    default: return tn_dtype_infos[d].name;
+    }
+}
+
+static PyObject *not_impl(const char *name, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, stname(dt));
+    return NULL;
+}
+
+static PyObject *cast_err(tn_dtype from, tn_dtype to) {
+    PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                 stname(from), stname(to));
+    return NULL;
+}
+
+static bool is_int(tn_dtype d) { return tn_dtype_is_integral(d, true); }
+
+static bool wrapped(const tn_value *v) {
+    return v->tag == TN_V_TENSOR && (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number);
+}
+
+/* A number value as a tn_scalar (kernels read .i for integral dtypes, .re/.im otherwise). */
+static tn_scalar num_scalar(const tn_value *v) {
+    switch (v->tag) {
+    case TN_V_INT: case TN_V_BOOL: return tn_scalar_i(v->u.i);
+    case TN_V_COMPLEX: return tn_scalar_c(v->u.c.re, v->u.c.im);
+    default: return tn_scalar_f(v->u.f);
+    }
+}
+
+/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj); a tensor
+ * value is passed through with a new reference. */
+static int wrap(const tn_value *in, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    if (in->tag == TN_V_TENSOR) { *out = *in; Py_INCREF(out->u.obj); return 0; }
+    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
+                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
+                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
+                  : PyFloat_FromDouble(in->u.f);
+    if (!num) return -1;
+    PyObject *t = tn_tensor_from_number(num, true);
+    Py_DECREF(num);
+    if (!t) return -1;
+    out->tag = TN_V_TENSOR;
+    out->wrapped = true;
+    out->u.obj = t;
+    return 0;
+}
+
+static PyObject *deliver(PyObject *res, PyObject *target) {
+    if (!res || !target) return res;
+    int r = tn_copy_into(target, res);
+    Py_DECREF(res);
+    return r < 0 ? NULL : Py_NewRef(target);
+}
+
+static bool same_shape(const tn_tensor *t, int nd, const int64_t *shape) {
+    return t->ndim == nd && memcmp(t->sizes, shape, (size_t)nd * sizeof *shape) == 0;
+}
+
+static PyObject *shape_mismatch(const tn_tensor *t, int nd, const int64_t *shape) {
+    char a[256], b[256];
+    size_t k = 0;
+    k += (size_t)snprintf(a, sizeof a, "[");
+    for (int i = 0; i < t->ndim && k < sizeof a; i++)
+        k += (size_t)snprintf(a + k, sizeof a - k, i ? ", %lld" : "%lld", (long long)t->sizes[i]);
+    if (k < sizeof a) snprintf(a + k, sizeof a - k, "]");
+    k = (size_t)snprintf(b, sizeof b, "[");
+    for (int i = 0; i < nd && k < sizeof b; i++)
+        k += (size_t)snprintf(b + k, sizeof b - k, i ? ", %lld" : "%lld", (long long)shape[i]);
+    if (k < sizeof b) snprintf(b + k, sizeof b - k, "]");
+    PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
+    return NULL;
+}
+
+/* Run a one-input loop: self (cast to ct) -> result of dtype rt, delivered to out= / in-place.
+ * strict: out= must have exactly dtype rt (upstream's "Found dtype X but expected Y"). */
+static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject *self, tn_dtype ct,
+                      tn_dtype rt, PyObject *out, bool inplace, bool strict) {
+    tn_tensor *t = tn_tensor_of(self);
+    int nd = t->ndim;
+    int64_t shape[TN_MAX_DIMS];
+    memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
+    if (inplace && !tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+    if (out) {
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (strict && od != rt) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", stname(od), stname(rt));
+            return NULL;
+        }
+        if (tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
+    }
+    if (!loop) return not_impl(name, ct); /* after the dtype checks, as upstream */
+    PyObject *x = tn_as_dtype(self, ct, false);
+    if (!x) return NULL;
+    PyObject *res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    if (!res) { Py_DECREF(x); return NULL; }
+    tn_run_loop(loop, ctx, res, 1, &x);
+    Py_DECREF(x);
+    return deliver(res, inplace ? self : out);
+}
+
+/* ---------------------------------------------------------------- unary */
+
+enum { U_FLOAT = 1, U_STRICT = 2 };
+typedef struct { tn_unary_op op; const char *name; unsigned fl; } uspec;
+
+/* Upstream's dtype refusals that are not just "no kernel". */
+static int uprecheck(tn_unary_op op, tn_dtype dt) {
+    bool cplx = tn_dtype_is_complex(dt);
+    switch (op) {
+    case TN_UNARY_NEG:
+        if (dt == TN_DTYPE_BOOL) {
+            PyErr_SetString(PyExc_RuntimeError,
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+                "use the `~` or `logical_not()` operator instead.");
+            return -1;
+        }
+        break;
+    case TN_UNARY_ABS:
+        if (dt == TN_DTYPE_BOOL) { not_impl("abs", dt); return -1; }
+        break;
+    case TN_UNARY_SIGN:
+        if (cplx) {
+            PyErr_SetString(PyExc_NotImplementedError,
+                "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+            return -1;
+        }
+        break;
+    case TN_UNARY_CEIL: case TN_UNARY_FLOOR: case TN_UNARY_TRUNC:
+        if (cplx) {
+            PyErr_Format(PyExc_NotImplementedError, "%s is not supported for complex inputs",
+                         tn_unary_names[op]);
+            return -1;
+        }
+        break;
+    case TN_UNARY_ISPOSINF: case TN_UNARY_ISNEGINF:
+        if (cplx) {
+            PyErr_Format(PyExc_RuntimeError, "%s does not support complex inputs.", tn_unary_names[op]);
+            return -1;
+        }
+        break;
+    case TN_UNARY_SIGNBIT:
+        if (cplx) {
+            PyErr_SetString(PyExc_NotImplementedError, "signbit is not implemented for complex tensors.");
+            return -1;
+        }
+        break;
+    case TN_UNARY_RELU:
+        if (dt == TN_DTYPE_BOOL) {
+            PyErr_SetString(PyExc_RuntimeError, "Boolean inputs not supported for relu");
+            return -1;
+        }
+        if (cplx) {
+            PyErr_SetString(PyExc_NotImplementedError, "clamp is not supported for complex types");
+            return -1;
+        }
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
+                          bool inplace, const void *ctx) {
+    PyObject *self = a[0].u.obj;
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (uprecheck(op, dt) < 0) return NULL;
+    tn_dtype ct = dt;
+    if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
+    if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
+    if (tn_require_computable(name, ct) < 0) return NULL;
+    tn_loop loop = tn_unary_loop(op, ct);
+    return urun(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT);
+}
+
+static PyObject *unary(const uspec *s, tn_value *a, PyObject *out, bool inplace) {
+    return unary_ex(s->op, s->name, s->fl, a, out, inplace, NULL);
+}
+
+/* name, name_, name.out */
+#define U3(fn, OP, FL)                                                                          \
+    static const uspec us_##fn = {TN_UNARY_##OP, #fn, FL};                                     \
+    PyObject *tn_op_##fn(tn_value *a) { return unary(&us_##fn, a, NULL, false); }              \
+    PyObject *tn_op_##fn##_(tn_value *a) { return unary(&us_##fn, a, NULL, true); }            \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return unary(&us_##fn, a, a[1].u.obj, false); }
+
+U3(neg, NEG, U_STRICT)
+U3(negative, NEG, U_STRICT)
+U3(abs, ABS, U_STRICT)
+U3(absolute, ABS, U_STRICT)
+U3(exp, EXP, U_FLOAT)
+U3(exp2, EXP2, U_FLOAT)
+U3(expm1, EXPM1, U_FLOAT)
+U3(log, LOG, U_FLOAT)
+U3(log2, LOG2, U_FLOAT)
+U3(log10, LOG10, U_FLOAT)
+U3(log1p, LOG1P, U_FLOAT)
+U3(sqrt, SQRT, U_FLOAT)
+U3(rsqrt, RSQRT, U_FLOAT)
+U3(sin, SIN, U_FLOAT)
+U3(cos, COS, U_FLOAT)
+U3(tan, TAN, U_FLOAT)
+U3(asin, ASIN, U_FLOAT)
+U3(acos, ACOS, U_FLOAT)
+U3(atan, ATAN, U_FLOAT)
+U3(arcsin, ASIN, U_FLOAT)
+U3(arccos, ACOS, U_FLOAT)
+U3(arctan, ATAN, U_FLOAT)
+U3(sinh, SINH, U_FLOAT)
+U3(cosh, COSH, U_FLOAT)
+U3(tanh, TANH, U_FLOAT)
+U3(asinh, ASINH, U_FLOAT)
+U3(acosh, ACOSH, U_FLOAT)
+U3(atanh, ATANH, U_FLOAT)
+U3(arcsinh, ASINH, U_FLOAT)
+U3(arccosh, ACOSH, U_FLOAT)
+U3(arctanh, ATANH, U_FLOAT)
+U3(erf, ERF, U_FLOAT)
+U3(erfc, ERFC, U_FLOAT)
+U3(sigmoid, SIGMOID, U_FLOAT)
+U3(reciprocal, RECIPROCAL, U_FLOAT)
+U3(sign, SIGN, U_STRICT)
+U3(ceil, CEIL, U_STRICT)
+U3(floor, FLOOR, U_STRICT)
+U3(trunc, TRUNC, U_STRICT)
+U3(fix, TRUNC, U_STRICT)
+U3(frac, FRAC, U_STRICT)
+U3(round, ROUND, U_STRICT)
+U3(square, SQUARE, 0)
+U3(logical_not, LOGICAL_NOT, 0)
+U3(bitwise_not, BITWISE_NOT, U_STRICT)
+U3(silu, SILU, U_STRICT)
+U3(mish, MISH, U_STRICT)
+U3(hardsigmoid, HARDSIGMOID, U_STRICT)
+U3(hardswish, HARDSWISH, U_STRICT)
+
+PyObject *tn_op_relu(tn_value *a) { return unary_ex(TN_UNARY_RELU, "relu", U_STRICT, a, NULL, false, NULL); }
+PyObject *tn_op_relu_(tn_value *a) { return unary_ex(TN_UNARY_RELU, "relu", U_STRICT, a, NULL, true, NULL); }
+
+PyObject *tn_op_isnan(tn_value *a) { return unary_ex(TN_UNARY_ISNAN, "isnan", 0, a, NULL, false, NULL); }
+PyObject *tn_op_isinf(tn_value *a) { return unary_ex(TN_UNARY_ISINF, "isinf", 0, a, NULL, false, NULL); }
+PyObject *tn_op_isfinite(tn_value *a) { return unary_ex(TN_UNARY_ISFINITE, "isfinite", 0, a, NULL, false, NULL); }
+
+/* predicates whose out= must be bool */
+static PyObject *bool_pred(tn_unary_op op, const char *msg, tn_value *a, PyObject *out) {
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_BOOL) {
+        if (uprecheck(op, TN_T(a[0])->dtype) < 0) return NULL;
+        PyErr_SetString(PyExc_RuntimeError, msg);
+        return NULL;
+    }
+    return unary_ex(op, tn_unary_names[op], 0, a, out, false, NULL);
+}
+PyObject *tn_op_isposinf(tn_value *a) { return bool_pred(TN_UNARY_ISPOSINF, NULL, a, NULL); }
+PyObject *tn_op_isposinf_out(tn_value *a) {
+    return bool_pred(TN_UNARY_ISPOSINF, "isposinf does not support non-boolean outputs.", a, a[1].u.obj);
+}
+PyObject *tn_op_isneginf(tn_value *a) { return bool_pred(TN_UNARY_ISNEGINF, NULL, a, NULL); }
+PyObject *tn_op_isneginf_out(tn_value *a) {
+    return bool_pred(TN_UNARY_ISNEGINF, "isneginf does not support non-boolean outputs.", a, a[1].u.obj);
+}
+PyObject *tn_op_signbit(tn_value *a) { return bool_pred(TN_UNARY_SIGNBIT, NULL, a, NULL); }
+PyObject *tn_op_signbit_out(tn_value *a) {
+    return bool_pred(TN_UNARY_SIGNBIT, "signbit does not support non-boolean outputs.", a, a[1].u.obj);
+}
+
+/* positive: the input itself (an alias upstream); refuses bool */
+PyObject *tn_op_positive(tn_value *a) {
+    if (TN_T(a[0])->dtype == TN_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_RuntimeError,
+            "The `+` operator, on a bool tensor is not supported.");
+        return NULL;
+    }
+    return Py_NewRef(a[0].u.obj);
+}
+
+/* sgn: sign for real dtypes, z/|z| for complex */
+static PyObject *sgn_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (!tn_dtype_is_complex(dt)) return unary_ex(TN_UNARY_SIGN, "sgn", U_STRICT, a, out, inplace, NULL);
+    if (tn_require_computable("sgn", dt) < 0) return NULL;
+    tn_loop loop = tn_pw_sgn_complex_loop(dt);
+    if (!loop) return not_impl("sgn", dt);
+    return urun("sgn", loop, NULL, a[0].u.obj, dt, dt, out, inplace, true);
+}
+PyObject *tn_op_sgn(tn_value *a) { return sgn_impl(a, NULL, false); }
+PyObject *tn_op_sgn_(tn_value *a) { return sgn_impl(a, NULL, true); }
+PyObject *tn_op_sgn_out(tn_value *a) { return sgn_impl(a, a[1].u.obj, false); }
+
+/* logit(self, eps=None) */
+static PyObject *logit_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_unary_params p = {1.0, 20.0, 0.0, false};
+    if (a[1].tag != TN_V_NONE) { p.has_eps = true; p.eps = tn_value_as_double(&a[1]); }
+    return unary_ex(TN_UNARY_LOGIT, "logit", U_FLOAT, a, out, inplace, &p);
+}
+PyObject *tn_op_logit(tn_value *a) { return logit_impl(a, NULL, false); }
+PyObject *tn_op_logit_(tn_value *a) { return logit_impl(a, NULL, true); }
+PyObject *tn_op_logit_out(tn_value *a) { return logit_impl(a, a[2].u.obj, false); }
+
+/* gelu(self, *, approximate='none') */
+static PyObject *gelu_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_unary_op op = TN_UNARY_GELU;
+    if (a[1].tag == TN_V_STR) {
+        const char *m = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+        if (!m) return NULL;
+        if (!strcmp(m, "tanh")) op = TN_UNARY_GELU_TANH;
+        else if (strcmp(m, "none")) {
+            PyErr_SetString(PyExc_RuntimeError, "approximate argument must be either none or tanh.");
+            return NULL;
+        }
+    }
+    return unary_ex(op, "gelu", U_STRICT, a, out, inplace, NULL);
+}
+PyObject *tn_op_gelu(tn_value *a) { return gelu_impl(a, NULL, false); }
+PyObject *tn_op_gelu_(tn_value *a) { return gelu_impl(a, NULL, true); }
+PyObject *tn_op_gelu_out(tn_value *a) { return gelu_impl(a, a[2].u.obj, false); }
+
+/* softplus(self, beta=1, threshold=20) */
+static PyObject *softplus_impl(tn_value *a, PyObject *out) {
+    tn_unary_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), 0.0, false};
+    return unary_ex(TN_UNARY_SOFTPLUS, "softplus", U_STRICT, a, out, false, &p);
+}
+PyObject *tn_op_softplus(tn_value *a) { return softplus_impl(a, NULL); }
+PyObject *tn_op_softplus_out(tn_value *a) { return softplus_impl(a, a[3].u.obj); }
+
+/* round(self, *, decimals) */
+static PyObject *round_dec(tn_value *a, PyObject *out, bool inplace) {
+    int64_t d = a[1].u.i;
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (d == 0 && !is_int(dt)) return unary_ex(TN_UNARY_ROUND, "round", U_STRICT, a, out, inplace, NULL);
+    if (tn_require_computable("round", dt) < 0) return NULL;
+    return urun("round", tn_pw_round_decimals_loop(dt), &d, a[0].u.obj, dt, dt, out, inplace, true);
+}
+PyObject *tn_op_round_decimals(tn_value *a) { return round_dec(a, NULL, false); }
+PyObject *tn_op_round__decimals(tn_value *a) { return round_dec(a, NULL, true); }
+PyObject *tn_op_round_decimals_out(tn_value *a) { return round_dec(a, a[2].u.obj, false); }
+
+/* nan_to_num(self, nan=None, posinf=None, neginf=None) */
+static PyObject *nan_to_num_impl(tn_value *a, PyObject *out, bool inplace) {
+    PyObject *self = a[0].u.obj;
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (out && tn_tensor_of(out)->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "nan_to_num: dtype of out: %s should be same as input: %s",
+                     stname(tn_tensor_of(out)->dtype), stname(dt));
+        return NULL;
+    }
+    if (tn_require_computable("nan_to_num", dt) < 0) return NULL;
+    if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) { /* nothing to replace: a copy */
+        if (inplace) return Py_NewRef(self);
+        return urun("nan_to_num", tn_cast_loop(dt, dt), NULL, self, dt, dt, out, false, true);
+    }
+    double big;
+    switch (dt) {
+    case TN_DTYPE_F16: big = 65504.0; break;
+    case TN_DTYPE_BF16: big = 3.3895313892515355e38; break;
+    case TN_DTYPE_F32: case TN_DTYPE_C64: big = FLT_MAX; break;
+    default: big = DBL_MAX; break;
+    }
+    tn_pw_nan_params p = {
+        a[1].tag == TN_V_NONE ? 0.0 : tn_value_as_double(&a[1]),
+        a[2].tag == TN_V_NONE ? big : tn_value_as_double(&a[2]),
+        a[3].tag == TN_V_NONE ? -big : tn_value_as_double(&a[3]),
+    };
+    tn_loop loop = tn_pw_nan_to_num_loop(dt);
+    if (!loop) return not_impl("nan_to_num", dt);
+    return urun("nan_to_num", loop, &p, self, dt, dt, out, inplace, true);
+}
+PyObject *tn_op_nan_to_num(tn_value *a) { return nan_to_num_impl(a, NULL, false); }
+PyObject *tn_op_nan_to_num_(tn_value *a) { return nan_to_num_impl(a, NULL, true); }
+PyObject *tn_op_nan_to_num_out(tn_value *a) { return nan_to_num_impl(a, a[4].u.obj, false); }
+
+/* activations with parameters and their own loops (floating only unless noted) */
+static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
+                           PyObject *out, bool inplace) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (tn_require_computable(name, dt) < 0) return NULL;
+    return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
+}
+
+static PyObject *leaky_impl(tn_value *a, PyObject *out, bool inplace) {
+    double slope = tn_value_as_double(&a[1]);
+    return float_act("leaky_relu", tn_pw_leaky_relu_loop, &slope, a, out, inplace);
+}
+PyObject *tn_op_leaky_relu(tn_value *a) { return leaky_impl(a, NULL, false); }
+PyObject *tn_op_leaky_relu_(tn_value *a) { return leaky_impl(a, NULL, true); }
+PyObject *tn_op_leaky_relu_out(tn_value *a) { return leaky_impl(a, a[2].u.obj, false); }
+
+static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_pw_elu_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), tn_value_as_double(&a[3])};
+    return float_act("elu", tn_pw_elu_loop, &p, a, out, inplace);
+}
+PyObject *tn_op_elu(tn_value *a) { return elu_impl(a, NULL, false); }
+PyObject *tn_op_elu_(tn_value *a) { return elu_impl(a, NULL, true); }
+PyObject *tn_op_elu_out(tn_value *a) { return elu_impl(a, a[4].u.obj, false); }
+
+static PyObject *threshold_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_scalar th = num_scalar(&a[1]), v = num_scalar(&a[2]);
+    tn_pw_threshold_params p = {th.re, v.re, th.i, v.i};
+    return float_act("threshold", tn_pw_threshold_loop, &p, a, out, inplace);
+}
+PyObject *tn_op_threshold(tn_value *a) { return threshold_impl(a, NULL, false); }
+PyObject *tn_op_threshold_(tn_value *a) { return threshold_impl(a, NULL, true); }
+PyObject *tn_op_threshold_out(tn_value *a) { return threshold_impl(a, a[3].u.obj, false); }
+
+/* ---------------------------------------------------------------- binary */
+
+enum {
+    B_FLOAT = 1,    /* integral / bool compute dtype promotes to the default float */
+    B_ZERO = 2,     /* integer division by zero raises */
+    B_NOCPLX = 4,   /* "<op> not implemented for complex tensors." */
+    B_F64 = 8,      /* float_power: compute in float64 / complex128 */
+};
+typedef struct { tn_binary_op op; const char *name; unsigned fl; } bspec;
+
+static int zero_divisor(PyObject *b, tn_dtype ct) {
+    PyObject *bz = tn_as_dtype(b, ct, true);
+    if (!bz) return -1;
+    tn_tensor *bt = tn_tensor_of(bz);
+    int64_t n = tn_numel(bt);
+    int isz = tn_dtype_itemsize(ct);
+    const unsigned char *p = (const unsigned char *)tn_data(bt);
+    bool zero = false;
+    for (int64_t i = 0; i < n && !zero; i++) {
+        bool nz = false;
+        for (int k = 0; k < isz; k++) nz |= p[i * isz + k] != 0;
+        zero = !nz;
+    }
+    Py_DECREF(bz);
+    if (zero) { PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError"); return -1; }
+    return 0;
+}
+
+/* a, b: tensor values (wrapped numbers allowed). */
+static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out, bool inplace,
+                        const void *ctx) {
+    tn_value pair[2] = {*a, *b};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (s->fl & B_F64) ct = tn_dtype_is_complex(ct) ? TN_DTYPE_C128 : TN_DTYPE_F64;
+    if ((s->fl & B_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
+    if ((s->fl & B_NOCPLX) && tn_dtype_is_complex(ct)) {
+        PyErr_Format(PyExc_RuntimeError, "%s not implemented for complex tensors.", s->name);
+        return NULL;
+    }
+    if (tn_require_computable(s->name, ct) < 0) return NULL;
+    tn_loop loop = tn_binary_loop(s->op, ct);
+    if (s->op == TN_BINARY_NEXTAFTER && !loop) loop = tn_pw_nextafter16_loop(ct);
+    if (s->op == TN_BINARY_XLOGY && tn_pw_xlogy16_loop(ct)) loop = tn_pw_xlogy16_loop(ct);
+    tn_dtype rt = tn_binary_out_dtype(s->op, ct);
+    const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (inplace) {
+        tn_tensor *t = TN_T(*a);
+        if (!same_shape(t, nd, shape)) return shape_mismatch(t, nd, shape);
+        if ((s->fl & B_F64) && t->dtype != ct) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the base given to float_power_ has dtype %s but the operation's result requires dtype %s",
+                         stname(t->dtype), stname(ct));
+            return NULL;
+        }
+        if (!tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+    } else if (out) {
+        if ((s->fl & B_F64) && tn_tensor_of(out)->dtype != ct) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the output given to float_power has dtype %s but the operation's result requires dtype %s",
+                         stname(tn_tensor_of(out)->dtype), stname(ct));
+            return NULL;
+        }
+        if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
+    }
+    if (!loop) return not_impl(s->name, ct); /* after the shape / dtype checks, as upstream */
+    if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && zero_divisor(b->u.obj, ct) < 0) return NULL;
+    /* Tensor op wrapped-number on reduced floats keeps the number in opmath (elementwise.h) */
+    tn_loop sloop = NULL;
+    if (TN_T(*b)->ndim == 0 && !wrapped(a) && !ctx && (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) &&
+        (s->op == TN_BINARY_MUL || s->op == TN_BINARY_DIV || s->op == TN_BINARY_DIV_FLOOR))
+        sloop = tn_binary_scalar_loop(s->op, ct);
+    PyObject *x = tn_as_dtype(a->u.obj, ct, false), *y = NULL, *res = NULL;
+    if (!x) return NULL;
+    res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    if (!res) goto fail;
+    if (sloop) {
+        tn_tensor *bt = TN_T(*b);
+        const char *p = tn_data(bt);
+        tn_scalar sc;
+        if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); sc = tn_scalar_f(d); }
+        else if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); sc = tn_scalar_i(i); }
+        else if (bt->dtype == TN_DTYPE_BOOL) sc = tn_scalar_i(*p != 0);
+        else {
+            y = tn_as_dtype(b->u.obj, TN_DTYPE_F64, true);
+            if (!y) goto fail;
+            double d; memcpy(&d, tn_data(tn_tensor_of(y)), 8); sc = tn_scalar_f(d);
+        }
+        tn_run_loop(sloop, &sc, res, 1, &x);
+    } else {
+        y = tn_as_dtype(b->u.obj, ct, false);
+        if (!y) goto fail;
+        PyObject *ins[2] = {x, y};
+        tn_run_loop(loop, ctx, res, 2, ins);
+    }
+    Py_DECREF(x);
+    Py_XDECREF(y);
+    return deliver(res, inplace ? a->u.obj : out);
+fail:
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    Py_XDECREF(res);
+    return NULL;
+}
+
+/* Tensor, Tensor */
+static PyObject *b_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
+    return binary(s, &a[0], &a[1], out, inplace, NULL);
+}
+/* Tensor, Scalar */
+static PyObject *b_ts(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
+    tn_value w;
+    if (wrap(&a[1], &w) < 0) return NULL;
+    PyObject *r = binary(s, &a[0], &w, out, inplace, NULL);
+    Py_DECREF(w.u.obj);
+    return r;
+}
+/* Scalar, Tensor */
+static PyObject *b_st(const bspec *s, tn_value *a, PyObject *out) {
+    tn_value w;
+    if (wrap(&a[0], &w) < 0) return NULL;
+    PyObject *r = binary(s, &w, &a[1], out, false, NULL);
+    Py_DECREF(w.u.obj);
+    return r;
+}
+
+#define OUT(i) (a[i].u.obj)
+#define DEF(fname, expr) PyObject *tn_op_##fname(tn_value *a) { return expr; }
+
+/* name.Tensor, name_.Tensor, name.Tensor_out, name.Scalar, name_.Scalar, name.Scalar_out */
+#define B_TS6(fn, S)                                                                            \
+    DEF(fn##_Tensor, b_tt(&S, a, NULL, false))                                                  \
+    DEF(fn##__Tensor, b_tt(&S, a, NULL, true))                                                  \
+    DEF(fn##_Tensor_out, b_tt(&S, a, OUT(2), false))                                            \
+    DEF(fn##_Scalar, b_ts(&S, a, NULL, false))                                                  \
+    DEF(fn##__Scalar, b_ts(&S, a, NULL, true))                                                  \
+    DEF(fn##_Scalar_out, b_ts(&S, a, OUT(2), false))
+/* name, name_, name.out */
+#define B_3(fn, S)                                                                              \
+    DEF(fn, b_tt(&S, a, NULL, false))                                                           \
+    DEF(fn##_, b_tt(&S, a, NULL, true))                                                         \
+    DEF(fn##_out, b_tt(&S, a, OUT(2), false))
+
+static const bspec bs_eq = {TN_BINARY_EQ, "eq", 0}, bs_ne = {TN_BINARY_NE, "ne", 0},
+                   bs_lt = {TN_BINARY_LT, "lt", 0}, bs_le = {TN_BINARY_LE, "le", 0},
+                   bs_gt = {TN_BINARY_GT, "gt", 0}, bs_ge = {TN_BINARY_GE, "ge", 0};
+B_TS6(eq, bs_eq)
+B_TS6(ne, bs_ne)
+B_TS6(not_equal, bs_ne)
+B_TS6(lt, bs_lt)
+B_TS6(less, bs_lt)
+B_TS6(le, bs_le)
+B_TS6(less_equal, bs_le)
+B_TS6(gt, bs_gt)
+B_TS6(greater, bs_gt)
+B_TS6(ge, bs_ge)
+B_TS6(greater_equal, bs_ge)
+
+static const bspec bs_rem = {TN_BINARY_REMAINDER, "remainder", B_ZERO}, bs_fmod = {TN_BINARY_FMOD, "fmod", B_ZERO};
+B_TS6(remainder, bs_rem)
+DEF(remainder_Scalar_Tensor, b_st(&bs_rem, a, NULL))
+B_TS6(fmod, bs_fmod)
+
+static const bspec bs_and = {TN_BINARY_BITWISE_AND, "bitwise_and", 0},
+                   bs_or = {TN_BINARY_BITWISE_OR, "bitwise_or", 0},
+                   bs_xor = {TN_BINARY_BITWISE_XOR, "bitwise_xor", 0},
+                   bs_lsh = {TN_BINARY_LSHIFT, "lshift", 0}, bs_rsh = {TN_BINARY_RSHIFT, "rshift", 0};
+B_TS6(bitwise_and, bs_and)
+B_TS6(bitwise_or, bs_or)
+B_TS6(bitwise_xor, bs_xor)
+DEF(bitwise_and_Scalar_Tensor, b_st(&bs_and, a, NULL))
+DEF(bitwise_or_Scalar_Tensor, b_st(&bs_or, a, NULL))
+DEF(bitwise_xor_Scalar_Tensor, b_st(&bs_xor, a, NULL))
+/* the dunder overloads: __and__.Scalar/Tensor, __iand__.Scalar/Tensor, ... */
+#define DUNDER(nm, S)                                                                           \
+    DEF(__##nm##___Scalar, b_ts(&S, a, NULL, false))                                            \
+    DEF(__##nm##___Tensor, b_tt(&S, a, NULL, false))                                            \
+    DEF(__i##nm##___Scalar, b_ts(&S, a, NULL, true))                                            \
+    DEF(__i##nm##___Tensor, b_tt(&S, a, NULL, true))
+DUNDER(and, bs_and)
+DUNDER(or, bs_or)
+DUNDER(xor, bs_xor)
+DUNDER(lshift, bs_lsh)
+DUNDER(rshift, bs_rsh)
+#define SHIFT(fn, S)                                                                            \
+    DEF(fn##_Tensor, b_tt(&S, a, NULL, false))                                                  \
+    DEF(fn##__Tensor, b_tt(&S, a, NULL, true))                                                  \
+    DEF(fn##_Tensor_out, b_tt(&S, a, OUT(2), false))                                            \
+    DEF(fn##_Tensor_Scalar, b_ts(&S, a, NULL, false))                                           \
+    DEF(fn##__Tensor_Scalar, b_ts(&S, a, NULL, true))                                           \
+    DEF(fn##_Tensor_Scalar_out, b_ts(&S, a, OUT(2), false))                                     \
+    DEF(fn##_Scalar_Tensor, b_st(&S, a, NULL))
+SHIFT(bitwise_left_shift, bs_lsh)
+SHIFT(bitwise_right_shift, bs_rsh)
+
+static const bspec bs_land = {TN_BINARY_LOGICAL_AND, "logical_and", 0},
+                   bs_lor = {TN_BINARY_LOGICAL_OR, "logical_or", 0},
+                   bs_lxor = {TN_BINARY_LOGICAL_XOR, "logical_xor", 0};
+B_3(logical_and, bs_land)
+B_3(logical_or, bs_lor)
+B_3(logical_xor, bs_lxor)
+
+static const bspec bs_max = {TN_BINARY_MAXIMUM, "maximum", B_NOCPLX}, bs_min = {TN_BINARY_MINIMUM, "minimum", B_NOCPLX},
+                   bs_fmax = {TN_BINARY_FMAX, "fmax", B_NOCPLX}, bs_fmin = {TN_BINARY_FMIN, "fmin", B_NOCPLX};
+DEF(maximum, b_tt(&bs_max, a, NULL, false))
+DEF(maximum_out, b_tt(&bs_max, a, OUT(2), false))
+DEF(minimum, b_tt(&bs_min, a, NULL, false))
+DEF(minimum_out, b_tt(&bs_min, a, OUT(2), false))
+DEF(fmax, b_tt(&bs_fmax, a, NULL, false))
+DEF(fmax_out, b_tt(&bs_fmax, a, OUT(2), false))
+DEF(fmin, b_tt(&bs_fmin, a, NULL, false))
+DEF(fmin_out, b_tt(&bs_fmin, a, OUT(2), false))
+
+static const bspec bs_atan2 = {TN_BINARY_ATAN2, "atan2", B_FLOAT}, bs_hypot = {TN_BINARY_HYPOT, "hypot", 0},
+                   bs_nextafter = {TN_BINARY_NEXTAFTER, "nextafter", 0},
+                   bs_logaddexp = {TN_BINARY_LOGADDEXP, "logaddexp", 0},
+                   bs_copysign = {TN_BINARY_COPYSIGN, "copysign", B_FLOAT},
+                   bs_xlogy = {TN_BINARY_XLOGY, "xlogy", B_FLOAT};
+B_3(atan2, bs_atan2)
+B_3(arctan2, bs_atan2)
+B_3(hypot, bs_hypot)
+B_3(nextafter, bs_nextafter)
+DEF(logaddexp, b_tt(&bs_logaddexp, a, NULL, false))
+DEF(logaddexp_out, b_tt(&bs_logaddexp, a, OUT(2), false))
+DEF(copysign_Tensor, b_tt(&bs_copysign, a, NULL, false))
+DEF(copysign__Tensor, b_tt(&bs_copysign, a, NULL, true))
+DEF(copysign_out, b_tt(&bs_copysign, a, OUT(2), false))
+DEF(copysign_Scalar, b_ts(&bs_copysign, a, NULL, false))
+DEF(copysign__Scalar, b_ts(&bs_copysign, a, NULL, true))
+DEF(copysign_Scalar_out, b_ts(&bs_copysign, a, OUT(2), false))
+DEF(xlogy_Tensor, b_tt(&bs_xlogy, a, NULL, false))
+DEF(xlogy__Tensor, b_tt(&bs_xlogy, a, NULL, true))
+DEF(xlogy_OutTensor, b_tt(&bs_xlogy, a, OUT(2), false))
+DEF(xlogy_Scalar_Other, b_ts(&bs_xlogy, a, NULL, false))
+DEF(xlogy__Scalar_Other, b_ts(&bs_xlogy, a, NULL, true))
+DEF(xlogy_OutScalar_Other, b_ts(&bs_xlogy, a, OUT(2), false))
+DEF(xlogy_Scalar_Self, b_st(&bs_xlogy, a, NULL))
+DEF(xlogy_OutScalar_Self, b_st(&bs_xlogy, a, OUT(2)))
+
+static const bspec bs_floordiv = {TN_BINARY_DIV_FLOOR, "div_floor", B_ZERO},
+                   bs_truediv = {TN_BINARY_DIV, "div", B_FLOAT},
+                   bs_truncdiv = {TN_BINARY_DIV_TRUNC, "div_trunc", B_ZERO},
+                   bs_mul = {TN_BINARY_MUL, "mul", 0};
+DEF(floor_divide, b_tt(&bs_floordiv, a, NULL, false))
+DEF(floor_divide__Tensor, b_tt(&bs_floordiv, a, NULL, true))
+DEF(floor_divide_out, b_tt(&bs_floordiv, a, OUT(2), false))
+DEF(floor_divide_Scalar, b_ts(&bs_floordiv, a, NULL, false))
+DEF(floor_divide__Scalar, b_ts(&bs_floordiv, a, NULL, true))
+DEF(true_divide_Tensor, b_tt(&bs_truediv, a, NULL, false))
+DEF(true_divide__Tensor, b_tt(&bs_truediv, a, NULL, true))
+DEF(true_divide_out, b_tt(&bs_truediv, a, OUT(2), false))
+DEF(true_divide_Scalar, b_ts(&bs_truediv, a, NULL, false))
+DEF(true_divide__Scalar, b_ts(&bs_truediv, a, NULL, true))
+DEF(multiply_Tensor, b_tt(&bs_mul, a, NULL, false))
+DEF(multiply__Tensor, b_tt(&bs_mul, a, NULL, true))
+DEF(multiply_out, b_tt(&bs_mul, a, OUT(2), false))
+DEF(multiply_Scalar, b_ts(&bs_mul, a, NULL, false))
+DEF(multiply__Scalar, b_ts(&bs_mul, a, NULL, true))
+
+/* divide with rounding_mode (None, 'trunc', 'floor'); `scalar`: other is a number */
+static PyObject *divide_mode(tn_value *a, const tn_value *mode, PyObject *out, bool inplace, bool scalar) {
+    const bspec *s = &bs_truediv;
+    if (mode && mode->tag == TN_V_STR) {
+        const char *m = PyUnicode_AsUTF8AndSize(mode->u.obj, NULL);
+        if (!m) return NULL;
+        if (!strcmp(m, "trunc")) s = &bs_truncdiv;
+        else if (!strcmp(m, "floor")) s = &bs_floordiv;
+        else {
+            PyErr_Format(PyExc_RuntimeError,
+                         "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", m);
+            return NULL;
+        }
+    }
+    return scalar ? b_ts(s, a, out, inplace) : b_tt(s, a, out, inplace);
+}
+DEF(divide_Tensor, divide_mode(a, NULL, NULL, false, false))
+DEF(divide__Tensor, divide_mode(a, NULL, NULL, true, false))
+DEF(divide_out, divide_mode(a, NULL, OUT(2), false, false))
+DEF(divide_Scalar, divide_mode(a, NULL, NULL, false, true))
+DEF(divide__Scalar, divide_mode(a, NULL, NULL, true, true))
+DEF(divide_Tensor_mode, divide_mode(a, &a[2], NULL, false, false))
+DEF(divide__Tensor_mode, divide_mode(a, &a[2], NULL, true, false))
+DEF(divide_out_mode, divide_mode(a, &a[2], OUT(3), false, false))
+DEF(divide_Scalar_mode, divide_mode(a, &a[2], NULL, false, true))
+DEF(divide__Scalar_mode, divide_mode(a, &a[2], NULL, true, true))
+
+/* subtract / rsub: self, other, alpha. reverse: other - alpha * self. */
+static const bspec bs_sub = {TN_BINARY_SUB, "sub", 0};
+static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha, PyObject *out, bool inplace,
+                          bool reverse) {
+    tn_value pair[2] = {*self, *other};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (is_int(ct) && alpha->tag == TN_V_FLOAT) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "For integral input tensors, argument alpha must not be a floating point number.");
+        return NULL;
+    }
+    bool b0 = TN_T(*self)->dtype == TN_DTYPE_BOOL, b1 = TN_T(*other)->dtype == TN_DTYPE_BOOL;
+    if (b0 || b1) {
+        PyErr_SetString(PyExc_RuntimeError, b0 && b1
+            ? "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead."
+            : "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert "
+              "a mask, use the `~` or `logical_not()` operator instead.");
+        return NULL;
+    }
+    tn_scalar al = num_scalar(alpha);
+    bool unit = alpha->tag != TN_V_COMPLEX && al.re == 1.0;
+    return reverse ? binary(&bs_sub, other, self, out, false, unit ? NULL : &al)
+                   : binary(&bs_sub, self, other, out, inplace, unit ? NULL : &al);
+}
+static PyObject *sub_scalar(tn_value *a, PyObject *out, bool inplace, bool reverse) {
+    tn_value w;
+    if (wrap(&a[1], &w) < 0) return NULL;
+    PyObject *r = sub_like(&a[0], &w, &a[2], out, inplace, reverse);
+    Py_DECREF(w.u.obj);
+    return r;
+}
+DEF(subtract_Tensor, sub_like(&a[0], &a[1], &a[2], NULL, false, false))
+DEF(subtract__Tensor, sub_like(&a[0], &a[1], &a[2], NULL, true, false))
+DEF(subtract_out, sub_like(&a[0], &a[1], &a[2], OUT(3), false, false))
+DEF(subtract_Scalar, sub_scalar(a, NULL, false, false))
+DEF(subtract__Scalar, sub_scalar(a, NULL, true, false))
+DEF(rsub_Tensor, sub_like(&a[0], &a[1], &a[2], NULL, false, true))
+DEF(rsub_Scalar, sub_scalar(a, NULL, false, true))
+
+/* ---------------------------------------------------------------- pow / float_power */
+
+static const bspec bs_pow = {TN_BINARY_POW, "pow", 0}, bs_fpow = {TN_BINARY_POW, "float_power", B_F64};
+
+/* pow(Tensor, Scalar) and float_power(Tensor, Scalar) */
+static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
+    tn_value *e = &a[1];
+    tn_dtype dt = TN_T(a[0])->dtype, ct;
+    if (fpow) {
+        ct = tn_dtype_is_complex(dt) || e->tag == TN_V_COMPLEX ? TN_DTYPE_C128 : TN_DTYPE_F64;
+        if (inplace && dt != ct) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the base given to float_power_ has dtype %s but the operation's result requires dtype %s",
+                         stname(dt), stname(ct));
+            return NULL;
+        }
+        if (out && tn_tensor_of(out)->dtype != ct) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "the output given to float_power has dtype %s but the operation's result requires dtype %s",
+                         stname(tn_tensor_of(out)->dtype), stname(ct));
+            return NULL;
+        }
+    } else {
+        tn_value pair[2] = {a[0], *e};
+        ct = tn_result_type(2, pair);
+        if (is_int(ct) && e->tag == TN_V_INT && e->u.i < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Integers to negative integer powers are not allowed.");
+            return NULL;
+        }
+    }
+    if (tn_require_computable(fpow ? "float_power" : "pow", ct) < 0) return NULL;
+    /* upstream: exponent 0 fills ones, exponent 1 copies (exact, also for complex and bool) */
+    tn_scalar ev = num_scalar(e);
+    if (ev.im == 0 && (ev.re == 0 || ev.re == 1)) {
+        if (ev.re == 1)
+            return urun(fpow ? "float_power" : "pow", tn_cast_loop(ct, ct), NULL, a[0].u.obj, ct, ct, out, inplace, false);
+        tn_value one = {.tag = TN_V_INT, .u.i = 1}, w;
+        if (wrap(&one, &w) < 0) return NULL;
+        PyObject *o = tn_as_dtype(w.u.obj, ct, true);
+        Py_DECREF(w.u.obj);
+        if (!o) return NULL;
+        PyObject *r = urun(fpow ? "float_power" : "pow", tn_fill_loop(ct), tn_data(tn_tensor_of(o)), a[0].u.obj,
+                           ct, ct, out, inplace, false);
+        Py_DECREF(o);
+        return r;
+    }
+    if (ct == TN_DTYPE_F16 && ev.im == 0 && (ev.re == 0.5 || ev.re == -0.5)) {
+        /* upstream's Half path takes std::pow here, not sqrt (pow(-0., .5) is +0) */
+        tn_value w;
+        if (wrap(e, &w) < 0) return NULL;
+        PyObject *r = binary(fpow ? &bs_fpow : &bs_pow, &a[0], &w, out, inplace, NULL);
+        Py_DECREF(w.u.obj);
+        return r;
+    }
+    tn_loop loop = ct == TN_DTYPE_BOOL ? NULL : tn_pow_scalar_loop(ct);
+    if (!loop) {
+        PyErr_Format(PyExc_NotImplementedError, "\"pow\" not implemented for '%s'", stname(ct));
+        return NULL;
+    }
+    tn_scalar sc = num_scalar(e);
+    return urun(fpow ? "float_power" : "pow", loop, &sc, a[0].u.obj, ct, ct, out, inplace, false);
+}
+
+static PyObject *pow_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
+    tn_value pair[2] = {a[0], a[1]};
+    if (!(s->fl & B_F64) && tn_result_type(2, pair) == TN_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_NotImplementedError, "\"pow\" not implemented for 'Bool'");
+        return NULL;
+    }
+    return b_tt(s, a, out, inplace);
+}
+
+DEF(pow_Tensor_Tensor, pow_tt(&bs_pow, a, NULL, false))
+DEF(pow_Tensor_Tensor_out, pow_tt(&bs_pow, a, OUT(2), false))
+DEF(pow__Tensor, pow_tt(&bs_pow, a, NULL, true))
+DEF(pow_Tensor_Scalar, pow_ts(a, NULL, false, false))
+DEF(pow_Tensor_Scalar_out, pow_ts(a, OUT(2), false, false))
+DEF(pow__Scalar, pow_ts(a, NULL, true, false))
+DEF(pow_Scalar, b_st(&bs_pow, a, NULL))
+DEF(pow_Scalar_out, b_st(&bs_pow, a, OUT(2)))
+DEF(float_power_Tensor_Tensor, pow_tt(&bs_fpow, a, NULL, false))
+DEF(float_power_Tensor_Tensor_out, pow_tt(&bs_fpow, a, OUT(2), false))
+DEF(float_power__Tensor, pow_tt(&bs_fpow, a, NULL, true))
+DEF(float_power_Tensor_Scalar, pow_ts(a, NULL, false, true))
+DEF(float_power_Tensor_Scalar_out, pow_ts(a, OUT(2), false, true))
+DEF(float_power__Scalar, pow_ts(a, NULL, true, true))
+DEF(float_power_Scalar, b_st(&bs_fpow, a, NULL))
+DEF(float_power_Scalar_out, b_st(&bs_fpow, a, OUT(2)))
+
+/* ---------------------------------------------------------------- where */
+
+static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *out) {
+    tn_tensor *c = TN_T(*cond);
+    if (c->dtype == TN_DTYPE_U8) {
+        if (PyErr_WarnEx(PyExc_UserWarning,
+                         "where received a uint8 condition tensor. This behavior is deprecated and will be removed "
+                         "in a future version of PyTorch. Use a boolean condition instead.", 1) < 0)
+            return NULL;
+    } else if (c->dtype != TN_DTYPE_BOOL) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
+                     stname(c->dtype));
+        return NULL;
+    }
+    tn_value pair[2] = {*x, *y};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (tn_require_computable("where", ct) < 0) return NULL;
+    tn_loop loop = tn_where_loop(ct);
+    if (!loop) return not_impl("where", ct);
+    const tn_tensor *ts[3] = {c, TN_T(*x), TN_T(*y)};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(3, ts, &nd, shape) < 0) return NULL;
+    if (out) {
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (od != ct) {
+            PyErr_Format(PyExc_RuntimeError, "Expected out type to be %s but got %s", stname(ct), stname(od));
+            return NULL;
+        }
+        if (tn_out_prepare(out, nd, shape, ct, "where") < 0) return NULL;
+    }
+    PyObject *cb = tn_as_dtype(cond->u.obj, TN_DTYPE_BOOL, false), *xa = NULL, *ya = NULL, *res = NULL;
+    if (!cb) return NULL;
+    xa = tn_as_dtype(x->u.obj, ct, false);
+    if (!xa) goto done;
+    ya = tn_as_dtype(y->u.obj, ct, false);
+    if (!ya) goto done;
+    res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU);
+    if (!res) goto done;
+    PyObject *ins[3] = {cb, xa, ya};
+    tn_run_loop(loop, NULL, res, 3, ins);
+done:
+    Py_DECREF(cb);
+    Py_XDECREF(xa);
+    Py_XDECREF(ya);
+    return deliver(res, out);
+}
+
+static PyObject *where_sc(tn_value *a, bool wx, bool wy, PyObject *out) {
+    tn_value x, y;
+    if (wrap(&a[1], &x) < 0) return NULL;
+    if (wrap(&a[2], &y) < 0) { Py_DECREF(x.u.obj); return NULL; }
+    (void)wx; (void)wy;
+    PyObject *r = where_impl(&a[0], &x, &y, out);
+    Py_DECREF(x.u.obj);
+    Py_DECREF(y.u.obj);
+    return r;
+}
+DEF(where_self, where_impl(&a[0], &a[1], &a[2], NULL))
+DEF(where_self_out, where_impl(&a[0], &a[1], &a[2], OUT(3)))
+DEF(where_ScalarSelf, where_sc(a, true, false, NULL))
+DEF(where_ScalarOther, where_sc(a, false, true, NULL))
+DEF(where_Scalar, where_sc(a, true, true, NULL))
+
+/* ---------------------------------------------------------------- clamp */
+
+static const char *ctype_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_U8: return "uint8_t";
+    case TN_DTYPE_I8: return "int8_t";
+    case TN_DTYPE_I16: return "short int";
+    case TN_DTYPE_I32: return "int";
+    case TN_DTYPE_I64: return "long int";
+    case TN_DTYPE_F16: return "c10::Half";
+    case TN_DTYPE_BF16: return "c10::BFloat16";
+    case TN_DTYPE_F32: return "float";
+    case TN_DTYPE_F64: return "double";
+    default: return tn_dtype_infos[d].name;
+    }
+}
+
+/* upstream's checked conversion of a Scalar bound to the compute dtype */
+static int check_fits(const tn_value *v, tn_dtype ct) {
+    bool bad = false;
+    if (tn_dtype_is_integral(ct, false) && (v->tag == TN_V_INT)) {
+        int64_t x = v->u.i;
+        switch (ct) {
+        case TN_DTYPE_U8: bad = x < 0 || x > 255; break;
+        case TN_DTYPE_I8: bad = x < -128 || x > 127; break;
+        case TN_DTYPE_I16: bad = x < -32768 || x > 32767; break;
+        case TN_DTYPE_I32: bad = x < INT32_MIN || x > INT32_MAX; break;
+        default: break;
+        }
+    } else if (tn_dtype_is_floating(ct) && ct != TN_DTYPE_F64) {
+        double x = tn_value_as_double(v);
+        double lim = ct == TN_DTYPE_F16 ? 65504.0 : ct == TN_DTYPE_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+        bad = isfinite(x) && fabs(x) > lim;
+    }
+    if (bad) {
+        PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", ctype_name(ct));
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *clamp_none(void) {
+    PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
+    return NULL;
+}
+static PyObject *clamp_cplx(void) {
+    PyErr_SetString(PyExc_NotImplementedError, "clamp is not supported for complex types");
+    return NULL;
+}
+
+static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value *mx, PyObject *out, bool inplace) {
+    bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
+    if (!hl && !hh) return clamp_none();
+    if (tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
+    tn_value vals[3];
+    int n = 0;
+    vals[n++] = *self;
+    if (hl) vals[n++] = *mn;
+    if (hh) vals[n++] = *mx;
+    tn_dtype ct = tn_result_type(n, vals);
+    if (tn_dtype_is_complex(ct)) return clamp_cplx();
+    if ((hl && check_fits(mn, ct) < 0) || (hh && check_fits(mx, ct) < 0)) return NULL;
+    if (tn_require_computable("clamp", ct) < 0) return NULL;
+    tn_loop loop = tn_clamp_loop(ct);
+    tn_clamp_params p;
+    memset(&p, 0, sizeof p);
+    p.has_min = hl;
+    p.has_max = hh;
+    if (hl) p.min = num_scalar(mn);
+    if (hh) p.max = num_scalar(mx);
+    return urun("clamp", loop, &p, self->u.obj, ct, ct, out, inplace, true);
+}
+
+static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObject *out, bool inplace) {
+    bool hl = mn && mn->tag != TN_V_NONE, hh = mx && mx->tag != TN_V_NONE;
+    if (!hl && !hh) return clamp_none();
+    tn_value vals[3];
+    const tn_tensor *ts[3];
+    int n = 0;
+    vals[n] = *self; ts[n++] = TN_T(*self);
+    if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
+    if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
+    tn_dtype ct = tn_result_type(n, vals);
+    if (tn_dtype_is_complex(ct)) return clamp_cplx();
+    if (tn_require_computable("clamp", ct) < 0) return NULL;
+    tn_loop loop = tn_clamp_tensor_loop(ct);
+    if (!loop) return not_impl("clamp", ct);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(n, ts, &nd, shape) < 0) return NULL;
+    tn_tensor *t = TN_T(*self);
+    if (inplace) {
+        if (!same_shape(t, nd, shape)) return shape_mismatch(t, nd, shape);
+        if (!tn_can_cast(ct, t->dtype)) return cast_err(ct, t->dtype);
+    } else if (out) {
+        tn_dtype od = tn_tensor_of(out)->dtype;
+        if (od != ct) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", stname(od), stname(ct));
+            return NULL;
+        }
+        if (tn_out_prepare(out, nd, shape, ct, "clamp") < 0) return NULL;
+    }
+    PyObject *x = tn_as_dtype(self->u.obj, ct, false), *lo = NULL, *hi = NULL, *res = NULL;
+    if (!x) return NULL;
+    lo = hl ? tn_as_dtype(mn->u.obj, ct, false) : Py_NewRef(x);
+    if (!lo) goto done;
+    hi = hh ? tn_as_dtype(mx->u.obj, ct, false) : Py_NewRef(x);
+    if (!hi) goto done;
+    res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU);
+    if (!res) goto done;
+    tn_clamp_params p;
+    memset(&p, 0, sizeof p);
+    p.has_min = hl;
+    p.has_max = hh;
+    PyObject *ins[3] = {x, lo, hi};
+    tn_run_loop(loop, &p, res, 3, ins);
+done:
+    Py_DECREF(x);
+    Py_XDECREF(lo);
+    Py_XDECREF(hi);
+    return deliver(res, inplace ? self->u.obj : out);
+}
+
+#define CLAMP_ALL(fn)                                                                           \
+    DEF(fn, clamp_scalar(&a[0], &a[1], &a[2], NULL, false))                                     \
+    DEF(fn##_, clamp_scalar(&a[0], &a[1], &a[2], NULL, true))                                   \
+    DEF(fn##_out, clamp_scalar(&a[0], &a[1], &a[2], OUT(3), false))                             \
+    DEF(fn##_Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, false))                            \
+    DEF(fn##__Tensor, clamp_tensor(&a[0], &a[1], &a[2], NULL, true))                            \
+    DEF(fn##_Tensor_out, clamp_tensor(&a[0], &a[1], &a[2], OUT(3), false))
+CLAMP_ALL(clamp)
+CLAMP_ALL(clip)
+
+/* clamp_min / clamp_max: one bound (`lo` says which) */
+#define CLAMP_ONE(fn, L, H)                                                                     \
+    DEF(fn, clamp_scalar(&a[0], L, H, NULL, false))                                             \
+    DEF(fn##_, clamp_scalar(&a[0], L, H, NULL, true))                                           \
+    DEF(fn##_out, clamp_scalar(&a[0], L, H, OUT(2), false))                                     \
+    DEF(fn##_Tensor, clamp_tensor(&a[0], L, H, NULL, false))                                    \
+    DEF(fn##__Tensor, clamp_tensor(&a[0], L, H, NULL, true))                                    \
+    DEF(fn##_Tensor_out, clamp_tensor(&a[0], L, H, OUT(2), false))
+CLAMP_ONE(clamp_min, &a[1], NULL)
+CLAMP_ONE(clamp_max, NULL, &a[1])

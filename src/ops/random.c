@@ -1,0 +1,778 @@
+/* ops/random.c — the random-number operators: uniform_, normal_ (and the torch.normal
+ * overloads), random_, bernoulli(_), exponential_, multinomial, and the factories rand, randn,
+ * randint, randperm and their *_like forms.
+ *
+ * The numbers come from core/random.h, bit-identical to upstream for the same seed. Upstream
+ * fills every output serially in TensorIterator order, which for a non-contiguous tensor is
+ * MEMORY order (dims sorted by stride). So a non-contiguous tensor is filled by generating its
+ * values into a contiguous buffer laid out in that order and copying them into a stride-sorted
+ * view of the tensor. normal_ takes upstream's chunked path only for contiguous tensors; anything
+ * else uses the serial path. Complex tensors are filled as their real view (2n values), as
+ * upstream does (normal_ with std / sqrt(2)). */
+#include "ops/common.h"
+
+#include "core/random.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static tn_generator *gen_of(const tn_value *v) {
+    return tn_py_generator_of(v && v->tag == TN_V_GENERATOR ? v->u.obj : NULL);
+}
+
+/* RuntimeError with printf formatting (PyErr_Format has no %g). Returns NULL. */
+static PyObject *rt_error(const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    PyErr_SetString(PyExc_RuntimeError, buf);
+    return NULL;
+}
+
+static PyObject *not_impl(const char *kname, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
+    return NULL;
+}
+
+static bool is_float(tn_dtype d) {
+    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
+}
+
+static tn_dtype real_of(tn_dtype d) {
+    return d == TN_DTYPE_C64 ? TN_DTYPE_F32 : d == TN_DTYPE_C128 ? TN_DTYPE_F64 : d == TN_DTYPE_C32 ? TN_DTYPE_F16 : d;
+}
+
+/* Dims of t ordered outermost-first as upstream's TensorIterator walks memory (largest stride
+ * outermost; ties keep the logical order). */
+static void memory_order(const tn_tensor *t, int *perm) {
+    for (int i = 0; i < t->ndim; i++) perm[i] = i;
+    for (int i = 1; i < t->ndim; i++) { /* stable insertion sort, stride descending */
+        int p = perm[i], j = i;
+        while (j > 0 && t->strides[perm[j - 1]] < t->strides[p] && t->sizes[p] != 1 && t->sizes[perm[j - 1]] != 1) {
+            perm[j] = perm[j - 1];
+            j--;
+        }
+        perm[j] = p;
+    }
+}
+
+typedef int (*fill_fn)(tn_generator *g, void *data, int64_t n, tn_dtype dt, const void *ctx, bool contiguous);
+
+/* Fill `self` in upstream's element order. */
+static int fill_tensor(PyObject *self, tn_generator *g, fill_fn fn, const void *ctx) {
+    tn_tensor *t = tn_tensor_of(self);
+    int64_t n = tn_numel(t);
+    if (n == 0 || t->storage->device == TN_DEVICE_META) return 0;
+    tn_dtype dt = t->dtype, rdt = real_of(dt);
+    int64_t rn = tn_dtype_is_complex(dt) ? 2 * n : n;
+    if (tn_is_contiguous(t)) {
+        if (fn(g, tn_data(t), rn, rdt, ctx, true) < 0) return -1;
+        t->storage->version++;
+        return 0;
+    }
+    int perm[TN_MAX_DIMS];
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memory_order(t, perm);
+    for (int i = 0; i < t->ndim; i++) { sz[i] = t->sizes[perm[i]]; st[i] = t->strides[perm[i]]; }
+    PyObject *tmp = tn_tensor_new_empty(t->ndim, sz, dt, TN_DEVICE_CPU);
+    if (!tmp) return -1;
+    PyObject *view = tn_tensor_new_view(self, t->ndim, sz, st, t->offset);
+    int r = -1;
+    if (view && fn(g, tn_data(tn_tensor_of(tmp)), rn, rdt, ctx, false) == 0) r = tn_copy_into(view, tmp);
+    Py_XDECREF(view);
+    Py_DECREF(tmp);
+    return r;
+}
+
+/* A new tensor like `self` (upstream's empty_like with preserve_format: same strides when self is
+ * non-overlapping and dense, else contiguous). */
+static PyObject *new_like(PyObject *self, tn_dtype dt) {
+    tn_tensor *t = tn_tensor_of(self);
+    int perm[TN_MAX_DIMS];
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memory_order(t, perm);
+    int64_t expect = 1;
+    bool dense = true;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        int d = perm[i];
+        if (t->sizes[d] != 1 && t->strides[d] != expect) dense = false;
+        expect *= t->sizes[d];
+    }
+    if (!dense || tn_is_contiguous(t)) return tn_tensor_new_empty(t->ndim, t->sizes, dt, t->storage->device);
+    for (int i = 0; i < t->ndim; i++) sz[i] = t->sizes[perm[i]];
+    PyObject *r = tn_tensor_new_empty(t->ndim, sz, dt, t->storage->device);
+    if (!r) return NULL;
+    tn_contiguous_strides(t->ndim, sz, st);
+    tn_tensor *o = tn_tensor_of(r);
+    for (int i = 0; i < t->ndim; i++) { o->sizes[perm[i]] = sz[i]; o->strides[perm[i]] = st[i]; }
+    return r;
+}
+
+static int check_sizes(const tn_value *size) {
+    for (int i = 0; i < size->u.ints.n; i++)
+        if (size->u.ints.v[i] < 0) {
+            char buf[256];
+            size_t k = 0;
+            for (int j = 0; j < size->u.ints.n && k < sizeof buf; j++)
+                k += (size_t)snprintf(buf + k, sizeof buf - k, j ? ", %lld" : "%lld", (long long)size->u.ints.v[j]);
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%s]",
+                         (long long)size->u.ints.v[i], buf);
+            return -1;
+        }
+    return 0;
+}
+
+/* A factory result: out= resized to `size`, or a new tensor of dtype (NONE: `dflt`) on device. */
+static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_value *device, tn_dtype dflt, PyObject *out) {
+    if (check_sizes(size) < 0) return NULL;
+    if (out) {
+        if (tn_resize(out, size->u.ints.n, size->u.ints.v) < 0) return NULL;
+        return Py_NewRef(out);
+    }
+    tn_dtype dt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : dflt;
+    tn_device_type dev = device && device->tag == TN_V_DEVICE ? device->u.device.type : TN_DEVICE_CPU;
+    return tn_tensor_new_empty(size->u.ints.n, size->u.ints.v, dt, dev);
+}
+
+static PyObject *like(const tn_value *self, const tn_value *dtype) {
+    tn_dtype dt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : TN_T(*self)->dtype;
+    return new_like(self->u.obj, dt);
+}
+
+/* Run `op` on a fresh result, releasing it on failure. */
+#define TN_FILL_OR_FAIL(res, expr) do { if (!(res)) return NULL; if ((expr) == NULL) { Py_DECREF(res); return NULL; } Py_DECREF(res); } while (0)
+
+/* ---------------------------------------------------------------- uniform_ */
+
+typedef struct { double a, b; } two_d;
+
+static int f_uniform(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    const two_d *x = c;
+    return tn_rng_uniform_(g, d, n, dt, x->a, x->b);
+}
+
+static PyObject *uniform_impl(PyObject *self, double from, double to, tn_generator *g) {
+    tn_tensor *t = tn_tensor_of(self);
+    tn_dtype r = real_of(t->dtype);
+    if (!is_float(r)) return not_impl("check_uniform_bounds", t->dtype);
+    if (from > to) {
+        rt_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
+        return NULL;
+    }
+    two_d c = {from, to};
+    if (fill_tensor(self, g, f_uniform, &c) < 0) return NULL;
+    return Py_NewRef(self);
+}
+
+static PyObject *uniform_op(tn_value *a) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    return uniform_impl(a[0].u.obj, tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), g);
+}
+PyObject *tn_op_uniform_(tn_value *a) { return uniform_op(a); }
+
+/* ---------------------------------------------------------------- normal */
+
+static int f_normal(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    const two_d *x = c;
+    return contig ? tn_rng_normal_(g, d, n, dt, x->a, x->b) : tn_rng_normal_serial_(g, d, n, dt, x->a, x->b);
+}
+
+static int check_std(double std) {
+    if (std < 0) {
+        rt_error("normal expects std >= 0.0, but found std %g", std);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *normal_impl(PyObject *self, double mean, double std, tn_generator *g) {
+    tn_tensor *t = tn_tensor_of(self);
+    if (check_std(std) < 0) return NULL;
+    if (!is_float(real_of(t->dtype))) return not_impl("normal_kernel_cpu", t->dtype);
+    two_d c = {mean, tn_dtype_is_complex(t->dtype) ? std / sqrt(2.0) : std};
+    if (fill_tensor(self, g, f_normal, &c) < 0) return NULL;
+    return Py_NewRef(self);
+}
+
+static PyObject *normal_op(tn_value *a) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    return normal_impl(a[0].u.obj, tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), g);
+}
+PyObject *tn_op_normal_(tn_value *a) { return normal_op(a); }
+
+/* In-place `t op= other` through the shared elementwise driver. Returns 0 / -1. */
+static int inplace_binary(tn_binary_op op, const char *name, PyObject *t, tn_value *other) {
+    tn_value tv;
+    memset(&tv, 0, sizeof tv);
+    tv.tag = TN_V_TENSOR;
+    tv.u.obj = t;
+    PyObject *r = tn_binary(op, name, &tv, other, NULL, true, NULL);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+static tn_value number_value(double x) {
+    tn_value v;
+    memset(&v, 0, sizeof v);
+    v.tag = TN_V_FLOAT;
+    v.u.f = x;
+    return v;
+}
+
+static PyObject *deliver(PyObject *res, PyObject *out) {
+    if (!res || !out) return res;
+    tn_tensor *r = tn_tensor_of(res);
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "normal") < 0 || tn_copy_into(out, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+/* normal(Tensor mean, float std): empty_like(mean).normal_(0, std).add_(mean) */
+static PyObject *normal_tf(tn_value *a, PyObject *out) {
+    double std = tn_value_as_double(&a[1]);
+    tn_generator *g = gen_of(&a[2]);
+    if (!g || check_std(std) < 0) return NULL;
+    PyObject *res = new_like(a[0].u.obj, TN_T(a[0])->dtype);
+    if (!res) return NULL;
+    if (!normal_impl(res, 0, std, g) || (Py_DECREF(res), inplace_binary(TN_BINARY_ADD, "add", res, &a[0]) < 0)) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return deliver(res, out);
+}
+
+static int check_std_tensor(PyObject *std) {
+    tn_tensor *t = tn_tensor_of(std);
+    if (!is_float(t->dtype)) return 0;
+    PyObject *c = tn_as_dtype(std, TN_DTYPE_F64, true);
+    if (!c) return -1;
+    const double *p = (const double *)tn_data(tn_tensor_of(c));
+    int64_t n = tn_numel(t);
+    bool bad = false;
+    for (int64_t i = 0; i < n; i++) if (p[i] < 0) bad = true;
+    Py_DECREF(c);
+    if (bad) {
+        PyErr_SetString(PyExc_RuntimeError, "normal expects all elements of std >= 0.0");
+        return -1;
+    }
+    return 0;
+}
+
+/* output.normal_(0, 1).mul_(std).add_(mean) */
+static PyObject *normal_mul_add(PyObject *res, tn_value *mean, tn_value *std, tn_generator *g) {
+    if (!normal_impl(res, 0, 1, g)) { Py_DECREF(res); return NULL; }
+    Py_DECREF(res); /* normal_impl returned a second reference */
+    if (inplace_binary(TN_BINARY_MUL, "mul", res, std) < 0 || inplace_binary(TN_BINARY_ADD, "add", res, mean) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
+}
+
+static PyObject *normal_ft(tn_value *a, PyObject *out) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g || check_std_tensor(a[1].u.obj) < 0) return NULL;
+    PyObject *res = new_like(a[1].u.obj, TN_T(a[1])->dtype);
+    if (!res) return NULL;
+    tn_value mean = number_value(tn_value_as_double(&a[0]));
+    return deliver(normal_mul_add(res, &mean, &a[1], g), out);
+}
+
+static PyObject *normal_tt(tn_value *a, PyObject *out) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g || check_std_tensor(a[1].u.obj) < 0) return NULL;
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    PyObject *res = tn_tensor_new_empty(nd, shape, ts[0]->dtype, TN_DEVICE_CPU);
+    if (!res) return NULL;
+    return deliver(normal_mul_add(res, &a[0], &a[1], g), out);
+}
+
+static PyObject *normal_ff(tn_value *a, int igen, const tn_value *dtype, const tn_value *device, PyObject *out) {
+    tn_generator *g = gen_of(&a[igen]);
+    double mean = tn_value_as_double(&a[0]), std = tn_value_as_double(&a[1]);
+    if (!g || check_std(std) < 0) return NULL;
+    PyObject *res = factory(&a[2], dtype, device, tn_py.default_dtype, out);
+    if (!res) return NULL;
+    PyObject *r = normal_impl(res, mean, std, g);
+    Py_DECREF(res);
+    return r;
+}
+
+PyObject *tn_op_normal_Tensor_float(tn_value *a) { return normal_tf(a, NULL); }
+PyObject *tn_op_normal_Tensor_float_out(tn_value *a) { return normal_tf(a, a[3].u.obj); }
+PyObject *tn_op_normal_float_Tensor(tn_value *a) { return normal_ft(a, NULL); }
+PyObject *tn_op_normal_float_Tensor_out(tn_value *a) { return normal_ft(a, a[3].u.obj); }
+PyObject *tn_op_normal_Tensor_Tensor(tn_value *a) { return normal_tt(a, NULL); }
+PyObject *tn_op_normal_Tensor_Tensor_out(tn_value *a) { return normal_tt(a, a[3].u.obj); }
+PyObject *tn_op_normal_float_float(tn_value *a) { return normal_ff(a, 3, &a[4], &a[6], NULL); }
+PyObject *tn_op_normal_float_float_out(tn_value *a) { return normal_ff(a, 3, NULL, NULL, a[4].u.obj); }
+
+/* ---------------------------------------------------------------- random_ */
+
+static const char *type_meta_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_U8: return "unsigned char";
+    case TN_DTYPE_I8: return "signed char";
+    case TN_DTYPE_I16: return "short";
+    case TN_DTYPE_I32: return "int";
+    case TN_DTYPE_I64: return "long";
+    case TN_DTYPE_U16: return "unsigned short";
+    case TN_DTYPE_U32: return "unsigned int";
+    case TN_DTYPE_U64: return "unsigned long";
+    case TN_DTYPE_F16: return "c10::Half";
+    case TN_DTYPE_BF16: return "c10::BFloat16";
+    case TN_DTYPE_F32: return "float";
+    case TN_DTYPE_F64: return "double";
+    case TN_DTYPE_BOOL: return "bool";
+    default: return tn_dtype_cpp_name(d);
+    }
+}
+
+typedef struct { int kind; uint64_t range; int64_t base; } rnd_ctx; /* kind 0 range, 1 full64, 2 random_() */
+
+static int f_random(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    const rnd_ctx *x = c;
+    if (x->kind == 0) return tn_rng_random_from_to_(g, d, n, dt, x->range, x->base);
+    if (x->kind == 1) return tn_rng_random_full_64_(g, d, n, dt);
+    return tn_rng_random_(g, d, n, dt);
+}
+
+static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64_t to, tn_generator *g) {
+    tn_tensor *t = tn_tensor_of(self);
+    tn_dtype dt = t->dtype;
+    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("random_from_to_kernel_cpu", dt);
+    tn_rng_bounds b;
+    int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
+    switch (rc) {
+    case TN_RNG_BOUNDS_FROM_GE_TO:
+        PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
+                     (long long)from, (long long)to);
+        return NULL;
+    case TN_RNG_BOUNDS_CAST_FROM_GE_TO:
+        if (has_to)
+            PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=%lld >= to=%lld",
+                         (long long)b.from, (long long)b.to_inc + 1);
+        else
+            PyErr_Format(PyExc_RuntimeError, "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to dtype, but got from=%lld > to_inc=%lld",
+                         (long long)b.from, (long long)b.to_inc);
+        return NULL;
+    case TN_RNG_BOUNDS_FROM_OOB:
+        PyErr_Format(PyExc_RuntimeError, "from is out of bounds for %s", type_meta_name(dt));
+        return NULL;
+    case TN_RNG_BOUNDS_TO_OOB:
+        PyErr_Format(PyExc_RuntimeError, "to - 1 is out of bounds for %s", type_meta_name(dt));
+        return NULL;
+    case TN_RNG_BOUNDS_BAD_DTYPE:
+        return not_impl("random_from_to_kernel_cpu", dt);
+    default: break;
+    }
+    int digits = dt == TN_DTYPE_F16 ? 11 : dt == TN_DTYPE_BF16 ? 8 : dt == TN_DTYPE_F32 ? 24 : 53;
+    for (int bit = 1; bit <= 2; bit++)
+        if (b.warn & bit) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "%s is out of bounds [-(2^%d), 2^%d]. Due to precision limitations %s can support "
+                     "discrete uniform distribution only within this range. This warning will become an error in version "
+                     "1.7 release, please fix the code in advance", bit == 1 ? "from" : "to - 1", digits, digits,
+                     type_meta_name(dt));
+            if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) return NULL;
+        }
+    rnd_ctx c = {rc == TN_RNG_BOUNDS_FULL64 ? 1 : 0, b.range, b.base};
+    if (c.kind == 1 && tn_numel(t) > 0 && dt != TN_DTYPE_I64 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F32 && dt != TN_DTYPE_BF16) {
+        PyErr_SetString(PyExc_RuntimeError, "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+        return NULL;
+    }
+    if (fill_tensor(self, g, f_random, &c) < 0) return NULL;
+    return Py_NewRef(self);
+}
+
+PyObject *tn_op_random__from(tn_value *a) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    return random_from_to(a[0].u.obj, a[1].u.i, a[2].tag != TN_V_NONE, a[2].tag != TN_V_NONE ? a[2].u.i : 0, g);
+}
+PyObject *tn_op_random__to(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g) return NULL;
+    return random_from_to(a[0].u.obj, 0, true, a[1].u.i, g);
+}
+static PyObject *random_plain(tn_value *a) {
+    tn_generator *g = gen_of(&a[1]);
+    if (!g) return NULL;
+    tn_tensor *t = TN_T(a[0]);
+    tn_dtype dt = t->dtype;
+    if (tn_dtype_is_complex(dt) || dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64 || !tn_dtype_computable(dt))
+        return not_impl("random_kernel_cpu", dt);
+    rnd_ctx c = {2, 0, 0};
+    if (fill_tensor(a[0].u.obj, g, f_random, &c) < 0) return NULL;
+    return Py_NewRef(a[0].u.obj);
+}
+PyObject *tn_op_random_(tn_value *a) { return random_plain(a); }
+
+/* ---------------------------------------------------------------- exponential_ */
+
+static int f_exponential(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    return tn_rng_exponential_(g, d, n, dt, *(const double *)c);
+}
+
+static PyObject *exponential_op(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g) return NULL;
+    double l = tn_value_as_double(&a[1]);
+    tn_tensor *t = TN_T(a[0]);
+    if (!(l > 0)) {
+        rt_error("exponential_ expects lambda > 0.0, but found lambda=%g", l);
+        return NULL;
+    }
+    if (!is_float(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "Exponential distribution is a continuous probability distribution. "
+                     "dtype must be a floating point but you specified %s", tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (fill_tensor(a[0].u.obj, g, f_exponential, &l) < 0) return NULL;
+    return Py_NewRef(a[0].u.obj);
+}
+PyObject *tn_op_exponential_(tn_value *a) { return exponential_op(a); }
+
+/* ---------------------------------------------------------------- bernoulli */
+
+static int f_bern_scalar(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    return tn_rng_bernoulli_scalar_(g, d, n, dt, *(const double *)c);
+}
+
+static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
+    if (!(p >= 0 && p <= 1)) {
+        rt_error("bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+        return NULL;
+    }
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("bernoulli_scalar_cpu_", dt);
+    if (fill_tensor(self, g, f_bern_scalar, &p) < 0) return NULL;
+    return Py_NewRef(self);
+}
+
+/* bernoulli_(self, p tensor): p broadcast to self, read at the element being written. */
+static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
+    tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
+    if (!is_float(pt->dtype)) return not_impl("bernoulli_tensor_cpu_p_", pt->dtype);
+    if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return not_impl("bernoulli_tensor_cpu_self_", t->dtype);
+    /* p's values must lie in [0, 1] */
+    PyObject *pc = tn_as_dtype(p, TN_DTYPE_F64, true);
+    if (!pc) return NULL;
+    const double *pv = (const double *)tn_data(tn_tensor_of(pc));
+    bool bad = false;
+    for (int64_t i = 0, n = tn_numel(pt); i < n; i++) if (!(pv[i] >= 0 && pv[i] <= 1)) bad = true;
+    Py_DECREF(pc);
+    if (bad) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+                        "message be improved?  If so, please report an enhancement request to PyTorch.)");
+        return NULL;
+    }
+    /* p expanded to self's shape */
+    int64_t est[TN_MAX_DIMS];
+    if (pt->ndim > t->ndim) goto mismatch;
+    for (int d = 0; d < t->ndim; d++) {
+        int pd = d - (t->ndim - pt->ndim);
+        if (pd < 0) { est[d] = 0; continue; }
+        if (pt->sizes[pd] == t->sizes[d]) est[d] = pt->strides[pd];
+        else if (pt->sizes[pd] == 1) est[d] = 0;
+        else goto mismatch;
+    }
+    int64_t n = tn_numel(t);
+    if (n == 0 || t->storage->device == TN_DEVICE_META) return Py_NewRef(self);
+    int perm[TN_MAX_DIMS];
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS], pst[TN_MAX_DIMS];
+    bool contig = tn_is_contiguous(t);
+    if (contig) for (int i = 0; i < t->ndim; i++) perm[i] = i;
+    else memory_order(t, perm);
+    for (int i = 0; i < t->ndim; i++) { sz[i] = t->sizes[perm[i]]; st[i] = t->strides[perm[i]]; pst[i] = est[perm[i]]; }
+    PyObject *pview = tn_tensor_new_view(p, t->ndim, sz, pst, pt->offset);
+    PyObject *pcont = pview ? tn_as_dtype(pview, pt->dtype, true) : NULL;
+    Py_XDECREF(pview);
+    if (!pcont) return NULL;
+    PyObject *r = NULL;
+    if (contig) {
+        tn_rng_bernoulli_tensor_(g, tn_data(t), n, t->dtype, tn_data(tn_tensor_of(pcont)), pt->dtype);
+        t->storage->version++;
+        r = Py_NewRef(self);
+    } else {
+        PyObject *tmp = tn_tensor_new_empty(t->ndim, sz, t->dtype, TN_DEVICE_CPU);
+        PyObject *view = tmp ? tn_tensor_new_view(self, t->ndim, sz, st, t->offset) : NULL;
+        if (view) {
+            tn_rng_bernoulli_tensor_(g, tn_data(tn_tensor_of(tmp)), n, t->dtype, tn_data(tn_tensor_of(pcont)), pt->dtype);
+            if (tn_copy_into(view, tmp) == 0) r = Py_NewRef(self);
+        }
+        Py_XDECREF(view);
+        Py_XDECREF(tmp);
+    }
+    Py_DECREF(pcont);
+    return r;
+mismatch:
+    PyErr_SetString(PyExc_RuntimeError, "bernoulli_: p must be broadcastable to self's shape");
+    return NULL;
+}
+
+PyObject *tn_op_bernoulli__float(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    return g ? bernoulli_scalar(a[0].u.obj, tn_value_as_double(&a[1]), g) : NULL;
+}
+PyObject *tn_op_bernoulli__Tensor(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    return g ? bernoulli_tensor(a[0].u.obj, a[1].u.obj, g) : NULL;
+}
+PyObject *tn_op_bernoulli(tn_value *a) {
+    tn_generator *g = gen_of(&a[1]);
+    if (!g) return NULL;
+    tn_tensor *t = TN_T(a[0]);
+    if (!is_float(t->dtype)) return not_impl("bernoulli_tensor_cpu_p_", t->dtype);
+    PyObject *res = new_like(a[0].u.obj, t->dtype);
+    TN_FILL_OR_FAIL(res, bernoulli_tensor(res, a[0].u.obj, g));
+    return res;
+}
+PyObject *tn_op_bernoulli_out(tn_value *a) {
+    tn_generator *g = gen_of(&a[1]);
+    if (!g) return NULL;
+    tn_tensor *t = TN_T(a[0]);
+    PyObject *out = a[2].u.obj;
+    if (tn_resize(out, t->ndim, t->sizes) < 0) return NULL;
+    return bernoulli_tensor(out, a[0].u.obj, g);
+}
+PyObject *tn_op_bernoulli_p(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g) return NULL;
+    PyObject *res = new_like(a[0].u.obj, TN_T(a[0])->dtype);
+    TN_FILL_OR_FAIL(res, bernoulli_scalar(res, tn_value_as_double(&a[1]), g));
+    return res;
+}
+
+/* ---------------------------------------------------------------- multinomial */
+
+static PyObject *multinomial_impl(tn_value *a, PyObject *out) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    tn_tensor *t = TN_T(a[0]);
+    int64_t ns = a[1].u.i;
+    bool repl = a[2].u.i != 0;
+    if (!is_float(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "multinomial only supports floating-point dtypes for input, got: %s",
+                     tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (t->ndim != 1 && t->ndim != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "prob_dist must be 1 or 2 dim");
+        return NULL;
+    }
+    if (ns <= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot sample n_sample <= 0 samples");
+        return NULL;
+    }
+    int64_t ncat = t->sizes[t->ndim - 1], ndist = t->ndim == 2 ? t->sizes[0] : 1;
+    if (!repl && ns > ncat) {
+        PyErr_SetString(PyExc_RuntimeError, "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+        return NULL;
+    }
+    if (ncat > (1LL << 24)) {
+        PyErr_SetString(PyExc_RuntimeError, "number of categories cannot exceed 2^24");
+        return NULL;
+    }
+    PyObject *probs = tn_as_dtype(a[0].u.obj, t->dtype, true);
+    PyObject *pd = probs ? tn_as_dtype(probs, TN_DTYPE_F64, true) : NULL;
+    if (!pd) { Py_XDECREF(probs); return NULL; }
+    const double *p = (const double *)tn_data(tn_tensor_of(pd));
+    const char *err = NULL;
+    for (int64_t r = 0; r < ndist && !err; r++) {
+        double s = 0;
+        bool neg = false, nonfinite = false;
+        for (int64_t c = 0; c < ncat; c++) {
+            double v = p[r * ncat + c];
+            if (!isfinite(v)) nonfinite = true;
+            else if (v < 0) neg = true;
+            s += v;
+        }
+        if (!repl || ns == 1) {
+            if (neg || nonfinite) err = "probability tensor contains either `inf`, `nan` or element < 0";
+            else if (s == 0) err = "invalid multinomial distribution (sum of probabilities <= 0)";
+        } else {
+            if (nonfinite) err = "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
+            else if (neg) err = "invalid multinomial distribution (encountering probability entry < 0)";
+            else if (!(s > 0)) err = "invalid multinomial distribution (sum of probabilities <= 0)";
+        }
+    }
+    Py_DECREF(pd);
+    if (err) { Py_DECREF(probs); PyErr_SetString(PyExc_RuntimeError, err); return NULL; }
+    int64_t osz[2] = {ndist, ns};
+    int ond = t->ndim;
+    PyObject *res = ond == 1 ? tn_tensor_new_empty(1, &osz[1], TN_DTYPE_I64, TN_DEVICE_CPU)
+                             : tn_tensor_new_empty(2, osz, TN_DTYPE_I64, TN_DEVICE_CPU);
+    void *scratch = res ? malloc(tn_rng_multinomial_scratch_bytes(ndist, ncat, t->dtype) + 16) : NULL;
+    if (!scratch) { Py_DECREF(probs); Py_XDECREF(res); if (res) PyErr_NoMemory(); return NULL; }
+    tn_rng_multinomial(g, tn_data(tn_tensor_of(probs)), t->dtype, ndist, ncat, ns, repl,
+                       (int64_t *)tn_data(tn_tensor_of(res)), scratch);
+    free(scratch);
+    Py_DECREF(probs);
+    if (out) {
+        tn_tensor *r = tn_tensor_of(res);
+        if (tn_out_prepare(out, r->ndim, r->sizes, TN_DTYPE_I64, "multinomial") < 0 || tn_copy_into(out, res) < 0) {
+            Py_DECREF(res);
+            return NULL;
+        }
+        Py_DECREF(res);
+        return Py_NewRef(out);
+    }
+    return res;
+}
+
+PyObject *tn_op_multinomial(tn_value *a) { return multinomial_impl(a, NULL); }
+PyObject *tn_op_multinomial_out(tn_value *a) { return multinomial_impl(a, a[4].u.obj); }
+
+/* ---------------------------------------------------------------- rand / randn */
+
+/* igen: index of the generator (-1 none); idt/idev: dtype/device indices (-1 none); iout. */
+static PyObject *rand_any(bool normal, tn_value *a, int igen, int idt, int idev, int iout) {
+    tn_generator *g = gen_of(igen >= 0 ? &a[igen] : NULL);
+    if (!g) return NULL;
+    PyObject *res = factory(&a[0], idt >= 0 ? &a[idt] : NULL, idev >= 0 ? &a[idev] : NULL, tn_py.default_dtype,
+                            iout >= 0 ? a[iout].u.obj : NULL);
+    if (!res) return NULL;
+    PyObject *r = normal ? normal_impl(res, 0, 1, g) : uniform_impl(res, 0, 1, g);
+    Py_DECREF(res);
+    return r;
+}
+
+PyObject *tn_op_rand(tn_value *a) { return rand_any(false, a, -1, 1, 3, -1); }
+PyObject *tn_op_rand_generator(tn_value *a) { return rand_any(false, a, 1, 2, 4, -1); }
+PyObject *tn_op_rand_out(tn_value *a) { return rand_any(false, a, -1, -1, -1, 1); }
+PyObject *tn_op_rand_generator_out(tn_value *a) { return rand_any(false, a, 1, -1, -1, 2); }
+PyObject *tn_op_randn(tn_value *a) { return rand_any(true, a, -1, 1, 3, -1); }
+PyObject *tn_op_randn_generator(tn_value *a) { return rand_any(true, a, 1, 2, 4, -1); }
+PyObject *tn_op_randn_out(tn_value *a) { return rand_any(true, a, -1, -1, -1, 1); }
+PyObject *tn_op_randn_generator_out(tn_value *a) { return rand_any(true, a, 1, -1, -1, 2); }
+
+static PyObject *rand_like_any(bool normal, tn_value *a, int igen, int idt) {
+    tn_generator *g = gen_of(igen >= 0 ? &a[igen] : NULL);
+    if (!g) return NULL;
+    PyObject *res = like(&a[0], &a[idt]);
+    if (!res) return NULL;
+    PyObject *r = normal ? normal_impl(res, 0, 1, g) : uniform_impl(res, 0, 1, g);
+    Py_DECREF(res);
+    return r;
+}
+
+PyObject *tn_op_rand_like(tn_value *a) { return rand_like_any(false, a, -1, 1); }
+PyObject *tn_op_rand_like_generator(tn_value *a) { return rand_like_any(false, a, 1, 2); }
+PyObject *tn_op_randn_like(tn_value *a) { return rand_like_any(true, a, -1, 1); }
+PyObject *tn_op_randn_like_generator(tn_value *a) { return rand_like_any(true, a, 1, 2); }
+
+/* ---------------------------------------------------------------- randint */
+
+/* low/high values, size at isize, generator igen, dtype idt, device idev, out iout. */
+static PyObject *randint_any(tn_value *a, int64_t low, int64_t high, int isize, int igen, int idt, int idev, int iout) {
+    tn_generator *g = gen_of(igen >= 0 ? &a[igen] : NULL);
+    if (!g) return NULL;
+    PyObject *res = factory(&a[isize], idt >= 0 ? &a[idt] : NULL, idev >= 0 ? &a[idev] : NULL, TN_DTYPE_I64,
+                            iout >= 0 ? a[iout].u.obj : NULL);
+    if (!res) return NULL;
+    PyObject *r = random_from_to(res, low, true, high, g);
+    Py_DECREF(res);
+    return r;
+}
+
+PyObject *tn_op_randint(tn_value *a) { return randint_any(a, 0, a[0].u.i, 1, -1, 2, 4, -1); }
+PyObject *tn_op_randint_generator(tn_value *a) { return randint_any(a, 0, a[0].u.i, 1, 2, 3, 5, -1); }
+PyObject *tn_op_randint_low(tn_value *a) { return randint_any(a, a[0].u.i, a[1].u.i, 2, -1, 3, 5, -1); }
+PyObject *tn_op_randint_low_generator(tn_value *a) { return randint_any(a, a[0].u.i, a[1].u.i, 2, 3, 4, 6, -1); }
+PyObject *tn_op_randint_out(tn_value *a) { return randint_any(a, 0, a[0].u.i, 1, -1, -1, -1, 2); }
+PyObject *tn_op_randint_generator_out(tn_value *a) { return randint_any(a, 0, a[0].u.i, 1, 2, -1, -1, 3); }
+PyObject *tn_op_randint_low_out(tn_value *a) { return randint_any(a, a[0].u.i, a[1].u.i, 2, -1, -1, -1, 3); }
+PyObject *tn_op_randint_low_generator_out(tn_value *a) { return randint_any(a, a[0].u.i, a[1].u.i, 2, 3, -1, -1, 4); }
+
+static PyObject *randint_like_any(tn_value *a, int64_t low, int64_t high, int igen, int idt) {
+    tn_generator *g = gen_of(igen >= 0 ? &a[igen] : NULL);
+    if (!g) return NULL;
+    PyObject *res = like(&a[0], &a[idt]);
+    if (!res) return NULL;
+    PyObject *r = random_from_to(res, low, true, high, g);
+    Py_DECREF(res);
+    return r;
+}
+
+static int tensor_int(const tn_value *v, int64_t *out) {
+    tn_tensor *t = TN_T(*v);
+    if (t->ndim != 0 || tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "high must be a scalar tensor and on CPU");
+        return -1;
+    }
+    PyObject *c = tn_as_dtype(v->u.obj, TN_DTYPE_I64, true);
+    if (!c) return -1;
+    *out = *(const int64_t *)tn_data(tn_tensor_of(c));
+    Py_DECREF(c);
+    return 0;
+}
+
+PyObject *tn_op_randint_like(tn_value *a) { return randint_like_any(a, 0, a[1].u.i, -1, 2); }
+PyObject *tn_op_randint_like_generator(tn_value *a) { return randint_like_any(a, 0, a[1].u.i, 2, 3); }
+PyObject *tn_op_randint_like_Tensor(tn_value *a) {
+    int64_t h;
+    return tensor_int(&a[1], &h) < 0 ? NULL : randint_like_any(a, 0, h, -1, 2);
+}
+PyObject *tn_op_randint_like_Tensor_generator(tn_value *a) {
+    int64_t h;
+    return tensor_int(&a[1], &h) < 0 ? NULL : randint_like_any(a, 0, h, 2, 3);
+}
+PyObject *tn_op_randint_like_low_dtype(tn_value *a) { return randint_like_any(a, a[1].u.i, a[2].u.i, -1, 3); }
+PyObject *tn_op_randint_like_low_generator_dtype(tn_value *a) { return randint_like_any(a, a[1].u.i, a[2].u.i, 3, 4); }
+
+/* ---------------------------------------------------------------- randperm */
+
+static PyObject *randperm_any(tn_value *a, int igen, int idt, int idev, int iout) {
+    tn_generator *g = gen_of(igen >= 0 ? &a[igen] : NULL);
+    if (!g) return NULL;
+    int64_t n = a[0].u.i;
+    tn_value size;
+    memset(&size, 0, sizeof size);
+    size.tag = TN_V_INTLIST;
+    size.u.ints.v = &n;
+    size.u.ints.n = 1;
+    tn_dtype dt = iout >= 0 ? tn_tensor_of(a[iout].u.obj)->dtype : idt >= 0 && a[idt].tag == TN_V_DTYPE ? a[idt].u.dtype : TN_DTYPE_I64;
+    if (n >= 0) {
+        const char *cname = dt == TN_DTYPE_I8 ? "int8_t" : dt == TN_DTYPE_U8 ? "uint8_t" : dt == TN_DTYPE_I16 ? "int16_t"
+                          : dt == TN_DTYPE_I32 ? "int32_t" : NULL;
+        int64_t max = dt == TN_DTYPE_I8 ? 127 : dt == TN_DTYPE_U8 ? 255 : dt == TN_DTYPE_I16 ? 32767 : INT32_MAX;
+        if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("randperm", dt);
+        if (cname && n > 0 && n - 1 > max) {
+            PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", cname);
+            return NULL;
+        }
+        if (dt == TN_DTYPE_F16 && n > 2049) {
+            PyErr_SetString(PyExc_RuntimeError, "n cannot be greater than 2049 for Half type.");
+            return NULL;
+        }
+    }
+    PyObject *res = factory(&size, idt >= 0 ? &a[idt] : NULL, idev >= 0 ? &a[idev] : NULL, TN_DTYPE_I64,
+                            iout >= 0 ? a[iout].u.obj : NULL);
+    if (!res) return NULL;
+    tn_tensor *t = tn_tensor_of(res);
+    if (n > 0 && t->storage->device != TN_DEVICE_META) {
+        tn_rng_randperm(g, tn_data(t), n, dt);
+        t->storage->version++;
+    }
+    return res;
+}
+
+PyObject *tn_op_randperm(tn_value *a) { return randperm_any(a, -1, 1, 3, -1); }
+PyObject *tn_op_randperm_generator(tn_value *a) { return randperm_any(a, 1, 2, 4, -1); }
+PyObject *tn_op_randperm_out(tn_value *a) { return randperm_any(a, -1, -1, -1, 1); }
+PyObject *tn_op_randperm_generator_out(tn_value *a) { return randperm_any(a, 1, -1, -1, 2); }

@@ -1,0 +1,601 @@
+/* ops/reduce.c — reductions and scans: sum, mean, prod, amax/amin, max/min (full and along a
+ * dim, with torch.return_types results), argmax/argmin, all/any, count_nonzero, var/std (and
+ * var_mean/std_mean), logsumexp, cumsum/cumprod.
+ *
+ * The op layer here resolves dims (wrapping, duplicate and range errors as upstream), keepdim,
+ * result dtypes and out=, then runs the kernels of kernels/reduce.h. var/std and logsumexp have
+ * no kernel there; they are computed here in double over a contiguous copy whose rows are the
+ * reduced elements of one output (upstream accumulates var/std in double too: Welford per
+ * output, or a two-pass sum over a mean in the input dtype when the result has one element). */
+#include "ops/common.h"
+
+#include "kernels/reduce.h"
+
+#include <math.h>
+
+/* ---------------------------------------------------------------- dims and shapes */
+
+static int wrap_dim(int64_t d, int ndim, int *out) {
+    int n = ndim > 0 ? ndim : 1;
+    if (d < -n || d >= n) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                     -n, n - 1, (long long)d);
+        return -1;
+    }
+    *out = (int)(d < 0 ? d + n : d);
+    return 0;
+}
+
+static uint64_t all_mask(const tn_tensor *t) { return t->ndim ? ((1ull << t->ndim) - 1) : 0; }
+
+/* A dims value (NONE, INT, INTLIST) into a bit mask. An empty list reduces everything when
+ * `empty_all`, else nothing. */
+static int dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask) {
+    if (!dv || dv->tag == TN_V_NONE) { *mask = all_mask(t); return 0; }
+    if (dv->tag == TN_V_INT) {
+        int d;
+        if (wrap_dim(dv->u.i, t->ndim, &d) < 0) return -1;
+        *mask = t->ndim ? 1ull << d : 0;
+        return 0;
+    }
+    if (dv->u.ints.n == 0) { *mask = empty_all ? all_mask(t) : 0; return 0; }
+    uint64_t seen = 0;
+    for (int i = 0; i < dv->u.ints.n; i++) {
+        int d;
+        if (wrap_dim(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
+        if (seen >> d & 1) {
+            PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", d);
+            return -1;
+        }
+        seen |= 1ull << d;
+    }
+    *mask = t->ndim ? seen : 0;
+    return 0;
+}
+
+static int reduced_shape(const tn_tensor *t, uint64_t mask, bool keepdim, int64_t *sz) {
+    int k = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (mask >> d & 1) { if (keepdim) sz[k++] = 1; }
+        else sz[k++] = t->sizes[d];
+    }
+    return k;
+}
+
+static bool arg_bool(const tn_value *v) { return v->tag == TN_V_BOOL || v->tag == TN_V_INT ? v->u.i != 0 : false; }
+
+static bool is_meta(const tn_tensor *t) { return t->storage->device == TN_DEVICE_META; }
+
+/* Deliver a computed result to out= (NULL: return it). */
+static PyObject *finish(PyObject *res, PyObject *out, const char *op) {
+    if (!res || !out) return res;
+    tn_tensor *r = tn_tensor_of(res);
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0 || tn_copy_into(out, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+static PyObject *not_impl(const char *kname, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
+    return NULL;
+}
+
+/* Run tn_reduce into a new tensor of the reduced shape. */
+static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
+                            bool keepdim, tn_dtype od) {
+    tn_tensor *t = tn_tensor_of(self);
+    if (tn_require_computable(kname, t->dtype) < 0 || tn_require_computable(kname, od) < 0) return NULL;
+    int64_t sz[TN_MAX_DIMS];
+    int k = reduced_shape(t, mask, keepdim, sz);
+    PyObject *res = tn_tensor_new_empty(k, sz, od, t->storage->device);
+    if (!res || is_meta(t)) return res;
+    bool ok;
+    if (tn_numel(t) >= 65536) {
+        Py_BEGIN_ALLOW_THREADS
+        ok = tn_reduce(op, t, mask, tn_data(tn_tensor_of(res)), od);
+        Py_END_ALLOW_THREADS
+    } else {
+        ok = tn_reduce(op, t, mask, tn_data(tn_tensor_of(res)), od);
+    }
+    if (!ok) { Py_DECREF(res); return not_impl(kname, t->dtype); }
+    return res;
+}
+
+/* A torch.return_types.<name> structseq of (a, b); steals both references. */
+static PyObject *return_type(const char *name, PyObject *a, PyObject *b) {
+    if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
+    PyObject *tup = PyTuple_Pack(2, a, b);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    if (!tup) return NULL;
+    PyObject *mod = PyImport_ImportModule("torch.return_types");
+    PyObject *cls = mod ? PyObject_GetAttrString(mod, name) : NULL;
+    Py_XDECREF(mod);
+    if (!cls) { Py_DECREF(tup); return NULL; }
+    PyObject *r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
+    Py_DECREF(cls);
+    Py_DECREF(tup);
+    return r;
+}
+
+static PyObject *pair(PyObject *a, PyObject *b) {
+    if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
+    PyObject *t = PyTuple_Pack(2, a, b);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    return t;
+}
+
+/* ---------------------------------------------------------------- sum / prod / mean */
+
+static tn_dtype sum_dtype(const tn_tensor *t, const tn_value *dt, PyObject *out) {
+    if (dt && dt->tag == TN_V_DTYPE) return dt->u.dtype;
+    if (out) return tn_tensor_of(out)->dtype;
+    return tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+}
+
+static PyObject *sum_like(tn_reduce_op op, const char *kname, tn_value *self, const tn_value *dimv,
+                          bool empty_all, bool keepdim, const tn_value *dt, PyObject *out) {
+    tn_tensor *t = TN_T(*self);
+    uint64_t mask;
+    if (dims_mask(t, dimv, empty_all, &mask) < 0) return NULL;
+    tn_dtype od = sum_dtype(t, dt, out);
+    return finish(run_reduce(op, kname, self->u.obj, mask, keepdim, od), out, kname);
+}
+
+PyObject *tn_op_sum(tn_value *a) { return sum_like(TN_REDUCE_SUM, "sum", &a[0], NULL, true, false, &a[1], NULL); }
+PyObject *tn_op_sum_dim_IntList(tn_value *a) { return sum_like(TN_REDUCE_SUM, "sum", &a[0], &a[1], true, arg_bool(&a[2]), &a[3], NULL); }
+PyObject *tn_op_sum_IntList_out(tn_value *a) { return sum_like(TN_REDUCE_SUM, "sum", &a[0], &a[1], true, arg_bool(&a[2]), &a[3], a[4].u.obj); }
+PyObject *tn_op_prod(tn_value *a) { return sum_like(TN_REDUCE_PROD, "prod", &a[0], NULL, true, false, &a[1], NULL); }
+PyObject *tn_op_prod_dim_int(tn_value *a) { return sum_like(TN_REDUCE_PROD, "prod", &a[0], &a[1], true, arg_bool(&a[2]), &a[3], NULL); }
+PyObject *tn_op_prod_int_out(tn_value *a) { return sum_like(TN_REDUCE_PROD, "prod", &a[0], &a[1], true, arg_bool(&a[2]), &a[3], a[4].u.obj); }
+
+static bool is_float_or_complex(tn_dtype d) { return tn_dtype_is_floating(d) || tn_dtype_is_complex(d); }
+
+static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, const tn_value *dt, PyObject *out) {
+    tn_tensor *t = TN_T(*self);
+    tn_dtype od;
+    if (dt && dt->tag == TN_V_DTYPE) {
+        od = dt->u.dtype;
+        if (!is_float_or_complex(od)) {
+            PyErr_Format(PyExc_RuntimeError, "mean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. Got: %s",
+                         tn_dtype_cpp_name(od));
+            return NULL;
+        }
+    } else {
+        od = t->dtype;
+        if (!is_float_or_complex(od)) {
+            PyErr_Format(PyExc_RuntimeError, "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: %s",
+                         tn_dtype_cpp_name(od));
+            return NULL;
+        }
+        if (out) {
+            tn_dtype o = tn_tensor_of(out)->dtype;
+            if (!tn_can_cast(od, o)) {
+                PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                             tn_dtype_cpp_name(od), tn_dtype_cpp_name(o));
+                return NULL;
+            }
+            if (is_float_or_complex(o)) od = o;
+        }
+    }
+    uint64_t mask;
+    if (dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    return finish(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
+}
+
+PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
+PyObject *tn_op_mean_dtype_out(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], a[2].u.obj); }
+PyObject *tn_op_mean_dim(tn_value *a) { return mean_impl(&a[0], &a[1], arg_bool(&a[2]), &a[3], NULL); }
+PyObject *tn_op_mean_out(tn_value *a) { return mean_impl(&a[0], &a[1], arg_bool(&a[2]), &a[3], a[4].u.obj); }
+
+/* ---------------------------------------------------------------- amax / amin */
+
+/* Upstream's checks for max/min-like reductions over empty inputs. */
+static int check_nonempty(const char *name, const tn_tensor *t, uint64_t mask, bool dims_given) {
+    if (tn_numel(t) != 0) return 0;
+    if (!dims_given || t->ndim == 0) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
+                     "Specify the reduction dim with the 'dim' argument.", name);
+        return -1;
+    }
+    for (int d = 0; d < t->ndim; d++)
+        if ((mask >> d & 1) && t->sizes[d] == 0) {
+            PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, d);
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *amax_impl(bool is_max, tn_value *a, PyObject *out) {
+    const char *name = is_max ? "amax" : "amin";
+    tn_tensor *t = TN_T(a[0]);
+    uint64_t mask;
+    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
+    if (check_nonempty(name, t, mask, a[1].u.ints.n > 0) < 0) return NULL;
+    return finish(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
+                  out, name);
+}
+
+PyObject *tn_op_amax(tn_value *a) { return amax_impl(true, a, NULL); }
+PyObject *tn_op_amax_out(tn_value *a) { return amax_impl(true, a, a[3].u.obj); }
+PyObject *tn_op_amin(tn_value *a) { return amax_impl(false, a, NULL); }
+PyObject *tn_op_amin_out(tn_value *a) { return amax_impl(false, a, a[3].u.obj); }
+
+/* ---------------------------------------------------------------- max / min */
+
+static PyObject *minmax_all(bool is_max, tn_value *a, PyObject *out) {
+    const char *name = is_max ? "max" : "min";
+    tn_tensor *t = TN_T(a[0]);
+    if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_all" : "min_all", t->dtype);
+    if (tn_require_computable(name, t->dtype) < 0) return NULL;
+    if (tn_numel(t) == 0) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
+                     "Specify the reduction dim with the 'dim' argument.", name);
+        return NULL;
+    }
+    PyObject *res = tn_tensor_new_empty(0, NULL, t->dtype, t->storage->device);
+    if (res && !is_meta(t)) tn_reduce_arg(is_max, t, -1, tn_data(tn_tensor_of(res)), NULL);
+    return finish(res, out, name);
+}
+
+PyObject *tn_op_max(tn_value *a) { return minmax_all(true, a, NULL); }
+PyObject *tn_op_max_unary_out(tn_value *a) { return minmax_all(true, a, a[1].u.obj); }
+PyObject *tn_op_min(tn_value *a) { return minmax_all(false, a, NULL); }
+PyObject *tn_op_min_unary_out(tn_value *a) { return minmax_all(false, a, a[1].u.obj); }
+
+/* values (may be skipped) and indices along one dim (dimv NONE: over everything). */
+static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_value *dimv, bool keepdim,
+                      PyObject **values, PyObject **indices) {
+    tn_tensor *t = TN_T(*self);
+    if (tn_require_computable(name, t->dtype) < 0) return -1;
+    int dim = -1;
+    int64_t sz[TN_MAX_DIMS];
+    int k;
+    if (dimv->tag == TN_V_NONE) {
+        if (tn_numel(t) == 0) {
+            PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim to be specified for input.numel() == 0.", name);
+            return -1;
+        }
+        k = keepdim ? t->ndim : 0;
+        for (int d = 0; d < k; d++) sz[d] = 1;
+    } else {
+        if (wrap_dim(dimv->u.i, t->ndim, &dim) < 0) return -1;
+        if (t->ndim > 0 && t->sizes[dim] == 0) {
+            PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, dim);
+            return -1;
+        }
+        k = reduced_shape(t, t->ndim ? 1ull << dim : 0, keepdim, sz);
+        if (t->ndim == 0) dim = -1;
+    }
+    *indices = tn_tensor_new_empty(k, sz, TN_DTYPE_I64, t->storage->device);
+    if (!*indices) return -1;
+    if (values) {
+        *values = tn_tensor_new_empty(k, sz, t->dtype, t->storage->device);
+        if (!*values) { Py_CLEAR(*indices); return -1; }
+    }
+    if (!is_meta(t))
+        tn_reduce_arg(is_max, t, dim, values ? tn_data(tn_tensor_of(*values)) : NULL,
+                      (int64_t *)tn_data(tn_tensor_of(*indices)));
+    return 0;
+}
+
+static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *iout) {
+    const char *name = is_max ? "max" : "min";
+    tn_tensor *t = TN_T(a[0]);
+    if (tn_dtype_is_complex(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): does not support complex input", name);
+        return NULL;
+    }
+    PyObject *v = NULL, *i = NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
+    if (vout) {
+        v = finish(v, vout, name);
+        i = finish(i, iout, name);
+        return return_type(is_max ? "max_out" : "min_out", v, i);
+    }
+    return return_type(name, v, i);
+}
+
+PyObject *tn_op_max_dim(tn_value *a) { return minmax_dim(true, a, NULL, NULL); }
+PyObject *tn_op_max_dim_max(tn_value *a) { return minmax_dim(true, a, a[3].u.obj, a[4].u.obj); }
+PyObject *tn_op_min_dim(tn_value *a) { return minmax_dim(false, a, NULL, NULL); }
+PyObject *tn_op_min_dim_min(tn_value *a) { return minmax_dim(false, a, a[3].u.obj, a[4].u.obj); }
+
+static PyObject *argmax_impl(bool is_max, tn_value *a, PyObject *out) {
+    const char *name = is_max ? "argmax" : "argmin";
+    tn_tensor *t = TN_T(a[0]);
+    if (t->dtype == TN_DTYPE_BOOL || tn_dtype_is_complex(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): does not support %s input", name,
+                     t->dtype == TN_DTYPE_BOOL ? "bool" : "complex");
+        return NULL;
+    }
+    PyObject *i = NULL;
+    if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i) < 0) return NULL;
+    return finish(i, out, name);
+}
+
+PyObject *tn_op_argmax(tn_value *a) { return argmax_impl(true, a, NULL); }
+PyObject *tn_op_argmax_out(tn_value *a) { return argmax_impl(true, a, a[3].u.obj); }
+PyObject *tn_op_argmin(tn_value *a) { return argmax_impl(false, a, NULL); }
+PyObject *tn_op_argmin_out(tn_value *a) { return argmax_impl(false, a, a[3].u.obj); }
+
+/* ---------------------------------------------------------------- all / any / count_nonzero */
+
+static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool keepdim, PyObject *out) {
+    const char *name = is_all ? "all" : "any";
+    tn_tensor *t = TN_T(*self);
+    uint64_t mask;
+    if (dims_mask(t, dimv, false, &mask) < 0) return NULL;
+    tn_dtype od = t->dtype == TN_DTYPE_U8 ? TN_DTYPE_U8 : TN_DTYPE_BOOL;
+    if (out && tn_tensor_of(out)->dtype != od) {
+        PyErr_Format(PyExc_RuntimeError, "%s only supports bool tensor for result, got: %s", name,
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
+    return finish(run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, self->u.obj, mask, keepdim, od), out, name);
+}
+
+PyObject *tn_op_all(tn_value *a) { return allany(true, &a[0], NULL, false, NULL); }
+PyObject *tn_op_all_all_out(tn_value *a) { return allany(true, &a[0], NULL, false, a[1].u.obj); }
+PyObject *tn_op_all_dim(tn_value *a) { return allany(true, &a[0], &a[1], arg_bool(&a[2]), NULL); }
+PyObject *tn_op_all_out(tn_value *a) { return allany(true, &a[0], &a[1], arg_bool(&a[2]), a[3].u.obj); }
+PyObject *tn_op_all_dims(tn_value *a) { return allany(true, &a[0], &a[1], arg_bool(&a[2]), NULL); }
+PyObject *tn_op_all_dims_out(tn_value *a) { return allany(true, &a[0], &a[1], arg_bool(&a[2]), a[3].u.obj); }
+PyObject *tn_op_any(tn_value *a) { return allany(false, &a[0], NULL, false, NULL); }
+PyObject *tn_op_any_all_out(tn_value *a) { return allany(false, &a[0], NULL, false, a[1].u.obj); }
+PyObject *tn_op_any_dim(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), NULL); }
+PyObject *tn_op_any_out(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), a[3].u.obj); }
+PyObject *tn_op_any_dims(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), NULL); }
+PyObject *tn_op_any_dims_out(tn_value *a) { return allany(false, &a[0], &a[1], arg_bool(&a[2]), a[3].u.obj); }
+
+PyObject *tn_op_count_nonzero_dim_IntList(tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    uint64_t mask;
+    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
+}
+PyObject *tn_op_count_nonzero(tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    uint64_t mask;
+    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
+}
+
+/* ---------------------------------------------------------------- cumsum / cumprod */
+
+static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *out, bool inplace) {
+    tn_tensor *t = TN_T(a[0]);
+    int dim;
+    if (wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    tn_dtype od = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
+                : inplace ? t->dtype
+                : out ? tn_tensor_of(out)->dtype
+                : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+    if (tn_require_computable(name, t->dtype) < 0 || tn_require_computable(name, od) < 0) return NULL;
+    PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, od, t->storage->device);
+    if (!res) return NULL;
+    if (!is_meta(t) && !tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od)) {
+        Py_DECREF(res);
+        return not_impl(name, t->dtype);
+    }
+    if (inplace) {
+        int r = tn_copy_into(a[0].u.obj, res);
+        Py_DECREF(res);
+        return r < 0 ? NULL : Py_NewRef(a[0].u.obj);
+    }
+    return finish(res, out, name);
+}
+
+PyObject *tn_op_cumsum(tn_value *a) { return scan(TN_SCAN_CUMSUM, "cumsum", a, NULL, false); }
+PyObject *tn_op_cumsum_(tn_value *a) { return scan(TN_SCAN_CUMSUM, "cumsum", a, NULL, true); }
+PyObject *tn_op_cumsum_out(tn_value *a) { return scan(TN_SCAN_CUMSUM, "cumsum", a, a[3].u.obj, false); }
+PyObject *tn_op_cumprod(tn_value *a) { return scan(TN_SCAN_CUMPROD, "cumprod", a, NULL, false); }
+PyObject *tn_op_cumprod_(tn_value *a) { return scan(TN_SCAN_CUMPROD, "cumprod", a, NULL, true); }
+PyObject *tn_op_cumprod_out(tn_value *a) { return scan(TN_SCAN_CUMPROD, "cumprod", a, a[3].u.obj, false); }
+
+/* ---------------------------------------------------------------- rows of reduced elements */
+
+/* A contiguous copy of `self` in dtype `dt` laid out [kept dims..., reduced dims...]: row o
+ * (of *rowlen elements) holds the reduced elements of output o, in logical order. */
+static PyObject *reduction_rows(PyObject *self, uint64_t mask, tn_dtype dt, int64_t *nrows, int64_t *rowlen) {
+    tn_tensor *t = tn_tensor_of(self);
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    int k = 0;
+    int64_t outer = 1, inner = 1;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < t->ndim; d++)
+            if ((int)(mask >> d & 1) == pass) {
+                sz[k] = t->sizes[d];
+                st[k] = t->strides[d];
+                if (pass) inner *= sz[k]; else outer *= sz[k];
+                k++;
+            }
+    *nrows = outer;
+    *rowlen = inner;
+    PyObject *view = tn_tensor_new_view(self, k, sz, st, t->offset);
+    if (!view) return NULL;
+    PyObject *r = tn_as_dtype(view, dt, true);
+    Py_DECREF(view);
+    return r;
+}
+
+static tn_dtype real_of(tn_dtype d) {
+    return d == TN_DTYPE_C64 ? TN_DTYPE_F32 : d == TN_DTYPE_C128 ? TN_DTYPE_F64 : d == TN_DTYPE_C32 ? TN_DTYPE_F16 : d;
+}
+
+/* Store a double into element i of a contiguous tensor of a real float dtype. */
+static void store_real(char *base, tn_dtype dt, int64_t i, double v) {
+    switch (dt) {
+    case TN_DTYPE_F64: ((double *)base)[i] = v; break;
+    case TN_DTYPE_F32: ((float *)base)[i] = (float)v; break;
+    case TN_DTYPE_F16: ((uint16_t *)base)[i] = tn_f32_to_f16((float)v); break;
+    case TN_DTYPE_BF16: ((uint16_t *)base)[i] = tn_f32_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+static double load_real(const char *base, tn_dtype dt, int64_t i) {
+    switch (dt) {
+    case TN_DTYPE_F64: return ((const double *)base)[i];
+    case TN_DTYPE_F32: return ((const float *)base)[i];
+    case TN_DTYPE_F16: return tn_f16_to_f32(((const uint16_t *)base)[i]);
+    case TN_DTYPE_BF16: return tn_bf16_to_f32(((const uint16_t *)base)[i]);
+    default: return 0;
+    }
+}
+
+/* ---------------------------------------------------------------- var / std */
+
+static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const tn_value *dimv, double correction,
+                         bool keepdim, PyObject *out, PyObject **mean_out) {
+    const char *name = take_sqrt ? "std" : "var";
+    tn_tensor *t = TN_T(*self);
+    if (!is_float_or_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "std and var only support floating point and complex dtypes");
+        return NULL;
+    }
+    if (tn_require_computable(name, t->dtype) < 0) return NULL;
+    uint64_t mask;
+    if (dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    bool cplx = tn_dtype_is_complex(t->dtype);
+    tn_dtype rt = real_of(t->dtype);
+    int64_t sz[TN_MAX_DIMS];
+    int k = reduced_shape(t, mask, keepdim, sz);
+    PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
+    PyObject *mres = with_mean ? tn_tensor_new_empty(k, sz, t->dtype, t->storage->device) : NULL;
+    if (!res || (with_mean && !mres)) goto fail;
+    if (!is_meta(t)) {
+        int64_t nrows, n;
+        PyObject *rows = reduction_rows(self->u.obj, t->ndim ? mask : 0, cplx ? TN_DTYPE_C128 : TN_DTYPE_F64, &nrows, &n);
+        if (!rows) goto fail;
+        if (t->ndim == 0) { nrows = 1; n = 1; }
+        if (nrows > 0 && n - correction <= 0) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "%s(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                     "reduction factor (input numel divided by output numel).", name);
+            if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) { Py_DECREF(rows); goto fail; }
+        }
+        const double *x = (const double *)tn_data(tn_tensor_of(rows));
+        char *ro = tn_data(tn_tensor_of(res));
+        char *mo = mres ? tn_data(tn_tensor_of(mres)) : NULL;
+        int ncomp = cplx ? 2 : 1;
+        double divisor = n - correction > 0 ? n - correction : 0;
+        /* full reduction of f32/f64 (upstream's all-elements path): mean in the input dtype, then
+         * the squared deviations summed in double */
+        bool two_pass = !with_mean && nrows == 1 && !cplx && (t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_F64) && n > 0;
+        double allmean = 0;
+        if (two_pass) {
+            PyObject *m = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, all_mask(t), false, t->dtype);
+            if (!m) { Py_DECREF(rows); goto fail; }
+            allmean = load_real(tn_data(tn_tensor_of(m)), t->dtype, 0);
+            Py_DECREF(m);
+        }
+        for (int64_t o = 0; o < nrows; o++) {
+            double var = 0, mean[2] = {0, 0};
+            for (int c = 0; c < ncomp; c++) {
+                double m = 0, m2 = 0;
+                if (two_pass) {
+                    m = allmean;
+                    for (int64_t i = 0; i < n; i++) { double dx = x[o * n + i] - m; m2 += dx * dx; }
+                } else {
+                    for (int64_t i = 0; i < n; i++) {
+                        double v = x[(o * n + i) * ncomp + c];
+                        double d = v - m;
+                        m += d / (double)(i + 1);
+                        m2 += d * (v - m);
+                    }
+                }
+                mean[c] = n ? m : NAN;
+                var += n ? m2 / divisor : NAN;
+            }
+            store_real(ro, rt, o, take_sqrt ? sqrt(var) : var);
+            if (mo) {
+                if (cplx) {
+                    tn_dtype c = t->dtype;
+                    if (c == TN_DTYPE_C128) { ((double *)mo)[2 * o] = mean[0]; ((double *)mo)[2 * o + 1] = mean[1]; }
+                    else { ((float *)mo)[2 * o] = (float)mean[0]; ((float *)mo)[2 * o + 1] = (float)mean[1]; }
+                } else {
+                    store_real(mo, t->dtype, o, mean[0]);
+                }
+            }
+        }
+        Py_DECREF(rows);
+    }
+    if (mean_out) *mean_out = mres;
+    return finish(res, out, name);
+fail:
+    Py_XDECREF(res);
+    Py_XDECREF(mres);
+    return NULL;
+}
+
+static double correction_of(const tn_value *v) {
+    if (v->tag == TN_V_NONE) return 1.0;
+    return tn_value_as_double(v);
+}
+
+PyObject *tn_op_var(tn_value *a) { return var_std(false, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
+PyObject *tn_op_var_dim(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_var_correction(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_var_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_var_correction_out(tn_value *a) { return var_std(false, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_std(tn_value *a) { return var_std(true, false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false, NULL, NULL); }
+PyObject *tn_op_std_dim(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_std_correction(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), NULL, NULL); }
+PyObject *tn_op_std_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3]), a[4].u.obj, NULL); }
+PyObject *tn_op_std_correction_out(tn_value *a) { return var_std(true, false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3]), a[4].u.obj, NULL); }
+
+static PyObject *var_mean_impl(bool take_sqrt, tn_value *self, const tn_value *dimv, double corr, bool keepdim) {
+    PyObject *m = NULL;
+    PyObject *v = var_std(take_sqrt, true, self, dimv, corr, keepdim, NULL, &m);
+    if (!v) return NULL;
+    return pair(v, m);
+}
+
+PyObject *tn_op_var_mean(tn_value *a) { return var_mean_impl(false, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
+PyObject *tn_op_var_mean_dim(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
+PyObject *tn_op_var_mean_correction(tn_value *a) { return var_mean_impl(false, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+PyObject *tn_op_std_mean(tn_value *a) { return var_mean_impl(true, &a[0], NULL, arg_bool(&a[1]) ? 1 : 0, false); }
+PyObject *tn_op_std_mean_dim(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], arg_bool(&a[2]) ? 1 : 0, arg_bool(&a[3])); }
+PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a[0], &a[1], correction_of(&a[2]), arg_bool(&a[3])); }
+
+/* ---------------------------------------------------------------- logsumexp */
+
+static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
+    tn_tensor *t = TN_T(a[0]);
+    bool keepdim = arg_bool(&a[2]);
+    tn_dtype rt = tn_dtype_is_integral(t->dtype, true) ? tn_py.default_dtype : t->dtype;
+    if (tn_dtype_is_complex(rt)) return not_impl("logsumexp", rt);
+    if (tn_require_computable("logsumexp", t->dtype) < 0) return NULL;
+    uint64_t mask;
+    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    int64_t sz[TN_MAX_DIMS];
+    int k = reduced_shape(t, mask, keepdim, sz);
+    PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
+    if (!res || is_meta(t)) return finish(res, out, "logsumexp");
+    int64_t nrows, n;
+    PyObject *rows = reduction_rows(a[0].u.obj, t->ndim ? mask : 0, TN_DTYPE_F64, &nrows, &n);
+    if (!rows) { Py_DECREF(res); return NULL; }
+    if (t->ndim == 0) { nrows = 1; n = 1; }
+    const double *x = (const double *)tn_data(tn_tensor_of(rows));
+    char *ro = tn_data(tn_tensor_of(res));
+    for (int64_t o = 0; o < nrows; o++) {
+        const double *r = x + o * n;
+        double m = -INFINITY;
+        for (int64_t i = 0; i < n; i++) if (!(r[i] <= m)) m = r[i];
+        if (isinf(m)) m = 0;
+        double s = 0;
+        for (int64_t i = 0; i < n; i++) s += exp(r[i] - m);
+        store_real(ro, rt, o, log(s) + m);
+    }
+    Py_DECREF(rows);
+    return finish(res, out, "logsumexp");
+}
+
+PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }
+PyObject *tn_op_logsumexp_out(tn_value *a) { return logsumexp_impl(a, a[3].u.obj); }
