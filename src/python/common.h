@@ -78,6 +78,9 @@ int tn_types_init(PyObject *m);      /* dtype, device, Size, layout, memory_form
 int tn_tensor_type_init(PyObject *m);/* TensorBase, _TensorMeta, UntypedStorage */
 int tn_functions_init(PyObject *m);  /* _VariableFunctions, torch.ops entry points, the door */
 int tn_tensor_new_init(PyObject *m); /* torch.tensor, from_numpy, .numpy(), .tolist() (tensor_new.c) */
+int tn_grad_mode_init(PyObject *m);  /* no_grad / inference mode switches (autograd/grad_mode.c) */
+bool tn_grad_enabled(void);
+int tn_functorch_init(PyObject *m);  /* torch._C._functorch queries (functorch.c) */
 int tn_surface_init(PyObject *m);    /* every other name upstream reads, refusing when called */
 int tn_schema_types_init(PyObject *m);
 

@@ -11,6 +11,7 @@
 #include "python/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
+#include "python/torch_function.h"
 
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
 #include "python/schema_type.h"
@@ -114,7 +115,19 @@ static PyObject *call_name(int name, int mode, PyObject *self, PyObject *args, P
     return call_rows(n->name, n->first, n->last, mode, self, args, kw);
 }
 
+static PyObject *name_funcs[TN_NAME_COUNT]; /* torch.X / torch._C._nn.X function objects */
+
+/* A method call: __torch_function__ first (public_api is torch.Tensor.<name>), then the door. */
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw) {
+    PyObject *rel;
+    if (tn_torch_function_active(self, args, kw, &rel)) {
+        PyObject *api = PyObject_GetAttrString((PyObject *)(tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase),
+                                               tn_name_at(name)->name);
+        if (!api) { Py_DECREF(rel); return NULL; }
+        PyObject *r = tn_torch_function_call(api, rel, self, args, kw);
+        Py_DECREF(api);
+        return r;
+    }
     return call_name(name, CALL_METHOD, self, args, kw);
 }
 
@@ -128,6 +141,9 @@ static PyObject *function_entry(PyObject *m_self, PyObject *args, PyObject *kw) 
         return call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, args, kw);
     }
     if (k >= ATEN_BASE) return call_name((int)(k - ATEN_BASE), CALL_ATEN, NULL, args, kw);
+    PyObject *rel;
+    if (name_funcs[k] && tn_torch_function_active(NULL, args, kw, &rel))
+        return tn_torch_function_call(name_funcs[k], rel, NULL, args, kw);
     return call_name((int)k, CALL_FUNCTION, NULL, args, kw);
 }
 
@@ -170,6 +186,15 @@ static const struct { const char *dunder, *op; } dunders[] = {
 static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObject *kw) {
     int name = tn_name_find(dunders[which].op);
     if (name < 0) return tn_not_implemented(dunders[which].op);
+    PyObject *rel;
+    if (tn_torch_function_active(self, args, kw, &rel)) {
+        PyObject *api = PyObject_GetAttrString((PyObject *)(tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase),
+                                               dunders[which].dunder);
+        if (!api) { Py_DECREF(rel); return NULL; }
+        PyObject *r = tn_torch_function_call(api, rel, self, args, kw);
+        Py_DECREF(api);
+        return r;
+    }
     PyObject *r = call_name(name, CALL_METHOD, self, args, kw);
     if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && args && PyTuple_Size(args) == 1 &&
         !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
@@ -418,7 +443,7 @@ int tn_functions_init(PyObject *m) {
         PyObject *f = mn ? make_function(n->name, k, mn) : NULL;
         Py_XDECREF(mn);
         if (!f || PyObject_SetAttrString(target, n->name, f) < 0) { Py_XDECREF(f); Py_XDECREF(sub); return -1; }
-        Py_DECREF(f);
+        name_funcs[k] = f; /* kept: the public_api handed to __torch_function__ */
         Py_XDECREF(sub);
     }
     Py_DECREF(vfmod);
@@ -427,6 +452,7 @@ int tn_functions_init(PyObject *m) {
         return -1;
     Py_DECREF(vf);
     Py_DECREF(vf_type);
+    if (tn_torch_function_init(m) < 0) return -1;
     kernel_type = (PyTypeObject *)PyType_FromSpec(&kernel_spec);
     if (!kernel_type || PyModule_AddObjectRef(m, "_SafeKernelFunction", (PyObject *)kernel_type) < 0) return -1;
     return PyModule_AddFunctions(m, op_lookup_methods);

@@ -38,9 +38,53 @@ static const struct { const char *alias; tn_dtype d; } dtype_aliases[] = {
     {"cdouble", TN_DTYPE_C128}, {"bit", TN_DTYPE_U1}, {NULL, 0},
 };
 
+/* Functions upstream's C++ writes straight into the torch module (functionalization helpers,
+ * to_dlpack). A tensor is never functional here; the rest refuse by name when called. */
+static PyObject *rt_never(PyObject *self, PyObject *arg) { Py_RETURN_FALSE; }
+static PyObject *rt_refuse_torch(PyObject *self, PyObject *args, PyObject *kw) {
+    char what[128];
+    snprintf(what, sizeof what, "torch.%s", PyUnicode_AsUTF8AndSize(self, NULL));
+    return tn_not_implemented(what);
+}
+static const char *const torch_refusing[] = {
+    "_disable_functionalization", "_enable_functionalization", "_freeze_functional_tensor",
+    "_from_functional_tensor", "_functionalize_are_all_mutations_hidden_from_autograd",
+    "_functionalize_are_all_mutations_under_no_grad_or_inference_mode", "_functionalize_commit_update",
+    "_functionalize_enable_reapply_views", "_functionalize_get_storage_size", "_functionalize_has_data_mutation",
+    "_functionalize_has_metadata_mutation", "_functionalize_inductor_storage_resized_counter",
+    "_functionalize_is_multi_output_view", "_functionalize_is_symbolic", "_functionalize_mark_mutation_hidden_from_autograd",
+    "_functionalize_mark_storage_changed", "_functionalize_mutation_counter", "_functionalize_replace",
+    "_functionalize_storage_changed_counter", "_functionalize_sync", "_functionalize_unsafe_set",
+    "_functionalize_was_inductor_storage_resized", "_functionalize_was_storage_changed", "_mirror_autograd_meta_to",
+    "_to_functional_tensor", "to_dlpack", NULL,
+};
+static PyMethodDef never_def[] = {{"_is_functional_tensor", rt_never, METH_O, NULL},
+                                  {"_is_functional_tensor_base", rt_never, METH_O, NULL}};
+static PyMethodDef refuse_torch_def = {"refusing", (PyCFunction)(void (*)(void))rt_refuse_torch, METH_VARARGS | METH_KEYWORDS, NULL};
+
+static int add_torch_functions(PyObject *torch) {
+    PyObject *modname = PyUnicode_FromString("torch");
+    if (!modname) return -1;
+    for (size_t i = 0; i < sizeof never_def / sizeof *never_def; i++) {
+        PyObject *f = PyCFunction_NewEx(&never_def[i], NULL, modname);
+        if (!f || PyObject_SetAttrString(torch, never_def[i].ml_name, f) < 0) { Py_XDECREF(f); Py_DECREF(modname); return -1; }
+        Py_DECREF(f);
+    }
+    for (int i = 0; torch_refusing[i]; i++) {
+        PyObject *name = PyUnicode_FromString(torch_refusing[i]);
+        PyObject *f = name ? PyCFunction_NewEx(&refuse_torch_def, name, modname) : NULL;
+        Py_XDECREF(name);
+        if (!f || PyObject_SetAttrString(torch, torch_refusing[i], f) < 0) { Py_XDECREF(f); Py_DECREF(modname); return -1; }
+        Py_DECREF(f);
+    }
+    Py_DECREF(modname);
+    return 0;
+}
+
 static PyObject *rt_initExtension(PyObject *self, PyObject *args) {
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
+    if (add_torch_functions(torch) < 0) goto fail;
     for (int d = 0; d < TN_DTYPE_COUNT; d++)
         if (PyObject_SetAttrString(torch, tn_dtype_infos[d].name, tn_py.dtypes[d]) < 0) goto fail;
     for (int i = 0; dtype_aliases[i].alias; i++)
@@ -79,6 +123,9 @@ static PyObject *rt_prctl_pdeathsig(PyObject *self, PyObject *sig) {
 #endif
     Py_RETURN_NONE;
 }
+/* _get_default_device(): torch.set_default_device is not supported, so always "cpu". */
+static PyObject *rt_get_default_device(PyObject *self, PyObject *u) { return PyUnicode_FromString("cpu"); }
+
 static PyMethodDef prctl_def = {"_prctl_pr_set_pdeathsig", rt_prctl_pdeathsig, METH_O, NULL};
 
 static PyObject *rt_multiprocessing_init(PyObject *self, PyObject *args) {
@@ -343,6 +390,9 @@ static PyMethodDef rt_methods[] = {
     {"_get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
     {"_set_default_dtype", rt_set_default_dtype, METH_O, NULL},
     {"_parse_dispatch_key", rt_parse_dispatch_key, METH_O, NULL},
+    {"_get_default_device", rt_get_default_device, METH_NOARGS, NULL},
+    {"_get_tracing_state", rt_none, METH_NOARGS, NULL},   /* the JIT tracer never runs */
+    {"_is_tracing", rt_false, METH_NOARGS, NULL},
     {"_is_torch_function_enabled", rt_is_tf_enabled, METH_NOARGS, NULL},
     {"_is_torch_function_all_disabled", rt_is_tf_all_disabled, METH_NOARGS, NULL},
     {"_is_torch_function_mode_enabled", rt_is_tf_mode_enabled, METH_NOARGS, NULL},

@@ -1,0 +1,77 @@
+/* grad_mode.c — the autograd switches upstream's Python flips: grad mode (torch.no_grad,
+ * torch.enable_grad, set_grad_enabled), inference mode, forward-grad mode. Process-wide flags:
+ * upstream keeps them thread-local; torchnative runs Python on one thread at a time. */
+#include "python/common.h"
+
+static bool grad_enabled = true, fwd_grad_enabled = true, inference_mode = false;
+
+bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
+
+static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(grad_enabled); }
+static PyObject *set_grad_enabled(PyObject *m, PyObject *v) {
+    if (!PyBool_Check(v)) return PyErr_Format(PyExc_TypeError, "enabled must be a bool (got %s)", Py_TYPE(v) == NULL ? "?" : "non-bool");
+    grad_enabled = v == Py_True;
+    Py_RETURN_NONE;
+}
+static PyObject *is_fwd_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(fwd_grad_enabled); }
+static PyObject *set_fwd_grad_enabled(PyObject *m, PyObject *v) {
+    int b = PyObject_IsTrue(v);
+    if (b < 0) return NULL;
+    fwd_grad_enabled = b;
+    Py_RETURN_NONE;
+}
+static PyObject *is_inference_mode_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(inference_mode); }
+
+/* torch._C._InferenceMode(enabled): a guard object; inference mode lasts while it lives. */
+typedef struct { PyObject_HEAD bool prev_inference, prev_grad; } guard_obj;
+
+static PyObject *guard_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    int enabled = 1;
+    if (!PyArg_ParseTuple(args, "|p:_InferenceMode", &enabled)) return NULL;
+    guard_obj *g = (guard_obj *)PyType_GenericAlloc(tp, 0);
+    if (!g) return NULL;
+    g->prev_inference = inference_mode;
+    g->prev_grad = grad_enabled;
+    inference_mode = enabled;
+    if (enabled) grad_enabled = false;
+    return (PyObject *)g;
+}
+static void guard_dealloc(PyObject *self) {
+    guard_obj *g = (guard_obj *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    inference_mode = g->prev_inference;
+    grad_enabled = g->prev_grad;
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+static PyType_Slot guard_slots[] = {{Py_tp_new, guard_new}, {Py_tp_dealloc, guard_dealloc}, {0, NULL}};
+static PyType_Spec guard_spec = {"torch._C._InferenceMode", sizeof(guard_obj), 0, Py_TPFLAGS_DEFAULT, guard_slots};
+
+/* Guards that only matter to subsystems torchnative does not have (functorch transforms,
+ * autocast): constructing one is a no-op, as it is upstream when those are inactive. */
+static PyType_Slot noop_slots[] = {{Py_tp_new, PyType_GenericNew}, {0, NULL}};
+static const char *const noop_guards[][2] = {{"_DisableFuncTorch", "torch._C._DisableFuncTorch"},
+                                             {"_DisableAutocast", "torch._C._DisableAutocast"}};
+
+static PyMethodDef grad_methods[] = {
+    {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
+    {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
+    {"_is_fwd_grad_enabled", is_fwd_grad_enabled, METH_NOARGS, NULL},
+    {"_set_fwd_grad_enabled", set_fwd_grad_enabled, METH_O, NULL},
+    {"is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
+    {"_is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
+    {NULL},
+};
+
+int tn_grad_mode_init(PyObject *m) {
+    PyObject *g = PyType_FromSpec(&guard_spec);
+    if (!g || PyModule_AddObjectRef(m, "_InferenceMode", g) < 0) { Py_XDECREF(g); return -1; }
+    Py_DECREF(g);
+    for (size_t i = 0; i < sizeof noop_guards / sizeof *noop_guards; i++) {
+        PyType_Spec spec = {noop_guards[i][1], 0, 0, Py_TPFLAGS_DEFAULT, noop_slots};
+        PyObject *t = PyType_FromSpec(&spec);
+        if (!t || PyModule_AddObject(m, noop_guards[i][0], t) < 0) { Py_XDECREF(t); return -1; }
+    }
+    return PyModule_AddFunctions(m, grad_methods);
+}

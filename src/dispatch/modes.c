@@ -1,0 +1,147 @@
+/* modes.c — the TorchDispatchMode stack (torch.utils._python_dispatch pushes and pops here).
+ *
+ * User modes form a stack; "infra" modes (FAKE, PROXY, FUNCTIONAL — modes carrying a _mode_key)
+ * sit in fixed slots below it, as upstream's TorchDispatchModeTLS keeps them. The door consults
+ * tn_dispatch_mode_top() to hand a call to the innermost mode's __torch_dispatch__. */
+#include "dispatch/modes.h"
+
+#define N_INFRA 3
+static PyObject *user_stack;              /* list, innermost last */
+static PyObject *infra[N_INFRA];          /* indexed by _TorchDispatchModeKey value */
+
+static int stack_ready(void) {
+    if (!user_stack && !(user_stack = PyList_New(0))) return -1;
+    return 0;
+}
+
+static int infra_count(void) {
+    int n = 0;
+    for (int i = 0; i < N_INFRA; i++) n += infra[i] != NULL;
+    return n;
+}
+
+Py_ssize_t tn_dispatch_mode_len(void) {
+    return (user_stack ? PyList_Size(user_stack) : 0) + infra_count();
+}
+
+/* The mode a call reaches first: the top of the user stack, else the highest infra slot. */
+PyObject *tn_dispatch_mode_pop_top(void) {
+    if (stack_ready() < 0) return NULL;
+    Py_ssize_t n = PyList_Size(user_stack);
+    if (n) {
+        PyObject *m = Py_NewRef(PyList_GetItem(user_stack, n - 1));
+        PySequence_DelItem(user_stack, n - 1);
+        return m;
+    }
+    for (int i = N_INFRA - 1; i >= 0; i--)
+        if (infra[i]) {
+            PyObject *m = infra[i];
+            infra[i] = NULL;
+            return m;
+        }
+    PyErr_SetString(PyExc_RuntimeError, "Trying to pop from empty mode stack");
+    return NULL;
+}
+
+static long mode_key(PyObject *mode) {
+    PyObject *k = PyObject_GetAttrString(mode, "_mode_key");
+    if (!k) { PyErr_Clear(); return -1; }
+    long v = -1;
+    if (k != Py_None) {
+        PyObject *i = PyNumber_Index(k);
+        if (!i) { PyErr_Clear(); PyObject *val = PyObject_GetAttrString(k, "value"); if (val) { v = PyLong_AsLong(val); Py_DECREF(val); } else PyErr_Clear(); }
+        else { v = PyLong_AsLong(i); Py_DECREF(i); }
+    }
+    Py_DECREF(k);
+    return v >= 0 && v < N_INFRA ? v : -1;
+}
+
+int tn_dispatch_mode_push(PyObject *mode) {
+    if (stack_ready() < 0) return -1;
+    long k = mode_key(mode);
+    if (k >= 0) {
+        Py_XSETREF(infra[k], Py_NewRef(mode));
+        return 0;
+    }
+    return PyList_Append(user_stack, mode);
+}
+
+static PyObject *push(PyObject *m, PyObject *mode) {
+    return tn_dispatch_mode_push(mode) < 0 ? NULL : Py_NewRef(Py_None);
+}
+
+static long key_arg(PyObject *k) {
+    if (!k || k == Py_None) return -1;
+    PyObject *i = PyNumber_Index(k);
+    if (!i) {
+        PyErr_Clear();
+        PyObject *val = PyObject_GetAttrString(k, "value");
+        if (!val) return -2;
+        i = val;
+    }
+    long v = PyLong_AsLong(i);
+    Py_DECREF(i);
+    return v;
+}
+
+static PyObject *pop(PyObject *m, PyObject *args) {
+    PyObject *k = NULL;
+    if (!PyArg_ParseTuple(args, "|O:_pop_torch_dispatch_stack", &k)) return NULL;
+    long key = key_arg(k);
+    if (key == -2) return NULL;
+    if (key >= 0 && key < N_INFRA) {
+        PyObject *mode = infra[key];
+        if (!mode) return PyErr_Format(PyExc_RuntimeError, "Attempted to unset a mode that was not set");
+        infra[key] = NULL;
+        return mode;
+    }
+    return tn_dispatch_mode_pop_top();
+}
+
+static PyObject *len(PyObject *m, PyObject *u) { return PyLong_FromSsize_t(tn_dispatch_mode_len()); }
+
+static PyObject *get_at(PyObject *m, PyObject *arg) {
+    Py_ssize_t i = PyLong_AsSsize_t(arg);
+    if (i == -1 && PyErr_Occurred()) return NULL;
+    Py_ssize_t n = tn_dispatch_mode_len();
+    if (i < 0 || i >= n) return PyErr_Format(PyExc_IndexError, "Trying to get dispatch mode at %zd but the stack has %zd", i, n);
+    for (int k = 0; k < N_INFRA; k++)
+        if (infra[k] && i-- == 0) return Py_NewRef(infra[k]);
+    return Py_NewRef(PyList_GetItem(user_stack, i));
+}
+
+static PyObject *get_mode(PyObject *m, PyObject *k) {
+    long key = key_arg(k);
+    if (key == -2) return NULL;
+    if (key < 0 || key >= N_INFRA) return Py_NewRef(Py_None);
+    return Py_NewRef(infra[key] ? infra[key] : Py_None);
+}
+
+static PyObject *unset_mode(PyObject *m, PyObject *k) {
+    long key = key_arg(k);
+    if (key == -2) return NULL;
+    if (key < 0 || key >= N_INFRA || !infra[key]) Py_RETURN_NONE;
+    PyObject *mode = infra[key];
+    infra[key] = NULL;
+    return mode;
+}
+
+static PyObject *set_mode(PyObject *m, PyObject *mode) {
+    long k = mode_key(mode);
+    if (k < 0) return PyErr_Format(PyExc_RuntimeError, "_set_dispatch_mode: the mode has no _mode_key");
+    Py_XSETREF(infra[k], Py_NewRef(mode));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef mode_methods[] = {
+    {"_push_on_torch_dispatch_stack", push, METH_O, NULL},
+    {"_pop_torch_dispatch_stack", pop, METH_VARARGS, NULL},
+    {"_len_torch_dispatch_stack", len, METH_NOARGS, NULL},
+    {"_get_dispatch_stack_at", get_at, METH_O, NULL},
+    {"_get_dispatch_mode", get_mode, METH_O, NULL},
+    {"_unset_dispatch_mode", unset_mode, METH_O, NULL},
+    {"_set_dispatch_mode", set_mode, METH_O, NULL},
+    {NULL},
+};
+
+int tn_modes_init(PyObject *m) { return PyModule_AddFunctions(m, mode_methods); }

@@ -1,0 +1,14 @@
+/* modes.h — the TorchDispatchMode stack (modes.c). */
+#ifndef TN_DISPATCH_MODES_H
+#define TN_DISPATCH_MODES_H
+
+#include "python/common.h"
+
+int tn_modes_init(PyObject *m);
+Py_ssize_t tn_dispatch_mode_len(void);
+/* Remove and return the innermost mode (new reference), or NULL with RuntimeError if empty. */
+PyObject *tn_dispatch_mode_pop_top(void);
+/* Put a mode back (on the user stack or its infra slot). */
+int tn_dispatch_mode_push(PyObject *mode);
+
+#endif
