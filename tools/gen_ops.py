@@ -77,6 +77,27 @@ def main():
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
     out.append("};")
+    # Named-tuple result types (torch.return_types.X): ops returning several named values; the
+    # out= overloads get "X_out".
+    rtypes = {}
+    for r in rows:
+        if "::" in r["name"]:
+            continue
+        rets = r["func"].rsplit("->", 1)[1].strip()
+        if not rets.startswith("("):
+            continue
+        parts = [p.strip() for p in rets[1:-1].split(",")]
+        fields = [p.split(" ")[-1] for p in parts if " " in p]
+        if len(fields) != len(parts) or len(parts) < 2:
+            continue
+        tname = r["name"] + ("_out" if any("!" in p for p in parts) else "")
+        rtypes.setdefault(tname, fields)
+    out.append(f"#define TN_RETURN_TYPE_COUNT {len(rtypes)}")
+    out.append("static const struct { const char *name, *fields[16]; int n; } tn_return_type_defs[] = {")
+    for n, fields in sorted(rtypes.items()):
+        fs = ", ".join(f'"{f}"' for f in fields)
+        out.append(f'    {{"{n}", {{{fs}}}, {len(fields)}}},')
+    out.append("};")
     # Python-visible names: one row per distinct name, with its range of overload rows.
     names = []
     for i, r in enumerate(rows):

@@ -111,12 +111,9 @@ static PyObject *return_type(const char *name, PyObject *a, PyObject *b) {
     Py_DECREF(a);
     Py_DECREF(b);
     if (!tup) return NULL;
-    PyObject *mod = PyImport_ImportModule("torch.return_types");
-    PyObject *cls = mod ? PyObject_GetAttrString(mod, name) : NULL;
-    Py_XDECREF(mod);
-    if (!cls) { Py_DECREF(tup); return NULL; }
+    PyObject *cls = tn_return_type(name);
+    if (!cls) { Py_DECREF(tup); return tn_not_implemented(name); }
     PyObject *r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
-    Py_DECREF(cls);
     Py_DECREF(tup);
     return r;
 }

@@ -5,6 +5,12 @@
 
 static PyObject *never(PyObject *m, PyObject *arg) { Py_RETURN_FALSE; }
 static PyObject *none(PyObject *m, PyObject *args) { Py_RETURN_NONE; }
+static PyObject *none_false(PyObject *m, PyObject *args) { Py_RETURN_FALSE; }
+
+static PyMethodDef toplevel_methods[] = {
+    {"_are_functorch_transforms_active", (PyCFunction)(void (*)(void))none_false, METH_NOARGS, NULL},
+    {NULL},
+};
 
 static PyMethodDef functorch_methods[] = {
     {"is_functorch_wrapped_tensor", never, METH_O, NULL},
@@ -21,5 +27,5 @@ int tn_functorch_init(PyObject *m) {
     if (!sub) return -1;
     int r = PyModule_AddFunctions(sub, functorch_methods);
     Py_DECREF(sub);
-    return r;
+    return r < 0 ? r : PyModule_AddFunctions(m, toplevel_methods);
 }

@@ -125,6 +125,7 @@ static PyObject *rt_prctl_pdeathsig(PyObject *self, PyObject *sig) {
 }
 /* _get_default_device(): torch.set_default_device is not supported, so always "cpu". */
 static PyObject *rt_get_default_device(PyObject *self, PyObject *u) { return PyUnicode_FromString("cpu"); }
+static PyObject *rt_privateuse1_name(PyObject *self, PyObject *u) { return PyUnicode_FromString("privateuseone"); }
 
 static PyMethodDef prctl_def = {"_prctl_pr_set_pdeathsig", rt_prctl_pdeathsig, METH_O, NULL};
 
@@ -393,6 +394,9 @@ static PyMethodDef rt_methods[] = {
     {"_get_default_device", rt_get_default_device, METH_NOARGS, NULL},
     {"_get_tracing_state", rt_none, METH_NOARGS, NULL},   /* the JIT tracer never runs */
     {"_is_tracing", rt_false, METH_NOARGS, NULL},
+    {"_mps_is_in_bad_fork", rt_false, METH_NOARGS, NULL},
+    {"_mtia_isInBadFork", rt_false, METH_NOARGS, NULL},
+    {"_get_privateuse1_backend_name", rt_privateuse1_name, METH_NOARGS, NULL},
     {"_is_torch_function_enabled", rt_is_tf_enabled, METH_NOARGS, NULL},
     {"_is_torch_function_all_disabled", rt_is_tf_all_disabled, METH_NOARGS, NULL},
     {"_is_torch_function_mode_enabled", rt_is_tf_mode_enabled, METH_NOARGS, NULL},
