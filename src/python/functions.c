@@ -219,9 +219,10 @@ static const PyCFunction dunder_fns[] = {
 _Static_assert(sizeof dunder_fns / sizeof *dunder_fns == sizeof dunders / sizeof *dunders,
                "one dunder trampoline per dunder");
 
-/* Append op methods to `manual` (NULL-terminated); names already in manual win. Returns a new
+/* Append op methods to `manual` (NULL-terminated); names already in manual, or properties in
+ * `props` (x.mT, x._version: upstream binds them as properties), win. Returns a new
  * NULL-terminated array that lives forever. */
-PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual) {
+PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual, const PyGetSetDef *props) {
     int nman = 0, ntramp = (int)(sizeof tn_method_trampolines / sizeof *tn_method_trampolines);
     while (manual[nman].ml_name) nman++;
     PyMethodDef *defs = PyMem_Calloc((size_t)(nman + ntramp + NDUNDERS + 1), sizeof *defs);
@@ -232,6 +233,7 @@ PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual) {
         const char *nm = tn_name_at(tn_method_trampolines[i].name)->name;
         bool dup = false;
         for (int j = 0; j < nman && !dup; j++) dup = !strcmp(manual[j].ml_name, nm);
+        for (int j = 0; props[j].name && !dup; j++) dup = !strcmp(props[j].name, nm);
         if (dup) continue;
         defs[n].ml_name = nm;
         defs[n].ml_meth = tn_method_trampolines[i].fn;

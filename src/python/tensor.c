@@ -294,6 +294,30 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     return (PyObject *)o;
 }
 
+/* x.half(), x.float(), ... : x.to(dtype) through the door, as upstream's manual bindings do. */
+static PyObject *to_dtype(PyObject *self, PyObject *args, PyObject *kw, tn_dtype d) {
+    static char *kws[] = {"memory_format", NULL};
+    PyObject *mf = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kws, &mf)) return NULL;
+    PyObject *to = PyObject_GetAttrString(self, "to");
+    if (!to) return NULL;
+    PyObject *a = PyTuple_Pack(1, tn_py.dtypes[d]);
+    PyObject *k = mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
+    PyObject *r = a ? PyObject_Call(to, a, k) : NULL;
+    Py_DECREF(to);
+    Py_XDECREF(a);
+    Py_XDECREF(k);
+    return r;
+}
+#define TO_DTYPE(NAME, D) \
+    static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { return to_dtype(self, args, kw, D); }
+TO_DTYPE(half, TN_DTYPE_F16) TO_DTYPE(float, TN_DTYPE_F32) TO_DTYPE(double, TN_DTYPE_F64)
+TO_DTYPE(bfloat16, TN_DTYPE_BF16) TO_DTYPE(int, TN_DTYPE_I32) TO_DTYPE(long, TN_DTYPE_I64)
+TO_DTYPE(short, TN_DTYPE_I16) TO_DTYPE(char, TN_DTYPE_I8) TO_DTYPE(byte, TN_DTYPE_U8)
+TO_DTYPE(bool, TN_DTYPE_BOOL) TO_DTYPE(cfloat, TN_DTYPE_C64) TO_DTYPE(cdouble, TN_DTYPE_C128)
+TO_DTYPE(chalf, TN_DTYPE_C32)
+#define TO_DTYPE_DEF(NAME) {#NAME, (PyCFunction)(void (*)(void))m_##NAME, METH_VARARGS | METH_KEYWORDS, NULL}
+
 /* indexing (python/indexing.c) */
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
 PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
@@ -321,6 +345,9 @@ static PyMethodDef tensor_methods[] = {
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
     {"__setitem__", tn_tensor_setitem, METH_VARARGS, NULL},
     {"__delitem__", tn_tensor_delitem, METH_O, NULL},
+    TO_DTYPE_DEF(half), TO_DTYPE_DEF(float), TO_DTYPE_DEF(double), TO_DTYPE_DEF(bfloat16),
+    TO_DTYPE_DEF(int), TO_DTYPE_DEF(long), TO_DTYPE_DEF(short), TO_DTYPE_DEF(char), TO_DTYPE_DEF(byte),
+    TO_DTYPE_DEF(bool), TO_DTYPE_DEF(cfloat), TO_DTYPE_DEF(cdouble), TO_DTYPE_DEF(chalf),
     {NULL},
 };
 
@@ -403,7 +430,16 @@ static PyObject *g_names(PyObject *self, void *c) {
     return t;
 }
 
+PyObject *tn_tensor_get_T(PyObject *self, void *c);
+PyObject *tn_tensor_get_H(PyObject *self, void *c);
+PyObject *tn_tensor_get_mT(PyObject *self, void *c);
+PyObject *tn_tensor_get_mH(PyObject *self, void *c);
+
 static PyGetSetDef tensor_getset[] = {
+    {"T", tn_tensor_get_T, NULL, NULL, NULL},
+    {"H", tn_tensor_get_H, NULL, NULL, NULL},
+    {"mT", tn_tensor_get_mT, NULL, NULL, NULL},
+    {"mH", tn_tensor_get_mH, NULL, NULL, NULL},
     {"shape", g_shape, NULL, NULL, NULL},
     {"dtype", g_dtype, NULL, NULL, NULL},
     {"device", g_device, NULL, NULL, NULL},
@@ -450,7 +486,7 @@ static PyMemberDef tensor_members[] = {
     {NULL},
 };
 
-PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual);
+PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual, const PyGetSetDef *props);
 
 static PyType_Slot tensor_slots[] = {
     {Py_tp_new, tensor_new},
@@ -636,7 +672,7 @@ static PyType_Spec meta_spec = {"torch._C._TensorMeta", 0, 0, Py_TPFLAGS_DEFAULT
 int tn_tensor_type_init(PyObject *m) {
     PyObject *meta = PyType_FromSpecWithBases(&meta_spec, (PyObject *)&PyType_Type);
     if (!meta) return -1;
-    PyMethodDef *all = tn_tensor_methods_with_ops(tensor_methods);
+    PyMethodDef *all = tn_tensor_methods_with_ops(tensor_methods, tensor_getset);
     if (!all) { Py_DECREF(meta); return -1; }
     for (PyType_Slot *sl = tensor_slots; sl->slot; sl++)
         if (sl->slot == Py_tp_methods) sl->pfunc = all;
