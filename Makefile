@@ -23,6 +23,9 @@ $(VENV)/.done: $(REF)/.done tools/assemble.py
 	$(PY) -m venv $(VENV)
 	$(VENV)/bin/pip install -q $(PKGS) meson-python meson ninja
 	$(VENV)/bin/python tools/assemble.py $(UPSTREAM_SITE) $(call SITE_OF,$(VENV))
+	@mkdir -p $(BUILD)
+	$(VENV)/bin/python tools/assemble.py --requires $(call SITE_OF,$(VENV)) > $(BUILD)/torch-requires.txt
+	$(VENV)/bin/pip install -q -r $(BUILD)/torch-requires.txt
 	touch $@
 
 $(BUILD)/.installed: $(VENV)/.done $(SRCS)

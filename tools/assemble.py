@@ -9,6 +9,8 @@ torch/lib/libtorch_global_deps.so (built from an empty C file) and the torch/bin
 marker.
 
 usage: assemble.py SOURCE DEST_SITE_PACKAGES
+       assemble.py --requires DEST_SITE_PACKAGES   (print torch's own Python dependencies, one
+                                                    per line, for pip install -r)
 """
 import os
 import shutil
@@ -38,7 +40,18 @@ def files_from_dir(src):
             yield os.path.relpath(full, src).replace(os.sep, "/"), full
 
 
+def requires(site):
+    dist = [d for d in os.listdir(site) if d.startswith("torch-") and d.endswith(".dist-info")]
+    out = []
+    for line in open(os.path.join(site, dist[0], "METADATA")):
+        if line.startswith("Requires-Dist:") and "extra ==" not in line:
+            out.append(line.split(":", 1)[1].strip().replace(" ", ""))
+    print("\n".join(out))
+
+
 def main():
+    if sys.argv[1] == "--requires":
+        return requires(sys.argv[2])
     src, dest = sys.argv[1], sys.argv[2]
     os.makedirs(dest, exist_ok=True)
     n = 0

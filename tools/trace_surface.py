@@ -223,6 +223,8 @@ def header(paths):
     for k, r in recs.items():
         if r["kind"] == "ABSENT":
             continue       # absent names are simply never created
+        if k.split(".")[2].startswith(DISTRIBUTED_ONLY):
+            continue       # exist only where torch.distributed is available (not yet here)
         parts = k.split(".")[2:]          # strip "torch._C"
         owner = ".".join(parts[:-1])
         leaf = parts[-1]
@@ -254,6 +256,12 @@ def header(paths):
     print(" */")
 
 
+# torch._C submodules that exist only in builds with torch.distributed; until our distributed
+# backend lands they stay absent, so upstream takes its "distributed unavailable" paths
+# (e.g. `from torch._C._distributed_c10d import ...` raising ModuleNotFoundError).
+DISTRIBUTED_ONLY = ("_distributed",)
+
+
 def enums():
     """Print the enum classes of torch._C (pybind11 enums: they have __members__) as C data."""
     import torch
@@ -265,6 +273,8 @@ def enums():
             if isinstance(v, types.ModuleType) and v.__name__.startswith("torch._C") and v not in seen:
                 seen.add(v)
                 walk(v, v.__name__[len("torch._C."):] if v.__name__ != "torch._C" else "")
+            elif owner.startswith(DISTRIBUTED_ONLY):
+                continue
             elif isinstance(v, type) and "pybind11" in type(v).__name__ and hasattr(v, "__members__"):
                 mem = [(k, int(m)) for k, m in v.__members__.items()]
                 out.append((owner, name, "torch._C" + ("." + owner if owner else ""), v.__qualname__, mem))

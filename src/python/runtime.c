@@ -81,10 +81,12 @@ static int add_torch_functions(PyObject *torch) {
     return 0;
 }
 
+int tn_legacy_types_install(PyObject *torch); /* legacy_types.c */
+
 static PyObject *rt_initExtension(PyObject *self, PyObject *args) {
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
-    if (add_torch_functions(torch) < 0) goto fail;
+    if (add_torch_functions(torch) < 0 || tn_legacy_types_install(torch) < 0) goto fail;
     for (int d = 0; d < TN_DTYPE_COUNT; d++)
         if (PyObject_SetAttrString(torch, tn_dtype_infos[d].name, tn_py.dtypes[d]) < 0) goto fail;
     for (int i = 0; dtype_aliases[i].alias; i++)
@@ -396,6 +398,7 @@ static PyMethodDef rt_methods[] = {
     {"_is_tracing", rt_false, METH_NOARGS, NULL},
     {"_mps_is_in_bad_fork", rt_false, METH_NOARGS, NULL},
     {"_mtia_isInBadFork", rt_false, METH_NOARGS, NULL},
+    {"_has_distributed", rt_false, METH_NOARGS, NULL},
     {"_get_privateuse1_backend_name", rt_privateuse1_name, METH_NOARGS, NULL},
     {"_is_torch_function_enabled", rt_is_tf_enabled, METH_NOARGS, NULL},
     {"_is_torch_function_all_disabled", rt_is_tf_all_disabled, METH_NOARGS, NULL},

@@ -17,11 +17,6 @@ static const tn_enum_member tn_enum_m13[] = {{"FUNCTIONAL", 2}, {"PROXY", 1}, {"
 static const tn_enum_member tn_enum_m14[] = {{"ENABLED", 0}, {"SUBCLASSES_DISABLED", 1}, {"ALL_DISABLED", 2}, {NULL, 0}};
 static const tn_enum_member tn_enum_m15[] = {{"DEFAULT", 0}, {"IN_CUSTOM_FUNCTION", 1}, {"MULTI_OUTPUT_NODE", 2}, {"NO_GRAD_MODE", 3}, {"INFERENCE_MODE", 4}, {NULL, 0}};
 static const tn_enum_member tn_enum_m16[] = {{"CPU", 0}, {"CUDA", 1}, {"MKLDNN", 2}, {"OPENGL", 3}, {"OPENCL", 4}, {"IDEEP", 5}, {"HIP", 6}, {"FPGA", 7}, {"MAIA", 8}, {"XLA", 9}, {"Vulkan", 10}, {"Metal", 11}, {"XPU", 12}, {"MPS", 13}, {"MTIA", 19}, {"Meta", 14}, {"HPU", 15}, {"VE", 16}, {"Lazy", 17}, {"IPU", 18}, {"PrivateUse1", 20}, {NULL, 0}};
-static const tn_enum_member tn_enum_m17[] = {{"ALLREDUCE", 1}, {"FP16_COMPRESS", 2}, {NULL, 0}};
-static const tn_enum_member tn_enum_m18[] = {{"OFF", 0}, {"INFO", 1}, {"DETAIL", 2}, {NULL, 0}};
-static const tn_enum_member tn_enum_m19[] = {{"SUCCESS", 0}, {"TIMEOUT", 1}, {"COMM_ERROR", 2}, {"REMOTE_ERROR", 3}, {NULL, 0}};
-static const tn_enum_member tn_enum_m20[] = {{"BROADCAST", 0}, {"ALLREDUCE", 1}, {"ALLREDUCE_COALESCED", 2}, {"REDUCE", 3}, {"ALLGATHER", 4}, {"_ALLGATHER_BASE", 5}, {"ALLGATHER_COALESCED", 6}, {"GATHER", 7}, {"SCATTER", 8}, {"REDUCE_SCATTER", 9}, {"ALLTOALL_BASE", 10}, {"ALLTOALL", 11}, {"SEND", 12}, {"RECV", 13}, {"RECVANYSOURCE", 14}, {"BARRIER", 15}, {"_REDUCE_SCATTER_BASE", 16}, {"COALESCED", 17}, {"_ALLREDUCE_SPARSE", 18}, {"REDUCE_SCATTER_TENSOR_COALESCED", 19}, {"UNKNOWN", 100}, {NULL, 0}};
-static const tn_enum_member tn_enum_m21[] = {{"SUCCESS", 0}, {"TIMEOUT", 1}, {"COMM_ERROR", 2}, {"UNKNOWN", 100}, {NULL, 0}};
 static const tn_enum_member tn_enum_m22[] = {{"MP_LENGTH", 0}, {"MP_SUBSCRIPT", 1}, {"MP_ASS_SUBSCRIPT", 2}, {NULL, 0}};
 static const tn_enum_member tn_enum_m23[] = {{"NB_ADD", 0}, {"NB_SUBTRACT", 1}, {"NB_MULTIPLY", 2}, {"NB_REMAINDER", 3}, {"NB_POWER", 4}, {"NB_NEGATIVE", 5}, {"NB_POSITIVE", 6}, {"NB_ABSOLUTE", 7}, {"NB_BOOL", 8}, {"NB_INVERT", 9}, {"NB_LSHIFT", 10}, {"NB_RSHIFT", 11}, {"NB_AND", 12}, {"NB_XOR", 13}, {"NB_OR", 14}, {"NB_INT", 15}, {"NB_FLOAT", 16}, {"NB_INPLACE_ADD", 17}, {"NB_INPLACE_SUBTRACT", 18}, {"NB_INPLACE_MULTIPLY", 19}, {"NB_INPLACE_REMAINDER", 20}, {"NB_INPLACE_POWER", 21}, {"NB_INPLACE_LSHIFT", 22}, {"NB_INPLACE_RSHIFT", 23}, {"NB_INPLACE_AND", 24}, {"NB_INPLACE_XOR", 25}, {"NB_INPLACE_OR", 26}, {"NB_FLOOR_DIVIDE", 27}, {"NB_TRUE_DIVIDE", 28}, {"NB_INPLACE_FLOOR_DIVIDE", 29}, {"NB_INPLACE_TRUE_DIVIDE", 30}, {"NB_INDEX", 31}, {"NB_MATRIX_MULTIPLY", 32}, {"NB_INPLACE_MATRIX_MULTIPLY", 33}, {"NB_DIVMOD", 34}, {NULL, 0}};
 static const tn_enum_member tn_enum_m24[] = {{"SQ_LENGTH", 0}, {"SQ_CONCAT", 1}, {"SQ_REPEAT", 2}, {"SQ_ITEM", 3}, {"SQ_CONTAINS", 4}, {"SQ_ASS_ITEM", 5}, {"SQ_INPLACE_CONCAT", 6}, {"SQ_INPLACE_REPEAT", 7}, {NULL, 0}};
@@ -57,11 +52,6 @@ static const tn_enum_spec tn_enum_specs[] = {
     {"", "_TorchFunctionState", "torch._C", "_TorchFunctionState", tn_enum_m14},
     {"_autograd", "CreationMeta", "torch._C._autograd", "CreationMeta", tn_enum_m15},
     {"_autograd", "DeviceType", "torch._C._autograd", "DeviceType", tn_enum_m16},
-    {"_distributed_c10d", "BuiltinCommHookType", "torch._C._distributed_c10d", "BuiltinCommHookType", tn_enum_m17},
-    {"_distributed_c10d", "DebugLevel", "torch._C._distributed_c10d", "DebugLevel", tn_enum_m18},
-    {"_distributed_c10d", "ErrorType", "torch._C._distributed_c10d", "ErrorType", tn_enum_m19},
-    {"_distributed_c10d", "OpType", "torch._C._distributed_c10d", "OpType", tn_enum_m20},
-    {"_distributed_c10d", "WorkResult", "torch._C._distributed_c10d", "WorkResult", tn_enum_m21},
     {"_dynamo", "PyMappingSlots", "torch._C._dynamo", "PyMappingSlots", tn_enum_m22},
     {"_dynamo", "PyNumberSlots", "torch._C._dynamo", "PyNumberSlots", tn_enum_m23},
     {"_dynamo", "PySequenceSlots", "torch._C._dynamo", "PySequenceSlots", tn_enum_m24},
