@@ -2,18 +2,24 @@
 
 Makes `harness` importable from any test module, provides the session-scoped `tn_runner`
 fixture (one reference and one subject worker process for all cases of the session) and prints
-a one-line harness summary at the end. This process never imports torch.
+a one-line harness summary at the end. When the session ran golden cases it also writes
+build/golden-results.json (outcome of every case, its family = test file and group = test
+function; read by `python -m torchnative.golden_report`). This process never imports torch.
 """
+import json
 import os
 import sys
+import time
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from harness.runner import Runner  # noqa: E402
+from harness.runner import ROOT, Runner  # noqa: E402
 
 _RUNNER = []
+_OUTCOMES = {}  # nodeid -> {"family", "group", "case", "outcome"}
+RESULTS_PATH = os.environ.get("TN_GOLDEN_RESULTS", str(ROOT / "build" / "golden-results.json"))
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +27,49 @@ def tn_runner(request):
     r = Runner(request.session.items)
     _RUNNER.append(r)
     return r
+
+
+def _case_item(item):
+    cs = getattr(item, "callspec", None)
+    return cs.params.get("tn_case") if cs else None
+
+
+def pytest_collection_modifyitems(session, config, items):
+    for item in items:
+        c = _case_item(item)
+        if c is not None and not c.ref_only:
+            fam = os.path.basename(str(item.fspath))[:-3]
+            fam = fam[len("test_"):] if fam.startswith("test_") else fam
+            _OUTCOMES[item.nodeid] = {"family": fam, "group": item.originalname,
+                                      "case": c.id, "outcome": "not run"}
+
+
+def pytest_runtest_logreport(report):
+    rec = _OUTCOMES.get(report.nodeid)
+    if rec is None:
+        return
+    if report.when == "call" or report.outcome != "passed":
+        if report.outcome == "failed" and report.when != "call":
+            rec["outcome"] = "error"
+        elif rec["outcome"] not in ("failed", "error"):
+            rec["outcome"] = report.outcome
+
+
+def pytest_sessionfinish(session, exitstatus):
+    ran = [r for r in _OUTCOMES.values() if r["outcome"] != "not run"]
+    if not ran:
+        return
+    out = {"time": time.strftime("%Y-%m-%d %H:%M:%S"), "args": list(session.config.args),
+           "harness": _RUNNER[0].summary() if _RUNNER else None,
+           "cases": sorted(ran, key=lambda r: (r["family"], r["group"], r["case"]))}
+    try:
+        os.makedirs(os.path.dirname(RESULTS_PATH), exist_ok=True)
+        tmp = RESULTS_PATH + ".tmp%d" % os.getpid()
+        with open(tmp, "w") as f:
+            json.dump(out, f)
+        os.replace(tmp, RESULTS_PATH)
+    except OSError:
+        pass
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -7,7 +7,7 @@ void tn_iter_init(tn_iter *it, int nops, int ndim, const int64_t *shape) {
     memset(it, 0, sizeof *it);
     it->nops = nops;
     it->ndim = ndim;
-    memcpy(it->shape, shape, (size_t)ndim * sizeof *shape);
+    if (ndim) memcpy(it->shape, shape, (size_t)ndim * sizeof *shape);
 }
 
 void tn_iter_set(tn_iter *it, int k, char *data, const int64_t *elem_strides, int itemsize) {

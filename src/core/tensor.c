@@ -75,9 +75,10 @@ void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
 }
 
 bool tn_is_contiguous(const tn_tensor *t) {
+    for (int i = 0; i < t->ndim; i++) /* empty tensors are contiguous whatever their strides */
+        if (t->sizes[i] == 0) return true;
     int64_t expect = 1;
     for (int i = t->ndim - 1; i >= 0; i--) {
-        if (t->sizes[i] == 0) return true;
         if (t->sizes[i] == 1) continue;
         if (t->strides[i] != expect) return false;
         expect *= t->sizes[i];

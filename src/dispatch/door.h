@@ -25,6 +25,7 @@ typedef enum {
 typedef struct {
     tn_value_tag tag;
     bool wrapped;          /* TN_V_TENSOR made from a Python number */
+    bool defaulted;        /* filled from the schema's default, not given by the caller */
     union {
         PyObject *obj;     /* TENSOR, STR (unicode), GENERATOR, OBJECT, TENSORLIST (a sequence), LAYOUT, MEMFORMAT */
         int64_t i;         /* INT, BOOL */
@@ -74,6 +75,9 @@ const tn_schema *tn_op_schema(int i);
  * reference (Tensor, tuple, scalar or None) or NULL with an exception set. Refuses by name when
  * the overload has no kernel. */
 PyObject *tn_door_call(int op, tn_value *args);
+
+/* A value back as a Python object (new reference): what __torch_dispatch__ handlers receive. */
+PyObject *tn_value_to_python(const tn_value *v);
 
 /* Refusal wording for an aten overload: NotImplementedError("torchnative: aten::foo.bar is not
  * implemented"). Returns NULL. */

@@ -107,9 +107,10 @@ tn_dtype tn_binary_out_dtype(tn_binary_op op, tn_dtype dt); /* bool for compare/
 /* ctx: const tn_scalar* alpha for ADD/SUB (NULL = 1), NULL otherwise. */
 tn_loop tn_binary_loop(tn_binary_op op, tn_dtype dt);
 /* Tensor op Python-number: data = {out, a}; ctx = const tn_scalar* (the number). Supported
- * for ADD, SUB (alpha = 1), MUL, DIV, DIV_FLOOR on every dtype tn_binary_loop supports; on
- * f16/bf16 MUL/DIV/DIV_FLOOR keep the number as f32 (upstream's opmath scalar), ADD/SUB round it
- * to the dtype first; elsewhere it is converted to dt. NULL for other ops. */
+ * for ADD, SUB (alpha = 1), MUL, DIV, DIV_FLOOR on every dtype tn_binary_loop supports, and
+ * DIV_TRUNC on floating dtypes; on f16/bf16 MUL/DIV/DIV_FLOOR/DIV_TRUNC keep the number as f32
+ * (upstream's opmath scalar), ADD/SUB round it to the dtype first; elsewhere it is converted to
+ * dt. NULL for other ops. */
 tn_loop tn_binary_scalar_loop(tn_binary_op op, tn_dtype dt);
 /* pow(Tensor, Scalar) for floating / complex dt: data = {out, a}; ctx = const tn_scalar*
  * exponent (converted to dt first, as upstream). Integral dt: exponent read from .i. */

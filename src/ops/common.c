@@ -310,6 +310,79 @@ static PyObject *deliver(PyObject *res, PyObject *target) {
     return r < 0 ? NULL : Py_NewRef(target);
 }
 
+/* Dense without overlap: some order of the dimensions makes the strides contiguous. */
+static bool dense_non_overlapping(const tn_tensor *t) {
+    int perm[TN_MAX_DIMS], n = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->sizes[i] == 0) return true;
+        if (t->sizes[i] != 1) perm[n++] = i;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort by stride */
+        for (int j = i; j > 0 && t->strides[perm[j - 1]] > t->strides[perm[j]]; j--) {
+            int k = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = k;
+        }
+    int64_t expect = 1;
+    for (int i = 0; i < n; i++) {
+        if (t->strides[perm[i]] != expect) return false;
+        expect *= t->sizes[perm[i]];
+    }
+    return true;
+}
+
+PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, const tn_tensor *const *ins) {
+    PyObject *res = tn_tensor_new_empty(nd, shape, dtype, TN_DEVICE_CPU);
+    if (!res || nd < 2) return res;
+    /* upstream's fast setup: all inputs of the result's shape, all contiguous -> contiguous; all
+     * dense with one and the same strides -> those strides */
+    bool same = true, contig = true, same_strides = true;
+    for (int k = 0; k < nin && same; k++) {
+        same = ins[k]->ndim == nd && memcmp(ins[k]->sizes, shape, (size_t)nd * sizeof *shape) == 0;
+        if (same && !tn_is_contiguous(ins[k])) contig = false;
+        if (same && memcmp(ins[k]->strides, ins[0]->strides, (size_t)nd * sizeof *shape) != 0) same_strides = false;
+    }
+    tn_tensor *r = tn_tensor_of(res);
+    if (same && contig) return res;
+    if (same && same_strides && nin > 0 && dense_non_overlapping(ins[0])) {
+        memcpy(r->strides, ins[0]->strides, (size_t)nd * sizeof *shape);
+        return res;
+    }
+    /* general case: sort dimensions fastest-first by the inputs' strides (broadcast dimensions
+     * skipped, ties broken by the next input, equal strides put the smaller size first), as
+     * upstream's reorder_dimensions; then the result is contiguous in that order */
+    int perm[TN_MAX_DIMS];
+    for (int i = 0; i < nd; i++) perm[i] = nd - 1 - i;
+#define TN__STRIDE(t, d) ((d) < nd - (t)->ndim || ((t)->sizes[(d) - (nd - (t)->ndim)] == 1 && shape[d] != 1)                           ? 0 : (t)->strides[(d) - (nd - (t)->ndim)])
+    for (int i = 1; i < nd; i++) {
+        int d1 = i;
+        for (int d0 = i - 1; d0 >= 0; d0--) {
+            int cmp = 0;
+            for (int k = 0; k < nin && !cmp; k++) {
+                int64_t s0 = TN__STRIDE(ins[k], perm[d0]), s1 = TN__STRIDE(ins[k], perm[d1]);
+                if (s0 == 0 || s1 == 0) continue;
+                if (s0 < s1) cmp = -1;
+                else if (s0 > s1) cmp = 1;
+                else if (shape[perm[d0]] > shape[perm[d1]]) cmp = 1;
+            }
+            if (cmp > 0) {
+                int t = perm[d0]; perm[d0] = perm[d1]; perm[d1] = t;
+                d1 = d0;
+            } else if (cmp < 0) {
+                break;
+            }
+        }
+    }
+#undef TN__STRIDE
+    bool inverted = true;
+    for (int i = 0; i < nd; i++) if (perm[i] != nd - 1 - i) inverted = false;
+    if (inverted) return res;
+    int64_t st = 1;
+    for (int i = 0; i < nd; i++) {
+        r->strides[perm[i]] = st;
+        st *= shape[perm[i]];
+    }
+    return res;
+}
+
 PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
                     bool inplace, const void *ctx) {
     tn_value pair[2] = {*a, *b};
@@ -348,8 +421,10 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         return NULL;
     }
     /* integer division by zero raises, as upstream does */
+    int64_t nres = 1;
+    for (int i = 0; i < nd; i++) nres *= shape[i];
     if ((op == TN_BINARY_DIV_TRUNC || op == TN_BINARY_DIV_FLOOR || op == TN_BINARY_REMAINDER ||
-         op == TN_BINARY_FMOD) && tn_dtype_is_integral(ct, true)) {
+         op == TN_BINARY_FMOD) && tn_dtype_is_integral(ct, true) && nres > 0) {
         PyObject *bz = tn_as_dtype(b->u.obj, ct, true);
         if (!bz) return NULL;
         tn_tensor *bt = tn_tensor_of(bz);
@@ -368,12 +443,13 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     /* Tensor op wrapped-number on reduced floats keeps the number in opmath (see elementwise.h) */
     tn_loop sloop = NULL;
     /* upstream's "CPU scalar" path: any 0-dim second operand (wrapped or not), measured */
-    if (TN_T(*b)->ndim == 0 && !is_wrapped(a) && (op == TN_BINARY_MUL || op == TN_BINARY_DIV || op == TN_BINARY_DIV_FLOOR) &&
+    if (TN_T(*b)->ndim == 0 && !is_wrapped(a) && (op == TN_BINARY_MUL || op == TN_BINARY_DIV || op == TN_BINARY_DIV_FLOOR ||
+                                                   op == TN_BINARY_DIV_TRUNC) &&
         (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
         sloop = tn_binary_scalar_loop(op, ct);
     x = tn_as_dtype(a->u.obj, ct, false);
     if (!x) return NULL;
-    res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    res = tn_new_result(nd, shape, rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
         tn_tensor *bt = TN_T(*b);
@@ -425,7 +501,8 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     if (out && tn_out_prepare(out, t->ndim, t->sizes, rt, opname) < 0) return NULL;
     PyObject *x = tn_as_dtype(a->u.obj, ct, false);
     if (!x) return NULL;
-    PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, rt, TN_DEVICE_CPU);
+    const tn_tensor *t0 = t;
+    PyObject *res = tn_new_result(t->ndim, t->sizes, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);
     Py_DECREF(x);

@@ -55,6 +55,12 @@ int tn_resize(PyObject *t, int ndim, const int64_t *sizes);
  * are broadcast to out's shape). Releases the GIL for large inputs. */
 void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject *const *ins);
 
+/* A new result tensor of `shape` laid out the way upstream's TensorIterator lays out outputs it
+ * allocates: contiguous when the inputs are, else following the inputs' stride order (a unary op
+ * on x.t() gives a transposed-layout result). ins are the original (uncast) inputs in operand
+ * order; 0-dim and broadcast dimensions have no say. */
+PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, const tn_tensor *const *ins);
+
 /* A binary elementwise op (a, b tensors, possibly wrapped numbers) following upstream:
  * compute dtype = result_type(a, b) (or `force_dtype` if not UNDEFINED), output dtype per the
  * kernel family, out= (NULL if none) or in-place (`inplace` = a) handled. ctx goes to the loop. */

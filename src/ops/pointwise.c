@@ -129,7 +129,8 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     if (!loop) return not_impl(name, ct); /* after the dtype checks, as upstream */
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
-    PyObject *res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    const tn_tensor *t0 = t;
+    PyObject *res = tn_new_result(nd, shape, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);
     Py_DECREF(x);
@@ -507,15 +508,18 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
     if (!loop) return not_impl(s->name, ct); /* after the shape / dtype checks, as upstream */
-    if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && zero_divisor(b->u.obj, ct) < 0) return NULL;
+    int64_t nres = 1;
+    for (int i = 0; i < nd; i++) nres *= shape[i];
+    if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && nres > 0 && zero_divisor(b->u.obj, ct) < 0) return NULL;
     /* Tensor op wrapped-number on reduced floats keeps the number in opmath (elementwise.h) */
     tn_loop sloop = NULL;
     if (TN_T(*b)->ndim == 0 && !wrapped(a) && !ctx && (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) &&
-        (s->op == TN_BINARY_MUL || s->op == TN_BINARY_DIV || s->op == TN_BINARY_DIV_FLOOR))
+        (s->op == TN_BINARY_MUL || s->op == TN_BINARY_DIV || s->op == TN_BINARY_DIV_FLOOR ||
+         s->op == TN_BINARY_DIV_TRUNC))
         sloop = tn_binary_scalar_loop(s->op, ct);
     PyObject *x = tn_as_dtype(a->u.obj, ct, false), *y = NULL, *res = NULL;
     if (!x) return NULL;
-    res = tn_tensor_new_empty(nd, shape, rt, TN_DEVICE_CPU);
+    res = tn_new_result(nd, shape, rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
         tn_tensor *bt = TN_T(*b);
@@ -894,7 +898,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     if (!xa) goto done;
     ya = tn_as_dtype(y->u.obj, ct, false);
     if (!ya) goto done;
-    res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU);
+    res = tn_new_result(nd, shape, ct, 3, ts);
     if (!res) goto done;
     PyObject *ins[3] = {cb, xa, ya};
     tn_run_loop(loop, NULL, res, 3, ins);
@@ -1029,7 +1033,7 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     if (!lo) goto done;
     hi = hh ? tn_as_dtype(mx->u.obj, ct, false) : Py_NewRef(x);
     if (!hi) goto done;
-    res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU);
+    res = tn_new_result(nd, shape, ct, n, ts);
     if (!res) goto done;
     tn_clamp_params p;
     memset(&p, 0, sizeof p);

@@ -219,14 +219,6 @@ static int inplace_binary(tn_binary_op op, const char *name, PyObject *t, tn_val
     return r ? 0 : -1;
 }
 
-static tn_value number_value(double x) {
-    tn_value v;
-    memset(&v, 0, sizeof v);
-    v.tag = TN_V_FLOAT;
-    v.u.f = x;
-    return v;
-}
-
 static PyObject *deliver(PyObject *res, PyObject *out) {
     if (!res || !out) return res;
     tn_tensor *r = tn_tensor_of(res);
@@ -285,8 +277,19 @@ static PyObject *normal_ft(tn_value *a, PyObject *out) {
     if (!g || check_std_tensor(a[1].u.obj) < 0) return NULL;
     PyObject *res = new_like(a[1].u.obj, TN_T(a[1])->dtype);
     if (!res) return NULL;
-    tn_value mean = number_value(tn_value_as_double(&a[0]));
-    return deliver(normal_mul_add(res, &mean, &a[1], g), out);
+    /* tn_binary takes tensors: the mean as a wrapped-number tensor */
+    PyObject *num = PyFloat_FromDouble(tn_value_as_double(&a[0]));
+    PyObject *mt = num ? tn_tensor_from_number(num, true) : NULL;
+    Py_XDECREF(num);
+    if (!mt) { Py_DECREF(res); return NULL; }
+    tn_value mean;
+    memset(&mean, 0, sizeof mean);
+    mean.tag = TN_V_TENSOR;
+    mean.u.obj = mt;
+    mean.wrapped = true;
+    PyObject *r = deliver(normal_mul_add(res, &mean, &a[1], g), out);
+    Py_DECREF(mt);
+    return r;
 }
 
 static PyObject *normal_tt(tn_value *a, PyObject *out) {

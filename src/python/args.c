@@ -125,7 +125,28 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
 }
 
 /* Convert Python object `o` for parameter p. 1 ok, 0 no match, -1 error. */
-static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, tn_args *a, tn_value *v) {
+/* A Python int in [2**63, 2**64): upstream makes an unsigned Scalar of it, wrapped as a number
+ * whose value is then cast to the result dtype: x + 2**63 wraps to INT64_MIN for integral x and
+ * stays 9.2e18 for floating x. We have no computable uint64, so the wrapped number is an int64
+ * holding the wrapped value (the same cast result for every integral/bool result) unless a
+ * floating/complex tensor takes part, when it is a float64 holding the value. 1 made, 0 not such
+ * an int, -1 error (OverflowError beyond uint64 or below int64, as upstream). */
+static int wrapped_uint64(PyObject *o, bool float_peer, tn_args *a, tn_value *v) {
+    int overflow;
+    (void)PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) return PyErr_Occurred() ? -1 : 0;
+    unsigned long long u = PyLong_AsUnsignedLongLong(o);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    PyObject *num = float_peer ? PyFloat_FromDouble((double)u) : PyLong_FromLongLong((long long)(u - (1ULL << 63)) + INT64_MIN);
+    PyObject *t = num ? tn_tensor_from_number(num, true) : NULL;
+    Py_XDECREF(num);
+    if (!t || own(a, t) < 0) return -1;
+    v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
+    return 1;
+}
+
+static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool tensors_as_scalars,
+                   bool float_peer, tn_args *a, tn_value *v) {
     memset(v, 0, sizeof *v);
     if (o == Py_None && (p->optional || (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional))) {
         v->tag = TN_V_NONE;
@@ -200,6 +221,10 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, tn_arg
     case TN_TYPE_TENSOR:
         if (tn_py_is_tensor(o)) { v->tag = TN_V_TENSOR; v->u.obj = o; return 1; }
         if (numbers_as_tensors && (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o))) {
+            if (PyLong_Check(o) && !PyBool_Check(o)) {
+                int r = wrapped_uint64(o, float_peer, a, v);
+                if (r) return r;
+            }
             PyObject *t = tn_tensor_from_number(o, true);
             if (!t || own(a, t) < 0) return -1;
             v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
@@ -226,7 +251,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, tn_arg
         v->tag = TN_V_BOOL; v->u.i = o == Py_True;
         return 1;
     case TN_TYPE_COMPLEX: case TN_TYPE_SCALAR:
-        return to_number(o, v, true);
+        return to_number(o, v, tensors_as_scalars);
     case TN_TYPE_STR:
         if (!PyUnicode_Check(o)) return 0;
         v->tag = TN_V_STR; v->u.obj = o;
@@ -337,30 +362,34 @@ static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
 static bool is_out_param(const tn_arg *p) { return p->kwarg_only && p->is_write; }
 
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
-                  bool numbers_as_tensors, tn_args *a) {
+                  int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
     int np = s->nargs, nout = 0, first_out = -1;
     Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
     if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
     for (int i = 0; i < np; i++)
         if (is_out_param(&s->args[i])) { if (first_out < 0) first_out = i; nout++; }
-    int k = 0, max_pos = 0;
+    int k = 0, max_pos = 0, self_at = -1; /* self_at: the parameter a method's self binds */
     for (int i = 0; i < np; i++) if (!s->args[i].kwarg_only) max_pos++;
-    if (self) max_pos--;
     if (self) {
-        if (np == 0 || s->args[0].type != TN_TYPE_TENSOR || s->args[0].is_list) return TN_PARSE_NOMATCH;
-        given[0] = self;
-        k = 1;
+        max_pos--;
+        self_at = 0;
+        for (int i = 0; i < np && !s->args[i].kwarg_only; i++)
+            if (!strcmp(s->args[i].name, "self")) { self_at = i; break; }
+        if (np == 0 || s->args[self_at].type != TN_TYPE_TENSOR || s->args[self_at].is_list)
+            return TN_PARSE_NOMATCH;
+        given[self_at] = self;
     }
-    /* positional */
+    /* positional (skipping the parameter self bound) */
     for (; k < np && pos < nargs; k++) {
+        if (k == self_at) continue;
         const tn_arg *p = &s->args[k];
         if (p->kwarg_only) break;
         PyObject *o = PyTuple_GetItem(args, pos);
         /* varargs int list: torch.zeros(2, 3), x.view(2, 3), x.permute(1, 0), x.view(5) — only when
          * the int list is the signature's one positional parameter besides self (as upstream) */
         if (p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && is_int_like(o) &&
-            k == (self ? 1 : 0) && max_pos == 1) {
+            k == (self_at == 0 ? 1 : 0) && max_pos == 1) {
             PyObject *rest = PyTuple_GetSlice(args, pos, nargs);
             if (!rest || own(a, rest) < 0) return TN_PARSE_ERROR;
             given[k] = rest;
@@ -401,7 +430,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                     break;
                 }
             }
-            if (j < 0 || (self && j == 0)) return TN_PARSE_NOMATCH;
+            if (j < 0 || j == self_at) return TN_PARSE_NOMATCH;
             if (given[j]) return TN_PARSE_NOMATCH; /* given twice */
             given[j] = val;
         }
@@ -409,6 +438,10 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     /* overloads with out= parameters match only when out= is given, and vice versa */
     if (nout && !given[first_out]) return TN_PARSE_NOMATCH;
     if (!nout && a->out && a->out != Py_None) return TN_PARSE_NOMATCH;
+    bool float_peer = false; /* a floating/complex tensor argument (see wrapped_uint64) */
+    for (int i = 0; i < np; i++)
+        if (given[i] && tn_py_is_tensor(given[i]) && !tn_dtype_is_integral(tn_tensor_of(given[i])->dtype, true))
+            float_peer = true;
     for (int i = 0; i < np; i++) {
         const tn_arg *p = &s->args[i];
         int r;
@@ -417,11 +450,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
             continue;
         }
-        if (p->is_list && given[i] != NULL && PyTuple_Check(given[i]) && p->type != TN_TYPE_TENSOR) {
-            r = convert(given[i], p, numbers_as_tensors, a, &a->v[i]);
-        } else {
-            r = convert(given[i], p, numbers_as_tensors && i != 0, a, &a->v[i]);
-        }
+        bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
+        r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     return TN_PARSE_OK;

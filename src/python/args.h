@@ -21,12 +21,19 @@ typedef struct {
 
 enum { TN_PARSE_OK = 0, TN_PARSE_NOMATCH = 1, TN_PARSE_ERROR = -1 };
 
-/* Match (self, args, kwargs) to schema `s`. self is the bound tensor for methods, or NULL.
- * as_method: the Python keyword for self is not accepted; else "input" names it.
- * numbers_as_tensors: Python numbers may fill Tensor parameters (wrapped numbers).
+/* Parse flags (or-ed):
+ * TN_PARSE_NUMBERS_AS_TENSORS: Python numbers may fill Tensor parameters (wrapped numbers),
+ *   except the first parameter unless TN_PARSE_NUMBER_SELF is also given;
+ * TN_PARSE_TENSORS_AS_SCALARS: 0-dim tensors may fill Scalar parameters (upstream tries Tensor
+ *   overloads first, so callers give this only once no overload matched without it). */
+enum { TN_PARSE_NUMBERS_AS_TENSORS = 1, TN_PARSE_TENSORS_AS_SCALARS = 2, TN_PARSE_NUMBER_SELF = 4 };
+
+/* Match (self, args, kwargs) to schema `s`. self is the bound tensor for methods, or NULL; it
+ * binds the parameter named "self" (where(Tensor condition, Tensor self, ...)), else the first.
+ * Without a bound self, the keyword "input" names the parameter "self".
  * Returns TN_PARSE_OK, TN_PARSE_NOMATCH (nothing raised) or TN_PARSE_ERROR (exception set). */
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
-                  bool numbers_as_tensors, tn_args *out);
+                  int flags, tn_args *out);
 void tn_args_release(tn_args *a);
 
 /* Value helpers for op functions. */

@@ -14,37 +14,6 @@
 
 #ifndef Py_XSETREF
 #define Py_XSETREF(dst, src) do { PyObject **tn_p_ = (PyObject **)&(dst); PyObject *tn_old_ = *tn_p_; *tn_p_ = (PyObject *)(src); Py_XDECREF(tn_old_); } while (0)
-/* --- added by the types/surface owner ---------------------------------------------------- */
-
-/* The name of o's type (a short-lived buffer, for error messages under the limited API). */
-const char *tn_py_type_name(PyObject *o);
-/* C++ ScalarType name upstream uses in messages ("Float", "ComplexHalf", ...). */
-const char *tn_dtype_cpp_name(tn_dtype d);
-/* torch.device for a C device type (index -1: none). New reference. */
-PyObject *tn_py_device_new(tn_device_type type, int index);
-/* torch._C.<dotted>: get or create a submodule (registered in sys.modules). New reference. */
-PyObject *tn_py_submodule(const char *dotted);
-/* A heap class torch._C-style "module.name" whose construction raises NotImplementedError. */
-PyObject *tn_py_refusing_class(const char *module, const char *name);
-/* DispatchKey member for an upstream key value (new ref; ValueError if none), the value of a
- * DispatchKey (0, or -1 with TypeError), a member by name (new ref; None if no such key). */
-PyObject *tn_py_dispatch_key(long value);
-int tn_py_dispatch_key_value(PyObject *o, long *out);
-PyObject *tn_py_dispatch_key_by_name(const char *name);
-PyObject *tn_py_dispatch_keyset_full(void);
-/* An enum class like upstream's pybind11 enums (members as attributes, __members__, .name,
- * .value, int(), repr "<Name.member: v>"). New reference. */
-PyObject *tn_py_enum_type_new(const char *module, const char *name, const char *const *names,
-                              const long *values, int n);
-/* The C generator of a torch.Generator (None/NULL: the default generator); NULL + TypeError. */
-struct tn_generator;
-struct tn_generator *tn_py_generator_of(PyObject *o);
-/* __torch_function__ state: 0 enabled, 1 subclasses disabled, 2 all disabled; mode-stack size. */
-int tn_torch_function_state(void);
-Py_ssize_t tn_torch_function_stack_len(void);
-/* dict name -> layout / memory_format / qscheme objects (borrowed), written into torch. */
-PyObject *tn_py_named_constants(void);
-
 #endif
 
 typedef struct {
@@ -117,5 +86,7 @@ int tn_torch_function_state(void);
 Py_ssize_t tn_torch_function_stack_len(void);
 /* dict name -> layout / memory_format / qscheme objects (borrowed), written into torch. */
 PyObject *tn_py_named_constants(void);
+
+int tn_dynamo_init(PyObject *m);    /* torch._C._dynamo: eval-frame slot, frame strategies (dynamo.c) */
 
 #endif

@@ -3,8 +3,8 @@
  * Measured with tools/trace_surface.py: importing torch / nn / optim / data / autograd /
  * distributed / transformers / safetensors calls only a few dozen _C functions. Each does here
  * what upstream's does where that is cheap (initialisation hooks, flags that store and return,
- * default dtype, dispatch-key parsing, torch-function mode bookkeeping, dynamo's eval-frame
- * callback slot). Everything else stays a refusing name in surface.c.
+ * default dtype, dispatch-key parsing, torch-function mode bookkeeping; dynamo's pieces live in
+ * dynamo.c). Everything else stays a refusing name in surface.c.
  *
  * Placeholders for names another file will own are marked TEMP and added only when absent. */
 #include "python/common.h"
@@ -303,22 +303,6 @@ static PyType_Spec tfsub_spec = {"torch._C.DisableTorchFunctionSubclass", sizeof
 static PyType_Spec tfall_spec = {"torch._C.DisableTorchFunction", sizeof(tn_tfctx), 0, Py_TPFLAGS_DEFAULT, tfall_slots};
 
 /* ---------------------------------------------------------------------------------------------
- * dynamo: the eval-frame callback slot (torch.compile is out of reach under the limited API, but
- * optimizers import dynamo, which stores and restores its callback) */
-
-static PyObject *eval_frame_cb, *guard_error_hook;
-
-static PyObject *rt_set_eval_frame(PyObject *s, PyObject *cb) {
-    PyObject *old = eval_frame_cb ? eval_frame_cb : Py_None;
-    eval_frame_cb = Py_NewRef(cb);
-    return old;   /* the reference we held */
-}
-static PyObject *rt_set_guard_error_hook(PyObject *s, PyObject *hook) {
-    Py_XSETREF(guard_error_hook, Py_NewRef(hook));
-    Py_RETURN_NONE;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Generator metaclass (upstream late-binds OpaqueBaseMeta as Generator's metaclass) */
 
 static PyObject *rt_set_generator_metaclass(PyObject *s, PyObject *meta) {
@@ -375,6 +359,43 @@ static PyObject *rt_empty_str(PyObject *s, PyObject *a) { return PyUnicode_FromS
 static PyMethodDef call_stack_def = {"call_stack", rt_empty_str, METH_NOARGS, NULL};
 
 /* ---------------------------------------------------------------------------------------------
+ * _stash_obj_in_tls / _get_obj_in_tls / _is_key_in_tls: a per-thread dict of Python objects
+ * (autograd stashes the contextvars context before running the engine). */
+
+static PyObject *tls_dict(void) {   /* borrowed; the thread state's dict holds it */
+    PyObject *ts = PyThreadState_GetDict();
+    if (!ts) {
+        PyErr_SetString(PyExc_RuntimeError, "no thread state");
+        return NULL;
+    }
+    PyObject *d = PyDict_GetItemString(ts, "torchnative.tls_stash");
+    if (d) return d;
+    d = PyDict_New();
+    int rc = d ? PyDict_SetItemString(ts, "torchnative.tls_stash", d) : -1;
+    Py_XDECREF(d);
+    return rc < 0 ? NULL : d;
+}
+static PyObject *rt_stash_obj_in_tls(PyObject *s, PyObject *args) {
+    PyObject *key, *obj, *d = tls_dict();
+    if (!d || !PyArg_ParseTuple(args, "UO:_stash_obj_in_tls", &key, &obj)) return NULL;
+    if (PyDict_SetItem(d, key, obj) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *rt_get_obj_in_tls(PyObject *s, PyObject *key) {
+    PyObject *d = tls_dict();
+    if (!d) return NULL;
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (!v && !PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "Key '%S' not found in the thread-local stash", key);
+    return v ? Py_NewRef(v) : NULL;
+}
+static PyObject *rt_is_key_in_tls(PyObject *s, PyObject *key) {
+    PyObject *d = tls_dict();
+    int r = d ? PyDict_Contains(d, key) : -1;
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+/* ---------------------------------------------------------------------------------------------
  * registration */
 
 static PyMethodDef rt_methods[] = {
@@ -389,6 +410,10 @@ static PyMethodDef rt_methods[] = {
     {"_log_api_usage_metadata", rt_none, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_tracer_warn_use_python", rt_none, METH_NOARGS, NULL},
     {"_mtia_isBuilt", rt_false, METH_NOARGS, NULL},
+    {"_mps_is_available", rt_false, METH_NOARGS, NULL},
+    {"_stash_obj_in_tls", rt_stash_obj_in_tls, METH_VARARGS, NULL},
+    {"_get_obj_in_tls", rt_get_obj_in_tls, METH_O, NULL},
+    {"_is_key_in_tls", rt_is_key_in_tls, METH_O, NULL},
     {"get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
     {"_get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
     {"_set_default_dtype", rt_set_default_dtype, METH_O, NULL},
@@ -413,12 +438,6 @@ static PyMethodDef rt_methods[] = {
     {"_is_opaque_type", rt_is_opaque_type, METH_O, NULL},
     {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
     {"_get_custom_class_python_wrapper", rt_custom_class_wrapper, METH_VARARGS, NULL},
-    {NULL},
-};
-static PyMethodDef eval_frame_methods[] = {
-    {"set_eval_frame", rt_set_eval_frame, METH_O, NULL},
-    {"set_guard_error_hook", rt_set_guard_error_hook, METH_O, NULL},
-    {"set_code_exec_strategy", rt_none, METH_VARARGS, NULL},
     {NULL},
 };
 /* TEMP until functions.c: operator lookup names upstream calls at import */
@@ -459,11 +478,6 @@ int tn_runtime_init(PyObject *m) {
     (void)rt_flag_get;
     (void)rt_flag_set;
     if (add_functions(m, rt_methods, 1) < 0 || add_functions(m, temp_methods, 1) < 0) return -1;
-    PyObject *ef = tn_py_submodule("_dynamo.eval_frame");
-    if (!ef) return -1;
-    int rc = add_functions(ef, eval_frame_methods, 1);
-    Py_DECREF(ef);
-    if (rc < 0) return -1;
     for (int i = 0; placeholder_classes[i][1]; i++) {
         PyObject *own = placeholder_classes[i][0][0] ? tn_py_submodule(placeholder_classes[i][0]) : Py_NewRef(m);
         PyObject *mn = own ? PyModule_GetNameObject(own) : NULL;

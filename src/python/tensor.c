@@ -55,7 +55,7 @@ PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn
     }
     t.ndim = ndim;
     t.dtype = dtype;
-    memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
     tn_contiguous_strides(ndim, sizes, t.strides);
     return tn_tensor_wrap(&t);
 }
@@ -64,8 +64,8 @@ PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, con
                              int64_t offset) {
     tn_tensor t = *tn_tensor_of(base);
     t.ndim = ndim;
-    memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
-    memcpy(t.strides, strides, (size_t)ndim * sizeof *strides);
+    if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    if (ndim) memcpy(t.strides, strides, (size_t)ndim * sizeof *strides);
     t.offset = offset;
     tn_storage_incref(t.storage);
     PyObject *v = tn_tensor_wrap(&t);

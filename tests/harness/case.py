@@ -59,7 +59,7 @@ class Case:
 
     def job(self, reference=True):
         return {"code": self.code, "values": self.values,
-                "hi": bool(reference and self.tol == "float")}
+                "hi": bool(reference and self.tol == "float"), "trace": bool(reference)}
 
     def __repr__(self):
         return "Case(%s)" % self.id

@@ -9,7 +9,8 @@ writes one JSON line per case. If a worker crashes or a case exceeds `$TN_CASE_T
 Reference results are cached in `$TN_GOLDEN_CACHE` (default `<repo>/build/golden-cache/`), one
 file per case keyed by sha256(worker.py text, reference torch version, snippet and options), so
 re-runs only execute the subject side; any change to a snippet changes its key. `TN_NO_CACHE=1`
-disables the cache.
+disables the cache. The reference record also carries the case's dispatch trace (`ops`, see
+worker.py), which the coverage gate (coverage.py, tests/test_coverage_gate.py) reads.
 
 What is compared (comparator.py): kind of result; for tensors the class, dtype, shape, device,
 layout, is_contiguous, requires_grad, grad_fn class, `_is_view()`, the aliasing pattern (storage
@@ -251,10 +252,12 @@ class Runner:
                 seen.setdefault(c.exec_key, c)
         return list(seen.values())
 
-    def run(self, cases):
-        """Make sure reference and subject records exist for all `cases` (batched)."""
+    def run(self, cases, subject=True):
+        """Make sure reference and subject records exist for all `cases` (batched); with
+        subject=False only reference records (the coverage gate reads only those)."""
         t0 = time.perf_counter()
         ref_todo, sub_todo = [], []
+        ref_keys, sub_keys = set(), set()
         for c in cases:
             k = c.exec_key
             if k not in self.ref:
@@ -262,9 +265,11 @@ class Runner:
                 if hit is not None:
                     self.ref[k] = hit
                     self.stats["ref_cached"] += 1
-                elif all(k != x.exec_key for x in ref_todo):
+                elif k not in ref_keys:
+                    ref_keys.add(k)
                     ref_todo.append(c)
-            if not c.ref_only and k not in self.sub and all(k != x.exec_key for x in sub_todo):
+            if subject and not c.ref_only and k not in self.sub and k not in sub_keys:
+                sub_keys.add(k)
                 sub_todo.append(c)
         out = {}
 
@@ -295,6 +300,12 @@ class Runner:
                 if all(case.exec_key != c.exec_key for c in wanted):
                     wanted.append(case)
                 self.run(wanted)
+
+    def references(self, cases):
+        """Reference records for `cases` (list, same order), running only the reference side."""
+        with self._lock:
+            self.run(cases, subject=False)
+        return [self.ref[c.exec_key] for c in cases]
 
     def reference(self, case):
         self._ensure(case)

@@ -7,7 +7,10 @@ per case to a private file descriptor, so a crash loses at most the case that ca
 parent can restart us after it. No torch object crosses the process boundary: every value is
 turned into plain JSON (see `ser`). For cases that ask for the float tolerance rule, the
 reference also re-runs the snippet with floating inputs widened to float64 and records, per
-floating leaf, its own float error `err` (see runner.py's docstring for the rule).
+floating leaf, its own float error `err` (see runner.py's docstring for the rule). For jobs with
+`trace` (the reference side), the snippet runs once more under a recording TorchDispatchMode and
+the record gets `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
+observed results always come from the plain, unrecorded run.
 
 Usage: python worker.py JOBFILE RESULT_FD START_INDEX
 """
@@ -313,6 +316,38 @@ def attach_float_error(lo, hi):
         leaf["err"] = err
 
 
+# ---------------------------------------------------------------------------------------------
+# dispatch trace (reference only): which operator overloads does the snippet reach?
+
+def overload_name(func):
+    """'aten::add.Tensor' for an OpOverload (default overloads end in '.default')."""
+    try:
+        return "%s::%s.%s" % (func.namespace, func._opname, func._overloadname)
+    except AttributeError:
+        return str(func)
+
+
+def trace_ops(torch, code):
+    """Run the snippet under a recording TorchDispatchMode; the set of overloads it dispatched."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = set()
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.add(overload_name(func))
+            return func(*args, **(kwargs or {}))
+
+    ns = {"torch": torch, "math": math, "__name__": "__tn_case__"}
+    _seed(torch)
+    try:
+        with Record():
+            execute(code, ns)
+    except (Exception, SystemExit):
+        pass  # what ran up to the error still counts
+    return sorted(seen)
+
+
 def run_case(torch, job):
     t0 = time.perf_counter()
     rec = run_snippet(torch, job["code"], job.get("values", True))
@@ -324,6 +359,11 @@ def run_case(torch, job):
             attach_float_error(rec, hi)
         except Exception as e:
             rec["hi_error"] = "%s: %s" % (type(e).__name__, e)
+    if job.get("trace"):
+        try:
+            rec["ops"] = trace_ops(torch, job["code"])
+        except Exception as e:
+            rec["trace_error"] = "%s: %s" % (type(e).__name__, e)
     rec["time"] = time.perf_counter() - t0
     return rec
 

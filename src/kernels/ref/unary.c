@@ -130,6 +130,30 @@ TN_LOGIT_SOFTPLUS(double)
 #define UC_ACOSH(x, T, P) acosh(x)
 #define UC_ATANH(x, T, P) atanh(x)
 #define UC_SIGMOID(x, T, P) tn__cdiv_##T((T)1, (T)1 + exp(-(x)))
+#define UC_SILU(x, T, P) tn__cdiv_##T(x, (T)1 + exp(-(x)))
+#define UC_EXP2(x, T, P) tn__cexp2_##T(x)
+#define UC_EXPM1(x, T, P) tn__cexpm1_##T(x)
+#define UC_LOG1P(x, T, P) tn__clog1p_##T(x)
+/* upstream's complex formulas (c10 complex math): exp2(z) = exp(ln2 * z) with a real scale;
+ * expm1(x+iy) = (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y; log1p(z) = log|1+z| + i arg(1+z)
+ * with the small-|z| branch 0.5 * log1p(x(2+x) + y^2). */
+#define TN_CPLX_UNARY(T, R, MK)                                                                \
+    static inline T tn__cexp2_##T(T z) { return exp(MK(creal(z) * (R)TN_LN2, cimag(z) * (R)TN_LN2)); } \
+    static inline T tn__cexpm1_##T(T z) {                                                      \
+        R x = creal(z), y = cimag(z), a = sin(y / 2);                                          \
+        return MK(expm1(x) * cos(y) - (R)2 * a * a, exp(x) * sin(y));                          \
+    }                                                                                          \
+    static inline T tn__clog1p_##T(T z) {                                                      \
+        R x = creal(z), y = cimag(z), zabs = fabs(z), theta = atan2(y, x + (R)1);              \
+        if (zabs < (R)0.5) {                                                                   \
+            R r = x * ((R)2 + x) + y * y;                                                      \
+            if (r == 0) return MK(x, theta);                                                   \
+            return MK((R)0.5 * log1p(r), theta);                                               \
+        }                                                                                      \
+        return MK(log(hypot(x + (R)1, y)), theta);                                             \
+    }
+TN_CPLX_UNARY(tn_c64_t, float, CMPLXF)
+TN_CPLX_UNARY(tn_c128_t, double, CMPLX)
 #define UC_LOGICAL_NOT(x, T, P) (creal(x) == 0 && cimag(x) == 0)
 #define UC_ISNAN(x, T, P) (creal(x) != creal(x) || cimag(x) != cimag(x))
 #define UC_ISINF(x, T, P) (fabs(creal(x)) == INFINITY || fabs(cimag(x)) == INFINITY)
@@ -197,7 +221,7 @@ static inline tn_c128_t tn__cscale_tn_c128_t(tn_c128_t z, double k) { return CMP
 #define OPS_FP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
 #define OPS_C(X) X(NEG) X(SQUARE) X(RECIPROCAL) X(EXP) X(LOG) X(LOG2) X(LOG10) X(SQRT) X(RSQRT) \
     X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN) X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH)   \
-    X(ATANH) X(SIGMOID)
+    X(ATANH) X(SIGMOID) X(SILU) X(EXP2) X(EXPM1) X(LOG1P)
 #define OPS_CP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE)
 #define OPS_I(X) X(NEG) X(ABS) X(SQUARE) X(SIGN) X(RELU) X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) \
     X(BITWISE_NOT)

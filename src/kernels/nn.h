@@ -1,0 +1,66 @@
+/* nn.h — neural-network kernels: softmax / log_softmax, layer norm, RMS norm, scaled dot-product
+ * attention, embedding row gather, and sorting rows with indices (sort / argsort / topk).
+ *
+ * Plain C: no Python, no allocation, no failure. The op layer (ops/nn.c, ops/sort.c) validates,
+ * promotes and allocates; reduced precision (f16 / bf16) is widened by the op layer to f32
+ * before these kernels run and narrowed once afterwards (round-to-nearest-even), so kernels come
+ * in float and double flavours only. Sums are accumulated in double for both flavours: the
+ * results are at least as close to the exact value as upstream's vectorised f32 loops (which use
+ * a fast exp and lane-wise f32 sums), which is what the tests' tolerance ("float") measures. */
+#ifndef TN_KERNELS_NN_H
+#define TN_KERNELS_NN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Softmax over the middle dim of a contiguous [outer, n, inner] buffer: y = exp(x - max) / sum.
+ * log: y = x - max - log(sum). safe: rows whose max is -inf give 0 (upstream's _safe_softmax);
+ * otherwise they give NaN as upstream's softmax does. x and y may not alias. */
+void tn_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, bool log, bool safe);
+void tn_softmax_f64(const double *x, double *y, int64_t outer, int64_t n, int64_t inner, bool log, bool safe);
+
+/* Layer norm over rows of a contiguous [M, N] buffer. w, b: N elements or NULL. mean and rstd:
+ * M elements each (rstd = 1 / sqrt(var + eps), biased variance). */
+void tn_layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                       int64_t M, int64_t N, double eps);
+void tn_layer_norm_f64(const double *x, const double *w, const double *b, double *y, double *mean,
+                       double *rstd, int64_t M, int64_t N, double eps);
+
+/* RMS norm over rows of a contiguous [M, N] buffer: rstd = 1/sqrt(mean(x^2) + eps) (float),
+ * y = (x * rstd) * w (w may be NULL). rstd may be NULL. */
+void tn_rms_norm_f32(const float *x, const float *w, float *y, float *rstd, int64_t M, int64_t N, double eps);
+void tn_rms_norm_f64(const double *x, const double *w, double *y, double *rstd, int64_t M, int64_t N, double eps);
+
+/* Scaled dot-product attention. q [B,H,L,E], k [B,Hk,S,E], v [B,Hk,S,Ev] with element strides
+ * (q head h reads k/v head h / (H / Hk)); mask (additive, broadcast by strides, may be NULL)
+ * [B,H,L,S]. Causal masks key j > query i (top-left aligned). out [B,H,L,Ev] and lse [B,H,L]
+ * by element strides (lse may be NULL). Rows with every key masked give 0 and lse 0. scores:
+ * scratch of S doubles. */
+typedef struct {
+    int64_t B, H, Hk, L, S, E, Ev;
+    int64_t qs[4], ks[4], vs[4], ms[4], os[4], ls[3];
+    bool causal;
+    double scale;
+} tn_attn_geom;
+void tn_attention_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
+                      float *out, float *lse, double *scores);
+void tn_attention_f64(const tn_attn_geom *g, const double *q, const double *k, const double *v,
+                      const double *mask, double *out, double *lse, double *scores);
+
+/* Gather rows: out row i (contiguous, `row_bytes` = D * itemsize) = weight row idx[i], read
+ * with byte strides (s0 between rows, s1 between elements). Indices already validated. */
+void tn_gather_rows(char *out, const char *weight, int64_t s0, int64_t s1, int64_t D, int itemsize,
+                    const int64_t *idx, int64_t n);
+
+/* Sort each row of a contiguous [rows, n] buffer of `kind` keys (stable merge sort), writing
+ * the sorted keys back in place and the permutation (source positions) into idx [rows, n].
+ * NaN sorts as the largest value (last ascending, first descending); ties keep their order.
+ * scratch: n keys + n int64 (the op layer allocates n * (8 + 8) bytes). */
+typedef enum {
+    TN_SORTKEY_U8, TN_SORTKEY_I8, TN_SORTKEY_I16, TN_SORTKEY_I32, TN_SORTKEY_I64,
+    TN_SORTKEY_U16, TN_SORTKEY_U32, TN_SORTKEY_U64, TN_SORTKEY_F32, TN_SORTKEY_F64,
+} tn_sortkey;
+void tn_sort_rows(tn_sortkey kind, void *keys, int64_t *idx, int64_t rows, int64_t n, bool descending,
+                  void *scratch);
+
+#endif

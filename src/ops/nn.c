@@ -1,0 +1,671 @@
+/* ops/nn.c — the neural-network operators transformer models dispatch: softmax / log_softmax
+ * (and _safe_softmax), layer norm, RMS norm, scaled dot-product attention (the public op and
+ * upstream's CPU flash overload), embedding, and isin.
+ *
+ * Each op validates as upstream does (exception types measured against torch 2.13.0), widens
+ * f16/bf16 to f32 (f32 stays, f64 stays), runs a kernel of kernels/nn.h over contiguous or
+ * strided buffers and narrows the result once. Composite upstream ops (softmax.int, layer_norm,
+ * rms_norm, scaled_dot_product_attention) are computed directly here with the same results as
+ * upstream's decompositions. */
+#include "ops/common.h"
+
+#include "kernels/nn.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* ---------------------------------------------------------------- helpers */
+
+static int nn_wrap_dim(int64_t d, int ndim, int *out) {
+    int n = ndim > 0 ? ndim : 1;
+    if (d < -n || d >= n) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                     -n, n - 1, (long long)d);
+        return -1;
+    }
+    *out = (int)(d < 0 ? d + n : d);
+    return 0;
+}
+
+static bool nn_is_float(tn_dtype d) {
+    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
+}
+
+/* The dtype kernels compute in: f64 for f64, else f32. */
+static tn_dtype nn_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32; }
+
+static PyObject *nn_kernel_missing(const char *kname, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
+    return NULL;
+}
+
+static bool nn_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }
+
+/* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
+static PyObject *nn_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt) {
+    int64_t n;
+    if (!tn_sizes_numel(ndim, sizes, &n)) { PyErr_SetString(PyExc_RuntimeError, "size overflow"); return NULL; }
+    tn_storage *s = tn_storage_new((size_t)n * (size_t)tn_dtype_itemsize(dt), TN_DEVICE_CPU);
+    if (!s) return PyErr_NoMemory();
+    tn_tensor t;
+    memset(&t, 0, sizeof t);
+    t.storage = s;
+    t.ndim = ndim;
+    t.dtype = dt;
+    for (int i = 0; i < ndim; i++) { t.sizes[i] = sizes[i]; t.strides[i] = strides[i]; }
+    return tn_tensor_wrap(&t);
+}
+
+/* Deliver `res` (new ref, may be NULL) into out= when given. */
+static PyObject *nn_finish(PyObject *res, PyObject *out, const char *op) {
+    if (!res || !out) return res;
+    tn_tensor *r = tn_tensor_of(res);
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0 || tn_copy_into(out, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+/* Convert a compute-dtype result to `dt` (steals res). */
+static PyObject *nn_narrow(PyObject *res, tn_dtype dt) {
+    if (!res) return NULL;
+    PyObject *r = tn_as_dtype(res, dt, false);
+    Py_DECREF(res);
+    return r;
+}
+
+#define NN_BIG(n) ((n) >= 32768)
+
+/* ---------------------------------------------------------------- softmax family */
+
+typedef enum { NN_SOFTMAX, NN_LOG_SOFTMAX, NN_SAFE_SOFTMAX } nn_smax_kind;
+
+/* Softmax of `self` (already in its final dtype) along dim. */
+static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg) {
+    tn_tensor *t = tn_tensor_of(self);
+    int dim;
+    if (nn_wrap_dim(dim_arg, t->ndim, &dim) < 0) return NULL;
+    bool last = t->ndim == 0 || dim == t->ndim - 1;
+    if (!nn_is_float(t->dtype))
+        return nn_kernel_missing(kind == NN_LOG_SOFTMAX ? (last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl")
+                                                        : (last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl"),
+                                 t->dtype);
+    tn_dtype ct = nn_compute(t->dtype);
+    int64_t outer = 1, n = t->ndim ? t->sizes[dim] : 1, inner = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        if (d < dim) outer *= t->sizes[d];
+        else if (d > dim) inner *= t->sizes[d];
+    }
+    PyObject *x = tn_as_dtype(self, ct, true);
+    if (!x) return NULL;
+    PyObject *y = tn_tensor_new_empty(t->ndim, t->sizes, ct, TN_DEVICE_CPU);
+    if (!y) { Py_DECREF(x); return NULL; }
+    int64_t total = outer * n * inner;
+    if (total > 0) {
+        char *xp = tn_data(tn_tensor_of(x)), *yp = tn_data(tn_tensor_of(y));
+        bool lg = kind == NN_LOG_SOFTMAX, safe = kind == NN_SAFE_SOFTMAX;
+        Py_BEGIN_ALLOW_THREADS
+        if (ct == TN_DTYPE_F64) tn_softmax_f64((const double *)xp, (double *)yp, outer, n, inner, lg, safe);
+        else tn_softmax_f32((const float *)xp, (float *)yp, outer, n, inner, lg, safe);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(x);
+    return nn_narrow(y, t->dtype);
+}
+
+static PyObject *underscore_softmax(nn_smax_kind kind, tn_value *a, PyObject *out) {
+    if (nn_bool(&a[2])) {
+        PyErr_SetString(PyExc_RuntimeError, kind == NN_LOG_SOFTMAX
+                        ? "log_softmax with half to float conversion is not supported on CPU"
+                        : "softmax with half to float conversion is not supported on CPU");
+        return NULL;
+    }
+    return nn_finish(softmax_impl(kind, a[0].u.obj, a[1].u.i), out,
+                     kind == NN_LOG_SOFTMAX ? "_log_softmax" : "_softmax");
+}
+
+/* softmax.int(self, dim, dtype=None): converts to dtype first when given. */
+static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
+    PyObject *x;
+    if (a[2].tag == TN_V_DTYPE) {
+        x = tn_as_dtype(a[0].u.obj, a[2].u.dtype, false);
+        if (!x) return NULL;
+    } else {
+        x = Py_NewRef(a[0].u.obj);
+    }
+    PyObject *r = softmax_impl(kind, x, a[1].u.i);
+    Py_DECREF(x);
+    return nn_finish(r, out, kind == NN_LOG_SOFTMAX ? "log_softmax" : "softmax");
+}
+
+PyObject *tn_op__softmax(tn_value *a) { return underscore_softmax(NN_SOFTMAX, a, NULL); }
+PyObject *tn_op__softmax_out(tn_value *a) { return underscore_softmax(NN_SOFTMAX, a, a[3].u.obj); }
+PyObject *tn_op__log_softmax(tn_value *a) { return underscore_softmax(NN_LOG_SOFTMAX, a, NULL); }
+PyObject *tn_op__log_softmax_out(tn_value *a) { return underscore_softmax(NN_LOG_SOFTMAX, a, a[3].u.obj); }
+PyObject *tn_op_softmax_int(tn_value *a) { return softmax_int(NN_SOFTMAX, a, NULL); }
+PyObject *tn_op_softmax_int_out(tn_value *a) { return softmax_int(NN_SOFTMAX, a, a[3].u.obj); }
+PyObject *tn_op_log_softmax_int(tn_value *a) { return softmax_int(NN_LOG_SOFTMAX, a, NULL); }
+PyObject *tn_op_log_softmax_int_out(tn_value *a) { return softmax_int(NN_LOG_SOFTMAX, a, a[3].u.obj); }
+PyObject *tn_op__safe_softmax(tn_value *a) { return softmax_int(NN_SAFE_SOFTMAX, a, NULL); }
+
+/* ---------------------------------------------------------------- layer norm / rms norm */
+
+static void fmt_shape(char *buf, size_t cap, int n, const int64_t *v) {
+    size_t k = (size_t)snprintf(buf, cap, "[");
+    for (int i = 0; i < n && k < cap; i++) k += (size_t)snprintf(buf + k, cap - k, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (k < cap) snprintf(buf + k, cap - k, "]");
+}
+
+/* Checks shared by layer norm and rms norm; sets *M, *N. */
+static int norm_check(const tn_tensor *x, const tn_value *ns, const tn_value *w, const tn_value *b, bool rms,
+                      int64_t *M, int64_t *N) {
+    int k = ns->u.ints.n;
+    const int64_t *nv = ns->u.ints.v;
+    char a1[256], a2[256];
+    if (k < 1) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+                                            "at least one element, but got normalized_shape = []");
+        return -1;
+    }
+    const tn_value *params[2] = {w, b};
+    for (int p = 0; p < 2; p++) {
+        if (!params[p] || params[p]->tag != TN_V_TENSOR) continue;
+        const tn_tensor *pt = TN_T(*params[p]);
+        bool same = pt->ndim == k;
+        for (int i = 0; same && i < k; i++) same = pt->sizes[i] == nv[i];
+        if (!same) {
+            fmt_shape(a1, sizeof a1, pt->ndim, pt->sizes);
+            fmt_shape(a2, sizeof a2, k, nv);
+            PyErr_Format(PyExc_RuntimeError, "Expected %s to be of same shape as normalized_shape, but got %s of shape %s "
+                         "and normalized_shape = %s", p ? "bias" : "weight", p ? "bias" : "weight", a1, a2);
+            return -1;
+        }
+    }
+    bool ok = x->ndim >= k;
+    for (int i = 0; ok && i < k; i++) ok = x->sizes[x->ndim - k + i] == nv[i];
+    if (!ok) {
+        fmt_shape(a1, sizeof a1, k, nv);
+        fmt_shape(a2, sizeof a2, x->ndim, x->sizes);
+        char star[260];
+        snprintf(star, sizeof star, "%s", a1 + 1);
+        star[strlen(star) - 1] = 0;
+        PyErr_Format(PyExc_RuntimeError, "Given normalized_shape=%s, expected input with shape [*%s%s], but got input of size%s",
+                     a1, rms ? "" : ", ", star, a2);
+        return -1;
+    }
+    *M = 1;
+    *N = 1;
+    for (int i = 0; i < x->ndim; i++) {
+        if (i < x->ndim - k) *M *= x->sizes[i];
+        else *N *= x->sizes[i];
+    }
+    return 0;
+}
+
+/* Shape of mean / rstd: leading dims, then k ones. */
+static int stat_shape(const tn_tensor *x, int k, int64_t *sz) {
+    for (int i = 0; i < x->ndim; i++) sz[i] = i < x->ndim - k ? x->sizes[i] : 1;
+    return x->ndim;
+}
+
+static PyObject *layer_norm_impl(tn_value *a, bool all3) {
+    PyObject *self = a[0].u.obj;
+    tn_tensor *x = tn_tensor_of(self);
+    int64_t M, N;
+    if (norm_check(x, &a[1], &a[2], &a[3], false, &M, &N) < 0) return NULL;
+    if (!nn_is_float(x->dtype)) return nn_kernel_missing("LayerNormKernelImpl", x->dtype);
+    bool mixed = false;
+    for (int p = 2; p <= 3; p++) {
+        if (a[p].tag != TN_V_TENSOR) continue;
+        tn_dtype pd = TN_T(a[p])->dtype;
+        if (pd == x->dtype) continue;
+        if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16) && pd == TN_DTYPE_F32) { mixed = true; continue; }
+        PyErr_SetString(PyExc_RuntimeError, "mixed dtype (CPU): expect parameter to have scalar type of Float");
+        return NULL;
+    }
+    tn_dtype ct = nn_compute(x->dtype);
+    double eps = a[4].u.f;
+    PyObject *xc = tn_as_dtype(self, ct, true), *wc = NULL, *bc = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
+    PyObject *res = NULL;
+    if (!xc) return NULL;
+    if (a[2].tag == TN_V_TENSOR && !(wc = tn_as_dtype(a[2].u.obj, ct, true))) goto done;
+    if (a[3].tag == TN_V_TENSOR && !(bc = tn_as_dtype(a[3].u.obj, ct, true))) goto done;
+    int64_t ssz[TN_MAX_DIMS];
+    int sn = stat_shape(x, a[1].u.ints.n, ssz);
+    y = tn_tensor_new_empty(x->ndim, x->sizes, ct, TN_DEVICE_CPU);
+    mean = tn_tensor_new_empty(sn, ssz, ct, TN_DEVICE_CPU);
+    rstd = tn_tensor_new_empty(sn, ssz, ct, TN_DEVICE_CPU);
+    if (!y || !mean || !rstd) goto done;
+    {
+        char *xp = tn_data(tn_tensor_of(xc)), *yp = tn_data(tn_tensor_of(y));
+        char *mp = tn_data(tn_tensor_of(mean)), *rp = tn_data(tn_tensor_of(rstd));
+        char *wp = wc ? tn_data(tn_tensor_of(wc)) : NULL, *bp = bc ? tn_data(tn_tensor_of(bc)) : NULL;
+        if (M > 0) {
+            Py_BEGIN_ALLOW_THREADS
+            if (ct == TN_DTYPE_F64)
+                tn_layer_norm_f64((const double *)xp, (const double *)wp, (const double *)bp, (double *)yp,
+                                  (double *)mp, (double *)rp, M, N, eps);
+            else
+                tn_layer_norm_f32((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
+                                  (float *)mp, (float *)rp, M, N, eps);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    tn_dtype sd = mixed ? TN_DTYPE_F32 : x->dtype;
+    y = nn_narrow(y, x->dtype);
+    if (all3) {
+        mean = nn_narrow(mean, sd);
+        rstd = nn_narrow(rstd, sd);
+        if (y && mean && rstd) res = PyTuple_Pack(3, y, mean, rstd);
+    } else if (y) {
+        res = Py_NewRef(y);
+    }
+done:
+    Py_XDECREF(xc); Py_XDECREF(wc); Py_XDECREF(bc);
+    Py_XDECREF(y); Py_XDECREF(mean); Py_XDECREF(rstd);
+    return res;
+}
+
+PyObject *tn_op_native_layer_norm(tn_value *a) { return layer_norm_impl(a, true); }
+PyObject *tn_op_layer_norm(tn_value *a) { return layer_norm_impl(a, false); }
+
+/* rms_norm(input, normalized_shape, weight=None, eps=None): computed in the op-math type
+ * (f32 for f16/bf16/f32, f64 for f64), eps defaulting to that type's epsilon; result in the
+ * input dtype. */
+static PyObject *rms_norm_impl(tn_value *a, bool fused) {
+    PyObject *self = a[0].u.obj;
+    tn_tensor *x = tn_tensor_of(self);
+    int64_t M, N;
+    if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
+    if (!nn_is_float(x->dtype)) return nn_kernel_missing("rms_norm", x->dtype);
+    if (a[2].tag == TN_V_TENSOR && !nn_is_float(TN_T(a[2])->dtype)) return nn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
+    tn_dtype ct = nn_compute(x->dtype);
+    double eps = a[3].tag == TN_V_FLOAT ? a[3].u.f : ct == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    PyObject *xc = tn_as_dtype(self, ct, true), *wc = NULL, *y = NULL, *rstd = NULL, *res = NULL;
+    if (!xc) return NULL;
+    if (a[2].tag == TN_V_TENSOR && !(wc = tn_as_dtype(a[2].u.obj, ct, true))) goto done;
+    int64_t ssz[TN_MAX_DIMS];
+    int sn = stat_shape(x, a[1].u.ints.n, ssz);
+    y = tn_tensor_new_empty(x->ndim, x->sizes, ct, TN_DEVICE_CPU);
+    rstd = tn_tensor_new_empty(sn, ssz, ct, TN_DEVICE_CPU);
+    if (!y || !rstd) goto done;
+    {
+        char *xp = tn_data(tn_tensor_of(xc)), *yp = tn_data(tn_tensor_of(y)), *rp = tn_data(tn_tensor_of(rstd));
+        char *wp = wc ? tn_data(tn_tensor_of(wc)) : NULL;
+        if (M > 0) {
+            Py_BEGIN_ALLOW_THREADS
+            if (ct == TN_DTYPE_F64)
+                tn_rms_norm_f64((const double *)xp, (const double *)wp, (double *)yp, (double *)rp, M, N, eps);
+            else
+                tn_rms_norm_f32((const float *)xp, (const float *)wp, (float *)yp, (float *)rp, M, N, eps);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    y = nn_narrow(y, x->dtype);
+    if (!y) goto done;
+    res = fused ? PyTuple_Pack(2, y, rstd) : Py_NewRef(y);
+done:
+    Py_XDECREF(xc); Py_XDECREF(wc); Py_XDECREF(y); Py_XDECREF(rstd);
+    return res;
+}
+
+PyObject *tn_op_rms_norm(tn_value *a) { return rms_norm_impl(a, false); }
+PyObject *tn_op__fused_rms_norm(tn_value *a) { return rms_norm_impl(a, true); }
+
+/* ---------------------------------------------------------------- attention */
+
+/* 4-d sizes/strides of a tensor of 2..4 dims (missing leading dims: size 1, stride 0). */
+static void as4(const tn_tensor *t, int64_t *sz, int64_t *st) {
+    int pad = 4 - t->ndim;
+    for (int i = 0; i < 4; i++) {
+        sz[i] = i < pad ? 1 : t->sizes[i - pad];
+        st[i] = i < pad ? 0 : t->strides[i - pad];
+    }
+}
+
+/* Shared by scaled_dot_product_attention and _scaled_dot_product_flash_attention_for_cpu.
+ * flash: upstream's CPU flash overload (4-d only, equal head sizes; returns (out, lse), out laid
+ * out like query, lse [B,H,L] stored as [B,L,H]). */
+static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_value *maskv, double dropout,
+                           bool causal, const tn_value *scalev, bool gqa, bool flash) {
+    tn_tensor *q = tn_tensor_of(qo), *k = tn_tensor_of(ko), *v = tn_tensor_of(vo);
+    if (q->dtype != k->dtype || q->dtype != v->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected query, key, and value to have the same dtype, but got query.dtype: %s "
+                     "key.dtype: %s and value.dtype: %s instead.", tn_dtype_cpp_name(q->dtype),
+                     tn_dtype_cpp_name(k->dtype), tn_dtype_cpp_name(v->dtype));
+        return NULL;
+    }
+    if (!nn_is_float(q->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(q->dtype));
+        return NULL;
+    }
+    if (dropout > 0.0) {
+        PyErr_SetString(PyExc_NotImplementedError,
+                        "torchnative: aten::scaled_dot_product_attention with dropout_p > 0 is not implemented");
+        return NULL;
+    }
+    if (flash ? (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
+              : (q->ndim < 2 || q->ndim > 4 || k->ndim != q->ndim || v->ndim != q->ndim)) {
+        if (flash || q->ndim > 4) {
+            PyErr_Format(flash ? PyExc_RuntimeError : PyExc_NotImplementedError,
+                         flash ? "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs shape of {B, H, T, K}"
+                               : "torchnative: aten::scaled_dot_product_attention on %d-d inputs is not implemented",
+                         q->ndim);
+        } else {
+            PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention: query, key and value must have the same "
+                                                "number of dimensions (2, 3 or 4)");
+        }
+        return NULL;
+    }
+    int64_t qz[4], qs[4], kz[4], ks[4], vz[4], vs[4];
+    as4(q, qz, qs);
+    as4(k, kz, ks);
+    as4(v, vz, vs);
+    int64_t B = qz[0], H = qz[1], L = qz[2], E = qz[3], Hk = kz[1], S = kz[2], Ev = vz[3];
+    if (kz[3] != E || (flash && Ev != E)) {
+        PyErr_SetString(PyExc_RuntimeError, flash ? "scaled_dot_product_attention_flash_attention: Q/K/V should have the same head size"
+                                                  : "scaled_dot_product_attention: key's embedding size must match query's");
+        return NULL;
+    }
+    if (vz[2] != S || kz[0] != B || vz[0] != B || vz[1] != Hk) {
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention: batch size, number of heads or sequence length "
+                                            "of query, key and value do not match");
+        return NULL;
+    }
+    if (Hk != H) {
+        if (!(gqa || flash)) {
+            PyErr_Format(PyExc_RuntimeError, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                         "non-singleton dimension 1", (long long)H, (long long)Hk);
+            return NULL;
+        }
+        if (Hk == 0 || H % Hk != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Number of heads in key and value must divide the number of heads in query");
+            return NULL;
+        }
+    }
+    tn_dtype dt = q->dtype, ct = nn_compute(dt);
+    double scale = scalev && scalev->tag == TN_V_FLOAT ? scalev->u.f : 1.0 / sqrt((double)E);
+
+    PyObject *qc = NULL, *kc = NULL, *vc = NULL, *mc = NULL, *out = NULL, *lse = NULL, *res = NULL;
+    double *scores = NULL;
+    tn_attn_geom g;
+    memset(&g, 0, sizeof g);
+    g.B = B; g.H = H; g.Hk = Hk; g.L = L; g.S = S; g.E = E; g.Ev = Ev;
+    g.causal = causal;
+    g.scale = scale;
+
+    /* The mask: bool (True = attend) becomes 0 / -inf; float must be f32 or the query dtype. */
+    if (maskv && maskv->tag == TN_V_TENSOR) {
+        tn_tensor *m = TN_T(*maskv);
+        if (m->dtype != TN_DTYPE_BOOL && m->dtype != dt && m->dtype != TN_DTYPE_F32) {
+            PyErr_Format(PyExc_RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                         "attn_mask.dtype: %s and  query.dtype: %s instead.", tn_dtype_cpp_name(m->dtype),
+                         tn_dtype_cpp_name(dt));
+            return NULL;
+        }
+        if (m->ndim > 4) {
+            PyErr_SetString(PyExc_RuntimeError, "attn_mask must have at most 4 dimensions");
+            return NULL;
+        }
+        int64_t full[4] = {B, H, L, S};
+        int pad = 4 - m->ndim;
+        for (int i = 0; i < m->ndim; i++) {
+            int64_t s = m->sizes[i];
+            if (s != 1 && s != full[pad + i]) {
+                PyErr_Format(PyExc_RuntimeError, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                             "non-singleton dimension %d", (long long)full[pad + i], (long long)s, pad + i);
+                return NULL;
+            }
+        }
+        if (m->dtype == TN_DTYPE_BOOL) {
+            mc = tn_tensor_new_empty(m->ndim, m->sizes, ct, TN_DEVICE_CPU);
+            if (!mc) return NULL;
+            PyObject *mb = tn_as_dtype(maskv->u.obj, TN_DTYPE_BOOL, true);
+            if (!mb) goto done;
+            int64_t n = tn_numel(m);
+            const bool *src = (const bool *)tn_data(tn_tensor_of(mb));
+            char *dst = tn_data(tn_tensor_of(mc));
+            for (int64_t i = 0; i < n; i++) {
+                if (ct == TN_DTYPE_F64) ((double *)dst)[i] = src[i] ? 0.0 : -INFINITY;
+                else ((float *)dst)[i] = src[i] ? 0.0f : -INFINITY;
+            }
+            Py_DECREF(mb);
+        } else if (!(mc = tn_as_dtype(maskv->u.obj, ct, false))) {
+            goto done;
+        }
+        tn_tensor *mt = tn_tensor_of(mc);
+        for (int i = 0; i < 4; i++) {
+            int64_t s = i < pad ? 1 : mt->sizes[i - pad];
+            g.ms[i] = (i < pad || s == 1) ? 0 : mt->strides[i - pad];
+        }
+    }
+
+    /* Operands in the compute dtype (f32 / f64 keep their strides). */
+    if (!(qc = tn_as_dtype(qo, ct, false)) || !(kc = tn_as_dtype(ko, ct, false)) || !(vc = tn_as_dtype(vo, ct, false)))
+        goto done;
+    int64_t dummy[4];
+    as4(tn_tensor_of(qc), dummy, g.qs);
+    as4(tn_tensor_of(kc), dummy, g.ks);
+    as4(tn_tensor_of(vc), dummy, g.vs);
+
+    /* Output layout: flash follows query's dense layout; otherwise contiguous. */
+    int64_t osz[4] = {B, H, L, Ev}, ost[4];
+    int perm[4] = {0, 1, 2, 3};
+    if (flash || (q->ndim == 4 && Ev == E)) {
+        /* order dims by query stride (outermost first), stable */
+        for (int i = 1; i < 4; i++)
+            for (int j = i; j > 0 && q->strides[perm[j]] > q->strides[perm[j - 1]]; j--) {
+                int t = perm[j]; perm[j] = perm[j - 1]; perm[j - 1] = t;
+            }
+        bool dense = true;
+        int64_t expect = 1;
+        for (int i = 3; i >= 0; i--) {
+            if (q->sizes[perm[i]] != 1 && q->strides[perm[i]] != expect) dense = false;
+            expect *= q->sizes[perm[i]];
+        }
+        if (!dense) for (int i = 0; i < 4; i++) perm[i] = i;
+    }
+    {
+        int64_t acc = 1;
+        for (int i = 3; i >= 0; i--) { ost[perm[i]] = acc; acc *= osz[perm[i]]; }
+    }
+    int ondim = flash ? 4 : q->ndim;
+    int pad = 4 - ondim;
+    out = nn_new_strided(ondim, osz + pad, ost + pad, ct);
+    if (!out) goto done;
+    memcpy(g.os, ost, sizeof ost);
+    if (flash) {
+        int64_t lsz[3] = {B, H, L}, lst[3] = {L * H, 1, H};
+        lse = nn_new_strided(3, lsz, lst, ct);
+        if (!lse) goto done;
+        memcpy(g.ls, lst, sizeof lst);
+    }
+    scores = PyMem_Malloc((size_t)(S > 0 ? S : 1) * sizeof(double));
+    if (!scores) { PyErr_NoMemory(); goto done; }
+    {
+        const char *qp = tn_data(tn_tensor_of(qc)), *kp = tn_data(tn_tensor_of(kc)), *vp = tn_data(tn_tensor_of(vc));
+        const char *mp = mc ? tn_data(tn_tensor_of(mc)) : NULL;
+        char *op = tn_data(tn_tensor_of(out)), *lp = lse ? tn_data(tn_tensor_of(lse)) : NULL;
+        if (B * H * L > 0) {
+            Py_BEGIN_ALLOW_THREADS
+            if (ct == TN_DTYPE_F64)
+                tn_attention_f64(&g, (const double *)qp, (const double *)kp, (const double *)vp, (const double *)mp,
+                                 (double *)op, (double *)lp, scores);
+            else
+                tn_attention_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
+                                 (float *)op, (float *)lp, scores);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    if (dt != ct) {
+        /* narrow into a tensor of the same layout */
+        PyObject *o2 = nn_new_strided(ondim, osz + pad, ost + pad, dt);
+        if (!o2 || tn_copy_into(o2, out) < 0) { Py_XDECREF(o2); goto done; }
+        Py_DECREF(out);
+        out = o2;
+    }
+    res = flash ? PyTuple_Pack(2, out, lse) : Py_NewRef(out);
+done:
+    PyMem_Free(scores);
+    Py_XDECREF(qc); Py_XDECREF(kc); Py_XDECREF(vc); Py_XDECREF(mc); Py_XDECREF(out); Py_XDECREF(lse);
+    return res;
+}
+
+/* scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+ *                              *, scale=None, enable_gqa=False) */
+PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
+    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false);
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False,
+ *                                             *, attn_mask=None, scale=None) */
+PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu(tn_value *a) {
+    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[5], a[3].u.f, nn_bool(&a[4]), &a[6], false, true);
+}
+
+/* ---------------------------------------------------------------- embedding */
+
+/* embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) */
+PyObject *tn_op_embedding(tn_value *a) {
+    PyObject *wo = a[0].u.obj;
+    tn_tensor *w = tn_tensor_of(wo), *ix = TN_T(a[1]);
+    if (w->ndim != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "'weight' must be 2-D");
+        return NULL;
+    }
+    if (ix->dtype != TN_DTYPE_I64 && ix->dtype != TN_DTYPE_I32) {
+        PyErr_Format(PyExc_RuntimeError, "Expected tensor for argument #1 'indices' to have one of the following scalar "
+                     "types: Long, Int; but got torch.%sTensor instead (while checking arguments for embedding)",
+                     tn_dtype_cpp_name(ix->dtype));
+        return NULL;
+    }
+    PyObject *ic = tn_as_dtype(a[1].u.obj, TN_DTYPE_I64, true);
+    if (!ic) return NULL;
+    int64_t n = tn_numel(ix), V = w->sizes[0], D = w->sizes[1];
+    const int64_t *idx = (const int64_t *)tn_data(tn_tensor_of(ic));
+    for (int64_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= V) {
+            Py_DECREF(ic);
+            PyErr_SetString(PyExc_IndexError, "index out of range in self");
+            return NULL;
+        }
+    int64_t sz[TN_MAX_DIMS];
+    if (ix->ndim + 1 > TN_MAX_DIMS) { Py_DECREF(ic); PyErr_SetString(PyExc_RuntimeError, "too many dimensions"); return NULL; }
+    for (int i = 0; i < ix->ndim; i++) sz[i] = ix->sizes[i];
+    sz[ix->ndim] = D;
+    PyObject *out = tn_tensor_new_empty(ix->ndim + 1, sz, w->dtype, TN_DEVICE_CPU);
+    if (!out) { Py_DECREF(ic); return NULL; }
+    int isz = tn_dtype_itemsize(w->dtype);
+    if (n > 0 && D > 0)
+        tn_gather_rows(tn_data(tn_tensor_of(out)), tn_data(w), w->strides[0] * isz, w->strides[1] * isz, D, isz, idx, n);
+    Py_DECREF(ic);
+    return out;
+}
+
+/* ---------------------------------------------------------------- isin */
+
+static int cmp_f64(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+static int cmp_i64(const void *x, const void *y) {
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* elements and test elements as tensors (numbers already wrapped into 0-dim tensors). */
+static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *outo) {
+    tn_tensor *e = tn_tensor_of(eo), *t = tn_tensor_of(to);
+    tn_value vals[2];
+    memset(vals, 0, sizeof vals);
+    vals[0].tag = vals[1].tag = TN_V_TENSOR;
+    vals[0].u.obj = eo;
+    vals[1].u.obj = to;
+    tn_dtype ct = tn_result_type(2, vals);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (tn_dtype_is_complex(ct) || ct == TN_DTYPE_BOOL || !tn_dtype_computable(ct)) {
+        PyErr_Format(PyExc_RuntimeError, "Unsupported input type encountered for isin(): %s", tn_dtype_cpp_name(ct));
+        return NULL;
+    }
+    bool fl = tn_dtype_is_floating(ct);
+    tn_dtype kt = fl ? TN_DTYPE_F64 : TN_DTYPE_I64;
+    PyObject *ec = NULL, *tc = NULL, *res = NULL, *e1 = NULL, *t1 = NULL;
+    /* convert to the common dtype first (values as upstream compares them), then widen */
+    if (!(e1 = tn_as_dtype(eo, ct, false)) || !(t1 = tn_as_dtype(to, ct, false))) goto done;
+    if (!(ec = tn_as_dtype(e1, kt, true)) || !(tc = tn_as_dtype(t1, kt, true))) goto done;
+    res = tn_tensor_new_empty(e->ndim, e->sizes, TN_DTYPE_BOOL, TN_DEVICE_CPU);
+    if (!res) goto done;
+    {
+        int64_t ne = tn_numel(e), nt = tn_numel(t);
+        size_t bytes = (size_t)(nt > 0 ? nt : 1) * 8;
+        void *sorted = PyMem_Malloc(bytes);
+        if (!sorted) { PyErr_NoMemory(); Py_CLEAR(res); goto done; }
+        if (nt > 0) memcpy(sorted, tn_data(tn_tensor_of(tc)), (size_t)nt * 8);
+        qsort(sorted, (size_t)nt, 8, fl ? cmp_f64 : cmp_i64);
+        const char *ep = tn_data(tn_tensor_of(ec));
+        bool *rp = (bool *)tn_data(tn_tensor_of(res));
+        for (int64_t i = 0; i < ne; i++) {
+            bool found = nt > 0 && bsearch(ep + i * 8, sorted, (size_t)nt, 8, fl ? cmp_f64 : cmp_i64) != NULL;
+            if (fl && ((const double *)ep)[i] != ((const double *)ep)[i]) found = false;
+            rp[i] = found != invert;
+        }
+        PyMem_Free(sorted);
+    }
+    res = nn_finish(res, outo, "isin");
+done:
+    Py_XDECREF(e1); Py_XDECREF(t1); Py_XDECREF(ec); Py_XDECREF(tc);
+    return res;
+}
+
+/* A tensor for a Scalar argument (tensor value or a Python number). */
+static PyObject *scalar_tensor(const tn_value *v) {
+    if (v->tag == TN_V_TENSOR) return Py_NewRef(v->u.obj);
+    PyObject *num = v->tag == TN_V_BOOL ? PyBool_FromLong((long)v->u.i)
+                  : v->tag == TN_V_INT ? PyLong_FromLongLong(v->u.i)
+                  : v->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(v->u.c.re, v->u.c.im)
+                  : PyFloat_FromDouble(v->u.f);
+    if (!num) return NULL;
+    PyObject *t = tn_tensor_from_number(num, true);
+    Py_DECREF(num);
+    return t;
+}
+
+static PyObject *isin_scalar(tn_value *ev, tn_value *tv, bool invert, PyObject *out) {
+    PyObject *e = scalar_tensor(ev);
+    if (!e) return NULL;
+    PyObject *t = scalar_tensor(tv);
+    if (!t) { Py_DECREF(e); return NULL; }
+    PyObject *r = isin_impl(e, t, invert, out);
+    Py_DECREF(e);
+    Py_DECREF(t);
+    return r;
+}
+
+/* isin.X(elements, test_elements, *, assume_unique=False, invert=False[, out]) */
+PyObject *tn_op_isin_Tensor_Tensor(tn_value *a) { return isin_impl(a[0].u.obj, a[1].u.obj, nn_bool(&a[3]), NULL); }
+PyObject *tn_op_isin_Tensor_Tensor_out(tn_value *a) { return isin_impl(a[0].u.obj, a[1].u.obj, nn_bool(&a[3]), a[4].u.obj); }
+PyObject *tn_op_isin_Tensor_Scalar(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), NULL); }
+PyObject *tn_op_isin_Tensor_Scalar_out(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), a[4].u.obj); }
+PyObject *tn_op_isin_Scalar_Tensor(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), NULL); }
+PyObject *tn_op_isin_Scalar_Tensor_out(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), a[4].u.obj); }
+
+/* ---------------------------------------------------------------- dropout */
+
+/* dropout(input, p, train) / dropout_(self, p, train): outside training (or p == 0) upstream
+ * returns the input object itself; the random training path is refused for now. */
+static PyObject *dropout_impl(tn_value *a) {
+    double p = a[1].u.f;
+    if (!(p >= 0.0 && p <= 1.0)) {
+        PyErr_Format(PyExc_RuntimeError, "dropout probability has to be between 0 and 1, but got %g", p);
+        return NULL;
+    }
+    if (!nn_bool(&a[2]) || p == 0.0) return Py_NewRef(a[0].u.obj);
+    PyErr_SetString(PyExc_NotImplementedError, "torchnative: aten::dropout with train=True and p > 0 is not implemented");
+    return NULL;
+}
+
+PyObject *tn_op_dropout(tn_value *a) { return dropout_impl(a); }
+PyObject *tn_op_dropout_(tn_value *a) { return dropout_impl(a); }

@@ -1,0 +1,205 @@
+"""Neural-network operators transformer models dispatch: softmax / log_softmax, layer norm, RMS
+norm, scaled dot-product attention, embedding, isin, sort / argsort / topk — compared with
+upstream. Float results use tol="float" where upstream's vectorised kernels (fast exp, lane-wise
+f32 sums) make bit-equality a property of its instruction set, not of the operator."""
+from harness import cases
+
+SETUP = """
+torch.manual_seed(0)
+x = torch.randn(3, 4, 5)
+"""
+
+cases("softmax", [
+    "torch.softmax(x, -1)", "torch.softmax(x, 0)", "x.softmax(1)", "torch.nn.functional.softmax(x, dim=-1)",
+    "torch.softmax(x.double(), 2)", "torch.softmax(x.bfloat16(), -1)", "torch.softmax(x.half(), 1)",
+    "torch.softmax(x.bfloat16(), -1, dtype=torch.float32)", "torch.softmax(x, -1, dtype=torch.float64)",
+    "torch.softmax(x.transpose(0, 2), 1)", "torch.softmax(x[:, ::2], -1)", "torch.softmax(x.permute(2, 0, 1), 1)",
+    "torch.softmax(torch.tensor(2.), 0)", "torch.softmax(torch.randn(2, 0), 0)", "torch.softmax(torch.randn(0, 3), -1)",
+    "torch.softmax(torch.tensor([float('-inf')] * 2), 0)", "torch.softmax(torch.tensor([float('-inf'), 1., 2.]), 0)",
+    "torch.softmax(torch.tensor([float('inf'), 1.]), 0)", "torch.softmax(torch.tensor([float('nan'), 1.]), 0)",
+    "torch.softmax(torch.tensor([1000., 0., -1000.]), 0)", "torch.ops.aten._softmax(x, 1, False)",
+    "torch.ops.aten._softmax.default(x.bfloat16(), -1, False)", "torch.ops.aten.softmax.int(x, 0)",
+    "torch.softmax(torch.arange(6).reshape(2, 3), 1, dtype=torch.float32)",
+    "torch.softmax(x, -1, out=torch.empty(0))" if False else "torch._softmax(x, 2, False)",
+    "torch.ops.aten._softmax.out(x, 2, False, out=torch.empty(3, 4, 5))",
+    "torch.softmax(torch.randn(4, 300), -1)", "torch.softmax(torch.randn(300, 7), 0)",
+    "torch.ops.aten._safe_softmax(torch.tensor([[float('-inf')] * 3, [1., 2., 3.]]), 1)",
+], setup=SETUP, tol="float")
+
+cases("softmax_errors", [
+    "torch.softmax(torch.tensor([1, 2]), 0)", "torch.softmax(x, 3)", "torch.softmax(x, -4)",
+    "torch.ops.aten._softmax(x, 0, True)", "torch.ops.aten._softmax(x.half(), 0, True)",
+    "torch.log_softmax(torch.tensor([1, 2]), 0)", "torch.softmax(torch.tensor([True]), 0)",
+], setup=SETUP)
+
+cases("log_softmax", [
+    "torch.log_softmax(x, -1)", "torch.log_softmax(x, 0)", "x.log_softmax(1)",
+    "torch.nn.functional.log_softmax(x, dim=2)", "torch.log_softmax(x.double(), 1)",
+    "torch.log_softmax(x.bfloat16(), -1)", "torch.log_softmax(x.half(), 0)",
+    "torch.log_softmax(x.transpose(1, 2), 1)", "torch.log_softmax(torch.tensor(3.), 0)",
+    "torch.log_softmax(torch.tensor([float('-inf'), 1.]), 0)", "torch.log_softmax(torch.tensor([float('-inf')] * 2), 0)",
+    "torch.log_softmax(torch.randn(0, 3), 1)", "torch.ops.aten._log_softmax(x, 1, False)",
+    "torch.log_softmax(x, 1, dtype=torch.float64)", "torch.ops.aten.log_softmax.int(x.bfloat16(), -1, torch.float32)",
+], setup=SETUP, tol="float")
+
+LN = """
+torch.manual_seed(0)
+x = torch.randn(2, 3, 8)
+w = torch.randn(8)
+b = torch.randn(8)
+"""
+
+cases("layer_norm", [
+    "torch.layer_norm(x, [8])", "torch.layer_norm(x, [8], w, b)", "torch.layer_norm(x, (3, 8))",
+    "torch.layer_norm(x, [8], w, b, 1e-2)",
+    "torch.layer_norm(x.bfloat16(), [8], w.bfloat16(), b.bfloat16())", "torch.layer_norm(x.half(), [8])",
+    "torch.layer_norm(x.bfloat16(), [8], w, b)", "torch.layer_norm(x.transpose(0, 1), [8], w)",
+    "torch.layer_norm(x[..., ::2], [4])", "torch.layer_norm(torch.randn(0, 8), [8])",
+    "torch.native_layer_norm(x, [8], w, b, 1e-5)", "torch.native_layer_norm(x, [3, 8], None, None, 1e-5)",
+    "torch.native_layer_norm(x.bfloat16(), [8], w, b, 1e-5)", "torch.native_layer_norm(x.half(), [8], None, None, 1e-5)",
+    "torch.native_layer_norm(torch.randn(2, 0), [0], None, None, 1e-5)", "torch.layer_norm(torch.randn(8), [8], w, b)",
+    "torch.layer_norm(torch.ones(2, 8), [8])",
+], setup=LN, tol="float")
+
+cases("layer_norm_errors", [
+    "torch.layer_norm(x, [7])", "torch.layer_norm(x, [])", "torch.layer_norm(x, [8], torch.ones(7))",
+    "torch.layer_norm(x, [8], None, torch.ones(3))", "torch.layer_norm(torch.arange(8).reshape(1, 8), [8])",
+    "torch.layer_norm(x, [8], w.half())", "torch.layer_norm(x.bfloat16(), [8], w.half())",
+], setup=LN)
+
+cases("rms_norm", [
+    "torch.rms_norm(x, [8])", "torch.rms_norm(x, [8], w)", "torch.rms_norm(x, [3, 8], None, 1e-3)",
+    "torch.rms_norm(x.double(), [8], w.double())", "torch.rms_norm(x.bfloat16(), [8], w.bfloat16())",
+    "torch.rms_norm(x.half(), [8])", "torch.rms_norm(x, [8], w.bfloat16())",
+    "torch.rms_norm(x.transpose(0, 1), [8], w, 1e-6)", "torch.rms_norm(torch.zeros(2, 8), [8])",
+    "torch.nn.functional.rms_norm(x, (8,), w, 1e-6)",
+    "torch.ops.aten._fused_rms_norm(x, [8], w, 1e-6)", "torch.ops.aten._fused_rms_norm(x.bfloat16(), [8], None, None)",
+    "torch.ops.aten._fused_rms_norm(x.double(), [3, 8], None, None)", "torch.rms_norm(torch.randn(0, 8), [8])",
+], setup=LN, tol="float")
+
+cases("rms_norm_errors", [
+    "torch.rms_norm(x, [7])", "torch.rms_norm(x, [8], torch.ones(7))", "torch.rms_norm(torch.arange(8).reshape(1, 8), [8])",
+], setup=LN)
+
+ATT = """
+torch.manual_seed(0)
+q = torch.randn(2, 4, 5, 8)
+k = torch.randn(2, 4, 7, 8)
+v = torch.randn(2, 4, 7, 8)
+F = torch.nn.functional
+"""
+
+cases("sdpa", [
+    "F.scaled_dot_product_attention(q, k, v)", "F.scaled_dot_product_attention(q, q, q, is_causal=True)",
+    "F.scaled_dot_product_attention(q, k, v, is_causal=True)", "F.scaled_dot_product_attention(q, k, v, scale=0.3)",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(5, 7))",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(2, 1, 5, 7))",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.rand(5, 7) > 0.3)",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.zeros(5, 7, dtype=torch.bool))",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(5, 7), is_causal=True)",
+    "F.scaled_dot_product_attention(q, k[:, :2], v[:, :2], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :1], v[:, :1], enable_gqa=True, is_causal=True)",
+    "F.scaled_dot_product_attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), is_causal=True)",
+    "F.scaled_dot_product_attention(q.half(), k.half(), v.half())",
+    "F.scaled_dot_product_attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), attn_mask=torch.randn(5, 7))",
+    "F.scaled_dot_product_attention(q.transpose(1, 2).contiguous().transpose(1, 2), k, v)",
+    "F.scaled_dot_product_attention(q[:, :, ::2], k, v)", "F.scaled_dot_product_attention(q[0], k[0], v[0])",
+    "F.scaled_dot_product_attention(q[0, 0], k[0, 0], v[0, 0])", "F.scaled_dot_product_attention(q, k, v[..., :3])",
+    "F.scaled_dot_product_attention(q[:, :, :1], k, v)", "F.scaled_dot_product_attention(q[:0], k[:0], v[:0])",
+    "F.scaled_dot_product_attention(q, k[:, :, :0], v[:, :, :0])",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True, scale=0.5)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=torch.randn(2, 4, 5, 7))",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.bfloat16(), k.bfloat16(), v.bfloat16())",
+], setup=ATT, tol="float", strides=True)
+
+cases("sdpa_errors", [
+    "F.scaled_dot_product_attention(q.long(), k.long(), v.long())",
+    "F.scaled_dot_product_attention(q, k.double(), v)",
+    "F.scaled_dot_product_attention(q, k[:, :3], v[:, :3], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :2], v[:, :2])",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.zeros(5, 7, dtype=torch.bfloat16))",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v[..., :3])",
+], setup=ATT)
+
+EMB = """
+torch.manual_seed(0)
+w = torch.randn(10, 4)
+F = torch.nn.functional
+"""
+
+cases("embedding", [
+    "F.embedding(torch.tensor([1, 2, 9]), w)", "F.embedding(torch.tensor([[0, 3], [3, 0]]), w)",
+    "F.embedding(torch.tensor(5), w)", "F.embedding(torch.tensor([], dtype=torch.int64), w)",
+    "F.embedding(torch.tensor([1, 2], dtype=torch.int32), w)", "F.embedding(torch.tensor([1, 2]), w.t().contiguous().t())",
+    "F.embedding(torch.tensor([1, 2]), w[:, ::2])", "F.embedding(torch.tensor([1, 2]), w.bfloat16())",
+    "F.embedding(torch.tensor([1, 2]), w.half())", "F.embedding(torch.tensor([4, 0]), torch.arange(20).reshape(10, 2))",
+    "torch.embedding(w, torch.tensor([3, 3]))", "torch.nn.Embedding(5, 3)(torch.tensor([1, 4]))" if False else
+    "F.embedding(torch.tensor([7, 1]), w, padding_idx=1)", "torch.ops.aten.embedding.default(w.double(), torch.tensor([0]))",
+    "F.embedding(torch.tensor([1.]), w)", "F.embedding(torch.tensor([10]), w)", "F.embedding(torch.tensor([-1]), w)",
+    "F.embedding(torch.tensor([1], dtype=torch.int16), w)", "torch.embedding(torch.randn(3), torch.tensor([1]))",
+], setup=EMB)
+
+cases("isin", [
+    "torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2, 3]))", "torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2., 3.5]))",
+    "torch.isin(torch.tensor([1, 2, 3]), 2)", "torch.isin(2, torch.tensor([1, 2, 3]))",
+    "torch.isin(torch.tensor([1., float('nan')]), torch.tensor([float('nan'), 1.]))",
+    "torch.isin(torch.tensor([1, 2, 3], dtype=torch.uint8), torch.tensor([-254]))",
+    "torch.isin(torch.tensor([[1, 5], [7, 2]]), torch.tensor([[2, 7]]), invert=True)",
+    "torch.isin(torch.tensor([1, 2, 3]), torch.tensor([], dtype=torch.int64))",
+    "torch.isin(torch.arange(10)[::3], torch.arange(4, 20))", "torch.isin(torch.tensor([True, False]), torch.tensor([True]))",
+    "torch.isin(torch.tensor([1, 2]), torch.tensor([1 + 0j]))",
+    "torch.isin(torch.tensor([1, 2]), torch.tensor([2]), out=torch.empty(0, dtype=torch.bool))",
+    "torch.isin(torch.tensor(3), torch.tensor([3, 4]))",
+])
+
+SRT = """
+torch.manual_seed(0)
+x = torch.randn(3, 6)
+"""
+
+cases("sort", [
+    "torch.sort(x)", "torch.sort(x, 0)", "torch.sort(x, descending=True)", "x.sort(dim=0, descending=True)",
+    "torch.sort(x.double())", "torch.sort(x.bfloat16(), 1)", "torch.sort(x.half(), descending=True)",
+    "torch.sort(torch.randperm(20).reshape(4, 5), 1)", "torch.sort(torch.randperm(20).to(torch.int32), descending=True)",
+    "torch.sort(torch.randperm(20).to(torch.uint8))", "torch.sort(torch.randperm(20).to(torch.int8), descending=True)",
+    "torch.sort(x.t(), 1)", "torch.sort(x[:, ::2])", "torch.sort(torch.tensor(3.))", "torch.sort(torch.randn(0, 3))",
+    "torch.sort(torch.tensor([1., float('nan'), -1., float('inf')]))",
+    "torch.sort(torch.tensor([1., float('nan'), -1., float('-inf')]), descending=True)",
+    "torch.sort(torch.tensor([1, 0, 1, 0, 1, 2]), stable=True)",
+    "torch.sort(torch.tensor([1, 0, 1, 0, 1, 2]), stable=True, descending=True)",
+    "torch.sort(torch.tensor([True, False, True]), stable=True)",
+    "torch.sort(x, out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))", "torch.sort(x, 2)",
+    "torch.argsort(x)", "torch.argsort(x, 0, descending=True)", "x.argsort(stable=True)",
+    "torch.argsort(torch.tensor([3, 1, 3, 1, 2]), stable=True, descending=True)", "torch.msort(x)",
+    "torch.sort(torch.randn(2, 100), -1)",
+], setup=SRT)
+
+cases("topk", [
+    "torch.topk(x, 2)", "torch.topk(x, 3, 0)", "torch.topk(x, 2, largest=False)", "x.topk(6)", "x.topk(0)",
+    "torch.topk(x.bfloat16(), 2)", "torch.topk(x.double(), 1, dim=0)", "torch.topk(torch.randperm(30), 5)",
+    "torch.topk(torch.tensor([3, float('nan'), 2]), 2)", "torch.topk(torch.tensor(3.), 1)", "torch.topk(x.t(), 2)",
+    "torch.topk(x, 7)", "torch.topk(x, 2, 2)",
+    "torch.topk(x, 2, out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))",
+    "torch.topk(torch.randn(2, 200), 10)",
+], setup=SRT)
+
+# float64: upstream's own float64 result is its reference (err = 0), but its loop order and
+# formula differ from ours by an ulp or two; a small absolute/relative tolerance instead.
+cases("nn_f64", {
+    "layer_norm": LN + "torch.layer_norm(x.double(), [8], w.double(), b.double())",
+    "native_layer_norm": LN + "torch.native_layer_norm(x.double(), [8], None, None, 1e-5)",
+    "rms_norm": LN + "torch.rms_norm(x.double(), [8], w.double())",
+    "softmax": SETUP + "torch.softmax(x.double(), 0)",
+    "log_softmax": SETUP + "torch.log_softmax(x.double(), -1)",
+    "sdpa": ATT + "F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)",
+    "sdpa_mask": ATT + "F.scaled_dot_product_attention(q.double(), k.double(), v.double(), attn_mask=torch.randn(5, 7).double())",
+}, tol=(1e-14, 1e-13))
+
+cases("dropout", {
+    "eval": "x = torch.randn(3)\ny = torch.dropout(x, 0.1, False)\n(y is x, y)",
+    "p0": "x = torch.randn(3)\ny = torch.nn.functional.dropout(x, 0.0, training=True)\n(y is x, y)",
+    "F_eval": "x = torch.randn(2, 3)\ny = torch.nn.functional.dropout(x, 0.5, training=False)\n(y is x, y)",
+    "inplace": "x = torch.randn(3)\ny = torch.dropout_(x, 0.3, False)\n(y is x, y)",
+    "bad_p": "torch.dropout(torch.randn(3), 1.5, False)",
+})
