@@ -263,6 +263,12 @@ static bool parse_type(tn_p *p, tn_arg *arg)
         }
         if (!expect_char(p, ']'))
             return false;
+        if (arg->list_size < 0 && peek(p, "[]")) { /* T[][] (e.g. torch.onnx's custom ops) */
+            accept(p, "[");
+            if (!expect_char(p, ']'))
+                return false;
+            arg->nested_list = true;
+        }
         if (accept(p, "(")) {
             if (had_alias)
                 return p_fail(p, p->pos - 1, "two alias annotations on one type");
@@ -704,7 +710,7 @@ static void fmt_arg(tn_sb *b, const tn_arg *a)
         if (a->list_size >= 0)
             sb_put(b, "[%d]", a->list_size);
         else
-            sb_put(b, "[]");
+            sb_put(b, a->nested_list ? "[][]" : "[]");
         if (a->alias_before && !a->alias_on_elem)
             fmt_alias(b, a);
     }

@@ -42,6 +42,7 @@ typedef struct {
     const char *alias_before;/* full alias set before "->": "a", "a|b", "*"; NULL if none */
     const char *alias_after; /* set after "->" (same text as alias_before when no arrow) */
     bool alias_on_elem;      /* annotation written on a list's element: Tensor(a!)[] */
+    bool nested_list;        /* T[][]: a list of lists (no native operator takes one) */
 } tn_arg;
 
 typedef struct {

@@ -716,9 +716,15 @@ PyObject *tn_op_flatten_using_ints(tn_value *a) {
     return tn_reshape(self, k, shape);
 }
 
+/* upstream: self.contiguous().view(-1) — always a view, of a contiguous copy when needed */
 PyObject *tn_op_ravel(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    PyObject *c = tn_is_contiguous(tn_tensor_of(self)) ? Py_NewRef(self) : tn_clone_contiguous(self);
+    if (!c) return NULL;
     int64_t m1 = -1;
-    return tn_reshape(a[0].u.obj, 1, &m1);
+    PyObject *r = view_sizes(c, 1, &m1, false);
+    Py_DECREF(c);
+    return r;
 }
 
 PyObject *tn_op_unflatten_int(tn_value *a) {

@@ -424,7 +424,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             }
             for (int i = 0; i < np; i++) {
                 const char *pn = s->args[i].name;
-                if (is_out_param(&s->args[i])) continue;
+                if (is_out_param(&s->args[i]) && !(flags & TN_PARSE_ATEN)) continue;
                 if (!strcmp(pn, name) || (!self && i == 0 && !strcmp(pn, "self") && !strcmp(name, "input"))) {
                     j = i;
                     break;
@@ -449,6 +449,24 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             if (!p->default_text) return TN_PARSE_NOMATCH;
             if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
             continue;
+        }
+        if (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional && !(flags & TN_PARSE_ATEN) &&
+            (PyTuple_Check(given[i]) || PyList_Check(given[i]))) {
+            /* upstream's bindings take only tensors here (torch.index_put(x, (None, i), v) raises) */
+            Py_ssize_t n = PySequence_Size(given[i]);
+            for (Py_ssize_t e = 0; e < n; e++) {
+                PyObject *el = PySequence_GetItem(given[i], e);
+                if (!el) return TN_PARSE_ERROR;
+                bool ok = tn_py_is_tensor(el);
+                PyObject *tname = ok ? NULL : PyObject_GetAttrString((PyObject *)Py_TYPE(el), "__name__");
+                Py_DECREF(el);
+                if (ok) continue;
+                if (tname)
+                    PyErr_Format(PyExc_TypeError, "expected Tensor as element %zd in argument %d, but got %U", e,
+                                 self_at >= 0 && i > self_at ? i - 1 : i, tname);
+                Py_XDECREF(tname);
+                return TN_PARSE_ERROR;
+            }
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);

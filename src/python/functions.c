@@ -82,9 +82,10 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
                            PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
     for (int pass = 0; pass < 2; pass++) {
-        int flags = pass == 0 ? 0
-                  : TN_PARSE_TENSORS_AS_SCALARS |
-                        (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0);
+        int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) |
+                    (pass == 0 ? 0
+                               : TN_PARSE_TENSORS_AS_SCALARS |
+                                     (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0));
         for (int row = first; row < last; row++) {
             const tn_op_def *d = tn_op_at(row);
             if (mode == CALL_METHOD && !(d->variants & TN_VARIANT_METHOD)) continue;

@@ -469,7 +469,10 @@ static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
     return 0;
 }
 
+int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
+
 int tn_runtime_init(PyObject *m) {
+    if (tn_runtime_flags_init(m) < 0) return -1;
     flags = PyDict_New();
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);

@@ -369,6 +369,8 @@ static PyObject *arg_type_obj(const tn_arg *a, bool real)
         t = type_new(K_OPTIONAL, t);
     if (t && a->is_list)
         t = type_new(K_LIST, t);
+    if (t && a->nested_list)
+        t = type_new(K_LIST, t);
     if (t && a->optional)
         t = type_new(K_OPTIONAL, t);
     return t;
@@ -647,7 +649,7 @@ static int put_arg(tn_buf *b, const tn_arg *a, PyObject *dflt)
         if (a->list_size >= 0)
             bput(b, "[%d]", a->list_size);
         else
-            bput(b, "[]");
+            bput(b, a->nested_list ? "[][]" : "[]");
         if (a->alias_before && !a->alias_on_elem)
             put_alias(b, a);
     } else if (a->alias_before) {

@@ -5,7 +5,12 @@
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---------- allocation ---------- */
 
@@ -318,6 +323,51 @@ TO_DTYPE(bool, TN_DTYPE_BOOL) TO_DTYPE(cfloat, TN_DTYPE_C64) TO_DTYPE(cdouble, T
 TO_DTYPE(chalf, TN_DTYPE_C32)
 #define TO_DTYPE_DEF(NAME) {#NAME, (PyCFunction)(void (*)(void))m_##NAME, METH_VARARGS | METH_KEYWORDS, NULL}
 
+/* x.type(): the legacy type name ("torch.FloatTensor"); x.type(T) converts to dtype T given as a
+ * dtype, a legacy class (torch.DoubleTensor) or its name. */
+static const char *legacy_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_F32: return "Float"; case TN_DTYPE_F64: return "Double"; case TN_DTYPE_F16: return "Half";
+    case TN_DTYPE_BF16: return "BFloat16"; case TN_DTYPE_U8: return "Byte"; case TN_DTYPE_I8: return "Char";
+    case TN_DTYPE_I16: return "Short"; case TN_DTYPE_I32: return "Int"; case TN_DTYPE_I64: return "Long";
+    case TN_DTYPE_BOOL: return "Bool"; case TN_DTYPE_C64: return "ComplexFloat"; case TN_DTYPE_C128: return "ComplexDouble";
+    case TN_DTYPE_C32: return "ComplexHalf";
+    default: return NULL;
+    }
+}
+
+static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"dtype", "non_blocking", NULL};
+    PyObject *t = NULL;
+    int nb = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:type", kws, &t, &nb)) return NULL;
+    tn_dtype d = tn_tensor_of(self)->dtype;
+    if (!t || t == Py_None) {
+        const char *n = legacy_name(d);
+        if (!n) return tn_not_implemented("Tensor.type() for this dtype");
+        return PyUnicode_FromFormat("torch.%sTensor", n);
+    }
+    PyObject *dt = NULL;
+    if (tn_py_is_dtype(t)) dt = Py_NewRef(t);
+    else if (PyType_Check(t)) dt = PyObject_GetAttrString(t, "dtype");
+    else if (PyUnicode_Check(t)) {
+        for (int k = 0; k < TN_DTYPE_COUNT && !dt; k++) {
+            const char *n = legacy_name((tn_dtype)k);
+            PyObject *full = n ? PyUnicode_FromFormat("torch.%sTensor", n) : NULL;
+            if (full && PyUnicode_Compare(full, t) == 0) dt = Py_NewRef(tn_py.dtypes[k]);
+            Py_XDECREF(full);
+        }
+        if (!dt) return PyErr_Format(PyExc_ValueError, "invalid type: '%U'", t);
+    }
+    if (!dt) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "type(): expected a dtype, a tensor type or its name");
+        return NULL;
+    }
+    PyObject *r = PyObject_CallMethod(self, "to", "O", dt);
+    Py_DECREF(dt);
+    return r;
+}
+
 /* indexing (python/indexing.c) */
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
 PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
@@ -345,6 +395,7 @@ static PyMethodDef tensor_methods[] = {
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
     {"__setitem__", tn_tensor_setitem, METH_VARARGS, NULL},
     {"__delitem__", tn_tensor_delitem, METH_O, NULL},
+    {"type", (PyCFunction)(void (*)(void))m_type, METH_VARARGS | METH_KEYWORDS, NULL},
     TO_DTYPE_DEF(half), TO_DTYPE_DEF(float), TO_DTYPE_DEF(double), TO_DTYPE_DEF(bfloat16),
     TO_DTYPE_DEF(int), TO_DTYPE_DEF(long), TO_DTYPE_DEF(short), TO_DTYPE_DEF(char), TO_DTYPE_DEF(byte),
     TO_DTYPE_DEF(bool), TO_DTYPE_DEF(cfloat), TO_DTYPE_DEF(cdouble), TO_DTYPE_DEF(chalf),
@@ -621,7 +672,67 @@ static PyObject *sm_getitem(PyObject *self, PyObject *key) {
 }
 static Py_ssize_t sm_len(PyObject *self) { return (Py_ssize_t)S(self)->nbytes; }
 
+/* UntypedStorage.from_file(filename, shared=False, nbytes=0): a storage memory-mapped from a
+ * file (MAP_SHARED when shared: writes reach the file, which is created or grown as needed;
+ * MAP_PRIVATE otherwise: the file must hold nbytes). Errors word upstream's. */
+static void unmap(void *ctx, char *data, size_t nbytes) {
+    if (data) munmap(data, nbytes);
+}
+
+static PyObject *sm_from_file(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"filename", "shared", "nbytes", "size", NULL};
+    PyObject *fname;
+    int shared = 0;
+    Py_ssize_t nbytes = 0, size = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|pnn:from_file", kws, PyUnicode_FSConverter, &fname, &shared, &nbytes, &size))
+        return NULL;
+    if (size >= 0) nbytes = size;
+    const char *path = PyBytes_AsString(fname);
+    if (nbytes < 0) { Py_DECREF(fname); PyErr_SetString(PyExc_RuntimeError, "nbytes must be non-negative"); return NULL; }
+    int fd = open(path, shared ? O_RDWR | O_CREAT : O_RDONLY, 0644);
+    if (fd < 0) {
+        int e = errno;
+        PyErr_Format(PyExc_RuntimeError, "unable to open file <%s> in %s mode: %s (%d)", path,
+                     shared ? "read-write" : "read-only", strerror(e), e);
+        Py_DECREF(fname);
+        return NULL;
+    }
+    struct stat st;
+    char *data = NULL;
+    if (fstat(fd, &st) < 0) goto io_fail;
+    if ((Py_ssize_t)st.st_size < nbytes) {
+        if (!shared) {
+            PyErr_Format(PyExc_RuntimeError, "file <%s> size <%lld> is smaller than the required mapping size <%zd>",
+                         path, (long long)st.st_size, nbytes);
+            goto fail;
+        }
+        if (ftruncate(fd, nbytes) < 0) goto io_fail;
+    }
+    if (nbytes > 0) {
+        data = mmap(NULL, (size_t)nbytes, PROT_READ | PROT_WRITE, shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+        if (data == MAP_FAILED) { data = NULL; goto io_fail; }
+    }
+    close(fd);
+    tn_storage *s = tn_storage_wrap(data, (size_t)nbytes, unmap, NULL);
+    if (!s) { if (data) munmap(data, (size_t)nbytes); Py_DECREF(fname); return PyErr_NoMemory(); }
+    tn_storage_obj *o = (tn_storage_obj *)alloc_of((PyTypeObject *)cls);
+    if (!o) { tn_storage_decref(s); Py_DECREF(fname); return NULL; }
+    o->s = s;
+    s->pyobj = o;
+    Py_DECREF(fname);
+    return (PyObject *)o;
+io_fail: {
+        int e = errno;
+        PyErr_Format(PyExc_RuntimeError, "unable to mmap %zd bytes from file <%s>: %s (%d)", nbytes, path, strerror(e), e);
+    }
+fail:
+    close(fd);
+    Py_DECREF(fname);
+    return NULL;
+}
+
 static PyMethodDef storage_methods[] = {
+    {"from_file", (PyCFunction)(void (*)(void))sm_from_file, METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {"nbytes", sm_nbytes, METH_NOARGS, NULL},
     {"size", sm_nbytes, METH_NOARGS, NULL},
     {"data_ptr", sm_data_ptr, METH_NOARGS, NULL},

@@ -110,7 +110,7 @@ static inline uint16_t tn__f2b_nan(float f, bool vec) {
 }
 static void cast_bf16_f32_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
     (void)ctx;
-    const bool vec = s[0] == 2 && s[1] == 4;
+    const bool vec = (s[0] == 2 && s[1] == 4) || n == 1; /* one element: any strides */
     char *o = d[0];
     const char *a = d[1];
     for (int64_t k = 0; k < n; k++, o += s[0], a += s[1])

@@ -1,0 +1,163 @@
+/* runtime_flags.c — torch._C's global settings: the _set_X / _get_X pairs that store a value.
+ *
+ * torch.backends.* (cudnn, mkldnn, nnpack, cuda.matmul, ...), torch.use_deterministic_algorithms
+ * and friends read and write these; upstream keeps them in at::globalContext(). Most only select
+ * among backends we do not have, so here each is a stored value with upstream's default, checked
+ * as upstream checks it (bools must be bool), returned unchanged. Nothing in our kernels reads
+ * them yet. Registered only where no real implementation exists. */
+#include "python/common.h"
+
+#include <string.h>
+
+enum { F_BOOL, F_ANY, F_PRECISION, F_PAIR };
+static const struct {
+    const char *name;   /* X of _get_X / _set_X */
+    int kind;
+    int dflt;           /* F_BOOL: 0/1; F_ANY: 0 None; F_PAIR: (True, True) */
+} flag_table[] = {
+    {"backcompat_broadcast_warn", F_BOOL, 0}, {"backcompat_keepdim_warn", F_BOOL, 0},
+    {"cpu_allow_fp16_reduced_precision_reduction", F_BOOL, 0}, {"cublas_allow_fp16_accumulation", F_BOOL, 0},
+    {"cublas_allow_tf32", F_BOOL, 0}, {"cudnn_allow_tf32", F_BOOL, 1}, {"cudnn_benchmark", F_BOOL, 0},
+    {"cudnn_deterministic", F_BOOL, 0}, {"cudnn_enabled", F_BOOL, 1},
+    {"deterministic_fill_uninitialized_memory", F_BOOL, 1}, {"dtensor_allow_implicit_replication", F_BOOL, 0},
+    {"graph_executor_optimize", F_BOOL, 1}, {"math_sdp_allow_fp16_bf16_reduction", F_BOOL, 0},
+    {"miopen_immediate", F_BOOL, 0}, {"mkldnn_deterministic", F_BOOL, 0}, {"mkldnn_enabled", F_BOOL, 1},
+    {"nnpack_enabled", F_BOOL, 1}, {"warnAlways", F_BOOL, 0},
+    {"onednn_allow_tf32", F_ANY, 0}, {"sm_carveout_experimental", F_ANY, 0}, {"graph_exec_group", F_ANY, 0},
+    {"cudnn_depthwise_kernel", F_ANY, 0}, {"sdp_priority_order", F_ANY, 0},
+    {"float32_matmul_precision", F_PRECISION, 0},
+    {"cublas_allow_fp16_reduced_precision_reduction", F_PAIR, 1},
+    {"cublas_allow_bf16_reduced_precision_reduction", F_PAIR, 1},
+};
+#define N_FLAGS ((int)(sizeof flag_table / sizeof flag_table[0]))
+
+static PyObject *values[N_FLAGS];
+static PyObject *det_algorithms, *det_warn_only;
+
+static long flag_index(PyObject *self) { return PyLong_AsLong(self); }
+
+static PyObject *flag_get(PyObject *self, PyObject *unused) {
+    long i = flag_index(self);
+    if (i < 0 || i >= N_FLAGS) return NULL;
+    return Py_NewRef(values[i]);
+}
+
+static PyObject *flag_set(PyObject *self, PyObject *args) {
+    long i = flag_index(self);
+    if (i < 0 || i >= N_FLAGS) return NULL;
+    const char *name = flag_table[i].name;
+    PyObject *v, *v2 = Py_True;
+    if (flag_table[i].kind == F_PAIR) {
+        if (!PyArg_ParseTuple(args, "O|O", &v, &v2)) return NULL;
+    } else if (!PyArg_ParseTuple(args, "O", &v)) {
+        return NULL;
+    }
+    switch (flag_table[i].kind) {
+    case F_BOOL:
+    case F_PAIR:
+        if (!PyBool_Check(v) || !PyBool_Check(v2)) {
+            PyErr_Format(PyExc_RuntimeError, "_set_%s expects a bool, but got %s", name,
+                         tn_py_type_name(PyBool_Check(v) ? v2 : v));
+            return NULL;
+        }
+        if (flag_table[i].kind == F_PAIR) {
+            PyObject *t = PyTuple_Pack(2, v, v2);
+            if (!t) return NULL;
+            Py_XSETREF(values[i], t);
+            Py_RETURN_NONE;
+        }
+        break;
+    case F_PRECISION: {
+        const char *s = PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, NULL) : NULL;
+        if (!s) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "_set_float32_matmul_precision(): expected str");
+            return NULL;
+        }
+        if (strcmp(s, "highest") != 0 && strcmp(s, "high") != 0 && strcmp(s, "medium") != 0) {
+            if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                                 "%s is not one of 'highest', 'high', or 'medium'; the current"
+                                 "setFloat32MatmulPrecision call has no effect.", s) < 0)
+                return NULL;
+            Py_RETURN_NONE;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    Py_XSETREF(values[i], Py_NewRef(v));
+    Py_RETURN_NONE;
+}
+
+/* _set_deterministic_algorithms(mode, *, warn_only=False) and its two getters */
+static PyObject *det_set(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kwlist[] = {"mode", "warn_only", NULL};
+    PyObject *mode, *warn = Py_False;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!|$O!:_set_deterministic_algorithms", kwlist, &PyBool_Type, &mode,
+                                     &PyBool_Type, &warn))
+        return NULL;
+    Py_XSETREF(det_algorithms, Py_NewRef(mode));
+    Py_XSETREF(det_warn_only, Py_NewRef(warn));
+    Py_RETURN_NONE;
+}
+static PyObject *det_get(PyObject *self, PyObject *u) { return Py_NewRef(det_algorithms); }
+static PyObject *det_get_warn(PyObject *self, PyObject *u) { return Py_NewRef(det_warn_only); }
+
+static PyMethodDef get_def = {"get", flag_get, METH_NOARGS, NULL};
+static PyMethodDef set_def = {"set", flag_set, METH_VARARGS, NULL};
+static PyMethodDef det_defs[] = {
+    {"_set_deterministic_algorithms", (PyCFunction)(void (*)(void))det_set, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_get_deterministic_algorithms", det_get, METH_NOARGS, NULL},
+    {"_get_deterministic_algorithms_warn_only", det_get_warn, METH_NOARGS, NULL},
+    {NULL},
+};
+
+/* a builtin named `name` in module m calling `def` with `self` (functions carry their own name
+ * only through ml_name, so each flag function gets its own PyMethodDef) */
+static PyMethodDef fn_defs[2 * N_FLAGS];
+static char fn_names[2 * N_FLAGS][64];
+
+static int add(PyObject *m, PyObject *modname, int slot, const char *prefix, int i) {
+    snprintf(fn_names[slot], sizeof fn_names[slot], "%s%s", prefix, flag_table[i].name);
+    PyObject *d = PyModule_GetDict(m);
+    if (PyDict_GetItemString(d, fn_names[slot])) return 0;
+    fn_defs[slot] = prefix[1] == 'g' ? get_def : set_def;
+    fn_defs[slot].ml_name = fn_names[slot];
+    PyObject *self = PyLong_FromLong(i);
+    PyObject *f = self ? PyCFunction_NewEx(&fn_defs[slot], self, modname) : NULL;
+    Py_XDECREF(self);
+    int rc = f ? PyDict_SetItemString(d, fn_names[slot], f) : -1;
+    Py_XDECREF(f);
+    return rc;
+}
+
+int tn_runtime_flags_init(PyObject *m) {
+    for (int i = 0; i < N_FLAGS; i++) {
+        switch (flag_table[i].kind) {
+        case F_BOOL: values[i] = Py_NewRef(flag_table[i].dflt ? Py_True : Py_False); break;
+        case F_PAIR: values[i] = PyTuple_Pack(2, Py_True, Py_True); break;
+        case F_PRECISION: values[i] = PyUnicode_FromString("highest"); break;
+        default:
+            if (strcmp(flag_table[i].name, "cudnn_depthwise_kernel") == 0) values[i] = PyUnicode_FromString("auto");
+            else if (strcmp(flag_table[i].name, "sdp_priority_order") == 0) values[i] = Py_BuildValue("[iiiii]", 1, 2, 0, 3, 4);
+            else values[i] = Py_NewRef(Py_None);
+        }
+        if (!values[i]) return -1;
+    }
+    det_algorithms = Py_NewRef(Py_False);
+    det_warn_only = Py_NewRef(Py_False);
+    PyObject *modname = PyModule_GetNameObject(m);
+    if (!modname) return -1;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < N_FLAGS; i++)
+        if (add(m, modname, 2 * i, "_get_", i) < 0 || add(m, modname, 2 * i + 1, "_set_", i) < 0) rc = -1;
+    PyObject *d = PyModule_GetDict(m);
+    for (PyMethodDef *f = det_defs; rc == 0 && f->ml_name; f++) {
+        if (PyDict_GetItemString(d, f->ml_name)) continue;
+        PyObject *fn = PyCFunction_NewEx(f, NULL, modname);
+        rc = fn ? PyDict_SetItemString(d, f->ml_name, fn) : -1;
+        Py_XDECREF(fn);
+    }
+    Py_DECREF(modname);
+    return rc;
+}

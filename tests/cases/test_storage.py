@@ -1,0 +1,33 @@
+"""Storage: owned, borrowed from a Python buffer, memory-mapped from a file (compared with upstream)."""
+from harness import cases
+
+MK = "import os, tempfile\np = os.path.join(tempfile.mkdtemp(), 'f.bin')\nopen(p, 'wb').write(bytes(range(16)))\n"
+
+cases("from_file", {
+    "private": MK + "s = torch.UntypedStorage.from_file(p, False, 16)\n(s.nbytes(), [s[i] for i in range(16)])",
+    "private_view": MK + "s = torch.UntypedStorage.from_file(p, False, 16)\nt = torch.empty(0, dtype=torch.uint8)\nt.set_(s, 0, (16,), (1,)) if hasattr(t, 'set_') else None\nlist(torch.frombuffer(bytearray(open(p, 'rb').read()), dtype=torch.int32))",
+    "private_no_write_back": MK + "s = torch.UntypedStorage.from_file(p, False, 16)\ns.fill_(7)\n(s[0], open(p, 'rb').read()[0])",
+    "shared_grows": MK + "s = torch.UntypedStorage.from_file(p, True, 32)\n(s.nbytes(), os.path.getsize(p))",
+    "shared_writes_back": MK + "s = torch.UntypedStorage.from_file(p, True, 16)\ns.fill_(9)\ndel s\nopen(p, 'rb').read()[:4]",
+    "too_small": MK + "torch.UntypedStorage.from_file(p, False, 100)",
+    "missing": "torch.UntypedStorage.from_file('/nonexistent/file.bin', False, 8)",
+    "bad_type": "torch.UntypedStorage.from_file(3.5, False, 8)",
+})
+
+cases("storage", [
+    "s = torch.UntypedStorage(8)\ns.fill_(3)\n[s[i] for i in range(8)]",
+    "torch.UntypedStorage(4).nbytes()",
+    "torch.UntypedStorage(-1)",
+    "torch.ones(3).untyped_storage().nbytes()",
+    "s = torch.ones(2).untyped_storage()\ns[8]",
+    "x = torch.arange(6.)\ny = x[2:]\ny.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()",
+])
+
+cases("frombuffer", [
+    "torch.frombuffer(bytearray(b'abcd'), dtype=torch.uint8)",
+    "torch.frombuffer(bytearray(range(16)), dtype=torch.int32)",
+    "torch.frombuffer(bytearray(range(16)), dtype=torch.float32, count=2, offset=4)",
+    "b = bytearray(8)\nt = torch.frombuffer(b, dtype=torch.uint8)\nt[1] = 5\nb[1]",
+    "torch.frombuffer(bytearray(3), dtype=torch.int32)",
+    "torch.frombuffer(b'', dtype=torch.uint8)",
+])
