@@ -82,6 +82,11 @@ def main():
     marker = os.path.join(dest, "torch/bin/torch_shm_manager")
     open(marker, "w").write("#!/bin/sh\necho 'torchnative: torch_shm_manager is not implemented' >&2\nexit 1\n")
     os.chmod(marker, 0o755)
+    # Byte-compile, as pip does when it installs a wheel: without cached bytecode every
+    # `import torch` recompiles ~940 modules (measured: 4.0 s instead of 1.6 s).
+    import compileall
+    for top in TOP:
+        compileall.compile_dir(os.path.join(dest, top), quiet=1, workers=0)
     print(f"assemble: {n} upstream files into {dest}")
 
 

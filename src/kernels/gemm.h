@@ -1,6 +1,7 @@
 /* gemm.h — matrix multiply kernels: C[M,N] = beta*C + alpha * A[M,K] @ B[K,N], all contiguous
- * row-major. Plain C, no allocation, no Python. f32 accumulates in f32 in k order per output
- * (i-k-j order, auto-vectorised over j); f64 in f64; i64 in i64. */
+ * row-major. Plain C, no allocation, no Python. f32 accumulates in f32 with a fused
+ * multiply-add chain in k order per output (as upstream's BLAS), then alpha*acc + beta*C; f64
+ * likewise in f64; i64 exactly in i64 (wrapping). */
 #ifndef TN_KERNELS_GEMM_H
 #define TN_KERNELS_GEMM_H
 

@@ -256,7 +256,23 @@ PyObject *tn_op_linear(tn_value *a) {
     l.u.obj = r;
     PyObject *s = tn_binary(TN_BINARY_ADD, "add", &l, &bv, NULL, false, NULL);
     Py_DECREF(r);
-    return s;
+    /* upstream computes a 1-D or contiguous >= 3-D input with bias as addmm on the input folded to
+     * 2-D and returns a view of that 2-D result (so ._base is set) */
+    if (!s || w->ndim != 2 || !(x->ndim == 1 || (x->ndim >= 3 && tn_is_contiguous(x)))) return s;
+    tn_tensor *st = tn_tensor_of(s);
+    if (!tn_is_contiguous(st) || st->ndim < 1) return s;
+    int nd = st->ndim;
+    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS], n = st->sizes[nd - 1], rows = 1;
+    memcpy(sizes, st->sizes, (size_t)nd * sizeof *sizes);
+    memcpy(strides, st->strides, (size_t)nd * sizeof *strides);
+    for (int i = 0; i < nd - 1; i++) rows *= sizes[i];
+    st->ndim = 2;
+    st->sizes[0] = rows;
+    st->sizes[1] = n;
+    tn_contiguous_strides(2, st->sizes, st->strides);
+    PyObject *v = tn_tensor_new_view(s, nd, sizes, strides, st->offset);
+    Py_DECREF(s);
+    return v;
 }
 PyObject *tn_op_linear_out(tn_value *a) {
     PyObject *r = tn_op_linear(a);

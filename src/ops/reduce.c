@@ -181,6 +181,13 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
     }
     uint64_t mask;
     if (dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
+        /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
+        PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
+        PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
+        Py_XDECREF(r32);
+        return finish(r, out, "mean");
+    }
     return finish(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
 }
 

@@ -368,6 +368,12 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
     return r;
 }
 
+/* x.cpu(): x itself for CPU tensors, else x.to("cpu") through the door. */
+static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) {
+    if (tn_tensor_of(self)->storage->device == TN_DEVICE_CPU) return Py_NewRef(self);
+    return PyObject_CallMethod(self, "to", "s", "cpu");
+}
+
 /* indexing (python/indexing.c) */
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
 PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
@@ -396,6 +402,7 @@ static PyMethodDef tensor_methods[] = {
     {"__setitem__", tn_tensor_setitem, METH_VARARGS, NULL},
     {"__delitem__", tn_tensor_delitem, METH_O, NULL},
     {"type", (PyCFunction)(void (*)(void))m_type, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"cpu", (PyCFunction)(void (*)(void))m_cpu, METH_VARARGS | METH_KEYWORDS, NULL},
     TO_DTYPE_DEF(half), TO_DTYPE_DEF(float), TO_DTYPE_DEF(double), TO_DTYPE_DEF(bfloat16),
     TO_DTYPE_DEF(int), TO_DTYPE_DEF(long), TO_DTYPE_DEF(short), TO_DTYPE_DEF(char), TO_DTYPE_DEF(byte),
     TO_DTYPE_DEF(bool), TO_DTYPE_DEF(cfloat), TO_DTYPE_DEF(cdouble), TO_DTYPE_DEF(chalf),
@@ -659,8 +666,33 @@ static PyObject *sm_copy_(PyObject *self, PyObject *args) {
     if (S(self)->data && S(src)->data) memmove(S(self)->data, S(src)->data, S(self)->nbytes);
     return Py_NewRef(self);
 }
+/* A slice of a storage is a storage over the same bytes that keeps its parent alive. */
+static void release_parent(void *ctx, char *data, size_t nbytes) { tn_storage_decref((tn_storage *)ctx); }
+
 static PyObject *sm_getitem(PyObject *self, PyObject *key) {
-    if (!PyLong_Check(key)) return tn_not_implemented("UntypedStorage slicing");
+    if (PySlice_Check(key)) {
+        Py_ssize_t start, stop, step, len = (Py_ssize_t)S(self)->nbytes;
+        if (PySlice_Unpack(key, &start, &stop, &step) < 0) return NULL;
+        if (step != 1) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to slice with a step of %zd, but only a step of 1 is supported", step);
+            return NULL;
+        }
+        Py_ssize_t n = PySlice_AdjustIndices(len, &start, &stop, step);
+        tn_storage *parent = S(self);
+        tn_storage *sub = tn_storage_wrap(parent->data ? parent->data + start : NULL, (size_t)n, release_parent, parent);
+        if (!sub) return PyErr_NoMemory();
+        tn_storage_incref(parent);
+        sub->device = parent->device;
+        tn_storage_obj *o = (tn_storage_obj *)alloc_of(Py_TYPE(self));
+        if (!o) { tn_storage_decref(sub); return NULL; }
+        o->s = sub;
+        sub->pyobj = o;
+        return (PyObject *)o;
+    }
+    if (!PyLong_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "can't index a torch.UntypedStorage with %s", Py_TYPE(key) == NULL ? "?" : "this type");
+        return NULL;
+    }
     Py_ssize_t i = PyLong_AsSsize_t(key), n = (Py_ssize_t)S(self)->nbytes;
     if (i == -1 && PyErr_Occurred()) return NULL;
     if (i < 0) i += n;

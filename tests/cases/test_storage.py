@@ -31,3 +31,11 @@ cases("frombuffer", [
     "torch.frombuffer(bytearray(3), dtype=torch.int32)",
     "torch.frombuffer(b'', dtype=torch.uint8)",
 ])
+
+cases("storage_slice", [
+    "s = torch.UntypedStorage(8)\ns.fill_(1)\nv = s[2:6]\nv.fill_(5)\n(v.nbytes(), [s[i] for i in range(8)])",
+    "s = torch.UntypedStorage(8)\ns[-3:].nbytes()",
+    "s = torch.UntypedStorage(8)\ns[1:5:2]",
+    "s = torch.UntypedStorage(8)\ns[6:2].nbytes()",
+    "s = torch.UntypedStorage(4)\ns['a']",
+])
