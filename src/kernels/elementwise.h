@@ -129,8 +129,8 @@ tn_loop tn_clamp_loop(tn_dtype dt);
 tn_loop tn_clamp_tensor_loop(tn_dtype dt);
 
 /* ---- cast / copy / fill ------------------------------------------------------------------- */
-/* data = {out (dst dtype), in (src dtype)}; every pair of computable dtypes; dst == src is a
- * plain copy. */
+/* data = {out (dst dtype), in (src dtype)}; every pair of computable dtypes and complex32;
+ * dst == src is a plain copy. */
 tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src);
 /* data = {out}; ctx points at one element already in dt (itemsize bytes). */
 tn_loop tn_fill_loop(tn_dtype dt);

@@ -185,9 +185,10 @@ int tn_copy_into(PyObject *dst, PyObject *src) {
         PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b, a);
         return -1;
     }
-    if (tn_require_computable("copy_", d->dtype) < 0 || tn_require_computable("copy_", s->dtype) < 0) return -1;
-    if (d->storage->device == TN_DEVICE_META || s->storage->device == TN_DEVICE_META) return 0;
+    /* copies work wherever a cast kernel exists (complex32 has casts but no arithmetic) */
     tn_loop loop = tn_cast_loop(d->dtype, s->dtype);
+    if (!loop && (tn_require_computable("copy_", d->dtype) < 0 || tn_require_computable("copy_", s->dtype) < 0)) return -1;
+    if (d->storage->device == TN_DEVICE_META || s->storage->device == TN_DEVICE_META) return 0;
     if (!loop) { tn_not_implemented("aten::copy_ between these dtypes"); return -1; }
     /* overlapping source: copy through a temporary */
     if (d->storage == s->storage && dst != src) {
@@ -390,8 +391,12 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     bool compare = tn_binary_out_dtype(op, TN_DTYPE_F32) == TN_DTYPE_BOOL;
     if (op == TN_BINARY_DIV && !tn_dtype_is_floating(ct) && !tn_dtype_is_complex(ct))
         ct = tn_py.default_dtype; /* true division promotes integers to the default float */
-    if (tn_require_computable(opname, ct) < 0) return NULL;
-    tn_loop loop = tn_binary_loop(op, ct);
+    /* complex32 add/sub/mul: upstream computes in complex<float> and narrows once; kt is the
+     * dtype the kernel runs in */
+    tn_dtype kt = ct;
+    if (ct == TN_DTYPE_C32 && (op == TN_BINARY_ADD || op == TN_BINARY_SUB || op == TN_BINARY_MUL)) kt = TN_DTYPE_C64;
+    if (tn_require_computable(opname, kt) < 0) return NULL;
+    tn_loop loop = tn_binary_loop(op, kt);
     if (!loop) { /* upstream raises NotImplementedError naming the kernel and ScalarType */
         PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", tn_binary_names[op],
                      scalar_type_name(ct));
@@ -447,9 +452,9 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
                                                    op == TN_BINARY_DIV_TRUNC) &&
         (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
         sloop = tn_binary_scalar_loop(op, ct);
-    x = tn_as_dtype(a->u.obj, ct, false);
+    x = tn_as_dtype(a->u.obj, kt, false);
     if (!x) return NULL;
-    res = tn_new_result(nd, shape, rt, 2, ts);
+    res = tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
         tn_tensor *bt = TN_T(*b);
@@ -465,10 +470,16 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         }
         tn_run_loop(sloop, &sc, res, 1, &x);
     } else {
-        y = tn_as_dtype(b->u.obj, ct, false);
+        y = tn_as_dtype(b->u.obj, kt, false);
         if (!y) goto fail;
         PyObject *ins[2] = {x, y};
         tn_run_loop(loop, ctx, res, 2, ins);
+    }
+    if (kt != ct) { /* narrow once */
+        PyObject *nr = tn_new_result(nd, shape, rt, 2, ts);
+        if (!nr || tn_copy_into(nr, res) < 0) { Py_XDECREF(nr); goto fail; }
+        Py_DECREF(res);
+        res = nr;
     }
     Py_DECREF(x);
     Py_XDECREF(y);

@@ -1,4 +1,5 @@
-/* cast.c — dtype conversion (and plain copy) between every pair of computable dtypes, and fill.
+/* cast.c — dtype conversion (and plain copy) between every pair of computable dtypes and
+ * complex32 (storable, castable, no arithmetic), and fill.
  *
  * A cast loads the source in its natural C type (f16/bf16 widened to float, bool as 0/1), then a
  * per-destination converter (_Generic on the loaded type) produces the destination. Conversions
@@ -37,6 +38,17 @@ static inline int32_t tn__d2i32(double d) {
 #define TO_BOOL(v) _Generic((v), tn_c64_t: (crealf(v) != 0 || cimagf(v) != 0),                   \
     tn_c128_t: (creal(v) != 0 || cimag(v) != 0), default: ((v) != 0))
 
+/* complex32: two f16 halves; loaded as complex64, stored by narrowing each part through f32
+ * (so complex128 -> complex32 rounds twice, as upstream's f64 -> f16 does). */
+typedef struct { uint16_t re, im; } tn_c32_t;
+static inline tn_c64_t tn__c32_load(tn_c32_t v) { return CMPLXF(tn__h2f(v.re), tn__h2f(v.im)); }
+static inline tn_c32_t tn__c32_from_c64(tn_c64_t v) {
+    tn_c32_t r = {tn__f2h(crealf(v)), tn__f2h(cimagf(v))};
+    return r;
+}
+#define TN_LD_C32(v) tn__c32_load(v)
+#define TO_C32(v) tn__c32_from_c64(TO_C64(v))
+
 /* X(sfx, storage type, load, to-converter, dtype enum) */
 #define CAST_TYPES(X, ...)                                                                      \
     X(u8, uint8_t, TN_LD_ID, TO_U8, U8, __VA_ARGS__)                                            \
@@ -50,7 +62,8 @@ static inline int32_t tn__d2i32(double d) {
     X(c64, tn_c64_t, TN_LD_ID, TO_C64, C64, __VA_ARGS__)                                        \
     X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
     X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
-    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)
+    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)                                   \
+    X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 /* A second copy of the list: a macro cannot expand inside its own expansion. */
 #define CAST_TYPES2(X, ...)                                                                      \
     X(u8, uint8_t, TN_LD_ID, TO_U8, U8, __VA_ARGS__)                                            \
@@ -64,7 +77,8 @@ static inline int32_t tn__d2i32(double d) {
     X(c64, tn_c64_t, TN_LD_ID, TO_C64, C64, __VA_ARGS__)                                        \
     X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
     X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
-    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)
+    X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)                                   \
+    X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 #define TN_LD_BOOL_U8(v) ((uint8_t)((v) != 0))
 
 #define CAST_DEF(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE)                          \

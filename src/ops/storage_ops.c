@@ -1,0 +1,107 @@
+/* ops/storage_ops.c — set_: point a tensor at another storage (or tensor's storage) with new
+ * geometry. torch.load's _rebuild_tensor_v2 builds every tensor this way:
+ * torch.empty((0,)).set_(storage, offset, size, stride). A TypedStorage argument is accepted
+ * through its untyped storage, as upstream's binding does. */
+#include "ops/common.h"
+
+/* The tn_storage behind a Storage argument (UntypedStorage or TypedStorage), or NULL + TypeError. */
+static tn_storage *storage_of(PyObject *o) {
+    PyObject *u = NULL;
+    if (!PyObject_TypeCheck(o, tn_py.storage_type)) {
+        u = PyObject_GetAttrString(o, "_untyped_storage");
+        if (!u || !PyObject_TypeCheck(u, tn_py.storage_type)) {
+            Py_XDECREF(u);
+            PyErr_Clear();
+            PyErr_SetString(PyExc_TypeError, "set_(): expected a Storage as source");
+            return NULL;
+        }
+        o = u;
+    }
+    tn_storage *s = ((tn_storage_obj *)o)->s;
+    Py_XDECREF(u);
+    return s;
+}
+
+/* Make `self` view `s` with the given geometry (contiguous strides when none are given). */
+static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, const tn_value *size,
+                              const tn_value *stride) {
+    tn_tensor *t = tn_tensor_of(self);
+    int nd = size ? size->u.ints.n : 1;
+    int64_t sizes[TN_MAX_DIMS], strides[TN_MAX_DIMS];
+    if (nd > TN_MAX_DIMS) return tn_not_implemented("set_ with this many dimensions");
+    if (size) {
+        memcpy(sizes, size->u.ints.v, (size_t)nd * sizeof *sizes);
+    } else {
+        sizes[0] = (int64_t)(s->nbytes / (size_t)tn_dtype_itemsize(t->dtype));
+    }
+    for (int i = 0; i < nd; i++)
+        if (sizes[i] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld", (long long)sizes[i]);
+            return NULL;
+        }
+    if (stride && stride->u.ints.n) {
+        if (stride->u.ints.n != nd) {
+            PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+            return NULL;
+        }
+        memcpy(strides, stride->u.ints.v, (size_t)nd * sizeof *strides);
+    } else {
+        tn_contiguous_strides(nd, sizes, strides);
+    }
+    if (offset < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)offset);
+        return NULL;
+    }
+    if (tn_check_in_bounds(nd, sizes, strides, offset, t->dtype, s->nbytes) < 0) return NULL;
+    tn_storage_incref(s);
+    tn_storage_decref(t->storage);
+    t->storage = s;
+    t->offset = offset;
+    t->ndim = nd;
+    memcpy(t->sizes, sizes, (size_t)nd * sizeof *sizes);
+    memcpy(t->strides, strides, (size_t)nd * sizeof *strides);
+    return Py_NewRef(self);
+}
+
+PyObject *tn_op_set__source_Storage(tn_value *a) {
+    tn_storage *s = storage_of(a[1].u.obj);
+    return s ? set_geometry(a[0].u.obj, s, 0, NULL, NULL) : NULL;
+}
+
+PyObject *tn_op_set__source_Storage_storage_offset(tn_value *a) {
+    tn_storage *s = storage_of(a[1].u.obj);
+    return s ? set_geometry(a[0].u.obj, s, a[2].u.i, &a[3], &a[4]) : NULL;
+}
+
+PyObject *tn_op_set__source_Tensor_storage_offset(tn_value *a) {
+    tn_tensor *src = TN_T(a[1]);
+    if (src->dtype != TN_T(a[0])->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected tensor and source to have the same dtype");
+        return NULL;
+    }
+    return set_geometry(a[0].u.obj, src->storage, a[2].u.i, &a[3], &a[4]);
+}
+
+PyObject *tn_op_set__source_Tensor(tn_value *a) {
+    tn_tensor *src = TN_T(a[1]);
+    if (src->dtype != TN_T(a[0])->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected tensor and source to have the same dtype");
+        return NULL;
+    }
+    tn_value size = {.tag = TN_V_INTLIST}, stride = {.tag = TN_V_INTLIST};
+    size.u.ints.v = src->sizes; size.u.ints.n = src->ndim;
+    stride.u.ints.v = src->strides; stride.u.ints.n = src->ndim;
+    return set_geometry(a[0].u.obj, src->storage, src->offset, &size, &stride);
+}
+
+PyObject *tn_op_set_(tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    tn_storage *s = tn_storage_new(0, t->storage->device);
+    if (!s) return PyErr_NoMemory();
+    tn_value size = {.tag = TN_V_INTLIST};
+    int64_t zero = 0;
+    size.u.ints.v = &zero; size.u.ints.n = 1;
+    PyObject *r = set_geometry(a[0].u.obj, s, 0, &size, NULL);
+    tn_storage_decref(s);
+    return r;
+}
