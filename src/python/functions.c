@@ -22,6 +22,8 @@ PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw)
 
 enum { CALL_FUNCTION, CALL_METHOD, CALL_ATEN };
 
+static int last_row; /* the overload row call_rows matched last (calls nest, but are read at once) */
+
 /* Overloads upstream's Python bindings hide (the Tensor overload takes numbers instead). */
 static bool hidden_overload(const tn_op_def *d) {
     static const char *const names[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"};
@@ -103,6 +105,7 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
             a.out = NULL;
             int r = tn_args_parse(s, self, args, kw, flags, &a);
             if (r == TN_PARSE_OK) {
+                last_row = row;
                 PyObject *res = tn_door_call(row, a.v);
                 tn_args_release(&a);
                 return res;
@@ -138,13 +141,33 @@ PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw)
 /* Module-level functions: m_self is a Python int holding the name index (functions) or
  * -(row+1) (one torch.ops overload) or name index + ATEN_BASE (a torch.ops packet). */
 #define ATEN_BASE (1 << 20)
+/* torch.ops returns values the way the dispatcher boxes them, where the Python bindings convert:
+ * a ScalarType is its enum value (an int), a Tensor[] is a list. */
+static PyObject *as_ivalue(PyObject *res) {
+    if (!res) return NULL;
+    const tn_schema *s = tn_op_schema(last_row);
+    if (!s || s->nrets != 1) return res;
+    if (s->rets[0].type == TN_TYPE_SCALARTYPE && !s->rets[0].is_list && tn_py_is_dtype(res)) {
+        tn_dtype d;
+        if (tn_py_to_dtype(res, &d) < 0) { Py_DECREF(res); return NULL; }
+        Py_DECREF(res);
+        return PyLong_FromLong((long)d); /* tn_dtype follows upstream's ScalarType numbering */
+    }
+    if (s->rets[0].is_list && PyTuple_Check(res)) {
+        PyObject *l = PySequence_List(res);
+        Py_DECREF(res);
+        return l;
+    }
+    return res;
+}
+
 static PyObject *function_entry(PyObject *m_self, PyObject *args, PyObject *kw) {
     long k = PyLong_AsLong(m_self);
     if (k < 0) {
         const tn_op_def *d = tn_op_at((int)(-k - 1));
-        return call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, args, kw);
+        return as_ivalue(call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, args, kw));
     }
-    if (k >= ATEN_BASE) return call_name((int)(k - ATEN_BASE), CALL_ATEN, NULL, args, kw);
+    if (k >= ATEN_BASE) return as_ivalue(call_name((int)(k - ATEN_BASE), CALL_ATEN, NULL, args, kw));
     PyObject *rel;
     if (name_funcs[k] && tn_torch_function_active(NULL, args, kw, &rel))
         return tn_torch_function_call(name_funcs[k], rel, NULL, args, kw);
