@@ -52,6 +52,15 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
         PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)offset);
         return NULL;
     }
+    /* a resizable storage grows to hold the new geometry, as upstream's set_ does */
+    int64_t hi = offset;
+    bool empty = false;
+    for (int i = 0; i < nd; i++) {
+        if (sizes[i] == 0) empty = true;
+        else hi += (sizes[i] - 1) * (strides[i] > 0 ? strides[i] : 0);
+    }
+    size_t need = empty ? 0 : (size_t)(hi + 1) * (size_t)tn_dtype_itemsize(t->dtype);
+    if (need > s->nbytes && s->resizable && !s->release && tn_storage_resize(s, need) != TN_OK) return PyErr_NoMemory();
     if (tn_check_in_bounds(nd, sizes, strides, offset, t->dtype, s->nbytes) < 0) return NULL;
     tn_storage_incref(s);
     tn_storage_decref(t->storage);
@@ -85,7 +94,8 @@ PyObject *tn_op_set__source_Tensor_storage_offset(tn_value *a) {
 PyObject *tn_op_set__source_Tensor(tn_value *a) {
     tn_tensor *src = TN_T(a[1]);
     if (src->dtype != TN_T(a[0])->dtype) {
-        PyErr_SetString(PyExc_RuntimeError, "Expected tensor and source to have the same dtype");
+        PyErr_Format(PyExc_RuntimeError, "Could not set tensor of type %s to a tensor of type %s",
+                     tn_dtype_infos[src->dtype].name, tn_dtype_infos[TN_T(a[0])->dtype].name);
         return NULL;
     }
     tn_value size = {.tag = TN_V_INTLIST}, stride = {.tag = TN_V_INTLIST};

@@ -284,6 +284,10 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         return 1;
     case TN_TYPE_DIMNAME:
         return 0; /* named tensors are not supported: never match these overloads */
+    case TN_TYPE_STORAGE: /* UntypedStorage, or a TypedStorage (it carries _untyped_storage) */
+        if (!PyObject_TypeCheck(o, tn_py.storage_type) && !PyObject_HasAttrString(o, "_untyped_storage")) return 0;
+        v->tag = TN_V_OBJECT; v->u.obj = o;
+        return 1;
     default:
         v->tag = TN_V_OBJECT; v->u.obj = o;
         return 1;
