@@ -124,19 +124,27 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
     return 1;
 }
 
-/* Convert Python object `o` for parameter p. 1 ok, 0 no match, -1 error. */
+enum { PEER_FLOAT = 1, PEER_BOOL = 2, PEER_INT = 4 }; /* kinds of tensor arguments in a call */
+
 /* A Python int in [2**63, 2**64): upstream makes an unsigned Scalar of it, wrapped as a number
  * whose value is then cast to the result dtype: x + 2**63 wraps to INT64_MIN for integral x and
  * stays 9.2e18 for floating x. We have no computable uint64, so the wrapped number is an int64
  * holding the wrapped value (the same cast result for every integral/bool result) unless a
- * floating/complex tensor takes part, when it is a float64 holding the value. 1 made, 0 not such
- * an int, -1 error (OverflowError beyond uint64 or below int64, as upstream). */
-static int wrapped_uint64(PyObject *o, bool float_peer, tn_args *a, tn_value *v) {
+ * floating/complex tensor takes part, when it is a float64 holding the value; with only bool
+ * tensors upstream refuses the Bool/UInt64 promotion. 1 made, 0 not such an int, -1 error
+ * (OverflowError beyond uint64 or below int64, as upstream). */
+static int wrapped_uint64(PyObject *o, int peers, tn_args *a, tn_value *v) {
     int overflow;
     (void)PyLong_AsLongLongAndOverflow(o, &overflow);
     if (!overflow) return PyErr_Occurred() ? -1 : 0;
     unsigned long long u = PyLong_AsUnsignedLongLong(o);
     if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+    bool float_peer = peers & PEER_FLOAT;
+    if (peers == PEER_BOOL) { /* only bool tensors: upstream promotes Bool with UInt64 and refuses */
+        PyErr_SetString(PyExc_RuntimeError, "Promotion for uint16, uint32, uint64 types is not supported, "
+                                            "attempted to promote Bool and UInt64");
+        return -1;
+    }
     PyObject *num = float_peer ? PyFloat_FromDouble((double)u) : PyLong_FromLongLong((long long)(u - (1ULL << 63)) + INT64_MIN);
     PyObject *t = num ? tn_tensor_from_number(num, true) : NULL;
     Py_XDECREF(num);
@@ -145,8 +153,9 @@ static int wrapped_uint64(PyObject *o, bool float_peer, tn_args *a, tn_value *v)
     return 1;
 }
 
+/* Convert Python object `o` for parameter p. 1 ok, 0 no match, -1 error. */
 static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool tensors_as_scalars,
-                   bool float_peer, tn_args *a, tn_value *v) {
+                   int peers, tn_args *a, tn_value *v) {
     memset(v, 0, sizeof *v);
     if (o == Py_None && (p->optional || (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional))) {
         v->tag = TN_V_NONE;
@@ -222,7 +231,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         if (tn_py_is_tensor(o)) { v->tag = TN_V_TENSOR; v->u.obj = o; return 1; }
         if (numbers_as_tensors && (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o))) {
             if (PyLong_Check(o) && !PyBool_Check(o)) {
-                int r = wrapped_uint64(o, float_peer, a, v);
+                int r = wrapped_uint64(o, peers, a, v);
                 if (r) return r;
             }
             PyObject *t = tn_tensor_from_number(o, true);
@@ -442,10 +451,12 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     /* overloads with out= parameters match only when out= is given, and vice versa */
     if (nout && !given[first_out]) return TN_PARSE_NOMATCH;
     if (!nout && a->out && a->out != Py_None) return TN_PARSE_NOMATCH;
-    bool float_peer = false; /* a floating/complex tensor argument (see wrapped_uint64) */
+    int peers = 0; /* kinds of tensor arguments (see wrapped_uint64) */
     for (int i = 0; i < np; i++)
-        if (given[i] && tn_py_is_tensor(given[i]) && !tn_dtype_is_integral(tn_tensor_of(given[i])->dtype, true))
-            float_peer = true;
+        if (given[i] && tn_py_is_tensor(given[i])) {
+            tn_dtype d = tn_tensor_of(given[i])->dtype;
+            peers |= d == TN_DTYPE_BOOL ? PEER_BOOL : tn_dtype_is_integral(d, false) ? PEER_INT : PEER_FLOAT;
+        }
     for (int i = 0; i < np; i++) {
         const tn_arg *p = &s->args[i];
         int r;
@@ -473,7 +484,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             }
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
-        r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);
+        r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     return TN_PARSE_OK;

@@ -211,8 +211,27 @@ static PyMethodDef eval_frame_methods[] = {
     {NULL},
 };
 
+/* torch._C._dynamo.guards: the flag dispatch modes set on enter/exit (read by dynamo's guards,
+ * which never run here). Stored and returned. */
+static int in_mode_without_ignore;
+static PyObject *set_in_mode(PyObject *m, PyObject *v) {
+    int b = PyObject_IsTrue(v);
+    if (b < 0) return NULL;
+    in_mode_without_ignore = b;
+    Py_RETURN_NONE;
+}
+static PyObject *get_in_mode(PyObject *m, PyObject *u) { return PyBool_FromLong(in_mode_without_ignore); }
+static PyMethodDef guards_methods[] = {
+    {"set_is_in_mode_without_ignore_compile_internals", set_in_mode, METH_O, NULL},
+    {"get_is_in_mode_without_ignore_compile_internals", get_in_mode, METH_NOARGS, NULL},
+    {NULL},
+};
+
 int tn_dynamo_init(PyObject *m) {
     (void)m;
+    PyObject *guards = tn_py_submodule("_dynamo.guards");
+    if (!guards || PyModule_AddFunctions(guards, guards_methods) < 0) { Py_XDECREF(guards); return -1; }
+    Py_DECREF(guards);
     eval_frame_cb = Py_NewRef(Py_None);
     guard_error_hook = Py_NewRef(Py_None);
     guard_complete_hook = Py_NewRef(Py_None);

@@ -31,6 +31,8 @@ cases("parser_numbers", {
     "uint64_int": "torch.tensor([1, 5]) + 2 ** 63",
     "uint64_float": "torch.tensor([1.5]) + 2 ** 63",
     "too_big": "torch.tensor([1]) + 2 ** 64",
+    "uint64_bool": "torch.tensor([True]) + 2 ** 63",
+    "uint64_int8": "torch.tensor([1], dtype=torch.int8) + 2 ** 63",
 })
 
 cases("parser_lists", {
