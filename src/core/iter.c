@@ -58,6 +58,10 @@ static void coalesce(tn_iter *it) {
 void tn_iter_run(tn_iter *it, tn_loop loop, const void *ctx) {
     for (int d = 0; d < it->ndim; d++)
         if (it->shape[d] == 0) return;
+    /* A meta operand has no bytes: there is nothing to compute (and nothing a kernel may touch).
+     * The op layer should have refused a meta/cpu mix; this keeps a miss from being a crash. */
+    for (int k = 0; k < it->nops; k++)
+        if (!it->data[k]) return;
     coalesce(it);
     if (it->ndim == 0) {
         int64_t zero[TN_ITER_MAX_OPS] = {0};

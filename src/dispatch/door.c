@@ -95,9 +95,146 @@ static PyObject *to_mode(int op, tn_value *args) {
     return res;
 }
 
+/* ---------- meta tensors ----------
+ * A meta tensor has geometry and no data. Kernels never see one: when an argument is on meta,
+ * the door runs the op on zero-filled CPU stand-ins of the same geometry and hands back results
+ * on meta (views of a stand-in become views of the original meta storage; an in-place result is
+ * the original object). Shapes, dtypes and strides are therefore the CPU kernels' own; the cost
+ * is one temporary allocation per meta input. */
+
+static bool is_meta(PyObject *t) { return tn_tensor_of(t)->storage->device == TN_DEVICE_META; }
+
+static bool any_meta(const tn_schema *s, tn_value *args) {
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && is_meta(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSORLIST)
+            for (Py_ssize_t k = 0; k < PyTuple_Size(args[i].u.obj); k++) {
+                PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
+                if (tn_py_is_tensor(e) && is_meta(e)) return true;
+            }
+    }
+    return false;
+}
+
+/* A CPU stand-in for meta tensor t: same dtype, sizes, strides, offset; zero bytes. */
+static PyObject *stand_in(PyObject *t) {
+    tn_tensor g = *tn_tensor_of(t);
+    tn_storage *s = tn_storage_new(g.storage->nbytes, TN_DEVICE_CPU);
+    if (!s) return PyErr_NoMemory();
+    if (s->data) memset(s->data, 0, s->nbytes);
+    g.storage = s;
+    return tn_tensor_wrap(&g);
+}
+
+typedef struct { PyObject *orig[64], *cpu[64]; int n; } meta_map;
+
+static PyObject *to_meta(PyObject *r, meta_map *m) {
+    if (tn_py_is_tensor(r)) {
+        for (int i = 0; i < m->n; i++)
+            if (r == m->cpu[i]) { /* in-place: the original object, with the stand-in's geometry */
+                tn_tensor *o = tn_tensor_of(m->orig[i]), *c = tn_tensor_of(r);
+                tn_storage *keep = o->storage;
+                if (c->storage->nbytes > keep->nbytes) keep->nbytes = c->storage->nbytes;
+                *o = *c;
+                o->storage = keep;
+                Py_DECREF(r);
+                return Py_NewRef(m->orig[i]);
+            }
+        tn_tensor *t = tn_tensor_of(r);
+        tn_storage *meta = NULL;
+        for (int i = 0; i < m->n && !meta; i++)
+            if (t->storage == tn_tensor_of(m->cpu[i])->storage) meta = tn_tensor_of(m->orig[i])->storage;
+        PyObject **base = &((tn_tensor_obj *)r)->base;
+        for (int i = 0; i < m->n && *base; i++)
+            if (*base == m->cpu[i]) Py_XSETREF(*base, Py_NewRef(m->orig[i]));
+        if (meta) tn_storage_incref(meta);
+        else if (!(meta = tn_storage_new(t->storage->nbytes, TN_DEVICE_META))) { Py_DECREF(r); return PyErr_NoMemory(); }
+        tn_storage_decref(t->storage);
+        t->storage = meta;
+        return r;
+    }
+    if (PyTuple_Check(r) || PyList_Check(r)) {
+        Py_ssize_t n = PySequence_Size(r);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *e = PySequence_GetItem(r, i);
+            if (!e) { Py_DECREF(r); return NULL; }
+            if (tn_py_is_tensor(e)) {
+                PyObject *conv = to_meta(Py_NewRef(e), m);
+                if (!conv) { Py_DECREF(e); Py_DECREF(r); return NULL; }
+                if (conv != e) { /* only an in-place alias changes identity: rebuild lists */
+                    if (PyList_Check(r)) PyList_SetItem(r, i, conv); else Py_DECREF(conv);
+                } else {
+                    Py_DECREF(conv);
+                }
+            }
+            Py_DECREF(e);
+        }
+    }
+    return r;
+}
+
+/* Does the call ask for a CPU result explicitly (device="cpu")? */
+static bool wants_cpu(const tn_schema *s, tn_value *args) {
+    for (int i = 0; i < s->nargs; i++)
+        if (args[i].tag == TN_V_DEVICE && args[i].u.device.type == TN_DEVICE_CPU) return true;
+    return false;
+}
+
+static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
+    meta_map m = {.n = 0};
+    bool cpu_result = wants_cpu(s, args);
+    bool copies = !strcmp(d->name, "_to_copy") || !strcmp(d->name, "to") || !strcmp(d->name, "copy_");
+    if (copies && (cpu_result || (!strcmp(d->name, "copy_") && !is_meta(args[0].u.obj)))) {
+        PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
+        return NULL;
+    }
+    tn_value local[64];
+    PyObject *lists[64];
+    int nlists = 0;
+    PyObject *r = NULL;
+    if (s->nargs > 64) return tn_not_implemented("meta tensors for an operator with this many arguments");
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++) {
+        if (local[i].tag == TN_V_TENSOR && is_meta(local[i].u.obj) && m.n < 64) {
+            PyObject *c = stand_in(local[i].u.obj);
+            if (!c) goto done;
+            m.orig[m.n] = local[i].u.obj;
+            m.cpu[m.n++] = c;
+            local[i].u.obj = c;
+        } else if (local[i].tag == TN_V_TENSORLIST) {
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            PyObject *tup = PyTuple_New(n);
+            if (!tup) goto done;
+            lists[nlists++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
+                if (tn_py_is_tensor(e) && is_meta(e) && m.n < 64) {
+                    PyObject *c = stand_in(e);
+                    if (!c) goto done;
+                    m.orig[m.n] = e;
+                    m.cpu[m.n++] = c;
+                    PyTuple_SetItem(tup, k, Py_NewRef(c));
+                } else {
+                    PyTuple_SetItem(tup, k, Py_NewRef(e));
+                }
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    r = d->fn(local);
+    if (r && !cpu_result) r = to_meta(r, &m);
+done:
+    for (int i = 0; i < m.n; i++) Py_DECREF(m.cpu[i]);
+    for (int i = 0; i < nlists; i++) Py_DECREF(lists[i]);
+    return r;
+}
+
 PyObject *tn_door_call(int op, tn_value *args) {
     if (tn_dispatch_mode_len() > 0) return to_mode(op, args);
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) return tn_refuse_op(op);
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) return NULL;
+    if (any_meta(s, args)) return meta_call(d, s, args);
     return d->fn(args);
 }

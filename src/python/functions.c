@@ -124,6 +124,14 @@ static PyObject *call_name(int name, int mode, PyObject *self, PyObject *args, P
 
 static PyObject *name_funcs[TN_NAME_COUNT]; /* torch.X / torch._C._nn.X function objects */
 
+/* A wrapper that replaces torch.<name> (tensor_new.c's requires_grad= wrappers) becomes the
+ * public_api handed to __torch_function__, so modes recognise it (e.g. torch.device("meta")'s
+ * DeviceContext matches functions by identity). */
+void tn_set_public_api(const char *name, PyObject *f) {
+    int k = tn_name_find(name);
+    if (k >= 0) Py_XSETREF(name_funcs[k], Py_NewRef(f));
+}
+
 /* A method call: __torch_function__ first (public_api is torch.Tensor.<name>), then the door. */
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *rel;

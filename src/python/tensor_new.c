@@ -20,6 +20,7 @@
 #include "python/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
+#include "python/torch_function.h"
 
 /* helpers from ops/create.c */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
@@ -459,6 +460,9 @@ static PyObject *finish(PyObject *r, PyObject *rg) {
 /* ---------- torch.tensor & friends ---------- */
 
 static PyObject *f_tensor(PyObject *m, PyObject *args, PyObject *kw) {
+    bool tf;
+    PyObject *tfr = tn_torch_function_manual("tensor", args, kw, &tf);
+    if (tf) return tfr;
     static char *kws[] = {"data", "dtype", "device", "requires_grad", "pin_memory", "names", NULL};
     PyObject *data, *dto = NULL, *dvo = NULL, *rg = NULL, *pin = NULL, *names = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOOO:tensor", kws, &data, &dto, &dvo, &rg, &pin, &names)) return NULL;
@@ -473,6 +477,9 @@ static PyObject *f_tensor(PyObject *m, PyObject *args, PyObject *kw) {
 }
 
 static PyObject *f_as_tensor(PyObject *m, PyObject *args, PyObject *kw) {
+    bool tf;
+    PyObject *tfr = tn_torch_function_manual("as_tensor", args, kw, &tf);
+    if (tf) return tfr;
     static char *kws[] = {"data", "dtype", "device", NULL};
     PyObject *data, *dto = NULL, *dvo = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OO:as_tensor", kws, &data, &dto, &dvo)) return NULL;
@@ -487,6 +494,9 @@ static PyObject *f_as_tensor(PyObject *m, PyObject *args, PyObject *kw) {
 static PyObject *from_buffer(PyObject *buf, tn_dtype dt, Py_ssize_t count, Py_ssize_t offset);
 
 static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
+    bool tf;
+    PyObject *tfr = tn_torch_function_manual("asarray", args, kw, &tf);
+    if (tf) return tfr;
     static char *kws[] = {"obj", "dtype", "device", "copy", "requires_grad", NULL};
     PyObject *obj, *dto = NULL, *dvo = NULL, *cp = NULL, *rg = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOOO:asarray", kws, &obj, &dto, &dvo, &cp, &rg)) return NULL;
@@ -600,6 +610,9 @@ static PyObject *from_buffer(PyObject *buf, tn_dtype dt, Py_ssize_t count, Py_ss
 }
 
 static PyObject *f_frombuffer(PyObject *m, PyObject *args, PyObject *kw) {
+    bool tf;
+    PyObject *tfr = tn_torch_function_manual("frombuffer", args, kw, &tf);
+    if (tf) return tfr;
     static char *kws[] = {"buffer", "dtype", "count", "offset", "requires_grad", NULL};
     PyObject *buf, *dto = NULL, *rg = NULL;
     Py_ssize_t count = -1, offset = 0;
@@ -923,6 +936,8 @@ static int split_rg(PyObject *kw, PyObject **kw2, PyObject **rg) {
     return 0;
 }
 
+void tn_set_public_api(const char *name, PyObject *f); /* functions.c */
+
 static PyObject *rg_function(PyObject *orig, PyObject *args, PyObject *kw) {
     PyObject *kw2, *rg;
     if (split_rg(kw, &kw2, &rg) < 0) return NULL;
@@ -1016,6 +1031,7 @@ int tn_tensor_new_init(PyObject *m) {
         PyObject *f = PyCFunction_NewEx(&rg_defs[i], orig, modname);
         Py_DECREF(orig);
         if (!f || PyObject_SetAttrString(vf, rg_function_names[i], f) < 0) { Py_XDECREF(f); goto fail; }
+        tn_set_public_api(rg_function_names[i], f);
         Py_DECREF(f);
     }
     for (PyMethodDef *d = tensor_methods; d->ml_name; d++)

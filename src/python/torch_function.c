@@ -128,3 +128,19 @@ static PyMethodDef tf_methods[] = {
 };
 
 int tn_torch_function_init(PyObject *m) { return PyModule_AddFunctions(m, tf_methods); }
+
+/* For manual bindings (torch.tensor, torch.as_tensor, ...): if __torch_function__ handling
+ * applies, run it with torch.<name> as public_api and return its result (*handled = true). */
+PyObject *tn_torch_function_manual(const char *name, PyObject *args, PyObject *kw, bool *handled) {
+    PyObject *rel;
+    *handled = false;
+    if (!tn_torch_function_active(NULL, args, kw, &rel)) return NULL;
+    *handled = true;
+    PyObject *vf = PyObject_GetAttrString(tn_py.module, "_VariableFunctions");
+    PyObject *api = vf ? PyObject_GetAttrString(vf, name) : NULL;
+    Py_XDECREF(vf);
+    if (!api) { Py_DECREF(rel); return NULL; }
+    PyObject *r = tn_torch_function_call(api, rel, NULL, args, kw);
+    Py_DECREF(api);
+    return r;
+}

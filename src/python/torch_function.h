@@ -11,5 +11,7 @@ bool tn_torch_function_active(PyObject *self, PyObject *args, PyObject *kw, PyOb
 PyObject *tn_torch_function_call(PyObject *public_api, PyObject *relevant, PyObject *self, PyObject *args,
                                  PyObject *kw);
 int tn_torch_function_init(PyObject *m);
+/* Manual bindings: hand the call to __torch_function__ when it applies (*handled set). */
+PyObject *tn_torch_function_manual(const char *name, PyObject *args, PyObject *kw, bool *handled);
 
 #endif

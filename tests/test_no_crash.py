@@ -1,0 +1,615 @@
+"""Nothing a user can pass from Python may crash the interpreter (DESIGN §3.7).
+
+A deterministic fuzz corpus: for every implemented operator overload (the names in src/ops/*.def)
+the child process calls `torch.ops.aten.<name>.<overload>` -- and `torch.<name>` / `Tensor.<name>`
+where those exist -- with hostile arguments: wrong types, overflowing ints, NaN/inf, empty /
+0-dim / non-contiguous / expanded / many-dimensional tensors, every dtype (storable-only ones
+too), mismatched shapes and dtypes, bad out= tensors, dims out of range. One argument is made
+hostile at a time (the others keep a plausible value), plus a few whole-call combinations.
+Any exception is fine; the test only asserts that the child exits normally.
+
+The child runs in a subprocess of `.venv/bin/python` (or `$TN_FUZZ_PYTHON`, e.g.
+`TN_FUZZ_PYTHON=tools/asan/python` for the sanitizer build), printing each call before making it,
+so a crash names the call. To reproduce by hand:
+
+    .venv/bin/python tests/test_no_crash.py --child --only add.Tensor      # one overload
+    .venv/bin/python tests/test_no_crash.py --child --record /tmp/a.json   # exception types
+    .venv-ref/bin/python tests/test_no_crash.py --child --record /tmp/b.json
+    .venv/bin/python tests/test_no_crash.py --compare /tmp/a.json /tmp/b.json
+
+Besides crashes the child reports SystemError (a C function returned NULL without an exception,
+or a result with one set), which always means a bug in our C code; the test fails on those too.
+"""
+import os
+import subprocess
+import sys
+import zlib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+# --------------------------------------------------------------------------------------------
+# The child: everything below `_child_main` runs inside the fuzzed interpreter.
+# --------------------------------------------------------------------------------------------
+
+def _load_names(only=None):
+    import glob
+    names = []
+    for f in sorted(glob.glob(os.path.join(ROOT, "src", "ops", "*.def"))):
+        for line in open(f):
+            line = line.split("#")[0].strip()
+            if line:
+                name, _, ov = line.partition(".")
+                names.append((name, ov or "default"))
+    if only:
+        want = set(only.split(","))
+        names = [(n, o) for n, o in names if f"{n}.{o}" in want or n in want]
+    return names
+
+
+def _split_args(s):
+    """Schema argument list -> [(type, name, has_default, kwarg_only)]."""
+    inner = s[s.index("(") + 1: s.rindex(") ->")]
+    parts, depth, cur = [], 0, ""
+    for ch in inner:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    out, kw = [], False
+    for p in parts:
+        if p == "*":
+            kw = True
+            continue
+        decl, eq, _default = p.partition("=")
+        typ, name = decl.rsplit(" ", 1)
+        out.append((typ, name, bool(eq), kw))
+    return out
+
+
+def _kind(typ):
+    import re
+    writes = "!" in typ
+    t = re.sub(r"\([^)]*\)", "", typ)
+    optional = t.endswith("?")
+    t = t.rstrip("?")
+    t = re.sub(r"\[\d+\]", "[]", t)
+    t = t.replace("SymInt", "int")
+    return t, optional, writes
+
+
+def _child_main(argv):
+    import argparse
+    import faulthandler
+    import json
+    import math
+    import warnings
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--child", action="store_true")
+    ap.add_argument("--only")
+    ap.add_argument("--record")
+    ap.add_argument("--shard", default="0/1")
+    ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--start", type=int, default=0, help="skip calls numbered below this")
+    opts = ap.parse_args(argv)
+
+    asan = bool(os.environ.get("TN_ASAN_C"))
+    if not asan:
+        # Huge allocations must fail cleanly, not take the machine's memory.
+        import resource
+        lim = 6 << 30
+        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        faulthandler.enable()
+    warnings.simplefilter("ignore")
+
+    import torch
+
+    nan, inf = math.nan, math.inf
+    out = sys.stdout
+
+    def log(s):
+        if not opts.quiet:
+            out.write(s + "\n")
+            out.flush()
+
+    # ---- the value pools: label -> factory (fresh objects for every call) ----
+    def T(*shape, dtype=torch.float32):
+        n = 1
+        for s in shape:
+            n *= s
+        return (torch.arange(n, dtype=torch.float64) * 0.37 - 1.1).reshape(shape).to(dtype)
+
+    def dt(d):
+        def f():
+            try:
+                return torch.ones(2, 3, dtype=d)
+            except Exception:
+                return torch.empty(2, 3, dtype=d)
+        return f
+
+    def many(n):
+        return lambda: T(*([1] * n))
+
+    tensors = {
+        "f32_2x3": lambda: T(2, 3),
+        "f32_0dim": lambda: torch.tensor(1.5),
+        "i64_0dim": lambda: torch.tensor(-3),
+        "f32_empty0": lambda: torch.empty(0),
+        "f32_0x3": lambda: torch.empty(0, 3),
+        "f32_3x0": lambda: torch.empty(3, 0),
+        "f32_T": lambda: T(3, 2).t(),
+        "f32_step": lambda: T(4, 6)[::2, ::3],
+        "f32_offset": lambda: T(3, 3)[1:],
+        "f32_expand": lambda: T(1, 3).expand(2, 3),
+        "f32_expand00": lambda: torch.tensor(2.0).expand(2, 3),
+        "f32_big1d": lambda: T(7),
+        "f32_4d": lambda: T(2, 1, 3, 2),
+        "f32_5x5": lambda: T(5, 5),
+        "dims20": many(20),
+        "dims32": many(32),
+        "nan_inf": lambda: torch.tensor([nan, inf, -inf, 0.0, -0.0, 1e38]),
+        "i64_idx_bad": lambda: torch.tensor([[2**62, -2**62, 5], [-1, 0, -4]]),
+        "i64_2x3": lambda: torch.tensor([[0, 1, 0], [1, 0, 1]]),
+        "i32_2x3": lambda: torch.tensor([[0, 1, 0], [1, 0, 1]], dtype=torch.int32),
+        "bool_2x3": lambda: torch.tensor([[True, False, True], [False, True, False]]),
+        "u8_2x3": lambda: torch.tensor([[0, 255, 7], [1, 2, 3]], dtype=torch.uint8),
+        "i8_neg": lambda: torch.tensor([[-128, 127, -1], [0, 5, -5]], dtype=torch.int8),
+        "f64_2x3": lambda: T(2, 3, dtype=torch.float64),
+        "f16_2x3": lambda: T(2, 3, dtype=torch.float16),
+        "bf16_2x3": lambda: T(2, 3, dtype=torch.bfloat16),
+        "c64_2x3": dt(torch.complex64),
+        "c128_2x3": dt(torch.complex128),
+        "c32_2x3": dt(torch.complex32),
+        "f8e4_2x3": dt(torch.float8_e4m3fn),
+        "f8e5_2x3": dt(torch.float8_e5m2),
+        "f8e4fnuz_2x3": dt(torch.float8_e4m3fnuz),
+        "u16_2x3": dt(torch.uint16),
+        "u32_2x3": dt(torch.uint32),
+        "u64_2x3": dt(torch.uint64),
+        "i16_2x3": dt(torch.int16),
+        "meta_2x3": lambda: torch.empty(2, 3, device="meta"),
+        "f32_requires_grad": lambda: T(2, 3).requires_grad_(),
+    }
+    # Rarely-reached tensors for combos only.
+    pair_shapes = {
+        "f32_3x2": lambda: T(3, 2),
+        "f32_4x5": lambda: T(4, 5),
+        "f32_2x1": lambda: T(2, 1),
+    }
+
+    ints = {"-1": -1, "-2**63": -2**63, "2**63": 2**63, "2**70": 2**70, "2**31": 2**31,
+            "2**62": 2**62, "-2**31-1": -2**31 - 1, "-100": -100, "100": 100, "1.5": 1.5,
+            "True": True, "nan": nan, "0": 0, "1": 1}
+    intlists = {"[]": [], "[-1]": [-1], "[2**63]": [2**63], "[2**62,2**62]": [2**62, 2**62],
+                "[2**31,2**31,4]": [2**31, 2**31, 4], "[0]*40": [0] * 40, "[1]*40": [1] * 40,
+                "[-2**63]": [-2**63], "['a']": ["a"], "[None]": [None], "2**63": 2**63, "5": 5,
+                "[1.5]": [1.5], "[0,0]": [0, 0], "[100]": [100], "[-100]": [-100],
+                "(1,)*33": (1,) * 33, "[-1,-1]": [-1, -1], "[0,-3]": [0, -3], "[3,-7]": [3, -7],
+                "[2**31,-2**31]": [2**31, -2**31], "[-2,2]": [-2, 2]}
+    floats = {"nan": nan, "inf": inf, "-inf": -inf, "1e308": 1e308, "-1e308": -1e308,
+              "2**70": 2**70, "1j": 1j, "-0.0": -0.0, "0.0": 0.0, "-1.0": -1.0}
+    scalars = dict(floats)
+    scalars.update({"2**63": 2**63, "2**64": 2**64, "-2**63-1": -2**63 - 1, "-2**63": -2**63,
+                    "True": True, "T0dim": torch.tensor(1.0), "T2": torch.ones(2),
+                    "Tc": torch.tensor(1 + 2j)})
+    bools = {"2": 2, "0.5": 0.5, "T2": torch.ones(2)}
+    scalartypes = {str(d): d for d in (
+        torch.float8_e4m3fn, torch.float8_e5m2, torch.complex32, torch.uint16, torch.uint64,
+        torch.bool, torch.bfloat16, torch.complex128, torch.qint8, torch.bits8, torch.int8,
+        torch.float16)}
+    scalartypes.update({"100": 100, "-1": -1})
+    devices = {"meta": "meta", "cuda": "cuda", "bogus": "bogus", "-1": -1, "cpu:5": "cpu:5",
+               "dev_meta": torch.device("meta")}
+    layouts = {"sparse_coo": torch.sparse_coo, "strided": torch.strided, "7": 7}
+    memfmts = {"channels_last": torch.channels_last, "channels_last_3d": torch.channels_last_3d,
+               "contiguous": torch.contiguous_format, "preserve": torch.preserve_format}
+    gens = {"Generator": torch.Generator(), "5": 5}
+    strs = {"''": "", "bogus": "bogus", "nul": "\x00", "floor": "floor", "reflect": "reflect"}
+    generic = {"None": None, "str": "abc", "list_str": ["a", "b"], "dict": {"a": 1},
+               "object": object(), "1j": 1j, "dtype": torch.float32}
+
+    def tensor_lists():
+        return {
+            "[]": lambda: [],
+            "[t,None]": lambda: [T(2, 3), None],
+            "[2x3,3x2]": lambda: [T(2, 3), T(3, 2)],
+            "[t]*70": lambda: [T(2, 3)] * 70,
+            "[i64,f32]": lambda: [tensors["i64_2x3"](), T(2, 3)],
+            "[empty0]": lambda: [torch.empty(0)],
+            "[0dim,0dim]": lambda: [torch.tensor(1.0), torch.tensor(2.0)],
+            "[t,'a']": lambda: [T(2, 3), "a"],
+            "tensor": lambda: T(2, 3),
+            "[dims32,dims32]": lambda: [many(32)(), many(32)()],
+            "[f8,c32]": lambda: [dt(torch.float8_e5m2)(), dt(torch.complex32)()],
+            "[meta,cpu]": lambda: [torch.empty(2, 3, device="meta"), T(2, 3)],
+            "[bool,i64_bad]": lambda: [tensors["bool_2x3"](), tensors["i64_idx_bad"]()],
+        }
+
+    # ---- plausible base values per argument ----
+    def base_value(kind, name, opt, op_name):
+        if kind == "Tensor":
+            if name in ("index", "indices"):
+                return "i64_2x3", tensors["i64_2x3"]
+            if name == "mask":
+                return "bool_2x3", tensors["bool_2x3"]
+            return "f32_2x3", tensors["f32_2x3"]
+        if kind == "Tensor[]":
+            if opt:  # indices for index / index_put
+                return "[i64]", lambda: [torch.tensor([0, 1])]
+            return "[t,t]", lambda: [T(2, 3), T(2, 3)]
+        if kind == "int":
+            return "0" if name in ("dim", "dim0", "dim1", "start") else "1", (
+                0 if name in ("dim", "dim0", "dim1", "start") else 1)
+        if kind == "int[]":
+            if name in ("dim", "dims") and op_name in ("permute",):
+                return "[1,0]", [1, 0]
+            if name in ("dim", "dims"):
+                return "[0]", [0]
+            if name == "stride":
+                return "[3,1]", [3, 1]
+            if name in ("size", "sizes", "shape"):
+                return "[2,3]", [2, 3]
+            return "[1,1]", [1, 1]
+        if kind in ("float", "Scalar"):
+            return "2", 2
+        if kind == "bool":
+            return "False", False
+        if kind == "ScalarType":
+            return "float32", torch.float32
+        if kind == "str":
+            return "'none'", "none"
+        if kind == "Device":
+            return "cpu", "cpu"
+        if kind == "MemoryFormat":
+            return "contiguous", torch.contiguous_format
+        if kind == "Layout":
+            return "strided", torch.strided
+        if kind == "Storage":
+            return "storage", lambda: torch.empty(6).untyped_storage()
+        return "None", None
+
+    def hostile_values(kind, writes):
+        if kind == "Tensor":
+            d = dict(tensors)
+            if writes:
+                d.update({"alias_0dim_view": lambda: torch.tensor(1.0).expand(3)})
+            return d
+        pools = {"Tensor[]": tensor_lists(), "int": ints, "int[]": intlists, "float": floats,
+                 "Scalar": scalars, "bool": bools, "ScalarType": scalartypes, "Device": devices,
+                 "Layout": layouts, "MemoryFormat": memfmts, "Generator": gens, "str": strs,
+                 "Storage": {"storage0": lambda: torch.empty(0).untyped_storage(),
+                             "storage_f8": lambda: torch.empty(1, dtype=torch.uint8).untyped_storage()}}
+        d = dict(pools.get(kind, {}))
+        for k, v in generic.items():
+            d.setdefault("g:" + k, v)
+        return d
+
+    def materialize(v):
+        return v() if callable(v) and not isinstance(v, (type, torch.Generator)) else v
+
+    records = {}
+    stats = {"calls": 0, "systemerror": []}
+    shard_i, shard_n = map(int, opts.shard.split("/"))
+
+    def attempt(desc, fn):
+        n = stats["calls"]
+        stats["calls"] += 1
+        if n < opts.start:
+            return
+        log(f"#{n} {desc}")
+        try:
+            fn()
+            res = "ok"
+        except SystemError as e:
+            res = "SystemError"
+            stats["systemerror"].append(f"{desc}: {e}")
+            log("  !! SystemError: " + str(e)[:200])
+        except Exception as e:
+            res = type(e).__name__
+        except BaseException as e:  # noqa: B036 -- e.g. a stray KeyboardInterrupt
+            res = type(e).__name__
+        if opts.record:
+            records[desc] = res
+
+    names = _load_names(opts.only)
+    for idx, (name, ov) in enumerate(names):
+        if idx % shard_n != shard_i:
+            continue
+        try:
+            op = getattr(getattr(torch.ops.aten, name), ov)
+        except Exception:
+            continue
+        schema = str(op._schema)
+        args = [(t, n, d, kw) + _kind(t) for t, n, d, kw in _split_args(schema)]
+        torch_fn = getattr(torch, name, None) if not name.startswith("_") or hasattr(torch, name) else None
+        meth = getattr(torch.Tensor, name, None)
+        out_names = [n for t, n, d, kw, k, o, w in args if kw and w and k == "Tensor"]
+        is_out = bool(out_names)
+        # deterministic per-op seed so the whole run is reproducible op by op
+        seed = zlib.crc32(f"{name}.{ov}".encode())
+        torch.manual_seed(seed)
+
+        base = {}
+        for t, n, d, kw, kind, opt, w in args:
+            if d and not (kind == "Tensor" and w):
+                continue  # use the schema default
+            base[n] = base_value(kind, n, opt, name)
+
+        def build(overrides):
+            pos, kwd, labels = [], {}, []
+            for t, n, d, kw, kind, opt, w in args:
+                if n in overrides:
+                    lab, v = overrides[n]
+                elif n in base:
+                    lab, v = base[n]
+                else:
+                    continue
+                v = materialize(v)
+                if isinstance(v, list):
+                    v = [materialize(x) for x in v]
+                labels.append(f"{n}={lab}")
+                if kw:
+                    kwd[n] = v
+                else:
+                    pos.append(v)
+            return pos, kwd, ", ".join(labels)
+
+        variants = [{}]
+        for t, n, d, kw, kind, opt, w in args:
+            for lab, v in hostile_values(kind, w).items():
+                variants.append({n: (lab, v)})
+        tensor_args = [n for t, n, d, kw, kind, opt, w in args if kind == "Tensor" and not w]
+        if len(tensor_args) >= 2:
+            # every tensor argument the same hostile tensor, and mismatched shape pairs
+            for lab, v in tensors.items():
+                variants.append({n: (lab, v) for n in tensor_args})
+            for lab, v in pair_shapes.items():
+                variants.append({tensor_args[-1]: (lab, v)})
+        if is_out:
+            # out= aliasing the input
+            def alias_variant(src):
+                return {src: ("shared", None)}
+            variants.append("alias")
+
+        for vi, var in enumerate(variants):
+            if var == "alias":
+                if "self" not in base or not out_names:
+                    continue
+                pos, kwd, lab = build({})
+                shared = pos[0] if pos else None
+                if not isinstance(shared, torch.Tensor):
+                    continue
+                for on in out_names:
+                    kwd[on] = shared
+                lab += " [out aliases self]"
+                calls = [("aten", pos, kwd)]
+            else:
+                pos, kwd, lab = build(var)
+                calls = [("aten", pos, kwd)]
+            # The other spellings on a deterministic third of the variants.
+            if vi % 3 == 0:
+                if torch_fn is not None:
+                    calls.append(("torch", pos, kwd))
+                if meth is not None and pos and isinstance(pos[0], torch.Tensor) and args[0][1] == "self":
+                    calls.append(("method", pos, kwd))
+            for spelling, p, k in calls:
+                if spelling == "aten":
+                    desc = f"aten.{name}.{ov}({lab})"
+                    fn = (lambda p=p, k=k: op(*p, **k))
+                elif spelling == "torch":
+                    desc = f"torch.{name}({lab})"
+                    k2 = dict(k)
+                    if is_out:
+                        outs = [k2.pop(o) for o in out_names if o in k2]
+                        if outs:
+                            k2["out"] = outs[0] if len(outs) == 1 else tuple(outs)
+                    fn = (lambda p=p, k2=k2: torch_fn(*p, **k2))
+                else:
+                    desc = f"Tensor.{name}({lab})"
+                    k2 = {kk: vv for kk, vv in k.items() if kk not in out_names}
+                    fn = (lambda p=p, k2=k2: meth(*p, **k2))
+                if not asan:
+                    faulthandler.dump_traceback_later(20, exit=True)
+                try:
+                    attempt(desc, fn)
+                except BaseException as e:  # an exception leaked past the call (C bug)
+                    stats["systemerror"].append(f"{desc}: leaked {type(e).__name__}: {e}")
+        if not asan:
+            faulthandler.cancel_dump_traceback_later()
+
+    # Tensor construction and indexing paths that bypass the operator table.
+    extra = [
+        ("torch.tensor(nested ragged)", lambda: torch.tensor([[1, 2], [3]])),
+        ("torch.tensor(deep)", lambda: torch.tensor(eval("[" * 40 + "1" + "]" * 40))),
+        ("torch.tensor(2**64)", lambda: torch.tensor(2**64)),
+        ("torch.tensor([object()])", lambda: torch.tensor([object()])),
+        ("torch.tensor(str)", lambda: torch.tensor("abc")),
+        ("torch.tensor(dtype=f8)", lambda: torch.tensor([1.0, 2.0], dtype=torch.float8_e4m3fn)),
+        ("torch.tensor(dtype=c32)", lambda: torch.tensor([1.0, 2.0], dtype=torch.complex32)),
+        ("torch.tensor(dtype=qint8)", lambda: torch.tensor([1.0], dtype=torch.qint8)),
+        ("x[2**63]", lambda: T(2, 3)[2**63]),
+        ("x[-2**63]", lambda: T(2, 3)[-2**63]),
+        ("x[5]", lambda: T(2, 3)[5]),
+        ("x[...,...]", lambda: T(2, 3)[..., ...]),
+        ("x[None]*40", lambda: T(2, 3)[(None,) * 40]),
+        ("x[0,0,0]", lambda: T(2, 3)[0, 0, 0]),
+        ("x[::0]", lambda: T(2, 3)[::0]),
+        ("x[::-1]", lambda: T(2, 3)[::-1]),
+        ("x[2**63:]", lambda: T(2, 3)[2**63:]),
+        ("x[idx_bad]", lambda: T(2, 3)[torch.tensor([5])]),
+        ("x[idx_-2**62]", lambda: T(2, 3)[torch.tensor([-2**62])]),
+        ("x[mask_wrong]", lambda: T(2, 3)[torch.tensor([True, False, True])]),
+        ("x[f_idx]", lambda: T(2, 3)[torch.tensor([0.5])]),
+        ("x['a']", lambda: T(2, 3)["a"]),
+        ("x[object]", lambda: T(2, 3)[object()]),
+        ("x[[0,'a']]", lambda: T(2, 3)[[0, "a"]]),
+        ("x[idx_bad]=1", lambda: T(2, 3).__setitem__(torch.tensor([7]), 1.0)),
+        ("x[0]=ones(5)", lambda: T(2, 3).__setitem__(0, torch.ones(5))),
+        ("x[0]='a'", lambda: T(2, 3).__setitem__(0, "a")),
+        ("x[0]=2**70", lambda: T(2, 3).__setitem__(0, 2**70)),
+        ("expand[0]=1", lambda: T(1, 3).expand(2, 3).__setitem__(0, 1.0)),
+        ("meta[0]", lambda: torch.empty(2, 3, device="meta")[0]),
+        ("meta.tolist", lambda: torch.empty(2, 3, device="meta").tolist()),
+        ("meta.item", lambda: torch.empty((), device="meta").item()),
+        ("meta.numpy", lambda: torch.empty(2, device="meta").numpy()),
+        ("meta repr", lambda: repr(torch.empty(2, device="meta"))),
+        ("f8.tolist", lambda: dt(torch.float8_e4m3fn)().tolist()),
+        ("c32.tolist", lambda: dt(torch.complex32)().tolist()),
+        ("u64.tolist", lambda: dt(torch.uint64)().tolist()),
+        ("f8 repr", lambda: repr(dt(torch.float8_e5m2)())),
+        ("c32 repr", lambda: repr(dt(torch.complex32)())),
+        ("u16.numpy", lambda: dt(torch.uint16)().numpy()),
+        ("f8.numpy", lambda: dt(torch.float8_e4m3fn)().numpy()),
+        ("empty.item", lambda: torch.empty(0).item()),
+        ("dims32.unsqueeze", lambda: many(32)().unsqueeze(0)),
+        ("dims32[None]", lambda: many(32)()[None]),
+        ("dims33 view", lambda: T(1).view([1] * 33)),
+        ("dims33 tensor", lambda: torch.tensor(eval("[" * 33 + "1" + "]" * 33))),
+        ("dims33 zeros", lambda: torch.zeros([1] * 33)),
+        ("set_ bad storage", lambda: T(2, 3).set_(torch.empty(1).untyped_storage(), 0, (10,), (1,))),
+        ("as_strided oob", lambda: torch.as_strided(T(2, 3), (10,), (1,))),
+        ("as_strided neg", lambda: torch.as_strided(T(2, 3), (2,), (-1,))),
+        ("as_strided huge", lambda: torch.as_strided(T(2, 3), (2**40, 2**40), (2**40, 1))),
+        ("storage resize -1", lambda: torch.empty(3).untyped_storage().resize_(-1)),
+        ("storage[100]", lambda: torch.empty(3).untyped_storage()[100]),
+        ("from_buffer bad", lambda: torch.frombuffer(b"abc", dtype=torch.float32)),
+        ("Tensor.__new__", lambda: torch.Tensor.__new__(torch.Tensor, "x")),
+        ("Tensor(2**63)", lambda: torch.Tensor(2**63)),
+        ("Tensor(-1)", lambda: torch.Tensor(-1)),
+        ("t.data = str", lambda: setattr(T(2), "data", "x")),
+        ("t.grad = str", lambda: setattr(T(2), "grad", "x")),
+        ("t.requires_grad = str", lambda: setattr(T(2), "requires_grad", "x")),
+        ("t.__dict__ del", lambda: delattr(T(2), "data")),
+        ("del t.grad", lambda: delattr(T(2), "grad")),
+        ("t.shape = 1", lambda: setattr(T(2), "shape", (1,))),
+        ("t.__index__ 2el", lambda: [1, 2][torch.ones(2, dtype=torch.long)]),
+        ("int(empty)", lambda: int(torch.empty(0))),
+        ("float(meta)", lambda: float(torch.empty((), device="meta"))),
+        ("len(0dim)", lambda: len(torch.tensor(1.0))),
+        ("iter(0dim)", lambda: list(iter(torch.tensor(1.0)))),
+        ("bool(2el)", lambda: bool(torch.ones(2))),
+        ("hash", lambda: hash(T(2))),
+        ("reversed", lambda: list(reversed(T(2)))),
+        ("x.stride(40)", lambda: T(2, 3).stride(40)),
+        ("x.size(-40)", lambda: T(2, 3).size(-40)),
+        ("x.size(2**63)", lambda: T(2, 3).size(2**63)),
+        ("x.new_empty(-1)", lambda: T(2).new_empty(-1)),
+        ("x.new_tensor(str)", lambda: T(2).new_tensor("a")),
+        ("x.to(str)", lambda: T(2).to("bogus")),
+        ("x.view(dtype=f8)", lambda: T(2, 3).view(torch.float8_e4m3fn)),
+        ("x.view(c128)", lambda: T(2, 3).view(torch.complex128)),
+        ("x.view(c128) noncontig", lambda: T(3, 4).t().view(torch.complex128)),
+    ]
+    for desc, fn in extra:
+        if shard_i != 0:
+            break
+        if not asan:
+            faulthandler.dump_traceback_later(20, exit=True)
+        attempt(desc, fn)
+    if not asan:
+        faulthandler.cancel_dump_traceback_later()
+
+    if opts.record:
+        with open(opts.record, "w") as f:
+            json.dump(records, f, indent=0, sort_keys=True)
+    out.write(f"FUZZ DONE calls={stats['calls']} systemerrors={len(stats['systemerror'])}\n")
+    for s in stats["systemerror"]:
+        out.write("SYSTEMERROR " + s[:300] + "\n")
+    out.flush()
+    os._exit(0)  # skip teardown: we only test the calls, not interpreter shutdown order
+
+
+def _compare_main(a_path, b_path):
+    """Print calls whose exception type differs between two --record files (ours, upstream)."""
+    import json
+    a, b = json.load(open(a_path)), json.load(open(b_path))
+    diffs = {}
+    for k in sorted(set(a) & set(b)):
+        if a[k] != b[k]:
+            diffs.setdefault((a[k], b[k]), []).append(k)
+    for (ours, ref), ks in sorted(diffs.items(), key=lambda kv: -len(kv[1])):
+        print(f"== ours {ours} vs upstream {ref}: {len(ks)} calls")
+        for k in ks[:8]:
+            print("   ", k)
+
+
+# --------------------------------------------------------------------------------------------
+# The pytest side.
+# --------------------------------------------------------------------------------------------
+
+def _python():
+    p = os.environ.get("TN_FUZZ_PYTHON")
+    if p:
+        return p if os.path.isabs(p) else os.path.join(ROOT, p)
+    return os.path.join(ROOT, ".venv", "bin", "python")
+
+
+SHARDS = 2
+
+
+MAX_CRASHES = 40
+
+
+def _run_shard(i, start):
+    env = dict(os.environ)
+    if "asan" in _python():
+        # huge allocations fail instead of aborting (no RLIMIT_AS under ASan)
+        env["ASAN_OPTIONS"] = "allocator_may_return_null=1:max_allocation_size_mb=6144:" + env.get(
+            "ASAN_OPTIONS", "")
+    p = subprocess.Popen([_python(), os.path.abspath(__file__), "--child", "--shard",
+                          f"{i}/{SHARDS}", "--start", str(start)], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        out, err = p.communicate(timeout=900)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        err = "TIMEOUT\n" + err
+    return p.returncode, out, err
+
+
+def _fuzz_shard(i):
+    """Run shard i to the end, restarting after each crash just past the crashing call, so one
+    run reports every crash. Returns a list of failure descriptions."""
+    failures, start = [], 0
+    while True:
+        rc, out, err = _run_shard(i, start)
+        lines = out.splitlines()
+        failures += [l for l in lines if l.startswith("SYSTEMERROR")]
+        if rc == 0 and any(l.startswith("FUZZ DONE") for l in lines):
+            return failures
+        calls = [l for l in lines if l.startswith("#")]
+        if not calls:
+            failures.append(f"shard {i}: exit {rc} before the first call\n{err[-3000:]}")
+            return failures
+        last = calls[-1]
+        tail = "\n".join(l for l in err.splitlines()[-40:] if "File" not in l or "tests/" not in l)
+        failures.append(f"CRASH (exit {rc}) in {last.split(' ', 1)[1]}\n{tail[-2500:]}")
+        if sum(f.startswith("CRASH") for f in failures) >= MAX_CRASHES:
+            failures.append(f"shard {i}: stopped after {MAX_CRASHES} crashes")
+            return failures
+        start = int(last.split()[0][1:]) + 1
+
+
+def test_no_crash():
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(SHARDS) as ex:
+        results = list(ex.map(_fuzz_shard, range(SHARDS)))
+    failures = [f for r in results for f in r]
+    assert not failures, f"{len(failures)} failures:\n" + "\n\n".join(failures)
+
+
+if __name__ == "__main__":
+    if "--compare" in sys.argv:
+        i = sys.argv.index("--compare")
+        _compare_main(sys.argv[i + 1], sys.argv[i + 2])
+    else:
+        _child_main(sys.argv[1:])
