@@ -57,9 +57,10 @@ int64_t tn_numel(const tn_tensor *t) {
 
 bool tn_sizes_numel(int ndim, const int64_t *sizes, int64_t *out) {
     int64_t n = 1;
+    if (ndim < 0 || ndim > TN_MAX_DIMS) return false;
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) return false;
-        if (sizes[i] && n > INT64_MAX / sizes[i]) return false;
+        if (sizes[i] && n > TN_MAX_NUMEL / sizes[i]) return false;
         n *= sizes[i];
     }
     *out = n;

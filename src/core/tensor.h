@@ -50,7 +50,11 @@ tn_status tn_storage_resize(tn_storage *s, size_t nbytes);
 int64_t tn_numel(const tn_tensor *t);
 bool tn_is_contiguous(const tn_tensor *t);
 void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
-/* Product of sizes with overflow check; returns false on overflow. */
+/* The most elements a tensor that owns its bytes may have: numel * itemsize (<= 16) + offset
+ * bytes then cannot overflow size_t, so callers sizing storage need no further check. */
+#define TN_MAX_NUMEL (INT64_MAX / 16)
+/* Product of sizes for a tensor about to own storage; false when ndim is outside
+ * [0, TN_MAX_DIMS], a size is negative, or the product exceeds TN_MAX_NUMEL. */
 bool tn_sizes_numel(int ndim, const int64_t *sizes, int64_t *out);
 /* Address of element 0 (may be NULL for meta / empty). */
 static inline char *tn_data(const tn_tensor *t) {

@@ -229,9 +229,18 @@ static void adv_free(adv_index *ai) {
     for (int i = 0; i < ai->nhold; i++) Py_CLEAR(ai->hold[i]);
 }
 
+/* The parser hands Tensor?[] over as a tuple; anything else (a None that slipped through) is a
+ * TypeError, not a NULL to dereference. */
+static int check_index_list(PyObject *list) {
+    if (list && PyTuple_Check(list)) return 0;
+    PyErr_SetString(PyExc_TypeError, "indices must be a tuple of Tensors or None, not NoneType");
+    return -1;
+}
+
 static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
     tn_tensor *t = tn_tensor_of(self);
     memset(ai, 0, sizeof *ai);
+    if (check_index_list(list) < 0) return -1;
     Py_ssize_t n = PySequence_Size(list);
     if (n < 0) return -1;
     int dim = 0;
@@ -432,6 +441,7 @@ static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, boo
         return NULL;
     }
     /* all-None index list: copy values into self */
+    if (check_index_list(list) < 0) return NULL;
     Py_ssize_t n = PySequence_Size(list);
     bool any = false;
     for (Py_ssize_t i = 0; i < n; i++) if (PyTuple_GetItem(list, i) != Py_None) any = true;

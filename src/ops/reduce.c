@@ -299,6 +299,7 @@ static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *
     if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
     if (vout) {
         v = finish(v, vout, name);
+        if (!v) { Py_DECREF(i); return NULL; } /* no second out= check with an error pending */
         i = finish(i, iout, name);
         return return_type(is_max ? "max_out" : "min_out", v, i);
     }

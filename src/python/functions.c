@@ -150,11 +150,17 @@ PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw)
  * -(row+1) (one torch.ops overload) or name index + ATEN_BASE (a torch.ops packet). */
 #define ATEN_BASE (1 << 20)
 /* torch.ops returns values the way the dispatcher boxes them, where the Python bindings convert:
- * a ScalarType is its enum value (an int), a Tensor[] is a list. */
+ * a ScalarType is its enum value (an int), a Tensor[] is a list, several results a plain tuple. */
 static PyObject *as_ivalue(PyObject *res) {
     if (!res) return NULL;
     const tn_schema *s = tn_op_schema(last_row);
-    if (!s || s->nrets != 1) return res;
+    if (!s) return res;
+    if (s->nrets > 1 && PyTuple_Check(res) && !PyTuple_CheckExact(res)) { /* named tuple -> tuple */
+        PyObject *t = PySequence_Tuple(res);
+        Py_DECREF(res);
+        return t;
+    }
+    if (s->nrets != 1) return res;
     if (s->rets[0].type == TN_TYPE_SCALARTYPE && !s->rets[0].is_list && tn_py_is_dtype(res)) {
         tn_dtype d;
         if (tn_py_to_dtype(res, &d) < 0) { Py_DECREF(res); return NULL; }
@@ -211,6 +217,7 @@ static const struct { const char *dunder, *op; } dunders[] = {
     {"__eq__", "eq"}, {"__ne__", "ne"}, {"__lt__", "lt"}, {"__le__", "le"}, {"__gt__", "gt"}, {"__ge__", "ge"},
     {"__neg__", "neg"}, {"__invert__", "bitwise_not"},
     {"__and__", "__and__"}, {"__or__", "__or__"}, {"__xor__", "__xor__"},
+    {"__rand__", "bitwise_and"}, {"__ror__", "bitwise_or"}, {"__rxor__", "bitwise_xor"},
     {"__lshift__", "__lshift__"}, {"__rshift__", "__rshift__"},
     {"__iand__", "__iand__"}, {"__ior__", "__ior__"}, {"__ixor__", "__ixor__"},
     {"__ilshift__", "__ilshift__"}, {"__irshift__", "__irshift__"},
@@ -243,12 +250,12 @@ static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObjec
 DUNDER(0) DUNDER(1) DUNDER(2) DUNDER(3) DUNDER(4) DUNDER(5) DUNDER(6) DUNDER(7) DUNDER(8) DUNDER(9)
 DUNDER(10) DUNDER(11) DUNDER(12) DUNDER(13) DUNDER(14) DUNDER(15) DUNDER(16) DUNDER(17) DUNDER(18)
 DUNDER(19) DUNDER(20) DUNDER(21) DUNDER(22) DUNDER(23) DUNDER(24) DUNDER(25) DUNDER(26) DUNDER(27)
-DUNDER(28) DUNDER(29) DUNDER(30) DUNDER(31) DUNDER(32)
+DUNDER(28) DUNDER(29) DUNDER(30) DUNDER(31) DUNDER(32) DUNDER(33) DUNDER(34) DUNDER(35)
 static const PyCFunction dunder_fns[] = {
 #define D(i) (PyCFunction)(void (*)(void))dunder_##i
     D(0), D(1), D(2), D(3), D(4), D(5), D(6), D(7), D(8), D(9), D(10), D(11), D(12), D(13), D(14),
     D(15), D(16), D(17), D(18), D(19), D(20), D(21), D(22), D(23), D(24), D(25), D(26), D(27),
-    D(28), D(29), D(30), D(31), D(32),
+    D(28), D(29), D(30), D(31), D(32), D(33), D(34), D(35),
 #undef D
 };
 _Static_assert(sizeof dunder_fns / sizeof *dunder_fns == sizeof dunders / sizeof *dunders,

@@ -120,7 +120,7 @@ cases("act_exact", {f"{k}-{d}": v.format(x=x) for k, v in ACT_EXACT.items() for 
 cases("act_spellings", {
     "silu_ip": "x = f.clone()\nF.silu(x, inplace=True)\nx",
     "relu_ip": "x = f.clone()\nF.relu(x, inplace=True)\nx",
-    "gelu_out": "torch._C._nn.gelu(f, out=torch.empty(2, 4))",
+    "gelu_out": "torch._C._nn.gelu(f, out=torch.empty(2, 4, dtype=f.dtype))",
     "gelu_ip": "x = f.clone()\ntorch._C._nn.gelu_(x, approximate='tanh')\nx",
     "gelu_bad": "F.gelu(f, approximate='foo')",
     "silu_out_bad": "torch._C._nn.silu(f, out=torch.empty(2, 4, dtype=torch.float64))",
