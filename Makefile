@@ -62,8 +62,10 @@ selftest: setup
 coverage: setup
 	$(VENV)/bin/python -m torchnative.coverage
 
+# Then the SmolLM2-shaped Llama side by side (bench/bench_models.py; BENCH_QUICK=1 for CI).
 bench: setup
 	$(VENV)/bin/python bench/bench.py
+	$(VENV)/bin/python bench/bench_models.py
 
 # The extension built with AddressSanitizer + UndefinedBehaviorSanitizer, tests run under it.
 # (memcpy(dst, NULL, 0) for 0-dim shapes is not reported: harmless, and everywhere in shape code.)

@@ -13,9 +13,12 @@ The child runs in a subprocess of `.venv/bin/python` (or `$TN_FUZZ_PYTHON`, e.g.
 so a crash names the call. To reproduce by hand:
 
     .venv/bin/python tests/test_no_crash.py --child --only add.Tensor      # one overload
-    .venv/bin/python tests/test_no_crash.py --child --record /tmp/a.json   # exception types
-    .venv-ref/bin/python tests/test_no_crash.py --child --record /tmp/b.json
-    .venv/bin/python tests/test_no_crash.py --compare /tmp/a.json /tmp/b.json
+    .venv/bin/python tests/test_no_crash.py --child --record /tmp/a.tsv    # exception types
+    .venv-ref/bin/python tests/test_no_crash.py --child --record /tmp/b.tsv
+    .venv/bin/python tests/test_no_crash.py --compare /tmp/a.tsv /tmp/b.tsv
+
+(--start N skips the calls numbered below N, to continue past a crash; upstream itself crashes
+on a few of these calls, e.g. aten._to_copy(x, dtype=-1).)
 
 Besides crashes the child reports SystemError (a C function returned NULL without an exception,
 or a result with one set), which always means a bug in our C code; the test fails on those too.
@@ -88,7 +91,6 @@ def _kind(typ):
 def _child_main(argv):
     import argparse
     import faulthandler
-    import json
     import math
     import warnings
 
@@ -178,6 +180,31 @@ def _child_main(argv):
         "meta_2x3": lambda: torch.empty(2, 3, device="meta"),
         "f32_requires_grad": lambda: T(2, 3).requires_grad_(),
     }
+    tensors.update({
+        "i64_neg_inrange": lambda: torch.tensor([[-1, -2, 0], [1, -1, 0]]),
+        "i64_oob_by1": lambda: torch.tensor([[2, 3, 0], [0, 0, -4]]),
+        "i64_empty": lambda: torch.tensor([], dtype=torch.long),
+        "i64_5": lambda: torch.tensor([5]),
+        "f32_huge": lambda: torch.tensor([[1e30, -1e30, nan], [3e9, -3e9, 2.5]]),
+    })
+    geo_tensors = ["f32_0dim", "f32_empty0", "f32_0x3", "f32_3x0", "f32_T", "f32_step",
+                   "f32_expand", "dims20", "dims32", "f32_4d", "f32_big1d", "meta_2x3", "i64_2x3",
+                   "bool_2x3", "c64_2x3", "f16_2x3"]
+    dtype_tensors = ["i64_2x3", "i32_2x3", "u8_2x3", "i8_neg", "bool_2x3", "f16_2x3",
+                     "bf16_2x3", "u64_2x3", "u16_2x3", "f8e4_2x3", "c32_2x3", "c64_2x3",
+                     "f32_0dim", "i64_0dim", "meta_2x3"]
+    sem_ints = {"-3": -3, "-1": -1, "2": 2, "3": 3, "33": 33, "-33": -33, "0": 0}
+    sem_intlists = {"[-1]": [-1], "[2]": [2], "[1,0]": [1, 0], "[0,0]": [0, 0], "[3,2]": [3, 2],
+                    "[6]": [6], "[-1,2]": [-1, 2], "[2,-1,3]": [2, -1, 3], "[0,1,2]": [0, 1, 2],
+                    "[-1,-1]": [-1, -1], "[]": [], "[1]*32": [1] * 32, "[0]": [0], "[7]": [7]}
+    sem_scalars = {"nan": nan, "inf": inf, "-inf": -inf, "1e308": 1e308, "1e20": 1e20,
+                   "2**63-1": 2**63 - 1, "-2**63": -2**63, "2**64": 2**64, "-1": -1, "300": 300,
+                   "True": True, "1j": 1j, "0": 0}
+    cross_selves = ["f32_0dim", "f32_empty0", "f32_3x0", "f32_T", "f32_expand", "f32_4d",
+                    "i64_2x3", "f32_5x5"]
+    cross_others = ["i64_neg_inrange", "i64_oob_by1", "i64_empty", "i64_5", "i64_0dim",
+                    "i32_2x3", "bool_2x3", "f32_big1d", "f32_T", "f32_expand00", "f32_0x3",
+                    "u8_2x3", "f32_4d"]
     # Rarely-reached tensors for combos only.
     pair_shapes = {
         "f32_3x2": lambda: T(3, 2),
@@ -295,7 +322,8 @@ def _child_main(argv):
     def materialize(v):
         return v() if callable(v) and not isinstance(v, (type, torch.Generator)) else v
 
-    records = {}
+    # --record appends "call<TAB>outcome" lines (so a run restarted after a crash keeps adding)
+    rec_file = open(opts.record, "a", buffering=1) if opts.record else None
     stats = {"calls": 0, "systemerror": []}
     shard_i, shard_n = map(int, opts.shard.split("/"))
 
@@ -316,8 +344,8 @@ def _child_main(argv):
             res = type(e).__name__
         except BaseException as e:  # noqa: B036 -- e.g. a stray KeyboardInterrupt
             res = type(e).__name__
-        if opts.record:
-            records[desc] = res
+        if rec_file:
+            rec_file.write(f"{desc}\t{res}\n")
 
     names = _load_names(opts.only)
     for idx, (name, ov) in enumerate(names):
@@ -373,23 +401,47 @@ def _child_main(argv):
                 variants.append({n: (lab, v) for n in tensor_args})
             for lab, v in pair_shapes.items():
                 variants.append({tensor_args[-1]: (lab, v)})
+        # Plausible-but-wrong values for int / int[] / Scalar arguments crossed with self tensors
+        # of awkward geometry or dtype: the checks that depend on both (dim in range for this
+        # tensor, a scalar representable in this dtype) are where holes hide.
+        self_kind = args[0][4] if args else None
+        if self_kind == "Tensor" and args[0][1] == "self":
+            for t, n, d, kw, kind, opt, w in args[1:]:
+                if kind == "int":
+                    sem, sub = sem_ints, geo_tensors
+                elif kind == "int[]":
+                    sem, sub = sem_intlists, geo_tensors
+                elif kind == "Scalar" or kind == "float":
+                    sem, sub = sem_scalars, dtype_tensors
+                else:
+                    continue
+                for tl in sub:
+                    for vl, v in sem.items():
+                        variants.append({"self": (tl, tensors[tl]), n: (vl, v)})
+            # other tensor arguments (index, src, other, mask...) against awkward selves
+            for t, n, d, kw, kind, opt, w in args[1:]:
+                if kind != "Tensor" or w:
+                    continue
+                for tl in cross_selves:
+                    for ol in cross_others:
+                        variants.append({"self": (tl, tensors[tl]), n: (ol, tensors[ol])})
         if is_out:
-            # out= aliasing the input
-            def alias_variant(src):
-                return {src: ("shared", None)}
-            variants.append("alias")
+            for how in ("self", "self.t()", "self[0]", "self[:, :2]"):
+                variants.append(("alias", how))
 
         for vi, var in enumerate(variants):
-            if var == "alias":
+            if isinstance(var, tuple):  # out= aliasing (a view of) self
                 if "self" not in base or not out_names:
                     continue
                 pos, kwd, lab = build({})
                 shared = pos[0] if pos else None
-                if not isinstance(shared, torch.Tensor):
+                if not isinstance(shared, torch.Tensor) or shared.dim() != 2:
                     continue
+                view = {"self": shared, "self.t()": shared.t(), "self[0]": shared[0],
+                        "self[:, :2]": shared[:, :2]}[var[1]]
                 for on in out_names:
-                    kwd[on] = shared
-                lab += " [out aliases self]"
+                    kwd[on] = view
+                lab += f" [out={var[1]}]"
                 calls = [("aten", pos, kwd)]
             else:
                 pos, kwd, lab = build(var)
@@ -507,6 +559,89 @@ def _child_main(argv):
         ("x.view(dtype=f8)", lambda: T(2, 3).view(torch.float8_e4m3fn)),
         ("x.view(c128)", lambda: T(2, 3).view(torch.complex128)),
         ("x.view(c128) noncontig", lambda: T(3, 4).t().view(torch.complex128)),
+        # indexing paths (src/python/indexing.c)
+        ("x[...,None,...]", lambda: T(2, 3)[..., None, ...]),
+        ("0dim[0]", lambda: torch.tensor(1.0)[0]),
+        ("0dim[None,...,None]", lambda: torch.tensor(1.0)[None, ..., None]),
+        ("0dim[True]", lambda: torch.tensor(1.0)[True]),
+        ("0dim[False]=1", lambda: torch.tensor(1.0).__setitem__(False, 1.0)),
+        ("0dim[idx]", lambda: torch.tensor(1.0)[torch.tensor([0])]),
+        ("x[T_idx]", lambda: T(3, 4).t()[torch.tensor([[0, 1], [2, 3]])]),
+        ("x[:, idx, :]", lambda: T(2, 3, 4)[:, torch.tensor([2, -3]), :]),
+        ("x[idx, :, idx]", lambda: T(2, 3, 4)[torch.tensor([1]), :, torch.tensor([3, 0])]),
+        ("x[idx_bcast_bad]", lambda: T(2, 3)[torch.tensor([0, 1]), torch.tensor([0, 1, 2])]),
+        ("x[mask2d]", lambda: T(2, 3)[torch.tensor([[True, False, True], [False, True, True]])]),
+        ("x[mask_0dim]", lambda: T(2, 3)[torch.tensor(True)]),
+        ("x[mask_bad2d]", lambda: T(2, 3)[torch.ones(3, 2, dtype=torch.bool)]),
+        ("x[[True,False]]", lambda: T(2, 3)[[True, False]]),
+        ("x[1:0]", lambda: T(2, 3)[1:0]),
+        ("x[-100:100]", lambda: T(2, 3)[-100:100]),
+        ("x[::2**62]", lambda: T(2, 3)[::2**62]),
+        ("x[::-2**63]", lambda: T(2, 3)[::-2**63]),
+        ("x[-2**63:2**63:2**63]", lambda: T(2, 3)[-2**63:2**63:2**63]),
+        ("x[0.5]", lambda: T(2, 3)[0.5]),
+        ("x[(0,)*33]", lambda: T(*([1] * 32))[(0,) * 33]),
+        ("x[np.int64]", lambda: T(2, 3)[__import__("numpy").int64(1)]),
+        ("x[np.array]", lambda: T(2, 3)[__import__("numpy").array([1, 0])]),
+        ("x[np.bool_array]", lambda: T(2, 3)[__import__("numpy").array([True, False])]),
+        ("x[idx]=vals wrong", lambda: T(2, 3).__setitem__(torch.tensor([0, 1]), torch.ones(3, 3))),
+        ("x[mask]=vals", lambda: T(2, 3).__setitem__(torch.ones(2, 3, dtype=torch.bool), torch.ones(5))),
+        ("x[mask]=nan into int", lambda: torch.zeros(2, 3, dtype=torch.long).__setitem__(torch.ones(2, 3, dtype=torch.bool), float("nan"))),
+        ("x[:, idx]=x", lambda: (lambda x: x.__setitem__((slice(None), torch.tensor([0, 1])), x[:, :2].t()))(T(2, 3))),
+        ("expand[idx]=1", lambda: T(1, 3).expand(4, 3).__setitem__(torch.tensor([0, 1]), 5.0)),
+        ("x[...]=x.t()", lambda: (lambda x: x.__setitem__(Ellipsis, x.t()))(T(3, 3))),
+        ("x[0]=f8", lambda: T(2, 3).__setitem__(0, dt(torch.float8_e4m3fn)()[0])),
+        ("c32[0]=1", lambda: dt(torch.complex32)().__setitem__(0, 1.0)),
+        ("u64[0]=-1", lambda: dt(torch.uint64)().__setitem__(0, -1)),
+        ("u64[0]=2**64", lambda: dt(torch.uint64)().__setitem__(0, 2**64)),
+        ("i8[0]=1e20", lambda: dt(torch.int8)().__setitem__(0, 1e20)),
+        ("meta[idx]=1", lambda: torch.empty(2, 3, device="meta").__setitem__(torch.tensor([0]), 1.0)),
+        # construction paths (src/python/tensor_new.c)
+        ("tensor(np noncontig)", lambda: torch.tensor(__import__("numpy").arange(12.).reshape(3, 4)[:, ::-2])),
+        ("from_numpy(neg strides)", lambda: torch.from_numpy(__import__("numpy").arange(6.)[::-1])),
+        ("from_numpy(0-stride)", lambda: torch.from_numpy(__import__("numpy").lib.stride_tricks.as_strided(__import__("numpy").zeros(1), (3,), (0,)))),
+        ("from_numpy(object)", lambda: torch.from_numpy(__import__("numpy").array([object()]))),
+        ("from_numpy(str)", lambda: torch.from_numpy(__import__("numpy").array(["a"]))),
+        ("from_numpy(f16 unaligned)", lambda: torch.from_numpy(__import__("numpy").frombuffer(b"\0" * 9, dtype="<f2", offset=1, count=4))),
+        ("from_numpy(big-endian)", lambda: torch.from_numpy(__import__("numpy").arange(3, dtype=">i4"))),
+        ("from_numpy(0-d)", lambda: torch.from_numpy(__import__("numpy").array(1.5))),
+        ("from_numpy(40-d)", lambda: torch.from_numpy(__import__("numpy").zeros([1] * 40))),
+        ("tensor(np 40-d)", lambda: torch.tensor(__import__("numpy").zeros([1] * 40))),
+        ("tensor([np.float16])", lambda: torch.tensor([__import__("numpy").float16(1.5)])),
+        ("tensor(mixed)", lambda: torch.tensor([1, 2.5, True, 1j])),
+        ("tensor([tensor, 1])", lambda: torch.tensor([torch.ones(2), 1])),
+        ("tensor([t2, t3])", lambda: torch.tensor([torch.ones(2), torch.ones(3)])),
+        ("tensor([meta])", lambda: torch.tensor([torch.empty((), device="meta")])),
+        ("tensor(gen)", lambda: torch.tensor(x for x in range(3))),
+        ("tensor(range big)", lambda: torch.tensor(range(2**62, 2**62 + 2))),
+        ("tensor(bytes)", lambda: torch.tensor(b"abc")),
+        ("tensor(memoryview)", lambda: torch.tensor(memoryview(b"abc"))),
+        ("as_tensor(bytearray)", lambda: torch.as_tensor(bytearray(b"ab"))),
+        ("frombuffer offset", lambda: torch.frombuffer(bytearray(8), dtype=torch.float32, offset=6)),
+        ("frombuffer count", lambda: torch.frombuffer(bytearray(8), dtype=torch.float32, count=5)),
+        ("frombuffer neg", lambda: torch.frombuffer(bytearray(8), dtype=torch.float32, count=-2, offset=-1)),
+        ("frombuffer empty", lambda: torch.frombuffer(b"", dtype=torch.float32)),
+        ("T.numpy()", lambda: T(3, 4).t().numpy()),
+        ("expand.numpy()", lambda: T(1, 3).expand(4, 3).numpy()),
+        ("bf16.numpy()", lambda: T(2, dtype=torch.bfloat16).numpy()),
+        ("grad.numpy()", lambda: T(2).requires_grad_().numpy()),
+        ("0size.tolist", lambda: torch.empty(0, 3, 0).tolist()),
+        ("dims32.tolist", lambda: many(32)().tolist()),
+        ("step.tolist", lambda: T(4, 6)[::2, ::-1].tolist() if False else T(4, 6)[::2, ::3].tolist()),
+        ("storage.tolist", lambda: torch.empty(3).untyped_storage().tolist()),
+        ("new_tensor(np)", lambda: T(2).new_tensor(__import__("numpy").ones(2))),
+        ("Tensor(storage)", lambda: torch.Tensor(torch.empty(3).untyped_storage())),
+        ("Tensor([[1],[2,3]])", lambda: torch.Tensor([[1], [2, 3]])),
+        ("FloatTensor(2**40)", lambda: torch.FloatTensor(2**40)),
+        ("x.set_(storage tiny)", lambda: T(2, 3).set_(torch.empty(1).untyped_storage())),
+        ("x.untyped_storage()[2**63]", lambda: T(2).untyped_storage()[2**63]),
+        ("storage[-100]", lambda: T(2).untyped_storage()[-100]),
+        ("storage[1:100]", lambda: T(2).untyped_storage()[1:100]),
+        ("storage[0]=300", lambda: T(2).untyped_storage().__setitem__(0, 300)),
+        ("storage.fill_(-1)", lambda: T(2).untyped_storage().fill_(-1)),
+        ("storage.copy_(bigger)", lambda: T(2).untyped_storage().copy_(T(9).untyped_storage())),
+        ("storage resize shared", lambda: (lambda x: (x.untyped_storage().resize_(0), x + 1))(T(2, 3))),
+        ("resize_ then view", lambda: (lambda x: (x.view(2, 3).untyped_storage().resize_(4), x.sum()))(T(6))),
     ]
     for desc, fn in extra:
         if shard_i != 0:
@@ -517,9 +652,8 @@ def _child_main(argv):
     if not asan:
         faulthandler.cancel_dump_traceback_later()
 
-    if opts.record:
-        with open(opts.record, "w") as f:
-            json.dump(records, f, indent=0, sort_keys=True)
+    if rec_file:
+        rec_file.close()
     out.write(f"FUZZ DONE calls={stats['calls']} systemerrors={len(stats['systemerror'])}\n")
     for s in stats["systemerror"]:
         out.write("SYSTEMERROR " + s[:300] + "\n")
@@ -529,8 +663,9 @@ def _child_main(argv):
 
 def _compare_main(a_path, b_path):
     """Print calls whose exception type differs between two --record files (ours, upstream)."""
-    import json
-    a, b = json.load(open(a_path)), json.load(open(b_path))
+    def load(p):
+        return dict(line.rstrip("\n").split("\t", 1) for line in open(p) if "\t" in line)
+    a, b = load(a_path), load(b_path)
     diffs = {}
     for k in sorted(set(a) & set(b)):
         if a[k] != b[k]:
@@ -576,6 +711,19 @@ def _run_shard(i, start):
     return p.returncode, out, err
 
 
+def _crash_summary(err):
+    """The telling lines of a crash's stderr: the sanitizer's verdict and first frames, or the
+    fatal error and Python traceback."""
+    import re
+    lines = err.splitlines()
+    keep = [l for l in lines if re.search(r"runtime error|ERROR: AddressSanitizer|SUMMARY:|"
+                                          r"^\s*#[0-5] 0x|Fatal Python error|free\(\)|"
+                                          r"double free|corrupted", l)]
+    if not keep:
+        keep = [l for l in lines if "tests/" not in l][-12:]
+    return "\n".join("    " + l.strip()[:200] for l in keep[:14])
+
+
 def _fuzz_shard(i):
     """Run shard i to the end, restarting after each crash just past the crashing call, so one
     run reports every crash. Returns a list of failure descriptions."""
@@ -591,8 +739,7 @@ def _fuzz_shard(i):
             failures.append(f"shard {i}: exit {rc} before the first call\n{err[-3000:]}")
             return failures
         last = calls[-1]
-        tail = "\n".join(l for l in err.splitlines()[-40:] if "File" not in l or "tests/" not in l)
-        failures.append(f"CRASH (exit {rc}) in {last.split(' ', 1)[1]}\n{tail[-2500:]}")
+        failures.append(f"CRASH (exit {rc}) in {last.split(' ', 1)[1]}\n{_crash_summary(err)}")
         if sum(f.startswith("CRASH") for f in failures) >= MAX_CRASHES:
             failures.append(f"shard {i}: stopped after {MAX_CRASHES} crashes")
             return failures

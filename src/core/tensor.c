@@ -68,11 +68,45 @@ bool tn_sizes_numel(int ndim, const int64_t *sizes, int64_t *out) {
 }
 
 void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides) {
-    int64_t s = 1;
+    /* unsigned: sizes whose product overflows (refused later by the caller) must not be UB here */
+    uint64_t s = 1;
     for (int i = ndim - 1; i >= 0; i--) {
-        strides[i] = s;
-        s *= sizes[i] > 1 ? sizes[i] : 1;
+        strides[i] = (int64_t)s;
+        s *= sizes[i] > 1 ? (uint64_t)sizes[i] : 1;
     }
+}
+
+bool tn_view_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                       int itemsize, size_t nbytes) {
+    int64_t lo = offset, hi = offset, step;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0) return false;
+        if (sizes[i] == 0) return true;
+    }
+    for (int i = 0; i < ndim; i++) {
+        if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &step)) return false;
+        if (__builtin_add_overflow(step < 0 ? lo : hi, step, step < 0 ? &lo : &hi)) return false;
+    }
+    uint64_t need;
+    if (lo < 0 || __builtin_mul_overflow((uint64_t)hi + 1, (uint64_t)itemsize, &need)) return false;
+    return need <= nbytes;
+}
+
+bool tn_extent_bytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                     int itemsize, uint64_t *need) {
+    int64_t hi = offset, step;
+    bool empty = false;
+    if (offset < 0) return false;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0 || strides[i] < 0) return false;
+        if (sizes[i] == 0) empty = true;
+    }
+    if (empty) { *need = 0; return true; }
+    for (int i = 0; i < ndim; i++)
+        if (__builtin_mul_overflow(sizes[i] - 1, strides[i], &step) || __builtin_add_overflow(hi, step, &hi))
+            return false;
+    if (__builtin_mul_overflow((uint64_t)hi + 1, (uint64_t)itemsize, need)) return false;
+    return true;
 }
 
 bool tn_is_contiguous(const tn_tensor *t) {

@@ -61,6 +61,16 @@ static inline char *tn_data(const tn_tensor *t) {
     return t->storage->data ? t->storage->data + t->offset * tn_dtype_itemsize(t->dtype) : NULL;
 }
 
+/* Bytes a geometry reaches into its storage: (offset + sum (size-1)*stride + 1) * itemsize, 0 when
+ * any size is 0. False when a size, stride or the offset is negative, or the sum overflows. */
+bool tn_extent_bytes(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                     int itemsize, uint64_t *need);
+
+/* Whether every element of the geometry lies within nbytes of storage. Negative strides are
+ * allowed (kernels' internal views, e.g. flip, walk backwards); sizes must be >= 0. */
+bool tn_view_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                       int itemsize, size_t nbytes);
+
 /* Broadcast two shapes; false if incompatible. */
 bool tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
 

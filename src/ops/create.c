@@ -654,8 +654,11 @@ static PyObject *arange_impl(const tn_value *start, const tn_value *end, const t
         }
         if (dt == TN_DTYPE_I64) {
             if (xst == 0) { PyErr_SetString(PyExc_ValueError, "step must be nonzero"); return NULL; }
-            int64_t sgn = (xst > 0) - (xst < 0);
-            size_d = (double)((xe - xs + xst - sgn) / xst);
+            int64_t sgn = (xst > 0) - (xst < 0), span;
+            if (__builtin_sub_overflow(xe, xs, &span) || __builtin_add_overflow(span, xst - sgn, &span))
+                size_d = ceil(((double)xe - (double)xs) / (double)xst); /* beyond int64: refused below */
+            else
+                size_d = (double)(span / xst);
         } else {
             size_d = ceil((double)(de - ds) / dst);
         }

@@ -622,9 +622,9 @@ static PyObject *gather_impl(PyObject *self, int64_t dim, PyObject *index, PyObj
     memcpy(st[2], it->strides, sizeof st[2]);
     if (nd) st[1][d] = 0;
     if (tn_numel(o) > 0) run_ops(gather_loop, &c, nd, it->sizes, 3, data, st, iz);
-    Py_DECREF(lidx);
+    Py_DECREF(lidx); /* `it` dies with it (an int32 index was converted): use o's sizes below */
     if (!out) return res;
-    int ok = tn_out_prepare(out, nd, it->sizes, t->dtype, "gather");
+    int ok = tn_out_prepare(out, o->ndim, o->sizes, t->dtype, "gather");
     if (ok == 0) ok = tn_copy_into(out, res);
     Py_DECREF(res);
     return ok < 0 ? NULL : Py_NewRef(out);

@@ -210,7 +210,10 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
     for (int i = 0; i < n; i++) {
         psz[i] = i < lead ? 1 : t->sizes[i - lead];
         pst[i] = i < lead ? 0 : t->strides[i - lead];
-        shape[i] = psz[i] * reps[i];
+        if (__builtin_mul_overflow(psz[i], reps[i], &shape[i])) {
+            PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+            return NULL;
+        }
     }
     for (int i = 0; i < n; i++)
         if (reps[i] < 0) {

@@ -53,14 +53,21 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
         return NULL;
     }
     /* a resizable storage grows to hold the new geometry, as upstream's set_ does */
-    int64_t hi = offset;
-    bool empty = false;
-    for (int i = 0; i < nd; i++) {
-        if (sizes[i] == 0) empty = true;
-        else hi += (sizes[i] - 1) * (strides[i] > 0 ? strides[i] : 0);
+    uint64_t need;
+    if (!tn_extent_bytes(nd, sizes, strides, offset, tn_dtype_itemsize(t->dtype), &need)) {
+        /* negative strides / sizes get tn_check_in_bounds' messages below */
+        for (int i = 0; i < nd; i++)
+            if (strides[i] < 0 || sizes[i] < 0) goto check;
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return NULL;
     }
-    size_t need = empty ? 0 : (size_t)(hi + 1) * (size_t)tn_dtype_itemsize(t->dtype);
+    if (need > SIZE_MAX / 2) {
+        PyErr_Format(PyExc_RuntimeError, "DefaultCPUAllocator: not enough memory: you tried to allocate %llu bytes.",
+                     (unsigned long long)need);
+        return NULL;
+    }
     if (need > s->nbytes && s->resizable && !s->release && tn_storage_resize(s, need) != TN_OK) return PyErr_NoMemory();
+check:
     if (tn_check_in_bounds(nd, sizes, strides, offset, t->dtype, s->nbytes) < 0) return NULL;
     tn_storage_incref(s);
     tn_storage_decref(t->storage);

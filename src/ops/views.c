@@ -32,6 +32,7 @@ void tn_shape_str(char *buf, size_t n, int nd, const int64_t *s) {
 int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out) {
     int infer = -1;
     int64_t prod = 1;
+    bool overflow = false, zero = false;
     for (int i = 0; i < n; i++) {
         if (shape[i] == -1) {
             if (infer >= 0) { PyErr_SetString(PyExc_RuntimeError, "only one dimension can be inferred"); return -1; }
@@ -39,11 +40,16 @@ int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out) {
         } else if (shape[i] < 0) {
             PyErr_Format(PyExc_RuntimeError, "invalid shape dimension %lld", (long long)shape[i]);
             return -1;
-        } else {
-            prod *= shape[i];
+        } else if (shape[i] == 0) {
+            zero = true;
+        } else if (__builtin_mul_overflow(prod, shape[i], &prod)) {
+            overflow = true;
         }
         out[i] = shape[i];
     }
+    /* a product that overflows int64 matches no tensor's numel, unless a 0 makes it 0 */
+    if (zero) prod = 0;
+    else if (overflow) prod = -1;
     char s[512];
     if (infer >= 0) {
         if (prod == 0) {
@@ -229,18 +235,18 @@ PyObject *tn_op_as_strided(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)off);
         return NULL;
     }
-    int64_t hi = 0;
-    bool empty = false;
     for (int i = 0; i < n; i++) {
         if (sz[i] < 0) {
             PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld", (long long)sz[i]);
             return NULL;
         }
-        if (sz[i] == 0) empty = true;
-        hi += (sz[i] - 1) * st[i];
     }
     int isz = tn_dtype_itemsize(t->dtype);
-    uint64_t need = empty ? 0 : ((uint64_t)off + (uint64_t)hi + 1) * (uint64_t)isz;
+    uint64_t need;
+    if (!tn_extent_bytes(n, sz, st, off, isz, &need)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return NULL;
+    }
     if (need > t->storage->nbytes) {
         tn_shape_str(b1, sizeof b1, n, sz);
         tn_shape_str(b2, sizeof b2, n, st);
@@ -822,7 +828,7 @@ static PyObject *split_sizes(PyObject *self, int n, const int64_t *sizes, int64_
             PyErr_Format(PyExc_RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[...]");
             return NULL;
         }
-        sum += sizes[i];
+        if (__builtin_add_overflow(sum, sizes[i], &sum)) sum = -1; /* matches no length */
     }
     if (sum != len) {
         char b[512];

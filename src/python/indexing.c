@@ -10,6 +10,9 @@
  * __delitem__ entries of TensorBase's manual method table (python/tensor.c). */
 #include "ops/views.h"
 
+/* helper from ops/create.c: would upstream refuse this number for dtype dt? */
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
+
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
 PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
 PyObject *tn_tensor_delitem(PyObject *self, PyObject *index);
@@ -124,9 +127,15 @@ static int seq_fill(PyObject *o, bool is_bool, char **p) {
     }
     if (is_bool) { **p = (char)(o == Py_True); *p += 1; return 0; }
     int64_t v;
-    if (PyFloat_Check(o)) v = (int64_t)PyFloat_AsDouble(o);
-    else if (PyComplex_Check(o)) v = (int64_t)PyComplex_RealAsDouble(o);
-    else if (tn_py_is_tensor(o)) {
+    if (PyFloat_Check(o) || PyComplex_Check(o)) {
+        /* truncate as upstream; NaN / out of int64 range is its overflow error (a C cast is UB) */
+        double d = PyFloat_Check(o) ? PyFloat_AsDouble(o) : PyComplex_RealAsDouble(o);
+        if (!(d > -9223372036854775809.0 && d < 9223372036854775808.0)) {
+            PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64 without overflow");
+            return -1;
+        }
+        v = (int64_t)d;
+    } else if (tn_py_is_tensor(o)) {
         PyObject *c = tn_as_dtype(o, TN_DTYPE_I64, true);
         if (!c) return -1;
         memcpy(&v, tn_data(tn_tensor_of(c)), 8);
@@ -444,6 +453,7 @@ static PyObject *value_tensor(PyObject *self, PyObject *value) {
         PyErr_Format(PyExc_TypeError, "can't assign a %s to a torch.%sTensor", tn_py_type_name(value), tn_dtype_cpp_name(dt));
         return NULL;
     }
+    if (tn_cr_check_scalar(&v, dt) < 0) return NULL; /* upstream: "value cannot be converted ..." */
     PyObject *t = tn_tensor_new_empty(0, NULL, dt, TN_DEVICE_CPU);
     if (t && tn_fill_number(t, &v) < 0) Py_CLEAR(t);
     return t;

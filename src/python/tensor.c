@@ -68,6 +68,17 @@ PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn
 PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
                              int64_t offset) {
     tn_tensor t = *tn_tensor_of(base);
+    /* Every view lies inside its storage: the one check that keeps a wrong geometry computed by
+     * any op from becoming an out-of-bounds read in a kernel. */
+    if (ndim < 0 || ndim > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+        return NULL;
+    }
+    if (!tn_view_in_bounds(ndim, sizes, strides, offset, tn_dtype_itemsize(t.dtype), t.storage->nbytes)) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: view geometry out of bounds for a storage of %zu bytes",
+                     t.storage->nbytes);
+        return NULL;
+    }
     t.ndim = ndim;
     if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
     if (ndim) memcpy(t.strides, strides, (size_t)ndim * sizeof *strides);
@@ -83,16 +94,18 @@ PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, con
 
 int tn_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
                        tn_dtype dtype, size_t nbytes) {
-    int64_t hi = offset;
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] == 0) return 0;
         if (strides[i] < 0) {
             PyErr_SetString(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: [...]");
             return -1;
         }
-        hi += (sizes[i] - 1) * strides[i];
     }
-    uint64_t need = ((uint64_t)hi + 1) * (uint64_t)tn_dtype_itemsize(dtype);
+    uint64_t need = 0;
+    if (offset >= 0 && !tn_extent_bytes(ndim, sizes, strides, offset, tn_dtype_itemsize(dtype), &need)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return -1;
+    }
     if (offset < 0 || need > nbytes) {
         PyErr_Format(PyExc_RuntimeError,
                      "setStorage: sizes and strides are out of bounds for a storage of %zu bytes (would need %llu)",

@@ -1,0 +1,133 @@
+"""Side-by-side model benchmark: a SmolLM2-135M-shaped Llama on torchnative (.venv) and upstream
+torch 2.13.0 (.venv-ref), float32, seeded weights (no checkpoint is written: each process builds
+the model from the config after `torch.manual_seed(0)`).
+
+Model: LlamaForCausalLM, hidden 576, 30 layers, 9 heads, 3 key-value heads, intermediate 1536,
+vocab 49152, tied embeddings, attn_implementation "sdpa" (transformers' default).
+Figures (inside each process, after one untimed 6-token forward):
+  - prefill L tokens: wall time of `model(ids, use_cache=True, logits_to_keep=1)` under no_grad
+    (what generate() runs for the prompt), for L in 6, 128, 512; each process repeats a length
+    while it has run fewer than 5 times and for less than 2 s, and reports the median;
+  - decode: a 6-token prompt is prefilled with the KV cache, one untimed step, then N greedy
+    single-token steps with the cache; tokens/s = N / their total time.
+Processes alternate (upstream, ours, upstream, ours, ...); each figure is the median over
+rounds, the ratio is ours/upstream for times and upstream/ours for tokens/s (so > 1 always
+means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the machines are shared
+and our kernels are single-threaded; BENCH_THREADS=n changes it for both).
+Full run (about 4-5 minutes): 3 rounds of prefill 6 and 128 and 16 decode tokens, plus prefill 512 in the first
+round only (torchnative's reference GEMM makes it take over a minute). BENCH_QUICK=1 (or
+--quick): 1 round, prefill 6 and 128, 8 decode tokens.
+usage: bench_models.py [--quick] [--json FILE]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OURS = os.path.join(ROOT, ".venv", "bin", "python")
+REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
+
+CONFIG = dict(hidden_size=576, num_hidden_layers=30, num_attention_heads=9,
+              num_key_value_heads=3, intermediate_size=1536, vocab_size=49152,
+              max_position_embeddings=2048, tie_word_embeddings=True, rope_theta=100000.0,
+              rms_norm_eps=1e-5)
+
+WORKER = r"""
+import json, statistics, sys, time, warnings
+warnings.filterwarnings("ignore")
+import torch, transformers
+spec = json.loads(sys.argv[1])
+try:
+    out = {"threads": torch.get_num_threads()}
+except Exception:  # torchnative has no thread pool to ask about yet
+    out = {"threads": None}
+t0 = time.perf_counter()
+cfg = transformers.LlamaConfig(**spec["config"])
+torch.manual_seed(0)
+m = transformers.LlamaForCausalLM(cfg).eval()
+out["build_s"] = time.perf_counter() - t0
+g = torch.Generator().manual_seed(1)
+V = spec["config"]["vocab_size"]
+with torch.no_grad():
+    m(torch.randint(0, V, (1, 6), generator=g), use_cache=True, logits_to_keep=1)  # warm-up
+    for L in spec["prefill"]:
+        ids = torch.randint(0, V, (1, L), generator=g)
+        ts, start = [], time.perf_counter()
+        while not ts or (len(ts) < 5 and time.perf_counter() - start < 2.0):
+            t = time.perf_counter()
+            m(ids, use_cache=True, logits_to_keep=1)
+            ts.append(time.perf_counter() - t)
+        out["prefill_%d" % L] = statistics.median(ts)
+    n = spec["decode"]
+    if n:
+        o = m(torch.randint(0, V, (1, 6), generator=g), use_cache=True, logits_to_keep=1)
+        cache, nxt = o.past_key_values, o.logits[:, -1:].argmax(-1)
+        total = 0.0
+        for i in range(n + 1):
+            t = time.perf_counter()
+            o = m(nxt, cache=cache, use_cache=True)
+            cache, nxt = o.past_key_values, o.logits[:, -1:].argmax(-1)
+            if i:
+                total += time.perf_counter() - t
+        out["decode_tok_s"] = n / total
+print(json.dumps(out))
+"""
+
+
+def run(python, spec, threads):
+    env = dict(os.environ, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads,
+               TRANSFORMERS_VERBOSITY="error", HF_HUB_OFFLINE="1")
+    r = subprocess.run([python, "-c", WORKER, json.dumps(spec)], capture_output=True, text=True,
+                       env=env)
+    if r.returncode:
+        return {"error": (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main():
+    quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK", "") not in ("", "0")
+    threads = os.environ.get("BENCH_THREADS", "1")
+    if quick:
+        rounds = [{"prefill": [6, 128], "decode": 8}]
+    else:
+        rounds = [{"prefill": [6, 128, 512], "decode": 16}] + [{"prefill": [6, 128],
+                                                               "decode": 16}] * 2
+    res = {"ref": [], "ours": []}
+    t0 = time.perf_counter()
+    for r in rounds:
+        spec = dict(r, config=CONFIG)
+        for side, py in (("ref", REF), ("ours", OURS)):
+            res[side].append(run(py, spec, threads))
+    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s"]
+    print("SmolLM2-135M-shaped Llama, float32, %s thread(s), %d round(s)%s, %.0fs" % (
+        threads, len(rounds), " (quick)" if quick else "", time.perf_counter() - t0))
+    print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
+    table = {}
+    for k in keys:
+        vals = {}
+        for side in ("ours", "ref"):
+            xs = [d[k] for d in res[side] if isinstance(d.get(k), float)]
+            errs = [d["error"] for d in res[side] if "error" in d]
+            vals[side] = statistics.median(xs) if xs else (errs[0] if errs else "n/a")
+        ours, ref = vals["ours"], vals["ref"]
+        label = ("prefill %s tokens (s)" % k.split("_")[1]) if k.startswith("prefill") \
+            else "decode (tokens/s)"
+        if isinstance(ours, float) and isinstance(ref, float):
+            ratio = ours / ref if k.startswith("prefill") else ref / ours
+            print(f"{label:32} {ours:12.4f} {ref:12.4f} {ratio:8.2f}")
+            table[k] = {"ours": ours, "upstream": ref, "ratio": ratio}
+        else:
+            print(f"{label:32} failed: ours: {ours}; upstream: {ref}")
+            table[k] = {"ours": ours, "upstream": ref}
+    print("(ratio > 1: torchnative slower; prefill = median seconds, decode = tokens/s)")
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            json.dump({"threads": threads, "quick": bool(quick), "figures": table,
+                       "runs": res}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
