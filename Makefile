@@ -70,10 +70,10 @@ bench: setup
 # The extension built with AddressSanitizer + UndefinedBehaviorSanitizer, tests run under it.
 # (memcpy(dst, NULL, 0) for 0-dim shapes is not reported: harmless, and everywhere in shape code.)
 $(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
-	@if [ ! -f $(BUILD)/asan/build.ninja ]; then \
-	  $(VENV)/bin/meson setup $(BUILD)/asan -Db_sanitize=address,undefined -Db_lundef=false \
-	    -Dbuildtype=debugoptimized -Dc_args=-fno-sanitize=nonnull-attribute \
-	    -Dnative_functions=$(YAML) >/dev/null; fi
+	@# --reconfigure when it exists: the source list is read at configure time
+	$(VENV)/bin/meson setup $(if $(wildcard $(BUILD)/asan/build.ninja),--reconfigure) $(BUILD)/asan \
+	  -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized \
+	  -Dc_args=-fno-sanitize=nonnull-attribute -Dnative_functions=$(YAML) >/dev/null
 	$(VENV)/bin/ninja -C $(BUILD)/asan >/dev/null
 
 test-asan: setup $(BUILD)/asan/_C.abi3.so

@@ -237,11 +237,19 @@ int tn_fill_number(PyObject *t, const tn_value *v) {
 int tn_resize(PyObject *t, int ndim, const int64_t *sizes) {
     tn_tensor *x = tn_tensor_of(t);
     int64_t n;
+    if (ndim > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+        return -1;
+    }
     if (!tn_sizes_numel(ndim, sizes, &n)) {
         PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
         return -1;
     }
-    size_t need = ((size_t)x->offset + (size_t)n) * (size_t)tn_dtype_itemsize(x->dtype);
+    size_t need, isz = (size_t)tn_dtype_itemsize(x->dtype);
+    if (__builtin_add_overflow((size_t)x->offset, (size_t)n, &need) || __builtin_mul_overflow(need, isz, &need)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return -1;
+    }
     if (need > x->storage->nbytes) {
         if (!x->storage->resizable || x->storage->release) {
             PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");

@@ -18,6 +18,7 @@ typedef struct {
     int k, itemsize;
     tn_dtype dt;
     bool accumulate;
+    bool multiply;            /* with accumulate: combine by product (scatter reduce='multiply') */
     int64_t stride[MAX_IDX];  /* bytes */
     int64_t size[MAX_IDX];
 } idx_ctx;
@@ -37,9 +38,10 @@ static void gather_loop(char **data, const int64_t *st, int64_t n, const void *v
     }
 }
 
-static void add_into(tn_dtype dt, char *d, const char *s) {
+/* *d = *d + *s, or *d * *s for scatter's reduce='multiply' (reduced floats widen and narrow once) */
+static void add_into(tn_dtype dt, char *d, const char *s, bool mul) {
     switch (dt) {
-#define ADD(T) { T a, b; memcpy(&a, d, sizeof a); memcpy(&b, s, sizeof b); a = (T)(a + b); memcpy(d, &a, sizeof a); break; }
+#define ADD(T) { T a, b; memcpy(&a, d, sizeof a); memcpy(&b, s, sizeof b); a = mul ? (T)(a * b) : (T)(a + b); memcpy(d, &a, sizeof a); break; }
     case TN_DTYPE_F32: ADD(float)
     case TN_DTYPE_F64: ADD(double)
     case TN_DTYPE_I64: ADD(int64_t)
@@ -48,23 +50,37 @@ static void add_into(tn_dtype dt, char *d, const char *s) {
     case TN_DTYPE_I8: ADD(int8_t)
     case TN_DTYPE_U8: ADD(uint8_t)
 #undef ADD
-    case TN_DTYPE_BOOL: *d = (char)(*d || *s); break;
+    case TN_DTYPE_BOOL: *d = mul ? (char)(*d && *s) : (char)(*d || *s); break;
     case TN_DTYPE_BF16: {
         uint16_t a, b;
         memcpy(&a, d, 2); memcpy(&b, s, 2);
-        a = tn_f32_to_bf16(tn_bf16_to_f32(a) + tn_bf16_to_f32(b));
+        a = tn_f32_to_bf16(mul ? tn_bf16_to_f32(a) * tn_bf16_to_f32(b) : tn_bf16_to_f32(a) + tn_bf16_to_f32(b));
         memcpy(d, &a, 2);
         break;
     }
     case TN_DTYPE_F16: {
         uint16_t a, b;
         memcpy(&a, d, 2); memcpy(&b, s, 2);
-        a = tn_f32_to_f16(tn_f16_to_f32(a) + tn_f16_to_f32(b));
+        a = tn_f32_to_f16(mul ? tn_f16_to_f32(a) * tn_f16_to_f32(b) : tn_f16_to_f32(a) + tn_f16_to_f32(b));
         memcpy(d, &a, 2);
         break;
     }
-    case TN_DTYPE_C64: { float a[2], b[2]; memcpy(a, d, 8); memcpy(b, s, 8); a[0] += b[0]; a[1] += b[1]; memcpy(d, a, 8); break; }
-    case TN_DTYPE_C128: { double a[2], b[2]; memcpy(a, d, 16); memcpy(b, s, 16); a[0] += b[0]; a[1] += b[1]; memcpy(d, a, 16); break; }
+    case TN_DTYPE_C64: {
+        float a[2], b[2], r[2];
+        memcpy(a, d, 8); memcpy(b, s, 8);
+        if (mul) { r[0] = a[0] * b[0] - a[1] * b[1]; r[1] = a[0] * b[1] + a[1] * b[0]; }
+        else { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; }
+        memcpy(d, r, 8);
+        break;
+    }
+    case TN_DTYPE_C128: {
+        double a[2], b[2], r[2];
+        memcpy(a, d, 16); memcpy(b, s, 16);
+        if (mul) { r[0] = a[0] * b[0] - a[1] * b[1]; r[1] = a[0] * b[1] + a[1] * b[0]; }
+        else { r[0] = a[0] + b[0]; r[1] = a[1] + b[1]; }
+        memcpy(d, r, 16);
+        break;
+    }
     default: break;
     }
 }
@@ -80,7 +96,7 @@ static void put_loop(char **data, const int64_t *st, int64_t n, const void *vctx
             if (v < 0) v += c->size[j];
             d += v * c->stride[j];
         }
-        if (c->accumulate) add_into(c->dt, d, data[1] + i * st[1]);
+        if (c->accumulate) add_into(c->dt, d, data[1] + i * st[1], c->multiply);
         else memcpy(d, data[1] + i * st[1], (size_t)c->itemsize);
     }
 }
@@ -466,6 +482,7 @@ static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, boo
     PyObject *vals = v->storage == t->storage ? tn_clone_contiguous(values) : Py_NewRef(values);
     if (!vals) { adv_free(&ai); return NULL; }
     ai.ctx.accumulate = accumulate;
+    ai.ctx.multiply = false;
     int nops = 2 + ai.k, itemsize = ai.ctx.itemsize;
     int64_t st[TN_ITER_MAX_OPS][TN_MAX_DIMS];
     int isz[TN_ITER_MAX_OPS];
@@ -635,7 +652,7 @@ PyObject *tn_op_gather_out(tn_value *a) { return gather_impl(a[0].u.obj, a[1].u.
 
 /* scatter into `dst` (modified in place). src: a tensor (same dtype) or NULL with `value`. */
 static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
-                        bool accumulate, const char *op) {
+                        bool accumulate, bool multiply, const char *op) {
     tn_tensor *t = tn_tensor_of(dst), *it = tn_tensor_of(index);
     int64_t d;
     if (tn_wrap_dim(dim, t->ndim, &d) < 0) return -1;
@@ -666,7 +683,7 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
     it = tn_tensor_of(lidx);
     tn_tensor *stn = tn_tensor_of(s);
     int nd = it->ndim, isz = tn_dtype_itemsize(t->dtype);
-    idx_ctx c = {.k = 1, .itemsize = isz, .dt = t->dtype, .accumulate = accumulate};
+    idx_ctx c = {.k = 1, .itemsize = isz, .dt = t->dtype, .accumulate = accumulate, .multiply = multiply};
     c.stride[0] = t->ndim ? t->strides[d] * isz : 0;
     c.size[0] = size;
     int64_t st[3][TN_MAX_DIMS];
@@ -684,25 +701,25 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
     return 0;
 }
 
-static int reduce_mode(const tn_value *v, bool *acc) {
+static int reduce_mode(const tn_value *v, bool *acc, bool *mul) {
     const char *m = PyUnicode_AsUTF8AndSize(v->u.obj, NULL);
     if (!m) return -1;
     if (!strcmp(m, "add")) { *acc = true; return 0; }
-    if (!strcmp(m, "multiply")) { tn_not_implemented("aten::scatter with reduce='multiply'"); return -1; }
+    if (!strcmp(m, "multiply")) { *acc = *mul = true; return 0; }
     PyErr_Format(PyExc_RuntimeError, "reduce argument must be either add or multiply.");
     return -1;
 }
 
 static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bool inplace, PyObject *out, bool add) {
-    bool acc = add;
-    if (reduce && reduce_mode(reduce, &acc) < 0) return NULL;
+    bool acc = add, mul = false;
+    if (reduce && reduce_mode(reduce, &acc, &mul) < 0) return NULL;
     if (reduce && is_src &&
         PyErr_WarnEx(PyExc_UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", 1) < 0)
         return NULL;
     PyObject *self = a[0].u.obj;
     PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
     if (!dst) return NULL;
-    if (scatter_into(dst, a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &a[3], acc, add ? "scatter_add" : "scatter") < 0) {
+    if (scatter_into(dst, a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &a[3], acc, mul, add ? "scatter_add" : "scatter") < 0) {
         Py_DECREF(dst);
         return NULL;
     }
@@ -817,8 +834,13 @@ PyObject *tn_op_nonzero(tn_value *a) { return nonzero_of(a[0].u.obj); }
 PyObject *tn_op_nonzero_out(tn_value *a) {
     PyObject *r = nonzero_of(a[0].u.obj);
     if (!r) return NULL;
-    tn_tensor *rt = tn_tensor_of(r);
+    tn_tensor *rt = tn_tensor_of(r), *ot = tn_tensor_of(a[1].u.obj);
+    bool resized = ot->ndim != rt->ndim || memcmp(ot->sizes, rt->sizes, (size_t)rt->ndim * sizeof(int64_t)) != 0;
     int ok = tn_out_prepare(a[1].u.obj, rt->ndim, rt->sizes, TN_DTYPE_I64, "nonzero");
+    if (ok == 0 && resized && rt->ndim == 2) { /* a resized out takes the result's (1, n) layout, as upstream */
+        ot->strides[0] = 1;
+        ot->strides[1] = rt->sizes[0] > 1 ? rt->sizes[0] : 1;
+    }
     if (ok == 0) ok = tn_copy_into(a[1].u.obj, r);
     Py_DECREF(r);
     return ok < 0 ? NULL : Py_NewRef(a[1].u.obj);

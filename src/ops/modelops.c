@@ -37,6 +37,10 @@ static PyObject *constant_pad(PyObject *self, const int64_t *pad, int npad, cons
     for (int i = 0; i < npad / 2; i++) {
         int d = nd - 1 - i;
         int64_t l = pad[2 * i], r = pad[2 * i + 1], len = t->sizes[d];
+        if (l == INT64_MIN || r == INT64_MIN) {
+            PyErr_SetString(PyExc_RuntimeError, "pad: padding value out of range");
+            return NULL;
+        }
         if (l < 0) {
             len += l;
             src_start[d] = -l;
@@ -48,7 +52,12 @@ static PyObject *constant_pad(PyObject *self, const int64_t *pad, int npad, cons
         }
         src_sizes[d] = len;
         dst_start[d] = l > 0 ? l : 0;
-        out_sizes[d] = len + (l > 0 ? l : 0) + (r > 0 ? r : 0);
+        int64_t grown;
+        if (__builtin_add_overflow(len, l > 0 ? l : 0, &grown) ||
+            __builtin_add_overflow(grown, r > 0 ? r : 0, &out_sizes[d])) {
+            PyErr_SetString(PyExc_RuntimeError, "pad: the padded size overflows");
+            return NULL;
+        }
     }
     PyObject *out = tn_tensor_new_empty(nd, out_sizes, t->dtype, t->storage->device);
     if (!out) return NULL;

@@ -41,7 +41,7 @@ TN_DEF_UNARY(nan_c128, tn_c128_t, tn_c128_t, tn_c128_t, TN_LD_ID, TN_ST_ID, E_NA
 #define PRE_RD(CT)                                                                              \
     int64_t d_ = *PP(int64_t, ctx_);                                                           \
     const bool neg_ = d_ < 0;                                                                  \
-    const CT tp_ = (CT)pow(10.0, (double)(neg_ ? -d_ : d_));
+    const CT tp_ = (CT)pow(10.0, neg_ ? -(double)d_ : (double)d_); /* no int negation: INT64_MIN */
 #define E_RD(x, T, P) (neg_ ? nearbyint((x) / tp_) * tp_ : nearbyint((x) * tp_) / tp_)
 #define RD_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(rd_##sfx, TS, TS, CT, LD, ST, E_RD, PRE_RD(CT))
 TN_FAM_F(RD_F, _)

@@ -662,8 +662,12 @@ PyObject *tn_op_slice_Tensor(tn_value *a) {
     if (end < start) end = start; else if (end > size) end = size;
     tn_tensor r = *t;
     r.offset += start * t->strides[d];
-    r.sizes[d] = (end - start + step - 1) / step;
-    r.strides[d] = t->strides[d] * step;
+    r.sizes[d] = end == start ? 0 : (end - start - 1) / step + 1; /* no overflow for huge steps */
+    if (__builtin_mul_overflow(t->strides[d], step, &r.strides[d])) {
+        /* upstream's stride wraps and then fails its storage checks: a RuntimeError too */
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return NULL;
+    }
     return tn_tensor_new_view(self, r.ndim, r.sizes, r.strides, r.offset);
 }
 

@@ -89,4 +89,6 @@ PyObject *tn_py_named_constants(void);
 
 int tn_dynamo_init(PyObject *m);    /* torch._C._dynamo: eval-frame slot, frame strategies (dynamo.c) */
 
+int tn_serialization_init(PyObject *m); /* PyTorchFileWriter / PyTorchFileReader: torch.save's zip (serialization.c) */
+
 #endif

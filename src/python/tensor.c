@@ -433,7 +433,6 @@ static PyObject *g_device(PyObject *self, void *c) {
 static PyObject *g_ndim(PyObject *self, void *c) { return PyLong_FromLong(T(self)->ndim); }
 static PyObject *g_layout(PyObject *self, void *c) { return Py_NewRef(tn_py.layout_strided); }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
-static PyObject *g_none(PyObject *self, void *c) { Py_RETURN_NONE; }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
@@ -546,8 +545,6 @@ static PyGetSetDef tensor_getset[] = {
     {"_cdata", g_cdata, NULL, NULL, NULL},
     {"data", g_data, s_data, NULL, NULL},
     {"names", g_names, NULL, NULL, NULL},
-    {"_backward_hooks", g_none, NULL, NULL, NULL},
-    {"_post_accumulate_grad_hooks", g_none, NULL, NULL, NULL},
     {NULL},
 };
 
@@ -839,6 +836,12 @@ int tn_tensor_type_init(PyObject *m) {
      * types, so the type pointer is set directly: _TensorMeta adds no fields to `type`, so the
      * object layout is unchanged. TensorBase lives as long as the process. */
     Py_SET_TYPE(tb, (PyTypeObject *)Py_NewRef(meta));
+    /* hook dictionaries: None on the class, per-tensor values in the instance __dict__ (torch.load
+     * assigns tensor._backward_hooks = OrderedDict()); nothing runs them until autograd lands */
+    if (PyObject_SetAttrString(tb, "_backward_hooks", Py_None) < 0 ||
+        PyObject_SetAttrString(tb, "_post_accumulate_grad_hooks", Py_None) < 0) {
+        Py_DECREF(meta); Py_DECREF(tb); return -1;
+    }
     tn_py.TensorMeta = (PyTypeObject *)meta;
     tn_py.TensorBase = (PyTypeObject *)tb;
     PyObject *st = PyType_FromSpec(&storage_spec);
