@@ -124,7 +124,20 @@ int tn_require_computable(const char *op, tn_dtype dt) {
 
 /* ---------- shapes ---------- */
 
-static void shape_str(char *buf, size_t n, int nd, const int64_t *s) {
+/* Dimension d of an ndim-dim tensor, wrapped; IndexError as upstream words it. */
+int tn_wrap_dim(int64_t dim, int ndim, int64_t *out) {
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                     (long long)-n, (long long)(n - 1), (long long)dim);
+        return -1;
+    }
+    *out = dim < 0 ? dim + n : dim;
+    return 0;
+}
+
+/* "[2, 3]" */
+void tn_shape_str(char *buf, size_t n, int nd, const int64_t *s) {
     size_t k = (size_t)snprintf(buf, n, "[");
     for (int i = 0; i < nd && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)s[i]);
     if (k < n) snprintf(buf + k, n - k, "]");
@@ -180,8 +193,8 @@ int tn_copy_into(PyObject *dst, PyObject *src) {
     if (tn_broadcast_tensors_shape(2, both, &nd, shape) < 0) return -1;
     if (nd != d->ndim || memcmp(shape, d->sizes, (size_t)nd * sizeof *shape) != 0) {
         char a[256], b[256];
-        shape_str(a, sizeof a, s->ndim, s->sizes);
-        shape_str(b, sizeof b, d->ndim, d->sizes);
+        tn_shape_str(a, sizeof a, s->ndim, s->sizes);
+        tn_shape_str(b, sizeof b, d->ndim, d->sizes);
         PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b, a);
         return -1;
     }
@@ -273,8 +286,8 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
     if (o->ndim == ndim && memcmp(o->sizes, sizes, (size_t)ndim * sizeof *sizes) == 0) return 0;
     if (tn_numel(o) != 0) {
         char a[256], b[256];
-        shape_str(a, sizeof a, o->ndim, o->sizes);
-        shape_str(b, sizeof b, ndim, sizes);
+        tn_shape_str(a, sizeof a, o->ndim, o->sizes);
+        tn_shape_str(b, sizeof b, ndim, sizes);
         if (PyErr_WarnFormat(PyExc_UserWarning, 1,
                 "An output with one or more elements was resized since it had shape %s, which does not "
                 "match the required output shape %s. This behavior is deprecated, and in a future PyTorch "
@@ -287,25 +300,6 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
 
 /* ---------- drivers ---------- */
 
-/* upstream's ScalarType names, as its "not implemented for 'Float'" messages spell them */
-static const char *scalar_type_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_U8: return "Byte";
-    case TN_DTYPE_I8: return "Char";
-    case TN_DTYPE_I16: return "Short";
-    case TN_DTYPE_I32: return "Int";
-    case TN_DTYPE_I64: return "Long";
-    case TN_DTYPE_F16: return "Half";
-    case TN_DTYPE_F32: return "Float";
-    case TN_DTYPE_F64: return "Double";
-    case TN_DTYPE_C32: return "ComplexHalf";
-    case TN_DTYPE_C64: return "ComplexFloat";
-    case TN_DTYPE_C128: return "ComplexDouble";
-    case TN_DTYPE_BOOL: return "Bool";
-    case TN_DTYPE_BF16: return "BFloat16";
-    default: return tn_dtype_infos[d].name;
-    }
-}
 
 static bool is_wrapped(const tn_value *v) {
     return v->tag == TN_V_TENSOR && (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number);
@@ -407,7 +401,7 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     tn_loop loop = tn_binary_loop(op, kt);
     if (!loop) { /* upstream raises NotImplementedError naming the kernel and ScalarType */
         PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", tn_binary_names[op],
-                     scalar_type_name(ct));
+                     tn_dtype_cpp_name(ct));
         return NULL;
     }
     tn_dtype rt = tn_binary_out_dtype(op, ct);
@@ -420,8 +414,8 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         tn_tensor *t = TN_T(*a);
         if (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape) != 0) {
             char s1[256], s2[256];
-            shape_str(s1, sizeof s1, t->ndim, t->sizes);
-            shape_str(s2, sizeof s2, nd, shape);
+            tn_shape_str(s1, sizeof s1, t->ndim, t->sizes);
+            tn_shape_str(s2, sizeof s2, nd, shape);
             PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
             return NULL;
         }
@@ -507,7 +501,7 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     if (tn_require_computable(opname, ct) < 0) return NULL;
     tn_loop loop = tn_unary_loop(op, ct);
     if (!loop) {
-        PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", opname, scalar_type_name(ct));
+        PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", opname, tn_dtype_cpp_name(ct));
         return NULL;
     }
     tn_dtype rt = tn_unary_out_dtype(op, ct);

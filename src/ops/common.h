@@ -19,6 +19,19 @@
 #define TN_T(v) tn_tensor_of((v).u.obj)            /* tn_tensor* of a TN_V_TENSOR value */
 static inline bool tn_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
 
+/* ---- dims ---- */
+/* Dimension `dim` of an ndim-dim tensor (0-dim counts as 1-dim), wrapped to [0, ndim); raises
+ * upstream's IndexError. tn_wrap_dim_i gives an int. */
+int tn_wrap_dim(int64_t dim, int ndim, int64_t *out);
+static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
+    int64_t r;
+    if (tn_wrap_dim(dim, ndim, &r) < 0) return -1;
+    *out = (int)r;
+    return 0;
+}
+/* Shape as upstream prints it in messages: "[2, 3]". */
+void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
+
 /* ---- dtypes ---- */
 tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
 /* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers). */

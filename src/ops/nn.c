@@ -17,16 +17,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static int nn_wrap_dim(int64_t d, int ndim, int *out) {
-    int n = ndim > 0 ? ndim : 1;
-    if (d < -n || d >= n) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
-                     -n, n - 1, (long long)d);
-        return -1;
-    }
-    *out = (int)(d < 0 ? d + n : d);
-    return 0;
-}
 
 static bool nn_is_float(tn_dtype d) {
     return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
@@ -87,7 +77,7 @@ typedef enum { NN_SOFTMAX, NN_LOG_SOFTMAX, NN_SAFE_SOFTMAX } nn_smax_kind;
 static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg) {
     tn_tensor *t = tn_tensor_of(self);
     int dim;
-    if (nn_wrap_dim(dim_arg, t->ndim, &dim) < 0) return NULL;
+    if (tn_wrap_dim_i(dim_arg, t->ndim, &dim) < 0) return NULL;
     bool last = t->ndim == 0 || dim == t->ndim - 1;
     if (!nn_is_float(t->dtype))
         return nn_kernel_missing(kind == NN_LOG_SOFTMAX ? (last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl")

@@ -18,34 +18,15 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-/* upstream's ScalarType names, used in its messages */
-static const char *stname(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_U8: return "Byte";
-    case TN_DTYPE_I8: return "Char";
-    case TN_DTYPE_I16: return "Short";
-    case TN_DTYPE_I32: return "Int";
-    case TN_DTYPE_I64: return "Long";
-    case TN_DTYPE_F16: return "Half";
-    case TN_DTYPE_F32: return "Float";
-    case TN_DTYPE_F64: return "Double";
-    case TN_DTYPE_C32: return "ComplexHalf";
-    case TN_DTYPE_C64: return "ComplexFloat";
-    case TN_DTYPE_C128: return "ComplexDouble";
-    case TN_DTYPE_BOOL: return "Bool";
-    case TN_DTYPE_BF16: return "BFloat16";
-    default: return tn_dtype_infos[d].name;
-    }
-}
 
 static PyObject *not_impl(const char *name, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, stname(dt));
+    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
     return NULL;
 }
 
 static PyObject *cast_err(tn_dtype from, tn_dtype to) {
     PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                 stname(from), stname(to));
+                 tn_dtype_cpp_name(from), tn_dtype_cpp_name(to));
     return NULL;
 }
 
@@ -121,7 +102,7 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (strict && od != rt) {
-            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", stname(od), stname(rt));
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(od), tn_dtype_cpp_name(rt));
             return NULL;
         }
         if (tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
@@ -379,7 +360,7 @@ static PyObject *nan_to_num_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_dtype dt = TN_T(a[0])->dtype;
     if (out && tn_tensor_of(out)->dtype != dt) {
         PyErr_Format(PyExc_RuntimeError, "nan_to_num: dtype of out: %s should be same as input: %s",
-                     stname(tn_tensor_of(out)->dtype), stname(dt));
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(dt));
         return NULL;
     }
     if (tn_require_computable("nan_to_num", dt) < 0) return NULL;
@@ -494,7 +475,7 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         if ((s->fl & B_F64) && t->dtype != ct) {
             PyErr_Format(PyExc_RuntimeError,
                          "the base given to float_power_ has dtype %s but the operation's result requires dtype %s",
-                         stname(t->dtype), stname(ct));
+                         tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(ct));
             return NULL;
         }
         if (!tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
@@ -502,7 +483,7 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         if ((s->fl & B_F64) && tn_tensor_of(out)->dtype != ct) {
             PyErr_Format(PyExc_RuntimeError,
                          "the output given to float_power has dtype %s but the operation's result requires dtype %s",
-                         stname(tn_tensor_of(out)->dtype), stname(ct));
+                         tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(ct));
             return NULL;
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
@@ -784,13 +765,13 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         if (inplace && dt != ct) {
             PyErr_Format(PyExc_RuntimeError,
                          "the base given to float_power_ has dtype %s but the operation's result requires dtype %s",
-                         stname(dt), stname(ct));
+                         tn_dtype_cpp_name(dt), tn_dtype_cpp_name(ct));
             return NULL;
         }
         if (out && tn_tensor_of(out)->dtype != ct) {
             PyErr_Format(PyExc_RuntimeError,
                          "the output given to float_power has dtype %s but the operation's result requires dtype %s",
-                         stname(tn_tensor_of(out)->dtype), stname(ct));
+                         tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(ct));
             return NULL;
         }
     } else {
@@ -827,7 +808,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
     }
     tn_loop loop = ct == TN_DTYPE_BOOL ? NULL : tn_pow_scalar_loop(ct);
     if (!loop) {
-        PyErr_Format(PyExc_NotImplementedError, "\"pow\" not implemented for '%s'", stname(ct));
+        PyErr_Format(PyExc_NotImplementedError, "\"pow\" not implemented for '%s'", tn_dtype_cpp_name(ct));
         return NULL;
     }
     tn_scalar sc = num_scalar(e);
@@ -872,7 +853,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     } else if (c->dtype != TN_DTYPE_BOOL) {
         PyErr_Format(PyExc_RuntimeError,
                      "where expected condition to be a boolean tensor, but got a tensor with dtype %s",
-                     stname(c->dtype));
+                     tn_dtype_cpp_name(c->dtype));
         return NULL;
     }
     tn_value pair[2] = {*x, *y};
@@ -887,7 +868,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != ct) {
-            PyErr_Format(PyExc_RuntimeError, "Expected out type to be %s but got %s", stname(ct), stname(od));
+            PyErr_Format(PyExc_RuntimeError, "Expected out type to be %s but got %s", tn_dtype_cpp_name(ct), tn_dtype_cpp_name(od));
             return NULL;
         }
         if (tn_out_prepare(out, nd, shape, ct, "where") < 0) return NULL;
@@ -1022,7 +1003,7 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     } else if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != ct) {
-            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", stname(od), stname(ct));
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(od), tn_dtype_cpp_name(ct));
             return NULL;
         }
         if (tn_out_prepare(out, nd, shape, ct, "clamp") < 0) return NULL;

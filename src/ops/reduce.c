@@ -15,16 +15,6 @@
 
 /* ---------------------------------------------------------------- dims and shapes */
 
-static int wrap_dim(int64_t d, int ndim, int *out) {
-    int n = ndim > 0 ? ndim : 1;
-    if (d < -n || d >= n) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
-                     -n, n - 1, (long long)d);
-        return -1;
-    }
-    *out = (int)(d < 0 ? d + n : d);
-    return 0;
-}
 
 static uint64_t all_mask(const tn_tensor *t) { return t->ndim ? ((1ull << t->ndim) - 1) : 0; }
 
@@ -34,7 +24,7 @@ static int dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uin
     if (!dv || dv->tag == TN_V_NONE) { *mask = all_mask(t); return 0; }
     if (dv->tag == TN_V_INT) {
         int d;
-        if (wrap_dim(dv->u.i, t->ndim, &d) < 0) return -1;
+        if (tn_wrap_dim_i(dv->u.i, t->ndim, &d) < 0) return -1;
         *mask = t->ndim ? 1ull << d : 0;
         return 0;
     }
@@ -42,7 +32,7 @@ static int dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uin
     uint64_t seen = 0;
     for (int i = 0; i < dv->u.ints.n; i++) {
         int d;
-        if (wrap_dim(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
+        if (tn_wrap_dim_i(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
         if (seen >> d & 1) {
             PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", d);
             return -1;
@@ -268,7 +258,7 @@ static int arg_reduce(bool is_max, const char *name, tn_value *self, const tn_va
         k = keepdim ? t->ndim : 0;
         for (int d = 0; d < k; d++) sz[d] = 1;
     } else {
-        if (wrap_dim(dimv->u.i, t->ndim, &dim) < 0) return -1;
+        if (tn_wrap_dim_i(dimv->u.i, t->ndim, &dim) < 0) return -1;
         if (t->ndim > 0 && t->sizes[dim] == 0) {
             PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, dim);
             return -1;
@@ -376,7 +366,7 @@ PyObject *tn_op_count_nonzero(tn_value *a) {
 static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *out, bool inplace) {
     tn_tensor *t = TN_T(a[0]);
     int dim;
-    if (wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     tn_dtype od = a[2].tag == TN_V_DTYPE ? a[2].u.dtype
                 : inplace ? t->dtype
                 : out ? tn_tensor_of(out)->dtype

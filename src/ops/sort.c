@@ -11,16 +11,6 @@
 
 #include <stdio.h>
 
-static int sort_wrap_dim(int64_t d, int ndim, int *out) {
-    int n = ndim > 0 ? ndim : 1;
-    if (d < -n || d >= n) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
-                     -n, n - 1, (long long)d);
-        return -1;
-    }
-    *out = (int)(d < 0 ? d + n : d);
-    return 0;
-}
 
 static bool sort_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }
 
@@ -85,7 +75,7 @@ static PyObject *new_strided(int ndim, const int64_t *sizes, const int64_t *stri
 static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, PyObject **vals, PyObject **idxs) {
     tn_tensor *t = tn_tensor_of(self);
     int dim;
-    if (sort_wrap_dim(dim_arg, t->ndim, &dim) < 0) return -1;
+    if (tn_wrap_dim_i(dim_arg, t->ndim, &dim) < 0) return -1;
     tn_sortkey kind;
     tn_dtype kd;
     if (sort_key(t->dtype, &kind, &kd) < 0) return -1;
@@ -239,7 +229,7 @@ PyObject *tn_op_msort_out(tn_value *a) { return msort_impl(a[0].u.obj, a[1].u.ob
 static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     tn_tensor *t = tn_tensor_of(a[0].u.obj);
     int dim;
-    if (sort_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    if (tn_wrap_dim_i(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n = t->ndim ? t->sizes[dim] : 1, k = a[1].u.i;
     if (k < 0 || k > n) {
         PyErr_SetString(PyExc_RuntimeError, "selected index k out of range");

@@ -12,22 +12,6 @@
 
 /* ---------- helpers ---------- */
 
-int tn_wrap_dim(int64_t dim, int ndim, int64_t *out) {
-    int64_t n = ndim > 0 ? ndim : 1;
-    if (dim < -n || dim >= n) {
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
-                     (long long)-n, (long long)(n - 1), (long long)dim);
-        return -1;
-    }
-    *out = dim < 0 ? dim + n : dim;
-    return 0;
-}
-
-void tn_shape_str(char *buf, size_t n, int nd, const int64_t *s) {
-    size_t k = (size_t)snprintf(buf, n, "[");
-    for (int i = 0; i < nd && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)s[i]);
-    if (k < n) snprintf(buf + k, n - k, "]");
-}
 
 int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out) {
     int infer = -1;

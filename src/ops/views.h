@@ -1,17 +1,12 @@
 /* ops/views.h — geometry helpers shared by the view, indexing and joining families
- * (views.c, index.c, join.c, python/indexing.c): dimension wrapping, size inference, upstream's
- * view-stride rule, shape formatting and a contiguous clone. All raise upstream's exception
+ * (views.c, index.c, join.c, python/indexing.c): size inference, upstream's view-stride rule and
+ * a contiguous clone (dimension wrapping and shape formatting live in ops/common.h). All raise upstream's exception
  * types with upstream's wording. */
 #ifndef TN_OPS_VIEWS_H
 #define TN_OPS_VIEWS_H
 
 #include "ops/common.h"
 
-/* Wrap a possibly negative dim into [0, ndim) (0-dim tensors accept -1 and 0). IndexError
- * "Dimension out of range (expected to be in range of [lo, hi], but got d)" on failure. */
-int tn_wrap_dim(int64_t dim, int ndim, int64_t *out);
-/* "[2, 3, 4]" into buf. */
-void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
 /* Resolve one -1 in shape against numel (upstream's infer_size): RuntimeError on failure. */
 int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out);
 /* Upstream's computeStride: strides that view t with `sizes`, or false if it cannot be viewed. */
