@@ -190,22 +190,6 @@ static PyObject *rt_set_default_dtype(PyObject *self, PyObject *o) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * flags that store and return: _set_X(v) / _get_X() pairs upstream toggles */
-
-static PyObject *flags;   /* dict: name -> value */
-
-static PyObject *rt_flag_get(PyObject *self, PyObject *args) {
-    PyObject *v = PyDict_GetItem(flags, self);
-    return Py_NewRef(v ? v : Py_False);
-}
-static PyObject *rt_flag_set(PyObject *self, PyObject *args) {
-    PyObject *v;
-    if (!PyArg_ParseTuple(args, "O", &v)) return NULL;
-    if (PyDict_SetItem(flags, self, v) < 0) return NULL;
-    Py_RETURN_NONE;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * dispatch keys */
 
 static PyObject *rt_parse_dispatch_key(PyObject *self, PyObject *name) {
@@ -436,19 +420,10 @@ static PyMethodDef rt_methods[] = {
     {"_set_generator_metaclass", rt_set_generator_metaclass, METH_O, NULL},
     {"_register_opaque_type", rt_register_opaque_type, METH_VARARGS, NULL},
     {"_is_opaque_type", rt_is_opaque_type, METH_O, NULL},
+    {"_dispatch_keyset_full", rt_dispatch_keyset_full, METH_NOARGS, NULL},
     {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
     {"_get_custom_class_python_wrapper", rt_custom_class_wrapper, METH_VARARGS, NULL},
     {NULL},
-};
-/* TEMP until functions.c: operator lookup names upstream calls at import */
-static PyMethodDef temp_methods[] = {
-    {"_dispatch_keyset_full", rt_dispatch_keyset_full, METH_NOARGS, NULL},
-    {NULL},
-};
-
-/* _set_X / _get_X flag pairs that only store a value (names measured on upstream's import) */
-static const char *const flag_names[] = {
-    "_get_cudnn_enabled", "_get_mkldnn_enabled", NULL,
 };
 
 static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
@@ -473,14 +448,10 @@ int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
 
 int tn_runtime_init(PyObject *m) {
     if (tn_runtime_flags_init(m) < 0) return -1;
-    flags = PyDict_New();
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
-    if (!flags || !tf_stack || !opaque_types) return -1;
-    (void)flag_names;
-    (void)rt_flag_get;
-    (void)rt_flag_set;
-    if (add_functions(m, rt_methods, 1) < 0 || add_functions(m, temp_methods, 1) < 0) return -1;
+    if (!tf_stack || !opaque_types) return -1;
+    if (add_functions(m, rt_methods, 1) < 0) return -1;
     for (int i = 0; placeholder_classes[i][1]; i++) {
         PyObject *own = placeholder_classes[i][0][0] ? tn_py_submodule(placeholder_classes[i][0]) : Py_NewRef(m);
         PyObject *mn = own ? PyModule_GetNameObject(own) : NULL;

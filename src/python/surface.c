@@ -219,15 +219,8 @@ static PyObject *refuse_vf(PyObject *self, PyObject *args, PyObject *kw) {
 }
 
 static int fill_variable_functions(PyObject *m) {
-    PyObject *vf = PyObject_GetAttrString(m, "_VariableFunctions");
-    if (!vf) {   /* TEMP until functions.c: an empty holder */
-        PyErr_Clear();
-        vf = PyModule_New("torch._C._VariableFunctions");
-        if (!vf || PyModule_AddObjectRef(m, "_VariableFunctions", vf) < 0) {
-            Py_XDECREF(vf);
-            return -1;
-        }
-    }
+    PyObject *vf = PyObject_GetAttrString(m, "_VariableFunctions"); /* made by functions.c */
+    if (!vf) return -1;
     PyObject *target = PyModule_Check(vf) ? Py_NewRef(vf) : Py_NewRef((PyObject *)Py_TYPE(vf));
     PyObject *modname = PyUnicode_FromString("torch._C._VariableFunctions");
     int rc = modname ? 0 : -1;
