@@ -75,7 +75,14 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
     }
     za[nbatch] = M; za[nbatch + 1] = K; sa[nbatch] = x->strides[x->ndim - 2]; sa[nbatch + 1] = x->strides[x->ndim - 1];
     zb[nbatch] = K; zb[nbatch + 1] = N; sb[nbatch] = y->strides[y->ndim - 2]; sb[nbatch + 1] = y->strides[y->ndim - 1];
-    PyObject *A = contig_view(a, nbatch + 2, za, sa, ct), *B = A ? contig_view(b, nbatch + 2, zb, sb, ct) : NULL;
+    /* nn.Linear's layout: B is the transpose of a contiguous (N,K) matrix shared by every batch
+     * entry. Its kernel reads it in place (no transposed copy of the weight), with the same
+     * per-output FMA chains, so the result is identical. */
+    bool nt = ct == dt && (ct == TN_DTYPE_F32 || ct == TN_DTYPE_F64) && N > 1 && K > 1 &&
+              sb[nbatch] == 1 && sb[nbatch + 1] == K;
+    for (int i = 0; i < nbatch && nt; i++) nt = sb[i] == 0;
+    PyObject *A = contig_view(a, nbatch + 2, za, sa, ct);
+    PyObject *B = A ? (nt ? Py_NewRef(b) : contig_view(b, nbatch + 2, zb, sb, ct)) : NULL;
     int64_t zc[TN_MAX_DIMS];
     memcpy(zc, batch, (size_t)nbatch * sizeof *zc);
     zc[nbatch] = M; zc[nbatch + 1] = N;
@@ -86,7 +93,17 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
     } else {
         beta = 0;
     }
-    gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc);
+    if (nt) {
+        const char *w = tn_data(y), *ad = tn_data(tn_tensor_of(A));
+        char *cd = tn_data(tn_tensor_of(acc));
+        int64_t rows = nbat * M;
+        Py_BEGIN_ALLOW_THREADS
+        if (ct == TN_DTYPE_F32) tn_gemm_nt_f32(rows, N, K, (float)alpha, (const float *)ad, (const float *)w, (float)beta, (float *)cd);
+        else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, (const double *)w, beta, (double *)cd);
+        Py_END_ALLOW_THREADS
+    } else {
+        gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc);
+    }
     res = tn_as_dtype(acc, dt, false);
 done:
     Py_XDECREF(A);

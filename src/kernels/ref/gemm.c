@@ -46,3 +46,39 @@
 TN_GEMM(tn_gemm_f32, float, fmaf)
 TN_GEMM(tn_gemm_f64, double, fma)
 TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
+
+/* The same products with B given transposed: W (N,K) contiguous, C = alpha * A @ W^T + beta*C
+ * (nn.Linear's weight layout, no transposed copy). Each output is still one fused multiply-add
+ * chain over k in order from 0, so results equal tn_gemm_* bit for bit; 16 outputs advance
+ * together so the chains run in SIMD lanes. */
+#define TN_GEMM_NT(NAME, T, FMA)                                                               \
+    __attribute__((target_clones("fma", "default")))                                           \
+    void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, const T *W, T beta, T *C) { \
+        for (int64_t i = 0; i < M; i++) {                                                      \
+            const T *a = A + i * K;                                                            \
+            T *c = C + i * N;                                                                  \
+            int64_t j = 0;                                                                     \
+            for (; j + 16 <= N; j += 16) {                                                     \
+                T acc[16] = {0};                                                               \
+                const T *w = W + j * K;                                                        \
+                for (int64_t k = 0; k < K; k++) {                                              \
+                    const T av = a[k];                                                         \
+                    for (int q = 0; q < 16; q++) acc[q] = FMA(av, w[q * K + k], acc[q]);       \
+                }                                                                              \
+                for (int q = 0; q < 16; q++)                                                   \
+                    c[j + q] = beta == 0 ? (alpha == 1 ? acc[q] : alpha * acc[q])              \
+                             : (alpha == 1 && beta == 1) ? acc[q] + c[j + q]                   \
+                             : alpha * acc[q] + beta * c[j + q];                               \
+            }                                                                                  \
+            for (; j < N; j++) {                                                               \
+                T acc = 0;                                                                     \
+                const T *w = W + j * K;                                                        \
+                for (int64_t k = 0; k < K; k++) acc = FMA(a[k], w[k], acc);                    \
+                c[j] = beta == 0 ? (alpha == 1 ? acc : alpha * acc)                            \
+                     : (alpha == 1 && beta == 1) ? acc + c[j] : alpha * acc + beta * c[j];     \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+TN_GEMM_NT(tn_gemm_nt_f32, float, fmaf)
+TN_GEMM_NT(tn_gemm_nt_f64, double, fma)
