@@ -298,6 +298,38 @@ int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype resul
     return tn_resize(out, ndim, sizes);
 }
 
+/* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
+PyObject *tn_tensor_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt) {
+    int64_t n;
+    if (!tn_sizes_numel(ndim, sizes, &n)) { PyErr_SetString(PyExc_RuntimeError, "size overflow"); return NULL; }
+    tn_storage *s = tn_storage_new((size_t)n * (size_t)tn_dtype_itemsize(dt), TN_DEVICE_CPU);
+    if (!s) return PyErr_NoMemory();
+    tn_tensor t;
+    memset(&t, 0, sizeof t);
+    t.storage = s;
+    t.ndim = ndim;
+    t.dtype = dt;
+    for (int i = 0; i < ndim; i++) { t.sizes[i] = sizes[i]; t.strides[i] = strides[i]; }
+    return tn_tensor_wrap(&t);
+}
+
+/* The value of a 0-dim tensor as a kernel scalar, exactly (float64/int64/bool read directly,
+ * other real dtypes through float64). 0, or -1 with an exception. */
+int tn_scalar_of_0dim(PyObject *t, tn_scalar *out) {
+    tn_tensor *bt = tn_tensor_of(t);
+    const char *p = tn_data(bt);
+    if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); *out = tn_scalar_f(d); return 0; }
+    if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); *out = tn_scalar_i(i); return 0; }
+    if (bt->dtype == TN_DTYPE_BOOL) { *out = tn_scalar_i(*p != 0); return 0; }
+    PyObject *y = tn_as_dtype(t, TN_DTYPE_F64, true);
+    if (!y) return -1;
+    double d;
+    memcpy(&d, tn_data(tn_tensor_of(y)), 8);
+    Py_DECREF(y);
+    *out = tn_scalar_f(d);
+    return 0;
+}
+
 /* ---------- drivers ---------- */
 
 
@@ -459,17 +491,8 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     res = tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
-        tn_tensor *bt = TN_T(*b);
         tn_scalar sc;
-        const char *p = tn_data(bt);
-        if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); sc = tn_scalar_f(d); }
-        else if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); sc = tn_scalar_i(i); }
-        else if (bt->dtype == TN_DTYPE_BOOL) sc = tn_scalar_i(*p != 0);
-        else { /* a 0-dim tensor of another real dtype: its value, exactly, as a double */
-            y = tn_as_dtype(b->u.obj, TN_DTYPE_F64, true);
-            if (!y) goto fail;
-            double d; memcpy(&d, tn_data(tn_tensor_of(y)), 8); sc = tn_scalar_f(d);
-        }
+        if (tn_scalar_of_0dim(b->u.obj, &sc) < 0) goto fail;
         tn_run_loop(sloop, &sc, res, 1, &x);
     } else {
         y = tn_as_dtype(b->u.obj, kt, false);

@@ -55,6 +55,11 @@ int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int
 /* Fill every element of t with the number v (converted to t's dtype). */
 int tn_fill_number(PyObject *t, const tn_value *v);
 
+/* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
+PyObject *tn_tensor_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt);
+/* The value of a 0-dim tensor as a kernel scalar (exact; via float64 for other real dtypes). */
+int tn_scalar_of_0dim(PyObject *t, tn_scalar *out);
+
 /* ---- out= ---- */
 /* Make `out` (a given out= tensor) ready to hold a result of `sizes` and `dtype`: checks that the
  * result dtype can be cast to out's dtype, resizes out the way upstream resizes (warning when a

@@ -32,20 +32,6 @@ static PyObject *nn_kernel_missing(const char *kname, tn_dtype dt) {
 
 static bool nn_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }
 
-/* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
-static PyObject *nn_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt) {
-    int64_t n;
-    if (!tn_sizes_numel(ndim, sizes, &n)) { PyErr_SetString(PyExc_RuntimeError, "size overflow"); return NULL; }
-    tn_storage *s = tn_storage_new((size_t)n * (size_t)tn_dtype_itemsize(dt), TN_DEVICE_CPU);
-    if (!s) return PyErr_NoMemory();
-    tn_tensor t;
-    memset(&t, 0, sizeof t);
-    t.storage = s;
-    t.ndim = ndim;
-    t.dtype = dt;
-    for (int i = 0; i < ndim; i++) { t.sizes[i] = sizes[i]; t.strides[i] = strides[i]; }
-    return tn_tensor_wrap(&t);
-}
 
 /* Deliver `res` (new ref, may be NULL) into out= when given. */
 static PyObject *nn_finish(PyObject *res, PyObject *out, const char *op) {
@@ -464,12 +450,12 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     int ondim = flash ? 4 : q->ndim;
     int pad = 4 - ondim;
-    out = nn_new_strided(ondim, osz + pad, ost + pad, ct);
+    out = tn_tensor_new_strided(ondim, osz + pad, ost + pad, ct);
     if (!out) goto done;
     memcpy(g.os, ost, sizeof ost);
     if (flash) {
         int64_t lsz[3] = {B, H, L}, lst[3] = {L * H, 1, H};
-        lse = nn_new_strided(3, lsz, lst, ct);
+        lse = tn_tensor_new_strided(3, lsz, lst, ct);
         if (!lse) goto done;
         memcpy(g.ls, lst, sizeof lst);
     }
@@ -492,7 +478,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     if (dt != ct) {
         /* narrow into a tensor of the same layout */
-        PyObject *o2 = nn_new_strided(ondim, osz + pad, ost + pad, dt);
+        PyObject *o2 = tn_tensor_new_strided(ondim, osz + pad, ost + pad, dt);
         if (!o2 || tn_copy_into(o2, out) < 0) { Py_XDECREF(o2); goto done; }
         Py_DECREF(out);
         out = o2;

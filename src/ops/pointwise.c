@@ -503,17 +503,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
     res = tn_new_result(nd, shape, rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
-        tn_tensor *bt = TN_T(*b);
-        const char *p = tn_data(bt);
         tn_scalar sc;
-        if (bt->dtype == TN_DTYPE_F64) { double d; memcpy(&d, p, 8); sc = tn_scalar_f(d); }
-        else if (bt->dtype == TN_DTYPE_I64) { int64_t i; memcpy(&i, p, 8); sc = tn_scalar_i(i); }
-        else if (bt->dtype == TN_DTYPE_BOOL) sc = tn_scalar_i(*p != 0);
-        else {
-            y = tn_as_dtype(b->u.obj, TN_DTYPE_F64, true);
-            if (!y) goto fail;
-            double d; memcpy(&d, tn_data(tn_tensor_of(y)), 8); sc = tn_scalar_f(d);
-        }
+        if (tn_scalar_of_0dim(b->u.obj, &sc) < 0) goto fail;
         tn_run_loop(sloop, &sc, res, 1, &x);
     } else {
         y = tn_as_dtype(b->u.obj, ct, false);

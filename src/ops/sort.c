@@ -56,19 +56,6 @@ static void like_strides(const tn_tensor *t, int64_t *st) {
         for (int i = 0; i < nd; i++) st[i] = t->strides[i];
 }
 
-static PyObject *new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt) {
-    int64_t n;
-    if (!tn_sizes_numel(ndim, sizes, &n)) { PyErr_SetString(PyExc_RuntimeError, "size overflow"); return NULL; }
-    tn_storage *s = tn_storage_new((size_t)n * (size_t)tn_dtype_itemsize(dt), TN_DEVICE_CPU);
-    if (!s) return PyErr_NoMemory();
-    tn_tensor t;
-    memset(&t, 0, sizeof t);
-    t.storage = s;
-    t.ndim = ndim;
-    t.dtype = dt;
-    for (int i = 0; i < ndim; i++) { t.sizes[i] = sizes[i]; t.strides[i] = strides[i]; }
-    return tn_tensor_wrap(&t);
-}
 
 /* Sort `self` along dim. Returns values (dtype of self) and indices (int64) in *vals / *idxs,
  * shaped like self but with the sort dim of length `keep` (the first `keep` of each row). */
@@ -117,8 +104,8 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, P
     int64_t ost[TN_MAX_DIMS];
     if (keep == n) like_strides(t, ost);
     else tn_contiguous_strides(nd, osz, ost);
-    PyObject *vo = new_strided(nd, osz, ost, t->dtype);
-    PyObject *io = new_strided(nd, osz, ost, TN_DTYPE_I64);
+    PyObject *vo = tn_tensor_new_strided(nd, osz, ost, t->dtype);
+    PyObject *io = tn_tensor_new_strided(nd, osz, ost, TN_DTYPE_I64);
     int rc = -1;
     if (vo && io) {
         /* views of the buffers restricted to the first `keep` and permuted back */
