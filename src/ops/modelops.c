@@ -4,8 +4,9 @@
  * KV cache looks for packed sequences with it). Both are compositions of existing machinery —
  * allocate, fill, copy through strided views (tn_copy_into) and the elementwise sub / xor
  * driver (tn_binary) — so they need no kernels of their own. Reflect / replicate / circular
- * padding refuse by name. */
+ * padding go to the shared helpers of ops/pad.c. */
 #include "ops/common.h"
+#include "ops/pad.h"
 #include "ops/views.h"
 #include "python/common.h"
 
@@ -96,21 +97,18 @@ PyObject *tn_op_constant_pad_nd(tn_value *a) {
     return constant_pad(a[0].u.obj, a[1].u.ints.v, n, &a[2]);
 }
 
-/* pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor */
+/* pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor. Non-constant
+ * modes go to the shared helpers of ops/pad.c for the (pad length, rank) pairs upstream accepts. */
 PyObject *tn_op_pad(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     int n = a[1].u.ints.n;
     const char *mode = "constant";
     if (a[2].tag == TN_V_STR && !(mode = PyUnicode_AsUTF8AndSize(a[2].u.obj, NULL))) return NULL;
-    if (strcmp(mode, "constant")) {
-        if (!tn_is_none(&a[3])) {
-            PyErr_Format(PyExc_RuntimeError, "Padding mode \"%s\" doesn't take in value argument",
-                         mode);
-            return NULL;
-        }
-        char what[96];
-        snprintf(what, sizeof what, "aten::pad (mode \"%s\")", mode);
-        return tn_not_implemented(what);
+    int m = !strcmp(mode, "constant") ? 0 : !strcmp(mode, "reflect") ? 1
+          : !strcmp(mode, "replicate") ? 2 : !strcmp(mode, "circular") ? 3 : -1;
+    if (m < 0) {
+        PyErr_Format(PyExc_NotImplementedError, "Unrecognised padding mode %s", mode);
+        return NULL;
     }
     if (n % 2) {
         PyErr_SetString(PyExc_RuntimeError, "Padding length must be divisible by 2");
@@ -122,7 +120,26 @@ PyObject *tn_op_pad(tn_value *a) {
                      "but got padding length %d and input of dimension %d", n, t->ndim);
         return NULL;
     }
-    return constant_pad(a[0].u.obj, a[1].u.ints.v, n, &a[3]);
+    if (m == 0) return constant_pad(a[0].u.obj, a[1].u.ints.v, n, &a[3]);
+    /* upstream lets an explicit zero value through */
+    if ((a[3].tag == TN_V_FLOAT && a[3].u.f != 0.0) || (a[3].tag == TN_V_INT && a[3].u.i != 0) ||
+        (a[3].tag != TN_V_FLOAT && a[3].tag != TN_V_INT && !tn_is_none(&a[3]))) {
+        PyErr_Format(PyExc_RuntimeError, "Padding mode \"%s\" doesn't take in value argument", mode);
+        return NULL;
+    }
+    int k = n / 2;
+    if (k >= 1 && k <= 3 && (t->ndim == k + 1 || t->ndim == k + 2)) {
+        if (m == 3) return tn_pad_circular(a[0].u.obj, a[1].u.ints.v, n);
+        return tn_pad_edge(a[0].u.obj, a[1].u.ints.v, n, k, m == 1 ? TN_PAD_REFLECT : TN_PAD_REPLICATE,
+                           NULL);
+    }
+    PyErr_Format(PyExc_NotImplementedError,
+                 "Padding size %d is not supported for %dD input tensor.\n"
+                 "Supported combinations for non-constant padding:\n"
+                 "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+                 "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+                 "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)", n, t->ndim);
+    return NULL;
 }
 
 /* prepend / append must have self's rank and sizes except along dim. */

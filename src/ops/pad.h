@@ -1,0 +1,24 @@
+/* ops/pad.h — the non-constant padding modes shared by aten::pad (ops/modelops.c) and the
+ * reflection_pad{1,2,3}d / replication_pad{1,2,3}d / _pad_circular operators (ops/pad.c).
+ * Each helper validates exactly as the upstream operator of the same name does (messages and
+ * exception types measured on torch 2.13.0) and returns a new tensor, or NULL with an exception. */
+#ifndef TN_OPS_PAD_H
+#define TN_OPS_PAD_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+typedef enum { TN_PAD_REFLECT, TN_PAD_REPLICATE } tn_pad_mode;
+
+/* reflection_pad<k>d / replication_pad<k>d (k = 1, 2, 3) of `self` by pad = (left_last,
+ * right_last, left_prev, ...), npad values (must be 2k). `out` is the out= tensor or NULL;
+ * with out the result is written there and a new reference to it is returned. */
+PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pad_mode mode,
+                      PyObject *out);
+
+/* _pad_circular: wrap-around padding of the trailing npad/2 dims (1 or 2 leading dims unpadded);
+ * negative amounts crop first, then the cropped extent wraps. */
+PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad);
+
+#endif
