@@ -445,9 +445,10 @@ static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
 }
 
 int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
+int tn_threads_init(PyObject *m);         /* threads.c */
 
 int tn_runtime_init(PyObject *m) {
-    if (tn_runtime_flags_init(m) < 0) return -1;
+    if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0) return -1;
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
     if (!tf_stack || !opaque_types) return -1;
