@@ -1,24 +1,38 @@
-/* gemm.h — matrix multiply kernels: C[M,N] = beta*C + alpha * A[M,K] @ B[K,N], all contiguous
- * row-major. Plain C, no allocation, no Python. f32 accumulates in f32 with a fused
+/* gemm.h — matrix multiply kernels: C[M,N] = beta*C + alpha * A[M,K] @ B[K,N], row-major
+ * with row strides lda, ldb, ldc (in elements; the last dimension is contiguous). Plain C, no allocation, no Python. f32 accumulates in f32 with a fused
  * multiply-add chain in k order per output (as upstream's BLAS), then alpha*acc + beta*C; f64
- * likewise in f64; i64 exactly in i64 (wrapping). */
+ * likewise in f64; i64 exactly in i64 (wrapping).
+ *
+ * The f32 entry points pick a register-blocked kernel for the CPU at run time (kernels/gemm.c);
+ * every variant gives the reference kernel's results bit for bit. They take a scratch buffer of
+ * at least tn_gemm_*_scratch(M, N, K) bytes (may be NULL when that is 0), allocated by the
+ * caller. */
 #ifndef TN_KERNELS_GEMM_H
 #define TN_KERNELS_GEMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, const float *B,
-                 float beta, float *C);
-void tn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, const double *B,
-                 double beta, double *C);
-void tn_gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, const int64_t *B,
-                 int64_t beta, int64_t *C);
+size_t tn_gemm_f32_scratch(int64_t M, int64_t N, int64_t K);
+void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                 const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch);
+void tn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,
+                 const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
+void tn_gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t lda,
+                 const int64_t *B, int64_t ldb, int64_t beta, int64_t *C, int64_t ldc);
 
-/* B given transposed: W is (N,K) contiguous and C = alpha * A @ W^T + beta*C, bit-identical to
+/* B given transposed: W is (N,K) with row stride ldw and C = alpha * A @ W^T + beta*C, bit-identical to
  * tn_gemm_* on the transposed copy (same per-output FMA chain). */
-void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, const float *W,
-                    float beta, float *C);
-void tn_gemm_nt_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, const double *W,
-                    double beta, double *C);
+size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K);
+void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                    const float *W, int64_t ldw, float beta, float *C, int64_t ldc, float *scratch);
+void tn_gemm_nt_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,
+                    const double *W, int64_t ldw, double beta, double *C, int64_t ldc);
+
+/* The portable reference kernels (kernels/ref/gemm.c), which every variant reproduces. */
+void tn_gemm_ref_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+void tn_gemm_nt_ref_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                        const float *W, int64_t ldw, float beta, float *C, int64_t ldc);
 
 #endif

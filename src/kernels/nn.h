@@ -10,6 +10,7 @@
 #ifndef TN_KERNELS_NN_H
 #define TN_KERNELS_NN_H
 
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -46,6 +47,14 @@ void tn_attention_f32(const tn_attn_geom *g, const float *q, const float *k, con
                       float *out, float *lse, double *scores);
 void tn_attention_f64(const tn_attn_geom *g, const double *q, const double *k, const double *v,
                       const double *mask, double *out, double *lse, double *scores);
+
+/* The same in f32 through the GEMM kernels (kernels/attention.c), for q, k, v and out whose
+ * last dimension has element stride 1; scratch of tn_attention_f32_scratch(g) bytes. Scores
+ * and probabilities in f32 like upstream's CPU kernel, so results differ from the reference by
+ * float rounding. */
+size_t tn_attention_f32_scratch(const tn_attn_geom *g);
+void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
+                           float *out, float *lse, float *scratch);
 
 /* Gather rows: out row i (contiguous, `row_bytes` = D * itemsize) = weight row idx[i], read
  * with byte strides (s0 between rows, s1 between elements). Indices already validated. */

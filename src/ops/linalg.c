@@ -5,6 +5,8 @@
 #include "ops/common.h"
 #include "kernels/gemm.h"
 
+#include <stdlib.h>
+
 static tn_dtype compute_type(tn_dtype d) {
     if (d == TN_DTYPE_F64) return TN_DTYPE_F64;
     if (tn_dtype_is_floating(d)) return TN_DTYPE_F32;
@@ -33,20 +35,38 @@ static PyObject *contig_view(PyObject *t, int nd, const int64_t *sizes, const in
     return c;
 }
 
+/* Scratch for the f32 kernels (NULL when none is needed); NULL with MemoryError set on failure
+ * is told apart by *ok. */
+static float *gemm_scratch(size_t bytes, bool *ok) {
+    *ok = true;
+    if (!bytes) return NULL;
+    float *p = malloc(bytes);
+    if (!p) {
+        PyErr_NoMemory();
+        *ok = false;
+    }
+    return p;
+}
+
 /* out[b] = beta*out[b] + alpha*A[b]@B[b] over a batch: A (batch,M,K) B (batch,K,N) contiguous in ct,
  * acc (batch,M,N) contiguous in ct. */
-static void gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
-                       PyObject *A, PyObject *B, double beta, PyObject *acc) {
+static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
+                      PyObject *A, PyObject *B, double beta, PyObject *acc) {
     char *a = tn_data(tn_tensor_of(A)), *b = tn_data(tn_tensor_of(B)), *c = tn_data(tn_tensor_of(acc));
     int isz = tn_dtype_itemsize(ct);
+    bool ok;
+    float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_f32_scratch(M, N, K) : 0, &ok);
+    if (!ok) return -1;
     Py_BEGIN_ALLOW_THREADS
     for (int64_t i = 0; i < batch; i++) {
         char *ai = a + i * M * K * isz, *bi = b + i * K * N * isz, *ci = c + i * M * N * isz;
-        if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, (float *)bi, (float)beta, (float *)ci);
-        else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, (double *)bi, beta, (double *)ci);
-        else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, (int64_t *)bi, (int64_t)beta, (int64_t *)ci);
+        if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, K, (float *)bi, N, (float)beta, (float *)ci, N, scratch);
+        else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, K, (double *)bi, N, beta, (double *)ci, N);
+        else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, K, (int64_t *)bi, N, (int64_t)beta, (int64_t *)ci, N);
     }
     Py_END_ALLOW_THREADS
+    free(scratch);
+    return 0;
 }
 
 /* General product of a (..., M, K) and b (..., K, N) with broadcast batch dims; `bias` (or NULL)
@@ -97,12 +117,16 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
         const char *w = tn_data(y), *ad = tn_data(tn_tensor_of(A));
         char *cd = tn_data(tn_tensor_of(acc));
         int64_t rows = nbat * M;
+        bool ok;
+        float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_nt_f32_scratch(rows, N, K) : 0, &ok);
+        if (!ok) goto done;
         Py_BEGIN_ALLOW_THREADS
-        if (ct == TN_DTYPE_F32) tn_gemm_nt_f32(rows, N, K, (float)alpha, (const float *)ad, (const float *)w, (float)beta, (float *)cd);
-        else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, (const double *)w, beta, (double *)cd);
+        if (ct == TN_DTYPE_F32) tn_gemm_nt_f32(rows, N, K, (float)alpha, (const float *)ad, K, (const float *)w, K, (float)beta, (float *)cd, N, scratch);
+        else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, K, (const double *)w, K, beta, (double *)cd, N);
         Py_END_ALLOW_THREADS
-    } else {
-        gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc);
+        free(scratch);
+    } else if (gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc) < 0) {
+        goto done;
     }
     res = tn_as_dtype(acc, dt, false);
 done:

@@ -366,7 +366,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     double scale = scalev && scalev->tag == TN_V_FLOAT ? scalev->u.f : 1.0 / sqrt((double)E);
 
     PyObject *qc = NULL, *kc = NULL, *vc = NULL, *mc = NULL, *out = NULL, *lse = NULL, *res = NULL;
-    double *scores = NULL;
+    void *scratch = NULL; /* the kernel's: S doubles (reference) or tn_attention_f32_scratch bytes */
     tn_attn_geom g;
     memset(&g, 0, sizeof g);
     g.B = B; g.H = H; g.Hk = Hk; g.L = L; g.S = S; g.E = E; g.Ev = Ev;
@@ -459,8 +459,11 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         if (!lse) goto done;
         memcpy(g.ls, lst, sizeof lst);
     }
-    scores = PyMem_Malloc((size_t)(S > 0 ? S : 1) * sizeof(double));
-    if (!scores) { PyErr_NoMemory(); goto done; }
+    /* f32 with unit-stride rows runs on the GEMM kernels; anything else on the reference. */
+    bool fast = ct == TN_DTYPE_F32 && (g.qs[3] == 1 || E <= 1) && (g.ks[3] == 1 || E <= 1) &&
+                (g.vs[3] == 1 || Ev <= 1) && (g.os[3] == 1 || Ev <= 1);
+    scratch = PyMem_Malloc(fast ? tn_attention_f32_scratch(&g) : (size_t)(S > 0 ? S : 1) * sizeof(double));
+    if (!scratch) { PyErr_NoMemory(); goto done; }
     {
         const char *qp = tn_data(tn_tensor_of(qc)), *kp = tn_data(tn_tensor_of(kc)), *vp = tn_data(tn_tensor_of(vc));
         const char *mp = mc ? tn_data(tn_tensor_of(mc)) : NULL;
@@ -469,10 +472,13 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
             Py_BEGIN_ALLOW_THREADS
             if (ct == TN_DTYPE_F64)
                 tn_attention_f64(&g, (const double *)qp, (const double *)kp, (const double *)vp, (const double *)mp,
-                                 (double *)op, (double *)lp, scores);
+                                 (double *)op, (double *)lp, (double *)scratch);
+            else if (fast)
+                tn_attention_gemm_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
+                                      (float *)op, (float *)lp, (float *)scratch);
             else
                 tn_attention_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
-                                 (float *)op, (float *)lp, scores);
+                                 (float *)op, (float *)lp, (double *)scratch);
             Py_END_ALLOW_THREADS
         }
     }
@@ -485,7 +491,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     res = flash ? PyTuple_Pack(2, out, lse) : Py_NewRef(out);
 done:
-    PyMem_Free(scores);
+    PyMem_Free(scratch);
     Py_XDECREF(qc); Py_XDECREF(kc); Py_XDECREF(vc); Py_XDECREF(mc); Py_XDECREF(out); Py_XDECREF(lse);
     return res;
 }

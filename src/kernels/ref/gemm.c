@@ -1,5 +1,5 @@
 /* gemm.c — reference GEMM: C = alpha * A @ B + beta * C with A (M,K), B (K,N), C (M,N), all
- * contiguous row-major.
+ * row-major with row strides lda, ldb (ldw), ldc in elements.
  *
  * Floating products are accumulated the way upstream's BLAS (MKL, measured on torch 2.13 CPU)
  * does: for each output, a fused multiply-add chain over k in order starting from 0, then
@@ -16,17 +16,18 @@
 
 #define TN_GEMM(NAME, T, FMA)                                                                  \
     __attribute__((target_clones("fma", "default")))                                           \
-    void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, const T *B, T beta, T *C) { \
+    void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,        \
+              int64_t ldb, T beta, T *C, int64_t ldc) { \
         T acc[TN_GEMM_JB];                                                                     \
         for (int64_t j0 = 0; j0 < N; j0 += TN_GEMM_JB) {                                       \
             int64_t jn = N - j0 < TN_GEMM_JB ? N - j0 : TN_GEMM_JB;                            \
             for (int64_t i = 0; i < M; i++) {                                                  \
-                T *restrict c = C + i * N + j0;                                                \
-                const T *a = A + i * K;                                                        \
+                T *restrict c = C + i * ldc + j0;                                                \
+                const T *a = A + i * lda;                                                      \
                 for (int64_t j = 0; j < jn; j++) acc[j] = 0;                                   \
                 for (int64_t k = 0; k < K; k++) {                                              \
                     const T av = a[k];                                                         \
-                    const T *restrict b = B + k * N + j0;                                      \
+                    const T *restrict b = B + k * ldb + j0;                                      \
                     for (int64_t j = 0; j < jn; j++) acc[j] = FMA(av, b[j], acc[j]);           \
                 }                                                                              \
                 if (beta == 0) {                                                               \
@@ -43,7 +44,7 @@
 
 #define TN_IMAD(a, b, c) ((int64_t)((uint64_t)(c) + (uint64_t)(a) * (uint64_t)(b)))
 
-TN_GEMM(tn_gemm_f32, float, fmaf)
+TN_GEMM(tn_gemm_ref_f32, float, fmaf)
 TN_GEMM(tn_gemm_f64, double, fma)
 TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
 
@@ -53,17 +54,18 @@ TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
  * together so the chains run in SIMD lanes. */
 #define TN_GEMM_NT(NAME, T, FMA)                                                               \
     __attribute__((target_clones("fma", "default")))                                           \
-    void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, const T *W, T beta, T *C) { \
+    void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *W,        \
+              int64_t ldw, T beta, T *C, int64_t ldc) { \
         for (int64_t i = 0; i < M; i++) {                                                      \
-            const T *a = A + i * K;                                                            \
-            T *c = C + i * N;                                                                  \
+            const T *a = A + i * lda;                                                          \
+            T *c = C + i * ldc;                                                                  \
             int64_t j = 0;                                                                     \
             for (; j + 16 <= N; j += 16) {                                                     \
                 T acc[16] = {0};                                                               \
                 const T *w = W + j * K;                                                        \
                 for (int64_t k = 0; k < K; k++) {                                              \
                     const T av = a[k];                                                         \
-                    for (int q = 0; q < 16; q++) acc[q] = FMA(av, w[q * K + k], acc[q]);       \
+                    for (int q = 0; q < 16; q++) acc[q] = FMA(av, w[q * ldw + k], acc[q]);       \
                 }                                                                              \
                 for (int q = 0; q < 16; q++)                                                   \
                     c[j + q] = beta == 0 ? (alpha == 1 ? acc[q] : alpha * acc[q])              \
@@ -72,7 +74,7 @@ TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
             }                                                                                  \
             for (; j < N; j++) {                                                               \
                 T acc = 0;                                                                     \
-                const T *w = W + j * K;                                                        \
+                const T *w = W + j * ldw;                                                      \
                 for (int64_t k = 0; k < K; k++) acc = FMA(a[k], w[k], acc);                    \
                 c[j] = beta == 0 ? (alpha == 1 ? acc : alpha * acc)                            \
                      : (alpha == 1 && beta == 1) ? acc + c[j] : alpha * acc + beta * c[j];     \
@@ -80,5 +82,5 @@ TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
         }                                                                                      \
     }
 
-TN_GEMM_NT(tn_gemm_nt_f32, float, fmaf)
+TN_GEMM_NT(tn_gemm_nt_ref_f32, float, fmaf)
 TN_GEMM_NT(tn_gemm_nt_f64, double, fma)

@@ -1,0 +1,134 @@
+/* kernels/gemm.c — the f32 GEMM entry points: a cache-blocked driver over the register-blocked
+ * microkernel of the CPU's instruction set (kernels/gemm_isa.h), chosen once at run time.
+ *
+ * One operand is packed into k-major panels of V lanes (A's rows for A @ W^T, which is
+ * nn.Linear's layout; B's columns for A @ B), in blocks that stay in L2; the other is read in
+ * place, R rows at a time, and broadcast. Every output is still one fused multiply-add chain
+ * over k in order followed by the reference's closing step, so all variants return the
+ * reference kernels' bits and the choice only changes speed. TN_GEMM=ref (or avx2) in the
+ * environment forces a variant, to compare them. */
+#include "kernels/gemm.h"
+#include "kernels/gemm_isa.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TN_GEMM_BLOCK_FLOATS (256 * 1024) /* packed block: 1 MB, L2-resident */
+#define TN_GEMM_TILE_MAX (12 * 32)        /* largest R x V */
+#define TN_GEMM_NN_MIN_M 4                /* A @ B below this many rows: the reference loop */
+
+static const tn_gemm_isa *chosen;
+static bool asked; /* a benign race: every thread computes the same answer */
+
+static const tn_gemm_isa *gemm_isa(void) {
+    if (!asked) {
+        const char *env = getenv("TN_GEMM");
+        const tn_gemm_isa *found = NULL;
+#if defined(__x86_64__)
+        __builtin_cpu_init();
+        bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        if (avx2) found = __builtin_cpu_supports("avx512f") ? &tn_gemm_isa_avx512 : &tn_gemm_isa_avx2;
+        if (env && strcmp(env, "avx2") == 0 && avx2) found = &tn_gemm_isa_avx2;
+#endif
+        if (env && strcmp(env, "ref") == 0) found = NULL;
+        chosen = found;
+        asked = true;
+    }
+    return chosen;
+}
+
+/* Lanes of the packed operand per block: all n (rounded up to V) when they fit, else a
+ * multiple of V that fits TN_GEMM_BLOCK_FLOATS. */
+static int64_t block_lanes(const tn_gemm_isa *isa, int64_t n, int64_t K) {
+    int64_t b = TN_GEMM_BLOCK_FLOATS / K / isa->V * isa->V;
+    if (b < isa->V) b = isa->V;
+    int64_t all = (n + isa->V - 1) / isa->V * isa->V;
+    return all < b ? all : b;
+}
+
+static size_t blocked_scratch(const tn_gemm_isa *isa, int64_t np, int64_t K) {
+    return (size_t)((block_lanes(isa, np, K) + isa->R) * K) * sizeof(float);
+}
+
+/* Columns [0, n) of B (row stride ld) into V-lane k-major panels, zero padded. */
+static void pack_cols(int64_t n, int64_t K, const float *B, int64_t ld, int V, float *dst) {
+    for (int64_t p = 0; p < n; p += V, dst += (int64_t)V * K) {
+        int64_t w = n - p < V ? n - p : V;
+        for (int64_t k = 0; k < K; k++) {
+            memcpy(dst + k * V, B + k * ld + p, (size_t)w * sizeof(float));
+            memset(dst + k * V + w, 0, (size_t)(V - w) * sizeof(float));
+        }
+    }
+}
+
+/* C = alpha * A @ op(B) + beta*C with op(B) = W^T (nt, B is W (N,K)) or B (K,N). The packed
+ * operand P is A's rows (nt) or B's columns; the broadcast rows Q are W's rows or A's rows. */
+static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
+    const int V = isa->V, R = isa->R;
+    const int64_t np = nt ? M : N, nq = nt ? N : M;
+    const float *Q = nt ? B : A;
+    const int64_t ldq = nt ? ldb : lda;
+    const int64_t pb = block_lanes(isa, np, K);
+    float *packed = scratch, *qpad = scratch + pb * K;
+    float tile[TN_GEMM_TILE_MAX];
+    for (int64_t p0 = 0; p0 < np; p0 += pb) {
+        int64_t pn = np - p0 < pb ? np - p0 : pb;
+        if (nt) isa->pack_t(pn, K, A + p0 * lda, lda, V, packed);
+        else pack_cols(pn, K, B + p0, ldb, V, packed);
+        for (int64_t q0 = 0; q0 < nq; q0 += R) {
+            int rq = nq - q0 < R ? (int)(nq - q0) : R;
+            const float *q = Q + q0 * ldq;
+            int64_t ld = ldq;
+            if (rq < R) { /* the last rows, zero padded to R */
+                for (int r = 0; r < rq; r++) memcpy(qpad + r * K, q + r * ldq, (size_t)K * sizeof(float));
+                memset(qpad + rq * K, 0, (size_t)((R - rq) * K) * sizeof(float));
+                q = qpad;
+                ld = K;
+            }
+            for (int64_t l0 = 0; l0 < pn; l0 += V) {
+                int lv = pn - l0 < V ? (int)(pn - l0) : V;
+                isa->micro(K, q, ld, packed + l0 * K, tile);
+                /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
+                if (nt) {
+                    for (int l = 0; l < lv; l++) {
+                        float *c = C + (p0 + l0 + l) * ldc + q0;
+                        for (int r = 0; r < rq; r++) c[r] = tn_gemm_finish(tile[r * V + l], alpha, beta, c[r]);
+                    }
+                } else {
+                    for (int r = 0; r < rq; r++) {
+                        float *c = C + (q0 + r) * ldc + p0 + l0;
+                        for (int l = 0; l < lv; l++) c[l] = tn_gemm_finish(tile[r * V + l], alpha, beta, c[l]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+size_t tn_gemm_f32_scratch(int64_t M, int64_t N, int64_t K) {
+    const tn_gemm_isa *isa = gemm_isa();
+    return isa && M >= TN_GEMM_NN_MIN_M && K > 0 ? blocked_scratch(isa, N, K) : 0;
+}
+
+void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *B,
+                 int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
+    const tn_gemm_isa *isa = gemm_isa();
+    if (isa && M >= TN_GEMM_NN_MIN_M && K > 0) blocked(isa, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch);
+    else tn_gemm_ref_f32(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K) {
+    const tn_gemm_isa *isa = gemm_isa();
+    (void)N;
+    return isa && M >= isa->few_m && K > 0 ? blocked_scratch(isa, M, K) : 0;
+}
+
+void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
+                    int64_t ldw, float beta, float *C, int64_t ldc, float *scratch) {
+    const tn_gemm_isa *isa = gemm_isa();
+    if (!isa || K == 0) tn_gemm_nt_ref_f32(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
+    else if (M < isa->few_m) isa->nt_few(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
+    else blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch);
+}

@@ -1,0 +1,157 @@
+/* kernels/x86/gemm_avx2.c — the AVX2+FMA pieces of the blocked f32 GEMM (kernels/gemm.c drives
+ * them; see kernels/gemm_isa.h). Functions carry their own target attribute and are only called
+ * after the CPU reported AVX2 and FMA, so the binary still runs on any x86-64.
+ *
+ * Bit-identical to the reference kernels: vectors run across outputs, never across k, so each
+ * output is still one fused multiply-add chain over k in order.
+ *  - micro: 16 lanes (two ymm) x 6 broadcast rows, 12 accumulators.
+ *  - pack_t: rows into k-major panels through 8x8 register transposes.
+ *  - nt_few: A @ W^T for up to a few rows without packing: W is read in 8x8 blocks, transposed
+ *    in registers so 8 consecutive outputs share a vector, each row of A broadcast. Decode
+ *    streams W once per 4 rows. */
+#if defined(__x86_64__)
+
+#include "kernels/gemm_isa.h"
+
+#include <immintrin.h>
+
+#define TN_AVX2 __attribute__((target("avx2,fma")))
+#define TN_INLINE __attribute__((always_inline)) static inline
+
+TN_AVX2 TN_INLINE void transpose8(__m256 r[8]) {
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+    r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+    r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+    r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+    r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+/* ------------------------------------------------------------------ micro 16 x 6 */
+
+#define TN_ROW(r)                                                                                  \
+    b = _mm256_broadcast_ss(q##r + k);                                                             \
+    c##r##0 = _mm256_fmadd_ps(a0, b, c##r##0);                                                     \
+    c##r##1 = _mm256_fmadd_ps(a1, b, c##r##1);
+
+TN_AVX2 static void micro16x6(int64_t K, const float *q, int64_t ldq, const float *p, float *tile) {
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    const float *q0 = q, *q1 = q + ldq, *q2 = q + 2 * ldq, *q3 = q + 3 * ldq, *q4 = q + 4 * ldq, *q5 = q + 5 * ldq;
+    for (int64_t k = 0; k < K; k++, p += 16) {
+        __m256 a0 = _mm256_loadu_ps(p), a1 = _mm256_loadu_ps(p + 8), b;
+        TN_ROW(0) TN_ROW(1) TN_ROW(2) TN_ROW(3) TN_ROW(4) TN_ROW(5)
+    }
+    _mm256_storeu_ps(tile + 0, c00); _mm256_storeu_ps(tile + 8, c01);
+    _mm256_storeu_ps(tile + 16, c10); _mm256_storeu_ps(tile + 24, c11);
+    _mm256_storeu_ps(tile + 32, c20); _mm256_storeu_ps(tile + 40, c21);
+    _mm256_storeu_ps(tile + 48, c30); _mm256_storeu_ps(tile + 56, c31);
+    _mm256_storeu_ps(tile + 64, c40); _mm256_storeu_ps(tile + 72, c41);
+    _mm256_storeu_ps(tile + 80, c50); _mm256_storeu_ps(tile + 88, c51);
+}
+
+#undef TN_ROW
+
+/* ------------------------------------------------------------------ packing */
+
+TN_AVX2 void tn_gemm_avx2_pack_t(int64_t n, int64_t K, const float *src, int64_t ld, int V, float *dst) {
+    for (int64_t p = 0; p < n; p += V, dst += (int64_t)V * K) {
+        int64_t rows = n - p < V ? n - p : V;
+        int64_t k = 0;
+        if (rows == V) {
+            for (; k + 8 <= K; k += 8)
+                for (int h = 0; h < V; h += 8) {
+                    __m256 r[8];
+#pragma GCC unroll 8
+                    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + (p + h + i) * ld + k);
+                    transpose8(r);
+#pragma GCC unroll 8
+                    for (int i = 0; i < 8; i++) _mm256_storeu_ps(dst + (k + i) * V + h, r[i]);
+                }
+        }
+        for (; k < K; k++)
+            for (int i = 0; i < V; i++) dst[k * V + i] = i < rows ? src[(p + i) * ld + k] : 0.0f;
+    }
+}
+
+/* ------------------------------------------------------------------ few rows of A @ W^T */
+
+/* M (1..4, a constant after inlining) rows of A against the 8 W rows at w (row stride ldw);
+ * stores the M x 8 outputs into C. */
+TN_AVX2 TN_INLINE void few_block(const int M, int64_t K, float alpha, const float *A, int64_t lda, const float *w,
+                                 int64_t ldw, float beta, float *C, int64_t ldc) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+    const float *a0 = A, *a1 = A + lda, *a2 = A + 2 * lda, *a3 = A + 3 * lda;
+    int64_t k = 0;
+    for (; k + 8 <= K; k += 8) {
+        __m256 r[8];
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(w + i * ldw + k);
+        transpose8(r);
+#pragma GCC unroll 8
+        for (int i = 0; i < 8; i++) {
+            acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + k + i), r[i], acc0);
+            if (M > 1) acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + k + i), r[i], acc1);
+            if (M > 2) acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + k + i), r[i], acc2);
+            if (M > 3) acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + k + i), r[i], acc3);
+        }
+    }
+    for (; k < K; k++) {
+        __m256 r = _mm256_setr_ps(w[k], w[ldw + k], w[2 * ldw + k], w[3 * ldw + k], w[4 * ldw + k], w[5 * ldw + k],
+                                  w[6 * ldw + k], w[7 * ldw + k]);
+        acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(a0 + k), r, acc0);
+        if (M > 1) acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(a1 + k), r, acc1);
+        if (M > 2) acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(a2 + k), r, acc2);
+        if (M > 3) acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(a3 + k), r, acc3);
+    }
+    float t[4][8];
+    _mm256_storeu_ps(t[0], acc0);
+    if (M > 1) _mm256_storeu_ps(t[1], acc1);
+    if (M > 2) _mm256_storeu_ps(t[2], acc2);
+    if (M > 3) _mm256_storeu_ps(t[3], acc3);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < 8; j++) C[i * ldc + j] = tn_gemm_finish(t[i][j], alpha, beta, C[i * ldc + j]);
+}
+
+TN_AVX2 TN_INLINE void few_rows(const int M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                                const float *W, int64_t ldw, float beta, float *C, int64_t ldc) {
+    int64_t j = 0;
+    for (; j + 8 <= N; j += 8) few_block(M, K, alpha, A, lda, W + j * ldw, ldw, beta, C + j, ldc);
+    for (; j < N; j++)
+        for (int i = 0; i < M; i++) {
+            float acc = 0;
+            const float *a = A + i * lda, *w = W + j * ldw;
+            for (int64_t k = 0; k < K; k++) acc = __builtin_fmaf(a[k], w[k], acc);
+            C[i * ldc + j] = tn_gemm_finish(acc, alpha, beta, C[i * ldc + j]);
+        }
+}
+
+TN_AVX2 void tn_gemm_avx2_nt_few(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                                 const float *W, int64_t ldw, float beta, float *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i += 4) {
+        const float *a = A + i * lda;
+        float *c = C + i * ldc;
+        switch (M - i) {
+        case 1: few_rows(1, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 2: few_rows(2, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 3: few_rows(3, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        default: few_rows(4, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        }
+    }
+}
+
+const tn_gemm_isa tn_gemm_isa_avx2 = {
+    .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
+    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8};
+
+#endif
