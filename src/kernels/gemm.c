@@ -62,6 +62,28 @@ static void pack_cols(int64_t n, int64_t K, const float *B, int64_t ld, int V, f
     }
 }
 
+/* C[r][l] (row stride ldc) = finish(tile[r][l]) for r < rows, l < cols; the common
+ * alpha == 1, beta == 0 case is a plain copy. */
+static void store(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, float alpha, float beta) {
+    if (alpha == 1 && beta == 0) {
+        for (int r = 0; r < rows; r++) memcpy(C + r * ldc, tile + r * V, (size_t)cols * sizeof(float));
+        return;
+    }
+    for (int r = 0; r < rows; r++)
+        for (int l = 0; l < cols; l++) C[r * ldc + l] = tn_gemm_finish(tile[r * V + l], alpha, beta, C[r * ldc + l]);
+}
+
+/* The same with the tile transposed: C[l][r] = finish(tile[r][l]). */
+static void store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, float alpha, float beta) {
+    if (alpha == 1 && beta == 0) {
+        for (int l = 0; l < cols; l++)
+            for (int r = 0; r < rows; r++) C[l * ldc + r] = tile[r * V + l];
+        return;
+    }
+    for (int l = 0; l < cols; l++)
+        for (int r = 0; r < rows; r++) C[l * ldc + r] = tn_gemm_finish(tile[r * V + l], alpha, beta, C[l * ldc + r]);
+}
+
 /* C = alpha * A @ op(B) + beta*C with op(B) = W^T (nt, B is W (N,K)) or B (K,N). The packed
  * operand P is A's rows (nt) or B's columns; the broadcast rows Q are W's rows or A's rows. */
 static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
@@ -91,17 +113,8 @@ static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64
                 int lv = pn - l0 < V ? (int)(pn - l0) : V;
                 isa->micro(K, q, ld, packed + l0 * K, tile);
                 /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
-                if (nt) {
-                    for (int l = 0; l < lv; l++) {
-                        float *c = C + (p0 + l0 + l) * ldc + q0;
-                        for (int r = 0; r < rq; r++) c[r] = tn_gemm_finish(tile[r * V + l], alpha, beta, c[r]);
-                    }
-                } else {
-                    for (int r = 0; r < rq; r++) {
-                        float *c = C + (q0 + r) * ldc + p0 + l0;
-                        for (int l = 0; l < lv; l++) c[l] = tn_gemm_finish(tile[r * V + l], alpha, beta, c[l]);
-                    }
-                }
+                if (nt) store_t(tile, V, rq, lv, C + (p0 + l0) * ldc + q0, ldc, alpha, beta);
+                else store(tile, V, rq, lv, C + q0 * ldc + p0 + l0, ldc, alpha, beta);
             }
         }
     }

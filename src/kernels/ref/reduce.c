@@ -347,6 +347,37 @@ static double row_sum(const sctx *c, const char *p, int64_t start, int64_t step,
     return part[0];
 }
 
+/* cascade and row_sum for contiguous f32 read and accumulated as f32: the same operations in
+ * float, which round exactly as the double-then-round steps above (a sum of two floats rounded
+ * once from double equals the float sum), without per-element dtype dispatch. */
+static float cascade_f32(const float *p, int64_t step, int64_t m) {
+    int64_t lp = ceil_log2(m) / 4;
+    if (lp < 4) lp = 4;
+    const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
+    float acc[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    while (i + ls <= m) {
+        for (int64_t j = 0; j < ls; j++, i++) acc[0] += p[i * step];
+        for (int j = 1; j < 4; j++) {
+            acc[j] += acc[j - 1];
+            acc[j - 1] = 0;
+            if ((i & (lmask << (j * lp))) != 0) break;
+        }
+    }
+    for (; i < m; i++) acc[0] += p[i * step];
+    for (int j = 1; j < 4; j++) acc[0] += acc[j];
+    return acc[0];
+}
+
+static float row_sum_f32(const float *p, int64_t step, int64_t n) {
+    int64_t m = n / 4;
+    float part[4];
+    for (int k = 0; k < 4; k++) part[k] = cascade_f32(p + k * step, 4 * step, m);
+    for (int64_t i = m * 4; i < n; i++) part[0] += p[i * step];
+    for (int k = 1; k < 4; k++) part[0] += part[k];
+    return part[0];
+}
+
 static void sctx_init(sctx *c, const geom *g, tn_dtype s, tn_dtype cd) {
     memset(c, 0, sizeof *c);
     c->g = g; c->s = s; c->c = cd;
@@ -404,6 +435,13 @@ static double sum_col(const sctx *c, int plan, const char *slab, int64_t j) {
     case SP_VINNER: { /* vector lanes along the row, scalar tail first, then the lanes in order */
         int64_t vec_size = size0 / c->W;
         int64_t pd = c->pairmode == 1 ? 1 : c->pairmode == 2 ? c->VA : 0;
+        if (c->s == TN_DTYPE_F32 && c->c == TN_DTYPE_F32 && g->uni[c->d0] && g->ustride[c->d0] == (int64_t)sizeof(float)) {
+            const float *f = (const float *)col;
+            float ff = 0;
+            for (int64_t k = vec_size * c->W; k < size0; k++) ff += f[k];
+            for (int l = 0; l < c->VA; l++) ff += row_sum_f32(f + l, c->W, vec_size);
+            return ff;
+        }
         double fin = 0;
         for (int64_t k = vec_size * c->W; k < size0; k++) fin = sadd(c, fin, sld(c, col, k));
         for (int l = 0; l < c->VA; l++) {
