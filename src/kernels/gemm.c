@@ -141,7 +141,10 @@ size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K) {
 void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                     int64_t ldw, float beta, float *C, int64_t ldc, float *scratch) {
     const tn_gemm_isa *isa = gemm_isa();
-    if (!isa || K == 0) tn_gemm_nt_ref_f32(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
+    if (M == 1) {
+        if (isa) isa->gemv_nt(N, K, alpha, A, W, ldw, beta, C);
+        else tn_gemv_nt_ref_f32(N, K, alpha, A, W, ldw, beta, C);
+    } else if (!isa || K == 0) tn_gemm_nt_ref_f32(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
     else if (M < isa->few_m) isa->nt_few(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
     else blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch);
 }

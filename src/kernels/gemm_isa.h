@@ -22,6 +22,9 @@ typedef struct {
     void (*nt_few)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                    int64_t ldw, float beta, float *C, int64_t ldc);
     int64_t few_m; /* nt_few below this many rows */
+    /* one row of A @ W^T in tn_gemv_nt_ref_f32's order */
+    void (*gemv_nt)(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
+                    float *c);
 } tn_gemm_isa;
 
 #if defined(__x86_64__)

@@ -84,3 +84,25 @@ TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
 
 TN_GEMM_NT(tn_gemm_nt_ref_f32, float, fmaf)
 TN_GEMM_NT(tn_gemm_nt_f64, double, fma)
+
+/* One row times W^T (decode): c[j] = alpha * (a . W[j]) + beta * c[j] in a fixed lane order
+ * that SIMD runs without transposes: 16 partial sums, lane l a fused multiply-add chain over
+ * k = l, l+16, ... below K rounded down to 16; the lanes folded by halves (l + l+8, then +4,
+ * +2, +1); the remaining k continue that chain in order. (Upstream's MKL matches neither this
+ * nor the plain chain for one row, so no order is upstream's; this one is the fast one.) */
+__attribute__((target_clones("fma", "default")))
+void tn_gemv_nt_ref_f32(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
+                        float *c) {
+    const int64_t kb = K / 16 * 16;
+    for (int64_t j = 0; j < N; j++) {
+        const float *w = W + j * ldw;
+        float acc[16] = {0};
+        for (int64_t k = 0; k < kb; k += 16)
+            for (int l = 0; l < 16; l++) acc[l] = fmaf(a[k + l], w[k + l], acc[l]);
+        for (int h = 8; h >= 1; h /= 2)
+            for (int l = 0; l < h; l++) acc[l] = acc[l] + acc[l + h];
+        float s = acc[0];
+        for (int64_t k = kb; k < K; k++) s = fmaf(a[k], w[k], s);
+        c[j] = beta == 0 ? (alpha == 1 ? s : alpha * s) : (alpha == 1 && beta == 1) ? s + c[j] : alpha * s + beta * c[j];
+    }
+}

@@ -8,12 +8,14 @@
  *  - pack_t: rows into k-major panels through 8x8 register transposes.
  *  - nt_few: A @ W^T for up to a few rows without packing: W is read in 8x8 blocks, transposed
  *    in registers so 8 consecutive outputs share a vector, each row of A broadcast. Decode
- *    streams W once per 4 rows. */
+ *    streams W once per 4 rows.
+ *  - gemv16: one row of A @ W^T with 16 lanes along k (tn_gemv_nt_ref_f32's order). */
 #if defined(__x86_64__)
 
 #include "kernels/gemm_isa.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 
 #define TN_AVX2 __attribute__((target("avx2,fma")))
 #define TN_INLINE __attribute__((always_inline)) static inline
@@ -150,8 +152,50 @@ TN_AVX2 void tn_gemm_avx2_nt_few(int64_t M, int64_t N, int64_t K, float alpha, c
     }
 }
 
+/* ------------------------------------------------------------------ one row of A @ W^T */
+
+/* The 16 lanes lo (0..7) and hi (8..15) folded by halves: l + l+8, + l+4, + l+2, + l+1
+ * (tn_gemv_nt_ref_f32's order). */
+TN_AVX2 TN_INLINE float fold16(__m256 lo, __m256 hi) {
+    __m256 a = _mm256_add_ps(lo, hi);
+    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
+    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
+    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
+}
+
+/* 4 rows of W at a time, two 8-lane accumulators each. */
+TN_AVX2 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
+                           float *c) {
+    const int64_t kb = K / 16 * 16;
+    for (int64_t j = 0; j < N; j += 4) {
+        const int nr = N - j < 4 ? (int)(N - j) : 4;
+        const float *w[4];
+        for (int r = 0; r < 4; r++) w[r] = W + (j + (r < nr ? r : 0)) * ldw;
+        __m256 l0 = _mm256_setzero_ps(), l1 = l0, l2 = l0, l3 = l0, h0 = l0, h1 = l0, h2 = l0, h3 = l0;
+        const bool ahead = j + 8 <= N; /* fetch the next 4 rows meanwhile (DRAM-bound otherwise) */
+        for (int64_t k = 0; k < kb; k += 16) {
+            if (ahead)
+                for (int r = 0; r < 4; r++) _mm_prefetch((const char *)(w[r] + 4 * ldw + k), _MM_HINT_T0);
+            __m256 xl = _mm256_loadu_ps(a + k), xh = _mm256_loadu_ps(a + k + 8);
+            l0 = _mm256_fmadd_ps(xl, _mm256_loadu_ps(w[0] + k), l0);
+            h0 = _mm256_fmadd_ps(xh, _mm256_loadu_ps(w[0] + k + 8), h0);
+            l1 = _mm256_fmadd_ps(xl, _mm256_loadu_ps(w[1] + k), l1);
+            h1 = _mm256_fmadd_ps(xh, _mm256_loadu_ps(w[1] + k + 8), h1);
+            l2 = _mm256_fmadd_ps(xl, _mm256_loadu_ps(w[2] + k), l2);
+            h2 = _mm256_fmadd_ps(xh, _mm256_loadu_ps(w[2] + k + 8), h2);
+            l3 = _mm256_fmadd_ps(xl, _mm256_loadu_ps(w[3] + k), l3);
+            h3 = _mm256_fmadd_ps(xh, _mm256_loadu_ps(w[3] + k + 8), h3);
+        }
+        float s[4] = {fold16(l0, h0), fold16(l1, h1), fold16(l2, h2), fold16(l3, h3)};
+        for (int r = 0; r < nr; r++) {
+            for (int64_t k = kb; k < K; k++) s[r] = __builtin_fmaf(a[k], w[r][k], s[r]);
+            c[j + r] = tn_gemm_finish(s[r], alpha, beta, c[j + r]);
+        }
+    }
+}
+
 const tn_gemm_isa tn_gemm_isa_avx2 = {
     .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
-    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8};
+    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8, .gemv_nt = gemv16};
 
 #endif
