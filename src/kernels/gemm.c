@@ -9,6 +9,7 @@
  * environment forces a variant, to compare them. */
 #include "kernels/gemm.h"
 #include "kernels/gemm_isa.h"
+#include "core/parallel.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -84,39 +85,61 @@ static void store_t(const float *tile, int V, int rows, int cols, float *C, int6
         for (int r = 0; r < rows; r++) C[l * ldc + r] = tn_gemm_finish(tile[r * V + l], alpha, beta, C[l * ldc + r]);
 }
 
+/* One packed block against broadcast-row groups [g0, g1) (R rows each). */
+typedef struct {
+    const tn_gemm_isa *isa;
+    bool nt;
+    int64_t nq, K, p0, pn, ldq, ldc;
+    const float *Q, *packed;
+    float *qpad, *C, alpha, beta;
+} blk_job;
+
+static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
+    const blk_job *b = vjob;
+    const int V = b->isa->V, R = b->isa->R;
+    const int64_t K = b->K;
+    float tile[TN_GEMM_TILE_MAX];
+    for (int64_t g = g0; g < g1; g++) {
+        int64_t q0 = g * R;
+        int rq = b->nq - q0 < R ? (int)(b->nq - q0) : R;
+        const float *q = b->Q + q0 * b->ldq;
+        int64_t ld = b->ldq;
+        if (rq < R) { /* the last rows (one group only), zero padded to R */
+            for (int r = 0; r < rq; r++) memcpy(b->qpad + r * K, q + r * b->ldq, (size_t)K * sizeof(float));
+            memset(b->qpad + rq * K, 0, (size_t)((R - rq) * K) * sizeof(float));
+            q = b->qpad;
+            ld = K;
+        }
+        for (int64_t l0 = 0; l0 < b->pn; l0 += V) {
+            int lv = b->pn - l0 < V ? (int)(b->pn - l0) : V;
+            b->isa->micro(K, q, ld, b->packed + l0 * K, tile);
+            /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
+            if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
+            else store(tile, V, rq, lv, b->C + q0 * b->ldc + b->p0 + l0, b->ldc, b->alpha, b->beta);
+        }
+    }
+}
+
 /* C = alpha * A @ op(B) + beta*C with op(B) = W^T (nt, B is W (N,K)) or B (K,N). The packed
- * operand P is A's rows (nt) or B's columns; the broadcast rows Q are W's rows or A's rows. */
+ * operand P is A's rows (nt) or B's columns; the broadcast rows Q are W's rows or A's rows.
+ * Groups of R broadcast rows are shared out over the thread pool (each output is computed by
+ * one thread, so the thread count never changes a result). */
 static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                     int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
-    const int V = isa->V, R = isa->R;
     const int64_t np = nt ? M : N, nq = nt ? N : M;
-    const float *Q = nt ? B : A;
-    const int64_t ldq = nt ? ldb : lda;
     const int64_t pb = block_lanes(isa, np, K);
-    float *packed = scratch, *qpad = scratch + pb * K;
-    float tile[TN_GEMM_TILE_MAX];
+    blk_job job = {.isa = isa, .nt = nt, .nq = nq, .K = K, .ldq = nt ? ldb : lda, .ldc = ldc, .Q = nt ? B : A,
+                   .packed = scratch, .qpad = scratch + pb * K, .C = C, .alpha = alpha, .beta = beta};
+    const int64_t groups = (nq + isa->R - 1) / isa->R;
     for (int64_t p0 = 0; p0 < np; p0 += pb) {
         int64_t pn = np - p0 < pb ? np - p0 : pb;
-        if (nt) isa->pack_t(pn, K, A + p0 * lda, lda, V, packed);
-        else pack_cols(pn, K, B + p0, ldb, V, packed);
-        for (int64_t q0 = 0; q0 < nq; q0 += R) {
-            int rq = nq - q0 < R ? (int)(nq - q0) : R;
-            const float *q = Q + q0 * ldq;
-            int64_t ld = ldq;
-            if (rq < R) { /* the last rows, zero padded to R */
-                for (int r = 0; r < rq; r++) memcpy(qpad + r * K, q + r * ldq, (size_t)K * sizeof(float));
-                memset(qpad + rq * K, 0, (size_t)((R - rq) * K) * sizeof(float));
-                q = qpad;
-                ld = K;
-            }
-            for (int64_t l0 = 0; l0 < pn; l0 += V) {
-                int lv = pn - l0 < V ? (int)(pn - l0) : V;
-                isa->micro(K, q, ld, packed + l0 * K, tile);
-                /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
-                if (nt) store_t(tile, V, rq, lv, C + (p0 + l0) * ldc + q0, ldc, alpha, beta);
-                else store(tile, V, rq, lv, C + q0 * ldc + p0 + l0, ldc, alpha, beta);
-            }
-        }
+        if (nt) isa->pack_t(pn, K, A + p0 * lda, lda, isa->V, scratch);
+        else pack_cols(pn, K, B + p0, ldb, isa->V, scratch);
+        job.p0 = p0;
+        job.pn = pn;
+        /* a group is R x pn x K multiply-adds; aim for ~1M per chunk */
+        int64_t grain = (1 << 20) / (isa->R * pn * K + 1) + 1;
+        tn_parallel_for(groups, grain, blk_groups, &job);
     }
 }
 
@@ -138,13 +161,33 @@ size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K) {
     return isa && M >= isa->few_m && K > 0 ? blocked_scratch(isa, M, K) : 0;
 }
 
+/* Few rows of A @ W^T split over the pool by output columns, in units of 8 (whole vectors of
+ * the kernels; a column's result does not depend on the split). */
+typedef struct {
+    const tn_gemm_isa *isa;
+    int64_t M, N, K, lda, ldw, ldc;
+    const float *A, *W;
+    float *C, alpha, beta;
+} cols_job;
+
+static void nt_cols(int64_t u0, int64_t u1, void *vjob) {
+    const cols_job *c = vjob;
+    int64_t j0 = u0 * 8, j1 = u1 * 8 < c->N ? u1 * 8 : c->N;
+    const float *W = c->W + j0 * c->ldw;
+    if (c->M == 1 && c->isa) c->isa->gemv_nt(j1 - j0, c->K, c->alpha, c->A, W, c->ldw, c->beta, c->C + j0);
+    else if (c->M == 1) tn_gemv_nt_ref_f32(j1 - j0, c->K, c->alpha, c->A, W, c->ldw, c->beta, c->C + j0);
+    else if (c->isa) c->isa->nt_few(c->M, j1 - j0, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, c->C + j0, c->ldc);
+    else tn_gemm_nt_ref_f32(c->M, j1 - j0, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, c->C + j0, c->ldc);
+}
+
 void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                     int64_t ldw, float beta, float *C, int64_t ldc, float *scratch) {
     const tn_gemm_isa *isa = gemm_isa();
-    if (M == 1) {
-        if (isa) isa->gemv_nt(N, K, alpha, A, W, ldw, beta, C);
-        else tn_gemv_nt_ref_f32(N, K, alpha, A, W, ldw, beta, C);
-    } else if (!isa || K == 0) tn_gemm_nt_ref_f32(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
-    else if (M < isa->few_m) isa->nt_few(M, N, K, alpha, A, lda, W, ldw, beta, C, ldc);
-    else blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch);
+    if (M == 1 || !isa || K == 0 || M < isa->few_m) {
+        cols_job c = {isa, M, N, K, lda, ldw, ldc, A, W, C, alpha, beta};
+        /* a unit is 8 x M x K multiply-adds; aim for ~256K per chunk */
+        tn_parallel_for((N + 7) / 8, (1 << 18) / (8 * M * K + 1) + 1, nt_cols, &c);
+    } else {
+        blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch);
+    }
 }
