@@ -6,8 +6,6 @@ transformers. Modes:
 
   build JOBFILE   (reference only) for each model of the job, build it from its config with
                   `torch.manual_seed(0)` and `save_pretrained` (safetensors) into its directory.
-  build-gguf JOBFILE  (reference only) a GGUF checkpoint shipped by a package, converted to a
-                  Hugging Face directory (test_trained.py).
   trained JOBFILE START_INDEX  like run, for test_trained.py's task kinds (embed, lm-generate).
   run JOBFILE START_INDEX
                   run the job's tasks from START_INDEX in order. Before a task it appends
@@ -191,33 +189,6 @@ def task_lm_generate(torch, t):
     return {"runs": out}, None
 
 
-def build_gguf(job):
-    """(reference only) Turn a GGUF checkpoint into a Hugging Face directory: config and
-    tokenizer read by transformers' GGUF support, weights dequantised to float32 by
-    transformers' load_gguf_checkpoint (no accelerate needed), saved with save_pretrained."""
-    import torch  # noqa: F401
-    import transformers
-    from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
-    src, name, dst = job["gguf_dir"], job["gguf_file"], job["path"]
-    if os.path.exists(os.path.join(dst, "model.safetensors")):
-        return
-    tok = transformers.AutoTokenizer.from_pretrained(src, gguf_file=name)
-    cfg = transformers.AutoConfig.from_pretrained(src, gguf_file=name)
-    m = transformers.AutoModelForCausalLM.from_config(cfg)
-    sd = load_gguf_checkpoint(os.path.join(src, name), return_tensors=True,
-                              model_to_load=m)["tensors"]
-    r = m.load_state_dict(sd, strict=False)
-    tied = {"lm_head.weight"} if cfg.tie_word_embeddings else set()
-    if set(r.missing_keys) - tied or r.unexpected_keys:
-        raise RuntimeError("GGUF conversion: missing %s, unexpected %s"
-                           % (r.missing_keys, r.unexpected_keys))
-    tmp = dst + ".tmp%d" % os.getpid()
-    m.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    os.replace(tmp, dst)
-    print("built", dst, flush=True)
-
-
 def run_trained(job, start):
     """Like run(), for the task kinds of test_trained.py (embed, lm-generate)."""
     import numpy
@@ -250,8 +221,6 @@ def main():
         job = json.load(f)
     if mode == "build":
         build(job)
-    elif mode == "build-gguf":
-        build_gguf(job)
     elif mode == "trained":
         run_trained(job, int(sys.argv[3]))
     else:

