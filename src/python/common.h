@@ -53,6 +53,7 @@ int tn_functorch_init(PyObject *m);  /* torch._C._functorch queries (functorch.c
 int tn_return_types_init(PyObject *m); /* torch._C._return_types (return_types.c) */
 /* The struct-sequence type torch.return_types.<name> (borrowed), or NULL if there is none. */
 PyObject *tn_return_type(const char *name);
+int tn_parse_to_init(PyObject *m);  /* torch._C._nn._parse_to (parse_to.c) */
 int tn_surface_init(PyObject *m);    /* every other name upstream reads, refusing when called */
 int tn_schema_types_init(PyObject *m);
 

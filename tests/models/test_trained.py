@@ -231,7 +231,7 @@ def _check(tr, impl, dtype, base, which):
 
 
 # Known failures on torchnative: {test id: reason}, marked xfail(strict=True).
-XFAIL = {"normalised": "F.normalize needs aten::linalg_vector_norm (NotImplementedError)"}
+XFAIL = {}
 _NORM = [pytest.mark.xfail(strict=True, reason=XFAIL["normalised"])] if "normalised" in XFAIL \
     else []
 CASES = [pytest.param(i, d, b, w, id="%s-%s-%s" % (("pooled", "normalised")[w], i, d),
