@@ -12,11 +12,10 @@ Figures (inside each process, after one untimed 6-token forward):
     single-token steps with the cache; tokens/s = N / their total time.
 Processes alternate (upstream, ours, upstream, ours, ...); each figure is the median over
 rounds, the ratio is ours/upstream for times and upstream/ours for tokens/s (so > 1 always
-means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the machines are shared
-and our kernels are single-threaded; BENCH_THREADS=n changes it for both).
-Full run (about 4-5 minutes): 3 rounds of prefill 6 and 128 and 16 decode tokens, plus prefill 512 in the first
-round only (torchnative's reference GEMM makes it take over a minute). BENCH_QUICK=1 (or
---quick): 1 round, prefill 6 and 128, 8 decode tokens.
+means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the machines are shared;
+BENCH_THREADS=n changes it for both, torchnative's pool reads the same variable).
+Full run (about 2 minutes): 3 rounds of prefill 6, 128 and 512 and 16 decode tokens.
+BENCH_QUICK=1 (or --quick): 1 round, 8 decode tokens.
 usage: bench_models.py [--quick] [--json FILE]
 """
 import json
@@ -40,10 +39,7 @@ import json, statistics, sys, time, warnings
 warnings.filterwarnings("ignore")
 import torch, transformers
 spec = json.loads(sys.argv[1])
-try:
-    out = {"threads": torch.get_num_threads()}
-except Exception:  # torchnative has no thread pool to ask about yet
-    out = {"threads": None}
+out = {"threads": torch.get_num_threads()}
 t0 = time.perf_counter()
 cfg = transformers.LlamaConfig(**spec["config"])
 torch.manual_seed(0)
@@ -91,10 +87,9 @@ def main():
     quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK", "") not in ("", "0")
     threads = os.environ.get("BENCH_THREADS", "1")
     if quick:
-        rounds = [{"prefill": [6, 128], "decode": 8}]
+        rounds = [{"prefill": [6, 128, 512], "decode": 8}]
     else:
-        rounds = [{"prefill": [6, 128, 512], "decode": 16}] + [{"prefill": [6, 128],
-                                                               "decode": 16}] * 2
+        rounds = [{"prefill": [6, 128, 512], "decode": 16}] * 3
     res = {"ref": [], "ours": []}
     t0 = time.perf_counter()
     for r in rounds:

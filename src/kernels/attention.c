@@ -10,6 +10,7 @@
 #include "kernels/nn.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 #define TN_ATTN_BLOCK 64
 
@@ -40,23 +41,33 @@ void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k
                     tn_gemm_nt_f32(bl, sn, g->E, 1.0f, qb + i0 * g->qs[2], g->qs[2], kb, g->ks[2], 0.0f, sc, sn, gs);
                 for (int64_t r = 0; r < bl; r++) {
                     const int64_t i = i0 + r;
-                    float *s = sc + r * sn, mx = -INFINITY;
+                    float *s = sc + r * sn;
                     const float *mrow = mask ? mask + b * g->ms[0] + h * g->ms[1] + i * g->ms[2] : NULL;
-                    for (int64_t j = 0; j < sn; j++) {
-                        float x = (g->causal && j > i) ? -INFINITY : s[j] * (float)g->scale;
-                        if (mrow) x += mrow[j * g->ms[3]];
-                        s[j] = x;
-                        if (x > mx || x != x) mx = x;
+                    /* keys past jn are cut by the causal mask (kept exact with a mask added) */
+                    const int64_t jn = g->causal && !mrow ? min64(sn, i + 1) : sn;
+                    const float scale = (float)g->scale;
+                    for (int64_t j = 0; j < jn; j++) s[j] *= scale;
+                    if (g->causal && mrow)
+                        for (int64_t j = i + 1; j < sn; j++) s[j] = -INFINITY;
+                    if (mrow)
+                        for (int64_t j = 0; j < jn; j++) s[j] += mrow[j * g->ms[3]];
+                    float mx = -INFINITY;
+                    bool nan = false;
+                    for (int64_t j = 0; j < jn; j++) {
+                        mx = s[j] > mx ? s[j] : mx;
+                        nan |= s[j] != s[j];
                     }
+                    if (nan) mx = NAN;
                     double sum = 0.0;
                     if (mx == -INFINITY) {
-                        for (int64_t j = 0; j < sn; j++) s[j] = 0.0f;
+                        for (int64_t j = 0; j < jn; j++) s[j] = 0.0f;
                     } else {
-                        for (int64_t j = 0; j < sn; j++) {
+                        for (int64_t j = 0; j < jn; j++) {
                             s[j] = expf(s[j] - mx);
                             sum += s[j];
                         }
                     }
+                    for (int64_t j = jn; j < sn; j++) s[j] = 0.0f;
                     rmax[r] = mx;
                     rsum[r] = (float)sum;
                 }
