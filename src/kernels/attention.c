@@ -3,11 +3,13 @@
  *
  * For each batch and head, blocks of TN_ATTN_BLOCK query rows: scores = Q K^T (an A @ W^T
  * product reading K in place), then per row scale, causal cut, additive mask, max, exp and sum,
- * then out = P V (A @ B reading V in place) divided by the row's sum. With a causal mask a block
+ * then out = P V (A @ B reading V in place) divided by the row's sum; exp is the vector exp
+ * (kernels/vmath.h), as upstream's kernel uses its vector math. With a causal mask a block
  * only multiplies the keys its last row can see. All in f32 like upstream's CPU kernel; the
  * row sums in double. Rows with every key masked give 0 and log-sum-exp 0, as the reference. */
 #include "kernels/gemm.h"
 #include "kernels/nn.h"
+#include "kernels/vmath.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -62,10 +64,9 @@ void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k
                     if (mx == -INFINITY) {
                         for (int64_t j = 0; j < jn; j++) s[j] = 0.0f;
                     } else {
-                        for (int64_t j = 0; j < jn; j++) {
-                            s[j] = expf(s[j] - mx);
-                            sum += s[j];
-                        }
+                        for (int64_t j = 0; j < jn; j++) s[j] -= mx;
+                        tn_vexp_f32(s, s, jn);
+                        for (int64_t j = 0; j < jn; j++) sum += s[j];
                     }
                     for (int64_t j = jn; j < sn; j++) s[j] = 0.0f;
                     rmax[r] = mx;
