@@ -349,3 +349,16 @@ cases("clamp", {
     "zero_dim": "torch.clamp(torch.tensor(5), 0, 3)",
     "empty": "torch.clamp(torch.empty(0), 0)",
 }, setup=S)
+
+# f32 silu / sigmoid on contiguous runs go through the vector exp (kernels/vmath.c): long inputs
+# (several 256-element blocks and a tail), the clamp edges, infinities and NaN.
+VX = ("torch.manual_seed(0)\nimport torch.nn.functional as F\n"
+      "e = torch.tensor([0., -0., 1., -1., 88.7, 88.8, -87.3, -87.4, -103., -104., 1e4, -1e4,"
+      " float('inf'), float('-inf'), float('nan')])\n"
+      "big = torch.cat([torch.randn(700) * 30, e])\n")
+cases("vexp_activations", {
+    "silu_big": "F.silu(big)", "sigmoid_big": "torch.sigmoid(big)", "silu_edges": "F.silu(e)",
+    "sigmoid_edges": "torch.sigmoid(e)", "silu_wide": "F.silu(torch.linspace(-120, 120, 4099))",
+    "sigmoid_wide": "torch.sigmoid(torch.linspace(-120, 120, 4099))",
+    "silu_strided": "F.silu(big[::3])", "silu_ip": "x = big.clone()\nF.silu(x, inplace=True)\nx",
+}, setup=VX, tol="float")
