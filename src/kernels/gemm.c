@@ -16,7 +16,7 @@
 #include <string.h>
 
 #define TN_GEMM_BLOCK_FLOATS (256 * 1024) /* packed block: 1 MB, L2-resident */
-#define TN_GEMM_TILE_MAX (12 * 32)        /* largest R x V */
+#define TN_GEMM_TILE_MAX ((12 + 7) * 32) /* largest R x V, plus rows a transposing store may read */
 #define TN_GEMM_NN_MIN_M 4                /* A @ B below this many rows: the reference loop */
 
 static const tn_gemm_isa *chosen;
@@ -114,7 +114,9 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
             int lv = b->pn - l0 < V ? (int)(b->pn - l0) : V;
             b->isa->micro(K, q, ld, b->packed + l0 * K, tile);
             /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
-            if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
+            if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)
+                b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc);
+            else if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
             else store(tile, V, rq, lv, b->C + q0 * b->ldc + b->p0 + l0, b->ldc, b->alpha, b->beta);
         }
     }

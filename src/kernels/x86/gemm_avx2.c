@@ -86,6 +86,28 @@ TN_AVX2 void tn_gemm_avx2_pack_t(int64_t n, int64_t K, const float *src, int64_t
     }
 }
 
+/* ------------------------------------------------------------------ transposed tile store */
+
+TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc) {
+    for (int r0 = 0; r0 < rows; r0 += 8) {
+        const int nr = rows - r0 < 8 ? rows - r0 : 8;
+        const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32(nr), lanes);
+        for (int l0 = 0; l0 < cols; l0 += 8) {
+            __m256 t[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; i++) t[i] = _mm256_loadu_ps(tile + (r0 + i) * V + l0);
+            transpose8(t);
+            const int nl = cols - l0 < 8 ? cols - l0 : 8;
+            for (int i = 0; i < nl; i++) {
+                float *c = C + (int64_t)(l0 + i) * ldc + r0;
+                if (nr == 8) _mm256_storeu_ps(c, t[i]);
+                else _mm256_maskstore_ps(c, keep, t[i]);
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ few rows of A @ W^T */
 
 /* M (1..4, a constant after inlining) rows of A against the 8 W rows at w (row stride ldw);
@@ -196,6 +218,7 @@ TN_AVX2 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, co
 
 const tn_gemm_isa tn_gemm_isa_avx2 = {
     .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
-    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8, .gemv_nt = gemv16};
+    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8, .gemv_nt = gemv16,
+    .store_t = tn_gemm_avx2_store_t};
 
 #endif

@@ -74,6 +74,6 @@ TN_AVX512 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, 
 const tn_gemm_isa tn_gemm_isa_avx512 = {
     .name = "avx512", .V = 32, .R = 12, .micro = micro32x12, .pack_t = tn_gemm_avx2_pack_t,
     .nt_few = tn_gemm_avx2_nt_few, .few_m = 8,
-    .gemv_nt = gemv16};
+    .gemv_nt = gemv16, .store_t = tn_gemm_avx2_store_t};
 
 #endif
