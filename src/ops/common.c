@@ -544,3 +544,48 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     Py_DECREF(x);
     return deliver(res, target);
 }
+
+int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask) {
+    if (!dv || dv->tag == TN_V_NONE) { *mask = (t->ndim ? ((1ull << t->ndim) - 1) : 0); return 0; }
+    if (dv->tag == TN_V_INT) {
+        int d;
+        if (tn_wrap_dim_i(dv->u.i, t->ndim, &d) < 0) return -1;
+        *mask = t->ndim ? 1ull << d : 0;
+        return 0;
+    }
+    if (dv->u.ints.n == 0) { *mask = empty_all ? (t->ndim ? ((1ull << t->ndim) - 1) : 0) : 0; return 0; }
+    uint64_t seen = 0;
+    for (int i = 0; i < dv->u.ints.n; i++) {
+        int d;
+        if (tn_wrap_dim_i(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
+        if (seen >> d & 1) {
+            PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", d);
+            return -1;
+        }
+        seen |= 1ull << d;
+    }
+    *mask = t->ndim ? seen : 0;
+    return 0;
+}
+
+const char *tn_dtype_cxx_name(tn_dtype d) {
+    switch (d) {
+    case TN_DTYPE_F32: return "float";
+    case TN_DTYPE_F64: return "double";
+    case TN_DTYPE_F16: return "c10::Half";
+    case TN_DTYPE_BF16: return "c10::BFloat16";
+    case TN_DTYPE_I64: return "long int";
+    case TN_DTYPE_I32: return "int";
+    case TN_DTYPE_I16: return "short int";
+    case TN_DTYPE_I8: return "signed char";
+    case TN_DTYPE_U8: return "unsigned char";
+    case TN_DTYPE_BOOL: return "bool";
+    case TN_DTYPE_C32: return "c10::complex<c10::Half>";
+    case TN_DTYPE_C64: return "c10::complex<float>";
+    case TN_DTYPE_C128: return "c10::complex<double>";
+    case TN_DTYPE_U16: return "short unsigned int";
+    case TN_DTYPE_U32: return "unsigned int";
+    case TN_DTYPE_U64: return "long unsigned int";
+    default: return tn_dtype_cpp_name(d);
+    }
+}

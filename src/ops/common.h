@@ -32,6 +32,14 @@ static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
 /* Shape as upstream prints it in messages: "[2, 3]". */
 void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
 
+/* A reduction's dims value (NONE, INT, INTLIST) as a bit mask over t's dims; None reduces
+ * everything, an empty list everything when `empty_all`, else nothing. IndexError for a dim out
+ * of range, RuntimeError for a repeated one; -1 then. */
+int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask);
+
+/* The C++ type name upstream's messages print for a dtype ("float", "long int", "c10::Half"). */
+const char *tn_dtype_cxx_name(tn_dtype d);
+
 /* ---- dtypes ---- */
 tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
 /* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers). */

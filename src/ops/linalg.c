@@ -15,14 +15,8 @@ static tn_dtype compute_type(tn_dtype d) {
 
 static int same_dtype(const char *a, const char *b, tn_tensor *x, tn_tensor *y) {
     if (x->dtype == y->dtype) return 0;
-    static const char *const cpp[TN_DTYPE_COUNT] = {
-        [TN_DTYPE_F32] = "float", [TN_DTYPE_F64] = "double", [TN_DTYPE_F16] = "c10::Half",
-        [TN_DTYPE_BF16] = "c10::BFloat16", [TN_DTYPE_I64] = "long int", [TN_DTYPE_I32] = "int",
-        [TN_DTYPE_I16] = "short int", [TN_DTYPE_I8] = "signed char", [TN_DTYPE_U8] = "unsigned char",
-        [TN_DTYPE_BOOL] = "bool", [TN_DTYPE_C64] = "c10::complex<float>", [TN_DTYPE_C128] = "c10::complex<double>"};
-    const char *n1 = cpp[x->dtype] ? cpp[x->dtype] : tn_dtype_infos[x->dtype].name;
-    const char *n2 = cpp[y->dtype] ? cpp[y->dtype] : tn_dtype_infos[y->dtype].name;
-    PyErr_Format(PyExc_RuntimeError, "expected %s and %s to have the same dtype, but got: %s != %s", a, b, n1, n2);
+    PyErr_Format(PyExc_RuntimeError, "expected %s and %s to have the same dtype, but got: %s != %s", a, b,
+                 tn_dtype_cxx_name(x->dtype), tn_dtype_cxx_name(y->dtype));
     return -1;
 }
 

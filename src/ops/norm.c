@@ -240,28 +240,6 @@ static tn_dtype to_real(tn_dtype d) {
 
 static bool float_or_complex(tn_dtype d) { return tn_dtype_is_floating(d) || tn_dtype_is_complex(d); }
 
-/* The C++ type name upstream's structured out= check prints. */
-static const char *cxx_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_F32: return "float";
-    case TN_DTYPE_F64: return "double";
-    case TN_DTYPE_F16: return "c10::Half";
-    case TN_DTYPE_BF16: return "c10::BFloat16";
-    case TN_DTYPE_I64: return "long int";
-    case TN_DTYPE_I32: return "int";
-    case TN_DTYPE_I16: return "short int";
-    case TN_DTYPE_I8: return "signed char";
-    case TN_DTYPE_U8: return "unsigned char";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_C32: return "c10::complex<c10::Half>";
-    case TN_DTYPE_C64: return "c10::complex<float>";
-    case TN_DTYPE_C128: return "c10::complex<double>";
-    case TN_DTYPE_U16: return "short unsigned int";
-    case TN_DTYPE_U32: return "unsigned int";
-    case TN_DTYPE_U64: return "long unsigned int";
-    default: return tn_dtype_cpp_name(d);
-    }
-}
 
 /* An order Scalar as upstream prints it in messages (C++ ostream: ints as ints, doubles %g). */
 static void ord_str(char *buf, size_t n, const tn_value *v) {
@@ -271,32 +249,10 @@ static void ord_str(char *buf, size_t n, const tn_value *v) {
 }
 
 /* Dims (NONE / INT / INTLIST) into a mask; an empty list or None reduces everything. `given` says
- * whether a non-empty dim list was passed. */
+ * whether a dim or a non-empty dim list was passed. */
 static int norm_dims(const tn_tensor *t, const tn_value *dv, uint64_t *mask, bool *given) {
-    uint64_t all = t->ndim ? ((1ull << t->ndim) - 1) : 0;
-    *given = false;
-    if (!dv || dv->tag == TN_V_NONE) { *mask = all; return 0; }
-    if (dv->tag == TN_V_INT) {
-        int d;
-        if (tn_wrap_dim_i(dv->u.i, t->ndim, &d) < 0) return -1;
-        *mask = t->ndim ? 1ull << d : 0;
-        *given = true;
-        return 0;
-    }
-    if (dv->u.ints.n == 0) { *mask = all; return 0; }
-    uint64_t seen = 0;
-    for (int i = 0; i < dv->u.ints.n; i++) {
-        int d;
-        if (tn_wrap_dim_i(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
-        if (seen >> d & 1) {
-            PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", d);
-            return -1;
-        }
-        seen |= 1ull << d;
-    }
-    *mask = t->ndim ? seen : 0;
-    *given = true;
-    return 0;
+    *given = dv && (dv->tag == TN_V_INT || (dv->tag == TN_V_INTLIST && dv->u.ints.n > 0));
+    return tn_dims_mask(t, dv, true, mask);
 }
 
 /* linalg_vector_norm with upstream's checks. ordv: the order Scalar (NONE means 2). dtype:
@@ -369,12 +325,12 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
         /* the legacy norm allocates its result in the dtype asked for, then hands it to
          * linalg_vector_norm's out= (whose dtype check it fails) */
         PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     cxx_name(od), cxx_name(want_dtype));
+                     tn_dtype_cxx_name(od), tn_dtype_cxx_name(want_dtype));
         return NULL;
     }
     if (out && tn_tensor_of(out)->dtype != od) {
         PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     cxx_name(od), cxx_name(tn_tensor_of(out)->dtype));
+                     tn_dtype_cxx_name(od), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
         return NULL;
     }
     if (tn_require_computable("linalg_vector_norm", cdt) < 0) return NULL;

@@ -113,28 +113,6 @@ static int pad_run(PyObject *dst, PyObject *src, int64_t *const *map) {
 
 /* ---- shared pieces ---- */
 
-/* The C++ type name upstream's structured out= check prints ("float", "long int", ...). */
-static const char *cxx_type_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_F32: return "float";
-    case TN_DTYPE_F64: return "double";
-    case TN_DTYPE_F16: return "c10::Half";
-    case TN_DTYPE_BF16: return "c10::BFloat16";
-    case TN_DTYPE_I64: return "long int";
-    case TN_DTYPE_I32: return "int";
-    case TN_DTYPE_I16: return "short int";
-    case TN_DTYPE_I8: return "signed char";
-    case TN_DTYPE_U8: return "unsigned char";
-    case TN_DTYPE_BOOL: return "bool";
-    case TN_DTYPE_C32: return "c10::complex<c10::Half>";
-    case TN_DTYPE_C64: return "c10::complex<float>";
-    case TN_DTYPE_C128: return "c10::complex<double>";
-    case TN_DTYPE_U16: return "short unsigned int";
-    case TN_DTYPE_U32: return "unsigned int";
-    case TN_DTYPE_U64: return "long unsigned int";
-    default: return tn_dtype_cpp_name(d);
-    }
-}
 
 /* Dtypes upstream's reflection / replication kernels are compiled for. */
 static bool edge_dtype_ok(tn_dtype d) {
@@ -290,7 +268,7 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
     bool legacy = refl && k == 2;
     if (out && !legacy && tn_tensor_of(out)->dtype != t->dtype) {
         PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     cxx_type_name(t->dtype), cxx_type_name(tn_tensor_of(out)->dtype));
+                     tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
         return NULL;
     }
     if (!edge_dtype_ok(t->dtype)) {

@@ -18,30 +18,6 @@
 
 static uint64_t all_mask(const tn_tensor *t) { return t->ndim ? ((1ull << t->ndim) - 1) : 0; }
 
-/* A dims value (NONE, INT, INTLIST) into a bit mask. An empty list reduces everything when
- * `empty_all`, else nothing. */
-static int dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask) {
-    if (!dv || dv->tag == TN_V_NONE) { *mask = all_mask(t); return 0; }
-    if (dv->tag == TN_V_INT) {
-        int d;
-        if (tn_wrap_dim_i(dv->u.i, t->ndim, &d) < 0) return -1;
-        *mask = t->ndim ? 1ull << d : 0;
-        return 0;
-    }
-    if (dv->u.ints.n == 0) { *mask = empty_all ? all_mask(t) : 0; return 0; }
-    uint64_t seen = 0;
-    for (int i = 0; i < dv->u.ints.n; i++) {
-        int d;
-        if (tn_wrap_dim_i(dv->u.ints.v[i], t->ndim, &d) < 0) return -1;
-        if (seen >> d & 1) {
-            PyErr_Format(PyExc_RuntimeError, "dim %d appears multiple times in the list of dims", d);
-            return -1;
-        }
-        seen |= 1ull << d;
-    }
-    *mask = t->ndim ? seen : 0;
-    return 0;
-}
 
 static int reduced_shape(const tn_tensor *t, uint64_t mask, bool keepdim, int64_t *sz) {
     int k = 0;
@@ -128,7 +104,7 @@ static PyObject *sum_like(tn_reduce_op op, const char *kname, tn_value *self, co
                           bool empty_all, bool keepdim, const tn_value *dt, PyObject *out) {
     tn_tensor *t = TN_T(*self);
     uint64_t mask;
-    if (dims_mask(t, dimv, empty_all, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, dimv, empty_all, &mask) < 0) return NULL;
     tn_dtype od = sum_dtype(t, dt, out);
     return finish(run_reduce(op, kname, self->u.obj, mask, keepdim, od), out, kname);
 }
@@ -170,7 +146,7 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         }
     }
     uint64_t mask;
-    if (dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
@@ -208,7 +184,7 @@ static PyObject *amax_impl(bool is_max, tn_value *a, PyObject *out) {
     const char *name = is_max ? "amax" : "amin";
     tn_tensor *t = TN_T(a[0]);
     uint64_t mask;
-    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
     if (check_nonempty(name, t, mask, a[1].u.ints.n > 0) < 0) return NULL;
     return finish(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
@@ -325,7 +301,7 @@ static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool 
     const char *name = is_all ? "all" : "any";
     tn_tensor *t = TN_T(*self);
     uint64_t mask;
-    if (dims_mask(t, dimv, false, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
     tn_dtype od = t->dtype == TN_DTYPE_U8 ? TN_DTYPE_U8 : TN_DTYPE_BOOL;
     if (out && tn_tensor_of(out)->dtype != od) {
         PyErr_Format(PyExc_RuntimeError, "%s only supports bool tensor for result, got: %s", name,
@@ -351,13 +327,13 @@ PyObject *tn_op_any_dims_out(tn_value *a) { return allany(false, &a[0], &a[1], a
 PyObject *tn_op_count_nonzero_dim_IntList(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     uint64_t mask;
-    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
 }
 PyObject *tn_op_count_nonzero(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     uint64_t mask;
-    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     return run_reduce(TN_REDUCE_COUNT_NONZERO, "count_nonzero", a[0].u.obj, mask, false, TN_DTYPE_I64);
 }
 
@@ -456,7 +432,7 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
     }
     if (tn_require_computable(name, t->dtype) < 0) return NULL;
     uint64_t mask;
-    if (dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
     bool cplx = tn_dtype_is_complex(t->dtype);
     tn_dtype rt = real_of(t->dtype);
     int64_t sz[TN_MAX_DIMS];
@@ -568,7 +544,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     if (tn_dtype_is_complex(rt)) return not_impl("logsumexp", rt);
     if (tn_require_computable("logsumexp", t->dtype) < 0) return NULL;
     uint64_t mask;
-    if (dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);

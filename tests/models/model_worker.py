@@ -6,7 +6,6 @@ transformers. Modes:
 
   build JOBFILE   (reference only) for each model of the job, build it from its config with
                   `torch.manual_seed(0)` and `save_pretrained` (safetensors) into its directory.
-  trained JOBFILE START_INDEX  like run, for test_trained.py's task kinds (embed, lm-generate).
   run JOBFILE START_INDEX
                   run the job's tasks from START_INDEX in order. Before a task it appends
                   {"start": i} to OUTDIR/progress.jsonl, after it {"done": i, ...record}; arrays
@@ -106,7 +105,8 @@ def run(job, start):
     import torch
     outdir = job["outdir"]
     prog = open(os.path.join(outdir, "progress.jsonl"), "a")
-    kinds = {"forward": task_forward, "generate": task_generate, "badfile": task_badfile}
+    kinds = {"forward": task_forward, "generate": task_generate, "badfile": task_badfile,
+             "embed": task_embed, "lm-generate": task_lm_generate}
     for i in range(start, len(job["tasks"])):
         t = job["tasks"][i]
         prog.write(json.dumps({"start": i}) + "\n")
@@ -189,40 +189,12 @@ def task_lm_generate(torch, t):
     return {"runs": out}, None
 
 
-def run_trained(job, start):
-    """Like run(), for the task kinds of test_trained.py (embed, lm-generate)."""
-    import numpy
-    import torch
-    outdir = job["outdir"]
-    kinds = {"embed": task_embed, "lm-generate": task_lm_generate}
-    with open(os.path.join(outdir, "progress.jsonl"), "a") as prog:
-        for i in range(start, len(job["tasks"])):
-            t = job["tasks"][i]
-            prog.write(json.dumps({"start": i}) + "\n")
-            prog.flush()
-            t0 = time.perf_counter()
-            try:
-                rec, arr = kinds[t["kind"]](torch, t)
-                if arr is not None:
-                    numpy.save(os.path.join(outdir, "%d.npy" % i), arr)
-                    rec["array"] = True
-            except Exception as e:
-                rec = {"error": type(e).__name__, "msg": str(e)[:500],
-                       "trace": traceback.format_exc()[-1500:]}
-            rec["done"] = i
-            rec["seconds"] = round(time.perf_counter() - t0, 3)
-            prog.write(json.dumps(rec) + "\n")
-            prog.flush()
-
-
 def main():
     mode, jobfile = sys.argv[1], sys.argv[2]
     with open(jobfile) as f:
         job = json.load(f)
     if mode == "build":
         build(job)
-    elif mode == "trained":
-        run_trained(job, int(sys.argv[3]))
     else:
         run(job, int(sys.argv[3]))
 

@@ -134,7 +134,7 @@ def _run(python, tasks):
         json.dump({"outdir": outdir, "tasks": tasks}, f)
     log = os.path.join(outdir, "worker.log")
     with open(log, "wb") as lf:
-        p = subprocess.Popen([python, str(mc.WORKER), "trained", job, "0"], stdout=lf,
+        p = subprocess.Popen([python, str(mc.WORKER), "run", job, "0"], stdout=lf,
                              stderr=lf, stdin=subprocess.DEVNULL, cwd=outdir, env=mc._env())
         try:
             rc = p.wait(timeout=TIMEOUT)
