@@ -4,6 +4,9 @@ Every figure is a ratio ours/upstream from the same run: processes alternate bet
 environments and each figure is a median, because the machines are shared and noisy.
   - import torch: wall time of `python -c "import torch"` (median of N alternating runs)
   - per-call time of tiny ops, measured inside each interpreter with timeit (median of repeats)
+  - f32 nn.Linear products at the SmolLM2-135M shapes (x (M,K) @ W(N,K)^T, M = 1 decode, 6 and
+    128 prefill rows), the choice of GEMM recorded against upstream's MKL
+All workers run one thread (OMP_NUM_THREADS=1 / MKL_NUM_THREADS=1 on both sides).
 usage: bench.py [--quick] [--json FILE]
 """
 import json
@@ -23,6 +26,10 @@ MICRO = {
     "x[0]": ("x = torch.ones(4, 3)", "x[0]"),
     "torch.zeros(8)": ("", "torch.zeros(8)"),
 }
+LINEAR = "torch.manual_seed(0); x = torch.randn(%d, %d); w = torch.randn(%d, %d); F = torch.nn.functional"
+for M, N, K in [(1, 576, 576), (1, 1536, 576), (1, 49152, 576), (6, 1536, 576), (128, 576, 576),
+                (128, 1536, 576), (128, 576, 1536), (512, 1536, 576)]:
+    MICRO["linear %dx%d <- %d" % (M, N, K)] = (LINEAR % (M, K, N, K), "F.linear(x, w)")
 
 WORKER = r"""
 import json, sys, timeit
@@ -61,7 +68,8 @@ def main():
     micro = {"ours": [], "ref": []}
     for _ in range(3 if quick else 5):
         for side, py in (("ref", REF), ("ours", OURS)):
-            r = subprocess.run([py, "-c", WORKER, json.dumps(MICRO), "5"], capture_output=True, text=True)
+            env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+            r = subprocess.run([py, "-c", WORKER, json.dumps(MICRO), "5"], capture_output=True, text=True, env=env)
             if r.returncode:
                 sys.exit(f"bench worker failed on {side}:\n{r.stderr}")
             micro[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
