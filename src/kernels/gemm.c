@@ -18,6 +18,7 @@
 #define TN_GEMM_BLOCK_FLOATS (256 * 1024) /* packed block: 1 MB, L2-resident */
 #define TN_GEMM_TILE_MAX ((12 + 7) * 32) /* largest R x V, plus rows a transposing store may read */
 #define TN_GEMM_NN_MIN_M 4                /* A @ B below this many rows: the reference loop */
+#define TN_GEMM_FEW_M 8                   /* A @ W^T below this many rows: no packing */
 
 static const tn_gemm_isa *chosen;
 static bool asked; /* a benign race: every thread computes the same answer */
@@ -160,7 +161,7 @@ void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, i
 size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K) {
     const tn_gemm_isa *isa = gemm_isa();
     (void)N;
-    return isa && M >= isa->few_m && K > 0 ? blocked_scratch(isa, M, K) : 0;
+    return isa && M >= TN_GEMM_FEW_M && K > 0 ? blocked_scratch(isa, M, K) : 0;
 }
 
 /* Few rows of A @ W^T split over the pool by output columns, in units of 8 (whole vectors of
@@ -172,20 +173,33 @@ typedef struct {
     float *C, alpha, beta;
 } cols_job;
 
+/* Whether A @ W^T sums in tn_gemv_nt_ref_f32's lane order: one row always; a few rows when k
+ * is long (upstream's MKL matches the in-order chain only up to k = 65 with up to 4 rows, so
+ * long few-row products have no upstream order to keep). */
+static bool lane_order(int64_t M, int64_t K) { return M == 1 || (M < TN_GEMM_FEW_M && K > 64); }
+
 static void nt_cols(int64_t u0, int64_t u1, void *vjob) {
     const cols_job *c = vjob;
-    int64_t j0 = u0 * 8, j1 = u1 * 8 < c->N ? u1 * 8 : c->N;
+    int64_t j0 = u0 * 8, j1 = u1 * 8 < c->N ? u1 * 8 : c->N, n = j1 - j0;
     const float *W = c->W + j0 * c->ldw;
-    if (c->M == 1 && c->isa) c->isa->gemv_nt(j1 - j0, c->K, c->alpha, c->A, W, c->ldw, c->beta, c->C + j0);
-    else if (c->M == 1) tn_gemv_nt_ref_f32(j1 - j0, c->K, c->alpha, c->A, W, c->ldw, c->beta, c->C + j0);
-    else if (c->isa) c->isa->nt_few(c->M, j1 - j0, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, c->C + j0, c->ldc);
-    else tn_gemm_nt_ref_f32(c->M, j1 - j0, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, c->C + j0, c->ldc);
+    float *C = c->C + j0;
+    if (lane_order(c->M, c->K)) {
+        if (c->isa && c->M == 1) c->isa->gemv_nt(n, c->K, c->alpha, c->A, W, c->ldw, c->beta, C);
+        else if (c->isa) c->isa->gemv_rows(c->M, n, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, C, c->ldc);
+        else
+            for (int64_t i = 0; i < c->M; i++)
+                tn_gemv_nt_ref_f32(n, c->K, c->alpha, c->A + i * c->lda, W, c->ldw, c->beta, C + i * c->ldc);
+    } else if (c->isa) {
+        c->isa->nt_few(c->M, n, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, C, c->ldc);
+    } else {
+        tn_gemm_nt_ref_f32(c->M, n, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, C, c->ldc);
+    }
 }
 
 void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                     int64_t ldw, float beta, float *C, int64_t ldc, float *scratch) {
     const tn_gemm_isa *isa = gemm_isa();
-    if (M == 1 || !isa || K == 0 || M < isa->few_m) {
+    if (!isa || K == 0 || M < TN_GEMM_FEW_M) {
         cols_job c = {isa, M, N, K, lda, ldw, ldc, A, W, C, alpha, beta};
         /* a unit is 8 x M x K multiply-adds; aim for ~256K per chunk */
         tn_parallel_for((N + 7) / 8, (1 << 18) / (8 * M * K + 1) + 1, nt_cols, &c);

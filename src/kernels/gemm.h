@@ -22,8 +22,8 @@ void tn_gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *
                  const int64_t *B, int64_t ldb, int64_t beta, int64_t *C, int64_t ldc);
 
 /* B given transposed: W is (N,K) with row stride ldw and C = alpha * A @ W^T + beta*C, bit-identical to
- * tn_gemm_* on the transposed copy (same per-output FMA chain), except for a single row (M == 1),
- * which sums in 16 lanes (tn_gemv_nt_ref_f32). */
+ * tn_gemm_* on the transposed copy (same per-output FMA chain), except for one row, or fewer
+ * than 8 rows with K > 64, where each row sums in 16 lanes (tn_gemv_nt_ref_f32's order). */
 size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K);
 void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                     const float *W, int64_t ldw, float beta, float *C, int64_t ldc, float *scratch);
@@ -35,7 +35,7 @@ void tn_gemm_ref_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *
                      const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 void tn_gemm_nt_ref_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                         const float *W, int64_t ldw, float beta, float *C, int64_t ldc);
-/* A single row (M == 1) of A @ W^T: lane-blocked order, see kernels/ref/gemm.c. */
+/* One row of A @ W^T in the lane-blocked order, see kernels/ref/gemm.c. */
 void tn_gemv_nt_ref_f32(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
                         float *c);
 

@@ -18,16 +18,17 @@ typedef struct {
     /* rows [0, n) of src (row i at src + i*ld, k contiguous) into V-lane k-major panels,
      * zero padded to a multiple of V */
     void (*pack_t)(int64_t n, int64_t K, const float *src, int64_t ld, int V, float *dst);
-    /* C = alpha * A @ W^T + beta*C for a few rows of A (no packing) */
+    /* C = alpha * A @ W^T + beta*C for a few rows of A (no packing), in-order chains */
     void (*nt_few)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                    int64_t ldw, float beta, float *C, int64_t ldc);
-    int64_t few_m; /* nt_few below this many rows */
     /* C[l][r] = tile[r][l] for r < rows, l < cols (the nt tile store with alpha 1, beta 0);
      * tile rows up to R + 7 may be read (the caller pads the buffer). NULL: scalar. */
     void (*store_t)(const float *tile, int V, int rows, int cols, float *C, int64_t ldc);
-    /* one row of A @ W^T in tn_gemv_nt_ref_f32's order */
+    /* one row of A @ W^T in tn_gemv_nt_ref_f32's order, and M rows each in that order */
     void (*gemv_nt)(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
                     float *c);
+    void (*gemv_rows)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
+                      int64_t ldw, float beta, float *C, int64_t ldc);
 } tn_gemm_isa;
 
 #if defined(__x86_64__)

@@ -2,7 +2,8 @@
 x86-64) must return the portable reference kernels' bits exactly: the blocking never changes an
 output's fused multiply-add chain. Each case runs the same products in two torchnative processes,
 one forced to the reference (TN_GEMM=ref), and compares the raw bytes. Shapes cover every edge:
-row counts around the few-row path and the microkernel heights, column and k tails, strided
+row counts around the few-row path and the microkernel heights, k on both sides of
+64 (where few-row products switch to the lane order), column and k tails, strided
 operands (transposed, sliced, batched), alpha/beta, and sizes past one packed block."""
 import os
 import subprocess
@@ -21,7 +22,7 @@ out = []
 def put(name, t):
     out.append("%s %s %s" % (name, tuple(t.shape), hashlib.sha256(t.contiguous().numpy().tobytes()).hexdigest()[:16]))
 for M in [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 31, 33, 64, 100]:
-    for N, K in [(1, 5), (7, 9), (8, 8), (13, 31), (33, 64), (70, 129), (192, 576)]:
+    for N, K in [(1, 5), (7, 9), (8, 8), (13, 31), (33, 64), (9, 65), (70, 129), (192, 576)]:
         x, w, b = torch.randn(M, K), torch.randn(N, K), torch.randn(N)
         put("linear %d %d %d" % (M, N, K), F.linear(x, w))
         put("linear+b %d %d %d" % (M, N, K), F.linear(x, w, b))

@@ -216,9 +216,15 @@ TN_AVX2 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, co
     }
 }
 
+/* Several rows: one gemv per row (16 ymm registers hold one row's 4 x 16 lanes). */
+static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
+                      int64_t ldw, float beta, float *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i++) gemv16(N, K, alpha, A + i * lda, W, ldw, beta, C + i * ldc);
+}
+
 const tn_gemm_isa tn_gemm_isa_avx2 = {
     .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
-    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8, .gemv_nt = gemv16,
+    .nt_few = tn_gemm_avx2_nt_few, .gemv_nt = gemv16, .gemv_rows = gemv_rows,
     .store_t = tn_gemm_avx2_store_t};
 
 #endif

@@ -71,9 +71,65 @@ TN_AVX512 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, 
     }
 }
 
+/* Up to 6 rows of A (m, a constant after inlining) against 4 rows of W per step, each output
+ * in gemv16's lane order; W streams once for all m rows. */
+TN_AVX512 __attribute__((always_inline)) static inline void rows_m(const int m, int64_t N, int64_t K, float alpha,
+                                                                    const float *A, int64_t lda, const float *W,
+                                                                    int64_t ldw, float beta, float *C, int64_t ldc) {
+    const int64_t kb = K / 16 * 16;
+    for (int64_t j = 0; j < N; j += 4) {
+        const int nr = N - j < 4 ? (int)(N - j) : 4;
+        const float *w[4];
+        for (int r = 0; r < 4; r++) w[r] = W + (j + (r < nr ? r : 0)) * ldw;
+        __m512 acc[6][4];
+#pragma GCC unroll 6
+        for (int i = 0; i < 6; i++)
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++) acc[i][r] = _mm512_setzero_ps();
+        const bool ahead = j + 8 <= N;
+        for (int64_t k = 0; k < kb; k += 16) {
+            __m512 wv[4];
+#pragma GCC unroll 4
+            for (int r = 0; r < 4; r++) {
+                if (ahead) _mm_prefetch((const char *)(w[r] + 4 * ldw + k), _MM_HINT_T0);
+                wv[r] = _mm512_loadu_ps(w[r] + k);
+            }
+#pragma GCC unroll 6
+            for (int i = 0; i < 6; i++) {
+                if (i >= m) break;
+                __m512 x = _mm512_loadu_ps(A + i * lda + k);
+#pragma GCC unroll 4
+                for (int r = 0; r < 4; r++) acc[i][r] = _mm512_fmadd_ps(x, wv[r], acc[i][r]);
+            }
+        }
+        for (int i = 0; i < m; i++)
+            for (int r = 0; r < nr; r++) {
+                float s = fold16(acc[i][r]);
+                for (int64_t k = kb; k < K; k++) s = __builtin_fmaf(A[i * lda + k], w[r][k], s);
+                C[i * ldc + j + r] = tn_gemm_finish(s, alpha, beta, C[i * ldc + j + r]);
+            }
+    }
+}
+
+TN_AVX512 static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
+                      int64_t ldw, float beta, float *C, int64_t ldc) {
+    for (int64_t i = 0; i < M; i += 6) {
+        const float *a = A + i * lda;
+        float *c = C + i * ldc;
+        switch (M - i) {
+        case 1: rows_m(1, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 2: rows_m(2, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 3: rows_m(3, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 4: rows_m(4, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        case 5: rows_m(5, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        default: rows_m(6, N, K, alpha, a, lda, W, ldw, beta, c, ldc); break;
+        }
+    }
+}
+
 const tn_gemm_isa tn_gemm_isa_avx512 = {
     .name = "avx512", .V = 32, .R = 12, .micro = micro32x12, .pack_t = tn_gemm_avx2_pack_t,
-    .nt_few = tn_gemm_avx2_nt_few, .few_m = 8,
-    .gemv_nt = gemv16, .store_t = tn_gemm_avx2_store_t};
+    .nt_few = tn_gemm_avx2_nt_few,
+    .gemv_nt = gemv16, .gemv_rows = gemv_rows, .store_t = tn_gemm_avx2_store_t};
 
 #endif
