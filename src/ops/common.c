@@ -589,3 +589,34 @@ const char *tn_dtype_cxx_name(tn_dtype d) {
     default: return tn_dtype_cpp_name(d);
     }
 }
+
+PyObject *tn_out_deliver(PyObject *res, PyObject *out, const char *op) {
+    if (!res || !out) return res;
+    tn_tensor *r = tn_tensor_of(res);
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0 || tn_copy_into(out, res) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+PyObject *tn_return_pair(const char *name, PyObject *a, PyObject *b) {
+    if (!a || !b) {
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        return NULL;
+    }
+    PyObject *tup = PyTuple_Pack(2, a, b);
+    Py_DECREF(a);
+    Py_DECREF(b);
+    if (!tup) return NULL;
+    PyObject *cls = tn_return_type(name);
+    if (!cls) {
+        Py_DECREF(tup);
+        return tn_not_implemented(name);
+    }
+    PyObject *r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
+    Py_DECREF(tup);
+    return r;
+}

@@ -73,6 +73,12 @@ int tn_scalar_of_0dim(PyObject *t, tn_scalar *out);
  * result dtype can be cast to out's dtype, resizes out the way upstream resizes (warning when a
  * non-empty out changes shape). Returns 0 or -1 with an exception. */
 int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype result_dtype, const char *op);
+/* Deliver a computed result: with no out= tensor, `res` itself; else `res` copied into `out`
+ * after tn_out_prepare (named `op` in messages), returning a new reference to out. Steals res
+ * (NULL passes through). */
+PyObject *tn_out_deliver(PyObject *res, PyObject *out, const char *op);
+/* A torch.return_types.<name> structseq of (a, b); steals both (NULL if either is NULL). */
+PyObject *tn_return_pair(const char *name, PyObject *a, PyObject *b);
 /* Resize a tensor in place to contiguous `sizes`, growing its storage if needed. */
 int tn_resize(PyObject *t, int ndim, const int64_t *sizes);
 

@@ -723,12 +723,7 @@ static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bo
         Py_DECREF(dst);
         return NULL;
     }
-    if (!out) return dst;
-    tn_tensor *r = tn_tensor_of(dst);
-    int ok = tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "scatter");
-    if (ok == 0) ok = tn_copy_into(out, dst);
-    Py_DECREF(dst);
-    return ok < 0 ? NULL : Py_NewRef(out);
+    return tn_out_deliver(dst, out, "scatter");
 }
 
 PyObject *tn_op_scatter_src(tn_value *a) { return scatter_op(a, true, NULL, false, NULL, false); }

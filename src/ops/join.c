@@ -458,12 +458,7 @@ static PyObject *diag_impl(PyObject *self, int64_t k, PyObject *out) {
         Py_DECREF(v);
         if (!res) return NULL;
     }
-    if (!out) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    int ok = tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "diag");
-    if (ok == 0) ok = tn_copy_into(out, res);
-    Py_DECREF(res);
-    return ok < 0 ? NULL : Py_NewRef(out);
+    return tn_out_deliver(res, out, "diag");
 }
 
 PyObject *tn_op_diag(tn_value *a) { return diag_impl(a[0].u.obj, a[1].u.i, NULL); }

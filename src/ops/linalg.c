@@ -130,15 +130,9 @@ done:
     return res;
 }
 
-static PyObject *finish(PyObject *res, tn_value *out) {
-    if (!res || !out || out->tag != TN_V_TENSOR) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    if (tn_out_prepare(out->u.obj, r->ndim, r->sizes, r->dtype, "mm") < 0 || tn_copy_into(out->u.obj, res) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    Py_DECREF(res);
-    return Py_NewRef(out->u.obj);
+/* out= given as an optional schema value (None or a tensor). */
+static PyObject *finish(PyObject *res, const tn_value *out) {
+    return tn_out_deliver(res, out && out->tag == TN_V_TENSOR ? out->u.obj : NULL, "mm");
 }
 
 static int need_dim(tn_tensor *t, int nd, const char *what) {

@@ -32,19 +32,6 @@ static PyObject *nn_kernel_missing(const char *kname, tn_dtype dt) {
 
 static bool nn_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }
 
-
-/* Deliver `res` (new ref, may be NULL) into out= when given. */
-static PyObject *nn_finish(PyObject *res, PyObject *out, const char *op) {
-    if (!res || !out) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0 || tn_copy_into(out, res) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    Py_DECREF(res);
-    return Py_NewRef(out);
-}
-
 /* Convert a compute-dtype result to `dt` (steals res). */
 static PyObject *nn_narrow(PyObject *res, tn_dtype dt) {
     if (!res) return NULL;
@@ -99,8 +86,8 @@ static PyObject *underscore_softmax(nn_smax_kind kind, tn_value *a, PyObject *ou
                         : "softmax with half to float conversion is not supported on CPU");
         return NULL;
     }
-    return nn_finish(softmax_impl(kind, a[0].u.obj, a[1].u.i), out,
-                     kind == NN_LOG_SOFTMAX ? "_log_softmax" : "_softmax");
+    return tn_out_deliver(softmax_impl(kind, a[0].u.obj, a[1].u.i), out,
+                          kind == NN_LOG_SOFTMAX ? "_log_softmax" : "_softmax");
 }
 
 /* softmax.int(self, dim, dtype=None): converts to dtype first when given. */
@@ -114,7 +101,7 @@ static PyObject *softmax_int(nn_smax_kind kind, tn_value *a, PyObject *out) {
     }
     PyObject *r = softmax_impl(kind, x, a[1].u.i);
     Py_DECREF(x);
-    return nn_finish(r, out, kind == NN_LOG_SOFTMAX ? "log_softmax" : "softmax");
+    return tn_out_deliver(r, out, kind == NN_LOG_SOFTMAX ? "log_softmax" : "softmax");
 }
 
 PyObject *tn_op__softmax(tn_value *a) { return underscore_softmax(NN_SOFTMAX, a, NULL); }
@@ -596,7 +583,7 @@ static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *ou
         }
         PyMem_Free(sorted);
     }
-    res = nn_finish(res, outo, "isin");
+    res = tn_out_deliver(res, outo, "isin");
 done:
     Py_XDECREF(e1); Py_XDECREF(t1); Py_XDECREF(ec); Py_XDECREF(tc);
     return res;

@@ -371,14 +371,7 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
         }
         Py_DECREF(src);
     }
-    if (!out) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "linalg_vector_norm") < 0 || tn_copy_into(out, res) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    Py_DECREF(res);
-    return Py_NewRef(out);
+    return tn_out_deliver(res, out, "linalg_vector_norm");
 }
 
 static bool arg_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }

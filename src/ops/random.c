@@ -219,17 +219,6 @@ static int inplace_binary(tn_binary_op op, const char *name, PyObject *t, tn_val
     return r ? 0 : -1;
 }
 
-static PyObject *deliver(PyObject *res, PyObject *out) {
-    if (!res || !out) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, "normal") < 0 || tn_copy_into(out, res) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    Py_DECREF(res);
-    return Py_NewRef(out);
-}
-
 /* normal(Tensor mean, float std): empty_like(mean).normal_(0, std).add_(mean) */
 static PyObject *normal_tf(tn_value *a, PyObject *out) {
     double std = tn_value_as_double(&a[1]);
@@ -241,7 +230,7 @@ static PyObject *normal_tf(tn_value *a, PyObject *out) {
         Py_DECREF(res);
         return NULL;
     }
-    return deliver(res, out);
+    return tn_out_deliver(res, out, "normal");
 }
 
 static int check_std_tensor(PyObject *std) {
@@ -287,7 +276,7 @@ static PyObject *normal_ft(tn_value *a, PyObject *out) {
     mean.tag = TN_V_TENSOR;
     mean.u.obj = mt;
     mean.wrapped = true;
-    PyObject *r = deliver(normal_mul_add(res, &mean, &a[1], g), out);
+    PyObject *r = tn_out_deliver(normal_mul_add(res, &mean, &a[1], g), out, "normal");
     Py_DECREF(mt);
     return r;
 }
@@ -301,7 +290,7 @@ static PyObject *normal_tt(tn_value *a, PyObject *out) {
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     PyObject *res = tn_tensor_new_empty(nd, shape, ts[0]->dtype, TN_DEVICE_CPU);
     if (!res) return NULL;
-    return deliver(normal_mul_add(res, &a[0], &a[1], g), out);
+    return tn_out_deliver(normal_mul_add(res, &a[0], &a[1], g), out, "normal");
 }
 
 static PyObject *normal_ff(tn_value *a, int igen, const tn_value *dtype, const tn_value *device, PyObject *out) {

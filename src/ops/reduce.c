@@ -32,17 +32,6 @@ static bool arg_bool(const tn_value *v) { return v->tag == TN_V_BOOL || v->tag =
 
 static bool is_meta(const tn_tensor *t) { return t->storage->device == TN_DEVICE_META; }
 
-/* Deliver a computed result to out= (NULL: return it). */
-static PyObject *finish(PyObject *res, PyObject *out, const char *op) {
-    if (!res || !out) return res;
-    tn_tensor *r = tn_tensor_of(res);
-    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0 || tn_copy_into(out, res) < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    Py_DECREF(res);
-    return Py_NewRef(out);
-}
 
 static PyObject *not_impl(const char *kname, tn_dtype dt) {
     PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
@@ -70,19 +59,6 @@ static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, 
     return res;
 }
 
-/* A torch.return_types.<name> structseq of (a, b); steals both references. */
-static PyObject *return_type(const char *name, PyObject *a, PyObject *b) {
-    if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
-    PyObject *tup = PyTuple_Pack(2, a, b);
-    Py_DECREF(a);
-    Py_DECREF(b);
-    if (!tup) return NULL;
-    PyObject *cls = tn_return_type(name);
-    if (!cls) { Py_DECREF(tup); return tn_not_implemented(name); }
-    PyObject *r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
-    Py_DECREF(tup);
-    return r;
-}
 
 static PyObject *pair(PyObject *a, PyObject *b) {
     if (!a || !b) { Py_XDECREF(a); Py_XDECREF(b); return NULL; }
@@ -106,7 +82,7 @@ static PyObject *sum_like(tn_reduce_op op, const char *kname, tn_value *self, co
     uint64_t mask;
     if (tn_dims_mask(t, dimv, empty_all, &mask) < 0) return NULL;
     tn_dtype od = sum_dtype(t, dt, out);
-    return finish(run_reduce(op, kname, self->u.obj, mask, keepdim, od), out, kname);
+    return tn_out_deliver(run_reduce(op, kname, self->u.obj, mask, keepdim, od), out, kname);
 }
 
 PyObject *tn_op_sum(tn_value *a) { return sum_like(TN_REDUCE_SUM, "sum", &a[0], NULL, true, false, &a[1], NULL); }
@@ -152,9 +128,9 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);
         PyObject *r = r32 ? tn_as_dtype(r32, od, false) : NULL;
         Py_XDECREF(r32);
-        return finish(r, out, "mean");
+        return tn_out_deliver(r, out, "mean");
     }
-    return finish(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
+    return tn_out_deliver(run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, od), out, "mean");
 }
 
 PyObject *tn_op_mean(tn_value *a) { return mean_impl(&a[0], NULL, false, &a[1], NULL); }
@@ -187,7 +163,7 @@ static PyObject *amax_impl(bool is_max, tn_value *a, PyObject *out) {
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
     if (check_nonempty(name, t, mask, a[1].u.ints.n > 0) < 0) return NULL;
-    return finish(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
+    return tn_out_deliver(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
                   out, name);
 }
 
@@ -210,7 +186,7 @@ static PyObject *minmax_all(bool is_max, tn_value *a, PyObject *out) {
     }
     PyObject *res = tn_tensor_new_empty(0, NULL, t->dtype, t->storage->device);
     if (res && !is_meta(t)) tn_reduce_arg(is_max, t, -1, tn_data(tn_tensor_of(res)), NULL);
-    return finish(res, out, name);
+    return tn_out_deliver(res, out, name);
 }
 
 PyObject *tn_op_max(tn_value *a) { return minmax_all(true, a, NULL); }
@@ -264,12 +240,12 @@ static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *
     PyObject *v = NULL, *i = NULL;
     if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
     if (vout) {
-        v = finish(v, vout, name);
+        v = tn_out_deliver(v, vout, name);
         if (!v) { Py_DECREF(i); return NULL; } /* no second out= check with an error pending */
-        i = finish(i, iout, name);
-        return return_type(is_max ? "max_out" : "min_out", v, i);
+        i = tn_out_deliver(i, iout, name);
+        return tn_return_pair(is_max ? "max_out" : "min_out", v, i);
     }
-    return return_type(name, v, i);
+    return tn_return_pair(name, v, i);
 }
 
 PyObject *tn_op_max_dim(tn_value *a) { return minmax_dim(true, a, NULL, NULL); }
@@ -287,7 +263,7 @@ static PyObject *argmax_impl(bool is_max, tn_value *a, PyObject *out) {
     }
     PyObject *i = NULL;
     if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i) < 0) return NULL;
-    return finish(i, out, name);
+    return tn_out_deliver(i, out, name);
 }
 
 PyObject *tn_op_argmax(tn_value *a) { return argmax_impl(true, a, NULL); }
@@ -308,7 +284,7 @@ static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool 
                      tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
         return NULL;
     }
-    return finish(run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, self->u.obj, mask, keepdim, od), out, name);
+    return tn_out_deliver(run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, self->u.obj, mask, keepdim, od), out, name);
 }
 
 PyObject *tn_op_all(tn_value *a) { return allany(true, &a[0], NULL, false, NULL); }
@@ -359,7 +335,7 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
         Py_DECREF(res);
         return r < 0 ? NULL : Py_NewRef(a[0].u.obj);
     }
-    return finish(res, out, name);
+    return tn_out_deliver(res, out, name);
 }
 
 PyObject *tn_op_cumsum(tn_value *a) { return scan(TN_SCAN_CUMSUM, "cumsum", a, NULL, false); }
@@ -498,7 +474,7 @@ static PyObject *var_std(bool take_sqrt, bool with_mean, tn_value *self, const t
         Py_DECREF(rows);
     }
     if (mean_out) *mean_out = mres;
-    return finish(res, out, name);
+    return tn_out_deliver(res, out, name);
 fail:
     Py_XDECREF(res);
     Py_XDECREF(mres);
@@ -548,7 +524,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
     PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
-    if (!res || is_meta(t)) return finish(res, out, "logsumexp");
+    if (!res || is_meta(t)) return tn_out_deliver(res, out, "logsumexp");
     int64_t nrows, n;
     PyObject *rows = reduction_rows(a[0].u.obj, t->ndim ? mask : 0, TN_DTYPE_F64, &nrows, &n);
     if (!rows) { Py_DECREF(res); return NULL; }
@@ -565,7 +541,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         store_real(ro, rt, o, log(s) + m);
     }
     Py_DECREF(rows);
-    return finish(res, out, "logsumexp");
+    return tn_out_deliver(res, out, "logsumexp");
 }
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }

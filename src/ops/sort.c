@@ -130,18 +130,6 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, P
     return 0;
 }
 
-/* A torch.return_types.<name>(a, b); steals both. */
-static PyObject *sort_result(const char *name, PyObject *a, PyObject *b) {
-    PyObject *tup = PyTuple_Pack(2, a, b);
-    Py_DECREF(a);
-    Py_DECREF(b);
-    if (!tup) return NULL;
-    PyObject *cls = tn_return_type(name);
-    if (!cls) { Py_DECREF(tup); return tn_not_implemented(name); }
-    PyObject *r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
-    Py_DECREF(tup);
-    return r;
-}
 
 /* Copy into out= tensors (values, indices); steals v, i. */
 static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject *vout, PyObject *iout) {
@@ -156,14 +144,14 @@ static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject 
     if (rc < 0) return NULL;
     char cls[32];
     snprintf(cls, sizeof cls, "%s_out", name);
-    return sort_result(cls, Py_NewRef(vout), Py_NewRef(iout));
+    return tn_return_pair(cls, Py_NewRef(vout), Py_NewRef(iout));
 }
 
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
     if (sort_core(self, dim, desc, -1, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("sort", v, i, vout, iout);
-    return sort_result("sort", v, i);
+    return tn_return_pair("sort", v, i);
 }
 
 /* sort(self, dim=-1, descending=False) */
@@ -225,7 +213,7 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
     if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("topk", v, i, vout, iout);
-    return sort_result("topk", v, i);
+    return tn_return_pair("topk", v, i);
 }
 
 PyObject *tn_op_topk(tn_value *a) { return topk_impl(a, NULL, NULL); }
