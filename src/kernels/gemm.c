@@ -184,8 +184,7 @@ static void nt_cols(int64_t u0, int64_t u1, void *vjob) {
     const float *W = c->W + j0 * c->ldw;
     float *C = c->C + j0;
     if (lane_order(c->M, c->K)) {
-        if (c->isa && c->M == 1) c->isa->gemv_nt(n, c->K, c->alpha, c->A, W, c->ldw, c->beta, C);
-        else if (c->isa) c->isa->gemv_rows(c->M, n, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, C, c->ldc);
+        if (c->isa) c->isa->gemv_rows(c->M, n, c->K, c->alpha, c->A, c->lda, W, c->ldw, c->beta, C, c->ldc);
         else
             for (int64_t i = 0; i < c->M; i++)
                 tn_gemv_nt_ref_f32(n, c->K, c->alpha, c->A + i * c->lda, W, c->ldw, c->beta, C + i * c->ldc);

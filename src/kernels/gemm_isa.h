@@ -24,9 +24,7 @@ typedef struct {
     /* C[l][r] = tile[r][l] for r < rows, l < cols (the nt tile store with alpha 1, beta 0);
      * tile rows up to R + 7 may be read (the caller pads the buffer). NULL: scalar. */
     void (*store_t)(const float *tile, int V, int rows, int cols, float *C, int64_t ldc);
-    /* one row of A @ W^T in tn_gemv_nt_ref_f32's order, and M rows each in that order */
-    void (*gemv_nt)(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
-                    float *c);
+    /* M rows of A @ W^T, each in tn_gemv_nt_ref_f32's order */
     void (*gemv_rows)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                       int64_t ldw, float beta, float *C, int64_t ldc);
 } tn_gemm_isa;

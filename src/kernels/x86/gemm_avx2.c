@@ -224,7 +224,7 @@ static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, const float 
 
 const tn_gemm_isa tn_gemm_isa_avx2 = {
     .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
-    .nt_few = tn_gemm_avx2_nt_few, .gemv_nt = gemv16, .gemv_rows = gemv_rows,
+    .nt_few = tn_gemm_avx2_nt_few, .gemv_rows = gemv_rows,
     .store_t = tn_gemm_avx2_store_t};
 
 #endif

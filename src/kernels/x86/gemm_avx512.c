@@ -2,8 +2,8 @@
  * kernels/gemm_isa.h): 32 lanes (two zmm) x 12 broadcast rows, 24 accumulators, one fused
  * multiply-add chain per output over k in order (bit-identical to the reference). Packing and
  * the few-row path are the AVX2 ones (every AVX-512 CPU has AVX2). Only called after the CPU
- * reported AVX512F. Also the one-row A @ W^T (decode): 16 lanes along k, see
- * tn_gemv_nt_ref_f32. */
+ * reported AVX512F. Also A @ W^T for one row (decode) or a few: 16 lanes along k,
+ * see tn_gemv_nt_ref_f32. */
 #if defined(__x86_64__)
 
 #include "kernels/gemm_isa.h"
@@ -43,36 +43,8 @@ TN_AVX512 static inline float fold16(__m512 v) {
     return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
 }
 
-/* One row of A @ W^T, 4 rows of W at a time, one 16-lane accumulator each. */
-TN_AVX512 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw,
-                             float beta, float *c) {
-    const int64_t kb = K / 16 * 16;
-    int64_t j = 0;
-    for (; j < N; j += 4) {
-        const int nr = N - j < 4 ? (int)(N - j) : 4;
-        const float *w[4];
-        for (int r = 0; r < 4; r++) w[r] = W + (j + (r < nr ? r : 0)) * ldw;
-        __m512 c0 = _mm512_setzero_ps(), c1 = c0, c2 = c0, c3 = c0;
-        const bool ahead = j + 8 <= N; /* fetch the next 4 rows meanwhile (DRAM-bound otherwise) */
-        for (int64_t k = 0; k < kb; k += 16) {
-            if (ahead)
-                for (int r = 0; r < 4; r++) _mm_prefetch((const char *)(w[r] + 4 * ldw + k), _MM_HINT_T0);
-            __m512 x = _mm512_loadu_ps(a + k);
-            c0 = _mm512_fmadd_ps(x, _mm512_loadu_ps(w[0] + k), c0);
-            c1 = _mm512_fmadd_ps(x, _mm512_loadu_ps(w[1] + k), c1);
-            c2 = _mm512_fmadd_ps(x, _mm512_loadu_ps(w[2] + k), c2);
-            c3 = _mm512_fmadd_ps(x, _mm512_loadu_ps(w[3] + k), c3);
-        }
-        float s[4] = {fold16(c0), fold16(c1), fold16(c2), fold16(c3)};
-        for (int r = 0; r < nr; r++) {
-            for (int64_t k = kb; k < K; k++) s[r] = __builtin_fmaf(a[k], w[r][k], s[r]);
-            c[j + r] = tn_gemm_finish(s[r], alpha, beta, c[j + r]);
-        }
-    }
-}
-
 /* Up to 6 rows of A (m, a constant after inlining) against 4 rows of W per step, each output
- * in gemv16's lane order; W streams once for all m rows. */
+ * in tn_gemv_nt_ref_f32's lane order; W streams once for all m rows (one row is decode). */
 TN_AVX512 __attribute__((always_inline)) static inline void rows_m(const int m, int64_t N, int64_t K, float alpha,
                                                                     const float *A, int64_t lda, const float *W,
                                                                     int64_t ldw, float beta, float *C, int64_t ldc) {
@@ -130,6 +102,6 @@ TN_AVX512 static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, co
 const tn_gemm_isa tn_gemm_isa_avx512 = {
     .name = "avx512", .V = 32, .R = 12, .micro = micro32x12, .pack_t = tn_gemm_avx2_pack_t,
     .nt_few = tn_gemm_avx2_nt_few,
-    .gemv_nt = gemv16, .gemv_rows = gemv_rows, .store_t = tn_gemm_avx2_store_t};
+    .gemv_rows = gemv_rows, .store_t = tn_gemm_avx2_store_t};
 
 #endif
