@@ -111,6 +111,17 @@ static int pad_run(PyObject *dst, PyObject *src, int64_t *const *map) {
     return 0;
 }
 
+/* pad_run, then free the maps' buffer `mb`: returns res, or NULL (res released) on failure. */
+static PyObject *pad_finish(PyObject *res, PyObject *src, int64_t *const *map, int64_t *mb) {
+    int rc = pad_run(res, src, map);
+    PyMem_Free(mb);
+    if (rc < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return res;
+}
+
 /* ---- shared pieces ---- */
 
 
@@ -320,13 +331,7 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
         fill_map(w, osz[d], t->sizes[d], pad[2 * i], mode);
         w += osz[d];
     }
-    int rc = pad_run(res, self, map);
-    PyMem_Free(mb);
-    if (rc < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    return res;
+    return pad_finish(res, self, map, mb);
 }
 
 /* ---- circular ---- */
@@ -411,13 +416,7 @@ PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
         }
         w += osz[d];
     }
-    int rc = pad_run(res, self, map);
-    PyMem_Free(mb);
-    if (rc < 0) {
-        Py_DECREF(res);
-        return NULL;
-    }
-    return res;
+    return pad_finish(res, self, map, mb);
 }
 
 /* ---- the operators ---- */
