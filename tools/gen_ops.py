@@ -35,7 +35,9 @@ def main():
         head = func.split("(", 1)[0]
         name, _, overload = head.partition(".")
         variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
-        rows.append(dict(name=name, overload=overload, func=func, order=order,
+        disp = e.get("dispatch") or {}
+        composite = (not disp and "structured_delegate" not in e) or any("CompositeImplicitAutograd" in k for k in disp)
+        rows.append(dict(name=name, overload=overload, func=func, order=order, composite=composite,
                          function="function" in variants, method="method" in variants,
                          module=e.get("python_module", ""),
                          key=f"{name}.{overload}"))
@@ -48,7 +50,7 @@ def main():
             ns_name, _, overload = head.partition(".")
             if ns_name.startswith("aten::"):  # aten's JIT-only overloads join their yaml siblings
                 ns_name = ns_name[len("aten::"):]
-            rows.append(dict(name=ns_name, overload=overload, func=line, order=len(rows),
+            rows.append(dict(name=ns_name, overload=overload, func=line, order=len(rows), composite=False,
                              function=False, method=False, module="", key=f"{ns_name}.{overload}"))
     known = {r["key"] for r in rows}
     missing = [k for k in implemented if k not in known]
@@ -77,6 +79,7 @@ def main():
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
     out.append("};")
+    out += autograd_table(yaml_path, rows, impl, cname)
     # Named-tuple result types (torch.return_types.X): ops returning several named values; the
     # out= overloads get "X_out".
     rtypes = {}
@@ -126,6 +129,75 @@ def main():
     out.append("#endif")
     out.append("#endif")
     open(out_path, "w").write("\n".join(out) + "\n")
+
+
+def arg_names(func):
+    """Argument names of a schema, in order ("add.Tensor(Tensor self, ...)" -> ["self", ...])."""
+    depth, cur, parts = 0, "", []
+    for ch in func.split("(", 1)[1].rsplit("->", 1)[0].rstrip().rstrip(")"):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    names = []
+    for p in parts:
+        p = p.split("=", 1)[0].strip()
+        if p and p != "*":
+            names.append(p.split()[-1])
+    return names
+
+
+def autograd_table(yaml_path, rows, impl, cname):
+    """Per row: upstream's autograd node (derivatives.yaml, normalised by torchgen's own loader):
+    node name, which arguments are differentiable, which are saved whole, which outputs are saved
+    and differentiable, and whether the overload is CompositeImplicitAutograd (decomposes while
+    recording). Also TN_ROW_<op> constants for the implemented rows (formulas and decompositions
+    call ops by row, through the door)."""
+    from torchgen.packaged.autograd.gen_variable_type import DONT_REQUIRE_DERIVATIVE
+    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+    native = os.path.dirname(yaml_path)
+    deriv = os.path.join(os.path.dirname(os.path.dirname(native)), "autograd", "derivatives.yaml")
+    infos, _ = load_derivatives(deriv, yaml_path, os.path.join(native, "tags.yaml"))
+    by_key = {}
+    for d in infos.values():
+        info = d.get("Default")
+        if info is not None:
+            f = info.func.func
+            by_key[f"{f.name.name}.{f.name.overload_name}"] = info
+    out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; } tn_op_autograd_def;",
+           "static const tn_op_autograd_def tn_op_autograd_defs[TN_OP_COUNT] = {"]
+    for r in rows:
+        info = by_key.get(r["key"])
+        if info is None and r["name"].endswith("_") and not r["name"].startswith("_"):
+            info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")   # in-place: the functional's node
+        if info is None:
+            out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
+            continue
+        names = arg_names(r["func"])
+        diff = set()
+        for dv in info.derivatives:
+            diff.update(dv.var_names)
+        saved = {s.nctype.name for s in info.all_saved_inputs}
+        dmask = sum(1 << i for i, n in enumerate(names) if n in diff and i < 64)
+        smask = sum(1 << i for i, n in enumerate(names) if n in saved and i < 64)
+        souts = {s.nctype.name for s in info.all_saved_outputs}
+        somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts)
+        od = info.output_differentiability
+        odmask = 0xff if od is None else sum(1 << k for k, v in enumerate(od) if v)
+        out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0}},')
+    out.append("};")
+    out.append("enum {")
+    for i, r in enumerate(rows):
+        if r["key"] in impl:
+            out.append(f"    TN_ROW_{cname(r['key'])[6:]} = {i},")
+    out.append("};")
+    return out
 
 
 if __name__ == "__main__":

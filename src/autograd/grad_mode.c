@@ -1,11 +1,16 @@
 /* grad_mode.c — the autograd switches upstream's Python flips: grad mode (torch.no_grad,
- * torch.enable_grad, set_grad_enabled), inference mode, forward-grad mode. Process-wide flags:
- * upstream keeps them thread-local; torchnative runs Python on one thread at a time. */
-#include "python/common.h"
+ * torch.enable_grad, set_grad_enabled), inference mode, forward-grad mode. Thread-local, as
+ * upstream's: a thread starts with grad mode on. */
+#include "autograd/autograd.h"
 
-static bool grad_enabled = true, fwd_grad_enabled = true, inference_mode = false;
+static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true, inference_mode = false;
 
 bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
+bool tn_grad_mode_set(bool on) {
+    bool was = grad_enabled;
+    grad_enabled = on;
+    return was;
+}
 
 static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(grad_enabled); }
 static PyObject *set_grad_enabled(PyObject *m, PyObject *v) {

@@ -6,9 +6,10 @@
  * the OpOverload (torch.ops.aten.<name>.<overload>); arguments are passed the way upstream
  * passes them: positional arguments up to the last one given, keyword-only ones given by the
  * caller as kwargs. Otherwise the door calls the overload's op function, or refuses by name.
- * Autograd recording attaches here as it lands. */
+ * Before all of that, autograd records the call when it needs to (autograd/record.c). */
 #include "dispatch/door.h"
 
+#include "autograd/autograd.h"
 #include "dispatch/modes.h"
 #include "python/common.h"
 #include "python/tensor.h"
@@ -229,7 +230,14 @@ done:
     return r;
 }
 
+/* The door's stages, in upstream's dispatch-key order: autograd recording (record.c), then
+ * dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
+    return tn_door_below_autograd(op, args);
+}
+
+PyObject *tn_door_below_autograd(int op, tn_value *args) {
     if (tn_dispatch_mode_len() > 0) return to_mode(op, args);
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) return tn_refuse_op(op);

@@ -23,7 +23,6 @@ PyObject *tn_py_placeholder_class(const char *module, const char *name);
 
 /* classes upstream instantiates while importing; the instances only need to exist */
 static const char *const placeholder_classes[][2] = {
-    {"", "_ImperativeEngine"},
     {"", "CompilationUnit"},
     {NULL, NULL},
 };

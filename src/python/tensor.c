@@ -133,6 +133,7 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->grad);
     Py_CLEAR(o->grad_fn);
     Py_CLEAR(o->base);
+    Py_CLEAR(o->grad_acc);
     return 0;
 }
 

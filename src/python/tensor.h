@@ -14,6 +14,9 @@ typedef struct {
     PyObject *grad;          /* .grad or NULL */
     PyObject *grad_fn;       /* autograd node or NULL */
     PyObject *base;          /* ._base of a view, or NULL */
+    int output_nr;           /* which output of grad_fn this tensor is */
+    bool retains_grad;       /* retain_grad() on a non-leaf */
+    PyObject *grad_acc;      /* weak reference to the leaf's AccumulateGrad node, or NULL */
 } tn_tensor_obj;
 
 typedef struct {

@@ -965,7 +965,8 @@ static PyObject *rg_function(PyObject *orig, PyObject *args, PyObject *kw) {
 
 static const char *const rg_function_names[] = {
     "zeros", "ones", "full", "empty", "empty_strided", "arange", "linspace", "eye", "zeros_like", "ones_like",
-    "empty_like", "full_like", "scalar_tensor",
+    "empty_like", "full_like", "scalar_tensor", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+    "randint_like", "normal", "logspace", "range",
 };
 #define N_RG_FUNCS ((int)(sizeof rg_function_names / sizeof *rg_function_names))
 static PyMethodDef rg_defs[N_RG_FUNCS];

@@ -1,0 +1,116 @@
+/* autograd.h — the reverse-mode graph: nodes, the engine, recording at the door.
+ *
+ * A node (torch._C._functions-style object, one Python type per upstream node name such as
+ * AddBackward0) is created when an op runs with grad mode on and an input that requires grad.
+ * It holds its next edges (one per differentiable input, in schema order), what the formula
+ * needs from the forward (arguments saved whole or as metadata, saved outputs) and hooks.
+ * The engine (engine.c) runs nodes in upstream's order; formulas (formulas.c) compute input
+ * gradients by calling ops through the door, so create_graph records the backward graph too.
+ * See docs/ARCHITECTURE.md, "The path of loss.backward()". */
+#ifndef TN_AUTOGRAD_H
+#define TN_AUTOGRAD_H
+
+#include "dispatch/door.h"
+#include "python/tensor.h"
+
+#ifndef Py_SETREF
+#define Py_SETREF(dst, src) Py_XSETREF(dst, src)
+#endif
+
+typedef struct { PyObject *fn; int nr; } tn_edge;   /* fn: a node (owned) or NULL */
+
+typedef struct {                   /* geometry of a forward tensor, kept without the tensor */
+    bool defined;
+    tn_dtype dtype;
+    int ndim;
+    int64_t sizes[8], strides[8];  /* first 8 dims inline */
+    int64_t *big;                  /* sizes then strides when ndim > 8 */
+} tn_meta;
+
+static inline const int64_t *tn_meta_sizes(const tn_meta *m) { return m->ndim > 8 ? m->big : m->sizes; }
+static inline const int64_t *tn_meta_strides(const tn_meta *m) { return m->ndim > 8 ? m->big + m->ndim : m->strides; }
+
+enum { TN_NODE_OP, TN_NODE_ACCUMULATE, TN_NODE_ERROR, TN_NODE_PY, TN_NODE_GRAPHROOT };
+
+typedef struct tn_node tn_node;
+/* grads: one per forward output (NULL: no gradient flowed); outs: one per next edge (fill or
+ * leave NULL). 0 ok, -1 with an exception. */
+typedef int (*tn_apply_fn)(tn_node *n, PyObject **grads, PyObject **outs);
+
+struct tn_node {
+    PyObject_HEAD
+    PyObject *dict, *weakrefs;
+    int kind;
+    int op;                  /* forward op row (TN_NODE_OP / ERROR), else -1 */
+    uint64_t seq;
+    tn_apply_fn apply;
+    int nnext;
+    tn_edge *next;
+    int nout;                /* forward outputs = gradients this node receives */
+    tn_meta *out_meta;
+    /* saved forward (op nodes): args copied (tensors saved whole when the yaml saves them, else
+     * NULL with metadata only), per-arg metadata, saved outputs (detached aliases) */
+    int nargs;
+    tn_value *args;
+    int *arg_nmeta;
+    tn_meta **arg_meta;
+    int *arg_edge;           /* first edge of arg i, -1 when not differentiable */
+    int64_t *arg_ver;        /* storage version of saved tensors when saved */
+    PyObject **results;
+    int64_t *result_ver;
+    bool released;
+    bool inplace;
+    /* hooks */
+    PyObject *pre_hooks, *post_hooks;   /* lists of callables (register_prehook / register_hook) */
+    PyObject *tensor_hooks;             /* list of (dict, output_nr): tensors' _backward_hooks */
+    PyObject *retains;                  /* list of (weakref to tensor, output_nr): retain_grad */
+    PyObject *metadata;                 /* dict */
+    PyObject *variable;                 /* AccumulateGrad: the leaf (owned) */
+    PyObject *extra;                    /* Python Function nodes: saved tensors tuple, ... */
+};
+
+/* ---- nodes (node.c) ---- */
+int tn_autograd_init(PyObject *m);
+PyTypeObject *tn_node_type(const char *name);          /* the type for a node name (cached) */
+tn_node *tn_node_new(const char *name, int kind, int nnext, int nout);
+bool tn_is_node(PyObject *o);
+extern PyTypeObject *tn_function_base_type;
+uint64_t tn_next_sequence_nr(void);
+void tn_meta_set(tn_meta *m, const tn_tensor *t);
+void tn_meta_clear(tn_meta *m);
+/* The gradient edge of a tensor: (grad_fn, output_nr), or its AccumulateGrad when a leaf that
+ * requires grad, or (NULL, 0). New reference in e->fn. */
+int tn_gradient_edge(PyObject *t, tn_edge *e);
+bool tn_requires_grad(PyObject *t);
+/* Saved tensor i of an op node / saved output k, checked against in-place modification. New
+ * reference, or NULL with an exception. */
+PyObject *tn_node_saved_arg(tn_node *n, int i);
+PyObject *tn_node_saved_result(tn_node *n, int k);
+/* A detached alias of t (same storage and geometry, no autograd history). */
+PyObject *tn_detached_alias(PyObject *t);
+void tn_node_release(tn_node *n);   /* free saved values (after backward without retain_graph) */
+
+/* ---- recording (record.c) ---- */
+bool tn_autograd_wants(int op, const tn_value *args);
+PyObject *tn_autograd_call(int op, tn_value *args);
+PyObject *tn_door_below_autograd(int op, tn_value *args);   /* door.c */
+
+/* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
+tn_apply_fn tn_formula_for(int op);
+typedef PyObject *(*tn_decomp_fn)(tn_value *args);
+tn_decomp_fn tn_decomp_for(int op);
+/* Call op row `op` through the door with Python arguments built by Py_BuildValue(fmt, ...). */
+PyObject *tn_aten(int op, const char *fmt, ...);
+PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...);
+
+/* g summed over the dimensions broadcasting added (upstream's at::sum_to): new reference. */
+PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes);
+
+/* ---- engine (engine.c) ---- */
+int tn_engine_init(PyObject *m);
+
+/* ---- grad mode (grad_mode.c) ---- */
+bool tn_grad_enabled(void);
+bool tn_grad_mode_set(bool on);      /* returns the previous value */
+
+#endif

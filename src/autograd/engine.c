@@ -1,0 +1,589 @@
+/* engine.c — torch._C._ImperativeEngine: runs a backward pass over the recorded graph.
+ *
+ * As upstream's engine: dependencies counted from the roots; a ready queue ordered by sequence
+ * number, highest first (AccumulateGrad carries the largest, so a leaf's gradient is accumulated
+ * as soon as it is complete); per node, tensor pre-hooks (Tensor.register_hook, retain_grad),
+ * node pre-hooks, the formula (with grad mode = create_graph), node post-hooks; gradients flowing
+ * into one input slot are summed; with inputs= only nodes leading to those inputs run, and
+ * autograd.grad (accumulate_grad=False) captures gradients instead of accumulating them. Saved
+ * values are freed after a node runs unless retain_graph. See docs/ARCHITECTURE.md. */
+#include "autograd/autograd.h"
+
+#include "tn_ops_gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- AccumulateGrad ---- */
+
+static bool same_strides(const tn_tensor *a, const tn_tensor *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->sizes[d] != b->sizes[d] || (a->sizes[d] > 1 && a->strides[d] != b->strides[d])) return false;
+    return true;
+}
+
+static int run_dict_hooks(PyObject *dict, PyObject *arg, PyObject **replace) {
+    if (!dict || dict == Py_None) return 0;
+    PyObject *vals = PyMapping_Values(dict);
+    if (!vals) return -1;
+    for (Py_ssize_t i = 0; i < PyList_Size(vals); i++) {
+        PyObject *r = PyObject_CallFunctionObjArgs(PyList_GetItem(vals, i), replace ? *replace : arg, NULL);
+        if (!r) { Py_DECREF(vals); return -1; }
+        if (replace && r != Py_None) Py_SETREF(*replace, r);
+        else Py_DECREF(r);
+    }
+    Py_DECREF(vals);
+    return 0;
+}
+
+int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
+    PyObject *var = n->variable, *g = grads[0];
+    if (!g || !var) return 0;
+    tn_tensor_obj *v = (tn_tensor_obj *)var;
+    bool gm = tn_grad_enabled();
+    if (!v->grad) {
+        const tn_tensor *gt = tn_tensor_of(g);
+        if (!gm && Py_REFCNT(g) <= 1 && gt->storage->refcnt == 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
+            v->grad = tn_detached_alias(g);
+        } else {
+            PyObject *sz = tn_py_size_new(v->t.ndim, v->t.sizes), *st = tn_py_size_new(v->t.ndim, v->t.strides);
+            PyObject *e = sz && st ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", g, sz, st) : NULL;
+            Py_XDECREF(sz); Py_XDECREF(st);
+            PyObject *c = e ? tn_aten(TN_ROW_copy_, "(OO)", e, g) : NULL;
+            Py_XDECREF(e);
+            if (!c) return -1;
+            v->grad = c;
+        }
+        if (!v->grad) return -1;
+    } else if (!gm) {
+        PyObject *r = tn_aten(TN_ROW_add__Tensor, "(OO)", v->grad, g);
+        if (!r) return -1;
+        Py_DECREF(r);
+    } else {
+        PyObject *r = tn_aten(TN_ROW_add_Tensor, "(OO)", v->grad, g);
+        if (!r) return -1;
+        Py_SETREF(v->grad, r);
+    }
+    PyObject *hooks = PyObject_GetAttrString(var, "_post_accumulate_grad_hooks");
+    if (!hooks) return -1;
+    int r = run_dict_hooks(hooks, var, NULL);
+    Py_DECREF(hooks);
+    return r;
+}
+
+/* ---- one run ---- */
+
+typedef struct {
+    tn_node *node;      /* borrowed: the run holds the graph through the roots */
+    int deps;
+    PyObject **buf;     /* nout gradients (owned) */
+    bool needed, visited, queued;
+} slot;
+
+typedef struct {
+    slot *s;
+    int n, cap;
+    int *table;         /* open addressing: node -> slot index + 1 */
+    int tcap;
+    int *heap, nheap;   /* ready queue: slot indices, max-heap by seq */
+} run;
+
+static size_t hash_ptr(const void *p) { uintptr_t x = (uintptr_t)p; x ^= x >> 17; x *= 0x9E3779B97F4A7C15ull; return (size_t)(x >> 7); }
+
+static int find_slot(run *r, tn_node *nd, bool create) {
+    if (r->tcap == 0 || (r->n + 1) * 2 > r->tcap) {
+        int ncap = r->tcap ? r->tcap * 2 : 64;
+        int *nt = calloc((size_t)ncap, sizeof *nt);
+        if (!nt) { PyErr_NoMemory(); return -1; }
+        for (int i = 0; i < r->n; i++) {
+            size_t h = hash_ptr(r->s[i].node) & (size_t)(ncap - 1);
+            while (nt[h]) h = (h + 1) & (size_t)(ncap - 1);
+            nt[h] = i + 1;
+        }
+        free(r->table);
+        r->table = nt;
+        r->tcap = ncap;
+    }
+    size_t h = hash_ptr(nd) & (size_t)(r->tcap - 1);
+    while (r->table[h]) {
+        if (r->s[r->table[h] - 1].node == nd) return r->table[h] - 1;
+        h = (h + 1) & (size_t)(r->tcap - 1);
+    }
+    if (!create) return -2;
+    if (r->n == r->cap) {
+        int ncap = r->cap ? r->cap * 2 : 32;
+        slot *ns = realloc(r->s, (size_t)ncap * sizeof *ns);
+        if (!ns) { PyErr_NoMemory(); return -1; }
+        r->s = ns;
+        r->cap = ncap;
+    }
+    slot *s = &r->s[r->n];
+    memset(s, 0, sizeof *s);
+    s->node = nd;
+    s->buf = calloc((size_t)(nd->nout ? nd->nout : 1), sizeof(PyObject *));
+    if (!s->buf) { PyErr_NoMemory(); return -1; }
+    r->table[h] = r->n + 1;
+    return r->n++;
+}
+
+static void run_free(run *r) {
+    for (int i = 0; i < r->n; i++) {
+        for (int k = 0; k < r->s[i].node->nout; k++) Py_XDECREF(r->s[i].buf[k]);
+        free(r->s[i].buf);
+    }
+    free(r->s); free(r->table); free(r->heap);
+}
+
+static bool before(run *r, int a, int b) { return r->s[a].node->seq > r->s[b].node->seq; }
+
+static int push_ready(run *r, int i) {
+    if (r->s[i].queued) return 0;
+    r->s[i].queued = true;
+    int *nh = realloc(r->heap, (size_t)(r->nheap + 1) * sizeof *nh);
+    if (!nh) { PyErr_NoMemory(); return -1; }
+    r->heap = nh;
+    int k = r->nheap++;
+    r->heap[k] = i;
+    while (k > 0 && before(r, r->heap[k], r->heap[(k - 1) / 2])) {
+        int p = (k - 1) / 2, t = r->heap[p];
+        r->heap[p] = r->heap[k]; r->heap[k] = t; k = p;
+    }
+    return 0;
+}
+
+static int pop_ready(run *r) {
+    int top = r->heap[0];
+    r->heap[0] = r->heap[--r->nheap];
+    int k = 0;
+    for (;;) {
+        int l = 2 * k + 1, rr = l + 1, m = k;
+        if (l < r->nheap && before(r, r->heap[l], r->heap[m])) m = l;
+        if (rr < r->nheap && before(r, r->heap[rr], r->heap[m])) m = rr;
+        if (m == k) break;
+        int t = r->heap[m]; r->heap[m] = r->heap[k]; r->heap[k] = t; k = m;
+    }
+    return top;
+}
+
+/* Count dependencies over the graph reachable from the roots; mark nodes leading to `targets`. */
+static int discover(run *r, tn_node **roots, int nroots, tn_node **targets, int ntargets) {
+    int *stack = NULL, ns = 0, cap = 0;
+    for (int i = 0; i < nroots; i++) {
+        int s = find_slot(r, roots[i], true);
+        if (s < 0) goto fail;
+        if (r->s[s].visited) continue;
+        r->s[s].visited = true;
+        if (ns == cap) { cap = cap ? cap * 2 : 64; int *t = realloc(stack, (size_t)cap * sizeof *t); if (!t) goto nomem; stack = t; }
+        stack[ns++] = s;
+    }
+    while (ns) {
+        tn_node *nd = r->s[stack[--ns]].node;
+        for (int e = 0; e < nd->nnext; e++) {
+            tn_node *nx = (tn_node *)nd->next[e].fn;
+            if (!nx) continue;
+            int s = find_slot(r, nx, true);
+            if (s < 0) goto fail;
+            r->s[s].deps++;
+            if (!r->s[s].visited) {
+                r->s[s].visited = true;
+                if (ns == cap) { cap = cap ? cap * 2 : 64; int *t = realloc(stack, (size_t)cap * sizeof *t); if (!t) goto nomem; stack = t; }
+                stack[ns++] = s;
+            }
+        }
+    }
+    free(stack);
+    if (ntargets < 0) {
+        for (int i = 0; i < r->n; i++) r->s[i].needed = true;
+        return 0;
+    }
+    /* needed: a target, or a node with a needed successor (fixed point over the discovered set) */
+    for (int i = 0; i < ntargets; i++) {
+        int s = find_slot(r, targets[i], false);
+        if (s >= 0) r->s[s].needed = true;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < r->n; i++) {
+            if (r->s[i].needed) continue;
+            tn_node *nd = r->s[i].node;
+            for (int e = 0; e < nd->nnext; e++) {
+                if (!nd->next[e].fn) continue;
+                int s = find_slot(r, (tn_node *)nd->next[e].fn, false);
+                if (s >= 0 && r->s[s].needed) { r->s[i].needed = changed = true; break; }
+            }
+        }
+    }
+    return 0;
+nomem:
+    PyErr_NoMemory();
+fail:
+    free(stack);
+    return -1;
+}
+
+/* Sum `g` into a buffer slot (steals g). */
+static int buffer_add(PyObject **slotp, PyObject *g) {
+    if (!*slotp) { *slotp = g; return 0; }
+    PyObject *s = tn_aten(TN_ROW_add_Tensor, "(OO)", *slotp, g);
+    Py_DECREF(g);
+    if (!s) return -1;
+    Py_SETREF(*slotp, s);
+    return 0;
+}
+
+/* Make a gradient fit the tensor it is for: sum broadcast dimensions, cast the dtype
+ * (upstream's validate_outputs). Steals g; returns the fitted gradient or NULL. */
+static PyObject *fit(tn_node *from, int idx, PyObject *g, const tn_meta *m) {
+    const tn_tensor *t = tn_tensor_of(g);
+    const int64_t *ms = tn_meta_sizes(m);
+    bool same = t->ndim == m->ndim;
+    for (int d = 0; same && d < m->ndim; d++) same = t->sizes[d] == ms[d];
+    if (!same) {
+        int64_t tn = tn_numel(t), mn = 1;
+        for (int d = 0; d < m->ndim; d++) mn *= ms[d];
+        int lead = t->ndim - m->ndim;
+        bool expandable = lead >= 0;
+        for (int d = 0; expandable && d < m->ndim; d++)
+            expandable = ms[d] == t->sizes[lead + d] || ms[d] == 1;
+        if (!expandable && tn != mn) {
+            PyObject *got = tn_py_size_new(t->ndim, t->sizes), *want = tn_py_size_new(m->ndim, ms);
+            PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient at index %d - got %S but expected shape compatible with %S",
+                         tn_py_type_name((PyObject *)from), idx, got ? got : Py_None, want ? want : Py_None);
+            Py_XDECREF(got); Py_XDECREF(want); Py_DECREF(g);
+            return NULL;
+        }
+        PyObject *r;
+        if (expandable) {
+            r = tn_sum_to(g, m->ndim, ms);
+        } else {
+            PyObject *want = tn_py_size_new(m->ndim, ms);
+            r = want ? tn_aten(TN_ROW_reshape, "(OO)", g, want) : NULL;
+            Py_XDECREF(want);
+        }
+        Py_DECREF(g);
+        if (!r) return NULL;
+        g = r;
+    }
+    if (tn_tensor_of(g)->dtype != m->dtype) {
+        PyObject *dt = tn_py_from_dtype(m->dtype);
+        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g) : NULL;
+        Py_XDECREF(dt); Py_XDECREF(kw); Py_DECREF(g);
+        g = r;
+    }
+    return g;
+}
+
+static _Thread_local PyObject *final_callbacks;   /* queue_callback during a run */
+static _Thread_local int run_depth;
+
+typedef struct { tn_node *node; int nr; PyObject *tensor; PyObject *grad; } capture;
+
+static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
+    if (nd->kind == TN_NODE_ACCUMULATE && nd->variable && buf[0]) {
+        PyObject *d = PyObject_GetAttrString(nd->variable, "_backward_hooks");
+        if (!d) return -1;
+        int r = run_dict_hooks(d, NULL, &buf[0]);
+        Py_DECREF(d);
+        if (r < 0) return -1;
+    }
+    for (Py_ssize_t i = 0; nd->tensor_hooks && i < PyList_Size(nd->tensor_hooks); i++) {
+        PyObject *pair = PyList_GetItem(nd->tensor_hooks, i);
+        int nr = (int)PyLong_AsLong(PyTuple_GetItem(pair, 1));
+        if (nr < 0 || nr >= nd->nout || !buf[nr]) continue;
+        if (run_dict_hooks(PyTuple_GetItem(pair, 0), NULL, &buf[nr]) < 0) return -1;
+    }
+    for (Py_ssize_t i = 0; nd->retains && i < PyList_Size(nd->retains); i++) {
+        PyObject *pair = PyList_GetItem(nd->retains, i);
+        PyObject *t = PyWeakref_GetObject(PyTuple_GetItem(pair, 0));
+        int nr = (int)PyLong_AsLong(PyTuple_GetItem(pair, 1));
+        if (!t) return -1;
+        if (t == Py_None || nr >= nd->nout || !buf[nr]) continue;
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        if (!o->retains_grad || o->grad_fn != (PyObject *)nd) continue;
+        PyObject *ng = o->grad ? tn_aten(TN_ROW_add_Tensor, "(OO)", o->grad, buf[nr])
+                               : tn_aten_kw(TN_ROW_clone, NULL, "(O)", buf[nr]);
+        if (!ng) return -1;
+        Py_XSETREF(o->grad, ng);
+    }
+    return 0;
+}
+
+static PyObject *tuple_of(PyObject **v, int n) {
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, Py_NewRef(v[i] ? v[i] : Py_None));
+    return t;
+}
+static int untuple(PyObject *t, PyObject **v, int n, const char *what) {
+    if (!PyTuple_Check(t) && !PyList_Check(t)) {
+        PyErr_Format(PyExc_TypeError, "%s hook must return a tuple or None", what);
+        return -1;
+    }
+    if (PySequence_Size(t) != n) {
+        PyErr_Format(PyExc_RuntimeError, "%s hook returned %zd values, expected %d", what, PySequence_Size(t), n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        PyObject *e = PySequence_GetItem(t, i);
+        if (!e) return -1;
+        Py_XSETREF(v[i], e == Py_None ? NULL : e);
+        if (e == Py_None) Py_DECREF(e);
+    }
+    return 0;
+}
+
+static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
+    tn_node *nd = r->s[si].node;
+    PyObject **buf = r->s[si].buf;
+    int rc = -1;
+    PyObject **outs = calloc((size_t)(nd->nnext ? nd->nnext : 1), sizeof *outs);
+    if (!outs) { PyErr_NoMemory(); return -1; }
+    if (call_tensor_hooks(nd, buf) < 0) goto done;
+    for (int c = 0; c < ncaps; c++)
+        if (caps[c].node == nd && caps[c].nr < nd->nout && buf[caps[c].nr])
+            Py_XSETREF(caps[c].grad, Py_NewRef(buf[caps[c].nr]));
+    if (nd->pre_hooks && PyList_Size(nd->pre_hooks)) {
+        for (Py_ssize_t i = 0; i < PyList_Size(nd->pre_hooks); i++) {
+            PyObject *t = tuple_of(buf, nd->nout);
+            PyObject *res = t ? PyObject_CallFunctionObjArgs(PyList_GetItem(nd->pre_hooks, i), t, NULL) : NULL;
+            Py_XDECREF(t);
+            if (!res) goto done;
+            int u = res == Py_None ? 0 : untuple(res, buf, nd->nout, "backward pre");
+            Py_DECREF(res);
+            if (u < 0) goto done;
+        }
+    }
+    if (nd->kind == TN_NODE_ACCUMULATE && !accumulate) { rc = 0; goto done; }
+    bool any = false;
+    for (int k = 0; k < nd->nout; k++) any |= buf[k] != NULL;
+    if (any || nd->kind == TN_NODE_PY) {
+        bool was = tn_grad_mode_set(create_graph);
+        int a = nd->apply(nd, buf, outs);
+        tn_grad_mode_set(was);
+        if (a < 0) goto done;
+    }
+    if (nd->post_hooks && PyList_Size(nd->post_hooks)) {
+        for (Py_ssize_t i = 0; i < PyList_Size(nd->post_hooks); i++) {
+            PyObject *gi = tuple_of(outs, nd->nnext), *go = tuple_of(buf, nd->nout);
+            PyObject *res = gi && go ? PyObject_CallFunctionObjArgs(PyList_GetItem(nd->post_hooks, i), gi, go, NULL) : NULL;
+            Py_XDECREF(gi); Py_XDECREF(go);
+            if (!res) goto done;
+            int u = res == Py_None ? 0 : untuple(res, outs, nd->nnext, "backward");
+            Py_DECREF(res);
+            if (u < 0) goto done;
+        }
+    }
+    if (!keep_graph) tn_node_release(nd);
+    for (int e = 0; e < nd->nnext; e++) {
+        tn_node *nx = (tn_node *)nd->next[e].fn;
+        if (!nx) { Py_CLEAR(outs[e]); continue; }
+        int s = find_slot(r, nx, false);
+        if (s < 0) { PyErr_SetString(PyExc_RuntimeError, "autograd engine: edge to an undiscovered node"); goto done; }
+        if (outs[e]) {
+            int nr = nd->next[e].nr;
+            PyObject *g = nr < nx->nout && nx->out_meta[nr].defined ? fit(nd, e, outs[e], &nx->out_meta[nr]) : outs[e];
+            outs[e] = NULL;
+            if (!g) goto done;
+            if (nr >= nx->nout) { Py_DECREF(g); continue; }
+            if (buffer_add(&r->s[s].buf[nr], g) < 0) goto done;
+        }
+        if (--r->s[s].deps == 0 && r->s[s].needed && push_ready(r, s) < 0) goto done;
+    }
+    rc = 0;
+done:
+    for (int e = 0; e < nd->nnext; e++) Py_XDECREF(outs[e]);
+    free(outs);
+    for (int k = 0; k < nd->nout; k++) Py_CLEAR(buf[k]);
+    return rc;
+}
+
+/* run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs=(), allow_unreachable=False,
+ * accumulate_grad=True) */
+static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "grad_tensors", "keep_graph", "create_graph", "inputs",
+                          "allow_unreachable", "accumulate_grad", NULL};
+    PyObject *tensors, *grads, *inputs = NULL;
+    int keep = 0, create = 0, allow_unreachable = 0, accumulate = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOpp|Opp:run_backward", kws, &tensors, &grads, &keep, &create,
+                                     &inputs, &allow_unreachable, &accumulate))
+        return NULL;
+    PyObject *ts = PySequence_Tuple(tensors), *gs = ts ? PySequence_Tuple(grads) : NULL;
+    PyObject *ins = gs && inputs && inputs != Py_None ? PySequence_Tuple(inputs) : NULL;
+    if (!gs || (inputs && inputs != Py_None && !ins)) { Py_XDECREF(ts); Py_XDECREF(gs); return NULL; }
+    if (ins && PyTuple_Size(ins) == 0) Py_CLEAR(ins);   /* inputs=() means every leaf */
+    Py_ssize_t nt = PyTuple_Size(ts), ni = ins ? PyTuple_Size(ins) : 0;
+    run r = {0};
+    tn_node **roots = calloc((size_t)nt + 1, sizeof *roots), **targets = calloc((size_t)ni + 1, sizeof *targets);
+    capture *caps = calloc((size_t)ni + 1, sizeof *caps);
+    PyObject *rootrefs = PyList_New(0), *result = NULL;
+    if (!roots || !targets || !caps || !rootrefs) { PyErr_NoMemory(); goto done; }
+    if (PyTuple_Size(gs) != nt) {
+        PyErr_Format(PyExc_RuntimeError, "got %zd tensors and %zd gradients", nt, PyTuple_Size(gs));
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *t = PyTuple_GetItem(ts, i);
+        tn_edge e = {0};
+        if (tn_py_is_tensor(t)) {
+            if (tn_gradient_edge(t, &e) < 0) goto done;
+        } else if (PyTuple_Check(t) && PyTuple_Size(t) == 2 && tn_is_node(PyTuple_GetItem(t, 0))) {  /* GradientEdge */
+            e.fn = Py_NewRef(PyTuple_GetItem(t, 0));
+            e.nr = (int)PyLong_AsLong(PyTuple_GetItem(t, 1));
+        } else {
+            PyErr_SetString(PyExc_TypeError, "run_backward: expected Tensors or GradientEdges");
+            goto done;
+        }
+        if (!e.fn) {
+            PyErr_Format(PyExc_RuntimeError, "element %zd of tensors does not require grad and does not have a grad_fn", i);
+            goto done;
+        }
+        PyList_Append(rootrefs, e.fn);
+        Py_DECREF(e.fn);
+        roots[i] = (tn_node *)e.fn;
+        caps[0].nr = 0;
+        (void)e.nr;
+    }
+    for (Py_ssize_t i = 0; i < ni; i++) {
+        PyObject *t = PyTuple_GetItem(ins, i);
+        tn_edge e = {0};
+        if (tn_py_is_tensor(t)) {
+            if (tn_gradient_edge(t, &e) < 0) goto done;
+            caps[i].tensor = t;
+        } else if (PyTuple_Check(t) && PyTuple_Size(t) == 2 && tn_is_node(PyTuple_GetItem(t, 0))) {
+            e.fn = Py_NewRef(PyTuple_GetItem(t, 0));
+            e.nr = (int)PyLong_AsLong(PyTuple_GetItem(t, 1));
+        }
+        if (!e.fn) {
+            PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors does not require grad");
+            goto done;
+        }
+        PyList_Append(rootrefs, e.fn);
+        Py_DECREF(e.fn);
+        targets[i] = (tn_node *)e.fn;
+        caps[i].node = (tn_node *)e.fn;
+        caps[i].nr = e.nr;
+    }
+    if (discover(&r, roots, (int)nt, targets, ins ? (int)ni : -1) < 0) goto done;
+    /* seed: each root's gradient into its slot */
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        PyObject *t = PyTuple_GetItem(ts, i), *g = PyTuple_GetItem(gs, i);
+        int nr = tn_py_is_tensor(t) ? (((tn_tensor_obj *)t)->grad_fn ? ((tn_tensor_obj *)t)->output_nr : 0)
+                                    : (int)PyLong_AsLong(PyTuple_GetItem(t, 1));
+        int s = find_slot(&r, roots[i], false);
+        if (s < 0) goto done;
+        if (g == Py_None) {
+            if (!tn_py_is_tensor(t) || tn_numel(tn_tensor_of(t)) != 1) {
+                PyErr_SetString(PyExc_RuntimeError, "grad can be implicitly created only for scalar outputs");
+                goto done;
+            }
+            g = tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", t);
+            if (!g) goto done;
+        } else {
+            Py_INCREF(g);
+        }
+        if (nr < roots[i]->nout && buffer_add(&r.s[s].buf[nr], g) < 0) goto done;
+        else if (nr >= roots[i]->nout) Py_DECREF(g);
+    }
+    for (Py_ssize_t i = 0; i < nt; i++) {
+        int s = find_slot(&r, roots[i], false);
+        if (r.s[s].deps == 0 && r.s[s].needed && push_ready(&r, s) < 0) goto done;
+    }
+    if (run_depth++ == 0 && !final_callbacks && !(final_callbacks = PyList_New(0))) { run_depth--; goto done; }
+    int err = 0;
+    while (r.nheap && !err) err = execute(&r, pop_ready(&r), keep, create, accumulate, caps, (int)ni) < 0;
+    if (!err && accumulate && ins) {
+        /* backward(inputs=...): non-leaf inputs get their captured gradient in .grad */
+        for (Py_ssize_t i = 0; i < ni; i++) {
+            tn_tensor_obj *o = caps[i].tensor ? (tn_tensor_obj *)caps[i].tensor : NULL;
+            if (!o || !o->grad_fn || !caps[i].grad) continue;
+            PyObject *ng = o->grad ? tn_aten(TN_ROW_add_Tensor, "(OO)", o->grad, caps[i].grad) : Py_NewRef(caps[i].grad);
+            if (!ng) { err = 1; break; }
+            Py_XSETREF(o->grad, ng);
+        }
+    }
+    if (--run_depth == 0) {
+        PyObject *cbs = final_callbacks;
+        final_callbacks = NULL;
+        for (Py_ssize_t i = 0; !err && cbs && i < PyList_Size(cbs); i++) {
+            PyObject *res = PyObject_CallNoArgs(PyList_GetItem(cbs, i));
+            if (!res) err = 1;
+            Py_XDECREF(res);
+        }
+        Py_XDECREF(cbs);
+    }
+    if (err) goto done;
+    if (ins && !accumulate) {
+        result = PyTuple_New(ni);
+        for (Py_ssize_t i = 0; result && i < ni; i++) {
+            if (!caps[i].grad && !allow_unreachable) {
+                Py_CLEAR(result);
+                PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors appears to not have been used in the "
+                                "graph. Set allow_unused=True if this is the desired behavior.");
+                break;
+            }
+            PyTuple_SetItem(result, i, Py_NewRef(caps[i].grad ? caps[i].grad : Py_None));
+        }
+    } else {
+        result = PyTuple_New(0);
+    }
+done:
+    for (Py_ssize_t i = 0; caps && i < ni; i++) Py_XDECREF(caps[i].grad);
+    run_free(&r);
+    free(roots); free(targets); free(caps);
+    Py_XDECREF(rootrefs); Py_XDECREF(ts); Py_XDECREF(gs); Py_XDECREF(ins);
+    return result;
+}
+
+static PyObject *queue_callback(PyObject *self, PyObject *cb) {
+    if (!final_callbacks) {
+        PyErr_SetString(PyExc_RuntimeError, "Final callbacks can only be installed during backward pass.");
+        return NULL;
+    }
+    if (PyList_Append(final_callbacks, cb) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *is_checkpoint_valid(PyObject *self, PyObject *u) { return PyBool_FromLong(run_depth == 0 || 1); }
+
+static PyMethodDef engine_methods[] = {
+    {"run_backward", (PyCFunction)(void (*)(void))run_backward, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"queue_callback", queue_callback, METH_O, NULL},
+    {"is_checkpoint_valid", is_checkpoint_valid, METH_NOARGS, NULL},
+    {NULL},
+};
+static PyType_Slot engine_slots[] = {{Py_tp_methods, engine_methods}, {Py_tp_new, PyType_GenericNew}, {0, NULL}};
+static PyType_Spec engine_spec = {"torch._C._ImperativeEngine", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, engine_slots};
+
+/* torch._C._stash_obj_in_tls / _get_obj_in_tls / _is_key_in_tls / _remove_obj_from_tls: a
+ * per-thread dict (upstream keeps it in thread-local state for the backward threads). */
+static _Thread_local PyObject *tls_dict;
+static PyObject *tls(void) { if (!tls_dict) tls_dict = PyDict_New(); return tls_dict; }
+static PyObject *stash(PyObject *m, PyObject *args) {
+    PyObject *k, *v;
+    if (!PyArg_ParseTuple(args, "UO", &k, &v) || !tls() || PyDict_SetItem(tls_dict, k, v) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *get_tls(PyObject *m, PyObject *k) {
+    PyObject *v = tls() ? PyDict_GetItemWithError(tls_dict, k) : NULL;
+    if (!v && !PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, k);
+    return v ? Py_NewRef(v) : NULL;
+}
+static PyObject *in_tls(PyObject *m, PyObject *k) { return tls() ? PyBool_FromLong(PyDict_Contains(tls_dict, k) == 1) : NULL; }
+static PyObject *remove_tls(PyObject *m, PyObject *k) {
+    if (!tls()) return NULL;
+    if (PyDict_Contains(tls_dict, k) == 1 && PyDict_DelItem(tls_dict, k) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyMethodDef tls_methods[] = {
+    {"_stash_obj_in_tls", stash, METH_VARARGS, NULL},
+    {"_get_obj_in_tls", get_tls, METH_O, NULL},
+    {"_is_key_in_tls", in_tls, METH_O, NULL},
+    {"_remove_obj_from_tls", remove_tls, METH_O, NULL},
+    {NULL},
+};
+
+int tn_engine_init(PyObject *m) {
+    PyObject *t = PyType_FromSpec(&engine_spec);
+    if (!t || PyModule_AddObject(m, "_ImperativeEngine", t) < 0) { Py_XDECREF(t); return -1; }
+    return PyModule_AddFunctions(m, tls_methods);
+}

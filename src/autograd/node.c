@@ -1,0 +1,467 @@
+/* node.c — autograd nodes as Python objects: one heap type per upstream node name
+ * (AddBackward0, MmBackward0, AccumulateGrad, ...; module "builtins" as upstream's), sharing one C
+ * layout (tn_node). Python sees name(), next_functions, metadata, register_hook,
+ * register_prehook, _register_hook_dict, _sequence_nr, _saved_<arg> / _saved_result and
+ * AccumulateGrad.variable. See docs/ARCHITECTURE.md, "Autograd". */
+#include "autograd/autograd.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local uint64_t next_seq;
+uint64_t tn_next_sequence_nr(void) { return next_seq++; }
+
+void tn_meta_set(tn_meta *m, const tn_tensor *t) {
+    m->defined = true;
+    m->dtype = t->dtype;
+    m->ndim = t->ndim;
+    m->big = NULL;
+    int64_t *sz = m->sizes, *st = m->strides;
+    if (t->ndim > 8) {
+        m->big = malloc(2 * (size_t)t->ndim * sizeof(int64_t));
+        if (!m->big) { m->ndim = 0; return; }   /* degrade: only used for zero-fill shapes */
+        sz = m->big;
+        st = m->big + t->ndim;
+    }
+    memcpy(sz, t->sizes, (size_t)t->ndim * sizeof(int64_t));
+    memcpy(st, t->strides, (size_t)t->ndim * sizeof(int64_t));
+}
+void tn_meta_clear(tn_meta *m) { free(m->big); m->big = NULL; }
+
+bool tn_requires_grad(PyObject *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    return o->requires_grad || o->grad_fn;
+}
+
+PyObject *tn_detached_alias(PyObject *t) {
+    tn_tensor g = *tn_tensor_of(t);
+    tn_storage_incref(g.storage);
+    return tn_tensor_wrap(&g);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * types */
+
+static PyObject *node_types;   /* dict name -> type */
+PyTypeObject *tn_function_base_type;   /* torch._C._FunctionBase (function.c), once made */
+
+static int node_traverse(PyObject *self, visitproc visit, void *arg) {
+    tn_node *n = (tn_node *)self;
+    Py_VISIT(n->dict);
+    for (int i = 0; i < n->nnext; i++) Py_VISIT(n->next[i].fn);
+    for (int i = 0; i < n->nargs; i++)
+        if ((n->args[i].tag == TN_V_TENSOR || n->args[i].tag == TN_V_TENSORLIST || n->args[i].tag == TN_V_OBJECT ||
+             n->args[i].tag == TN_V_STR || n->args[i].tag == TN_V_GENERATOR || n->args[i].tag == TN_V_LAYOUT ||
+             n->args[i].tag == TN_V_MEMFORMAT))
+            Py_VISIT(n->args[i].u.obj);
+    for (int k = 0; n->results && k < n->nout; k++) Py_VISIT(n->results[k]);
+    Py_VISIT(n->pre_hooks);
+    Py_VISIT(n->post_hooks);
+    Py_VISIT(n->tensor_hooks);
+    Py_VISIT(n->retains);
+    Py_VISIT(n->metadata);
+    Py_VISIT(n->variable);
+    Py_VISIT(n->extra);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+void tn_node_release(tn_node *n) {
+    for (int i = 0; i < n->nargs; i++) {
+        tn_value *v = &n->args[i];
+        if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST || v->tag == TN_V_OBJECT || v->tag == TN_V_STR ||
+            v->tag == TN_V_GENERATOR || v->tag == TN_V_LAYOUT || v->tag == TN_V_MEMFORMAT) {
+            if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST) Py_CLEAR(v->u.obj);
+        }
+    }
+    for (int k = 0; n->results && k < n->nout; k++) Py_CLEAR(n->results[k]);
+    Py_CLEAR(n->extra);
+    n->released = true;
+}
+
+static int node_clear(PyObject *self) {
+    tn_node *n = (tn_node *)self;
+    Py_CLEAR(n->dict);
+    for (int i = 0; i < n->nnext; i++) Py_CLEAR(n->next[i].fn);
+    for (int i = 0; i < n->nargs; i++) {
+        tn_value *v = &n->args[i];
+        if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST || v->tag == TN_V_OBJECT || v->tag == TN_V_STR ||
+            v->tag == TN_V_GENERATOR || v->tag == TN_V_LAYOUT || v->tag == TN_V_MEMFORMAT)
+            Py_CLEAR(v->u.obj);
+    }
+    for (int k = 0; n->results && k < n->nout; k++) Py_CLEAR(n->results[k]);
+    Py_CLEAR(n->pre_hooks);
+    Py_CLEAR(n->post_hooks);
+    Py_CLEAR(n->tensor_hooks);
+    Py_CLEAR(n->retains);
+    Py_CLEAR(n->metadata);
+    Py_CLEAR(n->variable);
+    Py_CLEAR(n->extra);
+    return 0;
+}
+
+static void node_free_arrays(tn_node *n) {
+    for (int i = 0; i < n->nargs; i++) {
+        tn_value *v = &n->args[i];
+        if (v->tag == TN_V_INTLIST || v->tag == TN_V_BOOLLIST) free(v->u.ints.v);
+        if (v->tag == TN_V_FLOATLIST || v->tag == TN_V_SCALARLIST) free(v->u.floats.v);
+        for (int k = 0; n->arg_nmeta && k < n->arg_nmeta[i]; k++) tn_meta_clear(&n->arg_meta[i][k]);
+        if (n->arg_meta) free(n->arg_meta[i]);
+    }
+    for (int k = 0; n->out_meta && k < n->nout; k++) tn_meta_clear(&n->out_meta[k]);
+    free(n->args); free(n->arg_nmeta); free(n->arg_meta); free(n->arg_edge); free(n->arg_ver);
+    free(n->results); free(n->result_ver); free(n->out_meta); free(n->next);
+    n->args = NULL; n->nargs = 0; n->next = NULL; n->nnext = 0; n->results = NULL; n->out_meta = NULL;
+}
+
+static void node_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    tn_node *n = (tn_node *)self;
+    if (n->weakrefs) PyObject_ClearWeakRefs(self);
+    node_clear(self);
+    node_free_arrays(n);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+/* ---- Python API ---- */
+
+static PyObject *n_name(PyObject *self, PyObject *u) {
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
+    return name;
+}
+
+static PyObject *n_next_functions(PyObject *self, void *c) {
+    tn_node *n = (tn_node *)self;
+    PyObject *t = PyTuple_New(n->nnext);
+    for (int i = 0; t && i < n->nnext; i++) {
+        PyObject *e = Py_BuildValue("(Oi)", n->next[i].fn ? n->next[i].fn : Py_None, n->next[i].nr);
+        if (!e) { Py_CLEAR(t); break; }
+        PyTuple_SetItem(t, i, e);
+    }
+    return t;
+}
+
+static PyObject **lazy_list(PyObject **slot) {
+    if (!*slot) *slot = PyList_New(0);
+    return *slot ? slot : NULL;
+}
+
+/* A handle removing `hook` from `list` (torch.utils.hooks.RemovableHandle over a dict keyed by
+ * id would need the dict; upstream returns its own handle type with .remove()). */
+static PyObject *handle_type;
+static PyObject *make_handle(PyObject *list, PyObject *hook) {
+    return PyObject_CallFunction(handle_type, "OO", list, hook);
+}
+
+static PyObject *n_register_hook(PyObject *self, PyObject *fn) {
+    tn_node *n = (tn_node *)self;
+    if (!PyCallable_Check(fn)) { PyErr_SetString(PyExc_TypeError, "hook must be callable"); return NULL; }
+    if (!lazy_list(&n->post_hooks) || PyList_Append(n->post_hooks, fn) < 0) return NULL;
+    return make_handle(n->post_hooks, fn);
+}
+static PyObject *n_register_prehook(PyObject *self, PyObject *fn) {
+    tn_node *n = (tn_node *)self;
+    if (!PyCallable_Check(fn)) { PyErr_SetString(PyExc_TypeError, "hook must be callable"); return NULL; }
+    if (!lazy_list(&n->pre_hooks) || PyList_Append(n->pre_hooks, fn) < 0) return NULL;
+    return make_handle(n->pre_hooks, fn);
+}
+/* grad_fn._register_hook_dict(tensor): the tensor's _backward_hooks dict runs on the gradient of
+ * its output slot before this node. */
+static PyObject *n_register_hook_dict(PyObject *self, PyObject *t) {
+    tn_node *n = (tn_node *)self;
+    if (!tn_py_is_tensor(t)) { PyErr_SetString(PyExc_TypeError, "expected a Tensor"); return NULL; }
+    PyObject *d = PyObject_GetAttrString(t, "_backward_hooks");
+    if (!d) return NULL;
+    PyObject *pair = Py_BuildValue("(Oi)", d, ((tn_tensor_obj *)t)->output_nr);
+    Py_DECREF(d);
+    int r = pair && lazy_list(&n->tensor_hooks) ? PyList_Append(n->tensor_hooks, pair) : -1;
+    Py_XDECREF(pair);
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyObject *n_sequence_nr(PyObject *self, PyObject *u) { return PyLong_FromUnsignedLongLong(((tn_node *)self)->seq); }
+static PyObject *n_set_sequence_nr(PyObject *self, PyObject *v) {
+    unsigned long long s = PyLong_AsUnsignedLongLong(v);
+    if (s == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    ((tn_node *)self)->seq = s;
+    Py_RETURN_NONE;
+}
+static PyObject *n_metadata(PyObject *self, void *c) {
+    tn_node *n = (tn_node *)self;
+    if (!n->metadata && !(n->metadata = PyDict_New())) return NULL;
+    return Py_NewRef(n->metadata);
+}
+static PyObject *n_variable(PyObject *self, void *c) {
+    tn_node *n = (tn_node *)self;
+    if (n->kind != TN_NODE_ACCUMULATE || !n->variable) {
+        PyErr_SetString(PyExc_AttributeError, "'variable' is only defined on AccumulateGrad nodes");
+        return NULL;
+    }
+    return Py_NewRef(n->variable);
+}
+static PyObject *n_requires_grad(PyObject *self, void *c) { Py_RETURN_TRUE; }
+
+/* grad_fn(*grads): run the node's formula directly (outside the engine). */
+static PyObject *n_call(PyObject *self, PyObject *args, PyObject *kw) {
+    tn_node *n = (tn_node *)self;
+    Py_ssize_t na = PyTuple_Size(args);
+    if (na != n->nout) return PyErr_Format(PyExc_TypeError, "%s: expected %d gradients, got %zd",
+                                           tn_py_type_name(self), n->nout, na);
+    PyObject *grads[16] = {0}, *outs[64] = {0};
+    if (n->nout > 16 || n->nnext > 64) return tn_not_implemented("calling a node with this many inputs");
+    for (int i = 0; i < n->nout; i++) {
+        PyObject *g = PyTuple_GetItem(args, i);
+        grads[i] = g == Py_None ? NULL : g;
+    }
+    if (n->apply(n, grads, outs) < 0) return NULL;
+    PyObject *t = PyTuple_New(n->nnext);
+    for (int i = 0; i < n->nnext; i++) PyTuple_SetItem(t, i, outs[i] ? outs[i] : Py_NewRef(Py_None));
+    if (t && n->nnext == 1) {
+        PyObject *x = Py_NewRef(PyTuple_GetItem(t, 0));
+        Py_DECREF(t);
+        return x;
+    }
+    return t;
+}
+
+PyMethodDef tn_node_methods[] = {
+    {"name", n_name, METH_NOARGS, NULL},
+    {"register_hook", n_register_hook, METH_O, NULL},
+    {"register_prehook", n_register_prehook, METH_O, NULL},
+    {"_register_hook_dict", n_register_hook_dict, METH_O, NULL},
+    {"_sequence_nr", n_sequence_nr, METH_NOARGS, NULL},
+    {"_set_sequence_nr", n_set_sequence_nr, METH_O, NULL},
+    {NULL},
+};
+PyGetSetDef tn_node_getset[] = {
+    {"next_functions", n_next_functions, NULL, NULL, NULL},
+    {"metadata", n_metadata, NULL, NULL, NULL},
+    {"requires_grad", n_requires_grad, NULL, NULL, NULL},
+    {NULL},
+};
+static PyGetSetDef acc_getset[] = {
+    {"next_functions", n_next_functions, NULL, NULL, NULL},
+    {"metadata", n_metadata, NULL, NULL, NULL},
+    {"requires_grad", n_requires_grad, NULL, NULL, NULL},
+    {"variable", n_variable, NULL, NULL, NULL},
+    {NULL},
+};
+
+/* _saved_<arg> / _saved_result<k> / _saved_<arg>_sym_sizes: what upstream's nodes expose. */
+static PyObject *saved_attr(tn_node *n, const char *name) {
+    if (n->kind != TN_NODE_OP || strncmp(name, "_saved_", 7) != 0) return NULL;
+    const char *what = name + 7;
+    if (!strncmp(what, "result", 6)) {
+        int k = what[6] ? atoi(what + 6) : 0;
+        if (k < n->nout && n->results && (n->results[k] || n->released)) return tn_node_saved_result(n, k);
+        return NULL;
+    }
+    const tn_schema *s = tn_op_schema(n->op);
+    if (!s) { PyErr_Clear(); return NULL; }
+    for (int i = 0; i < s->nargs && i < n->nargs; i++) {
+        size_t len = strlen(s->args[i].name);
+        if (strncmp(what, s->args[i].name, len) != 0) continue;
+        const char *rest = what + len;
+        tn_value *v = &n->args[i];
+        if (!*rest) {
+            if (v->tag == TN_V_TENSOR || (v->tag == TN_V_NONE && n->released && n->arg_nmeta[i]))
+                return tn_node_saved_arg(n, i);
+            if (v->tag == TN_V_NONE && n->arg_nmeta[i]) continue;   /* not saved whole */
+            return tn_value_to_python(v);
+        }
+        if (!strcmp(rest, "_sym_sizes") && n->arg_nmeta[i] == 1)
+            return tn_py_size_new(n->arg_meta[i][0].ndim, tn_meta_sizes(&n->arg_meta[i][0]));
+        if (!strcmp(rest, "_scalar_type") && n->arg_nmeta[i] == 1) return tn_py_from_dtype(n->arg_meta[i][0].dtype);
+    }
+    return NULL;
+}
+
+static PyObject *node_getattro(PyObject *self, PyObject *name) {
+    PyObject *r = PyObject_GenericGetAttr(self, name);
+    if (r || !PyErr_ExceptionMatches(PyExc_AttributeError)) return r;
+    const char *s = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!s) return NULL;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyObject *v = saved_attr((tn_node *)self, s);
+    if (v || PyErr_Occurred()) { Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb); return v; }
+    PyErr_Restore(et, ev, tb);
+    return NULL;
+}
+
+static PyObject *node_repr(PyObject *self) {
+    return PyUnicode_FromFormat("<%s object at %p>", tn_py_type_name(self), self);
+}
+
+static PyMemberDef node_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(tn_node, dict), READONLY, NULL},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(tn_node, weakrefs), READONLY, NULL},
+    {NULL},
+};
+
+PyTypeObject *tn_node_type(const char *name) {
+    if (!node_types && !(node_types = PyDict_New())) return NULL;
+    PyObject *t = PyDict_GetItemString(node_types, name);
+    if (t) return (PyTypeObject *)t;
+    bool acc = !strcmp(name, "AccumulateGrad");
+    PyType_Slot slots[] = {
+        {Py_tp_dealloc, node_dealloc}, {Py_tp_traverse, node_traverse}, {Py_tp_clear, node_clear},
+        {Py_tp_methods, tn_node_methods}, {Py_tp_getset, acc ? acc_getset : tn_node_getset},
+        {Py_tp_members, node_members}, {Py_tp_getattro, node_getattro}, {Py_tp_call, n_call},
+        {Py_tp_repr, node_repr}, {0, NULL}};
+    size_t len = strlen(name) + 10;
+    char *full = malloc(len);   /* tp_name lives as long as the type (the process) */
+    if (!full) return (PyTypeObject *)PyErr_NoMemory();
+    snprintf(full, len, "builtins.%s", name);
+    PyType_Spec spec = {full, sizeof(tn_node), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, slots};
+    t = PyType_FromSpec(&spec);
+    if (!t) return NULL;
+    if (PyDict_SetItemString(node_types, name, t) < 0) { Py_DECREF(t); return NULL; }
+    Py_DECREF(t);
+    return (PyTypeObject *)t;
+}
+
+bool tn_is_node(PyObject *o) {
+    if (!o || !node_types) return false;
+    PyObject *nm = PyObject_GetAttrString((PyObject *)Py_TYPE(o), "__qualname__");
+    if (!nm) { PyErr_Clear(); return false; }
+    PyObject *t = PyDict_GetItemWithError(node_types, nm);
+    Py_DECREF(nm);
+    if (t == (PyObject *)Py_TYPE(o)) return true;
+    PyErr_Clear();
+    return tn_function_base_type && PyObject_TypeCheck(o, tn_function_base_type);
+}
+
+tn_node *tn_node_new(const char *name, int kind, int nnext, int nout) {
+    PyTypeObject *tp = tn_node_type(name);
+    if (!tp) return NULL;
+    allocfunc a = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    tn_node *n = (tn_node *)a(tp, 0);
+    if (!n) return NULL;
+    n->kind = kind;
+    n->op = -1;
+    n->seq = kind == TN_NODE_ACCUMULATE ? UINT64_MAX : tn_next_sequence_nr();
+    n->nnext = nnext;
+    n->nout = nout;
+    n->next = calloc(nnext ? nnext : 1, sizeof *n->next);
+    n->out_meta = calloc(nout ? nout : 1, sizeof *n->out_meta);
+    if (!n->next || !n->out_meta) { Py_DECREF(n); return (tn_node *)PyErr_NoMemory(); }
+    return n;
+}
+
+/* ---- saved values ---- */
+
+static PyObject *modified_error(tn_node *n, PyObject *t, int64_t was, int output_nr) {
+    const tn_tensor *g = tn_tensor_of(t);
+    char shape[256] = "";
+    size_t at = 0;
+    for (int d = 0; d < g->ndim && at < sizeof shape - 24; d++)
+        at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%lld", d ? ", " : "", (long long)g->sizes[d]);
+    PyErr_Format(PyExc_RuntimeError,
+                 "one of the variables needed for gradient computation has been modified by an inplace "
+                 "operation: [torch.%sTensor [%s]], which is output %d of %s, is at version %lld; expected "
+                 "version %lld instead. Hint: enable anomaly detection to find the operation that failed to "
+                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).",
+                 tn_dtype_cpp_name(g->dtype), shape, output_nr, tn_py_type_name((PyObject *)n),
+                 (long long)g->storage->version, (long long)was);
+    return NULL;
+}
+
+static PyObject *freed_error(void) {
+    PyErr_SetString(PyExc_RuntimeError,
+                    "Trying to backward through the graph a second time (or directly access saved tensors after "
+                    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                    "graph a second time or if you need to access saved tensors after calling backward.");
+    return NULL;
+}
+
+PyObject *tn_node_saved_arg(tn_node *n, int i) {
+    if (n->released) return freed_error();
+    PyObject *t = n->args[i].u.obj;
+    if (n->args[i].tag != TN_V_TENSOR || !t) return tn_not_implemented("autograd: a formula read an argument that was not saved");
+    if (tn_tensor_of(t)->storage->version != n->arg_ver[i]) {
+        PyObject *src = ((tn_tensor_obj *)t)->grad_fn;
+        return modified_error(src ? (tn_node *)src : n, t, n->arg_ver[i], ((tn_tensor_obj *)t)->output_nr);
+    }
+    return Py_NewRef(t);
+}
+
+PyObject *tn_node_saved_result(tn_node *n, int k) {
+    if (n->released) return freed_error();
+    PyObject *r = n->results ? n->results[k] : NULL;
+    if (!r) return tn_not_implemented("autograd: a formula read an output that was not saved");
+    if (tn_tensor_of(r)->storage->version != n->result_ver[k]) return modified_error(n, r, n->result_ver[k], k);
+    /* the unpacked output has this node as its grad_fn again (double backward goes through it) */
+    PyObject *a = tn_detached_alias(r);
+    if (!a) return NULL;
+    tn_tensor_obj *o = (tn_tensor_obj *)a;
+    o->grad_fn = Py_NewRef((PyObject *)n);
+    o->output_nr = k;
+    return a;
+}
+
+/* ---- edges ---- */
+
+int tn_gradient_edge(PyObject *t, tn_edge *e) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    e->fn = NULL;
+    e->nr = 0;
+    if (o->grad_fn) {
+        e->fn = Py_NewRef(o->grad_fn);
+        e->nr = o->output_nr;
+        return 0;
+    }
+    if (!o->requires_grad) return 0;
+    /* the leaf's AccumulateGrad, shared while alive (held weakly by the tensor, as upstream) */
+    if (o->grad_acc) {
+        PyObject *acc = PyWeakref_GetObject(o->grad_acc);
+        if (!acc) return -1;
+        if (acc != Py_None) { e->fn = Py_NewRef(acc); return 0; }
+    }
+    tn_node *acc = tn_node_new("AccumulateGrad", TN_NODE_ACCUMULATE, 0, 1);
+    if (!acc) return -1;
+    acc->variable = Py_NewRef(t);
+    tn_meta_set(&acc->out_meta[0], &o->t);
+    extern int tn_accumulate_apply(tn_node *, PyObject **, PyObject **);
+    acc->apply = tn_accumulate_apply;
+    PyObject *ref = PyWeakref_NewRef((PyObject *)acc, NULL);
+    if (!ref) { Py_DECREF(acc); return -1; }
+    Py_XSETREF(o->grad_acc, ref);
+    e->fn = (PyObject *)acc;
+    return 0;
+}
+
+/* ---- init ---- */
+
+static const char handle_src[] =
+    "class RemovableHandle:\n"
+    "    __slots__ = ('_list', '_hook')\n"
+    "    def __init__(self, lst, hook):\n"
+    "        self._list = lst; self._hook = hook\n"
+    "    def remove(self):\n"
+    "        for i, h in enumerate(self._list):\n"
+    "            if h is self._hook:\n"
+    "                del self._list[i]; break\n"
+    "    def __enter__(self): return self\n"
+    "    def __exit__(self, *a): self.remove()\n";
+
+int tn_autograd_init(PyObject *m) {
+    /* declarative glue only: the handle a node's register_hook returns */
+    PyObject *g = PyDict_New();
+    if (!g || PyDict_SetItemString(g, "__builtins__", PyEval_GetBuiltins()) < 0) { Py_XDECREF(g); return -1; }
+    PyObject *code = Py_CompileString(handle_src, "<torchnative autograd>", Py_file_input);
+    PyObject *r = code ? PyEval_EvalCode(code, g, g) : NULL;
+    Py_XDECREF(code);
+    if (!r) { Py_DECREF(g); return -1; }
+    Py_DECREF(r);
+    handle_type = PyDict_GetItemString(g, "RemovableHandle");
+    Py_XINCREF(handle_type);
+    Py_DECREF(g);
+    if (!handle_type) return -1;
+    if (!tn_node_type("AccumulateGrad")) return -1;
+    return tn_engine_init(m);
+}

@@ -1,0 +1,323 @@
+/* record.c — the autograd stage of the door (DESIGN.md §3.1; docs/ARCHITECTURE.md).
+ *
+ * tn_door_call asks tn_autograd_wants first: grad mode on and some tensor argument requiring
+ * grad. Then tn_autograd_call, in upstream's order:
+ *  - a CompositeImplicitAutograd overload without its own formula decomposes into the ops
+ *    upstream's composite calls (decomp.c), each passing the door and recorded, so the graph has
+ *    upstream's nodes; one without a decomposition runs and gets a node that refuses by name in
+ *    backward;
+ *  - otherwise the op runs below autograd (grad mode off), and a node is made: next edges for the
+ *    differentiable arguments (derivatives.yaml, via tools/gen_ops.py), what the formula needs
+ *    saved, the outputs' geometry; differentiable outputs get it as grad_fn.
+ * In-place ops check upstream's rules (leaf, out=) and take the node as the tensor's new
+ * grad_fn. */
+#include "autograd/autograd.h"
+
+#include "python/args.h"
+#include "tn_ops_gen.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- calling ops from C, through the door ---- */
+
+static PyObject *call_built(int op, PyObject *kw, PyObject *args) {
+    if (!args) return NULL;
+    if (!PyTuple_Check(args)) {
+        PyObject *t = PyTuple_Pack(1, args);
+        Py_DECREF(args);
+        if (!(args = t)) return NULL;
+    }
+    const tn_schema *s = tn_op_schema(op);
+    PyObject *res = NULL;
+    if (s) {
+        for (int pass = 0; pass < 2 && !res; pass++) {
+            tn_args a;
+            a.nowned = a.nints = a.nheap = 0;
+            a.out = NULL;
+            int flags = TN_PARSE_ATEN | TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF |
+                        (pass ? TN_PARSE_TENSORS_AS_SCALARS : 0);
+            int r = tn_args_parse(s, NULL, args, kw, flags, &a);
+            if (r == TN_PARSE_OK) res = tn_door_call(op, a.v);
+            tn_args_release(&a);
+            if (r == TN_PARSE_ERROR || (r == TN_PARSE_OK && !res)) break;
+            if (r == TN_PARSE_NOMATCH && pass == 1)
+                PyErr_Format(PyExc_RuntimeError, "torchnative: internal call to aten::%s.%s did not match its schema",
+                             tn_op_at(op)->name, tn_op_at(op)->overload);
+        }
+    }
+    Py_DECREF(args);
+    return res;
+}
+
+PyObject *tn_aten(int op, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *args = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    return call_built(op, NULL, args);
+}
+
+PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *args = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    return call_built(op, kw, args);
+}
+
+/* ---- does this call record? ---- */
+
+bool tn_autograd_wants(int op, const tn_value *args) {
+    if (!tn_grad_enabled()) return false;
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return false; }
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSORLIST) {
+            PyObject *l = args[i].u.obj;
+            for (Py_ssize_t k = 0; k < PyTuple_Size(l); k++) {
+                PyObject *e = PyTuple_GetItem(l, k);
+                if (tn_py_is_tensor(e) && tn_requires_grad(e)) return true;
+            }
+        }
+    }
+    return false;
+}
+
+static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
+    char what[200];
+    const tn_op_def *d = tn_op_at(n->op);
+    snprintf(what, sizeof what, "the derivative of aten::%s%s%s", d->name, d->overload[0] ? "." : "", d->overload);
+    tn_not_implemented(what);
+    return -1;
+}
+static int refuse_composite_apply(tn_node *n, PyObject **g, PyObject **o) {
+    char what[200];
+    const tn_op_def *d = tn_op_at(n->op);
+    snprintf(what, sizeof what, "autograd through aten::%s%s%s (its upstream decomposition)", d->name,
+             d->overload[0] ? "." : "", d->overload);
+    tn_not_implemented(what);
+    return -1;
+}
+
+static bool differentiable_dtype(tn_dtype d) { return tn_dtype_is_floating(d) || tn_dtype_is_complex(d); }
+
+/* The tensor outputs of a result (borrowed) */
+static int outputs_of(PyObject *res, PyObject **outs, int max) {
+    if (tn_py_is_tensor(res)) { outs[0] = res; return 1; }
+    int n = 0;
+    if (PyTuple_Check(res) || PyList_Check(res)) {
+        Py_ssize_t len = PySequence_Size(res);
+        for (Py_ssize_t i = 0; i < len && n < max; i++) {
+            PyObject *e = PyTuple_Check(res) ? PyTuple_GetItem(res, i) : PyList_GetItem(res, i);
+            outs[n++] = tn_py_is_tensor(e) ? e : NULL;
+        }
+    }
+    return n;
+}
+
+static int copy_value(tn_value *dst, const tn_value *src) {
+    *dst = *src;
+    switch (src->tag) {
+    case TN_V_INTLIST: case TN_V_BOOLLIST:
+        dst->u.ints.v = malloc(((size_t)src->u.ints.n + 1) * sizeof(int64_t));
+        if (!dst->u.ints.v) return -1;
+        memcpy(dst->u.ints.v, src->u.ints.v, (size_t)src->u.ints.n * sizeof(int64_t));
+        return 0;
+    case TN_V_FLOATLIST: case TN_V_SCALARLIST:
+        dst->u.floats.v = malloc(((size_t)src->u.floats.n + 1) * sizeof(double));
+        if (!dst->u.floats.v) return -1;
+        memcpy(dst->u.floats.v, src->u.floats.v, (size_t)src->u.floats.n * sizeof(double));
+        return 0;
+    case TN_V_TENSOR: case TN_V_TENSORLIST: case TN_V_STR: case TN_V_GENERATOR: case TN_V_OBJECT:
+    case TN_V_LAYOUT: case TN_V_MEMFORMAT:
+        Py_INCREF(src->u.obj);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *res, tn_apply_fn apply,
+                        const char *name, uint64_t dmask, uint64_t smask, int somask, int odmask,
+                        bool inplace, int64_t self_ver) {
+    PyObject *outs[16];
+    int nouts = outputs_of(res, outs, 16);
+    bool any_diff = false;
+    for (int k = 0; k < nouts; k++)
+        if (outs[k] && (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype)) any_diff = true;
+    if (!any_diff) return res;
+    /* edges */
+    int nnext = 0;
+    bool any_edge = false;
+    for (int i = 0; i < s->nargs && i < 64; i++) {
+        if (!(dmask >> i & 1)) continue;
+        if (args[i].tag == TN_V_TENSORLIST) nnext += (int)PyTuple_Size(args[i].u.obj);
+        else if (s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list) nnext++;
+    }
+    tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, nouts);
+    if (!n) { Py_DECREF(res); return NULL; }
+    n->op = op;
+    n->apply = apply;
+    n->inplace = inplace;
+    n->nargs = s->nargs;
+    n->args = calloc((size_t)s->nargs + 1, sizeof *n->args);
+    n->arg_nmeta = calloc((size_t)s->nargs + 1, sizeof *n->arg_nmeta);
+    n->arg_meta = calloc((size_t)s->nargs + 1, sizeof *n->arg_meta);
+    n->arg_edge = malloc(((size_t)s->nargs + 1) * sizeof *n->arg_edge);
+    n->arg_ver = calloc((size_t)s->nargs + 1, sizeof *n->arg_ver);
+    n->results = calloc((size_t)nouts + 1, sizeof *n->results);
+    n->result_ver = calloc((size_t)nouts + 1, sizeof *n->result_ver);
+    if (!n->args || !n->arg_nmeta || !n->arg_meta || !n->arg_edge || !n->arg_ver || !n->results || !n->result_ver) goto nomem;
+    int e = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        tn_value *v = &args[i];
+        n->arg_edge[i] = -1;
+        bool diff = i < 64 && (dmask >> i & 1);
+        bool save = i < 64 && (smask >> i & 1);
+        if (v->tag == TN_V_TENSOR) {
+            n->arg_nmeta[i] = 1;
+            if (!(n->arg_meta[i] = calloc(1, sizeof(tn_meta)))) goto nomem;
+            tn_meta_set(&n->arg_meta[i][0], tn_tensor_of(v->u.obj));
+            if (diff) {
+                n->arg_edge[i] = e;
+                if (tn_gradient_edge(v->u.obj, &n->next[e]) < 0) goto fail;
+                if (n->next[e].fn) any_edge = true;
+                e++;
+            }
+            if (save) {
+                n->args[i] = *v;
+                n->args[i].u.obj = inplace && i == 0 ? tn_detached_alias(v->u.obj) : Py_NewRef(v->u.obj);
+                if (!n->args[i].u.obj) goto fail;
+                n->arg_ver[i] = inplace && i == 0 ? self_ver : tn_tensor_of(v->u.obj)->storage->version;
+            } else {
+                n->args[i].tag = TN_V_NONE;
+            }
+        } else if (v->tag == TN_V_TENSORLIST) {
+            Py_ssize_t len = PyTuple_Size(v->u.obj);
+            n->arg_nmeta[i] = (int)len;
+            if (!(n->arg_meta[i] = calloc((size_t)len + 1, sizeof(tn_meta)))) goto nomem;
+            if (diff) n->arg_edge[i] = e;
+            for (Py_ssize_t k = 0; k < len; k++) {
+                PyObject *t = PyTuple_GetItem(v->u.obj, k);
+                if (!tn_py_is_tensor(t)) { if (diff) e++; continue; }
+                tn_meta_set(&n->arg_meta[i][k], tn_tensor_of(t));
+                if (diff) {
+                    if (tn_gradient_edge(t, &n->next[e]) < 0) goto fail;
+                    if (n->next[e].fn) any_edge = true;
+                    e++;
+                }
+            }
+            if (save) { if (copy_value(&n->args[i], v) < 0) goto nomem; }
+            else n->args[i].tag = TN_V_NONE;
+        } else {
+            if (diff) { n->arg_edge[i] = e++; }   /* optional Tensor? given as None */
+            if (copy_value(&n->args[i], v) < 0) goto nomem;
+        }
+    }
+    if (!any_edge) {   /* no differentiable input requires grad: no node */
+        Py_DECREF(n);
+        return res;
+    }
+    for (int k = 0; k < nouts; k++) {
+        if (!outs[k]) continue;
+        tn_meta_set(&n->out_meta[k], tn_tensor_of(outs[k]));
+        if (!(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
+        if (k < 8 && (somask >> k & 1)) {
+            if (!(n->results[k] = tn_detached_alias(outs[k]))) goto fail;
+            n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;
+        }
+    }
+    /* an output that is an input object (not in-place) becomes an alias, as upstream's views */
+    if (!inplace && tn_py_is_tensor(res)) {
+        for (int i = 0; i < s->nargs; i++)
+            if (args[i].tag == TN_V_TENSOR && args[i].u.obj == res) {
+                PyObject *a = tn_detached_alias(res);
+                if (!a) goto fail;
+                Py_SETREF(res, a);
+                outs[0] = res;
+                break;
+            }
+    }
+    for (int k = 0; k < nouts; k++) {
+        if (!outs[k] || !(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
+        tn_tensor_obj *o = (tn_tensor_obj *)outs[k];
+        Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
+        o->output_nr = k;
+        if (inplace) o->requires_grad = false;
+    }
+    Py_DECREF(n);
+    return res;
+nomem:
+    PyErr_NoMemory();
+fail:
+    Py_DECREF(n);
+    Py_DECREF(res);
+    return NULL;
+}
+
+PyObject *tn_autograd_call(int op, tn_value *args) {
+    const tn_op_autograd_def *ad = &tn_op_autograd_defs[op];
+    const tn_op_def *d = tn_op_at(op);
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) return NULL;
+    tn_apply_fn apply = NULL;
+    if (ad->nondiff) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
+        bool was = tn_grad_mode_set(false);
+        PyObject *r = tn_door_below_autograd(op, args);
+        tn_grad_mode_set(was);
+        return r;
+    }
+    if (ad->composite) {   /* upstream never runs a CompositeImplicitAutograd op's own formula on CPU */
+        tn_decomp_fn dec = tn_decomp_for(op);
+        if (dec) return dec(args);
+        apply = refuse_composite_apply;
+    }
+    bool inplace = false, out = false;
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].is_write) {
+            if (s->args[i].kwarg_only) out = true;
+            else inplace = true;
+        }
+    if (out) {
+        PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
+                     "differentiation, but one of the arguments requires grad.", d->name);
+        return NULL;
+    }
+    int64_t self_ver = 0;
+    if (inplace && args[0].tag == TN_V_TENSOR) {
+        PyObject *self = args[0].u.obj;
+        tn_tensor_obj *so = (tn_tensor_obj *)self;
+        if (!so->grad_fn && so->requires_grad) {
+            PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
+            return NULL;
+        }
+        PyObject *b = so->base;
+        if (b && !((tn_tensor_obj *)b)->grad_fn && ((tn_tensor_obj *)b)->requires_grad) {
+            PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+            return NULL;
+        }
+        if (b) {
+            char what[200];
+            snprintf(what, sizeof what, "autograd for in-place aten::%s.%s on a view (CopySlices)", d->name, d->overload);
+            return tn_not_implemented(what);
+        }
+        self_ver = tn_tensor_of(self)->storage->version;
+    }
+    bool was = tn_grad_mode_set(false);
+    PyObject *res = tn_door_below_autograd(op, args);
+    tn_grad_mode_set(was);
+    if (!res) return NULL;
+    if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)
+        tn_tensor_of(args[0].u.obj)->storage->version++;
+    const char *name = ad->node;
+    if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
+    if (!apply) apply = refuse_apply;
+    uint64_t dmask = ad->node ? ad->diff : ~0ull;
+    if (!name) name = "NotImplemented";
+    if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
+    return record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
+                  ad->node ? ad->out_diff : 0xff, inplace, self_ver);
+}
