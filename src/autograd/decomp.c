@@ -191,6 +191,16 @@ static PyObject *d_narrow(tn_value *a) {
     if (start < 0) start += t->sizes[dim];
     return tn_aten(TN_ROW_slice_Tensor, "(OLLLi)", a[0].u.obj, (long long)dim, (long long)start, (long long)(start + len), 1);
 }
+/* chunk(self, chunks, dim): split into pieces of ceil(size / chunks) */
+static PyObject *d_chunk(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int64_t chunks = a[1].u.i, dim = a[2].u.i;
+    if (t->ndim == 0 || chunks <= 0) return tn_door_below_autograd(TN_ROW_chunk, a);   /* its own errors */
+    if (dim < 0) dim += t->ndim;
+    if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_chunk, a);
+    int64_t each = (t->sizes[dim] + chunks - 1) / chunks;
+    return tn_aten(TN_ROW_split_Tensor, "(OLL)", a[0].u.obj, (long long)(each ? each : 1), (long long)dim);
+}
 static PyObject *d_split_sizes(tn_value *a) { return same_args(TN_ROW_split_with_sizes, a); }
 static PyObject *d_square(tn_value *a) { return tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", a[0].u.obj, 2); }
 
@@ -280,7 +290,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_linear, d_linear, -1}, {TN_ROW_matmul, d_matmul, -1},
     {TN_ROW_reshape, d_reshape, -1}, {TN_ROW_reshape_as, d_reshape_as, -1}, {TN_ROW_view_as, d_view_as, -1},
     {TN_ROW_expand_as, d_expand_as, -1}, {TN_ROW_flatten_using_ints, d_flatten, -1}, {TN_ROW_ravel, NULL, -2},
-    {TN_ROW_contiguous, d_contiguous, -1}, {TN_ROW_narrow, d_narrow, -1}, {TN_ROW_split_sizes, d_split_sizes, -1},
+    {TN_ROW_contiguous, d_contiguous, -1}, {TN_ROW_narrow, d_narrow, -1}, {TN_ROW_split_sizes, d_split_sizes, -1}, {TN_ROW_chunk, d_chunk, -1},
     {TN_ROW_square, d_square, -1},
     {TN_ROW_to_dtype, d_to_dtype, -1}, {TN_ROW_to_other, d_to_other, -1}, {TN_ROW_type_as, d_type_as, -1},
     {TN_ROW_to_device, d_to_device, -1}, {TN_ROW_to_dtype_layout, d_to_dtype_layout, -1},

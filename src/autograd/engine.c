@@ -66,7 +66,8 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
         Py_SETREF(v->grad, r);
     }
     PyObject *hooks = PyObject_GetAttrString(var, "_post_accumulate_grad_hooks");
-    if (!hooks) return -1;
+    if (!hooks && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+    if (!hooks) { PyErr_Clear(); hooks = Py_NewRef(Py_None); }
     int r = run_dict_hooks(hooks, var, NULL);
     Py_DECREF(hooks);
     return r;
@@ -283,7 +284,8 @@ typedef struct { tn_node *node; int nr; PyObject *tensor; PyObject *grad; } capt
 static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
     if (nd->kind == TN_NODE_ACCUMULATE && nd->variable && buf[0]) {
         PyObject *d = PyObject_GetAttrString(nd->variable, "_backward_hooks");
-        if (!d) return -1;
+        if (!d && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        if (!d) { PyErr_Clear(); d = Py_NewRef(Py_None); }
         int r = run_dict_hooks(d, NULL, &buf[0]);
         Py_DECREF(d);
         if (r < 0) return -1;

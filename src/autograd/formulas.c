@@ -22,6 +22,7 @@ static bool need(tn_node *n, int arg) {
 static void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
 #define PUT(arg, expr) do { if (need(n, arg)) { PyObject *v_ = (expr); if (!v_) return -1; put(n, o, arg, v_); } } while (0)
 
+static bool is_tensor_arg(tn_node *n, int i) { return n->arg_nmeta[i] > 0; }
 static PyObject *arg_obj(tn_node *n, int i) { return tn_value_to_python(&n->args[i]); }   /* new ref */
 static double arg_f(tn_node *n, int i) { return tn_value_as_double(&n->args[i]); }
 static int64_t arg_i(tn_node *n, int i) { return n->args[i].u.i; }
@@ -90,27 +91,27 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 static int f_add(tn_node *n, PyObject **g, PyObject **o) {   /* add.Tensor / add_.Tensor / add.Scalar */
     PUT(0, Py_NewRef(g[0]));
-    if (n->nargs > 2 && n->args[1].tag == TN_V_TENSOR) PUT(1, maybe_multiply(Py_NewRef(g[0]), n, 2));
+    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(Py_NewRef(g[0]), n, 2));
     return 0;
 }
 static int f_sub(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, Py_NewRef(g[0]));
-    if (n->nargs > 2 && n->args[1].tag == TN_V_TENSOR) PUT(1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
+    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
     return 0;
 }
 static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(self, other, alpha) = other - alpha*self */
     PUT(0, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
-    if (n->args[1].tag == TN_V_TENSOR) PUT(1, Py_NewRef(g[0]));
+    if (is_tensor_arg(n, 1)) PUT(1, Py_NewRef(g[0]));
     return 0;
 }
 static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 0)) {
-        PyObject *other = n->args[1].tag == TN_V_TENSOR ? saved(n, 1) : arg_obj(n, 1);
+        PyObject *other = is_tensor_arg(n, 1) ? saved(n, 1) : arg_obj(n, 1);
         if (!other) return -1;
         PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other));
         Py_DECREF(other);
     }
-    if (n->args[1].tag == TN_V_TENSOR && need(n, 1)) {
+    if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = saved(n, 0);
         if (!self) return -1;
         PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self));
@@ -119,7 +120,7 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.Scalar */
-    bool tensor_other = n->args[1].tag == TN_V_TENSOR;
+    bool tensor_other = is_tensor_arg(n, 1);
     if (need(n, 0)) {
         PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
         if (!other) return -1;
@@ -581,8 +582,8 @@ static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
 static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
     PyObject *c = saved(n, 0);
     if (!c) return -1;
-    if (n->args[1].tag == TN_V_TENSOR) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));
-    if (n->args[2].tag == TN_V_TENSOR) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));
+    if (is_tensor_arg(n, 1)) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));
+    if (is_tensor_arg(n, 2)) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));
     Py_DECREF(c);
     return 0;
 }
@@ -591,7 +592,7 @@ static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
     if (!m) return -1;
     PUT(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0));
     Py_DECREF(m);
-    if (n->args[2].tag == TN_V_TENSOR && need(n, 2)) {
+    if (is_tensor_arg(n, 2) && need(n, 2)) {
         tn_not_implemented("the derivative of masked_fill's value");
         return -1;
     }
@@ -619,8 +620,8 @@ static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     PyObject *in = saved(n, 0), *ns = in ? arg_obj(n, 1) : NULL, *mean = ns ? result(n, 1) : NULL;
     PyObject *rstd = mean ? result(n, 2) : NULL;
-    PyObject *w = rstd ? (n->args[2].tag == TN_V_TENSOR ? saved(n, 2) : Py_NewRef(Py_None)) : NULL;
-    PyObject *b = w ? (n->args[3].tag == TN_V_TENSOR ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
+    PyObject *w = rstd ? (is_tensor_arg(n, 2) ? saved(n, 2) : Py_NewRef(Py_None)) : NULL;
+    PyObject *b = w ? (is_tensor_arg(n, 3) ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
     PyObject *mask = b ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 2) ? Py_True : Py_False,
                                        need(n, 3) ? Py_True : Py_False) : NULL;
     PyObject *r = mask ? NAMED("native_layer_norm_backward", "", "(OOOOOOOO)", g[0], in, ns, mean, rstd, w, b, mask) : NULL;

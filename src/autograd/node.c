@@ -128,8 +128,12 @@ static void node_dealloc(PyObject *self) {
 
 /* ---- Python API ---- */
 
+/* name(): the type's name; nodes upstream defines in C++ only carry their namespace */
 static PyObject *n_name(PyObject *self, PyObject *u) {
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
+    if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
+                 !PyUnicode_CompareWithASCIIString(name, "NotImplemented")))
+        Py_SETREF(name, PyUnicode_FromFormat("torch::autograd::%U", name));
     return name;
 }
 
@@ -435,6 +439,31 @@ int tn_gradient_edge(PyObject *t, tn_edge *e) {
     return 0;
 }
 
+/* ---- Tensor.retain_grad / retains_grad ---- */
+
+static PyObject *t_retain_grad(PyObject *self, PyObject *u) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    if (!tn_requires_grad(self)) {
+        PyErr_SetString(PyExc_RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
+        return NULL;
+    }
+    if (!o->grad_fn || o->retains_grad) Py_RETURN_NONE;
+    tn_node *n = (tn_node *)o->grad_fn;
+    PyObject *ref = PyWeakref_NewRef(self, NULL);
+    PyObject *pair = ref ? Py_BuildValue("(Ni)", ref, o->output_nr) : NULL;
+    int r = pair && lazy_list(&n->retains) ? PyList_Append(n->retains, pair) : -1;
+    Py_XDECREF(pair);
+    if (r < 0) return NULL;
+    o->retains_grad = true;
+    Py_RETURN_NONE;
+}
+static PyObject *t_retains_grad(PyObject *self, void *c) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    return PyBool_FromLong(o->grad_fn && o->retains_grad);
+}
+static PyMethodDef retain_def = {"retain_grad", t_retain_grad, METH_NOARGS, NULL};
+static PyGetSetDef retains_def = {"retains_grad", t_retains_grad, NULL, NULL, NULL};
+
 /* ---- init ---- */
 
 static const char handle_src[] =
@@ -463,5 +492,11 @@ int tn_autograd_init(PyObject *m) {
     Py_DECREF(g);
     if (!handle_type) return -1;
     if (!tn_node_type("AccumulateGrad")) return -1;
+    PyObject *d1 = PyDescr_NewMethod(tn_py.TensorBase, &retain_def);
+    PyObject *d2 = d1 ? PyDescr_NewGetSet(tn_py.TensorBase, &retains_def) : NULL;
+    int rr = d2 ? PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "retain_grad", d1) : -1;
+    if (rr == 0) rr = PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "retains_grad", d2);
+    Py_XDECREF(d1); Py_XDECREF(d2);
+    if (rr < 0) return -1;
     return tn_engine_init(m);
 }

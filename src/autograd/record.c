@@ -142,7 +142,7 @@ static int copy_value(tn_value *dst, const tn_value *src) {
 
 static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *res, tn_apply_fn apply,
                         const char *name, uint64_t dmask, uint64_t smask, int somask, int odmask,
-                        bool inplace, int64_t self_ver) {
+                        bool inplace, PyObject *orig_self) {
     PyObject *outs[16];
     int nouts = outputs_of(res, outs, 16);
     bool any_diff = false;
@@ -189,9 +189,10 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             }
             if (save) {
                 n->args[i] = *v;
-                n->args[i].u.obj = inplace && i == 0 ? tn_detached_alias(v->u.obj) : Py_NewRef(v->u.obj);
-                if (!n->args[i].u.obj) goto fail;
-                n->arg_ver[i] = inplace && i == 0 ? self_ver : tn_tensor_of(v->u.obj)->storage->version;
+                PyObject *keep = inplace && i == 0 ? orig_self : v->u.obj;
+                if (!keep) { n->args[i].tag = TN_V_NONE; continue; }
+                n->args[i].u.obj = Py_NewRef(keep);
+                n->arg_ver[i] = tn_tensor_of(keep)->storage->version;
             } else {
                 n->args[i].tag = TN_V_NONE;
             }
@@ -264,7 +265,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     tn_apply_fn apply = NULL;
-    if (ad->nondiff) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
+    if (ad->nondiff || op == TN_ROW_detach) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
         bool was = tn_grad_mode_set(false);
         PyObject *r = tn_door_below_autograd(op, args);
         tn_grad_mode_set(was);
@@ -307,9 +308,17 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         self_ver = tn_tensor_of(self)->storage->version;
     }
     bool was = tn_grad_mode_set(false);
+    /* an in-place op whose formula reads self saves a copy of self taken before it runs, as
+     * upstream's generated code does (original_self) */
+    PyObject *orig_self = NULL;
+    if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR &&
+        !(orig_self = tn_aten_kw(TN_ROW_clone, NULL, "(O)", args[0].u.obj))) {
+        tn_grad_mode_set(was);
+        return NULL;
+    }
     PyObject *res = tn_door_below_autograd(op, args);
     tn_grad_mode_set(was);
-    if (!res) return NULL;
+    if (!res) { Py_XDECREF(orig_self); return NULL; }
     if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)
         tn_tensor_of(args[0].u.obj)->storage->version++;
     const char *name = ad->node;
@@ -318,6 +327,8 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     uint64_t dmask = ad->node ? ad->diff : ~0ull;
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
-    return record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
-                  ad->node ? ad->out_diff : 0xff, inplace, self_ver);
+    PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
+                         ad->node ? ad->out_diff : 0xff, inplace, orig_self);
+    Py_XDECREF(orig_self);
+    return r;
 }

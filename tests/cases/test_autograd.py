@@ -1,0 +1,146 @@
+"""Autograd (src/autograd/) compared with upstream: gradients of every formula we have, the graph
+(grad_fn names, next_functions), the engine's behaviours (hooks, retain_grad, create_graph,
+accumulation, inputs=, errors). Graph structure, error types and exact results are compared
+exactly. Gradients run the same ops as upstream's formulas, but the forward values they start
+from (upstream's vectorised exp/tanh/erf, MKL GEMMs, reduction order) may round differently, and
+the harness's derived float tolerance does not yet work for gradient snippets (its float64 re-run
+widens call arguments, not the leaves whose .grad is read). Until it does, float32 gradients are
+compared with one fixed rule, GRAD_TOL: rtol 64 * eps(float32) (7.6e-6), atol 1e-6, and float64
+ones with rtol 64 * eps(float64)."""
+from harness import cases
+
+# every snippet gets `graph(t)`: the node names reachable from t.grad_fn, depth first, with the
+# output slot of each edge (None for an input that does not require grad)
+PRE = """
+def graph(t):
+    out, seen = [], set()
+    def walk(fn):
+        if fn is None or id(fn) in seen:
+            return
+        seen.add(id(fn))
+        out.append((fn.name(), tuple((None if f is None else f.name(), nr) for f, nr in fn.next_functions)))
+        for f, _ in fn.next_functions:
+            walk(f)
+    walk(t.grad_fn)
+    return out
+def leaves(*shapes, dtype=None):
+    torch.manual_seed(0)
+    return [torch.randn(*s, dtype=dtype, requires_grad=True) for s in shapes]
+"""
+
+
+GRAD_TOL = (1e-6, 64 * 2.0 ** -23)
+
+
+def grads(name, bodies, tol=GRAD_TOL):
+    """Each body defines leaves and `out`; the case returns the graph, then the gradients."""
+    cases(name, {k: PRE + v + "\nout.sum().backward() if out.dim() else out.backward()\n"
+                 "result = (graph(out), [p.grad for p in ps])" for k, v in bodies.items()}, tol=tol, vars=False)
+
+
+grads("grad_arith", {
+    "add_bcast_alpha": "ps = leaves((2, 3), (3,)); out = torch.add(ps[0], ps[1], alpha=2.5)",
+    "add_scalar": "ps = leaves((4,)); out = ps[0] + 3",
+    "sub": "ps = leaves((2, 3), (2, 1)); out = ps[0] - ps[1] * 0.5",
+    "sub_alpha": "ps = leaves((2, 3), (3,)); out = torch.sub(ps[0], ps[1], alpha=3)",
+    "rsub": "ps = leaves((3,)); out = 1 - ps[0]",
+    "mul": "ps = leaves((2, 3), (3,)); out = ps[0] * ps[1]",
+    "mul_same": "ps = leaves((5,)); out = ps[0] * ps[0]",
+    "div": "ps = leaves((2, 3), (2, 3)); out = ps[0] / (ps[1].abs() + 1)",
+    "div_scalar": "ps = leaves((4,)); out = ps[0] / 3",
+    "neg_pow": "ps = leaves((4,)); out = (-ps[0]).pow(3) + ps[0] ** 2 + ps[0].pow(0)",
+    "pow_float": "ps = leaves((4,)); out = (ps[0].abs() + 0.5) ** 1.5",
+    "unary": "ps = leaves((6,)); x = ps[0]; out = x.exp() + (x.abs() + 1).log() + (x.abs() + 1).sqrt() + (x.abs() + 1).rsqrt() + (x + 5).reciprocal() + x.sin() + x.cos()",
+    "activations": "ps = leaves((8,)); x = ps[0]; out = x.tanh() + x.sigmoid() + x.relu() + torch.nn.functional.silu(x) + torch.nn.functional.gelu(x) + torch.nn.functional.gelu(x, approximate='tanh')",
+    "inplace_nonleaf": "ps = leaves((4,)); y = ps[0] * 2; y.add_(1); y.mul_(ps[0]); out = y",
+})
+
+grads("grad_float64", {
+    "tanh_exp": "ps = leaves((3, 3), dtype=torch.float64); out = (ps[0] * ps[0].exp()).tanh()",
+}, tol=(1e-15, 64 * 2.0 ** -52))
+
+grads("grad_reduce", {
+    "sum": "ps = leaves((2, 3)); out = ps[0].sum()",
+    "sum_dim": "ps = leaves((2, 3, 4)); out = ps[0].sum(dim=(0, 2)) * torch.arange(3.)",
+    "sum_keepdim": "ps = leaves((2, 3)); out = ps[0].sum(1, keepdim=True) * ps[0]",
+    "mean": "ps = leaves((3, 4)); out = ps[0].mean()",
+    "mean_dim": "ps = leaves((3, 4)); out = ps[0].mean(-1) * torch.tensor([1., 2., 3.])",
+})
+
+grads("grad_linalg", {
+    "mm": "ps = leaves((3, 4), (4, 5)); out = ps[0] @ ps[1]",
+    "mm_colmajor": "ps = leaves((4, 3), (5, 4)); out = ps[0].t() @ ps[1].t()",
+    "addmm": "ps = leaves((5,), (3, 4), (4, 5)); out = torch.addmm(ps[0], ps[1], ps[2], beta=0.5, alpha=2)",
+    "bmm": "ps = leaves((2, 3, 4), (2, 4, 5)); out = torch.bmm(ps[0], ps[1])",
+    "baddbmm": "ps = leaves((3, 5), (2, 3, 4), (2, 4, 5)); out = torch.baddbmm(ps[0], ps[1], ps[2], alpha=0.5)",
+    "matmul_fold": "ps = leaves((2, 3, 4), (4, 5)); out = ps[0] @ ps[1]",
+    "matmul_batched": "ps = leaves((2, 1, 3, 4), (5, 4, 2)); out = ps[0] @ ps[1]",
+    "matmul_vec": "ps = leaves((4,), (4,), (3, 4)); out = (ps[0] @ ps[1]) * (ps[2] @ ps[0]).sum()",
+    "linear": "ps = leaves((3, 4), (5, 4), (5,)); out = torch.nn.functional.linear(ps[0], ps[1], ps[2])",
+    "linear_3d": "ps = leaves((2, 3, 4), (5, 4), (5,)); out = torch.nn.functional.linear(ps[0], ps[1], ps[2])",
+    "linear_nobias": "ps = leaves((2, 3, 4), (5, 4)); out = torch.nn.functional.linear(ps[0], ps[1])",
+})
+
+grads("grad_views", {
+    "view_reshape": "ps = leaves((2, 6)); out = ps[0].view(3, 4).t().reshape(12) * torch.arange(12.)",
+    "transpose_permute": "ps = leaves((2, 3, 4)); out = ps[0].transpose(0, 2).permute(1, 2, 0).contiguous() * torch.randn(3, 2, 4)",
+    "expand": "ps = leaves((3, 1)); out = ps[0].expand(3, 4) * torch.arange(12.).view(3, 4)",
+    "squeeze_unsqueeze": "ps = leaves((3, 1, 2)); out = ps[0].squeeze(1).unsqueeze(0).squeeze(0) * torch.arange(6.).view(3, 2)",
+    "select_slice": "ps = leaves((4, 5)); out = ps[0][1] * 2 + ps[0][1:4:2].sum() + ps[0].narrow(0, 2, 2).sum(0)",
+    "cat_stack": "ps = leaves((2, 3), (1, 3)); out = torch.cat([ps[0], ps[1] * 2], 0) * torch.stack([ps[0][0], ps[1][0], ps[0][1]])",
+    "split_chunk_unbind": "ps = leaves((6, 2)); a, b = ps[0].split([2, 4]); c = ps[0].chunk(3)[1]; d = ps[0].unbind(1)[0]; out = a.sum() + (b * 3).sum() + c.exp().sum() + d.sum()",
+    "flatten": "ps = leaves((2, 3, 4)); out = ps[0].flatten(1) * torch.arange(12.)",
+    "to_dtype": "ps = leaves((3,)); out = ps[0].to(torch.float64) * ps[0].double()",
+})
+
+grads("grad_nn", {
+    "softmax": "ps = leaves((3, 5)); out = torch.softmax(ps[0], -1) * torch.arange(5.)",
+    "log_softmax": "ps = leaves((3, 5)); out = torch.log_softmax(ps[0], 1) * torch.arange(5.)",
+    "layer_norm": "ps = leaves((2, 3, 8), (8,), (8,)); out = torch.nn.functional.layer_norm(ps[0], (8,), ps[1], ps[2]) * torch.arange(8.)",
+    "embedding": "ps = leaves((10, 4)); out = torch.nn.functional.embedding(torch.tensor([[1, 2, 1], [0, 9, 1]]), ps[0], padding_idx=0) * torch.arange(4.)",
+    "dropout_eval": "ps = leaves((5,)); out = torch.nn.functional.dropout(ps[0], 0.5, training=False) * 2",
+    "where_masked_fill": "ps = leaves((6,), (6,)); m = torch.tensor([True, False, True, True, False, False]); out = torch.where(m, ps[0], ps[1]) + ps[0].masked_fill(m, 0.)",
+    "mlp": "ps = leaves((8, 4), (16, 4), (16,), (3, 16), (3,)); out = torch.nn.functional.linear(torch.relu(torch.nn.functional.linear(ps[0], ps[1], ps[2])), ps[3], ps[4]).log_softmax(-1).mean()",
+})
+
+cases("autograd_engine", {
+    "retain_grad": "x = torch.tensor([1., 2., 3.], requires_grad=True); q = x * 2; q.retain_grad(); (q ** 3).sum().backward(); (q.grad, x.grad, q.retains_grad, x.is_leaf, q.is_leaf)",
+    "tensor_hook": "k = torch.ones(3, requires_grad=True); seen = []; k.register_hook(lambda g: seen.append(g.clone()) or g * 10); (k * 3).sum().backward(); (k.grad, seen)",
+    "nonleaf_hook": "k = torch.ones(3, requires_grad=True); y = k * 2; y.register_hook(lambda g: g + 1); (y * y).sum().backward(); k.grad",
+    "accumulate": "a = torch.tensor([1., 2.], requires_grad=True); (a * 3).sum().backward(); (a * a).sum().backward(); a.grad",
+    "grad_create_graph": "a = torch.tensor([1., -2., 3.], requires_grad=True); g, = torch.autograd.grad((a ** 3).sum(), a, create_graph=True); g2, = torch.autograd.grad(g.sum(), a); (g, g2, g.requires_grad)",
+    "double_backward": "a = torch.tensor([0.5, 1.5], requires_grad=True); g, = torch.autograd.grad((a.exp() * a).sum(), a, create_graph=True); g.sum().backward(); a.grad",
+    "gradient_arg": "a = torch.tensor([1., 2., 3.], requires_grad=True); (a * a).backward(torch.tensor([1., 0.5, 2.])); a.grad",
+    "inputs_arg": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); (a * b * 2).sum().backward(inputs=[a]); (a.grad, b.grad)",
+    "allow_unused": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); torch.autograd.grad((a * 2).sum(), [a, b], allow_unused=True)",
+    "post_acc_hook": "p = torch.ones(2, requires_grad=True); log = []; p.register_post_accumulate_grad_hook(lambda t: log.append(t.grad.clone())); (p * 5).sum().backward(); log",
+    "node_hooks": "x = torch.ones(2, requires_grad=True); y = x * 3; log = []; y.grad_fn.register_prehook(lambda go: log.append(('pre', go[0].clone()))); y.grad_fn.register_hook(lambda gi, go: log.append(('post', gi[0].clone()))); y.sum().backward(); log",
+    "saved": "x = torch.tensor([1., 2.], requires_grad=True); y = x * 3; z = x.exp(); (y.grad_fn._saved_other, z.grad_fn._saved_result, y.grad_fn.name(), x.grad is None)",
+    "no_grad": "x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = x * 2\n(y.requires_grad, y.grad_fn, torch.is_grad_enabled())",
+    "detach": "x = torch.ones(2, requires_grad=True); y = (x * 2).detach(); (y.requires_grad, y.grad_fn, y.is_leaf)",
+    "sgd_steps": """
+        torch.manual_seed(0)
+        w1 = torch.randn(4, 3, requires_grad=True); w2 = torch.randn(2, 4, requires_grad=True)
+        x = torch.randn(16, 3); y = torch.randn(16, 2)
+        losses = []
+        for _ in range(5):
+            loss = ((torch.tanh(x @ w1.t()) @ w2.t() - y) ** 2).mean()
+            loss.backward()
+            with torch.no_grad():
+                w1 -= 0.1 * w1.grad; w2 -= 0.1 * w2.grad
+                w1.grad.zero_(); w2.grad.zero_()
+            losses.append(loss.detach())
+        (losses, w1, w2)
+    """,
+}, tol=GRAD_TOL)
+
+cases("autograd_errors", {
+    "leaf_inplace": "x = torch.ones(2, requires_grad=True); x.add_(1)",
+    "backward_twice": "x = torch.ones(2, requires_grad=True); s = (x.exp()).sum(); s.backward(); s.backward()",
+    "non_scalar": "x = torch.ones(2, requires_grad=True); (x * 2).backward()",
+    "no_grad_tensor": "torch.ones(2).sum().backward()",
+    "out_with_grad": "x = torch.ones(2, requires_grad=True); torch.add(x, 1, out=torch.empty(2))",
+    "modified_saved": "x = torch.ones(2, requires_grad=True); y = x * 1; z = y.exp(); y.exp_(); z.sum().backward()" if False else "x = torch.ones(2, requires_grad=True); y = x * 1; z = y * y; y.add_(1); z.sum().backward()",
+    "unused_input": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); torch.autograd.grad((a * 2).sum(), [a, b])",
+    "int_requires_grad": "torch.ones(2, dtype=torch.long).requires_grad_()",
+})
