@@ -243,7 +243,7 @@ emb.update({
     "out": "A.embedding_dense_backward(g, i, 6, -1, False, out=torch.empty(0))",
     "out_ov": "A.embedding_dense_backward.out(g, i, 6, 0, True, out=torch.empty(6, 4))",
     "composite": "A.embedding_backward(g, i, 6, -1, False, False)",
-    "composite_freq": "A.embedding_backward.default(g, i, 6, 0, True, False)",
+    "composite_freq": "torch.ops.aten.embedding_backward.default(g, i, 6, 0, True, False)",
 })
 cases("bwd_embedding", emb, setup=EMB)
 
