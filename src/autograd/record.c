@@ -214,7 +214,8 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (save) { if (copy_value(&n->args[i], v) < 0) goto nomem; }
             else n->args[i].tag = TN_V_NONE;
         } else {
-            if (diff) { n->arg_edge[i] = e++; }   /* optional Tensor? given as None */
+            if (diff && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
+                n->arg_edge[i] = e++;   /* optional Tensor? given as None */
             if (copy_value(&n->args[i], v) < 0) goto nomem;
         }
     }
