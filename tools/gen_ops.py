@@ -172,8 +172,16 @@ def autograd_table(yaml_path, rows, impl, cname):
             by_key[f"{f.name.name}.{f.name.overload_name}"] = info
     out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; } tn_op_autograd_def;",
            "static const tn_op_autograd_def tn_op_autograd_defs[TN_OP_COUNT] = {"]
+    # Nodes upstream writes by hand (VariableTypeManual.cpp) rather than in derivatives.yaml:
+    # key -> (node name, differentiable arguments)
+    manual = {"copy_.": ("CopyBackwards", ("self", "src"))}
     for r in rows:
         info = by_key.get(r["key"])
+        if r["key"] in manual:
+            node, dargs = manual[r["key"]]
+            dm = sum(1 << i for i, n in enumerate(arg_names(r["func"])) if n in dargs)
+            out.append(f'    {{"{node}", {dm}ULL, 0ULL, 0, 255, 0, 1, 0}},')
+            continue
         if info is None and r["name"].endswith("_") and not r["name"].startswith("_"):
             info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")   # in-place: the functional's node
         if info is None:

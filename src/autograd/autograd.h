@@ -67,6 +67,8 @@ struct tn_node {
     PyObject *metadata;                 /* dict */
     PyObject *variable;                 /* AccumulateGrad: the leaf (owned) */
     PyObject *extra;                    /* Python Function nodes: saved tensors tuple, ... */
+    PyObject *inner;                    /* CopySlices: the in-place op's node (owned) */
+    void *geo;                          /* CopySlices / AsStridedBackward0: geometry (views.c) */
 };
 
 /* ---- nodes (node.c) ---- */
@@ -89,6 +91,12 @@ PyObject *tn_node_saved_result(tn_node *n, int k);
 /* A detached alias of t (same storage and geometry, no autograd history). */
 PyObject *tn_detached_alias(PyObject *t);
 void tn_node_release(tn_node *n);   /* free saved values (after backward without retain_graph) */
+
+/* ---- views (views.c) ---- */
+int tn_copy_slices(PyObject *self, tn_node *fn);   /* in-place op `fn` ran on view `self` */
+int tn_view_regenerate(PyObject *view);
+void tn_view_refresh(PyObject *t);                 /* stale view grad_fn -> AsStridedBackward0 */
+void tn_geometry_free(void *geo);
 
 /* ---- recording (record.c) ---- */
 bool tn_autograd_wants(int op, const tn_value *args);

@@ -577,6 +577,18 @@ static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
+ * src's shape and casts it to src's dtype) */
+static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g[0]));
+    PUT(1, Py_NewRef(g[0]));
+    return 0;
+}
+static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.Scalar */
+    PUT(0, tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g[0]));
+    return 0;
+}
+
 /* ---- selection, masking ---- */
 
 static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
@@ -673,6 +685,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_squeeze, f_squeeze}, {TN_ROW_squeeze_dim, f_squeeze}, {TN_ROW_squeeze_dims, f_squeeze},
     {TN_ROW_select_int, f_select}, {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
+    {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
+    {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose}, {TN_ROW_unsqueeze_, f_unsqueeze},
+    {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
     {TN_ROW_clone, f_identity}, {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_where_self, f_where}, {TN_ROW_masked_fill_Scalar, f_masked_fill}, {TN_ROW_masked_fill__Scalar, f_masked_fill},
     {TN_ROW__softmax, f_softmax}, {TN_ROW__log_softmax, f_log_softmax},

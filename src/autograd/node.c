@@ -62,6 +62,7 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(n->metadata);
     Py_VISIT(n->variable);
     Py_VISIT(n->extra);
+    Py_VISIT(n->inner);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -97,6 +98,7 @@ static int node_clear(PyObject *self) {
     Py_CLEAR(n->metadata);
     Py_CLEAR(n->variable);
     Py_CLEAR(n->extra);
+    Py_CLEAR(n->inner);
     return 0;
 }
 
@@ -121,6 +123,7 @@ static void node_dealloc(PyObject *self) {
     if (n->weakrefs) PyObject_ClearWeakRefs(self);
     node_clear(self);
     node_free_arrays(n);
+    if (n->geo) tn_geometry_free(n->geo);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
     Py_DECREF(tp);
@@ -132,7 +135,8 @@ static void node_dealloc(PyObject *self) {
 static PyObject *n_name(PyObject *self, PyObject *u) {
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
     if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
-                 !PyUnicode_CompareWithASCIIString(name, "NotImplemented")))
+                 !PyUnicode_CompareWithASCIIString(name, "NotImplemented") ||
+                 !PyUnicode_CompareWithASCIIString(name, "CopySlices")))
         Py_SETREF(name, PyUnicode_FromFormat("torch::autograd::%U", name));
     return name;
 }
@@ -256,7 +260,7 @@ static PyGetSetDef acc_getset[] = {
 
 /* _saved_<arg> / _saved_result<k> / _saved_<arg>_sym_sizes: what upstream's nodes expose. */
 static PyObject *saved_attr(tn_node *n, const char *name) {
-    if (n->kind != TN_NODE_OP || strncmp(name, "_saved_", 7) != 0) return NULL;
+    if (n->kind != TN_NODE_OP || n->op < 0 || strncmp(name, "_saved_", 7) != 0) return NULL;
     const char *what = name + 7;
     if (!strncmp(what, "result", 6)) {
         int k = what[6] ? atoi(what + 6) : 0;
@@ -414,6 +418,7 @@ int tn_gradient_edge(PyObject *t, tn_edge *e) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
     e->fn = NULL;
     e->nr = 0;
+    tn_view_refresh(t);
     if (o->grad_fn) {
         e->fn = Py_NewRef(o->grad_fn);
         e->nr = o->output_nr;

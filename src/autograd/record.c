@@ -142,7 +142,7 @@ static int copy_value(tn_value *dst, const tn_value *src) {
 
 static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *res, tn_apply_fn apply,
                         const char *name, uint64_t dmask, uint64_t smask, int somask, int odmask,
-                        bool inplace, PyObject *orig_self) {
+                        bool inplace, PyObject *orig_self, const tn_tensor *self_before) {
     PyObject *outs[16];
     int nouts = outputs_of(res, outs, 16);
     bool any_diff = false;
@@ -180,7 +180,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         if (v->tag == TN_V_TENSOR) {
             n->arg_nmeta[i] = 1;
             if (!(n->arg_meta[i] = calloc(1, sizeof(tn_meta)))) goto nomem;
-            tn_meta_set(&n->arg_meta[i][0], tn_tensor_of(v->u.obj));
+            tn_meta_set(&n->arg_meta[i][0], inplace && i == 0 ? self_before : tn_tensor_of(v->u.obj));
             if (diff) {
                 n->arg_edge[i] = e;
                 if (tn_gradient_edge(v->u.obj, &n->next[e]) < 0) goto fail;
@@ -243,11 +243,18 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
                 break;
             }
     }
+    if (inplace && ((tn_tensor_obj *)args[0].u.obj)->base) {   /* in-place on a view */
+        int r = tn_copy_slices(args[0].u.obj, n);
+        Py_DECREF(n);
+        if (r < 0) { Py_DECREF(res); return NULL; }
+        return res;
+    }
     for (int k = 0; k < nouts; k++) {
         if (!outs[k] || !(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
         tn_tensor_obj *o = (tn_tensor_obj *)outs[k];
         Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
         o->output_nr = k;
+        o->view_version = o->t.storage->version;
         if (inplace) o->requires_grad = false;
     }
     Py_DECREF(n);
@@ -289,6 +296,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         return NULL;
     }
     int64_t self_ver = 0;
+    tn_tensor self_before = {0};
     if (inplace && args[0].tag == TN_V_TENSOR) {
         PyObject *self = args[0].u.obj;
         tn_tensor_obj *so = (tn_tensor_obj *)self;
@@ -301,12 +309,8 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
             PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
             return NULL;
         }
-        if (b) {
-            char what[200];
-            snprintf(what, sizeof what, "autograd for in-place aten::%s.%s on a view (CopySlices)", d->name, d->overload);
-            return tn_not_implemented(what);
-        }
         self_ver = tn_tensor_of(self)->storage->version;
+        self_before = *tn_tensor_of(self);
     }
     bool was = tn_grad_mode_set(false);
     /* an in-place op whose formula reads self saves a copy of self taken before it runs, as
@@ -329,7 +333,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
-                         ad->node ? ad->out_diff : 0xff, inplace, orig_self);
+                         ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before);
     Py_XDECREF(orig_self);
     return r;
 }

@@ -4,6 +4,7 @@
  * autograd fields. Operators are not here: they reach tensors through the door (functions.c).
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
+#include "autograd/autograd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -469,6 +470,7 @@ static int s_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *g_grad_fn(PyObject *self, void *c) {
+    tn_view_refresh(self);
     PyObject *g = ((tn_tensor_obj *)self)->grad_fn;
     return Py_NewRef(g ? g : Py_None);
 }

@@ -17,6 +17,7 @@ typedef struct {
     int output_nr;           /* which output of grad_fn this tensor is */
     bool retains_grad;       /* retain_grad() on a non-leaf */
     PyObject *grad_acc;      /* weak reference to the leaf's AccumulateGrad node, or NULL */
+    int64_t view_version;    /* a view's storage version when its grad_fn was set */
 } tn_tensor_obj;
 
 typedef struct {

@@ -134,6 +134,16 @@ cases("autograd_engine", {
     """,
 }, tol=GRAD_TOL)
 
+grads("grad_inplace_views", {
+    "mul_on_select": "ps = leaves((2, 3), (3,)); b2 = ps[0] * 1; v = b2[1]; v.mul_(ps[1]); out = b2 * b2",
+    "two_views": "ps = leaves((2, 3), (3,)); b2 = ps[0] * 1; b2[1].mul_(ps[1]); b2[:, 1:][0].add_(1); out = b2.exp()",
+    "setitem": "ps = leaves((3,)); x = torch.zeros(4); x[1:3] = ps[0][:2] * 2; out = x * torch.arange(4.)",
+    "setitem_into_grad": "ps = leaves((4,), (2,)); x = ps[0] * 1; x[::2] = ps[1]; out = x * x",
+    "stale_view": "ps = leaves((4,)); y = ps[0] * 1; z = y[:2]; y.mul_(3); out = z",
+    "t_inplace": "ps = leaves((2, 3)); r = ps[0] * 1; r.t_(); out = r * torch.arange(6.).view(3, 2)",
+    "view_grad_fn_names": "ps = leaves((2, 3)); b2 = ps[0] * 1; v = b2[0]; v.add_(2); out = v * 3",
+})
+
 cases("autograd_errors", {
     "leaf_inplace": "x = torch.ones(2, requires_grad=True); x.add_(1)",
     "backward_twice": "x = torch.ones(2, requires_grad=True); s = (x.exp()).sum(); s.backward(); s.backward()",
@@ -143,4 +153,5 @@ cases("autograd_errors", {
     "modified_saved": "x = torch.ones(2, requires_grad=True); y = x * 1; z = y.exp(); y.exp_(); z.sum().backward()" if False else "x = torch.ones(2, requires_grad=True); y = x * 1; z = y * y; y.add_(1); z.sum().backward()",
     "unused_input": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); torch.autograd.grad((a * 2).sum(), [a, b])",
     "int_requires_grad": "torch.ones(2, dtype=torch.long).requires_grad_()",
+    "view_of_leaf_inplace": "x = torch.ones(3, requires_grad=True); x[0].mul_(2)",
 })

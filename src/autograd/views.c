@@ -1,0 +1,166 @@
+/* views.c — autograd through views that are modified in place, as upstream's:
+ *  - an in-place op on a view whose base (or another input) requires grad moves the base onto a
+ *    CopySlices node: its first edge is the base's previous history, the rest are the op node's;
+ *    backward copies the incoming gradient, runs the op's formula on the view's slice of it and
+ *    writes the slice's gradient back;
+ *  - the view then has AsStridedBackward0 (the view of the base's new history);
+ *  - a view whose base was modified after the view's grad_fn was set gets AsStridedBackward0
+ *    again when its grad_fn is next read (the storage version tells).
+ * See docs/ARCHITECTURE.md, "Autograd". */
+#include "autograd/autograd.h"
+
+#include "tn_ops_gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* saved geometry of base (arg slot 0) and view (out_meta[0] is the view for AsStrided; for
+ * CopySlices out_meta[0] is the base) */
+typedef struct { tn_meta base, view; int64_t base_off, view_off; } geometry;
+
+void tn_geometry_free(void *geo) {
+    geometry *g = geo;
+    tn_meta_clear(&g->base);
+    tn_meta_clear(&g->view);
+    free(g);
+}
+
+static PyObject *size_tuple(int n, const int64_t *v) { return tn_py_size_new(n, v); }
+
+/* zeros laid out like the base, and its part the view covers */
+static PyObject *base_like(PyObject *grad, const geometry *g, bool zero, PyObject **slice) {
+    PyObject *bs = size_tuple(g->base.ndim, tn_meta_sizes(&g->base)), *bt = size_tuple(g->base.ndim, tn_meta_strides(&g->base));
+    PyObject *r = bs && bt ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", grad, bs, bt) : NULL;
+    Py_XDECREF(bs); Py_XDECREF(bt);
+    if (!r) return NULL;
+    if (zero) {
+        PyObject *z = tn_aten(TN_ROW_zero_, "(O)", r);
+        if (!z) { Py_DECREF(r); return NULL; }
+        Py_DECREF(z);
+    }
+    PyObject *vs = size_tuple(g->view.ndim, tn_meta_sizes(&g->view)), *vt = size_tuple(g->view.ndim, tn_meta_strides(&g->view));
+    *slice = vs && vt ? tn_aten(TN_ROW_as_strided, "(OOOL)", r, vs, vt, (long long)(g->view_off - g->base_off)) : NULL;
+    Py_XDECREF(vs); Py_XDECREF(vt);
+    if (!*slice) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+static bool overlapping(const tn_meta *m) {
+    const int64_t *sz = tn_meta_sizes(m), *st = tn_meta_strides(m);
+    for (int d = 0; d < m->ndim; d++)
+        if (sz[d] > 1 && st[d] == 0) return true;
+    return false;
+}
+
+static geometry *geom(tn_node *n) { return (geometry *)n->geo; }
+
+static int as_strided_apply(tn_node *n, PyObject **grads, PyObject **outs) {
+    geometry *g = geom(n);
+    if (overlapping(&g->view) || overlapping(&g->base)) {
+        tn_not_implemented("the gradient of an in-place-modified view with overlapping memory (AsStridedBackward0)");
+        return -1;
+    }
+    PyObject *slice = NULL, *r = base_like(grads[0], g, true, &slice);
+    if (!r) return -1;
+    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", slice, grads[0]);
+    Py_DECREF(slice);
+    if (!c) { Py_DECREF(r); return -1; }
+    Py_DECREF(c);
+    outs[0] = r;
+    return 0;
+}
+
+static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
+    geometry *g = geom(n);
+    tn_node *fn = (tn_node *)n->inner;
+    PyObject *slice = NULL, *r = base_like(grads[0], g, false, &slice);
+    if (!r) return -1;
+    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", r, grads[0]);
+    if (!c) goto fail;
+    Py_DECREF(c);
+    PyObject *sl = tn_aten_kw(TN_ROW_clone, NULL, "(O)", slice);
+    if (!sl) goto fail;
+    PyObject **fo = calloc((size_t)fn->nnext + 1, sizeof *fo);
+    PyObject *fg[1] = {sl};
+    if (!fo) { Py_DECREF(sl); PyErr_NoMemory(); goto fail; }
+    int rc = fn->apply(fn, fg, fo);
+    Py_DECREF(sl);
+    if (rc < 0) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
+    if (fo[0]) {
+        c = tn_aten(TN_ROW_copy_, "(OO)", slice, fo[0]);
+        Py_XDECREF(c);
+        if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
+    } else {
+        c = tn_aten(TN_ROW_zero_, "(O)", slice);
+        Py_XDECREF(c);
+        if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
+    }
+    Py_XDECREF(fo[0]);
+    outs[0] = r;
+    for (int i = 1; i < fn->nnext && i < n->nnext; i++) outs[i] = fo[i];
+    free(fo);
+    Py_DECREF(slice);
+    return 0;
+fail:
+    Py_XDECREF(slice);
+    Py_DECREF(r);
+    return -1;
+}
+
+static tn_node *geometry_node(const char *name, int nnext, PyObject *base, PyObject *view, tn_apply_fn apply) {
+    tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, 1);
+    if (!n) return NULL;
+    geometry *g = calloc(1, sizeof *g);
+    if (!g) { Py_DECREF(n); PyErr_NoMemory(); return NULL; }
+    tn_meta_set(&g->base, tn_tensor_of(base));
+    tn_meta_set(&g->view, tn_tensor_of(view));
+    g->base_off = tn_tensor_of(base)->offset;
+    g->view_off = tn_tensor_of(view)->offset;
+    n->geo = g;
+    n->apply = apply;
+    return n;
+}
+
+/* The view's grad_fn: AsStridedBackward0 onto the base's current history. */
+int tn_view_regenerate(PyObject *view) {
+    tn_tensor_obj *o = (tn_tensor_obj *)view;
+    PyObject *base = o->base;
+    tn_edge e;
+    if (tn_gradient_edge(base, &e) < 0) return -1;
+    if (!e.fn) { Py_CLEAR(o->grad_fn); o->view_version = o->t.storage->version; return 0; }
+    tn_node *n = geometry_node("AsStridedBackward0", 1, base, view, as_strided_apply);
+    if (!n) { Py_DECREF(e.fn); return -1; }
+    n->next[0] = e;
+    tn_meta_set(&n->out_meta[0], &o->t);
+    Py_XSETREF(o->grad_fn, (PyObject *)n);
+    o->output_nr = 0;
+    o->view_version = o->t.storage->version;
+    return 0;
+}
+
+void tn_view_refresh(PyObject *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (o->base && o->grad_fn && o->t.storage->version != o->view_version && tn_requires_grad(o->base))
+        if (tn_view_regenerate(t) < 0) PyErr_Clear();   /* keeps the old grad_fn; backward will say */
+}
+
+/* After in-place op node `fn` ran on view `self`: the base goes onto CopySlices(fn), the view
+ * onto AsStridedBackward0. Steals nothing; returns 0 or -1. */
+int tn_copy_slices(PyObject *self, tn_node *fn) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    PyObject *base = o->base;
+    tn_node *c = geometry_node("CopySlices", fn->nnext, base, self, copy_slices_apply);
+    if (!c) return -1;
+    c->inner = Py_NewRef((PyObject *)fn);
+    if (tn_gradient_edge(base, &c->next[0]) < 0) { Py_DECREF(c); return -1; }
+    /* the op's own first input is the base's region now */
+    Py_XSETREF(fn->next[0].fn, Py_XNewRef(c->next[0].fn));
+    fn->next[0].nr = c->next[0].nr;
+    for (int i = 1; i < fn->nnext; i++) c->next[i] = (tn_edge){Py_XNewRef(fn->next[i].fn), fn->next[i].nr};
+    tn_meta_set(&c->out_meta[0], tn_tensor_of(base));
+    tn_tensor_obj *b = (tn_tensor_obj *)base;
+    Py_XSETREF(b->grad_fn, (PyObject *)c);
+    b->output_nr = 0;
+    return tn_view_regenerate(self);
+}
+
