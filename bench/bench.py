@@ -26,6 +26,12 @@ MICRO = {
     "x[0]": ("x = torch.ones(4, 3)", "x[0]"),
     "torch.zeros(8)": ("", "torch.zeros(8)"),
 }
+# autograd: a chain of 1,000 multiplications of one-element tensors, recorded; and recorded then
+# run backward: (second - first) / 1000 is the engine's time per node
+CHAIN = ("x = torch.ones(1, requires_grad=True)\n"
+         "def chain():\n    y = x\n    for _ in range(1000):\n        y = y * 1.0001\n    return y")
+MICRO["autograd: record 1000-op chain"] = (CHAIN, "chain()")
+MICRO["autograd: record + backward 1000-op chain"] = (CHAIN, "chain().backward()")
 LINEAR = "torch.manual_seed(0); x = torch.randn(%d, %d); w = torch.randn(%d, %d); F = torch.nn.functional"
 for M, N, K in [(1, 576, 576), (1, 1536, 576), (1, 49152, 576), (6, 1536, 576), (128, 576, 576),
                 (128, 1536, 576), (128, 576, 1536), (512, 1536, 576)]:

@@ -9,7 +9,10 @@ Figures (inside each process, after one untimed 6-token forward):
     (what generate() runs for the prompt), for L in 6, 128, 512; each process repeats a length
     while it has run fewer than 5 times and for less than 2 s, and reports the median;
   - decode: a 6-token prompt is prefilled with the KV cache, one untimed step, then N greedy
-    single-token steps with the cache; tokens/s = N / their total time.
+    single-token steps with the cache; tokens/s = N / their total time;
+  - backward 128 tokens: forward with gradients recorded plus `logits.mean().backward()` on the
+    same weights (attn_implementation "eager" for this figure until sdpa has its backward in
+    torchnative), gradients dropped between repeats; median of repeats as for prefill.
 Processes alternate (upstream, ours, upstream, ours, ...); each figure is the median over
 rounds, the ratio is ours/upstream for times and upstream/ours for tokens/s (so > 1 always
 means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the machines are shared;
@@ -69,6 +72,20 @@ with torch.no_grad():
             if i:
                 total += time.perf_counter() - t
         out["decode_tok_s"] = n / total
+L = spec.get("backward")
+if L:
+    m.config._attn_implementation = "eager"
+    for layer in m.model.layers:
+        layer.self_attn.config._attn_implementation = "eager"
+    ids = torch.randint(0, V, (1, L), generator=g)
+    ts, start = [], time.perf_counter()
+    while not ts or (len(ts) < 3 and time.perf_counter() - start < 4.0):
+        for p in m.parameters():
+            p.grad = None
+        t = time.perf_counter()
+        m(ids, use_cache=False).logits.mean().backward()
+        ts.append(time.perf_counter() - t)
+    out["backward_%d" % L] = statistics.median(ts)
 print(json.dumps(out))
 """
 
@@ -87,16 +104,16 @@ def main():
     quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK", "") not in ("", "0")
     threads = os.environ.get("BENCH_THREADS", "1")
     if quick:
-        rounds = [{"prefill": [6, 128, 512], "decode": 8}]
+        rounds = [{"prefill": [6, 128, 512], "decode": 8, "backward": 128}]
     else:
-        rounds = [{"prefill": [6, 128, 512], "decode": 16}] * 3
+        rounds = [{"prefill": [6, 128, 512], "decode": 16, "backward": 128}] * 3
     res = {"ref": [], "ours": []}
     t0 = time.perf_counter()
     for r in rounds:
         spec = dict(r, config=CONFIG)
         for side, py in (("ref", REF), ("ours", OURS)):
             res[side].append(run(py, spec, threads))
-    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s"]
+    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s", "backward_128"]
     print("SmolLM2-135M-shaped Llama, float32, %s thread(s), %d round(s)%s, %.0fs" % (
         threads, len(rounds), " (quick)" if quick else "", time.perf_counter() - t0))
     print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
@@ -109,9 +126,10 @@ def main():
             vals[side] = statistics.median(xs) if xs else (errs[0] if errs else "n/a")
         ours, ref = vals["ours"], vals["ref"]
         label = ("prefill %s tokens (s)" % k.split("_")[1]) if k.startswith("prefill") \
+            else ("forward+backward %s tokens (s)" % k.split("_")[1]) if k.startswith("backward") \
             else "decode (tokens/s)"
         if isinstance(ours, float) and isinstance(ref, float):
-            ratio = ours / ref if k.startswith("prefill") else ref / ours
+            ratio = ref / ours if k == "decode_tok_s" else ours / ref
             print(f"{label:32} {ours:12.4f} {ref:12.4f} {ratio:8.2f}")
             table[k] = {"ours": ours, "upstream": ref, "ratio": ratio}
         else:
