@@ -120,5 +120,7 @@ int tn_engine_init(PyObject *m);
 /* ---- grad mode (grad_mode.c) ---- */
 bool tn_grad_enabled(void);
 bool tn_grad_mode_set(bool on);      /* returns the previous value */
+bool tn_anomaly_enabled(void);
+bool tn_anomaly_check_nan(void);
 
 #endif

@@ -335,6 +335,43 @@ static int untuple(PyObject *t, PyObject **v, int n, const char *what) {
     return 0;
 }
 
+/* anomaly mode: say which forward call made the node that failed (a warning, as upstream's),
+ * keeping the error */
+static void anomaly_report(tn_node *nd) {
+    if (!tn_anomaly_enabled()) return;
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    PyObject *st = nd->metadata ? PyDict_GetItemString(nd->metadata, "traceback_") : NULL;
+    PyObject *sep = PyUnicode_FromString("");
+    PyObject *text = st && sep ? PyUnicode_Join(sep, st) : NULL;
+    if (text)
+        PyErr_WarnFormat(PyExc_UserWarning, 1, "Error detected in %s. Traceback of forward call that caused the error:\n%U",
+                         tn_py_type_name((PyObject *)nd), text);
+    else
+        PyErr_WarnFormat(PyExc_UserWarning, 1, "Error detected in %s. No forward pass information available. "
+                         "Enable detect anomaly during forward pass for more information.", tn_py_type_name((PyObject *)nd));
+    Py_XDECREF(sep); Py_XDECREF(text);
+    PyErr_Clear();
+    PyErr_Restore(et, ev, tb);
+}
+
+static int check_nan(tn_node *nd, PyObject **outs) {
+    for (int e = 0; e < nd->nnext; e++) {
+        if (!outs[e] || !tn_dtype_is_floating(tn_tensor_of(outs[e])->dtype)) continue;
+        PyObject *m = tn_aten(TN_ROW_isnan, "(O)", outs[e]);
+        PyObject *a = m ? tn_aten(TN_ROW_any, "(O)", m) : NULL;
+        int bad = a ? PyObject_IsTrue(a) : -1;
+        Py_XDECREF(m); Py_XDECREF(a);
+        if (bad < 0) return -1;
+        if (bad) {
+            PyErr_Format(PyExc_RuntimeError, "Function '%s' returned nan values in its %dth output.",
+                         tn_py_type_name((PyObject *)nd), e);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
     tn_node *nd = r->s[si].node;
     PyObject **buf = r->s[si].buf;
@@ -363,7 +400,8 @@ static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accu
         bool was = tn_grad_mode_set(create_graph);
         int a = nd->apply(nd, buf, outs);
         tn_grad_mode_set(was);
-        if (a < 0) goto done;
+        if (a < 0) { anomaly_report(nd); goto done; }
+        if (tn_anomaly_check_nan() && check_nan(nd, outs) < 0) { anomaly_report(nd); goto done; }
     }
     if (nd->post_hooks && PyList_Size(nd->post_hooks)) {
         for (Py_ssize_t i = 0; i < PyList_Size(nd->post_hooks); i++) {

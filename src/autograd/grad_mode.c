@@ -12,6 +12,21 @@ bool tn_grad_mode_set(bool on) {
     return was;
 }
 
+/* anomaly mode (torch.autograd.detect_anomaly / set_detect_anomaly): process-wide, as upstream's */
+static bool anomaly_on, anomaly_nan = true;
+bool tn_anomaly_enabled(void) { return anomaly_on; }
+bool tn_anomaly_check_nan(void) { return anomaly_on && anomaly_nan; }
+static PyObject *set_anomaly(PyObject *m, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"enabled", "check_nan", NULL};
+    int on, nan = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "p|p:set_anomaly_enabled", kws, &on, &nan)) return NULL;
+    anomaly_on = on;
+    anomaly_nan = nan;
+    Py_RETURN_NONE;
+}
+static PyObject *is_anomaly(PyObject *m, PyObject *u) { return PyBool_FromLong(anomaly_on); }
+static PyObject *is_anomaly_nan(PyObject *m, PyObject *u) { return PyBool_FromLong(anomaly_nan); }
+
 static PyObject *is_grad_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(grad_enabled); }
 static PyObject *set_grad_enabled(PyObject *m, PyObject *v) {
     if (!PyBool_Check(v)) return PyErr_Format(PyExc_TypeError, "enabled must be a bool (got %s)", Py_TYPE(v) == NULL ? "?" : "non-bool");
@@ -61,6 +76,9 @@ static const char *const noop_guards[][2] = {{"_DisableFuncTorch", "torch._C._Di
 
 static PyMethodDef grad_methods[] = {
     {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},
+    {"set_anomaly_enabled", (PyCFunction)(void (*)(void))set_anomaly, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"is_anomaly_enabled", is_anomaly, METH_NOARGS, NULL},
+    {"is_anomaly_check_nan_enabled", is_anomaly_nan, METH_NOARGS, NULL},
     {"_set_grad_enabled", set_grad_enabled, METH_O, NULL},
     {"_is_fwd_grad_enabled", is_fwd_grad_enabled, METH_NOARGS, NULL},
     {"_set_fwd_grad_enabled", set_fwd_grad_enabled, METH_O, NULL},

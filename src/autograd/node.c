@@ -357,6 +357,17 @@ tn_node *tn_node_new(const char *name, int kind, int nnext, int nout) {
     n->next = calloc(nnext ? nnext : 1, sizeof *n->next);
     n->out_meta = calloc(nout ? nout : 1, sizeof *n->out_meta);
     if (!n->next || !n->out_meta) { Py_DECREF(n); return (tn_node *)PyErr_NoMemory(); }
+    if (tn_anomaly_enabled() && kind != TN_NODE_ACCUMULATE) {   /* where the forward ran */
+        PyObject *tb = PyImport_ImportModule("traceback");
+        PyObject *st = tb ? PyObject_CallMethod(tb, "format_stack", NULL) : NULL;
+        Py_XDECREF(tb);
+        if (!st || !(n->metadata = PyDict_New()) || PyDict_SetItemString(n->metadata, "traceback_", st) < 0) {
+            Py_XDECREF(st);
+            Py_DECREF(n);
+            return NULL;
+        }
+        Py_DECREF(st);
+    }
     return n;
 }
 
@@ -466,8 +477,31 @@ static PyObject *t_retains_grad(PyObject *self, void *c) {
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     return PyBool_FromLong(o->grad_fn && o->retains_grad);
 }
+static PyObject *t_output_nr(PyObject *self, void *c) { return PyLong_FromLong(((tn_tensor_obj *)self)->output_nr); }
+static PyGetSetDef output_nr_def = {"output_nr", t_output_nr, NULL, NULL, NULL};
 static PyMethodDef retain_def = {"retain_grad", t_retain_grad, METH_NOARGS, NULL};
 static PyGetSetDef retains_def = {"retains_grad", t_retains_grad, NULL, NULL, NULL};
+
+/* torch._C._increment_version(tensor or tensors): what an in-place op does to the counter */
+static PyObject *increment_version(PyObject *m, PyObject *arg) {
+    if (tn_py_is_tensor(arg)) { tn_tensor_of(arg)->storage->version++; Py_RETURN_NONE; }
+    PyObject *it = PyObject_GetIter(arg);
+    if (!it) return NULL;
+    PyObject *t;
+    while ((t = PyIter_Next(it))) {
+        if (!tn_py_is_tensor(t)) {
+            Py_DECREF(t); Py_DECREF(it);
+            PyErr_SetString(PyExc_TypeError, "_increment_version expects a Tensor or an iterable of Tensors");
+            return NULL;
+        }
+        tn_tensor_of(t)->storage->version++;
+        Py_DECREF(t);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+static PyMethodDef node_module_methods[] = {{"_increment_version", increment_version, METH_O, NULL}, {NULL}};
 
 /* ---- init ---- */
 
@@ -496,12 +530,15 @@ int tn_autograd_init(PyObject *m) {
     Py_XINCREF(handle_type);
     Py_DECREF(g);
     if (!handle_type) return -1;
-    if (!tn_node_type("AccumulateGrad")) return -1;
+    if (!tn_node_type("AccumulateGrad") || PyModule_AddFunctions(m, node_module_methods) < 0) return -1;
     PyObject *d1 = PyDescr_NewMethod(tn_py.TensorBase, &retain_def);
     PyObject *d2 = d1 ? PyDescr_NewGetSet(tn_py.TensorBase, &retains_def) : NULL;
     int rr = d2 ? PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "retain_grad", d1) : -1;
     if (rr == 0) rr = PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "retains_grad", d2);
     Py_XDECREF(d1); Py_XDECREF(d2);
+    PyObject *d3 = rr == 0 ? PyDescr_NewGetSet(tn_py.TensorBase, &output_nr_def) : NULL;
+    rr = d3 ? PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "output_nr", d3) : -1;
+    Py_XDECREF(d3);
     if (rr < 0) return -1;
     return tn_engine_init(m);
 }

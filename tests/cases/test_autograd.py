@@ -118,6 +118,24 @@ cases("autograd_engine", {
     "saved": "x = torch.tensor([1., 2.], requires_grad=True); y = x * 3; z = x.exp(); (y.grad_fn._saved_other, z.grad_fn._saved_result, y.grad_fn.name(), x.grad is None)",
     "no_grad": "x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = x * 2\n(y.requires_grad, y.grad_fn, torch.is_grad_enabled())",
     "detach": "x = torch.ones(2, requires_grad=True); y = (x * 2).detach(); (y.requires_grad, y.grad_fn, y.is_leaf)",
+    "anomaly": """
+        import warnings
+        x = torch.ones(2, requires_grad=True)
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with torch.autograd.detect_anomaly():
+                y = x * 2
+                keys = list(y.grad_fn.metadata.keys())
+                z = (y / 0 * 0).sum()
+                try:
+                    z.backward()
+                    err = None
+                except RuntimeError as e:
+                    err = str(e)
+        (keys, err, [str(m.message).splitlines()[0] for m in w], torch.is_anomaly_enabled())
+    """,
+    "gradient_edge": "x = torch.ones(2, requires_grad=True); e = torch.autograd.graph.get_gradient_edge(x * 2); (e.node.name(), e.output_nr, (x * 2).output_nr)",
+    "increment_version": "a = torch.ones(2); v = a._version; torch.autograd.graph.increment_version(a); a._version - v",
     "sgd_steps": """
         torch.manual_seed(0)
         w1 = torch.randn(4, 3, requires_grad=True); w2 = torch.randn(2, 4, requires_grad=True)
