@@ -31,11 +31,14 @@ where eps(dtype) is the machine epsilon of the output dtype (bf16 2^-7, f16 2^-1
 f64 2^-52; Python floats count as f64), so F * eps * |ref| is 2 to 4 ulps of ref, and `err` is
 upstream's own error for that output: the reference runs the snippet a second time (same
 seed) under a TorchFunctionMode that widens every floating tensor argument and floating dtype
-argument of every call to float64 (complex to complex128), leaving alone factory calls without tensor arguments and random draws (so the same
-random inputs are used), the self of in-place calls and `out=`; `err` is the largest
-|ref - ref_float64| over positions where both are finite. If that re-run fails or its
-structure differs, err counts as 0 (the floor alone applies) and the failure message says so.
-Non-finite values are always compared exactly. Complex numbers are compared per component.
+argument of every call to float64 (complex to complex128), leaving alone factory calls without
+tensor arguments and random draws (so the same random inputs are used), the self of in-place
+calls and `out=` tensors; a call with a narrow `out=` tensor runs its functional form in float64
+and is delivered into `out` (rounded once), and an in-place call that refuses the wider
+arguments (addmm_) likewise into self; `err` is the largest |ref - ref_float64| over positions
+where both are finite. If that re-run fails (or the snippet itself raises) or its structure
+differs, err counts as 0 (the floor alone applies) and the failure message says so. Non-finite
+values are always compared exactly. Complex numbers are compared per component.
 """
 import glob
 import json

@@ -219,6 +219,49 @@ _RANDOM = {"randn", "rand", "randint", "normal", "normal_", "uniform_", "bernoul
            "exponential_", "cauchy_", "log_normal_", "geometric_", "randperm", "poisson"}
 
 
+def op_kind(func):
+    """(name, inplace, out_overload) of a function a TorchFunctionMode sees: `name` without
+    the overload for torch.ops.aten spellings ("addmm_"), inplace if it ends in one underscore,
+    out_overload for an aten overload with out arguments (.out, .int_out, .OutTensor, ...)."""
+    opname = getattr(func, "_opname", None)
+    if isinstance(opname, str):  # OpOverload
+        try:
+            out_ov = any(a.is_out for a in func._schema.arguments)
+        except AttributeError:
+            out_ov = False
+        return opname, opname.endswith("_"), out_ov
+    name = getattr(func, "__name__", "") or ""
+    return name, name.endswith("_") and not name.endswith("__"), False
+
+
+def out_of_place(torch, func):
+    """The functional counterpart of an in-place or out= spelling, taking the same arguments
+    (self first, no out=): torch.ops.aten.addmm_.default -> aten.addmm.default, aten.x.int_out
+    -> aten.x.int, Tensor.addmm_ -> Tensor.addmm, torch.mm (called with out=) -> torch.mm.
+    None if there is none."""
+    name, inplace, out_ov = op_kind(func)
+    if hasattr(func, "_opname"):
+        packet = getattr(getattr(torch.ops, getattr(func, "namespace", "aten"), None),
+                         name[:-1] if inplace else name, None)
+        if packet is None:
+            return None
+        if not (inplace or out_ov):
+            return func
+        # the functional overload whose arguments are this one's without out=
+        want = [(a.name, str(a.type)) for a in func._schema.arguments if not a.is_out]
+        for ov in packet.overloads():
+            op = getattr(packet, ov)
+            if not op._schema.is_mutable and \
+                    [(a.name, str(a.type)) for a in op._schema.arguments] == want:
+                return op
+        return None
+    if name.startswith("__"):
+        return None if name.startswith("__i") else func
+    if inplace:
+        return getattr(torch.Tensor, name[:-1], None)
+    return func
+
+
 def make_widening_mode(torch):
     from torch.overrides import TorchFunctionMode
 
@@ -254,22 +297,42 @@ def make_widening_mode(torch):
     class Widen(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = dict(kwargs or {})
-            name = getattr(func, "__name__", "")
+            name, inplace, _ = op_kind(func)
             if name in _RANDOM or not has_tensor((args, kwargs)):
                 return func(*args, **kwargs)  # factories and random draws run unchanged
             if name in _NARROWING_METHODS and len(args) == 1 and not kwargs:
                 return widen(args[0])
-            inplace = (name.endswith("_") and not name.endswith("__")) or \
-                name.startswith("__i") or name == "__setitem__"
-            args = list(args)
-            for i in range(len(args)):
-                if i == 0 and inplace:
-                    continue
-                args[i] = widen(args[i])
-            for k in list(kwargs):
-                if k != "out":
-                    kwargs[k] = widen(kwargs[k])
-            return func(*args, **kwargs)
+            inplace = inplace or name.startswith("__i") or name == "__setitem__"
+            wargs = [a if (i == 0 and inplace) else widen(a) for i, a in enumerate(args)]
+            wkw = {k: (v if k == "out" else widen(v)) for k, v in kwargs.items()}
+            out = kwargs.get("out")
+            if isinstance(out, torch.Tensor) and (out.dtype in narrow or out.dtype in cnarrow):
+                # a narrow out= tensor: compute in float64 without it, then deliver into it
+                # (rounded once, as the float result would be)
+                oop = out_of_place(torch, func)
+                if oop is not None:
+                    del wkw["out"]
+                    return _deliver(oop(*wargs, **wkw), out)
+            if inplace and args and isinstance(args[0], torch.Tensor) and \
+                    (args[0].dtype in narrow or args[0].dtype in cnarrow):
+                try:
+                    return func(*wargs, **wkw)
+                except (RuntimeError, TypeError):
+                    # ops that insist on one dtype (addmm_, baddbmm_): float64 out of place,
+                    # then into self
+                    oop = out_of_place(torch, func)
+                    if oop is None or name.startswith("__"):
+                        raise
+                    return _deliver(oop(widen(args[0]), *wargs[1:], **wkw), args[0])
+            return func(*wargs, **wkw)
+
+    def _deliver(res, dst):
+        if not isinstance(res, torch.Tensor):
+            raise RuntimeError("harness: out-of-place counterpart returned %s" % type(res))
+        if tuple(dst.shape) != tuple(res.shape):
+            dst.resize_(res.shape)
+        dst.copy_(res)
+        return dst
 
     return Widen()
 
@@ -355,8 +418,11 @@ def run_case(torch, job):
         try:
             hi = run_snippet(torch, job["code"], True, make_widening_mode(torch))
             if hi["result"]["k"] == "exc":
+                # no err at all: what the failed run left in its variables (an out= tensor
+                # resized but never written) is no float64 counterpart of anything
                 rec["hi_error"] = "%s: %s" % (hi["result"]["t"], hi["result"]["msg"][:200])
-            attach_float_error(rec, hi)
+            elif rec["result"]["k"] != "exc":
+                attach_float_error(rec, hi)
         except Exception as e:
             rec["hi_error"] = "%s: %s" % (type(e).__name__, e)
     if job.get("trace"):
