@@ -7,7 +7,9 @@ per case to a private file descriptor, so a crash loses at most the case that ca
 parent can restart us after it. No torch object crosses the process boundary: every value is
 turned into plain JSON (see `ser`). For cases that ask for the float tolerance rule, the
 reference also re-runs the snippet with floating inputs widened to float64 and records, per
-floating leaf, its own float error `err` (see runner.py's docstring for the rule). For jobs with
+floating leaf, its own float error `err` (see runner.py's docstring for the rule), and runs it
+once more to record, for tensors returned by matrix products, their summands' magnitudes and
+counts (`gemm_mag`, `gemm_n`). For jobs with
 `trace` (the reference side), the snippet runs once more under a recording TorchDispatchMode and
 the record gets `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
 observed results always come from the plain, unrecorded run.
@@ -380,6 +382,128 @@ def attach_float_error(lo, hi):
 
 
 # ---------------------------------------------------------------------------------------------
+# GEMM-family magnitudes for tol="float" (reference only)
+#
+# A matrix product's bits depend on its summation order, which upstream's BLAS (MKL) and oneDNN
+# choose by CPU, thread count and shape; no order is "the" result. What every order satisfies is
+# the classical bound: each element is within gamma(n) * sum of |summand| of the exact value. So
+# for each tensor returned by a GEMM-family call (and not modified afterwards) the reference
+# records, per element, `gemm_mag` = |alpha| * sum_k |a_ik| |b_kj| + |beta| |c_ij| (computed in
+# float64 on absolute values, the same call) and `gemm_n` = the number of those summands (the same
+# call on all-ones inputs). comparator.float_tolerance turns them into the allowance.
+
+GEMM_OPS = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "rmatmul", "linear", "mv",
+            "addmv", "dot", "vdot", "inner", "einsum", "tensordot"}
+_SCALE_KWARGS = ("alpha", "beta")
+
+
+def _gemm_callable(torch, func):
+    """The out-of-place callable taking `func`'s arguments (without out=) if `func` is a
+    GEMM-family spelling (function, method, dunder, in-place, out=, torch.ops.aten), else None."""
+    name, inplace, _ = op_kind(func)
+    base = name[:-1] if inplace else name
+    if base.startswith("__") and base.endswith("__"):
+        base = base[2:-2]
+    if base not in GEMM_OPS:
+        return None
+    return out_of_place(torch, func)
+
+
+def make_gemm_mode(torch, found):
+    """TorchFunctionMode computing every GEMM-family call normally and, for its floating
+    result, the float64 summand magnitudes and counts, kept in `found[id(result)]`."""
+    from torch.overrides import TorchFunctionMode
+
+    def conv(x, f):
+        if isinstance(x, torch.Tensor):
+            if x.dtype.is_floating_point or x.dtype.is_complex:
+                return f(x.detach())
+            return x
+        if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+            return type(x)(conv(y, f) for y in x) if type(x) in (list, tuple) else x
+        return x
+
+    def absf(t):
+        return t.abs().to(torch.float64)
+
+    def onesf(t):
+        return torch.ones(t.shape, dtype=torch.float64)
+
+    def scale(v, ones):
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+            return (1.0 if v != 0 else 0.0) if ones else float(abs(v))
+        return v
+
+    class Gemm(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            r = func(*args, **kwargs)
+            try:
+                oop = _gemm_callable(torch, func)
+                if oop is None or not isinstance(r, torch.Tensor) or \
+                        not (r.dtype.is_floating_point or r.dtype.is_complex):
+                    return r
+                kw = {k: v for k, v in kwargs.items() if k != "out"}
+                with torch.no_grad():
+                    mag = oop(*conv(args, absf), **{k: scale(v, False) if k in _SCALE_KWARGS
+                                                    else conv(v, absf) for k, v in kw.items()})
+                    n = oop(*conv(args, onesf), **{k: scale(v, True) if k in _SCALE_KWARGS
+                                                   else conv(v, onesf) for k, v in kw.items()})
+                if isinstance(mag, torch.Tensor) and isinstance(n, torch.Tensor) and \
+                        tuple(mag.shape) == tuple(r.shape) == tuple(n.shape):
+                    found[id(r)] = (r, r._version, mag, n)
+            except Exception:
+                pass  # no magnitude: this result gets no GEMM allowance
+            return r
+
+    return Gemm()
+
+
+def _tensor_leaves(torch, v, path, out, depth=0):
+    """Tensors of a value by the leaf paths `_leaves` gives their serialised nodes."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(v, torch.Tensor):
+        out[path] = v
+    elif isinstance(v, (tuple, list)) and not isinstance(v, torch.Size):
+        for i, x in enumerate(v):
+            _tensor_leaves(torch, x, "%s[%d]" % (path, i), out, depth + 1)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            _tensor_leaves(torch, x, "%s[%s]" % (path, repr(k)), out, depth + 1)
+
+
+def attach_gemm_bounds(torch, code, rec):
+    """Re-run the snippet under the GEMM mode; set leaf['gemm_mag'], leaf['gemm_n'] on leaves
+    that are unmodified results of GEMM-family calls."""
+    found = {}
+    ns = {"torch": torch, "math": math, "__name__": "__tn_case__"}
+    _seed(torch)
+    try:
+        with make_gemm_mode(torch, found):
+            value = execute(code, ns)
+    except (Exception, SystemExit):
+        return
+    if not found:
+        return
+    tens = {}
+    _tensor_leaves(torch, value, "result", tens)
+    for name in sorted(ns):
+        if not name.startswith("_") and name not in ("torch", "math") and \
+                isinstance(ns[name], torch.Tensor):
+            tens[name] = ns[name]
+    leaves = _all_leaves(rec)
+    for path, t in tens.items():
+        hit = found.get(id(t))
+        leaf = leaves.get(path)
+        if hit is None or leaf is None or hit[0] is not t or t._version != hit[1] or \
+                leaf.get("vkind") not in ("f", "c"):
+            continue
+        leaf["gemm_mag"] = [float(x) for x in hit[2].reshape(-1).tolist()]
+        leaf["gemm_n"] = [float(x) for x in hit[3].reshape(-1).tolist()]
+
+
+# ---------------------------------------------------------------------------------------------
 # dispatch trace (reference only): which operator overloads does the snippet reach?
 
 def overload_name(func):
@@ -425,6 +549,10 @@ def run_case(torch, job):
                 attach_float_error(rec, hi)
         except Exception as e:
             rec["hi_error"] = "%s: %s" % (type(e).__name__, e)
+        try:
+            attach_gemm_bounds(torch, job["code"], rec)
+        except Exception as e:
+            rec["gemm_error"] = "%s: %s" % (type(e).__name__, e)
     if job.get("trace"):
         try:
             rec["ops"] = trace_ops(torch, job["code"])
