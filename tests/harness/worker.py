@@ -9,9 +9,9 @@ turned into plain JSON (see `ser`). For cases that ask for the float tolerance r
 reference also re-runs the snippet with floating inputs widened to float64 and records, per
 floating leaf, its own float error `err` (see runner.py's docstring for the rule), and runs it
 once more to record, for tensors returned by matrix products, their summands' magnitudes and
-counts (`gemm_mag`, `gemm_n`). For jobs with
-`trace` (the reference side), the snippet runs once more under a recording TorchDispatchMode and
-the record gets `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
+counts (`gemm_mag`, `gemm_n`). For jobs with `trace` (the reference side), the record gets the
+ATen CPU capability upstream runs at (`cpu`), and the snippet runs once more under a recording
+TorchDispatchMode for `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
 observed results always come from the plain, unrecorded run.
 
 Usage: python worker.py JOBFILE RESULT_FD START_INDEX
@@ -535,6 +535,20 @@ def trace_ops(torch, code):
     return sorted(seen)
 
 
+_CPU = []
+
+
+def cpu_capability(torch):
+    """The instruction set upstream's ATen dispatches its CPU kernels to (DEFAULT, AVX2,
+    AVX512, ...), as ATEN_CPU_CAPABILITY may force it; None where torch cannot tell."""
+    if not _CPU:
+        try:
+            _CPU.append(str(torch.backends.cpu.get_cpu_capability()))
+        except Exception:
+            _CPU.append(None)
+    return _CPU[0]
+
+
 def run_case(torch, job):
     t0 = time.perf_counter()
     rec = run_snippet(torch, job["code"], job.get("values", True))
@@ -554,6 +568,7 @@ def run_case(torch, job):
         except Exception as e:
             rec["gemm_error"] = "%s: %s" % (type(e).__name__, e)
     if job.get("trace"):
+        rec["cpu"] = cpu_capability(torch)
         try:
             rec["ops"] = trace_ops(torch, job["code"])
         except Exception as e:
