@@ -50,7 +50,23 @@ SELF = {
     "softmax_tol": C("torch.randn(8, 16).softmax(-1)", tol="float"),
     "matmul_tol": C("torch.randn(16, 32) @ torch.randn(32, 8)", tol="float"),
     "bf16_sum_tol": C("torch.randn(64, dtype=torch.bfloat16).exp().sum()", tol="float"),
+    # GEMM allowance (runner.py): float64 (err = 0), out=, in-place, method and aten spellings
+    "mm_f64_tol": C("torch.randn(16, 33, dtype=torch.float64)"
+                    " @ torch.randn(33, 9, dtype=torch.float64)", tol="float"),
+    "mm_out_tol": C("o = torch.empty(0)\ntorch.mm(torch.randn(3, 4), torch.randn(4, 5), out=o)\no",
+                    tol="float"),
+    "addmm_inplace_tol": C("torch.randn(3, 5).addmm_(torch.randn(3, 4), torch.randn(4, 5),"
+                           " beta=0.5)", tol="float"),
+    "linear_tol": C("torch.nn.functional.linear(torch.randn(2, 3, 40), torch.randn(6, 40),"
+                    " torch.randn(6))", tol="float"),
+    "aten_bmm_tol": C("torch.ops.aten.bmm.default(torch.randn(2, 3, 7), torch.randn(2, 7, 4))",
+                      tol="float"),
+    # ... but not for what is computed from a product afterwards
+    "gemm_derived_tol": C("(torch.randn(4, 5) @ torch.randn(5, 3)).softmax(-1)", tol="float"),
+    "gemm_modified_tol": C("r = torch.randn(4, 5) @ torch.randn(5, 3)\nr.mul_(3)\nr", tol="float"),
 }
+GEMM_SELF = ("matmul_tol", "mm_f64_tol", "mm_out_tol", "addmm_inplace_tol", "linear_tol",
+             "aten_bmm_tol")
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,6 +326,18 @@ def f_tuple_type(rec, case):
     return rec
 
 
+def f_gemm_1e3(rec, case):
+    """A matrix product 1e-3 off (relative) in its largest element: a wrong result, not another
+    summation order, so the GEMM allowance must not absorb it."""
+    for n in leaves(rec["result"]):
+        if n.get("vkind") == "f" and isinstance(n.get("gemm_mag"), list) and n["values"] and \
+                n.get("dtype") in ("float32", "float64"):
+            i = max(range(len(n["values"])), key=lambda j: abs(n["values"][j]))
+            n["values"][i] *= 1 + 1e-3
+            return rec
+    return None
+
+
 FAULTS = {
     "one_wrong_element": f_one_wrong,
     "last_element_wrong": f_last_wrong,
@@ -332,6 +360,7 @@ FAULTS = {
     "scalar_type": f_scalar_type,
     "requires_grad_flag": f_requires_grad,
     "return_type_name": f_tuple_type,
+    "gemm_off_1e-3_relative": f_gemm_1e3,
 }
 
 
@@ -380,6 +409,41 @@ def test_float_rule_rejects_10_ulps(refs):
     n = rec["result"]
     n["values"][5] += 10 * max(n["err"], ulp(n["values"][5], "float32"))
     assert compare(refs["softmax_tol"], rec, c) != []
+
+
+def test_gemm_allowance_recorded(refs):
+    """Results of GEMM-family calls carry summand magnitudes and counts; derived or modified
+    results do not."""
+    for name in GEMM_SELF:
+        n = refs[name]["result"]
+        assert isinstance(n.get("gemm_mag"), list) and len(n["gemm_mag"]) == len(n["values"]), name
+        assert all(m >= abs(v) * (1 - 1e-6) for m, v in zip(n["gemm_mag"], n["values"])), name
+    assert set(refs["mm_f64_tol"]["result"]["gemm_n"]) == {33.0}
+    assert set(refs["addmm_inplace_tol"]["result"]["gemm_n"]) == {5.0}   # 4 products + beta*c
+    assert set(refs["linear_tol"]["result"]["gemm_n"]) == {41.0}
+    assert "gemm_mag" in refs["mm_out_tol"]["vars"]["o"]
+    # the float64 re-run delivers into narrow out= tensors and dtype-strict in-place selves
+    assert refs["mm_out_tol"]["vars"]["o"].get("err") is not None
+    assert refs["addmm_inplace_tol"]["result"].get("err") is not None
+    for name in ("gemm_derived_tol", "gemm_modified_tol"):
+        assert "gemm_mag" not in refs[name]["result"], name
+
+
+def test_gemm_allowance_accepts_other_orders(refs):
+    """A different summation order moves each element by up to ~sqrt(n) roundings of the
+    summands' size: the float64 product (err = 0, so the ulp floor alone would fail it) passes
+    with eps * mag_i of noise on every element, an exact comparison does not."""
+    for name in GEMM_SELF:
+        c, rec = SELF[name], copy.deepcopy(refs[name])
+        n = rec["result"]
+        eps = 2.0 ** -52 if n["dtype"] == "float64" else 2.0 ** -23
+        n["values"] = [v + (-1) ** i * eps * m * 2
+                       for i, (v, m) in enumerate(zip(n["values"], n["gemm_mag"]))]
+        for v in rec["vars"].values():
+            if v.get("obj") == n.get("obj"):
+                v["values"] = n["values"]
+        assert compare(refs[name], rec, c) == [], name
+        assert compare(refs[name], rec, Case(c.code, ref_only=True)) != [], name
 
 
 def test_tensor_fields_recorded(refs):

@@ -3,10 +3,13 @@
  *
  * exp(x) = 2^n * e^r with n = round(x / ln 2) and r = x - n ln 2 (ln 2 split in two constants so
  * r is exact), e^r by Cephes' degree-7 polynomial on |r| <= ln2/2, 2^n built in the exponent
- * bits. No fused multiply-adds are needed for the accuracy, so every variant gives the same bits. */
+ * bits. No fused multiply-adds are needed for the accuracy, so every variant gives the same bits.
+ * TN_VEXP=ref (or avx2) in the environment forces a variant, to compare them
+ * (tests/kernels/test_vexp_variants.py). */
 #include "kernels/vmath.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -50,11 +53,14 @@ static void (*vexp_impl)(float *, const float *, int64_t); /* benign race: same 
 void tn_vexp_f32(float *y, const float *x, int64_t n) {
     if (!vexp_impl) {
         void (*f)(float *, const float *, int64_t) = vexp_portable;
+        const char *env = getenv("TN_VEXP");
 #if defined(__x86_64__)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f")) f = tn_vexp_f32_avx512;
         else if (__builtin_cpu_supports("avx2")) f = tn_vexp_f32_avx2;
+        if (env && strcmp(env, "avx2") == 0 && __builtin_cpu_supports("avx2")) f = tn_vexp_f32_avx2;
 #endif
+        if (env && strcmp(env, "ref") == 0) f = vexp_portable;
         vexp_impl = f;
     }
     vexp_impl(y, x, n);

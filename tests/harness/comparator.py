@@ -8,6 +8,7 @@ import math
 
 ERR_FACTOR = 2.0   # K: multiple of upstream's own float32-vs-float64 error
 ULP_FLOOR = 2.0    # F: floor, in machine epsilons of the output dtype times |ref| (2-4 ulps)
+GEMM_EXTRA = 2     # G_i = (n_i + GEMM_EXTRA) * eps(acc) * mag_i, see gemm_allowance
 
 EPS = {
     "float64": 2.0 ** -52, "float32": 2.0 ** -23, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7,
@@ -15,6 +16,10 @@ EPS = {
     "float8_e4m3fn": 2.0 ** -3, "float8_e4m3fnuz": 2.0 ** -3, "float8_e5m2": 2.0 ** -2,
     "float8_e5m2fnuz": 2.0 ** -2, "float8_e8m0fnu": 1.0, "float4_e2m1fn_x2": 0.5,
 }
+
+# The type a matrix product of this output dtype accumulates in: upstream's opmath type
+# (at::opmath_type: float for half and bfloat16), for MKL, oneDNN and its fallback kernels alike.
+ACC_EPS = {"float64": 2.0 ** -52, "complex128": 2.0 ** -52}
 
 TENSOR_FIELDS = ("cls", "dtype", "shape", "device", "layout", "contig", "requires_grad",
                  "grad_fn", "is_view", "storage", "obj")
@@ -92,19 +97,46 @@ def _same_float(a, b):
     return a == b and type(a) is type(b)
 
 
+def gemm_allowance(leaf, dtype):
+    """Per-element allowance G_i for a tensor returned by a GEMM-family call, else None.
+
+    The reference records (worker.attach_gemm_bounds) mag_i = |alpha| sum_k |a_ik b_kj| +
+    |beta| |c_ij| in float64 and n_i, the number of those summands. Any evaluation order, with or
+    without fused multiply-adds, blocking or threads, lands within gamma(n_i + 1) * mag_i of the
+    exact value (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., sec. 3.1;
+    gamma(m) = m u / (1 - m u), u = eps/2; the +1 is the alpha/beta scaling), so two correct
+    implementations differ by at most 2 gamma(n_i + 1) mag_i, which (n_i + 2) eps(acc) mag_i
+    covers; complex products (sec. 3.6) are sqrt(2) wider. eps(acc) is the epsilon of the
+    accumulation type (float32 for float16/bfloat16/float32 outputs, float64 for float64); the
+    final rounding to a narrower output dtype is the ulp floor's part.
+    """
+    mag, n = leaf.get("gemm_mag"), leaf.get("gemm_n")
+    if not isinstance(mag, list) or not isinstance(n, list) or len(mag) != len(n):
+        return None
+    eps = ACC_EPS.get(dtype, 2.0 ** -23)
+    c = math.sqrt(2.0) if str(dtype).startswith("complex") else 1.0
+    return [c * (k + GEMM_EXTRA) * eps * m for m, k in zip(mag, n)]
+
+
 def float_tolerance(case_tol, leaf, dtype):
-    """Returns (allowed(r) -> float, text) or None for exact comparison."""
+    """Returns (allowed(i, r) -> float, text) or None for exact comparison; i is the element's
+    flat index, r its reference value."""
     if case_tol is None:
         return None
     if isinstance(case_tol, tuple):
         atol, rtol = case_tol
-        return (lambda r: atol + rtol * abs(r)), "atol=%g rtol=%g" % (atol, rtol)
+        return (lambda i, r: atol + rtol * abs(r)), "atol=%g rtol=%g" % (atol, rtol)
     err = leaf.get("err")
     eps = EPS.get(dtype, 2.0 ** -52)
     base = ERR_FACTOR * (err or 0.0)
-    return ((lambda r: base + ULP_FLOOR * eps * abs(r)),
-            "float rule: %g*err(%s) + %g*eps(%s)*|ref|" % (ERR_FACTOR, _short(err), ULP_FLOOR,
-                                                        dtype))
+    text = "float rule: %g*err(%s) + %g*eps(%s)*|ref|" % (ERR_FACTOR, _short(err), ULP_FLOOR,
+                                                        dtype)
+    gemm = gemm_allowance(leaf, dtype)
+    if gemm is None:
+        return (lambda i, r: base + ULP_FLOOR * eps * abs(r)), text
+    text = "float rule: max(%g*err(%s), (n+%d)*eps(acc)*sum|ab|) + %g*eps(%s)*|ref|" % (
+        ERR_FACTOR, _short(err), GEMM_EXTRA, ULP_FLOOR, dtype)
+    return (lambda i, r: max(base, gemm[i]) + ULP_FLOOR * eps * abs(r)), text
 
 
 def compare_values(path, ref, sub, case_tol, dtype, shape):
@@ -131,7 +163,7 @@ def compare_values(path, ref, sub, case_tol, dtype, shape):
                     ok = ok and _same_float(x, y)
                 else:
                     d = abs(x - y)
-                    ok = ok and d <= allowed(x)
+                    ok = ok and d <= allowed(i, x)
                 if isinstance(x, float) and isinstance(y, float) and \
                         math.isfinite(x) and math.isfinite(y):
                     worst = max(worst, abs(x - y))

@@ -7,10 +7,11 @@ run in ONE worker subprocess per interpreter (worker.py; both sides run concurre
 writes one JSON line per case. If a worker crashes or a case exceeds `$TN_CASE_TIMEOUT` seconds
 (default 60), that case is recorded as a harness failure and a fresh worker continues after it.
 Reference results are cached in `$TN_GOLDEN_CACHE` (default `<repo>/build/golden-cache/`), one
-file per case keyed by sha256(worker.py text, reference torch version, snippet and options), so
-re-runs only execute the subject side; any change to a snippet changes its key. `TN_NO_CACHE=1`
-disables the cache. The reference record also carries the case's dispatch trace (`ops`, see
-worker.py), which the coverage gate (coverage.py, tests/test_coverage_gate.py) reads.
+file per case keyed by sha256(worker.py text, reference torch version, the REF_PATH_VARS set in
+the environment, snippet and options), so re-runs only execute the subject side; any change to a
+snippet changes its key. `TN_NO_CACHE=1` disables the cache. The reference record also carries
+the case's dispatch trace (`ops`, see worker.py), which the coverage gate (coverage.py,
+tests/test_coverage_gate.py) reads.
 
 What is compared (comparator.py): kind of result; for tensors the class, dtype, shape, device,
 layout, is_contiguous, requires_grad, grad_fn class, `_is_view()`, the aliasing pattern (storage
@@ -25,17 +26,56 @@ Values: integers and bools bit-exact; floats exact by default (NaN matches NaN i
 position, +0 and -0 differ, inf must match), or with the case's tolerance:
 
   tol=(atol, rtol):  |sub - ref| <= atol + rtol * |ref|
-  tol="float":       |sub - ref| <= K * err + F * eps(dtype) * |ref|,  K = 2, F = 2
+  tol="float":       |sub - ref| <= max(K * err, G) + F * eps(dtype) * |ref|,  K = 2, F = 2
 
 where eps(dtype) is the machine epsilon of the output dtype (bf16 2^-7, f16 2^-10, f32 2^-23,
 f64 2^-52; Python floats count as f64), so F * eps * |ref| is 2 to 4 ulps of ref, and `err` is
 upstream's own error for that output: the reference runs the snippet a second time (same
 seed) under a TorchFunctionMode that widens every floating tensor argument and floating dtype
-argument of every call to float64 (complex to complex128), leaving alone factory calls without tensor arguments and random draws (so the same
-random inputs are used), the self of in-place calls and `out=`; `err` is the largest
-|ref - ref_float64| over positions where both are finite. If that re-run fails or its
-structure differs, err counts as 0 (the floor alone applies) and the failure message says so.
-Non-finite values are always compared exactly. Complex numbers are compared per component.
+argument of every call to float64 (complex to complex128), leaving alone factory calls without
+tensor arguments and random draws (so the same random inputs are used), the self of in-place
+calls and `out=` tensors; a call with a narrow `out=` tensor runs its functional form in float64
+and is delivered into `out` (rounded once), and an in-place call that refuses the wider
+arguments (addmm_) likewise into self; `err` is the largest |ref - ref_float64| over positions
+where both are finite. If that re-run fails (or the snippet itself raises) or its structure
+differs, err counts as 0 (the floor alone applies) and the failure message says so. Non-finite
+values are always compared exactly. Complex numbers are compared per component.
+
+G is 0 except for a tensor returned by a GEMM-family call (mm, bmm, addmm, baddbmm, addbmm,
+matmul / @, linear, mv, addmv, dot, vdot, inner, einsum, tensordot; any spelling: function,
+method, in-place, out=, torch.ops.aten) and not modified afterwards, where per element
+
+  G_i = (n_i + 2) * eps(acc) * mag_i      (times sqrt(2) for complex)
+
+mag_i = |alpha| sum_k |a_ik b_kj| + |beta| |c_ij| and n_i = the number of those summands, both
+from a third reference run of the snippet (worker.attach_gemm_bounds; the same call on float64
+absolute values and on all-ones inputs), eps(acc) the epsilon of the accumulation type (float32
+for float16/bfloat16/float32 outputs, upstream's opmath type; float64 for float64). Why: a
+product's bits depend on its summation order, which upstream's MKL/oneDNN pick by CPU model,
+instruction set, shape and thread count, so exact agreement holds on one host only; every order
+lies within gamma(n + 1) * mag of the exact value (Higham, sec. 3.1), so two correct ones lie
+within (n + 2) * eps * mag of each other. err alone cannot stand in for this: it samples one
+order's error (and is 0 for float64 outputs, which the widening cannot widen), and the ulp floor
+is far too tight where the sum cancels. A wrong product (a lost term, a wrong operand) exceeds G
+unless its error is itself under the rounding bound. Matrix products therefore take tol="float"
+in every case file (integer products stay exact; so do products of small dyadic inputs, which
+are exact in any order). Results derived from a product by further operations (softmax of
+scores, attention) get no G: their tolerance comes from err as before.
+
+Host assumptions: reference records depend on the host where upstream ran (they are cached per
+working copy under build/; the key includes the variables below that change upstream's code
+paths). Upstream's ATen dispatches its vectorised kernels by CPU capability
+(ATEN_CPU_CAPABILITY=default|avx2|avx512 forces one): AVX2 and AVX-512 give the same bits on
+every exact case (values under tol="float" may move within the rule), but DEFAULT (x86-64 without
+AVX2) changes exact results, which torchnative matches in their vectorised form only: randn /
+normal of 16 or more elements (normal_fill instead of normal_fill_AVX2: about 230 cases whose
+inputs are such draws), nn.Linear's uniform init, linspace and float64 arange steps, bfloat16
+NaN bits (signbit, .bfloat16().view(int16)), complex64 log2(0) (-inf+nan j). The golden values
+therefore assume a reference running at AVX2 or AVX-512; the reference's capability is recorded
+in each record (`cpu`), shown in the session summary, and a failure under DEFAULT says so.
+MKL_CBWR=COMPATIBLE and ONEDNN_MAX_CPU_ISA=AVX2 (other BLAS / oneDNN code paths) change no
+verdict. Threads: the workers run with OMP_NUM_THREADS=MKL_NUM_THREADS=1 unless the environment
+sets them; with 2 threads upstream's results change only under tol="float" (softmax over dim 0).
 """
 import glob
 import json
@@ -83,6 +123,12 @@ def torch_version_of(python):
         return out.stdout.strip() or "unknown"
     except (OSError, subprocess.SubprocessError):
         return "unknown"
+
+
+# Environment variables that change which code paths upstream takes (and so its bits); part of
+# the reference cache key.
+REF_PATH_VARS = ("ATEN_CPU_CAPABILITY", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_CBWR",
+                 "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
 
 
 def _worker_env():
@@ -206,6 +252,8 @@ class Runner:
         self.use_cache = os.environ.get("TN_NO_CACHE", "") in ("", "0")
         self.ref_version = torch_version_of(self.ref_python)
         self.worker_hash = sha256(WORKER.read_bytes()).hexdigest()[:16]
+        env = _worker_env()
+        self.path_env = "".join("%s=%s;" % (k, env[k]) for k in REF_PATH_VARS if k in env)
         self.ref = {}   # exec_key -> record
         self.sub = {}   # exec_key -> record
         self.stats = {"ref_cached": 0, "ref_run": 0, "sub_run": 0, "seconds": 0.0}
@@ -213,8 +261,8 @@ class Runner:
 
     # -- cache -------------------------------------------------------------------------------
     def _cache_path(self, case):
-        key = sha256(("%s\0%s\0%s" % (self.worker_hash, self.ref_version, case.exec_key))
-                     .encode()).hexdigest()
+        key = sha256(("%s\0%s\0%s\0%s" % (self.worker_hash, self.ref_version, self.path_env,
+                                           case.exec_key)).encode()).hexdigest()
         return cache_dir() / key[:2] / (key + ".json")
 
     def _cache_get(self, case):
@@ -324,12 +372,21 @@ class Runner:
         import pytest
         probs = self.problems(case)
         if probs:
-            pytest.fail(report(case, self.ref[case.exec_key], self.sub[case.exec_key], probs),
-                        pytrace=False)
+            ref = self.ref[case.exec_key]
+            text = report(case, ref, self.sub[case.exec_key], probs)
+            if ref.get("cpu") == "DEFAULT":
+                text += ("\n  note: the reference ran upstream's ATen at CPU capability DEFAULT "
+                         "(no AVX2, or ATEN_CPU_CAPABILITY=default); golden values assume AVX2 or "
+                         "AVX-512 (see tests/harness/runner.py)")
+            pytest.fail(text, pytrace=False)
 
     def summary(self):
         s = self.stats
-        return ("torchnative harness: reference %s (%s), subject %s; reference ran %d case(s) "
-                "(%d cached), subject ran %d, %d worker start(s), %.1fs" % (
-                    self.ref_version, self.ref_python, self.subject_python, s["ref_run"],
-                    s["ref_cached"], s["sub_run"], s.get("workers", 0), s["seconds"]))
+        cpus = sorted({str(r.get("cpu")) for r in self.ref.values() if "cpu" in r})
+        return ("torchnative harness: reference %s (%s, ATen CPU capability %s%s), subject %s; "
+                "reference ran %d case(s) (%d cached), subject ran %d, %d worker start(s), "
+                "%.1fs" % (
+                    self.ref_version, self.ref_python, "/".join(cpus) or "?",
+                    ", " + self.path_env.rstrip(";").replace(";", ", ") if self.path_env else "",
+                    self.subject_python, s["ref_run"], s["ref_cached"], s["sub_run"],
+                    s.get("workers", 0), s["seconds"]))

@@ -7,9 +7,11 @@ per case to a private file descriptor, so a crash loses at most the case that ca
 parent can restart us after it. No torch object crosses the process boundary: every value is
 turned into plain JSON (see `ser`). For cases that ask for the float tolerance rule, the
 reference also re-runs the snippet with floating inputs widened to float64 and records, per
-floating leaf, its own float error `err` (see runner.py's docstring for the rule). For jobs with
-`trace` (the reference side), the snippet runs once more under a recording TorchDispatchMode and
-the record gets `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
+floating leaf, its own float error `err` (see runner.py's docstring for the rule), and runs it
+once more to record, for tensors returned by matrix products, their summands' magnitudes and
+counts (`gemm_mag`, `gemm_n`). For jobs with `trace` (the reference side), the record gets the
+ATen CPU capability upstream runs at (`cpu`), and the snippet runs once more under a recording
+TorchDispatchMode for `ops`: the sorted operator overloads it dispatched ("aten::add.Tensor"); the
 observed results always come from the plain, unrecorded run.
 
 Usage: python worker.py JOBFILE RESULT_FD START_INDEX
@@ -219,6 +221,49 @@ _RANDOM = {"randn", "rand", "randint", "normal", "normal_", "uniform_", "bernoul
            "exponential_", "cauchy_", "log_normal_", "geometric_", "randperm", "poisson"}
 
 
+def op_kind(func):
+    """(name, inplace, out_overload) of a function a TorchFunctionMode sees: `name` without
+    the overload for torch.ops.aten spellings ("addmm_"), inplace if it ends in one underscore,
+    out_overload for an aten overload with out arguments (.out, .int_out, .OutTensor, ...)."""
+    opname = getattr(func, "_opname", None)
+    if isinstance(opname, str):  # OpOverload
+        try:
+            out_ov = any(a.is_out for a in func._schema.arguments)
+        except AttributeError:
+            out_ov = False
+        return opname, opname.endswith("_"), out_ov
+    name = getattr(func, "__name__", "") or ""
+    return name, name.endswith("_") and not name.endswith("__"), False
+
+
+def out_of_place(torch, func):
+    """The functional counterpart of an in-place or out= spelling, taking the same arguments
+    (self first, no out=): torch.ops.aten.addmm_.default -> aten.addmm.default, aten.x.int_out
+    -> aten.x.int, Tensor.addmm_ -> Tensor.addmm, torch.mm (called with out=) -> torch.mm.
+    None if there is none."""
+    name, inplace, out_ov = op_kind(func)
+    if hasattr(func, "_opname"):
+        packet = getattr(getattr(torch.ops, getattr(func, "namespace", "aten"), None),
+                         name[:-1] if inplace else name, None)
+        if packet is None:
+            return None
+        if not (inplace or out_ov):
+            return func
+        # the functional overload whose arguments are this one's without out=
+        want = [(a.name, str(a.type)) for a in func._schema.arguments if not a.is_out]
+        for ov in packet.overloads():
+            op = getattr(packet, ov)
+            if not op._schema.is_mutable and \
+                    [(a.name, str(a.type)) for a in op._schema.arguments] == want:
+                return op
+        return None
+    if name.startswith("__"):
+        return None if name.startswith("__i") else func
+    if inplace:
+        return getattr(torch.Tensor, name[:-1], None)
+    return func
+
+
 def make_widening_mode(torch):
     from torch.overrides import TorchFunctionMode
 
@@ -254,22 +299,42 @@ def make_widening_mode(torch):
     class Widen(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = dict(kwargs or {})
-            name = getattr(func, "__name__", "")
+            name, inplace, _ = op_kind(func)
             if name in _RANDOM or not has_tensor((args, kwargs)):
                 return func(*args, **kwargs)  # factories and random draws run unchanged
             if name in _NARROWING_METHODS and len(args) == 1 and not kwargs:
                 return widen(args[0])
-            inplace = (name.endswith("_") and not name.endswith("__")) or \
-                name.startswith("__i") or name == "__setitem__"
-            args = list(args)
-            for i in range(len(args)):
-                if i == 0 and inplace:
-                    continue
-                args[i] = widen(args[i])
-            for k in list(kwargs):
-                if k != "out":
-                    kwargs[k] = widen(kwargs[k])
-            return func(*args, **kwargs)
+            inplace = inplace or name.startswith("__i") or name == "__setitem__"
+            wargs = [a if (i == 0 and inplace) else widen(a) for i, a in enumerate(args)]
+            wkw = {k: (v if k == "out" else widen(v)) for k, v in kwargs.items()}
+            out = kwargs.get("out")
+            if isinstance(out, torch.Tensor) and (out.dtype in narrow or out.dtype in cnarrow):
+                # a narrow out= tensor: compute in float64 without it, then deliver into it
+                # (rounded once, as the float result would be)
+                oop = out_of_place(torch, func)
+                if oop is not None:
+                    del wkw["out"]
+                    return _deliver(oop(*wargs, **wkw), out)
+            if inplace and args and isinstance(args[0], torch.Tensor) and \
+                    (args[0].dtype in narrow or args[0].dtype in cnarrow):
+                try:
+                    return func(*wargs, **wkw)
+                except (RuntimeError, TypeError):
+                    # ops that insist on one dtype (addmm_, baddbmm_): float64 out of place,
+                    # then into self
+                    oop = out_of_place(torch, func)
+                    if oop is None or name.startswith("__"):
+                        raise
+                    return _deliver(oop(widen(args[0]), *wargs[1:], **wkw), args[0])
+            return func(*wargs, **wkw)
+
+    def _deliver(res, dst):
+        if not isinstance(res, torch.Tensor):
+            raise RuntimeError("harness: out-of-place counterpart returned %s" % type(res))
+        if tuple(dst.shape) != tuple(res.shape):
+            dst.resize_(res.shape)
+        dst.copy_(res)
+        return dst
 
     return Widen()
 
@@ -317,6 +382,128 @@ def attach_float_error(lo, hi):
 
 
 # ---------------------------------------------------------------------------------------------
+# GEMM-family magnitudes for tol="float" (reference only)
+#
+# A matrix product's bits depend on its summation order, which upstream's BLAS (MKL) and oneDNN
+# choose by CPU, thread count and shape; no order is "the" result. What every order satisfies is
+# the classical bound: each element is within gamma(n) * sum of |summand| of the exact value. So
+# for each tensor returned by a GEMM-family call (and not modified afterwards) the reference
+# records, per element, `gemm_mag` = |alpha| * sum_k |a_ik| |b_kj| + |beta| |c_ij| (computed in
+# float64 on absolute values, the same call) and `gemm_n` = the number of those summands (the same
+# call on all-ones inputs). comparator.float_tolerance turns them into the allowance.
+
+GEMM_OPS = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "rmatmul", "linear", "mv",
+            "addmv", "dot", "vdot", "inner", "einsum", "tensordot"}
+_SCALE_KWARGS = ("alpha", "beta")
+
+
+def _gemm_callable(torch, func):
+    """The out-of-place callable taking `func`'s arguments (without out=) if `func` is a
+    GEMM-family spelling (function, method, dunder, in-place, out=, torch.ops.aten), else None."""
+    name, inplace, _ = op_kind(func)
+    base = name[:-1] if inplace else name
+    if base.startswith("__") and base.endswith("__"):
+        base = base[2:-2]
+    if base not in GEMM_OPS:
+        return None
+    return out_of_place(torch, func)
+
+
+def make_gemm_mode(torch, found):
+    """TorchFunctionMode computing every GEMM-family call normally and, for its floating
+    result, the float64 summand magnitudes and counts, kept in `found[id(result)]`."""
+    from torch.overrides import TorchFunctionMode
+
+    def conv(x, f):
+        if isinstance(x, torch.Tensor):
+            if x.dtype.is_floating_point or x.dtype.is_complex:
+                return f(x.detach())
+            return x
+        if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
+            return type(x)(conv(y, f) for y in x) if type(x) in (list, tuple) else x
+        return x
+
+    def absf(t):
+        return t.abs().to(torch.float64)
+
+    def onesf(t):
+        return torch.ones(t.shape, dtype=torch.float64)
+
+    def scale(v, ones):
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool):
+            return (1.0 if v != 0 else 0.0) if ones else float(abs(v))
+        return v
+
+    class Gemm(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            r = func(*args, **kwargs)
+            try:
+                oop = _gemm_callable(torch, func)
+                if oop is None or not isinstance(r, torch.Tensor) or \
+                        not (r.dtype.is_floating_point or r.dtype.is_complex):
+                    return r
+                kw = {k: v for k, v in kwargs.items() if k != "out"}
+                with torch.no_grad():
+                    mag = oop(*conv(args, absf), **{k: scale(v, False) if k in _SCALE_KWARGS
+                                                    else conv(v, absf) for k, v in kw.items()})
+                    n = oop(*conv(args, onesf), **{k: scale(v, True) if k in _SCALE_KWARGS
+                                                   else conv(v, onesf) for k, v in kw.items()})
+                if isinstance(mag, torch.Tensor) and isinstance(n, torch.Tensor) and \
+                        tuple(mag.shape) == tuple(r.shape) == tuple(n.shape):
+                    found[id(r)] = (r, r._version, mag, n)
+            except Exception:
+                pass  # no magnitude: this result gets no GEMM allowance
+            return r
+
+    return Gemm()
+
+
+def _tensor_leaves(torch, v, path, out, depth=0):
+    """Tensors of a value by the leaf paths `_leaves` gives their serialised nodes."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(v, torch.Tensor):
+        out[path] = v
+    elif isinstance(v, (tuple, list)) and not isinstance(v, torch.Size):
+        for i, x in enumerate(v):
+            _tensor_leaves(torch, x, "%s[%d]" % (path, i), out, depth + 1)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            _tensor_leaves(torch, x, "%s[%s]" % (path, repr(k)), out, depth + 1)
+
+
+def attach_gemm_bounds(torch, code, rec):
+    """Re-run the snippet under the GEMM mode; set leaf['gemm_mag'], leaf['gemm_n'] on leaves
+    that are unmodified results of GEMM-family calls."""
+    found = {}
+    ns = {"torch": torch, "math": math, "__name__": "__tn_case__"}
+    _seed(torch)
+    try:
+        with make_gemm_mode(torch, found):
+            value = execute(code, ns)
+    except (Exception, SystemExit):
+        return
+    if not found:
+        return
+    tens = {}
+    _tensor_leaves(torch, value, "result", tens)
+    for name in sorted(ns):
+        if not name.startswith("_") and name not in ("torch", "math") and \
+                isinstance(ns[name], torch.Tensor):
+            tens[name] = ns[name]
+    leaves = _all_leaves(rec)
+    for path, t in tens.items():
+        hit = found.get(id(t))
+        leaf = leaves.get(path)
+        if hit is None or leaf is None or hit[0] is not t or t._version != hit[1] or \
+                leaf.get("vkind") not in ("f", "c"):
+            continue
+        leaf["gemm_mag"] = [float(x) for x in hit[2].reshape(-1).tolist()]
+        leaf["gemm_n"] = [float(x) for x in hit[3].reshape(-1).tolist()]
+
+
+# ---------------------------------------------------------------------------------------------
 # dispatch trace (reference only): which operator overloads does the snippet reach?
 
 def overload_name(func):
@@ -348,6 +535,20 @@ def trace_ops(torch, code):
     return sorted(seen)
 
 
+_CPU = []
+
+
+def cpu_capability(torch):
+    """The instruction set upstream's ATen dispatches its CPU kernels to (DEFAULT, AVX2,
+    AVX512, ...), as ATEN_CPU_CAPABILITY may force it; None where torch cannot tell."""
+    if not _CPU:
+        try:
+            _CPU.append(str(torch.backends.cpu.get_cpu_capability()))
+        except Exception:
+            _CPU.append(None)
+    return _CPU[0]
+
+
 def run_case(torch, job):
     t0 = time.perf_counter()
     rec = run_snippet(torch, job["code"], job.get("values", True))
@@ -355,11 +556,19 @@ def run_case(torch, job):
         try:
             hi = run_snippet(torch, job["code"], True, make_widening_mode(torch))
             if hi["result"]["k"] == "exc":
+                # no err at all: what the failed run left in its variables (an out= tensor
+                # resized but never written) is no float64 counterpart of anything
                 rec["hi_error"] = "%s: %s" % (hi["result"]["t"], hi["result"]["msg"][:200])
-            attach_float_error(rec, hi)
+            elif rec["result"]["k"] != "exc":
+                attach_float_error(rec, hi)
         except Exception as e:
             rec["hi_error"] = "%s: %s" % (type(e).__name__, e)
+        try:
+            attach_gemm_bounds(torch, job["code"], rec)
+        except Exception as e:
+            rec["gemm_error"] = "%s: %s" % (type(e).__name__, e)
     if job.get("trace"):
+        rec["cpu"] = cpu_capability(torch)
         try:
             rec["ops"] = trace_ops(torch, job["code"])
         except Exception as e:
