@@ -107,6 +107,11 @@ PyObject *tn_door_below_autograd(int op, tn_value *args);   /* door.c */
 tn_apply_fn tn_formula_for(int op);
 typedef PyObject *(*tn_decomp_fn)(tn_value *args);
 tn_decomp_fn tn_decomp_for(int op);
+bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (not a pass-through) */
+/* Under a Python dispatch mode, a CompositeImplicitAutograd op reaches the mode decomposed, as
+ * upstream's (the Python key sits below the composite kernels): the result, or NULL with
+ * *handled false when the op has no decomposition. */
+PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled);
 /* Call op row `op` through the door with Python arguments built by Py_BuildValue(fmt, ...). */
 PyObject *tn_aten(int op, const char *fmt, ...);
 PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...);

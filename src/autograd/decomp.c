@@ -20,32 +20,43 @@ static PyObject *same_args(int row, tn_value *a) { return tn_door_call(row, a); 
 /* ---- linear algebra ---- */
 
 static PyObject *matmul2(PyObject *t1, PyObject *t2);
+static PyObject *size_list(const int64_t *s, int n);
+static PyObject *reshape_to(PyObject *x, PyObject *shape);
 
-/* linear(input, weight, bias): addmm for 2-D input (or contiguous >= 3-D folded) with bias, else
- * matmul(input, weight.t()) then add_(bias) */
+/* linear(input, weight, bias), as upstream's: addmm(bias, input, weight.t()) for a 2-D input with
+ * bias; a contiguous >= 3-D input with a 1-D bias is flattened to 2-D first (reshape, then
+ * weight.t(), addmm, and a view back); otherwise matmul(input, weight.t()) then add_(bias) */
 static PyObject *d_linear(tn_value *a) {
     PyObject *x = a[0].u.obj, *w = a[1].u.obj, *b = a[2].tag == TN_V_TENSOR ? a[2].u.obj : NULL;
     const tn_tensor *xt = tn_tensor_of(x);
-    PyObject *wt = tn_aten(TN_ROW_t, "(O)", w);
-    if (!wt) return NULL;
     PyObject *r = NULL;
     if (b && xt->ndim == 2) {
-        r = tn_aten(TN_ROW_addmm, "(OOO)", b, x, wt);
-    } else if (b && xt->ndim == 3 && tn_is_contiguous(xt)) {
-        PyObject *xv = tn_aten(TN_ROW_view, "(O(LL))", x, (long long)(xt->sizes[0] * xt->sizes[1]), (long long)xt->sizes[2]);
-        PyObject *mm = xv ? tn_aten(TN_ROW_addmm, "(OOO)", b, xv, wt) : NULL;
-        r = mm ? tn_aten(TN_ROW_view, "(O(LLL))", mm, (long long)xt->sizes[0], (long long)xt->sizes[1],
-                         (long long)tn_tensor_of(mm)->sizes[1]) : NULL;
-        Py_XDECREF(xv); Py_XDECREF(mm);
-    } else {
-        r = matmul2(x, wt);
-        if (r && b) {
-            PyObject *s = tn_aten(TN_ROW_add__Tensor, "(OO)", r, b);
-            Py_XDECREF(s);
-            if (!s) Py_CLEAR(r);
-        }
+        PyObject *wt = tn_aten(TN_ROW_t, "(O)", w);
+        r = wt ? tn_aten(TN_ROW_addmm, "(OOO)", b, x, wt) : NULL;
+        Py_XDECREF(wt);
+        return r;
     }
-    Py_DECREF(wt);
+    if (b && xt->ndim >= 3 && tn_is_contiguous(xt) && tn_tensor_of(b)->ndim == 1) {
+        int64_t rows = 1, out[TN_MAX_DIMS];
+        for (int i = 0; i < xt->ndim - 1; i++) { rows *= xt->sizes[i]; out[i] = xt->sizes[i]; }
+        PyObject *shape = Py_BuildValue("(LL)", (long long)rows, (long long)xt->sizes[xt->ndim - 1]);
+        PyObject *xf = shape ? reshape_to(x, shape) : NULL;
+        PyObject *wt = xf ? tn_aten(TN_ROW_t, "(O)", w) : NULL;
+        PyObject *mm = wt ? tn_aten(TN_ROW_addmm, "(OOO)", b, xf, wt) : NULL;
+        if (mm) out[xt->ndim - 1] = tn_tensor_of(mm)->sizes[1];
+        PyObject *os = mm ? size_list(out, xt->ndim) : NULL;
+        r = os ? tn_aten(TN_ROW_view, "(OO)", mm, os) : NULL;
+        Py_XDECREF(shape); Py_XDECREF(xf); Py_XDECREF(wt); Py_XDECREF(mm); Py_XDECREF(os);
+        return r;
+    }
+    PyObject *wt = tn_aten(TN_ROW_t, "(O)", w);
+    r = wt ? matmul2(x, wt) : NULL;
+    Py_XDECREF(wt);
+    if (r && b) {
+        PyObject *s2 = tn_aten(TN_ROW_add__Tensor, "(OO)", r, b);
+        Py_XDECREF(s2);
+        if (!s2) Py_CLEAR(r);
+    }
     return r;
 }
 
@@ -126,11 +137,55 @@ static PyObject *d_matmul(tn_value *a) { return matmul2(a[0].u.obj, a[1].u.obj);
 
 /* ---- shape ---- */
 
-/* reshape: a view when the geometry allows, else clone + _unsafe_view */
+/* Whether sizes `ns` (n dims, -1 allowed once) can view a tensor of geometry t without a copy:
+ * upstream's computeStride (dims merged only across contiguous chunks). */
+static bool viewable(const tn_tensor *t, const int64_t *shape, int n) {
+    int64_t numel = tn_numel(t), known = 1, ns[TN_MAX_DIMS];
+    int infer = -1;
+    if (n > TN_MAX_DIMS) return false;
+    for (int i = 0; i < n; i++) {
+        ns[i] = shape[i];
+        if (shape[i] == -1 && infer < 0) infer = i;
+        else if (shape[i] < 0) return false;
+        else known *= shape[i];
+    }
+    if (infer >= 0) {
+        if (known == 0 || numel % known) return false;
+        ns[infer] = numel / known;
+    } else if (known != numel) {
+        return false;
+    }
+    if (numel == 0 || t->ndim == 0) return true;
+    int64_t view_d = n - 1, view_numel = 1, tensor_numel = 1, base_stride = t->strides[t->ndim - 1];
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        tensor_numel *= t->sizes[d];
+        if (d == 0 || (t->sizes[d - 1] != 1 && t->strides[d - 1] != tensor_numel * base_stride)) {
+            while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) view_numel *= ns[view_d--];
+            if (view_numel != tensor_numel) return false;
+            if (d > 0) {
+                base_stride = t->strides[d - 1];
+                tensor_numel = 1;
+                view_numel = 1;
+            }
+        }
+    }
+    return view_d == -1;
+}
+
+/* reshape: a view when the geometry allows (decided without dispatching, as upstream), else
+ * clone + _unsafe_view */
 static PyObject *reshape_to(PyObject *x, PyObject *shape) {
-    PyObject *v = tn_aten(TN_ROW_view, "(OO)", x, shape);
-    if (v || !PyErr_ExceptionMatches(PyExc_RuntimeError)) return v;
-    PyErr_Clear();
+    int64_t sz[TN_MAX_DIMS];
+    Py_ssize_t n = PySequence_Size(shape);
+    bool ok = n >= 0 && n <= TN_MAX_DIMS;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        PyObject *e = PySequence_GetItem(shape, i);
+        sz[i] = e ? PyLong_AsLongLong(e) : -2;
+        Py_XDECREF(e);
+        if (sz[i] == -1 && PyErr_Occurred()) { PyErr_Clear(); ok = false; }
+    }
+    if (n < 0) PyErr_Clear();
+    if (!ok || viewable(tn_tensor_of(x), sz, (int)n)) return tn_aten(TN_ROW_view, "(OO)", x, shape);   /* view's own errors */
     PyObject *c = tn_aten_kw(TN_ROW_clone, NULL, "(O)", x);
     PyObject *r = c ? tn_aten(TN_ROW__unsafe_view, "(OO)", c, shape) : NULL;
     Py_XDECREF(c);
@@ -189,7 +244,7 @@ static PyObject *d_narrow(tn_value *a) {
     if (dim < 0) dim += t->ndim;
     if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_narrow, a);
     if (start < 0) start += t->sizes[dim];
-    return tn_aten(TN_ROW_slice_Tensor, "(OLLLi)", a[0].u.obj, (long long)dim, (long long)start, (long long)(start + len), 1);
+    return tn_aten(TN_ROW_slice_Tensor, "(OLLL)", a[0].u.obj, (long long)dim, (long long)start, (long long)(start + len));
 }
 /* chunk(self, chunks, dim): split into pieces of ceil(size / chunks) */
 static PyObject *d_chunk(tn_value *a) {
@@ -267,7 +322,7 @@ static PyObject *d_layer_norm(tn_value *a) {   /* native_layer_norm(input, shape
 static PyObject *d_dropout(tn_value *a) {
     PyObject *x = a[0].u.obj;
     double p = a[1].u.f;
-    if (!a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
+    if (!a[2].u.i || p == 0 || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
     if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout, a);   /* its own error */
     if (p == 1) {
         PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
@@ -341,6 +396,11 @@ static PyObject *run_alias(int op, tn_value *a) {
  * so the row is found from a thread-local set just before the call. */
 static _Thread_local int current_op;
 static PyObject *trampoline(tn_value *a) { return dispatch(current_op, a); }
+
+bool tn_decomp_computes(int op) {
+    tn_decomp_for(op);   /* builds the index */
+    return op >= 0 && op < TN_OP_COUNT && decomp_index[op] && decomps[decomp_index[op] - 1].base != -3;
+}
 
 tn_decomp_fn tn_decomp_for(int op) {
     static bool built;

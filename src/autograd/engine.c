@@ -44,8 +44,9 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     bool gm = tn_grad_enabled();
     if (!v->grad) {
         const tn_tensor *gt = tn_tensor_of(g);
-        if (!gm && Py_REFCNT(g) <= 1 && gt->storage->refcnt == 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
-            v->grad = tn_detached_alias(g);
+        /* steal, as upstream: no other reference to the gradient, and it has the variable's layout */
+        if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
+            v->grad = tn_aten(TN_ROW_detach, "(O)", g);
         } else {
             PyObject *sz = tn_py_size_new(v->t.ndim, v->t.sizes), *st = tn_py_size_new(v->t.ndim, v->t.strides);
             PyObject *e = sz && st ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", g, sz, st) : NULL;
@@ -415,16 +416,27 @@ static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accu
         }
     }
     if (!keep_graph) tn_node_release(nd);
+    /* every output fitted to its input first (upstream's validate_outputs), then summed into the
+     * next nodes' buffers */
     for (int e = 0; e < nd->nnext; e++) {
         tn_node *nx = (tn_node *)nd->next[e].fn;
         if (!nx) { Py_CLEAR(outs[e]); continue; }
+        int nr = nd->next[e].nr;
+        if (outs[e] && nr < nx->nout && nx->out_meta[nr].defined) {
+            PyObject *g = fit(nd, e, outs[e], &nx->out_meta[nr]);
+            outs[e] = g;
+            if (!g) goto done;
+        }
+    }
+    for (int e = 0; e < nd->nnext; e++) {
+        tn_node *nx = (tn_node *)nd->next[e].fn;
+        if (!nx) continue;
         int s = find_slot(r, nx, false);
         if (s < 0) { PyErr_SetString(PyExc_RuntimeError, "autograd engine: edge to an undiscovered node"); goto done; }
         if (outs[e]) {
             int nr = nd->next[e].nr;
-            PyObject *g = nr < nx->nout && nx->out_meta[nr].defined ? fit(nd, e, outs[e], &nx->out_meta[nr]) : outs[e];
+            PyObject *g = outs[e];
             outs[e] = NULL;
-            if (!g) goto done;
             if (nr >= nx->nout) { Py_DECREF(g); continue; }
             if (buffer_add(&r->s[s].buf[nr], g) < 0) goto done;
         }

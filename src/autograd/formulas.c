@@ -63,40 +63,41 @@ static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
     return r;
 }
 
+/* upstream's at::sum_to: one sum over the leading dims and the dims broadcast from 1 (keepdim),
+ * then a view to the target shape when there were leading dims */
 PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
     const tn_tensor *t = tn_tensor_of(g);
     int lead = t->ndim - ndim;
     PyObject *dims = PyList_New(0);
     if (!dims) return NULL;
-    for (int d = 0; d < lead; d++) PyList_Append(dims, PyLong_FromLong(d)), Py_DECREF(PyList_GetItem(dims, PyList_Size(dims) - 1));
-    PyObject *r = Py_NewRef(g);
-    if (lead > 0) {
-        Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(OO)", g, dims));
-        if (!r) { Py_DECREF(dims); return NULL; }
+    for (int d = 0; d < t->ndim; d++) {
+        if (d >= lead && !(sizes[d - lead] == 1 && t->sizes[d] != 1)) continue;
+        PyObject *i = PyLong_FromLong(d);
+        if (!i || PyList_Append(dims, i) < 0) { Py_XDECREF(i); Py_DECREF(dims); return NULL; }
+        Py_DECREF(i);
     }
+    PyObject *r = PyList_Size(dims) ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", g, dims, Py_True) : Py_NewRef(g);
     Py_DECREF(dims);
-    if (!(dims = PyList_New(0))) { Py_DECREF(r); return NULL; }
-    for (int d = 0; d < ndim; d++)
-        if (sizes[d] == 1 && tn_tensor_of(r)->sizes[d] != 1) {
-            PyObject *i = PyLong_FromLong(d);
-            PyList_Append(dims, i);
-            Py_DECREF(i);
-        }
-    if (PyList_Size(dims) > 0) Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", r, dims, Py_True));
-    Py_DECREF(dims);
+    if (r && lead > 0) {
+        PyObject *shape = tn_py_size_new(ndim, sizes);
+        Py_SETREF(r, shape ? tn_aten(TN_ROW_view, "(OO)", r, shape) : NULL);
+        Py_XDECREF(shape);
+    }
     return r;
 }
 
 /* ---- arithmetic ---- */
 
+/* Input gradients are computed in the alphabetical order of the argument names (other before
+ * self, mat2 before self), the order of upstream's generated nodes, so the op stream matches. */
 static int f_add(tn_node *n, PyObject **g, PyObject **o) {   /* add.Tensor / add_.Tensor / add.Scalar */
-    PUT(0, Py_NewRef(g[0]));
     if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(Py_NewRef(g[0]), n, 2));
+    PUT(0, Py_NewRef(g[0]));
     return 0;
 }
 static int f_sub(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, Py_NewRef(g[0]));
     if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
+    PUT(0, Py_NewRef(g[0]));
     return 0;
 }
 static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(self, other, alpha) = other - alpha*self */
@@ -105,28 +106,22 @@ static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(sel
     return 0;
 }
 static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
-    if (need(n, 0)) {
-        PyObject *other = is_tensor_arg(n, 1) ? saved(n, 1) : arg_obj(n, 1);
-        if (!other) return -1;
-        PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other));
-        Py_DECREF(other);
-    }
     if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = saved(n, 0);
         if (!self) return -1;
         PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self));
         Py_DECREF(self);
     }
+    if (need(n, 0)) {
+        PyObject *other = is_tensor_arg(n, 1) ? saved(n, 1) : arg_obj(n, 1);
+        if (!other) return -1;
+        PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other));
+        Py_DECREF(other);
+    }
     return 0;
 }
 static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.Scalar */
     bool tensor_other = is_tensor_arg(n, 1);
-    if (need(n, 0)) {
-        PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
-        if (!other) return -1;
-        PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other));
-        Py_DECREF(other);
-    }
     if (tensor_other && need(n, 1)) {   /* -grad * ((self / other) / other) */
         PyObject *self = saved(n, 0), *other = self ? saved(n, 1) : NULL;
         PyObject *q = other ? tn_aten(TN_ROW_div_Tensor, "(OO)", self, other) : NULL;
@@ -135,6 +130,12 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
         PyObject *r = ng ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, q2) : NULL;
         Py_XDECREF(self); Py_XDECREF(other); Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(ng);
         PUT(1, r);
+    }
+    if (need(n, 0)) {
+        PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
+        if (!other) return -1;
+        PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other));
+        Py_DECREF(other);
     }
     return 0;
 }
@@ -152,7 +153,7 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *em1 = is_int ? PyLong_FromLongLong(arg_i(n, 1) - 1) : PyFloat_FromDouble(e - 1);
     PyObject *ex = is_int ? PyLong_FromLongLong(arg_i(n, 1)) : PyFloat_FromDouble(e);
     PyObject *p = tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", self, em1);
-    PyObject *m = p ? tn_aten(TN_ROW_mul_Tensor, "(OO)", p, ex) : NULL;
+    PyObject *m = p ? tn_aten(TN_ROW_mul_Scalar, "(OO)", p, ex) : NULL;
     PyObject *r = m ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], m) : NULL;
     Py_DECREF(self); Py_XDECREF(em1); Py_XDECREF(ex); Py_XDECREF(p); Py_XDECREF(m);
     PUT(0, r);
@@ -175,7 +176,7 @@ static int f_log(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * result) */
-    PyObject *r = result(n, 0), *t = r ? tn_aten(TN_ROW_mul_Tensor, "(Oi)", r, 2) : NULL;
+    PyObject *r = result(n, 0), *t = r ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", r, 2) : NULL;
     Py_XDECREF(r);
     if (!t) return -1;
     PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t));
@@ -184,7 +185,7 @@ static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * res
 }
 static int f_rsqrt(tn_node *n, PyObject **g, PyObject **o) {   /* -0.5 * grad * result.pow(3) */
     PyObject *r = result(n, 0), *p = r ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", r, 3) : NULL;
-    PyObject *a = p ? tn_aten(TN_ROW_mul_Tensor, "(Od)", g[0], -0.5) : NULL;
+    PyObject *a = p ? tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], -0.5) : NULL;
     PyObject *b = a ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a, p) : NULL;
     Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(a);
     PUT(0, b);
@@ -311,7 +312,7 @@ static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(siz
     for (int d = 0; d < meta(n, 0)->ndim; d++) numel *= tn_meta_sizes(meta(n, 0))[d];
     PyObject *e = expand_to(g[0], n, 0);
     if (!e) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OL)", e, (long long)numel));
+    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel));
     Py_DECREF(e);
     return 0;
 }
@@ -330,7 +331,7 @@ static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *s = sum_backward(g[0], n, 1, n->args[2].u.i);
     if (!s) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OL)", s, (long long)cnt));
+    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt));
     Py_DECREF(s);
     return 0;
 }
@@ -362,46 +363,55 @@ static PyObject *mm_mat2_backward(PyObject *grad, PyObject *mat1, const tn_meta 
     Py_XDECREF(m1t);
     return r;
 }
+/* a1/a2: the two matrices; when a2's name sorts before self's (mat2, batch2) it goes first */
 static int mm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
-    if (need(n, a1)) {
-        PyObject *m2 = saved(n, a2);
-        if (!m2) return -1;
-        PyObject *r = mm_mat1_backward(g[0], m2, meta(n, a1));
-        Py_DECREF(m2);
-        PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-    }
-    if (need(n, a2)) {
-        PyObject *m1 = saved(n, a1);
-        if (!m1) return -1;
-        PyObject *r = mm_mat2_backward(g[0], m1, meta(n, a2));
-        Py_DECREF(m1);
-        PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+    for (int pass = 0; pass < 2; pass++) {
+        bool first = a1 == 0 ? pass == 1 : pass == 0;   /* mm(self, mat2): mat2, self; addmm: mat1, mat2 */
+        if (first && need(n, a1)) {
+            PyObject *m2 = saved(n, a2);
+            if (!m2) return -1;
+            PyObject *r = mm_mat1_backward(g[0], m2, meta(n, a1));
+            Py_DECREF(m2);
+            PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+        }
+        if (pass == 0 && need(n, a2)) {
+            PyObject *m1 = saved(n, a1);
+            if (!m1) return -1;
+            PyObject *r = mm_mat2_backward(g[0], m1, meta(n, a2));
+            Py_DECREF(m1);
+            PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+        }
     }
     return 0;
 }
 static int f_mm(tn_node *n, PyObject **g, PyObject **o) { return mm_like(n, g, o, 0, 1, -1); }
 static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, mat1, mat2, beta, alpha) */
+    if (mm_like(n, g, o, 1, 2, 4) < 0) return -1;
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return mm_like(n, g, o, 1, 2, 4);
+    return 0;
 }
 static PyObject *bt(PyObject *x) { return x ? tn_aten(TN_ROW_transpose_int, "(Oii)", x, 1, 2) : NULL; }
 static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
-    if (need(n, a1)) {   /* grad.bmm(mat2.transpose(1, 2)) */
-        PyObject *m2 = saved(n, a2), *m2t = bt(m2), *r = m2t ? tn_aten(TN_ROW_bmm, "(OO)", g[0], m2t) : NULL;
-        Py_XDECREF(m2); Py_XDECREF(m2t);
-        PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-    }
-    if (need(n, a2)) {   /* self.transpose(1, 2).bmm(grad) */
-        PyObject *m1 = saved(n, a1), *m1t = bt(m1), *r = m1t ? tn_aten(TN_ROW_bmm, "(OO)", m1t, g[0]) : NULL;
-        Py_XDECREF(m1); Py_XDECREF(m1t);
-        PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+    for (int pass = 0; pass < 2; pass++) {
+        bool first = a1 == 0 ? pass == 1 : pass == 0;
+        if (first && need(n, a1)) {   /* grad.bmm(mat2.transpose(1, 2)) */
+            PyObject *m2 = saved(n, a2), *m2t = bt(m2), *r = m2t ? tn_aten(TN_ROW_bmm, "(OO)", g[0], m2t) : NULL;
+            Py_XDECREF(m2); Py_XDECREF(m2t);
+            PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+        }
+        if (pass == 0 && need(n, a2)) {   /* self.transpose(1, 2).bmm(grad) */
+            PyObject *m1 = saved(n, a1), *m1t = bt(m1), *r = m1t ? tn_aten(TN_ROW_bmm, "(OO)", m1t, g[0]) : NULL;
+            Py_XDECREF(m1); Py_XDECREF(m1t);
+            PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
+        }
     }
     return 0;
 }
 static int f_bmm(tn_node *n, PyObject **g, PyObject **o) { return bmm_like(n, g, o, 0, 1, -1); }
-static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {
+static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batch2, self */
+    if (bmm_like(n, g, o, 1, 2, 4) < 0) return -1;
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return bmm_like(n, g, o, 1, 2, 4);
+    return 0;
 }
 static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
     if (need(n, 0)) { PyObject *t = saved(n, 1); if (!t) return -1; PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
@@ -485,38 +495,33 @@ static int f_squeeze(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, r);
     return 0;
 }
-/* select / slice: zeros of the input's shape with the gradient copied into the selected part
- * (upstream's select_backward / slice_backward compute this) */
 static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m));
     PyObject *r = sz ? tn_aten(TN_ROW_new_zeros, "(OO)", like, sz) : NULL;
     Py_XDECREF(sz);
     return r;
 }
+/* select / slice: select_backward / slice_backward with the input's sizes */
 static int f_select(tn_node *n, PyObject **g, PyObject **o) {
-    if (!need(n, 0)) return 0;
-    PyObject *z = zeros_meta(g[0], meta(n, 0));
-    PyObject *v = z ? tn_aten(TN_ROW_select_int, "(OLL)", z, (long long)arg_i(n, 1), (long long)arg_i(n, 2)) : NULL;
-    PyObject *c = v ? tn_aten(TN_ROW_copy_, "(OO)", v, g[0]) : NULL;
-    Py_XDECREF(v);
-    if (!c) { Py_XDECREF(z); return -1; }
-    Py_DECREF(c);
-    put(n, o, 0, z);
+    PyObject *sz = sizes_of(n, 0);
+    if (!sz) return -1;
+    PUT(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
+    Py_DECREF(sz);
     return 0;
 }
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
-    if (!need(n, 0)) return 0;
-    PyObject *z = zeros_meta(g[0], meta(n, 0));
-    PyObject *a1 = arg_obj(n, 2), *a2 = arg_obj(n, 3);
-    PyObject *v = z && a1 && a2 ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", z, (long long)arg_i(n, 1), a1, a2, (long long)arg_i(n, 4)) : NULL;
-    PyObject *c = v ? tn_aten(TN_ROW_copy_, "(OO)", v, g[0]) : NULL;
-    Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(v);
-    if (!c) { Py_XDECREF(z); return -1; }
-    Py_DECREF(c);
-    put(n, o, 0, z);
+    /* upstream saves start and end as given (None: 0 and INT64_MAX); slice_backward clamps */
+    int64_t start = n->args[2].tag == TN_V_INT ? n->args[2].u.i : 0;
+    int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
+    PyObject *sz = sizes_of(n, 0);
+    if (!sz) return -1;
+    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
+                   (long long)arg_i(n, 4)));
+    Py_DECREF(sz);
     return 0;
 }
-/* cat: each input's slice of the gradient along dim (narrow) */
+/* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
+ * upstream's cat_tensors_backward does; a legacy empty 1-D input gets zeros({0}) */
 static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
     int k = n->arg_nmeta[0];
     int64_t dim = n->args[1].u.i, at = 0;
@@ -525,14 +530,21 @@ static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
     if (dim < 0) dim += nd;
     for (int i = 0; i < k; i++) {
         const tn_meta *m = &n->arg_meta[0][i];
-        if (m->ndim == 1 && tn_meta_sizes(m)[0] == 0) continue;   /* legacy empty inputs take no part */
-        int64_t len = tn_meta_sizes(m)[dim];
         int e = n->arg_edge[0] + i;
-        if (n->next[e].fn) {
-            o[e] = tn_aten(TN_ROW_narrow, "(OLLL)", g[0], (long long)dim, (long long)at, (long long)len);
-            if (!o[e]) return -1;
+        PyObject *part;
+        if (m->ndim == 1 && tn_meta_sizes(m)[0] == 0) {
+            PyObject *dt = tn_py_from_dtype(tn_tensor_of(g[0])->dtype);
+            PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+            part = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((i))", 0) : NULL;
+            Py_XDECREF(dt); Py_XDECREF(kw);
+        } else {
+            int64_t len = tn_meta_sizes(m)[dim];
+            part = tn_aten(TN_ROW_narrow, "(OLLL)", g[0], (long long)dim, (long long)at, (long long)len);
+            at += len;
         }
-        at += len;
+        if (!part) return -1;
+        if (n->next[e].fn) o[e] = part;
+        else Py_DECREF(part);
     }
     return 0;
 }
@@ -550,15 +562,14 @@ static int f_stack(tn_node *n, PyObject **g, PyObject **o) {
 /* split / split_with_sizes / unbind: the gradients of the pieces (zeros for pieces without one)
  * joined again */
 static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool stack) {
+    PyObject *like = NULL;
+    for (int k = 0; k < n->nout && !like; k++) like = g[k];
+    if (!like) return 0;
     PyObject *l = PyList_New(n->nout);
     if (!l) return -1;
     for (int k = 0; k < n->nout; k++) {
-        PyObject *p = g[k] ? Py_NewRef(g[k]) : zeros_meta(g[0] ? g[0] : NULL, &n->out_meta[k]);
-        if (!p) {
-            for (int j = 0; j < n->nout && !p; j++)
-                if (g[j]) p = zeros_meta(g[j], &n->out_meta[k]);
-            if (!p) { Py_DECREF(l); return -1; }
-        }
+        PyObject *p = g[k] ? Py_NewRef(g[k]) : zeros_meta(like, &n->out_meta[k]);
+        if (!p) { Py_DECREF(l); return -1; }
         PyList_SetItem(l, k, p);
     }
     PUT(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim));
@@ -594,8 +605,8 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
     PyObject *c = saved(n, 0);
     if (!c) return -1;
-    if (is_tensor_arg(n, 1)) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));
-    if (is_tensor_arg(n, 2)) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));
+    if (is_tensor_arg(n, 2)) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));   /* other */
+    if (is_tensor_arg(n, 1)) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));  /* self */
     Py_DECREF(c);
     return 0;
 }

@@ -5,6 +5,8 @@
  * AccumulateGrad.variable. See docs/ARCHITECTURE.md, "Autograd". */
 #include "autograd/autograd.h"
 
+#include "tn_ops_gen.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,8 +416,11 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     PyObject *r = n->results ? n->results[k] : NULL;
     if (!r) return tn_not_implemented("autograd: a formula read an output that was not saved");
     if (tn_tensor_of(r)->storage->version != n->result_ver[k]) return modified_error(n, r, n->result_ver[k], k);
-    /* the unpacked output has this node as its grad_fn again (double backward goes through it) */
-    PyObject *a = tn_detached_alias(r);
+    /* the unpacked output has this node as its grad_fn again (double backward goes through it);
+     * upstream's unpack dispatches a detach for a first output (measured; see record.c) */
+    bool was = tn_grad_mode_set(false);
+    PyObject *a = k == 0 ? tn_aten(TN_ROW_detach, "(O)", r) : tn_detached_alias(r);
+    tn_grad_mode_set(was);
     if (!a) return NULL;
     tn_tensor_obj *o = (tn_tensor_obj *)a;
     o->grad_fn = Py_NewRef((PyObject *)n);

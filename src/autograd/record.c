@@ -228,7 +228,10 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         tn_meta_set(&n->out_meta[k], tn_tensor_of(outs[k]));
         if (!(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
         if (k < 8 && (somask >> k & 1)) {
-            if (!(n->results[k] = tn_detached_alias(outs[k]))) goto fail;
+            /* measured on upstream: a saved first output is detached through the dispatcher (a mode
+             * sees aten.detach), later outputs (native_layer_norm's mean and rstd) are not */
+            n->results[k] = k == 0 ? tn_aten(TN_ROW_detach, "(O)", outs[k]) : tn_detached_alias(outs[k]);
+            if (!n->results[k]) goto fail;
             n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;
         }
     }
@@ -265,6 +268,11 @@ fail:
     Py_DECREF(n);
     Py_DECREF(res);
     return NULL;
+}
+
+PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled) {
+    *handled = tn_op_autograd_defs[op].composite && tn_decomp_computes(op);
+    return *handled ? tn_decomp_for(op)(args) : NULL;
 }
 
 PyObject *tn_autograd_call(int op, tn_value *args) {

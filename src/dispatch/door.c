@@ -11,6 +11,7 @@
 
 #include "autograd/autograd.h"
 #include "dispatch/modes.h"
+#include "python/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
 
@@ -68,12 +69,14 @@ static PyObject *to_mode(int op, tn_value *args) {
     const tn_schema *s = tn_op_schema(op);
     PyObject *func = s ? op_overload(op) : NULL;
     if (!func) return NULL;
+    /* as upstream: trailing positional arguments and keyword-only ones equal to their defaults
+     * are left out */
     int last_pos = -1;
     for (int i = 0; i < s->nargs; i++)
-        if (!s->args[i].kwarg_only && !args[i].defaulted) last_pos = i;
+        if (!s->args[i].kwarg_only && !args[i].defaulted && !tn_value_is_default(&s->args[i], &args[i])) last_pos = i;
     PyObject *pargs = PyList_New(0), *kwargs = PyDict_New(), *types = PyList_New(0);
     for (int i = 0; pargs && kwargs && types && i < s->nargs; i++) {
-        if (s->args[i].kwarg_only ? args[i].defaulted : i > last_pos) continue;
+        if (s->args[i].kwarg_only ? (args[i].defaulted || tn_value_is_default(&s->args[i], &args[i])) : i > last_pos) continue;
         PyObject *o = tn_value_to_python(&args[i]);
         if (!o) { Py_CLEAR(pargs); break; }
         int r = s->args[i].kwarg_only ? PyDict_SetItemString(kwargs, s->args[i].name, o) : PyList_Append(pargs, o);
@@ -88,7 +91,14 @@ static PyObject *to_mode(int op, tn_value *args) {
         PyObject *mode = tn_dispatch_mode_pop_top();
         if (mode) {
             res = PyObject_CallMethod(mode, "__torch_dispatch__", "OOOO", func, ttypes, targs, kwargs);
-            if (tn_dispatch_mode_push(mode) < 0) Py_CLEAR(res);
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
+            if (tn_dispatch_mode_push(mode) < 0) {
+                Py_CLEAR(res);
+                Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+            } else {
+                PyErr_Restore(et, ev, tb);
+            }
             Py_DECREF(mode);
         }
     }
@@ -238,7 +248,11 @@ PyObject *tn_door_call(int op, tn_value *args) {
 }
 
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
-    if (tn_dispatch_mode_len() > 0) return to_mode(op, args);
+    if (tn_dispatch_mode_len() > 0) {
+        bool handled;
+        PyObject *r = tn_composite_under_mode(op, args, &handled);
+        return handled ? r : to_mode(op, args);
+    }
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) return tn_refuse_op(op);
     const tn_schema *s = tn_op_schema(op);

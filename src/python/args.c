@@ -374,6 +374,31 @@ static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
 
 static bool is_out_param(const tn_arg *p) { return p->kwarg_only && p->is_write; }
 
+/* Whether a value equals its parameter's schema default (upstream omits such trailing positional
+ * and keyword-only arguments when it hands a call to a Python dispatch mode). */
+bool tn_value_is_default(const tn_arg *p, const tn_value *v) {
+    if (!p->default_text) return false;
+    tn_args tmp;
+    tmp.nowned = tmp.nints = tmp.nheap = 0;
+    tmp.out = NULL;
+    tn_value d;
+    bool same = false;
+    if (default_value(p, &tmp, &d) < 0) { PyErr_Clear(); tn_args_release(&tmp); return false; }
+    if (d.tag == TN_V_NONE) same = v->tag == TN_V_NONE;
+    else if (d.tag == TN_V_BOOL || d.tag == TN_V_INT)
+        same = (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i == d.u.i;
+    else if (d.tag == TN_V_FLOAT)
+        same = (v->tag == TN_V_FLOAT && v->u.f == d.u.f) || ((v->tag == TN_V_INT) && (double)v->u.i == d.u.f);
+    else if (d.tag == TN_V_INTLIST || d.tag == TN_V_BOOLLIST)
+        same = v->tag == d.tag && v->u.ints.n == d.u.ints.n &&
+               (d.u.ints.n == 0 || !memcmp(v->u.ints.v, d.u.ints.v, (size_t)d.u.ints.n * sizeof(int64_t)));
+    else if (d.tag == TN_V_STR)
+        same = v->tag == TN_V_STR && PyUnicode_Compare(v->u.obj, d.u.obj) == 0;
+    tn_args_release(&tmp);
+    if (PyErr_Occurred()) PyErr_Clear();
+    return same;
+}
+
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};

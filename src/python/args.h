@@ -40,6 +40,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                   int flags, tn_args *out);
 void tn_args_release(tn_args *a);
 
+bool tn_value_is_default(const tn_arg *p, const tn_value *v);
+
 /* Value helpers for op functions. */
 bool tn_value_is_number(const tn_value *v);
 double tn_value_as_double(const tn_value *v);

@@ -265,7 +265,10 @@ static PyObject *apply_slicing(PyObject *self, PyObject *tup, index_list *l) {
         } else if (PySlice_Check(o)) {
             int64_t a, b, c;
             if (slice_args(o, &a, &b, &c) < 0) goto fail;
-            next = op_slice(res, dim, a, b, c);
+            /* a slice that keeps the whole dimension is skipped, as upstream's applySlicing does */
+            tn_tensor *rt = tn_tensor_of(res);
+            if (a == 0 && c == 1 && dim < rt->ndim && b >= rt->sizes[dim]) next = Py_NewRef(res);
+            else next = op_slice(res, dim, a, b, c);
             dim++; real_dim++;
         } else if (o == Py_Ellipsis) {
             dim += st->ndim - specified;
