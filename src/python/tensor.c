@@ -494,12 +494,6 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
     *T(self) = t;
     return 0;
 }
-static PyObject *g_names(PyObject *self, void *c) {
-    int n = T(self)->ndim;
-    PyObject *t = PyTuple_New(n);
-    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, Py_NewRef(Py_None));
-    return t;
-}
 
 PyObject *tn_tensor_get_T(PyObject *self, void *c);
 PyObject *tn_tensor_get_H(PyObject *self, void *c);
@@ -524,7 +518,6 @@ static PyGetSetDef tensor_getset[] = {
     {"is_mtia", g_false, NULL, NULL, NULL},
     {"is_ipu", g_false, NULL, NULL, NULL},
     {"is_xla", g_false, NULL, NULL, NULL},
-    {"is_hpu", g_false, NULL, NULL, NULL},
     {"is_maia", g_false, NULL, NULL, NULL},
     {"is_vulkan", g_false, NULL, NULL, NULL},
     {"is_sparse", g_false, NULL, NULL, NULL},
@@ -532,7 +525,6 @@ static PyGetSetDef tensor_getset[] = {
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},
     {"is_nested", g_false, NULL, NULL, NULL},
-    {"_is_zerotensor_prop", g_false, NULL, NULL, NULL},
     {"itemsize", g_itemsize, NULL, NULL, NULL},
     {"nbytes", g_nbytes, NULL, NULL, NULL},
     {"_version", g_version, NULL, NULL, NULL},
@@ -545,7 +537,6 @@ static PyGetSetDef tensor_getset[] = {
     {"_base", g_base, NULL, NULL, NULL},
     {"_cdata", g_cdata, NULL, NULL, NULL},
     {"data", g_data, s_data, NULL, NULL},
-    {"names", g_names, NULL, NULL, NULL},
     {NULL},
 };
 
