@@ -238,7 +238,7 @@ PyObject *tn_door_call(int op, tn_value *args) {
 }
 
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
-    if (tn_dispatch_mode_len() > 0) return to_mode(op, args);
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return to_mode(op, args);
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) return tn_refuse_op(op);
     const tn_schema *s = tn_op_schema(op);
