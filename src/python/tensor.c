@@ -478,9 +478,12 @@ static PyObject *g_base(PyObject *self, void *c) {
 }
 static PyObject *g_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(self); }
 static PyObject *g_data(PyObject *self, void *c) {
-    /* .data: same storage and geometry, detached from autograd */
+    /* .data: the same bytes and geometry, detached from autograd, with a version counter of its
+     * own (upstream: a fresh VariableVersion), so writes through .data are invisible to
+     * autograd's saved-tensor checks (gradcheck perturbs inputs this way) */
     tn_tensor t = *T(self);
-    tn_storage_incref(t.storage);
+    t.storage = tn_storage_alias(t.storage);
+    if (!t.storage) return PyErr_NoMemory();
     return tn_tensor_wrap(&t);
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {
@@ -639,6 +642,8 @@ static PyObject *sm_resize_(PyObject *self, PyObject *arg) {
         PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");
         return NULL;
     }
+    if ((size_t)n > S(self)->nbytes && S(self)->aliases)
+        return tn_not_implemented("growing a storage while a .data alias of it lives");
     size_t old = S(self)->nbytes;
     if ((size_t)n > old) {
         if (tn_storage_resize(S(self), (size_t)n) != TN_OK) return PyErr_NoMemory();
