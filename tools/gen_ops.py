@@ -37,9 +37,12 @@ def main():
         variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
         disp = e.get("dispatch") or {}
         composite = (not disp and "structured_delegate" not in e) or any("CompositeImplicitAutograd" in k for k in disp)
+        tags = e.get("tags") or []
+        tags = [tags] if isinstance(tags, str) else tags
+        nofunc, nometh = python_hidden(func, name, tags)
         rows.append(dict(name=name, overload=overload, func=func, order=order, composite=composite,
                          function="function" in variants, method="method" in variants,
-                         module=e.get("python_module", ""),
+                         nofunc=nofunc, nometh=nometh, module=e.get("python_module", ""),
                          key=f"{name}.{overload}"))
     # Non-aten operators libtorch registers (src/ops/extra_schemas.txt): named "ns::name".
     extra = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ops", "extra_schemas.txt")
@@ -51,7 +54,8 @@ def main():
             if ns_name.startswith("aten::"):  # aten's JIT-only overloads join their yaml siblings
                 ns_name = ns_name[len("aten::"):]
             rows.append(dict(name=ns_name, overload=overload, func=line, order=len(rows), composite=False,
-                             function=False, method=False, module="", key=f"{ns_name}.{overload}"))
+                             function=False, method=False, nofunc=False, nometh=False, module="",
+                             key=f"{ns_name}.{overload}"))
     known = {r["key"] for r in rows}
     missing = [k for k in implemented if k not in known]
     if missing:
@@ -74,7 +78,9 @@ def main():
     out.append("static const tn_op_def tn_op_defs[TN_OP_COUNT] = {")
     for r in rows:
         flags = " | ".join(f for f, on in (("TN_VARIANT_FUNCTION", r["function"]),
-                                          ("TN_VARIANT_METHOD", r["method"])) if on) or "0"
+                                          ("TN_VARIANT_METHOD", r["method"]),
+                                          ("TN_VARIANT_NO_PY_FUNCTION", r["function"] and r["nofunc"]),
+                                          ("TN_VARIANT_NO_PY_METHOD", r["method"] and r["nometh"])) if on) or "0"
         fn = cname(r["key"]) if r["key"] in impl else "NULL"
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
@@ -106,9 +112,9 @@ def main():
     for i, r in enumerate(rows):
         if names and names[-1][0] == r["name"]:
             names[-1][2] = i + 1
-            names[-1][3] |= r["method"]
+            names[-1][3] |= r["method"] and not r["nometh"]
         else:
-            names.append([r["name"], i, i + 1, r["method"]])
+            names.append([r["name"], i, i + 1, r["method"] and not r["nometh"]])
     out.append(f"#define TN_NAME_COUNT {len(names)}")
     out.append("static const tn_name_def tn_name_defs[TN_NAME_COUNT] = {")
     for n, a, b, m in names:
@@ -129,6 +135,33 @@ def main():
     out.append("#endif")
     out.append("#endif")
     open(out_path, "w").write("\n".join(out) + "\n")
+
+
+# Names upstream's Python binding generator skips (torchgen's should_generate_py_binding) but
+# binds by hand (python_torch_functions_manual.cpp, python_variable_methods.cpp): here the
+# generated binding stands in for the manual one, so these stay visible (measured on 2.13.0:
+# dir(torch), dir(torch.Tensor)).
+MANUAL_FUNCTIONS = {"nonzero", "range", "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor",
+                    "sparse_coo_tensor", "sparse_csc_tensor", "sparse_csr_tensor"}
+MANUAL_METHODS = {"_version", "contiguous", "copy_", "data", "dim", "get_device", "is_contiguous", "is_leaf", "item",
+                  "mH", "mT", "nonzero", "numel", "output_nr", "requires_grad_", "retains_grad", "set_",
+                  "storage_offset", "to"}
+
+
+def python_hidden(func, name, tags):
+    """(hidden from torch.* / torch._C._nn.* ..., hidden from Tensor.*) for one yaml row, as
+    upstream's generated bindings: code-generated overloads (tag "generated", unless
+    "view_copy"), names matching SKIP_PYTHON_BINDINGS (e.g. ".*_backward", ".*_forward", "copy",
+    "_foreach_copy"; matched against the C++ name, which ends in "_out" for out= overloads) and
+    the signatures in SKIP_PYTHON_BINDINGS_SIGNATURES (add.Scalar ...)."""
+    from torchgen.api import cpp
+    from torchgen.model import FunctionSchema
+    from torchgen.packaged.autograd.gen_python_functions import (SKIP_PYTHON_BINDINGS,
+                                                                 SKIP_PYTHON_BINDINGS_SIGNATURES)
+    fs = FunctionSchema.parse(func)
+    skip = ("generated" in tags and "view_copy" not in tags) or \
+        any(r.match(cpp.name(fs)) for r in SKIP_PYTHON_BINDINGS) or str(fs) in SKIP_PYTHON_BINDINGS_SIGNATURES
+    return skip and name not in MANUAL_FUNCTIONS, skip and name not in MANUAL_METHODS
 
 
 def arg_names(func):

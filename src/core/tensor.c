@@ -31,6 +31,23 @@ tn_storage *tn_storage_wrap(char *data, size_t nbytes,
     return s;
 }
 
+static void release_alias(void *ctx, char *data, size_t nbytes) {
+    tn_storage *owner = ctx;
+    owner->aliases--;
+    tn_storage_decref(owner);
+}
+
+tn_storage *tn_storage_alias(tn_storage *s) {
+    s = tn_storage_root(s);
+    tn_storage *a = tn_storage_wrap(s->data, s->nbytes, release_alias, s);
+    if (!a) return NULL;
+    a->device = s->device;
+    a->alias_of = s;
+    tn_storage_incref(s);
+    s->aliases++;
+    return a;
+}
+
 void tn_storage_decref(tn_storage *s) {
     if (!s || --s->refcnt > 0) return;
     if (s->release) s->release(s->release_ctx, s->data, s->nbytes);
@@ -41,7 +58,7 @@ void tn_storage_decref(tn_storage *s) {
 tn_status tn_storage_resize(tn_storage *s, size_t nbytes) {
     if (nbytes <= s->nbytes) return TN_OK;
     if (s->device == TN_DEVICE_META) { s->nbytes = nbytes; return TN_OK; }
-    if (s->release) return TN_ERR_IO; /* borrowed memory cannot grow */
+    if (s->release || s->aliases) return TN_ERR_IO; /* borrowed memory, or memory aliases see, cannot grow */
     char *p = realloc(s->data, nbytes);
     if (!p) return TN_ERR_NOMEM;
     s->data = p;

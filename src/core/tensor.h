@@ -26,6 +26,11 @@ typedef struct tn_storage {
     void *release_ctx;
     void *pyobj;        /* borrowed back-pointer to the Python UntypedStorage, or NULL */
     int64_t version;    /* autograd version counter, shared by all views of this storage */
+    /* An alias (tn_storage_alias: a tensor's .data) shares another storage's bytes but counts
+     * versions of its own; alias_of is the storage that owns the bytes (held), aliases counts the
+     * live aliases of an owner (it cannot grow while any lives: they would keep the old bytes). */
+    struct tn_storage *alias_of;
+    int64_t aliases;
 } tn_storage;
 
 typedef struct tn_tensor {
@@ -45,6 +50,11 @@ tn_storage *tn_storage_wrap(char *data, size_t nbytes,
 static inline void tn_storage_incref(tn_storage *s) { s->refcnt++; }
 void tn_storage_decref(tn_storage *s);
 tn_status tn_storage_resize(tn_storage *s, size_t nbytes);
+/* A new storage (refcnt 1) over s's bytes with its own version counter, as upstream's
+ * Tensor.data gets a fresh VariableVersion; NULL on allocation failure. */
+tn_storage *tn_storage_alias(tn_storage *s);
+/* The storage owning the bytes: same root means the same memory (overlap checks). */
+static inline tn_storage *tn_storage_root(tn_storage *s) { return s && s->alias_of ? s->alias_of : s; }
 
 /* Geometry helpers. */
 int64_t tn_numel(const tn_tensor *t);

@@ -248,7 +248,7 @@ PyObject *tn_door_call(int op, tn_value *args) {
 }
 
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
-    if (tn_dispatch_mode_len() > 0) {
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
         bool handled;
         PyObject *r = tn_composite_under_mode(op, args, &handled);
         return handled ? r : to_mode(op, args);

@@ -40,7 +40,10 @@ typedef struct {
 
 typedef PyObject *(*tn_op_fn)(tn_value *args);
 
-enum { TN_VARIANT_FUNCTION = 1, TN_VARIANT_METHOD = 2 };
+/* NO_PY_*: upstream's Python bindings do not expose the overload (torchgen's
+ * should_generate_py_binding: *_backward, *_forward, copy, add.Scalar, generated out= ...); it
+ * stays reachable through torch.ops.aten and from C. */
+enum { TN_VARIANT_FUNCTION = 1, TN_VARIANT_METHOD = 2, TN_VARIANT_NO_PY_FUNCTION = 4, TN_VARIANT_NO_PY_METHOD = 8 };
 
 typedef struct {
     const char *name;      /* "add" */

@@ -144,4 +144,44 @@ static PyMethodDef mode_methods[] = {
     {NULL},
 };
 
-int tn_modes_init(PyObject *m) { return PyModule_AddFunctions(m, mode_methods); }
+/* torch._C._DisableTorchDispatch: while one lives, no call reaches a dispatch mode (upstream
+ * excludes the Python dispatch keys from construction to destruction, restoring the previous
+ * state; __enter__/__exit__ do nothing — upstream's "DEPRECATED" context manager, also used as
+ * `guard = _DisableTorchDispatch(); ...; del guard`). */
+static int dispatch_disabled;
+bool tn_dispatch_modes_disabled(void) { return dispatch_disabled != 0; }
+
+typedef struct {
+    PyObject_HEAD
+    int saved;
+} disable_obj;
+static PyObject *disable_new(PyTypeObject *tp, PyObject *a, PyObject *k) {
+    disable_obj *o = (disable_obj *)PyType_GenericAlloc(tp, 0);
+    if (!o) return NULL;
+    o->saved = dispatch_disabled;
+    dispatch_disabled = 1;
+    return (PyObject *)o;
+}
+static void disable_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    dispatch_disabled = ((disable_obj *)self)->saved;
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+static PyObject *disable_noop(PyObject *self, PyObject *a) { Py_RETURN_NONE; }
+static PyMethodDef disable_methods[] = {
+    {"__enter__", disable_noop, METH_NOARGS, NULL}, {"__exit__", disable_noop, METH_VARARGS, NULL}, {NULL}};
+static PyType_Slot disable_slots[] = {
+    {Py_tp_new, disable_new}, {Py_tp_dealloc, disable_dealloc}, {Py_tp_methods, disable_methods}, {0, NULL}};
+static PyType_Spec disable_spec = {"torch._C._DisableTorchDispatch", sizeof(disable_obj), 0, Py_TPFLAGS_DEFAULT,
+                                   disable_slots};
+
+int tn_modes_init(PyObject *m) {
+    PyObject *t = PyType_FromSpec(&disable_spec);
+    if (!t || PyModule_AddObject(m, "_DisableTorchDispatch", t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    return PyModule_AddFunctions(m, mode_methods);
+}

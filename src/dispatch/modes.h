@@ -10,5 +10,7 @@ Py_ssize_t tn_dispatch_mode_len(void);
 PyObject *tn_dispatch_mode_pop_top(void);
 /* Put a mode back (on the user stack or its infra slot). */
 int tn_dispatch_mode_push(PyObject *mode);
+/* True while a torch._C._DisableTorchDispatch guard lives: calls skip the modes. */
+bool tn_dispatch_modes_disabled(void);
 
 #endif

@@ -204,7 +204,7 @@ int tn_copy_into(PyObject *dst, PyObject *src) {
     if (d->storage->device == TN_DEVICE_META || s->storage->device == TN_DEVICE_META) return 0;
     if (!loop) { tn_not_implemented("aten::copy_ between these dtypes"); return -1; }
     /* overlapping source: copy through a temporary */
-    if (d->storage == s->storage && dst != src) {
+    if (tn_storage_root(d->storage) == tn_storage_root(s->storage) && dst != src) {
         PyObject *tmp = tn_tensor_new_empty(s->ndim, s->sizes, s->dtype, TN_DEVICE_CPU);
         if (!tmp) return -1;
         tn_run_loop(tn_cast_loop(s->dtype, s->dtype), NULL, tmp, 1, &src);
@@ -264,6 +264,10 @@ int tn_resize(PyObject *t, int ndim, const int64_t *sizes) {
         return -1;
     }
     if (need > x->storage->nbytes) {
+        if (x->storage->aliases) {
+            tn_not_implemented("growing a storage while a .data alias of it lives");
+            return -1;
+        }
         if (!x->storage->resizable || x->storage->release) {
             PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");
             return -1;

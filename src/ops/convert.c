@@ -34,7 +34,7 @@ static int copy_checked(PyObject *dst, PyObject *src) {
         return -1;
     }
     /* upstream refuses partial overlap it can prove (dense operands); full overlap is a no-op */
-    if (d->storage == s->storage && tn_numel(d) > 0 && tn_numel(s) > 0 && tn_cr_dense(d) && tn_cr_dense(s)) {
+    if (tn_storage_root(d->storage) == tn_storage_root(s->storage) && tn_numel(d) > 0 && tn_numel(s) > 0 && tn_cr_dense(d) && tn_cr_dense(s)) {
         int64_t da = d->offset * tn_dtype_itemsize(d->dtype), db = da + tn_numel(d) * tn_dtype_itemsize(d->dtype);
         int64_t sa = s->offset * tn_dtype_itemsize(s->dtype), sb = sa + tn_numel(s) * tn_dtype_itemsize(s->dtype);
         if (da < sb && sa < db && !(da == sa && db == sb)) {
@@ -232,6 +232,28 @@ PyObject *tn_op_result_type_Tensor(tn_value *a) { return result_type(a); }
 PyObject *tn_op_result_type_Scalar(tn_value *a) { return result_type(a); }
 PyObject *tn_op_result_type_Scalar_Tensor(tn_value *a) { return result_type(a); }
 PyObject *tn_op_result_type_Scalar_Scalar(tn_value *a) { return result_type(a); }
+
+/* ---------- promote_types ---------- */
+
+/* Upstream's promoteTypes over bool, the signed and 8-bit integers, the floating and complex
+ * types (the table tn_promote_types follows); a type with itself is itself. Pairs with the other
+ * types (uint16/32/64, float8, quantized, bits, sub-byte: special rules and errors upstream)
+ * refuse by name. */
+PyObject *tn_op_promote_types(tn_value *a) {
+    tn_dtype x = a[0].u.dtype, y = a[1].u.dtype;
+    if (x == y) return tn_py_from_dtype(x);
+    for (int i = 0; i < 2; i++) {
+        tn_dtype_kind k = tn_dtype_infos[i ? y : x].kind;
+        bool plain = k == TN_KIND_BOOL || k == TN_KIND_INT || k == TN_KIND_FLOAT || k == TN_KIND_COMPLEX ||
+                     (i ? y : x) == TN_DTYPE_U8;
+        if (!plain) {
+            char what[160];
+            snprintf(what, sizeof what, "aten::promote_types(%s, %s)", tn_dtype_infos[x].name, tn_dtype_infos[y].name);
+            return tn_not_implemented(what);
+        }
+    }
+    return tn_py_from_dtype(tn_promote_types(x, y));
+}
 
 /* ---------- equal ---------- */
 

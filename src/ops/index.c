@@ -479,7 +479,7 @@ static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, boo
         return NULL;
     }
     /* values may overlap self: copy them first */
-    PyObject *vals = v->storage == t->storage ? tn_clone_contiguous(values) : Py_NewRef(values);
+    PyObject *vals = tn_storage_root(v->storage) == tn_storage_root(t->storage) ? tn_clone_contiguous(values) : Py_NewRef(values);
     if (!vals) { adv_free(&ai); return NULL; }
     ai.ctx.accumulate = accumulate;
     ai.ctx.multiply = false;
@@ -569,6 +569,7 @@ PyObject *tn_op_index_select(tn_value *a) { return index_select(a[0].u.obj, a[1]
 PyObject *tn_op_index_select_out(tn_value *a) { return index_select(a[0].u.obj, a[1].u.i, a[2].u.obj, a[3].u.obj); }
 
 static int gs_check(const char *op, tn_tensor *t, int64_t d, tn_tensor *it, tn_tensor *src, bool is_scatter) {
+    if (tn_numel(it) == 0) return 0;   /* upstream checks nothing, the index dtype included, for an empty index */
     if (it->dtype != TN_DTYPE_I64 && it->dtype != TN_DTYPE_I32) {
         PyErr_Format(PyExc_RuntimeError, "%s(): Expected dtype int32/int64 for index", op);
         return -1;
@@ -672,7 +673,7 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
     }
     PyObject *s;
     if (src) {
-        s = tn_tensor_of(src)->storage == t->storage ? tn_clone_contiguous(src) : Py_NewRef(src);
+        s = tn_storage_root(tn_tensor_of(src)->storage) == tn_storage_root(t->storage) ? tn_clone_contiguous(src) : Py_NewRef(src);
     } else {
         s = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
         if (s && tn_fill_number(s, value) < 0) Py_CLEAR(s);
@@ -777,7 +778,7 @@ static PyObject *masked_fill(tn_value *a, bool inplace) {
     if (!dst) return NULL;
     PyObject *val = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
     if (!val || tn_fill_number(val, &a[2]) < 0) { Py_XDECREF(val); Py_DECREF(dst); return NULL; }
-    PyObject *mk = tn_tensor_of(mask)->storage == tn_tensor_of(dst)->storage ? tn_clone_contiguous(mask) : Py_NewRef(mask);
+    PyObject *mk = tn_storage_root(tn_tensor_of(mask)->storage) == tn_storage_root(tn_tensor_of(dst)->storage) ? tn_clone_contiguous(mask) : Py_NewRef(mask);
     if (!mk) { Py_DECREF(val); Py_DECREF(dst); return NULL; }
     PyObject *ins[3] = {mk, val, dst};
     tn_run_loop(tn_where_loop(t->dtype), NULL, dst, 3, ins);

@@ -66,6 +66,7 @@ static PyObject *set_geometry(PyObject *self, tn_storage *s, int64_t offset, con
                      (unsigned long long)need);
         return NULL;
     }
+    if (need > s->nbytes && s->aliases) return tn_not_implemented("growing a storage while a .data alias of it lives");
     if (need > s->nbytes && s->resizable && !s->release && tn_storage_resize(s, need) != TN_OK) return PyErr_NoMemory();
 check:
     if (tn_check_in_bounds(nd, sizes, strides, offset, t->dtype, s->nbytes) < 0) return NULL;

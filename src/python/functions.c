@@ -24,15 +24,6 @@ enum { CALL_FUNCTION, CALL_METHOD, CALL_ATEN };
 
 static int last_row; /* the overload row call_rows matched last (calls nest, but are read at once) */
 
-/* Overloads upstream's Python bindings hide (the Tensor overload takes numbers instead). */
-static bool hidden_overload(const tn_op_def *d) {
-    static const char *const names[] = {"add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_"};
-    if (strcmp(d->overload, "Scalar") != 0) return false;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(d->name, names[i])) return true;
-    return false;
-}
-
 /* Ops whose Tensor parameters (self included) accept Python numbers: upstream's bindings allow
  * it for exactly these names (measured in 2.13.0: torch.add(2, t) works, torch.maximum(t, 2) and
  * torch.atan2(t, 2) raise TypeError). Other ops take numbers only through Scalar overloads. */
@@ -90,9 +81,9 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
                                      (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0));
         for (int row = first; row < last; row++) {
             const tn_op_def *d = tn_op_at(row);
-            if (mode == CALL_METHOD && !(d->variants & TN_VARIANT_METHOD)) continue;
-            if (mode == CALL_FUNCTION && !(d->variants & TN_VARIANT_FUNCTION)) continue;
-            if (mode != CALL_ATEN && hidden_overload(d)) continue;
+            /* overloads upstream's Python bindings hide (e.g. add.Scalar: the Tensor overload takes numbers) */
+            if (mode == CALL_METHOD && (d->variants & (TN_VARIANT_METHOD | TN_VARIANT_NO_PY_METHOD)) != TN_VARIANT_METHOD) continue;
+            if (mode == CALL_FUNCTION && (d->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) != TN_VARIANT_FUNCTION) continue;
             const tn_schema *s = tn_op_schema(row);
             if (!s) {
                 /* JIT-only overloads with types our parser lacks (type variables, Dict) never match */
@@ -471,7 +462,8 @@ int tn_functions_init(PyObject *m) {
         const tn_name_def *n = tn_name_at(k);
         const tn_op_def *d = tn_op_at(n->first);
         bool func = false;
-        for (int r = n->first; r < n->last; r++) func |= (tn_op_at(r)->variants & TN_VARIANT_FUNCTION) != 0;
+        for (int r = n->first; r < n->last; r++)
+            func |= (tn_op_at(r)->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) == TN_VARIANT_FUNCTION;
         if (!func || strstr(n->name, "::")) continue;
         PyObject *target = vf;
         const char *modname = "torch._C._VariableFunctions";

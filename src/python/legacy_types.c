@@ -50,7 +50,7 @@ int tn_legacy_types_install(PyObject *torch) {
     PyObject *meta = PyType_FromSpecWithBases(&meta_spec, (PyObject *)&PyType_Type);
     PyObject *newf = meta ? PyCFunction_NewEx(&new_def, NULL, NULL) : NULL;
     if (!newf) { Py_XDECREF(meta); return -1; }
-    int rc = PyObject_SetAttrString(torch, "tensortype", meta);
+    int rc = 0;   /* the metaclass is not a torch attribute upstream; the classes keep it alive */
     for (size_t i = 0; rc == 0 && i < sizeof legacy / sizeof *legacy; i++) {
         PyObject *ns = Py_BuildValue("{sOsOsOsOss}", "dtype", tn_py.dtypes[legacy[i].d], "is_cuda", Py_False,
                                      "is_sparse", Py_False, "__new__", newf, "__module__", "torch");

@@ -308,6 +308,10 @@ static PyObject *rt_register_opaque_type(PyObject *s, PyObject *args) {
     if (PySet_Add(opaque_types, name) < 0) return NULL;
     Py_RETURN_NONE;
 }
+static PyObject *rt_unregister_opaque_type(PyObject *s, PyObject *name) {
+    if (PySet_Discard(opaque_types, name) < 0) return NULL;
+    Py_RETURN_NONE;
+}
 static PyObject *rt_is_opaque_type(PyObject *s, PyObject *name) {
     int r = PySet_Contains(opaque_types, name);
     return r < 0 ? NULL : PyBool_FromLong(r);
@@ -398,7 +402,6 @@ static PyMethodDef rt_methods[] = {
     {"_get_obj_in_tls", rt_get_obj_in_tls, METH_O, NULL},
     {"_is_key_in_tls", rt_is_key_in_tls, METH_O, NULL},
     {"get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
-    {"_get_default_dtype", rt_get_default_dtype, METH_NOARGS, NULL},
     {"_set_default_dtype", rt_set_default_dtype, METH_O, NULL},
     {"_parse_dispatch_key", rt_parse_dispatch_key, METH_O, NULL},
     {"_get_default_device", rt_get_default_device, METH_NOARGS, NULL},
@@ -418,7 +421,8 @@ static PyMethodDef rt_methods[] = {
     {"_disabled_torch_function_impl", rt_disabled_tf_impl, METH_VARARGS, NULL},
     {"_set_generator_metaclass", rt_set_generator_metaclass, METH_O, NULL},
     {"_register_opaque_type", rt_register_opaque_type, METH_VARARGS, NULL},
-    {"_is_opaque_type", rt_is_opaque_type, METH_O, NULL},
+    {"_is_opaque_type_registered", rt_is_opaque_type, METH_O, NULL},
+    {"_unregister_opaque_type", rt_unregister_opaque_type, METH_O, NULL},
     {"_dispatch_keyset_full", rt_dispatch_keyset_full, METH_NOARGS, NULL},
     {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
     {"_get_custom_class_python_wrapper", rt_custom_class_wrapper, METH_VARARGS, NULL},
@@ -445,9 +449,10 @@ static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
 
 int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
 int tn_threads_init(PyObject *m);         /* threads.c */
+int tn_cpu_info_init(PyObject *m);        /* cpu_info.c */
 
 int tn_runtime_init(PyObject *m) {
-    if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0) return -1;
+    if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0) return -1;
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
     if (!tf_stack || !opaque_types) return -1;

@@ -1080,9 +1080,15 @@ int tn_schema_types_init(PyObject *module)
         PyModule_AddObjectRef(module, "_AliasInfo", (PyObject *)g_alias_type) < 0 ||
         add_if_absent(module, "Type", (PyObject *)g_type_base) < 0)
         return -1;
-    for (int k = 0; k < K_COUNT; k++)
+    /* upstream's torch._C has no ScalarTypeType, LayoutType, MemoryFormatType, GeneratorType,
+     * StorageType or QSchemeType (its schemas type dtype/layout/memory_format as int); those
+     * classes stay internal, so the torch namespace (which copies _C's public names) has none */
+    for (int k = 0; k < K_COUNT; k++) {
+        if (k == K_SCALARTYPE || k == K_LAYOUT || k == K_MEMFMT || k == K_GENERATOR || k == K_STORAGE || k == K_QSCHEME)
+            continue;
         if (add_if_absent(module, kind_names[k], (PyObject *)g_kind_types[k]) < 0)
             return -1;
+    }
     PyObject *modname = PyModule_GetNameObject(module);
     if (!modname)
         return -1;

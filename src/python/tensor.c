@@ -480,9 +480,12 @@ static PyObject *g_base(PyObject *self, void *c) {
 }
 static PyObject *g_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(self); }
 static PyObject *g_data(PyObject *self, void *c) {
-    /* .data: same storage and geometry, detached from autograd */
+    /* .data: the same bytes and geometry, detached from autograd, with a version counter of its
+     * own (upstream: a fresh VariableVersion), so writes through .data are invisible to
+     * autograd's saved-tensor checks (gradcheck perturbs inputs this way) */
     tn_tensor t = *T(self);
-    tn_storage_incref(t.storage);
+    t.storage = tn_storage_alias(t.storage);
+    if (!t.storage) return PyErr_NoMemory();
     return tn_tensor_wrap(&t);
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {
@@ -495,12 +498,6 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
     tn_storage_decref(T(self)->storage);
     *T(self) = t;
     return 0;
-}
-static PyObject *g_names(PyObject *self, void *c) {
-    int n = T(self)->ndim;
-    PyObject *t = PyTuple_New(n);
-    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, Py_NewRef(Py_None));
-    return t;
 }
 
 PyObject *tn_tensor_get_T(PyObject *self, void *c);
@@ -526,7 +523,6 @@ static PyGetSetDef tensor_getset[] = {
     {"is_mtia", g_false, NULL, NULL, NULL},
     {"is_ipu", g_false, NULL, NULL, NULL},
     {"is_xla", g_false, NULL, NULL, NULL},
-    {"is_hpu", g_false, NULL, NULL, NULL},
     {"is_maia", g_false, NULL, NULL, NULL},
     {"is_vulkan", g_false, NULL, NULL, NULL},
     {"is_sparse", g_false, NULL, NULL, NULL},
@@ -534,7 +530,6 @@ static PyGetSetDef tensor_getset[] = {
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},
     {"is_nested", g_false, NULL, NULL, NULL},
-    {"_is_zerotensor_prop", g_false, NULL, NULL, NULL},
     {"itemsize", g_itemsize, NULL, NULL, NULL},
     {"nbytes", g_nbytes, NULL, NULL, NULL},
     {"_version", g_version, NULL, NULL, NULL},
@@ -547,7 +542,6 @@ static PyGetSetDef tensor_getset[] = {
     {"_base", g_base, NULL, NULL, NULL},
     {"_cdata", g_cdata, NULL, NULL, NULL},
     {"data", g_data, s_data, NULL, NULL},
-    {"names", g_names, NULL, NULL, NULL},
     {NULL},
 };
 
@@ -650,6 +644,8 @@ static PyObject *sm_resize_(PyObject *self, PyObject *arg) {
         PyErr_SetString(PyExc_RuntimeError, "Trying to resize storage that is not resizable");
         return NULL;
     }
+    if ((size_t)n > S(self)->nbytes && S(self)->aliases)
+        return tn_not_implemented("growing a storage while a .data alias of it lives");
     size_t old = S(self)->nbytes;
     if ((size_t)n > old) {
         if (tn_storage_resize(S(self), (size_t)n) != TN_OK) return PyErr_NoMemory();

@@ -316,3 +316,17 @@ cases("result_type", [
     "torch.result_type(torch.tensor(1.), torch.ones(2, dtype=torch.int32))",
     "torch.result_type(torch.ones(2, dtype=torch.int32), 2.5)",
 ])
+
+# promote_types over every pair of bool, integer, floating and complex types (the other dtypes
+# refuse by name), and its aten spelling
+cases("promote_types", {
+    "all_pairs": """
+        ds = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+              torch.bfloat16, torch.float32, torch.float64, torch.complex32, torch.complex64, torch.complex128]
+        [str(torch.promote_types(a, b)) for a in ds for b in ds]
+    """,
+    "same_exotic": "torch.promote_types(torch.uint16, torch.uint16)",
+    "aten": "torch.ops.aten.promote_types.default(torch.int8, torch.uint8)",
+    "kw": "torch.promote_types(type1=torch.float16, type2=torch.bfloat16)",
+    "bad_arg": "torch.promote_types(torch.float32, 3)",
+})

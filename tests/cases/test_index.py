@@ -65,6 +65,9 @@ cases("index_select", [
 ], setup=S, strides=True)
 
 cases("gather_scatter", [
+    # an empty index of any dtype: upstream checks nothing
+    "torch.gather(torch.arange(3.), 0, torch.empty(0, dtype=torch.uint8))",
+    "torch.scatter_add(torch.arange(3.), 0, torch.empty(0, dtype=torch.uint8), torch.empty(0))",
     "x.gather(1, torch.tensor([[[2, 0, 1, 1]]]))", "x.gather(1, torch.tensor([[[5]]]))",
     "x.gather(1, torch.tensor([[[0]]], dtype=torch.int32))", "x.gather(1, torch.tensor([[0]]))",
     "x.gather(1, torch.zeros(3, 4, 4, dtype=torch.long))", "x.gather(1, torch.zeros(2, 5, 4, dtype=torch.long))",
