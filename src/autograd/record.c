@@ -193,6 +193,11 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
                 if (!keep) { n->args[i].tag = TN_V_NONE; continue; }
                 n->args[i].u.obj = Py_NewRef(keep);
                 n->arg_ver[i] = tn_tensor_of(keep)->storage->version;
+                if (tn_saved_hooks_top()) {   /* saved_tensors_hooks: keep what pack returns */
+                    PyObject *p = tn_saved_pack(n, keep, false);
+                    if (!p) goto fail;
+                    Py_SETREF(n->args[i].u.obj, p);
+                }
             } else {
                 n->args[i].tag = TN_V_NONE;
             }
@@ -249,6 +254,13 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
         o->output_nr = k;
         if (inplace) o->requires_grad = false;
+    }
+    /* saved outputs under saved_tensors_hooks: packed once they have this node as grad_fn */
+    for (int k = 0; tn_saved_hooks_top() && k < nouts; k++) {
+        if (!n->results[k] || !outs[k]) continue;
+        PyObject *p = tn_saved_pack(n, outs[k], true);
+        if (!p) goto fail;
+        Py_SETREF(n->results[k], p);
     }
     Py_DECREF(n);
     return res;
