@@ -195,6 +195,11 @@ static PyObject *backward_twice_error(void) {
 static PyObject *saved_unpack(tn_node *n, PyObject *sv) {
     if (sv == Py_None) return Py_NewRef(Py_None);
     savedvar *s = (savedvar *)sv;
+    if (s->is_output && !n) {   /* SavedTensor.unpack() of a saved output: no node to give it */
+        PyErr_SetString(PyExc_RuntimeError, "Trying to use a saved tensor that has been detached in-place, i.e. with "
+                        ".detach_().This is not supported, please use out-of-place `.detach()` instead");
+        return NULL;
+    }
     if (s->unpack) {
         PyObject *d = PyObject_CallFunctionObjArgs(s->unpack, s->packed, NULL);
         if (!d) return NULL;
@@ -741,6 +746,12 @@ static PyObject *fb_saved_variables(PyObject *self, void *c) {
     if (PyErr_WarnEx(PyExc_DeprecationWarning, "'saved_variables' is deprecated; use 'saved_tensors'", 1) < 0) return NULL;
     return fb_saved_tensors(self, c);
 }
+/* _raw_saved_tensors: the SavedTensor objects themselves (None for a saved None) */
+static PyObject *fb_raw_saved_tensors(PyObject *self, void *c) {
+    tn_node *n = (tn_node *)self;
+    if (n->released) return backward_twice_error();
+    return n->extra ? Py_NewRef(n->extra) : PyTuple_New(0);
+}
 static PyObject *fb_refuse(PyObject *self, void *c) {
     char what[160];
     snprintf(what, sizeof what, "torch._C._FunctionBase.%s", (const char *)c);
@@ -803,7 +814,7 @@ static PyObject *fb_maybe_clear(PyObject *self, PyObject *args) {
 static PyGetSetDef fb_getset[] = {
     {"saved_tensors", fb_saved_tensors, NULL, NULL, NULL},
     {"saved_variables", fb_saved_variables, NULL, NULL, NULL},
-    {"_raw_saved_tensors", fb_refuse, NULL, NULL, "_raw_saved_tensors"},
+    {"_raw_saved_tensors", fb_raw_saved_tensors, NULL, NULL, NULL},
     {"to_save", get_to_save, set_to_save, NULL, NULL},
     {"non_differentiable", get_non_diff, set_non_diff, NULL, NULL},
     {"dirty_tensors", get_dirty, set_dirty, NULL, NULL},

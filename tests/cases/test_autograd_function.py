@@ -198,8 +198,11 @@ c.register_prehook(lambda go: log.append(('pre', go[0].shape)))
 c.metadata['k'] = 1
 o.sum().backward()
 result = (type(c).__name__, type(c).__mro__[1].__name__, c.name(), c.needs_input_grad, c.to_save, c.dirty_tensors,
-          c.metadata, log, c._sequence_nr() > 0, err(lambda: c.materialize_grads), c._materialize_non_diff_grads,
-          isinstance(c, torch._C._FunctionBase), err(lambda: c(torch.ones(3))))
+          c.metadata, log, type(c._sequence_nr()).__name__, err(lambda: c.materialize_grads), c._materialize_non_diff_grads,
+          isinstance(c, torch._C._FunctionBase), err(lambda: c(torch.ones(3))), err(lambda: c._raw_saved_tensors))
+o = MulAdd.apply(x, 2, w); raw = o[0].grad_fn._raw_saved_tensors
+result = result + ([type(r).__name__ for r in raw], raw[0].unpack() is x)
+o = Exp.apply(x); result = result + (err(lambda: o.grad_fn._raw_saved_tensors[0].unpack()),)
 """,
 }, tol=GRAD_TOL)
 
