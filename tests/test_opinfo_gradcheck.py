@@ -19,10 +19,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 
 # Known failures not fixed yet: op key -> reason. Each stays visible as an xfail.
-KNOWN = {
-    "unbind": "SystemError (NULL object passed to Py_BuildValue) from the autograd engine's run_backward "
-              "on a sample with a zero-size dimension (src/autograd/engine.c)",
-}
+KNOWN = {}
 
 _RESULTS = []
 

@@ -192,6 +192,7 @@ def autograd_table(yaml_path, rows, impl, cname):
     and differentiable, and whether the overload is CompositeImplicitAutograd (decomposes while
     recording). Also TN_ROW_<op> constants for the implemented rows (formulas and decompositions
     call ops by row, through the door)."""
+    from torchgen.api.autograd import uses_single_grad
     from torchgen.packaged.autograd.gen_variable_type import DONT_REQUIRE_DERIVATIVE
     from torchgen.packaged.autograd.load_derivatives import load_derivatives
     native = os.path.dirname(yaml_path)
@@ -230,7 +231,10 @@ def autograd_table(yaml_path, rows, impl, cname):
         souts = {s.nctype.name for s in info.all_saved_outputs}
         somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts)
         od = info.output_differentiability
-        odmask = 0xff if od is None else sum(1 << k for k, v in enumerate(od) if v)
+        if od is None:   # upstream: formulas that use only `grad` make only the first output differentiable
+            odmask = 1 if uses_single_grad(info) else 0xff
+        else:
+            odmask = sum(1 << k for k, v in enumerate(od) if v)
         out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0}},')
     out.append("};")
     out.append("enum {")

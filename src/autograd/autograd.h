@@ -58,6 +58,7 @@ struct tn_node {
     int64_t *arg_ver;        /* storage version of saved tensors when saved */
     PyObject **results;
     int64_t *result_ver;
+    uint8_t result_diff;     /* saved outputs that were differentiable (unpacked with this grad_fn) */
     bool released;
     bool inplace;
     /* hooks */
@@ -69,6 +70,7 @@ struct tn_node {
     PyObject *extra;                    /* Python Function nodes: saved tensors tuple, ... */
     PyObject *inner;                    /* CopySlices: the in-place op's node (owned) */
     void *geo;                          /* CopySlices / AsStridedBackward0: geometry (views.c) */
+    PyObject *fnstate;                  /* Python Function nodes: the ctx's state (function.c) */
 };
 
 /* ---- nodes (node.c) ---- */
@@ -91,6 +93,8 @@ PyObject *tn_node_saved_result(tn_node *n, int k);
 /* A detached alias of t (same storage and geometry, no autograd history). */
 PyObject *tn_detached_alias(PyObject *t);
 void tn_node_release(tn_node *n);   /* free saved values (after backward without retain_graph) */
+/* upstream's saved-variable errors name a node without its "Backward<N>" suffix: the length to print */
+int tn_node_short_name_len(const char *name);
 
 /* ---- views (views.c) ---- */
 int tn_copy_slices(PyObject *self, tn_node *fn);   /* in-place op `fn` ran on view `self` */
@@ -118,6 +122,15 @@ PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...);
 
 /* g summed over the dimensions broadcasting added (upstream's at::sum_to): new reference. */
 PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes);
+
+/* ---- torch.autograd.Function (function.c) ---- */
+int tn_function_init(PyObject *m);
+/* the innermost saved_tensors_hooks (pack, unpack) pair, borrowed, or NULL */
+PyObject *tn_saved_hooks_top(void);
+/* a saved tensor under those hooks (op nodes: in place of the tensor in args[i] / results[k]) */
+PyObject *tn_saved_pack(tn_node *n, PyObject *t, bool is_output);
+bool tn_saved_is_packed(PyObject *o);
+PyObject *tn_saved_unpack(tn_node *n, PyObject *packed);
 
 /* ---- engine (engine.c) ---- */
 int tn_engine_init(PyObject *m);

@@ -249,7 +249,10 @@ static PyObject *fit(tn_node *from, int idx, PyObject *g, const tn_meta *m) {
         for (int d = 0; expandable && d < m->ndim; d++)
             expandable = ms[d] == t->sizes[lead + d] || ms[d] == 1;
         if (!expandable && tn != mn) {
-            PyObject *got = tn_py_size_new(t->ndim, t->sizes), *want = tn_py_size_new(m->ndim, ms);
+            /* sizes print as upstream's IntArrayRef: [2, 3] */
+            PyObject *got = PyList_New(t->ndim), *want = PyList_New(m->ndim);
+            for (int d = 0; got && d < t->ndim; d++) PyList_SetItem(got, d, PyLong_FromLongLong(t->sizes[d]));
+            for (int d = 0; want && d < m->ndim; d++) PyList_SetItem(want, d, PyLong_FromLongLong(ms[d]));
             PyErr_Format(PyExc_RuntimeError, "Function %s returned an invalid gradient at index %d - got %S but expected shape compatible with %S",
                          tn_py_type_name((PyObject *)from), idx, got ? got : Py_None, want ? want : Py_None);
             Py_XDECREF(got); Py_XDECREF(want); Py_DECREF(g);
@@ -279,6 +282,8 @@ static PyObject *fit(tn_node *from, int idx, PyObject *g, const tn_meta *m) {
 
 static _Thread_local PyObject *final_callbacks;   /* queue_callback during a run */
 static _Thread_local int run_depth;
+static _Thread_local int64_t graph_task = -1;    /* torch._C._current_graph_task_id(): -1 outside backward */
+static int64_t graph_tasks;
 
 typedef struct { tn_node *node; int nr; PyObject *tensor; PyObject *grad; } capture;
 
@@ -543,7 +548,10 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
     }
     if (run_depth++ == 0 && !final_callbacks && !(final_callbacks = PyList_New(0))) { run_depth--; goto done; }
     int err = 0;
+    int64_t outer_task = graph_task;
+    graph_task = graph_tasks++;
     while (r.nheap && !err) err = execute(&r, pop_ready(&r), keep, create, accumulate, caps, (int)ni) < 0;
+    graph_task = outer_task;
     if (!err && accumulate && ins) {
         /* backward(inputs=...): non-leaf inputs get their captured gradient in .grad */
         for (Py_ssize_t i = 0; i < ni; i++) {
@@ -626,7 +634,9 @@ static PyObject *remove_tls(PyObject *m, PyObject *k) {
     if (PyDict_Contains(tls_dict, k) == 1 && PyDict_DelItem(tls_dict, k) < 0) return NULL;
     Py_RETURN_NONE;
 }
+static PyObject *current_graph_task_id(PyObject *m, PyObject *u) { return PyLong_FromLongLong(graph_task); }
 static PyMethodDef tls_methods[] = {
+    {"_current_graph_task_id", current_graph_task_id, METH_NOARGS, NULL},
     {"_stash_obj_in_tls", stash, METH_VARARGS, NULL},
     {"_get_obj_in_tls", get_tls, METH_O, NULL},
     {"_is_key_in_tls", in_tls, METH_O, NULL},

@@ -70,7 +70,11 @@ static PyType_Spec guard_spec = {"torch._C._InferenceMode", sizeof(guard_obj), 0
 
 /* Guards that only matter to subsystems torchnative does not have (functorch transforms,
  * autocast): constructing one is a no-op, as it is upstream when those are inactive. */
-static PyType_Slot noop_slots[] = {{Py_tp_new, PyType_GenericNew}, {0, NULL}};
+static PyObject *guard_enter(PyObject *self, PyObject *u) { return Py_NewRef(self); }
+static PyObject *guard_exit(PyObject *self, PyObject *args) { Py_RETURN_NONE; }
+static PyMethodDef noop_methods[] = {
+    {"__enter__", guard_enter, METH_NOARGS, NULL}, {"__exit__", guard_exit, METH_VARARGS, NULL}, {NULL}};
+static PyType_Slot noop_slots[] = {{Py_tp_new, PyType_GenericNew}, {Py_tp_methods, noop_methods}, {0, NULL}};
 static const char *const noop_guards[][2] = {{"_DisableFuncTorch", "torch._C._DisableFuncTorch"},
                                              {"_DisableAutocast", "torch._C._DisableAutocast"}};
 
@@ -83,7 +87,6 @@ static PyMethodDef grad_methods[] = {
     {"_is_fwd_grad_enabled", is_fwd_grad_enabled, METH_NOARGS, NULL},
     {"_set_fwd_grad_enabled", set_fwd_grad_enabled, METH_O, NULL},
     {"is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
-    {"_is_inference_mode_enabled", is_inference_mode_enabled, METH_NOARGS, NULL},
     {NULL},
 };
 

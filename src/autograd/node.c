@@ -65,6 +65,7 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(n->variable);
     Py_VISIT(n->extra);
     Py_VISIT(n->inner);
+    Py_VISIT(n->fnstate);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -101,6 +102,7 @@ static int node_clear(PyObject *self) {
     Py_CLEAR(n->variable);
     Py_CLEAR(n->extra);
     Py_CLEAR(n->inner);
+    Py_CLEAR(n->fnstate);
     return 0;
 }
 
@@ -138,7 +140,8 @@ static PyObject *n_name(PyObject *self, PyObject *u) {
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
     if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
                  !PyUnicode_CompareWithASCIIString(name, "NotImplemented") ||
-                 !PyUnicode_CompareWithASCIIString(name, "CopySlices")))
+                 !PyUnicode_CompareWithASCIIString(name, "CopySlices") ||
+                 !PyUnicode_CompareWithASCIIString(name, "Error")))
         Py_SETREF(name, PyUnicode_FromFormat("torch::autograd::%U", name));
     return name;
 }
@@ -375,19 +378,30 @@ tn_node *tn_node_new(const char *name, int kind, int nnext, int nout) {
 
 /* ---- saved values ---- */
 
+int tn_node_short_name_len(const char *name) {
+    int len = (int)strlen(name), end = len;
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') end--;
+    if (end >= 8 && !strncmp(name + end - 8, "Backward", 8)) return end - 8;
+    return len;
+}
+
 static PyObject *modified_error(tn_node *n, PyObject *t, int64_t was, int output_nr) {
     const tn_tensor *g = tn_tensor_of(t);
     char shape[256] = "";
     size_t at = 0;
     for (int d = 0; d < g->ndim && at < sizeof shape - 24; d++)
         at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%lld", d ? ", " : "", (long long)g->sizes[d]);
+    char which[200] = "";   /* a leaf has no node to name */
+    if (n) {
+        const char *nm = tn_py_type_name((PyObject *)n);
+        snprintf(which, sizeof which, ", which is output %d of %.*s,", output_nr, tn_node_short_name_len(nm), nm);
+    }
     PyErr_Format(PyExc_RuntimeError,
                  "one of the variables needed for gradient computation has been modified by an inplace "
-                 "operation: [torch.%sTensor [%s]], which is output %d of %s, is at version %lld; expected "
+                 "operation: [torch.%sTensor [%s]]%s is at version %lld; expected "
                  "version %lld instead. Hint: enable anomaly detection to find the operation that failed to "
-                 "compute its gradient, with torch.autograd.set_detect_anomaly(True).",
-                 tn_dtype_cpp_name(g->dtype), shape, output_nr, tn_py_type_name((PyObject *)n),
-                 (long long)g->storage->version, (long long)was);
+                 "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).",
+                 tn_dtype_cpp_name(g->dtype), shape, which, (long long)g->storage->version, (long long)was);
     return NULL;
 }
 
@@ -404,9 +418,10 @@ PyObject *tn_node_saved_arg(tn_node *n, int i) {
     if (n->released) return freed_error();
     PyObject *t = n->args[i].u.obj;
     if (n->args[i].tag != TN_V_TENSOR || !t) return tn_not_implemented("autograd: a formula read an argument that was not saved");
+    if (tn_saved_is_packed(t)) return tn_saved_unpack(n, t);
     if (tn_tensor_of(t)->storage->version != n->arg_ver[i]) {
         PyObject *src = ((tn_tensor_obj *)t)->grad_fn;
-        return modified_error(src ? (tn_node *)src : n, t, n->arg_ver[i], ((tn_tensor_obj *)t)->output_nr);
+        return modified_error((tn_node *)src, t, n->arg_ver[i], ((tn_tensor_obj *)t)->output_nr);
     }
     return Py_NewRef(t);
 }
@@ -415,11 +430,13 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     if (n->released) return freed_error();
     PyObject *r = n->results ? n->results[k] : NULL;
     if (!r) return tn_not_implemented("autograd: a formula read an output that was not saved");
+    if (tn_saved_is_packed(r)) return tn_saved_unpack(n, r);
     if (tn_tensor_of(r)->storage->version != n->result_ver[k]) return modified_error(n, r, n->result_ver[k], k);
+    if (!(n->result_diff >> k & 1)) return Py_NewRef(r);   /* a non-differentiable output, kept as is */
     /* the unpacked output has this node as its grad_fn again (double backward goes through it);
-     * upstream's unpack dispatches a detach for a first output (measured; see record.c) */
+     * upstream's unpack dispatches a detach */
     bool was = tn_grad_mode_set(false);
-    PyObject *a = k == 0 ? tn_aten(TN_ROW_detach, "(O)", r) : tn_detached_alias(r);
+    PyObject *a = tn_aten(TN_ROW_detach, "(O)", r);
     tn_grad_mode_set(was);
     if (!a) return NULL;
     tn_tensor_obj *o = (tn_tensor_obj *)a;
@@ -545,5 +562,6 @@ int tn_autograd_init(PyObject *m) {
     rr = d3 ? PyObject_SetAttrString((PyObject *)tn_py.TensorBase, "output_nr", d3) : -1;
     Py_XDECREF(d3);
     if (rr < 0) return -1;
+    if (tn_function_init(m) < 0) return -1;
     return tn_engine_init(m);
 }

@@ -193,6 +193,11 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
                 if (!keep) { n->args[i].tag = TN_V_NONE; continue; }
                 n->args[i].u.obj = Py_NewRef(keep);
                 n->arg_ver[i] = tn_tensor_of(keep)->storage->version;
+                if (tn_saved_hooks_top()) {   /* saved_tensors_hooks: keep what pack returns */
+                    PyObject *p = tn_saved_pack(n, keep, false);
+                    if (!p) goto fail;
+                    Py_SETREF(n->args[i].u.obj, p);
+                }
             } else {
                 n->args[i].tag = TN_V_NONE;
             }
@@ -226,12 +231,13 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
     for (int k = 0; k < nouts; k++) {
         if (!outs[k]) continue;
         tn_meta_set(&n->out_meta[k], tn_tensor_of(outs[k]));
-        if (!(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
         if (k < 8 && (somask >> k & 1)) {
-            /* measured on upstream: a saved first output is detached through the dispatcher (a mode
-             * sees aten.detach), later outputs (native_layer_norm's mean and rstd) are not */
-            n->results[k] = k == 0 ? tn_aten(TN_ROW_detach, "(O)", outs[k]) : tn_detached_alias(outs[k]);
+            /* a saved differentiable output is detached through the dispatcher, as upstream's
+             * SavedVariable (a mode sees aten.detach); a non-differentiable one is kept as is */
+            bool diff = (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype);
+            n->results[k] = diff ? tn_aten(TN_ROW_detach, "(O)", outs[k]) : Py_NewRef(outs[k]);
             if (!n->results[k]) goto fail;
+            if (diff) n->result_diff |= (uint8_t)(1u << k);
             n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;
         }
     }
@@ -259,6 +265,13 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         o->output_nr = k;
         o->view_version = o->t.storage->version;
         if (inplace) o->requires_grad = false;
+    }
+    /* saved outputs under saved_tensors_hooks: packed once they have this node as grad_fn */
+    for (int k = 0; tn_saved_hooks_top() && k < nouts; k++) {
+        if (!n->results[k] || !outs[k]) continue;
+        PyObject *p = tn_saved_pack(n, outs[k], true);
+        if (!p) goto fail;
+        Py_SETREF(n->results[k], p);
     }
     Py_DECREF(n);
     return res;

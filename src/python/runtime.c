@@ -396,6 +396,7 @@ static PyMethodDef rt_methods[] = {
     {"_log_api_usage_once", rt_none, METH_VARARGS, NULL},
     {"_log_api_usage_metadata", rt_none, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_tracer_warn_use_python", rt_none, METH_NOARGS, NULL},
+    {"_accelerator_getAccelerator", rt_none, METH_NOARGS, NULL},   /* CPU only: no accelerator */
     {"_mtia_isBuilt", rt_false, METH_NOARGS, NULL},
     {"_mps_is_available", rt_false, METH_NOARGS, NULL},
     {"_stash_obj_in_tls", rt_stash_obj_in_tls, METH_VARARGS, NULL},
