@@ -297,10 +297,16 @@ def main():
           f"refused {c['gradgrad_refused']})")
     print(f"refused (torchnative):       {c['grad_refused']}")
     print(f"failing gradcheck:           {c['grad_failed']}  (crashes: {c['crashed']})")
-    for r in results.values():
-        if r["grad"] == "failed" or r["gradgrad"] == "failed":
-            what = "grad" if r["grad"] == "failed" else "gradgrad"
-            print(f"  FAILED {what:8s} {r['op']}: {r.get(what + '_error') or r.get('error')}")
+    failing = [k for k, r in results.items() if r["grad"] == "failed" or r["gradgrad"] == "failed"]
+    # the same samples and checks on upstream: a failure upstream shares is the check's, not ours
+    ref_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv-ref", "bin", "python")
+    ref = run(failing, a.samples, python=ref_py) if failing and os.path.exists(ref_py) else {}
+    for k in failing:
+        r = results[k]
+        what = "grad" if r["grad"] == "failed" else "gradgrad"
+        up = ref.get(k, {}).get(what)
+        note = " [fails on upstream too]" if up == "failed" else ""
+        print(f"  FAILED {what:8s} {r['op']}{note}: {r.get(what + '_error') or r.get('error')}")
     print(f"({time.time() - t0:.0f}s)")
     return 0
 

@@ -305,12 +305,11 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         if (dec) return dec(args);
         apply = refuse_composite_apply;
     }
-    bool inplace = false, out = false;
+    /* in-place: the op writes its first argument (self); other written arguments (batch norm's
+     * running statistics) do not move a tensor onto the graph; out= arguments are kwarg-only */
+    bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only, out = false;
     for (int i = 0; i < s->nargs; i++)
-        if (s->args[i].is_write) {
-            if (s->args[i].kwarg_only) out = true;
-            else inplace = true;
-        }
+        if (s->args[i].is_write && s->args[i].kwarg_only) out = true;
     if (out) {
         PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
                      "differentiation, but one of the arguments requires grad.", d->name);
