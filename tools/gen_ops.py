@@ -187,7 +187,10 @@ def autograd_table(yaml_path, rows, impl, cname):
         dmask = sum(1 << i for i, n in enumerate(names) if n in diff and i < 64)
         smask = sum(1 << i for i, n in enumerate(names) if n in saved and i < 64)
         souts = {s.nctype.name for s in info.all_saved_outputs}
-        somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts)
+        rnames = [x.strip().split()[-1] if len(x.strip().split()) > 1 else None
+                  for x in r["func"].rsplit("->", 1)[1].strip().strip("()").split(",")]   # named returns
+        somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts
+                     or (k < len(rnames) and rnames[k] in souts))
         od = info.output_differentiability
         odmask = 0xff if od is None else sum(1 << k for k, v in enumerate(od) if v)
         out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0}},')

@@ -283,6 +283,156 @@ static PyObject *d_dropout(tn_value *a) {
     return r;
 }
 
+/* ---- reductions: the unbiased spellings call the correction overload ---- */
+
+/* var / std / var_mean / std_mean (self, unbiased) and .dim (self, dim?, unbiased, keepdim) */
+static PyObject *var_like(tn_value *a, int row, bool has_dim) {
+    PyObject *dim = has_dim ? A(1, a) : Py_NewRef(Py_None);
+    bool unbiased = a[has_dim ? 2 : 1].u.i, keepdim = has_dim ? a[3].u.i : false;
+    PyObject *kw = dim ? Py_BuildValue("{sisO}", "correction", unbiased ? 1 : 0, "keepdim", keepdim ? Py_True : Py_False) : NULL;
+    PyObject *r = kw ? tn_aten_kw(row, kw, "(OO)", a[0].u.obj, dim) : NULL;
+    Py_XDECREF(dim); Py_XDECREF(kw);
+    return r;
+}
+static PyObject *d_var(tn_value *a) { return var_like(a, TN_ROW_var_correction, false); }
+static PyObject *d_var_dim(tn_value *a) { return var_like(a, TN_ROW_var_correction, true); }
+static PyObject *d_std(tn_value *a) { return var_like(a, TN_ROW_std_correction, false); }
+static PyObject *d_std_dim(tn_value *a) { return var_like(a, TN_ROW_std_correction, true); }
+static PyObject *d_var_mean(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, false); }
+static PyObject *d_var_mean_dim(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, true); }
+static PyObject *d_std_mean(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, false); }
+static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, true); }
+
+/* ---- selection ---- */
+
+/* where.ScalarOther(condition, self, other) / where.ScalarSelf(condition, self, other):
+ * the tensor .to(result_type(tensor, scalar)), the scalar as scalar_tensor of that dtype, where.self */
+static PyObject *where_scalar(tn_value *a, bool scalar_self) {
+    PyObject *t = a[scalar_self ? 2 : 1].u.obj, *sc = A(scalar_self ? 1 : 2, a);
+    if (!sc) return NULL;
+    bool was = tn_grad_mode_set(false);
+    PyObject *rt = tn_aten(TN_ROW_result_type_Scalar, "(OO)", t, sc);
+    tn_grad_mode_set(was);
+    tn_dtype dt;
+    if (!rt || tn_py_to_dtype(rt, &dt) < 0) { Py_XDECREF(rt); Py_DECREF(sc); return NULL; }
+    Py_DECREF(rt);
+    PyObject *tc = to_dtype(t, dt, false, NULL);
+    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *st = kw && tc ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(O)", sc) : NULL;
+    PyObject *r = st ? tn_aten(TN_ROW_where_self, "(OOO)", a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
+    Py_XDECREF(tc); Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(st); Py_DECREF(sc);
+    return r;
+}
+static PyObject *d_where_scalar_other(tn_value *a) { return where_scalar(a, false); }
+static PyObject *d_where_scalar_self(tn_value *a) { return where_scalar(a, true); }
+
+/* ---- shape ---- */
+
+/* pad(self, pad, mode, value): constant -> constant_pad_nd; reflect / replicate -> the N-d kernel;
+ * circular -> _pad_circular */
+static PyObject *d_pad(tn_value *a) {
+    const char *mode = a[2].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(a[2].u.obj, NULL) : "constant";
+    if (!mode) return NULL;
+    PyObject *pad = A(1, a);
+    if (!pad) return NULL;
+    int k = a[1].u.ints.n / 2;
+    PyObject *r = NULL;
+    if (!strcmp(mode, "constant")) {
+        PyObject *v = a[3].tag == TN_V_NONE ? PyLong_FromLong(0) : A(3, a);
+        r = v ? tn_aten(TN_ROW_constant_pad_nd, "(OOO)", a[0].u.obj, pad, v) : NULL;
+        Py_XDECREF(v);
+    } else if (!strcmp(mode, "reflect") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+        int rows[3] = {TN_ROW_reflection_pad1d, TN_ROW_reflection_pad2d, TN_ROW_reflection_pad3d};
+        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+    } else if (!strcmp(mode, "replicate") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+        int rows[3] = {TN_ROW_replication_pad1d, TN_ROW_replication_pad2d, TN_ROW_replication_pad3d};
+        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+    } else if (!strcmp(mode, "circular") && a[3].tag == TN_V_NONE) {
+        r = tn_aten(TN_ROW__pad_circular, "(OO)", a[0].u.obj, pad);
+    } else {
+        r = tn_door_below_autograd(TN_ROW_pad, a);   /* its own errors */
+        if (r) { Py_CLEAR(r); tn_not_implemented("autograd through aten::pad with this mode"); }
+    }
+    Py_DECREF(pad);
+    return r;
+}
+/* movedim(self, source, destination): permute by the order upstream computes; 0-dim: alias */
+static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *dst, int k) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int nd = t->ndim;
+    if (nd == 0) return tn_aten(TN_ROW_alias, "(O)", a[0].u.obj);
+    int64_t order[TN_MAX_DIMS], s[TN_MAX_DIMS], d[TN_MAX_DIMS];
+    bool used_src[TN_MAX_DIMS] = {0}, used_dst[TN_MAX_DIMS] = {0};
+    if (k > nd) return NULL;
+    for (int i = 0; i < k; i++) {
+        s[i] = src[i] < 0 ? src[i] + nd : src[i];
+        d[i] = dst[i] < 0 ? dst[i] + nd : dst[i];
+        if (s[i] < 0 || s[i] >= nd || d[i] < 0 || d[i] >= nd || used_src[s[i]] || used_dst[d[i]]) return NULL;
+        used_src[s[i]] = used_dst[d[i]] = true;
+    }
+    for (int i = 0; i < nd; i++) order[i] = -1;
+    for (int i = 0; i < k; i++) order[d[i]] = s[i];
+    int si = 0;
+    for (int i = 0; i < nd; i++) {
+        if (order[i] != -1) continue;
+        while (used_src[si]) si++;
+        order[i] = si++;
+    }
+    PyObject *l = size_list(order, nd), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *d_movedim_int(tn_value *a) {
+    int64_t s = a[1].u.i, d = a[2].u.i;
+    PyObject *r = movedim_lists(a, &s, &d, 1);
+    if (!r && !PyErr_Occurred()) return tn_door_below_autograd(TN_ROW_movedim_int, a);   /* its own errors */
+    return r;
+}
+static PyObject *d_movedim_list(tn_value *a) {
+    if (a[1].u.ints.n != a[2].u.ints.n) return tn_door_below_autograd(TN_ROW_movedim_intlist, a);
+    PyObject *r = movedim_lists(a, a[1].u.ints.v, a[2].u.ints.v, a[1].u.ints.n);
+    if (!r && !PyErr_Occurred()) return tn_door_below_autograd(TN_ROW_movedim_intlist, a);
+    return r;
+}
+/* unflatten(self, dim, sizes): view with the -1 inferred */
+static PyObject *d_unflatten(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int nd = t->ndim, k = a[2].u.ints.n;
+    int64_t dim = a[1].u.i;
+    if (nd == 0 || k == 0) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    if (dim < 0) dim += nd;
+    if (dim < 0 || dim >= nd || nd - 1 + k > TN_MAX_DIMS) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    int64_t out[TN_MAX_DIMS], prod = 1;
+    int infer = -1, no = 0;
+    for (int i = 0; i < dim; i++) out[no++] = t->sizes[i];
+    for (int i = 0; i < k; i++) {
+        int64_t v = a[2].u.ints.v[i];
+        if (v == -1) { if (infer >= 0) return tn_door_below_autograd(TN_ROW_unflatten_int, a); infer = no; }
+        else prod *= v;
+        out[no++] = v;
+    }
+    if (infer >= 0) {
+        if (prod == 0 || t->sizes[dim] % prod) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+        out[infer] = t->sizes[dim] / prod;
+    } else if (prod != t->sizes[dim]) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    for (int i = (int)dim + 1; i < nd; i++) out[no++] = t->sizes[i];
+    PyObject *l = size_list(out, no), *r = l ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+/* tile(self, dims): repeat with the dims padded with leading ones to self.dim() */
+static PyObject *d_tile(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int k = a[1].u.ints.n, nd = t->ndim, m = k < nd ? nd : k;
+    if (m > TN_MAX_DIMS) return tn_door_below_autograd(TN_ROW_tile, a);
+    int64_t reps[TN_MAX_DIMS];
+    for (int i = 0; i < m - k; i++) reps[i] = 1;
+    for (int i = 0; i < k; i++) reps[m - k + i] = a[1].u.ints.v[i];
+    PyObject *l = size_list(reps, m), *r = l ? tn_aten(TN_ROW_repeat, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -296,6 +446,23 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_to_device, d_to_device, -1}, {TN_ROW_to_dtype_layout, d_to_dtype_layout, -1},
     {TN_ROW_softmax_int, d_softmax, -1}, {TN_ROW_log_softmax_int, d_log_softmax, -1},
     {TN_ROW_layer_norm, d_layer_norm, -1}, {TN_ROW_dropout, d_dropout, -1},
+    {TN_ROW_var, d_var, -1}, {TN_ROW_var_dim, d_var_dim, -1}, {TN_ROW_std, d_std, -1}, {TN_ROW_std_dim, d_std_dim, -1},
+    {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
+    {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},
+    {TN_ROW_where_ScalarOther, d_where_scalar_other, -1}, {TN_ROW_where_ScalarSelf, d_where_scalar_self, -1},
+    {TN_ROW_pad, d_pad, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
+    {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
+    {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
+    {TN_ROW_clip, NULL, TN_ROW_clamp}, {TN_ROW_clip_Tensor, NULL, TN_ROW_clamp_Tensor},
+    {TN_ROW_clip_, NULL, TN_ROW_clamp_}, {TN_ROW_clip__Tensor, NULL, TN_ROW_clamp__Tensor},
+    {TN_ROW_arccos, NULL, TN_ROW_acos}, {TN_ROW_arccos_, NULL, TN_ROW_acos_}, {TN_ROW_arcsin, NULL, TN_ROW_asin}, {TN_ROW_arcsin_, NULL, TN_ROW_asin_},
+    {TN_ROW_arctan, NULL, TN_ROW_atan}, {TN_ROW_arctan_, NULL, TN_ROW_atan_}, {TN_ROW_arccosh, NULL, TN_ROW_acosh}, {TN_ROW_arccosh_, NULL, TN_ROW_acosh_},
+    {TN_ROW_arcsinh, NULL, TN_ROW_asinh}, {TN_ROW_arcsinh_, NULL, TN_ROW_asinh_}, {TN_ROW_arctanh, NULL, TN_ROW_atanh}, {TN_ROW_arctanh_, NULL, TN_ROW_atanh_},
+    {TN_ROW_arctan2, NULL, TN_ROW_atan2}, {TN_ROW_arctan2_, NULL, TN_ROW_atan2_},
+    {TN_ROW_fix, NULL, TN_ROW_trunc}, {TN_ROW_fix_, NULL, TN_ROW_trunc_},
+    {TN_ROW_divide_Tensor_mode, NULL, TN_ROW_div_Tensor_mode}, {TN_ROW_divide_Scalar_mode, NULL, TN_ROW_div_Scalar_mode},
+    {TN_ROW_divide__Tensor_mode, NULL, TN_ROW_div__Tensor_mode}, {TN_ROW_divide__Scalar_mode, NULL, TN_ROW_div__Scalar_mode},
+    {TN_ROW_true_divide__Tensor, NULL, TN_ROW_div__Tensor}, {TN_ROW_true_divide__Scalar, NULL, TN_ROW_div__Scalar},
     /* aliases: same schema, another name */
     {TN_ROW_multiply_Tensor, NULL, TN_ROW_mul_Tensor}, {TN_ROW_multiply_Scalar, NULL, TN_ROW_mul_Scalar},
     {TN_ROW_multiply__Tensor, NULL, TN_ROW_mul__Tensor}, {TN_ROW_multiply__Scalar, NULL, TN_ROW_mul__Scalar},
