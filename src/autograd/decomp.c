@@ -9,6 +9,7 @@
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,14 +127,34 @@ static PyObject *d_matmul(tn_value *a) { return matmul2(a[0].u.obj, a[1].u.obj);
 
 /* ---- shape ---- */
 
-/* reshape: a view when the geometry allows, else clone + _unsafe_view */
+/* reshape (upstream's reshape_symint): view when contiguous; else _reshape_alias with the strides
+ * a view would have when the geometry allows; else clone(contiguous_format) + _unsafe_view */
 static PyObject *reshape_to(PyObject *x, PyObject *shape) {
-    PyObject *v = tn_aten(TN_ROW_view, "(OO)", x, shape);
-    if (v || !PyErr_ExceptionMatches(PyExc_RuntimeError)) return v;
+    if (tn_is_contiguous(tn_tensor_of(x))) return tn_aten(TN_ROW_view, "(OO)", x, shape);
+    bool was = tn_grad_mode_set(false);
+    PyObject *v = tn_aten(TN_ROW_view, "(OO)", x, shape);   /* only its geometry */
+    tn_grad_mode_set(was);
+    if (v) {
+        const tn_tensor *vt = tn_tensor_of(v);
+        PyObject *sz = size_list(vt->sizes, vt->ndim), *st = sz ? size_list(vt->strides, vt->ndim) : NULL;
+        Py_DECREF(v);
+        PyObject *r = st ? tn_aten(TN_ROW__reshape_alias, "(OOO)", x, sz, st) : NULL;
+        Py_XDECREF(sz); Py_XDECREF(st);
+        return r;
+    }
+    if (!PyErr_ExceptionMatches(PyExc_RuntimeError)) return NULL;
     PyErr_Clear();
-    PyObject *c = tn_aten_kw(TN_ROW_clone, NULL, "(O)", x);
+    static PyObject *contig;
+    if (!contig) {
+        PyObject *torch = PyImport_ImportModule("torch");
+        contig = torch ? PyObject_GetAttrString(torch, "contiguous_format") : NULL;
+        Py_XDECREF(torch);
+        if (!contig) return NULL;
+    }
+    PyObject *kw = Py_BuildValue("{sO}", "memory_format", contig);
+    PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", x) : NULL;
     PyObject *r = c ? tn_aten(TN_ROW__unsafe_view, "(OO)", c, shape) : NULL;
-    Py_XDECREF(c);
+    Py_XDECREF(kw); Py_XDECREF(c);
     return r;
 }
 static PyObject *d_reshape(tn_value *a) {
@@ -433,6 +454,184 @@ static PyObject *d_tile(tn_value *a) {
     return r;
 }
 
+/* ---- nn: the CPU composite paths upstream records ---- */
+
+/* rms_norm(input, normalized_shape, weight?, eps?): x = input.to(opmath);
+ * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps)); x.mul(that).type_as(input); .mul(weight) */
+static PyObject *d_rms_norm(tn_value *a) {
+    PyObject *in = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(in);
+    tn_dtype dt = t->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+        return tn_door_below_autograd(TN_ROW_rms_norm, a);   /* its own errors */
+    int k = a[1].u.ints.n;
+    if (k > t->ndim) return tn_door_below_autograd(TN_ROW_rms_norm, a);
+    int64_t dims[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) dims[i] = t->ndim - i - 1;
+    tn_dtype op = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
+    double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
+    PyObject *x = to_dtype(in, op, false, NULL);
+    PyObject *p = x ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 2) : NULL;
+    PyObject *dl = p ? size_list(dims, k) : NULL;
+    PyObject *m = dl ? tn_aten(TN_ROW_mean_dim, "(OOO)", p, dl, Py_True) : NULL;
+    PyObject *ad = m ? tn_aten(TN_ROW_add__Scalar, "(Od)", m, eps) : NULL;
+    PyObject *rs = ad ? tn_aten(TN_ROW_rsqrt, "(O)", m) : NULL;
+    PyObject *y = rs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, rs) : NULL;
+    PyObject *r = y ? to_dtype(y, dt, false, NULL) : NULL;
+    if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[2].u.obj));
+    Py_XDECREF(x); Py_XDECREF(p); Py_XDECREF(dl); Py_XDECREF(m); Py_XDECREF(ad); Py_XDECREF(rs); Py_XDECREF(y);
+    return r;
+}
+
+/* where(mask, 0.0, scalar_tensor(-inf, dtype)) for a boolean mask (convert_boolean_attn_mask) */
+static PyObject *bool_mask_to_additive(PyObject *mask, tn_dtype dt) {
+    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *ninf = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY) : NULL;
+    PyObject *r = ninf ? tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", mask, 0.0, ninf) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ninf);
+    return r;
+}
+/* scaled_dot_product_attention(q, k, v, attn_mask?, dropout_p, is_causal, scale?, enable_gqa):
+ * upstream on CPU with gradients takes the math path (_scaled_dot_product_attention_math):
+ * q * sf, matmul(q, k.transpose(-2, -1) * sf) (+ mask), _safe_softmax(-1), dropout, matmul(., v),
+ * sf = sqrt(scale or 1 / sqrt(E)) */
+static PyObject *d_sdpa(tn_value *a) {
+    PyObject *q = a[0].u.obj, *k = a[1].u.obj, *v = a[2].u.obj;
+    const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k), *vt = tn_tensor_of(v);
+    tn_dtype dt = qt->dtype;
+    bool has_mask = a[3].tag == TN_V_TENSOR, causal = a[5].u.i;
+    if (qt->ndim < 2 || kt->ndim < 2 || vt->ndim < 2 || kt->dtype != dt || vt->dtype != dt || (causal && has_mask) ||
+        (has_mask && tn_tensor_of(a[3].u.obj)->dtype != TN_DTYPE_BOOL && tn_tensor_of(a[3].u.obj)->dtype != dt)) {
+        PyObject *r = tn_door_below_autograd(TN_ROW_scaled_dot_product_attention, a);   /* its own errors */
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64)
+        return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
+    PyObject *mask = NULL;
+    /* upstream's CPU choice (sdp_utils_cpp use_flash_attention_cpp): 4-d, no dropout, equal head
+     * sizes, equal batch, equal heads (or GQA), a mask not requiring grad, nonempty sequences, unit
+     * last-dim strides -> _scaled_dot_product_flash_attention_for_cpu */
+    if (qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4 && a[4].u.f == 0.0 && kt->sizes[3] == qt->sizes[3] &&
+        vt->sizes[3] == qt->sizes[3] && kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] &&
+        kt->sizes[1] == vt->sizes[1] && (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0)) &&
+        (!has_mask || !tn_requires_grad(a[3].u.obj)) && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
+        (qt->strides[3] == 1 || qt->sizes[3] == 1) && (kt->strides[3] == 1 || kt->sizes[3] == 1) && (vt->strides[3] == 1 || vt->sizes[3] == 1)) {
+        if (has_mask) {
+            mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
+            if (!mask) return NULL;
+        }
+        PyObject *sc = A(6, a);
+        PyObject *kw = sc ? Py_BuildValue("{sOsO}", "attn_mask", mask ? mask : Py_None, "scale", sc) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW__scaled_dot_product_flash_attention_for_cpu, kw, "(OOOdO)", q, k, v, 0.0, causal ? Py_True : Py_False) : NULL;
+        Py_XDECREF(sc); Py_XDECREF(kw); Py_XDECREF(mask);
+        if (!r) return NULL;
+        PyObject *out = Py_NewRef(PyTuple_GetItem(r, 0));
+        Py_DECREF(r);
+        return out;
+    }
+    if (a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3])
+        return tn_not_implemented("autograd through scaled_dot_product_attention's math path with grouped query attention");
+    if (has_mask) {
+        mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
+        if (!mask) return NULL;
+    }
+    double sc = a[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[qt->ndim - 1]) : a[6].u.f;
+    bool neg = a[6].tag != TN_V_NONE && sc < 0;
+    double sf = sqrt(neg ? -sc : sc);
+    PyObject *qs = tn_aten(TN_ROW_mul_Scalar, "(Od)", q, neg ? 0.0 - sf : sf);
+    if (qs && causal) {
+        int64_t L = qt->sizes[qt->ndim - 2], S = kt->sizes[kt->ndim - 2];
+        PyObject *bd = tn_py_from_dtype(TN_DTYPE_BOOL), *kw = bd ? Py_BuildValue("{sO}", "dtype", bd) : NULL;
+        Py_XDECREF(bd);
+        PyObject *ones = kw ? tn_aten_kw(TN_ROW_ones, kw, "((LL))", (long long)L, (long long)S) : NULL;
+        PyObject *tr = ones ? tn_aten(TN_ROW_tril, "(O)", ones) : NULL;
+        mask = tr ? bool_mask_to_additive(tr, dt) : NULL;
+        Py_XDECREF(kw); Py_XDECREF(ones); Py_XDECREF(tr);
+        if (!mask) Py_CLEAR(qs);
+    }
+    PyObject *kT = qs ? tn_aten(TN_ROW_transpose_int, "(Oii)", k, -2, -1) : NULL;
+    PyObject *kTs = kT ? tn_aten(TN_ROW_mul_Scalar, "(Od)", kT, sf) : NULL;
+    PyObject *attn = kTs ? tn_aten(TN_ROW_matmul, "(OO)", qs, kTs) : NULL;
+    if (attn && mask) Py_SETREF(attn, tn_aten(TN_ROW_add_Tensor, "(OO)", attn, mask));
+    if (attn) Py_SETREF(attn, tn_aten(TN_ROW__safe_softmax, "(Oi)", attn, -1));
+    if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_aten(TN_ROW_dropout, "(OdO)", attn, a[4].u.f, Py_True));
+    PyObject *r = attn ? tn_aten(TN_ROW_matmul, "(OO)", attn, v) : NULL;
+    Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn);
+    return r;
+}
+
+/* silu_backward (math_silu_backward): grad_output * (sigmoid(x) * (1 + x * (1 - sigmoid(x)))) */
+static PyObject *d_silu_backward(tn_value *a) {
+    PyObject *go = a[0].u.obj, *x = a[1].u.obj;
+    PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", x);
+    PyObject *om = sg ? tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", sg) : NULL;   /* 1 - sig: empty_like.fill_.sub_ */
+    PyObject *fl = om ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", om, 1) : NULL;
+    PyObject *sb = fl ? tn_aten(TN_ROW_sub__Tensor, "(OO)", om, sg) : NULL;
+    Py_XDECREF(fl);
+    if (!sb) Py_CLEAR(om);
+    Py_XDECREF(sb);
+    PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, om) : NULL;
+    PyObject *op = xm ? tn_aten(TN_ROW_add_Scalar, "(Oi)", xm, 1) : NULL;
+    PyObject *sm = op ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, op) : NULL;
+    PyObject *r = sm ? tn_aten(TN_ROW_mul_Tensor, "(OO)", go, sm) : NULL;
+    Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(op); Py_XDECREF(sm);
+    return r;
+}
+
+/* ---- losses upstream only composes (no kernels here): found by name ---- */
+
+/* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
+static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
+    PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
+    if (!r) return NULL;
+    PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return o;
+}
+static PyObject *d_nll_loss(tn_value *a) {
+    PyObject *w = A(2, a);
+    PyObject *r = w ? nll_loss_of(a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(w);
+    return r;
+}
+/* nll_loss_nd(self, target, weight?, reduction, ignore_index): checks, then nll_loss for 1-D / 2-D */
+static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
+    const tn_tensor *t = tn_tensor_of(self), *tt = tn_tensor_of(target);
+    if (t->ndim < 1) return PyErr_Format(PyExc_ValueError, "Expected 1 or more dimensions (got %d)", t->ndim);
+    if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
+        return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                            (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
+    if (t->ndim > 2) return tn_not_implemented("aten::nll_loss2d (nll_loss over more than 2 dimensions)");
+    return nll_loss_of(self, target, w, red, ign);
+}
+static PyObject *d_nll_loss_nd(tn_value *a) {
+    PyObject *w = A(2, a);
+    PyObject *r = w ? nll_nd(a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(w);
+    return r;
+}
+/* cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing):
+ * class-index targets without smoothing: nll_loss_nd(log_softmax(self, class_dim, self.dtype), ...) */
+static PyObject *d_cross_entropy(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj), *tt = tn_tensor_of(a[1].u.obj);
+    bool same = t->ndim == tt->ndim;
+    for (int i = 0; same && i < t->ndim; i++) same = t->sizes[i] == tt->sizes[i];
+    if (same) return tn_not_implemented("cross_entropy with class probabilities as target");
+    if (a[5].u.f > 0.0) return tn_not_implemented("cross_entropy with label_smoothing");
+    int cd = t->ndim == 1 ? 0 : 1;
+    PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *ls = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", a[0].u.obj, cd) : NULL;
+    PyObject *w = ls ? A(2, a) : NULL;
+    PyObject *r = w ? nll_nd(ls, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ls); Py_XDECREF(w);
+    return r;
+}
+static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
+    {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
+};
+static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -453,6 +652,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_pad, d_pad, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
     {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
+    {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
+    {TN_ROW_silu_backward, d_silu_backward, -1},
     {TN_ROW_clip, NULL, TN_ROW_clamp}, {TN_ROW_clip_Tensor, NULL, TN_ROW_clamp_Tensor},
     {TN_ROW_clip_, NULL, TN_ROW_clamp_}, {TN_ROW_clip__Tensor, NULL, TN_ROW_clamp__Tensor},
     {TN_ROW_arccos, NULL, TN_ROW_acos}, {TN_ROW_arccos_, NULL, TN_ROW_acos_}, {TN_ROW_arcsin, NULL, TN_ROW_asin}, {TN_ROW_arcsin_, NULL, TN_ROW_asin_},
@@ -513,8 +714,14 @@ tn_decomp_fn tn_decomp_for(int op) {
     static bool built;
     if (!built) {
         for (size_t i = 0; i < sizeof decomps / sizeof *decomps; i++) decomp_index[decomps[i].row] = (int)i + 1;
+        if ((named_decomp_by_row = calloc(TN_OP_COUNT, sizeof *named_decomp_by_row)))
+            for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
+                int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
+                if (r >= 0 && r < TN_OP_COUNT) named_decomp_by_row[r] = named_decomps[i].fn;
+            }
         built = true;
     }
+    if (op >= 0 && op < TN_OP_COUNT && named_decomp_by_row && named_decomp_by_row[op]) return named_decomp_by_row[op];
     if (op < 0 || op >= TN_OP_COUNT || !decomp_index[op]) return NULL;
     current_op = op;
     return trampoline;

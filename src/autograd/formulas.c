@@ -246,9 +246,20 @@ static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backw
     Py_DECREF(r);
     return 0;
 }
+static PyObject *scalar_minus(double c, PyObject *t);
 static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
+    if (tn_grad_enabled()) {   /* infinitely_differentiable_silu_backward: grad * sig * (1.0 + self * (1.0 - sig)) */
+        PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", s), *om = scalar_minus(1.0, sg);
+        PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", s, om) : NULL;
+        PyObject *ad = xm ? tn_aten(TN_ROW_add_Scalar, "(Od)", xm, 1.0) : NULL;
+        PyObject *gs = ad ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg) : NULL;
+        PyObject *r = gs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", gs, ad) : NULL;
+        Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(ad); Py_XDECREF(gs); Py_DECREF(s);
+        PUT(0, r);
+        return 0;
+    }
     PUT(0, NAMED("silu_backward", "", "(OO)", g[0], s));
     Py_DECREF(s);
     return 0;
@@ -723,6 +734,17 @@ static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
     return r;
 }
 static PyObject *zeros_grad(PyObject *g) { return tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g); }
+/* C++ `c - t` (Scalar - Tensor) in upstream's formulas: empty_like(t).fill_(c).sub_(t) */
+static PyObject *scalar_minus(double c, PyObject *t) {
+    if (!t) return NULL;
+    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
+    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
+    PyObject *r = f ? tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t) : NULL;
+    Py_XDECREF(f);
+    if (!r) { Py_XDECREF(e); return NULL; }
+    Py_DECREF(r);
+    return e;
+}
 
 /* ---- pointwise ---- */
 
@@ -805,7 +827,7 @@ static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (
 }
 static int f_atanh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * 1 / (1 - self.pow(2)) */
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *den = K(tn_aten(TN_ROW_rsub_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 1));
+    PyObject *den = K(scalar_minus(1, K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2))));
     OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", g[0], 1)), den)));
     DONE;
 }
@@ -1453,6 +1475,332 @@ static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
+
+static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
+    for (int i = 0; i < n->nargs; i++) {
+        if (!is_tensor_arg(n, i) || !need(n, i)) continue;
+        PyObject *z = zeros_meta(g[0], meta(n, i));
+        if (!z) return -1;
+        put(n, o, i, z);
+    }
+    return 0;
+}
+/* fill.Tensor(self, value): self zeros; value: grad.sum() */
+static int f_fill_t(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, zeros_grad(g[0]));
+    PUT(1, tn_aten(TN_ROW_sum, "(O)", g[0]));
+    return 0;
+}
+static int f_conj(tn_node *n, PyObject **g, PyObject **o) {   /* _conj: grad.conj() (real: grad) */
+    if (tn_dtype_is_complex(tn_tensor_of(g[0])->dtype)) { tn_not_implemented("complex conj gradients"); return -1; }
+    PUT(0, Py_NewRef(g[0]));
+    return 0;
+}
+
+/* ---- more binary pointwise ---- */
+
+/* fmax / fmin: self: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0);
+ * other: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0) (<= for fmin) */
+static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    for (int a = 0; a < 2; a++) {
+        if (!need(n, a)) continue;
+        PyObject *c = K(tn_aten(is_max ? TN_ROW_ge_Tensor : TN_ROW_le_Tensor, "(OO)", s, ot));
+        PyObject *m = K(tn_aten(TN_ROW_logical_or_, "(OO)", c, K(tn_aten(TN_ROW_isnan, "(O)", ot))));
+        if (a == 0) m = K(tn_aten(TN_ROW_logical_not_, "(O)", m));
+        OUTK(a, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0)));
+    }
+    DONE;
+}
+static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
+static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
+/* logaddexp: self: grad / (1 + exp(other - self)); other: grad / (1 + exp(self - other)) */
+static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1)))));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1)))));
+    DONE;
+}
+/* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
+static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *s = K(saved(n, 0));
+        PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(result(n, 0)), s));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", s, 0)), 0));
+        OUTK(0, f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ratio)) : NULL);
+    }
+    if (is_tensor_arg(n, 1) && need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+/* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
+static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(where0(K(tn_aten(TN_ROW_ne_Tensor, "(OO)", K(saved(n, 0)), K(saved(n, 1)))), g[0])));
+    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+
+/* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
+ * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
+
+/* softplus_backward: z = exp(self * beta); (self * beta) > threshold ? grad : grad * z / (z + 1) */
+static int f_softplus(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *xb = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 0)), K(arg_obj(n, 1))));
+    PyObject *z = K(tn_aten(TN_ROW_exp, "(O)", xb));
+    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], z)), K(tn_aten(TN_ROW_add_Scalar, "(Oi)", z, 1))));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_gt_Scalar, "(OO)", xb, K(arg_obj(n, 2)))), g[0], v)));
+    DONE;
+}
+/* hardsigmoid_backward: (-3 < self < 3) ? grad * (1/6) : 0 */
+static int f_hardsigmoid(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_gt_Scalar, "(Oi)", s, -3)), K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, 3))));
+    OUTK(0, K(where0(c, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 1.0 / 6.0)))));
+    DONE;
+}
+/* hardswish_backward: self < -3 ? 0 : self <= 3 ? grad * (self / 3 + 0.5) : grad */
+static int f_hardswish(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *mid = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Od)", K(tn_aten(TN_ROW_div_Scalar, "(Oi)", s, 3)), 0.5))));
+    PyObject *hi = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_le_Scalar, "(Oi)", s, 3)), mid, g[0]));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, -3)), K(scalar_like(g[0], 0.0)), hi)));
+    DONE;
+}
+/* mish: infinitely_differentiable_mish_backward */
+static int f_mish(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *sig = K(tn_aten(TN_ROW_sigmoid, "(O)", s));
+    PyObject *ts = K(tn_aten(TN_ROW_tanh, "(O)", K(tn_aten(TN_ROW_log1p, "(O)", K(tn_aten(TN_ROW_exp, "(O)", s))))));
+    PyObject *one_m = K(scalar_minus(1.0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ts, ts))));
+    PyObject *inner = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ts, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, sig)), one_m))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], inner)));
+    DONE;
+}
+/* logit: infinitely_differentiable_logit_backward */
+static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    bool has_eps = n->args[1].tag != TN_V_NONE;
+    double lo = has_eps ? arg_f(n, 1) : 0.0, hi = 1.0 - lo;
+    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_ge_Scalar, "(Od)", s, lo)), K(tn_aten(TN_ROW_le_Scalar, "(Od)", s, hi))));
+    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, K(scalar_minus(1.0, s))))));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
+    DONE;
+}
+
+/* ---- double backward: formulas of the backward ops ---- */
+
+static int f_threshold_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, threshold) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("threshold_backward", "", "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_leaky_relu_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, slope, self_is_result) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("leaky_relu_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), Py_False)));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, min_val, max_val) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("hardtanh_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * (-2 * output * grad_output) */
+    T_;
+    PyObject *out = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(NAMED("tanh_backward", "", "(OO)", g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
+                         K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), K(saved(n, 0)))))));
+    DONE;
+}
+static int f_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * grad_output * (-2 * output + 1) */
+    T_;
+    PyObject *out = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(NAMED("sigmoid_backward", "", "(OO)", g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))),
+                         K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), 1)))));
+    DONE;
+}
+/* _softmax_backward_data(grad_output, output, dim, input_dtype) */
+static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *out = K(saved(n, 1));
+    long long dim = (long long)arg_i(n, 2);
+    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
+    if (need(n, 0)) OUTK(0, K(NAMED("_softmax_backward_data", "", "(OOLO)", gg, out, dim, K(arg_obj(n, 3)))));
+    if (need(n, 1)) {   /* softmax_double_backward(gg, grad_output, dim, output) */
+        PyObject *go = K(saved(n, 0));
+        PyObject *t0 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, gg));
+        PyObject *t1 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, go)), dim, Py_True)), gg));
+        PyObject *t2 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, gg)), dim, Py_True))));
+        PyObject *r = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t0, t1)), t2));
+        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
+    }
+    DONE;
+}
+/* _log_softmax_backward_data(grad_output, output, dim, input_dtype) */
+static int f_log_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *out = K(saved(n, 1));
+    long long dim = (long long)arg_i(n, 2);
+    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
+    PyObject *ex = K(tn_aten(TN_ROW_exp, "(O)", out));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ex)), dim, Py_True)))));
+    if (need(n, 1)) {
+        PyObject *ns = K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(saved(n, 0)), dim, Py_True))));
+        PyObject *r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ns, ex)), gg));
+        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
+    }
+    DONE;
+}
+/* mse_loss_double_backward(grad, input, reduction): 2 * grad, / numel for mean */
+static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction) {
+    PyObject *r = tn_aten(TN_ROW_mul_Scalar, "(Oi)", grad, 2);
+    if (r && reduction == 1) {
+        int64_t numel = 1;
+        for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
+        PyObject *q = tn_aten(TN_ROW_div__Scalar, "(OL)", r, (long long)numel);
+        if (!q) Py_CLEAR(r);
+        Py_XDECREF(q);
+    }
+    return r;
+}
+static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, target, reduction) */
+    T_;
+    int64_t red = arg_i(n, 3);
+    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
+    PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
+    if (need(n, 1)) OUTK(1, K(mse_double(ggo, meta(n, 1), red)));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_neg, "(O)", K(mse_double(ggo, meta(n, 2), red)))));
+    DONE;
+}
+
+/* ---- more indexing ---- */
+
+/* index_put / index_put_ / _index_put_impl_ (self, indices, values, accumulate[, unsafe]):
+ * self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); values: grad.index(indices) */
+static int f_index_put(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(arg_obj(n, 1));
+    if (need(n, 0)) {
+        if (n->args[3].u.i) PUT(0, Py_NewRef(g[0]));
+        else OUTK(0, K(tn_aten(TN_ROW_index_put, "(OOOO)", g[0], idx, K(zeros_meta(g[0], meta(n, 2))), Py_False)));
+    }
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_index_Tensor, "(OO)", g[0], idx)));
+    DONE;
+}
+/* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
+ * index_put_ with the expanded mask: the same positions, each written once) */
+static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_meta *a = meta(n, 0), *b = meta(n, 1);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (!tn_broadcast_shapes(a->ndim, tn_meta_sizes(a), b->ndim, tn_meta_sizes(b), &nd, shape)) {
+        drop_(&T); PyErr_SetString(PyExc_RuntimeError, "masked_select backward: shapes"); return -1;
+    }
+    PyObject *sh = K(int_list(shape, nd));
+    PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
+    PyObject *m = K(tn_aten(TN_ROW_expand, "(OO)", K(saved(n, 1)), sh));
+    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", z, m, g[0], Py_False));
+    OUTK(0, r ? z : NULL);
+    DONE;
+}
+/* take: zeros_like(self).put_(index, grad, accumulate=true); here as index_put_ with accumulate
+ * on the flattened zeros (the same sums, in index order) */
+static int f_take(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
+    PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", z, -1));
+    PyObject *ix = K(tn_aten(TN_ROW_reshape, "(O(i))", K(saved(n, 1)), -1));
+    PyObject *gv = K(tn_aten(TN_ROW_reshape, "(O(i))", g[0], -1));
+    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", flat, ix, gv, Py_True));
+    OUTK(0, r ? z : NULL);
+    DONE;
+}
+
+/* ---- attention ---- */
+
+/* k [B,Hk,S,E] repeated to H heads (each head g times, as repeat_interleave on dim 1) */
+static PyObject *heads_to(PyObject *k, int64_t H) {
+    const tn_tensor *t = tn_tensor_of(k);
+    int64_t B = t->sizes[0], Hk = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
+    if (Hk == H) return Py_NewRef(k);
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", k, 2);
+    PyObject *e = u ? tn_aten(TN_ROW_expand, "(O(LLLLL))", u, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_reshape, "(O(LLLL))", e, (long long)B, (long long)H, (long long)S, (long long)E) : NULL;
+    Py_XDECREF(u); Py_XDECREF(e);
+    return r;
+}
+/* [B,H,S,E] gradient summed back to Hk heads */
+static PyObject *heads_from(PyObject *g, int64_t Hk) {
+    const tn_tensor *t = tn_tensor_of(g);
+    int64_t B = t->sizes[0], H = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
+    if (Hk == H) return Py_NewRef(g);
+    PyObject *r = tn_aten(TN_ROW_reshape, "(O(LLLLL))", g, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E);
+    if (r) Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", r, 2));
+    return r;
+}
+/* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask?, scale?)
+ * -> (output, logsumexp). Upstream's backward is the op _scaled_dot_product_flash_attention_for_cpu_backward
+ * (not here); the same gradients from the saved output and logsumexp:
+ * P = exp(q k^T s + mask - lse), dV = P^T dO, dS = P (dO v^T - rowsum(dO * out)), dQ = dS k s, dK = dS^T q s */
+static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    if (n->args[3].tag != TN_V_NONE && arg_f(n, 3) > 0.0) { drop_(&T); tn_not_implemented("flash attention gradients with dropout"); return -1; }
+    PyObject *q = K(saved(n, 0)), *k = K(saved(n, 1)), *v = K(saved(n, 2));
+    PyObject *out = K(result(n, 0));
+    /* logsumexp is saved only once record.c keeps non-differentiable outputs; else recomputed */
+    PyObject *lse = n->results && n->results[1] ? K(result(n, 1)) : NULL;
+    if (!q || !k || !v || !out || PyErr_Occurred()) { drop_(&T); return -1; }
+    const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k);
+    int64_t H = qt->sizes[1], Hk = kt->sizes[1], L = qt->sizes[2], S = kt->sizes[2];
+    double sc = n->args[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[3]) : arg_f(n, 6);
+    PyObject *kk = K(heads_to(k, H)), *vv = K(heads_to(v, H));
+    PyObject *sco = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", q, K(tn_aten(TN_ROW_transpose_int, "(Oii)", kk, -2, -1)))), sc));
+    if (is_tensor_arg(n, 5)) {
+        PyObject *m = K(saved(n, 5));
+        if (m && tn_tensor_of(m)->dtype == TN_DTYPE_BOOL) {
+            PyObject *kw = K(dtype_kw(qt->dtype));
+            m = K(tn_aten(TN_ROW_where_self, "(OOO)", m, K(scalar_like(q, 0.0)), kw ? K(tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY)) : NULL));
+        }
+        sco = K(tn_aten(TN_ROW_add_Tensor, "(OO)", sco, m));
+    }
+    if (n->args[4].u.i) {
+        PyObject *bk = K(dtype_kw(TN_DTYPE_BOOL));
+        PyObject *tri = bk ? K(tn_aten(TN_ROW_tril, "(O)", K(tn_aten_kw(TN_ROW_ones, bk, "((LL))", (long long)L, (long long)S)))) : NULL;
+        sco = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", sco, K(tn_aten(TN_ROW_logical_not, "(O)", tri)), -INFINITY));
+    }
+    PyObject *lse_u = lse ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", lse, -1)) : NULL;
+    if (!lse) lse_u = K(tn_aten(TN_ROW_logsumexp, "(O[i]O)", sco, -1, Py_True));
+    PyObject *P = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sco, lse_u))));
+    PyObject *dO = g[0];
+    if (need(n, 2)) OUTK(2, K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk)));
+    if (need(n, 0) || need(n, 1)) {
+        PyObject *dP = K(tn_aten(TN_ROW_matmul, "(OO)", dO, K(tn_aten(TN_ROW_transpose_int, "(Oii)", vv, -2, -1))));
+        PyObject *D = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", dO, out)), -1, Py_True));
+        PyObject *dS = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", P, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", dP, D))));
+        if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", dS, kk)), sc)));
+        if (need(n, 1)) OUTK(1, K(heads_from(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)",
+                             K(tn_aten(TN_ROW_transpose_int, "(Oii)", dS, -2, -1)), q)), sc)), Hk)));
+    }
+    DONE;
+}
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -1530,6 +1878,32 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_flip, f_flip}, {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_nll_loss_forward, f_nll_loss},
+    {TN_ROW_fill_Scalar, f_zeros_all}, {TN_ROW_fill__Scalar, f_zeros_all}, {TN_ROW_zero_, f_zeros_all},
+    {TN_ROW_fill_Tensor, f_fill_t}, {TN_ROW_fill__Tensor, f_fill_t},
+    {TN_ROW_bernoulli, f_zeros_all}, {TN_ROW_bernoulli__Tensor, f_zeros_all}, {TN_ROW_bernoulli__float, f_zeros_all},
+    {TN_ROW_normal_, f_zeros_all}, {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
+    {TN_ROW_normal_Tensor_Tensor, f_zeros_all}, {TN_ROW_uniform_, f_zeros_all}, {TN_ROW_random_, f_zeros_all},
+    {TN_ROW_random__from, f_zeros_all}, {TN_ROW_random__to, f_zeros_all}, {TN_ROW_exponential_, f_zeros_all},
+    {TN_ROW_eq__Scalar, f_zeros_all}, {TN_ROW_eq__Tensor, f_zeros_all}, {TN_ROW_ne__Scalar, f_zeros_all}, {TN_ROW_ne__Tensor, f_zeros_all},
+    {TN_ROW_lt__Scalar, f_zeros_all}, {TN_ROW_lt__Tensor, f_zeros_all}, {TN_ROW_le__Scalar, f_zeros_all}, {TN_ROW_le__Tensor, f_zeros_all},
+    {TN_ROW_gt__Scalar, f_zeros_all}, {TN_ROW_gt__Tensor, f_zeros_all}, {TN_ROW_ge__Scalar, f_zeros_all}, {TN_ROW_ge__Tensor, f_zeros_all},
+    {TN_ROW_lift_fresh, f_identity}, {TN_ROW__conj, f_conj}, {TN_ROW__reshape_alias, f_view},
+    {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
+    {TN_ROW_unsqueeze_, f_unsqueeze}, {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose},
+    {TN_ROW_addmm_, f_addmm}, {TN_ROW_baddbmm_, f_baddbmm},
+    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin}, {TN_ROW_logaddexp, f_logaddexp},
+    {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
+    {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
+    {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
+    {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
+    {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
+    {TN_ROW_threshold_backward, f_threshold_backward}, {TN_ROW_leaky_relu_backward, f_leaky_relu_backward},
+    {TN_ROW_hardtanh_backward, f_hardtanh_backward}, {TN_ROW_tanh_backward, f_tanh_backward}, {TN_ROW_sigmoid_backward, f_sigmoid_backward},
+    {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
+    {TN_ROW_mse_loss_backward, f_mse_loss_backward},
+    {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
+    {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
 };
 
 tn_apply_fn tn_formula_for(int op) {
