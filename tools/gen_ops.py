@@ -164,18 +164,28 @@ def autograd_table(yaml_path, rows, impl, cname):
     native = os.path.dirname(yaml_path)
     deriv = os.path.join(os.path.dirname(os.path.dirname(native)), "autograd", "derivatives.yaml")
     infos, _ = load_derivatives(deriv, yaml_path, os.path.join(native, "tags.yaml"))
-    by_key = {}
+    from torchgen.model import FunctionSchema
+    by_key, by_sig = {}, {}
     for d in infos.values():
         info = d.get("Default")
         if info is not None:
             f = info.func.func
             by_key[f"{f.name.name}.{f.name.overload_name}"] = info
+            if not f.name.name.inplace and f.kind().name == "functional":
+                by_sig.setdefault(str(f.signature()), info)
     out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; } tn_op_autograd_def;",
            "static const tn_op_autograd_def tn_op_autograd_defs[TN_OP_COUNT] = {"]
     for r in rows:
         info = by_key.get(r["key"])
         if info is None and r["name"].endswith("_") and not r["name"].startswith("_"):
-            info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")   # in-place: the functional's node
+            # in-place: the functional's node, matched as torchgen does, by the core signature
+            # (pow_.Scalar is pow.Tensor_Scalar's in-place form, not pow.Scalar's)
+            try:
+                info = by_sig.get(str(FunctionSchema.parse(r["func"]).signature()))
+            except Exception:
+                info = None
+            if info is None:
+                info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")
         if info is None:
             out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
             continue

@@ -632,6 +632,180 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 
+static int current_op_of(void);
+/* ---- small composites ---- */
+
+static PyObject *d_self(tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* conj / resolve_* / positive on real */
+static PyObject *d_conj_like(tn_value *a) {
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("autograd through complex conj views");
+    return Py_NewRef(a[0].u.obj);
+}
+static PyObject *d_positive(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->dtype == TN_DTYPE_BOOL) return tn_door_below_autograd(TN_ROW_positive, a);
+    return Py_NewRef(a[0].u.obj);
+}
+static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim < 2) return tn_door_below_autograd(current_op_of(), a);
+    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through mH of complex tensors");
+    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+}
+static PyObject *d_matrix_H(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
+    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through matrix_H of complex tensors");
+    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+}
+static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim != 2 && t->ndim != 0) {   /* upstream's deprecation warning */
+        PyObject *r = tn_door_below_autograd(TN_ROW_numpy_T, a);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    int64_t p[TN_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) p[i] = t->ndim - 1 - i;
+    PyObject *l = size_list(p, t->ndim), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *d_broadcast_to(tn_value *a) { return same_args(TN_ROW_expand, a); }
+static PyObject *d_fliplr(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->ndim < 2) return tn_door_below_autograd(TN_ROW_fliplr, a);
+    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 1);
+}
+static PyObject *d_flipud(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->ndim < 1) return tn_door_below_autograd(TN_ROW_flipud, a);
+    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 0);
+}
+static PyObject *d_square_(tn_value *a) { return tn_aten(TN_ROW_pow__Scalar, "(Oi)", a[0].u.obj, 2); }
+static PyObject *d_narrow_tensor(tn_value *a) {   /* narrow(self, dim, start.item(), length) */
+    bool was = tn_grad_mode_set(false);
+    PyObject *st = tn_aten(TN_ROW_item, "(O)", a[2].u.obj);
+    tn_grad_mode_set(was);
+    if (!st) return NULL;
+    PyObject *r = tn_aten(TN_ROW_narrow, "(OLOL)", a[0].u.obj, (long long)a[1].u.i, st, (long long)a[3].u.i);
+    Py_DECREF(st);
+    return r;
+}
+static PyObject *d_msort(tn_value *a) {   /* sort(self, 0)[0] */
+    PyObject *r = tn_aten(TN_ROW_sort, "(OiO)", a[0].u.obj, 0, Py_False);
+    if (!r) return NULL;
+    PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return v;
+}
+/* float_power: the operands in double (complex double when complex), then pow */
+static tn_dtype fp_dtype(bool cplx) { return cplx ? TN_DTYPE_C128 : TN_DTYPE_F64; }
+static PyObject *d_float_power_ts(tn_value *a) {   /* (Tensor self, Scalar exponent) */
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || a[1].tag == TN_V_COMPLEX;
+    PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? A(1, a) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", x, e) : NULL;
+    Py_XDECREF(x); Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power_tt(tn_value *a) {
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype);
+    PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? to_dtype(a[1].u.obj, fp_dtype(c), false, NULL) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", x, e) : NULL;
+    Py_XDECREF(x); Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power_s(tn_value *a) {   /* (Scalar self, Tensor exponent) */
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) || a[0].tag == TN_V_COMPLEX;
+    PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL), *b = e ? A(0, a) : NULL;
+    PyObject *r = b ? tn_aten(TN_ROW_pow_Scalar, "(OO)", b, e) : NULL;
+    Py_XDECREF(e); Py_XDECREF(b);
+    return r;
+}
+/* hstack / vstack: atleast_1d / atleast_2d each (reshape / unsqueeze), then cat */
+static PyObject *stack_like(tn_value *a, bool vertical) {
+    PyObject *l = a[0].u.obj;
+    Py_ssize_t n = PyTuple_Size(l);
+    PyObject *parts = PyList_New(n);
+    if (!parts) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyTuple_GetItem(l, i);
+        int nd = tn_tensor_of(t)->ndim;
+        PyObject *p;
+        if (nd == 0) p = vertical ? tn_aten(TN_ROW_reshape, "(O(ii))", t, 1, 1) : tn_aten(TN_ROW_reshape, "(O(i))", t, 1);
+        else if (nd == 1 && vertical) p = tn_aten(TN_ROW_unsqueeze, "(Oi)", t, 0);
+        else p = Py_NewRef(t);
+        if (!p) { Py_DECREF(parts); return NULL; }
+        PyList_SetItem(parts, i, p);
+    }
+    int dim = vertical ? 0 : (n > 0 && tn_tensor_of(PyList_GetItem(parts, 0))->ndim == 1 ? 0 : 1);
+    PyObject *r = tn_aten(TN_ROW_cat, "(Oi)", parts, dim);
+    Py_DECREF(parts);
+    return r;
+}
+static PyObject *d_hstack(tn_value *a) { return stack_like(a, false); }
+static PyObject *d_vstack(tn_value *a) { return stack_like(a, true); }
+/* linalg_norm(self, ord?, dim?, keepdim, dtype?): the vector norm unless a matrix norm is asked */
+static PyObject *d_linalg_norm(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    bool has_ord = a[1].tag != TN_V_NONE, has_dim = a[2].tag == TN_V_INTLIST;
+    if ((has_dim && a[2].u.ints.n == 2 && has_ord) || (!has_dim && has_ord && t->ndim == 2))
+        return tn_not_implemented("autograd through linalg_norm's matrix norms");
+    if ((has_dim && a[2].u.ints.n != 1 && a[2].u.ints.n != 2) || (!has_dim && has_ord && t->ndim != 1))
+        return tn_door_below_autograd(TN_ROW_linalg_norm, a);   /* its own errors */
+    PyObject *ord = has_ord ? A(1, a) : PyFloat_FromDouble(2.0), *dim = ord ? A(2, a) : NULL, *dt = dim ? A(4, a) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OOOO)", a[0].u.obj, ord, dim, a[3].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(ord); Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    return r;
+}
+/* linalg_norm.ord_str(self, ord, dim?, keepdim, dtype?): 'fro' -> vector 2-norm over the two dims */
+static PyObject *d_linalg_norm_str(tn_value *a) {
+    const char *ord = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!ord) return NULL;
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (strcmp(ord, "fro") != 0) return tn_not_implemented("autograd through linalg_norm with ord='nuc'");
+    if (a[2].tag == TN_V_NONE ? t->ndim != 2 : a[2].u.ints.n != 2) return tn_door_below_autograd(TN_ROW_linalg_norm_ord_str, a);
+    PyObject *dim = a[2].tag == TN_V_NONE ? Py_BuildValue("[ii]", 0, 1) : A(2, a), *dt = dim ? A(4, a) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OiOO)", a[0].u.obj, 2, dim, a[3].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    return r;
+}
+/* diff(self, n, dim, prepend?, append?): cat prepend/append, then n times narrow(1) - narrow(0) */
+static PyObject *d_diff(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t n = a[1].u.i, dim = a[2].u.i;
+    if (t->ndim < 1 || n < 0) return tn_door_below_autograd(TN_ROW_diff, a);
+    if (dim < 0) dim += t->ndim;
+    if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_diff, a);
+    bool pre = a[3].tag == TN_V_TENSOR, app = a[4].tag == TN_V_TENSOR;
+    if (n == 0) {   /* zeros_like(self).copy_(self) */
+        PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x), *c = z ? tn_aten(TN_ROW_copy_, "(OO)", z, x) : NULL;
+        Py_XDECREF(c);
+        if (!c) Py_CLEAR(z);
+        return z;
+    }
+    PyObject *r;
+    if (pre || app) {
+        r = pre && app ? tn_aten(TN_ROW_cat, "([OOO]L)", a[3].u.obj, x, a[4].u.obj, (long long)dim)
+            : pre ? tn_aten(TN_ROW_cat, "([OO]L)", a[3].u.obj, x, (long long)dim) : tn_aten(TN_ROW_cat, "([OO]L)", x, a[4].u.obj, (long long)dim);
+    } else {
+        r = Py_NewRef(x);
+    }
+    if (!r) return NULL;
+    bool is_bool = tn_tensor_of(r)->dtype == TN_DTYPE_BOOL;
+    int64_t len = tn_tensor_of(r)->sizes[dim];
+    if (n > len) n = len;
+    int64_t out_len = len - 1;
+    for (int64_t i = 0; i < n && r; i++) {
+        PyObject *hi = tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 1LL, (long long)out_len);
+        PyObject *lo = hi ? tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 0LL, (long long)out_len) : NULL;
+        PyObject *d = lo ? tn_aten(is_bool ? TN_ROW_logical_xor : TN_ROW_sub_Tensor, "(OO)", hi, lo) : NULL;
+        Py_XDECREF(hi); Py_XDECREF(lo);
+        Py_SETREF(r, d);
+        out_len--;
+    }
+    return r;
+}
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -654,6 +828,30 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
     {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
     {TN_ROW_silu_backward, d_silu_backward, -1},
+    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
+    {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
+    {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},
+    {TN_ROW_fliplr, d_fliplr, -1}, {TN_ROW_flipud, d_flipud, -1}, {TN_ROW_square_, d_square_, -1},
+    {TN_ROW_narrow_Tensor, d_narrow_tensor, -1}, {TN_ROW_msort, d_msort, -1},
+    {TN_ROW_float_power_Tensor_Scalar, d_float_power_ts, -1}, {TN_ROW_float_power_Tensor_Tensor, d_float_power_tt, -1},
+    {TN_ROW_float_power_Scalar, d_float_power_s, -1},
+    {TN_ROW_hstack, d_hstack, -1}, {TN_ROW_vstack, d_vstack, -1}, {TN_ROW_row_stack, d_vstack, -1},
+    {TN_ROW_linalg_norm, d_linalg_norm, -1}, {TN_ROW_linalg_norm_ord_str, d_linalg_norm_str, -1}, {TN_ROW_diff, d_diff, -1},
+    {TN_ROW_absolute_, NULL, TN_ROW_abs_},
+    {TN_ROW_greater_Scalar, NULL, TN_ROW_gt_Scalar}, {TN_ROW_greater_Tensor, NULL, TN_ROW_gt_Tensor},
+    {TN_ROW_greater__Scalar, NULL, TN_ROW_gt__Scalar}, {TN_ROW_greater__Tensor, NULL, TN_ROW_gt__Tensor},
+    {TN_ROW_greater_equal_Scalar, NULL, TN_ROW_ge_Scalar}, {TN_ROW_greater_equal_Tensor, NULL, TN_ROW_ge_Tensor},
+    {TN_ROW_greater_equal__Scalar, NULL, TN_ROW_ge__Scalar}, {TN_ROW_greater_equal__Tensor, NULL, TN_ROW_ge__Tensor},
+    {TN_ROW_less_Scalar, NULL, TN_ROW_lt_Scalar}, {TN_ROW_less_Tensor, NULL, TN_ROW_lt_Tensor},
+    {TN_ROW_less__Scalar, NULL, TN_ROW_lt__Scalar}, {TN_ROW_less__Tensor, NULL, TN_ROW_lt__Tensor},
+    {TN_ROW_less_equal_Scalar, NULL, TN_ROW_le_Scalar}, {TN_ROW_less_equal_Tensor, NULL, TN_ROW_le_Tensor},
+    {TN_ROW_less_equal__Scalar, NULL, TN_ROW_le__Scalar}, {TN_ROW_less_equal__Tensor, NULL, TN_ROW_le__Tensor},
+    {TN_ROW_not_equal_Scalar, NULL, TN_ROW_ne_Scalar}, {TN_ROW_not_equal_Tensor, NULL, TN_ROW_ne_Tensor},
+    {TN_ROW_not_equal__Scalar, NULL, TN_ROW_ne__Scalar}, {TN_ROW_not_equal__Tensor, NULL, TN_ROW_ne__Tensor},
+    {TN_ROW_is_conj, d_nondiff, -3}, {TN_ROW_is_neg, d_nondiff, -3}, {TN_ROW_is_inference, d_nondiff, -3},
+    {TN_ROW_is_signed, d_nondiff, -3}, {TN_ROW_argwhere, d_nondiff, -3}, {TN_ROW_result_type_Scalar, d_nondiff, -3},
+    {TN_ROW_result_type_Scalar_Tensor, d_nondiff, -3}, {TN_ROW__is_zerotensor, d_nondiff, -3},
+    {TN_ROW__has_compatible_shallow_copy_type, d_nondiff, -3},
     {TN_ROW_clip, NULL, TN_ROW_clamp}, {TN_ROW_clip_Tensor, NULL, TN_ROW_clamp_Tensor},
     {TN_ROW_clip_, NULL, TN_ROW_clamp_}, {TN_ROW_clip__Tensor, NULL, TN_ROW_clamp__Tensor},
     {TN_ROW_arccos, NULL, TN_ROW_acos}, {TN_ROW_arccos_, NULL, TN_ROW_acos_}, {TN_ROW_arcsin, NULL, TN_ROW_asin}, {TN_ROW_arcsin_, NULL, TN_ROW_asin_},
@@ -709,6 +907,7 @@ static PyObject *run_alias(int op, tn_value *a) {
  * so the row is found from a thread-local set just before the call. */
 static _Thread_local int current_op;
 static PyObject *trampoline(tn_value *a) { return dispatch(current_op, a); }
+static int current_op_of(void) { return current_op; }
 
 tn_decomp_fn tn_decomp_for(int op) {
     static bool built;

@@ -1801,6 +1801,96 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- cumprod ---- */
+
+static PyObject *rev_cumsum(PyObject *w, long long dim) {   /* w.flip(dim).cumsum(dim).flip(dim) */
+    PyObject *dl = Py_BuildValue("[L]", dim);
+    PyObject *f = dl ? tn_aten(TN_ROW_flip, "(OO)", w, dl) : NULL;
+    PyObject *c = f ? tn_aten(TN_ROW_cumsum, "(OL)", f, dim) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_flip, "(OO)", c, dl) : NULL;
+    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+/* cumprod(self, dim, dtype): cumprod_backward(grad.to(self.scalar_type()), self, dim, result) */
+static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *grad = K(to_dt(g[0], meta(n, 0)->dtype)), *in = K(saved(n, 0)), *out = K(result(n, 0));
+    if (!grad || !in || !out) { drop_(&T); return -1; }
+    const tn_tensor *t = tn_tensor_of(in);
+    if (tn_numel(t) <= 1) { OUTK(0, grad); DONE; }
+    long long dim = (long long)wrap_dim(arg_i(n, 1), t->ndim);
+    int64_t ds = t->sizes[dim];
+    if (ds == 1) { OUTK(0, grad); DONE; }
+    PyObject *w = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, grad));
+    PyObject *isz = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
+    PyObject *anyz = K(tn_aten(TN_ROW_item, "(O)", K(tn_aten(TN_ROW_any, "(O)", isz))));
+    if (!anyz) { drop_(&T); return -1; }
+    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(w, dim)), in))); DONE; }
+    if (!tn_grad_enabled()) {   /* the O(n) path; masked_scatter_(m, x.masked_select(m)) as where(m, x, .) */
+        PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
+        PyObject *cs = K(tn_aten(TN_ROW_cumsum, "(OL)", isz, dim));
+        PyObject *mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 0));
+        PyObject *x1 = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", w,
+                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 0.0)), dim)), in));
+        gi = K(tn_aten(TN_ROW_where_self, "(OOO)", mask, x1, gi));
+        mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 1));
+        PyObject *mx = K(tn_aten(TN_ROW_max_dim, "(OLO)", mask, dim, Py_True));
+        PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
+        PyObject *fzm = K(tn_aten(TN_ROW_logical_and_, "(OO)", K(tn_aten(TN_ROW_scatter__value, "(OLOi)",
+                            K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", mask)), dim, fzi, 1)), mask));
+        mask = K(tn_aten(TN_ROW_logical_and, "(OO)", mask, K(tn_aten(TN_ROW_logical_not, "(O)", fzm))));
+        PyObject *cp = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", in,
+                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 1.0)), dim));
+        PyObject *gm = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", grad, K(tn_aten(TN_ROW_ne_Scalar, "(Oi)", cs, 1)), 0.0));
+        PyObject *sm = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", cp, gm)), dim, Py_True));
+        PyObject *ga = K(tn_aten(TN_ROW_gather, "(OLO)", out, dim, K(tn_aten(TN_ROW_clamp_min, "(Oi)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", fzi, 1)), 0))));
+        PyObject *gf = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", ga, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", fzi, 0)), 1.0));
+        OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", fzm, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sm, gf)), gi)));
+        DONE;
+    }
+    /* grad mode (double backward): the O(n^2) path, differentiable */
+    int64_t osz[TN_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
+    osz[dim] = 1;
+    PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
+    PyObject *ones = kw ? K(tn_aten(TN_ROW_expand, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), K(int_list(osz, t->ndim)))) : NULL;
+    PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
+    for (int64_t k = 0; k < ds && gi; k++) {
+        PyObject *om;
+        if (k == 0) {
+            PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, 1LL, Py_None, 1)), dim));
+            om = K(tn_aten(TN_ROW_cat, "([OO]L)", ones, pf, dim));
+        } else {
+            PyObject *pu = K(tn_aten(TN_ROW_prod_dim_int, "(OLO)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLLi)", in, dim, 0LL, (long long)k, 1)), dim, Py_True));
+            if (k == ds - 1) om = pu;
+            else {
+                PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, (long long)k + 1, Py_None, 1)), dim));
+                PyObject *pr = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_expand_as, "(OO)", pu, pf)), pf));
+                om = K(tn_aten(TN_ROW_cat, "([OO]L)", pu, pr, dim));
+            }
+        }
+        PyObject *gs = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
+                           K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", grad, dim, (long long)k, Py_None, 1)), om)), dim));
+        PyObject *c = K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OLL)", gi, dim, (long long)k)), gs));
+        if (!c) gi = NULL;
+    }
+    OUTK(0, gi);
+    DONE;
+}
+
+/* nll_loss_backward(grad_output, self, target, weight?, reduction, ignore_index, total_weight):
+ * grad_output: nll_loss(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
+static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *w = is_tensor_arg(n, 3) ? K(saved(n, 3)) : Py_None;
+        PyObject *r = K(tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", g[0], K(saved(n, 2)), w, (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -1853,7 +1943,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_nan_to_num, f_nan_to_num}, {TN_ROW_nan_to_num_, f_nan_to_num},
     {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy}, {TN_ROW_xlogy_Scalar_Self, f_xlogy},
     {TN_ROW_xlogy_Scalar_Other, f_xlogy}, {TN_ROW_xlogy__Scalar_Other, f_xlogy},
-    {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
+    {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
     {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
     {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
     {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
@@ -1904,6 +1994,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
     {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
+    {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

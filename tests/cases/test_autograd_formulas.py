@@ -140,6 +140,8 @@ grads("gradf_pow", {
     "pow_scalar_base": "ps = leaves((4,)); out = torch.pow(2.0, ps[0])",
     "pow_scalar_base_zero": "ps = [leaf([0., 1., -1.])]; out = torch.pow(0.0, ps[0])",
     "rpow": "ps = leaves((4,)); out = 3 ** ps[0]",
+    "pow_inplace": "ps = leaves((4,)); y = ps[0] * 1; y.pow_(3); out = y",
+    "pow_inplace_tensor": "ps = leaves((4,), (4,)); y = ps[0].abs() + 0.5; y.pow_(ps[1]); out = y",
 })
 
 grads("gradf_unary", {
@@ -275,4 +277,36 @@ cases("gradf_double2", {k: PRE + v + "\n(g,) = torch.autograd.grad(out.sum(), ps
     "log_softmax": "ps = leaves((2, 5)); out = ps[0].log_softmax(-1) * torch.arange(5.)",
     "silu": "ps = leaves((6,)); out = torch.nn.functional.silu(ps[0])",
     "relu6_hardtanh_backward": "ps = leaves((6,)); out = torch.ops.aten.hardtanh_backward(ps[0] * ps[0], ps[0], -0.5, 0.5)",
+}.items()}, tol=F32, vars=False)
+
+grads("gradf_more", {
+    "cumprod": "ps = leaves((3, 4)); out = ps[0].cumprod(1) * torch.arange(4.)",
+    "cumprod_dim0": "ps = leaves((3, 4)); out = torch.cumprod(ps[0], 0)",
+    "cumprod_one_zero": "ps = [leaf([[2., 0., 3., 4.], [1., 2., 3., 4.]])]; out = ps[0].cumprod(1) * torch.arange(1., 5.)",
+    "cumprod_two_zeros": "ps = [leaf([2., 0., 3., 0., 5.])]; out = ps[0].cumprod(0) * torch.arange(1., 6.)",
+    "cumprod_first_zero": "ps = [leaf([0., 2., 3.])]; out = ps[0].cumprod(0)",
+    "diff": "ps = leaves((3, 5)); out = ps[0].diff() * torch.arange(4.)",
+    "diff_n2_prepend": "ps = leaves((5,), (2,)); out = torch.diff(ps[0], n=2, prepend=ps[1] * 1)",
+    "diff_dim0_append": "ps = leaves((3, 2), (1, 2)); out = torch.diff(ps[0], dim=0, append=ps[1] * 1)",
+    "mT_mH_adjoint": "ps = leaves((2, 3, 4)); out = ps[0].mT * 1 + ps[0].mH * 2 + ps[0].adjoint() * 3",
+    "matrix_H_T": "ps = leaves((3, 4)); out = ps[0].H + ps[0].T * 2",
+    "broadcast_to": "ps = leaves((4,)); out = torch.broadcast_to(ps[0], (3, 4)) * torch.arange(3.).unsqueeze(1)",
+    "fliplr_flipud": "ps = leaves((3, 4)); out = (ps[0].fliplr() + ps[0].flipud()) * torch.arange(4.)",
+    "conj_positive": "ps = leaves((3,)); out = ps[0].conj() + torch.positive(ps[0]) + ps[0].resolve_conj()",
+    "square_inplace": "ps = leaves((4,)); y = ps[0] * 1; y.square_(); out = y",
+    "narrow_tensor": "ps = leaves((4, 3)); out = torch.narrow(ps[0], 0, torch.tensor(1), 2)",
+    "float_power": "ps = leaves((4,)); out = torch.float_power(ps[0].abs(), 2.5) + torch.float_power(2, ps[0]) + torch.float_power(ps[0].abs(), ps[0].double())",
+    "hstack_vstack": "ps = leaves((3,), (3,)); out = torch.hstack([ps[0], ps[1]]).sum() + torch.vstack([ps[0], ps[1]]) * torch.arange(3.)",
+    "hstack_2d": "ps = leaves((2, 3), (2, 1)); out = torch.hstack([ps[0], ps[1]])",
+    "linalg_norm": "ps = leaves((3, 4)); out = torch.linalg.norm(ps[0]) + torch.linalg.norm(ps[0], dim=1).sum() + torch.linalg.norm(ps[0][0], 3)",
+    "linalg_norm_fro": "ps = leaves((3, 4)); out = torch.linalg.norm(ps[0], 'fro')",
+    "greater_less": "ps = leaves((4,)); y = ps[0] * 1; y.greater_(0.); out = y + ps[0] * torch.less(ps[0], 0.)",
+})
+
+cases("gradf_double3", {k: PRE + v + "\n(g,) = torch.autograd.grad(out.sum(), ps[0], create_graph=True)\n"
+      "(g * g).sum().backward()\nresult = (graph(g), [p.grad for p in ps])" for k, v in {
+    "cumprod": "ps = leaves((4,)); out = ps[0].cumprod(0)",
+    "nll_loss": "ps = leaves((3, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, 0, 4]))",
+    "prod": "ps = leaves((4,)); out = ps[0].prod()",
+    "norm": "ps = leaves((4,)); out = ps[0].norm()",
 }.items()}, tol=F32, vars=False)
