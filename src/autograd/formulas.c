@@ -1787,6 +1787,8 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *lse_u = lse ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", lse, -1)) : NULL;
     if (!lse) lse_u = K(tn_aten(TN_ROW_logsumexp, "(O[i]O)", sco, -1, Py_True));
+    /* fully masked rows (lse = -inf) take no gradient, as upstream's kernel: exp(-inf - 0) = 0 */
+    lse_u = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", lse_u, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", lse_u, -INFINITY)), 0));
     PyObject *P = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sco, lse_u))));
     PyObject *dO = g[0];
     if (need(n, 2)) OUTK(2, K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk)));

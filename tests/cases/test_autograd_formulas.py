@@ -256,6 +256,7 @@ grads("gradf_nn", {
     "sdpa_float_mask_scale": "ps = leaves((2, 3, 4), (2, 3, 4), (2, 3, 4), (3, 3)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=ps[3], scale=0.3)",
     "sdpa_4d": "ps = leaves((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2]) * torch.arange(4.)",
     "sdpa_4d_bool_mask": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.tensor([[True, False, True], [True, True, False], [False, True, True]]); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m)",
+    "sdpa_4d_masked_row": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.tensor([[True, False, True], [False, False, False], [False, True, True]]); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m)",
     "sdpa_4d_float_mask": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.randn(1, 1, 3, 3); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m, scale=0.4)",
     "sdpa_4d_gqa": "ps = leaves((1, 4, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], enable_gqa=True)",
     "sdpa_4d_transposed": "ps = leaves((1, 3, 2, 4), (1, 3, 2, 4), (1, 3, 2, 4)); q, k, v = (p.transpose(1, 2) for p in ps); out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)",
@@ -310,3 +311,29 @@ cases("gradf_double3", {k: PRE + v + "\n(g,) = torch.autograd.grad(out.sum(), ps
     "prod": "ps = leaves((4,)); out = ps[0].prod()",
     "norm": "ps = leaves((4,)); out = ps[0].norm()",
 }.items()}, tol=F32, vars=False)
+
+# one training step of small transformers models (tests/models' configs): the loss, then every
+# parameter's gradient
+_MODELS_DIR = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "models")
+_TRAIN = """
+import transformers, sys
+sys.path.insert(0, %r)
+from modelcase import MODELS, _inputs
+def train_step(name, impl):
+    cls, cfg, causal = MODELS[name]
+    torch.manual_seed(0)
+    c = dict(cfg); mt = c.pop('model_type')
+    config = transformers.AutoConfig.for_model(mt, **c)
+    config._attn_implementation = impl
+    m = getattr(transformers, cls)(config)
+    m.train()
+    ids, mask = _inputs(causal)
+    ids, mask = torch.tensor(ids), torch.tensor(mask)
+    labels = ids.clone(); labels[mask == 0] = -100
+    torch.manual_seed(1)
+    loss = m(input_ids=ids, attention_mask=mask, labels=labels).loss
+    loss.backward()
+    return loss, [(n, p.grad) for n, p in m.named_parameters()]
+""" % _MODELS_DIR
+cases("gradf_train_step", {f"{n}_{i}": _TRAIN + f"result = train_step('{n}', '{i}')"
+                           for n in ("llama", "qwen2", "gpt2", "bert") for i in ("eager", "sdpa")}, tol=F32, vars=False)
