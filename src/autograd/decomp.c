@@ -627,7 +627,20 @@ static PyObject *d_cross_entropy(tn_value *a) {
     Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ls); Py_XDECREF(w);
     return r;
 }
+/* broadcast_tensors: each expand passes the door and records */
+static PyObject *d_broadcast_tensors(tn_value *a) { return tn_door_below_autograd(TN_ROW_broadcast_tensors, a); }
+/* l1_loss(self, target, reduction): apply_loss_reduction((self - target).abs(), reduction) */
+static PyObject *d_l1_loss(tn_value *a) {
+    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *ab = d ? tn_aten(TN_ROW_abs, "(O)", d) : NULL;
+    Py_XDECREF(d);
+    if (!ab || a[2].u.i == 0) return ab;
+    PyObject *r = tn_aten(a[2].u.i == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", ab);
+    Py_DECREF(ab);
+    return r;
+}
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
+    {"l1_loss", "", d_l1_loss},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
@@ -828,6 +841,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
     {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
     {TN_ROW_silu_backward, d_silu_backward, -1},
+    {TN_ROW_broadcast_tensors, d_broadcast_tensors, -1},
     {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},

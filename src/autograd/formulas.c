@@ -1893,6 +1893,17 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* mse_loss(self, target, reduction): self: mse_loss_backward(grad, self, target, reduction);
+ * target: mse_loss_backward(grad, target, self, reduction) */
+static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    long long red = (long long)arg_i(n, 2);
+    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], s, t, red)));
+    if (need(n, 1)) OUTK(1, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], t, s, red)));
+    DONE;
+}
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -1997,6 +2008,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
+    {TN_ROW_mse_loss, f_mse_loss},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -337,3 +337,11 @@ def train_step(name, impl):
 """ % _MODELS_DIR
 cases("gradf_train_step", {f"{n}_{i}": _TRAIN + f"result = train_step('{n}', '{i}')"
                            for n in ("llama", "qwen2", "gpt2", "bert") for i in ("eager", "sdpa")}, tol=F32, vars=False)
+
+grads("gradf_loss", {
+    "mse_loss": "ps = leaves((3, 4), (3, 4)); out = torch.nn.functional.mse_loss(ps[0], ps[1])",
+    "mse_loss_sum_bcast": "ps = leaves((3, 4), (4,)); out = torch.nn.functional.mse_loss(ps[0], ps[1].expand(3, 4), reduction='sum')",
+    "mse_loss_none": "ps = leaves((3, 4)); out = torch.nn.functional.mse_loss(ps[0], torch.ones(3, 4), reduction='none') * torch.arange(4.)",
+    "l1_loss": "ps = leaves((3, 4), (3, 4)); out = torch.nn.functional.l1_loss(ps[0], ps[1])",
+    "broadcast_tensors": "ps = leaves((3, 1), (4,)); a, b = torch.broadcast_tensors(ps[0], ps[1]); out = a * b",
+})
