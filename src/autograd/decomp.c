@@ -611,14 +611,133 @@ static PyObject *d_nll_loss_nd(tn_value *a) {
     Py_XDECREF(w);
     return r;
 }
+static int TN_ROW_cross_entropy_loss_row(void) {
+    static int r = -2;
+    if (r == -2) r = tn_op_find("cross_entropy_loss", "");
+    return r;
+}
+/* the broadcast view of a 1-d class weight: [1, C, 1, ...] */
+static PyObject *class_weight_view(PyObject *w, int ndim, int cd) {
+    if (ndim <= 1) return Py_NewRef(w);
+    int64_t sh[TN_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) sh[i] = 1;
+    sh[cd] = tn_tensor_of(w)->sizes[0];
+    PyObject *l = size_list(sh, ndim), *r = l ? tn_aten(TN_ROW_view, "(OO)", w, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *log_softmax_self(PyObject *x, int cd) {
+    PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", x, cd) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw);
+    return r;
+}
+static PyObject *steal2(PyObject *r, PyObject *a, PyObject *b) { Py_XDECREF(a); Py_XDECREF(b); return r; }
+/* cross_entropy_loss_prob_target: -(log_softmax(self) * target [* weight]) reduced; label
+ * smoothing mixes the target with the uniform distribution */
+static PyObject *ce_prob_target(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int cd = t->ndim == 1 ? 0 : 1;
+    int64_t nc = t->sizes[cd];
+    double ls = a[5].u.f;
+    bool hw = a[2].tag == TN_V_TENSOR;
+    if (ls > 1.0 || (hw && (tn_tensor_of(a[2].u.obj)->ndim != 1 || tn_tensor_of(a[2].u.obj)->sizes[0] != nc)))
+        return tn_door_below_autograd(TN_ROW_cross_entropy_loss_row(), a);
+    PyObject *in = log_softmax_self(self, cd);
+    PyObject *tg = in ? Py_NewRef(a[1].u.obj) : NULL;
+    if (tg && ls > 0.0) {
+        tg = steal2(tn_aten(TN_ROW_mul_Scalar, "(Od)", tg, 1 - ls), tg, NULL);
+        if (tg) tg = steal2(tn_aten(TN_ROW_add_Scalar, "(Od)", tg, ls / (double)nc), tg, NULL);
+    }
+    PyObject *p = tg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, tg) : NULL;
+    if (p && hw) {
+        PyObject *wv = class_weight_view(a[2].u.obj, t->ndim, cd);
+        p = steal2(wv ? tn_aten(TN_ROW_mul_Tensor, "(OO)", p, wv) : NULL, p, wv);
+    }
+    PyObject *r = NULL;
+    int64_t red = a[3].u.i;
+    if (p) {
+        if (red == 0) {
+            PyObject *sm = tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", p, cd);
+            r = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            Py_XDECREF(sm);
+        } else {
+            PyObject *sm = tn_aten(TN_ROW_sum, "(O)", p), *ng = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            Py_XDECREF(sm);
+            if (ng && red == 1) {
+                int64_t numel = tn_numel(t);
+                if (numel == 0) { PyObject *f = tn_aten(TN_ROW_fill__Scalar, "(Od)", ng, NAN); if (!f) Py_CLEAR(ng); Py_XDECREF(f); r = ng; }
+                else { r = tn_aten(TN_ROW_div_Scalar, "(OL)", ng, (long long)(numel / nc)); Py_DECREF(ng); }
+            } else r = ng;
+        }
+    }
+    Py_XDECREF(in); Py_XDECREF(tg); Py_XDECREF(p);
+    return r;
+}
+/* cross_entropy_loss_label_smoothing (class-index targets):
+ * (1 - ls) * nll_loss_nd(log_softmax) + smooth_loss_reduced * (ls / n_classes) */
+static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign);
+static PyObject *ce_label_smoothing(tn_value *a) {
+    PyObject *self = a[0].u.obj, *target = a[1].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int cd = t->ndim == 1 ? 0 : 1;
+    double ls = a[5].u.f;
+    if (ls > 1.0) return tn_door_below_autograd(TN_ROW_cross_entropy_loss_row(), a);
+    bool hw = a[2].tag == TN_V_TENSOR;
+    int64_t red = a[3].u.i;
+    PyObject *w = A(2, a);
+    PyObject *in = w ? log_softmax_self(self, cd) : NULL;
+    PyObject *nll = in ? nll_nd(in, target, w, (long long)red, (long long)a[4].u.i) : NULL;
+    int64_t nc = t->sizes[cd];
+    PyObject *ig = nll ? tn_aten(TN_ROW_eq_Scalar, "(OL)", target, (long long)a[4].u.i) : NULL;
+    PyObject *sm = NULL;
+    if (ig) {
+        PyObject *x = hw ? class_weight_view(a[2].u.obj, t->ndim, cd) : NULL;
+        PyObject *xw = hw ? (x ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, x) : NULL) : Py_NewRef(in);
+        PyObject *s1 = xw ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", xw, cd) : NULL;
+        sm = s1 ? tn_aten(TN_ROW_neg, "(O)", s1) : NULL;
+        Py_XDECREF(x); Py_XDECREF(xw); Py_XDECREF(s1);
+        PyObject *f = sm ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", sm, ig, 0.0) : NULL;
+        if (!f) Py_CLEAR(sm);
+        Py_XDECREF(f);
+    }
+    PyObject *ret = NULL;
+    if (sm) {
+        if (red == 1) {
+            PyObject *tot = tn_aten(TN_ROW_sum, "(O)", sm), *den = NULL;
+            PyObject *ni = tot ? tn_aten(TN_ROW_bitwise_not, "(O)", ig) : NULL;
+            if (ni && hw) {
+                PyObject *ms = tn_aten(TN_ROW_masked_select, "(OO)", target, ni);
+                PyObject *fl = ms ? tn_aten(TN_ROW_flatten_using_ints, "(O)", ms) : NULL;
+                PyObject *ga = fl ? tn_aten(TN_ROW_gather, "(OiO)", a[2].u.obj, 0, fl) : NULL;
+                den = ga ? tn_aten(TN_ROW_sum, "(O)", ga) : NULL;
+                Py_XDECREF(ms); Py_XDECREF(fl); Py_XDECREF(ga);
+            } else if (ni) {
+                den = tn_aten(TN_ROW_sum, "(O)", ni);
+            }
+            ret = den ? tn_aten(TN_ROW_div_Tensor, "(OO)", tot, den) : NULL;
+            Py_XDECREF(tot); Py_XDECREF(den); Py_XDECREF(ni);
+        } else if (red == 2) {
+            ret = tn_aten(TN_ROW_sum, "(O)", sm);
+        } else {
+            ret = Py_NewRef(sm);
+        }
+    }
+    PyObject *l = ret ? tn_aten(TN_ROW_mul_Scalar, "(Od)", nll, 1 - ls) : NULL;
+    PyObject *rr = l ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ret, ls / (double)nc) : NULL;
+    PyObject *r = rr ? tn_aten(TN_ROW_add_Tensor, "(OO)", l, rr) : NULL;
+    Py_XDECREF(w); Py_XDECREF(in); Py_XDECREF(nll); Py_XDECREF(ig); Py_XDECREF(sm); Py_XDECREF(ret); Py_XDECREF(l); Py_XDECREF(rr);
+    return r;
+}
 /* cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing):
  * class-index targets without smoothing: nll_loss_nd(log_softmax(self, class_dim, self.dtype), ...) */
 static PyObject *d_cross_entropy(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj), *tt = tn_tensor_of(a[1].u.obj);
     bool same = t->ndim == tt->ndim;
     for (int i = 0; same && i < t->ndim; i++) same = t->sizes[i] == tt->sizes[i];
-    if (same) return tn_not_implemented("cross_entropy with class probabilities as target");
-    if (a[5].u.f > 0.0) return tn_not_implemented("cross_entropy with label_smoothing");
+    if (same) return ce_prob_target(a);
+    if (a[5].u.f > 0.0) return ce_label_smoothing(a);
     int cd = t->ndim == 1 ? 0 : 1;
     PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
     PyObject *ls = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", a[0].u.obj, cd) : NULL;

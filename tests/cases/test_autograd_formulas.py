@@ -345,3 +345,15 @@ grads("gradf_loss", {
     "l1_loss": "ps = leaves((3, 4), (3, 4)); out = torch.nn.functional.l1_loss(ps[0], ps[1])",
     "broadcast_tensors": "ps = leaves((3, 1), (4,)); a, b = torch.broadcast_tensors(ps[0], ps[1]); out = a * b",
 })
+
+grads("gradf_cross_entropy", {
+    "label_smoothing": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, 0, 4, 2]), label_smoothing=0.1)",
+    "label_smoothing_ignore": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, -100, 4, 2]), label_smoothing=0.2)",
+    "label_smoothing_weight": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, -100, 4, 2]), weight=torch.arange(1., 6.), label_smoothing=0.2)",
+    "label_smoothing_sum": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, 3, 4, 2]), reduction='sum', label_smoothing=0.3)",
+    "label_smoothing_none": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.tensor([1, 3, 4, 2]), reduction='none', label_smoothing=0.3)",
+    "prob_target": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.softmax(torch.arange(20.).reshape(4, 5), 1))",
+    "prob_target_weight_smooth": "ps = leaves((4, 5)); out = torch.nn.functional.cross_entropy(ps[0], torch.softmax(torch.arange(20.).reshape(4, 5), 1), weight=torch.arange(1., 6.), label_smoothing=0.1)",
+    "prob_target_none": "ps = leaves((4, 5), (4, 5)); out = torch.nn.functional.cross_entropy(ps[0], ps[1].softmax(1), reduction='none')",
+    "prob_target_sum_1d": "ps = leaves((5,)); out = torch.nn.functional.cross_entropy(ps[0], torch.full((5,), 0.2), reduction='sum')",
+})
