@@ -1904,6 +1904,174 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- more double backward ---- */
+
+/* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
+static PyObject *scalar_over(double c, PyObject *t) {
+    if (!t) return NULL;
+    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
+    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
+    PyObject *r = f ? tn_aten(TN_ROW_div__Tensor, "(OO)", e, t) : NULL;
+    Py_XDECREF(f);
+    if (!r) { Py_XDECREF(e); return NULL; }
+    Py_DECREF(r);
+    return e;
+}
+/* gelu_backward(grad_output, self, approximate): grad_output: gelu_backward(grad, self, approximate);
+ * self: gelu_double_backward(grad, grad_output, self, approximate) */
+static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *go = K(saved(n, 0)), *x = K(saved(n, 1)), *ap = K(arg_obj(n, 2));
+    const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
+    if (!go || !x || !mode) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        static int row = -2;
+        int r = row_of(&row, "gelu_backward", "");
+        PyObject *kw = K(Py_BuildValue("{sO}", "approximate", ap));
+        if (r < 0) { drop_(&T); tn_not_implemented("aten::gelu_backward"); return -1; }
+        OUTK(0, kw ? K(tn_aten_kw(r, kw, "(OO)", g[0], x)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *gI;
+        if (!strcmp(mode, "tanh")) {
+            const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
+            PyObject *inner = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", x,
+                                K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 3)), kKappa)))), kBeta));
+            PyObject *th = K(tn_aten(TN_ROW_tanh, "(O)", inner));
+            PyObject *sech = K(scalar_over(1, K(tn_aten(TN_ROW_cosh, "(O)", inner))));
+            PyObject *f = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 0.5));
+            PyObject *gg = K(scalar_minus(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", th, th))));
+            PyObject *h = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                            K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 3 * kKappa)), x)), 1)), kBeta));
+            PyObject *fpgh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", gg, 0.5)), h));
+            PyObject *gp = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", sech, 2)),
+                             K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", sech)), th)))), h));
+            PyObject *gpfh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, h)), gp));
+            PyObject *hp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 6 * kKappa)), kBeta));
+            PyObject *hpfg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, gg)), hp));
+            PyObject *sum = K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", fpgh, 2)), gpfh)), hpfg));
+            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), sum));
+        } else {
+            const double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+            PyObject *sq = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x));
+            PyObject *pdf = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", sq, -0.5)))), kBeta));
+            PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", pdf, 2)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sq, pdf))));
+            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), d));
+        }
+        OUTK(1, gI);
+    }
+    DONE;
+}
+/* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
+static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
+    bool isr = n->args[4].u.i;
+    PyObject *sor = K(saved(n, 5));
+    if (need(n, 0)) OUTK(0, K(NAMED("elu_backward", "", "(OOOOOO)", g[0], al, sc, is, isr ? Py_True : Py_False, sor)));
+    if (need(n, 5)) {
+        PyObject *neg = sor ? K(to_dt(K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", sor, 0)), tn_tensor_of(g[0])->dtype)) : NULL;
+        PyObject *gg = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), is));
+        PyObject *v = isr ? gg : K(NAMED("elu_backward", "", "(OOOOOO)", gg, al, sc, is, Py_False, sor));
+        OUTK(5, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", v, neg)));
+    }
+    DONE;
+}
+/* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+ * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
+static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(saved(n, 1));
+    if (!idx) { drop_(&T); return -1; }
+    PyObject *gw = K(tn_aten(TN_ROW_index_select, "(OiO)", g[0], 0, K(tn_aten(TN_ROW_reshape, "(O(i))", idx, -1))));
+    int64_t pad = arg_i(n, 3);
+    if (gw && pad >= 0) {
+        PyObject *m = K(tn_aten(TN_ROW_reshape, "(O(ii))", K(tn_aten(TN_ROW_eq_Scalar, "(OL)", idx, (long long)pad)), -1, 1));
+        if (!K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", gw, m, 0))) gw = NULL;
+    }
+    const tn_tensor *it = tn_tensor_of(idx);
+    int64_t sz[TN_MAX_DIMS + 1];
+    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
+    sz[it->ndim] = -1;
+    OUTK(0, gw ? K(tn_aten(TN_ROW_view, "(OO)", gw, K(int_list(sz, it->ndim + 1)))) : NULL);
+    DONE;
+}
+/* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
+ * of both geometries, the gradient scattered by the output's, read back by the input's). The
+ * node keeps no input storage offset, so an explicit storage_offset refuses. */
+static bool maybe_overlap(const int64_t *sz, const int64_t *st, int k) {
+    int ord[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) ord[i] = i;
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+    int64_t mx = 0;
+    for (int i = 0; i < k; i++) {
+        if (st[ord[i]] <= mx) return true;
+        mx += st[ord[i]] * (sz[ord[i]] - 1);
+    }
+    return false;
+}
+static int64_t min_storage(const int64_t *sz, const int64_t *st, int k, int64_t off) {
+    int64_t r = off + 1;
+    for (int i = 0; i < k; i++) {
+        if (sz[i] == 0) return off;
+        r += (sz[i] - 1) * st[i];
+    }
+    return r;
+}
+static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (n->args[3].tag != TN_V_NONE) { drop_(&T); tn_not_implemented("the derivative of as_strided with an explicit storage_offset"); return -1; }
+    const tn_value *szv = &n->args[1], *stv = &n->args[2];
+    const tn_meta *im = meta(n, 0);
+    PyObject *grad = g[0];
+    int64_t osz[TN_MAX_DIMS] = {0}, ost[TN_MAX_DIMS] = {0};
+    int ok = 0;
+    for (int i = szv->u.ints.n - 1; i >= 0 && grad; i--) {
+        int64_t s = szv->u.ints.v[i], t = stv->u.ints.v[i];
+        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
+        if (s == 1) grad = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", grad, i));
+        else if (t == 0) grad = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", grad, i, Py_False));
+        else {
+            memmove(osz + 1, osz, (size_t)ok * sizeof *osz); memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
+            osz[0] = s; ost[0] = t; ok++;
+        }
+    }
+    if (!grad) { drop_(&T); return -1; }
+    int64_t isz[TN_MAX_DIMS] = {0}, ist[TN_MAX_DIMS] = {0};
+    int ik = 0;
+    for (int i = 0; i < im->ndim; i++) {
+        int64_t s = tn_meta_sizes(im)[i];
+        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
+        if (s != 1) { isz[ik] = s; ist[ik] = tn_meta_strides(im)[i]; ik++; }
+    }
+    bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
+    int64_t b1 = min_storage(isz, ist, ik, 0), b2 = min_storage(osz, ost, ok, 0), base = b1 > b2 ? b1 : b2;
+    PyObject *storage = K(tn_aten(TN_ROW_new_zeros, "(O(L))", grad, (long long)base));
+    PyObject *full = NULL;
+    if (oo || io) {
+        PyObject *kw = K(dtype_kw(TN_DTYPE_I64));
+        full = kw ? K(tn_aten_kw(TN_ROW_arange, kw, "(L)", (long long)base)) : NULL;
+    }
+    PyObject *osl = K(int_list(osz, ok)), *ostl = K(int_list(ost, ok));
+    if (oo) {
+        PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, osl, ostl, 0)), -1));
+        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", storage, oi, K(tn_aten(TN_ROW_reshape, "(O(i))", grad, -1)), Py_True))) storage = NULL;
+    } else {
+        if (!K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, osl, ostl, 0)), grad))) storage = NULL;
+    }
+    if (storage && io) {
+        PyObject *cnt = K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", storage));
+        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, K(int_list(isz, ik)), K(int_list(ist, ik)), 0)), -1));
+        PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
+        PyObject *ones = kw && ii ? K(tn_aten(TN_ROW_expand_as, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), ii)) : NULL;
+        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", cnt, ii, ones, Py_True)) || !K(tn_aten(TN_ROW_div__Tensor, "(OO)", storage, cnt))) storage = NULL;
+    }
+    PyObject *isl = K(sizes_of(n, 0)), *istl = K(int_list(tn_meta_strides(im), im->ndim));
+    OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, isl, istl, 0)) : NULL);
+    DONE;
+}
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -2009,6 +2177,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_mse_loss, f_mse_loss},
+    {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
+    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -357,3 +357,20 @@ grads("gradf_cross_entropy", {
     "prob_target_none": "ps = leaves((4, 5), (4, 5)); out = torch.nn.functional.cross_entropy(ps[0], ps[1].softmax(1), reduction='none')",
     "prob_target_sum_1d": "ps = leaves((5,)); out = torch.nn.functional.cross_entropy(ps[0], torch.full((5,), 0.2), reduction='sum')",
 })
+
+grads("gradf_as_strided", {
+    "as_strided": "ps = leaves((4, 3)); out = ps[0].as_strided((2, 2), (3, 1)) * torch.tensor([1., 2.])",
+    "as_strided_overlap": "ps = leaves((6,)); out = ps[0].as_strided((3, 3), (1, 1)) * torch.arange(3.)",
+    "as_strided_expand": "ps = leaves((3,)); out = ps[0].as_strided((2, 3), (0, 1)) * torch.arange(3.)",
+    "as_strided_of_transposed": "ps = leaves((3, 4)); out = ps[0].t().as_strided((2, 2), (1, 4))",
+    "as_strided_input_overlap": "ps = leaves((3,)); x = ps[0].expand(2, 3); out = x.as_strided((3,), (1,)) * torch.arange(3.)",
+})
+
+cases("gradf_double4", {k: PRE + v + "\n(g,) = torch.autograd.grad(out.sum(), ps[0], create_graph=True)\n"
+      "(g * g).sum().backward()\nresult = (graph(g), [p.grad for p in ps])" for k, v in {
+    "gelu": "ps = leaves((6,)); out = torch.nn.functional.gelu(ps[0])",
+    "gelu_tanh": "ps = leaves((6,)); out = torch.nn.functional.gelu(ps[0], approximate='tanh')",
+    "elu": "ps = leaves((6,)); out = torch.nn.functional.elu(ps[0], alpha=0.5)",
+    "elu_inplace": "ps = leaves((6,)); y = ps[0] * 1; torch.nn.functional.elu_(y); out = y",
+    "embedding": "ps = leaves((5, 3)); out = torch.nn.functional.embedding(torch.tensor([[0, 2], [4, 2]]), ps[0], padding_idx=4) ** 2",
+}.items()}, tol=F32, vars=False)
