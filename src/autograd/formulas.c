@@ -2072,6 +2072,43 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
+ * (not here) accumulate each output position's gradient into the input position it was read
+ * from; here per padded dim, index_put_ with accumulate over that dim's source index map
+ * (reflect: (len-1) - |(len-1) - |i||; replicate: clamp(i, 0, len-1), i from -left) */
+static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflect) {
+    T_;
+    const tn_value *pv = &n->args[1];
+    const tn_meta *m = meta(n, 0);
+    int k = pv->u.ints.n / 2, nd = m->ndim;
+    PyObject *gg = g[0];
+    PyObject *lk = K(dtype_kw(TN_DTYPE_I64));
+    for (int i = 0; i < k && gg; i++) {
+        int d = nd - 1 - i;
+        int64_t len = tn_meta_sizes(m)[d], l = pv->u.ints.v[2 * i], r = pv->u.ints.v[2 * i + 1];
+        PyObject *idx = lk ? K(tn_aten_kw(TN_ROW_arange_start, lk, "(LL)", (long long)-l, (long long)(len + r))) : NULL;
+        if (reflect) {
+            PyObject *a = K(tn_aten(TN_ROW_abs, "(O)", idx));
+            PyObject *b = K(tn_aten(TN_ROW_abs, "(O)", K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", a, (long long)(len - 1)))));
+            idx = K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", b, (long long)(len - 1)));
+        } else {
+            idx = K(tn_aten(TN_ROW_clamp, "(OLL)", idx, 0LL, (long long)(len - 1)));
+        }
+        const tn_tensor *gt = gg ? tn_tensor_of(gg) : NULL;
+        int64_t sz[TN_MAX_DIMS];
+        for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
+        if (gt) sz[d] = len;
+        PyObject *z = gt ? K(tn_aten(TN_ROW_new_zeros, "(OO)", gg, K(int_list(sz, gt->ndim)))) : NULL;
+        PyObject *ix = K(PyList_New(d + 1));
+        if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
+        gg = z && idx && K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, ix, gg, Py_True)) ? z : NULL;
+    }
+    OUTK(0, gg);
+    DONE;
+}
+static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
+static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -2179,6 +2216,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_mse_loss, f_mse_loss},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
+    {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
+    {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -374,3 +374,13 @@ cases("gradf_double4", {k: PRE + v + "\n(g,) = torch.autograd.grad(out.sum(), ps
     "elu_inplace": "ps = leaves((6,)); y = ps[0] * 1; torch.nn.functional.elu_(y); out = y",
     "embedding": "ps = leaves((5, 3)); out = torch.nn.functional.embedding(torch.tensor([[0, 2], [4, 2]]), ps[0], padding_idx=4) ** 2",
 }.items()}, tol=F32, vars=False)
+
+grads("gradf_pad_modes", {
+    "reflect1d": "ps = leaves((2, 3, 5)); out = torch.nn.functional.pad(ps[0], (2, 3), mode='reflect') * torch.arange(10.)",
+    "reflect2d": "ps = leaves((1, 2, 4, 5)); out = torch.nn.functional.pad(ps[0], (1, 2, 3, 1), mode='reflect') * torch.arange(8.)",
+    "replicate1d": "ps = leaves((2, 3, 4)); out = torch.nn.functional.pad(ps[0], (3, 1), mode='replicate') * torch.arange(8.)",
+    "replicate2d": "ps = leaves((1, 2, 3, 3)); out = torch.nn.functional.pad(ps[0], (2, 2, 1, 3), mode='replicate') * torch.arange(7.)",
+    "replicate3d": "ps = leaves((1, 1, 2, 3, 3)); out = torch.nn.functional.pad(ps[0], (1, 1, 1, 1, 1, 1), mode='replicate') * torch.arange(5.)",
+    "reflect3d": "ps = leaves((1, 1, 3, 3, 4)); out = torch.nn.functional.pad(ps[0], (1, 2, 1, 1, 2, 0), mode='reflect') * torch.arange(7.)",
+    "reflect_no_batch": "ps = leaves((3, 6)); out = torch.nn.functional.pad(ps[0], (2, 1), mode='reflect') * torch.arange(9.)",
+})
