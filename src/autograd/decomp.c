@@ -288,8 +288,8 @@ static PyObject *d_layer_norm(tn_value *a) {   /* native_layer_norm(input, shape
 static PyObject *d_dropout(tn_value *a) {
     PyObject *x = a[0].u.obj;
     double p = a[1].u.f;
-    if (!a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
     if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout, a);   /* its own error */
+    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
     if (p == 1) {
         PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
         PyObject *r = z ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, z) : NULL;
@@ -938,6 +938,29 @@ static PyObject *d_diff(tn_value *a) {
     return r;
 }
 
+/* dropout_(input, p, train): _dropout_impl<inplace>: input.mul_(noise) */
+static PyObject *d_dropout_(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    double p = a[1].u.f;
+    if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout_, a);   /* its own error */
+    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
+    PyObject *noise;
+    if (p == 1) {
+        PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        noise = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
+        Py_XDECREF(d); Py_XDECREF(kw);
+    } else {
+        noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+        PyObject *b = noise ? tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p) : NULL;
+        PyObject *dv = b ? tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p) : NULL;
+        if (!dv) Py_CLEAR(noise);
+        Py_XDECREF(b); Py_XDECREF(dv);
+    }
+    PyObject *r = noise ? tn_aten(TN_ROW_mul__Tensor, "(OO)", x, noise) : NULL;
+    Py_XDECREF(noise);
+    return r;
+}
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -951,6 +974,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_to_device, d_to_device, -1}, {TN_ROW_to_dtype_layout, d_to_dtype_layout, -1},
     {TN_ROW_softmax_int, d_softmax, -1}, {TN_ROW_log_softmax_int, d_log_softmax, -1},
     {TN_ROW_layer_norm, d_layer_norm, -1}, {TN_ROW_dropout, d_dropout, -1},
+    {TN_ROW_dropout_, d_dropout_, -1},
     {TN_ROW_var, d_var, -1}, {TN_ROW_var_dim, d_var_dim, -1}, {TN_ROW_std, d_std, -1}, {TN_ROW_std_dim, d_std_dim, -1},
     {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
     {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},

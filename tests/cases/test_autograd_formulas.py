@@ -384,3 +384,10 @@ grads("gradf_pad_modes", {
     "reflect3d": "ps = leaves((1, 1, 3, 3, 4)); out = torch.nn.functional.pad(ps[0], (1, 2, 1, 1, 2, 0), mode='reflect') * torch.arange(7.)",
     "reflect_no_batch": "ps = leaves((3, 6)); out = torch.nn.functional.pad(ps[0], (2, 1), mode='reflect') * torch.arange(9.)",
 })
+
+grads("gradf_dropout", {
+    "p0_is_input": "ps = leaves((5,)); y = torch.nn.functional.dropout(ps[0], 0.0, True); out = y * (y is ps[0])",
+    "inplace": "ps = leaves((50,)); z = ps[0] * 1; torch.manual_seed(3); torch.nn.functional.dropout(z, 0.4, True, inplace=True); out = z",
+    "inplace_p1": "ps = leaves((5,)); z = ps[0] * 1; torch.nn.functional.dropout(z, 1.0, True, inplace=True); out = z",
+    "inplace_eval": "ps = leaves((5,)); z = ps[0] * 1; torch.nn.functional.dropout(z, 0.4, False, inplace=True); out = z",
+})
