@@ -961,6 +961,30 @@ static PyObject *d_dropout_(tn_value *a) {
     return r;
 }
 
+/* embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) */
+static PyObject *d_embedding_backward(tn_value *a) {
+    if (a[5].u.i) return tn_not_implemented("sparse embedding gradients");
+    return tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i,
+                   (long long)a[3].u.i, a[4].u.i ? Py_True : Py_False);
+}
+/* float_power_(self, exponent): self must already be double (complex double): self.pow_(exponent) */
+static PyObject *float_power_inplace(tn_value *a, bool tensor_exp) {
+    tn_dtype sd = tn_tensor_of(a[0].u.obj)->dtype;
+    bool c = tn_dtype_is_complex(sd) || (tensor_exp ? tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) : a[1].tag == TN_V_COMPLEX);
+    if (sd != fp_dtype(c)) return tn_door_below_autograd(current_op_of(), a);   /* its own error */
+    if (!tensor_exp) {
+        PyObject *e = A(1, a), *r = e ? tn_aten(TN_ROW_pow__Scalar, "(OO)", a[0].u.obj, e) : NULL;
+        Py_XDECREF(e);
+        return r;
+    }
+    PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL);
+    PyObject *r = e ? tn_aten(TN_ROW_pow__Tensor, "(OO)", a[0].u.obj, e) : NULL;
+    Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power__s(tn_value *a) { return float_power_inplace(a, false); }
+static PyObject *d_float_power__t(tn_value *a) { return float_power_inplace(a, true); }
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -974,6 +998,9 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_to_device, d_to_device, -1}, {TN_ROW_to_dtype_layout, d_to_dtype_layout, -1},
     {TN_ROW_softmax_int, d_softmax, -1}, {TN_ROW_log_softmax_int, d_log_softmax, -1},
     {TN_ROW_layer_norm, d_layer_norm, -1}, {TN_ROW_dropout, d_dropout, -1},
+    {TN_ROW_embedding_backward, d_embedding_backward, -1},
+    {TN_ROW_float_power__Scalar, d_float_power__s, -1}, {TN_ROW_float_power__Tensor, d_float_power__t, -1},
+    {TN_ROW_where_Scalar, d_nondiff, -3}, {TN_ROW_result_type_Scalar_Scalar, d_nondiff, -3},
     {TN_ROW_dropout_, d_dropout_, -1},
     {TN_ROW_var, d_var, -1}, {TN_ROW_var_dim, d_var_dim, -1}, {TN_ROW_std, d_std, -1}, {TN_ROW_std_dim, d_std_dim, -1},
     {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},

@@ -391,3 +391,10 @@ grads("gradf_dropout", {
     "inplace_p1": "ps = leaves((5,)); z = ps[0] * 1; torch.nn.functional.dropout(z, 1.0, True, inplace=True); out = z",
     "inplace_eval": "ps = leaves((5,)); z = ps[0] * 1; torch.nn.functional.dropout(z, 0.4, False, inplace=True); out = z",
 })
+
+grads("gradf_misc2", {
+    "embedding_backward": "ps = leaves((3, 4)); out = torch.ops.aten.embedding_backward.default(ps[0], torch.tensor([0, 2, 2]), 5, -1, False, False)",
+    "float_power_inplace": "ps = leaves((4,), dtype=torch.float64); y = ps[0].abs() + 0.5; y.float_power_(1.5); out = y",
+    "float_power_inplace_tensor": "ps = leaves((4,), (4,), dtype=torch.float64); y = ps[0].abs() + 0.5; y.float_power_(ps[1]); out = y",
+    "where_scalar_scalar": "ps = leaves((4,)); out = ps[0] * torch.where(ps[0] > 0, 2.0, 3.0)",
+})
