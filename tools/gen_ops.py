@@ -36,7 +36,12 @@ def main():
         name, _, overload = head.partition(".")
         variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
         disp = e.get("dispatch") or {}
-        composite = (not disp and "structured_delegate" not in e) or any("CompositeImplicitAutograd" in k for k in disp)
+        # CompositeImplicitAutograd on CPU: no kernel of its own (a structured delegate, a CPU or
+        # CompositeExplicit kernel take precedence over the composite, as in upstream's table)
+        keys = {k.strip() for kk in disp for k in kk.split(",")}
+        cpu_kernel = "structured_delegate" in e or bool(keys & {"CPU", "CompositeExplicitAutograd",
+                                                               "CompositeExplicitAutogradNonFunctional"})
+        composite = (not disp and "structured_delegate" not in e) or ("CompositeImplicitAutograd" in keys and not cpu_kernel)
         tags = e.get("tags") or []
         tags = [tags] if isinstance(tags, str) else tags
         nofunc, nometh = python_hidden(func, name, tags)
@@ -198,12 +203,15 @@ def autograd_table(yaml_path, rows, impl, cname):
     native = os.path.dirname(yaml_path)
     deriv = os.path.join(os.path.dirname(os.path.dirname(native)), "autograd", "derivatives.yaml")
     infos, _ = load_derivatives(deriv, yaml_path, os.path.join(native, "tags.yaml"))
-    by_key = {}
+    from torchgen.model import FunctionSchema
+    by_key, by_sig = {}, {}
     for d in infos.values():
         info = d.get("Default")
         if info is not None:
             f = info.func.func
             by_key[f"{f.name.name}.{f.name.overload_name}"] = info
+            if not f.name.name.inplace and f.kind().name == "functional":
+                by_sig.setdefault(str(f.signature()), info)
     out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; } tn_op_autograd_def;",
            "static const tn_op_autograd_def tn_op_autograd_defs[TN_OP_COUNT] = {"]
     # Nodes upstream writes by hand (VariableTypeManual.cpp) rather than in derivatives.yaml:
@@ -217,7 +225,14 @@ def autograd_table(yaml_path, rows, impl, cname):
             out.append(f'    {{"{node}", {dm}ULL, 0ULL, 0, 255, 0, 1, 0}},')
             continue
         if info is None and r["name"].endswith("_") and not r["name"].startswith("_"):
-            info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")   # in-place: the functional's node
+            # in-place: the functional's node, matched as torchgen does, by the core signature
+            # (pow_.Scalar is pow.Tensor_Scalar's in-place form, not pow.Scalar's)
+            try:
+                info = by_sig.get(str(FunctionSchema.parse(r["func"]).signature()))
+            except Exception:
+                info = None
+            if info is None:
+                info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")
         if info is None:
             out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
             continue
@@ -229,7 +244,10 @@ def autograd_table(yaml_path, rows, impl, cname):
         dmask = sum(1 << i for i, n in enumerate(names) if n in diff and i < 64)
         smask = sum(1 << i for i, n in enumerate(names) if n in saved and i < 64)
         souts = {s.nctype.name for s in info.all_saved_outputs}
-        somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts)
+        rnames = [x.strip().split()[-1] if len(x.strip().split()) > 1 else None
+                  for x in r["func"].rsplit("->", 1)[1].strip().strip("()").split(",")]   # named returns
+        somask = sum(1 << k for k in range(8) if ("result" if k == 0 and "result" in souts else f"result{k}") in souts
+                     or (k < len(rnames) and rnames[k] in souts))
         od = info.output_differentiability
         if od is None:   # upstream: formulas that use only `grad` make only the first output differentiable
             odmask = 1 if uses_single_grad(info) else 0xff

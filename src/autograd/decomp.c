@@ -6,9 +6,11 @@
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
 #include "autograd/autograd.h"
 
+#include "dispatch/modes.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,8 +141,8 @@ static PyObject *d_matmul(tn_value *a) { return matmul2(a[0].u.obj, a[1].u.obj);
 
 /* Whether sizes `ns` (n dims, -1 allowed once) can view a tensor of geometry t without a copy:
  * upstream's computeStride (dims merged only across contiguous chunks). */
-static bool viewable(const tn_tensor *t, const int64_t *shape, int n) {
-    int64_t numel = tn_numel(t), known = 1, ns[TN_MAX_DIMS];
+static bool viewable(const tn_tensor *t, const int64_t *shape, int n, int64_t *ns, int64_t *nst) {
+    int64_t numel = tn_numel(t), known = 1;
     int infer = -1;
     if (n > TN_MAX_DIMS) return false;
     for (int i = 0; i < n; i++) {
@@ -155,12 +157,18 @@ static bool viewable(const tn_tensor *t, const int64_t *shape, int n) {
     } else if (known != numel) {
         return false;
     }
-    if (numel == 0 || t->ndim == 0) return true;
+    if (numel == 0 || t->ndim == 0) {
+        tn_contiguous_strides(n, ns, nst);
+        return true;
+    }
     int64_t view_d = n - 1, view_numel = 1, tensor_numel = 1, base_stride = t->strides[t->ndim - 1];
     for (int d = t->ndim - 1; d >= 0; d--) {
         tensor_numel *= t->sizes[d];
         if (d == 0 || (t->sizes[d - 1] != 1 && t->strides[d - 1] != tensor_numel * base_stride)) {
-            while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) view_numel *= ns[view_d--];
+            while (view_d >= 0 && (view_numel < tensor_numel || ns[view_d] == 1)) {
+                nst[view_d] = view_numel * base_stride;
+                view_numel *= ns[view_d--];
+            }
             if (view_numel != tensor_numel) return false;
             if (d > 0) {
                 base_stride = t->strides[d - 1];
@@ -185,10 +193,28 @@ static PyObject *reshape_to(PyObject *x, PyObject *shape) {
         if (sz[i] == -1 && PyErr_Occurred()) { PyErr_Clear(); ok = false; }
     }
     if (n < 0) PyErr_Clear();
-    if (!ok || viewable(tn_tensor_of(x), sz, (int)n)) return tn_aten(TN_ROW_view, "(OO)", x, shape);   /* view's own errors */
-    PyObject *c = tn_aten_kw(TN_ROW_clone, NULL, "(O)", x);
+    int64_t ns[TN_MAX_DIMS], nst[TN_MAX_DIMS];
+    const tn_tensor *t = tn_tensor_of(x);
+    if (!ok || tn_is_contiguous(t)) return tn_aten(TN_ROW_view, "(OO)", x, shape);   /* view's own errors */
+    if (viewable(t, sz, (int)n, ns, nst)) {
+        /* upstream: _reshape_alias, or view when a dispatch mode is active (isTensorSubclassLike) */
+        if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_aten(TN_ROW_view, "(OO)", x, shape);
+        PyObject *a = size_list(ns, (int)n), *b = a ? size_list(nst, (int)n) : NULL;
+        PyObject *r = b ? tn_aten(TN_ROW__reshape_alias, "(OOO)", x, a, b) : NULL;
+        Py_XDECREF(a); Py_XDECREF(b);
+        return r;
+    }
+    static PyObject *contig;   /* upstream clones with memory_format=contiguous_format */
+    if (!contig) {
+        PyObject *torch = PyImport_ImportModule("torch");
+        contig = torch ? PyObject_GetAttrString(torch, "contiguous_format") : NULL;
+        Py_XDECREF(torch);
+        if (!contig) return NULL;
+    }
+    PyObject *kw = Py_BuildValue("{sO}", "memory_format", contig);
+    PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", x) : NULL;
     PyObject *r = c ? tn_aten(TN_ROW__unsafe_view, "(OO)", c, shape) : NULL;
-    Py_XDECREF(c);
+    Py_XDECREF(kw); Py_XDECREF(c);
     return r;
 }
 static PyObject *d_reshape(tn_value *a) {
@@ -322,8 +348,8 @@ static PyObject *d_layer_norm(tn_value *a) {   /* native_layer_norm(input, shape
 static PyObject *d_dropout(tn_value *a) {
     PyObject *x = a[0].u.obj;
     double p = a[1].u.f;
-    if (!a[2].u.i || p == 0 || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
     if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout, a);   /* its own error */
+    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
     if (p == 1) {
         PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
         PyObject *r = z ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, z) : NULL;
@@ -338,6 +364,687 @@ static PyObject *d_dropout(tn_value *a) {
     return r;
 }
 
+/* ---- reductions: the unbiased spellings call the correction overload ---- */
+
+/* var / std / var_mean / std_mean (self, unbiased) and .dim (self, dim?, unbiased, keepdim) */
+static PyObject *var_like(tn_value *a, int row, bool has_dim) {
+    PyObject *dim = has_dim ? A(1, a) : Py_NewRef(Py_None);
+    bool unbiased = a[has_dim ? 2 : 1].u.i, keepdim = has_dim ? a[3].u.i : false;
+    PyObject *kw = dim ? Py_BuildValue("{sisO}", "correction", unbiased ? 1 : 0, "keepdim", keepdim ? Py_True : Py_False) : NULL;
+    PyObject *r = kw ? tn_aten_kw(row, kw, "(OO)", a[0].u.obj, dim) : NULL;
+    Py_XDECREF(dim); Py_XDECREF(kw);
+    return r;
+}
+static PyObject *d_var(tn_value *a) { return var_like(a, TN_ROW_var_correction, false); }
+static PyObject *d_var_dim(tn_value *a) { return var_like(a, TN_ROW_var_correction, true); }
+static PyObject *d_std(tn_value *a) { return var_like(a, TN_ROW_std_correction, false); }
+static PyObject *d_std_dim(tn_value *a) { return var_like(a, TN_ROW_std_correction, true); }
+static PyObject *d_var_mean(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, false); }
+static PyObject *d_var_mean_dim(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, true); }
+static PyObject *d_std_mean(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, false); }
+static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, true); }
+
+/* ---- selection ---- */
+
+/* where.ScalarOther(condition, self, other) / where.ScalarSelf(condition, self, other):
+ * the tensor .to(result_type(tensor, scalar)), the scalar as scalar_tensor of that dtype, where.self */
+static PyObject *where_scalar(tn_value *a, bool scalar_self) {
+    PyObject *t = a[scalar_self ? 2 : 1].u.obj, *sc = A(scalar_self ? 1 : 2, a);
+    if (!sc) return NULL;
+    bool was = tn_grad_mode_set(false);
+    PyObject *rt = tn_aten(TN_ROW_result_type_Scalar, "(OO)", t, sc);
+    tn_grad_mode_set(was);
+    tn_dtype dt;
+    if (!rt || tn_py_to_dtype(rt, &dt) < 0) { Py_XDECREF(rt); Py_DECREF(sc); return NULL; }
+    Py_DECREF(rt);
+    PyObject *tc = to_dtype(t, dt, false, NULL);
+    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *st = kw && tc ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(O)", sc) : NULL;
+    PyObject *r = st ? tn_aten(TN_ROW_where_self, "(OOO)", a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
+    Py_XDECREF(tc); Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(st); Py_DECREF(sc);
+    return r;
+}
+static PyObject *d_where_scalar_other(tn_value *a) { return where_scalar(a, false); }
+static PyObject *d_where_scalar_self(tn_value *a) { return where_scalar(a, true); }
+
+/* ---- shape ---- */
+
+/* pad(self, pad, mode, value): constant -> constant_pad_nd; reflect / replicate -> the N-d kernel;
+ * circular -> _pad_circular */
+static PyObject *d_pad(tn_value *a) {
+    const char *mode = a[2].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(a[2].u.obj, NULL) : "constant";
+    if (!mode) return NULL;
+    PyObject *pad = A(1, a);
+    if (!pad) return NULL;
+    int k = a[1].u.ints.n / 2;
+    PyObject *r = NULL;
+    if (!strcmp(mode, "constant")) {
+        PyObject *v = a[3].tag == TN_V_NONE ? PyLong_FromLong(0) : A(3, a);
+        r = v ? tn_aten(TN_ROW_constant_pad_nd, "(OOO)", a[0].u.obj, pad, v) : NULL;
+        Py_XDECREF(v);
+    } else if (!strcmp(mode, "reflect") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+        int rows[3] = {TN_ROW_reflection_pad1d, TN_ROW_reflection_pad2d, TN_ROW_reflection_pad3d};
+        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+    } else if (!strcmp(mode, "replicate") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+        int rows[3] = {TN_ROW_replication_pad1d, TN_ROW_replication_pad2d, TN_ROW_replication_pad3d};
+        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+    } else if (!strcmp(mode, "circular") && a[3].tag == TN_V_NONE) {
+        r = tn_aten(TN_ROW__pad_circular, "(OO)", a[0].u.obj, pad);
+    } else {
+        r = tn_door_below_autograd(TN_ROW_pad, a);   /* its own errors */
+        if (r) { Py_CLEAR(r); tn_not_implemented("autograd through aten::pad with this mode"); }
+    }
+    Py_DECREF(pad);
+    return r;
+}
+/* movedim(self, source, destination): permute by the order upstream computes; 0-dim: alias */
+static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *dst, int k) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int nd = t->ndim;
+    if (nd == 0) return tn_aten(TN_ROW_alias, "(O)", a[0].u.obj);
+    int64_t order[TN_MAX_DIMS], s[TN_MAX_DIMS], d[TN_MAX_DIMS];
+    bool used_src[TN_MAX_DIMS] = {0}, used_dst[TN_MAX_DIMS] = {0};
+    if (k > nd) return NULL;
+    for (int i = 0; i < k; i++) {
+        s[i] = src[i] < 0 ? src[i] + nd : src[i];
+        d[i] = dst[i] < 0 ? dst[i] + nd : dst[i];
+        if (s[i] < 0 || s[i] >= nd || d[i] < 0 || d[i] >= nd || used_src[s[i]] || used_dst[d[i]]) return NULL;
+        used_src[s[i]] = used_dst[d[i]] = true;
+    }
+    for (int i = 0; i < nd; i++) order[i] = -1;
+    for (int i = 0; i < k; i++) order[d[i]] = s[i];
+    int si = 0;
+    for (int i = 0; i < nd; i++) {
+        if (order[i] != -1) continue;
+        while (used_src[si]) si++;
+        order[i] = si++;
+    }
+    PyObject *l = size_list(order, nd), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *d_movedim_int(tn_value *a) {
+    int64_t s = a[1].u.i, d = a[2].u.i;
+    PyObject *r = movedim_lists(a, &s, &d, 1);
+    if (!r && !PyErr_Occurred()) return tn_door_below_autograd(TN_ROW_movedim_int, a);   /* its own errors */
+    return r;
+}
+static PyObject *d_movedim_list(tn_value *a) {
+    if (a[1].u.ints.n != a[2].u.ints.n) return tn_door_below_autograd(TN_ROW_movedim_intlist, a);
+    PyObject *r = movedim_lists(a, a[1].u.ints.v, a[2].u.ints.v, a[1].u.ints.n);
+    if (!r && !PyErr_Occurred()) return tn_door_below_autograd(TN_ROW_movedim_intlist, a);
+    return r;
+}
+/* unflatten(self, dim, sizes): view with the -1 inferred */
+static PyObject *d_unflatten(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int nd = t->ndim, k = a[2].u.ints.n;
+    int64_t dim = a[1].u.i;
+    if (nd == 0 || k == 0) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    if (dim < 0) dim += nd;
+    if (dim < 0 || dim >= nd || nd - 1 + k > TN_MAX_DIMS) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    int64_t out[TN_MAX_DIMS], prod = 1;
+    int infer = -1, no = 0;
+    for (int i = 0; i < dim; i++) out[no++] = t->sizes[i];
+    for (int i = 0; i < k; i++) {
+        int64_t v = a[2].u.ints.v[i];
+        if (v == -1) { if (infer >= 0) return tn_door_below_autograd(TN_ROW_unflatten_int, a); infer = no; }
+        else prod *= v;
+        out[no++] = v;
+    }
+    if (infer >= 0) {
+        if (prod == 0 || t->sizes[dim] % prod) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+        out[infer] = t->sizes[dim] / prod;
+    } else if (prod != t->sizes[dim]) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
+    for (int i = (int)dim + 1; i < nd; i++) out[no++] = t->sizes[i];
+    PyObject *l = size_list(out, no), *r = l ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+/* tile(self, dims): repeat with the dims padded with leading ones to self.dim() */
+static PyObject *d_tile(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    int k = a[1].u.ints.n, nd = t->ndim, m = k < nd ? nd : k;
+    if (m > TN_MAX_DIMS) return tn_door_below_autograd(TN_ROW_tile, a);
+    int64_t reps[TN_MAX_DIMS];
+    for (int i = 0; i < m - k; i++) reps[i] = 1;
+    for (int i = 0; i < k; i++) reps[m - k + i] = a[1].u.ints.v[i];
+    PyObject *l = size_list(reps, m), *r = l ? tn_aten(TN_ROW_repeat, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+
+/* ---- nn: the CPU composite paths upstream records ---- */
+
+/* rms_norm(input, normalized_shape, weight?, eps?): x = input.to(opmath);
+ * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps)); x.mul(that).type_as(input); .mul(weight) */
+static PyObject *d_rms_norm(tn_value *a) {
+    PyObject *in = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(in);
+    tn_dtype dt = t->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+        return tn_door_below_autograd(TN_ROW_rms_norm, a);   /* its own errors */
+    int k = a[1].u.ints.n;
+    if (k > t->ndim) return tn_door_below_autograd(TN_ROW_rms_norm, a);
+    int64_t dims[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) dims[i] = t->ndim - i - 1;
+    tn_dtype op = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
+    double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
+    PyObject *x = to_dtype(in, op, false, NULL);
+    PyObject *p = x ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 2) : NULL;
+    PyObject *dl = p ? size_list(dims, k) : NULL;
+    PyObject *m = dl ? tn_aten(TN_ROW_mean_dim, "(OOO)", p, dl, Py_True) : NULL;
+    PyObject *ad = m ? tn_aten(TN_ROW_add__Scalar, "(Od)", m, eps) : NULL;
+    PyObject *rs = ad ? tn_aten(TN_ROW_rsqrt, "(O)", m) : NULL;
+    PyObject *y = rs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, rs) : NULL;
+    PyObject *r = y ? to_dtype(y, dt, false, NULL) : NULL;
+    if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[2].u.obj));
+    Py_XDECREF(x); Py_XDECREF(p); Py_XDECREF(dl); Py_XDECREF(m); Py_XDECREF(ad); Py_XDECREF(rs); Py_XDECREF(y);
+    return r;
+}
+
+/* where(mask, 0.0, scalar_tensor(-inf, dtype)) for a boolean mask (convert_boolean_attn_mask) */
+static PyObject *bool_mask_to_additive(PyObject *mask, tn_dtype dt) {
+    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *ninf = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY) : NULL;
+    PyObject *r = ninf ? tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", mask, 0.0, ninf) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ninf);
+    return r;
+}
+/* scaled_dot_product_attention(q, k, v, attn_mask?, dropout_p, is_causal, scale?, enable_gqa):
+ * upstream on CPU with gradients takes the math path (_scaled_dot_product_attention_math):
+ * q * sf, matmul(q, k.transpose(-2, -1) * sf) (+ mask), _safe_softmax(-1), dropout, matmul(., v),
+ * sf = sqrt(scale or 1 / sqrt(E)) */
+static PyObject *d_sdpa(tn_value *a) {
+    PyObject *q = a[0].u.obj, *k = a[1].u.obj, *v = a[2].u.obj;
+    const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k), *vt = tn_tensor_of(v);
+    tn_dtype dt = qt->dtype;
+    bool has_mask = a[3].tag == TN_V_TENSOR, causal = a[5].u.i;
+    if (qt->ndim < 2 || kt->ndim < 2 || vt->ndim < 2 || kt->dtype != dt || vt->dtype != dt || (causal && has_mask) ||
+        (has_mask && tn_tensor_of(a[3].u.obj)->dtype != TN_DTYPE_BOOL && tn_tensor_of(a[3].u.obj)->dtype != dt)) {
+        PyObject *r = tn_door_below_autograd(TN_ROW_scaled_dot_product_attention, a);   /* its own errors */
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64)
+        return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
+    PyObject *mask = NULL;
+    /* upstream's CPU choice (sdp_utils_cpp use_flash_attention_cpp): 4-d, no dropout, equal head
+     * sizes, equal batch, equal heads (or GQA), a mask not requiring grad, nonempty sequences, unit
+     * last-dim strides -> _scaled_dot_product_flash_attention_for_cpu */
+    if (qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4 && a[4].u.f == 0.0 && kt->sizes[3] == qt->sizes[3] &&
+        vt->sizes[3] == qt->sizes[3] && kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] &&
+        kt->sizes[1] == vt->sizes[1] && (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0)) &&
+        (!has_mask || !tn_requires_grad(a[3].u.obj)) && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
+        (qt->strides[3] == 1 || qt->sizes[3] == 1) && (kt->strides[3] == 1 || kt->sizes[3] == 1) && (vt->strides[3] == 1 || vt->sizes[3] == 1)) {
+        if (has_mask) {
+            mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
+            if (!mask) return NULL;
+        }
+        PyObject *sc = A(6, a);
+        PyObject *kw = sc ? Py_BuildValue("{sOsO}", "attn_mask", mask ? mask : Py_None, "scale", sc) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW__scaled_dot_product_flash_attention_for_cpu, kw, "(OOOdO)", q, k, v, 0.0, causal ? Py_True : Py_False) : NULL;
+        Py_XDECREF(sc); Py_XDECREF(kw); Py_XDECREF(mask);
+        if (!r) return NULL;
+        PyObject *out = Py_NewRef(PyTuple_GetItem(r, 0));
+        Py_DECREF(r);
+        return out;
+    }
+    if (a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3])
+        return tn_not_implemented("autograd through scaled_dot_product_attention's math path with grouped query attention");
+    if (has_mask) {
+        mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
+        if (!mask) return NULL;
+    }
+    double sc = a[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[qt->ndim - 1]) : a[6].u.f;
+    bool neg = a[6].tag != TN_V_NONE && sc < 0;
+    double sf = sqrt(neg ? -sc : sc);
+    PyObject *qs = tn_aten(TN_ROW_mul_Scalar, "(Od)", q, neg ? 0.0 - sf : sf);
+    if (qs && causal) {
+        int64_t L = qt->sizes[qt->ndim - 2], S = kt->sizes[kt->ndim - 2];
+        PyObject *bd = tn_py_from_dtype(TN_DTYPE_BOOL), *kw = bd ? Py_BuildValue("{sO}", "dtype", bd) : NULL;
+        Py_XDECREF(bd);
+        PyObject *ones = kw ? tn_aten_kw(TN_ROW_ones, kw, "((LL))", (long long)L, (long long)S) : NULL;
+        PyObject *tr = ones ? tn_aten(TN_ROW_tril, "(O)", ones) : NULL;
+        mask = tr ? bool_mask_to_additive(tr, dt) : NULL;
+        Py_XDECREF(kw); Py_XDECREF(ones); Py_XDECREF(tr);
+        if (!mask) Py_CLEAR(qs);
+    }
+    PyObject *kT = qs ? tn_aten(TN_ROW_transpose_int, "(Oii)", k, -2, -1) : NULL;
+    PyObject *kTs = kT ? tn_aten(TN_ROW_mul_Scalar, "(Od)", kT, sf) : NULL;
+    PyObject *attn = kTs ? tn_aten(TN_ROW_matmul, "(OO)", qs, kTs) : NULL;
+    if (attn && mask) Py_SETREF(attn, tn_aten(TN_ROW_add_Tensor, "(OO)", attn, mask));
+    if (attn) Py_SETREF(attn, tn_aten(TN_ROW__safe_softmax, "(Oi)", attn, -1));
+    if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_aten(TN_ROW_dropout, "(OdO)", attn, a[4].u.f, Py_True));
+    PyObject *r = attn ? tn_aten(TN_ROW_matmul, "(OO)", attn, v) : NULL;
+    Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn);
+    return r;
+}
+
+/* silu_backward (math_silu_backward): grad_output * (sigmoid(x) * (1 + x * (1 - sigmoid(x)))) */
+static PyObject *d_silu_backward(tn_value *a) {
+    PyObject *go = a[0].u.obj, *x = a[1].u.obj;
+    PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", x);
+    PyObject *om = sg ? tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", sg) : NULL;   /* 1 - sig: empty_like.fill_.sub_ */
+    PyObject *fl = om ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", om, 1) : NULL;
+    PyObject *sb = fl ? tn_aten(TN_ROW_sub__Tensor, "(OO)", om, sg) : NULL;
+    Py_XDECREF(fl);
+    if (!sb) Py_CLEAR(om);
+    Py_XDECREF(sb);
+    PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, om) : NULL;
+    PyObject *op = xm ? tn_aten(TN_ROW_add_Scalar, "(Oi)", xm, 1) : NULL;
+    PyObject *sm = op ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, op) : NULL;
+    PyObject *r = sm ? tn_aten(TN_ROW_mul_Tensor, "(OO)", go, sm) : NULL;
+    Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(op); Py_XDECREF(sm);
+    return r;
+}
+
+/* ---- losses upstream only composes (no kernels here): found by name ---- */
+
+/* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
+static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
+    PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
+    if (!r) return NULL;
+    PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return o;
+}
+static PyObject *d_nll_loss(tn_value *a) {
+    PyObject *w = A(2, a);
+    PyObject *r = w ? nll_loss_of(a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(w);
+    return r;
+}
+/* nll_loss_nd(self, target, weight?, reduction, ignore_index): checks, then nll_loss for 1-D / 2-D */
+static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
+    const tn_tensor *t = tn_tensor_of(self), *tt = tn_tensor_of(target);
+    if (t->ndim < 1) return PyErr_Format(PyExc_ValueError, "Expected 1 or more dimensions (got %d)", t->ndim);
+    if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
+        return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
+                            (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
+    if (t->ndim > 2) return tn_not_implemented("aten::nll_loss2d (nll_loss over more than 2 dimensions)");
+    return nll_loss_of(self, target, w, red, ign);
+}
+static PyObject *d_nll_loss_nd(tn_value *a) {
+    PyObject *w = A(2, a);
+    PyObject *r = w ? nll_nd(a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(w);
+    return r;
+}
+static int TN_ROW_cross_entropy_loss_row(void) {
+    static int r = -2;
+    if (r == -2) r = tn_op_find("cross_entropy_loss", "");
+    return r;
+}
+/* the broadcast view of a 1-d class weight: [1, C, 1, ...] */
+static PyObject *class_weight_view(PyObject *w, int ndim, int cd) {
+    if (ndim <= 1) return Py_NewRef(w);
+    int64_t sh[TN_MAX_DIMS];
+    for (int i = 0; i < ndim; i++) sh[i] = 1;
+    sh[cd] = tn_tensor_of(w)->sizes[0];
+    PyObject *l = size_list(sh, ndim), *r = l ? tn_aten(TN_ROW_view, "(OO)", w, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *log_softmax_self(PyObject *x, int cd) {
+    PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", x, cd) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw);
+    return r;
+}
+static PyObject *steal2(PyObject *r, PyObject *a, PyObject *b) { Py_XDECREF(a); Py_XDECREF(b); return r; }
+/* cross_entropy_loss_prob_target: -(log_softmax(self) * target [* weight]) reduced; label
+ * smoothing mixes the target with the uniform distribution */
+static PyObject *ce_prob_target(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int cd = t->ndim == 1 ? 0 : 1;
+    int64_t nc = t->sizes[cd];
+    double ls = a[5].u.f;
+    bool hw = a[2].tag == TN_V_TENSOR;
+    if (ls > 1.0 || (hw && (tn_tensor_of(a[2].u.obj)->ndim != 1 || tn_tensor_of(a[2].u.obj)->sizes[0] != nc)))
+        return tn_door_below_autograd(TN_ROW_cross_entropy_loss_row(), a);
+    PyObject *in = log_softmax_self(self, cd);
+    PyObject *tg = in ? Py_NewRef(a[1].u.obj) : NULL;
+    if (tg && ls > 0.0) {
+        tg = steal2(tn_aten(TN_ROW_mul_Scalar, "(Od)", tg, 1 - ls), tg, NULL);
+        if (tg) tg = steal2(tn_aten(TN_ROW_add_Scalar, "(Od)", tg, ls / (double)nc), tg, NULL);
+    }
+    PyObject *p = tg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, tg) : NULL;
+    if (p && hw) {
+        PyObject *wv = class_weight_view(a[2].u.obj, t->ndim, cd);
+        p = steal2(wv ? tn_aten(TN_ROW_mul_Tensor, "(OO)", p, wv) : NULL, p, wv);
+    }
+    PyObject *r = NULL;
+    int64_t red = a[3].u.i;
+    if (p) {
+        if (red == 0) {
+            PyObject *sm = tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", p, cd);
+            r = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            Py_XDECREF(sm);
+        } else {
+            PyObject *sm = tn_aten(TN_ROW_sum, "(O)", p), *ng = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            Py_XDECREF(sm);
+            if (ng && red == 1) {
+                int64_t numel = tn_numel(t);
+                if (numel == 0) { PyObject *f = tn_aten(TN_ROW_fill__Scalar, "(Od)", ng, NAN); if (!f) Py_CLEAR(ng); Py_XDECREF(f); r = ng; }
+                else { r = tn_aten(TN_ROW_div_Scalar, "(OL)", ng, (long long)(numel / nc)); Py_DECREF(ng); }
+            } else r = ng;
+        }
+    }
+    Py_XDECREF(in); Py_XDECREF(tg); Py_XDECREF(p);
+    return r;
+}
+/* cross_entropy_loss_label_smoothing (class-index targets):
+ * (1 - ls) * nll_loss_nd(log_softmax) + smooth_loss_reduced * (ls / n_classes) */
+static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign);
+static PyObject *ce_label_smoothing(tn_value *a) {
+    PyObject *self = a[0].u.obj, *target = a[1].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int cd = t->ndim == 1 ? 0 : 1;
+    double ls = a[5].u.f;
+    if (ls > 1.0) return tn_door_below_autograd(TN_ROW_cross_entropy_loss_row(), a);
+    bool hw = a[2].tag == TN_V_TENSOR;
+    int64_t red = a[3].u.i;
+    PyObject *w = A(2, a);
+    PyObject *in = w ? log_softmax_self(self, cd) : NULL;
+    PyObject *nll = in ? nll_nd(in, target, w, (long long)red, (long long)a[4].u.i) : NULL;
+    int64_t nc = t->sizes[cd];
+    PyObject *ig = nll ? tn_aten(TN_ROW_eq_Scalar, "(OL)", target, (long long)a[4].u.i) : NULL;
+    PyObject *sm = NULL;
+    if (ig) {
+        PyObject *x = hw ? class_weight_view(a[2].u.obj, t->ndim, cd) : NULL;
+        PyObject *xw = hw ? (x ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, x) : NULL) : Py_NewRef(in);
+        PyObject *s1 = xw ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", xw, cd) : NULL;
+        sm = s1 ? tn_aten(TN_ROW_neg, "(O)", s1) : NULL;
+        Py_XDECREF(x); Py_XDECREF(xw); Py_XDECREF(s1);
+        PyObject *f = sm ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", sm, ig, 0.0) : NULL;
+        if (!f) Py_CLEAR(sm);
+        Py_XDECREF(f);
+    }
+    PyObject *ret = NULL;
+    if (sm) {
+        if (red == 1) {
+            PyObject *tot = tn_aten(TN_ROW_sum, "(O)", sm), *den = NULL;
+            PyObject *ni = tot ? tn_aten(TN_ROW_bitwise_not, "(O)", ig) : NULL;
+            if (ni && hw) {
+                PyObject *ms = tn_aten(TN_ROW_masked_select, "(OO)", target, ni);
+                PyObject *fl = ms ? tn_aten(TN_ROW_flatten_using_ints, "(O)", ms) : NULL;
+                PyObject *ga = fl ? tn_aten(TN_ROW_gather, "(OiO)", a[2].u.obj, 0, fl) : NULL;
+                den = ga ? tn_aten(TN_ROW_sum, "(O)", ga) : NULL;
+                Py_XDECREF(ms); Py_XDECREF(fl); Py_XDECREF(ga);
+            } else if (ni) {
+                den = tn_aten(TN_ROW_sum, "(O)", ni);
+            }
+            ret = den ? tn_aten(TN_ROW_div_Tensor, "(OO)", tot, den) : NULL;
+            Py_XDECREF(tot); Py_XDECREF(den); Py_XDECREF(ni);
+        } else if (red == 2) {
+            ret = tn_aten(TN_ROW_sum, "(O)", sm);
+        } else {
+            ret = Py_NewRef(sm);
+        }
+    }
+    PyObject *l = ret ? tn_aten(TN_ROW_mul_Scalar, "(Od)", nll, 1 - ls) : NULL;
+    PyObject *rr = l ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ret, ls / (double)nc) : NULL;
+    PyObject *r = rr ? tn_aten(TN_ROW_add_Tensor, "(OO)", l, rr) : NULL;
+    Py_XDECREF(w); Py_XDECREF(in); Py_XDECREF(nll); Py_XDECREF(ig); Py_XDECREF(sm); Py_XDECREF(ret); Py_XDECREF(l); Py_XDECREF(rr);
+    return r;
+}
+/* cross_entropy_loss(self, target, weight?, reduction, ignore_index, label_smoothing):
+ * class-index targets without smoothing: nll_loss_nd(log_softmax(self, class_dim, self.dtype), ...) */
+static PyObject *d_cross_entropy(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj), *tt = tn_tensor_of(a[1].u.obj);
+    bool same = t->ndim == tt->ndim;
+    for (int i = 0; same && i < t->ndim; i++) same = t->sizes[i] == tt->sizes[i];
+    if (same) return ce_prob_target(a);
+    if (a[5].u.f > 0.0) return ce_label_smoothing(a);
+    int cd = t->ndim == 1 ? 0 : 1;
+    PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *ls = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", a[0].u.obj, cd) : NULL;
+    PyObject *w = ls ? A(2, a) : NULL;
+    PyObject *r = w ? nll_nd(ls, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ls); Py_XDECREF(w);
+    return r;
+}
+/* broadcast_tensors: each expand passes the door and records */
+static PyObject *d_broadcast_tensors(tn_value *a) { return tn_door_below_autograd(TN_ROW_broadcast_tensors, a); }
+/* l1_loss(self, target, reduction): apply_loss_reduction((self - target).abs(), reduction) */
+static PyObject *d_l1_loss(tn_value *a) {
+    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *ab = d ? tn_aten(TN_ROW_abs, "(O)", d) : NULL;
+    Py_XDECREF(d);
+    if (!ab || a[2].u.i == 0) return ab;
+    PyObject *r = tn_aten(a[2].u.i == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", ab);
+    Py_DECREF(ab);
+    return r;
+}
+static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
+    {"l1_loss", "", d_l1_loss},
+    {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
+};
+static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
+
+static int current_op_of(void);
+/* ---- small composites ---- */
+
+static PyObject *d_self(tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* conj / resolve_* / positive on real */
+static PyObject *d_conj_like(tn_value *a) {
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("autograd through complex conj views");
+    return Py_NewRef(a[0].u.obj);
+}
+static PyObject *d_positive(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->dtype == TN_DTYPE_BOOL) return tn_door_below_autograd(TN_ROW_positive, a);
+    return Py_NewRef(a[0].u.obj);
+}
+static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim < 2) return tn_door_below_autograd(current_op_of(), a);
+    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through mH of complex tensors");
+    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+}
+static PyObject *d_matrix_H(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
+    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through matrix_H of complex tensors");
+    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+}
+static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim != 2 && t->ndim != 0) {   /* upstream's deprecation warning */
+        PyObject *r = tn_door_below_autograd(TN_ROW_numpy_T, a);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    int64_t p[TN_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) p[i] = t->ndim - 1 - i;
+    PyObject *l = size_list(p, t->ndim), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+static PyObject *d_broadcast_to(tn_value *a) { return same_args(TN_ROW_expand, a); }
+static PyObject *d_fliplr(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->ndim < 2) return tn_door_below_autograd(TN_ROW_fliplr, a);
+    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 1);
+}
+static PyObject *d_flipud(tn_value *a) {
+    if (tn_tensor_of(a[0].u.obj)->ndim < 1) return tn_door_below_autograd(TN_ROW_flipud, a);
+    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 0);
+}
+static PyObject *d_square_(tn_value *a) { return tn_aten(TN_ROW_pow__Scalar, "(Oi)", a[0].u.obj, 2); }
+static PyObject *d_narrow_tensor(tn_value *a) {   /* narrow(self, dim, start.item(), length) */
+    bool was = tn_grad_mode_set(false);
+    PyObject *st = tn_aten(TN_ROW_item, "(O)", a[2].u.obj);
+    tn_grad_mode_set(was);
+    if (!st) return NULL;
+    PyObject *r = tn_aten(TN_ROW_narrow, "(OLOL)", a[0].u.obj, (long long)a[1].u.i, st, (long long)a[3].u.i);
+    Py_DECREF(st);
+    return r;
+}
+static PyObject *d_msort(tn_value *a) {   /* sort(self, 0)[0] */
+    PyObject *r = tn_aten(TN_ROW_sort, "(OiO)", a[0].u.obj, 0, Py_False);
+    if (!r) return NULL;
+    PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return v;
+}
+/* float_power: the operands in double (complex double when complex), then pow */
+static tn_dtype fp_dtype(bool cplx) { return cplx ? TN_DTYPE_C128 : TN_DTYPE_F64; }
+static PyObject *d_float_power_ts(tn_value *a) {   /* (Tensor self, Scalar exponent) */
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || a[1].tag == TN_V_COMPLEX;
+    PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? A(1, a) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", x, e) : NULL;
+    Py_XDECREF(x); Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power_tt(tn_value *a) {
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype);
+    PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? to_dtype(a[1].u.obj, fp_dtype(c), false, NULL) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", x, e) : NULL;
+    Py_XDECREF(x); Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power_s(tn_value *a) {   /* (Scalar self, Tensor exponent) */
+    bool c = tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) || a[0].tag == TN_V_COMPLEX;
+    PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL), *b = e ? A(0, a) : NULL;
+    PyObject *r = b ? tn_aten(TN_ROW_pow_Scalar, "(OO)", b, e) : NULL;
+    Py_XDECREF(e); Py_XDECREF(b);
+    return r;
+}
+/* hstack / vstack: atleast_1d / atleast_2d each (reshape / unsqueeze), then cat */
+static PyObject *stack_like(tn_value *a, bool vertical) {
+    PyObject *l = a[0].u.obj;
+    Py_ssize_t n = PyTuple_Size(l);
+    PyObject *parts = PyList_New(n);
+    if (!parts) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyTuple_GetItem(l, i);
+        int nd = tn_tensor_of(t)->ndim;
+        PyObject *p;
+        if (nd == 0) p = vertical ? tn_aten(TN_ROW_reshape, "(O(ii))", t, 1, 1) : tn_aten(TN_ROW_reshape, "(O(i))", t, 1);
+        else if (nd == 1 && vertical) p = tn_aten(TN_ROW_unsqueeze, "(Oi)", t, 0);
+        else p = Py_NewRef(t);
+        if (!p) { Py_DECREF(parts); return NULL; }
+        PyList_SetItem(parts, i, p);
+    }
+    int dim = vertical ? 0 : (n > 0 && tn_tensor_of(PyList_GetItem(parts, 0))->ndim == 1 ? 0 : 1);
+    PyObject *r = tn_aten(TN_ROW_cat, "(Oi)", parts, dim);
+    Py_DECREF(parts);
+    return r;
+}
+static PyObject *d_hstack(tn_value *a) { return stack_like(a, false); }
+static PyObject *d_vstack(tn_value *a) { return stack_like(a, true); }
+/* linalg_norm(self, ord?, dim?, keepdim, dtype?): the vector norm unless a matrix norm is asked */
+static PyObject *d_linalg_norm(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    bool has_ord = a[1].tag != TN_V_NONE, has_dim = a[2].tag == TN_V_INTLIST;
+    if ((has_dim && a[2].u.ints.n == 2 && has_ord) || (!has_dim && has_ord && t->ndim == 2))
+        return tn_not_implemented("autograd through linalg_norm's matrix norms");
+    if ((has_dim && a[2].u.ints.n != 1 && a[2].u.ints.n != 2) || (!has_dim && has_ord && t->ndim != 1))
+        return tn_door_below_autograd(TN_ROW_linalg_norm, a);   /* its own errors */
+    PyObject *ord = has_ord ? A(1, a) : PyFloat_FromDouble(2.0), *dim = ord ? A(2, a) : NULL, *dt = dim ? A(4, a) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OOOO)", a[0].u.obj, ord, dim, a[3].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(ord); Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    return r;
+}
+/* linalg_norm.ord_str(self, ord, dim?, keepdim, dtype?): 'fro' -> vector 2-norm over the two dims */
+static PyObject *d_linalg_norm_str(tn_value *a) {
+    const char *ord = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!ord) return NULL;
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (strcmp(ord, "fro") != 0) return tn_not_implemented("autograd through linalg_norm with ord='nuc'");
+    if (a[2].tag == TN_V_NONE ? t->ndim != 2 : a[2].u.ints.n != 2) return tn_door_below_autograd(TN_ROW_linalg_norm_ord_str, a);
+    PyObject *dim = a[2].tag == TN_V_NONE ? Py_BuildValue("[ii]", 0, 1) : A(2, a), *dt = dim ? A(4, a) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OiOO)", a[0].u.obj, 2, dim, a[3].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    return r;
+}
+/* diff(self, n, dim, prepend?, append?): cat prepend/append, then n times narrow(1) - narrow(0) */
+static PyObject *d_diff(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t n = a[1].u.i, dim = a[2].u.i;
+    if (t->ndim < 1 || n < 0) return tn_door_below_autograd(TN_ROW_diff, a);
+    if (dim < 0) dim += t->ndim;
+    if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_diff, a);
+    bool pre = a[3].tag == TN_V_TENSOR, app = a[4].tag == TN_V_TENSOR;
+    if (n == 0) {   /* zeros_like(self).copy_(self) */
+        PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x), *c = z ? tn_aten(TN_ROW_copy_, "(OO)", z, x) : NULL;
+        Py_XDECREF(c);
+        if (!c) Py_CLEAR(z);
+        return z;
+    }
+    PyObject *r;
+    if (pre || app) {
+        r = pre && app ? tn_aten(TN_ROW_cat, "([OOO]L)", a[3].u.obj, x, a[4].u.obj, (long long)dim)
+            : pre ? tn_aten(TN_ROW_cat, "([OO]L)", a[3].u.obj, x, (long long)dim) : tn_aten(TN_ROW_cat, "([OO]L)", x, a[4].u.obj, (long long)dim);
+    } else {
+        r = Py_NewRef(x);
+    }
+    if (!r) return NULL;
+    bool is_bool = tn_tensor_of(r)->dtype == TN_DTYPE_BOOL;
+    int64_t len = tn_tensor_of(r)->sizes[dim];
+    if (n > len) n = len;
+    int64_t out_len = len - 1;
+    for (int64_t i = 0; i < n && r; i++) {
+        PyObject *hi = tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 1LL, (long long)out_len);
+        PyObject *lo = hi ? tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 0LL, (long long)out_len) : NULL;
+        PyObject *d = lo ? tn_aten(is_bool ? TN_ROW_logical_xor : TN_ROW_sub_Tensor, "(OO)", hi, lo) : NULL;
+        Py_XDECREF(hi); Py_XDECREF(lo);
+        Py_SETREF(r, d);
+        out_len--;
+    }
+    return r;
+}
+
+/* dropout_(input, p, train): _dropout_impl<inplace>: input.mul_(noise) */
+static PyObject *d_dropout_(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    double p = a[1].u.f;
+    if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout_, a);   /* its own error */
+    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
+    PyObject *noise;
+    if (p == 1) {
+        PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        noise = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
+        Py_XDECREF(d); Py_XDECREF(kw);
+    } else {
+        noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+        PyObject *b = noise ? tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p) : NULL;
+        PyObject *dv = b ? tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p) : NULL;
+        if (!dv) Py_CLEAR(noise);
+        Py_XDECREF(b); Py_XDECREF(dv);
+    }
+    PyObject *r = noise ? tn_aten(TN_ROW_mul__Tensor, "(OO)", x, noise) : NULL;
+    Py_XDECREF(noise);
+    return r;
+}
+
+/* embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) */
+static PyObject *d_embedding_backward(tn_value *a) {
+    if (a[5].u.i) return tn_not_implemented("sparse embedding gradients");
+    return tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i,
+                   (long long)a[3].u.i, a[4].u.i ? Py_True : Py_False);
+}
+/* float_power_(self, exponent): self must already be double (complex double): self.pow_(exponent) */
+static PyObject *float_power_inplace(tn_value *a, bool tensor_exp) {
+    tn_dtype sd = tn_tensor_of(a[0].u.obj)->dtype;
+    bool c = tn_dtype_is_complex(sd) || (tensor_exp ? tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) : a[1].tag == TN_V_COMPLEX);
+    if (sd != fp_dtype(c)) return tn_door_below_autograd(current_op_of(), a);   /* its own error */
+    if (!tensor_exp) {
+        PyObject *e = A(1, a), *r = e ? tn_aten(TN_ROW_pow__Scalar, "(OO)", a[0].u.obj, e) : NULL;
+        Py_XDECREF(e);
+        return r;
+    }
+    PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL);
+    PyObject *r = e ? tn_aten(TN_ROW_pow__Tensor, "(OO)", a[0].u.obj, e) : NULL;
+    Py_XDECREF(e);
+    return r;
+}
+static PyObject *d_float_power__s(tn_value *a) { return float_power_inplace(a, false); }
+static PyObject *d_float_power__t(tn_value *a) { return float_power_inplace(a, true); }
+
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
@@ -351,6 +1058,54 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_to_device, d_to_device, -1}, {TN_ROW_to_dtype_layout, d_to_dtype_layout, -1},
     {TN_ROW_softmax_int, d_softmax, -1}, {TN_ROW_log_softmax_int, d_log_softmax, -1},
     {TN_ROW_layer_norm, d_layer_norm, -1}, {TN_ROW_dropout, d_dropout, -1},
+    {TN_ROW_embedding_backward, d_embedding_backward, -1},
+    {TN_ROW_float_power__Scalar, d_float_power__s, -1}, {TN_ROW_float_power__Tensor, d_float_power__t, -1},
+    {TN_ROW_where_Scalar, d_nondiff, -3}, {TN_ROW_result_type_Scalar_Scalar, d_nondiff, -3},
+    {TN_ROW_dropout_, d_dropout_, -1},
+    {TN_ROW_var, d_var, -1}, {TN_ROW_var_dim, d_var_dim, -1}, {TN_ROW_std, d_std, -1}, {TN_ROW_std_dim, d_std_dim, -1},
+    {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
+    {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},
+    {TN_ROW_where_ScalarOther, d_where_scalar_other, -1}, {TN_ROW_where_ScalarSelf, d_where_scalar_self, -1},
+    {TN_ROW_pad, d_pad, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
+    {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
+    {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
+    {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
+    {TN_ROW_silu_backward, d_silu_backward, -1},
+    {TN_ROW_broadcast_tensors, d_broadcast_tensors, -1},
+    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
+    {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
+    {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},
+    {TN_ROW_fliplr, d_fliplr, -1}, {TN_ROW_flipud, d_flipud, -1}, {TN_ROW_square_, d_square_, -1},
+    {TN_ROW_narrow_Tensor, d_narrow_tensor, -1}, {TN_ROW_msort, d_msort, -1},
+    {TN_ROW_float_power_Tensor_Scalar, d_float_power_ts, -1}, {TN_ROW_float_power_Tensor_Tensor, d_float_power_tt, -1},
+    {TN_ROW_float_power_Scalar, d_float_power_s, -1},
+    {TN_ROW_hstack, d_hstack, -1}, {TN_ROW_vstack, d_vstack, -1}, {TN_ROW_row_stack, d_vstack, -1},
+    {TN_ROW_linalg_norm, d_linalg_norm, -1}, {TN_ROW_linalg_norm_ord_str, d_linalg_norm_str, -1}, {TN_ROW_diff, d_diff, -1},
+    {TN_ROW_absolute_, NULL, TN_ROW_abs_},
+    {TN_ROW_greater_Scalar, NULL, TN_ROW_gt_Scalar}, {TN_ROW_greater_Tensor, NULL, TN_ROW_gt_Tensor},
+    {TN_ROW_greater__Scalar, NULL, TN_ROW_gt__Scalar}, {TN_ROW_greater__Tensor, NULL, TN_ROW_gt__Tensor},
+    {TN_ROW_greater_equal_Scalar, NULL, TN_ROW_ge_Scalar}, {TN_ROW_greater_equal_Tensor, NULL, TN_ROW_ge_Tensor},
+    {TN_ROW_greater_equal__Scalar, NULL, TN_ROW_ge__Scalar}, {TN_ROW_greater_equal__Tensor, NULL, TN_ROW_ge__Tensor},
+    {TN_ROW_less_Scalar, NULL, TN_ROW_lt_Scalar}, {TN_ROW_less_Tensor, NULL, TN_ROW_lt_Tensor},
+    {TN_ROW_less__Scalar, NULL, TN_ROW_lt__Scalar}, {TN_ROW_less__Tensor, NULL, TN_ROW_lt__Tensor},
+    {TN_ROW_less_equal_Scalar, NULL, TN_ROW_le_Scalar}, {TN_ROW_less_equal_Tensor, NULL, TN_ROW_le_Tensor},
+    {TN_ROW_less_equal__Scalar, NULL, TN_ROW_le__Scalar}, {TN_ROW_less_equal__Tensor, NULL, TN_ROW_le__Tensor},
+    {TN_ROW_not_equal_Scalar, NULL, TN_ROW_ne_Scalar}, {TN_ROW_not_equal_Tensor, NULL, TN_ROW_ne_Tensor},
+    {TN_ROW_not_equal__Scalar, NULL, TN_ROW_ne__Scalar}, {TN_ROW_not_equal__Tensor, NULL, TN_ROW_ne__Tensor},
+    {TN_ROW_is_conj, d_nondiff, -3}, {TN_ROW_is_neg, d_nondiff, -3}, {TN_ROW_is_inference, d_nondiff, -3},
+    {TN_ROW_is_signed, d_nondiff, -3}, {TN_ROW_argwhere, d_nondiff, -3}, {TN_ROW_result_type_Scalar, d_nondiff, -3},
+    {TN_ROW_result_type_Scalar_Tensor, d_nondiff, -3}, {TN_ROW__is_zerotensor, d_nondiff, -3},
+    {TN_ROW__has_compatible_shallow_copy_type, d_nondiff, -3},
+    {TN_ROW_clip, NULL, TN_ROW_clamp}, {TN_ROW_clip_Tensor, NULL, TN_ROW_clamp_Tensor},
+    {TN_ROW_clip_, NULL, TN_ROW_clamp_}, {TN_ROW_clip__Tensor, NULL, TN_ROW_clamp__Tensor},
+    {TN_ROW_arccos, NULL, TN_ROW_acos}, {TN_ROW_arccos_, NULL, TN_ROW_acos_}, {TN_ROW_arcsin, NULL, TN_ROW_asin}, {TN_ROW_arcsin_, NULL, TN_ROW_asin_},
+    {TN_ROW_arctan, NULL, TN_ROW_atan}, {TN_ROW_arctan_, NULL, TN_ROW_atan_}, {TN_ROW_arccosh, NULL, TN_ROW_acosh}, {TN_ROW_arccosh_, NULL, TN_ROW_acosh_},
+    {TN_ROW_arcsinh, NULL, TN_ROW_asinh}, {TN_ROW_arcsinh_, NULL, TN_ROW_asinh_}, {TN_ROW_arctanh, NULL, TN_ROW_atanh}, {TN_ROW_arctanh_, NULL, TN_ROW_atanh_},
+    {TN_ROW_arctan2, NULL, TN_ROW_atan2}, {TN_ROW_arctan2_, NULL, TN_ROW_atan2_},
+    {TN_ROW_fix, NULL, TN_ROW_trunc}, {TN_ROW_fix_, NULL, TN_ROW_trunc_},
+    {TN_ROW_divide_Tensor_mode, NULL, TN_ROW_div_Tensor_mode}, {TN_ROW_divide_Scalar_mode, NULL, TN_ROW_div_Scalar_mode},
+    {TN_ROW_divide__Tensor_mode, NULL, TN_ROW_div__Tensor_mode}, {TN_ROW_divide__Scalar_mode, NULL, TN_ROW_div__Scalar_mode},
+    {TN_ROW_true_divide__Tensor, NULL, TN_ROW_div__Tensor}, {TN_ROW_true_divide__Scalar, NULL, TN_ROW_div__Scalar},
     /* aliases: same schema, another name */
     {TN_ROW_multiply_Tensor, NULL, TN_ROW_mul_Tensor}, {TN_ROW_multiply_Scalar, NULL, TN_ROW_mul_Scalar},
     {TN_ROW_multiply__Tensor, NULL, TN_ROW_mul__Tensor}, {TN_ROW_multiply__Scalar, NULL, TN_ROW_mul__Scalar},
@@ -396,6 +1151,7 @@ static PyObject *run_alias(int op, tn_value *a) {
  * so the row is found from a thread-local set just before the call. */
 static _Thread_local int current_op;
 static PyObject *trampoline(tn_value *a) { return dispatch(current_op, a); }
+static int current_op_of(void) { return current_op; }
 
 bool tn_decomp_computes(int op) {
     tn_decomp_for(op);   /* builds the index */
@@ -406,8 +1162,14 @@ tn_decomp_fn tn_decomp_for(int op) {
     static bool built;
     if (!built) {
         for (size_t i = 0; i < sizeof decomps / sizeof *decomps; i++) decomp_index[decomps[i].row] = (int)i + 1;
+        if ((named_decomp_by_row = calloc(TN_OP_COUNT, sizeof *named_decomp_by_row)))
+            for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
+                int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
+                if (r >= 0 && r < TN_OP_COUNT) named_decomp_by_row[r] = named_decomps[i].fn;
+            }
         built = true;
     }
+    if (op >= 0 && op < TN_OP_COUNT && named_decomp_by_row && named_decomp_by_row[op]) return named_decomp_by_row[op];
     if (op < 0 || op >= TN_OP_COUNT || !decomp_index[op]) return NULL;
     current_op = op;
     return trampoline;

@@ -67,6 +67,7 @@ static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
  * then a view to the target shape when there were leading dims */
 PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
     const tn_tensor *t = tn_tensor_of(g);
+    if (ndim == 0 && t->ndim > 0) return tn_aten(TN_ROW_sum, "(O)", g);   /* at::sum_to: to a 0-dim shape, sum() */
     int lead = t->ndim - ndim;
     PyObject *dims = PyList_New(0);
     if (!dims) return NULL;
@@ -153,7 +154,7 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *em1 = is_int ? PyLong_FromLongLong(arg_i(n, 1) - 1) : PyFloat_FromDouble(e - 1);
     PyObject *ex = is_int ? PyLong_FromLongLong(arg_i(n, 1)) : PyFloat_FromDouble(e);
     PyObject *p = tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", self, em1);
-    PyObject *m = p ? tn_aten(TN_ROW_mul_Scalar, "(OO)", p, ex) : NULL;
+    PyObject *m = p ? tn_aten(TN_ROW_mul_Scalar, "(OO)", p, ex) : NULL;   /* exponent * self.pow(...): mul.Scalar */
     PyObject *r = m ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], m) : NULL;
     Py_DECREF(self); Py_XDECREF(em1); Py_XDECREF(ex); Py_XDECREF(p); Py_XDECREF(m);
     PUT(0, r);
@@ -246,9 +247,20 @@ static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backw
     Py_DECREF(r);
     return 0;
 }
+static PyObject *scalar_minus(double c, PyObject *t);
 static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
+    if (tn_grad_enabled()) {   /* infinitely_differentiable_silu_backward: grad * sig * (1.0 + self * (1.0 - sig)) */
+        PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", s), *om = scalar_minus(1.0, sg);
+        PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", s, om) : NULL;
+        PyObject *ad = xm ? tn_aten(TN_ROW_add_Scalar, "(Od)", xm, 1.0) : NULL;
+        PyObject *gs = ad ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg) : NULL;
+        PyObject *r = gs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", gs, ad) : NULL;
+        Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(ad); Py_XDECREF(gs); Py_DECREF(s);
+        PUT(0, r);
+        return 0;
+    }
     PUT(0, NAMED("silu_backward", "", "(OO)", g[0], s));
     Py_DECREF(s);
     return 0;
@@ -672,6 +684,1454 @@ static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ==== more formulas (derivatives.yaml / FunctionsManual.cpp, op by op) ==== */
+
+/* Temporaries of one formula: every intermediate goes in, all are released at the end. A NULL
+ * argument makes Py_BuildValue fail without a new exception, so chains need no checks until the
+ * end. */
+typedef struct { PyObject *v[48]; int n; } tmps;
+static PyObject *keep_(tmps *t, PyObject *o) {
+    if (o && t->n < 48) t->v[t->n++] = o;
+    else if (o) { Py_DECREF(o); PyErr_SetString(PyExc_RuntimeError, "torchnative: formula temporaries"); return NULL; }
+    return o;
+}
+static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); t->n = 0; }
+#define T_ tmps T = {{0}, 0}
+#define K(x) keep_(&T, (x))
+/* put expression `e` (a borrowed temporary) as the gradient of arg a */
+#define OUTK(a, e) do { if (need(n, a)) { PyObject *v_ = (e); if (!v_) { drop_(&T); return -1; } put(n, o, a, Py_NewRef(v_)); } } while (0)
+#define DONE do { drop_(&T); return 0; } while (0)
+
+static PyObject *dtype_kw(tn_dtype d) {
+    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    Py_XDECREF(dt);
+    return kw;
+}
+/* at::scalar_tensor(v, grad.options()) */
+static PyObject *scalar_like(PyObject *g, double v) {
+    PyObject *kw = dtype_kw(tn_tensor_of(g)->dtype), *r = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", v) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+/* where(cond, grad, scalar_tensor(0., grad.options())) */
+static PyObject *where0(PyObject *cond, PyObject *g) {
+    if (!cond) return NULL;
+    PyObject *z = scalar_like(g, 0.0), *r = z ? tn_aten(TN_ROW_where_self, "(OOO)", cond, g, z) : NULL;
+    Py_XDECREF(z);
+    return r;
+}
+/* zeros(sizes, dtype) */
+static PyObject *zeros_sized(PyObject *sizes, tn_dtype d) {
+    PyObject *kw = dtype_kw(d), *r = kw && sizes ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sizes) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+/* self.to(dtype): self itself when it has it */
+static PyObject *to_dt(PyObject *x, tn_dtype d) {
+    if (!x) return NULL;
+    if (tn_tensor_of(x)->dtype == d) return Py_NewRef(x);
+    PyObject *kw = dtype_kw(d), *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+static PyObject *int_list(const int64_t *v, int k) {
+    PyObject *l = PyList_New(k);
+    for (int i = 0; l && i < k; i++) PyList_SetItem(l, i, PyLong_FromLongLong(v[i]));
+    return l;
+}
+static int64_t wrap_dim(int64_t d, int nd) { int m = nd > 0 ? nd : 1; return d < 0 ? d + m : d; }
+/* unsqueeze_multiple(t, dims, n_dims) (dims as a node argument: NONE = all, INTLIST) */
+static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
+    if (!t) return NULL;
+    if (dv && dv->tag == TN_V_INTLIST) {
+        if (dv->u.ints.n == 0) return Py_NewRef(t);
+        if (dv->u.ints.n == 1) return tn_aten(TN_ROW_unsqueeze, "(OL)", t, (long long)dv->u.ints.v[0]);
+    }
+    if (dv && dv->tag == TN_V_INT) return tn_aten(TN_ROW_unsqueeze, "(OL)", t, (long long)dv->u.i);
+    bool mask[TN_MAX_DIMS] = {0};
+    if (!dv || dv->tag != TN_V_INTLIST) for (int d = 0; d < nd; d++) mask[d] = true;
+    else for (int k = 0; k < dv->u.ints.n; k++) { int64_t d = wrap_dim(dv->u.ints.v[k], nd); if (d >= 0 && d < nd) mask[d] = true; }
+    PyObject *r = Py_NewRef(t);
+    for (int d = 0; d < nd && r; d++)
+        if (mask[d]) Py_SETREF(r, tn_aten(TN_ROW_unsqueeze, "(Oi)", r, d));
+    return r;
+}
+static PyObject *zeros_grad(PyObject *g) { return tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g); }
+/* C++ `c - t` (Scalar - Tensor) in upstream's formulas: empty_like(t).fill_(c).sub_(t) */
+static PyObject *scalar_minus(double c, PyObject *t) {
+    if (!t) return NULL;
+    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
+    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
+    PyObject *r = f ? tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t) : NULL;
+    Py_XDECREF(f);
+    if (!r) { Py_XDECREF(e); return NULL; }
+    Py_DECREF(r);
+    return e;
+}
+
+/* ---- pointwise ---- */
+
+static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
+static int f_exp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad * result * M_LN2 */
+    T_; PyObject *r = K(result(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r)), 0.693147180559945309417)));
+    DONE;
+}
+static int f_expm1(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (result + 1) */
+    T_; PyObject *r = K(result(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", r, 1)))));
+    DONE;
+}
+static int f_log1p(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self + 1) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", s, 1)))));
+    DONE;
+}
+static int log_base(tn_node *n, PyObject **g, PyObject **o, double ln) {   /* grad / (self * ln(base)) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, ln)))));
+    DONE;
+}
+static int f_log2(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 0.6931471805599453); }
+static int f_log10(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 2.3025850929940456); }
+static int erf_like(tn_node *n, PyObject **g, PyObject **o, double c) {   /* c * exp(-(self.pow(2))) * grad */
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2))))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", e, c)), g[0])));
+    DONE;
+}
+static int f_erf(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, 2.0 / sqrt(M_PI)); }
+static int f_erfc(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, -2.0 / sqrt(M_PI)); }
+static PyObject *one_minus_sq_rsqrt(PyObject *s) {   /* (-self * self + 1).rsqrt() */
+    T_;
+    PyObject *r = K(tn_aten(TN_ROW_rsqrt, "(O)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                    K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", s)), s)), 1))));
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+static int f_asin(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(one_minus_sq_rsqrt(s)))));
+    DONE;
+}
+static int f_acos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -((-self * self + 1).rsqrt()) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", K(one_minus_sq_rsqrt(s)))))));
+    DONE;
+}
+static int f_atan(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self * self + 1) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 1)))));
+    DONE;
+}
+static int f_sinh(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_cosh, "(O)", s)))));
+    DONE;
+}
+static int f_cosh(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sinh, "(O)", s)))));
+    DONE;
+}
+static int f_asinh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (self.pow(2) + 1).rsqrt() */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_rsqrt, "(O)",
+         K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 1)))))));
+    DONE;
+}
+static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (self * self - 1).rsqrt() */
+    T_; PyObject *s = K(saved(n, 0));
+    if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_rsqrt, "(O)",
+         K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 1)))))));
+    DONE;
+}
+static int f_atanh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * 1 / (1 - self.pow(2)) */
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *den = K(scalar_minus(1, K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2))));
+    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", g[0], 1)), den)));
+    DONE;
+}
+static int f_tan(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (1 + result.pow(2)) */
+    T_; PyObject *r = K(result(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", r, 2)), 1)))));
+    DONE;
+}
+static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
+    char what[120];
+    snprintf(what, sizeof what, "the derivative for 'inplace version of %s'", tn_op_at(n->op)->name);
+    tn_not_implemented(what);
+    return -1;
+}
+static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
+    T_; PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    PyObject *recip = K(tn_aten(TN_ROW_reciprocal, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
+                        K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ot, ot))))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ot)), recip)));
+    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", s)))), recip)));
+    DONE;
+}
+static int f_hypot(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self / result, grad * other / result */
+    T_; PyObject *r = K(result(n, 0));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), r)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 1)))), r)));
+    DONE;
+}
+/* fmod / remainder: self: grad; other: -grad * self.div(other, rounding_mode) */
+static int rem_like(tn_node *n, PyObject **g, PyObject **o, const char *mode) {
+    T_;
+    PUT(0, Py_NewRef(g[0]));
+    if (is_tensor_arg(n, 1) && need(n, 1)) {
+        PyObject *kw = K(Py_BuildValue("{ss}", "rounding_mode", mode));
+        PyObject *q = kw ? K(tn_aten_kw(TN_ROW_div_Tensor_mode, kw, "(OO)", K(saved(n, 0)), K(saved(n, 1)))) : NULL;
+        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", g[0])), q)));
+    }
+    DONE;
+}
+static int f_fmod(tn_node *n, PyObject **g, PyObject **o) { return rem_like(n, g, o, "trunc"); }
+static int f_remainder(tn_node *n, PyObject **g, PyObject **o) { return rem_like(n, g, o, "floor"); }
+/* div with rounding_mode: zeros when a mode is given, else div's formula */
+static int f_div_mode(tn_node *n, PyObject **g, PyObject **o) {
+    if (n->args[2].tag == TN_V_NONE) return f_div(n, g, o);
+    T_;
+    OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, K(dtype_kw(meta(n, 0)->dtype)), "(O)", g[0])));
+    if (is_tensor_arg(n, 1)) OUTK(1, K(tn_aten_kw(TN_ROW_zeros_like, K(dtype_kw(meta(n, 1)->dtype)), "(O)", g[0])));
+    DONE;
+}
+static int f_nan_to_num(tn_node *n, PyObject **g, PyObject **o) {   /* grad * isfinite(self) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_isfinite, "(O)", s)))));
+    DONE;
+}
+/* xlogy.Tensor: self: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.); other: grad * self / other */
+static int f_xlogy(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
+    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
+    if (ts && need(n, 0)) {
+        PyObject *x = K(tn_aten(to ? TN_ROW_xlogy_Tensor : TN_ROW_xlogy_Scalar_Other, "(OO)", g[0], ot));
+        if (to) {
+            PyObject *m = K(tn_aten(TN_ROW_bitwise_and_Tensor, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)),
+                                    K(tn_aten(TN_ROW_le_Scalar, "(Od)", ot, 0.0))));
+            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, m, 0.0));
+        } else if (!(arg_f(n, 1) > 0.0)) {
+            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)), 0.0));
+        }
+        OUTK(0, x);
+    }
+    if (to && need(n, 1))
+        OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s)), ot)));
+    DONE;
+}
+
+/* pow.Tensor_Tensor: pow_backward_self / pow_backward_exponent */
+static int f_pow_tt(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *e = K(saved(n, 1));
+    if (need(n, 0)) {   /* where(exponent == 0.0, 0, grad * (exponent * self.pow(exponent - 1))) */
+        PyObject *p = K(tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", s, K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", e, 1))));
+        PyObject *v = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)", e, p))));
+        PyObject *c = K(tn_aten(TN_ROW_eq_Scalar, "(Od)", e, 0.0));
+        PyObject *z = K(scalar_like(g[0], 0.0));
+        OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", c, z, v)));
+    }
+    if (need(n, 1)) {   /* grad * where(self == 0 & exponent >= 0, 0, result * self.to(promoted).log()) */
+        PyObject *r = K(result(n, 0));
+        PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", s, 0)), K(tn_aten(TN_ROW_ge_Scalar, "(Oi)", e, 0))));
+        PyObject *s2 = r ? K(to_dt(s, tn_tensor_of(r)->dtype)) : NULL;
+        PyObject *v = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_log, "(O)", s2))));
+        PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", c, K(scalar_like(g[0], 0.0)), v));
+        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], w)));
+    }
+    DONE;
+}
+/* pow.Scalar(Scalar self, Tensor exponent): grad * (result * log(self)), zero where base == 0 and exponent >= 0 */
+static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    double base = arg_f(n, 0);
+    PyObject *r = K(result(n, 0));
+    PyObject *v = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", r, log(base)));
+    if (base == 0.0) {
+        PyObject *e = K(saved(n, 1));
+        PyObject *kw = K(dtype_kw(tn_tensor_of(g[0])->dtype));
+        PyObject *z = kw ? K(tn_aten_kw(TN_ROW_zeros, kw, "(())")) : NULL;
+        v = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_ge_Scalar, "(Oi)", e, 0)), z, v));
+    }
+    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], v)));
+    DONE;
+}
+
+/* ---- clamp ---- */
+
+/* clamp(self, min?, max?) with Scalars: where((self >= min).logical_and_(self <= max), grad, 0) */
+static int f_clamp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool hmin = n->args[1].tag != TN_V_NONE, hmax = n->args[2].tag != TN_V_NONE;
+    if (!hmin && !hmax) { PUT(0, Py_NewRef(g[0])); DONE; }
+    PyObject *s = K(saved(n, 0)), *c = NULL;
+    if (hmin) c = K(tn_aten(TN_ROW_ge_Scalar, "(OO)", s, K(arg_obj(n, 1))));
+    if (hmax) {
+        PyObject *le = K(tn_aten(TN_ROW_le_Scalar, "(OO)", s, K(arg_obj(n, 2))));
+        c = hmin ? K(tn_aten(TN_ROW_logical_and_, "(OO)", c, le)) : le;
+    }
+    OUTK(0, K(where0(c, g[0])));
+    DONE;
+}
+/* clamp.Tensor(self, min?, max?): clamp_backward and clamp_backward_min_max */
+static int f_clamp_t(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool hmin = is_tensor_arg(n, 1), hmax = is_tensor_arg(n, 2);
+    PyObject *s = K(saved(n, 0)), *mn = hmin ? K(saved(n, 1)) : NULL, *mx = hmax ? K(saved(n, 2)) : NULL;
+    if (need(n, 0)) {
+        if (!hmin && !hmax) PUT(0, Py_NewRef(g[0]));
+        else {
+            PyObject *c = NULL;
+            if (hmin) c = K(tn_aten(TN_ROW_ge_Tensor, "(OO)", s, mn));
+            if (hmax) {
+                PyObject *le = K(tn_aten(TN_ROW_le_Tensor, "(OO)", s, mx));
+                c = hmin ? K(tn_aten(TN_ROW_logical_and_, "(OO)", c, le)) : le;
+            }
+            OUTK(0, K(where0(c, g[0])));
+        }
+    }
+    if (hmin && hmax) {
+        if (need(n, 1)) OUTK(1, K(where0(K(tn_aten(TN_ROW_logical_and_, "(OO)", K(tn_aten(TN_ROW_lt_Tensor, "(OO)", s, mn)),
+                                                  K(tn_aten(TN_ROW_lt_Tensor, "(OO)", mn, mx)))), g[0])));
+        if (need(n, 2)) OUTK(2, K(where0(K(tn_aten(TN_ROW_logical_or_, "(OO)", K(tn_aten(TN_ROW_gt_Tensor, "(OO)", s, mx)),
+                                                  K(tn_aten(TN_ROW_lt_Tensor, "(OO)", mx, mn)))), g[0])));
+    } else if (hmin) {
+        if (need(n, 1)) OUTK(1, K(where0(K(tn_aten(TN_ROW_lt_Tensor, "(OO)", s, mn)), g[0])));
+    } else if (hmax) {
+        if (need(n, 2)) OUTK(2, K(where0(K(tn_aten(TN_ROW_gt_Tensor, "(OO)", s, mx)), g[0])));
+    }
+    DONE;
+}
+/* clamp_min / clamp_max (Scalar or Tensor bound) */
+static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
+    T_;
+    bool tb = is_tensor_arg(n, 1);
+    PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
+    int keep_row = is_min ? (tb ? TN_ROW_ge_Tensor : TN_ROW_ge_Scalar) : (tb ? TN_ROW_le_Tensor : TN_ROW_le_Scalar);
+    OUTK(0, K(where0(K(tn_aten(keep_row, "(OO)", s, b)), g[0])));
+    if (tb && need(n, 1)) OUTK(1, K(where0(K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)), g[0])));
+    DONE;
+}
+static int f_clamp_min(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, true); }
+static int f_clamp_max(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, false); }
+
+/* maximum / minimum: where(self == other, grad / 2, grad).masked_fill_(self < other (max) / self > other (min), 0) */
+static int maxmin_pair(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    for (int a = 0; a < 2; a++) {
+        if (!need(n, a)) continue;
+        PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", s, ot)),
+                                K(tn_aten(TN_ROW_div_Scalar, "(Oi)", g[0], 2)), g[0]));
+        bool lt = (a == 0) == is_max;   /* self's grad drops where self loses */
+        PyObject *m = K(tn_aten(lt ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, ot));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", w, m, 0));
+        OUTK(a, f ? w : NULL);
+    }
+    DONE;
+}
+static int f_maximum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, true); }
+static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, false); }
+
+/* ---- selecting reductions ---- */
+
+/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
+static int f_value_selecting(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool keepdim) {
+    T_;
+    if (!g[0] || !need(n, 0)) DONE;
+    PyObject *idx = K(result(n, 1)), *ix = idx ? K(tn_detached_alias(idx)) : NULL;
+    PyObject *gg = g[0];
+    if (!keepdim && meta(n, 0)->ndim > 0) {
+        gg = K(tn_aten(TN_ROW_unsqueeze, "(OL)", gg, (long long)dim));
+        ix = K(tn_aten(TN_ROW_unsqueeze, "(OL)", ix, (long long)dim));
+    }
+    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
+    OUTK(0, K(tn_aten(TN_ROW_scatter__src, "(OLOO)", z, (long long)dim, ix, gg)));
+    DONE;
+}
+static int f_max_dim(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), n->args[2].u.i); }
+static int f_sort(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), true); }
+static int f_sort_stable(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
+static int f_topk(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
+
+/* restore_reduced_dims(output, dims, keepdim): reshape with ones at the reduced dims */
+static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool keepdim) {
+    if (!out) return NULL;
+    if (keepdim) return Py_NewRef(out);
+    const tn_tensor *t = tn_tensor_of(out);
+    int nd = dv->tag == TN_V_INTLIST ? dv->u.ints.n : 0, total = t->ndim + nd;
+    int64_t shape[TN_MAX_DIMS] = {0};
+    for (int k = 0; k < nd; k++) { int64_t i = dv->u.ints.v[k]; if (i < 0) i += total; if (i >= 0 && i < total) shape[i] = 1; }
+    int j = 0;
+    for (int d = 0; d < t->ndim; d++) { while (shape[j] > 0) j++; shape[j++] = t->sizes[d]; }
+    PyObject *l = int_list(shape, total), *r = l ? tn_aten(TN_ROW_reshape, "(OO)", out, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+/* amax / amin: scale_grad_by_count(restore(grad), restore(result) == self, dim) = (g / mask.sum(dim, true)) * mask */
+static int f_amax(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool kd = n->args[2].u.i;
+    PyObject *gr = K(restore_reduced_dims(g[0], &n->args[1], kd));
+    PyObject *rr = K(restore_reduced_dims(K(result(n, 0)), &n->args[1], kd));
+    PyObject *mask = K(tn_aten(TN_ROW_eq_Tensor, "(OO)", rr, K(saved(n, 0))));
+    PyObject *dims = K(arg_obj(n, 1));
+    PyObject *cnt = K(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dims, Py_True));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_div_Tensor, "(OO)", gr, cnt)), mask)));
+    DONE;
+}
+/* max() / min(): evenly_distribute_backward (CPU path) */
+static int f_max_all(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *in = K(saved(n, 0)), *v = K(result(n, 0));
+    PyObject *vn = K(tn_aten(TN_ROW_isnan, "(O)", v));
+    if (!vn) { drop_(&T); return -1; }
+    int isn = PyObject_IsTrue(vn);
+    PyObject *mask = isn == 1 ? K(tn_aten(TN_ROW_isnan, "(O)", in)) : K(tn_aten(TN_ROW_eq_Tensor, "(OO)", in, v));
+    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
+    PyObject *val = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sum, "(O)", mask))));
+    PyObject *f = K(tn_aten(TN_ROW_masked_fill__Tensor, "(OOO)", z, mask, val));
+    OUTK(0, f ? z : NULL);
+    DONE;
+}
+
+/* ---- variance / std ---- */
+
+static double correction_of(tn_node *n, int i) { return n->args[i].tag == TN_V_NONE ? 1.0 : arg_f(n, i); }
+/* var_backward(grad, self, dim?, correction?, keepdim) */
+static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv, double corr, bool keepdim) {
+    T_;
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *r;
+    if (t->ndim == 0 || dv->tag == TN_V_NONE) {
+        double dof = (double)tn_numel(t) - corr;
+        PyObject *mean = K(tn_aten(TN_ROW_mean, "(O)", self));
+        if (dof <= 0) {
+            PyObject *w = K(tn_aten(TN_ROW_where_Scalar, "(Odd)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", self, mean)), NAN, INFINITY));
+            r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, w));
+        } else {
+            r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", grad, 2.0 / dof)),
+                          K(tn_aten(TN_ROW_sub_Tensor, "(OO)", self, mean))));
+        }
+    } else {
+        PyObject *gg = grad;
+        if (!keepdim && t->ndim > 1) gg = K(unsqueeze_multiple(grad, dv, t->ndim));
+        double rn = 1;
+        for (int k = 0; k < dv->u.ints.n; k++) rn *= (double)t->sizes[wrap_dim(dv->u.ints.v[k], t->ndim)];
+        PyObject *dims = K(tn_value_to_python((tn_value *)dv));
+        PyObject *mean = K(tn_aten(TN_ROW_mean_dim, "(OOO)", self, dims, Py_True));
+        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", gg, 2.0 / (rn - corr))),
+                      K(tn_aten(TN_ROW_sub_Tensor, "(OO)", self, mean))));
+    }
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+/* (grad / (result * 2)).masked_fill_(result == 0, 0) */
+static PyObject *std_grad_var(PyObject *grad, PyObject *res) {
+    T_;
+    PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", res, 2))));
+    PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", q, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", res, 0)), 0));
+    PyObject *r = f ? Py_NewRef(q) : NULL;
+    drop_(&T);
+    return r;
+}
+/* mean_backward(grad, sizes, dim or [], numel, keepdim) */
+static PyObject *mean_backward(PyObject *grad, tn_node *n, const tn_value *dv, bool keepdim) {
+    T_;
+    const tn_meta *m = meta(n, 0);
+    int64_t numel = 1;
+    for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
+    bool all = dv->tag != TN_V_INTLIST || dv->u.ints.n == 0;
+    PyObject *e, *r;
+    if (all) {
+        e = K(expand_to(grad, n, 0));
+        r = K(tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel));
+    } else {
+        int64_t cnt = 1;
+        for (int k = 0; k < dv->u.ints.n; k++) cnt *= m->ndim ? tn_meta_sizes(m)[wrap_dim(dv->u.ints.v[k], m->ndim)] : 1;
+        PyObject *gg = grad;
+        if (!keepdim && m->ndim > 0) gg = K(unsqueeze_multiple(grad, dv, m->ndim));
+        e = K(expand_to(gg, n, 0));
+        r = K(tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)cnt));
+    }
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+/* var.correction / std.correction / var_mean.correction / std_mean.correction (self, dim?, correction?, keepdim) */
+static int var_std(tn_node *n, PyObject **g, PyObject **o, bool is_std, bool with_mean) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    bool kd = n->args[3].u.i;
+    double corr = correction_of(n, 2);
+    PyObject *gself = NULL;
+    if (g[0]) {
+        PyObject *gv = is_std ? K(std_grad_var(g[0], K(result(n, 0)))) : g[0];
+        gself = gv ? K(var_backward(gv, s, &n->args[1], corr, kd)) : NULL;
+        if (!gself) { drop_(&T); return -1; }
+    }
+    if (with_mean && g[1]) {
+        PyObject *aux = K(mean_backward(g[1], n, &n->args[1], kd));
+        gself = gself ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", gself, aux)) : aux;
+    }
+    if (gself || PyErr_Occurred()) OUTK(0, gself);
+    DONE;
+}
+static int f_var(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, false); }
+static int f_std(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, false); }
+static int f_var_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, true); }
+static int f_std_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, true); }
+
+/* logsumexp(self, dim, keepdim): grad * (self - result).exp() (grad, result unsqueezed) */
+static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *r = K(result(n, 0)), *gg = g[0];
+    int nd = meta(n, 0)->ndim;
+    if (!n->args[2].u.i && nd != 0) {
+        gg = K(unsqueeze_multiple(gg, &n->args[1], nd));
+        r = K(unsqueeze_multiple(r, &n->args[1], nd));
+    }
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r)))))));
+    DONE;
+}
+/* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
+static int f_cumsum(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *gg = K(to_dt(g[0], meta(n, 0)->dtype));
+    if (!gg) { drop_(&T); return -1; }
+    const tn_tensor *t = tn_tensor_of(gg);
+    int64_t dim = wrap_dim(arg_i(n, 1), t->ndim);
+    if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[dim] : 1) == 1) OUTK(0, gg);
+    else {
+        PyObject *dl = K(Py_BuildValue("[L]", (long long)arg_i(n, 1)));
+        PyObject *c = K(tn_aten(TN_ROW_cumsum, "(OL)", K(tn_aten(TN_ROW_flip, "(OO)", gg, dl)), (long long)arg_i(n, 1)));
+        OUTK(0, K(tn_aten(TN_ROW_flip, "(OO)", c, dl)));
+    }
+    DONE;
+}
+
+/* prod_safe_zeros_backward(grad, inp, dim) */
+static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
+    T_;
+    const tn_tensor *t = tn_tensor_of(inp);
+    PyObject *r;
+    if (tn_numel(t) == 0) r = K(tn_aten(TN_ROW_expand_as, "(OO)", grad, inp));
+    else if (t->sizes[dim] == 1) r = K(Py_NewRef(grad));
+    else {
+        int64_t sz[TN_MAX_DIMS];
+        for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
+        sz[dim] = 1;
+        PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
+        PyObject *ones = kw ? K(tn_aten_kw(TN_ROW_ones, kw, "(O)", K(int_list(sz, t->ndim)))) : NULL;
+        long long len = (long long)t->sizes[dim] - 1;
+        PyObject *dl = K(Py_BuildValue("[L]", (long long)dim));
+        PyObject *en = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_cat, "([OO]L)", ones,
+                            K(tn_aten(TN_ROW_narrow, "(OLLL)", inp, (long long)dim, 0LL, len)), (long long)dim)), (long long)dim));
+        PyObject *nr = K(tn_aten(TN_ROW_flip, "(OO)", K(tn_aten(TN_ROW_narrow, "(OLLL)", inp, (long long)dim, 1LL, len)), dl));
+        PyObject *er = K(tn_aten(TN_ROW_flip, "(OO)", K(tn_aten(TN_ROW_cumprod, "(OL)",
+                            K(tn_aten(TN_ROW_cat, "([OO]L)", ones, nr, (long long)dim)), (long long)dim)), dl));
+        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", en, er))));
+    }
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+static int f_prod(tn_node *n, PyObject **g, PyObject **o) {   /* prod(self, dtype) */
+    T_;
+    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
+    if (!in || !r) { drop_(&T); return -1; }
+    if (tn_tensor_of(in)->ndim == 0) { OUTK(0, g[0]); DONE; }
+    PyObject *zi = K(tn_aten(TN_ROW_nonzero, "(O)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0))));
+    if (!zi) { drop_(&T); return -1; }
+    const tn_tensor *zt = tn_tensor_of(zi);
+    if (tn_numel(zt) == 0) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)))));
+    else if (!tn_grad_enabled() && zt->sizes[0] > 1) OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", in)));
+    else {
+        PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", K(tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", in)), -1));
+        PyObject *b = flat ? K(prod_safe_zeros_backward(g[0], flat, 0)) : NULL;
+        OUTK(0, K(tn_aten(TN_ROW_view_as, "(OO)", b, in)));
+    }
+    DONE;
+}
+static int f_prod_dim(tn_node *n, PyObject **g, PyObject **o) {   /* prod.dim_int(self, dim, keepdim, dtype) */
+    T_;
+    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0)), *gg = g[0];
+    if (!in || !r) { drop_(&T); return -1; }
+    const tn_tensor *t = tn_tensor_of(in);
+    if (t->ndim == 0) { OUTK(0, g[0]); DONE; }
+    int64_t dim = wrap_dim(arg_i(n, 1), t->ndim);
+    if (!n->args[2].u.i) {
+        gg = K(tn_aten(TN_ROW_unsqueeze, "(OL)", gg, (long long)dim));
+        r = K(tn_aten(TN_ROW_unsqueeze, "(OL)", r, (long long)dim));
+    }
+    PyObject *zm = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
+    PyObject *cnt = K(tn_aten(TN_ROW_sum, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", zm, (long long)dim, Py_True))));
+    PyObject *tot = cnt ? K(tn_aten(TN_ROW_item, "(O)", cnt)) : NULL;
+    if (!tot) { drop_(&T); return -1; }
+    if (PyLong_AsLongLong(tot) == 0) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)))));
+    else OUTK(0, K(prod_safe_zeros_backward(gg, in, dim)));
+    DONE;
+}
+
+/* norm_backward(grad, self, p, norm, dim, keepdim) */
+static PyObject *norm_backward(PyObject *grad, PyObject *self, double p, PyObject *norm, const tn_value *dv, bool keepdim) {
+    T_;
+    int nd = tn_tensor_of(self)->ndim;
+    if (!keepdim && nd != 0) {
+        grad = K(unsqueeze_multiple(grad, dv, nd));
+        norm = K(unsqueeze_multiple(norm, dv, nd));
+    }
+    PyObject *r = NULL;
+    PyObject *dims = dv && dv->tag == TN_V_INTLIST ? K(tn_value_to_python((tn_value *)dv)) : K(PyList_New(0));
+    if (p == 0.0) r = NULL;
+    else if (p == 1.0) r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), grad));
+    else if (p == 2.0) {
+        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", self, norm));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", q, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", norm, 0)), 0));
+        r = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, q)) : NULL;
+    } else if (isinf(p)) {
+        PyObject *ab = K(tn_aten(TN_ROW_abs, "(O)", self));
+        PyObject *mask = K(tn_aten(TN_ROW_logical_or, "(OO)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", ab, norm)), K(tn_aten(TN_ROW_isnan, "(O)", ab))));
+        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dims, Py_True))));
+        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", q, mask))));
+    } else if (p < 1.0) {
+        PyObject *pw = K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 1));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", pw, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", self, 0)), 0));
+        PyObject *ss = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), pw)) : NULL;
+        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ss, grad)),
+                      K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", norm, 1 - p))));
+    } else {
+        PyObject *ss = p < 2.0
+            ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 1))))
+            : K(tn_aten(TN_ROW_mul_Tensor, "(OO)", self, K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 2))));
+        PyObject *sv = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", norm, p - 1))));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", sv, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", norm, 0)), 0));
+        r = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ss, sv)) : NULL;
+    }
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+static int norm_like(tn_node *n, PyObject **g, PyObject **o, int p_arg, int dim_arg, int kd_arg, bool to_grad) {
+    T_;
+    double p = n->args[p_arg].tag == TN_V_NONE ? 2.0 : arg_f(n, p_arg);
+    if (p == 0.0) DONE;   /* upstream returns an undefined gradient */
+    PyObject *s = K(saved(n, 0));
+    if (to_grad) s = K(to_dt(s, tn_tensor_of(g[0])->dtype));
+    tn_value none = {.tag = TN_V_NONE};
+    tn_value empty = {.tag = TN_V_INTLIST};
+    const tn_value *dv = dim_arg >= 0 ? &n->args[dim_arg] : &empty;
+    if (dv->tag == TN_V_NONE) dv = &empty;
+    (void)none;
+    bool kd = kd_arg >= 0 ? n->args[kd_arg].u.i : true;
+    OUTK(0, s ? K(norm_backward(g[0], s, p, K(result(n, 0)), dv, kd)) : NULL);
+    DONE;
+}
+static int f_vector_norm(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
+static int f_norm_scalar(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, false); }
+static int f_norm_opt_dim(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
+static int f_norm_opt_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, true); }
+static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, true); }
+
+/* ---- activations with aten backward ops ---- */
+
+static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result) */
+    T_;
+    bool inpl = n->inplace;
+    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
+    OUTK(0, K(NAMED("elu_backward", "", "(OOOOOO)", g[0], K(arg_obj(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)), inpl ? Py_True : Py_False, x)));
+    DONE;
+}
+static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool inpl = n->inplace;
+    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
+    OUTK(0, K(NAMED("leaky_relu_backward", "", "(OOOO)", g[0], x, K(arg_obj(n, 1)), inpl ? Py_True : Py_False)));
+    DONE;
+}
+static int f_threshold(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, self, threshold) */
+    T_;
+    OUTK(0, K(NAMED("threshold_backward", "", "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
+    T_;
+    PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
+    OUTK(0, K(NAMED("_softmax_backward_data", "", "(OOLO)", g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
+    DONE;
+}
+
+/* ---- indexing, scatter / gather ---- */
+
+/* masked_fill.Tensor: self: grad.masked_fill(mask, 0); value: grad.masked_select(mask).sum() */
+static int f_masked_fill_t(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *m = K(saved(n, 1));
+    OUTK(0, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0)));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_sum, "(O)", K(tn_aten(TN_ROW_masked_select, "(OO)", g[0], m)))));
+    DONE;
+}
+/* index.Tensor: _index_put_impl_(grad.new_zeros(self.sizes(), self.options()), indices, grad, true, true) */
+static int f_index(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(tn_aten_kw(TN_ROW_new_zeros, K(dtype_kw(meta(n, 0)->dtype)), "(OO)", g[0], K(sizes_of(n, 0))));
+    PyObject *r = K(tn_aten(TN_ROW__index_put_impl_, "(OOOOO)", z, K(arg_obj(n, 1)), g[0], Py_True, Py_True));
+    OUTK(0, r);
+    DONE;
+}
+/* index_select(self, dim, index): grad.new_zeros(sizes).index_add_(dim, index, grad); here as
+ * index_put_ with accumulate over (None, ..., index) (the same sums, in index order) */
+static int f_index_select(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    int nd = meta(n, 0)->ndim;
+    int64_t dim = wrap_dim(arg_i(n, 1), nd);
+    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
+    PyObject *idx = K(saved(n, 2));
+    PyObject *l = K(PyList_New(dim + 1));
+    if (l) { for (int64_t d = 0; d < dim; d++) PyList_SetItem(l, d, Py_NewRef(Py_None)); PyList_SetItem(l, dim, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
+    PyObject *gg = g[0];
+    if (nd == 0) { gg = K(tn_aten(TN_ROW_reshape, "(O())", g[0])); }
+    PyObject *r = idx && nd > 0 ? K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, l, gg, Py_True)) : NULL;
+    if (nd == 0) OUTK(0, gg);
+    else OUTK(0, r ? z : NULL);
+    DONE;
+}
+/* gather(self, dim, index, sparse_grad): grad.new_zeros(self.sizes()).scatter_add_(dim, index, grad) */
+static int f_gather(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (n->args[3].u.i) { drop_(&T); tn_not_implemented("sparse gather gradients"); return -1; }
+    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
+    PyObject *r = K(tn_aten(TN_ROW_scatter_add_, "(OLOO)", z, (long long)arg_i(n, 1), K(saved(n, 2)), g[0]));
+    OUTK(0, r ? z : NULL);
+    DONE;
+}
+/* scatter.src / scatter.value: self: grad.scatter(dim, index, 0); src: grad.gather(dim, index) */
+static int f_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(saved(n, 2));
+    long long dim = (long long)arg_i(n, 1);
+    OUTK(0, K(tn_aten(TN_ROW_scatter_value, "(OLOi)", g[0], dim, idx, 0)));
+    if (is_tensor_arg(n, 3) && need(n, 3)) OUTK(3, K(tn_aten(TN_ROW_gather, "(OLO)", g[0], dim, idx)));
+    DONE;
+}
+static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad; src: grad.gather(dim, index) */
+    T_;
+    PUT(0, Py_NewRef(g[0]));
+    if (need(n, 3)) OUTK(3, K(tn_aten(TN_ROW_gather, "(OLO)", g[0], (long long)arg_i(n, 1), K(saved(n, 2)))));
+    DONE;
+}
+
+/* ---- shape ---- */
+
+static int f_flip(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_flip, "(OO)", g[0], K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reversed(shifts), reversed(dims)) */
+    T_;
+    const tn_value *sv = &n->args[1], *dv = &n->args[2];
+    int ns = sv->u.ints.n, ndm = dv->tag == TN_V_INTLIST ? dv->u.ints.n : 0;
+    PyObject *sh = K(PyList_New(ns)), *dm = K(PyList_New(ndm));
+    for (int i = 0; sh && i < ns; i++) PyList_SetItem(sh, i, PyLong_FromLongLong(-sv->u.ints.v[ns - 1 - i]));
+    for (int i = 0; dm && i < ndm; i++) PyList_SetItem(dm, i, PyLong_FromLongLong(dv->u.ints.v[ndm - 1 - i]));
+    OUTK(0, K(tn_aten(TN_ROW_roll, "(OOO)", g[0], sh, dm)));
+    DONE;
+}
+static int f_tril(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_tril, "(OL)", g[0], (long long)arg_i(n, 1))); return 0; }
+static int f_triu(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_triu, "(OL)", g[0], (long long)arg_i(n, 1))); return 0; }
+/* diagonal: zeros(input_sizes, grad.options()); .diagonal(offset, dim1, dim2).copy_(grad) */
+static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
+    PyObject *d = K(tn_aten(TN_ROW_diagonal, "(OLLL)", z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    PyObject *c = K(tn_aten(TN_ROW_copy_, "(OO)", d, g[0]));
+    OUTK(0, c ? z : NULL);
+    DONE;
+}
+/* constant_pad_nd(self, pad, value): constant_pad_nd(grad, -pad, 0) */
+static int f_constant_pad_nd(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_value *pv = &n->args[1];
+    PyObject *l = K(PyList_New(pv->u.ints.n));
+    for (int i = 0; l && i < pv->u.ints.n; i++) PyList_SetItem(l, i, PyLong_FromLongLong(-pv->u.ints.v[i]));
+    OUTK(0, K(tn_aten(TN_ROW_constant_pad_nd, "(OOi)", g[0], l, 0)));
+    DONE;
+}
+/* repeat_backward(grad, repeats, input_shape) */
+static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_value *rv = &n->args[1];
+    const tn_meta *m = meta(n, 0);
+    const int64_t *in = tn_meta_sizes(m);
+    for (int i = 0; i < rv->u.ints.n; i++)
+        if (rv->u.ints.v[i] == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
+    PyObject *gg = g[0];
+    int nun = tn_tensor_of(g[0])->ndim - m->ndim;
+    for (int i = 0; i < nun; i++) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", gg, 0, Py_False));
+    int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
+    int ng = 0, ns = 0;
+    for (int d = 0; d < m->ndim; d++) {
+        int64_t rep = rv->u.ints.v[d + nun];
+        if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
+        gs[ng++] = in[d];
+    }
+    if (ns > 0) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(OO)", K(tn_aten(TN_ROW_reshape, "(OO)", gg, K(int_list(gs, ng)))), K(int_list(sd, ns))));
+    OUTK(0, gg);
+    DONE;
+}
+
+/* nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight) */
+static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *w = is_tensor_arg(n, 2) ? K(saved(n, 2)) : Py_None;
+    OUTK(0, K(NAMED("nll_loss_backward", "", "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), w,
+                    (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
+    DONE;
+}
+
+/* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
+
+static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
+    for (int i = 0; i < n->nargs; i++) {
+        if (!is_tensor_arg(n, i) || !need(n, i)) continue;
+        PyObject *z = zeros_meta(g[0], meta(n, i));
+        if (!z) return -1;
+        put(n, o, i, z);
+    }
+    return 0;
+}
+/* fill.Tensor(self, value): self zeros; value: grad.sum() */
+static int f_fill_t(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, zeros_grad(g[0]));
+    PUT(1, tn_aten(TN_ROW_sum, "(O)", g[0]));
+    return 0;
+}
+static int f_conj(tn_node *n, PyObject **g, PyObject **o) {   /* _conj: grad.conj() (real: grad) */
+    if (tn_dtype_is_complex(tn_tensor_of(g[0])->dtype)) { tn_not_implemented("complex conj gradients"); return -1; }
+    PUT(0, Py_NewRef(g[0]));
+    return 0;
+}
+
+/* ---- more binary pointwise ---- */
+
+/* fmax / fmin: self: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0);
+ * other: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0) (<= for fmin) */
+static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    for (int a = 0; a < 2; a++) {
+        if (!need(n, a)) continue;
+        PyObject *c = K(tn_aten(is_max ? TN_ROW_ge_Tensor : TN_ROW_le_Tensor, "(OO)", s, ot));
+        PyObject *m = K(tn_aten(TN_ROW_logical_or_, "(OO)", c, K(tn_aten(TN_ROW_isnan, "(O)", ot))));
+        if (a == 0) m = K(tn_aten(TN_ROW_logical_not_, "(O)", m));
+        OUTK(a, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0)));
+    }
+    DONE;
+}
+static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
+static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
+/* logaddexp: self: grad / (1 + exp(other - self)); other: grad / (1 + exp(self - other)) */
+static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1)))));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1)))));
+    DONE;
+}
+/* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
+static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *s = K(saved(n, 0));
+        PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(result(n, 0)), s));
+        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", s, 0)), 0));
+        OUTK(0, f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ratio)) : NULL);
+    }
+    if (is_tensor_arg(n, 1) && need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+/* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
+static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(where0(K(tn_aten(TN_ROW_ne_Tensor, "(OO)", K(saved(n, 0)), K(saved(n, 1)))), g[0])));
+    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+
+/* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
+ * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
+
+/* softplus_backward: z = exp(self * beta); (self * beta) > threshold ? grad : grad * z / (z + 1) */
+static int f_softplus(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *xb = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 0)), K(arg_obj(n, 1))));
+    PyObject *z = K(tn_aten(TN_ROW_exp, "(O)", xb));
+    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], z)), K(tn_aten(TN_ROW_add_Scalar, "(Oi)", z, 1))));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_gt_Scalar, "(OO)", xb, K(arg_obj(n, 2)))), g[0], v)));
+    DONE;
+}
+/* hardsigmoid_backward: (-3 < self < 3) ? grad * (1/6) : 0 */
+static int f_hardsigmoid(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_gt_Scalar, "(Oi)", s, -3)), K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, 3))));
+    OUTK(0, K(where0(c, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 1.0 / 6.0)))));
+    DONE;
+}
+/* hardswish_backward: self < -3 ? 0 : self <= 3 ? grad * (self / 3 + 0.5) : grad */
+static int f_hardswish(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *mid = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Od)", K(tn_aten(TN_ROW_div_Scalar, "(Oi)", s, 3)), 0.5))));
+    PyObject *hi = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_le_Scalar, "(Oi)", s, 3)), mid, g[0]));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, -3)), K(scalar_like(g[0], 0.0)), hi)));
+    DONE;
+}
+/* mish: infinitely_differentiable_mish_backward */
+static int f_mish(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    PyObject *sig = K(tn_aten(TN_ROW_sigmoid, "(O)", s));
+    PyObject *ts = K(tn_aten(TN_ROW_tanh, "(O)", K(tn_aten(TN_ROW_log1p, "(O)", K(tn_aten(TN_ROW_exp, "(O)", s))))));
+    PyObject *one_m = K(scalar_minus(1.0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ts, ts))));
+    PyObject *inner = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ts, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, sig)), one_m))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], inner)));
+    DONE;
+}
+/* logit: infinitely_differentiable_logit_backward */
+static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0));
+    bool has_eps = n->args[1].tag != TN_V_NONE;
+    double lo = has_eps ? arg_f(n, 1) : 0.0, hi = 1.0 - lo;
+    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_ge_Scalar, "(Od)", s, lo)), K(tn_aten(TN_ROW_le_Scalar, "(Od)", s, hi))));
+    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, K(scalar_minus(1.0, s))))));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
+    DONE;
+}
+
+/* ---- double backward: formulas of the backward ops ---- */
+
+static int f_threshold_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, threshold) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("threshold_backward", "", "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_leaky_relu_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, slope, self_is_result) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("leaky_relu_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), Py_False)));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, min_val, max_val) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(NAMED("hardtanh_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * (-2 * output * grad_output) */
+    T_;
+    PyObject *out = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(NAMED("tanh_backward", "", "(OO)", g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
+                         K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), K(saved(n, 0)))))));
+    DONE;
+}
+static int f_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * grad_output * (-2 * output + 1) */
+    T_;
+    PyObject *out = K(saved(n, 1));
+    if (need(n, 0)) OUTK(0, K(NAMED("sigmoid_backward", "", "(OO)", g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))),
+                         K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), 1)))));
+    DONE;
+}
+/* _softmax_backward_data(grad_output, output, dim, input_dtype) */
+static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *out = K(saved(n, 1));
+    long long dim = (long long)arg_i(n, 2);
+    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
+    if (need(n, 0)) OUTK(0, K(NAMED("_softmax_backward_data", "", "(OOLO)", gg, out, dim, K(arg_obj(n, 3)))));
+    if (need(n, 1)) {   /* softmax_double_backward(gg, grad_output, dim, output) */
+        PyObject *go = K(saved(n, 0));
+        PyObject *t0 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, gg));
+        PyObject *t1 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, go)), dim, Py_True)), gg));
+        PyObject *t2 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, gg)), dim, Py_True))));
+        PyObject *r = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t0, t1)), t2));
+        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
+    }
+    DONE;
+}
+/* _log_softmax_backward_data(grad_output, output, dim, input_dtype) */
+static int f_log_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *out = K(saved(n, 1));
+    long long dim = (long long)arg_i(n, 2);
+    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
+    PyObject *ex = K(tn_aten(TN_ROW_exp, "(O)", out));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ex)), dim, Py_True)))));
+    if (need(n, 1)) {
+        PyObject *ns = K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(saved(n, 0)), dim, Py_True))));
+        PyObject *r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ns, ex)), gg));
+        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
+    }
+    DONE;
+}
+/* mse_loss_double_backward(grad, input, reduction): 2 * grad, / numel for mean */
+static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction) {
+    PyObject *r = tn_aten(TN_ROW_mul_Scalar, "(Oi)", grad, 2);
+    if (r && reduction == 1) {
+        int64_t numel = 1;
+        for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
+        PyObject *q = tn_aten(TN_ROW_div__Scalar, "(OL)", r, (long long)numel);
+        if (!q) Py_CLEAR(r);
+        Py_XDECREF(q);
+    }
+    return r;
+}
+static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, target, reduction) */
+    T_;
+    int64_t red = arg_i(n, 3);
+    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
+    PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
+    if (need(n, 1)) OUTK(1, K(mse_double(ggo, meta(n, 1), red)));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_neg, "(O)", K(mse_double(ggo, meta(n, 2), red)))));
+    DONE;
+}
+
+/* ---- more indexing ---- */
+
+/* index_put / index_put_ / _index_put_impl_ (self, indices, values, accumulate[, unsafe]):
+ * self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); values: grad.index(indices) */
+static int f_index_put(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(arg_obj(n, 1));
+    if (need(n, 0)) {
+        if (n->args[3].u.i) PUT(0, Py_NewRef(g[0]));
+        else OUTK(0, K(tn_aten(TN_ROW_index_put, "(OOOO)", g[0], idx, K(zeros_meta(g[0], meta(n, 2))), Py_False)));
+    }
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_index_Tensor, "(OO)", g[0], idx)));
+    DONE;
+}
+/* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
+ * index_put_ with the expanded mask: the same positions, each written once) */
+static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_meta *a = meta(n, 0), *b = meta(n, 1);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (!tn_broadcast_shapes(a->ndim, tn_meta_sizes(a), b->ndim, tn_meta_sizes(b), &nd, shape)) {
+        drop_(&T); PyErr_SetString(PyExc_RuntimeError, "masked_select backward: shapes"); return -1;
+    }
+    PyObject *sh = K(int_list(shape, nd));
+    PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
+    PyObject *m = K(tn_aten(TN_ROW_expand, "(OO)", K(saved(n, 1)), sh));
+    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", z, m, g[0], Py_False));
+    OUTK(0, r ? z : NULL);
+    DONE;
+}
+/* take: zeros_like(self).put_(index, grad, accumulate=true); here as index_put_ with accumulate
+ * on the flattened zeros (the same sums, in index order) */
+static int f_take(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
+    PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", z, -1));
+    PyObject *ix = K(tn_aten(TN_ROW_reshape, "(O(i))", K(saved(n, 1)), -1));
+    PyObject *gv = K(tn_aten(TN_ROW_reshape, "(O(i))", g[0], -1));
+    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", flat, ix, gv, Py_True));
+    OUTK(0, r ? z : NULL);
+    DONE;
+}
+
+/* ---- attention ---- */
+
+/* k [B,Hk,S,E] repeated to H heads (each head g times, as repeat_interleave on dim 1) */
+static PyObject *heads_to(PyObject *k, int64_t H) {
+    const tn_tensor *t = tn_tensor_of(k);
+    int64_t B = t->sizes[0], Hk = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
+    if (Hk == H) return Py_NewRef(k);
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", k, 2);
+    PyObject *e = u ? tn_aten(TN_ROW_expand, "(O(LLLLL))", u, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E) : NULL;
+    PyObject *r = e ? tn_aten(TN_ROW_reshape, "(O(LLLL))", e, (long long)B, (long long)H, (long long)S, (long long)E) : NULL;
+    Py_XDECREF(u); Py_XDECREF(e);
+    return r;
+}
+/* [B,H,S,E] gradient summed back to Hk heads */
+static PyObject *heads_from(PyObject *g, int64_t Hk) {
+    const tn_tensor *t = tn_tensor_of(g);
+    int64_t B = t->sizes[0], H = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
+    if (Hk == H) return Py_NewRef(g);
+    PyObject *r = tn_aten(TN_ROW_reshape, "(O(LLLLL))", g, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E);
+    if (r) Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", r, 2));
+    return r;
+}
+/* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask?, scale?)
+ * -> (output, logsumexp). Upstream's backward is the op _scaled_dot_product_flash_attention_for_cpu_backward
+ * (not here); the same gradients from the saved output and logsumexp:
+ * P = exp(q k^T s + mask - lse), dV = P^T dO, dS = P (dO v^T - rowsum(dO * out)), dQ = dS k s, dK = dS^T q s */
+static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    if (n->args[3].tag != TN_V_NONE && arg_f(n, 3) > 0.0) { drop_(&T); tn_not_implemented("flash attention gradients with dropout"); return -1; }
+    PyObject *q = K(saved(n, 0)), *k = K(saved(n, 1)), *v = K(saved(n, 2));
+    PyObject *out = K(result(n, 0));
+    /* logsumexp is saved only once record.c keeps non-differentiable outputs; else recomputed */
+    PyObject *lse = n->results && n->results[1] ? K(result(n, 1)) : NULL;
+    if (!q || !k || !v || !out || PyErr_Occurred()) { drop_(&T); return -1; }
+    const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k);
+    int64_t H = qt->sizes[1], Hk = kt->sizes[1], L = qt->sizes[2], S = kt->sizes[2];
+    double sc = n->args[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[3]) : arg_f(n, 6);
+    PyObject *kk = K(heads_to(k, H)), *vv = K(heads_to(v, H));
+    PyObject *sco = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", q, K(tn_aten(TN_ROW_transpose_int, "(Oii)", kk, -2, -1)))), sc));
+    if (is_tensor_arg(n, 5)) {
+        PyObject *m = K(saved(n, 5));
+        if (m && tn_tensor_of(m)->dtype == TN_DTYPE_BOOL) {
+            PyObject *kw = K(dtype_kw(qt->dtype));
+            m = K(tn_aten(TN_ROW_where_self, "(OOO)", m, K(scalar_like(q, 0.0)), kw ? K(tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY)) : NULL));
+        }
+        sco = K(tn_aten(TN_ROW_add_Tensor, "(OO)", sco, m));
+    }
+    if (n->args[4].u.i) {
+        PyObject *bk = K(dtype_kw(TN_DTYPE_BOOL));
+        PyObject *tri = bk ? K(tn_aten(TN_ROW_tril, "(O)", K(tn_aten_kw(TN_ROW_ones, bk, "((LL))", (long long)L, (long long)S)))) : NULL;
+        sco = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", sco, K(tn_aten(TN_ROW_logical_not, "(O)", tri)), -INFINITY));
+    }
+    PyObject *lse_u = lse ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", lse, -1)) : NULL;
+    if (!lse) lse_u = K(tn_aten(TN_ROW_logsumexp, "(O[i]O)", sco, -1, Py_True));
+    /* fully masked rows (lse = -inf) take no gradient, as upstream's kernel: exp(-inf - 0) = 0 */
+    lse_u = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", lse_u, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", lse_u, -INFINITY)), 0));
+    PyObject *P = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sco, lse_u))));
+    PyObject *dO = g[0];
+    if (need(n, 2)) OUTK(2, K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk)));
+    if (need(n, 0) || need(n, 1)) {
+        PyObject *dP = K(tn_aten(TN_ROW_matmul, "(OO)", dO, K(tn_aten(TN_ROW_transpose_int, "(Oii)", vv, -2, -1))));
+        PyObject *D = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", dO, out)), -1, Py_True));
+        PyObject *dS = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", P, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", dP, D))));
+        if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", dS, kk)), sc)));
+        if (need(n, 1)) OUTK(1, K(heads_from(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)",
+                             K(tn_aten(TN_ROW_transpose_int, "(Oii)", dS, -2, -1)), q)), sc)), Hk)));
+    }
+    DONE;
+}
+
+/* ---- cumprod ---- */
+
+static PyObject *rev_cumsum(PyObject *w, long long dim) {   /* w.flip(dim).cumsum(dim).flip(dim) */
+    PyObject *dl = Py_BuildValue("[L]", dim);
+    PyObject *f = dl ? tn_aten(TN_ROW_flip, "(OO)", w, dl) : NULL;
+    PyObject *c = f ? tn_aten(TN_ROW_cumsum, "(OL)", f, dim) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_flip, "(OO)", c, dl) : NULL;
+    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+/* cumprod(self, dim, dtype): cumprod_backward(grad.to(self.scalar_type()), self, dim, result) */
+static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *grad = K(to_dt(g[0], meta(n, 0)->dtype)), *in = K(saved(n, 0)), *out = K(result(n, 0));
+    if (!grad || !in || !out) { drop_(&T); return -1; }
+    const tn_tensor *t = tn_tensor_of(in);
+    if (tn_numel(t) <= 1) { OUTK(0, grad); DONE; }
+    long long dim = (long long)wrap_dim(arg_i(n, 1), t->ndim);
+    int64_t ds = t->sizes[dim];
+    if (ds == 1) { OUTK(0, grad); DONE; }
+    PyObject *w = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, grad));
+    PyObject *isz = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
+    PyObject *anyz = K(tn_aten(TN_ROW_item, "(O)", K(tn_aten(TN_ROW_any, "(O)", isz))));
+    if (!anyz) { drop_(&T); return -1; }
+    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(w, dim)), in))); DONE; }
+    if (!tn_grad_enabled()) {   /* the O(n) path; masked_scatter_(m, x.masked_select(m)) as where(m, x, .) */
+        PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
+        PyObject *cs = K(tn_aten(TN_ROW_cumsum, "(OL)", isz, dim));
+        PyObject *mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 0));
+        PyObject *x1 = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", w,
+                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 0.0)), dim)), in));
+        gi = K(tn_aten(TN_ROW_where_self, "(OOO)", mask, x1, gi));
+        mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 1));
+        PyObject *mx = K(tn_aten(TN_ROW_max_dim, "(OLO)", mask, dim, Py_True));
+        PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
+        PyObject *fzm = K(tn_aten(TN_ROW_logical_and_, "(OO)", K(tn_aten(TN_ROW_scatter__value, "(OLOi)",
+                            K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", mask)), dim, fzi, 1)), mask));
+        mask = K(tn_aten(TN_ROW_logical_and, "(OO)", mask, K(tn_aten(TN_ROW_logical_not, "(O)", fzm))));
+        PyObject *cp = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", in,
+                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 1.0)), dim));
+        PyObject *gm = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", grad, K(tn_aten(TN_ROW_ne_Scalar, "(Oi)", cs, 1)), 0.0));
+        PyObject *sm = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", cp, gm)), dim, Py_True));
+        PyObject *ga = K(tn_aten(TN_ROW_gather, "(OLO)", out, dim, K(tn_aten(TN_ROW_clamp_min, "(Oi)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", fzi, 1)), 0))));
+        PyObject *gf = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", ga, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", fzi, 0)), 1.0));
+        OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", fzm, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sm, gf)), gi)));
+        DONE;
+    }
+    /* grad mode (double backward): the O(n^2) path, differentiable */
+    int64_t osz[TN_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
+    osz[dim] = 1;
+    PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
+    PyObject *ones = kw ? K(tn_aten(TN_ROW_expand, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), K(int_list(osz, t->ndim)))) : NULL;
+    PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
+    for (int64_t k = 0; k < ds && gi; k++) {
+        PyObject *om;
+        if (k == 0) {
+            PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, 1LL, Py_None, 1)), dim));
+            om = K(tn_aten(TN_ROW_cat, "([OO]L)", ones, pf, dim));
+        } else {
+            PyObject *pu = K(tn_aten(TN_ROW_prod_dim_int, "(OLO)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLLi)", in, dim, 0LL, (long long)k, 1)), dim, Py_True));
+            if (k == ds - 1) om = pu;
+            else {
+                PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, (long long)k + 1, Py_None, 1)), dim));
+                PyObject *pr = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_expand_as, "(OO)", pu, pf)), pf));
+                om = K(tn_aten(TN_ROW_cat, "([OO]L)", pu, pr, dim));
+            }
+        }
+        PyObject *gs = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
+                           K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", grad, dim, (long long)k, Py_None, 1)), om)), dim));
+        PyObject *c = K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OLL)", gi, dim, (long long)k)), gs));
+        if (!c) gi = NULL;
+    }
+    OUTK(0, gi);
+    DONE;
+}
+
+/* nll_loss_backward(grad_output, self, target, weight?, reduction, ignore_index, total_weight):
+ * grad_output: nll_loss(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
+static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *w = is_tensor_arg(n, 3) ? K(saved(n, 3)) : Py_None;
+        PyObject *r = K(tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", g[0], K(saved(n, 2)), w, (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+
+/* mse_loss(self, target, reduction): self: mse_loss_backward(grad, self, target, reduction);
+ * target: mse_loss_backward(grad, target, self, reduction) */
+static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    long long red = (long long)arg_i(n, 2);
+    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], s, t, red)));
+    if (need(n, 1)) OUTK(1, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], t, s, red)));
+    DONE;
+}
+
+/* ---- more double backward ---- */
+
+/* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
+static PyObject *scalar_over(double c, PyObject *t) {
+    if (!t) return NULL;
+    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
+    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
+    PyObject *r = f ? tn_aten(TN_ROW_div__Tensor, "(OO)", e, t) : NULL;
+    Py_XDECREF(f);
+    if (!r) { Py_XDECREF(e); return NULL; }
+    Py_DECREF(r);
+    return e;
+}
+/* gelu_backward(grad_output, self, approximate): grad_output: gelu_backward(grad, self, approximate);
+ * self: gelu_double_backward(grad, grad_output, self, approximate) */
+static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *go = K(saved(n, 0)), *x = K(saved(n, 1)), *ap = K(arg_obj(n, 2));
+    const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
+    if (!go || !x || !mode) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        static int row = -2;
+        int r = row_of(&row, "gelu_backward", "");
+        PyObject *kw = K(Py_BuildValue("{sO}", "approximate", ap));
+        if (r < 0) { drop_(&T); tn_not_implemented("aten::gelu_backward"); return -1; }
+        OUTK(0, kw ? K(tn_aten_kw(r, kw, "(OO)", g[0], x)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *gI;
+        if (!strcmp(mode, "tanh")) {
+            const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
+            PyObject *inner = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", x,
+                                K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 3)), kKappa)))), kBeta));
+            PyObject *th = K(tn_aten(TN_ROW_tanh, "(O)", inner));
+            PyObject *sech = K(scalar_over(1, K(tn_aten(TN_ROW_cosh, "(O)", inner))));
+            PyObject *f = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 0.5));
+            PyObject *gg = K(scalar_minus(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", th, th))));
+            PyObject *h = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                            K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 3 * kKappa)), x)), 1)), kBeta));
+            PyObject *fpgh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", gg, 0.5)), h));
+            PyObject *gp = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", sech, 2)),
+                             K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", sech)), th)))), h));
+            PyObject *gpfh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, h)), gp));
+            PyObject *hp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 6 * kKappa)), kBeta));
+            PyObject *hpfg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, gg)), hp));
+            PyObject *sum = K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", fpgh, 2)), gpfh)), hpfg));
+            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), sum));
+        } else {
+            const double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+            PyObject *sq = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x));
+            PyObject *pdf = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", sq, -0.5)))), kBeta));
+            PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", pdf, 2)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sq, pdf))));
+            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), d));
+        }
+        OUTK(1, gI);
+    }
+    DONE;
+}
+/* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
+static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
+    bool isr = n->args[4].u.i;
+    PyObject *sor = K(saved(n, 5));
+    if (need(n, 0)) OUTK(0, K(NAMED("elu_backward", "", "(OOOOOO)", g[0], al, sc, is, isr ? Py_True : Py_False, sor)));
+    if (need(n, 5)) {
+        PyObject *neg = sor ? K(to_dt(K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", sor, 0)), tn_tensor_of(g[0])->dtype)) : NULL;
+        PyObject *gg = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), is));
+        PyObject *v = isr ? gg : K(NAMED("elu_backward", "", "(OOOOOO)", gg, al, sc, is, Py_False, sor));
+        OUTK(5, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", v, neg)));
+    }
+    DONE;
+}
+/* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+ * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
+static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(saved(n, 1));
+    if (!idx) { drop_(&T); return -1; }
+    PyObject *gw = K(tn_aten(TN_ROW_index_select, "(OiO)", g[0], 0, K(tn_aten(TN_ROW_reshape, "(O(i))", idx, -1))));
+    int64_t pad = arg_i(n, 3);
+    if (gw && pad >= 0) {
+        PyObject *m = K(tn_aten(TN_ROW_reshape, "(O(ii))", K(tn_aten(TN_ROW_eq_Scalar, "(OL)", idx, (long long)pad)), -1, 1));
+        if (!K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", gw, m, 0))) gw = NULL;
+    }
+    const tn_tensor *it = tn_tensor_of(idx);
+    int64_t sz[TN_MAX_DIMS + 1];
+    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
+    sz[it->ndim] = -1;
+    OUTK(0, gw ? K(tn_aten(TN_ROW_view, "(OO)", gw, K(int_list(sz, it->ndim + 1)))) : NULL);
+    DONE;
+}
+/* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
+ * of both geometries, the gradient scattered by the output's, read back by the input's). The
+ * node keeps no input storage offset, so an explicit storage_offset refuses. */
+static bool maybe_overlap(const int64_t *sz, const int64_t *st, int k) {
+    int ord[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) ord[i] = i;
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+    int64_t mx = 0;
+    for (int i = 0; i < k; i++) {
+        if (st[ord[i]] <= mx) return true;
+        mx += st[ord[i]] * (sz[ord[i]] - 1);
+    }
+    return false;
+}
+static int64_t min_storage(const int64_t *sz, const int64_t *st, int k, int64_t off) {
+    int64_t r = off + 1;
+    for (int i = 0; i < k; i++) {
+        if (sz[i] == 0) return off;
+        r += (sz[i] - 1) * st[i];
+    }
+    return r;
+}
+static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (n->args[3].tag != TN_V_NONE) { drop_(&T); tn_not_implemented("the derivative of as_strided with an explicit storage_offset"); return -1; }
+    const tn_value *szv = &n->args[1], *stv = &n->args[2];
+    const tn_meta *im = meta(n, 0);
+    PyObject *grad = g[0];
+    int64_t osz[TN_MAX_DIMS] = {0}, ost[TN_MAX_DIMS] = {0};
+    int ok = 0;
+    for (int i = szv->u.ints.n - 1; i >= 0 && grad; i--) {
+        int64_t s = szv->u.ints.v[i], t = stv->u.ints.v[i];
+        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
+        if (s == 1) grad = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", grad, i));
+        else if (t == 0) grad = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", grad, i, Py_False));
+        else {
+            memmove(osz + 1, osz, (size_t)ok * sizeof *osz); memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
+            osz[0] = s; ost[0] = t; ok++;
+        }
+    }
+    if (!grad) { drop_(&T); return -1; }
+    int64_t isz[TN_MAX_DIMS] = {0}, ist[TN_MAX_DIMS] = {0};
+    int ik = 0;
+    for (int i = 0; i < im->ndim; i++) {
+        int64_t s = tn_meta_sizes(im)[i];
+        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
+        if (s != 1) { isz[ik] = s; ist[ik] = tn_meta_strides(im)[i]; ik++; }
+    }
+    bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
+    int64_t b1 = min_storage(isz, ist, ik, 0), b2 = min_storage(osz, ost, ok, 0), base = b1 > b2 ? b1 : b2;
+    PyObject *storage = K(tn_aten(TN_ROW_new_zeros, "(O(L))", grad, (long long)base));
+    PyObject *full = NULL;
+    if (oo || io) {
+        PyObject *kw = K(dtype_kw(TN_DTYPE_I64));
+        full = kw ? K(tn_aten_kw(TN_ROW_arange, kw, "(L)", (long long)base)) : NULL;
+    }
+    PyObject *osl = K(int_list(osz, ok)), *ostl = K(int_list(ost, ok));
+    if (oo) {
+        PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, osl, ostl, 0)), -1));
+        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", storage, oi, K(tn_aten(TN_ROW_reshape, "(O(i))", grad, -1)), Py_True))) storage = NULL;
+    } else {
+        if (!K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, osl, ostl, 0)), grad))) storage = NULL;
+    }
+    if (storage && io) {
+        PyObject *cnt = K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", storage));
+        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, K(int_list(isz, ik)), K(int_list(ist, ik)), 0)), -1));
+        PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
+        PyObject *ones = kw && ii ? K(tn_aten(TN_ROW_expand_as, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), ii)) : NULL;
+        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", cnt, ii, ones, Py_True)) || !K(tn_aten(TN_ROW_div__Tensor, "(OO)", storage, cnt))) storage = NULL;
+    }
+    PyObject *isl = K(sizes_of(n, 0)), *istl = K(int_list(tn_meta_strides(im), im->ndim));
+    OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, isl, istl, 0)) : NULL);
+    DONE;
+}
+
+/* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
+ * (not here) accumulate each output position's gradient into the input position it was read
+ * from; here per padded dim, index_put_ with accumulate over that dim's source index map
+ * (reflect: (len-1) - |(len-1) - |i||; replicate: clamp(i, 0, len-1), i from -left) */
+static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflect) {
+    T_;
+    const tn_value *pv = &n->args[1];
+    const tn_meta *m = meta(n, 0);
+    int k = pv->u.ints.n / 2, nd = m->ndim;
+    PyObject *gg = g[0];
+    PyObject *lk = K(dtype_kw(TN_DTYPE_I64));
+    for (int i = 0; i < k && gg; i++) {
+        int d = nd - 1 - i;
+        int64_t len = tn_meta_sizes(m)[d], l = pv->u.ints.v[2 * i], r = pv->u.ints.v[2 * i + 1];
+        PyObject *idx = lk ? K(tn_aten_kw(TN_ROW_arange_start, lk, "(LL)", (long long)-l, (long long)(len + r))) : NULL;
+        if (reflect) {
+            PyObject *a = K(tn_aten(TN_ROW_abs, "(O)", idx));
+            PyObject *b = K(tn_aten(TN_ROW_abs, "(O)", K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", a, (long long)(len - 1)))));
+            idx = K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", b, (long long)(len - 1)));
+        } else {
+            idx = K(tn_aten(TN_ROW_clamp, "(OLL)", idx, 0LL, (long long)(len - 1)));
+        }
+        const tn_tensor *gt = gg ? tn_tensor_of(gg) : NULL;
+        int64_t sz[TN_MAX_DIMS];
+        for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
+        if (gt) sz[d] = len;
+        PyObject *z = gt ? K(tn_aten(TN_ROW_new_zeros, "(OO)", gg, K(int_list(sz, gt->ndim)))) : NULL;
+        PyObject *ix = K(PyList_New(d + 1));
+        if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
+        gg = z && idx && K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, ix, gg, Py_True)) ? z : NULL;
+    }
+    OUTK(0, gg);
+    DONE;
+}
+static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
+static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
+
 /* ---- table ---- */
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -703,6 +2163,87 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_where_self, f_where}, {TN_ROW_masked_fill_Scalar, f_masked_fill}, {TN_ROW_masked_fill__Scalar, f_masked_fill},
     {TN_ROW__softmax, f_softmax}, {TN_ROW__log_softmax, f_log_softmax},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
+    /* pointwise */
+    {TN_ROW_sign, f_zeros}, {TN_ROW_sign_, f_zeros}, {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
+    {TN_ROW_round, f_zeros}, {TN_ROW_round_, f_zeros}, {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
+    {TN_ROW_floor, f_zeros}, {TN_ROW_floor_, f_zeros}, {TN_ROW_ceil, f_zeros}, {TN_ROW_ceil_, f_zeros},
+    {TN_ROW_trunc, f_zeros}, {TN_ROW_trunc_, f_zeros}, {TN_ROW_frac, f_identity}, {TN_ROW_frac_, f_identity},
+    {TN_ROW_abs_, f_abs},
+    {TN_ROW_exp2, f_exp2}, {TN_ROW_exp2_, f_exp2}, {TN_ROW_expm1, f_expm1}, {TN_ROW_expm1_, f_expm1},
+    {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p}, {TN_ROW_log2, f_log2}, {TN_ROW_log2_, f_log2},
+    {TN_ROW_log10, f_log10}, {TN_ROW_log10_, f_log10}, {TN_ROW_erf, f_erf}, {TN_ROW_erf_, f_erf},
+    {TN_ROW_erfc, f_erfc}, {TN_ROW_erfc_, f_erfc}, {TN_ROW_asin, f_asin}, {TN_ROW_asin_, f_asin},
+    {TN_ROW_acos, f_acos}, {TN_ROW_acos_, f_acos}, {TN_ROW_atan, f_atan}, {TN_ROW_atan_, f_atan},
+    {TN_ROW_sinh, f_sinh}, {TN_ROW_sinh_, f_sinh}, {TN_ROW_cosh, f_cosh}, {TN_ROW_cosh_, f_cosh},
+    {TN_ROW_asinh, f_asinh}, {TN_ROW_acosh, f_acosh}, {TN_ROW_atanh, f_atanh},
+    {TN_ROW_asinh_, f_not_inplace}, {TN_ROW_acosh_, f_not_inplace}, {TN_ROW_atanh_, f_not_inplace},
+    {TN_ROW_tan, f_tan}, {TN_ROW_tan_, f_tan}, {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
+    {TN_ROW_hypot, f_hypot}, {TN_ROW_hypot_, f_hypot},
+    {TN_ROW_fmod_Scalar, f_fmod}, {TN_ROW_fmod__Scalar, f_fmod}, {TN_ROW_fmod_Tensor, f_fmod}, {TN_ROW_fmod__Tensor, f_fmod},
+    {TN_ROW_remainder_Scalar, f_remainder}, {TN_ROW_remainder__Scalar, f_remainder},
+    {TN_ROW_remainder_Tensor, f_remainder}, {TN_ROW_remainder__Tensor, f_remainder},
+    {TN_ROW_div_Tensor_mode, f_div_mode}, {TN_ROW_div__Tensor_mode, f_div_mode},
+    {TN_ROW_div_Scalar_mode, f_div_mode}, {TN_ROW_div__Scalar_mode, f_div_mode},
+    {TN_ROW_nan_to_num, f_nan_to_num}, {TN_ROW_nan_to_num_, f_nan_to_num},
+    {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy}, {TN_ROW_xlogy_Scalar_Self, f_xlogy},
+    {TN_ROW_xlogy_Scalar_Other, f_xlogy}, {TN_ROW_xlogy__Scalar_Other, f_xlogy},
+    {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
+    {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
+    {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
+    {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
+    {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
+    {TN_ROW_elu, f_elu}, {TN_ROW_elu_, f_elu}, {TN_ROW_leaky_relu, f_leaky_relu}, {TN_ROW_leaky_relu_, f_leaky_relu},
+    {TN_ROW_threshold, f_threshold}, {TN_ROW_threshold_, f_threshold}, {TN_ROW__safe_softmax, f_safe_softmax},
+    /* reductions */
+    {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},
+    {TN_ROW_topk, f_topk}, {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
+    {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
+    {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
+    {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
+    {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
+    {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
+    {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
+    /* indexing */
+    {TN_ROW_masked_fill_Tensor, f_masked_fill_t}, {TN_ROW_masked_fill__Tensor, f_masked_fill_t},
+    {TN_ROW_index_Tensor, f_index}, {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
+    {TN_ROW_scatter_src, f_scatter}, {TN_ROW_scatter__src, f_scatter}, {TN_ROW_scatter_value, f_scatter}, {TN_ROW_scatter__value, f_scatter},
+    {TN_ROW_scatter_add, f_scatter_add}, {TN_ROW_scatter_add_, f_scatter_add},
+    /* shape */
+    {TN_ROW_flip, f_flip}, {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
+    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
+    {TN_ROW_nll_loss_forward, f_nll_loss},
+    {TN_ROW_fill_Scalar, f_zeros_all}, {TN_ROW_fill__Scalar, f_zeros_all}, {TN_ROW_zero_, f_zeros_all},
+    {TN_ROW_fill_Tensor, f_fill_t}, {TN_ROW_fill__Tensor, f_fill_t},
+    {TN_ROW_bernoulli, f_zeros_all}, {TN_ROW_bernoulli__Tensor, f_zeros_all}, {TN_ROW_bernoulli__float, f_zeros_all},
+    {TN_ROW_normal_, f_zeros_all}, {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
+    {TN_ROW_normal_Tensor_Tensor, f_zeros_all}, {TN_ROW_uniform_, f_zeros_all}, {TN_ROW_random_, f_zeros_all},
+    {TN_ROW_random__from, f_zeros_all}, {TN_ROW_random__to, f_zeros_all}, {TN_ROW_exponential_, f_zeros_all},
+    {TN_ROW_eq__Scalar, f_zeros_all}, {TN_ROW_eq__Tensor, f_zeros_all}, {TN_ROW_ne__Scalar, f_zeros_all}, {TN_ROW_ne__Tensor, f_zeros_all},
+    {TN_ROW_lt__Scalar, f_zeros_all}, {TN_ROW_lt__Tensor, f_zeros_all}, {TN_ROW_le__Scalar, f_zeros_all}, {TN_ROW_le__Tensor, f_zeros_all},
+    {TN_ROW_gt__Scalar, f_zeros_all}, {TN_ROW_gt__Tensor, f_zeros_all}, {TN_ROW_ge__Scalar, f_zeros_all}, {TN_ROW_ge__Tensor, f_zeros_all},
+    {TN_ROW_lift_fresh, f_identity}, {TN_ROW__conj, f_conj}, {TN_ROW__reshape_alias, f_view},
+    {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
+    {TN_ROW_unsqueeze_, f_unsqueeze}, {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose},
+    {TN_ROW_addmm_, f_addmm}, {TN_ROW_baddbmm_, f_baddbmm},
+    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin}, {TN_ROW_logaddexp, f_logaddexp},
+    {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
+    {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
+    {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
+    {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
+    {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
+    {TN_ROW_threshold_backward, f_threshold_backward}, {TN_ROW_leaky_relu_backward, f_leaky_relu_backward},
+    {TN_ROW_hardtanh_backward, f_hardtanh_backward}, {TN_ROW_tanh_backward, f_tanh_backward}, {TN_ROW_sigmoid_backward, f_sigmoid_backward},
+    {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
+    {TN_ROW_mse_loss_backward, f_mse_loss_backward},
+    {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
+    {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
+    {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
+    {TN_ROW_mse_loss, f_mse_loss},
+    {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
+    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
+    {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
+    {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
 };
 
 tn_apply_fn tn_formula_for(int op) {

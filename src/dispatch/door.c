@@ -254,7 +254,11 @@ PyObject *tn_door_below_autograd(int op, tn_value *args) {
         return handled ? r : to_mode(op, args);
     }
     const tn_op_def *d = tn_op_at(op);
-    if (!d->fn) return tn_refuse_op(op);
+    if (!d->fn) {   /* a composite we have no kernel for runs as its decomposition (cross_entropy, ...) */
+        bool handled;
+        PyObject *r = tn_composite_under_mode(op, args, &handled);
+        return handled ? r : tn_refuse_op(op);
+    }
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     if (any_meta(s, args)) return meta_call(d, s, args);

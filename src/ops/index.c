@@ -331,7 +331,7 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
         last = d;
         ts[nt++] = tn_tensor_of(ai->idx[d]);
     }
-    if (nt == 0) { PyErr_SetString(PyExc_RuntimeError, "torchnative: index without index tensors"); return -1; }
+    if (nt == 0) return tn_not_implemented("advanced indexing whose only index is a 0-dim bool mask"), -1;
     if (nt > MAX_IDX) return tn_not_implemented("advanced indexing with more than 6 index tensors"), -1;
     int bnd;
     int64_t bshape[TN_MAX_DIMS];
