@@ -92,7 +92,8 @@ PyObject *tn_node_saved_arg(tn_node *n, int i);
 PyObject *tn_node_saved_result(tn_node *n, int k);
 /* A detached alias of t (same storage and geometry, no autograd history). */
 PyObject *tn_detached_alias(PyObject *t);
-void tn_node_release(tn_node *n);   /* free saved values (after backward without retain_graph) */
+void tn_node_release(tn_node *n);
+PyObject *tn_freed_error(void);     /* "Trying to backward through the graph a second time ..." */   /* free saved values (after backward without retain_graph) */
 /* upstream's saved-variable errors name a node without its "Backward<N>" suffix: the length to print */
 int tn_node_short_name_len(const char *name);
 

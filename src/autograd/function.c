@@ -182,15 +182,6 @@ fail:
     return NULL;
 }
 
-static PyObject *backward_twice_error(void) {
-    PyErr_SetString(PyExc_RuntimeError,
-                    "Trying to backward through the graph a second time (or directly access saved tensors after "
-                    "they have already been freed). Saved intermediate values of the graph are freed when you call "
-                    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                    "graph a second time or if you need to access saved tensors after calling backward.");
-    return NULL;
-}
-
 /* The saved tensor as backward sees it (upstream's SavedVariable::unpack). New reference. */
 static PyObject *saved_unpack(tn_node *n, PyObject *sv) {
     if (sv == Py_None) return Py_NewRef(Py_None);
@@ -223,7 +214,7 @@ static PyObject *saved_unpack(tn_node *n, PyObject *sv) {
         }
         return v;
     }
-    if (!s->data) return backward_twice_error();
+    if (!s->data) return tn_freed_error();
     const tn_tensor *g = tn_tensor_of(s->data);
     if (g->storage->version != s->version) {
         tn_tensor_obj *o = (tn_tensor_obj *)s->data;
@@ -733,7 +724,7 @@ static PyObject *fb_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 
 static PyObject *fb_saved_tensors(PyObject *self, void *c) {
     tn_node *n = (tn_node *)self;
-    if (n->released) return backward_twice_error();
+    if (n->released) return tn_freed_error();
     if (!n->extra) return PyTuple_New(0);
     Py_ssize_t k = PyTuple_Size(n->extra);
     PyObject *t = PyTuple_New(k);
@@ -751,7 +742,7 @@ static PyObject *fb_saved_variables(PyObject *self, void *c) {
 /* _raw_saved_tensors: the SavedTensor objects themselves (None for a saved None) */
 static PyObject *fb_raw_saved_tensors(PyObject *self, void *c) {
     tn_node *n = (tn_node *)self;
-    if (n->released) return backward_twice_error();
+    if (n->released) return tn_freed_error();
     return n->extra ? Py_NewRef(n->extra) : PyTuple_New(0);
 }
 static PyObject *fb_refuse(PyObject *self, void *c) {

@@ -405,7 +405,7 @@ static PyObject *modified_error(tn_node *n, PyObject *t, int64_t was, int output
     return NULL;
 }
 
-static PyObject *freed_error(void) {
+PyObject *tn_freed_error(void) {
     PyErr_SetString(PyExc_RuntimeError,
                     "Trying to backward through the graph a second time (or directly access saved tensors after "
                     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -415,7 +415,7 @@ static PyObject *freed_error(void) {
 }
 
 PyObject *tn_node_saved_arg(tn_node *n, int i) {
-    if (n->released) return freed_error();
+    if (n->released) return tn_freed_error();
     PyObject *t = n->args[i].u.obj;
     if (n->args[i].tag != TN_V_TENSOR || !t) return tn_not_implemented("autograd: a formula read an argument that was not saved");
     if (tn_saved_is_packed(t)) return tn_saved_unpack(n, t);
@@ -427,7 +427,7 @@ PyObject *tn_node_saved_arg(tn_node *n, int i) {
 }
 
 PyObject *tn_node_saved_result(tn_node *n, int k) {
-    if (n->released) return freed_error();
+    if (n->released) return tn_freed_error();
     PyObject *r = n->results ? n->results[k] : NULL;
     if (!r) return tn_not_implemented("autograd: a formula read an output that was not saved");
     if (tn_saved_is_packed(r)) return tn_saved_unpack(n, r);

@@ -8,34 +8,7 @@ widens call arguments, not the leaves whose .grad is read). Until it does, float
 compared with one fixed rule, GRAD_TOL: rtol 64 * eps(float32) (7.6e-6), atol 1e-6, and float64
 ones with rtol 64 * eps(float64)."""
 from harness import cases
-
-# every snippet gets `graph(t)`: the node names reachable from t.grad_fn, depth first, with the
-# output slot of each edge (None for an input that does not require grad)
-PRE = """
-def graph(t):
-    out, seen = [], set()
-    def walk(fn):
-        if fn is None or id(fn) in seen:
-            return
-        seen.add(id(fn))
-        out.append((fn.name(), tuple((None if f is None else f.name(), nr) for f, nr in fn.next_functions)))
-        for f, _ in fn.next_functions:
-            walk(f)
-    walk(t.grad_fn)
-    return out
-def leaves(*shapes, dtype=None):
-    torch.manual_seed(0)
-    return [torch.randn(*s, dtype=dtype, requires_grad=True) for s in shapes]
-"""
-
-
-GRAD_TOL = (1e-6, 64 * 2.0 ** -23)
-
-
-def grads(name, bodies, tol=GRAD_TOL):
-    """Each body defines leaves and `out`; the case returns the graph, then the gradients."""
-    cases(name, {k: PRE + v + "\nout.sum().backward() if out.dim() else out.backward()\n"
-                 "result = (graph(out), [p.grad for p in ps])" for k, v in bodies.items()}, tol=tol, vars=False)
+from harness.autograd import F32 as GRAD_TOL, F64, GRAPH as PRE, grads
 
 
 grads("grad_arith", {
@@ -57,7 +30,7 @@ grads("grad_arith", {
 
 grads("grad_float64", {
     "tanh_exp": "ps = leaves((3, 3), dtype=torch.float64); out = (ps[0] * ps[0].exp()).tanh()",
-}, tol=(1e-15, 64 * 2.0 ** -52))
+}, tol=F64)
 
 grads("grad_reduce", {
     "sum": "ps = leaves((2, 3)); out = ps[0].sum()",

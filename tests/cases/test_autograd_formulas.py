@@ -2,37 +2,10 @@
 selecting reductions, var/std, logsumexp, cumsum, prod, norms, pow, unary math, rounding,
 fmod/remainder, activations with aten backward ops, indexing/scatter/gather, shape ops, nll_loss)
 and the composite decompositions in src/autograd/decomp.c, compared with upstream: the graph
-(node names, next_functions) exactly, the gradients with the fixed GRAD_TOL rule of
-test_autograd.py (float32: atol 1e-6, rtol 64 * eps; float64: atol 1e-15, rtol 64 * eps)."""
+(node names, next_functions) exactly, the gradients with the fixed rule of
+tests/harness/autograd.py (float32: atol 1e-6, rtol 64 * eps; float64: atol 1e-15, rtol 64 * eps)."""
 from harness import cases
-
-PRE = """
-def graph(t):
-    out, seen = [], set()
-    def walk(fn):
-        if fn is None or id(fn) in seen:
-            return
-        seen.add(id(fn))
-        out.append((fn.name(), tuple((None if f is None else f.name(), nr) for f, nr in fn.next_functions)))
-        for f, _ in fn.next_functions:
-            walk(f)
-    walk(t.grad_fn)
-    return out
-def leaves(*shapes, dtype=None):
-    torch.manual_seed(0)
-    return [torch.randn(*s, dtype=dtype, requires_grad=True) for s in shapes]
-def leaf(values, dtype=None):
-    return torch.tensor(values, dtype=dtype, requires_grad=True)
-"""
-
-F32 = (1e-6, 64 * 2.0 ** -23)
-F64 = (1e-15, 64 * 2.0 ** -52)
-
-
-def grads(name, bodies, tol=F32):
-    """Each body defines leaves `ps` and `out`; the case returns the graph, then the gradients."""
-    cases(name, {k: PRE + v + "\nout.sum().backward() if out.dim() else out.backward()\n"
-                 "result = (graph(out), [p.grad for p in ps])" for k, v in bodies.items()}, tol=tol, vars=False)
+from harness.autograd import F32, F64, GRAPH as PRE, grads
 
 
 grads("gradf_clamp", {

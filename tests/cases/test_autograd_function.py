@@ -1,26 +1,15 @@
 """torch.autograd.Function (src/autograd/function.c) compared with upstream: custom Functions'
 gradients and graphs, ctx behaviours (mark_dirty, mark_non_differentiable, set_materialize_grads,
 setup_context, once_differentiable, saved tensors and their errors), saved_tensors_hooks and
-torch.utils.checkpoint in both modes. Float32 gradients use the fixed rule of test_autograd.py;
+torch.utils.checkpoint in both modes. Float32 gradients use the fixed rule of tests/harness/autograd.py;
 structure and errors (type and message, returned as text) are exact."""
 from harness import cases
-
-GRAD_TOL = (1e-6, 64 * 2.0 ** -23)
+from harness.autograd import F32 as GRAD_TOL, GRAPH
 
 PRE = """
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
-def graph(t):
-    out, seen = [], set()
-    def walk(fn):
-        if fn is None or id(fn) in seen:
-            return
-        seen.add(id(fn))
-        out.append((fn.name(), tuple((None if f is None else f.name(), nr) for f, nr in fn.next_functions)))
-        for f, _ in fn.next_functions:
-            walk(f)
-    walk(t.grad_fn)
-    return out
+""" + GRAPH + """
 def err(f):
     try:
         f()

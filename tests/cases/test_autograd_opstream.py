@@ -3,7 +3,7 @@ compared with upstream's in order (exactly), for an MLP with log-softmax, a tiny
 Llama and a tiny BERT (eager attention). For the MLP the trace covers forward and backward; for
 the transformers models it covers backward (their forward traces still differ where torchnative's
 indexing and constant handling dispatch other overloads than upstream's: see the closing notes of
-the autograd issue). The gradients are compared too, within GRAD_TOL (tests/cases/test_autograd.py)."""
+the autograd issue). The gradients are compared too, within the fixed rule of tests/harness/autograd.py."""
 from harness import cases
 
 PRE = """
@@ -20,7 +20,7 @@ class Trace(TorchDispatchMode):
 torch.manual_seed(0)
 """
 
-GRAD_TOL = (1e-6, 64 * 2.0 ** -23)
+from harness.autograd import F32 as GRAD_TOL  # noqa: E402
 
 cases("autograd_opstream", {
     "mlp_forward_backward": PRE + """

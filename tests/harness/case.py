@@ -95,11 +95,11 @@ def cases(name, snippets, **opts):
     Case options (tol, strides, values, vars). Returns the list of Case objects.
     """
     setup = textwrap.dedent(opts.pop("setup", "") or "").strip("\n")
+    g = opts.pop("_globals", None) or _module_globals(1)   # a helper may declare for its caller
     if isinstance(snippets, dict):
         pairs = [("%s-%s" % (name, k), v) for k, v in snippets.items()]
     else:
         pairs = [("%s-%d" % (name, i), v) for i, v in enumerate(snippets)]
-    g = _module_globals(1)
     items = []
     for cid, snip in pairs:
         code = textwrap.dedent(snip).strip("\n")
