@@ -1,5 +1,5 @@
 """Same graph, same op stream: the aten overloads a TorchDispatchMode sees while autograd runs,
-compared with upstream's in order (exactly), for an MLP with log-softmax, a tiny transformers
+compared with upstream's in order (exactly), for an MLP with log-softmax, one with cross-entropy, a tiny transformers
 Llama and a tiny BERT (eager attention). For the MLP the trace covers forward and backward; for
 the transformers models it covers backward (their forward traces still differ where torchnative's
 indexing and constant handling dispatch other overloads than upstream's: see the closing notes of
@@ -31,6 +31,15 @@ with Trace() as t:
     out = torch.nn.functional.linear(h, w2).log_softmax(-1).mean()
     out.backward()
 result = (t.ops, [w1.grad, b1.grad, w2.grad])
+""",
+    "mlp_cross_entropy": PRE + """
+x = torch.randn(6, 3); y = torch.tensor([0, 2, 1, 1, 0, 2]); w1 = torch.randn(5, 3, requires_grad=True)
+b1 = torch.randn(5, requires_grad=True); w2 = torch.randn(3, 5, requires_grad=True)
+with Trace() as t:
+    logits = torch.nn.functional.linear(torch.nn.functional.linear(x, w1, b1).relu(), w2)
+    loss = torch.nn.functional.cross_entropy(logits, y)
+    loss.backward()
+result = (t.ops, loss, [w1.grad, b1.grad, w2.grad])
 """,
     "mlp_3d_tanh_layernorm": PRE + """
 x = torch.randn(2, 3, 4); w = torch.randn(6, 4, requires_grad=True); b = torch.randn(6, requires_grad=True)
