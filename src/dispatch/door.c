@@ -240,6 +240,23 @@ done:
     return r;
 }
 
+/* A tensor an op made with storage of its own starts at version 0, as upstream's (kernels that
+ * fill a fresh result through an in-place step, randn's normal_, must not count). Ops that write
+ * an argument keep their counts. */
+static void fresh_versions(const tn_schema *s, PyObject *r) {
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].is_write) return;
+    PyObject *one[1] = {r};
+    PyObject **items = one;
+    Py_ssize_t n = 1;
+    if (PyTuple_Check(r)) { n = PyTuple_Size(r); items = NULL; }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *t = items ? items[k] : PyTuple_GetItem(r, k);
+        if (t && tn_py_is_tensor(t) && tn_tensor_of(t)->storage->refcnt == 1 && !((tn_tensor_obj *)t)->base)
+            tn_tensor_of(t)->storage->version = 0;
+    }
+}
+
 /* The door's stages, in upstream's dispatch-key order: autograd recording (record.c), then
  * dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
@@ -262,5 +279,7 @@ PyObject *tn_door_below_autograd(int op, tn_value *args) {
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     if (any_meta(s, args)) return meta_call(d, s, args);
-    return d->fn(args);
+    PyObject *r = d->fn(args);
+    if (r) fresh_versions(s, r);
+    return r;
 }

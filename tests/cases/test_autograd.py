@@ -109,6 +109,7 @@ cases("autograd_engine", {
     """,
     "gradient_edge": "x = torch.ones(2, requires_grad=True); e = torch.autograd.graph.get_gradient_edge(x * 2); (e.node.name(), e.output_nr, (x * 2).output_nr)",
     "increment_version": "a = torch.ones(2); v = a._version; torch.autograd.graph.increment_version(a); a._version - v",
+    "factory_versions": "o = torch.empty(3); torch.randn(3, out=o); (o._version, torch.randn(3)._version, torch.randn(2, requires_grad=True)._version, torch.randperm(4)._version, torch.normal(torch.zeros(3), 1.)._version, torch.rand_like(o)._version)",
     "sgd_steps": """
         torch.manual_seed(0)
         w1 = torch.randn(4, 3, requires_grad=True); w2 = torch.randn(2, 4, requires_grad=True)
