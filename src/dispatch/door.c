@@ -254,7 +254,11 @@ PyObject *tn_door_below_autograd(int op, tn_value *args) {
         return handled ? r : to_mode(op, args);
     }
     const tn_op_def *d = tn_op_at(op);
-    if (!d->fn) return tn_refuse_op(op);
+    if (!d->fn) {
+        /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */
+        tn_op_fn extra = strstr(d->name, "::") ? tn_extra_op_fn(d->name, d->overload) : NULL;
+        return extra ? extra(args) : tn_refuse_op(op);
+    }
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     if (any_meta(s, args)) return meta_call(d, s, args);
