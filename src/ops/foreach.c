@@ -73,8 +73,9 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
     }
     int row = row_of(sp->op, sp->ovl, &sp->row);
     if (row < 0) return NULL;
-    static int copy_row;
-    if (inplace && sp->copy_back && row_of("copy_", "", &copy_row) < 0) return NULL;
+    static int copy_cache;
+    int copy_row = inplace && sp->copy_back ? row_of("copy_", "", &copy_cache) : 0;
+    if (copy_row < 0) return NULL;
     PyObject *res = inplace ? NULL : PyList_New(len);
     if (!inplace && !res) return NULL;
     for (Py_ssize_t i = 0; i < len; i++) {
