@@ -9,7 +9,7 @@
  * per-tensor schema, 'L'k = element i of the tensor list a[k], 'V'k = a[k] as given, 'S'k =
  * element i of the scalar list a[k], '1' = the number 1 (a default alpha / value). Scalar lists
  * arrive as doubles (an integer in a scalar list is used as a float). Functional overloads return
- * a list, in-place ones None. */
+ * a tuple (torch.ops makes it a list), in-place ones None. */
 #include "ops/common.h"
 
 #include <stdio.h>
@@ -76,7 +76,7 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
     static int copy_cache;
     int copy_row = inplace && sp->copy_back ? row_of("copy_", "", &copy_cache) : 0;
     if (copy_row < 0) return NULL;
-    PyObject *res = inplace ? NULL : PyList_New(len);
+    PyObject *res = inplace ? NULL : PyTuple_New(len);
     if (!inplace && !res) return NULL;
     for (Py_ssize_t i = 0; i < len; i++) {
         tn_value v[8];
@@ -102,7 +102,7 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
         }
         if (!r) { Py_XDECREF(res); return NULL; }
         if (inplace) Py_DECREF(r);
-        else PyList_SetItem(res, i, r);
+        else PyTuple_SetItem(res, i, r);
     }
     if (inplace) Py_RETURN_NONE;
     return res;
@@ -178,12 +178,12 @@ PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {
     if (row < 0) return NULL;
     Py_ssize_t len = PyTuple_Size(a[0].u.obj);
     if (len == 0) return check_fail("Tensor list must have at least one tensor.");
-    PyObject *res = PyList_New(len);
+    PyObject *res = PyTuple_New(len);
     for (Py_ssize_t i = 0; res && i < len; i++) {
         b[0].u.obj = PyTuple_GetItem(a[0].u.obj, i);
         PyObject *r = tn_op_at(row)->fn(b);
         if (!r) { Py_CLEAR(res); break; }
-        PyList_SetItem(res, i, r);
+        PyTuple_SetItem(res, i, r);
     }
     return res;
 }

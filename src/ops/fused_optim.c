@@ -244,7 +244,7 @@ static PyObject *fused_adam(tn_value *a, bool adamw) {
         case TN_DTYPE_BF16: adam_bf16(P, G, M, V, MX, cnt, &prm); break;
         case TN_DTYPE_F16: adam_f16(P, G, M, V, MX, cnt, &prm); break;
         default:
-            PyErr_Format(PyExc_RuntimeError, "\"fused_adam_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
+            PyErr_Format(PyExc_NotImplementedError, "\"fused_adam_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
             return NULL;
         }
         bump(a, 5, i);
@@ -285,7 +285,7 @@ PyObject *tn_op__fused_sgd_(tn_value *a) {
         case TN_DTYPE_BF16: sgd_bf16(P, G, B, cnt, &prm); break;
         case TN_DTYPE_F16: sgd_f16(P, G, B, cnt, &prm); break;
         default:
-            PyErr_Format(PyExc_RuntimeError, "\"fused_sgd_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
+            PyErr_Format(PyExc_NotImplementedError, "\"fused_sgd_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
             return NULL;
         }
         bump(a, 3, i);
