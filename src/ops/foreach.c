@@ -163,6 +163,24 @@ FE(_foreach_neg_, "neg_", "", "L0", true, 0)
 FE(_foreach_sqrt, "sqrt", "", "L0", false, 0)
 FE(_foreach_sqrt_, "sqrt_", "", "L0", true, 0)
 
+FE(_foreach_sub_Scalar, "sub", "Scalar", "L0 V1 1", false, 0)
+FE(_foreach_sub__Scalar, "sub_", "Scalar", "L0 V1 1", true, 0)
+FE(_foreach_sub_List, "sub", "Tensor", "L0 L1 V2", false, 0)
+FE(_foreach_sub__List, "sub_", "Tensor", "L0 L1 V2", true, 0)
+FE(_foreach_sub_ScalarList, "sub", "Scalar", "L0 S1 1", false, 0)
+FE(_foreach_sub__ScalarList, "sub_", "Scalar", "L0 S1 1", true, 0)
+FE(_foreach_clamp_min_Scalar, "clamp_min", "", "L0 V1", false, 0)
+FE(_foreach_clamp_min__Scalar, "clamp_min_", "", "L0 V1", true, 0)
+FE(_foreach_clamp_max_Scalar, "clamp_max", "", "L0 V1", false, 0)
+FE(_foreach_clamp_max__Scalar, "clamp_max_", "", "L0 V1", true, 0)
+FE(_foreach_abs, "abs", "", "L0", false, 0)
+FE(_foreach_abs_, "abs_", "", "L0", true, 0)
+FE(_foreach_reciprocal, "reciprocal", "", "L0", false, 0)
+FE(_foreach_reciprocal_, "reciprocal_", "", "L0", true, 0)
+FE(_foreach_sign, "sign", "", "L0", false, 0)
+FE(_foreach_sign_, "sign_", "", "L0", true, 0)
+FE(_foreach_zero_, "zero_", "", "L0", true, 0)
+
 /* _foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None): linalg_vector_norm(
  * t, ord, dim=None, keepdim=False, dtype) per tensor. */
 PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {

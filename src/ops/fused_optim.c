@@ -1,5 +1,5 @@
-/* fused_optim.c — torch.optim's fused=True steps on CPU: _fused_adam_, _fused_adamw_ and
- * _fused_sgd_ (and their tensor_lr overloads), with upstream's arithmetic
+/* fused_optim.c — torch.optim's fused=True steps on CPU: _fused_adam_, _fused_adamw_,
+ * _fused_sgd_ and _fused_adagrad_ (and their tensor_lr overloads), with upstream's arithmetic
  * (ATen/native/cpu/FusedAdamKernel.cpp, FusedSGDKernel.cpp) as its AVX2 / AVX-512 builds round it.
  *
  * Upstream splits each tensor into cache-line units and runs a vector loop over each piece, the
@@ -129,6 +129,46 @@ DEF_SGD(f32, float, fma_f, 4, 0)
 DEF_SGD(f64, double, fma_d, 8, 0)
 DEF_SGD(bf16, float, fma_f, 2, 1)
 DEF_SGD(f16, float, fma_f, 2, 1)
+
+typedef struct {
+    double lr, lr_decay, wd, eps, step;
+    bool maximize;
+    const float *grad_scale;
+} adagrad_p;
+
+/* Adagrad: g = fma(p, wd, g); sum = fma(g, g, sum); p = p - (clr * g) / (sqrt(sum) + eps), on
+ * both paths; f16 / bf16's vector path rounds wd, eps and clr to the storage type first
+ * (upstream's fVec(scalar_t(x))), the scalar tail uses them in float. */
+#define DEF_ADAGRAD(SFX, CT, FM, SQ, ESZ, TOST)                                                   \
+    static void adagrad_##SFX(void *P, void *G, void *S, int64_t n, const adagrad_p *a) {         \
+        const int64_t vw = vec_bytes() / (ESZ), nv = n - n % vw;                                   \
+        const double clr = a->lr / (1.0 + (a->step - 1.0) * a->lr_decay);                          \
+        const CT wd_s = (CT)a->wd, eps_s = (CT)a->eps, clr_s = (CT)clr;                            \
+        const CT wd_v = TOST(a->wd), eps_v = TOST(a->eps), clr_v = TOST(clr);                      \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const bool vec = i < nv;                                                               \
+            CT p = ld_##SFX(P, i), g = ld_##SFX(G, i);                                             \
+            if (a->grad_scale) {                                                                   \
+                g = g / (CT)*a->grad_scale;                                                        \
+                st_##SFX(G, i, g);                                                                 \
+            }                                                                                      \
+            if (a->maximize) g = -g;                                                               \
+            if (a->wd != 0) g = FM(p, vec ? wd_v : wd_s, g);                                       \
+            CT sum = FM(g, g, (CT)ld_##SFX(S, i));                                                 \
+            st_##SFX(S, i, sum);                                                                   \
+            CT sd = SQ(sum) + (vec ? eps_v : eps_s);                                               \
+            p = p - ((vec ? clr_v : clr_s) * g) / sd;                                              \
+            st_##SFX(P, i, p);                                                                     \
+        }                                                                                          \
+    }
+static inline float id_f(double x) { return (float)x; }
+static inline double id_d(double x) { return x; }
+static inline float rt_bf16(double x) { return tn_bf16_to_f32(tn_f32_to_bf16((float)x)); }
+static inline float rt_f16(double x) { return tn_f16_to_f32(tn_f32_to_f16((float)x)); }
+DEF_ADAGRAD(f32, float, fma_f, sqrt_f, 4, id_f)
+DEF_ADAGRAD(f64, double, fma_d, sqrt_d, 8, id_d)
+DEF_ADAGRAD(bf16, float, fma_f, sqrt_f, 2, rt_bf16)
+DEF_ADAGRAD(f16, float, fma_f, sqrt_f, 2, rt_f16)
 
 /* ---- argument checks ---- */
 
@@ -294,3 +334,44 @@ PyObject *tn_op__fused_sgd_(tn_value *a) {
 }
 
 PyObject *tn_op__fused_sgd__tensor_lr(tn_value *a) { return tn_op__fused_sgd_(a); }
+
+/* _fused_adagrad_(self, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps,
+ * maximize, grad_scale=None, found_inf=None) -> () */
+PyObject *tn_op__fused_adagrad_(tn_value *a) {
+    adagrad_p prm = {0};
+    if (lr_of(&a[4], &prm.lr) < 0) return NULL;
+    prm.lr_decay = a[5].u.f; prm.wd = a[6].u.f; prm.eps = a[7].u.f; prm.maximize = a[8].u.i;
+    const float *found;
+    if (scale_ptrs(&a[9], &a[10], &prm.grad_scale, &found) < 0) return NULL;
+    if (found && *found == 1.0f) Py_RETURN_NONE;
+    Py_ssize_t n = PyTuple_Size(a[0].u.obj);
+    if (PyTuple_Size(a[1].u.obj) != n) return check_false("grads.size() == n_tensors");
+    if (PyTuple_Size(a[2].u.obj) != n) return check_false("state_sums.size() == n_tensors");
+    if (PyTuple_Size(a[3].u.obj) != n) return check_false("state_steps.size() == n_tensors");
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = item(a[0].u.obj, i);
+        const tn_tensor *pt = tn_tensor_of(p);
+        for (int k = 0; k < 3; k++)
+            if (usable(item(a[k].u.obj, i), pt, "_fused_adagrad_") < 0) return NULL;
+        PyObject *sv = PyObject_CallMethod(item(a[3].u.obj, i), "item", NULL);
+        if (!sv) return NULL;
+        prm.step = (double)(float)PyFloat_AsDouble(sv); /* state_step.item<float>() */
+        Py_DECREF(sv);
+        if (PyErr_Occurred()) return NULL;
+        void *P = dptr(p), *G = dptr(item(a[1].u.obj, i)), *S = dptr(item(a[2].u.obj, i));
+        int64_t cnt = tn_numel(pt);
+        switch (pt->dtype) {
+        case TN_DTYPE_F32: adagrad_f32(P, G, S, cnt, &prm); break;
+        case TN_DTYPE_F64: adagrad_f64(P, G, S, cnt, &prm); break;
+        case TN_DTYPE_BF16: adagrad_bf16(P, G, S, cnt, &prm); break;
+        case TN_DTYPE_F16: adagrad_f16(P, G, S, cnt, &prm); break;
+        default:
+            PyErr_Format(PyExc_NotImplementedError, "\"fused_adagrad_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
+            return NULL;
+        }
+        bump(a, 3, i);
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject *tn_op__fused_adagrad__tensor_lr(tn_value *a) { return tn_op__fused_adagrad_(a); }
