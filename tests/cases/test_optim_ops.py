@@ -1,8 +1,8 @@
 """Harness cases for the operators torch.optim and torch.nn.utils.clip_grad_* dispatch:
 the blend family (src/ops/blend.c: lerp, addcmul, addcdiv), the _foreach_* list ops
 (src/ops/foreach.c) and the fused optimizer steps (src/ops/fused_optim.c: _fused_adam_,
-_fused_adamw_, _fused_sgd_). All compared exactly: lerp and addcmul follow upstream's fused
-multiply-adds, the fused steps upstream's vector-body / scalar-tail rounding (sizes here cover
+_fused_adamw_, _fused_sgd_, _fused_adagrad_). All compared exactly (except _foreach_sqrt: upstream's
+float32 sqrt is not correctly rounded): lerp and addcmul follow upstream's fused multiply-adds, the fused steps upstream's vector-body / scalar-tail rounding (sizes here cover
 both). Not covered, as noted in the sources: complex lerp (refuses), f16 / bf16 _fused_sgd_ on
 tensors of 16 or more elements (upstream 2.13's vector loop there does not update the parameter).
 """
@@ -114,6 +114,9 @@ FE = {
     "addcdiv.Scalar": "xs, ys, zs, -0.01", "addcdiv.ScalarList": "xs, ys, zs, [0.1, 0.2, -0.3]",
     "lerp.Scalar": "xs, ys, 0.1", "lerp.List": "xs, ys, zs",
     "neg": "xs", "sqrt": "zs",
+    "sub.Scalar": "xs, 0.25", "sub.List": "xs, ys, alpha=0.5", "sub.ScalarList": "xs, [1.0, -2.0, 0.5]",
+    "clamp_min.Scalar": "xs, -0.1", "clamp_max.Scalar": "xs, 0.2",
+    "abs": "xs", "reciprocal": "zs", "sign": "xs",
 }
 body = {}
 for key, args in FE.items():
@@ -130,6 +133,11 @@ cases("foreach_exact", {
     **{f"{k}": v for k, v in body.items() if not k.startswith("sqrt")},
     "bf16_lerp": "x = cl(hs)\ntorch._foreach_lerp_(x, [t.bfloat16() for t in ys], 0.1)\nx",
     "bf16_addcmul": "torch._foreach_addcmul(hs, hs, hs, 0.5)",
+    "zero_": "x = cl(xs)\nr = torch._foreach_zero_(x)\n(x, r is x)",
+    "aten_zero_": "x = cl(xs)\ntorch.ops.aten._foreach_zero_.default(x)\nx",
+    "sign_zero": "torch._foreach_sign([torch.tensor([0., -0., 2., float('nan')])])",
+    "reciprocal_zero": "torch._foreach_reciprocal([torch.tensor([0., -0., 4.])])",
+    "sub_int": "torch._foreach_sub([torch.arange(4)], 3)",
     "copy_": "x = cl(xs)\nr = torch._foreach_copy_(x, ys)\n(x, r)",
     "copy_cast": "x = cl(xs)\ntorch._foreach_copy_(x, ds)\nx",
     "norm": "torch._foreach_norm(xs)",
@@ -189,6 +197,11 @@ cases("fused_optim", {
     "sgd_grad_scale": "p, g, b = state(21, torch.float32, 3)\ntorch._fused_sgd_([p], [g], [b], weight_decay=0.0, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=False, grad_scale=torch.tensor(0.5))\n(p, g, b)",
     "two_tensors": "p1, g1, m1, v1 = state(9, torch.float32)\np2, g2, m2, v2 = state(30, torch.float32)\ntorch._fused_adamw_([p1, p2], [g1, g2], [m1, m2], [v1, v2], [], [torch.tensor(1.), torch.tensor(5.)], lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.01, eps=1e-8, amsgrad=False, maximize=False)\n(p1, p2, m1, m2, v1, v2)",
     "matrix": "p = torch.randn(5, 7); g = torch.randn(5, 7); m = torch.zeros(5, 7); v = torch.zeros(5, 7)\ntorch._fused_adam_([p], [g], [m], [v], [], [torch.tensor(1.)], lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)\n(p, m, v)",
+    **{f"adagrad-{d}-{n}": f"p, g, s = state({n}, {dt}, 3)\ns = s.abs()\ntorch._fused_adagrad_([p], [g], [s], [torch.tensor(3.)], lr=0.1, lr_decay=0.01, weight_decay={wd}, eps=1e-10, maximize={mx})\n(p, g, s)"
+       for d, dt in FDT.items() for n in (7, 21, 40) for wd, mx in (("0.0", False), ("0.1", True))},
+    "adagrad_tensor_lr": "p, g, s = state(21, torch.float32, 3)\ns = s.abs()\ntorch.ops.aten._fused_adagrad_.tensor_lr([p], [g], [s], [torch.tensor(2.)], lr=torch.tensor(0.1), lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False)\n(p, s)",
+    "adagrad_grad_scale": "p, g, s = state(21, torch.bfloat16, 3)\ns = s.abs()\ntorch._fused_adagrad_([p], [g], [s], [torch.tensor(1.)], lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False, grad_scale=torch.tensor(2.))\n(p, g, s)",
+    "bad_adagrad_len": "p, g, s = state(5, torch.float32, 3)\ntorch._fused_adagrad_([p], [g], [], [torch.tensor(1.)], lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False)",
     "bad_len": "p, g, m, v = state(5, torch.float32)\ntorch._fused_adam_([p], [], [m], [v], [], [torch.tensor(1.)], lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False)",
     "bad_ams_len": "p, g, m, v = state(5, torch.float32)\ntorch._fused_adam_([p], [g], [m], [v], [], [torch.tensor(1.)], lr=0.01, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=True, maximize=False)",
     "bad_sgd_buf": "p, g, b = state(5, torch.float32, 3)\ntorch._fused_sgd_([p], [g], [b], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=False)",
