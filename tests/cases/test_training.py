@@ -125,7 +125,7 @@ cases("train_tol", tol, setup=PRE, tol=TOL, vars=False)
 
 cases("train_bad_input", {
     "non_leaf": "p = torch.randn(3, requires_grad=True)\nO.SGD([p * 2], lr=0.1)",
-    "tensor_twice_warns": "import warnings\nwarnings.simplefilter('error')\np = torch.randn(3, requires_grad=True)\nO.SGD([p, p], lr=0.1)",
+    "tensor_twice_warns": "import warnings\nwith warnings.catch_warnings():\n    warnings.simplefilter('error')\n    p = torch.randn(3, requires_grad=True)\n    O.SGD([p, p], lr=0.1)",
     "tensor_two_groups": "p = torch.randn(3, requires_grad=True)\nO.Adam([{'params': [p]}, {'params': [p]}])",
     "not_iterable": "O.SGD(torch.randn(3, requires_grad=True), lr=0.1)",
     "empty": "O.SGD([], lr=0.1)",
