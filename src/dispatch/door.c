@@ -271,7 +271,11 @@ PyObject *tn_door_below_autograd(int op, tn_value *args) {
         return handled ? r : to_mode(op, args);
     }
     const tn_op_def *d = tn_op_at(op);
-    if (!d->fn) {   /* a composite we have no kernel for runs as its decomposition (cross_entropy, ...) */
+    if (!d->fn) {
+        /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */
+        tn_op_fn extra = strstr(d->name, "::") ? tn_extra_op_fn(d->name, d->overload) : NULL;
+        if (extra) return extra(args);
+        /* a composite we have no kernel for runs as its decomposition (cross_entropy, ...) */
         bool handled;
         PyObject *r = tn_composite_under_mode(op, args, &handled);
         return handled ? r : tn_refuse_op(op);

@@ -86,4 +86,8 @@ PyObject *tn_value_to_python(const tn_value *v);
  * implemented"). Returns NULL. */
 PyObject *tn_refuse_op(int op);
 
+/* The C function of a namespaced operator outside the generated table ("profiler::..." rows of
+ * src/ops/extra_schemas.txt; src/ops/profiler.c), or NULL: such rows refuse. */
+tn_op_fn tn_extra_op_fn(const char *name, const char *overload);
+
 #endif

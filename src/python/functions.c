@@ -99,6 +99,14 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
                 last_row = row;
                 PyObject *res = tn_door_call(row, a.v);
                 tn_args_release(&a);
+                /* upstream's bindings of in-place _foreach_ ops (schema "-> ()") return the list
+                 * they were given */
+                if (res == Py_None && mode != CALL_ATEN && s->nrets == 0 && s->nargs > 0 && s->args[0].is_list &&
+                    s->args[0].is_write && !strncmp(d->name, "_foreach_", 9)) {
+                    PyObject *given = PyTuple_Size(args) > 0 ? PyTuple_GetItem(args, 0)
+                                    : kw ? PyDict_GetItemString(kw, "self") : NULL;
+                    if (given) { Py_DECREF(res); res = Py_NewRef(given); }
+                }
                 return res;
             }
             tn_args_release(&a);

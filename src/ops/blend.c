@@ -1,0 +1,213 @@
+/* blend.c — lerp, addcmul and addcdiv: three-operand elementwise updates (torch.optim's
+ * Adam / AdamW / RMSprop / Adagrad steps), following upstream's CPU kernels as measured on torch
+ * 2.13 (AVX2 / AVX-512 builds, which contract these expressions into fused multiply-adds):
+ *  - lerp(self, end, w) = |w| < 0.5 ? fma(w, end - self, self) : fma(w - 1, end - self, end),
+ *    in the opmath type (float for f16 / bf16, rounded once); the Scalar weight is converted to
+ *    the opmath type. Floating dtypes; complex lerp refuses (not yet implemented).
+ *  - addcmul(self, t1, t2, value) = fma(value * t1, t2, self); integers wrap in int64.
+ *  - addcdiv(self, t1, t2, value) = self + value * t1 / t2 (no contraction); integer t1 and t2
+ *    refuse as upstream.
+ * Operands broadcast; dtype: lerp requires self / end (/ non-0-dim weight) to match, addcmul /
+ * addcdiv promote over the three tensors (value does not take part). In-place results must have
+ * self's shape and be castable to its dtype; out= resizes as everywhere (tn_out_deliver). */
+#include "ops/common.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef struct { double v; int64_t i; } bctx;
+
+#define AT(k, T) (*(T *)(d[k] + i * s[k]))
+
+/* ---- lerp: data = {out, self, end[, weight]} ---- */
+#define LERP_F(CT, w, a, b) (fabs((double)(w)) < 0.5 ? fma_##CT((w), (b) - (a), (a)) : fma_##CT((w) - (CT)1, (b) - (a), (b)))
+static inline float fma_float(float a, float b, float c) { return fmaf(a, b, c); }
+static inline double fma_double(double a, double b, double c) { return fma(a, b, c); }
+
+#define DEF_LERP(NAME, T, CT, LD, ST)                                                              \
+    static void NAME##_s(char **d, const int64_t *s, int64_t n, const void *ctx) {                 \
+        const CT w = (CT)((const bctx *)ctx)->v;                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            CT a = LD(AT(1, T)), b = LD(AT(2, T));                                                 \
+            AT(0, T) = ST(LERP_F(CT, w, a, b));                                                    \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_t(char **d, const int64_t *s, int64_t n, const void *ctx) {                 \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            CT a = LD(AT(1, T)), b = LD(AT(2, T)), w = LD(AT(3, T));                               \
+            AT(0, T) = ST(LERP_F(CT, w, a, b));                                                    \
+        }                                                                                          \
+    }
+#define ID(x) (x)
+DEF_LERP(lerp_f32, float, float, ID, ID)
+DEF_LERP(lerp_f64, double, double, ID, ID)
+DEF_LERP(lerp_f16, uint16_t, float, tn_f16_to_f32, tn_f32_to_f16)
+DEF_LERP(lerp_bf16, uint16_t, float, tn_bf16_to_f32, tn_f32_to_bf16)
+
+/* ---- addcmul / addcdiv: data = {out, self, t1, t2} ---- */
+#define DEF_ADDC(NAME, T, CT, LD, ST, VAL)                                                         \
+    static void NAME##_mul(char **d, const int64_t *s, int64_t n, const void *ctx) {               \
+        const CT v = (CT)(((const bctx *)ctx)->VAL);                                               \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            AT(0, T) = ST(fma_##CT(v * LD(AT(2, T)), LD(AT(3, T)), LD(AT(1, T))));                 \
+    }                                                                                              \
+    static void NAME##_div(char **d, const int64_t *s, int64_t n, const void *ctx) {               \
+        const CT v = (CT)(((const bctx *)ctx)->VAL);                                               \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            AT(0, T) = ST(LD(AT(1, T)) + v * LD(AT(2, T)) / LD(AT(3, T)));                         \
+    }
+DEF_ADDC(addc_f32, float, float, ID, ID, v)
+DEF_ADDC(addc_f64, double, double, ID, ID, v)
+DEF_ADDC(addc_f16, uint16_t, float, tn_f16_to_f32, tn_f32_to_f16, v)
+DEF_ADDC(addc_bf16, uint16_t, float, tn_bf16_to_f32, tn_f32_to_bf16, v)
+
+/* integers: self + value * t1 * t2 with wrap-around (computed in uint64, stored truncated) */
+#define DEF_ADDC_INT(NAME, T)                                                                      \
+    static void NAME(char **d, const int64_t *s, int64_t n, const void *ctx) {                     \
+        const uint64_t v = (uint64_t)(T)((const bctx *)ctx)->i;                                    \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            AT(0, T) = (T)((uint64_t)(int64_t)AT(1, T) + v * (uint64_t)(int64_t)AT(2, T) * (uint64_t)(int64_t)AT(3, T)); \
+    }
+DEF_ADDC_INT(addc_u8, uint8_t)
+DEF_ADDC_INT(addc_i8, int8_t)
+DEF_ADDC_INT(addc_i16, int16_t)
+DEF_ADDC_INT(addc_i32, int32_t)
+DEF_ADDC_INT(addc_i64, int64_t)
+
+static tn_loop lerp_loop(tn_dtype dt, bool tensor_weight) {
+    switch (dt) {
+    case TN_DTYPE_F32: return tensor_weight ? lerp_f32_t : lerp_f32_s;
+    case TN_DTYPE_F64: return tensor_weight ? lerp_f64_t : lerp_f64_s;
+    case TN_DTYPE_F16: return tensor_weight ? lerp_f16_t : lerp_f16_s;
+    case TN_DTYPE_BF16: return tensor_weight ? lerp_bf16_t : lerp_bf16_s;
+    default: return NULL;
+    }
+}
+
+static tn_loop addc_loop(tn_dtype dt, bool div) {
+    switch (dt) {
+    case TN_DTYPE_F32: return div ? addc_f32_div : addc_f32_mul;
+    case TN_DTYPE_F64: return div ? addc_f64_div : addc_f64_mul;
+    case TN_DTYPE_F16: return div ? addc_f16_div : addc_f16_mul;
+    case TN_DTYPE_BF16: return div ? addc_bf16_div : addc_bf16_mul;
+    case TN_DTYPE_U8: return div ? NULL : addc_u8;
+    case TN_DTYPE_I8: return div ? NULL : addc_i8;
+    case TN_DTYPE_I16: return div ? NULL : addc_i16;
+    case TN_DTYPE_I32: return div ? NULL : addc_i32;
+    case TN_DTYPE_I64: return div ? NULL : addc_i64;
+    default: return NULL;
+    }
+}
+
+/* Number value -> bctx (value as double and as int64, as upstream's Scalar.to<T>()). */
+static bctx num_ctx(const tn_value *v) {
+    bctx c;
+    if (v->tag == TN_V_INT || v->tag == TN_V_BOOL) { c.i = v->u.i; c.v = (double)v->u.i; }
+    else if (v->tag == TN_V_COMPLEX) { c.v = v->u.c.re; c.i = (int64_t)v->u.c.re; }
+    else { c.v = v->u.f; c.i = (v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) ? (int64_t)v->u.f : 0; }
+    return c;
+}
+
+/* Run `loop` over tensors ins (cast to ct) into a fresh result of dtype ct, delivered to
+ * self (in-place), out (out=) or returned. */
+static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, PyObject **ins, tn_dtype ct,
+                      PyObject *out, bool inplace) {
+    const tn_tensor *ts[4];
+    for (int k = 0; k < nin; k++) ts[k] = tn_tensor_of(ins[k]);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(nin, ts, &nd, shape) < 0) return NULL;
+    PyObject *self = ins[0];
+    if (inplace) {
+        const tn_tensor *t = ts[0];
+        if (t->ndim != nd || memcmp(t->sizes, shape, (size_t)nd * sizeof *shape) != 0) {
+            char a[256], b[256];
+            tn_shape_str(a, sizeof a, t->ndim, t->sizes);
+            tn_shape_str(b, sizeof b, nd, shape);
+            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
+            return NULL;
+        }
+        if (!tn_can_cast(ct, t->dtype)) {
+            PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                         tn_dtype_cpp_name(ct), tn_dtype_cpp_name(t->dtype));
+            return NULL;
+        }
+    }
+    if (out && tn_out_prepare(out, nd, shape, ct, name) < 0) return NULL;
+    if (!loop) {
+        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", name, tn_dtype_cpp_name(ct));
+        return NULL;
+    }
+    PyObject *cast[4] = {NULL};
+    PyObject *res = NULL;
+    for (int k = 0; k < nin; k++)
+        if (!(cast[k] = tn_as_dtype(ins[k], ct, false))) goto done;
+    res = tn_new_result(nd, shape, ct, nin, ts);
+    if (!res) goto done;
+    tn_run_loop(loop, ctx, res, nin, cast);
+    if (inplace) {
+        int r = tn_copy_into(self, res);
+        Py_DECREF(res);
+        res = r < 0 ? NULL : Py_NewRef(self);
+    } else if (out) {
+        res = tn_out_deliver(res, out, name);
+    }
+done:
+    for (int k = 0; k < nin; k++) Py_XDECREF(cast[k]);
+    return res;
+}
+
+/* ---- lerp ---- */
+static PyObject *lerp(tn_value *a, bool tensor_weight, PyObject *out, bool inplace) {
+    const tn_tensor *s = TN_T(a[0]), *e = TN_T(a[1]);
+    if (s->dtype != e->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `end` but got dtype %s", tn_dtype_cxx_name(s->dtype),
+                     tn_dtype_cxx_name(e->dtype));
+        return NULL;
+    }
+    if (tensor_weight) {
+        const tn_tensor *w = TN_T(a[2]);
+        if (w->ndim != 0 && w->dtype != s->dtype) {
+            PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `weight` but got dtype %s",
+                         tn_dtype_cxx_name(s->dtype), tn_dtype_cxx_name(w->dtype));
+            return NULL;
+        }
+    }
+    bctx c = {0};
+    if (!tensor_weight) c = num_ctx(&a[2]);
+    PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, tensor_weight ? a[2].u.obj : NULL};
+    return run3(tensor_weight ? "lerp_kernel_tensor" : "lerp_kernel_scalar", lerp_loop(s->dtype, tensor_weight), &c,
+                tensor_weight ? 3 : 2, ins, s->dtype, out, inplace);
+}
+
+PyObject *tn_op_lerp_Scalar(tn_value *a) { return lerp(a, false, NULL, false); }
+PyObject *tn_op_lerp_Tensor(tn_value *a) { return lerp(a, true, NULL, false); }
+PyObject *tn_op_lerp__Scalar(tn_value *a) { return lerp(a, false, NULL, true); }
+PyObject *tn_op_lerp__Tensor(tn_value *a) { return lerp(a, true, NULL, true); }
+PyObject *tn_op_lerp_Scalar_out(tn_value *a) { return lerp(a, false, a[3].u.obj, false); }
+PyObject *tn_op_lerp_Tensor_out(tn_value *a) { return lerp(a, true, a[3].u.obj, false); }
+
+/* ---- addcmul / addcdiv ---- */
+static PyObject *addc(tn_value *a, bool div, PyObject *out, bool inplace) {
+    const tn_tensor *t1 = TN_T(a[1]), *t2 = TN_T(a[2]);
+    if (div && tn_dtype_is_integral(t1->dtype, true) && tn_dtype_is_integral(t2->dtype, true)) {
+        PyErr_SetString(PyExc_RuntimeError,
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform a "
+            "true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+        return NULL;
+    }
+    tn_dtype ct = tn_result_type(3, a);
+    bctx c = num_ctx(&a[3]);
+    PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
+    return run3(div ? "addcdiv_cpu_out" : "addcmul_cpu_out", addc_loop(ct, div), &c, 3, ins, ct, out, inplace);
+}
+
+PyObject *tn_op_addcmul(tn_value *a) { return addc(a, false, NULL, false); }
+PyObject *tn_op_addcmul_(tn_value *a) { return addc(a, false, NULL, true); }
+PyObject *tn_op_addcmul_out(tn_value *a) { return addc(a, false, a[4].u.obj, false); }
+PyObject *tn_op_addcdiv(tn_value *a) { return addc(a, true, NULL, false); }
+PyObject *tn_op_addcdiv_(tn_value *a) { return addc(a, true, NULL, true); }
+PyObject *tn_op_addcdiv_out(tn_value *a) { return addc(a, true, a[4].u.obj, false); }
