@@ -2134,7 +2134,59 @@ static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pa
 
 /* ---- table ---- */
 
+/* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
+
+/* lerp.Scalar(self, end, weight): end: grad * weight; self: grad * (1 - weight) */
+static int f_lerp_scalar(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    double w = arg_f(n, 2);
+    OUTK(1, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], w)));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 1 - w)));
+    DONE;
+}
+/* lerp.Tensor(self, end, weight): end: grad * weight; self: grad * (1 - weight);
+ * weight: grad * (end - self) */
+static int f_lerp_tensor(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(scalar_minus(1.0, K(saved(n, 2)))))));
+    if (need(n, 2))
+        OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(saved(n, 1)), K(saved(n, 0)))))));
+    DONE;
+}
+/* addcmul(self, tensor1, tensor2, value): self: grad; tensor1: grad * (tensor2 * value);
+ * tensor2: grad * (tensor1 * value) */
+static int f_addcmul(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *v = K(arg_obj(n, 3));
+    OUTK(0, g[0]);
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 2)), v)))));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 1)), v)))));
+    DONE;
+}
+/* addcdiv(self, tensor1, tensor2, value): self: grad; tensor1: grad * (value / tensor2);
+ * tensor2: -grad * (value * tensor1 / (tensor2 * tensor2)) */
+static int f_addcdiv(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *v = K(arg_obj(n, 3));
+    OUTK(0, g[0]);
+    if (need(n, 1)) {   /* Scalar / Tensor in C++: tensor.reciprocal() * value */
+        PyObject *q = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_reciprocal, "(O)", K(saved(n, 2)))), v));
+        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], q)));
+    }
+    if (need(n, 2)) {
+        PyObject *t2 = K(saved(n, 2));
+        PyObject *num = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 1)), v));
+        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", t2, t2))));
+        OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", g[0])), q)));
+    }
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
+    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
+    {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
+    {TN_ROW_addcdiv, f_addcdiv}, {TN_ROW_addcdiv_, f_addcdiv},
     {TN_ROW_add_Tensor, f_add}, {TN_ROW_add__Tensor, f_add}, {TN_ROW_add_Scalar, f_add}, {TN_ROW_add__Scalar, f_add},
     {TN_ROW_sub_Tensor, f_sub}, {TN_ROW_sub__Tensor, f_sub}, {TN_ROW_sub_Scalar, f_add}, {TN_ROW_sub__Scalar, f_add},
     {TN_ROW_rsub_Tensor, f_rsub}, {TN_ROW_rsub_Scalar, f_rsub},

@@ -369,3 +369,11 @@ grads("gradf_misc2", {
     "float_power_inplace_tensor": "ps = leaves((4,), (4,), dtype=torch.float64); y = ps[0].abs() + 0.5; y.float_power_(ps[1]); out = y",
     "where_scalar_scalar": "ps = leaves((4,)); out = ps[0] * torch.where(ps[0] > 0, 2.0, 3.0)",
 })
+
+grads("gradf_blend", {
+    "lerp_scalar": "ps = leaves((4,), (4,)); out = torch.lerp(ps[0], ps[1], 0.3)",
+    "lerp_tensor": "ps = leaves((4,), (4,), (4,)); out = torch.lerp(ps[0], ps[1], ps[2].sigmoid()).exp()",
+    "addcmul": "ps = leaves((2, 3), (2, 3), (3,)); out = torch.addcmul(ps[0], ps[1], ps[2], value=0.5).pow(2)",
+    "addcdiv": "ps = leaves((3,), (3,), (3,)); out = torch.addcdiv(ps[0], ps[1], ps[2].abs() + 1, value=2).sin()",
+    "addcmul_inplace": "ps = leaves((3,), (3,), (3,)); y = ps[0] * 1; y.addcmul_(ps[1], ps[2]); out = y",
+})
