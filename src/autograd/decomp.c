@@ -17,6 +17,7 @@
 static PyObject *A(int i, tn_value *a) { return tn_value_to_python(&a[i]); }
 
 /* same arguments, another row */
+/* Same arguments, another row: only for rows whose schemas take the same arguments (aliases). */
 static PyObject *same_args(int row, tn_value *a) { return tn_door_call(row, a); }
 
 /* ---- linear algebra ---- */
@@ -861,7 +862,12 @@ static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
     Py_XDECREF(l);
     return r;
 }
-static PyObject *d_broadcast_to(tn_value *a) { return same_args(TN_ROW_expand, a); }
+/* broadcast_to(self, size) -> expand(self, size): expand has one argument more (implicit) */
+static PyObject *d_broadcast_to(tn_value *a) {
+    PyObject *sz = A(1, a), *r = sz ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, sz) : NULL;
+    Py_XDECREF(sz);
+    return r;
+}
 static PyObject *d_fliplr(tn_value *a) {
     if (tn_tensor_of(a[0].u.obj)->ndim < 2) return tn_door_below_autograd(TN_ROW_fliplr, a);
     return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 1);
@@ -1128,7 +1134,12 @@ static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */
 static PyObject *run_alias(int op, tn_value *a);
 static PyObject *dispatch(int op, tn_value *a) {
     int k = decomp_index[op] - 1;
-    if (decomps[k].base >= 0) return same_args(decomps[k].base, a);
+    if (decomps[k].base >= 0) {
+        const tn_schema *from = tn_op_schema(op), *to = tn_op_schema(decomps[k].base);
+        if (!from || !to) return NULL;
+        if (from->nargs != to->nargs) return tn_not_implemented("an alias decomposition whose schemas differ");
+        return same_args(decomps[k].base, a);
+    }
     if (decomps[k].base == -3) {
         bool was = tn_grad_mode_set(false);
         PyObject *r = tn_door_below_autograd(op, a);
