@@ -205,14 +205,8 @@ static PyObject *reshape_to(PyObject *x, PyObject *shape) {
         Py_XDECREF(a); Py_XDECREF(b);
         return r;
     }
-    static PyObject *contig;   /* upstream clones with memory_format=contiguous_format */
-    if (!contig) {
-        PyObject *torch = PyImport_ImportModule("torch");
-        contig = torch ? PyObject_GetAttrString(torch, "contiguous_format") : NULL;
-        Py_XDECREF(torch);
-        if (!contig) return NULL;
-    }
-    PyObject *kw = Py_BuildValue("{sO}", "memory_format", contig);
+    /* upstream clones with memory_format=contiguous_format */
+    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
     PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", x) : NULL;
     PyObject *r = c ? tn_aten(TN_ROW__unsafe_view, "(OO)", c, shape) : NULL;
     Py_XDECREF(kw); Py_XDECREF(c);

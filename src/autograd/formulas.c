@@ -31,25 +31,6 @@ static PyObject *sizes_of(tn_node *n, int i) { return tn_py_size_new(meta(n, i)-
 static PyObject *saved(tn_node *n, int i) { return tn_node_saved_arg(n, i); }
 static PyObject *result(tn_node *n, int k) { return tn_node_saved_result(n, k); }
 
-static int row_of(int *cache, const char *name, const char *ov) {
-    if (*cache == -2) *cache = tn_op_find(name, ov);
-    return *cache;
-}
-/* An op found by name at run time (backward ops may be added later); refuses by name if absent. */
-static PyObject *call_named(int *cache, const char *name, const char *ov, PyObject *args) {
-    int r = row_of(cache, name, ov);
-    if (!args) return NULL;
-    if (r < 0) {
-        Py_DECREF(args);
-        char what[160];
-        snprintf(what, sizeof what, "aten::%s%s%s", name, ov[0] ? "." : "", ov);
-        return tn_not_implemented(what);
-    }
-    PyObject *res = tn_aten(r, "O", args);   /* args is a tuple: passed as the argument tuple */
-    Py_DECREF(args);
-    return res;
-}
-#define NAMED(name, ov, ...) ({ static int c_ = -2; call_named(&c_, name, ov, Py_BuildValue(__VA_ARGS__)); })
 
 /* maybe_multiply(t, s): t when s is 1, else t * s. Steals t. */
 static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
@@ -229,21 +210,21 @@ static int f_abs(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self.sgn(
 static int f_tanh(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, NAMED("tanh_backward", "", "(OO)", g[0], r));
+    PUT(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r));
     Py_DECREF(r);
     return 0;
 }
 static int f_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, NAMED("sigmoid_backward", "", "(OO)", g[0], r));
+    PUT(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r));
     Py_DECREF(r);
     return 0;
 }
 static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, result, 0) */
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, NAMED("threshold_backward", "", "(OOi)", g[0], r, 0));
+    PUT(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0));
     Py_DECREF(r);
     return 0;
 }
@@ -261,19 +242,14 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
         PUT(0, r);
         return 0;
     }
-    PUT(0, NAMED("silu_backward", "", "(OO)", g[0], s));
+    PUT(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s));
     Py_DECREF(s);
     return 0;
 }
 static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
-    static int row = -2;
-    if (row_of(&row, "gelu_backward", "") < 0) {
-        tn_not_implemented("aten::gelu_backward");
-        return -1;
-    }
     PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
     PyObject *kw = ap ? Py_BuildValue("{sO}", "approximate", ap) : NULL;
-    if (kw) PUT(0, tn_aten_kw(row, kw, "(OO)", g[0], s));
+    if (kw) PUT(0, tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s));
     Py_XDECREF(s); Py_XDECREF(ap); Py_XDECREF(kw);
     return kw ? 0 : -1;
 }
@@ -639,14 +615,14 @@ static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 static int f_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax(self, dim, half_to_float) */
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, NAMED("_softmax_backward_data", "", "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
+    PUT(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
     Py_DECREF(r); Py_DECREF(dt);
     return 0;
 }
 static int f_log_softmax(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, NAMED("_log_softmax_backward_data", "", "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
+    PUT(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
     Py_DECREF(r); Py_DECREF(dt);
     return 0;
 }
@@ -659,7 +635,7 @@ static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *b = w ? (is_tensor_arg(n, 3) ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
     PyObject *mask = b ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 2) ? Py_True : Py_False,
                                        need(n, 3) ? Py_True : Py_False) : NULL;
-    PyObject *r = mask ? NAMED("native_layer_norm_backward", "", "(OOOOOOOO)", g[0], in, ns, mean, rstd, w, b, mask) : NULL;
+    PyObject *r = mask ? tn_aten(TN_ROW_native_layer_norm_backward, "(OOOOOOOO)", g[0], in, ns, mean, rstd, w, b, mask) : NULL;
     Py_XDECREF(in); Py_XDECREF(ns); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(w); Py_XDECREF(b); Py_XDECREF(mask);
     if (!r) return -1;
     int args_of[3] = {0, 2, 3};
@@ -678,7 +654,7 @@ static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *idx = saved(n, 1);
     if (!idx) return -1;
-    PUT(0, NAMED("embedding_dense_backward", "", "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
+    PUT(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
                  (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False));
     Py_DECREF(idx);
     return 0;
@@ -1346,25 +1322,25 @@ static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(gra
     T_;
     bool inpl = n->inplace;
     PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(NAMED("elu_backward", "", "(OOOOOO)", g[0], K(arg_obj(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)), inpl ? Py_True : Py_False, x)));
+    OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", g[0], K(arg_obj(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)), inpl ? Py_True : Py_False, x)));
     DONE;
 }
 static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     bool inpl = n->inplace;
     PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(NAMED("leaky_relu_backward", "", "(OOOO)", g[0], x, K(arg_obj(n, 1)), inpl ? Py_True : Py_False)));
+    OUTK(0, K(tn_aten(TN_ROW_leaky_relu_backward, "(OOOO)", g[0], x, K(arg_obj(n, 1)), inpl ? Py_True : Py_False)));
     DONE;
 }
 static int f_threshold(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, self, threshold) */
     T_;
-    OUTK(0, K(NAMED("threshold_backward", "", "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    OUTK(0, K(tn_aten(TN_ROW_threshold_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
     DONE;
 }
 static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
     T_;
     PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
-    OUTK(0, K(NAMED("_softmax_backward_data", "", "(OOLO)", g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
+    OUTK(0, K(tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
     DONE;
 }
 
@@ -1493,7 +1469,7 @@ static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
     PyObject *w = is_tensor_arg(n, 2) ? K(saved(n, 2)) : Py_None;
-    OUTK(0, K(NAMED("nll_loss_backward", "", "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), w,
+    OUTK(0, K(tn_aten(TN_ROW_nll_loss_backward, "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), w,
                     (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
     DONE;
 }
@@ -1625,26 +1601,26 @@ static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
 
 static int f_threshold_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, threshold) */
     T_;
-    if (need(n, 0)) OUTK(0, K(NAMED("threshold_backward", "", "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_threshold_backward, "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_leaky_relu_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, slope, self_is_result) */
     T_;
-    if (need(n, 0)) OUTK(0, K(NAMED("leaky_relu_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), Py_False)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_leaky_relu_backward, "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), Py_False)));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, min_val, max_val) */
     T_;
-    if (need(n, 0)) OUTK(0, K(NAMED("hardtanh_backward", "", "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)))));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_hardtanh_backward, "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * (-2 * output * grad_output) */
     T_;
     PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(NAMED("tanh_backward", "", "(OO)", g[0], out)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], out)));
     if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
                          K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), K(saved(n, 0)))))));
     DONE;
@@ -1652,7 +1628,7 @@ static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output
 static int f_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * grad_output * (-2 * output + 1) */
     T_;
     PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(NAMED("sigmoid_backward", "", "(OO)", g[0], out)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], out)));
     if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))),
                          K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), 1)))));
     DONE;
@@ -1663,7 +1639,7 @@ static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *out = K(saved(n, 1));
     long long dim = (long long)arg_i(n, 2);
     PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
-    if (need(n, 0)) OUTK(0, K(NAMED("_softmax_backward_data", "", "(OOLO)", gg, out, dim, K(arg_obj(n, 3)))));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", gg, out, dim, K(arg_obj(n, 3)))));
     if (need(n, 1)) {   /* softmax_double_backward(gg, grad_output, dim, output) */
         PyObject *go = K(saved(n, 0));
         PyObject *t0 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, gg));
@@ -1704,7 +1680,7 @@ static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction)
 static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, target, reduction) */
     T_;
     int64_t red = arg_i(n, 3);
-    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
     PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
     if (need(n, 1)) OUTK(1, K(mse_double(ggo, meta(n, 1), red)));
     if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_neg, "(O)", K(mse_double(ggo, meta(n, 2), red)))));
@@ -1922,8 +1898,8 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
     long long red = (long long)arg_i(n, 2);
-    if (need(n, 0)) OUTK(0, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], s, t, red)));
-    if (need(n, 1)) OUTK(1, K(NAMED("mse_loss_backward", "", "(OOOL)", g[0], t, s, red)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], s, t, red)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], t, s, red)));
     DONE;
 }
 
@@ -1948,11 +1924,8 @@ static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
     const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
     if (!go || !x || !mode) { drop_(&T); return -1; }
     if (need(n, 0)) {
-        static int row = -2;
-        int r = row_of(&row, "gelu_backward", "");
         PyObject *kw = K(Py_BuildValue("{sO}", "approximate", ap));
-        if (r < 0) { drop_(&T); tn_not_implemented("aten::gelu_backward"); return -1; }
-        OUTK(0, kw ? K(tn_aten_kw(r, kw, "(OO)", g[0], x)) : NULL);
+        OUTK(0, kw ? K(tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], x)) : NULL);
     }
     if (need(n, 1)) {
         PyObject *gI;
@@ -1991,11 +1964,11 @@ static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
     bool isr = n->args[4].u.i;
     PyObject *sor = K(saved(n, 5));
-    if (need(n, 0)) OUTK(0, K(NAMED("elu_backward", "", "(OOOOOO)", g[0], al, sc, is, isr ? Py_True : Py_False, sor)));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", g[0], al, sc, is, isr ? Py_True : Py_False, sor)));
     if (need(n, 5)) {
         PyObject *neg = sor ? K(to_dt(K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", sor, 0)), tn_tensor_of(g[0])->dtype)) : NULL;
         PyObject *gg = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), is));
-        PyObject *v = isr ? gg : K(NAMED("elu_backward", "", "(OOOOOO)", gg, al, sc, is, Py_False, sor));
+        PyObject *v = isr ? gg : K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", gg, al, sc, is, Py_False, sor));
         OUTK(5, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", v, neg)));
     }
     DONE;

@@ -52,10 +52,7 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(n->dict);
     for (int i = 0; i < n->nnext; i++) Py_VISIT(n->next[i].fn);
     for (int i = 0; i < n->nargs; i++)
-        if ((n->args[i].tag == TN_V_TENSOR || n->args[i].tag == TN_V_TENSORLIST || n->args[i].tag == TN_V_OBJECT ||
-             n->args[i].tag == TN_V_STR || n->args[i].tag == TN_V_GENERATOR || n->args[i].tag == TN_V_LAYOUT ||
-             n->args[i].tag == TN_V_MEMFORMAT))
-            Py_VISIT(n->args[i].u.obj);
+        if (tn_value_holds_object(n->args[i].tag)) Py_VISIT(n->args[i].u.obj);
     for (int k = 0; n->results && k < n->nout; k++) Py_VISIT(n->results[k]);
     Py_VISIT(n->pre_hooks);
     Py_VISIT(n->post_hooks);
@@ -71,13 +68,8 @@ static int node_traverse(PyObject *self, visitproc visit, void *arg) {
 }
 
 void tn_node_release(tn_node *n) {
-    for (int i = 0; i < n->nargs; i++) {
-        tn_value *v = &n->args[i];
-        if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST || v->tag == TN_V_OBJECT || v->tag == TN_V_STR ||
-            v->tag == TN_V_GENERATOR || v->tag == TN_V_LAYOUT || v->tag == TN_V_MEMFORMAT) {
-            if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST) Py_CLEAR(v->u.obj);
-        }
-    }
+    for (int i = 0; i < n->nargs; i++)   /* saved tensors go; scalars and names stay readable */
+        if (n->args[i].tag == TN_V_TENSOR || n->args[i].tag == TN_V_TENSORLIST) Py_CLEAR(n->args[i].u.obj);
     for (int k = 0; n->results && k < n->nout; k++) Py_CLEAR(n->results[k]);
     Py_CLEAR(n->extra);
     n->released = true;
@@ -87,12 +79,8 @@ static int node_clear(PyObject *self) {
     tn_node *n = (tn_node *)self;
     Py_CLEAR(n->dict);
     for (int i = 0; i < n->nnext; i++) Py_CLEAR(n->next[i].fn);
-    for (int i = 0; i < n->nargs; i++) {
-        tn_value *v = &n->args[i];
-        if (v->tag == TN_V_TENSOR || v->tag == TN_V_TENSORLIST || v->tag == TN_V_OBJECT || v->tag == TN_V_STR ||
-            v->tag == TN_V_GENERATOR || v->tag == TN_V_LAYOUT || v->tag == TN_V_MEMFORMAT)
-            Py_CLEAR(v->u.obj);
-    }
+    for (int i = 0; i < n->nargs; i++)
+        if (tn_value_holds_object(n->args[i].tag)) Py_CLEAR(n->args[i].u.obj);
     for (int k = 0; n->results && k < n->nout; k++) Py_CLEAR(n->results[k]);
     Py_CLEAR(n->pre_hooks);
     Py_CLEAR(n->post_hooks);

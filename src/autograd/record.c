@@ -131,11 +131,8 @@ static int copy_value(tn_value *dst, const tn_value *src) {
         if (!dst->u.floats.v) return -1;
         memcpy(dst->u.floats.v, src->u.floats.v, (size_t)src->u.floats.n * sizeof(double));
         return 0;
-    case TN_V_TENSOR: case TN_V_TENSORLIST: case TN_V_STR: case TN_V_GENERATOR: case TN_V_OBJECT:
-    case TN_V_LAYOUT: case TN_V_MEMFORMAT:
-        Py_INCREF(src->u.obj);
-        return 0;
     default:
+        if (tn_value_holds_object(src->tag)) Py_INCREF(src->u.obj);
         return 0;
     }
 }

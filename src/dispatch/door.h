@@ -38,6 +38,12 @@ typedef struct {
     } u;
 } tn_value;
 
+/* Whether a value holds a Python object in u.obj (a reference its owner must release). */
+static inline bool tn_value_holds_object(tn_value_tag t) {
+    return t == TN_V_TENSOR || t == TN_V_TENSORLIST || t == TN_V_OBJECT || t == TN_V_STR || t == TN_V_GENERATOR ||
+           t == TN_V_LAYOUT || t == TN_V_MEMFORMAT;
+}
+
 typedef PyObject *(*tn_op_fn)(tn_value *args);
 
 /* NO_PY_*: upstream's Python bindings do not expose the overload (torchgen's

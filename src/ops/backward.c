@@ -16,16 +16,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static bool bw_is_float(tn_dtype d) {
-    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
-}
-static tn_dtype bw_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32; }
-
-static PyObject *bw_not_impl(const char *kname, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
-    return NULL;
-}
-
 static PyObject *bw_scalar_type(tn_dtype expected, tn_dtype found) {
     PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(expected),
                  tn_dtype_cpp_name(found));
@@ -67,7 +57,7 @@ static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_param
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     tn_loop loop = tn_bwd_loop(op, ct);
-    if (!loop) return bw_not_impl(kname, ct);
+    if (!loop) return tn_kernel_missing(kname, ct);
     const tn_tensor *ts[2] = {TN_T(*g), TN_T(*x)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
@@ -207,7 +197,7 @@ static PyObject *mse_bwd(tn_value *a, PyObject *out) {
         goto done;
     }
     if (!(loop = tn_mse_backward_loop(ct))) {
-        bw_not_impl("mse_backward_cpu_out", ct);
+        tn_kernel_missing("mse_backward_cpu_out", ct);
         goto done;
     }
     if (tn_out_prepare(gi, nd, shape, ct, "mse_loss_backward") < 0) goto done;
@@ -254,14 +244,14 @@ static PyObject *softmax_bwd(bool lg, tn_value *a, PyObject *out) {
     int64_t total = tn_numel(y);
     bool last = g->ndim == 0 || dim == g->ndim - 1;
     if (total > 0) {
-        if (!bw_is_float(g->dtype))
-            return bw_not_impl(lg ? (last ? "log_softmax_backward_lastdim_kernel_impl" : "log_softmax_backward_kernel_impl")
+        if (!tn_nn_float(g->dtype))
+            return tn_kernel_missing(lg ? (last ? "log_softmax_backward_lastdim_kernel_impl" : "log_softmax_backward_kernel_impl")
                                   : (last ? "softmax_backward_lastdim_kernel_impl" : "softmax_backward_kernel_impl"),
                                g->dtype);
         if (y->dtype != g->dtype) return bw_scalar_type(g->dtype, y->dtype);
         if (rd != g->dtype) return bw_scalar_type(g->dtype, rd);
     }
-    tn_dtype ct = bw_compute(rd);
+    tn_dtype ct = tn_nn_compute(rd);
     int64_t outer = 1, n = g->ndim ? g->sizes[dim] : 1, inner = 1;
     for (int d = 0; d < g->ndim; d++) {
         if (d < dim) outer *= g->sizes[d];
@@ -328,7 +318,7 @@ static PyObject *embedding_bwd(tn_value *a, PyObject *out) {
     }
     if (bw_out_dtype(out, g->dtype) < 0) return NULL;
     tn_loop add = tn_binary_loop(TN_BINARY_ADD, g->dtype);
-    if (!add) return bw_not_impl("embedding_dense_backward_cpu", g->dtype);
+    if (!add) return tn_kernel_missing("embedding_dense_backward_cpu", g->dtype);
     int64_t sz[2] = {V, D};
     PyObject *res = tn_tensor_new_empty(2, sz, g->dtype, TN_DEVICE_CPU), *gc = NULL, *ic = NULL;
     int64_t *counts = NULL;
@@ -447,7 +437,7 @@ static PyObject *layer_norm_bwd(tn_value *a, PyObject *const *outs) {
     PyObject *ret = NULL;
     tn_dtype dt = x->dtype;
     if (M > 0) {
-        if (!bw_is_float(dt)) return bw_not_impl("LayerNormBackwardKernelImpl", dt);
+        if (!tn_nn_float(dt)) return tn_kernel_missing("LayerNormBackwardKernelImpl", dt);
         bool mixed = false;
         for (int p = 0; p < 2; p++)
             if (params[p]->tag == TN_V_TENSOR && (dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) &&
@@ -470,7 +460,7 @@ static PyObject *layer_norm_bwd(tn_value *a, PyObject *const *outs) {
             }
             if (bw_out_dtype(outs[i], want[i]) < 0) return NULL;
         }
-    tn_dtype ct = bw_compute(dt);
+    tn_dtype ct = tn_nn_compute(dt);
     if (!tn_dtype_is_floating(dt)) ct = TN_DTYPE_F64; /* empty integer input: nothing computed */
     const tn_tensor *pt = mask[1] ? TN_T(*wv) : mask[2] ? TN_T(*bv) : NULL;
     if (mask[0] && !(res[0] = tn_tensor_new_empty(x->ndim, x->sizes, ct, TN_DEVICE_CPU))) goto done;
@@ -549,7 +539,7 @@ static int nll_check(const tn_tensor *x, const tn_tensor *t) {
 /* Target as contiguous int64 (Long or Byte upstream), range-checked except ignore_index. */
 static PyObject *nll_target(const tn_tensor *x, PyObject *to, int64_t ignore, int64_t *B) {
     tn_tensor *t = tn_tensor_of(to);
-    if (!bw_is_float(x->dtype)) return bw_not_impl("nll_loss_out_frame", x->dtype);
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("nll_loss_out_frame", x->dtype);
     if (t->dtype != TN_DTYPE_I64 && t->dtype != TN_DTYPE_U8) {
         PyErr_Format(PyExc_RuntimeError, "expected target dtype to be Long or Byte, but got %s", tn_dtype_cpp_name(t->dtype));
         return NULL;

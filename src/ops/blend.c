@@ -134,10 +134,7 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
         }
     }
     if (out && tn_out_prepare(out, nd, shape, ct, name) < 0) return NULL;
-    if (!loop) {
-        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", name, tn_dtype_cpp_name(ct));
-        return NULL;
-    }
+    if (!loop) return tn_kernel_missing(name, ct);
     PyObject *cast[4] = {NULL};
     PyObject *res = NULL;
     for (int k = 0; k < nin; k++)

@@ -624,3 +624,8 @@ PyObject *tn_return_pair(const char *name, PyObject *a, PyObject *b) {
     Py_DECREF(tup);
     return r;
 }
+
+PyObject *tn_kernel_missing(const char *kname, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
+    return NULL;
+}

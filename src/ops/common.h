@@ -50,6 +50,15 @@ tn_dtype tn_number_dtype(const tn_value *v);
 int tn_require_computable(const char *op, tn_dtype dt);
 /* Can values of `from` be cast to `to` without changing category (upstream's canCast)? */
 bool tn_can_cast(tn_dtype from, tn_dtype to);
+/* The four floating dtypes nn kernels take (f32, f64, f16, bf16), and the dtype they compute in
+ * (f64 for f64, else f32). */
+static inline bool tn_nn_float(tn_dtype d) {
+    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
+}
+static inline tn_dtype tn_nn_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32; }
+/* upstream's message for a kernel without this dtype: NotImplementedError("\"name\" not
+ * implemented for 'Dtype'"). Returns NULL. */
+PyObject *tn_kernel_missing(const char *kname, tn_dtype dt);
 
 /* ---- tensors ---- */
 /* A contiguous copy of `t` converted to dtype (cast), or a new reference to t itself when it is

@@ -284,8 +284,7 @@ static PyObject *fused_adam(tn_value *a, bool adamw) {
         case TN_DTYPE_BF16: adam_bf16(P, G, M, V, MX, cnt, &prm); break;
         case TN_DTYPE_F16: adam_f16(P, G, M, V, MX, cnt, &prm); break;
         default:
-            PyErr_Format(PyExc_NotImplementedError, "\"fused_adam_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
-            return NULL;
+            return tn_kernel_missing("fused_adam_kernel", pt->dtype);
         }
         bump(a, 5, i);
     }
@@ -325,8 +324,7 @@ PyObject *tn_op__fused_sgd_(tn_value *a) {
         case TN_DTYPE_BF16: sgd_bf16(P, G, B, cnt, &prm); break;
         case TN_DTYPE_F16: sgd_f16(P, G, B, cnt, &prm); break;
         default:
-            PyErr_Format(PyExc_NotImplementedError, "\"fused_sgd_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
-            return NULL;
+            return tn_kernel_missing("fused_sgd_kernel", pt->dtype);
         }
         bump(a, 3, i);
     }
@@ -366,8 +364,7 @@ PyObject *tn_op__fused_adagrad_(tn_value *a) {
         case TN_DTYPE_BF16: adagrad_bf16(P, G, S, cnt, &prm); break;
         case TN_DTYPE_F16: adagrad_f16(P, G, S, cnt, &prm); break;
         default:
-            PyErr_Format(PyExc_NotImplementedError, "\"fused_adagrad_kernel\" not implemented for '%s'", tn_dtype_cpp_name(pt->dtype));
-            return NULL;
+            return tn_kernel_missing("fused_adagrad_kernel", pt->dtype);
         }
         bump(a, 3, i);
     }

@@ -18,18 +18,6 @@
 /* ---------------------------------------------------------------- helpers */
 
 
-static bool nn_is_float(tn_dtype d) {
-    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
-}
-
-/* The dtype kernels compute in: f64 for f64, else f32. */
-static tn_dtype nn_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32; }
-
-static PyObject *nn_kernel_missing(const char *kname, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
-    return NULL;
-}
-
 static bool nn_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i != 0; }
 
 /* Convert a compute-dtype result to `dt` (steals res). */
@@ -52,11 +40,11 @@ static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg
     int dim;
     if (tn_wrap_dim_i(dim_arg, t->ndim, &dim) < 0) return NULL;
     bool last = t->ndim == 0 || dim == t->ndim - 1;
-    if (!nn_is_float(t->dtype))
-        return nn_kernel_missing(kind == NN_LOG_SOFTMAX ? (last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl")
+    if (!tn_nn_float(t->dtype))
+        return tn_kernel_missing(kind == NN_LOG_SOFTMAX ? (last ? "log_softmax_lastdim_kernel_impl" : "log_softmax_kernel_impl")
                                                         : (last ? "softmax_lastdim_kernel_impl" : "softmax_kernel_impl"),
                                  t->dtype);
-    tn_dtype ct = nn_compute(t->dtype);
+    tn_dtype ct = tn_nn_compute(t->dtype);
     int64_t outer = 1, n = t->ndim ? t->sizes[dim] : 1, inner = 1;
     for (int d = 0; d < t->ndim; d++) {
         if (d < dim) outer *= t->sizes[d];
@@ -179,7 +167,7 @@ static PyObject *layer_norm_impl(tn_value *a, bool all3) {
     tn_tensor *x = tn_tensor_of(self);
     int64_t M, N;
     if (norm_check(x, &a[1], &a[2], &a[3], false, &M, &N) < 0) return NULL;
-    if (!nn_is_float(x->dtype)) return nn_kernel_missing("LayerNormKernelImpl", x->dtype);
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("LayerNormKernelImpl", x->dtype);
     bool mixed = false;
     for (int p = 2; p <= 3; p++) {
         if (a[p].tag != TN_V_TENSOR) continue;
@@ -189,7 +177,7 @@ static PyObject *layer_norm_impl(tn_value *a, bool all3) {
         PyErr_SetString(PyExc_RuntimeError, "mixed dtype (CPU): expect parameter to have scalar type of Float");
         return NULL;
     }
-    tn_dtype ct = nn_compute(x->dtype);
+    tn_dtype ct = tn_nn_compute(x->dtype);
     double eps = a[4].u.f;
     PyObject *xc = tn_as_dtype(self, ct, true), *wc = NULL, *bc = NULL, *y = NULL, *mean = NULL, *rstd = NULL;
     PyObject *res = NULL;
@@ -243,9 +231,9 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
     tn_tensor *x = tn_tensor_of(self);
     int64_t M, N;
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
-    if (!nn_is_float(x->dtype)) return nn_kernel_missing("rms_norm", x->dtype);
-    if (a[2].tag == TN_V_TENSOR && !nn_is_float(TN_T(a[2])->dtype)) return nn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
-    tn_dtype ct = nn_compute(x->dtype);
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
+    if (a[2].tag == TN_V_TENSOR && !tn_nn_float(TN_T(a[2])->dtype)) return tn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
+    tn_dtype ct = tn_nn_compute(x->dtype);
     double eps = a[3].tag == TN_V_FLOAT ? a[3].u.f : ct == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
     PyObject *xc = tn_as_dtype(self, ct, true), *wc = NULL, *y = NULL, *rstd = NULL, *res = NULL;
     if (!xc) return NULL;
@@ -301,7 +289,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
                      tn_dtype_cpp_name(k->dtype), tn_dtype_cpp_name(v->dtype));
         return NULL;
     }
-    if (!nn_is_float(q->dtype)) {
+    if (!tn_nn_float(q->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(q->dtype));
         return NULL;
     }
@@ -349,7 +337,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
             return NULL;
         }
     }
-    tn_dtype dt = q->dtype, ct = nn_compute(dt);
+    tn_dtype dt = q->dtype, ct = tn_nn_compute(dt);
     double scale = scalev && scalev->tag == TN_V_FLOAT ? scalev->u.f : 1.0 / sqrt((double)E);
 
     PyObject *qc = NULL, *kc = NULL, *vc = NULL, *mc = NULL, *out = NULL, *lse = NULL, *res = NULL;

@@ -35,10 +35,6 @@ static PyObject *rt_error(const char *fmt, ...) {
     return NULL;
 }
 
-static PyObject *not_impl(const char *kname, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
-    return NULL;
-}
 
 static bool is_float(tn_dtype d) {
     return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16;
@@ -160,7 +156,7 @@ static int f_uniform(tn_generator *g, void *d, int64_t n, tn_dtype dt, const voi
 static PyObject *uniform_impl(PyObject *self, double from, double to, tn_generator *g) {
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype r = real_of(t->dtype);
-    if (!is_float(r)) return not_impl("check_uniform_bounds", t->dtype);
+    if (!is_float(r)) return tn_kernel_missing("check_uniform_bounds", t->dtype);
     if (from > to) {
         rt_error("uniform_ expects to return a [from, to) range, but found from=%g > to=%g", from, to);
         return NULL;
@@ -195,7 +191,7 @@ static int check_std(double std) {
 static PyObject *normal_impl(PyObject *self, double mean, double std, tn_generator *g) {
     tn_tensor *t = tn_tensor_of(self);
     if (check_std(std) < 0) return NULL;
-    if (!is_float(real_of(t->dtype))) return not_impl("normal_kernel_cpu", t->dtype);
+    if (!is_float(real_of(t->dtype))) return tn_kernel_missing("normal_kernel_cpu", t->dtype);
     two_d c = {mean, tn_dtype_is_complex(t->dtype) ? std / sqrt(2.0) : std};
     if (fill_tensor(self, g, f_normal, &c) < 0) return NULL;
     return Py_NewRef(self);
@@ -346,7 +342,7 @@ static int f_random(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void
 static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64_t to, tn_generator *g) {
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
-    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("random_from_to_kernel_cpu", dt);
+    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("random_from_to_kernel_cpu", dt);
     tn_rng_bounds b;
     int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
     switch (rc) {
@@ -369,7 +365,7 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
         PyErr_Format(PyExc_RuntimeError, "to - 1 is out of bounds for %s", type_meta_name(dt));
         return NULL;
     case TN_RNG_BOUNDS_BAD_DTYPE:
-        return not_impl("random_from_to_kernel_cpu", dt);
+        return tn_kernel_missing("random_from_to_kernel_cpu", dt);
     default: break;
     }
     int digits = dt == TN_DTYPE_F16 ? 11 : dt == TN_DTYPE_BF16 ? 8 : dt == TN_DTYPE_F32 ? 24 : 53;
@@ -407,7 +403,7 @@ static PyObject *random_plain(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     tn_dtype dt = t->dtype;
     if (tn_dtype_is_complex(dt) || dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64 || !tn_dtype_computable(dt))
-        return not_impl("random_kernel_cpu", dt);
+        return tn_kernel_missing("random_kernel_cpu", dt);
     rnd_ctx c = {2, 0, 0};
     if (fill_tensor(a[0].u.obj, g, f_random, &c) < 0) return NULL;
     return Py_NewRef(a[0].u.obj);
@@ -451,7 +447,7 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
         return NULL;
     }
     tn_dtype dt = tn_tensor_of(self)->dtype;
-    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("bernoulli_scalar_cpu_", dt);
+    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("bernoulli_scalar_cpu_", dt);
     if (fill_tensor(self, g, f_bern_scalar, &p) < 0) return NULL;
     return Py_NewRef(self);
 }
@@ -459,8 +455,8 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
 /* bernoulli_(self, p tensor): p broadcast to self, read at the element being written. */
 static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
-    if (!is_float(pt->dtype)) return not_impl("bernoulli_tensor_cpu_p_", pt->dtype);
-    if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return not_impl("bernoulli_tensor_cpu_self_", t->dtype);
+    if (!is_float(pt->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", pt->dtype);
+    if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_self_", t->dtype);
     /* p's values must lie in [0, 1] */
     PyObject *pc = tn_as_dtype(p, TN_DTYPE_F64, true);
     if (!pc) return NULL;
@@ -529,7 +525,7 @@ PyObject *tn_op_bernoulli(tn_value *a) {
     tn_generator *g = gen_of(&a[1]);
     if (!g) return NULL;
     tn_tensor *t = TN_T(a[0]);
-    if (!is_float(t->dtype)) return not_impl("bernoulli_tensor_cpu_p_", t->dtype);
+    if (!is_float(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", t->dtype);
     PyObject *res = new_like(a[0].u.obj, t->dtype);
     TN_FILL_OR_FAIL(res, bernoulli_tensor(res, a[0].u.obj, g));
     return res;
@@ -743,7 +739,7 @@ static PyObject *randperm_any(tn_value *a, int igen, int idt, int idev, int iout
         const char *cname = dt == TN_DTYPE_I8 ? "int8_t" : dt == TN_DTYPE_U8 ? "uint8_t" : dt == TN_DTYPE_I16 ? "int16_t"
                           : dt == TN_DTYPE_I32 ? "int32_t" : NULL;
         int64_t max = dt == TN_DTYPE_I8 ? 127 : dt == TN_DTYPE_U8 ? 255 : dt == TN_DTYPE_I16 ? 32767 : INT32_MAX;
-        if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return not_impl("randperm", dt);
+        if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("randperm", dt);
         if (cname && n > 0 && n - 1 > max) {
             PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", cname);
             return NULL;

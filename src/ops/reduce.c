@@ -33,10 +33,6 @@ static bool arg_bool(const tn_value *v) { return v->tag == TN_V_BOOL || v->tag =
 static bool is_meta(const tn_tensor *t) { return t->storage->device == TN_DEVICE_META; }
 
 
-static PyObject *not_impl(const char *kname, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
-    return NULL;
-}
 
 /* Run tn_reduce into a new tensor of the reduced shape. */
 static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
@@ -55,7 +51,7 @@ static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, 
     } else {
         ok = tn_reduce(op, t, mask, tn_data(tn_tensor_of(res)), od);
     }
-    if (!ok) { Py_DECREF(res); return not_impl(kname, t->dtype); }
+    if (!ok) { Py_DECREF(res); return tn_kernel_missing(kname, t->dtype); }
     return res;
 }
 
@@ -161,7 +157,7 @@ static PyObject *amax_impl(bool is_max, tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     uint64_t mask;
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
-    if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
+    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
     if (check_nonempty(name, t, mask, a[1].u.ints.n > 0) < 0) return NULL;
     return tn_out_deliver(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
                   out, name);
@@ -177,7 +173,7 @@ PyObject *tn_op_amin_out(tn_value *a) { return amax_impl(false, a, a[3].u.obj); 
 static PyObject *minmax_all(bool is_max, tn_value *a, PyObject *out) {
     const char *name = is_max ? "max" : "min";
     tn_tensor *t = TN_T(a[0]);
-    if (tn_dtype_is_complex(t->dtype)) return not_impl(is_max ? "max_all" : "min_all", t->dtype);
+    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing(is_max ? "max_all" : "min_all", t->dtype);
     if (tn_require_computable(name, t->dtype) < 0) return NULL;
     if (tn_numel(t) == 0) {
         PyErr_Format(PyExc_RuntimeError, "%s(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -328,7 +324,7 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
     if (!res) return NULL;
     if (!is_meta(t) && !tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od)) {
         Py_DECREF(res);
-        return not_impl(name, t->dtype);
+        return tn_kernel_missing(name, t->dtype);
     }
     if (inplace) {
         int r = tn_copy_into(a[0].u.obj, res);
@@ -517,7 +513,7 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     bool keepdim = arg_bool(&a[2]);
     tn_dtype rt = tn_dtype_is_integral(t->dtype, true) ? tn_py.default_dtype : t->dtype;
-    if (tn_dtype_is_complex(rt)) return not_impl("logsumexp", rt);
+    if (tn_dtype_is_complex(rt)) return tn_kernel_missing("logsumexp", rt);
     if (tn_require_computable("logsumexp", t->dtype) < 0) return NULL;
     uint64_t mask;
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
