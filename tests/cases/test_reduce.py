@@ -17,6 +17,15 @@ cases("sum", [
     "x.sum(5)", "x.sum((0, 0))", "torch.tensor(3.).sum(1)",
 ], setup=SETUP, strides=False)
 
+# Reductions over outer dims of float32 (columns summed side by side, many at once): shapes with
+# and without a multiple of the vector block of columns, strided columns, several reduced dims.
+cases("sum_outer_f32", [
+    "torch.randn(128, 576).sum(0)", "torch.randn(300, 9).sum(0)", "torch.randn(7, 4096).mean(0)",
+    "torch.randn(1000, 3).sum(0)", "torch.randn(3, 70, 33).sum((0, 1))", "torch.randn(4, 513, 130)[..., ::2].sum((0, 1))",
+    "torch.randn(33, 17, 19).sum((0, 2))", "torch.randn(16, 64, 8, 8).sum((0, 2, 3))", "torch.randn(2, 300, 65).mean(1)",
+    "torch.randn(64, 100).t().contiguous().t().sum(1)",
+], strides=False)
+
 cases("mean_prod", [
     "x.mean()", "x.mean(1)", "x.mean((0, 2), keepdim=True)", "xi.mean()", "xi.mean(dtype=torch.float64)",
     "x.mean(dtype=torch.int64)", "x.half().mean(0)", "x.mean(0, dtype=torch.float16)", "torch.zeros(0).mean()",

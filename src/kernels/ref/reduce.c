@@ -10,6 +10,7 @@
  * float (double has more than 2*24+2 bits), so one code path serves f32, f64, f16 and bf16.
  * Integers and bools are order-independent and take a direct loop. Nothing allocates. */
 #include "kernels/reduce.h"
+#include "core/parallel.h"
 
 #include <math.h>
 #include <string.h>
@@ -347,35 +348,47 @@ static double row_sum(const sctx *c, const char *p, int64_t start, int64_t step,
     return part[0];
 }
 
-/* cascade and row_sum for contiguous f32 read and accumulated as f32: the same operations in
- * float, which round exactly as the double-then-round steps above (a sum of two floats rounded
- * once from double equals the float sum), without per-element dtype dispatch. */
-static float cascade_f32(const float *p, int64_t step, int64_t m) {
+/* cascade and row_sum for f32 read and accumulated as f32, for nl independent lanes at once
+ * (lane l reads p[l + i*step]): each lane does exactly the operations of cascade/row_sum above,
+ * in float, which round as the double-then-round steps there (a sum of two floats rounded once
+ * from double equals the float sum); running the lanes side by side lets the compiler vectorise
+ * across lanes without reassociating anything. */
+#define F32_LANES 64
+
+static void cascade_f32_lanes(const float *p, int64_t step, int64_t m, int nl, float *res) {
     int64_t lp = ceil_log2(m) / 4;
     if (lp < 4) lp = 4;
     const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
-    float acc[4] = {0, 0, 0, 0};
+    float acc[4][F32_LANES] = {{0}};
     int64_t i = 0;
     while (i + ls <= m) {
-        for (int64_t j = 0; j < ls; j++, i++) acc[0] += p[i * step];
+        for (int64_t j = 0; j < ls; j++, i++) {
+            const float *r = p + i * step;
+            for (int l = 0; l < nl; l++) acc[0][l] += r[l];
+        }
         for (int j = 1; j < 4; j++) {
-            acc[j] += acc[j - 1];
-            acc[j - 1] = 0;
+            for (int l = 0; l < nl; l++) { acc[j][l] += acc[j - 1][l]; acc[j - 1][l] = 0; }
             if ((i & (lmask << (j * lp))) != 0) break;
         }
     }
-    for (; i < m; i++) acc[0] += p[i * step];
-    for (int j = 1; j < 4; j++) acc[0] += acc[j];
-    return acc[0];
+    for (; i < m; i++) {
+        const float *r = p + i * step;
+        for (int l = 0; l < nl; l++) acc[0][l] += r[l];
+    }
+    for (int j = 1; j < 4; j++)
+        for (int l = 0; l < nl; l++) acc[0][l] += acc[j][l];
+    memcpy(res, acc[0], (size_t)nl * sizeof(float));
 }
 
-static float row_sum_f32(const float *p, int64_t step, int64_t n) {
+static void row_sum_f32_lanes(const float *p, int64_t step, int64_t n, int nl, float *res) {
     int64_t m = n / 4;
-    float part[4];
-    for (int k = 0; k < 4; k++) part[k] = cascade_f32(p + k * step, 4 * step, m);
-    for (int64_t i = m * 4; i < n; i++) part[0] += p[i * step];
-    for (int k = 1; k < 4; k++) part[0] += part[k];
-    return part[0];
+    float part[4][F32_LANES];
+    for (int k = 0; k < 4; k++) cascade_f32_lanes(p + k * step, 4 * step, m, nl, part[k]);
+    for (int64_t i = m * 4; i < n; i++)
+        for (int l = 0; l < nl; l++) part[0][l] += p[i * step + l];
+    for (int k = 1; k < 4; k++)
+        for (int l = 0; l < nl; l++) part[0][l] += part[k][l];
+    memcpy(res, part[0], (size_t)nl * sizeof(float));
 }
 
 static void sctx_init(sctx *c, const geom *g, tn_dtype s, tn_dtype cd) {
@@ -439,7 +452,9 @@ static double sum_col(const sctx *c, int plan, const char *slab, int64_t j) {
             const float *f = (const float *)col;
             float ff = 0;
             for (int64_t k = vec_size * c->W; k < size0; k++) ff += f[k];
-            for (int l = 0; l < c->VA; l++) ff += row_sum_f32(f + l, c->W, vec_size);
+            float lane[F32_LANES];
+            row_sum_f32_lanes(f, c->W, vec_size, c->VA, lane);
+            for (int l = 0; l < c->VA; l++) ff += lane[l];
             return ff;
         }
         double fin = 0;
@@ -460,6 +475,57 @@ static double sum_col(const sctx *c, int plan, const char *slab, int64_t j) {
     }
     default:
         return row_sum(c, col, 0, 1, size0, 0);
+    }
+}
+
+/* f32 partials of columns j0 .. j0+nl-1 of one slab (d1 contiguous), each exactly as sum_col */
+static void f32_cols(const sctx *c, int plan, const char *slab, int64_t j0, int nl, float *part) {
+    const geom *g = c->g;
+    int64_t size0 = g->size[c->d0], size1 = g->size[c->d1];
+    int64_t full = plan == SP_VOUTER ? size1 / (4 * c->VA) * (4 * c->VA) : size1 / 4 * 4;
+    const float *p = (const float *)slab + j0;
+    int64_t step = g->ustride[c->d0] / (int64_t)sizeof(float);
+    int nc = j0 >= full ? 0 : (int)(full - j0 < nl ? full - j0 : nl);
+    if (nc) cascade_f32_lanes(p, step, size0, nc, part);
+    if (nc < nl) row_sum_f32_lanes(p + nc, step, size0, nl - nc, part + nc);
+}
+
+typedef struct {
+    const sctx *c;
+    int plan, nr;
+    const int *rdims;
+    const char *base;     /* input at the kept outer index */
+    char *out;            /* output at the kept outer index */
+    bool mean;
+    double dv;
+} f32_outer_ctx;
+
+/* Column chunks [b, e) of F32_LANES columns: fold every reduced slab's partials in the order
+ * float_sum's general loop does, then store (divided for mean). */
+static void f32_outer_chunks(int64_t b, int64_t e, void *vctx) {
+    const f32_outer_ctx *x = vctx;
+    const sctx *c = x->c;
+    const geom *g = c->g;
+    int64_t ncols = g->size[c->d1];
+    for (int64_t chunk = b; chunk < e; chunk++) {
+        int64_t j0 = chunk * F32_LANES;
+        int nl = (int)(ncols - j0 < F32_LANES ? ncols - j0 : F32_LANES);
+        float acc[F32_LANES] = {0}, part[F32_LANES];
+        int64_t ridx[TN_MAX_DIMS] = {0};
+        for (;;) {
+            const char *slab = x->base;
+            for (int q = 0; q < x->nr; q++) slab += goff(g, x->rdims[q], ridx[x->rdims[q]]);
+            f32_cols(c, x->plan, slab, j0, nl, part);
+            for (int l = 0; l < nl; l++) acc[l] += part[l];
+            int q = 0;
+            while (q < x->nr && ++ridx[x->rdims[q]] == g->size[x->rdims[q]]) ridx[x->rdims[q++]] = 0;
+            if (q >= x->nr) break;
+        }
+        for (int l = 0; l < nl; l++) {
+            double a = acc[l];
+            if (x->mean) a = rnd(a / x->dv, TN_DTYPE_F32);
+            st_flt(x->out + (j0 + l) * g->out[c->d1], TN_DTYPE_F32, 0, a);
+        }
     }
 }
 
@@ -490,6 +556,24 @@ static void float_sum(const tn_tensor *in, uint64_t mask, char *out, tn_dtype od
     }
     int64_t kidx[TN_MAX_DIMS] = {0};
     bool d1_kept = g.out[c.d1] != 0;
+    if (c.s == TN_DTYPE_F32 && od == TN_DTYPE_F32 && (plan == SP_VOUTER || plan == SP_SOUTER) && d1_kept &&
+        g.uni[c.d0] && g.uni[c.d1] && g.ustride[c.d1] == (int64_t)sizeof(float)) {
+        /* f32 columns side by side (the same sums, vectorised across columns), chunks of
+         * columns shared over the pool when the reduction is large */
+        int64_t nchunks = (g.size[c.d1] + F32_LANES - 1) / F32_LANES;
+        int64_t per_chunk = g.size[c.d0] * F32_LANES;
+        for (int q = 0; q < nr; q++) per_chunk *= g.size[rdims[q]];
+        int64_t grain = 1 + 32768 / (per_chunk ? per_chunk : 1);
+        for (;;) {
+            int64_t kin = 0, kout = 0;
+            for (int q = 0; q < nk; q++) { kin += goff(&g, kd[q], kidx[kd[q]]); kout += kidx[kd[q]] * g.out[kd[q]]; }
+            f32_outer_ctx x = { &c, plan, nr, rdims, base + kin, out + kout, mean, dv };
+            tn_parallel_for(nchunks, grain, f32_outer_chunks, &x);
+            int q = 0;
+            while (q < nk && ++kidx[kd[q]] == g.size[kd[q]]) kidx[kd[q++]] = 0;
+            if (q >= nk) return;
+        }
+    }
     for (;;) {
         int64_t kin = 0, kout = 0;
         for (int q = 0; q < nk; q++) { kin += goff(&g, kd[q], kidx[kd[q]]); kout += kidx[kd[q]] * g.out[kd[q]]; }
