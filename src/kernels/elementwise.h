@@ -135,4 +135,13 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src);
 /* data = {out}; ctx points at one element already in dt (itemsize bytes). */
 tn_loop tn_fill_loop(tn_dtype dt);
 
+/* Elementwise loops get a second body compiled for AVX + FMA (256-bit vectors; fma() becomes one
+ * instruction), picked once at load time on CPUs that have it, as kernels/ref/gemm.c does. ISO C
+ * mode never contracts a * b + c, so both bodies compute the same bits. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define TN_EW_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define TN_EW_CLONES
+#endif
+
 #endif

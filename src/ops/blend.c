@@ -24,15 +24,24 @@ typedef struct { double v; int64_t i; } bctx;
 static inline float fma_float(float a, float b, float c) { return fmaf(a, b, c); }
 static inline double fma_double(double a, double b, double c) { return fma(a, b, c); }
 
+/* Each loop has a contiguous body (plain indexing, vectorisable) and a strided one. */
+#define CONTIG(nin, T) (s[0] == (int64_t)sizeof(T) && s[1] == (int64_t)sizeof(T) && s[2] == (int64_t)sizeof(T) && \
+                        ((nin) < 3 || s[3] == (int64_t)sizeof(T)))
 #define DEF_LERP(NAME, T, CT, LD, ST)                                                              \
-    static void NAME##_s(char **d, const int64_t *s, int64_t n, const void *ctx) {                 \
+    TN_EW_CLONES static void NAME##_s(char **d, const int64_t *s, int64_t n, const void *ctx) {    \
         const CT w = (CT)((const bctx *)ctx)->v;                                                   \
+        if (CONTIG(2, T)) {                                                                        \
+            T *o = (T *)d[0];                                                                      \
+            const T *x = (const T *)d[1], *y = (const T *)d[2];                                    \
+            for (int64_t i = 0; i < n; i++) o[i] = ST(LERP_F(CT, w, LD(x[i]), LD(y[i])));          \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t i = 0; i < n; i++) {                                                          \
             CT a = LD(AT(1, T)), b = LD(AT(2, T));                                                 \
             AT(0, T) = ST(LERP_F(CT, w, a, b));                                                    \
         }                                                                                          \
     }                                                                                              \
-    static void NAME##_t(char **d, const int64_t *s, int64_t n, const void *ctx) {                 \
+    TN_EW_CLONES static void NAME##_t(char **d, const int64_t *s, int64_t n, const void *ctx) {    \
         for (int64_t i = 0; i < n; i++) {                                                          \
             CT a = LD(AT(1, T)), b = LD(AT(2, T)), w = LD(AT(3, T));                               \
             AT(0, T) = ST(LERP_F(CT, w, a, b));                                                    \
@@ -46,13 +55,25 @@ DEF_LERP(lerp_bf16, uint16_t, float, tn_bf16_to_f32, tn_f32_to_bf16)
 
 /* ---- addcmul / addcdiv: data = {out, self, t1, t2} ---- */
 #define DEF_ADDC(NAME, T, CT, LD, ST, VAL)                                                         \
-    static void NAME##_mul(char **d, const int64_t *s, int64_t n, const void *ctx) {               \
+    TN_EW_CLONES static void NAME##_mul(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
         const CT v = (CT)(((const bctx *)ctx)->VAL);                                               \
+        if (CONTIG(3, T)) {                                                                        \
+            T *o = (T *)d[0];                                                                      \
+            const T *x = (const T *)d[1], *y = (const T *)d[2], *z = (const T *)d[3];              \
+            for (int64_t i = 0; i < n; i++) o[i] = ST(fma_##CT(v * LD(y[i]), LD(z[i]), LD(x[i])));  \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t i = 0; i < n; i++)                                                            \
             AT(0, T) = ST(fma_##CT(v * LD(AT(2, T)), LD(AT(3, T)), LD(AT(1, T))));                 \
     }                                                                                              \
-    static void NAME##_div(char **d, const int64_t *s, int64_t n, const void *ctx) {               \
+    TN_EW_CLONES static void NAME##_div(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
         const CT v = (CT)(((const bctx *)ctx)->VAL);                                               \
+        if (CONTIG(3, T)) {                                                                        \
+            T *o = (T *)d[0];                                                                      \
+            const T *x = (const T *)d[1], *y = (const T *)d[2], *z = (const T *)d[3];              \
+            for (int64_t i = 0; i < n; i++) o[i] = ST(LD(x[i]) + v * LD(y[i]) / LD(z[i]));         \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t i = 0; i < n; i++)                                                            \
             AT(0, T) = ST(LD(AT(1, T)) + v * LD(AT(2, T)) / LD(AT(3, T)));                         \
     }
@@ -116,8 +137,9 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
     for (int k = 0; k < nin; k++) ts[k] = tn_tensor_of(ins[k]);
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    if (tn_broadcast_tensors_shape(nin, ts, &nd, shape) < 0) return NULL;
     PyObject *self = ins[0];
+    if ((inplace || out) && tn_check_overlap(inplace ? self : out, nin, ins) < 0) return NULL;
+    if (tn_broadcast_tensors_shape(nin, ts, &nd, shape) < 0) return NULL;
     if (inplace) {
         const tn_tensor *t = ts[0];
         if (t->ndim != nd || memcmp(t->sizes, shape, (size_t)nd * sizeof *shape) != 0) {
@@ -139,10 +161,13 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
     PyObject *res = NULL;
     for (int k = 0; k < nin; k++)
         if (!(cast[k] = tn_as_dtype(ins[k], ct, false))) goto done;
-    res = tn_new_result(nd, shape, ct, nin, ts);
+    bool direct = inplace && tn_inplace_direct(self, ct, nin, cast);
+    res = direct ? Py_NewRef(self) : tn_new_result(nd, shape, ct, nin, ts);
     if (!res) goto done;
     tn_run_loop(loop, ctx, res, nin, cast);
-    if (inplace) {
+    if (direct) {
+        tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
+    } else if (inplace) {
         int r = tn_copy_into(self, res);
         Py_DECREF(res);
         res = r < 0 ? NULL : Py_NewRef(self);

@@ -368,6 +368,54 @@ static bool dense_non_overlapping(const tn_tensor *t) {
     return true;
 }
 
+int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) {
+    const tn_tensor *d = tn_tensor_of(dst);
+    int64_t dn = tn_numel(d);
+    if (dn == 0) return 0;
+    bool ddense = dense_non_overlapping(d);
+    if (!ddense) {
+        for (int i = 0; i < d->ndim; i++)
+            if (d->strides[i] == 0 && d->sizes[i] > 1) {
+                PyErr_SetString(PyExc_RuntimeError,
+                                "unsupported operation: more than one element of the written-to tensor refers to a "
+                                "single memory location. Please clone() the tensor before performing the operation.");
+                return -1;
+            }
+        return 0;
+    }
+    const char *db = tn_data(d), *de = db + dn * tn_dtype_itemsize(d->dtype);
+    for (int k = 0; k < nin; k++) {
+        if (!ins[k] || ins[k] == dst) continue;
+        const tn_tensor *t = tn_tensor_of(ins[k]);
+        if (tn_storage_root(t->storage) != tn_storage_root(d->storage) || tn_numel(t) == 0 || !dense_non_overlapping(t))
+            continue;
+        const char *tb = tn_data(t), *te = tb + tn_numel(t) * tn_dtype_itemsize(t->dtype);
+        bool full = tb == db && te == de && t->ndim == d->ndim &&
+                    memcmp(t->strides, d->strides, (size_t)d->ndim * sizeof *d->strides) == 0;
+        if (!full && tb < de && db < te) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                            "to a single memory location. Please clone() the tensor before performing the operation.");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins) {
+    const tn_tensor *d = tn_tensor_of(self);
+    if (d->dtype != rt || d->storage->device != TN_DEVICE_CPU || !dense_non_overlapping(d)) return false;
+    for (int k = 0; k < nin; k++) {
+        const tn_tensor *t = tn_tensor_of(ins[k]);
+        if (tn_storage_root(t->storage) != tn_storage_root(d->storage)) continue;
+        if (tn_data(t) != tn_data(d) || t->ndim != d->ndim ||
+            memcmp(t->sizes, d->sizes, (size_t)d->ndim * sizeof *d->sizes) != 0 ||
+            memcmp(t->strides, d->strides, (size_t)d->ndim * sizeof *d->strides) != 0)
+            return false;
+    }
+    return true;
+}
+
 PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, const tn_tensor *const *ins) {
     PyObject *res = tn_tensor_new_empty(nd, shape, dtype, TN_DEVICE_CPU);
     if (!res || nd < 2) return res;
@@ -445,6 +493,8 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
+    PyObject *orig[2] = {a->u.obj, b->u.obj};
+    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (inplace) {
         tn_tensor *t = TN_T(*a);
@@ -491,19 +541,19 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && !ctx)
         sloop = tn_binary_scalar_loop(op, ct);
     x = tn_as_dtype(a->u.obj, kt, false);
-    if (!x) return NULL;
-    res = tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
+    if (!x || (!sloop && !(y = tn_as_dtype(b->u.obj, kt, false)))) goto fail;
+    PyObject *ins[2] = {x, y};
+    bool direct = inplace && kt == ct && tn_inplace_direct(target, rt, sloop ? 1 : 2, ins);
+    res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
         tn_scalar sc;
         if (tn_scalar_of_0dim(b->u.obj, &sc) < 0) goto fail;
         tn_run_loop(sloop, &sc, res, 1, &x);
     } else {
-        y = tn_as_dtype(b->u.obj, kt, false);
-        if (!y) goto fail;
-        PyObject *ins[2] = {x, y};
         tn_run_loop(loop, ctx, res, 2, ins);
     }
+    if (direct) { tn_tensor_of(res)->storage->version++; Py_DECREF(x); Py_XDECREF(y); return res; }
     if (kt != ct) { /* narrow once */
         PyObject *nr = tn_new_result(nd, shape, rt, 2, ts);
         if (!nr || tn_copy_into(nr, res) < 0) { Py_XDECREF(nr); goto fail; }
@@ -538,15 +588,18 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
                      tn_dtype_infos[rt].name, tn_dtype_infos[t->dtype].name);
         return NULL;
     }
+    if (target && tn_check_overlap(target, 1, &a->u.obj) < 0) return NULL;
     if (out && tn_out_prepare(out, t->ndim, t->sizes, rt, opname) < 0) return NULL;
     PyObject *x = tn_as_dtype(a->u.obj, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
-    PyObject *res = tn_new_result(t->ndim, t->sizes, rt, 1, &t0);
+    bool direct = inplace && tn_inplace_direct(target, rt, 1, &x);
+    PyObject *res = direct ? Py_NewRef(target) : tn_new_result(t->ndim, t->sizes, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);
     Py_DECREF(x);
-    return deliver(res, target);
+    if (direct) tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
+    return direct ? res : deliver(res, target);
 }
 
 int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask) {

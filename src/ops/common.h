@@ -100,6 +100,16 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
  * allocates: contiguous when the inputs are, else following the inputs' stride order (a unary op
  * on x.t() gives a transposed-layout result). ins are the original (uncast) inputs in operand
  * order; 0-dim and broadcast dimensions have no say. */
+/* Upstream's TensorIterator memory-overlap checks for a written-to tensor `dst` (in-place self or
+ * out=) against the inputs: RuntimeError when dst has internal overlap (an expanded dim) or
+ * partially overlaps an input (same memory, not exactly the same elements). Only what upstream
+ * can decide cheaply (dense tensors) is judged; anything else passes, as upstream's TOO_HARD. */
+int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins);
+/* An in-place op may write its result straight into `self` (no temporary, no copy) when that
+ * gives what computing into a temporary and copying would: self's dtype is the result dtype rt,
+ * self is dense without internal overlap, and each (already cast) input is in other memory or
+ * is exactly self's elements. */
+bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins);
 PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, const tn_tensor *const *ins);
 
 /* A binary elementwise op (a, b tensors, possibly wrapped numbers) following upstream:

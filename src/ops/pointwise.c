@@ -99,6 +99,7 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     int64_t shape[TN_MAX_DIMS];
     memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
     if (inplace && !tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+    if ((inplace || out) && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (strict && od != rt) {
@@ -111,11 +112,13 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
-    PyObject *res = tn_new_result(nd, shape, rt, 1, &t0);
+    bool direct = inplace && tn_inplace_direct(self, rt, 1, &x);
+    PyObject *res = direct ? Py_NewRef(self) : tn_new_result(nd, shape, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);
     Py_DECREF(x);
-    return deliver(res, inplace ? self : out);
+    if (direct) tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
+    return direct ? res : deliver(res, inplace ? self : out);
 }
 
 /* ---------------------------------------------------------------- unary */

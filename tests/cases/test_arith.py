@@ -144,3 +144,18 @@ cases("arith_spellings", {
     "large": "x = torch.arange(100000, dtype=torch.float32)\n(x * 1.5 + 2).sum()",
     "large_f16": "x = torch.arange(70000, dtype=torch.float32).half()\n(x * 0.1)[::7000]",
 }, setup=S)
+
+
+# Upstream's memory-overlap checks on the written-to tensor (in-place self or out=): a partial
+# overlap with an input, or an expanded (internally overlapping) destination, raise; exactly the
+# same elements, or memory an input does not share, compute.
+cases("write_overlap", [
+    "x = torch.arange(6.); x[1:].add_(x[:-1])", "x = torch.arange(6.); x.add_(x)",
+    "x = torch.arange(6.).view(2, 3); x.add_(x[0])", "x = torch.arange(6.).view(2, 3); x.mul_(x.t().contiguous().t())",
+    "x = torch.arange(6.); x[:3].lerp_(x[3:], 0.5); x", "x = torch.arange(6.); x[:4].addcmul_(x[2:], x[2:])",
+    "x = torch.arange(6.); x[1:].sqrt_(); x", "x = torch.arange(3.).expand(2, 3); x.add_(1)",
+    "x = torch.arange(3.).expand(2, 3); x.sqrt_()", "x = torch.arange(6.); torch.sqrt(x[:5], out=x[1:])",
+    "x = torch.arange(6.); torch.mul(x[:5], 2, out=x[1:])", "x = torch.arange(6.); torch.mul(x[:3], 2, out=x[3:]); x",
+    "x = torch.arange(6.); torch.addcdiv(x[:3], x[3:], x[3:], out=x[1:4])",
+    "x = torch.arange(6.); x.mul_(x[::2].repeat(2)[:6]); x",
+])

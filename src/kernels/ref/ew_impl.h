@@ -122,7 +122,7 @@ TN_CPLX_HELPERS(tn_c128_t, double)
 /* One unary loop. EXPR(x, T, P) computes in type CT from x; P is the ctx pointer; PRE declares
  * per-call constants. */
 #define TN_DEF_UNARY(fname, TO, TI, CT, LD, ST, EXPR, PRE)                                    \
-    static void fname(char **data, const int64_t *s, int64_t n, const void *ctx_) {           \
+    TN_EW_CLONES static void fname(char **data, const int64_t *s, int64_t n, const void *ctx_) {           \
         (void)ctx_;                                                                            \
         PRE                                                                                    \
         char *o = data[0];                                                                     \
@@ -143,7 +143,7 @@ TN_CPLX_HELPERS(tn_c128_t, double)
     }
 
 #define TN_DEF_BINARY(fname, TO, TI, CT, LD, ST, EXPR, PRE)                                   \
-    static void fname(char **data, const int64_t *s, int64_t n, const void *ctx_) {           \
+    TN_EW_CLONES static void fname(char **data, const int64_t *s, int64_t n, const void *ctx_) {           \
         (void)ctx_;                                                                            \
         PRE                                                                                    \
         char *o = data[0];                                                                     \
