@@ -246,19 +246,6 @@ static PyObject *bn_args(tn_value *a, int rm_i, int train_i, int mom_i, bool for
 }
 
 PyObject *tn_op_native_batch_norm(tn_value *a) { return bn_args(a, 3, 5, 6, false); }
-PyObject *tn_op_native_batch_norm_out(tn_value *a) {
-    PyObject *r = bn_args(a, 3, 5, 6, false);
-    if (!r) return NULL;
-    PyObject *outs[3] = {a[8].u.obj, a[9].u.obj, a[10].u.obj}, *res[3];
-    for (int i = 0; i < 3; i++) {
-        res[i] = tn_out_deliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "native_batch_norm");
-        if (!res[i]) { for (int k = 0; k < i; k++) Py_DECREF(res[k]); Py_DECREF(r); return NULL; }
-    }
-    Py_DECREF(r);
-    PyObject *t = PyTuple_Pack(3, res[0], res[1], res[2]);
-    for (int i = 0; i < 3; i++) Py_DECREF(res[i]);
-    return t;
-}
 PyObject *tn_op__native_batch_norm_legit(tn_value *a) { return bn_args(a, 3, 5, 6, false); }
 PyObject *tn_op__native_batch_norm_legit_no_stats(tn_value *a) { return bn_args(a, -1, 3, 4, false); }
 /* (input, weight, bias, running_mean, running_var, momentum, eps): eval mode */
