@@ -1048,7 +1048,15 @@ static PyObject *d_float_power__t(tn_value *a) { return float_power_inplace(a, t
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
 
+/* batch / group / instance norm composites: built in ops/bnorm.c from the ops upstream's composites call */
+static PyObject *d_batch_norm(tn_value *a) { return tn_op_batch_norm(a); }
+static PyObject *d_batch_norm_impl_index(tn_value *a) { return tn_op__batch_norm_impl_index(a); }
+static PyObject *d_instance_norm(tn_value *a) { return tn_op_instance_norm(a); }
+static PyObject *d_group_norm(tn_value *a) { return tn_op_group_norm(a); }
+
 static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
+    {TN_ROW_batch_norm, d_batch_norm, -1}, {TN_ROW__batch_norm_impl_index, d_batch_norm_impl_index, -1},
+    {TN_ROW_instance_norm, d_instance_norm, -1}, {TN_ROW_group_norm, d_group_norm, -1},
     {TN_ROW_linear, d_linear, -1}, {TN_ROW_matmul, d_matmul, -1},
     {TN_ROW_reshape, d_reshape, -1}, {TN_ROW_reshape_as, d_reshape_as, -1}, {TN_ROW_view_as, d_view_as, -1},
     {TN_ROW_expand_as, d_expand_as, -1}, {TN_ROW_flatten_using_ints, d_flatten, -1}, {TN_ROW_ravel, NULL, -2},

@@ -2156,6 +2156,81 @@ static int f_addcdiv(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== batch norm / group norm family (derivatives.yaml: native_batch_norm and its _legit /
+ * _batch_norm_with_update / _no_update spellings -> native_batch_norm_backward / batch_norm_backward;
+ * native_group_norm -> native_group_norm_backward) ==== */
+
+static PyObject *opt_saved(tn_node *n, int i) { return is_tensor_arg(n, i) ? saved(n, i) : Py_NewRef(Py_None); }
+/* grad_input_mask over (input, weight, bias) = args 0, 1, 2 */
+static PyObject *mask3(tn_node *n) {
+    return Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
+                         need(n, 2) ? Py_True : Py_False);
+}
+static void put3(tn_node *n, PyObject **o, PyObject *r) {
+    for (int k = 0; k < 3; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+}
+/* rm_i: index of running_mean (-1: none); train_i: index of `training` (-1: `train` fixed);
+ * eps_i: index of eps */
+static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int train_i, bool train, int eps_i, bool nu) {
+    if (!g[0]) return 0;
+    if (train_i >= 0) train = n->args[train_i].u.i != 0;
+    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL;
+    PyObject *rm = w ? (rm_i >= 0 ? opt_saved(n, rm_i) : Py_NewRef(Py_None)) : NULL;
+    PyObject *rv = rm ? (rm_i >= 0 ? opt_saved(n, rm_i + 1) : Py_NewRef(Py_None)) : NULL;
+    PyObject *sm = rv ? result(n, 1) : NULL, *si = sm ? result(n, 2) : NULL, *mask = si ? mask3(n) : NULL;
+    PyObject *r = NULL;
+    if (mask && !nu)
+        r = tn_aten(TN_ROW_native_batch_norm_backward, "(OOOOOOOOdO)", g[0], in, w, rm, rv, sm, si,
+                    train ? Py_True : Py_False, n->args[eps_i].u.f, mask);
+    else if (mask) {
+        PyObject *rs = result(n, 3);
+        r = rs ? tn_aten(TN_ROW_batch_norm_backward, "(OOOOOOOOdOO)", g[0], in, w, rm, rv, sm, si,
+                         train ? Py_True : Py_False, n->args[eps_i].u.f, mask, rs) : NULL;
+        Py_XDECREF(rs);
+    }
+    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(rm); Py_XDECREF(rv); Py_XDECREF(sm); Py_XDECREF(si); Py_XDECREF(mask);
+    if (!r) return -1;
+    put3(n, o, r);
+    Py_DECREF(r);
+    return 0;
+}
+/* native_batch_norm / _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps) */
+static int f_native_batch_norm(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, 5, false, 7, false); }
+/* _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps) */
+static int f_bn_legit_no_stats(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, -1, 3, false, 5, false); }
+/* _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps) */
+static int f_bn_legit_no_training(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, false); }
+/* _batch_norm_with_update / _batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps) */
+static int f_bn_with_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, true, 6, true); }
+static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, true); }
+
+/* native_group_norm(input, weight, bias, N, C, HxW, group, eps): with create_graph upstream takes
+ * infinitely_differentiable_native_group_norm_backward (not here yet: refused by name); else
+ * native_group_norm_backward(grad.contiguous(), input.contiguous(), mean, rstd, weight, N, C, HxW,
+ * group, mask) */
+static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
+    if (tn_grad_enabled() || g[1] || g[2]) {
+        tn_not_implemented("the double backward of native_group_norm (infinitely_differentiable_native_group_norm_backward)");
+        return -1;
+    }
+    if (!g[0]) return 0;
+    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
+    PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_aten(TN_ROW_contiguous, "(O)", g[0]) : NULL;
+    PyObject *ic = gc ? tn_aten(TN_ROW_contiguous, "(O)", in) : NULL;
+    PyObject *mask = ic ? mask3(n) : NULL;
+    PyObject *r = mask ? tn_aten(TN_ROW_native_group_norm_backward, "(OOOOOLLLLO)", gc, ic, mean, rstd, w,
+                                 (long long)n->args[3].u.i, (long long)n->args[4].u.i, (long long)n->args[5].u.i,
+                                 (long long)n->args[6].u.i, mask) : NULL;
+    Py_XDECREF(in); Py_XDECREF(gc); Py_XDECREF(ic); Py_XDECREF(w); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(mask);
+    if (!r) return -1;
+    put3(n, o, r);
+    Py_DECREF(r);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -2269,6 +2344,12 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
+    /* batch norm / group norm family */
+    {TN_ROW_native_batch_norm, f_native_batch_norm}, {TN_ROW__native_batch_norm_legit, f_native_batch_norm},
+    {TN_ROW__native_batch_norm_legit_no_stats, f_bn_legit_no_stats},
+    {TN_ROW__native_batch_norm_legit_no_training, f_bn_legit_no_training},
+    {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
+    {TN_ROW_native_group_norm, f_native_group_norm},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -254,3 +254,178 @@ cases("linalg_norm_aten", {
     "ord_str-3dims": "torch.ops.aten.linalg_norm.ord_str(torch.ones(2, 2, 2), 'fro', [0, 1, 2])",
     "ord_str-1d": "torch.ops.aten.linalg_norm.ord_str(torch.ones(3), 'fro')",
 }, tol="float")
+
+
+# ---------------------------------------------------------------- batch / group / instance norm
+# (src/ops/bnorm.c). Batch-norm statistics, running statistics and outputs are bit-exact for f32 /
+# f64 inputs laid out NCHW-dense or channels-last-dense (upstream's CPU summation reproduced,
+# including its per-thread split of channels-last rows: the cases run at the default thread count
+# on both sides). Inputs upstream reduces through other paths (non-dense layouts via at::mean,
+# f16/bf16 via lane-wise vector sums) and every group-norm and backward result (upstream's
+# vectorised reductions, whose order depends on the host's vector width) use tol="float".
+from harness.autograd import grads, F64
+
+BN = "torch.manual_seed(0)\n"
+
+
+def _bn(shape, dt="float32", affine=True, stats=True, train=True, mom="0.1", cl=False):
+    C = shape[1]
+    s = BN + "x = (torch.randn(%s) * 3 + 1.7).to(torch.%s)\n" % (shape, dt)
+    if cl:
+        s += "x = x.to(memory_format=torch.channels_last%s)\n" % ("_3d" if len(shape) == 5 else "")
+    s += "w = torch.randn(%d).to(torch.%s) if %s else None\n" % (C, dt, affine)
+    s += "b = torch.randn(%d).to(torch.%s) if %s else None\n" % (C, dt, affine)
+    s += "rm = torch.randn(%d).to(torch.%s) if %s else None\n" % (C, dt, stats)
+    s += "rv = (torch.rand(%d) + 0.5).to(torch.%s) if %s else None\n" % (C, dt, stats)
+    return s + "r = torch.native_batch_norm(x, w, b, rm, rv, %s, %s, 1e-5)\n(r, rm, rv)" % (train, mom)
+
+
+exact = {}
+for shape in [(4, 3, 5, 5), (17, 2, 33), (8, 3), (2, 4, 7, 7, 3), (64, 17), (3, 5, 1, 1), (1, 3, 9), (2, 1, 6)]:
+    for dt in ["float32", "float64"]:
+        for train in [True, False]:
+            for affine, stats in [(True, True), (False, True), (True, False), (False, False)]:
+                if not train and not stats:
+                    continue
+                exact["%s-%s-%s-a%s-s%s" % (shape, dt, train, affine, stats)] = _bn(shape, dt, affine, stats, train, "0.3")
+for shape in [(4, 3, 5, 5), (2, 6, 3, 4), (2, 3, 2, 3, 4)]:
+    exact["cl-%s" % (shape,)] = _bn(shape, cl=True)
+    exact["cl-eval-%s" % (shape,)] = _bn(shape, cl=True, train=False)
+exact["eps0-const"] = "x = torch.ones(4, 2, 3)\ntorch.native_batch_norm(x, None, None, None, None, True, 0.1, 0.0)"
+exact["one-value-per-channel"] = BN + "rm = torch.zeros(3); rv = torch.ones(3)\n(torch.native_batch_norm(torch.randn(1, 3), None, None, rm, rv, True, 0.1, 1e-5), rm, rv)"
+cases("batch_norm_exact", exact)
+
+spell = {
+    "F.batch_norm-train": BN + "x = torch.randn(4, 3, 5); rm = torch.zeros(3); rv = torch.ones(3)\n(torch.nn.functional.batch_norm(x, rm, rv, torch.randn(3), torch.randn(3), training=True, momentum=0.2), rm, rv)",
+    "F.batch_norm-eval": BN + "x = torch.randn(4, 3, 5); torch.nn.functional.batch_norm(x, torch.randn(3), torch.rand(3) + 1)",
+    "F.batch_norm-nostats": BN + "torch.nn.functional.batch_norm(torch.randn(6, 4), None, None, training=True)",
+    "torch.batch_norm": BN + "torch.batch_norm(torch.randn(4, 3, 2), None, None, None, None, True, 0.1, 1e-5, False)",
+    "aten.batch_norm": BN + "torch.ops.aten.batch_norm.default(torch.randn(4, 3, 2), None, None, None, None, True, 0.1, 1e-5, False)",
+    "_batch_norm_impl_index": BN + "r = torch._batch_norm_impl_index(torch.randn(4, 3, 2), None, None, None, None, True, 0.1, 1e-5, False)\n(r[0], r[1], r[2], r[3].dtype, r[3].shape, r[4])",
+    "aten._batch_norm_impl_index": BN + "r = torch.ops.aten._batch_norm_impl_index.default(torch.randn(4, 3, 2), None, None, None, None, True, 0.1, 1e-5, False)\n(r[0], r[1], r[2], r[4])",
+    "aten.native_batch_norm": BN + "torch.ops.aten.native_batch_norm.default(torch.randn(4, 3, 2), None, None, None, None, True, 0.1, 1e-5)",
+    "_legit": BN + "rm = torch.zeros(3); rv = torch.ones(3)\n(torch.ops.aten._native_batch_norm_legit.default(torch.randn(4, 3, 2), torch.randn(3), None, rm, rv, True, 0.1, 1e-5), rm, rv)",
+    "_legit-eval": BN + "torch.ops.aten._native_batch_norm_legit.default(torch.randn(4, 3, 2), None, None, torch.zeros(3), torch.ones(3) * 2, False, 0.1, 1e-5)",
+    "_legit.no_stats": BN + "torch.ops.aten._native_batch_norm_legit.no_stats(torch.randn(4, 3, 2), None, torch.randn(3), True, 0.1, 1e-5)",
+    "_legit_no_training": BN + "torch.ops.aten._native_batch_norm_legit_no_training.default(torch.randn(4, 3, 2), None, None, torch.randn(3), torch.rand(3) + 1, 0.1, 1e-5)",
+    "_with_update": BN + "rm = torch.zeros(3); rv = torch.ones(3)\nr = torch.ops.aten._batch_norm_with_update.default(torch.randn(4, 3, 2), None, None, rm, rv, 0.1, 1e-5)\n(r[0], r[1], r[2], r[3].dtype, r[3].shape, rm, rv)",
+    "_no_update": BN + "rm = torch.randn(3); rv = torch.rand(3) + 1\nr = torch.ops.aten._batch_norm_no_update.default(torch.randn(4, 3, 2), None, None, rm, rv, 0.1, 1e-5)\n(r[0], r[1], r[2], r[3].shape, rm, rv)",
+    "empty-batch": BN + "torch.nn.functional.batch_norm(torch.randn(0, 3, 4), torch.zeros(3), torch.ones(3), torch.randn(3), torch.randn(3), training=True)",
+    "empty-batch-eval": "torch.nn.functional.batch_norm(torch.randn(0, 3, 4), torch.zeros(3), torch.ones(3))",
+}
+for name, mod, shape in [("BatchNorm1d", "BatchNorm1d(3)", (5, 3)), ("BatchNorm1d-3d", "BatchNorm1d(3)", (5, 3, 4)),
+                         ("BatchNorm2d", "BatchNorm2d(3)", (4, 3, 5, 5)), ("BatchNorm3d", "BatchNorm3d(2)", (2, 2, 3, 4, 5)),
+                         ("BatchNorm2d-noaffine", "BatchNorm2d(3, affine=False)", (4, 3, 2, 2)),
+                         ("BatchNorm2d-nostats", "BatchNorm2d(3, track_running_stats=False)", (4, 3, 2, 2)),
+                         ("BatchNorm2d-mom-None", "BatchNorm2d(3, momentum=None)", (4, 3, 2, 2))]:
+    spell[name] = (BN + "m = torch.nn.%s\nx = torch.randn%s\ny1 = m(x); y2 = m(x * 2 + 1)\nm.eval(); y3 = m(x)\n"
+                   "(y1, y2, y3, m.running_mean, m.running_var, m.num_batches_tracked)" % (mod, shape))
+cases("batch_norm_spellings", spell)
+
+errs = {
+    "rm-size": "torch.nn.functional.batch_norm(torch.randn(4, 3, 5), torch.zeros(4), torch.ones(3), training=True)",
+    "rv-size": "torch.nn.functional.batch_norm(torch.randn(4, 3, 5), torch.zeros(3), torch.ones(4), training=True)",
+    "w-size": "torch.nn.functional.batch_norm(torch.randn(4, 3, 5), torch.zeros(3), torch.ones(3), torch.ones(4), training=True)",
+    "b-size": "torch.nn.functional.batch_norm(torch.randn(4, 3, 5), None, None, None, torch.ones(4), training=True)",
+    "one-value": "torch.nn.functional.batch_norm(torch.randn(1, 3), None, None, training=True)",
+    "bn2d-3d": "torch.nn.BatchNorm2d(3)(torch.randn(4, 3, 5))",
+    "bn1d-4d": "torch.nn.BatchNorm1d(3)(torch.randn(2, 3, 4, 4))",
+    "eval-no-stats": "torch.batch_norm(torch.randn(4, 3), None, None, None, None, False, 0.1, 1e-5, False)",
+    "eval-no-var": "torch.batch_norm(torch.randn(4, 3), None, None, torch.zeros(3), None, False, 0.1, 1e-5, False)",
+    "1d-input": "torch.native_batch_norm(torch.randn(3), None, None, None, None, True, 0.1, 1e-5)",
+    "empty-native": "torch.native_batch_norm(torch.randn(0, 3, 4), None, None, None, None, True, 0.1, 1e-5)",
+    "int": "torch.native_batch_norm(torch.ones(4, 3, dtype=torch.long), None, None, None, None, True, 0.1, 1e-5)",
+    "mixed-f32-f64w": "torch.native_batch_norm(torch.randn(4, 3), torch.ones(3, dtype=torch.float64), None, None, None, True, 0.1, 1e-5)",
+    "mixed-f64-f32w": "torch.native_batch_norm(torch.randn(4, 3, dtype=torch.float64), torch.ones(3), None, None, None, True, 0.1, 1e-5)",
+    "gn-div": "torch.nn.functional.group_norm(torch.randn(4, 3, 5), 2)",
+    "gn-native-div": "torch.native_group_norm(torch.randn(4, 3, 5), None, None, 4, 3, 5, 2, 1e-5)",
+    "gn-w-size": "torch.nn.functional.group_norm(torch.randn(4, 3, 5), 3, torch.ones(4))",
+    "gn-b-size": "torch.group_norm(torch.randn(4, 3, 5), 3, None, torch.ones(2))",
+    "gn-zero-groups": "torch.group_norm(torch.randn(4, 3, 5), 0)",
+    "gn-int": "torch.native_group_norm(torch.ones(4, 3, 5, dtype=torch.long), None, None, 4, 3, 5, 3, 1e-5)",
+    "in-no-stats": "torch.instance_norm(torch.randn(2, 3, 4), None, None, None, None, False, 0.1, 1e-5, False)",
+    "in-one-spatial": "torch.nn.functional.instance_norm(torch.randn(2, 3, 1))",
+}
+cases("bnorm_errors", errs)
+
+flt = {}
+for dt in ["float16", "bfloat16"]:
+    for train in [True, False]:
+        flt["%s-%s" % (dt, train)] = _bn((4, 3, 5, 5), dt, True, True, train)
+        flt["%s-%s-nostats" % (dt, train)] = _bn((8, 5), dt, True, train is False, train)
+    flt["%s-mixed" % dt] = (BN + "x = torch.randn(4, 3, 6).to(torch.%s); rm = torch.zeros(3); rv = torch.ones(3)\n"
+                            "(torch.native_batch_norm(x, torch.randn(3), torch.randn(3), rm, rv, True, 0.1, 1e-5), rm, rv)" % dt)
+    flt["%s-mixed-eval" % dt] = (BN + "x = torch.randn(4, 3, 6).to(torch.%s)\n"
+                                 "torch.native_batch_norm(x, torch.randn(3), None, torch.randn(3), torch.rand(3) + 1, False, 0.1, 1e-5)" % dt)
+    flt["%s-BatchNorm2d" % dt] = BN + "m = torch.nn.BatchNorm2d(3).to(torch.%s)\nx = torch.randn(2, 3, 4, 4).to(torch.%s)\n(m(x), m.running_mean, m.running_var)" % (dt, dt)
+flt["noncontig"] = BN + "x = torch.randn(2, 5, 3).transpose(1, 2); rm = torch.zeros(3); rv = torch.ones(3)\n(torch.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5), rm, rv)"
+flt["noncontig-sliced"] = BN + "x = torch.randn(4, 6, 7)[:, ::2, 1:]; torch.native_batch_norm(x, torch.randn(3), None, None, None, True, 0.1, 1e-5)"
+for shape, G in [((4, 6, 5), 3), ((2, 4, 3, 3), 2), ((3, 4), 4), ((2, 6, 2, 2, 2), 1), ((2, 3, 0), 3)]:
+    for dt in ["float32", "bfloat16"]:
+        flt["gn-%s-%d-%s" % (shape, G, dt)] = (BN + "x = (torch.randn%s * 2 + 1).to(torch.%s)\n"
+                                               "(torch.nn.functional.group_norm(x, %d, torch.randn(%d).to(torch.%s), torch.randn(%d).to(torch.%s)), "
+                                               "torch.native_group_norm(x, None, None, %d, %d, %d, %d, 1e-5))"
+                                               % (shape, dt, G, shape[1], dt, shape[1], dt, shape[0], shape[1],
+                                                  int(__import__("math").prod(shape[2:])), G))
+flt["gn-mixed"] = BN + "torch.native_group_norm(torch.randn(2, 4, 3).bfloat16(), torch.randn(4), torch.randn(4), 2, 4, 3, 2, 1e-5)"
+flt["gn-module-noaffine"] = BN + "torch.nn.GroupNorm(2, 4, affine=False)(torch.randn(3, 4, 5))"
+flt["gn-aten"] = BN + "torch.ops.aten.group_norm.default(torch.randn(3, 4, 5), 2)"
+flt["gn-noncontig"] = BN + "torch.group_norm(torch.randn(3, 5, 4).transpose(1, 2), 2)"
+flt["gn-cl"] = BN + "y = torch.group_norm(torch.randn(2, 4, 3, 3).to(memory_format=torch.channels_last), 2)\n(y, y.stride())"
+for name, mod, shape in [("InstanceNorm1d", "InstanceNorm1d(3)", (2, 3, 5)), ("InstanceNorm2d", "InstanceNorm2d(3, affine=True)", (2, 3, 4, 4)),
+                         ("InstanceNorm3d", "InstanceNorm3d(2)", (2, 2, 3, 3, 3)),
+                         ("InstanceNorm2d-stats", "InstanceNorm2d(3, affine=True, track_running_stats=True)", (2, 3, 4, 4))]:
+    flt[name] = (BN + "m = torch.nn.%s\nx = torch.randn%s\ny1 = m(x)\nm.eval(); y2 = m(x)\n(y1, y2, m.running_mean, m.running_var)" % (mod, shape))
+flt["F.instance_norm"] = BN + "torch.nn.functional.instance_norm(torch.randn(2, 3, 4), torch.zeros(3), torch.ones(3), torch.randn(3), torch.randn(3), use_input_stats=True)"
+flt["instance_norm-noncontig"] = BN + "torch.instance_norm(torch.randn(2, 4, 3).transpose(1, 2), None, None, None, None, True, 0.1, 1e-5, False)"
+flt["aten.instance_norm"] = BN + "torch.ops.aten.instance_norm.default(torch.randn(2, 3, 4), None, None, None, None, True, 0.1, 1e-5, False)"
+cases("norm_float", flt, tol="float")
+
+bwd = {}
+for train in [True, False]:
+    for dt in ["float32"]:
+        for shape in [(4, 3, 5), (6, 2), (2, 3, 2, 3)]:
+            C = shape[1]
+            bwd["nbnb-%s-%s-%s" % (shape, dt, train)] = (
+                BN + "x = torch.randn%s.to(torch.%s); w = torch.randn(%d).to(torch.%s)\n"
+                "rm = torch.randn(%d).to(torch.%s); rv = (torch.rand(%d) + 0.5).to(torch.%s)\n"
+                "y, sm, si = torch.native_batch_norm(x, w, None, rm, rv, %s, 0.1, 1e-5)\n"
+                "go = torch.randn%s.to(torch.%s)\n"
+                "torch.ops.aten.native_batch_norm_backward.default(go, x, w, rm, rv, sm, si, %s, 1e-5, [True, True, True])"
+                % (shape, dt, C, dt, C, dt, C, dt, train, shape, dt, train))
+    bwd["nbnb-mask-%s" % train] = (BN + "x = torch.randn(4, 3, 5); y, sm, si = torch.native_batch_norm(x, None, None, torch.zeros(3), torch.ones(3), %s, 0.1, 1e-5)\n"
+                                   "torch.ops.aten.native_batch_norm_backward.default(torch.randn(4, 3, 5), x, None, torch.zeros(3), torch.ones(3), sm, si, %s, 1e-5, [True, False, False])" % (train, train))
+bwd["nbnb-bf16-mixed"] = (BN + "x = torch.randn(4, 3, 5).bfloat16(); w = torch.randn(3)\ny, sm, si = torch.native_batch_norm(x, w, None, None, None, True, 0.1, 1e-5)\n"
+                          "torch.ops.aten.native_batch_norm_backward.default(torch.randn(4, 3, 5).bfloat16(), x, w, None, None, sm, si, True, 1e-5, [True, True, True])")
+bwd["nbnb-cl"] = (BN + "x = torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last)\ny, sm, si = torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)\n"
+                  "g = torch.ops.aten.native_batch_norm_backward.default(torch.randn(2, 3, 4, 4).to(memory_format=torch.channels_last), x, torch.ones(3), None, None, sm, si, True, 1e-5, [True, True, True])\n(g, g[0].stride())")
+bwd["bnb"] = (BN + "x = torch.randn(4, 3, 5); rm = torch.zeros(3); rv = torch.ones(3)\nr = torch.ops.aten._batch_norm_with_update.default(x, torch.ones(3), None, rm, rv, 0.1, 1e-5)\n"
+              "torch.ops.aten.batch_norm_backward.default(torch.randn(4, 3, 5), x, torch.ones(3), rm, rv, r[1], r[2], True, 1e-5, [True, True, True], r[3])")
+bwd["ngnb"] = (BN + "x = torch.randn(3, 4, 5); w = torch.randn(4)\ny, m, r = torch.native_group_norm(x, w, None, 3, 4, 5, 2, 1e-5)\n"
+               "torch.ops.aten.native_group_norm_backward.default(torch.randn(3, 4, 5), x, m, r, w, 3, 4, 5, 2, [True, True, True])")
+cases("norm_backward_ops", bwd, tol="float")
+
+W = "torch.cos(torch.arange(%d.).reshape(%s))"
+gr = {
+    "bn-train": "ps = leaves((4, 3, 5), (3,), (3,)); rm = torch.zeros(3); rv = torch.ones(3)\nout = torch.nn.functional.batch_norm(ps[0], rm, rv, ps[1], ps[2], training=True) * " + W % (60, "4, 3, 5"),
+    "bn-eval": "ps = leaves((4, 3, 5), (3,), (3,))\nout = torch.nn.functional.batch_norm(ps[0], torch.randn(3), torch.rand(3) + 1, ps[1], ps[2]) * " + W % (60, "4, 3, 5"),
+    "bn-input-only": "ps = leaves((6, 4))\nout = torch.nn.functional.batch_norm(ps[0], None, None, training=True) * " + W % (24, "6, 4"),
+    "bn-weight-only": "ps = leaves((3,))\nx = torch.randn(5, 3, 2)\nout = torch.nn.functional.batch_norm(x, None, None, ps[0], training=True) * " + W % (30, "5, 3, 2"),
+    "bn2d-module": "ps = leaves((2, 3, 4, 4))\nm = torch.nn.BatchNorm2d(3)\nout = m(ps[0]) * " + W % (96, "2, 3, 4, 4") + "\nps = ps + [m.weight, m.bias]",
+    "bn1d-noaffine": "ps = leaves((5, 3))\nout = torch.nn.BatchNorm1d(3, affine=False)(ps[0]) * " + W % (15, "5, 3"),
+    "legit-no-stats": "ps = leaves((4, 3, 2), (3,))\nout = torch.ops.aten._native_batch_norm_legit.no_stats(ps[0], ps[1], None, True, 0.1, 1e-5)[0] * " + W % (24, "4, 3, 2"),
+    "legit-no-training": "ps = leaves((4, 3, 2), (3,), (3,))\nout = torch.ops.aten._native_batch_norm_legit_no_training.default(ps[0], ps[1], ps[2], torch.randn(3), torch.rand(3) + 1, 0.1, 1e-5)[0] * " + W % (24, "4, 3, 2"),
+    "with-update": "ps = leaves((4, 3, 2), (3,), (3,))\nout = torch.ops.aten._batch_norm_with_update.default(ps[0], ps[1], ps[2], torch.zeros(3), torch.ones(3), 0.1, 1e-5)[0] * " + W % (24, "4, 3, 2"),
+    "gn": "ps = leaves((3, 4, 5), (4,), (4,))\nout = torch.nn.functional.group_norm(ps[0], 2, ps[1], ps[2]) * " + W % (60, "3, 4, 5"),
+    "gn-input-only": "ps = leaves((2, 6, 3))\nout = torch.nn.functional.group_norm(ps[0], 3) * " + W % (36, "2, 6, 3"),
+    "gn-module": "ps = leaves((2, 4, 3, 3))\nm = torch.nn.GroupNorm(2, 4)\nout = m(ps[0]) * " + W % (72, "2, 4, 3, 3") + "\nps = ps + [m.weight, m.bias]",
+    "in2d": "ps = leaves((2, 3, 4, 4), (3,), (3,))\nout = torch.nn.functional.instance_norm(ps[0], weight=ps[1], bias=ps[2]) * " + W % (96, "2, 3, 4, 4"),
+    "in1d-module-stats": "ps = leaves((2, 3, 5))\nm = torch.nn.InstanceNorm1d(3, affine=True, track_running_stats=True)\nout = m(ps[0]) * " + W % (30, "2, 3, 5") + "\nps = ps + [m.weight, m.bias]",
+    "ln-noaffine": "ps = leaves((3, 4))\nout = torch.nn.functional.layer_norm(ps[0], (4,)) * " + W % (12, "3, 4"),
+    "ln-nobias": "ps = leaves((3, 4), (4,))\nout = torch.nn.functional.layer_norm(ps[0], (4,), ps[1], None) * " + W % (12, "3, 4"),
+    "ln-module-nobias": "ps = leaves((2, 3, 4))\nm = torch.nn.LayerNorm(4, bias=False)\nout = m(ps[0]) * " + W % (24, "2, 3, 4") + "\nps = ps + [m.weight]",
+}
+grads("norm_grads", gr, tol=(1e-5, 1e-4))
+# float64 group norm and float64 batch-norm backward are not compared: upstream's results differ
+# from exact double arithmetic (group norm by a few ulps, native_batch_norm_backward by ~1e-8
+# relative) in ways not reproduced yet, and the float rule is ulp-tight for float64.
