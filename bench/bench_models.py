@@ -13,6 +13,10 @@ Figures (inside each process, after one untimed 6-token forward):
   - backward 128 tokens: forward with gradients recorded plus `logits.mean().backward()` on the
     same weights (attn_implementation "eager" for this figure until sdpa has its backward in
     torchnative), gradients dropped between repeats; median of repeats as for prefill.
+  - AdamW training step 128 tokens: in processes of their own, model in train mode (sdpa),
+    `opt.zero_grad(); model(ids, labels=ids).loss.backward(); opt.step()` with AdamW(lr=1e-4),
+    one untimed step (it creates the optimizer state), then the median of 3-5 steps; and the
+    process's peak RSS (ru_maxrss) after those steps.
 Processes alternate (upstream, ours, upstream, ours, ...); each figure is the median over
 rounds, the ratio is ours/upstream for times and upstream/ours for tokens/s (so > 1 always
 means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the machines are shared;
@@ -51,7 +55,8 @@ out["build_s"] = time.perf_counter() - t0
 g = torch.Generator().manual_seed(1)
 V = spec["config"]["vocab_size"]
 with torch.no_grad():
-    m(torch.randint(0, V, (1, 6), generator=g), use_cache=True, logits_to_keep=1)  # warm-up
+    if spec["prefill"]:
+        m(torch.randint(0, V, (1, 6), generator=g), use_cache=True, logits_to_keep=1)  # warm-up
     for L in spec["prefill"]:
         ids = torch.randint(0, V, (1, L), generator=g)
         ts, start = [], time.perf_counter()
@@ -86,6 +91,24 @@ if L:
         m(ids, use_cache=False).logits.mean().backward()
         ts.append(time.perf_counter() - t)
     out["backward_%d" % L] = statistics.median(ts)
+L = spec.get("train")
+if L:
+    import resource
+    m.train()
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-4)
+    ids = torch.randint(0, V, (1, L), generator=g)
+    def step():
+        opt.zero_grad()
+        m(ids, labels=ids, use_cache=False).loss.backward()
+        opt.step()
+    step()  # warm-up: creates the optimizer state
+    ts, start = [], time.perf_counter()
+    while len(ts) < 3 or (len(ts) < 5 and time.perf_counter() - start < 6.0):
+        t = time.perf_counter()
+        step()
+        ts.append(time.perf_counter() - t)
+    out["train_%d" % L] = statistics.median(ts)
+    out["train_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print(json.dumps(out))
 """
 
@@ -107,13 +130,16 @@ def main():
         rounds = [{"prefill": [6, 128, 512], "decode": 8, "backward": 128}]
     else:
         rounds = [{"prefill": [6, 128, 512], "decode": 16, "backward": 128}] * 3
+    # the training step runs in processes of its own, so their peak RSS is the step's
+    rounds = rounds + [{"prefill": [], "decode": 0, "train": 128}] * (1 if quick else 3)
     res = {"ref": [], "ours": []}
     t0 = time.perf_counter()
     for r in rounds:
         spec = dict(r, config=CONFIG)
         for side, py in (("ref", REF), ("ours", OURS)):
             res[side].append(run(py, spec, threads))
-    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s", "backward_128"]
+    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s", "backward_128", "train_128",
+                                                              "train_peak_rss_mb"]
     print("SmolLM2-135M-shaped Llama, float32, %s thread(s), %d round(s)%s, %.0fs" % (
         threads, len(rounds), " (quick)" if quick else "", time.perf_counter() - t0))
     print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
@@ -127,6 +153,8 @@ def main():
         ours, ref = vals["ours"], vals["ref"]
         label = ("prefill %s tokens (s)" % k.split("_")[1]) if k.startswith("prefill") \
             else ("forward+backward %s tokens (s)" % k.split("_")[1]) if k.startswith("backward") \
+            else "AdamW training step 128 (s)" if k == "train_128" \
+            else "training step peak RSS (MB)" if k == "train_peak_rss_mb" \
             else "decode (tokens/s)"
         if isinstance(ours, float) and isinstance(ref, float):
             ratio = ref / ours if k == "decode_tok_s" else ours / ref
@@ -135,7 +163,7 @@ def main():
         else:
             print(f"{label:32} failed: ours: {ours}; upstream: {ref}")
             table[k] = {"ours": ours, "upstream": ref}
-    print("(ratio > 1: torchnative slower; prefill = median seconds, decode = tokens/s)")
+    print("(ratio > 1: torchnative slower or larger; prefill = median seconds, decode = tokens/s)")
     if "--json" in sys.argv:
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
             json.dump({"threads": threads, "quick": bool(quick), "figures": table,
