@@ -161,8 +161,9 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
     PyObject *res = NULL;
     for (int k = 0; k < nin; k++)
         if (!(cast[k] = tn_as_dtype(ins[k], ct, false))) goto done;
-    bool direct = inplace && tn_inplace_direct(self, ct, nin, cast);
-    res = direct ? Py_NewRef(self) : tn_new_result(nd, shape, ct, nin, ts);
+    PyObject *target = inplace ? self : out;
+    bool direct = target && tn_inplace_direct(target, ct, nin, cast);
+    res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, ct, nin, ts);
     if (!res) goto done;
     tn_run_loop(loop, ctx, res, nin, cast);
     if (direct) {

@@ -543,7 +543,7 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     x = tn_as_dtype(a->u.obj, kt, false);
     if (!x || (!sloop && !(y = tn_as_dtype(b->u.obj, kt, false)))) goto fail;
     PyObject *ins[2] = {x, y};
-    bool direct = inplace && kt == ct && tn_inplace_direct(target, rt, sloop ? 1 : 2, ins);
+    bool direct = target && kt == ct && tn_inplace_direct(target, rt, sloop ? 1 : 2, ins);
     res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
@@ -593,7 +593,7 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     PyObject *x = tn_as_dtype(a->u.obj, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
-    bool direct = inplace && tn_inplace_direct(target, rt, 1, &x);
+    bool direct = target && tn_inplace_direct(target, rt, 1, &x);
     PyObject *res = direct ? Py_NewRef(target) : tn_new_result(t->ndim, t->sizes, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);

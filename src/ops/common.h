@@ -105,8 +105,8 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
  * partially overlaps an input (same memory, not exactly the same elements). Only what upstream
  * can decide cheaply (dense tensors) is judged; anything else passes, as upstream's TOO_HARD. */
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins);
-/* An in-place op may write its result straight into `self` (no temporary, no copy) when that
- * gives what computing into a temporary and copying would: self's dtype is the result dtype rt,
+/* An in-place or out= op may write its result straight into `self` / out (no temporary, no copy)
+ * when that gives what computing into a temporary and copying would: self's dtype is the result dtype rt,
  * self is dense without internal overlap, and each (already cast) input is in other memory or
  * is exactly self's elements. */
 bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins);

@@ -112,13 +112,14 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
-    bool direct = inplace && tn_inplace_direct(self, rt, 1, &x);
-    PyObject *res = direct ? Py_NewRef(self) : tn_new_result(nd, shape, rt, 1, &t0);
+    PyObject *target = inplace ? self : out;
+    bool direct = target && tn_inplace_direct(target, rt, 1, &x);
+    PyObject *res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, rt, 1, &t0);
     if (!res) { Py_DECREF(x); return NULL; }
     tn_run_loop(loop, ctx, res, 1, &x);
     Py_DECREF(x);
     if (direct) tn_tensor_of(res)->storage->version++;   /* as tn_copy_into counts a write */
-    return direct ? res : deliver(res, inplace ? self : out);
+    return direct ? res : deliver(res, target);
 }
 
 /* ---------------------------------------------------------------- unary */
