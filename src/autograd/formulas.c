@@ -2105,6 +2105,51 @@ static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflec
 static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
 static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
 
+/* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
+ * writes them ---- */
+
+/* convolution / _convolution(input, weight, bias?, stride, padding, dilation, transposed,
+ * output_padding, groups, ...): convolution_backward(grad, input, weight, bias sizes, ...,
+ * grad_input_mask); an absent bias passes sizes [0] as upstream's undefined tensor does */
+static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    bool has_bias = is_tensor_arg(n, 2);
+    PyObject *in = saved(n, 0), *w = in ? saved(n, 1) : NULL;
+    PyObject *bs = w ? (has_bias ? sizes_of(n, 2) : Py_BuildValue("[i]", 0)) : NULL;
+    PyObject *rest[6] = {NULL};
+    bool ok = bs != NULL;
+    for (int i = 0; ok && i < 6; i++) ok = (rest[i] = arg_obj(n, 3 + i)) != NULL;
+    PyObject *mask = ok ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
+                                        has_bias && need(n, 2) ? Py_True : Py_False) : NULL;
+    PyObject *r = mask ? tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOOO)", g[0], in, w, bs, rest[0], rest[1], rest[2],
+                                 rest[3], rest[4], rest[5], mask) : NULL;
+    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(bs); Py_XDECREF(mask);
+    for (int i = 0; i < 6; i++) Py_XDECREF(rest[i]);
+    if (!r) return -1;
+    for (int k = 0; k < 3; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+    Py_DECREF(r);
+    return 0;
+}
+/* im2col(self, kernel_size, dilation, padding, stride): col2im(grad, self.shape[-2:], ...) */
+static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
+    const tn_meta *m = meta(n, 0);
+    const int64_t *sz = tn_meta_sizes(m);
+    PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
+    if (s) PUT(0, tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s));
+    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    return s ? 0 : -1;
+}
+/* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
+static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
+    if (s) PUT(0, tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s));
+    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    return s ? 0 : -1;
+}
+
 /* ---- table ---- */
 
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
@@ -2269,6 +2314,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
+    /* convolution family */
+    {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
+    {TN_ROW_im2col, f_im2col}, {TN_ROW_col2im, f_col2im},
 };
 
 tn_apply_fn tn_formula_for(int op) {
