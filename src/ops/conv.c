@@ -72,6 +72,8 @@ static int check_shape(const tn_tensor *in, const tn_tensor *w, const tn_tensor 
     char ws[256], is[256], bs[256];
     if (p->groups <= 0) return fail("non-positive groups is not supported");
     for (int i = 0; i < dim; i++)
+        if (p->dilation[i] < 0) return fail("dilation should be greater than zero");
+    for (int i = 0; i < dim; i++)
         if (p->padding[i] < 0) return fail("negative padding is not supported");
     for (int i = 0; i < dim; i++)
         if (p->output_padding[i] < 0) return fail("negative output_padding is not supported");
@@ -181,7 +183,7 @@ static const char *legacy_name(tn_dtype d) {
     case TN_DTYPE_F32: return "torch.FloatTensor";
     case TN_DTYPE_F64: return "torch.DoubleTensor";
     case TN_DTYPE_F16: return "torch.HalfTensor";
-    case TN_DTYPE_BF16: return "torch.BFloat16Tensor";
+    case TN_DTYPE_BF16: return "CPUBFloat16Type";
     case TN_DTYPE_I64: return "torch.LongTensor";
     case TN_DTYPE_I32: return "torch.IntTensor";
     case TN_DTYPE_I16: return "torch.ShortTensor";
@@ -198,8 +200,8 @@ static int check_types(const tn_tensor *in, const tn_tensor *w, const tn_tensor 
             PyErr_Format(PyExc_RuntimeError, "Input type (%s) and weight type (%s) should be the same or input should be a "
                          "MKLDNN tensor and weight is a dense tensor", legacy_name(in->dtype), legacy_name(w->dtype));
         else
-            PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_infos[in->dtype].name,
-                         tn_dtype_infos[w->dtype].name);
+            PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(in->dtype),
+                         tn_dtype_cpp_name(w->dtype));
         return -1;
     }
     /* upstream's oneDNN path (f32, bf16) requires the bias in the input's type; the others cast it */
@@ -315,7 +317,12 @@ static PyObject *convolution(PyObject *input, PyObject *weight, PyObject *bias, 
             PyErr_SetString(PyExc_RuntimeError, "convolution: the computed output size is negative");
             return NULL;
         }
-    const int64_t och = p.transposed ? g.C : g.OC;
+    /* no input channels: upstream returns no output channels either */
+    const int64_t och = x->sizes[1] == 0 ? 0 : p.transposed ? g.C : g.OC;
+    if (och == 0) {
+        PyObject *e = new_nc(g.N, 0, p.dim, osp, dt);
+        return finish(e, dt, channels_last(x, w));
+    }
     PyObject *X = tn_as_dtype(input, ct, true), *W = X ? tn_as_dtype(weight, ct, true) : NULL;
     PyObject *B = W && bias ? tn_as_dtype(bias, ct, true) : NULL;
     PyObject *res = W && (!bias || B) ? new_nc(g.N, och, p.dim, osp, ct) : NULL;
@@ -377,9 +384,14 @@ PyObject *tn_op_convolution_backward(tn_value *a) {
     tn_conv_geom g;
     int64_t osp[3];
     geometry(x, w, &p, &g, osp);
-    /* grad_output must have the forward's output shape */
-    bool shape_ok = go->ndim == x->ndim && go->sizes[0] == x->sizes[0] && go->sizes[1] == (p.transposed ? g.C : g.OC);
-    for (int i = 0; shape_ok && i < p.dim; i++) shape_ok = go->sizes[i + 2] == osp[i];
+    /* upstream's oneDNN path (f32, bf16, f16) computes the weight gradient with the bias's, and
+     * returns it; for a 1-d convolution in the 2-d shape it computed it in. grad_output must have
+     * the forward's output shape (for the bias gradient alone, channels in dim 1) */
+    bool onednn = dt == TN_DTYPE_F32 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16;
+    bool w_extra = onednn && mask[2] && !mask[1];
+    bool shape_ok = go->ndim >= 2 && (!(mask[0] || mask[1] || w_extra) ||
+                    (go->ndim == x->ndim && go->sizes[0] == x->sizes[0] && go->sizes[1] == (p.transposed ? g.C : g.OC)));
+    for (int i = 0; shape_ok && (mask[0] || mask[1] || w_extra) && i < p.dim; i++) shape_ok = go->sizes[i + 2] == osp[i];
     if (!shape_ok) {
         char gs[256];
         tn_shape_str(gs, sizeof gs, go->ndim, go->sizes);
@@ -388,20 +400,17 @@ PyObject *tn_op_convolution_backward(tn_value *a) {
         return NULL;
     }
     if (go->dtype != dt) {
-        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_infos[dt].name,
-                     tn_dtype_infos[go->dtype].name);
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt),
+                     tn_dtype_cpp_name(go->dtype));
         return NULL;
     }
-    /* upstream's oneDNN path (f32, bf16, f16) computes the weight gradient with the bias's, and
-     * returns it; for a 1-d convolution in the 2-d shape it computed it in */
-    bool onednn = dt == TN_DTYPE_F32 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16;
-    bool w_extra = onednn && mask[2] && !mask[1];
     tn_conv_type t;
     tn_dtype ct;
     if (compute_type(dt, &t, &ct) < 0) return refuse_dtype(dt, p.dim), NULL;
     if (t == TN_CONV_I64 && (mask[0] || mask[1]))
         return tn_kernel_missing(p.transposed ? "slow_conv_transpose2d_backward_out_cpu"
-                                 : p.dim == 3 ? "slow_conv3d_cpu_grad_input" : "slow_conv2d_cpu_grad_input", dt);
+                                 : p.dim == 3 ? (mask[0] ? "slow_conv3d_cpu_grad_input" : "slow_conv3d_cpu_grad_weight")
+                                 : mask[0] ? "slow_conv2d_cpu_grad_input" : "slow_conv2d_cpu_grad_weight", dt);
     PyObject *gi = NULL, *gw = NULL, *gb = NULL, *G = NULL, *X = NULL, *W = NULL;
     bool cl = channels_last(x, w);
     int ns = slots();
@@ -494,7 +503,7 @@ static int unfold_params(const tn_value *a, int64_t *k, int64_t *d, int64_t *pd,
         return -1;
     }
     if (pd[0] < 0 || pd[1] < 0) {
-        PyErr_Format(PyExc_RuntimeError, "padding should be non-negative, but got padding_height: %lld padding_width: %lld",
+        PyErr_Format(PyExc_RuntimeError, "padding should be non-negative, but got pad_height: %lld pad_width: %lld",
                      (long long)pd[0], (long long)pd[1]);
         return -1;
     }
@@ -531,6 +540,11 @@ PyObject *tn_op_im2col(tn_value *a) {
     const tn_tensor *x = TN_T(a[0]);
     int64_t k[2], d[2], pd[2], s[2];
     if (unfold_params(&a[1], k, d, pd, s) < 0) return NULL;
+    if (x->ndim < 3) { /* upstream reads input.size(2) first */
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got 2)",
+                     x->ndim ? -x->ndim : -1, x->ndim ? x->ndim - 1 : 0);
+        return NULL;
+    }
     bool batched = x->ndim == 4, ok = x->ndim == 3 || x->ndim == 4;
     for (int i = batched ? 1 : 0; ok && i < x->ndim; i++) ok = x->sizes[i] != 0;
     if (!ok) {
@@ -582,11 +596,6 @@ PyObject *tn_op_col2im(tn_value *a) {
     int64_t o[2], k[2], d[2], pd[2], s[2];
     pair(&a[1], o);
     if (unfold_params(&a[2], k, d, pd, s) < 0) return NULL;
-    if (o[0] <= 0 || o[1] <= 0) {
-        PyErr_Format(PyExc_RuntimeError, "output size should be greater than zero, but got output_height: %lld "
-                     "output_width: %lld", (long long)o[0], (long long)o[1]);
-        return NULL;
-    }
     bool batched = x->ndim == 3, ok = x->ndim == 2 || x->ndim == 3;
     for (int i = batched ? 1 : 0; ok && i < x->ndim; i++) ok = x->sizes[i] != 0;
     if (!ok) {
