@@ -93,7 +93,8 @@ static void valid_range(int64_t O, int64_t I, int64_t S, int64_t off, int64_t *l
                                 const int64_t i1 = o1 * g->S[1] - g->P[1] + k1 * g->D[1];               \
                                 if (i0 < 0 || i0 >= I0 || i1 < 0 || i1 >= I1) continue;                 \
                                 T *row = dstc + (i0 * I1 + i1) * I2 + off2;                             \
-                                for (int64_t o2 = lo; o2 < hi; o2++) row[o2 * g->S[2]] += s[o2];        \
+                                if (g->S[2] == 1) for (int64_t o2 = lo; o2 < hi; o2++) row[o2] += s[o2]; \
+                                else for (int64_t o2 = lo; o2 < hi; o2++) row[o2 * g->S[2]] += s[o2];   \
                             }                                                                           \
                         }                                                                               \
                     }                                                                                   \
@@ -330,16 +331,27 @@ void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout
     }
 }
 
+/* one (image, channel) row of P values in 8 double lanes (independent chains), summed pairwise */
+#define TN_ROWSUM(NAME, T)                                                     \
+    static double NAME(const T *x, int64_t P) {                               \
+        double l[8] = {0};                                                     \
+        int64_t p = 0;                                                         \
+        for (; p + 8 <= P; p += 8)                                             \
+            for (int k = 0; k < 8; k++) l[k] += (double)x[p + k];              \
+        for (; p < P; p++) l[p & 7] += (double)x[p];                           \
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); \
+    }
+TN_ROWSUM(rowsum_f32, float)
+TN_ROWSUM(rowsum_f64, double)
+
 void tn_conv_grad_bias(int64_t N, int64_t ch, int64_t P, tn_conv_type t, const void *gout, void *gb) {
     for (int64_t c = 0; c < ch; c++) {
         double acc = 0;
         uint64_t iacc = 0;
         for (int64_t n = 0; n < N; n++) {
             const int64_t base = (n * ch + c) * P;
-            if (t == TN_CONV_F32)
-                for (int64_t p = 0; p < P; p++) acc += ((const float *)gout)[base + p];
-            else if (t == TN_CONV_F64)
-                for (int64_t p = 0; p < P; p++) acc += ((const double *)gout)[base + p];
+            if (t == TN_CONV_F32) acc += rowsum_f32((const float *)gout + base, P);
+            else if (t == TN_CONV_F64) acc += rowsum_f64((const double *)gout + base, P);
             else
                 for (int64_t p = 0; p < P; p++) iacc += (uint64_t)((const int64_t *)gout)[base + p];
         }

@@ -42,8 +42,8 @@ void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout,
 /* gw = the gradient with respect to w, given gout and in. */
 void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *in, void *gw,
                          void *scratch, int slots);
-/* gb[c] = sum of gout (N, ch, P) over the batch and positions (floating: a double accumulator
- * per channel, rounded once; integers wrap). */
+/* gb[c] = sum of gout (N, ch, P) over the batch and positions (floating: summed in double, 8
+ * lanes per row, rounded once per channel; integers wrap). */
 void tn_conv_grad_bias(int64_t N, int64_t ch, int64_t P, tn_conv_type t, const void *gout, void *gb);
 
 /* One image's im2col of `ch` channels: col (ch*K0*K1*K2, O0*O1*O2) from img (ch, I0, I1, I2),
