@@ -376,6 +376,17 @@ for mode in ("reflect", "replicate", "zeros"):
     g["module-" + mode] = ("ps = dy((2, 2, 5, 4))\nm = torch.nn.Conv2d(2, 3, 3, padding=1, padding_mode=%r)\n"
                            "with torch.no_grad():\n    m.weight.copy_(dyw((3, 2, 3, 3))); m.bias.copy_(dyw((3,)))\n"
                            "ps = ps + [m.weight, m.bias]\nout = m(ps[0]) * dyw((2, 3, 5, 4))" % mode)
+# double backward (ConvolutionBackwardBackward0): the first-order gradients with create_graph,
+# weighted, then backpropagated
+DB = """
+gs = torch.autograd.grad((y * dyw(y.shape)).sum(), ps, create_graph=True)
+out = sum((t * dyw(t.shape)).sum() for t in gs)
+"""
+g["double-conv2d"] = "ps = dy((2, 3, 5, 5), (4, 3, 3, 3), (4,))\ny = F.conv2d(ps[0], ps[1], ps[2], padding=1, stride=2)" + DB
+g["double-groups"] = "ps = dy((2, 4, 5, 4), (6, 2, 2, 3))\ny = F.conv2d(ps[0], ps[1], groups=2, dilation=(2, 1))" + DB
+g["double-transposed"] = "ps = dy((2, 4, 3, 3), (4, 2, 2, 2), (2,))\ny = F.conv_transpose2d(ps[0], ps[1], ps[2], stride=2)" + DB
+g["double-conv1d"] = "ps = dy((2, 3, 6), (2, 3, 3), (2,))\ny = F.conv1d(ps[0], ps[1], ps[2], padding=1)" + DB
+g["double-input-only"] = "ps = dy((2, 3, 5, 5))\nw = dy((4, 3, 3, 3))[0]\ny = F.conv2d(ps[0], w)" + DB
 grads("conv_grads", {k: DY + v for k, v in g.items()})
 g64 = {
     "conv2d": "ps = leaves((2, 3, 6, 5), (4, 3, 3, 2), (4,), dtype=torch.float64)\nout = F.conv2d(ps[0], ps[1], ps[2], padding=1, stride=(2, 1))",
