@@ -4,12 +4,14 @@
  * GEMM's closing step); input gradient col = W_g^T @ gout then col2im (W^T packed once per call);
  * weight gradient W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in
  * place). A 1x1 kernel with stride 1 and no padding skips im2col: the image is its own column
- * matrix. Images (and groups) are shared out over the slots; a slot with one image left runs
- * the GEMM's own threading instead (only when there are fewer images than slots). */
+ * matrix. Images (and groups) are shared out over the slots, each slot taking the next one when
+ * it finishes (a thread another process delays takes fewer); with fewer images than slots the
+ * images run one by one on the GEMM's own threading instead. */
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
 #include "core/parallel.h"
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -166,21 +168,23 @@ struct job {
     char *slots;              /* per-slot scratch */
     size_t slot_bytes, col_bytes;
     int64_t items;
+    _Atomic int64_t next; /* the next item to take: slots take items as they finish the last */
     int nslots;
     void (*item)(const job *j, int64_t it, char *col, void *gs);
 };
 
 static void run_slots(int64_t b, int64_t e, void *ctx) {
-    const job *j = ctx;
+    job *j = ctx;
     for (int64_t s = b; s < e; s++) {
         char *base = j->slots + (size_t)s * j->slot_bytes;
-        for (int64_t it = s; it < j->items; it += j->nslots) j->item(j, it, base, base + j->col_bytes);
+        for (int64_t it; (it = atomic_fetch_add(&j->next, 1)) < j->items;) j->item(j, it, base, base + j->col_bytes);
     }
 }
 
 /* Items over the slots; fewer items than slots run on the calling thread (the GEMM threads). */
 static void run(job *j, int slots) {
     if (j->items <= 0) return;
+    atomic_init(&j->next, 0);
     j->nslots = slots < 1 || j->items < slots ? 1 : slots;
     if (j->nslots == 1) run_slots(0, 1, j);
     else tn_parallel_for(j->nslots, 1, run_slots, j);
