@@ -6,8 +6,12 @@ environments and each figure is a median, because the machines are shared and no
   - per-call time of tiny ops, measured inside each interpreter with timeit (median of repeats)
   - f32 nn.Linear products at the SmolLM2-135M shapes (x (M,K) @ W(N,K)^T, M = 1 decode, 6 and
     128 prefill rows), the choice of GEMM recorded against upstream's MKL
-All workers run one thread (OMP_NUM_THREADS=1 / MKL_NUM_THREADS=1 on both sides).
-usage: bench.py [--quick] [--json FILE]
+  - convolution (conv family): conv2d forward of a ResNet-style block's two 3x3 layers on 32x32
+    images, batch 32 (3->32, 32->64 channels), the block (conv, relu, conv, relu) forward, and its
+    forward + backward (parameter gradients), at 1 and 2 threads
+The micro workers run one thread (OMP_NUM_THREADS=1 / MKL_NUM_THREADS=1 on both sides); the
+convolution workers set both to the thread count they measure.
+usage: bench.py [--quick] [--json FILE] [--only conv]
 """
 import json
 import os
@@ -37,6 +41,19 @@ for M, N, K in [(1, 576, 576), (1, 1536, 576), (1, 49152, 576), (6, 1536, 576), 
                 (128, 1536, 576), (128, 576, 1536), (512, 1536, 576)]:
     MICRO["linear %dx%d <- %d" % (M, N, K)] = (LINEAR % (M, K, N, K), "F.linear(x, w)")
 
+CONV_SETUP = ("torch.manual_seed(0); F = torch.nn.functional; nn = torch.nn\n"
+              "x = torch.randn(32, 3, 32, 32); h = torch.randn(32, 32, 32, 32)\n"
+              "blk = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 64, 3, padding=1), nn.ReLU())\n"
+              "w1, b1, w2, b2 = [p.detach() for p in blk.parameters()]\n"
+              "def fwd():\n    with torch.no_grad():\n        return blk(x)\n"
+              "def fwd_bwd():\n    blk.zero_grad(set_to_none=True)\n    blk(x).sum().backward()")
+CONV = {
+    "conv2d 3->32 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(x, w1, b1, padding=1)"),
+    "conv2d 32->64 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(h, w2, b2, padding=1)"),
+    "conv block fwd (no grad)": (CONV_SETUP, "fwd()"),
+    "conv block fwd+bwd": (CONV_SETUP, "fwd_bwd()"),
+}
+
 WORKER = r"""
 import json, sys, timeit
 import torch
@@ -62,39 +79,57 @@ def import_time(python):
     return time.perf_counter() - t0
 
 
+def side_by_side(table, rounds, reps, threads):
+    """Median per-call seconds of each entry of `table`, ours and upstream's, in alternating
+    worker processes running `threads` threads."""
+    got = {"ours": [], "ref": []}
+    for _ in range(rounds):
+        for side, py in (("ref", REF), ("ours", OURS)):
+            env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
+            r = subprocess.run([py, "-c", WORKER, json.dumps(table), str(reps)], capture_output=True, text=True, env=env)
+            if r.returncode:
+                sys.exit(f"bench worker failed on {side}:\n{r.stderr}")
+            got[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
+    out = []
+    for name in table:
+        vals = {}
+        for side in ("ours", "ref"):
+            xs = [m[name] for m in got[side]]
+            vals[side] = statistics.median(xs) if all(isinstance(x, float) for x in xs) else xs[0]
+        out.append((name, vals["ours"], vals["ref"]))
+    return out
+
+
 def main():
     quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK")
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     runs = 3 if quick else 7
     rows = []
+    for threads in (1, 2):
+        for name, ours, ref in side_by_side(CONV, 3 if quick else 5, 3, threads):
+            rows.append(("%s, %d thr (ms)" % (name, threads), ours, ref))
+    if only == "conv":
+        return report(rows)
     imp = {"ours": [], "ref": []}
     for _ in range(runs):
         imp["ref"].append(import_time(REF))
         imp["ours"].append(import_time(OURS))
     rows.append(("import torch (s)", statistics.median(imp["ours"]), statistics.median(imp["ref"])))
-    micro = {"ours": [], "ref": []}
-    for _ in range(3 if quick else 5):
-        for side, py in (("ref", REF), ("ours", OURS)):
-            env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-            r = subprocess.run([py, "-c", WORKER, json.dumps(MICRO), "5"], capture_output=True, text=True, env=env)
-            if r.returncode:
-                sys.exit(f"bench worker failed on {side}:\n{r.stderr}")
-            micro[side].append(json.loads(r.stdout.strip().splitlines()[-1]))
-    for name in MICRO:
-        vals = {}
-        for side in ("ours", "ref"):
-            xs = [m[name] for m in micro[side]]
-            vals[side] = statistics.median(xs) if all(isinstance(x, float) for x in xs) else xs[0]
-        rows.append((name + " (us)", vals["ours"], vals["ref"]))
-    print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
+    rows += [(name + " (us)", ours, ref) for name, ours, ref in side_by_side(MICRO, 3 if quick else 5, 5, 1)]
+    report(rows)
+
+
+def report(rows):
+    print(f"{'benchmark':44} {'ours':>12} {'upstream':>12} {'ratio':>8}")
     result = {}
     for name, ours, ref in rows:
         if isinstance(ours, float) and isinstance(ref, float):
-            scale = 1e6 if "(us)" in name else 1.0
+            scale = 1e6 if "(us)" in name else 1e3 if "(ms)" in name else 1.0
             ratio = ours / ref
-            print(f"{name:32} {ours * scale:12.3f} {ref * scale:12.3f} {ratio:8.2f}")
+            print(f"{name:44} {ours * scale:12.3f} {ref * scale:12.3f} {ratio:8.2f}")
             result[name] = {"ours": ours * scale, "upstream": ref * scale, "ratio": ratio}
         else:
-            print(f"{name:32} {str(ours)[:40]}")
+            print(f"{name:44} {str(ours)[:40]}")
             result[name] = {"ours": str(ours), "upstream": ref}
     if "--json" in sys.argv:
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:

@@ -44,6 +44,8 @@ SUBSET = [
     "softmax", "log_softmax", "nn.functional.layer_norm", "nn.functional.rms_norm", "nn.functional.gelu",
     "nn.functional.silu", "nn.functional.relu", "nn.functional.embedding", "nn.functional.pad",
     "linalg.vector_norm", "topk", "sort",
+    "nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.conv_transpose1d",
+    "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d", "nn.functional.unfold",
 ]
 
 

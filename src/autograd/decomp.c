@@ -7,6 +7,7 @@
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
+#include "ops/common.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
@@ -813,11 +814,216 @@ static PyObject *d_l1_loss(tn_value *a) {
     Py_DECREF(ab);
     return r;
 }
-static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
+/* ---- convolution (conv family): the composites of ATen's Convolution.cpp, each reaching
+ * aten::convolution (or _convolution) through the door; they have no kernel of their own ---- */
+
+/* upstream's batchify: (un)batched input of dim + 1 or dim + 2 dims; *batched tells which. */
+static PyObject *conv_batchify(PyObject *x, int dim, const char *fname, bool *batched) {
+    const tn_tensor *t = tn_tensor_of(x);
+    *batched = t->ndim == dim + 2;
+    if (t->ndim != dim + 1 && !*batched) {
+        char b[256];
+        tn_shape_str(b, sizeof b, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s",
+                     dim + 1, dim + 2, fname, b);
+        return NULL;
+    }
+    return *batched ? Py_NewRef(x) : tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0);
+}
+
+static PyObject *conv_unbatch(PyObject *r, bool batched) {
+    if (!r || batched) return r;
+    PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, 0);
+    Py_DECREF(r);
+    return s;
+}
+
+static int conv_bias_type(tn_value *a) {
+    if (a[2].tag != TN_V_TENSOR) return 0;
+    tn_dtype xd = tn_tensor_of(a[0].u.obj)->dtype, bd = tn_tensor_of(a[2].u.obj)->dtype;
+    if (xd == bd) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Input type (%s) and bias type (%s) should be the same", tn_dtype_cxx_name(xd),
+                 tn_dtype_cxx_name(bd));
+    return -1;
+}
+
+static PyObject *zeros_list(int n) {
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l && i < n; i++) PyList_SetItem(l, i, PyLong_FromLong(0));
+    return l;
+}
+
+/* an int-list argument as a list; a bare int (a defaulted SymInt[k]) repeated dim times */
+static PyObject *conv_ilist(tn_value *a, int i, int dim) {
+    if (a[i].tag != TN_V_INT) return A(i, a);
+    PyObject *l = PyList_New(dim);
+    for (int k = 0; l && k < dim; k++) PyList_SetItem(l, k, PyLong_FromLongLong((long long)a[i].u.i));
+    return l;
+}
+
+static PyObject *conv_call(PyObject *x, tn_value *a, PyObject *stride, PyObject *padding, PyObject *dilation,
+                           bool transposed, PyObject *out_pad, int64_t groups) {
+    PyObject *b = A(2, a);
+    PyObject *r = b ? tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", x, a[1].u.obj, b, stride, padding, dilation,
+                              transposed ? Py_True : Py_False, out_pad, (long long)groups) : NULL;
+    Py_XDECREF(b);
+    return r;
+}
+
+static PyObject *conv_nd(tn_value *a, int dim) {   /* conv{1,2,3}d(input, weight, bias, stride, padding, dilation, groups) */
+    static const char *names[] = {"", "conv1d", "conv2d", "conv3d"};
+    if (conv_bias_type(a) < 0) return NULL;
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
+    bool batched;
+    PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
+    PyObject *st = x ? conv_ilist(a, 3, dim) : NULL, *pd = st ? conv_ilist(a, 4, dim) : NULL;
+    PyObject *dl = pd ? conv_ilist(a, 5, dim) : NULL, *op = dl ? zeros_list(dim) : NULL;
+    PyObject *r = op ? conv_call(x, a, st, pd, dl, false, op, a[6].u.i) : NULL;
+    Py_XDECREF(x); Py_XDECREF(st); Py_XDECREF(pd); Py_XDECREF(dl); Py_XDECREF(op);
+    return conv_unbatch(r, batched);
+}
+static PyObject *d_conv1d(tn_value *a) { return conv_nd(a, 1); }
+static PyObject *d_conv2d(tn_value *a) { return conv_nd(a, 2); }
+static PyObject *d_conv3d(tn_value *a) { return conv_nd(a, 3); }
+
+/* _convolution_mode(input, weight, bias, stride, padding: str, dilation, groups) */
+static PyObject *conv_mode(PyObject *x, tn_value *a) {
+    const char *mode = PyUnicode_AsUTF8AndSize(a[4].u.obj, NULL);
+    if (!mode) return NULL;
+    const tn_tensor *w = tn_tensor_of(a[1].u.obj), *xt = tn_tensor_of(x);
+    const int wdim = w->ndim - 2 > 0 ? w->ndim - 2 : 1;
+    if (strcmp(mode, "valid") == 0) {
+        PyObject *st = conv_ilist(a, 3, wdim), *z = st ? zeros_list(1) : NULL, *dl = z ? conv_ilist(a, 5, wdim) : NULL;
+        PyObject *r = dl ? conv_call(x, a, st, z, dl, false, z, a[6].u.i) : NULL;
+        Py_XDECREF(st); Py_XDECREF(z); Py_XDECREF(dl);
+        return r;
+    }
+    if (strcmp(mode, "same") != 0) {
+        PyErr_Format(PyExc_RuntimeError, "Invalid padding string: '%s'", mode);
+        return NULL;
+    }
+    int k = w->ndim, dim = k - 2;
+    if (k <= 2) {
+        PyErr_SetString(PyExc_RuntimeError, "weight should have at least three dimensions");
+        return NULL;
+    }
+    if (k != xt->ndim) {
+        char ws[256], is[256];
+        tn_shape_str(ws, sizeof ws, w->ndim, w->sizes);
+        tn_shape_str(is, sizeof is, xt->ndim, xt->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expected %d-dimensional input for %d-dimensional weight%s, but got "
+                     "%d-dimensional input of size %s instead", k, k, ws, xt->ndim, is);
+        return NULL;
+    }
+    int64_t one_s = a[3].tag == TN_V_INT ? a[3].u.i : 0, one_d = a[5].tag == TN_V_INT ? a[5].u.i : 0;
+    tn_value sv_[1] = {a[3]}, dv_[1] = {a[5]};
+    if (a[3].tag == TN_V_INT) { sv_[0].tag = TN_V_INTLIST; sv_[0].u.ints.v = &one_s; sv_[0].u.ints.n = 1; }
+    if (a[5].tag == TN_V_INT) { dv_[0].tag = TN_V_INTLIST; dv_[0].u.ints.v = &one_d; dv_[0].u.ints.n = 1; }
+    const tn_value *sv = sv_, *dv = dv_;
+    if (sv->u.ints.n != dim && sv->u.ints.n != 1) {
+        PyErr_Format(PyExc_RuntimeError, "stride cannot broadcast to %d dimensions", dim);
+        return NULL;
+    }
+    if (dv->u.ints.n != dim && dv->u.ints.n != 1) {
+        PyErr_Format(PyExc_RuntimeError, "dilation cannot broadcast to %d dimensions", dim);
+        return NULL;
+    }
+    for (int i = 0; i < sv->u.ints.n; i++)
+        if (sv->u.ints.v[i] != 1) {
+            PyErr_SetString(PyExc_RuntimeError, "padding='same' is not supported for strided convolutions");
+            return NULL;
+        }
+    int64_t pl[3], pad_nd[6] = {0};
+    bool symmetric = true;
+    for (int i = 0; i < dim; i++) {
+        int64_t d = dv->u.ints.n == 1 ? dv->u.ints.v[0] : dv->u.ints.v[i];
+        int64_t total = d * (w->sizes[i + 2] - 1), l = total / 2, r = total - l;
+        pl[i] = l;
+        if (l != r) {
+            symmetric = false;
+            pad_nd[2 * (dim - 1 - i) + 1] = r - l;   /* F.pad's order: last dim first */
+        }
+    }
+    PyObject *st = conv_ilist(a, 3, dim), *dl = st ? conv_ilist(a, 5, dim) : NULL, *pad = dl ? size_list(pl, dim) : NULL, *op = pad ? zeros_list(dim) : NULL;
+    PyObject *xin = NULL, *r = NULL;
+    if (op) {
+        if (symmetric) {
+            xin = Py_NewRef(x);
+        } else {
+            if (PyErr_WarnEx(PyExc_UserWarning, "Using padding='same' with even kernel lengths and odd dilation may "
+                             "require a zero-padded copy of the input be created", 1) == 0) {
+                PyObject *pn = size_list(pad_nd, 2 * dim);
+                xin = pn ? tn_aten(TN_ROW_constant_pad_nd, "(OO)", x, pn) : NULL;
+                Py_XDECREF(pn);
+            }
+        }
+    }
+    if (xin) r = conv_call(xin, a, st, pad, dl, false, op, a[6].u.i);
+    Py_XDECREF(st); Py_XDECREF(dl); Py_XDECREF(pad); Py_XDECREF(op); Py_XDECREF(xin);
+    return r;
+}
+static PyObject *d_convolution_mode(tn_value *a) { return conv_mode(a[0].u.obj, a); }
+
+static PyObject *conv_nd_padding(tn_value *a, int dim) {   /* conv{1,2,3}d.padding */
+    static const char *names[] = {"", "conv1d", "conv2d", "conv3d"};
+    if (conv_bias_type(a) < 0) return NULL;
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
+    bool batched;
+    PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
+    PyObject *r = x ? conv_mode(x, a) : NULL;
+    Py_XDECREF(x);
+    return conv_unbatch(r, batched);
+}
+static PyObject *d_conv1d_padding(tn_value *a) { return conv_nd_padding(a, 1); }
+static PyObject *d_conv2d_padding(tn_value *a) { return conv_nd_padding(a, 2); }
+static PyObject *d_conv3d_padding(tn_value *a) { return conv_nd_padding(a, 3); }
+
+/* conv_transpose{1,2,3}d(input, weight, bias, stride, padding, output_padding, groups, dilation) */
+static PyObject *conv_transpose_nd(tn_value *a, int dim) {
+    static const char *names[] = {"", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
+    bool batched;
+    PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
+    PyObject *st = x ? conv_ilist(a, 3, dim) : NULL, *pd = st ? conv_ilist(a, 4, dim) : NULL;
+    PyObject *op = pd ? conv_ilist(a, 5, dim) : NULL, *dl = op ? conv_ilist(a, 7, dim) : NULL;
+    PyObject *r = dl ? conv_call(x, a, st, pd, dl, true, op, a[6].u.i) : NULL;
+    Py_XDECREF(x); Py_XDECREF(st); Py_XDECREF(pd); Py_XDECREF(dl); Py_XDECREF(op);
+    return conv_unbatch(r, batched);
+}
+static PyObject *d_conv_transpose1d(tn_value *a) { return conv_transpose_nd(a, 1); }
+static PyObject *d_conv_transpose2d(tn_value *a) { return conv_transpose_nd(a, 2); }
+static PyObject *d_conv_transpose3d(tn_value *a) { return conv_transpose_nd(a, 3); }
+
+/* _convolution.deprecated: _convolution with allow_tf32 from the global context (true) */
+static PyObject *d_convolution_deprecated(tn_value *a) {
+    PyObject *args[9];
+    for (int i = 0; i < 9; i++) args[i] = A(i, a);
+    PyObject *r = NULL;
+    bool ok = true;
+    for (int i = 0; i < 9; i++) ok = ok && args[i];
+    if (ok)
+        r = tn_aten(TN_ROW__convolution, "(OOOOOOOOOOOOO)", args[0], args[1], args[2], args[3], args[4], args[5], args[6],
+                    args[7], args[8], a[9].u.i ? Py_True : Py_False, a[10].u.i ? Py_True : Py_False,
+                    a[11].u.i ? Py_True : Py_False, Py_True);
+    for (int i = 0; i < 9; i++) Py_XDECREF(args[i]);
+    return r;
+}
+
+/* `kernel`: the decomposition is the op's only implementation (no kernel row): it runs also
+ * without recording or a mode (the door's composite path); the others fall back to the door below
+ * autograd for cases they do not cover, so they may not serve as the kernel. */
+static const struct { const char *name, *overload; tn_decomp_fn fn; bool kernel; } named_decomps[] = {
     {"l1_loss", "", d_l1_loss},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
+    /* convolution */
+    {"conv1d", "", d_conv1d, true}, {"conv2d", "", d_conv2d, true}, {"conv3d", "", d_conv3d, true},
+    {"conv1d", "padding", d_conv1d_padding, true}, {"conv2d", "padding", d_conv2d_padding, true}, {"conv3d", "padding", d_conv3d_padding, true},
+    {"conv_transpose1d", "", d_conv_transpose1d, true}, {"conv_transpose2d", "input", d_conv_transpose2d, true},
+    {"conv_transpose3d", "input", d_conv_transpose3d, true}, {"_convolution", "deprecated", d_convolution_deprecated, true},
+    {"_convolution_mode", "", d_convolution_mode, true},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
+static bool *named_decomp_kernel;            /* TN_OP_COUNT entries */
 
 static int current_op_of(void);
 /* ---- small composites ---- */
@@ -1168,6 +1374,7 @@ static int current_op_of(void) { return current_op; }
 
 bool tn_decomp_computes(int op) {
     tn_decomp_for(op);   /* builds the index */
+    if (op >= 0 && op < TN_OP_COUNT && named_decomp_kernel && named_decomp_kernel[op]) return true;
     return op >= 0 && op < TN_OP_COUNT && decomp_index[op] && decomps[decomp_index[op] - 1].base != -3;
 }
 
@@ -1179,6 +1386,11 @@ tn_decomp_fn tn_decomp_for(int op) {
             for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
                 int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
                 if (r >= 0 && r < TN_OP_COUNT) named_decomp_by_row[r] = named_decomps[i].fn;
+            }
+        if ((named_decomp_kernel = calloc(TN_OP_COUNT, sizeof *named_decomp_kernel)))
+            for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
+                int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
+                if (r >= 0 && r < TN_OP_COUNT) named_decomp_kernel[r] = named_decomps[i].kernel;
             }
         built = true;
     }

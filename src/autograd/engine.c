@@ -154,17 +154,31 @@ static int push_ready(run *r, int i) {
     return 0;
 }
 
+/* std::priority_queue's pop (libstdc++'s pop_heap: the hole walks down to a leaf along the
+ * higher child, then the last element sifts up from there), so nodes of equal sequence number
+ * (AccumulateGrad) leave in upstream's order. */
 static int pop_ready(run *r) {
-    int top = r->heap[0];
-    r->heap[0] = r->heap[--r->nheap];
-    int k = 0;
-    for (;;) {
-        int l = 2 * k + 1, rr = l + 1, m = k;
-        if (l < r->nheap && before(r, r->heap[l], r->heap[m])) m = l;
-        if (rr < r->nheap && before(r, r->heap[rr], r->heap[m])) m = rr;
-        if (m == k) break;
-        int t = r->heap[m]; r->heap[m] = r->heap[k]; r->heap[k] = t; k = m;
+    int *h = r->heap, top = h[0], len = --r->nheap;
+    if (len == 0) return top;
+    int value = h[len], hole = 0, second = 0;
+    while (second < (len - 1) / 2) {
+        second = 2 * (second + 1);
+        if (before(r, h[second - 1], h[second])) second--;
+        h[hole] = h[second];
+        hole = second;
     }
+    if ((len & 1) == 0 && second == (len - 2) / 2) {
+        second = 2 * (second + 1);
+        h[hole] = h[second - 1];
+        hole = second - 1;
+    }
+    int parent = (hole - 1) / 2;
+    while (hole > 0 && before(r, value, h[parent])) {
+        h[hole] = h[parent];
+        hole = parent;
+        parent = (hole - 1) / 2;
+    }
+    h[hole] = value;
     return top;
 }
 

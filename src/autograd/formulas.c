@@ -2105,6 +2105,116 @@ static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflec
 static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
 static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
 
+/* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
+ * writes them ---- */
+
+/* convolution / _convolution(input, weight, bias?, stride, padding, dilation, transposed,
+ * output_padding, groups, ...): convolution_backward(grad, input, weight, bias sizes, ...,
+ * grad_input_mask); an absent bias passes sizes [0] as upstream's undefined tensor does */
+static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    bool has_bias = is_tensor_arg(n, 2);
+    PyObject *in = saved(n, 0), *w = in ? saved(n, 1) : NULL;
+    PyObject *bs = w ? (has_bias ? sizes_of(n, 2) : Py_BuildValue("[i]", 0)) : NULL;
+    PyObject *rest[6] = {NULL};
+    bool ok = bs != NULL;
+    for (int i = 0; ok && i < 6; i++) ok = (rest[i] = arg_obj(n, 3 + i)) != NULL;
+    PyObject *mask = ok ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
+                                        has_bias && need(n, 2) ? Py_True : Py_False) : NULL;
+    PyObject *r = mask ? tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOOO)", g[0], in, w, bs, rest[0], rest[1], rest[2],
+                                 rest[3], rest[4], rest[5], mask) : NULL;
+    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(bs); Py_XDECREF(mask);
+    for (int i = 0; i < 6; i++) Py_XDECREF(rest[i]);
+    if (!r) return -1;
+    for (int k = 0; k < 3; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+    Py_DECREF(r);
+    return 0;
+}
+/* convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+ * transposed, output_padding, groups, output_mask): upstream's _convolution_double_backward,
+ * grads = (ggI, ggW, ggb): ggO = convolution(ggI, weight) + convolution(input, ggW) + ggb
+ * (viewed (1, C, 1, ...) and expanded to grad_output's shape); the input and weight terms are the
+ * convolution's own gradients (convolution_backward with gO and ggW / ggI), where upstream's
+ * composite spells them as convolutions with swapped roles: the same sums. */
+static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *ggI = g[0], *ggW = g[1], *ggb = g[2];
+    PyObject *gO = saved(n, 0), *in = gO ? saved(n, 1) : NULL, *w = in ? saved(n, 2) : NULL;
+    PyObject *rest[6] = {NULL};
+    bool ok = w != NULL;
+    for (int i = 0; ok && i < 6; i++) ok = (rest[i] = arg_obj(n, 4 + i)) != NULL;   /* stride .. groups */
+    PyObject *ggO = NULL, *gI = NULL, *gW = NULL;
+    const tn_tensor *it = ok ? tn_tensor_of(in) : NULL;
+    bool nonempty = it && tn_numel(it) != 0;
+    if (ok && need(n, 0)) {
+        if (nonempty && ggI)
+            ok = (ggO = tn_aten(TN_ROW_convolution, "(OOOOOOOOO)", ggI, w, Py_None, rest[0], rest[1], rest[2], rest[3],
+                                rest[4], rest[5])) != NULL;
+        if (ok && nonempty && ggW) {
+            PyObject *t = tn_aten(TN_ROW_convolution, "(OOOOOOOOO)", in, ggW, Py_None, rest[0], rest[1], rest[2], rest[3],
+                                  rest[4], rest[5]);
+            if (t && ggO) Py_SETREF(t, tn_aten(TN_ROW_add_Tensor, "(OO)", ggO, t));
+            Py_XSETREF(ggO, t);
+            ok = t != NULL;
+        }
+        if (ok && ggb) {
+            const tn_tensor *go = tn_tensor_of(gO);
+            int64_t shape[TN_MAX_DIMS];
+            for (int i = 0; i < go->ndim; i++) shape[i] = 1;
+            shape[1] = tn_tensor_of(ggb)->sizes[0];
+            PyObject *c = tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", ggb);
+            PyObject *vs = c ? tn_py_size_new(go->ndim, shape) : NULL, *v = vs ? tn_aten(TN_ROW_view, "(OO)", c, vs) : NULL;
+            PyObject *es = v ? tn_py_size_new(go->ndim, go->sizes) : NULL, *e = es ? tn_aten(TN_ROW_expand, "(OO)", v, es) : NULL;
+            Py_XDECREF(c); Py_XDECREF(vs); Py_XDECREF(v); Py_XDECREF(es);
+            if (e && ggO) Py_SETREF(e, tn_aten(TN_ROW_add_Tensor, "(OO)", ggO, e));
+            Py_XSETREF(ggO, e);
+            ok = e != NULL;
+        }
+    }
+    if (ok && need(n, 2) && ggI) {   /* gW: the weight gradient of a convolution of ggI giving gO */
+        PyObject *r = tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOO[OOO])", gO, ggI, w, Py_None, rest[0], rest[1],
+                              rest[2], rest[3], rest[4], rest[5], Py_False, Py_True, Py_False);
+        if (r) gW = Py_NewRef(PyTuple_GetItem(r, 1));
+        Py_XDECREF(r);
+        ok = gW != NULL;
+    }
+    if (ok && need(n, 1) && ggW && nonempty) {   /* gI: the input gradient of a convolution with ggW giving gO */
+        PyObject *r = tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOO[OOO])", gO, in, ggW, Py_None, rest[0], rest[1],
+                              rest[2], rest[3], rest[4], rest[5], Py_True, Py_False, Py_False);
+        if (r) gI = Py_NewRef(PyTuple_GetItem(r, 0));
+        Py_XDECREF(r);
+        ok = gI != NULL;
+    }
+    Py_XDECREF(gO); Py_XDECREF(in); Py_XDECREF(w);
+    for (int i = 0; i < 6; i++) Py_XDECREF(rest[i]);
+    if (!ok) {
+        Py_XDECREF(ggO); Py_XDECREF(gI); Py_XDECREF(gW);
+        return -1;
+    }
+    if (ggO && need(n, 0)) put(n, o, 0, ggO); else Py_XDECREF(ggO);
+    if (gI && need(n, 1)) put(n, o, 1, gI); else Py_XDECREF(gI);
+    if (gW && need(n, 2)) put(n, o, 2, gW); else Py_XDECREF(gW);
+    return 0;
+}
+/* im2col(self, kernel_size, dilation, padding, stride): col2im(grad, self.shape[-2:], ...) */
+static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
+    const tn_meta *m = meta(n, 0);
+    const int64_t *sz = tn_meta_sizes(m);
+    PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
+    if (s) PUT(0, tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s));
+    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    return s ? 0 : -1;
+}
+/* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
+static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
+    if (s) PUT(0, tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s));
+    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    return s ? 0 : -1;
+}
+
 /* ---- table ---- */
 
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
@@ -2350,6 +2460,10 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__native_batch_norm_legit_no_training, f_bn_legit_no_training},
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},
+    /* convolution family */
+    {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
+    {TN_ROW_convolution_backward, f_convolution_backward},
+    {TN_ROW_im2col, f_im2col}, {TN_ROW_col2im, f_col2im},
 };
 
 tn_apply_fn tn_formula_for(int op) {

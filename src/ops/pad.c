@@ -139,7 +139,7 @@ static bool edge_dtype_ok(tn_dtype d) {
 
 /* upstream's suggest_memory_format for 4-d / 5-d strides: 2 = channels_last, 3 =
  * channels_last_3d, 0 = contiguous. */
-static int suggest_format(const tn_tensor *t) {
+int tn_suggest_format(const tn_tensor *t) {
     static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
     const int *order;
     int n;
@@ -295,7 +295,7 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
     /* layout: 4-d / 5-d results of the 2-d and 3-d ops follow a channels-last input */
     /* upstream asks for a memory format (all but the 1-d ops and reflection_pad2d of 3-d input) */
     bool fmt_set = k == 3 || (k == 2 && (nd == 4 || !refl));
-    int fmt = fmt_set ? suggest_format(t) : 0;
+    int fmt = fmt_set ? tn_suggest_format(t) : 0;
     PyObject *res;
     if (out) {
         tn_tensor *ot = tn_tensor_of(out);

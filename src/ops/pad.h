@@ -21,4 +21,9 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
  * negative amounts crop first, then the cropped extent wraps. */
 PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad);
 
+/* upstream's suggest_memory_format for 4-d / 5-d strides: 2 = channels_last, 3 =
+ * channels_last_3d, 0 = contiguous. */
+struct tn_tensor;
+int tn_suggest_format(const struct tn_tensor *t);
+
 #endif

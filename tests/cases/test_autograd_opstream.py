@@ -1,5 +1,6 @@
 """Same graph, same op stream: the aten overloads a TorchDispatchMode sees while autograd runs,
-compared with upstream's in order (exactly), for an MLP with log-softmax, one with cross-entropy, a tiny transformers
+compared with upstream's in order (exactly), for an MLP with log-softmax, one with cross-entropy, a small
+ConvNet (conv2d, strided conv2d, conv_transpose2d, linear), a tiny transformers
 Llama and a tiny BERT (eager attention). For the MLP the trace covers forward and backward; for
 the transformers models it covers backward (their forward traces still differ where torchnative's
 indexing and constant handling dispatch other overloads than upstream's: see the closing notes of
@@ -69,5 +70,18 @@ loss = m(torch.randint(0, 100, (1, 7))).last_hidden_state.float().pow(2).mean()
 with Trace() as t:
     loss.backward()
 result = (t.ops, [p.grad for p in m.parameters()])
+""",
+    # dyadic values (multiples of 1/4 and 1/2) keep the convolutions' sums exact in any order
+    "convnet_forward_backward": PRE + """
+q = lambda *s: (torch.randint(-4, 5, s) / 4).requires_grad_()
+x = q(2, 3, 6, 6).detach(); w1 = q(4, 3, 3, 3); b1 = q(4); w2 = q(5, 4, 3, 3); w3 = q(3, 4, 2, 2); b3 = q(3)
+wl = q(2, 3 * 6 * 6)
+with Trace() as t:
+    h = torch.nn.functional.conv2d(x, w1, b1, padding=1).relu()
+    h = torch.nn.functional.conv2d(h, w2, stride=2, padding=1)
+    h = torch.nn.functional.conv_transpose2d(h[:, :4], w3, b3, stride=2, padding=1, output_padding=1)
+    out = torch.nn.functional.linear(h.flatten(1), wl).log_softmax(-1).mean()
+    out.backward()
+result = (t.ops, [w1.grad, b1.grad, w2.grad, w3.grad, b3.grad, wl.grad])
 """,
 }, tol=GRAD_TOL, vars=False)

@@ -42,7 +42,9 @@ differs, err counts as 0 (the floor alone applies) and the failure message says 
 values are always compared exactly. Complex numbers are compared per component.
 
 G is 0 except for a tensor returned by a GEMM-family call (mm, bmm, addmm, baddbmm, addbmm,
-matmul / @, linear, mv, addmv, dot, vdot, inner, einsum, tensordot; any spelling: function,
+matmul / @, linear, mv, addmv, dot, vdot, inner, einsum, tensordot, and the convolutions conv1d/2d/3d,
+conv_transpose1d/2d/3d, convolution, _convolution, convolution_backward (each tensor of its
+tuple); any spelling: function,
 method, in-place, out=, torch.ops.aten) and not modified afterwards, where per element
 
   G_i = (n_i + 2) * eps(acc) * mag_i      (times sqrt(2) for complex)

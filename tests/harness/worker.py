@@ -352,20 +352,25 @@ def _leaves(node, path, out):
 
 
 def _all_leaves(rec):
+    """path -> the serialised leaves at that path: the result's and the variables' (a snippet's
+    `result` variable is both, serialised twice; each copy gets the annotations)."""
     out = {}
-    _leaves(rec["result"], "result", out)
-    for name, node in rec["vars"].items():
-        _leaves(node, name, out)
+    parts = [("result", rec["result"])] + list(rec["vars"].items())
+    for name, node in parts:
+        one = {}
+        _leaves(node, name, one)
+        for path, leaf in one.items():
+            out.setdefault(path, []).append(leaf)
     return out
 
 
 def attach_float_error(lo, hi):
     """Set leaf['err'] = max |lo - hi| over positions where both are finite."""
     hil = _all_leaves(hi)
-    for path, leaf in _all_leaves(lo).items():
+    for path, leaf in ((p, x) for p, xs in _all_leaves(lo).items() for x in xs):
         if leaf.get("vkind") not in ("f", "c"):
             continue
-        other = hil.get(path) or {}
+        other = (hil.get(path) or [{}])[0]
         a, b = leaf.get("values"), other.get("values")
         if other.get("vkind") != leaf["vkind"] or not isinstance(a, list) \
                 or not isinstance(b, list) or len(a) != len(b):
@@ -393,7 +398,11 @@ def attach_float_error(lo, hi):
 # call on all-ones inputs). comparator.float_tolerance turns them into the allowance.
 
 GEMM_OPS = {"mm", "bmm", "addmm", "baddbmm", "addbmm", "matmul", "rmatmul", "linear", "mv",
-            "addmv", "dot", "vdot", "inner", "einsum", "tensordot"}
+            "addmv", "dot", "vdot", "inner", "einsum", "tensordot",
+            # convolutions are sums of products too (oneDNN picks their order by CPU and shape);
+            # each is linear in every tensor argument, so the same two re-runs give mag and n
+            "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+            "convolution", "_convolution", "convolution_backward"}
 _SCALE_KWARGS = ("alpha", "beta")
 
 
@@ -440,8 +449,10 @@ def make_gemm_mode(torch, found):
             r = func(*args, **kwargs)
             try:
                 oop = _gemm_callable(torch, func)
-                if oop is None or not isinstance(r, torch.Tensor) or \
-                        not (r.dtype.is_floating_point or r.dtype.is_complex):
+                multi = isinstance(r, tuple)   # convolution_backward: one bound per tensor
+                rs = r if multi else (r,)
+                if oop is None or not any(isinstance(x, torch.Tensor) and
+                                          (x.dtype.is_floating_point or x.dtype.is_complex) for x in rs):
                     return r
                 kw = {k: v for k, v in kwargs.items() if k != "out"}
                 with torch.no_grad():
@@ -449,9 +460,12 @@ def make_gemm_mode(torch, found):
                                                     else conv(v, absf) for k, v in kw.items()})
                     n = oop(*conv(args, onesf), **{k: scale(v, True) if k in _SCALE_KWARGS
                                                    else conv(v, onesf) for k, v in kw.items()})
-                if isinstance(mag, torch.Tensor) and isinstance(n, torch.Tensor) and \
-                        tuple(mag.shape) == tuple(r.shape) == tuple(n.shape):
-                    found[id(r)] = (r, r._version, mag, n)
+                mags, ns = (mag, n) if multi else ((mag,), (n,))
+                for x, m, c in zip(rs, mags, ns):
+                    if isinstance(x, torch.Tensor) and isinstance(m, torch.Tensor) and \
+                            isinstance(c, torch.Tensor) and tuple(m.shape) == tuple(x.shape) == tuple(c.shape) \
+                            and (x.dtype.is_floating_point or x.dtype.is_complex):
+                        found[id(x)] = (x, x._version, m, c)
             except Exception:
                 pass  # no magnitude: this result gets no GEMM allowance
             return r
@@ -495,12 +509,12 @@ def attach_gemm_bounds(torch, code, rec):
     leaves = _all_leaves(rec)
     for path, t in tens.items():
         hit = found.get(id(t))
-        leaf = leaves.get(path)
-        if hit is None or leaf is None or hit[0] is not t or t._version != hit[1] or \
-                leaf.get("vkind") not in ("f", "c"):
-            continue
-        leaf["gemm_mag"] = [float(x) for x in hit[2].reshape(-1).tolist()]
-        leaf["gemm_n"] = [float(x) for x in hit[3].reshape(-1).tolist()]
+        for leaf in leaves.get(path) or ():
+            if hit is None or hit[0] is not t or t._version != hit[1] or \
+                    leaf.get("vkind") not in ("f", "c"):
+                continue
+            leaf["gemm_mag"] = [float(x) for x in hit[2].reshape(-1).tolist()]
+            leaf["gemm_n"] = [float(x) for x in hit[3].reshape(-1).tolist()]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,366 @@
+/* kernels/conv.c — convolution on the GEMM kernels, see conv.h.
+ *
+ * Per image and group: forward out = W_g @ im2col(in) (the bias written first and added by the
+ * GEMM's closing step); input gradient col = W_g^T @ gout then col2im (W^T packed once per call);
+ * weight gradient W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in
+ * place). A 1x1 kernel with stride 1 and no padding skips im2col: the image is its own column
+ * matrix. Images (and groups) are shared out over the slots, each slot taking the next one when
+ * it finishes (a thread another process delays takes fewer); with fewer images than slots the
+ * images run one by one on the GEMM's own threading instead. */
+#include "kernels/conv.h"
+#include "kernels/gemm.h"
+#include "core/parallel.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define TN_CONV_CHUNKS 8             /* weight gradient: partial sums over at most this many image chunks */
+#define TN_CONV_PART_ELEMS (1 << 24) /* ... holding at most this many partial elements */
+
+static size_t esize(tn_conv_type t) { return t == TN_CONV_F32 ? sizeof(float) : 8; }
+static size_t align64(size_t n) { return (n + 63) & ~(size_t)63; }
+
+static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
+static int64_t cg_of(const tn_conv_geom *g) { return g->groups ? g->C / g->groups : 0; }
+static int64_t ocg_of(const tn_conv_geom *g) { return g->groups ? g->OC / g->groups : 0; }
+static int64_t ckg_of(const tn_conv_geom *g) { return cg_of(g) * prod3(g->K); }
+
+/* 1x1 kernel, stride 1, no padding: the image is its own column matrix */
+static bool trivial(const tn_conv_geom *g) {
+    for (int d = 0; d < 3; d++)
+        if (g->K[d] != 1 || g->S[d] != 1 || g->P[d] != 0) return false;
+    return true;
+}
+
+/* ---- im2col / col2im ---- */
+
+/* Output positions o in [0, O) whose input index o*S + off lies in [0, I): [*lo, *hi). */
+static void valid_range(int64_t O, int64_t I, int64_t S, int64_t off, int64_t *lo, int64_t *hi) {
+    int64_t l = off < 0 ? (-off + S - 1) / S : 0;
+    int64_t h = I - off > 0 ? (I - off + S - 1) / S : 0;
+    if (h > O) h = O;
+    if (l > h) l = h;
+    *lo = l;
+    *hi = h;
+}
+
+#define TN_IM2COL(NAME, T)                                                                              \
+    static void NAME(const tn_conv_geom *g, int64_t ch, const T *img, T *col) {                        \
+        const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2], O0 = g->O[0], O1 = g->O[1], O2 = g->O[2]; \
+        const int64_t isz = I0 * I1 * I2;                                                               \
+        T *dst = col;                                                                                   \
+        for (int64_t c = 0; c < ch; c++)                                                                \
+            for (int64_t k0 = 0; k0 < g->K[0]; k0++)                                                    \
+                for (int64_t k1 = 0; k1 < g->K[1]; k1++)                                                \
+                    for (int64_t k2 = 0; k2 < g->K[2]; k2++) {                                          \
+                        const T *src = img + c * isz;                                                   \
+                        const int64_t off2 = k2 * g->D[2] - g->P[2];                                    \
+                        int64_t lo, hi;                                                                 \
+                        valid_range(O2, I2, g->S[2], off2, &lo, &hi);                                   \
+                        for (int64_t o0 = 0; o0 < O0; o0++) {                                           \
+                            const int64_t i0 = o0 * g->S[0] - g->P[0] + k0 * g->D[0];                   \
+                            for (int64_t o1 = 0; o1 < O1; o1++, dst += O2) {                            \
+                                const int64_t i1 = o1 * g->S[1] - g->P[1] + k1 * g->D[1];               \
+                                if (i0 < 0 || i0 >= I0 || i1 < 0 || i1 >= I1) {                         \
+                                    for (int64_t o2 = 0; o2 < O2; o2++) dst[o2] = 0;                    \
+                                    continue;                                                           \
+                                }                                                                       \
+                                const T *row = src + (i0 * I1 + i1) * I2 + off2;                        \
+                                for (int64_t o2 = 0; o2 < lo; o2++) dst[o2] = 0;                        \
+                                if (g->S[2] == 1) memcpy(dst + lo, row + lo, (size_t)(hi - lo) * sizeof(T)); \
+                                else for (int64_t o2 = lo; o2 < hi; o2++) dst[o2] = row[o2 * g->S[2]];  \
+                                for (int64_t o2 = hi; o2 < O2; o2++) dst[o2] = 0;                       \
+                            }                                                                           \
+                        }                                                                               \
+                    }                                                                                   \
+    }
+
+#define TN_COL2IM(NAME, T)                                                                              \
+    static void NAME(const tn_conv_geom *g, int64_t ch, const T *col, T *img) {                        \
+        const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2], O0 = g->O[0], O1 = g->O[1], O2 = g->O[2]; \
+        const int64_t isz = I0 * I1 * I2;                                                               \
+        const T *s = col;                                                                               \
+        for (int64_t c = 0; c < ch; c++)                                                                \
+            for (int64_t k0 = 0; k0 < g->K[0]; k0++)                                                    \
+                for (int64_t k1 = 0; k1 < g->K[1]; k1++)                                                \
+                    for (int64_t k2 = 0; k2 < g->K[2]; k2++) {                                          \
+                        T *dstc = img + c * isz;                                                        \
+                        const int64_t off2 = k2 * g->D[2] - g->P[2];                                    \
+                        int64_t lo, hi;                                                                 \
+                        valid_range(O2, I2, g->S[2], off2, &lo, &hi);                                   \
+                        for (int64_t o0 = 0; o0 < O0; o0++) {                                           \
+                            const int64_t i0 = o0 * g->S[0] - g->P[0] + k0 * g->D[0];                   \
+                            for (int64_t o1 = 0; o1 < O1; o1++, s += O2) {                              \
+                                const int64_t i1 = o1 * g->S[1] - g->P[1] + k1 * g->D[1];               \
+                                if (i0 < 0 || i0 >= I0 || i1 < 0 || i1 >= I1) continue;                 \
+                                T *row = dstc + (i0 * I1 + i1) * I2 + off2;                             \
+                                if (g->S[2] == 1) for (int64_t o2 = lo; o2 < hi; o2++) row[o2] += s[o2]; \
+                                else for (int64_t o2 = lo; o2 < hi; o2++) row[o2 * g->S[2]] += s[o2];   \
+                            }                                                                           \
+                        }                                                                               \
+                    }                                                                                   \
+    }
+
+TN_IM2COL(im2col_f32, float)
+TN_IM2COL(im2col_f64, double)
+TN_IM2COL(im2col_i64, int64_t)
+TN_COL2IM(col2im_f32, float)
+TN_COL2IM(col2im_f64, double)
+TN_COL2IM(col2im_i64, int64_t)
+
+void tn_im2col(const tn_conv_geom *g, tn_conv_type t, int64_t ch, const void *img, void *col) {
+    if (t == TN_CONV_F32) im2col_f32(g, ch, img, col);
+    else if (t == TN_CONV_F64) im2col_f64(g, ch, img, col);
+    else im2col_i64(g, ch, img, col);
+}
+
+void tn_col2im(const tn_conv_geom *g, tn_conv_type t, int64_t ch, const void *col, void *img) {
+    if (t == TN_CONV_F32) col2im_f32(g, ch, col, img);
+    else if (t == TN_CONV_F64) col2im_f64(g, ch, col, img);
+    else col2im_i64(g, ch, col, img);
+}
+
+/* ---- GEMM calls ---- */
+
+/* C = A @ B (+ C when acc) */
+static void mm(tn_conv_type t, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda, const void *B, int64_t ldb,
+               bool acc, void *C, int64_t ldc, void *gs) {
+    if (t == TN_CONV_F32) tn_gemm_f32(M, N, K, 1.0f, A, lda, B, ldb, acc ? 1.0f : 0.0f, C, ldc, gs);
+    else if (t == TN_CONV_F64) tn_gemm_f64(M, N, K, 1.0, A, lda, B, ldb, acc ? 1.0 : 0.0, C, ldc);
+    else tn_gemm_i64(M, N, K, 1, A, lda, B, ldb, acc ? 1 : 0, C, ldc);
+}
+
+/* C = A @ W^T (+ C when acc); floating types only */
+static void mm_nt(tn_conv_type t, int64_t M, int64_t N, int64_t K, const void *A, int64_t lda, const void *W, int64_t ldw,
+                  bool acc, void *C, int64_t ldc, void *gs) {
+    if (t == TN_CONV_F32) tn_gemm_nt_f32(M, N, K, 1.0f, A, lda, W, ldw, acc ? 1.0f : 0.0f, C, ldc, gs);
+    else tn_gemm_nt_f64(M, N, K, 1.0, A, lda, W, ldw, acc ? 1.0 : 0.0, C, ldc);
+}
+
+/* rows [0, rows) of C (row length n) set to v[r] (acc false) or incremented by it */
+static void fill_rows(tn_conv_type t, void *C, int64_t rows, int64_t n, const void *v, bool add) {
+    for (int64_t r = 0; r < rows; r++) {
+        if (t == TN_CONV_F32) {
+            float *c = (float *)C + r * n, x = ((const float *)v)[r];
+            if (add) for (int64_t j = 0; j < n; j++) c[j] += x;
+            else for (int64_t j = 0; j < n; j++) c[j] = x;
+        } else if (t == TN_CONV_F64) {
+            double *c = (double *)C + r * n, x = ((const double *)v)[r];
+            if (add) for (int64_t j = 0; j < n; j++) c[j] += x;
+            else for (int64_t j = 0; j < n; j++) c[j] = x;
+        } else {
+            int64_t *c = (int64_t *)C + r * n, x = ((const int64_t *)v)[r];
+            if (add) for (int64_t j = 0; j < n; j++) c[j] = (int64_t)((uint64_t)c[j] + (uint64_t)x);
+            else for (int64_t j = 0; j < n; j++) c[j] = x;
+        }
+    }
+}
+
+/* ---- slots ---- */
+
+typedef struct job job;
+struct job {
+    const tn_conv_geom *g;
+    tn_conv_type t;
+    const char *a, *b, *bias; /* operands, per entry point */
+    char *out, *shared;       /* result; scratch shared by all slots (transposed weight, partials) */
+    char *slots;              /* per-slot scratch */
+    size_t slot_bytes, col_bytes;
+    int64_t items;
+    _Atomic int64_t next; /* the next item to take: slots take items as they finish the last */
+    int nslots;
+    void (*item)(const job *j, int64_t it, char *col, void *gs);
+};
+
+static void run_slots(int64_t b, int64_t e, void *ctx) {
+    job *j = ctx;
+    for (int64_t s = b; s < e; s++) {
+        char *base = j->slots + (size_t)s * j->slot_bytes;
+        for (int64_t it; (it = atomic_fetch_add(&j->next, 1)) < j->items;) j->item(j, it, base, base + j->col_bytes);
+    }
+}
+
+/* Items over the slots; fewer items than slots run on the calling thread (the GEMM threads). */
+static void run(job *j, int slots) {
+    if (j->items <= 0) return;
+    atomic_init(&j->next, 0);
+    j->nslots = slots < 1 || j->items < slots ? 1 : slots;
+    if (j->nslots == 1) run_slots(0, 1, j);
+    else tn_parallel_for(j->nslots, 1, run_slots, j);
+}
+
+static size_t col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    return trivial(g) ? 0 : align64((size_t)(ckg_of(g) * prod3(g->O)) * esize(t));
+}
+
+/* ---- forward ---- */
+
+static void fwd_item(const job *j, int64_t it, char *col, void *gs) {
+    const tn_conv_geom *g = j->g;
+    const size_t es = esize(j->t);
+    const int64_t n = it / g->groups, gr = it % g->groups, Cg = cg_of(g), OCg = ocg_of(g), CKg = ckg_of(g);
+    const int64_t Pin = prod3(g->I), Pout = prod3(g->O);
+    const char *ib = j->a + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+    const char *B = ib;
+    if (!trivial(g)) {
+        tn_im2col(g, j->t, Cg, ib, col);
+        B = col;
+    }
+    char *ob = j->out + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
+    if (j->bias) fill_rows(j->t, ob, OCg, Pout, j->bias + (size_t)(gr * OCg) * es, false);
+    mm(j->t, OCg, Pout, CKg, j->b + (size_t)(gr * OCg * CKg) * es, CKg, B, Pout, j->bias != NULL, ob, Pout, gs);
+}
+
+size_t tn_conv_forward_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ocg_of(g), prod3(g->O), ckg_of(g)) : 0;
+    return (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+}
+
+static char *aligned(void *p) { return (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
+void tn_conv_forward(const tn_conv_geom *g, tn_conv_type t, const void *in, const void *w, const void *bias, void *out,
+                     void *scratch, int slots) {
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ocg_of(g), prod3(g->O), ckg_of(g)) : 0;
+    job j = {.g = g, .t = t, .a = in, .b = w, .bias = bias, .out = out, .slots = aligned(scratch),
+             .col_bytes = col_bytes(g, t), .items = g->N * g->groups, .item = fwd_item};
+    j.slot_bytes = j.col_bytes + align64(gs);
+    run(&j, slots);
+}
+
+/* ---- input gradient ---- */
+
+static void gin_item(const job *j, int64_t it, char *col, void *gs) {
+    const tn_conv_geom *g = j->g;
+    const size_t es = esize(j->t);
+    const int64_t n = it / g->groups, gr = it % g->groups, Cg = cg_of(g), OCg = ocg_of(g), CKg = ckg_of(g);
+    const int64_t Pin = prod3(g->I), Pout = prod3(g->O);
+    const char *gb = j->a + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
+    const char *wt = j->shared + (size_t)(gr * CKg * OCg) * es;
+    char *gi = j->out + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+    if (trivial(g)) {
+        mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, gi, Pin, gs);
+    } else {
+        mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, col, Pout, gs);
+        memset(gi, 0, (size_t)(Cg * Pin) * es);
+        tn_col2im(g, j->t, Cg, col, gi);
+    }
+    if (j->bias) fill_rows(j->t, gi, Cg, Pin, j->bias + (size_t)(gr * Cg) * es, true);
+}
+
+static size_t wt_bytes(const tn_conv_geom *g, tn_conv_type t) { return align64((size_t)(g->OC * ckg_of(g)) * esize(t)); }
+
+size_t tn_conv_grad_input_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ckg_of(g), prod3(g->O), ocg_of(g)) : 0;
+    return wt_bytes(g, t) + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+}
+
+void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *w, const void *bias,
+                        void *gin, void *scratch, int slots) {
+    const size_t es = esize(t);
+    const int64_t OCg = ocg_of(g), CKg = ckg_of(g);
+    char *shared = aligned(scratch);
+    /* W_g^T (CKg, OCg) for every group, packed once */
+    for (int64_t gr = 0; gr < g->groups; gr++)
+        for (int64_t oc = 0; oc < OCg; oc++)
+            for (int64_t k = 0; k < CKg; k++)
+                memcpy(shared + (size_t)((gr * CKg + k) * OCg + oc) * es, (const char *)w + (size_t)((gr * OCg + oc) * CKg + k) * es, es);
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(CKg, prod3(g->O), OCg) : 0;
+    job j = {.g = g, .t = t, .a = gout, .bias = bias, .out = gin, .shared = shared, .slots = shared + wt_bytes(g, t),
+             .col_bytes = col_bytes(g, t), .items = g->N * g->groups, .item = gin_item};
+    j.slot_bytes = j.col_bytes + align64(gs);
+    run(&j, slots);
+}
+
+/* ---- weight gradient ---- */
+
+static int64_t chunks(const tn_conv_geom *g) {
+    int64_t c = g->N < TN_CONV_CHUNKS ? g->N : TN_CONV_CHUNKS, per = g->OC * ckg_of(g);
+    if (per > 0 && (c - 1) * per > TN_CONV_PART_ELEMS) c = 1 + TN_CONV_PART_ELEMS / per;
+    return c < 1 ? 1 : c;
+}
+
+static void gw_item(const job *j, int64_t c, char *col, void *gs) {
+    const tn_conv_geom *g = j->g;
+    const size_t es = esize(j->t);
+    const int64_t Cg = cg_of(g), OCg = ocg_of(g), CKg = ckg_of(g), Pin = prod3(g->I), Pout = prod3(g->O);
+    const int64_t nc = j->items, n0 = c * g->N / nc, n1 = (c + 1) * g->N / nc;
+    char *dst = c == 0 ? j->out : j->shared + (size_t)((c - 1) * g->OC * CKg) * es;
+    for (int64_t n = n0; n < n1; n++)
+        for (int64_t gr = 0; gr < g->groups; gr++) {
+            const char *ib = j->b + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+            const char *B = ib;
+            if (!trivial(g)) {
+                tn_im2col(g, j->t, Cg, ib, col);
+                B = col;
+            }
+            const char *gb = j->a + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
+            mm_nt(j->t, OCg, CKg, Pout, gb, Pout, B, Pout, n > n0, dst + (size_t)(gr * OCg * CKg) * es, CKg, gs);
+        }
+}
+
+size_t tn_conv_grad_weight_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
+    size_t parts = align64((size_t)((chunks(g) - 1) * g->OC * ckg_of(g)) * esize(t));
+    return parts + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+}
+
+void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *in, void *gw,
+                         void *scratch, int slots) {
+    const size_t es = esize(t);
+    const int64_t total = g->OC * ckg_of(g);
+    if (g->N == 0) {
+        memset(gw, 0, (size_t)total * es);
+        return;
+    }
+    const int64_t nc = chunks(g);
+    char *shared = aligned(scratch);
+    size_t parts = align64((size_t)((nc - 1) * total) * es);
+    size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
+    job j = {.g = g, .t = t, .a = gout, .b = in, .out = gw, .shared = shared, .slots = shared + parts,
+             .col_bytes = col_bytes(g, t), .items = nc, .item = gw_item};
+    j.slot_bytes = j.col_bytes + align64(gs);
+    run(&j, slots);
+    /* the chunks' partial sums, added in chunk order */
+    for (int64_t c = 1; c < nc; c++) {
+        if (t == TN_CONV_F32) {
+            float *d = gw;
+            const float *p = (const float *)shared + (c - 1) * total;
+            for (int64_t i = 0; i < total; i++) d[i] += p[i];
+        } else {
+            double *d = gw;
+            const double *p = (const double *)shared + (c - 1) * total;
+            for (int64_t i = 0; i < total; i++) d[i] += p[i];
+        }
+    }
+}
+
+/* one (image, channel) row of P values in 8 double lanes (independent chains), summed pairwise */
+#define TN_ROWSUM(NAME, T)                                                     \
+    static double NAME(const T *x, int64_t P) {                               \
+        double l[8] = {0};                                                     \
+        int64_t p = 0;                                                         \
+        for (; p + 8 <= P; p += 8)                                             \
+            for (int k = 0; k < 8; k++) l[k] += (double)x[p + k];              \
+        for (; p < P; p++) l[p & 7] += (double)x[p];                           \
+        return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])); \
+    }
+TN_ROWSUM(rowsum_f32, float)
+TN_ROWSUM(rowsum_f64, double)
+
+void tn_conv_grad_bias(int64_t N, int64_t ch, int64_t P, tn_conv_type t, const void *gout, void *gb) {
+    for (int64_t c = 0; c < ch; c++) {
+        double acc = 0;
+        uint64_t iacc = 0;
+        for (int64_t n = 0; n < N; n++) {
+            const int64_t base = (n * ch + c) * P;
+            if (t == TN_CONV_F32) acc += rowsum_f32((const float *)gout + base, P);
+            else if (t == TN_CONV_F64) acc += rowsum_f64((const double *)gout + base, P);
+            else
+                for (int64_t p = 0; p < P; p++) iacc += (uint64_t)((const int64_t *)gout)[base + p];
+        }
+        if (t == TN_CONV_F32) ((float *)gb)[c] = (float)acc;
+        else if (t == TN_CONV_F64) ((double *)gb)[c] = acc;
+        else ((int64_t *)gb)[c] = (int64_t)iacc;
+    }
+}
