@@ -13,7 +13,9 @@
 #include "core/dtype.h"
 #include "kernels/pool.h"
 #include "ops/common.h"
+#include "autograd/autograd.h"
 #include "python/common.h"
+#include "tn_ops_gen.h"
 
 #include <stdio.h>
 
@@ -79,14 +81,16 @@ static int rnd_of(tn_dtype dt) { return dt == TN_DTYPE_BF16 ? 1 : dt == TN_DTYPE
 static void shape_str(char *b, size_t n, const tn_tensor *t) { tn_shape_str(b, n, t->ndim, t->sizes); }
 
 /* Expand an int[k] argument given as 1 or k values; `empty_as` (may be NULL) stands for []. */
+/* (an int[k] default such as padding=0 arrives as one int) */
 static void expand(const tn_value *v, int k, const int64_t *empty_as, int64_t *out) {
-    int n = v->tag == TN_V_INTLIST ? v->u.ints.n : 0;
+    int n = v->tag == TN_V_INTLIST ? v->u.ints.n : v->tag == TN_V_INT ? 1 : 0;
     for (int i = 0; i < k; i++) {
         if (n == 0) out[i] = empty_as ? empty_as[i] : 0;
-        else out[i] = v->u.ints.v[n == 1 ? 0 : i];
+        else out[i] = v->tag == TN_V_INT ? v->u.i : v->u.ints.v[n == 1 ? 0 : i];
     }
 }
-static int list_len(const tn_value *v) { return v->tag == TN_V_INTLIST ? v->u.ints.n : 0; }
+static int list_len(const tn_value *v) { return v->tag == TN_V_INTLIST ? v->u.ints.n : v->tag == TN_V_INT ? 1 : 0; }
+static int64_t list_at(const tn_value *v, int i) { return v->tag == TN_V_INT ? v->u.i : v->u.ints.v[i]; }
 
 static int64_t div_rtn(int64_t a, int64_t b) {
     int64_t q = a / b, r = a % b;
@@ -437,7 +441,7 @@ static int max_args(tn_value *a, int k, pool_args *r) {
     int64_t isp[3];
     spatial(t, k, isp);
     if (k == 2) return shape_check2(t, r, t->sizes[t->ndim - 3], isp);
-    return shape_check3(t, r, t->sizes[t->ndim - 4], isp, "max_pool3d_with_indices()", false);
+    return shape_check3(t, r, t->sizes[t->ndim - 4], isp, "max_pool3d_with_indices_out_cpu_template()", false);
 }
 
 static PyObject *max_pool_fwd(tn_value *a, int k) {
@@ -536,7 +540,7 @@ int tn_max_pool1d_check(tn_value *a, int64_t *ow) {
         PyErr_Format(PyExc_RuntimeError, "max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size %d", list_len(&a[4]));
         return -1;
     }
-    int64_t k = a[1].u.ints.v[0], s = list_len(&a[2]) ? a[2].u.ints.v[0] : k, p = a[3].u.ints.v[0], d = a[4].u.ints.v[0];
+    int64_t k = list_at(&a[1], 0), s = list_len(&a[2]) ? list_at(&a[2], 0) : k, p = list_at(&a[3], 0), d = list_at(&a[4], 0);
     if (k <= 0) {
         PyErr_Format(PyExc_RuntimeError, "max_pool1d() kernel_size must be greater than zero, but got %lld", (long long)k);
         return -1;
@@ -571,7 +575,7 @@ PyObject *tn_op_max_pool1d(tn_value *a) {
     if (tn_max_pool1d_check(a, &ow) < 0) return NULL;
     tn_tensor *t = TN_T(a[0]);
     if (!tn_nn_float(t->dtype)) return tn_kernel_missing("max_pool1d_impl", t->dtype);
-    int64_t k = a[1].u.ints.v[0], s = list_len(&a[2]) ? a[2].u.ints.v[0] : k, p = a[3].u.ints.v[0], d = a[4].u.ints.v[0];
+    int64_t k = list_at(&a[1], 0), s = list_len(&a[2]) ? list_at(&a[2], 0) : k, p = list_at(&a[3], 0), d = list_at(&a[4], 0);
     int64_t isp[3] = {1, 1, t->sizes[t->ndim - 1]}, osp[3] = {1, 1, ow}, osz[3];
     for (int i = 0; i < t->ndim; i++) osz[i] = i == t->ndim - 1 ? ow : t->sizes[i];
     PyObject *x = tn_as_dtype(a[0].u.obj, compute_dtype(t->dtype), true);
@@ -769,7 +773,7 @@ static PyObject *adaptive_avg_fwd(tn_value *a, int k) {
             return NULL;
         }
     int64_t osp[3] = {1, 1, 1}, isp[3], osz[5];
-    for (int i = 0; i < k; i++) osp[3 - k + i] = a[1].u.ints.v[i];
+    for (int i = 0; i < k; i++) osp[3 - k + i] = list_at(&a[1], i);
     for (int d = 0; d < nd; d++) {
         osz[d] = d < nd - k ? t->sizes[d] : osp[d - nd + 3];
         if (osz[d] < 0) {
@@ -898,7 +902,7 @@ static PyObject *adaptive_max_fwd(tn_value *a, int k) {
         return NULL;
     }
     int64_t osp[3] = {1, 1, 1}, isp[3], osz[5];
-    for (int i = 0; i < k; i++) osp[3 - k + i] = a[1].u.ints.v[i];
+    for (int i = 0; i < k; i++) osp[3 - k + i] = list_at(&a[1], i);
     for (int d = 0; d < nd; d++) osz[d] = d < nd - k ? t->sizes[d] : osp[d - nd + 3];
     for (int d = 0; d < nd; d++)
         if (osz[d] < 0) {
@@ -982,3 +986,158 @@ static PyObject *adaptive_max_bwd(tn_value *a, int k) {
 
 PyObject *tn_op_adaptive_max_pool2d_backward(tn_value *a) { return adaptive_max_bwd(a, 2); }
 PyObject *tn_op_adaptive_max_pool3d_backward(tn_value *a) { return adaptive_max_bwd(a, 3); }
+
+/* ---------------------------------------------------------------- upstream's composites
+ * Written over the door (tn_aten), so the same functions serve as autograd/decomp.c's
+ * decompositions: under a dispatch mode or while recording, the pieces are what upstream's
+ * composite calls. */
+
+/* upstream's checkDimRange(name, self, 2, 4) */
+static int pool_dim_range(tn_value *a, const char *name) {
+    int nd = tn_tensor_of(a[0].u.obj)->ndim;
+    if (nd >= 2 && nd < 4) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Expected 2 to 3 dimensions, but got %d-dimensional tensor for argument #1 'self' "
+                 "(while checking arguments for %s)", nd, name);
+    return -1;
+}
+/* upstream's check1d */
+static int pool_check1d(const char *fn, const char *arg, const tn_value *v) {
+    int n = list_len(v);
+    if (n == 1) return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s() argument '%s' should contain one int (got %d)", fn, arg, n);
+    return -1;
+}
+/* element k of a tuple result (steals r) */
+static PyObject *pool_item(PyObject *r, int k) {
+    PyObject *x = r ? Py_XNewRef(PyTuple_GetItem(r, k)) : NULL;
+    Py_XDECREF(r);
+    return x;
+}
+/* (squeeze(a, -2), squeeze(b, -2)) of a pair (steals r) */
+static PyObject *pool_squeeze_pair(PyObject *r) {
+    if (!r) return NULL;
+    PyObject *v = tn_aten(TN_ROW_squeeze_dim, "(Oi)", PyTuple_GetItem(r, 0), -2);
+    PyObject *i = v ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", PyTuple_GetItem(r, 1), -2) : NULL;
+    Py_DECREF(r);
+    PyObject *t = i ? PyTuple_Pack(2, v, i) : NULL;
+    Py_XDECREF(v);
+    Py_XDECREF(i);
+    return t;
+}
+PyObject *tn_op_max_pool2d(tn_value *a) {
+    PyObject *k = tn_value_to_python(&a[1]), *s = tn_value_to_python(&a[2]), *p = tn_value_to_python(&a[3]), *d = tn_value_to_python(&a[4]);
+    PyObject *r = k && s && p && d ? tn_aten(TN_ROW_max_pool2d_with_indices, "(OOOOOO)", a[0].u.obj, k, s, p, d,
+                                             a[5].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(k); Py_XDECREF(s); Py_XDECREF(p); Py_XDECREF(d);
+    return pool_item(r, 0);
+}
+PyObject *tn_op_max_pool3d(tn_value *a) {
+    PyObject *k = tn_value_to_python(&a[1]), *s = tn_value_to_python(&a[2]), *p = tn_value_to_python(&a[3]), *d = tn_value_to_python(&a[4]);
+    PyObject *r = k && s && p && d ? tn_aten(TN_ROW_max_pool3d_with_indices, "(OOOOOO)", a[0].u.obj, k, s, p, d,
+                                             a[5].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(k); Py_XDECREF(s); Py_XDECREF(p); Py_XDECREF(d);
+    return pool_item(r, 0);
+}
+/* max_pool1d_with_indices: max_pool2d_with_indices over self.unsqueeze(-2), both results squeezed */
+PyObject *tn_op_max_pool1d_with_indices(tn_value *a) {
+    if (pool_dim_range(a, "max_pool1d") < 0) return NULL;
+    bool no_stride = list_len(&a[2]) == 0;
+    if (pool_check1d("max_pool1d", "kernel_size", &a[1]) < 0 || pool_check1d("max_pool1d", "stride", no_stride ? &a[1] : &a[2]) < 0 ||
+        pool_check1d("max_pool1d", "padding", &a[3]) < 0 || pool_check1d("max_pool1d", "dilation", &a[4]) < 0)
+        return NULL;
+    long long k = list_at(&a[1], 0), s = no_stride ? k : list_at(&a[2], 0), p = list_at(&a[3], 0), d = list_at(&a[4], 0);
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
+    PyObject *r = u ? tn_aten(TN_ROW_max_pool2d_with_indices, "(O[iL][iL][iL][iL]O)", u, 1, k, 1, s, 0, p, 1, d,
+                              a[5].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(u);
+    return pool_squeeze_pair(r);
+}
+PyObject *tn_pool_max_pool1d_composite(tn_value *a) {
+    int64_t ow;
+    if (tn_max_pool1d_check(a, &ow) < 0) return NULL;
+    return pool_item(tn_op_max_pool1d_with_indices(a), 0);
+}
+/* avg_pool1d: avg_pool2d over self.unsqueeze(-2), squeezed */
+PyObject *tn_op_avg_pool1d(tn_value *a) {
+    bool no_stride = list_len(&a[2]) == 0;
+    if (pool_dim_range(a, "avg_pool1d") < 0 || pool_check1d("avg_pool1d", "kernel_size", &a[1]) < 0 ||
+        pool_check1d("avg_pool1d", "stride", no_stride ? &a[1] : &a[2]) < 0 || pool_check1d("avg_pool1d", "padding", &a[3]) < 0)
+        return NULL;
+    long long k = list_at(&a[1], 0), s = no_stride ? k : list_at(&a[2], 0), p = list_at(&a[3], 0);
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
+    PyObject *r = u ? tn_aten(TN_ROW_avg_pool2d, "(O[iL][iL][iL]OO)", u, 1, k, 1, s, 0, p, a[4].u.i ? Py_True : Py_False,
+                              a[5].u.i ? Py_True : Py_False) : NULL;
+    Py_XDECREF(u);
+    PyObject *o = r ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, -2) : NULL;
+    Py_XDECREF(r);
+    return o;
+}
+/* adaptive_avg_pool{2,3}d: output 1 x 1 (x 1) is a mean over the spatial dims (restrided to
+ * channels-last for a channels-last input), else _adaptive_avg_pool{2,3}d */
+static PyObject *adaptive_avg_nd(tn_value *a, int k) {
+    int n = list_len(&a[1]);
+    int64_t o[3] = {0, 0, 0};
+    for (int i = 0; i < n && i < 3; i++) o[i] = list_at(&a[1], i);
+    if (n != k) {
+        PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool%dd: output_size must be %d", k, k);
+        return NULL;
+    }
+    if (k == 2 && !(o[0] >= 0 && o[1] >= 0)) {
+        PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                     "received {%lld, %lld}", (long long)o[0], (long long)o[1]);
+        return NULL;
+    }
+    if (k == 3 && !(o[0] >= 0 && o[1] >= 0 && o[2] >= 0)) {
+        PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                     "received {%lld, %lld,%lld}", (long long)o[0], (long long)o[1], (long long)o[2]);
+        return NULL;
+    }
+    bool ones = true;
+    for (int i = 0; i < k; i++) ones = ones && o[i] == 1;
+    PyObject *x = a[0].u.obj;
+    if (!ones) {
+        PyObject *os = tn_value_to_python(&a[1]), *r = os ? tn_aten(k == 2 ? TN_ROW__adaptive_avg_pool2d : TN_ROW__adaptive_avg_pool3d, "(OO)", x, os) : NULL;
+        Py_XDECREF(os);
+        return r;
+    }
+    PyObject *r = k == 2 ? tn_aten(TN_ROW_mean_dim, "(O[ii]O)", x, -1, -2, Py_True)
+                         : tn_aten(TN_ROW_mean_dim, "(O[iii]O)", x, -1, -2, -3, Py_True);
+    const tn_tensor *t = tn_tensor_of(x);
+    if (r && tn_pool_format(t) == k) {
+        /* upstream: out.as_strided_(sizes, channels-last strides); here the same view, not in place */
+        long long nb = t->sizes[0], c = t->sizes[1];
+        PyObject *v = k == 2 ? tn_aten(TN_ROW_as_strided, "(O[LLii][LiLL])", r, nb, c, 1, 1, c, 1, c, c)
+                             : tn_aten(TN_ROW_as_strided, "(O[LLiii][LiLLL])", r, nb, c, 1, 1, 1, c, 1, c, c, c);
+        Py_SETREF(r, v);
+    }
+    return r;
+}
+PyObject *tn_op_adaptive_avg_pool2d(tn_value *a) { return adaptive_avg_nd(a, 2); }
+PyObject *tn_op_adaptive_avg_pool3d(tn_value *a) { return adaptive_avg_nd(a, 3); }
+/* adaptive_avg_pool1d / adaptive_max_pool1d: the 2-d op over self.unsqueeze(-2) with output (1, n) */
+PyObject *tn_op_adaptive_avg_pool1d(tn_value *a) {
+    if (pool_dim_range(a, "adaptive_avg_pool1d") < 0 || pool_check1d("adaptive_avg_pool1d", "output_size", &a[1]) < 0) return NULL;
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
+    PyObject *r = u ? tn_aten(TN_ROW_adaptive_avg_pool2d, "(O[iL])", u, 1, (long long)list_at(&a[1], 0)) : NULL;
+    Py_XDECREF(u);
+    PyObject *o = r ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, -2) : NULL;
+    Py_XDECREF(r);
+    return o;
+}
+PyObject *tn_op_adaptive_max_pool1d(tn_value *a) {
+    if (pool_dim_range(a, "adaptive_max_pool1d") < 0 || pool_check1d("adaptive_max_pool1d", "output_size", &a[1]) < 0) return NULL;
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    for (int i = 1; i < t->ndim; i++)
+        if (t->sizes[i] <= 0) {
+            char sh[256];
+            tn_shape_str(sh, sizeof sh, t->ndim, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, "
+                         "but input has sizes %s with dimension %d being empty", sh, i);
+            return NULL;
+        }
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
+    PyObject *r = u ? tn_aten(TN_ROW_adaptive_max_pool2d, "(O[iL])", u, 1, (long long)list_at(&a[1], 0)) : NULL;
+    Py_XDECREF(u);
+    return pool_squeeze_pair(r);
+}
+

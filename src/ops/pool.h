@@ -18,4 +18,8 @@ PyObject *tn_pool_new(int nd, const int64_t *sz, tn_dtype dt, int fmt);
  * arguments; sets the output width. 0, or -1 with upstream's exception. */
 int tn_max_pool1d_check(tn_value *a, int64_t *ow);
 
+/* max_pool1d as upstream's composite (checks, then max_pool1d_with_indices' pieces): the
+ * decomposition autograd and dispatch modes see; tn_op_max_pool1d is its no-grad kernel. */
+PyObject *tn_pool_max_pool1d_composite(tn_value *a);
+
 #endif
