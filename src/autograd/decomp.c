@@ -1128,6 +1128,13 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_avg_pool1d, tn_op_avg_pool1d, -1}, {TN_ROW_adaptive_avg_pool1d, tn_op_adaptive_avg_pool1d, -1},
     {TN_ROW_adaptive_avg_pool2d, tn_op_adaptive_avg_pool2d, -1}, {TN_ROW_adaptive_avg_pool3d, tn_op_adaptive_avg_pool3d, -1},
     {TN_ROW_adaptive_max_pool1d, tn_op_adaptive_max_pool1d, -1},
+    {TN_ROW_upsample_nearest1d_vec, tn_op_upsample_nearest1d_vec, -1}, {TN_ROW_upsample_nearest2d_vec, tn_op_upsample_nearest2d_vec, -1},
+    {TN_ROW_upsample_nearest3d_vec, tn_op_upsample_nearest3d_vec, -1},
+    {TN_ROW__upsample_nearest_exact1d_vec, tn_op__upsample_nearest_exact1d_vec, -1},
+    {TN_ROW__upsample_nearest_exact2d_vec, tn_op__upsample_nearest_exact2d_vec, -1},
+    {TN_ROW__upsample_nearest_exact3d_vec, tn_op__upsample_nearest_exact3d_vec, -1},
+    {TN_ROW_upsample_linear1d_vec, tn_op_upsample_linear1d_vec, -1}, {TN_ROW_upsample_bilinear2d_vec, tn_op_upsample_bilinear2d_vec, -1},
+    {TN_ROW_upsample_trilinear3d_vec, tn_op_upsample_trilinear3d_vec, -1}, {TN_ROW_upsample_bicubic2d_vec, tn_op_upsample_bicubic2d_vec, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

@@ -2278,6 +2278,47 @@ static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int 
 static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool2d, 2); }
 static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool3d, 3); }
 
+/* upsample_*: self: upsample_*_backward(grad, output_size, self.sizes(), [align_corners,] scales...) */
+static int interp_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *t = K(PyTuple_New(nargs + 1));
+    if (t) {
+        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
+        PyTuple_SetItem(t, 1, arg_obj(n, 1));
+        PyTuple_SetItem(t, 2, sizes_of(n, 0));
+        for (int i = 2; i < nargs; i++) PyTuple_SetItem(t, i + 1, arg_obj(n, i));
+    }
+    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    DONE;
+}
+/* upsample_*_backward: grad_output: upsample_*(grad, output_size, [align_corners,] scales...) */
+static int interp_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *t = K(PyTuple_New(nargs - 1));
+    if (t) {
+        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
+        PyTuple_SetItem(t, 1, arg_obj(n, 1));
+        for (int i = 3; i < nargs; i++) PyTuple_SetItem(t, i - 1, arg_obj(n, i));
+    }
+    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    DONE;
+}
+#define INTERP_FORMULAS(OP, NF, NB)                                                                                 \
+    static int f_##OP(tn_node *n, PyObject **g, PyObject **o) { return interp_fwd_formula(n, g, o, TN_ROW_##OP##_backward, NF); } \
+    static int f_##OP##_backward(tn_node *n, PyObject **g, PyObject **o) { return interp_bwd_formula(n, g, o, TN_ROW_##OP, NB); }
+INTERP_FORMULAS(upsample_nearest1d, 3, 4)
+INTERP_FORMULAS(upsample_nearest2d, 4, 5)
+INTERP_FORMULAS(upsample_nearest3d, 5, 6)
+INTERP_FORMULAS(_upsample_nearest_exact1d, 3, 4)
+INTERP_FORMULAS(_upsample_nearest_exact2d, 4, 5)
+INTERP_FORMULAS(_upsample_nearest_exact3d, 5, 6)
+INTERP_FORMULAS(upsample_linear1d, 4, 5)
+INTERP_FORMULAS(upsample_bilinear2d, 5, 6)
+INTERP_FORMULAS(upsample_trilinear3d, 6, 7)
+INTERP_FORMULAS(upsample_bicubic2d, 5, 6)
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -2400,6 +2441,16 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_adaptive_max_pool2d_backward, f_adaptive_max2d_bwd}, {TN_ROW_adaptive_max_pool3d_backward, f_adaptive_max3d_bwd},
     {TN_ROW_avg_pool2d_backward, f_avg_pool2d_bwd}, {TN_ROW_avg_pool3d_backward, f_avg_pool3d_bwd},
     {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
+    {TN_ROW_upsample_nearest1d, f_upsample_nearest1d}, {TN_ROW_upsample_nearest1d_backward, f_upsample_nearest1d_backward},
+    {TN_ROW_upsample_nearest2d, f_upsample_nearest2d}, {TN_ROW_upsample_nearest2d_backward, f_upsample_nearest2d_backward},
+    {TN_ROW_upsample_nearest3d, f_upsample_nearest3d}, {TN_ROW_upsample_nearest3d_backward, f_upsample_nearest3d_backward},
+    {TN_ROW__upsample_nearest_exact1d, f__upsample_nearest_exact1d}, {TN_ROW__upsample_nearest_exact1d_backward, f__upsample_nearest_exact1d_backward},
+    {TN_ROW__upsample_nearest_exact2d, f__upsample_nearest_exact2d}, {TN_ROW__upsample_nearest_exact2d_backward, f__upsample_nearest_exact2d_backward},
+    {TN_ROW__upsample_nearest_exact3d, f__upsample_nearest_exact3d}, {TN_ROW__upsample_nearest_exact3d_backward, f__upsample_nearest_exact3d_backward},
+    {TN_ROW_upsample_linear1d, f_upsample_linear1d}, {TN_ROW_upsample_linear1d_backward, f_upsample_linear1d_backward},
+    {TN_ROW_upsample_bilinear2d, f_upsample_bilinear2d}, {TN_ROW_upsample_bilinear2d_backward, f_upsample_bilinear2d_backward},
+    {TN_ROW_upsample_trilinear3d, f_upsample_trilinear3d}, {TN_ROW_upsample_trilinear3d_backward, f_upsample_trilinear3d_backward},
+    {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

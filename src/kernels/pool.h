@@ -45,25 +45,27 @@ void tn_avgpool_i64(const tn_pool_plan *p, const int64_t *in, int64_t *out);
 void tn_avgpool_bwd_f32(const tn_pool_plan *p, const float *gout, float *gin);
 void tn_avgpool_bwd_f64(const tn_pool_plan *p, const double *gout, double *gin);
 
-/* Interpolation plan: per dim and output index, `taps` input indices and weights (nearest: 1
- * tap, weight unused; linear: 2; cubic: 4). Weights are in the compute type's precision. */
+/* Interpolation plan: per real dim (the last `nd` of D, H, W) and output index, `taps` input
+ * indices and weights (nearest: 1 tap, no weights; linear: 2; cubic: 4; dims that are not real
+ * have one tap of index 0). Weights hold values of the compute type exactly. */
+enum { TN_FWD_NESTED, TN_FWD_PRODUCT };
 typedef struct {
     int64_t planes;
     int64_t in[3], out[3];
-    int taps;
-    const int64_t *idx[3];        /* out[d] * taps entries */
-    const double *w[3];           /* out[d] * taps entries (NULL for nearest) */
-    int order;                    /* forward sum order, see ref/pool.c: 0 nested (upstream's
-                                     generic kernel), 1 product weights (its channels-last kernel) */
+    int nd, taps;
+    const int64_t *idx[3];
+    const double *w[3];
+    int order;                    /* TN_FWD_NESTED / TN_FWD_PRODUCT (see ref/pool.c) */
+    int64_t channels;             /* FWD_PRODUCT: planes per batch item, and how many of them */
+    int64_t vec_planes;           /* upstream's vector loop covers (the rest is its scalar tail) */
 } tn_interp_plan;
 
 /* Nearest: a gather of elements of `isz` bytes. */
 void tn_interp_nearest(const tn_interp_plan *p, const char *in, char *out, int isz);
-/* Backward of any interpolation: gin (zeroed here) += weight products * gout, output order. */
-void tn_interp_bwd_f32(const tn_interp_plan *p, const float *gout, float *gin);
-void tn_interp_bwd_f64(const tn_interp_plan *p, const double *gout, double *gin);
-/* Linear / cubic forward. */
+/* Linear / cubic forward; backward of nearest / linear / cubic into gin (zeroed here). */
 void tn_interp_f32(const tn_interp_plan *p, const float *in, float *out);
 void tn_interp_f64(const tn_interp_plan *p, const double *in, double *out);
+void tn_interp_f32_bwd(const tn_interp_plan *p, const float *gout, float *gin);
+void tn_interp_f64_bwd(const tn_interp_plan *p, const double *gout, double *gin);
 
 #endif

@@ -201,34 +201,66 @@ void tn_interp_nearest(const tn_interp_plan *p, const char *in, char *out, int i
     tn_parallel_for(p->planes, (iin(p) + iout(p) >= 65536) ? 1 : 65536 / (iin(p) + iout(p) + 1) + 1, nearest_run, &j);
 }
 
-/* Forward, order 0 (upstream's generic kernel): the value at an output is a nested weighted sum,
- * innermost dim first: t(w) = sum_j x[.., iw_j] * ww_j, then t(h) = sum_j t(w)_j * wh_j, ...,
- * each sum t0 * w0 + t1 * w1 + ... in tap order.
- * Order 1 (upstream's channels-last kernel, linear only): weights of the taps multiplied out
- * first (d * h * w, outer dims first), and the taps summed from the last: x0 * w0 + (x1 * w1 +
- * (... + xn * wn)). */
-#define INTERP(NAME, T)                                                                                 \
-    static T NAME##_nested(const tn_interp_plan *p, const T *x, int64_t od, int64_t oh, int64_t ow) {   \
+/* Linear / cubic forward and backward. Upstream's kernels are compiled with FMA contraction
+ * (its AVX2 / AVX-512 builds); the fused multiply-adds below are the ones GCC forms there, measured
+ * bit for bit against torch 2.13.0: a*b + c*d is fma(a, b, c*d), s += a*b is fma(a, b, s).
+ *
+ * FWD_NESTED (upstream's generic kernel): the innermost (last) dim first, t = sum_j x_j * w_j,
+ * then each outer dim sums the inner results with its weights, each sum fma(t0, w0, t1 * w1)
+ * then fma(t_j, w_j, acc) for further taps.
+ * FWD_PRODUCT (upstream's channels-last linear kernel): tap weights multiplied out (outer dim
+ * first), then for the channels its vector loop covers (plane index within the batch below
+ * `vec_planes`) fma(x0, w0, fma(x1, w1, ... fma(x_n, w_n, x_{n-1} * w_{n-1}))), and for the rest
+ * (its scalar tail)
+ * fma(x_n, w_n, ... fma(x2, w2, fma(x0, w0, x1 * w1))). */
+#define TAPS(p, d) ((p)->nd > 2 - (d) ? (p)->taps : 1)
+
+#define INTERP(NAME, T, FMA)                                                                            \
+    static T NAME##_inner(const tn_interp_plan *p, const T *row, int64_t ow) {                          \
         int K = p->taps;                                                                                \
+        const int64_t *ix = p->idx[2] + ow * K;                                                         \
+        const double *w = p->w[2] + ow * K;                                                             \
+        T acc = FMA(row[ix[0]], (T)w[0], row[ix[1]] * (T)w[1]);                                         \
+        for (int c = 2; c < K; c++) acc = FMA(row[ix[c]], (T)w[c], acc);                                \
+        return acc;                                                                                     \
+    }                                                                                                   \
+    static T NAME##_combine(const T *t, const double *w, int K) {                                       \
+        T acc = FMA(t[0], (T)w[0], t[1] * (T)w[1]);                                                     \
+        for (int c = 2; c < K; c++) acc = FMA(t[c], (T)w[c], acc);                                      \
+        return acc;                                                                                     \
+    }                                                                                                   \
+    static T NAME##_h(const tn_interp_plan *p, const T *x, int64_t di, int64_t oh, int64_t ow) {        \
         int64_t H = p->in[1], W = p->in[2];                                                             \
-        T acc_d = 0;                                                                                    \
-        for (int a = 0; a < (p->in[0] > 1 || p->out[0] > 1 ? K : 1); a++) {                             \
-            int64_t di = p->idx[0][od * K + a];                                                         \
-            T acc_h = 0;                                                                                \
-            for (int bh = 0; bh < (p->in[1] > 1 || p->out[1] > 1 ? K : 1); bh++) {                      \
-                int64_t hi = p->idx[1][oh * K + bh];                                                    \
-                const T *row = x + (di * H + hi) * W;                                                   \
-                T acc_w = row[p->idx[2][ow * K]] * (T)p->w[2][ow * K];                                  \
-                for (int c = 1; c < K; c++) acc_w += row[p->idx[2][ow * K + c]] * (T)p->w[2][ow * K + c]; \
-                if (!(p->in[1] > 1 || p->out[1] > 1)) { acc_h = acc_w; break; }                         \
-                if (bh == 0) acc_h = acc_w * (T)p->w[1][oh * K];                                        \
-                else acc_h += acc_w * (T)p->w[1][oh * K + bh];                                          \
-            }                                                                                           \
-            if (!(p->in[0] > 1 || p->out[0] > 1)) { acc_d = acc_h; break; }                             \
-            if (a == 0) acc_d = acc_h * (T)p->w[0][od * K];                                             \
-            else acc_d += acc_h * (T)p->w[0][od * K + a];                                               \
-        }                                                                                               \
-        return acc_d;                                                                                   \
+        if (TAPS(p, 1) == 1) return NAME##_inner(p, x + (di * H + p->idx[1][oh]) * W, ow);              \
+        T t[4];                                                                                         \
+        int K = p->taps;                                                                                \
+        for (int b = 0; b < K; b++) t[b] = NAME##_inner(p, x + (di * H + p->idx[1][oh * K + b]) * W, ow); \
+        return NAME##_combine(t, p->w[1] + oh * K, K);                                                  \
+    }                                                                                                   \
+    static T NAME##_nested(const tn_interp_plan *p, const T *x, int64_t od, int64_t oh, int64_t ow) {   \
+        if (TAPS(p, 0) == 1) return NAME##_h(p, x, p->idx[0][od], oh, ow);                              \
+        T t[4];                                                                                         \
+        int K = p->taps;                                                                                \
+        for (int a = 0; a < K; a++) t[a] = NAME##_h(p, x, p->idx[0][od * K + a], oh, ow);               \
+        return NAME##_combine(t, p->w[0] + od * K, K);                                                  \
+    }                                                                                                   \
+    /* tap offsets and product weights of one output (linear: 2 taps per real dim) */                   \
+    static int NAME##_products(const tn_interp_plan *p, int64_t od, int64_t oh, int64_t ow,             \
+                               int64_t *off, T *wt) {                                                   \
+        int kd = TAPS(p, 0), kh = TAPS(p, 1), K = p->taps, n = 0;                                       \
+        int64_t H = p->in[1], W = p->in[2];                                                             \
+        for (int a = 0; a < kd; a++)                                                                    \
+            for (int b = 0; b < kh; b++)                                                                \
+                for (int c = 0; c < K; c++) {                                                           \
+                    int64_t di = kd > 1 ? p->idx[0][od * K + a] : p->idx[0][od];                        \
+                    int64_t hi = kh > 1 ? p->idx[1][oh * K + b] : p->idx[1][oh];                        \
+                    off[n] = (di * H + hi) * W + p->idx[2][ow * K + c];                                 \
+                    T v = (T)p->w[2][ow * K + c];                                                       \
+                    if (kd > 1) v = ((T)p->w[0][od * K + a] * (T)p->w[1][oh * K + b]) * v;              \
+                    else if (kh > 1) v = (T)p->w[1][oh * K + b] * v;                                    \
+                    wt[n++] = v;                                                                        \
+                }                                                                                       \
+        return n;                                                                                       \
     }                                                                                                   \
     static void NAME##_run(int64_t b, int64_t e, void *ctx) {                                           \
         const interp_job *j = ctx;                                                                      \
@@ -238,28 +270,41 @@ void tn_interp_nearest(const tn_interp_plan *p, const char *in, char *out, int i
             const T *x = (const T *)j->in + c * ip;                                                     \
             T *y = (T *)j->out + c * op;                                                                \
             int64_t o = 0;                                                                              \
+            bool lanes = p->order == TN_FWD_PRODUCT && (c % p->channels) < p->vec_planes;               \
             for (int64_t od = 0; od < p->out[0]; od++)                                                  \
                 for (int64_t oh = 0; oh < p->out[1]; oh++)                                              \
-                    for (int64_t ow = 0; ow < p->out[2]; ow++, o++) y[o] = NAME##_nested(p, x, od, oh, ow); \
+                    for (int64_t ow = 0; ow < p->out[2]; ow++, o++) {                                   \
+                        if (p->order == TN_FWD_NESTED) {                                                \
+                            y[o] = NAME##_nested(p, x, od, oh, ow);                                     \
+                            continue;                                                                   \
+                        }                                                                               \
+                        int64_t off[8];                                                                 \
+                        T wt[8];                                                                        \
+                        int n = NAME##_products(p, od, oh, ow, off, wt);                                \
+                        T acc;                                                                          \
+                        if (lanes) {                                                                    \
+                            acc = FMA(x[off[n - 1]], wt[n - 1], x[off[n - 2]] * wt[n - 2]);             \
+                            for (int k = n - 3; k >= 0; k--) acc = FMA(x[off[k]], wt[k], acc);          \
+                        } else {                                                                        \
+                            acc = FMA(x[off[0]], wt[0], x[off[1]] * wt[1]);                             \
+                            for (int k = 2; k < n; k++) acc = FMA(x[off[k]], wt[k], acc);               \
+                        }                                                                               \
+                        y[o] = acc;                                                                     \
+                    }                                                                                   \
         }                                                                                               \
     }                                                                                                   \
     void NAME(const tn_interp_plan *p, const T *in, T *out) {                                           \
         interp_job j = {p, in, out, 0};                                                                 \
         tn_parallel_for(p->planes, (iin(p) + iout(p) >= 65536) ? 1 : 65536 / (iin(p) + iout(p) + 1) + 1, NAME##_run, &j); \
-    }
-
-INTERP(tn_interp_f32, float)
-INTERP(tn_interp_f64, double)
-
-/* Backward: for each output in order, for each tap (d outer, w inner), gin[tap] += (wd * wh *
- * ww) * g — upstream's linear backward. Nearest: gin[src] += g. */
-#define INTERP_BWD(NAME, T)                                                                             \
-    static void NAME##_run(int64_t b, int64_t e, void *ctx) {                                           \
+    }                                                                                                   \
+    /* Backward. Nearest: gin[src] += g. Linear: per tap (outer dim first), fma(product weight, g,    \
+     * gin). Cubic (upstream's frame kernel): taps with the last dim outer, value (g * wh) * ww,     \
+     * then gin += value. Output order throughout. */                                                   \
+    static void NAME##_bwd_run(int64_t b, int64_t e, void *ctx) {                                       \
         const interp_job *j = ctx;                                                                      \
         const tn_interp_plan *p = j->p;                                                                 \
         int64_t ip = iin(p), op = iout(p), H = p->in[1], W = p->in[2];                                  \
         int K = p->taps;                                                                                \
-        int kd = p->out[0] > 1 || p->in[0] > 1 ? K : 1, kh = p->out[1] > 1 || p->in[1] > 1 ? K : 1;     \
         for (int64_t c = b; c < e; c++) {                                                               \
             const T *g = (const T *)j->in + c * op;                                                     \
             T *gi = (T *)j->out + c * ip;                                                               \
@@ -269,25 +314,27 @@ INTERP(tn_interp_f64, double)
                 for (int64_t oh = 0; oh < p->out[1]; oh++)                                              \
                     for (int64_t ow = 0; ow < p->out[2]; ow++, o++) {                                   \
                         T v = g[o];                                                                     \
-                        if (!p->w[2]) {                                                                 \
+                        if (K == 1) {                                                                   \
                             gi[(p->idx[0][od] * H + p->idx[1][oh]) * W + p->idx[2][ow]] += v;           \
-                            continue;                                                                   \
-                        }                                                                               \
-                        for (int a = 0; a < kd; a++)                                                    \
-                            for (int bh = 0; bh < kh; bh++)                                             \
-                                for (int cw = 0; cw < K; cw++) {                                        \
-                                    T wt = (T)p->w[2][ow * K + cw];                                     \
-                                    if (kh > 1) wt = (T)p->w[1][oh * K + bh] * wt;                      \
-                                    if (kd > 1) wt = (T)p->w[0][od * K + a] * ((T)p->w[1][oh * K + bh]) * (T)p->w[2][ow * K + cw]; \
-                                    gi[(p->idx[0][od * K + a] * H + p->idx[1][oh * K + bh]) * W + p->idx[2][ow * K + cw]] += wt * v; \
+                        } else if (K == 4) {                                                            \
+                            for (int cx = 0; cx < 4; cx++)                                              \
+                                for (int by = 0; by < 4; by++) {                                        \
+                                    int64_t k = p->idx[1][oh * 4 + by] * W + p->idx[2][ow * 4 + cx];    \
+                                    gi[k] += (v * (T)p->w[1][oh * 4 + by]) * (T)p->w[2][ow * 4 + cx];   \
                                 }                                                                       \
+                        } else {                                                                        \
+                            int64_t off[8];                                                             \
+                            T wt[8];                                                                    \
+                            int n = NAME##_products(p, od, oh, ow, off, wt);                            \
+                            for (int k = 0; k < n; k++) gi[off[k]] = FMA(wt[k], v, gi[off[k]]);         \
+                        }                                                                               \
                     }                                                                                   \
         }                                                                                               \
     }                                                                                                   \
-    void NAME(const tn_interp_plan *p, const T *gout, T *gin) {                                         \
+    void NAME##_bwd(const tn_interp_plan *p, const T *gout, T *gin) {                                   \
         interp_job j = {p, gout, gin, 0};                                                               \
-        tn_parallel_for(p->planes, (iin(p) + iout(p) >= 65536) ? 1 : 65536 / (iin(p) + iout(p) + 1) + 1, NAME##_run, &j); \
+        tn_parallel_for(p->planes, (iin(p) + iout(p) >= 65536) ? 1 : 65536 / (iin(p) + iout(p) + 1) + 1, NAME##_bwd_run, &j); \
     }
 
-INTERP_BWD(tn_interp_bwd_f32, float)
-INTERP_BWD(tn_interp_bwd_f64, double)
+INTERP(tn_interp_f32, float, fmaf)
+INTERP(tn_interp_f64, double, fma)
