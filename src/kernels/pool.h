@@ -58,6 +58,7 @@ typedef struct {
     int order;                    /* TN_FWD_NESTED / TN_FWD_PRODUCT (see ref/pool.c) */
     int64_t channels;             /* FWD_PRODUCT: planes per batch item, and how many of them */
     int64_t vec_planes;           /* upstream's vector loop covers (the rest is its scalar tail) */
+    int reduced;                  /* FWD_PRODUCT for bf16 (1) / f16 (2) (see ref/pool.c) */
 } tn_interp_plan;
 
 /* Nearest: a gather of elements of `isz` bytes. */

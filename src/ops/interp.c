@@ -33,9 +33,12 @@ static bool has_scale(const tn_value *s) { return s && (s->tag == TN_V_FLOAT || 
         if (has_scale(s)) return (T)(1.0 / tn_value_as_double(s));                                      \
         return (T)I / (T)O;                                                                             \
     }                                                                                                   \
-    static T src_##SUF(T scale, int64_t i, bool align, bool cubic) {                                    \
+    /* a * b + c, fused as upstream's kernels under FMA contraction, or not (its files built      \
+     * without it: the bicubic backward) */                                                         \
+    static T mad_##SUF(T a, T b, T c, bool fused) { return fused ? FMA(a, b, c) : a * b + c; }         \
+    static T src_##SUF(T scale, int64_t i, bool align, bool cubic, bool fu) {                          \
         if (align) return scale * (T)i;                                                                 \
-        T r = FMA(scale, (T)i + (T)0.5, (T)-0.5);                                                       \
+        T r = mad_##SUF(scale, (T)i + (T)0.5, (T)-0.5, fu);                                             \
         return (!cubic && r < (T)0) ? (T)0 : r;                                                         \
     }                                                                                                   \
     /* upstream's guard_index_and_lambda */                                                             \
@@ -48,21 +51,23 @@ static bool has_scale(const tn_value *s) { return s && (s->tag == TN_V_FLOAT || 
     }                                                                                                   \
     /* upstream's cubic_convolution1 / 2, with the contractions its build forms (the last step is \
      * not fused in either) */                                                                      \
-    static T cc1_##SUF(T x, T A) { return FMA(A + 2, x, -(A + 3)) * x * x + 1; }                         \
-    static T cc2_##SUF(T x, T A) { return FMA(FMA(A, x, -5 * A), x, 8 * A) * x - 4 * A; }                \
+    static T cc1_##SUF(T x, T A, bool fu) { return mad_##SUF(A + 2, x, -(A + 3), fu) * x * x + 1; }       \
+    static T cc2_##SUF(T x, T A, bool fu) {                                                             \
+        return mad_##SUF(mad_##SUF(A, x, -5 * A, fu), x, 8 * A, fu) * x - 4 * A;                        \
+    }                                                                                                   \
     /* upstream's get_cubic_upsample_coefficients */                                                    \
-    static void cubic_##SUF(T t, T *c) {                                                                \
+    static void cubic_##SUF(T t, T *c, bool fu) {                                                       \
         T A = (T)-0.75, x2 = (T)(1.0 - t);                                                              \
-        c[0] = cc2_##SUF((T)(t + 1.0), A);                                                              \
-        c[1] = cc1_##SUF(t, A);                                                                         \
-        c[2] = cc1_##SUF(x2, A);                                                                        \
-        c[3] = cc2_##SUF((T)(x2 + 1.0), A);                                                             \
+        c[0] = cc2_##SUF((T)(t + 1.0), A, fu);                                                          \
+        c[1] = cc1_##SUF(t, A, fu);                                                                     \
+        c[2] = cc1_##SUF(x2, A, fu);                                                                    \
+        c[3] = cc2_##SUF((T)(x2 + 1.0), A, fu);                                                         \
     }                                                                                                   \
     /* one dim's table. rnd: round weights to the tensor's dtype (upstream's generic kernel        \
      * stores them in it); nearest_cl: upstream's nearest_idx / nearest_exact_idx instead of the   \
      * generic kernel's indices. */                                                                 \
     static void table_##SUF(ikind k, int64_t I, int64_t O, bool align, const tn_value *s, int rnd,      \
-                            bool nearest_cl, int64_t *idx, double *w) {                                 \
+                            bool nearest_cl, bool fu, int64_t *idx, double *w) {                        \
         T scale = scale_##SUF(I, O, align, s);                                                          \
         for (int64_t o = 0; o < O; o++) {                                                               \
             if (k == K_NEAREST || k == K_NEAREST_EXACT) {                                               \
@@ -76,14 +81,14 @@ static bool has_scale(const tn_value *s) { return s && (s->tag == TN_V_FLOAT || 
                 } else if (k == K_NEAREST) {                                                            \
                     i = (int64_t)floorf((float)(scale * (T)o));                                         \
                 } else {                                                                                \
-                    i = (int64_t)floorf((float)((double)src_##SUF(scale, o, false, false) + 0.5));      \
+                    i = (int64_t)floorf((float)((double)src_##SUF(scale, o, false, false, fu) + 0.5));      \
                 }                                                                                       \
                 idx[o] = i < I - 1 ? i : I - 1;                                                         \
             } else if (k == K_LINEAR) {                                                                 \
                 int64_t i0 = o, i1 = o;                                                                 \
                 T l0 = 1, l1 = 0;                                                                       \
                 if (O != I) {                                                                           \
-                    i0 = guard_##SUF(src_##SUF(scale, o, align, false), I, &l1);                        \
+                    i0 = guard_##SUF(src_##SUF(scale, o, align, false, fu), I, &l1);                        \
                     i1 = i0 + (i0 < I - 1 ? 1 : 0);                                                     \
                     l1 = (T)round_w(l1, rnd);                                                           \
                     l0 = (T)1 - l1;                                                                     \
@@ -94,8 +99,8 @@ static bool has_scale(const tn_value *s) { return s && (s->tag == TN_V_FLOAT || 
                 w[2 * o + 1] = l1;                                                                      \
             } else {                                                                                    \
                 T t, c[4];                                                                              \
-                int64_t i = guard_##SUF(src_##SUF(scale, o, align, true), I, &t);                       \
-                cubic_##SUF(t, c);                                                                      \
+                int64_t i = guard_##SUF(src_##SUF(scale, o, align, true, fu), I, &t);                   \
+                cubic_##SUF(t, c, fu);                                                                  \
                 for (int j = 0; j < 4; j++) {                                                           \
                     int64_t q = i + j - 1;                                                              \
                     q = q < I - 1 ? q : I - 1;                                                          \
@@ -126,7 +131,7 @@ typedef struct {
 
 /* Build the plan for nd real dims, input spatial sizes isz[nd], output osz[nd]. */
 static int plan_build(iplan *b, ikind k, int nd, int64_t planes, const int64_t *isz, const int64_t *osz, bool align,
-                      const tn_value *const *scales, bool dbl, int rnd, bool nearest_cl) {
+                      const tn_value *const *scales, bool dbl, int rnd, bool nearest_cl, bool fused) {
     memset(b, 0, sizeof *b);
     int K = taps_of(k);
     int64_t tot = 3;
@@ -159,8 +164,8 @@ static int plan_build(iplan *b, ikind k, int nd, int64_t planes, const int64_t *
         }
         b->p.in[d] = isz[r];
         b->p.out[d] = osz[r];
-        if (dbl) table_f64(k, isz[r], osz[r], align, scales[r], 0, nearest_cl, iw, ww);
-        else table_f32(k, isz[r], osz[r], align, scales[r], rnd, nearest_cl, iw, ww);
+        if (dbl) table_f64(k, isz[r], osz[r], align, scales[r], 0, nearest_cl, fused, iw, ww);
+        else table_f32(k, isz[r], osz[r], align, scales[r], rnd, nearest_cl, fused, iw, ww);
         b->p.idx[d] = iw;
         b->p.w[d] = K > 1 ? ww : NULL;
         iw += osz[r] * K;
@@ -271,12 +276,13 @@ static PyObject *interp_fwd(const iop *op, tn_value *a) {
     PyObject *r = x ? tn_tensor_new_empty(nd + 2, out_sizes, ct, TN_DEVICE_CPU) : NULL;
     iplan b;
     if (r && plan_build(&b, op->kind, nd, t->sizes[0] * C, t->sizes + 2, osz, align, scales, ct == TN_DTYPE_F64,
-                        cl ? 0 : rnd, cl) == 0) {
+                        cl ? 0 : rnd, cl, true) == 0) {
         if (cl && op->kind == K_LINEAR) {
             b.p.order = TN_FWD_PRODUCT;
             b.p.channels = C;
             int64_t V = vec_width(dt);
-            b.p.vec_planes = dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 ? C - C % V : 0;
+            b.p.vec_planes = C - C % V;
+            b.p.reduced = dt == TN_DTYPE_BF16 ? 1 : dt == TN_DTYPE_F16 ? 2 : 0;
         }
         const void *in = tn_data(tn_tensor_of(x));
         void *out = tn_data(tn_tensor_of(r));
@@ -339,7 +345,8 @@ static PyObject *interp_bwd(const iop *op, tn_value *a) {
     PyObject *gc = tn_as_dtype(a[0].u.obj, ct, true);
     PyObject *r = gc ? tn_tensor_new_empty(nd + 2, in_sizes, ct, TN_DEVICE_CPU) : NULL;
     iplan b;
-    if (r && plan_build(&b, op->kind, nd, isz[0] * isz[1], isz + 2, osz, align, scales, ct == TN_DTYPE_F64, 0, true) == 0) {
+    if (r && plan_build(&b, op->kind, nd, isz[0] * isz[1], isz + 2, osz, align, scales, ct == TN_DTYPE_F64, 0, true,
+                        op->kind != K_CUBIC) == 0) {
         if (tn_numel(tn_tensor_of(r)) > 0) {
             const void *gv = tn_data(tn_tensor_of(gc));
             void *gi = tn_data(tn_tensor_of(r));

@@ -211,7 +211,9 @@ void tn_interp_nearest(const tn_interp_plan *p, const char *in, char *out, int i
  * FWD_PRODUCT (upstream's channels-last linear kernel): tap weights multiplied out (outer dim
  * first), then for the channels its vector loop covers (plane index within the batch below
  * `vec_planes`) fma(x0, w0, fma(x1, w1, ... fma(x_n, w_n, x_{n-1} * w_{n-1}))), and for the rest
- * (its scalar tail)
+ * (its scalar tail) fma(x_n, w_n, ... fma(x2, w2, fma(x0, w0, x1 * w1))). For f16 / bf16
+ * (`reduced`, computed in f32) the innermost pair differs in the vector form (x_n * w_n alone),
+ * and for f16 also in the tail (fma(x1, w1, x0 * w0)).
  * fma(x_n, w_n, ... fma(x2, w2, fma(x0, w0, x1 * w1))). */
 #define TAPS(p, d) ((p)->nd > 2 - (d) ? (p)->taps : 1)
 
@@ -283,10 +285,13 @@ void tn_interp_nearest(const tn_interp_plan *p, const char *in, char *out, int i
                         int n = NAME##_products(p, od, oh, ow, off, wt);                                \
                         T acc;                                                                          \
                         if (lanes) {                                                                    \
-                            acc = FMA(x[off[n - 1]], wt[n - 1], x[off[n - 2]] * wt[n - 2]);             \
-                            for (int k = n - 3; k >= 0; k--) acc = FMA(x[off[k]], wt[k], acc);          \
+                            int k = n - 2;                                                              \
+                            if (p->reduced) acc = x[off[n - 1]] * wt[n - 1], k = n - 2;                 \
+                            else acc = FMA(x[off[n - 1]], wt[n - 1], x[off[n - 2]] * wt[n - 2]), k = n - 3; \
+                            for (; k >= 0; k--) acc = FMA(x[off[k]], wt[k], acc);                       \
                         } else {                                                                        \
-                            acc = FMA(x[off[0]], wt[0], x[off[1]] * wt[1]);                             \
+                            acc = p->reduced == 2 ? FMA(x[off[1]], wt[1], x[off[0]] * wt[0])             \
+                                                 : FMA(x[off[0]], wt[0], x[off[1]] * wt[1]);             \
                             for (int k = 2; k < n; k++) acc = FMA(x[off[k]], wt[k], acc);               \
                         }                                                                               \
                         y[o] = acc;                                                                     \
