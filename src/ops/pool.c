@@ -655,7 +655,7 @@ static int avg_args(tn_value *a, int k, pool_args *r) {
         if (r->fmt == 3) r->fmt = 0;
         return shape_check2(t, r, t->sizes[t->ndim - 3], isp);
     }
-    if (r->fmt == 2) r->fmt = 0;
+    r->fmt = 0;   /* upstream's 3-d frame kernel: contiguous output */
     return shape_check3(t, r, t->sizes[t->ndim - 4], isp, "avg_pool3d()", true);
 }
 
@@ -837,8 +837,8 @@ static PyObject *adaptive_avg_bwd(tn_value *a, int k) {
         return NULL;
     }
     if (t->dtype != g->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `grad_output` but got dtype %s", tn_dtype_cxx_name(t->dtype),
-                     tn_dtype_cxx_name(g->dtype));
+        PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool%dd_backward_out_cpu_template: Expected dtype %s for `grad_output` but "
+                     "got dtype %s", k, tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(g->dtype));
         return NULL;
     }
     bool same = t->ndim == nd;
@@ -1103,8 +1103,18 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
     PyObject *r = k == 2 ? tn_aten(TN_ROW_mean_dim, "(O[ii]O)", x, -1, -2, Py_True)
                          : tn_aten(TN_ROW_mean_dim, "(O[iii]O)", x, -1, -2, -3, Py_True);
     const tn_tensor *t = tn_tensor_of(x);
-    if (r && tn_pool_format(t) == k) {
-        /* upstream: out.as_strided_(sizes, channels-last strides); here the same view, not in place */
+    if (r && tn_pool_format(t) == k && !((tn_tensor_obj *)r)->grad_fn && tn_tensor_of(r)->storage->refcnt == 1) {
+        /* upstream: out.as_strided_(sizes, channels-last strides). The fresh mean result is
+         * contiguous [n, c, 1, ...], which holds its elements where those strides put them, so
+         * restriding in place changes no element */
+        tn_tensor *rt = tn_tensor_of(r);
+        rt->strides[0] = t->sizes[1];
+        rt->strides[1] = 1;
+        for (int d = 2; d < rt->ndim; d++) rt->strides[d] = t->sizes[1];
+    } else if (r && tn_pool_format(t) == k) {
+        /* recording: upstream's in-place as_strided_ (AsStridedBackward1) is not implemented;
+         * the same view through as_strided (AsStridedBackward0) gives the same values and
+         * gradients */
         long long nb = t->sizes[0], c = t->sizes[1];
         PyObject *v = k == 2 ? tn_aten(TN_ROW_as_strided, "(O[LLii][LiLL])", r, nb, c, 1, 1, c, 1, c, c)
                              : tn_aten(TN_ROW_as_strided, "(O[LLiii][LiLLL])", r, nb, c, 1, 1, 1, c, 1, c, c, c);
