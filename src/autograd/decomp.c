@@ -8,6 +8,7 @@
 
 #include "dispatch/modes.h"
 #include "ops/common.h"
+#include "ops/pool.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
@@ -1335,6 +1336,19 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_is_floating_point, d_nondiff, -3}, {TN_ROW_is_complex, d_nondiff, -3}, {TN_ROW_item, d_nondiff, -3},
     {TN_ROW_is_nonzero, d_nondiff, -3}, {TN_ROW_isclose, d_nondiff, -3}, {TN_ROW_isfinite, d_nondiff, -3},
     {TN_ROW_argmax, d_nondiff, -3}, {TN_ROW_argmin, d_nondiff, -3}, {TN_ROW_argsort, d_nondiff, -3},
+    /* pooling and interpolation family: upstream's composites, written in ops/pool.c over the door */
+    {TN_ROW_max_pool2d, tn_op_max_pool2d, -1}, {TN_ROW_max_pool3d, tn_op_max_pool3d, -1},
+    {TN_ROW_max_pool1d, tn_pool_max_pool1d_composite, -1}, {TN_ROW_max_pool1d_with_indices, tn_op_max_pool1d_with_indices, -1},
+    {TN_ROW_avg_pool1d, tn_op_avg_pool1d, -1}, {TN_ROW_adaptive_avg_pool1d, tn_op_adaptive_avg_pool1d, -1},
+    {TN_ROW_adaptive_avg_pool2d, tn_op_adaptive_avg_pool2d, -1}, {TN_ROW_adaptive_avg_pool3d, tn_op_adaptive_avg_pool3d, -1},
+    {TN_ROW_adaptive_max_pool1d, tn_op_adaptive_max_pool1d, -1},
+    {TN_ROW_upsample_nearest1d_vec, tn_op_upsample_nearest1d_vec, -1}, {TN_ROW_upsample_nearest2d_vec, tn_op_upsample_nearest2d_vec, -1},
+    {TN_ROW_upsample_nearest3d_vec, tn_op_upsample_nearest3d_vec, -1},
+    {TN_ROW__upsample_nearest_exact1d_vec, tn_op__upsample_nearest_exact1d_vec, -1},
+    {TN_ROW__upsample_nearest_exact2d_vec, tn_op__upsample_nearest_exact2d_vec, -1},
+    {TN_ROW__upsample_nearest_exact3d_vec, tn_op__upsample_nearest_exact3d_vec, -1},
+    {TN_ROW_upsample_linear1d_vec, tn_op_upsample_linear1d_vec, -1}, {TN_ROW_upsample_bilinear2d_vec, tn_op_upsample_bilinear2d_vec, -1},
+    {TN_ROW_upsample_trilinear3d_vec, tn_op_upsample_trilinear3d_vec, -1}, {TN_ROW_upsample_bicubic2d_vec, tn_op_upsample_bicubic2d_vec, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

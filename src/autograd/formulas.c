@@ -2340,6 +2340,168 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
     Py_DECREF(r);
     return 0;
 }
+#define tn_aten_tuple(row, t) tn_aten((row), "O", (t))
+
+/* ---- pooling and interpolation family (ops/pool.c, ops/interp.c), as derivatives.yaml writes them ---- */
+
+/* (grad, self, args[1..last]) for a pooling forward node: the backward op takes the forward's
+ * arguments after grad and self, then `extra` (result1 for max pools) when given */
+static PyObject *pool_backward_call(tn_node *n, int row, PyObject *g, int last, PyObject *extra) {
+    int m = last + 1 + (extra ? 1 : 0);
+    PyObject *t = PyTuple_New(m + 1);
+    if (!t) return NULL;
+    PyObject *self = saved(n, 0);
+    if (!self) { Py_DECREF(t); return NULL; }
+    PyTuple_SetItem(t, 0, Py_NewRef(g));
+    PyTuple_SetItem(t, 1, self);
+    for (int i = 1; i <= last; i++) {
+        PyObject *v = arg_obj(n, i);
+        if (!v) { Py_DECREF(t); return NULL; }
+        PyTuple_SetItem(t, i + 1, v);
+    }
+    if (extra) PyTuple_SetItem(t, last + 2, Py_NewRef(extra));
+    PyObject *r = tn_aten_tuple(row, t);
+    Py_DECREF(t);
+    return r;
+}
+/* max_pool{2,3}d_with_indices: self: max_pool{2,3}d_with_indices_backward(grad, self, kernel_size,
+ * stride, padding, dilation, ceil_mode, result1) */
+static int max_pool_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
+    if (!g[0]) return 0;
+    T_;
+    PyObject *ix = K(result(n, 1));
+    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 5, ix)) : NULL);
+    DONE;
+}
+static int f_max_pool2d_wi(tn_node *n, PyObject **g, PyObject **o) { return max_pool_fwd_formula(n, g, o, TN_ROW_max_pool2d_with_indices_backward); }
+static int f_max_pool3d_wi(tn_node *n, PyObject **g, PyObject **o) { return max_pool_fwd_formula(n, g, o, TN_ROW_max_pool3d_with_indices_backward); }
+/* avg_pool{2,3}d: self: avg_pool{2,3}d_backward(grad, self, kernel_size, stride, padding,
+ * ceil_mode, count_include_pad, divisor_override) */
+static int f_avg_pool2d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW_avg_pool2d_backward, g[0], 6, NULL)); return 0; }
+static int f_avg_pool3d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW_avg_pool3d_backward, g[0], 6, NULL)); return 0; }
+/* _adaptive_avg_pool{2,3}d: self: _adaptive_avg_pool{2,3}d_backward(grad, self) */
+static int f_adaptive_avg2d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW__adaptive_avg_pool2d_backward, g[0], 0, NULL)); return 0; }
+static int f_adaptive_avg3d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW__adaptive_avg_pool3d_backward, g[0], 0, NULL)); return 0; }
+/* adaptive_max_pool{2,3}d: self: adaptive_max_pool{2,3}d_backward(grad, self, result1) */
+static int adaptive_max_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
+    if (!g[0]) return 0;
+    T_;
+    PyObject *ix = K(result(n, 1));
+    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 0, ix)) : NULL);
+    DONE;
+}
+static int f_adaptive_max2d(tn_node *n, PyObject **g, PyObject **o) { return adaptive_max_formula(n, g, o, TN_ROW_adaptive_max_pool2d_backward); }
+static int f_adaptive_max3d(tn_node *n, PyObject **g, PyObject **o) { return adaptive_max_formula(n, g, o, TN_ROW_adaptive_max_pool3d_backward); }
+
+/* max_pool_double_backward(grad, indices, dim): grad.contiguous(fmt).view(lead + [-1])
+ * .gather(-1, indices.view(lead + [-1])).view(indices.sizes()); empty: empty_like(indices, grad's dtype) */
+static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int dim) {
+    const tn_tensor *it = tn_tensor_of(indices);
+    if (tn_numel(it) == 0) {
+        PyObject *kw = dtype_kw(tn_tensor_of(grad)->dtype), *r = kw ? tn_aten_kw(TN_ROW_empty_like, kw, "(O)", indices) : NULL;
+        Py_XDECREF(kw);
+        return r;
+    }
+    T_;
+    int64_t lead[TN_MAX_DIMS];
+    int k = it->ndim - dim;
+    for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
+    lead[k] = -1;
+    PyObject *size = K(int_list(lead, k + 1));
+    PyObject *iv = K(tn_aten(TN_ROW_view, "(OO)", indices, size));
+    /* upstream asks for indices' suggested layout; a channels-last one cannot take the view
+     * below in either implementation, so contiguous is what succeeds */
+    PyObject *gc = iv ? K(tn_aten(TN_ROW_contiguous, "(O)", grad)) : NULL;
+    PyObject *gv = gc ? K(tn_aten(TN_ROW_view, "(OO)", gc, size)) : NULL;
+    PyObject *ga = gv ? K(tn_aten(TN_ROW_gather, "(OiO)", gv, -1, iv)) : NULL;
+    PyObject *shape = ga ? K(tn_py_size_new(it->ndim, it->sizes)) : NULL;
+    PyObject *r = shape ? tn_aten(TN_ROW_view, "(OO)", ga, shape) : NULL;
+    drop_(&T);
+    return r;
+}
+/* max_pool{2,3}d_with_indices_backward / adaptive_max_pool{2,3}d_backward: grad_output:
+ * max_pool_double_backward(grad, indices, dim); self: zeros_like(self) */
+static int max_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int ix_arg, int dim) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, ix_arg)), dim)));
+    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+static int f_max_pool2d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 2); }
+static int f_max_pool3d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 3); }
+static int f_adaptive_max2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 2); }
+static int f_adaptive_max3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 3); }
+/* avg_pool{2,3}d_backward: grad_output: avg_pool{2,3}d(grad, kernel_size, stride, padding,
+ * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
+static int avg_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *t = K(PyTuple_New(7));
+        if (t) {
+            PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
+            for (int i = 2; i <= 7; i++) PyTuple_SetItem(t, i - 1, arg_obj(n, i));
+        }
+        OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+static int f_avg_pool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, TN_ROW_avg_pool2d); }
+static int f_avg_pool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, TN_ROW_avg_pool3d); }
+/* _adaptive_avg_pool{2,3}d_backward: grad_output: _adaptive_avg_pool{2,3}d(grad, grad_output's
+ * last k sizes); self: zeros_like(self) */
+static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int k) {
+    T_;
+    if (need(n, 0)) {
+        const tn_meta *m = meta(n, 0);
+        OUTK(0, K(tn_aten(row, "(OO)", g[0], K(int_list(tn_meta_sizes(m) + m->ndim - k, k)))));
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
+    DONE;
+}
+static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool2d, 2); }
+static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool3d, 3); }
+
+/* upsample_*: self: upsample_*_backward(grad, output_size, self.sizes(), [align_corners,] scales...) */
+static int interp_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *t = K(PyTuple_New(nargs + 1));
+    if (t) {
+        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
+        PyTuple_SetItem(t, 1, arg_obj(n, 1));
+        PyTuple_SetItem(t, 2, sizes_of(n, 0));
+        for (int i = 2; i < nargs; i++) PyTuple_SetItem(t, i + 1, arg_obj(n, i));
+    }
+    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    DONE;
+}
+/* upsample_*_backward: grad_output: upsample_*(grad, output_size, [align_corners,] scales...) */
+static int interp_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *t = K(PyTuple_New(nargs - 1));
+    if (t) {
+        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
+        PyTuple_SetItem(t, 1, arg_obj(n, 1));
+        for (int i = 3; i < nargs; i++) PyTuple_SetItem(t, i - 1, arg_obj(n, i));
+    }
+    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    DONE;
+}
+#define INTERP_FORMULAS(OP, NF, NB)                                                                                 \
+    static int f_##OP(tn_node *n, PyObject **g, PyObject **o) { return interp_fwd_formula(n, g, o, TN_ROW_##OP##_backward, NF); } \
+    static int f_##OP##_backward(tn_node *n, PyObject **g, PyObject **o) { return interp_bwd_formula(n, g, o, TN_ROW_##OP, NB); }
+INTERP_FORMULAS(upsample_nearest1d, 3, 4)
+INTERP_FORMULAS(upsample_nearest2d, 4, 5)
+INTERP_FORMULAS(upsample_nearest3d, 5, 6)
+INTERP_FORMULAS(_upsample_nearest_exact1d, 3, 4)
+INTERP_FORMULAS(_upsample_nearest_exact2d, 4, 5)
+INTERP_FORMULAS(_upsample_nearest_exact3d, 5, 6)
+INTERP_FORMULAS(upsample_linear1d, 4, 5)
+INTERP_FORMULAS(upsample_bilinear2d, 5, 6)
+INTERP_FORMULAS(upsample_trilinear3d, 6, 7)
+INTERP_FORMULAS(upsample_bicubic2d, 5, 6)
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -2464,6 +2626,25 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
     {TN_ROW_convolution_backward, f_convolution_backward},
     {TN_ROW_im2col, f_im2col}, {TN_ROW_col2im, f_col2im},
+    /* pooling and interpolation family */
+    {TN_ROW_max_pool2d_with_indices, f_max_pool2d_wi}, {TN_ROW_max_pool3d_with_indices, f_max_pool3d_wi},
+    {TN_ROW_avg_pool2d, f_avg_pool2d}, {TN_ROW_avg_pool3d, f_avg_pool3d},
+    {TN_ROW__adaptive_avg_pool2d, f_adaptive_avg2d}, {TN_ROW__adaptive_avg_pool3d, f_adaptive_avg3d},
+    {TN_ROW_adaptive_max_pool2d, f_adaptive_max2d}, {TN_ROW_adaptive_max_pool3d, f_adaptive_max3d},
+    {TN_ROW_max_pool2d_with_indices_backward, f_max_pool2d_wi_bwd}, {TN_ROW_max_pool3d_with_indices_backward, f_max_pool3d_wi_bwd},
+    {TN_ROW_adaptive_max_pool2d_backward, f_adaptive_max2d_bwd}, {TN_ROW_adaptive_max_pool3d_backward, f_adaptive_max3d_bwd},
+    {TN_ROW_avg_pool2d_backward, f_avg_pool2d_bwd}, {TN_ROW_avg_pool3d_backward, f_avg_pool3d_bwd},
+    {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
+    {TN_ROW_upsample_nearest1d, f_upsample_nearest1d}, {TN_ROW_upsample_nearest1d_backward, f_upsample_nearest1d_backward},
+    {TN_ROW_upsample_nearest2d, f_upsample_nearest2d}, {TN_ROW_upsample_nearest2d_backward, f_upsample_nearest2d_backward},
+    {TN_ROW_upsample_nearest3d, f_upsample_nearest3d}, {TN_ROW_upsample_nearest3d_backward, f_upsample_nearest3d_backward},
+    {TN_ROW__upsample_nearest_exact1d, f__upsample_nearest_exact1d}, {TN_ROW__upsample_nearest_exact1d_backward, f__upsample_nearest_exact1d_backward},
+    {TN_ROW__upsample_nearest_exact2d, f__upsample_nearest_exact2d}, {TN_ROW__upsample_nearest_exact2d_backward, f__upsample_nearest_exact2d_backward},
+    {TN_ROW__upsample_nearest_exact3d, f__upsample_nearest_exact3d}, {TN_ROW__upsample_nearest_exact3d_backward, f__upsample_nearest_exact3d_backward},
+    {TN_ROW_upsample_linear1d, f_upsample_linear1d}, {TN_ROW_upsample_linear1d_backward, f_upsample_linear1d_backward},
+    {TN_ROW_upsample_bilinear2d, f_upsample_bilinear2d}, {TN_ROW_upsample_bilinear2d_backward, f_upsample_bilinear2d_backward},
+    {TN_ROW_upsample_trilinear3d, f_upsample_trilinear3d}, {TN_ROW_upsample_trilinear3d_backward, f_upsample_trilinear3d_backward},
+    {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

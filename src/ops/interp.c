@@ -1,0 +1,465 @@
+/* ops/interp.c — interpolation: upsample_nearest{1,2,3}d, _upsample_nearest_exact{1,2,3}d,
+ * upsample_linear1d, upsample_bilinear2d, upsample_trilinear3d, upsample_bicubic2d, their
+ * _backward ops, and the .vec composites (output size from scale factors, then the op).
+ *
+ * Upstream chooses among kernels by layout and size, and their index / weight formulas differ;
+ * each is reproduced: the generic kernel (weights in the tensor's dtype, nearest indices from
+ * the compute-type scale), the channels-last kernel (nearest_idx with its float scale and
+ * special cases; linear weights multiplied out in the compute type), and the backward kernels
+ * (nearest_idx; compute-type weights, accumulated in f32 for f16 / bf16). Index and weight
+ * arithmetic carries the fused multiply-adds upstream's AVX2 / AVX-512 builds form (measured bit
+ * for bit on torch 2.13.0); see kernels/ref/pool.c for the sums. */
+#include "autograd/autograd.h"
+#include "core/dtype.h"
+#include "core/parallel.h"
+#include "kernels/pool.h"
+#include "ops/common.h"
+#include "ops/pool.h"
+#include "python/common.h"
+#include "tn_ops_gen.h"
+
+#include <math.h>
+#include <stdio.h>
+
+typedef enum { K_NEAREST, K_NEAREST_EXACT, K_LINEAR, K_CUBIC } ikind;
+
+/* ---------------------------------------------------------------- index / weight tables */
+
+static bool has_scale(const tn_value *s) { return s && (s->tag == TN_V_FLOAT || s->tag == TN_V_INT) && tn_value_as_double(s) > 0.; }
+
+#define TABLES(SUF, T, FMA)                                                                             \
+    static T scale_##SUF(int64_t I, int64_t O, bool align, const tn_value *s) {                         \
+        if (align) return O > 1 ? (T)(I - 1) / (T)(O - 1) : (T)0;                                       \
+        if (has_scale(s)) return (T)(1.0 / tn_value_as_double(s));                                      \
+        return (T)I / (T)O;                                                                             \
+    }                                                                                                   \
+    /* a * b + c, fused as upstream's kernels under FMA contraction, or not (its files built      \
+     * without it: the bicubic backward) */                                                         \
+    static T mad_##SUF(T a, T b, T c, bool fused) { return fused ? FMA(a, b, c) : a * b + c; }         \
+    static T src_##SUF(T scale, int64_t i, bool align, bool cubic, bool fu) {                          \
+        if (align) return scale * (T)i;                                                                 \
+        T r = mad_##SUF(scale, (T)i + (T)0.5, (T)-0.5, fu);                                             \
+        return (!cubic && r < (T)0) ? (T)0 : r;                                                         \
+    }                                                                                                   \
+    /* upstream's guard_index_and_lambda */                                                             \
+    static int64_t guard_##SUF(T r, int64_t I, T *lambda) {                                             \
+        int64_t i = (int64_t)floorf((float)r);                                                          \
+        if (i > I - 1) i = I - 1;                                                                       \
+        T l = r - (T)i;                                                                                 \
+        *lambda = l < (T)0 ? (T)0 : l > (T)1 ? (T)1 : l;                                                \
+        return i;                                                                                       \
+    }                                                                                                   \
+    /* upstream's cubic_convolution1 / 2, with the contractions its build forms (the last step is \
+     * not fused in either) */                                                                      \
+    static T cc1_##SUF(T x, T A, bool fu) { return mad_##SUF(A + 2, x, -(A + 3), fu) * x * x + 1; }       \
+    static T cc2_##SUF(T x, T A, bool fu) {                                                             \
+        return mad_##SUF(mad_##SUF(A, x, -5 * A, fu), x, 8 * A, fu) * x - 4 * A;                        \
+    }                                                                                                   \
+    /* upstream's get_cubic_upsample_coefficients */                                                    \
+    static void cubic_##SUF(T t, T *c, bool fu) {                                                       \
+        T A = (T)-0.75, x2 = (T)(1.0 - t);                                                              \
+        c[0] = cc2_##SUF((T)(t + 1.0), A, fu);                                                          \
+        c[1] = cc1_##SUF(t, A, fu);                                                                     \
+        c[2] = cc1_##SUF(x2, A, fu);                                                                    \
+        c[3] = cc2_##SUF((T)(x2 + 1.0), A, fu);                                                         \
+    }                                                                                                   \
+    /* one dim's table. rnd: round weights to the tensor's dtype (upstream's generic kernel        \
+     * stores them in it); nearest_cl: upstream's nearest_idx / nearest_exact_idx instead of the   \
+     * generic kernel's indices. */                                                                 \
+    static void table_##SUF(ikind k, int64_t I, int64_t O, bool align, const tn_value *s, int rnd,      \
+                            bool nearest_cl, bool fu, int64_t *idx, double *w) {                        \
+        T scale = scale_##SUF(I, O, align, s);                                                          \
+        for (int64_t o = 0; o < O; o++) {                                                               \
+            if (k == K_NEAREST || k == K_NEAREST_EXACT) {                                               \
+                int64_t i;                                                                              \
+                if (nearest_cl) {                                                                       \
+                    float f = has_scale(s) ? (float)(1.0 / tn_value_as_double(s)) : (float)I / (float)O; \
+                    if (k == K_NEAREST_EXACT) i = (int64_t)floorf((float)(((double)o + 0.5) * (double)f)); \
+                    else if (O == I) i = o;                                                             \
+                    else if (O == 2 * I) i = o >> 1;                                                    \
+                    else i = (int64_t)floorf((float)o * f);                                             \
+                } else if (k == K_NEAREST) {                                                            \
+                    i = (int64_t)floorf((float)(scale * (T)o));                                         \
+                } else {                                                                                \
+                    i = (int64_t)floorf((float)((double)src_##SUF(scale, o, false, false, fu) + 0.5));      \
+                }                                                                                       \
+                idx[o] = i < I - 1 ? i : I - 1;                                                         \
+            } else if (k == K_LINEAR) {                                                                 \
+                int64_t i0 = o, i1 = o;                                                                 \
+                T l0 = 1, l1 = 0;                                                                       \
+                if (O != I) {                                                                           \
+                    i0 = guard_##SUF(src_##SUF(scale, o, align, false, fu), I, &l1);                        \
+                    i1 = i0 + (i0 < I - 1 ? 1 : 0);                                                     \
+                    l1 = (T)round_w(l1, rnd);                                                           \
+                    l0 = (T)1 - l1;                                                                     \
+                }                                                                                       \
+                idx[2 * o] = i0;                                                                        \
+                idx[2 * o + 1] = i1;                                                                    \
+                w[2 * o] = round_w(l0, rnd);                                                            \
+                w[2 * o + 1] = l1;                                                                      \
+            } else {                                                                                    \
+                T t, c[4];                                                                              \
+                int64_t i = guard_##SUF(src_##SUF(scale, o, align, true, fu), I, &t);                   \
+                cubic_##SUF(t, c, fu);                                                                  \
+                for (int j = 0; j < 4; j++) {                                                           \
+                    int64_t q = i + j - 1;                                                              \
+                    q = q < I - 1 ? q : I - 1;                                                          \
+                    idx[4 * o + j] = q > 0 ? q : 0;                                                     \
+                    w[4 * o + j] = round_w(c[j], rnd);                                                  \
+                }                                                                                       \
+            }                                                                                           \
+        }                                                                                               \
+    }
+
+/* a weight stored in the tensor's dtype (rnd 1 bf16, 2 f16), as a double */
+static double round_w(double v, int rnd) {
+    if (rnd == 1) return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    if (rnd == 2) return tn_f16_to_f32(tn_f32_to_f16((float)v));
+    return v;
+}
+
+TABLES(f32, float, fmaf)
+TABLES(f64, double, fma)
+
+static int taps_of(ikind k) { return k == K_LINEAR ? 2 : k == K_CUBIC ? 4 : 1; }
+
+typedef struct {
+    tn_interp_plan p;
+    int64_t *ibuf;
+    double *wbuf;
+} iplan;
+
+/* Build the plan for nd real dims, input spatial sizes isz[nd], output osz[nd]. */
+static int plan_build(iplan *b, ikind k, int nd, int64_t planes, const int64_t *isz, const int64_t *osz, bool align,
+                      const tn_value *const *scales, bool dbl, int rnd, bool nearest_cl, bool fused) {
+    memset(b, 0, sizeof *b);
+    int K = taps_of(k);
+    int64_t tot = 3;
+    for (int d = 0; d < nd; d++) tot += osz[d] * K;
+    b->ibuf = PyMem_Malloc((size_t)tot * sizeof(int64_t));
+    b->wbuf = PyMem_Malloc((size_t)tot * sizeof(double));
+    if (!b->ibuf || !b->wbuf) {
+        PyMem_Free(b->ibuf);
+        PyMem_Free(b->wbuf);
+        b->ibuf = NULL;
+        b->wbuf = NULL;
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t *iw = b->ibuf;
+    double *ww = b->wbuf;
+    b->p.planes = planes;
+    b->p.nd = nd;
+    b->p.taps = K;
+    b->p.order = TN_FWD_NESTED;
+    for (int d = 0; d < 3; d++) {
+        int r = d - (3 - nd);   /* real dim index, < 0: a leading dummy dim */
+        if (r < 0) {
+            b->p.in[d] = b->p.out[d] = 1;
+            *iw = 0;
+            *ww = 1;
+            b->p.idx[d] = iw++;
+            b->p.w[d] = ww++;
+            continue;
+        }
+        b->p.in[d] = isz[r];
+        b->p.out[d] = osz[r];
+        if (dbl) table_f64(k, isz[r], osz[r], align, scales[r], 0, nearest_cl, fused, iw, ww);
+        else table_f32(k, isz[r], osz[r], align, scales[r], rnd, nearest_cl, fused, iw, ww);
+        b->p.idx[d] = iw;
+        b->p.w[d] = K > 1 ? ww : NULL;
+        iw += osz[r] * K;
+        ww += osz[r] * K;
+    }
+    return 0;
+}
+
+static void plan_free(iplan *b) {
+    PyMem_Free(b->ibuf);
+    PyMem_Free(b->wbuf);
+}
+
+/* ---------------------------------------------------------------- the operators */
+
+typedef struct {
+    ikind kind;
+    int nd;
+    const char *name;      /* upsample_nearest2d, ... */
+} iop;
+
+static const char *const AXES[3][3] = {{"W"}, {"H", "W"}, {"D", "H", "W"}};
+
+/* upstream's upsample_{1,2,3}d_common_check */
+static int common_check(int nd, int in_n, const int64_t *in, int out_n, const int64_t *out) {
+    if (out_n != nd) {
+        PyErr_Format(PyExc_RuntimeError, "It is expected output_size equals to %d, but got size %d", nd, out_n);
+        return -1;
+    }
+    if (in_n != nd + 2) {
+        PyErr_Format(PyExc_RuntimeError, "It is expected input_size equals to %d, but got size %d", nd + 2, in_n);
+        return -1;
+    }
+    bool ok = true;
+    for (int d = 0; d < nd; d++) ok = ok && in[2 + d] > 0 && out[d] > 0;
+    if (ok) return 0;
+    char a[128] = "", b[128] = "";
+    size_t la = 0, lb = 0;
+    for (int d = 0; d < nd; d++) {
+        la += (size_t)snprintf(a + la, sizeof a - la, "%s%s: %lld", d ? ", " : "", AXES[nd - 1][d], (long long)in[2 + d]);
+        lb += (size_t)snprintf(b + lb, sizeof b - lb, "%s%s: %lld", d ? ", " : "", AXES[nd - 1][d], (long long)out[d]);
+    }
+    PyErr_Format(PyExc_RuntimeError, "Input and output sizes should be greater than 0, but got input (%s) output (%s)", a, b);
+    return -1;
+}
+
+static bool cl_contiguous(const tn_tensor *t) {
+    int nd = t->ndim;
+    if (nd != 4 && nd != 5) return false;
+    int64_t acc = 1;
+    int order[5] = {1, nd - 1, nd - 2, nd == 5 ? 2 : 0, 0};
+    for (int i = 0; i < nd; i++) {
+        int d = order[i];
+        if (t->sizes[d] != 1 && t->strides[d] != acc) return false;
+        acc *= t->sizes[d];
+    }
+    return true;
+}
+
+/* the width in elements of the vector loop of upstream's channels-last linear kernel: 32 bytes
+ * (measured: an f64 tensor of 5 channels takes channels 0-3 through it on an AVX-512 host) */
+static int64_t vec_width(tn_dtype dt) { return 32 / tn_dtype_itemsize(dt); }
+
+/* forward: a = (self, output_size, [align_corners], scales...) */
+static PyObject *interp_fwd(const iop *op, tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    int nd = op->nd;
+    bool lin = op->kind == K_LINEAR || op->kind == K_CUBIC;
+    bool align = lin && a[2].u.i != 0;
+    const tn_value *scales[3];
+    for (int d = 0; d < nd; d++) scales[d] = &a[(lin ? 3 : 2) + d];
+    int on = a[1].u.ints.n;
+    const int64_t *osz = a[1].u.ints.v;
+    if (common_check(nd, t->ndim, t->sizes, on, osz) < 0) return NULL;
+    char sh[256];
+    tn_shape_str(sh, sizeof sh, t->ndim, t->sizes);
+    bool empty_ok = true;
+    for (int d = 1; d < t->ndim; d++) empty_ok = empty_ok && t->sizes[d] != 0;
+    if (!empty_ok) {
+        PyErr_Format(PyExc_RuntimeError, "Non-empty %dD data tensor expected but got a tensor with sizes %s", nd + 2, sh);
+        return NULL;
+    }
+    int64_t out_sizes[5] = {t->sizes[0], t->sizes[1]};
+    for (int d = 0; d < nd; d++) out_sizes[2 + d] = osz[d];
+    int fmt = tn_pool_format(t);
+    tn_dtype dt = t->dtype;
+    int64_t C = t->sizes[1];
+    /* upstream's choice of kernel */
+    bool cl = false;
+    if (nd == 2 && op->kind != K_CUBIC)
+        cl = (cl_contiguous(t) && C > 3) || osz[0] + osz[1] <= 128 ||
+             (op->kind == K_LINEAR && tn_get_num_threads() == 1 && C == 3);
+    if (nd == 3 && op->kind != K_CUBIC) cl = cl_contiguous(t) && C > 3;
+    bool floaty = tn_nn_float(dt);
+    if (!floaty && !(dt == TN_DTYPE_U8 && !lin)) {
+        if (dt == TN_DTYPE_U8) return tn_not_implemented("uint8 linear / cubic interpolation");
+        const char *kn = op->kind == K_LINEAR ? (cl ? (nd == 2 ? "upsample_bilinear2d_channels_last" : "upsample_trilinear3d_channels_last")
+                                                    : "compute_indices_weights_linear")
+                         : op->kind == K_CUBIC ? "compute_indices_weights_cubic"
+                         : cl ? (nd == 2 ? "upsample_nearest2d_channels_last" : "upsample_nearest3d_channels_last")
+                              : "compute_indices_weights_nearest";
+        return tn_kernel_missing(kn, dt);
+    }
+    if (tn_numel(t) == 0) return tn_pool_new(nd + 2, out_sizes, dt, fmt);
+    tn_dtype ct = lin ? tn_nn_compute(dt) : dt;
+    int rnd = dt == TN_DTYPE_BF16 ? 1 : dt == TN_DTYPE_F16 ? 2 : 0;
+    PyObject *x = tn_as_dtype(a[0].u.obj, ct, true);
+    PyObject *r = x ? tn_tensor_new_empty(nd + 2, out_sizes, ct, TN_DEVICE_CPU) : NULL;
+    iplan b;
+    if (r && plan_build(&b, op->kind, nd, t->sizes[0] * C, t->sizes + 2, osz, align, scales, ct == TN_DTYPE_F64,
+                        cl ? 0 : rnd, cl, true) == 0) {
+        if (cl && op->kind == K_LINEAR) {
+            b.p.order = TN_FWD_PRODUCT;
+            b.p.channels = C;
+            int64_t V = vec_width(dt);
+            b.p.vec_planes = C - C % V;
+            b.p.reduced = dt == TN_DTYPE_BF16 ? 1 : dt == TN_DTYPE_F16 ? 2 : 0;
+        }
+        const void *in = tn_data(tn_tensor_of(x));
+        void *out = tn_data(tn_tensor_of(r));
+        Py_BEGIN_ALLOW_THREADS
+        if (!lin) tn_interp_nearest(&b.p, in, out, tn_dtype_itemsize(ct));
+        else if (ct == TN_DTYPE_F64) tn_interp_f64(&b.p, in, out);
+        else tn_interp_f32(&b.p, in, out);
+        Py_END_ALLOW_THREADS
+        plan_free(&b);
+    } else {
+        Py_CLEAR(r);
+    }
+    Py_XDECREF(x);
+    if (!r) return NULL;
+    if (tn_tensor_of(r)->dtype == dt && !fmt) return r;
+    PyObject *o = tn_pool_new(nd + 2, out_sizes, dt, fmt);
+    if (o && tn_copy_into(o, r) < 0) Py_CLEAR(o);
+    Py_DECREF(r);
+    return o;
+}
+
+/* backward: a = (grad_output, output_size, input_size, [align_corners], scales...) */
+static PyObject *interp_bwd(const iop *op, tn_value *a) {
+    tn_tensor *g = TN_T(a[0]);
+    int nd = op->nd;
+    bool lin = op->kind == K_LINEAR || op->kind == K_CUBIC;
+    bool align = lin && a[3].u.i != 0;
+    const tn_value *scales[3];
+    for (int d = 0; d < nd; d++) scales[d] = &a[(lin ? 4 : 3) + d];
+    int on = a[1].u.ints.n, in_n = a[2].u.ints.n;
+    const int64_t *osz = a[1].u.ints.v, *isz = a[2].u.ints.v;
+    if (common_check(nd, in_n, isz, on, osz) < 0) return NULL;
+    if (g->ndim != nd + 2) {
+        PyErr_Format(PyExc_RuntimeError, "Expected grad_output to be a tensor of dimension %d but got: dimension %d", nd + 2, g->ndim);
+        return NULL;
+    }
+    for (int i = 0; i < nd + 2; i++) {
+        int64_t want = i < 2 ? isz[i] : osz[i - 2];
+        if (g->sizes[i] != want) {
+            PyErr_Format(PyExc_RuntimeError, "Expected grad_output to have the same shape as output; output.size(%d) = %lld but got "
+                         "grad_output.size(%d) = %lld", i, (long long)want, i, (long long)g->sizes[i]);
+            return NULL;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (isz[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Trying to create tensor with negative dimension");
+            return NULL;
+        }
+    tn_dtype dt = g->dtype;
+    int fmt = tn_pool_format(g);
+    if (!tn_nn_float(dt)) {
+        char kn[64];
+        snprintf(kn, sizeof kn, "%s_backward", op->name);
+        return tn_kernel_missing(kn, dt);
+    }
+    tn_dtype ct = tn_nn_compute(dt);
+    int64_t in_sizes[5];
+    for (int i = 0; i < nd + 2; i++) in_sizes[i] = isz[i];
+    PyObject *gc = tn_as_dtype(a[0].u.obj, ct, true);
+    PyObject *r = gc ? tn_tensor_new_empty(nd + 2, in_sizes, ct, TN_DEVICE_CPU) : NULL;
+    iplan b;
+    if (r && plan_build(&b, op->kind, nd, isz[0] * isz[1], isz + 2, osz, align, scales, ct == TN_DTYPE_F64, 0, true,
+                        op->kind != K_CUBIC) == 0) {
+        if (tn_numel(tn_tensor_of(r)) > 0) {
+            const void *gv = tn_data(tn_tensor_of(gc));
+            void *gi = tn_data(tn_tensor_of(r));
+            Py_BEGIN_ALLOW_THREADS
+            if (ct == TN_DTYPE_F64) tn_interp_f64_bwd(&b.p, gv, gi);
+            else tn_interp_f32_bwd(&b.p, gv, gi);
+            Py_END_ALLOW_THREADS
+        }
+        plan_free(&b);
+    } else {
+        Py_CLEAR(r);
+    }
+    Py_XDECREF(gc);
+    if (!r) return NULL;
+    if (dt == ct && !fmt) return r;
+    PyObject *o = tn_pool_new(nd + 2, in_sizes, dt, fmt);
+    if (o && tn_copy_into(o, r) < 0) Py_CLEAR(o);
+    Py_DECREF(r);
+    return o;
+}
+
+static const iop OP_N1 = {K_NEAREST, 1, "upsample_nearest1d"}, OP_N2 = {K_NEAREST, 2, "upsample_nearest2d"},
+                 OP_N3 = {K_NEAREST, 3, "upsample_nearest3d"}, OP_E1 = {K_NEAREST_EXACT, 1, "_upsample_nearest_exact1d"},
+                 OP_E2 = {K_NEAREST_EXACT, 2, "_upsample_nearest_exact2d"}, OP_E3 = {K_NEAREST_EXACT, 3, "_upsample_nearest_exact3d"},
+                 OP_L1 = {K_LINEAR, 1, "upsample_linear1d"}, OP_L2 = {K_LINEAR, 2, "upsample_bilinear2d"},
+                 OP_L3 = {K_LINEAR, 3, "upsample_trilinear3d"}, OP_C2 = {K_CUBIC, 2, "upsample_bicubic2d"};
+
+PyObject *tn_op_upsample_nearest1d(tn_value *a) { return interp_fwd(&OP_N1, a); }
+PyObject *tn_op_upsample_nearest2d(tn_value *a) { return interp_fwd(&OP_N2, a); }
+PyObject *tn_op_upsample_nearest3d(tn_value *a) { return interp_fwd(&OP_N3, a); }
+PyObject *tn_op__upsample_nearest_exact1d(tn_value *a) { return interp_fwd(&OP_E1, a); }
+PyObject *tn_op__upsample_nearest_exact2d(tn_value *a) { return interp_fwd(&OP_E2, a); }
+PyObject *tn_op__upsample_nearest_exact3d(tn_value *a) { return interp_fwd(&OP_E3, a); }
+PyObject *tn_op_upsample_linear1d(tn_value *a) { return interp_fwd(&OP_L1, a); }
+PyObject *tn_op_upsample_bilinear2d(tn_value *a) { return interp_fwd(&OP_L2, a); }
+PyObject *tn_op_upsample_trilinear3d(tn_value *a) { return interp_fwd(&OP_L3, a); }
+PyObject *tn_op_upsample_bicubic2d(tn_value *a) { return interp_fwd(&OP_C2, a); }
+PyObject *tn_op_upsample_nearest1d_backward(tn_value *a) { return interp_bwd(&OP_N1, a); }
+PyObject *tn_op_upsample_nearest2d_backward(tn_value *a) { return interp_bwd(&OP_N2, a); }
+PyObject *tn_op_upsample_nearest3d_backward(tn_value *a) { return interp_bwd(&OP_N3, a); }
+PyObject *tn_op__upsample_nearest_exact1d_backward(tn_value *a) { return interp_bwd(&OP_E1, a); }
+PyObject *tn_op__upsample_nearest_exact2d_backward(tn_value *a) { return interp_bwd(&OP_E2, a); }
+PyObject *tn_op__upsample_nearest_exact3d_backward(tn_value *a) { return interp_bwd(&OP_E3, a); }
+PyObject *tn_op_upsample_linear1d_backward(tn_value *a) { return interp_bwd(&OP_L1, a); }
+PyObject *tn_op_upsample_bilinear2d_backward(tn_value *a) { return interp_bwd(&OP_L2, a); }
+PyObject *tn_op_upsample_trilinear3d_backward(tn_value *a) { return interp_bwd(&OP_L3, a); }
+PyObject *tn_op_upsample_bicubic2d_backward(tn_value *a) { return interp_bwd(&OP_C2, a); }
+
+/* ---------------------------------------------------------------- .vec composites
+ * (input, output_size?, [align_corners], scale_factors?): upstream's compute_output_size, then
+ * the op with the output size and the scale factors (or None) as its scales; through the door,
+ * so these serve as the decompositions autograd and dispatch modes see. */
+static PyObject *interp_vec(int row, tn_value *a, int nd, bool lin) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    const tn_value *os = &a[1], *sf = &a[lin ? 3 : 2];
+    int spatial = t->ndim - 2;
+    int64_t out[3] = {0, 0, 0};
+    bool has_os = os->tag == TN_V_INTLIST, has_sf = sf->tag == TN_V_FLOATLIST;
+    if (has_os) {
+        if (has_sf) {
+            PyErr_SetString(PyExc_RuntimeError, "Must specify exactly one of output_size and scale_factors");
+            return NULL;
+        }
+        if (os->u.ints.n != spatial) {
+            PyErr_SetString(PyExc_RuntimeError, "Expected static_cast<int64_t>(output_size->size()) == spatial_dimensions to be "
+                            "true, but got false.  (Could this error message be improved?  If so, please report an "
+                            "enhancement request to PyTorch.)");
+            return NULL;
+        }
+    } else if (has_sf) {
+        if (sf->u.floats.n != spatial) {
+            PyErr_SetString(PyExc_RuntimeError, "Expected static_cast<int64_t>(scale_factors->size()) == spatial_dimensions to be "
+                            "true, but got false.  (Could this error message be improved?  If so, please report an "
+                            "enhancement request to PyTorch.)");
+            return NULL;
+        }
+    } else {
+        PyErr_SetString(PyExc_RuntimeError, "Must specify exactly one of output_size and scale_factors");
+        return NULL;
+    }
+    PyObject *size = PyList_New(spatial), *args = NULL, *r = NULL;
+    for (int i = 0; size && i < spatial; i++) {
+        int64_t v = has_os ? os->u.ints.v[i] : (int64_t)((double)t->sizes[i + 2] * sf->u.floats.v[i]);
+        if (i < 3) out[i] = v;
+        PyList_SetItem(size, i, PyLong_FromLongLong(v));
+    }
+    if (!size) return NULL;
+    int n = 2 + (lin ? 1 : 0) + nd;
+    args = PyTuple_New(n);
+    if (args) {
+        PyTuple_SetItem(args, 0, Py_NewRef(a[0].u.obj));
+        PyTuple_SetItem(args, 1, Py_NewRef(size));
+        int k = 2;
+        if (lin) PyTuple_SetItem(args, k++, Py_NewRef(a[2].u.i ? Py_True : Py_False));
+        for (int d = 0; d < nd; d++) {
+            PyObject *s = has_sf && d < sf->u.floats.n ? PyFloat_FromDouble(sf->u.floats.v[d]) : Py_NewRef(Py_None);
+            PyTuple_SetItem(args, k++, s);
+        }
+        r = tn_aten(row, "O", args);
+    }
+    (void)out;
+    Py_XDECREF(args);
+    Py_DECREF(size);
+    return r;
+}
+
+PyObject *tn_op_upsample_nearest1d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_nearest1d, a, 1, false); }
+PyObject *tn_op_upsample_nearest2d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_nearest2d, a, 2, false); }
+PyObject *tn_op_upsample_nearest3d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_nearest3d, a, 3, false); }
+PyObject *tn_op__upsample_nearest_exact1d_vec(tn_value *a) { return interp_vec(TN_ROW__upsample_nearest_exact1d, a, 1, false); }
+PyObject *tn_op__upsample_nearest_exact2d_vec(tn_value *a) { return interp_vec(TN_ROW__upsample_nearest_exact2d, a, 2, false); }
+PyObject *tn_op__upsample_nearest_exact3d_vec(tn_value *a) { return interp_vec(TN_ROW__upsample_nearest_exact3d, a, 3, false); }
+PyObject *tn_op_upsample_linear1d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_linear1d, a, 1, true); }
+PyObject *tn_op_upsample_bilinear2d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_bilinear2d, a, 2, true); }
+PyObject *tn_op_upsample_trilinear3d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_trilinear3d, a, 3, true); }
+PyObject *tn_op_upsample_bicubic2d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_bicubic2d, a, 2, true); }
