@@ -524,6 +524,49 @@ PyObject *tn_op_embedding(tn_value *a) {
     return out;
 }
 
+/* embedding_renorm_(self, indices, max_norm, norm_type): upstream's embedding_renorm_cpu_: each
+ * distinct index (sorted) once: row = self[i], norm = row.norm(norm_type).item(); when norm >
+ * max_norm, row *= max_norm / (norm + 1e-7). Through the door (select, norm, mul_) so errors and
+ * rounding are upstream's. */
+static int cmp_i64(const void *x, const void *y);
+PyObject *tn_op_embedding_renorm_(tn_value *a) {
+    PyObject *so = a[0].u.obj;
+    tn_tensor *w = tn_tensor_of(so), *ix = TN_T(a[1]);
+    double max_norm = a[2].u.f, norm_type = a[3].u.f;
+    if (w->ndim != 2)
+        return PyErr_Format(PyExc_RuntimeError, "Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 "
+                            "'self' (while checking arguments for embedding_renorm_)", w->ndim);
+    if (ix->dtype != TN_DTYPE_I64 && ix->dtype != TN_DTYPE_I32)
+        return PyErr_Format(PyExc_RuntimeError, "Expected tensor for argument #2 'indices' to have one of the following scalar "
+                            "types: Long, Int; but got torch.%sTensor instead (while checking arguments for embedding_renorm_)",
+                            tn_dtype_cpp_name(ix->dtype));
+    PyObject *ic = tn_as_dtype(a[1].u.obj, TN_DTYPE_I64, true);
+    if (!ic) return NULL;
+    int64_t n = tn_numel(ix);
+    int64_t *sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
+    if (!sorted) { Py_DECREF(ic); return PyErr_NoMemory(); }
+    if (n) memcpy(sorted, tn_data(tn_tensor_of(ic)), (size_t)n * sizeof *sorted);
+    Py_DECREF(ic);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_i64);
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0 && sorted[i] == sorted[i - 1]) continue;
+        PyObject *row = tn_aten(TN_ROW_select_int, "(OiL)", so, 0, (long long)sorted[i]);
+        PyObject *nr = row ? tn_aten(TN_ROW_norm_Scalar, "(Od)", row, norm_type) : NULL;
+        PyObject *it = nr ? tn_aten(TN_ROW__local_scalar_dense, "(O)", nr) : NULL;   /* .item<double>() */
+        double norm = it ? PyFloat_AsDouble(it) : 0;
+        Py_XDECREF(nr); Py_XDECREF(it);
+        if (!it || PyErr_Occurred()) { Py_XDECREF(row); free(sorted); return NULL; }
+        if (norm > max_norm) {
+            PyObject *r = tn_aten(TN_ROW_mul__Scalar, "(Od)", row, max_norm / (norm + 1e-7));
+            if (!r) { Py_DECREF(row); free(sorted); return NULL; }
+            Py_DECREF(r);
+        }
+        Py_DECREF(row);
+    }
+    free(sorted);
+    return Py_NewRef(so);
+}
+
 /* ---------------------------------------------------------------- isin */
 
 static int cmp_f64(const void *x, const void *y) {
