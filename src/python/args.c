@@ -460,9 +460,6 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                     }
                 continue;
             }
-            /* out=None on a schema without out= parameters is as if not given (torch.stack(ts, 0,
-             * out=None), as default_collate calls it); not on torch.ops.aten spellings */
-            if (!strcmp(name, "out") && val == Py_None && !(flags & TN_PARSE_ATEN)) continue;
             for (int i = 0; i < np; i++) {
                 const char *pn = s->args[i].name;
                 if (is_out_param(&s->args[i]) && !(flags & TN_PARSE_ATEN)) continue;

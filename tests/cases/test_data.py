@@ -191,3 +191,13 @@ cases("tensor_new", {
     "str": "torch.ones(2).new('a')",
     "negative": "torch.ones(2).new(-1)",
 }, setup=PRE, vars=False)
+
+# default_collate calls torch.stack(batch, 0, out=None): a function with an out= overload takes
+# out=None as absent; methods and functions without one reject out=
+cases("out_none", {
+    "stack": "torch.stack([torch.ones(2), torch.zeros(2)], 0, out=None)",
+    "add": "torch.add(torch.ones(2), 1, out=None)",
+    "cat_kw": "torch.cat(tensors=[torch.ones(1)], out=None)",
+    "no_out_overload": "torch.t(torch.ones(2, 2), out=None)",
+    "method": "torch.ones(2).add(1, out=None)",
+})
