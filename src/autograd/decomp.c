@@ -341,25 +341,16 @@ static PyObject *d_layer_norm(tn_value *a) {   /* native_layer_norm(input, shape
     Py_DECREF(r);
     return out;
 }
-/* dropout(input, p, train): input itself when not training; else input * (bernoulli(1-p) / (1-p)) */
-static PyObject *d_dropout(tn_value *a) {
-    PyObject *x = a[0].u.obj;
-    double p = a[1].u.f;
-    if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout, a);   /* its own error */
-    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
-    if (p == 1) {
-        PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
-        PyObject *r = z ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, z) : NULL;
-        Py_XDECREF(z);
-        return r;
-    }
-    PyObject *noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
-    PyObject *b = noise ? tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p) : NULL;
-    PyObject *d = b ? tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p) : NULL;
-    PyObject *r = d ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, noise) : NULL;
-    Py_XDECREF(noise); Py_XDECREF(b); Py_XDECREF(d);
-    return r;
-}
+/* the dropout family: ops/nn.c's composite (upstream's _dropout_impl), each piece recorded */
+PyObject *tn_dropout_composite(tn_value *a, bool feature, bool alpha, bool inplace);
+static PyObject *d_dropout(tn_value *a) { return tn_dropout_composite(a, false, false, false); }
+static PyObject *d_dropout_(tn_value *a) { return tn_dropout_composite(a, false, false, true); }
+static PyObject *d_feature_dropout(tn_value *a) { return tn_dropout_composite(a, true, false, false); }
+static PyObject *d_feature_dropout_(tn_value *a) { return tn_dropout_composite(a, true, false, true); }
+static PyObject *d_alpha_dropout(tn_value *a) { return tn_dropout_composite(a, false, true, false); }
+static PyObject *d_alpha_dropout_(tn_value *a) { return tn_dropout_composite(a, false, true, true); }
+static PyObject *d_feature_alpha_dropout(tn_value *a) { return tn_dropout_composite(a, true, true, false); }
+static PyObject *d_feature_alpha_dropout_(tn_value *a) { return tn_dropout_composite(a, true, true, true); }
 
 /* ---- reductions: the unbiased spellings call the correction overload ---- */
 
@@ -1205,29 +1196,6 @@ static PyObject *d_diff(tn_value *a) {
     return r;
 }
 
-/* dropout_(input, p, train): _dropout_impl<inplace>: input.mul_(noise) */
-static PyObject *d_dropout_(tn_value *a) {
-    PyObject *x = a[0].u.obj;
-    double p = a[1].u.f;
-    if (p < 0 || p > 1) return tn_door_below_autograd(TN_ROW_dropout_, a);   /* its own error */
-    if (p == 0 || !a[2].u.i || tn_numel(tn_tensor_of(x)) == 0) return Py_NewRef(x);
-    PyObject *noise;
-    if (p == 1) {
-        PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-        noise = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
-        Py_XDECREF(d); Py_XDECREF(kw);
-    } else {
-        noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
-        PyObject *b = noise ? tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p) : NULL;
-        PyObject *dv = b ? tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p) : NULL;
-        if (!dv) Py_CLEAR(noise);
-        Py_XDECREF(b); Py_XDECREF(dv);
-    }
-    PyObject *r = noise ? tn_aten(TN_ROW_mul__Tensor, "(OO)", x, noise) : NULL;
-    Py_XDECREF(noise);
-    return r;
-}
-
 /* embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) */
 static PyObject *d_embedding_backward(tn_value *a) {
     if (a[5].u.i) return tn_not_implemented("sparse embedding gradients");
@@ -1276,7 +1244,10 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_embedding_backward, d_embedding_backward, -1},
     {TN_ROW_float_power__Scalar, d_float_power__s, -1}, {TN_ROW_float_power__Tensor, d_float_power__t, -1},
     {TN_ROW_where_Scalar, d_nondiff, -3}, {TN_ROW_result_type_Scalar_Scalar, d_nondiff, -3},
-    {TN_ROW_dropout_, d_dropout_, -1},
+    {TN_ROW_dropout_, d_dropout_, -1}, {TN_ROW_feature_dropout, d_feature_dropout, -1},
+    {TN_ROW_feature_dropout_, d_feature_dropout_, -1}, {TN_ROW_alpha_dropout, d_alpha_dropout, -1},
+    {TN_ROW_alpha_dropout_, d_alpha_dropout_, -1}, {TN_ROW_feature_alpha_dropout, d_feature_alpha_dropout, -1},
+    {TN_ROW_feature_alpha_dropout_, d_feature_alpha_dropout_, -1},
     {TN_ROW_var, d_var, -1}, {TN_ROW_var_dim, d_var_dim, -1}, {TN_ROW_std, d_std, -1}, {TN_ROW_std_dim, d_std_dim, -1},
     {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
     {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},

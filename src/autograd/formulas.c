@@ -2502,6 +2502,41 @@ INTERP_FORMULAS(upsample_linear1d, 4, 5)
 INTERP_FORMULAS(upsample_bilinear2d, 5, 6)
 INTERP_FORMULAS(upsample_trilinear3d, 6, 7)
 INTERP_FORMULAS(upsample_bicubic2d, 5, 6)
+/* ==== training family (dropout, embedding; helper-data) ==== */
+
+/* scale * mask (as grad's dtype) * grad: upstream's infinitely_differentiable_native_dropout_backward
+ * (grad * (mask.type_as(grad) * scale)) under grad mode, else native_dropout_backward */
+static PyObject *dropout_bw(PyObject *grad, PyObject *mask, double scale) {
+    if (!tn_grad_enabled()) return tn_aten(TN_ROW_native_dropout_backward, "(OOd)", grad, mask, scale);
+    PyObject *mt = tn_aten(TN_ROW_type_as, "(OO)", mask, grad);
+    PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, scale) : NULL;
+    PyObject *r = ms ? tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, ms) : NULL;
+    Py_XDECREF(mt); Py_XDECREF(ms);
+    return r;
+}
+static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
+    /* derivatives.yaml's scale: 1 unless train is given and true (train=None gives 1, as upstream) */
+    const tn_value *tr = &n->args[2];
+    double p = arg_f(n, 1), scale = (tr->tag == TN_V_NONE || !tr->u.i) ? 1 : (p == 1 ? 0.0 : 1.0 / (1.0 - p));
+    if (!g[0]) return 0;
+    PyObject *m = result(n, 1);
+    if (!m) return -1;
+    PUT(0, dropout_bw(g[0], m, scale));
+    Py_DECREF(m);
+    return 0;
+}
+static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
+    /* native_dropout_double_backward: ggI.type_as(grad) * (mask.type_as(grad) * scale) */
+    PyObject *go = saved(n, 0), *m = go ? saved(n, 1) : NULL;
+    PyObject *gt = m ? tn_aten(TN_ROW_type_as, "(OO)", g[0], go) : NULL;
+    PyObject *mt = gt ? tn_aten(TN_ROW_type_as, "(OO)", m, go) : NULL;
+    PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, arg_f(n, 2)) : NULL;
+    Py_XDECREF(go); Py_XDECREF(m); Py_XDECREF(mt);
+    if (!ms) { Py_XDECREF(gt); return -1; }
+    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms));
+    Py_DECREF(gt); Py_DECREF(ms);
+    return 0;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -2645,6 +2680,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_upsample_bilinear2d, f_upsample_bilinear2d}, {TN_ROW_upsample_bilinear2d_backward, f_upsample_bilinear2d_backward},
     {TN_ROW_upsample_trilinear3d, f_upsample_trilinear3d}, {TN_ROW_upsample_trilinear3d_backward, f_upsample_trilinear3d_backward},
     {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
+    /* training family (dropout, embedding; helper-data) */
+    {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -52,6 +52,17 @@ void tn_storage_decref(tn_storage *s) {
     if (!s || --s->refcnt > 0) return;
     if (s->release) s->release(s->release_ctx, s->data, s->nbytes);
     else free(s->data);
+    if (s->weakcnt > 0) {   /* expired; the struct stays for its weak references */
+        s->data = NULL;
+        s->nbytes = 0;
+        s->release = NULL;
+        return;
+    }
+    free(s);
+}
+
+void tn_storage_weak_decref(tn_storage *s) {
+    if (!s || --s->weakcnt > 0 || s->refcnt > 0) return;
     free(s);
 }
 

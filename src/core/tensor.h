@@ -31,6 +31,10 @@ typedef struct tn_storage {
      * live aliases of an owner (it cannot grow while any lives: they would keep the old bytes). */
     struct tn_storage *alias_of;
     int64_t aliases;
+    /* Weak references (torch.multiprocessing's StorageWeakRef, through _weak_ref): the struct
+     * outlives its last strong reference (bytes released, refcnt 0 = expired) until the last
+     * weak one is dropped (tn_storage_weak_decref). */
+    int64_t weakcnt;
 } tn_storage;
 
 typedef struct tn_tensor {
@@ -49,6 +53,8 @@ tn_storage *tn_storage_wrap(char *data, size_t nbytes,
                             void (*release)(void *, char *, size_t), void *ctx);
 static inline void tn_storage_incref(tn_storage *s) { s->refcnt++; }
 void tn_storage_decref(tn_storage *s);
+static inline void tn_storage_weak_incref(tn_storage *s) { s->weakcnt++; }
+void tn_storage_weak_decref(tn_storage *s);
 tn_status tn_storage_resize(tn_storage *s, size_t nbytes);
 /* A new storage (refcnt 1) over s's bytes with its own version counter, as upstream's
  * Tensor.data gets a fresh VariableVersion; NULL on allocation failure. */

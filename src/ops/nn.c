@@ -8,6 +8,8 @@
  * rms_norm, scaled_dot_product_attention) are computed directly here with the same results as
  * upstream's decompositions. */
 #include "ops/common.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 #include "kernels/nn.h"
 
@@ -522,6 +524,49 @@ PyObject *tn_op_embedding(tn_value *a) {
     return out;
 }
 
+/* embedding_renorm_(self, indices, max_norm, norm_type): upstream's embedding_renorm_cpu_: each
+ * distinct index (sorted) once: row = self[i], norm = row.norm(norm_type).item(); when norm >
+ * max_norm, row *= max_norm / (norm + 1e-7). Through the door (select, norm, mul_) so errors and
+ * rounding are upstream's. */
+static int cmp_i64(const void *x, const void *y);
+PyObject *tn_op_embedding_renorm_(tn_value *a) {
+    PyObject *so = a[0].u.obj;
+    tn_tensor *w = tn_tensor_of(so), *ix = TN_T(a[1]);
+    double max_norm = a[2].u.f, norm_type = a[3].u.f;
+    if (w->ndim != 2)
+        return PyErr_Format(PyExc_RuntimeError, "Expected 2-dimensional tensor, but got %d-dimensional tensor for argument #1 "
+                            "'self' (while checking arguments for embedding_renorm_)", w->ndim);
+    if (ix->dtype != TN_DTYPE_I64 && ix->dtype != TN_DTYPE_I32)
+        return PyErr_Format(PyExc_RuntimeError, "Expected tensor for argument #2 'indices' to have one of the following scalar "
+                            "types: Long, Int; but got torch.%sTensor instead (while checking arguments for embedding_renorm_)",
+                            tn_dtype_cpp_name(ix->dtype));
+    PyObject *ic = tn_as_dtype(a[1].u.obj, TN_DTYPE_I64, true);
+    if (!ic) return NULL;
+    int64_t n = tn_numel(ix);
+    int64_t *sorted = malloc((size_t)(n ? n : 1) * sizeof *sorted);
+    if (!sorted) { Py_DECREF(ic); return PyErr_NoMemory(); }
+    if (n) memcpy(sorted, tn_data(tn_tensor_of(ic)), (size_t)n * sizeof *sorted);
+    Py_DECREF(ic);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_i64);
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0 && sorted[i] == sorted[i - 1]) continue;
+        PyObject *row = tn_aten(TN_ROW_select_int, "(OiL)", so, 0, (long long)sorted[i]);
+        PyObject *nr = row ? tn_aten(TN_ROW_norm_Scalar, "(Od)", row, norm_type) : NULL;
+        PyObject *it = nr ? tn_aten(TN_ROW__local_scalar_dense, "(O)", nr) : NULL;   /* .item<double>() */
+        double norm = it ? PyFloat_AsDouble(it) : 0;
+        Py_XDECREF(nr); Py_XDECREF(it);
+        if (!it || PyErr_Occurred()) { Py_XDECREF(row); free(sorted); return NULL; }
+        if (norm > max_norm) {
+            PyObject *r = tn_aten(TN_ROW_mul__Scalar, "(Od)", row, max_norm / (norm + 1e-7));
+            if (!r) { Py_DECREF(row); free(sorted); return NULL; }
+            Py_DECREF(r);
+        }
+        Py_DECREF(row);
+    }
+    free(sorted);
+    return Py_NewRef(so);
+}
+
 /* ---------------------------------------------------------------- isin */
 
 static int cmp_f64(const void *x, const void *y) {
@@ -611,18 +656,127 @@ PyObject *tn_op_isin_Scalar_Tensor_out(tn_value *a) { return isin_scalar(&a[0], 
 
 /* ---------------------------------------------------------------- dropout */
 
-/* dropout(input, p, train) / dropout_(self, p, train): outside training (or p == 0) upstream
- * returns the input object itself; the random training path is refused for now. */
-static PyObject *dropout_impl(tn_value *a) {
+/* The dropout family, upstream's CompositeImplicitAutograd _dropout_impl<feature, alpha, inplace>
+ * (Dropout.cpp), op for op through the door so the random stream (bernoulli_ on the noise) and
+ * every rounding match upstream's, and autograd records each piece:
+ *   p outside [0, 1]: RuntimeError; p == 0, not training or no elements: input itself;
+ *   p == 1: input * zeros(()) (mul_ in place);
+ *   noise = empty_like(input) (feature: new_empty([N, C, 1, ...])), noise.bernoulli_(1 - p);
+ *   plain: noise.div_(1 - p); result = input * noise;
+ *   alpha: a = 1 / sqrt((alpha^2 p + 1)(1 - p)), b = noise.add(-1).mul_(alpha a).add_(alpha a p),
+ *          noise.mul_(a); result = (input * noise).add_(b).
+ * CPU never takes upstream's fused native_dropout path (is_fused_kernel_acceptable is false). */
+PyObject *tn_dropout_composite(tn_value *a, bool feature, bool alpha, bool inplace) {
+    PyObject *x = a[0].u.obj;
     double p = a[1].u.f;
     if (!(p >= 0.0 && p <= 1.0)) {
         PyErr_Format(PyExc_RuntimeError, "dropout probability has to be between 0 and 1, but got %g", p);
         return NULL;
     }
-    if (!nn_bool(&a[2]) || p == 0.0) return Py_NewRef(a[0].u.obj);
-    PyErr_SetString(PyExc_NotImplementedError, "torchnative: aten::dropout with train=True and p > 0 is not implemented");
+    const tn_tensor *t = tn_tensor_of(x);
+    if (p == 0.0 || !nn_bool(&a[2]) || tn_numel(t) == 0) return Py_NewRef(x);
+    if (feature && t->ndim < 2) {
+        PyErr_SetString(PyExc_RuntimeError, "Feature dropout requires at least 2 dimensions in the input");
+        return NULL;
+    }
+    PyObject *noise, *b = NULL;
+    if (p == 1.0) {
+        PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        noise = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
+        Py_XDECREF(d); Py_XDECREF(kw);
+        if (!noise) return NULL;
+        PyObject *r = tn_aten(inplace ? TN_ROW_mul__Tensor : TN_ROW_mul_Tensor, "(OO)", x, noise);
+        Py_DECREF(noise);
+        return r;
+    }
+    if (feature) {
+        PyObject *sz = PyList_New(t->ndim);
+        if (!sz) return NULL;
+        for (int i = 0; i < t->ndim; i++) PyList_SetItem(sz, i, PyLong_FromLongLong(i < 2 ? t->sizes[i] : 1));
+        noise = tn_aten(TN_ROW_new_empty, "(OO)", x, sz);
+        Py_DECREF(sz);
+    } else {
+        noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+    }
+    if (!noise) return NULL;
+    PyObject *tmp = tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p);
+    if (!tmp) goto fail;
+    Py_DECREF(tmp);
+    if (alpha) {
+        const double al = 1.7580993408473766, aa = 1. / sqrt((al * al * p + 1) * (1 - p));
+        b = tn_aten(TN_ROW_add_Scalar, "(Oi)", noise, -1);
+        tmp = b ? tn_aten(TN_ROW_mul__Scalar, "(Od)", b, al * aa) : NULL;
+        Py_XDECREF(tmp);
+        tmp = tmp ? tn_aten(TN_ROW_add__Scalar, "(Od)", b, al * aa * p) : NULL;
+        Py_XDECREF(tmp);
+        tmp = tmp ? tn_aten(TN_ROW_mul__Scalar, "(Od)", noise, aa) : NULL;
+    } else {
+        tmp = tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p);
+    }
+    if (!tmp) goto fail;
+    Py_DECREF(tmp);
+    PyObject *r = tn_aten(inplace ? TN_ROW_mul__Tensor : TN_ROW_mul_Tensor, "(OO)", x, noise);
+    if (r && alpha) {
+        tmp = tn_aten(TN_ROW_add__Tensor, "(OO)", r, b);
+        Py_DECREF(r);
+        r = tmp;
+    }
+    Py_DECREF(noise);
+    Py_XDECREF(b);
+    return r;
+fail:
+    Py_DECREF(noise);
+    Py_XDECREF(b);
     return NULL;
 }
 
-PyObject *tn_op_dropout(tn_value *a) { return dropout_impl(a); }
-PyObject *tn_op_dropout_(tn_value *a) { return dropout_impl(a); }
+/* native_dropout(input, p, train?): upstream's native_dropout_cpu: no elements: (input,
+ * empty_like(input)); training (train None or true): mask = empty_like(input, bool).bernoulli_(1 - p),
+ * output = input * (mask.type_as(input) * (1 / (1 - p))) (scale 0 when p == 1; the order measured
+ * on upstream's bf16 results); else (input.clone(), ones_like
+ * bool). p is checked by bernoulli_ alone, as upstream's. */
+PyObject *tn_op_native_dropout(tn_value *a) {
+    PyObject *x = a[0].u.obj, *out = NULL, *mask = NULL;
+    double p = a[1].u.f;
+    bool train = a[2].tag == TN_V_NONE || nn_bool(&a[2]);
+    PyObject *bk = Py_BuildValue("{sO}", "dtype", tn_py.dtypes[TN_DTYPE_BOOL]);
+    if (!bk) return NULL;
+    if (tn_numel(tn_tensor_of(x)) == 0) {
+        mask = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+        out = mask ? Py_NewRef(x) : NULL;
+    } else if (train) {
+        double p1m = 1. - p, scale = p1m == 0 ? 0. : 1. / p1m;
+        mask = tn_aten_kw(TN_ROW_empty_like, bk, "(O)", x);
+        PyObject *t = mask ? tn_aten(TN_ROW_bernoulli__float, "(Od)", mask, p1m) : NULL;
+        Py_XDECREF(t);
+        /* the mask in input's dtype times scale (rounded there: bf16 rounds 1/0.7), times input */
+        PyObject *mt = t ? tn_aten(TN_ROW_type_as, "(OO)", mask, x) : NULL;
+        PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, scale) : NULL;
+        out = ms ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, ms) : NULL;
+        Py_XDECREF(mt); Py_XDECREF(ms);
+    } else {
+        mask = tn_aten_kw(TN_ROW_ones_like, bk, "(O)", x);
+        out = mask ? tn_aten_kw(TN_ROW_clone, NULL, "(O)", x) : NULL;
+    }
+    Py_DECREF(bk);
+    PyObject *r = out && mask ? PyTuple_Pack(2, out, mask) : NULL;
+    Py_XDECREF(out); Py_XDECREF(mask);
+    return r;
+}
+
+/* native_dropout_backward(grad_output, mask, scale): grad_output * mask * scale */
+PyObject *tn_op_native_dropout_backward(tn_value *a) {
+    PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *r = m ? tn_aten(TN_ROW_mul_Scalar, "(Od)", m, a[2].u.f) : NULL;
+    Py_XDECREF(m);
+    return r;
+}
+
+PyObject *tn_op_dropout(tn_value *a) { return tn_dropout_composite(a, false, false, false); }
+PyObject *tn_op_dropout_(tn_value *a) { return tn_dropout_composite(a, false, false, true); }
+PyObject *tn_op_feature_dropout(tn_value *a) { return tn_dropout_composite(a, true, false, false); }
+PyObject *tn_op_feature_dropout_(tn_value *a) { return tn_dropout_composite(a, true, false, true); }
+PyObject *tn_op_alpha_dropout(tn_value *a) { return tn_dropout_composite(a, false, true, false); }
+PyObject *tn_op_alpha_dropout_(tn_value *a) { return tn_dropout_composite(a, false, true, true); }
+PyObject *tn_op_feature_alpha_dropout(tn_value *a) { return tn_dropout_composite(a, true, true, false); }
+PyObject *tn_op_feature_alpha_dropout_(tn_value *a) { return tn_dropout_composite(a, true, true, true); }

@@ -71,8 +71,37 @@ static PyObject *no_match(const char *name, PyObject *self, PyObject *args, PyOb
  * Scalar parameters and (for the ops upstream allows, and torch.ops) numbers bind Tensor ones.
  * This is upstream's order: its parser tries Tensor overloads before Scalar ones, so
  * bitwise_and(bool_t, int8 0-dim) is bitwise_and.Tensor (int8), not .Scalar (bool). */
+/* Whether a torch.X function has an overload with out= parameters: then upstream's binding takes
+ * out=None as if out= were not given on every overload (torch.stack(ts, 0, out=None), as
+ * default_collate calls it); methods and functions without one reject out= at all. */
+static bool function_has_out(int first, int last) {
+    for (int row = first; row < last; row++) {
+        const tn_op_def *d = tn_op_at(row);
+        if ((d->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) != TN_VARIANT_FUNCTION) continue;
+        const tn_schema *s = tn_op_schema(row);
+        if (!s) { PyErr_Clear(); continue; }
+        for (int i = 0; i < s->nargs; i++)
+            if (s->args[i].kwarg_only && s->args[i].is_write) return true;
+    }
+    return false;
+}
+
+static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
+                            PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
+    if (mode == CALL_FUNCTION && kw && PyDict_GetItemString(kw, "out") == Py_None && function_has_out(first, last)) {
+        PyObject *k2 = PyDict_Copy(kw);
+        if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }
+        PyObject *r = call_rows_(name, first, last, mode, self, args, PyDict_Size(k2) ? k2 : NULL);
+        Py_DECREF(k2);
+        return r;
+    }
+    return call_rows_(name, first, last, mode, self, args, kw);
+}
+
+static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
+                            PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
     for (int pass = 0; pass < 2; pass++) {
         int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) |

@@ -82,6 +82,18 @@ static int add_torch_functions(PyObject *torch) {
 
 int tn_legacy_types_install(PyObject *torch); /* legacy_types.c */
 
+/* torch.Storage: the legacy storage class of the default dtype (torch.FloatStorage at start), as
+ * upstream's set_default_storage_type; torch.multiprocessing's StorageWeakRef reads it. */
+static int set_default_storage(PyObject *torch) {
+    char name[64];
+    snprintf(name, sizeof name, "%sStorage", tn_dtype_cpp_name(tn_py.default_dtype));
+    PyObject *cls = PyObject_GetAttrString(torch, name);
+    if (!cls) { PyErr_Clear(); return 0; }
+    int rc = PyObject_SetAttrString(torch, "Storage", cls);
+    Py_DECREF(cls);
+    return rc;
+}
+
 static PyObject *rt_initExtension(PyObject *self, PyObject *args) {
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
@@ -105,6 +117,7 @@ static PyObject *rt_initExtension(PyObject *self, PyObject *args) {
         goto fail;
     }
     Py_XSETREF(tn_py.tensor_class, (PyTypeObject *)tensor);
+    if (set_default_storage(torch) < 0) goto fail;
     Py_DECREF(torch);
     Py_RETURN_NONE;
 fail:
@@ -185,6 +198,10 @@ static PyObject *rt_set_default_dtype(PyObject *self, PyObject *o) {
         return NULL;
     }
     tn_py.default_dtype = d;
+    PyObject *torch = PyImport_ImportModule("torch");
+    int rc = torch ? set_default_storage(torch) : -1;
+    Py_XDECREF(torch);
+    if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }
 

@@ -24,6 +24,14 @@ static PyObject *alloc_of(PyTypeObject *tp) {
     return a(tp, 0);
 }
 
+PyObject *tn_storage_obj_new(PyTypeObject *tp, tn_storage *s) {
+    tn_storage_obj *o = (tn_storage_obj *)alloc_of(tp);
+    if (!o) { tn_storage_decref(s); return NULL; }
+    o->s = s;
+    s->pyobj = o;
+    return (PyObject *)o;
+}
+
 PyObject *tn_tensor_wrap(const tn_tensor *t) {
     tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(result_type());
     if (!o) {
@@ -394,7 +402,100 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index);
 PyObject *tn_tensor_setitem(PyObject *self, PyObject *args);
 PyObject *tn_tensor_delitem(PyObject *self, PyObject *index);
 
+/* Tensor.new(...): upstream's legacy constructor on self's dtype (legacy_tensor_new):
+ * new() empty 1-d; new(storage) a 1-d tensor over an UntypedStorage or a TypedStorage of
+ * self's dtype (default_collate builds its shared batch so); new(tensor) an alias of a tensor
+ * of self's dtype; new(*sizes) / new(torch.Size) uninitialised; new(sequence) a copy of data. */
+static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    Py_ssize_t n = PyTuple_Size(args);
+    if (kw && PyDict_Size(kw)) {
+        PyObject *dev = PyDict_GetItemString(kw, "device");
+        if (PyDict_Size(kw) > 1 || !dev) return tn_not_implemented("Tensor.new(...) with keyword arguments other than device");
+        tn_device_type t; int idx;
+        if (dev != Py_None && tn_py_parse_device(dev, &t, &idx) < 0) return NULL;
+        if (dev != Py_None && t != tn_tensor_of(self)->storage->device) return tn_not_implemented("Tensor.new(...) on another device");
+    }
+    PyObject *a0 = n ? PyTuple_GetItem(args, 0) : NULL;
+    if (n == 1 && (PyObject_TypeCheck(a0, tn_py.storage_type) || PyObject_HasAttrString(a0, "_untyped_storage"))) {
+        PyObject *us = a0;
+        if (!PyObject_TypeCheck(a0, tn_py.storage_type)) {
+            PyObject *sd = PyObject_GetAttrString(a0, "dtype");
+            tn_dtype sdt;
+            int bad = !sd || tn_py_to_dtype(sd, &sdt) < 0;
+            Py_XDECREF(sd);
+            if (bad) return NULL;
+            if (sdt != dt)
+                return PyErr_Format(PyExc_RuntimeError, "Expected a Storage of type %s or an UntypedStorage, but got type %s for argument 1 'storage'",
+                                    tn_dtype_cpp_name(dt), tn_dtype_cpp_name(sdt));
+            us = PyObject_GetAttrString(a0, "_untyped_storage");
+            if (!us) return NULL;
+            if (!PyObject_TypeCheck(us, tn_py.storage_type)) { Py_DECREF(us); return tn_not_implemented("Tensor.new(storage) of this storage type"); }
+        } else {
+            Py_INCREF(us);
+        }
+        tn_storage *st = ((tn_storage_obj *)us)->s;
+        tn_tensor t;
+        memset(&t, 0, sizeof t);
+        t.storage = st;
+        t.dtype = dt;
+        t.ndim = 1;
+        t.sizes[0] = (int64_t)(st->nbytes / tn_dtype_itemsize(dt));
+        t.strides[0] = 1;
+        tn_storage_incref(st);
+        Py_DECREF(us);
+        return tn_tensor_wrap(&t);
+    }
+    if (n == 1 && tn_py_is_tensor(a0)) {
+        if (tn_tensor_of(a0)->dtype != dt)
+            return PyErr_Format(PyExc_TypeError, "expected %s tensor (got %s tensor)", tn_dtype_cpp_name(dt),
+                                tn_dtype_cpp_name(tn_tensor_of(a0)->dtype));
+        tn_tensor t = *tn_tensor_of(a0);   /* other.alias(): same storage and geometry, no autograd history */
+        tn_storage_incref(t.storage);
+        return tn_tensor_wrap(&t);
+    }
+    bool sizes = true;
+    PyObject *dims = args;
+    if (n == 1 && PyObject_TypeCheck(a0, tn_py.size_type)) dims = a0;
+    else if (n == 1 && !PyLong_Check(a0)) sizes = false;
+    if (sizes) {
+        int64_t sz[TN_MAX_DIMS];
+        Py_ssize_t nd = PySequence_Size(dims);
+        if (nd < 0) return NULL;
+        if (nd > TN_MAX_DIMS) return tn_not_implemented("Tensor.new with this many dimensions");
+        for (Py_ssize_t i = 0; i < nd; i++) {
+            PyObject *d = PySequence_GetItem(dims, i);
+            if (!d) return NULL;
+            if (!PyLong_Check(d)) {
+                PyErr_Format(PyExc_TypeError, "new(): argument 'size' must be tuple of ints, but found element of type %s at pos %zd",
+                             tn_py_type_name(d), i);
+                Py_DECREF(d);
+                return NULL;
+            }
+            sz[i] = PyLong_AsLongLong(d);
+            Py_DECREF(d);
+            if (sz[i] == -1 && PyErr_Occurred()) return NULL;
+            if (sz[i] < 0) return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)sz[i], (long long)sz[i]);
+        }
+        if (nd == 0) { nd = 1; sz[0] = 0; }
+        return tn_tensor_new_empty((int)nd, sz, dt, tn_tensor_of(self)->storage->device);
+    }
+    if (!PySequence_Check(a0) || PyUnicode_Check(a0) || PyBytes_Check(a0))
+        return PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", tn_py_type_name(a0));
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    PyObject *r, *f = PyObject_GetAttrString(torch, "tensor");
+    Py_DECREF(torch);
+    if (!f) return NULL;
+    PyObject *kwd = Py_BuildValue("{sO}", "dtype", tn_py.dtypes[dt]);
+    PyObject *a = PyTuple_Pack(1, a0);
+    r = kwd && a ? PyObject_Call(f, a, kwd) : NULL;
+    Py_XDECREF(kwd); Py_XDECREF(a); Py_DECREF(f);
+    return r;
+}
+
 static PyMethodDef tensor_methods[] = {
+    {"new", (PyCFunction)(void (*)(void))m_legacy_new, METH_VARARGS | METH_KEYWORDS, NULL},
     {"size", (PyCFunction)(void (*)(void))m_size, METH_VARARGS | METH_KEYWORDS, NULL},
     {"stride", (PyCFunction)(void (*)(void))m_stride, METH_VARARGS | METH_KEYWORDS, NULL},
     {"dim", m_dim, METH_NOARGS, NULL},
@@ -631,7 +732,6 @@ static PyObject *sm_nbytes(PyObject *self, PyObject *u) { return PyLong_FromSize
 static PyObject *sm_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(S(self)->data); }
 static PyObject *sm_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(1); }
 static PyObject *sm_resizable(PyObject *self, PyObject *u) { return PyBool_FromLong(S(self)->resizable && !S(self)->release); }
-static PyObject *sm_is_shared(PyObject *self, PyObject *u) { Py_RETURN_FALSE; }
 static PyObject *sm_device(PyObject *self, void *c) {
     return Py_NewRef(S(self)->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu);
 }
@@ -676,7 +776,10 @@ static PyObject *sm_copy_(PyObject *self, PyObject *args) {
     return Py_NewRef(self);
 }
 /* A slice of a storage is a storage over the same bytes that keeps its parent alive. */
-static void release_parent(void *ctx, char *data, size_t nbytes) { tn_storage_decref((tn_storage *)ctx); }
+static void release_parent(void *ctx, char *data, size_t nbytes) {
+    ((tn_storage *)ctx)->aliases--;
+    tn_storage_decref((tn_storage *)ctx);
+}
 
 static PyObject *sm_getitem(PyObject *self, PyObject *key) {
     if (PySlice_Check(key)) {
@@ -691,6 +794,7 @@ static PyObject *sm_getitem(PyObject *self, PyObject *key) {
         tn_storage *sub = tn_storage_wrap(parent->data ? parent->data + start : NULL, (size_t)n, release_parent, parent);
         if (!sub) return PyErr_NoMemory();
         tn_storage_incref(parent);
+        parent->aliases++;   /* the slice holds parent's bytes: they may neither grow nor move */
         sub->device = parent->device;
         tn_storage_obj *o = (tn_storage_obj *)alloc_of(Py_TYPE(self));
         if (!o) { tn_storage_decref(sub); return NULL; }
@@ -779,7 +883,7 @@ static PyMethodDef storage_methods[] = {
     {"data_ptr", sm_data_ptr, METH_NOARGS, NULL},
     {"element_size", sm_element_size, METH_NOARGS, NULL},
     {"resizable", sm_resizable, METH_NOARGS, NULL},
-    {"is_shared", sm_is_shared, METH_NOARGS, NULL},
+    TN_STORAGE_SHARE_METHODS
     {"resize_", sm_resize_, METH_O, NULL},
     {"fill_", sm_fill_, METH_O, NULL},
     {"copy_", sm_copy_, METH_VARARGS, NULL},

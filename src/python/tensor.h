@@ -27,6 +27,39 @@ typedef struct {
     tn_storage *s;
 } tn_storage_obj;
 
+/* A new Python storage of type tp owning s (steals the reference; decref'd on failure). */
+PyObject *tn_storage_obj_new(PyTypeObject *tp, tn_storage *s);
+/* The shared-memory methods of StorageBase (storage_share.c). */
+PyObject *tn_sm_is_shared(PyObject *, PyObject *);
+PyObject *tn_sm_share_fd(PyObject *, PyObject *);
+PyObject *tn_sm_share_filename(PyObject *, PyObject *);
+PyObject *tn_sm_new_using_fd(PyObject *, PyObject *);
+PyObject *tn_sm_new_shared_fd(PyObject *, PyObject *);
+PyObject *tn_sm_new_using_filename(PyObject *, PyObject *);
+PyObject *tn_sm_new_shared_filename(PyObject *, PyObject *);
+PyObject *tn_sm_shared_incref(PyObject *, PyObject *);
+PyObject *tn_sm_shared_decref(PyObject *, PyObject *);
+PyObject *tn_sm_get_shared_fd(PyObject *, PyObject *);
+PyObject *tn_sm_weak_ref(PyObject *, PyObject *);
+PyObject *tn_sm_free_weak_ref(PyObject *, PyObject *);
+PyObject *tn_sm_expired(PyObject *, PyObject *);
+PyObject *tn_sm_new_with_weak_ptr(PyObject *, PyObject *);
+#define TN_STORAGE_SHARE_METHODS \
+    {"is_shared", tn_sm_is_shared, METH_NOARGS, NULL}, \
+    {"_share_fd_cpu_", tn_sm_share_fd, METH_NOARGS, NULL}, \
+    {"_share_filename_cpu_", tn_sm_share_filename, METH_NOARGS, NULL}, \
+    {"_new_using_fd_cpu", tn_sm_new_using_fd, METH_O | METH_CLASS, NULL}, \
+    {"_new_shared_fd_cpu", tn_sm_new_shared_fd, METH_VARARGS | METH_CLASS, NULL}, \
+    {"_new_using_filename_cpu", tn_sm_new_using_filename, METH_O | METH_CLASS, NULL}, \
+    {"_new_shared_filename_cpu", tn_sm_new_shared_filename, METH_VARARGS | METH_CLASS, NULL}, \
+    {"_shared_incref", tn_sm_shared_incref, METH_NOARGS, NULL}, \
+    {"_shared_decref", tn_sm_shared_decref, METH_NOARGS, NULL}, \
+    {"_get_shared_fd", tn_sm_get_shared_fd, METH_NOARGS, NULL}, \
+    {"_weak_ref", tn_sm_weak_ref, METH_NOARGS, NULL}, \
+    {"_free_weak_ref", tn_sm_free_weak_ref, METH_O | METH_CLASS, NULL}, \
+    {"_expired", tn_sm_expired, METH_O | METH_CLASS, NULL}, \
+    {"_new_with_weak_ptr", tn_sm_new_with_weak_ptr, METH_O | METH_CLASS, NULL},
+
 static inline bool tn_py_is_tensor(PyObject *o) {
     return PyObject_TypeCheck(o, tn_py.TensorBase);
 }
