@@ -13,6 +13,11 @@ int tn_distributed_init(PyObject *m);          /* torch._C: _c10d_init, _Dist*Er
 int tn_dist_store_types_init(PyObject *c10d);  /* Store, TCPStore, HashStore, FileStore, PrefixStore */
 int tn_dist_pg_types_init(PyObject *c10d);     /* ProcessGroup, Backend, Work, ProcessGroupGloo, options */
 
+struct tn_store;
+/* The C store of a Store object (a Python subclass gets an adapter calling its methods). New
+ * reference (tn_store_unref), or NULL with TypeError. */
+struct tn_store *tn_dist_store_of(PyObject *o);
+
 /* A class module.qualname (base may be NULL) whose construction refuses by name. New ref. */
 PyObject *tn_dist_refusing_class(const char *module, const char *qualname, PyObject *base);
 /* Give a class upstream's metaclass kind: pybind11_type (opaque 0) or OpaqueBaseMeta (1). */
