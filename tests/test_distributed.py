@@ -400,3 +400,39 @@ def test_tcpstore_hostile_peers():
     for name, how in lines.items():
         assert how == "closed", f"{name}: {how}"
     assert "alive b'yes' b'yes'" in out
+
+
+def test_prefix_store_over_python_store():
+    """A Store subclass written in Python, used through PrefixStore (our adapter calls back into
+    its methods), behaves as upstream's for the methods upstream forwards to Python (set, get,
+    add, compare_set, check, wait; upstream's trampoline refuses delete_key/num_keys with
+    "pure virtual function", ours forwards them)."""
+    code = """
+    import datetime as dt, torch.distributed as dist
+    class DictStore(dist.Store):
+        def __init__(self):
+            super().__init__(); self.d = {}
+        def set(self, k, v): self.d[k] = v.encode() if isinstance(v, str) else bytes(v)
+        def get(self, k): return self.d[k]
+        def add(self, k, n):
+            v = int(self.d.get(k, b"0")) + n; self.d[k] = str(v).encode(); return v
+        def compare_set(self, k, e, v):
+            cur = self.d.get(k)
+            e = e.encode() if isinstance(e, str) else bytes(e); v = v.encode() if isinstance(v, str) else bytes(v)
+            if (cur is None and e == b"") or cur == e: self.d[k] = v; return v
+            return e if cur is None else cur
+        def check(self, keys): return all(k in self.d for k in keys)
+        def wait(self, keys, timeout=None):
+            if not all(k in self.d for k in keys): raise RuntimeError("missing " + ",".join(keys))
+        def delete_key(self, k): return self.d.pop(k, None) is not None
+        def num_keys(self): return len(self.d)
+    base = DictStore(); p = dist.PrefixStore("pfx", base)
+    p.set("a", "1"); print(p.get("a"), sorted(base.d))
+    print(p.add("n", 3), p.add("n", 4), p.compare_set("a", "1", "2"), p.compare_set("zz", "x", "y"))
+    print(p.check(["a", "n"]), p.check(["q"]))
+    try: p.get("missing")
+    except Exception as e: print(type(e).__name__, e)
+    print(sorted(base.d))
+    """
+    ref, ours = _both(code)
+    assert ours == ref

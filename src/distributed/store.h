@@ -24,6 +24,7 @@ enum {
     TN_DERR_NOTIMPL,      /* NotImplementedError */
     TN_DERR_MEMORY,       /* MemoryError */
     TN_DERR_BACKEND,      /* DistBackendError */
+    TN_DERR_PYTHON,       /* a Python store raised: the Python layer re-raises its exception */
 };
 typedef struct {
     int kind;

@@ -20,7 +20,8 @@
  * Caps (upstream's libuv server closes the connection past them): key 8 KiB, value 8 MiB,
  * 128 Ki keys per request. Our server also closes on a bad magic, a request before VALIDATE,
  * an unknown query, ADD to a non-integer, and a connection whose buffered request passes 72 MiB
- * or whose unread replies pass 256 MiB. User keys get the prefix "/" from the client.
+ * or whose unread replies pass 256 MiB, and refuses requests past 512 MiB buffered over all
+ * connections and connections past 16384. User keys get the prefix "/" from the client.
  *
  * The server is one background thread (poll over the listening sockets and connections,
  * non-blocking), independent of Python and the GIL. */
@@ -46,6 +47,8 @@
 #define MAX_KEYS (128u * 1024)
 #define MAX_INBUF (72u * 1024 * 1024)
 #define MAX_OUTBUF (256u * 1024 * 1024)
+#define MAX_TOTAL_IN (512ull * 1024 * 1024)   /* buffered requests over all connections */
+#define MAX_CONNS 16384
 #define CLIENT_MAX_VAL (1u << 30)   /* what a client accepts from a server (a legacy server has no cap) */
 
 enum { Q_VALIDATE, Q_SET, Q_COMPARE_SET, Q_GET, Q_ADD, Q_CHECK, Q_WAIT, Q_GETNUMKEYS, Q_DELETE_KEY, Q_APPEND,
@@ -481,6 +484,10 @@ static void *server_main(void *arg) {
             if (!(pf[1 + i].revents & POLLIN)) continue;
             int fd = accept(s->lfd[i], NULL, NULL);
             if (fd < 0) continue;
+            if (s->nconns >= MAX_CONNS) {
+                close(fd);
+                continue;
+            }
             set_nonblock(fd);
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -503,13 +510,15 @@ static void *server_main(void *arg) {
         }
         /* connections polled this round are the first (k - 1 - nl) entries of conns */
         size_t polled = k - 1 - (size_t)s->nl;
+        unsigned long long total_in = 0;
+        for (size_t i = 0; i < s->nconns; i++) total_in += s->conns[i]->in.n - s->conns[i]->in.off;
         for (size_t i = 0; i < polled && i < s->nconns; i++) {
             conn *c = s->conns[i];
             short re = pf[1 + s->nl + i].revents;
             if (pf[1 + s->nl + i].fd != c->fd) continue;
             if (re & POLLIN) {
                 for (;;) {
-                    if (c->in.n - c->in.off >= MAX_INBUF) {
+                    if (c->in.n - c->in.off >= MAX_INBUF || total_in + 65536 > MAX_TOTAL_IN) {
                         c->closing = 1;
                         break;
                     }
@@ -520,6 +529,7 @@ static void *server_main(void *arg) {
                     ssize_t got = recv(c->fd, c->in.p + c->in.n, c->in.cap - c->in.n, 0);
                     if (got > 0) {
                         c->in.n += (size_t)got;
+                        total_in += (unsigned long long)got;
                         if ((size_t)got < 65536) break;
                         continue;
                     }

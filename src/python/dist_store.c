@@ -16,10 +16,16 @@ typedef struct {
     int libuv;             /* TCPStore: the use_libuv flag it was made with */
 } store_obj;
 
+static _Thread_local PyObject *stash_t, *stash_v, *stash_tb;   /* see py_fail */
 static PyTypeObject *Store_Type, *TCPStore_Type, *HashStore_Type, *FileStore_Type, *PrefixStore_Type;
 
 static PyObject *raise_derr(const tn_derr *e) {
     PyObject *t;
+    if (e->kind == TN_DERR_PYTHON && stash_t) {
+        PyErr_Restore(stash_t, stash_v, stash_tb);
+        stash_t = stash_v = stash_tb = NULL;
+        return NULL;
+    }
     switch (e->kind) {
     case TN_DERR_STORE: t = tn_dist_exc_store; break;
     case TN_DERR_NETWORK: t = tn_dist_exc_network; break;
@@ -591,23 +597,14 @@ typedef struct {
 } py_store;
 #define PYS(s) ((py_store *)(s))
 
+/* A Python store's exception, kept for the thread that called into the store (the adapter runs
+ * on the caller's thread) and re-raised unchanged by raise_derr. */
 static int py_fail(tn_derr *e) {
-    /* keep the Python error's text; the caller re-raises it as RuntimeError */
-    PyObject *t, *v, *tb;
-    PyErr_Fetch(&t, &v, &tb);
-    PyObject *s = v ? PyObject_Str(v) : NULL;
-    const char *m = s ? PyUnicode_AsUTF8AndSize(s, NULL) : NULL;
-    int kind = TN_DERR_RUNTIME;
-    if (t && PyErr_GivenExceptionMatches(t, tn_dist_exc_queue_empty)) kind = TN_DERR_QUEUE_EMPTY;
-    else if (t && PyErr_GivenExceptionMatches(t, tn_dist_exc_store)) kind = TN_DERR_STORE;
-    else if (t && PyErr_GivenExceptionMatches(t, PyExc_NotImplementedError)) kind = TN_DERR_NOTIMPL;
-    else if (t && PyErr_GivenExceptionMatches(t, PyExc_ValueError)) kind = TN_DERR_VALUE;
-    tn_derr_set(e, kind, "%s", m ? m : "error in a Python store");
-    PyErr_Clear();
-    Py_XDECREF(s);
-    Py_XDECREF(t);
-    Py_XDECREF(v);
-    Py_XDECREF(tb);
+    Py_XDECREF(stash_t);
+    Py_XDECREF(stash_v);
+    Py_XDECREF(stash_tb);
+    PyErr_Fetch(&stash_t, &stash_v, &stash_tb);
+    tn_derr_set(e, TN_DERR_PYTHON, "error in a Python store");
     return -1;
 }
 static PyObject *pyk(tn_bv k) { return PyUnicode_DecodeUTF8((const char *)k.p, (Py_ssize_t)k.n, "surrogateescape"); }
