@@ -436,3 +436,20 @@ def test_prefix_store_over_python_store():
     """
     ref, ours = _both(code)
     assert ours == ref
+
+
+def test_tcpstore_multi_tenant_and_port_in_use():
+    code = """
+    import torch.distributed as d, socket
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
+    a = d.TCPStore("127.0.0.1", p, is_master=True, wait_for_workers=False, multi_tenant=True)
+    b = d.TCPStore("127.0.0.1", p, is_master=True, wait_for_workers=False, multi_tenant=True)
+    a.set("x", "1"); print(b.get("x"), a.port == b.port == p)
+    try: d.TCPStore("127.0.0.1", p, is_master=True, wait_for_workers=False)
+    except Exception as e: print(type(e).__name__, isinstance(e, d.DistError))
+    del a, b
+    c = d.TCPStore("127.0.0.1", p, is_master=True, wait_for_workers=False)
+    print(c.num_keys())
+    """
+    ref, ours = _both(code)
+    assert ours == ref

@@ -136,6 +136,7 @@ typedef struct {
     int64_t timeout_ms;
     int wait_workers;
     int listen_fd;          /* -1, or a listening socket to take over (master_listen_fd) */
+    int multi_tenant;       /* share this process's server already on `port` */
 } tn_tcp_store_opts;
 tn_store *tn_tcp_store_new(const tn_tcp_store_opts *, tn_derr *);
 int tn_tcp_store_port(tn_store *);

@@ -662,17 +662,25 @@ void tn_tcp_server_stop(tn_tcp_server *s) {
 }
 
 /* shared servers: one per TCPStore(is_master) plus its clones (and multi_tenant users) */
-typedef struct {
+typedef struct server_ref {
     tn_tcp_server *srv;
     int refs;
     int multi_tenant;
+    struct server_ref *next;   /* the multi-tenant servers of this process, by port */
 } server_ref;
 static pthread_mutex_t servers_mu = PTHREAD_MUTEX_INITIALIZER;
+static server_ref *tenants;
 
 static void server_unref(server_ref *r) {
     if (!r) return;
     pthread_mutex_lock(&servers_mu);
     int left = --r->refs;
+    if (!left && r->multi_tenant)
+        for (server_ref **pp = &tenants; *pp; pp = &(*pp)->next)
+            if (*pp == r) {
+                *pp = r->next;
+                break;
+            }
     pthread_mutex_unlock(&servers_mu);
     if (!left) {
         tn_tcp_server_stop(r->srv);
@@ -1166,19 +1174,34 @@ tn_store *tn_tcp_store_new(const tn_tcp_store_opts *o, tn_derr *e) {
         return NULL;
     }
     if (o->is_server) {
-        server_ref *r = calloc(1, sizeof *r);
+        server_ref *r = NULL;
+        pthread_mutex_lock(&servers_mu);
+        if (o->multi_tenant && o->port > 0)   /* upstream's multi_tenant: share this process's server on that port */
+            for (r = tenants; r && tn_tcp_server_port(r->srv) != o->port; r = r->next) {}
+        if (r) r->refs++;
+        pthread_mutex_unlock(&servers_mu);
         if (!r) {
-            ts_destroy(&t->base);
-            tn_derr_set(e, TN_DERR_MEMORY, "out of memory");
-            return NULL;
+            r = calloc(1, sizeof *r);
+            if (!r) {
+                ts_destroy(&t->base);
+                tn_derr_set(e, TN_DERR_MEMORY, "out of memory");
+                return NULL;
+            }
+            r->srv = tn_tcp_server_start(o->port, o->listen_fd, e);
+            if (!r->srv) {
+                free(r);
+                ts_destroy(&t->base);
+                return NULL;
+            }
+            r->refs = 1;
+            if (o->multi_tenant) {
+                r->multi_tenant = 1;
+                pthread_mutex_lock(&servers_mu);
+                r->next = tenants;
+                tenants = r;
+                pthread_mutex_unlock(&servers_mu);
+            }
         }
-        r->srv = tn_tcp_server_start(o->port, o->listen_fd, e);
-        if (!r->srv) {
-            free(r);
-            ts_destroy(&t->base);
-            return NULL;
-        }
-        r->refs = 1;
         t->server = r;
         t->port = tn_tcp_server_port(r->srv);
     }

@@ -526,7 +526,7 @@ static int tcp_init(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_Format(PyExc_ValueError, "TCPStore: port %d is out of range", port);
         return -1;
     }
-    tn_tcp_store_opts o = {host, port, is_master, -1, 300000, wait_workers, -1};
+    tn_tcp_store_opts o = {host, port, is_master, -1, 300000, wait_workers, -1, multi_tenant};
     if (world != Py_None && (o.num_workers = PyLong_AsLongLong(world)) == -1 && PyErr_Occurred()) return -1;
     if (to && to != Py_None && (o.timeout_ms = tn_dist_timedelta_to_ms(to)) < 0) return -1;
     if (lfd != Py_None && (o.listen_fd = (int)PyLong_AsLong(lfd)) == -1 && PyErr_Occurred()) return -1;
