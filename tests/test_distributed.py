@@ -453,3 +453,27 @@ def test_tcpstore_multi_tenant_and_port_in_use():
     """
     ref, ours = _both(code)
     assert ours == ref
+
+
+def test_placements():
+    """torch._C._distributed's placement classes (DTensor subclasses them; transformers imports
+    torch.distributed.tensor once distributed is available)."""
+    code = """
+    import torch._C._distributed as d
+    s = d.Shard(1); p = d.Partial(); ss = d.StridedShard(0, split_factor=2); r = d.Replicate()
+    print(s.dim, s.is_shard(), s.is_shard(1), s.is_shard(2), s == d.Shard(1), s != d.Shard(2), s.is_replicate(), s.is_partial(), s == 1)
+    print(repr(p.reduce_op), p.is_partial(), p.is_partial("sum"), p.is_partial("max"), p == d.Partial("sum"), d.Partial(None).reduce_op, d.Partial("max") == p)
+    print(ss.dim, ss.split_factor, ss == d.StridedShard(0, split_factor=2), ss.is_shard(), ss == d.Shard(0), d.Shard(0) == ss)
+    print(r == d.Replicate(), r.is_replicate(), r == d.Shard(0), d.Placement().is_shard(), d.Placement().is_partial())
+    print(s.__getstate__(), p.__getstate__(), ss.__getstate__(), r.__getstate__(), d.Shard.__hash__, d.Placement.__hash__ is None)
+    x = d.Shard.__new__(d.Shard); x.__setstate__({"dim": 3}); print(x.dim)
+    for f in (lambda: setattr(s, "dim", 5), lambda: d.Shard("a"), lambda: d.StridedShard(0, 2), lambda: hash(s)):
+        try: f(); print("ok")
+        except Exception as e: print(type(e).__name__)
+    print(type(d.Shard).__name__, [c.__name__ for c in d.StridedShard.__mro__][:2])
+    import torch.distributed.tensor.placement_types as pt
+    print(pt.Shard(0) == pt.Shard(0), pt.Replicate(), pt.Partial(), pt.Shard(1).is_shard(), hash(pt.Shard(2)) == hash(pt.Shard(2)))
+    import transformers.models.llama.configuration_llama
+    """
+    ref, ours = _both(code)
+    assert ours == ref

@@ -11,7 +11,8 @@ extern PyObject *tn_dist_exc_error, *tn_dist_exc_backend, *tn_dist_exc_network, 
 
 int tn_distributed_init(PyObject *m);          /* torch._C: _c10d_init, _Dist*Error, submodules */
 int tn_dist_store_types_init(PyObject *c10d);  /* Store, TCPStore, HashStore, FileStore, PrefixStore */
-int tn_dist_pg_types_init(PyObject *c10d);     /* ProcessGroup, Backend, Work, ProcessGroupGloo, options */
+int tn_dist_pg_types_init(PyObject *c10d);
+int tn_dist_placement_types_init(PyObject *mod); /* torch._C._distributed: DTensor placements */     /* ProcessGroup, Backend, Work, ProcessGroupGloo, options */
 
 struct tn_store;
 /* The C store of a Store object (a Python subclass gets an adapter calling its methods). New
