@@ -30,8 +30,9 @@ typedef struct {
 } file_store;
 #define FS(s) ((file_store *)(s))
 
+/* upstream raises DistStoreError with the system's message alone */
 static int sys_err(tn_derr *e, const char *what, const char *path) {
-    tn_derr_set(e, TN_DERR_RUNTIME, "%s(%s): %s", what, path, strerror(errno));
+    tn_derr_set(e, TN_DERR_STORE, "%s", strerror(errno));
     return -1;
 }
 

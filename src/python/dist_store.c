@@ -523,7 +523,7 @@ static int tcp_init(PyObject *self, PyObject *args, PyObject *kw) {
                                      &wait_workers, &multi_tenant, &lfd, &use_libuv))
         return -1;
     if (port < 0 || port > 65535) {
-        PyErr_Format(PyExc_ValueError, "TCPStore: port %d is out of range", port);
+        PyErr_Format(PyExc_TypeError, "TCPStore(): port %d does not fit an unsigned 16-bit port number", port);
         return -1;
     }
     tn_tcp_store_opts o = {host, port, is_master, -1, 300000, wait_workers, -1, multi_tenant};
@@ -716,6 +716,10 @@ static int prefix_init(PyObject *self, PyObject *args, PyObject *kw) {
     Py_ssize_t n;
     PyObject *under;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "s#O:PrefixStore", kws, &prefix, &n, &under)) return -1;
+    if (under == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "store argument cannot be None");
+        return -1;
+    }
     tn_store *u = c_store_of(under);
     if (!u) return -1;
     tn_store *st = tn_prefix_store_new(prefix, (size_t)n, u);
