@@ -6,7 +6,7 @@ import re
 
 import torch
 
-NAMESPACES = ("profiler", "inductor", "quantized", "_quantized", "prim")
+NAMESPACES = ("profiler", "inductor", "quantized", "_quantized", "prim", "c10d", "_c10d_functional", "_c10d_functional_autograd", "_dtensor")
 
 KNOWN = {"Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Layout", "Device",
          "DeviceIndex", "MemoryFormat", "Generator", "Dimname", "Storage", "Stream", "QScheme", "complex",

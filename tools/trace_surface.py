@@ -201,7 +201,7 @@ def trace(out, mods, run=None):
 
 # Names whose presence switches an upstream subsystem on that we do not provide (yet): they stay
 # absent even though upstream (with the subsystem) reads them.
-FORCE_ABSENT = {"torch._C._c10d_init", "torch._C._rpc_init", "torch._C._dist_autograd_init"}
+FORCE_ABSENT = {"torch._C._rpc_init", "torch._C._dist_autograd_init"}
 
 KINDS = {"module": "MODULE", "class": "CLASS", "callable": "FUNC", "ABSENT": "ABSENT"}
 
@@ -256,9 +256,8 @@ def header(paths):
     print(" */")
 
 
-# torch._C submodules that exist only in builds with torch.distributed; until our distributed
-# backend lands they stay absent, so upstream takes its "distributed unavailable" paths
-# (e.g. `from torch._C._distributed_c10d import ...` raising ModuleNotFoundError).
+# torch._C submodules of torch.distributed: made by src/python/distributed.c from their own list
+# (tools/dist_surface.py -> surface_dist.h), not by the generic surface.
 DISTRIBUTED_ONLY = ("_distributed",)
 
 

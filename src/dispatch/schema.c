@@ -219,6 +219,8 @@ static bool parse_alias(tn_p *p, tn_arg *arg)
     return true;
 }
 
+bool (*tn_schema_opaque_type)(const char *name, int n);
+
 static bool parse_type(tn_p *p, tn_arg *arg)
 {
     skip_ws(p);
@@ -231,7 +233,19 @@ static bool parse_type(tn_p *p, tn_arg *arg)
     }
     while (is_ident_char(p->text[p->pos]))
         p->pos++;
-    if (!lookup_type(p->text + a, p->pos - a, &arg->type))
+    /* a dotted name (a registered opaque type, e.g. torch.distributed.device_mesh.DeviceMesh) */
+    int dotted = 0;
+    while (p->text[p->pos] == '.' && is_ident_start(p->text[p->pos + 1])) {
+        dotted = 1;
+        p->pos++;
+        while (is_ident_char(p->text[p->pos]))
+            p->pos++;
+    }
+    if (!dotted && lookup_type(p->text + a, p->pos - a, &arg->type)) {
+        /* a schema type */
+    } else if (tn_schema_opaque_type && tn_schema_opaque_type(p->text + a, p->pos - a)) {
+        arg->type = TN_TYPE_ANY;
+    } else
         return p_fail(p, a, "unknown type specifier '%.*s'", p->pos - a > 40 ? 40 : p->pos - a,
                       p->text + a);
     arg->list_size = -1;

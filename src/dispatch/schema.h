@@ -62,6 +62,9 @@ typedef struct {
  * tn_schema_free. Returns 0 on success; on failure returns -1 and writes a message naming the
  * problem (with position) into err (size errlen). Never crashes on any input. */
 int tn_schema_parse(const char *text, tn_schema *out, char *err, int errlen);
+/* Set by the Python face: is this (possibly dotted) name an opaque type registered through
+ * torch._C._register_opaque_type? Such arguments parse as Any (upstream: PyObject). */
+extern bool (*tn_schema_opaque_type)(const char *name, int n);
 void tn_schema_free(tn_schema *s);
 extern const char *const tn_type_names[TN_TYPE_COUNT];
 

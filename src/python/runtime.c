@@ -8,6 +8,7 @@
  *
  * Placeholders for names another file will own are marked TEMP and added only when absent. */
 #include "python/common.h"
+#include "dispatch/schema.h"
 
 #include <string.h>
 #ifdef __linux__
@@ -319,6 +320,15 @@ static PyObject *rt_set_generator_metaclass(PyObject *s, PyObject *meta) {
 }
 
 static PyObject *opaque_types;   /* set of names registered by _register_opaque_type */
+/* the schema parser's question (with the GIL, as every parse from Python) */
+static bool opaque_lookup(const char *name, int n) {
+    if (!opaque_types) return false;
+    PyObject *k = PyUnicode_FromStringAndSize(name, n);
+    int r = k ? PySet_Contains(opaque_types, k) : -1;
+    Py_XDECREF(k);
+    if (r < 0) PyErr_Clear();
+    return r == 1;
+}
 static PyObject *rt_register_opaque_type(PyObject *s, PyObject *args) {
     PyObject *name;
     if (!PyArg_ParseTuple(args, "O", &name)) return NULL;
@@ -473,6 +483,7 @@ int tn_runtime_init(PyObject *m) {
     if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0) return -1;
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
+    tn_schema_opaque_type = opaque_lookup;
     if (!tf_stack || !opaque_types) return -1;
     if (add_functions(m, rt_methods, 1) < 0) return -1;
     for (int i = 0; placeholder_classes[i][1]; i++) {

@@ -1809,7 +1809,6 @@ TN_SURF("_export.pt2_archive_constants", "XL_MODEL_WEIGHTS_DIR", CONST, "str", "
 TN_SURF("_export.pt2_archive_constants", "XL_MODEL_WEIGHTS_PARAM_CONFIG_PATH", CONST, "str", "xl_model_weights/model_param_config")
 TN_SURF("cpp.nn", "Module", CLASS, "pybind11_type", NULL)
 /* Probed for absence by upstream, deliberately never created:
- *   torch._C._c10d_init
  *   torch._C._dist_autograd_init
  *   torch._C._rpc_init
  *   torch._C._gds_register_buffer
