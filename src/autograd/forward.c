@@ -15,6 +15,7 @@
  * undefined input tangent is a zero tensor that mul/div/add/sub treat as upstream's ZeroTensor
  * does. CompositeImplicitAutograd overloads decompose (decomp.c), so tangents flow through their
  * pieces, as upstream's. See docs/ARCHITECTURE.md. */
+#include "ops/common.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
@@ -254,9 +255,7 @@ static PyObject *alias_view(PyObject *t) {
 PyObject *tn_op__make_dual(tn_value *args) { return alias_view(args[0].u.obj); }
 PyObject *tn_op__fw_primal(tn_value *args) { return alias_view(args[0].u.obj); }
 PyObject *tn_op__unpack_dual(tn_value *args) {
-    PyObject *p = alias_view(args[0].u.obj);
-    if (!p) return NULL;
-    return Py_BuildValue("(NO)", p, Py_None);
+    return tn_return_pair("_unpack_dual", alias_view(args[0].u.obj), Py_NewRef(Py_None));
 }
 
 PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
@@ -411,7 +410,7 @@ PyObject *tn_forward_call(int op, tn_value *args) {
         PyObject *p = fw_primal(args[0].u.obj, args[1].u.i);
         if (!p) return NULL;
         PyObject *t = fw_level >= 0 ? tn_fw_grad(args[0].u.obj) : NULL;
-        return Py_BuildValue("(NO)", p, t ? t : Py_None);
+        return tn_return_pair("_unpack_dual", p, Py_NewRef(t ? t : Py_None));
     }
     const tn_op_def *d = tn_op_at(op);
     const tn_schema *s = tn_op_schema(op);
@@ -441,9 +440,11 @@ PyObject *tn_forward_call(int op, tn_value *args) {
     }
     /* which derivatives run: some required input has a tangent */
     bool run[8] = {0}, any = false;
-    for (int k = 0; k < fd->n && k < 8; k++)
+    for (int k = 0; k < fd->n && k < 8; k++) {
+        if (!fd->d[k].req_t) { run[k] = any = true; continue; }   /* cat_jvp, stack_jvp: always called */
         for (int i = 0; i < s->nargs && i < 64; i++)
             if ((fd->d[k].req_t >> i & 1) && any_tangent_in(&args[i])) { run[k] = true; any = true; }
+    }
     if (!any) return run_below(op, args);
     bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only;
     bool need_orig = false;
@@ -459,7 +460,7 @@ PyObject *tn_forward_call(int op, tn_value *args) {
     PyObject *res = run_below(op, args);
     if (!res) { Py_XDECREF(orig); return NULL; }
     PyObject *outs[16];
-    int nouts = outputs_of(res, outs, 16);
+    int nouts = s->nrets == 1 && s->rets[0].is_list ? (outs[0] = res, 1) : outputs_of(res, outs, 16);
     PyObject *tangents[8] = {0};
     int rc = 0;
     fw_off++;
@@ -481,12 +482,22 @@ PyObject *tn_forward_call(int op, tn_value *args) {
         char buf[128];
         snprintf(buf, sizeof buf, "%s", names);
         int idx = 0;
+        bool several = strchr(names, ' ') != NULL;
         for (char *tok = strtok(buf, " "); tok && rc == 0; tok = strtok(NULL, " "), idx++) {
-            PyObject *tg = PyTuple_Check(tangents[k]) ? PyTuple_GetItem(tangents[k], idx) : tangents[k];
+            PyObject *tg = several && PyTuple_Check(tangents[k]) ? PyTuple_GetItem(tangents[k], idx) : tangents[k];
             int o = tn_fw_output_index(s, tok);
-            if (o < 0 || o >= nouts || !tg || tg == Py_None || !outs[o] || !tn_py_is_tensor(outs[o])) continue;
-            if (PyTuple_Check(outs[o]) || PyList_Check(tg)) continue;
-            if (tn_py_is_tensor(tg)) rc = tn_fw_set(outs[o], tg, false);
+            if (o < 0 || o >= nouts || !tg || tg == Py_None || !outs[o]) continue;
+            if (tn_py_is_tensor(outs[o])) {
+                if (tn_py_is_tensor(tg)) rc = tn_fw_set(outs[o], tg, false);
+            } else if (PySequence_Check(outs[o]) && PySequence_Check(tg) && !tn_py_is_tensor(tg)) {   /* Tensor[] */
+                Py_ssize_t m = PySequence_Size(outs[o]);
+                for (Py_ssize_t j = 0; j < m && rc == 0 && j < PySequence_Size(tg); j++) {
+                    PyObject *ot = PySequence_GetItem(outs[o], j), *gt = PySequence_GetItem(tg, j);
+                    if (ot && gt && tn_py_is_tensor(ot) && tn_py_is_tensor(gt)) rc = tn_fw_set(ot, gt, false);
+                    Py_XDECREF(ot);
+                    Py_XDECREF(gt);
+                }
+            }
         }
     }
     for (int k = 0; k < 8; k++) Py_XDECREF(tangents[k]);

@@ -409,6 +409,27 @@ static PyObject *pow_backward_exponent(PyObject *g, PyObject *self, PyObject *e,
     return r;
 }
 
+/* clamp_backward(grad, self, min, max) with optional Scalar bounds */
+static PyObject *clamp_backward(PyObject *g, PyObject *self, PyObject *mn, PyObject *mx) {
+    PyObject *mask = NULL;
+    if (mn != Py_None && mx != Py_None) {
+        PyObject *a = callv("ge", "(OO)", self, mn), *b = a ? callv("le", "(OO)", self, mx) : NULL;
+        mask = b ? callv("logical_and_", "(OO)", a, b) : NULL;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    } else if (mn != Py_None) {
+        mask = callv("ge", "(OO)", self, mn);
+    } else if (mx != Py_None) {
+        mask = callv("le", "(OO)", self, mx);
+    } else {
+        return Py_NewRef(g);
+    }
+    if (!mask) return NULL;
+    PyObject *r = callv("where", "(OOd)", mask, g, 0.0);
+    Py_DECREF(mask);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -587,6 +608,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {
         out->o = pow_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "clamp_backward") && n == 4) {
+        out->o = clamp_backward(a0, argv[1].o, argv[2].o, argv[3].o);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "pow_backward_self") && n == 3) {
