@@ -417,7 +417,13 @@ PyObject *tn_forward_call(int op, tn_value *args) {
     if (!s) return NULL;
     const tn_op_autograd_def *ad = &tn_op_autograd_defs[op];
     const tn_op_fw_def *fd = &tn_op_fw_defs[op];
-    if (ad->composite && tn_decomp_for(op)) return tn_decomp_for(op)(args);   /* the pieces carry tangents */
+    if (ad->composite) {   /* the pieces of upstream's decomposition carry the tangents */
+        if (tn_decomp_for(op)) return tn_decomp_for(op)(args);
+        char what[200];
+        snprintf(what, sizeof what, "forward AD through aten::%s%s%s (its upstream decomposition)", d->name,
+                 d->overload[0] ? "." : "", d->overload);
+        return tn_not_implemented(what);
+    }
     bool out = false;
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write && s->args[i].kwarg_only) out = true;

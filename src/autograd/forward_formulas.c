@@ -430,6 +430,36 @@ static PyObject *clamp_backward(PyObject *g, PyObject *self, PyObject *mn, PyObj
     return r;
 }
 
+/* clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t) with optional Tensor bounds */
+static PyObject *clamp_jvp(PyObject *sp, PyObject *st, PyObject *mnp, PyObject *mnt, PyObject *mxp, PyObject *mxt) {
+    bool hmin = mnp && mnp != Py_None, hmax = mxp && mxp != Py_None;
+    if (hmin && hmax) {
+        PyObject *c3 = callv("gt", "(OO)", sp, mxp), *w3 = c3 ? callv("where", "(OOO)", c3, mxt, st) : NULL;
+        PyObject *c2 = w3 ? callv("lt", "(OO)", sp, mnp) : NULL, *w2 = c2 ? callv("where", "(OOO)", c2, mnt, w3) : NULL;
+        PyObject *c1 = w2 ? callv("gt", "(OO)", mnp, mxp) : NULL, *r = c1 ? callv("where", "(OOO)", c1, mxt, w2) : NULL;
+        Py_XDECREF(c3); Py_XDECREF(w3); Py_XDECREF(c2); Py_XDECREF(w2); Py_XDECREF(c1);
+        return r;
+    }
+    if (hmin || hmax) {
+        PyObject *c = callv(hmin ? "gt" : "lt", "(OO)", sp, hmin ? mnp : mxp);
+        PyObject *r = c ? callv("where", "(OOO)", c, st, hmin ? mnt : mxt) : NULL;
+        Py_XDECREF(c);
+        return r;
+    }
+    return Py_NewRef(st);
+}
+
+/* evenly_read_jvp(fw_grad, input, value): the tangent spread evenly over the tied extrema */
+static PyObject *evenly_read_jvp(PyObject *g, PyObject *input, PyObject *value) {
+    PyObject *mask = callv("eq", "(OO)", input, value);
+    PyObject *count = mask ? callv("sum", "(O)", mask) : NULL;
+    PyObject *go = count ? callv("div", "(OO)", g, count) : NULL;
+    PyObject *m = go ? callv("mul", "(OO)", mask, go) : NULL;
+    PyObject *r = m ? callv("sum", "(O)", m) : NULL;
+    Py_XDECREF(mask); Py_XDECREF(count); Py_XDECREF(go); Py_XDECREF(m);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -608,6 +638,14 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {
         out->o = pow_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "clamp_jvp") && n == 6) {
+        out->o = clamp_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "evenly_read_jvp") && n == 3) {
+        out->o = evenly_read_jvp(a0, argv[1].o, argv[2].o);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "clamp_backward") && n == 4) {
