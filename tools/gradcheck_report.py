@@ -50,6 +50,16 @@ SUBSET = [
     "linalg.vector_norm", "topk", "sort",
 ]
 
+# Forward-mode AD's fixed subset (tests/test_opinfo_gradcheck.py, --forward-only): the families
+# forward_ad covers first (elementwise, views, matmul family, reductions, softmax, layer_norm).
+FORWARD_SUBSET = [
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "abs",
+    "clamp", "where", "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu",
+    "view", "reshape", "transpose", "permute", "expand", "select", "narrow", "unsqueeze", "squeeze", "cat", "stack",
+    "mm", "bmm", "addmm", "matmul", "nn.functional.linear",
+    "sum", "mean", "amax", "softmax", "log_softmax", "logsumexp", "nn.functional.layer_norm",
+]
+
 
 def op_key(op):
     return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
@@ -67,7 +77,7 @@ def is_refusal(e):
 # ---------------------------------------------------------------------------------------------
 # child: runs ops, one JSON line per op on stdout ("BEGIN <key>" before each, for crash blame)
 
-def _child(keys, samples_cap, start, forward=False):
+def _child(keys, samples_cap, start, forward=False, forward_only=False):
     if forward:
         os.environ["PYTORCH_JIT"] = "0"
     import warnings
@@ -152,6 +162,8 @@ def _child(keys, samples_cap, start, forward=False):
                                       fast_mode=op.gradcheck_fast_mode, check_undefined_grad=False)
                     return True
                 checks.append(("gradgrad", gg))
+            if forward_only:
+                checks = []
             if forward and op.supports_forward_ad:
                 try:
                     gradcheck(fn, gc_args, check_forward_ad=True, check_backward_ad=False, check_batched_grad=False,
@@ -221,7 +233,7 @@ def select_ops(names=None):
     return keys
 
 
-def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False, forward=False):
+def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False, forward=False, forward_only=False):
     """Run the child over keys; returns {key: record}. A crash (or a hang past `timeout` seconds
     without a result) is recorded as failed for the op that was running, and the child goes on
     after it."""
@@ -229,7 +241,7 @@ def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False,
     start = 0
     while start < len(keys):
         proc = subprocess.Popen([python, os.path.abspath(__file__), "--child", "--samples", str(samples_cap),
-                                 "--start", str(start), "--keys", json.dumps(keys)] + (["--forward"] if forward else []),
+                                 "--start", str(start), "--keys", json.dumps(keys)] + (["--forward"] if forward else []) + (["--forward-only"] if forward_only else []),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         current = None
         last = time.time()
@@ -281,6 +293,8 @@ def summarize(results):
                         "gradgrad_failed", "gradgrad_refused", "crashed", "fwgrad_passed", "fwgrad_failed",
                         "fwgrad_refused")}
     for r in results.values():
+        if r.get("fwgrad") in ("passed", "failed", "refused"):
+            c["fwgrad_" + r["fwgrad"]] += 1
         if r["grad"] == "skipped":
             c["grad_skipped"] += 1
             continue
@@ -289,8 +303,6 @@ def summarize(results):
         if r["gradgrad"] in ("passed", "failed", "refused"):
             c["gradgrad_" + r["gradgrad"]] += 1
         c["crashed"] += bool(r.get("crash"))
-        if r.get("fwgrad") in ("passed", "failed", "refused"):
-            c["fwgrad_" + r["fwgrad"]] += 1
     return c
 
 
@@ -301,18 +313,21 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--ops", help="comma-separated OpInfo names (default: all that support autograd)")
-    ap.add_argument("--subset", action="store_true", help="the test suite's fixed subset")
+    ap.add_argument("--subset", action="store_true", help="the test suite's fixed subset (FORWARD_SUBSET with --forward-only)")
     ap.add_argument("--json", help="write every op's record here")
     ap.add_argument("--verbose", "-v", action="store_true")
     ap.add_argument("--forward", action="store_true", help="also check forward-mode AD (supports_forward_ad)")
+    ap.add_argument("--forward-only", action="store_true", help="only the forward-mode AD check")
     a = ap.parse_args()
     if a.child:
-        _child(json.loads(a.keys), a.samples, a.start, a.forward)
+        _child(json.loads(a.keys), a.samples, a.start, a.forward or a.forward_only, a.forward_only)
         return 0
-    names = set(a.ops.split(",")) if a.ops else set(SUBSET) if a.subset else None
+    names = (set(a.ops.split(",")) if a.ops else set(FORWARD_SUBSET) if a.subset and a.forward_only
+             else set(SUBSET) if a.subset else None)
     keys = select_ops(names)
     t0 = time.time()
-    results = run(keys, a.samples, verbose=a.verbose, forward=a.forward)
+    a.forward = a.forward or a.forward_only
+    results = run(keys, a.samples, verbose=a.verbose, forward=a.forward, forward_only=a.forward_only)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -331,7 +346,7 @@ def main():
                or r.get("fwgrad") == "failed"]
     # the same samples and checks on upstream: a failure upstream shares is the check's, not ours
     ref_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv-ref", "bin", "python")
-    ref = run(failing, a.samples, python=ref_py, forward=a.forward) if failing and os.path.exists(ref_py) else {}
+    ref = run(failing, a.samples, python=ref_py, forward=a.forward, forward_only=a.forward_only) if failing and os.path.exists(ref_py) else {}
     for k in failing:
         r = results[k]
         what = "grad" if r["grad"] == "failed" else "gradgrad" if r["gradgrad"] == "failed" else "fwgrad"
