@@ -109,8 +109,8 @@ static bool same_meta(PyObject *a, PyObject *b) {
     return storage_numel(x) == storage_numel(y);
 }
 
-static PyObject *zeros_with_meta(PyObject *like_dtype, PyObject *other) {
-    return tn_aten(TN_ROW__new_zeros_with_same_feature_meta, "(OO)", like_dtype, other);
+static PyObject *zeros_with_meta(PyObject *self, PyObject *other) {
+    return tn_aten(TN_ROW__new_zeros_with_same_feature_meta, "(OO)", self, other);
 }
 
 static PyObject *sizes_tuple(const tn_tensor *t) {
@@ -262,7 +262,8 @@ PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
     PyObject *self = args[0].u.obj, *other = args[1].u.obj;
     if (args[2].u.i != 0) return tn_not_implemented("_new_zeros_with_same_feature_meta with self_num_batch_dims");
     const tn_tensor *o = tn_tensor_of(other);
-    PyObject *dt = tn_py_from_dtype(tn_tensor_of(self)->dtype);
+    (void)self;   /* upstream takes the dtype of other as well (measured on 2.13.0) */
+    PyObject *dt = tn_py_from_dtype(o->dtype);
     if (!dt) return NULL;
     PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
     Py_DECREF(dt);

@@ -61,6 +61,11 @@ with fwAD.dual_level():
     d = fwAD.make_dual(x, nc)
     t = fwAD.unpack_dual(d).tangent
     result = (t is nc, t.stride(), t, t.dtype)""",
+    "copied_layout_dtype": """
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, torch.randn(4, 3, dtype=torch.float64).t())
+    t = fwAD.unpack_dual(d).tangent
+    result = (t.dtype, t.stride(), t)""",
     "tangent_dtype": """
 with fwAD.dual_level():
     d = fwAD.make_dual(x, txd)
@@ -259,3 +264,19 @@ fw("forward_ad_functional", {
     "autograd_functional_jvp": "result = torch.autograd.functional.jvp(lambda a: (a.sin() * a).sum(1), x, tx)",
     "autograd_functional_jvp_create": "result = torch.autograd.functional.jvp(lambda a, b: a * b.exp(), (x, y), (tx, ty))",
 }, tol=F32)
+
+# the small aten ops forward AD uses, spelled through torch.ops
+fw("forward_ad_aten_helpers", {
+    "new_zeros_with_same_feature_meta": """
+a = torch.ops.aten._new_zeros_with_same_feature_meta.default(torch.randn(2, 3, dtype=torch.float64), torch.randn(4, 3).t()[:, 1:])
+result = (a, a.stride(), a.storage_offset(), a.dtype, a.untyped_storage().nbytes(), a._base)""",
+    "has_same_storage_numel": """
+result = (torch.ops.aten._has_same_storage_numel.default(torch.randn(2, 3), torch.randn(6)),
+          torch.ops.aten._has_same_storage_numel.default(torch.randn(2, 3)[0], torch.randn(3)))""",
+    "fw_primal": """
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, tx)
+    p = torch.ops.aten._fw_primal.default(d, 0)
+    result = (p._base is x, fwAD.unpack_dual(p).tangent, p)""",
+    "unpack_outside_level": "result = (torch._unpack_dual(x, 0).tangent, torch._unpack_dual(x, 0).primal._base is x)",
+})
