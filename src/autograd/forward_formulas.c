@@ -460,6 +460,126 @@ static PyObject *evenly_read_jvp(PyObject *g, PyObject *input, PyObject *value) 
     return r;
 }
 
+/* norm_jvp(self_p, self_t, p, norm, dim, keepdim) for real tensors (linalg_vector_norm_jvp passes
+ * dim None as all dimensions) */
+static PyObject *unsqueeze_multiple(PyObject *t, PyObject *dims, int ndim);
+static PyObject *norm_jvp(PyObject *sp, PyObject *st, PyObject *pord, PyObject *norm, PyObject *dim, bool keepdim) {
+    double p = pord == Py_None ? 2.0 : PyFloat_AsDouble(pord);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *kd = keepdim ? Py_True : Py_False, *r = NULL;
+    if (p == 0.0) return callv("zeros_like", "(O)", norm);
+    if (p == 1.0) {
+        PyObject *sg = callv("sgn", "(O)", sp), *m = sg ? callv("mul_", "(OO)", sg, st) : NULL;
+        r = m ? callv("sum", "(OOO)", sg, dim, kd) : NULL;
+        Py_XDECREF(sg);
+        Py_XDECREF(m);
+        return r;
+    }
+    if (p == 2.0) {
+        PyObject *m = callv("mul", "(OO)", sp, st), *sm = m ? callv("sum", "(OOO)", m, dim, kd) : NULL;
+        PyObject *dv = sm ? callv("div_", "(OO)", sm, norm) : NULL, *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+        r = z ? callv("masked_fill_", "(OOi)", sm, z, 0) : NULL;
+        Py_XDECREF(m); Py_XDECREF(sm); Py_XDECREF(dv); Py_XDECREF(z);
+        return r;
+    }
+    if (isinf(p)) {
+        int nd = tdim(sp);
+        PyObject *n2 = !keepdim && nd != 0 ? unsqueeze_multiple(norm, dim, nd) : Py_NewRef(norm);
+        PyObject *si = n2 ? callv("isnan", "(O)", sp) : NULL, *ni = si ? callv("isnan", "(O)", n2) : NULL;
+        PyObject *both = ni ? callv("logical_and_", "(OO)", si, ni) : NULL;
+        PyObject *ab = both ? callv("abs", "(O)", sp) : NULL, *eq = ab ? callv("eq", "(OO)", ab, n2) : NULL;
+        PyObject *eo = eq ? callv("logical_or_", "(OO)", eq, both) : NULL, *ism = eo ? callv("type_as", "(OO)", eo, n2) : NULL;
+        PyObject *nb = ism ? callv("count_nonzero", "(OO)", ism, dim) : NULL;
+        PyObject *nb2 = nb ? (nd != 0 ? unsqueeze_multiple(nb, dim, nd) : Py_NewRef(nb)) : NULL;
+        PyObject *sg = nb2 ? callv("sgn", "(O)", sp) : NULL, *a = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *b = a ? callv("mul", "(OO)", a, ism) : NULL, *c = b ? callv("div", "(OO)", b, nb2) : NULL;
+        r = c ? callv("sum", "(OOO)", c, dim, kd) : NULL;
+        Py_XDECREF(n2); Py_XDECREF(si); Py_XDECREF(ni); Py_XDECREF(both); Py_XDECREF(ab); Py_XDECREF(eq);
+        Py_XDECREF(eo); Py_XDECREF(ism); Py_XDECREF(nb); Py_XDECREF(nb2); Py_XDECREF(sg); Py_XDECREF(a);
+        Py_XDECREF(b); Py_XDECREF(c);
+        return r;
+    }
+    if (p < 1.0) {   /* (sgn(x) * t * |x|^(p-1), 0 where x == 0).sum(dim, keepdim) * norm^(1-p) */
+        PyObject *sg = callv("sgn", "(O)", sp), *m = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *ab = m ? callv("abs", "(O)", sp) : NULL, *pw = ab ? callv("pow", "(Od)", ab, p - 1) : NULL;
+        PyObject *z = pw ? callv("eq", "(Oi)", sp, 0) : NULL, *mf = z ? callv("masked_fill_", "(OOi)", pw, z, 0) : NULL;
+        PyObject *m2 = mf ? callv("mul", "(OO)", m, pw) : NULL, *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL;
+        PyObject *np = sm ? callv("pow", "(Od)", norm, 1 - p) : NULL;
+        r = np ? callv("mul", "(OO)", sm, np) : NULL;
+        Py_XDECREF(sg); Py_XDECREF(m); Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(z); Py_XDECREF(mf);
+        Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
+        return r;
+    }
+    /* (self_p * self_t * |self_p|^(p-2)).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
+    PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow", "(Od)", ab, p - 2) : NULL;
+    PyObject *m = pw ? callv("mul", "(OO)", sp, st) : NULL, *m2 = m ? callv("mul", "(OO)", m, pw) : NULL;
+    PyObject *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL, *np = sm ? callv("pow", "(Od)", norm, p - 1) : NULL;
+    PyObject *dv = np ? callv("div_", "(OO)", sm, np) : NULL, *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+    r = z ? callv("masked_fill_", "(OOi)", sm, z, 0) : NULL;
+    Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(m); Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np); Py_XDECREF(dv);
+    Py_XDECREF(z);
+    return r;
+}
+
+/* unsqueeze_multiple(t, dims, ndim): unsqueeze at each reduced dim, in increasing order */
+static PyObject *unsqueeze_multiple(PyObject *t, PyObject *dims, int ndim) {
+    PyObject *dl = dims == Py_None ? PyTuple_New(0) : intlist(dims);
+    if (!dl) return NULL;
+    bool mark[TN_MAX_DIMS + 8] = {0};
+    Py_ssize_t n = PyTuple_Size(dl);
+    if (n == 0) for (int i = 0; i < ndim && i < TN_MAX_DIMS + 8; i++) mark[i] = true;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GetItem(dl, i));
+        if (d < 0) d += ndim;
+        if (d >= 0 && d < TN_MAX_DIMS + 8) mark[d] = true;
+    }
+    Py_DECREF(dl);
+    PyObject *r = Py_NewRef(t);
+    for (int i = 0; r && i < ndim && i < TN_MAX_DIMS + 8; i++)
+        if (mark[i]) Py_SETREF(r, callv("unsqueeze", "(Oi)", r, i));
+    return r;
+}
+
+/* var_backward(grad, self, dim, correction, keepdim) */
+static PyObject *var_backward(PyObject *g, PyObject *self, PyObject *dim, PyObject *corr, bool keepdim) {
+    double c = corr == Py_None ? 1.0 : PyFloat_AsDouble(corr);
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *r = NULL;
+    if (t->ndim == 0 || dim == Py_None) {
+        int64_t numel = 1;
+        for (int i = 0; i < t->ndim; i++) numel *= t->sizes[i];
+        double dof = (double)numel - c;
+        PyObject *mean = callv("mean", "(O)", self);
+        if (!mean) return NULL;
+        if (dof <= 0) {
+            PyObject *eq = callv("eq", "(OO)", self, mean), *w = eq ? callv("where", "(Odd)", eq, NAN, INFINITY) : NULL;
+            r = w ? callv("mul", "(OO)", g, w) : NULL;
+            Py_XDECREF(eq); Py_XDECREF(w);
+        } else {
+            PyObject *a = callv("mul", "(Od)", g, 2.0 / dof), *d = a ? callv("sub", "(OO)", self, mean) : NULL;
+            r = d ? callv("mul", "(OO)", a, d) : NULL;
+            Py_XDECREF(a); Py_XDECREF(d);
+        }
+        Py_DECREF(mean);
+        return r;
+    }
+    PyObject *gg = !keepdim && t->ndim > 1 ? unsqueeze_multiple(g, dim, t->ndim) : Py_NewRef(g);
+    PyObject *dl = gg ? intlist(dim) : NULL;
+    if (!dl) { Py_XDECREF(gg); return NULL; }
+    double rnumel = 1;
+    if (PyTuple_Size(dl) == 0) for (int i = 0; i < t->ndim; i++) rnumel *= (double)t->sizes[i];
+    for (Py_ssize_t i = 0; i < PyTuple_Size(dl); i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GetItem(dl, i));
+        if (d < 0) d += t->ndim;
+        if (d >= 0 && d < t->ndim) rnumel *= (double)t->sizes[d];
+    }
+    PyObject *mean = callv("mean", "(OOO)", self, dl, Py_True);
+    PyObject *a = mean ? callv("mul", "(Od)", gg, 2.0 / (rnumel - c)) : NULL, *d = a ? callv("sub", "(OO)", self, mean) : NULL;
+    r = d ? callv("mul", "(OO)", a, d) : NULL;
+    Py_XDECREF(gg); Py_XDECREF(dl); Py_XDECREF(mean); Py_XDECREF(a); Py_XDECREF(d);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -638,6 +758,33 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {
         out->o = pow_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "real") && n == 1 && is_tensor(a0) && !tn_dtype_is_complex(tn_tensor_of(a0)->dtype)) {
+        out->o = Py_NewRef(a0);
+        out->zero = argv[0].zero;
+        return 0;
+    }
+    if (!strcmp(name, "linalg_vector_norm_jvp") && n == 6) {
+        PyObject *dims = argv[4].o == Py_None ? PyTuple_New(0) : Py_NewRef(argv[4].o);
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, truthy(argv[5].o)) : NULL;
+        Py_XDECREF(dims);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "norm_jvp") && (n == 4 || n == 6)) {
+        PyObject *dims = n == 6 ? Py_NewRef(argv[4].o) : PyTuple_New(0);
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 6 && truthy(argv[5].o)) : NULL;
+        Py_XDECREF(dims);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "var_backward") && n == 5) {
+        out->o = var_backward(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "log1p_backward") && n == 2) {   /* grad / (self + 1) */
+        PyObject *p1 = callv("add", "(Oi)", argv[1].o, 1);
+        out->o = p1 ? callv("div", "(OO)", a0, p1) : NULL;
+        Py_XDECREF(p1);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "clamp_jvp") && n == 6) {

@@ -201,6 +201,9 @@ fw("forward_ad_reduce", {
     "layer_norm_noaffine": "result = jvp(lambda a: torch.nn.functional.layer_norm(a, (4,)), (x, tx))",
     "layer_norm_module": "result = jvp(torch.nn.LayerNorm(4).requires_grad_(False), (x, tx))",
     "f64": "result = jvp(lambda a: (a.softmax(1), a.logsumexp(0), torch.nn.functional.layer_norm(a, (4,))), (xd, txd))",
+    "var_std": "result = jvp(lambda a: (a.var(), a.var(1), a.std(0, keepdim=True), torch.var(a, 1, correction=0)), (x, tx))",
+    "norms": "result = jvp(lambda a: (a.norm(), torch.linalg.vector_norm(a, 1, dim=1), torch.linalg.vector_norm(a, float('inf')), a.norm(3, 0), a.norm(0.5)), (x, tx))",
+    "log1p": "result = jvp(torch.log1p, (y, ty))",
     "mlp": """
 torch.manual_seed(1)
 m = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.GELU(), torch.nn.LayerNorm(8), torch.nn.Linear(8, 2)).requires_grad_(False)
