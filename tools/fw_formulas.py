@@ -147,6 +147,15 @@ class Parser:
             return "(none)"
         if val in REDUCTION:
             return f"(i {REDUCTION[val]})"
+        if val == "std::get" and self.peek() == ("op", "<"):
+            self.take("<")
+            k = self.take()
+            self.take(">")
+            self.take("(")
+            inner = self.args()
+            if k[0] != "num" or len(inner) != 1:
+                raise Unsupported("std::get")
+            return f"(c tuple_get (i {k[1]}) {inner[0]})"
         if val == "GradMode::is_enabled":
             self.take("(")
             self.take(")")

@@ -760,6 +760,17 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = pow_backward(a0, argv[1].o, argv[2].o);
         return out->o ? 0 : -1;
     }
+    if (!strcmp(name, "apply_loss_reduction") && n == 2) {   /* Reduction::Mean 1, Sum 2, None 0 */
+        long red = PyLong_AsLong(argv[1].o);
+        out->o = red == 1 ? callv("mean", "(O)", a0) : red == 2 ? callv("sum", "(O)", a0) : Py_NewRef(a0);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "tuple_get") && n == 2 && PyTuple_Check(argv[1].o)) {   /* std::get<k>(tuple) */
+        PyObject *e = PyTuple_GetItem(argv[1].o, PyLong_AsSsize_t(a0));
+        if (!e) return -1;
+        out->o = Py_NewRef(e);
+        return 0;
+    }
     if (!strcmp(name, "real") && n == 1 && is_tensor(a0) && !tn_dtype_is_complex(tn_tensor_of(a0)->dtype)) {
         out->o = Py_NewRef(a0);
         out->zero = argv[0].zero;

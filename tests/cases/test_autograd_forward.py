@@ -204,6 +204,10 @@ fw("forward_ad_reduce", {
     "var_std": "result = jvp(lambda a: (a.var(), a.var(1), a.std(0, keepdim=True), torch.var(a, 1, correction=0)), (x, tx))",
     "norms": "result = jvp(lambda a: (a.norm(), torch.linalg.vector_norm(a, 1, dim=1), torch.linalg.vector_norm(a, float('inf')), a.norm(3, 0), a.norm(0.5)), (x, tx))",
     "log1p": "result = jvp(torch.log1p, (y, ty))",
+    "losses": """
+tgt = torch.tensor([0, 2, 3])
+result = jvp(lambda a, b: (torch.nn.functional.cross_entropy(a, tgt), torch.nn.functional.nll_loss(a.log_softmax(1), tgt, reduction='none'),
+                           torch.nn.functional.mse_loss(a, b), torch.nn.functional.mse_loss(a, b, reduction='sum')), (x, tx), (y, ty))""",
     "mlp": """
 torch.manual_seed(1)
 m = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.GELU(), torch.nn.LayerNorm(8), torch.nn.Linear(8, 2)).requires_grad_(False)
