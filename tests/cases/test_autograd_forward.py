@@ -108,6 +108,15 @@ with fwAD.dual_level():
         fwAD.make_dual(torch.randn(1, 1, 2, 3), torch.randn(1, 1, 2, 3)), torch.randn(1, 1, 2, 3), torch.randn(1, 1, 2, 3))))
 out.append(err(lambda: torch._C._exit_dual_level(level=0)))
 result = out""",
+    "other_thread": """
+import threading
+out = []
+with fwAD.dual_level():
+    d = fwAD.make_dual(x, tx)
+    th = threading.Thread(target=lambda: out.append(fwAD.unpack_dual(d * 2).tangent))
+    th.start()
+    th.join()
+result = out""",
     "levels": """
 a = torch._C._enter_dual_level()
 try:
