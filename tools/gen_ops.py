@@ -91,6 +91,12 @@ def main():
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
     out.append("};")
     out += autograd_table(yaml_path, rows, impl, cname)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fw_formulas import forward_table
+    native = os.path.dirname(yaml_path)
+    out += forward_table(yaml_path, os.path.join(native, "tags.yaml"),
+                         os.path.join(os.path.dirname(os.path.dirname(native)), "autograd", "derivatives.yaml"),
+                         rows, impl, cname, arg_names)
     # Named-tuple result types (torch.return_types.X): ops returning several named values; the
     # out= overloads get "X_out".
     rtypes = {}

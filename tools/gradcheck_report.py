@@ -9,7 +9,11 @@ requires_grad=True) (seeded, the first N, default 5) go through torch.autograd.g
 upstream's TestGradients._check_helper builds the call (tensors requiring grad become gradcheck's
 inputs, the rest stay in place; op.gradcheck_wrapper, output_process_fn_grad, nondet_tol,
 fast_mode, check_grad_dtypes), and through gradgradcheck when the OpInfo supports_gradgrad.
-Not run: batched-gradient checks (vmap), forward AD, and check_undefined_grad (it needs
+With --forward, also gradcheck(check_forward_ad=True, check_backward_ad=False) (forward-mode AD's
+Jacobian-vector products against finite differences) for OpInfos that supports_forward_ad; the
+child then runs with PYTORCH_JIT=0 (forward_ad.make_dual imports torch._decomp's JIT-scripted jvp
+decompositions when the JIT is on, and torchnative has no TorchScript compiler).
+Not run: batched-gradient checks (vmap) and check_undefined_grad (it needs
 torch._C._functions.UndefinedGrad, which the autograd layer does not have yet).
 
 Each op ends as one of
@@ -48,6 +52,16 @@ SUBSET = [
     "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d", "nn.functional.unfold",
 ]
 
+# Forward-mode AD's fixed subset (tests/test_opinfo_gradcheck.py, --forward-only): the families
+# forward_ad covers first (elementwise, views, matmul family, reductions, softmax, layer_norm).
+FORWARD_SUBSET = [
+    "add", "sub", "mul", "div", "neg", "pow", "exp", "log", "sin", "cos", "tanh", "sigmoid", "sqrt", "abs",
+    "clamp", "where", "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu",
+    "view", "reshape", "transpose", "permute", "expand", "select", "narrow", "unsqueeze", "squeeze", "cat", "stack",
+    "mm", "bmm", "addmm", "matmul", "nn.functional.linear",
+    "sum", "mean", "amax", "softmax", "log_softmax", "logsumexp", "nn.functional.layer_norm",
+]
+
 
 def op_key(op):
     return op.name + ("." + op.variant_test_name if op.variant_test_name else "")
@@ -65,7 +79,9 @@ def is_refusal(e):
 # ---------------------------------------------------------------------------------------------
 # child: runs ops, one JSON line per op on stdout ("BEGIN <key>" before each, for crash blame)
 
-def _child(keys, samples_cap, start):
+def _child(keys, samples_cap, start, forward=False, forward_only=False):
+    if forward:
+        os.environ["PYTORCH_JIT"] = "0"
     import warnings
     warnings.filterwarnings("ignore")
     import torch
@@ -81,6 +97,8 @@ def _child(keys, samples_cap, start):
         print("BEGIN", idx, key, flush=True)
         op = by_key[key]
         rec = {"op": key, "grad": None, "gradgrad": None, "samples": [], "seconds": 0.0}
+        if forward:
+            rec["fwgrad"] = None if op.supports_forward_ad else "n/a"
         t0 = time.time()
         if not op.supports_dtype(torch.float64, "cpu"):
             rec["grad"] = rec["gradgrad"] = "skipped"
@@ -146,6 +164,20 @@ def _child(keys, samples_cap, start):
                                       fast_mode=op.gradcheck_fast_mode, check_undefined_grad=False)
                     return True
                 checks.append(("gradgrad", gg))
+            if forward_only:
+                checks = []
+            if forward and op.supports_forward_ad:
+                try:
+                    gradcheck(fn, gc_args, check_forward_ad=True, check_backward_ad=False, check_batched_grad=False,
+                              check_batched_forward_grad=False, check_grad_dtypes=True, nondet_tol=op.gradcheck_nondet_tol,
+                              fast_mode=op.gradcheck_fast_mode, check_undefined_grad=False)
+                    srec["fwgrad"] = "passed"
+                except GradcheckError as e:
+                    srec["fwgrad"] = "failed"
+                    srec["fwgrad_error"] = first_line(e)
+                except Exception as e:
+                    srec["fwgrad"] = "refused" if is_refusal(e) else "failed"
+                    srec["fwgrad_error"] = first_line(e)
             for what, check in checks:
                 try:
                     check()
@@ -158,11 +190,14 @@ def _child(keys, samples_cap, start):
                     srec[what + "_error"] = first_line(e)
                 if srec[what] != "passed":
                     break   # gradgradcheck only after gradcheck passed
-        for what in ("grad", "gradgrad"):
+        for what in ("grad", "gradgrad") + (("fwgrad",) if forward else ()):
             if rec[what] is not None:
                 continue
             got = [s.get(what) for s in rec["samples"] if s.get(what)]
-            if what == "gradgrad" and not op.supports_gradgrad:
+            if what == "fwgrad":
+                rec[what] = ("failed" if "failed" in got else "refused" if "refused" in got else
+                             "passed" if "passed" in got else "skipped")
+            elif what == "gradgrad" and not op.supports_gradgrad:
                 rec[what] = "n/a"
             elif "failed" in got:
                 rec[what] = "failed"
@@ -200,7 +235,7 @@ def select_ops(names=None):
     return keys
 
 
-def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False):
+def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False, forward=False, forward_only=False):
     """Run the child over keys; returns {key: record}. A crash (or a hang past `timeout` seconds
     without a result) is recorded as failed for the op that was running, and the child goes on
     after it."""
@@ -208,7 +243,7 @@ def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False)
     start = 0
     while start < len(keys):
         proc = subprocess.Popen([python, os.path.abspath(__file__), "--child", "--samples", str(samples_cap),
-                                 "--start", str(start), "--keys", json.dumps(keys)],
+                                 "--start", str(start), "--keys", json.dumps(keys)] + (["--forward"] if forward else []) + (["--forward-only"] if forward_only else []),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         current = None
         last = time.time()
@@ -237,8 +272,8 @@ def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False)
                 results[rec["op"]] = rec
                 current = None
                 if verbose:
-                    print(f"{rec['op']:40s} grad={rec['grad']:8s} gradgrad={rec['gradgrad']:8s} "
-                          f"{rec.get('grad_error') or rec.get('gradgrad_error') or rec.get('error') or ''}"[:200],
+                    print(f"{rec['op']:40s} grad={rec['grad']:8s} gradgrad={rec['gradgrad']:8s} fwgrad={rec.get('fwgrad') or '-':8s} "
+                          f"{rec.get('grad_error') or rec.get('gradgrad_error') or rec.get('fwgrad_error') or rec.get('error') or ''}"[:240],
                           flush=True)
         proc.wait()
         stderr = proc.stderr.read()
@@ -257,8 +292,11 @@ def run(keys, samples_cap=5, python=sys.executable, timeout=1800, verbose=False)
 
 def summarize(results):
     c = {k: 0 for k in ("tried", "grad_passed", "grad_failed", "grad_refused", "grad_skipped", "gradgrad_passed",
-                        "gradgrad_failed", "gradgrad_refused", "crashed")}
+                        "gradgrad_failed", "gradgrad_refused", "crashed", "fwgrad_passed", "fwgrad_failed",
+                        "fwgrad_refused")}
     for r in results.values():
+        if r.get("fwgrad") in ("passed", "failed", "refused"):
+            c["fwgrad_" + r["fwgrad"]] += 1
         if r["grad"] == "skipped":
             c["grad_skipped"] += 1
             continue
@@ -277,17 +315,21 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--ops", help="comma-separated OpInfo names (default: all that support autograd)")
-    ap.add_argument("--subset", action="store_true", help="the test suite's fixed subset")
+    ap.add_argument("--subset", action="store_true", help="the test suite's fixed subset (FORWARD_SUBSET with --forward-only)")
     ap.add_argument("--json", help="write every op's record here")
     ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--forward", action="store_true", help="also check forward-mode AD (supports_forward_ad)")
+    ap.add_argument("--forward-only", action="store_true", help="only the forward-mode AD check")
     a = ap.parse_args()
     if a.child:
-        _child(json.loads(a.keys), a.samples, a.start)
+        _child(json.loads(a.keys), a.samples, a.start, a.forward or a.forward_only, a.forward_only)
         return 0
-    names = set(a.ops.split(",")) if a.ops else set(SUBSET) if a.subset else None
+    names = (set(a.ops.split(",")) if a.ops else set(FORWARD_SUBSET) if a.subset and a.forward_only
+             else set(SUBSET) if a.subset else None)
     keys = select_ops(names)
     t0 = time.time()
-    results = run(keys, a.samples, verbose=a.verbose)
+    a.forward = a.forward or a.forward_only
+    results = run(keys, a.samples, verbose=a.verbose, forward=a.forward, forward_only=a.forward_only)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -299,13 +341,17 @@ def main():
           f"refused {c['gradgrad_refused']})")
     print(f"refused (torchnative):       {c['grad_refused']}")
     print(f"failing gradcheck:           {c['grad_failed']}  (crashes: {c['crashed']})")
-    failing = [k for k, r in results.items() if r["grad"] == "failed" or r["gradgrad"] == "failed"]
+    if a.forward:
+        print(f"forward AD (check_forward_ad): passed {c['fwgrad_passed']}, refused {c['fwgrad_refused']}, "
+              f"failed {c['fwgrad_failed']}")
+    failing = [k for k, r in results.items() if r["grad"] == "failed" or r["gradgrad"] == "failed"
+               or r.get("fwgrad") == "failed"]
     # the same samples and checks on upstream: a failure upstream shares is the check's, not ours
     ref_py = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv-ref", "bin", "python")
-    ref = run(failing, a.samples, python=ref_py) if failing and os.path.exists(ref_py) else {}
+    ref = run(failing, a.samples, python=ref_py, forward=a.forward, forward_only=a.forward_only) if failing and os.path.exists(ref_py) else {}
     for k in failing:
         r = results[k]
-        what = "grad" if r["grad"] == "failed" else "gradgrad"
+        what = "grad" if r["grad"] == "failed" else "gradgrad" if r["gradgrad"] == "failed" else "fwgrad"
         up = ref.get(k, {}).get(what)
         note = " [fails on upstream too]" if up == "failed" else ""
         print(f"  FAILED {what:8s} {r['op']}{note}: {r.get(what + '_error') or r.get('error')}")

@@ -1343,9 +1343,11 @@ static PyObject *dispatch(int op, tn_value *a) {
     return decomps[k].fn(a);
 }
 
-/* ravel: contiguous().view(-1) */
+/* ravel: contiguous().view(-1). contiguous goes through the door with its own arguments (ravel
+ * has no memory_format: d_contiguous(a) read past ravel's one argument, a crash on a
+ * non-contiguous input) */
 static PyObject *run_alias(int op, tn_value *a) {
-    PyObject *c = d_contiguous(a);
+    PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", a[0].u.obj);
     PyObject *r = c ? tn_aten(TN_ROW_view, "(O(i))", c, -1) : NULL;
     Py_XDECREF(c);
     return r;

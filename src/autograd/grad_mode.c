@@ -6,6 +6,7 @@
 static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true, inference_mode = false;
 
 bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
+bool tn_fwd_grad_enabled(void) { return fwd_grad_enabled; }
 bool tn_grad_mode_set(bool on) {
     bool was = grad_enabled;
     grad_enabled = on;

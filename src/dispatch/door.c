@@ -10,6 +10,7 @@
 #include "dispatch/door.h"
 
 #include "autograd/autograd.h"
+#include "autograd/forward.h"
 #include "dispatch/modes.h"
 #include "python/args.h"
 #include "python/common.h"
@@ -260,6 +261,7 @@ static void fresh_versions(const tn_schema *s, PyObject *r) {
 /* The door's stages, in upstream's dispatch-key order: autograd recording (record.c), then
  * dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
     return tn_door_below_autograd(op, args);
 }

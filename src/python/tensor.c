@@ -132,6 +132,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->grad);
     Py_VISIT(o->grad_fn);
     Py_VISIT(o->base);
+    Py_VISIT(o->fw_grad);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -143,6 +144,7 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->grad_fn);
     Py_CLEAR(o->base);
     Py_CLEAR(o->grad_acc);
+    Py_CLEAR(o->fw_grad);
     return 0;
 }
 

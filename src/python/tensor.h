@@ -18,6 +18,9 @@ typedef struct {
     bool retains_grad;       /* retain_grad() on a non-leaf */
     PyObject *grad_acc;      /* weak reference to the leaf's AccumulateGrad node, or NULL */
     int64_t view_version;    /* a view's storage version when its grad_fn was set */
+    PyObject *fw_grad;       /* forward-mode tangent (autograd/forward.c), valid while fw_gen is current */
+    uint64_t fw_gen;
+    bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
 } tn_tensor_obj;
 
 typedef struct {

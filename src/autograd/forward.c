@@ -1,0 +1,535 @@
+/* forward.c — forward-mode AD: dual levels, tangents on tensors, and the door's forward stage.
+ *
+ * torch.autograd.forward_ad enters a dual level (one at a time, as upstream: nested levels
+ * refuse), makes dual tensors with aten::_make_dual and reads them back with _unpack_dual. A
+ * tensor's tangent lives on its Python object (fw_grad) and counts only while the level that set
+ * it is current (fw_gen); leaving the level drops every tangent set in it.
+ *
+ * The door's forward stage (tn_forward_wants / tn_forward_call) runs when a level exists, forward
+ * grad mode is on and an argument has a tangent: the op runs (with reverse-mode recording as
+ * usual) while the forward stage is off below it, then each of the overload's forward derivatives
+ * — derivatives.yaml's `result:` formulas as torchgen's loader expands them (auto_element_wise,
+ * auto_linear, in-place variants), turned into a small prefix program by tools/fw_formulas.py — is
+ * evaluated here, calling aten ops by name through the door (with the forward stage off, so the
+ * formula's own ops carry no tangents) and upstream's helper functions in forward_formulas.c. An
+ * undefined input tangent is a zero tensor that mul/div/add/sub treat as upstream's ZeroTensor
+ * does. CompositeImplicitAutograd overloads decompose (decomp.c), so tangents flow through their
+ * pieces, as upstream's. See docs/ARCHITECTURE.md. */
+#include "ops/common.h"
+#include "python/args.h"
+#include "tn_ops_gen.h"
+#include "autograd/forward.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The level is process-wide, as upstream's (ForwardADLevel is a global list); forward grad mode
+ * (_set_fwd_grad_enabled) is thread-local in grad_mode.c; the stage switch below is per thread. */
+static int fw_level = -1;
+static uint64_t fw_gen = 1;
+static PyObject *fw_registry;        /* list of weak references to tensors given a tangent */
+static _Thread_local int fw_off;     /* >0: below the forward stage or inside a formula */
+
+bool tn_fw_level_active(void) { return fw_level >= 0; }
+
+/* ---- tangents on tensors ---- */
+
+static PyObject *direct_grad(PyObject *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    return o->fw_grad && o->fw_gen == fw_gen && fw_level >= 0 ? o->fw_grad : NULL;
+}
+
+static int store_grad(PyObject *t, PyObject *g) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    Py_XSETREF(o->fw_grad, Py_NewRef(g));
+    o->fw_gen = fw_gen;
+    if (!fw_registry && !(fw_registry = PyList_New(0))) return -1;
+    /* drop dead references now and then, so a long loop inside one level stays flat */
+    Py_ssize_t n = PyList_Size(fw_registry);
+    if (n >= 1024 && (n & (n - 1)) == 0) {
+        PyObject *keep = PyList_New(0);
+        if (!keep) return -1;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *w = PyList_GetItem(fw_registry, i);
+            if (PyWeakref_GetObject(w) != Py_None) {
+                if (PyList_Append(keep, w) < 0) { Py_DECREF(keep); return -1; }
+            }
+        }
+        Py_SETREF(fw_registry, keep);
+    }
+    PyObject *w = PyWeakref_NewRef(t, NULL);
+    if (!w) return -1;
+    int r = PyList_Append(fw_registry, w);
+    Py_DECREF(w);
+    return r;
+}
+
+/* Upstream's AutogradMeta::fw_grad: the tensor's own tangent, or, for a view whose base got a
+ * tangent (an in-place op on the base), the same view of the base's tangent. Borrowed. */
+PyObject *tn_fw_grad(PyObject *t) {
+    if (fw_level < 0 || !tn_fwd_grad_enabled() || !t || !tn_py_is_tensor(t)) return NULL;
+    PyObject *g = direct_grad(t);
+    if (g) return g;
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->base || o->fw_noview) return NULL;
+    PyObject *bg = direct_grad(o->base);
+    if (!bg) return NULL;
+    const tn_tensor *v = tn_tensor_of(t);
+    PyObject *sz = PyTuple_New(v->ndim), *st = PyTuple_New(v->ndim);
+    for (int i = 0; sz && st && i < v->ndim; i++) {
+        PyTuple_SetItem(sz, i, PyLong_FromLongLong(v->sizes[i]));
+        PyTuple_SetItem(st, i, PyLong_FromLongLong(v->strides[i]));
+    }
+    PyObject *nv = NULL;
+    if (sz && st) {
+        fw_off++;
+        nv = tn_aten(TN_ROW_as_strided, "(OOOL)", bg, sz, st, (long long)v->offset);
+        fw_off--;
+    }
+    Py_XDECREF(sz);
+    Py_XDECREF(st);
+    if (!nv || store_grad(t, nv) < 0) { Py_XDECREF(nv); PyErr_Clear(); return NULL; }
+    Py_DECREF(nv);
+    return o->fw_grad;
+}
+
+static int64_t storage_numel(const tn_tensor *t) {
+    return (int64_t)(t->storage->nbytes / (size_t)tn_dtype_itemsize(t->dtype));
+}
+
+/* upstream's utils::has_same_meta: offset, sizes, strides (of dims longer than 1), storage size */
+static bool same_meta(PyObject *a, PyObject *b) {
+    const tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
+    if (x->offset != y->offset || x->ndim != y->ndim) return false;
+    for (int i = 0; i < x->ndim; i++) {
+        if (x->sizes[i] != y->sizes[i]) return false;
+        if (x->strides[i] != y->strides[i] && x->sizes[i] != 1) return false;
+    }
+    return storage_numel(x) == storage_numel(y);
+}
+
+static PyObject *zeros_with_meta(PyObject *self, PyObject *other) {
+    return tn_aten(TN_ROW__new_zeros_with_same_feature_meta, "(OO)", self, other);
+}
+
+static PyObject *sizes_tuple(const tn_tensor *t) {
+    PyObject *s = PyTuple_New(t->ndim);
+    for (int i = 0; s && i < t->ndim; i++) PyTuple_SetItem(s, i, PyLong_FromLongLong(t->sizes[i]));
+    return s;
+}
+
+static PyObject *size_str(const tn_tensor *t) {
+    PyObject *parts = PyList_New(0);
+    for (int i = 0; parts && i < t->ndim; i++) {
+        PyObject *n = PyUnicode_FromFormat("%lld", (long long)t->sizes[i]);
+        if (!n || PyList_Append(parts, n) < 0) { Py_XDECREF(n); Py_CLEAR(parts); break; }
+        Py_DECREF(n);
+    }
+    if (!parts) return NULL;
+    PyObject *sep = PyUnicode_FromString(", ");
+    PyObject *j = sep ? PyUnicode_Join(sep, parts) : NULL;
+    Py_XDECREF(sep);
+    Py_DECREF(parts);
+    return j;
+}
+
+/* Upstream's AutogradMeta::set_fw_grad. */
+int tn_fw_set(PyObject *self, PyObject *grad, bool inplace) {
+    if (fw_level < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Trying to access a forward AD level with an invalid index. This index "
+                        "was either not created or is already deleted.");
+        return -1;
+    }
+    if (direct_grad(grad)) {
+        PyErr_Format(PyExc_RuntimeError, "Setting a forward grad that itself has a forward gradient at the same "
+                     "level %d is not supported.", fw_level);
+        return -1;
+    }
+    PyObject *have = direct_grad(self);
+    if (have) {
+        if (!inplace) {
+            PyErr_SetString(PyExc_RuntimeError, "Only inplace operations can re-set the forward grad of a Tensor "
+                            "that already has one.");
+            return -1;
+        }
+        if (have == grad) return 0;
+        return store_grad(self, grad);
+    }
+    const tn_tensor *st = tn_tensor_of(self), *gt = tn_tensor_of(grad);
+    bool same_size = st->ndim == gt->ndim;
+    for (int i = 0; same_size && i < st->ndim; i++) same_size = st->sizes[i] == gt->sizes[i];
+    if (!same_size) {
+        PyObject *a = size_str(st), *b = size_str(gt);
+        if (a && b)
+            PyErr_Format(PyExc_RuntimeError, "Trying to set a forward gradient that has a different size than that "
+                         "of the original Tensor, this is not supported. Tensor is of size [%U] while the given "
+                         "forward gradient is of size [%U].", a, b);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        return -1;
+    }
+    PyObject *g = Py_NewRef(grad);
+    tn_tensor_obj *so = (tn_tensor_obj *)self;
+    if (inplace && so->base && !so->fw_noview && !direct_grad(so->base)) {
+        /* an in-place op on a view whose base has no tangent: the base gets one (zeros), and the
+         * view's tangent is that view of it */
+        PyObject *base = so->base, *nb;
+        fw_off++;
+        if (same_meta(g, base) && same_meta(g, self)) {
+            nb = Py_NewRef(g);
+        } else {
+            nb = zeros_with_meta(g, base);
+            PyObject *sz = nb ? sizes_tuple(st) : NULL, *sd = sz ? PyTuple_New(st->ndim) : NULL;
+            for (int i = 0; sd && i < st->ndim; i++) PyTuple_SetItem(sd, i, PyLong_FromLongLong(st->strides[i]));
+            PyObject *nv = sd ? tn_aten(TN_ROW_as_strided, "(OOOL)", nb, sz, sd, (long long)st->offset) : NULL;
+            PyObject *c = nv ? tn_aten(TN_ROW_copy_, "(OO)", nv, g) : NULL;
+            Py_XDECREF(sz);
+            Py_XDECREF(sd);
+            Py_XDECREF(c);
+            if (!c) { Py_XDECREF(nv); Py_XDECREF(nb); nb = NULL; }
+            else Py_SETREF(g, nv);
+        }
+        fw_off--;
+        if (!nb) { Py_DECREF(g); return -1; }
+        int r = tn_fw_set(base, nb, false);
+        Py_DECREF(nb);
+        if (r < 0) { Py_DECREF(g); return -1; }
+    }
+    if (!same_meta(g, self)) {   /* the tangent takes the primal's layout */
+        fw_off++;
+        PyObject *res = zeros_with_meta(g, self);
+        PyObject *c = res ? tn_aten(TN_ROW_copy_, "(OO)", res, g) : NULL;
+        fw_off--;
+        Py_XDECREF(c);
+        if (!c) { Py_XDECREF(res); Py_DECREF(g); return -1; }
+        Py_SETREF(g, res);
+    }
+    int r = store_grad(self, g);
+    Py_DECREF(g);
+    return r;
+}
+
+/* ---- levels ---- */
+
+static PyObject *enter_dual_level(PyObject *m, PyObject *u) {
+    if (fw_level >= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Nested forward mode AD is not supported at the moment");
+        return NULL;
+    }
+    fw_level = 0;
+    fw_gen++;
+    return PyLong_FromLong(fw_level);
+}
+
+static PyObject *exit_dual_level(PyObject *m, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"level", NULL};
+    long long level;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "$L:_exit_dual_level", kws, &level)) return NULL;
+    if (level != fw_level || fw_level < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Exiting a forward AD level that is not the last that was created is "
+                        "not support. Ensure they are released in the reverse order they were created.");
+        return NULL;
+    }
+    fw_level = -1;
+    fw_gen++;
+    /* release every tangent set in the level now, as upstream's ForwardADLevel does */
+    PyObject *reg = fw_registry;
+    fw_registry = NULL;
+    for (Py_ssize_t i = 0; reg && i < PyList_Size(reg); i++) {
+        PyObject *obj = PyWeakref_GetObject(PyList_GetItem(reg, i));
+        if (obj && obj != Py_None) Py_CLEAR(((tn_tensor_obj *)obj)->fw_grad);
+    }
+    Py_XDECREF(reg);
+    Py_RETURN_NONE;
+}
+
+/* ---- the aten ops of dual tensors (below autograd: views of their input) ---- */
+
+static PyObject *alias_view(PyObject *t) {
+    const tn_tensor *x = tn_tensor_of(t);
+    PyObject *v = tn_tensor_new_view(t, x->ndim, x->sizes, x->strides, x->offset);
+    if (v) ((tn_tensor_obj *)v)->fw_noview = true;
+    return v;
+}
+PyObject *tn_op__make_dual(tn_value *args) { return alias_view(args[0].u.obj); }
+PyObject *tn_op__fw_primal(tn_value *args) { return alias_view(args[0].u.obj); }
+PyObject *tn_op__unpack_dual(tn_value *args) {
+    return tn_return_pair("_unpack_dual", alias_view(args[0].u.obj), Py_NewRef(Py_None));
+}
+
+PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
+    PyObject *self = args[0].u.obj, *other = args[1].u.obj;
+    if (args[2].u.i != 0) return tn_not_implemented("_new_zeros_with_same_feature_meta with self_num_batch_dims");
+    const tn_tensor *o = tn_tensor_of(other);
+    (void)self;   /* upstream takes the dtype of other as well (measured on 2.13.0) */
+    PyObject *dt = tn_py_from_dtype(o->dtype);
+    if (!dt) return NULL;
+    PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
+    Py_DECREF(dt);
+    if (!kw) return NULL;
+    PyObject *z = tn_aten_kw(TN_ROW_zeros, kw, "((L))", (long long)storage_numel(o));
+    Py_DECREF(kw);
+    if (!z) return NULL;
+    PyObject *sz = sizes_tuple(o), *st = PyTuple_New(o->ndim);
+    for (int i = 0; st && i < o->ndim; i++) PyTuple_SetItem(st, i, PyLong_FromLongLong(o->strides[i]));
+    PyObject *r = sz && st ? tn_aten(TN_ROW_as_strided, "(OOOL)", z, sz, st, (long long)o->offset) : NULL;
+    Py_XDECREF(sz);
+    Py_XDECREF(st);
+    Py_DECREF(z);
+    if (r) { /* a fresh tensor of its own, not a view of the zeros */
+        Py_CLEAR(((tn_tensor_obj *)r)->base);
+    }
+    return r;
+}
+
+PyObject *tn_op__has_same_storage_numel(tn_value *args) {
+    return PyBool_FromLong(storage_numel(tn_tensor_of(args[0].u.obj)) == storage_numel(tn_tensor_of(args[1].u.obj)));
+}
+
+/* ---- the forward stage ---- */
+
+static bool any_tangent_in(const tn_value *v) {
+    if (v->tag == TN_V_TENSOR) return tn_fw_grad(v->u.obj) != NULL;
+    if (v->tag == TN_V_TENSORLIST) {
+        for (Py_ssize_t k = 0; k < PyTuple_Size(v->u.obj); k++) {
+            PyObject *e = PyTuple_GetItem(v->u.obj, k);
+            if (tn_py_is_tensor(e) && tn_fw_grad(e)) return true;
+        }
+    }
+    return false;
+}
+
+bool tn_forward_wants(int op, const tn_value *args) {
+    if (op == TN_ROW__make_dual || op == TN_ROW__unpack_dual || op == TN_ROW__fw_primal) return true;
+    if (fw_level < 0 || fw_off || !tn_fwd_grad_enabled()) return false;
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return false; }
+    for (int i = 0; i < s->nargs; i++)
+        if (any_tangent_in(&args[i])) return true;
+    return false;
+}
+
+/* the op itself, reverse-mode recording as usual, with the forward stage off below it */
+static PyObject *run_below(int op, tn_value *args) {
+    fw_off++;
+    PyObject *r = tn_autograd_wants(op, args) ? tn_autograd_call(op, args) : tn_door_below_autograd(op, args);
+    fw_off--;
+    return r;
+}
+
+static PyObject *make_dual(int op, tn_value *args) {
+    PyObject *primal = args[0].u.obj, *tangent = args[1].u.obj;
+    int64_t level = args[2].u.i;
+    if (tn_fw_grad(primal)) {
+        PyErr_Format(PyExc_RuntimeError, "Making a dual Tensor based on a Tensor that already has a forward "
+                     "gradient at the same level %lld is not supported.", (long long)level);
+        return NULL;
+    }
+    PyObject *r;
+    if (tn_grad_enabled() && tn_requires_grad(primal)) {
+        /* upstream records a ViewBackward0 for the primal */
+        PyObject *sz = sizes_tuple(tn_tensor_of(primal));
+        r = sz ? tn_aten(TN_ROW_view, "(OO)", primal, sz) : NULL;
+        Py_XDECREF(sz);
+        if (r) ((tn_tensor_obj *)r)->fw_noview = true;
+    } else {
+        r = tn_door_below_autograd(op, args);
+    }
+    if (!r) return NULL;
+    if (level != 0) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError, "Invalid level given to _make_dual");
+        return NULL;
+    }
+    if (tn_fw_set(r, tangent, false) < 0) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+static PyObject *fw_primal(PyObject *self, int64_t level) {
+    tn_value a[2] = {{.tag = TN_V_TENSOR, .u.obj = self}, {.tag = TN_V_INT, .u.i = level}};
+    PyObject *r;
+    if (tn_grad_enabled() && tn_requires_grad(self)) {
+        fw_off++;
+        r = tn_aten(TN_ROW_alias, "(O)", self);   /* upstream's node is torch::autograd::Identity */
+        fw_off--;
+        if (r) ((tn_tensor_obj *)r)->fw_noview = true;
+    } else {
+        r = tn_door_below_autograd(TN_ROW__fw_primal, a);
+    }
+    if (r && level != 0 && tn_fw_grad(self)) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError, "Invalid level given to _fw_primal");
+        return NULL;
+    }
+    return r;
+}
+
+/* upstream's copy_ (VariableTypeManual.cpp): the tangent of self becomes src's */
+static int copy_tangent(PyObject *self, PyObject *src) {
+    PyObject *sg = tn_fw_grad(self), *srg = tn_fw_grad(src), *ng;
+    fw_off++;
+    if (sg) {
+        ng = srg ? tn_aten(TN_ROW_copy_, "(OO)", sg, srg) : tn_aten(TN_ROW_fill__Scalar, "(Oi)", sg, 0);
+    } else {
+        const tn_tensor *a = tn_tensor_of(self), *b = tn_tensor_of(srg);
+        bool same = a->ndim == b->ndim;
+        for (int i = 0; same && i < a->ndim; i++) same = a->sizes[i] == b->sizes[i];
+        PyObject *sz = same ? NULL : sizes_tuple(a);
+        ng = same ? tn_aten(TN_ROW_clone, "(O)", srg) : sz ? tn_aten(TN_ROW_expand, "(OO)", srg, sz) : NULL;
+        Py_XDECREF(sz);
+    }
+    fw_off--;
+    if (!ng) return -1;
+    int r = tn_fw_set(self, ng, true);
+    Py_DECREF(ng);
+    return r;
+}
+
+static PyObject *refuse_fw(const char *cpp_name, const char *why) {
+    PyErr_Format(PyExc_NotImplementedError, "Trying to use forward AD with %s that does not support it %s", cpp_name, why);
+    return NULL;
+}
+
+static const char *NOT_YET = "because it has not been implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can prioritize its "
+    "implementation or submit a PR adding the implementation to derivatives.yaml";
+
+/* the tensor outputs of a result, borrowed */
+static int outputs_of(PyObject *res, PyObject **outs, int max) {
+    if (tn_py_is_tensor(res)) { outs[0] = res; return 1; }
+    int n = 0;
+    if (PyTuple_Check(res))
+        for (Py_ssize_t i = 0; i < PyTuple_Size(res) && n < max; i++) outs[n++] = PyTuple_GetItem(res, i);
+    return n;
+}
+
+PyObject *tn_forward_call(int op, tn_value *args) {
+    if (op == TN_ROW__make_dual) return make_dual(op, args);
+    if (op == TN_ROW__fw_primal) return fw_primal(args[0].u.obj, args[1].u.i);
+    if (op == TN_ROW__unpack_dual) {
+        PyObject *p = fw_primal(args[0].u.obj, args[1].u.i);
+        if (!p) return NULL;
+        PyObject *t = fw_level >= 0 ? tn_fw_grad(args[0].u.obj) : NULL;
+        return tn_return_pair("_unpack_dual", p, Py_NewRef(t ? t : Py_None));
+    }
+    const tn_op_def *d = tn_op_at(op);
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) return NULL;
+    const tn_op_autograd_def *ad = &tn_op_autograd_defs[op];
+    const tn_op_fw_def *fd = &tn_op_fw_defs[op];
+    if (ad->composite) {   /* the pieces of upstream's decomposition carry the tangents */
+        if (tn_decomp_for(op)) return tn_decomp_for(op)(args);
+        char what[200];
+        snprintf(what, sizeof what, "forward AD through aten::%s%s%s (its upstream decomposition)", d->name,
+                 d->overload[0] ? "." : "", d->overload);
+        return tn_not_implemented(what);
+    }
+    bool out = false;
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].is_write && s->args[i].kwarg_only) out = true;
+    char cpp[160];
+    snprintf(cpp, sizeof cpp, "%s%s", d->name, out ? "_out" : "");
+    if (out) return refuse_fw(cpp, "because it is an out= function");
+    if (op == TN_ROW_copy_) {
+        PyObject *r = run_below(op, args);
+        if (r && (tn_fw_grad(args[0].u.obj) || tn_fw_grad(args[1].u.obj)) && copy_tangent(args[0].u.obj, args[1].u.obj) < 0)
+            Py_CLEAR(r);
+        return r;
+    }
+    if (op == TN_ROW_detach || ad->nondiff || fd->kind == 0) return run_below(op, args);
+    if (fd->kind == 2) return refuse_fw(cpp, NOT_YET);
+    if (fd->kind == 3) {
+        char what[200];
+        snprintf(what, sizeof what, "forward AD of aten::%s%s%s (its derivatives.yaml formula)", d->name,
+                 d->overload[0] ? "." : "", d->overload);
+        return tn_not_implemented(what);
+    }
+    /* which derivatives run: some required input has a tangent */
+    bool run[8] = {0}, any = false;
+    for (int k = 0; k < fd->n && k < 8; k++) {
+        if (!fd->d[k].req_t) { run[k] = any = true; continue; }   /* cat_jvp, stack_jvp: always called */
+        for (int i = 0; i < s->nargs && i < 64; i++)
+            if ((fd->d[k].req_t >> i & 1) && any_tangent_in(&args[i])) { run[k] = true; any = true; }
+    }
+    if (!any) return run_below(op, args);
+    bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only;
+    bool need_orig = false;
+    for (int k = 0; k < fd->n && k < 8; k++) need_orig |= run[k] && fd->d[k].orig_self;
+    PyObject *orig = NULL;
+    if (inplace && need_orig) {   /* upstream clones self (with its tangent) before the op */
+        bool was = tn_grad_mode_set(false);
+        orig = tn_aten(TN_ROW_clone, "(O)", args[0].u.obj);
+        tn_grad_mode_set(was);
+        if (!orig) return NULL;
+    }
+    /* inputs' tangents as they were before the op (an in-place op replaces self's) */
+    PyObject *res = run_below(op, args);
+    if (!res) { Py_XDECREF(orig); return NULL; }
+    PyObject *outs[16];
+    int nouts = s->nrets == 1 && s->rets[0].is_list ? (outs[0] = res, 1) : outputs_of(res, outs, 16);
+    PyObject *tangents[8] = {0};
+    int rc = 0;
+    fw_off++;
+    for (int k = 0; k < fd->n && k < 8 && rc == 0; k++) {
+        if (!run[k]) continue;
+        tangents[k] = tn_fw_eval(op, &fd->d[k], args, s, res, outs, nouts, orig, inplace);
+        if (!tangents[k]) rc = -1;
+    }
+    fw_off--;
+    /* set every tangent at the end, as upstream's generated code does */
+    for (int k = 0; k < fd->n && k < 8 && rc == 0; k++) {
+        if (!tangents[k] || tangents[k] == Py_None) continue;
+        const char *names = fd->d[k].outs;
+        if (inplace) {
+            rc = tn_fw_set(args[0].u.obj, tangents[k], true);
+            continue;
+        }
+        /* one name or several (a tuple of tangents) */
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", names);
+        int idx = 0;
+        bool several = strchr(names, ' ') != NULL;
+        for (char *tok = strtok(buf, " "); tok && rc == 0; tok = strtok(NULL, " "), idx++) {
+            PyObject *tg = several && PyTuple_Check(tangents[k]) ? PyTuple_GetItem(tangents[k], idx) : tangents[k];
+            int o = tn_fw_output_index(s, tok);
+            if (o < 0 || o >= nouts || !tg || tg == Py_None || !outs[o]) continue;
+            if (tn_py_is_tensor(outs[o])) {
+                if (tn_py_is_tensor(tg)) rc = tn_fw_set(outs[o], tg, false);
+            } else if (PySequence_Check(outs[o]) && PySequence_Check(tg) && !tn_py_is_tensor(tg)) {   /* Tensor[] */
+                Py_ssize_t m = PySequence_Size(outs[o]);
+                for (Py_ssize_t j = 0; j < m && rc == 0 && j < PySequence_Size(tg); j++) {
+                    PyObject *ot = PySequence_GetItem(outs[o], j), *gt = PySequence_GetItem(tg, j);
+                    if (ot && gt && tn_py_is_tensor(ot) && tn_py_is_tensor(gt)) rc = tn_fw_set(ot, gt, false);
+                    Py_XDECREF(ot);
+                    Py_XDECREF(gt);
+                }
+            }
+        }
+    }
+    for (int k = 0; k < 8; k++) Py_XDECREF(tangents[k]);
+    Py_XDECREF(orig);
+    if (rc < 0) { Py_DECREF(res); return NULL; }
+    return res;
+}
+
+/* the output a formula's name refers to: "result"/"resultN", a named return, "self" (in-place) */
+int tn_fw_output_index(const tn_schema *s, const char *name) {
+    if (!strcmp(name, "result")) return 0;
+    if (!strncmp(name, "result", 6) && name[6] >= '0' && name[6] <= '9') return atoi(name + 6);
+    for (int k = 0; k < s->nrets; k++)
+        if (s->rets[k].name && !strcmp(s->rets[k].name, name)) return k;
+    if (!strcmp(name, "self")) return 0;
+    return -1;
+}
+
+void tn_fw_off_push(void) { fw_off++; }
+void tn_fw_off_pop(void) { fw_off--; }
+
+static PyMethodDef fw_methods[] = {
+    {"_enter_dual_level", enter_dual_level, METH_NOARGS, NULL},
+    {"_exit_dual_level", (PyCFunction)(void (*)(void))exit_dual_level, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL},
+};
+
+int tn_forward_init(PyObject *m) { return PyModule_AddFunctions(m, fw_methods); }

@@ -1,0 +1,1044 @@
+/* forward_formulas.c — forward-mode AD formulas: the evaluator of derivatives.yaml's forward
+ * formulas (tools/fw_formulas.py turns torchgen's C++ expressions into prefix programs) and the
+ * helper functions upstream's FunctionsManual.cpp gives them (maybe_multiply, logsumexp_jvp,
+ * layer_norm_jvp, ...), written in C on ops called through the door.
+ *
+ * Values are Python objects; a tensor standing for an undefined input tangent is flagged `zero`
+ * and mul/div/add/sub treat it as upstream's ZeroTensor kernels do (0 * inf stays 0, x + 0 is x
+ * exactly). Calls resolve an aten name over its overloads in upstream's order, positional
+ * arguments past the positional parameters filling the keyword-only ones in order (C++ passes
+ * them positionally). */
+#include "python/args.h"
+#include "tn_ops_gen.h"
+#include "autograd/forward.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct { PyObject *o; bool zero; } fv;
+
+typedef struct {
+    PyObject *env;     /* name -> value */
+    PyObject *zeros;   /* names bound to zero tangents */
+} fctx;
+
+/* ---- calling aten by name ---- */
+
+static PyObject *call_name_kw(const char *name, PyObject *args, PyObject *kw0) {
+    int first, last;
+    if (!tn_op_range(name, &first, &last)) {
+        char what[160];
+        snprintf(what, sizeof what, "a forward AD formula calling %s", name);
+        return tn_not_implemented(what);
+    }
+    Py_ssize_t npos = PyTuple_Size(args);
+    for (int pass = 0; pass < 2; pass++) {
+        for (int row = first; row < last; row++) {
+            const tn_schema *s = tn_op_schema(row);
+            if (!s) { PyErr_Clear(); continue; }
+            bool out = false;
+            int positional = 0;
+            for (int i = 0; i < s->nargs; i++) {
+                if (s->args[i].is_write && s->args[i].kwarg_only) out = true;
+                if (!s->args[i].kwarg_only) positional++;
+            }
+            if (out) continue;
+            PyObject *pa = NULL, *kw = NULL;
+            if (npos > positional) {   /* overflow into keyword-only parameters, in order */
+                kw = kw0 ? PyDict_Copy(kw0) : PyDict_New();
+                if (!kw) return NULL;
+                Py_ssize_t k = positional;
+                bool fits = true;
+                for (int i = 0; i < s->nargs && k < npos; i++)
+                    if (s->args[i].kwarg_only) PyDict_SetItemString(kw, s->args[i].name, PyTuple_GetItem(args, k++));
+                if (k < npos) fits = false;
+                if (!fits) { Py_DECREF(kw); continue; }
+                pa = PyTuple_GetSlice(args, 0, positional);
+            } else {
+                pa = Py_NewRef(args);
+                kw = kw0 ? Py_NewRef(kw0) : NULL;
+            }
+            if (!pa) { Py_XDECREF(kw); return NULL; }
+            tn_args a;
+            a.nowned = a.nints = a.nheap = 0;
+            a.out = NULL;
+            int flags = TN_PARSE_ATEN | TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF |
+                        (pass ? TN_PARSE_TENSORS_AS_SCALARS : 0);
+            int r = tn_args_parse(s, NULL, pa, kw, flags, &a);
+            PyObject *res = NULL;
+            if (r == TN_PARSE_OK) res = tn_door_call(row, a.v);
+            tn_args_release(&a);
+            Py_DECREF(pa);
+            Py_XDECREF(kw);
+            if (r == TN_PARSE_OK) return res;
+            if (r == TN_PARSE_ERROR) PyErr_Clear();
+        }
+    }
+    PyErr_Format(PyExc_RuntimeError, "torchnative: a forward AD formula's call to %s matched no overload", name);
+    return NULL;
+}
+
+static PyObject *call_name(const char *name, PyObject *args) { return call_name_kw(name, args, NULL); }
+
+static PyObject *callv(const char *name, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    PyObject *a = Py_VaBuildValue(fmt, ap);
+    va_end(ap);
+    if (!a) return NULL;
+    if (!PyTuple_Check(a)) {
+        PyObject *t = PyTuple_Pack(1, a);
+        Py_DECREF(a);
+        if (!(a = t)) return NULL;
+    }
+    PyObject *r = call_name(name, a);
+    Py_DECREF(a);
+    return r;
+}
+
+static bool is_tensor(PyObject *o) { return o && tn_py_is_tensor(o); }
+static bool is_number(PyObject *o) { return o && (PyFloat_Check(o) || PyLong_Check(o)); }
+
+/* zero_() a fresh result: the ZeroTensor answer with the right shape and dtype */
+static PyObject *zeroed(PyObject *r) {
+    if (!r) return NULL;
+    PyObject *z = callv("zero_", "(O)", r);
+    Py_DECREF(r);
+    return z;
+}
+
+/* ---- helpers of upstream's FunctionsManual.cpp ---- */
+
+static bool scalar_is_one(PyObject *s) {
+    if (PyFloat_Check(s)) return PyFloat_AsDouble(s) == 1.0;
+    if (PyLong_Check(s) && !PyBool_Check(s)) return PyLong_AsLongLong(s) == 1;
+    if (PyBool_Check(s)) return s == Py_True;
+    return false;
+}
+
+static PyObject *intlist(PyObject *o) {   /* an int or a sequence of ints, as a tuple */
+    if (PyLong_Check(o)) return PyTuple_Pack(1, o);
+    return PySequence_Tuple(o);
+}
+
+static int tdim(PyObject *t) { return tn_tensor_of(t)->ndim; }
+
+/* restore_reduced_dims(output, dims, keepdim) */
+static PyObject *restore_reduced_dims(PyObject *out, PyObject *dims, bool keepdim) {
+    if (keepdim) return Py_NewRef(out);
+    PyObject *dl = intlist(dims);
+    if (!dl) return NULL;
+    const tn_tensor *o = tn_tensor_of(out);
+    int total = o->ndim + (int)PyTuple_Size(dl);
+    int64_t shape[TN_MAX_DIMS + 8] = {0};
+    for (Py_ssize_t i = 0; i < PyTuple_Size(dl); i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GetItem(dl, i));
+        if (d < 0) d += total;
+        if (d >= 0 && d < total) shape[d] = 1;
+    }
+    Py_DECREF(dl);
+    int j = 0;
+    for (int i = 0; i < o->ndim; i++) {
+        while (j < total && shape[j] > 0) j++;
+        if (j < total) shape[j++] = o->sizes[i];
+    }
+    PyObject *sz = PyTuple_New(total);
+    for (int i = 0; sz && i < total; i++) PyTuple_SetItem(sz, i, PyLong_FromLongLong(shape[i]));
+    if (!sz) return NULL;
+    PyObject *r = callv("reshape", "(OO)", out, sz);
+    Py_DECREF(sz);
+    return r;
+}
+
+static PyObject *logsumexp_jvp(PyObject *self_p, PyObject *self_t, PyObject *dim, bool keepdim) {
+    PyObject *e;
+    int64_t numel = 1;
+    const tn_tensor *p = tn_tensor_of(self_p);
+    for (int i = 0; i < p->ndim; i++) numel *= p->sizes[i];
+    if (numel > 0) {
+        PyObject *m = callv("amax", "(OOO)", self_p, dim, Py_True);
+        PyObject *d = m ? callv("sub", "(OO)", self_p, m) : NULL;
+        Py_XDECREF(m);
+        e = d ? callv("exp", "(O)", d) : NULL;
+        Py_XDECREF(d);
+    } else {
+        e = callv("exp", "(O)", self_p);
+    }
+    if (!e) return NULL;
+    PyObject *sp = callv("sum", "(OOO)", e, dim, keepdim ? Py_True : Py_False);
+    PyObject *m = sp ? callv("mul_", "(OO)", e, self_t) : NULL;
+    Py_XDECREF(m);
+    PyObject *st = m ? callv("sum", "(OOO)", e, dim, keepdim ? Py_True : Py_False) : NULL;
+    Py_DECREF(e);
+    PyObject *r = st ? callv("div_", "(OO)", st, sp) : NULL;
+    Py_XDECREF(st);
+    Py_XDECREF(sp);
+    return r;
+}
+
+static PyObject *amaxamin_jvp(PyObject *x, PyObject *dx, PyObject *result, PyObject *dim, bool keepdim) {
+    PyObject *rr = restore_reduced_dims(result, dim, keepdim);
+    PyObject *mask = rr ? callv("eq", "(OO)", x, rr) : NULL;
+    Py_XDECREF(rr);
+    if (!mask) return NULL;
+    PyObject *w = callv("where", "(OOd)", mask, dx, 0.0);
+    PyObject *num = w ? callv("sum", "(OOO)", w, dim, keepdim ? Py_True : Py_False) : NULL;
+    PyObject *den = num ? callv("sum", "(OOO)", mask, dim, keepdim ? Py_True : Py_False) : NULL;
+    PyObject *r = den ? callv("div", "(OO)", num, den) : NULL;
+    Py_XDECREF(w);
+    Py_XDECREF(num);
+    Py_XDECREF(den);
+    Py_DECREF(mask);
+    return r;
+}
+
+/* layer_norm_jvp: the tangent of (x - mean) * invstd * weight + bias */
+static PyObject *layer_norm_jvp(PyObject *input_p, PyObject *input_t, PyObject *weight_p, PyObject *weight_t,
+                                PyObject *bias_p, PyObject *bias_t, PyObject *mean, PyObject *invstd,
+                                PyObject *normalized_shape) {
+    PyObject *ns = intlist(normalized_shape);
+    if (!ns) return NULL;
+    int nd = tdim(input_t), nn = (int)PyTuple_Size(ns);
+    Py_DECREF(ns);
+    const tn_tensor *it = tn_tensor_of(input_t);
+    PyObject *view = PyTuple_New(nd), *vaff = PyTuple_New(nd), *dims = PyList_New(0);
+    int64_t numel = 1;
+    for (int i = 0; view && vaff && dims && i < nd; i++) {
+        if (i < nd - nn) {
+            PyTuple_SetItem(view, i, PyLong_FromLongLong(it->sizes[i]));
+            PyTuple_SetItem(vaff, i, PyLong_FromLong(1));
+        } else {
+            numel *= it->sizes[i];
+            PyTuple_SetItem(view, i, PyLong_FromLong(1));
+            PyTuple_SetItem(vaff, i, PyLong_FromLongLong(it->sizes[i]));
+            PyObject *d = PyLong_FromLong(i);
+            PyList_Append(dims, d);
+            Py_DECREF(d);
+        }
+    }
+    PyObject *r = NULL, *mean_p = NULL, *invstd_p = NULL, *ic = NULL, *it_c = NULL, *tmp = NULL, *inv_t = NULL,
+             *res = NULL;
+    if (!view || !vaff || !dims) goto done;
+    PyObject *dt = PySequence_Tuple(dims);
+    Py_SETREF(dims, dt);
+    if (!dims) goto done;
+    if (!(mean_p = callv("view", "(OO)", mean, view))) goto done;
+    if (!(invstd_p = callv("view", "(OO)", invstd, view))) goto done;
+    /* invstd_t = -invstd_p^3 * ((x_t - x_t.mean) * (x_p - mean_p)).sum(dims, true) / numel */
+    PyObject *mt = callv("mean", "(OOO)", input_t, dims, Py_True);
+    if (!mt) goto done;
+    it_c = callv("sub", "(OO)", input_t, mt);
+    Py_DECREF(mt);
+    if (!it_c) goto done;
+    if (!(ic = callv("sub", "(OO)", input_p, mean_p))) goto done;
+    {
+        PyObject *p3 = callv("pow", "(Oi)", invstd_p, 3);
+        PyObject *np3 = p3 ? callv("neg", "(O)", p3) : NULL;
+        Py_XDECREF(p3);
+        PyObject *pr = np3 ? callv("mul", "(OO)", it_c, ic) : NULL;
+        PyObject *sm = pr ? callv("sum", "(OOO)", pr, dims, Py_True) : NULL;
+        PyObject *a = sm ? callv("mul", "(OO)", np3, sm) : NULL;
+        inv_t = a ? callv("div", "(OL)", a, (long long)numel) : NULL;
+        Py_XDECREF(np3);
+        Py_XDECREF(pr);
+        Py_XDECREF(sm);
+        Py_XDECREF(a);
+        if (!inv_t) goto done;
+    }
+    /* result_t = (x_t - x_t.mean) * invstd_p + (x_p - mean_p) * invstd_t */
+    {
+        PyObject *a = callv("mul", "(OO)", it_c, invstd_p);
+        PyObject *b = a ? callv("mul", "(OO)", ic, inv_t) : NULL;
+        res = b ? callv("add", "(OO)", a, b) : NULL;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        if (!res) goto done;
+    }
+    if (weight_p != Py_None && weight_p) {   /* result_t * weight_p + normalized * weight_t */
+        PyObject *wv = callv("view", "(OO)", weight_p, vaff);
+        PyObject *a = wv ? callv("mul", "(OO)", res, wv) : NULL;
+        Py_XDECREF(wv);
+        if (!a) goto done;
+        Py_SETREF(res, a);
+        if (weight_t && weight_t != Py_None) {
+            PyObject *wt = callv("view", "(OO)", weight_t, vaff);
+            PyObject *nrm = wt ? callv("mul", "(OO)", ic, invstd_p) : NULL;
+            PyObject *b = nrm ? callv("mul", "(OO)", nrm, wt) : NULL;
+            PyObject *c = b ? callv("add", "(OO)", res, b) : NULL;
+            Py_XDECREF(wt);
+            Py_XDECREF(nrm);
+            Py_XDECREF(b);
+            if (!c) goto done;
+            Py_SETREF(res, c);
+        }
+    }
+    if (bias_t && bias_t != Py_None) {
+        PyObject *bv = callv("view", "(OO)", bias_t, vaff);
+        PyObject *c = bv ? callv("add", "(OO)", res, bv) : NULL;
+        Py_XDECREF(bv);
+        if (!c) goto done;
+        Py_SETREF(res, c);
+    }
+    r = Py_NewRef(res);
+done:
+    Py_XDECREF(view);
+    Py_XDECREF(vaff);
+    Py_XDECREF(dims);
+    Py_XDECREF(mean_p);
+    Py_XDECREF(invstd_p);
+    Py_XDECREF(ic);
+    Py_XDECREF(it_c);
+    Py_XDECREF(tmp);
+    Py_XDECREF(inv_t);
+    Py_XDECREF(res);
+    return r;
+}
+
+/* the tangents of a tensor list (zeros where a tensor has none) */
+static PyObject *list_tangents(PyObject *tensors) {
+    PyObject *seq = PySequence_Tuple(tensors);
+    if (!seq) return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *t = PyTuple_GetItem(seq, i), *g = tn_fw_grad(t);
+        PyObject *v = g ? Py_NewRef(g) : callv("zeros_like", "(O)", t);
+        if (!v) { Py_CLEAR(out); break; }
+        PyTuple_SetItem(out, i, v);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
+/* cat_jvp / stack_jvp: the op over the tangents (zeros for tensors without one), or none at all */
+static PyObject *list_jvp(const char *op, PyObject *tensors, PyObject *dim) {
+    PyObject *seq = PySequence_Tuple(tensors);
+    if (!seq) return NULL;
+    bool any = false;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(seq); i++) any |= tn_fw_grad(PyTuple_GetItem(seq, i)) != NULL;
+    Py_DECREF(seq);
+    if (!any) Py_RETURN_NONE;
+    PyObject *ts = list_tangents(tensors);
+    if (!ts) return NULL;
+    PyObject *r = callv(op, "(OO)", ts, dim);
+    Py_DECREF(ts);
+    return r;
+}
+
+/* gather_with_keepdimed_indices(input, dim, indices, keepdim) */
+static PyObject *gather_keepdim(PyObject *input, PyObject *dim, PyObject *indices, bool keepdim) {
+    PyObject *idx = keepdim ? Py_NewRef(indices) : callv("unsqueeze", "(OO)", indices, dim);
+    if (!idx) return NULL;
+    PyObject *g = callv("gather", "(OOO)", input, dim, idx);
+    Py_DECREF(idx);
+    if (!g || keepdim) return g;
+    PyObject *r = callv("squeeze", "(OO)", g, dim);
+    Py_DECREF(g);
+    return r;
+}
+
+/* infinitely_differentiable_silu_backward(grad, input): grad * sigmoid * (1 + input * (1 - sigmoid)) */
+static PyObject *inf_silu_backward(PyObject *g, PyObject *x) {
+    PyObject *s = callv("sigmoid", "(O)", x);
+    PyObject *one_m = s ? callv("sub", "(iO)", 1, s) : NULL;
+    PyObject *xm = one_m ? callv("mul", "(OO)", x, one_m) : NULL;
+    PyObject *p1 = xm ? callv("add", "(Oi)", xm, 1) : NULL;
+    PyObject *gs = p1 ? callv("mul", "(OO)", g, s) : NULL;
+    PyObject *r = gs ? callv("mul", "(OO)", gs, p1) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(one_m);
+    Py_XDECREF(xm);
+    Py_XDECREF(p1);
+    Py_XDECREF(gs);
+    return r;
+}
+
+/* pow_backward(grad, self, exponent Scalar) */
+static PyObject *pow_backward(PyObject *g, PyObject *self, PyObject *e) {
+    double ev = PyFloat_AsDouble(e);
+    if (ev == -1.0 && PyErr_Occurred()) return NULL;
+    if (ev == 0.0) return callv("zeros_like", "(O)", self);
+    PyObject *pm = PyLong_Check(e) ? callv("pow", "(OL)", self, PyLong_AsLongLong(e) - 1) : callv("pow", "(Od)", self, ev - 1.0);
+    PyObject *a = pm ? callv("mul", "(OO)", pm, e) : NULL;
+    PyObject *r = a ? callv("mul", "(OO)", g, a) : NULL;
+    Py_XDECREF(pm);
+    Py_XDECREF(a);
+    return r;
+}
+
+/* pow_backward_self(grad, self, exponent Tensor):
+ * where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1))) */
+static PyObject *pow_backward_self(PyObject *g, PyObject *self, PyObject *e) {
+    PyObject *em = callv("sub", "(Oi)", e, 1);
+    PyObject *pw = em ? callv("pow", "(OO)", self, em) : NULL;
+    PyObject *a = pw ? callv("mul", "(OO)", e, pw) : NULL;
+    PyObject *b = a ? callv("mul", "(OO)", g, a) : NULL;
+    PyObject *z = b ? callv("eq", "(Oi)", e, 0) : NULL;
+    PyObject *r = z ? callv("where", "(OdO)", z, 0.0, b) : NULL;
+    Py_XDECREF(em);
+    Py_XDECREF(pw);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(z);
+    return r;
+}
+
+/* pow_backward_exponent(grad, self, exponent, result): grad * where(cond, 0, result * self.log())
+ * with cond = (self == 0) & (exponent >= 0) */
+static PyObject *pow_backward_exponent(PyObject *g, PyObject *self, PyObject *e, PyObject *result) {
+    PyObject *c1 = callv("eq", "(Oi)", self, 0);
+    PyObject *c2 = c1 ? (is_tensor(e) ? callv("ge", "(Oi)", e, 0) : NULL) : NULL;
+    PyObject *cond = NULL;
+    if (c1 && is_tensor(e)) cond = c2 ? callv("logical_and", "(OO)", c1, c2) : NULL;
+    else if (c1) {
+        double ev = PyFloat_AsDouble(e);
+        cond = ev >= 0 ? Py_NewRef(c1) : callv("zeros_like", "(O)", c1);
+    }
+    PyObject *lg = cond ? callv("log", "(O)", self) : NULL;
+    PyObject *rl = lg ? callv("mul", "(OO)", result, lg) : NULL;
+    PyObject *w = rl ? callv("where", "(OdO)", cond, 0.0, rl) : NULL;
+    PyObject *r = w ? callv("mul", "(OO)", g, w) : NULL;
+    Py_XDECREF(c1);
+    Py_XDECREF(c2);
+    Py_XDECREF(cond);
+    Py_XDECREF(lg);
+    Py_XDECREF(rl);
+    Py_XDECREF(w);
+    return r;
+}
+
+/* clamp_backward(grad, self, min, max) with optional Scalar bounds */
+static PyObject *clamp_backward(PyObject *g, PyObject *self, PyObject *mn, PyObject *mx) {
+    PyObject *mask = NULL;
+    if (mn != Py_None && mx != Py_None) {
+        PyObject *a = callv("ge", "(OO)", self, mn), *b = a ? callv("le", "(OO)", self, mx) : NULL;
+        mask = b ? callv("logical_and_", "(OO)", a, b) : NULL;
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+    } else if (mn != Py_None) {
+        mask = callv("ge", "(OO)", self, mn);
+    } else if (mx != Py_None) {
+        mask = callv("le", "(OO)", self, mx);
+    } else {
+        return Py_NewRef(g);
+    }
+    if (!mask) return NULL;
+    PyObject *r = callv("where", "(OOd)", mask, g, 0.0);
+    Py_DECREF(mask);
+    return r;
+}
+
+/* clamp_jvp(self_p, self_t, min_p, min_t, max_p, max_t) with optional Tensor bounds */
+static PyObject *clamp_jvp(PyObject *sp, PyObject *st, PyObject *mnp, PyObject *mnt, PyObject *mxp, PyObject *mxt) {
+    bool hmin = mnp && mnp != Py_None, hmax = mxp && mxp != Py_None;
+    if (hmin && hmax) {
+        PyObject *c3 = callv("gt", "(OO)", sp, mxp), *w3 = c3 ? callv("where", "(OOO)", c3, mxt, st) : NULL;
+        PyObject *c2 = w3 ? callv("lt", "(OO)", sp, mnp) : NULL, *w2 = c2 ? callv("where", "(OOO)", c2, mnt, w3) : NULL;
+        PyObject *c1 = w2 ? callv("gt", "(OO)", mnp, mxp) : NULL, *r = c1 ? callv("where", "(OOO)", c1, mxt, w2) : NULL;
+        Py_XDECREF(c3); Py_XDECREF(w3); Py_XDECREF(c2); Py_XDECREF(w2); Py_XDECREF(c1);
+        return r;
+    }
+    if (hmin || hmax) {
+        PyObject *c = callv(hmin ? "gt" : "lt", "(OO)", sp, hmin ? mnp : mxp);
+        PyObject *r = c ? callv("where", "(OOO)", c, st, hmin ? mnt : mxt) : NULL;
+        Py_XDECREF(c);
+        return r;
+    }
+    return Py_NewRef(st);
+}
+
+/* evenly_read_jvp(fw_grad, input, value): the tangent spread evenly over the tied extrema */
+static PyObject *evenly_read_jvp(PyObject *g, PyObject *input, PyObject *value) {
+    PyObject *mask = callv("eq", "(OO)", input, value);
+    PyObject *count = mask ? callv("sum", "(O)", mask) : NULL;
+    PyObject *go = count ? callv("div", "(OO)", g, count) : NULL;
+    PyObject *m = go ? callv("mul", "(OO)", mask, go) : NULL;
+    PyObject *r = m ? callv("sum", "(O)", m) : NULL;
+    Py_XDECREF(mask); Py_XDECREF(count); Py_XDECREF(go); Py_XDECREF(m);
+    return r;
+}
+
+/* norm_jvp(self_p, self_t, p, norm, dim, keepdim) for real tensors (linalg_vector_norm_jvp passes
+ * dim None as all dimensions) */
+static PyObject *unsqueeze_multiple(PyObject *t, PyObject *dims, int ndim);
+static PyObject *norm_jvp(PyObject *sp, PyObject *st, PyObject *pord, PyObject *norm, PyObject *dim, bool keepdim) {
+    double p = pord == Py_None ? 2.0 : PyFloat_AsDouble(pord);
+    if (p == -1.0 && PyErr_Occurred()) return NULL;
+    PyObject *kd = keepdim ? Py_True : Py_False, *r = NULL;
+    if (p == 0.0) return callv("zeros_like", "(O)", norm);
+    if (p == 1.0) {
+        PyObject *sg = callv("sgn", "(O)", sp), *m = sg ? callv("mul_", "(OO)", sg, st) : NULL;
+        r = m ? callv("sum", "(OOO)", sg, dim, kd) : NULL;
+        Py_XDECREF(sg);
+        Py_XDECREF(m);
+        return r;
+    }
+    if (p == 2.0) {
+        PyObject *m = callv("mul", "(OO)", sp, st), *sm = m ? callv("sum", "(OOO)", m, dim, kd) : NULL;
+        PyObject *dv = sm ? callv("div_", "(OO)", sm, norm) : NULL, *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+        r = z ? callv("masked_fill_", "(OOi)", sm, z, 0) : NULL;
+        Py_XDECREF(m); Py_XDECREF(sm); Py_XDECREF(dv); Py_XDECREF(z);
+        return r;
+    }
+    if (isinf(p)) {
+        int nd = tdim(sp);
+        PyObject *n2 = !keepdim && nd != 0 ? unsqueeze_multiple(norm, dim, nd) : Py_NewRef(norm);
+        PyObject *si = n2 ? callv("isnan", "(O)", sp) : NULL, *ni = si ? callv("isnan", "(O)", n2) : NULL;
+        PyObject *both = ni ? callv("logical_and_", "(OO)", si, ni) : NULL;
+        PyObject *ab = both ? callv("abs", "(O)", sp) : NULL, *eq = ab ? callv("eq", "(OO)", ab, n2) : NULL;
+        PyObject *eo = eq ? callv("logical_or_", "(OO)", eq, both) : NULL, *ism = eo ? callv("type_as", "(OO)", eo, n2) : NULL;
+        PyObject *nb = ism ? callv("count_nonzero", "(OO)", ism, dim) : NULL;
+        PyObject *nb2 = nb ? (nd != 0 ? unsqueeze_multiple(nb, dim, nd) : Py_NewRef(nb)) : NULL;
+        PyObject *sg = nb2 ? callv("sgn", "(O)", sp) : NULL, *a = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *b = a ? callv("mul", "(OO)", a, ism) : NULL, *c = b ? callv("div", "(OO)", b, nb2) : NULL;
+        r = c ? callv("sum", "(OOO)", c, dim, kd) : NULL;
+        Py_XDECREF(n2); Py_XDECREF(si); Py_XDECREF(ni); Py_XDECREF(both); Py_XDECREF(ab); Py_XDECREF(eq);
+        Py_XDECREF(eo); Py_XDECREF(ism); Py_XDECREF(nb); Py_XDECREF(nb2); Py_XDECREF(sg); Py_XDECREF(a);
+        Py_XDECREF(b); Py_XDECREF(c);
+        return r;
+    }
+    if (p < 1.0) {   /* (sgn(x) * t * |x|^(p-1), 0 where x == 0).sum(dim, keepdim) * norm^(1-p) */
+        PyObject *sg = callv("sgn", "(O)", sp), *m = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *ab = m ? callv("abs", "(O)", sp) : NULL, *pw = ab ? callv("pow", "(Od)", ab, p - 1) : NULL;
+        PyObject *z = pw ? callv("eq", "(Oi)", sp, 0) : NULL, *mf = z ? callv("masked_fill_", "(OOi)", pw, z, 0) : NULL;
+        PyObject *m2 = mf ? callv("mul", "(OO)", m, pw) : NULL, *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL;
+        PyObject *np = sm ? callv("pow", "(Od)", norm, 1 - p) : NULL;
+        r = np ? callv("mul", "(OO)", sm, np) : NULL;
+        Py_XDECREF(sg); Py_XDECREF(m); Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(z); Py_XDECREF(mf);
+        Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
+        return r;
+    }
+    /* (self_p * self_t * |self_p|^(p-2)).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
+    PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow", "(Od)", ab, p - 2) : NULL;
+    PyObject *m = pw ? callv("mul", "(OO)", sp, st) : NULL, *m2 = m ? callv("mul", "(OO)", m, pw) : NULL;
+    PyObject *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL, *np = sm ? callv("pow", "(Od)", norm, p - 1) : NULL;
+    PyObject *dv = np ? callv("div_", "(OO)", sm, np) : NULL, *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+    r = z ? callv("masked_fill_", "(OOi)", sm, z, 0) : NULL;
+    Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(m); Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np); Py_XDECREF(dv);
+    Py_XDECREF(z);
+    return r;
+}
+
+/* unsqueeze_multiple(t, dims, ndim): unsqueeze at each reduced dim, in increasing order */
+static PyObject *unsqueeze_multiple(PyObject *t, PyObject *dims, int ndim) {
+    PyObject *dl = dims == Py_None ? PyTuple_New(0) : intlist(dims);
+    if (!dl) return NULL;
+    bool mark[TN_MAX_DIMS + 8] = {0};
+    Py_ssize_t n = PyTuple_Size(dl);
+    if (n == 0) for (int i = 0; i < ndim && i < TN_MAX_DIMS + 8; i++) mark[i] = true;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GetItem(dl, i));
+        if (d < 0) d += ndim;
+        if (d >= 0 && d < TN_MAX_DIMS + 8) mark[d] = true;
+    }
+    Py_DECREF(dl);
+    PyObject *r = Py_NewRef(t);
+    for (int i = 0; r && i < ndim && i < TN_MAX_DIMS + 8; i++)
+        if (mark[i]) Py_SETREF(r, callv("unsqueeze", "(Oi)", r, i));
+    return r;
+}
+
+/* var_backward(grad, self, dim, correction, keepdim) */
+static PyObject *var_backward(PyObject *g, PyObject *self, PyObject *dim, PyObject *corr, bool keepdim) {
+    double c = corr == Py_None ? 1.0 : PyFloat_AsDouble(corr);
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *r = NULL;
+    if (t->ndim == 0 || dim == Py_None) {
+        int64_t numel = 1;
+        for (int i = 0; i < t->ndim; i++) numel *= t->sizes[i];
+        double dof = (double)numel - c;
+        PyObject *mean = callv("mean", "(O)", self);
+        if (!mean) return NULL;
+        if (dof <= 0) {
+            PyObject *eq = callv("eq", "(OO)", self, mean), *w = eq ? callv("where", "(Odd)", eq, NAN, INFINITY) : NULL;
+            r = w ? callv("mul", "(OO)", g, w) : NULL;
+            Py_XDECREF(eq); Py_XDECREF(w);
+        } else {
+            PyObject *a = callv("mul", "(Od)", g, 2.0 / dof), *d = a ? callv("sub", "(OO)", self, mean) : NULL;
+            r = d ? callv("mul", "(OO)", a, d) : NULL;
+            Py_XDECREF(a); Py_XDECREF(d);
+        }
+        Py_DECREF(mean);
+        return r;
+    }
+    PyObject *gg = !keepdim && t->ndim > 1 ? unsqueeze_multiple(g, dim, t->ndim) : Py_NewRef(g);
+    PyObject *dl = gg ? intlist(dim) : NULL;
+    if (!dl) { Py_XDECREF(gg); return NULL; }
+    double rnumel = 1;
+    if (PyTuple_Size(dl) == 0) for (int i = 0; i < t->ndim; i++) rnumel *= (double)t->sizes[i];
+    for (Py_ssize_t i = 0; i < PyTuple_Size(dl); i++) {
+        long long d = PyLong_AsLongLong(PyTuple_GetItem(dl, i));
+        if (d < 0) d += t->ndim;
+        if (d >= 0 && d < t->ndim) rnumel *= (double)t->sizes[d];
+    }
+    PyObject *mean = callv("mean", "(OOO)", self, dl, Py_True);
+    PyObject *a = mean ? callv("mul", "(Od)", gg, 2.0 / (rnumel - c)) : NULL, *d = a ? callv("sub", "(OO)", self, mean) : NULL;
+    r = d ? callv("mul", "(OO)", a, d) : NULL;
+    Py_XDECREF(gg); Py_XDECREF(dl); Py_XDECREF(mean); Py_XDECREF(a); Py_XDECREF(d);
+    return r;
+}
+
+/* ---- the evaluator ---- */
+
+static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
+
+static int read_atom(const char **p, char *buf, int n) {
+    skip_ws(p);
+    int k = 0;
+    while (**p && **p != ' ' && **p != ')' && **p != '(') {
+        if (k < n - 1) buf[k++] = **p;
+        (*p)++;
+    }
+    buf[k] = 0;
+    return k;
+}
+
+static void skip_expr(const char **p) {
+    skip_ws(p);
+    if (**p != '(') { char b[64]; read_atom(p, b, sizeof b); return; }
+    int depth = 0;
+    do {
+        if (**p == '(') depth++;
+        else if (**p == ')') depth--;
+        (*p)++;
+    } while (**p && depth > 0);
+}
+
+static int eval(fctx *c, const char **p, fv *out);
+
+/* evaluate arguments up to the closing paren */
+static int eval_args(fctx *c, const char **p, fv *argv, int max, int *n) {
+    *n = 0;
+    for (;;) {
+        skip_ws(p);
+        if (**p == ')') { (*p)++; return 0; }
+        if (!**p || *n >= max) { PyErr_SetString(PyExc_RuntimeError, "torchnative: malformed forward formula"); return -1; }
+        if (eval(c, p, &argv[*n]) < 0) return -1;
+        (*n)++;
+    }
+}
+
+static void release(fv *a, int n) { for (int i = 0; i < n; i++) Py_CLEAR(a[i].o); }
+
+static int truthy(PyObject *o) {
+    if (o == Py_None) return 0;
+    return PyObject_IsTrue(o);
+}
+
+/* binary arithmetic with ZeroTensor rules */
+static PyObject *arith(const char *op, fv a, fv b, PyObject *alpha, bool *zero) {
+    *zero = false;
+    bool ta = is_tensor(a.o), tb = is_tensor(b.o);
+    if (!ta && !tb && is_number(a.o) && is_number(b.o)) {
+        bool ints = PyLong_Check(a.o) && PyLong_Check(b.o) && strcmp(op, "div");
+        if (ints) {
+            long long x = PyLong_AsLongLong(a.o), y = PyLong_AsLongLong(b.o);
+            return PyLong_FromLongLong(!strcmp(op, "add") ? x + y : !strcmp(op, "sub") ? x - y : x * y);
+        }
+        double x = PyFloat_AsDouble(a.o), y = PyFloat_AsDouble(b.o);
+        return PyFloat_FromDouble(!strcmp(op, "add") ? x + y : !strcmp(op, "sub") ? x - y : !strcmp(op, "mul") ? x * y : x / y);
+    }
+    /* Scalar op Tensor: C++ commutes + and *, fills a tensor for - and / */
+    PyObject *r = alpha ? callv(op, "(OOO)", a.o, b.o, alpha) : callv(op, "(OO)", a.o, b.o);
+    if (!r) return NULL;
+    bool za = a.zero && ta, zb = b.zero && tb;
+    if (!za && !zb) return r;
+    if (!strcmp(op, "mul")) { *zero = true; return zeroed(r); }
+    if (!strcmp(op, "div")) {
+        if (za && !zb) { *zero = true; return zeroed(r); }
+        PyObject *f = callv("fill_", "(Od)", r, za && zb ? NAN : INFINITY);
+        Py_DECREF(r);
+        return f;
+    }
+    /* add / sub: the other operand (times +-alpha), broadcast and cast into the result */
+    if (za && zb) { *zero = true; return zeroed(r); }
+    PyObject *src;
+    if (za) {
+        double s = alpha ? PyFloat_AsDouble(alpha) : 1.0;
+        if (!strcmp(op, "sub")) s = -s;
+        src = s == 1.0 ? Py_NewRef(b.o) : (alpha && !strcmp(op, "add") ? callv("mul", "(OO)", b.o, alpha)
+                                                                       : callv("mul", "(Od)", b.o, s));
+    } else {
+        src = Py_NewRef(a.o);
+    }
+    PyObject *cp = src ? callv("copy_", "(OO)", r, src) : NULL;
+    Py_XDECREF(src);
+    Py_DECREF(r);
+    return cp;
+}
+
+static const char *binop_name(const char *op) {
+    static const char *map[][2] = {{"+", "add"}, {"-", "sub"}, {"*", "mul"}, {"/", "div"}, {"<", "lt"}, {"<=", "le"},
+                                   {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}, {"&", "bitwise_and"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(map[i][0], op)) return map[i][1];
+    return NULL;
+}
+
+static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
+
+/* function/method call: helpers first, then aten by name. argv[0] is the receiver of a method. */
+static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
+    out->zero = false;
+    out->o = NULL;
+    PyObject *a0 = n > 0 ? argv[0].o : NULL;
+#define ARGN(k) (n > (k) ? argv[k].o : Py_None)
+    if (!strcmp(name, "conj") && n == 1 && is_tensor(a0) && !tn_dtype_is_complex(tn_tensor_of(a0)->dtype)) {
+        out->o = Py_NewRef(a0);
+        out->zero = argv[0].zero;
+        return 0;
+    }
+    if (!strcmp(name, "defined")) { out->o = PyBool_FromLong(a0 && a0 != Py_None); return 0; }
+    if (!strcmp(name, "has_value")) { out->o = PyBool_FromLong(a0 && a0 != Py_None); return 0; }
+    if (!strcmp(name, "value_or")) { out->o = Py_NewRef(a0 != Py_None ? a0 : ARGN(1)); return 0; }
+    if (!strcmp(name, "GradMode_is_enabled")) { out->o = PyBool_FromLong(tn_grad_enabled()); return 0; }
+    if (!strcmp(name, "options") && is_tensor(a0)) { out->o = Py_NewRef(a0); return 0; }
+    if (!strcmp(name, "scalar_type") && is_tensor(a0)) { out->o = tensor_dtype_obj(a0); return out->o ? 0 : -1; }
+    if (!strcmp(name, "is_complex") && is_tensor(a0)) {
+        out->o = PyBool_FromLong(tn_dtype_is_complex(tn_tensor_of(a0)->dtype));
+        return 0;
+    }
+    if (!strcmp(name, "sizes") && is_tensor(a0)) { out->o = tn_py_size_new(tdim(a0), tn_tensor_of(a0)->sizes); return out->o ? 0 : -1; }
+    if ((!strcmp(name, "toDouble") || !strcmp(name, "IntArrayRef")) && n == 1) { out->o = Py_NewRef(a0); return 0; }
+    if (!method && n == 1 && is_number(a0) && (!strcmp(name, "sqrt") || !strcmp(name, "exp") || !strcmp(name, "log"))) {
+        double x = PyFloat_AsDouble(a0);
+        out->o = PyFloat_FromDouble(!strcmp(name, "sqrt") ? sqrt(x) : !strcmp(name, "exp") ? exp(x) : log(x));
+        return 0;
+    }
+    if (!strcmp(name, "maybe_multiply") && n == 2) {
+        if (scalar_is_one(argv[1].o)) { out->o = Py_NewRef(a0); out->zero = argv[0].zero; return 0; }
+        fv s = {argv[1].o, false};
+        out->o = arith("mul", argv[0], s, NULL, &out->zero);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "handle_r_to_c") && n == 2) {
+        tn_dtype d;
+        if (tn_py_to_dtype(a0, &d) < 0) return -1;
+        PyObject *g = argv[1].o;
+        if (!tn_dtype_is_complex(d) && is_tensor(g) && tn_dtype_is_complex(tn_tensor_of(g)->dtype))
+            out->o = callv("real", "(O)", g);
+        else { out->o = Py_NewRef(g); out->zero = argv[1].zero; }
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "mul") || !strcmp(name, "div")) && n == 2 && !(method && !is_tensor(a0))) {
+        out->o = arith(name, argv[0], argv[1], NULL, &out->zero);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "add") || !strcmp(name, "sub")) && (n == 2 || n == 3)) {
+        out->o = arith(name, argv[0], argv[1], n == 3 ? argv[2].o : NULL, &out->zero);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "logsumexp_jvp") && n == 4) {
+        PyObject *dl = intlist(argv[2].o);
+        out->o = dl ? logsumexp_jvp(a0, argv[1].o, dl, truthy(argv[3].o)) : NULL;
+        Py_XDECREF(dl);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "amaxamin_jvp") && n == 5) {
+        out->o = amaxamin_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "layer_norm_jvp") && n == 9) {
+        out->o = layer_norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o, argv[6].o, argv[7].o, argv[8].o);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "cat_jvp") || !strcmp(name, "stack_jvp")) && n == 2) {
+        out->o = list_jvp(name[0] == 'c' ? "cat" : "stack", a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "gather_with_keepdimed_indices") && n == 4) {
+        out->o = gather_keepdim(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "infinitely_differentiable_silu_backward") && n == 2) {
+        out->o = inf_silu_backward(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {
+        out->o = pow_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "apply_loss_reduction") && n == 2) {   /* Reduction::Mean 1, Sum 2, None 0 */
+        long red = PyLong_AsLong(argv[1].o);
+        out->o = red == 1 ? callv("mean", "(O)", a0) : red == 2 ? callv("sum", "(O)", a0) : Py_NewRef(a0);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "tuple_get") && n == 2 && PyTuple_Check(argv[1].o)) {   /* std::get<k>(tuple) */
+        PyObject *e = PyTuple_GetItem(argv[1].o, PyLong_AsSsize_t(a0));
+        if (!e) return -1;
+        out->o = Py_NewRef(e);
+        return 0;
+    }
+    if (!strcmp(name, "real") && n == 1 && is_tensor(a0) && !tn_dtype_is_complex(tn_tensor_of(a0)->dtype)) {
+        out->o = Py_NewRef(a0);
+        out->zero = argv[0].zero;
+        return 0;
+    }
+    if (!strcmp(name, "linalg_vector_norm_jvp") && n == 6) {
+        PyObject *dims = argv[4].o == Py_None ? PyTuple_New(0) : Py_NewRef(argv[4].o);
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, truthy(argv[5].o)) : NULL;
+        Py_XDECREF(dims);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "norm_jvp") && (n == 4 || n == 6)) {
+        PyObject *dims = n == 6 ? Py_NewRef(argv[4].o) : PyTuple_New(0);
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 6 && truthy(argv[5].o)) : NULL;
+        Py_XDECREF(dims);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "var_backward") && n == 5) {
+        out->o = var_backward(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "log1p_backward") && n == 2) {   /* grad / (self + 1) */
+        PyObject *p1 = callv("add", "(Oi)", argv[1].o, 1);
+        out->o = p1 ? callv("div", "(OO)", a0, p1) : NULL;
+        Py_XDECREF(p1);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "clamp_jvp") && n == 6) {
+        out->o = clamp_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "evenly_read_jvp") && n == 3) {
+        out->o = evenly_read_jvp(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "clamp_backward") && n == 4) {
+        out->o = clamp_backward(a0, argv[1].o, argv[2].o, argv[3].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "pow_backward_self") && n == 3) {
+        out->o = pow_backward_self(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "pow_backward_exponent") && n == 4) {
+        out->o = pow_backward_exponent(a0, argv[1].o, argv[2].o, argv[3].o);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "scalar_tensor") || !strcmp(name, "zeros") || !strcmp(name, "ones")) && n == 2 && is_tensor(argv[1].o)) {
+        PyObject *dt = tensor_dtype_obj(argv[1].o);
+        PyObject *kw = dt ? Py_BuildValue("{sN}", "dtype", dt) : NULL;
+        PyObject *a = kw ? PyTuple_Pack(1, a0) : NULL;
+        out->o = a ? call_name_kw(name, a, kw) : NULL;
+        Py_XDECREF(a);
+        Py_XDECREF(kw);
+        return out->o ? 0 : -1;
+    }
+    /* a function name upstream's FunctionsManual defines that we have not written yet */
+    static const char *const manual_suffix[] = {"_jvp", NULL};
+    size_t ln = strlen(name);
+    for (int i = 0; manual_suffix[i]; i++) {
+        size_t ls = strlen(manual_suffix[i]);
+        if (ln > ls && !strcmp(name + ln - ls, manual_suffix[i])) {
+            char what[200];
+            snprintf(what, sizeof what, "the forward AD helper %s", name);
+            tn_not_implemented(what);
+            return -1;
+        }
+    }
+    PyObject *args = PyTuple_New(n);
+    if (!args) return -1;
+    for (int i = 0; i < n; i++) PyTuple_SetItem(args, i, Py_NewRef(argv[i].o));
+    out->o = call_name(name, args);
+    Py_DECREF(args);
+    if (out->o && (!strcmp(name, "view") || !strcmp(name, "_reshape_alias")) && argv[0].zero) out->zero = true;
+    return out->o ? 0 : -1;
+#undef ARGN
+}
+
+static int eval(fctx *c, const char **p, fv *out) {
+    skip_ws(p);
+    out->o = NULL;
+    out->zero = false;
+    if (**p != '(') { PyErr_SetString(PyExc_RuntimeError, "torchnative: malformed forward formula"); return -1; }
+    (*p)++;
+    char head[64], name[96];
+    read_atom(p, head, sizeof head);
+    fv argv[16];
+    int n = 0, rc = 0;
+    if (!strcmp(head, "v")) {
+        read_atom(p, name, sizeof name);
+        PyObject *v = PyDict_GetItemString(c->env, name);
+        if (!v) {
+            PyErr_Format(PyExc_RuntimeError, "torchnative: forward formula reads %s, which is not bound", name);
+            return -1;
+        }
+        out->o = Py_NewRef(v);
+        PyObject *k = PyUnicode_FromString(name);
+        out->zero = k && PySet_Contains(c->zeros, k) == 1;
+        Py_XDECREF(k);
+    } else if (!strcmp(head, "n")) {
+        read_atom(p, name, sizeof name);
+        out->o = PyFloat_FromDouble(strtod(name, NULL));
+    } else if (!strcmp(head, "i")) {
+        read_atom(p, name, sizeof name);
+        out->o = PyLong_FromLongLong(strtoll(name, NULL, 10));
+    } else if (!strcmp(head, "b")) {
+        read_atom(p, name, sizeof name);
+        out->o = PyBool_FromLong(name[0] == '1');
+    } else if (!strcmp(head, "s")) {
+        read_atom(p, name, sizeof name);
+        out->o = PyUnicode_FromString(name);
+    } else if (!strcmp(head, "none")) {
+        out->o = Py_NewRef(Py_None);
+    } else if (!strcmp(head, "l")) {
+        if (eval_args(c, p, argv, 16, &n) < 0) { release(argv, n); return -1; }
+        out->o = PyTuple_New(n);
+        for (int i = 0; out->o && i < n; i++) PyTuple_SetItem(out->o, i, Py_NewRef(argv[i].o));
+        release(argv, n);
+        return out->o ? 0 : -1;
+    } else if (!strcmp(head, "?")) {
+        fv cnd;
+        if (eval(c, p, &cnd) < 0) return -1;
+        int t = truthy(cnd.o);
+        Py_DECREF(cnd.o);
+        if (t < 0) return -1;
+        if (t) { if (eval(c, p, out) < 0) return -1; skip_expr(p); }
+        else { skip_expr(p); if (eval(c, p, out) < 0) return -1; }
+    } else if (!strcmp(head, "&&") || !strcmp(head, "||")) {
+        fv a;
+        if (eval(c, p, &a) < 0) return -1;
+        int t = truthy(a.o);
+        Py_DECREF(a.o);
+        if (t < 0) return -1;
+        if ((head[0] == '&') != (t != 0)) { skip_expr(p); out->o = PyBool_FromLong(t); }
+        else {
+            fv b;
+            if (eval(c, p, &b) < 0) return -1;
+            int u = truthy(b.o);
+            Py_DECREF(b.o);
+            if (u < 0) return -1;
+            out->o = PyBool_FromLong(u);
+        }
+    } else if (!strcmp(head, "neg") || !strcmp(head, "not") || !strcmp(head, "deref")) {
+        fv a;
+        if (eval(c, p, &a) < 0) return -1;
+        if (head[0] == 'd') *out = a;
+        else if (head[0] == 'n' && head[1] == 'o') {
+            int t = truthy(a.o);
+            Py_DECREF(a.o);
+            if (t < 0) return -1;
+            out->o = PyBool_FromLong(!t);
+        } else {
+            out->o = is_tensor(a.o) ? callv("neg", "(O)", a.o) : PyNumber_Negative(a.o);
+            Py_DECREF(a.o);
+        }
+    } else if (binop_name(head)) {
+        if (eval_args(c, p, argv, 2, &n) < 0 || n != 2) {
+            release(argv, n);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: malformed forward formula");
+            return -1;
+        }
+        const char *op = binop_name(head);
+        if (!is_tensor(argv[0].o) && !is_tensor(argv[1].o) && head[0] != '+' && head[0] != '-' && head[0] != '*' &&
+            head[0] != '/') {
+            int cmp = !strcmp(head, "<") ? Py_LT : !strcmp(head, "<=") ? Py_LE : !strcmp(head, ">") ? Py_GT
+                    : !strcmp(head, ">=") ? Py_GE : !strcmp(head, "==") ? Py_EQ : Py_NE;
+            out->o = PyObject_RichCompare(argv[0].o, argv[1].o, cmp);
+        } else if (!strcmp(op, "add") || !strcmp(op, "sub") || !strcmp(op, "mul") || !strcmp(op, "div")) {
+            fv a = argv[0], b = argv[1];
+            if (!is_tensor(a.o) && (head[0] == '+' || head[0] == '*')) { fv t = a; a = b; b = t; }
+            out->o = arith(op, a, b, NULL, &out->zero);
+        } else {
+            out->o = callv(op, "(OO)", argv[0].o, argv[1].o);
+        }
+        release(argv, n);
+        return out->o ? 0 : -1;
+    } else if (!strcmp(head, "c") || !strcmp(head, "m")) {
+        read_atom(p, name, sizeof name);
+        if (eval_args(c, p, argv, 16, &n) < 0) { release(argv, n); return -1; }
+        rc = call_fn(name, head[0] == 'm', argv, n, out);
+        release(argv, n);
+        return rc;
+    } else {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: unknown forward formula form %s", head);
+        return -1;
+    }
+    if (!out->o) return -1;
+    skip_ws(p);
+    if (**p == ')') (*p)++;
+    return 0;
+}
+
+/* ---- binding a derivative's names ---- */
+
+static int bind(fctx *c, const char *name, PyObject *v, bool zero) {
+    if (PyDict_SetItemString(c->env, name, v) < 0) return -1;
+    if (zero) {
+        PyObject *k = PyUnicode_FromString(name);
+        if (!k || PySet_Add(c->zeros, k) < 0) { Py_XDECREF(k); return -1; }
+        Py_DECREF(k);
+    }
+    return 0;
+}
+
+static int bind_tensor(fctx *c, const char *base, PyObject *t, bool wrapped, bool real_zeros) {
+    char nm[96];
+    snprintf(nm, sizeof nm, "%s_p", base);
+    if (bind(c, nm, t ? t : Py_None, false) < 0) return -1;
+    PyObject *g = t ? tn_fw_grad(t) : NULL;
+    snprintf(nm, sizeof nm, "%s_t_raw", base);
+    if (bind(c, nm, g ? g : Py_None, false) < 0) return -1;
+    snprintf(nm, sizeof nm, "%s_t", base);
+    if (!t) return bind(c, nm, Py_None, false);
+    if (g) return bind(c, nm, g, false);
+    PyObject *z;
+    const tn_tensor *x = tn_tensor_of(t);
+    if (wrapped) {
+        PyObject *num = tn_dtype_is_floating(x->dtype) ? PyFloat_FromDouble(0) : PyLong_FromLong(0);
+        z = num ? tn_tensor_from_number(num, true) : NULL;
+        Py_XDECREF(num);
+    } else {
+        PyObject *sz = tn_py_size_new(x->ndim, x->sizes), *dt = tn_py_from_dtype(x->dtype);
+        PyObject *kw = sz && dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+        PyObject *a = kw ? PyTuple_Pack(1, sz) : NULL;
+        z = a ? call_name_kw("zeros", a, kw) : NULL;
+        Py_XDECREF(sz);
+        Py_XDECREF(dt);
+        Py_XDECREF(kw);
+        Py_XDECREF(a);
+    }
+    if (!z) return -1;
+    int r = bind(c, nm, z, !real_zeros);
+    Py_DECREF(z);
+    return r;
+}
+
+PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, PyObject *res,
+                     PyObject **outs, int nouts, PyObject *orig_self, bool inplace) {
+    fctx c = {PyDict_New(), PySet_New(NULL)};
+    PyObject *r = NULL;
+    if (!c.env || !c.zeros) goto done;
+    for (int i = 0; i < s->nargs; i++) {
+        const char *nm = s->args[i].name;
+        PyObject *v = tn_value_to_python(&args[i]);
+        if (!v) goto done;
+        int rc = bind(&c, nm, v, false);
+        Py_DECREF(v);
+        if (rc < 0) goto done;
+        if (s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list) {
+            PyObject *t = args[i].tag == TN_V_TENSOR ? args[i].u.obj : NULL;
+            bool wrapped = t && (args[i].wrapped || ((tn_tensor_obj *)t)->wrapped_number);
+            if (bind_tensor(&c, nm, t, wrapped, inplace && i == 0) < 0) goto done;
+        }
+    }
+    if (orig_self && bind_tensor(&c, "original_self", orig_self, false, true) < 0) goto done;
+    if (nouts == 1 && bind(&c, "result", outs[0], false) < 0) goto done;
+    for (int k = 0; k < nouts; k++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "result%d", k);
+        if (outs[k] && bind(&c, nm, outs[k], false) < 0) goto done;
+        if (k < s->nrets && s->rets[k].name && outs[k] && bind(&c, s->rets[k].name, outs[k], false) < 0) goto done;
+    }
+    const char *p = d->prog;
+    fv v;
+    if (eval(&c, &p, &v) < 0) goto done;
+    r = v.o;
+done:
+    Py_XDECREF(c.env);
+    Py_XDECREF(c.zeros);
+    return r;
+}
