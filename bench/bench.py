@@ -46,12 +46,16 @@ CONV_SETUP = ("torch.manual_seed(0); F = torch.nn.functional; nn = torch.nn\n"
               "blk = nn.Sequential(nn.Conv2d(3, 32, 3, padding=1), nn.ReLU(), nn.Conv2d(32, 64, 3, padding=1), nn.ReLU())\n"
               "w1, b1, w2, b2 = [p.detach() for p in blk.parameters()]\n"
               "def fwd():\n    with torch.no_grad():\n        return blk(x)\n"
-              "def fwd_bwd():\n    blk.zero_grad(set_to_none=True)\n    blk(x).sum().backward()")
+              "def fwd_bwd():\n    blk.zero_grad(set_to_none=True)\n    blk(x).sum().backward()\n"
+              "pair = nn.Sequential(blk[0], blk[2])\n"
+              "def pair_fwd_bwd():\n    pair.zero_grad(set_to_none=True)\n    pair(x).sum().backward()")
 CONV = {
     "conv2d 3->32 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(x, w1, b1, padding=1)"),
     "conv2d 32->64 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(h, w2, b2, padding=1)"),
     "conv block fwd (no grad)": (CONV_SETUP, "fwd()"),
     "conv block fwd+bwd": (CONV_SETUP, "fwd_bwd()"),
+    "conv pair (block without relu) fwd+bwd": (CONV_SETUP, "pair_fwd_bwd()"),
+    "relu 32x32x32x32": (CONV_SETUP, "torch.relu(h)"),
 }
 
 WORKER = r"""
