@@ -127,10 +127,10 @@ for dt in ("float32", "float64", "bfloat16", "float16"):
     bw["aavg2d-cl-%s" % dt] = x + "torch.ops.aten._adaptive_avg_pool2d_backward.default(go[:, :, :3, :5], x.to(memory_format=torch.channels_last))"
     bw["aavg3d-%s" % dt] = x + "torch.ops.aten._adaptive_avg_pool3d_backward.default(go[None, :, :, :3, :5], x[None])"
     bw["amax2d-%s" % dt] = x + "o, i = torch.ops.aten.adaptive_max_pool2d.default(x, [4, 5])\ntorch.ops.aten.adaptive_max_pool2d_backward.default(go[:, :, :, :5], x, i)"
-    bw["amax3d-%s" % dt] = x + "o, i = torch.ops.aten.adaptive_max_pool3d.default(x, [2, 4, 5])\ntorch.ops.aten.adaptive_max_pool3d_backward.default(go[:2, :, :, :5], x, i)"
+    bw["amax3d-%s" % dt] = x + "o, i = torch.ops.aten.adaptive_max_pool3d.default(x, [2, 4, 5])\ntorch.ops.aten.adaptive_max_pool3d_backward.default(go[:, :2, :, :5], x, i)"
 for dt in ("float32", "float64"):
     x = SEED + "x = torch.randn(2, 3, 7, 8, generator=g).to(torch.%s)\n" % dt
-    bw["avg3d-%s" % dt] = x + "torch.ops.aten.avg_pool3d_backward.default(torch.randn(1, 2, 3, 4, 4, generator=g).to(x.dtype), x[None], [2, 3, 3], [1, 2, 2], [1, 1, 1], True, True, None)"
+    bw["avg3d-%s" % dt] = x + "torch.ops.aten.avg_pool3d_backward.default(torch.randn(1, 2, 4, 4, 5, generator=g).to(x.dtype), x[None], [2, 3, 3], [1, 2, 2], [1, 1, 1], True, True, None)"
 cases("pool_backward_ops", bw, strides=True)
 
 # ---------------------------------------------------------------- gradients
