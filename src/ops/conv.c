@@ -510,6 +510,14 @@ static int unfold_params(const tn_value *a, int64_t *k, int64_t *d, int64_t *pd,
     return 0;
 }
 
+/* (size + 2*pad - (dil*(k-1) + 1)) / stride + 1, wrapping instead of overflowing on absurd
+ * arguments (the callers reject any result below 1); stride > 0 */
+static int64_t sliding_blocks(int64_t size, int64_t pad, int64_t dil, int64_t k, int64_t stride) {
+    uint64_t span = (uint64_t)dil * (uint64_t)(k - 1) + 1u;
+    int64_t num = (int64_t)((uint64_t)size + 2u * (uint64_t)pad - span);
+    return num / stride + 1;
+}
+
 static void geom2(tn_conv_geom *g, int64_t N, int64_t C, const int64_t *isz, const int64_t *osz, const int64_t *k,
                   const int64_t *d, const int64_t *pd, const int64_t *s) {
     memset(g, 0, sizeof *g);
@@ -556,7 +564,7 @@ PyObject *tn_op_im2col(tn_value *a) {
     }
     const int64_t N = batched ? x->sizes[0] : 1, C = x->sizes[x->ndim - 3], H = x->sizes[x->ndim - 2], W = x->sizes[x->ndim - 1];
     int64_t isz[2] = {H, W}, osz[2];
-    for (int i = 0; i < 2; i++) osz[i] = (isz[i] + 2 * pd[i] - (d[i] * (k[i] - 1) + 1)) / s[i] + 1;
+    for (int i = 0; i < 2; i++) osz[i] = sliding_blocks(isz[i], pd[i], d[i], k[i], s[i]);
     if (osz[0] < 1 || osz[1] < 1) {
         PyErr_Format(PyExc_RuntimeError, "Given input with spatial size (%lld, %lld), kernel_size=(%lld, %lld), "
                      "dilation=(%lld, %lld), padding=(%lld, %lld), calculated shape of the array of sliding blocks as "
@@ -606,14 +614,20 @@ PyObject *tn_op_col2im(tn_value *a) {
         return NULL;
     }
     const int64_t N = batched ? x->sizes[0] : 1, rows = x->sizes[x->ndim - 2], L = x->sizes[x->ndim - 1];
-    if (rows % (k[0] * k[1])) {
+    int64_t kk;
+    if (__builtin_mul_overflow(k[0], k[1], &kk)) {
+        PyErr_Format(PyExc_RuntimeError, "Given kernel_width = %lld and kernel_height = %lld the product of "
+                     "kernel_width and kernel_height overflowed.", (long long)k[1], (long long)k[0]);
+        return NULL;
+    }
+    if (rows % kk) {
         PyErr_Format(PyExc_RuntimeError, "Expected size of input's dimension 1 to be divisible by the product of "
                      "kernel_size, but got input.size(1)=%lld and kernel_size=(%lld, %lld).", (long long)rows,
                      (long long)k[0], (long long)k[1]);
         return NULL;
     }
     int64_t nb[2];
-    for (int i = 0; i < 2; i++) nb[i] = (o[i] + 2 * pd[i] - (d[i] * (k[i] - 1) + 1)) / s[i] + 1;
+    for (int i = 0; i < 2; i++) nb[i] = sliding_blocks(o[i], pd[i], d[i], k[i], s[i]);
     if (nb[0] < 1 || nb[1] < 1 || nb[0] * nb[1] != L) {
         PyErr_Format(PyExc_RuntimeError, "Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), "
                      "padding=(%lld, %lld), stride=(%lld, %lld), expected size of input's dimension 2 to match the "

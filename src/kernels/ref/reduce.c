@@ -11,6 +11,7 @@
  * Integers and bools are order-independent and take a direct loop. Nothing allocates. */
 #include "kernels/reduce.h"
 #include "core/parallel.h"
+#include "kernels/elementwise.h"
 
 #include <math.h>
 #include <string.h>
@@ -355,7 +356,7 @@ static double row_sum(const sctx *c, const char *p, int64_t start, int64_t step,
  * across lanes without reassociating anything. */
 #define F32_LANES 64
 
-static void cascade_f32_lanes(const float *p, int64_t step, int64_t m, int nl, float *res) {
+TN_EW_CLONES static void cascade_f32_lanes(const float *p, int64_t step, int64_t m, int nl, float *res) {
     int64_t lp = ceil_log2(m) / 4;
     if (lp < 4) lp = 4;
     const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
@@ -380,7 +381,7 @@ static void cascade_f32_lanes(const float *p, int64_t step, int64_t m, int nl, f
     memcpy(res, acc[0], (size_t)nl * sizeof(float));
 }
 
-static void row_sum_f32_lanes(const float *p, int64_t step, int64_t n, int nl, float *res) {
+TN_EW_CLONES static void row_sum_f32_lanes(const float *p, int64_t step, int64_t n, int nl, float *res) {
     int64_t m = n / 4;
     float part[4][F32_LANES];
     for (int k = 0; k < 4; k++) cascade_f32_lanes(p + k * step, 4 * step, m, nl, part[k]);
