@@ -1,13 +1,23 @@
-/* ops/loss.c — loss functions training code reaches that no family had: mse_loss (upstream's
- * structured kernel: the elementwise (self - target)^2 of the broadcast operands, then mean or
- * sum over every element for reduction Mean / Sum). Composed of the elementwise and reduction
- * ops through the door (tn_aten), so it rounds as they do; its gradient is MseLossBackward0 with
- * the mse_loss_backward kernel (ops/backward.c). Also broadcast_tensors (upstream's
- * expand_outplace: each tensor itself when it has the broadcast shape, else its expand). */
+/* ops/loss.c — the loss operators of torch.nn with kernels of their own upstream: mse_loss
+ * (the elementwise (self - target)^2 of the broadcast operands, then mean or sum, composed of
+ * the elementwise and reduction ops through the door (tn_aten), so it rounds as they do; its
+ * backward kernel is in ops/backward.c), smooth_l1 / huber / binary_cross_entropy / log_sigmoid
+ * forward and backward (elementwise kernels, kernels/ref/loss.c), binary_cross_entropy_with_logits
+ * and soft_margin_loss (upstream composes them of other ops inside one kernel: the same ops here,
+ * through the door), multi_margin / multilabel_margin forward and backward, nll_loss2d forward
+ * and backward (the nll_loss kernels over pixels), and broadcast_tensors (upstream's
+ * expand_outplace: each tensor itself when it has the broadcast shape, else its expand).
+ * Reductions: 0 none, 1 mean, 2 sum; mean and sum are the mean / sum ops of the elementwise loss. */
 #include "autograd/autograd.h"
+#include "kernels/backward.h"
+#include "kernels/loss.h"
 #include "ops/common.h"
 #include "python/common.h"
+#include "python/tensor.h"
 #include "tn_ops_gen.h"
+
+#include <math.h>
+#include <string.h>
 
 /* mse_loss(self, target, reduction=Mean) */
 PyObject *tn_op_mse_loss(tn_value *a) {
@@ -49,3 +59,326 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
     }
     return out;
 }
+
+/* ================================================================ shared pieces */
+
+/* the loss reduced: none -> l itself, mean -> l.mean(), sum -> l.sum(). Steals l. */
+static PyObject *reduce_loss(PyObject *l, int64_t red) {
+    if (!l || red == 0) return l;
+    PyObject *r = tn_aten(red == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", l);
+    Py_DECREF(l);
+    return r;
+}
+
+static bool same_shape(const tn_tensor *t, int nd, const int64_t *shape) {
+    if (t->ndim != nd) return false;
+    for (int d = 0; d < nd; d++)
+        if (t->sizes[d] != shape[d]) return false;
+    return true;
+}
+
+/* An elementwise loss kernel over n tensors broadcast together, computed in dtype ct; a new
+ * contiguous tensor of ct and the broadcast shape. */
+static PyObject *ew_run(tn_loss_op op, const char *kname, tn_dtype ct, const tn_loss_params *p, int n,
+                        PyObject *const *ins) {
+    tn_loop loop = tn_loss_loop(op, ct);
+    if (!loop) return tn_kernel_missing(kname, ct);
+    const tn_tensor *ts[4];
+    for (int i = 0; i < n; i++) ts[i] = tn_tensor_of(ins[i]);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(n, ts, &nd, shape) < 0) return NULL;
+    PyObject *cast[4] = {0}, *res = NULL;
+    for (int i = 0; i < n; i++)
+        if (!(cast[i] = tn_as_dtype(ins[i], ct, false))) goto done;
+    if (!(res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU))) goto done;
+    tn_run_loop(loop, p, res, n, cast);
+done:
+    for (int i = 0; i < n; i++) Py_XDECREF(cast[i]);
+    return res;
+}
+
+/* upstream's TensorIterator check_all_same_dtype: the first input's dtype is expected of every
+ * operand (output first) */
+static int same_dtype(int n, const tn_dtype *dts) {
+    for (int i = 0; i < n; i++)
+        if (dts[i] != dts[0] || (i == 0 && 0)) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(dts[i]),
+                         tn_dtype_cpp_name(dts[0]));
+            return -1;
+        }
+    return 0;
+}
+static int expect_dtype(tn_dtype expected, int n, const tn_dtype *dts) {
+    for (int i = 0; i < n; i++)
+        if (dts[i] != expected) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(dts[i]),
+                         tn_dtype_cpp_name(expected));
+            return -1;
+        }
+    return 0;
+}
+
+/* ================================================================ smooth_l1 / huber */
+
+/* smooth_l1_loss(self, target, reduction, beta): beta 0 is l1_loss */
+static PyObject *sl1(tn_value *a, PyObject *out) {
+    double beta = a[3].u.f;
+    int64_t red = a[2].u.i;
+    if (beta < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "smooth_l1_loss does not support negative values for beta.");
+        return NULL;
+    }
+    PyObject *r;
+    if (beta == 0) {
+        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+        r = reduce_loss(d ? tn_aten(TN_ROW_abs, "(O)", d) : NULL, red);
+        Py_XDECREF(d);
+    } else {
+        tn_dtype ct = tn_result_type(2, a);
+        tn_loss_params p = {beta, 0};
+        PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+        r = reduce_loss(ew_run(TN_LOSS_SMOOTH_L1, "smooth_l1_cpu", ct, &p, 2, ins), red);
+    }
+    return out ? tn_out_deliver(r, out, "smooth_l1_loss") : r;
+}
+PyObject *tn_op_smooth_l1_loss(tn_value *a) { return sl1(a, NULL); }
+PyObject *tn_op_smooth_l1_loss_out(tn_value *a) { return sl1(a, a[4].u.obj); }
+
+/* huber_loss(self, target, reduction, delta): loss = empty_like(self), computed in the operands'
+ * common dtype */
+static PyObject *huber(tn_value *a, PyObject *out) {
+    double delta = a[3].u.f;
+    if (!(delta > 0)) {
+        PyErr_SetString(PyExc_RuntimeError, "huber_loss does not support non-positive values for delta.");
+        return NULL;
+    }
+    tn_tensor *x = TN_T(a[0]);
+    tn_dtype ct = tn_result_type(2, a);
+    if (!tn_can_cast(ct, x->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                     tn_dtype_cpp_name(ct), tn_dtype_cpp_name(x->dtype));
+        return NULL;
+    }
+    tn_loss_params p = {delta, 0};
+    PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
+    if (l && !same_shape(tn_tensor_of(l), x->ndim, x->sizes)) {
+        char s1[256], s2[256];
+        tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
+        tn_shape_str(s2, sizeof s2, tn_tensor_of(l)->ndim, tn_tensor_of(l)->sizes);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
+        Py_CLEAR(l);
+    }
+    if (l && ct != x->dtype) {
+        PyObject *c = tn_as_dtype(l, x->dtype, false);
+        Py_SETREF(l, c);
+    }
+    PyObject *r = reduce_loss(l, a[2].u.i);
+    return out ? tn_out_deliver(r, out, "huber_loss") : r;
+}
+PyObject *tn_op_huber_loss(tn_value *a) { return huber(a, NULL); }
+PyObject *tn_op_huber_loss_out(tn_value *a) { return huber(a, a[4].u.obj); }
+
+/* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta):
+ * grad_input = zeros_like(self), then the kernel over (self, target, grad_output) broadcast to
+ * self's shape; norm = 1 / numel for mean */
+static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
+    tn_tensor *x = TN_T(a[1]);
+    double par = a[4].u.f;
+    int64_t red = a[3].u.i;
+    if (!is_huber && par <= 0) {   /* upstream: l1_loss's gradient, sign(self - target) * grad [/ numel] */
+        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[1].u.obj, a[2].u.obj);
+        PyObject *sg = d ? tn_aten(TN_ROW_sign, "(O)", d) : NULL;
+        PyObject *r = sg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, a[0].u.obj) : NULL;
+        Py_XDECREF(d); Py_XDECREF(sg);
+        if (r && red == 1) Py_SETREF(r, tn_aten(TN_ROW_div_Scalar, "(OL)", r, (long long)tn_numel(x)));
+        return out ? tn_out_deliver(r, out, "smooth_l1_loss_backward") : r;
+    }
+    tn_dtype dts[4] = {x->dtype, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
+    if (same_dtype(4, dts) < 0) return NULL;
+    tn_loss_params p = {red == 1 ? 1.0 / (double)tn_numel(x) : 1.0, par};
+    PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
+    PyObject *r = ew_run(is_huber ? TN_LOSS_HUBER_BWD : TN_LOSS_SMOOTH_L1_BWD,
+                         is_huber ? "huber_backward_cpu_out" : "smooth_l1_backward_cpu_out", x->dtype, &p, 3, ins);
+    if (r && !same_shape(tn_tensor_of(r), x->ndim, x->sizes)) {
+        char s1[256], s2[256];
+        tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
+        tn_shape_str(s2, sizeof s2, tn_tensor_of(r)->ndim, tn_tensor_of(r)->sizes);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
+        Py_CLEAR(r);
+    }
+    return out ? tn_out_deliver(r, out, is_huber ? "huber_loss_backward" : "smooth_l1_loss_backward") : r;
+}
+PyObject *tn_op_smooth_l1_loss_backward(tn_value *a) { return sl1_huber_bwd(a, NULL, false); }
+PyObject *tn_op_smooth_l1_loss_backward_grad_input(tn_value *a) { return sl1_huber_bwd(a, a[5].u.obj, false); }
+PyObject *tn_op_huber_loss_backward(tn_value *a) { return sl1_huber_bwd(a, NULL, true); }
+PyObject *tn_op_huber_loss_backward_out(tn_value *a) { return sl1_huber_bwd(a, a[5].u.obj, true); }
+
+/* ================================================================ binary cross entropy */
+
+/* in-place loss.mul_(weight) when a weight is given; steals l */
+static PyObject *mul_weight(PyObject *l, const tn_value *w) {
+    if (!l || w->tag != TN_V_TENSOR) return l;
+    PyObject *r = tn_aten(TN_ROW_mul__Tensor, "(OO)", l, w->u.obj);
+    Py_XDECREF(r);
+    if (!r) Py_CLEAR(l);
+    return l;
+}
+
+/* binary_cross_entropy(self, target, weight?, reduction) */
+static PyObject *bce(tn_value *a, PyObject *out) {
+    tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
+    tn_dtype dts[3] = {x->dtype, x->dtype, t->dtype};
+    if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy", x->dtype);
+    const tn_tensor *ts[2] = {x, t};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    /* upstream checks each element in the kernel: input first, then target */
+    PyObject *xd = tn_as_dtype(a[0].u.obj, TN_DTYPE_F64, true), *td = xd ? tn_as_dtype(a[1].u.obj, TN_DTYPE_F64, true) : NULL;
+    if (!td) { Py_XDECREF(xd); return NULL; }
+    const double *xv = (const double *)tn_data(tn_tensor_of(xd)), *tv = (const double *)tn_data(tn_tensor_of(td));
+    int64_t nx = tn_numel(x), nt = tn_numel(t), n = nx > nt ? nx : nt;
+    for (int64_t i = 0; nx && nt && i < n; i++) {
+        double xi = xv[nx == n ? i : i % nx], ti = tv[nt == n ? i : i % nt];
+        if (!(xi >= 0 && xi <= 1) || !(ti >= 0 && ti <= 1)) {
+            PyErr_Format(PyExc_RuntimeError, "all elements of %s should be between 0 and 1",
+                         !(xi >= 0 && xi <= 1) ? "input" : "target");
+            Py_DECREF(xd); Py_DECREF(td);
+            return NULL;
+        }
+    }
+    Py_DECREF(xd); Py_DECREF(td);
+    PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    PyObject *l = mul_weight(ew_run(TN_LOSS_BCE, "binary_cross_entropy", x->dtype, NULL, 2, ins), &a[2]);
+    PyObject *r = reduce_loss(l, a[3].u.i);
+    return out ? tn_out_deliver(r, out, "binary_cross_entropy") : r;
+}
+PyObject *tn_op_binary_cross_entropy(tn_value *a) { return bce(a, NULL); }
+PyObject *tn_op_binary_cross_entropy_out(tn_value *a) { return bce(a, a[4].u.obj); }
+
+/* binary_cross_entropy_backward(grad_output, self, target, weight?, reduction):
+ * grad * (x - t) / max((1 - x) * x, 1e-12), times weight, / numel for mean */
+static PyObject *bce_bwd(tn_value *a, PyObject *out) {
+    tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]);
+    tn_dtype dts[4] = {x->dtype, g->dtype, x->dtype, t->dtype};
+    if (expect_dtype(g->dtype, 4, dts) < 0) return NULL;
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("binary_cross_entropy_backward", x->dtype);
+    PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
+    PyObject *r = mul_weight(ew_run(TN_LOSS_BCE_BWD, "binary_cross_entropy_backward", x->dtype, NULL, 3, ins), &a[3]);
+    if (r && a[4].u.i == 1) {
+        PyObject *q = tn_aten(TN_ROW_div__Scalar, "(OL)", r, (long long)tn_numel(x));
+        Py_XDECREF(q);
+        if (!q) Py_CLEAR(r);
+    }
+    return out ? tn_out_deliver(r, out, "binary_cross_entropy_backward") : r;
+}
+PyObject *tn_op_binary_cross_entropy_backward(tn_value *a) { return bce_bwd(a, NULL); }
+PyObject *tn_op_binary_cross_entropy_backward_grad_input(tn_value *a) { return bce_bwd(a, a[5].u.obj); }
+
+/* binary_cross_entropy_with_logits(self, target, weight?, pos_weight?, reduction), upstream's ops:
+ * lsi = log_sigmoid(self); with pos_weight lsi *= (pos_weight - 1) * target + 1;
+ * loss = (1 - target) * self - lsi; loss *= weight; reduced */
+static PyObject *log_sigmoid_of(PyObject *x) {
+    PyObject *r = tn_aten(TN_ROW_log_sigmoid_forward, "(O)", x);
+    if (!r) return NULL;
+    PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return o;
+}
+static PyObject *inplace(PyObject *r, PyObject *self) {   /* result of an in-place op: keep self */
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return self;
+}
+PyObject *tn_op_binary_cross_entropy_with_logits(tn_value *a) {
+    PyObject *x = a[0].u.obj, *t = a[1].u.obj;
+    PyObject *lsi = log_sigmoid_of(x);
+    if (lsi && a[3].tag == TN_V_TENSOR) {
+        PyObject *pw = tn_aten(TN_ROW_sub_Scalar, "(Oi)", a[3].u.obj, 1);
+        PyObject *lw = pw ? tn_aten(TN_ROW_mul_Tensor, "(OO)", pw, t) : NULL;
+        Py_XDECREF(pw);
+        if (lw && !inplace(tn_aten(TN_ROW_add__Scalar, "(Oi)", lw, 1), lw)) Py_CLEAR(lw);
+        if (!lw || !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", lsi, lw), lsi)) Py_CLEAR(lsi);
+        Py_XDECREF(lw);
+    }
+    PyObject *loss = lsi ? tn_aten(TN_ROW_rsub_Scalar, "(Oi)", t, 1) : NULL;
+    if (loss && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", loss, x), loss)) Py_CLEAR(loss);
+    if (loss && !inplace(tn_aten(TN_ROW_sub__Tensor, "(OO)", loss, lsi), loss)) Py_CLEAR(loss);
+    Py_XDECREF(lsi);
+    return reduce_loss(mul_weight(loss, &a[2]), a[4].u.i);
+}
+
+/* ================================================================ log_sigmoid */
+
+static PyObject *ls_fwd(tn_value *a, PyObject *oo, PyObject *bo) {
+    tn_tensor *x = TN_T(a[0]);
+    if (!tn_nn_float(x->dtype)) return tn_kernel_missing("log_sigmoid_cpu", x->dtype);
+    PyObject *xc = tn_as_dtype(a[0].u.obj, x->dtype, true);
+    PyObject *out = xc ? tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU) : NULL;
+    PyObject *buf = out ? tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU) : NULL;
+    PyObject *ret = NULL;
+    if (buf) {
+        tn_log_sigmoid_forward(x->dtype, tn_data(tn_tensor_of(xc)), tn_data(tn_tensor_of(out)),
+                               tn_data(tn_tensor_of(buf)), tn_numel(x));
+        if (oo) {
+            out = tn_out_deliver(out, oo, "log_sigmoid_forward");
+            buf = out ? tn_out_deliver(buf, bo, "log_sigmoid_forward") : (Py_DECREF(buf), NULL);
+            if (out && buf) ret = PyTuple_Pack(2, out, buf);
+        } else {
+            ret = tn_return_pair("log_sigmoid_forward", out, buf);
+            out = buf = NULL;
+        }
+    }
+    Py_XDECREF(xc); Py_XDECREF(out); Py_XDECREF(buf);
+    return ret;
+}
+PyObject *tn_op_log_sigmoid_forward(tn_value *a) { return ls_fwd(a, NULL, NULL); }
+PyObject *tn_op_log_sigmoid_forward_output(tn_value *a) { return ls_fwd(a, a[1].u.obj, a[2].u.obj); }
+
+/* log_sigmoid_backward(grad_output, self, buffer) */
+static PyObject *ls_bwd(tn_value *a, PyObject *out) {
+    tn_tensor *x = TN_T(a[1]);
+    tn_dtype dts[3] = {TN_T(a[0])->dtype, x->dtype, TN_T(a[2])->dtype};
+    if (expect_dtype(x->dtype, 3, dts) < 0) return NULL;
+    PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
+    PyObject *r = ew_run(TN_LOSS_LOG_SIGMOID_BWD, "log_sigmoid_backward_cpu", x->dtype, NULL, 3, ins);
+    return out ? tn_out_deliver(r, out, "log_sigmoid_backward") : r;
+}
+PyObject *tn_op_log_sigmoid_backward(tn_value *a) { return ls_bwd(a, NULL); }
+PyObject *tn_op_log_sigmoid_backward_grad_input(tn_value *a) { return ls_bwd(a, a[3].u.obj); }
+
+/* ================================================================ soft margin */
+
+/* soft_margin_loss(self, target, reduction): log1p(exp(-self * target)), reduced */
+static PyObject *soft_margin(tn_value *a, PyObject *out) {
+    PyObject *l = tn_aten(TN_ROW_neg, "(O)", a[0].u.obj);
+    if (l && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", l, a[1].u.obj), l)) Py_CLEAR(l);
+    if (l && !inplace(tn_aten(TN_ROW_exp_, "(O)", l), l)) Py_CLEAR(l);
+    if (l && !inplace(tn_aten(TN_ROW_log1p_, "(O)", l), l)) Py_CLEAR(l);
+    PyObject *r = reduce_loss(l, a[2].u.i);
+    return out ? tn_out_deliver(r, out, "soft_margin_loss") : r;
+}
+PyObject *tn_op_soft_margin_loss(tn_value *a) { return soft_margin(a, NULL); }
+PyObject *tn_op_soft_margin_loss_out(tn_value *a) { return soft_margin(a, a[3].u.obj); }
+
+/* soft_margin_loss_backward(grad_output, self, target, reduction):
+ * z = exp(-target * self); gi = target * z * -norm; gi /= z + 1; gi *= grad_output */
+static PyObject *soft_margin_bwd(tn_value *a, PyObject *out) {
+    double norm = a[3].u.i == 1 ? 1.0 / (double)tn_numel(TN_T(a[1])) : 1.0;
+    PyObject *nt = tn_aten(TN_ROW_neg, "(O)", a[2].u.obj);
+    PyObject *m = nt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", nt, a[1].u.obj) : NULL;
+    PyObject *z = m ? tn_aten(TN_ROW_exp, "(O)", m) : NULL;
+    Py_XDECREF(nt); Py_XDECREF(m);
+    PyObject *gi = z ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[2].u.obj, z) : NULL;
+    if (gi && !inplace(tn_aten(TN_ROW_mul__Scalar, "(Od)", gi, -norm), gi)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_aten(TN_ROW_add__Scalar, "(Oi)", z, 1), z)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_aten(TN_ROW_div__Tensor, "(OO)", gi, z), gi)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", gi, a[0].u.obj), gi)) Py_CLEAR(gi);
+    Py_XDECREF(z);
+    return out ? tn_out_deliver(gi, out, "soft_margin_loss_backward") : gi;
+}
+PyObject *tn_op_soft_margin_loss_backward(tn_value *a) { return soft_margin_bwd(a, NULL); }
+PyObject *tn_op_soft_margin_loss_backward_grad_input(tn_value *a) { return soft_margin_bwd(a, a[4].u.obj); }
