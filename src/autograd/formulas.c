@@ -990,8 +990,15 @@ static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
     bool tb = is_tensor_arg(n, 1);
     PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
     int keep_row = is_min ? (tb ? TN_ROW_ge_Tensor : TN_ROW_ge_Scalar) : (tb ? TN_ROW_le_Tensor : TN_ROW_le_Scalar);
-    OUTK(0, K(where0(K(tn_aten(keep_row, "(OO)", s, b)), g[0])));
-    if (tb && need(n, 1)) OUTK(1, K(where0(K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)), g[0])));
+    /* upstream's generated code evaluates where()'s arguments right to left: the scalar_tensor first */
+    if (need(n, 0)) {
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(keep_row, "(OO)", s, b)) : NULL;
+        OUTK(0, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+    }
+    if (tb && need(n, 1)) {
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)) : NULL;
+        OUTK(1, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+    }
     DONE;
 }
 static int f_clamp_min(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, true); }
@@ -1903,6 +1910,168 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+
+/* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
+
+/* at::log_sigmoid(x): log_sigmoid_forward(x)[0] */
+static PyObject *log_sigmoid0(PyObject *x) {
+    PyObject *r = x ? tn_aten(TN_ROW_log_sigmoid_forward, "(O)", x) : NULL;
+    if (!r) return NULL;
+    PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return v;
+}
+static PyObject *loss_w(tn_node *n, int i, tmps *T) { return is_tensor_arg(n, i) ? keep_(T, saved(n, i)) : Py_None; }
+/* t.div_(numel) for reduction mean, as upstream's helpers end; t borrowed, returns t or NULL */
+static PyObject *loss_mean_div(PyObject *t, tmps *T, int64_t red, const tn_meta *m) {
+    if (!t || red != 1) return t;
+    int64_t numel = 1;
+    for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
+    return keep_(T, tn_aten(TN_ROW_div__Scalar, "(OL)", t, (long long)numel)) ? t : NULL;
+}
+/* binary_cross_entropy(self, target, weight?, reduction) */
+static int f_bce(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *w = loss_w(n, 2, &T);
+    long long red = (long long)arg_i(n, 3);
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_binary_cross_entropy_backward, "(OOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), w, red)));
+    if (need(n, 1)) {   /* binary_cross_entropy_target_backward: -logit(self) * grad [* weight] [/ numel] */
+        PyObject *gt = K(tn_aten(TN_ROW_logit, "(O)", K(saved(n, 0))));
+        gt = gt && K(tn_aten(TN_ROW_neg_, "(O)", gt)) ? gt : NULL;
+        gt = gt && K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, g[0])) ? gt : NULL;
+        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, w)) ? gt : NULL;
+        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
+    }
+    DONE;
+}
+/* binary_cross_entropy_with_logits(self, target, weight?, pos_weight?, reduction) */
+static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *x = K(saved(n, 0)), *t = K(saved(n, 1)), *w = loss_w(n, 2, &T), *pw = loss_w(n, 3, &T);
+    long long red = (long long)arg_i(n, 4);
+    if (need(n, 0)) {   /* binary_cross_entropy_with_logits_backward */
+        PyObject *gi;
+        if (pw != Py_None) {
+            PyObject *pt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", pw, t));
+            PyObject *a1 = pt ? K(tn_aten(TN_ROW_add_Scalar, "(Oi)", pt, 1)) : NULL;
+            PyObject *a2 = a1 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a1, t)) : NULL;
+            PyObject *a3 = a2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a2, K(tn_aten(TN_ROW_sigmoid, "(O)", x)))) : NULL;
+            gi = a3 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a3, pt)) : NULL;
+        } else {
+            PyObject *sg = K(tn_aten(TN_ROW_sigmoid, "(O)", x));
+            gi = sg ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sg, t)) : NULL;
+        }
+        gi = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, g[0])) : NULL;
+        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        OUTK(0, loss_mean_div(gi, &T, red, meta(n, 0)));
+    }
+    if (need(n, 1)) {   /* binary_cross_entropy_with_logits_target_backward */
+        PyObject *gt;
+        if (pw != Py_None) {
+            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
+            PyObject *l1 = nx ? K(log_sigmoid0(nx)) : NULL;
+            PyObject *l2 = l1 ? K(log_sigmoid0(x)) : NULL;
+            PyObject *m = l2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", l2, pw)) : NULL;
+            PyObject *d = m ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", l1, m)) : NULL;
+            gt = d ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", d, g[0])) : NULL;
+        } else {
+            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
+            gt = nx ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", nx, g[0])) : NULL;
+        }
+        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, w));
+        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
+    }
+    DONE;
+}
+/* smooth_l1_loss / huber_loss(self, target, reduction, beta|delta): self: bwd(grad, self, target);
+ * target: bwd(grad, target, self) */
+static int loss_pair(tn_node *n, PyObject **g, PyObject **o, int row) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    long long red = (long long)arg_i(n, 2);
+    double par = arg_f(n, 3);
+    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, red, par)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(row, "(OOOLd)", g[0], t, s, red, par)));
+    DONE;
+}
+static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_smooth_l1_loss_backward); }
+static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_huber_loss_backward); }
+/* soft_margin_loss(self, target, reduction): self: soft_margin_loss_backward(grad, self, target, reduction) */
+static int f_soft_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_soft_margin_loss_backward, "(OOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
+    DONE;
+}
+/* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
+static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 0)), K(result(n, 1)))));
+    DONE;
+}
+/* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer) */
+static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 1)), K(saved(n, 2)))));
+    if (need(n, 1)) OUTK(1, K(tn_not_implemented("the derivative of aten::log_sigmoid_backward with respect to self (log_sigmoid_double_backward)")));
+    DONE;
+}
+/* smooth_l1_loss_backward / huber_loss_backward: grad_output only (the second derivatives with
+ * respect to self / target refuse by name) */
+static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, int row, const char *what) {
+    T_;
+    if (need(n, 0)) {
+        if (row == TN_ROW_smooth_l1_loss_backward)
+            OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)arg_i(n, 3), arg_f(n, 4))));
+        else
+            OUTK(0, K(tn_not_implemented(what)));
+    }
+    if (need(n, 1) || need(n, 2)) OUTK(1, K(tn_not_implemented(what)));
+    DONE;
+}
+static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return loss_pair_backward(n, g, o, TN_ROW_smooth_l1_loss_backward, "the derivative of aten::smooth_l1_loss_backward with respect to self / target");
+}
+static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return loss_pair_backward(n, g, o, TN_ROW_huber_loss_backward, "the derivative of aten::huber_loss_backward");
+}
+
+/* multi_margin_loss(self, target, p, margin, weight?, reduction) */
+static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *p = K(arg_obj(n, 2)), *m = K(arg_obj(n, 3));
+    OUTK(0, K(tn_aten(TN_ROW_multi_margin_loss_backward, "(OOOOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), p, m,
+                      loss_w(n, 4, &T), (long long)arg_i(n, 5))));
+    DONE;
+}
+/* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
+static int f_multilabel_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_multilabel_margin_loss_backward, "(OOOLO)", g[0], K(saved(n, 0)), K(saved(n, 1)),
+                      (long long)arg_i(n, 2), K(result(n, 1)))));
+    DONE;
+}
+/* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
+static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_nll_loss2d_backward, "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T),
+                      (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
+    DONE;
+}
+/* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
+static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *r = K(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", g[0], K(saved(n, 2)), loss_w(n, 3, &T),
+                                (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+
 /* ---- more double backward ---- */
 
 /* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
@@ -2350,6 +2519,13 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__native_batch_norm_legit_no_training, f_bn_legit_no_training},
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},
+    /* loss family (ops/loss.c) */
+    {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
+    {TN_ROW_smooth_l1_loss, f_smooth_l1}, {TN_ROW_huber_loss, f_huber}, {TN_ROW_soft_margin_loss, f_soft_margin},
+    {TN_ROW_log_sigmoid_forward, f_log_sigmoid}, {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
+    {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
+    {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
+    {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -382,3 +382,361 @@ static PyObject *soft_margin_bwd(tn_value *a, PyObject *out) {
 }
 PyObject *tn_op_soft_margin_loss_backward(tn_value *a) { return soft_margin_bwd(a, NULL); }
 PyObject *tn_op_soft_margin_loss_backward_grad_input(tn_value *a) { return soft_margin_bwd(a, a[4].u.obj); }
+
+/* ================================================================ multi margin / multilabel margin */
+
+/* upstream's shape check: non-empty vector or matrix (or 0-dim); nframe, dim */
+static int margin_shape(const tn_tensor *x, int64_t *nframe, int64_t *dim) {
+    if (!((x->ndim == 2 && x->sizes[1] != 0) || (x->ndim == 1 && x->sizes[0] != 0) || x->ndim == 0)) {
+        char s[256];
+        tn_shape_str(s, sizeof s, x->ndim, x->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expected non-empty vector or matrix with optional 0-dim batch size, but got: %s", s);
+        return -1;
+    }
+    *nframe = x->ndim <= 1 ? 1 : x->sizes[0];
+    *dim = x->ndim == 0 ? 1 : x->sizes[x->ndim - 1];
+    return 0;
+}
+/* t as contiguous int64 (upstream reads the data as int64: other dtypes are refused) */
+static PyObject *long_target(PyObject *to) {
+    tn_tensor *t = tn_tensor_of(to);
+    if (t->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    return tn_as_dtype(to, TN_DTYPE_I64, true);
+}
+static int scalar_type_check(tn_dtype expected, tn_dtype found) {
+    if (expected == found) return 0;
+    PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(expected), tn_dtype_cpp_name(found));
+    return -1;
+}
+
+/* the checks multi_margin_loss forward and backward share; returns the contiguous target and weight */
+static int mm_prepare(tn_value *x_v, tn_value *t_v, tn_value *p_v, tn_value *w_v, int64_t *nframe, int64_t *dim,
+                      int *p, PyObject **tc, PyObject **wc, const char *kname) {
+    tn_tensor *x = TN_T(*x_v), *t = TN_T(*t_v);
+    double pv = tn_value_as_double(p_v);
+    if (pv != 1 && pv != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "only p == 1 and p == 2 supported");
+        return -1;
+    }
+    *p = (int)pv;
+    if (margin_shape(x, nframe, dim) < 0) return -1;
+    char s[256];
+    if (!(t->ndim <= 1 && tn_numel(t) == *nframe)) {
+        tn_shape_str(s, sizeof s, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "inconsistent target size, expected %lld but got %s", (long long)*nframe, s);
+        return -1;
+    }
+    if (w_v->tag == TN_V_TENSOR) {
+        tn_tensor *w = TN_T(*w_v);
+        if (!(w->ndim <= 1 && tn_numel(w) == *dim)) {
+            tn_shape_str(s, sizeof s, w->ndim, w->sizes);
+            PyErr_Format(PyExc_RuntimeError, "inconsistent weight size, expected %lld but got %s", (long long)*dim, s);
+            return -1;
+        }
+    }
+    if (x->dtype != TN_DTYPE_F32 && x->dtype != TN_DTYPE_F64) { tn_kernel_missing(kname, x->dtype); return -1; }
+    if (!(*tc = long_target(t_v->u.obj))) return -1;
+    if (w_v->tag == TN_V_TENSOR && (scalar_type_check(x->dtype, TN_T(*w_v)->dtype) < 0 ||
+                                    !(*wc = tn_as_dtype(w_v->u.obj, x->dtype, true)))) {
+        Py_CLEAR(*tc);
+        return -1;
+    }
+    const int64_t *tp = (const int64_t *)tn_data(tn_tensor_of(*tc));
+    for (int64_t i = 0; i < *nframe; i++)
+        if (tp[i] < 0 || tp[i] >= *dim) {
+            PyErr_SetString(PyExc_RuntimeError, "target out of range");
+            Py_CLEAR(*tc); Py_CLEAR(*wc);
+            return -1;
+        }
+    return 0;
+}
+
+/* multi_margin_loss(self, target, p, margin, weight?, reduction) */
+static PyObject *mm_fwd(tn_value *a, PyObject *out) {
+    tn_tensor *x = TN_T(a[0]);
+    int64_t nframe, dim;
+    int p;
+    PyObject *tc = NULL, *wc = NULL, *xc = NULL, *res = NULL;
+    if (mm_prepare(&a[0], &a[1], &a[2], &a[4], &nframe, &dim, &p, &tc, &wc, "multi_margin_loss_cpu_kernel") < 0) return NULL;
+    int64_t red = a[5].u.i;
+    bool per_frame = red == 0 && TN_T(a[1])->ndim > 0;
+    int64_t osz[1] = {nframe};
+    if (!(xc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
+    if (!(res = tn_tensor_new_empty(per_frame ? 1 : 0, osz, x->dtype, TN_DEVICE_CPU))) goto done;
+    tn_multi_margin_forward(x->dtype, tn_data(tn_tensor_of(xc)), (const int64_t *)tn_data(tn_tensor_of(tc)), p,
+                            tn_value_as_double(&a[3]), wc ? tn_data(tn_tensor_of(wc)) : NULL, nframe, dim, per_frame,
+                            red == 1, tn_data(tn_tensor_of(res)));
+    res = tn_out_deliver(res, out, "multi_margin_loss");
+done:
+    Py_XDECREF(tc); Py_XDECREF(wc); Py_XDECREF(xc);
+    return res;
+}
+PyObject *tn_op_multi_margin_loss(tn_value *a) { return mm_fwd(a, NULL); }
+PyObject *tn_op_multi_margin_loss_out(tn_value *a) { return mm_fwd(a, a[6].u.obj); }
+
+/* multi_margin_loss_backward(grad_output, self, target, p, margin, weight?, reduction) */
+static PyObject *mm_bwd(tn_value *a, PyObject *out) {
+    tn_tensor *x = TN_T(a[1]), *g = TN_T(a[0]);
+    int64_t nframe, dim;
+    int p;
+    PyObject *tc = NULL, *wc = NULL, *xc = NULL, *gc = NULL, *res = NULL;
+    if (mm_prepare(&a[1], &a[2], &a[3], &a[5], &nframe, &dim, &p, &tc, &wc, "multi_margin_loss_backward_cpu_kernel") < 0)
+        return NULL;
+    int64_t red = a[6].u.i;
+    bool per_frame = !(red != 0 || g->ndim == 0);
+    if ((per_frame && tn_numel(g) != nframe) || (!per_frame && tn_numel(g) != 1)) {
+        char s[256];
+        tn_shape_str(s, sizeof s, g->ndim, g->sizes);
+        PyErr_Format(PyExc_RuntimeError, "torchnative: multi_margin_loss_backward: grad_output of shape %s does not fit "
+                     "%lld frames", s, (long long)nframe);
+        goto done;
+    }
+    if (scalar_type_check(x->dtype, g->dtype) < 0) goto done;
+    if (!(xc = tn_as_dtype(a[1].u.obj, x->dtype, true)) || !(gc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
+    if (!(res = tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
+    tn_multi_margin_backward(x->dtype, tn_data(tn_tensor_of(gc)), per_frame, tn_data(tn_tensor_of(xc)),
+                             (const int64_t *)tn_data(tn_tensor_of(tc)), p, tn_value_as_double(&a[4]),
+                             wc ? tn_data(tn_tensor_of(wc)) : NULL, nframe, dim, red == 1, tn_data(tn_tensor_of(res)));
+    res = tn_out_deliver(res, out, "multi_margin_loss_backward");
+done:
+    Py_XDECREF(tc); Py_XDECREF(wc); Py_XDECREF(xc); Py_XDECREF(gc);
+    return res;
+}
+PyObject *tn_op_multi_margin_loss_backward(tn_value *a) { return mm_bwd(a, NULL); }
+PyObject *tn_op_multi_margin_loss_backward_grad_input(tn_value *a) { return mm_bwd(a, a[7].u.obj); }
+
+/* multilabel_margin_loss checks: shapes, dtype, target in [-1, dim) */
+static int mlm_prepare(tn_value *x_v, tn_value *t_v, int64_t *nframe, int64_t *dim, PyObject **tc, const char *kname) {
+    tn_tensor *x = TN_T(*x_v), *t = TN_T(*t_v);
+    if (margin_shape(x, nframe, dim) < 0) return -1;
+    bool ok = x->ndim <= 1 ? (t->ndim <= 1 && tn_numel(t) == *dim)
+                           : (t->ndim == 2 && t->sizes[0] == *nframe && t->sizes[1] == *dim);
+    if (!ok) {
+        char s1[256], s2[256];
+        tn_shape_str(s1, sizeof s1, t->ndim, t->sizes);
+        tn_shape_str(s2, sizeof s2, x->ndim, x->sizes);
+        PyErr_Format(PyExc_RuntimeError, "inconsistent target size: %s for input of size: %s", s1, s2);
+        return -1;
+    }
+    if (!(*tc = long_target(t_v->u.obj))) return -1;
+    const int64_t *tp = (const int64_t *)tn_data(tn_tensor_of(*tc));
+    for (int64_t i = 0; i < tn_numel(t); i++)
+        if (tp[i] < -1 || tp[i] >= *dim) {
+            PyErr_SetString(PyExc_RuntimeError, "argument #2 'target' is out of range");
+            Py_CLEAR(*tc);
+            return -1;
+        }
+    if (x->dtype != TN_DTYPE_F32 && x->dtype != TN_DTYPE_F64) { Py_CLEAR(*tc); tn_kernel_missing(kname, x->dtype); return -1; }
+    return 0;
+}
+
+/* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
+static PyObject *mlm_fwd(tn_value *a, PyObject *oo, PyObject *io) {
+    tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
+    int64_t nframe, dim;
+    PyObject *tc = NULL, *xc = NULL, *out = NULL, *ist = NULL, *ret = NULL;
+    if (mlm_prepare(&a[0], &a[1], &nframe, &dim, &tc, "multilabel_margin_loss_forward_out_frame") < 0) return NULL;
+    int64_t red = a[2].u.i;
+    bool per_frame = !(red != 0 || t->ndim <= 1);
+    int64_t osz[1] = {nframe};
+    if (!(xc = tn_as_dtype(a[0].u.obj, x->dtype, true))) goto done;
+    if (!(out = tn_tensor_new_empty(per_frame ? 1 : 0, osz, x->dtype, TN_DEVICE_CPU))) goto done;
+    if (!(ist = tn_tensor_new_empty(t->ndim, t->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
+    tn_multilabel_margin_forward(x->dtype, tn_data(tn_tensor_of(xc)), (const int64_t *)tn_data(tn_tensor_of(tc)), nframe,
+                                 dim, per_frame, red == 1, tn_data(tn_tensor_of(out)), tn_data(tn_tensor_of(ist)));
+    if (oo) {
+        out = tn_out_deliver(out, oo, "multilabel_margin_loss_forward");
+        ist = tn_out_deliver(ist, io, "multilabel_margin_loss_forward");
+        if (out && ist) ret = PyTuple_Pack(2, out, ist);
+    } else {
+        ret = tn_return_pair("multilabel_margin_loss_forward", out, ist);
+        out = ist = NULL;
+    }
+done:
+    Py_XDECREF(tc); Py_XDECREF(xc); Py_XDECREF(out); Py_XDECREF(ist);
+    return ret;
+}
+PyObject *tn_op_multilabel_margin_loss_forward(tn_value *a) { return mlm_fwd(a, NULL, NULL); }
+PyObject *tn_op_multilabel_margin_loss_forward_output(tn_value *a) { return mlm_fwd(a, a[3].u.obj, a[4].u.obj); }
+
+/* multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target) */
+static PyObject *mlm_bwd(tn_value *a, PyObject *out) {
+    tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *it = TN_T(a[4]);
+    int64_t nframe, dim;
+    PyObject *tc = NULL, *xc = NULL, *gc = NULL, *ic = NULL, *res = NULL;
+    if (mlm_prepare(&a[1], &a[2], &nframe, &dim, &tc, "multilabel_margin_loss_backward_out_frame") < 0) return NULL;
+    int64_t red = a[3].u.i;
+    bool per_frame = !(red != 0 || g->ndim == 0);
+    if (!same_shape(it, TN_T(a[2])->ndim, TN_T(a[2])->sizes)) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: multilabel_margin_loss_backward: is_target must have the target's shape");
+        goto done;
+    }
+    if ((per_frame && tn_numel(g) != nframe) || (!per_frame && tn_numel(g) != 1)) {
+        char s[256];
+        tn_shape_str(s, sizeof s, g->ndim, g->sizes);
+        PyErr_Format(PyExc_RuntimeError, "torchnative: multilabel_margin_loss_backward: grad_output of shape %s does not fit "
+                     "%lld frames", s, (long long)nframe);
+        goto done;
+    }
+    if (scalar_type_check(x->dtype, g->dtype) < 0 || scalar_type_check(x->dtype, it->dtype) < 0) goto done;
+    if (!(xc = tn_as_dtype(a[1].u.obj, x->dtype, true)) || !(gc = tn_as_dtype(a[0].u.obj, x->dtype, true)) ||
+        !(ic = tn_as_dtype(a[4].u.obj, x->dtype, true)))
+        goto done;
+    if (!(res = tn_tensor_new_empty(x->ndim, x->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
+    tn_multilabel_margin_backward(x->dtype, tn_data(tn_tensor_of(gc)), per_frame, tn_data(tn_tensor_of(xc)),
+                                  (const int64_t *)tn_data(tn_tensor_of(tc)), tn_data(tn_tensor_of(ic)), nframe, dim,
+                                  red == 1, tn_data(tn_tensor_of(res)));
+    res = tn_out_deliver(res, out, "multilabel_margin_loss_backward");
+done:
+    Py_XDECREF(tc); Py_XDECREF(xc); Py_XDECREF(gc); Py_XDECREF(ic);
+    return res;
+}
+PyObject *tn_op_multilabel_margin_loss_backward(tn_value *a) { return mlm_bwd(a, NULL); }
+PyObject *tn_op_multilabel_margin_loss_backward_grad_input(tn_value *a) { return mlm_bwd(a, a[5].u.obj); }
+
+/* ================================================================ nll_loss2d */
+
+/* upstream's check_inputs_nll_loss2d plus the target dtype / range and weight checks. The
+ * kernels are nll_loss's over pixels: input [N, C, H, W] permuted to [N*H*W, C], whose row order
+ * is upstream's linear pixel index, so the cascade sum adds in upstream's order. */
+static int nll2d_check(tn_tensor *x, tn_tensor *t, tn_value *w_v) {
+    char s1[256], s2[256];
+    if (t->ndim != 3) {
+        PyErr_Format(PyExc_RuntimeError, "only batches of spatial targets supported (3D tensors) but got targets of dimension: %d", t->ndim);
+        return -1;
+    }
+    if (x->ndim != 4) {
+        PyErr_Format(PyExc_RuntimeError, "only batches of spatial inputs supported (4D tensors), but got input of dimension: %d", x->ndim);
+        return -1;
+    }
+    if (w_v->tag == TN_V_TENSOR && tn_numel(TN_T(*w_v)) != x->sizes[1]) {
+        PyErr_SetString(PyExc_RuntimeError, "weight tensor should be defined either for all or no classes");
+        return -1;
+    }
+    if (x->sizes[0] != t->sizes[0] || x->sizes[2] != t->sizes[1] || x->sizes[3] != t->sizes[2]) {
+        tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
+        tn_shape_str(s2, sizeof s2, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "size mismatch (got input: %s , target: %s", s1, s2);
+        return -1;
+    }
+    return 0;
+}
+/* target as contiguous int64, ranges checked (ignore_index excepted) */
+static PyObject *nll2d_target(PyObject *to, int64_t C, int64_t ignore) {
+    tn_tensor *t = tn_tensor_of(to);
+    if (t->dtype != TN_DTYPE_I64) {
+        if (t->dtype == TN_DTYPE_U8) PyErr_SetString(PyExc_RuntimeError, "expected scalar type Long but found Byte");
+        else PyErr_Format(PyExc_RuntimeError, "expected target dtype to be Long or Byte, but got %s", tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    PyObject *tc = tn_as_dtype(to, TN_DTYPE_I64, true);
+    if (!tc) return NULL;
+    const int64_t *tp = (const int64_t *)tn_data(tn_tensor_of(tc));
+    for (int64_t i = 0; i < tn_numel(t); i++)
+        if (tp[i] != ignore && (tp[i] < 0 || tp[i] >= C)) {
+            PyErr_Format(PyExc_IndexError, "Target %lld is out of bounds.", (long long)tp[i]);
+            Py_DECREF(tc);
+            return NULL;
+        }
+    return tc;
+}
+/* [N, C, H, W] -> contiguous [N, H, W, C] */
+static PyObject *channels_last_rows(PyObject *x) {
+    PyObject *p = tn_aten(TN_ROW_permute, "(O(iiii))", x, 0, 2, 3, 1);
+    PyObject *c = p ? tn_as_dtype(p, tn_tensor_of(p)->dtype, true) : NULL;
+    Py_XDECREF(p);
+    return c;
+}
+
+/* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
+static PyObject *nll2d_fwd(tn_value *a, PyObject *oo, PyObject *two) {
+    tn_tensor *x = TN_T(a[0]), *t = TN_T(a[1]);
+    if (nll2d_check(x, t, &a[2]) < 0) return NULL;
+    int64_t C = x->sizes[1], red = a[3].u.i, ignore = a[4].u.i;
+    PyObject *tc = NULL, *xc = NULL, *wc = NULL, *out = NULL, *tw = NULL, *ret = NULL;
+    if (!(tc = nll2d_target(a[1].u.obj, C, ignore))) goto done;
+    if (!tn_nn_float(x->dtype)) { tn_kernel_missing("nll_loss2d_forward_out_frame", x->dtype); goto done; }
+    if (a[2].tag == TN_V_TENSOR && (scalar_type_check(x->dtype, TN_T(a[2])->dtype) < 0 ||
+                                    !(wc = tn_as_dtype(a[2].u.obj, x->dtype, true))))
+        goto done;
+    if (!(xc = channels_last_rows(a[0].u.obj))) goto done;
+    if (!(out = tn_tensor_new_empty(red == 0 ? 3 : 0, t->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
+    if (!(tw = tn_tensor_new_empty(0, t->sizes, x->dtype, TN_DEVICE_CPU))) goto done;
+    tn_nll_loss_forward(x->dtype, tn_data(tn_tensor_of(xc)), (const int64_t *)tn_data(tn_tensor_of(tc)),
+                        wc ? tn_data(tn_tensor_of(wc)) : NULL, tn_numel(t), C, ignore, red == 0 ? 0 : red == 1 ? 1 : 2,
+                        tn_data(tn_tensor_of(out)), tn_data(tn_tensor_of(tw)));
+    if (oo) {
+        out = tn_out_deliver(out, oo, "nll_loss2d_forward");
+        tw = tn_out_deliver(tw, two, "nll_loss2d_forward");
+        if (out && tw) ret = PyTuple_Pack(2, out, tw);
+    } else {
+        ret = tn_return_pair("nll_loss2d_forward", out, tw);
+        out = tw = NULL;
+    }
+done:
+    Py_XDECREF(tc); Py_XDECREF(xc); Py_XDECREF(wc); Py_XDECREF(out); Py_XDECREF(tw);
+    return ret;
+}
+PyObject *tn_op_nll_loss2d_forward(tn_value *a) { return nll2d_fwd(a, NULL, NULL); }
+PyObject *tn_op_nll_loss2d_forward_output(tn_value *a) { return nll2d_fwd(a, a[5].u.obj, a[6].u.obj); }
+
+/* nll_loss2d_backward(grad_output, self, target, weight?, reduction, ignore_index, total_weight) */
+static PyObject *nll2d_bwd(tn_value *a, PyObject *outo) {
+    tn_tensor *g = TN_T(a[0]), *x = TN_T(a[1]), *t = TN_T(a[2]), *tw = TN_T(a[6]);
+    char s[256];
+    if (nll2d_check(x, t, &a[3]) < 0) return NULL;
+    if (tn_numel(tw) != 1) {
+        tn_shape_str(s, sizeof s, tw->ndim, tw->sizes);
+        PyErr_Format(PyExc_RuntimeError, "expected total_weight to be a single element tensor, got: %s (%lld elements)",
+                     s, (long long)tn_numel(tw));
+        return NULL;
+    }
+    int64_t C = x->sizes[1], red = a[4].u.i, ignore = a[5].u.i;
+    if (red == 0) {
+        if (g->ndim != 3) {
+            tn_shape_str(s, sizeof s, g->ndim, g->sizes);
+            PyErr_Format(PyExc_RuntimeError, "grad_output must have same dimension as target (3) but got dimension: %s", s);
+            return NULL;
+        }
+        for (int d = 0; d < 3; d++)
+            if (g->sizes[d] != t->sizes[d]) {
+                PyErr_Format(PyExc_RuntimeError, "Expected tensor to have size %lld at dimension %d, but got size %lld for "
+                             "argument #1 'grad_output' (while checking arguments for nll_loss2d_backward_out_frame)",
+                             (long long)t->sizes[d], d, (long long)g->sizes[d]);
+                return NULL;
+            }
+    } else if (g->ndim > 1 || tn_numel(g) != 1) {
+        tn_shape_str(s, sizeof s, g->ndim, g->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expected a single element grad_output tensor, but got: %s", s);
+        return NULL;
+    }
+    PyObject *tc = NULL, *wc = NULL, *gc = NULL, *twc = NULL, *res = NULL, *ret = NULL;
+    if (!(tc = nll2d_target(a[2].u.obj, C, ignore))) goto done;
+    if (!tn_nn_float(x->dtype)) { tn_kernel_missing("nll_loss2d_backward_out_frame", x->dtype); goto done; }
+    if (a[3].tag == TN_V_TENSOR && (scalar_type_check(x->dtype, TN_T(a[3])->dtype) < 0 ||
+                                    !(wc = tn_as_dtype(a[3].u.obj, x->dtype, true))))
+        goto done;
+    if (scalar_type_check(x->dtype, g->dtype) < 0) goto done;
+    if (red != 0 && scalar_type_check(x->dtype, tw->dtype) < 0) goto done;
+    if (!(gc = tn_as_dtype(a[0].u.obj, x->dtype, true)) || !(twc = tn_as_dtype(a[6].u.obj, x->dtype, true))) goto done;
+    int64_t rs[4] = {x->sizes[0], x->sizes[2], x->sizes[3], C};
+    if (!(res = tn_tensor_new_empty(4, rs, x->dtype, TN_DEVICE_CPU))) goto done;
+    memset(tn_data(tn_tensor_of(res)), 0, (size_t)(tn_numel(x) * tn_dtype_itemsize(x->dtype)));
+    tn_nll_loss_backward(x->dtype, tn_data(tn_tensor_of(gc)), 1, (const int64_t *)tn_data(tn_tensor_of(tc)),
+                         wc ? tn_data(tn_tensor_of(wc)) : NULL, tn_data(tn_tensor_of(twc)), tn_numel(t), C, ignore,
+                         red == 0 ? 0 : red == 1 ? 1 : 2, red == 0, tn_data(tn_tensor_of(res)));
+    {   /* back to [N, C, H, W], contiguous */
+        PyObject *p = tn_aten(TN_ROW_permute, "(O(iiii))", res, 0, 3, 1, 2);
+        PyObject *c = p ? tn_as_dtype(p, x->dtype, true) : NULL;
+        Py_XDECREF(p);
+        ret = c ? tn_out_deliver(c, outo, "nll_loss2d_backward") : NULL;
+    }
+done:
+    Py_XDECREF(tc); Py_XDECREF(wc); Py_XDECREF(gc); Py_XDECREF(twc); Py_XDECREF(res);
+    return ret;
+}
+PyObject *tn_op_nll_loss2d_backward(tn_value *a) { return nll2d_bwd(a, NULL); }
+PyObject *tn_op_nll_loss2d_backward_grad_input(tn_value *a) { return nll2d_bwd(a, a[7].u.obj); }
