@@ -91,7 +91,7 @@ static PyObject *ew_run(tn_loss_op op, const char *kname, tn_dtype ct, const tn_
     PyObject *cast[4] = {0}, *res = NULL;
     for (int i = 0; i < n; i++)
         if (!(cast[i] = tn_as_dtype(ins[i], ct, false))) goto done;
-    if (!(res = tn_tensor_new_empty(nd, shape, ct, TN_DEVICE_CPU))) goto done;
+    if (!(res = tn_new_result(nd, shape, ct, n, ts))) goto done;   /* TensorIterator's output layout */
     tn_run_loop(loop, p, res, n, cast);
 done:
     for (int i = 0; i < n; i++) Py_XDECREF(cast[i]);
@@ -162,14 +162,8 @@ static PyObject *huber(tn_value *a, PyObject *out) {
     }
     tn_loss_params p = {delta, 0};
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    /* upstream's iterator resizes loss = empty_like(self) to the broadcast shape */
     PyObject *l = ew_run(TN_LOSS_HUBER, "huber_cpu", ct, &p, 2, ins);
-    if (l && !same_shape(tn_tensor_of(l), x->ndim, x->sizes)) {
-        char s1[256], s2[256];
-        tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
-        tn_shape_str(s2, sizeof s2, tn_tensor_of(l)->ndim, tn_tensor_of(l)->sizes);
-        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
-        Py_CLEAR(l);
-    }
     if (l && ct != x->dtype) {
         PyObject *c = tn_as_dtype(l, x->dtype, false);
         Py_SETREF(l, c);
@@ -201,13 +195,6 @@ static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
     PyObject *ins[3] = {a[1].u.obj, a[2].u.obj, a[0].u.obj};
     PyObject *r = ew_run(is_huber ? TN_LOSS_HUBER_BWD : TN_LOSS_SMOOTH_L1_BWD,
                          is_huber ? "huber_backward_cpu_out" : "smooth_l1_backward_cpu_out", x->dtype, &p, 3, ins);
-    if (r && !same_shape(tn_tensor_of(r), x->ndim, x->sizes)) {
-        char s1[256], s2[256];
-        tn_shape_str(s1, sizeof s1, x->ndim, x->sizes);
-        tn_shape_str(s2, sizeof s2, tn_tensor_of(r)->ndim, tn_tensor_of(r)->sizes);
-        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", s1, s2);
-        Py_CLEAR(r);
-    }
     return out ? tn_out_deliver(r, out, is_huber ? "huber_loss_backward" : "smooth_l1_loss_backward") : r;
 }
 PyObject *tn_op_smooth_l1_loss_backward(tn_value *a) { return sl1_huber_bwd(a, NULL, false); }

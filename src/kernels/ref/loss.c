@@ -80,7 +80,7 @@
 /* binary_cross_entropy (a input, b target): (t - 1) * max(log(1 - x), -100) - t * max(log(x), -100);
  * std::max(v, -100) is v < -100 ? -100 : v */
 #define BCE_BODY(CT, R)                                                                        \
-    CT l1 = R(log(R((CT)1 - a))), l0 = R(log(a));                                              \
+    CT l1 = R(log((CT)1 - a)), l0 = R(log(a)); /* 1 - x unrounded (measured) */                                              \
     if (l1 < (CT)-100) l1 = (CT)-100;                                                          \
     if (l0 < (CT)-100) l0 = (CT)-100;                                                          \
     r_ = R(R(R(b - (CT)1) * l1) - R(b * l0));
