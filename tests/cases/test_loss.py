@@ -284,3 +284,50 @@ bad = {
     "pnll_size": "F.poisson_nll_loss(x, tp[:, :2])",
 }
 cases("loss_errors", {k: "result = " + v for k, v in bad.items()}, setup=LSETUP)
+
+# ---------------------------------------------------------------- gradients (graph + leaf grads)
+from harness.autograd import F64, grads  # noqa: E402
+
+GL = {
+    "bce": "ps = [torch.rand(4, 5, requires_grad=True)]; t = torch.rand(4, 5); out = F.binary_cross_entropy(ps[0], t, reduction=R)",
+    "bce_w_target": "ps = [torch.rand(4, 5, requires_grad=True), torch.rand(4, 5, requires_grad=True)]; out = F.binary_cross_entropy(ps[0], ps[1], weight=torch.rand(5), reduction=R)",
+    "bcel": "ps = leaves((4, 5)); out = F.binary_cross_entropy_with_logits(ps[0], torch.rand(4, 5), reduction=R)",
+    "bcel_pw_target": "ps = leaves((4, 5), (4, 5)); out = F.binary_cross_entropy_with_logits(ps[0], ps[1].sigmoid(), weight=torch.rand(5), pos_weight=torch.rand(5) + 0.5, reduction=R)",
+    "bcel_target": "ps = leaves((4, 5), (4, 5)); out = F.binary_cross_entropy_with_logits(ps[0], ps[1], reduction=R)",
+    "kl": "ps = leaves((4, 5)); out = F.kl_div(ps[0].log_softmax(1), torch.rand(4, 5), reduction=R if R != 'mean' else 'batchmean')",
+    "kl_log_target": "ps = leaves((4, 5), (4, 5)); out = F.kl_div(ps[0], ps[1], log_target=True, reduction=R)",
+    "sl1": "ps = leaves((4, 5), (4, 5)); out = F.smooth_l1_loss(ps[0], ps[1], beta=0.6, reduction=R)",
+    "sl1_b0": "ps = leaves((4, 5)); out = F.smooth_l1_loss(ps[0], torch.zeros(4, 5), beta=0., reduction=R)",
+    "huber": "ps = leaves((4, 5), (4, 5)); out = F.huber_loss(ps[0], ps[1], delta=0.6, reduction=R)",
+    "pnll": "ps = leaves((4, 5)); out = F.poisson_nll_loss(ps[0], torch.rand(4, 5) * 3, reduction=R)",
+    "pnll_full": "ps = [torch.rand(4, 5, requires_grad=True)]; out = F.poisson_nll_loss(ps[0], torch.rand(4, 5) * 3, log_input=False, full=True, reduction=R)",
+    "gnll": "ps = leaves((4, 5), (4, 5)); out = F.gaussian_nll_loss(ps[0], torch.zeros(4, 5), ps[1].exp(), reduction=R)",
+    "softm": "ps = leaves((4, 5)); out = F.soft_margin_loss(ps[0], torch.randn(4, 5).sign(), reduction=R)",
+    "mlsm": "ps = leaves((4, 5)); out = F.multilabel_soft_margin_loss(ps[0], (torch.randn(4, 5) > 0).float(), weight=torch.rand(5), reduction=R)",
+    "mlm": "ps = leaves((4, 5)); out = F.multilabel_margin_loss(ps[0], torch.tensor([[3, 0, -1, 1, 2], [1, 2, 3, -1, 0], [0, -1, 1, 1, 1], [4, 3, 2, 1, 0]]), reduction=R)",
+    "mm": "ps = leaves((4, 5)); out = F.multi_margin_loss(ps[0], torch.tensor([1, 0, 4, 2]), reduction=R)",
+    "mm_p2_w": "ps = leaves((4, 5)); out = F.multi_margin_loss(ps[0], torch.tensor([1, 0, 4, 2]), p=2, margin=0.5, weight=torch.rand(5), reduction=R)",
+    "hinge": "ps = leaves((4, 5)); out = F.hinge_embedding_loss(ps[0], torch.randn(4, 5).sign(), margin=0.5, reduction=R)",
+    "cosemb": "ps = leaves((4, 5), (4, 5)); out = F.cosine_embedding_loss(ps[0], ps[1], torch.tensor([1., -1., 1., -1.]), margin=-0.5, reduction=R)",
+    "marg": "ps = leaves((4,), (4,)); out = F.margin_ranking_loss(ps[0], ps[1], torch.tensor([1., -1., 1., -1.]), margin=0.1, reduction=R)",
+    "trip": "ps = leaves((4, 5), (4, 5), (4, 5)); out = F.triplet_margin_loss(ps[0], ps[1], ps[2], margin=2., reduction=R)",
+    "trip_swap": "ps = leaves((4, 5), (4, 5), (4, 5)); out = F.triplet_margin_loss(ps[0], ps[1], ps[2], margin=2., p=1, swap=True, reduction=R)",
+    "tripd": "ps = leaves((4, 5), (4, 5), (4, 5)); out = F.triplet_margin_with_distance_loss(ps[0], ps[1], ps[2], margin=2., reduction=R)",
+    "ce_img": "ps = leaves((2, 3, 4, 5)); out = F.cross_entropy(ps[0], torch.randint(0, 3, (2, 4, 5)), reduction=R)",
+    "ce_img_w_ign": "ps = leaves((2, 3, 4, 5)); out = F.cross_entropy(ps[0], torch.randint(0, 3, (2, 4, 5)), weight=torch.rand(3), ignore_index=1, reduction=R)",
+    "ce_img_ls": "ps = leaves((2, 3, 4, 5)); out = F.cross_entropy(ps[0], torch.randint(0, 3, (2, 4, 5)), label_smoothing=0.3, reduction=R)",
+    "nll_3d": "ps = leaves((2, 3, 4)); out = F.nll_loss(ps[0], torch.randint(0, 3, (2, 4)), reduction=R)",
+    "nll_5d": "ps = leaves((2, 3, 2, 2, 3)); out = F.nll_loss(ps[0], torch.randint(0, 3, (2, 2, 2, 3)), reduction=R)",
+    "logsigmoid": "ps = leaves((4, 5)); out = F.logsigmoid(ps[0] * 3)",
+}
+gl = {}
+for k, e in GL.items():
+    for r in (["none", "mean", "sum"] if "reduction=R" in e else ["none"]):
+        gl["%s_%s" % (k, r)] = "torch.manual_seed(1)\nF = torch.nn.functional\nR = %r\n%s" % (r, e)
+grads("gradl_losses", gl)
+grads("gradl_losses_f64", {k: "torch.set_default_dtype(torch.float64)\n" + v for k, v in gl.items() if k.endswith("_mean")}, tol=F64)
+
+# double backward through nll_loss2d_backward's grad_output (upstream: nll_loss2d of the grad)
+grads("gradl_double", {k: "F = torch.nn.functional\n" + v for k, v in {
+    "nll2d": "ps = leaves((2, 3, 2, 2)); t = torch.randint(0, 3, (2, 2, 2)); l = F.nll_loss(ps[0], t, reduction='none'); g = torch.autograd.grad(l, ps[0], torch.ones(2, 2, 2, requires_grad=True), create_graph=True)[0]; out = g.sum()",
+}.items()})
