@@ -1017,6 +1017,88 @@ static PyObject *d_triplet_margin_loss(tn_value *a) {
     Py_XDECREF(dp); Py_XDECREF(dn); Py_XDECREF(s); Py_XDECREF(df);
     return loss_reduced(out, a[7].u.i);
 }
+/* ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity), both
+ * overloads: _ctc_loss on the batched log_probs and int64 targets; zero_infinity: where(res == inf,
+ * 0, res); mean: (res / target_lengths.clamp_min(1)).mean(); sum: res.sum(); none: res (squeezed
+ * back for unbatched input) */
+static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
+    PyObject *lp = a[0].u.obj;
+    bool batched = tn_tensor_of(lp)->ndim == 3;
+    if (tensor_lengths) {
+        for (int i = 2; i <= 3; i++)
+            if (!tn_dtype_is_integral(tn_tensor_of(a[i].u.obj)->dtype, false)) {
+                PyErr_Format(PyExc_RuntimeError, "%s must be integral", i == 2 ? "input_lengths" : "target_lengths");
+                return NULL;
+            }
+    }
+    /* upstream keeps tensor lengths (_ctc_loss.Tensor) only for tensor subclasses / under a dispatch
+     * mode; otherwise they become int lists (_ctc_loss, CtcLossBackward0), measured */
+    tn_value lv[2];
+    int64_t lbuf[2][512];
+    if (tensor_lengths && !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled())) {
+        for (int i = 0; i < 2; i++) {
+            PyObject *c = tn_as_dtype(a[2 + i].u.obj, TN_DTYPE_I64, true);
+            if (!c) return NULL;
+            int64_t n = tn_numel(tn_tensor_of(c));
+            if (n > 512) { Py_DECREF(c); return tn_not_implemented("ctc_loss with more than 512 lengths"); }
+            memcpy(lbuf[i], tn_data(tn_tensor_of(c)), (size_t)n * sizeof(int64_t));
+            Py_DECREF(c);
+            lv[i] = (tn_value){.tag = TN_V_INTLIST, .u.ints = {lbuf[i], (int)n}};
+        }
+        tn_value b[7] = {a[0], a[1], lv[0], lv[1], a[4], a[5], a[6]};
+        return ctc_loss_composite(b, false);
+    }
+    PyObject *lpb = batched ? Py_NewRef(lp) : tn_aten(TN_ROW_unsqueeze, "(Oi)", lp, 1);
+    PyObject *tg = lpb ? to_dtype(a[1].u.obj, TN_DTYPE_I64, false, NULL) : NULL;
+    PyObject *il = tg ? A(2, a) : NULL, *tl = il ? A(3, a) : NULL;
+    PyObject *r = tl ? tn_aten(tensor_lengths ? TN_ROW__ctc_loss_Tensor : TN_ROW__ctc_loss, "(OOOOLO)", lpb, tg, il, tl,
+                               (long long)a[4].u.i, a[6].u.i ? Py_True : Py_False) : NULL;
+    PyObject *res = first_of(r);
+    Py_XDECREF(lpb); Py_XDECREF(tg); Py_XDECREF(il);
+    if (res && a[6].u.i) {
+        const tn_tensor *rt = tn_tensor_of(res);
+        PyObject *d = tn_py_from_dtype(rt->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
+        PyObject *e = z ? tn_aten(TN_ROW_eq_Scalar, "(Od)", res, (double)INFINITY) : NULL;
+        PyObject *w = e ? tn_aten(TN_ROW_where_self, "(OOO)", e, z, res) : NULL;
+        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(e);
+        Py_SETREF(res, w);
+    }
+    int64_t red = a[5].u.i;
+    PyObject *out = NULL;
+    if (res && red == 1) {
+        PyObject *tlt;
+        if (tensor_lengths) {
+            tlt = tn_aten(TN_ROW_clamp_min, "(Oi)", tl, 1);
+        } else {   /* at::tensor(target_lengths, res.options()).clamp_min(1) */
+            const tn_value *v = &a[3];
+            int64_t n = v->u.ints.n;
+            tn_dtype dt = tn_tensor_of(res)->dtype;
+            PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+            PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((L))", (long long)n) : NULL;
+            if (e) {
+                char *p = tn_data(tn_tensor_of(e));
+                for (int64_t i = 0; i < n; i++) {
+                    if (dt == TN_DTYPE_F64) ((double *)p)[i] = (double)v->u.ints.v[i];
+                    else ((float *)p)[i] = (float)v->u.ints.v[i];
+                }
+            }
+            tlt = e ? tn_aten(TN_ROW_clamp_min, "(Oi)", e, 1) : NULL;
+            Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e);
+        }
+        PyObject *q = tlt ? tn_aten(TN_ROW_div_Tensor, "(OO)", res, tlt) : NULL;
+        out = q ? tn_aten(TN_ROW_mean, "(O)", q) : NULL;
+        Py_XDECREF(tlt); Py_XDECREF(q);
+    } else if (res && red == 2) {
+        out = tn_aten(TN_ROW_sum, "(O)", res);
+    } else if (res) {
+        out = batched ? Py_NewRef(res) : tn_aten(TN_ROW_squeeze_dim, "(Oi)", res, 0);
+    }
+    Py_XDECREF(tl); Py_XDECREF(res);
+    return out;
+}
+static PyObject *d_ctc_loss_intlist(tn_value *a) { return ctc_loss_composite(a, false); }
+static PyObject *d_ctc_loss_tensor(tn_value *a) { return ctc_loss_composite(a, true); }
 /* broadcast_tensors: the op itself, each expand passing the door (recorded, seen by a dispatch
  * mode); not through the door again, which under a mode would decompose it once more */
 static PyObject *d_broadcast_tensors(tn_value *a) { return tn_op_broadcast_tensors(a); }
@@ -1039,6 +1121,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"hinge_embedding_loss", "", d_hinge_embedding_loss}, {"margin_ranking_loss", "", d_margin_ranking_loss},
     {"cosine_embedding_loss", "", d_cosine_embedding_loss}, {"pairwise_distance", "", d_pairwise_distance},
     {"triplet_margin_loss", "", d_triplet_margin_loss},
+    {"ctc_loss", "IntList", d_ctc_loss_intlist}, {"ctc_loss", "Tensor", d_ctc_loss_tensor},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 

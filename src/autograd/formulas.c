@@ -2072,6 +2072,19 @@ static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* _ctc_loss / _ctc_loss.Tensor -> (neg_log_likelihood, log_alpha): log_probs:
+ * _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity) */
+static int f_ctc_loss(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    bool tl = is_tensor_arg(n, 2);
+    PyObject *il = tl ? K(saved(n, 2)) : K(arg_obj(n, 2)), *tgl = tl ? K(saved(n, 3)) : K(arg_obj(n, 3));
+    OUTK(0, K(tn_aten(tl ? TN_ROW__ctc_loss_backward_Tensor : TN_ROW__ctc_loss_backward, "(OOOOOOOLO)", g[0],
+                      K(saved(n, 0)), K(saved(n, 1)), il, tgl, K(result(n, 0)), K(result(n, 1)),
+                      (long long)arg_i(n, 4), arg_i(n, 5) ? Py_True : Py_False)));
+    DONE;
+}
+
 /* ---- more double backward ---- */
 
 /* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
@@ -2526,6 +2539,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
     {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
+    {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss},
 };
 
 tn_apply_fn tn_formula_for(int op) {

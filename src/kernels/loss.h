@@ -55,4 +55,18 @@ void tn_multilabel_margin_backward(tn_dtype dt, const void *grad_output, bool pe
                                    const int64_t *target, const void *is_target, int64_t nframe, int64_t dim,
                                    bool mean, void *grad_input);
 
+/* ---- CTC (upstream's ctc_loss_cpu_template / ctc_loss_backward_cpu_template) ----
+ * log_probs contiguous [T, B, C] (f32 / f64); targets int64, batch b's k-th label at
+ * targets[tg_offset[b] + tg_stride * k]; il / tl: B lengths (checked by the op layer); S = the
+ * last dim of log_alpha ([B, T, S], written where upstream writes it). nll: B values. */
+void tn_ctc_loss_forward(tn_dtype dt, const void *log_probs, const int64_t *targets, const int64_t *tg_offset,
+                         int64_t tg_stride, const int64_t *il, const int64_t *tl, int64_t T, int64_t B, int64_t C,
+                         int64_t S, int64_t blank, void *nll, void *log_alpha);
+/* grad [T, B, C] contiguous (written whole); log_beta: scratch [B, T, S]; grad_out: B values
+ * with element stride go_stride. */
+void tn_ctc_loss_backward(tn_dtype dt, const void *grad_out, int64_t go_stride, const void *log_probs,
+                          const int64_t *targets, const int64_t *tg_offset, int64_t tg_stride, const int64_t *il,
+                          const int64_t *tl, const void *nll, const void *log_alpha, int64_t T, int64_t B, int64_t C,
+                          int64_t S, int64_t blank, bool zero_infinity, void *log_beta, void *grad);
+
 #endif

@@ -727,3 +727,195 @@ done:
 }
 PyObject *tn_op_nll_loss2d_backward(tn_value *a) { return nll2d_bwd(a, NULL); }
 PyObject *tn_op_nll_loss2d_backward_grad_input(tn_value *a) { return nll2d_bwd(a, a[7].u.obj); }
+
+/* ================================================================ CTC */
+
+/* lengths from an int[] value or an integral tensor (as contiguous int64); *buf owns them */
+static int ctc_lengths(tn_value *v, const char *what, PyObject **buf, const int64_t **out, int64_t *n) {
+    if (v->tag == TN_V_TENSOR) {
+        tn_tensor *t = TN_T(*v);
+        if (!tn_dtype_is_integral(t->dtype, false)) {
+            PyErr_Format(PyExc_RuntimeError, "%s must be integral", what);
+            return -1;
+        }
+        if (!(*buf = tn_as_dtype(v->u.obj, TN_DTYPE_I64, true))) return -1;
+        *out = (const int64_t *)tn_data(tn_tensor_of(*buf));
+        *n = tn_numel(t);
+        return 0;
+    }
+    *buf = NULL;
+    *out = v->u.ints.v;
+    *n = v->u.ints.n;
+    return 0;
+}
+
+typedef struct {
+    PyObject *il_buf, *tl_buf, *tg;   /* owned */
+    const int64_t *il, *tl;
+    int64_t T, B, C, S, tg_stride, offsets[4096];
+} ctc_args;
+
+static void ctc_release(ctc_args *c) { Py_XDECREF(c->il_buf); Py_XDECREF(c->tl_buf); Py_XDECREF(c->tg); }
+
+/* upstream's checks (ctc_loss_cpu) and the admin bits: batch offsets into the targets */
+static int ctc_prepare(tn_value *lp_v, tn_value *tg_v, tn_value *il_v, tn_value *tl_v, int64_t blank, bool fwd,
+                       ctc_args *c) {
+    memset(c, 0, sizeof *c);
+    tn_tensor *lp = TN_T(*lp_v), *tg = TN_T(*tg_v);
+    int64_t nil, ntl;
+    if (ctc_lengths(il_v, "input_lengths", &c->il_buf, &c->il, &nil) < 0 ||
+        ctc_lengths(tl_v, "target_lengths", &c->tl_buf, &c->tl, &ntl) < 0)
+        return -1;
+    if (lp->dtype != TN_DTYPE_F32 && lp->dtype != TN_DTYPE_F64) {
+        tn_kernel_missing(fwd ? "ctc_loss_cpu" : "ctc_loss_backward_cpu", lp->dtype);
+        return -1;
+    }
+    const char *from = fwd ? "ctc_loss_cpu" : "ctc_loss_backward_cpu";
+    if (tg->dtype != TN_DTYPE_I64 && tg->dtype != TN_DTYPE_I32) {
+        PyErr_Format(PyExc_RuntimeError, "Expected tensor for argument #2 'targets' to have scalar type Int; but got "
+                     "torch.%sTensor instead (while checking arguments for %s)", tn_dtype_cpp_name(tg->dtype), from);
+        return -1;
+    }
+    if (lp->ndim != 3) {
+        PyErr_Format(PyExc_RuntimeError, "Expected %d-dimensional tensor, but got %d-dimensional tensor for argument #1 "
+                     "'log_probs' (while checking arguments for %s)", 3, lp->ndim, from);
+        return -1;
+    }
+    if (tg->ndim < 1 || tg->ndim > 2) {
+        PyErr_Format(PyExc_RuntimeError, "Expected 1 to 2 dimensions, but got %d-dimensional tensor for argument #2 "
+                     "'targets' (while checking arguments for %s)", tg->ndim, from);
+        return -1;
+    }
+    c->T = lp->sizes[0];
+    c->B = lp->sizes[1];
+    c->C = lp->sizes[2];
+    if (c->B > 4096) { tn_not_implemented("ctc_loss with a batch of more than 4096"); return -1; }
+    if (!(0 <= blank && blank < c->C)) {
+        PyErr_SetString(PyExc_RuntimeError, "blank must be in label range");
+        return -1;
+    }
+    if (nil != c->B) { PyErr_SetString(PyExc_RuntimeError, "input_lengths must be of size batch_size"); return -1; }
+    if (ntl != c->B) { PyErr_SetString(PyExc_RuntimeError, "target_lengths must be of size batch_size"); return -1; }
+    if (!(c->tg = tn_as_dtype(tg_v->u.obj, TN_DTYPE_I64, true))) return -1;
+    int64_t maxtl = 0;
+    for (int64_t b = 0; b < c->B; b++) {
+        if (c->tl[b] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Expected target_lengths to have value at least 0, but got value %lld "
+                         "(while checking arguments for %s)", (long long)c->tl[b], from);
+            return -1;
+        }
+        if (c->tl[b] > maxtl) maxtl = c->tl[b];
+    }
+    if (tg->ndim == 1) {
+        int64_t pos = 0;
+        for (int64_t b = 0; b < c->B; b++) { c->offsets[b] = pos; pos += c->tl[b]; }
+        c->tg_stride = 1;
+        if (fwd && tg->sizes[0] != pos) {
+            PyErr_Format(PyExc_RuntimeError, "Expected tensor to have size %lld at dimension 0, but got size %lld for "
+                         "argument #2 'targets' (while checking arguments for %s)", (long long)pos,
+                         (long long)tg->sizes[0], from);
+            return -1;
+        }
+    } else {
+        for (int64_t b = 0; b < c->B; b++) c->offsets[b] = b * tg->sizes[1];
+        c->tg_stride = 1;
+        if (fwd && tg->sizes[0] != c->B) {
+            PyErr_Format(PyExc_RuntimeError, "Expected tensor to have size %lld at dimension 0, but got size %lld for "
+                         "argument #2 'targets' (while checking arguments for %s)", (long long)c->B,
+                         (long long)tg->sizes[0], from);
+            return -1;
+        }
+        if (fwd && tg->sizes[1] < maxtl) {
+            PyErr_Format(PyExc_RuntimeError, "Expected tensor to have size at least %lld at dimension 1, but got size "
+                         "%lld for argument #2 'targets' (while checking arguments for %s)", (long long)maxtl,
+                         (long long)tg->sizes[1], from);
+            return -1;
+        }
+        if (!fwd) maxtl = tg->sizes[1];
+    }
+    for (int64_t b = 0; b < c->B; b++) {
+        if (c->il[b] < 0 || c->il[b] > c->T) {
+            PyErr_Format(PyExc_RuntimeError, "Expected input_lengths to have value at %s %lld, but got value %lld "
+                         "(while checking arguments for %s)", c->il[b] < 0 ? "least" : "most",
+                         (long long)(c->il[b] < 0 ? 0 : c->T), (long long)c->il[b], from);
+            return -1;
+        }
+    }
+    /* target labels are read for the positions the recursions visit: they must index log_probs */
+    const int64_t *tp = (const int64_t *)tn_data(tn_tensor_of(c->tg));
+    for (int64_t b = 0; b < c->B; b++)
+        for (int64_t k = 0; k < c->tl[b] && c->il[b] > 0; k++) {
+            int64_t idx = c->offsets[b] + c->tg_stride * k;
+            if (idx >= tn_numel(tg) || tp[idx] < 0 || tp[idx] >= c->C) {
+                PyErr_Format(PyExc_IndexError, "torchnative: ctc_loss: target label %lld out of range [0, %lld)",
+                             idx < tn_numel(tg) ? (long long)tp[idx] : -1LL, (long long)c->C);
+                return -1;
+            }
+        }
+    c->S = 2 * maxtl + 1;
+    return 0;
+}
+
+/* _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)
+ *   -> (neg_log_likelihood [B], log_alpha [B, T, 2 * max_target_length + 1]) */
+static PyObject *ctc_fwd(tn_value *a) {
+    tn_tensor *lp = TN_T(a[0]);
+    ctc_args c;
+    PyObject *lpc = NULL, *nll = NULL, *la = NULL, *ret = NULL;
+    if (ctc_prepare(&a[0], &a[1], &a[2], &a[3], a[4].u.i, true, &c) < 0) goto done;
+    int64_t ls[3] = {c.B, c.T, c.S};
+    if (!(lpc = tn_as_dtype(a[0].u.obj, lp->dtype, true))) goto done;
+    if (!(nll = tn_tensor_new_empty(1, &c.B, lp->dtype, TN_DEVICE_CPU))) goto done;
+    if (!(la = tn_tensor_new_empty(3, ls, lp->dtype, TN_DEVICE_CPU))) goto done;
+    tn_ctc_loss_forward(lp->dtype, tn_data(tn_tensor_of(lpc)), (const int64_t *)tn_data(tn_tensor_of(c.tg)), c.offsets,
+                        c.tg_stride, c.il, c.tl, c.T, c.B, c.C, c.S, a[4].u.i, tn_data(tn_tensor_of(nll)),
+                        tn_data(tn_tensor_of(la)));
+    ret = PyTuple_Pack(2, nll, la);
+done:
+    ctc_release(&c);
+    Py_XDECREF(lpc); Py_XDECREF(nll); Py_XDECREF(la);
+    return ret;
+}
+PyObject *tn_op__ctc_loss(tn_value *a) { return ctc_fwd(a); }
+PyObject *tn_op__ctc_loss_Tensor(tn_value *a) { return ctc_fwd(a); }
+
+/* _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood,
+ *                    log_alpha, blank, zero_infinity) */
+static PyObject *ctc_bwd(tn_value *a) {
+    tn_tensor *lp = TN_T(a[1]), *g = TN_T(a[0]), *nllt = TN_T(a[5]), *lat = TN_T(a[6]);
+    ctc_args c;
+    PyObject *lpc = NULL, *gc = NULL, *nc = NULL, *lac = NULL, *lb = NULL, *res = NULL, *ret = NULL;
+    if (ctc_prepare(&a[1], &a[2], &a[3], &a[4], a[7].u.i, false, &c) < 0) goto done;
+    if (lat->ndim != 3 || lat->sizes[0] != c.B || lat->sizes[1] != c.T || lat->sizes[2] < c.S || tn_numel(nllt) != c.B ||
+        tn_numel(g) != c.B) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: _ctc_loss_backward: grad / neg_log_likelihood / log_alpha do "
+                                            "not have the forward's shapes");
+        goto done;
+    }
+    if (scalar_type_check(lp->dtype, g->dtype) < 0 || scalar_type_check(lp->dtype, nllt->dtype) < 0 ||
+        scalar_type_check(lp->dtype, lat->dtype) < 0)
+        goto done;
+    c.S = lat->sizes[2];
+    for (int64_t b = 0; b < c.B; b++)
+        if (2 * c.tl[b] + 1 > c.S) {
+            PyErr_SetString(PyExc_RuntimeError, "torchnative: _ctc_loss_backward: a target length exceeds log_alpha's");
+            goto done;
+        }
+    if (!(lpc = tn_as_dtype(a[1].u.obj, lp->dtype, true)) || !(gc = tn_as_dtype(a[0].u.obj, lp->dtype, true)) ||
+        !(nc = tn_as_dtype(a[5].u.obj, lp->dtype, true)) || !(lac = tn_as_dtype(a[6].u.obj, lp->dtype, true)))
+        goto done;
+    if (!(lb = tn_tensor_new_empty(3, lat->sizes, lp->dtype, TN_DEVICE_CPU))) goto done;
+    if (!(res = tn_tensor_new_empty(3, lp->sizes, lp->dtype, TN_DEVICE_CPU))) goto done;
+    tn_ctc_loss_backward(lp->dtype, tn_data(tn_tensor_of(gc)), 1, tn_data(tn_tensor_of(lpc)),
+                         (const int64_t *)tn_data(tn_tensor_of(c.tg)), c.offsets, c.tg_stride, c.il, c.tl,
+                         tn_data(tn_tensor_of(nc)), tn_data(tn_tensor_of(lac)), c.T, c.B, c.C, c.S, a[7].u.i,
+                         a[8].u.i != 0, tn_data(tn_tensor_of(lb)), tn_data(tn_tensor_of(res)));
+    ret = res;
+    res = NULL;
+done:
+    ctc_release(&c);
+    Py_XDECREF(lpc); Py_XDECREF(gc); Py_XDECREF(nc); Py_XDECREF(lac); Py_XDECREF(lb); Py_XDECREF(res);
+    return ret;
+}
+PyObject *tn_op__ctc_loss_backward(tn_value *a) { return ctc_bwd(a); }
+PyObject *tn_op__ctc_loss_backward_Tensor(tn_value *a) { return ctc_bwd(a); }

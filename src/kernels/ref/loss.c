@@ -309,3 +309,135 @@ void tn_multilabel_margin_backward(tn_dtype dt, const void *grad_output, bool pe
     else if (dt == TN_DTYPE_F64)
         mlm_bwd_f64(grad_output, per_frame, input, target, is_target, nframe, dim, mean, grad_input);
 }
+
+/* ---- CTC: alpha / beta recursions in log space, upstream's scalar arithmetic ---- */
+static inline int64_t ctc_prime(const int64_t *tg, int64_t off, int64_t stride, int64_t idx, int64_t blank) {
+    return idx % 2 == 0 ? blank : tg[off + stride * (idx / 2)];
+}
+#define CTC(sfx, T_)                                                                           \
+    static void ctc_fwd_##sfx(const T_ *lp, const int64_t *tg, const int64_t *off, int64_t st,  \
+                              const int64_t *il, const int64_t *tl, int64_t T, int64_t B, int64_t C, \
+                              int64_t S, int64_t blank, T_ *nll, T_ *la) {                     \
+        const T_ neginf = -(T_)INFINITY;                                                       \
+        for (int64_t b = 0; b < B; b++)                                                        \
+            for (int64_t s = 0; s < S; s++) la[(b * T) * S + s] = neginf;                      \
+        for (int64_t b = 0; b < B; b++) {                                                      \
+            const int64_t in_len = il[b], tg_len = tl[b], o = off[b];                          \
+            T_ *a = la + b * T * S;                                                            \
+            const T_ *p = lp + b * C; /* p[t * B * C + c] */                                   \
+            const int64_t ts = B * C;                                                          \
+            if (in_len == 0) {                                                                 \
+                T_ ll = tg_len == 0 ? (T_)0 : neginf;                                          \
+                nll[b] = -ll;                                                                  \
+                continue;                                                                      \
+            }                                                                                  \
+            a[0] = p[blank];                                                                   \
+            if (tg_len > 0) a[1] = p[ctc_prime(tg, o, st, 1, blank)];                          \
+            for (int64_t t = 1; t < in_len; t++)                                               \
+                for (int64_t s = 0; s < 2 * tg_len + 1; s++) {                                 \
+                    int64_t cur = ctc_prime(tg, o, st, s, blank);                              \
+                    T_ la1 = a[(t - 1) * S + s], lamax = la1, la2, la3;                        \
+                    if (s > 0) {                                                               \
+                        la2 = a[(t - 1) * S + s - 1];                                          \
+                        if (la2 > lamax) lamax = la2;                                          \
+                    } else la2 = neginf;                                                       \
+                    if (s > 1 && ctc_prime(tg, o, st, s - 2, blank) != cur) {                  \
+                        la3 = a[(t - 1) * S + s - 2];                                          \
+                        if (la3 > lamax) lamax = la3;                                          \
+                    } else la3 = neginf;                                                       \
+                    if (lamax == neginf) lamax = 0;                                            \
+                    a[t * S + s] = log(exp(la1 - lamax) + exp(la2 - lamax) + exp(la3 - lamax)) + lamax + p[t * ts + cur]; \
+                }                                                                              \
+            if (tg_len == 0) {                                                                 \
+                nll[b] = -a[(in_len - 1) * S];                                                 \
+            } else {                                                                           \
+                T_ l1 = a[(in_len - 1) * S + tg_len * 2], l2 = a[(in_len - 1) * S + tg_len * 2 - 1]; \
+                T_ m = l1 < l2 ? l2 : l1;                                                      \
+                m = m == neginf ? 0 : m;                                                       \
+                T_ ll = log(exp(l1 - m) + exp(l2 - m)) + m;                                    \
+                nll[b] = -ll;                                                                  \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    static void ctc_bwd_##sfx(const T_ *go, int64_t gs, const T_ *lp, const int64_t *tg, const int64_t *off, \
+                              int64_t st, const int64_t *il, const int64_t *tl, const T_ *nllv, const T_ *la, \
+                              int64_t T, int64_t B, int64_t C, int64_t S, int64_t blank, bool zinf, T_ *lb, T_ *gr) { \
+        const T_ neginf = -(T_)INFINITY;                                                       \
+        const int64_t ts = B * C;                                                              \
+        for (int64_t i = 0; i < T * B * C; i++) gr[i] = neginf;                                \
+        for (int64_t b = 0; b < B; b++) {                                                      \
+            T_ nll = nllv[b];                                                                  \
+            T_ *g = gr + b * C;                                                                \
+            if (zinf && nll == (T_)INFINITY) {                                                 \
+                for (int64_t t = 0; t < T; t++)                                                \
+                    for (int64_t c = 0; c < C; c++) g[t * ts + c] = 0;                         \
+                continue;                                                                      \
+            }                                                                                  \
+            const T_ *p = lp + b * C, *a = la + b * T * S;                                     \
+            T_ *be = lb + b * T * S;                                                           \
+            const int64_t in_len = il[b], tg_len = tl[b], o = off[b];                          \
+            if (in_len > 0) {                                                                  \
+                for (int64_t q = 0; q < S; q++) be[(in_len - 1) * S + q] = neginf;             \
+                be[(in_len - 1) * S + 2 * tg_len] = p[(in_len - 1) * ts + blank];              \
+                g[(in_len - 1) * ts + blank] = a[(in_len - 1) * S + 2 * tg_len] + be[(in_len - 1) * S + 2 * tg_len]; \
+                if (tg_len > 0) {                                                              \
+                    int64_t cur = ctc_prime(tg, o, st, 2 * tg_len - 1, blank);                 \
+                    be[(in_len - 1) * S + 2 * tg_len - 1] = p[(in_len - 1) * ts + cur];        \
+                    g[(in_len - 1) * ts + cur] = a[(in_len - 1) * S + 2 * tg_len - 1] + be[(in_len - 1) * S + 2 * tg_len - 1]; \
+                }                                                                              \
+            }                                                                                  \
+            for (int64_t t = in_len - 2; t >= 0; t--)                                          \
+                for (int64_t s = 2 * tg_len; s >= 0; s--) {                                    \
+                    T_ lb1 = be[(t + 1) * S + s], lbmax = lb1, lb2, lb3;                       \
+                    int64_t cur = ctc_prime(tg, o, st, s, blank);                              \
+                    if (s < 2 * tg_len) {                                                      \
+                        lb2 = be[(t + 1) * S + s + 1];                                         \
+                        if (lb2 > lbmax) lbmax = lb2;                                          \
+                    } else lb2 = neginf;                                                       \
+                    if (s < 2 * tg_len - 1 && ctc_prime(tg, o, st, s + 2, blank) != cur) {     \
+                        lb3 = be[(t + 1) * S + s + 2];                                         \
+                        if (lb3 > lbmax) lbmax = lb3;                                          \
+                    } else lb3 = neginf;                                                       \
+                    if (lbmax == neginf) lbmax = 0;                                            \
+                    be[t * S + s] = log(exp(lb1 - lbmax) + exp(lb2 - lbmax) + exp(lb3 - lbmax)) + lbmax + p[t * ts + cur]; \
+                    T_ lab = a[t * S + s] + be[t * S + s];                                     \
+                    T_ *lc = &g[t * ts + cur];                                                 \
+                    if (*lc == neginf) *lc = lab;                                              \
+                    else {                                                                     \
+                        T_ mx = *lc < lab ? lab : *lc;                                         \
+                        *lc = log(exp(*lc - mx) + exp(lab - mx)) + mx;                         \
+                    }                                                                          \
+                }                                                                              \
+            const T_ gv = go[b * gs];                                                          \
+            for (int64_t t = 0; t < in_len; t++)                                               \
+                for (int64_t c = 0; c < C; c++) {                                              \
+                    T_ *r = &g[t * ts + c];                                                    \
+                    T_ l = p[t * ts + c];                                                      \
+                    *r = (exp(l) - exp(*r + nll - l)) * gv;                                    \
+                }                                                                              \
+            for (int64_t t = in_len; t < T; t++)                                               \
+                for (int64_t c = 0; c < C; c++) g[t * ts + c] = 0;                             \
+        }                                                                                      \
+    }
+CTC(f32, float)
+CTC(f64, double)
+
+void tn_ctc_loss_forward(tn_dtype dt, const void *log_probs, const int64_t *targets, const int64_t *tg_offset,
+                         int64_t tg_stride, const int64_t *il, const int64_t *tl, int64_t T, int64_t B, int64_t C,
+                         int64_t S, int64_t blank, void *nll, void *log_alpha) {
+    if (dt == TN_DTYPE_F32)
+        ctc_fwd_f32(log_probs, targets, tg_offset, tg_stride, il, tl, T, B, C, S, blank, nll, log_alpha);
+    else if (dt == TN_DTYPE_F64)
+        ctc_fwd_f64(log_probs, targets, tg_offset, tg_stride, il, tl, T, B, C, S, blank, nll, log_alpha);
+}
+void tn_ctc_loss_backward(tn_dtype dt, const void *grad_out, int64_t go_stride, const void *log_probs,
+                          const int64_t *targets, const int64_t *tg_offset, int64_t tg_stride, const int64_t *il,
+                          const int64_t *tl, const void *nll, const void *log_alpha, int64_t T, int64_t B, int64_t C,
+                          int64_t S, int64_t blank, bool zero_infinity, void *log_beta, void *grad) {
+    if (dt == TN_DTYPE_F32)
+        ctc_bwd_f32(grad_out, go_stride, log_probs, targets, tg_offset, tg_stride, il, tl, nll, log_alpha, T, B, C, S,
+                    blank, zero_infinity, log_beta, grad);
+    else if (dt == TN_DTYPE_F64)
+        ctc_bwd_f64(grad_out, go_stride, log_probs, targets, tg_offset, tg_stride, il, tl, nll, log_alpha, T, B, C, S,
+                    blank, zero_infinity, log_beta, grad);
+}
