@@ -102,7 +102,7 @@ done:
  * operand (output first) */
 static int same_dtype(int n, const tn_dtype *dts) {
     for (int i = 0; i < n; i++)
-        if (dts[i] != dts[0] || (i == 0 && 0)) {
+        if (dts[i] != dts[0]) {
             PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(dts[i]),
                          tn_dtype_cpp_name(dts[0]));
             return -1;
