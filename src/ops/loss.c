@@ -886,7 +886,7 @@ static PyObject *ctc_bwd(tn_value *a) {
     ctc_args c;
     PyObject *lpc = NULL, *gc = NULL, *nc = NULL, *lac = NULL, *lb = NULL, *res = NULL, *ret = NULL;
     if (ctc_prepare(&a[1], &a[2], &a[3], &a[4], a[7].u.i, false, &c) < 0) goto done;
-    if (lat->ndim != 3 || lat->sizes[0] != c.B || lat->sizes[1] != c.T || lat->sizes[2] < c.S || tn_numel(nllt) != c.B ||
+    if (lat->ndim != 3 || lat->sizes[0] != c.B || lat->sizes[1] != c.T || tn_numel(nllt) != c.B ||
         tn_numel(g) != c.B) {
         PyErr_SetString(PyExc_RuntimeError, "torchnative: _ctc_loss_backward: grad / neg_log_likelihood / log_alpha do "
                                             "not have the forward's shapes");
