@@ -1099,6 +1099,56 @@ static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
 }
 static PyObject *d_ctc_loss_intlist(tn_value *a) { return ctc_loss_composite(a, false); }
 static PyObject *d_ctc_loss_tensor(tn_value *a) { return ctc_loss_composite(a, true); }
+/* cosine_similarity(x1, x2, dim, eps): integer operands to the common floating dtype, expanded
+ * together when their shapes differ; norms along dim (keepdim, cloned), clamped to eps without
+ * recording; sum(x1 / n1 * (x2 / n2), dim) */
+static PyObject *d_cosine_similarity(tn_value *a) {
+    PyObject *x1 = a[0].u.obj, *x2 = a[1].u.obj;
+    tn_dtype ct = tn_result_type(2, a);
+    if (!tn_dtype_is_floating(ct))
+        return PyErr_Format(PyExc_RuntimeError, "expected common dtype to be floating point, yet common dtype is %s",
+                            tn_dtype_cpp_name(ct));
+    PyObject *t1 = tn_dtype_is_integral(tn_tensor_of(x1)->dtype, true) ? to_dtype(x1, ct, false, NULL) : Py_NewRef(x1);
+    PyObject *t2 = !t1 ? NULL : tn_dtype_is_integral(tn_tensor_of(x2)->dtype, true) ? to_dtype(x2, ct, false, NULL) : Py_NewRef(x2);
+    if (!t2) { Py_XDECREF(t1); return NULL; }
+    const tn_tensor *a1 = tn_tensor_of(t1), *a2 = tn_tensor_of(t2);
+    bool same = a1->ndim == a2->ndim;
+    for (int d = 0; same && d < a1->ndim; d++) same = a1->sizes[d] == a2->sizes[d];
+    if (!same) {   /* expand_outplace */
+        const tn_tensor *ts[2] = {a1, a2};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { Py_DECREF(t1); Py_DECREF(t2); return NULL; }
+        PyObject *sz = size_list(shape, nd);
+        PyObject *e1 = sz ? tn_aten(TN_ROW_expand, "(OO)", t1, sz) : NULL, *e2 = e1 ? tn_aten(TN_ROW_expand, "(OO)", t2, sz) : NULL;
+        Py_XDECREF(sz); Py_DECREF(t1); Py_DECREF(t2);
+        if (!e2) { Py_XDECREF(e1); return NULL; }
+        t1 = e1; t2 = e2;
+    }
+    long long dim = (long long)a[2].u.i;
+    PyObject *n1 = tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t1, 2, dim, Py_True);
+    PyObject *c1 = n1 ? tn_aten(TN_ROW_clone, "(O)", n1) : NULL;
+    PyObject *n2 = c1 ? tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t2, 2, dim, Py_True) : NULL;
+    PyObject *c2 = n2 ? tn_aten(TN_ROW_clone, "(O)", n2) : NULL;
+    PyObject *r = NULL;
+    if (c2) {
+        bool was = tn_grad_mode_set(false);
+        PyObject *d = tn_py_from_dtype(tn_tensor_of(c1)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        PyObject *e = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", a[3].u.f) : NULL;
+        PyObject *k1 = e ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c1, e) : NULL;
+        PyObject *k2 = k1 ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c2, e) : NULL;
+        tn_grad_mode_set(was);
+        if (k2) {
+            PyObject *q1 = tn_aten(TN_ROW_div_Tensor, "(OO)", t1, c1), *q2 = q1 ? tn_aten(TN_ROW_div_Tensor, "(OO)", t2, c2) : NULL;
+            PyObject *m = q2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", q1, q2) : NULL;
+            r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", m, dim) : NULL;
+            Py_XDECREF(q1); Py_XDECREF(q2); Py_XDECREF(m);
+        }
+        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e); Py_XDECREF(k1); Py_XDECREF(k2);
+    }
+    Py_XDECREF(n1); Py_XDECREF(c1); Py_XDECREF(n2); Py_XDECREF(c2); Py_DECREF(t1); Py_DECREF(t2);
+    return r;
+}
 /* broadcast_tensors: the op itself, each expand passing the door (recorded, seen by a dispatch
  * mode); not through the door again, which under a mode would decompose it once more */
 static PyObject *d_broadcast_tensors(tn_value *a) { return tn_op_broadcast_tensors(a); }
@@ -1122,6 +1172,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"cosine_embedding_loss", "", d_cosine_embedding_loss}, {"pairwise_distance", "", d_pairwise_distance},
     {"triplet_margin_loss", "", d_triplet_margin_loss},
     {"ctc_loss", "IntList", d_ctc_loss_intlist}, {"ctc_loss", "Tensor", d_ctc_loss_tensor},
+    {"cosine_similarity", "", d_cosine_similarity},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 

@@ -168,6 +168,7 @@ mods = {
     "HingeEmbeddingLoss": "nn.HingeEmbeddingLoss(margin=2.)(x, torch.sign(y))", "CosineEmbeddingLoss": "nn.CosineEmbeddingLoss(margin=-0.2)(a1, a2, sgn)",
     "MarginRankingLoss": "nn.MarginRankingLoss(margin=0.3)(a1[:, 0], a2[:, 0], sgn)", "TripletMarginLoss": "nn.TripletMarginLoss(margin=2., p=1.5)(a1, a2, a3)",
     "TripletMarginWithDistanceLoss": "nn.TripletMarginWithDistanceLoss(distance_function=lambda u, v: (u - v).abs().sum(1), margin=0.5)(a1, a2, a3)",
+    "TripletMarginWithDistanceLoss_cos": "nn.TripletMarginWithDistanceLoss(distance_function=nn.CosineSimilarity(), swap=True)(a1, a2, a3)",
     "NLLLoss_img": "nn.NLLLoss(weight=w3)(img.log_softmax(1), imgt)", "CrossEntropyLoss_img": "nn.CrossEntropyLoss(ignore_index=0, label_smoothing=0.1)(img, imgt)",
     "NLLLoss2d": "nn.NLLLoss2d()(img.log_softmax(1), imgt)", "PairwiseDistance": "nn.PairwiseDistance(p=1, keepdim=True)(a1, a2)",
     "LogSigmoid": "nn.LogSigmoid()(x * 4)",
@@ -423,3 +424,19 @@ OPS = ["binary_cross_entropy", "gaussian_nll_loss", "hinge_embedding_loss", "hub
 SKIP = {("binary_cross_entropy", "float64"), ("poisson_nll_loss", "float32"), ("ctc_loss", "float64")}
 cases("loss_opinfo", {"%s_%s" % (n, d): "NAME = 'nn.functional.%s'\nD = torch.%s\n%s" % (n, d, OPINFO)
                       for n in OPS for d in ["float32", "float64"] if (n, d) not in SKIP}, tol="float", vars=False)
+
+# ---------------------------------------------------------------- cosine_similarity (distance of the margin losses)
+cases("loss_cosine_similarity", {k: LSETUP + "result = " + v for k, v in {
+    "default": "F.cosine_similarity(a1, a2)", "dim0_eps": "F.cosine_similarity(a1, a2, dim=0, eps=1e-2)",
+    "bcast": "F.cosine_similarity(a1, a2[:1], dim=-1)", "int": "F.cosine_similarity(a1, cls[:5].int())",
+    "f64": "F.cosine_similarity(a1.double(), a2)", "zero": "F.cosine_similarity(a1 * 0, a2)",
+    "module": "nn.CosineSimilarity(dim=0)(a1, a2)", "aten": "A.cosine_similarity.default(a1, a2, 1, 1e-8)",
+    "torch": "torch.cosine_similarity(a1, a2)",
+    "trip_cos": "nn.TripletMarginWithDistanceLoss(distance_function=lambda u, v: 1 - F.cosine_similarity(u, v), margin=0.5)(a1, a2, a3)",
+    "bad_int": "F.cosine_similarity(cls, cls)", "bad_shape": "F.cosine_similarity(a1, a2[:, :2])",
+}.items()}, tol="float")
+grads("gradl_cosine_similarity", {
+    "default": "ps = leaves((4, 5), (4, 5)); out = torch.nn.functional.cosine_similarity(ps[0], ps[1])",
+    "bcast_eps": "ps = leaves((4, 5), (1, 5)); out = torch.nn.functional.cosine_similarity(ps[0], ps[1] * 1e-4, eps=1e-3)",
+    "trip_cos": "ps = leaves((4, 5), (4, 5), (4, 5)); out = torch.nn.functional.triplet_margin_with_distance_loss(ps[0], ps[1], ps[2], distance_function=lambda u, v: 1 - torch.nn.functional.cosine_similarity(u, v))",
+})
