@@ -2009,33 +2009,64 @@ static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 0)), K(result(n, 1)))));
     DONE;
 }
-/* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer) */
+/* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer);
+ * self: log_sigmoid_double_backward(grad * grad_output, self) = g * (sigmoid(self) - 1) * sigmoid(self) */
 static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 1)), K(saved(n, 2)))));
-    if (need(n, 1)) OUTK(1, K(tn_not_implemented("the derivative of aten::log_sigmoid_backward with respect to self (log_sigmoid_double_backward)")));
-    DONE;
-}
-/* smooth_l1_loss_backward / huber_loss_backward: grad_output only (the second derivatives with
- * respect to self / target refuse by name) */
-static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, int row, const char *what) {
-    T_;
-    if (need(n, 0)) {
-        if (row == TN_ROW_smooth_l1_loss_backward)
-            OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)arg_i(n, 3), arg_f(n, 4))));
-        else
-            OUTK(0, K(tn_not_implemented(what)));
+    if (need(n, 1)) {
+        PyObject *gg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0))));
+        PyObject *z = gg ? K(tn_aten(TN_ROW_sigmoid, "(O)", K(saved(n, 1)))) : NULL;
+        PyObject *zm = z ? K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", z, 1)) : NULL;
+        PyObject *m = zm ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, zm)) : NULL;
+        OUTK(1, m ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", m, z)) : NULL);
     }
-    if (need(n, 1) || need(n, 2)) OUTK(1, K(tn_not_implemented(what)));
     DONE;
 }
-static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return loss_pair_backward(n, g, o, TN_ROW_smooth_l1_loss_backward, "the derivative of aten::smooth_l1_loss_backward with respect to self / target");
+/* smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+ * grad * (|input - target| < beta).type_as(grad) / beta [/= numel]; huber's: grad * (|d| < delta) [/= numel] */
+static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) {
+    int64_t red = arg_i(n, 3);
+    double par = arg_f(n, 4);
+    PyObject *gg = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", g, keep_(T, saved(n, 0))));
+    if (!gg) return NULL;
+    if (!huber && par == 0) return keep_(T, zeros_grad(gg));
+    PyObject *d = keep_(T, tn_aten(TN_ROW_sub_Tensor, "(OO)", keep_(T, saved(n, 1)), keep_(T, saved(n, 2))));
+    PyObject *ad = d ? keep_(T, tn_aten(TN_ROW_abs, "(O)", d)) : NULL;
+    PyObject *lt = ad ? keep_(T, tn_aten(TN_ROW_lt_Scalar, "(Od)", ad, par)) : NULL;
+    PyObject *r = NULL;
+    if (lt && huber) r = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, lt));
+    else if (lt) {
+        PyObject *ta = keep_(T, to_dt(lt, tn_tensor_of(gg)->dtype));
+        PyObject *m = ta ? keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ta)) : NULL;
+        r = m ? keep_(T, tn_aten(TN_ROW_div_Scalar, "(Od)", m, par)) : NULL;
+    }
+    return loss_mean_div(r, T, red, meta(n, 1));
 }
-static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return loss_pair_backward(n, g, o, TN_ROW_huber_loss_backward, "the derivative of aten::huber_loss_backward");
+/* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
+static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
+    T_;
+    int row = huber ? TN_ROW_huber_loss_backward : TN_ROW_smooth_l1_loss_backward;
+    int64_t red = arg_i(n, 3);
+    if (need(n, 0)) {
+        PyObject *s = K(saved(n, 1)), *t = K(saved(n, 2));
+        if (!huber || red == 0) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, (long long)red, arg_f(n, 4))));
+        else {   /* huber_loss_double_backward_grad_output: (huber_loss_backward(ones_like(grad_output), ...) * grad).sum() */
+            PyObject *ones = K(tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", K(saved(n, 0))));
+            PyObject *r = ones ? K(tn_aten(row, "(OOOLd)", ones, s, t, (long long)red, arg_f(n, 4))) : NULL;
+            PyObject *m = r ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, g[0])) : NULL;
+            OUTK(0, m ? K(tn_aten(TN_ROW_sum, "(O)", m)) : NULL);
+        }
+    }
+    if (need(n, 1)) OUTK(1, sl1_huber_double(n, &T, g[0], huber));
+    if (need(n, 2)) {
+        PyObject *r = sl1_huber_double(n, &T, g[0], huber);
+        OUTK(2, r ? K(tn_aten(TN_ROW_neg, "(O)", r)) : NULL);
+    }
+    DONE;
 }
-
+static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, false); }
+static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, true); }
 /* multi_margin_loss(self, target, p, margin, weight?, reduction) */
 static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
     T_;

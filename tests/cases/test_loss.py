@@ -283,6 +283,7 @@ bad = {
     "marg_size": "F.margin_ranking_loss(a1[:, 0], a2[:3, 0], sgn)", "trip_dims": "F.triplet_margin_loss(a1, a2[0], a3)",
     "trip_size": "F.triplet_margin_loss(a1, a2[:, :3], a3)", "gnll_var": "F.gaussian_nll_loss(x, y, -var)",
     "pnll_size": "F.poisson_nll_loss(x, tp[:, :2])",
+    "mm_target_float": "F.multi_margin_loss(x, cls.float())",
 }
 cases("loss_errors", {k: "result = " + v for k, v in bad.items()}, setup=LSETUP)
 
@@ -331,6 +332,14 @@ grads("gradl_losses_f64", {k: "torch.set_default_dtype(torch.float64)\n" + v + "
                            for k, v in gl.items() if k.endswith("_mean")}, tol=F64)
 
 # double backward through nll_loss2d_backward's grad_output (upstream: nll_loss2d of the grad)
+DD = "ps = leaves((3, 4), (3, 4)); g = torch.autograd.grad(%s, ps[0], create_graph=True)[0]; out = (g * torch.arange(12.).reshape(3, 4)).sum() + g.pow(2).sum()"
+grads("gradl_double_loss", {k: "F = torch.nn.functional\n" + DD % v for k, v in {
+    "sl1_mean": "F.smooth_l1_loss(ps[0], ps[1], beta=0.5)", "sl1_none": "(F.smooth_l1_loss(ps[0], ps[1], beta=0.5, reduction='none') * ps[1]).sum()",
+    "sl1_sum": "F.smooth_l1_loss(ps[0], ps[1], beta=2., reduction='sum')",
+    "huber_mean": "F.huber_loss(ps[0], ps[1], delta=0.5)", "huber_none": "(F.huber_loss(ps[0], ps[1], delta=0.5, reduction='none') * ps[1]).sum()",
+    "huber_sum": "F.huber_loss(ps[0], ps[1], delta=2., reduction='sum') * ps[1].sum()",
+    "logsigmoid": "(F.logsigmoid(ps[0] * 2) * ps[1]).sum()", "bcel": "F.binary_cross_entropy_with_logits(ps[0], ps[1].sigmoid())",
+}.items()})
 grads("gradl_double", {k: "F = torch.nn.functional\n" + v for k, v in {
     "nll2d": "ps = leaves((2, 3, 2, 2), dtype=torch.float32); t = torch.randint(0, 3, (2, 2, 2)); l = F.nll_loss(ps[0], t, reduction='none'); g = torch.autograd.grad(l, ps[0], torch.ones(2, 2, 2, requires_grad=True), create_graph=True)[0]; out = g.sum()",
 }.items()})
