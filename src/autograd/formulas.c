@@ -2116,6 +2116,58 @@ static int f_ctc_loss(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* binary_cross_entropy_backward(grad_output, self, target, weight?, reduction):
+ * self: binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction);
+ * target: binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction);
+ * grad_output's (binary_cross_entropy_double_backward_grad_output) refuses by name */
+static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *w = loss_w(n, 3, &T);
+    int64_t red = arg_i(n, 4);
+    if (need(n, 0)) OUTK(0, K(tn_not_implemented("the derivative of aten::binary_cross_entropy_backward with respect to grad_output")));
+    if (need(n, 1)) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * (grad * grad_output) [* w] [/ numel] */
+        PyObject *x = K(saved(n, 1)), *t = K(saved(n, 2));
+        PyObject *xe = K(tn_aten(TN_ROW_add_Scalar, "(Od)", x, 1e-12));
+        PyObject *om = xe ? K(scalar_minus(1.0, x)) : NULL;
+        PyObject *ome = om ? K(tn_aten(TN_ROW_add_Scalar, "(Od)", om, 1e-12)) : NULL;
+        PyObject *p2 = ome ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ome, 2)) : NULL;
+        PyObject *p1 = p2 ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", xe, 2)) : NULL;
+        PyObject *den = p1 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", p1, p2)) : NULL;
+        PyObject *x2 = den ? K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", x, 2)) : NULL;
+        PyObject *x2t = x2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, t)) : NULL;
+        PyObject *xx = x2t ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x)) : NULL;
+        PyObject *sb = xx ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", xx, x2t)) : NULL;
+        PyObject *num = sb ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", sb, t)) : NULL;
+        PyObject *gi = num ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, den)) : NULL;
+        PyObject *gg = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
+        gi = gg ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, gg)) : NULL;
+        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        if (gi && red == 1) {
+            int64_t numel = 1;
+            for (int d = 0; d < meta(n, 1)->ndim; d++) numel *= tn_meta_sizes(meta(n, 1))[d];
+            gi = K(tn_aten(TN_ROW_div_Scalar, "(OL)", gi, (long long)numel));
+        }
+        OUTK(1, gi);
+    }
+    if (need(n, 2)) {   /* -grad * grad_output [* w] / clamp_min((1 - x) * x, eps) [/ numel] */
+        PyObject *x = K(saved(n, 1));
+        PyObject *ng = K(tn_aten(TN_ROW_neg, "(O)", g[0]));
+        PyObject *r = ng ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, K(saved(n, 0)))) : NULL;
+        if (r && w != Py_None) r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, w));
+        PyObject *om = r ? K(scalar_minus(1.0, x)) : NULL;
+        PyObject *den = om ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", om, x)) : NULL;
+        if (den) {
+            bool was = tn_grad_mode_set(false);
+            PyObject *c = K(tn_aten(TN_ROW_clamp_min_, "(Od)", den, 1e-12));
+            tn_grad_mode_set(was);
+            if (!c) den = NULL;
+        }
+        r = den ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, den)) : NULL;
+        OUTK(2, loss_mean_div(r, &T, red, meta(n, 2)));
+    }
+    DONE;
+}
+
 /* ---- more double backward ---- */
 
 /* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
@@ -2570,7 +2622,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
     {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
-    {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss},
+    {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -339,6 +339,8 @@ grads("gradl_double_loss", {k: "F = torch.nn.functional\n" + DD % v for k, v in 
     "huber_mean": "F.huber_loss(ps[0], ps[1], delta=0.5)", "huber_none": "(F.huber_loss(ps[0], ps[1], delta=0.5, reduction='none') * ps[1]).sum()",
     "huber_sum": "F.huber_loss(ps[0], ps[1], delta=2., reduction='sum') * ps[1].sum()",
     "logsigmoid": "(F.logsigmoid(ps[0] * 2) * ps[1]).sum()", "bcel": "F.binary_cross_entropy_with_logits(ps[0], ps[1].sigmoid())",
+    "bce_mean_w": "F.binary_cross_entropy(ps[0].sigmoid(), ps[1].sigmoid(), weight=torch.arange(1., 5.))",
+    "bce_sum": "F.binary_cross_entropy(ps[0].sigmoid(), ps[1].sigmoid(), reduction='sum')",
 }.items()})
 grads("gradl_double", {k: "F = torch.nn.functional\n" + v for k, v in {
     "nll2d": "ps = leaves((2, 3, 2, 2), dtype=torch.float32); t = torch.randint(0, 3, (2, 2, 2)); l = F.nll_loss(ps[0], t, reduction='none'); g = torch.autograd.grad(l, ps[0], torch.ones(2, 2, 2, requires_grad=True), create_graph=True)[0]; out = g.sum()",
