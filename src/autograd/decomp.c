@@ -379,12 +379,9 @@ static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, TN_ROW_std_mea
 static PyObject *where_scalar(tn_value *a, bool scalar_self) {
     PyObject *t = a[scalar_self ? 2 : 1].u.obj, *sc = A(scalar_self ? 1 : 2, a);
     if (!sc) return NULL;
-    bool was = tn_grad_mode_set(false);
-    PyObject *rt = tn_aten(TN_ROW_result_type_Scalar, "(OO)", t, sc);
-    tn_grad_mode_set(was);
-    tn_dtype dt;
-    if (!rt || tn_py_to_dtype(rt, &dt) < 0) { Py_XDECREF(rt); Py_DECREF(sc); return NULL; }
-    Py_DECREF(rt);
+    /* result_type in C, as upstream's composite computes it (no op a dispatch mode would see) */
+    tn_value rv[2] = {a[scalar_self ? 2 : 1], a[scalar_self ? 1 : 2]};
+    tn_dtype dt = tn_result_type(2, rv);
     PyObject *tc = to_dtype(t, dt, false, NULL);
     PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
     PyObject *st = kw && tc ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(O)", sc) : NULL;
@@ -629,6 +626,7 @@ static PyObject *d_silu_backward(tn_value *a) {
 
 /* ---- losses upstream only composes (no kernels here): found by name ---- */
 
+static PyObject *first_of(PyObject *r);
 /* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
 static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
     PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
@@ -650,8 +648,33 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
         return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
-    if (t->ndim > 2) return tn_not_implemented("aten::nll_loss2d (nll_loss over more than 2 dimensions)");
-    return nll_loss_of(self, target, w, red, ign);
+    if (t->ndim <= 2) return nll_loss_of(self, target, w, red, ign);
+    if (t->ndim == 4) return first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", self, target, w, red, ign));
+    /* 3-D or > 4-D: contiguous views [N, C, 1, -1] / [N, 1, -1], then nll_loss2d (viewed back for none) */
+    int64_t n = t->sizes[0], c = t->sizes[1], osz[TN_MAX_DIMS];
+    int no = 0;
+    osz[no++] = n;
+    for (int d = 2; d < t->ndim; d++) osz[no++] = t->sizes[d];
+    bool ok = tt->ndim == t->ndim - 1;
+    for (int d = 1; ok && d < tt->ndim; d++) ok = tt->sizes[d] == t->sizes[d + 1];
+    if (!ok) {
+        char s1[256], s2[256];
+        tn_shape_str(s1, sizeof s1, no, osz);
+        tn_shape_str(s2, sizeof s2, tt->ndim, tt->sizes);
+        return PyErr_Format(PyExc_RuntimeError, "Expected target size %s, got %s", s1, s2);
+    }
+    PyObject *ic = tn_aten(TN_ROW_contiguous, "(O)", self), *tc = ic ? tn_aten(TN_ROW_contiguous, "(O)", target) : NULL;
+    bool ie = tn_numel(t) == 0, te = tn_numel(tt) == 0;
+    PyObject *iv = tc ? tn_aten(TN_ROW_view, "(O(LLLL))", ic, (long long)n, (long long)c, ie ? 0LL : 1LL, ie ? 0LL : -1LL) : NULL;
+    PyObject *tv = iv ? tn_aten(TN_ROW_view, "(O(LLL))", tc, (long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL) : NULL;
+    PyObject *r = tv ? first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", iv, tv, w, red, ign)) : NULL;
+    if (r && red == 0) {
+        PyObject *sz = size_list(osz, no);
+        Py_SETREF(r, sz ? tn_aten(TN_ROW_view, "(OO)", r, sz) : NULL);
+        Py_XDECREF(sz);
+    }
+    Py_XDECREF(ic); Py_XDECREF(tc); Py_XDECREF(iv); Py_XDECREF(tv);
+    return r;
 }
 static PyObject *d_nll_loss_nd(tn_value *a) {
     PyObject *w = A(2, a);
@@ -794,8 +817,333 @@ static PyObject *d_cross_entropy(tn_value *a) {
     Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ls); Py_XDECREF(w);
     return r;
 }
-/* broadcast_tensors: each expand passes the door and records */
-static PyObject *d_broadcast_tensors(tn_value *a) { return tn_door_below_autograd(TN_ROW_broadcast_tensors, a); }
+/* ---- loss family: composites of torch.nn's losses, op by op as upstream's (ATen/native/Loss.cpp) ---- */
+
+static PyObject *first_of(PyObject *r) {   /* r[0] of a tuple result; steals r */
+    if (!r) return NULL;
+    PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return o;
+}
+static PyObject *ip(PyObject *r, PyObject *self) {   /* an in-place op's result: self (steals self) */
+    if (!r) { Py_XDECREF(self); return NULL; }
+    Py_DECREF(r);
+    return self;
+}
+static PyObject *loss_reduced(PyObject *l, int64_t red) {   /* apply_loss_reduction; steals l */
+    if (!l || red == 0) return l;
+    PyObject *r = tn_aten(red == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", l);
+    Py_DECREF(l);
+    return r;
+}
+/* C++ `c - t` (Scalar - Tensor) in upstream's composites: empty_like(t).fill_(c).sub_(t) */
+static PyObject *scalar_minus(double c, PyObject *t) {
+    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
+    if (e) e = ip(tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c), e);
+    if (e) e = ip(tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t), e);
+    return e;
+}
+static PyObject *d_log_sigmoid(tn_value *a) { return first_of(tn_aten(TN_ROW_log_sigmoid_forward, "(O)", a[0].u.obj)); }
+static PyObject *d_multilabel_margin_loss(tn_value *a) {
+    return first_of(tn_aten(TN_ROW_multilabel_margin_loss_forward, "(OOL)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i));
+}
+static PyObject *d_nll_loss2d(tn_value *a) {
+    PyObject *w = A(2, a);
+    PyObject *r = w ? first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i)) : NULL;
+    Py_XDECREF(w);
+    return r;
+}
+/* kl_div(self, target, reduction, log_target): log_target: exp(target) * (target - self);
+ * else xlogy(target, target) - target * self */
+static PyObject *d_kl_div(tn_value *a) {
+    PyObject *x = a[0].u.obj, *t = a[1].u.obj;
+    tn_dtype dx = tn_tensor_of(x)->dtype, dt = tn_tensor_of(t)->dtype;
+    if (tn_dtype_is_complex(dx) || tn_dtype_is_complex(dt)) {
+        PyErr_SetString(PyExc_RuntimeError, "kl_div: Complex inputs not supported.");
+        return NULL;
+    }
+    if (!tn_dtype_is_floating(dx) || !tn_dtype_is_floating(dt)) {
+        PyErr_SetString(PyExc_RuntimeError, "kl_div: Integral inputs not supported.");
+        return NULL;
+    }
+    PyObject *out;
+    if (a[3].u.i) {
+        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", t, x), *e = d ? tn_aten(TN_ROW_exp, "(O)", t) : NULL;
+        out = e ? tn_aten(TN_ROW_mul_Tensor, "(OO)", e, d) : NULL;
+        Py_XDECREF(d); Py_XDECREF(e);
+    } else {
+        PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", t, x), *xl = m ? tn_aten(TN_ROW_xlogy_Tensor, "(OO)", t, t) : NULL;
+        out = xl ? tn_aten(TN_ROW_sub_Tensor, "(OO)", xl, m) : NULL;
+        Py_XDECREF(m); Py_XDECREF(xl);
+    }
+    return loss_reduced(out, a[2].u.i);
+}
+/* poisson_nll_loss(input, target, log_input, full, eps, reduction) */
+static PyObject *d_poisson_nll_loss(tn_value *a) {
+    PyObject *x = a[0].u.obj, *t = a[1].u.obj, *loss;
+    if (a[2].u.i) {   /* exp(input) - target * input */
+        PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", t, x), *e = m ? tn_aten(TN_ROW_exp, "(O)", x) : NULL;
+        loss = e ? tn_aten(TN_ROW_sub_Tensor, "(OO)", e, m) : NULL;
+        Py_XDECREF(m); Py_XDECREF(e);
+    } else {          /* input - target * log(input + eps) */
+        PyObject *ad = tn_aten(TN_ROW_add_Scalar, "(Od)", x, a[4].u.f), *lg = ad ? tn_aten(TN_ROW_log, "(O)", ad) : NULL;
+        PyObject *m = lg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t, lg) : NULL;
+        loss = m ? tn_aten(TN_ROW_sub_Tensor, "(OO)", x, m) : NULL;
+        Py_XDECREF(ad); Py_XDECREF(lg); Py_XDECREF(m);
+    }
+    if (loss && a[3].u.i) {   /* + (target * log(target) - target + 0.5 * log(2 pi target)).masked_fill(target <= 1, 0) */
+        PyObject *p2 = tn_aten(TN_ROW_mul_Scalar, "(Od)", t, 2 * 3.14159265358979323846);
+        PyObject *l2 = p2 ? tn_aten(TN_ROW_log, "(O)", p2) : NULL;
+        PyObject *h = l2 ? tn_aten(TN_ROW_mul_Scalar, "(Od)", l2, 0.5) : NULL;
+        PyObject *lt = h ? tn_aten(TN_ROW_log, "(O)", t) : NULL;
+        PyObject *tl = lt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t, lt) : NULL;
+        PyObject *sb = tl ? tn_aten(TN_ROW_sub_Tensor, "(OO)", tl, t) : NULL;
+        PyObject *st = sb ? tn_aten(TN_ROW_add_Tensor, "(OO)", sb, h) : NULL;
+        PyObject *le = st ? tn_aten(TN_ROW_le_Scalar, "(Oi)", t, 1) : NULL;
+        PyObject *mf = le ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", st, le, 0) : NULL;
+        PyObject *r = mf ? tn_aten(TN_ROW_add__Tensor, "(OO)", loss, mf) : NULL;
+        Py_XDECREF(p2); Py_XDECREF(l2); Py_XDECREF(h); Py_XDECREF(lt); Py_XDECREF(tl); Py_XDECREF(sb);
+        Py_XDECREF(st); Py_XDECREF(le); Py_XDECREF(mf);
+        loss = ip(r, loss);
+    }
+    return loss_reduced(loss, a[5].u.i);
+}
+/* hinge_embedding_loss(self, target, margin, reduction):
+ * where(target != 1, (margin - self).clamp_min_(0), 0) + where(target != -1, self, 0) */
+static PyObject *d_hinge_embedding_loss(tn_value *a) {
+    PyObject *x = a[0].u.obj, *t = a[1].u.obj;
+    PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
+    PyObject *mc = z ? scalar_minus(a[2].u.f, x) : NULL;
+    if (mc) mc = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", mc, 0), mc);
+    PyObject *n1 = mc ? tn_aten(TN_ROW_ne_Scalar, "(Oi)", t, 1) : NULL;
+    PyObject *om = n1 ? tn_aten(TN_ROW_where_self, "(OOO)", n1, mc, z) : NULL;
+    PyObject *n2 = om ? tn_aten(TN_ROW_ne_Scalar, "(Oi)", t, -1) : NULL;
+    PyObject *os = n2 ? tn_aten(TN_ROW_where_self, "(OOO)", n2, x, z) : NULL;
+    PyObject *out = os ? tn_aten(TN_ROW_add_Tensor, "(OO)", om, os) : NULL;
+    Py_XDECREF(z); Py_XDECREF(mc); Py_XDECREF(n1); Py_XDECREF(om); Py_XDECREF(n2); Py_XDECREF(os);
+    return loss_reduced(out, a[3].u.i);
+}
+/* margin_ranking_loss(input1, input2, target, margin, reduction):
+ * (-target * (input1 - input2) + margin).clamp_min_(0) */
+static PyObject *d_margin_ranking_loss(tn_value *a) {
+    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *nt = d ? tn_aten(TN_ROW_neg, "(O)", a[2].u.obj) : NULL;
+    PyObject *m = nt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", nt, d) : NULL;
+    PyObject *out = m ? tn_aten(TN_ROW_add_Scalar, "(Od)", m, a[3].u.f) : NULL;
+    if (out) out = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", out, 0), out);
+    Py_XDECREF(d); Py_XDECREF(nt); Py_XDECREF(m);
+    return loss_reduced(out, a[4].u.i);
+}
+/* cosine_embedding_loss(input1, input2, target, margin, reduction) */
+static PyObject *d_cosine_embedding_loss(tn_value *a) {
+    PyObject *i1 = a[0].u.obj, *i2 = a[1].u.obj, *t = a[2].u.obj;
+    const tn_tensor *x1 = tn_tensor_of(i1), *x2 = tn_tensor_of(i2);
+    int td = tn_tensor_of(t)->ndim;
+    char s1[256], s2[256];
+    if (td != 1 && td != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "0D or 1D target tensor expected, multi-target not supported");
+        return NULL;
+    }
+    if ((td == 1 && x1->ndim != 2) || (td == 0 && x1->ndim != 1)) {
+        tn_shape_str(s1, sizeof s1, x1->ndim, x1->sizes);
+        tn_shape_str(s2, sizeof s2, x2->ndim, x2->sizes);
+        PyErr_Format(PyExc_RuntimeError, "%s target tensor expects %s input tensors, but found inputs with sizes %s and %s.",
+                     td == 1 ? "1D" : "0D", td == 1 ? "2D" : "1D", s1, s2);
+        return NULL;
+    }
+    const double eps = (double)1e-12f;
+    PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", i1, i2);
+    PyObject *ps = p ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", p, td) : NULL;
+    PyObject *q1 = ps ? tn_aten(TN_ROW_mul_Tensor, "(OO)", i1, i1) : NULL;
+    PyObject *s1s = q1 ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", q1, td) : NULL;
+    PyObject *m1 = s1s ? tn_aten(TN_ROW_add_Scalar, "(Od)", s1s, eps) : NULL;
+    PyObject *q2 = m1 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", i2, i2) : NULL;
+    PyObject *s2s = q2 ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", q2, td) : NULL;
+    PyObject *m2 = s2s ? tn_aten(TN_ROW_add_Scalar, "(Od)", s2s, eps) : NULL;
+    PyObject *den = m2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", m1, m2) : NULL;
+    if (den) den = ip(tn_aten(TN_ROW_sqrt_, "(O)", den), den);
+    PyObject *cs = den ? tn_aten(TN_ROW_div_Tensor, "(OO)", ps, den) : NULL;
+    PyObject *z = cs ? tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", cs) : NULL;
+    PyObject *pos = z ? scalar_minus(1.0, cs) : NULL;
+    PyObject *ng = pos ? tn_aten(TN_ROW_sub_Scalar, "(Od)", cs, a[3].u.f) : NULL;
+    if (ng) ng = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", ng, 0), ng);
+    PyObject *e1 = ng ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", t, 1) : NULL;
+    PyObject *op = e1 ? tn_aten(TN_ROW_where_self, "(OOO)", e1, pos, z) : NULL;
+    PyObject *e2 = op ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", t, -1) : NULL;
+    PyObject *on = e2 ? tn_aten(TN_ROW_where_self, "(OOO)", e2, ng, z) : NULL;
+    PyObject *out = on ? tn_aten(TN_ROW_add_Tensor, "(OO)", op, on) : NULL;
+    PyObject *tmp[] = {p, ps, q1, s1s, m1, q2, s2s, m2, den, cs, z, pos, ng, e1, op, e2, on};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) Py_XDECREF(tmp[i]);
+    return loss_reduced(out, a[4].u.i);
+}
+/* pairwise_distance(x1, x2, p, eps, keepdim): norm(x1 - x2 + eps, p, innermost dim, keepdim) */
+static PyObject *pairwise_dist(PyObject *x1, PyObject *x2, double p, double eps, bool keepdim) {
+    int d1 = tn_tensor_of(x1)->ndim, d2 = tn_tensor_of(x2)->ndim, od = d1 > d2 ? d1 : d2;
+    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", x1, x2), *ad = d ? tn_aten(TN_ROW_add_Scalar, "(Od)", d, eps) : NULL;
+    PyObject *r = ad ? tn_aten(TN_ROW_norm_ScalarOpt_dim, "(Od[i]O)", ad, p, od - 1, keepdim ? Py_True : Py_False) : NULL;
+    Py_XDECREF(d); Py_XDECREF(ad);
+    return r;
+}
+static PyObject *d_pairwise_distance(tn_value *a) {
+    return pairwise_dist(a[0].u.obj, a[1].u.obj, a[2].u.f, a[3].u.f, a[4].u.i != 0);
+}
+/* triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction) */
+static PyObject *d_triplet_margin_loss(tn_value *a) {
+    PyObject *an = a[0].u.obj, *po = a[1].u.obj, *ne = a[2].u.obj;
+    int ad = tn_tensor_of(an)->ndim, pd = tn_tensor_of(po)->ndim, nd = tn_tensor_of(ne)->ndim;
+    if (!(ad == pd && pd == nd)) {
+        PyErr_Format(PyExc_RuntimeError, "All inputs should have same dimension but got %dD, %dD and %dD inputs.", ad, pd, nd);
+        return NULL;
+    }
+    double p = a[4].u.f, eps = a[5].u.f;
+    PyObject *dp = pairwise_dist(an, po, p, eps, false), *dn = dp ? pairwise_dist(an, ne, p, eps, false) : NULL;
+    if (dn && a[6].u.i) {
+        PyObject *ds = pairwise_dist(po, ne, p, eps, false);
+        PyObject *m = ds ? tn_aten(TN_ROW_minimum, "(OO)", dn, ds) : NULL;
+        Py_XDECREF(ds);
+        Py_SETREF(dn, m);
+    }
+    PyObject *s = dn ? tn_aten(TN_ROW_add_Scalar, "(Od)", dp, a[3].u.f) : NULL;
+    PyObject *df = s ? tn_aten(TN_ROW_sub_Tensor, "(OO)", s, dn) : NULL;
+    PyObject *out = df ? tn_aten(TN_ROW_clamp_min, "(Oi)", df, 0) : NULL;
+    Py_XDECREF(dp); Py_XDECREF(dn); Py_XDECREF(s); Py_XDECREF(df);
+    return loss_reduced(out, a[7].u.i);
+}
+/* ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity), both
+ * overloads: _ctc_loss on the batched log_probs and int64 targets; zero_infinity: where(res == inf,
+ * 0, res); mean: (res / target_lengths.clamp_min(1)).mean(); sum: res.sum(); none: res (squeezed
+ * back for unbatched input) */
+static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
+    PyObject *lp = a[0].u.obj;
+    bool batched = tn_tensor_of(lp)->ndim == 3;
+    if (tensor_lengths) {
+        for (int i = 2; i <= 3; i++)
+            if (!tn_dtype_is_integral(tn_tensor_of(a[i].u.obj)->dtype, false)) {
+                PyErr_Format(PyExc_RuntimeError, "%s must be integral", i == 2 ? "input_lengths" : "target_lengths");
+                return NULL;
+            }
+    }
+    /* upstream keeps tensor lengths (_ctc_loss.Tensor) only for tensor subclasses / under a dispatch
+     * mode; otherwise they become int lists (_ctc_loss, CtcLossBackward0), measured */
+    tn_value lv[2];
+    int64_t lbuf[2][512];
+    if (tensor_lengths && !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled())) {
+        for (int i = 0; i < 2; i++) {
+            PyObject *c = tn_as_dtype(a[2 + i].u.obj, TN_DTYPE_I64, true);
+            if (!c) return NULL;
+            int64_t n = tn_numel(tn_tensor_of(c));
+            if (n > 512) { Py_DECREF(c); return tn_not_implemented("ctc_loss with more than 512 lengths"); }
+            memcpy(lbuf[i], tn_data(tn_tensor_of(c)), (size_t)n * sizeof(int64_t));
+            Py_DECREF(c);
+            lv[i] = (tn_value){.tag = TN_V_INTLIST, .u.ints = {lbuf[i], (int)n}};
+        }
+        tn_value b[7] = {a[0], a[1], lv[0], lv[1], a[4], a[5], a[6]};
+        return ctc_loss_composite(b, false);
+    }
+    PyObject *lpb = batched ? Py_NewRef(lp) : tn_aten(TN_ROW_unsqueeze, "(Oi)", lp, 1);
+    PyObject *tg = lpb ? to_dtype(a[1].u.obj, TN_DTYPE_I64, false, NULL) : NULL;
+    PyObject *il = tg ? A(2, a) : NULL, *tl = il ? A(3, a) : NULL;
+    PyObject *r = tl ? tn_aten(tensor_lengths ? TN_ROW__ctc_loss_Tensor : TN_ROW__ctc_loss, "(OOOOLO)", lpb, tg, il, tl,
+                               (long long)a[4].u.i, a[6].u.i ? Py_True : Py_False) : NULL;
+    PyObject *res = first_of(r);
+    Py_XDECREF(lpb); Py_XDECREF(tg); Py_XDECREF(il);
+    if (res && a[6].u.i) {
+        const tn_tensor *rt = tn_tensor_of(res);
+        PyObject *d = tn_py_from_dtype(rt->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
+        PyObject *e = z ? tn_aten(TN_ROW_eq_Scalar, "(Od)", res, (double)INFINITY) : NULL;
+        PyObject *w = e ? tn_aten(TN_ROW_where_self, "(OOO)", e, z, res) : NULL;
+        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(e);
+        Py_SETREF(res, w);
+    }
+    int64_t red = a[5].u.i;
+    PyObject *out = NULL;
+    if (res && red == 1) {
+        PyObject *tlt;
+        if (tensor_lengths) {
+            tlt = tn_aten(TN_ROW_clamp_min, "(Oi)", tl, 1);
+        } else {   /* at::tensor(target_lengths, res.options()).clamp_min(1) */
+            const tn_value *v = &a[3];
+            int64_t n = v->u.ints.n;
+            tn_dtype dt = tn_tensor_of(res)->dtype;
+            PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+            PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((L))", (long long)n) : NULL;
+            if (e) {
+                char *p = tn_data(tn_tensor_of(e));
+                for (int64_t i = 0; i < n; i++) {
+                    if (dt == TN_DTYPE_F64) ((double *)p)[i] = (double)v->u.ints.v[i];
+                    else ((float *)p)[i] = (float)v->u.ints.v[i];
+                }
+            }
+            tlt = e ? tn_aten(TN_ROW_clamp_min, "(Oi)", e, 1) : NULL;
+            Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e);
+        }
+        PyObject *q = tlt ? tn_aten(TN_ROW_div_Tensor, "(OO)", res, tlt) : NULL;
+        out = q ? tn_aten(TN_ROW_mean, "(O)", q) : NULL;
+        Py_XDECREF(tlt); Py_XDECREF(q);
+    } else if (res && red == 2) {
+        out = tn_aten(TN_ROW_sum, "(O)", res);
+    } else if (res) {
+        out = batched ? Py_NewRef(res) : tn_aten(TN_ROW_squeeze_dim, "(Oi)", res, 0);
+    }
+    Py_XDECREF(tl); Py_XDECREF(res);
+    return out;
+}
+static PyObject *d_ctc_loss_intlist(tn_value *a) { return ctc_loss_composite(a, false); }
+static PyObject *d_ctc_loss_tensor(tn_value *a) { return ctc_loss_composite(a, true); }
+/* cosine_similarity(x1, x2, dim, eps): integer operands to the common floating dtype, expanded
+ * together when their shapes differ; norms along dim (keepdim, cloned), clamped to eps without
+ * recording; sum(x1 / n1 * (x2 / n2), dim) */
+static PyObject *d_cosine_similarity(tn_value *a) {
+    PyObject *x1 = a[0].u.obj, *x2 = a[1].u.obj;
+    tn_dtype ct = tn_result_type(2, a);
+    if (!tn_dtype_is_floating(ct))
+        return PyErr_Format(PyExc_RuntimeError, "expected common dtype to be floating point, yet common dtype is %s",
+                            tn_dtype_cpp_name(ct));
+    PyObject *t1 = tn_dtype_is_integral(tn_tensor_of(x1)->dtype, true) ? to_dtype(x1, ct, false, NULL) : Py_NewRef(x1);
+    PyObject *t2 = !t1 ? NULL : tn_dtype_is_integral(tn_tensor_of(x2)->dtype, true) ? to_dtype(x2, ct, false, NULL) : Py_NewRef(x2);
+    if (!t2) { Py_XDECREF(t1); return NULL; }
+    const tn_tensor *a1 = tn_tensor_of(t1), *a2 = tn_tensor_of(t2);
+    bool same = a1->ndim == a2->ndim;
+    for (int d = 0; same && d < a1->ndim; d++) same = a1->sizes[d] == a2->sizes[d];
+    if (!same) {   /* expand_outplace */
+        const tn_tensor *ts[2] = {a1, a2};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { Py_DECREF(t1); Py_DECREF(t2); return NULL; }
+        PyObject *sz = size_list(shape, nd);
+        PyObject *e1 = sz ? tn_aten(TN_ROW_expand, "(OO)", t1, sz) : NULL, *e2 = e1 ? tn_aten(TN_ROW_expand, "(OO)", t2, sz) : NULL;
+        Py_XDECREF(sz); Py_DECREF(t1); Py_DECREF(t2);
+        if (!e2) { Py_XDECREF(e1); return NULL; }
+        t1 = e1; t2 = e2;
+    }
+    long long dim = (long long)a[2].u.i;
+    PyObject *n1 = tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t1, 2, dim, Py_True);
+    PyObject *c1 = n1 ? tn_aten(TN_ROW_clone, "(O)", n1) : NULL;
+    PyObject *n2 = c1 ? tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t2, 2, dim, Py_True) : NULL;
+    PyObject *c2 = n2 ? tn_aten(TN_ROW_clone, "(O)", n2) : NULL;
+    PyObject *r = NULL;
+    if (c2) {
+        bool was = tn_grad_mode_set(false);
+        PyObject *d = tn_py_from_dtype(tn_tensor_of(c1)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+        PyObject *e = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", a[3].u.f) : NULL;
+        PyObject *k1 = e ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c1, e) : NULL;
+        PyObject *k2 = k1 ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c2, e) : NULL;
+        tn_grad_mode_set(was);
+        if (k2) {
+            PyObject *q1 = tn_aten(TN_ROW_div_Tensor, "(OO)", t1, c1), *q2 = q1 ? tn_aten(TN_ROW_div_Tensor, "(OO)", t2, c2) : NULL;
+            PyObject *m = q2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", q1, q2) : NULL;
+            r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", m, dim) : NULL;
+            Py_XDECREF(q1); Py_XDECREF(q2); Py_XDECREF(m);
+        }
+        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e); Py_XDECREF(k1); Py_XDECREF(k2);
+    }
+    Py_XDECREF(n1); Py_XDECREF(c1); Py_XDECREF(n2); Py_XDECREF(c2); Py_DECREF(t1); Py_DECREF(t2);
+    return r;
+}
+/* broadcast_tensors: the op itself, each expand passing the door (recorded, seen by a dispatch
+ * mode); not through the door again, which under a mode would decompose it once more */
+static PyObject *d_broadcast_tensors(tn_value *a) { return tn_op_broadcast_tensors(a); }
 /* l1_loss(self, target, reduction): apply_loss_reduction((self - target).abs(), reduction) */
 static PyObject *d_l1_loss(tn_value *a) {
     PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
@@ -1001,21 +1349,27 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
     return r;
 }
 
-/* `kernel`: the decomposition is the op's only implementation (no kernel row): it runs also
- * without recording or a mode (the door's composite path); the others fall back to the door below
- * autograd for cases they do not cover, so they may not serve as the kernel. */
-static const struct { const char *name, *overload; tn_decomp_fn fn; bool kernel; } named_decomps[] = {
+/* Named decompositions are also the op's implementation when it has no kernel row: they run
+ * without recording or a mode too (the door's composite path, tn_decomp_computes). */
+static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
     {"l1_loss", "", d_l1_loss},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */
-    {"conv1d", "", d_conv1d, true}, {"conv2d", "", d_conv2d, true}, {"conv3d", "", d_conv3d, true},
-    {"conv1d", "padding", d_conv1d_padding, true}, {"conv2d", "padding", d_conv2d_padding, true}, {"conv3d", "padding", d_conv3d_padding, true},
-    {"conv_transpose1d", "", d_conv_transpose1d, true}, {"conv_transpose2d", "input", d_conv_transpose2d, true},
-    {"conv_transpose3d", "input", d_conv_transpose3d, true}, {"_convolution", "deprecated", d_convolution_deprecated, true},
-    {"_convolution_mode", "", d_convolution_mode, true},
+    {"conv1d", "", d_conv1d}, {"conv2d", "", d_conv2d}, {"conv3d", "", d_conv3d},
+    {"conv1d", "padding", d_conv1d_padding}, {"conv2d", "padding", d_conv2d_padding}, {"conv3d", "padding", d_conv3d_padding},
+    {"conv_transpose1d", "", d_conv_transpose1d}, {"conv_transpose2d", "input", d_conv_transpose2d},
+    {"conv_transpose3d", "input", d_conv_transpose3d}, {"_convolution", "deprecated", d_convolution_deprecated},
+    {"_convolution_mode", "", d_convolution_mode},
+    /* loss family */
+    {"log_sigmoid", "", d_log_sigmoid}, {"multilabel_margin_loss", "", d_multilabel_margin_loss},
+    {"nll_loss2d", "", d_nll_loss2d}, {"kl_div", "", d_kl_div}, {"poisson_nll_loss", "", d_poisson_nll_loss},
+    {"hinge_embedding_loss", "", d_hinge_embedding_loss}, {"margin_ranking_loss", "", d_margin_ranking_loss},
+    {"cosine_embedding_loss", "", d_cosine_embedding_loss}, {"pairwise_distance", "", d_pairwise_distance},
+    {"triplet_margin_loss", "", d_triplet_margin_loss},
+    {"ctc_loss", "IntList", d_ctc_loss_intlist}, {"ctc_loss", "Tensor", d_ctc_loss_tensor},
+    {"cosine_similarity", "", d_cosine_similarity},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
-static bool *named_decomp_kernel;            /* TN_OP_COUNT entries */
 
 static int current_op_of(void);
 /* ---- small composites ---- */
@@ -1361,7 +1715,7 @@ static int current_op_of(void) { return current_op; }
 
 bool tn_decomp_computes(int op) {
     tn_decomp_for(op);   /* builds the index */
-    if (op >= 0 && op < TN_OP_COUNT && named_decomp_kernel && named_decomp_kernel[op]) return true;
+    if (op >= 0 && op < TN_OP_COUNT && named_decomp_by_row && named_decomp_by_row[op]) return true;   /* the losses */
     return op >= 0 && op < TN_OP_COUNT && decomp_index[op] && decomps[decomp_index[op] - 1].base != -3;
 }
 
@@ -1373,11 +1727,6 @@ tn_decomp_fn tn_decomp_for(int op) {
             for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
                 int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
                 if (r >= 0 && r < TN_OP_COUNT) named_decomp_by_row[r] = named_decomps[i].fn;
-            }
-        if ((named_decomp_kernel = calloc(TN_OP_COUNT, sizeof *named_decomp_kernel)))
-            for (size_t i = 0; i < sizeof named_decomps / sizeof *named_decomps; i++) {
-                int r = tn_op_find(named_decomps[i].name, named_decomps[i].overload);
-                if (r >= 0 && r < TN_OP_COUNT) named_decomp_kernel[r] = named_decomps[i].kernel;
             }
         built = true;
     }

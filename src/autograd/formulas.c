@@ -990,8 +990,15 @@ static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
     bool tb = is_tensor_arg(n, 1);
     PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
     int keep_row = is_min ? (tb ? TN_ROW_ge_Tensor : TN_ROW_ge_Scalar) : (tb ? TN_ROW_le_Tensor : TN_ROW_le_Scalar);
-    OUTK(0, K(where0(K(tn_aten(keep_row, "(OO)", s, b)), g[0])));
-    if (tb && need(n, 1)) OUTK(1, K(where0(K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)), g[0])));
+    /* upstream's generated code evaluates where()'s arguments right to left: the scalar_tensor first */
+    if (need(n, 0)) {
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(keep_row, "(OO)", s, b)) : NULL;
+        OUTK(0, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+    }
+    if (tb && need(n, 1)) {
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)) : NULL;
+        OUTK(1, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+    }
     DONE;
 }
 static int f_clamp_min(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, true); }
@@ -1903,6 +1910,264 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+
+/* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
+
+/* at::log_sigmoid(x): log_sigmoid_forward(x)[0] */
+static PyObject *log_sigmoid0(PyObject *x) {
+    PyObject *r = x ? tn_aten(TN_ROW_log_sigmoid_forward, "(O)", x) : NULL;
+    if (!r) return NULL;
+    PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
+    Py_DECREF(r);
+    return v;
+}
+static PyObject *loss_w(tn_node *n, int i, tmps *T) { return is_tensor_arg(n, i) ? keep_(T, saved(n, i)) : Py_None; }
+/* t.div_(numel) for reduction mean, as upstream's helpers end; t borrowed, returns t or NULL */
+static PyObject *loss_mean_div(PyObject *t, tmps *T, int64_t red, const tn_meta *m) {
+    if (!t || red != 1) return t;
+    int64_t numel = 1;
+    for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
+    return keep_(T, tn_aten(TN_ROW_div__Scalar, "(OL)", t, (long long)numel)) ? t : NULL;
+}
+/* binary_cross_entropy(self, target, weight?, reduction) */
+static int f_bce(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *w = loss_w(n, 2, &T);
+    long long red = (long long)arg_i(n, 3);
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_binary_cross_entropy_backward, "(OOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), w, red)));
+    if (need(n, 1)) {   /* binary_cross_entropy_target_backward: -logit(self) * grad [* weight] [/ numel] */
+        PyObject *gt = K(tn_aten(TN_ROW_logit, "(O)", K(saved(n, 0))));
+        gt = gt && K(tn_aten(TN_ROW_neg_, "(O)", gt)) ? gt : NULL;
+        gt = gt && K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, g[0])) ? gt : NULL;
+        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, w)) ? gt : NULL;
+        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
+    }
+    DONE;
+}
+/* binary_cross_entropy_with_logits(self, target, weight?, pos_weight?, reduction) */
+static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *x = K(saved(n, 0)), *t = K(saved(n, 1)), *w = loss_w(n, 2, &T), *pw = loss_w(n, 3, &T);
+    long long red = (long long)arg_i(n, 4);
+    if (need(n, 0)) {   /* binary_cross_entropy_with_logits_backward */
+        PyObject *gi;
+        if (pw != Py_None) {
+            PyObject *pt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", pw, t));
+            PyObject *a1 = pt ? K(tn_aten(TN_ROW_add_Scalar, "(Oi)", pt, 1)) : NULL;
+            PyObject *a2 = a1 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a1, t)) : NULL;
+            PyObject *a3 = a2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a2, K(tn_aten(TN_ROW_sigmoid, "(O)", x)))) : NULL;
+            gi = a3 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a3, pt)) : NULL;
+        } else {
+            PyObject *sg = K(tn_aten(TN_ROW_sigmoid, "(O)", x));
+            gi = sg ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sg, t)) : NULL;
+        }
+        gi = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, g[0])) : NULL;
+        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        OUTK(0, loss_mean_div(gi, &T, red, meta(n, 0)));
+    }
+    if (need(n, 1)) {   /* binary_cross_entropy_with_logits_target_backward */
+        PyObject *gt;
+        if (pw != Py_None) {
+            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
+            PyObject *l1 = nx ? K(log_sigmoid0(nx)) : NULL;
+            PyObject *l2 = l1 ? K(log_sigmoid0(x)) : NULL;
+            PyObject *m = l2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", l2, pw)) : NULL;
+            PyObject *d = m ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", l1, m)) : NULL;
+            gt = d ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", d, g[0])) : NULL;
+        } else {
+            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
+            gt = nx ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", nx, g[0])) : NULL;
+        }
+        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, w));
+        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
+    }
+    DONE;
+}
+/* smooth_l1_loss / huber_loss(self, target, reduction, beta|delta): self: bwd(grad, self, target);
+ * target: bwd(grad, target, self) */
+static int loss_pair(tn_node *n, PyObject **g, PyObject **o, int row) {
+    T_;
+    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    long long red = (long long)arg_i(n, 2);
+    double par = arg_f(n, 3);
+    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, red, par)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(row, "(OOOLd)", g[0], t, s, red, par)));
+    DONE;
+}
+static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_smooth_l1_loss_backward); }
+static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_huber_loss_backward); }
+/* soft_margin_loss(self, target, reduction): self: soft_margin_loss_backward(grad, self, target, reduction) */
+static int f_soft_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_soft_margin_loss_backward, "(OOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
+    DONE;
+}
+/* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
+static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 0)), K(result(n, 1)))));
+    DONE;
+}
+/* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer);
+ * self: log_sigmoid_double_backward(grad * grad_output, self) = g * (sigmoid(self) - 1) * sigmoid(self) */
+static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 1)), K(saved(n, 2)))));
+    if (need(n, 1)) {
+        PyObject *gg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0))));
+        PyObject *z = gg ? K(tn_aten(TN_ROW_sigmoid, "(O)", K(saved(n, 1)))) : NULL;
+        PyObject *zm = z ? K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", z, 1)) : NULL;
+        PyObject *m = zm ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, zm)) : NULL;
+        OUTK(1, m ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", m, z)) : NULL);
+    }
+    DONE;
+}
+/* smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+ * grad * (|input - target| < beta).type_as(grad) / beta [/= numel]; huber's: grad * (|d| < delta) [/= numel] */
+static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) {
+    int64_t red = arg_i(n, 3);
+    double par = arg_f(n, 4);
+    PyObject *gg = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", g, keep_(T, saved(n, 0))));
+    if (!gg) return NULL;
+    if (!huber && par == 0) return keep_(T, zeros_grad(gg));
+    PyObject *d = keep_(T, tn_aten(TN_ROW_sub_Tensor, "(OO)", keep_(T, saved(n, 1)), keep_(T, saved(n, 2))));
+    PyObject *ad = d ? keep_(T, tn_aten(TN_ROW_abs, "(O)", d)) : NULL;
+    PyObject *lt = ad ? keep_(T, tn_aten(TN_ROW_lt_Scalar, "(Od)", ad, par)) : NULL;
+    PyObject *r = NULL;
+    if (lt && huber) r = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, lt));
+    else if (lt) {
+        PyObject *ta = keep_(T, to_dt(lt, tn_tensor_of(gg)->dtype));
+        PyObject *m = ta ? keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ta)) : NULL;
+        r = m ? keep_(T, tn_aten(TN_ROW_div_Scalar, "(Od)", m, par)) : NULL;
+    }
+    return loss_mean_div(r, T, red, meta(n, 1));
+}
+/* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
+static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
+    T_;
+    int row = huber ? TN_ROW_huber_loss_backward : TN_ROW_smooth_l1_loss_backward;
+    int64_t red = arg_i(n, 3);
+    if (need(n, 0)) {
+        PyObject *s = K(saved(n, 1)), *t = K(saved(n, 2));
+        if (!huber || red == 0) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, (long long)red, arg_f(n, 4))));
+        else {   /* huber_loss_double_backward_grad_output: (huber_loss_backward(ones_like(grad_output), ...) * grad).sum() */
+            PyObject *ones = K(tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", K(saved(n, 0))));
+            PyObject *r = ones ? K(tn_aten(row, "(OOOLd)", ones, s, t, (long long)red, arg_f(n, 4))) : NULL;
+            PyObject *m = r ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, g[0])) : NULL;
+            OUTK(0, m ? K(tn_aten(TN_ROW_sum, "(O)", m)) : NULL);
+        }
+    }
+    if (need(n, 1)) OUTK(1, sl1_huber_double(n, &T, g[0], huber));
+    if (need(n, 2)) {
+        PyObject *r = sl1_huber_double(n, &T, g[0], huber);
+        OUTK(2, r ? K(tn_aten(TN_ROW_neg, "(O)", r)) : NULL);
+    }
+    DONE;
+}
+static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, false); }
+static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, true); }
+/* multi_margin_loss(self, target, p, margin, weight?, reduction) */
+static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *p = K(arg_obj(n, 2)), *m = K(arg_obj(n, 3));
+    OUTK(0, K(tn_aten(TN_ROW_multi_margin_loss_backward, "(OOOOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), p, m,
+                      loss_w(n, 4, &T), (long long)arg_i(n, 5))));
+    DONE;
+}
+/* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
+static int f_multilabel_margin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_multilabel_margin_loss_backward, "(OOOLO)", g[0], K(saved(n, 0)), K(saved(n, 1)),
+                      (long long)arg_i(n, 2), K(result(n, 1)))));
+    DONE;
+}
+/* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
+static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    OUTK(0, K(tn_aten(TN_ROW_nll_loss2d_backward, "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T),
+                      (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
+    DONE;
+}
+/* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
+static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *r = K(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", g[0], K(saved(n, 2)), loss_w(n, 3, &T),
+                                (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
+    }
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+
+/* _ctc_loss / _ctc_loss.Tensor -> (neg_log_likelihood, log_alpha): log_probs:
+ * _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity) */
+static int f_ctc_loss(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    bool tl = is_tensor_arg(n, 2);
+    PyObject *il = tl ? K(saved(n, 2)) : K(arg_obj(n, 2)), *tgl = tl ? K(saved(n, 3)) : K(arg_obj(n, 3));
+    OUTK(0, K(tn_aten(tl ? TN_ROW__ctc_loss_backward_Tensor : TN_ROW__ctc_loss_backward, "(OOOOOOOLO)", g[0],
+                      K(saved(n, 0)), K(saved(n, 1)), il, tgl, K(result(n, 0)), K(result(n, 1)),
+                      (long long)arg_i(n, 4), arg_i(n, 5) ? Py_True : Py_False)));
+    DONE;
+}
+
+/* binary_cross_entropy_backward(grad_output, self, target, weight?, reduction):
+ * self: binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction);
+ * target: binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction);
+ * grad_output's (binary_cross_entropy_double_backward_grad_output) refuses by name */
+static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *w = loss_w(n, 3, &T);
+    int64_t red = arg_i(n, 4);
+    if (need(n, 0)) OUTK(0, K(tn_not_implemented("the derivative of aten::binary_cross_entropy_backward with respect to grad_output")));
+    if (need(n, 1)) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * (grad * grad_output) [* w] [/ numel] */
+        PyObject *x = K(saved(n, 1)), *t = K(saved(n, 2));
+        PyObject *xe = K(tn_aten(TN_ROW_add_Scalar, "(Od)", x, 1e-12));
+        PyObject *om = xe ? K(scalar_minus(1.0, x)) : NULL;
+        PyObject *ome = om ? K(tn_aten(TN_ROW_add_Scalar, "(Od)", om, 1e-12)) : NULL;
+        PyObject *p2 = ome ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ome, 2)) : NULL;
+        PyObject *p1 = p2 ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", xe, 2)) : NULL;
+        PyObject *den = p1 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", p1, p2)) : NULL;
+        PyObject *x2 = den ? K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", x, 2)) : NULL;
+        PyObject *x2t = x2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, t)) : NULL;
+        PyObject *xx = x2t ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x)) : NULL;
+        PyObject *sb = xx ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", xx, x2t)) : NULL;
+        PyObject *num = sb ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", sb, t)) : NULL;
+        PyObject *gi = num ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, den)) : NULL;
+        PyObject *gg = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
+        gi = gg ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, gg)) : NULL;
+        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        if (gi && red == 1) {
+            int64_t numel = 1;
+            for (int d = 0; d < meta(n, 1)->ndim; d++) numel *= tn_meta_sizes(meta(n, 1))[d];
+            gi = K(tn_aten(TN_ROW_div_Scalar, "(OL)", gi, (long long)numel));
+        }
+        OUTK(1, gi);
+    }
+    if (need(n, 2)) {   /* -grad * grad_output [* w] / clamp_min((1 - x) * x, eps) [/ numel] */
+        PyObject *x = K(saved(n, 1));
+        PyObject *ng = K(tn_aten(TN_ROW_neg, "(O)", g[0]));
+        PyObject *r = ng ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, K(saved(n, 0)))) : NULL;
+        if (r && w != Py_None) r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, w));
+        PyObject *om = r ? K(scalar_minus(1.0, x)) : NULL;
+        PyObject *den = om ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", om, x)) : NULL;
+        if (den) {
+            bool was = tn_grad_mode_set(false);
+            PyObject *c = K(tn_aten(TN_ROW_clamp_min_, "(Od)", den, 1e-12));
+            tn_grad_mode_set(was);
+            if (!c) den = NULL;
+        }
+        r = den ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, den)) : NULL;
+        OUTK(2, loss_mean_div(r, &T, red, meta(n, 2)));
+    }
+    DONE;
+}
+
 /* ---- more double backward ---- */
 
 /* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
@@ -2682,6 +2947,14 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
+    /* loss family (ops/loss.c) */
+    {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
+    {TN_ROW_smooth_l1_loss, f_smooth_l1}, {TN_ROW_huber_loss, f_huber}, {TN_ROW_soft_margin_loss, f_soft_margin},
+    {TN_ROW_log_sigmoid_forward, f_log_sigmoid}, {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
+    {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
+    {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
+    {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
+    {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -488,6 +488,9 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         if (!given[i]) {
             if (!p->default_text) return TN_PARSE_NOMATCH;
             if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
+            /* upstream's Python bindings (torch.X, torch._C._nn.X) read the default `int
+             * reduction=Mean` as 0 (none), measured; torch.ops.aten takes the schema's 1 */
+            if (!(flags & TN_PARSE_ATEN) && !strcmp(p->default_text, "Mean")) a->v[i].u.i = 0;
             continue;
         }
         if (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional && !(flags & TN_PARSE_ATEN) &&
