@@ -11,4 +11,24 @@
  * -87.34 (exp's denormal range is flushed: denormal arithmetic costs ~100x on x86). */
 void tn_vexp_f32(float *y, const float *x, int64_t n);
 
+/* f32 activations over contiguous arrays (kernels/vmath_body.h): each element widened to double,
+ * evaluated to ~1e-11 and rounded once (within 0.501 ulp wherever the result is a finite f32;
+ * upstream's kernels measure 0.56-0.88 ulp and far worse in underflowing tails), with upstream's
+ * results for inf / NaN / -0. y may be x (and g). The same bits on every variant (portable,
+ * AVX2, AVX-512; TN_VEXP=ref|avx2 forces one).
+ *   sigmoid = 1/(1+exp(-x)), silu = x sigmoid(x), gelu = x Phi(x) (erf form),
+ *   gelu_tanh = x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)));
+ *   backward (grad g): silu_bw = g s (1 + x (1 - s)), gelu_bw = g (Phi(x) + x phi(x)),
+ *   gelu_tanh_bw = g d/dx gelu_tanh. */
+void tn_vm_exp_f32(float *y, const float *x, int64_t n);
+void tn_vm_log_f32(float *y, const float *x, int64_t n);
+void tn_vm_tanh_f32(float *y, const float *x, int64_t n);
+void tn_vm_sigmoid_f32(float *y, const float *x, int64_t n);
+void tn_vm_silu_f32(float *y, const float *x, int64_t n);
+void tn_vm_gelu_f32(float *y, const float *x, int64_t n);
+void tn_vm_gelu_tanh_f32(float *y, const float *x, int64_t n);
+void tn_vm_silu_bw_f32(float *y, const float *g, const float *x, int64_t n);
+void tn_vm_gelu_bw_f32(float *y, const float *g, const float *x, int64_t n);
+void tn_vm_gelu_tanh_bw_f32(float *y, const float *g, const float *x, int64_t n);
+
 #endif
