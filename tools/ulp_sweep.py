@@ -20,6 +20,12 @@ def ref_cdf(x):  # Phi(x) = erfc(-x / sqrt 2) / 2, without 1 + erf's cancellatio
     return 0.5 * torch.erfc(torch.from_numpy(-x / S2)).numpy()
 
 
+def _gtbw(x):
+    k = (2 / np.pi) ** 0.5
+    s = 1 / (1 + np.exp(-2 * k * (x + 0.044715 * x ** 3)))
+    return s + 2 * x * s * (1 - s) * k * (1 + 3 * 0.044715 * x * x)
+
+
 OPS = {
     "exp": (torch.exp, np.exp),
     "log": (torch.log, lambda x: np.log(np.where(x < 0, np.nan, x))),
@@ -34,6 +40,8 @@ OPS = {
                 lambda x: (1 / (1 + np.exp(-x))) * (1 + x * (1 - 1 / (1 + np.exp(-x))))),
     "gelu_bw": (lambda t: torch.ops.aten.gelu_backward(torch.ones_like(t), t),
                 lambda x: ref_cdf(x) + x * np.exp(-0.5 * x * x) / (2 * np.pi) ** 0.5),
+    "gelu_tanh_bw": (lambda t: torch.ops.aten.gelu_backward(torch.ones_like(t), t, approximate="tanh"),
+                     lambda x: _gtbw(x)),
     "tanh_bw": (lambda t: torch.ops.aten.tanh_backward(torch.ones_like(t), t), lambda y: 1 - y * y),
     "sigmoid_bw": (lambda t: torch.ops.aten.sigmoid_backward(torch.ones_like(t), t), lambda y: (1 - y) * y),
 }

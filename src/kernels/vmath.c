@@ -75,6 +75,7 @@ const double tn_vm_logl[128] = {-0x0.0p+0, 0x1.fdfaa6b126789p-8, 0x1.fc0b0b0fc07
 #define VM_W 2 /* 16-byte vectors: native on every 64-bit target gcc knows */
 #define VM_SFX ref
 #define VM_ATTR
+#define VM_FMAF(a, b, c) ({ vm_s r_; for (int k_ = 0; k_ < 2 * VM_W; k_++) r_[k_] = fmaf((a)[k_], (b)[k_], (c)[k_]); r_; })
 #define VM_GATHER(t, i) ({ vm_d r_; for (int k_ = 0; k_ < VM_W; k_++) r_[k_] = (t)[(i)[k_]]; r_; })
 #include "kernels/vmath_body.h"
 
@@ -90,7 +91,7 @@ VM_UN_LIST(VM_DECL_UN)
 VM_BIN_LIST(VM_DECL_BIN)
 #endif
 
-/* 0 portable, 1 AVX2, 2 AVX-512; TN_VEXP=ref|avx2 forces a lower one */
+/* 0 portable, 1 AVX2 + FMA, 2 AVX-512; TN_VEXP=ref|avx2 forces a lower one */
 static int vm_level = -1; /* benign race: every thread computes the same value */
 
 static int vm_pick(void) {
@@ -100,7 +101,7 @@ static int vm_pick(void) {
 #if defined(__x86_64__)
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx512f")) l = 2;
-        else if (__builtin_cpu_supports("avx2")) l = 1;
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) l = 1;
         if (env && strcmp(env, "avx2") == 0 && l > 1) l = 1;
 #endif
         if (env && strcmp(env, "ref") == 0) l = 0;

@@ -143,24 +143,6 @@ VM_IN vm_d vm_tanh_d(vm_d x) {
     return (vm_d)(((vm_l)t & VM_ABS) | ((vm_l)x & VM_SIGN));
 }
 
-VM_IN vm_d vm_sigmoid_d(vm_d x) { return vm_sigmoid2(x).s; }
-VM_IN vm_d vm_silu_d(vm_d x) { return x * vm_sigmoid2(x).s; }
-VM_IN vm_d vm_silu_bw_d(vm_d g, vm_d x) {
-    vm_sig s = vm_sigmoid2(x);
-    return g * s.s * (1.0 + x * s.oms);
-}
-
-#define VM_GK 0x1.9884533d43651p-1 /* sqrt(2 / pi) */
-VM_IN vm_d vm_gelu_tanh_d(vm_d x) {
-    vm_d u = VM_GK * (x + 0.044715 * (x * x * x));
-    return x * vm_sigmoid2(2.0 * u).s;
-}
-VM_IN vm_d vm_gelu_tanh_bw_d(vm_d g, vm_d x) {
-    vm_d u = VM_GK * (x + 0.044715 * (x * x * x));
-    vm_sig s = vm_sigmoid2(2.0 * u);
-    vm_d du = VM_GK * (1.0 + (3 * 0.044715) * (x * x));
-    return g * (s.s + 2.0 * x * s.s * s.oms * du);
-}
 
 /* Phi(x) and exp(-x^2/2) */
 typedef struct { vm_d cdf, ex; } vm_norm;
@@ -192,19 +174,119 @@ VM_IN vm_d vm_gelu_bw_d(vm_d g, vm_d x) {
     return g * (n.cdf + x * (n.ex * 0x1.9884533d43651p-2)); /* 1 / sqrt(2 pi) */
 }
 
+/* ---- f32 lanes (2 * VM_W floats) for the sigmoid family: sigmoid, silu, gelu_tanh and their
+ * backwards. Upstream's kernels for these lose all relative accuracy in their underflowing tails
+ * (millions of ulps, measured), so f32 arithmetic with fused multiply-adds (VM_FMAF: one
+ * instruction in the ISA bodies, fmaf() per lane in the portable one: the same bits) does as well
+ * at twice the speed of double lanes: exp(x <= 0) by Cody-Waite reduction and Cephes' degree-7
+ * polynomial (about 1 ulp; subnormal results rounded once from 2^n scaled in two steps; 0 below
+ * -104), one
+ * division for 1 / (1 + e). */
+typedef float vm_s __attribute__((vector_size(VM_W * 8)));
+typedef int vm_i __attribute__((vector_size(VM_W * 8)));
+
+VM_IN vm_s vm_ssplat(float c) { return (vm_s){0} + c; }
+VM_IN vm_s vm_ssel(vm_i m, vm_s a, vm_s b) { return (vm_s)((m & (vm_i)a) | (~m & (vm_i)b)); }
+
+/* exp(x) for x <= 0 or NaN */
+VM_IN vm_s vm_expf_neg(vm_s x) {
+    vm_i small = (vm_i)(x < -104.0f);
+    vm_s xc = vm_ssel(small, vm_ssplat(-104.0f), x);
+    vm_s t = xc * 1.44269504088896341f + 0x1.8p23f;
+    vm_s nf = t - 0x1.8p23f;
+    vm_i n = (vm_i)t - (vm_i)vm_ssplat(0x1.8p23f);
+    vm_s r = VM_FMAF(nf, vm_ssplat(-0.693359375f), xc);
+    r = VM_FMAF(nf, vm_ssplat(2.12194440e-4f), r);
+    vm_s p = VM_FMAF(r, vm_ssplat(1.9875691500e-4f), vm_ssplat(1.3981999507e-3f));
+    p = VM_FMAF(p, r, vm_ssplat(8.3334519073e-3f));
+    p = VM_FMAF(p, r, vm_ssplat(4.1665795894e-2f));
+    p = VM_FMAF(p, r, vm_ssplat(1.6666665459e-1f));
+    p = VM_FMAF(p, r, vm_ssplat(5.0000001201e-1f));
+    p = VM_FMAF(p, r * r, r) + 1.0f;
+    vm_i h = n >> 1; /* 2^n as two normal factors: n reaches -150 */
+    vm_s s1 = (vm_s)((h + 127) << 23), s2 = (vm_s)((n - h + 127) << 23);
+    return vm_ssel(small, vm_ssplat(0.0f), p * s1 * s2);
+}
+
+typedef struct { vm_s s, oms; } vm_sigf;
+VM_IN vm_sigf vm_sigmoid2f(vm_s x) {
+    vm_s a = (vm_s)((vm_i)x & 0x7fffffff);
+    vm_s e = vm_expf_neg(-a);
+    vm_s q = 1.0f / (1.0f + e), eq = e * q;
+    vm_i neg = (vm_i)(x < 0.0f);
+    vm_sigf r = {vm_ssel(neg, eq, q), vm_ssel(neg, q, eq)};
+    return r;
+}
+
+VM_IN vm_s vm_sigmoid_s(vm_s x) { return vm_sigmoid2f(x).s; }
+VM_IN vm_s vm_silu_s(vm_s x) { return x * vm_sigmoid2f(x).s; }
+VM_IN vm_s vm_silu_bw_s(vm_s g, vm_s x) {
+    vm_sigf s = vm_sigmoid2f(x);
+    return g * s.s * (1.0f + x * s.oms);
+}
+VM_IN vm_s vm_gelu_tanh_s(vm_s x) {
+    vm_s u = 0.797884560802865f * (x + 0.044715f * (x * x * x));
+    return x * vm_sigmoid2f(2.0f * u).s;
+}
+VM_IN vm_s vm_gelu_tanh_bw_s(vm_s g, vm_s x) {
+    vm_s u = 0.797884560802865f * (x + 0.044715f * (x * x * x));
+    vm_sigf s = vm_sigmoid2f(2.0f * u);
+    vm_s du = 0.797884560802865f * (1.0f + 0.134145f * (x * x));
+    return g * (s.s + 2.0f * x * s.s * s.oms * du);
+}
+
+#define VM_SUNARY(fn)                                                                            \
+    VM_ATTR void VM_NAME(tn_vm_##fn##_f32_)(float *y, const float *x, int64_t n) {               \
+        const int L = 2 * VM_W;                                                                  \
+        int64_t i = 0;                                                                           \
+        for (; i + L <= n; i += L) {                                                             \
+            vm_s a;                                                                              \
+            memcpy(&a, x + i, sizeof a);                                                         \
+            a = vm_ssel((vm_i)(a != a), a, vm_##fn##_s(a));                                      \
+            memcpy(y + i, &a, sizeof a);                                                         \
+        }                                                                                        \
+        if (i < n) {                                                                             \
+            vm_s a = {0};                                                                        \
+            memcpy(&a, x + i, (size_t)(n - i) * sizeof(float));                                  \
+            a = vm_ssel((vm_i)(a != a), a, vm_##fn##_s(a));                                      \
+            memcpy(y + i, &a, (size_t)(n - i) * sizeof(float));                                  \
+        }                                                                                        \
+    }
+#define VM_SBINARY(fn)                                                                           \
+    VM_ATTR void VM_NAME(tn_vm_##fn##_f32_)(float *y, const float *g, const float *x, int64_t n) { \
+        const int L = 2 * VM_W;                                                                  \
+        int64_t i = 0;                                                                           \
+        for (; i + L <= n; i += L) {                                                             \
+            vm_s a, b;                                                                           \
+            memcpy(&a, g + i, sizeof a);                                                         \
+            memcpy(&b, x + i, sizeof b);                                                         \
+            a = vm_ssel((vm_i)(b != b), b, vm_ssel((vm_i)(a != a), a, vm_##fn##_s(a, b)));        \
+            memcpy(y + i, &a, sizeof a);                                                         \
+        }                                                                                        \
+        if (i < n) {                                                                             \
+            vm_s a = {0}, b = {0};                                                               \
+            memcpy(&a, g + i, (size_t)(n - i) * sizeof(float));                                  \
+            memcpy(&b, x + i, (size_t)(n - i) * sizeof(float));                                  \
+            a = vm_ssel((vm_i)(b != b), b, vm_ssel((vm_i)(a != a), a, vm_##fn##_s(a, b)));        \
+            memcpy(y + i, &a, (size_t)(n - i) * sizeof(float));                                  \
+        }                                                                                        \
+    }
+
 #define VM_UNARY(fn)                                                                             \
     VM_ATTR void VM_NAME(tn_vm_##fn##_f32_)(float *y, const float *x, int64_t n) {               \
         int64_t i = 0;                                                                           \
         for (; i + VM_W <= n; i += VM_W) {                                                       \
             vm_f a;                                                                              \
             memcpy(&a, x + i, sizeof a);                                                         \
-            vm_f r = __builtin_convertvector(vm_##fn##_d(__builtin_convertvector(a, vm_d)), vm_f); \
+            vm_d d_ = __builtin_convertvector(a, vm_d);                                          \
+            vm_f r = __builtin_convertvector(vm_sel((vm_l)(d_ != d_), d_, vm_##fn##_d(d_)), vm_f); \
             memcpy(y + i, &r, sizeof r);                                                         \
         }                                                                                        \
         if (i < n) {                                                                             \
             vm_f a = {0};                                                                        \
             memcpy(&a, x + i, (size_t)(n - i) * sizeof(float));                                  \
-            vm_f r = __builtin_convertvector(vm_##fn##_d(__builtin_convertvector(a, vm_d)), vm_f); \
+            vm_d d_ = __builtin_convertvector(a, vm_d);                                          \
+            vm_f r = __builtin_convertvector(vm_sel((vm_l)(d_ != d_), d_, vm_##fn##_d(d_)), vm_f); \
             memcpy(y + i, &r, (size_t)(n - i) * sizeof(float));                                  \
         }                                                                                        \
     }
@@ -215,16 +297,18 @@ VM_IN vm_d vm_gelu_bw_d(vm_d g, vm_d x) {
             vm_f a, b;                                                                           \
             memcpy(&a, g + i, sizeof a);                                                         \
             memcpy(&b, x + i, sizeof b);                                                         \
-            vm_f r = __builtin_convertvector(vm_##fn##_d(__builtin_convertvector(a, vm_d),        \
-                                                         __builtin_convertvector(b, vm_d)), vm_f); \
+            vm_d ga_ = __builtin_convertvector(a, vm_d), xb_ = __builtin_convertvector(b, vm_d);  \
+            vm_d r_ = vm_sel((vm_l)(xb_ != xb_), xb_, vm_sel((vm_l)(ga_ != ga_), ga_, vm_##fn##_d(ga_, xb_))); \
+            vm_f r = __builtin_convertvector(r_, vm_f);                                          \
             memcpy(y + i, &r, sizeof r);                                                         \
         }                                                                                        \
         if (i < n) {                                                                             \
             vm_f a = {0}, b = {0};                                                               \
             memcpy(&a, g + i, (size_t)(n - i) * sizeof(float));                                  \
             memcpy(&b, x + i, (size_t)(n - i) * sizeof(float));                                  \
-            vm_f r = __builtin_convertvector(vm_##fn##_d(__builtin_convertvector(a, vm_d),        \
-                                                         __builtin_convertvector(b, vm_d)), vm_f); \
+            vm_d ga_ = __builtin_convertvector(a, vm_d), xb_ = __builtin_convertvector(b, vm_d);  \
+            vm_d r_ = vm_sel((vm_l)(xb_ != xb_), xb_, vm_sel((vm_l)(ga_ != ga_), ga_, vm_##fn##_d(ga_, xb_))); \
+            vm_f r = __builtin_convertvector(r_, vm_f);                                          \
             memcpy(y + i, &r, (size_t)(n - i) * sizeof(float));                                  \
         }                                                                                        \
     }
@@ -232,10 +316,10 @@ VM_IN vm_d vm_gelu_bw_d(vm_d g, vm_d x) {
 VM_UNARY(exp)
 VM_UNARY(log)
 VM_UNARY(tanh)
-VM_UNARY(sigmoid)
-VM_UNARY(silu)
+VM_SUNARY(sigmoid)
+VM_SUNARY(silu)
 VM_UNARY(gelu)
-VM_UNARY(gelu_tanh)
-VM_BINARY(silu_bw)
+VM_SUNARY(gelu_tanh)
+VM_SBINARY(silu_bw)
 VM_BINARY(gelu_bw)
-VM_BINARY(gelu_tanh_bw)
+VM_SBINARY(gelu_tanh_bw)

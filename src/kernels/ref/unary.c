@@ -276,29 +276,8 @@ TN_DEF_UNARY(u_ABS_c128, double, tn_c128_t, tn_c128_t, TN_LD_ID, TN_ST_ID, UC_AB
 TN_VM_UNARY(u_EXP_f32_vm, tn_vm_exp_f32)
 TN_VM_UNARY(u_LOG_f32_vm, tn_vm_log_f32)
 TN_VM_UNARY(u_TANH_f32_vm, tn_vm_tanh_f32)
-
-/* f32 silu and sigmoid over contiguous runs: the f32 vector exp (tn_vexp_f32, ~1 ulp) and one
- * f32 division, in blocks on the stack (twice as fast as the double-lane tn_vm_silu_f32 here,
- * where 512-bit double throughput is the limit); other strides take the scalar loops above. */
-#define TN_VEXP_ACT(NAME, FALLBACK, EXPR)                                                         \
-    static void NAME(char **data, const int64_t *s, int64_t n, const void *ctx) {                 \
-        if (s[0] != (int64_t)sizeof(float) || s[1] != (int64_t)sizeof(float)) {                  \
-            FALLBACK(data, s, n, ctx);                                                            \
-            return;                                                                               \
-        }                                                                                         \
-        float *o = (float *)data[0], t[256];                                                      \
-        const float *a = (const float *)data[1];                                                  \
-        for (int64_t i = 0; i < n; i += 256) {                                                    \
-            int64_t m = n - i < 256 ? n - i : 256;                                                \
-            for (int64_t k = 0; k < m; k++) t[k] = -a[i + k];                                     \
-            tn_vexp_f32(t, t, m);                                                                 \
-            for (int64_t k = 0; k < m; k++) o[i + k] = EXPR(a[i + k], t[k]);                      \
-        }                                                                                         \
-    }
-#define TN_SILU_E(x, e) ((x) / (1.0f + (e)))
-#define TN_SIGMOID_E(x, e) (1.0f / (1.0f + (e)))
-TN_VEXP_ACT(u_SILU_f32_vm, u_SILU_f32, TN_SILU_E)
-TN_VEXP_ACT(u_SIGMOID_f32_vm, u_SIGMOID_f32, TN_SIGMOID_E)
+TN_VM_UNARY(u_SIGMOID_f32_vm, tn_vm_sigmoid_f32)
+TN_VM_UNARY(u_SILU_f32_vm, tn_vm_silu_f32)
 TN_VM_UNARY(u_GELU_f32_vm, tn_vm_gelu_f32)
 TN_VM_UNARY(u_GELU_TANH_f32_vm, tn_vm_gelu_tanh_f32)
 
