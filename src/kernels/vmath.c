@@ -123,3 +123,17 @@ static int vm_pick(void) {
 #endif
 VM_UN_LIST(VM_PUB_UN)
 VM_BIN_LIST(VM_PUB_BIN)
+
+#if defined(__x86_64__)
+void tn_vm_expsub_f32_avx512(float *, const float *, float, int64_t);
+void tn_vm_expsub_f32_avx2(float *, const float *, float, int64_t);
+#endif
+void tn_vm_expsub_f32(float *y, const float *x, float c, int64_t n) {
+    switch (vm_pick()) {
+#if defined(__x86_64__)
+    case 2: tn_vm_expsub_f32_avx512(y, x, c, n); return;
+    case 1: tn_vm_expsub_f32_avx2(y, x, c, n); return;
+#endif
+    default: tn_vm_expsub_f32_ref(y, x, c, n);
+    }
+}

@@ -235,6 +235,44 @@ VM_IN vm_s vm_gelu_tanh_bw_s(vm_s g, vm_s x) {
     return g * (s.s + 2.0f * x * s.s * s.oms * du);
 }
 
+/* Phi(x) (gelu's normal cdf) and exp(-x^2/2) in f32: Phi(-a) = 0.5 - a P(a^2) below a = 1.5,
+ * exp(-a^2/2) R(1/(1 + a/2)) above (least-squares fits on Chebyshev nodes against mpmath, degree 6
+ * and 9; 2e-7 and 3e-8 relative with f32 coefficients), a^2 split exactly with an FMA so the
+ * exponential's argument carries no rounding. */
+typedef struct { vm_s cdf, ex; } vm_normf;
+VM_IN vm_normf vm_normalf(vm_s x) {
+    static const float GP[] = {3.352419734e-01f, -5.396576598e-02f, 8.508788422e-03f, -1.097067958e-03f,
+                               1.171329714e-04f, -1.070482267e-05f, 8.381133512e-07f};
+    static const float GR[] = {9.888562560e-02f, 8.865385503e-02f, 1.770871319e-02f, 9.431135259e-04f,
+                               -3.939296294e-04f, -3.483427281e-05f, 1.875394992e-05f, 2.760322104e-07f,
+                               -1.006853495e-06f, 1.040871496e-07f};
+    vm_s a = (vm_s)((vm_i)x & 0x7fffffff);
+    vm_i big = (vm_i)(a > 14.9f);
+    vm_s ac = vm_ssel(big, vm_ssplat(14.9f), a);
+    vm_s hi = ac * ac, lo = VM_FMAF(ac, ac, -hi);
+    vm_s s1 = hi * (2.0f / 2.25f) - 1.0f;
+    vm_s P = vm_ssplat(GP[6]);
+    for (int k = 5; k >= 0; k--) P = VM_FMAF(P, s1, vm_ssplat(GP[k]));
+    vm_s t = 1.0f / (1.0f + 0.5f * ac);
+    vm_s s2 = (t - 3.448858833e-01f) * 4.414179104e+00f;
+    vm_s R = vm_ssplat(GR[9]);
+    for (int k = 8; k >= 0; k--) R = VM_FMAF(R, s2, vm_ssplat(GR[k]));
+    vm_s ex = vm_expf_neg(-0.5f * hi);
+    ex = VM_FMAF(ex, -0.5f * lo, ex);
+    ex = vm_ssel(big, vm_ssplat(0.0f), ex);
+    vm_s lo_cdf = vm_ssel((vm_i)(a < 1.5f), 0.5f - ac * P, ex * R); /* Phi(-|x|) */
+    vm_normf r = {vm_ssel((vm_i)(x < 0.0f), lo_cdf, 1.0f - lo_cdf), ex};
+    return r;
+}
+VM_IN vm_s vm_gelu_s(vm_s x) {
+    vm_s y = (x * (2.0f * vm_normalf(x).cdf)) * 0.5f; /* upstream's x (1 + erf) / 2: inf above FLT_MAX / 2 */
+    return vm_ssel((vm_i)(x == __builtin_inff()), vm_ssplat(__builtin_nanf("")), y);
+}
+VM_IN vm_s vm_gelu_bw_s(vm_s g, vm_s x) {
+    vm_normf n = vm_normalf(x);
+    return g * (n.cdf + x * (n.ex * 0.398942280401433f)); /* 1 / sqrt(2 pi) */
+}
+
 #define VM_SUNARY(fn)                                                                            \
     VM_ATTR void VM_NAME(tn_vm_##fn##_f32_)(float *y, const float *x, int64_t n) {               \
         const int L = 2 * VM_W;                                                                  \
@@ -318,8 +356,26 @@ VM_UNARY(log)
 VM_UNARY(tanh)
 VM_SUNARY(sigmoid)
 VM_SUNARY(silu)
-VM_UNARY(gelu)
+VM_SUNARY(gelu)
 VM_SUNARY(gelu_tanh)
 VM_SBINARY(silu_bw)
-VM_BINARY(gelu_bw)
+VM_SBINARY(gelu_bw)
 VM_SBINARY(gelu_tanh_bw)
+
+/* y = exp(x - c) for x - c <= 0 or NaN (softmax rows: c is the row's max) */
+VM_ATTR void VM_NAME(tn_vm_expsub_f32_)(float *y, const float *x, float c, int64_t n) {
+    const int L = 2 * VM_W;
+    int64_t i = 0;
+    for (; i + L <= n; i += L) {
+        vm_s a;
+        memcpy(&a, x + i, sizeof a);
+        a = vm_expf_neg(a - c);
+        memcpy(y + i, &a, sizeof a);
+    }
+    if (i < n) {
+        vm_s a = {0};
+        memcpy(&a, x + i, (size_t)(n - i) * sizeof(float));
+        a = vm_expf_neg(a - c);
+        memcpy(y + i, &a, (size_t)(n - i) * sizeof(float));
+    }
+}

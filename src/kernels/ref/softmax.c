@@ -4,7 +4,7 @@
  * Upstream's CPU kernels (vectorised f32: a lane-wise max, exp with its fast vector exp, f32
  * lane sums, then a multiply by 1/sum; log_softmax: x - max - log(sum)) are not reproduced bit
  * for bit (nor were the double-accumulating loops before these): results stay within the tests'
- * float rule. Here: max per row (NaN sticks), exp by the f32 vector exp (kernels/vmath.h, about
+ * float rule. Here: max per row (NaN sticks), exp by kernels/vmath.h's tn_vm_expsub_f32 (about
  * 1 ulp), sums and dot products in 8 double lanes, one multiply by the f32 reciprocal. Rows of
  * the last dim run one after another; other dims run 256 inner positions side by side (each
  * inner position is its own row, read with stride `inner`). Rows are split over the thread pool
@@ -64,10 +64,6 @@ SM_CLONES static double row_dot(const float *a, const float *b, int64_t n) {
     return r;
 }
 
-SM_CLONES static void row_sub(float *y, const float *x, float c, int64_t n) {
-    for (int64_t j = 0; j < n; j++) y[j] = x[j] - c;
-}
-
 SM_CLONES static void row_scale(float *y, float c, int64_t n) {
     for (int64_t j = 0; j < n; j++) y[j] = y[j] * c;
 }
@@ -92,8 +88,7 @@ static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
         memset(y, 0, (size_t)n * sizeof *y);
         return;
     }
-    row_sub(y, x, mx, n);
-    tn_vexp_f32(y, y, n);
+    tn_vm_expsub_f32(y, x, mx, n);
     double sum = row_sum(y, n);
     if (lg) row_sub2(y, x, mx, (float)log(sum), n);
     else row_scale(y, (float)(1.0 / sum), n);
@@ -102,7 +97,7 @@ static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
 static void bwd_row(const float *g, const float *y, float *gi, int64_t n, bool lg) {
     if (lg) {
         double s = row_sum(g, n);
-        tn_vexp_f32(gi, y, n);
+        tn_vm_expsub_f32(gi, y, 0.0f, n);
         row_lsm_bwd(gi, g, (float)s, n);
     } else {
         row_smax_bwd(gi, g, y, (float)row_dot(g, y, n), n);
@@ -153,7 +148,7 @@ static void fwd_cols(const float *x, float *y, int64_t n, int64_t inner, int64_t
     for (int64_t j = 0; j < n; j++) {
         float *yr = y + j * inner;
         cols_sub(yr, x + j * inner, mx, w);
-        tn_vexp_f32(yr, yr, w);
+        tn_vm_expsub_f32(yr, yr, 0.0f, w);
         cols_acc(sum, yr, w);
     }
     for (int64_t i = 0; i < w; i++) c[i] = lg ? (float)log(sum[i]) : (float)(1.0 / sum[i]);
@@ -179,7 +174,7 @@ static void bwd_cols(const float *g, const float *y, float *gi, int64_t n, int64
     for (int64_t j = 0; j < n; j++) {
         const int64_t o = j * inner;
         if (lg) {
-            tn_vexp_f32(gi + o, y + o, w);
+            tn_vm_expsub_f32(gi + o, y + o, 0.0f, w);
             cols_lsm_bwd(gi + o, g + o, c, w);
         } else {
             cols_smax_bwd(gi + o, g + o, y + o, c, w);
