@@ -75,6 +75,7 @@ const double tn_vm_logl[128] = {-0x0.0p+0, 0x1.fdfaa6b126789p-8, 0x1.fc0b0b0fc07
 #define VM_W 2 /* 16-byte vectors: native on every 64-bit target gcc knows */
 #define VM_SFX ref
 #define VM_ATTR
+#define VM_FMAD(a, b, c) ({ vm_d r_; for (int k_ = 0; k_ < VM_W; k_++) r_[k_] = fma((a)[k_], (b)[k_], (c)[k_]); r_; })
 #define VM_FMAF(a, b, c) ({ vm_s r_; for (int k_ = 0; k_ < 2 * VM_W; k_++) r_[k_] = fmaf((a)[k_], (b)[k_], (c)[k_]); r_; })
 #define VM_GATHER(t, i) ({ vm_d r_; for (int k_ = 0; k_ < VM_W; k_++) r_[k_] = (t)[(i)[k_]]; r_; })
 #include "kernels/vmath_body.h"

@@ -4,8 +4,9 @@
  *
  * The including file defines VM_W (lanes), VM_SFX (name suffix), VM_ATTR (function attributes:
  * the target ISA) and VM_GATHER(table, index vector). Every lane runs the same IEEE double
- * multiplies, adds and one f32 division (never fused: ISO C mode does not contract), so all
- * variants return the same bits.
+ * multiplies, adds, fused multiply-adds (VM_FMAD / VM_FMAF: one instruction in the ISA bodies,
+ * fma() per lane in the portable one) and one f32 division, never contracted otherwise (ISO C
+ * mode), so all variants return the same bits.
  *
  * Each f32 input is widened to double, the function is evaluated with about 1e-11 relative error
  * and rounded to f32 once, so results are within 0.501 ulp of the exact value wherever the
@@ -14,7 +15,7 @@
  * silu / gelu in their underflowing tails). Special values (inf, NaN, -0, underflow) follow
  * upstream 2.13's results, measured.
  *
- *   exp(r), |r| <= ln2/2: Taylor to r^10; 2^n through the exponent bits; below -110 exactly 0.
+ *   exp(r), |r| <= ln2/2: Taylor to r^9; 2^n through the exponent bits; below -110 exactly 0.
  *   expm1 the same with the r + r^2 q(r) form (no cancellation for small r).
  *   log: x = 2^e m, m in [1, 2); m * c_i - 1 = r is exact (c_i ~ 1/(1 + i/128) with 20 bits),
  *        log x = e ln2 - log c_i + log1p(r), log1p by its series to r^7 (|r| < 2^-7).
@@ -45,46 +46,43 @@ VM_IN vm_d vm_splat(double c) { return (vm_d){0} + c; }
 VM_IN vm_d vm_sel(vm_l m, vm_d a, vm_d b) { return (vm_d)((m & (vm_l)a) | (~m & (vm_l)b)); }
 VM_IN vm_d vm_fabs(vm_d x) { return (vm_d)((vm_l)x & VM_ABS); }
 
-/* exp of x in [-113, 89] (or NaN) */
+/* exp of x in [-113, 89] (or NaN): Taylor to r^9 with fused multiply-adds (VM_FMAD) */
 VM_IN vm_d vm_exp_core(vm_d x) {
-    vm_d t = x * VM_LOG2E + VM_MAGIC;
+    vm_d t = VM_FMAD(x, vm_splat(VM_LOG2E), vm_splat(VM_MAGIC));
     vm_d nd = t - VM_MAGIC;
     vm_l n = (vm_l)t - (vm_l)vm_splat(VM_MAGIC);
-    vm_d r = x - nd * VM_LN2HI;
-    r = r - nd * VM_LN2LO;
-    vm_d p = r * 0x1.71de3a556c734p-22 + 0x1.a01a01a01a01ap-19; /* 1/10!, 1/9! */
-    p = p * r + 0x1.a01a01a01a01ap-16;
-    p = p * r + 0x1.a01a01a01a01ap-13;
-    p = p * r + 0x1.6c16c16c16c17p-10;
-    p = p * r + 0x1.1111111111111p-7;
-    p = p * r + 0x1.5555555555555p-5;
-    p = p * r + 0x1.5555555555555p-3;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    vm_d r = VM_FMAD(nd, vm_splat(-VM_LN2HI), x);
+    r = VM_FMAD(nd, vm_splat(-VM_LN2LO), r);
+    vm_d p = VM_FMAD(r, vm_splat(0x1.71de3a556c734p-19), vm_splat(0x1.a01a01a01a01ap-16)); /* 1/9!, 1/8! */
+    p = VM_FMAD(p, r, vm_splat(0x1.a01a01a01a01ap-13));
+    p = VM_FMAD(p, r, vm_splat(0x1.6c16c16c16c17p-10));
+    p = VM_FMAD(p, r, vm_splat(0x1.1111111111111p-7));
+    p = VM_FMAD(p, r, vm_splat(0x1.5555555555555p-5));
+    p = VM_FMAD(p, r, vm_splat(0x1.5555555555555p-3));
+    p = VM_FMAD(p, r, vm_splat(0.5));
+    p = VM_FMAD(p, r, vm_splat(1.0));
+    p = VM_FMAD(p, r, vm_splat(1.0));
     vm_d s = (vm_d)((n + 1023) << 52);
     return p * s;
 }
 
 /* expm1 of z in [-40, 0] (or NaN) */
 VM_IN vm_d vm_expm1_core(vm_d z) {
-    vm_d t = z * VM_LOG2E + VM_MAGIC;
+    vm_d t = VM_FMAD(z, vm_splat(VM_LOG2E), vm_splat(VM_MAGIC));
     vm_d nd = t - VM_MAGIC;
     vm_l n = (vm_l)t - (vm_l)vm_splat(VM_MAGIC);
-    vm_d r = z - nd * VM_LN2HI;
-    r = r - nd * VM_LN2LO;
-    vm_d q = r * 0x1.6124613a86d09p-26 + 0x1.71de3a556c734p-22; /* 1/11!, 1/10! */
-    q = q * r + 0x1.a01a01a01a01ap-19;
-    q = q * r + 0x1.a01a01a01a01ap-16;
-    q = q * r + 0x1.a01a01a01a01ap-13;
-    q = q * r + 0x1.6c16c16c16c17p-10;
-    q = q * r + 0x1.1111111111111p-7;
-    q = q * r + 0x1.5555555555555p-5;
-    q = q * r + 0x1.5555555555555p-3;
-    q = q * r + 0.5;
-    vm_d p = r + r * r * q;
+    vm_d r = VM_FMAD(nd, vm_splat(-VM_LN2HI), z);
+    r = VM_FMAD(nd, vm_splat(-VM_LN2LO), r);
+    vm_d q = VM_FMAD(r, vm_splat(0x1.71de3a556c734p-19), vm_splat(0x1.a01a01a01a01ap-16)); /* 1/9!, 1/8! */
+    q = VM_FMAD(q, r, vm_splat(0x1.a01a01a01a01ap-13));
+    q = VM_FMAD(q, r, vm_splat(0x1.6c16c16c16c17p-10));
+    q = VM_FMAD(q, r, vm_splat(0x1.1111111111111p-7));
+    q = VM_FMAD(q, r, vm_splat(0x1.5555555555555p-5));
+    q = VM_FMAD(q, r, vm_splat(0x1.5555555555555p-3));
+    q = VM_FMAD(q, r, vm_splat(0.5));
+    vm_d p = VM_FMAD(r * r, q, r);
     vm_d s = (vm_d)((n + 1023) << 52);
-    return s * p + (s - 1.0);
+    return VM_FMAD(s, p, s - 1.0);
 }
 
 /* 1 / d for d in [1, 2] (or NaN) */
@@ -122,12 +120,12 @@ VM_IN vm_d vm_log_d(vm_d x) {
     vm_d m = (vm_d)((b & 0x000fffffffffffffLL) | 0x3ff0000000000000LL);
     vm_d c = VM_GATHER(tn_vm_logc, i), L = VM_GATHER(tn_vm_logl, i);
     vm_d r = m * c - 1.0;
-    vm_d q = r * (1.0 / 7) - (1.0 / 6);
-    q = q * r + 0.2;
-    q = q * r - 0.25;
-    q = q * r + (1.0 / 3);
-    q = q * r - 0.5;
-    vm_d p = r + r * r * q;
+    vm_d q = VM_FMAD(r, vm_splat(1.0 / 7), vm_splat(-1.0 / 6));
+    q = VM_FMAD(q, r, vm_splat(0.2));
+    q = VM_FMAD(q, r, vm_splat(-0.25));
+    q = VM_FMAD(q, r, vm_splat(1.0 / 3));
+    q = VM_FMAD(q, r, vm_splat(-0.5));
+    vm_d p = VM_FMAD(r * r, q, r);
     vm_d res = (ed * VM_LN2HI + L) + (p + ed * VM_LN2LO);
     res = vm_sel((vm_l)(x == 0.0), vm_splat(-__builtin_inf()), res);
     res = vm_sel((vm_l)(x < 0.0), vm_splat(__builtin_nan("")), res);

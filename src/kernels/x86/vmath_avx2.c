@@ -8,6 +8,7 @@
 #define VM_W 4
 #define VM_SFX avx2
 #define VM_ATTR __attribute__((target("avx2,fma")))
+#define VM_FMAD(a, b, c) ((vm_d)_mm256_fmadd_pd((a), (b), (c)))
 #define VM_FMAF(a, b, c) ((vm_s)_mm256_fmadd_ps((a), (b), (c)))
 #define VM_GATHER(t, i) ((vm_d)_mm256_i64gather_pd((t), (__m256i)(i), 8))
 #include "kernels/vmath_body.h"

@@ -8,6 +8,7 @@
 #define VM_W 8
 #define VM_SFX avx512
 #define VM_ATTR __attribute__((target("avx512f")))
+#define VM_FMAD(a, b, c) ((vm_d)_mm512_fmadd_pd((a), (b), (c)))
 #define VM_FMAF(a, b, c) ((vm_s)_mm512_fmadd_ps((a), (b), (c)))
 #define VM_GATHER(t, i) ((vm_d)_mm512_i64gather_pd((__m512i)(i), (t), 8))
 #include "kernels/vmath_body.h"
