@@ -138,3 +138,17 @@ void tn_vm_expsub_f32(float *y, const float *x, float c, int64_t n) {
     default: tn_vm_expsub_f32_ref(y, x, c, n);
     }
 }
+
+#if defined(__x86_64__)
+void tn_vm_lsm_bw_f32_avx512(float *, const float *, const float *, float, int64_t);
+void tn_vm_lsm_bw_f32_avx2(float *, const float *, const float *, float, int64_t);
+#endif
+void tn_vm_lsm_bw_f32(float *gi, const float *g, const float *y, float c, int64_t n) {
+    switch (vm_pick()) {
+#if defined(__x86_64__)
+    case 2: tn_vm_lsm_bw_f32_avx512(gi, g, y, c, n); return;
+    case 1: tn_vm_lsm_bw_f32_avx2(gi, g, y, c, n); return;
+#endif
+    default: tn_vm_lsm_bw_f32_ref(gi, g, y, c, n);
+    }
+}

@@ -33,5 +33,7 @@ void tn_vm_gelu_tanh_bw_f32(float *y, const float *g, const float *x, int64_t n)
 /* y[i] = exp(x[i] - c) where x[i] - c <= 0 (or NaN): f32 lanes, about 1 ulp, subnormal results
  * rounded once, 0 below -104 (softmax rows after subtracting their max). y may be x. */
 void tn_vm_expsub_f32(float *y, const float *x, float c, int64_t n);
+/* gi[i] = g[i] - exp(y[i]) * c for y[i] <= 0 (log_softmax backward), exp as tn_vm_expsub_f32's. */
+void tn_vm_lsm_bw_f32(float *gi, const float *g, const float *y, float c, int64_t n);
 
 #endif

@@ -377,3 +377,23 @@ VM_ATTR void VM_NAME(tn_vm_expsub_f32_)(float *y, const float *x, float c, int64
         memcpy(y + i, &a, (size_t)(n - i) * sizeof(float));
     }
 }
+
+/* gi = g - exp(y) * c for y <= 0 (log_softmax backward: y log-probabilities, c = sum of g) */
+VM_ATTR void VM_NAME(tn_vm_lsm_bw_f32_)(float *gi, const float *g, const float *y, float c, int64_t n) {
+    const int L = 2 * VM_W;
+    int64_t i = 0;
+    for (; i + L <= n; i += L) {
+        vm_s a, b;
+        memcpy(&a, g + i, sizeof a);
+        memcpy(&b, y + i, sizeof b);
+        a = a - vm_expf_neg(b) * c;
+        memcpy(gi + i, &a, sizeof a);
+    }
+    if (i < n) {
+        vm_s a = {0}, b = {0};
+        memcpy(&a, g + i, (size_t)(n - i) * sizeof(float));
+        memcpy(&b, y + i, (size_t)(n - i) * sizeof(float));
+        a = a - vm_expf_neg(b) * c;
+        memcpy(gi + i, &a, (size_t)(n - i) * sizeof(float));
+    }
+}

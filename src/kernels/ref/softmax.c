@@ -77,11 +77,6 @@ SM_CLONES static void row_smax_bwd(float *gi, const float *g, const float *y, fl
     for (int64_t j = 0; j < n; j++) gi[j] = y[j] * (g[j] - d);
 }
 
-/* gi = g - gi * s (gi holds exp(y)) */
-SM_CLONES static void row_lsm_bwd(float *gi, const float *g, float s, int64_t n) {
-    for (int64_t j = 0; j < n; j++) gi[j] = g[j] - gi[j] * s;
-}
-
 static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
     float mx = row_max(x, n);
     if (safe && mx == -INFINITY) {
@@ -96,9 +91,7 @@ static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
 
 static void bwd_row(const float *g, const float *y, float *gi, int64_t n, bool lg) {
     if (lg) {
-        double s = row_sum(g, n);
-        tn_vm_expsub_f32(gi, y, 0.0f, n);
-        row_lsm_bwd(gi, g, (float)s, n);
+        tn_vm_lsm_bw_f32(gi, g, y, (float)row_sum(g, n), n);
     } else {
         row_smax_bwd(gi, g, y, (float)row_dot(g, y, n), n);
     }
