@@ -428,11 +428,39 @@ static inline __attribute__((always_inline)) void cascade_rows8_body(const float
     memcpy(res, acc[0], sizeof acc[0]);
 }
 
-/* nr == ROWS8 gets its own copy (accumulators in registers) */
+/* nr == ROWS8: the same operations with the accumulators as 8-float vectors (registers) */
+typedef float r8_v8 __attribute__((vector_size(32)));
+#define R8_UNROLL _Pragma("GCC unroll 8")
+#define R8_LD(q) ({ r8_v8 v_; memcpy(&v_, (q), sizeof v_); v_; })
 R8_CLONES static void cascade_f32_rows8(const float *p, int64_t rs, int nr, int64_t step, int64_t m,
                                         float res[ROWS8][8]) {
-    if (nr == ROWS8) cascade_rows8_body(p, rs, ROWS8, step, m, res);
-    else cascade_rows8_body(p, rs, nr, step, m, res);
+    if (nr != ROWS8) {
+        cascade_rows8_body(p, rs, nr, step, m, res);
+        return;
+    }
+    int64_t lp = ceil_log2(m) / 4;
+    if (lp < 4) lp = 4;
+    const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
+    r8_v8 a0[ROWS8], a1[ROWS8], a2[ROWS8], a3[ROWS8];
+    R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] = a1[r] = a2[r] = a3[r] = (r8_v8){0};
+    int64_t i = 0;
+    while (i + ls <= m) {
+        for (int64_t j = 0; j < ls; j++, i++)
+            R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] += R8_LD(p + r * rs + i * step);
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a1[r] += a0[r]; a0[r] = (r8_v8){0}; }
+        if ((i & (lmask << lp)) != 0) continue;
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a2[r] += a1[r]; a1[r] = (r8_v8){0}; }
+        if ((i & (lmask << (2 * lp))) != 0) continue;
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a3[r] += a2[r]; a2[r] = (r8_v8){0}; }
+    }
+    for (; i < m; i++)
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] += R8_LD(p + r * rs + i * step);
+    R8_UNROLL for (int r = 0; r < ROWS8; r++) {
+        a0[r] += a1[r];
+        a0[r] += a2[r];
+        a0[r] += a3[r];
+        memcpy(res[r], &a0[r], sizeof a0[r]);
+    }
 }
 
 /* sum_col's SP_VINNER f32 result for nr rows of size0 floats at p + r * rs */
