@@ -400,7 +400,7 @@ cases("bwd_elementwise_long", {
 }, setup="""
 torch.manual_seed(0)
 sp = torch.tensor([0., -0., 1e-40, 1., -1., -0.7518, -1.2785, 1.5, -1.5, 14.8, -14.8, 20., -20., 88.7,
-                   -87.4, -103.9, -200., 3e38, -3e38, float('inf'), float('-inf'), float('nan')])
+                   -87.4, -103.9, -200., 1e13, -1e13, 2e19, -2e19, 3e38, -3e38, float('inf'), float('-inf'), float('nan')])
 x = torch.cat([torch.randn(301) * 4, sp, torch.rand(37) * 30 - 15])
 g = torch.randn(x.numel())
 """, tol="float")
