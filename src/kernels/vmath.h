@@ -11,11 +11,14 @@
  * -87.34 (exp's denormal range is flushed: denormal arithmetic costs ~100x on x86). */
 void tn_vexp_f32(float *y, const float *x, int64_t n);
 
-/* f32 activations over contiguous arrays (kernels/vmath_body.h): each element widened to double,
- * evaluated to ~1e-11 and rounded once (within 0.501 ulp wherever the result is a finite f32;
- * upstream's kernels measure 0.56-0.88 ulp and far worse in underflowing tails), with upstream's
- * results for inf / NaN / -0. y may be x (and g). The same bits on every variant (portable,
- * AVX2, AVX-512; TN_VEXP=ref|avx2 forces one).
+/* f32 activations over contiguous arrays (kernels/vmath_body.h). exp, log, tanh and the tanh-form
+ * gelu backward widen each element to double, evaluate to ~1e-11 and round once (0.500 ulp over
+ * tools/ulp_sweep.py's dense sweep; upstream measures 0.56 / 0.88 / 0.51). sigmoid, silu, gelu
+ * (both forms), silu and gelu backward run in f32 lanes with fused multiply-adds (about 1-3 ulp
+ * where the result is normal; upstream's lose all relative accuracy in their underflowing tails,
+ * millions of ulps, measured). inf / NaN / -0 / overflow results follow upstream 2.13 (measured);
+ * a NaN input comes back as itself. y may be x (and g). The same bits on every variant
+ * (portable, AVX2 + FMA, AVX-512; TN_VEXP=ref|avx2 forces one).
  *   sigmoid = 1/(1+exp(-x)), silu = x sigmoid(x), gelu = x Phi(x) (erf form),
  *   gelu_tanh = x/2 (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3)));
  *   backward (grad g): silu_bw = g s (1 + x (1 - s)), gelu_bw = g (Phi(x) + x phi(x)),

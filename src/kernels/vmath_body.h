@@ -8,12 +8,14 @@
  * fma() per lane in the portable one) and one f32 division, never contracted otherwise (ISO C
  * mode), so all variants return the same bits.
  *
- * Each f32 input is widened to double, the function is evaluated with about 1e-11 relative error
- * and rounded to f32 once, so results are within 0.501 ulp of the exact value wherever the
+ * The double-lane functions (exp, log, tanh, gelu_tanh backward) widen each f32 input to double,
+ * evaluate with about 1e-11 relative error and round to f32 once: within 0.501 ulp wherever the
  * exact value is a normal or subnormal f32 (measured: tools/ulp_sweep.py; upstream's MKL/Sleef
- * kernels measure 0.56 ulp for exp, 0.88 log, 0.51 tanh, and millions of ulps for sigmoid /
- * silu / gelu in their underflowing tails). Special values (inf, NaN, -0, underflow) follow
- * upstream 2.13's results, measured.
+ * kernels measure 0.56 ulp for exp, 0.88 log, 0.51 tanh). The f32-lane functions (further down)
+ * serve the sigmoid family and gelu. Special values (inf, NaN, -0, underflow, overflow) follow
+ * upstream 2.13's results, measured. A NaN input comes back as itself (x before g): which of two
+ * NaN operands an instruction propagates depends on the compiler's operand order, so the
+ * wrappers pick it explicitly to keep the variants' bits equal.
  *
  *   exp(r), |r| <= ln2/2: Taylor to r^9; 2^n through the exponent bits; below -110 exactly 0.
  *   expm1 the same with the r + r^2 q(r) form (no cancellation for small r).
