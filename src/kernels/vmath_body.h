@@ -22,9 +22,7 @@
  *   log: x = 2^e m, m in [1, 2); m * c_i - 1 = r is exact (c_i ~ 1/(1 + i/128) with 20 bits),
  *        log x = e ln2 - log c_i + log1p(r), log1p by its series to r^7 (|r| < 2^-7).
  *   1/d for d in [1, 2]: the f32 quotient then one Newton step in double (2^-47).
- *   Phi(-a) (gelu's normal cdf): 0.5 - a P(a^2) for a < 1.5; exp(-a^2/2) R(1/(1 + a/2)) above,
- *        P and R least-squares fits on Chebyshev nodes against mpmath (relative error 4e-13 and
- *        1.5e-12). */
+ *   (Phi, gelu's normal cdf, is in the f32 section below.) */
 
 extern const double tn_vm_logc[128], tn_vm_logl[128];
 
@@ -154,36 +152,6 @@ VM_IN vm_d vm_gelu_tanh_bw_d(vm_d g, vm_d x) {
     vm_d r = g * (s.s + 2.0 * x * s.s * s.oms * du);
     /* upstream's f32 x * x overflows from here on, and 0 * inf makes its result NaN */
     return vm_sel((vm_l)(x * x >= 0x1.ffffffp127), vm_splat(__builtin_nan("")), r);
-}
-
-/* Phi(x) and exp(-x^2/2) */
-typedef struct { vm_d cdf, ex; } vm_norm;
-VM_IN vm_norm vm_normal(vm_d x) {
-    static const double GP[] = {0x1.5749ac7d3e8e9p-2, -0x1.ba166720357d2p-5, 0x1.16d0e130b96e2p-7, -0x1.1f9a5f00eccb0p-10, 0x1.eb4f5818981bbp-14, -0x1.63cff2bf5f1b6p-17, 0x1.be23ca5b70e0ap-21, -0x1.ec8bf0b205a41p-25, 0x1.e8d06e4bde4dbp-29, -0x1.b28aa0edf2307p-33};
-    static const double GR[] = {0x1.95091751df8dcp-4, 0x1.6b204d734a89bp-4, 0x1.2223c080c6d03p-6, 0x1.ee76073b0d14fp-11, -0x1.9d1bc415db56bp-12, -0x1.2405ffa1d03c6p-15, 0x1.3c956ac18dbf8p-16, 0x1.e03570edb4372p-23, -0x1.320119bfd26afp-20, 0x1.55a8c3d1609ffp-23, 0x1.cfe33a30ab9efp-25, -0x1.88411cd4543e1p-26, -0x1.fc7ec2cfcfc49p-32, 0x1.b693cc45baf15p-30};
-    vm_d a = vm_fabs(x);
-    vm_l big = (vm_l)(a > 14.9);
-    vm_d ac = vm_sel(big, vm_splat(14.9), a);
-    vm_d s1 = (ac * ac) * (2.0 / 2.25) - 1.0;
-    vm_d P = vm_splat(GP[9]);
-    for (int k = 8; k >= 0; k--) P = P * s1 + GP[k];
-    vm_d t = vm_rcp(1.0 + 0.5 * ac);
-    vm_d s2 = (t - 0x1.6129c3d751265p-2) * (1.0 / 0x1.cff59ce3a6d7fp-3);
-    vm_d R = vm_splat(GR[13]);
-    for (int k = 12; k >= 0; k--) R = R * s2 + GR[k];
-    vm_d ex = vm_exp_core(-0.5 * (ac * ac));
-    ex = vm_sel(big, vm_splat(0.0), ex);
-    vm_d lo = vm_sel((vm_l)(a < 1.5), 0.5 - ac * P, ex * R); /* Phi(-|x|) */
-    vm_norm r = {vm_sel((vm_l)(x < 0.0), lo, 1.0 - lo), ex};
-    return r;
-}
-VM_IN vm_d vm_gelu_d(vm_d x) {
-    vm_d y = x * vm_normal(x).cdf;
-    return vm_sel((vm_l)(x == __builtin_inf()), vm_splat(__builtin_nan("")), y);
-}
-VM_IN vm_d vm_gelu_bw_d(vm_d g, vm_d x) {
-    vm_norm n = vm_normal(x);
-    return g * (n.cdf + x * (n.ex * 0x1.9884533d43651p-2)); /* 1 / sqrt(2 pi) */
 }
 
 /* ---- f32 lanes (2 * VM_W floats) for the sigmoid family: sigmoid, silu, gelu_tanh and their
