@@ -1,6 +1,9 @@
 /* iter.c — the strided N-d walk behind every elementwise kernel. */
 #include "core/iter.h"
 
+#include "core/parallel.h"
+
+#include <stdbool.h>
 #include <string.h>
 
 void tn_iter_init(tn_iter *it, int nops, int ndim, const int64_t *shape) {
@@ -55,33 +58,85 @@ static void coalesce(tn_iter *it) {
     it->ndim = n;
 }
 
-void tn_iter_run(tn_iter *it, tn_loop loop, const void *ctx) {
+/* Run the loop over elements [begin, end) of the coalesced iteration space (row-major order):
+ * a partial first row, whole rows, a partial last row. */
+static void run_range(const tn_iter *it, tn_loop loop, const void *ctx, int64_t begin, int64_t end) {
+    int nd = it->ndim, inner = nd - 1, nops = it->nops;
+    int64_t idx[TN_MAX_DIMS], rem = begin;
+    for (int d = nd - 1; d >= 0; d--) {
+        idx[d] = rem % it->shape[d];
+        rem /= it->shape[d];
+    }
+    int64_t inner_strides[TN_ITER_MAX_OPS];
+    char *ptr[TN_ITER_MAX_OPS];
+    for (int k = 0; k < nops; k++) inner_strides[k] = it->strides[k][inner];
+    for (int64_t pos = begin; pos < end;) {
+        int64_t cnt = it->shape[inner] - idx[inner];
+        if (cnt > end - pos) cnt = end - pos;
+        for (int k = 0; k < nops; k++) {
+            char *p = it->data[k];
+            for (int d = 0; d <= inner; d++) p += idx[d] * it->strides[k][d];
+            ptr[k] = p;
+        }
+        loop(ptr, inner_strides, cnt, ctx);
+        pos += cnt;
+        idx[inner] += cnt;
+        if (idx[inner] == it->shape[inner]) {
+            idx[inner] = 0;
+            int d = inner - 1;
+            while (d >= 0 && ++idx[d] == it->shape[d]) idx[d--] = 0;
+        }
+    }
+}
+
+/* Common start: empty or meta operands run nothing (returns false); else coalesced. */
+static bool prepare(tn_iter *it, tn_loop loop, const void *ctx) {
     for (int d = 0; d < it->ndim; d++)
-        if (it->shape[d] == 0) return;
+        if (it->shape[d] == 0) return false;
     /* A meta operand has no bytes: there is nothing to compute (and nothing a kernel may touch).
      * The op layer should have refused a meta/cpu mix; this keeps a miss from being a crash. */
     for (int k = 0; k < it->nops; k++)
-        if (!it->data[k]) return;
+        if (!it->data[k]) return false;
     coalesce(it);
     if (it->ndim == 0) {
         int64_t zero[TN_ITER_MAX_OPS] = {0};
         loop(it->data, zero, 1, ctx);
-        return;
+        return false;
     }
-    int inner = it->ndim - 1, nops = it->nops;
-    int64_t idx[TN_MAX_DIMS] = {0};
-    int64_t inner_strides[TN_ITER_MAX_OPS];
-    char *ptr[TN_ITER_MAX_OPS];
-    for (int k = 0; k < nops; k++) inner_strides[k] = it->strides[k][inner];
-    for (;;) {
-        for (int k = 0; k < nops; k++) {
-            char *p = it->data[k];
-            for (int d = 0; d < inner; d++) p += idx[d] * it->strides[k][d];
-            ptr[k] = p;
+    return true;
+}
+
+static int64_t numel_of(const tn_iter *it) {
+    int64_t n = 1;
+    for (int d = 0; d < it->ndim; d++) n *= it->shape[d];
+    return n;
+}
+
+void tn_iter_run(tn_iter *it, tn_loop loop, const void *ctx) {
+    if (prepare(it, loop, ctx)) run_range(it, loop, ctx, 0, numel_of(it));
+}
+
+typedef struct {
+    const tn_iter *it;
+    tn_loop loop;
+    const void *ctx;
+} par_job;
+
+static void par_chunk(int64_t begin, int64_t end, void *p) {
+    const par_job *j = p;
+    run_range(j->it, j->loop, j->ctx, begin, end);
+}
+
+void tn_iter_run_parallel(tn_iter *it, tn_loop loop, const void *ctx) {
+    if (!prepare(it, loop, ctx)) return;
+    int64_t n = numel_of(it);
+    /* an output written more than once (a 0 stride along a dim of size > 1) keeps the serial
+     * order: the last write wins, as in tn_iter_run */
+    for (int d = 0; d < it->ndim; d++)
+        if (it->strides[0][d] == 0 && it->shape[d] > 1) {
+            run_range(it, loop, ctx, 0, n);
+            return;
         }
-        loop(ptr, inner_strides, it->shape[inner], ctx);
-        int d = inner - 1;
-        while (d >= 0 && ++idx[d] == it->shape[d]) idx[d--] = 0;
-        if (d < 0) return;
-    }
+    par_job j = {it, loop, ctx};
+    tn_parallel_for(n, TN_ITER_GRAIN, par_chunk, &j);
 }

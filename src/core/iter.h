@@ -32,4 +32,13 @@ void tn_iter_set_tensor(tn_iter *it, int k, const tn_tensor *t);
 /* Merge dimensions, then call loop over every inner row. Empty shapes call nothing. */
 void tn_iter_run(tn_iter *it, tn_loop loop, const void *ctx);
 
+/* The same, split into contiguous chunks of the (coalesced, row-major) iteration space over
+ * core/parallel.c's pool once it holds 2 * TN_ITER_GRAIN elements (upstream's TensorIterator
+ * splits at its GRAIN_SIZE, 32768). For elementwise loops only: each output element must depend
+ * on its own inputs alone and the loop must not touch Python (it runs without the GIL) or keep
+ * state across calls. Loops whose order matters (random draws, index_put_ accumulation) use
+ * tn_iter_run. An output with a 0 stride (written repeatedly) runs serially. */
+#define TN_ITER_GRAIN 32768
+void tn_iter_run_parallel(tn_iter *it, tn_loop loop, const void *ctx);
+
 #endif

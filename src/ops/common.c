@@ -176,9 +176,9 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
     tn_iter_init(&it, nin + 1, o->ndim, o->sizes);
     tn_iter_set(&it, 0, tn_data(o), o->strides, tn_dtype_itemsize(o->dtype));
     for (int i = 0; i < nin; i++) tn_iter_set_tensor(&it, i + 1, tn_tensor_of(ins[i]));
-    if (tn_numel(o) >= 65536) {
+    if (tn_numel(o) >= 2 * TN_ITER_GRAIN) {
         Py_BEGIN_ALLOW_THREADS
-        tn_iter_run(&it, loop, ctx);
+        tn_iter_run_parallel(&it, loop, ctx);
         Py_END_ALLOW_THREADS
     } else {
         tn_iter_run(&it, loop, ctx);

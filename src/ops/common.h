@@ -93,7 +93,9 @@ int tn_resize(PyObject *t, int ndim, const int64_t *sizes);
 
 /* ---- elementwise drivers ---- */
 /* Run `loop` producing `out` (operand 0) from inputs (already of the loop's compute dtype; they
- * are broadcast to out's shape). Releases the GIL for large inputs. */
+ * are broadcast to out's shape). From 2 * TN_ITER_GRAIN elements up, releases the GIL and splits
+ * the elements over the thread pool (core/iter.h: tn_iter_run_parallel), so `loop` must be
+ * elementwise and Python-free; order-dependent loops (random draws) must not come here. */
 void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject *const *ins);
 
 /* A new result tensor of `shape` laid out the way upstream's TensorIterator lays out outputs it

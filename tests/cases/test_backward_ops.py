@@ -387,3 +387,20 @@ cases("bwd_nll_loss_errors", {
     "bw_int_target": "A.nll_loss_backward(torch.tensor(1.), x, t.int(), None, 1, -100, torch.tensor(1.))",
     "bw_out_dtype": "A.nll_loss_backward(torch.tensor(1.), x, t, None, 1, -100, torch.tensor(1.), grad_input=torch.empty(0, dtype=torch.float64))",
 }, setup=NLL)
+
+# long f32 runs: the f32-lane bodies of kernels/vmath_body.h with special values inside a vector
+cases("bwd_elementwise_long", {
+    "silu": "torch.ops.aten.silu_backward(g, x)",
+    "gelu": "torch.ops.aten.gelu_backward(g, x)",
+    "gelu_tanh": "torch.ops.aten.gelu_backward(g, x, approximate='tanh')",
+    "silu_strided": "torch.ops.aten.silu_backward(g.repeat(2)[::2], x.repeat(2)[::2])",
+    "log_softmax_last": "y = torch.log_softmax(x[:350].reshape(7, 50), -1)\ntorch.ops.aten._log_softmax_backward_data(g[:350].reshape(7, 50), y, -1, torch.float32)",
+    "log_softmax_dim0": "y = torch.log_softmax(x[:350].reshape(7, 50), 0)\ntorch.ops.aten._log_softmax_backward_data(g[:350].reshape(7, 50), y, 0, torch.float32)",
+    "softmax_last": "y = torch.softmax(x[:350].reshape(7, 50), -1)\ntorch.ops.aten._softmax_backward_data(g[:350].reshape(7, 50), y, -1, torch.float32)",
+}, setup="""
+torch.manual_seed(0)
+sp = torch.tensor([0., -0., 1e-40, 1., -1., -0.7518, -1.2785, 1.5, -1.5, 14.8, -14.8, 20., -20., 88.7,
+                   -87.4, -103.9, -200., 1e13, -1e13, 2e19, -2e19, 3e38, -3e38, float('inf'), float('-inf'), float('nan')])
+x = torch.cat([torch.randn(301) * 4, sp, torch.rand(37) * 30 - 15])
+g = torch.randn(x.numel())
+""", tol="float")

@@ -203,3 +203,14 @@ cases("dropout", {
     "inplace": "x = torch.randn(3)\ny = torch.dropout_(x, 0.3, False)\n(y is x, y)",
     "bad_p": "torch.dropout(torch.randn(3), 1.5, False)",
 })
+
+# long rows and other dims with special values inside (ref/softmax.c: rows of the last dim, 256
+# inner positions side by side for other dims)
+cases("softmax_long", {
+    f"{fn}_{d}": f"torch.{fn}(z, {d})" for fn in ("softmax", "log_softmax") for d in (0, 1, 2)
+} | {"safe_1": "torch.ops.aten._safe_softmax(z, 1)", "safe_2": "torch.ops.aten._safe_softmax(z, 2)"},
+    setup="""
+torch.manual_seed(0)
+z = torch.randn(5, 300, 19) * 5
+z[0, :, 0] = float('-inf'); z[1, 3, 1] = float('nan'); z[2, 5, 2] = float('inf'); z[3, 7, :] = float('-inf')
+""", tol="float")

@@ -362,3 +362,21 @@ cases("vexp_activations", {
     "sigmoid_wide": "torch.sigmoid(torch.linspace(-120, 120, 4099))",
     "silu_strided": "F.silu(big[::3])", "silu_ip": "x = big.clone()\nF.silu(x, inplace=True)\nx",
 }, setup=VX, tol="float")
+
+# ---- long f32 runs: the vector bodies of kernels/vmath_body.h (16/8/2-lane blocks and tails),
+# strided operands, and special values inside a vector (src/kernels/ref/unary.c routes f32 exp,
+# log, tanh, sigmoid, silu, gelu both forms there) ----------------------------------------------
+LONG = """
+import torch.nn.functional as F
+torch.manual_seed(0)
+sp = torch.tensor([0., -0., 1e-45, -1e-45, 1e-40, 1., -1., 1.5, -1.5, 14.8, -14.8, 20., -20., 88.7, 88.8,
+                   -87.4, -103.9, -104.5, -200., 1e13, -1e13, 2e19, -2e19, 3e38, -3e38, float('inf'), float('-inf'), float('nan')])
+x = torch.cat([torch.randn(301) * 4, sp, torch.rand(37) * 30 - 15])
+"""
+cases("act_long", {
+    "exp": "torch.exp(x)", "log": "torch.log(x)", "log_abs": "torch.log(x.abs())", "tanh": "torch.tanh(x)",
+    "sigmoid": "torch.sigmoid(x)", "silu": "F.silu(x)", "gelu": "F.gelu(x)",
+    "gelu_tanh": "F.gelu(x, approximate='tanh')", "tanh_strided": "torch.tanh(x.repeat(2)[::2])",
+    "silu_2d_t": "F.silu(x[:360].reshape(24, 15).t())", "exp_big": "torch.exp(torch.randn(70000) * 10)",
+    "exp_out": "torch.exp(x, out=torch.empty(x.shape))", "silu_ip": "y = x.clone()\nF.silu(y, inplace=True)\ny",
+}, setup=S + LONG, tol="float")

@@ -1,4 +1,5 @@
-"""The f32 vector exp variants chosen at run time (kernels/vmath.c: AVX-512 or AVX2 bodies in
+"""The f32 vector exp variants (and the double-lane activations of kernels/vmath_body.h: exp, log,
+tanh, gelu both forms and the silu / gelu backwards; and softmax's clones) chosen at run time (kernels/vmath.c: AVX-512 or AVX2 bodies in
 kernels/x86/vmath_x86.c on x86-64, else the portable loop) must return the portable loop's bits
 exactly: lane for lane the same multiplies and adds, never fused. Each case runs the same
 computations in torchnative processes forced to each variant (TN_VEXP=ref / avx2; unset picks
@@ -32,6 +33,29 @@ q, k, v = torch.randn(2, 3, 37, 16), torch.randn(2, 3, 41, 16), torch.randn(2, 3
 for causal in (False, True):
     put("sdpa %s" % causal, F.scaled_dot_product_attention(q, k[:, :, :37], v[:, :, :37], is_causal=causal))
 put("sdpa mask", F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(37, 41) * 5))
+# the double-lane activations (kernels/vmath_body.h): 2-, 4- and 8-lane bodies and their tails
+sp = torch.tensor([0., -0., 1e-45, -1e-45, 1e-40, 1.17e-38, 1., -1., 0.5, 1.5, -1.5, 14.8, -14.8, 14.95, -14.95,
+                   20., -20., 88.7, 88.8, -87.4, -103.9, -104., -110.5, 3e38, -3e38,
+                   float('inf'), float('-inf'), float('nan')])
+for n in [1, 3, 4, 7, 8, 9, 255, 256, 257, 1000]:
+    x = torch.cat([torch.randn(n) * 30, sp, torch.rand(n) * 3])
+    g = torch.randn(x.numel())
+    for name, f in [("exp", torch.exp), ("log", torch.log), ("log_abs", lambda t: torch.log(t.abs())),
+                    ("tanh", torch.tanh), ("gelu", F.gelu), ("gelu_tanh", lambda t: F.gelu(t, approximate="tanh")),
+                    ("silu_bw", lambda t: torch.ops.aten.silu_backward(g, t)),
+                    ("gelu_bw", lambda t: torch.ops.aten.gelu_backward(g, t)),
+                    ("gelu_tanh_bw", lambda t: torch.ops.aten.gelu_backward(g, t, approximate="tanh")),
+                    ("tanh_strided", lambda t: torch.tanh(t.repeat(2)[::2]))]:
+        put("%s %d" % (name, n), f(x))
+put("log dense", torch.log(torch.linspace(1e-30, 10, 100003)))
+x = torch.randn(7, 300, 19) * 5
+x[0, :, 0] = -float('inf'); x[1, 3, 1] = float('nan')
+for d in (0, 1, 2):
+    for name, f, b in [("softmax", torch.softmax, torch.ops.aten._softmax_backward_data),
+                       ("log_softmax", torch.log_softmax, torch.ops.aten._log_softmax_backward_data)]:
+        y = f(x, d)
+        put("%s %d" % (name, d), y)
+        put("%s bw %d" % (name, d), b(torch.randn_like(x), y.nan_to_num(0, 0, 0), d, torch.float32))
 print("\n".join(out))
 """
 

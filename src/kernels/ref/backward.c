@@ -5,6 +5,7 @@
  * f32 and store once. Reductions (softmax, layer norm) accumulate in double. */
 #include "kernels/backward.h"
 #include "kernels/ref/ew_impl.h"
+#include "kernels/vmath.h"
 
 #include <tgmath.h>
 
@@ -104,6 +105,29 @@ OPS_I(GEN_I)
 #define BF_SIGMOID_H(g, x, T, P) R_H(R_H((g) * R_H((T)1 - (x))) * (x))
 TN_DEF_BINARY(b_SIGMOID_H_f16, uint16_t, uint16_t, float, TN_LD_H, TN_ST_H, BF_SIGMOID_H, )
 
+/* f32 silu / gelu backward through kernels/vmath.h; strided operands through a stack block */
+#define TN_VM_BWD(NAME, FN)                                                                       \
+    static void NAME(char **data, const int64_t *s, int64_t n, const void *ctx) {                 \
+        (void)ctx;                                                                                \
+        if (s[0] == 4 && s[1] == 4 && s[2] == 4) {                                                \
+            FN((float *)data[0], (const float *)data[1], (const float *)data[2], n);              \
+            return;                                                                               \
+        }                                                                                         \
+        float g[256], x[256];                                                                     \
+        for (int64_t i = 0; i < n; i += 256) {                                                    \
+            int64_t m = n - i < 256 ? n - i : 256;                                                \
+            for (int64_t k = 0; k < m; k++) {                                                     \
+                g[k] = *(const float *)(data[1] + (i + k) * s[1]);                                \
+                x[k] = *(const float *)(data[2] + (i + k) * s[2]);                                \
+            }                                                                                     \
+            FN(g, g, x, m);                                                                       \
+            for (int64_t k = 0; k < m; k++) *(float *)(data[0] + (i + k) * s[0]) = g[k];          \
+        }                                                                                         \
+    }
+TN_VM_BWD(b_SILU_f32_vm, tn_vm_silu_bw_f32)
+TN_VM_BWD(b_GELU_f32_vm, tn_vm_gelu_bw_f32)
+TN_VM_BWD(b_GELU_TANH_f32_vm, tn_vm_gelu_tanh_bw_f32)
+
 static tn_loop btab[TN_BWD_COUNT][TN_DTYPE_COUNT];
 static bool btab_ready;
 
@@ -117,6 +141,9 @@ static void btab_init(void) {
     OPS_C(REG_C)
     OPS_I(REG_I)
     btab[TN_BWD_SIGMOID][TN_DTYPE_F16] = b_SIGMOID_H_f16;
+    btab[TN_BWD_SILU][TN_DTYPE_F32] = b_SILU_f32_vm;
+    btab[TN_BWD_GELU][TN_DTYPE_F32] = b_GELU_f32_vm;
+    btab[TN_BWD_GELU_TANH][TN_DTYPE_F32] = b_GELU_TANH_f32_vm;
     btab_ready = true;
 }
 
@@ -195,7 +222,7 @@ tn_loop tn_mse_backward_loop(tn_dtype dt) {
                 }                                                                                \
             }                                                                                    \
     }
-TN_SMAX_BWD_DEF(tn_softmax_backward_f32, float)
+/* f32: ref/softmax.c */
 TN_SMAX_BWD_DEF(tn_softmax_backward_f64, double)
 
 /* ---- layer norm backward (upstream's formulation: a = rstd, b = (db * mean - ds) a^3 / N,

@@ -39,7 +39,7 @@
             }                                                                                    \
     }
 
-TN_SOFTMAX_DEF(tn_softmax_f32, float)
+/* f32: ref/softmax.c */
 TN_SOFTMAX_DEF(tn_softmax_f64, double)
 
 /* ---------------------------------------------------------------- layer norm / rms norm */

@@ -392,6 +392,123 @@ TN_EW_CLONES static void row_sum_f32_lanes(const float *p, int64_t step, int64_t
     memcpy(res, part[0], (size_t)nl * sizeof(float));
 }
 
+/* SP_VINNER for f32 rows (reduced dim contiguous, W = VA = 8 lanes), ROWS8 rows side by side:
+ * row r, lane l reads p[r * rs + l + i * step]; every (row, lane) does exactly the operations of
+ * cascade / row_sum above (and of row_sum_f32_lanes), in float. Rows are independent, so running
+ * them together only gives the compiler independent additions to overlap and vectorise. */
+#define ROWS8 8
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define R8_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define R8_CLONES
+#endif
+
+static inline __attribute__((always_inline)) void cascade_rows8_body(const float *p, int64_t rs, int nr,
+                                                                     int64_t step, int64_t m, float res[ROWS8][8]) {
+    int64_t lp = ceil_log2(m) / 4;
+    if (lp < 4) lp = 4;
+    const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
+    float acc[4][ROWS8][8] = {{{0}}};
+    int64_t i = 0;
+    while (i + ls <= m) {
+        for (int64_t j = 0; j < ls; j++, i++)
+            for (int r = 0; r < nr; r++)
+                for (int l = 0; l < 8; l++) acc[0][r][l] += p[r * rs + i * step + l];
+        for (int j = 1; j < 4; j++) {
+            for (int r = 0; r < nr; r++)
+                for (int l = 0; l < 8; l++) { acc[j][r][l] += acc[j - 1][r][l]; acc[j - 1][r][l] = 0; }
+            if ((i & (lmask << (j * lp))) != 0) break;
+        }
+    }
+    for (; i < m; i++)
+        for (int r = 0; r < nr; r++)
+            for (int l = 0; l < 8; l++) acc[0][r][l] += p[r * rs + i * step + l];
+    for (int j = 1; j < 4; j++)
+        for (int r = 0; r < nr; r++)
+            for (int l = 0; l < 8; l++) acc[0][r][l] += acc[j][r][l];
+    memcpy(res, acc[0], sizeof acc[0]);
+}
+
+/* nr == ROWS8: the same operations with the accumulators as 8-float vectors (registers) */
+typedef float r8_v8 __attribute__((vector_size(32)));
+#define R8_UNROLL _Pragma("GCC unroll 8")
+#define R8_LD(q) ({ r8_v8 v_; memcpy(&v_, (q), sizeof v_); v_; })
+R8_CLONES static void cascade_f32_rows8(const float *p, int64_t rs, int nr, int64_t step, int64_t m,
+                                        float res[ROWS8][8]) {
+    if (nr != ROWS8) {
+        cascade_rows8_body(p, rs, nr, step, m, res);
+        return;
+    }
+    int64_t lp = ceil_log2(m) / 4;
+    if (lp < 4) lp = 4;
+    const int64_t ls = (int64_t)1 << lp, lmask = ls - 1;
+    r8_v8 a0[ROWS8], a1[ROWS8], a2[ROWS8], a3[ROWS8];
+    R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] = a1[r] = a2[r] = a3[r] = (r8_v8){0};
+    int64_t i = 0;
+    while (i + ls <= m) {
+        for (int64_t j = 0; j < ls; j++, i++)
+            R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] += R8_LD(p + r * rs + i * step);
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a1[r] += a0[r]; a0[r] = (r8_v8){0}; }
+        if ((i & (lmask << lp)) != 0) continue;
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a2[r] += a1[r]; a1[r] = (r8_v8){0}; }
+        if ((i & (lmask << (2 * lp))) != 0) continue;
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) { a3[r] += a2[r]; a2[r] = (r8_v8){0}; }
+    }
+    for (; i < m; i++)
+        R8_UNROLL for (int r = 0; r < ROWS8; r++) a0[r] += R8_LD(p + r * rs + i * step);
+    R8_UNROLL for (int r = 0; r < ROWS8; r++) {
+        a0[r] += a1[r];
+        a0[r] += a2[r];
+        a0[r] += a3[r];
+        memcpy(res[r], &a0[r], sizeof a0[r]);
+    }
+}
+
+/* sum_col's SP_VINNER f32 result for nr rows of size0 floats at p + r * rs */
+R8_CLONES static void vinner_f32_rows8(const float *p, int64_t rs, int nr, int64_t size0, float *res) {
+    int64_t vec_size = size0 / 8, m = vec_size / 4;
+    float part[4][ROWS8][8];
+    for (int k = 0; k < 4; k++) cascade_f32_rows8(p + k * 8, rs, nr, 32, m, part[k]);
+    for (int64_t i = m * 4; i < vec_size; i++)
+        for (int r = 0; r < nr; r++)
+            for (int l = 0; l < 8; l++) part[0][r][l] += p[r * rs + i * 8 + l];
+    for (int k = 1; k < 4; k++)
+        for (int r = 0; r < nr; r++)
+            for (int l = 0; l < 8; l++) part[0][r][l] += part[k][r][l];
+    for (int r = 0; r < nr; r++) {
+        float ff = 0;
+        for (int64_t k = vec_size * 8; k < size0; k++) ff += p[r * rs + k];
+        for (int l = 0; l < 8; l++) ff += part[0][r][l];
+        res[r] = ff;
+    }
+}
+
+typedef struct {
+    const float *base;    /* row 0 */
+    int64_t rs, size0;    /* row stride (floats), row length */
+    int64_t nrows;
+    char *out;            /* output of row 0 */
+    int64_t ostride;      /* output byte stride between rows */
+    bool mean;
+    double dv;
+} rows8_ctx;
+
+/* groups [b, e) of ROWS8 rows */
+static void rows8_chunks(int64_t b, int64_t e, void *vctx) {
+    const rows8_ctx *x = vctx;
+    for (int64_t grp = b; grp < e; grp++) {
+        int64_t j0 = grp * ROWS8;
+        int nr = (int)(x->nrows - j0 < ROWS8 ? x->nrows - j0 : ROWS8);
+        float res[ROWS8];
+        vinner_f32_rows8(x->base + j0 * x->rs, x->rs, nr, x->size0, res);
+        for (int r = 0; r < nr; r++) {
+            double v = res[r];
+            if (x->mean) v = rnd(v / x->dv, TN_DTYPE_F32);
+            st_flt(x->out + (j0 + r) * x->ostride, TN_DTYPE_F32, 0, v);
+        }
+    }
+}
+
 static void sctx_init(sctx *c, const geom *g, tn_dtype s, tn_dtype cd) {
     memset(c, 0, sizeof *c);
     c->g = g; c->s = s; c->c = cd;
@@ -570,6 +687,23 @@ static void float_sum(const tn_tensor *in, uint64_t mask, char *out, tn_dtype od
             for (int q = 0; q < nk; q++) { kin += goff(&g, kd[q], kidx[kd[q]]); kout += kidx[kd[q]] * g.out[kd[q]]; }
             f32_outer_ctx x = { &c, plan, nr, rdims, base + kin, out + kout, mean, dv };
             tn_parallel_for(nchunks, grain, f32_outer_chunks, &x);
+            int q = 0;
+            while (q < nk && ++kidx[kd[q]] == g.size[kd[q]]) kidx[kd[q++]] = 0;
+            if (q >= nk) return;
+        }
+    }
+    if (c.s == TN_DTYPE_F32 && od == TN_DTYPE_F32 && plan == SP_VINNER && d1_kept && nr == 0 &&
+        g.uni[c.d0] && g.ustride[c.d0] == (int64_t)sizeof(float) && g.uni[c.d1] &&
+        g.ustride[c.d1] % (int64_t)sizeof(float) == 0) {
+        /* f32 rows along the innermost dim: ROWS8 rows side by side, groups over the pool */
+        int64_t nrows = g.size[c.d1], ngroups = (nrows + ROWS8 - 1) / ROWS8;
+        int64_t grain = 1 + 32768 / (g.size[c.d0] * ROWS8);
+        for (;;) {
+            int64_t kin = 0, kout = 0;
+            for (int q = 0; q < nk; q++) { kin += goff(&g, kd[q], kidx[kd[q]]); kout += kidx[kd[q]] * g.out[kd[q]]; }
+            rows8_ctx x = {(const float *)(base + kin), g.ustride[c.d1] / (int64_t)sizeof(float), g.size[c.d0],
+                           nrows, out + kout, g.out[c.d1], mean, dv};
+            tn_parallel_for(ngroups, grain, rows8_chunks, &x);
             int q = 0;
             while (q < nk && ++kidx[kd[q]] == g.size[kd[q]]) kidx[kd[q++]] = 0;
             if (q >= nk) return;

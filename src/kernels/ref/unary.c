@@ -255,27 +255,31 @@ OPS_BP(GEN_BP)
 TN_DEF_UNARY(u_ABS_c64, float, tn_c64_t, tn_c64_t, TN_LD_ID, TN_ST_ID, UC_ABS_F, )
 TN_DEF_UNARY(u_ABS_c128, double, tn_c128_t, tn_c128_t, TN_LD_ID, TN_ST_ID, UC_ABS_D, )
 
-/* f32 silu and sigmoid over contiguous runs: exp through the vector exp (kernels/vmath.h), as
- * upstream's vectorised kernels do, in blocks on the stack; other strides take the loops above. */
-#define TN_VEXP_ACT(NAME, FALLBACK, EXPR)                                                         \
+/* f32 exp, log, tanh, sigmoid, silu, gelu (both forms) through kernels/vmath.h (upstream runs
+ * vectorised kernels for these too). Strided operands go through a stack block, so every layout
+ * gives the same bits. */
+#define TN_VM_UNARY(NAME, FN)                                                                     \
     static void NAME(char **data, const int64_t *s, int64_t n, const void *ctx) {                 \
-        if (s[0] != (int64_t)sizeof(float) || s[1] != (int64_t)sizeof(float)) {                  \
-            FALLBACK(data, s, n, ctx);                                                            \
+        (void)ctx;                                                                                \
+        if (s[0] == (int64_t)sizeof(float) && s[1] == (int64_t)sizeof(float)) {                  \
+            FN((float *)data[0], (const float *)data[1], n);                                      \
             return;                                                                               \
         }                                                                                         \
-        float *o = (float *)data[0], t[256];                                                      \
-        const float *a = (const float *)data[1];                                                  \
+        float t[256];                                                                             \
         for (int64_t i = 0; i < n; i += 256) {                                                    \
             int64_t m = n - i < 256 ? n - i : 256;                                                \
-            for (int64_t k = 0; k < m; k++) t[k] = -a[i + k];                                     \
-            tn_vexp_f32(t, t, m);                                                                 \
-            for (int64_t k = 0; k < m; k++) o[i + k] = EXPR(a[i + k], t[k]);                      \
+            for (int64_t k = 0; k < m; k++) t[k] = *(const float *)(data[1] + (i + k) * s[1]);    \
+            FN(t, t, m);                                                                          \
+            for (int64_t k = 0; k < m; k++) *(float *)(data[0] + (i + k) * s[0]) = t[k];          \
         }                                                                                         \
     }
-#define TN_SILU_E(x, e) ((x) / (1.0f + (e)))
-#define TN_SIGMOID_E(x, e) (1.0f / (1.0f + (e)))
-TN_VEXP_ACT(u_SILU_f32_vexp, u_SILU_f32, TN_SILU_E)
-TN_VEXP_ACT(u_SIGMOID_f32_vexp, u_SIGMOID_f32, TN_SIGMOID_E)
+TN_VM_UNARY(u_EXP_f32_vm, tn_vm_exp_f32)
+TN_VM_UNARY(u_LOG_f32_vm, tn_vm_log_f32)
+TN_VM_UNARY(u_TANH_f32_vm, tn_vm_tanh_f32)
+TN_VM_UNARY(u_SIGMOID_f32_vm, tn_vm_sigmoid_f32)
+TN_VM_UNARY(u_SILU_f32_vm, tn_vm_silu_f32)
+TN_VM_UNARY(u_GELU_f32_vm, tn_vm_gelu_f32)
+TN_VM_UNARY(u_GELU_TANH_f32_vm, tn_vm_gelu_tanh_f32)
 
 static tn_loop utab[TN_UNARY_COUNT][TN_DTYPE_COUNT];
 static bool utab_ready;
@@ -295,8 +299,13 @@ static void utab_init(void) {
     utab[TN_UNARY_ERF][TN_DTYPE_BF16] = u_ERF_AS_bf16;
     utab[TN_UNARY_ABS][TN_DTYPE_C64] = u_ABS_c64;
     utab[TN_UNARY_ABS][TN_DTYPE_C128] = u_ABS_c128;
-    utab[TN_UNARY_SILU][TN_DTYPE_F32] = u_SILU_f32_vexp;
-    utab[TN_UNARY_SIGMOID][TN_DTYPE_F32] = u_SIGMOID_f32_vexp;
+    utab[TN_UNARY_EXP][TN_DTYPE_F32] = u_EXP_f32_vm;
+    utab[TN_UNARY_LOG][TN_DTYPE_F32] = u_LOG_f32_vm;
+    utab[TN_UNARY_TANH][TN_DTYPE_F32] = u_TANH_f32_vm;
+    utab[TN_UNARY_SIGMOID][TN_DTYPE_F32] = u_SIGMOID_f32_vm;
+    utab[TN_UNARY_SILU][TN_DTYPE_F32] = u_SILU_f32_vm;
+    utab[TN_UNARY_GELU][TN_DTYPE_F32] = u_GELU_f32_vm;
+    utab[TN_UNARY_GELU_TANH][TN_DTYPE_F32] = u_GELU_TANH_f32_vm;
     utab_ready = true;
 }
 
