@@ -250,7 +250,7 @@ static PyObject *interp_fwd(const iop *op, tn_value *a) {
     }
     int64_t out_sizes[5] = {t->sizes[0], t->sizes[1]};
     for (int d = 0; d < nd; d++) out_sizes[2 + d] = osz[d];
-    int fmt = tn_pool_format(t);
+    int fmt = tn_suggest_format(t);
     tn_dtype dt = t->dtype;
     int64_t C = t->sizes[1];
     /* upstream's choice of kernel */
@@ -333,7 +333,7 @@ static PyObject *interp_bwd(const iop *op, tn_value *a) {
             return NULL;
         }
     tn_dtype dt = g->dtype;
-    int fmt = tn_pool_format(g);
+    int fmt = tn_suggest_format(g);
     if (!tn_nn_float(dt)) {
         char kn[64];
         snprintf(kn, sizeof kn, "%s_backward", op->name);

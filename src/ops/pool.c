@@ -21,27 +21,6 @@
 
 /* ---------------------------------------------------------------- shared pieces */
 
-/* upstream's suggest_memory_format: 2 channels_last (4-d), 3 channels_last_3d (5-d), else 0 */
-int tn_pool_format(const tn_tensor *t) {
-    static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
-    const int *order;
-    int n;
-    if (t->ndim == 4) order = order4, n = 4;
-    else if (t->ndim == 5) order = order5, n = 5;
-    else return 0;
-    if (t->strides[1] == 0) return 0;
-    int64_t min = 0;
-    for (int i = 0; i < n; i++) {
-        int d = order[i];
-        if (t->sizes[d] == 0) return 0;
-        if (t->strides[d] < min) return 0;
-        if (d == 0 && min == t->strides[1]) return 0;
-        min = t->strides[d];
-        if (t->sizes[d] > 1) min *= t->sizes[d];
-    }
-    return n == 4 ? 2 : 3;
-}
-
 /* A new tensor of sizes laid out contiguous, or channels-last when fmt and rank allow. */
 PyObject *tn_pool_new(int nd, const int64_t *sz, tn_dtype dt, int fmt) {
     if (!fmt || (nd != 4 && nd != 5)) return tn_tensor_new_empty(nd, sz, dt, TN_DEVICE_CPU);
@@ -232,7 +211,7 @@ static PyObject *run_max_bwd(PyObject *gout, PyObject *input, PyObject *indices,
     tn_tensor *in = tn_tensor_of(input);
     tn_dtype dt = in->dtype;
     if (!tn_nn_float(dt)) return tn_kernel_missing(kname, dt);
-    int fmt = tn_pool_format(in);
+    int fmt = tn_suggest_format(in);
     tn_dtype ct = compute_dtype(dt);
     int64_t isp[3], osp[3];
     spatial(in, k, isp);
@@ -412,7 +391,7 @@ static int max_args(tn_value *a, int k, pool_args *r) {
     expand(&a[2], k, r->k + off, r->s + off);
     expand(&a[3], k, NULL, r->p + off);
     expand(&a[4], k, NULL, r->d + off);
-    r->fmt = tn_pool_format(t);
+    r->fmt = tn_suggest_format(t);
     if (k == 2) {
         if (r->fmt == 2 && t->ndim != 4) {
             PyErr_SetString(PyExc_RuntimeError, "non-empty 4D (batch mode) tensor expected for input with channels_last layout");
@@ -650,7 +629,7 @@ static int avg_args(tn_value *a, int k, pool_args *r) {
     for (int i = off; i < 3; i++)
         if (out_shape(t->sizes[t->ndim - 3 + i], r->k[i], r->p[i], r->s[i], 1, ceil, &r->out[i]) < 0) return -1;
     spatial(t, k, isp);
-    r->fmt = tn_pool_format(t);
+    r->fmt = tn_suggest_format(t);
     if (k == 2) {
         if (r->fmt == 3) r->fmt = 0;
         return shape_check2(t, r, t->sizes[t->ndim - 3], isp);
@@ -786,7 +765,7 @@ static PyObject *adaptive_avg_fwd(tn_value *a, int k) {
         }
     }
     tn_dtype dt = t->dtype;
-    int fmt = nd == 4 && k == 2 ? tn_pool_format(t) : 0;   /* 3-d: upstream's contiguous frame kernel */
+    int fmt = nd == 4 && k == 2 ? tn_suggest_format(t) : 0;   /* 3-d: upstream's contiguous frame kernel */
     int64_t onum = 1;
     for (int d = 0; d < nd; d++) onum *= osz[d];
     if (onum == 0) return tn_pool_new(nd, osz, dt, fmt);
@@ -848,7 +827,7 @@ static PyObject *adaptive_avg_bwd(tn_value *a, int k) {
         return NULL;
     }
     tn_dtype dt = t->dtype;
-    int fmt = k == 2 && t->ndim == 4 ? tn_pool_format(t) : 0;
+    int fmt = k == 2 && t->ndim == 4 ? tn_suggest_format(t) : 0;
     if (!tn_nn_float(dt)) return tn_kernel_missing(k == 3 ? "adaptive_avg_pool3d_backward_cpu" : fmt ? "adaptive_avg_pool2d_backward_channels_last" : nm, dt);
     tn_dtype ct = compute_dtype(dt);
     int64_t isp[3], osp[3];
@@ -912,7 +891,7 @@ static PyObject *adaptive_max_fwd(tn_value *a, int k) {
             return NULL;
         }
     tn_dtype dt = t->dtype;
-    int fmt = nd == k + 2 ? tn_pool_format(t) : 0;
+    int fmt = nd == k + 2 ? tn_suggest_format(t) : 0;
     if (fmt != k) fmt = 0;
     if (!tn_nn_float(dt))
         return tn_kernel_missing(k == 3 ? "adaptive_max_pool3d_cpu" : fmt ? "adaptive_max_pool2d_channels_last" : nm, dt);
@@ -1103,7 +1082,7 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
     PyObject *r = k == 2 ? tn_aten(TN_ROW_mean_dim, "(O[ii]O)", x, -1, -2, Py_True)
                          : tn_aten(TN_ROW_mean_dim, "(O[iii]O)", x, -1, -2, -3, Py_True);
     const tn_tensor *t = tn_tensor_of(x);
-    if (r && tn_pool_format(t) == k && !((tn_tensor_obj *)r)->grad_fn && tn_tensor_of(r)->storage->refcnt == 1) {
+    if (r && tn_suggest_format(t) == k && !((tn_tensor_obj *)r)->grad_fn && tn_tensor_of(r)->storage->refcnt == 1) {
         /* upstream: out.as_strided_(sizes, channels-last strides). The fresh mean result is
          * contiguous [n, c, 1, ...], which holds its elements where those strides put them, so
          * restriding in place changes no element */
@@ -1111,7 +1090,7 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
         rt->strides[0] = t->sizes[1];
         rt->strides[1] = 1;
         for (int d = 2; d < rt->ndim; d++) rt->strides[d] = t->sizes[1];
-    } else if (r && tn_pool_format(t) == k) {
+    } else if (r && tn_suggest_format(t) == k) {
         /* recording: upstream's in-place as_strided_ (AsStridedBackward1) is not implemented;
          * the same view through as_strided (AsStridedBackward0) gives the same values and
          * gradients */

@@ -9,9 +9,8 @@
 
 #include "core/tensor.h"
 #include "dispatch/door.h"
+#include "ops/pad.h"   /* tn_suggest_format: upstream's suggest_memory_format */
 
-/* upstream's suggest_memory_format: 2 channels_last (4-d), 3 channels_last_3d (5-d), else 0 */
-int tn_pool_format(const tn_tensor *t);
 /* A new tensor of sizes laid out contiguous, or channels-last (fmt 2 / 3) for 4-d / 5-d sizes. */
 PyObject *tn_pool_new(int nd, const int64_t *sz, tn_dtype dt, int fmt);
 /* max_pool1d's own checks (upstream's max_pool1d + check_max_pool1d), on max_pool1d's
