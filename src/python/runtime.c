@@ -479,8 +479,24 @@ int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
 int tn_threads_init(PyObject *m);         /* threads.c */
 int tn_cpu_info_init(PyObject *m);        /* cpu_info.c */
 
+/* torchnative has no TorchScript compiler, so torch runs in upstream's documented JIT-disabled
+ * mode unless the user set PYTORCH_JIT: torch.jit.script/trace return the Python callable, which
+ * runs eagerly on this core, and forward_ad.make_dual skips the TorchScript jvp decompositions
+ * (forward AD uses the C formulas; docs/ARCHITECTURE.md, "Forward AD"). Set before torch.jit is
+ * imported, which reads it once. */
+static int default_jit_disabled(void) {
+    PyObject *os = PyImport_ImportModule("os");
+    PyObject *env = os ? PyObject_GetAttrString(os, "environ") : NULL;
+    PyObject *r = env ? PyObject_CallMethod(env, "setdefault", "ss", "PYTORCH_JIT", "0") : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(env);
+    Py_XDECREF(os);
+    return r ? 0 : -1;
+}
+
 int tn_runtime_init(PyObject *m) {
     if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0) return -1;
+    if (default_jit_disabled() < 0) return -1;
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
     tn_schema_opaque_type = opaque_lookup;

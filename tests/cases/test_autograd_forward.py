@@ -4,10 +4,11 @@ layout of a copied tangent), tangents through ops by derivatives.yaml's forward 
 (elementwise, views, matmul family, reductions, softmax family, layer_norm, in-place ops and
 views of duals), upstream's errors, torch.autograd.functional.jvp.
 
-Each snippet sets PYTORCH_JIT=0 first, on both sides: forward_ad.make_dual imports
-torch._decomp.decompositions_for_jvp when the JIT is on, which scripts functions with TorchScript
-(torchnative has no TorchScript compiler; upstream with PYTORCH_JIT=0 skips that import and keeps
-its formulas). Values of ops whose kernels are bit-exact are compared exactly; the rest (GEMM,
+Each snippet sets PYTORCH_JIT=0 first, so upstream runs in the mode torchnative's torch runs in by
+default (it has no TorchScript compiler; docs/ARCHITECTURE.md "The path of a forward-mode
+tangent"): with the JIT on, upstream's make_dual imports torch._decomp.decompositions_for_jvp,
+TorchScript-compiled jvp decompositions; with it off upstream keeps its formulas.
+tests/test_jit_disabled.py checks the default itself. Values of ops whose kernels are bit-exact are compared exactly; the rest (GEMM,
 reductions, composite formulas) with the fixed float rule of tests/harness/autograd.py."""
 from harness import cases
 from harness.autograd import F32, F64
