@@ -9,6 +9,9 @@
  * output, or a two-pass sum over a mean in the input dtype when the result has one element). */
 #include "ops/common.h"
 
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
+
 #include "kernels/reduce.h"
 
 #include <math.h>
@@ -509,34 +512,43 @@ PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a
 
 /* ---------------------------------------------------------------- logsumexp */
 
+/* logsumexp as upstream's kernel computes it, step by step in the input's dtype (each step an op
+ * through the door, so the bits are those ops'): m = amax(self, dims, keepdim=True) with infinite
+ * maxima replaced by 0, log(sum(exp(self - m), dims, keepdim)) + m. Integral input is converted
+ * to the default dtype first; an empty input gives log(sum(exp(self))). */
 static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     bool keepdim = arg_bool(&a[2]);
-    tn_dtype rt = tn_dtype_is_integral(t->dtype, true) ? tn_py.default_dtype : t->dtype;
-    if (tn_dtype_is_complex(rt)) return tn_kernel_missing("logsumexp", rt);
-    if (tn_require_computable("logsumexp", t->dtype) < 0) return NULL;
-    uint64_t mask;
-    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
-    int64_t sz[TN_MAX_DIMS];
-    int k = reduced_shape(t, mask, keepdim, sz);
-    PyObject *res = tn_tensor_new_empty(k, sz, rt, t->storage->device);
-    if (!res || is_meta(t)) return tn_out_deliver(res, out, "logsumexp");
-    int64_t nrows, n;
-    PyObject *rows = reduction_rows(a[0].u.obj, t->ndim ? mask : 0, TN_DTYPE_F64, &nrows, &n);
-    if (!rows) { Py_DECREF(res); return NULL; }
-    if (t->ndim == 0) { nrows = 1; n = 1; }
-    const double *x = (const double *)tn_data(tn_tensor_of(rows));
-    char *ro = tn_data(tn_tensor_of(res));
-    for (int64_t o = 0; o < nrows; o++) {
-        const double *r = x + o * n;
-        double m = -INFINITY;
-        for (int64_t i = 0; i < n; i++) if (!(r[i] <= m)) m = r[i];
-        if (isinf(m)) m = 0;
-        double s = 0;
-        for (int64_t i = 0; i < n; i++) s += exp(r[i] - m);
-        store_real(ro, rt, o, log(s) + m);
+    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing("logsumexp", t->dtype);
+    PyObject *x = tn_dtype_is_integral(t->dtype, true) ? tn_as_dtype(a[0].u.obj, tn_py.default_dtype, false)
+                                                        : Py_NewRef(a[0].u.obj);
+    if (!x) return NULL;
+    PyObject *dims = tn_value_to_python(&a[1]), *kd = keepdim ? Py_True : Py_False, *res = NULL;
+    if (!dims) { Py_DECREF(x); return NULL; }
+    if (tn_numel(tn_tensor_of(x)) == 0) {
+        PyObject *e = tn_aten(TN_ROW_exp, "(O)", x);
+        PyObject *sm = e ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", e, dims, kd) : NULL;
+        res = sm ? tn_aten(TN_ROW_log_, "(O)", sm) : NULL;
+        Py_XDECREF(e);
+        Py_XDECREF(sm);
+    } else {
+        PyObject *m = tn_aten(TN_ROW_amax, "(OOO)", x, dims, Py_True);
+        PyObject *ma = m ? tn_aten(TN_ROW_abs, "(O)", m) : NULL;
+        PyObject *inf = ma ? tn_aten(TN_ROW_eq_Scalar, "(Od)", ma, INFINITY) : NULL;
+        PyObject *mf = inf ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", m, inf, 0) : NULL;
+        PyObject *d = mf ? tn_aten(TN_ROW_sub_Tensor, "(OO)", x, m) : NULL;
+        PyObject *e = d ? tn_aten(TN_ROW_exp_, "(O)", d) : NULL;
+        PyObject *sm = e ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", d, dims, kd) : NULL;
+        PyObject *lg = sm ? tn_aten(TN_ROW_log_, "(O)", sm) : NULL;
+        PyObject *shape = lg ? PyObject_GetAttrString(sm, "shape") : NULL;
+        PyObject *ms = shape ? tn_aten(TN_ROW_view, "(OO)", m, shape) : NULL;
+        PyObject *r = ms ? tn_aten(TN_ROW_add__Tensor, "(OO)", sm, ms) : NULL;
+        if (r) res = Py_NewRef(sm);
+        Py_XDECREF(m); Py_XDECREF(ma); Py_XDECREF(inf); Py_XDECREF(mf); Py_XDECREF(d); Py_XDECREF(e);
+        Py_XDECREF(sm); Py_XDECREF(lg); Py_XDECREF(shape); Py_XDECREF(ms); Py_XDECREF(r);
     }
-    Py_DECREF(rows);
+    Py_DECREF(dims);
+    Py_DECREF(x);
     return tn_out_deliver(res, out, "logsumexp");
 }
 

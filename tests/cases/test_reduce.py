@@ -81,3 +81,14 @@ cases("logsumexp", [
     "torch.tensor([float('-inf'), float('-inf')]).logsumexp(0)", "torch.tensor([float('inf'), 1.]).logsumexp(0)",
     "x.double().logsumexp(-1)", "x.half().logsumexp(2)",
 ], setup=SETUP, strides=False, tol="float")
+
+# logsumexp is upstream's composite (amax, exp of the difference, sum, log, add) in the input's
+# dtype, so its bits are those ops' bits: compared exactly.
+cases("logsumexp_bits", [
+    "torch.manual_seed(0)\nl = torch.randn(4)\n(l.logsumexp(-1, keepdim=True), l - l.logsumexp(-1, keepdim=True))",
+    "torch.manual_seed(1)\ntorch.randn(5, 7, 3).logsumexp((0, 2))",
+    "torch.manual_seed(2)\nx = torch.randn(6, 9)\n(x.bfloat16().logsumexp(1), x.half().logsumexp(0), x.double().logsumexp(1))",
+    "torch.tensor([[float('inf'), 1.], [float('-inf'), float('-inf')], [float('nan'), 0.]]).logsumexp(1)",
+    "torch.zeros(0, 3).logsumexp(0)", "torch.manual_seed(3)\ntorch.randn(3, 4).t().logsumexp(1)",
+    "torch.manual_seed(4)\no = torch.empty(0)\ntorch.logsumexp(torch.randn(4, 5), 1, out=o)\no",
+], strides=False)
