@@ -6,6 +6,7 @@
  * The engine sums broadcast gradients and casts dtypes (validate_outputs), as upstream's. */
 #include "autograd/autograd.h"
 
+#include "dispatch/modes.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
@@ -2803,6 +2804,57 @@ static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ---- scans (ops/scan.c) ---- */
+
+/* cummax / cummin: cummaxmin_backward(grad, self, indices, dim): zeros of self's sizes with grad
+ * scatter-added at the indices (the out-of-place scatter_add while a dispatch mode is active,
+ * upstream's isTensorSubclassLike branch); an empty self is its own gradient */
+static int f_cummaxmin(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0)), *idx = K(result(n, 1));
+    if (!self || !idx) { drop_(&T); return -1; }
+    if (tn_numel(tn_tensor_of(self)) == 0) { OUTK(0, self); DONE; }
+    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(self)->dtype));
+    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
+    OUTK(0, z ? K(tn_aten(mode ? TN_ROW_scatter_add : TN_ROW_scatter_add_, "(OLOO)", z, (long long)arg_i(n, 1), idx, g[0]))
+              : NULL);
+    DONE;
+}
+
+/* flip(logcumsumexp(flip(x, {dim}), dim), {dim}) */
+static PyObject *rev_logcumsumexp(PyObject *x, long long dim) {
+    if (!x) return NULL;
+    PyObject *dl = Py_BuildValue("[L]", dim);
+    PyObject *f = dl ? tn_aten(TN_ROW_flip, "(OO)", x, dl) : NULL;
+    PyObject *c = f ? tn_aten(TN_ROW_logcumsumexp, "(OL)", f, dim) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_flip, "(OO)", c, dl) : NULL;
+    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+/* logcumsumexp(self, dim): logcumsumexp_backward(grad, self, result, dim), upstream's log-space
+ * form: the positive and negative parts of grad each through a reversed logcumsumexp */
+static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_tensor *gt = tn_tensor_of(g[0]);
+    if (gt->ndim == 0 || tn_numel(gt) == 0) { OUTK(0, g[0]); DONE; }
+    PyObject *self = K(saved(n, 0)), *res = K(result(n, 0));
+    if (!self || !res) { drop_(&T); return -1; }
+    long long dim = (long long)arg_i(n, 1);
+    double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
+                  : gt->dtype == TN_DTYPE_F16 ? -65504.0
+                  : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
+    PyObject *gmin = K(scalar_like(g[0], lowest));
+    PyObject *lag = gmin ? K(tn_aten(TN_ROW_log, "(O)", K(tn_aten(TN_ROW_abs, "(O)", g[0])))) : NULL;
+    PyObject *pos = lag ? K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_gt_Scalar, "(Oi)", g[0], 0)), lag, gmin)) : NULL;
+    PyObject *neg = pos ? K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", g[0], 0)), lag, gmin)) : NULL;
+    PyObject *op = neg ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
+                            K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", pos, res)), dim)), self)))) : NULL;
+    PyObject *on = op ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
+                            K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", neg, res)), dim)), self)))) : NULL;
+    OUTK(0, on ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", op, on)) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -2955,6 +3007,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
     {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
+    /* scans (ops/scan.c) */
+    {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
 };
 
 tn_apply_fn tn_formula_for(int op) {
