@@ -39,7 +39,7 @@ static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
     const tn_value *v = &n->args[si];
     if (v->tag == TN_V_NONE || (tn_value_is_number(v) && v->tag != TN_V_COMPLEX && tn_value_as_double(v) == 1.0)) return t;
     PyObject *s = arg_obj(n, si);
-    PyObject *r = s ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t, s) : NULL;
+    PyObject *r = s ? tn_aten(TN_ROW_mul_Scalar, "(OO)", t, s) : NULL;   /* upstream's t * s: mul.Scalar */
     Py_XDECREF(s);
     Py_DECREF(t);
     return r;
@@ -2855,6 +2855,51 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- writes along one dim at indexed positions (ops/index_dim.c) ---- */
+
+/* grad.index_fill(dim, index, 0) */
+static PyObject *index_fill0(tn_node *n, PyObject *g) {
+    PyObject *idx = saved(n, 2);
+    PyObject *r = idx ? tn_aten(TN_ROW_index_fill_int_Scalar, "(OLOi)", g, (long long)arg_i(n, 1), idx, 0) : NULL;
+    Py_XDECREF(idx);
+    return r;
+}
+/* source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
+ *                  : grad.index_select(dim, index.squeeze(0)) */
+static PyObject *index_source_grad(tn_node *n, PyObject *g) {
+    T_;
+    PyObject *idx = K(saved(n, 2)), *r = NULL;
+    long long dim = (long long)arg_i(n, 1);
+    if (idx && meta(n, 3)->ndim > 0)
+        r = tn_aten(TN_ROW_expand, "(OO)", K(tn_aten(TN_ROW_index_select, "(OLO)", g, dim, idx)), K(sizes_of(n, 3)));
+    else if (idx)
+        r = tn_aten(TN_ROW_index_select, "(OLO)", g, dim, K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", idx, 0)));
+    drop_(&T);
+    return r;
+}
+/* index_add(self, dim, index, source, alpha): self: grad; source: maybe_multiply(..., alpha) */
+static int f_index_add(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, Py_NewRef(g[0]));
+    PUT(3, maybe_multiply(index_source_grad(n, g[0]), n, 4));
+    return 0;
+}
+/* index_copy(self, dim, index, source): self: grad.index_fill(dim, index, 0); source as index_add's */
+static int f_index_copy(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, index_fill0(n, g[0]));
+    PUT(3, index_source_grad(n, g[0]));
+    return 0;
+}
+/* index_fill(self, dim, index, value): self: grad.index_fill(dim, index, 0); a tensor value's
+ * gradient (grad.index_select(dim, _unique(index)).sum()) needs aten::_unique, not implemented */
+static int f_index_fill(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, index_fill0(n, g[0]));
+    if (n->nargs > 3 && is_tensor_arg(n, 3) && need(n, 3)) {
+        tn_not_implemented("the derivative of aten::index_fill.int_Tensor for value (aten::_unique)");
+        return -1;
+    }
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3009,6 +3054,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
     {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
+    /* index_fill / index_add / index_copy (ops/index_dim.c) */
+    {TN_ROW_index_add, f_index_add}, {TN_ROW_index_add_, f_index_add},
+    {TN_ROW_index_copy, f_index_copy}, {TN_ROW_index_copy_, f_index_copy},
+    {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
+    {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
 };
 
 tn_apply_fn tn_formula_for(int op) {

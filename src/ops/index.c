@@ -671,6 +671,17 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
                      (long long)bad, (long long)d, (long long)size);
         return -1;
     }
+    if (accumulate && (t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16)) {
+        /* upstream accumulates reduced floats in a float buffer and rounds once at the end */
+        PyObject *wd = tn_as_dtype(dst, TN_DTYPE_F32, true), *ws = wd && src ? tn_as_dtype(src, TN_DTYPE_F32, true) : NULL;
+        if (wd == dst) { Py_DECREF(wd); wd = tn_clone_contiguous(dst); }
+        int rc = !wd || (src && !ws) ? -1 : scatter_into(wd, dim, index, ws, value, accumulate, multiply, op);
+        if (!rc) rc = tn_copy_into(dst, wd);
+        if (!rc) t->storage->version++;
+        Py_XDECREF(wd);
+        Py_XDECREF(ws);
+        return rc;
+    }
     PyObject *s;
     if (src) {
         s = tn_storage_root(tn_tensor_of(src)->storage) == tn_storage_root(t->storage) ? tn_clone_contiguous(src) : Py_NewRef(src);
