@@ -1612,6 +1612,11 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
     {TN_ROW_silu_backward, d_silu_backward, -1},
     {TN_ROW_broadcast_tensors, d_broadcast_tensors, -1},
+    /* ops/arrange.c: composites written as the door calls upstream's composite makes */
+    {TN_ROW_meshgrid, tn_op_meshgrid, -1}, {TN_ROW_meshgrid_indexing, tn_op_meshgrid_indexing, -1},
+    {TN_ROW_repeat_interleave_self_Tensor, tn_op_repeat_interleave_self_Tensor, -1},
+    {TN_ROW_repeat_interleave_self_int, tn_op_repeat_interleave_self_int, -1},
+    {TN_ROW_min_other, NULL, TN_ROW_minimum}, {TN_ROW_max_other, NULL, TN_ROW_maximum},
     {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},

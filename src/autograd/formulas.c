@@ -2900,6 +2900,25 @@ static int f_index_fill(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ---- trace (ops/arrange.c) ---- */
+
+/* trace(self): trace_backward(grad, sizes): zeros(rows * cols) with grad filled at the diagonal's
+ * flat positions (arange(0, min(rows, cols) * (cols + 1), cols + 1)), viewed as sizes; index_fill
+ * out of place while a dispatch mode is active (upstream's isTensorSubclassLike branch) */
+static int f_trace(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_meta *m = meta(n, 0);
+    const int64_t *sz = tn_meta_sizes(m);
+    int64_t rows = sz[0], cols = sz[1];
+    PyObject *z = K(zeros_sized(K(Py_BuildValue("[L]", (long long)(rows * cols))), tn_tensor_of(g[0])->dtype));
+    PyObject *kw = z ? K(dtype_kw(TN_DTYPE_I64)) : NULL;
+    PyObject *ix = kw ? K(tn_aten_kw(TN_ROW_arange_start_step, kw, "(LLL)", 0LL, (long long)((rows < cols ? rows : cols) * (cols + 1)), (long long)(cols + 1))) : NULL;
+    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
+    PyObject *f = ix ? K(tn_aten(mode ? TN_ROW_index_fill_int_Tensor : TN_ROW_index_fill__int_Tensor, "(OiOO)", z, 0, ix, g[0])) : NULL;
+    OUTK(0, f ? K(tn_aten(TN_ROW_view, "(OO)", mode ? f : z, K(sizes_of(n, 0)))) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3059,6 +3078,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_copy, f_index_copy}, {TN_ROW_index_copy_, f_index_copy},
     {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
     {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
+    {TN_ROW_trace, f_trace},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -241,7 +241,9 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         }
         return 0;
     case TN_TYPE_INT: case TN_TYPE_SYMINT: case TN_TYPE_DEVICEINDEX:
-        if (!is_int_like(o)) return 0;
+        /* a 0-dim integer tensor binds an int only in the loose pass: upstream orders an
+         * overload taking Tensor before one taking int there (max(x, tensor(2)) is max.other) */
+        if (!is_int_like(o) || (tn_py_is_tensor(o) && !tensors_as_scalars)) return 0;
         v->tag = TN_V_INT;
         v->u.i = PyLong_AsLongLong(o);
         return (v->u.i == -1 && PyErr_Occurred()) ? -1 : 1;

@@ -1,0 +1,291 @@
+/* ops/arrange.c — meshgrid, repeat_interleave, tril_indices / triu_indices, trace, and
+ * min.other / max.other.
+ *
+ * meshgrid, repeat_interleave(self, ...) and min/max.other are upstream composites: they run as
+ * the ops upstream's composite calls, through the door (views and expands for meshgrid;
+ * unsqueeze, expand, clone, flatten for an int repeat; repeat_interleave(repeats) then
+ * index_select for a tensor of repeats; minimum / maximum), so the same functions serve as their
+ * autograd decompositions (autograd/decomp.c). repeat_interleave(repeats), the index lists and
+ * trace are kernels: trace sums the diagonal in upstream's accumulation type (double for float,
+ * float for f16 / bf16, int64 for integers, whose result is int64). */
+#include "ops/common.h"
+
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
+
+#include <stdio.h>
+
+/* ---- meshgrid ---- */
+
+static PyObject *meshgrid(PyObject *list, const char *indexing) {
+    Py_ssize_t n = PySequence_Size(list);
+    if (n < 0) return NULL;
+    if (n == 0) return PyErr_Format(PyExc_RuntimeError, "meshgrid expects a non-empty TensorList");
+    if (n > TN_MAX_DIMS) return tn_not_implemented("meshgrid of more than 16 tensors");
+    PyObject *ts[TN_MAX_DIMS];
+    for (Py_ssize_t i = 0; i < n; i++) ts[i] = PySequence_GetItem(list, i);   /* new refs */
+    PyObject *res = NULL;
+    for (Py_ssize_t i = 0; i + 1 < n; i++)
+        if (tn_tensor_of(ts[i])->dtype != tn_tensor_of(ts[i + 1])->dtype) {
+            PyErr_SetString(PyExc_RuntimeError, "meshgrid expects all tensors to have the same dtype");
+            goto done;
+        }
+    bool swap = false;
+    if (strcmp(indexing, "xy") == 0) swap = n >= 2;
+    else if (strcmp(indexing, "ij") != 0) {
+        PyErr_Format(PyExc_RuntimeError, "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: %s",
+                     indexing);
+        goto done;
+    }
+    if (swap) { PyObject *t = ts[0]; ts[0] = ts[1]; ts[1] = t; }
+    int64_t shape[TN_MAX_DIMS], view[TN_MAX_DIMS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const tn_tensor *t = tn_tensor_of(ts[i]);
+        if (t->ndim > 1) {
+            PyObject *r = PyObject_Repr(ts[i]);
+            if (r) PyErr_Format(PyExc_RuntimeError, "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                                                    "got: %U", r);
+            Py_XDECREF(r);
+            goto done;
+        }
+        shape[i] = tn_numel(t);
+        view[i] = 1;
+    }
+    res = PyTuple_New(n);
+    PyObject *sz = res ? tn_py_size_new((int)n, shape) : NULL;
+    for (Py_ssize_t i = 0; sz && i < n; i++) {
+        view[i] = -1;
+        PyObject *vl = PyList_New(n);
+        for (Py_ssize_t k = 0; vl && k < n; k++) PyList_SetItem(vl, k, PyLong_FromLongLong(view[k]));
+        PyObject *v = vl ? tn_aten(TN_ROW_view, "(OO)", ts[i], vl) : NULL;
+        PyObject *e = v ? tn_aten(TN_ROW_expand, "(OO)", v, sz) : NULL;
+        Py_XDECREF(vl);
+        Py_XDECREF(v);
+        view[i] = 1;
+        if (!e) { Py_CLEAR(res); break; }
+        PyTuple_SetItem(res, swap && i < 2 ? 1 - i : i, e);
+    }
+    Py_XDECREF(sz);
+    if (res && !sz) Py_CLEAR(res);
+done:
+    for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(ts[i]);
+    return res;
+}
+PyObject *tn_op_meshgrid(tn_value *a) {
+    static bool warned;
+    if (!warned) { /* upstream's TORCH_WARN_ONCE */
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "torch.meshgrid: in an upcoming release, it will be required to pass "
+                                            "the indexing argument.", 1) < 0)
+            return NULL;
+    }
+    return meshgrid(a[0].u.obj, "ij");
+}
+PyObject *tn_op_meshgrid_indexing(tn_value *a) {
+    const char *ix = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    return ix ? meshgrid(a[0].u.obj, ix) : NULL;
+}
+
+/* ---- repeat_interleave ---- */
+
+/* repeat_interleave(repeats, output_size): position i repeated repeats[i] times (int32 / int64) */
+PyObject *tn_op_repeat_interleave_Tensor(tn_value *a) {
+    PyObject *rep = a[0].u.obj;
+    const tn_tensor *r = tn_tensor_of(rep);
+    if (r->dtype != TN_DTYPE_I32 && r->dtype != TN_DTYPE_I64) return tn_kernel_missing("repeat_interleave_cpu", r->dtype);
+    if (r->ndim != 1) return PyErr_Format(PyExc_RuntimeError, "repeat_interleave only accept 1D vector as repeat");
+    PyObject *rc = tn_as_dtype(rep, TN_DTYPE_I64, true);
+    if (!rc) return NULL;
+    const int64_t *rv = (const int64_t *)tn_data(tn_tensor_of(rc));
+    int64_t n = r->sizes[0], total = 0;
+    bool neg = false;
+    for (int64_t i = 0; i < n; i++) { total += rv[i]; neg |= rv[i] < 0; }
+    PyObject *res = NULL;
+    if (!tn_is_none(&a[1])) {
+        if (n > 0 && a[1].u.i != total) {
+            PyErr_SetString(PyExc_RuntimeError, neg ? "repeats can not be negative" : "allocated size does not match required size");
+            goto done;
+        }
+        total = a[1].u.i;
+    } else if (neg) {
+        PyErr_SetString(PyExc_RuntimeError, "repeats can not be negative");
+        goto done;
+    }
+    if (n == 0) total = 0;
+    int64_t sz[1] = {total};
+    res = tn_tensor_new_empty(1, sz, r->dtype, TN_DEVICE_CPU);
+    if (!res) goto done;
+    char *out = tn_data(tn_tensor_of(res));
+    for (int64_t i = 0, j = 0; i < n; i++)
+        for (int64_t k = 0; k < rv[i]; k++, j++) {
+            if (r->dtype == TN_DTYPE_I64) ((int64_t *)out)[j] = i;
+            else ((int32_t *)out)[j] = (int32_t)i;
+        }
+done:
+    Py_DECREF(rc);
+    return res;
+}
+
+/* repeat_interleave(self, repeats tensor, dim, output_size): index_select(dim, repeat_interleave(repeats)) */
+PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
+    PyObject *self = a[0].u.obj, *rep = a[1].u.obj, *input = NULL, *reps = NULL, *idx = NULL, *res = NULL;
+    int64_t dim = 0;
+    if (tn_is_none(&a[2])) input = tn_aten(TN_ROW_flatten_using_ints, "(O)", self);
+    else { input = Py_NewRef(self); dim = a[2].u.i; }
+    if (!input) return NULL;
+    const tn_tensor *it = tn_tensor_of(input), *rt = tn_tensor_of(rep);
+    int64_t wd;
+    if (tn_wrap_dim(dim, it->ndim, &wd) < 0) goto done;
+    int64_t size = it->ndim ? it->sizes[wd] : 1;
+    if (rt->ndim == 0 || (rt->ndim == 1 && rt->sizes[0] == 1)) {
+        PyObject *one = tn_aten(TN_ROW_reshape, "(O(i))", rep, 1);
+        reps = one ? tn_aten(TN_ROW_expand, "(O(L))", one, (long long)size) : NULL;
+        Py_XDECREF(one);
+    } else if (rt->ndim == 1) {
+        if (rt->sizes[0] != size) {
+            PyErr_Format(PyExc_RuntimeError, "repeats must have the same size as input along dim, but got "
+                                             "repeats.size(0) = %lld and input.size(%lld) = %lld",
+                         (long long)rt->sizes[0], (long long)dim, (long long)size);
+            goto done;
+        }
+        reps = Py_NewRef(rep);
+    } else {
+        PyErr_SetString(PyExc_RuntimeError, "repeats must be 0-dim or 1-dim tensor");
+        goto done;
+    }
+    if (!reps) goto done;
+    if (tn_is_none(&a[3])) idx = tn_aten(TN_ROW_repeat_interleave_Tensor, "(O)", reps);
+    else {
+        PyObject *kw = Py_BuildValue("{sL}", "output_size", (long long)a[3].u.i);
+        idx = kw ? tn_aten_kw(TN_ROW_repeat_interleave_Tensor, kw, "(O)", reps) : NULL;
+        Py_XDECREF(kw);
+    }
+    res = idx ? tn_aten(TN_ROW_index_select, "(OLO)", input, (long long)dim, idx) : NULL;
+done:
+    Py_XDECREF(input);
+    Py_XDECREF(reps);
+    Py_XDECREF(idx);
+    return res;
+}
+
+/* repeat_interleave(self, int repeats, dim, output_size): input.unsqueeze(dim + 1).expand(...)
+ * .clone(contiguous).flatten(dim, dim + 1), the flattened self when dim is None */
+PyObject *tn_op_repeat_interleave_self_int(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    int64_t reps = a[1].u.i, dim = tn_is_none(&a[2]) ? 0 : a[2].u.i;
+    if (tn_is_none(&a[2]) == false) {
+        int64_t w;
+        if (tn_wrap_dim(dim, tn_tensor_of(self)->ndim, &w) < 0) return NULL;
+        dim = w;
+    }
+    if (reps < 0) return PyErr_Format(PyExc_RuntimeError, "Repeats must be non-negative");
+    PyObject *input = tn_is_none(&a[2]) ? tn_aten(TN_ROW_flatten_using_ints, "(O)", self) : Py_NewRef(self);
+    PyObject *u = input ? tn_aten(TN_ROW_unsqueeze, "(OL)", input, (long long)dim + 1) : NULL, *res = NULL;
+    if (u) {
+        const tn_tensor *ut = tn_tensor_of(u);
+        int64_t sz[TN_MAX_DIMS];
+        for (int d = 0; d < ut->ndim; d++) sz[d] = ut->sizes[d];
+        sz[dim + 1] = reps;
+        int64_t expect = ut->sizes[dim] * reps;
+        if (!tn_is_none(&a[3]) && a[3].u.i != expect) {
+            PyErr_Format(PyExc_RuntimeError, "repeat_interleave: Invalid output_size, expected %lld but got %lld",
+                         (long long)expect, (long long)a[3].u.i);
+        } else {
+            PyObject *s = tn_py_size_new(ut->ndim, sz);
+            PyObject *e = s ? tn_aten(TN_ROW_expand, "(OO)", u, s) : NULL;
+            PyObject *kw = e ? Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous) : NULL;
+            PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", e) : NULL;
+            res = c ? tn_aten(TN_ROW_flatten_using_ints, "(OLL)", c, (long long)dim, (long long)dim + 1) : NULL;
+            Py_XDECREF(s); Py_XDECREF(e); Py_XDECREF(kw); Py_XDECREF(c);
+        }
+    }
+    Py_XDECREF(input);
+    Py_XDECREF(u);
+    return res;
+}
+
+/* ---- tril_indices / triu_indices ---- */
+
+static PyObject *tri_indices(tn_value *a, bool lower) {
+    int64_t row = a[0].u.i, col = a[1].u.i, off = a[2].u.i;
+    tn_dtype dt = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : TN_DTYPE_I64;
+    const char *name = lower ? "tril_indices" : "triu_indices";
+    if (row < 0) return PyErr_Format(PyExc_RuntimeError, "row must be non-negative, got%lld", (long long)row);
+    if (col < 0) return PyErr_Format(PyExc_RuntimeError, "col must be non-negative, got%lld", (long long)col);
+    if (dt != TN_DTYPE_I64 && dt != TN_DTYPE_I32) return tn_kernel_missing(name, dt);
+    int64_t count = 0;
+    for (int64_t r = 0; r < row; r++) {
+        int64_t lo = lower ? 0 : (r + off > 0 ? r + off : 0), hi = lower ? r + off + 1 : col;
+        if (hi > col) hi = col;
+        if (hi > lo) count += hi - lo;
+    }
+    int64_t sz[2] = {2, count};
+    PyObject *res = tn_tensor_new_empty(2, sz, dt, TN_DEVICE_CPU);
+    if (!res) return NULL;
+    char *p = tn_data(tn_tensor_of(res));
+    int64_t i = 0;
+    for (int64_t r = 0; r < row; r++) {
+        int64_t lo = lower ? 0 : (r + off > 0 ? r + off : 0), hi = lower ? r + off + 1 : col;
+        if (hi > col) hi = col;
+        for (int64_t c = lo; c < hi; c++, i++) {
+            if (dt == TN_DTYPE_I64) { ((int64_t *)p)[i] = r; ((int64_t *)p)[count + i] = c; }
+            else { ((int32_t *)p)[i] = (int32_t)r; ((int32_t *)p)[count + i] = (int32_t)c; }
+        }
+    }
+    return res;
+}
+PyObject *tn_op_tril_indices(tn_value *a) { return tri_indices(a, true); }
+PyObject *tn_op_triu_indices(tn_value *a) { return tri_indices(a, false); }
+
+/* ---- trace ---- */
+
+PyObject *tn_op_trace(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    tn_dtype dt = t->dtype;
+    if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt) || !(tn_dtype_is_floating(dt) || tn_dtype_is_integral(dt, false)))
+        return tn_kernel_missing("trace", dt);
+    if (t->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "trace: expected a matrix, but got tensor with dim %d", t->ndim);
+    bool integral = tn_dtype_is_integral(dt, false);
+    PyObject *res = tn_tensor_new_empty(0, NULL, integral ? TN_DTYPE_I64 : dt, TN_DEVICE_CPU);
+    if (!res) return NULL;
+    int64_t n = t->sizes[0] < t->sizes[1] ? t->sizes[0] : t->sizes[1], step = t->strides[0] + t->strides[1];
+    const char *base = tn_data(t);
+    int es = tn_dtype_itemsize(dt);
+    char *out = tn_data(tn_tensor_of(res));
+    if (integral) {
+        int64_t s = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const char *p = base + i * step * es;
+            switch (dt) {
+            case TN_DTYPE_U8: s += *(const uint8_t *)p; break;
+            case TN_DTYPE_I8: s += *(const int8_t *)p; break;
+            case TN_DTYPE_I16: s += *(const int16_t *)p; break;
+            case TN_DTYPE_U16: s += *(const uint16_t *)p; break;
+            case TN_DTYPE_I32: s += *(const int32_t *)p; break;
+            case TN_DTYPE_U32: s += *(const uint32_t *)p; break;
+            default: s = (int64_t)((uint64_t)s + *(const uint64_t *)p); break;
+            }
+        }
+        *(int64_t *)out = s;
+    } else if (dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64) {
+        double s = 0;
+        for (int64_t i = 0; i < n; i++)
+            s += dt == TN_DTYPE_F32 ? (double)((const float *)base)[i * step] : ((const double *)base)[i * step];
+        if (dt == TN_DTYPE_F32) *(float *)out = (float)s;
+        else *(double *)out = s;
+    } else {
+        bool bf = dt == TN_DTYPE_BF16;
+        float s = 0;
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t v = ((const uint16_t *)base)[i * step];
+            s += bf ? tn_bf16_to_f32(v) : tn_f16_to_f32(v);
+        }
+        *(uint16_t *)out = bf ? tn_f32_to_bf16(s) : tn_f32_to_f16(s);
+    }
+    return res;
+}
+
+/* ---- min.other / max.other: minimum / maximum ---- */
+
+PyObject *tn_op_min_other(tn_value *a) { return tn_aten(TN_ROW_minimum, "(OO)", a[0].u.obj, a[1].u.obj); }
+PyObject *tn_op_max_other(tn_value *a) { return tn_aten(TN_ROW_maximum, "(OO)", a[0].u.obj, a[1].u.obj); }
