@@ -1138,6 +1138,8 @@ static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject 
     return w;
 }
 
+/* reduce_scatter (list form), as upstream's gloo: one all-reduce per input block in rank order
+ * (block `rank` reduced in the output itself, the others in clones), each with its own tag */
 static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
     PyObject *outs, *ins, *opts = NULL;
@@ -1148,23 +1150,38 @@ static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) 
     if (!out) return NULL;
     PyObject *il = PySequence_GetItem(ins, 0);
     if (!il) return NULL;
-    PyObject *torch = PyImport_ImportModule("torch");
-    PyObject *views = PyList_New(0);
-    Py_ssize_t n = PySequence_Size(il);
-    for (Py_ssize_t i = 0; views && i < n; i++) {
-        PyObject *x = PySequence_GetItem(il, i);
-        PyObject *v = x ? PyObject_CallMethod(x, "reshape", "i", -1) : NULL;
-        Py_XDECREF(x);
-        if (!v || PyList_Append(views, v) < 0) Py_CLEAR(views);
-        Py_XDECREF(v);
+    if (PySequence_Size(il) != b->size) {
+        Py_DECREF(il);
+        PyErr_SetString(PyExc_ValueError, "ProcessGroupGloo::reduce_scatter: input list length must equal world size");
+        return NULL;
     }
-    PyObject *flat = torch && views ? PyObject_CallMethod(torch, "cat", "(O)", views) : NULL;
-    Py_XDECREF(torch);
-    Py_XDECREF(views);
+    long r = opt_redop(opts);
+    if (r < 0) { Py_DECREF(il); return NULL; }
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < b->size; i++) {
+        PyObject *x = PySequence_GetItem(il, i), *buf;
+        if (!x) { rc = -1; break; }
+        if (i == b->rank) {
+            PyObject *cp = PyObject_CallMethod(out, "copy_", "O", x);
+            buf = cp ? Py_NewRef(out) : NULL;
+            Py_XDECREF(cp);
+        } else {
+            buf = PyObject_CallMethod(x, "clone", NULL);
+        }
+        Py_DECREF(x);
+        tbuf tb;
+        if (!buf || tbuf_get(buf, &tb, 1) < 0) { Py_XDECREF(buf); rc = -1; break; }
+        uint32_t tag = next_tag(b);
+        rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
+        if (tbuf_done(&tb, rc == 0) < 0) rc = -1;
+        if (rc == 0 && r == 1 && i == b->rank) {
+            PyObject *d = PyObject_CallMethod(out, "div_", "i", b->size);
+            if (!d) rc = -1;
+            Py_XDECREF(d);
+        }
+        Py_DECREF(buf);
+    }
     Py_DECREF(il);
-    if (!flat) return NULL;
-    int rc = reduce_scatter_flat(b, flat, out, opts);
-    Py_DECREF(flat);
     if (rc < 0) return NULL;
     return done_work(outs);
 }
