@@ -1,5 +1,1901 @@
-/* dist_pg.c — ProcessGroup, Backend, Work and ProcessGroupGloo (not yet: they refuse by name,
- * created by distributed.c from surface_dist.h). ProcessGroup gets upstream's BackendType enum. */
+/* dist_pg.c — the Python types of torch._C._distributed_c10d's process groups: ProcessGroup
+ * (upstream's front object: rank/size, the backend per device, group name/desc, the collective
+ * entry points distributed_c10d.py calls), Backend, ProcessGroupGloo (over src/distributed/gloo.c,
+ * collectives byte-identical to upstream's gloo), Work, ProcessGroupGloo.Device / _Options and
+ * the collective option structs (AllreduceOptions, ...).
+ *
+ * Collectives run in the calling thread with the GIL released and return a completed Work;
+ * send/recv return a Work whose wait() blocks (GIL released) until the transport is done. The
+ * tag sequence is upstream's: every collective takes the next tag of its backend, point to point
+ * uses the user's tag as the slot. */
 #include "python/distributed.h"
+#include "python/tensor.h"
+#include "distributed/gloo.h"
+#include "distributed/store.h"
 
-int tn_dist_pg_types_init(PyObject *c10d) { return 0; }
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <structmember.h>
+#include <unistd.h>
+
+static PyObject *c10d_mod;
+static PyObject *list1(int n, PyObject *o) {
+    PyObject *l = PyList_New(1);
+    if (l) PyList_SetItem(l, 0, Py_NewRef(o));
+    (void)n;
+    return l;
+}
+static PyTypeObject *Work_T, *Backend_T, *Gloo_T, *PG_T, *Device_T;
+static PyObject *GlooOpts_T;
+
+static PyObject *raise_err(const tn_derr *e) {
+    PyObject *t;
+    switch (e->kind) {
+    case TN_DERR_STORE: t = tn_dist_exc_store; break;
+    case TN_DERR_NETWORK: t = tn_dist_exc_network; break;
+    case TN_DERR_VALUE: t = PyExc_ValueError; break;
+    case TN_DERR_MEMORY: return PyErr_NoMemory();
+    case TN_DERR_BACKEND: t = PyExc_RuntimeError; break;   /* upstream's gloo raises RuntimeError */
+    default: t = PyExc_RuntimeError;
+    }
+    PyErr_SetString(t, e->msg);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ option structs (bags) */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+} bag_obj;
+
+static PyMemberDef bag_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(bag_obj, dict), READONLY, NULL}, {NULL}};
+
+static void bag_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(((bag_obj *)self)->dict);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+static int bag_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(((bag_obj *)self)->dict);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+static int bag_clear(PyObject *self) {
+    Py_CLEAR(((bag_obj *)self)->dict);
+    return 0;
+}
+
+static int set_default(PyObject *self, const char *name) {
+    PyObject *v = NULL;
+    if (!strcmp(name, "reduceOp")) {
+        PyObject *ro = PyObject_GetAttrString(c10d_mod, "ReduceOp");
+        v = ro ? PyObject_GetAttrString(ro, "SUM") : NULL;
+        Py_XDECREF(ro);
+    } else if (!strcmp(name, "timeout")) {
+        v = tn_dist_timedelta_ms(-1);
+    } else if (!strcmp(name, "asyncOp")) {
+        v = Py_NewRef(Py_True);
+    } else if (!strcmp(name, "device_ids")) {
+        v = PyList_New(0);
+    } else if (!strcmp(name, "device")) {
+        v = Py_NewRef(Py_None);
+    } else if (!strcmp(name, "_timeout")) {
+        v = tn_dist_timedelta_ms(1800 * 1000LL);
+    } else if (!strcmp(name, "_devices") || !strcmp(name, "global_ranks_in_group")) {
+        v = PyList_New(0);
+    } else if (!strcmp(name, "_threads")) {
+        v = PyLong_FromLong(2);
+    } else if (!strcmp(name, "group_name")) {
+        v = PyUnicode_FromString("");
+    } else {
+        v = PyLong_FromLong(0);   /* rootRank, rootTensor */
+    }
+    if (!v) return -1;
+    int r = PyObject_SetAttrString(self, name, v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* which fields each option struct has (upstream's defaults: SUM, timeout unset = -1 ms,
+ * asyncOp True, ranks 0) */
+static const struct { const char *cls; const char *fields[6]; } bag_fields[] = {
+    {"AllreduceOptions", {"reduceOp", "timeout", "asyncOp"}},
+    {"AllreduceCoalescedOptions", {"reduceOp", "timeout", "asyncOp"}},
+    {"BroadcastOptions", {"rootRank", "rootTensor", "timeout", "asyncOp"}},
+    {"ReduceOptions", {"reduceOp", "rootRank", "rootTensor", "timeout", "asyncOp"}},
+    {"AllgatherOptions", {"timeout", "asyncOp"}},
+    {"GatherOptions", {"rootRank", "timeout", "asyncOp"}},
+    {"ScatterOptions", {"rootRank", "timeout", "asyncOp"}},
+    {"ReduceScatterOptions", {"reduceOp", "timeout", "asyncOp"}},
+    {"AllToAllOptions", {"timeout", "asyncOp"}},
+    {"BarrierOptions", {"device_ids", "timeout", "device", "asyncOp"}},
+    {"_Options", {"_timeout", "_devices", "_threads", "global_ranks_in_group", "group_name"}},
+};
+#define N_BAGS ((int)(sizeof bag_fields / sizeof bag_fields[0]))
+
+static int bag_init(PyObject *self, PyObject *args, PyObject *kw) {
+    PyObject *nm = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__name__");
+    const char *name = nm ? PyUnicode_AsUTF8AndSize(nm, NULL) : NULL;
+    if (!name) { Py_XDECREF(nm); return -1; }
+    for (int i = 0; i < N_BAGS; i++) {
+        if (strcmp(bag_fields[i].cls, name)) continue;
+        for (int j = 0; j < 6 && bag_fields[i].fields[j]; j++)
+            if (set_default(self, bag_fields[i].fields[j]) < 0) { Py_DECREF(nm); return -1; }
+    }
+    Py_DECREF(nm);
+    if (kw) {
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(kw, &pos, &k, &v))
+            if (PyObject_SetAttr(self, k, v) < 0) return -1;
+    }
+    return 0;
+}
+
+static PyType_Slot bag_slots[] = {
+    {Py_tp_init, bag_init}, {Py_tp_dealloc, bag_dealloc}, {Py_tp_traverse, bag_traverse},
+    {Py_tp_clear, bag_clear}, {Py_tp_members, bag_members}, {Py_tp_new, PyType_GenericNew}, {0, NULL}};
+
+static PyObject *make_bag(const char *qualname, PyObject *base) {
+    char *full = malloc(strlen(qualname) + 32);
+    if (!full) return PyErr_NoMemory();
+    sprintf(full, "torch._C._distributed_c10d.%s", qualname);
+    PyType_Spec spec = {full, sizeof(bag_obj), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, bag_slots};
+    PyObject *bases = base ? PyTuple_Pack(1, base) : NULL;
+    PyObject *t = PyType_FromSpecWithBases(&spec, bases);
+    Py_XDECREF(bases);
+    if (t && tn_dist_set_meta(t, 0) < 0) Py_CLEAR(t);
+    /* the fields exist on the class too, so the refusing surface leaves them alone */
+    const char *dot = strrchr(qualname, '.');
+    const char *nm = dot ? dot + 1 : qualname;
+    for (int i = 0; t && i < N_BAGS; i++) {
+        if (strcmp(bag_fields[i].cls, nm)) continue;
+        for (int j = 0; j < 6 && bag_fields[i].fields[j]; j++)
+            if (PyObject_SetAttrString(t, bag_fields[i].fields[j], Py_None) < 0) Py_CLEAR(t);
+    }
+    return t;
+}
+
+/* attribute of an options object, or NULL (no error) when absent */
+static PyObject *opt_get(PyObject *opts, const char *name) {
+    if (!opts || opts == Py_None) return NULL;
+    PyObject *v = PyObject_GetAttrString(opts, name);
+    if (!v) PyErr_Clear();
+    return v;
+}
+static long opt_long(PyObject *opts, const char *name, long dflt) {
+    PyObject *v = opt_get(opts, name);
+    if (!v) return dflt;
+    long r = PyLong_AsLong(v);
+    Py_DECREF(v);
+    if (r == -1 && PyErr_Occurred()) { PyErr_Clear(); return dflt; }
+    return r;
+}
+static int64_t opt_timeout(PyObject *opts) {
+    PyObject *v = opt_get(opts, "timeout");
+    if (!v) return -1;
+    long long ms = tn_dist_timedelta_to_ms(v);
+    Py_DECREF(v);
+    if (ms < 0) { PyErr_Clear(); return -1; }
+    return ms;
+}
+/* RedOpType value (SUM 0, AVG 1, PRODUCT 2, MIN 3, MAX 4, BAND 5, BOR 6, BXOR 7, PREMUL_SUM 8) */
+static long opt_redop(PyObject *opts) {
+    PyObject *v = opt_get(opts, "reduceOp");
+    if (!v) return 0;
+    long r = tn_dist_reduce_op_value(v);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ------------------------------------------------------------------ Work */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *owner;        /* the backend (keeps the context alive) */
+    tn_gloo_ctx *ctx;
+    tn_gloo_op *op;         /* pending point-to-point op, or NULL */
+    PyObject *tensors;      /* result() */
+    PyObject *keep;         /* buffers the op reads/writes */
+    PyObject *exc;          /* the exception of a failed op */
+    int src;
+    int completed;
+    int64_t timeout_ms;
+} work_obj;
+
+static PyMemberDef work_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(work_obj, dict), READONLY, NULL}, {NULL}};
+
+static PyObject *work_new_done(PyObject *tensors) {
+    work_obj *w = (work_obj *)PyType_GenericAlloc(Work_T, 0);
+    if (!w) return NULL;
+    w->completed = 1;
+    w->src = -1;
+    w->tensors = tensors ? Py_NewRef(tensors) : PyList_New(0);
+    if (!w->tensors) { Py_DECREF(w); return NULL; }
+    return (PyObject *)w;
+}
+
+static int work_finish(work_obj *w, int64_t timeout_ms) {
+    if (w->completed || !w->op) {
+        w->completed = 1;
+        return 0;
+    }
+    tn_derr err = {0};
+    int src = -1, rc;
+    tn_gloo_op *op = w->op;
+    w->op = NULL;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_wait(w->ctx, op, timeout_ms > 0 ? timeout_ms : w->timeout_ms, &src, &err);
+    Py_END_ALLOW_THREADS
+    w->completed = 1;
+    w->src = src;
+    Py_CLEAR(w->keep);
+    if (rc < 0) {
+        raise_err(&err);
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        PyErr_NormalizeException(&t, &v, &tb);
+        Py_XSETREF(w->exc, Py_XNewRef(v));
+        PyErr_Restore(t, v, tb);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *work_wait(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"timeout", NULL};
+    PyObject *to = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:wait", kws, &to)) return NULL;
+    int64_t ms = -1;
+    if (to && to != Py_None) {
+        long long v = tn_dist_timedelta_to_ms(to);
+        if (v < 0 && PyErr_Occurred()) return NULL;
+        ms = v;
+    }
+    work_obj *w = (work_obj *)self;
+    if (w->exc && w->completed) {
+        PyErr_SetObject((PyObject *)Py_TYPE(w->exc), w->exc);
+        return NULL;
+    }
+    if (work_finish(w, ms) < 0) return NULL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *work_is_completed(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    if (!w->completed && w->op && tn_gloo_op_done(w->ctx, w->op)) {
+        if (work_finish(w, -1) < 0) PyErr_Clear();
+    }
+    return PyBool_FromLong(w->completed);
+}
+static PyObject *work_is_success(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    return PyBool_FromLong(w->completed && !w->exc);
+}
+static PyObject *work_exception(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    return Py_NewRef(w->exc ? w->exc : Py_None);
+}
+static PyObject *work_source_rank(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    if (!w->completed && work_finish(w, -1) < 0) return NULL;
+    return PyLong_FromLong(w->src);
+}
+static PyObject *work_result(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    return Py_NewRef(w->tensors ? w->tensors : Py_None);
+}
+static PyObject *work_synchronize(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
+
+/* get_future: a torch.futures.Future already holding result() (or the exception) */
+static PyObject *work_get_future(PyObject *self, PyObject *unused) {
+    work_obj *w = (work_obj *)self;
+    if (!w->completed && work_finish(w, -1) < 0) return NULL;
+    PyObject *fm = PyImport_ImportModule("torch.futures");
+    PyObject *F = fm ? PyObject_GetAttrString(fm, "Future") : NULL;
+    Py_XDECREF(fm);
+    PyObject *f = F ? PyObject_CallNoArgs(F) : NULL;
+    Py_XDECREF(F);
+    if (!f) return NULL;
+    PyObject *r = w->exc ? PyObject_CallMethod(f, "set_exception", "O", w->exc)
+                         : PyObject_CallMethod(f, "set_result", "O", w->tensors ? w->tensors : Py_None);
+    if (!r) { Py_DECREF(f); return NULL; }
+    Py_DECREF(r);
+    return f;
+}
+
+static int work_traverse(PyObject *self, visitproc visit, void *arg) {
+    work_obj *w = (work_obj *)self;
+    Py_VISIT(w->dict);
+    Py_VISIT(w->owner);
+    Py_VISIT(w->tensors);
+    Py_VISIT(w->keep);
+    Py_VISIT(w->exc);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+static int work_clear(PyObject *self) {
+    work_obj *w = (work_obj *)self;
+    if (w->op) {
+        tn_gloo_op_abandon(w->ctx, w->op);
+        w->op = NULL;
+    }
+    Py_CLEAR(w->dict);
+    Py_CLEAR(w->owner);
+    Py_CLEAR(w->tensors);
+    Py_CLEAR(w->keep);
+    Py_CLEAR(w->exc);
+    return 0;
+}
+static void work_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    work_clear(self);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+static int work_init(PyObject *self, PyObject *args, PyObject *kw) {
+    work_obj *w = (work_obj *)self;
+    w->completed = 1;
+    w->src = -1;
+    return 0;
+}
+
+static PyMethodDef work_methods[] = {
+    {"wait", (PyCFunction)(void (*)(void))work_wait, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"is_completed", work_is_completed, METH_NOARGS, NULL},
+    {"is_success", work_is_success, METH_NOARGS, NULL},
+    {"exception", work_exception, METH_NOARGS, NULL},
+    {"source_rank", work_source_rank, METH_NOARGS, NULL},
+    {"_source_rank", work_source_rank, METH_NOARGS, NULL},
+    {"result", work_result, METH_NOARGS, NULL},
+    {"synchronize", work_synchronize, METH_NOARGS, NULL},
+    {"get_future", work_get_future, METH_NOARGS, NULL},
+    {NULL},
+};
+static PyType_Slot work_slots[] = {
+    {Py_tp_methods, work_methods}, {Py_tp_members, work_members}, {Py_tp_dealloc, work_dealloc},
+    {Py_tp_traverse, work_traverse}, {Py_tp_clear, work_clear}, {Py_tp_init, work_init},
+    {Py_tp_new, PyType_GenericNew}, {0, NULL}};
+static PyType_Spec work_spec = {"torch._C._distributed_c10d.Work", sizeof(work_obj), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, work_slots};
+
+/* ------------------------------------------------------------------ Device */
+
+typedef struct {
+    PyObject_HEAD
+    tn_gloo_device *dev;
+} device_obj;
+
+static void device_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    tn_gloo_device_unref(((device_obj *)self)->dev);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+static PyObject *device_repr(PyObject *self) {
+    device_obj *d = (device_obj *)self;
+    return PyUnicode_FromFormat("Device(\"tcp\", %s)", d->dev ? tn_gloo_device_str(d->dev) : "?");
+}
+static PyType_Slot device_slots[] = {{Py_tp_dealloc, device_dealloc}, {Py_tp_repr, device_repr}, {0, NULL}};
+static PyType_Spec device_spec = {"torch._C._distributed_c10d.ProcessGroupGloo.Device", sizeof(device_obj), 0,
+                                  Py_TPFLAGS_DEFAULT, device_slots};
+
+static PyObject *device_wrap(tn_gloo_device *d) {
+    device_obj *o = (device_obj *)PyType_GenericAlloc(Device_T, 0);
+    if (!o) { tn_gloo_device_unref(d); return NULL; }
+    o->dev = d;
+    return (PyObject *)o;
+}
+
+static PyObject *create_device(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"hostname", "interface", "lazy_init", NULL};
+    const char *host = "", *iface = "";
+    PyObject *lazy = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|ssO:create_device", kws, &host, &iface, &lazy)) return NULL;
+    tn_derr err = {0};
+    tn_gloo_device *d;
+    if (!*host && !*iface) {
+        PyErr_SetString(PyExc_RuntimeError, "Specify either `hostname` or `interface` argument.");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    d = tn_gloo_device_new(*iface ? NULL : host, *iface ? iface : NULL, &err);
+    Py_END_ALLOW_THREADS
+    if (!d) {
+        if (*host && !*iface) PyErr_Format(PyExc_RuntimeError, "Cannot resolve %s to a (local) address", host);
+        else raise_err(&err);
+        return NULL;
+    }
+    return device_wrap(d);
+}
+
+/* upstream's createDefaultDevice: this host's name when it resolves to a bindable address,
+ * else 127.0.0.1; GLOO_SOCKET_IFNAME is honoured by the constructor */
+static tn_gloo_device *default_device(tn_derr *err) {
+    char host[256] = {0};
+    if (gethostname(host, sizeof host - 1) != 0) {
+        tn_derr_set(err, TN_DERR_BACKEND, "gethostname failed");
+        return NULL;
+    }
+    tn_gloo_device *d = tn_gloo_device_new(host, NULL, err);
+    if (!d) d = tn_gloo_device_new("127.0.0.1", NULL, err);
+    return d;
+}
+
+static PyObject *create_default_device(PyObject *cls, PyObject *args, PyObject *kw) {
+    tn_derr err = {0};
+    tn_gloo_device *d;
+    Py_BEGIN_ALLOW_THREADS
+    d = default_device(&err);
+    Py_END_ALLOW_THREADS
+    if (!d) return raise_err(&err);
+    return device_wrap(d);
+}
+
+/* ------------------------------------------------------------------ Backend / ProcessGroupGloo */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    int rank, size;
+    tn_gloo_ctx **ctxs;      /* one per device (ProcessGroupGloo) */
+    int nctx;
+    uint32_t tag;            /* collectiveCounter_ */
+    int64_t timeout_ms;
+    int64_t seq;
+    PyObject *options;
+} backend_obj;
+
+static PyMemberDef backend_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(backend_obj, dict), READONLY, NULL}, {NULL}};
+
+static int backend_init(PyObject *self, PyObject *args, PyObject *kw) {
+    backend_obj *b = (backend_obj *)self;
+    int rank = -1, size = -1;
+    if (!PyArg_ParseTuple(args, "|ii", &rank, &size)) return -1;
+    b->rank = rank;
+    b->size = size;
+    return 0;
+}
+static PyObject *backend_rank(PyObject *self, PyObject *u) { return PyLong_FromLong(((backend_obj *)self)->rank); }
+static PyObject *backend_size(PyObject *self, PyObject *u) { return PyLong_FromLong(((backend_obj *)self)->size); }
+static PyObject *backend_name(PyObject *self, PyObject *u) {
+    return PyUnicode_FromString(((backend_obj *)self)->ctxs ? "gloo" : "undefined");
+}
+static PyObject *backend_noop(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }
+static PyObject *backend_false(PyObject *self, void *u) { Py_RETURN_FALSE; }
+static PyObject *backend_get_seq(PyObject *self, PyObject *u) { return PyLong_FromLongLong(((backend_obj *)self)->seq); }
+
+static int backend_traverse(PyObject *self, visitproc visit, void *arg) {
+    backend_obj *b = (backend_obj *)self;
+    Py_VISIT(b->dict);
+    Py_VISIT(b->options);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+static int backend_clear(PyObject *self) {
+    backend_obj *b = (backend_obj *)self;
+    Py_CLEAR(b->dict);
+    Py_CLEAR(b->options);
+    return 0;
+}
+static void backend_free_ctxs(backend_obj *b) {
+    if (!b->ctxs) return;
+    tn_gloo_ctx **c = b->ctxs;
+    int n = b->nctx;
+    b->ctxs = NULL;
+    b->nctx = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int i = 0; i < n; i++) tn_gloo_ctx_free(c[i]);
+    Py_END_ALLOW_THREADS
+    free(c);
+}
+static void backend_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    backend_clear(self);
+    backend_free_ctxs((backend_obj *)self);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+
+/* ProcessGroupGloo(store, rank, size, options | timeout=) */
+static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"store", "rank", "size", "options", "timeout", NULL};
+    backend_obj *b = (backend_obj *)self;
+    PyObject *store = NULL, *opts = NULL, *timeout = NULL;
+    int rank, size;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|OO:ProcessGroupGloo", kws, &store, &rank, &size, &opts, &timeout))
+        return -1;
+    if (opts && PyObject_HasAttrString(opts, "total_seconds")) {
+        timeout = opts;
+        opts = NULL;
+    }
+    int64_t tms = 30 * 60 * 1000;
+    PyObject *devs = NULL;
+    if (opts && opts != Py_None) {
+        PyObject *t = opt_get(opts, "_timeout");
+        if (t) {
+            long long v = tn_dist_timedelta_to_ms(t);
+            Py_DECREF(t);
+            if (v < 0 && PyErr_Occurred()) return -1;
+            tms = v;
+        }
+        devs = opt_get(opts, "_devices");
+        Py_XSETREF(b->options, Py_NewRef(opts));
+    } else {
+        PyObject *o = PyObject_CallNoArgs(GlooOpts_T);
+        if (!o) return -1;
+        Py_XSETREF(b->options, o);
+    }
+    if (timeout && timeout != Py_None) {
+        long long v = tn_dist_timedelta_to_ms(timeout);
+        if (v < 0 && PyErr_Occurred()) { Py_XDECREF(devs); return -1; }
+        tms = v;
+        PyObject *td = tn_dist_timedelta_ms(v);
+        if (!td || PyObject_SetAttrString(b->options, "_timeout", td) < 0) { Py_XDECREF(td); Py_XDECREF(devs); return -1; }
+        Py_DECREF(td);
+    }
+    /* the devices: the options' list, else GLOO_SOCKET_IFNAME's interfaces, else the default */
+    Py_ssize_t nd = devs ? PySequence_Size(devs) : 0;
+    if (nd < 0) { Py_DECREF(devs); return -1; }
+    tn_gloo_device **dv = calloc((size_t)(nd ? nd : 8), sizeof *dv);
+    if (!dv) { Py_XDECREF(devs); PyErr_NoMemory(); return -1; }
+    int ndev = 0;
+    tn_derr err = {0};
+    for (Py_ssize_t i = 0; i < nd; i++) {
+        PyObject *d = PySequence_GetItem(devs, i);
+        if (!d) goto fail;
+        if (!PyObject_TypeCheck(d, Device_T)) {
+            Py_DECREF(d);
+            PyErr_SetString(PyExc_TypeError, "ProcessGroupGloo: options._devices must hold ProcessGroupGloo.Device");
+            goto fail;
+        }
+        dv[ndev++] = tn_gloo_device_ref(((device_obj *)d)->dev);
+        Py_DECREF(d);
+    }
+    Py_CLEAR(devs);
+    if (nd == 0) {
+        const char *ifs = getenv("GLOO_SOCKET_IFNAME");
+        tn_gloo_device *d = NULL;
+        if (ifs && strlen(ifs) > 1) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", ifs);
+            for (char *tok = strtok(buf, ","); tok && ndev < 8; tok = strtok(NULL, ",")) {
+                Py_BEGIN_ALLOW_THREADS
+                d = tn_gloo_device_new(NULL, tok, &err);
+                Py_END_ALLOW_THREADS
+                if (!d) { raise_err(&err); goto fail; }
+                dv[ndev++] = d;
+            }
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            d = default_device(&err);
+            Py_END_ALLOW_THREADS
+            if (!d) { raise_err(&err); goto fail; }
+            dv[ndev++] = d;
+        }
+    }
+    if (ndev == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "No device(s) specified");
+        goto fail;
+    }
+    tn_store *st = tn_dist_store_of(store);
+    if (!st) goto fail;
+    b->ctxs = calloc((size_t)ndev, sizeof *b->ctxs);
+    if (!b->ctxs) { tn_store_unref(st); PyErr_NoMemory(); goto fail; }
+    b->rank = rank;
+    b->size = size;
+    b->timeout_ms = tms;
+    int ok = 1;
+    for (int i = 0; i < ndev && ok; i++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "%d", i);
+        tn_gloo_ctx *c;
+        Py_BEGIN_ALLOW_THREADS
+        c = tn_gloo_ctx_connect(st, prefix, rank, size, dv[i], tms, &err);
+        Py_END_ALLOW_THREADS
+        if (!c) ok = 0;
+        else b->ctxs[b->nctx++] = c;
+    }
+    tn_store_unref(st);
+    if (!ok) {
+        backend_free_ctxs(b);
+        if (err.kind == TN_DERR_STORE || err.kind == TN_DERR_NETWORK) raise_err(&err);
+        else PyErr_Format(PyExc_RuntimeError, "%s", err.msg);
+        goto fail;
+    }
+    for (int i = 0; i < ndev; i++) tn_gloo_device_unref(dv[i]);
+    free(dv);
+    return 0;
+fail:
+    Py_XDECREF(devs);
+    for (int i = 0; i < ndev; i++) tn_gloo_device_unref(dv[i]);
+    free(dv);
+    return -1;
+}
+
+static backend_obj *gloo_of(PyObject *self) {
+    backend_obj *b = (backend_obj *)self;
+    if (!b->ctxs) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo: the process group has been shut down");
+        return NULL;
+    }
+    return b;
+}
+static uint32_t next_tag(backend_obj *b) { b->seq++; return b->tag++; }
+static tn_gloo_ctx *ctx_for(backend_obj *b, uint32_t tag) { return b->ctxs[tag % (uint32_t)b->nctx]; }
+static int64_t tmo(backend_obj *b, PyObject *opts) {
+    int64_t t = opt_timeout(opts);
+    return t > 0 ? t : b->timeout_ms;
+}
+
+/* ---- tensors */
+
+typedef struct {
+    PyObject *orig;       /* the user's tensor */
+    PyObject *work;       /* a contiguous copy (or orig itself) */
+    void *data;
+    size_t numel;
+    size_t nbytes;
+    int gt;
+    int complex;
+} tbuf;
+
+static int gloo_type(tn_dtype d, int *complex) {
+    *complex = 0;
+    switch (d) {
+    case TN_DTYPE_F32: return TN_GT_F32;
+    case TN_DTYPE_F64: return TN_GT_F64;
+    case TN_DTYPE_F16: return TN_GT_F16;
+    case TN_DTYPE_BF16: return TN_GT_BF16;
+    case TN_DTYPE_I8: return TN_GT_I8;
+    case TN_DTYPE_U8: case TN_DTYPE_BOOL: return TN_GT_U8;
+    case TN_DTYPE_I32: return TN_GT_I32;
+    case TN_DTYPE_I64: return TN_GT_I64;
+    case TN_DTYPE_C64: *complex = 1; return TN_GT_F32;
+    case TN_DTYPE_C128: *complex = 1; return TN_GT_F64;
+    default: return -1;
+    }
+}
+
+static int tbuf_get(PyObject *o, tbuf *tb, int for_write) {
+    memset(tb, 0, sizeof *tb);
+    if (!tn_py_is_tensor(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(o));
+        return -1;
+    }
+    tn_tensor *t = tn_tensor_of(o);
+    int cx;
+    tb->gt = gloo_type(t->dtype, &cx);
+    if (tb->gt < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Invalid scalar type");
+        return -1;
+    }
+    tb->complex = cx;
+    tb->orig = o;
+    if (tn_is_contiguous(t)) {
+        tb->work = Py_NewRef(o);
+    } else {
+        tb->work = PyObject_CallMethod(o, "contiguous", NULL);
+        if (!tb->work) return -1;
+        t = tn_tensor_of(tb->work);
+    }
+    tb->numel = (size_t)tn_numel(t) * (cx ? 2 : 1);
+    tb->nbytes = tb->numel * (size_t)tn_gloo_elem_size(tb->gt);
+    tb->data = tn_numel(t) ? tn_data(t) : NULL;
+    (void)for_write;
+    return 0;
+}
+/* write a contiguous copy back into the user's tensor */
+static int tbuf_done(tbuf *tb, int wrote) {
+    int rc = 0;
+    if (wrote && tb->work && tb->work != tb->orig) {
+        PyObject *r = PyObject_CallMethod(tb->orig, "copy_", "O", tb->work);
+        if (!r) rc = -1;
+        Py_XDECREF(r);
+    }
+    Py_CLEAR(tb->work);
+    return rc;
+}
+
+/* the single tensor of a one-element list (or a tensor) */
+static PyObject *one_tensor(PyObject *lst, const char *what) {
+    if (tn_py_is_tensor(lst)) return lst;
+    if (!PyList_Check(lst) && !PyTuple_Check(lst)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a list of tensors", what);
+        return NULL;
+    }
+    if (PySequence_Size(lst) != 1) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: requires a single-element tensor list", what);
+        return NULL;
+    }
+    PyObject *t = PySequence_GetItem(lst, 0);
+    if (!t) return NULL;
+    Py_DECREF(t);   /* borrowed from the list */
+    return t;
+}
+
+static PyObject *as_list(PyObject *o) {
+    if (tn_py_is_tensor(o)) return list1(1, o);
+    return PySequence_List(o);
+}
+
+static int red_code(long r, int gt) {
+    int integral = gt == TN_GT_I8 || gt == TN_GT_U8 || gt == TN_GT_I32 || gt == TN_GT_I64;
+    switch (r) {
+    case 0: case 1: return TN_GR_SUM;
+    case 2: return TN_GR_PRODUCT;
+    case 3: return TN_GR_MIN;
+    case 4: return TN_GR_MAX;
+    case 5: case 6: case 7:
+        if (!integral) {
+            PyErr_Format(PyExc_RuntimeError, "Cannot use ReduceOp.%s with non-integral dtype",
+                         r == 5 ? "BAND" : r == 6 ? "BOR" : "BXOR");
+            return -1;
+        }
+        return r == 5 ? TN_GR_BAND : r == 6 ? TN_GR_BOR : TN_GR_BXOR;
+    case 8: PyErr_SetString(PyExc_RuntimeError, "Cannot use ReduceOp.PREMUL_SUM with Gloo"); return -1;
+    default: PyErr_SetString(PyExc_RuntimeError, "Unhandled ReduceOp"); return -1;
+    }
+}
+
+/* allreduce of one buffer (the AVG division is the caller's) */
+static int run_allreduce(backend_obj *b, tbuf *tb, long r, uint32_t tag, int64_t t) {
+    if (tb->complex && !(r == 0 || r == 1)) {
+        PyErr_SetString(PyExc_RuntimeError, "all_reduce does not support this ReduceOp on complex tensors");
+        return -1;
+    }
+    int red = red_code(r, tb->gt);
+    if (red < 0) return -1;
+    tn_derr err = {0};
+    int rc;
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_allreduce(c, tb->data, tb->numel, tb->gt, red, tag, t, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) { raise_err(&err); return -1; }
+    return 0;
+}
+
+static PyObject *done_work(PyObject *tensors) { return work_new_done(tensors); }
+
+static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "opts", NULL};
+    PyObject *lst, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:allreduce", kws, &lst, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *t = one_tensor(lst, "allreduce");
+    if (!t) return NULL;
+    long r = opt_redop(opts);
+    if (r < 0) return NULL;
+    tbuf tb;
+    if (tbuf_get(t, &tb, 1) < 0) return NULL;
+    if (red_code(r, tb.gt) < 0) { tbuf_done(&tb, 0); return NULL; }
+    uint32_t tag = next_tag(b);
+    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
+    if (tbuf_done(&tb, rc == 0) < 0 || rc < 0) return NULL;
+    if (r == 1) {   /* AVG: SUM then divide by the group size, as upstream */
+        PyObject *d = PyObject_CallMethod(t, "div_", "i", b->size);
+        if (!d) return NULL;
+        Py_DECREF(d);
+    }
+    PyObject *l = as_list(lst);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+/* allreduce_coalesced: flatten, one allreduce, copy back (upstream's AsyncAllreduceCoalescedWork) */
+static PyObject *g_allreduce_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "opts", NULL};
+    PyObject *lst, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:allreduce_coalesced", kws, &lst, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    PyObject *flat = PyObject_CallMethod(torch, "cat", "(O)", lst);
+    /* cat of flattened views */
+    Py_XDECREF(flat);
+    PyObject *views = PyList_New(0);
+    Py_ssize_t n = PySequence_Size(lst);
+    for (Py_ssize_t i = 0; views && i < n; i++) {
+        PyObject *x = PySequence_GetItem(lst, i);
+        PyObject *v = x ? PyObject_CallMethod(x, "reshape", "i", -1) : NULL;
+        Py_XDECREF(x);
+        if (!v || PyList_Append(views, v) < 0) Py_CLEAR(views);
+        Py_XDECREF(v);
+    }
+    flat = views ? PyObject_CallMethod(torch, "cat", "(O)", views) : NULL;
+    Py_XDECREF(views);
+    Py_DECREF(torch);
+    if (!flat) return NULL;
+    long r = opt_redop(opts);
+    tbuf tb;
+    if (r < 0 || tbuf_get(flat, &tb, 1) < 0) { Py_DECREF(flat); return NULL; }
+    uint32_t tag = next_tag(b);
+    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
+    tbuf_done(&tb, 0);
+    if (rc == 0 && r == 1) {
+        PyObject *d = PyObject_CallMethod(flat, "div_", "i", b->size);
+        if (!d) rc = -1;
+        Py_XDECREF(d);
+    }
+    int64_t off = 0;
+    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
+        PyObject *x = PySequence_GetItem(lst, i);
+        if (!x) { rc = -1; break; }
+        int64_t ne = tn_numel(tn_tensor_of(x));
+        PyObject *sl = PyObject_CallMethod(flat, "narrow", "iLL", 0, (long long)off, (long long)ne);
+        PyObject *vv = sl ? PyObject_CallMethod(sl, "view_as", "O", x) : NULL;
+        PyObject *cp = vv ? PyObject_CallMethod(x, "copy_", "O", vv) : NULL;
+        if (!cp) rc = -1;
+        Py_XDECREF(sl);
+        Py_XDECREF(vv);
+        Py_XDECREF(cp);
+        Py_DECREF(x);
+        off += ne;
+    }
+    Py_DECREF(flat);
+    if (rc < 0) return NULL;
+    PyObject *l = as_list(lst);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+static PyObject *g_broadcast(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "opts", NULL};
+    PyObject *lst, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:broadcast", kws, &lst, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *t = one_tensor(lst, "broadcast");
+    if (!t) return NULL;
+    long root = opt_long(opts, "rootRank", 0);
+    if (root < 0 || root >= b->size) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::broadcast: invalid root rank: %ld", root);
+        return NULL;
+    }
+    tbuf tb;
+    if (tbuf_get(t, &tb, 1) < 0) return NULL;
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_broadcast(c, tb.data, tb.nbytes, (int)root, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) { tbuf_done(&tb, 0); return raise_err(&err); }
+    if (tbuf_done(&tb, 1) < 0) return NULL;
+    PyObject *l = as_list(lst);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+static PyObject *g_barrier(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"opts", NULL};
+    PyObject *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:barrier", kws, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_barrier(c, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) return raise_err(&err);
+    return done_work(NULL);
+}
+
+/* allgather into a flat buffer, then copy block i into outs[i] */
+static int allgather_into(backend_obj *b, tbuf *in, PyObject *outs, PyObject *opts) {
+    Py_ssize_t n = PySequence_Size(outs);
+    if (n < 0) return -1;
+    if (n != b->size) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather: invalid output tensor list at index 0; "
+                                            "expected length equal to the group size");
+        return -1;
+    }
+    uint8_t *flat = malloc(in->nbytes * (size_t)b->size + 1);
+    if (!flat) { PyErr_NoMemory(); return -1; }
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_allgather(c, in->data, flat, in->nbytes, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) { free(flat); raise_err(&err); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_GetItem(outs, i);
+        tbuf ob;
+        if (!o || tbuf_get(o, &ob, 1) < 0) { Py_XDECREF(o); free(flat); return -1; }
+        if (ob.nbytes != in->nbytes || ob.gt != in->gt) {
+            tbuf_done(&ob, 0);
+            Py_DECREF(o);
+            free(flat);
+            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather: invalid tensor type or size in the output list");
+            return -1;
+        }
+        if (ob.nbytes) memcpy(ob.data, flat + (size_t)i * in->nbytes, ob.nbytes);
+        int bad = tbuf_done(&ob, 1);
+        Py_DECREF(o);
+        if (bad < 0) { free(flat); return -1; }
+    }
+    free(flat);
+    return 0;
+}
+
+static PyObject *g_allgather(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *t = one_tensor(ins, "allgather");
+    if (!t) return NULL;
+    PyObject *ol = PySequence_GetItem(outs, 0);
+    if (!ol) return NULL;
+    tbuf tb;
+    if (tbuf_get(t, &tb, 0) < 0) { Py_DECREF(ol); return NULL; }
+    int rc = allgather_into(b, &tb, ol, opts);
+    tbuf_done(&tb, 0);
+    if (rc < 0) { Py_DECREF(ol); return NULL; }
+    PyObject *w = done_work(outs);
+    Py_DECREF(ol);
+    return w;
+}
+
+static PyObject *g_allgather_base(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output", "input", "opts", NULL};
+    PyObject *out, *in, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_allgather_base", kws, &out, &in, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *chunks = PyObject_CallMethod(out, "chunk", "i", b->size);
+    if (!chunks) return NULL;
+    tbuf tb;
+    if (tbuf_get(in, &tb, 0) < 0) { Py_DECREF(chunks); return NULL; }
+    int rc = allgather_into(b, &tb, chunks, opts);
+    tbuf_done(&tb, 0);
+    Py_DECREF(chunks);
+    if (rc < 0) return NULL;
+    PyObject *l = list1(1, out);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+static PyObject *g_gather(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:gather", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    long root = opt_long(opts, "rootRank", 0);
+    if (root < 0 || root >= b->size) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::gather: invalid root rank: %ld", root);
+        return NULL;
+    }
+    PyObject *t = one_tensor(ins, "gather");
+    if (!t) return NULL;
+    tbuf tb;
+    if (tbuf_get(t, &tb, 0) < 0) return NULL;
+    PyObject *ol = NULL;
+    if (b->rank == root) {
+        ol = PySequence_GetItem(outs, 0);
+        if (!ol || PySequence_Size(ol) != b->size) {
+            Py_XDECREF(ol);
+            tbuf_done(&tb, 0);
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::gather: Incorrect output list size");
+            return NULL;
+        }
+    }
+    uint8_t *flat = b->rank == root ? malloc(tb.nbytes * (size_t)b->size + 1) : NULL;
+    if (b->rank == root && !flat) { tbuf_done(&tb, 0); Py_XDECREF(ol); return PyErr_NoMemory(); }
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_gather(c, tb.data, flat, tb.nbytes, (int)root, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    size_t nb = tb.nbytes;
+    tbuf_done(&tb, 0);
+    if (rc < 0) { free(flat); Py_XDECREF(ol); return raise_err(&err); }
+    for (int i = 0; ol && i < b->size; i++) {
+        PyObject *o = PySequence_GetItem(ol, i);
+        tbuf ob;
+        if (!o || tbuf_get(o, &ob, 1) < 0) { Py_XDECREF(o); free(flat); Py_DECREF(ol); return NULL; }
+        if (ob.nbytes == nb && nb) memcpy(ob.data, flat + (size_t)i * nb, nb);
+        tbuf_done(&ob, 1);
+        Py_DECREF(o);
+    }
+    free(flat);
+    Py_XDECREF(ol);
+    return done_work(outs);
+}
+
+static PyObject *g_scatter(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:scatter", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    long root = opt_long(opts, "rootRank", 0);
+    if (root < 0 || root >= b->size) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::scatter: invalid root rank: %ld", root);
+        return NULL;
+    }
+    PyObject *t = one_tensor(outs, "scatter");
+    if (!t) return NULL;
+    tbuf tb;
+    if (tbuf_get(t, &tb, 1) < 0) return NULL;
+    tbuf *ib = NULL;
+    const void **ptrs = NULL;
+    int nin = 0, rc = -1;
+    if (b->rank == root) {
+        PyObject *il = PySequence_GetItem(ins, 0);
+        if (!il || PySequence_Size(il) != b->size) {
+            Py_XDECREF(il);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::scatter: Incorrect input list size");
+            tbuf_done(&tb, 0);
+            return NULL;
+        }
+        ib = calloc((size_t)b->size, sizeof *ib);
+        ptrs = calloc((size_t)b->size, sizeof *ptrs);
+        for (int i = 0; ib && ptrs && i < b->size; i++) {
+            PyObject *o = PySequence_GetItem(il, i);
+            if (!o || tbuf_get(o, &ib[i], 0) < 0) { Py_XDECREF(o); break; }
+            Py_DECREF(o);
+            ptrs[i] = ib[i].data;
+            nin++;
+        }
+        Py_DECREF(il);
+        if (nin != b->size) goto out;
+    }
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_scatter(c, ptrs, tb.data, tb.nbytes, (int)root, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) raise_err(&err);
+out:
+    for (int i = 0; i < nin; i++) tbuf_done(&ib[i], 0);
+    free(ib);
+    free(ptrs);
+    if (tbuf_done(&tb, rc == 0) < 0 || rc < 0) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return NULL;
+    }
+    return done_work(outs);
+}
+
+/* reduce_scatter (list form) and _reduce_scatter_base: reduce every rank's full input with the
+ * ring all-reduce, keep this rank's block */
+static int reduce_scatter_flat(backend_obj *b, PyObject *flat_in, PyObject *out, PyObject *opts) {
+    long r = opt_redop(opts);
+    if (r < 0) return -1;
+    PyObject *tmp = PyObject_CallMethod(flat_in, "clone", NULL);
+    if (!tmp) return -1;
+    tbuf tb;
+    if (tbuf_get(tmp, &tb, 1) < 0) { Py_DECREF(tmp); return -1; }
+    uint32_t tag = next_tag(b);
+    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
+    tbuf_done(&tb, 0);
+    if (rc == 0) {
+        PyObject *ch = PyObject_CallMethod(tmp, "chunk", "i", b->size);
+        PyObject *mine = ch ? PySequence_GetItem(ch, b->rank) : NULL;
+        PyObject *v = mine ? PyObject_CallMethod(mine, "view_as", "O", out) : NULL;
+        PyObject *cp = v ? PyObject_CallMethod(out, "copy_", "O", v) : NULL;
+        if (!cp) rc = -1;
+        Py_XDECREF(ch);
+        Py_XDECREF(mine);
+        Py_XDECREF(v);
+        Py_XDECREF(cp);
+        if (rc == 0 && r == 1) {
+            PyObject *d = PyObject_CallMethod(out, "div_", "i", b->size);
+            if (!d) rc = -1;
+            Py_XDECREF(d);
+        }
+    }
+    Py_DECREF(tmp);
+    return rc;
+}
+
+static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"outputTensor", "inputTensor", "opts", NULL};
+    PyObject *out, *in, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_reduce_scatter_base", kws, &out, &in, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *flat = PyObject_CallMethod(in, "reshape", "i", -1);
+    if (!flat) return NULL;
+    int rc = reduce_scatter_flat(b, flat, out, opts);
+    Py_DECREF(flat);
+    if (rc < 0) return NULL;
+    PyObject *l = list1(1, out);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+/* reduce_scatter (list form), as upstream's gloo: one all-reduce per input block in rank order
+ * (block `rank` reduced in the output itself, the others in clones), each with its own tag */
+static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:reduce_scatter", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *out = one_tensor(outs, "reduce_scatter");
+    if (!out) return NULL;
+    PyObject *il = PySequence_GetItem(ins, 0);
+    if (!il) return NULL;
+    if (PySequence_Size(il) != b->size) {
+        Py_DECREF(il);
+        PyErr_SetString(PyExc_ValueError, "ProcessGroupGloo::reduce_scatter: input list length must equal world size");
+        return NULL;
+    }
+    long r = opt_redop(opts);
+    if (r < 0) { Py_DECREF(il); return NULL; }
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < b->size; i++) {
+        PyObject *x = PySequence_GetItem(il, i), *buf;
+        if (!x) { rc = -1; break; }
+        if (i == b->rank) {
+            PyObject *cp = PyObject_CallMethod(out, "copy_", "O", x);
+            buf = cp ? Py_NewRef(out) : NULL;
+            Py_XDECREF(cp);
+        } else {
+            buf = PyObject_CallMethod(x, "clone", NULL);
+        }
+        Py_DECREF(x);
+        tbuf tb;
+        if (!buf || tbuf_get(buf, &tb, 1) < 0) { Py_XDECREF(buf); rc = -1; break; }
+        uint32_t tag = next_tag(b);
+        rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
+        if (tbuf_done(&tb, rc == 0) < 0) rc = -1;
+        if (rc == 0 && r == 1 && i == b->rank) {
+            PyObject *d = PyObject_CallMethod(out, "div_", "i", b->size);
+            if (!d) rc = -1;
+            Py_XDECREF(d);
+        }
+        Py_DECREF(buf);
+    }
+    Py_DECREF(il);
+    if (rc < 0) return NULL;
+    return done_work(outs);
+}
+
+static int split_counts(PyObject *splits, int size, size_t numel, size_t row, size_t es, size_t *out) {
+    Py_ssize_t n = splits ? PySequence_Size(splits) : 0;
+    if (n < 0) return -1;
+    if (n == 0) {
+        if (numel % (size_t)size) {
+            PyErr_SetString(PyExc_RuntimeError, "Tensor's dim 0 does not divide equally across group size");
+            return -1;
+        }
+        for (int i = 0; i < size; i++) out[i] = numel / (size_t)size * es;
+        return 0;
+    }
+    if (n != size) {
+        PyErr_SetString(PyExc_RuntimeError, "Split sizes doesn't match total dim 0 size");
+        return -1;
+    }
+    size_t tot = 0;
+    for (int i = 0; i < size; i++) {
+        PyObject *v = PySequence_GetItem(splits, i);
+        long long s = v ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+        if (s < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "negative split size");
+            return -1;
+        }
+        out[i] = (size_t)s * row * es;
+        tot += (size_t)s * row;
+    }
+    if (tot != numel) {
+        PyErr_SetString(PyExc_RuntimeError, "Split sizes doesn't match total dim 0 size");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *g_alltoall_base(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output", "input", "output_split_sizes", "input_split_sizes", "opts", NULL};
+    PyObject *out, *in, *osp = NULL, *isp = NULL, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:alltoall_base", kws, &out, &in, &osp, &isp, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    tbuf ib, ob;
+    if (tbuf_get(in, &ib, 0) < 0) return NULL;
+    if (tbuf_get(out, &ob, 1) < 0) { tbuf_done(&ib, 0); return NULL; }
+    size_t *ic = calloc((size_t)b->size, sizeof *ic), *oc = calloc((size_t)b->size, sizeof *oc);
+    int rc = -1;
+    tn_tensor *it = tn_tensor_of(in), *ot = tn_tensor_of(out);
+    size_t irow = it->ndim ? (size_t)(tn_numel(it) / (it->sizes[0] ? it->sizes[0] : 1)) : 1;
+    size_t orow = ot->ndim ? (size_t)(tn_numel(ot) / (ot->sizes[0] ? ot->sizes[0] : 1)) : 1;
+    size_t es = (size_t)tn_gloo_elem_size(ib.gt) * (ib.complex ? 2 : 1);
+    if (!ic || !oc) { PyErr_NoMemory(); goto out; }
+    if (split_counts(isp, b->size, (size_t)tn_numel(it), irow, es, ic) < 0 ||
+        split_counts(osp, b->size, (size_t)tn_numel(ot), orow, es, oc) < 0)
+        goto out;
+    {
+        uint32_t tag = next_tag(b);
+        tn_gloo_ctx *c = ctx_for(b, tag);
+        int64_t to = tmo(b, opts);
+        tn_derr err = {0};
+        Py_BEGIN_ALLOW_THREADS
+        rc = tn_gloo_alltoallv(c, ib.data, ic, ob.data, oc, tag, to, &err);
+        Py_END_ALLOW_THREADS
+        if (rc < 0) raise_err(&err);
+    }
+out:
+    free(ic);
+    free(oc);
+    tbuf_done(&ib, 0);
+    if (tbuf_done(&ob, rc == 0) < 0 || rc < 0) return NULL;
+    PyObject *l = list1(1, out);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+static PyObject *g_alltoall(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:alltoall", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    /* upstream's gloo: flatten the lists and run alltoallv with per-rank lengths */
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
+    Py_ssize_t n = PySequence_Size(ins);
+    if (n != b->size || PySequence_Size(outs) != b->size) {
+        Py_DECREF(torch);
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::alltoall: the tensor lists must have the group's size");
+        return NULL;
+    }
+    PyObject *iv = PyList_New(0), *ov = PyList_New(0);
+    PyObject *osp = PyList_New(0), *isp = PyList_New(0);
+    for (Py_ssize_t i = 0; iv && ov && osp && isp && i < n; i++) {
+        PyObject *x = PySequence_GetItem(ins, i), *y = PySequence_GetItem(outs, i);
+        PyObject *vx = x ? PyObject_CallMethod(x, "reshape", "i", -1) : NULL;
+        PyObject *vy = y ? PyObject_CallMethod(y, "reshape", "i", -1) : NULL;
+        PyObject *nx = vx ? PyLong_FromLongLong(tn_numel(tn_tensor_of(vx))) : NULL;
+        PyObject *ny = vy ? PyLong_FromLongLong(tn_numel(tn_tensor_of(vy))) : NULL;
+        if (!nx || !ny || PyList_Append(iv, vx) < 0 || PyList_Append(ov, vy) < 0 || PyList_Append(isp, nx) < 0 ||
+            PyList_Append(osp, ny) < 0)
+            Py_CLEAR(iv);
+        Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(vx); Py_XDECREF(vy); Py_XDECREF(nx); Py_XDECREF(ny);
+    }
+    PyObject *fi = iv ? PyObject_CallMethod(torch, "cat", "(O)", iv) : NULL;
+    PyObject *fo = fi && ov ? PyObject_CallMethod(torch, "cat", "(O)", ov) : NULL;
+    Py_DECREF(torch);
+    PyObject *w = NULL;
+    if (fo) {
+        PyObject *a = Py_BuildValue("(OOOOO)", fo, fi, osp, isp, opts ? opts : Py_None);
+        w = a ? g_alltoall_base(self, a, NULL) : NULL;
+        Py_XDECREF(a);
+    }
+    if (w) {
+        int64_t off = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *y = PySequence_GetItem(outs, i);
+            int64_t ne = y ? tn_numel(tn_tensor_of(y)) : 0;
+            PyObject *sl = y ? PyObject_CallMethod(fo, "narrow", "iLL", 0, (long long)off, (long long)ne) : NULL;
+            PyObject *vv = sl ? PyObject_CallMethod(sl, "view_as", "O", y) : NULL;
+            PyObject *cp = vv ? PyObject_CallMethod(y, "copy_", "O", vv) : NULL;
+            Py_XDECREF(y); Py_XDECREF(sl); Py_XDECREF(vv);
+            if (!cp) { Py_CLEAR(w); break; }
+            Py_DECREF(cp);
+            off += ne;
+        }
+        if (w) {
+            Py_DECREF(w);
+            w = done_work(outs);
+        }
+    }
+    Py_XDECREF(iv); Py_XDECREF(ov); Py_XDECREF(osp); Py_XDECREF(isp); Py_XDECREF(fi); Py_XDECREF(fo);
+    return w;
+}
+
+/* reduce: gloo's reduce result at the root equals the all-reduce's for the same input; the other
+ * ranks' tensors are scratch (upstream leaves partial sums there too) */
+static PyObject *g_reduce(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "opts", NULL};
+    PyObject *lst, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:reduce", kws, &lst, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *t = one_tensor(lst, "reduce");
+    if (!t) return NULL;
+    long root = opt_long(opts, "rootRank", 0);
+    long r = opt_redop(opts);
+    if (r < 0) return NULL;
+    if (root < 0 || root >= b->size) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::reduce: invalid root rank: %ld", root);
+        return NULL;
+    }
+    tbuf tb;
+    if (tbuf_get(t, &tb, 1) < 0) return NULL;
+    int red = red_code(r, tb.gt);
+    if (red < 0) { tbuf_done(&tb, 0); return NULL; }
+    uint32_t tag = next_tag(b);
+    tn_gloo_ctx *c = ctx_for(b, tag);
+    int64_t to = tmo(b, opts);
+    tn_derr err = {0};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tn_gloo_reduce(c, tb.data, tb.numel, tb.gt, red, (int)root, tag, to, &err);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) { tbuf_done(&tb, 0); return raise_err(&err); }
+    if (tbuf_done(&tb, 1) < 0) return NULL;
+    PyObject *l = as_list(lst);
+    PyObject *w = l ? done_work(l) : NULL;
+    Py_XDECREF(l);
+    return w;
+}
+
+/* ---- point to point */
+
+static PyObject *p2p(PyObject *self, PyObject *lst, int peer, long tag, int is_send, int any) {
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *t = one_tensor(lst, is_send ? "send" : "recv");
+    if (!t) return NULL;
+    if (!any && (peer < 0 || peer >= b->size)) {
+        PyErr_Format(PyExc_RuntimeError, "Invalid %s rank: %d", is_send ? "destination" : "source", peer);
+        return NULL;
+    }
+    if (tag < 0 || tag > 0xffffffffL) {
+        PyErr_Format(PyExc_RuntimeError, "Tag must be nonnegative");
+        return NULL;
+    }
+    if (!tn_is_contiguous(tn_tensor_of(t))) {
+        PyErr_SetString(PyExc_RuntimeError, "Tensors must be contiguous");
+        return NULL;
+    }
+    tbuf tb;
+    if (tbuf_get(t, &tb, !is_send) < 0) return NULL;
+    tn_gloo_ctx *c = ctx_for(b, (uint32_t)tag);
+    tn_derr err = {0};
+    tn_gloo_op *op;
+    b->seq++;
+    if (is_send) op = tn_gloo_send(c, peer, (uint64_t)tag, tb.data, tb.nbytes, &err);
+    else if (!any) op = tn_gloo_recv(c, peer, (uint64_t)tag, tb.data, tb.nbytes, &err);
+    else {
+        int *src = malloc(sizeof(int) * (size_t)b->size), n = 0;
+        if (!src) { tbuf_done(&tb, 0); return PyErr_NoMemory(); }
+        for (int i = 0; i < b->size; i++) if (i != b->rank) src[n++] = i;
+        op = tn_gloo_recv_any(c, src, n, (uint64_t)tag, tb.data, tb.nbytes, &err);
+        free(src);
+    }
+    if (!op) { tbuf_done(&tb, 0); return raise_err(&err); }
+    work_obj *w = (work_obj *)PyType_GenericAlloc(Work_T, 0);
+    if (!w) {
+        tn_gloo_op_abandon(c, op);
+        tbuf_done(&tb, 0);
+        return NULL;
+    }
+    w->owner = Py_NewRef(self);
+    w->ctx = c;
+    w->op = op;
+    w->src = -1;
+    w->timeout_ms = b->timeout_ms;
+    w->keep = tb.work;   /* the bytes the op uses stay alive */
+    tb.work = NULL;
+    w->tensors = as_list(lst);
+    if (!w->tensors) { Py_DECREF(w); return NULL; }
+    return (PyObject *)w;
+}
+
+static PyObject *g_send(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "dstRank", "tag", NULL};
+    PyObject *lst;
+    int dst;
+    long tag = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|l:send", kws, &lst, &dst, &tag)) return NULL;
+    return p2p(self, lst, dst, tag, 1, 0);
+}
+static PyObject *g_recv(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "srcRank", "tag", NULL};
+    PyObject *lst;
+    int src;
+    long tag = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|l:recv", kws, &lst, &src, &tag)) return NULL;
+    return p2p(self, lst, src, tag, 0, 0);
+}
+static PyObject *g_recv_any(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensors", "tag", NULL};
+    PyObject *lst;
+    long tag = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|l:recv_anysource", kws, &lst, &tag)) return NULL;
+    return p2p(self, lst, -1, tag, 0, 1);
+}
+
+static PyObject *g_set_seq(PyObject *self, PyObject *u) { Py_RETURN_NONE; }
+static PyObject *g_options(PyObject *self, void *u) {
+    backend_obj *b = (backend_obj *)self;
+    return Py_NewRef(b->options ? b->options : Py_None);
+}
+static PyObject *g_shutdown(PyObject *self, PyObject *args, PyObject *kw) {
+    backend_free_ctxs((backend_obj *)self);
+    Py_RETURN_NONE;
+}
+static PyObject *g_set_timeout(PyObject *self, PyObject *arg) {
+    long long v = tn_dist_timedelta_to_ms(arg);
+    if (v < 0 && PyErr_Occurred()) return NULL;
+    ((backend_obj *)self)->timeout_ms = v;
+    Py_RETURN_NONE;
+}
+static PyObject *g_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
+    PyErr_SetString(PyExc_RuntimeError, "Backend gloo does not implement startCoalescing");
+    return NULL;
+}
+
+#define KW METH_VARARGS | METH_KEYWORDS
+#define F(f) (PyCFunction)(void (*)(void))(f)
+static PyMethodDef backend_methods[] = {
+    {"rank", backend_rank, METH_NOARGS, NULL},
+    {"size", backend_size, METH_NOARGS, NULL},
+    {"name", backend_name, METH_NOARGS, NULL},
+    {"_get_backend_name", backend_name, METH_NOARGS, NULL},
+    {"abort", F(g_shutdown), KW, NULL},
+    {"shutdown", F(g_shutdown), KW, NULL},
+    {"_set_sequence_number_for_group", g_set_seq, METH_NOARGS, NULL},
+    {"_get_sequence_number_for_group", backend_get_seq, METH_NOARGS, NULL},
+    {"eager_connect_single_device", F(backend_noop), KW, NULL},
+    {"set_timeout", g_set_timeout, METH_O, NULL},
+    {"_set_default_timeout", g_set_timeout, METH_O, NULL},
+    {"broadcast", F(g_broadcast), KW, NULL},
+    {"allreduce", F(g_allreduce), KW, NULL},
+    {"allreduce_coalesced", F(g_allreduce_coalesced), KW, NULL},
+    {"reduce", F(g_reduce), KW, NULL},
+    {"allgather", F(g_allgather), KW, NULL},
+    {"_allgather_base", F(g_allgather_base), KW, NULL},
+    {"gather", F(g_gather), KW, NULL},
+    {"scatter", F(g_scatter), KW, NULL},
+    {"reduce_scatter", F(g_reduce_scatter), KW, NULL},
+    {"_reduce_scatter_base", F(g_reduce_scatter_base), KW, NULL},
+    {"alltoall_base", F(g_alltoall_base), KW, NULL},
+    {"alltoall", F(g_alltoall), KW, NULL},
+    {"send", F(g_send), KW, NULL},
+    {"recv", F(g_recv), KW, NULL},
+    {"recv_anysource", F(g_recv_any), KW, NULL},
+    {"barrier", F(g_barrier), KW, NULL},
+    {"_start_coalescing", F(g_coalescing), KW, NULL},
+    {"_end_coalescing", F(g_coalescing), KW, NULL},
+    {NULL},
+};
+static PyGetSetDef backend_getset[] = {
+    {"supports_splitting", backend_false, NULL, NULL, NULL},
+    {"supports_coalescing", backend_false, NULL, NULL, NULL},
+    {"supports_time_estimate", backend_false, NULL, NULL, NULL},
+    {"supports_shrinking", backend_false, NULL, NULL, NULL},
+    {NULL},
+};
+static PyType_Slot backend_slots[] = {
+    {Py_tp_methods, backend_methods}, {Py_tp_getset, backend_getset}, {Py_tp_members, backend_members},
+    {Py_tp_init, backend_init}, {Py_tp_new, PyType_GenericNew}, {Py_tp_dealloc, backend_dealloc},
+    {Py_tp_traverse, backend_traverse}, {Py_tp_clear, backend_clear}, {0, NULL}};
+static PyType_Spec backend_spec = {"torch._C._distributed_c10d.Backend", sizeof(backend_obj), 0,
+                                   Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, backend_slots};
+
+static PyMethodDef gloo_methods[] = {
+    {"create_device", F(create_device), KW | METH_STATIC, NULL},
+    {"create_default_device", F(create_default_device), KW | METH_STATIC, NULL},
+    {NULL},
+};
+static PyGetSetDef gloo_getset[] = {{"options", g_options, NULL, NULL, NULL}, {NULL}};
+static PyType_Slot gloo_slots[] = {{Py_tp_init, gloo_init}, {Py_tp_traverse, backend_traverse}, {Py_tp_clear, backend_clear}, {Py_tp_dealloc, backend_dealloc}, {Py_tp_methods, gloo_methods}, {Py_tp_getset, gloo_getset}, {0, NULL}};
+static PyType_Spec gloo_spec = {"torch._C._distributed_c10d.ProcessGroupGloo", sizeof(backend_obj), 0,
+                                Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, gloo_slots};
+
+/* ------------------------------------------------------------------ ProcessGroup */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *dict;
+    PyObject *store;
+    int rank, size;
+    PyObject *backends;     /* dict: device type str -> backend */
+    PyObject *btypes;       /* dict: device type str -> BackendType */
+    PyObject *default_type;
+    PyObject *name, *desc;
+    PyObject *bound_device;
+} pg_obj;
+
+static PyMemberDef pg_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(pg_obj, dict), READONLY, NULL}, {NULL}};
+
+static int pg_init(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"store", "rank", "size", NULL};
+    pg_obj *p = (pg_obj *)self;
+    PyObject *store = Py_None;
+    int rank = -1, size = -1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Oii:ProcessGroup", kws, &store, &rank, &size)) return -1;
+    Py_XSETREF(p->store, Py_NewRef(store));
+    p->rank = rank;
+    p->size = size;
+    if (!p->backends && !(p->backends = PyDict_New())) return -1;
+    if (!p->btypes && !(p->btypes = PyDict_New())) return -1;
+    if (!p->name) p->name = PyUnicode_FromString("");
+    if (!p->desc) p->desc = PyUnicode_FromString("undefined");
+    if (!p->bound_device) p->bound_device = Py_NewRef(Py_None);
+    return p->name && p->desc ? 0 : -1;
+}
+static int pg_traverse(PyObject *self, visitproc visit, void *arg) {
+    pg_obj *p = (pg_obj *)self;
+    Py_VISIT(p->dict); Py_VISIT(p->store); Py_VISIT(p->backends); Py_VISIT(p->btypes);
+    Py_VISIT(p->default_type); Py_VISIT(p->name); Py_VISIT(p->desc); Py_VISIT(p->bound_device);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+static int pg_clear(PyObject *self) {
+    pg_obj *p = (pg_obj *)self;
+    Py_CLEAR(p->dict); Py_CLEAR(p->store); Py_CLEAR(p->backends); Py_CLEAR(p->btypes);
+    Py_CLEAR(p->default_type); Py_CLEAR(p->name); Py_CLEAR(p->desc); Py_CLEAR(p->bound_device);
+    return 0;
+}
+static void pg_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    pg_clear(self);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *pg_rank(PyObject *self, PyObject *u) { return PyLong_FromLong(((pg_obj *)self)->rank); }
+static PyObject *pg_size(PyObject *self, PyObject *u) { return PyLong_FromLong(((pg_obj *)self)->size); }
+
+/* "cpu" of a torch.device / str / None */
+static PyObject *dev_key(PyObject *d) {
+    if (!d || d == Py_None) return PyUnicode_FromString("cpu");
+    if (PyUnicode_Check(d)) {
+        const char *s = PyUnicode_AsUTF8AndSize(d, NULL);
+        if (!s) return NULL;
+        const char *c = strchr(s, ':');
+        return c ? PyUnicode_FromStringAndSize(s, c - s) : Py_NewRef(d);
+    }
+    return PyObject_GetAttrString(d, "type");
+}
+
+static PyObject *pg_register_backend(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"device", "backend_type", "backend", NULL};
+    PyObject *dev, *bt, *be = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_register_backend", kws, &dev, &bt, &be)) return NULL;
+    pg_obj *p = (pg_obj *)self;
+    PyObject *k = dev_key(dev);
+    if (!k) return NULL;
+    int rc = PyDict_SetItem(p->backends, k, be) < 0 || PyDict_SetItem(p->btypes, k, bt) < 0;
+    Py_DECREF(k);
+    if (rc) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *pg_backend_for(pg_obj *p, PyObject *dev) {
+    PyObject *k = dev_key(dev);
+    if (!k) return NULL;
+    PyObject *b = PyDict_GetItemWithError(p->backends, k);
+    if (!b && !PyErr_Occurred())
+        PyErr_Format(PyExc_RuntimeError, "No backend type associated with device type %U", k);
+    Py_DECREF(k);
+    return Py_XNewRef(b);
+}
+
+static PyObject *pg_get_backend(PyObject *self, PyObject *args) {
+    PyObject *dev = Py_None;
+    if (!PyArg_ParseTuple(args, "|O", &dev)) return NULL;
+    return pg_backend_for((pg_obj *)self, dev);
+}
+
+static PyObject *pg_set_default_backend(PyObject *self, PyObject *bt) {
+    Py_XSETREF(((pg_obj *)self)->default_type, Py_NewRef(bt));
+    Py_RETURN_NONE;
+}
+static PyObject *pg_set_name(PyObject *self, PyObject *n) {
+    Py_XSETREF(((pg_obj *)self)->name, Py_NewRef(n));
+    /* the backends learn the name too (upstream's setGroupName) */
+    Py_RETURN_NONE;
+}
+static PyObject *pg_set_desc(PyObject *self, PyObject *n) {
+    Py_XSETREF(((pg_obj *)self)->desc, Py_NewRef(n));
+    Py_RETURN_NONE;
+}
+static PyObject *pg_get_name(PyObject *self, void *u) { return Py_NewRef(((pg_obj *)self)->name); }
+static PyObject *pg_get_desc(PyObject *self, void *u) { return Py_NewRef(((pg_obj *)self)->desc); }
+static PyObject *pg_get_bound(PyObject *self, void *u) { return Py_NewRef(((pg_obj *)self)->bound_device); }
+static int pg_set_bound(PyObject *self, PyObject *v, void *u) {
+    Py_XSETREF(((pg_obj *)self)->bound_device, Py_NewRef(v ? v : Py_None));
+    return 0;
+}
+static PyObject *pg_name(PyObject *self, PyObject *u) {
+    pg_obj *p = (pg_obj *)self;
+    PyObject *b = pg_backend_for(p, NULL);
+    if (!b) return NULL;
+    PyObject *r = PyObject_CallMethod(b, "name", NULL);
+    Py_DECREF(b);
+    return r;
+}
+static PyObject *pg_false(PyObject *self, PyObject *args) { Py_RETURN_FALSE; }
+static PyObject *pg_none(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }
+static PyObject *pg_store(PyObject *self, PyObject *u) { return Py_NewRef(((pg_obj *)self)->store); }
+static PyObject *pg_device_types(PyObject *self, void *u) {
+    PyObject *keys = PyDict_Keys(((pg_obj *)self)->backends);
+    if (!keys) return NULL;
+    PyObject *torch = PyImport_ImportModule("torch");
+    PyObject *r = PyList_New(0);
+    for (Py_ssize_t i = 0; torch && r && i < PyList_Size(keys); i++) {
+        PyObject *d = PyObject_CallMethod(torch, "device", "O", PyList_GetItem(keys, i));
+        if (!d || PyList_Append(r, d) < 0) Py_CLEAR(r);
+        Py_XDECREF(d);
+    }
+    Py_XDECREF(torch);
+    Py_DECREF(keys);
+    return r;
+}
+static PyObject *pg_shutdown(PyObject *self, PyObject *args, PyObject *kw) {
+    pg_obj *p = (pg_obj *)self;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (p->backends && PyDict_Next(p->backends, &pos, &k, &v)) {
+        if (v == Py_None) continue;
+        PyObject *r = PyObject_CallMethod(v, "shutdown", NULL);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    Py_RETURN_NONE;
+}
+
+/* the first tensor in a (nested) argument list: its device picks the backend */
+static PyObject *first_tensor(PyObject *args) {
+    Py_ssize_t n = PyTuple_Size(args);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyTuple_GetItem(args, i);
+        if (tn_py_is_tensor(a)) return a;
+        if (PyList_Check(a) && PyList_Size(a) > 0) {
+            PyObject *x = PyList_GetItem(a, 0);
+            if (tn_py_is_tensor(x)) return x;
+            if (PyList_Check(x) && PyList_Size(x) > 0 && tn_py_is_tensor(PyList_GetItem(x, 0)))
+                return PyList_GetItem(x, 0);
+        }
+    }
+    return NULL;
+}
+
+/* ProcessGroup.X(...) -> the backend's Y(...) */
+static PyObject *forward(PyObject *self, PyObject *args, PyObject *kw, const char *name) {
+    pg_obj *p = (pg_obj *)self;
+    PyObject *t = first_tensor(args), *dev = NULL;
+    if (t) {
+        dev = PyObject_GetAttrString(t, "device");
+        if (!dev) return NULL;
+    }
+    PyObject *b = pg_backend_for(p, dev);
+    Py_XDECREF(dev);
+    if (!b) return NULL;
+    PyObject *m = PyObject_GetAttrString(b, name);
+    Py_DECREF(b);
+    if (!m) return NULL;
+    PyObject *r = PyObject_Call(m, args, kw);
+    Py_DECREF(m);
+    return r;
+}
+#define FWD(fn, target) \
+    static PyObject *fn(PyObject *s, PyObject *a, PyObject *k) { return forward(s, a, k, target); }
+FWD(pg_allreduce, "allreduce")
+FWD(pg_allreduce_coalesced, "allreduce_coalesced")
+FWD(pg_broadcast, "broadcast")
+FWD(pg_reduce, "reduce")
+FWD(pg_allgather, "allgather")
+FWD(pg_allgather_base, "_allgather_base")
+FWD(pg_gather, "gather")
+FWD(pg_scatter, "scatter")
+FWD(pg_reduce_scatter, "reduce_scatter")
+FWD(pg_reduce_scatter_base, "_reduce_scatter_base")
+FWD(pg_alltoall_base, "alltoall_base")
+FWD(pg_alltoall, "alltoall")
+FWD(pg_send, "send")
+FWD(pg_recv, "recv")
+FWD(pg_recv_any, "recv_anysource")
+FWD(pg_barrier, "barrier")
+FWD(pg_monitored_barrier, "barrier")
+
+/* all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts) */
+static PyObject *pg_all_to_all_single(PyObject *s, PyObject *a, PyObject *k) { return forward(s, a, k, "alltoall_base"); }
+
+/* coalesced single-tensor forms: one call per pair, returning the last work (all completed) */
+static PyObject *pg_pairs(PyObject *self, PyObject *args, const char *name) {
+    PyObject *outs, *ins, *opts = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &outs, &ins, &opts)) return NULL;
+    Py_ssize_t n = PySequence_Size(outs);
+    PyObject *w = NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_GetItem(outs, i), *x = PySequence_GetItem(ins, i);
+        PyObject *a = o && x ? PyTuple_Pack(3, o, x, opts) : NULL;
+        Py_XDECREF(o);
+        Py_XDECREF(x);
+        Py_XDECREF(w);
+        w = a ? forward(self, a, NULL, name) : NULL;
+        Py_XDECREF(a);
+        if (!w) return NULL;
+    }
+    if (w) {
+        Py_DECREF(w);
+        w = work_new_done(outs);
+    }
+    return w ? w : work_new_done(NULL);
+}
+static PyObject *pg_ag_coalesced(PyObject *s, PyObject *a, PyObject *k) { return pg_pairs(s, a, "_allgather_base"); }
+static PyObject *pg_rs_coalesced(PyObject *s, PyObject *a, PyObject *k) { return pg_pairs(s, a, "_reduce_scatter_base"); }
+
+static PyObject *pg_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
+    PyErr_SetString(PyExc_RuntimeError, "Backend gloo does not implement startCoalescing");
+    return NULL;
+}
+
+static PyMethodDef pg_methods[] = {
+    {"rank", pg_rank, METH_NOARGS, NULL},
+    {"size", pg_size, METH_NOARGS, NULL},
+    {"name", pg_name, METH_NOARGS, NULL},
+    {"_get_backend_name", pg_name, METH_NOARGS, NULL},
+    {"get_group_store", pg_store, METH_NOARGS, NULL},
+    {"_register_backend", F(pg_register_backend), KW, NULL},
+    {"_get_backend", pg_get_backend, METH_VARARGS, NULL},
+    {"_set_default_backend", pg_set_default_backend, METH_O, NULL},
+    {"_set_group_name", pg_set_name, METH_O, NULL},
+    {"_set_group_desc", pg_set_desc, METH_O, NULL},
+    {"_has_hooks", pg_false, METH_NOARGS, NULL},
+    {"_wait_for_pending_works", F(pg_none), KW, NULL},
+    {"_enable_collectives_timing", F(pg_none), KW, NULL},
+    {"_set_sequence_number_for_group", F(pg_none), KW, NULL},
+    {"shutdown", F(pg_shutdown), KW, NULL},
+    {"abort", F(pg_shutdown), KW, NULL},
+    {"allreduce", F(pg_allreduce), KW, NULL},
+    {"allreduce_coalesced", F(pg_allreduce_coalesced), KW, NULL},
+    {"broadcast", F(pg_broadcast), KW, NULL},
+    {"reduce", F(pg_reduce), KW, NULL},
+    {"allgather", F(pg_allgather), KW, NULL},
+    {"_allgather_base", F(pg_allgather_base), KW, NULL},
+    {"all_gather_single", F(pg_allgather_base), KW, NULL},
+    {"all_gather_single_coalesced", F(pg_ag_coalesced), KW, NULL},
+    {"allgather_into_tensor_coalesced", F(pg_ag_coalesced), KW, NULL},
+    {"gather", F(pg_gather), KW, NULL},
+    {"scatter", F(pg_scatter), KW, NULL},
+    {"reduce_scatter", F(pg_reduce_scatter), KW, NULL},
+    {"_reduce_scatter_base", F(pg_reduce_scatter_base), KW, NULL},
+    {"reduce_scatter_single", F(pg_reduce_scatter_base), KW, NULL},
+    {"reduce_scatter_single_coalesced", F(pg_rs_coalesced), KW, NULL},
+    {"reduce_scatter_tensor_coalesced", F(pg_rs_coalesced), KW, NULL},
+    {"alltoall_base", F(pg_alltoall_base), KW, NULL},
+    {"all_to_all_single", F(pg_all_to_all_single), KW, NULL},
+    {"alltoall", F(pg_alltoall), KW, NULL},
+    {"send", F(pg_send), KW, NULL},
+    {"recv", F(pg_recv), KW, NULL},
+    {"recv_anysource", F(pg_recv_any), KW, NULL},
+    {"barrier", F(pg_barrier), KW, NULL},
+    {"monitored_barrier", F(pg_monitored_barrier), KW, NULL},
+    {"_start_coalescing", F(pg_coalescing), KW, NULL},
+    {"_end_coalescing", F(pg_coalescing), KW, NULL},
+    {NULL},
+};
+static PyGetSetDef pg_getset[] = {
+    {"group_name", pg_get_name, NULL, NULL, NULL},
+    {"group_desc", pg_get_desc, NULL, NULL, NULL},
+    {"bound_device_id", pg_get_bound, pg_set_bound, NULL, NULL},
+    {"_device_types", pg_device_types, NULL, NULL, NULL},
+    {NULL},
+};
+static PyType_Slot pg_slots[] = {
+    {Py_tp_methods, pg_methods}, {Py_tp_getset, pg_getset}, {Py_tp_members, pg_members},
+    {Py_tp_init, pg_init}, {Py_tp_new, PyType_GenericNew}, {Py_tp_dealloc, pg_dealloc},
+    {Py_tp_traverse, pg_traverse}, {Py_tp_clear, pg_clear}, {0, NULL}};
+static PyType_Spec pg_spec = {"torch._C._distributed_c10d.ProcessGroup", sizeof(pg_obj), 0,
+                              Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, pg_slots};
+
+/* ------------------------------------------------------------------ torch._C._monitor._WaitCounter */
+
+/* upstream's wait counters feed its monitoring hooks; ours count nothing: guard() is a context
+ * manager that does nothing (c10d_logger wraps every c10d entry point in one) */
+static PyObject *wc_self(PyObject *self, PyObject *args) { return Py_NewRef(self); }
+static PyObject *wc_exit(PyObject *self, PyObject *args) { Py_RETURN_FALSE; }
+static int wc_init(PyObject *self, PyObject *args, PyObject *kw) { return 0; }
+static PyMethodDef wc_methods[] = {
+    {"guard", wc_self, METH_NOARGS, NULL},
+    {"__enter__", wc_self, METH_NOARGS, NULL},
+    {"__exit__", wc_exit, METH_VARARGS, NULL},
+    {NULL},
+};
+static PyType_Slot wc_slots[] = {{Py_tp_methods, wc_methods}, {Py_tp_init, wc_init}, {Py_tp_new, PyType_GenericNew}, {0, NULL}};
+static PyType_Spec wc_spec = {"torch._C._monitor._WaitCounter", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, wc_slots};
+
+/* torch._C._get_accelerator(): this build has none, so the CPU device (as upstream's CPU wheel) */
+static PyObject *get_accelerator(PyObject *m, PyObject *unused) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    PyObject *r = torch ? PyObject_CallMethod(torch, "device", "s", "cpu") : NULL;
+    Py_XDECREF(torch);
+    return r;
+}
+static PyMethodDef accel_def = {"_get_accelerator", get_accelerator, METH_NOARGS, NULL};
+
+static int install_wait_counter(void) {
+    PyObject *C = PyImport_ImportModule("torch._C");
+    PyObject *f = C ? PyCFunction_NewEx(&accel_def, NULL, NULL) : NULL;
+    int bad = !f || PyObject_SetAttrString(C, "_get_accelerator", f) < 0;
+    Py_XDECREF(f);
+    Py_XDECREF(C);
+    if (bad) return -1;
+    PyObject *mon = PyImport_ImportModule("torch._C._monitor");
+    if (!mon) return -1;
+    PyObject *t = PyType_FromSpec(&wc_spec);
+    int rc = t ? PyObject_SetAttrString(mon, "_WaitCounter", t) : -1;
+    Py_XDECREF(t);
+    Py_DECREF(mon);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ init */
+
+static int add_type(PyObject *m, const char *name, PyObject *t) {
+    if (!t) return -1;
+    if (PyModule_AddObject(m, name, t) < 0) {
+        Py_DECREF(t);
+        return -1;
+    }
+    return 0;
+}
+
+int tn_dist_pg_types_init(PyObject *c10d) {
+    c10d_mod = c10d;
+    if (install_wait_counter() < 0) return -1;
+    for (int i = 0; i < N_BAGS; i++)
+        if (add_type(c10d, bag_fields[i].cls, make_bag(bag_fields[i].cls, NULL)) < 0) return -1;
+    PyObject *t;
+    if (!(t = PyType_FromSpec(&work_spec)) || tn_dist_set_meta(t, 0) < 0) return -1;
+    Work_T = (PyTypeObject *)t;
+    Py_INCREF(t);
+    if (add_type(c10d, "Work", t) < 0) return -1;
+    if (!(t = PyType_FromSpec(&backend_spec)) || tn_dist_set_meta(t, 0) < 0) return -1;
+    Backend_T = (PyTypeObject *)t;
+    Py_INCREF(t);
+    if (add_type(c10d, "Backend", t) < 0) return -1;
+    PyObject *bopts = make_bag("Backend.Options", NULL);
+    if (!bopts || PyObject_SetAttrString((PyObject *)Backend_T, "Options", bopts) < 0) { Py_XDECREF(bopts); return -1; }
+    PyObject *bases = PyTuple_Pack(1, (PyObject *)Backend_T);
+    t = bases ? PyType_FromSpecWithBases(&gloo_spec, bases) : NULL;
+    Py_XDECREF(bases);
+    if (!t || tn_dist_set_meta(t, 0) < 0) { Py_DECREF(bopts); return -1; }
+    Gloo_T = (PyTypeObject *)t;
+    Py_INCREF(t);
+    if (add_type(c10d, "ProcessGroupGloo", t) < 0) { Py_DECREF(bopts); return -1; }
+    if (!(GlooOpts_T = make_bag("ProcessGroupGloo._Options", bopts))) { Py_DECREF(bopts); return -1; }
+    Py_DECREF(bopts);
+    if (PyObject_SetAttrString((PyObject *)Gloo_T, "_Options", GlooOpts_T) < 0) return -1;
+    if (!(t = PyType_FromSpec(&device_spec))) return -1;
+    Device_T = (PyTypeObject *)t;
+    if (PyObject_SetAttrString((PyObject *)Gloo_T, "Device", t) < 0) return -1;
+    if (!(t = PyType_FromSpec(&pg_spec)) || tn_dist_set_meta(t, 1) < 0 || tn_dist_backend_type_enum(t) < 0) return -1;
+    PG_T = (PyTypeObject *)t;
+    Py_INCREF(t);
+    if (add_type(c10d, "ProcessGroup", t) < 0) return -1;
+    return 0;
+}

@@ -36,6 +36,14 @@ static PyObject *legacy_new(PyObject *unused, PyObject *args, PyObject *kw) {
     PyObject *dt = PyObject_GetAttrString(cls, "dtype");
     PyObject *torch = dt ? PyImport_ImportModule("torch") : NULL;
     if (!torch) { Py_XDECREF(dt); return NULL; }
+    if (n == 2 && !PyList_Check(PyTuple_GetItem(args, 1)) && PyObject_HasAttrString(PyTuple_GetItem(args, 1), "untyped")) {
+        /* cls(storage): a 1-d tensor over the storage (distributed's object collectives) */
+        PyObject *e = PyObject_CallMethod(torch, "empty", "(i)", 0);
+        PyObject *e2 = e ? PyObject_CallMethod(e, "to", "O", dt) : NULL;
+        PyObject *r = e2 ? PyObject_CallMethod(e2, "set_", "O", PyTuple_GetItem(args, 1)) : NULL;
+        Py_XDECREF(e); Py_XDECREF(e2); Py_DECREF(torch); Py_DECREF(dt);
+        return r;
+    }
     PyObject *rest = PyTuple_GetSlice(args, 1, n);
     bool data = n == 2 && (PyList_Check(PyTuple_GetItem(args, 1)) || PyTuple_Check(PyTuple_GetItem(args, 1)));
     PyObject *fn = rest ? PyObject_GetAttrString(torch, data ? "tensor" : "empty") : NULL;

@@ -878,7 +878,62 @@ fail:
     return NULL;
 }
 
+/* UntypedStorage.from_buffer(buffer, byte_order="native", count=-1, offset=0, *, dtype): a new
+ * storage holding a copy of the buffer's bytes (count elements of dtype from byte offset), the
+ * elements byte-swapped for a byte order other than this machine's (little endian). */
+static PyObject *sm_from_buffer(PyObject *cls, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"buffer", "byte_order", "count", "offset", "dtype", NULL};
+    PyObject *bufo, *dto = NULL;
+    const char *order = "native";
+    Py_ssize_t count = -1, offset = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|snn$O:from_buffer", kws, &bufo, &order, &count, &offset, &dto))
+        return NULL;
+    tn_dtype dt = TN_DTYPE_U8;
+    if (dto && tn_py_to_dtype(dto, &dt) < 0) return NULL;
+    int swap = !strcmp(order, "big") || !strcmp(order, "swap");
+    if (!swap && strcmp(order, "native") && strcmp(order, "little"))
+        return PyErr_Format(PyExc_ValueError, "invalid byte_order '%s' (expected 'big', 'little', or 'native')", order);
+    Py_buffer view;
+    if (PyObject_GetBuffer(bufo, &view, PyBUF_SIMPLE) < 0) return NULL;
+    size_t es = (size_t)tn_dtype_itemsize(dt);
+    PyObject *res = NULL;
+    if (offset < 0 || offset > view.len) {
+        PyErr_Format(PyExc_ValueError, "offset must be non-negative and no greater than buffer length (%zd) , but got %zd",
+                     view.len, offset);
+        goto out;
+    }
+    Py_ssize_t avail = view.len - offset;
+    if (count < 0) {
+        if ((size_t)avail % es) {
+            PyErr_Format(PyExc_ValueError, "buffer size (%zd) must be a multiple of element size (%zu)", avail, es);
+            goto out;
+        }
+        count = (Py_ssize_t)((size_t)avail / es);
+    }
+    if ((size_t)count * es > (size_t)avail) {
+        PyErr_Format(PyExc_ValueError, "buffer has only %zd elements after offset %zd, but specified a size of %zd",
+                     (Py_ssize_t)((size_t)avail / es), offset, count);
+        goto out;
+    }
+    size_t nb = (size_t)count * es;
+    tn_storage *st = tn_storage_new(nb, TN_DEVICE_CPU);
+    if (!st) { PyErr_NoMemory(); goto out; }
+    if (nb) memcpy(st->data, (const char *)view.buf + offset, nb);
+    if (swap && es > 1)
+        for (size_t i = 0; i < nb; i += es)
+            for (size_t a = 0, b = es - 1; a < b; a++, b--) {
+                char c = st->data[i + a];
+                st->data[i + a] = st->data[i + b];
+                st->data[i + b] = c;
+            }
+    res = tn_storage_obj_new((PyTypeObject *)cls, st);
+out:
+    PyBuffer_Release(&view);
+    return res;
+}
+
 static PyMethodDef storage_methods[] = {
+    {"from_buffer", (PyCFunction)(void (*)(void))sm_from_buffer, METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {"from_file", (PyCFunction)(void (*)(void))sm_from_file, METH_VARARGS | METH_KEYWORDS | METH_CLASS, NULL},
     {"nbytes", sm_nbytes, METH_NOARGS, NULL},
     {"size", sm_nbytes, METH_NOARGS, NULL},

@@ -1,0 +1,211 @@
+"""One rank of a gloo world for tests/test_distributed_gloo.py (runs on our torch or upstream's).
+
+    python dist_gloo_worker.py SUITE OUT_DIR      (env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
+
+Writes OUT_DIR/rank<r>.json: {case name: sha256 of the result bytes (or a repr)}. Inputs are built
+by numpy's PCG64 into raw bytes (torch.frombuffer), so every world sees identical inputs
+whichever torch runs a rank; results are compared byte for byte across worlds."""
+import datetime
+import hashlib
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.distributed as dist
+
+SUITE, OUT = sys.argv[1], sys.argv[2]
+RANK = int(os.environ.get("RANK", "0"))
+SIZES = (1, 1023, 2**20 + 3)
+
+
+def data(dtype, n, seed):
+    # numpy's PCG64 (same numpy in both environments), so inputs are identical bytes
+    rng = np.random.default_rng([seed, RANK, n])
+    if dtype in (torch.float32, torch.float64):
+        v = rng.uniform(-1, 1, n) * 10.0 ** rng.uniform(-3, 3, n)
+        b = v.astype("<f4" if dtype == torch.float32 else "<f8").tobytes()
+    elif dtype == torch.int64:
+        b = rng.integers(-(2**40), 2**40, n, dtype=np.int64).astype("<i8").tobytes()
+    elif dtype == torch.bfloat16:
+        # finite bf16 bit patterns: sign, exponent 100..150, any mantissa
+        bits = (rng.integers(0, 2, n) << 15) | (rng.integers(100, 151, n) << 7) | rng.integers(0, 128, n)
+        b = bits.astype("<u2").tobytes()
+    else:
+        raise ValueError(dtype)
+    return torch.frombuffer(bytearray(b), dtype=dtype).clone()
+
+
+def digest(t):
+    if isinstance(t, (list, tuple)):
+        return [digest(x) for x in t]
+    return hashlib.sha256(t.contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:32]
+
+
+res = {}
+DT = {"f32": torch.float32, "f64": torch.float64, "i64": torch.int64, "bf16": torch.bfloat16}
+
+
+def collectives():
+    W = dist.get_world_size()
+    seed = 1
+    # all_reduce SUM: every dtype and size
+    for dn, dt in DT.items():
+        for n in SIZES:
+            t = data(dt, n, seed)
+            dist.all_reduce(t)
+            res[f"all_reduce_sum_{dn}_{n}"] = digest(t)
+    # the other reductions
+    for dn in ("f32", "bf16", "f64"):
+        for op in ("PRODUCT", "MIN", "MAX", "AVG"):
+            if op == "AVG" and dn != "f32":
+                continue
+            t = data(DT[dn], 1023, 2)
+            dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+            res[f"all_reduce_{op}_{dn}"] = digest(t)
+    for op in ("BAND", "BOR", "BXOR", "MIN", "MAX", "PRODUCT"):
+        t = data(torch.int64, 1023, 3)
+        dist.all_reduce(t, op=getattr(dist.ReduceOp, op))
+        res[f"all_reduce_{op}_i64"] = digest(t)
+    # async all_reduce + wait
+    t = data(torch.float32, 5000, 4)
+    w = dist.all_reduce(t, async_op=True)
+    w.wait()
+    res["all_reduce_async"] = digest(t)
+    # broadcast
+    for dn, n, root in (("f32", 1023, 2 % W), ("f64", 2**20 + 3, 1 % W), ("bf16", 1, 0), ("i64", 1023, W - 1)):
+        t = data(DT[dn], n, 5)
+        dist.broadcast(t, root)
+        res[f"broadcast_{dn}_{n}_{root}"] = digest(t)
+    dist.barrier()
+    # all_gather (+ into_tensor)
+    for dn in ("f32", "bf16", "i64"):
+        x = data(DT[dn], 1023, 6)
+        out = [torch.empty_like(x) for _ in range(W)]
+        dist.all_gather(out, x)
+        res[f"all_gather_{dn}"] = digest(out)
+    x = data(torch.float32, 2**16 + 1, 7)
+    out = torch.empty(W * x.numel(), dtype=x.dtype)
+    dist.all_gather_into_tensor(out, x)
+    res["all_gather_into_tensor"] = digest(out)
+    # reduce
+    for n in (1023, 2**20 + 3):
+        t = data(torch.float32, n, 8)
+        dist.reduce(t, dst=1 % W)
+        res[f"reduce_f32_{n}"] = digest(t) if RANK == 1 % W else "-"
+    # gather / scatter
+    x = data(torch.float64, 1023, 9)
+    g = [torch.empty_like(x) for _ in range(W)] if RANK == W - 1 else None
+    dist.gather(x, g, dst=W - 1)
+    res["gather"] = digest(g) if g else "-"
+    y = torch.empty(1023, dtype=torch.float32)
+    sl = [data(torch.float32, 1023, 10 + i) for i in range(W)] if RANK == 1 % W else None
+    dist.scatter(y, sl, src=1 % W)
+    res["scatter"] = digest(y)
+    # reduce_scatter
+    ins = [data(torch.float32, 1023, 11 + i) for i in range(W)]
+    o = torch.empty(1023)
+    dist.reduce_scatter(o, ins)
+    res["reduce_scatter"] = digest(o)
+    x = data(torch.float32, 1024 * W, 12)
+    o = torch.empty(1024)
+    dist.reduce_scatter_tensor(o, x)
+    res["reduce_scatter_tensor"] = digest(o)
+    # all_to_all
+    x = data(torch.float32, 8 * W, 13)
+    o = torch.empty_like(x)
+    dist.all_to_all_single(o, x)
+    res["all_to_all_single"] = digest(o)
+    ins_sp = [(RANK + i) % 3 + 1 for i in range(W)]
+    outs_sp = [(i + RANK) % 3 + 1 for i in range(W)]
+    x = data(torch.float32, sum(ins_sp), 14)
+    o = torch.empty(sum(outs_sp))
+    dist.all_to_all_single(o, x, outs_sp, ins_sp)
+    res["all_to_all_single_splits"] = digest(o)
+    ins = [data(torch.int64, 3, 15 + i) for i in range(W)]
+    outs = [torch.empty(3, dtype=torch.int64) for _ in range(W)]
+    dist.all_to_all(outs, ins)
+    res["all_to_all"] = digest(outs)
+    # point to point
+    nxt, prv = (RANK + 1) % W, (RANK - 1) % W
+    x = data(torch.float32, 1023, 16)
+    r = torch.empty(1023)
+    if RANK % 2 == 0:
+        dist.send(x, nxt)
+        dist.recv(r, prv)
+    else:
+        dist.recv(r, prv)
+        dist.send(x, nxt)
+    res["send_recv"] = digest(r)
+    r2 = torch.empty(1023)
+    ws = [dist.isend(x, nxt, tag=3), dist.irecv(r2, prv, tag=3)]
+    for w in ws:
+        w.wait()
+    res["isend_irecv"] = digest(r2)
+    r3 = torch.empty(1023)
+    ops = [dist.P2POp(dist.isend, x, nxt), dist.P2POp(dist.irecv, r3, prv)]
+    for w in dist.batch_isend_irecv(ops):
+        w.wait()
+    res["batch_isend_irecv"] = digest(r3)
+    if RANK == 0:
+        r4 = torch.empty(7)
+        src = dist.recv(r4)
+        res["recv_any"] = [digest(r4), src]
+    elif RANK == W - 1:
+        dist.send(data(torch.float32, 7, 17), 0)
+    # objects (upstream's Python over the collectives above)
+    objs = [None] * W
+    dist.all_gather_object(objs, {"rank": RANK, "v": [RANK] * 3})
+    res["all_gather_object"] = repr(objs)
+    lst = [f"x{RANK}", 5, {"a": RANK}] if RANK == 0 else [None, None, None]
+    dist.broadcast_object_list(lst, src=0)
+    res["broadcast_object_list"] = repr(lst)
+    # a subgroup
+    sub = dist.new_group([0, W - 1])
+    if RANK in (0, W - 1):
+        t = data(torch.float32, 1023, 18)
+        dist.all_reduce(t, group=sub)
+        res["subgroup_all_reduce"] = digest(t)
+    dist.barrier()
+    res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
+
+
+def killed():
+    """rank 1 dies by SIGKILL after one all_reduce; the others must raise within seconds"""
+    t = torch.ones(10)
+    dist.all_reduce(t)
+    if RANK == 1:
+        os.kill(os.getpid(), 9)
+    time.sleep(0.5)
+    t0 = time.time()
+    try:
+        for _ in range(3):
+            dist.all_reduce(t)
+        res["raised"] = None
+    except Exception as e:  # noqa: BLE001 - the type is the evidence
+        res["raised"] = type(e).__name__
+        res["message_has_peer"] = "Connection closed by peer" in str(e) or "Connection reset" in str(e)
+    res["seconds"] = time.time() - t0
+
+
+def init_method():
+    t = torch.arange(4, dtype=torch.float32) + RANK
+    dist.all_reduce(t)
+    res["sum"] = t.tolist()
+    res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
+
+
+timeout = datetime.timedelta(seconds=float(os.environ.get("TN_TEST_PG_TIMEOUT", "60")))
+init = os.environ.get("TN_TEST_INIT", "env://")
+if init.startswith("env://"):
+    dist.init_process_group("gloo", timeout=timeout)
+else:
+    dist.init_process_group("gloo", init_method=init, rank=RANK, world_size=int(os.environ["WORLD_SIZE"]),
+                            timeout=timeout)
+{"collectives": collectives, "killed": killed, "init": init_method}[SUITE]()
+with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
+    json.dump(res, f, sort_keys=True)
+if SUITE != "killed":
+    dist.destroy_process_group()

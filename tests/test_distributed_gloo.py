@@ -1,0 +1,228 @@
+"""The gloo process group on torchnative against upstream torch 2.13.0's gloo.
+
+Worlds of processes on 127.0.0.1 (env:// rendezvous on a free port) run tests/dist_gloo_worker.py;
+each rank writes a digest of every collective's result bytes. The all-upstream world (`.venv-ref`)
+is the reference; a world of our ranks and mixed worlds (2 of ours + 2 upstream, the store host
+on each side) must produce identical bytes on every rank. Mixed worlds only work when our ranks
+speak upstream's rendezvous record, pair handshake, frames, slots and tag sequence, and compute
+with gloo's algorithms (ring all-reduce segmenting, reduction order).
+
+By hand:  .venv/bin/python -m pytest -q tests/test_distributed_gloo.py
+"""
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REF_PY = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
+SUBJECT_PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
+WORKER = os.path.join(ROOT, "tests", "dist_gloo_worker.py")
+TIMEOUT = 150
+
+
+def _free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _world(spec, suite, out, env=None, timeout=TIMEOUT):
+    """Run one world: spec[i] is 'n' (ours) or 'u' (upstream) for rank i. Returns
+    (per-rank results or None, per-rank (returncode, log tail)). Every process is killed by pid
+    when the world ends or times out."""
+    os.makedirs(out, exist_ok=True)
+    port = _free_port()
+    procs = []
+    for r, c in enumerate(spec):
+        e = dict(os.environ)
+        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)),
+                  "RANK": str(r), "TN_TEST_PG_TIMEOUT": "60"})
+        e.update(env or {})
+        log = open(os.path.join(out, f"log{r}.txt"), "w")
+        procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, WORKER, suite, out], stdout=log,
+                                       stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
+    deadline = time.time() + timeout
+    try:
+        for p, _ in procs:
+            p.wait(timeout=max(1, deadline - time.time()))
+    except subprocess.TimeoutExpired:
+        pass
+    finally:
+        for p, log in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            log.close()
+    results, status = [], []
+    for r, (p, _) in enumerate(procs):
+        path = os.path.join(out, f"rank{r}.json")
+        results.append(json.load(open(path)) if os.path.exists(path) else None)
+        with open(os.path.join(out, f"log{r}.txt")) as f:
+            status.append((p.returncode, f.read()[-3000:]))
+    return results, status
+
+
+def _check_ok(spec, results, status):
+    for r, res in enumerate(results):
+        assert res is not None, f"world {spec}: rank {r} ({spec[r]}) produced nothing, exit {status[r][0]}:\n{status[r][1]}"
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("uuuu"))
+    results, status = _world("uuuu", "collectives", out)
+    _check_ok("uuuu", results, status)
+    return results
+
+
+def _compare(spec, results, reference):
+    bad = []
+    for r, (mine, ref) in enumerate(zip(results, reference)):
+        for k in sorted(set(ref) | set(mine)):
+            if mine.get(k) != ref.get(k):
+                bad.append(f"rank {r} ({spec[r]}): {k}: {str(mine.get(k))[:70]} != upstream {str(ref.get(k))[:70]}")
+    assert not bad, f"world {spec} differs from the all-upstream world:\n" + "\n".join(bad)
+
+
+def test_reference_covers_every_case(reference):
+    """the worker's cases all ran on upstream (sizes 1, 1023, 2**20+3 of f32/f64/i64/bf16 ...)"""
+    keys = set(reference[0])
+    for dt in ("f32", "f64", "i64", "bf16"):
+        for n in (1, 1023, 2**20 + 3):
+            assert f"all_reduce_sum_{dt}_{n}" in keys
+    for k in ("broadcast_f64_1048579_1", "all_gather_bf16", "reduce_f32_1048579", "gather", "scatter",
+              "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single_splits", "all_to_all", "send_recv",
+              "isend_irecv", "batch_isend_irecv", "all_gather_object", "broadcast_object_list",
+              "subgroup_all_reduce", "all_reduce_BXOR_i64", "all_reduce_AVG_f32"):
+        assert k in keys, k
+    assert "recv_any" in reference[0] and reference[0]["recv_any"][1] == 3
+
+
+@pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
+def test_world_matches_upstream(spec, reference, tmp_path):
+    """4 of our ranks; 2 of ours + 2 upstream with the store host (rank 0) ours, then upstream's"""
+    results, status = _world(spec, "collectives", str(tmp_path))
+    _check_ok(spec, results, status)
+    _compare(spec, results, reference)
+
+
+def test_killed_rank_makes_survivors_raise(tmp_path):
+    """rank 1 (ours) dies by SIGKILL after an all_reduce: the upstream survivor (rank 0) and ours
+    (rank 2) both raise, with the same exception type, within seconds (the process group timeout
+    is 60 s), naming the closed connection"""
+    results, status = _world("unn", "killed", str(tmp_path), timeout=90)
+    assert status[1][0] == -9, status[1]
+    up, ours = results[0], results[2]
+    assert up is not None and ours is not None, status
+    assert up["raised"] is not None and ours["raised"] == up["raised"], (up, ours)
+    assert ours["message_has_peer"] and up["message_has_peer"]
+    assert ours["seconds"] < 15 and up["seconds"] < 15, (up, ours)
+
+
+@pytest.mark.parametrize("spec,method", [("nu", "tcp"), ("un", "file")])
+def test_init_methods(spec, method, tmp_path):
+    """init_process_group with tcp:// and file:// in mixed worlds"""
+    if method == "tcp":
+        init = f"tcp://127.0.0.1:{_free_port()}"
+    else:
+        init = f"file://{tmp_path}/rendezvous"
+    results, status = _world(spec, "init", str(tmp_path / "out"), env={"TN_TEST_INIT": init}, timeout=90)
+    _check_ok(spec, results, status)
+    assert results[0]["sum"] == results[1]["sum"]
+    assert [results[0]["rank_size"], results[1]["rank_size"]] == [[0, 2], [1, 2]]
+    assert results[0]["sum"] == [1.0, 3.0, 5.0, 7.0]
+
+
+# ---------------------------------------------------------------- hostile peers
+
+HOSTILE_RANK0 = r"""
+import os, sys, datetime, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=40))
+# the collective's own timeout (upstream's Backend._set_default_timeout), short for the silent peer
+dist.distributed_c10d._get_default_group()._get_backend(torch.device("cpu"))._set_default_timeout(
+    datetime.timedelta(seconds=4))
+t = torch.ones(1000)
+try:
+    dist.all_reduce(t)
+    print("NO-ERROR")
+except Exception as e:
+    print("RAISED", type(e).__name__, str(e)[:200])
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+FAKE_RANK1 = r"""
+import os, socket, struct, sys, time, datetime
+import torch.distributed as dist
+port = int(sys.argv[1]); mode = sys.argv[2]
+store = dist.TCPStore("127.0.0.1", port, 2, False, timeout=datetime.timedelta(seconds=30))
+# our listener and record: hostname, sockaddr_storage of the listener, seq -1, pair ids [0, 1]
+ls = socket.socket(); ls.bind(("127.0.0.1", 0)); ls.listen(4)
+lport = ls.getsockname()[1]
+ss = struct.pack("<H", socket.AF_INET) + struct.pack(">H", lport) + socket.inet_aton("127.0.0.1")
+ss = ss.ljust(128, b"\0")
+host = b"fake"
+rec = struct.pack("<Q", len(host)) + host + struct.pack("<Q", 136) + ss + struct.pack("<q", -1) + struct.pack("<qq", 0, 1)
+key = "default_pg/0//cpu//0/"
+# the default group's store-based init: rank 1 joins like upstream (set its record, read rank 0's)
+store.set(key + "1", rec)
+peer = store.get(key + "0")
+hl = struct.unpack_from("<Q", peer, 0)[0]
+addr = peer[16 + hl: 16 + hl + 128]
+pport = struct.unpack_from(">H", addr, 2)[0]
+pids = struct.unpack_from("<qq", peer, 16 + hl + 136)
+# initiator: gloo compares the addresses, then the ports as the raw network-order u16 read natively
+raw = lambda p: struct.unpack("<H", struct.pack(">H", p))[0]
+if raw(lport) > raw(pport):
+    s = socket.create_connection(("127.0.0.1", pport))
+    s.sendall(struct.pack("<q", pids[1]))
+else:
+    s, _ = ls.accept()
+    s.recv(8)
+time.sleep(0.5)
+slot = 4 << 56
+if mode == "garbage":
+    s.sendall(b"\xff" * 48)
+elif mode == "toolong":
+    # announce, then push more bytes than rank 0 asked for
+    s.sendall(struct.pack("<6Q", 48, 2, slot, 0, 1 << 40, 0))
+    s.sendall(struct.pack("<6Q", 48 + (1 << 40), 1, slot, 0, 1 << 40, 0) + b"\0" * 4096)
+elif mode == "truncated":
+    s.sendall(struct.pack("<3Q", 48, 3, slot))
+    s.close()
+elif mode == "silent":
+    time.sleep(40)
+time.sleep(3)
+"""
+
+
+@pytest.mark.parametrize("mode", ["garbage", "toolong", "truncated", "silent"])
+def test_hostile_peer(mode, tmp_path):
+    """a peer that sends a malformed frame, data longer than the posted recv, a truncated frame, or
+    nothing: our rank raises RuntimeError (the timeout for the silent peer), never crashes or hangs"""
+    port = _free_port()
+    e = dict(os.environ)
+    e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2", "RANK": "0"})
+    ours = subprocess.Popen([SUBJECT_PY, "-c", HOSTILE_RANK0], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=e)
+    fake = subprocess.Popen([REF_PY, "-c", FAKE_RANK1, str(port), mode], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        out, err = ours.communicate(timeout=60)
+    finally:
+        for p in (ours, fake):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert ours.returncode == 0, err[-3000:]
+    assert out.startswith("RAISED RuntimeError"), (out, err[-2000:])
