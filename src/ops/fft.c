@@ -88,6 +88,29 @@ static PyObject *deliver(PyObject *W, tn_dtype want) {
     return r;
 }
 
+/* upstream's (MKL) output layout: the untransformed dims outermost in their order, then the
+ * transformed dims in the order given, the last one fastest. A contiguous result is re-laid out
+ * when that differs; steals r. */
+static PyObject *fft_layout(PyObject *r, const int *dims, int nd) {
+    if (!r) return NULL;
+    const tn_tensor *t = tn_tensor_of(r);
+    int order[TN_MAX_DIMS], k = 0;
+    bool in[TN_MAX_DIMS] = {0};
+    for (int i = 0; i < nd; i++) in[dims[i]] = true;
+    for (int i = 0; i < t->ndim; i++)
+        if (!in[i]) order[k++] = i;
+    for (int i = 0; i < nd; i++) order[k++] = dims[i];
+    bool ident = true;
+    for (int i = 0; i < t->ndim; i++) ident = ident && order[i] == i;
+    if (ident) return r;
+    int64_t st[TN_MAX_DIMS], acc = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) { st[order[i]] = acc; acc *= t->sizes[order[i]] > 1 ? t->sizes[order[i]] : 1; }
+    PyObject *c = tn_tensor_new_strided(t->ndim, t->sizes, st, t->dtype);
+    if (c && tn_copy_into(c, r) < 0) Py_CLEAR(c);
+    Py_DECREF(r);
+    return c;
+}
+
 /* _fft_c2c(self, dim, normalization, forward) */
 PyObject *tn_op__fft_c2c(tn_value *a) {
     PyObject *x = a[0].u.obj;
@@ -114,7 +137,7 @@ PyObject *tn_op__fft_c2c(tn_value *a) {
         n *= (double)t->sizes[dims[i]];
     }
     scale(W, norm_factor(a[2].u.i, n));
-    return deliver(W, t->dtype);
+    return fft_layout(deliver(W, t->dtype), dims, nd);
 }
 
 /* _fft_r2c(self, dim, normalization, onesided): forward real-to-complex; the last listed dim
@@ -186,7 +209,7 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
         total *= (double)t->sizes[dims[i]];
     }
     scale(W, norm_factor(a[2].u.i, total));
-    return deliver(W, complex_of(t->dtype));
+    return fft_layout(deliver(W, complex_of(t->dtype)), dims, nd);
 }
 
 /* _fft_c2r(self, dim, normalization, last_dim_size): backward complex-to-real; the last listed

@@ -358,8 +358,17 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     Py_END_ALLOW_THREADS
     Py_CLEAR(Bm);
     if (vec) {
-        PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", X, -1);
-        Py_SETREF(X, s);
+        PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", X, -1);   /* upstream's result is no view */
+        PyObject *c = NULL;
+        if (s) {
+            const tn_tensor *st = tn_tensor_of(s);
+            int64_t fs[TN_MAX_DIMS], acc = 1;
+            for (int i = 0; i < st->ndim; i++) { fs[i] = acc; acc *= st->sizes[i] > 1 ? st->sizes[i] : 1; }
+            c = tn_tensor_new_strided(st->ndim, st->sizes, fs, A->dtype);
+        }
+        if (c && tn_copy_into(c, s) < 0) Py_CLEAR(c);
+        Py_XDECREF(s);
+        Py_SETREF(X, c);
         if (!X) goto fail;
     }
     if (a[3].u.i && check_info(info, "torch.linalg.solve_ex", anb == 0) < 0) goto fail;
@@ -385,7 +394,11 @@ static PyObject *det_like(tn_value *a, bool slog) {
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
     psz[nb] = n;
-    PyObject *lu = fcopy(Ao, t->dtype), *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    /* upstream factors A^T when A is row-major (its LU is then F-contiguous without a copy):
+     * det(A^T) = det(A), and the LU and pivots returned are A^T's */
+    PyObject *src = tn_is_contiguous(t) && n > 1 ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
+    PyObject *lu = src ? fcopy(src, t->dtype) : NULL, *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    Py_XDECREF(src);
     PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, t->dtype) : NULL;
     if (!r0 || (slog && !r1)) goto fail;
@@ -697,8 +710,13 @@ PyObject *tn_op_linalg_solve_triangular(tn_value *a) {
     const char *api = "linalg.solve_triangular";
     tn_tensor *A = TN_T(a[0]), *B = TN_T(a[1]);
     if (check_matrix(api, "A", A, true) < 0 || check_matrix(api, "B", B, false) < 0) return NULL;
-    return trsm_solve(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0, false, a[4].u.i != 0, api,
-                      "linalg_solve_triangular", NULL);
+    if (!tn_dtype_is_floating(A->dtype) && !tn_dtype_is_complex(A->dtype)) return tn_kernel_missing("triangular_solve_cpu", A->dtype);
+    PyObject *Bc = tn_as_dtype(a[1].u.obj, A->dtype, false);   /* upstream's result has A's dtype */
+    if (!Bc) return NULL;
+    PyObject *r = trsm_solve(a[0].u.obj, Bc, a[2].u.i != 0, a[3].u.i != 0, false, a[4].u.i != 0, api,
+                             "linalg_solve_triangular", NULL);
+    Py_DECREF(Bc);
+    return r;
 }
 
 /* triangular_solve(B, A, upper, transpose, unitriangular) -> (solution, cloned_coefficient) */
@@ -1035,7 +1053,9 @@ PyObject *tn_linalg_d_svd_old(tn_value *a) {
         us[nb] = us[nb + 1] = m;
         vs[nb] = vs[nb + 1] = n;
         Py_SETREF(U, new_zeros(nb + 2, us, t->dtype));
-        V = new_zeros(nb + 2, vs, t->dtype);
+        PyObject *z = new_zeros(nb + 2, vs, t->dtype);
+        V = z ? tn_aten(TN_ROW_transpose_int, "(Oii)", z, -2, -1) : NULL;
+        Py_XDECREF(z);
     }
     Py_DECREF(r);
     PyObject *v[3] = {U, S, V};
