@@ -956,6 +956,28 @@ fail:
     return NULL;
 }
 
+/* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
+PyObject *tn_op_diag_embed(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t off = a[1].u.i;
+    int nd = t->ndim + 1, d1, d2;
+    if (tn_wrap_dim_i(a[2].u.i, nd, &d1) < 0 || tn_wrap_dim_i(a[3].u.i, nd, &d2) < 0) return NULL;
+    if (d1 == d2) {
+        PyErr_Format(PyExc_RuntimeError, "diagonal dimensions cannot be identical %lld, %lld", (long long)a[2].u.i, (long long)a[3].u.i);
+        return NULL;
+    }
+    int64_t last = t->ndim ? t->sizes[t->ndim - 1] : 1, m = last + (off < 0 ? -off : off);
+    int64_t sz[TN_MAX_DIMS];
+    for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : t->sizes[k++];
+    PyObject *r = new_zeros(nd, sz, t->dtype);
+    PyObject *dg = r ? tn_aten(TN_ROW_diagonal, "(OLii)", r, (long long)off, d1, d2) : NULL;
+    int rc = dg ? tn_copy_into(dg, x) : -1;
+    Py_XDECREF(dg);
+    if (rc < 0) { Py_XDECREF(r); return NULL; }
+    return r;
+}
+
 /* ---- composites (named decompositions in autograd/decomp.c): upstream's CompositeImplicit
  * bodies, calling the ops above through the door ---- */
 static PyObject *item(PyObject *tup, int i) {
@@ -1030,9 +1052,18 @@ PyObject *tn_linalg_d_svd(tn_value *a) {
     Py_DECREF(r);
     return ret_n("linalg_svd", 3, v);
 }
+/* upstream's _may_require_fw_or_bw_grad(A): eigvalsh / svdvals then compute the vectors too */
+static bool may_need_grad(PyObject *A) {
+    if (!tn_grad_enabled()) return false;
+    PyObject *rg = PyObject_GetAttrString(A, "requires_grad");
+    bool r = rg && PyObject_IsTrue(rg) == 1;
+    Py_XDECREF(rg);
+    PyErr_Clear();
+    return r;
+}
 PyObject *tn_linalg_d_svdvals(tn_value *a) {
     PyObject *kw = Py_BuildValue("{sO}", "driver", tn_is_none(&a[1]) ? Py_None : a[1].u.obj);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, Py_False, Py_False) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, Py_False, may_need_grad(a[0].u.obj) ? Py_True : Py_False) : NULL;
     Py_XDECREF(kw);
     return item(r, 1);
 }
@@ -1066,7 +1097,7 @@ PyObject *tn_linalg_d_eigh(tn_value *a) {
     return items2(r, 0, 1, "linalg_eigh");
 }
 PyObject *tn_linalg_d_eigvalsh(tn_value *a) {
-    return item(tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, Py_False), 0);
+    return item(tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, may_need_grad(a[0].u.obj) ? Py_True : Py_False), 0);
 }
 PyObject *tn_linalg_d_lu_factor(tn_value *a) {
     PyObject *kw = Py_BuildValue("{sO}", "pivot", a[1].u.i ? Py_True : Py_False);

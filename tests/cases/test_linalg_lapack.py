@@ -200,3 +200,38 @@ cases("triangular_errors", ["torch.linalg.solve_triangular(torch.randn(3, 3), to
 # mixed dtypes: upstream solves in A's dtype
 cases("triangular_mixed", ["torch.linalg.solve_triangular(torch.randn(3, 3) + 3 * torch.eye(3), torch.randn(3, 1, dtype=torch.float64), upper=True)",
                            "torch.linalg.solve_triangular(torch.randn(3, 3) + 3 * torch.eye(3), torch.ones(3, 2, dtype=torch.long), upper=True)"], tol="float")
+
+# Gradients (src/autograd/formulas.c, linalg block), float64 leaves: graph structure exact,
+# gradients within F64 (the LAPACK bound above: the backward formulas are solves and products
+# with the same factors).
+from harness.autograd import grads  # noqa: E402
+
+G = "ps = leaves((2, 4, 4), (2, 4, 3), dtype=torch.float64)\nA = ps[0] + 4 * torch.eye(4, dtype=torch.float64)\nB = ps[1]\n"
+W = "\nout = out * torch.linspace(-1, 1, out.numel(), dtype=out.dtype).reshape(out.shape)"
+grads("grad_linalg", {k: G + "out = " + v + W for k, v in {
+    "inv": "torch.linalg.inv(A)",
+    "inverse": "torch.inverse(A)",
+    "inv_ex": "torch.linalg.inv_ex(A).inverse",
+    "solve": "torch.linalg.solve(A, B)",
+    "solve_right": "torch.linalg.solve(A, B.mT, left=False)",
+    "solve_vec": "torch.linalg.solve(A, B[..., 0])",
+    "det": "torch.linalg.det(A)",
+    "det_mT": "torch.linalg.det(A.mT)",
+    "slogdet": "torch.linalg.slogdet(A).logabsdet",
+    "logdet": "torch.logdet(A @ A.mT)",
+    "cholesky": "torch.linalg.cholesky(A @ A.mT)",
+    "cholesky_upper": "torch.linalg.cholesky(A @ A.mT, upper=True)",
+    "solve_triangular": "torch.linalg.solve_triangular(A.triu(), B, upper=True)",
+    "solve_triangular_right_unit": "torch.linalg.solve_triangular(A.tril(), B.mT, upper=False, left=False, unitriangular=True)",
+    "eigvalsh": "torch.linalg.eigvalsh(A @ A.mT)",
+    "eigh_vectors": "torch.linalg.eigh(A @ A.mT).eigenvectors.abs()",
+}.items()}, tol=F64)
+
+cases("diag_embed", [
+    "torch.diag_embed(torch.arange(6.).reshape(2, 3))",
+    "torch.diag_embed(torch.arange(6.).reshape(2, 3), offset=1)",
+    "torch.diag_embed(torch.arange(6).reshape(2, 3), offset=-2, dim1=0, dim2=2)",
+    "torch.arange(4.).diag_embed()",
+    "torch.diag_embed(torch.arange(6.).reshape(2, 3), dim1=1, dim2=1)",
+    "torch.ops.aten.diag_embed.default(torch.ones(3, dtype=torch.float64))",
+])
