@@ -3017,6 +3017,160 @@ static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
+    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)0, (long long)len) : NULL;
+}
+static PyObject *la_bin(int row, PyObject *a, PyObject *b) { return a && b ? tn_aten(row, "(OO)", a, b) : NULL; }
+static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, d) : NULL; }
+
+/* _linalg_svd: svd_backward on the first k columns of U / rows of Vh (real case) */
+static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
+    if ((!g[0] && !g[1] && !g[2]) || !need(n, 0)) return 0;
+    bool full = arg_i(n, 1) != 0;
+    PyObject *U0 = result(n, 0), *S = result(n, 1), *Vh0 = result(n, 2);
+    if (!U0 || !S || !Vh0) { LA_DECREF(U0, S, Vh0); return -1; }
+    int64_t k = tn_tensor_of(S)->sizes[tn_tensor_of(S)->ndim - 1];
+    PyObject *gU = g[0] ? (full ? la_narrow(g[0], -1, k) : Py_NewRef(g[0])) : NULL;
+    PyObject *gVh = g[2] ? (full ? la_narrow(g[2], -2, k) : Py_NewRef(g[2])) : NULL;
+    PyObject *U = full ? la_narrow(U0, -1, k) : Py_NewRef(U0), *Vh = full ? la_narrow(Vh0, -2, k) : Py_NewRef(Vh0);
+    PyObject *gS = g[1], *r = NULL;
+    int64_t m = tn_tensor_of(U)->sizes[tn_tensor_of(U)->ndim - 2], nn = tn_tensor_of(Vh)->sizes[tn_tensor_of(Vh)->ndim - 1];
+    if (!gU && !gVh) {
+        if (m >= nn) {
+            PyObject *u = la_unsq(gS, -1), *p = la_bin(TN_ROW_mul_Tensor, u, Vh);
+            r = la_mm(U, p);
+            LA_DECREF(u, p);
+        } else {
+            PyObject *u = la_unsq(gS, -2), *p = la_bin(TN_ROW_mul_Tensor, U, u);
+            r = la_mm(p, Vh);
+            LA_DECREF(u, p);
+        }
+    } else {
+        PyObject *UhgU = NULL, *VhgV = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
+        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = la_bin(TN_ROW_sub_Tensor, t2, tt); Py_XDECREF(tt); }
+        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = la_bin(TN_ROW_sub_Tensor, t3, tt); LA_DECREF(gh, tt); }
+        PyObject *S2 = la_bin(TN_ROW_mul_Tensor, S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = la_bin(TN_ROW_sub_Tensor, a2, a1);
+        PyObject *Ed = E ? tn_aten(TN_ROW_diagonal, "(Oiii)", E, 0, -2, -1) : NULL, *f = Ed ? tn_aten(TN_ROW_fill__Scalar, "(Od)", Ed, 1.0) : NULL;
+        PyObject *ret = NULL;
+        if (f) {
+            if (gU && gVh) {
+                PyObject *s2 = la_unsq(S, -2), *x = la_bin(TN_ROW_mul_Tensor, UhgU, s2), *s1 = la_unsq(S, -1), *y = la_bin(TN_ROW_mul_Tensor, s1, VhgV);
+                PyObject *z = la_bin(TN_ROW_add_Tensor, x, y);
+                ret = la_bin(TN_ROW_div_Tensor, z, E);
+                LA_DECREF(s2, x, s1, y, z);
+            } else if (gU) {
+                PyObject *x = la_bin(TN_ROW_div_Tensor, UhgU, E), *s2 = la_unsq(S, -2);
+                ret = la_bin(TN_ROW_mul_Tensor, x, s2);
+                LA_DECREF(x, s2);
+            } else {
+                PyObject *s1 = la_unsq(S, -1), *x = la_bin(TN_ROW_div_Tensor, VhgV, E);
+                ret = la_bin(TN_ROW_mul_Tensor, s1, x);
+                LA_DECREF(s1, x);
+            }
+        }
+        if (ret && gS) {
+            PyObject *de = tn_aten(TN_ROW_diag_embed, "(O)", gS);
+            Py_SETREF(ret, la_bin(TN_ROW_add_Tensor, ret, de));
+            Py_XDECREF(de);
+        }
+        if (ret) {
+            if (m > nn && gU) {
+                PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_bin(TN_ROW_div_Tensor, gU, s2);
+                PyObject *b = la_bin(TN_ROW_add_Tensor, a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
+                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                r = la_mm(e, Vh);
+                LA_DECREF(a, s2, gUS, b, UH, c, d, e);
+            } else if (m < nn && gVh) {
+                PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_bin(TN_ROW_div_Tensor, gVh, s1);
+                PyObject *b = la_bin(TN_ROW_add_Tensor, a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
+                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                r = la_mm(U, e);
+                LA_DECREF(a, s1, SgV, b, VhH, c, d, e);
+            } else if (m >= nn) {
+                PyObject *a = la_mm(ret, Vh);
+                r = la_mm(U, a);
+                Py_XDECREF(a);
+            } else {
+                PyObject *a = la_mm(U, ret);
+                r = la_mm(a, Vh);
+                Py_XDECREF(a);
+            }
+        }
+        LA_DECREF(UhgU, VhgV, t1, t2, t3, t4, S2, a2, a1, E, Ed, f, ret);
+    }
+    LA_DECREF(U0, S, Vh0, gU, gVh, U, Vh);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* linalg_qr: linalg_qr_backward(grad_Q, grad_R, Q, R, mode) (real case) */
+static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
+    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
+    const char *mode = n->args[1].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(n->args[1].u.obj, NULL) : "reduced";
+    if (!mode) return -1;
+    if (!strcmp(mode, "r")) {
+        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+        return -1;
+    }
+    PyObject *Q = result(n, 0), *R = result(n, 1);
+    if (!Q || !R) { LA_DECREF(Q, R); return -1; }
+    int64_t m = tn_tensor_of(Q)->sizes[tn_tensor_of(Q)->ndim - 2], nn = tn_tensor_of(R)->sizes[tn_tensor_of(R)->ndim - 1];
+    if (!strcmp(mode, "complete") && m > nn) {
+        LA_DECREF(Q, R);
+        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+        return -1;
+    }
+    PyObject *gQ = g[0], *gR = g[1], *gA = NULL, *r = NULL;
+    if (gQ) {
+        PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
+        if (gR) {
+            PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
+            gA = la_bin(TN_ROW_sub_Tensor, q, p);
+            LA_DECREF(RH, q);
+        } else gA = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        LA_DECREF(QH, p);
+    } else {
+        PyObject *RH = la_mT(R);
+        gA = la_mm(gR, RH);
+        Py_XDECREF(RH);
+    }
+    if (gA && m >= nn) {
+        PyObject *tu = tn_aten(TN_ROW_triu, "(O)", gA), *tuH = la_mT(tu), *X = la_bin(TN_ROW_add_Tensor, tu, tuH);
+        PyObject *dg = X ? tn_aten(TN_ROW_diagonal, "(Oiii)", X, 0, -2, -1) : NULL, *ml = dg ? tn_aten(TN_ROW_mul__Scalar, "(Od)", dg, 0.5) : NULL;
+        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? la_bin(TN_ROW_add_Tensor, a, gQ) : (a ? Py_NewRef(a) : NULL);
+        PyObject *RH = b ? la_mT(R) : NULL;
+        r = la_solve_tri(RH, b, false, false, false);
+        LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
+    } else if (gA) {
+        PyObject *ng = tn_aten(TN_ROW_neg, "(O)", gA), *ngH = la_mT(ng), *d = la_bin(TN_ROW_sub_Tensor, ng, ngH);
+        PyObject *tl = d ? tn_aten(TN_ROW_tril, "(O)", d) : NULL, *a = la_mm(Q, tl);
+        PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
+        const tn_tensor *rt = tn_tensor_of(R);
+        int64_t zs[TN_MAX_DIMS];
+        memcpy(zs, rt->sizes, (size_t)rt->ndim * sizeof *zs);
+        zs[rt->ndim - 1] = nn - m;
+        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_aten(TN_ROW_new_zeros, "(OO)", b, zsz) : NULL;
+        PyObject *lst = z ? PyList_New(2) : NULL, *c = NULL;
+        if (lst) {
+            PyList_SetItem(lst, 0, Py_NewRef(b));
+            PyList_SetItem(lst, 1, Py_NewRef(z));
+            c = tn_aten(TN_ROW_cat, "(Oi)", lst, -1);
+        }
+        if (c && gR) {
+            PyObject *qg = la_mm(Q, gR);
+            r = la_bin(TN_ROW_add_Tensor, c, qg);
+            LA_DECREF(qg, c);
+        } else r = c;
+        LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
+    }
+    LA_DECREF(Q, R, gA);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3173,6 +3327,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
 };
 
 tn_apply_fn tn_formula_for(int op) {

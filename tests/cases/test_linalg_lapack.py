@@ -235,3 +235,24 @@ cases("diag_embed", [
     "torch.diag_embed(torch.arange(6.).reshape(2, 3), dim1=1, dim2=1)",
     "torch.ops.aten.diag_embed.default(torch.ones(3, dtype=torch.float64))",
 ])
+
+# SVD / QR gradients: losses invariant to the sign of each singular vector pair (canonical signs
+# as CANON above), so they are well defined and the same on every LAPACK
+GC = ("def canon(V):\n    return V * torch.gather(V, -2, V.abs().argmax(-2, keepdim=True)).sign()\n"
+      "def wsum(*ts):\n    return sum((t * torch.linspace(-1, 1, t.numel(), dtype=t.dtype).reshape(t.shape)).sum() for t in ts)\n")
+grads("grad_linalg_svd_qr", {k: GC + f"ps = leaves({s}, dtype=torch.float64)\nX = ps[0]\nout = " + v for k, (s, v) in {
+    "svdvals": ("(2, 5, 4)", "wsum(torch.linalg.svdvals(X))"),
+    "svd_square": ("(2, 4, 4)", "(lambda r: wsum(canon(r[0]), r[1], canon(r[2].mT)))(torch.linalg.svd(X))"),
+    "svd_tall": ("(5, 3)", "(lambda r: wsum(canon(r[0]), r[1], canon(r[2].mT)))(torch.linalg.svd(X, full_matrices=False))"),
+    "svd_wide": ("(3, 5)", "(lambda r: wsum(canon(r[0]), r[1], canon(r[2].mT)))(torch.linalg.svd(X, full_matrices=False))"),
+    "svd_full_S": ("(3, 5)", "wsum(torch.linalg.svd(X).S)"),
+    "qr_tall": ("(5, 3)", "wsum(*torch.linalg.qr(X))"),
+    "qr_square": ("(2, 4, 4)", "wsum(*torch.linalg.qr(X))"),
+    "qr_wide": ("(3, 5)", "wsum(*torch.linalg.qr(X))"),
+    "qr_R": ("(5, 3)", "wsum(torch.linalg.qr(X).R)"),
+    "qr_complete_wide": ("(3, 5)", "wsum(*torch.linalg.qr(X, 'complete'))"),
+}.items()}, tol=F64)
+cases("grad_linalg_errors", [
+    "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'r').R.sum().backward()",
+    "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'complete').Q.sum().backward()",
+])
