@@ -80,11 +80,39 @@ static int fft_dtype_ok(tn_dtype d) {
     PyErr_Format(PyExc_RuntimeError, "Unsupported dtype %s", tn_dtype_cpp_name(d));
     return -1;
 }
-/* the result in `want` (a cast copy of the complex128 / float64 work tensor) */
+/* the result in `want` (complex64 / float32 from the contiguous complex128 / float64 work
+ * tensor: plain loops, rounding once) */
 static PyObject *deliver(PyObject *W, tn_dtype want) {
-    if (tn_tensor_of(W)->dtype == want) return W;
-    PyObject *r = tn_as_dtype(W, want, true);
+    const tn_tensor *t = tn_tensor_of(W);
+    if (t->dtype == want) return W;
+    PyObject *r = tn_tensor_new_empty(t->ndim, t->sizes, want, TN_DEVICE_CPU);
+    if (r) {
+        int64_t n = tn_numel(t) * (tn_dtype_is_complex(want) ? 2 : 1);
+        const double *src = (const double *)D(W);
+        float *dst = (float *)D(r);
+        for (int64_t i = 0; i < n; i++) dst[i] = (float)src[i];
+    }
     Py_DECREF(W);
+    return r;
+}
+/* a new contiguous complex128 (complex input) or float64 (real input) copy of x */
+static PyObject *widen(PyObject *x) {
+    const tn_tensor *t = tn_tensor_of(x);
+    bool cplx = tn_dtype_is_complex(t->dtype);
+    PyObject *c = tn_as_dtype(x, t->dtype, true);   /* contiguous, same dtype */
+    if (!c) return NULL;
+    PyObject *r = tn_tensor_new_empty(t->ndim, t->sizes, cplx ? TN_DTYPE_C128 : TN_DTYPE_F64, TN_DEVICE_CPU);
+    if (r) {
+        int64_t n = tn_numel(t) * (cplx ? 2 : 1);
+        double *dst = (double *)D(r);
+        if (t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64) {
+            const float *src = (const float *)D(c);
+            for (int64_t i = 0; i < n; i++) dst[i] = src[i];
+        } else if (n) {
+            memcpy(dst, D(c), (size_t)n * sizeof(double));
+        }
+    }
+    Py_DECREF(c);
     return r;
 }
 
@@ -122,15 +150,8 @@ PyObject *tn_op__fft_c2c(tn_value *a) {
     }
     int dims[TN_MAX_DIMS], nd;
     if (get_dims(&a[1], t, dims, &nd) < 0) return NULL;
-    PyObject *W = tn_as_dtype(x, TN_DTYPE_C128, true);
+    PyObject *W = widen(x);
     if (!W) return NULL;
-    if (W == x) {   /* already a contiguous complex128 input: work on a copy */
-        Py_DECREF(W);
-        int64_t sz[TN_MAX_DIMS];
-        memcpy(sz, t->sizes, (size_t)t->ndim * sizeof *sz);
-        W = tn_tensor_new_empty(t->ndim, sz, TN_DTYPE_C128, TN_DEVICE_CPU);
-        if (!W || tn_copy_into(W, x) < 0) { Py_XDECREF(W); return NULL; }
-    }
     double n = 1;
     for (int i = 0; i < nd; i++) {
         if (c2c_dim(W, dims[i], a[3].u.i != 0) < 0) { Py_DECREF(W); return NULL; }
@@ -159,7 +180,7 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
         return c;
     }
     int dl = dims[nd - 1];
-    PyObject *X = tn_as_dtype(x, TN_DTYPE_F64, true);
+    PyObject *X = widen(x);
     if (!X) return NULL;
     int64_t osz[TN_MAX_DIMS];
     memcpy(osz, t->sizes, (size_t)t->ndim * sizeof *osz);
@@ -232,8 +253,8 @@ PyObject *tn_op__fft_c2r(tn_value *a) {
     int dl = dims[nd - 1];
     int64_t sz[TN_MAX_DIMS];
     memcpy(sz, t->sizes, (size_t)t->ndim * sizeof *sz);
-    PyObject *W = tn_tensor_new_empty(t->ndim, sz, TN_DTYPE_C128, TN_DEVICE_CPU);
-    if (!W || tn_copy_into(W, x) < 0) { Py_XDECREF(W); return NULL; }
+    PyObject *W = widen(x);
+    if (!W) return NULL;
     double total = (double)n;
     for (int i = 0; i < nd - 1; i++) {
         if (c2c_dim(W, dims[i], false) < 0) { Py_DECREF(W); return NULL; }
