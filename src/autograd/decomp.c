@@ -627,6 +627,18 @@ static PyObject *d_silu_backward(tn_value *a) {
 /* ---- losses upstream only composes (no kernels here): found by name ---- */
 
 static PyObject *first_of(PyObject *r);
+/* rows of composites with no kernel (no TN_ROW_ constant): found by name once */
+static int row_named(int *cache, const char *name) {
+    if (*cache == -2) *cache = tn_op_find(name, "");
+    return *cache;
+}
+static int nll_loss_row = -2, nll_loss2d_row = -2;
+/* at::nll_loss / at::nll_loss2d as upstream's nll_loss_nd calls them: through the door, so the
+ * autocast stage sees them (both are on upstream's AutocastCPU float32 list) */
+static PyObject *nll_call(int *row, const char *name, PyObject *self, PyObject *target, PyObject *w, long long red,
+                          long long ign) {
+    return tn_aten(row_named(row, name), "(OOOLL)", self, target, w, red, ign);
+}
 /* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
 static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
     PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
@@ -648,8 +660,8 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
         return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
-    if (t->ndim <= 2) return nll_loss_of(self, target, w, red, ign);
-    if (t->ndim == 4) return first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", self, target, w, red, ign));
+    if (t->ndim <= 2) return nll_call(&nll_loss_row, "nll_loss", self, target, w, red, ign);
+    if (t->ndim == 4) return nll_call(&nll_loss2d_row, "nll_loss2d", self, target, w, red, ign);
     /* 3-D or > 4-D: contiguous views [N, C, 1, -1] / [N, 1, -1], then nll_loss2d (viewed back for none) */
     int64_t n = t->sizes[0], c = t->sizes[1], osz[TN_MAX_DIMS];
     int no = 0;
@@ -667,7 +679,7 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     bool ie = tn_numel(t) == 0, te = tn_numel(tt) == 0;
     PyObject *iv = tc ? tn_aten(TN_ROW_view, "(O(LLLL))", ic, (long long)n, (long long)c, ie ? 0LL : 1LL, ie ? 0LL : -1LL) : NULL;
     PyObject *tv = iv ? tn_aten(TN_ROW_view, "(O(LLL))", tc, (long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL) : NULL;
-    PyObject *r = tv ? first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", iv, tv, w, red, ign)) : NULL;
+    PyObject *r = tv ? nll_call(&nll_loss2d_row, "nll_loss2d", iv, tv, w, red, ign) : NULL;
     if (r && red == 0) {
         PyObject *sz = size_list(osz, no);
         Py_SETREF(r, sz ? tn_aten(TN_ROW_view, "(OO)", r, sz) : NULL);
