@@ -190,4 +190,35 @@ static PyMethodDef methods[] = {
     {NULL},
 };
 
-int tn_autocast_init(PyObject *m) { return PyModule_AddFunctions(m, methods); }
+/* torch._C._DisableAutocast(): a context manager; from __enter__ to __exit__ autocast is off on
+ * every device (upstream's guard excludes every autocast dispatch key, then restores them). */
+typedef struct {
+    PyObject_HEAD
+    bool saved[TN_AC_NDEV];
+    int depth;
+} disable_obj;
+static PyObject *disable_enter(PyObject *self, PyObject *u) {
+    disable_obj *o = (disable_obj *)self;
+    if (o->depth++ == 0)
+        for (int d = 0; d < TN_AC_NDEV; d++) {
+            o->saved[d] = tn_autocast_enabled(d);
+            tn_autocast_set_enabled(d, false);
+        }
+    Py_RETURN_NONE;
+}
+static PyObject *disable_exit(PyObject *self, PyObject *args) {
+    disable_obj *o = (disable_obj *)self;
+    if (o->depth > 0 && --o->depth == 0)
+        for (int d = 0; d < TN_AC_NDEV; d++) tn_autocast_set_enabled(d, o->saved[d]);
+    Py_RETURN_NONE;
+}
+static PyMethodDef disable_methods[] = {
+    {"__enter__", disable_enter, METH_NOARGS, NULL}, {"__exit__", disable_exit, METH_VARARGS, NULL}, {NULL}};
+static PyType_Slot disable_slots[] = {{Py_tp_new, PyType_GenericNew}, {Py_tp_methods, disable_methods}, {0, NULL}};
+static PyType_Spec disable_spec = {"torch._C._DisableAutocast", sizeof(disable_obj), 0, Py_TPFLAGS_DEFAULT, disable_slots};
+
+int tn_autocast_init(PyObject *m) {
+    PyObject *t = PyType_FromSpec(&disable_spec);
+    if (!t || PyModule_AddObject(m, "_DisableAutocast", t) < 0) { Py_XDECREF(t); return -1; }
+    return PyModule_AddFunctions(m, methods);
+}

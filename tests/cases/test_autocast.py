@@ -182,6 +182,9 @@ cases("autocast_state", {
     "nested": "with torch.autocast('cpu'):\n    with torch.autocast('cpu', enabled=False):\n"
               "        a = (torch.is_autocast_enabled('cpu'), torch.mm(torch.ones(2, 2), torch.ones(2, 2)).dtype)\n"
               "    b = torch.is_autocast_enabled('cpu')\n(a, b)",
+    "disable_autocast": "with torch.autocast('cpu'):\n    with torch._C._DisableAutocast():\n"
+                        "        a = (torch.is_autocast_enabled('cpu'), torch.mm(torch.ones(2, 2), torch.ones(2, 2)).dtype)\n"
+                        "    b = (torch.is_autocast_enabled('cpu'), torch.mm(torch.ones(2, 2), torch.ones(2, 2)).dtype)\n(a, b)",
     "nesting": C + "(C.autocast_increment_nesting(), C.autocast_increment_nesting(), C.autocast_decrement_nesting(), C.autocast_decrement_nesting())",
     "set_directly": C + "C.set_autocast_enabled('cpu', True)\ntry:\n    r = torch.mm(torch.ones(2, 2), torch.ones(2, 2)).dtype\nfinally:\n    C.set_autocast_enabled('cpu', False)\nr",
     "float64_disables": "import warnings\nwith warnings.catch_warnings(record=True) as ws:\n    warnings.simplefilter('always')\n"
