@@ -302,6 +302,20 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         if (dec) return dec(args);
         apply = refuse_composite_apply;
     }
+    /* upstream's check_no_requires_grad: a tensor argument with no formula (class weights, BCE's
+     * pos_weight, soft_margin_loss's target) must not require grad */
+    if (ad->nograd)
+        for (int i = 0; i < s->nargs && i < 64; i++) {
+            if (!(ad->nograd >> i & 1)) continue;
+            bool req = args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj);
+            for (Py_ssize_t k = 0; !req && args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+                PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
+                req = tn_py_is_tensor(e) && tn_requires_grad(e);
+            }
+            if (req)
+                return PyErr_Format(PyExc_RuntimeError, "The function '%s' is not differentiable with respect to argument "
+                                    "'%s'. This input cannot have requires_grad True.", d->name, s->args[i].name);
+        }
     /* in-place: the op writes its first argument (self); other written arguments (batch norm's
      * running statistics) do not move a tensor onto the graph; out= arguments are kwarg-only */
     bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only, out = false;
