@@ -2803,6 +2803,17 @@ static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ---- training family, remaining items (helper-train): max_unpool ----
+ * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
+ * gradient at the indices); indices: non_differentiable */
+static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, 1)), dim)));
+    DONE;
+}
+static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
+static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -2955,6 +2966,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
     {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
+    /* training family, remaining items (helper-train) */
+    {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -127,6 +127,8 @@ FP32 = {
     "replication_pad1d": "F.pad(i1.to(LP), (1, 2), mode='replicate')",
     "replication_pad2d": "F.pad(i2.to(LP), (1, 2, 1, 1), mode='replicate')",
     "replication_pad3d": "F.pad(i3.to(LP), (1, 1, 1, 1, 1, 1), mode='replicate')",
+    "max_unpool2d": "F.max_unpool2d(*[t if t.dtype == torch.long else t.to(LP) for t in F.max_pool2d(i2, 2, return_indices=True)], 2)",
+    "max_unpool3d": "F.max_unpool3d(*[t if t.dtype == torch.long else t.to(LP) for t in F.max_pool3d(i3, 2, return_indices=True)], 2)",
     "mse_loss_f64": "F.mse_loss(x.double(), tgt.double())",
     "mse_loss_mixed_f64": "F.mse_loss(x.to(LP), tgt.double())",
     "mse_loss_bad_shape": "F.mse_loss(x.to(LP), tgt[:, :3])",
