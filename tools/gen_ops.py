@@ -175,6 +175,23 @@ def python_hidden(func, name, tags):
     return skip and name not in MANUAL_FUNCTIONS, skip and name not in MANUAL_METHODS
 
 
+def arg_types(func):
+    """Argument types of a schema, in arg_names' order ("Tensor?", "Tensor(a!)", "int[1]", ...)."""
+    depth, cur, parts = 0, "", []
+    for ch in func.split("(", 1)[1].rsplit("->", 1)[0].rstrip().rstrip(")"):
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p.strip().split()[0] for p in parts if p.strip() and p.strip() != "*"]
+
+
 def arg_names(func):
     """Argument names of a schema, in order ("add.Tensor(Tensor self, ...)" -> ["self", ...])."""
     depth, cur, parts = 0, "", []
@@ -218,7 +235,9 @@ def autograd_table(yaml_path, rows, impl, cname):
             by_key[f"{f.name.name}.{f.name.overload_name}"] = info
             if not f.name.name.inplace and f.kind().name == "functional":
                 by_sig.setdefault(str(f.signature()), info)
-    out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; } tn_op_autograd_def;",
+    # nograd: tensor arguments upstream's autograd kernel checks with check_no_requires_grad (no
+    # formula, not marked non_differentiable, not named "output"): requiring grad is an error
+    out = ["typedef struct { const char *node; uint64_t diff, save; uint8_t save_out, out_diff, composite, has_formula, nondiff; uint64_t nograd; } tn_op_autograd_def;",
            "static const tn_op_autograd_def tn_op_autograd_defs[TN_OP_COUNT] = {"]
     # Nodes upstream writes by hand (VariableTypeManual.cpp) rather than in derivatives.yaml:
     # key -> (node name, differentiable arguments)
@@ -259,7 +278,13 @@ def autograd_table(yaml_path, rows, impl, cname):
             odmask = 1 if uses_single_grad(info) else 0xff
         else:
             odmask = sum(1 << k for k, v in enumerate(od) if v)
-        out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0}},')
+        nograd = 0
+        if info.derivatives:
+            nondiff_names = set(info.non_differentiable_arg_names)
+            for i, (n, typ) in enumerate(zip(names, arg_types(r["func"]))):
+                if typ.startswith("Tensor") and n not in diff and n not in nondiff_names and n != "output" and i < 64:
+                    nograd |= 1 << i
+        out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0, {nograd}ULL}},')
     out.append("};")
     out.append("enum {")
     for i, r in enumerate(rows):

@@ -10,6 +10,7 @@
 
 #include "dispatch/modes.h"
 #include "ops/common.h"
+#include "ops/pad.h"
 #include "ops/pool.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
@@ -403,19 +404,23 @@ static PyObject *d_pad(tn_value *a) {
     if (!mode) return NULL;
     PyObject *pad = A(1, a);
     if (!pad) return NULL;
-    int k = a[1].u.ints.n / 2;
+    int k = a[1].u.ints.n / 2, nd = tn_tensor_of(a[0].u.obj)->ndim;
+    /* the (pad length, rank) pairs upstream's non-constant modes accept, with no value or 0;
+     * anything else goes to the kernel for upstream's error */
+    bool edge = a[1].u.ints.n % 2 == 0 && k >= 1 && k <= 3 && (nd == k + 1 || nd == k + 2) &&
+                (a[3].tag == TN_V_NONE || (a[3].tag == TN_V_FLOAT && a[3].u.f == 0.0) || (a[3].tag == TN_V_INT && a[3].u.i == 0));
     PyObject *r = NULL;
     if (!strcmp(mode, "constant")) {
         PyObject *v = a[3].tag == TN_V_NONE ? PyLong_FromLong(0) : A(3, a);
         r = v ? tn_aten(TN_ROW_constant_pad_nd, "(OOO)", a[0].u.obj, pad, v) : NULL;
         Py_XDECREF(v);
-    } else if (!strcmp(mode, "reflect") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+    } else if (!strcmp(mode, "reflect") && edge) {
         int rows[3] = {TN_ROW_reflection_pad1d, TN_ROW_reflection_pad2d, TN_ROW_reflection_pad3d};
         r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
-    } else if (!strcmp(mode, "replicate") && k >= 1 && k <= 3 && a[3].tag == TN_V_NONE) {
+    } else if (!strcmp(mode, "replicate") && edge) {
         int rows[3] = {TN_ROW_replication_pad1d, TN_ROW_replication_pad2d, TN_ROW_replication_pad3d};
         r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
-    } else if (!strcmp(mode, "circular") && a[3].tag == TN_V_NONE) {
+    } else if (!strcmp(mode, "circular") && edge) {
         r = tn_aten(TN_ROW__pad_circular, "(OO)", a[0].u.obj, pad);
     } else {
         r = tn_door_below_autograd(TN_ROW_pad, a);   /* its own errors */
@@ -423,6 +428,58 @@ static PyObject *d_pad(tn_value *a) {
     }
     Py_DECREF(pad);
     return r;
+}
+/* _pad_circular(self, pad), upstream's composite: new_empty, the kept input copied into the middle
+ * (slices chained dim by dim, last dim first), then each padded dim's left and right pads copied
+ * from inside the result (corners written more than once); autograd records CopySlices */
+static PyObject *slice_of(PyObject *t, int dim, int64_t a, int64_t b) {
+    return tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", t, dim, (long long)a, (long long)b, 1);
+}
+/* dst.copy_(src); both references are released; false on error */
+static bool copy_into(PyObject *dst, PyObject *src) {
+    PyObject *r = dst && src ? tn_aten(TN_ROW_copy_, "(OO)", dst, src) : NULL;
+    Py_XDECREF(dst);
+    Py_XDECREF(src);
+    Py_XDECREF(r);
+    return r != NULL;
+}
+static PyObject *d_pad_circular(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    const int64_t *pad = a[1].u.ints.v;
+    int npad = a[1].u.ints.n, nd = t->ndim, k = npad / 2;
+    int64_t osz[TN_MAX_DIMS];
+    bool empty_crop;
+    if (tn_pad_circular_check(self, pad, npad, osz, &empty_crop) < 0) return NULL;
+    PyObject *sizes = size_list(osz, nd), *dt = tn_py_from_dtype(t->dtype);
+    PyObject *dev = tn_py_device_new(t->storage->device, -1);
+    PyObject *kw = sizes && dt && dev ? Py_BuildValue("{sOsOsO}", "dtype", dt, "layout", tn_py.layout_strided, "device", dev) : NULL;
+    PyObject *out = kw ? tn_aten_kw(TN_ROW_new_empty, kw, "(OO)", self, sizes) : NULL;
+    Py_XDECREF(sizes); Py_XDECREF(dt); Py_XDECREF(dev); Py_XDECREF(kw);
+    if (!out) return NULL;
+    PyObject *os = Py_NewRef(out), *is = Py_NewRef(self);
+    for (int i = 0; i < k && os && is; i++) {
+        int dim = nd - 1 - i;
+        int64_t l = pad[2 * i], r = pad[2 * i + 1];
+        Py_SETREF(os, slice_of(os, dim, l > 0 ? l : 0, osz[dim] - (r > 0 ? r : 0)));
+        if (os) Py_SETREF(is, slice_of(is, dim, l < 0 ? -l : 0, t->sizes[dim] - (r < 0 ? -r : 0)));
+    }
+    bool ok = os && is;
+    ok = copy_into(os, is) && ok;
+    for (int i = 0; i < k && ok; i++) {
+        int dim = nd - 1 - i;
+        int64_t l = pad[2 * i], r = pad[2 * i + 1], lp = l > 0 ? l : 0, rp = r > 0 ? r : 0;
+        if (l > 0) {
+            PyObject *dst = slice_of(out, dim, 0, l);
+            ok = copy_into(dst, dst ? slice_of(out, dim, osz[dim] - l - rp, osz[dim] - rp) : NULL);
+        }
+        if (ok && r > 0) {
+            PyObject *dst = slice_of(out, dim, osz[dim] - r, osz[dim]);
+            ok = copy_into(dst, dst ? slice_of(out, dim, lp, lp + r) : NULL);
+        }
+    }
+    if (!ok) Py_CLEAR(out);
+    return out;
 }
 /* movedim(self, source, destination): permute by the order upstream computes; 0-dim: alias */
 static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *dst, int k) {
@@ -629,6 +686,18 @@ static PyObject *d_silu_backward(tn_value *a) {
 /* ---- losses upstream only composes (no kernels here): found by name ---- */
 
 static PyObject *first_of(PyObject *r);
+/* rows of composites with no kernel (no TN_ROW_ constant): found by name once */
+static int row_named(int *cache, const char *name) {
+    if (*cache == -2) *cache = tn_op_find(name, "");
+    return *cache;
+}
+static int nll_loss_row = -2, nll_loss2d_row = -2;
+/* at::nll_loss / at::nll_loss2d as upstream's nll_loss_nd calls them: through the door, so the
+ * autocast stage sees them (both are on upstream's AutocastCPU float32 list) */
+static PyObject *nll_call(int *row, const char *name, PyObject *self, PyObject *target, PyObject *w, long long red,
+                          long long ign) {
+    return tn_aten(row_named(row, name), "(OOOLL)", self, target, w, red, ign);
+}
 /* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
 static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
     PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
@@ -650,8 +719,8 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
         return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
-    if (t->ndim <= 2) return nll_loss_of(self, target, w, red, ign);
-    if (t->ndim == 4) return first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", self, target, w, red, ign));
+    if (t->ndim <= 2) return nll_call(&nll_loss_row, "nll_loss", self, target, w, red, ign);
+    if (t->ndim == 4) return nll_call(&nll_loss2d_row, "nll_loss2d", self, target, w, red, ign);
     /* 3-D or > 4-D: contiguous views [N, C, 1, -1] / [N, 1, -1], then nll_loss2d (viewed back for none) */
     int64_t n = t->sizes[0], c = t->sizes[1], osz[TN_MAX_DIMS];
     int no = 0;
@@ -669,7 +738,7 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     bool ie = tn_numel(t) == 0, te = tn_numel(tt) == 0;
     PyObject *iv = tc ? tn_aten(TN_ROW_view, "(O(LLLL))", ic, (long long)n, (long long)c, ie ? 0LL : 1LL, ie ? 0LL : -1LL) : NULL;
     PyObject *tv = iv ? tn_aten(TN_ROW_view, "(O(LLL))", tc, (long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL) : NULL;
-    PyObject *r = tv ? first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", iv, tv, w, red, ign)) : NULL;
+    PyObject *r = tv ? nll_call(&nll_loss2d_row, "nll_loss2d", iv, tv, w, red, ign) : NULL;
     if (r && red == 0) {
         PyObject *sz = size_list(osz, no);
         Py_SETREF(r, sz ? tn_aten(TN_ROW_view, "(OO)", r, sz) : NULL);
@@ -1623,7 +1692,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
     {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},
     {TN_ROW_where_ScalarOther, d_where_scalar_other, -1}, {TN_ROW_where_ScalarSelf, d_where_scalar_self, -1},
-    {TN_ROW_pad, d_pad, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
+    {TN_ROW_pad, d_pad, -1}, {TN_ROW__pad_circular, d_pad_circular, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
     {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
     {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},

@@ -3286,6 +3286,16 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, r);
     return 0;
 }
+/* ---- training family, remaining items (helper-train): max_unpool ----
+ * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
+ * gradient at the indices); indices: non_differentiable */
+static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, 1)), dim)));
+    DONE;
+}
+static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
+static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3452,6 +3462,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
+    /* training family, remaining items (helper-train) */
+    {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -69,15 +69,15 @@ static void guard_dealloc(PyObject *self) {
 static PyType_Slot guard_slots[] = {{Py_tp_new, guard_new}, {Py_tp_dealloc, guard_dealloc}, {0, NULL}};
 static PyType_Spec guard_spec = {"torch._C._InferenceMode", sizeof(guard_obj), 0, Py_TPFLAGS_DEFAULT, guard_slots};
 
-/* Guards that only matter to subsystems torchnative does not have (functorch transforms,
- * autocast): constructing one is a no-op, as it is upstream when those are inactive. */
+/* Guards that only matter to subsystems torchnative does not have (functorch transforms):
+ * constructing one is a no-op, as it is upstream when those are inactive. (_DisableAutocast is
+ * python/autocast.c's.) */
 static PyObject *guard_enter(PyObject *self, PyObject *u) { return Py_NewRef(self); }
 static PyObject *guard_exit(PyObject *self, PyObject *args) { Py_RETURN_NONE; }
 static PyMethodDef noop_methods[] = {
     {"__enter__", guard_enter, METH_NOARGS, NULL}, {"__exit__", guard_exit, METH_VARARGS, NULL}, {NULL}};
 static PyType_Slot noop_slots[] = {{Py_tp_new, PyType_GenericNew}, {Py_tp_methods, noop_methods}, {0, NULL}};
-static const char *const noop_guards[][2] = {{"_DisableFuncTorch", "torch._C._DisableFuncTorch"},
-                                             {"_DisableAutocast", "torch._C._DisableAutocast"}};
+static const char *const noop_guards[][2] = {{"_DisableFuncTorch", "torch._C._DisableFuncTorch"}};
 
 static PyMethodDef grad_methods[] = {
     {"is_grad_enabled", is_grad_enabled, METH_NOARGS, NULL},

@@ -302,6 +302,20 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         if (dec) return dec(args);
         apply = refuse_composite_apply;
     }
+    /* upstream's check_no_requires_grad: a tensor argument with no formula (class weights, BCE's
+     * pos_weight, soft_margin_loss's target) must not require grad */
+    if (ad->nograd)
+        for (int i = 0; i < s->nargs && i < 64; i++) {
+            if (!(ad->nograd >> i & 1)) continue;
+            bool req = args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj);
+            for (Py_ssize_t k = 0; !req && args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+                PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
+                req = tn_py_is_tensor(e) && tn_requires_grad(e);
+            }
+            if (req)
+                return PyErr_Format(PyExc_RuntimeError, "The function '%s' is not differentiable with respect to argument "
+                                    "'%s'. This input cannot have requires_grad True.", d->name, s->args[i].name);
+        }
     /* in-place: the op writes its first argument (self); other written arguments (batch norm's
      * running statistics) do not move a tensor onto the graph; out= arguments are kwarg-only */
     bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only, out = false;
@@ -338,11 +352,30 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_grad_mode_set(was);
         return NULL;
     }
+    /* upstream takes the other arguments' edges before an in-place op runs: a view of self's
+     * storage read by the op (out.slice(..) copied into another slice of out) keeps its own
+     * grad_fn on the node, though the write makes it stale for later reads. Views current now
+     * are marked current again for record() below, then put back. */
+    enum { NFRESH = 16 };
+    tn_tensor_obj *fresh[NFRESH];
+    int nfresh = 0;
+    if (inplace && args[0].tag == TN_V_TENSOR)
+        for (int i = 1; i < s->nargs && nfresh < NFRESH; i++)
+            if (args[i].tag == TN_V_TENSOR && args[i].u.obj != args[0].u.obj) {
+                tn_tensor_obj *o = (tn_tensor_obj *)args[i].u.obj;
+                tn_view_refresh(args[i].u.obj);
+                if (o->base && o->grad_fn && o->t.storage == tn_tensor_of(args[0].u.obj)->storage) fresh[nfresh++] = o;
+            }
     PyObject *res = tn_door_below_autograd(op, args);
     tn_grad_mode_set(was);
     if (!res) { Py_XDECREF(orig_self); return NULL; }
     if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)
         tn_tensor_of(args[0].u.obj)->storage->version++;
+    int64_t fresh_ver[NFRESH];
+    for (int i = 0; i < nfresh; i++) {
+        fresh_ver[i] = fresh[i]->view_version;
+        fresh[i]->view_version = fresh[i]->t.storage->version;
+    }
     const char *name = ad->node;
     if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
     if (!apply) apply = refuse_apply;
@@ -351,6 +384,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
                          ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before);
+    for (int i = 0; i < nfresh; i++) fresh[i]->view_version = fresh_ver[i];
     Py_XDECREF(orig_self);
     return r;
 }

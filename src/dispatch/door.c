@@ -6,11 +6,13 @@
  * the OpOverload (torch.ops.aten.<name>.<overload>); arguments are passed the way upstream
  * passes them: positional arguments up to the last one given, keyword-only ones given by the
  * caller as kwargs. Otherwise the door calls the overload's op function, or refuses by name.
- * Before all of that, autograd records the call when it needs to (autograd/record.c). */
+ * Before all of that, autocast casts the arguments of the ops on its list (autocast.c) and
+ * autograd records the call when it needs to (autograd/record.c). */
 #include "dispatch/door.h"
 
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
+#include "dispatch/autocast.h"
 #include "dispatch/modes.h"
 #include "python/args.h"
 #include "python/common.h"
@@ -258,9 +260,10 @@ static void fresh_versions(const tn_schema *s, PyObject *r) {
     }
 }
 
-/* The door's stages, in upstream's dispatch-key order: autograd recording (record.c), then
- * dispatch modes, meta, the CPU op function. */
+/* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
+ * autograd recording (record.c), then dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (tn_autocast_wants(op, args)) return tn_autocast_call(op, args);
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
     return tn_door_below_autograd(op, args);

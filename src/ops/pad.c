@@ -336,7 +336,9 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
 
 /* ---- circular ---- */
 
-PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
+/* upstream's checks of _pad_circular (and of the self-overlapping copies its composite makes);
+ * the result's sizes into osz, *empty_crop when nothing of the input is kept */
+int tn_pad_circular_check(PyObject *self, const int64_t *pad, int npad, int64_t *osz, bool *empty_crop_out) {
     tn_tensor *t = tn_tensor_of(self);
     int nd = t->ndim, k = npad / 2, lead = nd - k;
     if (lead != 1 && lead != 2) {
@@ -344,9 +346,9 @@ PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
                      "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be "
                      "equivalent to padding of length %d or %d respectively but got %d",
                      2 * (nd - 1), 2 * (nd - 2), npad);
-        return NULL;
+        return -1;
     }
-    int64_t osz[TN_MAX_DIMS], lo[TN_MAX_DIMS], hi[TN_MAX_DIMS];
+    int64_t lo[TN_MAX_DIMS], hi[TN_MAX_DIMS];
     for (int d = 0; d < nd; d++) osz[d] = t->sizes[d];
     /* checks run from the first padded dim to the last, as upstream's do */
     for (int d = lead; d < nd; d++) {
@@ -356,15 +358,15 @@ PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
         hi[d] = r;
         if (__builtin_add_overflow(len, l, &a) || __builtin_add_overflow(a, r, &osz[d])) {
             PyErr_SetString(PyExc_RuntimeError, "pad: the padded size overflows");
-            return NULL;
+            return -1;
         }
         if (!(l <= len && r <= len)) {
             PyErr_SetString(PyExc_RuntimeError, "Padding value causes wrapping around more than once.");
-            return NULL;
+            return -1;
         }
         if (osz[d] < 0) {
             PyErr_SetString(PyExc_RuntimeError, "Negative padding value is resulting in an empty dimension");
-            return NULL;
+            return -1;
         }
     }
     int64_t numel = 1;
@@ -384,9 +386,24 @@ PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
                             "unsupported operation: some elements of the input tensor and the "
                             "written-to tensor refer to a single memory location. Please clone() the "
                             "tensor before performing the operation.");
-            return NULL;
+            return -1;
         }
     }
+    *empty_crop_out = empty_crop;
+    return 0;
+}
+
+PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad) {
+    tn_tensor *t = tn_tensor_of(self);
+    int nd = t->ndim, lead = nd - npad / 2;
+    int64_t osz[TN_MAX_DIMS], lo[TN_MAX_DIMS], hi[TN_MAX_DIMS], numel = 1;
+    bool empty_crop;
+    if (tn_pad_circular_check(self, pad, npad, osz, &empty_crop) < 0) return NULL;
+    for (int d = lead; d < nd; d++) {
+        lo[d] = pad[2 * (nd - 1 - d)];
+        hi[d] = pad[2 * (nd - 1 - d) + 1];
+    }
+    for (int d = 0; d < nd; d++) numel *= osz[d];
     PyObject *res = tn_tensor_new_empty(nd, osz, t->dtype, t->storage->device);
     if (!res || numel == 0) return res;
     if (empty_crop) { /* nothing to wrap: upstream leaves the memory unset; we give zeros */

@@ -4,6 +4,7 @@
  * exception types measured on torch 2.13.0) and returns a new tensor, or NULL with an exception. */
 #ifndef TN_OPS_PAD_H
 #define TN_OPS_PAD_H
+#include <stdbool.h>
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,6 +21,9 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
 /* _pad_circular: wrap-around padding of the trailing npad/2 dims (1 or 2 leading dims unpadded);
  * negative amounts crop first, then the cropped extent wraps. */
 PyObject *tn_pad_circular(PyObject *self, const int64_t *pad, int npad);
+/* its checks alone (upstream's errors): the result sizes into osz; *empty_crop when no input
+ * element is kept. 0, or -1 with an exception. */
+int tn_pad_circular_check(PyObject *self, const int64_t *pad, int npad, int64_t *osz, bool *empty_crop);
 
 /* upstream's suggest_memory_format for 4-d / 5-d strides: 2 = channels_last, 3 =
  * channels_last_3d, 0 = contiguous. */

@@ -51,6 +51,7 @@ int tn_grad_mode_init(PyObject *m);  /* no_grad / inference mode switches (autog
 bool tn_grad_enabled(void);
 int tn_functorch_init(PyObject *m);  /* torch._C._functorch queries (functorch.c) */
 int tn_autocast_init(PyObject *m);   /* autocast state (autocast.c) */
+int tn_py_device_type_parse(PyObject *s, int *type);   /* types.c: device string -> device type index */
 int tn_return_types_init(PyObject *m); /* torch._C._return_types (return_types.c) */
 /* The struct-sequence type torch.return_types.<name> (borrowed), or NULL if there is none. */
 PyObject *tn_return_type(const char *name);

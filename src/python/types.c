@@ -418,6 +418,13 @@ invalid:
     return -1;
 }
 
+/* The device type of a device string ("cpu", "cuda:1") as an index into device_types, with
+ * upstream's errors (autocast's device_type arguments). */
+int tn_py_device_type_parse(PyObject *s, int *type) {
+    int index;
+    return device_parse_str(s, type, &index);
+}
+
 static PyObject *device_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     static char *kwl[] = {"type", "index", NULL};
     PyObject *t = NULL, *ix = NULL;

@@ -451,3 +451,41 @@ grads("gradl_cosine_similarity", {
     "bcast_eps": "ps = leaves((4, 5), (1, 5)); out = torch.nn.functional.cosine_similarity(ps[0], ps[1] * 1e-4, eps=1e-3)",
     "trip_cos": "ps = leaves((4, 5), (4, 5), (4, 5)); out = torch.nn.functional.triplet_margin_with_distance_loss(ps[0], ps[1], ps[2], distance_function=lambda u, v: 1 - torch.nn.functional.cosine_similarity(u, v))",
 })
+
+# ---------------------------------------------------------------- arguments without a derivative
+# upstream's autograd kernels refuse an argument requiring grad that has no formula
+# (check_no_requires_grad): class weights, pos_weight, soft_margin_loss's target; those with one
+# (mse / l1 / kl_div / BCE-with-logits targets, Gaussian NLL's var) differentiate.
+ND = """
+torch.manual_seed(0)
+F = torch.nn.functional
+x = torch.randn(4, 5, requires_grad=True)
+t = torch.rand(4, 5, requires_grad=True)
+tl = torch.tensor([0, 1, 2, 3])
+w = torch.rand(5, requires_grad=True)
+def run(f):
+    r = f()
+    (r.sum() if r.dim() else r).backward()
+    return r, x.grad, t.grad, w.grad
+"""
+cases("loss_nondiff_args", {k: ND + "result = run(lambda: %s)" % v for k, v in {
+    "bce_weight": "F.binary_cross_entropy(x.sigmoid(), t.detach(), weight=w)",
+    "bce_target": "F.binary_cross_entropy(x.sigmoid(), t)",
+    "bce_logits_weight": "F.binary_cross_entropy_with_logits(x, t, weight=w)",
+    "bce_logits_pos_weight": "F.binary_cross_entropy_with_logits(x, t, pos_weight=w)",
+    "bce_logits_target": "F.binary_cross_entropy_with_logits(x, t)",
+    "soft_margin_target": "F.soft_margin_loss(x, t)",
+    "soft_margin_target_none": "F.soft_margin_loss(x, t, reduction='none')",
+    "multi_margin_weight": "F.multi_margin_loss(x, tl, weight=w)",
+    "nll_weight": "F.nll_loss(x, tl, weight=w)",
+    "nll_weight_only": "F.nll_loss(x.detach(), tl, weight=w)",
+    "nll2d_weight": "F.nll_loss(x.view(2, 5, 2, 1).expand(2, 5, 2, 3), torch.zeros(2, 2, 3, dtype=torch.long), weight=w)",
+    "cross_entropy_weight": "F.cross_entropy(x, tl, weight=w)",
+    "cross_entropy_probs_weight": "F.cross_entropy(x, t, weight=w)",
+    "cross_entropy_module": "torch.nn.CrossEntropyLoss(weight=w)(x, tl)",
+    "multilabel_soft_weight": "F.multilabel_soft_margin_loss(x, t.detach(), weight=w)",
+    "mse_target": "F.mse_loss(x, t)",
+    "kl_target": "F.kl_div(x, t, reduction='batchmean')",
+    "gaussian_var": "F.gaussian_nll_loss(x, t.detach(), t.abs() + 0.1)",
+    "weight_no_grad_mode": "(lambda: (torch.set_grad_enabled(False), F.nll_loss(x, tl, weight=w), torch.set_grad_enabled(True))[1].requires_grad_())()",
+}.items()}, tol=(1e-6, 64 * 2.0 ** -23), vars=False)   # the gradient rule of harness/autograd.py

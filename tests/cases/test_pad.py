@@ -230,3 +230,46 @@ cases("pad_out_layout", {
     "large-circ": "torch.nn.functional.pad(torch.randn(2, 8, 64, 64, generator=torch.Generator().manual_seed(4)), (2, 3, 1, 2), mode='circular')",
     "large-rep": "torch.nn.functional.pad(torch.randn(2, 8, 64, 64, generator=torch.Generator().manual_seed(5)).half(), (2, 3, 1, 2), mode='replicate')",
 }, strides=True)
+
+# ---- _pad_circular under autograd: upstream's composite (new_empty, slices, copy_), recorded as
+# CopySlices / SliceBackward0 nodes; gradients and graphs compared
+from harness.autograd import F64, grads  # noqa: E402
+
+grads("grad_pad_circular", {
+    "1d": "ps = leaves((2, 3, 5)); out = torch.nn.functional.pad(ps[0], (2, 1), mode='circular') * torch.arange(8.)",
+    "1d_unbatched": "ps = leaves((3, 5)); out = torch.nn.functional.pad(ps[0], (1, 3), mode='circular').pow(2)",
+    "1d_neg": "ps = leaves((2, 3, 5)); out = torch.nn.functional.pad(ps[0], (-2, 1), mode='circular') * torch.arange(4.)",
+    "2d": "ps = leaves((1, 2, 3, 4)); out = torch.nn.functional.pad(ps[0], (2, 1, -1, 2), mode='circular') * torch.arange(28.).view(4, 7)",
+    "2d_corners": "ps = leaves((2, 1, 3, 3)); out = torch.nn.functional.pad(ps[0], (1, 1, 2, 2), mode='circular').pow(2)",
+    "3d": "ps = leaves((1, 2, 2, 3, 4)); out = torch.nn.functional.pad(ps[0], (1, 2, 0, 1, 1, 1), mode='circular').pow(2)",
+    "3d_unbatched": "ps = leaves((2, 2, 3, 4)); out = torch.nn.functional.pad(ps[0], (1, 0, 2, 1, 1, 0), mode='circular').pow(2)",
+    "zero_pad": "ps = leaves((2, 3, 5)); out = torch.nn.functional.pad(ps[0], (0, 0), mode='circular').pow(2)",
+    "aten": "ps = leaves((2, 3, 5)); out = torch.ops.aten._pad_circular.default(ps[0], [1, 2]).pow(2)",
+    "noncontig": "ps = leaves((2, 5, 3)); out = torch.nn.functional.pad(ps[0].transpose(1, 2), (2, 2), mode='circular').pow(2)",
+    "module": "ps = leaves((1, 2, 3, 4)); out = torch.nn.CircularPad2d((1, 2, 1, 0))(ps[0]).pow(2)",
+    "f64": "ps = leaves((2, 3, 5), dtype=torch.float64); out = torch.nn.functional.pad(ps[0], (3, 2), mode='circular').pow(2)",
+})
+grads("grad_pad_circular_f64_exact", {
+    "2d_f64": "ps = leaves((1, 2, 3, 4), dtype=torch.float64); out = torch.nn.functional.pad(ps[0], (2, 1, 1, 2), mode='circular') * 3",
+}, tol=F64)
+cases("grad_pad_circular_bad", {
+    "wrap": "x = torch.randn(1, 2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (4, 0), mode='circular')",
+    "neg_empty": "x = torch.randn(1, 2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (-2, -2), mode='circular')",
+    "bad_len": "x = torch.randn(1, 2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (1,) * 6, mode='circular')",
+    "overlap": "x = torch.randn(1, 1, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (-1, 3), mode='circular')",
+    "opstream": """
+from torch.utils._python_dispatch import TorchDispatchMode
+class M(TorchDispatchMode):
+    def __init__(self):
+        super().__init__(); self.seen = []
+    def __torch_dispatch__(self, f, types, args, kwargs=None):
+        self.seen.append((str(f), [tuple(a.shape) if isinstance(a, torch.Tensor) else a for a in args], sorted((kwargs or {}).items(), key=str).__repr__()))
+        return f(*args, **(kwargs or {}))
+x = torch.randn(1, 2, 3, 4)
+with M() as m:
+    torch.nn.functional.pad(x, (2, 1, -1, 2), mode='circular')
+m.seen""",
+    "value_zero": "x = torch.randn(1, 2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (1, 2), mode='circular', value=0.0).sum().backward()\nx.grad",
+    "value_nonzero": "x = torch.randn(1, 2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (1, 2), mode='reflect', value=1.0)",
+    "rank_mismatch": "x = torch.randn(2, 3, requires_grad=True)\ntorch.nn.functional.pad(x, (1, 1, 1, 1, 1, 1), mode='replicate')",
+})
