@@ -110,6 +110,12 @@ def train(model, xtr, ytr, dtype, loss_fn, epochs=5):
     return model
 
 
+def load(model, init, prefix, dtype):
+    sd = {k[len(prefix):]: torch.from_numpy(v) for k, v in init.items() if k.startswith(prefix)}
+    model.load_state_dict({k: v.to(dtype) if v.is_floating_point() else v for k, v in sd.items()})
+    model.eval()
+
+
 def flat_params(named):
     return np.concatenate([t.detach().double().reshape(-1).numpy() for _, t in named])
 
@@ -132,25 +138,49 @@ def main():
     ap.add_argument("--dtype", default="float32", choices=("float32", "float64"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--save-init", default=None, help="write the trained weights (npz)")
+    ap.add_argument("--init", default=None, help="start from these trained weights (npz written by "
+                    "--save-init, e.g. upstream's float32 run) instead of training")
+    ap.add_argument("--train-only", action="store_true", help="stop after training (records the "
+                    "trained weights only)")
     a = ap.parse_args()
     dtype = getattr(torch, a.dtype)
     t0 = time.perf_counter()
     xtr, ytr, xte, yte = digits()
     rec = {}
 
+    init = dict(np.load(a.init)) if a.init else None
+    methods = ("tent",) if a.quick else METHODS
     torch.manual_seed(0)
     bn = nn.Sequential(convnet("bn"), nn.Linear(32, 10)).to(dtype)
-    train(bn, xtr, ytr, dtype, lambda m, x, y: F.cross_entropy(m(x), y), epochs=3 if a.quick else 5)
+    if init:
+        load(bn, init, "bn.", dtype)
+    else:
+        train(bn, xtr, ytr, dtype, lambda m, x, y: F.cross_entropy(m(x), y), epochs=3 if a.quick else 5)
     rec["trained_bn"] = flat_params(bn.named_parameters())[None]
-    methods = ("tent",) if a.quick else METHODS
     if "ttt" in methods:
         torch.manual_seed(1)
         ynet, rot_head = YNet().to(dtype), nn.Linear(32, 4).to(dtype)
-        joint = adapt.TTT(rot_head, features="features")
-        loss = lambda m, x, y: joint.joint_loss(m, x, y)  # noqa: E731
-        loss.extra_params = list(rot_head.parameters())
-        train(ynet, xtr, ytr, dtype, loss)
+        if init:
+            load(ynet, init, "ynet.", dtype)
+            load(rot_head, init, "rot.", dtype)
+        else:
+            joint = adapt.TTT(rot_head, features="features")
+            loss = lambda m, x, y: joint.joint_loss(m, x, y)  # noqa: E731
+            loss.extra_params = list(rot_head.parameters())
+            train(ynet, xtr, ytr, dtype, loss)
         rec["trained_ttt"] = flat_params(list(ynet.named_parameters()) + list(rot_head.named_parameters()))[None]
+    if a.save_init:
+        st = {"bn." + k: v for k, v in bn.state_dict().items()}
+        if "ttt" in methods:
+            st.update({"ynet." + k: v for k, v in ynet.state_dict().items()})
+            st.update({"rot." + k: v for k, v in rot_head.state_dict().items()})
+        np.savez(a.save_init, **{k: v.detach().numpy() for k, v in st.items()})
+    if a.train_only:
+        if a.out:
+            np.savez(a.out, seconds=np.array(time.perf_counter() - t0), **rec)
+        print("trained in %.1f s" % (time.perf_counter() - t0))
+        return None
     fisher = [torch.from_numpy(xtr[i:i + BATCH]).to(dtype) for i in range(0, 256, BATCH)]
 
     def make(method):
