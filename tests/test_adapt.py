@@ -77,6 +77,12 @@ class Runs:
     float32 training itself, then from upstream's float32 weights, the contract worker."""
 
     def __init__(self):
+        missing = [s for s in ("ref", "sub") if subprocess.run(
+            [_python(s), "-c", "import sklearn"], capture_output=True, env=_env()).returncode]
+        if missing:
+            pytest.skip("scikit-learn (the digits data set) is not installed in %s: it is in the Makefile's "
+                        "PKGS; for an environment made before that, pip install scikit-learn"
+                        % " and ".join({"ref": ".venv-ref", "sub": ".venv"}[s] for s in missing))
         self.out = tempfile.mkdtemp(prefix="tn-adapt-")
         self.init = os.path.join(self.out, "init.npz")
         self.res = {}
