@@ -27,6 +27,7 @@
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,7 +142,9 @@ class Runs:
 
 @pytest.fixture(scope="module")
 def runs():
-    return Runs()
+    r = Runs()
+    yield r
+    shutil.rmtree(r.out, ignore_errors=True)
 
 
 def _three(runs, kind):
