@@ -1349,6 +1349,51 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
     return r;
 }
 
+/* ---- adapt family (torchnative.adapt needed these; upstream's composites op by op) ---- */
+
+/* repeat_interleave.self_int(self, repeats, dim=None, *, output_size=None), as upstream's composite:
+ * flatten when dim is None; dim wrapped against self's rank; repeats >= 0; unsqueeze(dim + 1),
+ * expand that dimension to repeats, output_size checked, clone(contiguous), flatten(dim, dim + 1) */
+static PyObject *d_repeat_interleave_self_int(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    long long reps = (long long)a[1].u.i;
+    bool no_dim = a[2].tag == TN_V_NONE;
+    int64_t dim;
+    if (tn_wrap_dim(no_dim ? 0 : a[2].u.i, tn_tensor_of(self)->ndim, &dim) < 0) return NULL;
+    if (reps < 0) return PyErr_Format(PyExc_RuntimeError, "Repeats must be non-negative");
+    PyObject *in = no_dim ? tn_aten(TN_ROW_flatten_using_ints, "(O)", self) : Py_NewRef(self);
+    PyObject *u = in ? tn_aten(TN_ROW_unsqueeze, "(OL)", in, (long long)dim + 1) : NULL;
+    Py_XDECREF(in);
+    if (!u) return NULL;
+    const tn_tensor *ut = tn_tensor_of(u);
+    int64_t shape[TN_MAX_DIMS];
+    for (int i = 0; i < ut->ndim; i++) shape[i] = ut->sizes[i];
+    shape[dim + 1] = reps;
+    if (a[3].tag != TN_V_NONE && a[3].u.i != reps * shape[dim]) {
+        Py_DECREF(u);
+        return PyErr_Format(PyExc_RuntimeError, "repeat_interleave: Invalid output_size, expected %lld but got %lld",
+                            reps * (long long)shape[dim], (long long)a[3].u.i);
+    }
+    PyObject *sz = size_list(shape, ut->ndim);
+    PyObject *e = sz ? tn_aten(TN_ROW_expand, "(OO)", u, sz) : NULL;
+    PyObject *kw = e ? Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous) : NULL;
+    PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", e) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_flatten_using_ints, "(OLL)", c, (long long)dim, (long long)dim + 1) : NULL;
+    Py_DECREF(u); Py_XDECREF(sz); Py_XDECREF(e); Py_XDECREF(kw); Py_XDECREF(c);
+    return r;
+}
+
+/* nonzero_numpy(self) -> Tensor[] (and where(condition), which is condition.nonzero_numpy()):
+ * nonzero().unbind(1), a 0-dim input unsqueezed first, as upstream */
+static PyObject *d_nonzero_numpy(tn_value *a) {
+    PyObject *c = a[0].u.obj;
+    PyObject *u = tn_tensor_of(c)->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(OL)", c, 0LL) : Py_NewRef(c);
+    PyObject *nz = u ? tn_aten(TN_ROW_nonzero, "(O)", u) : NULL;
+    PyObject *r = nz ? tn_aten(TN_ROW_unbind_int, "(OL)", nz, 1LL) : NULL;
+    Py_XDECREF(u); Py_XDECREF(nz);
+    return r;
+}
+
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
@@ -1368,6 +1413,9 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"triplet_margin_loss", "", d_triplet_margin_loss},
     {"ctc_loss", "IntList", d_ctc_loss_intlist}, {"ctc_loss", "Tensor", d_ctc_loss_tensor},
     {"cosine_similarity", "", d_cosine_similarity},
+    /* adapt family */
+    {"repeat_interleave", "self_int", d_repeat_interleave_self_int},
+    {"nonzero_numpy", "", d_nonzero_numpy}, {"where", "", d_nonzero_numpy},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 
