@@ -384,6 +384,15 @@ def float64_model():
     assert all(v.dtype == torch.float64 for v in w.delta().values())
     w.reset()
     assert all(bool(torch.signbit(v).all()) for v in w.delta().values())
+    # converting the wrapper converts base and delta together
+    w = adapt.wrap(convnet(), method=adapt.Tent()).online()
+    w(batch(141))
+    d32 = w.delta()
+    w.double()
+    assert all(v.dtype == torch.float64 for v in w.delta().values())
+    assert all(bool((w.delta()[k] == v.double()).all()) for k, v in d32.items())
+    w(batch(142).double())
+    assert w.stats["steps"] == 2
 
 
 def main():

@@ -100,6 +100,19 @@ class Adapted(nn.Module):
             raise ValueError("training mode is expected to be boolean")
         return self.online() if mode else self.offline()
 
+    def _apply(self, fn, recurse=True):
+        """.to(dtype / device), .double(), ...: the deltas follow their base tensors (values
+        converted, the optimizer restarted)."""
+        super()._apply(fn, recurse)
+        for s in getattr(self, "_slots", ()):
+            with torch.no_grad():
+                d = fn(s.delta.detach())
+            s.delta = d.detach().clone().requires_grad_(True)
+        if getattr(self, "_slots", None):
+            self._fingerprint = None
+            self._fresh_optimizer()
+        return self
+
     # ---- forward --------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
         if self.mode == "offline":
