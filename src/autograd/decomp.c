@@ -1420,6 +1420,19 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
     return r;
 }
 
+/* ---- adapt family (torchnative.adapt needed these; upstream's composites op by op) ---- */
+
+/* nonzero_numpy(self) -> Tensor[] (and where(condition), which is condition.nonzero_numpy()):
+ * nonzero().unbind(1), a 0-dim input unsqueezed first, as upstream */
+static PyObject *d_nonzero_numpy(tn_value *a) {
+    PyObject *c = a[0].u.obj;
+    PyObject *u = tn_tensor_of(c)->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(OL)", c, 0LL) : Py_NewRef(c);
+    PyObject *nz = u ? tn_aten(TN_ROW_nonzero, "(O)", u) : NULL;
+    PyObject *r = nz ? tn_aten(TN_ROW_unbind_int, "(OL)", nz, 1LL) : NULL;
+    Py_XDECREF(u); Py_XDECREF(nz);
+    return r;
+}
+
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
@@ -1454,6 +1467,8 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},
     {"fft_irfftn", "", tn_fft_d_irfftn}, {"fft_fft2", "", tn_fft_d_fftn}, {"fft_ifft2", "", tn_fft_d_ifftn},
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
+    /* adapt family */
+    {"nonzero_numpy", "", d_nonzero_numpy}, {"where", "", d_nonzero_numpy},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 

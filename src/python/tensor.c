@@ -645,6 +645,10 @@ static PyGetSetDef tensor_getset[] = {
     {"_base", g_base, NULL, NULL, NULL},
     {"_cdata", g_cdata, NULL, NULL, NULL},
     {"data", g_data, s_data, NULL, NULL},
+    /* the instance dict (upstream's TensorBase has one: torch.Tensor.__deepcopy__ and
+       _clear_non_serializable_cached_data read self.__dict__; a subclass made by a class statement
+       gets no __dict__ descriptor when its base already has a dict offset) */
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL},
 };
 
@@ -950,6 +954,7 @@ static PyMethodDef storage_methods[] = {
 static PyGetSetDef storage_getset[] = {
     {"device", sm_device, NULL, NULL, NULL},
     {"_cdata", sm_cdata, NULL, NULL, NULL},
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
     {NULL},
 };
 

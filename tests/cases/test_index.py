@@ -115,3 +115,16 @@ cases("index_put", [
     "torch.ops.aten.index.Tensor(x, [None, torch.tensor([1, 0])])",
     "torch.ops.aten.index_put_(torch.zeros(2, 2), [torch.tensor([True, False])], torch.tensor(3.))",
 ], setup=S, strides=True)
+
+# where(condition) and nonzero_numpy: CompositeImplicitAutograd upstream (nonzero().unbind(1), a
+# 0-dim condition unsqueezed first); torch.where(cond) is numpy's one-argument where.
+cases("where_condition", [
+    "torch.where(torch.tensor([[0, 1], [2, 0]]))", "torch.where(torch.tensor(3))", "torch.where(torch.tensor(0.))",
+    "torch.where(torch.tensor([0., float('nan'), -0.]))", "torch.where(torch.zeros(2, 3, dtype=torch.bool))",
+    "torch.where(torch.ones(2, 0))", "torch.where(torch.arange(24.).reshape(2, 3, 4).transpose(0, 2) > 10)",
+    "torch.where(torch.tensor([True, False, True]))",
+    "torch.ops.aten.where.default(torch.tensor([[1, 0], [0, 1]]))",
+    "torch.ops.aten.nonzero_numpy.default(torch.tensor([[1, 0], [0, 1]]))",
+    "torch.ops.aten.nonzero_numpy.default(torch.tensor(1.))",
+    "torch.where(torch.zeros(*[1] * 3))",
+])

@@ -1,6 +1,7 @@
 """Joining and rearranging copies: cat, stack, hstack, vstack, repeat, tile, flip, roll, tril,
 triu, diag — values, dtype promotion, output strides, out= and errors."""
 from harness import cases
+from harness.autograd import grads
 
 S = "x = torch.arange(24.).reshape(2, 3, 4)"
 
@@ -48,3 +49,30 @@ cases("tri_diag", [
     "torch.ones(3).diag()", "torch.ones(3).diag(-1)", "x[0].diag(1)", "x.diag()", "torch.tensor(1.).diag()",
     "x[0].diag(-2)", "x[0].t().diag()", "torch.arange(3, dtype=torch.float16).diag(2)", "torch.diag(x[0], out=torch.empty(5))",
 ], setup=S, strides=True)
+
+# repeat_interleave with an int count (CompositeImplicitAutograd upstream: unsqueeze, expand, clone,
+# flatten); every spelling, dims, output_size, bad input, and the gradient through it.
+cases("repeat_interleave_int", [
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2)",
+    "torch.arange(6.).reshape(2, 3).repeat_interleave(3, dim=1)",
+    "torch.repeat_interleave(torch.arange(6).reshape(2, 3), 2, 0)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2, -1)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 0, 1)",
+    "torch.repeat_interleave(torch.tensor(5.), 3)",
+    "torch.repeat_interleave(torch.tensor(5.), 3, 0)",
+    "torch.repeat_interleave(torch.arange(24.).reshape(2, 3, 4).transpose(0, 2), 2, 1)",
+    "torch.repeat_interleave(torch.ones(0, 3), 2, 0)",
+    "torch.repeat_interleave(torch.arange(4, dtype=torch.bfloat16), 2)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2, 0, output_size=4)",
+    "torch.ops.aten.repeat_interleave.self_int(torch.arange(3.), 2)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2, 0, output_size=5)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), -1, 0)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2, 2)",
+    "torch.repeat_interleave(torch.arange(6.).reshape(2, 3), 2.5)",
+])
+
+grads("repeat_interleave_int_grad", {
+    "f32_dim0": "ps = leaves((2, 3))\nout = ps[0].repeat_interleave(2, dim=0) * torch.arange(12.).reshape(4, 3)",
+    "f32_flat": "ps = leaves((2, 3))\nout = torch.repeat_interleave(ps[0], 3) ** 2",
+    "f64_strided": "ps = leaves((3, 4), dtype=torch.float64)\nout = ps[0].t().repeat_interleave(2, 1).cos()",
+})

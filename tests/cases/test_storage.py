@@ -53,3 +53,15 @@ cases("asarray_storage", [
     "x = torch.arange(4.)\na = torch.asarray(x.untyped_storage(), dtype=torch.float32)\na[0] = 7\nx",
     "x = torch.arange(6, dtype=torch.int16)\ntorch.asarray(x.untyped_storage()[2:10], dtype=torch.uint8).view(torch.int16)",
 ])
+
+# The instance __dict__ of tensors and storages (upstream's TensorBase has one): copy.deepcopy of a
+# plain tensor reads it (Tensor._clear_non_serializable_cached_data), so deepcopy of any module with
+# buffers (BatchNorm's running statistics) depended on it.
+cases("instance_dict", [
+    "import copy\nt = torch.arange(3.)\nc = copy.deepcopy(t)\n(c, c.data_ptr() != t.data_ptr())",
+    "t = torch.ones(2)\nt.tag = 'x'\n(t.__dict__, vars(t))",
+    "import copy\nt = torch.ones(2)\nt.tag = [1]\nc = copy.deepcopy(t)\n(c.tag, c.tag is t.tag)",
+    "import copy\nm = torch.nn.BatchNorm2d(3)\nm(torch.arange(24.).reshape(2, 3, 2, 2))\nc = copy.deepcopy(m)\n(c.running_mean, c.running_var, c.num_batches_tracked, c.weight)",
+    "torch.ones(2).untyped_storage().__dict__",
+    "t = torch.ones(2)\nt.__dict__ = 3",
+])
