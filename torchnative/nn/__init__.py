@@ -1,0 +1,1 @@
+"""torchnative.nn: training-side jobs built over torch (federated learning)."""
