@@ -21,7 +21,7 @@ LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
 
 .PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
 
-setup: $(BUILD)/.installed $(REF)/.fed-pkgs $(VENV)/.fed-pkgs
+setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs
 
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
@@ -41,24 +41,22 @@ $(VENV)/.done: $(REF)/.done tools/assemble.py
 	$(VENV)/bin/pip install -q -r $(BUILD)/torch-requires.txt
 	touch $@
 
-<<<<<<< HEAD
 $(VENV)/.lapack: $(VENV)/.done
 	$(VENV)/bin/pip install -q $(LAPACK_PKGS)
 	touch $@
 
+# Environments made before scikit-learn and flwr joined PKGS get them added (same pins as a fresh
+# environment).
+EXTRA_PKGS := scikit-learn $(FED_PKGS)
+$(REF)/.extra-pkgs: $(REF)/.done
+	$(REF)/bin/pip install -q $(EXTRA_PKGS)
+	touch $@
+
+$(VENV)/.extra-pkgs: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(EXTRA_PKGS)
+	touch $@
+
 $(BUILD)/.installed: $(VENV)/.done $(VENV)/.lapack $(SRCS)
-=======
-# Environments made before flwr joined PKGS get it added (same pins as a fresh environment).
-$(REF)/.fed-pkgs: $(REF)/.done
-	$(REF)/bin/pip install -q $(FED_PKGS)
-	touch $@
-
-$(VENV)/.fed-pkgs: $(VENV)/.done
-	$(VENV)/bin/pip install -q $(FED_PKGS)
-	touch $@
-
-$(BUILD)/.installed: $(VENV)/.done $(SRCS)
->>>>>>> helper-fed
 	$(VENV)/bin/pip install -q --no-build-isolation --no-deps \
 	  -Cbuild-dir=$(BUILD)/meson \
 	  -Csetup-args=-Dnative_functions=$(UPSTREAM_SITE)/torchgen/packaged/ATen/native/native_functions.yaml \
