@@ -401,6 +401,18 @@ bool tn_value_is_default(const tn_arg *p, const tn_value *v) {
     return same;
 }
 
+/* upstream's parser also takes numpy's keyword names for these parameters (its
+ * numpy_compatibility_arg_names): axis for dim, keepdims for keepdim, x / a / x1 for the input of
+ * a function, x2 for other */
+static bool numpy_alias(const char *param, const char *given, bool is_input) {
+    if (!strcmp(param, "dim")) return !strcmp(given, "axis");
+    if (!strcmp(param, "keepdim")) return !strcmp(given, "keepdims");
+    if (!strcmp(param, "other")) return !strcmp(given, "x2");
+    if (is_input && (!strcmp(param, "self") || !strcmp(param, "input")))
+        return !strcmp(given, "x") || !strcmp(given, "a") || !strcmp(given, "x1");
+    return false;
+}
+
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
@@ -470,6 +482,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                     break;
                 }
             }
+            for (int i = 0; j < 0 && !(flags & TN_PARSE_ATEN) && i < np; i++)
+                if (numpy_alias(s->args[i].name, name, !self && i == 0)) j = i;
             if (j < 0 || j == self_at) return TN_PARSE_NOMATCH;
             if (given[j]) return TN_PARSE_NOMATCH; /* given twice */
             given[j] = val;

@@ -102,3 +102,14 @@ cases("linear_views", {
     "linear_3d_nc": "torch.nn.functional.linear(torch.randn(3, 2, 4).transpose(0, 1), torch.randn(5, 4), torch.randn(5))",
     "linear_2d_nobias": "torch.nn.functional.linear(torch.randn(3, 4), torch.randn(5, 4))",
 }, tol="float")
+
+# A 0-dim integer tensor binds an int parameter only after the overloads taking a Tensor there
+# (upstream sorts Tensor before int), and numpy's keyword names are taken for dim / keepdim /
+# input / other as upstream's parser takes them.
+cases("parser_int_tensor_and_numpy_names", {
+    "max_other_0d": "x = torch.arange(6.).view(2, 3)\n(torch.max(x, torch.tensor(2)), x.min(torch.tensor(3)), x.narrow(1, torch.tensor(1), 2))",
+    "int_from_tensor_still_binds": "x = torch.arange(6.).view(2, 3)\n(x.sum(torch.tensor(1)), torch.arange(6.).view(2, 3).select(torch.tensor(0), torch.tensor(1)))",
+    "axis_keepdims": "x = torch.arange(6.).view(2, 3)\n(x.mean(axis=0), x.sum(axis=1, keepdims=True), torch.sum(x, axis=0), x.std(axis=1, keepdims=True), torch.amax(x, axis=(0, 1)), x.max(axis=1), torch.cat([x, x], axis=0), x.softmax(axis=0))",
+    "x_a_x1_x2": "x = torch.arange(6.).view(2, 3)\n(torch.sum(a=x, axis=0), torch.add(x1=x, x2=x), torch.add(x, x2=x), torch.mean(x=x))",
+    "both_names": "torch.arange(6.).mean(axis=0, dim=0)",
+})
