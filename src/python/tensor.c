@@ -161,38 +161,29 @@ static void tensor_dealloc(PyObject *self) {
     Py_DECREF(tp);
 }
 
+static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw);
+
 /* TensorBase(...) directly: upstream only allows subclass construction through _make_subclass
- * or the legacy torch.Tensor(sizes) constructor, which we build on torch.empty. */
+ * or the legacy torch.Tensor(...) constructor: Tensor.new on the default dtype (legacy_new:
+ * sizes, a storage, data), or an alias of a tensor of any dtype. */
 static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     if (tp == tn_py.TensorBase) {
         PyErr_SetString(PyExc_RuntimeError, "Cannot create TensorBase directly; use torch.Tensor or torch.empty");
         return NULL;
     }
     Py_ssize_t n = PyTuple_Size(args);
-    int64_t sizes[TN_MAX_DIMS];
-    if (kw && PyDict_Size(kw)) return tn_not_implemented("torch.Tensor(...) with keyword arguments");
-    if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
-        tn_tensor t = *tn_tensor_of(PyTuple_GetItem(args, 0));
-        tn_storage_incref(t.storage);
-        tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(tp);
-        if (!o) { tn_storage_decref(t.storage); return NULL; }
-        o->t = t;
-        return (PyObject *)o;
-    }
-    if (n > TN_MAX_DIMS) return tn_not_implemented("torch.Tensor with this many dimensions");
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *a = PyTuple_GetItem(args, i);
-        if (!PyLong_Check(a)) return tn_not_implemented("torch.Tensor(data) legacy constructor; use torch.tensor");
-        sizes[i] = PyLong_AsLongLong(a);
-        if (sizes[i] == -1 && PyErr_Occurred()) return NULL;
-    }
-    PyObject *e = tn_tensor_new_empty((int)n, sizes, tn_py.default_dtype, TN_DEVICE_CPU);
-    if (!e) return NULL;
+    PyObject *r;
+    if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0)) && !(kw && PyDict_Size(kw)))
+        r = Py_NewRef(PyTuple_GetItem(args, 0));   /* an alias of any dtype, as upstream */
+    else
+        r = legacy_new(tn_py.default_dtype, TN_DEVICE_CPU, args, kw);
+    if (!r) return NULL;
+    tn_tensor t = *tn_tensor_of(r);
+    tn_storage_incref(t.storage);
+    Py_DECREF(r);
     tn_tensor_obj *o = (tn_tensor_obj *)alloc_of(tp);
-    if (!o) { Py_DECREF(e); return NULL; }
-    o->t = *tn_tensor_of(e);
-    tn_storage_incref(o->t.storage);
-    Py_DECREF(e);
+    if (!o) { tn_storage_decref(t.storage); return NULL; }
+    o->t = t;
     return (PyObject *)o;
 }
 
@@ -408,15 +399,14 @@ PyObject *tn_tensor_delitem(PyObject *self, PyObject *index);
  * new() empty 1-d; new(storage) a 1-d tensor over an UntypedStorage or a TypedStorage of
  * self's dtype (default_collate builds its shared batch so); new(tensor) an alias of a tensor
  * of self's dtype; new(*sizes) / new(torch.Size) uninitialised; new(sequence) a copy of data. */
-static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
-    tn_dtype dt = tn_tensor_of(self)->dtype;
+static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw) {
     Py_ssize_t n = PyTuple_Size(args);
     if (kw && PyDict_Size(kw)) {
         PyObject *dev = PyDict_GetItemString(kw, "device");
         if (PyDict_Size(kw) > 1 || !dev) return tn_not_implemented("Tensor.new(...) with keyword arguments other than device");
         tn_device_type t; int idx;
         if (dev != Py_None && tn_py_parse_device(dev, &t, &idx) < 0) return NULL;
-        if (dev != Py_None && t != tn_tensor_of(self)->storage->device) return tn_not_implemented("Tensor.new(...) on another device");
+        if (dev != Py_None && t != device) return tn_not_implemented("Tensor.new(...) on another device");
     }
     PyObject *a0 = n ? PyTuple_GetItem(args, 0) : NULL;
     if (n == 1 && (PyObject_TypeCheck(a0, tn_py.storage_type) || PyObject_HasAttrString(a0, "_untyped_storage"))) {
@@ -480,10 +470,12 @@ static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
             if (sz[i] < 0) return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)sz[i], (long long)sz[i]);
         }
         if (nd == 0) { nd = 1; sz[0] = 0; }
-        return tn_tensor_new_empty((int)nd, sz, dt, tn_tensor_of(self)->storage->device);
+        return tn_tensor_new_empty((int)nd, sz, dt, device);
     }
-    if (!PySequence_Check(a0) || PyUnicode_Check(a0) || PyBytes_Check(a0))
+    if (PyUnicode_Check(a0) || PyBytes_Check(a0))
         return PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", tn_py_type_name(a0));
+    if (!PySequence_Check(a0))
+        return PyErr_Format(PyExc_TypeError, "new(): data must be a sequence (got %s)", tn_py_type_name(a0));
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
     PyObject *r, *f = PyObject_GetAttrString(torch, "tensor");
@@ -494,6 +486,9 @@ static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
     r = kwd && a ? PyObject_Call(f, a, kwd) : NULL;
     Py_XDECREF(kwd); Py_XDECREF(a); Py_DECREF(f);
     return r;
+}
+static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
+    return legacy_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
 }
 
 static PyMethodDef tensor_methods[] = {

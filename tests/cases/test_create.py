@@ -379,3 +379,17 @@ cases("new_tensor", [
     "torch.ones(2, dtype=torch.float64).new_tensor([[1, 2]], requires_grad=True)",
     "torch.ones(2).new_tensor(torch.arange(3))",
 ])
+
+# torch.Tensor(...), upstream's legacy constructor on the default dtype: data, sizes, a Size, a
+# storage, an alias of a tensor of any dtype, numpy arrays, subclasses; its errors.
+cases("legacy_tensor_ctor", {
+    "data": "(torch.Tensor([1, 2]), torch.Tensor([[1.5, 2], [3, 4]]), torch.Tensor((1, 2)), torch.Tensor([True, False]), torch.Tensor([]))",
+    "sizes": "(torch.Tensor(torch.Size([2, 3])).shape, torch.Tensor().shape, torch.Tensor(2, 3).shape, torch.Tensor(2, device='cpu').shape)",
+    "default_dtype": "torch.set_default_dtype(torch.float64)\ntry:\n    r = (torch.Tensor([1, 2]), torch.Tensor(3).dtype)\nfinally:\n    torch.set_default_dtype(torch.float32)\nr",
+    "alias_storage_numpy": "import numpy as np\nx = torch.arange(3)\n(torch.Tensor(x), torch.Tensor(x).data_ptr() == x.data_ptr(), torch.Tensor(np.array([1, 2])), torch.Tensor(torch.UntypedStorage(8)).shape)",
+    "subclass": "class Sub(torch.Tensor):\n    pass\nr = Sub([1, 2])\n(type(r).__name__, r, torch.nn.Parameter(torch.Tensor([1., 2])))",
+    "bad_float": "torch.Tensor(3.5)",
+    "bad_str": "torch.Tensor('a')",
+    "bad_none": "torch.Tensor(None)",
+    "bad_negative": "torch.Tensor(-1)",
+})
