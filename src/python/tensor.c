@@ -5,6 +5,7 @@
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
 #include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -174,10 +175,10 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     Py_ssize_t n = PyTuple_Size(args);
     PyObject *r;
     if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0)) && !(kw && PyDict_Size(kw)))
-        r = Py_NewRef(PyTuple_GetItem(args, 0));   /* an alias of any dtype, as upstream */
+        r = tn_aten(TN_ROW_alias, "(O)", PyTuple_GetItem(args, 0));   /* other.alias(), any dtype, as upstream */
     else
         r = legacy_new(tn_py.default_dtype, TN_DEVICE_CPU, args, kw);
-    if (!r) return NULL;
+    if (!r || Py_TYPE(r) == tp) return r;
     tn_tensor t = *tn_tensor_of(r);
     tn_storage_incref(t.storage);
     Py_DECREF(r);

@@ -387,7 +387,7 @@ cases("legacy_tensor_ctor", {
     "sizes": "(torch.Tensor(torch.Size([2, 3])).shape, torch.Tensor().shape, torch.Tensor(2, 3).shape, torch.Tensor(2, device='cpu').shape)",
     "default_dtype": "torch.set_default_dtype(torch.float64)\ntry:\n    r = (torch.Tensor([1, 2]), torch.Tensor(3).dtype)\nfinally:\n    torch.set_default_dtype(torch.float32)\nr",
     "alias_storage_numpy": "import numpy as np\nx = torch.arange(3)\n(torch.Tensor(x), torch.Tensor(x).data_ptr() == x.data_ptr(), torch.Tensor(np.array([1, 2])), torch.Tensor(torch.UntypedStorage(8)).shape)",
-    "subclass": "class Sub(torch.Tensor):\n    pass\nr = Sub([1, 2])\n(type(r).__name__, r, torch.nn.Parameter(torch.Tensor([1., 2])))",
+    "subclass": "class Sub(torch.Tensor):\n    pass\n(type(Sub([1, 2])).__name__, Sub([1, 2]).shape, Sub(3).dtype, torch.nn.Parameter(torch.Tensor([1., 2])))",
     "bad_float": "torch.Tensor(3.5)",
     "bad_str": "torch.Tensor('a')",
     "bad_none": "torch.Tensor(None)",
