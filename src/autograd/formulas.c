@@ -3297,6 +3297,16 @@ static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
 static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
 static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
 
+/* rot90(self, k, dims): grad.rot90(-k, dims) */
+static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *dims = arg_obj(n, 2);
+    PyObject *r = dims ? tn_aten(TN_ROW_rot90, "(OLO)", g[0], -(long long)arg_i(n, 1), dims) : NULL;
+    Py_XDECREF(dims);
+    if (!r) return -1;
+    put(n, o, 0, r);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3456,7 +3466,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_copy, f_index_copy}, {TN_ROW_index_copy_, f_index_copy},
     {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
     {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
-    {TN_ROW_trace, f_trace},
+    {TN_ROW_trace, f_trace}, {TN_ROW_rot90, f_rot90},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},

@@ -289,3 +289,38 @@ PyObject *tn_op_trace(tn_value *a) {
 
 PyObject *tn_op_min_other(tn_value *a) { return tn_aten(TN_ROW_minimum, "(OO)", a[0].u.obj, a[1].u.obj); }
 PyObject *tn_op_max_other(tn_value *a) { return tn_aten(TN_ROW_maximum, "(OO)", a[0].u.obj, a[1].u.obj); }
+
+/* ---- rot90 ---- */
+
+/* rot90(self, k, dims): upstream's composite of flips and a transpose (k taken modulo 4): k=1
+ * flip(dims[1]).transpose_(dims), k=2 flip(both), k=3 flip(dims[0]).transpose_(dims), k=0 a
+ * contiguous clone */
+PyObject *tn_op_rot90(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    int nd = tn_tensor_of(self)->ndim;
+    int64_t k = a[1].u.i;
+    if (a[2].u.ints.n != 2)
+        return PyErr_Format(PyExc_RuntimeError, "expected total rotation dims == 2, but got dims = %d", a[2].u.ints.n);
+    if (nd < 2) return PyErr_Format(PyExc_RuntimeError, "expected total dims >= 2, but got total dims = %d", nd);
+    int64_t d0, d1;
+    if (tn_wrap_dim(a[2].u.ints.v[0], nd, &d0) < 0 || tn_wrap_dim(a[2].u.ints.v[1], nd, &d1) < 0) return NULL;
+    if (d0 == d1)
+        return PyErr_Format(PyExc_RuntimeError, "expected rotation dims to be different, but got dim0 = %lld and dim1 = %lld",
+                            (long long)a[2].u.ints.v[0], (long long)a[2].u.ints.v[1]);
+    k = (4 + (k % 4)) % 4;
+    PyObject *f;
+    switch (k) {
+    case 1: f = tn_aten(TN_ROW_flip, "(O[L])", self, (long long)d1); break;
+    case 2: return tn_aten(TN_ROW_flip, "(O[LL])", self, (long long)d0, (long long)d1);
+    case 3: f = tn_aten(TN_ROW_flip, "(O[L])", self, (long long)d0); break;
+    default: {
+        PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", self) : NULL;
+        Py_XDECREF(kw);
+        return r;
+    }
+    }
+    PyObject *r = f ? tn_aten(TN_ROW_transpose_, "(OLL)", f, (long long)d0, (long long)d1) : NULL;
+    Py_XDECREF(f);
+    return r;
+}

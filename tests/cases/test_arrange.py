@@ -83,3 +83,23 @@ grads("arrange_grad", {
 grads("arrange_grad_f64", {
     "trace": "ps = leaves((5, 3), dtype=torch.float64); out = ps[0].trace().pow(2)",
 }, tol=F64)
+
+cases("rot90", {
+    "every_k": "x = torch.arange(24.).view(2, 3, 4)\n[(torch.rot90(x, k, (1, 2)), torch.rot90(x, k, (1, 2)).stride()) for k in (0, 1, 2, 3, -1, 5)]",
+    "default_dims_method": "x = torch.arange(6).view(2, 3)\n(torch.rot90(x), x.rot90(2), x.rot90(1, [1, 0]), x.rot90(-3, (-2, -1)))",
+    "bad_same": "torch.rot90(torch.ones(2, 3, 4), 1, (1, 1))",
+    "bad_count": "torch.rot90(torch.ones(2, 3, 4), 1, (1,))",
+    "bad_range": "torch.rot90(torch.ones(2, 3, 4), 1, (1, 5))",
+    "bad_1d": "torch.rot90(torch.ones(3), 1)",
+})
+
+cases("nonzero_as_tuple", {
+    "function_method": "x = torch.tensor([[0., 1., 0.], [2., 0., 3.]])\n(torch.nonzero(x, as_tuple=True), x.nonzero(as_tuple=True), torch.nonzero(x, as_tuple=False))",
+    "zero_dim_empty": "(torch.nonzero(torch.tensor(1.), as_tuple=True), torch.nonzero(torch.tensor(0.), as_tuple=True), torch.nonzero(torch.zeros(2, 0), as_tuple=True))",
+    "bad_out": "torch.nonzero(torch.ones(2), as_tuple=True, out=torch.empty(0, dtype=torch.long))",
+})
+
+grads("rot90_grad", {
+    "k1": "ps = leaves((2, 3, 4)); out = torch.rot90(ps[0], 1, (1, 2)) * torch.arange(3.)",
+    "k2_k3": "ps = leaves((3, 4)); out = torch.rot90(ps[0], 2) + torch.rot90(ps[0], 3).t()",
+})
