@@ -956,6 +956,80 @@ fail:
     return NULL;
 }
 
+/* ---- general eigendecomposition (geev): complex eigenvalues and unit-norm eigenvectors ---- */
+PyObject *tn_op_linalg_eig(tn_value *a) {
+    const char *api = "linalg.eig";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, true, "linalg_eig") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    tn_dtype cd = single ? TN_DTYPE_C64 : TN_DTYPE_C128;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_eig");
+    if (!L) return NULL;
+    int64_t wsz[TN_MAX_DIMS];
+    memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
+    wsz[nb] = n;
+    PyObject *W = fcopy(Ao, t->dtype), *VR = W ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
+    PyObject *w = VR ? new_c(nb + 1, wsz, cd) : NULL, *V = w ? fmat(nb, t->sizes, n, n, cd) : NULL;
+    PyObject *info = V ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    if (batch && n) {
+        int in = (int)n, one = 1, lw = -1, inf, isz = single ? 4 : 8;
+        double wq = 0, dummy = 0;
+        float wqf = 0;
+        char *wri = malloc((size_t)(2 * n) * isz);
+        if (!wri) { PyErr_NoMemory(); goto fail; }
+        L->geev("N", "V", &in, D(W), &in, wri, wri + n * isz, &dummy, &one, D(VR), &in,
+                single ? (void *)&wqf : (void *)&wq, &lw, &inf, 1, 1);
+        lw = (int)(single ? wqf : wq);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(wri); PyErr_NoMemory(); goto fail; }
+        char *pw = D(W), *pv = D(VR), *pe = D(w), *pV = D(V);
+        int *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *vb = pv + b * n * n * isz;
+            L->geev("N", "V", &in, pw + b * n * n * isz, &in, wri, wri + n * isz, &dummy, &one, vb, &in, work, &lw, &pi[b], 1, 1);
+            for (int64_t j = 0; j < n; j++) {
+                double wr = single ? ((float *)wri)[j] : ((double *)wri)[j];
+                double wi = single ? ((float *)wri)[n + j] : ((double *)wri)[n + j];
+                if (single) { ((float *)pe)[2 * (b * n + j)] = (float)wr; ((float *)pe)[2 * (b * n + j) + 1] = (float)wi; }
+                else { ((double *)pe)[2 * (b * n + j)] = wr; ((double *)pe)[2 * (b * n + j) + 1] = wi; }
+            }
+            for (int64_t j = 0; j < n; j++) {
+                double wi = single ? ((float *)wri)[n + j] : ((double *)wri)[n + j];
+                bool pair = wi != 0 && j + 1 < n;
+                for (int64_t i = 0; i < n; i++) {
+                    double re = single ? ((float *)vb)[j * n + i] : ((double *)vb)[j * n + i];
+                    double im = pair ? (single ? ((float *)vb)[(j + 1) * n + i] : ((double *)vb)[(j + 1) * n + i]) : 0;
+                    int64_t k0 = 2 * (b * n * n + j * n + i), k1 = 2 * (b * n * n + (j + 1) * n + i);
+                    if (single) {
+                        ((float *)pV)[k0] = (float)re; ((float *)pV)[k0 + 1] = (float)im;
+                        if (pair) { ((float *)pV)[k1] = (float)re; ((float *)pV)[k1 + 1] = (float)-im; }
+                    } else {
+                        ((double *)pV)[k0] = re; ((double *)pV)[k0 + 1] = im;
+                        if (pair) { ((double *)pV)[k1] = re; ((double *)pV)[k1 + 1] = -im; }
+                    }
+                }
+                if (pair) j++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(wri);
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(W); Py_DECREF(VR); Py_DECREF(info);
+    return tn_return_pair("linalg_eig", w, V);
+fail:
+    Py_XDECREF(W); Py_XDECREF(VR); Py_XDECREF(w); Py_XDECREF(V); Py_XDECREF(info);
+    return NULL;
+}
+
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
 PyObject *tn_op_diag_embed(tn_value *a) {
     PyObject *x = a[0].u.obj;
@@ -1105,6 +1179,7 @@ PyObject *tn_linalg_d_lu_factor(tn_value *a) {
     Py_XDECREF(kw);
     return items2(checked(r, 2, "torch.linalg.lu_factor", a[0].u.obj), 0, 1, "linalg_lu_factor");
 }
+PyObject *tn_linalg_d_eigvals(tn_value *a) { return item(tn_aten(TN_ROW_linalg_eig, "(O)", a[0].u.obj), 0); }
 PyObject *tn_linalg_d_qr_old(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
     return items2(r, 0, 1, "qr");

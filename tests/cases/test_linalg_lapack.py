@@ -256,3 +256,15 @@ cases("grad_linalg_errors", [
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'r').R.sum().backward()",
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'complete').Q.sum().backward()",
 ])
+
+# general eigendecomposition (geev in both LAPACKs): eigenvalues raw, eigenvectors as |V| (unique
+# up to a unit complex factor per column; both normalise to unit norm)
+both("eig", lambda dt: {
+    "eig": SEED + f"L, V = torch.linalg.eig(torch.randn(2, 4, 4, dtype=torch.{dt}))\n(L, V.abs(), V.dtype, V.shape)",
+    "eig_sym": SEED + gen(3, dt, kind="spd") + "L, V = torch.linalg.eig(A)\n(L, V.abs())",
+    "eigvals": SEED + f"torch.linalg.eigvals(torch.randn(5, 5, dtype=torch.{dt}))",
+    "aten": SEED + f"torch.ops.aten.linalg_eig.default(torch.randn(3, 3, dtype=torch.{dt}))[0]",
+    "empty": f"torch.linalg.eigvals(torch.randn(2, 0, 0, dtype=torch.{dt}))",
+}, vars=False)
+cases("eig_errors", ["torch.linalg.eig(torch.randn(3, 4))", "torch.linalg.eig(torch.ones(3, 3, dtype=torch.long))",
+                     "torch.linalg.eigvals(torch.randn(3))"])
