@@ -1030,6 +1030,105 @@ fail:
     return NULL;
 }
 
+/* ---- least squares (gelsy, upstream's CPU default driver) ---- */
+PyObject *tn_op_linalg_lstsq(tn_value *a) {
+    const char *api = "torch.linalg.lstsq";
+    PyObject *Ao = a[0].u.obj, *Bo = a[1].u.obj;
+    tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    if (!tn_is_none(&a[3])) {
+        const char *drv = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+        if (!drv) return NULL;
+        if (strcmp(drv, "gels") && strcmp(drv, "gelsy") && strcmp(drv, "gelsd") && strcmp(drv, "gelss")) {
+            PyErr_SetString(PyExc_RuntimeError, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+            return NULL;
+        }
+        if (strcmp(drv, "gelsy")) {
+            char what[96];
+            snprintf(what, sizeof what, "aten::linalg_lstsq with driver='%s'", drv);
+            return tn_not_implemented(what);
+        }
+    }
+    if (A->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api);
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: other must have at least 1 dimension.", api);
+        return NULL;
+    }
+    if (A->dtype != B->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
+                     api, tn_dtype_cpp_name(A->dtype), tn_dtype_cpp_name(B->dtype));
+        return NULL;
+    }
+    if (check_dtype(api, A->dtype, "linalg_lstsq") < 0) return NULL;
+    bool vec = B->ndim == A->ndim - 1;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (B->sizes[B->ndim - (vec ? 1 : 2)] != m) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input.size(-2) should match other.size(-%d)", api, vec ? 1 : 2);
+        return NULL;
+    }
+    PyObject *Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
+    if (!Bm) return NULL;
+    B = tn_tensor_of(Bm);
+    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, bs[TN_MAX_DIMS];
+    int nb;
+    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL;
+    if (batch_broadcast(A, A->ndim - 2, B, B->ndim - 2, &nb, bs, api) < 0 || lint(ldb, api) < 0 || lint(k, api) < 0) goto fail;
+    bool single = A->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lstsq");
+    if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
+    {
+        PyObject *top = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)0, (long long)m);
+        int rc = top ? tn_copy_into(top, Bm) : -1;
+        Py_XDECREF(top);
+        if (rc < 0) goto fail;
+    }
+    if (!(rank = new_zeros(nb, bs, TN_DTYPE_I64))) goto fail;
+    int64_t batch = prod(nb, bs);
+    double rc = tn_is_none(&a[2]) ? (single ? 1.1920928955078125e-07 : 2.220446049250313e-16) * (double)(m > n ? m : n) : a[2].u.f;
+    float rcf = (float)rc;
+    if (batch && m && n && k) {
+        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf, rk, isz = single ? 4 : 8;
+        double wq = 0;
+        float wqf = 0;
+        int *jpvt = calloc((size_t)n, sizeof(int));
+        if (!jpvt) { PyErr_NoMemory(); goto fail; }
+        L->gelsy(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, jpvt, single ? (void *)&rcf : (void *)&rc, &rk,
+                 single ? (void *)&wqf : (void *)&wq, &lw, &inf);
+        lw = (int)(single ? wqf : wq);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(jpvt); PyErr_NoMemory(); goto fail; }
+        char *pa = D(Wa), *pb = D(Wb);
+        int64_t *pr = (int64_t *)D(rank);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            memset(jpvt, 0, (size_t)n * sizeof(int));
+            L->gelsy(&im, &in, &ik, pa + b * m * n * isz, &im, pb + b * ldb * k * isz, &ild, jpvt,
+                     single ? (void *)&rcf : (void *)&rc, &rk, work, &lw, &inf);
+            pr[b] = rk;
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(jpvt);
+    }
+    {   /* the first n rows of the ldb-row buffer, as upstream's: its strides, but no view */
+        tn_tensor g = *tn_tensor_of(Wb);
+        g.sizes[g.ndim - 2] = n;
+        if (vec) g.ndim--;
+        tn_storage_incref(g.storage);
+        X = tn_tensor_wrap(&g);
+        if (!X) goto fail;
+    }
+    Py_DECREF(Wa); Py_DECREF(Wb); Py_DECREF(Bm);
+    PyObject *v[4] = {X, empty0(A->dtype), rank, empty0(A->dtype)};
+    return ret_n("linalg_lstsq", 4, v);
+fail:
+    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X);
+    return NULL;
+}
+
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
 PyObject *tn_op_diag_embed(tn_value *a) {
     PyObject *x = a[0].u.obj;

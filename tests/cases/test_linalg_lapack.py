@@ -268,3 +268,18 @@ both("eig", lambda dt: {
 }, vars=False)
 cases("eig_errors", ["torch.linalg.eig(torch.randn(3, 4))", "torch.linalg.eig(torch.ones(3, 3, dtype=torch.long))",
                      "torch.linalg.eigvals(torch.randn(3))"])
+
+# least squares (gelsy in both)
+both("lstsq", lambda dt: {
+    "tall": SEED + f"torch.linalg.lstsq(torch.randn(5, 3, dtype=torch.{dt}), torch.randn(5, 2, dtype=torch.{dt}))",
+    "wide": SEED + f"torch.linalg.lstsq(torch.randn(3, 5, dtype=torch.{dt}), torch.randn(3, 2, dtype=torch.{dt}))",
+    "vec": SEED + f"torch.linalg.lstsq(torch.randn(5, 3, dtype=torch.{dt}), torch.randn(5, dtype=torch.{dt})).solution",
+    "batch": SEED + f"torch.linalg.lstsq(torch.randn(2, 5, 3, dtype=torch.{dt}), torch.randn(2, 5, 2, dtype=torch.{dt}))",
+    "rank_deficient": SEED + f"X = torch.randn(5, 2, dtype=torch.{dt})\ntorch.linalg.lstsq(torch.cat([X, X[:, :1]], 1), torch.randn(5, 1, dtype=torch.{dt})).rank",
+    "gelsy": SEED + f"torch.linalg.lstsq(torch.randn(4, 4, dtype=torch.{dt}), torch.randn(4, 1, dtype=torch.{dt}), driver='gelsy')",
+})
+cases("lstsq_errors", [
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(5, 2), driver='x')",
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(4, 2))",
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(5, 2, dtype=torch.float64))",
+])
