@@ -480,6 +480,79 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     return ret_n("linalg_lu_factor_ex", 3, v);
 }
 
+/* linalg_lu(A, pivot): A = P L U from getrf's factors */
+PyObject *tn_op_linalg_lu(tn_value *a) {
+    const char *api = "linalg.lu";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, false, "linalg_lu") < 0) return NULL;
+    if (!a[1].u.i) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.lu: LU without pivoting is not implemented on the CPU");
+        return NULL;
+    }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu");
+    if (!L) return NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
+    psz[nb] = k;
+    PyObject *lu = fcopy(Ao, t->dtype), *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *P = info ? fmat(nb, t->sizes, m, m, t->dtype) : NULL, *Lm = P ? fmat(nb, t->sizes, m, k, t->dtype) : NULL;
+    PyObject *U = Lm ? fmat(nb, t->sizes, k, n, t->dtype) : NULL;
+    int64_t *perm = U ? malloc((size_t)(m ? m : 1) * sizeof *perm) : NULL;
+    if (!perm) {
+        if (U) PyErr_NoMemory();
+        Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(P); Py_XDECREF(Lm); Py_XDECREF(U);
+        return NULL;
+    }
+    int isz = single ? 4 : 8;
+    char *plu = D(lu), *pp = D(P), *pl = D(Lm), *pu = D(U);
+    int *pv = (int *)D(piv);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pv, (int *)D(info), batch, (int)m, (int)n, isz);
+    if (batch && m) memset(pp, 0, (size_t)(batch * m * m * isz));
+    for (int64_t b = 0; b < batch; b++) {
+        const char *f = plu + b * m * n * isz;
+        for (int64_t i = 0; i < m; i++) perm[i] = i;
+        for (int64_t i = 0; i < k; i++) {
+            int64_t j = pv[b * k + i] - 1, tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        for (int64_t i = 0; i < m; i++) {   /* P[perm[i], i] = 1 */
+            char *e = pp + (b * m * m + i * m + perm[i]) * isz;
+            if (single) *(float *)e = 1; else *(double *)e = 1;
+        }
+        for (int64_t j = 0; j < k; j++)
+            for (int64_t i = 0; i < m; i++) {
+                char *e = pl + (b * m * k + j * m + i) * isz;
+                if (i > j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
+                else if (single) *(float *)e = i == j ? 1.f : 0.f;
+                else *(double *)e = i == j ? 1.0 : 0.0;
+            }
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < k; i++) {
+                char *e = pu + (b * k * n + j * k + i) * isz;
+                if (i <= j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
+                else memset(e, 0, (size_t)isz);
+            }
+    }
+    Py_END_ALLOW_THREADS
+    free(perm);
+    Py_DECREF(lu); Py_DECREF(piv); Py_DECREF(info);
+    PyObject *v[3] = {P, Lm, U};   /* upstream's P, L, U are row-major */
+    for (int i = 0; i < 3; i++) {
+        PyObject *c = v[i] ? tn_as_dtype(v[i], t->dtype, true) : NULL;
+        Py_XDECREF(v[i]);
+        v[i] = c;
+    }
+    return ret_n("linalg_lu", 3, v);
+}
+
 PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     const char *api = "linalg.lu_solve";
     PyObject *LUo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;

@@ -283,3 +283,12 @@ cases("lstsq_errors", [
     "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(4, 2))",
     "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(5, 2, dtype=torch.float64))",
 ])
+
+both("lu_plu", lambda dt: {
+    "square": SEED + gen(4, dt) + "torch.linalg.lu(A)",
+    "batch": SEED + gen(3, dt, "2") + "torch.linalg.lu(A)",
+    "wide": SEED + f"torch.linalg.lu(torch.randn(3, 5, dtype=torch.{dt}))",
+    "tall": SEED + f"torch.linalg.lu(torch.randn(5, 3, dtype=torch.{dt}))",
+    "aten": SEED + gen(3, dt) + "torch.ops.aten.linalg_lu.default(A)",
+})
+cases("lu_plu_errors", ["torch.linalg.lu(torch.randn(3, 3), pivot=False)", "torch.linalg.lu(torch.randn(3))"])
