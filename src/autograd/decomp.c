@@ -1460,7 +1460,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_slogdet", "", tn_linalg_d_slogdet}, {"slogdet", "", tn_linalg_d_slogdet_old}, {"logdet", "", tn_linalg_d_logdet},
     {"linalg_svd", "", tn_linalg_d_svd}, {"linalg_svdvals", "", tn_linalg_d_svdvals}, {"svd", "", tn_linalg_d_svd_old},
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
-    {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old},
+    {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
     {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},

@@ -480,6 +480,79 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     return ret_n("linalg_lu_factor_ex", 3, v);
 }
 
+/* linalg_lu(A, pivot): A = P L U from getrf's factors */
+PyObject *tn_op_linalg_lu(tn_value *a) {
+    const char *api = "linalg.lu";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, false, "linalg_lu") < 0) return NULL;
+    if (!a[1].u.i) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.lu: LU without pivoting is not implemented on the CPU");
+        return NULL;
+    }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu");
+    if (!L) return NULL;
+    int64_t psz[TN_MAX_DIMS];
+    memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
+    psz[nb] = k;
+    PyObject *lu = fcopy(Ao, t->dtype), *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
+    PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *P = info ? fmat(nb, t->sizes, m, m, t->dtype) : NULL, *Lm = P ? fmat(nb, t->sizes, m, k, t->dtype) : NULL;
+    PyObject *U = Lm ? fmat(nb, t->sizes, k, n, t->dtype) : NULL;
+    int64_t *perm = U ? malloc((size_t)(m ? m : 1) * sizeof *perm) : NULL;
+    if (!perm) {
+        if (U) PyErr_NoMemory();
+        Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(P); Py_XDECREF(Lm); Py_XDECREF(U);
+        return NULL;
+    }
+    int isz = single ? 4 : 8;
+    char *plu = D(lu), *pp = D(P), *pl = D(Lm), *pu = D(U);
+    int *pv = (int *)D(piv);
+    Py_BEGIN_ALLOW_THREADS
+    lu_batch(L, plu, pv, (int *)D(info), batch, (int)m, (int)n, isz);
+    if (batch && m) memset(pp, 0, (size_t)(batch * m * m * isz));
+    for (int64_t b = 0; b < batch; b++) {
+        const char *f = plu + b * m * n * isz;
+        for (int64_t i = 0; i < m; i++) perm[i] = i;
+        for (int64_t i = 0; i < k; i++) {
+            int64_t j = pv[b * k + i] - 1, tmp = perm[i];
+            perm[i] = perm[j];
+            perm[j] = tmp;
+        }
+        for (int64_t i = 0; i < m; i++) {   /* P[perm[i], i] = 1 */
+            char *e = pp + (b * m * m + i * m + perm[i]) * isz;
+            if (single) *(float *)e = 1; else *(double *)e = 1;
+        }
+        for (int64_t j = 0; j < k; j++)
+            for (int64_t i = 0; i < m; i++) {
+                char *e = pl + (b * m * k + j * m + i) * isz;
+                if (i > j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
+                else if (single) *(float *)e = i == j ? 1.f : 0.f;
+                else *(double *)e = i == j ? 1.0 : 0.0;
+            }
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < k; i++) {
+                char *e = pu + (b * k * n + j * k + i) * isz;
+                if (i <= j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
+                else memset(e, 0, (size_t)isz);
+            }
+    }
+    Py_END_ALLOW_THREADS
+    free(perm);
+    Py_DECREF(lu); Py_DECREF(piv); Py_DECREF(info);
+    PyObject *v[3] = {P, Lm, U};   /* upstream's P, L, U are row-major */
+    for (int i = 0; i < 3; i++) {
+        PyObject *c = v[i] ? tn_as_dtype(v[i], t->dtype, true) : NULL;
+        Py_XDECREF(v[i]);
+        v[i] = c;
+    }
+    return ret_n("linalg_lu", 3, v);
+}
+
 PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     const char *api = "linalg.lu_solve";
     PyObject *LUo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;
@@ -956,6 +1029,179 @@ fail:
     return NULL;
 }
 
+/* ---- general eigendecomposition (geev): complex eigenvalues and unit-norm eigenvectors ---- */
+PyObject *tn_op_linalg_eig(tn_value *a) {
+    const char *api = "linalg.eig";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (check_input(api, t, true, "linalg_eig") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_F32;
+    tn_dtype cd = single ? TN_DTYPE_C64 : TN_DTYPE_C128;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_eig");
+    if (!L) return NULL;
+    int64_t wsz[TN_MAX_DIMS];
+    memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
+    wsz[nb] = n;
+    PyObject *W = fcopy(Ao, t->dtype), *VR = W ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
+    PyObject *w = VR ? new_c(nb + 1, wsz, cd) : NULL, *V = w ? fmat(nb, t->sizes, n, n, cd) : NULL;
+    PyObject *info = V ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    if (batch && n) {
+        int in = (int)n, one = 1, lw = -1, inf, isz = single ? 4 : 8;
+        double wq = 0, dummy = 0;
+        float wqf = 0;
+        char *wri = malloc((size_t)(2 * n) * isz);
+        if (!wri) { PyErr_NoMemory(); goto fail; }
+        L->geev("N", "V", &in, D(W), &in, wri, wri + n * isz, &dummy, &one, D(VR), &in,
+                single ? (void *)&wqf : (void *)&wq, &lw, &inf, 1, 1);
+        lw = (int)(single ? wqf : wq);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(wri); PyErr_NoMemory(); goto fail; }
+        char *pw = D(W), *pv = D(VR), *pe = D(w), *pV = D(V);
+        int *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *vb = pv + b * n * n * isz;
+            L->geev("N", "V", &in, pw + b * n * n * isz, &in, wri, wri + n * isz, &dummy, &one, vb, &in, work, &lw, &pi[b], 1, 1);
+            for (int64_t j = 0; j < n; j++) {
+                double wr = single ? ((float *)wri)[j] : ((double *)wri)[j];
+                double wi = single ? ((float *)wri)[n + j] : ((double *)wri)[n + j];
+                if (single) { ((float *)pe)[2 * (b * n + j)] = (float)wr; ((float *)pe)[2 * (b * n + j) + 1] = (float)wi; }
+                else { ((double *)pe)[2 * (b * n + j)] = wr; ((double *)pe)[2 * (b * n + j) + 1] = wi; }
+            }
+            for (int64_t j = 0; j < n; j++) {
+                double wi = single ? ((float *)wri)[n + j] : ((double *)wri)[n + j];
+                bool pair = wi != 0 && j + 1 < n;
+                for (int64_t i = 0; i < n; i++) {
+                    double re = single ? ((float *)vb)[j * n + i] : ((double *)vb)[j * n + i];
+                    double im = pair ? (single ? ((float *)vb)[(j + 1) * n + i] : ((double *)vb)[(j + 1) * n + i]) : 0;
+                    int64_t k0 = 2 * (b * n * n + j * n + i), k1 = 2 * (b * n * n + (j + 1) * n + i);
+                    if (single) {
+                        ((float *)pV)[k0] = (float)re; ((float *)pV)[k0 + 1] = (float)im;
+                        if (pair) { ((float *)pV)[k1] = (float)re; ((float *)pV)[k1 + 1] = (float)-im; }
+                    } else {
+                        ((double *)pV)[k0] = re; ((double *)pV)[k0 + 1] = im;
+                        if (pair) { ((double *)pV)[k1] = re; ((double *)pV)[k1 + 1] = -im; }
+                    }
+                }
+                if (pair) j++;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(wri);
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(W); Py_DECREF(VR); Py_DECREF(info);
+    return tn_return_pair("linalg_eig", w, V);
+fail:
+    Py_XDECREF(W); Py_XDECREF(VR); Py_XDECREF(w); Py_XDECREF(V); Py_XDECREF(info);
+    return NULL;
+}
+
+/* ---- least squares (gelsy, upstream's CPU default driver) ---- */
+PyObject *tn_op_linalg_lstsq(tn_value *a) {
+    const char *api = "torch.linalg.lstsq";
+    PyObject *Ao = a[0].u.obj, *Bo = a[1].u.obj;
+    tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    if (!tn_is_none(&a[3])) {
+        const char *drv = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+        if (!drv) return NULL;
+        if (strcmp(drv, "gels") && strcmp(drv, "gelsy") && strcmp(drv, "gelsd") && strcmp(drv, "gelss")) {
+            PyErr_SetString(PyExc_RuntimeError, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
+            return NULL;
+        }
+        if (strcmp(drv, "gelsy")) {
+            char what[96];
+            snprintf(what, sizeof what, "aten::linalg_lstsq with driver='%s'", drv);
+            return tn_not_implemented(what);
+        }
+    }
+    if (A->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api);
+        return NULL;
+    }
+    if (B->ndim < 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: other must have at least 1 dimension.", api);
+        return NULL;
+    }
+    if (A->dtype != B->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and other to have the same dtype, but got input's dtype %s and other's dtype %s",
+                     api, tn_dtype_cpp_name(A->dtype), tn_dtype_cpp_name(B->dtype));
+        return NULL;
+    }
+    if (check_dtype(api, A->dtype, "linalg_lstsq") < 0) return NULL;
+    bool vec = B->ndim == A->ndim - 1;
+    int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
+    if (B->sizes[B->ndim - (vec ? 1 : 2)] != m) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input.size(-2) should match other.size(-%d)", api, vec ? 1 : 2);
+        return NULL;
+    }
+    PyObject *Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
+    if (!Bm) return NULL;
+    B = tn_tensor_of(Bm);
+    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, bs[TN_MAX_DIMS];
+    int nb;
+    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL;
+    if (batch_broadcast(A, A->ndim - 2, B, B->ndim - 2, &nb, bs, api) < 0 || lint(ldb, api) < 0 || lint(k, api) < 0) goto fail;
+    bool single = A->dtype == TN_DTYPE_F32;
+    const tn_lapack_fns *L = tn_lapack(single, "linalg_lstsq");
+    if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
+    {
+        PyObject *top = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)0, (long long)m);
+        int rc = top ? tn_copy_into(top, Bm) : -1;
+        Py_XDECREF(top);
+        if (rc < 0) goto fail;
+    }
+    if (!(rank = new_zeros(nb, bs, TN_DTYPE_I64))) goto fail;
+    int64_t batch = prod(nb, bs);
+    double rc = tn_is_none(&a[2]) ? (single ? 1.1920928955078125e-07 : 2.220446049250313e-16) * (double)(m > n ? m : n) : a[2].u.f;
+    float rcf = (float)rc;
+    if (batch && m && n && k) {
+        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf, rk, isz = single ? 4 : 8;
+        double wq = 0;
+        float wqf = 0;
+        int *jpvt = calloc((size_t)n, sizeof(int));
+        if (!jpvt) { PyErr_NoMemory(); goto fail; }
+        L->gelsy(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, jpvt, single ? (void *)&rcf : (void *)&rc, &rk,
+                 single ? (void *)&wqf : (void *)&wq, &lw, &inf);
+        lw = (int)(single ? wqf : wq);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(jpvt); PyErr_NoMemory(); goto fail; }
+        char *pa = D(Wa), *pb = D(Wb);
+        int64_t *pr = (int64_t *)D(rank);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            memset(jpvt, 0, (size_t)n * sizeof(int));
+            L->gelsy(&im, &in, &ik, pa + b * m * n * isz, &im, pb + b * ldb * k * isz, &ild, jpvt,
+                     single ? (void *)&rcf : (void *)&rc, &rk, work, &lw, &inf);
+            pr[b] = rk;
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(jpvt);
+    }
+    {   /* the first n rows of the ldb-row buffer, as upstream's: its strides, but no view */
+        tn_tensor g = *tn_tensor_of(Wb);
+        g.sizes[g.ndim - 2] = n;
+        if (vec) g.ndim--;
+        tn_storage_incref(g.storage);
+        X = tn_tensor_wrap(&g);
+        if (!X) goto fail;
+    }
+    Py_DECREF(Wa); Py_DECREF(Wb); Py_DECREF(Bm);
+    PyObject *v[4] = {X, empty0(A->dtype), rank, empty0(A->dtype)};
+    return ret_n("linalg_lstsq", 4, v);
+fail:
+    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X);
+    return NULL;
+}
+
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
 PyObject *tn_op_diag_embed(tn_value *a) {
     PyObject *x = a[0].u.obj;
@@ -1105,6 +1351,7 @@ PyObject *tn_linalg_d_lu_factor(tn_value *a) {
     Py_XDECREF(kw);
     return items2(checked(r, 2, "torch.linalg.lu_factor", a[0].u.obj), 0, 1, "linalg_lu_factor");
 }
+PyObject *tn_linalg_d_eigvals(tn_value *a) { return item(tn_aten(TN_ROW_linalg_eig, "(O)", a[0].u.obj), 0); }
 PyObject *tn_linalg_d_qr_old(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
     return items2(r, 0, 1, "qr");

@@ -256,3 +256,39 @@ cases("grad_linalg_errors", [
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'r').R.sum().backward()",
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'complete').Q.sum().backward()",
 ])
+
+# general eigendecomposition (geev in both LAPACKs): eigenvalues raw, eigenvectors as |V| (unique
+# up to a unit complex factor per column; both normalise to unit norm)
+both("eig", lambda dt: {
+    "eig": SEED + f"L, V = torch.linalg.eig(torch.randn(2, 4, 4, dtype=torch.{dt}))\n(L, V.abs(), V.dtype, V.shape)",
+    "eig_sym": SEED + gen(3, dt, kind="spd") + "L, V = torch.linalg.eig(A)\n(L, V.abs())",
+    "eigvals": SEED + f"torch.linalg.eigvals(torch.randn(5, 5, dtype=torch.{dt}))",
+    "aten": SEED + f"torch.ops.aten.linalg_eig.default(torch.randn(3, 3, dtype=torch.{dt}))[0]",
+    "empty": f"torch.linalg.eigvals(torch.randn(2, 0, 0, dtype=torch.{dt}))",
+}, vars=False)
+cases("eig_errors", ["torch.linalg.eig(torch.randn(3, 4))", "torch.linalg.eig(torch.ones(3, 3, dtype=torch.long))",
+                     "torch.linalg.eigvals(torch.randn(3))"])
+
+# least squares (gelsy in both)
+both("lstsq", lambda dt: {
+    "tall": SEED + f"torch.linalg.lstsq(torch.randn(5, 3, dtype=torch.{dt}), torch.randn(5, 2, dtype=torch.{dt}))",
+    "wide": SEED + f"torch.linalg.lstsq(torch.randn(3, 5, dtype=torch.{dt}), torch.randn(3, 2, dtype=torch.{dt}))",
+    "vec": SEED + f"torch.linalg.lstsq(torch.randn(5, 3, dtype=torch.{dt}), torch.randn(5, dtype=torch.{dt})).solution",
+    "batch": SEED + f"torch.linalg.lstsq(torch.randn(2, 5, 3, dtype=torch.{dt}), torch.randn(2, 5, 2, dtype=torch.{dt}))",
+    "rank_deficient": SEED + f"X = torch.randn(5, 2, dtype=torch.{dt})\ntorch.linalg.lstsq(torch.cat([X, X[:, :1]], 1), torch.randn(5, 1, dtype=torch.{dt})).rank",
+    "gelsy": SEED + f"torch.linalg.lstsq(torch.randn(4, 4, dtype=torch.{dt}), torch.randn(4, 1, dtype=torch.{dt}), driver='gelsy')",
+})
+cases("lstsq_errors", [
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(5, 2), driver='x')",
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(4, 2))",
+    "torch.linalg.lstsq(torch.randn(5, 3), torch.randn(5, 2, dtype=torch.float64))",
+])
+
+both("lu_plu", lambda dt: {
+    "square": SEED + gen(4, dt) + "torch.linalg.lu(A)",
+    "batch": SEED + gen(3, dt, "2") + "torch.linalg.lu(A)",
+    "wide": SEED + f"torch.linalg.lu(torch.randn(3, 5, dtype=torch.{dt}))",
+    "tall": SEED + f"torch.linalg.lu(torch.randn(5, 3, dtype=torch.{dt}))",
+    "aten": SEED + gen(3, dt) + "torch.ops.aten.linalg_lu.default(A)",
+})
+cases("lu_plu_errors", ["torch.linalg.lu(torch.randn(3, 3), pivot=False)", "torch.linalg.lu(torch.randn(3))"])
