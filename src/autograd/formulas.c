@@ -3296,6 +3296,20 @@ static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
 }
 static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
 static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
+/* fractional_max_pool{2,3}d: self: fractional_max_pool{2,3}d_backward(grad, self, kernel_size,
+ * output_size, result1); the backward: grad_output: max_pool_double_backward(grad, indices, dim),
+ * self: zeros_like(self) */
+static int fracpool_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
+    if (!g[0]) return 0;
+    T_;
+    PyObject *ix = K(result(n, 1));
+    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 2, ix)) : NULL);
+    DONE;
+}
+static int f_fracpool2d(tn_node *n, PyObject **g, PyObject **o) { return fracpool_formula(n, g, o, TN_ROW_fractional_max_pool2d_backward); }
+static int f_fracpool3d(tn_node *n, PyObject **g, PyObject **o) { return fracpool_formula(n, g, o, TN_ROW_fractional_max_pool3d_backward); }
+static int f_fracpool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 2); }
+static int f_fracpool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 3); }
 
 /* rot90(self, k, dims): grad.rot90(-k, dims) */
 static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
@@ -3474,6 +3488,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* training family, remaining items (helper-train) */
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
+    {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
+    {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -461,7 +461,10 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             const char *name = PyUnicode_AsUTF8AndSize(key, NULL);
             if (!name) return TN_PARSE_ERROR;
             int j = -1;
-            if (!strcmp(name, "out") && nout) {
+            /* torch.ops.aten.X.out(..., out=t, indices=i): a multi-output overload whose first out
+             * parameter is named `out` takes it by name, as upstream's torch.ops binding does */
+            bool by_name = (flags & TN_PARSE_ATEN) && nout > 1 && tn_py_is_tensor(val);
+            if (!strcmp(name, "out") && nout && !by_name) {
                 a->out = val;
                 if (val == Py_None) continue;
                 if (nout == 1) { given[first_out] = val; continue; }

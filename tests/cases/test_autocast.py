@@ -129,6 +129,8 @@ FP32 = {
     "replication_pad3d": "F.pad(i3.to(LP), (1, 1, 1, 1, 1, 1), mode='replicate')",
     "max_unpool2d": "F.max_unpool2d(*[t if t.dtype == torch.long else t.to(LP) for t in F.max_pool2d(i2, 2, return_indices=True)], 2)",
     "max_unpool3d": "F.max_unpool3d(*[t if t.dtype == torch.long else t.to(LP) for t in F.max_pool3d(i3, 2, return_indices=True)], 2)",
+    "fractional_max_pool2d": "F.fractional_max_pool2d(i2.to(LP), 2, output_size=3, _random_samples=torch.rand(2, 3, 2))",
+    "fractional_max_pool3d": "F.fractional_max_pool3d(i3.to(LP), 2, output_size=3, _random_samples=torch.rand(2, 3, 3))",
     "mse_loss_f64": "F.mse_loss(x.double(), tgt.double())",
     "mse_loss_mixed_f64": "F.mse_loss(x.to(LP), tgt.double())",
     "mse_loss_bad_shape": "F.mse_loss(x.to(LP), tgt[:, :3])",

@@ -1,0 +1,77 @@
+/* ops/conv_pool_out.c — the out= forms of convolution and pooling: the functional overload runs
+ * through the door (its checks first, as upstream's meta functions run before the out tensors are
+ * looked at), then each out tensor must have the result's dtype exactly (upstream's structured and
+ * generated out= kernels refuse a cast; the wording differs by kernel family), is resized as
+ * upstream resizes out= tensors, and receives the result. */
+#include "ops/common.h"
+#include "python/common.h"
+#include "tn_ops_gen.h"
+
+#include <string.h>
+
+enum { MSG_STRUCTURED, MSG_SCALAR_TYPE, MSG_ADAPTIVE };
+
+static PyObject *out_form(tn_value *a, const char *func, const char *overload, int nin, int nout, int msg, const char *label) {
+    int row = tn_op_find(func, overload);
+    if (row < 0) return tn_not_implemented(func);
+    PyObject *r = tn_door_call(row, a);
+    if (!r) return NULL;
+    PyObject *res[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < nout; k++) res[k] = Py_NewRef(nout == 1 ? r : PyTuple_GetItem(r, k));
+    Py_DECREF(r);
+    for (int k = 0; k < nout; k++) {
+        tn_dtype want = tn_tensor_of(res[k])->dtype, got = tn_tensor_of(a[nin + k].u.obj)->dtype;
+        if (want == got) continue;
+        if (msg == MSG_SCALAR_TYPE)
+            PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(want), tn_dtype_cpp_name(got));
+        else if (msg == MSG_ADAPTIVE)
+            PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `output` but got dtype %s", tn_dtype_cxx_name(want), tn_dtype_cxx_name(got));
+        else
+            PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(want),
+                         tn_dtype_cxx_name(got));
+        for (int j = 0; j < nout; j++) Py_XDECREF(res[j]);
+        return NULL;
+    }
+    PyObject *outs[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int k = 0; k < nout; k++) {
+        outs[k] = ok ? tn_out_deliver(res[k], a[nin + k].u.obj, label) : (Py_DECREF(res[k]), NULL);
+        if (!outs[k]) ok = 0;
+    }
+    if (!ok) {
+        for (int k = 0; k < nout; k++) Py_XDECREF(outs[k]);
+        return NULL;
+    }
+    if (nout == 1) return outs[0];
+    PyObject *t = PyTuple_New(nout);
+    for (int k = 0; t && k < nout; k++) PyTuple_SetItem(t, k, outs[k]);
+    if (!t)
+        for (int k = 0; k < nout; k++) Py_DECREF(outs[k]);
+    return t;
+}
+
+#define OUT_FORM(fn, func, ov, nin, nout, msg) \
+    PyObject *fn(tn_value *a) { return out_form(a, func, ov, nin, nout, msg, func); }
+
+OUT_FORM(tn_op_convolution_out, "convolution", "", 9, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op__convolution_out, "_convolution", "", 13, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_im2col_out, "im2col", "", 5, 1, MSG_SCALAR_TYPE)
+OUT_FORM(tn_op_col2im_out, "col2im", "", 6, 1, MSG_SCALAR_TYPE)
+OUT_FORM(tn_op_max_pool2d_with_indices_out, "max_pool2d_with_indices", "", 6, 2, MSG_STRUCTURED)
+OUT_FORM(tn_op_max_pool3d_with_indices_out, "max_pool3d_with_indices", "", 6, 2, MSG_STRUCTURED)
+OUT_FORM(tn_op_max_pool2d_with_indices_backward_grad_input, "max_pool2d_with_indices_backward", "", 8, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_max_pool3d_with_indices_backward_grad_input, "max_pool3d_with_indices_backward", "", 8, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_avg_pool2d_out, "avg_pool2d", "", 7, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_avg_pool3d_out, "avg_pool3d", "", 7, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_avg_pool2d_backward_grad_input, "avg_pool2d_backward", "", 8, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_avg_pool3d_backward_grad_input, "avg_pool3d_backward", "", 8, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_adaptive_max_pool2d_out, "adaptive_max_pool2d", "", 2, 2, MSG_STRUCTURED)
+OUT_FORM(tn_op_adaptive_max_pool3d_out, "adaptive_max_pool3d", "", 2, 2, MSG_STRUCTURED)
+OUT_FORM(tn_op_adaptive_max_pool2d_backward_grad_input, "adaptive_max_pool2d_backward", "", 3, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_adaptive_max_pool3d_backward_grad_input, "adaptive_max_pool3d_backward", "", 3, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op__adaptive_avg_pool2d_out, "_adaptive_avg_pool2d", "", 2, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op__adaptive_avg_pool3d_out, "_adaptive_avg_pool3d", "", 2, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op__adaptive_avg_pool2d_backward_out, "_adaptive_avg_pool2d_backward", "", 2, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op__adaptive_avg_pool3d_backward_out, "_adaptive_avg_pool3d_backward", "", 2, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_adaptive_avg_pool2d_out, "adaptive_avg_pool2d", "", 2, 1, MSG_ADAPTIVE)
+OUT_FORM(tn_op_adaptive_avg_pool3d_out, "adaptive_avg_pool3d", "", 2, 1, MSG_ADAPTIVE)
