@@ -4,8 +4,11 @@ torchnative clients compared with upstream torch 2.13.0 clients.
 Flower: real processes on 127.0.0.1 (flower-superlink / flower-supernode --insecure, the app
 submitted with `flwr run`), the SuperLink and its ServerApp always from upstream's `.venv-ref`,
 the SuperNodes (whose ClientApps train the model) from `.venv` (torchnative) or `.venv-ref`.
-Every federation of this file is started at once by one fixture (Flower's SuperNodes poll every
-3 s, so the runs are mostly waiting; in parallel the file takes ~2-3 min instead of ~8).
+Every federation of this file is started at once by one fixture (Flower's SuperNodes and
+ServerApp poll every 3 s, so the runs are mostly waiting). Measured on the shared 2-core machine
+under load average 15-55: Flower part ~7-10 min, torch.distributed part ~2-5 min; the floor is
+Flower's fixed polls, its 30 s heartbeat (the killed-SuperNode round) and ~60 ClientApp processes
+each importing torch.
 
 Tolerance: the final global models of a torchnative-client run and an all-upstream run must agree
 within 1e-6 (absolute; parameters are O(0.1-1)). The ServerApp (aggregation) is the same upstream
@@ -217,7 +220,16 @@ def _world(pythons, agg, fault="none", rounds=3, timeout=240):
     return outs
 
 
+_SIM = {}
+
+
 def _simulate(agg):
+    if agg not in _SIM:
+        _SIM[agg] = _simulate_once(agg)
+    return _SIM[agg]
+
+
+def _simulate_once(agg):
     r = subprocess.run([REF_PY, WORKER, "-1", "4", "0", agg, "3", "none"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr[-3000:]
@@ -240,13 +252,16 @@ def test_distributed_fedprox_differs_from_fedavg():
     assert _maxdiff(_simulate("fedprox"), _simulate("fedavg")) > 1e-4
 
 
-@pytest.mark.parametrize("fault,word", [("nan", "non-finite"), ("shape", "shape")])
-def test_distributed_bad_update_rejected(fault, word):
-    outs = _world([REF_PY] * 4, "fedavg", fault=fault)
+def test_distributed_bad_update_rejected():
+    """Rank 3 sends a NaN in round 2, rank 2 a wrong shape in round 3: each is rejected (its log
+    names the tensor and the problem), the others' round goes on."""
+    outs = _world([REF_PY] * 4, "fedavg", fault="both")
     hist = outs[0][0]["history"]
+    assert hist[0]["rejected"] == [] and hist[0]["results"] == [0, 1, 2, 3]
     assert hist[1]["rejected"] == [3] and hist[1]["results"] == [0, 1, 2]
-    assert hist[0]["rejected"] == [] and hist[2]["rejected"] == []
-    assert "rank 3: update rejected" in outs[3][1] and word in outs[3][1]
+    assert hist[2]["rejected"] == [2] and hist[2]["results"] == [0, 1, 3]
+    assert "round 2: rank 3: update rejected: rank 3: '0.weight' has 1 non-finite value(s)" in outs[3][1]
+    assert "round 3: rank 2: update rejected: rank 2: '2.bias' has shape [5], the global model's is [3]" in outs[2][1]
     assert all(np.all(np.isfinite(v)) for v in outs[0][0]["state"].values())
 
 

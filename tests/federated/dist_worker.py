@@ -51,9 +51,16 @@ def faulty(model, data, cfg):
     # the last rank misbehaves in round 2: NaN weights, or a state with a wrong shape
     n, _ = federated.local_train(model, data, epochs=cfg["local-epochs"], lr=cfg["lr"],
                                  proximal_mu=cfg["proximal-mu"])
+    # fault "nan" / "shape": the last rank, round 2; "both": also the rank before it sends a wrong
+    # shape in round 3
+    kind = None
     if rank == world - 1 and cfg["server-round"] == 2:
+        kind = "nan" if fault in ("nan", "both") else "shape"
+    if rank == world - 2 and cfg["server-round"] == 3 and fault == "both":
+        kind = "shape"
+    if kind:
         st = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        if fault == "nan":
+        if kind == "nan":
             st["0.weight"][0, 0] = float("nan")
         else:
             st["2.bias"] = torch.zeros(5)

@@ -372,7 +372,8 @@ class _TorchServerApp(ServerApp):
             final = arrayrecord_to_state(result.arrays)
             report = strategy.report
             for r, st in history.items():
-                report.setdefault(r, {})["global"] = st
+                if r > 0:  # round 0 is the initial model
+                    report.setdefault(r, {})["global"] = st
         out = {"state": {k: v.to(torch.float64).reshape(-1).tolist() for k, v in final.items()},
                "report": {str(k): v for k, v in report.items()}, "aggregator": repr(agg),
                "seconds": time.time() - t0}
