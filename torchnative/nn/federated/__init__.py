@@ -10,6 +10,8 @@ engine.server_app() give a Flower ClientApp / ServerApp for real SuperLink / Sup
 see flower.py. Aggregators: FedAvg, FedProx, FedAdam, FedYogi (core.py). Pure Python over torch:
 runs on torchnative and on upstream torch alike. docs/federated.md has the details.
 """
+import sys
+
 from .core import (FedAvg, FedProx, FedOpt, FedAdam, FedYogi, RejectedUpdate, validate_state,
                    validate_weight, local_train, evaluate)
 
@@ -35,7 +37,7 @@ class Engine:
         self.data, self.local_epochs, self.lr, self.batch_size = data, int(local_epochs), lr, batch_size
         self.loss_fn, self.optimizer, self.momentum = loss_fn, optimizer, momentum
         self.transport, self.train_fn, self.group, self.root, self.seed = transport, train_fn, group, root, seed
-        self.log = log or (lambda s: print("[federated] " + s, flush=True))
+        self.log = log or (lambda s: print("[federated] " + s, file=sys.stderr, flush=True))
         self.history = []
 
     def _train_local(self, rnd, model=None, data=None, config=None):

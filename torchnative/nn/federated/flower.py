@@ -11,7 +11,9 @@ Run configuration keys read by server_app (flwr run --run-config '...'; defaults
   fraction, min-nodes, round-timeout (s), secaggplus (bool), dp-clipping-norm (> 0 enables DP),
   dp-noise-multiplier, result-path (JSON file the ServerApp writes: final model and report).
 Node configuration keys read by client_app (flower-supernode --node-config '...'):
-  partition-id, num-partitions, and optionally fault (nan|shape) + fault-round (testing).
+  partition-id, num-partitions; for tests: fault / fault2 (nan|shape) + fault-round / fault2-round
+  (corrupt the reply of that round), slow-round + marker + slow-seconds (write the marker file when
+  that round's training starts, then linger so the SuperNode can be killed mid-round).
 """
 import json
 import logging
@@ -101,8 +103,12 @@ def _client_cfg(msg_cfg, context):
 
 def _maybe_fault(state, cfg):
     """Testing hook (node config fault=nan|shape, fault-round=r): corrupt the reply."""
-    fault = str(cfg.get("fault", ""))
-    if fault and int(cfg.get("fault-round", 1)) == int(cfg.get("server-round", 0)):
+    rnd = int(cfg.get("server-round", 0))
+    fault = ""
+    for key in ("fault", "fault2"):
+        if cfg.get(key) and int(cfg.get(key + "-round", 1)) == rnd:
+            fault = str(cfg[key])
+    if fault:
         state = {k: v.clone() for k, v in state.items()}
         k0 = next(iter(state))
         if fault == "nan":
@@ -250,6 +256,11 @@ def _guarded(base):
 
         def configure_train(self, server_round, arrays, config, grid):
             self._global = {k: a.numpy() for k, a in arrays.items()}
+            if self._gone:
+                # do not wait for nodes that dropped out: require only the ones still there
+                if not hasattr(self, "_min_available0"):
+                    self._min_available0 = self.min_available_nodes
+                self.min_available_nodes = max(self.min_train_nodes, self._min_available0 - len(self._gone))
             msgs = list(super().configure_train(server_round, arrays, config, _GridWithout(grid, self._gone)))
             self._sent = [m.metadata.dst_node_id for m in msgs]
             return msgs
@@ -259,12 +270,15 @@ def _guarded(base):
 
         def aggregate_train(self, server_round, replies):
             replies = list(replies)
-            keep, rejected, failures = [], {}, {}
+            keep, rejected, failed, unattributed = [], {}, {}, []
             for msg in replies:
                 node = msg.metadata.src_node_id
                 if msg.has_error():
-                    failures[node] = str(msg.error.reason)
                     keep.append(msg)
+                    if node in self._sent:
+                        failed[node] = str(msg.error.reason)
+                    else:  # e.g. the SuperLink answering for a node that stopped heartbeating
+                        unattributed.append(str(msg.error.reason))
                     continue
                 try:
                     recs = list(msg.content.array_records.values())
@@ -278,21 +292,23 @@ def _guarded(base):
                 except (RejectedUpdate, ValueError, TypeError) as e:
                     rejected[node] = str(e)
                     _log("round %d: rejected the reply of node %d: %s", server_round, node, e)
-            replied = {m.metadata.src_node_id for m in replies}
-            dropped = [n for n in self._sent if n not in replied]
-            for n in dropped:
-                _log("round %d: node %d sent no reply (dropped out); left out of later rounds",
-                         server_round, n)
+            answered = {m.metadata.src_node_id for m in replies}
+            dropped = [n for n in self._sent if n not in answered]
+            for i, n in enumerate(dropped):
+                why = unattributed[i] if i < len(unattributed) else "no reply within the round timeout"
+                failed[n] = why
+                _log("round %d: node %d dropped out (%s); left out of later rounds", server_round, n, why)
             self._gone.update(dropped)
             ok = [m for m in keep if not m.has_error()]
             # a fixed order (by partition id when clients send it) makes the float sums reproducible
             ok.sort(key=lambda m: (next(iter(m.content.metric_records.values())).get("partition-id", 0),
                                    m.metadata.src_node_id))
-            rep = {"sent": len(self._sent), "results": len(ok), "failures": len(failures) + len(dropped),
-                   "rejected": rejected, "errors": failures, "dropped": dropped}
+            rep = {"sent": len(self._sent), "results": len(ok), "failures": len(failed),
+                   "failed": {str(k): v for k, v in failed.items()}, "dropped": dropped,
+                   "rejected": {str(k): v for k, v in rejected.items()}}
             self.report[server_round] = rep
-            _log("round %d: %d results, %d failures (%d dropped out, %d errors), %d rejected",
-                     server_round, rep["results"], rep["failures"], len(dropped), len(failures), len(rejected))
+            _log("round %d: %d results, %d failures (%d dropped out), %d rejected",
+                 server_round, rep["results"], rep["failures"], len(dropped), len(rejected))
             if not ok:
                 return None, None
             return super().aggregate_train(server_round, ok + [m for m in keep if m.has_error()])
@@ -344,10 +360,20 @@ class _TorchServerApp(ServerApp):
                 outer = fl_strategy.DifferentialPrivacyClientSideFixedClipping(
                     strategy, noise_multiplier=float(rc.get("dp-noise-multiplier", 0.0)),
                     clipping_norm=clip, num_sampled_clients=int(rc.get("dp-sampled-clients", n_nodes)))
+            history = {}
+
+            def keep(server_round, arrays):  # the global model after every round, for the report
+                history[server_round] = {k: a.numpy().astype(np.float64).reshape(-1).tolist()
+                                         for k, a in arrays.items()}
+                return None
+
             result = outer.start(grid=grid, initial_arrays=state_to_arrayrecord(init), num_rounds=rounds,
-                                 timeout=timeout, train_config=train_cfg)
+                                 timeout=timeout, train_config=train_cfg, evaluate_fn=keep)
             final = arrayrecord_to_state(result.arrays)
             report = strategy.report
+            for r, st in history.items():
+                if r > 0:  # round 0 is the initial model
+                    report.setdefault(r, {})["global"] = st
         out = {"state": {k: v.to(torch.float64).reshape(-1).tolist() for k, v in final.items()},
                "report": {str(k): v for k, v in report.items()}, "aggregator": repr(agg),
                "seconds": time.time() - t0}
@@ -379,8 +405,16 @@ def _run_secaggplus(grid, context, agg, rounds, n_nodes, timeout, init, train_cf
     def fit_cfg(server_round):
         return {"lr": train_cfg["lr"], "local-epochs": train_cfg["local-epochs"], "server-round": server_round}
 
+    history = {}
+
+    def keep(server_round, ndarrays, config):  # the global model after every round
+        if server_round > 0:
+            history[server_round] = {k: np.asarray(a, dtype=np.float64).reshape(-1).tolist()
+                                     for k, a in zip(keys, ndarrays)}
+        return None
+
     strategy = LegacyFedAvg(fraction_fit=agg.fraction, fraction_evaluate=0.0, min_fit_clients=agg.min_clients,
-                            min_available_clients=n_nodes, on_fit_config_fn=fit_cfg,
+                            min_available_clients=n_nodes, on_fit_config_fn=fit_cfg, evaluate_fn=keep,
                             initial_parameters=ndarrays_to_parameters([init[k].detach().numpy() for k in keys]))
     ctx = LegacyContext(context=context, config=ServerConfig(num_rounds=rounds, round_timeout=timeout),
                         strategy=strategy)
@@ -396,6 +430,8 @@ def _run_secaggplus(grid, context, agg, rounds, n_nodes, timeout, init, train_cf
     final = {k: torch.from_numpy(np.array(a.numpy(), copy=True)) for k, a in zip(keys, rec.values())}
     fit_hist = ctx.history.metrics_distributed_fit
     report = {r: {"secaggplus": True} for r in range(1, rounds + 1)}
+    for r, st in history.items():
+        report.setdefault(r, {})["global"] = st
     for name, series in fit_hist.items():
         for r, v in series:
             report.setdefault(r, {})[name] = v

@@ -14,6 +14,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import ctypes
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
@@ -26,17 +27,27 @@ def free_port():
     return p
 
 
+def _die_with_parent():
+    """Linux: the SuperLink / SuperNode get SIGKILL if the process that started them dies."""
+    try:
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except Exception:
+        pass
+
+
 def _bin(python, name):
     return os.path.join(os.path.dirname(python), name)
 
 
 class LocalFederation:
     def __init__(self, app_dir, superlink_python, node_pythons, node_configs=None, workdir=None,
-                 pythonpath=ROOT):
+                 pythonpath=ROOT, keep=None):
         self.app_dir, self.link_py, self.node_pys = app_dir, superlink_python, list(node_pythons)
         n = len(self.node_pys)
         self.node_configs = node_configs or [{} for _ in range(n)]
         self.dir = workdir or tempfile.mkdtemp(prefix="tnfed-")
+        # keep=False: the working directory (logs, Flower homes) is removed by __exit__
+        self.keep = keep
         self.pythonpath = pythonpath
         self.port = free_port()
         self.link, self.nodes, self.logs = None, [], {}
@@ -59,7 +70,8 @@ class LocalFederation:
         self.logs[name] = logf.name
         # own session, so the process and the app processes it spawns can be ended together by id
         return subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, cwd=self.dir,
-                                env=self._env(home, python), start_new_session=True)
+                                env=self._env(home, python), start_new_session=True,
+                                preexec_fn=_die_with_parent)
 
     def start(self):
         self.link = self._spawn("superlink", [_bin(self.link_py, "flower-superlink"), "--insecure",
@@ -168,3 +180,5 @@ class LocalFederation:
 
     def __exit__(self, *exc):
         self.close()
+        if self.keep is False:
+            shutil.rmtree(self.dir, ignore_errors=True)
