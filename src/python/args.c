@@ -242,6 +242,9 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         return 0;
     case TN_TYPE_INT: case TN_TYPE_SYMINT: case TN_TYPE_DEVICEINDEX:
         if (!is_int_like(o)) return 0;
+        /* a 0-dim integer tensor binds an int only on the loose pass: upstream tries the
+         * overloads taking a Tensor there first (max(t, t0d) is max.other, not max.dim) */
+        if (!tensors_as_scalars && tn_py_is_tensor(o)) return 0;
         v->tag = TN_V_INT;
         v->u.i = PyLong_AsLongLong(o);
         return (v->u.i == -1 && PyErr_Occurred()) ? -1 : 1;
