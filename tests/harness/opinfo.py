@@ -84,7 +84,8 @@ def _safe(key):
 
 
 # upstream's wording for a kernel without a dtype ("\"addcmul_cpu_out\" not implemented for
-# 'ComplexFloat'"): a refusal naming the kernel when upstream itself computes (counted apart)
+# 'ComplexFloat'"): a refusal naming the kernel when upstream itself computes (the entry's
+# detail shows which wording)
 _DTYPE_REFUSAL = re.compile(r'^"[A-Za-z0-9_]+" not implemented for \'[A-Za-z0-9]+\'$')
 
 
