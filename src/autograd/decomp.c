@@ -1422,16 +1422,8 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
 
 /* ---- adapt family (torchnative.adapt needed these; upstream's composites op by op) ---- */
 
-/* nonzero_numpy(self) -> Tensor[] (and where(condition), which is condition.nonzero_numpy()):
- * nonzero().unbind(1), a 0-dim input unsqueezed first, as upstream */
-static PyObject *d_nonzero_numpy(tn_value *a) {
-    PyObject *c = a[0].u.obj;
-    PyObject *u = tn_tensor_of(c)->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(OL)", c, 0LL) : Py_NewRef(c);
-    PyObject *nz = u ? tn_aten(TN_ROW_nonzero, "(O)", u) : NULL;
-    PyObject *r = nz ? tn_aten(TN_ROW_unbind_int, "(OL)", nz, 1LL) : NULL;
-    Py_XDECREF(u); Py_XDECREF(nz);
-    return r;
-}
+/* where(condition) is condition.nonzero_numpy() (ops/index.c) */
+static PyObject *d_where_condition(tn_value *a) { return tn_op_nonzero_numpy(a); }
 
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
@@ -1468,7 +1460,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_irfftn", "", tn_fft_d_irfftn}, {"fft_fft2", "", tn_fft_d_fftn}, {"fft_ifft2", "", tn_fft_d_ifftn},
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
     /* adapt family */
-    {"nonzero_numpy", "", d_nonzero_numpy}, {"where", "", d_nonzero_numpy},
+    {"where", "", d_where_condition},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 
@@ -1717,7 +1709,6 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_meshgrid, tn_op_meshgrid, -1}, {TN_ROW_meshgrid_indexing, tn_op_meshgrid_indexing, -1},
     {TN_ROW_repeat_interleave_self_Tensor, tn_op_repeat_interleave_self_Tensor, -1},
     {TN_ROW_repeat_interleave_self_int, tn_op_repeat_interleave_self_int, -1},
-    {TN_ROW_min_other, NULL, TN_ROW_minimum}, {TN_ROW_max_other, NULL, TN_ROW_maximum},
     {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},
@@ -1780,6 +1771,10 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW__upsample_nearest_exact3d_vec, tn_op__upsample_nearest_exact3d_vec, -1},
     {TN_ROW_upsample_linear1d_vec, tn_op_upsample_linear1d_vec, -1}, {TN_ROW_upsample_bilinear2d_vec, tn_op_upsample_bilinear2d_vec, -1},
     {TN_ROW_upsample_trilinear3d_vec, tn_op_upsample_trilinear3d_vec, -1}, {TN_ROW_upsample_bicubic2d_vec, tn_op_upsample_bicubic2d_vec, -1},
+    /* OpInfo family (found by tests/test_opinfo.py): binary max / min are maximum / minimum */
+    {TN_ROW_max_other, NULL, TN_ROW_maximum}, {TN_ROW_min_other, NULL, TN_ROW_minimum},
+    {TN_ROW_max_out, NULL, TN_ROW_maximum_out}, {TN_ROW_min_out, NULL, TN_ROW_minimum_out},
+    {TN_ROW_nonzero_numpy, tn_op_nonzero_numpy, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

@@ -1,11 +1,11 @@
-/* ops/arrange.c — meshgrid, repeat_interleave, tril_indices / triu_indices, trace, and
- * min.other / max.other.
+/* ops/arrange.c — meshgrid, repeat_interleave, tril_indices / triu_indices, trace and rot90.
  *
- * meshgrid, repeat_interleave(self, ...) and min/max.other are upstream composites: they run as
- * the ops upstream's composite calls, through the door (views and expands for meshgrid;
- * unsqueeze, expand, clone, flatten for an int repeat; repeat_interleave(repeats) then
- * index_select for a tensor of repeats; minimum / maximum), so the same functions serve as their
- * autograd decompositions (autograd/decomp.c). repeat_interleave(repeats), the index lists and
+ * meshgrid and repeat_interleave(self, ...) are upstream composites: they run as the ops
+ * upstream's composite calls, through the door (views and expands for meshgrid; unsqueeze,
+ * expand, clone, flatten for an int repeat; repeat_interleave(repeats) then index_select for a
+ * tensor of repeats), so the same functions serve as their autograd decompositions
+ * (autograd/decomp.c). rot90 (a CompositeExplicitAutograd op with its own formula) runs as
+ * upstream's flips and transpose. repeat_interleave(repeats), the index lists and
  * trace are kernels: trace sums the diagonal in upstream's accumulation type (double for float,
  * float for f16 / bf16, int64 for integers, whose result is int64). */
 #include "ops/common.h"
@@ -284,11 +284,6 @@ PyObject *tn_op_trace(tn_value *a) {
     }
     return res;
 }
-
-/* ---- min.other / max.other: minimum / maximum ---- */
-
-PyObject *tn_op_min_other(tn_value *a) { return tn_aten(TN_ROW_minimum, "(OO)", a[0].u.obj, a[1].u.obj); }
-PyObject *tn_op_max_other(tn_value *a) { return tn_aten(TN_ROW_maximum, "(OO)", a[0].u.obj, a[1].u.obj); }
 
 /* ---- rot90 ---- */
 

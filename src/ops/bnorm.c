@@ -412,9 +412,9 @@ PyObject *tn_op__batch_norm_impl_index(tn_value *a) {
     PyObject *x = a[0].u.obj, *w = opt_tensor(&a[1]), *b = opt_tensor(&a[2]), *rm = opt_tensor(&a[3]), *rv = opt_tensor(&a[4]);
     bool train = bool_of(&a[5]);
     const tn_tensor *xt = tn_tensor_of(x);
-    int dim1;
-    if (tn_wrap_dim_i(1, xt->ndim, &dim1) < 0) return NULL;
-    int64_t C = xt->sizes[1];
+    /* upstream reads input.sizes()[1] unchecked: 0 past a 1-d input (an empty one is cloned; a
+     * non-empty one fails the running-stat count or native_batch_norm's dim check) */
+    int64_t C = xt->ndim > 1 ? xt->sizes[1] : 0;
     if (tn_numel(xt) == 0) {
         tn_dtype acc = xt->dtype == TN_DTYPE_F32 || xt->dtype == TN_DTYPE_F64 ? TN_DTYPE_F64 : xt->dtype;
         if (tn_nn_float(xt->dtype)) acc = xt->dtype == TN_DTYPE_F64 || xt->dtype == TN_DTYPE_F32 ? TN_DTYPE_F64 : TN_DTYPE_F32;

@@ -7,6 +7,8 @@
  * tensors to int64, checks every index against its bound (kernels cannot fail) and allocates the
  * output with the stride order upstream's TensorIterator gives it. */
 #include "ops/views.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 #include <stdlib.h>
 
@@ -854,6 +856,18 @@ PyObject *tn_op_nonzero_out(tn_value *a) {
 }
 
 PyObject *tn_op_argwhere(tn_value *a) { return nonzero_of(a[0].u.obj); }
+
+/* nonzero_numpy (torch.nonzero(as_tuple=True)): upstream's composite, nonzero().unbind(1), a
+ * 0-dim self unsqueezed first; through the door, so dispatch modes see the pieces. */
+PyObject *tn_op_nonzero_numpy(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    PyObject *u = TN_T(a[0])->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0) : Py_NewRef(x);
+    PyObject *nz = u ? tn_aten(TN_ROW_nonzero, "(O)", u) : NULL;
+    Py_XDECREF(u);
+    PyObject *r = nz ? tn_aten(TN_ROW_unbind_int, "(Oi)", nz, 1) : NULL;
+    Py_XDECREF(nz);
+    return r;
+}
 
 PyObject *tn_op_take(tn_value *a) {
     PyObject *self = a[0].u.obj, *index = a[1].u.obj;

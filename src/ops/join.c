@@ -6,6 +6,8 @@
  * freshly allocated output with tn_copy_into, which casts and broadcasts. tril / triu zero
  * the elements outside the band with a small plain-C strided loop. */
 #include "ops/views.h"
+#include "ops/pad.h"
+#include "ops/pool.h"
 
 #include <stdlib.h>
 
@@ -83,7 +85,15 @@ static PyObject *cat_impl(PyObject *list, int64_t dim, PyObject *out, const char
         if (tn_out_prepare(out, nd, shape, dt, name) < 0) return NULL;
         res = Py_NewRef(out);
     } else {
-        res = tn_tensor_new_empty(nd, shape, dt, TN_DEVICE_CPU);
+        /* upstream's cat_compute_output_memory_format: every input's suggested format when
+         * they all agree, else contiguous */
+        int fmt = -1;
+        for (Py_ssize_t i = 0; i < n && fmt != 0; i++) {
+            int f = tn_suggest_format(tn_tensor_of(PyTuple_GetItem(list, i)));
+            fmt = (fmt >= 0 && fmt != f) ? 0 : f;
+        }
+        res = fmt > 0 && (nd == 4 || nd == 5) ? tn_pool_new(nd, shape, dt, fmt)
+                                              : tn_tensor_new_empty(nd, shape, dt, TN_DEVICE_CPU);
         if (!res) return NULL;
     }
     tn_tensor *o = tn_tensor_of(res);
@@ -136,7 +146,15 @@ static PyObject *stack_impl(PyObject *list, int64_t dim, PyObject *out) {
         if (tn_out_prepare(out, nd, shape, dt, "stack") < 0) return NULL;
         res = Py_NewRef(out);
     } else {
-        res = tn_tensor_new_empty(nd, shape, dt, TN_DEVICE_CPU);
+        /* upstream's cat_compute_output_memory_format: every input's suggested format when
+         * they all agree, else contiguous */
+        int fmt = -1;
+        for (Py_ssize_t i = 0; i < n && fmt != 0; i++) {
+            int f = tn_suggest_format(tn_tensor_of(PyTuple_GetItem(list, i)));
+            fmt = (fmt >= 0 && fmt != f) ? 0 : f;
+        }
+        res = fmt > 0 && (nd == 4 || nd == 5) ? tn_pool_new(nd, shape, dt, fmt)
+                                              : tn_tensor_new_empty(nd, shape, dt, TN_DEVICE_CPU);
         if (!res) return NULL;
     }
     tn_tensor *o = tn_tensor_of(res);

@@ -181,6 +181,11 @@ PyObject *tn_op_diff(tn_value *a) {
     pieces[np++] = a[0];
     if (!tn_is_none(&a[4])) pieces[np++] = a[4];
     PyObject *cur;
+    if (n == 0) {   /* upstream: prepend / append are checked, then ignored (a copy of self) */
+        for (int i = 0; i < np; i++)
+            if (pieces[i].u.obj != a[0].u.obj && check_piece(s, TN_T(pieces[i]), dim) < 0) return NULL;
+        np = 1;
+    }
     if (np == 1 && n > 0) {
         cur = Py_NewRef(a[0].u.obj);  /* the first difference allocates; self is never written */
     } else if (np == 1) {             /* n == 0: a copy laid out like self, as upstream's clone */

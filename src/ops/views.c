@@ -465,7 +465,9 @@ static PyObject *expand_to(PyObject *self, int n, const int64_t *want) {
                 PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s", (long long)w, b1);
                 return NULL;
             }
-            sz[i] = w; st[i] = 0;
+            /* upstream's inferExpandGeometry: a new leading dim of size 1 keeps the stride a
+             * contiguous dim would have (the next dim's size * stride; 0 past a 0-dim tensor) */
+            sz[i] = w; st[i] = (w == 1 && i < n - 1) ? sz[i + 1] * st[i + 1] : 0;
         }
     }
     return tn_tensor_new_view(self, n, sz, st, t->offset);

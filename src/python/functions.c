@@ -7,7 +7,6 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "autograd/autograd.h"
 #include "dispatch/door.h"
 #include "python/args.h"
 #include "python/common.h"
@@ -91,31 +90,6 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                             PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
-    /* upstream's torch.nonzero / Tensor.nonzero binding takes as_tuple: True gives one index
-     * tensor per dimension (nonzero_numpy), False the usual nonzero */
-    PyObject *as_tuple = mode != CALL_ATEN && kw && !strcmp(name, "nonzero") ? PyDict_GetItemString(kw, "as_tuple") : NULL;
-    if (as_tuple) {
-        int t = PyObject_IsTrue(as_tuple);
-        if (t < 0) return NULL;
-        PyObject *k2 = PyDict_Copy(kw);
-        if (!k2 || PyDict_DelItemString(k2, "as_tuple") < 0) { Py_XDECREF(k2); return NULL; }
-        PyObject *r = NULL;
-        if (!t) r = call_rows(name, first, last, mode, self, args, PyDict_Size(k2) ? k2 : NULL);
-        else if (PyDict_GetItemString(k2, "out") && PyDict_GetItemString(k2, "out") != Py_None)
-            PyErr_SetString(PyExc_RuntimeError, "nonzero does not support the out kwarg when as_tuple is True");
-        else {
-            PyObject *x = self ? self : PyTuple_Size(args) > 0 ? PyTuple_GetItem(args, 0) : PyDict_GetItemString(k2, "input");
-            if (!x || (self ? PyTuple_Size(args) : PyTuple_Size(args) - 1) > 0) PyErr_SetString(PyExc_TypeError, "nonzero() received an invalid combination of arguments");
-            else {
-                int row = tn_op_find("nonzero_numpy", "");   /* a named decomposition: no row constant */
-                PyObject *l = row >= 0 ? tn_aten(row, "(O)", x) : tn_not_implemented("aten::nonzero_numpy");
-                r = l ? PySequence_Tuple(l) : NULL;
-                Py_XDECREF(l);
-            }
-        }
-        Py_DECREF(k2);
-        return r;
-    }
     if (mode == CALL_FUNCTION && kw && PyDict_GetItemString(kw, "out") == Py_None && function_has_out(first, last)) {
         PyObject *k2 = PyDict_Copy(kw);
         if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }

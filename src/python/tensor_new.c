@@ -966,7 +966,10 @@ static PyObject *rg_function(PyObject *orig, PyObject *args, PyObject *kw) {
 static const char *const rg_function_names[] = {
     "zeros", "ones", "full", "empty", "empty_strided", "arange", "linspace", "eye", "zeros_like", "ones_like",
     "empty_like", "full_like", "scalar_tensor", "rand", "randn", "randint", "randperm", "rand_like", "randn_like",
-    "randint_like", "normal", "logspace", "range",
+    "randint_like", "normal", "logspace", "range", "bartlett_window", "blackman_window", "hamming_window",
+    "hann_window", "kaiser_window", "empty_permuted", "tril_indices", "triu_indices",
+    /* torch._C._fft's (the same binding rule: every function with TensorOptions) */
+    "fft_fftfreq", "fft_rfftfreq",
 };
 #define N_RG_FUNCS ((int)(sizeof rg_function_names / sizeof *rg_function_names))
 static PyMethodDef rg_defs[N_RG_FUNCS];
@@ -991,6 +994,70 @@ static const PyCFunction rg_method_fns[N_RG_METHODS] = {
     (PyCFunction)(void (*)(void))rgm_0, (PyCFunction)(void (*)(void))rgm_1, (PyCFunction)(void (*)(void))rgm_2,
     (PyCFunction)(void (*)(void))rgm_3, (PyCFunction)(void (*)(void))rgm_4,
 };
+
+/* ---------- nonzero(as_tuple=) ---------- */
+
+/* upstream's hand-written bindings "nonzero(Tensor input, *, bool as_tuple=False, Tensor
+ * out=None)" and the method's "nonzero(*, bool as_tuple=False)": as_tuple=True is
+ * aten::nonzero_numpy (a tuple of index tensors), never with out=. Returns 1 with *res set
+ * when as_tuple was given (true or false: *kw2 is kw without it), 0 when absent, -1 on error. */
+static int nonzero_as_tuple(PyObject *self, PyObject *args, PyObject *kw, PyObject **kw2, PyObject **res) {
+    *kw2 = kw;
+    *res = NULL;
+    PyObject *at = kw ? PyDict_GetItemString(kw, "as_tuple") : NULL;
+    if (!at) return 0;
+    if (!PyBool_Check(at)) {
+        PyObject *tn = PyType_GetName(Py_TYPE(at));
+        if (tn) PyErr_Format(PyExc_TypeError, "nonzero(): argument 'as_tuple' must be bool, not %U", tn);
+        Py_XDECREF(tn);
+        return -1;
+    }
+    *kw2 = PyDict_Copy(kw);
+    if (!*kw2 || PyDict_DelItemString(*kw2, "as_tuple") < 0) return -1;
+    if (at == Py_False) return 1;
+    PyObject *out = PyDict_GetItemString(*kw2, "out");
+    if (out && out != Py_None) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero does not support the out kwarg when as_tuple is True");
+        return -1;
+    }
+    PyObject *x = self;
+    Py_ssize_t given = PyTuple_Size(args) + PyDict_Size(*kw2) - (out ? 1 : 0);
+    if (!x) x = PyTuple_Size(args) == 1 ? PyTuple_GetItem(args, 0) : PyDict_GetItemString(*kw2, "input");
+    if (!x || !tn_py_is_tensor(x) || given != (self ? 0 : 1)) {
+        PyErr_SetString(PyExc_TypeError, "nonzero() received an invalid combination of arguments");
+        return -1;
+    }
+    int row = tn_op_find("nonzero_numpy", "");
+    if (row < 0) return -1;
+    tn_value v[1];
+    memset(v, 0, sizeof v);
+    v[0].tag = TN_V_TENSOR;
+    v[0].u.obj = x;
+    PyObject *r = tn_door_call(row, v);
+    if (!r) return -1;
+    *res = PySequence_Tuple(r);
+    Py_DECREF(r);
+    return *res ? 1 : -1;
+}
+
+static PyObject *nonzero_function(PyObject *orig, PyObject *args, PyObject *kw) {
+    PyObject *kw2, *res;
+    int r = nonzero_as_tuple(NULL, args, kw, &kw2, &res);
+    if (r == 1 && !res) res = PyObject_Call(orig, args, kw2);
+    else if (r == 0) res = PyObject_Call(orig, args, kw);
+    if (kw2 != kw) Py_XDECREF(kw2);
+    return r < 0 ? NULL : res;
+}
+
+static int nonzero_method_index;
+static PyObject *nonzero_method(PyObject *self, PyObject *args, PyObject *kw) {
+    PyObject *kw2, *res;
+    int r = nonzero_as_tuple(self, args, kw, &kw2, &res);
+    if (r == 1 && !res) res = tn_call_method(nonzero_method_index, self, args, kw2);
+    else if (r == 0) res = tn_call_method(nonzero_method_index, self, args, kw);
+    if (kw2 != kw) Py_XDECREF(kw2);
+    return r < 0 ? NULL : res;
+}
 
 /* ---------- init ---------- */
 
@@ -1037,17 +1104,39 @@ int tn_tensor_new_init(PyObject *m) {
         if (!f || PyObject_SetAttrString(vf, d->ml_name, f) < 0) { Py_XDECREF(f); goto fail; }
         Py_DECREF(f);
     }
+    PyObject *fft = PyObject_GetAttrString(m, "_fft");
+    if (!fft) PyErr_Clear();
     for (int i = 0; i < N_RG_FUNCS; i++) {
-        PyObject *orig = PyObject_GetAttrString(vf, rg_function_names[i]);
+        bool in_fft = !strncmp(rg_function_names[i], "fft_", 4);
+        PyObject *space = in_fft ? fft : vf;
+        if (!space) continue;
+        PyObject *orig = PyObject_GetAttrString(space, rg_function_names[i]);
         if (!orig) { PyErr_Clear(); continue; }
         rg_defs[i].ml_name = rg_function_names[i];
         rg_defs[i].ml_meth = (PyCFunction)(void (*)(void))rg_function;
         rg_defs[i].ml_flags = METH_VARARGS | METH_KEYWORDS;
-        PyObject *f = PyCFunction_NewEx(&rg_defs[i], orig, modname);
+        PyObject *mn = in_fft ? PyUnicode_FromString("torch._C._fft") : Py_NewRef(modname);
+        PyObject *f = mn ? PyCFunction_NewEx(&rg_defs[i], orig, mn) : NULL;
+        Py_XDECREF(mn);
         Py_DECREF(orig);
-        if (!f || PyObject_SetAttrString(vf, rg_function_names[i], f) < 0) { Py_XDECREF(f); goto fail; }
+        if (!f || PyObject_SetAttrString(space, rg_function_names[i], f) < 0) { Py_XDECREF(f); Py_XDECREF(fft); goto fail; }
+        if (in_fft) { Py_DECREF(f); continue; }
         tn_set_public_api(rg_function_names[i], f);
         Py_DECREF(f);
+    }
+    Py_XDECREF(fft);
+    {
+        static PyMethodDef nz_def = {"nonzero", (PyCFunction)(void (*)(void))nonzero_function, METH_VARARGS | METH_KEYWORDS, NULL};
+        static PyMethodDef nz_mdef = {"nonzero", (PyCFunction)(void (*)(void))nonzero_method, METH_VARARGS | METH_KEYWORDS, NULL};
+        PyObject *orig = PyObject_GetAttrString(vf, "nonzero");
+        if (!orig) goto fail;
+        PyObject *f = PyCFunction_NewEx(&nz_def, orig, modname);
+        Py_DECREF(orig);
+        if (!f || PyObject_SetAttrString(vf, "nonzero", f) < 0) { Py_XDECREF(f); goto fail; }
+        tn_set_public_api("nonzero", f);
+        Py_DECREF(f);
+        nonzero_method_index = tn_name_find("nonzero");
+        if (nonzero_method_index >= 0 && add_method(&nz_mdef) < 0) goto fail;
     }
     for (PyMethodDef *d = tensor_methods; d->ml_name; d++)
         if (add_method(d) < 0) goto fail;

@@ -178,8 +178,10 @@ def _tail(path, n=1500):
         return ""
 
 
-def run_batch(python, jobs, timeout=None, import_timeout=300.0, stats=None, extra_env=None):
+def run_batch(python, jobs, timeout=None, import_timeout=300.0, stats=None, extra_env=None,
+              worker=WORKER):
     """Run `jobs` (dicts from Case.job) in `python`; returns a list of records, same order.
+    (`worker`: the script speaking this protocol; opinfo.py passes opinfo_worker.py.)
 
     A record is the worker's dict, or {"harness": reason} when the case could not be run
     (interpreter missing, import failure, crash, timeout).
@@ -201,7 +203,7 @@ def run_batch(python, jobs, timeout=None, import_timeout=300.0, stats=None, extr
         starts += 1
         rfd, wfd = os.pipe()
         with open(log_path, "ab") as log:
-            proc = subprocess.Popen([python, str(WORKER), job_path, str(wfd), str(i)],
+            proc = subprocess.Popen([python, str(worker), job_path, str(wfd), str(i)],
                                     pass_fds=(wfd,), stdin=subprocess.DEVNULL, stdout=log,
                                     stderr=log, cwd=tmp,
                                     env=dict(_worker_env(), **(extra_env or {})))

@@ -213,7 +213,10 @@ tn_loop tn_mse_backward_loop(tn_dtype dt) {
                 } else {                                                                         \
                     for (int64_t j = 0; j < n; j++) {                                            \
                         int64_t k = base + j * inner;                                            \
-                        sum += (double)g[k] * (double)y[k];                                      \
+                        /* upstream's kernel for a dim other than the last accumulates with */  \
+                        /* fused multiply-adds lane by lane (its AVX2 / AVX-512 builds) */       \
+                        sum = inner > 1 ? fma((double)g[k], (double)y[k], sum)                   \
+                                        : sum + (double)g[k] * (double)y[k];                     \
                     }                                                                            \
                     for (int64_t j = 0; j < n; j++) {                                            \
                         int64_t k = base + j * inner;                                            \
