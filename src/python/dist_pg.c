@@ -1868,7 +1868,8 @@ int tn_dist_pg_types_init(PyObject *c10d) {
     c10d_mod = c10d;
     if (install_wait_counter() < 0) return -1;
     for (int i = 0; i < N_BAGS; i++)
-        if (add_type(c10d, bag_fields[i].cls, make_bag(bag_fields[i].cls, NULL)) < 0) return -1;
+        if (bag_fields[i].cls[0] != '_' && add_type(c10d, bag_fields[i].cls, make_bag(bag_fields[i].cls, NULL)) < 0)
+            return -1;
     PyObject *t;
     if (!(t = PyType_FromSpec(&work_spec)) || tn_dist_set_meta(t, 0) < 0) return -1;
     Work_T = (PyTypeObject *)t;
