@@ -226,3 +226,27 @@ def test_hostile_peer(mode, tmp_path):
                 p.wait()
     assert ours.returncode == 0, err[-3000:]
     assert out.startswith("RAISED RuntimeError"), (out, err[-2000:])
+
+
+TORCHRUN_SCRIPT = r"""
+import os, sys, torch, torch.distributed as dist
+dist.init_process_group("gloo")
+t = torch.arange(3, dtype=torch.float32) + dist.get_rank()
+dist.all_reduce(t)
+with open(os.path.join(sys.argv[1], f"r{dist.get_rank()}"), "w") as f:
+    f.write(f"rank {dist.get_rank()} {dist.get_world_size()} {t.tolist()}")
+dist.destroy_process_group()
+"""
+
+
+def test_torchrun_two_ranks(tmp_path):
+    """torchrun (upstream's elastic agent over our TCPStore) launches 2 of our ranks; the sum of
+    arange(3) + rank over ranks 0 and 1 is [1, 3, 5]"""
+    script = tmp_path / "s.py"
+    script.write_text(TORCHRUN_SCRIPT)
+    out = subprocess.run([SUBJECT_PY, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port",
+                          str(_free_port()), str(script), str(tmp_path)], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = [(tmp_path / f"r{r}").read_text() for r in range(2)]
+    assert lines == ["rank 0 2 [1.0, 3.0, 5.0]", "rank 1 2 [1.0, 3.0, 5.0]"], out.stderr[-2000:]

@@ -220,10 +220,18 @@ static PyObject *work_new_done(PyObject *tensors) {
     return (PyObject *)w;
 }
 
+static int owner_alive(work_obj *w);   /* the backend still holds the op's context */
+
 static int work_finish(work_obj *w, int64_t timeout_ms) {
     if (w->completed || !w->op) {
         w->completed = 1;
         return 0;
+    }
+    if (!owner_alive(w)) {
+        w->op = NULL;   /* freed with its context */
+        w->completed = 1;
+        PyErr_SetString(PyExc_RuntimeError, "the process group of this work has been shut down");
+        return -1;
     }
     tn_derr err = {0};
     int src = -1, rc;
@@ -268,7 +276,7 @@ static PyObject *work_wait(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyObject *work_is_completed(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
-    if (!w->completed && w->op && tn_gloo_op_done(w->ctx, w->op)) {
+    if (!w->completed && w->op && owner_alive(w) && tn_gloo_op_done(w->ctx, w->op)) {
         if (work_finish(w, -1) < 0) PyErr_Clear();
     }
     return PyBool_FromLong(w->completed);
@@ -322,7 +330,7 @@ static int work_traverse(PyObject *self, visitproc visit, void *arg) {
 static int work_clear(PyObject *self) {
     work_obj *w = (work_obj *)self;
     if (w->op) {
-        tn_gloo_op_abandon(w->ctx, w->op);
+        if (owner_alive(w)) tn_gloo_op_abandon(w->ctx, w->op);
         w->op = NULL;
     }
     Py_CLEAR(w->dict);
@@ -618,6 +626,14 @@ fail:
     for (int i = 0; i < ndev; i++) tn_gloo_device_unref(dv[i]);
     free(dv);
     return -1;
+}
+
+static int owner_alive(work_obj *w) {
+    backend_obj *b = (backend_obj *)w->owner;
+    if (!b || !b->ctxs) return 0;
+    for (int i = 0; i < b->nctx; i++)
+        if (b->ctxs[i] == w->ctx) return 1;
+    return 0;
 }
 
 static backend_obj *gloo_of(PyObject *self) {
