@@ -13,6 +13,7 @@
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* ---- meshgrid ---- */
@@ -206,6 +207,21 @@ PyObject *tn_op_repeat_interleave_self_int(tn_value *a) {
 
 /* ---- tril_indices / triu_indices ---- */
 
+/* Elements of the lower triangle (c <= r + off) of a row x col matrix, in closed form (upstream's
+ * get_tril_size; rows may be huge): sum over r of clamp(r + off + 1, 0, col). */
+static int64_t tril_count(int64_t row, int64_t col, int64_t off) {
+    if (row == 0 || col == 0) return 0;
+    __int128 a = (__int128)off + 1, total = 0;
+    __int128 r0 = a >= 1 ? 0 : 1 - a;                 /* first row with a positive count */
+    __int128 r1 = (__int128)col - a;                  /* first row with a full count */
+    if (r0 > row) r0 = row;
+    if (r1 < r0) r1 = r0;
+    if (r1 > row) r1 = row;
+    total += (r1 - r0) * (r0 + a + r1 - 1 + a) / 2;   /* counts r0 + a .. r1 - 1 + a */
+    total += ((__int128)row - r1) * col;
+    return total > INT64_MAX ? INT64_MAX : (int64_t)total;
+}
+
 static PyObject *tri_indices(tn_value *a, bool lower) {
     int64_t row = a[0].u.i, col = a[1].u.i, off = a[2].u.i;
     tn_dtype dt = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : TN_DTYPE_I64;
@@ -213,20 +229,21 @@ static PyObject *tri_indices(tn_value *a, bool lower) {
     if (row < 0) return PyErr_Format(PyExc_RuntimeError, "row must be non-negative, got%lld", (long long)row);
     if (col < 0) return PyErr_Format(PyExc_RuntimeError, "col must be non-negative, got%lld", (long long)col);
     if (dt != TN_DTYPE_I64 && dt != TN_DTYPE_I32) return tn_kernel_missing(name, dt);
-    int64_t count = 0;
-    for (int64_t r = 0; r < row; r++) {
-        int64_t lo = lower ? 0 : (r + off > 0 ? r + off : 0), hi = lower ? r + off + 1 : col;
-        if (hi > col) hi = col;
-        if (hi > lo) count += hi - lo;
-    }
+    __int128 full = (__int128)row * col;
+    int64_t count = lower ? tril_count(row, col, off)
+                          : (int64_t)(full - tril_count(row, col, off == INT64_MIN ? off : off - 1) > INT64_MAX
+                                          ? INT64_MAX : full - tril_count(row, col, off == INT64_MIN ? off : off - 1));
+    if (count > (INT64_MAX / 2) / tn_dtype_itemsize(dt))
+        return PyErr_Format(PyExc_RuntimeError, "Storage size calculation overflowed with sizes=[2, %lld]", (long long)count);
     int64_t sz[2] = {2, count};
     PyObject *res = tn_tensor_new_empty(2, sz, dt, TN_DEVICE_CPU);
     if (!res) return NULL;
     char *p = tn_data(tn_tensor_of(res));
     int64_t i = 0;
-    for (int64_t r = 0; r < row; r++) {
-        int64_t lo = lower ? 0 : (r + off > 0 ? r + off : 0), hi = lower ? r + off + 1 : col;
-        if (hi > col) hi = col;
+    int64_t r_first = lower && off < -1 ? -(off + 1) : 0;   /* rows before it are empty */
+    for (int64_t r = r_first; r < row && i < count; r++) {
+        int64_t lo = lower ? 0 : (r + off > 0 ? r + off : 0), hi = lower ? (r + off + 1 < col ? r + off + 1 : col) : col;
+        if (lower && r + off + 1 < 0) hi = 0;
         for (int64_t c = lo; c < hi; c++, i++) {
             if (dt == TN_DTYPE_I64) { ((int64_t *)p)[i] = r; ((int64_t *)p)[count + i] = c; }
             else { ((int32_t *)p)[i] = (int32_t)r; ((int32_t *)p)[count + i] = (int32_t)c; }
@@ -242,8 +259,8 @@ PyObject *tn_op_triu_indices(tn_value *a) { return tri_indices(a, false); }
 PyObject *tn_op_trace(tn_value *a) {
     const tn_tensor *t = TN_T(a[0]);
     tn_dtype dt = t->dtype;
-    if (dt == TN_DTYPE_BOOL || tn_dtype_is_complex(dt) || !(tn_dtype_is_floating(dt) || tn_dtype_is_integral(dt, false)))
-        return tn_kernel_missing("trace", dt);
+    bool float4 = dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16;
+    if (!float4 && !tn_dtype_is_integral(dt, false)) return tn_kernel_missing("trace", dt);
     if (t->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "trace: expected a matrix, but got tensor with dim %d", t->ndim);
     bool integral = tn_dtype_is_integral(dt, false);
     PyObject *res = tn_tensor_new_empty(0, NULL, integral ? TN_DTYPE_I64 : dt, TN_DEVICE_CPU);

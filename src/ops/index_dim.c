@@ -273,8 +273,8 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
             Py_XDECREF(ds); Py_XDECREF(ss); Py_XDECREF(kw); Py_XDECREF(r);
         }
     } else if (!rc) {
-        if (kind == IX_ADD && t->dtype != TN_DTYPE_BOOL && !tn_dtype_is_floating(t->dtype) &&
-            !tn_dtype_is_integral(t->dtype, false)) {
+        if (kind == IX_ADD && t->dtype != TN_DTYPE_BOOL && t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64 &&
+            t->dtype != TN_DTYPE_F16 && t->dtype != TN_DTYPE_BF16 && !tn_dtype_is_integral(t->dtype, false)) {
             tn_kernel_missing("index_add_cpu_", t->dtype);
             rc = -1;
         } else rc = run(kind, dst, dim, iv, n, src, NULL, alpha);

@@ -8,8 +8,8 @@
 #include "kernels/scan.h"
 
 static bool scan_dtype_ok(tn_dtype d) {
-    return !tn_dtype_is_complex(d) && tn_dtype_itemsize(d) > 0 &&
-           (tn_dtype_is_floating(d) || tn_dtype_is_integral(d, true));
+    return d == TN_DTYPE_F32 || d == TN_DTYPE_F64 || d == TN_DTYPE_F16 || d == TN_DTYPE_BF16 ||
+           tn_dtype_is_integral(d, true);
 }
 
 /* The [outer, n, inner] split of t around dim (already wrapped; a 0-dim tensor is 1x1x1). */

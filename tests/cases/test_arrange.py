@@ -47,6 +47,8 @@ cases("tri_indices", {
     "tril": "(torch.tril_indices(3, 4, 1), torch.tril_indices(4, 3), torch.tril_indices(3, 3, -1), torch.tril_indices(3, 3, -5), torch.tril_indices(2, 5, 10))",
     "triu": "(torch.triu_indices(4, 3, -1), torch.triu_indices(3, 3), torch.triu_indices(3, 4, 2), torch.triu_indices(3, 3, 7), torch.triu_indices(2, 2, -9))",
     "int32_empty": "(torch.tril_indices(3, 3, dtype=torch.int32), torch.triu_indices(0, 3), torch.tril_indices(3, 0))",
+    "huge_offsets": "(torch.tril_indices(2**40, 3, -2**40 + 2), torch.triu_indices(3, 2**40, 2**40 - 3), torch.triu_indices(2**62, 1))",
+    "bad_huge": "torch.tril_indices(2**62, 1)",
     "bad_row": "torch.tril_indices(-1, 3)",
     "bad_col": "torch.triu_indices(3, -2)",
     "bad_dtype": "torch.tril_indices(3, 3, dtype=torch.float32)",
