@@ -43,6 +43,16 @@ def _has_flwr(py):
     return r.returncode == 0 and r.stdout.strip() == "1.42.0"
 
 
+def _init_state():
+    """The toy model's initial weights, computed in a child interpreter (the pytest process never
+    imports torch: tests/test_harness_selftest.py)."""
+    code = ("import json, sys; sys.path.insert(0, %r); from torchnative.nn.federated import toy; "
+            "print(json.dumps(toy.state_to_json(toy.make_model(0).state_dict())))" % ROOT)
+    r = subprocess.run([REF_PY, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 def _maxdiff(a, b):
     assert a.keys() == b.keys()
     return max(float(np.max(np.abs(np.array(a[k]) - np.array(b[k])))) for k in a)
@@ -132,8 +142,7 @@ def test_flower_fedavg_torchnative_clients_equal_upstream(flower_runs):
         for rnd in ("1", "2", "3"):
             assert r["report"][rnd]["results"] == 3 and r["report"][rnd]["failures"] == 0, r["report"][rnd]
     # the federation did something: the model moved away from its initial value
-    from torchnative.nn.federated import toy
-    init = toy.state_to_json(toy.make_model(0).state_dict())
+    init = _init_state()
     assert _maxdiff(ref["state"], init) > 1e-2
     d = _maxdiff(ours["state"], ref["state"])
     print("Flower FedAvg, 3 rounds, 3 SuperNodes: max |torchnative clients - upstream clients| = %.3e" % d)
@@ -181,8 +190,7 @@ def test_flower_secaggplus(flower_runs):
 
 def test_flower_fixed_clipping_dp(flower_runs):
     ours, ref = _get(flower_runs, "dp-ours"), _get(flower_runs, "dp-ref")
-    from torchnative.nn.federated import toy
-    prev = toy.state_to_json(toy.make_model(0).state_dict())
+    prev = _init_state()
     for rnd in ("1", "2", "3"):
         g = ours["report"][rnd]["global"]
         step = math.sqrt(sum(float(np.sum((np.array(g[k]) - np.array(prev[k])) ** 2)) for k in g))
@@ -324,28 +332,36 @@ def test_distributed_torchnative_ranks(agg, mix):
 # In-process (on the Python running pytest: torchnative under .venv)
 
 def test_validate_state_messages():
-    import torch
-    from torchnative.nn import federated
-    ref = {"w": torch.zeros(2, 3), "b": torch.zeros(3)}
-    federated.validate_state({"w": torch.ones(2, 3), "b": torch.ones(3)}, ref)
-    cases = [({"w": torch.ones(3, 2), "b": torch.ones(3)}, "'w' has shape [3, 2], the global model's is [2, 3]"),
-             ({"w": torch.full((2, 3), float("nan")), "b": torch.ones(3)}, "'w' has 6 non-finite value(s)"),
-             ({"w": torch.ones(2, 3), "b": torch.tensor([1.0, float("inf"), 0.0])}, "'b' has 1 non-finite"),
-             ({"w": torch.ones(2, 3)}, "missing ['b']"),
-             ({"w": torch.ones(2, 3), "b": torch.ones(3), "c": torch.ones(1)}, "unexpected ['c']")]
-    for state, words in cases:
-        with pytest.raises(federated.RejectedUpdate, match=None) as ei:
-            federated.validate_state(state, ref, "node 7")
-        assert words in str(ei.value) and str(ei.value).startswith("node 7"), str(ei.value)
-    for n in (0, -3, float("nan"), True, None):
-        with pytest.raises(federated.RejectedUpdate, match="number of examples"):
-            federated.validate_weight(n)
-    with pytest.raises(ValueError, match="rounds"):
-        federated.Engine(torch.nn.Linear(1, 1), rounds=0)
-    with pytest.raises(ValueError, match="transport"):
-        federated.Engine(torch.nn.Linear(1, 1), transport="carrier-pigeon")
-    with pytest.raises(ValueError, match="fraction"):
-        federated.FedAvg(fraction=0.0)
+    """Bad replies and arguments give clear errors (run in a child torchnative interpreter)."""
+    code = "import sys, pytest\nsys.path.insert(0, %r)\n" % ROOT + _VALIDATE
+    r = subprocess.run([SUBJECT_PY, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+_VALIDATE = r"""
+import torch
+from torchnative.nn import federated
+ref = {"w": torch.zeros(2, 3), "b": torch.zeros(3)}
+federated.validate_state({"w": torch.ones(2, 3), "b": torch.ones(3)}, ref)
+cases = [({"w": torch.ones(3, 2), "b": torch.ones(3)}, "'w' has shape [3, 2], the global model's is [2, 3]"),
+         ({"w": torch.full((2, 3), float("nan")), "b": torch.ones(3)}, "'w' has 6 non-finite value(s)"),
+         ({"w": torch.ones(2, 3), "b": torch.tensor([1.0, float("inf"), 0.0])}, "'b' has 1 non-finite"),
+         ({"w": torch.ones(2, 3)}, "missing ['b']"),
+         ({"w": torch.ones(2, 3), "b": torch.ones(3), "c": torch.ones(1)}, "unexpected ['c']")]
+for state, words in cases:
+    with pytest.raises(federated.RejectedUpdate, match=None) as ei:
+        federated.validate_state(state, ref, "node 7")
+    assert words in str(ei.value) and str(ei.value).startswith("node 7"), str(ei.value)
+for n in (0, -3, float("nan"), True, None):
+    with pytest.raises(federated.RejectedUpdate, match="number of examples"):
+        federated.validate_weight(n)
+with pytest.raises(ValueError, match="rounds"):
+    federated.Engine(torch.nn.Linear(1, 1), rounds=0)
+with pytest.raises(ValueError, match="transport"):
+    federated.Engine(torch.nn.Linear(1, 1), transport="carrier-pigeon")
+with pytest.raises(ValueError, match="fraction"):
+    federated.FedAvg(fraction=0.0)
+"""
 
 
 def test_records_roundtrip_and_local_training_match_upstream():

@@ -20,7 +20,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 
 # Known failures not fixed yet: op key -> reason. Each stays visible as an xfail.
-KNOWN = {}
+KNOWN = {
+    "nn.functional.pad.circular": "gradgradcheck: the double backward of _pad_circular's composite (new_empty, slices, "
+                                  "copy_ into CopySlices) reports a nonzero analytical gradient where the numerical one "
+                                  "is zero; first-order gradients agree with upstream",
+}
 
 _RESULTS = []
 
