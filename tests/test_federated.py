@@ -32,6 +32,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REF_PY = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
 SUBJECT_PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 APP = os.path.join(ROOT, "examples", "federated_app")
+
+
+def _local():
+    """torchnative/nn/federated/local.py loaded by path: importing it through its package would
+    import torch into the pytest process (the harness keeps torch out of it)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "_tn_federated_local", os.path.join(ROOT, "torchnative", "nn", "federated", "local.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 WORKER = os.path.join(ROOT, "tests", "federated", "dist_worker.py")
 sys.path.insert(0, ROOT)
 
@@ -77,7 +88,7 @@ BASE_RC = {"rounds": 3, "min-nodes": 2, "min-available-nodes": 3}
 
 
 def _run_scenario(name, out):
-    from torchnative.nn.federated.local import LocalFederation
+    LocalFederation = _local().LocalFederation
     who, rc, node_cfg, kill = SCENARIOS[name]
     py = SUBJECT_PY if who == "ours" else REF_PY
     fed = LocalFederation(APP, REF_PY, [py] * 3)
@@ -207,7 +218,7 @@ def test_flower_fixed_clipping_dp(flower_runs):
 # torch.distributed
 
 def _world(pythons, agg, fault="none", rounds=3, timeout=240):
-    from torchnative.nn.federated.local import free_port
+    free_port = _local().free_port
     port = free_port()
     env = dict(os.environ, PYTHONPATH=ROOT)
     procs = [subprocess.Popen([py, WORKER, str(r), str(len(pythons)), str(port), agg, str(rounds), fault],
@@ -296,7 +307,7 @@ def _torchnative_gloo_works():
 
 
 def _probe_gloo():
-    from torchnative.nn.federated.local import free_port
+    free_port = _local().free_port
     port = str(free_port())
     ps = [subprocess.Popen([SUBJECT_PY, "-c", _PROBE, str(r), port], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True) for r in range(2)]
