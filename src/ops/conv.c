@@ -628,13 +628,16 @@ PyObject *tn_op_col2im(tn_value *a) {
     }
     int64_t nb[2];
     for (int i = 0; i < 2; i++) nb[i] = sliding_blocks(o[i], pd[i], d[i], k[i], s[i]);
-    if (nb[0] < 1 || nb[1] < 1 || nb[0] * nb[1] != L) {
+    /* the product as upstream's int64 arithmetic wraps it (printed in the message); an overflowing
+     * product never matches a real size */
+    int64_t blocks = (int64_t)((uint64_t)nb[0] * (uint64_t)nb[1]), exact;
+    if (nb[0] < 1 || nb[1] < 1 || __builtin_mul_overflow(nb[0], nb[1], &exact) || exact != L) {
         PyErr_Format(PyExc_RuntimeError, "Given output_size=(%lld, %lld), kernel_size=(%lld, %lld), dilation=(%lld, %lld), "
                      "padding=(%lld, %lld), stride=(%lld, %lld), expected size of input's dimension 2 to match the "
                      "calculated number of sliding blocks %lld * %lld = %lld, but got input.size(2)=%lld.",
                      (long long)o[0], (long long)o[1], (long long)k[0], (long long)k[1], (long long)d[0], (long long)d[1],
                      (long long)pd[0], (long long)pd[1], (long long)s[0], (long long)s[1], (long long)nb[0],
-                     (long long)nb[1], (long long)(nb[0] * nb[1]), (long long)L);
+                     (long long)nb[1], (long long)blocks, (long long)L);
         return NULL;
     }
     tn_conv_type t;

@@ -67,10 +67,21 @@ static double norm_factor(int64_t mode, double n) {
     return mode == 1 ? 1 / sqrt(n) : mode == 2 ? 1 / n : 1;
 }
 
+/* dims (room for TN_MAX_DIMS) wrapped; a repeated dim is refused as torch.fft's public functions
+ * refuse it (upstream's _fft_* ops read uninitialised memory for one) */
 static int get_dims(const tn_value *v, const tn_tensor *t, int *dims, int *nd) {
+    bool seen[TN_MAX_DIMS] = {0};
     *nd = v->u.ints.n;
-    for (int i = 0; i < *nd; i++)
-        if (tn_wrap_dim_i(v->u.ints.v[i], t->ndim, &dims[i]) < 0) return -1;
+    for (int i = 0; i < *nd; i++) {
+        int d;
+        if (tn_wrap_dim_i(v->u.ints.v[i], t->ndim, &d) < 0) return -1;
+        if (seen[d]) {
+            PyErr_SetString(PyExc_RuntimeError, "FFT dims must be unique");
+            return -1;
+        }
+        seen[d] = true;
+        dims[i] = d;
+    }
     return 0;
 }
 static tn_dtype complex_of(tn_dtype d) { return d == TN_DTYPE_F64 || d == TN_DTYPE_C128 ? TN_DTYPE_C128 : TN_DTYPE_C64; }

@@ -1208,12 +1208,15 @@ PyObject *tn_op_diag_embed(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(x);
     int64_t off = a[1].u.i;
     int nd = t->ndim + 1, d1, d2;
+    if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
     if (tn_wrap_dim_i(a[2].u.i, nd, &d1) < 0 || tn_wrap_dim_i(a[3].u.i, nd, &d2) < 0) return NULL;
     if (d1 == d2) {
         PyErr_Format(PyExc_RuntimeError, "diagonal dimensions cannot be identical %lld, %lld", (long long)a[2].u.i, (long long)a[3].u.i);
         return NULL;
     }
-    int64_t last = t->ndim ? t->sizes[t->ndim - 1] : 1, m = last + (off < 0 ? -off : off);
+    /* last + |offset| as upstream's int64 wraps it: a wrapped (negative) size is refused as such */
+    int64_t last = t->ndim ? t->sizes[t->ndim - 1] : 1;
+    int64_t m = (int64_t)((uint64_t)last + (off < 0 ? -(uint64_t)off : (uint64_t)off));
     int64_t sz[TN_MAX_DIMS];
     for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : t->sizes[k++];
     PyObject *r = new_zeros(nd, sz, t->dtype);

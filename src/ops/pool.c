@@ -87,12 +87,24 @@ static int out_shape(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t dil,
         PyErr_Format(PyExc_RuntimeError, "pad must be non-negative, but got pad: %lld", (long long)pad);
         return -1;
     }
-    if (pad > ((k - 1) * dil + 1) / 2) {
+    /* every intermediate in int64 without overflow (upstream's wraps; out-of-range parameters
+     * are refused here instead) */
+    int64_t ek, num;
+    bool ovf = k == INT64_MIN || __builtin_mul_overflow(k - 1, dil, &ek) || __builtin_add_overflow(ek, 1, &ek);
+    ovf = ovf || __builtin_mul_overflow(pad, 2, &num) || __builtin_add_overflow(in, num, &num) ||
+          __builtin_sub_overflow(num, ek, &num) || __builtin_add_overflow(num, ceil ? s - 1 : 0, &num);
+    if (ovf) {
+        PyErr_Format(PyExc_RuntimeError, "pooling output size overflows int64: input size %lld, kernel_size=%lld, "
+                     "padding=%lld, stride=%lld, dilation=%lld", (long long)in, (long long)k, (long long)pad,
+                     (long long)s, (long long)dil);
+        return -1;
+    }
+    if (pad > ek / 2) {
         PyErr_Format(PyExc_RuntimeError, "pad should be at most half of effective kernel size, but got pad=%lld, "
                      "kernel_size=%lld and dilation=%lld", (long long)pad, (long long)k, (long long)dil);
         return -1;
     }
-    int64_t r = div_rtn(in + 2 * pad - dil * (k - 1) - 1 + (ceil ? s - 1 : 0), s) + 1;
+    int64_t r = div_rtn(num, s) + 1;
     if (ceil && (r - 1) * s >= in + pad) r--;
     *o = r;
     return 0;
