@@ -11,7 +11,14 @@ views and exception types exact). The sweep writes build/opinfo-results.json, wh
 
 Fails on any entry whose class is `wrong-value` or `crash` (bugs), unless it is listed in
 tests/opinfo_known_failures.txt with its class and reason; a listed entry that no longer fails
-that way fails too (the list cannot rot). Refusals by name (NotImplementedError
+that way fails too (the list cannot rot).
+
+The same three checks run over upstream's ModuleInfo suite (common_modules.module_db, 114
+torch.nn modules; the `module` parameter): each ModuleInput in eval mode, and in train mode
+where the ModuleInfo says they differ, built from the same state on both sides; the output,
+the gradients of the output with respect to the inputs and parameters, and the buffers after
+the call are compared (opinfo_worker.py). Results in build/moduleinfo-results.json, known
+failures in tests/moduleinfo_known_failures.txt. Refusals by name (NotImplementedError
 "torchnative: ..." or upstream's "\"kernel\" not implemented for 'Dtype'" where upstream
 computes) and wrong exception types are reported, not failed: they are breadth work.
 """
@@ -22,18 +29,24 @@ import pytest
 from harness import opinfo
 from harness.runner import ref_python
 
-_RES = []
+_RES = {}
+SUITES = ("op", "module")
 
 
-def _results():
-    if not _RES:
-        keys = opinfo.entry_keys()
-        sweep = opinfo.Sweep(keys, cap=opinfo.CI_CAP)
+def _results(suite):
+    if suite not in _RES:
+        keys = opinfo.entry_keys(suite=suite)
+        sweep = opinfo.Sweep(keys, cap=opinfo.CI_CAP, suite=suite)
         res = sweep.run()
         summary = opinfo.summarize(res)
-        opinfo.write_results(res, summary, opinfo.CI_CAP)
-        _RES.append((res, summary))
-    return _RES[0]
+        opinfo.write_results(res, summary, opinfo.CI_CAP,
+                             opinfo.MODULE_RESULTS if suite == "module" else opinfo.RESULTS)
+        _RES[suite] = (res, summary)
+    return _RES[suite]
+
+
+def _known(suite):
+    return opinfo.load_known(opinfo.MODULE_KNOWN_FILE if suite == "module" else opinfo.KNOWN_FILE)
 
 
 pytestmark = pytest.mark.skipif(not os.path.exists(ref_python()), reason="no reference interpreter")
@@ -44,24 +57,28 @@ def _listing(res, classes):
                      for k, r in sorted(res.items()) if r["class"] in classes)
 
 
-def test_opinfo_summary():
-    res, s = _results()
-    print(opinfo.format_summary(s, res, opinfo.CI_CAP))
+@pytest.mark.parametrize("suite", SUITES)
+def test_opinfo_summary(suite):
+    res, s = _results(suite)
+    print(opinfo.format_summary(s, res, opinfo.CI_CAP, suite))
     print(_listing(res, ("refused", "wrong-exception", "load-failed")))
-    assert s["upstream_runs"] > 600, "op_db ran on upstream for only %d entries" % s["upstream_runs"]
+    least = 100 if suite == "module" else 600
+    assert s["upstream_runs"] > least, "upstream ran only %d entries" % s["upstream_runs"]
 
 
-def test_opinfo_no_wrong_value_or_crash():
-    res, _ = _results()
-    known = opinfo.load_known()
+@pytest.mark.parametrize("suite", SUITES)
+def test_opinfo_no_wrong_value_or_crash(suite):
+    res, _ = _results(suite)
+    known = _known(suite)
     bad = {k: r for k, r in res.items() if r["class"] in ("wrong-value", "crash")
            and known.get(k, (None,))[0] != r["class"]}
-    assert not bad, "OpInfo entries with wrong values or crashes:\n" + _listing(bad, ("wrong-value", "crash"))
+    assert not bad, "entries with wrong values or crashes:\n" + _listing(bad, ("wrong-value", "crash"))
 
 
-def test_opinfo_known_failures_still_fail():
-    res, _ = _results()
-    stale = ["%s (listed as %s, now %s)" % (k, cls, res[k]["class"] if k in res else "not in op_db")
-             for k, (cls, _) in opinfo.load_known().items() if k not in res or res[k]["class"] != cls]
-    assert not stale, "tests/opinfo_known_failures.txt lists entries that no longer fail that way:\n  " + \
+@pytest.mark.parametrize("suite", SUITES)
+def test_opinfo_known_failures_still_fail(suite):
+    res, _ = _results(suite)
+    stale = ["%s (listed as %s, now %s)" % (k, cls, res[k]["class"] if k in res else "not in the database")
+             for k, (cls, _) in _known(suite).items() if k not in res or res[k]["class"] != cls]
+    assert not stale, "the known-failures file lists entries that no longer fail that way:\n  " + \
         "\n  ".join(stale)

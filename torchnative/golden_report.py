@@ -9,6 +9,7 @@ Reads what the last pytest session left under build/ (nothing is run here):
   build/opinfo-results.json   upstream's OpInfo suite compared entry by entry (written by
                               tests/test_opinfo.py or tools/opinfo_report.py; see
                               tests/harness/opinfo.py)
+  build/moduleinfo-results.json  the same for upstream's ModuleInfo suite (module_db)
 and src/ops/*.def plus upstream's native_functions.yaml through torchnative.coverage.
 A family is a test file (tests/cases/test_<family>.py); --groups also lists each case group
 (test function). usage: python -m torchnative.golden_report [--json] [--groups]
@@ -23,6 +24,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "build", "golden-results.json")
 COVERAGE = os.path.join(ROOT, "build", "golden-coverage.json")
 OPINFO = os.path.join(ROOT, "build", "opinfo-results.json")
+MODULEINFO = os.path.join(ROOT, "build", "moduleinfo-results.json")
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 
@@ -63,13 +65,14 @@ def build_report():
             t["groups"] = _tally([r for r in rows if r["family"] == fam], "group")
         rep["failed_cases"] = ["%s::%s" % (r["family"], r["case"]) for r in rows
                                if r["outcome"] in ("failed", "error")]
-    op = _load(OPINFO)
-    if op:
-        rep["opinfo"] = {"time": op.get("time"), "cap": op.get("cap"), "summary": op["summary"],
-                         "failing": {k: {"class": r["class"], "family": r["family"],
-                                         "detail": r.get("detail")}
-                                     for k, r in op["entries"].items()
-                                     if r.get("upstream_runs") and r["class"] != "pass"}}
+    for key, path in (("opinfo", OPINFO), ("moduleinfo", MODULEINFO)):
+        op = _load(path)
+        if op:
+            rep[key] = {"time": op.get("time"), "cap": op.get("cap"), "summary": op["summary"],
+                        "failing": {k: {"class": r["class"], "family": r["family"],
+                                        "detail": r.get("detail")}
+                                    for k, r in op["entries"].items()
+                                    if r.get("upstream_runs") and r["class"] != "pass"}}
     cov = _load(COVERAGE)
     if cov:
         rep["coverage_gate"] = {"cases": cov.get("cases"),
@@ -97,6 +100,7 @@ def main(argv=None):
         print("coverage map: none yet (%s; run pytest tests/test_coverage_gate.py)"
               % os.path.relpath(COVERAGE, ROOT))
     _print_opinfo(rep, "--opinfo-failures" in argv)
+    _print_opinfo(rep, "--opinfo-failures" in argv, "moduleinfo")
     if "cases_run" not in rep:
         print("golden cases: no results yet (%s; run `make golden-report` or pytest tests/cases)"
               % os.path.relpath(RESULTS, ROOT))
@@ -123,16 +127,18 @@ def main(argv=None):
     return 0
 
 
-def _print_opinfo(rep, all_failures):
-    op = rep.get("opinfo")
+def _print_opinfo(rep, all_failures, key="opinfo"):
+    op = rep.get(key)
+    title = "OpInfo" if key == "opinfo" else "ModuleInfo"
     if not op:
-        print("OpInfo suite: no results yet (%s; run pytest tests/test_opinfo.py or "
-              "tools/opinfo_report.py)" % os.path.relpath(OPINFO, ROOT))
+        print("%s suite: no results yet (%s; run pytest tests/test_opinfo.py or "
+              "tools/opinfo_report.py%s)" % (title, os.path.relpath(OPINFO if key == "opinfo" else MODULEINFO, ROOT),
+                                             "" if key == "opinfo" else " --modules"))
         return
     s = op["summary"]
     t = s["totals"]
     ran = s["upstream_runs"]
-    print("OpInfo entries fully passing: %d / %d run by upstream (%.1f%%; %s, %s samples per entry "
+    print(title + " entries fully passing: %d / %d run by upstream (%.1f%%; %s, %s samples per entry "
           "and dtype): refused %d, wrong value %d, wrong exception %d, load failed %d, crash %d" % (
               t["pass"], ran, 100.0 * t["pass"] / max(ran, 1), op["time"],
               "all" if op["cap"] is None else "up to %s" % op["cap"], t["refused"], t["wrong-value"],

@@ -32,8 +32,9 @@ static PyObject *size_list(const int64_t *s, int n);
 static PyObject *reshape_to(PyObject *x, PyObject *shape);
 
 /* linear(input, weight, bias), as upstream's: addmm(bias, input, weight.t()) for a 2-D input with
- * bias; a contiguous >= 3-D input with a 1-D bias is flattened to 2-D first (reshape, then
- * weight.t(), addmm, and a view back); otherwise matmul(input, weight.t()) then add_(bias) */
+ * bias; any other contiguous input (1-D too) with a 1-D bias is flattened to 2-D first (reshape,
+ * then weight.t(), addmm, and a view back); otherwise matmul(input, weight.t()) then add(bias),
+ * out of place */
 static PyObject *d_linear(tn_value *a) {
     PyObject *x = a[0].u.obj, *w = a[1].u.obj, *b = a[2].tag == TN_V_TENSOR ? a[2].u.obj : NULL;
     const tn_tensor *xt = tn_tensor_of(x);
@@ -44,7 +45,7 @@ static PyObject *d_linear(tn_value *a) {
         Py_XDECREF(wt);
         return r;
     }
-    if (b && xt->ndim >= 3 && tn_is_contiguous(xt) && tn_tensor_of(b)->ndim == 1) {
+    if (b && xt->ndim != 2 && xt->ndim > 0 && tn_is_contiguous(xt) && tn_tensor_of(b)->ndim == 1) {
         int64_t rows = 1, out[TN_MAX_DIMS];
         for (int i = 0; i < xt->ndim - 1; i++) { rows *= xt->sizes[i]; out[i] = xt->sizes[i]; }
         PyObject *shape = Py_BuildValue("(LL)", (long long)rows, (long long)xt->sizes[xt->ndim - 1]);
@@ -61,9 +62,8 @@ static PyObject *d_linear(tn_value *a) {
     r = wt ? matmul2(x, wt) : NULL;
     Py_XDECREF(wt);
     if (r && b) {
-        PyObject *s2 = tn_aten(TN_ROW_add__Tensor, "(OO)", r, b);
-        Py_XDECREF(s2);
-        if (!s2) Py_CLEAR(r);
+        PyObject *s2 = tn_aten(TN_ROW_add_Tensor, "(OO)", r, b);
+        Py_SETREF(r, s2);
     }
     return r;
 }

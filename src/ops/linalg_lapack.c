@@ -1135,6 +1135,11 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         return NULL;
     }
     if (check_dtype(api, A->dtype, "linalg_lstsq") < 0) return NULL;
+    if (A->ndim < B->ndim || A->ndim - B->ndim > 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input.dim() must be greater or equal to other.dim() and "
+                     "(input.dim() - other.dim()) <= 1", api);
+        return NULL;
+    }
     bool vec = B->ndim == A->ndim - 1;
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
     if (B->sizes[B->ndim - (vec ? 1 : 2)] != m) {

@@ -52,6 +52,23 @@ CI_CAP = 3            # samples per (entry, dtype) in the CI run; None = every s
 RESULTS = ROOT / "build" / "opinfo-results.json"
 KNOWN_FILE = ROOT / "tests" / "opinfo_known_failures.txt"
 
+# the ModuleInfo suite (common_modules.module_db, 114 torch.nn modules) through the same
+# worker, comparator and classes; see opinfo_worker.py for what a module sample runs
+MODULE_RESULTS = ROOT / "build" / "moduleinfo-results.json"
+MODULE_KNOWN_FILE = ROOT / "tests" / "moduleinfo_known_failures.txt"
+MODULE_DTYPES = ("float32", "float64")
+
+_LIST_MODULES = r"""
+import json, sys, warnings
+warnings.filterwarnings("ignore")
+from torch.testing._internal.common_modules import module_db
+keys = []
+for m in module_db:
+    if m.name not in keys:
+        keys.append(m.name)
+json.dump(keys, sys.stdout)
+"""
+
 _LIST = r"""
 import json, sys, warnings
 warnings.filterwarnings("ignore")
@@ -70,12 +87,12 @@ class _Tol:
     tol, strides, values, vars = "float", None, True, True
 
 
-def entry_keys(python=None):
+def entry_keys(python=None, suite="op"):
     python = python or ref_python()
-    p = subprocess.run([python, "-c", _LIST], capture_output=True, text=True, timeout=600,
-                       env=_worker_env())
+    p = subprocess.run([python, "-c", _LIST_MODULES if suite == "module" else _LIST],
+                       capture_output=True, text=True, timeout=600, env=_worker_env())
     if p.returncode != 0:
-        raise RuntimeError("listing op_db failed:\n" + p.stderr[-3000:])
+        raise RuntimeError("listing the %s database failed:\n%s" % (suite, p.stderr[-3000:]))
     return json.loads(p.stdout)
 
 
@@ -244,7 +261,10 @@ def classify_entry(ref, sub):
 class Sweep:
     """Runs the comparison over `keys` with reference caching and the two sides pipelined."""
 
-    def __init__(self, keys, cap=CI_CAP, dtypes=DTYPES, chunk=120, verbose=False, timeout=None):
+    def __init__(self, keys, cap=CI_CAP, dtypes=None, chunk=120, verbose=False, timeout=None,
+                 suite="op"):
+        self.suite = suite
+        dtypes = dtypes or (MODULE_DTYPES if suite == "module" else DTYPES)
         self.keys, self.cap, self.dtypes, self.chunk = list(keys), cap, list(dtypes), chunk
         self.verbose, self.timeout = verbose, timeout or (120 if cap else 900)
         self.ref_py, self.sub_py = ref_python(), subject_python()
@@ -254,7 +274,8 @@ class Sweep:
         env = _worker_env()
         h.update(("%s|%s|%s|%s" % (torch_version_of(self.ref_py), self.cap, self.dtypes,
                                    [(k, env.get(k)) for k in REF_PATH_VARS])).encode())
-        self.cache = ROOT / "build" / "opinfo-cache" / h.hexdigest()[:16]
+        cache = "moduleinfo-cache" if suite == "module" else "opinfo-cache"
+        self.cache = ROOT / "build" / cache / h.hexdigest()[:16]
         self.use_cache = os.environ.get("TN_NO_CACHE", "") in ("", "0")
         self.stats = {"ref_run": 0, "ref_cached": 0, "sub_run": 0}
 
@@ -290,7 +311,8 @@ class Sweep:
                 for i in range(0, len(todo), self.chunk):
                     part = todo[i:i + self.chunk]
                     jobs = [{"key": k, "side": "ref", "file": str(self._paths(k)[1]),
-                             "dtypes": self.dtypes, "cap": self.cap} for k in part]
+                             "dtypes": self.dtypes, "cap": self.cap, "suite": self.suite}
+                            for k in part]
                     recs = run_batch(self.ref_py, jobs, timeout=self.timeout, worker=WORKER)
                     self.stats["ref_run"] += len(part)
                     for k, r in zip(part, recs):
@@ -312,7 +334,8 @@ class Sweep:
                 break
             if not part:
                 continue
-            jobs = [{"key": k, "side": "sub", "file": str(self._paths(k)[1])} for k in part]
+            jobs = [{"key": k, "side": "sub", "file": str(self._paths(k)[1]), "suite": self.suite}
+                    for k in part]
             recs = run_batch(self.sub_py, jobs, timeout=self.timeout, worker=WORKER)
             self.stats["sub_run"] += len(part)
             for k, r in zip(part, recs):
@@ -326,12 +349,12 @@ class Sweep:
         return out
 
 
-def load_known():
-    """entry -> (class, reason) from tests/opinfo_known_failures.txt."""
+def load_known(path=KNOWN_FILE):
+    """entry -> (class, reason) from tests/opinfo_known_failures.txt (or `path`)."""
     known = {}
-    if not KNOWN_FILE.exists():
+    if not path.exists():
         return known
-    for line in KNOWN_FILE.read_text().splitlines():
+    for line in path.read_text().splitlines():
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -360,13 +383,14 @@ def summarize(results):
             "samples": samples, "samples_pass": spass, "samples_exact": exact}
 
 
-def format_summary(s, results, cap):
+def format_summary(s, results, cap, suite="op"):
     lines = []
     ran = s["upstream_runs"]
     t = s["totals"]
-    lines.append("OpInfo entries: %d in op_db, %d run by upstream on CPU; fully passing %d (%.1f%%); "
+    lines.append(("ModuleInfo entries: %d in module_db" if suite == "module" else
+                  "OpInfo entries: %d in op_db") % s["entries"] + ", %d run by upstream on CPU; fully passing %d (%.1f%%); "
                  "refused %d, wrong value %d, wrong exception %d, load failed %d, crash %d" % (
-                     s["entries"], ran, t["pass"], 100.0 * t["pass"] / max(ran, 1), t["refused"],
+                     ran, t["pass"], 100.0 * t["pass"] / max(ran, 1), t["refused"],
                      t["wrong-value"], t["wrong-exception"], t["load-failed"], t["crash"]))
     lines.append("samples: %d compared (%s per entry and dtype), %d pass, %d of them bit-exact" % (
         s["samples"], "all" if cap is None else "up to %d" % cap, s["samples_pass"],

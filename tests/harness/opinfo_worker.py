@@ -21,6 +21,16 @@ Running a sample: load its bytes (torch.load, weights_only=False), torch.manual_
 the record holds the result (or the exception) and the inputs after the call (aliasing with the
 result, in-place effects).
 
+The same worker runs upstream's ModuleInfo suite (`common_modules.module_db`, job "suite":
+"module"): a sample is one ModuleInput in eval mode, and in train mode too where the ModuleInfo
+says they differ. The reference builds the module (torch.manual_seed(0), the constructor input)
+and ships its class, constructor arguments and state_dict with the forward input; both sides
+then run `module_call`: build the module, load that state (so both start from the same
+parameters and buffers, whatever each side's initialisation draws), set the mode, forward, and
+the gradients of the outputs (fixed non-random grad_outputs) with respect to every floating
+input and parameter that requires grad. The record holds the output, those gradients and the
+module's buffers after the call (running statistics).
+
 Usage: python opinfo_worker.py JOBFILE RESULT_FD START_INDEX
 """
 import io
@@ -59,6 +69,66 @@ def dumps(torch, sample):
     buf = io.BytesIO()
     torch.save((sample.input, tuple(sample.args), dict(sample.kwargs)), buf)
     return buf.getvalue()
+
+
+def dumps_module_sample(torch, info, minput, training):
+    """A ModuleInput as (spec, forward args, forward kwargs) bytes; spec names the class and
+    carries the constructor input and the reference module's state."""
+    cls = info.module_cls
+    ci = minput.constructor_input
+    torch.manual_seed(0)
+    m = cls(*ci.args, **ci.kwargs)
+    if info.is_lazy:   # materialised by one call, so the shipped state holds real parameters
+        with torch.no_grad():
+            m(*minput.forward_input.args, **minput.forward_input.kwargs)
+    spec = {"cls": cls.__module__ + "." + cls.__qualname__, "cargs": tuple(ci.args),
+            "ckwargs": dict(ci.kwargs), "state": m.state_dict(), "training": bool(training),
+            "desc": minput.desc}
+    buf = io.BytesIO()
+    torch.save((spec, tuple(minput.forward_input.args), dict(minput.forward_input.kwargs)), buf)
+    return buf.getvalue()
+
+
+def _grad_out(torch, t):
+    """A fixed, non-random grad_output exact in every floating dtype: (i % 7 - 3) / 4."""
+    g = (torch.arange(t.numel()) % 7 - 3).to(t.dtype) / 4
+    return g.reshape(t.shape)
+
+
+def module_call(spec, *args, **kwargs):
+    """Build spec's module with its state, run it in spec's mode, and return (output, the
+    gradients of the output with respect to the floating inputs and parameters that require
+    grad, the buffers after the call)."""
+    import importlib
+    import torch
+    modname, _, qual = spec["cls"].rpartition(".")
+    cls = getattr(importlib.import_module(modname), qual)
+    import contextlib
+    from torch.overrides import _pop_mode_temporarily
+    # built and differentiated outside the float rule's widening mode (worker.make_widening_mode),
+    # which would turn the parameters (and autograd.grad's inputs) into new float64 tensors;
+    # only the forward call runs under it
+    def outside():
+        return _pop_mode_temporarily() if torch._C._len_torch_function_stack() else contextlib.nullcontext()
+    with outside():
+        torch.manual_seed(0)
+        m = cls(*spec["cargs"], **spec["ckwargs"])
+        m.load_state_dict(spec["state"])
+        m.train(spec["training"])
+    torch.manual_seed(0)
+    out = m(*args, **kwargs)
+    flat = out if isinstance(out, (tuple, list)) else (out,)
+    outs = [t for t in flat if isinstance(t, torch.Tensor) and t.requires_grad]
+    named = [("input%d" % i, a) for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
+    named += [(n, p) for n, p in m.named_parameters()]
+    named = [(n, t) for n, t in named if t.requires_grad and (t.is_floating_point() or t.is_complex())]
+    grads = {}
+    if outs and named:
+        with outside():
+            gs = torch.autograd.grad(outs, [t for _, t in named], [_grad_out(torch, o) for o in outs],
+                                     allow_unused=True)
+        grads = {n: g for (n, _), g in zip(named, gs)}
+    return out, grads, dict(m.named_buffers())
 
 
 def loads(torch, blob):
@@ -253,45 +323,59 @@ def tie_rule(name, blob, torch):
     return {"dim": int(a["dim"]), "keepdim": bool(a.get("keepdim", True)), "path": path}
 
 
+def _samples(torch, info, dt, module):
+    """The entry's samples for one dtype: (sample, training) pairs for a ModuleInfo (eval mode,
+    and train mode where the two differ), (sample, None) for an OpInfo."""
+    if not module:
+        return [(x, None) for x in info.sample_inputs("cpu", getattr(torch, dt))]
+    modes = (False, True) if info.train_and_eval_differ else (False,)
+    return [(x, tr) for tr in modes for x in info.module_inputs_func(
+        info, device="cpu", dtype=getattr(torch, dt), requires_grad=True, training=tr)]
+
+
 def run_job(torch, by_key, job):
     t0 = time.perf_counter()
     key, reference = job["key"], job["side"] == "ref"
-    op = by_key.get(key)
+    module = job.get("suite") == "module"
+    info = by_key.get(key)
     out = {"key": key, "samples": []}
-    if op is None:
+    if info is None:
         out["missing"] = True
         return out
+    op = module_call if module else info
     if reference:
         blobs, gen_errors, unshippable = [], {}, []
         for dt in job["dtypes"]:
             dtype = getattr(torch, dt)
-            if not op.supports_dtype(dtype, "cpu"):
+            if (dtype not in info.supported_dtypes("cpu")) if module else not info.supports_dtype(dtype, "cpu"):
                 continue
             hw._seed(torch)
             try:
-                samples = list(op.sample_inputs("cpu", dtype))
+                samples = _samples(torch, info, dt, module)
             except Exception as e:
                 gen_errors[dt] = first_line(e)
                 continue
             for i in pick(len(samples), job.get("cap"), key, dt):
                 try:
-                    blobs.append((dt, i, dumps(torch, samples[i])))
+                    x, tr = samples[i]
+                    blobs.append((dt, i, dumps_module_sample(torch, info, x, tr) if module
+                                  else dumps(torch, x)))
                 except Exception as e:
                     unshippable.append([dt, i, first_line(e)])
         with open(job["file"], "wb") as f:
             pickle.dump(blobs, f)
         out["gen_errors"], out["unshippable"] = gen_errors, unshippable
-        out["family"] = job_family(torch, op)
-        out["nondet"] = bool(getattr(op, "has_nondeterministic_output", False))
+        out["family"] = "nn" if module else job_family(torch, info)
+        out["nondet"] = bool(getattr(info, "has_nondeterministic_output", False))
     else:
         with open(job["file"], "rb") as f:
             blobs = pickle.load(f)
     for dt, i, blob in blobs:
         rec = one(torch, op, blob, reference)
         rec["dtype"], rec["i"] = dt, i
-        if reference and op.name in TIES:
+        if reference and not module and info.name in TIES:
             try:
-                rec["ties"] = tie_rule(op.name, blob, torch)
+                rec["ties"] = tie_rule(info.name, blob, torch)
             except Exception as e:
                 rec["ties_error"] = first_line(e)
         out["samples"].append(rec)
@@ -331,16 +415,21 @@ def main():
         import warnings
         warnings.filterwarnings("ignore")
         import torch
-        from torch.testing._internal.common_methods_invocations import op_db
+        with open(job_path) as f:
+            jobs = json.load(f)
+        by_key = {}
+        if any(j.get("suite") == "module" for j in jobs):
+            from torch.testing._internal.common_modules import module_db
+            for info in module_db:
+                by_key.setdefault(info.name, info)
+        else:
+            from torch.testing._internal.common_methods_invocations import op_db
+            for op in op_db:
+                by_key.setdefault(op_key(op), op)
     except BaseException:
         emit({"fatal": "import failed:\n" + traceback.format_exc()[-3000:]})
         return
-    by_key = {}
-    for op in op_db:
-        by_key.setdefault(op_key(op), op)
     emit({"ready": getattr(torch, "__version__", "?")})
-    with open(job_path) as f:
-        jobs = json.load(f)
     for job in jobs[start:]:
         try:
             line = json.dumps(run_job(torch, by_key, job))
