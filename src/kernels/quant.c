@@ -14,24 +14,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tn_qdot_fn chosen;
+static tn_qrow_fn chosen;
 static const char *chosen_name;
 
-static tn_qdot_fn qdot_isa(void) {
+static tn_qrow_fn qdot_isa(void) {
     if (!chosen) { /* a benign race: every thread computes the same answer */
         const char *env = getenv("TN_QUANT");
-        tn_qdot_fn found = tn_qdot_ref;
+        tn_qrow_fn found = tn_qrow_ref;
         const char *name = "ref";
 #if defined(__x86_64__)
         __builtin_cpu_init();
-        bool avx2 = __builtin_cpu_supports("avx2");
+        bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
         bool vnni = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
         if (vnni && !(env && (!strcmp(env, "avx2") || !strcmp(env, "ref")))) {
-            found = tn_qdot_avx512vnni;
+            found = tn_qrow_avx512vnni;
             name = "avx512vnni";
         } else if (avx2 && !(env && !strcmp(env, "ref"))) {
-            found = tn_qdot_avx2;
+            found = tn_qrow_avx2;
             name = "avx2";
         }
 #endif
@@ -83,7 +83,7 @@ typedef struct {
     int8_t *q; /* M rows of the split activations (tn_qact) */
     float *d, *s;
     int32_t *sum;
-    tn_qdot_fn dot;
+    tn_qrow_fn row;
 } job;
 
 static tn_qact act_row(const job *j, int64_t m) {
@@ -92,34 +92,16 @@ static tn_qact act_row(const job *j, int64_t m) {
 }
 
 #define TILE_ROWS 16
-#define CHUNK_BLOCKS 64
 
 static void run_tiles(int64_t t0, int64_t t1, void *ctx) {
     job *j = ctx;
-    int bs = tn_quant_block_bytes(j->f);
-    int64_t nb = j->K / TN_QK, rowbytes = nb * bs;
-    int32_t sumi[CHUNK_BLOCKS];
+    int64_t nb = j->K / TN_QK, rowbytes = nb * tn_quant_block_bytes(j->f);
     for (int64_t t = t0; t < t1; t++) {
         int64_t n0 = t * TILE_ROWS, n1 = n0 + TILE_ROWS < j->N ? n0 + TILE_ROWS : j->N;
         for (int64_t m = 0; m < j->M; m++) {
             const tn_qact a = act_row(j, m);
             for (int64_t n = n0; n < n1; n++) {
-                const uint8_t *w = j->W + n * rowbytes;
-                float acc = 0.0f;
-                for (int64_t c = 0; c < nb; c += CHUNK_BLOCKS) {
-                    int64_t cn = nb - c < CHUNK_BLOCKS ? nb - c : CHUNK_BLOCKS;
-                    j->dot(j->f, w + c * bs, a.q + c * TN_QK, a.sum + c, cn, sumi);
-                    const uint8_t *wb = w + c * bs;
-                    if (j->f == TN_Q4_1) {
-                        for (int64_t b = 0; b < cn; b++, wb += bs) {
-                            float dw = tn_f16_to_f32(rd16(wb)), mw = tn_f16_to_f32(rd16(wb + 2));
-                            acc += (dw * a.d[c + b]) * (float)sumi[b] + mw * a.s[c + b];
-                        }
-                    } else {
-                        for (int64_t b = 0; b < cn; b++, wb += bs)
-                            acc += (float)sumi[b] * (tn_f16_to_f32(rd16(wb)) * a.d[c + b]);
-                    }
-                }
+                float acc = j->row(j->f, j->W + n * rowbytes, &a, nb);
                 if (j->bias) acc += j->bias[n];
                 j->y[m * j->ldy + n] = acc;
             }

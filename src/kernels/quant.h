@@ -13,8 +13,8 @@
  * multiply-adds (ggml's generic vec_dot formulas):
  *   Q8_0, Q4_0: acc += (float)sumi_b * (dw_b * da_b)
  *   Q4_1:       acc += (dw_b * da_b) * (float)sumi_b + mw_b * sa_b
- * with sumi_b the exact integer dot product of the block's quants (Q4_0: q-8; Q4_1: q). The ISA
- * variants (AVX2, AVX-512 VNNI) only compute the integer sums, so every variant returns the
+ * with sumi_b the exact integer dot product of the block's quants (Q4_0: q-8; Q4_1: q), summed
+ * in eight lanes (tn_qrow_fn below). Every ISA variant (AVX2, AVX-512 VNNI) returns the
  * reference's bits. TN_QUANT=ref|avx2 forces a variant. Kernels never allocate: the caller
  * passes scratch of tn_quant_linear_scratch() bytes. */
 #ifndef TN_KERNELS_QUANT_H
@@ -46,15 +46,19 @@ typedef struct {
     int32_t *sum;
 } tn_qact;
 
-/* Integer block dot products of one weight row (nb blocks of format f) with an activation row:
- * sumi[b] = sum_j w_j * a_j with w_j = q (Q8_0), q-8 (Q4_0), q (Q4_1). */
-typedef void (*tn_qdot_fn)(tn_qfmt f, const uint8_t *w, const int8_t *a, const int32_t *asum, int64_t nb,
-                           int32_t *sumi);
-void tn_qdot_ref(tn_qfmt f, const uint8_t *w, const int8_t *a, const int32_t *asum, int64_t nb, int32_t *sumi);
+/* One output: the dot product of one weight row (nb blocks of format f) with one activation row.
+ * Per block b, sumi_b is the exact integer sum (w_j = q for Q8_0 and Q4_1, q-8 for Q4_0), and
+ *   p_b = (float)sumi_b * (dw_b * da_b)                    Q8_0, Q4_0
+ *   p_b = (dw_b * da_b) * (float)sumi_b + mw_b * sa_b      Q4_1
+ * (ggml's generic per-block formulas, no fused multiply-add). The p_b go to eight lane sums,
+ * lane b % 8 in block order; the result is ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)). Integer sums
+ * are exact and the float steps are the same IEEE operations in every variant, so every variant
+ * returns the reference's bits. */
+typedef float (*tn_qrow_fn)(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 #if defined(__x86_64__)
-void tn_qdot_avx2(tn_qfmt f, const uint8_t *w, const int8_t *a, const int32_t *asum, int64_t nb, int32_t *sumi);
-void tn_qdot_avx512vnni(tn_qfmt f, const uint8_t *w, const int8_t *a, const int32_t *asum, int64_t nb,
-                        int32_t *sumi);
+float tn_qrow_avx2(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+float tn_qrow_avx512vnni(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 #endif
 /* The variant in use: "ref", "avx2" or "avx512vnni". */
 const char *tn_quant_isa(void);

@@ -120,19 +120,30 @@ void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     }
 }
 
-void tn_qdot_ref(tn_qfmt f, const uint8_t *w, const int8_t *a, const int32_t *asum, int64_t nb, int32_t *sumi) {
-    (void)asum;
+float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     int bs = tn_quant_block_bytes(f);
-    for (int64_t b = 0; b < nb; b++, w += bs, a += TN_QK) {
+    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t b = 0; b < nb; b++, w += bs) {
+        const int8_t *x = a->q + b * TN_QK;
         int32_t s = 0;
         if (f == TN_Q8_0) {
             const int8_t *q = (const int8_t *)(w + 2);
-            for (int j = 0; j < TN_QK; j++) s += q[j] * a[j];
+            for (int j = 0; j < TN_QK; j++) s += q[j] * x[j];
         } else {
             const uint8_t *q = w + (f == TN_Q4_0 ? 2 : 4);
             int off = f == TN_Q4_0 ? 8 : 0;
-            for (int j = 0; j < TN_QK / 2; j++) s += ((q[j] & 0x0f) - off) * a[j] + ((q[j] >> 4) - off) * a[j + 16];
+            for (int j = 0; j < TN_QK / 2; j++) s += ((q[j] & 0x0f) - off) * x[j] + ((q[j] >> 4) - off) * x[j + 16];
         }
-        sumi[b] = s;
+        const float dw = tn_f16_to_f32(rd16(w));
+        float p;
+        if (f == TN_Q4_1) {
+            float t = (dw * a->d[b]) * (float)s, u = tn_f16_to_f32(rd16(w + 2)) * a->s[b];
+            p = t + u;
+        } else {
+            p = (float)s * (dw * a->d[b]);
+        }
+        lane[b & 7] += p;
     }
+    float h0 = lane[0] + lane[4], h1 = lane[1] + lane[5], h2 = lane[2] + lane[6], h3 = lane[3] + lane[7];
+    return (h0 + h2) + (h1 + h3);
 }

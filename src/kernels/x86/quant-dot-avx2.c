@@ -8,10 +8,11 @@
 #include "kernels/quant.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 
-#define TN_QTARGET __attribute__((target("avx2")))
-#define TN_QNAME tn_qdot_avx2
-#define CORR(f) ((f) == TN_Q4_0 ? 8 : 0)
+#define TN_QTARGET __attribute__((target("avx2,f16c")))
+#define TN_QNAME tn_qrow_avx2
+#define Q8_SHIFT 0 /* Q8_0 partials are exact: no correction */
 
 TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
     __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)q));
@@ -28,7 +29,12 @@ TN_QTARGET static inline __m256i dot_q4(const uint8_t *q, const int8_t *a) {
     return _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
 }
 
-#define BLOCK_DOT(f, q, a) ((f) == TN_Q8_0 ? dot_q8(q, a) : dot_q4(q, a))
+TN_QTARGET static inline __m128i pack_halves(__m256i v) {
+    const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+                                         0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i p = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, sel), 0x08);
+    return _mm256_castsi256_si128(p);
+}
 
 #include "kernels/x86/quant_dot_body.h"
 

@@ -9,10 +9,11 @@
 #include "kernels/quant.h"
 
 #include <immintrin.h>
+#include <stdbool.h>
 
-#define TN_QTARGET __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vnni")))
-#define TN_QNAME tn_qdot_avx512vnni
-#define CORR(f) ((f) == TN_Q8_0 ? 128 : (f) == TN_Q4_0 ? 8 : 0)
+#define TN_QTARGET __attribute__((target("avx2,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
+#define TN_QNAME tn_qrow_avx512vnni
+#define Q8_SHIFT 7 /* Q8_0 partials are of (w + 128) * a: subtract 128 * sum a */
 
 TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
     __m256i w = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)q), _mm256_set1_epi8((char)0x80));
@@ -25,7 +26,7 @@ TN_QTARGET static inline __m256i dot_q4(const uint8_t *q, const int8_t *a) {
     return _mm256_dpbusd_epi32(_mm256_setzero_si256(), n, _mm256_loadu_si256((const __m256i *)a));
 }
 
-#define BLOCK_DOT(f, q, a) ((f) == TN_Q8_0 ? dot_q8(q, a) : dot_q4(q, a))
+TN_QTARGET static inline __m128i pack_halves(__m256i v) { return _mm256_cvtepi32_epi16(v); }
 
 #include "kernels/x86/quant_dot_body.h"
 
