@@ -59,8 +59,11 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
         }
         if (f == TN_Q8_1) wr16(y + 2, tn_f32_to_f16((float)sum * d));
     } else if (f == TN_Q4_0) {
-        float amax = 0.0f, max = 0.0f;
-        for (int j = 0; j < TN_QK; j++)
+        /* the first value of largest magnitude (ggml starts from max = 0.0f, numpy's argmax
+         * from x[0]: they differ only on a block of zeros starting with -0.0, where the gguf
+         * package's bytes, the reference here, have d = +0.0) */
+        float amax = fabsf(x[0]), max = x[0];
+        for (int j = 1; j < TN_QK; j++)
             if (amax < fabsf(x[j])) {
                 amax = fabsf(x[j]);
                 max = x[j];
