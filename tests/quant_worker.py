@@ -175,6 +175,26 @@ if __name__ == "__main__":
         run_ref(d)
     elif mode == "ours":
         run_ours(d, sys.argv[3])
+    elif mode == "gguf_ref":
+        # upstream torch + transformers' own GGUF loader (dequantised to float32 with gguf)
+        import torch
+        import transformers
+        from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+        src, name = os.path.split(sys.argv[3])
+        cfg = transformers.AutoConfig.from_pretrained(src, gguf_file=name)
+        m = transformers.AutoModelForCausalLM.from_config(cfg)
+        sd = load_gguf_checkpoint(sys.argv[3], return_tensors=True, model_to_load=m)["tensors"]
+        m.load_state_dict(sd, strict=False)
+        m.tie_weights()
+        ids = torch.tensor([[504, 3575, 282, 4649, 314]])
+        with torch.no_grad():
+            np.save(os.path.join(d, "gguf_up.npy"), m.eval()(ids).logits.numpy())
+    elif mode == "gguf_ours":
+        import torch
+        from torchnative.quant.gguf import load_llama
+        with torch.no_grad():
+            lg = load_llama(sys.argv[3], dequantize=True)(torch.tensor([[504, 3575, 282, 4649, 314]])).logits
+        np.save(os.path.join(d, "gguf_ours.npy"), lg.numpy())
     elif mode == "check":
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import quant_checks
