@@ -28,6 +28,16 @@ def _ops():
         raise RuntimeError("torchnative.quant needs torchnative's torch (torch.ops.torchnative): %s" % e)
 
 
+_LINEAR = []
+
+
+def _linear():
+    """torch.ops.torchnative.quant_linear.default (the overload itself: no packet resolution per call)."""
+    if not _LINEAR:
+        _LINEAR.append(_ops().quant_linear.default)
+    return _LINEAR[0]
+
+
 def _check_fmt(fmt):
     if fmt not in FORMATS:
         raise ValueError("unknown quantization format %r (expected one of %s)" % (fmt, ", ".join(FORMATS)))
@@ -71,7 +81,7 @@ class QuantLinear(nn.Module):
         return dequantize_tensor(self.qweight, self.fmt, self.out_features, self.in_features)
 
     def forward(self, x):
-        return _ops().quant_linear(x, self.qweight, self.fmt, self.out_features, self.in_features, self.bias)
+        return _linear()(x, self.qweight, self.fmt, self.out_features, self.in_features, self.bias)
 
     def extra_repr(self):
         return "in_features=%d, out_features=%d, fmt=%s, bias=%s" % (

@@ -12,6 +12,8 @@ Logits error: over a fixed prompt set (4 prompts of 32 tokens drawn from torch.G
 or the fixed texts below when DIR has a tokenizer), every position's logits: RMS of
 (quantised - f32), that RMS relative to the RMS of the f32 logits, and top-1 agreement (fraction
 of positions whose argmax matches f32's).
+With --gguf FILE: f32 is the file's float32 dequantisation (torchnative.quant.gguf.load_llama),
+"file" its quantised tensors used in place, and each --formats entry a re-quantisation of f32.
 Decode: a 6-token prompt prefilled with the KV cache, one untimed step, then N greedy steps
 timed; tokens/s is N / their total time; each round measures every model in turn (f32 and each
 format alternating) and the median over rounds is reported, with the ratio to f32 in the same run.
@@ -89,6 +91,8 @@ def weight_mb(m):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m torchnative.quant", description=__doc__.split("\n")[0])
     ap.add_argument("--model", help="transformers model directory (default: seeded SmolLM2-shaped Llama)")
+    ap.add_argument("--gguf", help="a llama GGUF file: f32 = its float32 dequantisation, 'file' = its tensors "
+                    "used in place (torchnative.quant.gguf), plus --formats re-quantised from the f32 model")
     ap.add_argument("--formats", default="q8_0,q4_0,q4_1")
     ap.add_argument("--decode", type=int, default=16, help="timed decode steps per round")
     ap.add_argument("--rounds", type=int, default=3)
@@ -101,15 +105,21 @@ def main(argv=None):
     for f in fmts:
         tq._check_fmt(f)
     t0 = time.perf_counter()
-    base, tok = build(a.model)
+    if a.gguf:
+        from torchnative.quant.gguf import load_llama
+        base, tok = load_llama(a.gguf, dequantize=True), None
+    else:
+        base, tok = build(a.model)
     vocab = base.config.vocab_size
     ps = prompts(tok, vocab)
     ref = logits(base, ps)
     models = {"f32": base}
+    if a.gguf:
+        models["file"] = load_llama(a.gguf)
     for f in fmts:
         models[f] = tq.quantize(copy.deepcopy(base), f)
     print("model: %s, %d threads, quant ISA %s, built+quantised in %.1f s" % (
-        a.model or "SmolLM2-135M-shaped Llama (seeded)", torch.get_num_threads(),
+        a.gguf or a.model or "SmolLM2-135M-shaped Llama (seeded)", torch.get_num_threads(),
         torch.ops.torchnative.quant_isa(), time.perf_counter() - t0))
     res = {}
     ref_rms = torch.cat([r.reshape(-1) for r in ref]).pow(2).mean().sqrt().item()
