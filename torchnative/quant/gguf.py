@@ -239,5 +239,6 @@ def load_llama(path, dequantize=False):
     left = [n for n, p in list(model.named_parameters()) + list(model.named_buffers()) if p.device.type == "meta"]
     if left:
         raise ValueError("GGUF: no data for %s" % ", ".join(left[:5]))
-    model.gguf_file = g  # keeps the mapping alive for the views
+    if not dequantize:
+        model.gguf_file = g  # keeps the mapping alive for the views (no float model holds any)
     return model.eval()
