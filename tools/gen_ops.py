@@ -50,8 +50,10 @@ def main():
                          nofunc=nofunc, nometh=nometh, module=e.get("python_module", ""),
                          key=f"{name}.{overload}"))
     # Non-aten operators libtorch registers (src/ops/extra_schemas.txt): named "ns::name".
-    extra = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ops", "extra_schemas.txt")
-    for line in open(extra):
+    # Our own namespace (src/ops/torchnative_schemas.txt: torch.ops.torchnative.*) joins them.
+    ops_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ops")
+    extra_lines = [l for f in ("extra_schemas.txt", "torchnative_schemas.txt") for l in open(os.path.join(ops_dir, f))]
+    for line in extra_lines:
         line = line.split("#", 1)[0].strip()
         if line:
             head = line.split("(", 1)[0]

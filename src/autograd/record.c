@@ -89,7 +89,8 @@ bool tn_autograd_wants(int op, const tn_value *args) {
 static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
     char what[200];
     const tn_op_def *d = tn_op_at(n->op);
-    snprintf(what, sizeof what, "the derivative of aten::%s%s%s", d->name, d->overload[0] ? "." : "", d->overload);
+    snprintf(what, sizeof what, "the derivative of %s%s%s%s", strstr(d->name, "::") ? "" : "aten::", d->name,
+             d->overload[0] ? "." : "", d->overload);
     tn_not_implemented(what);
     return -1;
 }

@@ -9,6 +9,7 @@
  * with a namespace), which the generated table cannot bind to a C function; door.c asks
  * tn_extra_op_fn for them instead of refusing. */
 #include "ops/common.h"
+#include "ops/quant.h"
 
 #include <string.h>
 
@@ -84,6 +85,11 @@ static const struct { const char *name, *overload; tn_op_fn fn; } extra_ops[] = 
     {"profiler::_record_function_exit", "_RecordFunction", exit_record},
     {"profiler::_record_function_enter", "", enter_legacy},
     {"profiler::_record_function_exit", "", exit_legacy},
+    /* torchnative.quant (ops/quant.c) */
+    {"torchnative::quantize", "", tn_op_torchnative_quantize},
+    {"torchnative::dequantize", "", tn_op_torchnative_dequantize},
+    {"torchnative::quant_linear", "", tn_op_torchnative_quant_linear},
+    {"torchnative::quant_isa", "", tn_op_torchnative_quant_isa},
 };
 
 tn_op_fn tn_extra_op_fn(const char *name, const char *overload) {

@@ -1,0 +1,128 @@
+/* kernels/quant.c — the quantised Linear product (see kernels/quant.h): activation rows quantised
+ * as ggml's vec_dot path does, then per output the block formula in block order. The integer
+ * block sums come from the CPU's variant (AVX-512 VNNI, AVX2 or the portable reference), chosen
+ * once at run time; they are exact, and the float steps are this file's, so every variant
+ * returns the same bits. TN_QUANT=ref or TN_QUANT=avx2 forces a lower variant. Outputs are
+ * shared over the thread pool in tiles of whole weight rows; each output is computed by one
+ * thread in a fixed order, so no result depends on the thread count. */
+#include "kernels/quant.h"
+#include "core/dtype.h"
+#include "core/parallel.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tn_qrow_fn chosen;
+static const char *chosen_name;
+
+static tn_qrow_fn qdot_isa(void) {
+    if (!chosen) { /* a benign race: every thread computes the same answer */
+        const char *env = getenv("TN_QUANT");
+        tn_qrow_fn found = tn_qrow_ref;
+        const char *name = "ref";
+#if defined(__x86_64__)
+        __builtin_cpu_init();
+        bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+        bool vnni = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+        if (vnni && !(env && (!strcmp(env, "avx2") || !strcmp(env, "ref")))) {
+            found = tn_qrow_avx512vnni;
+            name = "avx512vnni";
+        } else if (avx2 && !(env && !strcmp(env, "ref"))) {
+            found = tn_qrow_avx2;
+            name = "avx2";
+        }
+#endif
+        chosen_name = name;
+        chosen = found;
+    }
+    return chosen;
+}
+
+const char *tn_quant_isa(void) {
+    qdot_isa();
+    return chosen_name;
+}
+
+static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+/* The activation format a weight format's product uses. */
+static tn_qfmt act_fmt(tn_qfmt f) { return f == TN_Q4_1 ? TN_Q8_1 : TN_Q8_0; }
+
+size_t tn_quant_linear_scratch(tn_qfmt f, int64_t M, int64_t K) {
+    (void)f;
+    int64_t nb = K / TN_QK;
+    /* per row: K int8 quants, nb each of d, s (float) and sum (int32); plus one block of bytes */
+    return (size_t)(M * (K + nb * 12) + 64);
+}
+
+/* Row x (K floats) quantised as ggml's quantize_row_q8_0/q8_1 reference into the split form. */
+static void quant_act(tn_qfmt af, const float *x, int64_t K, tn_qact *o) {
+    uint8_t blk[36];
+    int off = af == TN_Q8_1 ? 4 : 2;
+    for (int64_t b = 0; b < K / TN_QK; b++) {
+        tn_quant_row(af, x + b * TN_QK, blk, TN_QK);
+        memcpy(o->q + b * TN_QK, blk + off, TN_QK);
+        o->d[b] = tn_f16_to_f32(rd16(blk));
+        o->s[b] = af == TN_Q8_1 ? tn_f16_to_f32(rd16(blk + 2)) : 0.0f;
+        int32_t s = 0;
+        for (int j = 0; j < TN_QK; j++) s += o->q[b * TN_QK + j];
+        o->sum[b] = s;
+    }
+}
+
+typedef struct {
+    tn_qfmt f;
+    int64_t M, N, K, ldx, ldy;
+    const float *x;
+    const uint8_t *W;
+    const float *bias;
+    float *y;
+    int8_t *q; /* M rows of the split activations (tn_qact) */
+    float *d, *s;
+    int32_t *sum;
+    tn_qrow_fn row;
+} job;
+
+static tn_qact act_row(const job *j, int64_t m) {
+    int64_t nb = j->K / TN_QK;
+    return (tn_qact){j->q + m * j->K, j->d + m * nb, j->s + m * nb, j->sum + m * nb};
+}
+
+#define TILE_ROWS 16
+
+static void run_tiles(int64_t t0, int64_t t1, void *ctx) {
+    job *j = ctx;
+    int64_t nb = j->K / TN_QK, rowbytes = nb * tn_quant_block_bytes(j->f);
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t n0 = t * TILE_ROWS, n1 = n0 + TILE_ROWS < j->N ? n0 + TILE_ROWS : j->N;
+        for (int64_t m = 0; m < j->M; m++) {
+            const tn_qact a = act_row(j, m);
+            for (int64_t n = n0; n < n1; n++) {
+                float acc = j->row(j->f, j->W + n * rowbytes, &a, nb);
+                if (j->bias) acc += j->bias[n];
+                j->y[m * j->ldy + n] = acc;
+            }
+        }
+    }
+}
+
+static void run_acts(int64_t m0, int64_t m1, void *ctx) {
+    job *j = ctx;
+    for (int64_t m = m0; m < m1; m++) {
+        tn_qact a = act_row(j, m);
+        quant_act(act_fmt(j->f), j->x + m * j->ldx, j->K, &a);
+    }
+}
+
+void tn_quant_linear(tn_qfmt f, int64_t M, int64_t N, int64_t K, const float *x, int64_t ldx, const uint8_t *W,
+                     const float *bias, float *y, int64_t ldy, void *scratch) {
+    int64_t nb = K / TN_QK;
+    char *p = scratch;
+    float *d = (float *)(((uintptr_t)(p + M * K) + 15) & ~(uintptr_t)15);
+    job j = {f, M, N, K, ldx, ldy, x, W, bias, y, (int8_t *)p, d, d + M * nb, (int32_t *)(d + 2 * M * nb), qdot_isa()};
+    tn_parallel_for(M, 8, run_acts, &j);
+    tn_parallel_for((N + TILE_ROWS - 1) / TILE_ROWS, 1, run_tiles, &j);
+}

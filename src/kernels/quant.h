@@ -1,0 +1,73 @@
+/* kernels/quant.h — GGUF block formats for Linear weights (torchnative.quant, docs/quant.md).
+ *
+ * Formats (ggml's byte layouts, 32 values per block, f16 = IEEE half, little endian):
+ *   Q8_0  34 bytes: f16 d, int8 q[32]                 x = d*q
+ *   Q4_0  18 bytes: f16 d, u8 q[16] (low nibbles hold  x = d*(q-8); values 0..15 low, 16..31 high
+ *                   values 0..15, high nibbles 16..31)
+ *   Q4_1  20 bytes: f16 d, f16 m, u8 q[16]            x = d*q + m
+ *   Q8_1  36 bytes: f16 d, f16 s, int8 q[32]          (activations only; s = f16(d*sum q))
+ * Quantisation is ggml's reference (quantize_row_*_ref; the bytes of the gguf Python package).
+ *
+ * The product y = x @ W^T quantises each row of x as ggml's vec_dot path does (Q8_0 for Q8_0 and
+ * Q4_0 weights, Q8_1 for Q4_1), then per output and block b, in block order, without fused
+ * multiply-adds (ggml's generic vec_dot formulas):
+ *   Q8_0, Q4_0: acc += (float)sumi_b * (dw_b * da_b)
+ *   Q4_1:       acc += (dw_b * da_b) * (float)sumi_b + mw_b * sa_b
+ * with sumi_b the exact integer dot product of the block's quants (Q4_0: q-8; Q4_1: q), summed
+ * in eight lanes (tn_qrow_fn below). Every ISA variant (AVX2, AVX-512 VNNI) returns the
+ * reference's bits. TN_QUANT=ref|avx2 forces a variant. Kernels never allocate: the caller
+ * passes scratch of tn_quant_linear_scratch() bytes. */
+#ifndef TN_KERNELS_QUANT_H
+#define TN_KERNELS_QUANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { TN_Q8_0, TN_Q4_0, TN_Q4_1, TN_Q8_1, TN_QFMT_COUNT } tn_qfmt;
+
+#define TN_QK 32
+
+/* Bytes of one block; -1 for an unknown format. */
+int tn_quant_block_bytes(tn_qfmt f);
+/* The format named `name` ("q8_0", "q4_0", "q4_1", "q8_1"), or -1. */
+int tn_quant_fmt_parse(const char *name);
+const char *tn_quant_fmt_name(tn_qfmt f);
+
+/* k values (a multiple of 32) of x into k/32 blocks at y; and back. */
+void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k);
+void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k);
+
+/* One row of activations, quantised for the product (Q8_0 or Q8_1 as in ggml), held split:
+ * q[k] int8, and per block the f16-rounded scale d, the f16-rounded s (Q8_1; else 0) and the
+ * integer sum of the block's quants. */
+typedef struct {
+    int8_t *q;
+    float *d, *s;
+    int32_t *sum;
+} tn_qact;
+
+/* One output: the dot product of one weight row (nb blocks of format f) with one activation row.
+ * Per block b, sumi_b is the exact integer sum (w_j = q for Q8_0 and Q4_1, q-8 for Q4_0), and
+ *   p_b = (float)sumi_b * (dw_b * da_b)                    Q8_0, Q4_0
+ *   p_b = (dw_b * da_b) * (float)sumi_b + mw_b * sa_b      Q4_1
+ * (ggml's generic per-block formulas, no fused multiply-add). The p_b go to eight lane sums,
+ * lane b % 8 in block order; the result is ((l0+l4)+(l2+l6)) + ((l1+l5)+(l3+l7)). Integer sums
+ * are exact and the float steps are the same IEEE operations in every variant, so every variant
+ * returns the reference's bits. */
+typedef float (*tn_qrow_fn)(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+#if defined(__x86_64__)
+float tn_qrow_avx2(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+float tn_qrow_avx512vnni(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+#endif
+/* The variant in use: "ref", "avx2" or "avx512vnni". */
+const char *tn_quant_isa(void);
+
+size_t tn_quant_linear_scratch(tn_qfmt f, int64_t M, int64_t K);
+/* y[m*ldy + n] = sum over blocks (formula above) (+ bias[n]) for m < M, n < N; x rows contiguous
+ * of K floats (row stride ldx), W N rows of K/32 blocks each, contiguous. K % 32 == 0. Runs over
+ * the thread pool. */
+void tn_quant_linear(tn_qfmt f, int64_t M, int64_t N, int64_t K, const float *x, int64_t ldx, const uint8_t *W,
+                     const float *bias, float *y, int64_t ldy, void *scratch);
+
+#endif

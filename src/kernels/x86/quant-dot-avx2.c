@@ -1,0 +1,41 @@
+/* kernels/x86/quant-dot-avx2.c — integer block dot products (kernels/quant.h) with AVX2. Q8_0:
+ * both operands widened to 16 bits and multiplied pairwise (vpmaddwd), exact for every byte.
+ * Q4_0/Q4_1: the nibbles (0..15, unsigned) times the activation bytes (vpmaddubsw: |15*128*2|
+ * fits 16 bits, no saturation), then pairs summed to 32 bits; Q4_0's -8 is applied as
+ * -8 * (sum of the activation quants). Only called after the CPU reported AVX2. */
+#if defined(__x86_64__)
+
+#include "kernels/quant.h"
+
+#include <immintrin.h>
+#include <stdbool.h>
+
+#define TN_QTARGET __attribute__((target("avx2,f16c")))
+#define TN_QNAME tn_qrow_avx2
+#define Q8_SHIFT 0 /* Q8_0 partials are exact: no correction */
+
+TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
+    __m256i w0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)q));
+    __m256i w1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(q + 16)));
+    __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)a));
+    __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(a + 16)));
+    return _mm256_add_epi32(_mm256_madd_epi16(w0, a0), _mm256_madd_epi16(w1, a1));
+}
+
+TN_QTARGET static inline __m256i dot_q4(const uint8_t *q, const int8_t *a) {
+    __m128i p = _mm_loadu_si128((const __m128i *)q);
+    __m256i n = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(p, 4), p), _mm256_set1_epi8(0x0f));
+    __m256i s16 = _mm256_maddubs_epi16(n, _mm256_loadu_si256((const __m256i *)a));
+    return _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
+}
+
+TN_QTARGET static inline __m128i pack_halves(__m256i v) {
+    const __m256i sel = _mm256_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1,
+                                         0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
+    __m256i p = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, sel), 0x08);
+    return _mm256_castsi256_si128(p);
+}
+
+#include "kernels/x86/quant_dot_body.h"
+
+#endif

@@ -1,0 +1,201 @@
+"""Worker for tests/test_quant.py, run in a child interpreter (the pytest process never imports
+torch). Modes (argv[1]), each reading/writing .npz files in the directory argv[2]:
+
+  ref   (.venv-ref, imports only numpy and gguf): ggml's reference bytes for inputs.npz through
+        gguf.quants (Q8_0, Q4_0, Q4_1), their dequantisation, Q8_1 by a numpy transcription of
+        ggml's quantize_row_q8_1_ref (gguf has no Q8_1 quantiser), and the quantised product by
+        the formula of src/kernels/quant.h evaluated in numpy float32 (bit-exact IEEE steps).
+  ours  (.venv, torchnative's torch; TN_QUANT may force a variant): the same through
+        torch.ops.torchnative, written to ours-<tag>.npz.
+  check (.venv): a named check of the contract, prints JSON {"ok": ..., ...}.
+"""
+import json
+import os
+import sys
+
+import numpy as np
+
+FMTS = ("q8_0", "q4_0", "q4_1")
+# (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows
+SHAPES = [(1, 5, 32), (3, 9, 224), (2, 16, 256), (1, 33, 288), (4, 20, 576), (1, 17, 1536)]
+
+
+def make_inputs(path):
+    rng = np.random.default_rng(1234)
+    arrs = {}
+    arrs["rand"] = (rng.standard_normal((64, 256)) * 0.05).astype(np.float32)
+    arrs["scaled"] = (rng.standard_normal((8, 128)) * np.array([1e-30, 1e-5, 1e-3, 1, 10, 1e3, 1e20, 3e37])[:, None]).astype(np.float32)
+    edge = []
+    z = np.zeros(32, np.float32)
+    edge.append(z)                                                   # zeros
+    edge.append(-z)                                                  # negative zeros
+    edge.append(np.full(32, 0.75, np.float32))                       # constant
+    edge.append(np.full(32, -2.5, np.float32))
+    one = z.copy(); one[5] = 1.0; edge.append(one)                   # single value
+    one = z.copy(); one[31] = -3.0; edge.append(one)
+    edge.append(np.linspace(-127, 127, 32).astype(np.float32))      # q8 steps of exactly 1/... ties
+    ties = (np.arange(32) - 16 + 0.5).astype(np.float32); ties[0] = 127.0; edge.append(ties)  # x*id = k + .5
+    edge.append(np.where(np.arange(32) % 2, 3.4e38, -3.4e38).astype(np.float32))  # extremes, no inf
+    edge.append(np.linspace(-3.4e38, 3.4e38, 32).astype(np.float32))
+    edge.append(np.full(32, 1e-45, np.float32))                      # smallest subnormal
+    edge.append((np.arange(32) - 16).astype(np.float32) * 1e-40)     # subnormals (1/d overflows)
+    edge.append((np.arange(32) - 16).astype(np.float32) * 1e-38)     # subnormal scale
+    mix = rng.standard_normal(32).astype(np.float32); mix[::3] = 1e-42; edge.append(mix)
+    edge.append(np.float32(65504.0) * np.sign(rng.standard_normal(32)).astype(np.float32) * 127)  # d near f16 max
+    edge.append(np.full(32, 1e6, np.float32) * np.linspace(0.9, 1.0, 32).astype(np.float32))  # d overflows f16
+    edge.append(rng.standard_normal(32).astype(np.float32) * 7e-6)  # d f16-subnormal
+    arrs["edge"] = np.stack(edge)
+    for i, (M, N, K) in enumerate(SHAPES):
+        arrs["x%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
+        arrs["w%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
+        arrs["b%d" % i] = rng.standard_normal(N).astype(np.float32)
+    arrs["randbytes"] = rng.integers(0, 256, (4, 36 * 20 * 4), dtype=np.uint8)  # any bit pattern
+    np.savez(path, **arrs)
+
+
+# ---------------- ref side: numpy + gguf only ----------------
+
+def q8_1_ref(x):
+    """ggml's quantize_row_q8_1_ref in numpy float32: bytes (rows, nb*36)."""
+    b = x.reshape(-1, 32).astype(np.float32)
+    amax = np.abs(b).max(axis=1, keepdims=True)
+    d = (amax / np.float32(127)).astype(np.float32)
+    with np.errstate(divide="ignore"):
+        idv = np.where(d == 0, np.float32(0), np.float32(1) / d).astype(np.float32)
+    with np.errstate(invalid="ignore"):
+        v = (b * idv).astype(np.float32)
+        a = np.abs(v); fl = np.floor(a)
+        r = (np.sign(v) * (fl + np.floor(np.float32(2) * (a - fl)))).astype(np.float32)
+        q = r.astype(np.int8)
+    s = (q.astype(np.int32).sum(axis=1, keepdims=True).astype(np.float32) * d).astype(np.float32)
+    out = np.concatenate([d.astype(np.float16).view(np.uint8), s.astype(np.float16).view(np.uint8), q.view(np.uint8)], axis=1)
+    return out.reshape(x.shape[0], -1)
+
+
+def product_ref(fmt, x, qw, N, K, bias):
+    """The formula of kernels/quant.h in numpy float32."""
+    import gguf
+    T = gguf.GGMLQuantizationType
+    M, nb = x.shape[0], K // 32
+    bs = {"q8_0": 34, "q4_0": 18, "q4_1": 20}[fmt]
+    wb = qw.reshape(N, nb, bs)
+    dw = wb[:, :, 0:2].copy().view(np.float16).astype(np.float32)[:, :, 0]
+    if fmt == "q8_0":
+        wq = wb[:, :, 2:].view(np.int8).astype(np.int64)
+    else:
+        raw = wb[:, :, 2 if fmt == "q4_0" else 4:]
+        wq = np.concatenate([raw & 0x0F, raw >> 4], axis=2).astype(np.int64) - (8 if fmt == "q4_0" else 0)
+    if fmt == "q4_1":
+        act = q8_1_ref(x).reshape(M, nb, 36)
+        da = act[:, :, 0:2].copy().view(np.float16).astype(np.float32)[:, :, 0]
+        sa = act[:, :, 2:4].copy().view(np.float16).astype(np.float32)[:, :, 0]
+        aq = act[:, :, 4:].view(np.int8).astype(np.int64)
+        mw = wb[:, :, 2:4].copy().view(np.float16).astype(np.float32)[:, :, 0]
+    else:
+        act = gguf.quants.quantize(x, T.Q8_0).reshape(M, nb, 34)
+        da = act[:, :, 0:2].copy().view(np.float16).astype(np.float32)[:, :, 0]
+        aq = act[:, :, 2:].view(np.int8).astype(np.int64)
+    y = np.zeros((M, N), np.float32)
+    for m in range(M):
+        sumi = (wq * aq[m][None]).sum(axis=2).astype(np.float32)  # exact: |sumi| < 2^24
+        if fmt == "q4_1":
+            p = ((dw * da[m][None]) * sumi + mw * sa[m][None]).astype(np.float32)
+        else:
+            p = (sumi * (dw * da[m][None])).astype(np.float32)
+        lanes = np.zeros((N, 8), np.float32)
+        for b in range(nb):
+            lanes[:, b % 8] = (lanes[:, b % 8] + p[:, b]).astype(np.float32)
+        h = [(lanes[:, i] + lanes[:, i + 4]).astype(np.float32) for i in range(4)]
+        r = ((h[0] + h[2]).astype(np.float32) + (h[1] + h[3]).astype(np.float32)).astype(np.float32)
+        y[m] = r + bias if bias is not None else r
+    return y
+
+
+def run_ref(d):
+    import gguf
+    T = {"q8_0": gguf.GGMLQuantizationType.Q8_0, "q4_0": gguf.GGMLQuantizationType.Q4_0,
+         "q4_1": gguf.GGMLQuantizationType.Q4_1}
+    inp = dict(np.load(os.path.join(d, "inputs.npz")))
+    out = {}
+    with np.errstate(all="ignore"):
+        for f in FMTS:
+            for name in ("rand", "scaled", "edge"):
+                q = gguf.quants.quantize(inp[name], T[f])
+                out["%s_%s" % (f, name)] = q
+                out["%s_%s_dq" % (f, name)] = gguf.quants.dequantize(q, T[f])
+            rb = inp["randbytes"][:, : (inp["randbytes"].shape[1] // {"q8_0": 34, "q4_0": 18, "q4_1": 20}[f]) * {"q8_0": 34, "q4_0": 18, "q4_1": 20}[f]]
+            out["%s_randbytes_dq" % f] = gguf.quants.dequantize(rb, T[f])
+        for name in ("rand", "scaled", "edge"):
+            out["q8_1_%s" % name] = q8_1_ref(inp[name])
+        for i in range(len(SHAPES)):
+            for f in FMTS:
+                qw = gguf.quants.quantize(inp["w%d" % i], T[f])
+                out["prod_%s_%d" % (f, i)] = product_ref(f, inp["x%d" % i], qw, qw.shape[0], inp["w%d" % i].shape[1], None)
+                out["prodb_%s_%d" % (f, i)] = product_ref(f, inp["x%d" % i], qw, qw.shape[0], inp["w%d" % i].shape[1], inp["b%d" % i])
+    np.savez(os.path.join(d, "ref.npz"), **out)
+
+
+# ---------------- our side ----------------
+
+def run_ours(d, tag):
+    import torch
+    ops = torch.ops.torchnative
+    inp = dict(np.load(os.path.join(d, "inputs.npz")))
+    out = {"isa": np.array(ops.quant_isa())}
+    t = lambda a: torch.from_numpy(np.ascontiguousarray(a))
+    bsz = {"q8_0": 34, "q4_0": 18, "q4_1": 20, "q8_1": 36}
+    for f in FMTS + ("q8_1",):
+        for name in ("rand", "scaled", "edge"):
+            q = ops.quantize(t(inp[name]), f)
+            out["%s_%s" % (f, name)] = q.numpy()
+            if f != "q8_1":
+                out["%s_%s_dq" % (f, name)] = ops.dequantize(q, f, q.shape[0], inp[name].shape[1]).numpy()
+        if f != "q8_1":
+            rb = inp["randbytes"]
+            rb = rb[:, : (rb.shape[1] // bsz[f]) * bsz[f]]
+            out["%s_randbytes_dq" % f] = ops.dequantize(t(rb), f, rb.shape[0], rb.shape[1] // bsz[f] * 32).numpy()
+    for i, (M, N, K) in enumerate(SHAPES):
+        for f in FMTS:
+            qw = ops.quantize(t(inp["w%d" % i]), f)
+            x = t(inp["x%d" % i])
+            out["prod_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, None).numpy()
+            out["prodb_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, t(inp["b%d" % i])).numpy()
+            # non-contiguous input, 3-d input: the same rows
+            xt = t(np.ascontiguousarray(inp["x%d" % i].T)).t()
+            out["prodnc_%s_%d" % (f, i)] = ops.quant_linear(xt, qw, f, N, K, None).numpy()
+            out["prod3d_%s_%d" % (f, i)] = ops.quant_linear(x.reshape(1, M, K), qw, f, N, K, None).numpy().reshape(M, N)
+    np.savez(os.path.join(d, "ours-%s.npz" % tag), **out)
+
+
+if __name__ == "__main__":
+    mode, d = sys.argv[1], sys.argv[2]
+    if mode == "inputs":
+        make_inputs(os.path.join(d, "inputs.npz"))
+    elif mode == "ref":
+        run_ref(d)
+    elif mode == "ours":
+        run_ours(d, sys.argv[3])
+    elif mode == "gguf_ref":
+        # upstream torch + transformers' own GGUF loader (dequantised to float32 with gguf)
+        import torch
+        import transformers
+        from transformers.modeling_gguf_pytorch_utils import load_gguf_checkpoint
+        src, name = os.path.split(sys.argv[3])
+        cfg = transformers.AutoConfig.from_pretrained(src, gguf_file=name)
+        m = transformers.AutoModelForCausalLM.from_config(cfg)
+        sd = load_gguf_checkpoint(sys.argv[3], return_tensors=True, model_to_load=m)["tensors"]
+        m.load_state_dict(sd, strict=False)
+        m.tie_weights()
+        ids = torch.tensor([[504, 3575, 282, 4649, 314]])
+        with torch.no_grad():
+            np.save(os.path.join(d, "gguf_up.npy"), m.eval()(ids).logits.numpy())
+    elif mode == "gguf_ours":
+        import torch
+        from torchnative.quant.gguf import load_llama
+        with torch.no_grad():
+            lg = load_llama(sys.argv[3], dequantize=True)(torch.tensor([[504, 3575, 282, 4649, 314]])).logits
+        np.save(os.path.join(d, "gguf_ours.npy"), lg.numpy())
+    elif mode == "check":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import quant_checks
+        print(json.dumps(getattr(quant_checks, sys.argv[3])()))
