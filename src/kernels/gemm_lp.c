@@ -18,6 +18,7 @@
 #define LP_BLOCK_ELEMS (512 * 1024) /* packed block: 1 MB of 16-bit values, L2-resident */
 #define LP_TILE_MAX (12 * 32)
 #define LP_FEW_M 8 /* A @ W^T below this many rows: lane order, no packing */
+#define LP_PAD_MAX 8192 /* padded last rows on the stack up to this many elements, else in scratch */
 
 static const tn_gemm_lp_isa *chosen[2];
 static bool asked; /* a benign race: every thread computes the same answer */
@@ -33,7 +34,8 @@ static const tn_gemm_lp_isa *lp_isa(tn_lp_type t) {
             b = &tn_bf16_gemm_avx2;
             h = &tn_f16_gemm_avx2;
             bool forced = env && strcmp(env, "avx2") == 0;
-            if (!forced && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw"))
+            if (!forced && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl"))
                 b = &tn_bf16_gemm_avx512bf16;
         }
 #endif
@@ -100,46 +102,62 @@ static void pack(tn_lp_type t, bool rows, int64_t n, int64_t K, const uint16_t *
 
 typedef struct {
     const tn_gemm_lp_isa *isa;
-    bool nt, bf16;
+    tn_lp_type t;
+    bool nt;
+    int64_t n, K, ld;
+    const uint16_t *src;
+    uint16_t *dst;
+} pack_job;
+
+static void pack_panels(int64_t u0, int64_t u1, void *vjob) {
+    const pack_job *j = vjob;
+    const int V = j->isa->V;
+    int64_t p0 = u0 * V, n = (u1 * V < j->n ? u1 * V : j->n) - p0;
+    uint16_t *dst = j->dst + p0 * ksteps(j->t, j->K);
+    if (j->nt) {
+        if (j->isa->pack_rows && j->K % 2 == 0 && j->ld % 2 == 0) j->isa->pack_rows(n, j->K, j->src + p0 * j->ld, j->ld, V, dst);
+        else pack(j->t, true, n, j->K, j->src + p0 * j->ld, j->ld, V, dst);
+    } else {
+        pack(j->t, false, n, j->K, j->src + p0, j->ld, V, dst);
+    }
+}
+
+typedef struct {
+    const tn_gemm_lp_isa *isa;
+    bool bf16;
     int64_t nq, K, p0, pn, ldq, ldc;
     const uint16_t *Q, *packed;
     uint16_t *qpad, *C;
     float alpha, beta;
 } blk_job;
 
+/* Groups [g0, g1) of R rows of A against one packed block. */
 static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
     const blk_job *b = vjob;
     const int V = b->isa->V, R = b->isa->R;
     const int64_t K = b->K, ks = b->bf16 ? (K + 1) / 2 * 2 : K;
     float tile[LP_TILE_MAX];
+    uint16_t qpad[LP_PAD_MAX];
     for (int64_t g = g0; g < g1; g++) {
         int64_t q0 = g * R;
         int rq = b->nq - q0 < R ? (int)(b->nq - q0) : R;
         const uint16_t *q = b->Q + q0 * b->ldq;
         int64_t ld = b->ldq;
+        uint16_t *pad = b->qpad;
         if (rq < R) { /* the last rows (one group only), zero padded to R rows */
-            for (int r = 0; r < rq; r++) memcpy(b->qpad + r * ks, q + r * b->ldq, (size_t)K * sizeof *q);
+            if (R * ks <= LP_PAD_MAX) pad = qpad;
+            for (int r = 0; r < rq; r++) memcpy(pad + r * ks, q + r * b->ldq, (size_t)K * sizeof *q);
             if (ks > K)
-                for (int r = 0; r < rq; r++) b->qpad[r * ks + K] = 0;
-            memset(b->qpad + rq * ks, 0, (size_t)((R - rq) * ks) * sizeof *q);
-            q = b->qpad;
+                for (int r = 0; r < rq; r++) pad[r * ks + K] = 0;
+            memset(pad + rq * ks, 0, (size_t)((R - rq) * ks) * sizeof *q);
+            q = pad;
             ld = ks;
         }
         for (int64_t l0 = 0; l0 < b->pn; l0 += V) {
             int lv = b->pn - l0 < V ? (int)(b->pn - l0) : V;
             b->isa->micro(K, q, ld, b->packed + l0 * ks, tile);
-            /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
-            if (b->nt) {
-                uint16_t *c = b->C + (b->p0 + l0) * b->ldc + q0;
-                for (int l = 0; l < lv; l++)
-                    for (int r = 0; r < rq; r++)
-                        c[l * b->ldc + r] = tn_lp_close(b->bf16, tile[r * V + l], b->alpha, b->beta, c + l * b->ldc + r);
-            } else {
-                uint16_t *c = b->C + q0 * b->ldc + b->p0 + l0;
-                for (int r = 0; r < rq; r++)
-                    for (int l = 0; l < lv; l++)
-                        c[r * b->ldc + l] = tn_lp_close(b->bf16, tile[r * V + l], b->alpha, b->beta, c + r * b->ldc + l);
-            }
+            for (int r = 0; r < rq; r++)
+                b->isa->close_row(tile + r * V, lv, b->alpha, b->beta, b->C + (q0 + r) * b->ldc + b->p0 + l0);
         }
     }
 }
@@ -147,8 +165,7 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
 size_t tn_gemm_lp_scratch(tn_lp_type t, bool nt, int64_t M, int64_t N, int64_t K) {
     const tn_gemm_lp_isa *isa = lp_isa(t);
     if (!isa || K <= 0 || (nt && M < LP_FEW_M)) return 0;
-    int64_t np = nt ? M : N;
-    return (size_t)((block_lanes(isa, t, np, K) + isa->R) * ksteps(t, K)) * sizeof(uint16_t);
+    return (size_t)((block_lanes(isa, t, N, K) + isa->R) * ksteps(t, K)) * sizeof(uint16_t);
 }
 
 typedef struct {
@@ -199,17 +216,18 @@ void tn_gemm_lp(tn_lp_type t, bool nt, int64_t M, int64_t N, int64_t K, float al
         tn_parallel_for(M, (1 << 16) / (N * K + 1) + 1, ref_rows, &r);
         return;
     }
-    const bool bf16 = t == TN_LP_BF16;
-    const int64_t np = nt ? M : N, nq = nt ? N : M, ks = ksteps(t, K);
-    const int64_t pb = block_lanes(isa, t, np, K);
+    /* packed: op(B)'s columns (W's rows for nt), broadcast: R rows of A at a time */
+    const int64_t ks = ksteps(t, K), pb = block_lanes(isa, t, N, K);
     uint16_t *packed = scratch;
-    blk_job job = {.isa = isa, .nt = nt, .bf16 = bf16, .nq = nq, .K = K, .ldq = nt ? ldb : lda, .ldc = ldc,
-                   .Q = nt ? B : A, .packed = packed, .qpad = packed + pb * ks, .C = C, .alpha = alpha, .beta = beta};
-    const int64_t groups = (nq + isa->R - 1) / isa->R;
-    for (int64_t p0 = 0; p0 < np; p0 += pb) {
-        int64_t pn = np - p0 < pb ? np - p0 : pb;
-        if (nt) pack(t, true, pn, K, A + p0 * lda, lda, isa->V, packed);
-        else pack(t, false, pn, K, B + p0, ldb, isa->V, packed);
+    blk_job job = {.isa = isa, .bf16 = t == TN_LP_BF16, .nq = M, .K = K, .ldq = lda, .ldc = ldc, .Q = A,
+                   .packed = packed, .qpad = packed + pb * ks, .C = C, .alpha = alpha, .beta = beta};
+    pack_job pj = {.isa = isa, .t = t, .nt = nt, .K = K, .ld = ldb, .dst = packed};
+    const int64_t groups = (M + isa->R - 1) / isa->R;
+    for (int64_t p0 = 0; p0 < N; p0 += pb) {
+        int64_t pn = N - p0 < pb ? N - p0 : pb;
+        pj.n = pn;
+        pj.src = nt ? B + p0 * ldb : B + p0;
+        tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 15) / (isa->V * ks + 1) + 1, pack_panels, &pj);
         job.p0 = p0;
         job.pn = pn;
         int64_t grain = (1 << 20) / (isa->R * pn * K + 1) + 1;

@@ -22,7 +22,9 @@
  * Closing step, every order: out = round(tn_gemm_finish(acc, alpha, beta, widen(C))) with one
  *   round-to-nearest-even to the output type (tn_f32_to_bf16 / tn_f32_to_f16), outside DAZ/FTZ.
  *
- * Packed panels: bf16 pairs interleaved, [ceil(K/2)][V lanes][2]; f16 k-major [K][V]; zero padded. */
+ * Packed panels: bf16 pairs interleaved, [ceil(K/2)][V lanes][2]; f16 k-major [K][V]; zero padded.
+ * The packed operand is op(B)'s columns (W's rows for A @ W^T), the broadcast rows are A's, so a
+ * tile row is a run of one output row. */
 #ifndef TN_KERNELS_GEMM_LP_ISA_H
 #define TN_KERNELS_GEMM_LP_ISA_H
 
@@ -40,12 +42,19 @@ typedef struct {
     /* tile[r][l] = the chain over k of q[r][k] * p[k][l] for R rows q (row r at q + r*ldq) and the
      * packed panel p */
     void (*micro)(int64_t K, const uint16_t *q, int64_t ldq, const uint16_t *p, float *tile /* [R][V] */);
+    /* c[l] = closing step of acc[l] for l < n (n <= V), a row of outputs */
+    void (*close_row)(const float *acc, int n, float alpha, float beta, uint16_t *c);
+    /* bf16: rows [0, n) of src (k contiguous, row stride ld) into packed panels, for even K and
+     * ld only; NULL: the driver's C */
+    void (*pack_rows)(int64_t n, int64_t K, const uint16_t *src, int64_t ld, int V, uint16_t *dst);
     /* M (< 8) rows of A @ W^T in the lane order, closing step included */
     void (*gemv_rows)(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t *A, int64_t lda,
                       const uint16_t *W, int64_t ldw, float beta, uint16_t *C, int64_t ldc);
 } tn_gemm_lp_isa;
 
 #if defined(__x86_64__)
+/* bf16 pairs packed as the f32 driver packs floats: 32-bit moves only. */
+void tn_bf16_pack_rows_avx2(int64_t n, int64_t K, const uint16_t *src, int64_t ld, int V, uint16_t *dst);
 extern const tn_gemm_lp_isa tn_bf16_gemm_avx512bf16, tn_bf16_gemm_avx2, tn_f16_gemm_avx2;
 #endif
 

@@ -147,6 +147,42 @@ TN_AVX2 static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, cons
     }
 }
 
-const tn_gemm_lp_isa tn_bf16_gemm_avx2 = {.name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .gemv_rows = gemv_rows};
+/* tn_f32_to_bf16 on 8 lanes: round to nearest even, a NaN quieted; the 16-bit results in the low
+ * 128 bits. */
+TN_AVX2 static inline __m128i round8(__m256 v) {
+    __m256i u = _mm256_castps_si256(v), hi = _mm256_srli_epi32(u, 16);
+    __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(_mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff))), 16);
+    __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    r = _mm256_blendv_epi8(r, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+    r = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+    return _mm256_castsi256_si128(r);
+}
+
+/* The closing step (tn_lp_close) on a row of up to 16 outputs, the last n % 8 in scalar code. */
+TN_AVX2 static void close_row(const float *acc, int n, float alpha, float beta, uint16_t *c) {
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    int h = 0;
+    for (; h + 8 <= n; h += 8) {
+        __m256 a = _mm256_loadu_ps(acc + h);
+        if (beta == 0) {
+            if (alpha != 1) a = _mm256_mul_ps(va, a);
+        } else {
+            __m256 cv = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(c + h))), 16));
+            a = alpha == 1 && beta == 1 ? _mm256_add_ps(a, cv) : _mm256_add_ps(_mm256_mul_ps(va, a), _mm256_mul_ps(vb, cv));
+        }
+        _mm_storeu_si128((__m128i *)(c + h), round8(a));
+    }
+    for (; h < n; h++) c[h] = tn_lp_close(true, acc[h], alpha, beta, c + h);
+}
+
+/* Rows into pair-interleaved panels: a pair is 32 bits, so this is the f32 driver's packing of
+ * K/2 "floats" per row (bit moves only). */
+void tn_bf16_pack_rows_avx2(int64_t n, int64_t K, const uint16_t *src, int64_t ld, int V, uint16_t *dst) {
+    tn_gemm_avx2_pack_t(n, K / 2, (const float *)(const void *)src, ld / 2, V, (float *)(void *)dst);
+}
+
+const tn_gemm_lp_isa tn_bf16_gemm_avx2 = {.name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .close_row = close_row,
+                                          .pack_rows = tn_bf16_pack_rows_avx2, .gemv_rows = gemv_rows};
 
 #endif

@@ -14,7 +14,10 @@
 #include <immintrin.h>
 #include <string.h>
 
-#define TN_BF16 __attribute__((target("avx512f,avx512bw,avx512bf16,avx2,fma")))
+
+
+#define TN_PF_ROWS 4 /* W rows ahead to prefetch */
+#define TN_BF16 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,avx2,fma")))
 
 static inline uint32_t ld32(const uint16_t *p) {
     uint32_t v;
@@ -77,12 +80,12 @@ TN_BF16 __attribute__((always_inline)) static inline void rows_m(const int m, in
         for (int i = 0; i < 6; i++)
 #pragma GCC unroll 4
             for (int r = 0; r < 4; r++) acc[i][r] = _mm512_setzero_ps();
-        const bool ahead = j + 8 <= N;
+        const bool ahead = j + 4 + TN_PF_ROWS <= N;
         for (int64_t k = 0; k < kb; k += 32) {
             __m512bh wv[4];
 #pragma GCC unroll 4
             for (int r = 0; r < 4; r++) {
-                if (ahead) _mm_prefetch((const char *)(w[r] + 4 * ldw + k), _MM_HINT_T0);
+                if (ahead) _mm_prefetch((const char *)(w[r] + TN_PF_ROWS * ldw + k), _MM_HINT_T0);
                 wv[r] = (__m512bh)_mm512_loadu_si512(w[r] + k);
             }
 #pragma GCC unroll 6
@@ -127,7 +130,33 @@ TN_BF16 static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, cons
     }
 }
 
+/* tn_f32_to_bf16 on 16 lanes: round to nearest even, a NaN quieted. */
+TN_BF16 static inline __m256i round16(__m512 v) {
+    __m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
+    __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff))), 16);
+    r = _mm512_mask_mov_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), _mm512_or_si512(hi, _mm512_set1_epi32(0x40)));
+    return _mm512_cvtepi32_epi16(r);
+}
+
+/* The closing step (tn_lp_close) on a row of up to 32 outputs. */
+TN_BF16 static void close_row(const float *acc, int n, float alpha, float beta, uint16_t *c) {
+    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
+    for (int h = 0; h < n; h += 16) {
+        const __mmask16 m = (__mmask16)(n - h >= 16 ? 0xffffu : (1u << (n - h)) - 1);
+        __m512 a = _mm512_maskz_loadu_ps(m, acc + h);
+        if (beta == 0) {
+            if (alpha != 1) a = _mm512_mul_ps(va, a);
+        } else {
+            __m512 cv = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, c + h)), 16));
+            a = alpha == 1 && beta == 1 ? _mm512_add_ps(a, cv) : _mm512_add_ps(_mm512_mul_ps(va, a), _mm512_mul_ps(vb, cv));
+        }
+        _mm256_mask_storeu_epi16(c + h, m, round16(a));
+    }
+}
+
 const tn_gemm_lp_isa tn_bf16_gemm_avx512bf16 = {.name = "avx512bf16", .V = 32, .R = 12, .micro = micro32x12,
+                                                .close_row = close_row, .pack_rows = tn_bf16_pack_rows_avx2,
                                                 .gemv_rows = gemv_rows};
 
 #endif

@@ -117,6 +117,29 @@ TN_F16C static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, cons
     }
 }
 
-const tn_gemm_lp_isa tn_f16_gemm_avx2 = {.name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .gemv_rows = gemv_rows};
+/* The closing step (tn_lp_close) on a row of up to 16 outputs: vcvtps2ph rounds to nearest even
+ * as tn_f32_to_f16 does (overflow to inf, f16 subnormals); a block holding a NaN, and the last
+ * n % 8, take the scalar code (tn_f32_to_f16's canonical NaN). */
+TN_F16C static void close_row(const float *acc, int n, float alpha, float beta, uint16_t *c) {
+    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
+    int h = 0;
+    for (; h + 8 <= n; h += 8) {
+        __m256 a = _mm256_loadu_ps(acc + h);
+        if (beta == 0) {
+            if (alpha != 1) a = _mm256_mul_ps(va, a);
+        } else {
+            __m256 cv = ld8(c + h);
+            a = alpha == 1 && beta == 1 ? _mm256_add_ps(a, cv) : _mm256_add_ps(_mm256_mul_ps(va, a), _mm256_mul_ps(vb, cv));
+        }
+        if (_mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)))
+            for (int i = 0; i < 8; i++) c[h + i] = tn_lp_close(false, acc[h + i], alpha, beta, c + h + i);
+        else
+            _mm_storeu_si128((__m128i *)(c + h), _mm256_cvtps_ph(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    }
+    for (; h < n; h++) c[h] = tn_lp_close(false, acc[h], alpha, beta, c + h);
+}
+
+const tn_gemm_lp_isa tn_f16_gemm_avx2 = {.name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .close_row = close_row,
+                                         .gemv_rows = gemv_rows};
 
 #endif
