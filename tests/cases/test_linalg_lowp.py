@@ -60,3 +60,16 @@ cases("lowp_linear", [f"torch.nn.functional.linear({r((m, k), dt)}, {r((n, k), d
          m = torch.nn.Linear(70, 33, bias=False).to(torch.{dt})
          m({r((1, 1, 70), dt)})
          """ for dt in DT], tol="float")
+
+# Where the bias joins the sum: small integers make every product and partial sum exact in float32
+# in any order (so upstream's bits are the same on every host and the comparison is exact), while
+# the sums need more bits than bf16/f16 hold. Upstream rounds once, bias included, for a 2-D, 1-D
+# or contiguous 3-D input (addmm), and rounds the product before adding the bias for a
+# non-contiguous 3-D input (matmul then add); a wrong rule differs in about a third of outputs.
+INT = "torch.randint(-64, 64, {}).to(torch.{})"
+cases("lowp_bias_rounding", [
+    f"torch.nn.functional.linear({INT.format((5, 96), dt)}, {INT.format((40, 96), dt)}, {r((40,), dt)})" for dt in DT] + [
+    f"torch.nn.functional.linear({INT.format((2, 6, 96), dt)}, {INT.format((40, 96), dt)}, {r((40,), dt)})" for dt in DT] + [
+    f"torch.nn.functional.linear({INT.format((6, 2, 96), dt)}.transpose(0, 1), {INT.format((40, 96), dt)}, {r((40,), dt)})" for dt in DT] + [
+    f"torch.nn.functional.linear({INT.format((96,), dt)}, {INT.format((40, 96), dt)}, {r((40,), dt)})" for dt in DT] + [
+    f"torch.addmm({r((40,), dt)}, {INT.format((5, 96), dt)}, {INT.format((96, 40), dt)}, beta=0.5, alpha=1.5)" for dt in DT])
