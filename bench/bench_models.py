@@ -23,7 +23,10 @@ means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the mac
 BENCH_THREADS=n changes it for both, torchnative's pool reads the same variable).
 Full run (about 2 minutes): 3 rounds of prefill 6, 128 and 512 and 16 decode tokens.
 BENCH_QUICK=1 (or --quick): 1 round, 8 decode tokens.
-usage: bench_models.py [--quick] [--json FILE]
+--dtype bfloat16|float16 (or BENCH_DTYPE): the model converted with `.to(dtype)` after building, on
+both sides; prefill 128 and 512 and decode only (no backward / training figures), plus our own
+float32 decode in the same rounds, to print the low-precision decode speed-up over float32.
+usage: bench_models.py [--quick] [--dtype DT] [--json FILE]
 """
 import json
 import os
@@ -51,6 +54,8 @@ t0 = time.perf_counter()
 cfg = transformers.LlamaConfig(**spec["config"])
 torch.manual_seed(0)
 m = transformers.LlamaForCausalLM(cfg).eval()
+if spec.get("dtype"):
+    m = m.to(getattr(torch, spec["dtype"]))
 out["build_s"] = time.perf_counter() - t0
 g = torch.Generator().manual_seed(1)
 V = spec["config"]["vocab_size"]
@@ -126,6 +131,11 @@ def run(python, spec, threads):
 def main():
     quick = "--quick" in sys.argv or os.environ.get("BENCH_QUICK", "") not in ("", "0")
     threads = os.environ.get("BENCH_THREADS", "1")
+    dtype = os.environ.get("BENCH_DTYPE", "")
+    if "--dtype" in sys.argv:
+        dtype = sys.argv[sys.argv.index("--dtype") + 1]
+    if dtype and dtype != "float32":
+        return main_lowp(dtype, quick, threads)
     if quick:
         rounds = [{"prefill": [6, 128, 512], "decode": 8, "backward": 128}]
     else:
@@ -168,6 +178,43 @@ def main():
         with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
             json.dump({"threads": threads, "quick": bool(quick), "figures": table,
                        "runs": res}, f, indent=1)
+
+
+def main_lowp(dtype, quick, threads):
+    n = 1 if quick else 3
+    spec = {"prefill": [128, 512], "decode": 8 if quick else 16, "config": CONFIG, "dtype": dtype}
+    f32 = {"prefill": [], "decode": spec["decode"], "config": CONFIG}
+    res = {"ref": [], "ours": [], "ours_f32": []}
+    t0 = time.perf_counter()
+    for _ in range(n):
+        for side, py, sp in (("ref", REF, spec), ("ours", OURS, spec), ("ours_f32", OURS, f32)):
+            res[side].append(run(py, sp, threads))
+    print("SmolLM2-135M-shaped Llama, %s, %s thread(s), %d round(s)%s, %.0fs" % (
+        dtype, threads, n, " (quick)" if quick else "", time.perf_counter() - t0))
+    print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")
+
+    def med(side, k):
+        xs = [d[k] for d in res[side] if isinstance(d.get(k), float)]
+        errs = [d["error"] for d in res[side] if "error" in d]
+        return statistics.median(xs) if xs else (errs[0] if errs else "n/a")
+    table = {}
+    for k in ("prefill_128", "prefill_512", "decode_tok_s"):
+        ours, ref = med("ours", k), med("ref", k)
+        label = "decode (tokens/s)" if k == "decode_tok_s" else "prefill %s tokens (s)" % k.split("_")[1]
+        if isinstance(ours, float) and isinstance(ref, float):
+            ratio = ref / ours if k == "decode_tok_s" else ours / ref
+            print(f"{label:32} {ours:12.4f} {ref:12.4f} {ratio:8.2f}")
+            table[k] = {"ours": ours, "upstream": ref, "ratio": ratio}
+        else:
+            print(f"{label:32} failed: ours: {ours}; upstream: {ref}")
+    o16, o32 = med("ours", "decode_tok_s"), med("ours_f32", "decode_tok_s")
+    if isinstance(o16, float) and isinstance(o32, float):
+        print(f"{'ours decode float32 (tokens/s)':32} {o32:12.4f}   {dtype}/float32 speed-up {o16 / o32:.2f}x")
+        table["decode_vs_f32"] = {"ours_f32": o32, "ours": o16, "speedup": o16 / o32}
+    print("(ratio > 1: torchnative slower; prefill = median seconds, decode = tokens/s)")
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            json.dump({"threads": threads, "dtype": dtype, "quick": bool(quick), "figures": table, "runs": res}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,14 +1,17 @@
 /* ops/linalg.c — matrix products: mm, bmm, addmm, baddbmm, matmul, linear, mv, dot.
  *
- * Every product reduces to batched 2-D GEMMs on contiguous operands in the compute type:
- * f32 for f32/f16/bf16 (widen, compute, narrow once), f64, i64 for integral types. */
+ * Every product reduces to batched 2-D GEMMs on operands whose last dimension is contiguous, in
+ * the compute type: f32, f64, i64 for integral types; bf16 and f16 stay 16-bit in memory (never a
+ * widened copy) and accumulate in f32 inside their kernels (kernels/gemm_lp.h), rounded once to the
+ * output, beta * C included, as upstream's oneDNN. */
 #include "ops/common.h"
 #include "kernels/gemm.h"
+#include "kernels/gemm_lp.h"
 
 #include <stdlib.h>
 
 static tn_dtype compute_type(tn_dtype d) {
-    if (d == TN_DTYPE_F64) return TN_DTYPE_F64;
+    if (d == TN_DTYPE_F64 || d == TN_DTYPE_BF16 || d == TN_DTYPE_F16) return d;
     if (tn_dtype_is_floating(d)) return TN_DTYPE_F32;
     return TN_DTYPE_I64;
 }
@@ -49,12 +52,16 @@ static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t 
     char *a = tn_data(tn_tensor_of(A)), *b = tn_data(tn_tensor_of(B)), *c = tn_data(tn_tensor_of(acc));
     int isz = tn_dtype_itemsize(ct);
     bool ok;
-    float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_f32_scratch(M, N, K) : 0, &ok);
+    const bool lp = ct == TN_DTYPE_BF16 || ct == TN_DTYPE_F16;
+    const tn_lp_type lt = ct == TN_DTYPE_BF16 ? TN_LP_BF16 : TN_LP_F16;
+    float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_f32_scratch(M, N, K)
+                                  : lp             ? tn_gemm_lp_scratch(lt, false, M, N, K) : 0, &ok);
     if (!ok) return -1;
     Py_BEGIN_ALLOW_THREADS
     for (int64_t i = 0; i < batch; i++) {
         char *ai = a + i * M * K * isz, *bi = b + i * K * N * isz, *ci = c + i * M * N * isz;
-        if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, K, (float *)bi, N, (float)beta, (float *)ci, N, scratch);
+        if (lp) tn_gemm_lp(lt, false, M, N, K, (float)alpha, (const uint16_t *)ai, K, (const uint16_t *)bi, N, (float)beta, (uint16_t *)ci, N, scratch);
+        else if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, K, (float *)bi, N, (float)beta, (float *)ci, N, scratch);
         else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, K, (double *)bi, N, beta, (double *)ci, N);
         else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, K, (int64_t *)bi, N, (int64_t)beta, (int64_t *)ci, N);
     }
@@ -92,7 +99,9 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
     /* nn.Linear's layout: B is the transpose of a contiguous (N,K) matrix shared by every batch
      * entry. Its kernel reads it in place (no transposed copy of the weight), with the same
      * per-output FMA chains, so the result is identical. */
-    bool nt = ct == dt && (ct == TN_DTYPE_F32 || ct == TN_DTYPE_F64) && N > 1 && K > 1 &&
+    const bool lp = ct == TN_DTYPE_BF16 || ct == TN_DTYPE_F16;
+    const tn_lp_type lt = ct == TN_DTYPE_BF16 ? TN_LP_BF16 : TN_LP_F16;
+    bool nt = ct == dt && (ct == TN_DTYPE_F32 || ct == TN_DTYPE_F64 || lp) && N > 1 && K > 1 &&
               sb[nbatch] == 1 && sb[nbatch + 1] == K;
     for (int i = 0; i < nbatch && nt; i++) nt = sb[i] == 0;
     PyObject *A = contig_view(a, nbatch + 2, za, sa, ct);
@@ -112,17 +121,19 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
         char *cd = tn_data(tn_tensor_of(acc));
         int64_t rows = nbat * M;
         bool ok;
-        float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_nt_f32_scratch(rows, N, K) : 0, &ok);
+        float *scratch = gemm_scratch(ct == TN_DTYPE_F32 ? tn_gemm_nt_f32_scratch(rows, N, K)
+                                      : lp             ? tn_gemm_lp_scratch(lt, true, rows, N, K) : 0, &ok);
         if (!ok) goto done;
         Py_BEGIN_ALLOW_THREADS
-        if (ct == TN_DTYPE_F32) tn_gemm_nt_f32(rows, N, K, (float)alpha, (const float *)ad, K, (const float *)w, K, (float)beta, (float *)cd, N, scratch);
+        if (lp) tn_gemm_lp(lt, true, rows, N, K, (float)alpha, (const uint16_t *)ad, K, (const uint16_t *)w, K, (float)beta, (uint16_t *)cd, N, scratch);
+        else if (ct == TN_DTYPE_F32) tn_gemm_nt_f32(rows, N, K, (float)alpha, (const float *)ad, K, (const float *)w, K, (float)beta, (float *)cd, N, scratch);
         else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, K, (const double *)w, K, beta, (double *)cd, N);
         Py_END_ALLOW_THREADS
         free(scratch);
     } else if (gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc) < 0) {
         goto done;
     }
-    res = tn_as_dtype(acc, dt, false);
+    res = ct == dt ? Py_NewRef(acc) : tn_as_dtype(acc, dt, false);
 done:
     Py_XDECREF(A);
     Py_XDECREF(B);
@@ -278,6 +289,29 @@ PyObject *tn_op_linear(tn_value *a) {
     if (w->ndim == 2) { ws[0] = w->sizes[1]; ws[1] = w->sizes[0]; wst[0] = w->strides[1]; wst[1] = w->strides[0]; }
     PyObject *wt = w->ndim == 2 ? tn_tensor_new_view(a[1].u.obj, 2, ws, wst, w->offset) : Py_NewRef(a[1].u.obj);
     if (!wt) return NULL;
+    /* bf16 / f16 with a bias, where upstream takes addmm (a 2-D input, or a 1-D or contiguous >= 3-D
+     * one folded to 2-D): the bias joins the f32 sum before the one rounding (measured upstream:
+     * rounding the product first and adding the bias in bf16 differs in ~25% of outputs). */
+    tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
+    if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16) && w->ndim == 2 && bt && bt->dtype == x->dtype &&
+        bt->ndim == 1 && bt->sizes[0] == w->sizes[0] && x->sizes[x->ndim - 1] == w->sizes[1] &&
+        (x->ndim == 2 || x->ndim == 1 || (x->ndim >= 3 && tn_is_contiguous(x)))) {
+        int64_t K = w->sizes[1], N = w->sizes[0], rows = 1, xs[2], xst[2], os[TN_MAX_DIMS], ost[TN_MAX_DIMS];
+        for (int i = 0; i < x->ndim - 1; i++) rows *= x->sizes[i];
+        xs[0] = rows; xs[1] = K;
+        xst[0] = x->ndim == 2 ? x->strides[0] : K; xst[1] = x->strides[x->ndim - 1];
+        PyObject *x2 = tn_tensor_new_view(a[0].u.obj, 2, xs, xst, x->offset);
+        PyObject *r2 = x2 ? product(x2, wt, a[2].u.obj, 1.0, 1.0, 0, 0) : NULL;
+        Py_XDECREF(x2);
+        Py_DECREF(wt);
+        if (!r2 || x->ndim == 2) return r2;
+        for (int i = 0; i < x->ndim - 1; i++) os[i] = x->sizes[i];
+        os[x->ndim - 1] = N;
+        tn_contiguous_strides(x->ndim, os, ost);
+        PyObject *v = tn_tensor_new_view(r2, x->ndim, os, ost, tn_tensor_of(r2)->offset);
+        Py_DECREF(r2);
+        return v;
+    }
     PyObject *r = matmul(a[0].u.obj, wt);
     Py_DECREF(wt);
     if (!r || a[2].tag != TN_V_TENSOR) return r;
