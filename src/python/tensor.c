@@ -4,6 +4,7 @@
  * autograd fields. Operators are not here: they reach tensors through the door (functions.c).
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
+#include "dispatch/functorch.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
@@ -134,6 +135,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->grad_fn);
     Py_VISIT(o->base);
     Py_VISIT(o->fw_grad);
+    Py_VISIT(o->bt_value);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -146,6 +148,8 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->base);
     Py_CLEAR(o->grad_acc);
     Py_CLEAR(o->fw_grad);
+    if (o->bt_value) tn_bt_live--;
+    Py_CLEAR(o->bt_value);
     return 0;
 }
 
@@ -585,7 +589,9 @@ static PyObject *g_data(PyObject *self, void *c) {
     tn_tensor t = *T(self);
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
-    return tn_tensor_wrap(&t);
+    PyObject *r = tn_tensor_wrap(&t);
+    if (r) tn_bt_copy_meta(r, self);
+    return r;
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {
     if (!v || !tn_py_is_tensor(v)) {
