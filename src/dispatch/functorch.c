@@ -43,6 +43,7 @@ static _Thread_local int depth;
 static _Thread_local int vmap_layers;
 static _Thread_local bool inplace_requires_grad_allowed;
 int64_t tn_bt_live;    /* BatchedTensor objects alive (tensor.c counts them down) */
+bool tn_vmap_fallback_warn;
 
 static tn_tensor_obj *O(PyObject *t) { return (tn_tensor_obj *)t; }
 
@@ -303,6 +304,8 @@ static PyObject *wrap_results(PyObject *r, int level) {
         }
         PyObject *res = out && PyTuple_Check(r) ? PyList_AsTuple(out) : Py_XNewRef(out);
         Py_XDECREF(out);
+        if (res && PyTuple_Check(r) && !PyTuple_CheckExact(r))   /* torch.return_types.X */
+            Py_SETREF(res, PyObject_CallFunctionObjArgs((PyObject *)Py_TYPE(r), res, NULL));
         Py_DECREF(r);
         return res;
     }
@@ -641,6 +644,12 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write && args[i].tag == TN_V_TENSOR && tn_bt_level(args[i].u.obj) != L && any_batched_other)
             return inplace_error(d);
+    if (tn_vmap_fallback_warn &&
+        PyErr_WarnFormat(PyExc_UserWarning, 1,
+                         "There is a performance drop because we have not yet implemented the batching rule for "
+                         "aten::%s%s%s. Please file us an issue on GitHub so that we can prioritize its "
+                         "implementation.", d->name, d->overload[0] ? "." : "", d->overload) < 0)
+        return NULL;
     if (B == 0) return tn_not_implemented("vmap over a batch of size 0 for this operator");
     PyObject *outs = PyList_New(0);
     if (!outs) return NULL;
@@ -724,6 +733,8 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
         }
         res = parts && PyTuple_Check(first) ? PyList_AsTuple(parts) : Py_XNewRef(parts);
         Py_XDECREF(parts);
+        if (res && PyTuple_Check(first) && !PyTuple_CheckExact(first))   /* torch.return_types.X */
+            Py_SETREF(res, PyObject_CallFunctionObjArgs((PyObject *)Py_TYPE(first), res, NULL));
     }
     Py_DECREF(outs);
     return res;
@@ -745,6 +756,12 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
         if (tn_bt_level(args[0].u.obj)) return tn_aten(TN_ROW_alias, "(O)", args[0].u.obj);
         return tn_door_below_vmap(op, args);
     }
+    {   /* a CompositeImplicitAutograd op decomposes first, as upstream's under vmap (dropout
+         * with training=False draws nothing) */
+        bool h;
+        PyObject *r = tn_composite_under_mode(op, args, &h);
+        if (h) return r;
+    }
     if (tn_op_tags(op) & TN_TAG_RANDOM) {
         layer *l = innermost_vmap();
         if (l && l->randomness == R_ERROR) {
@@ -761,7 +778,10 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
     if (L == 0) return tn_door_below_vmap(op, args);
     if (L > depth || stack[L - 1].kind != TN_LAYER_VMAP) {
         PyErr_SetString(PyExc_RuntimeError,
-                        "torchnative: a vmap BatchedTensor was used after its vmap level ended");
+                        "Either your tensor may have escaped from inside a function being vmapped and this is a "
+                        "user error (see https://pytorch.org/functorch/stable/ux_limitations.html), or there is "
+                        "an internal functorch error in `gen_vmap_plumbing` Please file an issue if it looks like "
+                        "the latter");
         return NULL;
     }
     int64_t B = stack[L - 1].batch;
@@ -773,11 +793,6 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
                         "operations. If error is occurring somewhere inside PyTorch internals, please file a "
                         "bug report.");
         return NULL;
-    }
-    {   /* a CompositeImplicitAutograd op decomposes first, as upstream's under vmap */
-        bool h;
-        PyObject *r = tn_composite_under_mode(op, args, &h);
-        if (h) return r;
     }
     if ((tn_op_tags(op) & TN_TAG_POINTWISE) && !(tn_op_tags(op) & TN_TAG_RANDOM)) {
         PyObject *r = pointwise(op, s, args, L);

@@ -17,6 +17,7 @@ bool tn_functorch_inplace_rg_allowed(void);
 void tn_functorch_set_inplace_rg_allowed(bool on);
 
 extern int64_t tn_bt_live;
+extern bool tn_vmap_fallback_warn;   /* _set_vmap_fallback_warning_enabled */
 int tn_bt_level(PyObject *t);                              /* 0: not a BatchedTensor */
 PyObject *tn_bt_make(PyObject *phys, int64_t bdim, int level);
 void tn_bt_copy_meta(PyObject *dst, PyObject *src);       /* a C-made alias of a BatchedTensor */

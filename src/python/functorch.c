@@ -126,9 +126,12 @@ static PyObject *set_irg(PyObject *m, PyObject *v) {
     Py_RETURN_NONE;
 }
 
-static bool fallback_warn;
-static PyObject *set_fallback_warn(PyObject *m, PyObject *v) { fallback_warn = PyObject_IsTrue(v) > 0; Py_RETURN_NONE; }
-static PyObject *is_fallback_warn(PyObject *m, PyObject *u) { return PyBool_FromLong(fallback_warn); }
+static PyObject *set_fallback_warn(PyObject *m, PyObject *v) {
+    int b = PyObject_IsTrue(v);
+    if (b < 0) return NULL;
+    tn_vmap_fallback_warn = b;
+    Py_RETURN_NONE;
+}
 
 static PyMethodDef toplevel_methods[] = {
     /* autograd.Function stays on its plain path under transforms (docs/func.md) */
@@ -162,7 +165,6 @@ static PyMethodDef functorch_methods[] = {
     {"get_inplace_requires_grad_allowed", get_irg, METH_NOARGS, NULL},
     {"set_inplace_requires_grad_allowed", set_irg, METH_O, NULL},
     {"_set_vmap_fallback_warning_enabled", set_fallback_warn, METH_O, NULL},
-    {"_is_vmap_fallback_warning_enabled", is_fallback_warn, METH_NOARGS, NULL},
     {NULL},
 };
 

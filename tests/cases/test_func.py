@@ -171,6 +171,19 @@ bool((r - xb).std(0).max() < 1e-6)""",
     "zero_dim_mixed_dtype": "vmap(lambda a, b: a + b)(torch.arange(3.).double(), torch.ones(3, 2))",
     "empty_batch": "vmap(torch.sin)(torch.randn(0, 3))",
     "noncontig": "vmap(lambda a: a * 3 - a.abs(), in_dims=1)(torch.randn(5, 4)[:, ::2])",
+    "view_inplace_reaches_batch": """
+def f(a):
+    a.view(5).add_(1)
+    a[1:3].mul_(2)
+    return a
+xc = xb.clone()
+(vmap(f)(xc), xc)""",
+    "fallback_ops": "vmap(lambda a: (a.cumsum(0), a.flip(0), a.sort().values, a.argmax(), a.max(0).indices))(xb)",
+    "dropout_eval": "vmap(lambda a: F.dropout(a, 0.5, training=False) + 1)(xb)",
+    "repr": """
+out = []
+vmap(lambda a: out.append(repr(a)) or a)(torch.arange(6.).reshape(2, 3))
+out[0]""",
     "is_batched_repr": """
 import torch._C._functorch as Fc
 vmap(lambda a: torch.tensor([Fc.is_batchedtensor(a), Fc.maybe_get_level(a), Fc.maybe_get_bdim(a)]))(xb)""",
@@ -188,6 +201,8 @@ fc("func_vmap_float", {
     # (not a view), torchnative's matmul decomposition (autograd/decomp.c) with a view; values
     # and requires_grad are compared, the layout is not (docs/func.md, known differences)
     "linear": "vmap(lambda a: F.linear(a, W, torch.ones(3)))(xb).clone()",
+    # upstream's result is a view made by its nll_loss fallback's plumbing; values compared
+    "cross_entropy": "vmap(lambda a, t: F.cross_entropy(a.unsqueeze(0), t.unsqueeze(0)))(xb, torch.tensor([0, 4, 2, 1])).clone()",
     "mlp_module": """
 torch.manual_seed(1)
 m = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2)).to(DT)
@@ -280,6 +295,11 @@ fc("func_errors", {
     "randomness_error_batched_arg": "err(lambda: vmap(lambda a: torch.bernoulli(a.sigmoid()))(xb))",
     "randomness_bad_value": "err(lambda: vmap(torch.sin, randomness='bogus')(xb))",
     "item": "err(lambda: vmap(lambda a: a.sum().item())(xb))",
+    "escaped": """
+leak = []
+vmap(lambda a: leak.append(a) or a)(xb)
+err(lambda: leak[0] + 1)""",
+    "dropout_train": "err(lambda: vmap(lambda a: F.dropout(a, 0.5))(xb))",
     "inplace_unbatched_self": """
 y = torch.zeros(5)
 err(lambda: vmap(lambda a: y.copy_(a))(xb))""",
