@@ -740,6 +740,31 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
     return res;
 }
 
+/* randomness='different' for a random factory (randn(size), rand(size), randint(..., size), ...):
+ * one draw of [batch, *size], as upstream's rule, so the generator's stream is the same */
+static PyObject *different_factory(int op, const tn_schema *s, tn_value *args, layer *l) {
+    int at = -1;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR || args[i].tag == TN_V_TENSORLIST) at = -2;
+        if (at == -1 && s->args[i].name && !strcmp(s->args[i].name, "size") && args[i].tag == TN_V_INTLIST) at = i;
+    }
+    if (at < 0 || args[at].u.ints.n >= TN_MAX_DIMS)
+        return refuse("vmap(randomness='different') for aten::%s%s with unbatched tensor inputs", tn_op_at(op)->name, "");
+    if (s->nargs > 64) return tn_not_implemented("vmap over an operator with this many arguments");
+    tn_value local[64];
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    int64_t sizes[TN_MAX_DIMS + 1];
+    sizes[0] = l->batch;
+    for (int k = 0; k < args[at].u.ints.n; k++) sizes[k + 1] = args[at].u.ints.v[k];
+    local[at].u.ints.v = sizes;
+    local[at].u.ints.n = args[at].u.ints.n + 1;
+    PyObject *r = tn_door_below_vmap(op, local);
+    if (!r || !tn_py_is_tensor(r)) return r;
+    PyObject *b = tn_bt_make(r, 0, (int)(l - stack) + 1);
+    Py_DECREF(r);
+    return b;
+}
+
 bool tn_vmap_first(int op, const tn_value *args) {
     if (!depth || stack[depth - 1].kind != TN_LAYER_VMAP || !tn_vmap_wants(op, args)) return false;
     const tn_schema *s = schema_of(op);
@@ -771,8 +796,7 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
                             "out of vmap");
             return NULL;
         }
-        if (l && l->randomness == R_DIFFERENT && L == 0)
-            return tn_not_implemented("vmap(randomness='different') for a random operation without batched inputs");
+        if (l && l->randomness == R_DIFFERENT && L == 0) return different_factory(op, s, args, l);
         if (L == 0) return tn_door_below_vmap(op, args);
     }
     if (L == 0) return tn_door_below_vmap(op, args);

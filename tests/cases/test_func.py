@@ -164,6 +164,11 @@ vmap(f)(xb)""",
 torch.manual_seed(3)
 r = vmap(lambda a: a + torch.rand(5), randomness='same')(xb)
 bool((r - xb).std(0).max() < 1e-6)""",
+    "randomness_different_factory": """
+torch.manual_seed(3)
+(vmap(lambda a: a + torch.rand(5), randomness='different')(xb),
+ vmap(lambda a: a + torch.randn(3, 5), randomness='different')(xb),
+ vmap(lambda a: a * torch.randint(0, 9, (5,)), randomness='different')(xb))""",
     "float64": "vmap(lambda a: a.sin() * a)(xb.double())",
     "int_pointwise_pow": "vmap(lambda a: a ** 2 - a)(torch.arange(12).reshape(3, 4))",
     "int": "vmap(lambda a: a * 2 + 1)(torch.arange(12).reshape(3, 4))",
