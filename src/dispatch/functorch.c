@@ -407,6 +407,21 @@ static PyObject *same_shape_on(int op, const tn_schema *s, tn_value *args, int L
     for (int i = 0; i < s->nargs; i++)
         if (local[i].tag == TN_V_TENSOR && local[i].u.obj == x) local[i].u.obj = O(x)->bt_value;
     PyObject *r = tn_door_call(op, local);
+    if (r && PyTuple_Check(r)) {   /* several results (frexp): each keeps the batch dim */
+        Py_ssize_t n = PyTuple_Size(r);
+        PyObject *l = PyList_New(n);
+        for (Py_ssize_t k = 0; l && k < n; k++) {
+            PyObject *e = PyTuple_GetItem(r, k);
+            PyObject *w = tn_py_is_tensor(e) ? tn_bt_make(e, O(x)->bt_bdim, L) : Py_NewRef(e);
+            if (!w) { Py_CLEAR(l); break; }
+            PyList_SetItem(l, k, w);
+        }
+        PyObject *t = l ? PyList_AsTuple(l) : NULL;
+        Py_XDECREF(l);
+        if (t && !PyTuple_CheckExact(r)) Py_SETREF(t, PyObject_CallFunctionObjArgs((PyObject *)Py_TYPE(r), t, NULL));
+        Py_DECREF(r);
+        return t;
+    }
     if (!r || !tn_py_is_tensor(r)) return r;
     PyObject *b = tn_bt_make(r, O(x)->bt_bdim, L);
     Py_DECREF(r);
