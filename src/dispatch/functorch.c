@@ -537,13 +537,13 @@ static PyObject *view_op(int op, const tn_schema *s, tn_value *args, int L, int6
         PyObject *st = tn_value_to_python(&args[2]), *en = tn_value_to_python(&args[3]);
         r = p && st && en ? tn_aten(TN_ROW_slice_Tensor, "(OiOOL)", p, a + 1, st, en, (long long)args[4].u.i) : NULL;
         Py_XDECREF(p); Py_XDECREF(st); Py_XDECREF(en);
-    } else if (!strcmp(n, "as_strided") && !ov[0]) {
+    } else if ((!strcmp(n, "as_strided") || !strcmp(n, "_reshape_alias")) && !ov[0]) {
         /* upstream's rule: the same geometry in every slice, slices a batch stride apart (the
          * logical tensor lies where slice 0 of the whole one does) */
         PyObject *p = front(x);
         if (!p) return *handled = true, NULL;
         int64_t bstride = tn_tensor_of(p)->strides[0];
-        int64_t off = args[3].tag == TN_V_NONE ? tn_tensor_of(x)->offset : args[3].u.i;
+        int64_t off = s->nargs < 4 || args[3].tag == TN_V_NONE ? tn_tensor_of(x)->offset : args[3].u.i;
         PyObject *sz = int_list(args[1].u.ints.n, args[1].u.ints.v, B, true);
         PyObject *st = int_list(args[2].u.ints.n, args[2].u.ints.v, bstride, true);
         r = sz && st ? tn_aten(TN_ROW_as_strided, "(OOOL)", p, sz, st, (long long)off) : NULL;
@@ -786,10 +786,41 @@ bool tn_vmap_first(int op, const tn_value *args) {
     return s && (max_level(s, args) == depth || (tn_op_tags(op) & TN_TAG_RANDOM));
 }
 
+static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s);
+
+/* Reached below an inner grad or jvp level (vmap(grad(f)) inside grad(...)): that level recorded
+ * the call on the BatchedTensors; the whole tensors carry the history of the grad levels below
+ * this vmap level, so the calls on them record (grad mode on) and a detach there is only the
+ * inner level's (an alias of the whole tensor), as upstream's level-by-level wrappers. */
+static bool grad_below(int L) {
+    for (int i = 0; i < L - 1 && i < depth; i++)
+        if (stack[i].kind == TN_LAYER_GRAD) return true;
+    return false;
+}
+
 PyObject *tn_vmap_call(int op, tn_value *args) {
     const tn_schema *s = schema_of(op);
     if (!s) return NULL;
     int L = max_level(s, args);
+    bool first = L > 0 && L == depth;
+    if (first || L == 0 || !grad_below(L)) return vmap_call(op, args, L, s);
+    if (op == TN_ROW_detach && args[0].tag == TN_V_TENSOR && tn_bt_level(args[0].u.obj) == L) {
+        PyObject *x = args[0].u.obj;
+        bool was = tn_grad_mode_set(true);
+        PyObject *p = tn_aten(TN_ROW_alias, "(O)", O(x)->bt_value);
+        tn_grad_mode_set(was);
+        if (!p) return NULL;
+        PyObject *b = tn_bt_make(p, O(x)->bt_bdim, L);
+        Py_DECREF(p);
+        return b;
+    }
+    bool was = tn_grad_mode_set(true);
+    PyObject *r = vmap_call(op, args, L, s);
+    tn_grad_mode_set(was);
+    return r;
+}
+
+static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s) {
     if (op == TN_ROW__make_dual) {
         /* the forward stage (autograd/forward.c) sets the (possibly batched) tangent on the
          * result; the result itself is an alias of the primal */

@@ -236,6 +236,13 @@ fc("func_jac_float", {
     "hessian": "hessian(lambda t: (t.sin() * t.cos()).sum())(x)",
     "hessian_quadratic": "hessian(lambda t: t @ (W.t() @ W) @ t)(x)",
     "jacrev_jacrev": "jacrev(jacrev(lambda t: (t ** 3).sum()))(x)",
+    "jacrev_jacfwd": "jacrev(jacfwd(lambda t: (t.sin() * t).sum()))(x)",
+    "jacrev_jacfwd_tanh": "jacrev(jacfwd(lambda t: (W @ t).tanh()))(x)",
+    "jacrev_vmap": "jacrev(vmap(torch.sin))(xb[:2])",
+    "vmap_hessian": "vmap(hessian(lambda t: (t.sin() * t).sum()))(xb)",
+    "grad_vmap_grad": "grad(lambda z: vmap(grad(lambda t: (t.sin() * t).sum()))(z).sum())(xb)",
+    "grad_vmap_grad_tanh": "grad(lambda z: vmap(grad(lambda t: (t * 2).tanh().sum()))(z).pow(2).sum())(xb)",
+    "vmap_vmap_grad": "vmap(vmap(grad(lambda s: s.sin())))(xb)",
     "jacfwd_jacrev_mlp": """
 torch.manual_seed(2)
 m = torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).to(DT)
