@@ -318,6 +318,8 @@ err(lambda: vmap(lambda a: y.copy_(a))(xb))""",
     "inplace_broadcast_error": """
 y = torch.zeros(5)
 err(lambda: vmap(lambda a: y.add_(a))(xb))""",
+    "requires_grad_inside": "err(lambda: grad(lambda t: (t * torch.ones(5).requires_grad_()).sum())(x))",
+    "inplace_on_input": "err(lambda: grad(lambda t: t.mul_(2).sum())(x))",
     "grad_non_tensor_input": "err(lambda: grad(lambda t: t)(3.0))",
     "chunk_size_zero": "err(lambda: vmap(torch.sin, chunk_size=0)(xb))",
 })
