@@ -48,7 +48,7 @@ def main():
         rows.append(dict(name=name, overload=overload, func=func, order=order, composite=composite,
                          function="function" in variants, method="method" in variants,
                          nofunc=nofunc, nometh=nometh, module=e.get("python_module", ""),
-                         key=f"{name}.{overload}"))
+                         key=f"{name}.{overload}", tags=tags))
     # Non-aten operators libtorch registers (src/ops/extra_schemas.txt): named "ns::name".
     # Our own namespace (src/ops/torchnative_schemas.txt: torch.ops.torchnative.*) joins them.
     ops_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ops")
@@ -91,6 +91,12 @@ def main():
         fn = cname(r["key"]) if r["key"] in impl else "NULL"
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
+    out.append("};")
+    # upstream's tags the functorch vmap stage reads (dispatch/functorch.c): 1 pointwise,
+    # 2 nondeterministic_seeded (a random op)
+    out.append("static const unsigned char tn_op_tag_bits[TN_OP_COUNT] = {")
+    out.append(", ".join(str((1 if "pointwise" in r.get("tags", []) else 0) |
+                             (2 if "nondeterministic_seeded" in r.get("tags", []) else 0)) for r in rows))
     out.append("};")
     out += autograd_table(yaml_path, rows, impl, cname)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -1425,10 +1425,36 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
 /* where(condition) is condition.nonzero_numpy() (ops/index.c) */
 static PyObject *d_where_condition(tn_value *a) { return tn_op_nonzero_numpy(a); }
 
+/* tensor_split.indices(self, indices, dim): slices between the indices, as upstream's composite
+ * (torch.func's chunked vmap splits its inputs with it) */
+static PyObject *d_tensor_split_indices(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    if (t->ndim == 0)
+        return PyErr_Format(PyExc_RuntimeError, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+    int64_t dim = a[2].u.i;
+    if (dim < -t->ndim || dim >= t->ndim)
+        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                            -t->ndim, t->ndim - 1, (long long)dim);
+    if (dim < 0) dim += t->ndim;
+    int n = a[1].u.ints.n;
+    PyObject *out = PyList_New(n + 1);
+    int64_t start = 0;
+    for (int i = 0; out && i <= n; i++) {
+        int64_t end = i < n ? a[1].u.ints.v[i] : t->sizes[dim];
+        PyObject *sl = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", a[0].u.obj, (long long)dim, (long long)start, (long long)end, 1LL);
+        if (!sl) { Py_CLEAR(out); break; }
+        PyList_SetItem(out, i, sl);
+        start = end;
+    }
+    PyObject *tup = out ? PyList_AsTuple(out) : NULL;   /* a tuple, as upstream's split family */
+    Py_XDECREF(out);
+    return tup;
+}
+
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
-    {"l1_loss", "", d_l1_loss},
+    {"l1_loss", "", d_l1_loss}, {"tensor_split", "indices", d_tensor_split_indices},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */
     {"conv1d", "", d_conv1d}, {"conv2d", "", d_conv2d}, {"conv3d", "", d_conv3d},

@@ -8,6 +8,7 @@
  * autograd.grad (accumulate_grad=False) captures gradients instead of accumulating them. Saved
  * values are freed after a node runs unless retain_graph. See docs/ARCHITECTURE.md. */
 #include "autograd/autograd.h"
+#include "dispatch/functorch.h"
 
 #include "tn_ops_gen.h"
 
@@ -479,6 +480,9 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OOpp|Opp:run_backward", kws, &tensors, &grads, &keep, &create,
                                      &inputs, &allow_unreachable, &accumulate))
         return NULL;
+    /* inside a torch.func grad level the graph is shared with the levels below it (one engine,
+     * docs/func.md): a level's backward keeps the saved values the outer levels still need */
+    if (tn_functorch_grad_active()) keep = 1;
     PyObject *ts = PySequence_Tuple(tensors), *gs = ts ? PySequence_Tuple(grads) : NULL;
     PyObject *ins = gs && inputs && inputs != Py_None ? PySequence_Tuple(inputs) : NULL;
     if (!gs || (inputs && inputs != Py_None && !ins)) { Py_XDECREF(ts); Py_XDECREF(gs); return NULL; }
@@ -595,6 +599,12 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
                 break;
             }
             PyTuple_SetItem(result, i, Py_NewRef(caps[i].grad ? caps[i].grad : Py_None));
+        }
+        if (result && create) {   /* torch.func: results of ended grad levels (dispatch/functorch.c) */
+            PyObject **inp = malloc(sizeof(PyObject *) * (size_t)(ni ? ni : 1));
+            for (Py_ssize_t i = 0; inp && i < ni; i++) inp[i] = caps[i].tensor;
+            if (!inp || tn_functorch_dead_results(inp, ni, result) < 0) Py_CLEAR(result);
+            free(inp);
         }
     } else {
         result = PyTuple_New(0);

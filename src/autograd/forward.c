@@ -19,6 +19,7 @@
 #include "python/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
+#include "dispatch/functorch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -310,6 +311,18 @@ bool tn_forward_wants(int op, const tn_value *args) {
     return false;
 }
 
+/* torch.func's jvp over grad (docs/func.md): the output this op's node saved for backward carries
+ * the output's tangent too, as upstream's SavedVariable keeps the forward grad of what it saves */
+static int saved_output_tangent(PyObject *out, PyObject *tg) {
+    tn_tensor_obj *o = (tn_tensor_obj *)out;
+    if (!o->grad_fn || !tn_is_node(o->grad_fn)) return 0;
+    tn_node *n = (tn_node *)o->grad_fn;
+    if (n->kind != TN_NODE_OP || !n->results || o->output_nr >= n->nout) return 0;
+    PyObject *sv = n->results[o->output_nr];
+    if (!sv || sv == out || !tn_py_is_tensor(sv) || tn_fw_grad(sv)) return 0;
+    return tn_fw_set(sv, tg, false);
+}
+
 /* the op itself, reverse-mode recording as usual, with the forward stage off below it */
 static PyObject *run_below(int op, tn_value *args) {
     fw_off++;
@@ -496,6 +509,7 @@ PyObject *tn_forward_call(int op, tn_value *args) {
             if (o < 0 || o >= nouts || !tg || tg == Py_None || !outs[o]) continue;
             if (tn_py_is_tensor(outs[o])) {
                 if (tn_py_is_tensor(tg)) rc = tn_fw_set(outs[o], tg, false);
+                if (rc == 0 && tn_py_is_tensor(tg) && tn_functorch_depth()) rc = saved_output_tangent(outs[o], tg);
             } else if (PySequence_Check(outs[o]) && PySequence_Check(tg) && !tn_py_is_tensor(tg)) {   /* Tensor[] */
                 Py_ssize_t m = PySequence_Size(outs[o]);
                 for (Py_ssize_t j = 0; j < m && rc == 0 && j < PySequence_Size(tg); j++) {

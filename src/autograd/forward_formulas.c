@@ -11,6 +11,7 @@
 #include "python/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
+#include "dispatch/functorch.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -168,11 +169,14 @@ static PyObject *logsumexp_jvp(PyObject *self_p, PyObject *self_t, PyObject *dim
     }
     if (!e) return NULL;
     PyObject *sp = callv("sum", "(OOO)", e, dim, keepdim ? Py_True : Py_False);
-    PyObject *m = sp ? callv("mul_", "(OO)", e, self_t) : NULL;
+    /* upstream's areAnyTensorSubclassLike branch: a vmap BatchedTensor (dispatch/functorch.c)
+     * takes the out-of-place products */
+    bool sub = tn_bt_level(self_p) || tn_bt_level(self_t);
+    PyObject *m = sp ? callv(sub ? "mul" : "mul_", "(OO)", e, self_t) : NULL;
+    PyObject *st = m ? callv("sum", "(OOO)", sub ? m : e, dim, keepdim ? Py_True : Py_False) : NULL;
     Py_XDECREF(m);
-    PyObject *st = m ? callv("sum", "(OOO)", e, dim, keepdim ? Py_True : Py_False) : NULL;
     Py_DECREF(e);
-    PyObject *r = st ? callv("div_", "(OO)", st, sp) : NULL;
+    PyObject *r = st ? callv(sub ? "div" : "div_", "(OO)", st, sp) : NULL;
     Py_XDECREF(st);
     Py_XDECREF(sp);
     return r;

@@ -4,6 +4,8 @@
  * register_prehook, _register_hook_dict, _sequence_nr, _saved_<arg> / _saved_result and
  * AccumulateGrad.variable. See docs/ARCHITECTURE.md, "Autograd". */
 #include "autograd/autograd.h"
+#include "dispatch/functorch.h"
+#include "autograd/forward.h"
 
 #include "tn_ops_gen.h"
 
@@ -38,7 +40,9 @@ bool tn_requires_grad(PyObject *t) {
 PyObject *tn_detached_alias(PyObject *t) {
     tn_tensor g = *tn_tensor_of(t);
     tn_storage_incref(g.storage);
-    return tn_tensor_wrap(&g);
+    PyObject *r = tn_tensor_wrap(&g);
+    if (r) tn_bt_copy_meta(r, t);   /* a BatchedTensor's alias is one too (dispatch/functorch.c) */
+    return r;
 }
 
 /* ---------------------------------------------------------------------------------------------
@@ -427,6 +431,8 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     PyObject *a = tn_aten(TN_ROW_detach, "(O)", r);
     tn_grad_mode_set(was);
     if (!a) return NULL;
+    PyObject *fg = tn_fw_grad(r);   /* a tangent saved with it (torch.func's jvp over grad) */
+    if (fg && tn_fw_set(a, fg, false) < 0) { Py_DECREF(a); return NULL; }
     tn_tensor_obj *o = (tn_tensor_obj *)a;
     o->grad_fn = Py_NewRef((PyObject *)n);
     o->output_nr = k;

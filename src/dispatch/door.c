@@ -13,6 +13,7 @@
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
 #include "dispatch/autocast.h"
+#include "dispatch/functorch.h"
 #include "dispatch/modes.h"
 #include "python/args.h"
 #include "python/common.h"
@@ -264,12 +265,19 @@ static void fresh_versions(const tn_schema *s, PyObject *r) {
  * autograd recording (record.c), then dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
     if (tn_autocast_wants(op, args)) return tn_autocast_call(op, args);
+    if (tn_vmap_first(op, args)) return tn_vmap_call(op, args);
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
     return tn_door_below_autograd(op, args);
 }
 
+/* Below autograd: torch.func's vmap stage (functorch.c), then dispatch modes, meta, kernels. */
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
+    if (tn_vmap_wants(op, args)) return tn_vmap_call(op, args);
+    return tn_door_below_vmap(op, args);
+}
+
+PyObject *tn_door_below_vmap(int op, tn_value *args) {
     if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
         bool handled;
         PyObject *r = tn_composite_under_mode(op, args, &handled);

@@ -227,8 +227,25 @@ static PyMethodDef guards_methods[] = {
     {NULL},
 };
 
+/* torch._C._dynamo.compiled_autograd.set_autograd_compiler(compiler, dynamic) -> the previous
+ * pair. torch.func's autograd calls go through compiled_autograd._disable(), which sets None and
+ * puts the previous pair back; there is no compiled autograd here, so only None is accepted. */
+static PyObject *ca_dynamic;
+static PyObject *ca_set_compiler(PyObject *self, PyObject *args) {
+    PyObject *compiler, *dynamic;
+    if (!PyArg_ParseTuple(args, "OO:set_autograd_compiler", &compiler, &dynamic)) return NULL;
+    if (compiler != Py_None) return tn_not_implemented("torch._C._dynamo.compiled_autograd.set_autograd_compiler (compiled autograd)");
+    PyObject *prev = Py_BuildValue("(OO)", Py_None, ca_dynamic ? ca_dynamic : Py_False);
+    if (prev) Py_XSETREF(ca_dynamic, Py_NewRef(dynamic));
+    return prev;
+}
+static PyMethodDef ca_methods[] = {{"set_autograd_compiler", ca_set_compiler, METH_VARARGS, NULL}, {NULL}};
+
 int tn_dynamo_init(PyObject *m) {
     (void)m;
+    PyObject *ca = tn_py_submodule("_dynamo.compiled_autograd");
+    if (!ca || PyModule_AddFunctions(ca, ca_methods) < 0) { Py_XDECREF(ca); return -1; }
+    Py_DECREF(ca);
     PyObject *guards = tn_py_submodule("_dynamo.guards");
     if (!guards || PyModule_AddFunctions(guards, guards_methods) < 0) { Py_XDECREF(guards); return -1; }
     Py_DECREF(guards);

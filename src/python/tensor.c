@@ -4,6 +4,7 @@
  * autograd fields. Operators are not here: they reach tensors through the door (functions.c).
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
+#include "dispatch/functorch.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
@@ -134,6 +135,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->grad_fn);
     Py_VISIT(o->base);
     Py_VISIT(o->fw_grad);
+    Py_VISIT(o->bt_value);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -146,6 +148,8 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->base);
     Py_CLEAR(o->grad_acc);
     Py_CLEAR(o->fw_grad);
+    if (o->bt_value) tn_bt_live--;
+    Py_CLEAR(o->bt_value);
     return 0;
 }
 
@@ -268,7 +272,22 @@ static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
 static PyObject *m_is_view(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(((tn_tensor_obj *)self)->base != NULL);
 }
+static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw);
+/* Tensor.requires_grad_() inside a torch.func transform is upstream's error unless torch.func's
+ * own Python allows it (set_inplace_requires_grad_allowed); the attribute setter is not checked */
 static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) {
+    if (tn_functorch_depth() && !tn_functorch_inplace_rg_allowed()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+                        "torch.autograd.functional.* APIs) inside of a function being transformed by a functorch "
+                        "transform. This is unsupported, please attempt to use the functorch transforms (e.g. grad, "
+                        "vjp, jacrev, jacfwd, hessian) or call requires_grad_() outside of a function being "
+                        "transformed instead.");
+        return NULL;
+    }
+    return set_requires_grad(self, args, kw);
+}
+static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"requires_grad", NULL};
     int rg = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:requires_grad_", kws, &rg)) return NULL;
@@ -548,7 +567,7 @@ static PyObject *g_requires_grad(PyObject *self, void *c) {
 static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!v) { PyErr_SetString(PyExc_TypeError, "can't delete requires_grad"); return -1; }
     if (!PyBool_Check(v)) { PyErr_SetString(PyExc_TypeError, "requires_grad must be a bool"); return -1; }
-    PyObject *args = PyTuple_Pack(1, v), *r = args ? m_requires_grad_(self, args, NULL) : NULL;
+    PyObject *args = PyTuple_Pack(1, v), *r = args ? set_requires_grad(self, args, NULL) : NULL;
     Py_XDECREF(args);
     if (!r) return -1;
     Py_DECREF(r);
@@ -585,7 +604,9 @@ static PyObject *g_data(PyObject *self, void *c) {
     tn_tensor t = *T(self);
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
-    return tn_tensor_wrap(&t);
+    PyObject *r = tn_tensor_wrap(&t);
+    if (r) tn_bt_copy_meta(r, self);
+    return r;
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {
     if (!v || !tn_py_is_tensor(v)) {

@@ -21,6 +21,13 @@ typedef struct {
     PyObject *fw_grad;       /* forward-mode tangent (autograd/forward.c), valid while fw_gen is current */
     uint64_t fw_gen;
     bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
+    /* torch.func (dispatch/functorch.c): a BatchedTensor of vmap level bt_level holds the whole
+     * tensor in bt_value, batched along its dim bt_bdim; its own geometry is the logical one
+     * (bt_value's without that dim). grad_level: made by _wrap_for_grad at that grad level. */
+    PyObject *bt_value;
+    int bt_level, bt_bdim;
+    int grad_level;
+    uint64_t grad_gen;       /* which push of that level (levels are reused) */
 } tn_tensor_obj;
 
 typedef struct {
