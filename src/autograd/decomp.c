@@ -1453,7 +1453,18 @@ static PyObject *d_tensor_split_indices(tn_value *a) {
 
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
+/* ---- activations ---- */
+/* selu(self) / selu_(self): upstream's elu with SELU's alpha and scale */
+#define SELU_ALPHA 1.6732632423543772848170429916717
+#define SELU_SCALE 1.0507009873554804934193349852946
+static PyObject *d_selu(tn_value *a) { return tn_aten(TN_ROW_elu, "(Odd)", a[0].u.obj, SELU_ALPHA, SELU_SCALE); }
+static PyObject *d_selu_(tn_value *a) { return tn_aten(TN_ROW_elu_, "(Odd)", a[0].u.obj, SELU_ALPHA, SELU_SCALE); }
+/* relu6(self) / relu6_(self): upstream's hardtanh(self, 0, 6) */
+static PyObject *d_relu6(tn_value *a) { return tn_aten(TN_ROW_hardtanh, "(Oii)", a[0].u.obj, 0, 6); }
+static PyObject *d_relu6_(tn_value *a) { return tn_aten(TN_ROW_hardtanh_, "(Oii)", a[0].u.obj, 0, 6); }
+
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
+    {"selu", "", d_selu}, {"selu_", "", d_selu_}, {"relu6", "", d_relu6}, {"relu6_", "", d_relu6_},
     {"l1_loss", "", d_l1_loss}, {"tensor_split", "indices", d_tensor_split_indices},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */

@@ -1333,6 +1333,25 @@ static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(gra
     OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", g[0], K(arg_obj(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)), inpl ? Py_True : Py_False, x)));
     DONE;
 }
+/* celu(self, alpha) / celu_: elu_backward(grad, alpha, 1, 1.0 / float(alpha), is_result, self or result) */
+static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool inpl = n->inplace;
+    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
+    PyObject *alpha = K(arg_obj(n, 1));
+    double al = alpha ? PyFloat_AsDouble(alpha) : 1.0;
+    if (al == -1.0 && PyErr_Occurred()) return -1;
+    OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOidOO)", g[0], alpha, 1, 1.0 / (double)(float)al, inpl ? Py_True : Py_False, x)));
+    DONE;
+}
+/* hardtanh(self, min_val, max_val), and hardtanh_ (no entry of its own in derivatives.yaml: the
+ * out-of-place formula on the original self): hardtanh_backward(grad, self, min_val, max_val) */
+static int f_hardtanh(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *x = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_hardtanh_backward, "(OOOO)", g[0], x, K(arg_obj(n, 1)), K(arg_obj(n, 2)))));
+    DONE;
+}
 static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     bool inpl = n->inplace;
@@ -3382,7 +3401,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
     {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
-    {TN_ROW_elu, f_elu}, {TN_ROW_elu_, f_elu}, {TN_ROW_leaky_relu, f_leaky_relu}, {TN_ROW_leaky_relu_, f_leaky_relu},
+    {TN_ROW_elu, f_elu}, {TN_ROW_elu_, f_elu}, {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
+    {TN_ROW_hardtanh, f_hardtanh}, {TN_ROW_hardtanh_, f_hardtanh}, {TN_ROW_leaky_relu, f_leaky_relu}, {TN_ROW_leaky_relu_, f_leaky_relu},
     {TN_ROW_threshold, f_threshold}, {TN_ROW_threshold_, f_threshold}, {TN_ROW__safe_softmax, f_safe_softmax},
     /* reductions */
     {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},

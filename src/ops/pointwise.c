@@ -412,9 +412,7 @@ static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_pw_elu_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), tn_value_as_double(&a[3])};
     return float_act("elu", tn_pw_elu_loop, &p, a, out, inplace);
 }
-PyObject *tn_op_elu(tn_value *a) { return elu_impl(a, NULL, false); }
-PyObject *tn_op_elu_(tn_value *a) { return elu_impl(a, NULL, true); }
-PyObject *tn_op_elu_out(tn_value *a) { return elu_impl(a, a[4].u.obj, false); }
+
 
 static PyObject *threshold_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_scalar th = num_scalar(&a[1]), v = num_scalar(&a[2]);
@@ -449,7 +447,7 @@ static int zero_divisor(PyObject *b, tn_dtype ct) {
         zero = !nz;
     }
     Py_DECREF(bz);
-    if (zero) { PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError"); return -1; }
+    if (zero) { PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError: alpha cannot be 0 for CELU"); return -1; }
     return 0;
 }
 
@@ -1049,3 +1047,52 @@ CLAMP_ALL(clip)
     DEF(fn##_Tensor_out, clamp_tensor(&a[0], L, H, OUT(2), false))
 CLAMP_ONE(clamp_min, &a[1], NULL)
 CLAMP_ONE(clamp_max, NULL, &a[1])
+
+PyObject *tn_op_elu(tn_value *a) { return elu_impl(a, NULL, false); }
+PyObject *tn_op_elu_(tn_value *a) { return elu_impl(a, NULL, true); }
+PyObject *tn_op_elu_out(tn_value *a) { return elu_impl(a, a[4].u.obj, false); }
+
+/* celu(self, alpha=1): elu with scale 1 and input_scale 1/alpha (upstream's celu calls elu) */
+static PyObject *celu_impl(tn_value *a, bool inplace) {
+    double alpha = tn_value_as_double(&a[1]);
+    if (alpha == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError: alpha cannot be 0 for CELU");
+        return NULL;
+    }
+    tn_pw_elu_params p = {alpha, 1.0, 1.0 / alpha};
+    return float_act("elu", tn_pw_elu_loop, &p, a, NULL, inplace);
+}
+PyObject *tn_op_celu(tn_value *a) { return celu_impl(a, false); }
+PyObject *tn_op_celu_(tn_value *a) { return celu_impl(a, true); }
+
+/* hardtanh(self, min_val=-1, max_val=1): upstream's clamp without type promotion: for an
+ * integral self the limits become int64 first (and uint8 refuses negative ones) */
+static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (dt == TN_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_RuntimeError, "Bool inputs not supported for hardtanh");
+        return NULL;
+    }
+    tn_value lim[2] = {a[1], a[2]};
+    if (tn_dtype_is_integral(dt, false)) {
+        for (int i = 0; i < 2; i++) {
+            if (lim[i].tag != TN_V_INT) {
+                double v = tn_value_as_double(&lim[i]);
+                if (!(v >= -0x1p63 && v < 0x1p63)) {
+                    PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+                    return NULL;
+                }
+                lim[i].tag = TN_V_INT;
+                lim[i].u.i = (int64_t)v;
+            }
+        }
+        if (dt == TN_DTYPE_U8 && (lim[0].u.i < 0 || lim[1].u.i < 0)) {
+            PyErr_SetString(PyExc_RuntimeError, "cannot do hardtanh on an unsigned type with negative limits");
+            return NULL;
+        }
+    }
+    return clamp_scalar(&a[0], &lim[0], &lim[1], out, inplace);
+}
+PyObject *tn_op_hardtanh(tn_value *a) { return hardtanh_impl(a, NULL, false); }
+PyObject *tn_op_hardtanh_(tn_value *a) { return hardtanh_impl(a, NULL, true); }
+PyObject *tn_op_hardtanh_out(tn_value *a) { return hardtanh_impl(a, a[3].u.obj, false); }

@@ -140,6 +140,14 @@ grads("gradf_activation", {
     "leaky_relu_inplace": "ps = leaves((8,)); y = ps[0] * 2; torch.nn.functional.leaky_relu_(y, 0.1); out = y",
     "threshold": "ps = leaves((8,)); out = torch.nn.functional.threshold(ps[0], 0.1, 20.)",
     "threshold_inplace": "ps = leaves((8,)); y = ps[0] * 2; torch.nn.functional.threshold_(y, 0.1, 20.); out = y",
+    "hardtanh": "ps = leaves((8,)); out = torch.nn.functional.hardtanh(ps[0] * 2, -0.5, 1.0)",
+    "hardtanh_inplace": "ps = leaves((8,)); y = ps[0] * 2; torch.nn.functional.hardtanh_(y); out = y",
+    "relu6": "ps = leaves((8,)); out = torch.nn.functional.relu6(ps[0] * 8)",
+    "relu6_inplace": "ps = leaves((8,)); y = ps[0] * 8; torch.nn.functional.relu6(y, inplace=True); out = y",
+    "selu": "ps = leaves((8,)); out = torch.nn.functional.selu(ps[0])",
+    "selu_inplace": "ps = leaves((8,)); y = ps[0] * 2; torch.nn.functional.selu(y, inplace=True); out = y",
+    "celu": "ps = leaves((8,)); out = torch.nn.functional.celu(ps[0], alpha=0.7)",
+    "celu_inplace": "ps = leaves((8,)); y = ps[0] * 2; torch.nn.functional.celu(y, 0.3, inplace=True); out = y",
 })
 
 grads("gradf_index", {

@@ -105,11 +105,14 @@ ACT = {
     "mish": "F.mish({x})", "softplus": "F.softplus({x})", "softplus_bt": "F.softplus({x}, beta=2, threshold=1)",
     "elu": "F.elu({x})", "elu_a": "torch._C._nn.elu({x}, 0.5, 2, 1.5)", "sigmoid": "torch.sigmoid({x})",
     "logit_eps": "torch.logit({x}, eps=0.25)",
+    "selu": "F.selu({x})", "celu": "F.celu({x})", "celu_a": "torch.celu({x}, 0.3)",
 }
 ACT_EXACT = {
     "relu": "F.relu({x})", "hardsigmoid": "F.hardsigmoid({x})", "hardswish": "F.hardswish({x})",
     "leaky": "F.leaky_relu({x}, 0.2)", "leaky_default": "torch._C._nn.leaky_relu({x})",
     "threshold": "torch.threshold({x}, 0.5, -1.)", "threshold_int": "torch.threshold({x}, 2, 20)",
+    "hardtanh": "F.hardtanh({x})", "hardtanh_lim": "F.hardtanh({x}, -0.5, 1.7)", "relu6": "F.relu6({x} * 3)",
+    "hardtanh_aten": "torch._C._nn.hardtanh({x}, 2, 3)",
 }
 AX = {"f32": "f", "f64": "f.double()", "f16": "f.half()", "bf16": "f.bfloat16()", "i64": "i"}
 cases("act_float", {f"{k}-{d}": v.format(x=x) for k, v in ACT.items() for d, x in AX.items()
@@ -133,6 +136,26 @@ cases("act_spellings", {
     "silu_nc": "F.silu(f.t())",
     "softplus_big": "F.softplus(torch.tensor([30., -30., 19.9, 20.1]))",
     "aten_gelu": "torch.ops.aten.gelu.default(f, approximate='tanh')",
+    "hardtanh_ip": "x = f.clone()\nF.hardtanh(x, -0.3, 0.3, inplace=True)\nx",
+    "hardtanh_out": "torch._C._nn.hardtanh(f, -0.3, 0.3, out=torch.empty(2, 4))",
+    "hardtanh_out_bad_dtype": "torch._C._nn.hardtanh(f, out=torch.empty(2, 4, dtype=torch.int64))",
+    "relu6_ip": "x = f.clone() * 4\nF.relu6(x, inplace=True)\nx",
+    "relu6_u8": "F.relu6((i * 3).to(torch.uint8))",
+    "hardtanh_u8_neg": "F.hardtanh(i.abs().to(torch.uint8))",
+    "hardtanh_bool": "F.hardtanh(b)",
+    "hardtanh_int_frac": "F.hardtanh(i * 3, -1.7, 2.9)",
+    "hardtanh_min_gt_max": "F.hardtanh(f, 1.0, -1.0)",
+    "hardtanh_aten_min_gt_max": "torch.ops.aten.hardtanh(f, 1.0, -1.0)",
+    "hardtanh_nc": "F.hardtanh(f.t())",
+    "hardtanh_empty": "F.hardtanh(torch.empty(0, 3))",
+    "hardtanh_0d": "F.hardtanh(torch.tensor(-4.0))",
+    "selu_ip": "x = f.clone()\nF.selu(x, inplace=True)\nx",
+    "celu_ip": "x = f.clone()\nF.celu(x, 0.5, inplace=True)\nx",
+    "celu_zero": "torch.celu(f, 0.0)",
+    "selu_int": "F.selu(i)",
+    "celu_nc": "torch.celu(f.t(), 2.0)",
+    "aten_relu6": "torch.ops.aten.relu6.default(f * 4)",
+    "aten_selu": "torch.ops.aten.selu.default(f)",
 }, setup=S + "\nimport torch.nn.functional as F", tol="float")
 
 # ---- binary ops -------------------------------------------------------------------------------
