@@ -191,3 +191,31 @@ def test_bad_input(case, spec, tmp_path):
         assert got["msg"] == want["msg"], f"{case} rank {r}:\n{got['msg']}\n!= upstream\n{want['msg']}"
         checked += 1
     assert checked >= 1, f"{case}: upstream raised nowhere: {ref}"
+
+
+CASES3 = ["mlp", "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_fp16", "conv_smallbucket_unused", "branch"]
+
+
+def test_three_ranks_mixed(tmp_path):
+    """3 ranks (ours, upstream, ours): with a world of 3 the division rounds, so the bytes show
+    that the gradient is multiplied by the double 1/3 before the all-reduce (upstream's mul_out;
+    dividing by 3 instead gives other bytes, measured) and that the 3-rank ring sums in gloo's
+    order; step 1 byte-identical to the all-upstream world, logging data equal, ranks agree"""
+    ref = _world("uuu", CASES3, str(tmp_path / "uuu"))
+    res = _world("nun", CASES3, str(tmp_path / "nun"))
+    bad = []
+    for case in CASES3:
+        for r in range(3):
+            want, got = ref[r][case], res[r][case]
+            assert "error" not in want, f"{case}: upstream rank {r} failed: {want}"
+            if "error" in got:
+                bad.append(f"{case}: rank {r} failed: {got}")
+                continue
+            if got["steps"][0]["params"] != want["steps"][0]["params"] or got["steps"][0]["grads"] != want["steps"][0]["grads"]:
+                bad.append(f"{case}: rank {r}: step 1 differs from the all-upstream world")
+            if got["log"] != want["log"]:
+                bad.append(f"{case}: rank {r}: logging data {got['log']} != upstream {want['log']}")
+            for step in range(3):
+                if got["steps"][step]["params"] != res[0][case]["steps"][step]["params"]:
+                    bad.append(f"{case}: step {step + 1}: rank {r}'s parameters differ from rank 0's")
+    assert not bad, "\n".join(bad)
