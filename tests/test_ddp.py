@@ -219,3 +219,64 @@ def test_three_ranks_mixed(tmp_path):
                 if got["steps"][step]["params"] != res[0][case]["steps"][step]["params"]:
                     bad.append(f"{case}: step {step + 1}: rank {r}'s parameters differ from rank 0's")
     assert not bad, "\n".join(bad)
+
+
+def _run_both(code):
+    outs = []
+    for py in (REF_PY, SUBJECT_PY):
+        p = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert p.returncode == 0, f"{py}:\n{p.stdout}\n{p.stderr[-3000:]}"
+        outs.append(p.stdout)
+    return outs
+
+
+def test_bucket_assignment_matches_upstream():
+    """_compute_bucket_assignment_by_size: limits advancing per dtype, sparse params alone, the
+    leftover order of mixed dtypes, tensor_indices (no sorting), empty and bad input"""
+    code = r"""
+import torch
+C = torch._C._distributed_c10d
+f32 = lambda n: torch.zeros(n)
+f64 = lambda n: torch.zeros(n, dtype=torch.float64)
+ts = [f32(3), f32(1000), f64(5), f32(2), f64(300), torch.zeros(7, dtype=torch.float16), f32(40), f32(1)]
+def show(f):
+    try: print(repr(f()))
+    except Exception as e: print(type(e).__name__)
+show(lambda: C._compute_bucket_assignment_by_size(ts, [100, 4000]))
+show(lambda: C._compute_bucket_assignment_by_size(ts, [1]))
+show(lambda: C._compute_bucket_assignment_by_size(ts, [10**9]))
+show(lambda: C._compute_bucket_assignment_by_size(ts, [16, 64, 4096], [False, True] + [False] * 6))
+show(lambda: C._compute_bucket_assignment_by_size(ts[:4], [100, 4000], [False] * 4, [3, 2, 1, 0]))
+show(lambda: C._compute_bucket_assignment_by_size(ts, [200], [], [7, 6, 5, 4, 3, 2, 1, 0]))
+show(lambda: C._compute_bucket_assignment_by_size([], [5]))
+show(lambda: C._compute_bucket_assignment_by_size([torch.zeros(0), f32(3)], [4]))
+show(lambda: C._compute_bucket_assignment_by_size([1, 2], [4]))
+"""
+    ref, ours = _run_both(code)
+    assert ours == ref
+
+
+def test_future_matches_upstream():
+    """torch.futures.Future over torch._C.Future: results, then-chains, callback errors,
+    set_exception, double completion, collect_all / wait_all"""
+    code = r"""
+import torch
+F = torch.futures.Future
+def show(f):
+    try: print(repr(f()))
+    except Exception as e: print(type(e).__name__, str(e).split(chr(10))[0])
+f = F(); print(f.done())
+f.set_result(3); show(lambda: f.set_result(4)); print(f.done(), f.wait(), f.value())
+g = f.then(lambda x: x.value() + 1).then(lambda x: x.wait() * 10); print(g.done(), g.wait())
+h = f.then(lambda x: 1 / 0); print(h.done()); show(h.wait); show(h.value)
+e = F(); e.set_exception(ValueError("foo")); show(e.wait); show(e.value); print(e.done())
+print(e.then(lambda x: 5).wait())
+seen = []
+p = F(); p.add_done_callback(lambda x: seen.append(x.value())); p.then(lambda x: seen.append(-x.value())); p.set_result(7); print(seen)
+q = F(); r = F(); c = torch.futures.collect_all([q, r]); print(c.done()); q.set_result(1); print(c.done()); r.set_result(2)
+print(c.done(), [x.wait() for x in c.wait()]); print(torch.futures.wait_all([q, r]))
+print(isinstance(f, torch._C.Future), torch._C.Future.__name__, torch._C.Future.__module__)
+show(lambda: e.set_exception(3))
+"""
+    ref, ours = _run_both(code)
+    assert ours == ref

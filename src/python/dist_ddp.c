@@ -184,7 +184,7 @@ static int assign_buckets(PyObject *tensors, const int64_t *limits, int nlim, co
             int *one = malloc(sizeof(int));
             if (!one) { PyErr_NoMemory(); goto done; }
             one[0] = index;
-            if (blist_push(out, one, 1, INT64_MAX) < 0) { free(one); goto done; }
+            if (blist_push(out, one, 1, 0) < 0)   /* upstream's kNoSizeLimit prints as 0 */ { free(one); goto done; }
             continue;
         }
         tn_tensor *x = tn_tensor_of(t);
@@ -287,6 +287,10 @@ static PyObject *compute_bucket_assignment(PyObject *m, PyObject *args, PyObject
         goto done;
     }
     Py_ssize_t n = PyList_Size(tl);
+    if (n == 0) {   /* upstream: an internal assert */
+        PyErr_SetString(PyExc_RuntimeError, "!tensors.empty() INTERNAL ASSERT FAILED: _compute_bucket_assignment_by_size() needs at least one tensor");
+        goto done;
+    }
     if (nti && nti != n) {
         PyErr_SetString(PyExc_ValueError, "_compute_bucket_assignment_by_size(): tensor_indices must have one index per tensor");
         goto done;
@@ -377,6 +381,10 @@ static PyObject *broadcast_coalesced(PyObject *m, PyObject *args, PyObject *kw) 
     bucket_list bl = {0};
     int64_t lim = bufsize;
     PyObject *ret = NULL;
+    if (PyList_Size(tl) == 0) {   /* upstream asserts in the bucket assignment */
+        PyErr_SetString(PyExc_RuntimeError, "!tensors.empty() INTERNAL ASSERT FAILED: _broadcast_coalesced() needs at least one tensor");
+        goto done;
+    }
     if (assign_buckets(tl, &lim, 1, NULL, NULL, &bl) < 0) goto done;
     for (int b = 0; b < bl.n; b++) {
         PyObject *bt = PyList_New(bl.b[b].n);
