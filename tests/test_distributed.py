@@ -134,8 +134,8 @@ def test_c10d_meta_kernels_registered():
 def test_unimplemented_refuse_by_name():
     code = """
     import torch._C._distributed_c10d as c10d
-    for f in (lambda: c10d.Reducer(), lambda: c10d._compute_bucket_assignment_by_size([], [1]),
-              lambda: c10d.Logger(None)):
+    for f in (lambda: c10d.FakeWork(), lambda: c10d._create_work_from_future(None),
+              lambda: c10d._StoreCollectives()):
         try: f(); print("no error")
         except NotImplementedError as e: print("refused", "torchnative:" in str(e) and "is not implemented" in str(e))
     """

@@ -9,9 +9,11 @@
 extern PyObject *tn_dist_exc_error, *tn_dist_exc_backend, *tn_dist_exc_network, *tn_dist_exc_store,
     *tn_dist_exc_queue_empty;
 
-int tn_distributed_init(PyObject *m);          /* torch._C: _c10d_init, _Dist*Error, submodules */
+int tn_distributed_init(PyObject *m);
+int tn_future_init(PyObject *m);               /* torch._C.Future, _collect_all (future.c) */          /* torch._C: _c10d_init, _Dist*Error, submodules */
 int tn_dist_store_types_init(PyObject *c10d);  /* Store, TCPStore, HashStore, FileStore, PrefixStore */
 int tn_dist_pg_types_init(PyObject *c10d);
+int tn_dist_ddp_types_init(PyObject *c10d);   /* Reducer, Logger, GradBucket, DDP functions (dist_ddp.c) */
 int tn_dist_placement_types_init(PyObject *mod); /* torch._C._distributed: DTensor placements */     /* ProcessGroup, Backend, Work, ProcessGroupGloo, options */
 
 struct tn_store;

@@ -1,0 +1,205 @@
+"""One rank of a DDP world for tests/test_ddp.py (runs on our torch or upstream's).
+
+    python dist_ddp_worker.py CASES OUT_DIR      (env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
+
+CASES is a comma-separated list of case names (see CASES below). Every case builds its model from
+raw bytes (numpy's PCG64, identical in both environments; rank 1's initial parameters differ on
+purpose so DDP's broadcast from rank 0 matters), trains 3 SGD steps under DDP with inputs that
+differ per rank, and records the sha256 of every parameter's bytes (and of every .grad) after each
+step. OUT_DIR/rank<r>.json: {case: [[digest, ...] per step]} or {case: {"error": type, "msg": ...}}."""
+import base64
+import hashlib
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+CASES_ARG, OUT = sys.argv[1], sys.argv[2]
+RANK = int(os.environ.get("RANK", "0"))
+
+
+def rnd(shape, seed, scale=0.5):
+    """dyadic float64 values k/16, |k| <= 16*scale: every product and sum of the 3 steps stays
+    exact in float64, so each rank's local forward/backward is the same bytes on our torch and on
+    upstream's whatever the summation order of their GEMMs; the DDP reduction (division by the
+    world size, the gloo ring, fp16 compression) is then what decides the bytes."""
+    rng = np.random.default_rng([seed, RANK])
+    k = int(16 * scale)
+    v = (rng.integers(-k, k + 1, int(np.prod(shape))) / 16.0).astype("<f8")
+    return torch.frombuffer(bytearray(v.tobytes()), dtype=torch.float64).clone().reshape(shape)
+
+
+def fill(model, seed):
+    with torch.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(rnd(tuple(p.shape), seed * 100 + i))
+
+
+def raw(t):
+    return base64.b64encode(t.detach().contiguous().view(torch.uint8).numpy().tobytes()).decode()
+
+
+def digest(t):
+    return hashlib.sha256(t.detach().contiguous().view(torch.uint8).numpy().tobytes()).hexdigest()[:24]
+
+
+class MLP(nn.Module):
+    def __init__(self, unused=False):
+        super().__init__()
+        self.l1 = nn.Linear(12, 32)
+        self.l2 = nn.Linear(32, 16)
+        self.l3 = nn.Linear(16, 4)
+        self.extra = nn.Linear(16, 4) if unused else None
+
+    def forward(self, x):
+        h = torch.relu(self.l2(torch.relu(self.l1(x))))
+        return self.l3(h)
+
+
+class RankBranch(nn.Module):
+    """rank 0 uses `a`, rank 1 uses `b`: a parameter used on one rank only (globally used),
+    and `c` used by no rank (globally unused: its .grad stays None)."""
+    def __init__(self):
+        super().__init__()
+        self.l1 = nn.Linear(12, 16)
+        self.a = nn.Linear(16, 4)
+        self.b = nn.Linear(16, 4)
+        self.c = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.l1(x))
+        return self.a(h) if dist.get_rank() == 0 else self.b(h)
+
+
+class Conv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2)
+        self.fc = nn.Linear(8 * 3 * 3, 5)
+
+    def forward(self, x):
+        h = torch.relu(self.c1(x))
+        h = torch.relu(self.c2(h))
+        return self.fc(h.flatten(1))
+
+
+def run_case(name):
+    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+    kw = {}
+    model_cls, in_shape, nout = MLP, (8, 12), 4
+    accumulate = 1
+    hook = None
+    if name.startswith("conv"):
+        model_cls, in_shape, nout = Conv, (8, 3, 7, 7), 5
+    if "unused" in name:
+        kw["find_unused_parameters"] = True
+    if "smallbucket" in name:
+        kw["bucket_cap_mb"] = 0.0005   # 524 bytes: several buckets
+    if "asview" in name:
+        kw["gradient_as_bucket_view"] = True
+    if "static" in name:
+        kw["static_graph"] = True
+    torch.manual_seed(0)
+    if name.startswith("branch"):
+        model = RankBranch()
+        kw["find_unused_parameters"] = True
+    elif "unused_extra" in name:
+        model = MLP(unused=True)
+    else:
+        model = model_cls()
+    model.double()
+    fill(model, 7)
+    ddp = nn.parallel.DistributedDataParallel(model, **kw)
+    if "hook_allreduce" in name:
+        ddp.register_comm_hook(None, default_hooks.allreduce_hook)
+    if "hook_fp16" in name:
+        ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
+    if "builtin_allreduce" in name:
+        ddp._register_builtin_comm_hook(dist.BuiltinCommHookType.ALLREDUCE)
+    if "builtin_fp16" in name:
+        ddp._register_builtin_comm_hook(dist.BuiltinCommHookType.FP16_COMPRESS)
+    if "nosync" in name:
+        accumulate = 2
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.125, momentum=0.5)
+    params = list(ddp.parameters())
+    local = {}
+
+    def keep_local(i):
+        # runs after AccumulateGrad, before DDP's reducer hook: this rank's own gradient
+        def h(p):
+            local[i] = raw(p.grad)
+        return h
+    for i, p in enumerate(params):
+        p.register_post_accumulate_grad_hook(keep_local(i))
+    out = []
+    for step in range(3):
+        opt.zero_grad()
+        local.clear()
+        for micro in range(accumulate):
+            x = rnd(in_shape, 1000 + step * 10 + micro, 1.0)
+            y = rnd((in_shape[0], nout), 2000 + step * 10 + micro, 1.0)
+            if micro < accumulate - 1:
+                with ddp.no_sync():
+                    loss = ((ddp(x) - y) ** 2).sum() * 0.125
+                    loss.backward()
+            else:
+                loss = ((ddp(x) - y) ** 2).sum() * 0.125
+                loss.backward()
+        rec = {"grads": [raw(p.grad) if p.grad is not None else None for p in params],
+               "local": [local.get(i) for i in range(len(params))]}
+        opt.step()
+        rec["params"] = [digest(p) for p in params]
+        out.append(rec)
+    data = ddp._get_ddp_logging_data()
+    keep = {k: data.get(k) for k in ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
+                                      "has_rebuilt_buckets", "iteration", "num_buckets_reduced", "unused_parameter_size",
+                                      "prev_iteration_grad_ready_order_indices", "module_name", "dtypes",
+                                      "find_unused_parameters", "total_parameter_size_bytes", "comm_hook")}
+    return {"steps": out, "log": keep}
+
+
+def bad_case(name):
+    if name == "bad_shapes":
+        # rank 1's second layer has a different shape (same param count): upstream's
+        # _verify_params_across_processes error
+        model = nn.Sequential(nn.Linear(4, 3), nn.Linear(3, 2 if RANK == 0 else 5))
+    elif name == "bad_count":
+        model = nn.Sequential(*[nn.Linear(4, 4) for _ in range(2 if RANK == 0 else 3)])
+    elif name == "bad_unused":
+        # a parameter that gets no gradient without find_unused_parameters: the next forward
+        # raises upstream's "Expected to have finished reduction" error
+        model = MLP(unused=True)
+        ddp = nn.parallel.DistributedDataParallel(model)
+        for step in range(2):
+            ddp(torch.ones(2, 12)).sum().backward()
+        return None
+    else:
+        raise ValueError(name)
+    nn.parallel.DistributedDataParallel(model)
+    return None
+
+
+def main():
+    dist.init_process_group("gloo")
+    res = {}
+    for name in CASES_ARG.split(","):
+        failed = False
+        try:
+            res[name] = bad_case(name) if name.startswith("bad_") else run_case(name)
+        except Exception as e:  # noqa: BLE001 - the test compares the exception with upstream's
+            res[name] = {"error": type(e).__name__, "msg": str(e)[:3000]}
+            failed = True
+        with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
+            json.dump(res, f)
+        if failed:
+            break   # the ranks' collectives may be out of step after an error
+        dist.barrier()
+    dist.destroy_process_group()
+
+
+main()
