@@ -6,6 +6,7 @@
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
 #include "ops/linalg_lapack.h"
 #include "ops/fft.h"
+#include "ops/distance.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1454,6 +1455,8 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
     {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
+    /* distances (ops/distance.c; helper-opa) */
+    {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
     {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},

@@ -3325,6 +3325,60 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
 /* kthvalue(self, k, dim, keepdim): value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
 static int f_kthvalue(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), n->args[3].u.i); }
 
+/* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
+/* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
+ * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
+static int f__cdist_forward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
+    double p = arg_f(n, 2);
+    if (need(n, 0)) {
+        PyObject *gc = K(tn_aten(TN_ROW_contiguous, "(O)", g[0]));
+        OUTK(0, gc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x1, x2, p, res)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *gt = K(tn_aten(TN_ROW_transpose_int, "(Oii)", g[0], -2, -1));
+        PyObject *gc = gt ? K(tn_aten(TN_ROW_contiguous, "(O)", gt)) : NULL;
+        PyObject *rt = gc ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", res, -2, -1)) : NULL;
+        PyObject *rc = rt ? K(tn_aten(TN_ROW_contiguous, "(O)", rt)) : NULL;
+        OUTK(1, rc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x2, x1, p, rc)) : NULL);
+    }
+    DONE;
+}
+/* self: _pdist_backward(grad, self, p, result) */
+static int f__pdist_forward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0] || !need(n, 0)) DONE;
+    OUTK(0, K(tn_aten(TN_ROW__pdist_backward, "(OOdO)", g[0], K(saved(n, 0)), arg_f(n, 1), K(result(n, 0)))));
+    DONE;
+}
+/* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
+ * x1: x1 * ratio.sum(-1, true) - ratio.matmul(x2); x2: x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT().matmul(x1) */
+static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
+    PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], res));
+    PyObject *z = ratio ? K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", res, 0)) : NULL;
+    if (!z || !K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, z, 0))) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -1, Py_True));
+        PyObject *a = s ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x1, s)) : NULL;
+        PyObject *b = a ? K(tn_aten(TN_ROW_matmul, "(OO)", ratio, x2)) : NULL;
+        OUTK(0, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -2, Py_False));
+        PyObject *u = s ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1)) : NULL;
+        PyObject *a = u ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, u)) : NULL;
+        PyObject *rt = a ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", ratio, -2, -1)) : NULL;
+        PyObject *b = rt ? K(tn_aten(TN_ROW_matmul, "(OO)", rt, x1)) : NULL;
+        OUTK(1, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+    }
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3497,6 +3551,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
     {TN_ROW_kthvalue, f_kthvalue}, {TN_ROW_median_dim, f_max_dim}, {TN_ROW_nanmedian_dim, f_max_dim}, {TN_ROW_mode, f_max_dim},
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
+    /* distances (ops/distance.c; helper-opa) */
+    {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
 };
 
 tn_apply_fn tn_formula_for(int op) {
