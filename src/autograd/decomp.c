@@ -7,6 +7,7 @@
 #include "ops/linalg_lapack.h"
 #include "ops/fft.h"
 #include "ops/distance.h"
+#include "ops/einsum.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1457,6 +1458,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
     /* distances (ops/distance.c; helper-opa) */
     {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},
+    {"einsum", "", tn_einsum_d_einsum}, {"tensordot", "", tn_einsum_d_tensordot}, {"tensordot", "out", tn_einsum_d_tensordot_out},
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
     {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},
