@@ -8,6 +8,7 @@
 #include "ops/fft.h"
 #include "ops/distance.h"
 #include "ops/einsum.h"
+#include "ops/quantile.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1458,6 +1459,10 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
     /* distances (ops/distance.c; helper-opa) */
     {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},
+    {"quantile", "", tn_quantile_d_quantile}, {"quantile", "out", tn_quantile_d_quantile_out},
+    {"quantile", "scalar", tn_quantile_d_quantile_scalar}, {"quantile", "scalar_out", tn_quantile_d_quantile_scalar_out},
+    {"nanquantile", "", tn_quantile_d_nanquantile}, {"nanquantile", "out", tn_quantile_d_nanquantile_out},
+    {"nanquantile", "scalar", tn_quantile_d_nanquantile_scalar}, {"nanquantile", "scalar_out", tn_quantile_d_nanquantile_scalar_out},
     {"einsum", "", tn_einsum_d_einsum}, {"tensordot", "", tn_einsum_d_tensordot}, {"tensordot", "out", tn_einsum_d_tensordot_out},
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
     {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},

@@ -289,7 +289,9 @@ static int select_core(PyObject *self, int64_t dim_arg, bool keepdim, tn_select_
     int nd = t->ndim;
     int64_t n = nd ? t->sizes[dim] : 1;
     if (n == 0) {
-        PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.", name, dim);
+        /* upstream's median and nanmedian share one implementation and its "median()" message */
+        PyErr_Format(PyExc_IndexError, "%s(): Expected reduction dim %d to have non-zero size.",
+                     how == TN_SELECT_NANMEDIAN ? "median" : name, dim);
         return -1;
     }
     if (how == TN_SELECT_KTH && (kth < 1 || kth > n)) {

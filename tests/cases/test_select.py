@@ -149,3 +149,40 @@ cases("bincount", {
     "bad_weights": "torch.bincount(torch.tensor([1, 2]), torch.tensor([1.]))",
     "bad_minlength": "torch.bincount(torch.tensor([1, 2]), minlength=-1)",
 })
+
+Q = R + "x = torch.randn(3, 5)\n"
+cases("quantile", {
+    "scalar_q": Q + "(torch.quantile(x, 0.3), torch.quantile(x, 0.5, dim=1), torch.quantile(x, 0.9, dim=0, keepdim=True), torch.quantile(x, 0.25, keepdim=True))",
+    "tensor_q": Q + "q = torch.tensor([0., 0.25, 0.5, 1.])\n(torch.quantile(x, q), torch.quantile(x, q, dim=1), torch.quantile(x, q, dim=-2, keepdim=True), torch.quantile(x, torch.tensor(0.7), dim=1))",
+    "interpolations": Q + "[torch.quantile(x, torch.tensor([0.1, 0.55]), dim=1, interpolation=m) for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest')]",
+    "nan": "x = torch.tensor([[1., float('nan'), 3., 2.], [4., 5., 6., 7.]])\n(torch.quantile(x, 0.5, dim=1), torch.quantile(x, 0.5), torch.quantile(x, torch.tensor([0.2, 0.8]), dim=0))",
+    "f64_3d": R + "x = torch.randn(2, 3, 4, dtype=torch.float64)\n(torch.quantile(x, 0.4, dim=1), torch.quantile(x, torch.tensor([0.3, 0.6], dtype=torch.float64), dim=2, keepdim=True))",
+    "zero_dim_noncontig": R + "(torch.quantile(torch.tensor(2.5), 0.5), torch.quantile(torch.tensor(2.5), 0.5, dim=0, keepdim=True), torch.quantile(torch.randn(5, 3).t(), 0.6, dim=1))",
+    "method_out": Q + "o = torch.empty(0)\nr = torch.quantile(x, 0.5, dim=0, out=o)\n(x.quantile(0.2), r is o, o, torch.quantile(x, torch.tensor([0.5, 0.6]), out=torch.empty(0)))",
+    "aten": Q + "(torch.ops.aten.quantile.default(x, torch.tensor([0.5])), torch.ops.aten.quantile.scalar(x, 0.5, 1, True, interpolation='lower'))",
+    "bad_q": Q + "torch.quantile(x, 1.5)",
+    "bad_q_neg": Q + "torch.quantile(x, -0.25)",
+    "bad_q_tensor": Q + "torch.quantile(x, torch.tensor([0.5, 1.5]))",
+    "bad_q_2d": Q + "torch.quantile(x, torch.tensor([[0.5]]))",
+    "bad_q_dtype": Q + "torch.quantile(x, torch.tensor([0.5], dtype=torch.float64))",
+    "bad_empty": "torch.quantile(torch.empty(0), 0.5)",
+    "bad_int": "torch.quantile(torch.tensor([1, 2]), 0.5)",
+    "bad_interp": Q + "torch.quantile(x, 0.5, interpolation='foo')",
+    "bad_dim": Q + "torch.quantile(x, 0.5, dim=2)",
+    "bad_out_dtype": Q + "torch.quantile(x, 0.5, out=torch.empty(0, dtype=torch.float64))",
+}, tol="float")
+
+cases("nanquantile", {
+    "basic": "x = torch.tensor([[1., float('nan'), 3., 2.], [4., 5., float('nan'), 7.], [float('nan')] * 4])\n(torch.nanquantile(x, 0.5, dim=1), torch.nanquantile(x, 0.3), torch.nanquantile(x, torch.tensor([0.2, 0.8]), dim=1, keepdim=True))",
+    "interpolations": R + "x = torch.randn(3, 6)\nx[0, 2] = float('nan')\n[torch.nanquantile(x, 0.35, dim=1, interpolation=m) for m in ('linear', 'lower', 'higher', 'midpoint', 'nearest')]",
+    "f64_out": R + "x = torch.randn(4, 3, dtype=torch.float64)\no = torch.empty(0, dtype=torch.float64)\nr = torch.nanquantile(x, 0.5, dim=0, out=o)\n(r is o, o, x.nanquantile(torch.tensor([0.1], dtype=torch.float64)))",
+    "aten": "torch.ops.aten.nanquantile.scalar(torch.tensor([1., float('nan'), 2.]), 0.5)",
+    "bad_q": "torch.nanquantile(torch.ones(3), 2.)",
+}, tol="float")
+
+grads("quantile_grad", {
+    "quantile": "ps = leaves((3, 5)); out = torch.quantile(ps[0], 0.3, dim=1)",
+    "quantile_all": "ps = leaves((3, 4)); out = torch.quantile(ps[0], torch.tensor([0.2, 0.7]))",
+    "quantile_midpoint": "ps = leaves((2, 5)); out = torch.quantile(ps[0], 0.5, dim=0, interpolation='midpoint')",
+    "nanquantile": "ps = [leaf([[1., float('nan'), 3., 2.], [4., 5., 6., 7.]])]; out = torch.nanquantile(ps[0], 0.4, dim=1)",
+})
