@@ -3325,6 +3325,18 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
 /* kthvalue(self, k, dim, keepdim): value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
 static int f_kthvalue(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), n->args[3].u.i); }
 
+/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
+ * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
+static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *sz = sizes_of(n, 0);
+    if (!sz) return -1;
+    int64_t start = arg_i(n, 2), len = arg_i(n, 3);
+    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
+                   (long long)(start + len), 1LL));
+    Py_DECREF(sz);
+    return 0;
+}
+
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
  * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
@@ -3551,6 +3563,13 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
     {TN_ROW_kthvalue, f_kthvalue}, {TN_ROW_median_dim, f_max_dim}, {TN_ROW_nanmedian_dim, f_max_dim}, {TN_ROW_mode, f_max_dim},
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
+    /* *_copy view variants (ops/copies.c; helper-opa) */
+    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, {TN_ROW_expand_copy, f_expand},
+    {TN_ROW_permute_copy, f_permute}, {TN_ROW_select_copy_int, f_select}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, {TN_ROW_squeeze_copy, f_squeeze},
+    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze}, {TN_ROW_t_copy, f_t},
+    {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
+    {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
 };
