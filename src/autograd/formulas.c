@@ -3337,6 +3337,12 @@ static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* diag_embed(self, offset, dim1, dim2): grad.diagonal(offset, dim1, dim2) (diagflat's backward; helper-opa) */
+static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_diagonal, "(OLLL)", g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    return 0;
+}
+
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
  * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
@@ -3570,6 +3576,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze}, {TN_ROW_t_copy, f_t},
     {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
     {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
+    {TN_ROW_diag_embed, f_diag_embed},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
 };
