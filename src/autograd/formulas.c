@@ -3343,6 +3343,16 @@ static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* deg2rad / rad2deg (ops/angles.c; helper-opa): deg2rad_backward(grad) = grad * (pi / 180); rad2deg: * (180 / pi) */
+static int f_deg2rad(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 0.017453292519943295769236907684886127134428718885417));
+    return 0;
+}
+static int f_rad2deg(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 57.295779513082320876798154814105170332405472466564));
+    return 0;
+}
+
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
  * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
@@ -3577,6 +3587,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
     {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
     {TN_ROW_diag_embed, f_diag_embed},
+    {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
 };

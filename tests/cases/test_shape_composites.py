@@ -60,3 +60,21 @@ grads("shape_composites_grad", {
     "cartesian_prod": "ps = leaves((2,), (3,)); out = torch.cartesian_prod(ps[0], ps[1]) * torch.arange(2.)",
     "sum_to_size": "ps = leaves((2, 3, 4)); out = ps[0].sum_to_size(3, 1) * torch.tensor([[1.], [2.], [3.]])",
 })
+
+cases("angles", {
+    "deg2rad": "x = torch.tensor([[0., 90., -180.], [45., 360., 1e-3]])\n(torch.deg2rad(x), torch.deg2rad(x.double()), torch.deg2rad(x.bfloat16()), torch.deg2rad(x.half()), x.deg2rad())",
+    "rad2deg": "x = torch.tensor([[0., 1.5707963, -3.1415927], [0.5, 6.2831855, 1e-3]])\n(torch.rad2deg(x), torch.rad2deg(x.double()), torch.rad2deg(x.bfloat16()), x.t().rad2deg())",
+    "ints_bools": "(torch.deg2rad(torch.arange(4)), torch.rad2deg(torch.tensor([True, False])), torch.deg2rad(torch.arange(3, dtype=torch.int8)))",
+    "empty_0dim_noncontig": "x = torch.arange(12.).reshape(3, 4)\n(torch.deg2rad(torch.tensor(180.)), torch.rad2deg(torch.empty(0, 2)), torch.deg2rad(x.t()), torch.deg2rad(x.t()).stride())",
+    "inplace": "x = torch.tensor([180., 90.])\ny = torch.tensor([3.1415927])\n(x.deg2rad_(), x, y.rad2deg_(), torch.deg2rad_(torch.tensor([45.])))",
+    "aten": "(torch.ops.aten.deg2rad.default(torch.tensor([30.])), torch.ops.aten.rad2deg.default(torch.tensor([1.])))",
+    "bad_complex": "torch.deg2rad(torch.tensor([1j]))",
+    "bad_complex_rad": "torch.rad2deg(torch.tensor([1j]))",
+    "bad_int_inplace": "torch.arange(3).deg2rad_()",
+})
+
+grads("angles_grad", {
+    "deg2rad": "ps = leaves((3, 2)); out = torch.deg2rad(ps[0]).sin()",
+    "rad2deg": "ps = leaves((4,)); out = torch.rad2deg(ps[0]) * torch.arange(4.)",
+    "inplace": "ps = leaves((3,)); out = ps[0] * 2\nout.deg2rad_()",
+})
