@@ -6,6 +6,10 @@
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
 #include "ops/linalg_lapack.h"
 #include "ops/fft.h"
+#include "ops/distance.h"
+#include "ops/einsum.h"
+#include "ops/quantile.h"
+#include "ops/shape_composites.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1491,6 +1495,23 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
     {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
+    /* distances (ops/distance.c; helper-opa) */
+    {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},
+    {"quantile", "", tn_quantile_d_quantile}, {"quantile", "out", tn_quantile_d_quantile_out},
+    {"quantile", "scalar", tn_quantile_d_quantile_scalar}, {"quantile", "scalar_out", tn_quantile_d_quantile_scalar_out},
+    {"nanquantile", "", tn_quantile_d_nanquantile}, {"nanquantile", "out", tn_quantile_d_nanquantile_out},
+    {"nanquantile", "scalar", tn_quantile_d_nanquantile_scalar}, {"nanquantile", "scalar_out", tn_quantile_d_nanquantile_scalar_out},
+    {"atleast_1d", "", tn_shape_d_atleast_1d}, {"atleast_2d", "", tn_shape_d_atleast_2d}, {"atleast_3d", "", tn_shape_d_atleast_3d},
+    {"atleast_1d", "Sequence", tn_shape_d_atleast_1d_seq}, {"atleast_2d", "Sequence", tn_shape_d_atleast_2d_seq},
+    {"atleast_3d", "Sequence", tn_shape_d_atleast_3d_seq}, {"column_stack", "", tn_shape_d_column_stack}, {"dstack", "", tn_shape_d_dstack},
+    {"tensor_split", "sections", tn_shape_d_tensor_split_sections}, {"tensor_split", "indices", tn_shape_d_tensor_split_indices},
+    {"tensor_split", "tensor_indices_or_sections", tn_shape_d_tensor_split_tensor},
+    {"hsplit", "int", tn_shape_d_hsplit_int}, {"hsplit", "array", tn_shape_d_hsplit_array},
+    {"vsplit", "int", tn_shape_d_vsplit_int}, {"vsplit", "array", tn_shape_d_vsplit_array},
+    {"dsplit", "int", tn_shape_d_dsplit_int}, {"dsplit", "array", tn_shape_d_dsplit_array},
+    {"outer", "", tn_shape_d_outer}, {"ger", "", tn_shape_d_outer}, {"inner", "", tn_shape_d_inner}, {"kron", "", tn_shape_d_kron},
+    {"diagflat", "", tn_shape_d_diagflat}, {"cartesian_prod", "", tn_shape_d_cartesian_prod}, {"sum_to_size", "", tn_shape_d_sum_to_size},
+    {"einsum", "", tn_einsum_d_einsum}, {"tensordot", "", tn_einsum_d_tensordot}, {"tensordot", "out", tn_einsum_d_tensordot_out},
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
     {"fft_irfft", "", tn_fft_d_irfft}, {"fft_hfft", "", tn_fft_d_hfft}, {"fft_ihfft", "", tn_fft_d_ihfft},
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},

@@ -3340,6 +3340,92 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ---- sorting selections: kthvalue / median / nanmedian / mode (ops/sort.c; helper-opa) ---- */
+/* kthvalue(self, k, dim, keepdim): value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
+static int f_kthvalue(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), n->args[3].u.i); }
+
+/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
+ * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
+static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *sz = sizes_of(n, 0);
+    if (!sz) return -1;
+    int64_t start = arg_i(n, 2), len = arg_i(n, 3);
+    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
+                   (long long)(start + len), 1LL));
+    Py_DECREF(sz);
+    return 0;
+}
+
+/* diag_embed(self, offset, dim1, dim2): grad.diagonal(offset, dim1, dim2) (diagflat's backward; helper-opa) */
+static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_diagonal, "(OLLL)", g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    return 0;
+}
+
+/* deg2rad / rad2deg (ops/angles.c; helper-opa): deg2rad_backward(grad) = grad * (pi / 180); rad2deg: * (180 / pi) */
+static int f_deg2rad(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 0.017453292519943295769236907684886127134428718885417));
+    return 0;
+}
+static int f_rad2deg(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 57.295779513082320876798154814105170332405472466564));
+    return 0;
+}
+
+/* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
+/* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
+ * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
+static int f__cdist_forward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
+    double p = arg_f(n, 2);
+    if (need(n, 0)) {
+        PyObject *gc = K(tn_aten(TN_ROW_contiguous, "(O)", g[0]));
+        OUTK(0, gc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x1, x2, p, res)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *gt = K(tn_aten(TN_ROW_transpose_int, "(Oii)", g[0], -2, -1));
+        PyObject *gc = gt ? K(tn_aten(TN_ROW_contiguous, "(O)", gt)) : NULL;
+        PyObject *rt = gc ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", res, -2, -1)) : NULL;
+        PyObject *rc = rt ? K(tn_aten(TN_ROW_contiguous, "(O)", rt)) : NULL;
+        OUTK(1, rc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x2, x1, p, rc)) : NULL);
+    }
+    DONE;
+}
+/* self: _pdist_backward(grad, self, p, result) */
+static int f__pdist_forward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0] || !need(n, 0)) DONE;
+    OUTK(0, K(tn_aten(TN_ROW__pdist_backward, "(OOdO)", g[0], K(saved(n, 0)), arg_f(n, 1), K(result(n, 0)))));
+    DONE;
+}
+/* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
+ * x1: x1 * ratio.sum(-1, true) - ratio.matmul(x2); x2: x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT().matmul(x1) */
+static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
+    PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], res));
+    PyObject *z = ratio ? K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", res, 0)) : NULL;
+    if (!z || !K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, z, 0))) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -1, Py_True));
+        PyObject *a = s ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x1, s)) : NULL;
+        PyObject *b = a ? K(tn_aten(TN_ROW_matmul, "(OO)", ratio, x2)) : NULL;
+        OUTK(0, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+    }
+    if (need(n, 1)) {
+        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -2, Py_False));
+        PyObject *u = s ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1)) : NULL;
+        PyObject *a = u ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, u)) : NULL;
+        PyObject *rt = a ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", ratio, -2, -1)) : NULL;
+        PyObject *b = rt ? K(tn_aten(TN_ROW_matmul, "(OO)", rt, x1)) : NULL;
+        OUTK(1, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+    }
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3510,6 +3596,20 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
     {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
     {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
+    /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
+    {TN_ROW_kthvalue, f_kthvalue}, {TN_ROW_median_dim, f_max_dim}, {TN_ROW_nanmedian_dim, f_max_dim}, {TN_ROW_mode, f_max_dim},
+    {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
+    /* *_copy view variants (ops/copies.c; helper-opa) */
+    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, {TN_ROW_expand_copy, f_expand},
+    {TN_ROW_permute_copy, f_permute}, {TN_ROW_select_copy_int, f_select}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, {TN_ROW_squeeze_copy, f_squeeze},
+    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze}, {TN_ROW_t_copy, f_t},
+    {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
+    {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
+    {TN_ROW_diag_embed, f_diag_embed},
+    {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
+    /* distances (ops/distance.c; helper-opa) */
+    {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
 };
 
 tn_apply_fn tn_formula_for(int op) {

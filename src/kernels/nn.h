@@ -72,4 +72,27 @@ typedef enum {
 void tn_sort_rows(tn_sortkey kind, void *keys, int64_t *idx, int64_t rows, int64_t n, bool descending,
                   void *scratch);
 
+/* Pick one element of each row of tn_sort_rows' output (keys ascending, NaN last; idx the
+ * source positions): the k-th smallest (k 1-based), the lower median (NaN with the first NaN's
+ * position if the row has one), the lower median of the non-NaN keys (NaN when all are), or
+ * the mode (most frequent key, the smallest among equally frequent, the last position of its
+ * run). Writes the key (same kind) to out_keys[r] and its source position to out_idx[r].
+ * n >= 1. */
+typedef enum { TN_SELECT_KTH, TN_SELECT_MEDIAN, TN_SELECT_NANMEDIAN, TN_SELECT_MODE } tn_select_how;
+void tn_select_rows(tn_sortkey kind, const void *keys, const int64_t *idx, int64_t rows, int64_t n,
+                    tn_select_how how, int64_t k, void *out_keys, int64_t *out_idx);
+
+/* Runs of equal keys (==, so each NaN is its own run) in a row of n keys (sorted, or in source
+ * order for unique_consecutive); pos[i] is key i's source position (NULL: i itself). Writes
+ * each run's first key to out_keys (same kind), inverse[pos[i]] = run of key i and counts[run]
+ * (each optional, NULL to skip); returns the number of runs. */
+int64_t tn_unique_runs(tn_sortkey kind, const void *keys, const int64_t *pos, int64_t n, void *out_keys,
+                       int64_t *inverse, int64_t *counts);
+/* unique_dim: rows of width w of a contiguous [n, w] buffer. Orders the rows lexicographically
+ * (stable; perm[i] = source row of sorted position i) unless `consecutive` (perm = identity),
+ * then marks runs of equal rows: first[run] = sorted position of its first row, inverse[perm[i]]
+ * = run, counts[run]. scratch: n int64. Returns the number of runs. */
+int64_t tn_unique_rows(tn_sortkey kind, const void *data, int64_t n, int64_t w, bool consecutive, int64_t *perm,
+                       int64_t *first, int64_t *inverse, int64_t *counts, int64_t *scratch);
+
 #endif

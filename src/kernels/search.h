@@ -27,4 +27,9 @@ void tn_searchsorted(bool is_float, const void *bnd, const void *vals, const int
  * outside [lo, hi] and NaN are skipped. */
 void tn_histc(tn_dtype dt, const void *x, int64_t n, int64_t bins, double lo, double hi, void *hist);
 
+/* bincount: for i in order, out[idx[i]] += w[i] (w NULL: += 1). idx are int64 (validated
+ * non-negative and < nbins by the op layer); out (nbins, zeroed here) is int64 without weights,
+ * else float (w_double false) or double, accumulated in that type as upstream. */
+void tn_bincount(const int64_t *idx, int64_t n, const void *w, bool w_double, int64_t nbins, void *out);
+
 #endif

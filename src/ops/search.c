@@ -276,3 +276,65 @@ static PyObject *bool_reduce(PyObject *self, int row) {
 }
 PyObject *tn_op__is_all_true(tn_value *a) { return bool_reduce(a[0].u.obj, TN_ROW_all); }
 PyObject *tn_op__is_any_true(tn_value *a) { return bool_reduce(a[0].u.obj, TN_ROW_any); }
+
+
+/* ---- bincount (helper-opa) ----
+ * bincount(self, weights=None, minlength=0): counts (int64) or weight sums (float32 for float32
+ * weights, else float64, accumulated in order as upstream) over max(self) + 1 (or minlength)
+ * bins. An empty input gives int64 zeros of minlength even with weights, as upstream. */
+PyObject *tn_op_bincount(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(self);
+    PyObject *w = opt_tensor(&a[1]);
+    int64_t minlength = a[2].u.i;
+    switch (t->dtype) {
+    case TN_DTYPE_U8: case TN_DTYPE_I8: case TN_DTYPE_I16: case TN_DTYPE_I32: case TN_DTYPE_I64: break;
+    default: return tn_kernel_missing("bincount_cpu", t->dtype);
+    }
+    if (minlength < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "minlength should be >= 0");
+        return NULL;
+    }
+    int64_t n = tn_numel(t);
+    if (t->ndim == 1 && n == 0) {
+        PyObject *r = tn_tensor_new_empty(1, &minlength, TN_DTYPE_I64, TN_DEVICE_CPU);
+        if (r && minlength) memset(tn_data(tn_tensor_of(r)), 0, (size_t)minlength * 8);
+        return r;
+    }
+    PyObject *idx = t->ndim == 1 ? tn_as_dtype(self, TN_DTYPE_I64, true) : NULL;
+    int64_t nb = minlength;
+    bool bad = t->ndim != 1;
+    if (idx) {
+        const int64_t *ip = (const int64_t *)tn_data(tn_tensor_of(idx));
+        for (int64_t i = 0; i < n && !bad; i++) {
+            if (ip[i] < 0) bad = true;
+            else if (ip[i] + 1 > nb) nb = ip[i] + 1;
+        }
+    } else if (!bad) {
+        return NULL;
+    }
+    if (bad) {
+        Py_XDECREF(idx);
+        PyErr_SetString(PyExc_RuntimeError, "bincount only supports 1-d non-negative integral inputs.");
+        return NULL;
+    }
+    PyObject *wc = NULL, *r = NULL;
+    bool wd = false;
+    if (w) {
+        tn_tensor *wt = tn_tensor_of(w);
+        if (wt->ndim != 1 || wt->sizes[0] != n) {
+            Py_DECREF(idx);
+            PyErr_SetString(PyExc_RuntimeError, "weights should be 1-d and have the same length as input");
+            return NULL;
+        }
+        wd = wt->dtype != TN_DTYPE_F32;
+        wc = tn_as_dtype(w, wd ? TN_DTYPE_F64 : TN_DTYPE_F32, true);
+        if (!wc) { Py_DECREF(idx); return NULL; }
+    }
+    r = tn_tensor_new_empty(1, &nb, w ? (wd ? TN_DTYPE_F64 : TN_DTYPE_F32) : TN_DTYPE_I64, TN_DEVICE_CPU);
+    if (r)
+        tn_bincount((const int64_t *)tn_data(tn_tensor_of(idx)), n, wc ? tn_data(tn_tensor_of(wc)) : NULL, wd, nb, tn_data(tn_tensor_of(r)));
+    Py_DECREF(idx);
+    Py_XDECREF(wc);
+    return r;
+}

@@ -73,3 +73,21 @@ void tn_histc(tn_dtype dt, const void *x, int64_t n, int64_t bins, double lo, do
         }
     }
 }
+
+void tn_bincount(const int64_t *idx, int64_t n, const void *w, bool w_double, int64_t nbins, void *out) {
+    if (!w) {
+        int64_t *o = out;
+        for (int64_t b = 0; b < nbins; b++) o[b] = 0;
+        for (int64_t i = 0; i < n; i++) o[idx[i]]++;
+    } else if (w_double) {
+        double *o = out;
+        const double *wd = w;
+        for (int64_t b = 0; b < nbins; b++) o[b] = 0;
+        for (int64_t i = 0; i < n; i++) o[idx[i]] += wd[i];
+    } else {
+        float *o = out;
+        const float *wf = w;
+        for (int64_t b = 0; b < nbins; b++) o[b] = 0;
+        for (int64_t i = 0; i < n; i++) o[idx[i]] += wf[i];
+    }
+}
