@@ -1775,6 +1775,12 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_max_other, NULL, TN_ROW_maximum}, {TN_ROW_min_other, NULL, TN_ROW_minimum},
     {TN_ROW_max_out, NULL, TN_ROW_maximum_out}, {TN_ROW_min_out, NULL, TN_ROW_minimum_out},
     {TN_ROW_nonzero_numpy, tn_op_nonzero_numpy, -1},
+    /* breadth family (helper-opb): upstream's special_* aliases of the gamma functions */
+    {TN_ROW_special_psi, NULL, TN_ROW_digamma}, {TN_ROW_special_psi_out, NULL, TN_ROW_digamma_out},
+    {TN_ROW_special_digamma, NULL, TN_ROW_digamma}, {TN_ROW_special_digamma_out, NULL, TN_ROW_digamma_out},
+    {TN_ROW_special_gammaln, NULL, TN_ROW_lgamma}, {TN_ROW_special_gammaln_out, NULL, TN_ROW_lgamma_out},
+    {TN_ROW_special_polygamma, NULL, TN_ROW_polygamma}, {TN_ROW_special_polygamma_out, NULL, TN_ROW_polygamma_out},
+    {TN_ROW_special_multigammaln, NULL, TN_ROW_mvlgamma}, {TN_ROW_special_multigammaln_out, NULL, TN_ROW_mvlgamma_out},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

@@ -3321,6 +3321,33 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+
+/* ---- breadth family (helper-opb): gamma functions ----
+ * derivatives.yaml: digamma: grad * polygamma(1, self); polygamma: grad * polygamma(n + 1, self);
+ * lgamma: grad * digamma(self); mvlgamma: mvlgamma_backward(grad, self, p) (FunctionsManual:
+ * arange(-p/2 + 0.5, 0.5, 0.5, self.options()).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad). */
+static int gamma_grad(tn_node *n, PyObject **g, PyObject **o, int si, int64_t order) {
+    T_; PyObject *s = K(saved(n, si));
+    PyObject *d = order < 0 ? K(tn_aten(TN_ROW_digamma, "(O)", s)) : K(tn_aten(TN_ROW_polygamma, "(LO)", (long long)order, s));
+    OUTK(si, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], d)));
+    DONE;
+}
+static int f_digamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, 1); }
+static int f_lgamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, -1); }
+static int f_polygamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 1, arg_i(n, 0) + 1); }
+static int f_polygamma_(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, arg_i(n, 1) + 1); }
+static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    int64_t p = arg_i(n, 1);
+    PyObject *kw = s ? Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(tn_tensor_of(s)->dtype)) : NULL;
+    PyObject *ar = kw ? K(tn_aten_kw(TN_ROW_arange_start_step, kw, "(ddd)", -(double)p / 2. + 0.5, 0.5, 0.5)) : NULL;
+    Py_XDECREF(kw);
+    PyObject *args = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ar, K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1))));
+    PyObject *dg = K(tn_aten(TN_ROW_digamma_, "(O)", args));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i))", dg, -1)))));
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3490,6 +3517,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
     {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
     {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
+    /* breadth family (helper-opb): gamma functions */
+    {TN_ROW_digamma, f_digamma}, {TN_ROW_digamma_, f_digamma}, {TN_ROW_lgamma, f_lgamma}, {TN_ROW_lgamma_, f_lgamma},
+    {TN_ROW_polygamma, f_polygamma}, {TN_ROW_polygamma_, f_polygamma_}, {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
 };
 
 tn_apply_fn tn_formula_for(int op) {
