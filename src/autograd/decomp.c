@@ -1467,9 +1467,14 @@ static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 static int current_op_of(void);
 /* ---- small composites ---- */
 
-static PyObject *d_self(tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* conj / resolve_* / positive on real */
-static PyObject *d_conj_like(tn_value *a) {
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("autograd through complex conj views");
+
+static PyObject *d_conj_like(tn_value *a) {   /* conj: _conj for complex, else self */
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj, "(O)", a[0].u.obj);
+    return Py_NewRef(a[0].u.obj);
+}
+/* conj_physical: _conj_physical for complex, else self */
+static PyObject *d_conj_physical(tn_value *a) {
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj_physical, "(O)", a[0].u.obj);
     return Py_NewRef(a[0].u.obj);
 }
 static PyObject *d_positive(tn_value *a) {
@@ -1479,14 +1484,16 @@ static PyObject *d_positive(tn_value *a) {
 static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     if (t->ndim < 2) return tn_door_below_autograd(current_op_of(), a);
-    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through mH of complex tensors");
-    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+    if (v && current_op_of() != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    return v;
 }
 static PyObject *d_matrix_H(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
-    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through matrix_H of complex tensors");
-    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+    if (v && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    return v;
 }
 static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
@@ -1709,7 +1716,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_meshgrid, tn_op_meshgrid, -1}, {TN_ROW_meshgrid_indexing, tn_op_meshgrid_indexing, -1},
     {TN_ROW_repeat_interleave_self_Tensor, tn_op_repeat_interleave_self_Tensor, -1},
     {TN_ROW_repeat_interleave_self_int, tn_op_repeat_interleave_self_int, -1},
-    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
+    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, tn_op_resolve_conj, -1}, {TN_ROW_resolve_neg, tn_op_resolve_neg, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},
     {TN_ROW_fliplr, d_fliplr, -1}, {TN_ROW_flipud, d_flipud, -1}, {TN_ROW_square_, d_square_, -1},
@@ -1775,6 +1782,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_max_other, NULL, TN_ROW_maximum}, {TN_ROW_min_other, NULL, TN_ROW_minimum},
     {TN_ROW_max_out, NULL, TN_ROW_maximum_out}, {TN_ROW_min_out, NULL, TN_ROW_minimum_out},
     {TN_ROW_nonzero_numpy, tn_op_nonzero_numpy, -1},
+    /* breadth family (helper-opb): conjugate bit composites (ops/predicates.c, through the door) */
+    {TN_ROW_conj_physical, d_conj_physical, -1}, {TN_ROW_real, tn_op_real, -1}, {TN_ROW_imag, tn_op_imag, -1},
     /* breadth family (helper-opb): upstream's special_* aliases of the gamma functions */
     {TN_ROW_special_psi, NULL, TN_ROW_digamma}, {TN_ROW_special_psi_out, NULL, TN_ROW_digamma_out},
     {TN_ROW_special_digamma, NULL, TN_ROW_digamma}, {TN_ROW_special_digamma_out, NULL, TN_ROW_digamma_out},

@@ -3,12 +3,14 @@
  * Every product reduces to batched 2-D GEMMs on contiguous operands in the compute type:
  * f32 for f32/f16/bf16 (widen, compute, narrow once), f64, i64 for integral types. */
 #include "ops/common.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 #include "kernels/gemm.h"
 
 #include <stdlib.h>
 
 static tn_dtype compute_type(tn_dtype d) {
-    if (d == TN_DTYPE_F64) return TN_DTYPE_F64;
+    if (d == TN_DTYPE_F64 || tn_dtype_is_complex(d)) return d;
     if (tn_dtype_is_floating(d)) return TN_DTYPE_F32;
     return TN_DTYPE_I64;
 }
@@ -44,8 +46,19 @@ static float *gemm_scratch(size_t bytes, bool *ok) {
 
 /* out[b] = beta*out[b] + alpha*A[b]@B[b] over a batch: A (batch,M,K) B (batch,K,N) contiguous in ct,
  * acc (batch,M,N) contiguous in ct. */
-static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
-                      PyObject *A, PyObject *B, double beta, PyObject *acc) {
+/* A Scalar alpha / beta: complex for complex products (addbmm's samples pass 2+3j) */
+typedef struct { double v[2]; } cnum;
+static const cnum C0 = {{0, 0}}, C1 = {{1, 0}};
+static cnum cnum_of(const tn_value *v) {
+    cnum c = {{0, 0}};
+    if (v->tag == TN_V_COMPLEX) { c.v[0] = v->u.c.re; c.v[1] = v->u.c.im; }
+    else c.v[0] = tn_value_as_double(v);
+    return c;
+}
+
+static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, cnum calpha,
+                      PyObject *A, PyObject *B, cnum cbeta, PyObject *acc) {
+    double alpha = calpha.v[0], beta = cbeta.v[0];
     char *a = tn_data(tn_tensor_of(A)), *b = tn_data(tn_tensor_of(B)), *c = tn_data(tn_tensor_of(acc));
     int isz = tn_dtype_itemsize(ct);
     bool ok;
@@ -56,6 +69,8 @@ static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t 
         char *ai = a + i * M * K * isz, *bi = b + i * K * N * isz, *ci = c + i * M * N * isz;
         if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, K, (float *)bi, N, (float)beta, (float *)ci, N, scratch);
         else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, K, (double *)bi, N, beta, (double *)ci, N);
+        else if (ct == TN_DTYPE_C64) tn_gemm_c64(M, N, K, calpha.v, (float *)ai, K, (float *)bi, N, cbeta.v, (float *)ci, N);
+        else if (ct == TN_DTYPE_C128) tn_gemm_c128(M, N, K, calpha.v, (double *)ai, K, (double *)bi, N, cbeta.v, (double *)ci, N);
         else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, K, (int64_t *)bi, N, (int64_t)beta, (int64_t *)ci, N);
     }
     Py_END_ALLOW_THREADS
@@ -65,12 +80,12 @@ static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t 
 
 /* General product of a (..., M, K) and b (..., K, N) with broadcast batch dims; `bias` (or NULL)
  * broadcast to the result and scaled by beta. Returns a new tensor of the input dtype. */
-static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, double alpha,
+static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, cnum cbeta, cnum calpha,
                          int nb_a, int nb_b) {
+    double beta = cbeta.v[0], alpha = calpha.v[0];
     tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
     tn_dtype dt = x->dtype, ct = compute_type(dt);
     if (tn_require_computable("mm", dt) < 0) return NULL;
-    if (tn_dtype_is_complex(dt)) return tn_not_implemented("aten::mm for complex dtypes");
     int64_t M = x->sizes[x->ndim - 2], K = x->sizes[x->ndim - 1], N = y->sizes[y->ndim - 1];
     int nbatch;
     int64_t batch[TN_MAX_DIMS];
@@ -102,10 +117,11 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
     zc[nbatch] = M; zc[nbatch + 1] = N;
     PyObject *acc = B ? tn_tensor_new_empty(nbatch + 2, zc, ct, TN_DEVICE_CPU) : NULL, *res = NULL;
     if (!acc) goto done;
-    if (bias && beta != 0) {
+    if (bias && (beta != 0 || cbeta.v[1] != 0)) {
         if (tn_copy_into(acc, bias) < 0) goto done;
     } else {
         beta = 0;
+        cbeta = C0;
     }
     if (nt) {
         const char *w = tn_data(y), *ad = tn_data(tn_tensor_of(A));
@@ -119,7 +135,7 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
         else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, K, (const double *)w, K, beta, (double *)cd, N);
         Py_END_ALLOW_THREADS
         free(scratch);
-    } else if (gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc) < 0) {
+    } else if (gemm_batch(ct, nbat, M, N, K, (cnum){{alpha, calpha.v[1]}}, A, B, (cnum){{beta, cbeta.v[1]}}, acc) < 0) {
         goto done;
     }
     res = tn_as_dtype(acc, dt, false);
@@ -150,7 +166,7 @@ static PyObject *mm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("m1", "m2", x, y) < 0) return NULL;
-    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 0, 0), out);
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 0, 0), out);
 }
 PyObject *tn_op_mm(tn_value *a) { return mm(a, NULL); }
 PyObject *tn_op_mm_out(tn_value *a) { return mm(a, &a[2]); }
@@ -167,7 +183,7 @@ static PyObject *bmm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("batch1", "batch2", x, y) < 0) return NULL;
-    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 1, 1), out);
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 1, 1), out);
 }
 PyObject *tn_op_bmm(tn_value *a) { return bmm(a, NULL); }
 PyObject *tn_op_bmm_out(tn_value *a) { return bmm(a, &a[2]); }
@@ -187,7 +203,8 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
         return NULL;
     }
     if (same_dtype("mat1", "mat2", x, y) < 0 || same_dtype("self", "mat2", TN_T(args[0]), y) < 0) return NULL;
-    double beta = tn_value_as_double(&args[3]), alpha = tn_value_as_double(&args[4]);
+    cnum beta = cnum_of(&args[3]), alpha = cnum_of(&args[4]);
+    if (!tn_dtype_is_complex(x->dtype)) beta.v[1] = alpha.v[1] = 0;
     PyObject *res = product(args[1].u.obj, args[2].u.obj, args[0].u.obj, beta, alpha, nbatch, nbatch);
     if (!res) return NULL;
     if (inplace) {
@@ -232,7 +249,7 @@ static PyObject *matmul(PyObject *a, PyObject *b) {
         return NULL;
     }
     PyObject *xa = tn_tensor_new_view(a, xn, xs, xst, x->offset), *yb = xa ? tn_tensor_new_view(b, yn, ys, yst, y->offset) : NULL;
-    PyObject *r = yb ? product(xa, yb, NULL, 0, 1, xn - 2, yn - 2) : NULL;
+    PyObject *r = yb ? product(xa, yb, NULL, C0, C1, xn - 2, yn - 2) : NULL;
     Py_XDECREF(xa);
     Py_XDECREF(yb);
     if (!r) return NULL;
@@ -268,6 +285,26 @@ PyObject *tn_op_mv(tn_value *a) { return mv_dot(a, NULL, 2, 1, "mv"); }
 PyObject *tn_op_mv_out(tn_value *a) { return mv_dot(a, &a[2], 2, 1, "mv"); }
 PyObject *tn_op_dot(tn_value *a) { return mv_dot(a, NULL, 1, 1, "dot"); }
 PyObject *tn_op_dot_out(tn_value *a) { return mv_dot(a, &a[2], 1, 1, "dot"); }
+/* vdot(x, y) = dot(x.conj(), y) (helper-opb): the conjugate view goes through the door, which
+ * materialises it for dot */
+static PyObject *vdot(tn_value *a, tn_value *out) {
+    tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    if (x->ndim != 1 || y->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "1D tensors expected, but got %dD and %dD tensors", x->ndim, y->ndim);
+        return NULL;
+    }
+    if (x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "vdot : expected both vectors to have same dtype, but found %s and %s",
+                     tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
+        return NULL;
+    }
+    PyObject *c = tn_aten(TN_ROW_conj, "(O)", a[0].u.obj);
+    PyObject *r = c ? tn_aten(TN_ROW_dot, "(OO)", c, a[1].u.obj) : NULL;
+    Py_XDECREF(c);
+    return finish(r, out);
+}
+PyObject *tn_op_vdot(tn_value *a) { return vdot(a, NULL); }
+PyObject *tn_op_vdot_out(tn_value *a) { return vdot(a, &a[2]); }
 
 /* linear(input, weight, bias): input @ weight.T + bias */
 PyObject *tn_op_linear(tn_value *a) {
