@@ -1784,6 +1784,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_nonzero_numpy, tn_op_nonzero_numpy, -1},
     /* breadth family (helper-opb): conjugate bit composites (ops/predicates.c, through the door) */
     {TN_ROW_conj_physical, d_conj_physical, -1}, {TN_ROW_real, tn_op_real, -1}, {TN_ROW_imag, tn_op_imag, -1},
+    {TN_ROW_outer, tn_op_outer, -1}, {TN_ROW_ger, tn_op_ger, -1}, {TN_ROW_linalg_vecdot, tn_op_linalg_vecdot, -1}, {TN_ROW_isreal, tn_op_isreal, -1},
     /* breadth family (helper-opb): upstream's special_* aliases of the gamma functions */
     {TN_ROW_special_psi, NULL, TN_ROW_digamma}, {TN_ROW_special_psi_out, NULL, TN_ROW_digamma_out},
     {TN_ROW_special_digamma, NULL, TN_ROW_digamma}, {TN_ROW_special_digamma_out, NULL, TN_ROW_digamma_out},

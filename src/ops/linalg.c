@@ -344,3 +344,50 @@ PyObject *tn_op_linear_out(tn_value *a) {
     PyObject *r = tn_op_linear(a);
     return finish(r, &a[3]);
 }
+
+/* breadth family (helper-opb): upstream's composites outer / ger, linalg_vecdot, isreal, written as
+ * the door calls they make (also their decompositions, autograd/decomp.c) */
+PyObject *tn_op_outer(tn_value *a) {   /* self.reshape({self.size(0), 1}) * vec2 */
+    const tn_tensor *x = tn_tensor_of(a[0].u.obj), *y = tn_tensor_of(a[1].u.obj);
+    if (x->ndim != 1 || y->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "outer: Expected 1-D argument %s, but got %d-D", x->ndim != 1 ? "self" : "vec2",
+                     x->ndim != 1 ? x->ndim : y->ndim);
+        return NULL;
+    }
+    PyObject *r = tn_aten(TN_ROW_reshape, "(O(Li))", a[0].u.obj, (long long)x->sizes[0], 1);
+    PyObject *m = r ? tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[1].u.obj) : NULL;
+    Py_XDECREF(r);
+    return m;
+}
+PyObject *tn_op_linalg_vecdot(tn_value *a) {   /* vdot for two vectors, else (x.conj() * y).sum(dim) */
+    const tn_tensor *x = tn_tensor_of(a[0].u.obj), *y = tn_tensor_of(a[1].u.obj);
+    if (x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
+                     tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
+        return NULL;
+    }
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
+                     tn_dtype_infos[x->dtype].name);
+        return NULL;
+    }
+    if (x->ndim == 1 && y->ndim == 1) return tn_aten(TN_ROW_vdot, "(OO)", a[0].u.obj, a[1].u.obj);   /* upstream: vdot */
+    PyObject *c = tn_dtype_is_complex(x->dtype) ? tn_aten(TN_ROW_conj, "(O)", a[0].u.obj) : Py_NewRef(a[0].u.obj);
+    PyObject *m = c ? tn_aten(TN_ROW_mul_Tensor, "(OO)", c, a[1].u.obj) : NULL;
+    PyObject *r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)a[2].u.i) : NULL;
+    Py_XDECREF(c); Py_XDECREF(m);
+    return r;
+}
+PyObject *tn_op_isreal(tn_value *a) {   /* ones_like(self, bool) for real, imag(self) == 0 for complex */
+    if (!tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) {
+        PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL));
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_ones_like, kw, "(O)", a[0].u.obj) : NULL;
+        Py_XDECREF(kw);
+        return r;
+    }
+    PyObject *im = tn_aten(TN_ROW_imag, "(O)", a[0].u.obj);
+    PyObject *r = im ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", im, 0) : NULL;
+    Py_XDECREF(im);
+    return r;
+}
+PyObject *tn_op_ger(tn_value *a) { return tn_op_outer(a); }

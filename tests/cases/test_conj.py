@@ -30,6 +30,7 @@ cases("conj_bit", {
     "conj_physical_inplace": X + "y = x.clone()\nr = y.conj_physical_()\nw = torch.randn(3)\n(r is y, y, w.clone().conj_physical_(), torch.conj_physical(x, out=torch.empty(0, dtype=torch.complex64)))",
     "neg_view": X + "n = torch._neg_view(x)\nr = torch.randn(3)\n(n.is_neg(), n, n.resolve_neg().is_neg(), n.resolve_neg(), torch._neg_view(r).is_neg(), torch._neg_view(r) + 1, torch.view_as_real(n).is_neg())",
     "real_imag": X + "c = x.conj()\n(x.real, x.imag, x.real.stride(), x.imag.storage_offset(), c.imag.is_neg(), c.imag.is_conj(), c.real.is_neg(), c.imag, c.real, torch.real(x), torch.imag(c), x.real._base is x)",
+    "aten_spellings": X + "c = x.conj()\n(torch.ops.aten.conj_physical.default(c), torch.ops.aten.real.default(c), torch.ops.aten.imag.default(c), torch.ops.aten.imag.default(c).is_neg(), torch.ops.aten.conj_physical.default(torch.randn(2)), torch.ops.aten.real.default(torch.randn(2)))",
     "real_of_real": R + "x = torch.randn(3)\n(torch.real(x) is x, x.real is x)",
     "real_imag_setters": X + "y = x.clone()\ny.real = torch.zeros(2, 3)\nz = x.clone()\nz.imag = torch.ones(2, 3)\nw = x.clone()\nw.imag.mul_(2)\n(y, z, w)",
     "view_as_real_complex": X + "r = torch.view_as_real(x)\nc = torch.view_as_complex(r * 2)\n(r, r.stride(), r.data_ptr() == x.data_ptr(), c, torch.view_as_complex(torch.randn(3, 3, 2)[:, :1]), torch.view_as_complex(torch.randn(2, 2, dtype=torch.float64)), torch.view_as_real(torch.randn(2, 2, dtype=torch.complex128).t()).stride(), torch.view_as_real(torch.tensor(1 + 2j)))",
@@ -71,4 +72,20 @@ grads("conj_grad", {
     "conj_physical": "ps = [torch.randn(3, dtype=torch.complex128, requires_grad=True)]; out = (torch.conj_physical(ps[0]) * (1 + 2j)).real",
     "products": "torch.manual_seed(0); a = torch.randn(3, 4, dtype=torch.complex128, requires_grad=True); b = torch.randn(4, 2, dtype=torch.complex128, requires_grad=True); v = torch.randn(2, dtype=torch.complex128, requires_grad=True); ps = [a, b, v]; out = (torch.mm(a, b).mv(v).abs() + torch.vdot(v, v).real + torch.dot(v, v).imag + torch.bmm(a[None], b[None]).abs().sum())",
     "resolve_conj": "ps = [torch.randn(3, dtype=torch.complex128, requires_grad=True)]; out = ps[0].conj().resolve_conj().real * 2",
+}, tol=F64)
+
+cases("product_composites", {
+    "outer": R + "a = torch.randn(3)\nb = torch.randn(4)\n(torch.outer(a, b), a.outer(b), torch.ger(a, b), a.ger(b), torch.outer(torch.arange(3), b), torch.outer(a.to(torch.complex64), b.to(torch.complex64)), torch.outer(torch.zeros(0), b), torch.outer(a[::2], b[1:]))",
+    "vecdot": R + "x = torch.randn(2, 3, dtype=torch.complex64)\ny = torch.randn(2, 3, dtype=torch.complex64)\nr = torch.randn(4, 3)\n(torch.linalg.vecdot(x, y), torch.linalg.vecdot(x, y, dim=0), torch.linalg.vecdot(r, r[0]), torch.linalg.vecdot(r.double(), r.double(), dim=-2), torch.linalg.vecdot(x.conj(), y))",
+    "isreal": "(torch.isreal(torch.tensor([1 + 0j, 1j, -2 + 0j])), torch.isreal(torch.randn(3)), torch.tensor([1, 2]).isreal(), torch.isreal(torch.tensor([1j, 2]).conj()), torch.isreal(torch.zeros(0, dtype=torch.complex128)))",
+    "aten_spellings": R + "a = torch.randn(3)\nb = torch.randn(3)\n(torch.ops.aten.outer.default(a, b), torch.ops.aten.ger.default(a, b), torch.ops.aten.linalg_vecdot.default(a, b), torch.ops.aten.linalg_vecdot.default(a[None], b[None], dim=1), torch.ops.aten.isreal.default(a))",
+    "bad_outer_self": "torch.outer(torch.ones(2, 2), torch.ones(2))",
+    "bad_outer_vec2": "torch.outer(torch.ones(2), torch.ones(2, 1))",
+    "bad_vecdot_dtype": "torch.linalg.vecdot(torch.ones(2), torch.ones(2, dtype=torch.float64))",
+    "bad_vecdot_shape": "torch.linalg.vecdot(torch.ones(2, 3), torch.ones(3, 2), dim=0)",
+    "bad_vecdot_int": "torch.linalg.vecdot(torch.ones(2, dtype=torch.long), torch.ones(2, dtype=torch.long))",
+}, tol="float")
+
+grads("product_composites_grad", {
+    "outer_vecdot": "torch.manual_seed(0); a = torch.randn(3, dtype=torch.complex128, requires_grad=True); b = torch.randn(3, dtype=torch.complex128, requires_grad=True); ps = [a, b]; out = torch.outer(a, b).abs().sum() + torch.linalg.vecdot(a, b).real + torch.ger(a.real, b.imag).sum()",
 }, tol=F64)
