@@ -107,6 +107,10 @@ void tn_geometry_free(void *geo);
 bool tn_autograd_wants(int op, const tn_value *args);
 PyObject *tn_autograd_call(int op, tn_value *args);
 PyObject *tn_door_below_autograd(int op, tn_value *args);   /* door.c */
+PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_value *args);   /* door.c: past the math bits */
+/* t with its conjugate / negative bits applied: a fresh bit-free tensor (t itself when it has none);
+ * door.c */
+PyObject *tn_resolve_bits(PyObject *t);
 
 /* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
 tn_apply_fn tn_formula_for(int op);

@@ -1429,31 +1429,6 @@ static PyObject *d_convolution_deprecated(tn_value *a) {
 /* where(condition) is condition.nonzero_numpy() (ops/index.c) */
 static PyObject *d_where_condition(tn_value *a) { return tn_op_nonzero_numpy(a); }
 
-/* tensor_split.indices(self, indices, dim): slices between the indices, as upstream's composite
- * (torch.func's chunked vmap splits its inputs with it) */
-static PyObject *d_tensor_split_indices(tn_value *a) {
-    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
-    if (t->ndim == 0)
-        return PyErr_Format(PyExc_RuntimeError, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
-    int64_t dim = a[2].u.i;
-    if (dim < -t->ndim || dim >= t->ndim)
-        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
-                            -t->ndim, t->ndim - 1, (long long)dim);
-    if (dim < 0) dim += t->ndim;
-    int n = a[1].u.ints.n;
-    PyObject *out = PyList_New(n + 1);
-    int64_t start = 0;
-    for (int i = 0; out && i <= n; i++) {
-        int64_t end = i < n ? a[1].u.ints.v[i] : t->sizes[dim];
-        PyObject *sl = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", a[0].u.obj, (long long)dim, (long long)start, (long long)end, 1LL);
-        if (!sl) { Py_CLEAR(out); break; }
-        PyList_SetItem(out, i, sl);
-        start = end;
-    }
-    PyObject *tup = out ? PyList_AsTuple(out) : NULL;   /* a tuple, as upstream's split family */
-    Py_XDECREF(out);
-    return tup;
-}
 
 /* Named decompositions are also the op's implementation when it has no kernel row: they run
  * without recording or a mode too (the door's composite path, tn_decomp_computes). */
@@ -1469,7 +1444,7 @@ static PyObject *d_relu6_(tn_value *a) { return tn_aten(TN_ROW_hardtanh_, "(Oii)
 
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
     {"selu", "", d_selu}, {"selu_", "", d_selu_}, {"relu6", "", d_relu6}, {"relu6_", "", d_relu6_},
-    {"l1_loss", "", d_l1_loss}, {"tensor_split", "indices", d_tensor_split_indices},
+    {"l1_loss", "", d_l1_loss},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */
     {"conv1d", "", d_conv1d}, {"conv2d", "", d_conv2d}, {"conv3d", "", d_conv3d},
@@ -1509,7 +1484,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"hsplit", "int", tn_shape_d_hsplit_int}, {"hsplit", "array", tn_shape_d_hsplit_array},
     {"vsplit", "int", tn_shape_d_vsplit_int}, {"vsplit", "array", tn_shape_d_vsplit_array},
     {"dsplit", "int", tn_shape_d_dsplit_int}, {"dsplit", "array", tn_shape_d_dsplit_array},
-    {"outer", "", tn_shape_d_outer}, {"ger", "", tn_shape_d_outer}, {"inner", "", tn_shape_d_inner}, {"kron", "", tn_shape_d_kron},
+    {"inner", "", tn_shape_d_inner}, {"kron", "", tn_shape_d_kron},
     {"diagflat", "", tn_shape_d_diagflat}, {"cartesian_prod", "", tn_shape_d_cartesian_prod}, {"sum_to_size", "", tn_shape_d_sum_to_size},
     {"einsum", "", tn_einsum_d_einsum}, {"tensordot", "", tn_einsum_d_tensordot}, {"tensordot", "out", tn_einsum_d_tensordot_out},
     {"fft_fft", "", tn_fft_d_fft}, {"fft_ifft", "", tn_fft_d_ifft}, {"fft_rfft", "", tn_fft_d_rfft},
@@ -1525,9 +1500,14 @@ static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 static int current_op_of(void);
 /* ---- small composites ---- */
 
-static PyObject *d_self(tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* conj / resolve_* / positive on real */
-static PyObject *d_conj_like(tn_value *a) {
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("autograd through complex conj views");
+
+static PyObject *d_conj_like(tn_value *a) {   /* conj: _conj for complex, else self */
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj, "(O)", a[0].u.obj);
+    return Py_NewRef(a[0].u.obj);
+}
+/* conj_physical: _conj_physical for complex, else self */
+static PyObject *d_conj_physical(tn_value *a) {
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj_physical, "(O)", a[0].u.obj);
     return Py_NewRef(a[0].u.obj);
 }
 static PyObject *d_positive(tn_value *a) {
@@ -1537,14 +1517,16 @@ static PyObject *d_positive(tn_value *a) {
 static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     if (t->ndim < 2) return tn_door_below_autograd(current_op_of(), a);
-    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through mH of complex tensors");
-    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
+    if (v && current_op_of() != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    return v;
 }
 static PyObject *d_matrix_H(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
-    if (tn_dtype_is_complex(t->dtype)) return tn_not_implemented("autograd through matrix_H of complex tensors");
-    return tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
+    if (v && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    return v;
 }
 static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
@@ -1767,7 +1749,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_meshgrid, tn_op_meshgrid, -1}, {TN_ROW_meshgrid_indexing, tn_op_meshgrid_indexing, -1},
     {TN_ROW_repeat_interleave_self_Tensor, tn_op_repeat_interleave_self_Tensor, -1},
     {TN_ROW_repeat_interleave_self_int, tn_op_repeat_interleave_self_int, -1},
-    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, d_self, -1}, {TN_ROW_resolve_neg, d_self, -1},
+    {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, tn_op_resolve_conj, -1}, {TN_ROW_resolve_neg, tn_op_resolve_neg, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},
     {TN_ROW_fliplr, d_fliplr, -1}, {TN_ROW_flipud, d_flipud, -1}, {TN_ROW_square_, d_square_, -1},
@@ -1833,6 +1815,15 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_max_other, NULL, TN_ROW_maximum}, {TN_ROW_min_other, NULL, TN_ROW_minimum},
     {TN_ROW_max_out, NULL, TN_ROW_maximum_out}, {TN_ROW_min_out, NULL, TN_ROW_minimum_out},
     {TN_ROW_nonzero_numpy, tn_op_nonzero_numpy, -1},
+    /* breadth family (helper-opb): conjugate bit composites (ops/predicates.c, through the door) */
+    {TN_ROW_conj_physical, d_conj_physical, -1}, {TN_ROW_real, tn_op_real, -1}, {TN_ROW_imag, tn_op_imag, -1},
+    {TN_ROW_outer, tn_op_outer, -1}, {TN_ROW_ger, tn_op_ger, -1}, {TN_ROW_linalg_vecdot, tn_op_linalg_vecdot, -1}, {TN_ROW_isreal, tn_op_isreal, -1},
+    /* breadth family (helper-opb): upstream's special_* aliases of the gamma functions */
+    {TN_ROW_special_psi, NULL, TN_ROW_digamma}, {TN_ROW_special_psi_out, NULL, TN_ROW_digamma_out},
+    {TN_ROW_special_digamma, NULL, TN_ROW_digamma}, {TN_ROW_special_digamma_out, NULL, TN_ROW_digamma_out},
+    {TN_ROW_special_gammaln, NULL, TN_ROW_lgamma}, {TN_ROW_special_gammaln_out, NULL, TN_ROW_lgamma_out},
+    {TN_ROW_special_polygamma, NULL, TN_ROW_polygamma}, {TN_ROW_special_polygamma_out, NULL, TN_ROW_polygamma_out},
+    {TN_ROW_special_multigammaln, NULL, TN_ROW_mvlgamma}, {TN_ROW_special_multigammaln_out, NULL, TN_ROW_mvlgamma_out},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

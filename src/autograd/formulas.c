@@ -88,15 +88,19 @@ static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(sel
     if (is_tensor_arg(n, 1)) PUT(1, Py_NewRef(g[0]));
     return 0;
 }
+static PyObject *cj(PyObject *x);
+/* mul_tensor_backward: grad * other.conj() (the conjugate only changes complex operands) */
 static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *self = saved(n, 0);
+        PyObject *self = cj(saved(n, 0));
         if (!self) return -1;
         PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self));
         Py_DECREF(self);
     }
     if (need(n, 0)) {
-        PyObject *other = is_tensor_arg(n, 1) ? saved(n, 1) : arg_obj(n, 1);
+        PyObject *other = is_tensor_arg(n, 1) ? cj(saved(n, 1)) : arg_obj(n, 1);
+        if (other && PyComplex_Check(other))
+            Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
         if (!other) return -1;
         PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other));
         Py_DECREF(other);
@@ -331,24 +335,34 @@ static bool col_major(const tn_meta *m) {
     return m->ndim == 2 && tn_meta_strides(m)[0] == 1 && tn_meta_strides(m)[1] == tn_meta_sizes(m)[0];
 }
 static PyObject *t_(PyObject *x) { return x ? tn_aten(TN_ROW_t, "(O)", x) : NULL; }
+/* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x
+ * (upstream's product formulas conjugate: grad.mm(mat2.t().conj()), ...) */
+static PyObject *cj(PyObject *x) {
+    if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
+    PyObject *r = tn_aten(TN_ROW_conj, "(O)", x);
+    Py_DECREF(x);
+    return r;
+}
 /* mm_mat1_backward: grad.mm(mat2.t()), or mat2.mm(grad.t()).t() when mat1 was column-major */
 static PyObject *mm_mat1_backward(PyObject *grad, PyObject *mat2, const tn_meta *m1) {
     if (col_major(m1)) {
-        PyObject *gt = t_(grad), *p = gt ? tn_aten(TN_ROW_mm, "(OO)", mat2, gt) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p);
+        PyObject *m2c = cj(Py_NewRef(mat2));
+        PyObject *gt = t_(grad), *p = gt && m2c ? tn_aten(TN_ROW_mm, "(OO)", m2c, gt) : NULL, *r = t_(p);
+        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m2c);
         return r;
     }
-    PyObject *m2t = t_(mat2), *r = m2t ? tn_aten(TN_ROW_mm, "(OO)", grad, m2t) : NULL;
+    PyObject *m2t = cj(t_(mat2)), *r = m2t ? tn_aten(TN_ROW_mm, "(OO)", grad, m2t) : NULL;
     Py_XDECREF(m2t);
     return r;
 }
 static PyObject *mm_mat2_backward(PyObject *grad, PyObject *mat1, const tn_meta *m2) {
     if (col_major(m2)) {
-        PyObject *gt = t_(grad), *p = gt ? tn_aten(TN_ROW_mm, "(OO)", gt, mat1) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p);
+        PyObject *m1c = cj(Py_NewRef(mat1));
+        PyObject *gt = t_(grad), *p = gt && m1c ? tn_aten(TN_ROW_mm, "(OO)", gt, m1c) : NULL, *r = t_(p);
+        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m1c);
         return r;
     }
-    PyObject *m1t = t_(mat1), *r = m1t ? tn_aten(TN_ROW_mm, "(OO)", m1t, grad) : NULL;
+    PyObject *m1t = cj(t_(mat1)), *r = m1t ? tn_aten(TN_ROW_mm, "(OO)", m1t, grad) : NULL;
     Py_XDECREF(m1t);
     return r;
 }
@@ -384,12 +398,12 @@ static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int 
     for (int pass = 0; pass < 2; pass++) {
         bool first = a1 == 0 ? pass == 1 : pass == 0;
         if (first && need(n, a1)) {   /* grad.bmm(mat2.transpose(1, 2)) */
-            PyObject *m2 = saved(n, a2), *m2t = bt(m2), *r = m2t ? tn_aten(TN_ROW_bmm, "(OO)", g[0], m2t) : NULL;
+            PyObject *m2 = saved(n, a2), *m2t = cj(bt(m2)), *r = m2t ? tn_aten(TN_ROW_bmm, "(OO)", g[0], m2t) : NULL;
             Py_XDECREF(m2); Py_XDECREF(m2t);
             PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
         }
         if (pass == 0 && need(n, a2)) {   /* self.transpose(1, 2).bmm(grad) */
-            PyObject *m1 = saved(n, a1), *m1t = bt(m1), *r = m1t ? tn_aten(TN_ROW_bmm, "(OO)", m1t, g[0]) : NULL;
+            PyObject *m1 = saved(n, a1), *m1t = cj(bt(m1)), *r = m1t ? tn_aten(TN_ROW_bmm, "(OO)", m1t, g[0]) : NULL;
             Py_XDECREF(m1); Py_XDECREF(m1t);
             PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
         }
@@ -403,20 +417,20 @@ static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batc
     return 0;
 }
 static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = saved(n, 1); if (!t) return -1; PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
-    if (need(n, 1)) { PyObject *t = saved(n, 0); if (!t) return -1; PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
+    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
+    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
     return 0;
 }
 static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
     if (need(n, 0)) {
-        PyObject *v = saved(n, 1), *gu = v ? tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], 1) : NULL;
+        PyObject *v = cj(saved(n, 1)), *gu = v ? tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], 1) : NULL;
         PyObject *vu = gu ? tn_aten(TN_ROW_unsqueeze, "(Oi)", v, 0) : NULL;
         PyObject *r = vu ? tn_aten(TN_ROW_mul_Tensor, "(OO)", gu, vu) : NULL;
         Py_XDECREF(v); Py_XDECREF(gu); Py_XDECREF(vu);
         PUT(0, r);
     }
     if (need(n, 1)) {
-        PyObject *s = saved(n, 0), *st = t_(s), *r = st ? tn_aten(TN_ROW_mv, "(OO)", st, g[0]) : NULL;
+        PyObject *s = cj(saved(n, 0)), *st = t_(s), *r = st ? tn_aten(TN_ROW_mv, "(OO)", st, g[0]) : NULL;
         Py_XDECREF(s); Py_XDECREF(st);
         PUT(1, r);
     }
@@ -3426,6 +3440,58 @@ static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- breadth family (helper-opb): gamma functions ----
+ * derivatives.yaml: digamma: grad * polygamma(1, self); polygamma: grad * polygamma(n + 1, self);
+ * lgamma: grad * digamma(self); mvlgamma: mvlgamma_backward(grad, self, p) (FunctionsManual:
+ * arange(-p/2 + 0.5, 0.5, 0.5, self.options()).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad). */
+static int gamma_grad(tn_node *n, PyObject **g, PyObject **o, int si, int64_t order) {
+    T_; PyObject *s = K(saved(n, si));
+    PyObject *d = order < 0 ? K(tn_aten(TN_ROW_digamma, "(O)", s)) : K(tn_aten(TN_ROW_polygamma, "(LO)", (long long)order, s));
+    OUTK(si, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], d)));
+    DONE;
+}
+static int f_digamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, 1); }
+static int f_lgamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, -1); }
+static int f_polygamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 1, arg_i(n, 0) + 1); }
+static int f_polygamma_(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, arg_i(n, 1) + 1); }
+static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    int64_t p = arg_i(n, 1);
+    PyObject *kw = s ? Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(tn_tensor_of(s)->dtype)) : NULL;
+    PyObject *ar = kw ? K(tn_aten_kw(TN_ROW_arange_start_step, kw, "(ddd)", -(double)p / 2. + 0.5, 0.5, 0.5)) : NULL;
+    Py_XDECREF(kw);
+    PyObject *args = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ar, K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1))));
+    PyObject *dg = K(tn_aten(TN_ROW_digamma_, "(O)", args));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i))", dg, -1)))));
+    DONE;
+}
+
+/* ---- breadth family (helper-opb): conjugate / negative bits and complex views ----
+ * derivatives.yaml: _conj: grad.conj(); _neg_view: grad.neg(); _conj_physical / conj_physical_:
+ * grad.conj_physical(); view_as_real: view_as_complex(grad.contiguous()); view_as_complex:
+ * view_as_real(grad.contiguous().resolve_conj()). */
+static int f_conj_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_conj, "(O)", g[0])); return 0; }
+static int f_neg_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_neg, "(O)", g[0])); return 0; }
+static int f_conj_physical(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_conj_physical, "(O)", g[0])); return 0; }
+static int f_view_as_real(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_view_as_complex, "(O)", K(tn_aten(TN_ROW_contiguous, "(O)", g[0])))));
+    DONE;
+}
+static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_view_as_real, "(O)", K(tn_aten(TN_ROW_resolve_conj, "(O)", K(tn_aten(TN_ROW_contiguous, "(O)", g[0])))))));
+    DONE;
+}
+
+static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * self; self: grad.conj() * other */
+    T_;
+    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s)));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_conj, "(O)", g[0])), t)));
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3610,6 +3676,13 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
+    /* breadth family (helper-opb): gamma functions */
+    {TN_ROW_digamma, f_digamma}, {TN_ROW_digamma_, f_digamma}, {TN_ROW_lgamma, f_lgamma}, {TN_ROW_lgamma_, f_lgamma},
+    {TN_ROW_polygamma, f_polygamma}, {TN_ROW_polygamma_, f_polygamma_}, {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
+    /* breadth family (helper-opb): conjugate / negative bits and complex views */
+    {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
+    {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
+    {TN_ROW_vdot, f_vdot},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -37,11 +37,20 @@ typedef struct tn_storage {
     int64_t weakcnt;
 } tn_storage;
 
+/* Upstream's lazy math bits: a tensor with TN_BIT_CONJ reads as the complex conjugate of its
+ * stored values, one with TN_BIT_NEG as their negation. Only views carry them (conj(), .imag of a
+ * conjugate view, _neg_view); views of such a tensor inherit them (the struct is copied). Kernels
+ * never see them: the door (dispatch/door.c, math_bits_call) hands every op that is not a view an
+ * argument materialised without bits, and writes in-place results back through the bits. */
+#define TN_BIT_CONJ 1u
+#define TN_BIT_NEG 2u
+
 typedef struct tn_tensor {
     tn_storage *storage;
     int64_t offset;
     int ndim;
     tn_dtype dtype;
+    uint8_t math_bits;  /* TN_BIT_CONJ | TN_BIT_NEG */
     int64_t sizes[TN_MAX_DIMS];
     int64_t strides[TN_MAX_DIMS];
 } tn_tensor;

@@ -18,6 +18,8 @@
 #include "python/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
+#include "ops/common.h"
+#include "tn_ops_gen.h"
 
 #include <string.h>
 
@@ -261,6 +263,216 @@ static void fresh_versions(const tn_schema *s, PyObject *r) {
     }
 }
 
+
+/* ---- the conjugate / negative bits (upstream's MathBitsFallback) -----------------------------
+ * A tensor argument with TN_BIT_CONJ / TN_BIT_NEG (core/tensor.h) reaches a view op as it is (the
+ * view inherits the bits), and the bit queries see it. Every other op gets the argument
+ * materialised: a fresh tensor holding the values it reads as. A written argument (in-place
+ * self, out=) with a bit runs on its materialised copy, which is then written back through the
+ * bits (conj / neg of the result stored in the original's storage) and returned in its place.
+ * As upstream: at most one written argument may carry a bit. */
+static bool bits_of(PyObject *t) { return tn_py_is_tensor(t) && tn_tensor_of(t)->math_bits; }
+
+static bool any_bits(const tn_schema *s, tn_value *args) {
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && bits_of(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSORLIST)
+            for (Py_ssize_t k = 0; k < PyTuple_Size(args[i].u.obj); k++)
+                if (bits_of(PyTuple_GetItem(args[i].u.obj, k))) return true;
+    }
+    return false;
+}
+
+/* ops that read or set the bits themselves (ops/predicates.c): they get the arguments as they are */
+static bool bit_aware(const tn_op_def *d) {
+    static const char *const names[] = {"is_conj", "is_neg", "_conj", "_neg_view", "resolve_conj", "resolve_neg",
+                                        "view_as_real", "real", "imag", "conj", "conj_physical"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(d->name, names[i])) return true;
+    return false;
+}
+/* an op whose result may alias an argument (Tensor(a) without a write: views, and composites
+ * that return self or a copy: to, contiguous, reshape, ...) */
+static bool alias_op(const tn_schema *s) {
+    for (int i = 0; i < s->nargs; i++)
+        if (s->args[i].alias_set && !s->args[i].is_write) return true;
+    return false;
+}
+
+/* A bit-free tensor viewing t's storage as stored (new reference). */
+static PyObject *physical(PyObject *t) {
+    const tn_tensor *g = tn_tensor_of(t);
+    PyObject *v = tn_tensor_new_view(t, g->ndim, g->sizes, g->strides, g->offset);
+    if (v) tn_tensor_of(v)->math_bits = 0;
+    return v;
+}
+
+/* conj_physical_ / neg_ on a bit-free tensor, by `bits` (grad mode is off here) */
+static int apply_bits(PyObject *t, uint8_t bits) {
+    PyObject *r;
+    if (bits & TN_BIT_CONJ) {
+        if (!(r = tn_aten(TN_ROW_conj_physical_, "(O)", t))) return -1;
+        Py_DECREF(r);
+    }
+    if (bits & TN_BIT_NEG) {
+        if (!(r = tn_aten(TN_ROW_neg_, "(O)", t))) return -1;
+        Py_DECREF(r);
+    }
+    return 0;
+}
+
+PyObject *tn_resolve_bits(PyObject *t) {
+    if (!bits_of(t)) return Py_NewRef(t);
+    bool was = tn_grad_mode_set(false);
+    PyObject *p = physical(t);
+    PyObject *c = p ? tn_aten(TN_ROW_clone, "(O)", p) : NULL;
+    Py_XDECREF(p);
+    if (c && apply_bits(c, tn_tensor_of(t)->math_bits) < 0) Py_CLEAR(c);
+    tn_grad_mode_set(was);
+    return c;
+}
+
+static PyObject *swap_result(PyObject *r, PyObject *from, PyObject *to) {
+    if (r == from) { Py_DECREF(r); return Py_NewRef(to); }
+    if (PyTuple_Check(r))
+        for (Py_ssize_t k = 0; k < PyTuple_Size(r); k++)
+            if (PyTuple_GetItem(r, k) == from) {
+                PyObject *n = PyTuple_New(PyTuple_Size(r));
+                if (!n) { Py_DECREF(r); return NULL; }
+                for (Py_ssize_t j = 0; j < PyTuple_Size(r); j++) {
+                    PyObject *e = PyTuple_GetItem(r, j);
+                    PyTuple_SetItem(n, j, Py_NewRef(e == from ? to : e));
+                }
+                Py_DECREF(r);
+                return n;
+            }
+    return r;
+}
+
+/* An aliasing op on bit-free views of its arguments; then each result tensor sharing an
+ * argument's storage takes that argument's bits (a view of a conjugate view is one; the argument
+ * itself comes back as itself), and each fresh result (a copy: to(dtype), contiguous of a strided
+ * tensor) gets the bits applied to its values. */
+static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, int nargs) {
+    const tn_tensor *rt = tn_tensor_of(r);
+    for (int i = 0; i < nargs; i++)
+        if (orig[i].tag == TN_V_TENSOR && bits_of(orig[i].u.obj) &&
+            tn_storage_root(rt->storage) == tn_storage_root(tn_tensor_of(orig[i].u.obj)->storage)) {
+            tn_tensor_of(r)->math_bits = tn_tensor_of(orig[i].u.obj)->math_bits;
+            return 0;
+        }
+    (void)local;
+    for (int i = 0; i < nargs; i++)
+        if (orig[i].tag == TN_V_TENSOR && bits_of(orig[i].u.obj)) {
+            bool was = tn_grad_mode_set(false);
+            int rc = apply_bits(r, tn_tensor_of(orig[i].u.obj)->math_bits);
+            tn_grad_mode_set(was);
+            return rc;
+        }
+    return 0;
+}
+static PyObject *alias_bits_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
+    if (s->nargs > 64) return tn_not_implemented("conjugate / negative bits for an operator with this many arguments");
+    tn_value local[64];
+    PyObject *made[64];
+    int nmade = 0;
+    PyObject *r = NULL;
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++)
+        if (local[i].tag == TN_V_TENSOR && bits_of(local[i].u.obj)) {
+            PyObject *p = physical(local[i].u.obj);
+            if (!p) goto done;
+            made[nmade++] = p;
+            local[i].u.obj = p;
+        } else if (local[i].tag == TN_V_TENSORLIST) {
+            for (Py_ssize_t k = 0; k < PyTuple_Size(local[i].u.obj); k++)
+                if (bits_of(PyTuple_GetItem(local[i].u.obj, k))) {
+                    r = tn_not_implemented("aliasing operators on tensor lists with the conjugate or negative bit set");
+                    goto done;
+                }
+        }
+    r = tn_door_below_autograd_op(d, s, local);
+    if (!r) goto done;
+    for (int i = 0; i < s->nargs; i++)   /* an argument returned as itself */
+        if (local[i].tag == TN_V_TENSOR && local[i].u.obj != args[i].u.obj) r = swap_result(r, local[i].u.obj, args[i].u.obj);
+    if (!r) goto done;
+    if (tn_py_is_tensor(r)) {
+        bool self_ = false;
+        for (int i = 0; i < s->nargs; i++) self_ |= args[i].tag == TN_V_TENSOR && r == args[i].u.obj;
+        if (!self_ && fix_alias(r, args, local, s->nargs) < 0) Py_CLEAR(r);
+    } else if (PyTuple_Check(r) || PyList_Check(r)) {
+        for (Py_ssize_t k = 0; r && k < PySequence_Size(r); k++) {
+            PyObject *e = PySequence_GetItem(r, k);
+            if (e && tn_py_is_tensor(e) && fix_alias(e, args, local, s->nargs) < 0) Py_CLEAR(r);
+            Py_XDECREF(e);
+        }
+    }
+done:
+    for (int i = 0; i < nmade; i++) Py_DECREF(made[i]);
+    return r;
+}
+
+static PyObject *math_bits_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
+    if (s->nargs > 64) return tn_not_implemented("conjugate / negative bits for an operator with this many arguments");
+    tn_value local[64];
+    PyObject *made[64];
+    int nmade = 0;
+    PyObject *orig = NULL, *copy = NULL, *r = NULL;
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++) {
+        if (local[i].tag == TN_V_TENSOR && bits_of(local[i].u.obj)) {
+            if (s->args[i].is_write && orig) {
+                PyErr_Format(PyExc_RuntimeError, "%s fallback does not support operators with more than one mutable tensors with the conjugate or negative bit set", d->name);
+                goto done;
+            }
+            PyObject *c = tn_resolve_bits(local[i].u.obj);
+            if (!c) goto done;
+            made[nmade++] = c;
+            if (s->args[i].is_write) { orig = local[i].u.obj; copy = c; }
+            local[i].u.obj = c;
+        } else if (local[i].tag == TN_V_TENSORLIST) {
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            bool any = false;
+            for (Py_ssize_t k = 0; k < n; k++) any |= bits_of(PyTuple_GetItem(local[i].u.obj, k));
+            if (!any) continue;
+            if (s->args[i].is_write) {
+                r = tn_not_implemented("written tensor lists with the conjugate or negative bit set");
+                goto done;
+            }
+            PyObject *tup = PyTuple_New(n);
+            if (!tup) goto done;
+            made[nmade++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = tn_resolve_bits(PyTuple_GetItem(local[i].u.obj, k));
+                if (!e) goto done;
+                PyTuple_SetItem(tup, k, e);
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    r = tn_door_below_autograd_op(d, s, local);
+    if (r && orig) {
+        /* write the result back through the original's bits: store bits(values) */
+        uint8_t bits = tn_tensor_of(orig)->math_bits;
+        const tn_tensor *c = tn_tensor_of(copy), *o = tn_tensor_of(orig);
+        bool was = tn_grad_mode_set(false);
+        int rc = 0;
+        if (o->ndim != c->ndim || memcmp(o->sizes, c->sizes, (size_t)c->ndim * sizeof *c->sizes))
+            rc = tn_resize(orig, c->ndim, c->sizes);   /* out= resized by the op */
+        PyObject *p = rc == 0 ? physical(orig) : NULL;
+        PyObject *w = p ? tn_aten(TN_ROW_clone, "(O)", copy) : NULL;
+        if (w && apply_bits(w, bits) < 0) Py_CLEAR(w);
+        PyObject *cp = w ? tn_aten(TN_ROW_copy_, "(OO)", p, w) : NULL;
+        tn_grad_mode_set(was);
+        Py_XDECREF(p); Py_XDECREF(w);
+        if (!cp) Py_CLEAR(r);
+        else { Py_DECREF(cp); r = swap_result(r, copy, orig); }
+    }
+done:
+    for (int i = 0; i < nmade; i++) Py_DECREF(made[i]);
+    return r;
+}
+
 /* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
  * autograd recording (record.c), then dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
@@ -295,6 +507,12 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
     }
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
+    if (any_bits(s, args) && !bit_aware(d))
+        return alias_op(s) ? alias_bits_call(d, s, args) : math_bits_call(d, s, args);
+    return tn_door_below_autograd_op(d, s, args);
+}
+
+PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     if (any_meta(s, args)) return meta_call(d, s, args);
     PyObject *r = d->fn(args);
     if (r) fresh_versions(s, r);

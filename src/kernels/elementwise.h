@@ -65,7 +65,8 @@ static inline tn_scalar tn_scalar_c(double re, double im) { tn_scalar s = {re, i
     X(CEIL, ceil) X(FLOOR, floor) X(ROUND, round) X(TRUNC, trunc) X(FRAC, frac)                  \
     X(LOGICAL_NOT, logical_not) X(BITWISE_NOT, bitwise_not)                                      \
     X(ISNAN, isnan) X(ISINF, isinf) X(ISFINITE, isfinite) X(ISPOSINF, isposinf)                  \
-    X(ISNEGINF, isneginf) X(SIGNBIT, signbit)
+    X(ISNEGINF, isneginf) X(SIGNBIT, signbit)                                                    \
+    X(DIGAMMA, digamma) X(TRIGAMMA, trigamma) X(LGAMMA, lgamma) X(POLYGAMMA, polygamma)
 
 typedef enum {
 #define TN_X(E, n) TN_UNARY_##E,
@@ -82,6 +83,7 @@ tn_loop tn_unary_loop(tn_unary_op op, tn_dtype dt);
 /* softplus(beta, threshold) and logit(eps) take ctx = const tn_unary_params* (NULL: beta 1,
  * threshold 20; logit without eps). */
 typedef struct { double beta, threshold, eps; bool has_eps; } tn_unary_params;
+/* polygamma(n, x) takes ctx = const int64_t * (n >= 0). */
 
 /* ---- binary: data = {out, a, b} ---------------------------------------------------------- */
 #define TN_BINARY_OPS(X)                                                                         \

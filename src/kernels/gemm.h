@@ -20,6 +20,12 @@ void tn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
                  const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 void tn_gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t lda,
                  const int64_t *B, int64_t ldb, int64_t beta, int64_t *C, int64_t ldc);
+/* complex64 / complex128: interleaved (re, im), strides in complex elements, alpha / beta as
+ * (re, im) pairs; accumulates in the real type, k in order (kernels/ref/gemm.c) */
+void tn_gemm_c64(int64_t M, int64_t N, int64_t K, const double alpha[2], const float *A, int64_t lda,
+                 const float *B, int64_t ldb, const double beta[2], float *C, int64_t ldc);
+void tn_gemm_c128(int64_t M, int64_t N, int64_t K, const double alpha[2], const double *A, int64_t lda,
+                  const double *B, int64_t ldb, const double beta[2], double *C, int64_t ldc);
 
 /* B given transposed: W is (N,K) with row stride ldw and C = alpha * A @ W^T + beta*C, bit-identical to
  * tn_gemm_* on the transposed copy (same per-output FMA chain), except for one row, or fewer

@@ -21,6 +21,7 @@ typedef struct {
     tn_dtype dt;
     bool accumulate;
     bool multiply;            /* with accumulate: combine by product (scatter reduce='multiply') */
+    int extreme;              /* with accumulate: 1 amax, -1 amin (scatter_reduce), NaN propagating */
     int64_t stride[MAX_IDX];  /* bytes */
     int64_t size[MAX_IDX];
 } idx_ctx;
@@ -87,6 +88,32 @@ static void add_into(tn_dtype dt, char *d, const char *s, bool mul) {
     }
 }
 
+/* *d = max(*d, *s) (or min), as upstream's scatter_reduce: a NaN source wins, a NaN in d stays
+ * (std::max / std::min keep the first operand on unordered compares) */
+static void extreme_into(tn_dtype dt, char *d, const char *s, bool mx) {
+    switch (dt) {
+    case TN_DTYPE_F32: { float a, b; memcpy(&a, d, 4); memcpy(&b, s, 4); if (b != b || (mx ? a < b : b < a)) memcpy(d, &b, 4); break; }
+    case TN_DTYPE_F64: { double a, b; memcpy(&a, d, 8); memcpy(&b, s, 8); if (b != b || (mx ? a < b : b < a)) memcpy(d, &b, 8); break; }
+#define INT_EXT(T) { T a, b; memcpy(&a, d, sizeof a); memcpy(&b, s, sizeof b); if (mx ? a < b : b < a) memcpy(d, &b, sizeof b); break; }
+    case TN_DTYPE_I64: INT_EXT(int64_t)
+    case TN_DTYPE_I32: INT_EXT(int32_t)
+    case TN_DTYPE_I16: INT_EXT(int16_t)
+    case TN_DTYPE_I8: INT_EXT(int8_t)
+    case TN_DTYPE_U8: INT_EXT(uint8_t)
+    case TN_DTYPE_BOOL: INT_EXT(uint8_t)
+#undef INT_EXT
+    case TN_DTYPE_BF16: case TN_DTYPE_F16: {
+        uint16_t a, b;
+        memcpy(&a, d, 2); memcpy(&b, s, 2);
+        float fa = dt == TN_DTYPE_BF16 ? tn_bf16_to_f32(a) : tn_f16_to_f32(a);
+        float fb = dt == TN_DTYPE_BF16 ? tn_bf16_to_f32(b) : tn_f16_to_f32(b);
+        if (fb != fb || (mx ? fa < fb : fb < fa)) memcpy(d, &b, 2);
+        break;
+    }
+    default: break;
+    }
+}
+
 /* data = {dst, values, idx_0..idx_k-1} */
 static void put_loop(char **data, const int64_t *st, int64_t n, const void *vctx) {
     const idx_ctx *c = vctx;
@@ -98,7 +125,8 @@ static void put_loop(char **data, const int64_t *st, int64_t n, const void *vctx
             if (v < 0) v += c->size[j];
             d += v * c->stride[j];
         }
-        if (c->accumulate) add_into(c->dt, d, data[1] + i * st[1], c->multiply);
+        if (c->accumulate && c->extreme) extreme_into(c->dt, d, data[1] + i * st[1], c->extreme > 0);
+        else if (c->accumulate) add_into(c->dt, d, data[1] + i * st[1], c->multiply);
         else memcpy(d, data[1] + i * st[1], (size_t)c->itemsize);
     }
 }
@@ -654,8 +682,14 @@ PyObject *tn_op_gather(tn_value *a) { return gather_impl(a[0].u.obj, a[1].u.i, a
 PyObject *tn_op_gather_out(tn_value *a) { return gather_impl(a[0].u.obj, a[1].u.i, a[2].u.obj, a[4].u.obj); }
 
 /* scatter into `dst` (modified in place). src: a tensor (same dtype) or NULL with `value`. */
+static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
+                           bool accumulate, bool multiply, int extreme, const char *op);
 static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
                         bool accumulate, bool multiply, const char *op) {
+    return scatter_into_ex(dst, dim, index, src, value, accumulate, multiply, 0, op);
+}
+static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
+                           bool accumulate, bool multiply, int extreme, const char *op) {
     tn_tensor *t = tn_tensor_of(dst), *it = tn_tensor_of(index);
     int64_t d;
     if (tn_wrap_dim(dim, t->ndim, &d) < 0) return -1;
@@ -677,7 +711,7 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
         /* upstream accumulates reduced floats in a float buffer and rounds once at the end */
         PyObject *wd = tn_as_dtype(dst, TN_DTYPE_F32, true), *ws = wd && src ? tn_as_dtype(src, TN_DTYPE_F32, true) : NULL;
         if (wd == dst) { Py_DECREF(wd); wd = tn_clone_contiguous(dst); }
-        int rc = !wd || (src && !ws) ? -1 : scatter_into(wd, dim, index, ws, value, accumulate, multiply, op);
+        int rc = !wd || (src && !ws) ? -1 : scatter_into_ex(wd, dim, index, ws, value, accumulate, multiply, extreme, op);
         if (!rc) rc = tn_copy_into(dst, wd);
         if (!rc) t->storage->version++;
         Py_XDECREF(wd);
@@ -697,7 +731,7 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
     it = tn_tensor_of(lidx);
     tn_tensor *stn = tn_tensor_of(s);
     int nd = it->ndim, isz = tn_dtype_itemsize(t->dtype);
-    idx_ctx c = {.k = 1, .itemsize = isz, .dt = t->dtype, .accumulate = accumulate, .multiply = multiply};
+    idx_ctx c = {.k = 1, .itemsize = isz, .dt = t->dtype, .accumulate = accumulate, .multiply = multiply, .extreme = extreme};
     c.stride[0] = t->ndim ? t->strides[d] * isz : 0;
     c.size[0] = size;
     int64_t st[3][TN_MAX_DIMS];
@@ -904,3 +938,190 @@ PyObject *tn_op_take(tn_value *a) {
     Py_DECREF(flat);
     return res;
 }
+
+/* ---------- scatter_reduce.two / index_reduce (helper-opb) ----------
+ * Upstream's scatter_reduce_two: with include_self=False the scattered-to positions first take the
+ * reduction's identity (0, 1, lowest, highest); sum / prod / amax / amin then combine each source
+ * element in index order (reduced floats through a float buffer, rounded once); mean is the sum
+ * divided by the count of contributions (plus one with include_self; zero counts read as one),
+ * with floor division for integers, as upstream's ops through the door. index_reduce is the same
+ * reduction with a 1-D index along dim, expanded to the source's shape. */
+static int reduce_kind(const char *m) {
+    if (!strcmp(m, "sum")) return 0;
+    if (!strcmp(m, "prod")) return 1;
+    if (!strcmp(m, "mean")) return 2;
+    if (!strcmp(m, "amax") || !strcmp(m, "max")) return 3;   /* max / min: upstream's undocumented aliases */
+    if (!strcmp(m, "amin") || !strcmp(m, "min")) return 4;
+    return -1;
+}
+static const char *const reduce_names[5] = {"sum", "prod", "mean", "amax", "amin"};
+
+/* the identity of reduction k for dtype dt, as a Python number */
+static PyObject *reduce_identity(int k, tn_dtype dt) {
+    if (k == 0 || k == 2) return PyLong_FromLong(0);
+    if (k == 1) return PyLong_FromLong(1);
+    bool hi = k == 4;
+    if (tn_dtype_is_floating(dt)) return PyFloat_FromDouble(hi ? INFINITY : -INFINITY);
+    if (dt == TN_DTYPE_BOOL) return PyBool_FromLong(hi);
+    switch (dt) {
+    case TN_DTYPE_U8: return PyLong_FromLong(hi ? 255 : 0);
+    case TN_DTYPE_I8: return PyLong_FromLong(hi ? 127 : -128);
+    case TN_DTYPE_I16: return PyLong_FromLong(hi ? 32767 : -32768);
+    case TN_DTYPE_I32: return PyLong_FromLongLong(hi ? INT32_MAX : INT32_MIN);
+    default: return PyLong_FromLongLong(hi ? INT64_MAX : INT64_MIN);
+    }
+}
+
+/* reduce src into dst (a tensor we own, modified in place) by kind k */
+static int scatter_reduce_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, int k, bool include_self,
+                               const char *op) {
+    tn_tensor *t = tn_tensor_of(dst);
+    if (tn_tensor_of(src)->dtype != t->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype");
+        return -1;
+    }
+    if (tn_dtype_is_complex(t->dtype) && k >= 3) {
+        PyErr_Format(PyExc_NotImplementedError, "\"scatter_gather_tensor_cpu_reduce_%s\" not implemented for '%s'",
+                     reduce_names[k], tn_dtype_cpp_name(t->dtype));
+        return -1;
+    }
+    if (t->dtype == TN_DTYPE_BOOL && k == 2) {
+        PyErr_SetString(PyExc_NotImplementedError, "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+        return -1;
+    }
+    if (!include_self) {
+        PyObject *num = reduce_identity(k, t->dtype);
+        if (!num) return -1;
+        tn_value v;
+        memset(&v, 0, sizeof v);
+        if (PyBool_Check(num)) { v.tag = TN_V_BOOL; v.u.i = num == Py_True; }
+        else if (PyFloat_Check(num)) { v.tag = TN_V_FLOAT; v.u.f = PyFloat_AsDouble(num); }
+        else { v.tag = TN_V_INT; v.u.i = PyLong_AsLongLong(num); }
+        Py_DECREF(num);
+        if (scatter_into(dst, dim, index, NULL, &v, false, false, op) < 0) return -1;
+    }
+    if (scatter_into_ex(dst, dim, index, src, NULL, true, k == 1, k == 3 ? 1 : k == 4 ? -1 : 0, op) < 0) return -1;
+    if (k != 2) return 0;
+    /* mean: count contributions through the door, as upstream */
+    PyObject *ones = tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", src);
+    PyObject *count = ones ? tn_aten_kw(include_self ? TN_ROW_ones_like : TN_ROW_zeros_like, NULL, "(O)", dst) : NULL;
+    PyObject *r1 = count ? tn_aten(TN_ROW_scatter_add_, "(OLOO)", count, (long long)dim, index, ones) : NULL;
+    PyObject *zero = r1 ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", count, 0) : NULL;
+    PyObject *r2 = zero ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", count, zero, 1) : NULL;
+    PyObject *r3 = NULL;
+    if (r2) {
+        if (tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype)) r3 = tn_aten(TN_ROW_div__Tensor, "(OO)", dst, count);
+        else {
+            PyObject *kw = Py_BuildValue("{s:s}", "rounding_mode", "floor");
+            r3 = kw ? tn_aten_kw(TN_ROW_div__Tensor_mode, kw, "(OO)", dst, count) : NULL;
+            Py_XDECREF(kw);
+        }
+    }
+    Py_XDECREF(ones); Py_XDECREF(count); Py_XDECREF(r1); Py_XDECREF(zero); Py_XDECREF(r2);
+    if (!r3) return -1;
+    Py_DECREF(r3);
+    return 0;
+}
+
+/* scatter_reduce.two(self, dim, index, src, reduce, *, include_self) / scatter_reduce_.two / .two_out */
+static PyObject *scatter_reduce_op(tn_value *a, bool inplace, PyObject *out) {
+    const char *m = PyUnicode_AsUTF8AndSize(a[4].u.obj, NULL);
+    if (!m) return NULL;
+    int k = reduce_kind(m);
+    if (k < 0) {
+        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", m);
+        return NULL;
+    }
+    PyObject *self = a[0].u.obj;
+    PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
+    if (!dst) return NULL;
+    if (scatter_reduce_into(dst, a[1].u.i, a[2].u.obj, a[3].u.obj, k, a[5].u.i != 0, "scatter_reduce") < 0) {
+        Py_DECREF(dst);
+        return NULL;
+    }
+    return inplace ? dst : tn_out_deliver(dst, out, "scatter_reduce");
+}
+PyObject *tn_op_scatter_reduce_two(tn_value *a) { return scatter_reduce_op(a, false, NULL); }
+PyObject *tn_op_scatter_reduce__two(tn_value *a) { return scatter_reduce_op(a, true, NULL); }
+PyObject *tn_op_scatter_reduce_two_out(tn_value *a) { return scatter_reduce_op(a, false, a[6].u.obj); }
+
+/* index_reduce(self, dim, index, source, reduce, *, include_self) / index_reduce_ / .out */
+static PyObject *index_reduce_op(tn_value *a, bool inplace, PyObject *out) {
+    PyObject *self = a[0].u.obj, *index = a[2].u.obj, *source = a[3].u.obj;
+    tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(index), *so = tn_tensor_of(source);
+    const char *m = PyUnicode_AsUTF8AndSize(a[4].u.obj, NULL);
+    if (!m) return NULL;
+    int k = reduce_kind(m);
+    if (k < 1) {
+        PyErr_Format(PyExc_RuntimeError, "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got %s.", m);
+        return NULL;
+    }
+    int64_t d;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
+    if (it->ndim > 1) {
+        char b[256];
+        tn_shape_str(b, sizeof b, it->ndim, it->sizes);
+        PyErr_Format(PyExc_IndexError, "index_reduce_(): Index is supposed to be a vector, but got dim: %d with type: %s and size: %s",
+                     it->ndim, tn_dtype_infos[it->dtype].name, b);
+        return NULL;
+    }
+    if (it->dtype != TN_DTYPE_I64 && it->dtype != TN_DTYPE_I32) {
+        PyErr_Format(PyExc_RuntimeError, "index_reduce_(): Expected dtype int32/int64 for index but got: %s", tn_dtype_infos[it->dtype].name);
+        return NULL;
+    }
+    if (so->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "index_reduce_(): self (%s) and source (%s) must have the same scalar type",
+                     tn_dtype_infos[t->dtype].name, tn_dtype_infos[so->dtype].name);
+        return NULL;
+    }
+    bool same = so->ndim == t->ndim;
+    for (int i = 0; same && i < t->ndim; i++) same = i == d || t->sizes[i] == so->sizes[i];
+    if (!same) {
+        char b1[256], b2[256];
+        tn_shape_str(b1, sizeof b1, t->ndim, t->sizes);
+        tn_shape_str(b2, sizeof b2, so->ndim, so->sizes);
+        PyErr_Format(PyExc_RuntimeError, "source tensor shape must match self tensor shape, excluding the specified dimension. Got self.shape = %s source.shape = %s", b1, b2);
+        return NULL;
+    }
+    int64_t n = tn_numel(it), ssz = so->ndim ? so->sizes[d] : 1;
+    if (n != ssz) {
+        PyErr_Format(PyExc_RuntimeError, "index_reduce_(): Number of indices (%lld) should be equal to source.size(dim): (%lld), for dim: %lld",
+                     (long long)n, (long long)ssz, (long long)d);
+        return NULL;
+    }
+    if (tn_dtype_is_complex(t->dtype) || t->dtype == TN_DTYPE_BOOL) {
+        PyErr_Format(PyExc_NotImplementedError, "\"index_func_\" not implemented for '%s'", tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    int64_t size = t->ndim ? t->sizes[d] : 1, bad;
+    int r = check_nonneg_bounds(index, size, &bad);
+    if (r == -2) return NULL;
+    if (r < 0) {
+        PyErr_SetString(PyExc_IndexError, "index out of range in self");
+        return NULL;
+    }
+    /* the index along dim, expanded to the source's shape */
+    int nd = so->ndim;
+    int64_t vs[TN_MAX_DIMS];
+    for (int i = 0; i < nd; i++) vs[i] = i == d ? -1 : 1;
+    PyObject *shape = PyList_New(nd), *ssizes = PyList_New(nd);
+    for (int i = 0; shape && ssizes && i < nd; i++) {
+        PyList_SetItem(shape, i, PyLong_FromLongLong(vs[i]));
+        PyList_SetItem(ssizes, i, PyLong_FromLongLong(so->sizes[i]));
+    }
+    PyObject *kw = shape && ssizes ? Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(TN_DTYPE_I64)) : NULL;
+    PyObject *li = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", index) : NULL;
+    Py_XDECREF(kw);
+    PyObject *v = li ? tn_aten(TN_ROW_view, "(OO)", li, shape) : NULL;   /* nd == 0: a 0-dim index */
+    PyObject *e = v ? (nd ? tn_aten(TN_ROW_expand, "(OO)", v, ssizes) : Py_NewRef(v)) : NULL;
+    Py_XDECREF(shape); Py_XDECREF(ssizes); Py_XDECREF(li); Py_XDECREF(v);
+    if (!e) return NULL;
+    PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
+    int rc = dst ? scatter_reduce_into(dst, d, e, source, k, a[5].u.i != 0, "index_reduce") : -1;
+    Py_DECREF(e);
+    if (rc < 0) { Py_XDECREF(dst); return NULL; }
+    return inplace ? dst : tn_out_deliver(dst, out, "index_reduce");
+}
+PyObject *tn_op_index_reduce(tn_value *a) { return index_reduce_op(a, false, NULL); }
+PyObject *tn_op_index_reduce_(tn_value *a) { return index_reduce_op(a, true, NULL); }
+PyObject *tn_op_index_reduce_out(tn_value *a) { return index_reduce_op(a, false, a[6].u.obj); }

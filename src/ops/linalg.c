@@ -5,13 +5,15 @@
  * widened copy) and accumulate in f32 inside their kernels (kernels/gemm_lp.h), rounded once to the
  * output, beta * C included, as upstream's oneDNN. */
 #include "ops/common.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 #include "kernels/gemm.h"
 #include "kernels/gemm_lp.h"
 
 #include <stdlib.h>
 
 static tn_dtype compute_type(tn_dtype d) {
-    if (d == TN_DTYPE_F64 || d == TN_DTYPE_BF16 || d == TN_DTYPE_F16) return d;
+    if (d == TN_DTYPE_F64 || d == TN_DTYPE_BF16 || d == TN_DTYPE_F16 || tn_dtype_is_complex(d)) return d;
     if (tn_dtype_is_floating(d)) return TN_DTYPE_F32;
     return TN_DTYPE_I64;
 }
@@ -47,8 +49,19 @@ static float *gemm_scratch(size_t bytes, bool *ok) {
 
 /* out[b] = beta*out[b] + alpha*A[b]@B[b] over a batch: A (batch,M,K) B (batch,K,N) contiguous in ct,
  * acc (batch,M,N) contiguous in ct. */
-static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, double alpha,
-                      PyObject *A, PyObject *B, double beta, PyObject *acc) {
+/* A Scalar alpha / beta: complex for complex products (addbmm's samples pass 2+3j) */
+typedef struct { double v[2]; } cnum;
+static const cnum C0 = {{0, 0}}, C1 = {{1, 0}};
+static cnum cnum_of(const tn_value *v) {
+    cnum c = {{0, 0}};
+    if (v->tag == TN_V_COMPLEX) { c.v[0] = v->u.c.re; c.v[1] = v->u.c.im; }
+    else c.v[0] = tn_value_as_double(v);
+    return c;
+}
+
+static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t K, cnum calpha,
+                      PyObject *A, PyObject *B, cnum cbeta, PyObject *acc) {
+    double alpha = calpha.v[0], beta = cbeta.v[0];
     char *a = tn_data(tn_tensor_of(A)), *b = tn_data(tn_tensor_of(B)), *c = tn_data(tn_tensor_of(acc));
     int isz = tn_dtype_itemsize(ct);
     bool ok;
@@ -63,6 +76,8 @@ static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t 
         if (lp) tn_gemm_lp(lt, false, M, N, K, (float)alpha, (const uint16_t *)ai, K, (const uint16_t *)bi, N, (float)beta, (uint16_t *)ci, N, scratch);
         else if (ct == TN_DTYPE_F32) tn_gemm_f32(M, N, K, (float)alpha, (float *)ai, K, (float *)bi, N, (float)beta, (float *)ci, N, scratch);
         else if (ct == TN_DTYPE_F64) tn_gemm_f64(M, N, K, alpha, (double *)ai, K, (double *)bi, N, beta, (double *)ci, N);
+        else if (ct == TN_DTYPE_C64) tn_gemm_c64(M, N, K, calpha.v, (float *)ai, K, (float *)bi, N, cbeta.v, (float *)ci, N);
+        else if (ct == TN_DTYPE_C128) tn_gemm_c128(M, N, K, calpha.v, (double *)ai, K, (double *)bi, N, cbeta.v, (double *)ci, N);
         else tn_gemm_i64(M, N, K, (int64_t)alpha, (int64_t *)ai, K, (int64_t *)bi, N, (int64_t)beta, (int64_t *)ci, N);
     }
     Py_END_ALLOW_THREADS
@@ -72,12 +87,12 @@ static int gemm_batch(tn_dtype ct, int64_t batch, int64_t M, int64_t N, int64_t 
 
 /* General product of a (..., M, K) and b (..., K, N) with broadcast batch dims; `bias` (or NULL)
  * broadcast to the result and scaled by beta. Returns a new tensor of the input dtype. */
-static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, double alpha,
+static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, cnum cbeta, cnum calpha,
                          int nb_a, int nb_b) {
+    double beta = cbeta.v[0], alpha = calpha.v[0];
     tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
     tn_dtype dt = x->dtype, ct = compute_type(dt);
     if (tn_require_computable("mm", dt) < 0) return NULL;
-    if (tn_dtype_is_complex(dt)) return tn_not_implemented("aten::mm for complex dtypes");
     int64_t M = x->sizes[x->ndim - 2], K = x->sizes[x->ndim - 1], N = y->sizes[y->ndim - 1];
     int nbatch;
     int64_t batch[TN_MAX_DIMS];
@@ -111,10 +126,11 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
     zc[nbatch] = M; zc[nbatch + 1] = N;
     PyObject *acc = B ? tn_tensor_new_empty(nbatch + 2, zc, ct, TN_DEVICE_CPU) : NULL, *res = NULL;
     if (!acc) goto done;
-    if (bias && beta != 0) {
+    if (bias && (beta != 0 || cbeta.v[1] != 0)) {
         if (tn_copy_into(acc, bias) < 0) goto done;
     } else {
         beta = 0;
+        cbeta = C0;
     }
     if (nt) {
         const char *w = tn_data(y), *ad = tn_data(tn_tensor_of(A));
@@ -130,7 +146,7 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, double beta, 
         else tn_gemm_nt_f64(rows, N, K, alpha, (const double *)ad, K, (const double *)w, K, beta, (double *)cd, N);
         Py_END_ALLOW_THREADS
         free(scratch);
-    } else if (gemm_batch(ct, nbat, M, N, K, alpha, A, B, beta, acc) < 0) {
+    } else if (gemm_batch(ct, nbat, M, N, K, (cnum){{alpha, calpha.v[1]}}, A, B, (cnum){{beta, cbeta.v[1]}}, acc) < 0) {
         goto done;
     }
     res = ct == dt ? Py_NewRef(acc) : tn_as_dtype(acc, dt, false);
@@ -161,7 +177,7 @@ static PyObject *mm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("m1", "m2", x, y) < 0) return NULL;
-    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 0, 0), out);
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 0, 0), out);
 }
 PyObject *tn_op_mm(tn_value *a) { return mm(a, NULL); }
 PyObject *tn_op_mm_out(tn_value *a) { return mm(a, &a[2]); }
@@ -178,7 +194,7 @@ static PyObject *bmm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("batch1", "batch2", x, y) < 0) return NULL;
-    return finish(product(args[0].u.obj, args[1].u.obj, NULL, 0, 1, 1, 1), out);
+    return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 1, 1), out);
 }
 PyObject *tn_op_bmm(tn_value *a) { return bmm(a, NULL); }
 PyObject *tn_op_bmm_out(tn_value *a) { return bmm(a, &a[2]); }
@@ -198,7 +214,8 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
         return NULL;
     }
     if (same_dtype("mat1", "mat2", x, y) < 0 || same_dtype("self", "mat2", TN_T(args[0]), y) < 0) return NULL;
-    double beta = tn_value_as_double(&args[3]), alpha = tn_value_as_double(&args[4]);
+    cnum beta = cnum_of(&args[3]), alpha = cnum_of(&args[4]);
+    if (!tn_dtype_is_complex(x->dtype)) beta.v[1] = alpha.v[1] = 0;
     PyObject *res = product(args[1].u.obj, args[2].u.obj, args[0].u.obj, beta, alpha, nbatch, nbatch);
     if (!res) return NULL;
     if (inplace) {
@@ -243,7 +260,7 @@ static PyObject *matmul(PyObject *a, PyObject *b) {
         return NULL;
     }
     PyObject *xa = tn_tensor_new_view(a, xn, xs, xst, x->offset), *yb = xa ? tn_tensor_new_view(b, yn, ys, yst, y->offset) : NULL;
-    PyObject *r = yb ? product(xa, yb, NULL, 0, 1, xn - 2, yn - 2) : NULL;
+    PyObject *r = yb ? product(xa, yb, NULL, C0, C1, xn - 2, yn - 2) : NULL;
     Py_XDECREF(xa);
     Py_XDECREF(yb);
     if (!r) return NULL;
@@ -279,6 +296,26 @@ PyObject *tn_op_mv(tn_value *a) { return mv_dot(a, NULL, 2, 1, "mv"); }
 PyObject *tn_op_mv_out(tn_value *a) { return mv_dot(a, &a[2], 2, 1, "mv"); }
 PyObject *tn_op_dot(tn_value *a) { return mv_dot(a, NULL, 1, 1, "dot"); }
 PyObject *tn_op_dot_out(tn_value *a) { return mv_dot(a, &a[2], 1, 1, "dot"); }
+/* vdot(x, y) = dot(x.conj(), y) (helper-opb): the conjugate view goes through the door, which
+ * materialises it for dot */
+static PyObject *vdot(tn_value *a, tn_value *out) {
+    tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
+    if (x->ndim != 1 || y->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "1D tensors expected, but got %dD and %dD tensors", x->ndim, y->ndim);
+        return NULL;
+    }
+    if (x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "vdot : expected both vectors to have same dtype, but found %s and %s",
+                     tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
+        return NULL;
+    }
+    PyObject *c = tn_aten(TN_ROW_conj, "(O)", a[0].u.obj);
+    PyObject *r = c ? tn_aten(TN_ROW_dot, "(OO)", c, a[1].u.obj) : NULL;
+    Py_XDECREF(c);
+    return finish(r, out);
+}
+PyObject *tn_op_vdot(tn_value *a) { return vdot(a, NULL); }
+PyObject *tn_op_vdot_out(tn_value *a) { return vdot(a, &a[2]); }
 
 /* linear(input, weight, bias): input @ weight.T + bias */
 PyObject *tn_op_linear(tn_value *a) {
@@ -301,7 +338,7 @@ PyObject *tn_op_linear(tn_value *a) {
         xs[0] = rows; xs[1] = K;
         xst[0] = x->ndim == 2 ? x->strides[0] : K; xst[1] = x->strides[x->ndim - 1];
         PyObject *x2 = tn_tensor_new_view(a[0].u.obj, 2, xs, xst, x->offset);
-        PyObject *r2 = x2 ? product(x2, wt, a[2].u.obj, 1.0, 1.0, 0, 0) : NULL;
+        PyObject *r2 = x2 ? product(x2, wt, a[2].u.obj, C1, C1, 0, 0) : NULL;
         Py_XDECREF(x2);
         Py_DECREF(wt);
         if (!r2 || x->ndim == 2) return r2;
@@ -341,3 +378,50 @@ PyObject *tn_op_linear_out(tn_value *a) {
     PyObject *r = tn_op_linear(a);
     return finish(r, &a[3]);
 }
+
+/* breadth family (helper-opb): upstream's composites outer / ger, linalg_vecdot, isreal, written as
+ * the door calls they make (also their decompositions, autograd/decomp.c) */
+PyObject *tn_op_outer(tn_value *a) {   /* self.reshape({self.size(0), 1}) * vec2 */
+    const tn_tensor *x = tn_tensor_of(a[0].u.obj), *y = tn_tensor_of(a[1].u.obj);
+    if (x->ndim != 1 || y->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "outer: Expected 1-D argument %s, but got %d-D", x->ndim != 1 ? "self" : "vec2",
+                     x->ndim != 1 ? x->ndim : y->ndim);
+        return NULL;
+    }
+    PyObject *r = tn_aten(TN_ROW_reshape, "(O(Li))", a[0].u.obj, (long long)x->sizes[0], 1);
+    PyObject *m = r ? tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[1].u.obj) : NULL;
+    Py_XDECREF(r);
+    return m;
+}
+PyObject *tn_op_linalg_vecdot(tn_value *a) {   /* vdot for two vectors, else (x.conj() * y).sum(dim) */
+    const tn_tensor *x = tn_tensor_of(a[0].u.obj), *y = tn_tensor_of(a[1].u.obj);
+    if (x->dtype != y->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.vecdot: Expected x and y to have the same dtype, but found x of type %s and y of type %s instead",
+                     tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
+        return NULL;
+    }
+    if (!tn_dtype_is_floating(x->dtype) && !tn_dtype_is_complex(x->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.vecdot: Expected a floating point or complex tensor as input. Got %s",
+                     tn_dtype_infos[x->dtype].name);
+        return NULL;
+    }
+    if (x->ndim == 1 && y->ndim == 1) return tn_aten(TN_ROW_vdot, "(OO)", a[0].u.obj, a[1].u.obj);   /* upstream: vdot */
+    PyObject *c = tn_dtype_is_complex(x->dtype) ? tn_aten(TN_ROW_conj, "(O)", a[0].u.obj) : Py_NewRef(a[0].u.obj);
+    PyObject *m = c ? tn_aten(TN_ROW_mul_Tensor, "(OO)", c, a[1].u.obj) : NULL;
+    PyObject *r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)a[2].u.i) : NULL;
+    Py_XDECREF(c); Py_XDECREF(m);
+    return r;
+}
+PyObject *tn_op_isreal(tn_value *a) {   /* ones_like(self, bool) for real, imag(self) == 0 for complex */
+    if (!tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) {
+        PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL));
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_ones_like, kw, "(O)", a[0].u.obj) : NULL;
+        Py_XDECREF(kw);
+        return r;
+    }
+    PyObject *im = tn_aten(TN_ROW_imag, "(O)", a[0].u.obj);
+    PyObject *r = im ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", im, 0) : NULL;
+    Py_XDECREF(im);
+    return r;
+}
+PyObject *tn_op_ger(tn_value *a) { return tn_op_outer(a); }

@@ -1096,3 +1096,83 @@ static PyObject *hardtanh_impl(tn_value *a, PyObject *out, bool inplace) {
 PyObject *tn_op_hardtanh(tn_value *a) { return hardtanh_impl(a, NULL, false); }
 PyObject *tn_op_hardtanh_(tn_value *a) { return hardtanh_impl(a, NULL, true); }
 PyObject *tn_op_hardtanh_out(tn_value *a) { return hardtanh_impl(a, a[3].u.obj, false); }
+/* ---------------------------------------------------------------- gamma family (helper-opb)
+ * digamma / trigamma / polygamma / lgamma (kernels/ref/unary.c), upstream's unary float ops;
+ * mvlgamma as upstream's composite (UnaryOps.cpp): lgamma_ of arange((1-p)/2, 0.5, 0.5) + x[..., None],
+ * summed over the last dim, plus p(p-1)/4 log(pi), each step through the door. special_* are
+ * upstream's aliases. */
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
+
+U3(digamma, DIGAMMA, U_FLOAT)
+U3(lgamma, LGAMMA, U_FLOAT)
+PyObject *tn_op_special_psi(tn_value *a) { return unary(&us_digamma, a, NULL, false); }
+PyObject *tn_op_special_psi_out(tn_value *a) { return unary(&us_digamma, a, a[1].u.obj, false); }
+PyObject *tn_op_special_digamma(tn_value *a) { return unary(&us_digamma, a, NULL, false); }
+PyObject *tn_op_special_digamma_out(tn_value *a) { return unary(&us_digamma, a, a[1].u.obj, false); }
+PyObject *tn_op_special_gammaln(tn_value *a) { return unary(&us_lgamma, a, NULL, false); }
+PyObject *tn_op_special_gammaln_out(tn_value *a) { return unary(&us_lgamma, a, a[1].u.obj, false); }
+
+static PyObject *polygamma_run(int64_t n, tn_value *self, PyObject *out, bool inplace) {
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "polygamma(n, x) does not support negative n.");
+        return NULL;
+    }
+    return unary_ex(TN_UNARY_POLYGAMMA, "polygamma", U_FLOAT, self, out, inplace, &n);
+}
+/* polygamma(int n, Tensor self), polygamma.out(n, self, *, out), polygamma_(self, n) */
+PyObject *tn_op_polygamma(tn_value *a) { return polygamma_run(a[0].u.i, &a[1], NULL, false); }
+PyObject *tn_op_polygamma_out(tn_value *a) { return polygamma_run(a[0].u.i, &a[1], a[2].u.obj, false); }
+PyObject *tn_op_polygamma_(tn_value *a) { return polygamma_run(a[1].u.i, &a[0], NULL, true); }
+PyObject *tn_op_special_polygamma(tn_value *a) { return tn_op_polygamma(a); }
+PyObject *tn_op_special_polygamma_out(tn_value *a) { return tn_op_polygamma_out(a); }
+
+/* upstream's mvlgamma(self, p) */
+static PyObject *mvlgamma_compute(PyObject *self, int64_t p) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (dt == TN_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_RuntimeError, "The input tensor may not be a boolean tensor.");
+        return NULL;
+    }
+    if (p < 1) {
+        PyErr_SetString(PyExc_RuntimeError, "p has to be greater than or equal to 1");
+        return NULL;
+    }
+    tn_dtype ad = is_int(dt) ? tn_py.default_dtype : dt;
+    PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(ad));
+    PyObject *args = kw ? tn_aten_kw(TN_ROW_arange_start_step, kw, "(ddd)", -(double)p * 0.5 + 0.5, 0.5, 0.5) : NULL;
+    Py_XDECREF(kw);
+    PyObject *u = args ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, -1) : NULL;
+    PyObject *s = u ? tn_aten(TN_ROW_add_Tensor, "(OO)", args, u) : NULL;
+    PyObject *l = s ? tn_aten(TN_ROW_lgamma_, "(O)", s) : NULL;
+    PyObject *sm = l ? tn_aten(TN_ROW_sum_dim_IntList, "(O(i))", s, -1) : NULL;
+    PyObject *r = sm ? tn_aten(TN_ROW_add__Scalar, "(Od)", sm, (double)(p * (p - 1)) * log(3.14159265358979323846) * 0.25) : NULL;
+    Py_XDECREF(args); Py_XDECREF(u); Py_XDECREF(s); Py_XDECREF(l);
+    if (!r) { Py_XDECREF(sm); return NULL; }
+    Py_DECREF(r);
+    return sm;
+}
+PyObject *tn_op_mvlgamma(tn_value *a) { return mvlgamma_compute(a[0].u.obj, a[1].u.i); }
+PyObject *tn_op_special_multigammaln(tn_value *a) { return mvlgamma_compute(a[0].u.obj, a[1].u.i); }
+/* mvlgamma_ / mvlgamma.out: computed, checked for a cast into the target, copied */
+static PyObject *mvlgamma_into(PyObject *self, int64_t p, PyObject *dst, bool resize) {
+    PyObject *r = mvlgamma_compute(self, p);
+    if (!r) return NULL;
+    tn_dtype rd = tn_tensor_of(r)->dtype, dd = tn_tensor_of(dst)->dtype;
+    if (!tn_can_cast(rd, dd)) {
+        PyErr_Format(PyExc_RuntimeError, "mvlgamma: result type %s can't be cast to the desired output type %s",
+                     tn_dtype_cpp_name(tn_tensor_of(self)->dtype), tn_dtype_cpp_name(rd));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (resize && tn_out_prepare(dst, tn_tensor_of(r)->ndim, tn_tensor_of(r)->sizes, rd, "mvlgamma") < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", dst, r);
+    Py_DECREF(r);
+    return c;
+}
+PyObject *tn_op_mvlgamma_(tn_value *a) { return mvlgamma_into(a[0].u.obj, a[1].u.i, a[0].u.obj, false); }
+PyObject *tn_op_mvlgamma_out(tn_value *a) { return mvlgamma_into(a[0].u.obj, a[1].u.i, a[2].u.obj, true); }
+PyObject *tn_op_special_multigammaln_out(tn_value *a) { return mvlgamma_into(a[0].u.obj, a[1].u.i, a[2].u.obj, true); }

@@ -1,19 +1,150 @@
 /* ops/predicates.c — questions about a tensor's kind, and the conjugate/negative-bit views.
- * torchnative has no lazy conjugate or negative bits, zero tensors or inference tensors, so the
- * bit queries answer False and resolve_conj / resolve_neg return the tensor itself, as upstream
- * does for tensors without those bits. conj of a real tensor is the tensor itself; of a complex
- * one it would need the lazy bit, and refuses by name. */
+ * The lazy bits live in tn_tensor.math_bits (core/tensor.h): conj / _conj and _neg_view are views
+ * that flip a bit, view_as_real / view_as_complex / real / imag reinterpret the storage; the door
+ * (dispatch/door.c) materialises bits for every op that is not a view, so the ops below that read
+ * values (conj_physical, resolve_*) get bit-free tensors unless they are views themselves. There
+ * are no zero tensors or inference tensors: those queries answer False. */
 #include "ops/common.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 static PyObject *no(tn_value *a) { Py_RETURN_FALSE; }
 static PyObject *self_(tn_value *a) { return Py_NewRef(a[0].u.obj); }
 
 PyObject *tn_op__is_zerotensor(tn_value *a) { return no(a); }
-PyObject *tn_op_is_conj(tn_value *a) { return no(a); }
-PyObject *tn_op_is_neg(tn_value *a) { return no(a); }
+PyObject *tn_op_is_conj(tn_value *a) { return PyBool_FromLong((TN_T(a[0])->math_bits & TN_BIT_CONJ) != 0); }
+PyObject *tn_op_is_neg(tn_value *a) { return PyBool_FromLong((TN_T(a[0])->math_bits & TN_BIT_NEG) != 0); }
 PyObject *tn_op_is_inference(tn_value *a) { return no(a); }
-PyObject *tn_op_resolve_conj(tn_value *a) { return self_(a); }
-PyObject *tn_op_resolve_neg(tn_value *a) { return self_(a); }
+/* resolve_conj / resolve_neg (views in the schema, so the door passes the bits): the tensor itself
+ * without the bit, else a materialised copy (upstream: a clone) */
+static PyObject *resolve(tn_value *a, uint8_t bit) {
+    if (!(TN_T(a[0])->math_bits & bit)) return self_(a);
+    return tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+}
+PyObject *tn_op_resolve_conj(tn_value *a) { return resolve(a, TN_BIT_CONJ); }
+PyObject *tn_op_resolve_neg(tn_value *a) { return resolve(a, TN_BIT_NEG); }
+
+/* a view of t (same geometry) with math bits `bits` */
+static PyObject *bit_view(PyObject *t, uint8_t bits) {
+    const tn_tensor *g = tn_tensor_of(t);
+    PyObject *v = tn_tensor_new_view(t, g->ndim, g->sizes, g->strides, g->offset);
+    if (v) tn_tensor_of(v)->math_bits = bits;
+    return v;
+}
+PyObject *tn_op__conj(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    if (!tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "isComplexType(typeMetaToScalarType(dtype())) INTERNAL ASSERT FAILED: _conj of a non-complex tensor");
+        return NULL;
+    }
+    return bit_view(a[0].u.obj, t->math_bits ^ TN_BIT_CONJ);
+}
+PyObject *tn_op__neg_view(tn_value *a) { return bit_view(a[0].u.obj, TN_T(a[0])->math_bits ^ TN_BIT_NEG); }
+
+/* negate the imaginary parts of a bit-free complex tensor in place */
+static int negate_imag(PyObject *t) {
+    PyObject *r = tn_aten(TN_ROW_view_as_real, "(O)", t);
+    PyObject *im = r ? tn_aten(TN_ROW_select_int, "(Oii)", r, -1, 1) : NULL;
+    PyObject *n = im ? tn_aten(TN_ROW_neg_, "(O)", im) : NULL;
+    Py_XDECREF(r); Py_XDECREF(im);
+    if (!n) return -1;
+    Py_DECREF(n);
+    return 0;
+}
+/* _conj_physical / conj_physical / conj_physical.out / conj_physical_ (arguments arrive bit-free) */
+PyObject *tn_op__conj_physical(tn_value *a) {
+    PyObject *c = tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    if (c && tn_dtype_is_complex(tn_tensor_of(c)->dtype) && negate_imag(c) < 0) Py_CLEAR(c);
+    return c;
+}
+PyObject *tn_op_conj_physical(tn_value *a) {
+    if (!tn_dtype_is_complex(TN_T(a[0])->dtype)) return self_(a);
+    return tn_op__conj_physical(a);
+}
+PyObject *tn_op_conj_physical_out(tn_value *a) { return tn_out_deliver(tn_op__conj_physical(a), a[1].u.obj, "conj_physical"); }
+PyObject *tn_op_conj_physical_(tn_value *a) {
+    if (tn_dtype_is_complex(TN_T(a[0])->dtype) && negate_imag(a[0].u.obj) < 0) return NULL;
+    return self_(a);
+}
+
+/* view_as_real: (..., 2) real view of a complex tensor (a conjugate view refuses, as upstream) */
+PyObject *tn_op_view_as_real(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    if (!tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "view_as_real is only supported for complex tensors");
+        return NULL;
+    }
+    if (t->math_bits & TN_BIT_CONJ) {
+        PyErr_SetString(PyExc_RuntimeError, "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate tensor so you can view it as real, use self.resolve_conj(); however, be warned that the resulting tensor will NOT alias the original.");
+        return NULL;
+    }
+    if (t->ndim + 1 > TN_MAX_DIMS) return tn_not_implemented("view_as_real of a tensor with the most dimensions");
+    PyObject *v = tn_tensor_new_view(a[0].u.obj, t->ndim, t->sizes, t->strides, t->offset);
+    if (!v) return NULL;
+    tn_tensor *r = tn_tensor_of(v);
+    r->dtype = t->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : t->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : TN_DTYPE_F16;
+    for (int i = 0; i < t->ndim; i++) r->strides[i] = t->strides[i] * 2;
+    r->sizes[t->ndim] = 2;
+    r->strides[t->ndim] = 1;
+    r->ndim = t->ndim + 1;
+    r->offset = t->offset * 2;
+    return v;
+}
+
+/* view_as_complex: a (..., 2) float / double / half tensor as complex */
+PyObject *tn_op_view_as_complex(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    const char *err = NULL;
+    if (t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64 && t->dtype != TN_DTYPE_F16) {
+        PyErr_Format(PyExc_RuntimeError, "view_as_complex is only supported for half, float and double tensors, but got a tensor of scalar type: %s",
+                     tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (t->ndim == 0) err = "Input tensor must have one or more dimensions";
+    else if (t->sizes[t->ndim - 1] != 2) err = "Tensor must have a last dimension of size 2";
+    else if (t->strides[t->ndim - 1] != 1) err = "Tensor must have a last dimension with stride 1";
+    else {
+        for (int i = 0; i < t->ndim - 1 && !err; i++)
+            if (t->strides[i] % 2) err = "Tensor must have a stride divisible by 2 for all but last dimension";
+        if (!err && t->offset % 2) err = "Tensor must have a storage_offset divisible by 2";
+    }
+    if (err) {
+        PyErr_SetString(PyExc_RuntimeError, err);
+        return NULL;
+    }
+    PyObject *v = tn_tensor_new_view(a[0].u.obj, t->ndim, t->sizes, t->strides, t->offset);
+    if (!v) return NULL;
+    tn_tensor *r = tn_tensor_of(v);
+    r->dtype = t->dtype == TN_DTYPE_F32 ? TN_DTYPE_C64 : t->dtype == TN_DTYPE_F64 ? TN_DTYPE_C128 : TN_DTYPE_C32;
+    r->ndim = t->ndim - 1;
+    for (int i = 0; i < r->ndim; i++) r->strides[i] = t->strides[i] / 2;
+    r->offset = t->offset / 2;
+    return v;
+}
+
+/* real / imag (upstream's composites): a select of view_as_real (of the un-conjugated view; imag
+ * of a conjugate view carries the negative bit) */
+static PyObject *real_imag(PyObject *x, int part) {
+    bool conj = (tn_tensor_of(x)->math_bits & TN_BIT_CONJ) != 0;
+    PyObject *base = conj ? tn_aten(TN_ROW__conj, "(O)", x) : Py_NewRef(x);
+    PyObject *r = base ? tn_aten(TN_ROW_view_as_real, "(O)", base) : NULL;
+    Py_XDECREF(base);
+    if (r && conj && part == 1) Py_SETREF(r, tn_aten(TN_ROW__neg_view, "(O)", r));
+    PyObject *s = r ? tn_aten(TN_ROW_select_int, "(Oii)", r, tn_tensor_of(r)->ndim - 1, part) : NULL;
+    Py_XDECREF(r);
+    return s;
+}
+PyObject *tn_op_real(tn_value *a) {
+    if (!tn_dtype_is_complex(TN_T(a[0])->dtype)) return self_(a);
+    return real_imag(a[0].u.obj, 0);
+}
+PyObject *tn_op_imag(tn_value *a) {
+    if (!tn_dtype_is_complex(TN_T(a[0])->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "imag is not implemented for tensors with non-complex dtypes.");
+        return NULL;
+    }
+    return real_imag(a[0].u.obj, 1);
+}
 
 PyObject *tn_op_is_floating_point(tn_value *a) { return PyBool_FromLong(tn_dtype_is_floating(TN_T(a[0])->dtype)); }
 PyObject *tn_op_is_complex(tn_value *a) { return PyBool_FromLong(tn_dtype_is_complex(TN_T(a[0])->dtype)); }
@@ -28,10 +159,9 @@ PyObject *tn_op_is_same_size(tn_value *a) {
 }
 
 PyObject *tn_op_conj(tn_value *a) {
-    if (tn_dtype_is_complex(TN_T(a[0])->dtype)) return tn_not_implemented("aten::conj for complex tensors");
+    if (tn_dtype_is_complex(TN_T(a[0])->dtype)) return tn_aten(TN_ROW__conj, "(O)", a[0].u.obj);
     return self_(a);
 }
-PyObject *tn_op__conj(tn_value *a) { return tn_op_conj(a); }
 
 PyObject *tn_op_is_nonzero(tn_value *a) {
     tn_tensor *t = TN_T(a[0]);

@@ -224,17 +224,6 @@ PyObject *tn_shape_d_vsplit_array(tn_value *a) { return hvd_array(a, 1); }
 PyObject *tn_shape_d_dsplit_array(tn_value *a) { return hvd_array(a, 2); }
 
 /* ---- products ---- */
-/* outer(self, vec2) (and ger): self.reshape({n, 1}) * vec2 */
-PyObject *tn_shape_d_outer(tn_value *a) {
-    const tn_tensor *s = TN_T(a[0]), *v = TN_T(a[1]);
-    if (s->ndim != 1) { PyErr_Format(PyExc_RuntimeError, "outer: Expected 1-D argument self, but got %d-D", s->ndim); return NULL; }
-    if (v->ndim != 1) { PyErr_Format(PyExc_RuntimeError, "outer: Expected 1-D argument vec2, but got %d-D", v->ndim); return NULL; }
-    int64_t sh[2] = {s->sizes[0], 1};
-    PyObject *r = with_list(TN_ROW_reshape, a[0].u.obj, sh, 2);
-    PyObject *m = r ? tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[1].u.obj) : NULL;
-    Py_XDECREF(r);
-    return m;
-}
 /* inner(self, other): self * other for a 0-dim side, else tensordot over the last dims */
 PyObject *tn_shape_d_inner(tn_value *a) {
     const tn_tensor *s = TN_T(a[0]), *o = TN_T(a[1]);

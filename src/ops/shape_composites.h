@@ -21,7 +21,6 @@ PyObject *tn_shape_d_vsplit_int(tn_value *a);
 PyObject *tn_shape_d_vsplit_array(tn_value *a);
 PyObject *tn_shape_d_dsplit_int(tn_value *a);
 PyObject *tn_shape_d_dsplit_array(tn_value *a);
-PyObject *tn_shape_d_outer(tn_value *a);
 PyObject *tn_shape_d_inner(tn_value *a);
 PyObject *tn_shape_d_kron(tn_value *a);
 PyObject *tn_shape_d_diagflat(tn_value *a);

@@ -7,6 +7,8 @@
  * strides, storage offsets and error wording follow upstream 2.13.0 as measured. Geometry
  * helpers used by the indexing and joining families live here too (ops/views.h). */
 #include "ops/views.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
 
 #include <stdlib.h>
 
@@ -342,8 +344,9 @@ static PyObject *matrix_t(tn_value *a, const char *what, bool conj) {
                      what, t->ndim);
         return NULL;
     }
-    if (conj && tn_dtype_is_complex(t->dtype)) return tn_not_implemented("conjugate views of complex tensors");
-    return transpose_view(a[0].u.obj, -2, -1);
+    PyObject *v = transpose_view(a[0].u.obj, -2, -1);
+    if (v && conj && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));   /* mT().conj() */
+    return v;
 }
 
 PyObject *tn_op_mT(tn_value *a) { return matrix_t(a, "mT", false); }

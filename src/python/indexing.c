@@ -531,3 +531,28 @@ PyObject *tn_tensor_get_T(PyObject *self, void *c) { return prop(self, "numpy_T"
 PyObject *tn_tensor_get_H(PyObject *self, void *c) { return prop(self, "matrix_H"); }
 PyObject *tn_tensor_get_mT(PyObject *self, void *c) { return prop(self, "mT"); }
 PyObject *tn_tensor_get_mH(PyObject *self, void *c) { return prop(self, "mH"); }
+
+/* x.real / x.imag (helper-opb): views through the door (real, imag); assignment copies into the
+ * view, as upstream's setters (self.real().copy_(value)) */
+PyObject *tn_tensor_get_real(PyObject *self, void *c) { return prop(self, "real"); }
+PyObject *tn_tensor_get_imag(PyObject *self, void *c) { return prop(self, "imag"); }
+static int set_part(PyObject *self, PyObject *value, const char *name) {
+    if (!value) {
+        PyErr_Format(PyExc_TypeError, "cannot delete %s", name);
+        return -1;
+    }
+    PyObject *v = tn_py_is_tensor(value) ? Py_NewRef(value) : tn_tensor_from_number(value, true);
+    if (!v) return -1;
+    PyObject *part = prop(self, name);
+    PyObject *r = NULL;
+    if (part) {
+        tn_value a[3] = {vt(part), vt(v), vb(false)};
+        r = door("copy_", "", a);
+    }
+    Py_XDECREF(part); Py_DECREF(v);
+    if (!r) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+int tn_tensor_set_real(PyObject *self, PyObject *value, void *c) { return set_part(self, value, "real"); }
+int tn_tensor_set_imag(PyObject *self, PyObject *value, void *c) { return set_part(self, value, "imag"); }

@@ -942,7 +942,12 @@ static PyObject *h_get_tensor_metadata(PyObject *mod, PyObject *t) {
                      tn_py_type_name(t));
         return NULL;
     }
-    return PyDict_New();   /* no conj / neg bit: nothing to record */
+    /* the conj / neg bits (core/tensor.h), as upstream records them: only the ones set */
+    PyObject *d = PyDict_New();
+    uint8_t bits = tn_tensor_of(t)->math_bits;
+    if (d && (bits & TN_BIT_CONJ) && PyDict_SetItemString(d, "conj", Py_True) < 0) Py_CLEAR(d);
+    if (d && (bits & TN_BIT_NEG) && PyDict_SetItemString(d, "neg", Py_True) < 0) Py_CLEAR(d);
+    return d;
 }
 
 static PyObject *h_set_tensor_metadata(PyObject *mod, PyObject *args) {
@@ -955,11 +960,18 @@ static PyObject *h_set_tensor_metadata(PyObject *mod, PyObject *args) {
     }
     PyObject *k, *v;
     Py_ssize_t pos = 0;
+    uint8_t bits = tn_tensor_of(t)->math_bits;
     while (PyDict_Next(d, &pos, &k, &v)) {
         int truth = PyObject_IsTrue(v);
         if (truth < 0) return NULL;
-        if (truth) return tn_not_implemented("torch._C._set_tensor_metadata (conj / neg bits)");
+        const char *key = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, NULL) : NULL;
+        uint8_t bit = key && !strcmp(key, "conj") ? TN_BIT_CONJ : key && !strcmp(key, "neg") ? TN_BIT_NEG : 0;
+        if (!bit) continue;
+        if (truth) bits |= bit; else bits &= (uint8_t)~bit;
     }
+    if ((bits & TN_BIT_CONJ) && !tn_dtype_is_complex(tn_tensor_of(t)->dtype))
+        return tn_not_implemented("torch._C._set_tensor_metadata: the conjugate bit on a non-complex tensor");
+    tn_tensor_of(t)->math_bits = bits;
     Py_RETURN_NONE;
 }
 

@@ -624,12 +624,18 @@ PyObject *tn_tensor_get_T(PyObject *self, void *c);
 PyObject *tn_tensor_get_H(PyObject *self, void *c);
 PyObject *tn_tensor_get_mT(PyObject *self, void *c);
 PyObject *tn_tensor_get_mH(PyObject *self, void *c);
+PyObject *tn_tensor_get_real(PyObject *self, void *c);
+PyObject *tn_tensor_get_imag(PyObject *self, void *c);
+int tn_tensor_set_real(PyObject *self, PyObject *value, void *c);
+int tn_tensor_set_imag(PyObject *self, PyObject *value, void *c);
 
 static PyGetSetDef tensor_getset[] = {
     {"T", tn_tensor_get_T, NULL, NULL, NULL},
     {"H", tn_tensor_get_H, NULL, NULL, NULL},
     {"mT", tn_tensor_get_mT, NULL, NULL, NULL},
     {"mH", tn_tensor_get_mH, NULL, NULL, NULL},
+    {"real", tn_tensor_get_real, tn_tensor_set_real, NULL, NULL},
+    {"imag", tn_tensor_get_imag, tn_tensor_set_imag, NULL, NULL},
     {"shape", g_shape, NULL, NULL, NULL},
     {"dtype", g_dtype, NULL, NULL, NULL},
     {"device", g_device, NULL, NULL, NULL},

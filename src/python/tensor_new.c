@@ -20,6 +20,7 @@
 #include "python/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
+#include "autograd/autograd.h"
 #include "python/torch_function.h"
 
 /* helpers from ops/create.c */
@@ -350,6 +351,12 @@ static int store_rec(PyObject *o, int dim, int nd, const int64_t *sizes, tn_dtyp
 static PyObject *tensor_to(PyObject *t, tn_dtype dt, tn_device_type dev, bool copy) {
     tn_tensor *x = tn_tensor_of(t);
     if (!copy && x->dtype == dt && x->storage->device == dev) return Py_NewRef(t);
+    if (x->math_bits) {   /* a copy holds the values the tensor reads as (conj / neg bits applied) */
+        PyObject *r = tn_resolve_bits(t);
+        PyObject *c = r ? tensor_to(r, dt, dev, false) : NULL;
+        Py_XDECREF(r);
+        return c;
+    }
     if (x->storage->device == TN_DEVICE_META && dev != TN_DEVICE_META) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
@@ -663,6 +670,12 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
 }
 
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
+    if (T(self)->math_bits) {   /* the values it reads as (conj / neg bits applied) */
+        PyObject *r = tn_resolve_bits(self);
+        PyObject *l = r ? m_tolist(r, unused) : NULL;
+        Py_XDECREF(r);
+        return l;
+    }
     tn_tensor *t = T(self);
     if (t->storage->device == TN_DEVICE_META) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
@@ -691,6 +704,13 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         return -1;
     }
     if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
+    if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
+        PyObject *r = tn_resolve_bits(self);
+        if (!r) return -1;
+        tn_cr_load(tn_data(tn_tensor_of(r)), t->dtype, v);
+        Py_DECREF(r);
+        return 0;
+    }
     tn_cr_load(tn_data(t), t->dtype, v);
     return 0;
 }
@@ -812,6 +832,15 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
         return NULL;
     }
+    if (!force && (t->math_bits & TN_BIT_CONJ)) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that has conjugate bit set. Use tensor.resolve_conj().numpy() instead.");
+        return NULL;
+    }
+    if (!force && (t->math_bits & TN_BIT_NEG)) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't call numpy() on Tensor that has negative bit set. Use tensor.resolve_neg().numpy() instead.");
+        return NULL;
+    }
+    if (force && t->math_bits) return tn_not_implemented("numpy(force=True) of a tensor with the conjugate or negative bit");
     if (t->storage->device == TN_DEVICE_META) {
         PyErr_SetString(PyExc_TypeError, "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
         return NULL;

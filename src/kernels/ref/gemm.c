@@ -51,6 +51,46 @@ TN_GEMM(tn_gemm_ref_f32, float, fmaf)
 TN_GEMM(tn_gemm_f64, double, fma)
 TN_GEMM(tn_gemm_i64, int64_t, TN_IMAD)
 
+/* Complex products (helper-opb): A, B, C interleaved (re, im) pairs of R, strides in complex
+ * elements; per output an accumulation over k in order in R (re += ar*br - ai*bi, im += ar*bi +
+ * ai*br), then alpha * acc + beta * C with complex alpha, beta (beta == 0 overwrites C). Upstream's
+ * MKL cgemm / zgemm sums in its own blocked order, so results agree to the summation-order bound,
+ * not bit for bit. */
+#define TN_GEMM_C(NAME, R)                                                                     \
+    void NAME(int64_t M, int64_t N, int64_t K, const double alpha[2], const R *A, int64_t lda,    \
+              const R *B, int64_t ldb, const double beta[2], R *C, int64_t ldc) {                 \
+        R are = (R)alpha[0], aim = (R)alpha[1], bre = (R)beta[0], bim = (R)beta[1];            \
+        R accr[TN_GEMM_JB], acci[TN_GEMM_JB];                                                  \
+        for (int64_t j0 = 0; j0 < N; j0 += TN_GEMM_JB) {                                       \
+            int64_t jn = N - j0 < TN_GEMM_JB ? N - j0 : TN_GEMM_JB;                            \
+            for (int64_t i = 0; i < M; i++) {                                                  \
+                R *restrict c = C + 2 * (i * ldc + j0);                                        \
+                const R *a = A + 2 * i * lda;                                                  \
+                for (int64_t j = 0; j < jn; j++) accr[j] = acci[j] = 0;                        \
+                for (int64_t k = 0; k < K; k++) {                                              \
+                    const R ar = a[2 * k], ai = a[2 * k + 1];                                  \
+                    const R *restrict b = B + 2 * (k * ldb + j0);                              \
+                    for (int64_t j = 0; j < jn; j++) {                                         \
+                        accr[j] += ar * b[2 * j] - ai * b[2 * j + 1];                          \
+                        acci[j] += ar * b[2 * j + 1] + ai * b[2 * j];                          \
+                    }                                                                          \
+                }                                                                              \
+                for (int64_t j = 0; j < jn; j++) {                                             \
+                    R xr = are * accr[j] - aim * acci[j], xi = are * acci[j] + aim * accr[j];  \
+                    if (bre != 0 || bim != 0) {                                                \
+                        R cr = c[2 * j], ci = c[2 * j + 1];                                    \
+                        xr += bre * cr - bim * ci;                                             \
+                        xi += bre * ci + bim * cr;                                             \
+                    }                                                                          \
+                    c[2 * j] = xr;                                                             \
+                    c[2 * j + 1] = xi;                                                         \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }
+TN_GEMM_C(tn_gemm_c64, float)
+TN_GEMM_C(tn_gemm_c128, double)
+
 /* The same products with B given transposed: W (N,K) contiguous, C = alpha * A @ W^T + beta*C
  * (nn.Linear's weight layout, no transposed copy). Each output is still one fused multiply-add
  * chain over k in order from 0, so results equal tn_gemm_* bit for bit; 16 outputs advance

@@ -108,6 +108,138 @@ static inline float tn__erf_as(float x) {
 #define UF_ERF_AS(x, T, P) tn__erf_as(x)
 TN_LOGIT_SOFTPLUS(double)
 
+
+/* ---- gamma family: digamma, trigamma, lgamma, polygamma ----
+ * Upstream's CPU algorithms (ATen/native/Math.h, derived from the Cephes Math Library by
+ * S. Moshier, 3-clause BSD), re-written here: digamma by the recurrence psi(x) = psi(x+1) - 1/x up
+ * to x >= 10, then the asymptotic series (reflection for x < 0 with pi/tan(pi*frac(x)) in double);
+ * trigamma by six recurrence steps then its asymptotic series (reflection for x < 0.5); polygamma
+ * n >= 2 as (-1)^(n+1) n! zeta(n+1, x), the Hurwitz zeta summed directly then corrected by
+ * Euler-Maclaurin. As upstream: float / f16 / bf16 compute in float (f16 / bf16 rounded once at
+ * the end, as measured on upstream), the Hurwitz zeta in double (float's accumulate type) after a
+ * first term q^-x in float, n! as exp(lgamma(n+1)) in the dtype. lgamma is libm's. */
+#define TN_PI 3.14159265358979323846
+static const double tn__psi_asym[7] = {
+    8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+    -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+    8.33333333333333333333E-2,
+};
+static double tn__digamma_double(double x) {
+    if (x == 0) return copysign(INFINITY, -x);
+    if (x < 0) {
+        if (x == trunc(x)) return NAN;
+        double ip, fr = modf(x, &ip);
+        return tn__digamma_double(1 - x) - TN_PI / tan(TN_PI * fr);
+    }
+    double acc = 0;
+    while (x < 10) { acc -= 1 / x; x += 1; }
+    if (x == 10) return acc + 2.25175258906672110764;
+    double y = 0;
+    if (x < 1.0e17) {
+        double z = 1.0 / (x * x), p = 0;
+        for (int i = 0; i < 7; i++) p = p * z + tn__psi_asym[i];
+        y = z * p;
+    }
+    return acc + log(x) - (0.5 / x) - y;
+}
+static float tn__digamma_float(float x) {
+    if (x == 0) return copysignf(INFINITY, -x);
+    if (x < 0) {
+        if (x == truncf(x)) return NAN;
+        double ip, fr = modf((double)x, &ip);
+        float refl = (float)(TN_PI / tan(TN_PI * fr));
+        return tn__digamma_float(1 - x) - refl;
+    }
+    float acc = 0;
+    while (x < 10) { acc -= 1 / x; x += 1; }
+    if (x == 10) return acc + 2.25175258906672110764f;
+    float y = 0;
+    if (x < 1.0e17f) {
+        float z = 1 / (x * x), p = 0;
+        for (int i = 0; i < 7; i++) p = p * z + (float)tn__psi_asym[i];
+        y = z * p;
+    }
+    return acc + logf(x) - (0.5f / x) - y;
+}
+#define TN_TRIGAMMA(T, SIN, PI)                                                                 \
+    static T tn__trigamma_##T(T x) {                                                            \
+        T sign = 1, acc = 0;                                                                    \
+        if (x < (T)0.5) {                                                                       \
+            sign = -1;                                                                          \
+            T sp = SIN(PI * x);                                                                 \
+            acc -= (PI * PI) / (sp * sp);                                                       \
+            x = 1 - x;                                                                          \
+        }                                                                                       \
+        for (int i = 0; i < 6; i++) { acc += 1 / (x * x); x += 1; }                             \
+        T ixx = 1 / (x * x);                                                                    \
+        acc += (1 + 1 / (2 * x) + ixx * ((T)1 / 6 - ixx * ((T)1 / 30 - ixx * ((T)1 / 42)))) / x; \
+        return sign * acc;                                                                      \
+    }
+TN_TRIGAMMA(double, sin, TN_PI)
+TN_TRIGAMMA(float, sinf, (float)TN_PI)
+/* Hurwitz zeta(x, q) in accumulate type A; s0 = q^-x as the caller's dtype computes it. */
+#define TN_HZETA(A, POW, FLOOR, FABS)                                                          \
+    static A tn__hzeta_##A(A x, A q, A s0) {                                                    \
+        static const A B[12] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0,                  \
+            -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,                  \
+            1.1646782814350067249e14, -4.5979787224074726105e15, 1.8152105401943546773e17,      \
+            -7.1661652561756670113e18};                                                         \
+        const A eps = (A)1.11022302462515654042E-16;                                            \
+        if (x == 1) return (A)INFINITY;                                                         \
+        if (x < 1) return (A)NAN;                                                               \
+        if (q <= 0) {                                                                           \
+            if (q == FLOOR(q)) return (A)INFINITY;                                              \
+            if (x != FLOOR(x)) return (A)NAN;                                                   \
+        }                                                                                       \
+        A s = s0, a = q, b = 0, w, k, t;                                                        \
+        int i = 0;                                                                              \
+        while (i < 9 || a <= (A)9) {                                                            \
+            i++;                                                                                \
+            a += 1;                                                                             \
+            b = POW(a, -x);                                                                     \
+            s += b;                                                                             \
+            if (-eps * s < b && b < eps * s) return s;                                          \
+        }                                                                                       \
+        w = a;                                                                                  \
+        s += b * w / (x - 1);                                                                   \
+        s -= (A)0.5 * b;                                                                        \
+        a = 1;                                                                                  \
+        k = 0;                                                                                  \
+        for (i = 0; i < 12; i++) {                                                              \
+            a *= x + k;                                                                         \
+            b /= w;                                                                             \
+            t = a * b / B[i];                                                                   \
+            s = s + t;                                                                          \
+            t = FABS(t / s);                                                                    \
+            if (t < eps) return s;                                                              \
+            k += 1;                                                                             \
+            a *= x + k;                                                                         \
+            b /= w;                                                                             \
+            k += 1;                                                                             \
+        }                                                                                       \
+        return s;                                                                               \
+    }
+TN_HZETA(double, pow, floor, fabs)
+static double tn__polygamma_double(double x, const void *ctx) {
+    int64_t n = *(const int64_t *)ctx;
+    if (n == 0) return tn__digamma_double(x);
+    if (n == 1) return tn__trigamma_double(x);
+    double nn = (double)(n + 1);
+    return ((n % 2) ? 1.0 : -1.0) * exp(lgamma((double)n + 1.0)) * tn__hzeta_double(nn, x, pow(x, -nn));
+}
+static float tn__polygamma_float(float x, const void *ctx) {
+    int64_t n = *(const int64_t *)ctx;
+    if (n == 0) return tn__digamma_float(x);
+    if (n == 1) return tn__trigamma_float(x);
+    float nn = (float)(n + 1);
+    float z = (float)tn__hzeta_double(nn, x, (double)powf(x, -nn));
+    return ((n % 2) ? 1.0f : -1.0f) * expf(lgammaf((float)n + 1.0f)) * z;
+}
+#define UF_DIGAMMA(x, T, P) tn__digamma_##T(x)
+#define UF_TRIGAMMA(x, T, P) tn__trigamma_##T(x)
+#define UF_LGAMMA(x, T, P) lgamma(x)
+#define UF_POLYGAMMA(x, T, P) tn__polygamma_##T(x, P)
+
 /* ---- complex family: x has type T (tn_c64_t / tn_c128_t) ---- */
 #define UC_NEG(x, T, P) (-(x))
 #define UC_SQUARE(x, T, P) tn__cmul_##T(x, x)
@@ -218,7 +350,7 @@ static inline tn_c128_t tn__cscale_tn_c128_t(tn_c128_t z, double k) { return CMP
     X(LOG2) X(LOG10) X(LOG1P) X(SQRT) X(RSQRT) X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN)  \
     X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH) X(ATANH) X(ERF) X(ERFC) X(SIGMOID) X(LOGIT)     \
     X(RELU) X(SILU) X(GELU) X(GELU_TANH) X(MISH) X(HARDSIGMOID) X(HARDSWISH) X(SOFTPLUS)     \
-    X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) X(FRAC)
+    X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) X(FRAC) X(DIGAMMA) X(TRIGAMMA) X(LGAMMA) X(POLYGAMMA)
 #define OPS_FP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
 #define OPS_C(X) X(NEG) X(SQUARE) X(RECIPROCAL) X(EXP) X(LOG) X(LOG2) X(LOG10) X(SQRT) X(RSQRT) \
     X(SIN) X(COS) X(TAN) X(ASIN) X(ACOS) X(ATAN) X(SINH) X(COSH) X(TANH) X(ASINH) X(ACOSH)   \
