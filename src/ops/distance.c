@@ -177,6 +177,19 @@ PyObject *tn_op__cdist_backward(tn_value *a) {
         if (r) memset(tn_data(tn_tensor_of(r)), 0, (size_t)tn_numel(t1) * tn_dtype_itemsize(t1->dtype));
         return r;
     }
+    /* the kernel reads B * r1 * r2 elements of each (upstream 2.13 does not check and crashes) */
+    for (int k = 0; k < 2; k++) {
+        const tn_tensor *t = TN_T(a[k ? 4 : 0]);
+        bool ok = t->ndim == nbd + 2 && t->sizes[t->ndim - 2] == r1 && t->sizes[t->ndim - 1] == r2;
+        for (int i = 0; ok && i < nbd; i++) ok = t->sizes[i] == bs[i];
+        if (!ok) {
+            char b[256];
+            tn_shape_str(b, sizeof b, t->ndim, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "_cdist_backward: expected %s of shape [..., %lld, %lld] matching x1 and x2, "
+                         "but got %s", k ? "cdist" : "grad", (long long)r1, (long long)r2, b);
+            return NULL;
+        }
+    }
     if (!tn_is_contiguous(TN_T(a[4]))) {
         PyErr_SetString(PyExc_RuntimeError, "_cdist_backward requires dist to be contiguous");
         return NULL;
