@@ -315,9 +315,11 @@ PyObject *tn_op__pdist_backward(tn_value *a) {
     PyObject *r = tn_tensor_new_empty(2, t->sizes, t->dtype, TN_DEVICE_CPU);
     if (!r) return NULL;
     int64_t n = t->sizes[0], m = t->sizes[1], k = n <= 1 ? 0 : n * (n - 1) / 2;
-    if (tn_numel(g) < k || tn_numel(d) < k) {
+    /* the kernel reads k elements of each, grad along its one stride */
+    if (g->ndim != 1 || g->sizes[0] != k || d->ndim != 1 || d->sizes[0] != k) {
         Py_DECREF(r);
-        PyErr_SetString(PyExc_RuntimeError, "_pdist_backward: grad and pdist must have n * (n - 1) / 2 elements");
+        PyErr_Format(PyExc_RuntimeError, "_pdist_backward: grad and pdist must be 1-D with n * (n - 1) / 2 = %lld elements",
+                     (long long)k);
         return NULL;
     }
     int64_t gs = g->ndim ? g->strides[0] : 1;
