@@ -682,3 +682,13 @@ PyObject *tn_kernel_missing(const char *kname, tn_dtype dt) {
     PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kname, tn_dtype_cpp_name(dt));
     return NULL;
 }
+
+PyObject *tn_int_list(const int64_t *v, int n) {
+    PyObject *l = PyList_New(n);
+    for (int i = 0; l && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(v[i]);
+        if (!x) { Py_CLEAR(l); break; }
+        PyList_SetItem(l, i, x);
+    }
+    return l;
+}

@@ -31,6 +31,8 @@ static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
 }
 /* Shape as upstream prints it in messages: "[2, 3]". */
 void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
+/* A new Python list of the n ints (an int[] argument for tn_aten), or NULL with an exception. */
+PyObject *tn_int_list(const int64_t *v, int n);
 
 /* A reduction's dims value (NONE, INT, INTLIST) as a bit mask over t's dims; None reduces
  * everything, an empty list everything when `empty_all`, else nothing. IndexError for a dim out

@@ -17,25 +17,16 @@
 #define ELL NLAB
 #define MAXD TN_MAX_DIMS
 
-static PyObject *int_list(const int64_t *v, int n) {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) { Py_CLEAR(l); break; }
-        PyList_SetItem(l, i, x);
-    }
-    return l;
-}
 
 /* op(x, int list) for permute / view / reshape / sum.dim_IntList(keepdim) */
 static PyObject *with_list(int row, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = int_list(v, n);
+    PyObject *l = tn_int_list(v, n);
     PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
 static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
-    PyObject *l = int_list(dims, n);
+    PyObject *l = tn_int_list(dims, n);
     PyObject *r = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL;
     Py_XDECREF(l);
     return r;
@@ -406,7 +397,7 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
         } else {
             int64_t sd[MAXD];
             for (int d = out_num_dim; d < perm_index; d++) sd[d - out_num_dim] = d;
-            PyObject *l = int_list(sd, perm_index - out_num_dim);
+            PyObject *l = tn_int_list(sd, perm_index - out_num_dim);
             result = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OO)", ops[0], l) : NULL;
             Py_XDECREF(l);
         }

@@ -24,15 +24,6 @@ static int interp_mode(PyObject *s) {
     return -1;
 }
 
-static PyObject *int_list(const int64_t *v, int n) {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) { Py_CLEAR(l); break; }
-        PyList_SetItem(l, i, x);
-    }
-    return l;
-}
 
 /* the checks of quantile_checks, then q in [0, 1] */
 static int checks(PyObject *self, PyObject *q) {
@@ -112,7 +103,7 @@ static PyObject *quantile_impl(PyObject *self, PyObject *q, const tn_value *dimv
     int64_t is[TN_MAX_DIMS + 1];
     for (int k = 1; k < on; k++) is[k - 1] = os[k];
     is[on - 1] = last;
-    PyObject *il = int_list(is, on);
+    PyObject *il = tn_int_list(is, on);
     STEP(sorted, il ? tn_aten(TN_ROW_view, "(OO)", sorted, il) : NULL);
     Py_XDECREF(il);
     if (!sorted) return NULL;

@@ -13,17 +13,8 @@
 
 #include <stdio.h>
 
-static PyObject *int_list(const int64_t *v, int n) {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) { Py_CLEAR(l); break; }
-        PyList_SetItem(l, i, x);
-    }
-    return l;
-}
 static PyObject *with_list(int row, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = int_list(v, n);
+    PyObject *l = tn_int_list(v, n);
     PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
     Py_XDECREF(l);
     return r;
@@ -329,7 +320,7 @@ PyObject *tn_shape_d_sum_to_size(tn_value *a) {
         if (shape[i - lead] == 1 && t->sizes[i] != 1) rd[nr++] = i;
     PyObject *x = Py_NewRef(a[0].u.obj);
     if (nr) {
-        PyObject *l = int_list(rd, nr);
+        PyObject *l = tn_int_list(rd, nr);
         Py_SETREF(x, l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL);
         Py_XDECREF(l);
         if (!x) return NULL;
