@@ -208,4 +208,5 @@ else:
 with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
     json.dump(res, f, sort_keys=True)
 if SUITE != "killed":
+    dist.barrier()   # no rank tears down while a peer is still in its last collective
     dist.destroy_process_group()

@@ -235,6 +235,7 @@ t = torch.arange(3, dtype=torch.float32) + dist.get_rank()
 dist.all_reduce(t)
 with open(os.path.join(sys.argv[1], f"r{dist.get_rank()}"), "w") as f:
     f.write(f"rank {dist.get_rank()} {dist.get_world_size()} {t.tolist()}")
+dist.barrier()
 dist.destroy_process_group()
 """
 

@@ -291,6 +291,7 @@ dist.init_process_group("gloo", rank=int(sys.argv[1]), world_size=2)
 t = torch.ones(3)
 dist.all_reduce(t)
 assert t.tolist() == [2.0, 2.0, 2.0], t
+dist.barrier()
 dist.destroy_process_group()
 """
 
