@@ -9,6 +9,7 @@ import datetime
 import hashlib
 import json
 import os
+import signal
 import sys
 import time
 
@@ -190,6 +191,25 @@ def killed():
     res["seconds"] = time.time() - t0
 
 
+def stopped():
+    """rank 1 stops (SIGSTOP) after one all_reduce; the others must raise at the timeout of the
+    group (5 s; the default group keeps the long timeout so a slow start-up is not a failure), not
+    hang"""
+    g = dist.new_group(timeout=datetime.timedelta(seconds=5))
+    t = torch.ones(10)
+    dist.all_reduce(t, group=g)
+    if RANK == 1:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    t0 = time.time()
+    try:
+        dist.all_reduce(t, group=g)
+        res["raised"] = None
+    except Exception as e:  # noqa: BLE001 - the type is the evidence
+        res["raised"] = type(e).__name__
+        res["message"] = str(e)[:2000]
+    res["seconds"] = time.time() - t0
+
+
 def init_method():
     t = torch.arange(4, dtype=torch.float32) + RANK
     dist.all_reduce(t)
@@ -204,9 +224,9 @@ if init.startswith("env://"):
 else:
     dist.init_process_group("gloo", init_method=init, rank=RANK, world_size=int(os.environ["WORLD_SIZE"]),
                             timeout=timeout)
-{"collectives": collectives, "killed": killed, "init": init_method}[SUITE]()
+{"collectives": collectives, "killed": killed, "stopped": stopped, "init": init_method}[SUITE]()
 with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
     json.dump(res, f, sort_keys=True)
-if SUITE != "killed":
+if SUITE not in ("killed", "stopped"):
     dist.barrier()   # no rank tears down while a peer is still in its last collective
     dist.destroy_process_group()

@@ -11,6 +11,7 @@ By hand:  .venv/bin/python -m pytest -q tests/test_distributed_gloo.py
 """
 import json
 import os
+import re
 import socket
 import struct
 import subprocess
@@ -35,10 +36,10 @@ def _free_port():
     return port
 
 
-def _world(spec, suite, out, env=None, timeout=TIMEOUT):
+def _world(spec, suite, out, env=None, timeout=TIMEOUT, wait=None):
     """Run one world: spec[i] is 'n' (ours) or 'u' (upstream) for rank i. Returns
     (per-rank results or None, per-rank (returncode, log tail)). Every process is killed by pid
-    when the world ends or times out."""
+    when the ranks in `wait` (default: all) have ended, or at the timeout."""
     os.makedirs(out, exist_ok=True)
     port = _free_port()
     procs = []
@@ -52,8 +53,9 @@ def _world(spec, suite, out, env=None, timeout=TIMEOUT):
                                        stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
     deadline = time.time() + timeout
     try:
-        for p, _ in procs:
-            p.wait(timeout=max(1, deadline - time.time()))
+        for r, (p, _) in enumerate(procs):
+            if wait is None or r in wait:
+                p.wait(timeout=max(1, deadline - time.time()))
     except subprocess.TimeoutExpired:
         pass
     finally:
@@ -126,6 +128,36 @@ def test_killed_rank_makes_survivors_raise(tmp_path):
     assert up["raised"] is not None and ours["raised"] == up["raised"], (up, ours)
     assert ours["message_has_peer"] and up["message_has_peer"]
     assert ours["seconds"] < 15 and up["seconds"] < 15, (up, ours)
+
+
+def _stopped_outcome(spec, tmp_path):
+    results, status = _world(spec, "stopped", str(tmp_path), timeout=120, wait=(0, 2))
+    assert status[1][0] == -9, status[1]     # still stopped at the end: killed by the harness
+    out = []
+    for r in (0, 2):
+        res = results[r]
+        assert res is not None, status
+        # upstream prefixes gloo's source location ("[.../unbound_buffer.cc:78] "); the text after it
+        # is the message
+        out.append((res["raised"], re.sub(r"^\[[^\]]*\] ", "", res.get("message", "")), res["seconds"]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def stopped_reference(tmp_path_factory):
+    return _stopped_outcome("uuu", tmp_path_factory.mktemp("stopped-ref"))
+
+
+@pytest.mark.parametrize("spec", ["nnn", "unn", "nnu"])
+def test_stopped_rank_makes_survivors_raise_at_timeout(spec, stopped_reference, tmp_path):
+    """rank 1 stops itself (SIGSTOP) inside a group whose timeout is 5 s: each survivor raises what
+    the same rank of an all-upstream world raises (RuntimeError "Timed out waiting 5000ms for
+    recv/send operation to complete"), at the timeout, never hanging"""
+    ref, got = stopped_reference, _stopped_outcome(spec, tmp_path)
+    for (rt, rm, _), (gt, gm, gs) in zip(ref, got):
+        assert rt == "RuntimeError" and "Timed out waiting 5000ms" in rm, ref
+        assert (gt, gm) == (rt, rm), (spec, ref, got)
+        assert 4.5 <= gs < 20, (spec, got)
 
 
 @pytest.mark.parametrize("spec,method", [("nu", "tcp"), ("un", "file")])
