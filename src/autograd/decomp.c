@@ -1811,6 +1811,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW__upsample_nearest_exact3d_vec, tn_op__upsample_nearest_exact3d_vec, -1},
     {TN_ROW_upsample_linear1d_vec, tn_op_upsample_linear1d_vec, -1}, {TN_ROW_upsample_bilinear2d_vec, tn_op_upsample_bilinear2d_vec, -1},
     {TN_ROW_upsample_trilinear3d_vec, tn_op_upsample_trilinear3d_vec, -1}, {TN_ROW_upsample_bicubic2d_vec, tn_op_upsample_bicubic2d_vec, -1},
+    {TN_ROW__upsample_bilinear2d_aa_vec, tn_op__upsample_bilinear2d_aa_vec, -1}, {TN_ROW__upsample_bicubic2d_aa_vec, tn_op__upsample_bicubic2d_aa_vec, -1},
     /* OpInfo family (found by tests/test_opinfo.py): binary max / min are maximum / minimum */
     {TN_ROW_max_other, NULL, TN_ROW_maximum}, {TN_ROW_min_other, NULL, TN_ROW_minimum},
     {TN_ROW_max_out, NULL, TN_ROW_maximum_out}, {TN_ROW_min_out, NULL, TN_ROW_minimum_out},

@@ -2801,6 +2801,8 @@ INTERP_FORMULAS(upsample_linear1d, 4, 5)
 INTERP_FORMULAS(upsample_bilinear2d, 5, 6)
 INTERP_FORMULAS(upsample_trilinear3d, 6, 7)
 INTERP_FORMULAS(upsample_bicubic2d, 5, 6)
+INTERP_FORMULAS(_upsample_bilinear2d_aa, 5, 6)
+INTERP_FORMULAS(_upsample_bicubic2d_aa, 5, 6)
 /* ==== training family (dropout, embedding; helper-data) ==== */
 
 /* scale * mask (as grad's dtype) * grad: upstream's infinitely_differentiable_native_dropout_backward
@@ -3635,6 +3637,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_upsample_bilinear2d, f_upsample_bilinear2d}, {TN_ROW_upsample_bilinear2d_backward, f_upsample_bilinear2d_backward},
     {TN_ROW_upsample_trilinear3d, f_upsample_trilinear3d}, {TN_ROW_upsample_trilinear3d_backward, f_upsample_trilinear3d_backward},
     {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
+    {TN_ROW__upsample_bilinear2d_aa, f__upsample_bilinear2d_aa}, {TN_ROW__upsample_bilinear2d_aa_backward, f__upsample_bilinear2d_aa_backward},
+    {TN_ROW__upsample_bicubic2d_aa, f__upsample_bicubic2d_aa}, {TN_ROW__upsample_bicubic2d_aa_backward, f__upsample_bicubic2d_aa_backward},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
     /* loss family (ops/loss.c) */

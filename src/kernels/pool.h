@@ -69,4 +69,25 @@ void tn_interp_f64(const tn_interp_plan *p, const double *in, double *out);
 void tn_interp_f32_bwd(const tn_interp_plan *p, const float *gout, float *gin);
 void tn_interp_f64_bwd(const tn_interp_plan *p, const double *gout, double *gin);
 
+
+/* Antialiased interpolation (upstream's _upsample_{bilinear,bicubic}2d_aa), one dim at a time.
+ * The dim has `in_n` input and `out_n` output positions; `outer` planes lie before it and `inner`
+ * contiguous elements after it. Output position k reads `xsize[k]` inputs from `xmin[k]` with the
+ * weights w[k * width ...] (of the data's type):
+ *   out[(o * out_n + k) * inner + i] = sum_j in[(o * in_n + xmin[k] + j) * inner + i] * w[k * width + j]
+ * summed in j order (see ref/interp_aa.c for how close to upstream's sums this is). */
+typedef struct {
+    int64_t outer, in_n, out_n, inner;
+    const int64_t *xmin, *xsize;
+    int64_t width;
+    const void *w;
+} tn_aa_plan;
+void tn_interp_aa_f32(const tn_aa_plan *p, const float *in, float *out);
+void tn_interp_aa_f64(const tn_aa_plan *p, const double *in, double *out);
+/* Backward over H (plan h) and W (plan w) at once, in upstream's order: per plane, output row,
+ * output column, then each (y, x) of the window: gin += (wx * wy) * gout (fused). gin is zeroed
+ * here. */
+void tn_interp_aa_bwd_f32(const tn_aa_plan *h, const tn_aa_plan *w, int64_t planes, const float *gout, float *gin);
+void tn_interp_aa_bwd_f64(const tn_aa_plan *h, const tn_aa_plan *w, int64_t planes, const double *gout, double *gin);
+
 #endif

@@ -225,6 +225,42 @@ static bool cl_contiguous(const tn_tensor *t) {
     return true;
 }
 
+/* the forward ops' argument checks: upstream's upsample_{1,2,3}d_common_check and its non-empty
+ * check */
+static int fwd_check(int nd, const tn_tensor *t, int on, const int64_t *osz) {
+    if (common_check(nd, t->ndim, t->sizes, on, osz) < 0) return -1;
+    bool empty_ok = true;
+    for (int d = 1; d < t->ndim; d++) empty_ok = empty_ok && t->sizes[d] != 0;
+    if (empty_ok) return 0;
+    char sh[256];
+    tn_shape_str(sh, sizeof sh, t->ndim, t->sizes);
+    PyErr_Format(PyExc_RuntimeError, "Non-empty %dD data tensor expected but got a tensor with sizes %s", nd + 2, sh);
+    return -1;
+}
+
+/* the backward ops' argument checks (upstream's meta functions) */
+static int bwd_check(int nd, const tn_tensor *g, int in_n, const int64_t *isz, int on, const int64_t *osz) {
+    if (common_check(nd, in_n, isz, on, osz) < 0) return -1;
+    if (g->ndim != nd + 2) {
+        PyErr_Format(PyExc_RuntimeError, "Expected grad_output to be a tensor of dimension %d but got: dimension %d", nd + 2, g->ndim);
+        return -1;
+    }
+    for (int i = 0; i < nd + 2; i++) {
+        int64_t want = i < 2 ? isz[i] : osz[i - 2];
+        if (g->sizes[i] != want) {
+            PyErr_Format(PyExc_RuntimeError, "Expected grad_output to have the same shape as output; output.size(%d) = %lld but got "
+                         "grad_output.size(%d) = %lld", i, (long long)want, i, (long long)g->sizes[i]);
+            return -1;
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (isz[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Trying to create tensor with negative dimension");
+            return -1;
+        }
+    return 0;
+}
+
 /* the width in elements of the vector loop of upstream's channels-last linear kernel: 32 bytes
  * (measured: an f64 tensor of 5 channels takes channels 0-3 through it on an AVX-512 host) */
 static int64_t vec_width(tn_dtype dt) { return 32 / tn_dtype_itemsize(dt); }
@@ -239,15 +275,7 @@ static PyObject *interp_fwd(const iop *op, tn_value *a) {
     for (int d = 0; d < nd; d++) scales[d] = &a[(lin ? 3 : 2) + d];
     int on = a[1].u.ints.n;
     const int64_t *osz = a[1].u.ints.v;
-    if (common_check(nd, t->ndim, t->sizes, on, osz) < 0) return NULL;
-    char sh[256];
-    tn_shape_str(sh, sizeof sh, t->ndim, t->sizes);
-    bool empty_ok = true;
-    for (int d = 1; d < t->ndim; d++) empty_ok = empty_ok && t->sizes[d] != 0;
-    if (!empty_ok) {
-        PyErr_Format(PyExc_RuntimeError, "Non-empty %dD data tensor expected but got a tensor with sizes %s", nd + 2, sh);
-        return NULL;
-    }
+    if (fwd_check(nd, t, on, osz) < 0) return NULL;
     int64_t out_sizes[5] = {t->sizes[0], t->sizes[1]};
     for (int d = 0; d < nd; d++) out_sizes[2 + d] = osz[d];
     int fmt = tn_suggest_format(t);
@@ -314,24 +342,7 @@ static PyObject *interp_bwd(const iop *op, tn_value *a) {
     for (int d = 0; d < nd; d++) scales[d] = &a[(lin ? 4 : 3) + d];
     int on = a[1].u.ints.n, in_n = a[2].u.ints.n;
     const int64_t *osz = a[1].u.ints.v, *isz = a[2].u.ints.v;
-    if (common_check(nd, in_n, isz, on, osz) < 0) return NULL;
-    if (g->ndim != nd + 2) {
-        PyErr_Format(PyExc_RuntimeError, "Expected grad_output to be a tensor of dimension %d but got: dimension %d", nd + 2, g->ndim);
-        return NULL;
-    }
-    for (int i = 0; i < nd + 2; i++) {
-        int64_t want = i < 2 ? isz[i] : osz[i - 2];
-        if (g->sizes[i] != want) {
-            PyErr_Format(PyExc_RuntimeError, "Expected grad_output to have the same shape as output; output.size(%d) = %lld but got "
-                         "grad_output.size(%d) = %lld", i, (long long)want, i, (long long)g->sizes[i]);
-            return NULL;
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (isz[i] < 0) {
-            PyErr_SetString(PyExc_RuntimeError, "Trying to create tensor with negative dimension");
-            return NULL;
-        }
+    if (bwd_check(nd, g, in_n, isz, on, osz) < 0) return NULL;
     tn_dtype dt = g->dtype;
     int fmt = tn_suggest_format(g);
     if (!tn_nn_float(dt)) {
@@ -394,6 +405,169 @@ PyObject *tn_op_upsample_linear1d_backward(tn_value *a) { return interp_bwd(&OP_
 PyObject *tn_op_upsample_bilinear2d_backward(tn_value *a) { return interp_bwd(&OP_L2, a); }
 PyObject *tn_op_upsample_trilinear3d_backward(tn_value *a) { return interp_bwd(&OP_L3, a); }
 PyObject *tn_op_upsample_bicubic2d_backward(tn_value *a) { return interp_bwd(&OP_C2, a); }
+
+/* ---------------------------------------------------------------- antialiased (_upsample_*2d_aa)
+ * Upstream's separable kernel (f32 / f64): per dim a PIL-style window of inputs around each
+ * output's centre, triangle (bilinear) or Keys a = -0.5 (bicubic) filter stretched by the scale
+ * when downsampling, weights normalised to sum 1, all in the data's type; the last dim is resized
+ * first, then H. The arithmetic keeps upstream's mixed float / double steps (its `center`,
+ * `support` and filter argument round through double). */
+#define AA_TABLES(SUF, T, FMA)                                                                          \
+    /* Keys' cubic with a = -0.5; unlike the plain bicubic's, every step is fused in upstream's build */ \
+    static T aa_filter_##SUF(T x, bool cubic) {                                                          \
+        const T A = (T)-0.5;                                                                            \
+        x = x < 0 ? -x : x;                                                                             \
+        if (!cubic) return x < 1.0 ? (T)(1.0 - x) : (T)0;                                               \
+        if (x < 1.0) return FMA(FMA(A + 2, x, -(A + 3)) * x, x, (T)1);                                  \
+        if (x < 2.0) return FMA(FMA(FMA(A, x, -5 * A), x, 8 * A), x, -4 * A);                           \
+        return (T)0;                                                                                    \
+    }                                                                                                   \
+    static T aa_support_##SUF(T scale, bool cubic) {                                                    \
+        double half = cubic ? 2.0 : 1.0;                                                                \
+        return scale >= 1.0 ? (T)(half * (double)scale) : (T)half;                                      \
+    }                                                                                                   \
+    static void aa_table_##SUF(bool cubic, int64_t I, int64_t O, T scale, int64_t width, int64_t *xmin,  \
+                               int64_t *xsize, T *w) {                                                  \
+        T support = aa_support_##SUF(scale, cubic);                                                     \
+        T inv = (T)(scale >= 1.0 ? 1.0 / (double)scale : 1.0);                                          \
+        for (int64_t i = 0; i < O; i++) {                                                               \
+            T center = (T)((double)scale * ((double)i + 0.5)), total = 0, *wi = w + i * width;          \
+            int64_t lo = (int64_t)((double)(center - support) + 0.5), hi;                               \
+            lo = lo > 0 ? lo : 0;                                                                       \
+            hi = (int64_t)((double)(center + support) + 0.5);                                           \
+            int64_t n = (hi < I ? hi : I) - lo;                                                         \
+            n = n < 0 ? 0 : n > width ? width : n;                                                      \
+            int64_t j = 0;                                                                              \
+            for (; j < n; j++) {                                                                        \
+                wi[j] = aa_filter_##SUF((T)(((double)((T)(j + lo) - center) + 0.5) * (double)inv), cubic); \
+                total += wi[j];                                                                         \
+            }                                                                                           \
+            if (total != 0)                                                                             \
+                for (j = 0; j < n; j++) wi[j] /= total;                                                 \
+            for (; j < width; j++) wi[j] = 0;                                                           \
+            xmin[i] = lo;                                                                               \
+            xsize[i] = n;                                                                               \
+        }                                                                                               \
+    }
+AA_TABLES(f32, float, fmaf)
+AA_TABLES(f64, double, fma)
+
+/* one dim's window table: xmin / xsize / weights in one allocation (weights of the data's type) */
+typedef struct {
+    tn_aa_plan p;
+    void *buf;
+} aa_dim;
+
+static int aa_dim_build(aa_dim *d, bool cubic, bool dbl, int64_t I, int64_t O, bool align, const tn_value *s) {
+    int64_t width;
+    if (dbl) width = (int64_t)ceil(aa_support_f64(scale_f64(I, O, align, s), cubic)) * 2 + 1;
+    else width = (int64_t)ceilf(aa_support_f32(scale_f32(I, O, align, s), cubic)) * 2 + 1;
+    size_t wsz = dbl ? sizeof(double) : sizeof(float);
+    d->buf = PyMem_Malloc((size_t)O * (2 * sizeof(int64_t) + (size_t)width * wsz) + 1);
+    if (!d->buf) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t *xmin = d->buf, *xsize = xmin + O;
+    void *w = xsize + O;
+    if (dbl) aa_table_f64(cubic, I, O, scale_f64(I, O, align, s), width, xmin, xsize, w);
+    else aa_table_f32(cubic, I, O, scale_f32(I, O, align, s), width, xmin, xsize, w);
+    d->p = (tn_aa_plan){.in_n = I, .out_n = O, .xmin = xmin, .xsize = xsize, .width = width, .w = w};
+    return 0;
+}
+
+/* one pass over dim `dim` (2: H, 3: W) of a contiguous (N, C, H, W) tensor x into sizes `to` */
+static PyObject *aa_pass(PyObject *x, int dim, const int64_t *to, bool cubic, bool align, const tn_value *s) {
+    const tn_tensor *t = tn_tensor_of(x);
+    bool dbl = t->dtype == TN_DTYPE_F64;
+    aa_dim d;
+    if (aa_dim_build(&d, cubic, dbl, t->sizes[dim], to[dim], align, s) < 0) return NULL;
+    d.p.outer = dim == 3 ? t->sizes[0] * t->sizes[1] * t->sizes[2] : t->sizes[0] * t->sizes[1];
+    d.p.inner = dim == 3 ? 1 : t->sizes[3];
+    PyObject *r = tn_tensor_new_empty(4, to, t->dtype, TN_DEVICE_CPU);
+    if (r) {
+        const void *in = tn_data(t);
+        void *out = tn_data(tn_tensor_of(r));
+        Py_BEGIN_ALLOW_THREADS
+        if (dbl) tn_interp_aa_f64(&d.p, in, out);
+        else tn_interp_aa_f32(&d.p, in, out);
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_Free(d.buf);
+    return r;
+}
+
+/* a = (self, output_size, align_corners, scales_h, scales_w) */
+static PyObject *aa_fwd(bool cubic, tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    const int64_t *osz = a[1].u.ints.v;
+    if (fwd_check(2, t, a[1].u.ints.n, osz) < 0) return NULL;
+    tn_dtype dt = t->dtype;
+    if (dt == TN_DTYPE_U8) return tn_not_implemented("uint8 antialiased interpolation");
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_kernel_missing("compute_index_ranges_weights", dt);
+    bool align = a[2].u.i != 0;
+    int64_t out_sizes[4] = {t->sizes[0], t->sizes[1], osz[0], osz[1]}, mid[4] = {t->sizes[0], t->sizes[1], t->sizes[2], osz[1]};
+    int fmt = tn_suggest_format(t);
+    if (tn_numel(t) == 0) return tn_pool_new(4, out_sizes, dt, fmt);
+    PyObject *x = tn_as_dtype(a[0].u.obj, dt, true), *r = x;
+    if (r && osz[1] != t->sizes[3]) {
+        r = aa_pass(x, 3, mid, cubic, align, &a[4]);
+        Py_DECREF(x);
+        x = r;
+    }
+    if (r && osz[0] != t->sizes[2]) {
+        r = aa_pass(x, 2, out_sizes, cubic, align, &a[3]);
+        Py_DECREF(x);
+    }
+    if (!r) return NULL;
+    PyObject *o = tn_pool_new(4, out_sizes, dt, fmt);
+    if (o && tn_copy_into(o, r) < 0) Py_CLEAR(o);
+    Py_DECREF(r);
+    return o;
+}
+
+/* a = (grad_output, output_size, input_size, align_corners, scales_h, scales_w) */
+static PyObject *aa_bwd(bool cubic, const char *kname, tn_value *a) {
+    tn_tensor *g = TN_T(a[0]);
+    const int64_t *osz = a[1].u.ints.v, *isz = a[2].u.ints.v;
+    if (bwd_check(2, g, a[2].u.ints.n, isz, a[1].u.ints.n, osz) < 0) return NULL;
+    tn_dtype dt = g->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_kernel_missing(kname, dt);
+    bool align = a[3].u.i != 0, dbl = dt == TN_DTYPE_F64;
+    int64_t in_sizes[4] = {isz[0], isz[1], isz[2], isz[3]};
+    PyObject *gc = tn_as_dtype(a[0].u.obj, dt, true);
+    PyObject *r = gc ? tn_tensor_new_empty(4, in_sizes, dt, TN_DEVICE_CPU) : NULL;
+    aa_dim h = {0}, w = {0};
+    if (r && tn_numel(tn_tensor_of(r)) > 0) {
+        if (aa_dim_build(&h, cubic, dbl, isz[2], osz[0], align, &a[4]) < 0 ||
+            aa_dim_build(&w, cubic, dbl, isz[3], osz[1], align, &a[5]) < 0) {
+            Py_CLEAR(r);
+        } else {
+            const void *gv = tn_data(tn_tensor_of(gc));
+            void *gi = tn_data(tn_tensor_of(r));
+            int64_t planes = isz[0] * isz[1];
+            Py_BEGIN_ALLOW_THREADS
+            if (dbl) tn_interp_aa_bwd_f64(&h.p, &w.p, planes, gv, gi);
+            else tn_interp_aa_bwd_f32(&h.p, &w.p, planes, gv, gi);
+            Py_END_ALLOW_THREADS
+        }
+    }
+    PyMem_Free(h.buf);
+    PyMem_Free(w.buf);
+    Py_XDECREF(gc);
+    /* upstream's bilinear backward keeps grad_output's suggested layout, its bicubic one does not */
+    int fmt = cubic ? 0 : tn_suggest_format(g);
+    if (!r || !fmt) return r;
+    PyObject *o = tn_pool_new(4, in_sizes, dt, fmt);
+    if (o && tn_copy_into(o, r) < 0) Py_CLEAR(o);
+    Py_DECREF(r);
+    return o;
+}
+
+PyObject *tn_op__upsample_bilinear2d_aa(tn_value *a) { return aa_fwd(false, a); }
+PyObject *tn_op__upsample_bicubic2d_aa(tn_value *a) { return aa_fwd(true, a); }
+PyObject *tn_op__upsample_bilinear2d_aa_backward(tn_value *a) { return aa_bwd(false, "upsample_bilinear2d_aa_backward_cpu", a); }
+PyObject *tn_op__upsample_bicubic2d_aa_backward(tn_value *a) { return aa_bwd(true, "upsample_bicubic2d_aa_backward_cpu", a); }
 
 /* ---------------------------------------------------------------- .vec composites
  * (input, output_size?, [align_corners], scale_factors?): upstream's compute_output_size, then
@@ -463,3 +637,5 @@ PyObject *tn_op_upsample_linear1d_vec(tn_value *a) { return interp_vec(TN_ROW_up
 PyObject *tn_op_upsample_bilinear2d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_bilinear2d, a, 2, true); }
 PyObject *tn_op_upsample_trilinear3d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_trilinear3d, a, 3, true); }
 PyObject *tn_op_upsample_bicubic2d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_bicubic2d, a, 2, true); }
+PyObject *tn_op__upsample_bilinear2d_aa_vec(tn_value *a) { return interp_vec(TN_ROW__upsample_bilinear2d_aa, a, 2, true); }
+PyObject *tn_op__upsample_bicubic2d_aa_vec(tn_value *a) { return interp_vec(TN_ROW__upsample_bicubic2d_aa, a, 2, true); }

@@ -358,3 +358,56 @@ ibad = ["F.interpolate(x, scale_factor=2, mode='foo')", "F.interpolate(x, scale_
         "torch.ops.aten.upsample_nearest1d(torch.randn(2, 3, 4).long(), [3])", "torch.ops.aten.upsample_nearest2d(torch.randn(2, 3, 40, 400).long(), [3, 300])",
         "torch.ops.aten.upsample_bilinear2d(x.long(), [3, 3], False)", "F.interpolate(x.long(), scale_factor=2)", "F.interpolate(x.bool(), scale_factor=2)"]
 cases("interp_errors", {str(i): X + "F = torch.nn.functional\nmsg(lambda: %s)" % s for i, s in enumerate(ibad)}, setup=MSG)
+
+# ---------------------------------------------------------------- antialiased interpolation
+# (_upsample_bilinear2d_aa / _upsample_bicubic2d_aa, F.interpolate(antialias=True)). Bilinear
+# weights and both backward kernels follow upstream bit for bit; upstream's bicubic weights differ
+# from ours by about an ulp (not reproduced), so values compare under the float rule.
+AA = SEED + ("x = torch.randn(2, 3, 10, 20, generator=g)\nxd = torch.randn(1, 2, 9, 13, generator=g, dtype=torch.float64)\n"
+             "xc = torch.randn(2, 5, 9, 13, generator=g).to(memory_format=torch.channels_last)\n")
+aa = {}
+for m in ("bilinear", "bicubic"):
+    for i, kw in enumerate(["size=(3, 3)", "size=(5, 7)", "size=(17, 4)", "scale_factor=(1.7, 0.9)", "size=(10, 6)", "size=(4, 20)",
+                            "scale_factor=(0.8, 1.0), align_corners=True", "size=(23, 41)", "size=(1, 1)"]):
+        aa["%s-%d" % (m, i)] = AA + "torch.nn.functional.interpolate(x, %s, mode=%r, antialias=True)" % (kw, m)
+    aa[m + "-cl"] = AA + "torch.nn.functional.interpolate(xc, size=(4, 5), mode=%r, antialias=True)" % m
+    aa[m + "-noncontig"] = AA + "torch.nn.functional.interpolate(x.transpose(2, 3), size=(6, 4), mode=%r, antialias=True)" % m
+    aa[m + "-same"] = AA + "torch.nn.functional.interpolate(x, size=(10, 20), mode=%r, antialias=True)" % m
+    aa[m + "-empty-batch"] = AA + "torch.nn.functional.interpolate(torch.randn(0, 3, 5, 5), size=(2, 2), mode=%r, antialias=True)" % m
+name = {"bilinear": "_upsample_bilinear2d_aa", "bicubic": "_upsample_bicubic2d_aa"}
+for m, op in name.items():
+    aa[m + "-op"] = AA + "torch.ops.aten.%s.default(x, [4, 7], False, None, 0.5)" % op
+    aa[m + "-vec"] = AA + "torch.ops.aten.%s.vec(x, None, True, [0.5, 0.25])" % op
+    aa[m + "-cnn"] = AA + "torch._C._nn.%s(x, [4, 7], False)" % op
+    for dt in ("float32", "float64"):
+        aa["%s-bwd-%s" % (m, dt)] = AA + ("torch.ops.aten.%s_backward.default(torch.randn(2, 3, 4, 7, generator=g).to(torch.%s), [4, 7], [2, 3, 10, 20], False)"
+                                          % (op, dt))
+        aa["%s-bwd-up-%s" % (m, dt)] = AA + ("torch.ops.aten.%s_backward.default(torch.randn(2, 3, 13, 25, generator=g).to(torch.%s), [13, 25], [2, 3, 10, 20], True, 1.3, None)"
+                                             % (op, dt))
+    aa[m + "-bwd-cl"] = AA + ("torch.ops.aten.%s_backward.default(torch.randn(2, 5, 4, 7, generator=g).to(memory_format=torch.channels_last), [4, 7], [2, 5, 9, 13], False)"
+                              % op)
+cases("interp_antialias", aa, tol="float", strides=True)
+# float64: the float rule measures no upstream error (nothing wider to re-run in), so the bound is
+# derived instead: two passes of recursive summation over at most 15 taps, each within
+# (n - 1) * 2^-53 * sum |x_j w_j| with |x| < 5 (these inputs) and sum |w_j| < 1.2 (Keys' cubic),
+# i.e. below 2 * 14 * 1.1e-16 * 6 = 1.9e-14
+cases("interp_antialias_f64", {m: AA + "torch.nn.functional.interpolate(xd, size=(4, 5), mode=%r, antialias=True)" % m
+                               for m in ("bilinear", "bicubic")}, tol=(1.9e-14, 0.0), strides=True)
+
+GA = {}
+for m in ("bilinear", "bicubic"):
+    GA[m + "-down"] = "ps = leaves((2, 3, 10, 20))\nout = torch.nn.functional.interpolate(ps[0], size=(4, 7), mode=%r, antialias=True)" % m
+    GA[m + "-up"] = "ps = leaves((1, 2, 5, 6))\nout = torch.nn.functional.interpolate(ps[0], scale_factor=1.7, mode=%r, antialias=True)" % m
+    GA[m + "-f64"] = "ps = leaves((1, 2, 9, 13), dtype=torch.float64)\nout = torch.nn.functional.interpolate(ps[0], size=(4, 5), mode=%r, antialias=True)" % m
+grads("grad_interp_antialias", GA)
+
+aabad = ["F.interpolate(x.bfloat16(), size=(3, 3), mode='bilinear', antialias=True)",
+         "F.interpolate(x.half(), size=(3, 3), mode='bicubic', antialias=True)", "F.interpolate(x.long(), size=(3, 3), mode='bilinear', antialias=True)",
+         "F.interpolate(x3, size=3, mode='bilinear', antialias=True)",
+         "torch.ops.aten._upsample_bilinear2d_aa(x, [3], False)", "torch.ops.aten._upsample_bicubic2d_aa(x, [0, 3], False)",
+         "torch.ops.aten._upsample_bilinear2d_aa(torch.randn(2, 0, 4, 4), [3, 3], False)",
+         "torch.ops.aten._upsample_bilinear2d_aa.vec(x, None, False, None)",
+         "torch.ops.aten._upsample_bilinear2d_aa_backward(torch.randn(2, 3, 4, 3), [4, 4], [2, 3, 6, 6], False)",
+         "torch.ops.aten._upsample_bicubic2d_aa_backward(torch.randn(2, 3, 4), [4, 4], [2, 3, 6, 6], False)",
+         "torch.ops.aten._upsample_bicubic2d_aa_backward(torch.randn(2, 3, 4, 4).bfloat16(), [4, 4], [2, 3, 6, 6], False)"]
+cases("interp_antialias_errors", {str(i): X + "F = torch.nn.functional\nmsg(lambda: %s)" % s for i, s in enumerate(aabad)}, setup=MSG)
