@@ -3683,6 +3683,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
     {TN_ROW_vdot, f_vdot},
+    /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
+    {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -1,0 +1,343 @@
+/* ops/misc_ops.c — upstream CompositeImplicitAutograd ops of the misc breadth family, each step an
+ * op through the door in the order upstream's composite makes it (checked with a
+ * TorchDispatchMode on upstream 2.13.0):
+ *  - fft_fftshift / fft_ifftshift (SpectralOps.cpp): roll by size/2 (ifftshift: (size+1)/2) over
+ *    the given dims, all dims by default;
+ *  - take_along_dim (TensorAdvancedIndexing.cpp): with a dim, indices and input broadcast against
+ *    each other except along dim (expand), indices wrapped by remainder(size(dim)), then gather;
+ *    without, view(-1) of both and gather along 0;
+ *  - trapezoid / trapz (.x and .dx) and cumulative_trapezoid (Integration.cpp): slices, sub, add,
+ *    mul, sum / cumsum and the final scaling, zeros for an empty integration dim;
+ *  - combinations (Itertools.cpp): meshgrid 'ij' of r copies, a mask from an arange meshgrid
+ *    (lt, or le with replacement, multiplied in place into a full True), masked_select of each
+ *    grid, stack along 1. */
+#include "ops/misc_ops.h"
+
+#include "autograd/autograd.h"
+#include "ops/common.h"
+#include "tn_ops_gen.h"
+
+#include <stdio.h>
+
+static PyObject *slice(PyObject *x, int64_t dim, PyObject *start, PyObject *end) {
+    return tn_aten(TN_ROW_slice_Tensor, "(OLOO)", x, (long long)dim, start, end);
+}
+static PyObject *slice_ll(PyObject *x, int64_t dim, long long start, long long end, bool has_end) {
+    PyObject *s = PyLong_FromLongLong(start), *e = has_end ? PyLong_FromLongLong(end) : Py_NewRef(Py_None);
+    PyObject *r = s && e ? slice(x, dim, s, e) : NULL;
+    Py_XDECREF(s); Py_XDECREF(e);
+    return r;
+}
+
+/* ---- fftshift / ifftshift ---- */
+static PyObject *fftshift(tn_value *a, bool inverse) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t dims[TN_MAX_DIMS], shifts[TN_MAX_DIMS];
+    int n = 0;
+    if (tn_is_none(&a[1])) {
+        for (int i = 0; i < t->ndim; i++) dims[n++] = i;
+    } else {
+        if (a[1].u.ints.n > TN_MAX_DIMS) return tn_not_implemented("fftshift over more than 16 dims");
+        for (int i = 0; i < a[1].u.ints.n; i++)
+            if (tn_wrap_dim(a[1].u.ints.v[i], t->ndim, &dims[n++]) < 0) return NULL;
+    }
+    for (int i = 0; i < n; i++) shifts[i] = inverse ? (t->sizes[dims[i]] + 1) / 2 : t->sizes[dims[i]] / 2;
+    PyObject *sl = tn_int_list(shifts, n), *dl = sl ? tn_int_list(dims, n) : NULL;
+    PyObject *r = dl ? tn_aten(TN_ROW_roll, "(OOO)", x, sl, dl) : NULL;
+    Py_XDECREF(sl); Py_XDECREF(dl);
+    return r;
+}
+PyObject *tn_misc_d_fftshift(tn_value *a) { return fftshift(a, false); }
+PyObject *tn_misc_d_ifftshift(tn_value *a) { return fftshift(a, true); }
+
+/* ---- take_along_dim ---- */
+static int infer_size(int na, const int64_t *sa, int nb, const int64_t *sb, int *no, int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int i = n - 1; i >= 0; i--) {
+        int ia = i - n + na, ib = i - n + nb;
+        int64_t x = ia >= 0 ? sa[ia] : 1, y = ib >= 0 ? sb[ib] : 1;
+        if (x != y && x != 1 && y != 1) {
+            PyErr_Format(PyExc_RuntimeError, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                         "non-singleton dimension %d", (long long)x, (long long)y, i);
+            return -1;
+        }
+        out[i] = x == 1 ? y : x;
+    }
+    *no = n;
+    return 0;
+}
+
+PyObject *tn_misc_d_take_along_dim(tn_value *a) {
+    PyObject *self = a[0].u.obj, *idx = a[1].u.obj;
+    const tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(idx);
+    if (tn_is_none(&a[2])) {
+        PyObject *v1 = tn_aten(TN_ROW_view, "(O(i))", self, -1);
+        PyObject *v2 = v1 ? tn_aten(TN_ROW_view, "(O(i))", idx, -1) : NULL;
+        PyObject *r = v2 ? tn_aten(TN_ROW_gather, "(OiO)", v1, 0, v2) : NULL;
+        Py_XDECREF(v1); Py_XDECREF(v2);
+        return r;
+    }
+    if (t->ndim != it->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "torch.take_along_dim(): input and indices should have the same number of "
+                     "dimensions, but got %d dimensions for input, and %d dimensions for indices", t->ndim, it->ndim);
+        return NULL;
+    }
+    if (it->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "torch.take_along_dim(): dtype of indices should be Long but got %s",
+                     tn_dtype_cpp_name(it->dtype));
+        return NULL;
+    }
+    int64_t dim;
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    if (t->ndim == 0) {   /* sym_size(0) of a 0-dim tensor */
+        PyErr_SetString(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
+        return NULL;
+    }
+    int64_t ss[TN_MAX_DIMS], is[TN_MAX_DIMS], b1[TN_MAX_DIMS], b2[TN_MAX_DIMS];
+    int n1, n2;
+    for (int i = 0; i < t->ndim; i++) { ss[i] = t->sizes[i]; is[i] = it->sizes[i]; }
+    ss[dim] = it->sizes[dim];
+    if (infer_size(t->ndim, ss, it->ndim, it->sizes, &n1, b1) < 0) return NULL;
+    is[dim] = t->sizes[dim];
+    if (infer_size(it->ndim, is, t->ndim, t->sizes, &n2, b2) < 0) return NULL;
+    PyObject *l1 = tn_int_list(b1, n1), *l2 = l1 ? tn_int_list(b2, n2) : NULL;
+    PyObject *ib = l2 ? tn_aten(TN_ROW_broadcast_to, "(OO)", idx, l1) : NULL;
+    PyObject *sb = ib ? tn_aten(TN_ROW_broadcast_to, "(OO)", self, l2) : NULL;
+    PyObject *iw = sb ? tn_aten(TN_ROW_remainder_Scalar, "(OL)", ib, (long long)t->sizes[dim]) : NULL;
+    PyObject *r = iw ? tn_aten(TN_ROW_gather, "(OLO)", sb, (long long)dim, iw) : NULL;
+    Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(ib); Py_XDECREF(sb); Py_XDECREF(iw);
+    return r;
+}
+
+/* ---- trapezoid / trapz / cumulative_trapezoid ---- */
+
+/* y's size along dim with upstream's sym_size errors; dim wrapped into *w */
+static int size_along(const tn_tensor *t, int64_t dim, int64_t *w) {
+    if (tn_wrap_dim(dim, t->ndim, w) < 0) return -1;
+    if (t->ndim == 0) {
+        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+        return -1;
+    }
+    return 0;
+}
+
+/* zeros of y's shape without dim, y's dtype */
+static PyObject *zeros_except(PyObject *y, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(y);
+    int64_t s[TN_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (i != dim) s[n++] = t->sizes[i];
+    PyObject *l = tn_int_list(s, n), *d = l ? tn_py_from_dtype(t->dtype) : NULL;
+    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
+    Py_XDECREF(l); Py_XDECREF(d); Py_XDECREF(kw);
+    return r;
+}
+
+/* x viewed so that its differences broadcast against y's (upstream's x_viewed), then
+ * x[1:] - x[:-1] along dim */
+static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) {
+    const tn_tensor *yt = tn_tensor_of(y), *xt = tn_tensor_of(x);
+    PyObject *xv;
+    if (xt->ndim == 1) {
+        if (xt->sizes[0] != yt->sizes[dim]) {
+            PyErr_Format(PyExc_RuntimeError, "%s: There must be one `x` value for each sample point", who);
+            return NULL;
+        }
+        int64_t s[TN_MAX_DIMS];
+        for (int i = 0; i < yt->ndim; i++) s[i] = 1;
+        s[dim] = xt->sizes[0];
+        PyObject *l = tn_int_list(s, yt->ndim);
+        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        Py_XDECREF(l);
+    } else if (xt->ndim < yt->ndim) {
+        int64_t s[TN_MAX_DIMS];
+        int pad = yt->ndim - xt->ndim;
+        for (int i = 0; i < pad; i++) s[i] = 1;
+        for (int i = 0; i < xt->ndim; i++) s[pad + i] = xt->sizes[i];
+        PyObject *l = tn_int_list(s, yt->ndim);
+        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        Py_XDECREF(l);
+    } else {
+        xv = Py_NewRef(x);
+    }
+    if (!xv) return NULL;
+    PyObject *xl = slice_ll(xv, dim, 0, -1, true);
+    PyObject *xr = xl ? slice_ll(xv, dim, 1, 0, false) : NULL;
+    PyObject *dx = xr ? tn_aten(TN_ROW_sub_Tensor, "(OO)", xr, xl) : NULL;
+    Py_DECREF(xv); Py_XDECREF(xl); Py_XDECREF(xr);
+    return dx;
+}
+
+/* y[1:] + y[:-1] along dim (the slices made in upstream's order: [:-1] first) */
+static PyObject *y_pair_sum(PyObject *y, int64_t dim, bool left_first) {
+    PyObject *yl = slice_ll(y, dim, 0, -1, true);
+    PyObject *yr = yl ? slice_ll(y, dim, 1, 0, false) : NULL;
+    PyObject *s = yr ? tn_aten(TN_ROW_add_Tensor, "(OO)", left_first ? yl : yr, left_first ? yr : yl) : NULL;
+    Py_XDECREF(yl); Py_XDECREF(yr);
+    return s;
+}
+
+static bool is_bool(PyObject *t) { return tn_tensor_of(t)->dtype == TN_DTYPE_BOOL; }
+
+static PyObject *trapezoid_x(tn_value *a) {
+    PyObject *y = a[0].u.obj, *x = a[1].u.obj;
+    int64_t dim;
+    if (size_along(tn_tensor_of(y), a[2].u.i, &dim) < 0) return NULL;
+    if (tn_tensor_of(y)->sizes[dim] == 0) return zeros_except(y, dim);
+    if (is_bool(y) || is_bool(x)) {
+        PyErr_SetString(PyExc_RuntimeError, "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+        return NULL;
+    }
+    PyObject *dx = x_diff(y, x, dim, "trapezoid");
+    PyObject *ys = dx ? y_pair_sum(y, dim, false) : NULL;
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
+    PyObject *s = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)dim) : NULL;
+    PyObject *r = s ? tn_aten(TN_ROW_div_Scalar, "(Od)", s, 2.0) : NULL;
+    Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(s);
+    return r;
+}
+
+static int real_dx(const tn_value *v, const char *who, double *out) {
+    if (v->tag == TN_V_COMPLEX || v->tag == TN_V_BOOL) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Currently, we only support dx as a real number.", who);
+        return -1;
+    }
+    *out = tn_value_as_double(v);
+    return 0;
+}
+
+/* scalar_dx: trapezoid.dx's Scalar (real only); else trapz.dx's float */
+static PyObject *trapezoid_dx(tn_value *a, bool scalar_dx) {
+    PyObject *y = a[0].u.obj;
+    int64_t dim, d = a[2].u.i;
+    if (size_along(tn_tensor_of(y), d, &dim) < 0) return NULL;
+    if (tn_tensor_of(y)->sizes[dim] == 0) return zeros_except(y, dim);
+    if (is_bool(y)) {
+        PyErr_SetString(PyExc_RuntimeError, "trapezoid: received a bool input for `y`, but bool is not supported");
+        return NULL;
+    }
+    double dx;
+    if (scalar_dx) {
+        if (real_dx(&a[1], "trapezoid", &dx) < 0) return NULL;
+    } else {
+        dx = a[1].u.f;
+    }
+    PyObject *last = tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, -1LL);
+    PyObject *first = last ? tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, 0LL) : NULL;
+    PyObject *ends = first ? tn_aten(TN_ROW_add_Tensor, "(OO)", first, last) : NULL;
+    PyObject *half = ends ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ends, 0.5) : NULL;
+    PyObject *s = half ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", y, (long long)d) : NULL;
+    PyObject *diff = s ? tn_aten(TN_ROW_sub_Tensor, "(OO)", s, half) : NULL;
+    PyObject *r = diff ? tn_aten(TN_ROW_mul_Scalar, "(Od)", diff, dx) : NULL;
+    Py_XDECREF(last); Py_XDECREF(first); Py_XDECREF(ends); Py_XDECREF(half); Py_XDECREF(s); Py_XDECREF(diff);
+    return r;
+}
+
+PyObject *tn_misc_d_trapezoid_x(tn_value *a) { return trapezoid_x(a); }
+/* trapezoid.dx takes a Scalar dx, trapz.dx a float: the same composite */
+PyObject *tn_misc_d_trapezoid_dx(tn_value *a) { return trapezoid_dx(a, true); }
+PyObject *tn_misc_d_trapz_dx(tn_value *a) { return trapezoid_dx(a, false); }
+
+PyObject *tn_misc_d_cumulative_trapezoid_x(tn_value *a) {
+    PyObject *y = a[0].u.obj, *x = a[1].u.obj;
+    int64_t dim;
+    if (tn_wrap_dim(a[2].u.i, tn_tensor_of(y)->ndim, &dim) < 0) return NULL;
+    if (is_bool(y) || is_bool(x)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+        return NULL;
+    }
+    if (size_along(tn_tensor_of(y), a[2].u.i, &dim) < 0) return NULL;   /* y.sym_size(dim) of a 0-dim y */
+    PyObject *dx = x_diff(y, x, dim, "cumulative_trapezoid");
+    PyObject *ys = dx ? y_pair_sum(y, dim, true) : NULL;
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
+    PyObject *c = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)dim) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_div_Scalar, "(Od)", c, 2.0) : NULL;
+    Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(c);
+    return r;
+}
+
+PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a) {
+    PyObject *y = a[0].u.obj;
+    int64_t d = a[2].u.i;
+    if (is_bool(y)) {
+        PyErr_SetString(PyExc_RuntimeError, "cumulative_trapezoid: received a bool input for `y`, but bool is not supported");
+        return NULL;
+    }
+    double dx;
+    if (real_dx(&a[1], "cumulative_trapezoid", &dx) < 0) return NULL;
+    PyObject *ys = y_pair_sum(y, d, true);
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ys, dx / 2.) : NULL;
+    PyObject *r = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)d) : NULL;
+    Py_XDECREF(ys); Py_XDECREF(m);
+    return r;
+}
+
+/* ---- combinations ---- */
+static PyObject *meshgrid_copies(PyObject *x, int64_t r) {
+    PyObject *l = PyList_New(r);
+    for (int64_t i = 0; l && i < r; i++) PyList_SetItem(l, i, Py_NewRef(x));
+    PyObject *kw = l ? Py_BuildValue("{ss}", "indexing", "ij") : NULL;
+    PyObject *g = kw ? tn_aten_kw(TN_ROW_meshgrid_indexing, kw, "(O)", l) : NULL;
+    Py_XDECREF(l); Py_XDECREF(kw);
+    PyObject *t = g ? PySequence_Tuple(g) : NULL;   /* a tuple, to read with PyTuple_GetItem */
+    Py_XDECREF(g);
+    return t;
+}
+
+PyObject *tn_misc_d_combinations(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t r = a[1].u.i;
+    bool repl = a[2].u.i != 0;
+    if (t->ndim != 1) {
+        char buf[256];
+        tn_shape_str(buf, sizeof buf, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expect a 1D vector, but got shape %s", buf);
+        return NULL;
+    }
+    if (r < 0) return PyErr_Format(PyExc_RuntimeError, "Expect a non-negative number, but got %lld", (long long)r);
+    PyObject *dt = tn_py_from_dtype(t->dtype);
+    if (!dt) return NULL;
+    if (r == 0) {
+        PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
+        PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((i))", 0) : NULL;
+        Py_DECREF(dt); Py_XDECREF(kw);
+        return e;
+    }
+    Py_DECREF(dt);
+    if (r > TN_MAX_DIMS) return tn_not_implemented("combinations with r > 16");
+    int64_t n = tn_numel(t);
+    PyObject *grids = meshgrid_copies(self, r);
+    PyObject *lkw = grids ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_I64)) : NULL;
+    PyObject *range = lkw ? tn_aten_kw(TN_ROW_arange, lkw, "(L)", (long long)n) : NULL;
+    PyObject *ig = range ? meshgrid_copies(range, r) : NULL;
+    PyObject *mask = NULL, *res = NULL;
+    if (ig) {
+        const tn_tensor *g0 = tn_tensor_of(PyTuple_GetItem(ig, 0));
+        PyObject *sz = tn_int_list(g0->sizes, g0->ndim);
+        PyObject *bkw = sz ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL)) : NULL;
+        mask = bkw ? tn_aten_kw(TN_ROW_full, bkw, "(OO)", sz, Py_True) : NULL;
+        Py_XDECREF(sz); Py_XDECREF(bkw);
+    }
+    for (int64_t i = 0; mask && i < r - 1; i++) {
+        PyObject *c = tn_aten(repl ? TN_ROW_le_Tensor : TN_ROW_lt_Tensor, "(OO)", PyTuple_GetItem(ig, i),
+                              PyTuple_GetItem(ig, i + 1));
+        PyObject *m2 = c ? tn_aten(TN_ROW_mul__Tensor, "(OO)", mask, c) : NULL;
+        Py_XDECREF(c);
+        if (!m2) Py_CLEAR(mask);
+        Py_XDECREF(m2);
+    }
+    PyObject *sel = mask ? PyList_New(r) : NULL;
+    for (int64_t i = 0; sel && i < r; i++) {
+        PyObject *s = tn_aten(TN_ROW_masked_select, "(OO)", PyTuple_GetItem(grids, i), mask);
+        if (!s) { Py_CLEAR(sel); break; }
+        PyList_SetItem(sel, i, s);
+    }
+    res = sel ? tn_aten(TN_ROW_stack, "(Oi)", sel, 1) : NULL;
+    Py_XDECREF(grids); Py_XDECREF(lkw); Py_XDECREF(range); Py_XDECREF(ig); Py_XDECREF(mask); Py_XDECREF(sel);
+    return res;
+}
