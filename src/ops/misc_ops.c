@@ -18,6 +18,7 @@
 #include "tn_ops_gen.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static PyObject *slice(PyObject *x, int64_t dim, PyObject *start, PyObject *end) {
     return tn_aten(TN_ROW_slice_Tensor, "(OLOO)", x, (long long)dim, start, end);
@@ -340,4 +341,286 @@ PyObject *tn_misc_d_combinations(tn_value *a) {
     res = sel ? tn_aten(TN_ROW_stack, "(Oi)", sel, 1) : NULL;
     Py_XDECREF(grids); Py_XDECREF(lkw); Py_XDECREF(range); Py_XDECREF(ig); Py_XDECREF(mask); Py_XDECREF(sel);
     return res;
+}
+
+/* ================================================================ ops with kernels of their own
+ * (src/ops/misc.def): the *_scatter family, unfold (+ unfold_copy, unfold_backward), aminmax,
+ * nonzero_static, empty_permuted. They run below autograd; their nodes and formulas come from
+ * derivatives.yaml (autograd/formulas.c, misc block). */
+
+/* upstream's clone_preserve_strides: a tensor with internal overlap is clone()d (contiguous);
+ * otherwise the whole storage is copied and the result has self's sizes, strides and offset */
+static PyObject *clone_preserve_strides(PyObject *self) {
+    const tn_tensor *t = tn_tensor_of(self);
+    bool overlap = false;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->strides[i] == 0 && t->sizes[i] > 1) overlap = true;
+    if (overlap) {
+        PyObject *c = tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, t->storage->device);
+        if (c && tn_copy_into(c, self) < 0) Py_CLEAR(c);
+        return c;
+    }
+    tn_tensor r = *t;
+    r.math_bits = 0;
+    r.storage = tn_storage_new(t->storage->nbytes, t->storage->device);
+    if (!r.storage) return PyErr_NoMemory();
+    if (t->storage->nbytes) memcpy(r.storage->data, t->storage->data, t->storage->nbytes);
+    return tn_tensor_wrap(&r);
+}
+
+static int check_same_size(PyObject *slice, PyObject *src) {
+    const tn_tensor *a = tn_tensor_of(slice), *b = tn_tensor_of(src);
+    bool same = a->ndim == b->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->sizes[i] == b->sizes[i];
+    if (same) return 0;
+    char s1[256], s2[256];
+    tn_shape_str(s1, sizeof s1, b->ndim, b->sizes);
+    tn_shape_str(s2, sizeof s2, a->ndim, a->sizes);
+    PyErr_Format(PyExc_RuntimeError, "Expected src to have a size equal to the slice of self. src size = %s, slice size = %s", s1, s2);
+    return -1;
+}
+
+/* output = clone_preserve_strides(self); view = <view of output>; view.copy_(src) */
+static PyObject *scatter_into(PyObject *self, PyObject *src, PyObject *(*make_view)(PyObject *out, tn_value *a), tn_value *a) {
+    PyObject *out = clone_preserve_strides(self);
+    PyObject *v = out ? make_view(out, a) : NULL;
+    int rc = v ? check_same_size(v, src) : -1;
+    if (rc == 0) rc = tn_copy_into(v, src);
+    Py_XDECREF(v);
+    if (rc < 0) Py_CLEAR(out);
+    return out;
+}
+
+static PyObject *v_select(PyObject *out, tn_value *a) {
+    return tn_aten(TN_ROW_select_int, "(OLL)", out, (long long)a[2].u.i, (long long)a[3].u.i);
+}
+static PyObject *v_slice(PyObject *out, tn_value *a) {
+    PyObject *st = tn_value_to_python(&a[3]), *en = st ? tn_value_to_python(&a[4]) : NULL;
+    PyObject *r = en ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", out, (long long)a[2].u.i, st, en, (long long)a[5].u.i) : NULL;
+    Py_XDECREF(st); Py_XDECREF(en);
+    return r;
+}
+static PyObject *v_diagonal(PyObject *out, tn_value *a) {
+    return tn_aten(TN_ROW_diagonal, "(OLLL)", out, (long long)a[2].u.i, (long long)a[3].u.i, (long long)a[4].u.i);
+}
+static PyObject *v_as_strided(PyObject *out, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(out);
+    int n = a[2].u.ints.n;
+    if (n != a[3].u.ints.n) {
+        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    if (n > TN_MAX_DIMS) return tn_not_implemented("as_strided_scatter of more than 16 dims");
+    int64_t off = tn_is_none(&a[4]) ? t->offset : a[4].u.i;
+    for (int i = 0; i < n; i++) {
+        if (a[2].u.ints.v[i] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]",
+                         (long long)a[2].u.ints.v[i], (long long)a[2].u.ints.v[i]);
+            return NULL;
+        }
+        if (a[3].u.ints.v[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: ");
+            return NULL;
+        }
+    }
+    if (off < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)off);
+        return NULL;
+    }
+    if (tn_check_in_bounds(n, a[2].u.ints.v, a[3].u.ints.v, off, t->dtype, t->storage->nbytes) < 0) return NULL;
+    return tn_tensor_new_view(out, n, a[2].u.ints.v, a[3].u.ints.v, off);
+}
+
+PyObject *tn_op_select_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_select, a); }
+PyObject *tn_op_slice_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_slice, a); }
+PyObject *tn_op_diagonal_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_diagonal, a); }
+PyObject *tn_op_as_strided_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_as_strided, a); }
+
+/* ---- unfold: a view with the window as a new last dim ---- */
+PyObject *tn_op_unfold(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t d, size = a[2].u.i, step = a[3].u.i;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
+    if (t->ndim >= TN_MAX_DIMS) return tn_not_implemented("unfold of a 16-dim tensor");
+    int64_t max_size = t->ndim == 0 ? 1 : t->sizes[d];
+    if (size > max_size) {
+        PyErr_Format(PyExc_RuntimeError, "maximum size for tensor at dimension %lld is %lld but size is %lld",
+                     (long long)d, (long long)max_size, (long long)size);
+        return NULL;
+    }
+    if (size < 0) return PyErr_Format(PyExc_RuntimeError, "size is %lld but must be >= 0", (long long)size);
+    if (step <= 0) return PyErr_Format(PyExc_RuntimeError, "step is %lld but must be > 0", (long long)step);
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) { sz[i] = t->sizes[i]; st[i] = t->strides[i]; }
+    sz[t->ndim] = size;
+    st[t->ndim] = t->ndim == 0 ? 1 : t->strides[d];
+    if (d < t->ndim) {
+        sz[d] = (sz[d] - size) / step + 1;
+        st[d] *= step;
+    }
+    return tn_tensor_new_view(self, t->ndim + 1, sz, st, t->offset);
+}
+
+PyObject *tn_op_unfold_copy(tn_value *a) {
+    PyObject *v = tn_door_call(TN_ROW_unfold, a);
+    if (!v) return NULL;
+    const tn_tensor *t = tn_tensor_of(v);
+    PyObject *c = tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, TN_DEVICE_CPU);
+    if (c && tn_copy_into(c, v) < 0) Py_CLEAR(c);
+    Py_DECREF(v);
+    return c;
+}
+
+/* unfold_backward(grad, input_sizes, dim, size, step): zeros of input_sizes; without overlap
+ * (step >= size) the windows are copied in; with overlap each input position sums its windows'
+ * gradients in ascending window order starting from 0, as upstream's CPU kernel: here one
+ * in-place add per window offset k (size-1 down to 0) of grad[..., k] into the strided slice
+ * k, k+step, ... — for every position the same sequence of adds. */
+PyObject *tn_op_unfold_backward(tn_value *a) {
+    PyObject *g = a[0].u.obj;
+    const tn_tensor *gt = tn_tensor_of(g);
+    int nd = a[1].u.ints.n;
+    int64_t size = a[3].u.i, step = a[4].u.i, dim;
+    if (tn_wrap_dim(a[2].u.i, nd, &dim) < 0) return NULL;
+    PyObject *sizes = tn_int_list(a[1].u.ints.v, nd), *dt = sizes ? tn_py_from_dtype(gt->dtype) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *gi = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sizes) : NULL;
+    Py_XDECREF(sizes); Py_XDECREF(dt); Py_XDECREF(kw);
+    if (!gi) return NULL;
+    if (step >= size) {
+        PyObject *u = tn_aten(TN_ROW_unfold, "(OLLL)", gi, (long long)dim, (long long)size, (long long)step);
+        int rc = u ? tn_copy_into(u, g) : -1;
+        Py_XDECREF(u);
+        if (rc < 0) Py_CLEAR(gi);
+        return gi;
+    }
+    if (nd == 0) return gi;   /* a 0-dim input: size <= 1 <= step */
+    int64_t nw = gt->ndim > dim ? gt->sizes[dim] : 0;
+    for (int64_t k = size - 1; nw > 0 && k >= 0; k--) {
+        PyObject *sl = slice_ll(gi, dim, k, k + (nw - 1) * step + 1, true);
+        PyObject *s2 = sl ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", sl, (long long)dim, Py_None, Py_None, (long long)step) : NULL;
+        PyObject *gk = s2 ? tn_aten(TN_ROW_select_int, "(OLL)", g, -1LL, (long long)k) : NULL;
+        PyObject *r = gk ? tn_aten(TN_ROW_add__Tensor, "(OO)", s2, gk) : NULL;
+        Py_XDECREF(sl); Py_XDECREF(s2); Py_XDECREF(gk);
+        if (!r) { Py_DECREF(gi); return NULL; }
+        Py_DECREF(r);
+    }
+    return gi;
+}
+
+/* ---- aminmax: amin and amax over one dim or all ---- */
+PyObject *tn_op_aminmax(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    bool kd = a[2].u.i != 0;
+    PyObject *dims;
+    if (tn_is_none(&a[1])) {
+        if (tn_numel(t) == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "aminmax(): cannot compute aminmax over an empty dimension as the "
+                            "operation has no identity.");
+            return NULL;
+        }
+        dims = PyList_New(0);
+    } else {
+        int64_t d;
+        if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
+        if (t->ndim > 0 && t->sizes[d] == 0) {
+            PyErr_Format(PyExc_IndexError, "aminmax(): Expected reduction dim %lld to have non-zero size.", (long long)d);
+            return NULL;
+        }
+        dims = Py_BuildValue("[L]", (long long)d);
+    }
+    if (tn_dtype_is_complex(t->dtype)) { Py_XDECREF(dims); return tn_kernel_missing("aminmax_cpu", t->dtype); }
+    PyObject *mn = dims ? tn_aten(TN_ROW_amin, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
+    PyObject *mx = mn ? tn_aten(TN_ROW_amax, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
+    Py_XDECREF(dims);
+    if (!mx) { Py_XDECREF(mn); return NULL; }
+    return tn_return_pair("aminmax", mn, mx);
+}
+
+PyObject *tn_op_aminmax_out(tn_value *a) {
+    PyObject *r = tn_op_aminmax(a);
+    if (!r) return NULL;
+    PyObject *mn = PySequence_GetItem(r, 0), *mx = PySequence_GetItem(r, 1);
+    Py_DECREF(r);
+    if (!mn || !mx) { Py_XDECREF(mn); Py_XDECREF(mx); return NULL; }
+    PyObject *o1 = tn_out_deliver(mn, a[3].u.obj, "aminmax");   /* steals mn */
+    if (!o1) { Py_DECREF(mx); return NULL; }
+    PyObject *o2 = tn_out_deliver(mx, a[4].u.obj, "aminmax");
+    if (!o2) { Py_DECREF(o1); return NULL; }
+    return tn_return_pair("aminmax_out", o1, o2);
+}
+
+/* ---- nonzero_static(self, size, fill_value): nonzero's first `size` rows, padded with fill ---- */
+PyObject *tn_op_nonzero_static(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t size = a[1].u.i, fill = a[2].u.i;
+    if (size < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero_static: 'size' must be an non-negative integer");
+        return NULL;
+    }
+    PyObject *nz = tn_aten(TN_ROW_nonzero, "(O)", self);
+    if (!nz) return NULL;
+    int64_t shape[2] = {size, t->ndim};
+    PyObject *r = tn_tensor_new_empty(2, shape, TN_DTYPE_I64, TN_DEVICE_CPU);
+    if (r) {
+        int64_t *d = (int64_t *)tn_data(tn_tensor_of(r));
+        for (int64_t i = 0; i < size * t->ndim; i++) d[i] = fill;
+        int64_t cnt = tn_tensor_of(nz)->sizes[0], take = cnt < size ? cnt : size;
+        if (take > 0 && t->ndim > 0) {
+            PyObject *src = slice_ll(nz, 0, 0, take, true), *dst = src ? slice_ll(r, 0, 0, take, true) : NULL;
+            int rc = dst ? tn_copy_into(dst, src) : -1;
+            Py_XDECREF(src); Py_XDECREF(dst);
+            if (rc < 0) Py_CLEAR(r);
+        }
+    }
+    Py_DECREF(nz);
+    return r;
+}
+
+/* ---- empty_permuted(size, physical_layout): empty in the physical order, permuted back ---- */
+PyObject *tn_op_empty_permuted(tn_value *a) {
+    int n = a[0].u.ints.n;
+    const int64_t *size = a[0].u.ints.v, *perm = a[1].u.ints.v;
+    if (n != a[1].u.ints.n) {
+        PyErr_Format(PyExc_RuntimeError, "Number of dimensions in size does not match the length of the physical_layout; "
+                     "i.e. len(size) = %d is not equal to len(physical_layout) = %d", n, a[1].u.ints.n);
+        return NULL;
+    }
+    if (n > TN_MAX_DIMS) return tn_not_implemented("empty_permuted of more than 16 dims");
+    bool seen[TN_MAX_DIMS] = {false};
+    int64_t phys[TN_MAX_DIMS], inv[TN_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n) {
+            PyErr_Format(PyExc_RuntimeError, "Dimension out of range (expected to be between 0 and %d, but got %lld at "
+                         "index %d).  NB: negative dims not currently supported; file an issue if you want it.",
+                         n - 1, (long long)perm[i], i);
+            return NULL;
+        }
+        if (seen[perm[i]]) { PyErr_SetString(PyExc_RuntimeError, "Duplicate dim not allowed"); return NULL; }
+        seen[perm[i]] = true;
+        phys[i] = size[perm[i]];
+        inv[perm[i]] = i;
+    }
+    PyObject *kw = PyDict_New();
+    static const char *names[4] = {"dtype", "layout", "device", "pin_memory"};
+    for (int k = 0; kw && k < 4; k++) {
+        PyObject *v = tn_value_to_python(&a[2 + k]);
+        if (!v || PyDict_SetItemString(kw, names[k], v) < 0) Py_CLEAR(kw);
+        Py_XDECREF(v);
+    }
+    PyObject *pl = kw ? tn_int_list(phys, n) : NULL;
+    PyObject *e = pl ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", pl) : NULL;
+    PyObject *il = e ? tn_int_list(inv, n) : NULL;
+    PyObject *v = il ? tn_aten(TN_ROW_permute, "(OO)", e, il) : NULL;
+    Py_XDECREF(kw); Py_XDECREF(pl); Py_XDECREF(e); Py_XDECREF(il);
+    if (!v) return NULL;
+    /* upstream's result is no view: the permuted geometry on its own reference to the storage */
+    tn_tensor t = *tn_tensor_of(v);
+    tn_storage_incref(t.storage);
+    PyObject *r = tn_tensor_wrap(&t);
+    Py_DECREF(v);
+    return r;
 }
