@@ -3580,6 +3580,43 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
+/* put(self, index, source, accumulate): self: accumulate ? grad : grad.put(index, zeros_like(source), false);
+ * source: grad.take(index).reshape_as(source) */
+static int f_put(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(saved(n, 1));
+    if (!idx) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        if (n->args[3].u.i) OUTK(0, g[0]);
+        else {
+            PyObject *z = K(zeros_sized(K(sizes_of(n, 2)), meta(n, 2)->dtype));
+            OUTK(0, z ? K(tn_aten(TN_ROW_put, "(OOOO)", g[0], idx, z, Py_False)) : NULL);
+        }
+    }
+    if (need(n, 2)) {
+        PyObject *tk = K(tn_aten(TN_ROW_take, "(OO)", g[0], idx));
+        OUTK(2, tk ? K(tn_aten(TN_ROW_view, "(OO)", tk, K(sizes_of(n, 2)))) : NULL);
+    }
+    DONE;
+}
+/* masked_scatter(self, mask, source): self: grad.masked_fill(mask, 0);
+ * source: masked_scatter_backward(grad, mask, source.sizes()) */
+static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *mask = K(saved(n, 1));
+    if (!mask) { drop_(&T); return -1; }
+    OUTK(0, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], mask, 0)));
+    OUTK(2, K(tn_aten(TN_ROW_masked_scatter_backward, "(OOO)", g[0], mask, K(sizes_of(n, 2)))));
+    DONE;
+}
+/* masked_scatter_backward(grad_output, mask, sizes): grad_output: zeros_like(grad_output).masked_scatter(mask, grad) */
+static int f_masked_scatter_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *mask = K(saved(n, 1));
+    PyObject *z = mask ? K(zeros_sized(K(sizes_of(n, 0)), meta(n, 0)->dtype)) : NULL;
+    OUTK(0, z ? K(tn_aten(TN_ROW_masked_scatter, "(OOO)", z, mask, g[0])) : NULL);
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3777,6 +3814,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_select_scatter, f_select_scatter}, {TN_ROW_slice_scatter, f_slice_scatter},
     {TN_ROW_diagonal_scatter, f_diagonal_scatter}, {TN_ROW_unfold, f_unfold}, {TN_ROW_unfold_copy, f_unfold},
     {TN_ROW_unfold_backward, f_unfold_backward}, {TN_ROW_aminmax, f_aminmax},
+    {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
+    {TN_ROW_put, f_put}, {TN_ROW_put_, f_put}, {TN_ROW_masked_scatter, f_masked_scatter},
+    {TN_ROW_masked_scatter_, f_masked_scatter}, {TN_ROW_masked_scatter_backward, f_masked_scatter_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

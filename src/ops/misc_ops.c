@@ -15,6 +15,7 @@
 
 #include "autograd/autograd.h"
 #include "ops/common.h"
+#include "ops/views.h"
 #include "tn_ops_gen.h"
 
 #include <stdio.h>
@@ -275,6 +276,26 @@ PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a) {
     PyObject *r = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)d) : NULL;
     Py_XDECREF(ys); Py_XDECREF(m);
     return r;
+}
+
+/* ---- unsafe_chunk (TensorShape.cpp): unsafe_split by ceil(size / chunks); an empty dim goes
+ * through unsafe_split_with_sizes ---- */
+PyObject *tn_misc_d_unsafe_chunk(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t chunks = a[1].u.i, dim;
+    if (t->ndim == 0) return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
+    if (chunks <= 0) return PyErr_Format(PyExc_RuntimeError, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    int64_t ds = t->sizes[dim], each = (ds + chunks - 1) / chunks;
+    if (each == 0 && ds == 0) {
+        PyObject *l = PyList_New(chunks);
+        for (int64_t i = 0; l && i < chunks; i++) PyList_SetItem(l, i, PyLong_FromLong(0));
+        PyObject *r = l ? tn_aten(TN_ROW_unsafe_split_with_sizes, "(OOL)", self, l, (long long)a[2].u.i) : NULL;
+        Py_XDECREF(l);
+        return r;
+    }
+    return tn_aten(TN_ROW_unsafe_split_Tensor, "(OLL)", self, (long long)each, (long long)a[2].u.i);
 }
 
 /* ---- combinations ---- */
@@ -622,5 +643,228 @@ PyObject *tn_op_empty_permuted(tn_value *a) {
     tn_storage_incref(t.storage);
     PyObject *r = tn_tensor_wrap(&t);
     Py_DECREF(v);
+    return r;
+}
+
+/* ---- unsafe_split / unsafe_split_with_sizes: split's pieces as tensors of their own (no view
+ * tracking: upstream's results share the storage but _is_view() is False) ---- */
+static PyObject *unview_all(PyObject *v) {
+    if (!v) return NULL;
+    PyObject *seq = PySequence_Tuple(v);
+    Py_DECREF(v);
+    if (!seq) return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    PyObject *l = PyTuple_New(n);
+    for (Py_ssize_t i = 0; l && i < n; i++) {
+        tn_tensor t = *tn_tensor_of(PyTuple_GetItem(seq, i));
+        tn_storage_incref(t.storage);
+        PyObject *c = tn_tensor_wrap(&t);
+        if (!c) { Py_CLEAR(l); break; }
+        PyTuple_SetItem(l, i, c);
+    }
+    Py_DECREF(seq);
+    return l;
+}
+PyObject *tn_op_unsafe_split_Tensor(tn_value *a) { return unview_all(tn_door_call(TN_ROW_split_Tensor, a)); }
+PyObject *tn_op_unsafe_split_with_sizes(tn_value *a) { return unview_all(tn_door_call(TN_ROW_split_with_sizes, a)); }
+
+/* ---- put_ / put: elements of self in its logical (row-major) order, written or accumulated
+ * from source in index order (upstream's serial take/put kernel) ---- */
+static int64_t logical_offset(const tn_tensor *t, int64_t lin) {
+    int64_t off = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += (lin % t->sizes[d]) * t->strides[d];
+        lin /= t->sizes[d];
+    }
+    return off;
+}
+
+static void acc_elem(tn_dtype dt, char *dst, const char *src) {
+    switch (dt) {
+    case TN_DTYPE_F64: *(double *)dst += *(const double *)src; break;
+    case TN_DTYPE_F32: *(float *)dst = (float)((double)*(float *)dst + (double)*(const float *)src); break;
+    case TN_DTYPE_C64: ((float *)dst)[0] += ((const float *)src)[0]; ((float *)dst)[1] += ((const float *)src)[1]; break;
+    case TN_DTYPE_C128: ((double *)dst)[0] += ((const double *)src)[0]; ((double *)dst)[1] += ((const double *)src)[1]; break;
+    case TN_DTYPE_BF16:
+        *(uint16_t *)dst = tn_f32_to_bf16(tn_bf16_to_f32(*(uint16_t *)dst) + tn_bf16_to_f32(*(const uint16_t *)src)); break;
+    case TN_DTYPE_F16:
+        *(uint16_t *)dst = tn_f32_to_f16(tn_f16_to_f32(*(uint16_t *)dst) + tn_f16_to_f32(*(const uint16_t *)src)); break;
+    case TN_DTYPE_I64: *(int64_t *)dst = (int64_t)((uint64_t)*(int64_t *)dst + (uint64_t)*(const int64_t *)src); break;
+    case TN_DTYPE_I32: *(int32_t *)dst = (int32_t)((uint32_t)*(int32_t *)dst + (uint32_t)*(const int32_t *)src); break;
+    case TN_DTYPE_I16: *(int16_t *)dst = (int16_t)(*(int16_t *)dst + *(const int16_t *)src); break;
+    case TN_DTYPE_I8: *(int8_t *)dst = (int8_t)(*(int8_t *)dst + *(const int8_t *)src); break;
+    case TN_DTYPE_U8: *(uint8_t *)dst = (uint8_t)(*(uint8_t *)dst + *(const uint8_t *)src); break;
+    case TN_DTYPE_BOOL: *(uint8_t *)dst = (*(uint8_t *)dst + *(const uint8_t *)src) != 0; break;
+    default: break;
+    }
+}
+
+static bool put_dtype_ok(tn_dtype dt) {
+    return dt == TN_DTYPE_F64 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128 || dt == TN_DTYPE_BF16 ||
+           dt == TN_DTYPE_F16 || dt == TN_DTYPE_I64 || dt == TN_DTYPE_I32 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I8 ||
+           dt == TN_DTYPE_U8 || dt == TN_DTYPE_BOOL;
+}
+
+static PyObject *put_into(PyObject *self, PyObject *index, PyObject *source, bool acc) {
+    tn_tensor *t = tn_tensor_of(self);
+    const tn_tensor *it = tn_tensor_of(index), *st = tn_tensor_of(source);
+    if (it->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "put_(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
+        return NULL;
+    }
+    if (t->dtype != st->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "put_(): self and source expected to have the same dtype, but got self.dtype = %s "
+                     "and source.dtype = %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(st->dtype));
+        return NULL;
+    }
+    int64_t ni = tn_numel(it), numel = tn_numel(t);
+    if (tn_numel(st) != ni) {
+        PyErr_Format(PyExc_IndexError, "put_(): Expected source and index to have the same number of elements, but got "
+                     "source.numel() = %lld, index.numel() = %lld", (long long)tn_numel(st), (long long)ni);
+        return NULL;
+    }
+    if (numel == 0 && ni > 0) {
+        PyErr_SetString(PyExc_IndexError, "put_(): Tried to put elements into an empty tensor");
+        return NULL;
+    }
+    if (ni == 0) return Py_NewRef(self);
+    if (!put_dtype_ok(t->dtype)) return tn_kernel_missing("take_put_cpu", t->dtype);
+    PyObject *ic = tn_clone_contiguous(index), *sc = ic ? tn_clone_contiguous(source) : NULL;
+    if (!sc) { Py_XDECREF(ic); return NULL; }
+    const int64_t *ix = (const int64_t *)tn_data(tn_tensor_of(ic));
+    const char *sd = tn_data(tn_tensor_of(sc));
+    char *base = t->storage->data;
+    int isz = tn_dtype_itemsize(t->dtype);
+    PyObject *r = Py_NewRef(self);
+    for (int64_t i = 0; i < ni; i++) {
+        int64_t k = ix[i];
+        if (k < -numel || k >= numel) {
+            PyErr_Format(PyExc_IndexError, "out of range: tried to access index %lld on a tensor of %lld elements.",
+                         (long long)k, (long long)numel);
+            Py_CLEAR(r);
+            break;
+        }
+        if (k < 0) k += numel;
+        char *dst = base + logical_offset(t, k) * isz;
+        if (acc) acc_elem(t->dtype, dst, sd + i * isz);
+        else memcpy(dst, sd + i * isz, (size_t)isz);
+    }
+    t->storage->version++;
+    Py_DECREF(ic); Py_DECREF(sc);
+    return r;
+}
+
+PyObject *tn_op_put_(tn_value *a) { return put_into(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.i != 0); }
+PyObject *tn_op_put(tn_value *a) {
+    PyObject *c = tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    if (!c) return NULL;
+    PyObject *r = put_into(c, a[1].u.obj, a[2].u.obj, a[3].u.i != 0);
+    Py_DECREF(c);
+    return r;
+}
+
+/* ---- masked_scatter_ / masked_scatter / masked_scatter_backward ---- */
+static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *source) {
+    tn_tensor *t = tn_tensor_of(self);
+    const tn_tensor *st = tn_tensor_of(source), *mt = tn_tensor_of(mask);
+    if (t->dtype != st->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "masked_scatter: expected self and source to have same dtypes but got%s and %s",
+                     tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(st->dtype));
+        return NULL;
+    }
+    if (mt->dtype != TN_DTYPE_BOOL) {
+        PyErr_Format(PyExc_RuntimeError, "masked_scatter_ only supports boolean masks, but got mask with dtype %s",
+                     tn_dtype_cpp_name(mt->dtype));
+        return NULL;
+    }
+    PyObject *sz = tn_int_list(t->sizes, t->ndim);
+    PyObject *me = sz ? tn_aten(TN_ROW_expand, "(OO)", mask, sz) : NULL;
+    Py_XDECREF(sz);
+    if (!me) return NULL;
+    PyObject *mc = tn_clone_contiguous(me), *sc = mc ? tn_clone_contiguous(source) : NULL;
+    Py_DECREF(me);
+    if (!sc) { Py_XDECREF(mc); return NULL; }
+    const uint8_t *m = (const uint8_t *)tn_data(tn_tensor_of(mc));
+    const char *sd = tn_data(tn_tensor_of(sc));
+    int64_t n = tn_numel(t), ns = tn_numel(st), cnt = 0;
+    for (int64_t i = 0; i < n; i++) cnt += m[i] != 0;
+    PyObject *r = NULL;
+    if (cnt > ns) {
+        PyErr_SetString(PyExc_RuntimeError, "Number of elements of source < number of ones in mask");
+    } else {
+        int isz = tn_dtype_itemsize(t->dtype);
+        char *base = t->storage->data;
+        for (int64_t i = 0, k = 0; i < n; i++)
+            if (m[i]) { memcpy(base + logical_offset(t, i) * isz, sd + (k++) * isz, (size_t)isz); }
+        if (n) t->storage->version++;
+        r = Py_NewRef(self);
+    }
+    Py_DECREF(mc); Py_DECREF(sc);
+    return r;
+}
+
+PyObject *tn_op_masked_scatter_(tn_value *a) { return masked_scatter_into(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+
+/* masked_scatter: self and mask broadcast together (expand_outplace), a contiguous clone of the
+ * expanded self, then masked_scatter_ */
+PyObject *tn_op_masked_scatter(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj), *m = tn_tensor_of(a[1].u.obj);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (infer_size(m->ndim, m->sizes, t->ndim, t->sizes, &nd, shape) < 0) return NULL;
+    PyObject *sz = tn_int_list(shape, nd);
+    PyObject *se = sz ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, sz) : NULL;
+    PyObject *c = se ? tn_aten(TN_ROW_clone, "(O)", se) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(se);
+    if (!c) return NULL;
+    if (!tn_is_contiguous(tn_tensor_of(c))) {
+        PyObject *cc = tn_clone_contiguous(c);
+        Py_SETREF(c, cc);
+        if (!c) return NULL;
+    }
+    PyObject *r = masked_scatter_into(c, a[1].u.obj, a[2].u.obj);
+    Py_DECREF(c);
+    return r;
+}
+
+/* masked_scatter_backward(grad, mask, sizes): grad.masked_select(mask), zeros appended up to
+ * prod(sizes), viewed as sizes */
+PyObject *tn_op_masked_scatter_backward(tn_value *a) {
+    int64_t numel = 1;
+    for (int i = 0; i < a[2].u.ints.n; i++) numel *= a[2].u.ints.v[i];
+    PyObject *sel = tn_aten(TN_ROW_masked_select, "(OO)", a[0].u.obj, a[1].u.obj);
+    if (!sel) return NULL;
+    int64_t diff = numel - tn_numel(tn_tensor_of(sel));
+    if (diff > 0) {
+        PyObject *dt = tn_py_from_dtype(tn_tensor_of(a[0].u.obj)->dtype);
+        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((L))", (long long)diff) : NULL;
+        PyObject *l = z ? Py_BuildValue("[OO]", sel, z) : NULL;
+        PyObject *c = l ? tn_aten(TN_ROW_cat, "(Oi)", l, 0) : NULL;
+        Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(l);
+        Py_SETREF(sel, c);
+        if (!sel) return NULL;
+    }
+    PyObject *sz = tn_int_list(a[2].u.ints.v, a[2].u.ints.n);
+    PyObject *v = sz ? tn_aten(TN_ROW_view, "(OO)", sel, sz) : NULL;
+    Py_XDECREF(sz);
+    Py_DECREF(sel);
+    if (!v) return NULL;
+    /* upstream's result is no view (the op is its own kernel below autograd) */
+    tn_tensor t = *tn_tensor_of(v);
+    tn_storage_incref(t.storage);
+    PyObject *r = tn_tensor_wrap(&t);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- resize_as_(self, the_template, memory_format): resize_(template.sizes(), memory_format) ---- */
+PyObject *tn_op_resize_as_(tn_value *a) {
+    const tn_tensor *tt = tn_tensor_of(a[1].u.obj);
+    PyObject *sz = tn_int_list(tt->sizes, tt->ndim);
+    PyObject *mf = sz ? tn_value_to_python(&a[2]) : NULL;
+    PyObject *kw = mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_resize_, kw, "(OO)", a[0].u.obj, sz) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(mf); Py_XDECREF(kw);
     return r;
 }

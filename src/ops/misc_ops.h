@@ -14,5 +14,6 @@ PyObject *tn_misc_d_trapz_dx(tn_value *a);
 PyObject *tn_misc_d_cumulative_trapezoid_x(tn_value *a);
 PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a);
 PyObject *tn_misc_d_combinations(tn_value *a);
+PyObject *tn_misc_d_unsafe_chunk(tn_value *a);
 
 #endif

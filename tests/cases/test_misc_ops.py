@@ -178,3 +178,62 @@ grads("misc_ops_grad2", {
     "aminmax_all": "ps = [torch.tensor([[1., 3., 3.], [1., 0., 2.]], requires_grad=True)]; mn, mx = torch.aminmax(ps[0]); out = mn * 3 + mx",
     "aminmax_keepdim_max_only": "ps = leaves((3, 4)); out = torch.aminmax(ps[0], dim=0, keepdim=True)[1] * torch.arange(4.)",
 })
+
+# ---- unsafe_split / unsafe_chunk, put / put_, masked_scatter, resize_as_ ----
+
+cases("unsafe_split", {
+    "split": "x = torch.arange(12.).reshape(3, 4)\nr = x.unsafe_split(2, 1)\n(r, [t._is_view() for t in r], [t.stride() for t in r], [t.storage_offset() for t in r], torch.unsafe_split(x, 2))",
+    "with_sizes": "x = torch.arange(10)\n(torch.unsafe_split_with_sizes(x, [3, 7]), x.unsafe_split_with_sizes([0, 10]), torch.unsafe_split(x, [4, 6]))",
+    "chunk": "x = torch.arange(12.).reshape(3, 4).t()\nr = x.unsafe_chunk(3, 1)\n(r, [t._is_view() for t in r], torch.unsafe_chunk(x, 2), torch.unsafe_chunk(torch.empty(0, 2), 3), torch.unsafe_chunk(x.bool(), 5, -1))",
+    "aten": "x = torch.arange(6.)\n(torch.ops.aten.unsafe_split.Tensor(x, 4), torch.ops.aten.unsafe_chunk.default(x, 2), torch.ops.aten.unsafe_split_with_sizes.default(x, [1, 5]))",
+    "bad_0dim": "torch.unsafe_chunk(torch.tensor(1.), 2)",
+    "bad_chunks": "torch.unsafe_chunk(torch.ones(3), 0)",
+    "bad_split_size": "torch.unsafe_split(torch.ones(3), -1)",
+    "bad_dim": "torch.unsafe_split(torch.ones(3), 1, 1)",
+})
+
+cases("put", {
+    "basic": "x = torch.zeros(2, 3)\n(torch.put(x, torch.tensor([0, 4, -1]), torch.tensor([1., 2., 3.])), x.put(torch.tensor([[1, 1], [2, 0]]), torch.tensor([5., 6., 7., 8.])), x)",
+    "accumulate": R + "x = torch.randn(2, 3)\n(torch.put(x, torch.tensor([1, 1, 5, 1]), torch.randn(4), accumulate=True), x.put(torch.tensor([0, -6]), torch.tensor([1., 2.]), True))",
+    "inplace": "x = torch.zeros(2, 3)\ny = x.put_(torch.tensor([1, 5]), torch.tensor([3., 4.]))\nz = torch.zeros(4, dtype=torch.long)\n(y is x, x, z.put_(torch.tensor([0, 0, 3]), torch.tensor([1, 2, 3]), accumulate=True))",
+    "noncontig": "x = torch.zeros(3, 4).t()\n(x.put_(torch.tensor([0, 1, 5]), torch.tensor([1., 2., 3.])), x, x.contiguous())",
+    "dtypes": "i = torch.tensor([0, 2, 2])\n(torch.put(torch.zeros(3, dtype=torch.float64), i, torch.ones(3, dtype=torch.float64), True), torch.put(torch.zeros(3, dtype=torch.bfloat16), i, torch.tensor([0.1, 0.2, 0.3], dtype=torch.bfloat16), True), torch.put(torch.zeros(3, dtype=torch.bool), i, torch.tensor([True, False, True]), True), torch.put(torch.zeros(3, dtype=torch.int8), i, torch.tensor([100, 100, 100], dtype=torch.int8), True), torch.put(torch.zeros(3, dtype=torch.complex64), i, torch.ones(3, dtype=torch.complex64) * 1j, True))",
+    "empty": "(torch.put(torch.empty(0), torch.tensor([], dtype=torch.long), torch.tensor([])), torch.put(torch.zeros(2), torch.empty(0, 3, dtype=torch.long), torch.empty(0)))",
+    "aten": "x = torch.zeros(3)\n(torch.ops.aten.put.default(x, torch.tensor([1]), torch.tensor([2.])), torch.ops.aten.put_.default(x, torch.tensor([2]), torch.tensor([3.]), True))",
+    "bad_range": "torch.zeros(2, 3).put_(torch.tensor([6]), torch.tensor([1.]))",
+    "bad_neg_range": "torch.put(torch.zeros(2, 3), torch.tensor([-7]), torch.tensor([1.]))",
+    "bad_numel": "torch.zeros(2, 3).put_(torch.tensor([1]), torch.tensor([1., 2.]))",
+    "bad_index_dtype": "torch.zeros(2, 3).put_(torch.tensor([1.]), torch.tensor([1.]))",
+    "bad_dtype": "torch.zeros(2, 3).put_(torch.tensor([1]), torch.tensor([1]))",
+    "bad_empty": "torch.empty(0).put_(torch.tensor([0]), torch.tensor([1.]))",
+})
+
+cases("masked_scatter", {
+    "basic": "x = torch.zeros(2, 3)\nm = torch.tensor([[True, False, True], [False, True, True]])\n(torch.masked_scatter(x, m, torch.arange(10.)), x.masked_scatter(m, torch.arange(4.).reshape(2, 2)), x)",
+    "broadcast": "x = torch.zeros(2, 3)\n(torch.masked_scatter(x, torch.tensor([True, False, True]), torch.arange(10.)), torch.masked_scatter(torch.zeros(3), torch.ones(2, 3, dtype=torch.bool), torch.arange(10.)), torch.masked_scatter(torch.zeros(2, 1), torch.tensor([[True, False]]), torch.arange(2.)))",
+    "inplace_noncontig": "x = torch.zeros(3, 2).t()\nm = torch.tensor([[True, False, True], [False, True, False]])\ny = x.masked_scatter_(m, torch.tensor([1., 2., 3.]))\n(y is x, x, x.contiguous())",
+    "dtypes": "m = torch.tensor([True, False, True])\n(torch.masked_scatter(torch.zeros(3, dtype=torch.long), m, torch.tensor([7, 8])), torch.masked_scatter(torch.zeros(3, dtype=torch.bfloat16), m, torch.ones(2, dtype=torch.bfloat16)), torch.masked_scatter(torch.zeros(3, dtype=torch.bool), m, torch.tensor([True, True])), torch.masked_scatter(torch.zeros(3, dtype=torch.complex64), m, torch.ones(2, dtype=torch.complex64)))",
+    "empty_0dim": "(torch.masked_scatter(torch.zeros(0, 2), torch.zeros(0, 2, dtype=torch.bool), torch.ones(3)), torch.masked_scatter(torch.tensor(0.), torch.tensor(True), torch.tensor([5.])), torch.masked_scatter(torch.zeros(2), torch.tensor(False), torch.empty(0)))",
+    "backward_op": "g = torch.arange(6.).reshape(2, 3)\nm = torch.tensor([[True, False, True], [False, False, True]])\n(torch.ops.aten.masked_scatter_backward(g, m, [5]), torch.ops.aten.masked_scatter_backward(g, m, [3]), torch.ops.aten.masked_scatter_backward(g, m, [2, 2]))",
+    "aten": "x, m = torch.zeros(3), torch.tensor([True, False, True])\n(torch.ops.aten.masked_scatter.default(x, m, torch.ones(2)), torch.ops.aten.masked_scatter_.default(x, m, torch.ones(2) * 2))",
+    "bad_count": "torch.zeros(2, 3).masked_scatter_(torch.tensor([True, False, True]), torch.arange(3.))",
+    "bad_mask": "torch.zeros(2, 3).masked_scatter_(torch.tensor([1, 0, 1]), torch.arange(10.))",
+    "bad_dtype": "torch.zeros(2, 3).masked_scatter_(torch.tensor([True, False, True]), torch.arange(10))",
+    "bad_expand": "torch.zeros(2, 3).masked_scatter_(torch.ones(2, 2, dtype=torch.bool), torch.arange(10.))",
+    "bad_broadcast": "torch.masked_scatter(torch.zeros(2, 3), torch.ones(4, 1, dtype=torch.bool).t(), torch.arange(10.))",
+})
+
+cases("resize_as", {
+    "basic": "x = torch.arange(6.)\ny = x.resize_as_(torch.empty(2, 3))\n(y is x, x, x.resize_as_(torch.empty(2)).shape, torch.resize_as_(torch.zeros(2), torch.empty(3, 2, 2)).shape)",
+    "memory_format": "x = torch.zeros(24)\nx.resize_as_(torch.empty(1, 2, 3, 4), memory_format=torch.channels_last)\n(x.shape, x.stride())",
+    "aten": "(torch.ops.aten.resize_as_.default(torch.zeros(4), torch.empty(2, 2)).shape, torch.zeros(2, 2).resize_as_(torch.tensor(1.)).shape)",
+})
+
+grads("misc_ops_grad3", {
+    "unsafe_split": "ps = leaves((3, 4)); a, b = ps[0].unsafe_split(2, 1); out = a * b",
+    "unsafe_chunk": "ps = leaves((6, 2)); a, b, c = torch.unsafe_chunk(ps[0], 3); out = a.exp() + c",
+    "put": "ps = leaves((2, 3), (2,)); out = torch.put(ps[0], torch.tensor([0, 4]), ps[1].exp()) * torch.arange(6.).reshape(2, 3)",
+    "put_accumulate": "ps = leaves((2, 3), (3,)); out = torch.put(ps[0].sin(), torch.tensor([1, 1, 5]), ps[1], accumulate=True) * torch.arange(6.).reshape(2, 3)",
+    "masked_scatter": "ps = leaves((2, 3), (5,)); out = torch.masked_scatter(ps[0], torch.tensor([[True, False, True], [False, True, False]]), ps[1] * 2) * torch.arange(6.).reshape(2, 3)",
+    "masked_scatter_bcast": "ps = leaves((3,), (6,)); out = torch.masked_scatter(ps[0], torch.tensor([[True, False, True], [True, True, False]]), ps[1])",
+})
