@@ -237,3 +237,26 @@ grads("misc_ops_grad3", {
     "masked_scatter": "ps = leaves((2, 3), (5,)); out = torch.masked_scatter(ps[0], torch.tensor([[True, False, True], [False, True, False]]), ps[1] * 2) * torch.arange(6.).reshape(2, 3)",
     "masked_scatter_bcast": "ps = leaves((3,), (6,)); out = torch.masked_scatter(ps[0], torch.tensor([[True, False, True], [True, True, False]]), ps[1])",
 })
+
+# ---- complex dtypes of addcmul / addcdiv / lerp (src/ops/blend.c), trace (arrange.c), index_add
+# (index_dim.c); complex products under the float rule (upstream's vectorised loops order them
+# differently), sums exact ----
+
+CX = "torch.manual_seed(0)\ndef c(*s, dt=torch.complex64): return torch.randn(*s, dtype=dt)\n"
+
+cases("complex_blend", {
+    "addcmul": CX + "x, a, b = c(3, 4), c(3, 4), c(4)\n(torch.addcmul(x, a, b), torch.addcmul(x, a, b, value=0.5), torch.addcmul(x, a, b, value=2 - 1j), x.double().to(torch.complex128).addcmul(a.to(torch.complex128), b.to(torch.complex128), value=3))",
+    "addcdiv": CX + "x, a, b = c(3, 4), c(3, 4), c(3, 1)\n(torch.addcdiv(x, a, b), torch.addcdiv(x, a, b, value=-0.25), torch.addcdiv(x, a, b, value=1j), torch.addcdiv(x.to(torch.complex128), a.to(torch.complex128), b.to(torch.complex128)))",
+    "addcdiv_zero": "x = torch.zeros(2, dtype=torch.complex64)\ntorch.addcdiv(x, torch.ones(2, dtype=torch.complex64), torch.tensor([0j, 1e-30 + 0j], dtype=torch.complex64))",
+    "lerp": CX + "x, y = c(3, 4), c(3, 4)\n(torch.lerp(x, y, 0.3), torch.lerp(x, y, 0.8), torch.lerp(x, y, 0.1 + 0.6j), torch.lerp(x, y, c(4)), x.to(torch.complex128).lerp(y.to(torch.complex128), 0.7))",
+    # out= into an empty tensor with a transposed self: upstream's result takes self's layout, ours
+    # is contiguous for every dtype (blend.c's run3; not a complex matter): out= here is contiguous
+    "inplace_out_noncontig": CX + "x, a, b = c(4, 3).t(), c(3, 4), c(3, 4)\no = torch.empty(0, dtype=torch.complex64)\n(x.clone().addcmul_(a, b), torch.addcdiv(x, a, b), torch.addcdiv(x.contiguous(), a, b, out=o), o, x.clone().lerp_(a, 0.4))",
+    "promote": CX + "(torch.addcmul(c(3), torch.randn(3), torch.randn(3)), torch.addcdiv(torch.randn(3), c(3), torch.randn(3)))",
+    "bad_lerp_dtype": CX + "torch.lerp(c(3), torch.randn(3), 0.5)",
+}, tol="float")
+
+cases("complex_reduce", {
+    "trace": CX + "x = c(3, 4)\n(torch.trace(x), torch.trace(x.to(torch.complex128)), x.t().trace(), torch.trace(c(0, 3)), torch.ops.aten.trace.default(c(2, 2)))",
+    "index_add": CX + "x, s = c(4, 3), c(2, 3)\ni = torch.tensor([3, 3])\n(torch.index_add(x, 0, i, s), torch.index_add(x, 1, torch.tensor([0, 2, 0]), c(4, 3)), torch.index_add(x, 0, i, s, alpha=2), torch.index_add(c(5), 0, torch.tensor([1, 4, 1]), c(3), alpha=-0.5), x.to(torch.complex128).index_add_(0, i, s.to(torch.complex128)))",
+}, tol="float")
