@@ -3617,6 +3617,45 @@ static int f_masked_scatter_backward(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, z ? K(tn_aten(TN_ROW_masked_scatter, "(OOO)", z, mask, g[0])) : NULL);
     DONE;
 }
+/* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
+ * squeeze(-1) for a 1-d input and twice for a 0-dim one, zeros({0}) for an empty 1-d input; a
+ * real input of a complex grad takes at::real(grad) */
+static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
+    int k = n->arg_nmeta[0];
+    int64_t c0 = 0, c1 = 0;
+    bool gc = tn_dtype_is_complex(tn_tensor_of(g[0])->dtype);
+    PyObject *re = NULL;
+    for (int i = 0; i < k; i++) {
+        const tn_meta *m = &n->arg_meta[0][i];
+        int e = n->arg_edge[0] + i;
+        PyObject *gg = g[0];
+        if (gc && !tn_dtype_is_complex(m->dtype)) {
+            if (!re && !(re = tn_aten(TN_ROW_real, "(O)", g[0]))) return -1;
+            gg = re;
+        }
+        PyObject *part;
+        const int64_t *sz = tn_meta_sizes(m);
+        if (m->ndim == 1 && sz[0] == 0) {
+            PyObject *dt = tn_py_from_dtype(tn_tensor_of(gg)->dtype);
+            PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+            part = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((i))", 0) : NULL;
+            Py_XDECREF(dt); Py_XDECREF(kw);
+            c0 += 1;   /* the forward gave it one row */
+        } else {
+            int64_t d0 = m->ndim == 2 ? sz[0] : 1, d1 = m->ndim == 2 ? sz[1] : m->ndim == 1 ? sz[0] : 1;
+            PyObject *s0 = tn_aten(TN_ROW_slice_Tensor, "(OLLL)", gg, 0LL, (long long)c0, (long long)(c0 + d0));
+            part = s0 ? tn_aten(TN_ROW_slice_Tensor, "(OLLL)", s0, 1LL, (long long)c1, (long long)(c1 + d1)) : NULL;
+            Py_XDECREF(s0);
+            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_aten(TN_ROW_squeeze_dim, "(Oi)", part, -1));
+            c0 += d0; c1 += d1;
+        }
+        if (!part) { Py_XDECREF(re); return -1; }
+        if (n->next[e].fn) o[e] = part;
+        else Py_DECREF(part);
+    }
+    Py_XDECREF(re);
+    return 0;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3817,6 +3856,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
     {TN_ROW_put, f_put}, {TN_ROW_put_, f_put}, {TN_ROW_masked_scatter, f_masked_scatter},
     {TN_ROW_masked_scatter_, f_masked_scatter}, {TN_ROW_masked_scatter_backward, f_masked_scatter_backward},
+    {TN_ROW_block_diag, f_block_diag},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -868,3 +868,60 @@ PyObject *tn_op_resize_as_(tn_value *a) {
     Py_XDECREF(sz); Py_XDECREF(mf); Py_XDECREF(kw);
     return r;
 }
+
+/* ---- block_diag(tensors): zeros of the summed shape in the promoted dtype, each input (0-dim as
+ * 1x1, 1-d of n as 1xn) copied into its diagonal block ---- */
+PyObject *tn_op_block_diag(tn_value *a) {
+    PyObject *seq = PySequence_Tuple(a[0].u.obj);
+    if (!seq) return NULL;
+    Py_ssize_t k = PyTuple_Size(seq);
+    PyObject *res = NULL;
+    if (k == 0) {
+        int64_t s[2] = {1, 0};
+        res = tn_tensor_new_empty(2, s, tn_py.default_dtype, TN_DEVICE_CPU);   /* at::empty({1, 0}) */
+        Py_DECREF(seq);
+        return res;
+    }
+    tn_dtype ct = tn_tensor_of(PyTuple_GetItem(seq, 0))->dtype;
+    {
+        tn_value vals[64];
+        if (k <= 64) {
+            for (Py_ssize_t i = 0; i < k; i++) { vals[i].tag = TN_V_TENSOR; vals[i].wrapped = false; vals[i].u.obj = PyTuple_GetItem(seq, i); }
+            ct = tn_result_type((int)k, vals);
+        } else {
+            Py_DECREF(seq);
+            return tn_not_implemented("block_diag of more than 64 tensors");
+        }
+    }
+    int64_t r0 = 0, r1 = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(seq, i));
+        if (t->ndim > 2) {
+            PyErr_Format(PyExc_RuntimeError, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input %zd "
+                         "has %d dimensions", i, t->ndim);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        r0 += t->ndim == 2 ? t->sizes[0] : 1;
+        r1 += t->ndim == 2 ? t->sizes[1] : t->ndim == 1 ? t->sizes[0] : 1;
+    }
+    int64_t s[2] = {r0, r1};
+    res = tn_tensor_new_empty(2, s, ct, TN_DEVICE_CPU);
+    if (res) memset(tn_data(tn_tensor_of(res)), 0, (size_t)(r0 * r1) * (size_t)tn_dtype_itemsize(ct));
+    int64_t c0 = 0, c1 = 0;
+    for (Py_ssize_t i = 0; res && i < k; i++) {
+        PyObject *x = PyTuple_GetItem(seq, i);
+        const tn_tensor *t = tn_tensor_of(x);
+        int64_t d0 = t->ndim == 2 ? t->sizes[0] : 1, d1 = t->ndim == 2 ? t->sizes[1] : t->ndim == 1 ? t->sizes[0] : 1;
+        tn_tensor blk = *tn_tensor_of(res);
+        blk.offset = c0 * r1 + c1;
+        blk.sizes[0] = d0; blk.sizes[1] = d1;
+        PyObject *v = tn_tensor_new_view(res, 2, blk.sizes, blk.strides, blk.offset);
+        int rc = v ? tn_copy_into(v, x) : -1;   /* broadcasts a 0-/1-dim input over its 1 x n block */
+        Py_XDECREF(v);
+        if (rc < 0) Py_CLEAR(res);
+        c0 += d0; c1 += d1;
+    }
+    Py_DECREF(seq);
+    return res;
+}

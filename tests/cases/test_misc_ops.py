@@ -260,3 +260,16 @@ cases("complex_reduce", {
     "trace": CX + "x = c(3, 4)\n(torch.trace(x), torch.trace(x.to(torch.complex128)), x.t().trace(), torch.trace(c(0, 3)), torch.ops.aten.trace.default(c(2, 2)))",
     "index_add": CX + "x, s = c(4, 3), c(2, 3)\ni = torch.tensor([3, 3])\n(torch.index_add(x, 0, i, s), torch.index_add(x, 1, torch.tensor([0, 2, 0]), c(4, 3)), torch.index_add(x, 0, i, s, alpha=2), torch.index_add(c(5), 0, torch.tensor([1, 4, 1]), c(3), alpha=-0.5), x.to(torch.complex128).index_add_(0, i, s.to(torch.complex128)))",
 }, tol="float")
+
+cases("block_diag", {
+    "basic": "a, b, c = torch.arange(6.).reshape(2, 3), torch.tensor([7., 8.]), torch.tensor(9.)\n(torch.block_diag(a, b, c), torch.block_diag(c, a), torch.block_diag(b), torch.block_diag(a, torch.empty(0), b))",
+    "promote": "(torch.block_diag(torch.ones(2, dtype=torch.int32), torch.ones(1, 2)), torch.block_diag(torch.tensor([True]), torch.tensor([[2]])), torch.block_diag(torch.ones(1, dtype=torch.complex64), torch.ones(2, 2, dtype=torch.float64)))",
+    "empty_noncontig": "x = torch.arange(6.).reshape(3, 2).t()\n(torch.block_diag(x, x[:, :1]), torch.block_diag(torch.empty(0, 3), torch.empty(2, 0)), torch.block_diag(), torch.block_diag(x[:, ::2]))",
+    "aten": "torch.ops.aten.block_diag.default([torch.ones(2, 2), torch.tensor([3.])])",
+    "bad_3d": "torch.block_diag(torch.ones(2, 2), torch.ones(1, 1, 1))",
+})
+
+grads("misc_ops_grad4", {
+    "block_diag": "ps = leaves((2, 3), (3,), ()); out = torch.block_diag(ps[0], ps[1].exp(), ps[2]) * torch.arange(42.).reshape(6, 7)",
+    "block_diag_empty_middle": "ps = leaves((2, 2), (0,), (3,), (1, 2)); out = torch.block_diag(ps[0], ps[1], ps[2], ps[3]) * torch.arange(48.).reshape(6, 8)",
+})
