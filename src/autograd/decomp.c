@@ -10,6 +10,7 @@
 #include "ops/einsum.h"
 #include "ops/quantile.h"
 #include "ops/shape_composites.h"
+#include "ops/misc_ops.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1494,6 +1495,14 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
     /* adapt family */
     {"where", "", d_where_condition},
+    /* misc breadth family (ops/misc_ops.c; helper-misc) */
+    {"fft_fftshift", "", tn_misc_d_fftshift}, {"fft_ifftshift", "", tn_misc_d_ifftshift},
+    {"take_along_dim", "", tn_misc_d_take_along_dim},
+    {"trapezoid", "x", tn_misc_d_trapezoid_x}, {"trapezoid", "dx", tn_misc_d_trapezoid_dx},
+    {"trapz", "x", tn_misc_d_trapezoid_x}, {"trapz", "dx", tn_misc_d_trapz_dx},
+    {"cumulative_trapezoid", "x", tn_misc_d_cumulative_trapezoid_x},
+    {"cumulative_trapezoid", "dx", tn_misc_d_cumulative_trapezoid_dx},
+    {"combinations", "", tn_misc_d_combinations}, {"unsafe_chunk", "", tn_misc_d_unsafe_chunk},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */
 

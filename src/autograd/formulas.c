@@ -3494,6 +3494,171 @@ static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * s
     DONE;
 }
 
+/* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
+
+/* select_scatter(self, src, dim, index): self: select_scatter(grad, zeros_like(src), dim, index);
+ * src: grad.select(dim, index) */
+static int f_select_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
+        OUTK(0, z ? K(tn_aten(TN_ROW_select_scatter, "(OOLL)", g[0], z, (long long)arg_i(n, 2), (long long)arg_i(n, 3))) : NULL);
+    }
+    OUTK(1, K(tn_aten(TN_ROW_select_int, "(OLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
+    DONE;
+}
+/* slice_scatter(self, src, dim, start, end, step): self: slice_scatter(grad, zeros_like(src), ...);
+ * src: grad.slice(dim, start, end, step) */
+static int f_slice_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *st = K(arg_obj(n, 3)), *en = K(arg_obj(n, 4));
+    if (!st || !en) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
+        OUTK(0, z ? K(tn_aten(TN_ROW_slice_scatter, "(OOLOOL)", g[0], z, (long long)arg_i(n, 2), st, en, (long long)arg_i(n, 5))) : NULL);
+    }
+    OUTK(1, K(tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", g[0], (long long)arg_i(n, 2), st, en, (long long)arg_i(n, 5))));
+    DONE;
+}
+/* diagonal_scatter(self, src, offset, dim1, dim2): self: diagonal_scatter(grad, zeros_like(src), ...);
+ * src: grad.diagonal(offset, dim1, dim2) */
+static int f_diagonal_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    long long off = arg_i(n, 2), d1 = arg_i(n, 3), d2 = arg_i(n, 4);
+    if (need(n, 0)) {
+        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
+        OUTK(0, z ? K(tn_aten(TN_ROW_diagonal_scatter, "(OOLLL)", g[0], z, off, d1, d2)) : NULL);
+    }
+    OUTK(1, K(tn_aten(TN_ROW_diagonal, "(OLLL)", g[0], off, d1, d2)));
+    DONE;
+}
+/* unfold(self, dimension, size, step) / unfold_copy: unfold_backward(grad, self.sizes(), dimension, size, step) */
+static int f_unfold(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_unfold_backward, "(OOLLL)", g[0], K(sizes_of(n, 0)), (long long)arg_i(n, 1),
+                      (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
+    DONE;
+}
+/* unfold_backward(grad_in, input_sizes, dim, size, step): grad_in: grad.unfold(dim, size, step) */
+static int f_unfold_backward(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_unfold, "(OLLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3), (long long)arg_i(n, 4)));
+    return 0;
+}
+/* aminmax(self, dim?, keepdim): aminmax_backward: for each defined grad (min, then max)
+ * scale_grad_by_count(restore(grad), self == restore(result), dims), summed */
+static PyObject *aminmax_part(tn_node *n, tmps *Tp, PyObject *gk, int k) {
+#define KK(x) keep_(Tp, (x))
+    const tn_meta *m = meta(n, 0);
+    int nd = m->ndim;
+    const int64_t *sz = tn_meta_sizes(m);
+    bool kd = n->args[2].u.i != 0, all = n->args[1].tag == TN_V_NONE;
+    int64_t d = 0, shape[TN_MAX_DIMS], dims[TN_MAX_DIMS];
+    int ndims = 0;
+    if (!all) { d = arg_i(n, 1); if (d < 0) d += nd; }
+    for (int i = 0; i < nd; i++) {
+        shape[i] = all || i == d ? 1 : sz[i];
+        if (all || i == d) dims[ndims++] = i;
+    }
+    PyObject *gr = gk, *rr = KK(result(n, k));
+    if (!kd && rr) {
+        PyObject *sl = KK(int_list(shape, nd));
+        gr = sl ? KK(tn_aten(TN_ROW_view, "(OO)", gk, sl)) : NULL;
+        rr = gr ? KK(tn_aten(TN_ROW_view, "(OO)", rr, sl)) : NULL;
+    }
+    PyObject *mask = rr ? KK(tn_aten(TN_ROW_eq_Tensor, "(OO)", KK(saved(n, 0)), rr)) : NULL;
+    PyObject *dl = mask ? KK(int_list(dims, ndims)) : NULL;
+    PyObject *cnt = dl ? KK(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dl, Py_True)) : NULL;
+    PyObject *q = cnt ? KK(tn_aten(TN_ROW_div_Tensor, "(OO)", gr, cnt)) : NULL;
+    return q ? KK(tn_aten(TN_ROW_mul_Tensor, "(OO)", q, mask)) : NULL;
+#undef KK
+}
+static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *pmin = g[0] ? aminmax_part(n, &T, g[0], 0) : NULL;
+    if (g[0] && !pmin) { drop_(&T); return -1; }
+    PyObject *pmax = g[1] ? aminmax_part(n, &T, g[1], 1) : NULL;
+    if (g[1] && !pmax) { drop_(&T); return -1; }
+    PyObject *r = pmin && pmax ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", pmin, pmax)) : pmin ? pmin : pmax;
+    if (r || PyErr_Occurred()) OUTK(0, r);
+    DONE;
+}
+/* put(self, index, source, accumulate): self: accumulate ? grad : grad.put(index, zeros_like(source), false);
+ * source: grad.take(index).reshape_as(source) */
+static int f_put(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *idx = K(saved(n, 1));
+    if (!idx) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        if (n->args[3].u.i) OUTK(0, g[0]);
+        else {
+            PyObject *z = K(zeros_sized(K(sizes_of(n, 2)), meta(n, 2)->dtype));
+            OUTK(0, z ? K(tn_aten(TN_ROW_put, "(OOOO)", g[0], idx, z, Py_False)) : NULL);
+        }
+    }
+    if (need(n, 2)) {
+        PyObject *tk = K(tn_aten(TN_ROW_take, "(OO)", g[0], idx));
+        OUTK(2, tk ? K(tn_aten(TN_ROW_view, "(OO)", tk, K(sizes_of(n, 2)))) : NULL);
+    }
+    DONE;
+}
+/* masked_scatter(self, mask, source): self: grad.masked_fill(mask, 0);
+ * source: masked_scatter_backward(grad, mask, source.sizes()) */
+static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *mask = K(saved(n, 1));
+    if (!mask) { drop_(&T); return -1; }
+    OUTK(0, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], mask, 0)));
+    OUTK(2, K(tn_aten(TN_ROW_masked_scatter_backward, "(OOO)", g[0], mask, K(sizes_of(n, 2)))));
+    DONE;
+}
+/* masked_scatter_backward(grad_output, mask, sizes): grad_output: zeros_like(grad_output).masked_scatter(mask, grad) */
+static int f_masked_scatter_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *mask = K(saved(n, 1));
+    PyObject *z = mask ? K(zeros_sized(K(sizes_of(n, 0)), meta(n, 0)->dtype)) : NULL;
+    OUTK(0, z ? K(tn_aten(TN_ROW_masked_scatter, "(OOO)", z, mask, g[0])) : NULL);
+    DONE;
+}
+/* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
+ * squeeze(-1) for a 1-d input and twice for a 0-dim one, zeros({0}) for an empty 1-d input; a
+ * real input of a complex grad takes at::real(grad) */
+static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
+    int k = n->arg_nmeta[0];
+    int64_t c0 = 0, c1 = 0;
+    bool gc = tn_dtype_is_complex(tn_tensor_of(g[0])->dtype);
+    PyObject *re = NULL;
+    for (int i = 0; i < k; i++) {
+        const tn_meta *m = &n->arg_meta[0][i];
+        int e = n->arg_edge[0] + i;
+        PyObject *gg = g[0];
+        if (gc && !tn_dtype_is_complex(m->dtype)) {
+            if (!re && !(re = tn_aten(TN_ROW_real, "(O)", g[0]))) return -1;
+            gg = re;
+        }
+        PyObject *part;
+        const int64_t *sz = tn_meta_sizes(m);
+        if (m->ndim == 1 && sz[0] == 0) {
+            PyObject *dt = tn_py_from_dtype(tn_tensor_of(gg)->dtype);
+            PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+            part = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((i))", 0) : NULL;
+            Py_XDECREF(dt); Py_XDECREF(kw);
+            c0 += 1;   /* the forward gave it one row */
+        } else {
+            int64_t d0 = m->ndim == 2 ? sz[0] : 1, d1 = m->ndim == 2 ? sz[1] : m->ndim == 1 ? sz[0] : 1;
+            PyObject *s0 = tn_aten(TN_ROW_slice_Tensor, "(OLLL)", gg, 0LL, (long long)c0, (long long)(c0 + d0));
+            part = s0 ? tn_aten(TN_ROW_slice_Tensor, "(OLLL)", s0, 1LL, (long long)c1, (long long)(c1 + d1)) : NULL;
+            Py_XDECREF(s0);
+            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_aten(TN_ROW_squeeze_dim, "(Oi)", part, -1));
+            c0 += d0; c1 += d1;
+        }
+        if (!part) { Py_XDECREF(re); return -1; }
+        if (n->next[e].fn) o[e] = part;
+        else Py_DECREF(part);
+    }
+    Py_XDECREF(re);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3687,6 +3852,15 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
     {TN_ROW_vdot, f_vdot},
+    /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
+    {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
+    {TN_ROW_select_scatter, f_select_scatter}, {TN_ROW_slice_scatter, f_slice_scatter},
+    {TN_ROW_diagonal_scatter, f_diagonal_scatter}, {TN_ROW_unfold, f_unfold}, {TN_ROW_unfold_copy, f_unfold},
+    {TN_ROW_unfold_backward, f_unfold_backward}, {TN_ROW_aminmax, f_aminmax},
+    {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
+    {TN_ROW_put, f_put}, {TN_ROW_put_, f_put}, {TN_ROW_masked_scatter, f_masked_scatter},
+    {TN_ROW_masked_scatter_, f_masked_scatter}, {TN_ROW_masked_scatter_backward, f_masked_scatter_backward},
+    {TN_ROW_block_diag, f_block_diag},
 };
 
 tn_apply_fn tn_formula_for(int op) {

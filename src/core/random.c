@@ -537,6 +537,28 @@ int tn_rng_exponential_(tn_generator *g, void *data, int64_t n, tn_dtype dt, dou
     return 0;
 }
 
+int tn_rng_cauchy_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double median, double sigma) {
+    if (n <= 0) return 0;
+    if (!is_float_dt(dt)) return -1;
+    for (int64_t i = 0; i < n; i++) store_double(data, i, dt, median + sigma * tan(TN_PI * (u01_f64(g) - 0.5)));
+    return 0;
+}
+
+int tn_rng_log_normal_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double mean, double std) {
+    if (n <= 0) return 0;
+    if (!is_float_dt(dt)) return -1;
+    for (int64_t i = 0; i < n; i++) store_double(data, i, dt, exp(tn_rng_normal_double(g, mean, std)));
+    return 0;
+}
+
+int tn_rng_geometric_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double p) {
+    if (n <= 0) return 0;
+    if (!is_float_dt(dt) && !is_int_dt(dt)) return -1;
+    double lp = log1p(-p);
+    for (int64_t i = 0; i < n; i++) store_double(data, i, dt, ceil(log(u01_f64(g)) / lp));
+    return 0;
+}
+
 /* ---- randperm --------------------------------------------------------------------------- */
 
 static inline void swap_elems(char *d, int64_t a, int64_t b, int sz) {

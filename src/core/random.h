@@ -164,6 +164,15 @@ int tn_rng_bernoulli_tensor_(tn_generator *g, void *data, int64_t n, tn_dtype dt
 /* exponential_(lambd), float dtypes: -1/lambd * log1p(-u) in double (u a 53-bit uniform), cast. */
 int tn_rng_exponential_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double lambd);
 
+/* cauchy_(median, sigma), float dtypes: median + sigma * tan(pi * (u - 0.5)) in double (u a 53-bit
+ * uniform), cast (upstream's cauchy_distribution<double>). */
+int tn_rng_cauchy_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double median, double sigma);
+/* log_normal_(mean, std), float dtypes: exp of the double normal (Box-Muller with the generator's
+ * cached second sample, as normal_distribution<double>), cast. */
+int tn_rng_log_normal_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double mean, double std);
+/* geometric_(p), float and integer dtypes: ceil(log(u) / log1p(-p)) in double, cast. */
+int tn_rng_geometric_(tn_generator *g, void *data, int64_t n, tn_dtype dt, double p);
+
 /* randperm(n) into a contiguous buffer of n elements of dt (any integer or float dtype that can
  * hold n-1). n < 2^32/20: identity then n-1 swaps with 32-bit draws (z = draw % (n - i));
  * larger n: inside-out Fisher–Yates with 64-bit draws. */

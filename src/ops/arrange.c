@@ -260,7 +260,8 @@ PyObject *tn_op_trace(tn_value *a) {
     const tn_tensor *t = TN_T(a[0]);
     tn_dtype dt = t->dtype;
     bool float4 = dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16;
-    if (!float4 && !tn_dtype_is_integral(dt, false)) return tn_kernel_missing("trace", dt);
+    bool cplx = dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128;
+    if (!float4 && !cplx && !tn_dtype_is_integral(dt, false)) return tn_kernel_missing("trace", dt);
     if (t->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "trace: expected a matrix, but got tensor with dim %d", t->ndim);
     bool integral = tn_dtype_is_integral(dt, false);
     PyObject *res = tn_tensor_new_empty(0, NULL, integral ? TN_DTYPE_I64 : dt, TN_DEVICE_CPU);
@@ -269,7 +270,20 @@ PyObject *tn_op_trace(tn_value *a) {
     const char *base = tn_data(t);
     int es = tn_dtype_itemsize(dt);
     char *out = tn_data(tn_tensor_of(res));
-    if (integral) {
+    if (cplx) {   /* complex<double> accumulation (upstream's acc_type), real and imaginary parts */
+        double sr = 0, si = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (dt == TN_DTYPE_C64) {
+                sr += (double)((const float *)base)[2 * i * step];
+                si += (double)((const float *)base)[2 * i * step + 1];
+            } else {
+                sr += ((const double *)base)[2 * i * step];
+                si += ((const double *)base)[2 * i * step + 1];
+            }
+        }
+        if (dt == TN_DTYPE_C64) { ((float *)out)[0] = (float)sr; ((float *)out)[1] = (float)si; }
+        else { ((double *)out)[0] = sr; ((double *)out)[1] = si; }
+    } else if (integral) {
         int64_t s = 0;
         for (int64_t i = 0; i < n; i++) {
             const char *p = base + i * step * es;

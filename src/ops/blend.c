@@ -3,7 +3,7 @@
  * 2.13 (AVX2 / AVX-512 builds, which contract these expressions into fused multiply-adds):
  *  - lerp(self, end, w) = |w| < 0.5 ? fma(w, end - self, self) : fma(w - 1, end - self, end),
  *    in the opmath type (float for f16 / bf16, rounded once); the Scalar weight is converted to
- *    the opmath type. Floating dtypes; complex lerp refuses (not yet implemented).
+ *    the opmath type. Floating and complex dtypes (complex: see the complex loops below).
  *  - addcmul(self, t1, t2, value) = fma(value * t1, t2, self); integers wrap in int64.
  *  - addcdiv(self, t1, t2, value) = self + value * t1 / t2 (no contraction); integer t1 and t2
  *    refuse as upstream.
@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 
-typedef struct { double v; int64_t i; } bctx;
+typedef struct { double v; int64_t i; double vi; } bctx;   /* vi: a complex value's imaginary part */
 
 #define AT(k, T) (*(T *)(d[k] + i * s[k]))
 
@@ -95,12 +95,78 @@ DEF_ADDC_INT(addc_i16, int16_t)
 DEF_ADDC_INT(addc_i32, int32_t)
 DEF_ADDC_INT(addc_i64, int64_t)
 
+/* ---- complex (misc breadth family): c10::complex arithmetic as upstream's scalar kernels write
+ * it: addcmul self + value * t1 * t2, addcdiv self + value * t1 / t2 (numpy's scaled division),
+ * lerp |w| < 0.5 ? self + w * (end - self) : end - (end - self) * (1 - w). Golden cases compare
+ * them under the float rule (upstream's vectorised complex loops order the products differently). */
+#define CDEF(NAME, T)                                                                              \
+    typedef struct { T re, im; } NAME##_c;                                                         \
+    static inline NAME##_c NAME##_mul(NAME##_c a, NAME##_c b) {                                    \
+        return (NAME##_c){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};                   \
+    }                                                                                              \
+    static inline NAME##_c NAME##_div(NAME##_c x, NAME##_c y) {                                    \
+        T a = x.re, b = x.im, c = y.re, d = y.im, ac = c < 0 ? -c : c, ad = d < 0 ? -d : d;        \
+        if (ac >= ad) {                                                                            \
+            if (ac == 0 && ad == 0) return (NAME##_c){a / ac, b / ad};                             \
+            T rat = d / c, scl = (T)1.0 / (c + d * rat);                                           \
+            return (NAME##_c){(a + b * rat) * scl, (b - a * rat) * scl};                           \
+        }                                                                                          \
+        T rat = c / d, scl = (T)1.0 / (d + c * rat);                                               \
+        return (NAME##_c){(a * rat + b) * scl, (b * rat - a) * scl};                               \
+    }                                                                                              \
+    static inline NAME##_c NAME##_at(char **d, const int64_t *s, int k, int64_t i) {               \
+        const T *p = (const T *)(d[k] + i * s[k]);                                                 \
+        return (NAME##_c){p[0], p[1]};                                                             \
+    }                                                                                              \
+    static inline void NAME##_put(char **d, const int64_t *s, int64_t i, NAME##_c v) {             \
+        T *p = (T *)(d[0] + i * s[0]);                                                             \
+        p[0] = v.re; p[1] = v.im;                                                                  \
+    }                                                                                              \
+    static void NAME##_addcmul(char **d, const int64_t *s, int64_t n, const void *ctx) {           \
+        const bctx *c = ctx;                                                                       \
+        NAME##_c v = {(T)c->v, (T)c->vi};                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            NAME##_c x = NAME##_at(d, s, 1, i), p = NAME##_mul(NAME##_mul(v, NAME##_at(d, s, 2, i)), NAME##_at(d, s, 3, i)); \
+            NAME##_put(d, s, i, (NAME##_c){x.re + p.re, x.im + p.im});                             \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_addcdiv(char **d, const int64_t *s, int64_t n, const void *ctx) {           \
+        const bctx *c = ctx;                                                                       \
+        NAME##_c v = {(T)c->v, (T)c->vi};                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            NAME##_c x = NAME##_at(d, s, 1, i), p = NAME##_div(NAME##_mul(v, NAME##_at(d, s, 2, i)), NAME##_at(d, s, 3, i)); \
+            NAME##_put(d, s, i, (NAME##_c){x.re + p.re, x.im + p.im});                             \
+        }                                                                                          \
+    }                                                                                              \
+    static inline NAME##_c NAME##_lerp1(NAME##_c a, NAME##_c b, NAME##_c w) {                      \
+        NAME##_c diff = {b.re - a.re, b.im - a.im};                                                \
+        if (hypot((double)w.re, (double)w.im) < 0.5) {                                             \
+            NAME##_c p = NAME##_mul(w, diff);                                                      \
+            return (NAME##_c){a.re + p.re, a.im + p.im};                                           \
+        }                                                                                          \
+        NAME##_c p = NAME##_mul(diff, (NAME##_c){(T)1 - w.re, -w.im});                             \
+        return (NAME##_c){b.re - p.re, b.im - p.im};                                               \
+    }                                                                                              \
+    static void NAME##_lerp_s(char **d, const int64_t *s, int64_t n, const void *ctx) {            \
+        const bctx *c = ctx;                                                                       \
+        NAME##_c w = {(T)c->v, (T)c->vi};                                                          \
+        for (int64_t i = 0; i < n; i++) NAME##_put(d, s, i, NAME##_lerp1(NAME##_at(d, s, 1, i), NAME##_at(d, s, 2, i), w)); \
+    }                                                                                              \
+    static void NAME##_lerp_t(char **d, const int64_t *s, int64_t n, const void *ctx) {            \
+        for (int64_t i = 0; i < n; i++)                                                            \
+            NAME##_put(d, s, i, NAME##_lerp1(NAME##_at(d, s, 1, i), NAME##_at(d, s, 2, i), NAME##_at(d, s, 3, i))); \
+    }
+CDEF(c64, float)
+CDEF(c128, double)
+
 static tn_loop lerp_loop(tn_dtype dt, bool tensor_weight) {
     switch (dt) {
     case TN_DTYPE_F32: return tensor_weight ? lerp_f32_t : lerp_f32_s;
     case TN_DTYPE_F64: return tensor_weight ? lerp_f64_t : lerp_f64_s;
     case TN_DTYPE_F16: return tensor_weight ? lerp_f16_t : lerp_f16_s;
     case TN_DTYPE_BF16: return tensor_weight ? lerp_bf16_t : lerp_bf16_s;
+    case TN_DTYPE_C64: return tensor_weight ? c64_lerp_t : c64_lerp_s;
+    case TN_DTYPE_C128: return tensor_weight ? c128_lerp_t : c128_lerp_s;
     default: return NULL;
     }
 }
@@ -116,15 +182,17 @@ static tn_loop addc_loop(tn_dtype dt, bool div) {
     case TN_DTYPE_I16: return div ? NULL : addc_i16;
     case TN_DTYPE_I32: return div ? NULL : addc_i32;
     case TN_DTYPE_I64: return div ? NULL : addc_i64;
+    case TN_DTYPE_C64: return div ? c64_addcdiv : c64_addcmul;
+    case TN_DTYPE_C128: return div ? c128_addcdiv : c128_addcmul;
     default: return NULL;
     }
 }
 
 /* Number value -> bctx (value as double and as int64, as upstream's Scalar.to<T>()). */
 static bctx num_ctx(const tn_value *v) {
-    bctx c;
+    bctx c = {0};
     if (v->tag == TN_V_INT || v->tag == TN_V_BOOL) { c.i = v->u.i; c.v = (double)v->u.i; }
-    else if (v->tag == TN_V_COMPLEX) { c.v = v->u.c.re; c.i = (int64_t)v->u.c.re; }
+    else if (v->tag == TN_V_COMPLEX) { c.v = v->u.c.re; c.i = (int64_t)v->u.c.re; c.vi = v->u.c.im; }
     else { c.v = v->u.f; c.i = (v->u.f == v->u.f && fabs(v->u.f) < 9.2e18) ? (int64_t)v->u.f : 0; }
     return c;
 }

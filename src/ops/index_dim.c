@@ -87,6 +87,19 @@ static int add_elem(tn_dtype dt, char *dst, const char *src, double alpha, bool 
     IADD(U16, uint16_t) IADD(U32, uint32_t) IADD(U64, uint64_t)
 #undef IADD
     case TN_DTYPE_BOOL: { uint8_t *d = (uint8_t *)dst; *d = (*d || (*(const uint8_t *)src && alpha != 0)) ? 1 : 0; return 0; }
+    /* complex (misc breadth family): d += s * complex(alpha, 0) as c10::complex multiplies */
+    case TN_DTYPE_C64: {
+        float *d = (float *)dst, sr = ((const float *)src)[0], si = ((const float *)src)[1], a = (float)alpha;
+        if (alpha != 1) { float r = sr * a - si * 0.0f, i = sr * 0.0f + si * a; sr = r; si = i; }
+        d[0] += sr; d[1] += si;
+        return 0;
+    }
+    case TN_DTYPE_C128: {
+        double *d = (double *)dst, sr = ((const double *)src)[0], si = ((const double *)src)[1];
+        if (alpha != 1) { double r = sr * alpha - si * 0.0, i = sr * 0.0 + si * alpha; sr = r; si = i; }
+        d[0] += sr; d[1] += si;
+        return 0;
+    }
     default: return -1;
     }
 }
@@ -274,7 +287,8 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         }
     } else if (!rc) {
         if (kind == IX_ADD && t->dtype != TN_DTYPE_BOOL && t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64 &&
-            t->dtype != TN_DTYPE_F16 && t->dtype != TN_DTYPE_BF16 && !tn_dtype_is_integral(t->dtype, false)) {
+            t->dtype != TN_DTYPE_F16 && t->dtype != TN_DTYPE_BF16 && t->dtype != TN_DTYPE_C64 && t->dtype != TN_DTYPE_C128 &&
+            !tn_dtype_is_integral(t->dtype, false)) {
             tn_kernel_missing("index_add_cpu_", t->dtype);
             rc = -1;
         } else rc = run(kind, dst, dim, iv, n, src, NULL, alpha);

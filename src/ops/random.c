@@ -435,6 +435,66 @@ static PyObject *exponential_op(tn_value *a) {
 }
 PyObject *tn_op_exponential_(tn_value *a) { return exponential_op(a); }
 
+/* ------------------------------------------------ cauchy_, log_normal_, geometric_ */
+/* upstream's cauchy_impl_ / log_normal_impl_ / geometric_impl_: the argument check, then
+ * nothing for an empty tensor, then the serial kernel (one double draw per element, in memory
+ * order) of the dtypes its dispatch covers. */
+
+typedef struct { double a, b; } two_doubles;
+static int f_cauchy(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    const two_doubles *p = c;
+    return tn_rng_cauchy_(g, d, n, dt, p->a, p->b);
+}
+static int f_log_normal(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    const two_doubles *p = c;
+    return tn_rng_log_normal_(g, d, n, dt, p->a, p->b);
+}
+static int f_geometric(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {
+    return tn_rng_geometric_(g, d, n, dt, *(const double *)c);
+}
+
+PyObject *tn_op_cauchy_(tn_value *a) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    two_doubles c = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2])};
+    tn_tensor *t = TN_T(a[0]);
+    if (!(c.b > 0)) return rt_error("cauchy_ expects sigma > 0.0, but found sigma=%g", c.b);
+    if (!is_float(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "Cauchy distribution is a continuous probability distribution. "
+                     "dtype must be a floating point but you specified %s", tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (fill_tensor(a[0].u.obj, g, f_cauchy, &c) < 0) return NULL;
+    return Py_NewRef(a[0].u.obj);
+}
+
+PyObject *tn_op_log_normal_(tn_value *a) {
+    tn_generator *g = gen_of(&a[3]);
+    if (!g) return NULL;
+    two_doubles c = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2])};
+    tn_tensor *t = TN_T(a[0]);
+    if (!(c.b > 0)) return rt_error("log_normal_ expects std > 0.0, but found std=%g", c.b);
+    if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
+    if (!is_float(t->dtype)) return tn_kernel_missing("log_normal_cpu", t->dtype);
+    if (fill_tensor(a[0].u.obj, g, f_log_normal, &c) < 0) return NULL;
+    return Py_NewRef(a[0].u.obj);
+}
+
+PyObject *tn_op_geometric_(tn_value *a) {
+    tn_generator *g = gen_of(&a[2]);
+    if (!g) return NULL;
+    double p = tn_value_as_double(&a[1]);
+    tn_tensor *t = TN_T(a[0]);
+    if (!(0 < p && p < 1)) return rt_error("geometric_ expects p to be in (0, 1), but got p=%g", p);
+    if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
+    tn_dtype dt = t->dtype;
+    bool ok = is_float(dt) || dt == TN_DTYPE_U8 || dt == TN_DTYPE_I8 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I32 ||
+              dt == TN_DTYPE_I64;
+    if (!ok) return tn_kernel_missing("geometric_cpu", dt);
+    if (fill_tensor(a[0].u.obj, g, f_geometric, &p) < 0) return NULL;
+    return Py_NewRef(a[0].u.obj);
+}
+
 /* ---------------------------------------------------------------- bernoulli */
 
 static int f_bern_scalar(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void *c, bool contig) {

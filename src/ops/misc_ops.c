@@ -1,0 +1,927 @@
+/* ops/misc_ops.c — upstream CompositeImplicitAutograd ops of the misc breadth family, each step an
+ * op through the door in the order upstream's composite makes it (checked with a
+ * TorchDispatchMode on upstream 2.13.0):
+ *  - fft_fftshift / fft_ifftshift (SpectralOps.cpp): roll by size/2 (ifftshift: (size+1)/2) over
+ *    the given dims, all dims by default;
+ *  - take_along_dim (TensorAdvancedIndexing.cpp): with a dim, indices and input broadcast against
+ *    each other except along dim (expand), indices wrapped by remainder(size(dim)), then gather;
+ *    without, view(-1) of both and gather along 0;
+ *  - trapezoid / trapz (.x and .dx) and cumulative_trapezoid (Integration.cpp): slices, sub, add,
+ *    mul, sum / cumsum and the final scaling, zeros for an empty integration dim;
+ *  - combinations (Itertools.cpp): meshgrid 'ij' of r copies, a mask from an arange meshgrid
+ *    (lt, or le with replacement, multiplied in place into a full True), masked_select of each
+ *    grid, stack along 1. */
+#include "ops/misc_ops.h"
+
+#include "autograd/autograd.h"
+#include "ops/common.h"
+#include "ops/views.h"
+#include "tn_ops_gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static PyObject *slice(PyObject *x, int64_t dim, PyObject *start, PyObject *end) {
+    return tn_aten(TN_ROW_slice_Tensor, "(OLOO)", x, (long long)dim, start, end);
+}
+static PyObject *slice_ll(PyObject *x, int64_t dim, long long start, long long end, bool has_end) {
+    PyObject *s = PyLong_FromLongLong(start), *e = has_end ? PyLong_FromLongLong(end) : Py_NewRef(Py_None);
+    PyObject *r = s && e ? slice(x, dim, s, e) : NULL;
+    Py_XDECREF(s); Py_XDECREF(e);
+    return r;
+}
+
+/* ---- fftshift / ifftshift ---- */
+static PyObject *fftshift(tn_value *a, bool inverse) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t dims[TN_MAX_DIMS], shifts[TN_MAX_DIMS];
+    int n = 0;
+    if (tn_is_none(&a[1])) {
+        for (int i = 0; i < t->ndim; i++) dims[n++] = i;
+    } else {
+        if (a[1].u.ints.n > TN_MAX_DIMS) return tn_not_implemented("fftshift over more than 16 dims");
+        for (int i = 0; i < a[1].u.ints.n; i++)
+            if (tn_wrap_dim(a[1].u.ints.v[i], t->ndim, &dims[n++]) < 0) return NULL;
+    }
+    for (int i = 0; i < n; i++) shifts[i] = inverse ? (t->sizes[dims[i]] + 1) / 2 : t->sizes[dims[i]] / 2;
+    PyObject *sl = tn_int_list(shifts, n), *dl = sl ? tn_int_list(dims, n) : NULL;
+    PyObject *r = dl ? tn_aten(TN_ROW_roll, "(OOO)", x, sl, dl) : NULL;
+    Py_XDECREF(sl); Py_XDECREF(dl);
+    return r;
+}
+PyObject *tn_misc_d_fftshift(tn_value *a) { return fftshift(a, false); }
+PyObject *tn_misc_d_ifftshift(tn_value *a) { return fftshift(a, true); }
+
+/* ---- take_along_dim ---- */
+static int infer_size(int na, const int64_t *sa, int nb, const int64_t *sb, int *no, int64_t *out) {
+    int n = na > nb ? na : nb;
+    for (int i = n - 1; i >= 0; i--) {
+        int ia = i - n + na, ib = i - n + nb;
+        int64_t x = ia >= 0 ? sa[ia] : 1, y = ib >= 0 ? sb[ib] : 1;
+        if (x != y && x != 1 && y != 1) {
+            PyErr_Format(PyExc_RuntimeError, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                         "non-singleton dimension %d", (long long)x, (long long)y, i);
+            return -1;
+        }
+        out[i] = x == 1 ? y : x;
+    }
+    *no = n;
+    return 0;
+}
+
+PyObject *tn_misc_d_take_along_dim(tn_value *a) {
+    PyObject *self = a[0].u.obj, *idx = a[1].u.obj;
+    const tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(idx);
+    if (tn_is_none(&a[2])) {
+        PyObject *v1 = tn_aten(TN_ROW_view, "(O(i))", self, -1);
+        PyObject *v2 = v1 ? tn_aten(TN_ROW_view, "(O(i))", idx, -1) : NULL;
+        PyObject *r = v2 ? tn_aten(TN_ROW_gather, "(OiO)", v1, 0, v2) : NULL;
+        Py_XDECREF(v1); Py_XDECREF(v2);
+        return r;
+    }
+    if (t->ndim != it->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "torch.take_along_dim(): input and indices should have the same number of "
+                     "dimensions, but got %d dimensions for input, and %d dimensions for indices", t->ndim, it->ndim);
+        return NULL;
+    }
+    if (it->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "torch.take_along_dim(): dtype of indices should be Long but got %s",
+                     tn_dtype_cpp_name(it->dtype));
+        return NULL;
+    }
+    int64_t dim;
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    if (t->ndim == 0) {   /* sym_size(0) of a 0-dim tensor */
+        PyErr_SetString(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
+        return NULL;
+    }
+    int64_t ss[TN_MAX_DIMS], is[TN_MAX_DIMS], b1[TN_MAX_DIMS], b2[TN_MAX_DIMS];
+    int n1, n2;
+    for (int i = 0; i < t->ndim; i++) { ss[i] = t->sizes[i]; is[i] = it->sizes[i]; }
+    ss[dim] = it->sizes[dim];
+    if (infer_size(t->ndim, ss, it->ndim, it->sizes, &n1, b1) < 0) return NULL;
+    is[dim] = t->sizes[dim];
+    if (infer_size(it->ndim, is, t->ndim, t->sizes, &n2, b2) < 0) return NULL;
+    PyObject *l1 = tn_int_list(b1, n1), *l2 = l1 ? tn_int_list(b2, n2) : NULL;
+    PyObject *ib = l2 ? tn_aten(TN_ROW_broadcast_to, "(OO)", idx, l1) : NULL;
+    PyObject *sb = ib ? tn_aten(TN_ROW_broadcast_to, "(OO)", self, l2) : NULL;
+    PyObject *iw = sb ? tn_aten(TN_ROW_remainder_Scalar, "(OL)", ib, (long long)t->sizes[dim]) : NULL;
+    PyObject *r = iw ? tn_aten(TN_ROW_gather, "(OLO)", sb, (long long)dim, iw) : NULL;
+    Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(ib); Py_XDECREF(sb); Py_XDECREF(iw);
+    return r;
+}
+
+/* ---- trapezoid / trapz / cumulative_trapezoid ---- */
+
+/* y's size along dim with upstream's sym_size errors; dim wrapped into *w */
+static int size_along(const tn_tensor *t, int64_t dim, int64_t *w) {
+    if (tn_wrap_dim(dim, t->ndim, w) < 0) return -1;
+    if (t->ndim == 0) {
+        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+        return -1;
+    }
+    return 0;
+}
+
+/* zeros of y's shape without dim, y's dtype */
+static PyObject *zeros_except(PyObject *y, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(y);
+    int64_t s[TN_MAX_DIMS];
+    int n = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (i != dim) s[n++] = t->sizes[i];
+    PyObject *l = tn_int_list(s, n), *d = l ? tn_py_from_dtype(t->dtype) : NULL;
+    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
+    Py_XDECREF(l); Py_XDECREF(d); Py_XDECREF(kw);
+    return r;
+}
+
+/* x viewed so that its differences broadcast against y's (upstream's x_viewed), then
+ * x[1:] - x[:-1] along dim */
+static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) {
+    const tn_tensor *yt = tn_tensor_of(y), *xt = tn_tensor_of(x);
+    PyObject *xv;
+    if (xt->ndim == 1) {
+        if (xt->sizes[0] != yt->sizes[dim]) {
+            PyErr_Format(PyExc_RuntimeError, "%s: There must be one `x` value for each sample point", who);
+            return NULL;
+        }
+        int64_t s[TN_MAX_DIMS];
+        for (int i = 0; i < yt->ndim; i++) s[i] = 1;
+        s[dim] = xt->sizes[0];
+        PyObject *l = tn_int_list(s, yt->ndim);
+        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        Py_XDECREF(l);
+    } else if (xt->ndim < yt->ndim) {
+        int64_t s[TN_MAX_DIMS];
+        int pad = yt->ndim - xt->ndim;
+        for (int i = 0; i < pad; i++) s[i] = 1;
+        for (int i = 0; i < xt->ndim; i++) s[pad + i] = xt->sizes[i];
+        PyObject *l = tn_int_list(s, yt->ndim);
+        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        Py_XDECREF(l);
+    } else {
+        xv = Py_NewRef(x);
+    }
+    if (!xv) return NULL;
+    PyObject *xl = slice_ll(xv, dim, 0, -1, true);
+    PyObject *xr = xl ? slice_ll(xv, dim, 1, 0, false) : NULL;
+    PyObject *dx = xr ? tn_aten(TN_ROW_sub_Tensor, "(OO)", xr, xl) : NULL;
+    Py_DECREF(xv); Py_XDECREF(xl); Py_XDECREF(xr);
+    return dx;
+}
+
+/* y[1:] + y[:-1] along dim (the slices made in upstream's order: [:-1] first) */
+static PyObject *y_pair_sum(PyObject *y, int64_t dim, bool left_first) {
+    PyObject *yl = slice_ll(y, dim, 0, -1, true);
+    PyObject *yr = yl ? slice_ll(y, dim, 1, 0, false) : NULL;
+    PyObject *s = yr ? tn_aten(TN_ROW_add_Tensor, "(OO)", left_first ? yl : yr, left_first ? yr : yl) : NULL;
+    Py_XDECREF(yl); Py_XDECREF(yr);
+    return s;
+}
+
+static bool is_bool(PyObject *t) { return tn_tensor_of(t)->dtype == TN_DTYPE_BOOL; }
+
+static PyObject *trapezoid_x(tn_value *a) {
+    PyObject *y = a[0].u.obj, *x = a[1].u.obj;
+    int64_t dim;
+    if (size_along(tn_tensor_of(y), a[2].u.i, &dim) < 0) return NULL;
+    if (tn_tensor_of(y)->sizes[dim] == 0) return zeros_except(y, dim);
+    if (is_bool(y) || is_bool(x)) {
+        PyErr_SetString(PyExc_RuntimeError, "trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+        return NULL;
+    }
+    PyObject *dx = x_diff(y, x, dim, "trapezoid");
+    PyObject *ys = dx ? y_pair_sum(y, dim, false) : NULL;
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
+    PyObject *s = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)dim) : NULL;
+    PyObject *r = s ? tn_aten(TN_ROW_div_Scalar, "(Od)", s, 2.0) : NULL;
+    Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(s);
+    return r;
+}
+
+static int real_dx(const tn_value *v, const char *who, double *out) {
+    if (v->tag == TN_V_COMPLEX || v->tag == TN_V_BOOL) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Currently, we only support dx as a real number.", who);
+        return -1;
+    }
+    *out = tn_value_as_double(v);
+    return 0;
+}
+
+/* scalar_dx: trapezoid.dx's Scalar (real only); else trapz.dx's float */
+static PyObject *trapezoid_dx(tn_value *a, bool scalar_dx) {
+    PyObject *y = a[0].u.obj;
+    int64_t dim, d = a[2].u.i;
+    if (size_along(tn_tensor_of(y), d, &dim) < 0) return NULL;
+    if (tn_tensor_of(y)->sizes[dim] == 0) return zeros_except(y, dim);
+    if (is_bool(y)) {
+        PyErr_SetString(PyExc_RuntimeError, "trapezoid: received a bool input for `y`, but bool is not supported");
+        return NULL;
+    }
+    double dx;
+    if (scalar_dx) {
+        if (real_dx(&a[1], "trapezoid", &dx) < 0) return NULL;
+    } else {
+        dx = a[1].u.f;
+    }
+    PyObject *last = tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, -1LL);
+    PyObject *first = last ? tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, 0LL) : NULL;
+    PyObject *ends = first ? tn_aten(TN_ROW_add_Tensor, "(OO)", first, last) : NULL;
+    PyObject *half = ends ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ends, 0.5) : NULL;
+    PyObject *s = half ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", y, (long long)d) : NULL;
+    PyObject *diff = s ? tn_aten(TN_ROW_sub_Tensor, "(OO)", s, half) : NULL;
+    PyObject *r = diff ? tn_aten(TN_ROW_mul_Scalar, "(Od)", diff, dx) : NULL;
+    Py_XDECREF(last); Py_XDECREF(first); Py_XDECREF(ends); Py_XDECREF(half); Py_XDECREF(s); Py_XDECREF(diff);
+    return r;
+}
+
+PyObject *tn_misc_d_trapezoid_x(tn_value *a) { return trapezoid_x(a); }
+/* trapezoid.dx takes a Scalar dx, trapz.dx a float: the same composite */
+PyObject *tn_misc_d_trapezoid_dx(tn_value *a) { return trapezoid_dx(a, true); }
+PyObject *tn_misc_d_trapz_dx(tn_value *a) { return trapezoid_dx(a, false); }
+
+PyObject *tn_misc_d_cumulative_trapezoid_x(tn_value *a) {
+    PyObject *y = a[0].u.obj, *x = a[1].u.obj;
+    int64_t dim;
+    if (tn_wrap_dim(a[2].u.i, tn_tensor_of(y)->ndim, &dim) < 0) return NULL;
+    if (is_bool(y) || is_bool(x)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "cumulative_trapezoid: received a bool input for `x` or `y`, but bool is not supported");
+        return NULL;
+    }
+    if (size_along(tn_tensor_of(y), a[2].u.i, &dim) < 0) return NULL;   /* y.sym_size(dim) of a 0-dim y */
+    PyObject *dx = x_diff(y, x, dim, "cumulative_trapezoid");
+    PyObject *ys = dx ? y_pair_sum(y, dim, true) : NULL;
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
+    PyObject *c = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)dim) : NULL;
+    PyObject *r = c ? tn_aten(TN_ROW_div_Scalar, "(Od)", c, 2.0) : NULL;
+    Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(c);
+    return r;
+}
+
+PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a) {
+    PyObject *y = a[0].u.obj;
+    int64_t d = a[2].u.i;
+    if (is_bool(y)) {
+        PyErr_SetString(PyExc_RuntimeError, "cumulative_trapezoid: received a bool input for `y`, but bool is not supported");
+        return NULL;
+    }
+    double dx;
+    if (real_dx(&a[1], "cumulative_trapezoid", &dx) < 0) return NULL;
+    PyObject *ys = y_pair_sum(y, d, true);
+    PyObject *m = ys ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ys, dx / 2.) : NULL;
+    PyObject *r = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)d) : NULL;
+    Py_XDECREF(ys); Py_XDECREF(m);
+    return r;
+}
+
+/* ---- unsafe_chunk (TensorShape.cpp): unsafe_split by ceil(size / chunks); an empty dim goes
+ * through unsafe_split_with_sizes ---- */
+PyObject *tn_misc_d_unsafe_chunk(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t chunks = a[1].u.i, dim;
+    if (t->ndim == 0) return PyErr_Format(PyExc_RuntimeError, "chunk expects at least a 1-dimensional tensor");
+    if (chunks <= 0) return PyErr_Format(PyExc_RuntimeError, "chunk expects `chunks` to be greater than 0, got: %lld", (long long)chunks);
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    int64_t ds = t->sizes[dim], each = (ds + chunks - 1) / chunks;
+    if (each == 0 && ds == 0) {
+        PyObject *l = PyList_New(chunks);
+        for (int64_t i = 0; l && i < chunks; i++) PyList_SetItem(l, i, PyLong_FromLong(0));
+        PyObject *r = l ? tn_aten(TN_ROW_unsafe_split_with_sizes, "(OOL)", self, l, (long long)a[2].u.i) : NULL;
+        Py_XDECREF(l);
+        return r;
+    }
+    return tn_aten(TN_ROW_unsafe_split_Tensor, "(OLL)", self, (long long)each, (long long)a[2].u.i);
+}
+
+/* ---- combinations ---- */
+static PyObject *meshgrid_copies(PyObject *x, int64_t r) {
+    PyObject *l = PyList_New(r);
+    for (int64_t i = 0; l && i < r; i++) PyList_SetItem(l, i, Py_NewRef(x));
+    PyObject *kw = l ? Py_BuildValue("{ss}", "indexing", "ij") : NULL;
+    PyObject *g = kw ? tn_aten_kw(TN_ROW_meshgrid_indexing, kw, "(O)", l) : NULL;
+    Py_XDECREF(l); Py_XDECREF(kw);
+    PyObject *t = g ? PySequence_Tuple(g) : NULL;   /* a tuple, to read with PyTuple_GetItem */
+    Py_XDECREF(g);
+    return t;
+}
+
+PyObject *tn_misc_d_combinations(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t r = a[1].u.i;
+    bool repl = a[2].u.i != 0;
+    if (t->ndim != 1) {
+        char buf[256];
+        tn_shape_str(buf, sizeof buf, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "Expect a 1D vector, but got shape %s", buf);
+        return NULL;
+    }
+    if (r < 0) return PyErr_Format(PyExc_RuntimeError, "Expect a non-negative number, but got %lld", (long long)r);
+    PyObject *dt = tn_py_from_dtype(t->dtype);
+    if (!dt) return NULL;
+    if (r == 0) {
+        PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
+        PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((i))", 0) : NULL;
+        Py_DECREF(dt); Py_XDECREF(kw);
+        return e;
+    }
+    Py_DECREF(dt);
+    if (r > TN_MAX_DIMS) return tn_not_implemented("combinations with r > 16");
+    int64_t n = tn_numel(t);
+    PyObject *grids = meshgrid_copies(self, r);
+    PyObject *lkw = grids ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_I64)) : NULL;
+    PyObject *range = lkw ? tn_aten_kw(TN_ROW_arange, lkw, "(L)", (long long)n) : NULL;
+    PyObject *ig = range ? meshgrid_copies(range, r) : NULL;
+    PyObject *mask = NULL, *res = NULL;
+    if (ig) {
+        const tn_tensor *g0 = tn_tensor_of(PyTuple_GetItem(ig, 0));
+        PyObject *sz = tn_int_list(g0->sizes, g0->ndim);
+        PyObject *bkw = sz ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL)) : NULL;
+        mask = bkw ? tn_aten_kw(TN_ROW_full, bkw, "(OO)", sz, Py_True) : NULL;
+        Py_XDECREF(sz); Py_XDECREF(bkw);
+    }
+    for (int64_t i = 0; mask && i < r - 1; i++) {
+        PyObject *c = tn_aten(repl ? TN_ROW_le_Tensor : TN_ROW_lt_Tensor, "(OO)", PyTuple_GetItem(ig, i),
+                              PyTuple_GetItem(ig, i + 1));
+        PyObject *m2 = c ? tn_aten(TN_ROW_mul__Tensor, "(OO)", mask, c) : NULL;
+        Py_XDECREF(c);
+        if (!m2) Py_CLEAR(mask);
+        Py_XDECREF(m2);
+    }
+    PyObject *sel = mask ? PyList_New(r) : NULL;
+    for (int64_t i = 0; sel && i < r; i++) {
+        PyObject *s = tn_aten(TN_ROW_masked_select, "(OO)", PyTuple_GetItem(grids, i), mask);
+        if (!s) { Py_CLEAR(sel); break; }
+        PyList_SetItem(sel, i, s);
+    }
+    res = sel ? tn_aten(TN_ROW_stack, "(Oi)", sel, 1) : NULL;
+    Py_XDECREF(grids); Py_XDECREF(lkw); Py_XDECREF(range); Py_XDECREF(ig); Py_XDECREF(mask); Py_XDECREF(sel);
+    return res;
+}
+
+/* ================================================================ ops with kernels of their own
+ * (src/ops/misc.def): the *_scatter family, unfold (+ unfold_copy, unfold_backward), aminmax,
+ * nonzero_static, empty_permuted. They run below autograd; their nodes and formulas come from
+ * derivatives.yaml (autograd/formulas.c, misc block). */
+
+/* upstream's clone_preserve_strides: a tensor with internal overlap is clone()d (contiguous);
+ * otherwise the whole storage is copied and the result has self's sizes, strides and offset */
+static PyObject *clone_preserve_strides(PyObject *self) {
+    const tn_tensor *t = tn_tensor_of(self);
+    bool overlap = false;
+    for (int i = 0; i < t->ndim; i++)
+        if (t->strides[i] == 0 && t->sizes[i] > 1) overlap = true;
+    if (overlap) {
+        PyObject *c = tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, t->storage->device);
+        if (c && tn_copy_into(c, self) < 0) Py_CLEAR(c);
+        return c;
+    }
+    tn_tensor r = *t;
+    r.math_bits = 0;
+    r.storage = tn_storage_new(t->storage->nbytes, t->storage->device);
+    if (!r.storage) return PyErr_NoMemory();
+    if (t->storage->nbytes) memcpy(r.storage->data, t->storage->data, t->storage->nbytes);
+    return tn_tensor_wrap(&r);
+}
+
+static int check_same_size(PyObject *slice, PyObject *src) {
+    const tn_tensor *a = tn_tensor_of(slice), *b = tn_tensor_of(src);
+    bool same = a->ndim == b->ndim;
+    for (int i = 0; same && i < a->ndim; i++) same = a->sizes[i] == b->sizes[i];
+    if (same) return 0;
+    char s1[256], s2[256];
+    tn_shape_str(s1, sizeof s1, b->ndim, b->sizes);
+    tn_shape_str(s2, sizeof s2, a->ndim, a->sizes);
+    PyErr_Format(PyExc_RuntimeError, "Expected src to have a size equal to the slice of self. src size = %s, slice size = %s", s1, s2);
+    return -1;
+}
+
+/* output = clone_preserve_strides(self); view = <view of output>; view.copy_(src) */
+static PyObject *scatter_into(PyObject *self, PyObject *src, PyObject *(*make_view)(PyObject *out, tn_value *a), tn_value *a) {
+    PyObject *out = clone_preserve_strides(self);
+    PyObject *v = out ? make_view(out, a) : NULL;
+    int rc = v ? check_same_size(v, src) : -1;
+    if (rc == 0) rc = tn_copy_into(v, src);
+    Py_XDECREF(v);
+    if (rc < 0) Py_CLEAR(out);
+    return out;
+}
+
+static PyObject *v_select(PyObject *out, tn_value *a) {
+    return tn_aten(TN_ROW_select_int, "(OLL)", out, (long long)a[2].u.i, (long long)a[3].u.i);
+}
+static PyObject *v_slice(PyObject *out, tn_value *a) {
+    PyObject *st = tn_value_to_python(&a[3]), *en = st ? tn_value_to_python(&a[4]) : NULL;
+    PyObject *r = en ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", out, (long long)a[2].u.i, st, en, (long long)a[5].u.i) : NULL;
+    Py_XDECREF(st); Py_XDECREF(en);
+    return r;
+}
+static PyObject *v_diagonal(PyObject *out, tn_value *a) {
+    return tn_aten(TN_ROW_diagonal, "(OLLL)", out, (long long)a[2].u.i, (long long)a[3].u.i, (long long)a[4].u.i);
+}
+static PyObject *v_as_strided(PyObject *out, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(out);
+    int n = a[2].u.ints.n;
+    if (n != a[3].u.ints.n) {
+        PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
+        return NULL;
+    }
+    if (n > TN_MAX_DIMS) return tn_not_implemented("as_strided_scatter of more than 16 dims");
+    int64_t off = tn_is_none(&a[4]) ? t->offset : a[4].u.i;
+    for (int i = 0; i < n; i++) {
+        if (a[2].u.ints.v[i] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]",
+                         (long long)a[2].u.ints.v[i], (long long)a[2].u.ints.v[i]);
+            return NULL;
+        }
+        if (a[3].u.ints.v[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: ");
+            return NULL;
+        }
+    }
+    if (off < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)off);
+        return NULL;
+    }
+    if (tn_check_in_bounds(n, a[2].u.ints.v, a[3].u.ints.v, off, t->dtype, t->storage->nbytes) < 0) return NULL;
+    return tn_tensor_new_view(out, n, a[2].u.ints.v, a[3].u.ints.v, off);
+}
+
+PyObject *tn_op_select_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_select, a); }
+PyObject *tn_op_slice_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_slice, a); }
+PyObject *tn_op_diagonal_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_diagonal, a); }
+PyObject *tn_op_as_strided_scatter(tn_value *a) { return scatter_into(a[0].u.obj, a[1].u.obj, v_as_strided, a); }
+
+/* ---- unfold: a view with the window as a new last dim ---- */
+PyObject *tn_op_unfold(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t d, size = a[2].u.i, step = a[3].u.i;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
+    if (t->ndim >= TN_MAX_DIMS) return tn_not_implemented("unfold of a 16-dim tensor");
+    int64_t max_size = t->ndim == 0 ? 1 : t->sizes[d];
+    if (size > max_size) {
+        PyErr_Format(PyExc_RuntimeError, "maximum size for tensor at dimension %lld is %lld but size is %lld",
+                     (long long)d, (long long)max_size, (long long)size);
+        return NULL;
+    }
+    if (size < 0) return PyErr_Format(PyExc_RuntimeError, "size is %lld but must be >= 0", (long long)size);
+    if (step <= 0) return PyErr_Format(PyExc_RuntimeError, "step is %lld but must be > 0", (long long)step);
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++) { sz[i] = t->sizes[i]; st[i] = t->strides[i]; }
+    sz[t->ndim] = size;
+    st[t->ndim] = t->ndim == 0 ? 1 : t->strides[d];
+    if (d < t->ndim) {
+        sz[d] = (sz[d] - size) / step + 1;
+        st[d] *= step;
+    }
+    return tn_tensor_new_view(self, t->ndim + 1, sz, st, t->offset);
+}
+
+PyObject *tn_op_unfold_copy(tn_value *a) {
+    PyObject *v = tn_door_call(TN_ROW_unfold, a);
+    if (!v) return NULL;
+    const tn_tensor *t = tn_tensor_of(v);
+    PyObject *c = tn_tensor_new_empty(t->ndim, t->sizes, t->dtype, TN_DEVICE_CPU);
+    if (c && tn_copy_into(c, v) < 0) Py_CLEAR(c);
+    Py_DECREF(v);
+    return c;
+}
+
+/* unfold_backward(grad, input_sizes, dim, size, step): zeros of input_sizes; without overlap
+ * (step >= size) the windows are copied in; with overlap each input position sums its windows'
+ * gradients in ascending window order starting from 0, as upstream's CPU kernel: here one
+ * in-place add per window offset k (size-1 down to 0) of grad[..., k] into the strided slice
+ * k, k+step, ... — for every position the same sequence of adds. */
+PyObject *tn_op_unfold_backward(tn_value *a) {
+    PyObject *g = a[0].u.obj;
+    const tn_tensor *gt = tn_tensor_of(g);
+    int nd = a[1].u.ints.n;
+    int64_t size = a[3].u.i, step = a[4].u.i, dim;
+    if (tn_wrap_dim(a[2].u.i, nd, &dim) < 0) return NULL;
+    PyObject *sizes = tn_int_list(a[1].u.ints.v, nd), *dt = sizes ? tn_py_from_dtype(gt->dtype) : NULL;
+    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *gi = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sizes) : NULL;
+    Py_XDECREF(sizes); Py_XDECREF(dt); Py_XDECREF(kw);
+    if (!gi) return NULL;
+    if (step >= size) {
+        PyObject *u = tn_aten(TN_ROW_unfold, "(OLLL)", gi, (long long)dim, (long long)size, (long long)step);
+        int rc = u ? tn_copy_into(u, g) : -1;
+        Py_XDECREF(u);
+        if (rc < 0) Py_CLEAR(gi);
+        return gi;
+    }
+    if (nd == 0) return gi;   /* a 0-dim input: size <= 1 <= step */
+    int64_t nw = gt->ndim > dim ? gt->sizes[dim] : 0;
+    for (int64_t k = size - 1; nw > 0 && k >= 0; k--) {
+        PyObject *sl = slice_ll(gi, dim, k, k + (nw - 1) * step + 1, true);
+        PyObject *s2 = sl ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", sl, (long long)dim, Py_None, Py_None, (long long)step) : NULL;
+        PyObject *gk = s2 ? tn_aten(TN_ROW_select_int, "(OLL)", g, -1LL, (long long)k) : NULL;
+        PyObject *r = gk ? tn_aten(TN_ROW_add__Tensor, "(OO)", s2, gk) : NULL;
+        Py_XDECREF(sl); Py_XDECREF(s2); Py_XDECREF(gk);
+        if (!r) { Py_DECREF(gi); return NULL; }
+        Py_DECREF(r);
+    }
+    return gi;
+}
+
+/* ---- aminmax: amin and amax over one dim or all ---- */
+PyObject *tn_op_aminmax(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    bool kd = a[2].u.i != 0;
+    PyObject *dims;
+    if (tn_is_none(&a[1])) {
+        if (tn_numel(t) == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "aminmax(): cannot compute aminmax over an empty dimension as the "
+                            "operation has no identity.");
+            return NULL;
+        }
+        dims = PyList_New(0);
+    } else {
+        int64_t d;
+        if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
+        if (t->ndim > 0 && t->sizes[d] == 0) {
+            PyErr_Format(PyExc_IndexError, "aminmax(): Expected reduction dim %lld to have non-zero size.", (long long)d);
+            return NULL;
+        }
+        dims = Py_BuildValue("[L]", (long long)d);
+    }
+    if (tn_dtype_is_complex(t->dtype)) { Py_XDECREF(dims); return tn_kernel_missing("aminmax_cpu", t->dtype); }
+    PyObject *mn = dims ? tn_aten(TN_ROW_amin, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
+    PyObject *mx = mn ? tn_aten(TN_ROW_amax, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
+    Py_XDECREF(dims);
+    if (!mx) { Py_XDECREF(mn); return NULL; }
+    return tn_return_pair("aminmax", mn, mx);
+}
+
+PyObject *tn_op_aminmax_out(tn_value *a) {
+    PyObject *r = tn_op_aminmax(a);
+    if (!r) return NULL;
+    PyObject *mn = PySequence_GetItem(r, 0), *mx = PySequence_GetItem(r, 1);
+    Py_DECREF(r);
+    if (!mn || !mx) { Py_XDECREF(mn); Py_XDECREF(mx); return NULL; }
+    PyObject *o1 = tn_out_deliver(mn, a[3].u.obj, "aminmax");   /* steals mn */
+    if (!o1) { Py_DECREF(mx); return NULL; }
+    PyObject *o2 = tn_out_deliver(mx, a[4].u.obj, "aminmax");
+    if (!o2) { Py_DECREF(o1); return NULL; }
+    return tn_return_pair("aminmax_out", o1, o2);
+}
+
+/* ---- nonzero_static(self, size, fill_value): nonzero's first `size` rows, padded with fill ---- */
+PyObject *tn_op_nonzero_static(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t size = a[1].u.i, fill = a[2].u.i;
+    if (size < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "nonzero_static: 'size' must be an non-negative integer");
+        return NULL;
+    }
+    PyObject *nz = tn_aten(TN_ROW_nonzero, "(O)", self);
+    if (!nz) return NULL;
+    int64_t shape[2] = {size, t->ndim};
+    PyObject *r = tn_tensor_new_empty(2, shape, TN_DTYPE_I64, TN_DEVICE_CPU);
+    if (r) {
+        int64_t *d = (int64_t *)tn_data(tn_tensor_of(r));
+        for (int64_t i = 0; i < size * t->ndim; i++) d[i] = fill;
+        int64_t cnt = tn_tensor_of(nz)->sizes[0], take = cnt < size ? cnt : size;
+        if (take > 0 && t->ndim > 0) {
+            PyObject *src = slice_ll(nz, 0, 0, take, true), *dst = src ? slice_ll(r, 0, 0, take, true) : NULL;
+            int rc = dst ? tn_copy_into(dst, src) : -1;
+            Py_XDECREF(src); Py_XDECREF(dst);
+            if (rc < 0) Py_CLEAR(r);
+        }
+    }
+    Py_DECREF(nz);
+    return r;
+}
+
+/* ---- empty_permuted(size, physical_layout): empty in the physical order, permuted back ---- */
+PyObject *tn_op_empty_permuted(tn_value *a) {
+    int n = a[0].u.ints.n;
+    const int64_t *size = a[0].u.ints.v, *perm = a[1].u.ints.v;
+    if (n != a[1].u.ints.n) {
+        PyErr_Format(PyExc_RuntimeError, "Number of dimensions in size does not match the length of the physical_layout; "
+                     "i.e. len(size) = %d is not equal to len(physical_layout) = %d", n, a[1].u.ints.n);
+        return NULL;
+    }
+    if (n > TN_MAX_DIMS) return tn_not_implemented("empty_permuted of more than 16 dims");
+    bool seen[TN_MAX_DIMS] = {false};
+    int64_t phys[TN_MAX_DIMS], inv[TN_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        if (perm[i] < 0 || perm[i] >= n) {
+            PyErr_Format(PyExc_RuntimeError, "Dimension out of range (expected to be between 0 and %d, but got %lld at "
+                         "index %d).  NB: negative dims not currently supported; file an issue if you want it.",
+                         n - 1, (long long)perm[i], i);
+            return NULL;
+        }
+        if (seen[perm[i]]) { PyErr_SetString(PyExc_RuntimeError, "Duplicate dim not allowed"); return NULL; }
+        seen[perm[i]] = true;
+        phys[i] = size[perm[i]];
+        inv[perm[i]] = i;
+    }
+    PyObject *kw = PyDict_New();
+    static const char *names[4] = {"dtype", "layout", "device", "pin_memory"};
+    for (int k = 0; kw && k < 4; k++) {
+        PyObject *v = tn_value_to_python(&a[2 + k]);
+        if (!v || PyDict_SetItemString(kw, names[k], v) < 0) Py_CLEAR(kw);
+        Py_XDECREF(v);
+    }
+    PyObject *pl = kw ? tn_int_list(phys, n) : NULL;
+    PyObject *e = pl ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", pl) : NULL;
+    PyObject *il = e ? tn_int_list(inv, n) : NULL;
+    PyObject *v = il ? tn_aten(TN_ROW_permute, "(OO)", e, il) : NULL;
+    Py_XDECREF(kw); Py_XDECREF(pl); Py_XDECREF(e); Py_XDECREF(il);
+    if (!v) return NULL;
+    /* upstream's result is no view: the permuted geometry on its own reference to the storage */
+    tn_tensor t = *tn_tensor_of(v);
+    tn_storage_incref(t.storage);
+    PyObject *r = tn_tensor_wrap(&t);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- unsafe_split / unsafe_split_with_sizes: split's pieces as tensors of their own (no view
+ * tracking: upstream's results share the storage but _is_view() is False) ---- */
+static PyObject *unview_all(PyObject *v) {
+    if (!v) return NULL;
+    PyObject *seq = PySequence_Tuple(v);
+    Py_DECREF(v);
+    if (!seq) return NULL;
+    Py_ssize_t n = PyTuple_Size(seq);
+    PyObject *l = PyTuple_New(n);
+    for (Py_ssize_t i = 0; l && i < n; i++) {
+        tn_tensor t = *tn_tensor_of(PyTuple_GetItem(seq, i));
+        tn_storage_incref(t.storage);
+        PyObject *c = tn_tensor_wrap(&t);
+        if (!c) { Py_CLEAR(l); break; }
+        PyTuple_SetItem(l, i, c);
+    }
+    Py_DECREF(seq);
+    return l;
+}
+PyObject *tn_op_unsafe_split_Tensor(tn_value *a) { return unview_all(tn_door_call(TN_ROW_split_Tensor, a)); }
+PyObject *tn_op_unsafe_split_with_sizes(tn_value *a) { return unview_all(tn_door_call(TN_ROW_split_with_sizes, a)); }
+
+/* ---- put_ / put: elements of self in its logical (row-major) order, written or accumulated
+ * from source in index order (upstream's serial take/put kernel) ---- */
+static int64_t logical_offset(const tn_tensor *t, int64_t lin) {
+    int64_t off = t->offset;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += (lin % t->sizes[d]) * t->strides[d];
+        lin /= t->sizes[d];
+    }
+    return off;
+}
+
+static void acc_elem(tn_dtype dt, char *dst, const char *src) {
+    switch (dt) {
+    case TN_DTYPE_F64: *(double *)dst += *(const double *)src; break;
+    case TN_DTYPE_F32: *(float *)dst = (float)((double)*(float *)dst + (double)*(const float *)src); break;
+    case TN_DTYPE_C64: ((float *)dst)[0] += ((const float *)src)[0]; ((float *)dst)[1] += ((const float *)src)[1]; break;
+    case TN_DTYPE_C128: ((double *)dst)[0] += ((const double *)src)[0]; ((double *)dst)[1] += ((const double *)src)[1]; break;
+    case TN_DTYPE_BF16:
+        *(uint16_t *)dst = tn_f32_to_bf16(tn_bf16_to_f32(*(uint16_t *)dst) + tn_bf16_to_f32(*(const uint16_t *)src)); break;
+    case TN_DTYPE_F16:
+        *(uint16_t *)dst = tn_f32_to_f16(tn_f16_to_f32(*(uint16_t *)dst) + tn_f16_to_f32(*(const uint16_t *)src)); break;
+    case TN_DTYPE_I64: *(int64_t *)dst = (int64_t)((uint64_t)*(int64_t *)dst + (uint64_t)*(const int64_t *)src); break;
+    case TN_DTYPE_I32: *(int32_t *)dst = (int32_t)((uint32_t)*(int32_t *)dst + (uint32_t)*(const int32_t *)src); break;
+    case TN_DTYPE_I16: *(int16_t *)dst = (int16_t)(*(int16_t *)dst + *(const int16_t *)src); break;
+    case TN_DTYPE_I8: *(int8_t *)dst = (int8_t)(*(int8_t *)dst + *(const int8_t *)src); break;
+    case TN_DTYPE_U8: *(uint8_t *)dst = (uint8_t)(*(uint8_t *)dst + *(const uint8_t *)src); break;
+    case TN_DTYPE_BOOL: *(uint8_t *)dst = (*(uint8_t *)dst + *(const uint8_t *)src) != 0; break;
+    default: break;
+    }
+}
+
+static bool put_dtype_ok(tn_dtype dt) {
+    return dt == TN_DTYPE_F64 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128 || dt == TN_DTYPE_BF16 ||
+           dt == TN_DTYPE_F16 || dt == TN_DTYPE_I64 || dt == TN_DTYPE_I32 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I8 ||
+           dt == TN_DTYPE_U8 || dt == TN_DTYPE_BOOL;
+}
+
+static PyObject *put_into(PyObject *self, PyObject *index, PyObject *source, bool acc) {
+    tn_tensor *t = tn_tensor_of(self);
+    const tn_tensor *it = tn_tensor_of(index), *st = tn_tensor_of(source);
+    if (it->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "put_(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
+        return NULL;
+    }
+    if (t->dtype != st->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "put_(): self and source expected to have the same dtype, but got self.dtype = %s "
+                     "and source.dtype = %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(st->dtype));
+        return NULL;
+    }
+    int64_t ni = tn_numel(it), numel = tn_numel(t);
+    if (tn_numel(st) != ni) {
+        PyErr_Format(PyExc_IndexError, "put_(): Expected source and index to have the same number of elements, but got "
+                     "source.numel() = %lld, index.numel() = %lld", (long long)tn_numel(st), (long long)ni);
+        return NULL;
+    }
+    if (numel == 0 && ni > 0) {
+        PyErr_SetString(PyExc_IndexError, "put_(): Tried to put elements into an empty tensor");
+        return NULL;
+    }
+    if (ni == 0) return Py_NewRef(self);
+    if (!put_dtype_ok(t->dtype)) return tn_kernel_missing("take_put_cpu", t->dtype);
+    PyObject *ic = tn_clone_contiguous(index), *sc = ic ? tn_clone_contiguous(source) : NULL;
+    if (!sc) { Py_XDECREF(ic); return NULL; }
+    const int64_t *ix = (const int64_t *)tn_data(tn_tensor_of(ic));
+    const char *sd = tn_data(tn_tensor_of(sc));
+    char *base = t->storage->data;
+    int isz = tn_dtype_itemsize(t->dtype);
+    PyObject *r = Py_NewRef(self);
+    for (int64_t i = 0; i < ni; i++) {
+        int64_t k = ix[i];
+        if (k < -numel || k >= numel) {
+            PyErr_Format(PyExc_IndexError, "out of range: tried to access index %lld on a tensor of %lld elements.",
+                         (long long)k, (long long)numel);
+            Py_CLEAR(r);
+            break;
+        }
+        if (k < 0) k += numel;
+        char *dst = base + logical_offset(t, k) * isz;
+        if (acc) acc_elem(t->dtype, dst, sd + i * isz);
+        else memcpy(dst, sd + i * isz, (size_t)isz);
+    }
+    t->storage->version++;
+    Py_DECREF(ic); Py_DECREF(sc);
+    return r;
+}
+
+PyObject *tn_op_put_(tn_value *a) { return put_into(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.i != 0); }
+PyObject *tn_op_put(tn_value *a) {
+    PyObject *c = tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    if (!c) return NULL;
+    PyObject *r = put_into(c, a[1].u.obj, a[2].u.obj, a[3].u.i != 0);
+    Py_DECREF(c);
+    return r;
+}
+
+/* ---- masked_scatter_ / masked_scatter / masked_scatter_backward ---- */
+static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *source) {
+    tn_tensor *t = tn_tensor_of(self);
+    const tn_tensor *st = tn_tensor_of(source), *mt = tn_tensor_of(mask);
+    if (t->dtype != st->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "masked_scatter: expected self and source to have same dtypes but got%s and %s",
+                     tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(st->dtype));
+        return NULL;
+    }
+    if (mt->dtype != TN_DTYPE_BOOL) {
+        PyErr_Format(PyExc_RuntimeError, "masked_scatter_ only supports boolean masks, but got mask with dtype %s",
+                     tn_dtype_cpp_name(mt->dtype));
+        return NULL;
+    }
+    PyObject *sz = tn_int_list(t->sizes, t->ndim);
+    PyObject *me = sz ? tn_aten(TN_ROW_expand, "(OO)", mask, sz) : NULL;
+    Py_XDECREF(sz);
+    if (!me) return NULL;
+    PyObject *mc = tn_clone_contiguous(me), *sc = mc ? tn_clone_contiguous(source) : NULL;
+    Py_DECREF(me);
+    if (!sc) { Py_XDECREF(mc); return NULL; }
+    const uint8_t *m = (const uint8_t *)tn_data(tn_tensor_of(mc));
+    const char *sd = tn_data(tn_tensor_of(sc));
+    int64_t n = tn_numel(t), ns = tn_numel(st), cnt = 0;
+    for (int64_t i = 0; i < n; i++) cnt += m[i] != 0;
+    PyObject *r = NULL;
+    if (cnt > ns) {
+        PyErr_SetString(PyExc_RuntimeError, "Number of elements of source < number of ones in mask");
+    } else {
+        int isz = tn_dtype_itemsize(t->dtype);
+        char *base = t->storage->data;
+        for (int64_t i = 0, k = 0; i < n; i++)
+            if (m[i]) { memcpy(base + logical_offset(t, i) * isz, sd + (k++) * isz, (size_t)isz); }
+        if (n) t->storage->version++;
+        r = Py_NewRef(self);
+    }
+    Py_DECREF(mc); Py_DECREF(sc);
+    return r;
+}
+
+PyObject *tn_op_masked_scatter_(tn_value *a) { return masked_scatter_into(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+
+/* masked_scatter: self and mask broadcast together (expand_outplace), a contiguous clone of the
+ * expanded self, then masked_scatter_ */
+PyObject *tn_op_masked_scatter(tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj), *m = tn_tensor_of(a[1].u.obj);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (infer_size(m->ndim, m->sizes, t->ndim, t->sizes, &nd, shape) < 0) return NULL;
+    PyObject *sz = tn_int_list(shape, nd);
+    PyObject *se = sz ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, sz) : NULL;
+    PyObject *c = se ? tn_aten(TN_ROW_clone, "(O)", se) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(se);
+    if (!c) return NULL;
+    if (!tn_is_contiguous(tn_tensor_of(c))) {
+        PyObject *cc = tn_clone_contiguous(c);
+        Py_SETREF(c, cc);
+        if (!c) return NULL;
+    }
+    PyObject *r = masked_scatter_into(c, a[1].u.obj, a[2].u.obj);
+    Py_DECREF(c);
+    return r;
+}
+
+/* masked_scatter_backward(grad, mask, sizes): grad.masked_select(mask), zeros appended up to
+ * prod(sizes), viewed as sizes */
+PyObject *tn_op_masked_scatter_backward(tn_value *a) {
+    int64_t numel = 1;
+    for (int i = 0; i < a[2].u.ints.n; i++) numel *= a[2].u.ints.v[i];
+    PyObject *sel = tn_aten(TN_ROW_masked_select, "(OO)", a[0].u.obj, a[1].u.obj);
+    if (!sel) return NULL;
+    int64_t diff = numel - tn_numel(tn_tensor_of(sel));
+    if (diff > 0) {
+        PyObject *dt = tn_py_from_dtype(tn_tensor_of(a[0].u.obj)->dtype);
+        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((L))", (long long)diff) : NULL;
+        PyObject *l = z ? Py_BuildValue("[OO]", sel, z) : NULL;
+        PyObject *c = l ? tn_aten(TN_ROW_cat, "(Oi)", l, 0) : NULL;
+        Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(l);
+        Py_SETREF(sel, c);
+        if (!sel) return NULL;
+    }
+    PyObject *sz = tn_int_list(a[2].u.ints.v, a[2].u.ints.n);
+    PyObject *v = sz ? tn_aten(TN_ROW_view, "(OO)", sel, sz) : NULL;
+    Py_XDECREF(sz);
+    Py_DECREF(sel);
+    if (!v) return NULL;
+    /* upstream's result is no view (the op is its own kernel below autograd) */
+    tn_tensor t = *tn_tensor_of(v);
+    tn_storage_incref(t.storage);
+    PyObject *r = tn_tensor_wrap(&t);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- resize_as_(self, the_template, memory_format): resize_(template.sizes(), memory_format) ---- */
+PyObject *tn_op_resize_as_(tn_value *a) {
+    const tn_tensor *tt = tn_tensor_of(a[1].u.obj);
+    PyObject *sz = tn_int_list(tt->sizes, tt->ndim);
+    PyObject *mf = sz ? tn_value_to_python(&a[2]) : NULL;
+    PyObject *kw = mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_resize_, kw, "(OO)", a[0].u.obj, sz) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(mf); Py_XDECREF(kw);
+    return r;
+}
+
+/* ---- block_diag(tensors): zeros of the summed shape in the promoted dtype, each input (0-dim as
+ * 1x1, 1-d of n as 1xn) copied into its diagonal block ---- */
+PyObject *tn_op_block_diag(tn_value *a) {
+    PyObject *seq = PySequence_Tuple(a[0].u.obj);
+    if (!seq) return NULL;
+    Py_ssize_t k = PyTuple_Size(seq);
+    PyObject *res = NULL;
+    if (k == 0) {
+        int64_t s[2] = {1, 0};
+        res = tn_tensor_new_empty(2, s, tn_py.default_dtype, TN_DEVICE_CPU);   /* at::empty({1, 0}) */
+        Py_DECREF(seq);
+        return res;
+    }
+    tn_dtype ct = tn_tensor_of(PyTuple_GetItem(seq, 0))->dtype;
+    {
+        tn_value vals[64];
+        if (k <= 64) {
+            for (Py_ssize_t i = 0; i < k; i++) { vals[i].tag = TN_V_TENSOR; vals[i].wrapped = false; vals[i].u.obj = PyTuple_GetItem(seq, i); }
+            ct = tn_result_type((int)k, vals);
+        } else {
+            Py_DECREF(seq);
+            return tn_not_implemented("block_diag of more than 64 tensors");
+        }
+    }
+    int64_t r0 = 0, r1 = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(seq, i));
+        if (t->ndim > 2) {
+            PyErr_Format(PyExc_RuntimeError, "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input %zd "
+                         "has %d dimensions", i, t->ndim);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        r0 += t->ndim == 2 ? t->sizes[0] : 1;
+        r1 += t->ndim == 2 ? t->sizes[1] : t->ndim == 1 ? t->sizes[0] : 1;
+    }
+    int64_t s[2] = {r0, r1};
+    res = tn_tensor_new_empty(2, s, ct, TN_DEVICE_CPU);
+    if (res) memset(tn_data(tn_tensor_of(res)), 0, (size_t)(r0 * r1) * (size_t)tn_dtype_itemsize(ct));
+    int64_t c0 = 0, c1 = 0;
+    for (Py_ssize_t i = 0; res && i < k; i++) {
+        PyObject *x = PyTuple_GetItem(seq, i);
+        const tn_tensor *t = tn_tensor_of(x);
+        int64_t d0 = t->ndim == 2 ? t->sizes[0] : 1, d1 = t->ndim == 2 ? t->sizes[1] : t->ndim == 1 ? t->sizes[0] : 1;
+        tn_tensor blk = *tn_tensor_of(res);
+        blk.offset = c0 * r1 + c1;
+        blk.sizes[0] = d0; blk.sizes[1] = d1;
+        PyObject *v = tn_tensor_new_view(res, 2, blk.sizes, blk.strides, blk.offset);
+        int rc = v ? tn_copy_into(v, x) : -1;   /* broadcasts a 0-/1-dim input over its 1 x n block */
+        Py_XDECREF(v);
+        if (rc < 0) Py_CLEAR(res);
+        c0 += d0; c1 += d1;
+    }
+    Py_DECREF(seq);
+    return res;
+}
