@@ -3492,6 +3492,51 @@ static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * s
     DONE;
 }
 
+/* ---- nn.functional breadth (helper-nnf): hardshrink / softshrink, glu, pixel / channel shuffle ---- */
+static int f_hardshrink(tn_node *n, PyObject **g, PyObject **o) {   /* hardshrink_backward(grad, self, lambd) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_hardshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_softshrink(tn_node *n, PyObject **g, PyObject **o) {   /* softshrink_backward(grad, self, lambd) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_softshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_shrink_backward(tn_node *n, PyObject **g, PyObject **o, int row) {   /* (grad_out, self, lambd) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_hardshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return f_shrink_backward(n, g, o, TN_ROW_hardshrink_backward);
+}
+static int f_softshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return f_shrink_backward(n, g, o, TN_ROW_softshrink_backward);
+}
+static int f_glu(tn_node *n, PyObject **g, PyObject **o) {   /* glu_backward(grad, self, dim) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_glu_backward, "(OOL)", g[0], K(saved(n, 0)), (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_pixel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_unshuffle(grad, upscale_factor) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_pixel_unshuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_pixel_unshuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_shuffle(grad, downscale_factor) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_pixel_shuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* channel_shuffle(grad, grad.size(1) / groups) */
+    T_;
+    int64_t gr = arg_i(n, 1), c = tn_tensor_of(g[0])->ndim > 1 ? tn_tensor_of(g[0])->sizes[1] : 0;
+    OUTK(0, K(tn_aten(TN_ROW_channel_shuffle, "(OL)", g[0], (long long)(gr ? c / gr : 0))));
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3683,6 +3728,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
     {TN_ROW_vdot, f_vdot},
+    /* nn.functional breadth (helper-nnf) */
+    {TN_ROW_hardshrink, f_hardshrink}, {TN_ROW_softshrink, f_softshrink},
+    {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
+    {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
+    {TN_ROW_channel_shuffle, f_channel_shuffle},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -52,6 +52,16 @@ TN_FAM_F(RD_F, _)
 #define LR_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(lr_##sfx, TS, TS, CT, LD, ST, E_LR, PRE_LR(CT))
 TN_FAM_F(LR_F, _)
 
+/* ---- hardshrink / softshrink (ctx = const double* lambd, converted to the opmath type as
+ * upstream's Activation.cpp; softshrink's middle branch is x * 0, so NaN stays NaN and -0.5
+ * gives -0) ---- */
+#define E_HS(x, T, P) (((x) >= -sl_ && (x) <= sl_) ? (T)0 : (x))
+#define HS_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(hs_##sfx, TS, TS, CT, LD, ST, E_HS, PRE_LR(CT))
+TN_FAM_F(HS_F, _)
+#define E_SS(x, T, P) ((x) > sl_ ? (x) - sl_ : ((x) < -sl_ ? (x) + sl_ : (x) * (T)0))
+#define SS_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(ss_##sfx, TS, TS, CT, LD, ST, E_SS, PRE_LR(CT))
+TN_FAM_F(SS_F, _)
+
 /* ---- elu ---- */
 #define PRE_ELU(CT)                                                                             \
     const tn_pw_elu_params *ep_ = PP(tn_pw_elu_params, ctx_);                                  \
@@ -128,6 +138,12 @@ tn_loop tn_pw_round_decimals_loop(tn_dtype dt) {
 }
 tn_loop tn_pw_leaky_relu_loop(tn_dtype dt) {
     switch (dt) { TN_FAM_F(CASE, lr) default: return NULL; }
+}
+tn_loop tn_pw_hardshrink_loop(tn_dtype dt) {
+    switch (dt) { TN_FAM_F(CASE, hs) default: return NULL; }
+}
+tn_loop tn_pw_softshrink_loop(tn_dtype dt) {
+    switch (dt) { TN_FAM_F(CASE, ss) default: return NULL; }
 }
 tn_loop tn_pw_elu_loop(tn_dtype dt) {
     switch (dt) { TN_FAM_F(CASE, elu) default: return NULL; }

@@ -29,6 +29,7 @@
 #define BF_HARDTANH(g, x, T, P) (((x) <= (T)PP->p0 || (x) >= (T)PP->p1) ? (T)0 : (g))
 #define BF_LEAKY_RELU(g, x, T, P) ((x) > (T)0 ? (g) : (g) * (T)PP->p0)
 #define BF_ELU(g, x, T, P) tn__elu_bwd_##T(g, x, PP)
+#define BF_SHRINK(g, x, T, P) (((x) >= -(T)PP->p0 && (x) <= (T)PP->p0) ? (T)0 : (g))
 
 #define TN_BWD_HELPERS(T)                                                                      \
     static inline T tn__silu_bwd_##T(T dy, T x) {                                              \
@@ -90,7 +91,7 @@ TN_BWD_CPLX(tn_c128_t, double, CMPLX)
 #define INST_I(sfx, TS, CT, LD, ST, E, op) INST(BI, sfx, TS, CT, LD, ST, E, op)
 
 #define OPS_F(X) X(THRESHOLD) X(SIGMOID) X(TANH) X(SILU) X(GELU) X(GELU_TANH) X(HARDTANH) \
-    X(LEAKY_RELU) X(ELU)
+    X(LEAKY_RELU) X(ELU) X(SHRINK)
 #define OPS_C(X) X(SIGMOID) X(TANH)
 #define OPS_I(X) X(THRESHOLD)
 #define GEN_F(op) TN_FAM_F(INST_F, op)

@@ -1,0 +1,294 @@
+/* ops/nnmore.c — nn.functional breadth (helper-nnf): glu / glu_backward, one_hot, pixel_shuffle,
+ * pixel_unshuffle and channel_shuffle, each built from ops through the door in the order
+ * upstream's CPU code computes (GluOpKernel.cpp, Activation.cpp, Onehot.cpp, PixelShuffle.cpp,
+ * ChanelShuffle.cpp); checks and messages measured against torch 2.13.0.
+ *  - glu: a * sigmoid(b) over the two halves of dim; bf16 / f16 widen to float and round once,
+ *    as upstream's opmath kernel;
+ *  - glu_backward: s = sigmoid(b) (stored in the dtype), second half (1 - s) * s * a * grad
+ *    (opmath for bf16 / f16, one rounding), first half s * grad, concatenated along dim;
+ *  - one_hot (CompositeImplicitAutograd, run by autograd/decomp.c as its pieces): min / max
+ *    checks, zeros(shape + [C]) and scatter_(-1, self.unsqueeze(-1), 1);
+ *  - the shuffles: reshape, permute, and a contiguous copy (upstream's kernels write a new
+ *    tensor in the input's suggested memory format). */
+#include "ops/nnmore.h"
+
+#include "autograd/autograd.h"
+#include "ops/common.h"
+#include "tn_ops_gen.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static PyObject *shaped(int row, PyObject *x, const int64_t *v, int n) {
+    PyObject *l = tn_int_list(v, n);
+    PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+
+static PyObject *to_dt(PyObject *x, tn_dtype dt) {
+    PyObject *d = tn_py_from_dtype(dt);
+    PyObject *r = d ? tn_aten(TN_ROW_to_dtype, "(OO)", x, d) : NULL;
+    Py_XDECREF(d);
+    return r;
+}
+
+static bool reduced(tn_dtype dt) { return dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16; }
+
+/* A result written into out= (resized to the result's shape; dtype must match). */
+static PyObject *into_out(PyObject *r, PyObject *out, const char *name) {
+    if (!r || !out) return r;
+    const tn_tensor *t = tn_tensor_of(r);
+    if (tn_tensor_of(out)->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
+                     tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (tn_out_prepare(out, t->ndim, t->sizes, t->dtype, name) < 0 || tn_copy_into(out, r) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    Py_DECREF(r);
+    return Py_NewRef(out);
+}
+
+/* ---------------------------------------------------------------- glu */
+
+static int glu_dim(PyObject *self, int64_t dim, const char *scalar_msg, int64_t *wd) {
+    const tn_tensor *t = tn_tensor_of(self);
+    if (t->ndim == 0) {
+        PyErr_SetString(PyExc_RuntimeError, scalar_msg);
+        return -1;
+    }
+    if (tn_wrap_dim(dim, t->ndim, wd) < 0) return -1;
+    if (t->sizes[*wd] % 2) {
+        PyErr_Format(PyExc_RuntimeError, "Halving dimension must be even, but dimension %lld is size %lld",
+                     (long long)*wd, (long long)t->sizes[*wd]);
+        return -1;
+    }
+    return 0;
+}
+
+static int glu_dtype(tn_dtype dt, const char *k) {
+    if (tn_dtype_is_floating(dt)) return 0;
+    PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", k, tn_dtype_cpp_name(dt));
+    return -1;
+}
+
+static PyObject *glu_impl(tn_value *a, PyObject *out) {
+    PyObject *self = a[0].u.obj;
+    int64_t d;
+    if (glu_dim(self, a[1].u.i, "glu does not support scalars because halving size must be even", &d) < 0) return NULL;
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (glu_dtype(dt, "glu_cpu") < 0) return NULL;
+    int64_t n = tn_tensor_of(self)->sizes[d] / 2;
+    PyObject *x = reduced(dt) ? to_dt(self, TN_DTYPE_F32) : Py_NewRef(self);
+    PyObject *h1 = x ? tn_aten(TN_ROW_narrow, "(OLLL)", x, (long long)d, 0LL, (long long)n) : NULL;
+    PyObject *h2 = h1 ? tn_aten(TN_ROW_narrow, "(OLLL)", x, (long long)d, (long long)n, (long long)n) : NULL;
+    PyObject *s = h2 ? tn_aten(TN_ROW_sigmoid, "(O)", h2) : NULL;
+    PyObject *r = s ? tn_aten(TN_ROW_mul_Tensor, "(OO)", h1, s) : NULL;
+    Py_XDECREF(x); Py_XDECREF(h1); Py_XDECREF(h2); Py_XDECREF(s);
+    if (r && reduced(dt)) {
+        PyObject *c = to_dt(r, dt);
+        Py_DECREF(r);
+        r = c;
+    }
+    return into_out(r, out, "glu");
+}
+PyObject *tn_op_glu(tn_value *a) { return glu_impl(a, NULL); }
+PyObject *tn_op_glu_out(tn_value *a) { return glu_impl(a, a[2].u.obj); }
+
+/* glu_backward(grad_output, self, dim) */
+static PyObject *glu_bwd_impl(tn_value *a, PyObject *out) {
+    PyObject *g = a[0].u.obj, *self = a[1].u.obj;
+    int64_t d;
+    if (glu_dim(self, a[2].u.i, "glu does not support 0-dimensional tensors", &d) < 0) return NULL;
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (glu_dtype(dt, "glu_backward_cpu") < 0) return NULL;
+    int64_t n = tn_tensor_of(self)->sizes[d] / 2;
+    bool rd = reduced(dt);
+    PyObject *h1 = tn_aten(TN_ROW_narrow, "(OLLL)", self, (long long)d, 0LL, (long long)n);
+    PyObject *h2 = h1 ? tn_aten(TN_ROW_narrow, "(OLLL)", self, (long long)d, (long long)n, (long long)n) : NULL;
+    PyObject *s = h2 ? tn_aten(TN_ROW_sigmoid, "(O)", h2) : NULL;
+    PyObject *sf = s ? (rd ? to_dt(s, TN_DTYPE_F32) : Py_NewRef(s)) : NULL;
+    PyObject *af = sf ? (rd ? to_dt(h1, TN_DTYPE_F32) : Py_NewRef(h1)) : NULL;
+    PyObject *gf = af ? (rd ? to_dt(g, TN_DTYPE_F32) : Py_NewRef(g)) : NULL;
+    PyObject *t1 = gf ? tn_aten(TN_ROW_rsub_Scalar, "(Oi)", sf, 1) : NULL;
+    PyObject *t2 = t1 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t1, sf) : NULL;
+    PyObject *t3 = t2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t2, af) : NULL;
+    PyObject *t4 = t3 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t3, gf) : NULL;
+    PyObject *second = t4 ? (rd ? to_dt(t4, dt) : Py_NewRef(t4)) : NULL;
+    PyObject *first = second ? tn_aten(TN_ROW_mul_Tensor, "(OO)", s, g) : NULL;
+    PyObject *r = NULL;
+    if (first) {
+        const tn_tensor *f = tn_tensor_of(first), *sc = tn_tensor_of(second), *st = tn_tensor_of(s);
+        bool same = f->ndim == st->ndim && sc->ndim == st->ndim;
+        for (int i = 0; same && i < st->ndim; i++) same = f->sizes[i] == st->sizes[i] && sc->sizes[i] == st->sizes[i];
+        if (!same) {   /* grad broadcast beyond the half's shape: upstream's resize of the output */
+            char b1[128], b2[128];
+            tn_shape_str(b1, sizeof b1, f->ndim, f->sizes);
+            tn_shape_str(b2, sizeof b2, st->ndim, st->sizes);
+            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b2, b1);
+        } else {
+            r = tn_aten(TN_ROW_cat, "([OO]L)", first, second, (long long)d);
+        }
+    }
+    Py_XDECREF(h1); Py_XDECREF(h2); Py_XDECREF(s); Py_XDECREF(sf); Py_XDECREF(af); Py_XDECREF(gf);
+    Py_XDECREF(t1); Py_XDECREF(t2); Py_XDECREF(t3); Py_XDECREF(t4); Py_XDECREF(second); Py_XDECREF(first);
+    return into_out(r, out, "glu_backward");
+}
+PyObject *tn_op_glu_backward(tn_value *a) { return glu_bwd_impl(a, NULL); }
+PyObject *tn_op_glu_backward_grad_input(tn_value *a) { return glu_bwd_impl(a, a[3].u.obj); }
+
+/* ---------------------------------------------------------------- one_hot */
+
+static int item_i64(PyObject *t, int64_t *v) {
+    tn_scalar s;
+    if (!t) return -1;
+    int rc = tn_scalar_of_0dim(t, &s);
+    Py_DECREF(t);
+    if (rc < 0) return -1;
+    *v = s.i;   /* a long tensor's value (tn_scalar_of_0dim fills i for integral dtypes) */
+    return 0;
+}
+
+PyObject *tn_op_one_hot(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t nc = a[1].u.i;
+    if (t->dtype != TN_DTYPE_I64) {
+        PyErr_SetString(PyExc_RuntimeError, "one_hot is only applicable to index tensor of type LongTensor.");
+        return NULL;
+    }
+    int64_t shape[TN_MAX_DIMS + 1];
+    int nd = t->ndim;
+    memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
+    if (tn_numel(t) == 0) {
+        if (nc <= 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Can not infer total number of classes from empty tensor.");
+            return NULL;
+        }
+        shape[nd] = nc;
+        PyObject *l = tn_int_list(shape, nd + 1), *dtp = l ? tn_py_from_dtype(TN_DTYPE_I64) : NULL;
+        PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", l) : NULL;
+        Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw);
+        return r;
+    }
+    int64_t mn, mx;
+    if (item_i64(tn_aten(TN_ROW_min, "(O)", self), &mn) < 0) return NULL;
+    if (mn < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Class values must be non-negative.");
+        return NULL;
+    }
+    if (item_i64(tn_aten(TN_ROW_max, "(O)", self), &mx) < 0) return NULL;
+    if (nc == -1) nc = mx + 1;
+    else if (!(nc > mx)) {
+        PyErr_SetString(PyExc_RuntimeError, "Class values must be smaller than num_classes.");
+        return NULL;
+    }
+    shape[nd] = nc;
+    PyObject *l = tn_int_list(shape, nd + 1), *dtp = l ? tn_py_from_dtype(TN_DTYPE_I64) : NULL;
+    PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
+    PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
+    PyObject *u = z ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, -1) : NULL;
+    PyObject *s = u ? tn_aten(TN_ROW_scatter__value, "(OiOi)", z, -1, u, 1) : NULL;
+    Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw); Py_XDECREF(u);
+    if (!s) { Py_XDECREF(z); return NULL; }
+    Py_DECREF(s);
+    return z;
+}
+
+/* ---------------------------------------------------------------- pixel / channel shuffle */
+
+/* x reshaped to `mid`, permuted by `perm`, copied contiguous into shape `fin`. */
+static PyObject *shuffle(PyObject *x, const int64_t *mid, int nm, const int64_t *perm, const int64_t *fin, int nf) {
+    PyObject *v = shaped(TN_ROW_reshape, x, mid, nm);
+    PyObject *p = v ? shaped(TN_ROW_permute, v, perm, nm) : NULL;
+    PyObject *c = p ? tn_aten(TN_ROW_contiguous, "(O)", p) : NULL;
+    if (c && tn_tensor_of(c)->storage == tn_tensor_of(x)->storage) {   /* upstream always writes a new tensor */
+        PyObject *k = tn_aten(TN_ROW_clone, "(O)", c);
+        Py_DECREF(c);
+        c = k;
+    }
+    PyObject *r = c ? shaped(TN_ROW__unsafe_view, c, fin, nf) : NULL;
+    Py_XDECREF(v); Py_XDECREF(p); Py_XDECREF(c);
+    return r;
+}
+
+static PyObject *pixel_impl(tn_value *a, bool up) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t f = a[1].u.i;
+    const char *nm = up ? "pixel_shuffle" : "pixel_unshuffle";
+    if (t->ndim < 3) {
+        PyErr_Format(PyExc_RuntimeError, "%s expects input to have at least 3 dimensions, but got input with %d dimension(s)",
+                     nm, t->ndim);
+        return NULL;
+    }
+    if (f <= 0) {
+        PyErr_Format(PyExc_RuntimeError, "%s expects a positive %s, but got %lld", nm, up ? "upscale_factor" : "downscale_factor",
+                     (long long)f);
+        return NULL;
+    }
+    int nd = t->ndim, nb = nd - 3;
+    int64_t c = t->sizes[nd - 3], h = t->sizes[nd - 2], w = t->sizes[nd - 1];
+    if (up && c % (f * f)) {
+        PyErr_Format(PyExc_RuntimeError, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                     "of upscale_factor, but input.size(-3)=%lld is not divisible by %lld", (long long)c, (long long)(f * f));
+        return NULL;
+    }
+    if (!up && (h % f || w % f)) {
+        bool hh = h % f;
+        PyErr_Format(PyExc_RuntimeError, "pixel_unshuffle expects %s to be divisible by downscale_factor, but input.size(%d)=%lld "
+                     "is not divisible by %lld", hh ? "height" : "width", hh ? -2 : -1, (long long)(hh ? h : w), (long long)f);
+        return NULL;
+    }
+    int64_t mid[TN_MAX_DIMS + 3], perm[TN_MAX_DIMS + 3], fin[TN_MAX_DIMS];
+    for (int i = 0; i < nb; i++) { mid[i] = fin[i] = t->sizes[i]; perm[i] = i; }
+    if (up) {   /* (.., oc, f, f, h, w) -> (.., oc, h, f, w, f) */
+        int64_t oc = c / (f * f);
+        int64_t m[5] = {oc, f, f, h, w}, p[5] = {0, 3, 1, 4, 2}, o[3] = {oc, h * f, w * f};
+        for (int i = 0; i < 5; i++) { mid[nb + i] = m[i]; perm[nb + i] = nb + p[i]; }
+        for (int i = 0; i < 3; i++) fin[nb + i] = o[i];
+    } else {    /* (.., c, oh, f, ow, f) -> (.., c, f, f, oh, ow) */
+        int64_t oh = h / f, ow = w / f;
+        int64_t m[5] = {c, oh, f, ow, f}, p[5] = {0, 2, 4, 1, 3}, o[3] = {c * f * f, oh, ow};
+        for (int i = 0; i < 5; i++) { mid[nb + i] = m[i]; perm[nb + i] = nb + p[i]; }
+        for (int i = 0; i < 3; i++) fin[nb + i] = o[i];
+    }
+    return shuffle(self, mid, nb + 5, perm, fin, nd);
+}
+PyObject *tn_op_pixel_shuffle(tn_value *a) { return pixel_impl(a, true); }
+PyObject *tn_op_pixel_unshuffle(tn_value *a) { return pixel_impl(a, false); }
+
+/* channel_shuffle(self, groups): (b, g, c/g, *rest) -> (b, c/g, g, *rest) */
+PyObject *tn_op_channel_shuffle(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t g = a[1].u.i;
+    if (t->ndim <= 2) {
+        char b[256];
+        tn_shape_str(b, sizeof b, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "channel_shuffle expects input with > 2 dims, but got input with sizes %s", b);
+        return NULL;
+    }
+    if (g <= 0) {
+        PyErr_Format(PyExc_RuntimeError, "Number of groups to divide channels in must be positive. Value of groups:%lld",
+                     (long long)g);
+        return NULL;
+    }
+    int64_t c = t->sizes[1];
+    if (c % g) {
+        PyErr_Format(PyExc_RuntimeError, "Number of channels must be divisible by groups. Got %lld channels and %lld groups.",
+                     (long long)c, (long long)g);
+        return NULL;
+    }
+    int nd = t->ndim;
+    int64_t mid[TN_MAX_DIMS + 1], perm[TN_MAX_DIMS + 1];
+    mid[0] = t->sizes[0]; mid[1] = g; mid[2] = c / g;
+    perm[0] = 0; perm[1] = 2; perm[2] = 1;
+    for (int i = 2; i < nd; i++) { mid[i + 1] = t->sizes[i]; perm[i + 1] = i + 1; }
+    return shuffle(self, mid, nd + 1, perm, t->sizes, nd);
+}

@@ -1,0 +1,9 @@
+/* ops/nnmore.h — nn.functional breadth composites (ops/nnmore.c) run by autograd/decomp.c. */
+#ifndef TN_OPS_NNMORE_H
+#define TN_OPS_NNMORE_H
+
+#include "dispatch/door.h"
+
+PyObject *tn_op_one_hot(tn_value *a);
+
+#endif
