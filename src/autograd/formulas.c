@@ -3536,6 +3536,14 @@ static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* chan
     OUTK(0, K(tn_aten(TN_ROW_channel_shuffle, "(OL)", g[0], (long long)(gr ? c / gr : 0))));
     DONE;
 }
+static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_kernel_backward(grad, self, weight) */
+    T_;
+    PyObject *r = K(tn_aten(TN_ROW__prelu_kernel_backward, "(OOO)", g[0], K(saved(n, 0)), K(saved(n, 1))));
+    if (!r) { drop_(&T); return -1; }
+    OUTK(0, PyTuple_GetItem(r, 0));
+    OUTK(1, PyTuple_GetItem(r, 1));
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3732,7 +3740,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_hardshrink, f_hardshrink}, {TN_ROW_softshrink, f_softshrink},
     {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
     {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
-    {TN_ROW_channel_shuffle, f_channel_shuffle},
+    {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -292,3 +292,109 @@ PyObject *tn_op_channel_shuffle(tn_value *a) {
     for (int i = 2; i < nd; i++) { mid[i + 1] = t->sizes[i]; perm[i + 1] = i + 1; }
     return shuffle(self, mid, nd + 1, perm, t->sizes, nd);
 }
+
+/* ---------------------------------------------------------------- prelu */
+
+/* prelu(self, weight) (CompositeImplicitAutograd, run by autograd/decomp.c): upstream's checks,
+ * weight reshaped to broadcast over self ([1, C, 1, ...]), then _prelu_kernel. */
+PyObject *tn_op_prelu(tn_value *a) {
+    PyObject *self = a[0].u.obj, *w = a[1].u.obj;
+    const tn_tensor *x = tn_tensor_of(self), *wt = tn_tensor_of(w);
+    if (x->dtype != wt->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "prelu: Type promoting not supported. Got %s and %s", tn_dtype_cpp_name(x->dtype),
+                     tn_dtype_cpp_name(wt->dtype));
+        return NULL;
+    }
+    int64_t wn = tn_numel(wt);
+    if (wn != 1) {
+        if (x->ndim == 0) {
+            PyErr_SetString(PyExc_RuntimeError, "Not allow zero-dim input tensor.");
+            return NULL;
+        }
+        int64_t ch = x->ndim > 1 ? x->sizes[1] : 1;
+        if (ch != wn) {
+            PyErr_Format(PyExc_RuntimeError, "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                         "%lld and channel size = %lld.", (long long)wn, (long long)ch);
+            return NULL;
+        }
+    }
+    if (wt->ndim > 1) {
+        PyErr_Format(PyExc_RuntimeError, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", wt->ndim);
+        return NULL;
+    }
+    PyObject *wr;
+    if (x->ndim != wt->ndim) {
+        int64_t dw[TN_MAX_DIMS];
+        for (int i = 0; i < x->ndim; i++) dw[i] = 1;
+        if (x->ndim > 1) dw[1] = wn;
+        wr = shaped(TN_ROW_reshape, w, dw, x->ndim);
+    } else {
+        wr = Py_NewRef(w);
+    }
+    PyObject *r = wr ? tn_aten(TN_ROW__prelu_kernel, "(OO)", self, wr) : NULL;
+    Py_XDECREF(wr);
+    return r;
+}
+
+static int prelu_types(PyObject *const *ts, int n) {
+    tn_dtype dt = tn_tensor_of(ts[0])->dtype;
+    for (int i = 1; i < n; i++)
+        if (tn_tensor_of(ts[i])->dtype != dt) {
+            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(ts[i])->dtype),
+                         tn_dtype_cpp_name(dt));
+            return -1;
+        }
+    if (!tn_dtype_is_floating(dt)) {
+        PyErr_Format(PyExc_NotImplementedError, "\"prelu_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+        return -1;
+    }
+    return 0;
+}
+
+/* _prelu_kernel(self, weight): self > 0 ? self : weight * self, broadcast */
+PyObject *tn_op__prelu_kernel(tn_value *a) {
+    PyObject *ts[2] = {a[0].u.obj, a[1].u.obj};
+    if (prelu_types(ts, 2) < 0) return NULL;
+    PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", ts[1], ts[0]);
+    PyObject *m = p ? tn_aten(TN_ROW_gt_Scalar, "(Oi)", ts[0], 0) : NULL;
+    PyObject *r = m ? tn_aten(TN_ROW_where_self, "(OOO)", m, ts[0], p) : NULL;
+    Py_XDECREF(p); Py_XDECREF(m);
+    return r;
+}
+
+/* _prelu_kernel_backward(grad, self, weight) -> (self > 0 ? grad : weight * grad,
+ * self > 0 ? 0 : self * grad), both of the broadcast shape (autograd sums to weight's) */
+PyObject *tn_op__prelu_kernel_backward(tn_value *a) {
+    PyObject *g = a[0].u.obj, *x = a[1].u.obj, *w = a[2].u.obj;
+    PyObject *ts[3] = {x, w, g};
+    if (prelu_types(ts, 3) < 0) return NULL;
+    PyObject *m = tn_aten(TN_ROW_gt_Scalar, "(Oi)", x, 0);
+    PyObject *wg = m ? tn_aten(TN_ROW_mul_Tensor, "(OO)", w, g) : NULL;
+    PyObject *xg = wg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, g) : NULL;
+    PyObject *z = xg ? tn_aten(TN_ROW_zeros_like, "(O)", xg) : NULL;
+    PyObject *gi = z ? tn_aten(TN_ROW_where_self, "(OOO)", m, g, wg) : NULL;
+    PyObject *gw = gi ? tn_aten(TN_ROW_where_self, "(OOO)", m, z, xg) : NULL;
+    Py_XDECREF(m); Py_XDECREF(wg); Py_XDECREF(xg); Py_XDECREF(z);
+    if (!gw) { Py_XDECREF(gi); return NULL; }
+    /* both outputs take the broadcast shape of all three inputs */
+    const tn_tensor *t3[3] = {tn_tensor_of(x), tn_tensor_of(w), tn_tensor_of(g)};
+    int nd;
+    int64_t sh[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(3, t3, &nd, sh) < 0) { Py_DECREF(gi); Py_DECREF(gw); return NULL; }
+    PyObject *outs[2] = {gi, gw};
+    for (int k = 0; k < 2; k++) {
+        const tn_tensor *o = tn_tensor_of(outs[k]);
+        bool same = o->ndim == nd;
+        for (int i = 0; same && i < nd; i++) same = o->sizes[i] == sh[i];
+        if (!same) {
+            PyObject *e = shaped(TN_ROW_expand, outs[k], sh, nd), *c = e ? tn_aten(TN_ROW_contiguous, "(O)", e) : NULL;
+            Py_XDECREF(e);
+            Py_DECREF(outs[k]);
+            outs[k] = c;
+        }
+    }
+    if (!outs[0] || !outs[1]) { Py_XDECREF(outs[0]); Py_XDECREF(outs[1]); return NULL; }
+    PyObject *tup = PyTuple_Pack(2, outs[0], outs[1]);
+    Py_DECREF(outs[0]); Py_DECREF(outs[1]);
+    return tup;
+}

@@ -5,5 +5,6 @@
 #include "dispatch/door.h"
 
 PyObject *tn_op_one_hot(tn_value *a);
+PyObject *tn_op_prelu(tn_value *a);
 
 #endif
