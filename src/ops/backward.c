@@ -9,6 +9,7 @@
 #include "ops/common.h"
 
 #include "kernels/backward.h"
+#include "ops/pointwise_kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,6 +154,10 @@ PyObject *tn_op_leaky_relu_backward_grad_input(tn_value *a) { return leaky_bwd(a
 static PyObject *shrink_bwd(const char *k, tn_value *a, PyObject *out) {
     tn_bwd_params p = {0};
     p.p0 = bw_num(&a[2]);
+    tn_value pair[2] = {a[0], a[1]};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    p.i0 = tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(ct);
     return ew_backward(k, TN_BWD_SHRINK, &p, &a[0], &a[1], out);
 }
 PyObject *tn_op_hardshrink_backward(tn_value *a) { return shrink_bwd("hardshrink_backward_cpu", a, NULL); }

@@ -35,16 +35,11 @@ static PyObject *to_dt(PyObject *x, tn_dtype dt) {
 
 static bool reduced(tn_dtype dt) { return dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16; }
 
-/* A result written into out= (resized to the result's shape; dtype must match). */
+/* A result written into out= (resized to the result's shape, cast to out's dtype where the
+ * result dtype can be cast to it, as upstream's TensorIterator out=). Steals r. */
 static PyObject *into_out(PyObject *r, PyObject *out, const char *name) {
     if (!r || !out) return r;
     const tn_tensor *t = tn_tensor_of(r);
-    if (tn_tensor_of(out)->dtype != t->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
-        Py_DECREF(r);
-        return NULL;
-    }
     if (tn_out_prepare(out, t->ndim, t->sizes, t->dtype, name) < 0 || tn_copy_into(out, r) < 0) {
         Py_DECREF(r);
         return NULL;

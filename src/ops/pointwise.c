@@ -429,7 +429,8 @@ static PyObject *softshrink_impl(tn_value *a, PyObject *out) {
                      tn_dtype_cpp_name(dt), l);
         return NULL;
     }
-    return float_act("softshrink", tn_pw_softshrink_loop, &l, a, out, false);
+    tn_pw_shrink_params p = {l, tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(dt)};
+    return float_act("softshrink", tn_pw_softshrink_loop, &p, a, out, false);
 }
 PyObject *tn_op_softshrink(tn_value *a) { return softshrink_impl(a, NULL); }
 PyObject *tn_op_softshrink_out(tn_value *a) { return softshrink_impl(a, a[2].u.obj); }
