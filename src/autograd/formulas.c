@@ -3544,6 +3544,17 @@ static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_
     OUTK(1, PyTuple_GetItem(r, 1));
     DONE;
 }
+/* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
+ * and sumdim / its expand swapped */
+static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *i1 = K(saved(n, 0)), *i2 = K(saved(n, 1)), *i3 = K(saved(n, 2));
+    PyObject *e1 = K(arg_obj(n, 3)), *e2 = K(arg_obj(n, 4)), *e3 = K(arg_obj(n, 5)), *sd = K(arg_obj(n, 6));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", g[0], i2, i3, sd, e2, e3, e1)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, g[0], i3, e1, sd, e3, e2)));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, i2, g[0], e1, e2, sd, e3)));
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3741,6 +3752,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
     {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
     {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
+    {TN_ROW__trilinear, f_trilinear},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -393,3 +393,191 @@ PyObject *tn_op__prelu_kernel_backward(tn_value *a) {
     Py_DECREF(outs[0]); Py_DECREF(outs[1]);
     return tup;
 }
+
+/* ---------------------------------------------------------------- bilinear / _trilinear */
+
+static int dims_mask(tn_value *v, int total, uint64_t *m) {
+    *m = 0;
+    PyObject *l = tn_value_to_python(v);
+    if (!l) return -1;
+    Py_ssize_t n = PySequence_Size(l);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *it = PySequence_GetItem(l, i);
+        long long d = it ? PyLong_AsLongLong(it) : -1;
+        Py_XDECREF(it);
+        if (d == -1 && PyErr_Occurred()) { Py_DECREF(l); return -1; }
+        int64_t w;
+        if (tn_wrap_dim(d, total, &w) < 0) { Py_DECREF(l); return -1; }
+        *m |= (uint64_t)1 << w;
+    }
+    Py_DECREF(l);
+    return 0;
+}
+
+/* sum over dims (keepdim), nothing when dims is empty; steals x */
+static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
+    if (!x || n == 0) return x;
+    PyObject *l = tn_int_list(dims, n);
+    PyObject *r = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL;
+    Py_XDECREF(l);
+    Py_DECREF(x);
+    return r;
+}
+
+/* _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1): upstream's two
+ * sum-products, (i1 * i2) summed over the dims i3 lacks, then (. * i3) summed over the rest,
+ * here as broadcast products and sums (float32 for bf16 / f16, rounded after each stage as
+ * upstream's bmm rounds); the result has i1's dtype with the summed dims squeezed. */
+PyObject *tn_op__trilinear(tn_value *a) {
+    PyObject *in[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
+    uint64_t ex[3], sd;
+    int total;
+    {
+        PyObject *l = tn_value_to_python(&a[3]);
+        if (!l) return NULL;
+        total = tn_tensor_of(in[0])->ndim + (int)PySequence_Size(l);
+        Py_DECREF(l);
+    }
+    if (total > 63) return tn_not_implemented("_trilinear over more than 63 dims");
+    for (int k = 0; k < 3; k++)
+        if (dims_mask(&a[3 + k], total, &ex[k]) < 0) return NULL;
+    if (dims_mask(&a[6], total, &sd) < 0) return NULL;
+    for (int k = 1; k < 3; k++)
+        if (tn_tensor_of(in[k])->ndim + __builtin_popcountll(ex[k]) != total) {
+            PyErr_Format(PyExc_RuntimeError, "expand%d dimension mismatch", k + 1);
+            return NULL;
+        }
+    tn_dtype dt = tn_tensor_of(in[0])->dtype;
+    bool rd = reduced(dt);
+    PyObject *t[3] = {NULL, NULL, NULL}, *r = NULL;
+    for (int k = 0; k < 3; k++) {
+        t[k] = rd ? to_dt(in[k], TN_DTYPE_F32) : Py_NewRef(in[k]);
+        for (int i = 0; t[k] && i < total; i++)
+            if (ex[k] >> i & 1) {
+                PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", t[k], i);
+                Py_DECREF(t[k]);
+                t[k] = u;
+            }
+        if (!t[k]) goto done;
+    }
+    int64_t d12[64], d23[64];
+    int n12 = 0, n23 = 0;
+    for (int i = 0; i < total; i++) {
+        if (!(sd >> i & 1)) continue;
+        if (ex[2] >> i & 1) d12[n12++] = i;
+        else d23[n23++] = i;
+    }
+    PyObject *b = sum_keep(tn_aten(TN_ROW_mul_Tensor, "(OO)", t[0], t[1]), d12, n12);
+    if (b && rd) { PyObject *c = to_dt(b, dt), *f = c ? to_dt(c, TN_DTYPE_F32) : NULL; Py_DECREF(b); Py_XDECREF(c); b = f; }
+    PyObject *o = b ? sum_keep(tn_aten(TN_ROW_mul_Tensor, "(OO)", b, t[2]), d23, n23) : NULL;
+    Py_XDECREF(b);
+    if (!o) goto done;
+    /* the output's size: 1 on summed dims (before squeezing), else the inputs' broadcast size */
+    const tn_tensor *ot = tn_tensor_of(o);
+    int64_t osz[64];
+    for (int i = 0; i < total; i++) {
+        osz[i] = 1;
+        for (int k = 0; k < 3; k++)
+            if (!(ex[k] >> i & 1)) osz[i] = tn_tensor_of(t[k])->sizes[i];
+        if (sd >> i & 1) osz[i] = 1;
+    }
+    bool same = ot->ndim == total;
+    for (int i = 0; same && i < total; i++) same = ot->sizes[i] == osz[i];
+    if (!same) {   /* an empty factor: upstream's zeros of the output size */
+        Py_DECREF(o);
+        PyObject *l = tn_int_list(osz, total), *dtp = l ? tn_py_from_dtype(dt) : NULL;
+        PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
+        o = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
+        Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw);
+        if (!o) goto done;
+    }
+    if (tn_tensor_of(o)->dtype != dt) {
+        PyObject *c = to_dt(o, dt);
+        Py_DECREF(o);
+        if (!(o = c)) goto done;
+    }
+    {   /* a fresh tensor (upstream's zeros + add_, then squeeze_ of the summed dims) */
+        PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", o);
+        Py_DECREF(o);
+        if (!(o = c)) goto done;
+        const tn_storage *st = tn_tensor_of(o)->storage;
+        if (st == tn_tensor_of(in[0])->storage || st == tn_tensor_of(in[1])->storage || st == tn_tensor_of(in[2])->storage) {
+            c = tn_aten(TN_ROW_clone, "(O)", o);
+            Py_DECREF(o);
+            if (!(o = c)) goto done;
+        }
+        int64_t fin[64];
+        int nf = 0;
+        for (int i = 0; i < total; i++)
+            if (!(sd >> i & 1)) fin[nf++] = osz[i];
+        c = shaped(TN_ROW__unsafe_view, o, fin, nf);
+        Py_DECREF(o);
+        if (!(o = c)) goto done;
+    }
+    r = o;
+done:
+    for (int k = 0; k < 3; k++) Py_XDECREF(t[k]);
+    return r;
+}
+
+/* bilinear(input1, input2, weight, bias) (CompositeImplicitAutograd, run by autograd/decomp.c):
+ * upstream's checks, both inputs flattened to 2-D, _trilinear, reshape, + bias */
+PyObject *tn_op_bilinear(tn_value *a) {
+    PyObject *x1 = a[0].u.obj, *x2 = a[1].u.obj, *w = a[2].u.obj, *b = a[3].tag == TN_V_TENSOR ? a[3].u.obj : NULL;
+    const tn_tensor *t1 = tn_tensor_of(x1), *t2 = tn_tensor_of(x2), *wt = tn_tensor_of(w);
+    if (t1->dtype != t2->dtype || t1->dtype != wt->dtype || (b && t1->dtype != tn_tensor_of(b)->dtype)) {
+        if (b)
+            PyErr_Format(PyExc_RuntimeError, "All tensors must have the same dtype, got input1: %s, input2: %s, weight: %s, bias: %s",
+                         tn_dtype_cxx_name(t1->dtype), tn_dtype_cxx_name(t2->dtype), tn_dtype_cxx_name(wt->dtype),
+                         tn_dtype_cxx_name(tn_tensor_of(b)->dtype));
+        else
+            PyErr_Format(PyExc_RuntimeError, "All tensors must have the same dtype, got input1: %s, input2: %s, weight: %s",
+                         tn_dtype_cxx_name(t1->dtype), tn_dtype_cxx_name(t2->dtype), tn_dtype_cxx_name(wt->dtype));
+        return NULL;
+    }
+    if (t1->ndim != t2->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "bilinear(): input dimensions do not match: got %d and %d", t1->ndim, t2->ndim);
+        return NULL;
+    }
+    for (int i = 0; i < t1->ndim - 1; i++)
+        if (t1->sizes[i] != t2->sizes[i]) {
+            PyErr_Format(PyExc_RuntimeError, "bilinear(): input batch dimensions do not match at dim %d: got %lld and %lld", i,
+                         (long long)t1->sizes[i], (long long)t2->sizes[i]);
+            return NULL;
+        }
+    if (t1->ndim < 1 || wt->ndim != 3) {
+        PyErr_SetString(PyExc_RuntimeError, "bilinear(): expected 3-D weight and inputs of at least 1 dimension");
+        return NULL;
+    }
+    if (t1->sizes[t1->ndim - 1] != wt->sizes[1]) {
+        PyErr_Format(PyExc_RuntimeError, "bilinear(): input1 size does not match weight size: got %lld but expected %lld",
+                     (long long)t1->sizes[t1->ndim - 1], (long long)wt->sizes[1]);
+        return NULL;
+    }
+    if (t2->sizes[t2->ndim - 1] != wt->sizes[2]) {
+        PyErr_Format(PyExc_RuntimeError, "bilinear(): input2 size does not match weight size: got %lld but expected %lld",
+                     (long long)t2->sizes[t2->ndim - 1], (long long)wt->sizes[2]);
+        return NULL;
+    }
+    if (b && (tn_tensor_of(b)->ndim < 1 || tn_tensor_of(b)->sizes[0] != wt->sizes[0])) {
+        PyErr_Format(PyExc_RuntimeError, "bilinear(): bias size does not match weight size: got %lld but expected %lld",
+                     (long long)(tn_tensor_of(b)->ndim ? tn_tensor_of(b)->sizes[0] : 1), (long long)wt->sizes[0]);
+        return NULL;
+    }
+    int64_t osz[TN_MAX_DIMS], f1[2] = {-1, t1->sizes[t1->ndim - 1]}, f2[2] = {-1, t2->sizes[t2->ndim - 1]};
+    for (int i = 0; i < t1->ndim - 1; i++) osz[i] = t1->sizes[i];
+    osz[t1->ndim - 1] = wt->sizes[0];
+    static const int64_t e1[2] = {1, 3}, e2[1] = {0}, e3[2] = {1, 2}, sdm[2] = {2, 3};
+    PyObject *a1 = shaped(TN_ROW_reshape, x1, f1, 2);
+    PyObject *a2 = a1 ? shaped(TN_ROW_reshape, x2, f2, 2) : NULL;
+    PyObject *l1 = tn_int_list(e1, 2), *l2 = tn_int_list(e2, 1), *l3 = tn_int_list(e3, 2), *l4 = tn_int_list(sdm, 2);
+    PyObject *tr = a2 && l1 && l2 && l3 && l4 ? tn_aten(TN_ROW__trilinear, "(OOOOOOO)", a1, w, a2, l1, l2, l3, l4) : NULL;
+    PyObject *o = tr ? shaped(TN_ROW_reshape, tr, osz, t1->ndim) : NULL;
+    Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(l3); Py_XDECREF(l4); Py_XDECREF(tr);
+    if (o && b) {
+        PyObject *s = tn_aten(TN_ROW_add_Tensor, "(OO)", o, b);
+        Py_DECREF(o);
+        o = s;
+    }
+    return o;
+}

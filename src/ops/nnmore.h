@@ -6,5 +6,6 @@
 
 PyObject *tn_op_one_hot(tn_value *a);
 PyObject *tn_op_prelu(tn_value *a);
+PyObject *tn_op_bilinear(tn_value *a);
 
 #endif

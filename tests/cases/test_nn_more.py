@@ -227,3 +227,39 @@ cases("shrink_vector_tail", {
     "bwd_scalar_grad": EDGE.format(dt="float32") + "torch.ops.aten.hardshrink_backward(torch.ones(1), x, 0.5)",
     "rows": "x = torch.full((3, 40), -0.25)\ntorch.nn.functional.softshrink(x[:, :36])",
 })
+
+# ---- bilinear / _trilinear (sums of products: tol="float") ----
+B = W + "x1 = torch.randn(4, 3)\nx2 = torch.randn(4, 5)\nw = torch.randn(2, 3, 5)\nb = torch.randn(2)\n"
+cases("bilinear", {
+    "bias": B + "torch.nn.functional.bilinear(x1, x2, w, b)",
+    "no_bias": B + "torch.nn.functional.bilinear(x1, x2, w)",
+    "batch_dims": W + "torch.nn.functional.bilinear(torch.randn(2, 3, 4), torch.randn(2, 3, 2), torch.randn(5, 4, 2))",
+    "one_d": W + "torch.nn.functional.bilinear(torch.randn(3), torch.randn(2), torch.randn(4, 3, 2), torch.randn(4))",
+    "f64": W + "torch.nn.functional.bilinear(torch.randn(3, 2, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64), torch.randn(2, 2, 4, dtype=torch.float64))",
+    "bf16": B + "torch.nn.functional.bilinear(x1.bfloat16(), x2.bfloat16(), w.bfloat16(), b.bfloat16())",
+    "int": "torch.nn.functional.bilinear(torch.ones(2, 3, dtype=torch.long), torch.ones(2, 4, dtype=torch.long), torch.ones(5, 3, 4, dtype=torch.long))",
+    "noncontig": W + "torch.nn.functional.bilinear(torch.randn(3, 4).t(), torch.randn(5, 4).t(), torch.randn(2, 3, 5))",
+    "empty": W + "torch.nn.functional.bilinear(torch.randn(0, 3), torch.randn(0, 5), torch.randn(2, 3, 5))",
+    # small integers: every sum exact whatever the order (the float rule's float64 re-run cannot
+    # rebuild a module's parameters)
+    "module": "m = torch.nn.Bilinear(3, 5, 2)\nwith torch.no_grad():\n    m.weight.copy_(torch.arange(30.).view(2, 3, 5) % 7 - 3)\n"
+              "    m.bias.copy_(torch.tensor([0.5, -1.]))\nm(torch.arange(12.).view(4, 3) % 5 - 2, torch.arange(20.).view(4, 5) % 3 - 1)",
+    "torch_fn": B + "torch.bilinear(x1, x2, w, b)",
+    "aten": B + "torch.ops.aten.bilinear.default(x1, x2, w, b)",
+    "trilinear": B + "torch.ops.aten._trilinear.default(x1, w, x2, [1, 3], [0], [1, 2], [2, 3])",
+    "trilinear_nosum": W + "torch.ops.aten._trilinear(torch.randn(2, 3), torch.randn(3, 4), torch.randn(2, 4), [2], [0], [1], [])",
+    "dtype": B + "torch.nn.functional.bilinear(x1, x2, w.double())",
+    "dtype_bias": B + "torch.nn.functional.bilinear(x1, x2, w, b.double())",
+    "dims": B + "torch.nn.functional.bilinear(x1, torch.randn(5), w)",
+    "batch": B + "torch.nn.functional.bilinear(x1, torch.randn(3, 5), w)",
+    "in1": B + "torch.nn.functional.bilinear(torch.randn(4, 2), x2, w)",
+    "in2": B + "torch.nn.functional.bilinear(x1, torch.randn(4, 4), w)",
+    "bias_size": B + "torch.nn.functional.bilinear(x1, x2, w, torch.randn(3))",
+}, tol="float")
+
+grads("bilinear_grad", {
+    "module": W + "m = torch.nn.Bilinear(3, 4, 2)\nx1 = torch.randn(5, 3, requires_grad=True)\nx2 = torch.randn(5, 4, requires_grad=True)\n"
+              "ps = [x1, x2, m.weight, m.bias]\nout = m(x1, x2)",
+    "f64": W + "w = torch.randn(2, 3, 2, dtype=torch.float64, requires_grad=True)\nx1 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
+           "ps = [x1, w]\nout = torch.nn.functional.bilinear(x1, torch.randn(4, 2, dtype=torch.float64), w).pow(2)",
+})
