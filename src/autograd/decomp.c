@@ -1827,7 +1827,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_special_multigammaln, NULL, TN_ROW_mvlgamma}, {TN_ROW_special_multigammaln_out, NULL, TN_ROW_mvlgamma_out},
     /* nn.functional breadth (ops/nnmore.c; helper-nnf) */
     {TN_ROW_one_hot, tn_op_one_hot, -1}, {TN_ROW_prelu, tn_op_prelu, -1},
-    {TN_ROW_bilinear, tn_op_bilinear, -1},
+    {TN_ROW_bilinear, tn_op_bilinear, -1}, {TN_ROW_rrelu, tn_op_rrelu, -1}, {TN_ROW_rrelu_, tn_op_rrelu_, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

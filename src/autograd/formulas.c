@@ -3555,6 +3555,24 @@ static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, i2, g[0], e1, e2, sd, e3)));
     DONE;
 }
+/* rrelu_with_noise: rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false);
+ * the in-place form passes the result and self_is_result = true */
+static int f_rrelu_with_noise(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool inpl = n->inplace;
+    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], x, K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)),
+                      arg_i(n, 4) ? Py_True : Py_False, inpl ? Py_True : Py_False)));
+    DONE;
+}
+static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0))
+        OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], K(saved(n, 1)), K(saved(n, 2)), K(arg_obj(n, 3)),
+                          K(arg_obj(n, 4)), arg_i(n, 5) ? Py_True : Py_False, Py_False)));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3752,7 +3770,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
     {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
     {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
-    {TN_ROW__trilinear, f_trilinear},
+    {TN_ROW__trilinear, f_trilinear}, {TN_ROW_rrelu_with_noise, f_rrelu_with_noise}, {TN_ROW_rrelu_with_noise_, f_rrelu_with_noise},
+    {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

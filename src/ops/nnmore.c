@@ -15,6 +15,9 @@
 #include "autograd/autograd.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
+#include "core/random.h"
+#include "kernels/ref/ew_impl.h"
+#include "python/common.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -580,4 +583,123 @@ PyObject *tn_op_bilinear(tn_value *a) {
         o = s;
     }
     return o;
+}
+
+/* ---------------------------------------------------------------- rrelu */
+
+/* upstream's _rrelu_with_noise_train: over the contiguous input in order, x <= 0 draws
+ * r = uniform_real<double>(lower, upper) from random64 (53 bits), cast to the opmath type;
+ * out = x * r, noise = r; else noise = 1, out = x. x, out, noise: contiguous, of dt. */
+static void rrelu_train(tn_generator *gen, tn_dtype dt, const char *x, char *out, char *noise, int64_t n, double lower,
+                        double upper) {
+    bool dbl = dt == TN_DTYPE_F64;
+    double lo = dbl ? lower : (double)(float)lower, hi = dbl ? upper : (double)(float)upper;
+    for (int64_t i = 0; i < n; i++) {
+        double xv;
+        switch (dt) {
+        case TN_DTYPE_F64: xv = ((const double *)x)[i]; break;
+        case TN_DTYPE_F32: xv = ((const float *)x)[i]; break;
+        case TN_DTYPE_BF16: xv = tn__b2f(((const uint16_t *)x)[i]); break;
+        default: xv = tn__h2f(((const uint16_t *)x)[i]); break;   /* not reached: f16 refused */
+        }
+        double r = 1.0, o = xv;
+        if (xv <= 0) {
+            uint64_t v = tn_generator_random64(gen);
+            double u = (double)(v & ((UINT64_C(1) << 53) - 1)) * (1.0 / (double)(UINT64_C(1) << 53));
+            double d = u * (hi - lo) + lo;
+            if (dbl) { r = d; o = xv * r; }
+            else { float rf = (float)d; r = rf; o = (float)((float)xv * rf); }
+        }
+        switch (dt) {
+        case TN_DTYPE_F64: ((double *)out)[i] = o; ((double *)noise)[i] = r; break;
+        case TN_DTYPE_F32: ((float *)out)[i] = (float)o; ((float *)noise)[i] = (float)r; break;
+        case TN_DTYPE_BF16: ((uint16_t *)out)[i] = tn__f2b((float)o); ((uint16_t *)noise)[i] = tn__f2b((float)r); break;
+        default: ((uint16_t *)out)[i] = tn__f2h((float)o); ((uint16_t *)noise)[i] = tn__f2h((float)r); break;
+        }
+    }
+}
+
+/* rrelu_with_noise(self, noise, lower, upper, training, generator) and its in-place / out= forms */
+static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
+    PyObject *self = a[0].u.obj, *noise = a[1].u.obj;
+    const tn_tensor *x = tn_tensor_of(self), *nt = tn_tensor_of(noise);
+    bool same = x->ndim == nt->ndim;
+    for (int i = 0; same && i < x->ndim; i++) same = x->sizes[i] == nt->sizes[i];
+    if (!same) {
+        char b1[256], b2[256];
+        tn_shape_str(b1, sizeof b1, x->ndim, x->sizes);
+        tn_shape_str(b2, sizeof b2, nt->ndim, nt->sizes);
+        PyErr_Format(PyExc_RuntimeError, "noise tensor shape must match self tensor shape. Got self.shape = %s noise.shape = %s", b1, b2);
+        return NULL;
+    }
+    double lower = tn_value_as_double(&a[2]), upper = tn_value_as_double(&a[3]);
+    bool training = a[4].u.i != 0;
+    if (!training) {   /* leaky_relu with slope (lower + upper) / 2, computed in double */
+        double slope = (lower + upper) / 2;
+        if (inplace) return tn_aten(TN_ROW_leaky_relu_, "(Od)", self, slope);
+        PyObject *r = tn_aten(TN_ROW_leaky_relu, "(Od)", self, slope);
+        return into_out(r, out, "leaky_relu");
+    }
+    tn_dtype dt = x->dtype;
+    if (!tn_dtype_is_floating(dt) || dt == TN_DTYPE_F16) {   /* upstream: floating types and bfloat16 */
+        PyErr_Format(PyExc_NotImplementedError, "\"rrelu_with_noise_out_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    if (nt->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(dt), tn_dtype_cpp_name(nt->dtype));
+        return NULL;
+    }
+    tn_generator *gen = tn_py_generator_of(a[5].tag == TN_V_GENERATOR ? a[5].u.obj : NULL);
+    if (!gen) return NULL;
+    PyObject *xc = tn_as_dtype(self, dt, true);   /* self.contiguous() */
+    PyObject *res = xc ? tn_tensor_new_empty(x->ndim, x->sizes, dt, TN_DEVICE_CPU) : NULL;
+    PyObject *nz = res ? (tn_is_contiguous(nt) ? Py_NewRef(noise) : tn_tensor_new_empty(x->ndim, x->sizes, dt, TN_DEVICE_CPU)) : NULL;
+    PyObject *r = NULL;
+    if (nz) {
+        rrelu_train(gen, dt, tn_data(tn_tensor_of(xc)), tn_data(tn_tensor_of(res)), tn_data(tn_tensor_of(nz)),
+                    tn_numel(x), lower, upper);
+        tn_tensor_of(noise)->storage->version++;
+        if (nz != noise && tn_copy_into(noise, nz) < 0) goto done;
+        if (inplace) {
+            if (tn_copy_into(self, res) < 0) goto done;
+            r = Py_NewRef(self);
+        } else {
+            r = into_out(Py_NewRef(res), out, "rrelu_with_noise");
+        }
+    }
+done:
+    Py_XDECREF(xc); Py_XDECREF(res); Py_XDECREF(nz);
+    return r;
+}
+PyObject *tn_op_rrelu_with_noise(tn_value *a) { return rrelu_noise_impl(a, NULL, false); }
+PyObject *tn_op_rrelu_with_noise_(tn_value *a) { return rrelu_noise_impl(a, NULL, true); }
+PyObject *tn_op_rrelu_with_noise_out(tn_value *a) { return rrelu_noise_impl(a, a[6].u.obj, false); }
+
+/* rrelu / rrelu_ (CompositeImplicitAutograd, run by autograd/decomp.c): the bound check, a
+ * contiguous empty_like noise, rrelu_with_noise */
+static PyObject *rrelu_comp(tn_value *a, bool inplace) {
+    double lower = tn_value_as_double(&a[1]), upper = tn_value_as_double(&a[2]);
+    if (!(lower <= upper)) {
+        PyErr_SetString(PyExc_RuntimeError, "Lower bound should be less than or equal to the upper bound");
+        return NULL;
+    }
+    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
+    PyObject *nz = kw ? tn_aten_kw(TN_ROW_empty_like, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    if (!nz) return NULL;
+    PyObject *l = tn_value_to_python(&a[1]), *u = l ? tn_value_to_python(&a[2]) : NULL;
+    PyObject *g = u ? tn_value_to_python(&a[4]) : NULL;
+    PyObject *r = g ? tn_aten(inplace ? TN_ROW_rrelu_with_noise_ : TN_ROW_rrelu_with_noise, "(OOOOOO)", a[0].u.obj, nz, l, u,
+                              a[3].u.i ? Py_True : Py_False, g) : NULL;
+    Py_XDECREF(l); Py_XDECREF(u); Py_XDECREF(g); Py_DECREF(nz);
+    return r;
+}
+PyObject *tn_op_rrelu(tn_value *a) { return rrelu_comp(a, false); }
+PyObject *tn_op_rrelu_(tn_value *a) { return rrelu_comp(a, true); }
+
+/* rrelu_with_noise_backward(grad, self_or_result, noise, lower, upper, training, is_result) */
+PyObject *tn_op_rrelu_with_noise_backward(tn_value *a) {
+    if (a[5].u.i) return tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, a[2].u.obj);
+    double slope = (tn_value_as_double(&a[3]) + tn_value_as_double(&a[4])) / 2;
+    return tn_aten(TN_ROW_leaky_relu_backward, "(OOdO)", a[0].u.obj, a[1].u.obj, slope, a[6].u.i ? Py_True : Py_False);
 }

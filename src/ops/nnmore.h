@@ -7,5 +7,7 @@
 PyObject *tn_op_one_hot(tn_value *a);
 PyObject *tn_op_prelu(tn_value *a);
 PyObject *tn_op_bilinear(tn_value *a);
+PyObject *tn_op_rrelu(tn_value *a);
+PyObject *tn_op_rrelu_(tn_value *a);
 
 #endif

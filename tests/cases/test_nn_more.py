@@ -263,3 +263,44 @@ grads("bilinear_grad", {
     "f64": W + "w = torch.randn(2, 3, 2, dtype=torch.float64, requires_grad=True)\nx1 = torch.randn(4, 3, dtype=torch.float64, requires_grad=True)\n"
            "ps = [x1, w]\nout = torch.nn.functional.bilinear(x1, torch.randn(4, 2, dtype=torch.float64), w).pow(2)",
 })
+
+# ---- rrelu (training draws uniform_real<double> from the generator for x <= 0, as upstream) ----
+R = "torch.manual_seed(0)\nx = torch.randn(3, 7)\ntorch.manual_seed(1)\n"
+cases("rrelu", {
+    "train": R + "(torch.nn.functional.rrelu(x, training=True), torch.rand(2))",
+    "train_bounds": R + "torch.nn.functional.rrelu(x, 0.05, 0.5, True)",
+    "eval": R + "torch.nn.functional.rrelu(x)",
+    "eval_bounds": R + "torch.nn.functional.rrelu(x, 0.1, 0.2)",
+    "f64": R + "torch.nn.functional.rrelu(x.double(), training=True)",
+    "bf16": R + "torch.nn.functional.rrelu(x.bfloat16(), training=True)",
+    "f16": R + "torch.nn.functional.rrelu(x.half(), training=True)",
+    "f16_eval": R + "torch.nn.functional.rrelu(x.half())",
+    "noncontig": R + "torch.nn.functional.rrelu(x.t(), training=True)",
+    "inplace": R + "y = x.clone()\nr = torch.nn.functional.rrelu_(y, training=True)\n(r is y, y)",
+    "inplace_kw": R + "y = x.clone()\ntorch.nn.functional.rrelu(y, inplace=True, training=True)\ny",
+    "module": R + "torch.nn.RReLU(0.1, 0.3)(x)",
+    "module_eval": R + "torch.nn.RReLU().eval()(x)",
+    "torch_fn": R + "torch.rrelu(x, training=True)",
+    "generator": "x = torch.randn(3, 7, generator=torch.Generator().manual_seed(0))\ng = torch.Generator().manual_seed(7)\n"
+                 "(torch.rrelu(x, 0.1, 0.3, True, g), g.get_state()[:32])",
+    "with_noise": R + "n = torch.empty(3, 7)\n(torch.ops.aten.rrelu_with_noise.default(x, n, 0.2, 0.3, True), n)",
+    "with_noise_inplace": R + "n = torch.empty(3, 7)\ny = x.clone()\ntorch.ops.aten.rrelu_with_noise_.default(y, n, 0.2, 0.3, True)\n(y, n)",
+    "with_noise_out": R + "n = torch.empty(3, 7)\no = torch.empty(3, 7)\nr = torch.ops.aten.rrelu_with_noise.out(x, n, 0.2, 0.3, True, out=o)\n(r is o, o, n)",
+    "with_noise_eval": R + "n = torch.zeros(3, 7)\n(torch.ops.aten.rrelu_with_noise(x, n, 0.2, 0.3, False), n)",
+    "bad_bounds": R + "torch.nn.functional.rrelu(x, 0.5, 0.1, True)",
+    "bad_noise_shape": R + "torch.ops.aten.rrelu_with_noise(x, torch.empty(3), 0.1, 0.3, True)",
+    "bad_noise_dtype": R + "torch.ops.aten.rrelu_with_noise(x, torch.empty(3, 7, dtype=torch.float64), 0.1, 0.3, True)",
+    "int_train": "torch.ops.aten.rrelu_with_noise(torch.arange(3), torch.empty(3), 0.1, 0.3, True)",
+    "int_eval": "torch.ops.aten.rrelu_with_noise(torch.arange(3), torch.empty(3), 0.1, 0.3, False)",
+})
+
+cases("rrelu_with_noise_backward", {
+    "train": R + "torch.ops.aten.rrelu_with_noise_backward.default(torch.ones(3, 7), x, torch.full((3, 7), 0.25), 0.1, 0.3, True, False)",
+    "eval": R + "torch.ops.aten.rrelu_with_noise_backward(torch.ones(3, 7), x, torch.empty(3, 7), 0.1, 0.3, False, False)",
+})
+
+grads("rrelu_grad", {
+    "train": R + "ps = [x.requires_grad_()]\nout = torch.nn.functional.rrelu(ps[0], training=True) * torch.arange(7.)",
+    "eval_f64": R + "ps = [x.double().requires_grad_()]\nout = torch.nn.functional.rrelu(ps[0], 0.2, 0.3)",
+    "inplace": R + "ps = [x.requires_grad_()]\nout = torch.nn.functional.rrelu(ps[0] * 2, training=True, inplace=True)",
+})
