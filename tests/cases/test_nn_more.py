@@ -281,6 +281,8 @@ cases("rrelu", {
     "module": R + "torch.nn.RReLU(0.1, 0.3)(x)",
     "module_eval": R + "torch.nn.RReLU().eval()(x)",
     "torch_fn": R + "torch.rrelu(x, training=True)",
+    "aten": R + "torch.ops.aten.rrelu.default(x, 0.1, 0.3, True)",
+    "aten_inplace": R + "y = x.clone()\nr = torch.ops.aten.rrelu_.default(y, 0.1, 0.3, True)\n(r is y, y)",
     "generator": "x = torch.randn(3, 7, generator=torch.Generator().manual_seed(0))\ng = torch.Generator().manual_seed(7)\n"
                  "(torch.rrelu(x, 0.1, 0.3, True, g), g.get_state()[:32])",
     "with_noise": R + "n = torch.empty(3, 7)\n(torch.ops.aten.rrelu_with_noise.default(x, n, 0.2, 0.3, True), n)",
