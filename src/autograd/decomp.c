@@ -11,6 +11,7 @@
 #include "ops/quantile.h"
 #include "ops/shape_composites.h"
 #include "ops/misc_ops.h"
+#include "ops/nnmore.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1834,6 +1835,9 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_special_gammaln, NULL, TN_ROW_lgamma}, {TN_ROW_special_gammaln_out, NULL, TN_ROW_lgamma_out},
     {TN_ROW_special_polygamma, NULL, TN_ROW_polygamma}, {TN_ROW_special_polygamma_out, NULL, TN_ROW_polygamma_out},
     {TN_ROW_special_multigammaln, NULL, TN_ROW_mvlgamma}, {TN_ROW_special_multigammaln_out, NULL, TN_ROW_mvlgamma_out},
+    /* nn.functional breadth (ops/nnmore.c; helper-nnf) */
+    {TN_ROW_one_hot, tn_op_one_hot, -1}, {TN_ROW_prelu, tn_op_prelu, -1},
+    {TN_ROW_bilinear, tn_op_bilinear, -1}, {TN_ROW_rrelu, tn_op_rrelu, -1}, {TN_ROW_rrelu_, tn_op_rrelu_, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

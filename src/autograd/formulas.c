@@ -3658,6 +3658,87 @@ static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
     Py_XDECREF(re);
     return 0;
 }
+/* ---- nn.functional breadth (helper-nnf): hardshrink / softshrink, glu, pixel / channel shuffle ---- */
+static int f_hardshrink(tn_node *n, PyObject **g, PyObject **o) {   /* hardshrink_backward(grad, self, lambd) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_hardshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_softshrink(tn_node *n, PyObject **g, PyObject **o) {   /* softshrink_backward(grad, self, lambd) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_softshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    DONE;
+}
+static int f_shrink_backward(tn_node *n, PyObject **g, PyObject **o, int row) {   /* (grad_out, self, lambd) */
+    T_;
+    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
+static int f_hardshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return f_shrink_backward(n, g, o, TN_ROW_hardshrink_backward);
+}
+static int f_softshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
+    return f_shrink_backward(n, g, o, TN_ROW_softshrink_backward);
+}
+static int f_glu(tn_node *n, PyObject **g, PyObject **o) {   /* glu_backward(grad, self, dim) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_glu_backward, "(OOL)", g[0], K(saved(n, 0)), (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_pixel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_unshuffle(grad, upscale_factor) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_pixel_unshuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_pixel_unshuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_shuffle(grad, downscale_factor) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_pixel_shuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    DONE;
+}
+static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* channel_shuffle(grad, grad.size(1) / groups) */
+    T_;
+    int64_t gr = arg_i(n, 1), c = tn_tensor_of(g[0])->ndim > 1 ? tn_tensor_of(g[0])->sizes[1] : 0;
+    OUTK(0, K(tn_aten(TN_ROW_channel_shuffle, "(OL)", g[0], (long long)(gr ? c / gr : 0))));
+    DONE;
+}
+static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_kernel_backward(grad, self, weight) */
+    T_;
+    PyObject *r = K(tn_aten(TN_ROW__prelu_kernel_backward, "(OOO)", g[0], K(saved(n, 0)), K(saved(n, 1))));
+    if (!r) { drop_(&T); return -1; }
+    OUTK(0, PyTuple_GetItem(r, 0));
+    OUTK(1, PyTuple_GetItem(r, 1));
+    DONE;
+}
+/* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
+ * and sumdim / its expand swapped */
+static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *i1 = K(saved(n, 0)), *i2 = K(saved(n, 1)), *i3 = K(saved(n, 2));
+    PyObject *e1 = K(arg_obj(n, 3)), *e2 = K(arg_obj(n, 4)), *e3 = K(arg_obj(n, 5)), *sd = K(arg_obj(n, 6));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", g[0], i2, i3, sd, e2, e3, e1)));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, g[0], i3, e1, sd, e3, e2)));
+    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, i2, g[0], e1, e2, sd, e3)));
+    DONE;
+}
+/* rrelu_with_noise: rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false);
+ * the in-place form passes the result and self_is_result = true */
+static int f_rrelu_with_noise(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool inpl = n->inplace;
+    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], x, K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)),
+                      arg_i(n, 4) ? Py_True : Py_False, inpl ? Py_True : Py_False)));
+    DONE;
+}
+static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0))
+        OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], K(saved(n, 1)), K(saved(n, 2)), K(arg_obj(n, 3)),
+                          K(arg_obj(n, 4)), arg_i(n, 5) ? Py_True : Py_False, Py_False)));
+    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -3861,6 +3942,13 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_put, f_put}, {TN_ROW_put_, f_put}, {TN_ROW_masked_scatter, f_masked_scatter},
     {TN_ROW_masked_scatter_, f_masked_scatter}, {TN_ROW_masked_scatter_backward, f_masked_scatter_backward},
     {TN_ROW_block_diag, f_block_diag},
+    /* nn.functional breadth (helper-nnf) */
+    {TN_ROW_hardshrink, f_hardshrink}, {TN_ROW_softshrink, f_softshrink},
+    {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
+    {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
+    {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
+    {TN_ROW__trilinear, f_trilinear}, {TN_ROW_rrelu_with_noise, f_rrelu_with_noise}, {TN_ROW_rrelu_with_noise_, f_rrelu_with_noise},
+    {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -26,6 +26,7 @@ typedef enum {
     TN_BWD_HARDTANH,   /* x <= p0 || x >= p1 ? 0 : grad */
     TN_BWD_LEAKY_RELU, /* x > 0 ? grad : grad * p0 */
     TN_BWD_ELU,        /* p0 alpha, p1 scale, p2 input_scale, flag is_result */
+    TN_BWD_SHRINK,     /* -p0 <= x <= p0 ? 0 : grad (hard/softshrink backward; i0: upstream's vector width) */
     TN_BWD_COUNT
 } tn_bwd_op;
 

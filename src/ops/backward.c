@@ -9,6 +9,7 @@
 #include "ops/common.h"
 
 #include "kernels/backward.h"
+#include "ops/pointwise_kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -148,6 +149,21 @@ static PyObject *leaky_bwd(tn_value *a, PyObject *out) {
 }
 PyObject *tn_op_leaky_relu_backward(tn_value *a) { return leaky_bwd(a, NULL); }
 PyObject *tn_op_leaky_relu_backward_grad_input(tn_value *a) { return leaky_bwd(a, a[4].u.obj); }
+
+/* hardshrink_backward / softshrink_backward(grad, self, lambd): upstream's shrink_backward */
+static PyObject *shrink_bwd(const char *k, tn_value *a, PyObject *out) {
+    tn_bwd_params p = {0};
+    p.p0 = bw_num(&a[2]);
+    tn_value pair[2] = {a[0], a[1]};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    p.i0 = tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(ct);
+    return ew_backward(k, TN_BWD_SHRINK, &p, &a[0], &a[1], out);
+}
+PyObject *tn_op_hardshrink_backward(tn_value *a) { return shrink_bwd("hardshrink_backward_cpu", a, NULL); }
+PyObject *tn_op_hardshrink_backward_grad_input(tn_value *a) { return shrink_bwd("hardshrink_backward_cpu", a, a[3].u.obj); }
+PyObject *tn_op_softshrink_backward(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, NULL); }
+PyObject *tn_op_softshrink_backward_grad_input(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, a[3].u.obj); }
 
 /* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
 static PyObject *elu_bwd(tn_value *a, PyObject *out) {

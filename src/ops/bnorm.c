@@ -461,6 +461,15 @@ PyObject *tn_op_batch_norm(tn_value *a) {
 
 /* instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
  * cudnn_enabled): batch norm of the input viewed as (1, N*C, *), parameters repeated N times */
+/* x.to(dt): x itself when it has dt already, else _to_copy through the door (new ref) */
+static PyObject *to_dtype_of(PyObject *x, tn_dtype dt) {
+    if (tn_tensor_of(x)->dtype == dt) return Py_NewRef(x);
+    PyObject *d = tn_py_from_dtype(dt);
+    PyObject *r = d ? tn_aten(TN_ROW_to_dtype, "(OO)", x, d) : NULL;
+    Py_XDECREF(d);
+    return r;
+}
+
 PyObject *tn_op_instance_norm(tn_value *a) {
     PyObject *x = a[0].u.obj, *w = opt_tensor(&a[1]), *b = opt_tensor(&a[2]), *rm = opt_tensor(&a[3]), *rv = opt_tensor(&a[4]);
     bool use = bool_of(&a[5]);
@@ -474,8 +483,14 @@ PyObject *tn_op_instance_norm(tn_value *a) {
     int64_t nb = xt->sizes[0], C = xt->sizes[1];
     PyObject *rep[4] = {NULL, NULL, NULL, NULL}, *src[4] = {w, b, rm, rv};
     PyObject *xr = NULL, *shape = NULL, *out = NULL, *res = NULL, *xc = NULL;
-    for (int i = 0; i < 4; i++)
-        if (src[i] && !(rep[i] = tn_aten(TN_ROW_repeat, "(O(L))", src[i], (long long)nb))) goto done;
+    for (int i = 0; i < 4; i++) {
+        if (!src[i]) continue;
+        /* upstream converts the running stats (not weight / bias) to the input's dtype first */
+        PyObject *s = i >= 2 ? to_dtype_of(src[i], xt->dtype) : Py_NewRef(src[i]);
+        rep[i] = s ? tn_aten(TN_ROW_repeat, "(O(L))", s, (long long)nb) : NULL;
+        Py_XDECREF(s);
+        if (!rep[i]) goto done;
+    }
     if (!(xc = tn_aten(TN_ROW_contiguous, "(O)", x))) goto done;
     shape = PyList_New(xt->ndim);
     if (!shape) goto done;
@@ -491,8 +506,9 @@ PyObject *tn_op_instance_norm(tn_value *a) {
         PyObject *al = tn_aten(TN_ROW_alias, "(O)", src[k]);
         PyObject *v = al ? tn_aten(TN_ROW_view, "(O(LL))", rep[k], (long long)nb, (long long)C) : NULL;
         PyObject *m = v ? tn_aten(TN_ROW_mean_dim, "(O(L)O)", v, 0LL, Py_False) : NULL;
-        PyObject *c = m ? tn_aten(TN_ROW_copy_, "(OO)", al, m) : NULL;
-        Py_XDECREF(al); Py_XDECREF(v); Py_XDECREF(m);
+        PyObject *mc = m ? to_dtype_of(m, tn_tensor_of(src[k])->dtype) : NULL;
+        PyObject *c = mc ? tn_aten(TN_ROW_copy_, "(OO)", al, mc) : NULL;
+        Py_XDECREF(al); Py_XDECREF(v); Py_XDECREF(m); Py_XDECREF(mc);
         if (!c) goto done;
         Py_DECREF(c);
     }

@@ -408,6 +408,33 @@ PyObject *tn_op_leaky_relu(tn_value *a) { return leaky_impl(a, NULL, false); }
 PyObject *tn_op_leaky_relu_(tn_value *a) { return leaky_impl(a, NULL, true); }
 PyObject *tn_op_leaky_relu_out(tn_value *a) { return leaky_impl(a, a[2].u.obj, false); }
 
+/* hardshrink(self, lambd=0.5) / softshrink(self, lambd=0.5) (nn.functional breadth, helper-nnf):
+ * softshrink's meta function checks lambd against the dtype's range before any kernel. */
+static PyObject *hardshrink_impl(tn_value *a, PyObject *out) {
+    double l = tn_value_as_double(&a[1]);
+    return float_act("hardshrink", tn_pw_hardshrink_loop, &l, a, out, false);
+}
+PyObject *tn_op_hardshrink(tn_value *a) { return hardshrink_impl(a, NULL); }
+PyObject *tn_op_hardshrink_out(tn_value *a) { return hardshrink_impl(a, a[2].u.obj); }
+static PyObject *softshrink_impl(tn_value *a, PyObject *out) {
+    double l = tn_value_as_double(&a[1]);
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (!tn_dtype_is_floating(dt)) {
+        PyErr_Format(PyExc_NotImplementedError, "\"softshrink_check\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    double mx = dt == TN_DTYPE_F64 ? DBL_MAX : dt == TN_DTYPE_F16 ? 65504.0 : dt == TN_DTYPE_BF16 ? 3.3895313892515355e38 : FLT_MAX;
+    if (!(l >= 0.0 && l <= mx)) {
+        PyErr_Format(PyExc_RuntimeError, "lambda must be in range [0, %.6g] for input dtype %s, but found %.6g", mx,
+                     tn_dtype_cpp_name(dt), l);
+        return NULL;
+    }
+    tn_pw_shrink_params p = {l, tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(dt)};
+    return float_act("softshrink", tn_pw_softshrink_loop, &p, a, out, false);
+}
+PyObject *tn_op_softshrink(tn_value *a) { return softshrink_impl(a, NULL); }
+PyObject *tn_op_softshrink_out(tn_value *a) { return softshrink_impl(a, a[2].u.obj); }
+
 static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_pw_elu_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), tn_value_as_double(&a[3])};
     return float_act("elu", tn_pw_elu_loop, &p, a, out, inplace);

@@ -52,6 +52,32 @@ TN_FAM_F(RD_F, _)
 #define LR_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(lr_##sfx, TS, TS, CT, LD, ST, E_LR, PRE_LR(CT))
 TN_FAM_F(LR_F, _)
 
+/* ---- hardshrink / softshrink (ctx = const double* lambd, converted to the opmath type as
+ * upstream's Activation.cpp; softshrink's middle branch is x * 0, so NaN stays NaN and -0.5
+ * gives -0) ---- */
+#define E_HS(x, T, P) (((x) >= -sl_ && (x) <= sl_) ? (T)0 : (x))
+#define HS_F(sfx, TS, CT, LD, ST, E, _) TN_DEF_UNARY(hs_##sfx, TS, TS, CT, LD, ST, E_HS, PRE_LR(CT))
+TN_FAM_F(HS_F, _)
+/* softshrink: upstream's vector body (the first n - n % vw elements of a contiguous loop) gives
+ * +0 in the middle band, its scalar tail (and strided loops) x * 0, so -0 for negative x; NaN
+ * stays NaN on both paths */
+#define SS_F(sfx, TS, CT, LD, ST, E, _)                                                            \
+    static void ss_##sfx(char **data, const int64_t *s, int64_t n, const void *ctx_) {            \
+        const tn_pw_shrink_params *p_ = ctx_;                                                      \
+        const CT sl_ = (CT)p_->lambd;                                                              \
+        int64_t nv = 0;                                                                            \
+        if (p_->vw > 0 && s[0] == (int64_t)sizeof(TS) && s[1] == (int64_t)sizeof(TS)) nv = n - n % p_->vw; \
+        char *o = data[0];                                                                         \
+        const char *a = data[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {                                    \
+            CT x = LD(*(const TS *)a), r;                                                          \
+            if (k < nv) r = (x >= -sl_ && x <= sl_) ? (CT)0 : (x > sl_ ? x - sl_ : x + sl_);       \
+            else r = x > sl_ ? x - sl_ : (x < -sl_ ? x + sl_ : x * (CT)0);                         \
+            *(TS *)o = ST(r);                                                                      \
+        }                                                                                          \
+    }
+TN_FAM_F(SS_F, _)
+
 /* ---- elu ---- */
 #define PRE_ELU(CT)                                                                             \
     const tn_pw_elu_params *ep_ = PP(tn_pw_elu_params, ctx_);                                  \
@@ -128,6 +154,24 @@ tn_loop tn_pw_round_decimals_loop(tn_dtype dt) {
 }
 tn_loop tn_pw_leaky_relu_loop(tn_dtype dt) {
     switch (dt) { TN_FAM_F(CASE, lr) default: return NULL; }
+}
+/* the vector width upstream's kernels run: 64 bytes where its AVX512 capability is chosen
+ * (avx512f/bw/vl/dq), else 32 (AVX2) */
+int64_t tn_pw_upstream_vec_bytes(void) {
+    static int vb;
+    if (!vb) {
+        bool a512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+        vb = a512 ? 64 : 32;
+    }
+    return vb;
+}
+
+tn_loop tn_pw_hardshrink_loop(tn_dtype dt) {
+    switch (dt) { TN_FAM_F(CASE, hs) default: return NULL; }
+}
+tn_loop tn_pw_softshrink_loop(tn_dtype dt) {
+    switch (dt) { TN_FAM_F(CASE, ss) default: return NULL; }
 }
 tn_loop tn_pw_elu_loop(tn_dtype dt) {
     switch (dt) { TN_FAM_F(CASE, elu) default: return NULL; }

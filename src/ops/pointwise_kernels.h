@@ -18,6 +18,13 @@ tn_loop tn_pw_round_decimals_loop(tn_dtype dt);
 /* leaky_relu: ctx = const double* negative_slope. Floating only. */
 tn_loop tn_pw_leaky_relu_loop(tn_dtype dt);
 
+/* hardshrink: ctx = const double* lambd; softshrink: ctx = const tn_pw_shrink_params* (vw: the
+ * vector width in elements of upstream's kernel, see tn_pw_upstream_vec_bytes). Floating only. */
+typedef struct { double lambd; int64_t vw; } tn_pw_shrink_params;
+int64_t tn_pw_upstream_vec_bytes(void);
+tn_loop tn_pw_hardshrink_loop(tn_dtype dt);
+tn_loop tn_pw_softshrink_loop(tn_dtype dt);
+
 /* elu: x <= 0 ? expm1(x * input_scale) * (alpha * scale) : x * scale. Floating only. */
 typedef struct { double alpha, scale, input_scale; } tn_pw_elu_params;
 tn_loop tn_pw_elu_loop(tn_dtype dt);

@@ -147,7 +147,35 @@ static void btab_init(void) {
     btab_ready = true;
 }
 
+/* hard/softshrink backward: upstream's vector body (the first n - n % i0 elements when all operands
+ * are contiguous, or grad or self a broadcast scalar) keeps grad only where x < -l or x > l (NaN
+ * gives 0); the scalar tail zeroes where -l <= x <= l (NaN keeps grad) */
+#define TN_SHRINK_F(sfx, TS, CT, LD, ST, E, unused)                                               \
+    static void shrink_##sfx(char **data, const int64_t *s, int64_t n, const void *ctx_) {        \
+        const CT l = (CT)PP->p0;                                                                  \
+        const int64_t z = (int64_t)sizeof(TS);                                                    \
+        int64_t nv = 0;                                                                           \
+        if (PP->i0 > 0 && s[0] == z && ((s[1] == z && s[2] == z) || (s[1] == 0 && s[2] == z) ||   \
+                                        (s[1] == z && s[2] == 0)))                                \
+            nv = n - n % PP->i0;                                                                  \
+        for (int64_t k = 0; k < n; k++) {                                                         \
+            CT g = LD(*(const TS *)(data[1] + k * s[1])), x = LD(*(const TS *)(data[2] + k * s[2])); \
+            CT r = k < nv ? ((x < -l || x > l) ? g : (CT)0) : ((x >= -l && x <= l) ? (CT)0 : g);   \
+            *(TS *)(data[0] + k * s[0]) = ST(r);                                                  \
+        }                                                                                         \
+    }
+TN_FAM_F(TN_SHRINK_F, _)
+
 tn_loop tn_bwd_loop(tn_bwd_op op, tn_dtype dt) {
+    if (op == TN_BWD_SHRINK) {
+        switch (dt) {
+        case TN_DTYPE_F32: return shrink_f32;
+        case TN_DTYPE_F64: return shrink_f64;
+        case TN_DTYPE_F16: return shrink_f16;
+        case TN_DTYPE_BF16: return shrink_bf16;
+        default: return NULL;
+        }
+    }
     if ((unsigned)op >= TN_BWD_COUNT || (unsigned)dt >= TN_DTYPE_COUNT) return NULL;
     if (!btab_ready) btab_init(); /* idempotent: racing initialisers write identical values */
     return btab[op][dt];
