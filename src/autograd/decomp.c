@@ -1824,6 +1824,12 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_special_gammaln, NULL, TN_ROW_lgamma}, {TN_ROW_special_gammaln_out, NULL, TN_ROW_lgamma_out},
     {TN_ROW_special_polygamma, NULL, TN_ROW_polygamma}, {TN_ROW_special_polygamma_out, NULL, TN_ROW_polygamma_out},
     {TN_ROW_special_multigammaln, NULL, TN_ROW_mvlgamma}, {TN_ROW_special_multigammaln_out, NULL, TN_ROW_mvlgamma_out},
+    /* special family (helper-special): upstream's special_* aliases and composites */
+    {TN_ROW_special_i0, NULL, TN_ROW_i0}, {TN_ROW_special_i0_out, NULL, TN_ROW_i0_out},
+    {TN_ROW_special_sinc, NULL, TN_ROW_sinc}, {TN_ROW_special_sinc_out, NULL, TN_ROW_sinc_out},
+    {TN_ROW_special_erfinv, NULL, TN_ROW_erfinv}, {TN_ROW_special_erfinv_out, NULL, TN_ROW_erfinv_out},
+    {TN_ROW_special_ndtr, tn_op_special_ndtr, -1}, {TN_ROW_special_ndtr_out, tn_op_special_ndtr_out, -1},
+    {TN_ROW_nanmean, tn_op_nanmean, -1}, {TN_ROW_nanmean_out, tn_op_nanmean_out, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */
