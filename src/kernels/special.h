@@ -39,4 +39,7 @@ tn_loop tn_special_frexp_loop(tn_dtype dt);
 /* complex(real, imag) and polar(abs, angle): data = {out (complex of dt), a, b (dt)}; f32, f64. */
 tn_loop tn_special_complex_loop(tn_dtype dt, bool polar);
 
+/* ldexp(x, e) with an integer exponent: data = {out (dt), x (dt), e (int64)}; floating dt. */
+tn_loop tn_special_ldexp_loop(tn_dtype dt);
+
 #endif

@@ -133,26 +133,25 @@ PyObject *tn_op_special_sinc_out(tn_value *a) { return tn_door_call(TN_ROW_sinc_
 PyObject *tn_op_special_erfinv(tn_value *a) { return tn_door_call(TN_ROW_erfinv, a); }
 PyObject *tn_op_special_erfinv_out(tn_value *a) { return tn_door_call(TN_ROW_erfinv_out, a); }
 
-/* special_ndtr (upstream's composite): x_sqrt_2 = self * M_SQRT1_2; (1 + erf(x_sqrt_2)) * 0.5 */
-static PyObject *ndtr_compute(PyObject *self) {
+/* special_ndtr (upstream's composite): x_sqrt_2 = self * M_SQRT1_2; (1 + erf(x_sqrt_2)) * 0.5;
+ * the out= form ends in mul.out (its cast check) */
+static PyObject *ndtr_compute(PyObject *self, PyObject *out) {
     PyObject *xs = tn_aten(TN_ROW_mul_Scalar, "(Od)", self, 0.70710678118654752440);
     PyObject *e = xs ? tn_aten(TN_ROW_erf, "(O)", xs) : NULL;
     PyObject *p = e ? tn_aten(TN_ROW_add_Scalar, "(Od)", e, 1.0) : NULL;
-    PyObject *r = p ? tn_aten(TN_ROW_mul_Scalar, "(Od)", p, 0.5) : NULL;
+    PyObject *r = NULL;
+    if (p && out) {
+        PyObject *kw = Py_BuildValue("{s:O}", "out", out);
+        r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(Od)", p, 0.5) : NULL;
+        Py_XDECREF(kw);
+    } else if (p) {
+        r = tn_aten(TN_ROW_mul_Scalar, "(Od)", p, 0.5);
+    }
     Py_XDECREF(xs); Py_XDECREF(e); Py_XDECREF(p);
     return r;
 }
-PyObject *tn_op_special_ndtr(tn_value *a) { return ndtr_compute(a[0].u.obj); }
-PyObject *tn_op_special_ndtr_out(tn_value *a) {
-    PyObject *r = ndtr_compute(a[0].u.obj);
-    if (!r) return NULL;
-    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", a[1].u.obj, r);  /* at::special_ndtr_out: result.copy_ */
-    (void)c;
-    Py_DECREF(r);
-    if (!c) return NULL;
-    Py_DECREF(c);
-    return Py_NewRef(a[1].u.obj);
-}
+PyObject *tn_op_special_ndtr(tn_value *a) { return ndtr_compute(a[0].u.obj, NULL); }
+PyObject *tn_op_special_ndtr_out(tn_value *a) { return ndtr_compute(a[0].u.obj, a[1].u.obj); }
 
 /* ---------------------------------------------------------------- binary */
 enum { SB_FLOAT = 1 };
@@ -282,33 +281,61 @@ static PyObject *frexp_run(PyObject *self, PyObject *mo, PyObject *eo) {
     tn_run_loop(loop, NULL, m, 2, ins);
     if (mo) { m = deliver(m, mo); if (!m) { Py_DECREF(e); return NULL; } }
     if (eo) { e = deliver(e, eo); if (!e) { Py_DECREF(m); return NULL; } }
-    return tn_return_pair("frexp", m, e);
+    return tn_return_pair(mo ? "frexp_out" : "frexp", m, e);
 }
 PyObject *tn_op_frexp_Tensor(tn_value *a) { return frexp_run(a[0].u.obj, NULL, NULL); }
 PyObject *tn_op_frexp_Tensor_out(tn_value *a) { return frexp_run(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
 
-/* ---------------------------------------------------------------- ldexp (upstream: self * 2 ** other) */
-static PyObject *ldexp_pow(PyObject *other) { return tn_aten(TN_ROW_pow_Scalar, "(dO)", 2.0, other); }
+/* ---------------------------------------------------------------- ldexp
+ * upstream 2.13: an integer (or bool) exponent with a floating self runs C's ldexp into a result
+ * of self's dtype; anything else is self * _pow2(self, other), where _pow2 is pow(2.0, other) for
+ * integer / float32 self, else a 0-dim 2.0 of self's dtype raised to other. */
+static bool ldexp_direct(PyObject *self, PyObject *other) {
+    return tn_dtype_is_integral(tn_tensor_of(other)->dtype, true) && tn_dtype_is_floating(tn_tensor_of(self)->dtype);
+}
+static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bool inplace) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    PyObject *e = tn_as_dtype(other, TN_DTYPE_I64, false);
+    if (!e) return NULL;
+    PyObject *orig[2] = {self, other}, *ins[2] = {self, e};
+    PyObject *r = run_into("ldexp", tn_special_ldexp_loop(dt), orig, ins, 2, dt, out, inplace);
+    Py_DECREF(e);
+    return r;
+}
+static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_aten(TN_ROW_pow_Scalar, "(dO)", 2.0, other);
+    PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(dt));
+    PyObject *two = kw ? tn_aten_kw(TN_ROW_full, kw, "(()d)", 2.0) : NULL;
+    Py_XDECREF(kw);
+    PyObject *r = two ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", two, other) : NULL;
+    Py_XDECREF(two);
+    return r;
+}
 PyObject *tn_op_ldexp_Tensor(tn_value *a) {
-    PyObject *p = ldexp_pow(a[1].u.obj);
+    if (ldexp_direct(a[0].u.obj, a[1].u.obj)) return ldexp_kernel(a[0].u.obj, a[1].u.obj, NULL, false);
+    PyObject *p = ldexp_pow2(a[0].u.obj, a[1].u.obj);
     PyObject *r = p ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, p) : NULL;
     Py_XDECREF(p);
     return r;
 }
-PyObject *tn_op_ldexp_(tn_value *a) {
-    PyObject *p = ldexp_pow(a[1].u.obj);
-    PyObject *r = p ? tn_aten(TN_ROW_mul__Tensor, "(OO)", a[0].u.obj, p) : NULL;
-    Py_XDECREF(p);
-    return r;
-}
-PyObject *tn_op_ldexp_out(tn_value *a) {
-    PyObject *p = ldexp_pow(a[1].u.obj);
-    PyObject *kw = p ? Py_BuildValue("{s:O}", "out", a[2].u.obj) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(OO)", a[0].u.obj, p) : NULL;
+static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) {
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (tn_dtype_is_integral(od, true)) {
+        PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(od));
+        return NULL;
+    }
+    if (ldexp_direct(self, other) && od == tn_tensor_of(self)->dtype)
+        return ldexp_kernel(self, other, out == self ? NULL : out, out == self);
+    PyObject *p = ldexp_pow2(self, other);
+    PyObject *kw = p ? Py_BuildValue("{s:O}", "out", out) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(OO)", self, p) : NULL;
     Py_XDECREF(p);
     Py_XDECREF(kw);
     return r;
 }
+PyObject *tn_op_ldexp_out(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+PyObject *tn_op_ldexp_(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[0].u.obj); }
 
 /* ---------------------------------------------------------------- complex / polar */
 static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool polar) {

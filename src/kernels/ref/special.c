@@ -590,6 +590,9 @@ static float sp_zeta_float(float x, float q) {
 }
 static double sp_zeta_double(double x, double q) { return sp_hzeta(x, q, pow(q, -x)); }
 
+/* The recurrences stop at a NaN; upstream then returns an uninitialised variable (whatever its
+ * build leaves there: NaN for the Chebyshev family on x86, arbitrary for Laguerre / Legendre).
+ * Here it is the NaN reached (r = q). */
 /* n as upstream's static_cast<int64_t>(T n) on x86: out of range / nan give INT64_MIN */
 #define SP_N(T)                                                                                  \
     static inline int64_t sp_n_##T(T n) {                                                        \
@@ -607,7 +610,7 @@ SP_N(double)
         if (n > 6 && FABS(x) < (T)1) return COS(n * ACOS(x));                                    \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x;                                                                    \
-        T p = 1, q = x, r = 0;                                                                   \
+        T p = 1, q = x, r = q;                                                                   \
         for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
@@ -621,7 +624,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x;                                                                \
-        T p = 1, q = x + x, r = 0;                                                               \
+        T p = 1, q = x + x, r = q;                                                               \
         for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
@@ -638,7 +641,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1;                                                         \
-        T p = 1, q = x + x - (T)1, r = 0;                                                        \
+        T p = 1, q = x + x - (T)1, r = q;                                                        \
         for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
@@ -656,7 +659,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x + (T)1;                                                         \
-        T p = 1, q = x + x + (T)1, r = 0;                                                        \
+        T p = 1, q = x + x + (T)1, r = q;                                                        \
         for (int64_t k = 2; k <= n && !isnan(q); k++) { r = MA(x + x, q, -p); p = q; q = r; }     \
         return r;                                                                                \
     }                                                                                            \
@@ -668,7 +671,7 @@ SP_N(double)
         if (n > 6 && FABS(x + x - (T)1) < (T)1) return COS(n * ACOS(x + x - (T)1));              \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1;                                                         \
-        T p = 1, q = x + x - (T)1, r = 0;                                                        \
+        T p = 1, q = x + x - (T)1, r = q;                                                        \
         for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
@@ -686,7 +689,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1);                                        \
-        T p = 1, q = x + x - (T)1 + (x + x - (T)1), r = 0;                                       \
+        T p = 1, q = x + x - (T)1 + (x + x - (T)1), r = q;                                       \
         for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
@@ -704,7 +707,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1) - (T)1;                                 \
-        T p = 1, q = x + x - (T)1 + (x + x - (T)1) - (T)1, r = 0;                                \
+        T p = 1, q = x + x - (T)1 + (x + x - (T)1) - (T)1, r = q;                                \
         for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
@@ -722,7 +725,7 @@ SP_N(double)
         }                                                                                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x + x - (T)1 + (x + x - (T)1) + (T)1;                                 \
-        T p = 1, q = x + x - (T)1 + (x + x - (T)1) + (T)1, r = 0;                                \
+        T p = 1, q = x + x - (T)1 + (x + x - (T)1) + (T)1, r = q;                                \
         for (int64_t k = 2; k <= n && !isnan(q); k++) {                                          \
             r = MA(x + x - (T)1 + (x + x - (T)1), q, -p); p = q; q = r;                           \
         }                                                                                        \
@@ -754,7 +757,7 @@ SP_N(double)
         if (FABS(x) == (T)0) return 1;                                                           \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return (T)1 - x;                                                             \
-        T p = 1, q = (T)1 - x, r = 0;                                                            \
+        T p = 1, q = (T)1 - x, r = q;                                                            \
         for (int64_t k = 1; k < n && !isnan(q); k++) {                                           \
             r = MA((k + k) + ((T)1 - x), q, -(k * p)) / (k + 1); p = q; q = r;                    \
         }                                                                                        \
@@ -766,7 +769,7 @@ SP_N(double)
         if (FABS(x) == (T)1) return (x > 0 || n % 2 == 0) ? (T)1 : (T)-1;                        \
         if (n == 0) return 1;                                                                    \
         if (n == 1) return x;                                                                    \
-        T p = 1, q = x, r = 0;                                                                   \
+        T p = 1, q = x, r = q;                                                                   \
         for (int64_t k = 1; k < n && !isnan(q); k++) {                                           \
             r = MA((k + k + 1) * x, q, -(k * p)) / (k + 1); p = q; q = r;                           \
         }                                                                                        \
@@ -1056,4 +1059,30 @@ tn_loop tn_special_complex_loop(tn_dtype dt, bool polar) {
     if (dt == TN_DTYPE_F32) return polar ? sp_polar_f32 : sp_complex_f32;
     if (dt == TN_DTYPE_F64) return polar ? sp_polar_f64 : sp_complex_f64;
     return NULL;
+}
+
+/* ldexp with an integer exponent: data = {out (dt), x (dt), e (int64)}; x * 2^e as C's ldexp
+ * (exact; f16 / bf16 through float), the exponent clamped to int's range first */
+#define SP_LDEXP(sfx, TO, CT, LD, ST, LDX)                                                       \
+    static void sp_ldexp_##sfx(char **data, const int64_t *s, int64_t n, const void *ctx) {      \
+        (void)ctx;                                                                               \
+        for (int64_t k = 0; k < n; k++) {                                                        \
+            int64_t e = *(const int64_t *)(data[2] + k * s[2]);                                  \
+            int ei = e > INT_MAX ? INT_MAX : e < INT_MIN ? INT_MIN : (int)e;                     \
+            CT x = LD(*(const TO *)(data[1] + k * s[1]));                                        \
+            *(TO *)(data[0] + k * s[0]) = ST(LDX(x, ei));                                        \
+        }                                                                                        \
+    }
+SP_LDEXP(f32, float, float, TN_LD_ID, TN_ST_ID, ldexpf)
+SP_LDEXP(f64, double, double, TN_LD_ID, TN_ST_ID, ldexp)
+SP_LDEXP(f16, uint16_t, float, TN_LD_H, TN_ST_H, ldexpf)
+SP_LDEXP(bf16, uint16_t, float, TN_LD_B, TN_ST_B, ldexpf)
+tn_loop tn_special_ldexp_loop(tn_dtype dt) {
+    switch (dt) {
+    case TN_DTYPE_F32: return sp_ldexp_f32;
+    case TN_DTYPE_F64: return sp_ldexp_f64;
+    case TN_DTYPE_F16: return sp_ldexp_f16;
+    case TN_DTYPE_BF16: return sp_ldexp_bf16;
+    default: return NULL;
+    }
 }
