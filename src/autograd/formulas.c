@@ -3667,6 +3667,41 @@ static int f_nansum(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* special_erfcx: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad */
+static int f_erfcx(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, 2.0)), r));
+    t = K(tn_aten(TN_ROW_sub_Scalar, "(Od)", t, 2.0 / 1.77245385090551602730));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", t, g[0])));
+    DONE;
+}
+/* special_log_ndtr: grad / sqrt(2 pi) * (result + self.pow(2) / 2).neg().exp() */
+static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    PyObject *a = K(tn_aten(TN_ROW_div_Scalar, "(Od)", g[0], 2.50662827463100050242));
+    PyObject *e = K(tn_aten(TN_ROW_add_Tensor, "(OO)", r, K(tn_aten(TN_ROW_div_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 2))));
+    e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_neg, "(O)", e))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, e)));
+    DONE;
+}
+/* igamma / igammac: self not implemented; other: (+/-) grad * exp((self - 1) * log(other) - other - lgamma(self)) */
+static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
+    T_;
+    if (need(n, 0)) {
+        PyErr_SetString(PyExc_NotImplementedError, upper ? "the derivative for 'igammac: input' is not implemented."
+                                                         : "the derivative for 'igamma: input' is not implemented.");
+        return -1;
+    }
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", s, 1)), K(tn_aten(TN_ROW_log, "(O)", ot))));
+    t = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t, ot)), K(tn_aten(TN_ROW_lgamma, "(O)", s))));
+    PyObject *gg = upper ? K(tn_aten(TN_ROW_neg, "(O)", g[0])) : g[0];
+    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", t)))));
+    DONE;
+}
+static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
+static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, true); }
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3866,7 +3901,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, {TN_ROW_special_zeta, f_zeta},
     {TN_ROW_special_zeta_self_scalar, f_zeta}, {TN_ROW_special_zeta_other_scalar, f_zeta},
     {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, {TN_ROW_frexp_Tensor, f_frexp},
-    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
+    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, {TN_ROW_special_erfcx, f_erfcx},
+    {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
+    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -41,5 +41,8 @@ tn_loop tn_special_complex_loop(tn_dtype dt, bool polar);
 
 /* ldexp(x, e) with an integer exponent: data = {out (dt), x (dt), e (int64)}; floating dt. */
 tn_loop tn_special_ldexp_loop(tn_dtype dt);
+/* erfcx / log_ndtr and igamma / igammac (used by the two lookups above) */
+tn_loop tn_special_unary_loop2(tn_special_unary_op op, tn_dtype dt);
+tn_loop tn_special_binary_loop2(tn_special_binary_op op, tn_dtype dt);
 
 #endif

@@ -122,6 +122,8 @@ SPU2(special_scaled_modified_bessel_k0, SCALED_K0, "scaled_modified_bessel_k0")
 SPU2(special_scaled_modified_bessel_k1, SCALED_K1, "scaled_modified_bessel_k1")
 SPU2(special_spherical_bessel_j0, SPH_J0, "spherical_bessel_j0")
 SPU2(special_airy_ai, AIRY_AI, "airy_ai")
+SPU2(special_erfcx, ERFCX, "erfcx")
+SPU2(special_log_ndtr, LOG_NDTR, "log_ndtr")
 /* angle: real inputs (integers promote) and complex ones (atan2 into the real dtype) */
 SPU2(angle, ANGLE, "angle")
 
@@ -222,6 +224,13 @@ static PyObject *sb_ts(tn_special_binary_op op, const char *name, tn_value *a, b
 SPB3(heaviside, HEAVISIDE, "heaviside", 0)
 SPB3(gcd, GCD, "gcd", 0)
 SPB3(lcm, LCM, "lcm", 0)
+SPB3(igamma, IGAMMA, "igamma", 0)
+SPB3(igammac, IGAMMAC, "igammac", 0)
+/* special_gammainc / special_gammaincc: upstream's CompositeImplicitAutograd aliases */
+PyObject *tn_op_special_gammainc(tn_value *a) { return tn_door_call(TN_ROW_igamma, a); }
+PyObject *tn_op_special_gammainc_out(tn_value *a) { return tn_door_call(TN_ROW_igamma_out, a); }
+PyObject *tn_op_special_gammaincc(tn_value *a) { return tn_door_call(TN_ROW_igammac, a); }
+PyObject *tn_op_special_gammaincc_out(tn_value *a) { return tn_door_call(TN_ROW_igammac_out, a); }
 PyObject *tn_op_logaddexp2(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2, "logaddexp2", &a[0], &a[1], NULL, false, 0); }
 PyObject *tn_op_logaddexp2_out(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2, "logaddexp2", &a[0], &a[1], a[2].u.obj, false, 0); }
 

@@ -150,6 +150,25 @@ cases("special_nan_reductions", {
     "kaiser": "(torch.signal.windows.kaiser(8), torch.signal.windows.kaiser(9, beta=3.0, sym=False), torch.signal.windows.kaiser(5, dtype=torch.float64), torch.signal.windows.kaiser(1))",
 }, tol="float")
 
+cases("special_igamma_erfcx", {
+    "igamma": R + "a = torch.cat([torch.rand(40) * 5, torch.rand(20) * 300])\nx = torch.cat([torch.rand(40) * 6, a[40:] * (1 + (torch.rand(20) - 0.5) * 0.4)])\n(torch.igamma(a, x), torch.igammac(a, x), torch.igamma(a.double(), x.double()), torch.igammac(a.double(), x.double()), torch.igamma(a.half(), x.half()), torch.igammac(a.bfloat16(), x.bfloat16()))",
+    "igamma_edges": "a = torch.tensor([0., 0., 1., -1., 2., float('inf'), float('inf'), 3., 0.5, 25., 250.])\nx = torch.tensor([1., 0., 0., 1., -1., 1., float('inf'), float('inf'), 0.3, 24., 260.])\n(torch.igamma(a, x), torch.igammac(a, x), torch.igamma(a.double(), x.double()), torch.igammac(a.double(), x.double()))",
+    "igamma_spellings": R + "a, x = torch.rand(5) * 3, torch.rand(5) * 3\nb, c = a.clone(), a.clone()\no1, o2 = torch.empty(0), torch.empty(0)\n(a.igamma(x), a.igammac(x), b.igamma_(x), c.igammac_(x), torch.igamma(a, x, out=o1), torch.igammac(a, x, out=o2), torch.special.gammainc(a, x), torch.special.gammaincc(a, x), torch.special.gammainc(a, x, out=torch.empty(5)), torch.ops.aten.special_gammainc.default(a, x), torch.ops.aten.special_gammainc.out(a, x, out=torch.empty(5)), torch.ops.aten.special_gammaincc.default(a, x), torch.ops.aten.special_gammaincc.out(a, x, out=torch.empty(5)), torch.ops.aten.igamma_.default(a.clone(), x), torch.ops.aten.igammac_.default(a.clone(), x), torch.igamma(a[:, None], x[None, :]))",
+    "igamma_bad_int": "torch.igamma(torch.arange(3), torch.arange(3))",
+    "igammac_bad_complex": "torch.igammac(torch.ones(2, dtype=torch.complex64), torch.ones(2, dtype=torch.complex64))",
+    "erfcx_log_ndtr": X + "(torch.special.erfcx(x), torch.special.erfcx(x.double()), torch.special.log_ndtr(x), torch.special.log_ndtr(x.double()))",
+    "erfcx_log_ndtr_random": R + "x = torch.cat([torch.randn(60) * 10, torch.randn(20) * 100, torch.tensor([-26.8, -6.2, -6.0, 50.5, 6e7, -1.0, -1.01])])\n(torch.special.erfcx(x), torch.special.erfcx(x.double()), torch.special.log_ndtr(x), torch.special.log_ndtr(x.double()), torch.special.erfcx(x[::3]))",
+    "erfcx_log_ndtr_int_out": "x = torch.arange(-5, 6)\no1, o2 = torch.empty(0), torch.empty(0)\n(torch.special.erfcx(x), torch.special.log_ndtr(x), torch.special.erfcx(x.float(), out=o1), torch.special.log_ndtr(x.float(), out=o2), o1, o2, torch.ops.aten.special_erfcx.out(x.float(), out=torch.empty(11)), torch.ops.aten.special_log_ndtr.out(x.float(), out=torch.empty(11)))",
+    "erfcx_bad_half": "torch.special.erfcx(torch.ones(2, dtype=torch.float16))",
+    "log_ndtr_bad_bf16": "torch.special.log_ndtr(torch.ones(2, dtype=torch.bfloat16))",
+}, tol="float")
+
+grads("special_grad_more", {
+    "erfcx_log_ndtr": "ps = [leaf([-2.0, -0.5, 0.3, 4.0])]; out = torch.special.erfcx(ps[0]) + torch.special.log_ndtr(ps[0])",
+    "igamma_other": "ps = [leaf([0.5, 1.5, 3.0])]; out = torch.igamma(torch.tensor([1.0, 2.0, 0.5]), ps[0]) + torch.igammac(torch.tensor([1.5, 2.5, 4.0]), ps[0])",
+    "igamma_self_refuses": "ps = [leaf([0.5, 1.5])]; out = torch.igamma(ps[0], torch.tensor([1.0, 2.0]))",
+})
+
 grads("special_grad", {
     "i0": "ps = [leaf([0.3, -1.5, 2.0, 9.0])]; out = torch.i0(ps[0]) * torch.arange(4.)",
     "i0_inplace": "ps = [leaf([0.3, -1.5, 2.0])]; out = ps[0].clone().i0_() * 2",
