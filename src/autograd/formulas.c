@@ -3702,6 +3702,20 @@ static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
 static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
 static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, true); }
 
+/* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
+ * angle: real(grad_conj * (result * 1j)) */
+static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *r = K(result(n, 0));
+    PyObject *gc = K(tn_aten(TN_ROW_conj, "(O)", g[0]));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, K(tn_aten(TN_ROW_sgn, "(O)", r)))))));
+    if (need(n, 1)) {
+        PyObject *j = K(PyComplex_FromDoubles(0.0, 1.0));
+        PyObject *rj = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", r, j));
+        OUTK(1, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, rj)))));
+    }
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3903,7 +3917,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, {TN_ROW_frexp_Tensor, f_frexp},
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, {TN_ROW_special_erfcx, f_erfcx},
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
-    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac},
+    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
 };
 
 tn_apply_fn tn_formula_for(int op) {

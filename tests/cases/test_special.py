@@ -182,6 +182,8 @@ grads("special_grad", {
     "zeta_other": "ps = [leaf([1.5, 2.0, 7.0])]; out = torch.special.zeta(torch.tensor([2.0, 3.0, 4.0]), ps[0]) + torch.special.zeta(3.0, ps[0])",
     "ldexp": "ps = [leaf([1.5, -2.0, 0.25])]; out = torch.ldexp(ps[0], torch.tensor([1, -2, 3]))",
     "complex": "ps = [leaf([1.5, -2.0]), leaf([0.5, 3.0])]; out = torch.view_as_real(torch.complex(ps[0], ps[1]) * (1 + 2j))",
+    "polar": "ps = [leaf([1.5, 2.0]), leaf([0.5, -3.0])]; out = torch.view_as_real(torch.polar(ps[0], ps[1]) * (1 - 2j))",
+    "polar_abs_only": "ps = [leaf([1.5, 2.0])]; out = torch.polar(ps[0], torch.tensor([0.3, 1.0])).abs()",
     "frexp": "ps = [leaf([1.5, -20.0, 0.3])]; m, e = torch.frexp(ps[0]); out = m * 3",
     "angle_real": "ps = [leaf([1.5, -20.0, 0.3])]; out = torch.angle(ps[0]) + ps[0]",
     "nansum": "ps = [leaf([[1.5, float('nan')], [0.3, 2.0]])]; out = torch.nansum(ps[0], 1) + torch.nansum(ps[0])",
