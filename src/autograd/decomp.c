@@ -1838,6 +1838,14 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     /* nn.functional breadth (ops/nnmore.c; helper-nnf) */
     {TN_ROW_one_hot, tn_op_one_hot, -1}, {TN_ROW_prelu, tn_op_prelu, -1},
     {TN_ROW_bilinear, tn_op_bilinear, -1}, {TN_ROW_rrelu, tn_op_rrelu, -1}, {TN_ROW_rrelu_, tn_op_rrelu_, -1},
+    /* special family (helper-special): upstream's special_* aliases and composites */
+    {TN_ROW_special_i0, NULL, TN_ROW_i0}, {TN_ROW_special_i0_out, NULL, TN_ROW_i0_out},
+    {TN_ROW_special_sinc, NULL, TN_ROW_sinc}, {TN_ROW_special_sinc_out, NULL, TN_ROW_sinc_out},
+    {TN_ROW_special_erfinv, NULL, TN_ROW_erfinv}, {TN_ROW_special_erfinv_out, NULL, TN_ROW_erfinv_out},
+    {TN_ROW_special_ndtr, tn_op_special_ndtr, -1}, {TN_ROW_special_ndtr_out, tn_op_special_ndtr_out, -1},
+    {TN_ROW_nanmean, tn_op_nanmean, -1}, {TN_ROW_nanmean_out, tn_op_nanmean_out, -1},
+    {TN_ROW_special_gammainc, NULL, TN_ROW_igamma}, {TN_ROW_special_gammainc_out, NULL, TN_ROW_igamma_out},
+    {TN_ROW_special_gammaincc, NULL, TN_ROW_igammac}, {TN_ROW_special_gammaincc_out, NULL, TN_ROW_igammac_out},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

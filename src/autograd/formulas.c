@@ -3740,6 +3740,229 @@ static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- special family (helper-special): Bessel I, sinc, erfinv, ndtri, entr, logaddexp2,
+ * xlog1py, zeta, ldexp, complex, frexp, angle, nansum ----
+ * derivatives.yaml and FunctionsManual (i1_backward, i1e_backward, sinc_backward, angle_backward,
+ * nansum_backward), op by op. */
+static int f_i0(tn_node *n, PyObject **g, PyObject **o) {   /* grad * special_i1(self) */
+    T_; PyObject *s = K(saved(n, 0));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_special_i1, "(O)", s)))));
+    DONE;
+}
+static int f_i0e(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (special_i1e(self) - self.sgn() * result) */
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_special_i1e, "(O)", s)),
+                            K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", s)), r))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], d)));
+    DONE;
+}
+/* i1_backward / i1e_backward: safe_self = where(|self| > eps, self, eps); gradx at safe_self;
+ * grad * where(|self| > eps, gradx, 0.5) */
+static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    tn_dtype dt = s ? tn_tensor_of(s)->dtype : TN_DTYPE_F32;
+    double eps = dt == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    PyObject *big = K(tn_aten(TN_ROW_gt_Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", s)), eps));
+    PyObject *safe = K(tn_aten(TN_ROW_where_self, "(OOO)", big, s, K(scalar_like(s, eps))));
+    PyObject *gx;
+    if (!scaled)   /* safe_self.i0() - result * safe_self.reciprocal() */
+        gx = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_i0, "(O)", safe)),
+                       K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_reciprocal, "(O)", safe))))));
+    else           /* special_i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal()) */
+        gx = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_special_i0e, "(O)", safe)),
+                       K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_add_Tensor, "(OO)",
+                           K(tn_aten(TN_ROW_sgn, "(O)", safe)), K(tn_aten(TN_ROW_reciprocal, "(O)", safe))))))));
+    PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", big, gx, K(scalar_like(s, 0.5))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], w)));
+    DONE;
+}
+static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
+static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
+/* sinc_backward: self_pi = self * pi; self_squared_pi = self * self * pi;
+ * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi.conj())  (upstream's graph);
+ * where(self_squared_pi == 0, zeros({}, grad.options()), out) */
+static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *sp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, 3.14159265358979323846));
+    PyObject *ssp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 3.14159265358979323846));
+    PyObject *num = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sp, K(tn_aten(TN_ROW_cos, "(O)", sp)))),
+                              K(tn_aten(TN_ROW_sin, "(O)", sp))));
+    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp))));
+    PyObject *z = K(scalar_like(g[0], 0.0));
+    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ssp, 0.0)), z, out)));
+    DONE;
+}
+static int f_erfinv(tn_node *n, PyObject **g, PyObject **o) {   /* 0.5 * sqrt(pi) * exp(self.erfinv().pow(2)) * grad */
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", K(tn_aten(TN_ROW_erfinv, "(O)", s)), 2))));
+    PyObject *m = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", e, 0.5 * 1.77245385090551602730));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", m, g[0])));
+    DONE;
+}
+static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 pi) * (result.square() / 2).exp() */
+    T_; PyObject *r = K(result(n, 0));
+    PyObject *a = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 2.50662827463100050242));
+    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_div_Scalar, "(Oi)", K(tn_aten(TN_ROW_square, "(O)", r)), 2))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, e)));
+    DONE;
+}
+static int f_entr(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (-(1 + self.log())) */
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *t = K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_log, "(O)", s)), 1))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)));
+    DONE;
+}
+static int f_logaddexp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (1 + pow(2, other - self)) and swapped */
+    T_; PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
+    for (int k = 0; k < 2; k++) {
+        if (!need(n, k)) continue;
+        PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", k ? s : t, k ? t : s));
+        PyObject *p = K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Scalar, "(iO)", 2, d)), 1));
+        OUTK(k, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], p)));
+    }
+    DONE;
+}
+/* special_xlog1py (and its Scalar overloads) */
+static int f_xlog1py(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
+    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
+    if (ts && need(n, 0)) {
+        PyObject *x = K(tn_aten(to ? TN_ROW_special_xlog1py : TN_ROW_special_xlog1py_other_scalar, "(OO)", g[0], ot));
+        if (to) {
+            PyObject *m = K(tn_aten(TN_ROW_bitwise_and_Tensor, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)),
+                                    K(tn_aten(TN_ROW_le_Scalar, "(Od)", ot, -1.0))));
+            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, m, 0.0));
+        } else if (!(arg_f(n, 1) > -1.0)) {
+            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)), 0.0));
+        }
+        OUTK(0, x);
+    }
+    if (to && need(n, 1)) {   /* grad * self / (other + 1) */
+        PyObject *gs = K(ts ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s) : tn_aten(TN_ROW_mul_Scalar, "(OO)", g[0], s));
+        OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", gs, K(tn_aten(TN_ROW_add_Scalar, "(Oi)", ot, 1)))));
+    }
+    DONE;
+}
+/* special_zeta: other: grad * -self * special_zeta(self + 1., other); self: not implemented */
+static int f_zeta(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    bool ts = is_tensor_arg(n, 0);
+    if (ts && need(n, 0)) {
+        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'zeta' is not implemented.");
+        return -1;
+    }
+    if (is_tensor_arg(n, 1) && need(n, 1)) {
+        PyObject *ot = K(saved(n, 1)), *z, *ns;
+        if (ts) {
+            PyObject *s = K(saved(n, 0));
+            z = K(tn_aten(TN_ROW_special_zeta, "(OO)", K(tn_aten(TN_ROW_add_Scalar, "(Od)", s, 1.0)), ot));
+            ns = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", s))));
+        } else {
+            double sv = arg_f(n, 0);
+            z = K(tn_aten(TN_ROW_special_zeta_self_scalar, "(dO)", sv + 1.0, ot));
+            ns = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], -sv));
+        }
+        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ns, z)));
+    }
+    DONE;
+}
+/* ldexp: self: grad * pow(2, other).conj(); other: grad * result.conj() * M_LN2 */
+static int f_ldexp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) {
+        PyObject *ot = K(saved(n, 1));
+        OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_pow_Scalar, "(iO)", 2, ot)))));
+    }
+    if (need(n, 1)) {
+        PyObject *r = K(result(n, 0));
+        OUTK(1, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r)), 0.69314718055994530942)));
+    }
+    DONE;
+}
+static int f_complex(tn_node *n, PyObject **g, PyObject **o) {   /* real: real(grad); imag: imag(grad) */
+    T_;
+    OUTK(0, K(tn_aten(TN_ROW_real, "(O)", g[0])));
+    OUTK(1, K(tn_aten(TN_ROW_imag, "(O)", g[0])));
+    DONE;
+}
+static int f_frexp(tn_node *n, PyObject **g, PyObject **o) {   /* grad / exponent.exp2() */
+    T_; PyObject *e = K(result(n, 1));
+    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_exp2, "(O)", e)))));
+    DONE;
+}
+/* angle_backward for a real self: zeros_like(self) */
+static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) {
+        PyErr_SetString(PyExc_NotImplementedError, "torchnative: the derivative of aten::angle for complex inputs is not implemented");
+        drop_(&T);
+        return -1;
+    }
+    OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", s)));
+    DONE;
+}
+/* nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim):
+ * sum_backward(grad, self.sizes(), dim, keepdim) * self.isnan().logical_not() */
+static int f_nansum(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0));
+    PyObject *gg = g[0];
+    if (s) gg = K(to_dt(gg, tn_tensor_of(s)->dtype));
+    PyObject *sb = K(sum_backward(gg, n, 1, n->args[2].tag == TN_V_BOOL || n->args[2].tag == TN_V_INT ? n->args[2].u.i != 0 : false));
+    PyObject *m = K(tn_aten(TN_ROW_logical_not, "(O)", K(tn_aten(TN_ROW_isnan, "(O)", s))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sb, m)));
+    DONE;
+}
+
+/* special_erfcx: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad */
+static int f_erfcx(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, 2.0)), r));
+    t = K(tn_aten(TN_ROW_sub_Scalar, "(Od)", t, 2.0 / 1.77245385090551602730));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", t, g[0])));
+    DONE;
+}
+/* special_log_ndtr: grad / sqrt(2 pi) * (result + self.pow(2) / 2).neg().exp() */
+static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
+    PyObject *a = K(tn_aten(TN_ROW_div_Scalar, "(Od)", g[0], 2.50662827463100050242));
+    PyObject *e = K(tn_aten(TN_ROW_add_Tensor, "(OO)", r, K(tn_aten(TN_ROW_div_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 2))));
+    e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_neg, "(O)", e))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, e)));
+    DONE;
+}
+/* igamma / igammac: self not implemented; other: (+/-) grad * exp((self - 1) * log(other) - other - lgamma(self)) */
+static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
+    T_;
+    if (need(n, 0)) {
+        PyErr_SetString(PyExc_NotImplementedError, upper ? "the derivative for 'igammac: input' is not implemented."
+                                                         : "the derivative for 'igamma: input' is not implemented.");
+        return -1;
+    }
+    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
+    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", s, 1)), K(tn_aten(TN_ROW_log, "(O)", ot))));
+    t = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t, ot)), K(tn_aten(TN_ROW_lgamma, "(O)", s))));
+    PyObject *gg = upper ? K(tn_aten(TN_ROW_neg, "(O)", g[0])) : g[0];
+    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", t)))));
+    DONE;
+}
+static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
+static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, true); }
+
+/* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
+ * angle: real(grad_conj * (result * 1j)) */
+static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
+    T_; PyObject *r = K(result(n, 0));
+    PyObject *gc = K(tn_aten(TN_ROW_conj, "(O)", g[0]));
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, K(tn_aten(TN_ROW_sgn, "(O)", r)))))));
+    if (need(n, 1)) {
+        PyObject *j = K(PyComplex_FromDoubles(0.0, 1.0));
+        PyObject *rj = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", r, j));
+        OUTK(1, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, rj)))));
+    }
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -3949,6 +4172,17 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
     {TN_ROW__trilinear, f_trilinear}, {TN_ROW_rrelu_with_noise, f_rrelu_with_noise}, {TN_ROW_rrelu_with_noise_, f_rrelu_with_noise},
     {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
+    /* special family (helper-special) */
+    {TN_ROW_i0, f_i0}, {TN_ROW_i0_, f_i0}, {TN_ROW_special_i0e, f_i0e}, {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
+    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc}, {TN_ROW_erfinv, f_erfinv}, {TN_ROW_erfinv_, f_erfinv},
+    {TN_ROW_special_ndtri, f_ndtri}, {TN_ROW_special_entr, f_entr}, {TN_ROW_logaddexp2, f_logaddexp2},
+    {TN_ROW_special_xlog1py, f_xlog1py}, {TN_ROW_special_xlog1py_self_scalar, f_xlog1py},
+    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, {TN_ROW_special_zeta, f_zeta},
+    {TN_ROW_special_zeta_self_scalar, f_zeta}, {TN_ROW_special_zeta_other_scalar, f_zeta},
+    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, {TN_ROW_frexp_Tensor, f_frexp},
+    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, {TN_ROW_special_erfcx, f_erfcx},
+    {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
+    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
 };
 
 tn_apply_fn tn_formula_for(int op) {

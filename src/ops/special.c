@@ -1,0 +1,441 @@
+/* special.c — the special-function family: i0 / special_i0e / i1 / i1e, sinc, erfinv, ndtri,
+ * ndtr, entr, angle, the Bessel / Airy functions, heaviside, gcd / lcm, logaddexp2, xlog1py,
+ * zeta, the orthogonal polynomials, frexp / ldexp, complex / polar, nansum / nanmean.
+ *
+ * Kernels are kernels/ref/special.c (upstream's CPU algorithms). Two small drivers follow
+ * upstream's TensorIterator rules as measured on torch 2.13: `sp_unary` (integer / bool inputs
+ * promote to the default float for the float ops) and `sp_binary` (result_type promotion, the
+ * same optional int->float promotion; Scalar overloads wrap their number as a 0-dim wrapped
+ * number), each with in-place / out= checks; results are computed into a fresh tensor (or
+ * written straight into a dense target of the result dtype) and copied into the target.
+ * Composites (ldexp, special_ndtr, nanmean, the special_* aliases) call their pieces through
+ * the door, as upstream's composites do. */
+#include "ops/common.h"
+#include "kernels/special.h"
+#include "autograd/autograd.h"
+#include "tn_ops_gen.h"
+
+#include <math.h>
+
+static bool is_int(tn_dtype d) { return tn_dtype_is_integral(d, true); }
+
+static PyObject *kmissing(const char *name, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
+    return NULL;
+}
+static PyObject *cast_err(tn_dtype from, tn_dtype to) {
+    PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                 tn_dtype_cpp_name(from), tn_dtype_cpp_name(to));
+    return NULL;
+}
+
+/* Deliver res into target (in-place self or out=), or return res. */
+static PyObject *deliver(PyObject *res, PyObject *target) {
+    if (!res || !target) return res;
+    int r = tn_copy_into(target, res);
+    Py_DECREF(res);
+    return r < 0 ? NULL : Py_NewRef(target);
+}
+
+/* Run a loop with n inputs (already of the compute dtype) into a result of dtype rt and the
+ * broadcast shape, delivered to in-place self (ins0 is self) / out=. */
+static PyObject *run_into(const char *name, tn_loop loop, PyObject *const *orig, PyObject *const *ins, int nin,
+                          tn_dtype rt, PyObject *out, bool inplace) {
+    const tn_tensor *ts[3];
+    for (int i = 0; i < nin; i++) ts[i] = tn_tensor_of(orig[i]);
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(nin, ts, &nd, shape) < 0) return NULL;
+    PyObject *target = inplace ? orig[0] : out;
+    if (inplace) {
+        const tn_tensor *t = ts[0];
+        if (t->ndim != nd || memcmp(t->sizes, shape, (size_t)nd * sizeof *shape)) {
+            char a[128], b[128];
+            tn_shape_str(a, sizeof a, t->ndim, t->sizes);
+            tn_shape_str(b, sizeof b, nd, shape);
+            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
+            return NULL;
+        }
+        if (!tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+    }
+    if (target && tn_check_overlap(target, nin, orig) < 0) return NULL;
+    if (out && tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
+    if (!loop) return NULL;
+    bool direct = target && tn_inplace_direct(target, rt, nin, ins);
+    PyObject *res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, rt, nin, ts);
+    if (!res) return NULL;
+    tn_run_loop(loop, NULL, res, nin, ins);
+    if (direct) { tn_tensor_of(res)->storage->version++; return res; }
+    return deliver(res, target);
+}
+
+/* ---------------------------------------------------------------- unary */
+enum { SP_FLOAT = 1 };
+
+static PyObject *sp_unary(tn_special_unary_op op, const char *name, PyObject *self, PyObject *out, bool inplace,
+                          unsigned fl) {
+    tn_dtype dt = tn_tensor_of(self)->dtype, ct = dt;
+    if ((fl & SP_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
+    tn_dtype rt = ct;
+    if (op == TN_SPU_ANGLE && tn_dtype_is_complex(ct)) rt = ct == TN_DTYPE_C64 ? TN_DTYPE_F32 : TN_DTYPE_F64;
+    tn_loop loop = tn_special_unary_loop(op, ct);
+    if (!loop && op == TN_SPU_SINC && tn_dtype_is_complex(ct))   /* upstream has complex sinc */
+        return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
+    if (!loop) {
+        /* upstream checks the out= / in-place dtype first */
+        if (inplace && !tn_can_cast(rt, dt)) return cast_err(rt, dt);
+        if (out && !tn_can_cast(rt, tn_tensor_of(out)->dtype)) return cast_err(rt, tn_tensor_of(out)->dtype);
+        return kmissing(name, ct);
+    }
+    PyObject *x = tn_as_dtype(self, ct, false);
+    if (!x) return NULL;
+    PyObject *r = run_into(name, loop, &self, &x, 1, rt, out, inplace);
+    Py_DECREF(x);
+    return r;
+}
+
+#define SPU3(fn, OP, kname)                                                                     \
+    PyObject *tn_op_##fn(tn_value *a) { return sp_unary(TN_SPU_##OP, kname, a[0].u.obj, NULL, false, SP_FLOAT); } \
+    PyObject *tn_op_##fn##_(tn_value *a) { return sp_unary(TN_SPU_##OP, kname, a[0].u.obj, NULL, true, SP_FLOAT); } \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return sp_unary(TN_SPU_##OP, kname, a[0].u.obj, a[1].u.obj, false, SP_FLOAT); }
+#define SPU2(fn, OP, kname)                                                                     \
+    PyObject *tn_op_##fn(tn_value *a) { return sp_unary(TN_SPU_##OP, kname, a[0].u.obj, NULL, false, SP_FLOAT); } \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return sp_unary(TN_SPU_##OP, kname, a[0].u.obj, a[1].u.obj, false, SP_FLOAT); }
+
+SPU3(i0, I0, "i0")
+SPU3(sinc, SINC, "sinc")
+SPU3(erfinv, ERFINV, "erfinv")
+SPU2(special_i0e, I0E, "i0e")
+SPU2(special_i1, I1, "i1")
+SPU2(special_i1e, I1E, "i1e")
+SPU2(special_ndtri, NDTRI, "ndtri")
+SPU2(special_entr, ENTR, "entr")
+SPU2(special_bessel_j0, BESSEL_J0, "bessel_j0")
+SPU2(special_bessel_j1, BESSEL_J1, "bessel_j1")
+SPU2(special_bessel_y0, BESSEL_Y0, "bessel_y0")
+SPU2(special_bessel_y1, BESSEL_Y1, "bessel_y1")
+SPU2(special_modified_bessel_i0, MOD_I0, "modified_bessel_i0")
+SPU2(special_modified_bessel_i1, MOD_I1, "modified_bessel_i1")
+SPU2(special_modified_bessel_k0, MOD_K0, "modified_bessel_k0")
+SPU2(special_modified_bessel_k1, MOD_K1, "modified_bessel_k1")
+SPU2(special_scaled_modified_bessel_k0, SCALED_K0, "scaled_modified_bessel_k0")
+SPU2(special_scaled_modified_bessel_k1, SCALED_K1, "scaled_modified_bessel_k1")
+SPU2(special_spherical_bessel_j0, SPH_J0, "spherical_bessel_j0")
+SPU2(special_airy_ai, AIRY_AI, "airy_ai")
+SPU2(special_erfcx, ERFCX, "erfcx")
+SPU2(special_log_ndtr, LOG_NDTR, "log_ndtr")
+/* angle: real inputs (integers promote) and complex ones (atan2 into the real dtype) */
+SPU2(angle, ANGLE, "angle")
+
+/* the special_* aliases upstream defines as CompositeImplicitAutograd */
+PyObject *tn_op_special_i0(tn_value *a) { return tn_door_call(TN_ROW_i0, a); }
+PyObject *tn_op_special_i0_out(tn_value *a) { return tn_door_call(TN_ROW_i0_out, a); }
+PyObject *tn_op_special_sinc(tn_value *a) { return tn_door_call(TN_ROW_sinc, a); }
+PyObject *tn_op_special_sinc_out(tn_value *a) { return tn_door_call(TN_ROW_sinc_out, a); }
+PyObject *tn_op_special_erfinv(tn_value *a) { return tn_door_call(TN_ROW_erfinv, a); }
+PyObject *tn_op_special_erfinv_out(tn_value *a) { return tn_door_call(TN_ROW_erfinv_out, a); }
+
+/* special_ndtr (upstream's composite): x_sqrt_2 = self * M_SQRT1_2; (1 + erf(x_sqrt_2)) * 0.5;
+ * the out= form ends in mul.out (its cast check) */
+static PyObject *ndtr_compute(PyObject *self, PyObject *out) {
+    PyObject *xs = tn_aten(TN_ROW_mul_Scalar, "(Od)", self, 0.70710678118654752440);
+    PyObject *e = xs ? tn_aten(TN_ROW_erf, "(O)", xs) : NULL;
+    PyObject *p = e ? tn_aten(TN_ROW_add_Scalar, "(Od)", e, 1.0) : NULL;
+    PyObject *r = NULL;
+    if (p && out) {
+        PyObject *kw = Py_BuildValue("{s:O}", "out", out);
+        r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(Od)", p, 0.5) : NULL;
+        Py_XDECREF(kw);
+    } else if (p) {
+        r = tn_aten(TN_ROW_mul_Scalar, "(Od)", p, 0.5);
+    }
+    Py_XDECREF(xs); Py_XDECREF(e); Py_XDECREF(p);
+    return r;
+}
+PyObject *tn_op_special_ndtr(tn_value *a) { return ndtr_compute(a[0].u.obj, NULL); }
+PyObject *tn_op_special_ndtr_out(tn_value *a) { return ndtr_compute(a[0].u.obj, a[1].u.obj); }
+
+/* ---------------------------------------------------------------- binary */
+enum { SB_FLOAT = 1 };
+
+/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj). */
+static int wrap_num(const tn_value *in, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
+                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
+                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
+                  : PyFloat_FromDouble(in->u.f);
+    if (!num) return -1;
+    PyObject *t = tn_tensor_from_number(num, true);
+    Py_DECREF(num);
+    if (!t) return -1;
+    out->tag = TN_V_TENSOR;
+    out->wrapped = true;
+    out->u.obj = t;
+    return 0;
+}
+
+static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *a, tn_value *b, PyObject *out,
+                           bool inplace, unsigned fl) {
+    tn_value pair[2] = {*a, *b};
+    tn_dtype ct = tn_result_type(2, pair);
+    if ((fl & SB_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
+    if (op == TN_SPB_HEAVISIDE) {
+        if (tn_dtype_is_complex(ct)) {
+            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for complex tensors.");
+            return NULL;
+        }
+        if (TN_T(*a)->dtype != TN_T(*b)->dtype) {
+            PyErr_SetString(PyExc_RuntimeError, "heaviside is not yet implemented for tensors with different dtypes");
+            return NULL;
+        }
+    }
+    tn_loop loop = tn_special_binary_loop(op, ct);
+    PyObject *orig[2] = {a->u.obj, b->u.obj};
+    if (!loop) {
+        tn_dtype td = inplace ? TN_T(*a)->dtype : out ? tn_tensor_of(out)->dtype : ct;
+        if (!tn_can_cast(ct, td)) return cast_err(ct, td);
+        return kmissing(name, ct);
+    }
+    PyObject *x = tn_as_dtype(orig[0], ct, false);
+    PyObject *y = x ? tn_as_dtype(orig[1], ct, false) : NULL;
+    PyObject *r = NULL;
+    if (y) {
+        PyObject *ins[2] = {x, y};
+        r = run_into(name, loop, orig, ins, 2, ct, out, inplace);
+    }
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return r;
+}
+static PyObject *sb_ts(tn_special_binary_op op, const char *name, tn_value *a, bool scalar_first, PyObject *out,
+                       unsigned fl) {
+    tn_value w;
+    if (wrap_num(scalar_first ? &a[0] : &a[1], &w) < 0) return NULL;
+    PyObject *r = scalar_first ? sp_binary(op, name, &w, &a[1], out, false, fl) : sp_binary(op, name, &a[0], &w, out, false, fl);
+    Py_DECREF(w.u.obj);
+    return r;
+}
+
+#define SPB3(fn, OP, kname, FL)                                                                 \
+    PyObject *tn_op_##fn(tn_value *a) { return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], NULL, false, FL); } \
+    PyObject *tn_op_##fn##_(tn_value *a) { return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], NULL, true, FL); } \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], a[2].u.obj, false, FL); }
+SPB3(heaviside, HEAVISIDE, "heaviside", 0)
+SPB3(gcd, GCD, "gcd", 0)
+SPB3(lcm, LCM, "lcm", 0)
+SPB3(igamma, IGAMMA, "igamma", 0)
+SPB3(igammac, IGAMMAC, "igammac", 0)
+/* special_gammainc / special_gammaincc: upstream's CompositeImplicitAutograd aliases */
+PyObject *tn_op_special_gammainc(tn_value *a) { return tn_door_call(TN_ROW_igamma, a); }
+PyObject *tn_op_special_gammainc_out(tn_value *a) { return tn_door_call(TN_ROW_igamma_out, a); }
+PyObject *tn_op_special_gammaincc(tn_value *a) { return tn_door_call(TN_ROW_igammac, a); }
+PyObject *tn_op_special_gammaincc_out(tn_value *a) { return tn_door_call(TN_ROW_igammac_out, a); }
+PyObject *tn_op_logaddexp2(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2, "logaddexp2", &a[0], &a[1], NULL, false, 0); }
+PyObject *tn_op_logaddexp2_out(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2, "logaddexp2", &a[0], &a[1], a[2].u.obj, false, 0); }
+
+/* the six overloads of a (Tensor|Scalar, Tensor|Scalar) float op */
+#define SPB6(fn, x, n, OP, kname)                                                               \
+    PyObject *tn_op_##fn(tn_value *a) { return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], NULL, false, SB_FLOAT); } \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], a[2].u.obj, false, SB_FLOAT); } \
+    PyObject *tn_op_##fn##_##x##_scalar(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, true, NULL, SB_FLOAT); } \
+    PyObject *tn_op_##fn##_##x##_scalar_out(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, true, a[2].u.obj, SB_FLOAT); } \
+    PyObject *tn_op_##fn##_##n##_scalar(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, false, NULL, SB_FLOAT); } \
+    PyObject *tn_op_##fn##_##n##_scalar_out(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, false, a[2].u.obj, SB_FLOAT); }
+SPB6(special_xlog1py, self, other, XLOG1PY, "xlog1py")
+SPB6(special_zeta, self, other, ZETA, "zeta")
+SPB6(special_chebyshev_polynomial_t, x, n, CHEB_T, "chebyshev_polynomial_t")
+SPB6(special_chebyshev_polynomial_u, x, n, CHEB_U, "chebyshev_polynomial_u")
+SPB6(special_chebyshev_polynomial_v, x, n, CHEB_V, "chebyshev_polynomial_v")
+SPB6(special_chebyshev_polynomial_w, x, n, CHEB_W, "chebyshev_polynomial_w")
+SPB6(special_shifted_chebyshev_polynomial_t, x, n, SCHEB_T, "shifted_chebyshev_polynomial_t")
+SPB6(special_shifted_chebyshev_polynomial_u, x, n, SCHEB_U, "shifted_chebyshev_polynomial_u")
+SPB6(special_shifted_chebyshev_polynomial_v, x, n, SCHEB_V, "shifted_chebyshev_polynomial_v")
+SPB6(special_shifted_chebyshev_polynomial_w, x, n, SCHEB_W, "shifted_chebyshev_polynomial_w")
+SPB6(special_hermite_polynomial_h, x, n, HERMITE_H, "hermite_polynomial_h")
+SPB6(special_hermite_polynomial_he, x, n, HERMITE_HE, "hermite_polynomial_he")
+SPB6(special_laguerre_polynomial_l, x, n, LAGUERRE_L, "laguerre_polynomial_l")
+SPB6(special_legendre_polynomial_p, x, n, LEGENDRE_P, "legendre_polynomial_p")
+
+/* ---------------------------------------------------------------- frexp */
+static PyObject *frexp_run(PyObject *self, PyObject *mo, PyObject *eo) {
+    tn_tensor *t = tn_tensor_of(self);
+    if (!tn_dtype_is_floating(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "torch.frexp() only supports floating-point dtypes");
+        return NULL;
+    }
+    if (mo && tn_tensor_of(mo)->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "torch.frexp() expects mantissa to have dtype %s but got %s",
+                     tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(tn_tensor_of(mo)->dtype));
+        return NULL;
+    }
+    if (eo && tn_tensor_of(eo)->dtype != TN_DTYPE_I32) {
+        PyErr_Format(PyExc_RuntimeError, "torch.frexp() expects exponent to have int dtype but got %s",
+                     tn_dtype_cpp_name(tn_tensor_of(eo)->dtype));
+        return NULL;
+    }
+    tn_loop loop = tn_special_frexp_loop(t->dtype);
+    if (!loop) return kmissing("frexp", t->dtype);
+    if (mo && tn_out_prepare(mo, t->ndim, t->sizes, t->dtype, "frexp") < 0) return NULL;
+    if (eo && tn_out_prepare(eo, t->ndim, t->sizes, TN_DTYPE_I32, "frexp") < 0) return NULL;
+    const tn_tensor *ts[1] = {t};
+    PyObject *m = tn_new_result(t->ndim, t->sizes, t->dtype, 1, ts);
+    PyObject *e = m ? tn_new_result(t->ndim, t->sizes, TN_DTYPE_I32, 1, ts) : NULL;
+    if (!e) { Py_XDECREF(m); return NULL; }
+    /* two outputs: run over (mantissa, exponent, x) with the iterator's nout = 2 convention of
+     * tn_run_loop: operand 0 is the output, the others inputs; the exponent is passed as an
+     * input operand of matching shape so it is walked with its own strides */
+    PyObject *ins[2] = {e, self};
+    tn_run_loop(loop, NULL, m, 2, ins);
+    if (mo) { m = deliver(m, mo); if (!m) { Py_DECREF(e); return NULL; } }
+    if (eo) { e = deliver(e, eo); if (!e) { Py_DECREF(m); return NULL; } }
+    return tn_return_pair(mo ? "frexp_out" : "frexp", m, e);
+}
+PyObject *tn_op_frexp_Tensor(tn_value *a) { return frexp_run(a[0].u.obj, NULL, NULL); }
+PyObject *tn_op_frexp_Tensor_out(tn_value *a) { return frexp_run(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+
+/* ---------------------------------------------------------------- ldexp
+ * upstream 2.13: an integer (or bool) exponent with a floating self runs C's ldexp into a result
+ * of self's dtype; anything else is self * _pow2(self, other), where _pow2 is pow(2.0, other) for
+ * integer / float32 self, else a 0-dim 2.0 of self's dtype raised to other. */
+static bool ldexp_direct(PyObject *self, PyObject *other) {
+    return tn_dtype_is_integral(tn_tensor_of(other)->dtype, true) && tn_dtype_is_floating(tn_tensor_of(self)->dtype);
+}
+static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bool inplace) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    PyObject *e = tn_as_dtype(other, TN_DTYPE_I64, false);
+    if (!e) return NULL;
+    PyObject *orig[2] = {self, other}, *ins[2] = {self, e};
+    PyObject *r = run_into("ldexp", tn_special_ldexp_loop(dt), orig, ins, 2, dt, out, inplace);
+    Py_DECREF(e);
+    return r;
+}
+static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_aten(TN_ROW_pow_Scalar, "(dO)", 2.0, other);
+    PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(dt));
+    PyObject *two = kw ? tn_aten_kw(TN_ROW_full, kw, "(()d)", 2.0) : NULL;
+    Py_XDECREF(kw);
+    PyObject *r = two ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", two, other) : NULL;
+    Py_XDECREF(two);
+    return r;
+}
+PyObject *tn_op_ldexp_Tensor(tn_value *a) {
+    if (ldexp_direct(a[0].u.obj, a[1].u.obj)) return ldexp_kernel(a[0].u.obj, a[1].u.obj, NULL, false);
+    PyObject *p = ldexp_pow2(a[0].u.obj, a[1].u.obj);
+    PyObject *r = p ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, p) : NULL;
+    Py_XDECREF(p);
+    return r;
+}
+static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) {
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (tn_dtype_is_integral(od, true)) {
+        PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(od));
+        return NULL;
+    }
+    if (ldexp_direct(self, other) && od == tn_tensor_of(self)->dtype)
+        return ldexp_kernel(self, other, out == self ? NULL : out, out == self);
+    PyObject *p = ldexp_pow2(self, other);
+    PyObject *kw = p ? Py_BuildValue("{s:O}", "out", out) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(OO)", self, p) : NULL;
+    Py_XDECREF(p);
+    Py_XDECREF(kw);
+    return r;
+}
+PyObject *tn_op_ldexp_out(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
+PyObject *tn_op_ldexp_(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[0].u.obj); }
+
+/* ---------------------------------------------------------------- complex / polar */
+static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool polar) {
+    tn_dtype d1 = tn_tensor_of(re)->dtype, d2 = tn_tensor_of(im)->dtype;
+    bool ok1 = d1 == TN_DTYPE_F32 || d1 == TN_DTYPE_F64 || d1 == TN_DTYPE_F16;
+    bool ok2 = d2 == TN_DTYPE_F32 || d2 == TN_DTYPE_F64 || d2 == TN_DTYPE_F16;
+    if (!ok1 || !ok2) {
+        PyErr_Format(PyExc_RuntimeError, "Expected both inputs to be Half, Float or Double tensors but got %s and %s",
+                     tn_dtype_cpp_name(d1), tn_dtype_cpp_name(d2));
+        return NULL;
+    }
+    if (d1 != d2) {
+        PyErr_Format(PyExc_RuntimeError, "Expected object of scalar type %s but got scalar type %s for second argument",
+                     tn_dtype_cpp_name(d1), tn_dtype_cpp_name(d2));
+        return NULL;
+    }
+    tn_dtype rt = d1 == TN_DTYPE_F64 ? TN_DTYPE_C128 : d1 == TN_DTYPE_F32 ? TN_DTYPE_C64 : TN_DTYPE_C32;
+    if (out && tn_tensor_of(out)->dtype != rt) {
+        PyErr_Format(PyExc_RuntimeError, "Expected object of scalar type %s but got scalar type %s for argument 'out'",
+                     tn_dtype_cpp_name(rt), tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
+    tn_loop loop = tn_special_complex_loop(d1, polar);
+    if (!loop && !polar) return tn_refuse_op(out ? TN_ROW_complex_out : TN_ROW_complex); /* complex32 results */
+    if (!loop) return kmissing("polar", d1);
+    PyObject *orig[2] = {re, im};
+    return run_into(polar ? "polar" : "complex", loop, orig, orig, 2, rt, out, false);
+}
+PyObject *tn_op_complex(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.obj, NULL, false); }
+PyObject *tn_op_complex_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.obj, a[2].u.obj, false); }
+PyObject *tn_op_polar(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.obj, NULL, true); }
+PyObject *tn_op_polar_out(tn_value *a) { return complex_run(a[0].u.obj, a[1].u.obj, a[2].u.obj, true); }
+
+/* ---------------------------------------------------------------- nansum / nanmean */
+/* nansum: the sum of self with nan entries replaced by 0 (args: self, dim, keepdim, dtype[, out]) */
+static PyObject *nansum_run(tn_value *a, bool with_out) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (tn_dtype_is_complex(dt)) {
+        PyErr_SetString(PyExc_RuntimeError, "nansum does not support complex inputs");
+        return NULL;
+    }
+    PyObject *clean;
+    if (tn_dtype_is_floating(dt)) {
+        PyObject *m = tn_aten(TN_ROW_isnan, "(O)", a[0].u.obj);
+        clean = m ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", a[0].u.obj, m, 0.0) : NULL;
+        Py_XDECREF(m);
+    } else {
+        clean = Py_NewRef(a[0].u.obj);
+    }
+    if (!clean) return NULL;
+    tn_value args[5];
+    memcpy(args, a, sizeof(tn_value) * (with_out ? 5 : 4));
+    args[0].u.obj = clean;
+    PyObject *r = tn_door_call(with_out ? TN_ROW_sum_IntList_out : TN_ROW_sum_dim_IntList, args);
+    Py_DECREF(clean);
+    return r;
+}
+PyObject *tn_op_nansum(tn_value *a) { return nansum_run(a, false); }
+PyObject *tn_op_nansum_out(tn_value *a) { return nansum_run(a, true); }
+
+/* nanmean (upstream's composite): nansum(self, dim, keepdim, dtype) / (count of non-nan) */
+static PyObject *nanmean_run(tn_value *a, PyObject *out) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "nanmean(): expected input to have floating point or complex dtype but got %s",
+                     tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    PyObject *m = tn_aten(TN_ROW_isnan, "(O)", a[0].u.obj);
+    PyObject *nm = m ? tn_aten(TN_ROW_logical_not_, "(O)", m) : NULL;
+    PyObject *cnt = NULL, *s = NULL, *r = NULL;
+    if (nm) {
+        tn_value ca[4];
+        memcpy(ca, a, sizeof ca);
+        ca[0].u.obj = m;
+        ca[3].tag = TN_V_NONE;
+        cnt = tn_door_call(TN_ROW_sum_dim_IntList, ca);
+    }
+    if (cnt) s = tn_door_call(TN_ROW_nansum, a);
+    if (s) {
+        if (out) {
+            PyObject *kw = Py_BuildValue("{s:O}", "out", out);
+            r = kw ? tn_aten_kw(TN_ROW_div_out, kw, "(OO)", s, cnt) : NULL;
+            Py_XDECREF(kw);
+        } else {
+            r = tn_aten(TN_ROW_div_Tensor, "(OO)", s, cnt);
+        }
+    }
+    Py_XDECREF(m); Py_XDECREF(nm); Py_XDECREF(cnt); Py_XDECREF(s);
+    return r;
+}
+PyObject *tn_op_nanmean(tn_value *a) { return nanmean_run(a, NULL); }
+PyObject *tn_op_nanmean_out(tn_value *a) { return nanmean_run(a, a[4].u.obj); }
