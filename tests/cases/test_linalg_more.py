@@ -1,0 +1,341 @@
+"""More of torch.linalg (src/ops/linalg_more.c): upstream's CompositeImplicit linalg functions
+(linalg_diagonal, cross, linalg_vander, matrix_power, multi_dot, matrix_norm, cond, pinv,
+matrix_rank, tensorinv, tensorsolve, cov, corrcoef) and the ops linalg_cross, addmv, addr, addbmm,
+dist, linalg_pinv.atol_rtol_tensor, compared with upstream.
+
+Tolerances. float32: tol="float" (upstream's own float32-vs-float64 error, matrix products
+within their summation-order bound). float64 results over LAPACK (svd, eigh, inv, solve) take the
+a-priori bound of a backward-stable factorisation as test_linalg_lapack.py explains: F64 =
+(1e-12, 1e-12) for the well-conditioned inputs below (randn plus a multiple of the identity).
+Elementwise-only composites (cross, vander, diagonal, fro norm) are compared with tol="float" too,
+since upstream's vectorised kernels may contract differently."""
+from harness import cases
+
+SEED = "torch.manual_seed(0)\n"
+F64 = (1e-12, 1e-12)
+
+
+def gen(n, dt, batch=""):
+    b = batch + ", " if batch else ""
+    return f"A = (torch.randn({b}{n}, {n}, dtype=torch.float64) + {n} * torch.eye({n}, dtype=torch.float64)).to(torch.{dt})\n"
+
+
+def both(name, make, **kw):
+    cases(name + "_f32", make("float32"), tol="float", **kw)
+    cases(name + "_f64", make("float64"), tol=F64, **kw)
+
+
+# ---- cross ----
+both("cross", lambda dt: {
+    "linalg": SEED + f"torch.linalg.cross(torch.randn(4, 3, dtype=torch.{dt}), torch.randn(4, 3, dtype=torch.{dt}))",
+    "dim0": SEED + f"torch.linalg.cross(torch.randn(3, 5, dtype=torch.{dt}), torch.randn(3, 5, dtype=torch.{dt}), dim=0)",
+    "broadcast": SEED + f"torch.linalg.cross(torch.randn(2, 1, 3, dtype=torch.{dt}), torch.randn(1, 4, 3, dtype=torch.{dt}))",
+    "noncontig": SEED + f"torch.linalg.cross(torch.randn(3, 4, dtype=torch.{dt}).mT, torch.randn(4, 3, dtype=torch.{dt}))",
+    "legacy_dim": SEED + f"torch.cross(torch.randn(3, 3, dtype=torch.{dt}), torch.randn(3, 3, dtype=torch.{dt}), dim=1)",
+    "method": SEED + f"torch.randn(2, 3, dtype=torch.{dt}).cross(torch.randn(2, 3, dtype=torch.{dt}), dim=-1)",
+    "aten": SEED + f"torch.ops.aten.linalg_cross.default(torch.randn(2, 3, dtype=torch.{dt}), torch.randn(2, 3, dtype=torch.{dt}))",
+    "aten_cross": SEED + f"torch.ops.aten.cross.default(torch.randn(2, 3, dtype=torch.{dt}), torch.randn(2, 3, dtype=torch.{dt}), 1)",
+    "out": SEED + f"o = torch.empty(0, dtype=torch.{dt})\nr = torch.linalg.cross(torch.randn(2, 3, dtype=torch.{dt}), torch.randn(2, 3, dtype=torch.{dt}), out=o)\n(r, o)",
+    "empty": f"torch.linalg.cross(torch.randn(0, 3, dtype=torch.{dt}), torch.randn(0, 3, dtype=torch.{dt}))",
+})
+cases("cross_int", [
+    "torch.linalg.cross(torch.tensor([1, 2, 3]), torch.tensor([4, 5, 6]))",
+    "torch.cross(torch.arange(9).view(3, 3), torch.ones(3, 3, dtype=torch.long), dim=0)",
+])
+cases("cross_default_dim", [
+    """
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = torch.cross(torch.arange(12.).view(4, 3), torch.ones(4, 3))
+    r
+    """,
+])
+cases("cross_errors", [
+    "torch.linalg.cross(torch.randn(3, 4), torch.randn(3, 4))",
+    "torch.linalg.cross(torch.randn(3), torch.randn(2, 3))",
+    "torch.linalg.cross(torch.randn(2, 3), torch.randn(4, 3))",
+    "torch.linalg.cross(torch.randn(2, 3), torch.randn(2, 3), dim=2)",
+])
+
+# ---- diagonal ----
+cases("diagonal", [
+    "torch.linalg.diagonal(torch.arange(24.).view(2, 3, 4))",
+    "torch.linalg.diagonal(torch.arange(24.).view(2, 3, 4), offset=1)",
+    "torch.linalg.diagonal(torch.arange(24.).view(2, 3, 4), offset=-1, dim1=0, dim2=2)",
+    "torch.ops.aten.linalg_diagonal.default(torch.arange(9.).view(3, 3))",
+    "x = torch.arange(9.).view(3, 3)\nd = torch.linalg.diagonal(x)\nd._base is x",
+], strides=True)
+cases("diagonal_errors", ["torch.linalg.diagonal(torch.ones(3))", "torch.linalg.diagonal(torch.ones(3, 3), dim1=0, dim2=0)"])
+
+# ---- vander ----
+both("vander", lambda dt: {
+    "vec": f"torch.linalg.vander(torch.tensor([1., 2., 3., 0.5], dtype=torch.{dt}))",
+    "N": f"torch.linalg.vander(torch.tensor([1., -2., 3.], dtype=torch.{dt}), N=5)",
+    "batch": SEED + f"torch.linalg.vander(torch.randn(2, 3, dtype=torch.{dt}))",
+    "aten": f"torch.ops.aten.linalg_vander.default(torch.tensor([2., 3.], dtype=torch.{dt}), N=3)",
+    "noncontig": SEED + f"torch.linalg.vander(torch.randn(3, 4, dtype=torch.{dt}).mT)",
+})
+cases("vander_int", ["torch.linalg.vander(torch.tensor([1, 2, 3]))", "torch.linalg.vander(torch.tensor(2), N=3)"])
+cases("vander_errors", ["torch.linalg.vander(torch.tensor([1., 2.]), N=1)",
+                        "torch.linalg.vander(torch.tensor([True, False]))"])
+
+# ---- matrix_power ----
+both("matrix_power", lambda dt: {
+    "0": SEED + gen(3, dt) + "torch.linalg.matrix_power(A, 0)",
+    "1": SEED + gen(3, dt) + "torch.linalg.matrix_power(A, 1)",
+    "2": SEED + gen(3, dt, "2") + "torch.linalg.matrix_power(A, 2)",
+    "3": SEED + gen(3, dt) + "torch.linalg.matrix_power(A, 3)",
+    "6": SEED + gen(3, dt, "2") + "torch.linalg.matrix_power(A / 3, 6)",
+    "neg": SEED + gen(3, dt) + "torch.linalg.matrix_power(A, -3)",
+    "legacy": SEED + gen(3, dt) + "torch.matrix_power(A, 5)",
+    "method": SEED + gen(3, dt) + "A.matrix_power(2)",
+    "noncontig": SEED + gen(3, dt) + "torch.linalg.matrix_power(A.mT, 1)",
+    "aten": SEED + gen(3, dt) + "torch.ops.aten.linalg_matrix_power.default(A, 4)",
+    "aten_legacy": SEED + gen(3, dt) + "torch.ops.aten.matrix_power.default(A, 0)",
+    "empty": f"torch.linalg.matrix_power(torch.randn(2, 0, 0, dtype=torch.{dt}), 3)",
+}, strides=True)
+cases("matrix_power_int", ["torch.linalg.matrix_power(torch.tensor([[1, 1], [1, 0]]), 10)"])
+cases("matrix_power_errors", ["torch.linalg.matrix_power(torch.ones(2, 3), 2)", "torch.linalg.matrix_power(torch.ones(3), 2)"])
+
+# ---- multi_dot ----
+both("multi_dot", lambda dt: {
+    "2": SEED + f"torch.linalg.multi_dot([torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, 2, dtype=torch.{dt})])",
+    "3a": SEED + f"torch.linalg.multi_dot([torch.randn(10, 2, dtype=torch.{dt}), torch.randn(2, 10, dtype=torch.{dt}), torch.randn(10, 2, dtype=torch.{dt})])",
+    "3b": SEED + f"torch.linalg.multi_dot([torch.randn(2, 10, dtype=torch.{dt}), torch.randn(10, 2, dtype=torch.{dt}), torch.randn(2, 10, dtype=torch.{dt})])",
+    "5": SEED + f"torch.linalg.multi_dot([torch.randn(4, dtype=torch.{dt}), torch.randn(4, 7, dtype=torch.{dt}), torch.randn(7, 2, dtype=torch.{dt}), torch.randn(2, 6, dtype=torch.{dt}), torch.randn(6, dtype=torch.{dt})])",
+    "vecs": SEED + f"torch.linalg.multi_dot([torch.randn(3, dtype=torch.{dt}), torch.randn(3, 5, dtype=torch.{dt})])",
+    "aten": SEED + f"torch.ops.aten.linalg_multi_dot.default([torch.randn(2, 3, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, 2, dtype=torch.{dt}), torch.randn(2, 2, dtype=torch.{dt})])",
+    "noncontig": SEED + f"torch.linalg.multi_dot([torch.randn(4, 3, dtype=torch.{dt}).mT, torch.randn(4, 2, dtype=torch.{dt})])",
+}, strides=True)
+cases("multi_dot_errors", [
+    "torch.linalg.multi_dot([torch.ones(2, 2)])",
+    "torch.linalg.multi_dot([torch.ones(2, 2, 2), torch.ones(2, 2)])",
+    "torch.linalg.multi_dot([torch.ones(2, 2), torch.ones(2, 2, 2)])",
+    "torch.linalg.multi_dot([torch.ones(2, 2), torch.ones(2), torch.ones(2, 2)])",
+    "torch.linalg.multi_dot([torch.ones(2, 3), torch.ones(2, 2)])",
+    "torch.linalg.multi_dot([torch.ones(2, 2), torch.ones(2, 2, dtype=torch.float64)])",
+])
+
+# ---- matrix norms ----
+both("matrix_norm", lambda dt: {
+    "fro": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}))",
+    "nuc": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), 'nuc')",
+    "nuc_keep": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 2, 4, dtype=torch.{dt}), 'nuc', dim=(0, 2), keepdim=True)",
+    "2": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), 2)",
+    "-2": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), -2)",
+    "1": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), 1)",
+    "-1": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), -1, keepdim=True)",
+    "inf": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), float('inf'))",
+    "-inf_dims": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 2, 4, dtype=torch.{dt}), -float('inf'), dim=(2, 0))",
+    "2_keep_dims": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 2, 4, dtype=torch.{dt}), 2, dim=(0, 2), keepdim=True)",
+    "norm_2": SEED + f"torch.linalg.norm(torch.randn(3, 4, dtype=torch.{dt}), 2)",
+    "norm_inf_dim": SEED + f"torch.linalg.norm(torch.randn(2, 3, 4, dtype=torch.{dt}), float('inf'), dim=(1, 2))",
+    "norm_nuc": SEED + f"torch.linalg.norm(torch.randn(3, 4, dtype=torch.{dt}), 'nuc')",
+    "legacy_nuc": SEED + f"torch.norm(torch.randn(3, 4, dtype=torch.{dt}), p='nuc')",
+    "nuclear_norm": SEED + f"torch.nuclear_norm(torch.randn(3, 4, dtype=torch.{dt}))",
+    "nuclear_norm_dim": SEED + f"torch.nuclear_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), dim=(0, 2), keepdim=True)",
+    "aten": SEED + f"torch.ops.aten.linalg_matrix_norm.default(torch.randn(3, 4, dtype=torch.{dt}), 1)",
+    "aten_str": SEED + f"torch.ops.aten.linalg_matrix_norm.str_ord(torch.randn(3, 4, dtype=torch.{dt}), 'nuc')",
+    "noncontig": SEED + f"torch.linalg.matrix_norm(torch.randn(4, 3, dtype=torch.{dt}).mT, 2)",
+    "dtype": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.{dt}), 'nuc', dtype=torch.float64)",
+})
+cases("matrix_norm_lowp", [
+    SEED + "torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.bfloat16), 1)",
+    SEED + "torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.bfloat16), 2)",
+    SEED + "torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.float16), 'nuc')",
+])
+# an empty reduced dimension: zeros for ord > 0 (upstream's max_min wrapper), amin's IndexError otherwise
+cases("matrix_norm_empty", [f"torch.linalg.matrix_norm(torch.zeros({s}), {o})" for s in ("0, 0", "2, 0, 3", "3, 0", "0, 3")
+                            for o in ("1", "-1", "float('inf')", "-float('inf')", "2", "-2", "'fro'", "'nuc'")])
+cases("matrix_norm_errors", [
+    "torch.linalg.matrix_norm(torch.ones(3), 1)",
+    "torch.linalg.matrix_norm(torch.ones(3, 3), 3)",
+    "torch.linalg.matrix_norm(torch.ones(3, 3), 'abc')",
+    "torch.linalg.matrix_norm(torch.ones(3, 3, dtype=torch.long), 1)",
+    "torch.linalg.matrix_norm(torch.ones(3, 3), 2, dim=(0, 0))",
+    "torch.linalg.matrix_norm(torch.ones(3, 3), 2, dim=(0,))",
+    "torch.linalg.norm(torch.ones(2, 3, 3), 2)",
+])
+
+# ---- cond ----
+both("cond", lambda dt: {
+    "default": SEED + gen(3, dt) + "torch.linalg.cond(A)",
+    "-2": SEED + f"torch.linalg.cond(torch.randn(2, 3, 5, dtype=torch.{dt}), -2)",
+    "1": SEED + gen(3, dt, "2") + "torch.linalg.cond(A, 1)",
+    "inf": SEED + gen(3, dt) + "torch.linalg.cond(A, float('inf'))",
+    "-1.": SEED + gen(3, dt) + "torch.linalg.cond(A, -1.)",
+    "fro": SEED + gen(3, dt, "2") + "torch.linalg.cond(A, 'fro')",
+    "nuc": SEED + gen(3, dt) + "torch.linalg.cond(A, 'nuc')",
+    "singular": f"torch.linalg.cond(torch.ones(2, 2, 2, dtype=torch.{dt}), 1)",
+    "empty": f"torch.linalg.cond(torch.ones(2, 0, 0, dtype=torch.{dt}))",
+    "empty_fro": f"torch.linalg.cond(torch.ones(0, 0, dtype=torch.{dt}), 'fro')",
+    "aten": SEED + gen(3, dt) + "torch.ops.aten.linalg_cond.default(A)",
+    "aten_str": SEED + gen(3, dt) + "torch.ops.aten.linalg_cond.p_str(A, 'fro')",
+})
+cases("cond_errors", [
+    "torch.linalg.cond(torch.ones(3))",
+    "torch.linalg.cond(torch.ones(3, 3), 3)",
+    "torch.linalg.cond(torch.ones(2, 3), 1)",
+    "torch.linalg.cond(torch.ones(2, 3), 'fro')",
+    "torch.linalg.cond(torch.ones(3, 3), 'abc')",
+])
+
+# ---- pinv ----
+both("pinv", lambda dt: {
+    "square": SEED + gen(3, dt) + "torch.linalg.pinv(A)",
+    "tall": SEED + f"torch.linalg.pinv(torch.randn(2, 5, 3, dtype=torch.{dt}))",
+    "wide": SEED + f"torch.linalg.pinv(torch.randn(3, 5, dtype=torch.{dt}))",
+    "singular": SEED + f"X = torch.randn(4, 2, dtype=torch.{dt})\ntorch.linalg.pinv(X @ X.mT)",
+    "hermitian": SEED + gen(4, dt) + "torch.linalg.pinv(A + A.mT, hermitian=True)",
+    "atol": SEED + f"torch.linalg.pinv(torch.randn(4, 3, dtype=torch.{dt}), atol=0.5)",
+    "rtol": SEED + f"torch.linalg.pinv(torch.randn(4, 3, dtype=torch.{dt}), rtol=0.3)",
+    "atol_t": SEED + f"torch.linalg.pinv(torch.randn(2, 4, 3, dtype=torch.{dt}), atol=torch.tensor([0.1, 10.], dtype=torch.float64))",
+    "rcond": SEED + f"torch.linalg.pinv(torch.randn(4, 3, dtype=torch.{dt}), 0.2)",
+    "rcond_t": SEED + f"torch.linalg.pinv(torch.randn(4, 3, dtype=torch.{dt}), torch.tensor(0.2))",
+    "pinverse": SEED + f"torch.pinverse(torch.randn(4, 3, dtype=torch.{dt}))",
+    "pinverse_method": SEED + f"torch.randn(3, 4, dtype=torch.{dt}).pinverse(rcond=0.1)",
+    "aten": SEED + f"torch.ops.aten.linalg_pinv.atol_rtol_tensor(torch.randn(4, 3, dtype=torch.{dt}))",
+    "aten_float": SEED + f"torch.ops.aten.linalg_pinv.atol_rtol_float(torch.randn(4, 3, dtype=torch.{dt}), atol=0.1)",
+    "empty": f"torch.linalg.pinv(torch.randn(2, 0, 3, dtype=torch.{dt}))",
+})
+# float32 pinv of this input through OpenBLAS' sgesdd lands 2.7x upstream's own float32 error
+# from the exact value (MKL's sgesdd rounds differently): the non-contiguous case runs in float64
+cases("pinv_noncontig", [SEED + "torch.linalg.pinv(torch.randn(3, 4, dtype=torch.float64).mT)",
+                         SEED + "torch.linalg.pinv(torch.randn(3, 5, dtype=torch.float64)[:, ::2])"], tol=F64)
+cases("pinv_errors", [
+    "torch.linalg.pinv(torch.ones(3))",
+    "torch.linalg.pinv(torch.ones(3, 3, dtype=torch.long))",
+    "torch.linalg.pinv(torch.ones(3, 3), atol=torch.tensor(1j))",
+])
+
+# ---- matrix_rank ----
+cases("matrix_rank", {
+    "full": SEED + gen(4, "float64") + "torch.linalg.matrix_rank(A)",
+    "low": SEED + "X = torch.randn(2, 5, 2, dtype=torch.float64)\ntorch.linalg.matrix_rank(X @ X.mT)",
+    "f32": SEED + "X = torch.randn(5, 2)\ntorch.linalg.matrix_rank(X @ X.mT)",
+    "hermitian": SEED + "X = torch.randn(5, 3, dtype=torch.float64)\ntorch.linalg.matrix_rank(X @ X.mT, hermitian=True)",
+    "atol": SEED + "torch.linalg.matrix_rank(torch.diag(torch.tensor([3., 1., 0.1])), atol=0.5)",
+    "rtol": SEED + "torch.linalg.matrix_rank(torch.diag(torch.tensor([3., 1., 0.1])), rtol=0.2)",
+    "atol_t": "torch.linalg.matrix_rank(torch.diag(torch.tensor([3., 1., 0.1])), atol=torch.tensor(0.05), rtol=torch.tensor(0.5))",
+    "tol": "torch.linalg.matrix_rank(torch.diag(torch.tensor([3., 1., 0.1])), 0.5)",
+    "tol_t": "torch.linalg.matrix_rank(torch.diag(torch.tensor([3., 1., 0.1])), torch.tensor(0.5))",
+    "aten": "torch.ops.aten.linalg_matrix_rank.atol_rtol_tensor(torch.eye(3))",
+    "aten_float": "torch.ops.aten.linalg_matrix_rank.atol_rtol_float(torch.eye(3), atol=2.)",
+    "empty": "torch.linalg.matrix_rank(torch.ones(2, 0, 3))",
+})
+cases("matrix_rank_errors", ["torch.linalg.matrix_rank(torch.ones(3))",
+                             "torch.linalg.matrix_rank(torch.ones(3, 3), atol=torch.tensor(1j))"])
+
+# ---- tensorinv / tensorsolve ----
+both("tensorinv", lambda dt: {
+    "ind2": SEED + f"A = torch.randn(4, 6, 8, 3, dtype=torch.{dt})\ntorch.linalg.tensorinv(A.reshape(24, 24) + 24 * torch.eye(24, dtype=torch.{dt}).view(24, 24), ind=1)",
+    "ind1": SEED + f"A = (torch.randn(24, 24, dtype=torch.{dt}) + 24 * torch.eye(24, dtype=torch.{dt})).reshape(4, 6, 8, 3)\ntorch.linalg.tensorinv(A, ind=2)",
+    "aten": SEED + gen(4, dt) + "torch.ops.aten.linalg_tensorinv.default(A, 1)",
+})
+both("tensorsolve", lambda dt: {
+    "basic": SEED + f"A = (torch.randn(6, 6, dtype=torch.{dt}) + 6 * torch.eye(6, dtype=torch.{dt})).reshape(2, 3, 6)\ntorch.linalg.tensorsolve(A, torch.randn(2, 3, dtype=torch.{dt}))",
+    "dims": SEED + f"A = (torch.randn(6, 6, dtype=torch.{dt}) + 6 * torch.eye(6, dtype=torch.{dt})).reshape(6, 2, 3).permute(1, 0, 2)\ntorch.linalg.tensorsolve(A, torch.randn(6, dtype=torch.{dt}), dims=(0, 2))",
+    "aten": SEED + gen(4, dt) + f"torch.ops.aten.linalg_tensorsolve.default(A, torch.randn(4, dtype=torch.{dt}))",
+})
+cases("tensor_errors", [
+    "torch.linalg.tensorinv(torch.ones(2, 3, 4), ind=1)",
+    "torch.linalg.tensorinv(torch.ones(2, 2), ind=0)",
+    "torch.linalg.tensorinv(torch.zeros(2, 2), ind=1)",
+    "torch.linalg.tensorsolve(torch.ones(2, 3, 4), torch.ones(2, 3))",
+])
+
+# ---- cov / corrcoef ----
+both("cov", lambda dt: {
+    "2d": SEED + f"torch.cov(torch.randn(3, 6, dtype=torch.{dt}))",
+    "1d": SEED + f"torch.cov(torch.randn(6, dtype=torch.{dt}))",
+    "correction0": SEED + f"torch.cov(torch.randn(3, 6, dtype=torch.{dt}), correction=0)",
+    "fweights": SEED + f"torch.cov(torch.randn(3, 6, dtype=torch.{dt}), fweights=torch.tensor([1, 2, 3, 1, 0, 2]))",
+    "aweights": SEED + f"torch.cov(torch.randn(3, 6, dtype=torch.{dt}), aweights=torch.rand(6, dtype=torch.{dt}))",
+    "both": SEED + f"torch.cov(torch.randn(3, 6, dtype=torch.{dt}), correction=2, fweights=torch.tensor([1, 2, 3, 1, 1, 2]), aweights=torch.rand(6, dtype=torch.{dt}))",
+    "method": SEED + f"torch.randn(2, 5, dtype=torch.{dt}).cov()",
+    "noncontig": SEED + f"torch.cov(torch.randn(6, 3, dtype=torch.{dt}).mT)",
+    "aten": SEED + f"torch.ops.aten.cov.default(torch.randn(3, 4, dtype=torch.{dt}))",
+    "corrcoef": SEED + f"torch.corrcoef(torch.randn(3, 6, dtype=torch.{dt}))",
+    "corrcoef_1d": SEED + f"torch.corrcoef(torch.randn(6, dtype=torch.{dt}))",
+    "corrcoef_aten": SEED + f"torch.ops.aten.corrcoef.default(torch.randn(2, 6, dtype=torch.{dt}))",
+})
+cases("cov_int", ["torch.cov(torch.tensor([[1, 2, 4], [3, 1, 0]]))"], tol="float")   # the centred observations' GEMM
+# integer means: the centred observations and their GEMM are exact, so every summation order agrees
+cases("corrcoef_int", ["torch.corrcoef(torch.tensor([[1, 2, 3], [4, 0, 2]]))", "torch.cov(torch.tensor([[1, 2, 3], [5, 0, 1]]))"])
+cases("cov_dof", [
+    """
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = torch.cov(torch.randn(2, 1))
+    (r, len(w))
+    """,
+])
+cases("cov_errors", [
+    "torch.cov(torch.ones(2, 2, 2))",
+    "torch.cov(torch.ones(2, 2, dtype=torch.bool))",
+    "torch.cov(torch.ones(2, 3), fweights=torch.ones(3))",
+    "torch.cov(torch.ones(2, 3), fweights=torch.tensor([1, -1, 1]))",
+    "torch.cov(torch.ones(2, 3), fweights=torch.tensor([1, 1]))",
+    "torch.cov(torch.ones(2, 3), aweights=torch.tensor([1, 1, 1]))",
+    "torch.cov(torch.ones(2, 3), aweights=torch.tensor([1., -1., 1.]))",
+    "torch.cov(torch.ones(2, 3), aweights=torch.zeros(3))",
+    "torch.corrcoef(torch.ones(2, 2, 2))",
+])
+
+# ---- addmv / addr / addbmm / dist ----
+both("addmv", lambda dt: {
+    "basic": SEED + f"torch.addmv(torch.randn(3, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}))",
+    "scalars": SEED + f"torch.addmv(torch.randn(3, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}), beta=0.5, alpha=2)",
+    "beta0_nan": SEED + f"torch.addmv(torch.full((3,), float('nan'), dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}), beta=0)",
+    "broadcast": SEED + f"torch.addmv(torch.randn(1, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}))",
+    "scalar_self": SEED + f"torch.addmv(torch.tensor(2., dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}))",
+    "method": SEED + f"torch.randn(3, dtype=torch.{dt}).addmv(torch.randn(4, 3, dtype=torch.{dt}).mT, torch.randn(4, dtype=torch.{dt})[::1])",
+    "aten": SEED + f"torch.ops.aten.addmv.default(torch.randn(3, dtype=torch.{dt}), torch.randn(3, 2, dtype=torch.{dt}), torch.randn(2, dtype=torch.{dt}))",
+    "empty": f"torch.addmv(torch.ones(3, dtype=torch.{dt}), torch.ones(3, 0, dtype=torch.{dt}), torch.ones(0, dtype=torch.{dt}), beta=2)",
+})
+both("addr", lambda dt: {
+    "basic": SEED + f"torch.addr(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(3, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}))",
+    "scalars": SEED + f"torch.addr(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(3, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}), beta=0.5, alpha=-2.5)",
+    "beta0_nan": SEED + f"torch.addr(torch.full((3, 4), float('nan'), dtype=torch.{dt}), torch.randn(3, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}), beta=0)",
+    "broadcast": SEED + f"torch.addr(torch.randn(4, dtype=torch.{dt}), torch.randn(3, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}))",
+    "noncontig": SEED + f"torch.addr(torch.randn(4, 3, dtype=torch.{dt}).mT, torch.randn(6, dtype=torch.{dt})[::2], torch.randn(4, dtype=torch.{dt}))",
+    "method": SEED + f"torch.randn(2, 2, dtype=torch.{dt}).addr(torch.randn(2, dtype=torch.{dt}), torch.randn(2, dtype=torch.{dt}))",
+    "aten": SEED + f"torch.ops.aten.addr.default(torch.randn(2, 3, dtype=torch.{dt}), torch.randn(2, dtype=torch.{dt}), torch.randn(3, dtype=torch.{dt}))",
+})
+both("addbmm", lambda dt: {
+    "basic": SEED + f"torch.addbmm(torch.randn(3, 5, dtype=torch.{dt}), torch.randn(4, 3, 2, dtype=torch.{dt}), torch.randn(4, 2, 5, dtype=torch.{dt}))",
+    "scalars": SEED + f"torch.addbmm(torch.randn(3, 5, dtype=torch.{dt}), torch.randn(4, 3, 2, dtype=torch.{dt}), torch.randn(4, 2, 5, dtype=torch.{dt}), beta=0.5, alpha=2)",
+    "beta0_nan": SEED + f"torch.addbmm(torch.full((3, 5), float('nan'), dtype=torch.{dt}), torch.randn(2, 3, 2, dtype=torch.{dt}), torch.randn(2, 2, 5, dtype=torch.{dt}), beta=0)",
+    "broadcast": SEED + f"torch.addbmm(torch.randn(5, dtype=torch.{dt}), torch.randn(2, 3, 2, dtype=torch.{dt}), torch.randn(2, 2, 5, dtype=torch.{dt}))",
+    "nobatch": f"torch.addbmm(torch.ones(3, 5, dtype=torch.{dt}), torch.ones(0, 3, 2, dtype=torch.{dt}), torch.ones(0, 2, 5, dtype=torch.{dt}), beta=3)",
+    "method": SEED + f"torch.randn(3, 5, dtype=torch.{dt}).addbmm(torch.randn(2, 3, 4, dtype=torch.{dt}), torch.randn(2, 5, 4, dtype=torch.{dt}).mT)",
+    "aten": SEED + f"torch.ops.aten.addbmm.default(torch.randn(2, 2, dtype=torch.{dt}), torch.randn(2, 2, 3, dtype=torch.{dt}), torch.randn(2, 3, 2, dtype=torch.{dt}))",
+})
+both("dist", lambda dt: {
+    "2": SEED + f"torch.dist(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}))",
+    "1": SEED + f"torch.dist(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(4, dtype=torch.{dt}), 1)",
+    "inf": SEED + f"torch.dist(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), float('inf'))",
+    "0": SEED + f"torch.dist(torch.randn(3, 4, dtype=torch.{dt}), torch.randn(3, 4, dtype=torch.{dt}), 0)",
+    "3.5": SEED + f"torch.randn(5, dtype=torch.{dt}).dist(torch.randn(5, dtype=torch.{dt}), 3.5)",
+    "aten": SEED + f"torch.ops.aten.dist.default(torch.randn(5, dtype=torch.{dt}), torch.randn(5, dtype=torch.{dt}))",
+})
+cases("addmv_int", [
+    "torch.addmv(torch.tensor([1, 2]), torch.ones(2, 3, dtype=torch.long), torch.tensor([1, 2, 3]), beta=1.7, alpha=2.6)",
+    "torch.addr(torch.ones(2, 2, dtype=torch.long), torch.tensor([1, 2]), torch.tensor([3, 4]), beta=2, alpha=3)",
+    "torch.addbmm(torch.ones(2, 2, dtype=torch.long), torch.ones(3, 2, 2, dtype=torch.long), torch.ones(3, 2, 2, dtype=torch.long))",
+])
+cases("add_products_errors", [
+    "torch.addmv(torch.ones(2, 2), torch.ones(2, 3), torch.ones(3))",
+    "torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(4))",
+    "torch.addmv(torch.ones(3), torch.ones(2, 3), torch.ones(3))",
+    "torch.addr(torch.ones(2, 2), torch.ones(2, 1), torch.ones(2))",
+    "torch.addr(torch.ones(2, 2), torch.ones(2), torch.ones(2, 1))",
+    "torch.addr(torch.ones(2, 2), torch.ones(3), torch.ones(2))",
+    "torch.addr(torch.ones(2, 2, dtype=torch.long), torch.ones(2, dtype=torch.long), torch.ones(2, dtype=torch.long), beta=0.5)",
+    "torch.addbmm(torch.ones(2, 2), torch.ones(2, 2), torch.ones(2, 2, 2))",
+    "torch.addbmm(torch.ones(2, 2), torch.ones(2, 2, 2), torch.ones(3, 2, 2))",
+    "torch.addbmm(torch.ones(2, 2), torch.ones(2, 2, 3), torch.ones(2, 2, 2))",
+    "torch.dist(torch.ones(2), torch.ones(3))",
+])
