@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "core/dtype.h"
+
 typedef int tn_la_int;
 typedef size_t tn_flen;   /* gfortran's hidden character-length argument */
 
@@ -47,6 +49,9 @@ typedef struct {
 /* The table for float (single = 1) or double (single = 0), loading the library on first use;
  * NULL with NotImplementedError naming `op` when no LAPACK can be loaded. Needs the GIL. */
 const tn_lapack_fns *tn_lapack(int single, const char *op);
+/* The table for a dtype: float32, float64, complex64, complex128 (the complex tables have NULL
+ * where the routine's argument list differs from the real one: gesdd, syevd, geev, gelsy). */
+const tn_lapack_fns *tn_lapack_dt(tn_dtype dt, const char *op);
 /* The path of the library loaded (NULL before the first load or when none). */
 const char *tn_lapack_path(void);
 

@@ -6,8 +6,9 @@
  * inv and solve, potrf, geqrf/orgqr, gesdd, syevd, geev, trsm, gelsy) per batch entry with the
  * GIL released, and returns upstream's tuple with its int32 `info` tensors. The composites that
  * upstream writes over these (linalg_inv, linalg_solve, det, slogdet, svd, eigvalsh, ...) are at
- * the end, called through the door as named decompositions (autograd/decomp.c). Real f32/f64;
- * complex inputs refuse by name. */
+ * the end, called through the door as named decompositions (autograd/decomp.c). Real f32/f64; the
+ * LU, Cholesky and triangular family also complex64/complex128 (lapack.c's c/z tables, the same
+ * code with the dtype's item size); QR, SVD, eigen and least squares refuse complex by name. */
 #include "ops/common.h"
 #include "ops/lapack.h"
 #include "ops/linalg_lapack.h"
@@ -28,8 +29,17 @@ int tn_linalg_init(PyObject *m) {
 }
 
 /* ---- shapes, dtypes, buffers ---- */
+/* ops with complex drivers (lapack.c's c/z tables) */
+static bool complex_ok(const char *op) {
+    static const char *ops[] = {"linalg_inv_ex", "_linalg_solve_ex", "_linalg_det", "_linalg_slogdet", "linalg_lu_factor_ex",
+                                "linalg_lu", "linalg_lu_solve", "linalg_cholesky_ex", "cholesky", "cholesky_solve",
+                                "cholesky_inverse", "linalg_solve_triangular", "triangular_solve"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(op, ops[i])) return true;
+    return false;
+}
 static int check_dtype(const char *api, tn_dtype dt, const char *op) {
-    if (tn_dtype_is_complex(dt)) {
+    if (tn_dtype_is_complex(dt) && !complex_ok(op)) {
         char what[160];
         snprintf(what, sizeof what, "aten::%s for complex dtypes", op);
         tn_not_implemented(what);
@@ -39,7 +49,7 @@ static int check_dtype(const char *api, tn_dtype dt, const char *op) {
         PyErr_Format(PyExc_RuntimeError, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_cpp_name(dt));
         return -1;
     }
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) {
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) {
         PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api,
                      tn_dtype_cpp_name(dt));
         return -1;
@@ -128,24 +138,34 @@ static PyObject *ret_n(const char *name, int n, PyObject **v) {
 
 /* Zero the strict lower (upper = true keeps the upper triangle) or upper triangle of each
  * column-major m x n matrix of a batch; unit writes ones on the diagonal when set. */
-static void keep_triangle(char *p, int64_t batch, int64_t m, int64_t n, bool upper, bool single) {
+/* element k of a buffer of dtype dt (real or complex f32/f64) set to the real value v */
+static void put_real(char *p, int64_t k, tn_dtype dt, double v) {
+    switch (dt) {
+    case TN_DTYPE_F32: ((float *)p)[k] = (float)v; break;
+    case TN_DTYPE_C64: ((float *)p)[2 * k] = (float)v; ((float *)p)[2 * k + 1] = 0; break;
+    case TN_DTYPE_C128: ((double *)p)[2 * k] = v; ((double *)p)[2 * k + 1] = 0; break;
+    default: ((double *)p)[k] = v; break;
+    }
+}
+static void conj_buf(char *p, int64_t n, tn_dtype dt) {   /* negate the imaginary parts */
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == TN_DTYPE_C64) ((float *)p)[2 * i + 1] = -((float *)p)[2 * i + 1];
+        else ((double *)p)[2 * i + 1] = -((double *)p)[2 * i + 1];
+    }
+}
+static void keep_triangle(char *p, int64_t batch, int64_t m, int64_t n, bool upper, tn_dtype dt) {
     for (int64_t b = 0; b < batch; b++)
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 if (upper ? i <= j : i >= j) continue;
-                int64_t k = b * m * n + j * m + i;
-                if (single) ((float *)p)[k] = 0;
-                else ((double *)p)[k] = 0;
+                put_real(p, b * m * n + j * m + i, dt, 0);
             }
 }
-static void fill_eye(char *p, int64_t batch, int64_t n, bool single) {
+static void fill_eye(char *p, int64_t batch, int64_t n, tn_dtype dt) {
     int64_t tot = batch * n * n;
-    if (tot) memset(p, 0, (size_t)tot * (single ? 4 : 8));
+    if (tot) memset(p, 0, (size_t)tot * tn_dtype_itemsize(dt));
     for (int64_t b = 0; b < batch; b++)
-        for (int64_t i = 0; i < n; i++) {
-            if (single) ((float *)p)[b * n * n + i * n + i] = 1;
-            else ((double *)p)[b * n * n + i * n + i] = 1;
-        }
+        for (int64_t i = 0; i < n; i++) put_real(p, b * n * n + i * n + i, dt, 1);
 }
 
 /* ---- _linalg_check_errors ---- */
@@ -227,8 +247,7 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_inv_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_inv_ex");
     if (!L) return NULL;
     PyObject *lu = fcopy(A, t->dtype), *inv = lu ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
     int64_t psz[TN_MAX_DIMS];
@@ -236,8 +255,8 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
     psz[nb] = n;
     PyObject *piv = inv ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL, *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) goto fail;
-    fill_eye(D(inv), batch, n, single);
-    int isz = single ? 4 : 8, in = (int)n;
+    fill_eye(D(inv), batch, n, t->dtype);
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *plu = D(lu), *pinv = D(inv);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -323,8 +342,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     int anb = A->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(A, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = A->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_solve_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "_linalg_solve_ex");
     if (!L) return NULL;
     int64_t abatch = prod(anb, A->sizes), batch = prod(nb, bs);
     PyObject *lu = fcopy(Ao, A->dtype), *piv = NULL, *info = NULL, *X = NULL, *Bm = NULL;
@@ -345,7 +363,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
         if (!(X = new_c(nb + 2, xs, A->dtype))) goto fail;
     }
     if (tn_copy_into(X, Bm) < 0) goto fail;
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    int isz = tn_dtype_itemsize(A->dtype), in = (int)n, ik = (int)k;
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -389,25 +407,60 @@ static PyObject *det_like(tn_value *a, bool slog) {
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
     bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, slog ? "_linalg_slogdet" : "_linalg_det");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, slog ? "_linalg_slogdet" : "_linalg_det");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
     psz[nb] = n;
     /* upstream factors A^T when A is row-major (its LU is then F-contiguous without a copy):
      * det(A^T) = det(A), and the LU and pivots returned are A^T's */
-    PyObject *src = tn_is_contiguous(t) && n > 1 ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
+    bool cplx = tn_dtype_is_complex(t->dtype);   /* complex: upstream factors A itself */
+    PyObject *src = tn_is_contiguous(t) && n > 1 && !cplx ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
     PyObject *lu = src ? fcopy(src, t->dtype) : NULL, *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
     Py_XDECREF(src);
     PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
-    PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, t->dtype) : NULL;
+    tn_dtype rdt = t->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : t->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : t->dtype;
+    PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, rdt) : NULL;
     if (!r0 || (slog && !r1)) goto fail;
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *plu = D(lu);
     int *pp = (int *)D(piv);
     Py_BEGIN_ALLOW_THREADS
     lu_batch(L, plu, pp, (int *)D(info), batch, in, in, isz);
-    for (int64_t b = 0; b < batch; b++) {
+    for (int64_t b = 0; b < batch && cplx; b++) {   /* complex: product of the diagonal / its sgn() */
+        bool c64 = t->dtype == TN_DTYPE_C64;
+        int neg = 0;
+        double pr = 1, pi = 0, lg = 0;
+        float fr = 1, fi = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (pp[b * n + i] != i + 1) neg ^= 1;
+            int64_t k = b * n * n + i * n + i;
+            double dr = c64 ? ((float *)plu)[2 * k] : ((double *)plu)[2 * k];
+            double di = c64 ? ((float *)plu)[2 * k + 1] : ((double *)plu)[2 * k + 1];
+            if (slog) {
+                double ab = hypot(dr, di);
+                lg += log(ab);
+                if (ab == 0) { dr = 0; di = 0; } else { dr /= ab; di /= ab; }
+            }
+            if (c64) {
+                float xr = fr * (float)dr - fi * (float)di, xi = fr * (float)di + fi * (float)dr;
+                fr = xr; fi = xi;
+            } else {
+                double xr = pr * dr - pi * di, xi = pr * di + pi * dr;
+                pr = xr; pi = xi;
+            }
+        }
+        if (c64) { pr = fr; pi = fi; }
+        if (neg) { pr = -pr; pi = -pi; }
+        if (c64) {
+            ((float *)D(r0))[2 * b] = (float)pr; ((float *)D(r0))[2 * b + 1] = (float)pi;
+            if (slog) ((float *)D(r1))[b] = (float)lg;
+        } else {
+            ((double *)D(r0))[2 * b] = pr; ((double *)D(r0))[2 * b + 1] = pi;
+            if (slog) ((double *)D(r1))[b] = lg;
+        }
+    }
+    for (int64_t b = 0; b < batch && !cplx; b++) {
         int neg = 0;
         double p = 1, lg = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -458,8 +511,7 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_factor_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_lu_factor_ex");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
@@ -470,7 +522,7 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     char *plu = D(lu);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
-    lu_batch(L, plu, pp, pi, batch, (int)m, (int)n, single ? 4 : 8);
+    lu_batch(L, plu, pp, pi, batch, (int)m, (int)n, tn_dtype_itemsize(t->dtype));
     Py_END_ALLOW_THREADS
     if (a[2].u.i && check_info(info, "torch.linalg.lu_factor_ex", nb == 0) < 0) {
         Py_DECREF(lu); Py_DECREF(piv); Py_DECREF(info);
@@ -493,8 +545,7 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_lu");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
@@ -509,7 +560,7 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
         Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(P); Py_XDECREF(Lm); Py_XDECREF(U);
         return NULL;
     }
-    int isz = single ? 4 : 8;
+    int isz = tn_dtype_itemsize(t->dtype);
     char *plu = D(lu), *pp = D(P), *pl = D(Lm), *pu = D(U);
     int *pv = (int *)D(piv);
     Py_BEGIN_ALLOW_THREADS
@@ -525,14 +576,13 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
         }
         for (int64_t i = 0; i < m; i++) {   /* P[perm[i], i] = 1 */
             char *e = pp + (b * m * m + i * m + perm[i]) * isz;
-            if (single) *(float *)e = 1; else *(double *)e = 1;
+            put_real(e, 0, t->dtype, 1);
         }
         for (int64_t j = 0; j < k; j++)
             for (int64_t i = 0; i < m; i++) {
                 char *e = pl + (b * m * k + j * m + i) * isz;
                 if (i > j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
-                else if (single) *(float *)e = i == j ? 1.f : 0.f;
-                else *(double *)e = i == j ? 1.0 : 0.0;
+                else put_real(e, 0, t->dtype, i == j ? 1.0 : 0.0);
             }
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < k; i++) {
@@ -583,8 +633,7 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     int anb = LU->ndim - 2, bnb = B->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS], k = B->sizes[B->ndim - (left ? 1 : 2)];
     if (batch_broadcast(LU, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = LU->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_solve");
+    const tn_lapack_fns *L = tn_lapack_dt(LU->dtype, "linalg_lu_solve");
     if (!L) return NULL;
     PyObject *lu = fcopy(LUo, LU->dtype), *piv = lu ? tn_as_dtype(Po, TN_DTYPE_I32, true) : NULL, *X = NULL;
     if (!piv) goto fail;
@@ -594,16 +643,21 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     X = left ? fmat(nb, bs, n, k, LU->dtype) : new_c(nb + 2, xs, LU->dtype);
     if (!X || tn_copy_into(X, Bo) < 0) goto fail;
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
-    const char *tr = left ? (adj ? "T" : "N") : (adj ? "N" : "T");
+    int isz = tn_dtype_itemsize(LU->dtype), in = (int)n, ik = (int)k;
+    bool cplx = tn_dtype_is_complex(LU->dtype), conj_b = cplx && !left && adj;
+    /* X A^H = B for complex: conj(A) X^T = B^T, solved as A conj(X^T) = conj(B^T) */
+    const char *tr = left ? (adj ? (cplx ? "C" : "T") : "N") : (adj ? "N" : "T");
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv);
+    int64_t nx = batch * n * k;
     Py_BEGIN_ALLOW_THREADS
+    if (conj_b) conj_buf(px, nx, LU->dtype);
     for (int64_t b = 0; b < batch && n && k; b++) {
         int64_t ab = map_batch(b, nb, bs, anb, LU->sizes);
         int inf2;
         L->getrs(tr, &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
     }
+    if (conj_b) conj_buf(px, nx, LU->dtype);
     Py_END_ALLOW_THREADS
     Py_DECREF(lu);
     Py_DECREF(piv);
@@ -620,17 +674,16 @@ static PyObject *cholesky_core(PyObject *Ao, bool upper, const char *api, const 
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, op);
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, op);
     if (!L) return NULL;
     PyObject *c = fcopy(Ao, t->dtype), *info = c ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) { Py_XDECREF(c); return NULL; }
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *pc = D(c);
     int *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
     for (int64_t b = 0; b < batch && n; b++) L->potrf(upper ? "U" : "L", &in, pc + b * n * n * isz, &in, &pi[b], 1);
-    keep_triangle(pc, batch, n, n, upper, single);
+    keep_triangle(pc, batch, n, n, upper, t->dtype);
     Py_END_ALLOW_THREADS
     *info_out = info;
     return c;
@@ -683,13 +736,12 @@ PyObject *tn_op_cholesky_solve(tn_value *a) {
     int anb = C->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(C, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = C->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "cholesky_solve");
+    const tn_lapack_fns *L = tn_lapack_dt(C->dtype, "cholesky_solve");
     if (!L) return NULL;
     PyObject *c = fcopy(Co, C->dtype), *X = c ? fmat(nb, bs, n, k, C->dtype) : NULL;
     if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    int isz = tn_dtype_itemsize(C->dtype), in = (int)n, ik = (int)k;
     const char *uplo = a[2].u.i ? "U" : "L";
     char *pc = D(c), *px = D(X);
     Py_BEGIN_ALLOW_THREADS
@@ -712,11 +764,11 @@ PyObject *tn_op_cholesky_inverse(tn_value *a) {
     int64_t n = C->sizes[C->ndim - 1], batch = prod(nb, C->sizes);
     if (lint(n, api) < 0) return NULL;
     bool single = C->dtype == TN_DTYPE_F32, up = a[1].u.i != 0;
-    const tn_lapack_fns *L = tn_lapack(single, "cholesky_inverse");
+    const tn_lapack_fns *L = tn_lapack_dt(C->dtype, "cholesky_inverse");
     if (!L) return NULL;
     PyObject *c = fcopy(Co, C->dtype), *info = c ? new_zeros(nb, C->sizes, TN_DTYPE_I32) : NULL;
     if (!info) { Py_XDECREF(c); return NULL; }
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(C->dtype), in = (int)n;
     char *pc = D(c);
     int *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -726,7 +778,13 @@ PyObject *tn_op_cholesky_inverse(tn_value *a) {
         for (int64_t j = 0; j < n; j++)   /* mirror the computed triangle */
             for (int64_t i = 0; i < n; i++) {
                 if (up ? i <= j : i >= j) continue;
-                if (single) ((float *)m)[j * n + i] = ((float *)m)[i * n + j];
+                if (C->dtype == TN_DTYPE_C64) {
+                    ((float *)m)[2 * (j * n + i)] = ((float *)m)[2 * (i * n + j)];
+                    ((float *)m)[2 * (j * n + i) + 1] = -((float *)m)[2 * (i * n + j) + 1];
+                } else if (C->dtype == TN_DTYPE_C128) {
+                    ((double *)m)[2 * (j * n + i)] = ((double *)m)[2 * (i * n + j)];
+                    ((double *)m)[2 * (j * n + i) + 1] = -((double *)m)[2 * (i * n + j) + 1];
+                } else if (single) ((float *)m)[j * n + i] = ((float *)m)[i * n + j];
                 else ((double *)m)[j * n + i] = ((double *)m)[i * n + j];
             }
     }
@@ -757,15 +815,15 @@ static PyObject *trsm_solve(PyObject *Ao, PyObject *Bo, bool upper, bool left, b
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(A, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(m, api) < 0 || lint(k, api) < 0) return NULL;
     bool single = A->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, op);
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, op);
     if (!L) return NULL;
     PyObject *c = Acopy ? fcopy_b(Ao, nb, bs, A->dtype) : fcopy(Ao, A->dtype), *X = c ? fmat(nb, bs, m, k, A->dtype) : NULL;
     if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, im = (int)m, ik = (int)k, in = (int)(n ? n : 1);
-    float one_f = 1;
-    double one_d = 1;
-    const void *one = single ? (const void *)&one_f : (const void *)&one_d;
+    int isz = tn_dtype_itemsize(A->dtype), im = (int)m, ik = (int)k, in = (int)(n ? n : 1);
+    float one_f[2] = {1, 0};
+    double one_d[2] = {1, 0};
+    const void *one = (single || A->dtype == TN_DTYPE_C64) ? (const void *)one_f : (const void *)one_d;
     char *pc = D(c), *px = D(X);
     Py_BEGIN_ALLOW_THREADS
     for (int64_t b = 0; b < batch && m && k; b++) {
@@ -1290,6 +1348,12 @@ PyObject *tn_linalg_d_logdet(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj);
     if (!r) return NULL;
     PyObject *sign = PyTuple_GetItem(r, 0), *la = PyTuple_GetItem(r, 1);
+    if (tn_dtype_is_complex(tn_tensor_of(sign)->dtype)) {   /* complex: sign.log() + logabsdet */
+        PyObject *lg = tn_aten(TN_ROW_log, "(O)", sign), *res = lg ? tn_aten(TN_ROW_add_Tensor, "(OO)", lg, la) : NULL;
+        Py_XDECREF(lg);
+        Py_DECREF(r);
+        return res;
+    }
     PyObject *neg = tn_aten(TN_ROW_eq_Scalar, "(Oi)", sign, -1);
     PyObject *nan = neg ? tn_aten(TN_ROW_scalar_tensor, "(d)", NAN) : NULL, *res = NULL;
     if (nan) res = tn_aten(TN_ROW_where_self, "(OOO)", neg, nan, la);

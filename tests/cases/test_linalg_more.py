@@ -339,3 +339,65 @@ cases("add_products_errors", [
     "torch.addbmm(torch.ones(2, 2), torch.ones(2, 2, 3), torch.ones(2, 2, 2))",
     "torch.dist(torch.ones(2), torch.ones(3))",
 ])
+
+# ---- complex64 / complex128 through the LU, Cholesky and triangular drivers (ops/lapack.c's c/z
+# tables): the same tolerances as the real cases ----
+def cgen(n, dt, batch="", kind="gen"):
+    b = batch + ", " if batch else ""
+    if kind == "hpd":
+        return (f"X = torch.randn({b}{n}, {n}, dtype=torch.complex128)\n"
+                f"A = (X @ X.mH + {n} * torch.eye({n}, dtype=torch.complex128)).to(torch.{dt})\n")
+    return f"A = (torch.randn({b}{n}, {n}, dtype=torch.complex128) + {n} * torch.eye({n}, dtype=torch.complex128)).to(torch.{dt})\n"
+
+
+def cboth(name, make, **kw):
+    cases(name + "_c64", make("complex64"), tol="float", **kw)
+    cases(name + "_c128", make("complex128"), tol=F64, **kw)
+
+
+cboth("complex_lu", lambda dt: {
+    "inv": SEED + cgen(4, dt, "2") + "torch.linalg.inv(A)",
+    "inv_ex": SEED + cgen(3, dt) + "torch.linalg.inv_ex(A)",
+    "inv_noncontig": SEED + cgen(4, dt) + "torch.linalg.inv(A.mT)",
+    "solve": SEED + cgen(4, dt) + f"torch.linalg.solve(A, torch.randn(4, 2, dtype=torch.{dt}))",
+    "solve_vec": SEED + cgen(4, dt, "2") + f"torch.linalg.solve(A, torch.randn(2, 4, dtype=torch.{dt}))",
+    "solve_right": SEED + cgen(4, dt, "2") + f"torch.linalg.solve(A, torch.randn(2, 3, 4, dtype=torch.{dt}), left=False)",
+    "solve_ex": SEED + cgen(3, dt) + f"torch.linalg.solve_ex(A, torch.randn(3, 1, dtype=torch.{dt}))",
+    "det": SEED + cgen(4, dt, "3") + "torch.linalg.det(A)",
+    "det_noncontig": SEED + cgen(4, dt) + "torch.det(A.mT)",
+    "slogdet": SEED + cgen(4, dt, "2") + "torch.linalg.slogdet(A)",
+    "logdet": SEED + cgen(3, dt) + "torch.logdet(A)",
+    "det_singular": f"(torch.linalg.det(torch.zeros(2, 2, dtype=torch.{dt})), torch.linalg.slogdet(torch.zeros(2, 2, dtype=torch.{dt})))",
+    "lu_factor": SEED + f"torch.linalg.lu_factor(torch.randn(2, 4, 3, dtype=torch.{dt}))",
+    "lu_factor_ex": SEED + f"torch.linalg.lu_factor_ex(torch.randn(3, 5, dtype=torch.{dt}))",
+    "lu": SEED + f"torch.linalg.lu(torch.randn(2, 3, 4, dtype=torch.{dt}))",
+    "lu_solve": SEED + cgen(4, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.linalg.lu_solve(LU, piv, torch.randn(4, 2, dtype=torch.{dt}))",
+    "lu_solve_adjoint": SEED + cgen(4, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.linalg.lu_solve(LU, piv, torch.randn(4, 2, dtype=torch.{dt}), adjoint=True)",
+    "lu_solve_right": SEED + cgen(4, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.linalg.lu_solve(LU, piv, torch.randn(2, 4, dtype=torch.{dt}), left=False)",
+    "lu_solve_right_adjoint": SEED + cgen(4, dt, "2") + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.linalg.lu_solve(LU, piv, torch.randn(2, 3, 4, dtype=torch.{dt}), left=False, adjoint=True)",
+    "matrix_power": SEED + cgen(3, dt) + "torch.linalg.matrix_power(A, -2)",
+    "tensorinv": SEED + cgen(4, dt) + "torch.linalg.tensorinv(A, ind=1)",
+})
+cboth("complex_cholesky", lambda dt: {
+    "L": SEED + cgen(4, dt, kind="hpd") + "torch.linalg.cholesky(A)",
+    "U": SEED + cgen(4, dt, "2", kind="hpd") + "torch.linalg.cholesky(A, upper=True)",
+    "ex": SEED + cgen(3, dt, kind="hpd") + "torch.linalg.cholesky_ex(A)",
+    "legacy": SEED + cgen(3, dt, kind="hpd") + "torch.cholesky(A)",
+    "solve": SEED + cgen(4, dt, kind="hpd") + f"torch.cholesky_solve(torch.randn(4, 2, dtype=torch.{dt}), torch.linalg.cholesky(A))",
+    "solve_upper": SEED + cgen(4, dt, "2", kind="hpd") + f"torch.cholesky_solve(torch.randn(2, 4, 3, dtype=torch.{dt}), torch.linalg.cholesky(A, upper=True), upper=True)",
+    "inverse": SEED + cgen(4, dt, kind="hpd") + "torch.cholesky_inverse(torch.linalg.cholesky(A))",
+    "inverse_upper": SEED + cgen(3, dt, "2", kind="hpd") + "torch.cholesky_inverse(torch.linalg.cholesky(A, upper=True), upper=True)",
+    "not_pd": f"torch.linalg.cholesky_ex(-torch.eye(3, dtype=torch.{dt})).info",
+})
+cboth("complex_triangular", lambda dt: {
+    "upper": SEED + cgen(4, dt) + f"torch.linalg.solve_triangular(A.triu(), torch.randn(4, 2, dtype=torch.{dt}), upper=True)",
+    "lower_right": SEED + cgen(4, dt, "2") + f"torch.linalg.solve_triangular(A.tril(), torch.randn(2, 3, 4, dtype=torch.{dt}), upper=False, left=False)",
+    "unit": SEED + cgen(3, dt) + f"torch.linalg.solve_triangular(A.triu(), torch.randn(3, 3, dtype=torch.{dt}), upper=True, unitriangular=True)",
+    "legacy": SEED + cgen(4, dt) + f"torch.triangular_solve(torch.randn(4, 2, dtype=torch.{dt}), A.triu())",
+    "legacy_transpose": SEED + cgen(4, dt) + f"torch.triangular_solve(torch.randn(4, 2, dtype=torch.{dt}), A.tril(), upper=False, transpose=True)",
+})
+cases("complex_errors", [
+    "torch.linalg.inv(torch.zeros(2, 2, dtype=torch.complex64))",
+    "torch.linalg.cholesky(-torch.eye(2, dtype=torch.complex128))",
+    "torch.linalg.solve(torch.eye(2, dtype=torch.complex64), torch.ones(2, dtype=torch.complex128))",
+])
