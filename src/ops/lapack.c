@@ -25,12 +25,13 @@ static void *sym(void *h, const char *name) {
 
 /* Fill the four tables from handle h; false (and the missing name in why) when a routine lacks.
  * The complex tables hold the routines whose argument lists match the real ones (getrf, getrs,
- * potrf, potrs, potri, geqrf, ungqr in orgqr's slot, trsm); the others stay NULL there. */
+ * potrf, potrs, potri, geqrf, ungqr in orgqr's slot, trsm) and, in their own slots, gesdd,
+ * heevd and geev (which take a real workspace too); the others stay NULL. */
 static int fill(void *h, const char *path) {
     static const char *names[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "orgqr",
-                                  "gesdd", "syevd", "geev",  "gelsy", "trsm"};
+                                  "gesdd", "syevd", "geev",  "gelsy", "trsm", NULL, NULL, NULL};
     static const char *cnames[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "ungqr",
-                                   NULL, NULL, NULL, NULL, "trsm"};
+                                   NULL, NULL, NULL, NULL, "trsm", "gesdd", "heevd", "geev"};
     const size_t n = sizeof names / sizeof *names;
     for (int k = 0; k < 4; k++) {
         void **slot = (void **)&fns[k];

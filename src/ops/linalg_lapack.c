@@ -33,7 +33,8 @@ int tn_linalg_init(PyObject *m) {
 static bool complex_ok(const char *op) {
     static const char *ops[] = {"linalg_inv_ex", "_linalg_solve_ex", "_linalg_det", "_linalg_slogdet", "linalg_lu_factor_ex",
                                 "linalg_lu", "linalg_lu_solve", "linalg_cholesky_ex", "cholesky", "cholesky_solve",
-                                "cholesky_inverse", "linalg_solve_triangular", "triangular_solve"};
+                                "cholesky_inverse", "linalg_solve_triangular", "triangular_solve", "linalg_qr", "_linalg_svd",
+                                "_linalg_eigh", "linalg_eig"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(op, ops[i])) return true;
     return false;
@@ -881,12 +882,12 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_qr");
+    bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_qr");
     if (!L) return NULL;
     int64_t qc = complete ? m : k, rr = complete ? m : k;   /* Q: m x qc, R: rr x n */
     int64_t wc = n > qc ? n : qc;                            /* work matrix m x wc holds A then Q */
-    int isz = single ? 4 : 8;
+    int isz = tn_dtype_itemsize(t->dtype);
     PyObject *W = fmat(nb, t->sizes, m, wc, t->dtype), *R = NULL, *Q = NULL;
     int64_t tsz[TN_MAX_DIMS];
     memcpy(tsz, t->sizes, (size_t)nb * sizeof *tsz);
@@ -900,14 +901,14 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
         if (r < 0) goto fail;
     } else if (tn_copy_into(W, Ao) < 0) goto fail;
     int im = (int)m, in = (int)n, ik = (int)k, iqc = (int)qc, lda = (int)(m ? m : 1), info, lw = -1;
-    double wq = 0;
-    float wqf = 0;
+    double wq[2] = {0, 0};   /* the workspace query writes one element (complex: two parts) */
+    float wqf[2] = {0, 0};
     if (batch && m && n) {
-        L->geqrf(&im, &in, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
-        int l1 = (int)(single ? wqf : wq);
+        L->geqrf(&im, &in, D(W), &lda, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+        int l1 = (int)(single ? wqf[0] : wq[0]);
         if (!ronly && m) {
-            L->orgqr(&im, &iqc, &ik, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
-            int l2 = (int)(single ? wqf : wq);
+            L->orgqr(&im, &iqc, &ik, D(W), &lda, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+            int l2 = (int)(single ? wqf[0] : wq[0]);
             if (l2 > l1) l1 = l2;
         }
         lw = l1 > 1 ? l1 : 1;
@@ -950,7 +951,7 @@ fail:
 }
 
 /* ---- SVD (gesdd) ---- */
-static bool has_nonfinite(const char *p, int64_t n, bool single) {
+static bool has_nonfinite(const char *p, int64_t n, bool single) {   /* n reals (complex: 2 per element) */
     for (int64_t i = 0; i < n; i++)
         if (!isfinite(single ? ((const float *)p)[i] : ((const double *)p)[i])) return true;
     return false;
@@ -969,50 +970,62 @@ PyObject *tn_op__linalg_svd(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_svd");
+    bool cplx = tn_dtype_is_complex(t->dtype), single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    tn_dtype rdt = single ? TN_DTYPE_F32 : TN_DTYPE_F64;   /* S is real */
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "_linalg_svd");
     if (!L) return NULL;
     int64_t uc = full ? m : k, vr = full ? n : k;
     int64_t ssz[TN_MAX_DIMS];
     memcpy(ssz, t->sizes, (size_t)nb * sizeof *ssz);
     ssz[nb] = k;
-    PyObject *W = fcopy(Ao, t->dtype), *S = W ? new_c(nb + 1, ssz, t->dtype) : NULL, *U = NULL, *Vh = NULL, *info = NULL;
+    PyObject *W = fcopy(Ao, t->dtype), *S = W ? new_c(nb + 1, ssz, rdt) : NULL, *U = NULL, *Vh = NULL, *info = NULL;
     if (!S) goto fail;
     if (uv) {
         if (!(U = fmat(nb, t->sizes, m, uc, t->dtype)) || !(Vh = fmat(nb, t->sizes, vr, n, t->dtype))) goto fail;
         if (full && k == 0) {   /* empty factorisation: identity-padded orthogonal factors */
-            fill_eye(D(U), batch, m, single);
-            fill_eye(D(Vh), batch, n, single);
+            fill_eye(D(U), batch, m, t->dtype);
+            fill_eye(D(Vh), batch, n, t->dtype);
         }
     } else if (!(U = empty0(t->dtype)) || !(Vh = empty0(t->dtype))) goto fail;
     if (!(info = new_zeros(nb, t->sizes, TN_DTYPE_I32))) goto fail;
     if (batch && k) {
         const char *jobz = uv ? (full ? "A" : "S") : "N";
         int im = (int)m, in = (int)n, ldu = (int)m, ldvt = (int)(vr ? vr : 1), lw = -1, inf;
-        int isz = single ? 4 : 8;
-        double wq = 0;
-        float wqf = 0;
+        int isz = tn_dtype_itemsize(t->dtype), rsz = single ? 4 : 8;
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        int64_t mx = m > n ? m : n, a1 = 5 * k + 7, a2 = 2 * mx + 2 * k + 1;
+        int64_t lrw = cplx ? (uv ? k * (a1 > a2 ? a1 : a2) : 7 * k) : 1;   /* cgesdd's real workspace */
         int *iwork = malloc((size_t)(8 * k) * sizeof(int));
-        if (!iwork) { PyErr_NoMemory(); goto fail; }
+        void *rwork = iwork ? malloc((size_t)lrw * rsz) : NULL;
+        if (!rwork) { free(iwork); PyErr_NoMemory(); goto fail; }
         char dummy[16];
         char *pw = D(W), *ps = D(S), *pu = uv ? D(U) : dummy, *pv = uv ? D(Vh) : dummy;
-        L->gesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)&wqf : (void *)&wq, &lw, iwork, &inf, 1);
-        lw = (int)(single ? wqf : wq);
+        if (cplx)
+            L->cgesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)wqf : (void *)wq, &lw, rwork, iwork, &inf, 1);
+        else
+            L->gesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)wqf : (void *)wq, &lw, iwork, &inf, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
         if (lw < 1) lw = 1;
         void *work = malloc((size_t)lw * isz);
-        if (!work) { free(iwork); PyErr_NoMemory(); goto fail; }
+        if (!work) { free(iwork); free(rwork); PyErr_NoMemory(); goto fail; }
         int *pi = (int *)D(info);
         bool nonfinite = false;
         Py_BEGIN_ALLOW_THREADS
         for (int64_t b = 0; b < batch; b++) {
             char *wb = pw + b * m * n * isz;
-            if (has_nonfinite(wb, m * n, single)) { nonfinite = true; pi[b] = 1; continue; }
-            L->gesdd(jobz, &im, &in, wb, &im, ps + b * k * isz, uv ? pu + b * m * uc * isz : pu, &ldu,
-                     uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, iwork, &pi[b], 1);
+            if (has_nonfinite(wb, m * n * (cplx ? 2 : 1), single)) { nonfinite = true; pi[b] = 1; continue; }
+            if (cplx)
+                L->cgesdd(jobz, &im, &in, wb, &im, ps + b * k * rsz, uv ? pu + b * m * uc * isz : pu, &ldu,
+                          uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, rwork, iwork, &pi[b], 1);
+            else
+                L->gesdd(jobz, &im, &in, wb, &im, ps + b * k * rsz, uv ? pu + b * m * uc * isz : pu, &ldu,
+                         uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, iwork, &pi[b], 1);
         }
         Py_END_ALLOW_THREADS
         free(work);
         free(iwork);
+        free(rwork);
         if (nonfinite) {
             PyErr_SetString(linalg_error, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
             goto fail;
@@ -1044,35 +1057,47 @@ PyObject *tn_op__linalg_eigh(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_eigh");
+    bool cplx = tn_dtype_is_complex(t->dtype), single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    tn_dtype rdt = single ? TN_DTYPE_F32 : TN_DTYPE_F64;   /* eigenvalues are real */
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "_linalg_eigh");
     if (!L) return NULL;
     int64_t wsz[TN_MAX_DIMS];
     memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
     wsz[nb] = n;
-    PyObject *V = fcopy(Ao, t->dtype), *w = V ? new_c(nb + 1, wsz, t->dtype) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *V = fcopy(Ao, t->dtype), *w = V ? new_c(nb + 1, wsz, rdt) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) goto fail;
     if (batch && n) {
         const char *jobz = cv ? "V" : "N", *ul = (uplo[0] == 'U' || uplo[0] == 'u') ? "U" : "L";
-        int in = (int)n, lw = -1, liw = -1, inf, iwq = 0, isz = single ? 4 : 8;
-        double wq = 0;
-        float wqf = 0;
-        L->syevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)&wqf : (void *)&wq, &lw, &iwq, &liw, &inf, 1, 1);
-        lw = (int)(single ? wqf : wq);
+        int in = (int)n, lw = -1, liw = -1, lrw = -1, inf, iwq = 0, isz = tn_dtype_itemsize(t->dtype), rsz = single ? 4 : 8;
+        double wq[2] = {0, 0}, rq = 0;
+        float wqf[2] = {0, 0}, rqf = 0;
+        if (cplx)
+            L->heevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)wqf : (void *)wq, &lw, single ? (void *)&rqf : (void *)&rq,
+                     &lrw, &iwq, &liw, &inf, 1, 1);
+        else
+            L->syevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)wqf : (void *)wq, &lw, &iwq, &liw, &inf, 1, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        lrw = (int)(single ? rqf : rq);
         liw = iwq;
         if (lw < 1) lw = 1;
         if (liw < 1) liw = 1;
-        void *work = malloc((size_t)lw * isz);
+        if (lrw < 1) lrw = 1;
+        void *work = malloc((size_t)lw * isz), *rwork = malloc((size_t)lrw * rsz);
         int *iwork = malloc((size_t)liw * sizeof(int));
-        if (!work || !iwork) { free(work); free(iwork); PyErr_NoMemory(); goto fail; }
+        if (!work || !iwork || !rwork) { free(work); free(iwork); free(rwork); PyErr_NoMemory(); goto fail; }
         char *pv = D(V), *pw = D(w);
         int *pi = (int *)D(info);
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t b = 0; b < batch; b++)
-            L->syevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * isz, work, &lw, iwork, &liw, &pi[b], 1, 1);
+        for (int64_t b = 0; b < batch; b++) {
+            if (cplx)
+                L->heevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * rsz, work, &lw, rwork, &lrw, iwork, &liw, &pi[b], 1, 1);
+            else
+                L->syevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * rsz, work, &lw, iwork, &liw, &pi[b], 1, 1);
+        }
         Py_END_ALLOW_THREADS
         free(work);
         free(iwork);
+        free(rwork);
         if (check_info(info, api, nb == 0) < 0) goto fail;
     }
     Py_DECREF(info);
@@ -1088,11 +1113,56 @@ fail:
 }
 
 /* ---- general eigendecomposition (geev): complex eigenvalues and unit-norm eigenvectors ---- */
+/* complex input: cgeev gives the complex eigenvalues and eigenvectors directly */
+static PyObject *eig_complex(PyObject *Ao, const char *api) {
+    tn_tensor *t = tn_tensor_of(Ao);
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_C64;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_eig");
+    if (!L) return NULL;
+    int64_t wsz[TN_MAX_DIMS];
+    memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
+    wsz[nb] = n;
+    PyObject *W = fcopy(Ao, t->dtype), *V = W ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
+    PyObject *w = V ? new_c(nb + 1, wsz, t->dtype) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    if (batch && n) {
+        int in = (int)n, one = 1, lw = -1, inf, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0}, dummy[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        void *rwork = malloc((size_t)(2 * n) * (single ? 4 : 8));
+        if (!rwork) { PyErr_NoMemory(); goto fail; }
+        L->cgeev("N", "V", &in, D(W), &in, D(w), dummy, &one, D(V), &in, single ? (void *)wqf : (void *)wq, &lw, rwork, &inf, 1, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(rwork); PyErr_NoMemory(); goto fail; }
+        char *pw = D(W), *pe = D(w), *pv = D(V);
+        int *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++)
+            L->cgeev("N", "V", &in, pw + b * n * n * isz, &in, pe + b * n * isz, dummy, &one, pv + b * n * n * isz, &in, work, &lw,
+                     rwork, &pi[b], 1, 1);
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(rwork);
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(W); Py_DECREF(info);
+    return tn_return_pair("linalg_eig", w, V);
+fail:
+    Py_XDECREF(W); Py_XDECREF(V); Py_XDECREF(w); Py_XDECREF(info);
+    return NULL;
+}
+
 PyObject *tn_op_linalg_eig(tn_value *a) {
     const char *api = "linalg.eig";
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
     if (check_input(api, t, true, "linalg_eig") < 0) return NULL;
+    if (tn_dtype_is_complex(t->dtype)) return eig_complex(Ao, api);
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
@@ -1392,7 +1462,7 @@ PyObject *tn_linalg_d_svd_old(tn_value *a) {
     if (!r) return NULL;
     PyObject *U = Py_NewRef(PyTuple_GetItem(r, 0)), *S = Py_NewRef(PyTuple_GetItem(r, 1)), *V = NULL;
     if (uv) {
-        V = tn_aten(TN_ROW_transpose_int, "(Oii)", PyTuple_GetItem(r, 2), -2, -1);
+        V = tn_aten(TN_ROW_mH, "(O)", PyTuple_GetItem(r, 2));   /* Vh.mH(): conjugated for complex */
     } else {
         const tn_tensor *t = tn_tensor_of(a[0].u.obj);
         int nb = t->ndim - 2;

@@ -401,3 +401,30 @@ cases("complex_errors", [
     "torch.linalg.cholesky(-torch.eye(2, dtype=torch.complex128))",
     "torch.linalg.solve(torch.eye(2, dtype=torch.complex64), torch.ones(2, dtype=torch.complex128))",
 ])
+
+# complex QR, SVD and eigendecompositions (cgeqrf/cungqr, cgesdd, cheevd, cgeev): vectors are unique
+# only up to a unit phase per column, so besides the raw factors where the LAPACKs agree (QR, and
+# values) the cases compare the unique invariants: singular values / eigenvalues, |vectors|, the
+# reconstruction and the Gram matrix
+cboth("complex_decomp", lambda dt: {
+    "qr": SEED + f"torch.linalg.qr(torch.randn(2, 5, 3, dtype=torch.{dt}))",
+    "qr_complete": SEED + f"torch.linalg.qr(torch.randn(4, 3, dtype=torch.{dt}), mode='complete')",
+    "qr_r": SEED + f"torch.linalg.qr(torch.randn(3, 5, dtype=torch.{dt}), mode='r')",
+    "qr_invariant": SEED + f"Q, R = torch.linalg.qr(torch.randn(5, 4, dtype=torch.{dt}))\n(Q @ R, Q.abs(), R.abs(), Q.mH @ Q)",
+    "svdvals": SEED + f"torch.linalg.svdvals(torch.randn(2, 4, 6, dtype=torch.{dt}))",
+    "svd_invariant": SEED + f"X = torch.randn(2, 5, 3, dtype=torch.{dt})\nU, S, Vh = torch.linalg.svd(X, full_matrices=False)\n(S, (U * S.unsqueeze(-2)) @ Vh, U.abs(), Vh.abs(), U.mH @ U, Vh @ Vh.mH)",
+    "svd_full": SEED + f"U, S, Vh = torch.linalg.svd(torch.randn(3, 5, dtype=torch.{dt}))\n(S, U.shape, Vh.shape, U.mH @ U, Vh @ Vh.mH)",
+    "svd_legacy": SEED + f"U, S, V = torch.svd(torch.randn(4, 3, dtype=torch.{dt}))\n(S, V.is_conj(), (U * S) @ V.resolve_conj().mH)",
+    "eigvalsh": SEED + cgen(4, dt, "2", kind="hpd") + "torch.linalg.eigvalsh(A)",
+    "eigh_invariant": SEED + cgen(4, dt, kind="hpd") + "L, V = torch.linalg.eigh(A)\n(L, V.abs(), (V * L.to(V.dtype)) @ V.mH, V.mH @ V)",
+    "eigh_upper": SEED + cgen(3, dt, kind="hpd") + "torch.linalg.eigvalsh(A, UPLO='U')",
+    "eigvals": SEED + f"torch.linalg.eigvals(torch.randn(2, 4, 4, dtype=torch.{dt}))",
+    "eig_invariant": SEED + f"X = torch.randn(4, 4, dtype=torch.{dt})\nL, V = torch.linalg.eig(X)\n(L, V.abs(), X @ V - V * L)",
+    "pinv": SEED + f"torch.linalg.pinv(torch.randn(4, 3, dtype=torch.{dt}))",
+    "pinv_hermitian": SEED + cgen(3, dt, kind="hpd") + "torch.linalg.pinv(A, hermitian=True)",
+    "matrix_rank": SEED + f"X = torch.randn(5, 2, dtype=torch.{dt})\ntorch.linalg.matrix_rank(X @ X.mH)",
+    "matrix_norm_2": SEED + f"torch.linalg.matrix_norm(torch.randn(2, 3, 4, dtype=torch.{dt}), 2)",
+    "matrix_norm_nuc": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.{dt}), 'nuc')",
+    "matrix_norm_1": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.{dt}), 1)",
+    "cond": SEED + cgen(3, dt) + "(torch.linalg.cond(A), torch.linalg.cond(A, 'fro'), torch.linalg.cond(A, float('inf')))",
+}, vars=False)   # the raw (phase-dependent) factors bound to names are not compared
