@@ -1484,6 +1484,8 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_matrix_rank", "", tn_linalg_more_d_rank_tol}, {"linalg_matrix_rank", "tol_tensor", tn_linalg_more_d_rank_tol_tensor},
     {"linalg_tensorinv", "", tn_linalg_more_d_tensorinv}, {"linalg_tensorsolve", "", tn_linalg_more_d_tensorsolve},
     {"cov", "", tn_linalg_more_d_cov}, {"corrcoef", "", tn_linalg_more_d_corrcoef},
+    {"lu_solve", "", tn_linalg_more_d_lu_solve_old}, {"_lu_with_info", "", tn_linalg_more_d_lu_with_info},
+    {"orgqr", "", tn_linalg_more_d_orgqr},
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
     /* distances (ops/distance.c; helper-opa) */
     {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},

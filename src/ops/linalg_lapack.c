@@ -1498,3 +1498,113 @@ PyObject *tn_linalg_d_qr_old(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
     return items2(r, 0, 1, "qr");
 }
+
+/* ---- geqrf(self) -> (a, tau): LAPACK's raw QR factorisation (helper-linalg) ---- */
+PyObject *tn_op_geqrf(tn_value *a) {
+    const char *api = "torch.geqrf";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (t->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api);
+        return NULL;
+    }
+    if (check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[nb], n = t->sizes[nb + 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "geqrf");
+    if (!L) return NULL;
+    int64_t tsz[TN_MAX_DIMS];
+    memcpy(tsz, t->sizes, (size_t)nb * sizeof *tsz);
+    tsz[nb] = k;
+    PyObject *W;
+    if (m * n == 0) {   /* upstream's empty result keeps the Fortran strides (1, max(m, 1)) */
+        int64_t st[TN_MAX_DIMS];
+        st[nb] = 1; st[nb + 1] = m > 1 ? m : 1;
+        int64_t acc = (m > 1 ? m : 1) * (n > 1 ? n : 1);
+        for (int i = nb - 1; i >= 0; i--) { st[i] = acc; acc *= t->sizes[i] > 1 ? t->sizes[i] : 1; }
+        W = tn_tensor_new_strided(nb + 2, t->sizes, st, t->dtype);
+    } else {
+        W = fcopy(Ao, t->dtype);
+    }
+    PyObject *tau = W ? new_c(nb + 1, tsz, t->dtype) : NULL;
+    if (!tau) { Py_XDECREF(W); return NULL; }
+    if (batch && m && n) {
+        bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+        int im = (int)m, in = (int)n, lw = -1, info, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        L->geqrf(&im, &in, D(W), &im, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(W); Py_DECREF(tau); return PyErr_NoMemory(); }
+        char *pw = D(W), *pt = D(tau);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) L->geqrf(&im, &in, pw + b * m * n * isz, &im, pt + b * k * isz, work, &lw, &info);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    PyObject *v[2] = {W, tau};
+    return ret_n("geqrf", 2, v);
+}
+
+/* ---- linalg_householder_product(input, tau): LAPACK's orgqr / ungqr ---- */
+PyObject *tn_op_linalg_householder_product(tn_value *a) {
+    const char *api = "torch.linalg.householder_product";
+    PyObject *Ao = a[0].u.obj, *To = a[1].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao), *tau = tn_tensor_of(To);
+    if (t->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api); return NULL; }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[nb], n = t->sizes[nb + 1];
+    if (m < n) { PyErr_Format(PyExc_RuntimeError, "%s: input.shape[-2] must be greater than or equal to input.shape[-1]", api); return NULL; }
+    if (tau->ndim < 1 || n < tau->sizes[tau->ndim - 1]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", api);
+        return NULL;
+    }
+    if (t->ndim - tau->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and "
+                     "input.ndim is equal to %d", api, tau->ndim, t->ndim);
+        return NULL;
+    }
+    for (int i = 0; i < nb; i++)
+        if (tau->sizes[i] != t->sizes[i]) {
+            char s1[128], s2[128];
+            tn_shape_str(s1, sizeof s1, nb, tau->sizes);
+            tn_shape_str(s2, sizeof s2, nb, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s",
+                         api, s1);
+            (void)s2;
+            return NULL;
+        }
+    if (tau->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: tau dtype %s does not match input dtype %s", api, tn_dtype_cpp_name(tau->dtype),
+                     tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
+    if (lint(m, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_householder_product");
+    if (!L) return NULL;
+    int64_t k = tau->sizes[tau->ndim - 1], batch = prod(nb, t->sizes);
+    PyObject *W = fcopy(Ao, t->dtype), *tc = W ? tn_as_dtype(To, t->dtype, true) : NULL;
+    if (!tc) { Py_XDECREF(W); return NULL; }
+    if (batch && m && n) {
+        bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+        int im = (int)m, in = (int)n, ik = (int)k, lw = -1, info, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        L->orgqr(&im, &in, &ik, D(W), &im, D(tc), single ? (void *)wqf : (void *)wq, &lw, &info);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(W); Py_DECREF(tc); return PyErr_NoMemory(); }
+        char *pw = D(W), *pt = D(tc);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) L->orgqr(&im, &in, &ik, pw + b * m * n * isz, &im, pt + b * k * isz, work, &lw, &info);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    Py_DECREF(tc);
+    return W;
+}

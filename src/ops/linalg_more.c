@@ -1261,3 +1261,42 @@ PyObject *tn_op_dist(tn_value *a) {
     Py_XDECREF(p); Py_XDECREF(d);
     return r;
 }
+
+/* ---- deprecated spellings: lu_solve(b, LU, pivots), _lu_with_info (torch.lu), orgqr ---- */
+PyObject *tn_linalg_more_d_lu_solve_old(tn_value *a) {
+    static int warned, c;
+    if (!warned) {
+        warned = 1;
+        if (PyErr_WarnEx(PyExc_UserWarning, "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a "
+                         "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+                         "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)", 1) < 0) return NULL;
+    }
+    (void)c;
+    return tn_aten(TN_ROW_linalg_lu_solve, "(OOO)", a[1].u.obj, a[2].u.obj, a[0].u.obj);
+}
+PyObject *tn_linalg_more_d_lu_with_info(tn_value *a) {
+    static int warned;
+    if (!warned) {
+        warned = 1;
+        if (PyErr_WarnEx(PyExc_UserWarning, "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+                         "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+                         "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+                         "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
+                         "compute_pivots)", 1) < 0) return NULL;
+    }
+    PyObject *kw = Py_BuildValue("{sOsO}", "pivot", B(a[1].u.i != 0), "check_errors", Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    if (!r) return NULL;
+    PyObject *v = PyTuple_New(3);
+    if (v) for (int i = 0; i < 3; i++) PyTuple_SetItem(v, i, Py_NewRef(PyTuple_GetItem(r, i)));
+    Py_DECREF(r);
+    if (!v) return NULL;
+    PyObject *cls = tn_return_type("_lu_with_info"), *res = cls ? PyObject_CallFunctionObjArgs(cls, v, NULL) : NULL;
+    if (!cls) PyErr_Clear(), res = Py_NewRef(v);
+    Py_DECREF(v);
+    return res;
+}
+PyObject *tn_linalg_more_d_orgqr(tn_value *a) {
+    return tn_aten(TN_ROW_linalg_householder_product, "(OO)", a[0].u.obj, a[1].u.obj);
+}

@@ -26,6 +26,9 @@ PyObject *tn_linalg_more_d_tensorinv(tn_value *a);
 PyObject *tn_linalg_more_d_tensorsolve(tn_value *a);
 PyObject *tn_linalg_more_d_cov(tn_value *a);
 PyObject *tn_linalg_more_d_corrcoef(tn_value *a);
+PyObject *tn_linalg_more_d_lu_solve_old(tn_value *a);
+PyObject *tn_linalg_more_d_lu_with_info(tn_value *a);
+PyObject *tn_linalg_more_d_orgqr(tn_value *a);
 /* linalg_matrix_norm through the door (ord a number or a str), for norm.c's linalg_norm */
 PyObject *tn_linalg_more_matrix_norm_call(PyObject *A, PyObject *ord, const tn_value *dimv, bool keepdim, const tn_value *dtv);
 #endif

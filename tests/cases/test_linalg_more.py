@@ -428,3 +428,36 @@ cboth("complex_decomp", lambda dt: {
     "matrix_norm_1": SEED + f"torch.linalg.matrix_norm(torch.randn(3, 4, dtype=torch.{dt}), 1)",
     "cond": SEED + cgen(3, dt) + "(torch.linalg.cond(A), torch.linalg.cond(A, 'fro'), torch.linalg.cond(A, float('inf')))",
 }, vars=False)   # the raw (phase-dependent) factors bound to names are not compared
+
+# ---- geqrf / householder_product / orgqr, and the deprecated lu spellings ----
+both("householder", lambda dt: {
+    "geqrf": SEED + f"torch.geqrf(torch.randn(5, 3, dtype=torch.{dt}))",
+    "geqrf_wide": SEED + f"torch.geqrf(torch.randn(2, 3, 4, dtype=torch.{dt}))",
+    "geqrf_method": SEED + f"torch.randn(4, 4, dtype=torch.{dt}).mT.geqrf()",
+    "product": SEED + f"a, tau = torch.geqrf(torch.randn(5, 3, dtype=torch.{dt}))\ntorch.linalg.householder_product(a, tau)",
+    "product_batch": SEED + f"torch.linalg.householder_product(torch.randn(2, 4, 3, dtype=torch.{dt}), torch.randn(2, 2, dtype=torch.{dt}))",
+    "orgqr": SEED + f"a, tau = torch.geqrf(torch.randn(4, 4, dtype=torch.{dt}))\n(torch.orgqr(a, tau), a.orgqr(tau))",
+    "aten": SEED + f"torch.ops.aten.linalg_householder_product.default(torch.randn(3, 2, dtype=torch.{dt}), torch.randn(1, dtype=torch.{dt}))",
+    "aten_geqrf": SEED + f"torch.ops.aten.geqrf.default(torch.randn(3, 2, dtype=torch.{dt}))",
+    "empty": f"(torch.geqrf(torch.randn(0, 3, dtype=torch.{dt})), torch.geqrf(torch.randn(2, 3, 0, dtype=torch.{dt})))",
+}, strides=True)
+cboth("complex_householder", lambda dt: {
+    "geqrf": SEED + f"torch.geqrf(torch.randn(4, 3, dtype=torch.{dt}))",
+    "product": SEED + f"a, tau = torch.geqrf(torch.randn(2, 4, 3, dtype=torch.{dt}))\ntorch.linalg.householder_product(a, tau)",
+})
+cases("householder_errors", [
+    "torch.geqrf(torch.randn(3))",
+    "torch.linalg.householder_product(torch.randn(4, 3), torch.randn(4))",
+    "torch.linalg.householder_product(torch.randn(3, 4), torch.randn(2))",
+    "torch.linalg.householder_product(torch.randn(4), torch.randn(1))",
+    "torch.linalg.householder_product(torch.randn(4, 3), torch.randn(2, 2))",
+    "torch.linalg.householder_product(torch.randn(4, 3), torch.randn(2, dtype=torch.float64))",
+])
+both("lu_old", lambda dt: {
+    "lu_solve": SEED + gen(4, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.lu_solve(torch.randn(4, 2, dtype=torch.{dt}), LU, piv)",
+    "lu_solve_method": SEED + gen(3, dt, "2") + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.randn(2, 3, 1, dtype=torch.{dt}).lu_solve(LU, piv)",
+    "lu": SEED + f"torch.lu(torch.randn(2, 4, 3, dtype=torch.{dt}))",
+    "lu_infos": SEED + f"torch.lu(torch.randn(3, 3, dtype=torch.{dt}), get_infos=True)",
+    "lu_with_info": SEED + f"torch._lu_with_info(torch.randn(3, 4, dtype=torch.{dt}))",
+    "aten": SEED + gen(3, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.ops.aten.lu_solve.default(torch.randn(3, 2, dtype=torch.{dt}), LU, piv)",
+}, setup="import warnings\nwarnings.simplefilter('ignore')")
