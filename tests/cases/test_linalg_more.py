@@ -461,3 +461,28 @@ both("lu_old", lambda dt: {
     "lu_with_info": SEED + f"torch._lu_with_info(torch.randn(3, 4, dtype=torch.{dt}))",
     "aten": SEED + gen(3, dt) + f"LU, piv = torch.linalg.lu_factor(A)\ntorch.ops.aten.lu_solve.default(torch.randn(3, 2, dtype=torch.{dt}), LU, piv)",
 }, setup="import warnings\nwarnings.simplefilter('ignore')")
+
+# ---- gradients (src/autograd/formulas.c's linalg-more block): graph and leaf gradients ----
+from harness.autograd import grads  # noqa: E402
+
+grads("grad_linalg_more", {
+    "addmv": "ps = leaves((3,), (3, 4), (4,)); out = torch.addmv(ps[0], ps[1], ps[2], beta=0.5, alpha=2.)",
+    "addmv_bcast": "ps = leaves((1,), (3, 4), (4,)); out = torch.addmv(ps[0], ps[1], ps[2])",
+    "addr": "ps = leaves((3, 4), (3,), (4,)); out = torch.addr(ps[0], ps[1], ps[2], beta=2, alpha=-1.5)",
+    "addr_bcast": "ps = leaves((4,), (3,), (4,)); out = torch.addr(ps[0], ps[1], ps[2])",
+    "addbmm": "ps = leaves((3, 5), (2, 3, 4), (2, 4, 5)); out = torch.addbmm(ps[0], ps[1], ps[2], alpha=0.5)",
+    "cross": "ps = leaves((4, 3), (4, 3)); out = torch.linalg.cross(ps[0], ps[1]) * torch.arange(12.).view(4, 3)",
+    "cross_bcast": "ps = leaves((2, 1, 3), (1, 4, 3)); out = torch.linalg.cross(ps[0], ps[1])",
+    "cross_dim0": "ps = leaves((3, 2), (3, 2)); out = torch.cross(ps[0], ps[1], dim=0)",
+    "dist": "ps = leaves((3, 4), (3, 4)); out = torch.dist(ps[0], ps[1])",
+    "dist_1": "ps = leaves((3, 4), (4,)); out = torch.dist(ps[0], ps[1], 1)",
+    "dist_inf": "ps = leaves((5,), (5,)); out = torch.dist(ps[0], ps[1], float('inf'))",
+    "dist_3": "ps = leaves((5,), (5,)); out = torch.dist(ps[0], ps[1], 3)",
+    "matrix_norm_nuc": "ps = leaves((3, 4)); out = torch.linalg.matrix_norm(ps[0], 'nuc')",
+    "matrix_norm_1": "ps = leaves((3, 4)); out = torch.linalg.matrix_norm(ps[0], 1)",
+    "norm_2": "ps = leaves((3, 4)); out = torch.linalg.norm(ps[0], 2)",
+    "matrix_power": "ps = leaves((3, 3)); out = torch.linalg.matrix_power(ps[0], 5)",
+    "multi_dot": "ps = leaves((2, 3), (3, 4), (4, 2), (2, 2)); out = torch.linalg.multi_dot(ps)",
+    "cov": "ps = leaves((3, 5)); out = torch.cov(ps[0])",
+    "vander": "ps = leaves((4,)); out = torch.linalg.vander(ps[0])",
+})   # the gradient rule of tests/harness/autograd.py (F32)
