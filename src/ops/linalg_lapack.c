@@ -83,9 +83,9 @@ static PyObject *fmat(int nb, const int64_t *bs, int64_t m, int64_t n, tn_dtype 
     memcpy(sz, bs, (size_t)nb * sizeof *sz);
     sz[nb] = m; sz[nb + 1] = n;
     st[nb] = 1; st[nb + 1] = m > 1 ? m : 1;
-    int64_t s = m * n > 1 ? m * n : 1;
+    /* upstream's batched Fortran strides: each size taken as at least 1, empty matrices too */
+    int64_t s = (m > 1 ? m : 1) * (n > 1 ? n : 1);
     for (int i = nb - 1; i >= 0; i--) { st[i] = s; s *= bs[i] > 1 ? bs[i] : 1; }
-    if (m * n == 0) tn_contiguous_strides(nb + 2, sz, st);
     return tn_tensor_new_strided(nb + 2, sz, st, dt);
 }
 /* A column-major copy of x (broadcast to batch bs when bs is not NULL), cast to dt. */
@@ -930,8 +930,9 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
                     if (i <= j && i < m) memcpy(dst, wb + (j * m + i) * isz, (size_t)isz);
                     else memset(dst, 0, (size_t)isz);
                 }
-            if (!ronly && m) L->orgqr(&im, &iqc, &ik, wb, &lda, pt + b * k * isz, work, &lw, &info);
+            if (!ronly && m && n) L->orgqr(&im, &iqc, &ik, wb, &lda, pt + b * k * isz, work, &lw, &info);
         }
+        if (!ronly && n == 0 && qc == m && wc == m) fill_eye(pw, batch, m, t->dtype);   /* no reflectors: Q is the identity */
         Py_END_ALLOW_THREADS
         free(work);
     }

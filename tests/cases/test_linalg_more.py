@@ -486,3 +486,16 @@ grads("grad_linalg_more", {
     "cov": "ps = leaves((3, 5)); out = torch.cov(ps[0])",
     "vander": "ps = leaves((4,)); out = torch.linalg.vander(ps[0])",
 })   # the gradient rule of tests/harness/autograd.py (F32)
+
+# empty matrices keep upstream's batched Fortran strides (each size taken as at least 1)
+cases("empty_strides", [
+    "torch.linalg.qr(torch.randn(2, 0, 3))",
+    "torch.linalg.qr(torch.randn(2, 3, 0), mode='complete')",
+    "torch.linalg.qr(torch.randn(2, 3, 0))",
+    "torch.linalg.svd(torch.randn(2, 0, 3))",
+    "torch.linalg.svd(torch.randn(2, 3, 0), full_matrices=False)",
+    "torch.svd(torch.randn(0, 0, 3))",
+    "torch.linalg.inv(torch.randn(2, 0, 0))",
+    "torch.linalg.lu_factor(torch.randn(2, 0, 3))",
+    "torch.linalg.cholesky(torch.randn(3, 0, 0))",
+], strides=True)
