@@ -5,6 +5,7 @@
  * Composites whose outputs never carry gradients (zeros_like, ...) run as they are. An overload
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
 #include "ops/linalg_lapack.h"
+#include "ops/linalg_more.h"
 #include "ops/fft.h"
 #include "ops/distance.h"
 #include "ops/einsum.h"
@@ -1471,6 +1472,22 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_svd", "", tn_linalg_d_svd}, {"linalg_svdvals", "", tn_linalg_d_svdvals}, {"svd", "", tn_linalg_d_svd_old},
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
     {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
+    /* linalg family, more (ops/linalg_more.c; helper-linalg): upstream's CompositeImplicit linalg functions */
+    {"linalg_diagonal", "", tn_linalg_more_d_diagonal}, {"cross", "", tn_linalg_more_d_cross},
+    {"linalg_vander", "", tn_linalg_more_d_vander}, {"linalg_matrix_power", "", tn_linalg_more_d_matrix_power},
+    {"matrix_power", "", tn_linalg_more_d_matrix_power}, {"linalg_multi_dot", "", tn_linalg_more_d_multi_dot},
+    {"linalg_matrix_norm", "", tn_linalg_more_d_matrix_norm}, {"linalg_matrix_norm", "str_ord", tn_linalg_more_d_matrix_norm_str},
+    {"nuclear_norm", "", tn_linalg_more_d_nuclear_norm}, {"nuclear_norm", "dim", tn_linalg_more_d_nuclear_norm_dim},
+    {"linalg_cond", "", tn_linalg_more_d_cond}, {"linalg_cond", "p_str", tn_linalg_more_d_cond_str},
+    {"linalg_pinv", "atol_rtol_float", tn_linalg_more_d_pinv_ff},
+    {"linalg_pinv", "", tn_linalg_more_d_pinv_rcond}, {"linalg_pinv", "rcond_tensor", tn_linalg_more_d_pinv_rcond_tensor},
+    {"pinverse", "", tn_linalg_more_d_pinverse},
+    {"linalg_matrix_rank", "atol_rtol_tensor", tn_linalg_more_d_rank_tt}, {"linalg_matrix_rank", "atol_rtol_float", tn_linalg_more_d_rank_ff},
+    {"linalg_matrix_rank", "", tn_linalg_more_d_rank_tol}, {"linalg_matrix_rank", "tol_tensor", tn_linalg_more_d_rank_tol_tensor},
+    {"linalg_tensorinv", "", tn_linalg_more_d_tensorinv}, {"linalg_tensorsolve", "", tn_linalg_more_d_tensorsolve},
+    {"cov", "", tn_linalg_more_d_cov}, {"corrcoef", "", tn_linalg_more_d_corrcoef},
+    {"lu_solve", "", tn_linalg_more_d_lu_solve_old}, {"_lu_with_info", "", tn_linalg_more_d_lu_with_info},
+    {"orgqr", "", tn_linalg_more_d_orgqr},
     /* fft family (ops/fft.c): upstream's SpectralOps composites over _fft_r2c/_fft_c2r/_fft_c2c */
     /* distances (ops/distance.c; helper-opa) */
     {"cdist", "", tn_distance_d_cdist}, {"pdist", "", tn_distance_d_pdist},
@@ -1633,7 +1650,12 @@ static PyObject *d_linalg_norm(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     bool has_ord = a[1].tag != TN_V_NONE, has_dim = a[2].tag == TN_V_INTLIST;
     if ((has_dim && a[2].u.ints.n == 2 && has_ord) || (!has_dim && has_ord && t->ndim == 2))
-        return tn_not_implemented("autograd through linalg_norm's matrix norms");
+    {
+        PyObject *ord = A(1, a);
+        PyObject *r = ord ? tn_linalg_more_matrix_norm_call(a[0].u.obj, ord, &a[2], a[3].u.i != 0, &a[4]) : NULL;
+        Py_XDECREF(ord);
+        return r;
+    }
     if ((has_dim && a[2].u.ints.n != 1 && a[2].u.ints.n != 2) || (!has_dim && has_ord && t->ndim != 1))
         return tn_door_below_autograd(TN_ROW_linalg_norm, a);   /* its own errors */
     PyObject *ord = has_ord ? A(1, a) : PyFloat_FromDouble(2.0), *dim = ord ? A(2, a) : NULL, *dt = dim ? A(4, a) : NULL;
@@ -1647,8 +1669,8 @@ static PyObject *d_linalg_norm_str(tn_value *a) {
     const char *ord = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
     if (!ord) return NULL;
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
-    if (strcmp(ord, "fro") != 0) return tn_not_implemented("autograd through linalg_norm with ord='nuc'");
     if (a[2].tag == TN_V_NONE ? t->ndim != 2 : a[2].u.ints.n != 2) return tn_door_below_autograd(TN_ROW_linalg_norm_ord_str, a);
+    if (strcmp(ord, "fro") != 0) return tn_linalg_more_matrix_norm_call(a[0].u.obj, a[1].u.obj, &a[2], a[3].u.i != 0, &a[4]);
     PyObject *dim = a[2].tag == TN_V_NONE ? Py_BuildValue("[ii]", 0, 1) : A(2, a), *dt = dim ? A(4, a) : NULL;
     PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
     PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OiOO)", a[0].u.obj, 2, dim, a[3].u.i ? Py_True : Py_False) : NULL;

@@ -3962,6 +3962,98 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
+/* ==== linalg family, more (ops/linalg_more.c; helper-linalg): derivatives.yaml's formulas for
+ * addmv, addr, addbmm, linalg_cross and dist, op by op ==== */
+/* addmv(self, mat, vec, beta, alpha): self: grad * beta; mat: grad.ger(vec.conj()) * alpha;
+ * vec: mat.t().conj().mv(grad) * alpha */
+static int f_addmv(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
+    if (need(n, 1)) {
+        PyObject *v = cj(saved(n, 2)), *r = v ? tn_aten(TN_ROW_ger, "(OO)", g[0], v) : NULL;
+        Py_XDECREF(v);
+        PUT(1, maybe_multiply(r, n, 4));
+    }
+    if (need(n, 2)) {
+        PyObject *m0 = saved(n, 1), *m = cj(t_(m0)), *r = m ? tn_aten(TN_ROW_mv, "(OO)", m, g[0]) : NULL;
+        Py_XDECREF(m0); Py_XDECREF(m);
+        PUT(2, maybe_multiply(r, n, 4));
+    }
+    return 0;
+}
+/* addr(self, vec1, vec2, beta, alpha): self: grad * beta; vec1: grad.mv(vec2.conj()) * alpha;
+ * vec2: grad.t().mv(vec1.conj()) * alpha */
+static int f_addr(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
+    if (need(n, 1)) {
+        PyObject *v = cj(saved(n, 2)), *r = v ? tn_aten(TN_ROW_mv, "(OO)", g[0], v) : NULL;
+        Py_XDECREF(v);
+        PUT(1, maybe_multiply(r, n, 4));
+    }
+    if (need(n, 2)) {
+        PyObject *v = cj(saved(n, 1)), *gt = v ? t_(g[0]) : NULL, *r = gt ? tn_aten(TN_ROW_mv, "(OO)", gt, v) : NULL;
+        Py_XDECREF(v); Py_XDECREF(gt);
+        PUT(2, maybe_multiply(r, n, 4));
+    }
+    return 0;
+}
+/* addbmm(self, batch1, batch2, beta, alpha): self: grad * beta;
+ * batch1: grad.unsqueeze(0).expand({b, n, p}).bmm(batch2.transpose(1, 2).conj()) * alpha;
+ * batch2: batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand({b, n, p})) * alpha */
+static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
+    if (!need(n, 1) && !need(n, 2)) return 0;
+    const tn_meta *m1 = meta(n, 1), *m2 = meta(n, 2);
+    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], 0);
+    PyObject *ge = u ? tn_aten(TN_ROW_expand, "(O[LLL])", u, (long long)tn_meta_sizes(m1)[0], (long long)tn_meta_sizes(m1)[1],
+                               (long long)tn_meta_sizes(m2)[2]) : NULL;
+    Py_XDECREF(u);
+    if (!ge) return -1;
+    if (need(n, 1)) {
+        PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_aten(TN_ROW_bmm, "(OO)", ge, b2t) : NULL;
+        Py_XDECREF(b2); Py_XDECREF(b2t);
+        if (!r) { Py_DECREF(ge); return -1; }
+        put(n, o, 1, maybe_multiply(r, n, 4));
+    }
+    if (need(n, 2)) {
+        PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_aten(TN_ROW_bmm, "(OO)", b1t, ge) : NULL;
+        Py_XDECREF(b1); Py_XDECREF(b1t);
+        if (!r) { Py_DECREF(ge); return -1; }
+        put(n, o, 2, maybe_multiply(r, n, 4));
+    }
+    Py_DECREF(ge);
+    return 0;
+}
+/* linalg_cross(self, other, dim): self: linalg_cross(other.conj(), grad, dim);
+ * other: linalg_cross(grad, self.conj(), dim) */
+static int f_linalg_cross(tn_node *n, PyObject **g, PyObject **o) {
+    long long dim = (long long)arg_i(n, 2);
+    if (need(n, 0)) {
+        PyObject *y = cj(saved(n, 1)), *kw = y ? Py_BuildValue("{sL}", "dim", dim) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cross, kw, "(OO)", y, g[0]) : NULL;
+        Py_XDECREF(y); Py_XDECREF(kw);
+        PUT(0, r);
+    }
+    if (need(n, 1)) {
+        PyObject *x = cj(saved(n, 0)), *kw = x ? Py_BuildValue("{sL}", "dim", dim) : NULL;
+        PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cross, kw, "(OO)", g[0], x) : NULL;
+        Py_XDECREF(x); Py_XDECREF(kw);
+        PUT(1, r);
+    }
+    return 0;
+}
+/* dist(self, other, p): self: norm_backward(grad, self - other, p, result); other: -that */
+static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    double p = arg_f(n, 2);
+    if (p == 0.0) DONE;   /* norm_backward's undefined gradient */
+    tn_value empty = {.tag = TN_V_INTLIST};
+    PyObject *x = K(saved(n, 0)), *y = x ? K(saved(n, 1)) : NULL;
+    PyObject *d = y ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", x, y)) : NULL;
+    PyObject *nb = d ? K(norm_backward(g[0], d, p, K(result(n, 0)), &empty, true)) : NULL;
+    OUTK(0, nb);
+    OUTK(1, nb ? K(tn_aten(TN_ROW_neg, "(O)", nb)) : NULL);
+    DONE;
+}
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
@@ -4183,6 +4275,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, {TN_ROW_special_erfcx, f_erfcx},
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
     {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
+    /* linalg family, more (ops/linalg_more.c; helper-linalg) */
+    {TN_ROW_addmv, f_addmv}, {TN_ROW_addr, f_addr}, {TN_ROW_addbmm, f_addbmm}, {TN_ROW_linalg_cross, f_linalg_cross},
+    {TN_ROW_dist, f_dist},
 };
 
 tn_apply_fn tn_formula_for(int op) {

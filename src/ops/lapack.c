@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static tn_lapack_fns fns[2];   /* [0] double, [1] float */
+static tn_lapack_fns fns[4];   /* [0] double, [1] float, [2] complex double, [3] complex float */
 static int state;              /* 0 not tried, 1 loaded, -1 failed */
 static char loaded_path[1024];
 static char why[1200];
@@ -23,16 +23,23 @@ static void *sym(void *h, const char *name) {
     return dlsym(h, buf);
 }
 
-/* Fill both tables from handle h; false (and the missing name in why) when a routine lacks. */
+/* Fill the four tables from handle h; false (and the missing name in why) when a routine lacks.
+ * The complex tables hold the routines whose argument lists match the real ones (getrf, getrs,
+ * potrf, potrs, potri, geqrf, ungqr in orgqr's slot, trsm) and, in their own slots, gesdd,
+ * heevd and geev (which take a real workspace too); the others stay NULL. */
 static int fill(void *h, const char *path) {
     static const char *names[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "orgqr",
-                                  "gesdd", "syevd", "geev",  "gelsy", "trsm"};
+                                  "gesdd", "syevd", "geev",  "gelsy", "trsm", NULL, NULL, NULL};
+    static const char *cnames[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "ungqr",
+                                   NULL, NULL, NULL, NULL, "trsm", "gesdd", "heevd", "geev"};
     const size_t n = sizeof names / sizeof *names;
-    for (int single = 0; single < 2; single++) {
-        void **slot = (void **)&fns[single];
+    for (int k = 0; k < 4; k++) {
+        void **slot = (void **)&fns[k];
         for (size_t i = 0; i < n; i++) {
+            const char *base = k < 2 ? names[i] : cnames[i];
+            if (!base) { slot[i] = NULL; continue; }
             char nm[16];
-            snprintf(nm, sizeof nm, "%c%s", single ? 's' : 'd', names[i]);
+            snprintf(nm, sizeof nm, "%c%s", "dszc"[k], base);
             void *p = sym(h, nm);
             if (!p) {
                 snprintf(why, sizeof why, "%s has no %s", path, nm);
@@ -81,6 +88,7 @@ static int try_wheel(void) {
     return ok;
 }
 
+static const tn_lapack_fns *refuse(const char *op);
 const tn_lapack_fns *tn_lapack(int single, const char *op) {
     if (state == 0) {
         const char *env = getenv("TN_LAPACK");
@@ -88,6 +96,16 @@ const tn_lapack_fns *tn_lapack(int single, const char *op) {
         else state = (try_wheel() || try_path("liblapack.so.3")) ? 1 : -1;
     }
     if (state == 1) return &fns[single ? 1 : 0];
+    return refuse(op);
+}
+const tn_lapack_fns *tn_lapack_dt(tn_dtype dt, const char *op) {
+    if (dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128) {
+        if (!tn_lapack(1, op)) return NULL;
+        return &fns[dt == TN_DTYPE_C64 ? 3 : 2];
+    }
+    return tn_lapack(dt == TN_DTYPE_F32, op);
+}
+static const tn_lapack_fns *refuse(const char *op) {
     PyErr_Format(PyExc_NotImplementedError,
                  "torchnative: aten::%s is not implemented without a LAPACK library (%s); "
                  "`pip install scipy-openblas32` or set TN_LAPACK=/path/to/liblapack.so",

@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "core/dtype.h"
+
 typedef int tn_la_int;
 typedef size_t tn_flen;   /* gfortran's hidden character-length argument */
 
@@ -42,11 +44,25 @@ typedef struct {
     void (*trsm)(const char *side, const char *uplo, const char *transa, const char *diag, const tn_la_int *m,
                  const tn_la_int *n, const void *alpha, const void *a, const tn_la_int *lda, void *b,
                  const tn_la_int *ldb, tn_flen, tn_flen, tn_flen, tn_flen);
+    /* complex tables only (NULL in the real ones): the routines whose argument lists take a real
+     * workspace (rwork) besides the complex one; s / w are real arrays, geev's w complex */
+    void (*cgesdd)(const char *jobz, const tn_la_int *m, const tn_la_int *n, void *a, const tn_la_int *lda, void *s,
+                   void *u, const tn_la_int *ldu, void *vt, const tn_la_int *ldvt, void *work, const tn_la_int *lwork,
+                   void *rwork, tn_la_int *iwork, tn_la_int *info, tn_flen);
+    void (*heevd)(const char *jobz, const char *uplo, const tn_la_int *n, void *a, const tn_la_int *lda, void *w,
+                  void *work, const tn_la_int *lwork, void *rwork, const tn_la_int *lrwork, tn_la_int *iwork,
+                  const tn_la_int *liwork, tn_la_int *info, tn_flen, tn_flen);
+    void (*cgeev)(const char *jobvl, const char *jobvr, const tn_la_int *n, void *a, const tn_la_int *lda, void *w,
+                  void *vl, const tn_la_int *ldvl, void *vr, const tn_la_int *ldvr, void *work, const tn_la_int *lwork,
+                  void *rwork, tn_la_int *info, tn_flen, tn_flen);
 } tn_lapack_fns;
 
 /* The table for float (single = 1) or double (single = 0), loading the library on first use;
  * NULL with NotImplementedError naming `op` when no LAPACK can be loaded. Needs the GIL. */
 const tn_lapack_fns *tn_lapack(int single, const char *op);
+/* The table for a dtype: float32, float64, complex64, complex128 (the complex tables have NULL
+ * where the routine's argument list differs from the real one: gesdd, syevd, geev, gelsy). */
+const tn_lapack_fns *tn_lapack_dt(tn_dtype dt, const char *op);
 /* The path of the library loaded (NULL before the first load or when none). */
 const char *tn_lapack_path(void);
 

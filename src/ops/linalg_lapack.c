@@ -6,8 +6,9 @@
  * inv and solve, potrf, geqrf/orgqr, gesdd, syevd, geev, trsm, gelsy) per batch entry with the
  * GIL released, and returns upstream's tuple with its int32 `info` tensors. The composites that
  * upstream writes over these (linalg_inv, linalg_solve, det, slogdet, svd, eigvalsh, ...) are at
- * the end, called through the door as named decompositions (autograd/decomp.c). Real f32/f64;
- * complex inputs refuse by name. */
+ * the end, called through the door as named decompositions (autograd/decomp.c). Real f32/f64; the
+ * LU, Cholesky and triangular family also complex64/complex128 (lapack.c's c/z tables, the same
+ * code with the dtype's item size); QR, SVD, eigen and least squares refuse complex by name. */
 #include "ops/common.h"
 #include "ops/lapack.h"
 #include "ops/linalg_lapack.h"
@@ -28,8 +29,18 @@ int tn_linalg_init(PyObject *m) {
 }
 
 /* ---- shapes, dtypes, buffers ---- */
+/* ops with complex drivers (lapack.c's c/z tables) */
+static bool complex_ok(const char *op) {
+    static const char *ops[] = {"linalg_inv_ex", "_linalg_solve_ex", "_linalg_det", "_linalg_slogdet", "linalg_lu_factor_ex",
+                                "linalg_lu", "linalg_lu_solve", "linalg_cholesky_ex", "cholesky", "cholesky_solve",
+                                "cholesky_inverse", "linalg_solve_triangular", "triangular_solve", "linalg_qr", "_linalg_svd",
+                                "_linalg_eigh", "linalg_eig"};
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+        if (!strcmp(op, ops[i])) return true;
+    return false;
+}
 static int check_dtype(const char *api, tn_dtype dt, const char *op) {
-    if (tn_dtype_is_complex(dt)) {
+    if (tn_dtype_is_complex(dt) && !complex_ok(op)) {
         char what[160];
         snprintf(what, sizeof what, "aten::%s for complex dtypes", op);
         tn_not_implemented(what);
@@ -39,7 +50,7 @@ static int check_dtype(const char *api, tn_dtype dt, const char *op) {
         PyErr_Format(PyExc_RuntimeError, "%s: Low precision dtypes not supported. Got %s", api, tn_dtype_cpp_name(dt));
         return -1;
     }
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) {
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) {
         PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api,
                      tn_dtype_cpp_name(dt));
         return -1;
@@ -72,9 +83,9 @@ static PyObject *fmat(int nb, const int64_t *bs, int64_t m, int64_t n, tn_dtype 
     memcpy(sz, bs, (size_t)nb * sizeof *sz);
     sz[nb] = m; sz[nb + 1] = n;
     st[nb] = 1; st[nb + 1] = m > 1 ? m : 1;
-    int64_t s = m * n > 1 ? m * n : 1;
+    /* upstream's batched Fortran strides: each size taken as at least 1, empty matrices too */
+    int64_t s = (m > 1 ? m : 1) * (n > 1 ? n : 1);
     for (int i = nb - 1; i >= 0; i--) { st[i] = s; s *= bs[i] > 1 ? bs[i] : 1; }
-    if (m * n == 0) tn_contiguous_strides(nb + 2, sz, st);
     return tn_tensor_new_strided(nb + 2, sz, st, dt);
 }
 /* A column-major copy of x (broadcast to batch bs when bs is not NULL), cast to dt. */
@@ -128,24 +139,34 @@ static PyObject *ret_n(const char *name, int n, PyObject **v) {
 
 /* Zero the strict lower (upper = true keeps the upper triangle) or upper triangle of each
  * column-major m x n matrix of a batch; unit writes ones on the diagonal when set. */
-static void keep_triangle(char *p, int64_t batch, int64_t m, int64_t n, bool upper, bool single) {
+/* element k of a buffer of dtype dt (real or complex f32/f64) set to the real value v */
+static void put_real(char *p, int64_t k, tn_dtype dt, double v) {
+    switch (dt) {
+    case TN_DTYPE_F32: ((float *)p)[k] = (float)v; break;
+    case TN_DTYPE_C64: ((float *)p)[2 * k] = (float)v; ((float *)p)[2 * k + 1] = 0; break;
+    case TN_DTYPE_C128: ((double *)p)[2 * k] = v; ((double *)p)[2 * k + 1] = 0; break;
+    default: ((double *)p)[k] = v; break;
+    }
+}
+static void conj_buf(char *p, int64_t n, tn_dtype dt) {   /* negate the imaginary parts */
+    for (int64_t i = 0; i < n; i++) {
+        if (dt == TN_DTYPE_C64) ((float *)p)[2 * i + 1] = -((float *)p)[2 * i + 1];
+        else ((double *)p)[2 * i + 1] = -((double *)p)[2 * i + 1];
+    }
+}
+static void keep_triangle(char *p, int64_t batch, int64_t m, int64_t n, bool upper, tn_dtype dt) {
     for (int64_t b = 0; b < batch; b++)
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 if (upper ? i <= j : i >= j) continue;
-                int64_t k = b * m * n + j * m + i;
-                if (single) ((float *)p)[k] = 0;
-                else ((double *)p)[k] = 0;
+                put_real(p, b * m * n + j * m + i, dt, 0);
             }
 }
-static void fill_eye(char *p, int64_t batch, int64_t n, bool single) {
+static void fill_eye(char *p, int64_t batch, int64_t n, tn_dtype dt) {
     int64_t tot = batch * n * n;
-    if (tot) memset(p, 0, (size_t)tot * (single ? 4 : 8));
+    if (tot) memset(p, 0, (size_t)tot * tn_dtype_itemsize(dt));
     for (int64_t b = 0; b < batch; b++)
-        for (int64_t i = 0; i < n; i++) {
-            if (single) ((float *)p)[b * n * n + i * n + i] = 1;
-            else ((double *)p)[b * n * n + i * n + i] = 1;
-        }
+        for (int64_t i = 0; i < n; i++) put_real(p, b * n * n + i * n + i, dt, 1);
 }
 
 /* ---- _linalg_check_errors ---- */
@@ -227,8 +248,7 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_inv_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_inv_ex");
     if (!L) return NULL;
     PyObject *lu = fcopy(A, t->dtype), *inv = lu ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
     int64_t psz[TN_MAX_DIMS];
@@ -236,8 +256,8 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
     psz[nb] = n;
     PyObject *piv = inv ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL, *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) goto fail;
-    fill_eye(D(inv), batch, n, single);
-    int isz = single ? 4 : 8, in = (int)n;
+    fill_eye(D(inv), batch, n, t->dtype);
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *plu = D(lu), *pinv = D(inv);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -323,8 +343,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     int anb = A->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(A, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = A->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_solve_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "_linalg_solve_ex");
     if (!L) return NULL;
     int64_t abatch = prod(anb, A->sizes), batch = prod(nb, bs);
     PyObject *lu = fcopy(Ao, A->dtype), *piv = NULL, *info = NULL, *X = NULL, *Bm = NULL;
@@ -345,7 +364,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
         if (!(X = new_c(nb + 2, xs, A->dtype))) goto fail;
     }
     if (tn_copy_into(X, Bm) < 0) goto fail;
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    int isz = tn_dtype_itemsize(A->dtype), in = (int)n, ik = (int)k;
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -389,25 +408,60 @@ static PyObject *det_like(tn_value *a, bool slog) {
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
     bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, slog ? "_linalg_slogdet" : "_linalg_det");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, slog ? "_linalg_slogdet" : "_linalg_det");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
     psz[nb] = n;
     /* upstream factors A^T when A is row-major (its LU is then F-contiguous without a copy):
      * det(A^T) = det(A), and the LU and pivots returned are A^T's */
-    PyObject *src = tn_is_contiguous(t) && n > 1 ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
+    bool cplx = tn_dtype_is_complex(t->dtype);   /* complex: upstream factors A itself */
+    PyObject *src = tn_is_contiguous(t) && n > 1 && !cplx ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
     PyObject *lu = src ? fcopy(src, t->dtype) : NULL, *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
     Py_XDECREF(src);
     PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
-    PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, t->dtype) : NULL;
+    tn_dtype rdt = t->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : t->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : t->dtype;
+    PyObject *r0 = info ? new_c(nb, t->sizes, t->dtype) : NULL, *r1 = r0 && slog ? new_c(nb, t->sizes, rdt) : NULL;
     if (!r0 || (slog && !r1)) goto fail;
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *plu = D(lu);
     int *pp = (int *)D(piv);
     Py_BEGIN_ALLOW_THREADS
     lu_batch(L, plu, pp, (int *)D(info), batch, in, in, isz);
-    for (int64_t b = 0; b < batch; b++) {
+    for (int64_t b = 0; b < batch && cplx; b++) {   /* complex: product of the diagonal / its sgn() */
+        bool c64 = t->dtype == TN_DTYPE_C64;
+        int neg = 0;
+        double pr = 1, pi = 0, lg = 0;
+        float fr = 1, fi = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (pp[b * n + i] != i + 1) neg ^= 1;
+            int64_t k = b * n * n + i * n + i;
+            double dr = c64 ? ((float *)plu)[2 * k] : ((double *)plu)[2 * k];
+            double di = c64 ? ((float *)plu)[2 * k + 1] : ((double *)plu)[2 * k + 1];
+            if (slog) {
+                double ab = hypot(dr, di);
+                lg += log(ab);
+                if (ab == 0) { dr = 0; di = 0; } else { dr /= ab; di /= ab; }
+            }
+            if (c64) {
+                float xr = fr * (float)dr - fi * (float)di, xi = fr * (float)di + fi * (float)dr;
+                fr = xr; fi = xi;
+            } else {
+                double xr = pr * dr - pi * di, xi = pr * di + pi * dr;
+                pr = xr; pi = xi;
+            }
+        }
+        if (c64) { pr = fr; pi = fi; }
+        if (neg) { pr = -pr; pi = -pi; }
+        if (c64) {
+            ((float *)D(r0))[2 * b] = (float)pr; ((float *)D(r0))[2 * b + 1] = (float)pi;
+            if (slog) ((float *)D(r1))[b] = (float)lg;
+        } else {
+            ((double *)D(r0))[2 * b] = pr; ((double *)D(r0))[2 * b + 1] = pi;
+            if (slog) ((double *)D(r1))[b] = lg;
+        }
+    }
+    for (int64_t b = 0; b < batch && !cplx; b++) {
         int neg = 0;
         double p = 1, lg = 0;
         for (int64_t i = 0; i < n; i++) {
@@ -458,8 +512,7 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_factor_ex");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_lu_factor_ex");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
@@ -470,7 +523,7 @@ PyObject *tn_op_linalg_lu_factor_ex(tn_value *a) {
     char *plu = D(lu);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
-    lu_batch(L, plu, pp, pi, batch, (int)m, (int)n, single ? 4 : 8);
+    lu_batch(L, plu, pp, pi, batch, (int)m, (int)n, tn_dtype_itemsize(t->dtype));
     Py_END_ALLOW_THREADS
     if (a[2].u.i && check_info(info, "torch.linalg.lu_factor_ex", nb == 0) < 0) {
         Py_DECREF(lu); Py_DECREF(piv); Py_DECREF(info);
@@ -493,8 +546,7 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu");
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_lu");
     if (!L) return NULL;
     int64_t psz[TN_MAX_DIMS];
     memcpy(psz, t->sizes, (size_t)nb * sizeof *psz);
@@ -509,7 +561,7 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
         Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(info); Py_XDECREF(P); Py_XDECREF(Lm); Py_XDECREF(U);
         return NULL;
     }
-    int isz = single ? 4 : 8;
+    int isz = tn_dtype_itemsize(t->dtype);
     char *plu = D(lu), *pp = D(P), *pl = D(Lm), *pu = D(U);
     int *pv = (int *)D(piv);
     Py_BEGIN_ALLOW_THREADS
@@ -525,14 +577,13 @@ PyObject *tn_op_linalg_lu(tn_value *a) {
         }
         for (int64_t i = 0; i < m; i++) {   /* P[perm[i], i] = 1 */
             char *e = pp + (b * m * m + i * m + perm[i]) * isz;
-            if (single) *(float *)e = 1; else *(double *)e = 1;
+            put_real(e, 0, t->dtype, 1);
         }
         for (int64_t j = 0; j < k; j++)
             for (int64_t i = 0; i < m; i++) {
                 char *e = pl + (b * m * k + j * m + i) * isz;
                 if (i > j) memcpy(e, f + (j * m + i) * isz, (size_t)isz);
-                else if (single) *(float *)e = i == j ? 1.f : 0.f;
-                else *(double *)e = i == j ? 1.0 : 0.0;
+                else put_real(e, 0, t->dtype, i == j ? 1.0 : 0.0);
             }
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < k; i++) {
@@ -583,8 +634,7 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     int anb = LU->ndim - 2, bnb = B->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS], k = B->sizes[B->ndim - (left ? 1 : 2)];
     if (batch_broadcast(LU, anb, B, bnb, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = LU->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lu_solve");
+    const tn_lapack_fns *L = tn_lapack_dt(LU->dtype, "linalg_lu_solve");
     if (!L) return NULL;
     PyObject *lu = fcopy(LUo, LU->dtype), *piv = lu ? tn_as_dtype(Po, TN_DTYPE_I32, true) : NULL, *X = NULL;
     if (!piv) goto fail;
@@ -594,16 +644,21 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     X = left ? fmat(nb, bs, n, k, LU->dtype) : new_c(nb + 2, xs, LU->dtype);
     if (!X || tn_copy_into(X, Bo) < 0) goto fail;
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
-    const char *tr = left ? (adj ? "T" : "N") : (adj ? "N" : "T");
+    int isz = tn_dtype_itemsize(LU->dtype), in = (int)n, ik = (int)k;
+    bool cplx = tn_dtype_is_complex(LU->dtype), conj_b = cplx && !left && adj;
+    /* X A^H = B for complex: conj(A) X^T = B^T, solved as A conj(X^T) = conj(B^T) */
+    const char *tr = left ? (adj ? (cplx ? "C" : "T") : "N") : (adj ? "N" : "T");
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv);
+    int64_t nx = batch * n * k;
     Py_BEGIN_ALLOW_THREADS
+    if (conj_b) conj_buf(px, nx, LU->dtype);
     for (int64_t b = 0; b < batch && n && k; b++) {
         int64_t ab = map_batch(b, nb, bs, anb, LU->sizes);
         int inf2;
         L->getrs(tr, &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
     }
+    if (conj_b) conj_buf(px, nx, LU->dtype);
     Py_END_ALLOW_THREADS
     Py_DECREF(lu);
     Py_DECREF(piv);
@@ -620,17 +675,16 @@ static PyObject *cholesky_core(PyObject *Ao, bool upper, const char *api, const 
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, op);
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, op);
     if (!L) return NULL;
     PyObject *c = fcopy(Ao, t->dtype), *info = c ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) { Py_XDECREF(c); return NULL; }
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(t->dtype), in = (int)n;
     char *pc = D(c);
     int *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
     for (int64_t b = 0; b < batch && n; b++) L->potrf(upper ? "U" : "L", &in, pc + b * n * n * isz, &in, &pi[b], 1);
-    keep_triangle(pc, batch, n, n, upper, single);
+    keep_triangle(pc, batch, n, n, upper, t->dtype);
     Py_END_ALLOW_THREADS
     *info_out = info;
     return c;
@@ -683,13 +737,12 @@ PyObject *tn_op_cholesky_solve(tn_value *a) {
     int anb = C->ndim - 2, nb;
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(C, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
-    bool single = C->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "cholesky_solve");
+    const tn_lapack_fns *L = tn_lapack_dt(C->dtype, "cholesky_solve");
     if (!L) return NULL;
     PyObject *c = fcopy(Co, C->dtype), *X = c ? fmat(nb, bs, n, k, C->dtype) : NULL;
     if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, in = (int)n, ik = (int)k;
+    int isz = tn_dtype_itemsize(C->dtype), in = (int)n, ik = (int)k;
     const char *uplo = a[2].u.i ? "U" : "L";
     char *pc = D(c), *px = D(X);
     Py_BEGIN_ALLOW_THREADS
@@ -712,11 +765,11 @@ PyObject *tn_op_cholesky_inverse(tn_value *a) {
     int64_t n = C->sizes[C->ndim - 1], batch = prod(nb, C->sizes);
     if (lint(n, api) < 0) return NULL;
     bool single = C->dtype == TN_DTYPE_F32, up = a[1].u.i != 0;
-    const tn_lapack_fns *L = tn_lapack(single, "cholesky_inverse");
+    const tn_lapack_fns *L = tn_lapack_dt(C->dtype, "cholesky_inverse");
     if (!L) return NULL;
     PyObject *c = fcopy(Co, C->dtype), *info = c ? new_zeros(nb, C->sizes, TN_DTYPE_I32) : NULL;
     if (!info) { Py_XDECREF(c); return NULL; }
-    int isz = single ? 4 : 8, in = (int)n;
+    int isz = tn_dtype_itemsize(C->dtype), in = (int)n;
     char *pc = D(c);
     int *pi = (int *)D(info);
     Py_BEGIN_ALLOW_THREADS
@@ -726,7 +779,13 @@ PyObject *tn_op_cholesky_inverse(tn_value *a) {
         for (int64_t j = 0; j < n; j++)   /* mirror the computed triangle */
             for (int64_t i = 0; i < n; i++) {
                 if (up ? i <= j : i >= j) continue;
-                if (single) ((float *)m)[j * n + i] = ((float *)m)[i * n + j];
+                if (C->dtype == TN_DTYPE_C64) {
+                    ((float *)m)[2 * (j * n + i)] = ((float *)m)[2 * (i * n + j)];
+                    ((float *)m)[2 * (j * n + i) + 1] = -((float *)m)[2 * (i * n + j) + 1];
+                } else if (C->dtype == TN_DTYPE_C128) {
+                    ((double *)m)[2 * (j * n + i)] = ((double *)m)[2 * (i * n + j)];
+                    ((double *)m)[2 * (j * n + i) + 1] = -((double *)m)[2 * (i * n + j) + 1];
+                } else if (single) ((float *)m)[j * n + i] = ((float *)m)[i * n + j];
                 else ((double *)m)[j * n + i] = ((double *)m)[i * n + j];
             }
     }
@@ -757,15 +816,15 @@ static PyObject *trsm_solve(PyObject *Ao, PyObject *Bo, bool upper, bool left, b
     int64_t bs[TN_MAX_DIMS];
     if (batch_broadcast(A, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(m, api) < 0 || lint(k, api) < 0) return NULL;
     bool single = A->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, op);
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, op);
     if (!L) return NULL;
     PyObject *c = Acopy ? fcopy_b(Ao, nb, bs, A->dtype) : fcopy(Ao, A->dtype), *X = c ? fmat(nb, bs, m, k, A->dtype) : NULL;
     if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(X); return NULL; }
     int64_t batch = prod(nb, bs);
-    int isz = single ? 4 : 8, im = (int)m, ik = (int)k, in = (int)(n ? n : 1);
-    float one_f = 1;
-    double one_d = 1;
-    const void *one = single ? (const void *)&one_f : (const void *)&one_d;
+    int isz = tn_dtype_itemsize(A->dtype), im = (int)m, ik = (int)k, in = (int)(n ? n : 1);
+    float one_f[2] = {1, 0};
+    double one_d[2] = {1, 0};
+    const void *one = (single || A->dtype == TN_DTYPE_C64) ? (const void *)one_f : (const void *)one_d;
     char *pc = D(c), *px = D(X);
     Py_BEGIN_ALLOW_THREADS
     for (int64_t b = 0; b < batch && m && k; b++) {
@@ -823,12 +882,12 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_qr");
+    bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_qr");
     if (!L) return NULL;
     int64_t qc = complete ? m : k, rr = complete ? m : k;   /* Q: m x qc, R: rr x n */
     int64_t wc = n > qc ? n : qc;                            /* work matrix m x wc holds A then Q */
-    int isz = single ? 4 : 8;
+    int isz = tn_dtype_itemsize(t->dtype);
     PyObject *W = fmat(nb, t->sizes, m, wc, t->dtype), *R = NULL, *Q = NULL;
     int64_t tsz[TN_MAX_DIMS];
     memcpy(tsz, t->sizes, (size_t)nb * sizeof *tsz);
@@ -842,14 +901,14 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
         if (r < 0) goto fail;
     } else if (tn_copy_into(W, Ao) < 0) goto fail;
     int im = (int)m, in = (int)n, ik = (int)k, iqc = (int)qc, lda = (int)(m ? m : 1), info, lw = -1;
-    double wq = 0;
-    float wqf = 0;
+    double wq[2] = {0, 0};   /* the workspace query writes one element (complex: two parts) */
+    float wqf[2] = {0, 0};
     if (batch && m && n) {
-        L->geqrf(&im, &in, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
-        int l1 = (int)(single ? wqf : wq);
+        L->geqrf(&im, &in, D(W), &lda, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+        int l1 = (int)(single ? wqf[0] : wq[0]);
         if (!ronly && m) {
-            L->orgqr(&im, &iqc, &ik, D(W), &lda, D(tau), single ? (void *)&wqf : (void *)&wq, &lw, &info);
-            int l2 = (int)(single ? wqf : wq);
+            L->orgqr(&im, &iqc, &ik, D(W), &lda, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+            int l2 = (int)(single ? wqf[0] : wq[0]);
             if (l2 > l1) l1 = l2;
         }
         lw = l1 > 1 ? l1 : 1;
@@ -871,8 +930,9 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
                     if (i <= j && i < m) memcpy(dst, wb + (j * m + i) * isz, (size_t)isz);
                     else memset(dst, 0, (size_t)isz);
                 }
-            if (!ronly && m) L->orgqr(&im, &iqc, &ik, wb, &lda, pt + b * k * isz, work, &lw, &info);
+            if (!ronly && m && n) L->orgqr(&im, &iqc, &ik, wb, &lda, pt + b * k * isz, work, &lw, &info);
         }
+        if (!ronly && n == 0 && qc == m && wc == m) fill_eye(pw, batch, m, t->dtype);   /* no reflectors: Q is the identity */
         Py_END_ALLOW_THREADS
         free(work);
     }
@@ -892,7 +952,7 @@ fail:
 }
 
 /* ---- SVD (gesdd) ---- */
-static bool has_nonfinite(const char *p, int64_t n, bool single) {
+static bool has_nonfinite(const char *p, int64_t n, bool single) {   /* n reals (complex: 2 per element) */
     for (int64_t i = 0; i < n; i++)
         if (!isfinite(single ? ((const float *)p)[i] : ((const double *)p)[i])) return true;
     return false;
@@ -911,50 +971,62 @@ PyObject *tn_op__linalg_svd(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
     if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_svd");
+    bool cplx = tn_dtype_is_complex(t->dtype), single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    tn_dtype rdt = single ? TN_DTYPE_F32 : TN_DTYPE_F64;   /* S is real */
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "_linalg_svd");
     if (!L) return NULL;
     int64_t uc = full ? m : k, vr = full ? n : k;
     int64_t ssz[TN_MAX_DIMS];
     memcpy(ssz, t->sizes, (size_t)nb * sizeof *ssz);
     ssz[nb] = k;
-    PyObject *W = fcopy(Ao, t->dtype), *S = W ? new_c(nb + 1, ssz, t->dtype) : NULL, *U = NULL, *Vh = NULL, *info = NULL;
+    PyObject *W = fcopy(Ao, t->dtype), *S = W ? new_c(nb + 1, ssz, rdt) : NULL, *U = NULL, *Vh = NULL, *info = NULL;
     if (!S) goto fail;
     if (uv) {
         if (!(U = fmat(nb, t->sizes, m, uc, t->dtype)) || !(Vh = fmat(nb, t->sizes, vr, n, t->dtype))) goto fail;
         if (full && k == 0) {   /* empty factorisation: identity-padded orthogonal factors */
-            fill_eye(D(U), batch, m, single);
-            fill_eye(D(Vh), batch, n, single);
+            fill_eye(D(U), batch, m, t->dtype);
+            fill_eye(D(Vh), batch, n, t->dtype);
         }
     } else if (!(U = empty0(t->dtype)) || !(Vh = empty0(t->dtype))) goto fail;
     if (!(info = new_zeros(nb, t->sizes, TN_DTYPE_I32))) goto fail;
     if (batch && k) {
         const char *jobz = uv ? (full ? "A" : "S") : "N";
         int im = (int)m, in = (int)n, ldu = (int)m, ldvt = (int)(vr ? vr : 1), lw = -1, inf;
-        int isz = single ? 4 : 8;
-        double wq = 0;
-        float wqf = 0;
+        int isz = tn_dtype_itemsize(t->dtype), rsz = single ? 4 : 8;
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        int64_t mx = m > n ? m : n, a1 = 5 * k + 7, a2 = 2 * mx + 2 * k + 1;
+        int64_t lrw = cplx ? (uv ? k * (a1 > a2 ? a1 : a2) : 7 * k) : 1;   /* cgesdd's real workspace */
         int *iwork = malloc((size_t)(8 * k) * sizeof(int));
-        if (!iwork) { PyErr_NoMemory(); goto fail; }
+        void *rwork = iwork ? malloc((size_t)lrw * rsz) : NULL;
+        if (!rwork) { free(iwork); PyErr_NoMemory(); goto fail; }
         char dummy[16];
         char *pw = D(W), *ps = D(S), *pu = uv ? D(U) : dummy, *pv = uv ? D(Vh) : dummy;
-        L->gesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)&wqf : (void *)&wq, &lw, iwork, &inf, 1);
-        lw = (int)(single ? wqf : wq);
+        if (cplx)
+            L->cgesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)wqf : (void *)wq, &lw, rwork, iwork, &inf, 1);
+        else
+            L->gesdd(jobz, &im, &in, pw, &im, ps, pu, &ldu, pv, &ldvt, single ? (void *)wqf : (void *)wq, &lw, iwork, &inf, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
         if (lw < 1) lw = 1;
         void *work = malloc((size_t)lw * isz);
-        if (!work) { free(iwork); PyErr_NoMemory(); goto fail; }
+        if (!work) { free(iwork); free(rwork); PyErr_NoMemory(); goto fail; }
         int *pi = (int *)D(info);
         bool nonfinite = false;
         Py_BEGIN_ALLOW_THREADS
         for (int64_t b = 0; b < batch; b++) {
             char *wb = pw + b * m * n * isz;
-            if (has_nonfinite(wb, m * n, single)) { nonfinite = true; pi[b] = 1; continue; }
-            L->gesdd(jobz, &im, &in, wb, &im, ps + b * k * isz, uv ? pu + b * m * uc * isz : pu, &ldu,
-                     uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, iwork, &pi[b], 1);
+            if (has_nonfinite(wb, m * n * (cplx ? 2 : 1), single)) { nonfinite = true; pi[b] = 1; continue; }
+            if (cplx)
+                L->cgesdd(jobz, &im, &in, wb, &im, ps + b * k * rsz, uv ? pu + b * m * uc * isz : pu, &ldu,
+                          uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, rwork, iwork, &pi[b], 1);
+            else
+                L->gesdd(jobz, &im, &in, wb, &im, ps + b * k * rsz, uv ? pu + b * m * uc * isz : pu, &ldu,
+                         uv ? pv + b * vr * n * isz : pv, &ldvt, work, &lw, iwork, &pi[b], 1);
         }
         Py_END_ALLOW_THREADS
         free(work);
         free(iwork);
+        free(rwork);
         if (nonfinite) {
             PyErr_SetString(linalg_error, "linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.");
             goto fail;
@@ -986,35 +1058,47 @@ PyObject *tn_op__linalg_eigh(tn_value *a) {
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
-    bool single = t->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "_linalg_eigh");
+    bool cplx = tn_dtype_is_complex(t->dtype), single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+    tn_dtype rdt = single ? TN_DTYPE_F32 : TN_DTYPE_F64;   /* eigenvalues are real */
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "_linalg_eigh");
     if (!L) return NULL;
     int64_t wsz[TN_MAX_DIMS];
     memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
     wsz[nb] = n;
-    PyObject *V = fcopy(Ao, t->dtype), *w = V ? new_c(nb + 1, wsz, t->dtype) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *V = fcopy(Ao, t->dtype), *w = V ? new_c(nb + 1, wsz, rdt) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
     if (!info) goto fail;
     if (batch && n) {
         const char *jobz = cv ? "V" : "N", *ul = (uplo[0] == 'U' || uplo[0] == 'u') ? "U" : "L";
-        int in = (int)n, lw = -1, liw = -1, inf, iwq = 0, isz = single ? 4 : 8;
-        double wq = 0;
-        float wqf = 0;
-        L->syevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)&wqf : (void *)&wq, &lw, &iwq, &liw, &inf, 1, 1);
-        lw = (int)(single ? wqf : wq);
+        int in = (int)n, lw = -1, liw = -1, lrw = -1, inf, iwq = 0, isz = tn_dtype_itemsize(t->dtype), rsz = single ? 4 : 8;
+        double wq[2] = {0, 0}, rq = 0;
+        float wqf[2] = {0, 0}, rqf = 0;
+        if (cplx)
+            L->heevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)wqf : (void *)wq, &lw, single ? (void *)&rqf : (void *)&rq,
+                     &lrw, &iwq, &liw, &inf, 1, 1);
+        else
+            L->syevd(jobz, ul, &in, D(V), &in, D(w), single ? (void *)wqf : (void *)wq, &lw, &iwq, &liw, &inf, 1, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        lrw = (int)(single ? rqf : rq);
         liw = iwq;
         if (lw < 1) lw = 1;
         if (liw < 1) liw = 1;
-        void *work = malloc((size_t)lw * isz);
+        if (lrw < 1) lrw = 1;
+        void *work = malloc((size_t)lw * isz), *rwork = malloc((size_t)lrw * rsz);
         int *iwork = malloc((size_t)liw * sizeof(int));
-        if (!work || !iwork) { free(work); free(iwork); PyErr_NoMemory(); goto fail; }
+        if (!work || !iwork || !rwork) { free(work); free(iwork); free(rwork); PyErr_NoMemory(); goto fail; }
         char *pv = D(V), *pw = D(w);
         int *pi = (int *)D(info);
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t b = 0; b < batch; b++)
-            L->syevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * isz, work, &lw, iwork, &liw, &pi[b], 1, 1);
+        for (int64_t b = 0; b < batch; b++) {
+            if (cplx)
+                L->heevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * rsz, work, &lw, rwork, &lrw, iwork, &liw, &pi[b], 1, 1);
+            else
+                L->syevd(jobz, ul, &in, pv + b * n * n * isz, &in, pw + b * n * rsz, work, &lw, iwork, &liw, &pi[b], 1, 1);
+        }
         Py_END_ALLOW_THREADS
         free(work);
         free(iwork);
+        free(rwork);
         if (check_info(info, api, nb == 0) < 0) goto fail;
     }
     Py_DECREF(info);
@@ -1030,11 +1114,56 @@ fail:
 }
 
 /* ---- general eigendecomposition (geev): complex eigenvalues and unit-norm eigenvectors ---- */
+/* complex input: cgeev gives the complex eigenvalues and eigenvectors directly */
+static PyObject *eig_complex(PyObject *Ao, const char *api) {
+    tn_tensor *t = tn_tensor_of(Ao);
+    int nb = t->ndim - 2;
+    int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool single = t->dtype == TN_DTYPE_C64;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_eig");
+    if (!L) return NULL;
+    int64_t wsz[TN_MAX_DIMS];
+    memcpy(wsz, t->sizes, (size_t)nb * sizeof *wsz);
+    wsz[nb] = n;
+    PyObject *W = fcopy(Ao, t->dtype), *V = W ? fmat(nb, t->sizes, n, n, t->dtype) : NULL;
+    PyObject *w = V ? new_c(nb + 1, wsz, t->dtype) : NULL, *info = w ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) goto fail;
+    if (batch && n) {
+        int in = (int)n, one = 1, lw = -1, inf, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0}, dummy[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        void *rwork = malloc((size_t)(2 * n) * (single ? 4 : 8));
+        if (!rwork) { PyErr_NoMemory(); goto fail; }
+        L->cgeev("N", "V", &in, D(W), &in, D(w), dummy, &one, D(V), &in, single ? (void *)wqf : (void *)wq, &lw, rwork, &inf, 1, 1);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { free(rwork); PyErr_NoMemory(); goto fail; }
+        char *pw = D(W), *pe = D(w), *pv = D(V);
+        int *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++)
+            L->cgeev("N", "V", &in, pw + b * n * n * isz, &in, pe + b * n * isz, dummy, &one, pv + b * n * n * isz, &in, work, &lw,
+                     rwork, &pi[b], 1, 1);
+        Py_END_ALLOW_THREADS
+        free(work);
+        free(rwork);
+        if (check_info(info, api, nb == 0) < 0) goto fail;
+    }
+    Py_DECREF(W); Py_DECREF(info);
+    return tn_return_pair("linalg_eig", w, V);
+fail:
+    Py_XDECREF(W); Py_XDECREF(V); Py_XDECREF(w); Py_XDECREF(info);
+    return NULL;
+}
+
 PyObject *tn_op_linalg_eig(tn_value *a) {
     const char *api = "linalg.eig";
     PyObject *Ao = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(Ao);
     if (check_input(api, t, true, "linalg_eig") < 0) return NULL;
+    if (tn_dtype_is_complex(t->dtype)) return eig_complex(Ao, api);
     int nb = t->ndim - 2;
     int64_t n = t->sizes[t->ndim - 1], batch = prod(nb, t->sizes);
     if (lint(n, api) < 0) return NULL;
@@ -1290,6 +1419,12 @@ PyObject *tn_linalg_d_logdet(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj);
     if (!r) return NULL;
     PyObject *sign = PyTuple_GetItem(r, 0), *la = PyTuple_GetItem(r, 1);
+    if (tn_dtype_is_complex(tn_tensor_of(sign)->dtype)) {   /* complex: sign.log() + logabsdet */
+        PyObject *lg = tn_aten(TN_ROW_log, "(O)", sign), *res = lg ? tn_aten(TN_ROW_add_Tensor, "(OO)", lg, la) : NULL;
+        Py_XDECREF(lg);
+        Py_DECREF(r);
+        return res;
+    }
     PyObject *neg = tn_aten(TN_ROW_eq_Scalar, "(Oi)", sign, -1);
     PyObject *nan = neg ? tn_aten(TN_ROW_scalar_tensor, "(d)", NAN) : NULL, *res = NULL;
     if (nan) res = tn_aten(TN_ROW_where_self, "(OOO)", neg, nan, la);
@@ -1328,7 +1463,7 @@ PyObject *tn_linalg_d_svd_old(tn_value *a) {
     if (!r) return NULL;
     PyObject *U = Py_NewRef(PyTuple_GetItem(r, 0)), *S = Py_NewRef(PyTuple_GetItem(r, 1)), *V = NULL;
     if (uv) {
-        V = tn_aten(TN_ROW_transpose_int, "(Oii)", PyTuple_GetItem(r, 2), -2, -1);
+        V = tn_aten(TN_ROW_mH, "(O)", PyTuple_GetItem(r, 2));   /* Vh.mH(): conjugated for complex */
     } else {
         const tn_tensor *t = tn_tensor_of(a[0].u.obj);
         int nb = t->ndim - 2;
@@ -1363,4 +1498,114 @@ PyObject *tn_linalg_d_eigvals(tn_value *a) { return item(tn_aten(TN_ROW_linalg_e
 PyObject *tn_linalg_d_qr_old(tn_value *a) {
     PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
     return items2(r, 0, 1, "qr");
+}
+
+/* ---- geqrf(self) -> (a, tau): LAPACK's raw QR factorisation (helper-linalg) ---- */
+PyObject *tn_op_geqrf(tn_value *a) {
+    const char *api = "torch.geqrf";
+    PyObject *Ao = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao);
+    if (t->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api);
+        return NULL;
+    }
+    if (check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[nb], n = t->sizes[nb + 1], k = m < n ? m : n, batch = prod(nb, t->sizes);
+    if (lint(m, api) < 0 || lint(n, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "geqrf");
+    if (!L) return NULL;
+    int64_t tsz[TN_MAX_DIMS];
+    memcpy(tsz, t->sizes, (size_t)nb * sizeof *tsz);
+    tsz[nb] = k;
+    PyObject *W;
+    if (m * n == 0) {   /* upstream's empty result keeps the Fortran strides (1, max(m, 1)) */
+        int64_t st[TN_MAX_DIMS];
+        st[nb] = 1; st[nb + 1] = m > 1 ? m : 1;
+        int64_t acc = (m > 1 ? m : 1) * (n > 1 ? n : 1);
+        for (int i = nb - 1; i >= 0; i--) { st[i] = acc; acc *= t->sizes[i] > 1 ? t->sizes[i] : 1; }
+        W = tn_tensor_new_strided(nb + 2, t->sizes, st, t->dtype);
+    } else {
+        W = fcopy(Ao, t->dtype);
+    }
+    PyObject *tau = W ? new_c(nb + 1, tsz, t->dtype) : NULL;
+    if (!tau) { Py_XDECREF(W); return NULL; }
+    if (batch && m && n) {
+        bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+        int im = (int)m, in = (int)n, lw = -1, info, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        L->geqrf(&im, &in, D(W), &im, D(tau), single ? (void *)wqf : (void *)wq, &lw, &info);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(W); Py_DECREF(tau); return PyErr_NoMemory(); }
+        char *pw = D(W), *pt = D(tau);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) L->geqrf(&im, &in, pw + b * m * n * isz, &im, pt + b * k * isz, work, &lw, &info);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    PyObject *v[2] = {W, tau};
+    return ret_n("geqrf", 2, v);
+}
+
+/* ---- linalg_householder_product(input, tau): LAPACK's orgqr / ungqr ---- */
+PyObject *tn_op_linalg_householder_product(tn_value *a) {
+    const char *api = "torch.linalg.householder_product";
+    PyObject *Ao = a[0].u.obj, *To = a[1].u.obj;
+    tn_tensor *t = tn_tensor_of(Ao), *tau = tn_tensor_of(To);
+    if (t->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api); return NULL; }
+    int nb = t->ndim - 2;
+    int64_t m = t->sizes[nb], n = t->sizes[nb + 1];
+    if (m < n) { PyErr_Format(PyExc_RuntimeError, "%s: input.shape[-2] must be greater than or equal to input.shape[-1]", api); return NULL; }
+    if (tau->ndim < 1 || n < tau->sizes[tau->ndim - 1]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: input.shape[-1] must be greater than or equal to tau.shape[-1]", api);
+        return NULL;
+    }
+    if (t->ndim - tau->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d and "
+                     "input.ndim is equal to %d", api, tau->ndim, t->ndim);
+        return NULL;
+    }
+    for (int i = 0; i < nb; i++)
+        if (tau->sizes[i] != t->sizes[i]) {
+            char s1[128], s2[128];
+            tn_shape_str(s1, sizeof s1, nb, tau->sizes);
+            tn_shape_str(s2, sizeof s2, nb, t->sizes);
+            PyErr_Format(PyExc_RuntimeError, "%s: Expected batch dimensions of tau to be equal to input.shape[:-2], but got %s",
+                         api, s1);
+            (void)s2;
+            return NULL;
+        }
+    if (tau->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "%s: tau dtype %s does not match input dtype %s", api, tn_dtype_cpp_name(tau->dtype),
+                     tn_dtype_cpp_name(t->dtype));
+        return NULL;
+    }
+    if (check_dtype(api, t->dtype, "linalg_qr") < 0) return NULL;
+    if (lint(m, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(t->dtype, "linalg_householder_product");
+    if (!L) return NULL;
+    int64_t k = tau->sizes[tau->ndim - 1], batch = prod(nb, t->sizes);
+    PyObject *W = fcopy(Ao, t->dtype), *tc = W ? tn_as_dtype(To, t->dtype, true) : NULL;
+    if (!tc) { Py_XDECREF(W); return NULL; }
+    if (batch && m && n) {
+        bool single = t->dtype == TN_DTYPE_F32 || t->dtype == TN_DTYPE_C64;
+        int im = (int)m, in = (int)n, ik = (int)k, lw = -1, info, isz = tn_dtype_itemsize(t->dtype);
+        double wq[2] = {0, 0};
+        float wqf[2] = {0, 0};
+        L->orgqr(&im, &in, &ik, D(W), &im, D(tc), single ? (void *)wqf : (void *)wq, &lw, &info);
+        lw = (int)(single ? wqf[0] : wq[0]);
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(W); Py_DECREF(tc); return PyErr_NoMemory(); }
+        char *pw = D(W), *pt = D(tc);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) L->orgqr(&im, &in, &ik, pw + b * m * n * isz, &im, pt + b * k * isz, work, &lw, &info);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    Py_DECREF(tc);
+    return W;
 }

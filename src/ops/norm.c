@@ -23,6 +23,7 @@
  * Upstream splits full reductions of >= 32768 elements across threads; results agree bitwise
  * below that size (or with torch.set_num_threads(1)). */
 #include "ops/common.h"
+#include "ops/linalg_more.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -463,7 +464,13 @@ static PyObject *matrix_fro(tn_value *selfv, const char *ord, const tn_value *di
         tn_value two = {.tag = TN_V_FLOAT, .u.f = 2.0};
         return vector_norm(selfv, &two, &d2, keepdim, dt, out, TN_DTYPE_UNDEFINED);
     }
-    if (!strcmp(ord, "nuc")) return tn_not_implemented("linalg.matrix_norm with ord='nuc'");
+    if (!strcmp(ord, "nuc")) {   /* linalg_matrix_norm (ops/linalg_more.c) */
+        PyObject *o = PyUnicode_FromString("nuc");
+        tn_value dtv = {.tag = dt == TN_DTYPE_UNDEFINED ? TN_V_NONE : TN_V_DTYPE, .u.dtype = dt};
+        PyObject *r = o ? tn_linalg_more_matrix_norm_call(selfv->u.obj, o, &d2, keepdim, &dtv) : NULL;
+        Py_XDECREF(o);
+        return r ? tn_out_deliver(r, out, "linalg_norm") : NULL;
+    }
     PyErr_Format(PyExc_RuntimeError, "linalg.matrix_norm: Order %s not supported.", ord);
     return NULL;
 }
@@ -473,7 +480,12 @@ static PyObject *linalg_norm_impl(tn_value *a, PyObject *out) {
     bool ord_given = a[1].tag != TN_V_NONE;
     if (linalg_norm_dims_check(t, &a[2], ord_given) < 0) return NULL;
     bool two_dims = a[2].tag == TN_V_INTLIST ? a[2].u.ints.n == 2 : (a[2].tag == TN_V_NONE && t->ndim == 2);
-    if (ord_given && two_dims) return tn_not_implemented("linalg.norm of matrices with a numeric ord (linalg_matrix_norm)");
+    if (ord_given && two_dims) {   /* linalg_matrix_norm (ops/linalg_more.c) */
+        PyObject *ord = tn_value_to_python(&a[1]);
+        PyObject *r = ord ? tn_linalg_more_matrix_norm_call(a[0].u.obj, ord, &a[2], arg_bool(&a[3]), &a[4]) : NULL;
+        Py_XDECREF(ord);
+        return r ? tn_out_deliver(r, out, "linalg_norm") : NULL;
+    }
     return vector_norm(&a[0], &a[1], &a[2], arg_bool(&a[3]), arg_dtype(&a[4]), out, TN_DTYPE_UNDEFINED);
 }
 
