@@ -18,6 +18,8 @@ void tn_lp_f32_to_bf16_avx2(uint16_t *, const float *, int64_t, int);
 void tn_lp_f32_to_bf16_avx512(uint16_t *, const float *, int64_t, int);
 void tn_lp_binary_bf16_avx2(int, uint16_t *, const uint16_t *, int, const uint16_t *, int, int64_t);
 void tn_lp_binary_bf16_avx512(int, uint16_t *, const uint16_t *, int, const uint16_t *, int, int64_t);
+void tn_lp_neg_bf16_avx2(uint16_t *, const uint16_t *, int64_t);
+void tn_lp_neg_bf16_avx512(uint16_t *, const uint16_t *, int64_t);
 #endif
 
 /* 0 portable, 1 AVX2, 2 AVX-512 (F + BW + VL) */
@@ -69,5 +71,15 @@ void tn_lp_binary_bf16(int op, uint16_t *y, const uint16_t *a, int a_step, const
     case 1: tn_lp_binary_bf16_avx2(op, y, a, a_step, b, b_step, n); return;
 #endif
     default: tn_lp_binary_bf16_ref(op, y, a, a_step, b, b_step, n);
+    }
+}
+
+void tn_lp_neg_bf16(uint16_t *y, const uint16_t *x, int64_t n) {
+    switch (lp_pick()) {
+#if defined(__x86_64__)
+    case 2: tn_lp_neg_bf16_avx512(y, x, n); return;
+    case 1: tn_lp_neg_bf16_avx2(y, x, n); return;
+#endif
+    default: tn_lp_neg_bf16_ref(y, x, n);
     }
 }

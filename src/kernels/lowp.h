@@ -21,4 +21,7 @@ void tn_lp_f32_to_bf16(uint16_t *y, const float *x, int64_t n, int nan_mode);
 enum { TN_LP_ADD = 0, TN_LP_MUL = 1 };
 void tn_lp_binary_bf16(int op, uint16_t *y, const uint16_t *a, int a_step, const uint16_t *b, int b_step, int64_t n);
 
+/* y = -x on bf16 (y may be x) */
+void tn_lp_neg_bf16(uint16_t *y, const uint16_t *x, int64_t n);
+
 #endif

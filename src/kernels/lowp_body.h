@@ -91,3 +91,21 @@ LP_ATTR void LP_NAME(tn_lp_binary_bf16_)(int op, uint16_t *y, const uint16_t *a,
         LP_BIN_LOOP(va * vb)
     }
 }
+
+/* -x: the sign flipped; a NaN also gets the quiet bit (tn__f2b of the negated widened value) */
+LP_ATTR void LP_NAME(tn_lp_neg_bf16_)(uint16_t *y, const uint16_t *x, int64_t n) {
+    int64_t i = 0;
+    for (; i < n && (i + LP_W <= n); i += LP_W) {
+        lp_h h;
+        memcpy(&h, x + i, sizeof h);
+        lp_u u = __builtin_convertvector(h, lp_u);
+        lp_i nan = (lp_i)(u & 0x7fffu) > (lp_i)((lp_u){0} + 0x7f80u);
+        u = (u ^ 0x8000u) | ((lp_u)nan & 0x40u);
+        h = __builtin_convertvector(u, lp_h);
+        memcpy(y + i, &h, sizeof h);
+    }
+    for (; i < n; i++) {
+        uint16_t v = x[i];
+        y[i] = (uint16_t)((v ^ 0x8000u) | ((v & 0x7fffu) > 0x7f80u ? 0x40u : 0u));
+    }
+}

@@ -1,5 +1,5 @@
-"""The bf16 pointwise vector bodies (kernels/lowp.h: bf16 <-> f32 conversion, add, mul, and the
-bf16 silu built on them; portable, AVX2 and AVX-512 bodies chosen at run time, TN_VEXP=ref|avx2
+"""The bf16 pointwise vector bodies (kernels/lowp.h: bf16 <-> f32 conversion, add, mul, neg, and
+the bf16 silu built on them; portable, AVX2 and AVX-512 bodies chosen at run time, TN_VEXP=ref|avx2
 forcing a lower one) against each other and against upstream.
 
 Every bf16 bit pattern (65,536 values, NaNs and infinities included) goes through each op, on
@@ -28,7 +28,7 @@ torch.manual_seed(0)
 f = torch.randn(65536) * 1e3
 f[::97] = float('nan'); f[1::101] = float('inf'); f[2::103] = 3.4e38
 out = {
-    "silu": F.silu(x), "silu_t": F.silu(x.view(256, 256).t()), "silu_ip": F.silu(x.clone(), inplace=True),
+    "neg": torch.neg(x), "neg_t": torch.neg(x.view(256, 256).t()), "silu": F.silu(x), "silu_t": F.silu(x.view(256, 256).t()), "silu_ip": F.silu(x.clone(), inplace=True),
     "mul": x * y, "mul_w": x * w, "add": x + y, "add_w": x + w, "add_t": x.view(256, 256).t() + y.view(256, 256),
     "mul_row": x.view(256, 256) * y[:256], "mul_col": x.view(256, 256) * y[:256].view(256, 1),
     "mul_0d": x * y[5], "add_0d_first": y[7] + x, "add_alpha": torch.add(x, y, alpha=2),
@@ -38,6 +38,7 @@ out = {
 for n in range(1, 71):
     a, b = x[n * 11: n * 12], w[n * 5: n * 6]
     out["silu%d" % n] = F.silu(a)
+    out["neg%d" % n] = -a
     out["mul%d" % n] = a * b
     out["add%d" % n] = a + b
     out["mulb%d" % n] = a * b[0]

@@ -443,6 +443,12 @@ TN_EW_CLONES static void u_SILU_bf16_vm(char **data, const int64_t *s, int64_t n
     }
 }
 
+/* bf16 neg on contiguous runs: kernels/lowp.h's vector bodies (the same bits) */
+static void u_NEG_bf16_lp(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 2 && s[1] == 2) tn_lp_neg_bf16((uint16_t *)data[0], (const uint16_t *)data[1], n);
+    else u_NEG_bf16(data, s, n, ctx);
+}
+
 static tn_loop utab[TN_UNARY_COUNT][TN_DTYPE_COUNT];
 static bool utab_ready;
 
@@ -467,6 +473,7 @@ static void utab_init(void) {
     utab[TN_UNARY_SIGMOID][TN_DTYPE_F32] = u_SIGMOID_f32_vm;
     utab[TN_UNARY_SILU][TN_DTYPE_F32] = u_SILU_f32_vm;
     utab[TN_UNARY_SILU][TN_DTYPE_BF16] = u_SILU_bf16_vm;
+    utab[TN_UNARY_NEG][TN_DTYPE_BF16] = u_NEG_bf16_lp;
     utab[TN_UNARY_GELU][TN_DTYPE_F32] = u_GELU_f32_vm;
     utab[TN_UNARY_GELU_TANH][TN_DTYPE_F32] = u_GELU_TANH_f32_vm;
     utab_ready = true;
