@@ -617,7 +617,10 @@ static PyObject *d_sdpa(tn_value *a) {
         if (!r) return NULL;
         Py_DECREF(r);
     }
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64)
+    /* bf16 / f16: the flash path (upstream's choice for them too) when no gradient is recorded,
+     * e.g. under a dispatch mode; the flash backward in these dtypes is not there yet */
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && tn_grad_enabled() &&
+        (tn_requires_grad(q) || tn_requires_grad(k) || tn_requires_grad(v) || (has_mask && tn_requires_grad(a[3].u.obj))))
         return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
     PyObject *mask = NULL;
     /* upstream's CPU choice (sdp_utils_cpp use_flash_attention_cpp): 4-d, no dropout, equal head
@@ -641,6 +644,8 @@ static PyObject *d_sdpa(tn_value *a) {
         Py_DECREF(r);
         return out;
     }
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64)
+        return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
     if (a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3])
         return tn_not_implemented("autograd through scaled_dot_product_attention's math path with grouped query attention");
     if (has_mask) {

@@ -68,23 +68,30 @@ static void run_range(const tn_iter *it, tn_loop loop, const void *ctx, int64_t 
         rem /= it->shape[d];
     }
     int64_t inner_strides[TN_ITER_MAX_OPS];
-    char *ptr[TN_ITER_MAX_OPS];
-    for (int k = 0; k < nops; k++) inner_strides[k] = it->strides[k][inner];
+    char *ptr[TN_ITER_MAX_OPS], *row[TN_ITER_MAX_OPS]; /* row: the operand at (idx[..inner-1], 0) */
+    for (int k = 0; k < nops; k++) {
+        inner_strides[k] = it->strides[k][inner];
+        char *p = it->data[k];
+        for (int d = 0; d < inner; d++) p += idx[d] * it->strides[k][d];
+        row[k] = p;
+    }
     for (int64_t pos = begin; pos < end;) {
         int64_t cnt = it->shape[inner] - idx[inner];
         if (cnt > end - pos) cnt = end - pos;
-        for (int k = 0; k < nops; k++) {
-            char *p = it->data[k];
-            for (int d = 0; d <= inner; d++) p += idx[d] * it->strides[k][d];
-            ptr[k] = p;
-        }
+        for (int k = 0; k < nops; k++) ptr[k] = row[k] + idx[inner] * inner_strides[k];
         loop(ptr, inner_strides, cnt, ctx);
         pos += cnt;
         idx[inner] += cnt;
         if (idx[inner] == it->shape[inner]) {
+            /* next row: step the outer index like an odometer, moving the row pointers along */
             idx[inner] = 0;
             int d = inner - 1;
-            while (d >= 0 && ++idx[d] == it->shape[d]) idx[d--] = 0;
+            while (d >= 0) {
+                for (int k = 0; k < nops; k++) row[k] += it->strides[k][d];
+                if (++idx[d] < it->shape[d]) break;
+                for (int k = 0; k < nops; k++) row[k] -= it->shape[d] * it->strides[k][d];
+                idx[d--] = 0;
+            }
         }
     }
 }

@@ -8,6 +8,7 @@
  * only multiplies the keys its last row can see. All in f32 like upstream's CPU kernel; the
  * row sums in double. Rows with every key masked give 0 and log-sum-exp 0, as the reference. */
 #include "kernels/gemm.h"
+#include "kernels/lowp.h"
 #include "kernels/nn.h"
 #include "kernels/vmath.h"
 
@@ -25,6 +26,53 @@ size_t tn_attention_f32_scratch(const tn_attn_geom *g) {
     return (size_t)(bl * g->S + 2 * bl) * sizeof(float) + gemm + 64;
 }
 
+/* One block of bl query rows (rows i0..i0+bl of head (b, h)): q rows at qr (row stride ldq), the
+ * head's keys / values at kb / vb (row strides ldk / ldv), output rows at orow (row stride ldo). */
+static void attn_block(const tn_attn_geom *g, int64_t b, int64_t h, int64_t i0, int64_t bl, const float *qr, int64_t ldq,
+                       const float *kb, int64_t ldk, const float *vb, int64_t ldv, const float *mask, float *orow,
+                       int64_t ldo, float *lse, float *sc, float *rmax, float *rsum, float *gs) {
+    const int64_t sn = g->causal ? min64(g->S, i0 + bl) : g->S; /* keys any row sees */
+    if (sn > 0) tn_gemm_nt_f32(bl, sn, g->E, 1.0f, qr, ldq, kb, ldk, 0.0f, sc, sn, gs);
+    for (int64_t r = 0; r < bl; r++) {
+        const int64_t i = i0 + r;
+        float *s = sc + r * sn;
+        const float *mrow = mask ? mask + b * g->ms[0] + h * g->ms[1] + i * g->ms[2] : NULL;
+        /* keys past jn are cut by the causal mask (kept exact with a mask added) */
+        const int64_t jn = g->causal && !mrow ? min64(sn, i + 1) : sn;
+        const float scale = (float)g->scale;
+        for (int64_t j = 0; j < jn; j++) s[j] *= scale;
+        if (g->causal && mrow)
+            for (int64_t j = i + 1; j < sn; j++) s[j] = -INFINITY;
+        if (mrow)
+            for (int64_t j = 0; j < jn; j++) s[j] += mrow[j * g->ms[3]];
+        float mx = -INFINITY;
+        bool nan = false;
+        for (int64_t j = 0; j < jn; j++) {
+            mx = s[j] > mx ? s[j] : mx;
+            nan |= s[j] != s[j];
+        }
+        if (nan) mx = NAN;
+        double sum = 0.0;
+        if (mx == -INFINITY) {
+            for (int64_t j = 0; j < jn; j++) s[j] = 0.0f;
+        } else {
+            for (int64_t j = 0; j < jn; j++) s[j] -= mx;
+            tn_vexp_f32(s, s, jn);
+            for (int64_t j = 0; j < jn; j++) sum += s[j];
+        }
+        for (int64_t j = jn; j < sn; j++) s[j] = 0.0f;
+        rmax[r] = mx;
+        rsum[r] = (float)sum;
+    }
+    if (sn > 0) tn_gemm_f32(bl, g->Ev, sn, 1.0f, sc, sn, vb, ldv, 0.0f, orow, ldo, gs);
+    for (int64_t r = 0; r < bl; r++) {
+        float *o = orow + r * ldo;
+        bool empty = rmax[r] == -INFINITY;
+        for (int64_t e = 0; e < g->Ev; e++) o[e] = empty ? 0.0f : o[e] / rsum[r];
+        if (lse) lse[b * g->ls[0] + h * g->ls[1] + (i0 + r) * g->ls[2]] = empty ? 0.0f : rmax[r] + logf(rsum[r]);
+    }
+}
+
 void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
                            float *out, float *lse, float *scratch) {
     const int64_t rep = g->Hk ? g->H / g->Hk : 1, bl_max = min64(TN_ATTN_BLOCK, g->L);
@@ -38,47 +86,51 @@ void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k
             float *ob = out + b * g->os[0] + h * g->os[1];
             for (int64_t i0 = 0; i0 < g->L; i0 += TN_ATTN_BLOCK) {
                 const int64_t bl = min64(TN_ATTN_BLOCK, g->L - i0);
-                const int64_t sn = g->causal ? min64(g->S, i0 + bl) : g->S; /* keys any row sees */
-                if (sn > 0)
-                    tn_gemm_nt_f32(bl, sn, g->E, 1.0f, qb + i0 * g->qs[2], g->qs[2], kb, g->ks[2], 0.0f, sc, sn, gs);
-                for (int64_t r = 0; r < bl; r++) {
-                    const int64_t i = i0 + r;
-                    float *s = sc + r * sn;
-                    const float *mrow = mask ? mask + b * g->ms[0] + h * g->ms[1] + i * g->ms[2] : NULL;
-                    /* keys past jn are cut by the causal mask (kept exact with a mask added) */
-                    const int64_t jn = g->causal && !mrow ? min64(sn, i + 1) : sn;
-                    const float scale = (float)g->scale;
-                    for (int64_t j = 0; j < jn; j++) s[j] *= scale;
-                    if (g->causal && mrow)
-                        for (int64_t j = i + 1; j < sn; j++) s[j] = -INFINITY;
-                    if (mrow)
-                        for (int64_t j = 0; j < jn; j++) s[j] += mrow[j * g->ms[3]];
-                    float mx = -INFINITY;
-                    bool nan = false;
-                    for (int64_t j = 0; j < jn; j++) {
-                        mx = s[j] > mx ? s[j] : mx;
-                        nan |= s[j] != s[j];
+                attn_block(g, b, h, i0, bl, qb + i0 * g->qs[2], g->qs[2], kb, g->ks[2], vb, g->vs[2], mask,
+                           ob + i0 * g->os[2], g->os[2], lse, sc, rmax, rsum, gs);
+            }
+        }
+}
+
+/* bf16: the f32 kernel above on f32 blocks widened inside the kernel (a key / value head once per
+ * head group, query rows per block: kernels/lowp.h), output rows rounded to bf16 as the f32 -> bf16
+ * copy rounds them (NaN 0xFFFF); so the same bits as widening whole copies first. */
+size_t tn_attention_bf16_scratch(const tn_attn_geom *g) {
+    int64_t bl = min64(TN_ATTN_BLOCK, g->L);
+    return tn_attention_f32_scratch(g) + (size_t)(g->S * (g->E + g->Ev) + bl * (g->E + g->Ev) + g->Ev) * sizeof(float) + 64;
+}
+
+void tn_attention_gemm_bf16(const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                            const float *mask, uint16_t *out, float *lse, void *scratch) {
+    const int64_t rep = g->Hk ? g->H / g->Hk : 1, bl_max = min64(TN_ATTN_BLOCK, g->L);
+    float *sc = scratch, *rmax = sc + bl_max * g->S, *rsum = rmax + bl_max;
+    float *gs = (float *)(((uintptr_t)(rsum + bl_max) + 63) & ~(uintptr_t)63);
+    float *kf = (float *)(((uintptr_t)((char *)scratch + tn_attention_f32_scratch(g)) + 63) & ~(uintptr_t)63);
+    float *vf = kf + g->S * g->E, *qf = vf + g->S * g->Ev, *of = qf + bl_max * g->E;
+    uint16_t *tmp = (uint16_t *)(of + bl_max * g->Ev);
+    for (int64_t b = 0; b < g->B; b++)
+        for (int64_t hk = 0; hk < g->Hk; hk++) {
+            const uint16_t *kb = k + b * g->ks[0] + hk * g->ks[1], *vb = v + b * g->vs[0] + hk * g->vs[1];
+            for (int64_t j = 0; j < g->S; j++) {
+                tn_lp_bf16_to_f32(kf + j * g->E, kb + j * g->ks[2], g->E);
+                tn_lp_bf16_to_f32(vf + j * g->Ev, vb + j * g->vs[2], g->Ev);
+            }
+            for (int64_t h = hk * rep; h < (hk + 1) * rep; h++) {
+                const uint16_t *qb = q + b * g->qs[0] + h * g->qs[1];
+                uint16_t *ob = out + b * g->os[0] + h * g->os[1];
+                for (int64_t i0 = 0; i0 < g->L; i0 += TN_ATTN_BLOCK) {
+                    const int64_t bl = min64(TN_ATTN_BLOCK, g->L - i0);
+                    for (int64_t r = 0; r < bl; r++) tn_lp_bf16_to_f32(qf + r * g->E, qb + (i0 + r) * g->qs[2], g->E);
+                    attn_block(g, b, h, i0, bl, qf, g->E, kf, g->E, vf, g->Ev, mask, of, g->Ev, lse, sc, rmax, rsum, gs);
+                    for (int64_t r = 0; r < bl; r++) {
+                        uint16_t *o = ob + (i0 + r) * g->os[2];
+                        if (g->os[3] == 1) {
+                            tn_lp_f32_to_bf16(o, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
+                        } else { /* an output laid out like a query whose last dim is not innermost */
+                            tn_lp_f32_to_bf16(tmp, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
+                            for (int64_t e = 0; e < g->Ev; e++) o[e * g->os[3]] = tmp[e];
+                        }
                     }
-                    if (nan) mx = NAN;
-                    double sum = 0.0;
-                    if (mx == -INFINITY) {
-                        for (int64_t j = 0; j < jn; j++) s[j] = 0.0f;
-                    } else {
-                        for (int64_t j = 0; j < jn; j++) s[j] -= mx;
-                        tn_vexp_f32(s, s, jn);
-                        for (int64_t j = 0; j < jn; j++) sum += s[j];
-                    }
-                    for (int64_t j = jn; j < sn; j++) s[j] = 0.0f;
-                    rmax[r] = mx;
-                    rsum[r] = (float)sum;
-                }
-                float *orow = ob + i0 * g->os[2];
-                if (sn > 0) tn_gemm_f32(bl, g->Ev, sn, 1.0f, sc, sn, vb, g->vs[2], 0.0f, orow, g->os[2], gs);
-                for (int64_t r = 0; r < bl; r++) {
-                    float *o = orow + r * g->os[2];
-                    bool empty = rmax[r] == -INFINITY;
-                    for (int64_t e = 0; e < g->Ev; e++) o[e] = empty ? 0.0f : o[e] / rsum[r];
-                    if (lse) lse[b * g->ls[0] + h * g->ls[1] + (i0 + r) * g->ls[2]] = empty ? 0.0f : rmax[r] + logf(rsum[r]);
                 }
             }
         }

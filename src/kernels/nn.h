@@ -55,6 +55,13 @@ void tn_attention_f64(const tn_attn_geom *g, const double *q, const double *k, c
 size_t tn_attention_f32_scratch(const tn_attn_geom *g);
 void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
                            float *out, float *lse, float *scratch);
+/* The same on bf16 q, k, v and out (last dimension of element stride 1, Ev > 1): f32 blocks
+ * widened inside the kernel (kernels/attention.c), the bits of widening whole copies, running the
+ * f32 kernel and rounding its output; mask and lse in f32; scratch of tn_attention_bf16_scratch(g)
+ * bytes. */
+size_t tn_attention_bf16_scratch(const tn_attn_geom *g);
+void tn_attention_gemm_bf16(const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                            const float *mask, uint16_t *out, float *lse, void *scratch);
 
 /* Gather rows: out row i (contiguous, `row_bytes` = D * itemsize) = weight row idx[i], read
  * with byte strides (s0 between rows, s1 between elements). Indices already validated. */

@@ -396,9 +396,15 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         }
     }
 
+    /* bf16 with unit-stride rows: widened block by block inside the kernel (no f32 copies) */
+    const bool lp = dt == TN_DTYPE_BF16 && E >= 1 && Ev > 1 && (qs[3] == 1 || E == 1) && (ks[3] == 1 || E == 1) &&
+                    vs[3] == 1;
     /* Operands in the compute dtype (f32 / f64 keep their strides). */
-    if (!(qc = tn_as_dtype(qo, ct, false)) || !(kc = tn_as_dtype(ko, ct, false)) || !(vc = tn_as_dtype(vo, ct, false)))
+    if (lp) {
+        qc = Py_NewRef(qo); kc = Py_NewRef(ko); vc = Py_NewRef(vo);
+    } else if (!(qc = tn_as_dtype(qo, ct, false)) || !(kc = tn_as_dtype(ko, ct, false)) || !(vc = tn_as_dtype(vo, ct, false))) {
         goto done;
+    }
     int64_t dummy[4];
     as4(tn_tensor_of(qc), dummy, g.qs);
     as4(tn_tensor_of(kc), dummy, g.ks);
@@ -427,7 +433,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     int ondim = flash ? 4 : q->ndim;
     int pad = 4 - ondim;
-    out = tn_tensor_new_strided(ondim, osz + pad, ost + pad, ct);
+    out = tn_tensor_new_strided(ondim, osz + pad, ost + pad, lp ? dt : ct);
     if (!out) goto done;
     memcpy(g.os, ost, sizeof ost);
     if (flash) {
@@ -439,27 +445,31 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     /* f32 with unit-stride rows runs on the GEMM kernels; anything else on the reference. */
     bool fast = ct == TN_DTYPE_F32 && (g.qs[3] == 1 || E <= 1) && (g.ks[3] == 1 || E <= 1) &&
                 (g.vs[3] == 1 || Ev <= 1) && (g.os[3] == 1 || Ev <= 1);
-    scratch = PyMem_Malloc(fast ? tn_attention_f32_scratch(&g) : (size_t)(S > 0 ? S : 1) * sizeof(double));
+    scratch = PyMem_Malloc(lp ? tn_attention_bf16_scratch(&g) : fast ? tn_attention_f32_scratch(&g)
+                                                                   : (size_t)(S > 0 ? S : 1) * sizeof(double));
     if (!scratch) { PyErr_NoMemory(); goto done; }
     {
         const char *qp = tn_data(tn_tensor_of(qc)), *kp = tn_data(tn_tensor_of(kc)), *vp = tn_data(tn_tensor_of(vc));
         const char *mp = mc ? tn_data(tn_tensor_of(mc)) : NULL;
-        char *op = tn_data(tn_tensor_of(out)), *lp = lse ? tn_data(tn_tensor_of(lse)) : NULL;
+        char *op = tn_data(tn_tensor_of(out)), *lp_ = lse ? tn_data(tn_tensor_of(lse)) : NULL;
         if (B * H * L > 0) {
             Py_BEGIN_ALLOW_THREADS
-            if (ct == TN_DTYPE_F64)
+            if (lp)
+                tn_attention_gemm_bf16(&g, (const uint16_t *)qp, (const uint16_t *)kp, (const uint16_t *)vp, (const float *)mp,
+                                       (uint16_t *)op, (float *)lp_, scratch);
+            else if (ct == TN_DTYPE_F64)
                 tn_attention_f64(&g, (const double *)qp, (const double *)kp, (const double *)vp, (const double *)mp,
-                                 (double *)op, (double *)lp, (double *)scratch);
+                                 (double *)op, (double *)lp_, (double *)scratch);
             else if (fast)
                 tn_attention_gemm_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
-                                      (float *)op, (float *)lp, (float *)scratch);
+                                      (float *)op, (float *)lp_, (float *)scratch);
             else
                 tn_attention_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
-                                 (float *)op, (float *)lp, (double *)scratch);
+                                 (float *)op, (float *)lp_, (double *)scratch);
             Py_END_ALLOW_THREADS
         }
     }
-    if (dt != ct) {
+    if (dt != ct && !lp) {
         /* narrow into a tensor of the same layout */
         PyObject *o2 = tn_tensor_new_strided(ondim, osz + pad, ost + pad, dt);
         if (!o2 || tn_copy_into(o2, out) < 0) { Py_XDECREF(o2); goto done; }

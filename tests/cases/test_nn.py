@@ -113,6 +113,29 @@ cases("sdpa", [
     "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.bfloat16(), k.bfloat16(), v.bfloat16())",
 ], setup=ATT, tol="float", strides=True)
 
+# bf16 / f16 sdpa where the decomposition runs (a dispatch mode, or inputs requiring grad with grad
+# mode off): upstream's flash overload, as for f32 (the op stream and the values)
+cases("sdpa_lowp_decomposed", {
+    "mode": """
+from torch.utils._python_dispatch import TorchDispatchMode
+class M(TorchDispatchMode):
+    def __init__(self):
+        super().__init__(); self.seen = []
+    def __torch_dispatch__(self, f, types, args, kwargs=None):
+        self.seen.append(str(f))
+        return f(*args, **(kwargs or {}))
+with M() as m:
+    o = F.scaled_dot_product_attention(q.bfloat16(), k[:, :2].bfloat16(), v[:, :2].bfloat16(), is_causal=True, enable_gqa=True)
+    o2 = F.scaled_dot_product_attention(q.half(), k.half(), v.half())
+(m.seen, o, o2)
+""",
+    "no_grad_leaf": """
+qb = q.bfloat16().requires_grad_()
+with torch.no_grad():
+    o = F.scaled_dot_product_attention(qb, k.bfloat16(), v.bfloat16())
+(o, o.requires_grad)
+"""}, setup=ATT, tol="float", vars=False)
+
 cases("sdpa_errors", [
     "F.scaled_dot_product_attention(q.long(), k.long(), v.long())",
     "F.scaled_dot_product_attention(q, k.double(), v)",

@@ -10,6 +10,7 @@
  * true); complex -> real takes the real part, complex -> bool tests both parts; anything ->
  * f16/bf16 goes through f32 (so f64 -> f16 rounds twice, as upstream). No conversion is UB. */
 #include "kernels/ref/ew_impl.h"
+#include "kernels/lowp.h"
 
 static inline int64_t tn__d2i64(double d) {
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
@@ -124,6 +125,10 @@ static inline uint16_t tn__f2b_nan(float f, bool vec) {
 }
 static void cast_bf16_f32_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
     (void)ctx;
+    if (s[0] == 2 && s[1] == 4) { /* the same bits through kernels/lowp.h's vector bodies */
+        tn_lp_f32_to_bf16((uint16_t *)d[0], (const float *)d[1], n, TN_LP_NAN_FFFF);
+        return;
+    }
     const bool vec = (s[0] == 2 && s[1] == 4) || n == 1; /* one element: any strides */
     char *o = d[0];
     const char *a = d[1];
@@ -137,6 +142,11 @@ static void cast_bf16_f64_up(char **d, const int64_t *s, int64_t n, const void *
     const char *a = d[1];
     for (int64_t k = 0; k < n; k++, o += s[0], a += s[1])
         *(uint16_t *)o = tn__f2b_nan((float)*(const double *)a, k < nv);
+}
+
+static void cast_f32_bf16_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 4 && s[1] == 2) tn_lp_bf16_to_f32((float *)d[0], (const uint16_t *)d[1], n);
+    else cast_f32_bf16(d, s, n, ctx);
 }
 
 static tn_loop ctab[TN_DTYPE_COUNT][TN_DTYPE_COUNT];
@@ -153,6 +163,7 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         CAST_TYPES(REG_OUTER, _)
         ctab[TN_DTYPE_BF16][TN_DTYPE_F32] = cast_bf16_f32_up;
         ctab[TN_DTYPE_BF16][TN_DTYPE_F64] = cast_bf16_f64_up;
+        ctab[TN_DTYPE_F32][TN_DTYPE_BF16] = cast_f32_bf16_up;
         ctab_ready = true;
     }
     return ctab[dst][src];

@@ -6,6 +6,7 @@
  * means upstream has no kernel for that pair. Formulas follow upstream's scalar definitions
  * (sigmoid = 1/(1+exp(-x)), gelu = x*0.5*(1+erf(x/sqrt2)), ...), measured against torch 2.13. */
 #include "kernels/ref/ew_impl.h"
+#include "kernels/lowp.h"
 #include "kernels/vmath.h"
 
 #include <tgmath.h>
@@ -413,6 +414,41 @@ TN_VM_UNARY(u_SILU_f32_vm, tn_vm_silu_f32)
 TN_VM_UNARY(u_GELU_f32_vm, tn_vm_gelu_f32)
 TN_VM_UNARY(u_GELU_TANH_f32_vm, tn_vm_gelu_tanh_f32)
 
+/* bf16 silu: widened in 256-element blocks (kernels/lowp.h), x / (1 + exp(-x)) in f32 with
+ * kernels/vmath.h's exp (0.5 ulp, as the C library's expf the scalar loop calls; the f32-lane
+ * tn_vm_silu_f32 would round 17 of the 65,536 bf16 inputs differently from upstream, measured),
+ * rounded once (tn__f2b's bits); strided operands go through the same blocks. */
+TN_EW_CLONES static void u_SILU_bf16_vm(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    float t[256], e[256];
+    uint16_t h[256];
+    const bool contig = s[0] == 2 && s[1] == 2;
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        const uint16_t *src = (const uint16_t *)data[1] + i;
+        if (!contig) {
+            for (int64_t k = 0; k < m; k++) h[k] = *(const uint16_t *)(data[1] + (i + k) * s[1]);
+            src = h;
+        }
+        tn_lp_bf16_to_f32(t, src, m);
+        for (int64_t k = 0; k < m; k++) e[k] = -t[k];
+        tn_vexp_f32(e, e, m);
+        for (int64_t k = 0; k < m; k++) t[k] = t[k] / (1.0f + e[k]);
+        if (contig) {
+            tn_lp_f32_to_bf16((uint16_t *)data[0] + i, t, m, TN_LP_NAN_KEEP);
+        } else {
+            tn_lp_f32_to_bf16(h, t, m, TN_LP_NAN_KEEP);
+            for (int64_t k = 0; k < m; k++) *(uint16_t *)(data[0] + (i + k) * s[0]) = h[k];
+        }
+    }
+}
+
+/* bf16 neg on contiguous runs: kernels/lowp.h's vector bodies (the same bits) */
+static void u_NEG_bf16_lp(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 2 && s[1] == 2) tn_lp_neg_bf16((uint16_t *)data[0], (const uint16_t *)data[1], n);
+    else u_NEG_bf16(data, s, n, ctx);
+}
+
 static tn_loop utab[TN_UNARY_COUNT][TN_DTYPE_COUNT];
 static bool utab_ready;
 
@@ -436,6 +472,8 @@ static void utab_init(void) {
     utab[TN_UNARY_TANH][TN_DTYPE_F32] = u_TANH_f32_vm;
     utab[TN_UNARY_SIGMOID][TN_DTYPE_F32] = u_SIGMOID_f32_vm;
     utab[TN_UNARY_SILU][TN_DTYPE_F32] = u_SILU_f32_vm;
+    utab[TN_UNARY_SILU][TN_DTYPE_BF16] = u_SILU_bf16_vm;
+    utab[TN_UNARY_NEG][TN_DTYPE_BF16] = u_NEG_bf16_lp;
     utab[TN_UNARY_GELU][TN_DTYPE_F32] = u_GELU_f32_vm;
     utab[TN_UNARY_GELU_TANH][TN_DTYPE_F32] = u_GELU_TANH_f32_vm;
     utab_ready = true;
