@@ -851,9 +851,13 @@ static int f_tan(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (1 + resu
     DONE;
 }
 static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
-    char what[120];
-    snprintf(what, sizeof what, "the derivative for 'inplace version of %s'", tn_op_at(n->op)->name);
-    tn_not_implemented(what);
+    /* upstream's not_implemented("inplace version of asinh"): the base name, its message */
+    const char *nm = tn_op_at(n->op)->name;
+    size_t len = strlen(nm);
+    if (len && nm[len - 1] == '_') len--;
+    char what[160];
+    snprintf(what, sizeof what, "the derivative for 'inplace version of %.*s' is not implemented.", (int)len, nm);
+    PyErr_SetString(PyExc_NotImplementedError, what);
     return -1;
 }
 static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
