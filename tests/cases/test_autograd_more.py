@@ -193,3 +193,19 @@ cases("grad_as_strided_offset", {k: PRE + v + "\nout.sum().backward() if out.dim
 cases("grad_inplace_not_implemented", {op: "import torch\nx = torch.rand(3, requires_grad=True); y = x.clone() + 1.5\n"
       "y.%s()\ntry:\n    y.sum().backward()\n    result = None\nexcept NotImplementedError as e:\n    result = str(e)" % op
       for op in ("asinh_", "atanh_", "acosh_")}, vars=False)
+
+# _batch_norm_with_update / _no_update: BatchNormBackwardBackward0 (batch_norm_backward's double backward)
+cases("grad_bn_update_double", {k: PRE + v + BN2 for k, v in {
+    "with_update": "ps = leaves((4, 3, 2), (3,), (3,)); rm = torch.zeros(3); rv = torch.ones(3); "
+                   "y = torch.ops.aten._batch_norm_with_update(ps[0], ps[1], ps[2], rm, rv, 0.1, 1e-5)[0]",
+    "no_update": "ps = leaves((4, 3, 2), (3,), (3,)); rm = torch.linspace(-1, 1, 3); rv = torch.linspace(0.5, 2, 3); "
+                 "y = torch.ops.aten._batch_norm_no_update(ps[0], ps[1], ps[2], rm, rv, 0.1, 1e-5)[0]",
+}.items()}, tol=F32, vars=False)
+
+# torch.autograd.grad of an input the graph does not use: upstream's message names its index
+cases("grad_unused_input", {
+    "second": "x = torch.randn(2, requires_grad=True); y = torch.randn(2, requires_grad=True)\n"
+              "try:\n    torch.autograd.grad((x * 2).sum(), (x, y))\nexcept RuntimeError as e:\n    result = str(e)",
+    "first_of_three": "x = torch.randn(2, requires_grad=True); y = torch.randn(2, requires_grad=True); z = torch.randn(2, requires_grad=True)\n"
+                      "try:\n    torch.autograd.grad((x * 2).sum(), (y, x, z))\nexcept RuntimeError as e:\n    result = str(e)",
+}, vars=False)
