@@ -25,6 +25,7 @@ typedef struct {                   /* geometry of a forward tensor, kept without
     int ndim;
     int64_t sizes[8], strides[8];  /* first 8 dims inline */
     int64_t *big;                  /* sizes then strides when ndim > 8 */
+    int64_t offset;                /* storage offset (as_strided's backward reads it) */
 } tn_meta;
 
 static inline const int64_t *tn_meta_sizes(const tn_meta *m) { return m->ndim > 8 ? m->big : m->sizes; }

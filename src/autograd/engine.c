@@ -594,8 +594,8 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
         for (Py_ssize_t i = 0; result && i < ni; i++) {
             if (!caps[i].grad && !allow_unreachable) {
                 Py_CLEAR(result);
-                PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors appears to not have been used in the "
-                                "graph. Set allow_unused=True if this is the desired behavior.");
+                PyErr_Format(PyExc_RuntimeError, "The differentiated Tensor at index %zd appears to not have been used in the "
+                             "graph. Set allow_unused=True if this is the desired behavior.", i);
                 break;
             }
             PyTuple_SetItem(result, i, Py_NewRef(caps[i].grad ? caps[i].grad : Py_None));

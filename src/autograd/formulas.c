@@ -851,9 +851,13 @@ static int f_tan(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (1 + resu
     DONE;
 }
 static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
-    char what[120];
-    snprintf(what, sizeof what, "the derivative for 'inplace version of %s'", tn_op_at(n->op)->name);
-    tn_not_implemented(what);
+    /* upstream's not_implemented("inplace version of asinh"): the base name, its message */
+    const char *nm = tn_op_at(n->op)->name;
+    size_t len = strlen(nm);
+    if (len && nm[len - 1] == '_') len--;
+    char what[160];
+    snprintf(what, sizeof what, "the derivative for 'inplace version of %.*s' is not implemented.", (int)len, nm);
+    PyErr_SetString(PyExc_NotImplementedError, what);
     return -1;
 }
 static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
@@ -2292,8 +2296,8 @@ static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 /* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
- * of both geometries, the gradient scattered by the output's, read back by the input's). The
- * node keeps no input storage offset, so an explicit storage_offset refuses. */
+ * of both geometries, the gradient scattered by the output's, read back by the input's; storage
+ * offsets relative to the smaller of the input's and the output's). */
 static bool maybe_overlap(const int64_t *sz, const int64_t *st, int k) {
     int ord[TN_MAX_DIMS];
     for (int i = 0; i < k; i++) ord[i] = i;
@@ -2316,9 +2320,12 @@ static int64_t min_storage(const int64_t *sz, const int64_t *st, int k, int64_t 
 }
 static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    if (n->args[3].tag != TN_V_NONE) { drop_(&T); tn_not_implemented("the derivative of as_strided with an explicit storage_offset"); return -1; }
     const tn_value *szv = &n->args[1], *stv = &n->args[2];
     const tn_meta *im = meta(n, 0);
+    /* offsets relative to the smaller of the two (the output's is the input's when not given) */
+    int64_t in_off = im->offset, out_off = n->args[3].tag == TN_V_NONE ? in_off : n->args[3].u.i;
+    int64_t shared = in_off < out_off ? in_off : out_off;
+    int64_t ie = in_off - shared, oe = out_off - shared;
     PyObject *grad = g[0];
     int64_t osz[TN_MAX_DIMS] = {0}, ost[TN_MAX_DIMS] = {0};
     int ok = 0;
@@ -2341,7 +2348,7 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
         if (s != 1) { isz[ik] = s; ist[ik] = tn_meta_strides(im)[i]; ik++; }
     }
     bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
-    int64_t b1 = min_storage(isz, ist, ik, 0), b2 = min_storage(osz, ost, ok, 0), base = b1 > b2 ? b1 : b2;
+    int64_t b1 = min_storage(isz, ist, ik, ie), b2 = min_storage(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
     PyObject *storage = K(tn_aten(TN_ROW_new_zeros, "(O(L))", grad, (long long)base));
     PyObject *full = NULL;
     if (oo || io) {
@@ -2350,20 +2357,20 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *osl = K(int_list(osz, ok)), *ostl = K(int_list(ost, ok));
     if (oo) {
-        PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, osl, ostl, 0)), -1));
+        PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, osl, ostl, (long long)oe)), -1));
         if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", storage, oi, K(tn_aten(TN_ROW_reshape, "(O(i))", grad, -1)), Py_True))) storage = NULL;
     } else {
-        if (!K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, osl, ostl, 0)), grad))) storage = NULL;
+        if (!K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_as_strided, "(OOOL)", storage, osl, ostl, (long long)oe)), grad))) storage = NULL;
     }
     if (storage && io) {
         PyObject *cnt = K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", storage));
-        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOi)", full, K(int_list(isz, ik)), K(int_list(ist, ik)), 0)), -1));
+        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, K(int_list(isz, ik)), K(int_list(ist, ik)), (long long)ie)), -1));
         PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
         PyObject *ones = kw && ii ? K(tn_aten(TN_ROW_expand_as, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), ii)) : NULL;
         if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", cnt, ii, ones, Py_True)) || !K(tn_aten(TN_ROW_div__Tensor, "(OO)", storage, cnt))) storage = NULL;
     }
     PyObject *isl = K(sizes_of(n, 0)), *istl = K(int_list(tn_meta_strides(im), im->ndim));
-    OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOi)", storage, isl, istl, 0)) : NULL);
+    OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOL)", storage, isl, istl, (long long)ie)) : NULL);
     DONE;
 }
 
@@ -2565,6 +2572,331 @@ static int f_addcdiv(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
+ * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
+ * batchnorm_double_backward; native_group_norm with create_graph ->
+ * infinitely_differentiable_native_group_norm_backward; slice_backward / select_backward ->
+ * grad.slice / grad.select). Written op by op after upstream's FunctionsManual helpers. ==== */
+
+/* a larger temporary pool than tmps: these formulas make ~100 intermediates */
+typedef struct { PyObject *v[192]; int n; } ntmps;
+static PyObject *nkeep_(ntmps *t, PyObject *o) {
+    if (o && t->n < 192) t->v[t->n++] = o;
+    else if (o) { Py_DECREF(o); PyErr_SetString(PyExc_RuntimeError, "torchnative: formula temporaries"); return NULL; }
+    return o;
+}
+static void ndrop_(ntmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); t->n = 0; }
+#define NK(x) nkeep_(&NT, (x))
+#define NFAIL(x) do { if (!(x)) goto fail; } while (0)
+
+/* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
+static PyObject *bn_sum_exclude_dim1(ntmps *tt, PyObject *t, bool keepdim) {
+    if (!t) return NULL;
+    PyObject *r = nkeep_(tt, tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", t, 0, keepdim ? Py_True : Py_False));
+    if (!r) return NULL;
+    int start = keepdim ? 1 : 0;
+    for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
+        if (!(r = nkeep_(tt, tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", r, d, keepdim ? Py_True : Py_False)))) return NULL;
+    return r;
+}
+/* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
+static PyObject *bn_unsqueeze_dim1(ntmps *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    int nd = tn_tensor_of(target)->ndim;
+    while (tn_tensor_of(src)->ndim < nd - 1)
+        if (!(src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 1)))) return NULL;
+    if (tn_tensor_of(src)->ndim == nd - 1) src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 0));
+    return src;
+}
+/* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
+static PyObject *bn_expand_as_dim1(ntmps *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    const tn_tensor *t = tn_tensor_of(target);
+    while (tn_tensor_of(src)->ndim < t->ndim - 1)
+        if (!(src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 1)))) return NULL;
+    PyObject *sz = nkeep_(tt, tn_py_size_new(t->ndim, t->sizes));
+    return sz ? nkeep_(tt, tn_aten(TN_ROW_expand, "(OO)", src, sz)) : NULL;
+}
+/* .to(dtype of like): the tensor itself when the dtype is already like's */
+static PyObject *bn_to_dtype_of(ntmps *tt, PyObject *t, PyObject *like) {
+    if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
+    PyObject *kw = nkeep_(tt, dtype_kw(tn_tensor_of(like)->dtype));
+    return kw ? nkeep_(tt, tn_aten_kw(TN_ROW__to_copy, kw, "(O)", t)) : NULL;
+}
+static PyObject *bn_ones0(ntmps *tt, PyObject *like) {   /* at::ones({}, like.options()) */
+    PyObject *kw = nkeep_(tt, dtype_kw(tn_tensor_of(like)->dtype));
+    return kw ? nkeep_(tt, tn_aten_kw(TN_ROW_ones, kw, "(())")) : NULL;
+}
+/* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
+static PyObject *bn_first_back(ntmps *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
+    PyObject *h0 = nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", gamma, s12));
+    if (!h0 || !nkeep_(tt, tn_aten(TN_ROW_div__Scalar, "(OL)", h0, (long long)M))) return NULL;
+    PyObject *h1 = nkeep_(tt, tn_aten(TN_ROW_mul_Scalar, "(OL)", gO, (long long)M));
+    if (!h1 || !nkeep_(tt, tn_aten(TN_ROW_sub__Tensor, "(OO)", h1, bn_sum_exclude_dim1(tt, gO, true)))) return NULL;
+    PyObject *a = nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu, s1));
+    PyObject *b = bn_sum_exclude_dim1(tt, nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true);
+    PyObject *ab = a && b ? nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", a, b)) : NULL;
+    if (!ab || !nkeep_(tt, tn_aten(TN_ROW_sub__Tensor, "(OO)", h1, ab))) return NULL;
+    return nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", h0, h1));
+}
+
+/* native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+ * save_invstd, train, eps, output_mask) and batch_norm_backward(..., update, eps, output_mask,
+ * reserve): batchnorm_double_backward(input, weight, ggI = grads[0], ggG = grads[1],
+ * ggB = grads[2], gO = grad_out, running_mean, running_var, train, eps, save_mean, save_invstd) ->
+ * (input, weight, grad_out) */
+static int f_bn_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
+    ntmps NT = {{0}, 0};
+    static const char *const what[] = {NULL, NULL, NULL, NULL, NULL, "save_mean", "save_invstd"};
+    bool legit = n->op == TN_ROW_native_batch_norm_backward;
+    for (int i = 5; i <= 6; i++)
+        if (need(n, i)) {
+            char msg[128];
+            snprintf(msg, sizeof msg, "the derivative for '%s %s' is not implemented.",
+                     legit ? "native_batch_norm_backward" : "batch_norm_backward", legit || i == 5 ? what[i] : "save_var");
+            PyErr_SetString(PyExc_NotImplementedError, msg);
+            return -1;
+        }
+    if (!legit && n->nargs > 10 && need(n, 10)) {
+        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'batch_norm_backward reserve' is not implemented.");
+        return -1;
+    }
+    PyObject *ggI = g[0], *ggG = g[1], *ggB = g[2];
+    bool training = n->args[7].u.i != 0;
+    double eps = arg_f(n, 8);
+    PyObject *input = NK(saved(n, 1)), *gO = input ? NK(saved(n, 0)) : NULL;
+    NFAIL(gO);
+    bool affine = is_tensor_arg(n, 2);
+    PyObject *gamma = affine ? NK(saved(n, 2)) : NULL;
+    if (affine) NFAIL(gamma);
+    PyObject *gamma_e, *ggG_e = NULL, *ggB_e = NULL;
+    if (affine) {
+        NFAIL(gamma_e = bn_expand_as_dim1(&NT, gamma, input));
+        if (ggG) NFAIL(ggG_e = bn_expand_as_dim1(&NT, ggG, input));
+        if (ggB) NFAIL(ggB_e = bn_expand_as_dim1(&NT, ggB, input));
+    } else {
+        NFAIL(gamma_e = bn_ones0(&NT, input));
+    }
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t M = it->sizes[0];
+    for (int d = 2; d < it->ndim; d++) M *= it->sizes[d];
+    PyObject *mu, *s12;
+    if (training) {
+        PyObject *sm = NK(saved(n, 5)), *si = sm ? NK(saved(n, 6)) : NULL;
+        NFAIL(si);
+        NFAIL(mu = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, sm, input), input));
+        NFAIL(s12 = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, si, input), input));
+    } else {
+        PyObject *rm = NK(saved(n, 3)), *rv = rm ? NK(saved(n, 4)) : NULL;
+        NFAIL(rv);
+        NFAIL(mu = bn_unsqueeze_dim1(&NT, rm, input));
+        PyObject *ve = NK(tn_aten(TN_ROW_add_Scalar, "(Od)", rv, eps));
+        NFAIL(s12 = bn_unsqueeze_dim1(&NT, ve ? NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", ve, -0.5)) : NULL, input));
+    }
+    PyObject *xmu = NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", input, mu));
+    PyObject *s1 = NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s12, 2));
+    PyObject *s32 = NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s12, 3));
+    NFAIL(xmu && s1 && s32);
+    /* gI */
+    PyObject *xmu_s32 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu, s32));
+    PyObject *gOinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true);
+    PyObject *gO_sum = bn_sum_exclude_dim1(&NT, gO, true);
+    NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
+    PyObject *gI = NULL;
+    if (ggI && training) {
+        PyObject *ggI_sum = bn_sum_exclude_dim1(&NT, ggI, true);
+        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, xmu)), true);
+        NFAIL(ggI_sum && ggIinmu_sum);
+        PyObject *all = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI_sum, gO_sum));
+        NFAIL(all && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", all, (long long)M)));
+        NFAIL(NK(tn_aten(TN_ROW_sub__Tensor, "(OO)", all, bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, ggI)), true))));
+        PyObject *t3 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", s1, gOinmu_sum)), ggIinmu_sum));
+        NFAIL(t3 && NK(tn_aten(TN_ROW_mul__Scalar, "(Od)", t3, 3. / (double)M)));
+        NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", all, t3)));
+        PyObject *gI0 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu_s32, all));
+        NFAIL(gI0 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", gI0, (long long)M)));
+        PyObject *a1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggIinmu_sum, s32));
+        NFAIL(a1 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", a1, (long long)M)));
+        PyObject *gI1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a1,
+                                   NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_div_Scalar, "(OL)", gO_sum, (long long)M)), gO))));
+        PyObject *a2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gOinmu_sum, s32));
+        NFAIL(gI1 && a2 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", a2, (long long)M)));
+        PyObject *gI2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a2,
+                                   NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_div_Scalar, "(OL)", ggI_sum, (long long)M)), ggI))));
+        NFAIL(gI2 && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI0, gI1)) && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI0, gI2)));
+        NFAIL(gI = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gamma_e, gI0)));
+    }
+    if (affine && ggG) {
+        PyObject *term;
+        if (training) {
+            PyObject *t0 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, s12));
+            PyObject *t1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", s12, gO_sum));
+            NFAIL(t0 && t1 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", t1, (long long)-M)));
+            PyObject *t2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu_s32,
+                                      bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true)));
+            NFAIL(t2 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", t2, (long long)-M)));
+            NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", t0, t1)) && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", t0, t2)));
+            term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, t0));
+        } else {
+            term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, s12)), gO));
+        }
+        NFAIL(term);
+        if (gI) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI, term)));
+        else gI = term;
+    }
+    PyObject *gG = NULL;
+    if (affine && ggI) {
+        if (training) {
+            PyObject *one = bn_ones0(&NT, s12);
+            PyObject *fb = one ? bn_first_back(&NT, gO, one, s12, s1, xmu, M) : NULL;
+            NFAIL(gG = bn_sum_exclude_dim1(&NT, fb ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, fb)) : NULL, false));
+        } else {
+            PyObject *p = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, gO)), s12));
+            NFAIL(gG = bn_sum_exclude_dim1(&NT, p, false));
+        }
+    }
+    PyObject *ggO = NULL;
+    if (ggI) {
+        if (training) NFAIL(ggO = bn_first_back(&NT, ggI, gamma_e, s12, s1, xmu, M));
+        else NFAIL(ggO = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, s12)), gamma_e)));
+    }
+    if (ggG && ggG_e) {
+        PyObject *term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, xmu)), s12));
+        NFAIL(term);
+        if (ggO) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", ggO, term)));
+        else ggO = term;
+    }
+    if (ggB && ggB_e) {
+        if (ggO) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", ggO, ggB_e)));
+        else ggO = ggB_e;
+    }
+    if (gI && need(n, 1)) put(n, o, 1, Py_NewRef(gI));
+    if (gG && need(n, 2)) put(n, o, 2, Py_NewRef(gG));
+    if (ggO && need(n, 0)) put(n, o, 0, Py_NewRef(ggO));
+    ndrop_(&NT);
+    return 0;
+fail:
+    ndrop_(&NT);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
+    return -1;
+}
+
+/* var_mean_backward(gvar, gmean, X, dims {2, 3}, correction 0, keepdim true) */
+static PyObject *gn_var_mean_backward(ntmps *tt, PyObject *gvar, PyObject *gmean, PyObject *X) {
+    int64_t dv[2] = {2, 3};
+    tn_value dims = {0};
+    dims.tag = TN_V_INTLIST;
+    dims.u.ints.v = dv;
+    dims.u.ints.n = 2;
+    PyObject *gself = nkeep_(tt, var_backward(gvar, X, &dims, 0.0, true));
+    if (!gself) return NULL;
+    const tn_tensor *x = tn_tensor_of(X);
+    PyObject *sz = nkeep_(tt, tn_py_size_new(x->ndim, x->sizes));
+    PyObject *e = sz ? nkeep_(tt, tn_aten(TN_ROW_expand, "(OO)", gmean, sz)) : NULL;
+    PyObject *aux = e ? nkeep_(tt, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)(x->sizes[2] * x->sizes[3]))) : NULL;
+    return aux ? nkeep_(tt, tn_aten(TN_ROW_add_Tensor, "(OO)", gself, aux)) : NULL;
+}
+/* native_group_norm(input, weight, bias, N, C, HxW, group, eps) under create_graph or with
+ * gradients for mean / rstd: infinitely_differentiable_native_group_norm_backward(dY, dmean,
+ * drstd, input, mean = result1, rstd = result2, weight, N, C, HxW, group, eps, mask) */
+static int gn_inf_diff_backward(tn_node *n, PyObject **g, PyObject **o) {
+    ntmps NT = {{0}, 0};
+    PyObject *dY = g[0], *dmean = g[1], *drstd = g[2];
+    int64_t N = arg_i(n, 3), C = arg_i(n, 4), HxW = arg_i(n, 5), G = arg_i(n, 6);
+    double eps = arg_f(n, 7);
+    int64_t D = C / G;
+    double s = 1.0 / (double)(D * HxW);
+    bool has_gamma = is_tensor_arg(n, 1);
+    PyObject *X = NK(saved(n, 0)), *mean = X ? NK(result(n, 1)) : NULL, *rstd = mean ? NK(result(n, 2)) : NULL;
+    NFAIL(rstd);
+    PyObject *gamma = has_gamma ? NK(saved(n, 1)) : NULL;
+    if (has_gamma) NFAIL(gamma);
+    PyObject *Xt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", X, (long long)N, (long long)G, (long long)D, (long long)HxW));
+    PyObject *mt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", mean, (long long)N, (long long)G, 1LL, 1LL));
+    PyObject *rt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", rstd, (long long)N, (long long)G, 1LL, 1LL));
+    NFAIL(Xt && mt && rt);
+    PyObject *dYt = NULL, *ds = NULL, *db = NULL;
+    if (dY) {
+        NFAIL(dYt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", dY, (long long)N, (long long)G, (long long)D, (long long)HxW)));
+        NFAIL(ds = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", dYt, Xt)), 3, Py_False)));
+        NFAIL(NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", ds, -1)));
+        NFAIL(db = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", dYt, 3, Py_False)));
+        NFAIL(NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", db, -1)));
+    }
+    PyObject *dX = NULL, *dgamma = NULL, *dbeta = NULL;
+    if (need(n, 0)) {
+        PyObject *gt = NULL;
+        if (has_gamma) NFAIL(gt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", gamma, 1LL, (long long)G, (long long)D, 1LL)));
+        PyObject *rr = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, rt));   /* var: computed, as upstream's, though unused */
+        NFAIL(rr && NK(tn_aten(TN_ROW_reciprocal_, "(O)", rr)));
+        NFAIL(NK(tn_aten(TN_ROW_clamp_min, "(Oi)", NK(tn_aten(TN_ROW_sub_Scalar, "(Od)", rr, eps)), 0)));
+        PyObject *rc = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, rt)), rt));
+        NFAIL(rc);
+        PyObject *dvar = NULL;
+        if (drstd)
+            NFAIL(dvar = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Scalar, "(Od)", rc, -0.5)),
+                                    NK(tn_aten(TN_ROW_view, "(O(LLLL))", drstd, (long long)N, (long long)G, 1LL, 1LL)))));
+        PyObject *vmb = NULL;
+        if (dmean && drstd) {
+            PyObject *dm = NK(tn_aten(TN_ROW_view, "(O(LLLL))", dmean, (long long)N, (long long)G, 1LL, 1LL));
+            NFAIL(vmb = dm ? gn_var_mean_backward(&NT, dvar, dm, Xt) : NULL);
+        }
+        if (dY) {
+            PyObject *a = has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, gt)) : rt;
+            PyObject *b = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ds, gt)) : ds, 2, Py_False));
+            NFAIL(a && b && NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", b, -2)));
+            PyObject *c = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", db, gt)) : db, 2, Py_False));
+            NFAIL(c && NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", c, -2)));
+            /* b = (c * mean - b) * rstd_cube * s */
+            PyObject *b2 = NK(tn_aten(TN_ROW_mul_Scalar, "(Od)",
+                                      NK(tn_aten(TN_ROW_mul_Tensor, "(OO)",
+                                                 NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", c, mt)), b)), rc)), s));
+            NFAIL(b2);
+            /* c = -b * mean - c * rstd * s */
+            PyObject *c2 = NK(tn_aten(TN_ROW_sub_Tensor, "(OO)",
+                                      NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_neg, "(O)", b2)), mt)),
+                                      NK(tn_aten(TN_ROW_mul_Scalar, "(Od)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", c, rt)), s))));
+            NFAIL(c2);
+            PyObject *x = NK(tn_aten(TN_ROW_add_Tensor, "(OO)",
+                                     NK(tn_aten(TN_ROW_add_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, dYt)),
+                                                NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", b2, Xt)))), c2));
+            NFAIL(x);
+            if (vmb) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", x, vmb)));
+            NFAIL(dX = NK(tn_aten(TN_ROW_reshape_as, "(OO)", x, X)));
+        } else if (vmb) {
+            NFAIL(dX = NK(tn_aten(TN_ROW_reshape_as, "(OO)", vmb, X)));
+        }
+    }
+    if (need(n, 1) && dY) {
+        PyObject *t = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", ds, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", db, mt)))), rt));
+        NFAIL(dgamma = NK(tn_aten(TN_ROW_reshape_as, "(OO)", NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", t, 0, Py_False)), gamma)));
+    }
+    if (need(n, 2) && dY)
+        NFAIL(dbeta = NK(tn_aten(TN_ROW_reshape_as, "(OO)", NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", db, 0, Py_False)), gamma)));
+    if (dX) put(n, o, 0, Py_NewRef(dX));
+    if (dgamma) put(n, o, 1, Py_NewRef(dgamma));
+    if (dbeta) put(n, o, 2, Py_NewRef(dbeta));
+    ndrop_(&NT);
+    return 0;
+fail:
+    ndrop_(&NT);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: infinitely_differentiable_native_group_norm_backward failed");
+    return -1;
+}
+
+/* slice_backward(grad_output, input_sizes, dim, start, end, step): grad.slice(dim, start, end, step) */
+static int f_slice_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3),
+                   (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+    return 0;
+}
+/* select_backward(grad_output, input_sizes, dim, index): grad.select(dim, index) */
+static int f_select_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_aten(TN_ROW_select_int, "(OLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    return 0;
+}
+/* ==== end helper-autograd block ==== */
+
 /* ==== batch norm / group norm family (derivatives.yaml: native_batch_norm and its _legit /
  * _batch_norm_with_update / _no_update spellings -> native_batch_norm_backward / batch_norm_backward;
  * native_group_norm -> native_group_norm_backward) ==== */
@@ -2617,14 +2949,11 @@ static int f_bn_with_update(tn_node *n, PyObject **g, PyObject **o) { return bn_
 static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, true); }
 
 /* native_group_norm(input, weight, bias, N, C, HxW, group, eps): with create_graph upstream takes
- * infinitely_differentiable_native_group_norm_backward (not here yet: refused by name); else
+ * infinitely_differentiable_native_group_norm_backward (gn_inf_diff_backward above); else
  * native_group_norm_backward(grad.contiguous(), input.contiguous(), mean, rstd, weight, N, C, HxW,
  * group, mask) */
 static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
-    if (tn_grad_enabled() || g[1] || g[2]) {
-        tn_not_implemented("the double backward of native_group_norm (infinitely_differentiable_native_group_norm_backward)");
-        return -1;
-    }
+    if (tn_grad_enabled() || g[1] || g[2]) return gn_inf_diff_backward(n, g, o);
     if (!g[0]) return 0;
     PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
     PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_aten(TN_ROW_contiguous, "(O)", g[0]) : NULL;
@@ -4278,6 +4607,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     {TN_ROW_addmv, f_addmv}, {TN_ROW_addr, f_addr}, {TN_ROW_addbmm, f_addbmm}, {TN_ROW_linalg_cross, f_linalg_cross},
     {TN_ROW_dist, f_dist},
+    /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
+    {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
+    {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
 };
 
 tn_apply_fn tn_formula_for(int op) {

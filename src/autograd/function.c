@@ -913,6 +913,48 @@ static PyType_Slot de_slots[] = {{Py_tp_new, de_new}, {Py_tp_dealloc, de_dealloc
 static PyType_Spec de_spec = {"torch._C._functions.DelayedError", sizeof(delayed), 0, Py_TPFLAGS_DEFAULT, de_slots};
 
 /* ---------------------------------------------------------------------------------------------
+ * torch._C._functions.UndefinedGrad (gradcheck's check_undefined_grad): UndefinedGrad()(t) is a
+ * clone of t whose node, UndefinedGradBackward, passes an undefined gradient to t's history. */
+
+static int undefined_apply(tn_node *n, PyObject **g, PyObject **o) { return 0; }
+static PyObject *ug_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    if (PyTuple_Size(args) || (kw && PyDict_Size(kw)))
+        return PyErr_Format(PyExc_RuntimeError, "Requires zero arguments, got %zd", PyTuple_Size(args) + (kw ? PyDict_Size(kw) : 0));
+    allocfunc a = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    return a(tp, 0);
+}
+static void ug_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
+    Py_DECREF(tp);
+}
+static PyObject *ug_call(PyObject *self, PyObject *args, PyObject *kw) {
+    Py_ssize_t na = PyTuple_Size(args);
+    if (na != 1) return PyErr_Format(PyExc_TypeError, "expected 1 arguments, got %zd instead", na);
+    PyObject *a = PyTuple_GetItem(args, 0);
+    if (!tn_py_is_tensor(a)) return PyErr_Format(PyExc_TypeError, "argument 0 is not a Variable");
+    bool rec = tn_requires_grad(a);   /* recorded under no_grad too, as upstream's */
+    bool was = tn_grad_mode_set(false);
+    PyObject *c = tn_aten_kw(TN_ROW_clone, NULL, "(O)", a);
+    tn_grad_mode_set(was);
+    if (!c || !rec) return c;
+    PyObject *v = tn_detached_alias(c);
+    Py_DECREF(c);
+    if (!v) return NULL;
+    bool edges = tn_grad_enabled();   /* under no_grad the node has no next edge, as upstream's */
+    tn_node *n = tn_node_new("UndefinedGradBackward", TN_NODE_OP, edges ? 1 : 0, 1);
+    if (!n) { Py_DECREF(v); return NULL; }
+    n->apply = undefined_apply;
+    if (edges && tn_gradient_edge(a, &n->next[0]) < 0) { Py_DECREF(n); Py_DECREF(v); return NULL; }
+    tn_meta_set(&n->out_meta[0], tn_tensor_of(v));
+    ((tn_tensor_obj *)v)->grad_fn = (PyObject *)n;
+    ((tn_tensor_obj *)v)->output_nr = 0;
+    return v;
+}
+static PyType_Slot ug_slots[] = {{Py_tp_new, ug_new}, {Py_tp_dealloc, ug_dealloc}, {Py_tp_call, ug_call}, {0, NULL}};
+static PyType_Spec ug_spec = {"torch._C._functions.UndefinedGrad", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, ug_slots};
+
+/* ---------------------------------------------------------------------------------------------
  * init */
 
 /* _make_saved_tensor(tensor, is_output, is_inplace_on_view=False) */
@@ -1005,6 +1047,9 @@ int tn_function_init(PyObject *m) {
     PyObject *de = fns ? PyType_FromSpec(&de_spec) : NULL;
     r = de ? PyObject_SetAttrString(fns, "DelayedError", de) : -1;
     Py_XDECREF(de);
+    PyObject *ug = r == 0 ? PyType_FromSpec(&ug_spec) : NULL;
+    r = ug ? PyObject_SetAttrString(fns, "UndefinedGrad", ug) : -1;
+    Py_XDECREF(ug);
     Py_XDECREF(fns);
     return r;
 }

@@ -19,6 +19,7 @@ void tn_meta_set(tn_meta *m, const tn_tensor *t) {
     m->defined = true;
     m->dtype = t->dtype;
     m->ndim = t->ndim;
+    m->offset = t->offset;
     m->big = NULL;
     int64_t *sz = m->sizes, *st = m->strides;
     if (t->ndim > 8) {
@@ -34,6 +35,7 @@ void tn_meta_clear(tn_meta *m) { free(m->big); m->big = NULL; }
 
 bool tn_requires_grad(PyObject *t) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (o->base && !o->grad_fn && !o->requires_grad) tn_view_refresh(t);   /* its base got history since */
     return o->requires_grad || o->grad_fn;
 }
 
@@ -133,7 +135,9 @@ static PyObject *n_name(PyObject *self, PyObject *u) {
     if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
                  !PyUnicode_CompareWithASCIIString(name, "NotImplemented") ||
                  !PyUnicode_CompareWithASCIIString(name, "CopySlices") ||
-                 !PyUnicode_CompareWithASCIIString(name, "Error")))
+                 !PyUnicode_CompareWithASCIIString(name, "Error") ||
+                 !PyUnicode_CompareWithASCIIString(name, "UndefinedGradBackward") ||
+                 !PyUnicode_CompareWithASCIIString(name, "CopyBackwards")))
         Py_SETREF(name, PyUnicode_FromFormat("torch::autograd::%U", name));
     return name;
 }

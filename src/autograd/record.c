@@ -140,7 +140,7 @@ static int copy_value(tn_value *dst, const tn_value *src) {
 
 static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *res, tn_apply_fn apply,
                         const char *name, uint64_t dmask, uint64_t smask, int somask, int odmask,
-                        bool inplace, PyObject *orig_self, const tn_tensor *self_before) {
+                        bool inplace, PyObject *orig_self, const tn_tensor *self_before, uint64_t seq) {
     PyObject *outs[16];
     int nouts = outputs_of(res, outs, 16);
     bool any_diff = false;
@@ -157,6 +157,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
     }
     tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, nouts);
     if (!n) { Py_DECREF(res); return NULL; }
+    if (seq) n->seq = seq;   /* reserved before the op ran (original_self's clone came after) */
     n->op = op;
     n->apply = apply;
     n->inplace = inplace;
@@ -344,15 +345,18 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         self_ver = tn_tensor_of(self)->storage->version;
         self_before = *tn_tensor_of(self);
     }
-    bool was = tn_grad_mode_set(false);
     /* an in-place op whose formula reads self saves a copy of self taken before it runs, as
-     * upstream's generated code does (original_self) */
+     * upstream's generated code does (original_self). The copy is made with grad mode on, so it
+     * hangs on self's history (CloneBackward0) and a double backward through the formula reaches
+     * self's past, as upstream's; upstream makes the op's node first, then the clone, so the
+     * node's sequence number is taken before the clone's. */
     PyObject *orig_self = NULL;
-    if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR &&
-        !(orig_self = tn_aten_kw(TN_ROW_clone, NULL, "(O)", args[0].u.obj))) {
-        tn_grad_mode_set(was);
-        return NULL;
+    uint64_t seq = 0;
+    if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR) {
+        seq = tn_next_sequence_nr();
+        if (!(orig_self = tn_aten_kw(TN_ROW_clone, NULL, "(O)", args[0].u.obj))) return NULL;
     }
+    bool was = tn_grad_mode_set(false);
     /* upstream takes the other arguments' edges before an in-place op runs: a view of self's
      * storage read by the op (out.slice(..) copied into another slice of out) keeps its own
      * grad_fn on the node, though the write makes it stale for later reads. Views current now
@@ -367,11 +371,21 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
                 tn_view_refresh(args[i].u.obj);
                 if (o->base && o->grad_fn && o->t.storage == tn_tensor_of(args[0].u.obj)->storage) fresh[nfresh++] = o;
             }
+    /* self's edge is its history before the write, as upstream collects it before the op runs:
+     * for a view, its own grad_fn (SliceBackward0, ...), not the AsStridedBackward0 the write
+     * would make it regenerate (CopySlices keeps that edge on the op's node, which a double
+     * backward through the node's saved output reaches) */
+    tn_tensor_obj *self_view = NULL;
+    if (inplace && args[0].tag == TN_V_TENSOR && ((tn_tensor_obj *)args[0].u.obj)->base) {
+        tn_view_refresh(args[0].u.obj);
+        if (((tn_tensor_obj *)args[0].u.obj)->grad_fn) self_view = (tn_tensor_obj *)args[0].u.obj;
+    }
     PyObject *res = tn_door_below_autograd(op, args);
     tn_grad_mode_set(was);
     if (!res) { Py_XDECREF(orig_self); return NULL; }
     if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)
         tn_tensor_of(args[0].u.obj)->storage->version++;
+    if (self_view) self_view->view_version = self_view->t.storage->version;
     int64_t fresh_ver[NFRESH];
     for (int i = 0; i < nfresh; i++) {
         fresh_ver[i] = fresh[i]->view_version;
@@ -384,7 +398,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
-                         ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before);
+                         ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before, seq);
     for (int i = 0; i < nfresh; i++) fresh[i]->view_version = fresh_ver[i];
     Py_XDECREF(orig_self);
     return r;

@@ -27,7 +27,15 @@ void tn_geometry_free(void *geo) {
 
 static PyObject *size_tuple(int n, const int64_t *v) { return tn_py_size_new(n, v); }
 
-/* zeros laid out like the base, and its part the view covers */
+/* the part of a base-shaped tensor the view covers */
+static PyObject *view_of(PyObject *r, const geometry *g) {
+    PyObject *vs = size_tuple(g->view.ndim, tn_meta_sizes(&g->view)), *vt = size_tuple(g->view.ndim, tn_meta_strides(&g->view));
+    PyObject *v = vs && vt ? tn_aten(TN_ROW_as_strided, "(OOOL)", r, vs, vt, (long long)(g->view_off - g->base_off)) : NULL;
+    Py_XDECREF(vs); Py_XDECREF(vt);
+    return v;
+}
+
+/* zeros laid out like the base, and (slice not NULL) its part the view covers */
 static PyObject *base_like(PyObject *grad, const geometry *g, bool zero, PyObject **slice) {
     PyObject *bs = size_tuple(g->base.ndim, tn_meta_sizes(&g->base)), *bt = size_tuple(g->base.ndim, tn_meta_strides(&g->base));
     PyObject *r = bs && bt ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", grad, bs, bt) : NULL;
@@ -38,10 +46,8 @@ static PyObject *base_like(PyObject *grad, const geometry *g, bool zero, PyObjec
         if (!z) { Py_DECREF(r); return NULL; }
         Py_DECREF(z);
     }
-    PyObject *vs = size_tuple(g->view.ndim, tn_meta_sizes(&g->view)), *vt = size_tuple(g->view.ndim, tn_meta_strides(&g->view));
-    *slice = vs && vt ? tn_aten(TN_ROW_as_strided, "(OOOL)", r, vs, vt, (long long)(g->view_off - g->base_off)) : NULL;
-    Py_XDECREF(vs); Py_XDECREF(vt);
-    if (!*slice) { Py_DECREF(r); return NULL; }
+    if (!slice) return r;
+    if (!(*slice = view_of(r, g))) { Py_DECREF(r); return NULL; }
     return r;
 }
 
@@ -73,11 +79,14 @@ static int as_strided_apply(tn_node *n, PyObject **grads, PyObject **outs) {
 static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     geometry *g = geom(n);
     tn_node *fn = (tn_node *)n->inner;
-    PyObject *slice = NULL, *r = base_like(grads[0], g, false, &slice);
+    /* upstream's order: the base-shaped copy of the gradient first, then its view (made after
+     * the copy, so with create_graph the view hangs on the copy's history) */
+    PyObject *slice = NULL, *r = base_like(grads[0], g, false, NULL);
     if (!r) return -1;
     PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", r, grads[0]);
     if (!c) goto fail;
     Py_DECREF(c);
+    if (!(slice = view_of(r, g))) goto fail;
     PyObject *sl = tn_aten_kw(TN_ROW_clone, NULL, "(O)", slice);
     if (!sl) goto fail;
     PyObject **fo = calloc((size_t)fn->nnext + 1, sizeof *fo);
@@ -138,9 +147,15 @@ int tn_view_regenerate(PyObject *view) {
     return 0;
 }
 
+/* A view whose storage was written since its grad_fn was set (or, without a grad_fn, since it
+ * was made) gets AsStridedBackward0 onto its base's history when the base requires grad: also a
+ * view taken of a base that had no history then, as upstream's differentiable views
+ * (`r = zeros(5); v = r[1:]; r.copy_(x)` makes v require grad). */
 void tn_view_refresh(PyObject *t) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
-    if (o->base && o->grad_fn && o->t.storage->version != o->view_version && tn_requires_grad(o->base))
+    if (!o->base || o->t.storage->version == o->view_version) return;
+    if (!o->grad_fn && (o->requires_grad || !(tn_dtype_is_floating(o->t.dtype) || tn_dtype_is_complex(o->t.dtype)))) return;
+    if (tn_requires_grad(o->base))
         if (tn_view_regenerate(t) < 0) PyErr_Clear();   /* keeps the old grad_fn; backward will say */
 }
 
@@ -153,9 +168,8 @@ int tn_copy_slices(PyObject *self, tn_node *fn) {
     if (!c) return -1;
     c->inner = Py_NewRef((PyObject *)fn);
     if (tn_gradient_edge(base, &c->next[0]) < 0) { Py_DECREF(c); return -1; }
-    /* the op's own first input is the base's region now */
-    Py_XSETREF(fn->next[0].fn, Py_XNewRef(c->next[0].fn));
-    fn->next[0].nr = c->next[0].nr;
+    /* the op's own first edge stays the view's history before the write (upstream's CopySlices
+     * takes only fn's other edges); a double backward through fn's saved output goes there */
     for (int i = 1; i < fn->nnext; i++) c->next[i] = (tn_edge){Py_XNewRef(fn->next[i].fn), fn->next[i].nr};
     tn_meta_set(&c->out_meta[0], tn_tensor_of(base));
     tn_tensor_obj *b = (tn_tensor_obj *)base;

@@ -34,6 +34,7 @@ typedef struct {
     int randomness;     /* vmap */
     uint64_t seq;       /* grad: sequence numbers above this were made inside the level */
     uint64_t gen;       /* unique per push */
+    bool prev_grad;     /* grad: grad mode when the level began (upstream's prevGradMode) */
 } layer;
 static uint64_t generations;
 
@@ -73,7 +74,10 @@ int tn_functorch_push(int kind, int64_t batch, const char *randomness) {
     l->kind = kind;
     l->batch = batch;
     if (randomness) l->randomness = !strcmp(randomness, "same") ? R_SAME : !strcmp(randomness, "different") ? R_DIFFERENT : R_ERROR;
-    if (kind == TN_LAYER_GRAD) l->seq = tn_next_sequence_nr();
+    if (kind == TN_LAYER_GRAD) {
+        l->seq = tn_next_sequence_nr();
+        l->prev_grad = tn_grad_enabled();
+    }
     l->gen = ++generations;
     if (kind == TN_LAYER_VMAP) vmap_layers++;
     return ++depth;
@@ -165,6 +169,20 @@ static PyObject *strip(PyObject *t, int level, uint64_t seq) {
     return r ? Py_NewRef(t) : plain_alias(t);
 }
 
+/* t without any reverse-mode history (through batch dims, as strip). New reference. */
+static PyObject *cut(PyObject *t) {
+    if (!tn_py_is_tensor(t)) return Py_NewRef(t);
+    tn_tensor_obj *o = O(t);
+    if (o->bt_value && !o->grad_fn && !o->requires_grad) {
+        PyObject *p = cut(o->bt_value);
+        if (!p || p == o->bt_value) { Py_XDECREF(p); return p ? Py_NewRef(t) : NULL; }
+        PyObject *b = tn_bt_make(p, o->bt_bdim, o->bt_level);
+        Py_DECREF(p);
+        return b;
+    }
+    return o->grad_fn || o->requires_grad ? plain_alias(t) : Py_NewRef(t);
+}
+
 /* a leaf _wrap_for_grad made at a grad level that has ended */
 static bool dead_leaf(PyObject *v) {
     int g = O(v)->grad_level;
@@ -197,6 +215,10 @@ static int reaches_below(PyObject *fn, int level, uint64_t seq, PyObject *seen) 
 PyObject *tn_unwrap_for_grad(PyObject *t, int level) {
     if (!tn_py_is_tensor(t) || level < 1 || level > depth) return Py_NewRef(t);
     if (stack[level - 1].kind != TN_LAYER_GRAD) return generations ? strip(t, INT32_MAX, 0) : Py_NewRef(t);
+    /* a grad level begun with grad mode off (torch.no_grad() around the transform): upstream runs
+     * the level's ops on the levels below it with grad mode off, so what the level computed has no
+     * history there; here its results come back with their history cut (docs/func.md) */
+    if (!stack[level - 1].prev_grad) return cut(t);
     return strip(t, level, stack[level - 1].seq);
 }
 

@@ -99,6 +99,7 @@ PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, con
     if (v) {
         PyObject *root = ((tn_tensor_obj *)base)->base ? ((tn_tensor_obj *)base)->base : base;
         ((tn_tensor_obj *)v)->base = Py_NewRef(root);
+        ((tn_tensor_obj *)v)->view_version = t.storage->version;   /* autograd/views.c: written since? */
     }
     return v;
 }
@@ -561,8 +562,7 @@ static PyObject *g_nbytes(PyObject *self, void *c) {
 }
 static PyObject *g_version(PyObject *self, void *c) { return PyLong_FromLongLong(T(self)->storage->version); }
 static PyObject *g_requires_grad(PyObject *self, void *c) {
-    tn_tensor_obj *o = (tn_tensor_obj *)self;
-    return PyBool_FromLong(o->requires_grad || o->grad_fn);
+    return PyBool_FromLong(tn_requires_grad(self));   /* a view whose base got history since: views.c */
 }
 static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!v) { PyErr_SetString(PyExc_TypeError, "can't delete requires_grad"); return -1; }
@@ -573,7 +573,10 @@ static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     Py_DECREF(r);
     return 0;
 }
-static PyObject *g_is_leaf(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->grad_fn == NULL); }
+static PyObject *g_is_leaf(PyObject *self, void *c) {
+    tn_view_refresh(self);
+    return PyBool_FromLong(((tn_tensor_obj *)self)->grad_fn == NULL);
+}
 static PyObject *g_grad(PyObject *self, void *c) {
     PyObject *g = ((tn_tensor_obj *)self)->grad;
     return Py_NewRef(g ? g : Py_None);

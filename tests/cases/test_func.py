@@ -323,3 +323,67 @@ err(lambda: vmap(lambda a: y.add_(a))(xb))""",
     "grad_non_tensor_input": "err(lambda: grad(lambda t: t)(3.0))",
     "chunk_size_zero": "err(lambda: vmap(torch.sin, chunk_size=0)(xb))",
 })
+
+# torch.no_grad() and torch.func.grad levels (upstream's prevGradMode, measured on 2.13.0):
+# no_grad inside the function is respected by every level it runs under; no_grad around a grad
+# transform is ignored by that transform, but what the transform computes has no history for the
+# levels (or the plain autograd) outside it.
+fc("func_no_grad_levels", {
+    "inside": """
+def h(t):
+    with torch.no_grad():
+        c = t.sin()
+    return (c * t).sum()
+(grad(h)(xd), grad(lambda y: grad(h)(y).sum())(xd))""",
+    "inside_inner_level": """
+def h2(a):
+    def inner(b):
+        with torch.no_grad():
+            c = (a * b).sin()
+        return (c * b).sum()
+    return grad(inner)(a).sum()
+grad(h2)(xd)""",
+    "outside_ignored": """
+with torch.no_grad():
+    r1 = grad(lambda y: (y.sin() * y).sum())(xd)
+    r2 = grad(lambda z: grad(lambda y: (y.sin() * y).sum())(z).sum())(xd)
+(r1, r2)""",
+    "around_inner_grad": """
+def h3(a):
+    with torch.no_grad():
+        r = grad(lambda b: (b.sin() * a).sum())(a)
+    return (r * a).sum()
+grad(h3)(xd)""",
+    "around_inner_grad_and_value": """
+def h4(a):
+    with torch.no_grad():
+        g, v = grad_and_value(lambda b: (b.exp() * a).sum())(a)
+    return (g * a).sum() + v * a.sum()
+grad(h4)(xd)""",
+    "around_inner_vjp": """
+def h5(a):
+    with torch.no_grad():
+        out, fn = vjp(lambda b: b.sin() * a, a)
+        (g,) = fn(torch.ones_like(a))
+    return (g * a).sum() + (out * a).sum()
+grad(h5)(xd)""",
+    "enable_grad_inside": """
+def h6(a):
+    with torch.enable_grad():
+        return (a.sin() * a).sum()
+with torch.no_grad():
+    r = grad(h6)(xd)
+r""",
+    "user_tensor_history": """
+p = xd.clone().requires_grad_()
+with torch.no_grad():
+    g = grad(lambda y: (y * p).sum())(xd)
+g2 = grad(lambda y: (y * p).sum())(xd)
+(g, g.requires_grad, g2.requires_grad, g2.grad_fn is None)""",
+    "no_grad_jvp_inside_grad": """
+def h7(a):
+    with torch.no_grad():
+        c = jvp(lambda b: b.sin() * b, (a,), (torch.ones_like(a),))[1]
+    return (c * a).sum()
+grad(h7)(xd)""",
+}, tol=F32)
