@@ -35,7 +35,6 @@ static PyObject *same_args(int row, tn_value *a) { return tn_door_call(row, a); 
 /* ---- linear algebra ---- */
 
 static PyObject *matmul2(PyObject *t1, PyObject *t2);
-static PyObject *size_list(const int64_t *s, int n);
 static PyObject *reshape_to(PyObject *x, PyObject *shape);
 
 /* linear(input, weight, bias), as upstream's: addmm(bias, input, weight.t()) for a 2-D input with
@@ -60,7 +59,7 @@ static PyObject *d_linear(tn_value *a) {
         PyObject *wt = xf ? tn_aten(TN_ROW_t, "(O)", w) : NULL;
         PyObject *mm = wt ? tn_aten(TN_ROW_addmm, "(OOO)", b, xf, wt) : NULL;
         if (mm) out[xt->ndim - 1] = tn_tensor_of(mm)->sizes[1];
-        PyObject *os = mm ? size_list(out, xt->ndim) : NULL;
+        PyObject *os = mm ? tn_int_list(out, xt->ndim) : NULL;
         r = os ? tn_aten(TN_ROW_view, "(OO)", mm, os) : NULL;
         Py_XDECREF(shape); Py_XDECREF(xf); Py_XDECREF(wt); Py_XDECREF(mm); Py_XDECREF(os);
         return r;
@@ -75,11 +74,6 @@ static PyObject *d_linear(tn_value *a) {
     return r;
 }
 
-static PyObject *size_list(const int64_t *s, int n) {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l && i < n; i++) PyList_SetItem(l, i, PyLong_FromLongLong(s[i]));
-    return l;
-}
 
 /* upstream's _matmul_impl without out= */
 static PyObject *matmul2(PyObject *t1, PyObject *t2) {
@@ -114,7 +108,7 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
         if (d2 == 2) out[no++] = b->sizes[1];
         PyObject *f = tn_aten(TN_ROW_reshape, "(O(LL))", t1, (long long)folded, (long long)a->sizes[d1 - 1]);
         PyObject *m = f ? tn_aten(d2 == 2 ? TN_ROW_mm : TN_ROW_mv, "(OO)", f, t2) : NULL;
-        PyObject *shape = m ? size_list(out, no) : NULL;
+        PyObject *shape = m ? tn_int_list(out, no) : NULL;
         PyObject *r = shape ? tn_aten(TN_ROW__unsafe_view, "(OO)", m, shape) : NULL;
         Py_XDECREF(f); Py_XDECREF(m); Py_XDECREF(shape);
         return r;
@@ -136,13 +130,13 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
     if (d2 > 1) out[no++] = p;
     PyObject *u1 = d1 == 1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", t1, 0) : Py_NewRef(t1);
     PyObject *u2 = u1 ? (d2 == 1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", t2, 1) : Py_NewRef(t2)) : NULL;
-    PyObject *s1 = u2 ? size_list(e1, nb + 2) : NULL, *s2 = s1 ? size_list(e2, nb + 2) : NULL;
+    PyObject *s1 = u2 ? tn_int_list(e1, nb + 2) : NULL, *s2 = s1 ? tn_int_list(e2, nb + 2) : NULL;
     PyObject *x1 = s2 ? tn_aten(TN_ROW_expand, "(OO)", u1, s1) : NULL;
     PyObject *x2 = x1 ? tn_aten(TN_ROW_expand, "(OO)", u2, s2) : NULL;
     PyObject *r1 = x2 ? tn_aten(TN_ROW_reshape, "(O(LLL))", x1, (long long)bp, (long long)n, (long long)m1) : NULL;
     PyObject *r2 = r1 ? tn_aten(TN_ROW_reshape, "(O(LLL))", x2, (long long)bp, (long long)m2, (long long)p) : NULL;
     PyObject *mm = r2 ? tn_aten(TN_ROW_bmm, "(OO)", r1, r2) : NULL;
-    PyObject *shape = mm ? size_list(out, no) : NULL;
+    PyObject *shape = mm ? tn_int_list(out, no) : NULL;
     PyObject *r = shape ? tn_aten(TN_ROW__unsafe_view, "(OO)", mm, shape) : NULL;
     Py_XDECREF(u1); Py_XDECREF(u2); Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(x1); Py_XDECREF(x2);
     Py_XDECREF(r1); Py_XDECREF(r2); Py_XDECREF(mm); Py_XDECREF(shape);
@@ -212,7 +206,7 @@ static PyObject *reshape_to(PyObject *x, PyObject *shape) {
     if (viewable(t, sz, (int)n, ns, nst)) {
         /* upstream: _reshape_alias, or view when a dispatch mode is active (isTensorSubclassLike) */
         if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_aten(TN_ROW_view, "(OO)", x, shape);
-        PyObject *a = size_list(ns, (int)n), *b = a ? size_list(nst, (int)n) : NULL;
+        PyObject *a = tn_int_list(ns, (int)n), *b = a ? tn_int_list(nst, (int)n) : NULL;
         PyObject *r = b ? tn_aten(TN_ROW__reshape_alias, "(OOO)", x, a, b) : NULL;
         Py_XDECREF(a); Py_XDECREF(b);
         return r;
@@ -259,7 +253,7 @@ static PyObject *d_flatten(tn_value *a) {
     for (int64_t i = s; i <= e; i++) prod *= t->sizes[i];
     out[k++] = prod;
     for (int i = (int)e + 1; i < nd; i++) out[k++] = t->sizes[i];
-    PyObject *sh = size_list(out, (int)k), *r = sh ? reshape_to(a[0].u.obj, sh) : NULL;
+    PyObject *sh = tn_int_list(out, (int)k), *r = sh ? reshape_to(a[0].u.obj, sh) : NULL;
     Py_XDECREF(sh);
     return r;
 }
@@ -458,7 +452,7 @@ static PyObject *d_pad_circular(tn_value *a) {
     int64_t osz[TN_MAX_DIMS];
     bool empty_crop;
     if (tn_pad_circular_check(self, pad, npad, osz, &empty_crop) < 0) return NULL;
-    PyObject *sizes = size_list(osz, nd), *dt = tn_py_from_dtype(t->dtype);
+    PyObject *sizes = tn_int_list(osz, nd), *dt = tn_py_from_dtype(t->dtype);
     PyObject *dev = tn_py_device_new(t->storage->device, -1);
     PyObject *kw = sizes && dt && dev ? Py_BuildValue("{sOsOsO}", "dtype", dt, "layout", tn_py.layout_strided, "device", dev) : NULL;
     PyObject *out = kw ? tn_aten_kw(TN_ROW_new_empty, kw, "(OO)", self, sizes) : NULL;
@@ -510,7 +504,7 @@ static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *d
         while (used_src[si]) si++;
         order[i] = si++;
     }
-    PyObject *l = size_list(order, nd), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(order, nd), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -548,7 +542,7 @@ static PyObject *d_unflatten(tn_value *a) {
         out[infer] = t->sizes[dim] / prod;
     } else if (prod != t->sizes[dim]) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
     for (int i = (int)dim + 1; i < nd; i++) out[no++] = t->sizes[i];
-    PyObject *l = size_list(out, no), *r = l ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(out, no), *r = l ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -560,7 +554,7 @@ static PyObject *d_tile(tn_value *a) {
     int64_t reps[TN_MAX_DIMS];
     for (int i = 0; i < m - k; i++) reps[i] = 1;
     for (int i = 0; i < k; i++) reps[m - k + i] = a[1].u.ints.v[i];
-    PyObject *l = size_list(reps, m), *r = l ? tn_aten(TN_ROW_repeat, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(reps, m), *r = l ? tn_aten(TN_ROW_repeat, "(OO)", a[0].u.obj, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -583,7 +577,7 @@ static PyObject *d_rms_norm(tn_value *a) {
     double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
     PyObject *x = to_dtype(in, op, false, NULL);
     PyObject *p = x ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 2) : NULL;
-    PyObject *dl = p ? size_list(dims, k) : NULL;
+    PyObject *dl = p ? tn_int_list(dims, k) : NULL;
     PyObject *m = dl ? tn_aten(TN_ROW_mean_dim, "(OOO)", p, dl, Py_True) : NULL;
     PyObject *ad = m ? tn_aten(TN_ROW_add__Scalar, "(Od)", m, eps) : NULL;
     PyObject *rs = ad ? tn_aten(TN_ROW_rsqrt, "(O)", m) : NULL;
@@ -752,7 +746,7 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     PyObject *tv = iv ? tn_aten(TN_ROW_view, "(O(LLL))", tc, (long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL) : NULL;
     PyObject *r = tv ? nll_call(&nll_loss2d_row, "nll_loss2d", iv, tv, w, red, ign) : NULL;
     if (r && red == 0) {
-        PyObject *sz = size_list(osz, no);
+        PyObject *sz = tn_int_list(osz, no);
         Py_SETREF(r, sz ? tn_aten(TN_ROW_view, "(OO)", r, sz) : NULL);
         Py_XDECREF(sz);
     }
@@ -776,7 +770,7 @@ static PyObject *class_weight_view(PyObject *w, int ndim, int cd) {
     int64_t sh[TN_MAX_DIMS];
     for (int i = 0; i < ndim; i++) sh[i] = 1;
     sh[cd] = tn_tensor_of(w)->sizes[0];
-    PyObject *l = size_list(sh, ndim), *r = l ? tn_aten(TN_ROW_view, "(OO)", w, l) : NULL;
+    PyObject *l = tn_int_list(sh, ndim), *r = l ? tn_aten(TN_ROW_view, "(OO)", w, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -1194,7 +1188,7 @@ static PyObject *d_cosine_similarity(tn_value *a) {
         int nd;
         int64_t shape[TN_MAX_DIMS];
         if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { Py_DECREF(t1); Py_DECREF(t2); return NULL; }
-        PyObject *sz = size_list(shape, nd);
+        PyObject *sz = tn_int_list(shape, nd);
         PyObject *e1 = sz ? tn_aten(TN_ROW_expand, "(OO)", t1, sz) : NULL, *e2 = e1 ? tn_aten(TN_ROW_expand, "(OO)", t2, sz) : NULL;
         Py_XDECREF(sz); Py_DECREF(t1); Py_DECREF(t2);
         if (!e2) { Py_XDECREF(e1); return NULL; }
@@ -1367,7 +1361,7 @@ static PyObject *conv_mode(PyObject *x, tn_value *a) {
             pad_nd[2 * (dim - 1 - i) + 1] = r - l;   /* F.pad's order: last dim first */
         }
     }
-    PyObject *st = conv_ilist(a, 3, dim), *dl = st ? conv_ilist(a, 5, dim) : NULL, *pad = dl ? size_list(pl, dim) : NULL, *op = pad ? zeros_list(dim) : NULL;
+    PyObject *st = conv_ilist(a, 3, dim), *dl = st ? conv_ilist(a, 5, dim) : NULL, *pad = dl ? tn_int_list(pl, dim) : NULL, *op = pad ? zeros_list(dim) : NULL;
     PyObject *xin = NULL, *r = NULL;
     if (op) {
         if (symmetric) {
@@ -1375,7 +1369,7 @@ static PyObject *conv_mode(PyObject *x, tn_value *a) {
         } else {
             if (PyErr_WarnEx(PyExc_UserWarning, "Using padding='same' with even kernel lengths and odd dilation may "
                              "require a zero-padded copy of the input be created", 1) == 0) {
-                PyObject *pn = size_list(pad_nd, 2 * dim);
+                PyObject *pn = tn_int_list(pad_nd, 2 * dim);
                 xin = pn ? tn_aten(TN_ROW_constant_pad_nd, "(OO)", x, pn) : NULL;
                 Py_XDECREF(pn);
             }
@@ -1548,9 +1542,10 @@ static PyObject *d_positive(tn_value *a) {
 }
 static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2, -1) */
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
-    if (t->ndim < 2) return tn_door_below_autograd(current_op_of(), a);
+    int op = current_op_of();   /* read before the nested door calls below replace it */
+    if (t->ndim < 2) return tn_door_below_autograd(op, a);
     PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
-    if (v && current_op_of() != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    if (v && op != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
     return v;
 }
 static PyObject *d_matrix_H(tn_value *a) {
@@ -1569,7 +1564,7 @@ static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
     }
     int64_t p[TN_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) p[i] = t->ndim - 1 - i;
-    PyObject *l = size_list(p, t->ndim), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(p, t->ndim), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
     Py_XDECREF(l);
     return r;
 }

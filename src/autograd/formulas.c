@@ -8,6 +8,7 @@
 
 #include "dispatch/modes.h"
 #include "python/args.h"
+#include "ops/common.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>
@@ -725,11 +726,6 @@ static PyObject *to_dt(PyObject *x, tn_dtype d) {
     Py_XDECREF(kw);
     return r;
 }
-static PyObject *int_list(const int64_t *v, int k) {
-    PyObject *l = PyList_New(k);
-    for (int i = 0; l && i < k; i++) PyList_SetItem(l, i, PyLong_FromLongLong(v[i]));
-    return l;
-}
 static int64_t wrap_dim(int64_t d, int nd) { int m = nd > 0 ? nd : 1; return d < 0 ? d + m : d; }
 /* unsqueeze_multiple(t, dims, n_dims) (dims as a node argument: NONE = all, INTLIST) */
 static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
@@ -1072,7 +1068,7 @@ static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool ke
     for (int k = 0; k < nd; k++) { int64_t i = dv->u.ints.v[k]; if (i < 0) i += total; if (i >= 0 && i < total) shape[i] = 1; }
     int j = 0;
     for (int d = 0; d < t->ndim; d++) { while (shape[j] > 0) j++; shape[j++] = t->sizes[d]; }
-    PyObject *l = int_list(shape, total), *r = l ? tn_aten(TN_ROW_reshape, "(OO)", out, l) : NULL;
+    PyObject *l = tn_int_list(shape, total), *r = l ? tn_aten(TN_ROW_reshape, "(OO)", out, l) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -1231,7 +1227,7 @@ static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t
         for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
         sz[dim] = 1;
         PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
-        PyObject *ones = kw ? K(tn_aten_kw(TN_ROW_ones, kw, "(O)", K(int_list(sz, t->ndim)))) : NULL;
+        PyObject *ones = kw ? K(tn_aten_kw(TN_ROW_ones, kw, "(O)", K(tn_int_list(sz, t->ndim)))) : NULL;
         long long len = (long long)t->sizes[dim] - 1;
         PyObject *dl = K(Py_BuildValue("[L]", (long long)dim));
         PyObject *en = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_cat, "([OO]L)", ones,
@@ -1504,7 +1500,7 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
         if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
         gs[ng++] = in[d];
     }
-    if (ns > 0) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(OO)", K(tn_aten(TN_ROW_reshape, "(OO)", gg, K(int_list(gs, ng)))), K(int_list(sd, ns))));
+    if (ns > 0) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(OO)", K(tn_aten(TN_ROW_reshape, "(OO)", gg, K(tn_int_list(gs, ng)))), K(tn_int_list(sd, ns))));
     OUTK(0, gg);
     DONE;
 }
@@ -1756,7 +1752,7 @@ static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
     if (!tn_broadcast_shapes(a->ndim, tn_meta_sizes(a), b->ndim, tn_meta_sizes(b), &nd, shape)) {
         drop_(&T); PyErr_SetString(PyExc_RuntimeError, "masked_select backward: shapes"); return -1;
     }
-    PyObject *sh = K(int_list(shape, nd));
+    PyObject *sh = K(tn_int_list(shape, nd));
     PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
     PyObject *m = K(tn_aten(TN_ROW_expand, "(OO)", K(saved(n, 1)), sh));
     PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", z, m, g[0], Py_False));
@@ -1899,7 +1895,7 @@ static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
     for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
     osz[dim] = 1;
     PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
-    PyObject *ones = kw ? K(tn_aten(TN_ROW_expand, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), K(int_list(osz, t->ndim)))) : NULL;
+    PyObject *ones = kw ? K(tn_aten(TN_ROW_expand, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), K(tn_int_list(osz, t->ndim)))) : NULL;
     PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
     for (int64_t k = 0; k < ds && gi; k++) {
         PyObject *om;
@@ -2292,7 +2288,7 @@ static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
     int64_t sz[TN_MAX_DIMS + 1];
     for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
     sz[it->ndim] = -1;
-    OUTK(0, gw ? K(tn_aten(TN_ROW_view, "(OO)", gw, K(int_list(sz, it->ndim + 1)))) : NULL);
+    OUTK(0, gw ? K(tn_aten(TN_ROW_view, "(OO)", gw, K(tn_int_list(sz, it->ndim + 1)))) : NULL);
     DONE;
 }
 /* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
@@ -2355,7 +2351,7 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
         PyObject *kw = K(dtype_kw(TN_DTYPE_I64));
         full = kw ? K(tn_aten_kw(TN_ROW_arange, kw, "(L)", (long long)base)) : NULL;
     }
-    PyObject *osl = K(int_list(osz, ok)), *ostl = K(int_list(ost, ok));
+    PyObject *osl = K(tn_int_list(osz, ok)), *ostl = K(tn_int_list(ost, ok));
     if (oo) {
         PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, osl, ostl, (long long)oe)), -1));
         if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", storage, oi, K(tn_aten(TN_ROW_reshape, "(O(i))", grad, -1)), Py_True))) storage = NULL;
@@ -2364,12 +2360,12 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     }
     if (storage && io) {
         PyObject *cnt = K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", storage));
-        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, K(int_list(isz, ik)), K(int_list(ist, ik)), (long long)ie)), -1));
+        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, K(tn_int_list(isz, ik)), K(tn_int_list(ist, ik)), (long long)ie)), -1));
         PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
         PyObject *ones = kw && ii ? K(tn_aten(TN_ROW_expand_as, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), ii)) : NULL;
         if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", cnt, ii, ones, Py_True)) || !K(tn_aten(TN_ROW_div__Tensor, "(OO)", storage, cnt))) storage = NULL;
     }
-    PyObject *isl = K(sizes_of(n, 0)), *istl = K(int_list(tn_meta_strides(im), im->ndim));
+    PyObject *isl = K(sizes_of(n, 0)), *istl = K(tn_int_list(tn_meta_strides(im), im->ndim));
     OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOL)", storage, isl, istl, (long long)ie)) : NULL);
     DONE;
 }
@@ -2400,7 +2396,7 @@ static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflec
         int64_t sz[TN_MAX_DIMS];
         for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
         if (gt) sz[d] = len;
-        PyObject *z = gt ? K(tn_aten(TN_ROW_new_zeros, "(OO)", gg, K(int_list(sz, gt->ndim)))) : NULL;
+        PyObject *z = gt ? K(tn_aten(TN_ROW_new_zeros, "(OO)", gg, K(tn_int_list(sz, gt->ndim)))) : NULL;
         PyObject *ix = K(PyList_New(d + 1));
         if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
         gg = z && idx && K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, ix, gg, Py_True)) ? z : NULL;
@@ -3035,7 +3031,7 @@ static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int
     int k = it->ndim - dim;
     for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
     lead[k] = -1;
-    PyObject *size = K(int_list(lead, k + 1));
+    PyObject *size = K(tn_int_list(lead, k + 1));
     PyObject *iv = K(tn_aten(TN_ROW_view, "(OO)", indices, size));
     /* upstream asks for indices' suggested layout; a channels-last one cannot take the view
      * below in either implementation, so contiguous is what succeeds */
@@ -3082,7 +3078,7 @@ static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int 
     T_;
     if (need(n, 0)) {
         const tn_meta *m = meta(n, 0);
-        OUTK(0, K(tn_aten(row, "(OO)", g[0], K(int_list(tn_meta_sizes(m) + m->ndim - k, k)))));
+        OUTK(0, K(tn_aten(row, "(OO)", g[0], K(tn_int_list(tn_meta_sizes(m) + m->ndim - k, k)))));
     }
     if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
     DONE;
@@ -3890,12 +3886,12 @@ static PyObject *aminmax_part(tn_node *n, tmps *Tp, PyObject *gk, int k) {
     }
     PyObject *gr = gk, *rr = KK(result(n, k));
     if (!kd && rr) {
-        PyObject *sl = KK(int_list(shape, nd));
+        PyObject *sl = KK(tn_int_list(shape, nd));
         gr = sl ? KK(tn_aten(TN_ROW_view, "(OO)", gk, sl)) : NULL;
         rr = gr ? KK(tn_aten(TN_ROW_view, "(OO)", rr, sl)) : NULL;
     }
     PyObject *mask = rr ? KK(tn_aten(TN_ROW_eq_Tensor, "(OO)", KK(saved(n, 0)), rr)) : NULL;
-    PyObject *dl = mask ? KK(int_list(dims, ndims)) : NULL;
+    PyObject *dl = mask ? KK(tn_int_list(dims, ndims)) : NULL;
     PyObject *cnt = dl ? KK(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dl, Py_True)) : NULL;
     PyObject *q = cnt ? KK(tn_aten(TN_ROW_div_Tensor, "(OO)", gr, cnt)) : NULL;
     return q ? KK(tn_aten(TN_ROW_mul_Tensor, "(OO)", q, mask)) : NULL;

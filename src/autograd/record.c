@@ -13,6 +13,7 @@
  * grad_fn. */
 #include "autograd/autograd.h"
 
+#include "ops/common.h"
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
@@ -57,6 +58,13 @@ PyObject *tn_aten(int op, const char *fmt, ...) {
     PyObject *args = Py_VaBuildValue(fmt, ap);
     va_end(ap);
     return call_built(op, NULL, args);
+}
+
+PyObject *tn_aten_ints(int op, PyObject *x, const int64_t *v, int n) {
+    PyObject *l = tn_int_list(v, n);
+    PyObject *r = l ? tn_aten(op, "(OO)", x, l) : NULL;
+    Py_XDECREF(l);
+    return r;
 }
 
 PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...) {

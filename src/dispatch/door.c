@@ -350,7 +350,8 @@ static PyObject *swap_result(PyObject *r, PyObject *from, PyObject *to) {
 }
 
 /* An aliasing op on bit-free views of its arguments; then each result tensor sharing an
- * argument's storage takes that argument's bits (a view of a conjugate view is one; the argument
+ * argument's storage takes that argument's bits, composed with any the op set (a view of a
+ * conjugate view is one; mH of one is not; the argument
  * itself comes back as itself), and each fresh result (a copy: to(dtype), contiguous of a strided
  * tensor) gets the bits applied to its values. */
 static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, int nargs) {
@@ -358,7 +359,8 @@ static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, int nargs) {
     for (int i = 0; i < nargs; i++)
         if (orig[i].tag == TN_V_TENSOR && bits_of(orig[i].u.obj) &&
             tn_storage_root(rt->storage) == tn_storage_root(tn_tensor_of(orig[i].u.obj)->storage)) {
-            tn_tensor_of(r)->math_bits = tn_tensor_of(orig[i].u.obj)->math_bits;
+            /* composed with the bits the op itself set (mH of a conjugate view: conj twice) */
+            tn_tensor_of(r)->math_bits ^= tn_tensor_of(orig[i].u.obj)->math_bits;
             return 0;
         }
     (void)local;

@@ -19,12 +19,6 @@
 
 
 /* op(x, int list) for permute / view / reshape / sum.dim_IntList(keepdim) */
-static PyObject *with_list(int row, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = tn_int_list(v, n);
-    PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
 static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
     PyObject *l = tn_int_list(dims, n);
     PyObject *r = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL;
@@ -101,13 +95,13 @@ static PyObject *sumproduct_pair(PyObject *left_, PyObject *right_, const int64_
     for (int k = 0; k < nsum; k++) operm[sum_dims[k]] = i++;
     for (int k = 0; k < nro; k++) operm[ro[k]] = i++;
     int64_t ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
-    PyObject *lp = with_list(TN_ROW_permute, left, lperm, nl);
-    PyObject *lr = lp ? with_list(TN_ROW_reshape, lp, ls, 3) : NULL;
-    PyObject *rp = lr ? with_list(TN_ROW_permute, right, rperm, nr) : NULL;
-    PyObject *rr = rp ? with_list(TN_ROW_reshape, rp, rs, 3) : NULL;
+    PyObject *lp = tn_aten_ints(TN_ROW_permute, left, lperm, nl);
+    PyObject *lr = lp ? tn_aten_ints(TN_ROW_reshape, lp, ls, 3) : NULL;
+    PyObject *rp = lr ? tn_aten_ints(TN_ROW_permute, right, rperm, nr) : NULL;
+    PyObject *rr = rp ? tn_aten_ints(TN_ROW_reshape, rp, rs, 3) : NULL;
     PyObject *mm = rr ? tn_aten(TN_ROW_bmm, "(OO)", lr, rr) : NULL;
-    PyObject *v = mm ? with_list(TN_ROW_view, mm, out_size, no) : NULL;
-    PyObject *r = v ? with_list(TN_ROW_permute, v, operm, no) : NULL;
+    PyObject *v = mm ? tn_aten_ints(TN_ROW_view, mm, out_size, no) : NULL;
+    PyObject *r = v ? tn_aten_ints(TN_ROW_permute, v, operm, no) : NULL;
     Py_XDECREF(lp); Py_XDECREF(lr); Py_XDECREF(rp); Py_XDECREF(rr); Py_XDECREF(mm); Py_XDECREF(v);
     Py_DECREF(left); Py_DECREF(right);
     return r;
@@ -335,7 +329,7 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
                 if (!op) goto done;
                 perm[k] = dim++;
             }
-        ops[i] = with_list(TN_ROW_permute, op, perm, perm_index);
+        ops[i] = tn_aten_ints(TN_ROW_permute, op, perm, perm_index);
         Py_DECREF(op);
         if (!ops[i]) goto done;
         live = i + 1;
@@ -393,7 +387,7 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
     if (perm_index - out_num_dim > 0) {
         if (num_ops > 1) {
             const tn_tensor *t = tn_tensor_of(ops[0]);
-            result = with_list(TN_ROW_view, ops[0], t->sizes, out_num_dim);
+            result = tn_aten_ints(TN_ROW_view, ops[0], t->sizes, out_num_dim);
         } else {
             int64_t sd[MAXD];
             for (int d = out_num_dim; d < perm_index; d++) sd[d - out_num_dim] = d;
@@ -470,14 +464,14 @@ static PyObject *tensordot(PyObject *in1, PyObject *in2, const tn_value *d1v, co
     for (int i = 0; i < n; i++) p2[np2++] = d2v->u.ints.v[i];
     for (int i = 0; i < t2->ndim; i++)
         if (!c2[i]) { p2[np2++] = i; size2 *= sz(y, i); rs[nr++] = sz(y, i); }
-    PyObject *a1 = with_list(TN_ROW_permute, x, p1, np1);
-    PyObject *a2 = a1 ? with_list(TN_ROW_permute, y, p2, np2) : NULL;
+    PyObject *a1 = tn_aten_ints(TN_ROW_permute, x, p1, np1);
+    PyObject *a2 = a1 ? tn_aten_ints(TN_ROW_permute, y, p2, np2) : NULL;
     PyObject *m = NULL;
     if (a2) {
         if (size1 != 1 || size2 != 1) {
             int64_t s1[2] = {size1, csize}, s2[2] = {csize, size2};
-            PyObject *b1 = with_list(TN_ROW_reshape, a1, s1, 2);
-            PyObject *b2 = b1 ? with_list(TN_ROW_reshape, a2, s2, 2) : NULL;
+            PyObject *b1 = tn_aten_ints(TN_ROW_reshape, a1, s1, 2);
+            PyObject *b2 = b1 ? tn_aten_ints(TN_ROW_reshape, a2, s2, 2) : NULL;
             m = b2 ? tn_aten(TN_ROW_mm, "(OO)", b1, b2) : NULL;
             Py_XDECREF(b1); Py_XDECREF(b2);
         } else if (tn_is_contiguous(tn_tensor_of(a1)) && tn_is_contiguous(tn_tensor_of(a2))) {
@@ -493,7 +487,7 @@ static PyObject *tensordot(PyObject *in1, PyObject *in2, const tn_value *d1v, co
             Py_XDECREF(q1); Py_XDECREF(q2); Py_XDECREF(pr);
         }
     }
-    r = m ? with_list(TN_ROW_reshape, m, rs, nr) : NULL;
+    r = m ? tn_aten_ints(TN_ROW_reshape, m, rs, nr) : NULL;
     Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(m);
 out:
     Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(dt); Py_XDECREF(kwd);

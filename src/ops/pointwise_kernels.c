@@ -11,6 +11,8 @@
 
 #include "kernels/ref/ew_impl.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <tgmath.h>
 
 #define PP(T, P) ((const T *)(P))
@@ -156,13 +158,14 @@ tn_loop tn_pw_leaky_relu_loop(tn_dtype dt) {
     switch (dt) { TN_FAM_F(CASE, lr) default: return NULL; }
 }
 /* the vector width upstream's kernels run: 64 bytes where its AVX512 capability is chosen
- * (avx512f/bw/vl/dq), else 32 (AVX2) */
+ * (avx512f/bw/vl/dq, unless ATEN_CPU_CAPABILITY names another), else 32 (AVX2 / default) */
 int64_t tn_pw_upstream_vec_bytes(void) {
     static int vb;
     if (!vb) {
+        const char *cap = getenv("ATEN_CPU_CAPABILITY");
         bool a512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                     __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-        vb = a512 ? 64 : 32;
+        vb = a512 && !(cap && *cap && strcmp(cap, "avx512") != 0) ? 64 : 32;
     }
     return vb;
 }

@@ -13,18 +13,12 @@
 
 #include <stdio.h>
 
-static PyObject *with_list(int row, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = tn_int_list(v, n);
-    PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
 
 /* ---- atleast_Nd ---- */
 static PyObject *atleast(PyObject *x, int n) {
     int nd = tn_tensor_of(x)->ndim;
     static const int64_t ones[3] = {1, 1, 1};
-    if (nd == 0) return with_list(TN_ROW_reshape, x, ones, n);
+    if (nd == 0) return tn_aten_ints(TN_ROW_reshape, x, ones, n);
     if (n == 2 && nd == 1) return tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0);
     if (n == 3 && nd == 1) {
         PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0), *r = u ? tn_aten(TN_ROW_unsqueeze, "(Oi)", u, -1) : NULL;
@@ -73,7 +67,7 @@ PyObject *tn_shape_d_column_stack(tn_value *a) {
         PyObject *v;
         if (tt->ndim <= 1) {
             int64_t s[2] = {tn_numel(tt), 1};
-            v = with_list(TN_ROW_reshape, t, s, 2);
+            v = tn_aten_ints(TN_ROW_reshape, t, s, 2);
         } else {
             v = Py_NewRef(t);
         }
@@ -242,10 +236,10 @@ PyObject *tn_shape_d_kron(tn_value *a) {
         br[2 * i] = 1; br[2 * i + 1] = oi;
         rr[i] = si * oi;
     }
-    PyObject *sv = with_list(TN_ROW__unsafe_view, a[0].u.obj, ar, 2 * maxdim);
-    PyObject *ov = sv ? with_list(TN_ROW__unsafe_view, a[1].u.obj, br, 2 * maxdim) : NULL;
+    PyObject *sv = tn_aten_ints(TN_ROW__unsafe_view, a[0].u.obj, ar, 2 * maxdim);
+    PyObject *ov = sv ? tn_aten_ints(TN_ROW__unsafe_view, a[1].u.obj, br, 2 * maxdim) : NULL;
     PyObject *m = ov ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sv, ov) : NULL;
-    PyObject *r = m ? with_list(TN_ROW__unsafe_view, m, rr, maxdim) : NULL;
+    PyObject *r = m ? tn_aten_ints(TN_ROW__unsafe_view, m, rr, maxdim) : NULL;
     Py_XDECREF(sv); Py_XDECREF(ov); Py_XDECREF(m);
     return r;
 }
@@ -325,6 +319,6 @@ PyObject *tn_shape_d_sum_to_size(tn_value *a) {
         Py_XDECREF(l);
         if (!x) return NULL;
     }
-    if (lead > 0) Py_SETREF(x, with_list(TN_ROW_view, x, shape, n));
+    if (lead > 0) Py_SETREF(x, tn_aten_ints(TN_ROW_view, x, shape, n));
     return x;
 }

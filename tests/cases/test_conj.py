@@ -38,6 +38,7 @@ cases("conj_bit", {
     "tolist_item": X + "c = x.conj()\n(c.tolist(), c[0, 1].item(), complex(c[1, 2]), torch._neg_view(x.real)[0, 0].item())",
     "deepcopy": X + "import copy\nc = copy.deepcopy(x.conj())\n(c.is_conj(), c)",
     "mH": X + "(x.mH.is_conj(), x.mH, x.H.is_conj(), x.adjoint().is_conj(), x.mT.is_conj(), torch.randn(2, 3).mH.is_conj())",
+    "mH_of_conj": X + "c = x.conj()\n(c.mH.is_conj(), c.mH, c.adjoint().is_conj(), c.adjoint(), c.mT.is_conj(), c.H.is_conj(), torch.ops.aten.mH(c).is_conj(), c.mH.mH.is_conj(), c.mH.mH)",
     "bad_view_as_real_conj": X + "torch.view_as_real(x.conj())",
     "bad_view_as_real_real": "torch.view_as_real(torch.randn(3))",
     "bad_view_as_complex_bf16": "torch.view_as_complex(torch.randn(3, 2).bfloat16())",
