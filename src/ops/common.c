@@ -692,3 +692,22 @@ PyObject *tn_int_list(const int64_t *v, int n) {
     }
     return l;
 }
+
+/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj); a tensor
+ * value is passed through with a new reference. */
+int tn_value_as_tensor(const tn_value *in, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    if (in->tag == TN_V_TENSOR) { *out = *in; Py_INCREF(out->u.obj); return 0; }
+    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
+                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
+                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
+                  : PyFloat_FromDouble(in->u.f);
+    if (!num) return -1;
+    PyObject *t = tn_tensor_from_number(num, true);
+    Py_DECREF(num);
+    if (!t) return -1;
+    out->tag = TN_V_TENSOR;
+    out->wrapped = true;
+    out->u.obj = t;
+    return 0;
+}

@@ -33,6 +33,9 @@ static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
 void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
 /* A new Python list of the n ints (an int[] argument for tn_aten), or NULL with an exception. */
 PyObject *tn_int_list(const int64_t *v, int n);
+/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj); a tensor
+ * value is passed through with a new reference. */
+int tn_value_as_tensor(const tn_value *in, tn_value *out);
 
 /* A reduction's dims value (NONE, INT, INTLIST) as a bit mask over t's dims; None reduces
  * everything, an empty list everything when `empty_all`, else nothing. IndexError for a dim out

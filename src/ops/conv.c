@@ -7,10 +7,12 @@
  * compute type (f32 for f32/f16/bf16, f64, i64 for integer types; the backward refuses integers
  * as upstream's does). Results are laid out as upstream's: channels_last when a 4-d input or
  * weight suggests it (a 5-d one only for bfloat16, upstream's oneDNN path). */
+#include "autograd/autograd.h"
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "kernels/conv.h"
 #include "core/parallel.h"
+#include "tn_ops_gen.h"
 
 #include <stdlib.h>
 
@@ -573,9 +575,25 @@ PyObject *tn_op_im2col(tn_value *a) {
                      (long long)osz[0], (long long)osz[1]);
         return NULL;
     }
+    if (tn_dtype_is_complex(x->dtype)) {
+        /* a gather: the real and imaginary parts unfold independently */
+        PyObject *l[4], *re = NULL, *im = NULL, *ur = NULL, *ui = NULL, *r = NULL;
+        int nl = 0;
+        for (; nl < 4 && (l[nl] = tn_int_list(a[1 + nl].u.ints.v, a[1 + nl].u.ints.n)); nl++) {}
+        if (nl == 4) re = tn_aten(TN_ROW_real, "(O)", a[0].u.obj);
+        if (re) im = tn_aten(TN_ROW_imag, "(O)", a[0].u.obj);
+        if (im) ur = tn_aten(TN_ROW_im2col, "(OOOOO)", re, l[0], l[1], l[2], l[3]);
+        if (ur) ui = tn_aten(TN_ROW_im2col, "(OOOOO)", im, l[0], l[1], l[2], l[3]);
+        if (ui) r = tn_aten(TN_ROW_complex, "(OO)", ur, ui);
+        for (int i = 0; i < nl; i++) Py_DECREF(l[i]);
+        Py_XDECREF(re); Py_XDECREF(im); Py_XDECREF(ur); Py_XDECREF(ui);
+        return r;
+    }
     tn_conv_type t;
     tn_dtype ct;
-    if (unfold_dtype("im2col_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
+    /* bool: a gather of 0 / 1 values, exact through f32 */
+    if (x->dtype == TN_DTYPE_BOOL) { t = TN_CONV_F32; ct = TN_DTYPE_F32; }
+    else if (unfold_dtype("im2col_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
     tn_conv_geom g;
     geom2(&g, N, C, isz, osz, k, d, pd, s);
     int64_t rs[3] = {N, C * k[0] * k[1], osz[0] * osz[1]};

@@ -694,6 +694,25 @@ static int atol_rtol_f(PyObject *A, const tn_value *atv, const tn_value *rtv, Py
 }
 
 /* ---- linalg_pinv ---- */
+
+/* upstream's pinv threshold step: where(cmp > max(atol, rtol * mx), 1 / S, 0).to(dtype), with atol
+ * and rtol unsqueezed over the last dim; cmp is S (SVD) or |S| (eigh) */
+static PyObject *pinv_reciprocal(PyObject *S, PyObject *cmp, PyObject *mx, PyObject *atol, PyObject *rtol, tn_dtype dtype) {
+    PyObject *au = tn_aten(TN_ROW_unsqueeze, "(Oi)", atol, -1), *ru = au ? tn_aten(TN_ROW_unsqueeze, "(Oi)", rtol, -1) : NULL;
+    PyObject *rm = ru ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ru, mx) : NULL;
+    PyObject *tol = rm ? tn_aten(TN_ROW_max_other, "(OO)", au, rm) : NULL;
+    PyObject *gt = tol ? tn_aten(TN_ROW_gt_Tensor, "(OO)", cmp, tol) : NULL;
+    PyObject *rc = gt ? tn_aten(TN_ROW_reciprocal, "(O)", S) : NULL;
+    PyObject *dt = rc ? tn_py_from_dtype(T(S)->dtype) : NULL, *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "([])") : NULL;
+    PyObject *w = z ? tn_aten(TN_ROW_where_self, "(OOO)", gt, rc, z) : NULL;
+    PyObject *dA = w ? tn_py_from_dtype(dtype) : NULL;
+    PyObject *r = dA ? tn_aten(TN_ROW_to_dtype, "(OO)", w, dA) : NULL;
+    Py_XDECREF(au); Py_XDECREF(ru); Py_XDECREF(rm); Py_XDECREF(tol); Py_XDECREF(gt);
+    Py_XDECREF(rc); Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(w); Py_XDECREF(dA);
+    return r;
+}
+
 static PyObject *pinv_core(PyObject *A, PyObject *atol, PyObject *rtol, bool herm) {
     const tn_tensor *t = T(A);
     static int svd_c, eigh_c;
@@ -708,18 +727,8 @@ static PyObject *pinv_core(PyObject *A, PyObject *atol, PyObject *rtol, bool her
             Sp = tn_aten(TN_ROW_reciprocal, "(O)", S);
         } else {
             PyObject *mx = tn_aten(TN_ROW_narrow, "(OiLL)", S, -1, 0LL, 1LL);
-            PyObject *au = mx ? tn_aten(TN_ROW_unsqueeze, "(Oi)", atol, -1) : NULL, *ru = au ? tn_aten(TN_ROW_unsqueeze, "(Oi)", rtol, -1) : NULL;
-            PyObject *rm = ru ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ru, mx) : NULL;
-            PyObject *tol = rm ? tn_aten(TN_ROW_max_other, "(OO)", au, rm) : NULL;
-            PyObject *gt = tol ? tn_aten(TN_ROW_gt_Tensor, "(OO)", S, tol) : NULL;
-            PyObject *rc = gt ? tn_aten(TN_ROW_reciprocal, "(O)", S) : NULL;
-            PyObject *dt = rc ? tn_py_from_dtype(T(S)->dtype) : NULL, *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-            PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "([])") : NULL;
-            PyObject *w = z ? tn_aten(TN_ROW_where_self, "(OOO)", gt, rc, z) : NULL;
-            PyObject *dA = w ? tn_py_from_dtype(t->dtype) : NULL;
-            Sp = dA ? tn_aten(TN_ROW_to_dtype, "(OO)", w, dA) : NULL;
-            Py_XDECREF(mx); Py_XDECREF(au); Py_XDECREF(ru); Py_XDECREF(rm); Py_XDECREF(tol); Py_XDECREF(gt);
-            Py_XDECREF(rc); Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(w); Py_XDECREF(dA);
+            Sp = mx ? pinv_reciprocal(S, S, mx, atol, rtol, t->dtype) : NULL;
+            Py_XDECREF(mx);
         }
         /* matmul(V * Sp.unsqueeze(-2), U.mH()) */
         PyObject *su = Sp ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Sp, -2) : NULL;
@@ -735,22 +744,12 @@ static PyObject *pinv_core(PyObject *A, PyObject *atol, PyObject *rtol, bool her
         S = PyTuple_GetItem(dec, 0); U = PyTuple_GetItem(dec, 1);
         PyObject *Sa = tn_aten(TN_ROW_abs, "(O)", S);
         PyObject *mx = Sa ? tn_aten(TN_ROW_amax, "(O[i]O)", Sa, -1, Py_True) : NULL;
-        PyObject *au = mx ? tn_aten(TN_ROW_unsqueeze, "(Oi)", atol, -1) : NULL, *ru = au ? tn_aten(TN_ROW_unsqueeze, "(Oi)", rtol, -1) : NULL;
-        PyObject *rm = ru ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ru, mx) : NULL;
-        PyObject *tol = rm ? tn_aten(TN_ROW_max_other, "(OO)", au, rm) : NULL;
-        PyObject *gt = tol ? tn_aten(TN_ROW_gt_Tensor, "(OO)", Sa, tol) : NULL;
-        PyObject *rc = gt ? tn_aten(TN_ROW_reciprocal, "(O)", S) : NULL;
-        PyObject *dt = rc ? tn_py_from_dtype(T(S)->dtype) : NULL, *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "([])") : NULL;
-        PyObject *w = z ? tn_aten(TN_ROW_where_self, "(OOO)", gt, rc, z) : NULL;
-        PyObject *dA = w ? tn_py_from_dtype(t->dtype) : NULL;
-        Sp = dA ? tn_aten(TN_ROW_to_dtype, "(OO)", w, dA) : NULL;
+        Sp = mx ? pinv_reciprocal(S, Sa, mx, atol, rtol, t->dtype) : NULL;
         PyObject *su = Sp ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Sp, -2) : NULL;
         PyObject *us = su ? tn_aten(TN_ROW_mul_Tensor, "(OO)", U, su) : NULL;
         PyObject *uh = us ? tn_aten(TN_ROW_mH, "(O)", U) : NULL;
         res = uh ? tn_aten(TN_ROW_matmul, "(OO)", us, uh) : NULL;
-        Py_XDECREF(Sa); Py_XDECREF(mx); Py_XDECREF(au); Py_XDECREF(ru); Py_XDECREF(rm); Py_XDECREF(tol); Py_XDECREF(gt);
-        Py_XDECREF(rc); Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(w); Py_XDECREF(dA);
+        Py_XDECREF(Sa); Py_XDECREF(mx);
         Py_XDECREF(su); Py_XDECREF(us); Py_XDECREF(uh);
     }
     Py_XDECREF(Sp);

@@ -45,24 +45,6 @@ static tn_scalar num_scalar(const tn_value *v) {
     }
 }
 
-/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj); a tensor
- * value is passed through with a new reference. */
-static int wrap(const tn_value *in, tn_value *out) {
-    memset(out, 0, sizeof *out);
-    if (in->tag == TN_V_TENSOR) { *out = *in; Py_INCREF(out->u.obj); return 0; }
-    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
-                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
-                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
-                  : PyFloat_FromDouble(in->u.f);
-    if (!num) return -1;
-    PyObject *t = tn_tensor_from_number(num, true);
-    Py_DECREF(num);
-    if (!t) return -1;
-    out->tag = TN_V_TENSOR;
-    out->wrapped = true;
-    out->u.obj = t;
-    return 0;
-}
 
 static PyObject *deliver(PyObject *res, PyObject *target) {
     if (!res || !target) return res;
@@ -558,7 +540,7 @@ static PyObject *b_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) 
 /* Tensor, Scalar */
 static PyObject *b_ts(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
     tn_value w;
-    if (wrap(&a[1], &w) < 0) return NULL;
+    if (tn_value_as_tensor(&a[1], &w) < 0) return NULL;
     PyObject *r = binary(s, &a[0], &w, out, inplace, NULL);
     Py_DECREF(w.u.obj);
     return r;
@@ -566,7 +548,7 @@ static PyObject *b_ts(const bspec *s, tn_value *a, PyObject *out, bool inplace) 
 /* Scalar, Tensor */
 static PyObject *b_st(const bspec *s, tn_value *a, PyObject *out) {
     tn_value w;
-    if (wrap(&a[0], &w) < 0) return NULL;
+    if (tn_value_as_tensor(&a[0], &w) < 0) return NULL;
     PyObject *r = binary(s, &w, &a[1], out, false, NULL);
     Py_DECREF(w.u.obj);
     return r;
@@ -764,7 +746,7 @@ static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha
 }
 static PyObject *sub_scalar(tn_value *a, PyObject *out, bool inplace, bool reverse) {
     tn_value w;
-    if (wrap(&a[1], &w) < 0) return NULL;
+    if (tn_value_as_tensor(&a[1], &w) < 0) return NULL;
     PyObject *r = sub_like(&a[0], &w, &a[2], out, inplace, reverse);
     Py_DECREF(w.u.obj);
     return r;
@@ -814,7 +796,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         if (ev.re == 1)
             return urun(fpow ? "float_power" : "pow", tn_cast_loop(ct, ct), NULL, a[0].u.obj, ct, ct, out, inplace, false);
         tn_value one = {.tag = TN_V_INT, .u.i = 1}, w;
-        if (wrap(&one, &w) < 0) return NULL;
+        if (tn_value_as_tensor(&one, &w) < 0) return NULL;
         PyObject *o = tn_as_dtype(w.u.obj, ct, true);
         Py_DECREF(w.u.obj);
         if (!o) return NULL;
@@ -826,7 +808,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
     if (ct == TN_DTYPE_F16 && ev.im == 0 && (ev.re == 0.5 || ev.re == -0.5)) {
         /* upstream's Half path takes std::pow here, not sqrt (pow(-0., .5) is +0) */
         tn_value w;
-        if (wrap(e, &w) < 0) return NULL;
+        if (tn_value_as_tensor(e, &w) < 0) return NULL;
         PyObject *r = binary(fpow ? &bs_fpow : &bs_pow, &a[0], &w, out, inplace, NULL);
         Py_DECREF(w.u.obj);
         return r;
@@ -917,8 +899,8 @@ done:
 
 static PyObject *where_sc(tn_value *a, bool wx, bool wy, PyObject *out) {
     tn_value x, y;
-    if (wrap(&a[1], &x) < 0) return NULL;
-    if (wrap(&a[2], &y) < 0) { Py_DECREF(x.u.obj); return NULL; }
+    if (tn_value_as_tensor(&a[1], &x) < 0) return NULL;
+    if (tn_value_as_tensor(&a[2], &y) < 0) { Py_DECREF(x.u.obj); return NULL; }
     (void)wx; (void)wy;
     PyObject *r = where_impl(&a[0], &x, &y, out);
     Py_DECREF(x.u.obj);

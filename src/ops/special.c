@@ -158,22 +158,6 @@ PyObject *tn_op_special_ndtr_out(tn_value *a) { return ndtr_compute(a[0].u.obj, 
 /* ---------------------------------------------------------------- binary */
 enum { SB_FLOAT = 1 };
 
-/* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj). */
-static int wrap_num(const tn_value *in, tn_value *out) {
-    memset(out, 0, sizeof *out);
-    PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
-                  : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
-                  : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
-                  : PyFloat_FromDouble(in->u.f);
-    if (!num) return -1;
-    PyObject *t = tn_tensor_from_number(num, true);
-    Py_DECREF(num);
-    if (!t) return -1;
-    out->tag = TN_V_TENSOR;
-    out->wrapped = true;
-    out->u.obj = t;
-    return 0;
-}
 
 static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *a, tn_value *b, PyObject *out,
                            bool inplace, unsigned fl) {
@@ -211,7 +195,7 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
 static PyObject *sb_ts(tn_special_binary_op op, const char *name, tn_value *a, bool scalar_first, PyObject *out,
                        unsigned fl) {
     tn_value w;
-    if (wrap_num(scalar_first ? &a[0] : &a[1], &w) < 0) return NULL;
+    if (tn_value_as_tensor(scalar_first ? &a[0] : &a[1], &w) < 0) return NULL;
     PyObject *r = scalar_first ? sp_binary(op, name, &w, &a[1], out, false, fl) : sp_binary(op, name, &a[0], &w, out, false, fl);
     Py_DECREF(w.u.obj);
     return r;
