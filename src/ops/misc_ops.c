@@ -830,11 +830,12 @@ PyObject *tn_op_masked_scatter(tn_value *a) {
 /* masked_scatter_backward(grad, mask, sizes): grad.masked_select(mask), zeros appended up to
  * prod(sizes), viewed as sizes */
 PyObject *tn_op_masked_scatter_backward(tn_value *a) {
-    int64_t numel = 1;
-    for (int i = 0; i < a[2].u.ints.n; i++) numel *= a[2].u.ints.v[i];
+    uint64_t prod = 1;   /* upstream's product wraps on overflow; view() then refuses the shape */
+    for (int i = 0; i < a[2].u.ints.n; i++) prod *= (uint64_t)a[2].u.ints.v[i];
+    int64_t numel = (int64_t)prod;
     PyObject *sel = tn_aten(TN_ROW_masked_select, "(OO)", a[0].u.obj, a[1].u.obj);
     if (!sel) return NULL;
-    int64_t diff = numel - tn_numel(tn_tensor_of(sel));
+    int64_t have = tn_numel(tn_tensor_of(sel)), diff = numel > have ? numel - have : 0;
     if (diff > 0) {
         PyObject *dt = tn_py_from_dtype(tn_tensor_of(a[0].u.obj)->dtype);
         PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
