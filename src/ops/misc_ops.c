@@ -926,3 +926,67 @@ PyObject *tn_op_block_diag(tn_value *a) {
     Py_DECREF(seq);
     return res;
 }
+
+/* ---- renorm(self, p, dim, maxnorm) ----
+ * upstream's structured kernel: the p-norm of each slice along `dim` (linalg_vector_norm over the
+ * other dims, keepdim, in float for bf16 / f16), factor = norm > maxnorm ? maxnorm / (norm + 1e-7)
+ * : 1 in the norm's type, converted to self's dtype, then self * factor. */
+static PyObject *renorm_compute(tn_value *a) {
+    const tn_tensor *t = TN_T(a[0]);
+    double p = tn_value_as_double(&a[1]), maxnorm = tn_value_as_double(&a[3]);
+    if (!(p > 0.0)) {
+        PyErr_SetString(PyExc_RuntimeError, "renorm: non-positive-norm not supported");
+        return NULL;
+    }
+    if (!(maxnorm >= 0.0)) {
+        PyErr_Format(PyExc_RuntimeError, "renorm: expected maxnorm to be >= 0 but got %g", maxnorm);
+        return NULL;
+    }
+    if (t->ndim < 2) {
+        PyErr_Format(PyExc_RuntimeError, "renorm: input needs at least 2 dimensions, got %d dimensions", t->ndim);
+        return NULL;
+    }
+    int64_t dim, dims[TN_MAX_DIMS];
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
+    int nd = 0;
+    for (int i = 0; i < t->ndim; i++)
+        if (i != dim) dims[nd++] = i;
+    PyObject *dl = tn_int_list(dims, nd), *kw = NULL;
+    if (!dl) return NULL;
+    if (t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16) {
+        PyObject *f = tn_py_from_dtype(TN_DTYPE_F32);
+        kw = f ? Py_BuildValue("{sO}", "dtype", f) : NULL;
+        Py_XDECREF(f);
+        if (!kw) { Py_DECREF(dl); return NULL; }
+    }
+    PyObject *norm = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OdOO)", a[0].u.obj, p, dl, Py_True)
+                        : tn_aten(TN_ROW_linalg_vector_norm, "(OdOO)", a[0].u.obj, p, dl, Py_True);
+    Py_DECREF(dl);
+    Py_XDECREF(kw);
+    if (!norm) return NULL;
+    tn_dtype nt = tn_tensor_of(norm)->dtype;
+    /* maxnorm, 1e-7 and 1 as the norm's type, as the kernel's static_casts */
+    double mx = nt == TN_DTYPE_F32 ? (double)(float)maxnorm : maxnorm, eps = nt == TN_DTYPE_F32 ? (double)1e-7f : 1e-7;
+    PyObject *gt = tn_aten(TN_ROW_gt_Scalar, "(Od)", norm, mx);
+    PyObject *den = gt ? tn_aten(TN_ROW_add_Scalar, "(Od)", norm, eps) : NULL;
+    PyObject *num = den ? tn_aten(TN_ROW_full_like, "(Od)", norm, mx) : NULL;
+    PyObject *q = num ? tn_aten(TN_ROW_div_Tensor, "(OO)", num, den) : NULL;
+    PyObject *one = q ? tn_aten(TN_ROW_ones_like, "(O)", norm) : NULL;
+    PyObject *f = one ? tn_aten(TN_ROW_where_self, "(OOO)", gt, q, one) : NULL;
+    PyObject *dt = f ? tn_py_from_dtype(t->dtype) : NULL;
+    PyObject *fc = dt ? tn_aten(TN_ROW_to_dtype, "(OO)", f, dt) : NULL;
+    PyObject *r = fc ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, fc) : NULL;
+    Py_DECREF(norm); Py_XDECREF(gt); Py_XDECREF(den); Py_XDECREF(num); Py_XDECREF(q); Py_XDECREF(one);
+    Py_XDECREF(f); Py_XDECREF(dt); Py_XDECREF(fc);
+    if (r && !tn_is_contiguous(tn_tensor_of(r))) Py_SETREF(r, tn_clone_contiguous(r));   /* a structured op's fresh output */
+    return r;
+}
+PyObject *tn_op_renorm(tn_value *a) { return renorm_compute(a); }
+PyObject *tn_op_renorm_out(tn_value *a) { return tn_out_deliver(renorm_compute(a), a[4].u.obj, "renorm"); }
+PyObject *tn_op_renorm_(tn_value *a) {
+    PyObject *r = renorm_compute(a);
+    if (!r) return NULL;
+    int rc = tn_copy_into(a[0].u.obj, r);
+    Py_DECREF(r);
+    return rc < 0 ? NULL : Py_NewRef(a[0].u.obj);
+}

@@ -273,3 +273,15 @@ grads("misc_ops_grad4", {
     "block_diag": "ps = leaves((2, 3), (3,), ()); out = torch.block_diag(ps[0], ps[1].exp(), ps[2]) * torch.arange(42.).reshape(6, 7)",
     "block_diag_empty_middle": "ps = leaves((2, 2), (0,), (3,), (1, 2)); out = torch.block_diag(ps[0], ps[1], ps[2], ps[3]) * torch.arange(48.).reshape(6, 8)",
 })
+
+RN = "g = torch.Generator().manual_seed(0)\nx = torch.randn(5, 5, 5, generator=g)\n"
+cases("renorm", {
+    "basic": RN + "(torch.renorm(x, 2, 1, 0.5), torch.renorm(x, 2, -1, 0.5), torch.renorm(x, 1, 2, 3), torch.renorm(x, float('inf'), 2, 0.5), x.renorm(3, 0, 1.5))",
+    "dtypes": RN + "(torch.renorm(x.double(), 2, 0, 1.0), torch.renorm(x.bfloat16(), 2, 1, 0.5), torch.renorm(x.half(), 1, 2, 2.0), torch.renorm(torch.complex(x, x.flip(0)), 2, 1, 0.5), torch.renorm(x[..., :0], 2, 0, 1))",
+    "noncontig": RN + "(torch.renorm(x.transpose(0, 2), 2, 1, 0.7), torch.renorm(x[:, ::2], 2, 0, 0.3))",
+    "inplace_out": RN + "y = x.clone()\nr = y.renorm_(2, 1, 0.5)\no = torch.empty(0)\nq = torch.renorm(x, 2, 0, 0.5, out=o)\n(r is y, y, q is o, o, torch.ops.aten.renorm.default(x, 2, 0, 0.5), torch.ops.aten.renorm_.default(x.clone(), 2, 0, 0.5))",
+    "graph": RN + "x.requires_grad_()\ny = torch.renorm(x, 2, 0, 0.5)\n(y.grad_fn.name(), y.requires_grad)",
+    "bad_p": RN + "torch.renorm(x, 0, 0, 1)", "bad_p_neg": RN + "torch.renorm(x, -1, 0, 1)",
+    "bad_maxnorm": RN + "torch.renorm(x, 2, 0, -1)", "bad_1d": "torch.renorm(torch.randn(3), 2, 0, 1)",
+    "bad_dim": RN + "torch.renorm(x, 2, 5, 1)", "bad_long": "torch.renorm(torch.ones(3, 4).long(), 2, 0, 1)",
+})
