@@ -228,18 +228,55 @@ PyObject *tn_op_logaddexp2_out(tn_value *a) { return sp_binary(TN_SPB_LOGADDEXP2
     PyObject *tn_op_##fn##_##n##_scalar_out(tn_value *a) { return sb_ts(TN_SPB_##OP, kname, a, false, a[2].u.obj, SB_FLOAT); }
 SPB6(special_xlog1py, self, other, XLOG1PY, "xlog1py")
 SPB6(special_zeta, self, other, ZETA, "zeta")
-SPB6(special_chebyshev_polynomial_t, x, n, CHEB_T, "chebyshev_polynomial_t")
-SPB6(special_chebyshev_polynomial_u, x, n, CHEB_U, "chebyshev_polynomial_u")
-SPB6(special_chebyshev_polynomial_v, x, n, CHEB_V, "chebyshev_polynomial_v")
-SPB6(special_chebyshev_polynomial_w, x, n, CHEB_W, "chebyshev_polynomial_w")
-SPB6(special_shifted_chebyshev_polynomial_t, x, n, SCHEB_T, "shifted_chebyshev_polynomial_t")
-SPB6(special_shifted_chebyshev_polynomial_u, x, n, SCHEB_U, "shifted_chebyshev_polynomial_u")
-SPB6(special_shifted_chebyshev_polynomial_v, x, n, SCHEB_V, "shifted_chebyshev_polynomial_v")
-SPB6(special_shifted_chebyshev_polynomial_w, x, n, SCHEB_W, "shifted_chebyshev_polynomial_w")
-SPB6(special_hermite_polynomial_h, x, n, HERMITE_H, "hermite_polynomial_h")
-SPB6(special_hermite_polynomial_he, x, n, HERMITE_HE, "hermite_polynomial_he")
-SPB6(special_laguerre_polynomial_l, x, n, LAGUERRE_L, "laguerre_polynomial_l")
-SPB6(special_legendre_polynomial_p, x, n, LEGENDRE_P, "legendre_polynomial_p")
+/* The orthogonal polynomials run an n-step recurrence per element, as upstream's kernels do
+ * (upstream takes seconds per element at n = 3e9, where a bounded value never reaches NaN to stop
+ * it). Degrees above 2^24 refuse by name instead of hanging; n beyond int64 (upstream's cast gives
+ * INT64_MIN, a zero result) and NaN pass. */
+static int poly_degree_check(const char *kname, const tn_value *n) {
+    double worst = 0;
+    if (n->tag == TN_V_TENSOR) {
+        PyObject *d = tn_as_dtype(n->u.obj, TN_DTYPE_F64, true);
+        if (!d) return -1;
+        const tn_tensor *t = tn_tensor_of(d);
+        const double *v = (const double *)tn_data(t);
+        for (int64_t i = 0; i < tn_numel(t); i++)
+            if (v[i] > worst && v[i] < 9.2233720368547758e18) worst = v[i];
+        Py_DECREF(d);
+    } else {
+        double v = tn_value_as_double(n);
+        if (v > 0 && v < 9.2233720368547758e18) worst = v;
+    }
+    if (worst <= 16777216.0) return 0;
+    char what[160];
+    snprintf(what, sizeof what, "%s with n = %.0f (degrees above 2^24: an n-step recurrence per element)", kname, worst);
+    tn_not_implemented(what);
+    return -1;
+}
+#define SPBP(fn, OP, kname)                                                                     \
+    static PyObject *poly_##fn(tn_value *a, bool scalar_x, bool scalar_n, PyObject *out) {      \
+        if (poly_degree_check(kname, &a[1]) < 0) return NULL;                                   \
+        if (scalar_x) return sb_ts(TN_SPB_##OP, kname, a, true, out, SB_FLOAT);                 \
+        if (scalar_n) return sb_ts(TN_SPB_##OP, kname, a, false, out, SB_FLOAT);                \
+        return sp_binary(TN_SPB_##OP, kname, &a[0], &a[1], out, false, SB_FLOAT);               \
+    }                                                                                           \
+    PyObject *tn_op_##fn(tn_value *a) { return poly_##fn(a, false, false, NULL); }              \
+    PyObject *tn_op_##fn##_out(tn_value *a) { return poly_##fn(a, false, false, a[2].u.obj); }  \
+    PyObject *tn_op_##fn##_x_scalar(tn_value *a) { return poly_##fn(a, true, false, NULL); }    \
+    PyObject *tn_op_##fn##_x_scalar_out(tn_value *a) { return poly_##fn(a, true, false, a[2].u.obj); } \
+    PyObject *tn_op_##fn##_n_scalar(tn_value *a) { return poly_##fn(a, false, true, NULL); }    \
+    PyObject *tn_op_##fn##_n_scalar_out(tn_value *a) { return poly_##fn(a, false, true, a[2].u.obj); }
+SPBP(special_chebyshev_polynomial_t, CHEB_T, "chebyshev_polynomial_t")
+SPBP(special_chebyshev_polynomial_u, CHEB_U, "chebyshev_polynomial_u")
+SPBP(special_chebyshev_polynomial_v, CHEB_V, "chebyshev_polynomial_v")
+SPBP(special_chebyshev_polynomial_w, CHEB_W, "chebyshev_polynomial_w")
+SPBP(special_shifted_chebyshev_polynomial_t, SCHEB_T, "shifted_chebyshev_polynomial_t")
+SPBP(special_shifted_chebyshev_polynomial_u, SCHEB_U, "shifted_chebyshev_polynomial_u")
+SPBP(special_shifted_chebyshev_polynomial_v, SCHEB_V, "shifted_chebyshev_polynomial_v")
+SPBP(special_shifted_chebyshev_polynomial_w, SCHEB_W, "shifted_chebyshev_polynomial_w")
+SPBP(special_hermite_polynomial_h, HERMITE_H, "hermite_polynomial_h")
+SPBP(special_hermite_polynomial_he, HERMITE_HE, "hermite_polynomial_he")
+SPBP(special_laguerre_polynomial_l, LAGUERRE_L, "laguerre_polynomial_l")
+SPBP(special_legendre_polynomial_p, LEGENDRE_P, "legendre_polynomial_p")
 
 /* ---------------------------------------------------------------- frexp */
 static PyObject *frexp_run(PyObject *self, PyObject *mo, PyObject *eo) {
