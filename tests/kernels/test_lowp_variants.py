@@ -12,6 +12,7 @@ and tails). Two checks:
 import os
 import subprocess
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -19,7 +20,7 @@ OURS = os.path.join(ROOT, ".venv", "bin", "python")
 REF = os.path.join(ROOT, ".venv-ref", "bin", "python")
 
 SNIPPET = r"""
-import sys, torch
+import sys, numpy as np, torch
 F = torch.nn.functional
 x = torch.arange(-32768, 32768, dtype=torch.int32).to(torch.int16).view(torch.bfloat16)
 y = torch.arange(0, 65536, dtype=torch.int32).flip(0).to(torch.int16).view(torch.bfloat16)
@@ -43,8 +44,8 @@ for n in range(1, 71):
     out["add%d" % n] = a + b
     out["mulb%d" % n] = a * b[0]
     out["cast%d" % n] = f[n * 13: n * 14].to(torch.bfloat16)
-torch.save({k: v.contiguous().view(torch.int16) if v.dtype == torch.bfloat16 else v.contiguous().view(torch.int32)
-            for k, v in out.items()}, sys.argv[1])
+np.savez(sys.argv[1], **{k: (v.contiguous().view(torch.int16) if v.dtype == torch.bfloat16 else v.contiguous().view(torch.int32)).numpy()
+                          for k, v in out.items()})
 """
 
 
@@ -56,29 +57,34 @@ def run(py, env_extra, path):
     assert r.returncode == 0, r.stderr[-2000:]
 
 
+def _as_float(a):
+    """the saved bit patterns as float32 values (bf16 widened exactly)"""
+    if a.dtype == np.int16:
+        return (a.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a.view(np.float32)
+
+
 def test_lowp_variants_and_upstream(tmp_path):
     if not os.path.exists(OURS) or not os.path.exists(REF):
         pytest.skip("environments not built (make setup)")
-    import torch  # the test process's torch only loads the saved integer tensors
-    run(OURS, {"TN_VEXP": "ref"}, str(tmp_path / "ref.pt"))
-    portable = torch.load(str(tmp_path / "ref.pt"))
+    # the pytest process never imports torch (test_harness_selftest): results travel as numpy bits
+    run(OURS, {"TN_VEXP": "ref"}, str(tmp_path / "ref.npz"))
+    portable = dict(np.load(str(tmp_path / "ref.npz")))
     cpu = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     variants = {"best": {}}
     if " avx2" in cpu:
         variants["avx2"] = {"TN_VEXP": "avx2"}
     for name, env in variants.items():
-        run(OURS, env, str(tmp_path / (name + ".pt")))
-        got = torch.load(str(tmp_path / (name + ".pt")))
-        bad = [k for k in portable if not torch.equal(portable[k], got[k])]
+        run(OURS, env, str(tmp_path / (name + ".npz")))
+        got = np.load(str(tmp_path / (name + ".npz")))
+        bad = [k for k in portable if not np.array_equal(portable[k], got[k])]
         assert not bad, "lowp variant %s differs from the portable body: %s" % (name, bad[:20])
-    run(REF, {}, str(tmp_path / "upstream.pt"))
-    up = torch.load(str(tmp_path / "upstream.pt"))
+    run(REF, {}, str(tmp_path / "upstream.npz"))
+    up = np.load(str(tmp_path / "upstream.npz"))
     bad = []
-    for k, u in up.items():
-        o = portable[k]
-        fl = torch.bfloat16 if u.dtype == torch.int16 else torch.float32
-        uf, of = u.view(fl).float(), o.view(fl).float()
-        diff = (u != o) & ~(uf.isnan() & of.isnan())
+    for k in up.files:
+        u, o = up[k], portable[k]
+        diff = (u != o) & ~(np.isnan(_as_float(u)) & np.isnan(_as_float(o)))
         if diff.any():
             bad.append("%s: %d values" % (k, int(diff.sum())))
     assert not bad, "bf16 results differ from upstream's: %s" % bad[:20]
