@@ -711,3 +711,14 @@ int tn_value_as_tensor(const tn_value *in, tn_value *out) {
     out->u.obj = t;
     return 0;
 }
+
+PyObject *tn_cast_error(tn_dtype from, tn_dtype to) {
+    PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
+                 tn_dtype_cpp_name(from), tn_dtype_cpp_name(to));
+    return NULL;
+}
+
+PyObject *tn_kernel_missing_cpu(const char *name, tn_dtype dt) {
+    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
+    return NULL;
+}

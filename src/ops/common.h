@@ -64,6 +64,10 @@ static inline tn_dtype tn_nn_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN
 /* upstream's message for a kernel without this dtype: NotImplementedError("\"name\" not
  * implemented for 'Dtype'"). Returns NULL. */
 PyObject *tn_kernel_missing(const char *kname, tn_dtype dt);
+/* the same for upstream's kernels named "<name>_cpu" */
+PyObject *tn_kernel_missing_cpu(const char *name, tn_dtype dt);
+/* RuntimeError "result type X can't be cast to the desired output type Y" (out= / in-place) */
+PyObject *tn_cast_error(tn_dtype from, tn_dtype to);
 
 /* ---- tensors ---- */
 /* A contiguous copy of `t` converted to dtype (cast), or a new reference to t itself when it is

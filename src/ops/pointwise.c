@@ -19,16 +19,7 @@
 /* ---------------------------------------------------------------- helpers */
 
 
-static PyObject *not_impl(const char *name, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
-    return NULL;
-}
 
-static PyObject *cast_err(tn_dtype from, tn_dtype to) {
-    PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                 tn_dtype_cpp_name(from), tn_dtype_cpp_name(to));
-    return NULL;
-}
 
 static bool is_int(tn_dtype d) { return tn_dtype_is_integral(d, true); }
 
@@ -80,7 +71,7 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
     int nd = t->ndim;
     int64_t shape[TN_MAX_DIMS];
     memcpy(shape, t->sizes, (size_t)nd * sizeof *shape);
-    if (inplace && !tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+    if (inplace && !tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
     if ((inplace || out) && tn_check_overlap(inplace ? self : out, 1, &self) < 0) return NULL;
     if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
@@ -90,7 +81,7 @@ static PyObject *urun(const char *name, tn_loop loop, const void *ctx, PyObject 
         }
         if (tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
     }
-    if (!loop) return not_impl(name, ct); /* after the dtype checks, as upstream */
+    if (!loop) return tn_kernel_missing_cpu(name, ct); /* after the dtype checks, as upstream */
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
     const tn_tensor *t0 = t;
@@ -122,7 +113,7 @@ static int uprecheck(tn_unary_op op, tn_dtype dt) {
         }
         break;
     case TN_UNARY_ABS:
-        if (dt == TN_DTYPE_BOOL) { not_impl("abs", dt); return -1; }
+        if (dt == TN_DTYPE_BOOL) { tn_kernel_missing_cpu("abs", dt); return -1; }
         break;
     case TN_UNARY_SIGN:
         if (cplx) {
@@ -285,7 +276,7 @@ static PyObject *sgn_impl(tn_value *a, PyObject *out, bool inplace) {
     if (!tn_dtype_is_complex(dt)) return unary_ex(TN_UNARY_SIGN, "sgn", U_STRICT, a, out, inplace, NULL);
     if (tn_require_computable("sgn", dt) < 0) return NULL;
     tn_loop loop = tn_pw_sgn_complex_loop(dt);
-    if (!loop) return not_impl("sgn", dt);
+    if (!loop) return tn_kernel_missing_cpu("sgn", dt);
     return urun("sgn", loop, NULL, a[0].u.obj, dt, dt, out, inplace, true);
 }
 PyObject *tn_op_sgn(tn_value *a) { return sgn_impl(a, NULL, false); }
@@ -367,7 +358,7 @@ static PyObject *nan_to_num_impl(tn_value *a, PyObject *out, bool inplace) {
         a[3].tag == TN_V_NONE ? -big : tn_value_as_double(&a[3]),
     };
     tn_loop loop = tn_pw_nan_to_num_loop(dt);
-    if (!loop) return not_impl("nan_to_num", dt);
+    if (!loop) return tn_kernel_missing_cpu("nan_to_num", dt);
     return urun("nan_to_num", loop, &p, self, dt, dt, out, inplace, true);
 }
 PyObject *tn_op_nan_to_num(tn_value *a) { return nan_to_num_impl(a, NULL, false); }
@@ -489,7 +480,7 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
                          tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(ct));
             return NULL;
         }
-        if (!tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+        if (!tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
     } else if (out) {
         if ((s->fl & B_F64) && tn_tensor_of(out)->dtype != ct) {
             PyErr_Format(PyExc_RuntimeError,
@@ -499,7 +490,7 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
-    if (!loop) return not_impl(s->name, ct); /* after the shape / dtype checks, as upstream */
+    if (!loop) return tn_kernel_missing_cpu(s->name, ct); /* after the shape / dtype checks, as upstream */
     int64_t nres = 1;
     for (int i = 0; i < nd; i++) nres *= shape[i];
     if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && nres > 0 && zero_divisor(b->u.obj, ct) < 0) return NULL;
@@ -867,7 +858,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     tn_dtype ct = tn_result_type(2, pair);
     if (tn_require_computable("where", ct) < 0) return NULL;
     tn_loop loop = tn_where_loop(ct);
-    if (!loop) return not_impl("where", ct);
+    if (!loop) return tn_kernel_missing_cpu("where", ct);
     const tn_tensor *ts[3] = {c, TN_T(*x), TN_T(*y)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
@@ -999,14 +990,14 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
     if (tn_require_computable("clamp", ct) < 0) return NULL;
     tn_loop loop = tn_clamp_tensor_loop(ct);
-    if (!loop) return not_impl("clamp", ct);
+    if (!loop) return tn_kernel_missing_cpu("clamp", ct);
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(n, ts, &nd, shape) < 0) return NULL;
     tn_tensor *t = TN_T(*self);
     if (inplace) {
         if (!same_shape(t, nd, shape)) return shape_mismatch(t, nd, shape);
-        if (!tn_can_cast(ct, t->dtype)) return cast_err(ct, t->dtype);
+        if (!tn_can_cast(ct, t->dtype)) return tn_cast_error(ct, t->dtype);
     } else if (out) {
         tn_dtype od = tn_tensor_of(out)->dtype;
         if (od != ct) {

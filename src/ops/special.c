@@ -19,15 +19,6 @@
 
 static bool is_int(tn_dtype d) { return tn_dtype_is_integral(d, true); }
 
-static PyObject *kmissing(const char *name, tn_dtype dt) {
-    PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
-    return NULL;
-}
-static PyObject *cast_err(tn_dtype from, tn_dtype to) {
-    PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                 tn_dtype_cpp_name(from), tn_dtype_cpp_name(to));
-    return NULL;
-}
 
 /* Deliver res into target (in-place self or out=), or return res. */
 static PyObject *deliver(PyObject *res, PyObject *target) {
@@ -56,7 +47,7 @@ static PyObject *run_into(const char *name, tn_loop loop, PyObject *const *orig,
             PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
             return NULL;
         }
-        if (!tn_can_cast(rt, t->dtype)) return cast_err(rt, t->dtype);
+        if (!tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
     }
     if (target && tn_check_overlap(target, nin, orig) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
@@ -83,9 +74,9 @@ static PyObject *sp_unary(tn_special_unary_op op, const char *name, PyObject *se
         return tn_refuse_op(inplace ? TN_ROW_sinc_ : out ? TN_ROW_sinc_out : TN_ROW_sinc);
     if (!loop) {
         /* upstream checks the out= / in-place dtype first */
-        if (inplace && !tn_can_cast(rt, dt)) return cast_err(rt, dt);
-        if (out && !tn_can_cast(rt, tn_tensor_of(out)->dtype)) return cast_err(rt, tn_tensor_of(out)->dtype);
-        return kmissing(name, ct);
+        if (inplace && !tn_can_cast(rt, dt)) return tn_cast_error(rt, dt);
+        if (out && !tn_can_cast(rt, tn_tensor_of(out)->dtype)) return tn_cast_error(rt, tn_tensor_of(out)->dtype);
+        return tn_kernel_missing_cpu(name, ct);
     }
     PyObject *x = tn_as_dtype(self, ct, false);
     if (!x) return NULL;
@@ -178,8 +169,8 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
     PyObject *orig[2] = {a->u.obj, b->u.obj};
     if (!loop) {
         tn_dtype td = inplace ? TN_T(*a)->dtype : out ? tn_tensor_of(out)->dtype : ct;
-        if (!tn_can_cast(ct, td)) return cast_err(ct, td);
-        return kmissing(name, ct);
+        if (!tn_can_cast(ct, td)) return tn_cast_error(ct, td);
+        return tn_kernel_missing_cpu(name, ct);
     }
     PyObject *x = tn_as_dtype(orig[0], ct, false);
     PyObject *y = x ? tn_as_dtype(orig[1], ct, false) : NULL;
@@ -297,7 +288,7 @@ static PyObject *frexp_run(PyObject *self, PyObject *mo, PyObject *eo) {
         return NULL;
     }
     tn_loop loop = tn_special_frexp_loop(t->dtype);
-    if (!loop) return kmissing("frexp", t->dtype);
+    if (!loop) return tn_kernel_missing_cpu("frexp", t->dtype);
     if (mo && tn_out_prepare(mo, t->ndim, t->sizes, t->dtype, "frexp") < 0) return NULL;
     if (eo && tn_out_prepare(eo, t->ndim, t->sizes, TN_DTYPE_I32, "frexp") < 0) return NULL;
     const tn_tensor *ts[1] = {t};
@@ -390,7 +381,7 @@ static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool pol
     }
     tn_loop loop = tn_special_complex_loop(d1, polar);
     if (!loop && !polar) return tn_refuse_op(out ? TN_ROW_complex_out : TN_ROW_complex); /* complex32 results */
-    if (!loop) return kmissing("polar", d1);
+    if (!loop) return tn_kernel_missing_cpu("polar", d1);
     PyObject *orig[2] = {re, im};
     return run_into(polar ? "polar" : "complex", loop, orig, orig, 2, rt, out, false);
 }
