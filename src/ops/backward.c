@@ -208,8 +208,7 @@ static PyObject *mse_bwd(tn_value *a, PyObject *out) {
     tn_loop loop;
     if (tn_broadcast_tensors_shape(3, ts, &nd, shape) < 0) goto done;
     if (!tn_can_cast(ct, o->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                     tn_dtype_infos[ct].name, tn_dtype_infos[o->dtype].name);
+        tn_cast_error(ct, o->dtype);
         goto done;
     }
     if (!(loop = tn_mse_backward_loop(ct))) {

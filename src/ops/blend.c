@@ -218,8 +218,7 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
             return NULL;
         }
         if (!tn_can_cast(ct, t->dtype)) {
-            PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                         tn_dtype_cpp_name(ct), tn_dtype_cpp_name(t->dtype));
+            tn_cast_error(ct, t->dtype);
             return NULL;
         }
     }

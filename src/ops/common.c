@@ -283,8 +283,7 @@ int tn_resize(PyObject *t, int ndim, const int64_t *sizes) {
 int tn_out_prepare(PyObject *out, int ndim, const int64_t *sizes, tn_dtype result_dtype, const char *op) {
     tn_tensor *o = tn_tensor_of(out);
     if (!tn_can_cast(result_dtype, o->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                     tn_dtype_infos[result_dtype].name, tn_dtype_infos[o->dtype].name);
+        tn_cast_error(result_dtype, o->dtype);
         return -1;
     }
     if (o->ndim == ndim && memcmp(o->sizes, sizes, (size_t)ndim * sizeof *sizes) == 0) return 0;
@@ -506,8 +505,7 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
             return NULL;
         }
         if (!tn_can_cast(rt, t->dtype)) {
-            PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                         tn_dtype_infos[rt].name, tn_dtype_infos[t->dtype].name);
+            tn_cast_error(rt, t->dtype);
             return NULL;
         }
     } else if (out && tn_out_prepare(out, nd, shape, compare ? TN_DTYPE_BOOL : rt, opname) < 0) {
@@ -584,8 +582,7 @@ PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *ou
     tn_dtype rt = tn_unary_out_dtype(op, ct);
     PyObject *target = inplace ? a->u.obj : out;
     if (inplace && !tn_can_cast(rt, t->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                     tn_dtype_infos[rt].name, tn_dtype_infos[t->dtype].name);
+        tn_cast_error(rt, t->dtype);
         return NULL;
     }
     if (target && tn_check_overlap(target, 1, &a->u.obj) < 0) return NULL;

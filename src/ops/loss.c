@@ -156,8 +156,7 @@ static PyObject *huber(tn_value *a, PyObject *out) {
     tn_tensor *x = TN_T(a[0]);
     tn_dtype ct = tn_result_type(2, a);
     if (!tn_can_cast(ct, x->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                     tn_dtype_cpp_name(ct), tn_dtype_cpp_name(x->dtype));
+        tn_cast_error(ct, x->dtype);
         return NULL;
     }
     tn_loss_params p = {delta, 0};

@@ -113,8 +113,7 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
         if (out) {
             tn_dtype o = tn_tensor_of(out)->dtype;
             if (!tn_can_cast(od, o)) {
-                PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type %s",
-                             tn_dtype_cpp_name(od), tn_dtype_cpp_name(o));
+                tn_cast_error(od, o);
                 return NULL;
             }
             if (is_float_or_complex(o)) od = o;

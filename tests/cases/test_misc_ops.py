@@ -285,3 +285,21 @@ cases("renorm", {
     "bad_maxnorm": RN + "torch.renorm(x, 2, 0, -1)", "bad_1d": "torch.renorm(torch.randn(3), 2, 0, 1)",
     "bad_dim": RN + "torch.renorm(x, 2, 5, 1)", "bad_long": "torch.renorm(torch.ones(3, 4).long(), 2, 0, 1)",
 })
+
+# The cast-error message of out= and in-place ops names the dtypes as upstream's ScalarType
+# spells them ("Float", "Long"), through one helper in ops/common (tn_cast_error).
+CAST_MSG = """
+def msg(f):
+    try:
+        f()
+        return "ok"
+    except RuntimeError as e:
+        return str(e)
+x, i = torch.randn(3), torch.zeros(3, dtype=torch.long)
+"""
+cases("cast_error_message", {
+    "binary_out": CAST_MSG + "(msg(lambda: torch.add(x, x, out=i)), msg(lambda: torch.mul(x, 2.5, out=i)), msg(lambda: torch.div(i, 2, out=torch.zeros(3, dtype=torch.int32))))",
+    "inplace": CAST_MSG + "(msg(lambda: i.add_(x)), msg(lambda: i.sqrt_()), msg(lambda: torch.zeros(3, dtype=torch.bool).mul_(x)))",
+    "backward_out": CAST_MSG + "(msg(lambda: torch.ops.aten.threshold_backward.grad_input(x, x, 0.0, grad_input=i)), msg(lambda: torch.ops.aten.mse_loss_backward.grad_input(x, x, x, 1, grad_input=i)))",
+    "reduce_loss_blend": CAST_MSG + "(msg(lambda: torch.sum(x, 0, out=torch.zeros((), dtype=torch.long))), msg(lambda: torch.ops.aten.huber_loss_.default(i, x) if hasattr(torch.ops.aten, 'huber_loss_') else 'none'), msg(lambda: torch.lerp(x, x, 0.5, out=i)))",
+})
