@@ -611,11 +611,6 @@ static PyObject *d_sdpa(tn_value *a) {
         if (!r) return NULL;
         Py_DECREF(r);
     }
-    /* bf16 / f16: the flash path (upstream's choice for them too) when no gradient is recorded,
-     * e.g. under a dispatch mode; the flash backward in these dtypes is not there yet */
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && tn_grad_enabled() &&
-        (tn_requires_grad(q) || tn_requires_grad(k) || tn_requires_grad(v) || (has_mask && tn_requires_grad(a[3].u.obj))))
-        return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
     PyObject *mask = NULL;
     /* upstream's CPU choice (sdp_utils_cpp use_flash_attention_cpp): 4-d, no dropout, equal head
      * sizes, equal batch, equal heads (or GQA), a mask not requiring grad, nonempty sequences, unit
@@ -638,13 +633,21 @@ static PyObject *d_sdpa(tn_value *a) {
         Py_DECREF(r);
         return out;
     }
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64)
-        return tn_not_implemented("autograd through scaled_dot_product_attention for this dtype");
     if (a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3])
         return tn_not_implemented("autograd through scaled_dot_product_attention's math path with grouped query attention");
+    /* the math path in bf16 / f16 computes in float32 (q, k, v widened; an additive mask is not)
+     * and rounds the output (and, discarded, the attention weights) back */
+    tn_dtype orig = dt;
+    PyObject *widened[3] = {NULL, NULL, NULL};
+    if (dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) {
+        for (int i = 0; i < 3; i++)
+            if (!(widened[i] = to_dtype(a[i].u.obj, TN_DTYPE_F32, false, NULL))) goto widen_failed;
+        q = widened[0], k = widened[1], v = widened[2], dt = TN_DTYPE_F32;
+        qt = tn_tensor_of(q), kt = tn_tensor_of(k);
+    }
     if (has_mask) {
         mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
-        if (!mask) return NULL;
+        if (!mask) goto widen_failed;
     }
     double sc = a[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[qt->ndim - 1]) : a[6].u.f;
     bool neg = a[6].tag != TN_V_NONE && sc < 0;
@@ -666,9 +669,16 @@ static PyObject *d_sdpa(tn_value *a) {
     if (attn && mask) Py_SETREF(attn, tn_aten(TN_ROW_add_Tensor, "(OO)", attn, mask));
     if (attn) Py_SETREF(attn, tn_aten(TN_ROW__safe_softmax, "(Oi)", attn, -1));
     if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_aten(TN_ROW_dropout, "(OdO)", attn, a[4].u.f, Py_True));
-    PyObject *r = attn ? tn_aten(TN_ROW_matmul, "(OO)", attn, v) : NULL;
+    PyObject *w = attn && orig != dt ? to_dtype(attn, orig, false, NULL) : NULL;   /* upstream's order */
+    PyObject *r = attn && (w || orig == dt) ? tn_aten(TN_ROW_matmul, "(OO)", attn, v) : NULL;
+    if (r && orig != dt) Py_SETREF(r, to_dtype(r, orig, false, NULL));
+    Py_XDECREF(w);
     Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn);
+    for (int i = 0; i < 3; i++) Py_XDECREF(widened[i]);
     return r;
+widen_failed:
+    for (int i = 0; i < 3; i++) Py_XDECREF(widened[i]);
+    return NULL;
 }
 
 /* silu_backward (math_silu_backward): grad_output * (sigmoid(x) * (1 + x * (1 - sigmoid(x)))) */

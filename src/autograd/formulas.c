@@ -1794,6 +1794,18 @@ static PyObject *heads_from(PyObject *g, int64_t Hk) {
     if (r) Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", r, 2));
     return r;
 }
+/* a flash gradient as upstream's kernel lays it out: (B, H, L, E) over (B, L, H, E) memory, in dtype dt */
+static PyObject *flash_grad(PyObject *x, tn_dtype dt) {
+    if (!x) return NULL;
+    const tn_tensor *t = tn_tensor_of(x);
+    long long B = t->sizes[0], H = t->sizes[1], L = t->sizes[2], E = t->sizes[3];
+    PyObject *kw = dtype_kw(dt);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_empty_strided, kw, "((LLLL)(LLLL))", B, H, L, E, L * H * E, E, H * E, 1LL) : NULL;
+    PyObject *c = r ? tn_aten(TN_ROW_copy_, "(OO)", r, x) : NULL;
+    if (!c) Py_CLEAR(r);
+    Py_XDECREF(kw); Py_XDECREF(c);
+    return r;
+}
 /* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask?, scale?)
  * -> (output, logsumexp). Upstream's backward is the op _scaled_dot_product_flash_attention_for_cpu_backward
  * (not here); the same gradients from the saved output and logsumexp:
@@ -1807,6 +1819,17 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     /* logsumexp is saved only once record.c keeps non-differentiable outputs; else recomputed */
     PyObject *lse = n->results && n->results[1] ? K(result(n, 1)) : NULL;
     if (!q || !k || !v || !out || PyErr_Occurred()) { drop_(&T); return -1; }
+    /* bf16 / f16: computed in float32 and rounded once per gradient, as upstream's kernel
+     * accumulates in float; every gradient in the kernel's (B, L, H, E) memory layout */
+    tn_dtype dt = tn_tensor_of(q)->dtype;
+    bool lowp = dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16;
+    PyObject *dO = g[0];
+    if (lowp) {
+        q = K(to_dt(q, TN_DTYPE_F32)), k = K(to_dt(k, TN_DTYPE_F32)), v = K(to_dt(v, TN_DTYPE_F32));
+        out = K(to_dt(out, TN_DTYPE_F32)), dO = K(to_dt(dO, TN_DTYPE_F32));
+        if (!q || !k || !v || !out || !dO) { drop_(&T); return -1; }
+    }
+#define FLASH_GRAD_(x) K(flash_grad((x), dt))
     const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k);
     int64_t H = qt->sizes[1], Hk = kt->sizes[1], L = qt->sizes[2], S = kt->sizes[2];
     double sc = n->args[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[3]) : arg_f(n, 6);
@@ -1830,16 +1853,16 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     /* fully masked rows (lse = -inf) take no gradient, as upstream's kernel: exp(-inf - 0) = 0 */
     lse_u = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", lse_u, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", lse_u, -INFINITY)), 0));
     PyObject *P = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sco, lse_u))));
-    PyObject *dO = g[0];
-    if (need(n, 2)) OUTK(2, K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk)));
+    if (need(n, 2)) OUTK(2, FLASH_GRAD_(K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk))));
     if (need(n, 0) || need(n, 1)) {
         PyObject *dP = K(tn_aten(TN_ROW_matmul, "(OO)", dO, K(tn_aten(TN_ROW_transpose_int, "(Oii)", vv, -2, -1))));
         PyObject *D = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", dO, out)), -1, Py_True));
         PyObject *dS = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", P, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", dP, D))));
-        if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", dS, kk)), sc)));
-        if (need(n, 1)) OUTK(1, K(heads_from(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)",
-                             K(tn_aten(TN_ROW_transpose_int, "(Oii)", dS, -2, -1)), q)), sc)), Hk)));
+        if (need(n, 0)) OUTK(0, FLASH_GRAD_(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", dS, kk)), sc))));
+        if (need(n, 1)) OUTK(1, FLASH_GRAD_(K(heads_from(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)",
+                             K(tn_aten(TN_ROW_transpose_int, "(Oii)", dS, -2, -1)), q)), sc)), Hk))));
     }
+#undef FLASH_GRAD_
     DONE;
 }
 
