@@ -178,6 +178,14 @@ def bad_case(name):
         for step in range(2):
             ddp(torch.ones(2, 12)).sum().backward()
         return None
+    elif name == "bad_mixed_precision":
+        # DDP's mixed precision on CPU: upstream's root forward pre-hook records a torch.Event,
+        # which the CPU backend refuses ("cpu backend doesn't support events.")
+        from torch.nn.parallel.distributed import _MixedPrecision
+        mp = _MixedPrecision(param_dtype=torch.bfloat16, reduce_dtype=torch.float32, buffer_dtype=torch.bfloat16)
+        ddp = nn.parallel.DistributedDataParallel(MLP(), mixed_precision=mp)
+        ddp(torch.ones(2, 12)).float().sum().backward()
+        return None
     else:
         raise ValueError(name)
     nn.parallel.DistributedDataParallel(model)

@@ -647,6 +647,7 @@ typedef struct {
     bool find_unused, as_view, static_graph, skip_unused;
     bool expect_hooks, require_finalize, has_marked_unused, has_rebuilt, first_hook_called, lum_reduced, graph_static;
     bool optim_in_backward;
+    bool mixed_precision;       /* _set_mixed_precision_param_dtype was called */
     int next_bucket, ready_buckets, reduced_buckets;
     char *ready;                /* perIterationReadyParams_ */
     int *unused, nunused;
@@ -1508,6 +1509,9 @@ static PyObject *r_prepare_for_backward(PyObject *self, PyObject *args, PyObject
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:prepare_for_backward", kws, &outs)) return NULL;
     red_obj *r = ready_red(self);
     if (!r) return NULL;
+    /* not reached through upstream's DDP on CPU: the module's forward pre-hook records a
+     * torch.Event first, which raises "cpu backend doesn't support events." (stream.c) as upstream */
+    if (r->mixed_precision) return tn_not_implemented("DistributedDataParallel's Reducer with mixed precision");
     PyObject *ol = NULL;
     if (!outs) ol = PyList_New(0);
     else if (tn_py_is_tensor(outs)) ol = PyList_New(1), ol && (PyList_SetItem(ol, 0, Py_NewRef(outs)), 0);
@@ -1856,7 +1860,14 @@ static PyObject *r_set_optim_in_bwd(PyObject *self, PyObject *u) {
     Py_RETURN_NONE;
 }
 static PyObject *r_refuse(PyObject *self, PyObject *args, PyObject *kw) {
-    return tn_not_implemented("torch._C._distributed_c10d.Reducer: sparse metadata / mixed precision");
+    return tn_not_implemented("torch._C._distributed_c10d.Reducer: sparse metadata");
+}
+static PyObject *r_set_mixed_precision(PyObject *self, PyObject *dtype) {
+    red_obj *r = ready_red(self);
+    tn_dtype d;
+    if (!r || tn_py_to_dtype(dtype, &d) < 0) return NULL;
+    r->mixed_precision = true;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef red_methods[] = {
@@ -1868,7 +1879,7 @@ static PyMethodDef red_methods[] = {
     {"_get_zeros_like_grad_buckets", r_zeros_like_buckets, METH_NOARGS, NULL},
     {"_set_optimizer_in_backward", r_set_optim_in_bwd, METH_NOARGS, NULL},
     {"_set_sparse_metadata", (PyCFunction)(void (*)(void))r_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
-    {"_set_mixed_precision_param_dtype", (PyCFunction)(void (*)(void))r_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_set_mixed_precision_param_dtype", r_set_mixed_precision, METH_O, NULL},
     {"_push_all_rebuilt_params", r_push_all_rebuilt, METH_NOARGS, NULL},
     {"_set_forward_pass_work_handle", r_set_fwd_work, METH_VARARGS, NULL},
     {"_get_local_used_map", r_get_local_used_map, METH_NOARGS, NULL},
