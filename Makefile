@@ -111,6 +111,7 @@ $(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
 
 test-asan: setup $(BUILD)/asan/_C.abi3.so
 	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= $(VENV)/bin/python -m pytest -q tests/cases
+	TN_GLOO_FUZZ_ITERS=1000000 $(VENV)/bin/python -m pytest -q tests/test_gloo_fuzz.py
 
 clean:
 	rm -rf $(BUILD)

@@ -210,6 +210,26 @@ def stopped():
     res["seconds"] = time.time() - t0
 
 
+def overlap():
+    """an async all_reduce returns before its peers have joined: rank 1 joins 1.5 s late, rank 0
+    computes meanwhile (the ring runs on the backend's worker thread, off the calling thread)"""
+    t = torch.arange(1 << 16, dtype=torch.float32) + RANK
+    if RANK == 1:
+        time.sleep(1.5)
+    t0 = time.time()
+    w = dist.all_reduce(t, async_op=True)
+    res["call_seconds"] = time.time() - t0
+    res["completed_at_return"] = w.is_completed()
+    a = torch.randn(64, 64)
+    n = 0
+    while not w.is_completed() and time.time() - t0 < 10:
+        a = torch.tanh(a @ a)
+        n += 1
+    res["computed_while_pending"] = n > 0 if RANK == 0 else None
+    w.wait()
+    res["sum"] = digest(t)
+
+
 def init_method():
     t = torch.arange(4, dtype=torch.float32) + RANK
     dist.all_reduce(t)
@@ -224,7 +244,7 @@ if init.startswith("env://"):
 else:
     dist.init_process_group("gloo", init_method=init, rank=RANK, world_size=int(os.environ["WORLD_SIZE"]),
                             timeout=timeout)
-{"collectives": collectives, "killed": killed, "stopped": stopped, "init": init_method}[SUITE]()
+{"collectives": collectives, "killed": killed, "stopped": stopped, "init": init_method, "overlap": overlap}[SUITE]()
 with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
     json.dump(res, f, sort_keys=True)
 if SUITE not in ("killed", "stopped"):

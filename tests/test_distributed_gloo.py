@@ -160,6 +160,23 @@ def test_stopped_rank_makes_survivors_raise_at_timeout(spec, stopped_reference, 
         assert 4.5 <= gs < 20, (spec, got)
 
 
+@pytest.mark.parametrize("spec", ["nn", "nu", "un"])
+def test_async_all_reduce_overlaps_compute(spec, tmp_path):
+    """all_reduce(async_op=True) returns at once and completes later, as upstream's gloo work
+    queue does: with rank 1 joining 1.5 s late, rank 0's call returns in well under a second,
+    the Work is not completed yet, rank 0 computes while it is pending, and the result bytes equal
+    the all-upstream world's"""
+    ref, rstatus = _world("uu", "overlap", str(tmp_path / "uu"))
+    got, status = _world(spec, "overlap", str(tmp_path / spec))
+    _check_ok("uu", ref, rstatus)
+    _check_ok(spec, got, status)
+    for r in (0, 1):
+        assert got[r]["sum"] == ref[r]["sum"], (spec, r)
+    for res in (ref[0], got[0]):
+        assert res["call_seconds"] < 0.5 and res["completed_at_return"] is False, (spec, ref[0], got[0])
+        assert res["computed_while_pending"] is True, (spec, ref[0], got[0])
+
+
 @pytest.mark.parametrize("spec,method", [("nu", "tcp"), ("un", "file")])
 def test_init_methods(spec, method, tmp_path):
     """init_process_group with tcp:// and file:// in mixed worlds"""

@@ -920,8 +920,8 @@ static PyObject *run_hook(red_obj *r, PyObject *gbo) {
     w = pg_allreduce(r->pg, t);
     PyObject *f = w ? PyObject_CallMethod(w, "get_future", NULL) : NULL;
     Py_XDECREF(w);
-    if (f && r->hook_kind == HOOK_FP16) {   /* decompress: the bucket's buffer takes the result */
-        PyObject *v = PyObject_CallMethod(f, "value", NULL);
+    if (f && r->hook_kind == HOOK_FP16) {   /* decompress: the bucket's buffer takes the result (waited for) */
+        PyObject *v = PyObject_CallMethod(f, "wait", NULL);
         int rc = v ? callv(buf, "copy_", "(O)", PyList_Check(v) ? PyList_GetItem(v, 0) : v) : -1;
         Py_XDECREF(v);
         Py_DECREF(f);

@@ -4,7 +4,10 @@
  * collectives byte-identical to upstream's gloo), Work, ProcessGroupGloo.Device / _Options and
  * the collective option structs (AllreduceOptions, ...).
  *
- * Collectives run in the calling thread with the GIL released and return a completed Work;
+ * Collectives run in the calling thread with the GIL released and return a completed Work,
+ * except allreduce (DDP's bucket reduction): it is queued on the backend's worker thread and
+ * returns at once, so compute goes on while the ring runs, as upstream's gloo work queue; its
+ * Work/Future complete when the worker is done (wait() blocks with the GIL released).
  * send/recv return a Work whose wait() blocks (GIL released) until the transport is done. The
  * tag sequence is upstream's: every collective takes the next tag of its backend, point to point
  * uses the user's tag as the slot. */
@@ -13,8 +16,11 @@
 #include "distributed/gloo.h"
 #include "distributed/store.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <structmember.h>
 #include <unistd.h>
@@ -206,6 +212,8 @@ typedef struct {
     int src;
     int completed;
     int64_t timeout_ms;
+    int async_state;        /* 1: queued on the backend's worker, 2: finished (under its mutex) */
+    PyObject *future;       /* get_future() of a queued work: completed by the worker */
 } work_obj;
 
 static PyMemberDef work_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(work_obj, dict), READONLY, NULL}, {NULL}};
@@ -222,7 +230,10 @@ static PyObject *work_new_done(PyObject *tensors) {
 
 static int owner_alive(work_obj *w);   /* the backend still holds the op's context */
 
+static int work_await(work_obj *w, int64_t timeout_ms);   /* a queued allreduce */
+
 static int work_finish(work_obj *w, int64_t timeout_ms) {
+    if (w->async_state) return work_await(w, timeout_ms);
     if (w->completed || !w->op) {
         w->completed = 1;
         return 0;
@@ -276,6 +287,7 @@ static PyObject *work_wait(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyObject *work_is_completed(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
+    if (w->async_state) return PyBool_FromLong(w->completed);   /* set by the worker, under the GIL */
     if (!w->completed && w->op && owner_alive(w) && tn_gloo_op_done(w->ctx, w->op)) {
         if (work_finish(w, -1) < 0) PyErr_Clear();
     }
@@ -301,19 +313,29 @@ static PyObject *work_result(PyObject *self, PyObject *unused) {
 static PyObject *work_synchronize(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
 
 /* get_future: a torch.futures.Future already holding result() (or the exception) */
+static int future_complete(PyObject *f, work_obj *w) {
+    PyObject *r = w->exc ? PyObject_CallMethod(f, "set_exception", "O", w->exc)
+                         : PyObject_CallMethod(f, "set_result", "O", w->tensors ? w->tensors : Py_None);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+/* get_future: a torch.futures.Future holding result() (or the exception); for a queued
+ * allreduce, one the worker completes (its callbacks then run on the worker, as upstream's) */
 static PyObject *work_get_future(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
-    if (!w->completed && work_finish(w, -1) < 0) return NULL;
+    if (w->async_state && !w->completed && w->future) return Py_NewRef(w->future);
+    if (!w->async_state && !w->completed && work_finish(w, -1) < 0) return NULL;
     PyObject *fm = PyImport_ImportModule("torch.futures");
     PyObject *F = fm ? PyObject_GetAttrString(fm, "Future") : NULL;
     Py_XDECREF(fm);
     PyObject *f = F ? PyObject_CallNoArgs(F) : NULL;
     Py_XDECREF(F);
     if (!f) return NULL;
-    PyObject *r = w->exc ? PyObject_CallMethod(f, "set_exception", "O", w->exc)
-                         : PyObject_CallMethod(f, "set_result", "O", w->tensors ? w->tensors : Py_None);
-    if (!r) { Py_DECREF(f); return NULL; }
-    Py_DECREF(r);
+    if (!w->completed) {   /* queued: the worker completes it (it takes the GIL to do so) */
+        w->future = Py_NewRef(f);
+        return f;
+    }
+    if (future_complete(f, w) < 0) { Py_DECREF(f); return NULL; }
     return f;
 }
 
@@ -324,6 +346,7 @@ static int work_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(w->tensors);
     Py_VISIT(w->keep);
     Py_VISIT(w->exc);
+    Py_VISIT(w->future);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -338,6 +361,7 @@ static int work_clear(PyObject *self) {
     Py_CLEAR(w->tensors);
     Py_CLEAR(w->keep);
     Py_CLEAR(w->exc);
+    Py_CLEAR(w->future);
     return 0;
 }
 static void work_dealloc(PyObject *self) {
@@ -458,6 +482,7 @@ typedef struct {
     int64_t timeout_ms;
     int64_t seq;
     PyObject *options;
+    struct wq *q;             /* the worker of queued allreduces (made on first use) */
 } backend_obj;
 
 static PyMemberDef backend_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(backend_obj, dict), READONLY, NULL}, {NULL}};
@@ -492,7 +517,9 @@ static int backend_clear(PyObject *self) {
     Py_CLEAR(b->options);
     return 0;
 }
+static void worker_stop(backend_obj *b);
 static void backend_free_ctxs(backend_obj *b) {
+    worker_stop(b);   /* its queued collectives finish first: they use the contexts */
     if (!b->ctxs) return;
     tn_gloo_ctx **c = b->ctxs;
     int n = b->nctx;
@@ -520,6 +547,7 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
     int rank, size;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "Oii|OO:ProcessGroupGloo", kws, &store, &rank, &size, &opts, &timeout))
         return -1;
+
     if (opts && PyObject_HasAttrString(opts, "total_seconds")) {
         timeout = opts;
         opts = NULL;
@@ -781,6 +809,174 @@ static int run_allreduce(backend_obj *b, tbuf *tb, long r, uint32_t tag, int64_t
 
 static PyObject *done_work(PyObject *tensors) { return work_new_done(tensors); }
 
+/* ---- the allreduce worker: one thread per backend, jobs in call order (tags are taken at the
+ * call, so every rank runs its collectives in the same sequence). The queue lives apart from the
+ * backend: the worker may drop the last reference to the backend while finishing a job. */
+
+typedef struct ajob {
+    struct ajob *next;
+    work_obj *w;            /* held until finished */
+    PyObject *t;            /* the user's tensor (alive through w->tensors) */
+    tn_gloo_ctx *ctx;
+    tbuf tb;
+    int red, avg, size, rc;
+    uint32_t tag;
+    int64_t tmo;
+    tn_derr err;
+} ajob;
+
+typedef struct wq {
+    pthread_mutex_t mu;
+    pthread_cond_t cv, done_cv;
+    pthread_t th;
+    int stop, refs;         /* refs: the backend and the running thread */
+    ajob *head, *tail;
+} wq;
+
+static void wq_unref(wq *q) {   /* under q->mu; unlocks it */
+    int last = --q->refs == 0;
+    pthread_mutex_unlock(&q->mu);
+    if (!last) return;
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+    pthread_cond_destroy(&q->done_cv);
+    free(q);
+}
+
+/* with the GIL: the job's Python half (copy back, AVG's division, the Work and its Future) */
+static void job_finish(wq *q, ajob *j) {
+    work_obj *w = j->w;
+    int ok = j->rc == 0;
+    if (!ok) raise_err(&j->err);
+    if (ok && tbuf_done(&j->tb, 1) < 0) ok = 0;
+    if (ok && j->avg) {   /* AVG: SUM then divide by the group size, as upstream */
+        PyObject *d = PyObject_CallMethod(j->t, "div_", "i", j->size);
+        if (!d) ok = 0;
+        Py_XDECREF(d);
+    }
+    if (!ok) {
+        PyObject *et, *ev, *etb;
+        PyErr_Fetch(&et, &ev, &etb);
+        PyErr_NormalizeException(&et, &ev, &etb);
+        Py_XSETREF(w->exc, ev);
+        Py_XDECREF(et);
+        Py_XDECREF(etb);
+    }
+    tbuf_done(&j->tb, 0);
+    w->completed = 1;
+    if (w->future) {
+        PyObject *f = w->future;
+        w->future = NULL;
+        if (future_complete(f, w) < 0) PyErr_WriteUnraisable(f);
+        Py_DECREF(f);
+    }
+    pthread_mutex_lock(&q->mu);
+    w->async_state = 2;
+    pthread_cond_broadcast(&q->done_cv);
+    pthread_mutex_unlock(&q->mu);
+    Py_DECREF(w);   /* may free the backend: q is ours */
+    free(j);
+}
+
+static void *worker_main(void *arg) {
+    wq *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop) pthread_cond_wait(&q->cv, &q->mu);
+        ajob *j = q->head;
+        if (!j) break;   /* stopped, queue drained */
+        q->head = j->next;
+        if (!q->head) q->tail = NULL;
+        pthread_mutex_unlock(&q->mu);
+        j->rc = tn_gloo_allreduce(j->ctx, j->tb.data, j->tb.numel, j->tb.gt, j->red, j->tag, j->tmo, &j->err);
+        PyGILState_STATE g = PyGILState_Ensure();
+        job_finish(q, j);
+        PyGILState_Release(g);
+        pthread_mutex_lock(&q->mu);
+    }
+    wq_unref(q);
+    return NULL;
+}
+
+/* stop the worker after its queue (the backend is being shut down or freed) */
+static void worker_stop(backend_obj *b) {
+    wq *q = b->q;
+    if (!q) return;
+    b->q = NULL;
+    pthread_mutex_lock(&q->mu);
+    q->stop = 1;
+    pthread_cond_broadcast(&q->cv);
+    pthread_t th = q->th;
+    pthread_mutex_unlock(&q->mu);
+    if (pthread_equal(th, pthread_self())) {   /* the worker dropped the last reference itself */
+        pthread_detach(th);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_join(th, NULL);
+        Py_END_ALLOW_THREADS
+    }
+    pthread_mutex_lock(&q->mu);
+    wq_unref(q);
+}
+
+static int worker_push(backend_obj *b, ajob *j) {
+    if (!b->q) {
+        wq *q = calloc(1, sizeof *q);
+        if (!q) return PyErr_NoMemory(), -1;
+        pthread_mutex_init(&q->mu, NULL);
+        pthread_cond_init(&q->cv, NULL);
+        pthread_cond_init(&q->done_cv, NULL);
+        q->refs = 2;
+        if (pthread_create(&q->th, NULL, worker_main, q) != 0) {
+            pthread_mutex_destroy(&q->mu);
+            pthread_cond_destroy(&q->cv);
+            pthread_cond_destroy(&q->done_cv);
+            free(q);
+            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo: cannot start the collective worker thread");
+            return -1;
+        }
+        b->q = q;
+    }
+    pthread_mutex_lock(&b->q->mu);
+    if (b->q->tail) b->q->tail->next = j;
+    else b->q->head = j;
+    b->q->tail = j;
+    pthread_cond_signal(&b->q->cv);
+    pthread_mutex_unlock(&b->q->mu);
+    return 0;
+}
+
+static int work_await(work_obj *w, int64_t timeout_ms) {
+    wq *q = ((backend_obj *)w->owner)->q;
+    int timed_out = 0;
+    if (q && w->async_state != 2) {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_mutex_lock(&q->mu);
+        if (timeout_ms > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += timeout_ms / 1000;
+            ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+            while (w->async_state != 2 && !timed_out)
+                if (pthread_cond_timedwait(&q->done_cv, &q->mu, &ts) == ETIMEDOUT) timed_out = w->async_state != 2;
+        } else {
+            while (w->async_state != 2) pthread_cond_wait(&q->done_cv, &q->mu);
+        }
+        pthread_mutex_unlock(&q->mu);
+        Py_END_ALLOW_THREADS
+    }
+    if (timed_out) {
+        PyErr_Format(PyExc_RuntimeError, "Wait timeout after %lld ms", (long long)timeout_ms);
+        return -1;
+    }
+    if (w->exc) {
+        PyErr_SetObject((PyObject *)Py_TYPE(w->exc), w->exc);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"tensors", "opts", NULL};
     PyObject *lst, *opts = NULL;
@@ -791,21 +987,38 @@ static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
     if (!t) return NULL;
     long r = opt_redop(opts);
     if (r < 0) return NULL;
-    tbuf tb;
-    if (tbuf_get(t, &tb, 1) < 0) return NULL;
-    if (red_code(r, tb.gt) < 0) { tbuf_done(&tb, 0); return NULL; }
-    uint32_t tag = next_tag(b);
-    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
-    if (tbuf_done(&tb, rc == 0) < 0 || rc < 0) return NULL;
-    if (r == 1) {   /* AVG: SUM then divide by the group size, as upstream */
-        PyObject *d = PyObject_CallMethod(t, "div_", "i", b->size);
-        if (!d) return NULL;
-        Py_DECREF(d);
+    ajob *j = calloc(1, sizeof *j);
+    if (!j) return PyErr_NoMemory();
+    if (tbuf_get(t, &j->tb, 1) < 0) { free(j); return NULL; }
+    if (j->tb.complex && !(r == 0 || r == 1)) {
+        PyErr_SetString(PyExc_RuntimeError, "all_reduce does not support this ReduceOp on complex tensors");
+        goto fail;
     }
+    if ((j->red = red_code(r, j->tb.gt)) < 0) goto fail;
     PyObject *l = as_list(lst);
-    PyObject *w = l ? done_work(l) : NULL;
+    work_obj *w = l ? (work_obj *)done_work(l) : NULL;
     Py_XDECREF(l);
-    return w;
+    if (!w) goto fail;
+    w->completed = 0;
+    w->async_state = 1;
+    w->owner = Py_NewRef(self);
+    j->w = (work_obj *)Py_NewRef((PyObject *)w);
+    j->t = t;
+    j->avg = r == 1;
+    j->size = b->size;
+    j->tag = next_tag(b);
+    j->ctx = ctx_for(b, j->tag);
+    j->tmo = tmo(b, opts);
+    if (worker_push(b, j) < 0) {
+        Py_DECREF(w);
+        Py_DECREF(w);
+        goto fail;
+    }
+    return (PyObject *)w;
+fail:
+    tbuf_done(&j->tb, 0);
+    free(j);
+    return NULL;
 }
 
 /* allreduce_coalesced: flatten, one allreduce, copy back (upstream's AsyncAllreduceCoalescedWork) */
