@@ -1,4 +1,5 @@
-/* ops/conv_pool_out.c — the out= forms of convolution and pooling: the functional overload runs
+/* ops/conv_pool_out.c — the out= forms of convolution, pooling and the losses upstream gives generated
+ * out= kernels (nll_loss, multilabel_margin_loss): the functional overload runs
  * through the door (its checks first, as upstream's meta functions run before the out tensors are
  * looked at), then each out tensor must have the result's dtype exactly (upstream's structured and
  * generated out= kernels refuse a cast; the wording differs by kernel family), is resized as
@@ -16,11 +17,18 @@ static PyObject *out_form(tn_value *a, const char *func, const char *overload, i
     if (row < 0) return tn_not_implemented(func);
     PyObject *r = tn_door_call(row, a);
     if (!r) return NULL;
-    PyObject *res[3] = {NULL, NULL, NULL};
-    for (int k = 0; k < nout; k++) res[k] = Py_NewRef(nout == 1 ? r : PyTuple_GetItem(r, k));
+    PyObject *res[3] = {NULL, NULL, NULL};   /* a one-out form of a tuple-returning op takes item 0 */
+    for (int k = 0; k < nout; k++) res[k] = Py_NewRef(nout == 1 && !PyTuple_Check(r) ? r : PyTuple_GetItem(r, k));
     Py_DECREF(r);
     for (int k = 0; k < nout; k++) {
-        tn_dtype want = tn_tensor_of(res[k])->dtype, got = tn_tensor_of(a[nin + k].u.obj)->dtype;
+        tn_dtype got = tn_tensor_of(a[nin + k].u.obj)->dtype;
+        if (res[k] == Py_None) {   /* an output the mask left undefined (convolution_backward) */
+            PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype nullptr (uninitialized), but got %s instead",
+                         tn_dtype_cxx_name(got));
+            for (int j = 0; j < nout; j++) Py_XDECREF(res[j]);
+            return NULL;
+        }
+        tn_dtype want = tn_tensor_of(res[k])->dtype;
         if (want == got) continue;
         if (msg == MSG_SCALAR_TYPE)
             PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(want), tn_dtype_cpp_name(got));
@@ -54,6 +62,9 @@ static PyObject *out_form(tn_value *a, const char *func, const char *overload, i
     PyObject *fn(tn_value *a) { return out_form(a, func, ov, nin, nout, msg, func); }
 
 OUT_FORM(tn_op_convolution_out, "convolution", "", 9, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_convolution_backward_out, "convolution_backward", "", 11, 3, MSG_STRUCTURED)
+OUT_FORM(tn_op_nll_loss_out, "nll_loss_forward", "", 5, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_multilabel_margin_loss_out, "multilabel_margin_loss_forward", "", 3, 1, MSG_SCALAR_TYPE)
 OUT_FORM(tn_op__convolution_out, "_convolution", "", 13, 1, MSG_STRUCTURED)
 OUT_FORM(tn_op_im2col_out, "im2col", "", 5, 1, MSG_SCALAR_TYPE)
 OUT_FORM(tn_op_col2im_out, "col2im", "", 6, 1, MSG_SCALAR_TYPE)

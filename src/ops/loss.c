@@ -31,6 +31,28 @@ PyObject *tn_op_mse_loss(tn_value *a) {
     return r;
 }
 
+/* mse_loss.out: the squared difference in the operands' type, then (reductions) the mean / sum
+ * into out as upstream's mean_out / sum_out, accumulating in out's dtype */
+PyObject *tn_op_mse_loss_out(tn_value *a) {
+    int64_t red = a[2].u.i;
+    PyObject *out = a[3].u.obj;
+    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *sq = d ? tn_aten(TN_ROW_mul_Tensor, "(OO)", d, d) : NULL;
+    Py_XDECREF(d);
+    if (!sq || red == 0) return tn_out_deliver(sq, out, "mse_loss");
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (!tn_can_cast(tn_tensor_of(sq)->dtype, od)) {
+        Py_DECREF(sq);
+        return tn_cast_error(tn_tensor_of(sq)->dtype, od);
+    }
+    PyObject *dt = tn_py_from_dtype(od), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(red == 1 ? TN_ROW_mean : TN_ROW_sum, kw, "(O)", sq) : NULL;
+    Py_XDECREF(dt);
+    Py_XDECREF(kw);
+    Py_DECREF(sq);
+    return tn_out_deliver(r, out, "mse_loss");
+}
+
 /* broadcast_tensors(tensors) -> Tensor[] */
 PyObject *tn_op_broadcast_tensors(tn_value *a) {
     PyObject *l = a[0].u.obj;
