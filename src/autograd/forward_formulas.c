@@ -364,7 +364,10 @@ static PyObject *pow_backward(PyObject *g, PyObject *self, PyObject *e) {
     double ev = PyFloat_AsDouble(e);
     if (ev == -1.0 && PyErr_Occurred()) return NULL;
     if (ev == 0.0) return callv("zeros_like", "(O)", self);
-    PyObject *pm = PyLong_Check(e) ? callv("pow", "(OL)", self, PyLong_AsLongLong(e) - 1) : callv("pow", "(Od)", self, ev - 1.0);
+    /* self.pow(exponent - 1) with a Scalar exponent: pow.Tensor_Scalar, whose own forward formula
+     * (seen by an outer level) has no exponent term (pow.Tensor_Tensor's would multiply log(self)) */
+    PyObject *pm = PyLong_Check(e) ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OL)", self, PyLong_AsLongLong(e) - 1)
+                                   : tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", self, ev - 1.0);
     PyObject *a = pm ? callv("mul", "(OO)", pm, e) : NULL;
     PyObject *r = a ? callv("mul", "(OO)", g, a) : NULL;
     Py_XDECREF(pm);

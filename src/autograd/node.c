@@ -435,8 +435,8 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     PyObject *a = tn_aten(TN_ROW_detach, "(O)", r);
     tn_grad_mode_set(was);
     if (!a) return NULL;
-    PyObject *fg = tn_fw_grad(r);   /* a tangent saved with it (torch.func's jvp over grad) */
-    if (fg && tn_fw_set(a, fg, false) < 0) { Py_DECREF(a); return NULL; }
+    /* the tangents saved with it (torch.func's jvp over grad) */
+    if (tn_fw_copy_levels(a, r) < 0) { Py_DECREF(a); return NULL; }
     tn_tensor_obj *o = (tn_tensor_obj *)a;
     o->grad_fn = Py_NewRef((PyObject *)n);
     o->output_nr = k;

@@ -136,6 +136,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->grad_fn);
     Py_VISIT(o->base);
     Py_VISIT(o->fw_grad);
+    for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
     Py_VISIT(Py_TYPE(self));
     return 0;
@@ -149,6 +150,10 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->base);
     Py_CLEAR(o->grad_acc);
     Py_CLEAR(o->fw_grad);
+    for (int i = 0; i < o->fw_nmore; i++) Py_CLEAR(o->fw_more[i].g);
+    PyMem_Free(o->fw_more);
+    o->fw_more = NULL;
+    o->fw_nmore = 0;
     if (o->bt_value) tn_bt_live--;
     Py_CLEAR(o->bt_value);
     return 0;
