@@ -482,7 +482,9 @@ PyObject *tn_door_call(int op, tn_value *args) {
     if (tn_vmap_first(op, args)) return tn_vmap_call(op, args);
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
-    return tn_door_below_autograd(op, args);
+    PyObject *r = tn_door_below_autograd(op, args);
+    if (r && !tn_grad_enabled()) tn_ng_view_mark(r, op, args);   /* views made in no_grad mode (views.c) */
+    return r;
 }
 
 /* Below autograd: torch.func's vmap stage (functorch.c), then dispatch modes, meta, kernels. */

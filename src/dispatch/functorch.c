@@ -148,6 +148,7 @@ static PyObject *plain_alias(PyObject *t) {
     bool was = tn_grad_mode_set(false);
     PyObject *r = tn_aten(TN_ROW_alias, "(O)", t);
     tn_grad_mode_set(was);
+    if (r) ((tn_tensor_obj *)r)->ng_view = false;   /* the unwrapped value, not a user's no_grad view */
     return r;
 }
 

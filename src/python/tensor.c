@@ -579,6 +579,7 @@ static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *g_is_leaf(PyObject *self, void *c) {
+    if (tn_ng_view_check(self) < 0) return NULL;
     tn_view_refresh(self);
     return PyBool_FromLong(((tn_tensor_obj *)self)->grad_fn == NULL);
 }
@@ -596,6 +597,7 @@ static int s_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *g_grad_fn(PyObject *self, void *c) {
+    if (tn_ng_view_check(self) < 0) return NULL;
     tn_view_refresh(self);
     PyObject *g = ((tn_tensor_obj *)self)->grad_fn;
     return Py_NewRef(g ? g : Py_None);

@@ -26,6 +26,7 @@ typedef struct {
     tn_fw_slot *fw_more;     /* tangents at nested levels 1, 2, ... (torch.func's jvp of jvp), or NULL */
     int fw_nmore;
     bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
+    uint8_t ng_view;         /* a view made in no_grad (1) / inference (2) mode of a base requiring grad (autograd/views.c) */
     /* torch.func (dispatch/functorch.c): a BatchedTensor of vmap level bt_level holds the whole
      * tensor in bt_value, batched along its dim bt_bdim; its own geometry is the logical one
      * (bt_value's without that dim). grad_level: made by _wrap_for_grad at that grad level. */
