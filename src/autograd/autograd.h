@@ -102,6 +102,11 @@ int tn_node_short_name_len(const char *name);
 int tn_copy_slices(PyObject *self, tn_node *fn);   /* in-place op `fn` ran on view `self` */
 int tn_view_regenerate(PyObject *view);
 void tn_view_refresh(PyObject *t);                 /* stale view grad_fn -> AsStridedBackward0 */
+bool tn_inference_mode(void);                     /* grad_mode.c */
+int tn_ng_view_check(PyObject *t);                 /* a no_grad view written since: upstream's error, -1 */
+int tn_ng_view_inplace(PyObject *t);               /* in-place with grad mode on on a no_grad view: -1 */
+void tn_ng_view_mark(PyObject *res, int op, const tn_value *args);
+void tn_ng_view_propagate(PyObject *res, int op, const tn_value *args);   /* record.c: views of them */   /* door.c: outputs made under no_grad */
 void tn_geometry_free(void *geo);
 
 /* ---- recording (record.c) ---- */

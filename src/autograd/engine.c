@@ -527,6 +527,12 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
             e.fn = Py_NewRef(PyTuple_GetItem(t, 0));
             e.nr = (int)PyLong_AsLong(PyTuple_GetItem(t, 1));
         }
+        if (!e.fn && caps[i].tensor && tn_requires_grad(caps[i].tensor)) {
+            /* a view made in no_grad mode (views.c): requires grad, has no edge, so nothing reaches it */
+            targets[i] = NULL;
+            caps[i].node = NULL;
+            continue;
+        }
         if (!e.fn) {
             PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors does not require grad");
             goto done;

@@ -8,13 +8,19 @@
 
 bool tn_fw_level_active(void);
 bool tn_fwd_grad_enabled(void);                    /* grad_mode.c: _set_fwd_grad_enabled */
-PyObject *tn_fw_grad(PyObject *t);                 /* borrowed tangent at level 0, or NULL */
+PyObject *tn_fw_grad(PyObject *t);                 /* borrowed tangent at the current level, or NULL */
+PyObject *tn_fw_grad_at(PyObject *t, int level);   /* borrowed tangent at a level, or NULL */
+bool tn_fw_any(PyObject *t);                       /* a tangent at some level */
 int tn_fw_set(PyObject *self, PyObject *grad, bool inplace);
+int tn_fw_set_at(PyObject *self, PyObject *grad, bool inplace, int level);
+int tn_fw_copy_levels(PyObject *dst, PyObject *src);
+int tn_fw_push_nested(int pos);                       /* torch.func jvp in jvp: a new level, -1 none, -2 error */
+void tn_fw_pop_nested(int level);
+int tn_fw_cap_pos(void);
+int tn_fw_args_pos(const tn_schema *s, const tn_value *args);
 bool tn_forward_wants(int op, const tn_value *args);
 PyObject *tn_forward_call(int op, tn_value *args);
 int tn_fw_output_index(const tn_schema *s, const char *name);
-void tn_fw_off_push(void);
-void tn_fw_off_pop(void);
 int tn_forward_init(PyObject *m);
 
 #ifdef TN_OPS_GEN_H

@@ -364,11 +364,36 @@ static PyObject *pow_backward(PyObject *g, PyObject *self, PyObject *e) {
     double ev = PyFloat_AsDouble(e);
     if (ev == -1.0 && PyErr_Occurred()) return NULL;
     if (ev == 0.0) return callv("zeros_like", "(O)", self);
-    PyObject *pm = PyLong_Check(e) ? callv("pow", "(OL)", self, PyLong_AsLongLong(e) - 1) : callv("pow", "(Od)", self, ev - 1.0);
+    /* self.pow(exponent - 1) with a Scalar exponent: pow.Tensor_Scalar, whose own forward formula
+     * (seen by an outer level) has no exponent term (pow.Tensor_Tensor's would multiply log(self)) */
+    PyObject *pm = PyLong_Check(e) ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OL)", self, PyLong_AsLongLong(e) - 1)
+                                   : tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", self, ev - 1.0);
     PyObject *a = pm ? callv("mul", "(OO)", pm, e) : NULL;
     PyObject *r = a ? callv("mul", "(OO)", g, a) : NULL;
     Py_XDECREF(pm);
     Py_XDECREF(a);
+    return r;
+}
+
+/* angle_backward(grad, self): complex self: where(self == 0, 0, grad * self / self.abs().pow(2) * 1j);
+ * real self: zeros_like(self) */
+static PyObject *angle_backward(PyObject *g, PyObject *self) {
+    if (!tn_dtype_is_complex(tn_tensor_of(self)->dtype)) return callv("zeros_like", "(O)", self);
+    PyObject *j = PyComplex_FromDoubles(0.0, 1.0);
+    PyObject *gs = j ? callv("mul", "(OO)", g, self) : NULL;
+    PyObject *ab = gs ? callv("abs", "(O)", self) : NULL;
+    PyObject *p2 = ab ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ab, 2) : NULL;
+    PyObject *q = p2 ? callv("div", "(OO)", gs, p2) : NULL;
+    PyObject *qj = q ? callv("mul", "(OO)", q, j) : NULL;
+    PyObject *z = qj ? callv("eq", "(Od)", self, 0.0) : NULL;
+    PyObject *r = z ? callv("where", "(OdO)", z, 0.0, qj) : NULL;
+    Py_XDECREF(j);
+    Py_XDECREF(gs);
+    Py_XDECREF(ab);
+    Py_XDECREF(p2);
+    Py_XDECREF(q);
+    Py_XDECREF(qj);
+    Py_XDECREF(z);
     return r;
 }
 
@@ -758,6 +783,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "infinitely_differentiable_silu_backward") && n == 2) {
         out->o = inf_silu_backward(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "angle_backward") && n == 2 && is_tensor(argv[1].o)) {
+        out->o = angle_backward(a0, argv[1].o);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "pow_backward") && n == 3 && !is_tensor(argv[2].o)) {

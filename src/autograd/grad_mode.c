@@ -44,7 +44,7 @@ static PyObject *set_fwd_grad_enabled(PyObject *m, PyObject *v) {
 static PyObject *is_inference_mode_enabled(PyObject *m, PyObject *u) { return PyBool_FromLong(inference_mode); }
 
 /* torch._C._InferenceMode(enabled): a guard object; inference mode lasts while it lives. */
-typedef struct { PyObject_HEAD bool prev_inference, prev_grad; } guard_obj;
+typedef struct { PyObject_HEAD bool prev_inference, prev_grad, restored; } guard_obj;
 
 static PyObject *guard_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     int enabled = 1;
@@ -57,16 +57,31 @@ static PyObject *guard_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     if (enabled) grad_enabled = false;
     return (PyObject *)g;
 }
+/* upstream 2.13's torch.inference_mode enters the guard with `with`: __enter__ does nothing (the
+ * mode began at construction), __exit__ restores the previous modes (measured) */
+static void guard_restore(guard_obj *g) {
+    if (g->restored) return;
+    g->restored = true;
+    inference_mode = g->prev_inference;
+    grad_enabled = g->prev_grad;
+}
+static PyObject *im_enter(PyObject *self, PyObject *u) { Py_RETURN_NONE; }
+static PyObject *im_exit(PyObject *self, PyObject *args) {
+    guard_restore((guard_obj *)self);
+    Py_RETURN_NONE;
+}
+static PyMethodDef im_methods[] = {
+    {"__enter__", im_enter, METH_NOARGS, NULL}, {"__exit__", im_exit, METH_VARARGS, NULL}, {NULL}};
+bool tn_inference_mode(void) { return inference_mode; }
 static void guard_dealloc(PyObject *self) {
     guard_obj *g = (guard_obj *)self;
     PyTypeObject *tp = Py_TYPE(self);
-    inference_mode = g->prev_inference;
-    grad_enabled = g->prev_grad;
+    guard_restore(g);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
     Py_DECREF(tp);
 }
-static PyType_Slot guard_slots[] = {{Py_tp_new, guard_new}, {Py_tp_dealloc, guard_dealloc}, {0, NULL}};
+static PyType_Slot guard_slots[] = {{Py_tp_new, guard_new}, {Py_tp_dealloc, guard_dealloc}, {Py_tp_methods, im_methods}, {0, NULL}};
 static PyType_Spec guard_spec = {"torch._C._InferenceMode", sizeof(guard_obj), 0, Py_TPFLAGS_DEFAULT, guard_slots};
 
 /* Guards that only matter to subsystems torchnative does not have (functorch transforms):

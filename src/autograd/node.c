@@ -35,6 +35,7 @@ void tn_meta_clear(tn_meta *m) { free(m->big); m->big = NULL; }
 
 bool tn_requires_grad(PyObject *t) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (o->ng_view) return o->requires_grad || o->grad_fn || tn_requires_grad(o->base);   /* views.c */
     if (o->base && !o->grad_fn && !o->requires_grad) tn_view_refresh(t);   /* its base got history since */
     return o->requires_grad || o->grad_fn;
 }
@@ -435,8 +436,8 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     PyObject *a = tn_aten(TN_ROW_detach, "(O)", r);
     tn_grad_mode_set(was);
     if (!a) return NULL;
-    PyObject *fg = tn_fw_grad(r);   /* a tangent saved with it (torch.func's jvp over grad) */
-    if (fg && tn_fw_set(a, fg, false) < 0) { Py_DECREF(a); return NULL; }
+    /* the tangents saved with it (torch.func's jvp over grad) */
+    if (tn_fw_copy_levels(a, r) < 0) { Py_DECREF(a); return NULL; }
     tn_tensor_obj *o = (tn_tensor_obj *)a;
     o->grad_fn = Py_NewRef((PyObject *)n);
     o->output_nr = k;
@@ -449,6 +450,7 @@ int tn_gradient_edge(PyObject *t, tn_edge *e) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
     e->fn = NULL;
     e->nr = 0;
+    if (tn_ng_view_check(t) < 0) return -1;   /* a no_grad view: no edge unless requires_grad_() (views.c) */
     tn_view_refresh(t);
     if (o->grad_fn) {
         e->fn = Py_NewRef(o->grad_fn);

@@ -113,6 +113,10 @@ static int refuse_composite_apply(tn_node *n, PyObject **g, PyObject **o) {
 
 static bool differentiable_dtype(tn_dtype d) { return tn_dtype_is_floating(d) || tn_dtype_is_complex(d); }
 
+/* a view made in no_grad mode requires grad through its base but has no edge (views.c): the
+ * node is made all the same, with an empty edge, as upstream's */
+static bool ng_requires(PyObject *t) { return ((tn_tensor_obj *)t)->ng_view && tn_requires_grad(t); }
+
 /* The tensor outputs of a result (borrowed) */
 static int outputs_of(PyObject *res, PyObject **outs, int max) {
     if (tn_py_is_tensor(res)) { outs[0] = res; return 1; }
@@ -191,7 +195,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (diff) {
                 n->arg_edge[i] = e;
                 if (tn_gradient_edge(v->u.obj, &n->next[e]) < 0) goto fail;
-                if (n->next[e].fn) any_edge = true;
+                if (n->next[e].fn || ng_requires(v->u.obj)) any_edge = true;
                 e++;
             }
             if (save) {
@@ -219,7 +223,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
                 tn_meta_set(&n->arg_meta[i][k], tn_tensor_of(t));
                 if (diff) {
                     if (tn_gradient_edge(t, &n->next[e]) < 0) goto fail;
-                    if (n->next[e].fn) any_edge = true;
+                    if (n->next[e].fn || ng_requires(t)) any_edge = true;
                     e++;
                 }
             }
@@ -341,6 +345,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (inplace && args[0].tag == TN_V_TENSOR) {
         PyObject *self = args[0].u.obj;
         tn_tensor_obj *so = (tn_tensor_obj *)self;
+        if (tn_ng_view_inplace(self) < 0) return NULL;
         if (!so->grad_fn && so->requires_grad) {
             PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
             return NULL;
@@ -409,5 +414,6 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
                          ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before, seq);
     for (int i = 0; i < nfresh; i++) fresh[i]->view_version = fresh_ver[i];
     Py_XDECREF(orig_self);
+    if (r && !inplace) tn_ng_view_propagate(r, op, args);
     return r;
 }

@@ -153,7 +153,7 @@ int tn_view_regenerate(PyObject *view) {
  * (`r = zeros(5); v = r[1:]; r.copy_(x)` makes v require grad). */
 void tn_view_refresh(PyObject *t) {
     tn_tensor_obj *o = (tn_tensor_obj *)t;
-    if (!o->base || o->t.storage->version == o->view_version) return;
+    if (!o->base || o->ng_view || o->t.storage->version == o->view_version) return;
     if (!o->grad_fn && (o->requires_grad || !(tn_dtype_is_floating(o->t.dtype) || tn_dtype_is_complex(o->t.dtype)))) return;
     if (tn_requires_grad(o->base))
         if (tn_view_regenerate(t) < 0) PyErr_Clear();   /* keeps the old grad_fn; backward will say */
@@ -178,3 +178,111 @@ int tn_copy_slices(PyObject *self, tn_node *fn) {
     return tn_view_regenerate(self);
 }
 
+
+/* ---- views made in no_grad mode (upstream's CreationMeta::NO_GRAD_MODE) ----
+ * A view made with grad mode off of a base that requires grad requires grad itself (through its
+ * base) but is a leaf without history: operations on it record no edge to it. An in-place op on
+ * it with grad mode on, or reading its history after it or its base was written (even in
+ * no_grad mode), raises upstream's error. */
+
+#define NG_TAIL(blk) " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your " \
+    "code by moving both the view and the inplace either both inside the " blk " block (if you don't want the " \
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+
+static void ng_error(const tn_tensor_obj *o, const char *modified) {
+    /* a view (with history) of such a view: "Output 0 of View is a view of a view which ..." (upstream
+     * names the node without its Backward suffix, measured) */
+    char prefix[160] = "A view";
+    if (o->grad_fn && tn_is_node(o->grad_fn)) {
+        const char *nm = tn_py_type_name(o->grad_fn);
+        snprintf(prefix, sizeof prefix, "Output %d of %.*s is a view of a view which", o->output_nr,
+                 tn_node_short_name_len(nm), nm);
+    }
+    if (o->ng_view == 2)
+        PyErr_Format(PyExc_RuntimeError, "%s was created in inference mode and %s modified inplace in normal mode."
+                     NG_TAIL("inference_mode"), prefix, modified);
+    else
+        PyErr_Format(PyExc_RuntimeError, "%s was created in no_grad mode and %s modified inplace with grad mode "
+                     "enabled." NG_TAIL("no_grad"), prefix, modified);
+}
+
+int tn_ng_view_check(PyObject *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->ng_view || o->t.storage->version == o->view_version) return 0;
+    ng_error(o, "its base or another view of its base has been");
+    return -1;
+}
+
+int tn_ng_view_inplace(PyObject *t) {
+    if (!((tn_tensor_obj *)t)->ng_view) return 0;
+    ng_error((tn_tensor_obj *)t, "is being");
+    return -1;
+}
+
+static bool is_arg(PyObject *o, const tn_schema *s, const tn_value *args) {
+    for (int i = 0; i < s->nargs; i++)
+        if (args[i].tag == TN_V_TENSOR && args[i].u.obj == o) return true;
+    return false;
+}
+
+static void mark_one(PyObject *o, const tn_schema *s, const tn_value *args) {
+    if (!o || !tn_py_is_tensor(o) || is_arg(o, s, args)) return;
+    tn_tensor_obj *v = (tn_tensor_obj *)o;
+    if (!v->base || v->grad_fn || v->requires_grad || v->fw_noview || v->bt_value) return;
+    if (!(tn_dtype_is_floating(v->t.dtype) || tn_dtype_is_complex(v->t.dtype))) return;
+    if (!tn_requires_grad(v->base)) return;
+    v->ng_view = tn_inference_mode() ? 2 : 1;
+    v->view_version = v->t.storage->version;
+}
+
+void tn_ng_view_mark(PyObject *res, int op, const tn_value *args) {
+    if (!res || tn_grad_enabled() || op == TN_ROW_detach) return;
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return; }
+    /* a view op: an output aliasing an input without writing it (Tensor(a) / Tensor(a)[]) */
+    bool view = false;
+    for (int k = 0; k < s->nrets; k++)
+        if (s->rets[k].alias_set && !s->rets[k].is_write) view = true;
+    if (!view) return;
+    if (tn_py_is_tensor(res)) { mark_one(res, s, args); return; }
+    if (PyTuple_Check(res) || PyList_Check(res)) {
+        for (Py_ssize_t i = 0; i < PySequence_Size(res); i++) {
+            PyObject *e = PySequence_GetItem(res, i);
+            if (!e) { PyErr_Clear(); return; }
+            if (tn_py_is_tensor(e)) mark_one(e, s, args);
+            else if (PyTuple_Check(e) || PyList_Check(e))
+                for (Py_ssize_t j = 0; j < PySequence_Size(e); j++) {
+                    PyObject *f = PySequence_GetItem(e, j);
+                    if (f) mark_one(f, s, args);
+                    Py_XDECREF(f);
+                }
+            Py_DECREF(e);
+        }
+    }
+}
+
+/* A view made with grad mode on of such a view keeps its creation mode (upstream propagates the
+ * CreationMeta): the same errors, named after its node. */
+void tn_ng_view_propagate(PyObject *res, int op, const tn_value *args) {
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return; }
+    if (!res || s->nargs < 1 || args[0].tag != TN_V_TENSOR) return;
+    uint8_t mode = ((tn_tensor_obj *)args[0].u.obj)->ng_view;
+    if (!mode) return;
+    bool view = false;
+    for (int k = 0; k < s->nrets; k++)
+        if (s->rets[k].alias_set && !s->rets[k].is_write) view = true;
+    if (!view) return;
+    PyObject *outs[16];
+    int n = 0;
+    if (tn_py_is_tensor(res)) outs[n++] = res;
+    else if (PyTuple_Check(res))
+        for (Py_ssize_t i = 0; i < PyTuple_Size(res) && n < 16; i++) outs[n++] = PyTuple_GetItem(res, i);
+    for (int i = 0; i < n; i++) {
+        if (!outs[i] || !tn_py_is_tensor(outs[i]) || outs[i] == args[0].u.obj) continue;
+        tn_tensor_obj *v = (tn_tensor_obj *)outs[i];
+        if (!v->base || v->ng_view) continue;
+        v->ng_view = mode;
+        v->view_version = v->t.storage->version;
+    }
+}

@@ -354,10 +354,13 @@ static PyObject *swap_result(PyObject *r, PyObject *from, PyObject *to) {
  * conjugate view is one; mH of one is not; the argument
  * itself comes back as itself), and each fresh result (a copy: to(dtype), contiguous of a strided
  * tensor) gets the bits applied to its values. */
-static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, int nargs) {
+static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, const tn_schema *s) {
     const tn_tensor *rt = tn_tensor_of(r);
+    int nargs = s->nargs;
+    /* only an argument the schema says the result may alias (_make_dual's result aliases its
+     * primal, not its tangent, though a conjugate tangent may share the primal's storage) */
     for (int i = 0; i < nargs; i++)
-        if (orig[i].tag == TN_V_TENSOR && bits_of(orig[i].u.obj) &&
+        if (orig[i].tag == TN_V_TENSOR && s->args[i].alias_set && bits_of(orig[i].u.obj) &&
             tn_storage_root(rt->storage) == tn_storage_root(tn_tensor_of(orig[i].u.obj)->storage)) {
             /* composed with the bits the op itself set (mH of a conjugate view: conj twice) */
             tn_tensor_of(r)->math_bits ^= tn_tensor_of(orig[i].u.obj)->math_bits;
@@ -365,7 +368,7 @@ static int fix_alias(PyObject *r, tn_value *orig, tn_value *local, int nargs) {
         }
     (void)local;
     for (int i = 0; i < nargs; i++)
-        if (orig[i].tag == TN_V_TENSOR && bits_of(orig[i].u.obj)) {
+        if (orig[i].tag == TN_V_TENSOR && s->args[i].alias_set && bits_of(orig[i].u.obj)) {
             bool was = tn_grad_mode_set(false);
             int rc = apply_bits(r, tn_tensor_of(orig[i].u.obj)->math_bits);
             tn_grad_mode_set(was);
@@ -401,11 +404,11 @@ static PyObject *alias_bits_call(const tn_op_def *d, const tn_schema *s, tn_valu
     if (tn_py_is_tensor(r)) {
         bool self_ = false;
         for (int i = 0; i < s->nargs; i++) self_ |= args[i].tag == TN_V_TENSOR && r == args[i].u.obj;
-        if (!self_ && fix_alias(r, args, local, s->nargs) < 0) Py_CLEAR(r);
+        if (!self_ && fix_alias(r, args, local, s) < 0) Py_CLEAR(r);
     } else if (PyTuple_Check(r) || PyList_Check(r)) {
         for (Py_ssize_t k = 0; r && k < PySequence_Size(r); k++) {
             PyObject *e = PySequence_GetItem(r, k);
-            if (e && tn_py_is_tensor(e) && fix_alias(e, args, local, s->nargs) < 0) Py_CLEAR(r);
+            if (e && tn_py_is_tensor(e) && fix_alias(e, args, local, s) < 0) Py_CLEAR(r);
             Py_XDECREF(e);
         }
     }
@@ -482,7 +485,9 @@ PyObject *tn_door_call(int op, tn_value *args) {
     if (tn_vmap_first(op, args)) return tn_vmap_call(op, args);
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
-    return tn_door_below_autograd(op, args);
+    PyObject *r = tn_door_below_autograd(op, args);
+    if (r && !tn_grad_enabled()) tn_ng_view_mark(r, op, args);   /* views made in no_grad mode (views.c) */
+    return r;
 }
 
 /* Below autograd: torch.func's vmap stage (functorch.c), then dispatch modes, meta, kernels. */

@@ -24,6 +24,7 @@
 #include "python/tensor.h"
 #include "tn_ops_gen.h"
 
+#include <limits.h>
 #include <string.h>
 
 enum { R_ERROR, R_SAME, R_DIFFERENT };
@@ -35,6 +36,7 @@ typedef struct {
     uint64_t seq;       /* grad: sequence numbers above this were made inside the level */
     uint64_t gen;       /* unique per push */
     bool prev_grad;     /* grad: grad mode when the level began (upstream's prevGradMode) */
+    int fw_level;       /* jvp inside a jvp: its forward AD level (autograd/forward.c), else -1 */
 } layer;
 static uint64_t generations;
 
@@ -60,6 +62,11 @@ bool tn_functorch_grad_active(void) {
         if (stack[i].kind == TN_LAYER_GRAD) return true;
     return false;
 }
+int tn_functorch_innermost(int kind) {
+    for (int i = depth - 1; i >= 0; i--)
+        if (stack[i].kind == kind) return i + 1;
+    return 0;
+}
 int tn_functorch_kind(int level) { return level >= 1 && level <= depth ? stack[level - 1].kind : 0; }
 bool tn_functorch_inplace_rg_allowed(void) { return inplace_requires_grad_allowed; }
 void tn_functorch_set_inplace_rg_allowed(bool on) { inplace_requires_grad_allowed = on; }
@@ -79,6 +86,8 @@ int tn_functorch_push(int kind, int64_t batch, const char *randomness) {
         l->prev_grad = tn_grad_enabled();
     }
     l->gen = ++generations;
+    l->fw_level = -1;
+    if (kind == TN_LAYER_JVP && (l->fw_level = tn_fw_push_nested(depth + 1)) < -1) return -1;
     if (kind == TN_LAYER_VMAP) vmap_layers++;
     return ++depth;
 }
@@ -89,6 +98,7 @@ int tn_functorch_pop(int kind) {
         return -1;
     }
     if (kind == TN_LAYER_VMAP) vmap_layers--;
+    if (stack[depth - 1].fw_level > 0) tn_fw_pop_nested(stack[depth - 1].fw_level);
     return depth--;
 }
 
@@ -134,10 +144,11 @@ void tn_bt_copy_meta(PyObject *dst, PyObject *src) {
 /* t's value without reverse-mode history: an alias made with grad mode off (a forward tangent and
  * a batch dim stay) */
 static PyObject *plain_alias(PyObject *t) {
-    if (!tn_fw_grad(t)) return tn_detached_alias(t);   /* not a view, as upstream's unwrapped value */
+    if (!tn_fw_any(t)) return tn_detached_alias(t);   /* not a view, as upstream's unwrapped value */
     bool was = tn_grad_mode_set(false);
     PyObject *r = tn_aten(TN_ROW_alias, "(O)", t);
     tn_grad_mode_set(was);
+    if (r) ((tn_tensor_obj *)r)->ng_view = false;   /* the unwrapped value, not a user's no_grad view */
     return r;
 }
 
@@ -803,9 +814,21 @@ static PyObject *different_factory(int op, const tn_schema *s, tn_value *args, l
 }
 
 bool tn_vmap_first(int op, const tn_value *args) {
-    if (!depth || stack[depth - 1].kind != TN_LAYER_VMAP || !tn_vmap_wants(op, args)) return false;
+    if (!depth || !tn_vmap_wants(op, args)) return false;
     const tn_schema *s = schema_of(op);
-    return s && (max_level(s, args) == depth || (tn_op_tags(op) & TN_TAG_RANDOM));
+    if (!s) return false;
+    if (stack[depth - 1].kind == TN_LAYER_VMAP && (max_level(s, args) == depth || (tn_op_tags(op) & TN_TAG_RANDOM)))
+        return true;
+    /* forward AD's order (autograd/forward.c): a jvp level's tangents live on the tensors of its
+     * layer, so a vmap level above the arguments' tangents goes first (its calls on the whole
+     * tensors carry those tangents), and one below them after */
+    if (op == TN_ROW__make_dual || op == TN_ROW__unpack_dual || op == TN_ROW__fw_primal) return false;
+    int cp = tn_fw_cap_pos(), F = tn_fw_args_pos(s, args), V = max_level(s, args);
+    if (cp == INT_MAX && F < 0) return false;
+    if (V <= 0 || V >= cp || F > V) return false;
+    for (int i = V; i < depth && i < cp - 1; i++)
+        if (stack[i].kind == TN_LAYER_GRAD) return false;
+    return true;
 }
 
 static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s);

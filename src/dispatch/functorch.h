@@ -13,6 +13,7 @@ int tn_functorch_pop(int kind);
 int tn_functorch_depth(void);
 bool tn_functorch_grad_active(void);   /* some grad level is on the stack */
 int tn_functorch_kind(int level);
+int tn_functorch_innermost(int kind);   /* the level of the innermost layer of a kind, 0: none */
 bool tn_functorch_inplace_rg_allowed(void);
 void tn_functorch_set_inplace_rg_allowed(bool on);
 
@@ -28,7 +29,9 @@ int tn_functorch_dead_results(PyObject **inputs, Py_ssize_t n, PyObject *result)
 
 bool tn_vmap_wants(int op, const tn_value *args);
 PyObject *tn_vmap_call(int op, tn_value *args);
-/* the innermost transform is the vmap level of some argument: vmap before forward AD and autograd */
+/* vmap before forward AD and autograd: the innermost transform is the vmap level of some
+ * argument, or the forward stage is below an inner jvp level and the arguments' vmap level is
+ * the innermost layer left (above their tangents' levels, no grad level between) */
 bool tn_vmap_first(int op, const tn_value *args);
 PyObject *tn_door_below_vmap(int op, tn_value *args);     /* door.c */
 

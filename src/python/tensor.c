@@ -136,6 +136,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->grad_fn);
     Py_VISIT(o->base);
     Py_VISIT(o->fw_grad);
+    for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
     Py_VISIT(Py_TYPE(self));
     return 0;
@@ -149,6 +150,10 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->base);
     Py_CLEAR(o->grad_acc);
     Py_CLEAR(o->fw_grad);
+    for (int i = 0; i < o->fw_nmore; i++) Py_CLEAR(o->fw_more[i].g);
+    PyMem_Free(o->fw_more);
+    o->fw_more = NULL;
+    o->fw_nmore = 0;
     if (o->bt_value) tn_bt_live--;
     Py_CLEAR(o->bt_value);
     return 0;
@@ -574,6 +579,7 @@ static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *g_is_leaf(PyObject *self, void *c) {
+    if (tn_ng_view_check(self) < 0) return NULL;
     tn_view_refresh(self);
     return PyBool_FromLong(((tn_tensor_obj *)self)->grad_fn == NULL);
 }
@@ -591,6 +597,7 @@ static int s_grad(PyObject *self, PyObject *v, void *c) {
     return 0;
 }
 static PyObject *g_grad_fn(PyObject *self, void *c) {
+    if (tn_ng_view_check(self) < 0) return NULL;
     tn_view_refresh(self);
     PyObject *g = ((tn_tensor_obj *)self)->grad_fn;
     return Py_NewRef(g ? g : Py_None);

@@ -4,6 +4,9 @@
 
 #include "python/common.h"
 
+/* a tangent of a nested forward level (autograd/forward.c), valid while gen is the level's */
+typedef struct tn_fw_slot { PyObject *g; uint64_t gen; } tn_fw_slot;
+
 typedef struct {
     PyObject_HEAD
     PyObject *dict;
@@ -20,7 +23,10 @@ typedef struct {
     int64_t view_version;    /* a view's storage version when its grad_fn was set */
     PyObject *fw_grad;       /* forward-mode tangent (autograd/forward.c), valid while fw_gen is current */
     uint64_t fw_gen;
+    tn_fw_slot *fw_more;     /* tangents at nested levels 1, 2, ... (torch.func's jvp of jvp), or NULL */
+    int fw_nmore;
     bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
+    uint8_t ng_view;         /* a view made in no_grad (1) / inference (2) mode of a base requiring grad (autograd/views.c) */
     /* torch.func (dispatch/functorch.c): a BatchedTensor of vmap level bt_level holds the whole
      * tensor in bt_value, batched along its dim bt_bdim; its own geometry is the logical one
      * (bt_value's without that dim). grad_level: made by _wrap_for_grad at that grad level. */
