@@ -1510,6 +1510,8 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},
     {"fft_irfftn", "", tn_fft_d_irfftn}, {"fft_fft2", "", tn_fft_d_fftn}, {"fft_ifft2", "", tn_fft_d_ifftn},
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
+    {"fft_hfftn", "", tn_fft_d_hfftn}, {"fft_hfft2", "", tn_fft_d_hfftn},
+    {"fft_ihfftn", "", tn_fft_d_ihfftn}, {"fft_ihfft2", "", tn_fft_d_ihfftn},
     /* adapt family */
     {"where", "", d_where_condition},
     /* misc breadth family (ops/misc_ops.c; helper-misc) */

@@ -12,4 +12,6 @@ PyObject *tn_fft_d_fftn(tn_value *a);
 PyObject *tn_fft_d_ifftn(tn_value *a);
 PyObject *tn_fft_d_rfftn(tn_value *a);
 PyObject *tn_fft_d_irfftn(tn_value *a);
+PyObject *tn_fft_d_hfftn(tn_value *a);
+PyObject *tn_fft_d_ihfftn(tn_value *a);
 #endif
