@@ -1512,6 +1512,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
     {"fft_hfftn", "", tn_fft_d_hfftn}, {"fft_hfft2", "", tn_fft_d_hfftn},
     {"fft_ihfftn", "", tn_fft_d_ihfftn}, {"fft_ihfft2", "", tn_fft_d_ihfftn},
+    {"stft", "", tn_fft_d_stft}, {"stft", "center", tn_fft_d_stft_center}, {"istft", "", tn_fft_d_istft},
     /* adapt family */
     {"where", "", d_where_condition},
     /* misc breadth family (ops/misc_ops.c; helper-misc) */

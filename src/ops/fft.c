@@ -671,3 +671,300 @@ PyObject *tn_fft_d_ihfftn(tn_value *a) {
     Py_DECREF(dl);
     return r;
 }
+
+/* ---- stft (SpectralOps.cpp's stft; torch.stft pads for center=True in Python and calls the
+ * overload without center). The op stream follows upstream's: unsqueeze of a 1-D signal, the
+ * centring pad (stft.center), the window padded to n_fft, the align_to_window pad, frames as an
+ * as_strided view, times the window, r2c (or c2c) over the last dim, transpose_, squeeze_,
+ * view_as_real for return_complex=False. ---- */
+static PyObject *stft_error(const tn_tensor *t, int64_t n_fft, int64_t hop, int64_t win, const char *what) {
+    char shape[256];
+    int k = snprintf(shape, sizeof shape, "[");
+    for (int i = 0; i < t->ndim && k < 200; i++) k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%lld", i ? ", " : "", (long long)t->sizes[i]);
+    snprintf(shape + k, sizeof shape - (size_t)k, "]");
+    PyErr_Format(PyExc_RuntimeError, "stft(%s%s, n_fft=%lld, hop_length=%lld, win_length=%lld, ...) : %s",
+                 tn_dtype_cpp_name(t->dtype), shape, (long long)n_fft, (long long)hop, (long long)win, what);
+    return NULL;
+}
+#define STEP(var, expr) do { PyObject *n_ = (expr); Py_DECREF(var); var = n_; if (!var) goto fail; } while (0)
+static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v, const tn_value *win_v,
+                           const tn_value *window_v, bool center, PyObject *pad_mode, bool normalized,
+                           const tn_value *onesided_v, const tn_value *rc_v, const tn_value *align_v) {
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *window = tn_is_none(window_v) ? NULL : window_v->u.obj;
+    int64_t hop = tn_is_none(hop_v) ? n_fft >> 2 : hop_v->u.i;
+    int64_t win = tn_is_none(win_v) ? n_fft : win_v->u.i;
+    bool wcplx = window && tn_dtype_is_complex(tn_tensor_of(window)->dtype);
+    bool rc = tn_is_none(rc_v) ? (tn_dtype_is_complex(t->dtype) || wcplx) : rc_v->u.i != 0;
+    if (!rc && tn_is_none(rc_v)) {
+        PyErr_SetString(PyExc_RuntimeError, "stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.");
+        return NULL;
+    }
+    if (!tn_dtype_is_floating(t->dtype) && !tn_dtype_is_complex(t->dtype))
+        return stft_error(t, n_fft, hop, win, "expected a tensor of floating point or complex values");
+    if (t->ndim > 2 || t->ndim < 1) return stft_error(t, n_fft, hop, win, "expected a 1D or 2D tensor");
+    bool one_d = t->ndim == 1;
+    PyObject *in = one_d ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, 0) : Py_NewRef(self);
+    PyObject *w = NULL;
+    if (!in) return NULL;
+    if (center) {
+        const tn_tensor *it = tn_tensor_of(in);
+        int64_t len = it->sizes[1], b = it->sizes[0], p = n_fft / 2;
+        STEP(in, tn_aten(TN_ROW_view, "(O(LLL))", in, (long long)1, (long long)b, (long long)len));
+        PyObject *pad = Py_BuildValue("[LL]", (long long)p, (long long)p);
+        if (!pad) goto fail;
+        PyObject *pm = pad_mode ? pad_mode : NULL;
+        STEP(in, tn_aten(TN_ROW_pad, "(OOO)", in, pad, pm ? pm : Py_None));
+        Py_DECREF(pad);
+        const tn_tensor *pt = tn_tensor_of(in);
+        STEP(in, tn_aten(TN_ROW_view, "(O(LL))", in, (long long)pt->sizes[1], (long long)pt->sizes[2]));
+    }
+    const tn_tensor *it = tn_tensor_of(in);
+    int64_t batch = it->sizes[0], len = it->sizes[1];
+    char msg[160];
+    if (n_fft <= 0 || n_fft > len) {
+        snprintf(msg, sizeof msg, "expected 0 < n_fft < %lld, but got n_fft=%lld", (long long)len, (long long)win);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (hop <= 0) {
+        snprintf(msg, sizeof msg, "expected hop_length > 0, but got hop_length=%lld", (long long)hop);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (win <= 0 || win > n_fft) {
+        snprintf(msg, sizeof msg, "expected 0 < win_length <= n_fft, but got win_length=%lld", (long long)win);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (window && (tn_tensor_of(window)->ndim != 1 || tn_tensor_of(window)->sizes[0] != win)) {
+        const tn_tensor *wt = tn_tensor_of(window);
+        int k = snprintf(msg, sizeof msg, "expected a 1D window tensor of size equal to win_length=%lld, but got window with size [", (long long)win);
+        for (int i = 0; i < wt->ndim && k < 140; i++) k += snprintf(msg + k, sizeof msg - (size_t)k, "%s%lld", i ? ", " : "", (long long)wt->sizes[i]);
+        snprintf(msg + k, sizeof msg - (size_t)k, "]");
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    static bool warned;   /* upstream: TORCH_WARN_ONCE */
+    if (!window && !warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral leakage.To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", 1) < 0) goto fail;
+    }
+    w = window ? Py_NewRef(window) : NULL;
+    int64_t left = (n_fft - win) / 2;
+    if (win < n_fft) {   /* the window centred in n_fft zeros (upstream: at::zeros + narrow) */
+        PyObject *z = tn_aten(TN_ROW_new_zeros, "(O(L))", window ? window : self, (long long)n_fft);
+        if (!z) goto fail;
+        PyObject *sl = tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", z, 0, (long long)left, (long long)(left + win), 1);
+        PyObject *c = !sl ? NULL : window ? tn_aten(TN_ROW_copy_, "(OO)", sl, window) : tn_aten(TN_ROW_fill__Scalar, "(Oi)", sl, 1);
+        Py_XDECREF(sl);
+        if (!c) { Py_DECREF(z); goto fail; }
+        Py_DECREF(c);
+        Py_XSETREF(w, z);
+    }
+    bool align = !tn_is_none(align_v) && align_v->u.i;
+    int64_t n_frames;
+    if (!center && align) {   /* frames start where the window starts: pad left on both sides */
+        n_frames = 1 + (len - win) / hop;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)left);
+        if (!pad) goto fail;
+        STEP(in, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", in, pad, 0.0));
+        Py_DECREF(pad);
+    } else {
+        n_frames = 1 + (len - n_fft) / hop;
+    }
+    it = tn_tensor_of(in);
+    STEP(in, tn_aten(TN_ROW_as_strided, "(O(LLL)(LLL)L)", in, (long long)batch, (long long)n_frames, (long long)n_fft,
+                     (long long)it->strides[0], (long long)(hop * it->strides[1]), (long long)it->strides[1], (long long)it->offset));
+    if (w) STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, w));
+    bool cfft = tn_dtype_is_complex(tn_tensor_of(in)->dtype);
+    bool onesided = tn_is_none(onesided_v) ? !cfft : onesided_v->u.i != 0;
+    int mode = normalized ? NORM_SQRT : NORM_NONE;
+    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
+    if (!dl) goto fail;
+    if (cfft) {
+        if (onesided) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
+            goto fail;
+        }
+        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_True));
+    } else {
+        STEP(in, tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False));
+    }
+    Py_DECREF(dl);
+    PyObject *tr = tn_aten(TN_ROW_transpose_, "(Oii)", in, 1, 2);
+    if (!tr) goto fail;
+    Py_DECREF(tr);
+    if (one_d) {
+        PyObject *sq = tn_aten(TN_ROW_squeeze__dim, "(Oi)", in, 0);
+        if (!sq) goto fail;
+        Py_DECREF(sq);
+    }
+    if (!rc) STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    Py_XDECREF(w);
+    return in;
+fail:
+    Py_XDECREF(in);
+    Py_XDECREF(w);
+    return NULL;
+}
+/* stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window) */
+PyObject *tn_fft_d_stft(tn_value *a) {
+    return stft_impl(a[0].u.obj, a[1].u.i, &a[2], &a[3], &a[4], false, NULL, a[5].u.i != 0, &a[6], &a[7], &a[8]);
+}
+/* stft.center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window) */
+PyObject *tn_fft_d_stft_center(tn_value *a) {
+    bool center = a[5].u.i != 0;
+    if (center && !tn_is_none(&a[10])) {
+        PyErr_SetString(PyExc_RuntimeError, "stft align_to_window should only be set when center = false.");
+        return NULL;
+    }
+    return stft_impl(a[0].u.obj, a[1].u.i, &a[2], &a[3], &a[4], center, a[6].u.obj, a[7].u.i != 0, &a[8], &a[9], &a[10]);
+}
+
+/* ---- istft (SpectralOps.cpp's istft): c2r (or c2c) of each frame, times the window, overlap-add
+ * by unfold_backward, divided by the overlap-added squared window (refused where it is below
+ * 1e-11), trimmed for center / length and zero-padded up to length ---- */
+static PyObject *istft_error(const tn_tensor *t, int64_t n_fft, int64_t hop, int64_t win, const char *what) {
+    char shape[256];
+    int k = snprintf(shape, sizeof shape, "[");
+    for (int i = 0; i < t->ndim && k < 200; i++) k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%lld", i ? ", " : "", (long long)t->sizes[i]);
+    snprintf(shape + k, sizeof shape - (size_t)k, "]");
+    PyErr_Format(PyExc_RuntimeError, "istft(%s%s, n_fft=%lld, hop_length=%lld, win_length=%lld, ...) : %s",
+                 tn_dtype_cpp_name(t->dtype), shape, (long long)n_fft, (long long)hop, (long long)win, what);
+    return NULL;
+}
+/* istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex) */
+PyObject *tn_fft_d_istft(tn_value *a) {
+    PyObject *self = a[0].u.obj, *window = tn_is_none(&a[4]) ? NULL : a[4].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t n_fft = a[1].u.i;
+    int64_t hop = tn_is_none(&a[2]) ? n_fft >> 2 : a[2].u.i;
+    int64_t win = tn_is_none(&a[3]) ? n_fft : a[3].u.i;
+    bool center = a[5].u.i != 0, normalized = a[6].u.i != 0, rc = a[9].u.i != 0;
+    if (!tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "istft requires a complex-valued input tensor matching the output from stft with return_complex=True.");
+        return NULL;
+    }
+    PyObject *in = tn_aten(TN_ROW_resolve_conj, "(O)", self), *w = NULL, *y = NULL, *env = NULL;
+    if (!in) return NULL;
+    STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    const tn_tensor *it = tn_tensor_of(in);
+    int input_dim = it->ndim;
+    if (input_dim < 3) {   /* input.size(-3) */
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got -3)", -input_dim, input_dim - 1);
+        goto fail;
+    }
+    int64_t n_frames = it->sizes[input_dim - 2], fft_size = it->sizes[input_dim - 3];
+    int64_t expected = n_fft + hop * (n_frames - 1);
+    char msg[200];
+    if (tn_numel(it) == 0) { istft_error(t, n_fft, hop, win, "input tensor cannot be empty."); goto fail; }
+    if (input_dim != 3 && input_dim != 4) {
+        snprintf(msg, sizeof msg, "expected a tensor with 3 or 4 dimensions, but got %d", input_dim);
+        istft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    bool onesided = tn_is_none(&a[7]) ? fft_size != n_fft : a[7].u.i != 0;
+    if (onesided ? n_fft / 2 + 1 != fft_size : n_fft != fft_size) {
+        snprintf(msg, sizeof msg, "expected the frequency dimension (3rd to the last) of the input tensor to match %s, but got %lld",
+                 onesided ? "n_fft / 2 + 1 when onesided=True" : "n_fft when onesided=False", (long long)fft_size);
+        istft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (!(0 < hop && hop <= win)) { istft_error(t, n_fft, hop, win, "expected 0 < hop_length <= win_length"); goto fail; }
+    if (!(0 < win && win <= n_fft)) { istft_error(t, n_fft, hop, win, "expected 0 < win_length <= n_fft"); goto fail; }
+    if (window && (tn_tensor_of(window)->ndim != 1 || tn_tensor_of(window)->sizes[0] != win)) {
+        istft_error(t, n_fft, hop, win, "Invalid window shape. window has to be 1D and length of `win_length`");
+        goto fail;
+    }
+    static bool warned;   /* upstream: TORCH_WARN_ONCE */
+    if (!window && !warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "A window was not provided. A rectangular window will be applied.Please provide the same window used by stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", 1) < 0) goto fail;
+    }
+    w = window ? Py_NewRef(window) : tn_aten(TN_ROW_new_ones, "(O(L))", in, (long long)win);   /* upstream: at::ones(win, input's options) */
+    if (!w) goto fail;
+    if (win != n_fft) {
+        int64_t left = (n_fft - win) / 2;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)(n_fft - win - left));
+        if (!pad) goto fail;
+        STEP(w, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", w, pad, 0.0));
+        Py_DECREF(pad);
+    }
+    if (input_dim == 3) STEP(in, tn_aten(TN_ROW_unsqueeze, "(Oi)", in, 0));
+    STEP(in, tn_aten(TN_ROW_transpose_int, "(Oii)", in, 1, 2));
+    {   /* as_complex: a view when the strides allow one, else a contiguous clone first */
+        const tn_tensor *c = tn_tensor_of(in);
+        bool can = c->strides[c->ndim - 1] == 1 && c->offset % 2 == 0;
+        for (int i = 0; i < c->ndim - 1; i++) can = can && c->strides[i] % 2 == 0;
+        if (!can) {
+            PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
+            if (!kw) goto fail;
+            STEP(in, tn_aten_kw(TN_ROW_clone, kw, "(O)", in));
+            Py_DECREF(kw);
+        }
+        STEP(in, tn_aten(TN_ROW_view_as_complex, "(O)", in));
+    }
+    int mode = normalized ? NORM_SQRT : NORM_N;
+    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
+    if (!dl) goto fail;
+    if (rc) {
+        if (onesided) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
+            goto fail;
+        }
+        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_False));
+    } else {
+        if (window && tn_dtype_is_complex(tn_tensor_of(window)->dtype)) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Complex windows are incompatible with return_complex=False");
+            goto fail;
+        }
+        if (!onesided) STEP(in, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", in, -1, (long long)0, (long long)(n_fft / 2 + 1), 1));
+        STEP(in, tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n_fft));
+    }
+    Py_DECREF(dl);
+    {
+        PyObject *wv = tn_aten(TN_ROW_view, "(O(LLL))", w, (long long)1, (long long)1, (long long)n_fft);
+        if (!wv) goto fail;
+        STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, wv));
+        Py_DECREF(wv);
+    }
+    int64_t ch = tn_tensor_of(in)->sizes[0];
+    y = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", in, (long long)ch, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    if (!y) goto fail;
+    STEP(w, tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", w, 2));
+    STEP(w, tn_aten(TN_ROW_expand, "(O(LLL))", w, (long long)1, (long long)n_frames, (long long)n_fft));
+    env = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", w, (long long)1, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    if (!env) goto fail;
+    int64_t start = center ? n_fft / 2 : 0;
+    int64_t end = !tn_is_none(&a[8]) ? start + a[8].u.i : center ? -(n_fft / 2) : expected;
+    STEP(y, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", y, 1, (long long)start, (long long)end, 1));
+    STEP(env, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", env, 1, (long long)start, (long long)end, 1));
+    {
+        PyObject *ab = tn_aten(TN_ROW_abs, "(O)", env);
+        PyObject *mn = ab ? tn_aten(TN_ROW_min, "(O)", ab) : NULL;
+        PyObject *lt = mn ? tn_aten(TN_ROW_lt_Scalar, "(Od)", mn, 1e-11) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(mn);
+        if (!lt) goto fail;
+        bool low = *(const bool *)tn_data(tn_tensor_of(lt));
+        Py_DECREF(lt);
+        if (low) { istft_error(t, n_fft, hop, win, "window overlap add min: 1"); goto fail; }
+    }
+    STEP(y, tn_aten(TN_ROW_div_Tensor, "(OO)", y, env));
+    if (input_dim == 3) STEP(y, tn_aten(TN_ROW_squeeze_dim, "(Oi)", y, 0));
+    if (end > expected) {
+        if (PyErr_WarnEx(PyExc_UserWarning, "The length of signal is shorter than the length parameter. Result is being padded with zeros in the tail. Please check your center and hop_length settings.", 1) < 0) goto fail;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)0, (long long)(end - expected));
+        if (!pad) goto fail;
+        STEP(y, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", y, pad, 0.0));
+        Py_DECREF(pad);
+    }
+    Py_DECREF(in); Py_DECREF(w); Py_DECREF(env);
+    return y;
+fail:
+    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(y); Py_XDECREF(env);
+    return NULL;
+}

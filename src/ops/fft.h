@@ -14,4 +14,7 @@ PyObject *tn_fft_d_rfftn(tn_value *a);
 PyObject *tn_fft_d_irfftn(tn_value *a);
 PyObject *tn_fft_d_hfftn(tn_value *a);
 PyObject *tn_fft_d_ihfftn(tn_value *a);
+PyObject *tn_fft_d_stft(tn_value *a);
+PyObject *tn_fft_d_stft_center(tn_value *a);
+PyObject *tn_fft_d_istft(tn_value *a);
 #endif
