@@ -441,7 +441,13 @@ static PyObject *promote(PyObject *x, bool want_complex) {
     if (fft_dtype_ok(d) < 0) return NULL;
     if (want_complex) d = complex_of(d);
     if (d == tn_tensor_of(x)->dtype) return Py_NewRef(x);
-    return tn_as_dtype(x, d, false);
+    /* upstream: t.to(dtype), i.e. _to_copy with the input's layout preserved (its strides when
+     * dense, else dense strides in the same order); the layout reaches the primitives' rule */
+    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
+    Py_XDECREF(dt);
+    Py_XDECREF(kw);
+    return r;
 }
 static PyObject *dimlist(int nd, const int *dims) {
     PyObject *l = PyList_New(nd);
@@ -455,20 +461,6 @@ static int wrap_fft_dim(int64_t d, const tn_tensor *t, int *out) {
     }
     return tn_wrap_dim_i(d, t->ndim, out);
 }
-/* conj of a fresh complex result, materialised (no lazy conjugate bit here) */
-static PyObject *conj_fresh(PyObject *r) {
-    if (!r) return NULL;
-    const tn_tensor *t = tn_tensor_of(r);
-    PyObject *c = tn_as_dtype(r, t->dtype, true);   /* r itself (fresh, ours) or a contiguous copy */
-    Py_DECREF(r);
-    if (!c) return NULL;
-    t = tn_tensor_of(c);
-    int64_t n = tn_numel(tn_tensor_of(c));
-    if (t->dtype == TN_DTYPE_C64) { float *p = (float *)D(c); for (int64_t i = 0; i < n; i++) p[2 * i + 1] = -p[2 * i + 1]; }
-    else { double *p = (double *)D(c); for (int64_t i = 0; i < n; i++) p[2 * i + 1] = -p[2 * i + 1]; }
-    return c;
-}
-
 typedef enum { K_C2C, K_R2C, K_C2R } fft_kind;
 
 /* one-dimensional transforms: fft, ifft, rfft, irfft, hfft, ihfft */
@@ -504,7 +496,7 @@ static PyObject *fft1(tn_value *a, const char *fname, fft_kind kind, bool forwar
         r = tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False);
         if (!forward && r) Py_SETREF(r, tn_aten(TN_ROW_conj, "(O)", r));   /* upstream: ret.conj(), a lazy view */
     } else {
-        if (forward) Py_SETREF(in, conj_fresh(tn_aten(TN_ROW_clone, "(O)", in)));
+        if (forward) Py_SETREF(in, tn_aten(TN_ROW_conj, "(O)", in));   /* upstream: input.conj(), a lazy view */
         r = in ? tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n) : NULL;
     }
     Py_XDECREF(in);
