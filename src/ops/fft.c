@@ -960,3 +960,68 @@ fail:
     Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(y); Py_XDECREF(env);
     return NULL;
 }
+
+/* ---- out= (upstream: the *_maybe_out helpers check out's kind, then resize_output + copy_; the
+ * inverse r2c transforms write conj_physical into out, so out never carries the conj bit) ---- */
+static PyObject *with_out(PyObject *r, PyObject *out, const char *fname, bool want_complex) {
+    if (!r) return NULL;
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (want_complex ? !tn_dtype_is_complex(od) : !tn_dtype_is_floating(od)) {
+        PyErr_Format(PyExc_RuntimeError, "%s expects a %s output tensor, but got %s", fname,
+                     want_complex ? "complex" : "floating point", tn_dtype_cpp_name(od));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (tn_tensor_of(r)->math_bits) Py_SETREF(r, tn_aten(TN_ROW_resolve_conj, "(O)", r));
+    return tn_out_deliver(r, out, fname);
+}
+#define FFT_OUT(name, fn, fname, cplx) \
+    PyObject *tn_fft_d_##name##_out(tn_value *a) { return with_out(fn(a), a[4].u.obj, fname, cplx); }
+FFT_OUT(fft, tn_fft_d_fft, "fft", true)
+FFT_OUT(ifft, tn_fft_d_ifft, "ifft", true)
+FFT_OUT(rfft, tn_fft_d_rfft, "rfft", true)
+FFT_OUT(irfft, tn_fft_d_irfft, "irfft", false)
+FFT_OUT(hfft, tn_fft_d_hfft, "hfft", false)
+FFT_OUT(ihfft, tn_fft_d_ihfft, "ihfft", true)
+FFT_OUT(fftn, tn_fft_d_fftn, "fftn", true)
+FFT_OUT(ifftn, tn_fft_d_ifftn, "ifftn", true)
+FFT_OUT(rfftn, tn_fft_d_rfftn, "rfftn", true)
+FFT_OUT(irfftn, tn_fft_d_irfftn, "irfftn", false)
+FFT_OUT(hfftn, tn_fft_d_hfftn, "hfftn", false)
+/* ihfftn / ihfft2 with out=: over several dims the c2c's out path; over one dim upstream calls
+ * at::conj_physical_out(tmp, out) with the arguments swapped (out is the first parameter), so it
+ * writes conj(out) into the temporary, resized to out's shape (warning when they differ), and
+ * leaves out untouched; dtypes must agree (copy's "Found dtype" check). Reproduced as measured. */
+PyObject *tn_fft_d_ihfftn_out(tn_value *a) {
+    PyObject *out = a[4].u.obj;
+    PyObject *r = tn_fft_d_ihfftn(a);
+    if (!r) return NULL;
+    const tn_tensor *rt = tn_tensor_of(r);
+    if (!rt->math_bits) return with_out(r, out, "ihfftn", true);   /* several dims: a plain c2c result */
+    const tn_tensor *ot = tn_tensor_of(out);
+    if (rt->dtype != ot->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(rt->dtype), tn_dtype_cpp_name(ot->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if ((rt->ndim != ot->ndim || memcmp(rt->sizes, ot->sizes, (size_t)rt->ndim * sizeof *rt->sizes)) && tn_numel(rt)) {
+        char sa[256], sb[256];
+        tn_shape_str(sa, sizeof sa, rt->ndim, rt->sizes);
+        tn_shape_str(sb, sizeof sb, ot->ndim, ot->sizes);
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                "An output with one or more elements was resized since it had shape %s, which does not "
+                "match the required output shape %s. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", sa, sb) < 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    Py_DECREF(r);
+    return Py_NewRef(out);
+}
+
+/* the primitives' out= overloads: the functional result, resize_output + copy_ */
+PyObject *tn_op__fft_r2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_r2c(a), a[4].u.obj, "_fft_r2c"); }
+PyObject *tn_op__fft_c2r_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2r(a), a[4].u.obj, "_fft_c2r"); }
+PyObject *tn_op__fft_c2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2c(a), a[4].u.obj, "_fft_c2c"); }

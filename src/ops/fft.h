@@ -17,4 +17,16 @@ PyObject *tn_fft_d_ihfftn(tn_value *a);
 PyObject *tn_fft_d_stft(tn_value *a);
 PyObject *tn_fft_d_stft_center(tn_value *a);
 PyObject *tn_fft_d_istft(tn_value *a);
+PyObject *tn_fft_d_fft_out(tn_value *a);
+PyObject *tn_fft_d_ifft_out(tn_value *a);
+PyObject *tn_fft_d_rfft_out(tn_value *a);
+PyObject *tn_fft_d_irfft_out(tn_value *a);
+PyObject *tn_fft_d_hfft_out(tn_value *a);
+PyObject *tn_fft_d_ihfft_out(tn_value *a);
+PyObject *tn_fft_d_fftn_out(tn_value *a);
+PyObject *tn_fft_d_ifftn_out(tn_value *a);
+PyObject *tn_fft_d_rfftn_out(tn_value *a);
+PyObject *tn_fft_d_irfftn_out(tn_value *a);
+PyObject *tn_fft_d_hfftn_out(tn_value *a);
+PyObject *tn_fft_d_ihfftn_out(tn_value *a);
 #endif

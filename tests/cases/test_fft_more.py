@@ -209,3 +209,34 @@ grads("fft_grad", {
     "double_backward": SEED + "ps = [torch.randn(6, requires_grad=True)]\ng, = torch.autograd.grad(torch.view_as_real(torch.fft.rfft(ps[0])).pow(2).sum(), ps[0], create_graph=True)\nout = g * torch.arange(6.)",
     "double_backward_c2r": SEED + "ps = [torch.randn(4, dtype=torch.complex64, requires_grad=True)]\ng, = torch.autograd.grad(torch.fft.irfft(ps[0]).pow(2).sum(), ps[0], create_graph=True)\nout = torch.view_as_real(g) * torch.arange(8.).view(4, 2)",
 }, tol=F32)
+
+
+def out_cases():
+    d = {}
+    real, cplx = "torch.randn(3, 4, 6)", "torch.randn(3, 4, 6, dtype=torch.complex64)"
+    for f, x, od in [("fft", real, "complex64"), ("fft", cplx, "complex64"), ("ifft", real, "complex64"),
+                     ("ifft", cplx, "complex128"), ("rfft", real, "complex64"), ("irfft", cplx, "float32"),
+                     ("hfft", cplx, "float64"), ("ihfft", real, "complex64"),
+                     ("fft2", real, "complex64"), ("ifft2", cplx, "complex64"), ("rfft2", real, "complex64"),
+                     ("irfft2", cplx, "float32"), ("hfft2", cplx, "float32"), ("ihfft2", real, "complex64"),
+                     ("fftn", cplx, "complex64"), ("ifftn", real, "complex64"), ("rfftn", real, "complex128"),
+                     ("irfftn", cplx, "float32"), ("hfftn", cplx, "float32"), ("ihfftn", real, "complex64")]:
+        key = f"{f}-{'c' if 'complex' in x else 'r'}-{od}"
+        d[key] = SEED + f"o = torch.empty(0, dtype=torch.{od})\nr = torch.fft.{f}({x}, out=o)\n(r is o, o, o.is_conj())"
+    d["ihfftn-1dim"] = SEED + f"o = torch.empty(0, dtype=torch.complex64)\nr = torch.fft.ihfftn({real}, dim=(1,), out=o)\n(r is o, o.is_conj())"
+    # upstream's one-dim ihfftn out path swaps conj_physical_out's arguments: out stays as given
+    d["ihfftn-1dim-same-shape"] = SEED + f"o = torch.zeros(3, 3, 6, dtype=torch.complex64)\nr = torch.fft.ihfftn({real}, dim=(1,), out=o)\n(r is o, o)"
+    d["ihfft2-1dim-float"] = SEED + f"torch.fft.ihfft2({real}, s=(4,), dim=(0,), out=torch.empty(0))"
+    d["ihfftn-1dim-c128"] = SEED + f"torch.fft.ihfftn({real}, dim=(1,), out=torch.zeros(2, dtype=torch.complex128))"
+    d["resize-warns"] = SEED + f"o = torch.zeros(2, dtype=torch.complex64)\ntorch.fft.fft({real}, out=o)\no"
+    d["keeps-strides"] = SEED + f"o = torch.empty(6, 4, 3, dtype=torch.complex64).permute(2, 1, 0)\ntorch.fft.fft({real}, out=o)\n(o, o.stride())"
+    d["aten-r2c"] = SEED + "o = torch.empty(0, dtype=torch.complex64)\ntorch.ops.aten._fft_r2c.out(torch.randn(3, 8), [0, 1], 2, False, out=o)\no"
+    d["aten-c2r"] = SEED + "o = torch.empty(0)\ntorch.ops.aten._fft_c2r.out(torch.randn(3, 5, dtype=torch.complex64), [0, 1], 0, 8, out=o)\no"
+    d["aten-c2c"] = SEED + "o = torch.empty(0, dtype=torch.complex64)\ntorch.ops.aten._fft_c2c.out(torch.randn(3, 8, dtype=torch.complex64), [1], 1, False, out=o)\no"
+    for f, x, od in [("fft", real, "float32"), ("rfft", real, "float32"), ("irfft", cplx, "complex64"),
+                     ("hfft2", cplx, "complex64"), ("ihfft2", real, "float32"), ("fftn", cplx, "float64")]:
+        d[f"bad-{f}-{od}"] = SEED + f"torch.fft.{f}({x}, out=torch.empty(0, dtype=torch.{od}))"
+    return d
+
+
+cases("fft_out", out_cases(), tol="float", strides=True)
