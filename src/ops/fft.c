@@ -1025,3 +1025,89 @@ PyObject *tn_fft_d_ihfftn_out(tn_value *a) {
 PyObject *tn_op__fft_r2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_r2c(a), a[4].u.obj, "_fft_r2c"); }
 PyObject *tn_op__fft_c2r_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2r(a), a[4].u.obj, "_fft_c2r"); }
 PyObject *tn_op__fft_c2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2c(a), a[4].u.obj, "_fft_c2c"); }
+
+/* ---- fftfreq / rfftfreq (CompositeExplicitAutograd upstream: arange into the result, the upper
+ * half re-filled with arange(-(n/2), 0), then mul_(1 / (n * d)) — the multiply through the door,
+ * so it rounds as upstream's mul with a scalar; the integer ramp is exact in every dtype arange
+ * rounds it to: (dtype)k as arange's accumulate-then-cast) ---- */
+int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value *device, const tn_value *pin,
+                  tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev);
+static PyObject *freq_fill(PyObject *r, int64_t n, double d, bool full, const char *fname) {
+    tn_tensor *t = tn_tensor_of(r);
+    if (!tn_dtype_is_floating(t->dtype) && !tn_dtype_is_complex(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "%s requires a floating point or complex dtype", fname);
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (tn_dtype_is_complex(t->dtype)) {   /* upstream's arange has no complex kernel */
+        PyErr_Format(PyExc_NotImplementedError, "\"arange_cpu\" not implemented for '%s'", tn_dtype_cpp_name(t->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    int64_t m = tn_numel(t);
+    PyObject *k = tn_tensor_new_empty(t->ndim, t->sizes, TN_DTYPE_F64, TN_DEVICE_CPU);
+    if (!k) { Py_DECREF(r); return NULL; }
+    double *kv = (double *)D(k);
+    for (int64_t i = 0; i < m; i++) kv[i] = full && i >= (n + 1) / 2 ? (double)(i - n) : (double)i;
+    int rc = tn_copy_into(r, k);
+    Py_DECREF(k);
+    if (rc < 0) { Py_DECREF(r); return NULL; }
+    /* upstream's out.mul_(Scalar) is mul_.Scalar, which multiplies by the scalar as a 0-dim
+     * tensor cast to the result dtype (bf16 / f16: the scalar rounds first; measured) */
+    double sv = 1.0 / ((double)n * d);
+    PyObject *s64 = tn_tensor_new_empty(0, NULL, TN_DTYPE_F64, TN_DEVICE_CPU);
+    if (s64) *(double *)D(s64) = sv;
+    PyObject *sc = s64 ? tn_as_dtype(s64, t->dtype, false) : NULL;
+    Py_XDECREF(s64);
+    PyObject *res = sc ? tn_aten(TN_ROW_mul__Tensor, "(OO)", r, sc) : NULL;
+    Py_XDECREF(sc);
+    if (!res) { Py_DECREF(r); return NULL; }
+    Py_DECREF(res);
+    return r;
+}
+static PyObject *freq_new(tn_value *a, bool full) {
+    tn_dtype dt;
+    tn_device_type dev;
+    if (tn_cr_options(&a[2], &a[3], &a[4], &a[5], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
+    if (dev != TN_DEVICE_CPU) return tn_not_implemented(full ? "fft_fftfreq off the CPU" : "fft_rfftfreq off the CPU"), NULL;
+    int64_t n = a[0].u.i, m = full ? n : n / 2 + 1;
+    if (m < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)m, (long long)m);
+        return NULL;
+    }
+    PyObject *r = tn_tensor_new_empty(1, &m, dt, TN_DEVICE_CPU);
+    return r ? freq_fill(r, n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq") : NULL;
+}
+static PyObject *freq_out(tn_value *a, bool full) {
+    PyObject *out = a[2].u.obj;
+    int64_t n = a[0].u.i, m = full ? n : n / 2 + 1;
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (!tn_dtype_is_floating(od) && !tn_dtype_is_complex(od)) {
+        PyErr_Format(PyExc_RuntimeError, "%s requires a floating point or complex dtype", full ? "fftfreq" : "rfftfreq");
+        return NULL;
+    }
+    if (m < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)m, (long long)m);
+        return NULL;
+    }
+    /* arange_out: a numel mismatch warns (its own wording) and resizes to [m]; a matching numel
+     * keeps out's shape and fills it in order */
+    const tn_tensor *ot = tn_tensor_of(out);
+    if (tn_numel(ot) != m) {
+        char sh[256];
+        tn_shape_str(sh, sizeof sh, ot->ndim, ot->sizes);
+        if (tn_numel(ot) && PyErr_WarnFormat(PyExc_UserWarning, 1,
+                "The number of elements in the out tensor of shape %s is %lld which does not match the computed number of elements %lld. "
+                "Note that this may occur as a result of rounding error. The out tensor will be resized to a tensor of shape (%lld,).",
+                sh, (long long)tn_numel(ot), (long long)m, (long long)m) < 0)
+            return NULL;
+        if (tn_resize(out, 1, &m) < 0) return NULL;
+    } else if (!tn_is_contiguous(ot) || (full && ot->ndim != 1 && ot->sizes[0] != m)) {
+        return tn_not_implemented("fft_fftfreq.out into a non-contiguous or multi-row out tensor"), NULL;
+    }
+    return freq_fill(Py_NewRef(out), n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq");
+}
+PyObject *tn_op_fft_fftfreq(tn_value *a) { return freq_new(a, true); }
+PyObject *tn_op_fft_rfftfreq(tn_value *a) { return freq_new(a, false); }
+PyObject *tn_op_fft_fftfreq_out(tn_value *a) { return freq_out(a, true); }
+PyObject *tn_op_fft_rfftfreq_out(tn_value *a) { return freq_out(a, false); }

@@ -240,3 +240,30 @@ def out_cases():
 
 
 cases("fft_out", out_cases(), tol="float", strides=True)
+
+# fftfreq / rfftfreq: bit-exact (an integer ramp times 1/(n*d), the scalar in the result dtype)
+cases("fft_freq", {
+    "fftfreq": "torch.fft.fftfreq(5)",
+    "fftfreq-d": "torch.fft.fftfreq(6, 0.3)",
+    "fftfreq-f64": "torch.fft.fftfreq(7, d=0.1, dtype=torch.float64)",
+    "fftfreq-bf16": "torch.fft.fftfreq(301, 0.7, dtype=torch.bfloat16)",
+    "fftfreq-f16": "torch.fft.fftfreq(9, dtype=torch.float16)",
+    "rfftfreq": "torch.fft.rfftfreq(7, d=0.1)",
+    "rfftfreq-f16": "torch.fft.rfftfreq(11, dtype=torch.float16)",
+    "rfftfreq-bf16": "torch.fft.rfftfreq(100, 3.0, dtype=torch.bfloat16)",
+    "empty": "(torch.fft.fftfreq(0), torch.fft.rfftfreq(0))",
+    "one": "(torch.fft.fftfreq(1), torch.fft.rfftfreq(1))",
+    "d0": "torch.fft.fftfreq(4, 0.0)",
+    "default-dtype": "torch.set_default_dtype(torch.float64)\nr = torch.fft.fftfreq(5)\ntorch.set_default_dtype(torch.float32)\nr",
+    "out": "o = torch.empty(0)\nr = torch.fft.fftfreq(5, out=o)\n(r is o, o)",
+    "out-f64-resize": "o = torch.zeros(2, dtype=torch.float64)\ntorch.fft.rfftfreq(5, out=o)\no",
+    "out-same-numel": "o = torch.zeros(3, 1)\ntorch.fft.fftfreq(3, out=o)\no",
+    "out-2d": "o = torch.zeros(2, 2)\ntorch.fft.rfftfreq(6, out=o)\no",
+    "aten": "(torch.ops.aten.fft_fftfreq.default(4, 2.0), torch.ops.aten.fft_rfftfreq.default(4), "
+            "torch.ops.aten.fft_fftfreq.out(3, out=torch.empty(3)), torch.ops.aten.fft_rfftfreq.out(3, out=torch.empty(2)))",
+    "bad-negative": "torch.fft.fftfreq(-1)",
+    "bad-int": "torch.fft.fftfreq(3, dtype=torch.int64)",
+    "bad-complex": "torch.fft.fftfreq(3, dtype=torch.complex64)",
+    "bad-out-int": "torch.fft.fftfreq(5, out=torch.empty(0, dtype=torch.int32))",
+    "bad-rfft-negative": "torch.fft.rfftfreq(-5)",
+})
