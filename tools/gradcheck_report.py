@@ -50,6 +50,7 @@ SUBSET = [
     "linalg.vector_norm", "topk", "sort",
     "nn.functional.conv1d", "nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.conv_transpose1d",
     "nn.functional.conv_transpose2d", "nn.functional.conv_transpose3d", "nn.functional.unfold",
+    "fft.rfft", "fft.irfftn", "fft.ihfft2", "fft.fftn", "stft",
 ]
 
 # Forward-mode AD's fixed subset (tests/test_opinfo_gradcheck.py, --forward-only): the families

@@ -1520,6 +1520,15 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fft_fftn", "", tn_fft_d_fftn}, {"fft_ifftn", "", tn_fft_d_ifftn}, {"fft_rfftn", "", tn_fft_d_rfftn},
     {"fft_irfftn", "", tn_fft_d_irfftn}, {"fft_fft2", "", tn_fft_d_fftn}, {"fft_ifft2", "", tn_fft_d_ifftn},
     {"fft_rfft2", "", tn_fft_d_rfftn}, {"fft_irfft2", "", tn_fft_d_irfftn},
+    {"fft_hfftn", "", tn_fft_d_hfftn}, {"fft_hfft2", "", tn_fft_d_hfftn},
+    {"fft_ihfftn", "", tn_fft_d_ihfftn}, {"fft_ihfft2", "", tn_fft_d_ihfftn},
+    {"stft", "", tn_fft_d_stft}, {"stft", "center", tn_fft_d_stft_center}, {"istft", "", tn_fft_d_istft},
+    {"fft_fft", "out", tn_fft_d_fft_out}, {"fft_ifft", "out", tn_fft_d_ifft_out}, {"fft_rfft", "out", tn_fft_d_rfft_out},
+    {"fft_irfft", "out", tn_fft_d_irfft_out}, {"fft_hfft", "out", tn_fft_d_hfft_out}, {"fft_ihfft", "out", tn_fft_d_ihfft_out},
+    {"fft_fftn", "out", tn_fft_d_fftn_out}, {"fft_ifftn", "out", tn_fft_d_ifftn_out}, {"fft_rfftn", "out", tn_fft_d_rfftn_out},
+    {"fft_irfftn", "out", tn_fft_d_irfftn_out}, {"fft_hfftn", "out", tn_fft_d_hfftn_out}, {"fft_ihfftn", "out", tn_fft_d_ihfftn_out},
+    {"fft_fft2", "out", tn_fft_d_fftn_out}, {"fft_ifft2", "out", tn_fft_d_ifftn_out}, {"fft_rfft2", "out", tn_fft_d_rfftn_out},
+    {"fft_irfft2", "out", tn_fft_d_irfftn_out}, {"fft_hfft2", "out", tn_fft_d_hfftn_out}, {"fft_ihfft2", "out", tn_fft_d_ihfftn_out},
     /* adapt family */
     {"where", "", d_where_condition},
     /* misc breadth family (ops/misc_ops.c; helper-misc) */

@@ -4403,6 +4403,84 @@ static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
+ * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
+static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
+    if (!c) return NULL;
+    PyObject *r = tn_aten(TN_ROW_real, "(O)", c);
+    Py_DECREF(c);
+    return r;
+}
+static int f_fft_r2c(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
+    PyObject *dim = arg_obj(n, 1);
+    if (!dim) return -1;
+    int64_t norm = arg_i(n, 2);
+    bool onesided = arg_i(n, 3) != 0;
+    PyObject *full = Py_NewRef(g[0]);
+    if (onesided) {
+        const tn_tensor *gt = tn_tensor_of(g[0]);
+        int ndim = gt->ndim, last;
+        Py_ssize_t nd = PyList_Size(dim);
+        int64_t dl = PyLong_AsLongLong(PyList_GetItem(dim, nd - 1));
+        last = (int)(dl < 0 ? dl + ndim : dl);
+        int64_t last_size = tn_meta_sizes(meta(n, 0))[last];
+        if (last_size - gt->sizes[last] > 0) {
+            int64_t sz[TN_MAX_DIMS];
+            memcpy(sz, gt->sizes, (size_t)ndim * sizeof *sz);
+            sz[last] = last_size;
+            PyObject *szo = tn_py_size_new(ndim, sz);
+            Py_SETREF(full, szo ? tn_aten(TN_ROW_new_zeros, "(OO)", g[0], szo) : NULL);
+            Py_XDECREF(szo);
+            PyObject *sl = full ? tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", full, last, (long long)0, (long long)gt->sizes[last], 1) : NULL;
+            PyObject *c = sl ? tn_aten(TN_ROW_copy_, "(OO)", sl, g[0]) : NULL;
+            Py_XDECREF(sl);
+            if (!c) Py_CLEAR(full);
+            Py_XDECREF(c);
+        }
+    }
+    PyObject *r = full ? fft_real_of(tn_aten(TN_ROW__fft_c2c, "(OOLO)", full, dim, (long long)norm, Py_False)) : NULL;
+    Py_XDECREF(full);
+    Py_DECREF(dim);
+    if (!r) return -1;
+    put(n, o, 0, r);
+    return 0;
+}
+static int f_fft_c2r(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
+    PyObject *dim = arg_obj(n, 1);
+    if (!dim) return -1;
+    PyObject *gi = tn_aten(TN_ROW__fft_r2c, "(OOLO)", g[0], dim, (long long)arg_i(n, 2), Py_True);
+    if (gi) {
+        Py_ssize_t nd = PyList_Size(dim);
+        int64_t dl = PyLong_AsLongLong(PyList_GetItem(dim, nd - 1));
+        const tn_tensor *t = tn_tensor_of(gi);
+        int last = (int)(dl < 0 ? dl + t->ndim : dl);
+        int64_t dbl = tn_tensor_of(g[0])->sizes[last] - t->sizes[last];
+        if (dbl > 0) {
+            PyObject *nw = tn_aten(TN_ROW_narrow, "(OiLL)", gi, last, (long long)1, (long long)dbl);
+            PyObject *two = PyLong_FromLong(2);
+            PyObject *m = nw && two ? tn_aten(TN_ROW_mul__Scalar, "(OO)", nw, two) : NULL;
+            if (!m) Py_CLEAR(gi);
+            Py_XDECREF(m); Py_XDECREF(nw); Py_XDECREF(two);
+        }
+    }
+    Py_DECREF(dim);
+    if (!gi) return -1;
+    put(n, o, 0, gi);
+    return 0;
+}
+static int f_fft_c2c(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
+    PyObject *dim = arg_obj(n, 1);
+    if (!dim) return -1;
+    PyObject *r = tn_aten(TN_ROW__fft_c2c, "(OOLO)", g[0], dim, (long long)arg_i(n, 2), arg_i(n, 3) ? Py_False : Py_True);
+    Py_DECREF(dim);
+    if (!r) return -1;
+    put(n, o, 0, r);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4629,6 +4707,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
+    /* fft family (helper-fft) */
+    {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, {TN_ROW__fft_c2c, f_fft_c2c},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -127,27 +127,82 @@ static PyObject *widen(PyObject *x) {
     return r;
 }
 
-/* upstream's (MKL) output layout: the untransformed dims outermost in their order, then the
- * transformed dims in the order given, the last one fastest. A contiguous result is re-laid out
- * when that differs; steals r. */
-static PyObject *fft_layout(PyObject *r, const int *dims, int nd) {
+/* Upstream's output layout (MKL build, aten/src/ATen/native/mkl/SpectralOps.cpp: _exec_fft and
+ * _sort_dims), reproduced as a rule over the input's strides and measured on 3,811 random
+ * shapes, permutations, slices and dim lists (docs/fft_layout.md):
+ *  - the transform dims are first ordered by the input's stride, largest first (a stable
+ *    insertion sort: libstdc++'s std::sort on fewer than 17 elements); for r2c the last listed
+ *    dim stays last;
+ *  - the batch (untransformed) dims are what libstdc++'s std::partition leaves in front of the
+ *    list 0..ndim-1 (it swaps from both ends, so their order is not ascending), then sorted the
+ *    same stable way by input stride;
+ *  - the result is the contiguous [batch, transform dims in order] block: the transform dims get
+ *    contiguous strides (a size 0 or 1 counting as 1), the batch dims multiples of that block
+ *    in the sorted order, the last fastest. */
+static void sort_by_stride(int *d, int n, const int64_t *st) {
+    for (int i = 1; i < n; i++) {   /* libstdc++'s __insertion_sort with comp(a, b) = st[a] > st[b] */
+        int v = d[i], j = i;
+        if (st[v] > st[d[0]]) {
+            memmove(d + 1, d, (size_t)i * sizeof *d);
+            d[0] = v;
+            continue;
+        }
+        while (st[v] > st[d[j - 1]]) { d[j] = d[j - 1]; j--; }
+        d[j] = v;
+    }
+}
+/* out_st for a transform over dims (already sorted) of an input with strides in_st */
+static void exec_strides(int ndim, const int64_t *in_st, const int64_t *out_sizes, const int *dims, int nd, int64_t *out_st) {
+    bool tr[TN_MAX_DIMS] = {0};
+    int perm[TN_MAX_DIMS], f = 0, l = ndim;
+    for (int i = 0; i < nd; i++) tr[dims[i]] = true;
+    for (int i = 0; i < ndim; i++) perm[i] = i;
+    for (;;) {   /* std::partition (bidirectional): keep untransformed dims in front */
+        while (f != l && !tr[perm[f]]) f++;
+        if (f == l) break;
+        l--;
+        while (f != l && tr[perm[l]]) l--;
+        if (f == l) break;
+        int tmp = perm[f]; perm[f] = perm[l]; perm[l] = tmp;
+        f++;
+    }
+    sort_by_stride(perm, f, in_st);
+    int64_t acc = 1;
+    for (int i = nd - 1; i >= 0; i--) { out_st[dims[i]] = acc; acc *= out_sizes[dims[i]] > 1 ? out_sizes[dims[i]] : 1; }
+    int64_t bn = 1;
+    for (int i = f - 1; i >= 0; i--) { out_st[perm[i]] = bn * acc; bn *= out_sizes[perm[i]]; }
+}
+static void sorted_dims(const int *dims, int nd, const int64_t *in_st, bool exclude_last, int *out) {
+    memcpy(out, dims, (size_t)nd * sizeof *out);
+    sort_by_stride(out, exclude_last ? nd - 1 : nd, in_st);
+}
+/* r (contiguous, fresh) laid out with strides st; steals r */
+static PyObject *relayout(PyObject *r, const int64_t *st) {
     if (!r) return NULL;
     const tn_tensor *t = tn_tensor_of(r);
-    int order[TN_MAX_DIMS], k = 0;
-    bool in[TN_MAX_DIMS] = {0};
-    for (int i = 0; i < nd; i++) in[dims[i]] = true;
-    for (int i = 0; i < t->ndim; i++)
-        if (!in[i]) order[k++] = i;
-    for (int i = 0; i < nd; i++) order[k++] = dims[i];
-    bool ident = true;
-    for (int i = 0; i < t->ndim; i++) ident = ident && order[i] == i;
-    if (ident) return r;
-    int64_t st[TN_MAX_DIMS], acc = 1;
-    for (int i = t->ndim - 1; i >= 0; i--) { st[order[i]] = acc; acc *= t->sizes[order[i]] > 1 ? t->sizes[order[i]] : 1; }
+    bool same = memcmp(st, t->strides, (size_t)t->ndim * sizeof *st) == 0;
+    if (same) return r;
     PyObject *c = tn_tensor_new_strided(t->ndim, t->sizes, st, t->dtype);
     if (c && tn_copy_into(c, r) < 0) Py_CLEAR(c);
     Py_DECREF(r);
     return c;
+}
+
+/* upstream's primitives refuse an input without elements: MKL refuses a batch of 0 transforms
+ * (DFTI "Inconsistent configuration parameters") and, before it, _exec_fft's reshape of the
+ * batch to [-1, signal sizes...] refuses a zero signal size */
+static int refuse_empty(const tn_tensor *t, const int *dims, int nd) {
+    if (tn_numel(t) != 0) return 0;
+    for (int i = 0; i < nd; i++)
+        if (t->sizes[dims[i]] == 0) {
+            char buf[512];
+            int k = snprintf(buf, sizeof buf, "[-1");
+            for (int j = 0; j < nd && k < (int)sizeof buf - 32; j++) k += snprintf(buf + k, sizeof buf - (size_t)k, ", %lld", (long long)t->sizes[dims[j]]);
+            PyErr_Format(PyExc_RuntimeError, "cannot reshape tensor of 0 elements into shape %s] because the unspecified dimension size -1 can be any value and is ambiguous", buf);
+            return -1;
+        }
+    PyErr_SetString(PyExc_RuntimeError, "MKL FFT error: Intel oneMKL DFTI ERROR: Inconsistent configuration parameters");
+    return -1;
 }
 
 /* _fft_c2c(self, dim, normalization, forward) */
@@ -156,11 +211,14 @@ PyObject *tn_op__fft_c2c(tn_value *a) {
     tn_tensor *t = tn_tensor_of(x);
     if (fft_dtype_ok(t->dtype) < 0) return NULL;
     if (!tn_dtype_is_complex(t->dtype)) {
-        PyErr_SetString(PyExc_RuntimeError, "_fft_c2c expects a complex input tensor");
+        PyErr_Format(PyExc_RuntimeError, "Only supports complex dtypes, but found: %s", tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
     int dims[TN_MAX_DIMS], nd;
     if (get_dims(&a[1], t, dims, &nd) < 0) return NULL;
+    int sd[TN_MAX_DIMS];
+    sorted_dims(dims, nd, t->strides, false, sd);
+    if (nd && refuse_empty(t, sd, nd) < 0) return NULL;
     PyObject *W = widen(x);
     if (!W) return NULL;
     double n = 1;
@@ -169,7 +227,9 @@ PyObject *tn_op__fft_c2c(tn_value *a) {
         n *= (double)t->sizes[dims[i]];
     }
     scale(W, norm_factor(a[2].u.i, n));
-    return fft_layout(deliver(W, t->dtype), dims, nd);
+    int64_t st[TN_MAX_DIMS];
+    exec_strides(t->ndim, t->strides, t->sizes, sd, nd, st);
+    return relayout(deliver(W, t->dtype), st);
 }
 
 /* _fft_r2c(self, dim, normalization, onesided): forward real-to-complex; the last listed dim
@@ -179,7 +239,7 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
     tn_tensor *t = tn_tensor_of(x);
     if (fft_dtype_ok(t->dtype) < 0) return NULL;
     if (tn_dtype_is_complex(t->dtype)) {
-        PyErr_SetString(PyExc_RuntimeError, "_fft_r2c expects a real input tensor");
+        PyErr_Format(PyExc_RuntimeError, "Only supports floating-point dtypes, but found: %s", tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
     int dims[TN_MAX_DIMS], nd;
@@ -191,6 +251,9 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
         return c;
     }
     int dl = dims[nd - 1];
+    int sd[TN_MAX_DIMS];
+    sorted_dims(dims, nd, t->strides, true, sd);
+    if (refuse_empty(t, sd, nd) < 0) return NULL;
     PyObject *X = widen(x);
     if (!X) return NULL;
     int64_t osz[TN_MAX_DIMS];
@@ -241,7 +304,9 @@ PyObject *tn_op__fft_r2c(tn_value *a) {
         total *= (double)t->sizes[dims[i]];
     }
     scale(W, norm_factor(a[2].u.i, total));
-    return fft_layout(deliver(W, complex_of(t->dtype)), dims, nd);
+    int64_t st[TN_MAX_DIMS];
+    exec_strides(t->ndim, t->strides, osz, sd, nd, st);
+    return relayout(deliver(W, complex_of(t->dtype)), st);
 }
 
 /* _fft_c2r(self, dim, normalization, last_dim_size): backward complex-to-real; the last listed
@@ -251,7 +316,7 @@ PyObject *tn_op__fft_c2r(tn_value *a) {
     tn_tensor *t = tn_tensor_of(x);
     if (fft_dtype_ok(t->dtype) < 0) return NULL;
     if (!tn_dtype_is_complex(t->dtype)) {
-        PyErr_SetString(PyExc_RuntimeError, "_fft_c2r expects a complex input tensor");
+        PyErr_Format(PyExc_RuntimeError, "Only supports complex dtypes, but found: %s", tn_dtype_cpp_name(t->dtype));
         return NULL;
     }
     int dims[TN_MAX_DIMS], nd;
@@ -262,6 +327,20 @@ PyObject *tn_op__fft_c2r(tn_value *a) {
         return NULL;
     }
     int dl = dims[nd - 1];
+    {
+        int sd[TN_MAX_DIMS];
+        sorted_dims(dims, nd > 1 ? nd - 1 : nd, t->strides, false, sd);
+        if (refuse_empty(t, sd, nd > 1 ? nd - 1 : nd) < 0) return NULL;
+    }
+    {   /* _exec_fft's signal-size assertion: the input holds n or n/2 + 1 points of the last dim */
+        int64_t in = t->sizes[dl], sig = in > n ? in : n;
+        if (!(in == sig || in == sig / 2 + 1) || !(n == sig || n == sig / 2 + 1)) {
+            PyErr_SetString(PyExc_RuntimeError, (in == sig || in == sig / 2 + 1)
+                ? "out_size == signal_size[i + 1] || out_size == (signal_size[i + 1] / 2) + 1 INTERNAL ASSERT FAILED (torchnative: upstream's _exec_fft assertion)"
+                : "in_size == signal_size[i + 1] || in_size == (signal_size[i + 1] / 2) + 1 INTERNAL ASSERT FAILED (torchnative: upstream's _exec_fft assertion)");
+            return NULL;
+        }
+    }
     int64_t sz[TN_MAX_DIMS];
     memcpy(sz, t->sizes, (size_t)t->ndim * sizeof *sz);
     PyObject *W = widen(x);
@@ -312,7 +391,16 @@ PyObject *tn_op__fft_c2r(tn_value *a) {
     Py_DECREF(W);
     if (rc) { Py_DECREF(R); return PyErr_NoMemory(); }
     scale(R, norm_factor(a[2].u.i, total));
-    return deliver(R, real_of(t->dtype));
+    /* upstream: a c2c over the leading dims (its own layout), then the 1-D c2r on the last */
+    int64_t mid[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memcpy(mid, t->strides, (size_t)t->ndim * sizeof *mid);
+    if (nd > 1) {
+        int sd[TN_MAX_DIMS];
+        sorted_dims(dims, nd - 1, t->strides, false, sd);
+        exec_strides(t->ndim, t->strides, t->sizes, sd, nd - 1, mid);
+    }
+    exec_strides(t->ndim, mid, sz, &dl, 1, st);
+    return relayout(deliver(R, real_of(t->dtype)), st);
 }
 
 /* ---- the torch.fft composites ---- */
@@ -353,7 +441,13 @@ static PyObject *promote(PyObject *x, bool want_complex) {
     if (fft_dtype_ok(d) < 0) return NULL;
     if (want_complex) d = complex_of(d);
     if (d == tn_tensor_of(x)->dtype) return Py_NewRef(x);
-    return tn_as_dtype(x, d, false);
+    /* upstream: t.to(dtype), i.e. _to_copy with the input's layout preserved (its strides when
+     * dense, else dense strides in the same order); the layout reaches the primitives' rule */
+    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
+    Py_XDECREF(dt);
+    Py_XDECREF(kw);
+    return r;
 }
 static PyObject *dimlist(int nd, const int *dims) {
     PyObject *l = PyList_New(nd);
@@ -367,20 +461,6 @@ static int wrap_fft_dim(int64_t d, const tn_tensor *t, int *out) {
     }
     return tn_wrap_dim_i(d, t->ndim, out);
 }
-/* conj of a fresh complex result, materialised (no lazy conjugate bit here) */
-static PyObject *conj_fresh(PyObject *r) {
-    if (!r) return NULL;
-    const tn_tensor *t = tn_tensor_of(r);
-    PyObject *c = tn_as_dtype(r, t->dtype, true);   /* r itself (fresh, ours) or a contiguous copy */
-    Py_DECREF(r);
-    if (!c) return NULL;
-    t = tn_tensor_of(c);
-    int64_t n = tn_numel(tn_tensor_of(c));
-    if (t->dtype == TN_DTYPE_C64) { float *p = (float *)D(c); for (int64_t i = 0; i < n; i++) p[2 * i + 1] = -p[2 * i + 1]; }
-    else { double *p = (double *)D(c); for (int64_t i = 0; i < n; i++) p[2 * i + 1] = -p[2 * i + 1]; }
-    return c;
-}
-
 typedef enum { K_C2C, K_R2C, K_C2R } fft_kind;
 
 /* one-dimensional transforms: fft, ifft, rfft, irfft, hfft, ihfft */
@@ -414,9 +494,9 @@ static PyObject *fft1(tn_value *a, const char *fname, fft_kind kind, bool forwar
     if (kind == K_C2C) r = tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, forward ? Py_True : Py_False);
     else if (kind == K_R2C) {
         r = tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False);
-        if (!forward) r = conj_fresh(r);
+        if (!forward && r) Py_SETREF(r, tn_aten(TN_ROW_conj, "(O)", r));   /* upstream: ret.conj(), a lazy view */
     } else {
-        if (forward) Py_SETREF(in, conj_fresh(tn_aten(TN_ROW_clone, "(O)", in)));
+        if (forward) Py_SETREF(in, tn_aten(TN_ROW_conj, "(O)", in));   /* upstream: input.conj(), a lazy view */
         r = in ? tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n) : NULL;
     }
     Py_XDECREF(in);
@@ -513,3 +593,521 @@ PyObject *tn_fft_d_fftn(tn_value *a) { return fftn(a, "fftn", K_C2C, true); }
 PyObject *tn_fft_d_ifftn(tn_value *a) { return fftn(a, "ifftn", K_C2C, false); }
 PyObject *tn_fft_d_rfftn(tn_value *a) { return fftn(a, "rfftn", K_R2C, true); }
 PyObject *tn_fft_d_irfftn(tn_value *a) { return fftn(a, "irfftn", K_C2R, false); }
+
+/* hfftn / hfft2 (SpectralOps.cpp fft_hfftn_impl): irfftn's shape rules, a forward c2c over all
+ * but the last dim, then conj() (a lazy view) and a 1-D c2r on the last dim */
+PyObject *tn_fft_d_hfftn(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(x);
+    int dims[TN_MAX_DIMS], nd, mode;
+    int64_t shape[TN_MAX_DIMS];
+    if (canon(t, &a[1], &a[2], dims, shape, &nd) < 0) return NULL;
+    if (nd == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "hfftn must transform at least one axis");
+        return NULL;
+    }
+    bool given = !tn_is_none(&a[1]) && a[1].u.ints.v[nd - 1] != -1;
+    int64_t last = given ? a[1].u.ints.v[nd - 1] : 2 * (t->sizes[dims[nd - 1]] - 1);
+    if (last < 1) {
+        PyErr_Format(PyExc_RuntimeError, "Invalid number of data points (%lld) specified", (long long)last);
+        return NULL;
+    }
+    shape[nd - 1] = last / 2 + 1;
+    PyObject *in = promote(x, true);
+    if (!in) return NULL;
+    Py_SETREF(in, resize_input(in, nd, dims, shape));
+    if (!in || norm_from(&a[3], true, &mode) < 0) { Py_XDECREF(in); return NULL; }
+    if (nd > 1) {
+        PyObject *dl = dimlist(nd - 1, dims);
+        if (!dl) { Py_DECREF(in); return NULL; }
+        Py_SETREF(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_True));
+        Py_DECREF(dl);
+        if (!in) return NULL;
+    }
+    Py_SETREF(in, tn_aten(TN_ROW_conj, "(O)", in));
+    if (!in) return NULL;
+    PyObject *dl = dimlist(1, &dims[nd - 1]), *r = NULL;
+    if (dl) r = tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)last);
+    Py_XDECREF(dl);
+    Py_DECREF(in);
+    return r;
+}
+
+/* ihfftn / ihfft2 (fft_ihfftn_impl): a onesided r2c over the last dim; alone, its conj() view;
+ * else conj_physical and a backward c2c over the other dims */
+PyObject *tn_fft_d_ihfftn(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(x);
+    int dims[TN_MAX_DIMS], nd, mode;
+    int64_t shape[TN_MAX_DIMS];
+    if (canon(t, &a[1], &a[2], dims, shape, &nd) < 0) return NULL;
+    if (nd == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ihfftn must transform at least one axis");
+        return NULL;
+    }
+    PyObject *in = promote(x, false);
+    if (!in) return NULL;
+    Py_SETREF(in, resize_input(in, nd, dims, shape));
+    if (!in || norm_from(&a[3], false, &mode) < 0) { Py_XDECREF(in); return NULL; }
+    PyObject *dl = dimlist(1, &dims[nd - 1]);
+    PyObject *r = dl ? tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, Py_True) : NULL;
+    Py_XDECREF(dl);
+    Py_DECREF(in);
+    if (!r) return NULL;
+    if (nd == 1) { Py_SETREF(r, tn_aten(TN_ROW_conj, "(O)", r)); return r; }
+    Py_SETREF(r, tn_aten(TN_ROW_conj_physical, "(O)", r));
+    if (!r) return NULL;
+    dl = dimlist(nd - 1, dims);
+    if (!dl) { Py_DECREF(r); return NULL; }
+    Py_SETREF(r, tn_aten(TN_ROW__fft_c2c, "(OOiO)", r, dl, mode, Py_False));
+    Py_DECREF(dl);
+    return r;
+}
+
+/* ---- stft (SpectralOps.cpp's stft; torch.stft pads for center=True in Python and calls the
+ * overload without center). The op stream follows upstream's: unsqueeze of a 1-D signal, the
+ * centring pad (stft.center), the window padded to n_fft, the align_to_window pad, frames as an
+ * as_strided view, times the window, r2c (or c2c) over the last dim, transpose_, squeeze_,
+ * view_as_real for return_complex=False. ---- */
+static PyObject *stft_error(const tn_tensor *t, int64_t n_fft, int64_t hop, int64_t win, const char *what) {
+    char shape[256];
+    int k = snprintf(shape, sizeof shape, "[");
+    for (int i = 0; i < t->ndim && k < 200; i++) k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%lld", i ? ", " : "", (long long)t->sizes[i]);
+    snprintf(shape + k, sizeof shape - (size_t)k, "]");
+    PyErr_Format(PyExc_RuntimeError, "stft(%s%s, n_fft=%lld, hop_length=%lld, win_length=%lld, ...) : %s",
+                 tn_dtype_cpp_name(t->dtype), shape, (long long)n_fft, (long long)hop, (long long)win, what);
+    return NULL;
+}
+#define STEP(var, expr) do { PyObject *n_ = (expr); Py_DECREF(var); var = n_; if (!var) goto fail; } while (0)
+static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v, const tn_value *win_v,
+                           const tn_value *window_v, bool center, PyObject *pad_mode, bool normalized,
+                           const tn_value *onesided_v, const tn_value *rc_v, const tn_value *align_v) {
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *window = tn_is_none(window_v) ? NULL : window_v->u.obj;
+    int64_t hop = tn_is_none(hop_v) ? n_fft >> 2 : hop_v->u.i;
+    int64_t win = tn_is_none(win_v) ? n_fft : win_v->u.i;
+    bool wcplx = window && tn_dtype_is_complex(tn_tensor_of(window)->dtype);
+    bool rc = tn_is_none(rc_v) ? (tn_dtype_is_complex(t->dtype) || wcplx) : rc_v->u.i != 0;
+    if (!rc && tn_is_none(rc_v)) {
+        PyErr_SetString(PyExc_RuntimeError, "stft requires the return_complex parameter be given for real inputs, and will further require that return_complex=True in a future PyTorch release.");
+        return NULL;
+    }
+    if (!tn_dtype_is_floating(t->dtype) && !tn_dtype_is_complex(t->dtype))
+        return stft_error(t, n_fft, hop, win, "expected a tensor of floating point or complex values");
+    if (t->ndim > 2 || t->ndim < 1) return stft_error(t, n_fft, hop, win, "expected a 1D or 2D tensor");
+    bool one_d = t->ndim == 1;
+    PyObject *in = one_d ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, 0) : Py_NewRef(self);
+    PyObject *w = NULL;
+    if (!in) return NULL;
+    if (center) {
+        const tn_tensor *it = tn_tensor_of(in);
+        int64_t len = it->sizes[1], b = it->sizes[0], p = n_fft / 2;
+        STEP(in, tn_aten(TN_ROW_view, "(O(LLL))", in, (long long)1, (long long)b, (long long)len));
+        PyObject *pad = Py_BuildValue("[LL]", (long long)p, (long long)p);
+        if (!pad) goto fail;
+        PyObject *pm = pad_mode ? pad_mode : NULL;
+        STEP(in, tn_aten(TN_ROW_pad, "(OOO)", in, pad, pm ? pm : Py_None));
+        Py_DECREF(pad);
+        const tn_tensor *pt = tn_tensor_of(in);
+        STEP(in, tn_aten(TN_ROW_view, "(O(LL))", in, (long long)pt->sizes[1], (long long)pt->sizes[2]));
+    }
+    const tn_tensor *it = tn_tensor_of(in);
+    int64_t batch = it->sizes[0], len = it->sizes[1];
+    char msg[160];
+    if (n_fft <= 0 || n_fft > len) {
+        snprintf(msg, sizeof msg, "expected 0 < n_fft < %lld, but got n_fft=%lld", (long long)len, (long long)win);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (hop <= 0) {
+        snprintf(msg, sizeof msg, "expected hop_length > 0, but got hop_length=%lld", (long long)hop);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (win <= 0 || win > n_fft) {
+        snprintf(msg, sizeof msg, "expected 0 < win_length <= n_fft, but got win_length=%lld", (long long)win);
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (window && (tn_tensor_of(window)->ndim != 1 || tn_tensor_of(window)->sizes[0] != win)) {
+        const tn_tensor *wt = tn_tensor_of(window);
+        int k = snprintf(msg, sizeof msg, "expected a 1D window tensor of size equal to win_length=%lld, but got window with size [", (long long)win);
+        for (int i = 0; i < wt->ndim && k < 140; i++) k += snprintf(msg + k, sizeof msg - (size_t)k, "%s%lld", i ? ", " : "", (long long)wt->sizes[i]);
+        snprintf(msg + k, sizeof msg - (size_t)k, "]");
+        stft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    static bool warned;   /* upstream: TORCH_WARN_ONCE */
+    if (!window && !warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "A window was not provided. A rectangular window will be applied,which is known to cause spectral leakage. Other windows such as torch.hann_window or torch.hamming_window are recommended to reduce spectral leakage.To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", 1) < 0) goto fail;
+    }
+    w = window ? Py_NewRef(window) : NULL;
+    int64_t left = (n_fft - win) / 2;
+    if (win < n_fft) {   /* the window centred in n_fft zeros (upstream: at::zeros + narrow) */
+        PyObject *z = tn_aten(TN_ROW_new_zeros, "(O(L))", window ? window : self, (long long)n_fft);
+        if (!z) goto fail;
+        PyObject *sl = tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", z, 0, (long long)left, (long long)(left + win), 1);
+        PyObject *c = !sl ? NULL : window ? tn_aten(TN_ROW_copy_, "(OO)", sl, window) : tn_aten(TN_ROW_fill__Scalar, "(Oi)", sl, 1);
+        Py_XDECREF(sl);
+        if (!c) { Py_DECREF(z); goto fail; }
+        Py_DECREF(c);
+        Py_XSETREF(w, z);
+    }
+    bool align = !tn_is_none(align_v) && align_v->u.i;
+    int64_t n_frames;
+    if (!center && align) {   /* frames start where the window starts: pad left on both sides */
+        n_frames = 1 + (len - win) / hop;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)left);
+        if (!pad) goto fail;
+        STEP(in, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", in, pad, 0.0));
+        Py_DECREF(pad);
+    } else {
+        n_frames = 1 + (len - n_fft) / hop;
+    }
+    it = tn_tensor_of(in);
+    STEP(in, tn_aten(TN_ROW_as_strided, "(O(LLL)(LLL)L)", in, (long long)batch, (long long)n_frames, (long long)n_fft,
+                     (long long)it->strides[0], (long long)(hop * it->strides[1]), (long long)it->strides[1], (long long)it->offset));
+    if (w) STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, w));
+    bool cfft = tn_dtype_is_complex(tn_tensor_of(in)->dtype);
+    bool onesided = tn_is_none(onesided_v) ? !cfft : onesided_v->u.i != 0;
+    int mode = normalized ? NORM_SQRT : NORM_NONE;
+    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
+    if (!dl) goto fail;
+    if (cfft) {
+        if (onesided) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
+            goto fail;
+        }
+        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_True));
+    } else {
+        STEP(in, tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False));
+    }
+    Py_DECREF(dl);
+    PyObject *tr = tn_aten(TN_ROW_transpose_, "(Oii)", in, 1, 2);
+    if (!tr) goto fail;
+    Py_DECREF(tr);
+    if (one_d) {
+        PyObject *sq = tn_aten(TN_ROW_squeeze__dim, "(Oi)", in, 0);
+        if (!sq) goto fail;
+        Py_DECREF(sq);
+    }
+    if (!rc) STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    Py_XDECREF(w);
+    return in;
+fail:
+    Py_XDECREF(in);
+    Py_XDECREF(w);
+    return NULL;
+}
+/* stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window) */
+PyObject *tn_fft_d_stft(tn_value *a) {
+    return stft_impl(a[0].u.obj, a[1].u.i, &a[2], &a[3], &a[4], false, NULL, a[5].u.i != 0, &a[6], &a[7], &a[8]);
+}
+/* stft.center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window) */
+PyObject *tn_fft_d_stft_center(tn_value *a) {
+    bool center = a[5].u.i != 0;
+    if (center && !tn_is_none(&a[10])) {
+        PyErr_SetString(PyExc_RuntimeError, "stft align_to_window should only be set when center = false.");
+        return NULL;
+    }
+    return stft_impl(a[0].u.obj, a[1].u.i, &a[2], &a[3], &a[4], center, a[6].u.obj, a[7].u.i != 0, &a[8], &a[9], &a[10]);
+}
+
+/* ---- istft (SpectralOps.cpp's istft): c2r (or c2c) of each frame, times the window, overlap-add
+ * by unfold_backward, divided by the overlap-added squared window (refused where it is below
+ * 1e-11), trimmed for center / length and zero-padded up to length ---- */
+static PyObject *istft_error(const tn_tensor *t, int64_t n_fft, int64_t hop, int64_t win, const char *what) {
+    char shape[256];
+    int k = snprintf(shape, sizeof shape, "[");
+    for (int i = 0; i < t->ndim && k < 200; i++) k += snprintf(shape + k, sizeof shape - (size_t)k, "%s%lld", i ? ", " : "", (long long)t->sizes[i]);
+    snprintf(shape + k, sizeof shape - (size_t)k, "]");
+    PyErr_Format(PyExc_RuntimeError, "istft(%s%s, n_fft=%lld, hop_length=%lld, win_length=%lld, ...) : %s",
+                 tn_dtype_cpp_name(t->dtype), shape, (long long)n_fft, (long long)hop, (long long)win, what);
+    return NULL;
+}
+/* istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex) */
+PyObject *tn_fft_d_istft(tn_value *a) {
+    PyObject *self = a[0].u.obj, *window = tn_is_none(&a[4]) ? NULL : a[4].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t n_fft = a[1].u.i;
+    int64_t hop = tn_is_none(&a[2]) ? n_fft >> 2 : a[2].u.i;
+    int64_t win = tn_is_none(&a[3]) ? n_fft : a[3].u.i;
+    bool center = a[5].u.i != 0, normalized = a[6].u.i != 0, rc = a[9].u.i != 0;
+    if (!tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "istft requires a complex-valued input tensor matching the output from stft with return_complex=True.");
+        return NULL;
+    }
+    PyObject *in = tn_aten(TN_ROW_resolve_conj, "(O)", self), *w = NULL, *y = NULL, *env = NULL;
+    if (!in) return NULL;
+    STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    const tn_tensor *it = tn_tensor_of(in);
+    int input_dim = it->ndim;
+    if (input_dim < 3) {   /* input.size(-3) */
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got -3)", -input_dim, input_dim - 1);
+        goto fail;
+    }
+    int64_t n_frames = it->sizes[input_dim - 2], fft_size = it->sizes[input_dim - 3];
+    int64_t expected = n_fft + hop * (n_frames - 1);
+    char msg[200];
+    if (tn_numel(it) == 0) { istft_error(t, n_fft, hop, win, "input tensor cannot be empty."); goto fail; }
+    if (input_dim != 3 && input_dim != 4) {
+        snprintf(msg, sizeof msg, "expected a tensor with 3 or 4 dimensions, but got %d", input_dim);
+        istft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    bool onesided = tn_is_none(&a[7]) ? fft_size != n_fft : a[7].u.i != 0;
+    if (onesided ? n_fft / 2 + 1 != fft_size : n_fft != fft_size) {
+        snprintf(msg, sizeof msg, "expected the frequency dimension (3rd to the last) of the input tensor to match %s, but got %lld",
+                 onesided ? "n_fft / 2 + 1 when onesided=True" : "n_fft when onesided=False", (long long)fft_size);
+        istft_error(t, n_fft, hop, win, msg);
+        goto fail;
+    }
+    if (!(0 < hop && hop <= win)) { istft_error(t, n_fft, hop, win, "expected 0 < hop_length <= win_length"); goto fail; }
+    if (!(0 < win && win <= n_fft)) { istft_error(t, n_fft, hop, win, "expected 0 < win_length <= n_fft"); goto fail; }
+    if (window && (tn_tensor_of(window)->ndim != 1 || tn_tensor_of(window)->sizes[0] != win)) {
+        istft_error(t, n_fft, hop, win, "Invalid window shape. window has to be 1D and length of `win_length`");
+        goto fail;
+    }
+    static bool warned;   /* upstream: TORCH_WARN_ONCE */
+    if (!window && !warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "A window was not provided. A rectangular window will be applied.Please provide the same window used by stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", 1) < 0) goto fail;
+    }
+    w = window ? Py_NewRef(window) : tn_aten(TN_ROW_new_ones, "(O(L))", in, (long long)win);   /* upstream: at::ones(win, input's options) */
+    if (!w) goto fail;
+    if (win != n_fft) {
+        int64_t left = (n_fft - win) / 2;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)(n_fft - win - left));
+        if (!pad) goto fail;
+        STEP(w, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", w, pad, 0.0));
+        Py_DECREF(pad);
+    }
+    if (input_dim == 3) STEP(in, tn_aten(TN_ROW_unsqueeze, "(Oi)", in, 0));
+    STEP(in, tn_aten(TN_ROW_transpose_int, "(Oii)", in, 1, 2));
+    {   /* as_complex: a view when the strides allow one, else a contiguous clone first */
+        const tn_tensor *c = tn_tensor_of(in);
+        bool can = c->strides[c->ndim - 1] == 1 && c->offset % 2 == 0;
+        for (int i = 0; i < c->ndim - 1; i++) can = can && c->strides[i] % 2 == 0;
+        if (!can) {
+            PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
+            if (!kw) goto fail;
+            STEP(in, tn_aten_kw(TN_ROW_clone, kw, "(O)", in));
+            Py_DECREF(kw);
+        }
+        STEP(in, tn_aten(TN_ROW_view_as_complex, "(O)", in));
+    }
+    int mode = normalized ? NORM_SQRT : NORM_N;
+    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
+    if (!dl) goto fail;
+    if (rc) {
+        if (onesided) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
+            goto fail;
+        }
+        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_False));
+    } else {
+        if (window && tn_dtype_is_complex(tn_tensor_of(window)->dtype)) {
+            Py_DECREF(dl);
+            PyErr_SetString(PyExc_RuntimeError, "Complex windows are incompatible with return_complex=False");
+            goto fail;
+        }
+        if (!onesided) STEP(in, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", in, -1, (long long)0, (long long)(n_fft / 2 + 1), 1));
+        STEP(in, tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n_fft));
+    }
+    Py_DECREF(dl);
+    {
+        PyObject *wv = tn_aten(TN_ROW_view, "(O(LLL))", w, (long long)1, (long long)1, (long long)n_fft);
+        if (!wv) goto fail;
+        STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, wv));
+        Py_DECREF(wv);
+    }
+    int64_t ch = tn_tensor_of(in)->sizes[0];
+    y = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", in, (long long)ch, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    if (!y) goto fail;
+    STEP(w, tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", w, 2));
+    STEP(w, tn_aten(TN_ROW_expand, "(O(LLL))", w, (long long)1, (long long)n_frames, (long long)n_fft));
+    env = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", w, (long long)1, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    if (!env) goto fail;
+    int64_t start = center ? n_fft / 2 : 0;
+    int64_t end = !tn_is_none(&a[8]) ? start + a[8].u.i : center ? -(n_fft / 2) : expected;
+    STEP(y, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", y, 1, (long long)start, (long long)end, 1));
+    STEP(env, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", env, 1, (long long)start, (long long)end, 1));
+    {
+        PyObject *ab = tn_aten(TN_ROW_abs, "(O)", env);
+        PyObject *mn = ab ? tn_aten(TN_ROW_min, "(O)", ab) : NULL;
+        PyObject *lt = mn ? tn_aten(TN_ROW_lt_Scalar, "(Od)", mn, 1e-11) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(mn);
+        if (!lt) goto fail;
+        bool low = *(const bool *)tn_data(tn_tensor_of(lt));
+        Py_DECREF(lt);
+        if (low) { istft_error(t, n_fft, hop, win, "window overlap add min: 1"); goto fail; }
+    }
+    STEP(y, tn_aten(TN_ROW_div_Tensor, "(OO)", y, env));
+    if (input_dim == 3) STEP(y, tn_aten(TN_ROW_squeeze_dim, "(Oi)", y, 0));
+    if (end > expected) {
+        if (PyErr_WarnEx(PyExc_UserWarning, "The length of signal is shorter than the length parameter. Result is being padded with zeros in the tail. Please check your center and hop_length settings.", 1) < 0) goto fail;
+        PyObject *pad = Py_BuildValue("[LL]", (long long)0, (long long)(end - expected));
+        if (!pad) goto fail;
+        STEP(y, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", y, pad, 0.0));
+        Py_DECREF(pad);
+    }
+    Py_DECREF(in); Py_DECREF(w); Py_DECREF(env);
+    return y;
+fail:
+    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(y); Py_XDECREF(env);
+    return NULL;
+}
+
+/* ---- out= (upstream: the *_maybe_out helpers check out's kind, then resize_output + copy_; the
+ * inverse r2c transforms write conj_physical into out, so out never carries the conj bit) ---- */
+static PyObject *with_out(PyObject *r, PyObject *out, const char *fname, bool want_complex) {
+    if (!r) return NULL;
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (want_complex ? !tn_dtype_is_complex(od) : !tn_dtype_is_floating(od)) {
+        PyErr_Format(PyExc_RuntimeError, "%s expects a %s output tensor, but got %s", fname,
+                     want_complex ? "complex" : "floating point", tn_dtype_cpp_name(od));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (tn_tensor_of(r)->math_bits) Py_SETREF(r, tn_aten(TN_ROW_resolve_conj, "(O)", r));
+    return tn_out_deliver(r, out, fname);
+}
+#define FFT_OUT(name, fn, fname, cplx) \
+    PyObject *tn_fft_d_##name##_out(tn_value *a) { return with_out(fn(a), a[4].u.obj, fname, cplx); }
+FFT_OUT(fft, tn_fft_d_fft, "fft", true)
+FFT_OUT(ifft, tn_fft_d_ifft, "ifft", true)
+FFT_OUT(rfft, tn_fft_d_rfft, "rfft", true)
+FFT_OUT(irfft, tn_fft_d_irfft, "irfft", false)
+FFT_OUT(hfft, tn_fft_d_hfft, "hfft", false)
+FFT_OUT(ihfft, tn_fft_d_ihfft, "ihfft", true)
+FFT_OUT(fftn, tn_fft_d_fftn, "fftn", true)
+FFT_OUT(ifftn, tn_fft_d_ifftn, "ifftn", true)
+FFT_OUT(rfftn, tn_fft_d_rfftn, "rfftn", true)
+FFT_OUT(irfftn, tn_fft_d_irfftn, "irfftn", false)
+FFT_OUT(hfftn, tn_fft_d_hfftn, "hfftn", false)
+/* ihfftn / ihfft2 with out=: over several dims the c2c's out path; over one dim upstream calls
+ * at::conj_physical_out(tmp, out) with the arguments swapped (out is the first parameter), so it
+ * writes conj(out) into the temporary, resized to out's shape (warning when they differ), and
+ * leaves out untouched; dtypes must agree (copy's "Found dtype" check). Reproduced as measured. */
+PyObject *tn_fft_d_ihfftn_out(tn_value *a) {
+    PyObject *out = a[4].u.obj;
+    PyObject *r = tn_fft_d_ihfftn(a);
+    if (!r) return NULL;
+    const tn_tensor *rt = tn_tensor_of(r);
+    if (!rt->math_bits) return with_out(r, out, "ihfftn", true);   /* several dims: a plain c2c result */
+    const tn_tensor *ot = tn_tensor_of(out);
+    if (rt->dtype != ot->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(rt->dtype), tn_dtype_cpp_name(ot->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    if ((rt->ndim != ot->ndim || memcmp(rt->sizes, ot->sizes, (size_t)rt->ndim * sizeof *rt->sizes)) && tn_numel(rt)) {
+        char sa[256], sb[256];
+        tn_shape_str(sa, sizeof sa, rt->ndim, rt->sizes);
+        tn_shape_str(sb, sizeof sb, ot->ndim, ot->sizes);
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1,
+                "An output with one or more elements was resized since it had shape %s, which does not "
+                "match the required output shape %s. This behavior is deprecated, and in a future PyTorch "
+                "release outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).", sa, sb) < 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
+    }
+    Py_DECREF(r);
+    return Py_NewRef(out);
+}
+
+/* the primitives' out= overloads: the functional result, resize_output + copy_ */
+PyObject *tn_op__fft_r2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_r2c(a), a[4].u.obj, "_fft_r2c"); }
+PyObject *tn_op__fft_c2r_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2r(a), a[4].u.obj, "_fft_c2r"); }
+PyObject *tn_op__fft_c2c_out(tn_value *a) { return tn_out_deliver(tn_op__fft_c2c(a), a[4].u.obj, "_fft_c2c"); }
+
+/* ---- fftfreq / rfftfreq (CompositeExplicitAutograd upstream: arange into the result, the upper
+ * half re-filled with arange(-(n/2), 0), then mul_(1 / (n * d)) — the multiply through the door,
+ * so it rounds as upstream's mul with a scalar; the integer ramp is exact in every dtype arange
+ * rounds it to: (dtype)k as arange's accumulate-then-cast) ---- */
+int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value *device, const tn_value *pin,
+                  tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev);
+static PyObject *freq_fill(PyObject *r, int64_t n, double d, bool full, const char *fname) {
+    tn_tensor *t = tn_tensor_of(r);
+    if (!tn_dtype_is_floating(t->dtype) && !tn_dtype_is_complex(t->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "%s requires a floating point or complex dtype", fname);
+        Py_DECREF(r);
+        return NULL;
+    }
+    if (tn_dtype_is_complex(t->dtype)) {   /* upstream's arange has no complex kernel */
+        PyErr_Format(PyExc_NotImplementedError, "\"arange_cpu\" not implemented for '%s'", tn_dtype_cpp_name(t->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    int64_t m = tn_numel(t);
+    PyObject *k = tn_tensor_new_empty(t->ndim, t->sizes, TN_DTYPE_F64, TN_DEVICE_CPU);
+    if (!k) { Py_DECREF(r); return NULL; }
+    double *kv = (double *)D(k);
+    for (int64_t i = 0; i < m; i++) kv[i] = full && i >= (n + 1) / 2 ? (double)(i - n) : (double)i;
+    int rc = tn_copy_into(r, k);
+    Py_DECREF(k);
+    if (rc < 0) { Py_DECREF(r); return NULL; }
+    /* upstream's out.mul_(Scalar) is mul_.Scalar, which multiplies by the scalar as a 0-dim
+     * tensor cast to the result dtype (bf16 / f16: the scalar rounds first; measured) */
+    double sv = 1.0 / ((double)n * d);
+    PyObject *s64 = tn_tensor_new_empty(0, NULL, TN_DTYPE_F64, TN_DEVICE_CPU);
+    if (s64) *(double *)D(s64) = sv;
+    PyObject *sc = s64 ? tn_as_dtype(s64, t->dtype, false) : NULL;
+    Py_XDECREF(s64);
+    PyObject *res = sc ? tn_aten(TN_ROW_mul__Tensor, "(OO)", r, sc) : NULL;
+    Py_XDECREF(sc);
+    if (!res) { Py_DECREF(r); return NULL; }
+    Py_DECREF(res);
+    return r;
+}
+static PyObject *freq_new(tn_value *a, bool full) {
+    tn_dtype dt;
+    tn_device_type dev;
+    if (tn_cr_options(&a[2], &a[3], &a[4], &a[5], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
+    if (dev != TN_DEVICE_CPU) return tn_not_implemented(full ? "fft_fftfreq off the CPU" : "fft_rfftfreq off the CPU"), NULL;
+    int64_t n = a[0].u.i, m = full ? n : n / 2 + 1;
+    if (m < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)m, (long long)m);
+        return NULL;
+    }
+    PyObject *r = tn_tensor_new_empty(1, &m, dt, TN_DEVICE_CPU);
+    return r ? freq_fill(r, n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq") : NULL;
+}
+static PyObject *freq_out(tn_value *a, bool full) {
+    PyObject *out = a[2].u.obj;
+    int64_t n = a[0].u.i, m = full ? n : n / 2 + 1;
+    tn_dtype od = tn_tensor_of(out)->dtype;
+    if (!tn_dtype_is_floating(od) && !tn_dtype_is_complex(od)) {
+        PyErr_Format(PyExc_RuntimeError, "%s requires a floating point or complex dtype", full ? "fftfreq" : "rfftfreq");
+        return NULL;
+    }
+    if (m < 0) {
+        PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)m, (long long)m);
+        return NULL;
+    }
+    /* arange_out: a numel mismatch warns (its own wording) and resizes to [m]; a matching numel
+     * keeps out's shape and fills it in order */
+    const tn_tensor *ot = tn_tensor_of(out);
+    if (tn_numel(ot) != m) {
+        char sh[256];
+        tn_shape_str(sh, sizeof sh, ot->ndim, ot->sizes);
+        if (tn_numel(ot) && PyErr_WarnFormat(PyExc_UserWarning, 1,
+                "The number of elements in the out tensor of shape %s is %lld which does not match the computed number of elements %lld. "
+                "Note that this may occur as a result of rounding error. The out tensor will be resized to a tensor of shape (%lld,).",
+                sh, (long long)tn_numel(ot), (long long)m, (long long)m) < 0)
+            return NULL;
+        if (tn_resize(out, 1, &m) < 0) return NULL;
+    } else if (!tn_is_contiguous(ot) || (full && ot->ndim != 1 && ot->sizes[0] != m)) {
+        return tn_not_implemented("fft_fftfreq.out into a non-contiguous or multi-row out tensor"), NULL;
+    }
+    return freq_fill(Py_NewRef(out), n, a[1].u.f, full, full ? "fftfreq" : "rfftfreq");
+}
+PyObject *tn_op_fft_fftfreq(tn_value *a) { return freq_new(a, true); }
+PyObject *tn_op_fft_rfftfreq(tn_value *a) { return freq_new(a, false); }
+PyObject *tn_op_fft_fftfreq_out(tn_value *a) { return freq_out(a, true); }
+PyObject *tn_op_fft_rfftfreq_out(tn_value *a) { return freq_out(a, false); }
