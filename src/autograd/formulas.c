@@ -4380,6 +4380,20 @@ static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- recurrent layers (helper-rnn): packed sequences ---- */
+
+/* _pack_padded_sequence: input: _pack_padded_sequence_backward(grad, input.sizes(), result1, batch_first) */
+static int f_pack_padded_sequence(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    if (!need(n, 0)) return 0;
+    PyObject *sz = sizes_of(n, 0), *bs = sz ? result(n, 1) : NULL;
+    PyObject *v = bs ? tn_aten(TN_ROW__pack_padded_sequence_backward, "(OOOO)", g[0], sz, bs, arg_i(n, 2) ? Py_True : Py_False) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(bs);
+    if (!v) return -1;
+    put(n, o, 0, v);
+    return 0;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4606,6 +4620,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
+    /* recurrent layers (helper-rnn) */
+    {TN_ROW__pack_padded_sequence, f_pack_padded_sequence},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -1,0 +1,822 @@
+/* ops/rnn.c — recurrent layers (helper-rnn): rnn_tanh / rnn_relu / lstm / gru (.input and the
+ * packed .data overloads), their cells, and the packed-sequence ops. Upstream's CPU path for all
+ * of them is CompositeImplicitAutograd (aten/src/ATen/native/RNN.cpp, PackedSequence.cpp): each is
+ * written here as the same sequence of door calls (linear = t + addmm, unsafe_split, sigmoid_,
+ * tanh_, mul, add_, stack, cat, narrow, dropout), so the recorded graph, the op stream a dispatch
+ * mode sees and every rounding are upstream's. autograd/decomp.c routes the composites here while
+ * recording. Upstream's oneDNN LSTM (float32 without projections, when torch.backends.mkldnn is
+ * available) is not reproduced: torch.backends.mkldnn.is_available() is False here, and upstream
+ * without oneDNN takes this same decomposition (docs/rnn.md). */
+#include "ops/rnn.h"
+
+#include "autograd/autograd.h"
+#include "ops/common.h"
+#include "python/common.h"
+#include "tn_ops_gen.h"
+
+#include <string.h>
+
+enum { CELL_TANH, CELL_RELU, CELL_LSTM, CELL_GRU };
+
+typedef struct { PyObject *w_ih, *w_hh, *b_ih, *b_hh, *w_hr; } cellp;   /* borrowed */
+typedef struct { PyObject *h, *c; } hid;                                /* owned; c only for LSTM */
+
+static void hid_clear(hid *x) { Py_CLEAR(x->h); Py_CLEAR(x->c); }
+
+static PyObject *opt_obj(PyObject *o) { return o ? o : Py_None; }
+
+static PyObject *linear(PyObject *x, PyObject *w, PyObject *b) {
+    return tn_aten(TN_ROW_linear, "(OOO)", x, w, opt_obj(b));
+}
+
+/* upstream's unsafe_chunk(chunks, 1): unsafe_split with the rounded-up chunk size; a tuple */
+static PyObject *chunk(PyObject *x, int n) {
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t sz = t->ndim > 1 ? t->sizes[1] : 0;
+    int64_t split = (sz + n - 1) / n;
+    PyObject *r = tn_aten(TN_ROW_unsafe_split_Tensor, "(OLL)", x, (long long)split, 1LL);
+    if (!r) return NULL;
+    PyObject *f = PySequence_Tuple(r);
+    Py_DECREF(r);
+    if (f && PyTuple_Size(f) != n) {
+        Py_DECREF(f);
+        PyErr_Format(PyExc_RuntimeError, "torchnative: rnn gates of size %lld do not split into %d chunks", (long long)sz, n);
+        return NULL;
+    }
+    return f;
+}
+#define CH(f, i) PyTuple_GetItem(f, i)
+
+static PyObject *ip1(int row, PyObject *x) { return tn_aten(row, "(O)", x); }
+static PyObject *ip2(int row, PyObject *x, PyObject *y) { return tn_aten(row, "(OO)", x, y); }
+
+/* h @ w_hr.t() when the LSTM has projections, else h (new ref) */
+static PyObject *matmul_hr(PyObject *h, const cellp *p) {
+    if (!p->w_hr) return Py_NewRef(h);
+    PyObject *wt = ip1(TN_ROW_t, p->w_hr);
+    PyObject *r = wt ? ip2(TN_ROW_matmul, h, wt) : NULL;
+    Py_XDECREF(wt);
+    return r;
+}
+
+/* One application of the cell (RNN.cpp's SimpleCell / LSTMCell / GRUCell, CPU branch); `pre`: the
+ * input is already linear_ih(input). Returns 0 and fills *out (new refs), -1 on error. */
+static int cell(int kind, PyObject *input, const hid *h, const cellp *p, bool pre, hid *out) {
+    out->h = out->c = NULL;
+    if (kind == CELL_TANH || kind == CELL_RELU || kind == CELL_LSTM) {
+        PyObject *hh = linear(h->h, p->w_hh, p->b_hh);
+        if (!hh) return -1;
+        PyObject *ih = pre ? Py_NewRef(input) : linear(input, p->w_ih, p->b_ih);
+        PyObject *s = ih ? ip2(TN_ROW_add__Tensor, hh, ih) : NULL;
+        Py_DECREF(hh); Py_XDECREF(ih);
+        if (!s) return -1;
+        if (kind != CELL_LSTM) {
+            out->h = ip1(kind == CELL_TANH ? TN_ROW_tanh : TN_ROW_relu, s);
+            Py_DECREF(s);
+            return out->h ? 0 : -1;
+        }
+        PyObject *ch = chunk(s, 4);
+        Py_DECREF(s);
+        if (!ch) return -1;
+        PyObject *ig = NULL, *fg = NULL, *cg = NULL, *og = NULL, *m1 = NULL, *m2 = NULL, *cy = NULL, *tc = NULL, *hy = NULL;
+        int rc = -1;
+        if (!(ig = ip1(TN_ROW_sigmoid_, CH(ch, 0)))) goto lstm_done;
+        if (!(fg = ip1(TN_ROW_sigmoid_, CH(ch, 1)))) goto lstm_done;
+        if (!(cg = ip1(TN_ROW_tanh_, CH(ch, 2)))) goto lstm_done;
+        if (!(og = ip1(TN_ROW_sigmoid_, CH(ch, 3)))) goto lstm_done;
+        if (!(m1 = ip2(TN_ROW_mul_Tensor, fg, h->c))) goto lstm_done;
+        if (!(m2 = ip2(TN_ROW_mul_Tensor, ig, cg))) goto lstm_done;
+        if (!(cy = ip2(TN_ROW_add__Tensor, m1, m2))) goto lstm_done;
+        if (!(tc = ip1(TN_ROW_tanh, cy))) goto lstm_done;
+        if (!(hy = ip2(TN_ROW_mul_Tensor, og, tc))) goto lstm_done;
+        if (!(out->h = matmul_hr(hy, p))) goto lstm_done;
+        out->c = Py_NewRef(cy);
+        rc = 0;
+    lstm_done:
+        Py_DECREF(ch); Py_XDECREF(ig); Py_XDECREF(fg); Py_XDECREF(cg); Py_XDECREF(og);
+        Py_XDECREF(m1); Py_XDECREF(m2); Py_XDECREF(cy); Py_XDECREF(tc); Py_XDECREF(hy);
+        return rc;
+    }
+    /* GRU */
+    PyObject *ich = NULL, *hch = NULL, *lin = NULL, *rg = NULL, *zg = NULL, *ng = NULL, *t = NULL, *d = NULL;
+    int rc = -1;
+    if (pre) ich = chunk(input, 3);
+    else if ((lin = linear(input, p->w_ih, p->b_ih))) ich = chunk(lin, 3);
+    Py_CLEAR(lin);
+    if (!ich) goto gru_done;
+    if (!(lin = linear(h->h, p->w_hh, p->b_hh)) || !(hch = chunk(lin, 3))) goto gru_done;
+    if (!(t = ip2(TN_ROW_add__Tensor, CH(hch, 0), CH(ich, 0)))) goto gru_done;
+    if (!(rg = ip1(TN_ROW_sigmoid_, t))) goto gru_done;
+    Py_CLEAR(t);
+    if (!(t = ip2(TN_ROW_add__Tensor, CH(hch, 1), CH(ich, 1)))) goto gru_done;
+    if (!(zg = ip1(TN_ROW_sigmoid_, t))) goto gru_done;
+    Py_CLEAR(t);
+    if (!(t = ip2(TN_ROW_mul__Tensor, CH(hch, 2), rg))) goto gru_done;
+    if (!(d = ip2(TN_ROW_add_Tensor, CH(ich, 2), t))) goto gru_done;
+    Py_CLEAR(t);
+    if (!(ng = ip1(TN_ROW_tanh_, d))) goto gru_done;
+    Py_CLEAR(d);
+    if (!(d = ip2(TN_ROW_sub_Tensor, h->h, ng))) goto gru_done;
+    if (!(t = ip2(TN_ROW_mul__Tensor, d, zg))) goto gru_done;
+    if (!(out->h = ip2(TN_ROW_add__Tensor, t, ng))) goto gru_done;
+    rc = 0;
+gru_done:
+    Py_XDECREF(ich); Py_XDECREF(hch); Py_XDECREF(lin); Py_XDECREF(rg); Py_XDECREF(zg);
+    Py_XDECREF(ng); Py_XDECREF(t); Py_XDECREF(d);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- lists */
+
+typedef struct { PyObject **v; Py_ssize_t n, cap; } tlist;   /* owned references */
+
+static int tl_push(tlist *l, PyObject *o) {   /* steals o */
+    if (!o) return -1;
+    if (l->n == l->cap) {
+        Py_ssize_t nc = l->cap ? l->cap * 2 : 16;
+        PyObject **nv = PyMem_Realloc(l->v, (size_t)nc * sizeof *nv);
+        if (!nv) { Py_DECREF(o); PyErr_NoMemory(); return -1; }
+        l->v = nv; l->cap = nc;
+    }
+    l->v[l->n++] = o;
+    return 0;
+}
+static void tl_free(tlist *l) {
+    for (Py_ssize_t i = 0; i < l->n; i++) Py_XDECREF(l->v[i]);
+    PyMem_Free(l->v);
+    l->v = NULL; l->n = l->cap = 0;
+}
+static void tl_reverse(tlist *l) {
+    for (Py_ssize_t i = 0, j = l->n - 1; i < j; i++, j--) { PyObject *t = l->v[i]; l->v[i] = l->v[j]; l->v[j] = t; }
+}
+static PyObject *tl_as_list(const tlist *l) {
+    PyObject *r = PyList_New(l->n);
+    if (!r) return NULL;
+    for (Py_ssize_t i = 0; i < l->n; i++) PyList_SetItem(r, i, Py_NewRef(l->v[i]));
+    return r;
+}
+static PyObject *tl_join(int row, const tlist *l, long long dim) {   /* stack / cat (l, dim) */
+    PyObject *lst = tl_as_list(l);
+    PyObject *r = lst ? tn_aten(row, "(OL)", lst, dim) : NULL;
+    Py_XDECREF(lst);
+    return r;
+}
+
+/* ---------------------------------------------------------------- layers */
+
+static const char *EMPTY_SEQ = "Expected sequence length to be larger than 0 in RNN";
+
+/* FullLayer on one direction (CPU branch): linear_ih over the whole input, unbind(0), the cell
+ * over the steps (backwards when rev), outputs stacked in time order. */
+static PyObject *full_dir(int kind, PyObject *input, const hid *h0, const cellp *p, bool rev, hid *fin) {
+    fin->h = fin->c = NULL;
+    PyObject *iw = linear(input, p->w_ih, p->b_ih);
+    if (!iw) return NULL;
+    PyObject *ub = tn_aten(TN_ROW_unbind_int, "(OL)", iw, 0LL);
+    Py_DECREF(iw);
+    PyObject *steps = ub ? PySequence_Tuple(ub) : NULL;
+    Py_XDECREF(ub);
+    if (!steps) return NULL;
+    Py_ssize_t T = PyTuple_Size(steps);
+    tlist outs = {0};
+    hid cur = {Py_NewRef(h0->h), h0->c ? Py_NewRef(h0->c) : NULL};
+    for (Py_ssize_t k = 0; k < T; k++) {
+        hid nx;
+        if (cell(kind, CH(steps, rev ? T - 1 - k : k), &cur, p, true, &nx) < 0) goto fail;
+        hid_clear(&cur);
+        cur = nx;
+        if (tl_push(&outs, Py_NewRef(cur.h)) < 0) goto fail;
+    }
+    Py_DECREF(steps);
+    steps = NULL;
+    if (outs.n == 0) { PyErr_SetString(PyExc_RuntimeError, EMPTY_SEQ); goto fail; }
+    if (rev) tl_reverse(&outs);
+    PyObject *r = tl_join(TN_ROW_stack, &outs, 0);
+    tl_free(&outs);
+    if (!r) { hid_clear(&cur); return NULL; }
+    *fin = cur;
+    return r;
+fail:
+    Py_XDECREF(steps);
+    tl_free(&outs);
+    hid_clear(&cur);
+    return NULL;
+}
+
+static PyObject *narrow0(PyObject *t, int64_t start, int64_t len) {
+    return tn_aten(TN_ROW_narrow, "(OLLL)", t, 0LL, (long long)start, (long long)len);
+}
+static int hid_slice(const hid *h, int64_t a, int64_t b, hid *out) {
+    out->c = NULL;
+    if (!(out->h = narrow0(h->h, a, b - a))) return -1;
+    if (h->c && !(out->c = narrow0(h->c, a, b - a))) { hid_clear(out); return -1; }
+    return 0;
+}
+static PyObject *cat2(PyObject *a, PyObject *b, long long dim) {
+    PyObject *l = Py_BuildValue("[OO]", a, b);
+    PyObject *r = l ? tn_aten(TN_ROW_cat, "(OL)", l, dim) : NULL;
+    Py_XDECREF(l);
+    return r;
+}
+
+/* PackedLayer (forward) and ReversedPackedLayer over data / batch_sizes */
+static PyObject *packed_dir(int kind, PyObject *data, const int64_t *bs, int64_t nsteps, const hid *h0,
+                            const cellp *p, bool rev, hid *fin) {
+    fin->h = fin->c = NULL;
+    PyObject *iw = linear(data, p->w_ih, p->b_ih);
+    if (!iw) return NULL;
+    tlist outs = {0};
+    hid cur = {0};
+    PyObject *r = NULL;
+    if (!rev) {
+        tlist hs = {0}, cs = {0};
+        int64_t off = 0, last = nsteps ? bs[0] : 0;
+        cur.h = Py_NewRef(h0->h);
+        cur.c = h0->c ? Py_NewRef(h0->c) : NULL;
+        for (int64_t i = 0; i < nsteps; i++) {
+            int64_t b = bs[i];
+            PyObject *step = narrow0(iw, off, b);
+            if (!step) goto fwd_fail;
+            off += b;
+            int64_t dec = last - b;
+            if (dec > 0) {
+                hid tail, head;
+                if (hid_slice(&cur, last - dec, last, &tail) < 0) { Py_DECREF(step); goto fwd_fail; }
+                if (tl_push(&hs, tail.h) < 0 || (tail.c && tl_push(&cs, tail.c) < 0)) { Py_DECREF(step); goto fwd_fail; }
+                if (hid_slice(&cur, 0, last - dec, &head) < 0) { Py_DECREF(step); goto fwd_fail; }
+                hid_clear(&cur);
+                cur = head;
+            }
+            last = b;
+            hid nx;
+            int rc = cell(kind, step, &cur, p, true, &nx);
+            Py_DECREF(step);
+            if (rc < 0) goto fwd_fail;
+            hid_clear(&cur);
+            cur = nx;
+            if (tl_push(&outs, Py_NewRef(cur.h)) < 0) goto fwd_fail;
+        }
+        if (tl_push(&hs, Py_NewRef(cur.h)) < 0 || (cur.c && tl_push(&cs, Py_NewRef(cur.c)) < 0)) goto fwd_fail;
+        tl_reverse(&hs);
+        tl_reverse(&cs);
+        if (!(r = tl_join(TN_ROW_cat, &outs, 0))) goto fwd_fail;
+        if (!(fin->h = tl_join(TN_ROW_cat, &hs, 0))) goto fwd_fail;
+        if (cur.c && !(fin->c = tl_join(TN_ROW_cat, &cs, 0))) goto fwd_fail;
+        tl_free(&hs); tl_free(&cs); tl_free(&outs); hid_clear(&cur);
+        Py_DECREF(iw);
+        return r;
+    fwd_fail:
+        tl_free(&hs); tl_free(&cs); tl_free(&outs); hid_clear(&cur); hid_clear(fin);
+        Py_XDECREF(r); Py_DECREF(iw);
+        return NULL;
+    }
+    int64_t off = tn_tensor_of(data)->sizes[0], last = nsteps ? bs[nsteps - 1] : 0;
+    if (hid_slice(h0, 0, last, &cur) < 0) goto rev_fail;
+    for (int64_t i = nsteps - 1; i >= 0; i--) {
+        int64_t b = bs[i], inc = b - last;
+        if (inc > 0) {
+            hid more, joined = {0};
+            if (hid_slice(h0, last, b, &more) < 0) goto rev_fail;
+            joined.h = cat2(cur.h, more.h, 0);
+            if (joined.h && cur.c) joined.c = cat2(cur.c, more.c, 0);
+            hid_clear(&more);
+            if (!joined.h || (cur.c && !joined.c)) { hid_clear(&joined); goto rev_fail; }
+            hid_clear(&cur);
+            cur = joined;
+        }
+        PyObject *step = narrow0(iw, off - b, b);
+        if (!step) goto rev_fail;
+        off -= b;
+        last = b;
+        hid nx;
+        int rc = cell(kind, step, &cur, p, true, &nx);
+        Py_DECREF(step);
+        if (rc < 0) goto rev_fail;
+        hid_clear(&cur);
+        cur = nx;
+        if (tl_push(&outs, Py_NewRef(cur.h)) < 0) goto rev_fail;
+    }
+    tl_reverse(&outs);
+    if (!(r = tl_join(TN_ROW_cat, &outs, 0))) goto rev_fail;
+    tl_free(&outs);
+    Py_DECREF(iw);
+    *fin = cur;
+    return r;
+rev_fail:
+    tl_free(&outs); hid_clear(&cur); Py_DECREF(iw);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- the stack of layers */
+
+typedef struct {
+    int kind;
+    PyObject *input;           /* (T, B, F) after batch_first, or packed data */
+    const int64_t *bs;         /* packed: batch sizes, else NULL */
+    int64_t nsteps;
+    hid *h0;                   /* per layer-direction, owned by the caller */
+    Py_ssize_t nh;
+    cellp *p;
+    Py_ssize_t np;
+    int64_t num_layers;
+    double dropout;
+    bool train, bidir;
+} rnn_run;
+
+/* apply_layer_stack: returns the last layer's output; fin[] (nh entries) the final hiddens */
+static PyObject *layer_stack(rnn_run *R, hid *fin) {
+    Py_ssize_t D = R->bidir ? 2 : 1;
+    if (R->bidir && (R->np % 2 || R->nh % 2)) {
+        PyErr_SetString(PyExc_RuntimeError, "Odd number of params or hiddens given to a bidirectional RNN");
+        return NULL;
+    }
+    if (R->num_layers != R->nh / D) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected more hidden states in stacked_rnn");
+        return NULL;
+    }
+    if (R->num_layers != R->np / D) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected more weights in stacked_rnn");
+        return NULL;
+    }
+    PyObject *x = Py_NewRef(R->input);
+    for (int64_t l = 0; l < R->num_layers; l++) {
+        PyObject *out = NULL;
+        if (!R->bidir) {
+            out = R->bs ? packed_dir(R->kind, x, R->bs, R->nsteps, &R->h0[l], &R->p[l], false, &fin[l])
+                        : full_dir(R->kind, x, &R->h0[l], &R->p[l], false, &fin[l]);
+        } else {
+            PyObject *fw = R->bs ? packed_dir(R->kind, x, R->bs, R->nsteps, &R->h0[2 * l], &R->p[2 * l], false, &fin[2 * l])
+                                 : full_dir(R->kind, x, &R->h0[2 * l], &R->p[2 * l], false, &fin[2 * l]);
+            PyObject *bw = fw ? (R->bs ? packed_dir(R->kind, x, R->bs, R->nsteps, &R->h0[2 * l + 1], &R->p[2 * l + 1], true, &fin[2 * l + 1])
+                                       : full_dir(R->kind, x, &R->h0[2 * l + 1], &R->p[2 * l + 1], true, &fin[2 * l + 1]))
+                              : NULL;
+            if (fw && bw) out = cat2(fw, bw, R->bs ? -1 : tn_tensor_of(fw)->ndim - 1);
+            Py_XDECREF(fw); Py_XDECREF(bw);
+        }
+        Py_DECREF(x);
+        if (!out) return NULL;
+        x = out;
+        if (R->dropout != 0 && R->train && l < R->num_layers - 1) {
+            Py_SETREF(x, tn_aten(TN_ROW_dropout, "(OdO)", x, R->dropout, Py_True));
+            if (!x) return NULL;
+        }
+    }
+    return x;
+}
+
+/* ---------------------------------------------------------------- argument handling */
+
+static int gather_params(PyObject *seq, bool has_biases, bool proj, cellp **out, Py_ssize_t *np) {
+    Py_ssize_t n = PyTuple_Size(seq);
+    int per = has_biases ? (proj ? 5 : 4) : (proj ? 3 : 2);
+    if (n % per) {
+        PyErr_SetString(PyExc_RuntimeError, "got an incorrect number of RNN parameters");
+        return -1;
+    }
+    *np = n / per;
+    *out = PyMem_Calloc(*np ? (size_t)*np : 1, sizeof **out);
+    if (!*out) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t i = 0; i < *np; i++) {
+        Py_ssize_t b = i * per;
+        cellp *c = &(*out)[i];
+        c->w_ih = PyTuple_GetItem(seq, b); c->w_hh = PyTuple_GetItem(seq, b + 1);
+        if (has_biases) { c->b_ih = PyTuple_GetItem(seq, b + 2); c->b_hh = PyTuple_GetItem(seq, b + 3); }
+        if (proj) c->w_hr = PyTuple_GetItem(seq, b + per - 1);
+    }
+    return 0;
+}
+
+static PyObject *unbind0(PyObject *t) {
+    PyObject *u = tn_aten(TN_ROW_unbind_int, "(OL)", t, 0LL);
+    PyObject *f = u ? PySequence_Tuple(u) : NULL;
+    Py_XDECREF(u);
+    return f;
+}
+
+/* batch sizes of a packed sequence: a 1-D CPU int64 tensor, copied out */
+static int64_t *batch_sizes_of(PyObject *t, int64_t *n) {
+    const tn_tensor *bt = tn_tensor_of(t);
+    if (bt->ndim != 1 || bt->dtype != TN_DTYPE_I64 || !tn_data(bt)) {
+        PyErr_SetString(PyExc_RuntimeError, "batch_sizes must be a 1-D CPU int64 tensor");
+        return NULL;
+    }
+    *n = bt->sizes[0];
+    int64_t *v = PyMem_Malloc(*n ? (size_t)*n * sizeof *v : 1);
+    if (!v) { PyErr_NoMemory(); return NULL; }
+    const char *d = tn_data(bt);
+    for (int64_t i = 0; i < *n; i++) memcpy(&v[i], d + i * bt->strides[0] * 8, 8);
+    for (int64_t i = 0; i < *n; i++)
+        if (v[i] < 0 || (i > 0 && v[i] > v[i - 1])) {
+            PyMem_Free(v);
+            PyErr_SetString(PyExc_RuntimeError, "batch_sizes must be non-negative and non-increasing");
+            return NULL;
+        }
+    return v;
+}
+
+/* The shared body: kind, input (or data + batch_sizes), hx (one tensor, or LSTM's [h, c]),
+ * params, flags. Returns (output, hy) or (output, hy, cy). */
+static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObject *hx_obj, PyObject *params_obj,
+                            bool has_biases, int64_t num_layers, double dropout, bool train, bool bidir, bool batch_first) {
+    PyObject *params = PySequence_Tuple(params_obj);
+    PyObject *hxs = NULL, *hl = NULL, *cl = NULL, *x = NULL, *out = NULL, *res = NULL;
+    int64_t *bs = NULL;
+    cellp *p = NULL;
+    hid *h0 = NULL, *fin = NULL;
+    Py_ssize_t np = 0, nh = 0;
+    if (!params) return NULL;
+    bool proj = false;
+    if (kind == CELL_LSTM) {
+        if (!(hxs = PySequence_Tuple(hx_obj))) goto done;
+        if (PyTuple_Size(hxs) != 2) {
+            PyErr_SetString(PyExc_RuntimeError, "lstm expects two hidden states");
+            goto done;
+        }
+        const tn_tensor *h = tn_tensor_of(PyTuple_GetItem(hxs, 0)), *c = tn_tensor_of(PyTuple_GetItem(hxs, 1));
+        int64_t expect = num_layers * (bidir ? 2 : 1);
+        if (h->ndim != 3) { PyErr_Format(PyExc_RuntimeError, "For batched 3-D input, hx[0] (h_0) should be 3-D but got %d-D tensor", h->ndim); goto done; }
+        if (c->ndim != 3) { PyErr_Format(PyExc_RuntimeError, "For batched 3-D input, hx[1] (c_0) should be 3-D but got %d-D tensor", c->ndim); goto done; }
+        if (h->sizes[0] != expect) {
+            PyErr_Format(PyExc_RuntimeError, "Expected h_0 size(0) to be %lld (num_layers * num_directions), but got %lld", (long long)expect, (long long)h->sizes[0]);
+            goto done;
+        }
+        if (c->sizes[0] != expect) {
+            PyErr_Format(PyExc_RuntimeError, "Expected c_0 size(0) to be %lld (num_layers * num_directions), but got %lld", (long long)expect, (long long)c->sizes[0]);
+            goto done;
+        }
+        proj = h->sizes[2] != c->sizes[2];
+    }
+    if (gather_params(params, has_biases, proj, &p, &np) < 0) goto done;
+    int64_t nsteps = 0;
+    if (bsizes) {
+        if (!(bs = batch_sizes_of(bsizes, &nsteps))) goto done;
+        x = Py_NewRef(input);
+    } else if (!(x = batch_first ? tn_aten(TN_ROW_transpose_int, "(OLL)", input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    if (kind == CELL_LSTM) {
+        if (!(hl = unbind0(PyTuple_GetItem(hxs, 0))) || !(cl = unbind0(PyTuple_GetItem(hxs, 1)))) goto done;
+        nh = PyTuple_Size(hl);
+    } else {
+        if (!(hl = unbind0(hx_obj))) goto done;
+        nh = PyTuple_Size(hl);
+    }
+    h0 = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *h0);
+    fin = PyMem_Calloc(nh ? (size_t)nh : 1, sizeof *fin);
+    if (!h0 || !fin) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        h0[i].h = Py_NewRef(PyTuple_GetItem(hl, i));
+        if (cl) {
+            if (i >= PyTuple_Size(cl)) { PyErr_SetString(PyExc_RuntimeError, "Expected more hidden states in stacked_rnn"); goto done; }
+            h0[i].c = Py_NewRef(PyTuple_GetItem(cl, i));
+        }
+    }
+    rnn_run R = {kind, x, bs, nsteps, h0, nh, p, np, num_layers, dropout, train, bidir};
+    if (!(out = layer_stack(&R, fin))) goto done;
+    tlist hs = {0}, cs = {0};
+    for (Py_ssize_t i = 0; i < nh; i++) {
+        if (tl_push(&hs, Py_NewRef(fin[i].h)) < 0) break;
+        if (kind == CELL_LSTM && tl_push(&cs, Py_NewRef(fin[i].c)) < 0) break;
+    }
+    PyObject *hy = PyErr_Occurred() ? NULL : tl_join(TN_ROW_stack, &hs, 0);
+    PyObject *cy = hy && kind == CELL_LSTM ? tl_join(TN_ROW_stack, &cs, 0) : NULL;
+    tl_free(&hs); tl_free(&cs);
+    if (hy && !bsizes && batch_first) {
+        if (kind == CELL_LSTM) Py_SETREF(out, tn_aten(TN_ROW_transpose_int, "(OLL)", out, 0LL, 1LL));
+        else {
+            PyObject *t = tn_aten(TN_ROW_transpose_, "(OLL)", out, 0LL, 1LL);
+            if (!t) Py_CLEAR(out);
+            Py_XDECREF(t);
+        }
+    }
+    if (out && hy && (kind != CELL_LSTM || cy))
+        res = kind == CELL_LSTM ? PyTuple_Pack(3, out, hy, cy) : PyTuple_Pack(2, out, hy);
+    Py_XDECREF(hy); Py_XDECREF(cy);
+done:
+    for (Py_ssize_t i = 0; h0 && i < nh; i++) { hid_clear(&h0[i]); hid_clear(&fin[i]); }
+    PyMem_Free(h0); PyMem_Free(fin); PyMem_Free(p); PyMem_Free(bs);
+    Py_XDECREF(params); Py_XDECREF(hxs); Py_XDECREF(hl); Py_XDECREF(cl); Py_XDECREF(x); Py_XDECREF(out);
+    return res;
+}
+
+#define ARGB(k) (a[k].u.i != 0)
+/* (input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) */
+static PyObject *rnn_input(int kind, tn_value *a) {
+    return rnn_common(kind, a[0].u.obj, NULL, a[1].u.obj, a[2].u.obj, ARGB(3), a[4].u.i, a[5].u.f, ARGB(6), ARGB(7), ARGB(8));
+}
+/* (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional) */
+static PyObject *rnn_data(int kind, tn_value *a) {
+    return rnn_common(kind, a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.obj, ARGB(4), a[5].u.i, a[6].u.f, ARGB(7), ARGB(8), false);
+}
+
+PyObject *tn_op_rnn_tanh_input(tn_value *a) { return rnn_input(CELL_TANH, a); }
+PyObject *tn_op_rnn_tanh_data(tn_value *a) { return rnn_data(CELL_TANH, a); }
+PyObject *tn_op_rnn_relu_input(tn_value *a) { return rnn_input(CELL_RELU, a); }
+PyObject *tn_op_rnn_relu_data(tn_value *a) { return rnn_data(CELL_RELU, a); }
+PyObject *tn_op_lstm_input(tn_value *a) { return rnn_input(CELL_LSTM, a); }
+PyObject *tn_op_lstm_data(tn_value *a) { return rnn_data(CELL_LSTM, a); }
+PyObject *tn_op_gru_input(tn_value *a) { return rnn_input(CELL_GRU, a); }
+PyObject *tn_op_gru_data(tn_value *a) { return rnn_data(CELL_GRU, a); }
+
+/* ---------------------------------------------------------------- cells */
+
+static int64_t dim_size(const tn_tensor *t, int d) {   /* sym_size(d); -1 (IndexError set) when out of range */
+    int w;
+    if (tn_wrap_dim_i(d, t->ndim, &w) < 0) return -1;
+    return t->sizes[w];
+}
+static int check_input(PyObject *input, PyObject *w_ih) {
+    int64_t got = dim_size(tn_tensor_of(input), 1), want;
+    if (got < 0 || (want = dim_size(tn_tensor_of(w_ih), 1)) < 0) return -1;
+    if (got != want) {
+        PyErr_Format(PyExc_RuntimeError, "input has inconsistent input_size: got %lld expected %lld", (long long)got, (long long)want);
+        return -1;
+    }
+    return 0;
+}
+static int check_hidden(PyObject *input, PyObject *hx, int64_t hidden_size, int label) {
+    int64_t ib = dim_size(tn_tensor_of(input), 0), hb;
+    if (ib < 0 || (hb = dim_size(tn_tensor_of(hx), 0)) < 0) return -1;
+    if (ib != hb) {
+        PyErr_Format(PyExc_RuntimeError, "Input batch size %lld doesn't match hidden%d batch size %lld", (long long)ib, label, (long long)hb);
+        return -1;
+    }
+    int64_t hs = dim_size(tn_tensor_of(hx), 1);
+    if (hs < 0) return -1;
+    if (hs != hidden_size) {
+        PyErr_Format(PyExc_RuntimeError, "hidden%d has inconsistent hidden_size: got %lld, expected %lld", label, (long long)hs, (long long)hidden_size);
+        return -1;
+    }
+    return 0;
+}
+static int check_weights(PyObject *w_ih, PyObject *w_hh, int64_t hidden_size, int gates) {
+    const tn_tensor *wi = tn_tensor_of(w_ih), *wh = tn_tensor_of(w_hh);
+    int64_t si = dim_size(wi, 0), sh;
+    if (si < 0) return -1;
+    if (si != gates * hidden_size) {
+        PyErr_Format(PyExc_RuntimeError, "weight_ih first dim must be %d * hidden_size = %lld, but got %lld", gates,
+                     (long long)(gates * hidden_size), (long long)si);
+        return -1;
+    }
+    if ((sh = dim_size(wh, 0)) < 0) return -1;
+    if (sh != gates * hidden_size) {
+        PyErr_Format(PyExc_RuntimeError, "weight_hh first dim must be %d * hidden_size = %lld, but got %lld", gates,
+                     (long long)(gates * hidden_size), (long long)sh);
+        return -1;
+    }
+    return 0;
+}
+static PyObject *opt_t(tn_value *v) { return v->tag == TN_V_TENSOR ? v->u.obj : NULL; }
+
+/* (input, hx, w_ih, w_hh, b_ih, b_hh) */
+static PyObject *simple_cell(int kind, tn_value *a) {
+    PyObject *input = a[0].u.obj, *hx = a[1].u.obj, *w_ih = a[2].u.obj, *w_hh = a[3].u.obj;
+    int64_t hs = dim_size(tn_tensor_of(w_hh), 1);
+    if (hs < 0) return NULL;
+    if (check_weights(w_ih, w_hh, hs, 1) < 0 || check_input(input, w_ih) < 0 || check_hidden(input, hx, hs, 0) < 0) return NULL;
+    cellp p = {w_ih, w_hh, opt_t(&a[4]), opt_t(&a[5]), NULL};
+    hid h = {hx, NULL}, out;
+    return cell(kind, input, &h, &p, false, &out) < 0 ? NULL : out.h;
+}
+PyObject *tn_op_rnn_tanh_cell(tn_value *a) { return simple_cell(CELL_TANH, a); }
+PyObject *tn_op_rnn_relu_cell(tn_value *a) { return simple_cell(CELL_RELU, a); }
+
+PyObject *tn_op_gru_cell(tn_value *a) {
+    PyObject *input = a[0].u.obj, *hx = a[1].u.obj, *w_ih = a[2].u.obj, *w_hh = a[3].u.obj;
+    int64_t hs = dim_size(tn_tensor_of(w_hh), 1);
+    if (hs < 0) return NULL;
+    if (check_input(input, w_ih) < 0 || check_hidden(input, hx, hs, 0) < 0 || check_weights(w_ih, w_hh, hs, 3) < 0) return NULL;
+    cellp p = {w_ih, w_hh, opt_t(&a[4]), opt_t(&a[5]), NULL};
+    hid h = {hx, NULL}, out;
+    return cell(CELL_GRU, input, &h, &p, false, &out) < 0 ? NULL : out.h;
+}
+
+/* lstm_cell(input, hx[2], w_ih, w_hh, b_ih, b_hh) -> (hy, cy) */
+PyObject *tn_op_lstm_cell(tn_value *a) {
+    PyObject *input = a[0].u.obj, *w_ih = a[2].u.obj, *w_hh = a[3].u.obj;
+    PyObject *hxs = PySequence_Tuple(a[1].u.obj);
+    if (!hxs) return NULL;
+    PyObject *res = NULL;
+    if (PyTuple_Size(hxs) != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "lstm_cell expects two hidden states");
+        goto done;
+    }
+    PyObject *h0 = PyTuple_GetItem(hxs, 0), *c0 = PyTuple_GetItem(hxs, 1);
+    int64_t hs = dim_size(tn_tensor_of(w_hh), 1);
+    if (hs < 0) goto done;
+    if (check_input(input, w_ih) < 0 || check_weights(w_ih, w_hh, hs, 4) < 0 || check_hidden(input, h0, hs, 0) < 0 ||
+        check_hidden(input, c0, hs, 1) < 0)
+        goto done;
+    cellp p = {w_ih, w_hh, opt_t(&a[4]), opt_t(&a[5]), NULL};
+    hid h = {h0, c0}, out;
+    if (cell(CELL_LSTM, input, &h, &p, false, &out) < 0) goto done;
+    res = PyTuple_Pack(2, out.h, out.c);
+    hid_clear(&out);
+done:
+    Py_DECREF(hxs);
+    return res;
+}
+
+/* ---------------------------------------------------------------- packed sequences (PackedSequence.cpp) */
+
+static int check_long(PyObject *t) {
+    const tn_tensor *l = tn_tensor_of(t);
+    if (l->ndim != 1 || l->dtype != TN_DTYPE_I64 || l->storage->device != TN_DEVICE_CPU) {
+        PyErr_Format(PyExc_RuntimeError, "'lengths' argument should be a 1D CPU int64 tensor, but got %dD %s %s tensor",
+                     l->ndim, l->storage->device == TN_DEVICE_CPU ? "cpu" : "meta", tn_dtype_cxx_name(l->dtype));
+        return -1;
+    }
+    return 0;
+}
+static int64_t *longs_of(PyObject *t, int64_t *n) {   /* a checked 1-D int64 tensor's values, copied */
+    const tn_tensor *l = tn_tensor_of(t);
+    *n = l->sizes[0];
+    int64_t *v = PyMem_Malloc(*n ? (size_t)*n * sizeof *v : 1);
+    if (!v) { PyErr_NoMemory(); return NULL; }
+    const char *d = tn_data(l);
+    for (int64_t i = 0; i < *n; i++) memcpy(&v[i], d + i * l->strides[0] * 8, 8);
+    return v;
+}
+
+/* _pack_padded_sequence(input, lengths, batch_first) -> (data, batch_sizes) */
+PyObject *tn_op__pack_padded_sequence(tn_value *a) {
+    PyObject *in = a[0].u.obj, *lengths = a[1].u.obj;
+    bool bf = ARGB(2);
+    if (check_long(lengths) < 0) return NULL;
+    PyObject *input = bf ? tn_aten(TN_ROW_transpose_int, "(OLL)", in, 0LL, 1LL) : Py_NewRef(in);
+    if (!input) return NULL;
+    const tn_tensor *it = tn_tensor_of(input);
+    PyObject *res = NULL, *bst = NULL;
+    tlist steps = {0};
+    int64_t n = 0, *len = longs_of(lengths, &n);
+    if (!len) goto done;
+    if (it->ndim < 2) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [-%d, %d], but got 1)",
+                     it->ndim ? it->ndim : 1, it->ndim ? it->ndim - 1 : 0);
+        goto done;
+    }
+    int64_t B = it->sizes[1];
+    if (tn_numel(it) == 0) { PyErr_SetString(PyExc_RuntimeError, "Cannot pack empty tensors."); goto done; }
+    if (n != B) {
+        PyErr_Format(PyExc_RuntimeError, "Expected `len(lengths)` to be equal to batch_size, but got %lld (batch_size=%lld)",
+                     (long long)n, (long long)B);
+        goto done;
+    }
+    if (len[B - 1] <= 0) {
+        PyErr_SetString(PyExc_RuntimeError, "Length of all samples has to be greater than 0, but found an element in 'lengths' that is <= 0");
+        goto done;
+    }
+    for (int64_t i = 0; i + 1 < B; i++)
+        if (len[B - 1 - i] > len[B - 2 - i]) {
+            PyErr_SetString(PyExc_RuntimeError, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+                            "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
+                            "requirement if you do not need ONNX exportability.");
+            goto done;
+        }
+    if (len[0] > it->sizes[0]) {
+        /* upstream slices past the end (clamped) and reads batch sizes for steps that do not exist */
+        PyErr_Format(PyExc_RuntimeError, "torchnative: pack_padded_sequence with a length %lld above the sequence length %lld",
+                     (long long)len[0], (long long)it->sizes[0]);
+        goto done;
+    }
+    int64_t shape[TN_MAX_DIMS];
+    shape[0] = -1;
+    for (int d = 2; d < it->ndim; d++) shape[d - 1] = it->sizes[d];
+    int64_t bsv_n = len[0];
+    int64_t *bsv = PyMem_Malloc(bsv_n ? (size_t)bsv_n * sizeof *bsv : 1);
+    if (!bsv) { PyErr_NoMemory(); goto done; }
+    int64_t prev = 0, k = 0;
+    for (int64_t i = 0; i < B; i++) {
+        int64_t l = len[B - 1 - i];
+        if (l > prev) {
+            int64_t cur = B - i;
+            PyObject *s1 = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", input, 0LL, (long long)prev, (long long)l, 1LL);
+            PyObject *s2 = s1 ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", s1, 1LL, 0LL, (long long)cur, 1LL) : NULL;
+            PyObject *c = s2 ? tn_aten(TN_ROW_contiguous, "(O)", s2) : NULL;
+            PyObject *sh = c ? tn_int_list(shape, it->ndim - 1) : NULL;
+            PyObject *v = sh ? tn_aten(TN_ROW_view, "(OO)", c, sh) : NULL;
+            Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(c); Py_XDECREF(sh);
+            if (tl_push(&steps, v) < 0) { PyMem_Free(bsv); goto done; }
+            for (int64_t j = 0; j < l - prev; j++) bsv[k++] = cur;
+            prev = l;
+        }
+    }
+    int64_t one = 1;
+    bst = tn_tensor_new_strided(1, &bsv_n, &one, TN_DTYPE_I64);
+    if (bst && bsv_n) memcpy(tn_data(tn_tensor_of(bst)), bsv, (size_t)bsv_n * sizeof *bsv);
+    PyMem_Free(bsv);
+    if (!bst) goto done;
+    PyObject *data = tl_join(TN_ROW_cat, &steps, 0);
+    if (data) res = PyTuple_Pack(2, data, bst);
+    Py_XDECREF(data);
+done:
+    tl_free(&steps);
+    PyMem_Free(len);
+    Py_XDECREF(bst);
+    Py_DECREF(input);
+    return res;
+}
+
+static PyObject *new_of_dtype(int row, tn_dtype dt, PyObject *shape, PyObject *fill) {   /* zeros / full / empty */
+    PyObject *d = tn_py_from_dtype(dt);
+    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
+    PyObject *r = !kw ? NULL : fill ? tn_aten_kw(row, kw, "(OO)", shape, fill) : tn_aten_kw(row, kw, "(O)", shape);
+    Py_XDECREF(d); Py_XDECREF(kw);
+    return r;
+}
+
+/* _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first) */
+PyObject *tn_op__pack_padded_sequence_backward(tn_value *a) {
+    PyObject *grad = a[0].u.obj, *bso = a[2].u.obj;
+    bool bf = ARGB(3);
+    int n = a[1].u.ints.n;
+    int64_t size[TN_MAX_DIMS];
+    if (n > TN_MAX_DIMS) { PyErr_SetString(PyExc_RuntimeError, "too many dimensions"); return NULL; }
+    memcpy(size, a[1].u.ints.v, (size_t)n * sizeof *size);
+    if (bf) {
+        if (n < 2) { PyErr_SetString(PyExc_RuntimeError, "Expected input_size to have at least 2 dimensions"); return NULL; }
+        int64_t t = size[0]; size[0] = size[1]; size[1] = t;
+    }
+    PyObject *sh = tn_int_list(size, n);
+    PyObject *gi = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(grad)->dtype, sh, NULL) : NULL;
+    Py_XDECREF(sh);
+    if (!gi) return NULL;
+    int64_t nb = 0, *bs = NULL;
+    if (check_long(bso) < 0 || !(bs = longs_of(bso, &nb))) { Py_DECREF(gi); return NULL; }
+    int64_t off = 0;
+    for (int64_t i = 0; i < nb; i++) {
+        PyObject *s = tn_aten(TN_ROW_select_int, "(OLL)", gi, 0LL, (long long)i);
+        PyObject *d = s ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", s, 0LL, 0LL, (long long)bs[i], 1LL) : NULL;
+        PyObject *g = d ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", grad, 0LL, (long long)off, (long long)(off + bs[i]), 1LL) : NULL;
+        PyObject *c = g ? tn_aten(TN_ROW_copy_, "(OO)", d, g) : NULL;
+        Py_XDECREF(s); Py_XDECREF(d); Py_XDECREF(g);
+        if (!c) { Py_DECREF(gi); PyMem_Free(bs); return NULL; }
+        Py_DECREF(c);
+        off += bs[i];
+    }
+    PyMem_Free(bs);
+    if (bf) Py_SETREF(gi, tn_aten(TN_ROW_transpose_int, "(OLL)", gi, 0LL, 1LL));
+    return gi;
+}
+
+/* _pad_packed_sequence(data, batch_sizes, batch_first, padding_value, total_length) -> (output, lengths) */
+PyObject *tn_op__pad_packed_sequence(tn_value *a) {
+    PyObject *data = a[0].u.obj, *bso = a[1].u.obj;
+    bool bf = ARGB(2);
+    int64_t total = a[4].u.i;
+    if (check_long(bso) < 0) return NULL;
+    int64_t nsteps = 0, *bs = longs_of(bso, &nsteps);
+    if (!bs) return NULL;
+    PyObject *out = NULL, *lens = NULL, *pad = NULL, *sh = NULL, *res = NULL;
+    const tn_tensor *dt = tn_tensor_of(data);
+    if (nsteps == 0) {
+        PyErr_SetString(PyExc_IndexError, "index 0 is out of bounds for dimension 0 with size 0");
+        goto done;
+    }
+    int64_t mbs = bs[0], maxlen = nsteps;
+    if (total > 0) {
+        if (total < nsteps) {
+            PyErr_Format(PyExc_RuntimeError, "Expected total_length to be at least the length of the longest sequence in input, "
+                         "but got total_length=%lld and max sequence length being %lld", (long long)total, (long long)nsteps);
+            goto done;
+        }
+        maxlen = total;
+    }
+    if (dt->ndim < 1 || dt->ndim + 1 > TN_MAX_DIMS) { PyErr_SetString(PyExc_RuntimeError, "packed data must have at least one dimension"); goto done; }
+    int64_t osz[TN_MAX_DIMS];
+    osz[0] = maxlen; osz[1] = mbs;
+    for (int d = 1; d < dt->ndim; d++) osz[d + 1] = dt->sizes[d];
+    if (!(pad = tn_value_to_python(&a[3])) || !(sh = tn_int_list(osz, dt->ndim + 1))) goto done;
+    if (!(out = new_of_dtype(TN_ROW_full, dt->dtype, sh, pad))) goto done;
+    Py_CLEAR(sh);
+    if (!(sh = Py_BuildValue("(L)", (long long)mbs)) || !(lens = new_of_dtype(TN_ROW_empty_memory_format, TN_DTYPE_I64, sh, NULL))) goto done;
+    int64_t *lp = (int64_t *)tn_data(tn_tensor_of(lens)) + mbs - 1;
+    int64_t off = 0, prev_b = mbs, prev_i = 0;
+    for (int64_t i = 0; i <= nsteps; i++) {
+        int64_t b = i != nsteps ? bs[i] : 0;
+        if (b != prev_b) {
+            int64_t l = prev_b * (i - prev_i);
+            osz[0] = i - prev_i; osz[1] = prev_b;
+            PyObject *tmp = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", data, 0LL, (long long)off, (long long)(off + l), 1LL);
+            PyObject *o1 = tmp ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", out, 0LL, (long long)prev_i, (long long)i, 1LL) : NULL;
+            PyObject *o2 = o1 ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", o1, 1LL, 0LL, (long long)prev_b, 1LL) : NULL;
+            PyObject *vs = o2 ? tn_int_list(osz, dt->ndim + 1) : NULL;
+            PyObject *v = vs ? tn_aten(TN_ROW_view, "(OO)", tmp, vs) : NULL;
+            PyObject *c = v ? tn_aten(TN_ROW_copy_, "(OO)", o2, v) : NULL;
+            Py_XDECREF(tmp); Py_XDECREF(o1); Py_XDECREF(o2); Py_XDECREF(vs); Py_XDECREF(v);
+            if (!c) goto done;
+            Py_DECREF(c);
+            off += l;
+            prev_i = i;
+        }
+        for (int64_t j = 0; j < prev_b - b && mbs; j++) *lp-- = i;
+        prev_b = b;
+    }
+    if (bf) {
+        Py_SETREF(out, tn_aten(TN_ROW_transpose_int, "(OLL)", out, 0LL, 1LL));
+        if (!out) goto done;
+    }
+    res = PyTuple_Pack(2, out, lens);
+done:
+    PyMem_Free(bs);
+    Py_XDECREF(out); Py_XDECREF(lens); Py_XDECREF(pad); Py_XDECREF(sh);
+    return res;
+}
