@@ -414,6 +414,8 @@ static int64_t *batch_sizes_of(PyObject *t, int64_t *n) {
     return v;
 }
 
+static int64_t dim_size(const tn_tensor *t, int d);
+
 /* The shared body: kind, input (or data + batch_sizes), hx (one tensor, or LSTM's [h, c]),
  * params, flags. Returns (output, hy) or (output, hy, cy). */
 static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObject *hx_obj, PyObject *params_obj,
@@ -432,19 +434,10 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
             PyErr_SetString(PyExc_RuntimeError, "lstm expects two hidden states");
             goto done;
         }
-        const tn_tensor *h = tn_tensor_of(PyTuple_GetItem(hxs, 0)), *c = tn_tensor_of(PyTuple_GetItem(hxs, 1));
-        int64_t expect = num_layers * (bidir ? 2 : 1);
-        if (h->ndim != 3) { PyErr_Format(PyExc_RuntimeError, "For batched 3-D input, hx[0] (h_0) should be 3-D but got %d-D tensor", h->ndim); goto done; }
-        if (c->ndim != 3) { PyErr_Format(PyExc_RuntimeError, "For batched 3-D input, hx[1] (c_0) should be 3-D but got %d-D tensor", c->ndim); goto done; }
-        if (h->sizes[0] != expect) {
-            PyErr_Format(PyExc_RuntimeError, "Expected h_0 size(0) to be %lld (num_layers * num_directions), but got %lld", (long long)expect, (long long)h->sizes[0]);
-            goto done;
-        }
-        if (c->sizes[0] != expect) {
-            PyErr_Format(PyExc_RuntimeError, "Expected c_0 size(0) to be %lld (num_layers * num_directions), but got %lld", (long long)expect, (long long)c->sizes[0]);
-            goto done;
-        }
-        proj = h->sizes[2] != c->sizes[2];
+        /* upstream 2.13.0 reads hx[0].size(2) / hx[1].size(2) unchecked (IndexError below 3-D) */
+        int64_t hs = dim_size(tn_tensor_of(PyTuple_GetItem(hxs, 0)), 2), cs;
+        if (hs < 0 || (cs = dim_size(tn_tensor_of(PyTuple_GetItem(hxs, 1)), 2)) < 0) goto done;
+        proj = hs != cs;
     }
     if (gather_params(params, has_biases, proj, &p, &np) < 0) goto done;
     int64_t nsteps = 0;
@@ -819,4 +812,58 @@ done:
     PyMem_Free(bs);
     Py_XDECREF(out); Py_XDECREF(lens); Py_XDECREF(pad); Py_XDECREF(sh);
     return res;
+}
+
+/* pad_sequence(sequences, batch_first, padding_value, padding_side): full() of the padded shape,
+ * then each sequence copied in (select / narrow, as upstream's) */
+PyObject *tn_op_pad_sequence(tn_value *a) {
+    PyObject *seqs = PySequence_Tuple(a[0].u.obj);
+    if (!seqs) return NULL;
+    bool bf = ARGB(1);
+    const char *side = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+    PyObject *out = NULL, *pad = NULL, *sh = NULL;
+    Py_ssize_t n = PyTuple_Size(seqs);
+    if (!side) goto fail;
+    bool left = strcmp(side, "left") == 0;
+    if (!left && strcmp(side, "right") != 0) {
+        PyErr_Format(PyExc_RuntimeError, "Expected padding_side to be one of left or right, but got %s.", side);
+        goto fail;
+    }
+    if (n == 0) { PyErr_SetString(PyExc_RuntimeError, "received an empty list of sequences"); goto fail; }
+    const tn_tensor *s0 = tn_tensor_of(PyTuple_GetItem(seqs, 0));
+    if (s0->ndim < 1 || s0->ndim + 1 > TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 0)");
+        goto fail;
+    }
+    int64_t maxlen = 0, od[TN_MAX_DIMS];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(seqs, i));
+        if (t->ndim < 1) { PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got 0)"); goto fail; }
+        if (t->sizes[0] > maxlen) maxlen = t->sizes[0];
+    }
+    od[0] = bf ? n : maxlen; od[1] = bf ? maxlen : n;
+    for (int d = 1; d < s0->ndim; d++) od[d + 1] = s0->sizes[d];
+    if (!(pad = PyFloat_FromDouble(a[2].u.f)) || !(sh = tn_int_list(od, s0->ndim + 1))) goto fail;
+    if (!(out = new_of_dtype(TN_ROW_full, s0->dtype, sh, pad))) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *cur = PyTuple_GetItem(seqs, i);
+        int64_t len = tn_tensor_of(cur)->sizes[0], start = left ? maxlen - len : 0;
+        PyObject *p1, *p2;
+        if (bf) {
+            p1 = tn_aten(TN_ROW_select_int, "(OLL)", out, 0LL, (long long)i);
+            p2 = p1 ? tn_aten(TN_ROW_narrow, "(OLLL)", p1, 0LL, (long long)start, (long long)len) : NULL;
+        } else {
+            p1 = tn_aten(TN_ROW_narrow, "(OLLL)", out, 0LL, (long long)start, (long long)len);
+            p2 = p1 ? tn_aten(TN_ROW_select_int, "(OLL)", p1, 1LL, (long long)i) : NULL;
+        }
+        PyObject *c = p2 ? tn_aten(TN_ROW_copy_, "(OO)", p2, cur) : NULL;
+        Py_XDECREF(p1); Py_XDECREF(p2);
+        if (!c) goto fail;
+        Py_DECREF(c);
+    }
+    Py_DECREF(seqs); Py_DECREF(pad); Py_DECREF(sh);
+    return out;
+fail:
+    Py_DECREF(seqs); Py_XDECREF(pad); Py_XDECREF(sh); Py_XDECREF(out);
+    return NULL;
 }

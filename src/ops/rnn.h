@@ -16,4 +16,5 @@ PyObject *tn_op_lstm_cell(tn_value *a);
 PyObject *tn_op_gru_cell(tn_value *a);
 PyObject *tn_op__pack_padded_sequence_backward(tn_value *a);
 PyObject *tn_op__pad_packed_sequence(tn_value *a);
+PyObject *tn_op_pad_sequence(tn_value *a);
 #endif
