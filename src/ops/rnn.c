@@ -414,7 +414,10 @@ static int64_t *batch_sizes_of(PyObject *t, int64_t *n) {
     return v;
 }
 
+bool tn_mkldnn_enabled(void);   /* python/runtime_flags.c */
 static int64_t dim_size(const tn_tensor *t, int d);
+static PyObject *lstm_mkldnn(PyObject *input, PyObject *hxs, PyObject *params, bool has_biases, int64_t num_layers,
+                             double dropout, bool train, bool bidir, bool batch_first);
 
 /* The shared body: kind, input (or data + batch_sizes), hx (one tensor, or LSTM's [h, c]),
  * params, flags. Returns (output, hy) or (output, hy, cy). */
@@ -438,6 +441,10 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
         int64_t hs = dim_size(tn_tensor_of(PyTuple_GetItem(hxs, 0)), 2), cs;
         if (hs < 0 || (cs = dim_size(tn_tensor_of(PyTuple_GetItem(hxs, 1)), 2)) < 0) goto done;
         proj = hs != cs;
+        if (!bsizes && !proj && tn_mkldnn_enabled() && tn_tensor_of(input)->dtype == TN_DTYPE_F32 && tn_numel(tn_tensor_of(input)) != 0) {
+            res = lstm_mkldnn(input, hxs, params, has_biases, num_layers, dropout, train, bidir, batch_first);
+            goto done;
+        }
     }
     if (gather_params(params, has_biases, proj, &p, &np) < 0) goto done;
     int64_t nsteps = 0;
@@ -866,4 +873,260 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
 fail:
     Py_DECREF(seqs); Py_XDECREF(pad); Py_XDECREF(sh); Py_XDECREF(out);
     return NULL;
+}
+
+/* ---------------------------------------------------------------- oneDNN's LSTM layer op
+ * Upstream runs float32 LSTMs without projections (torch.backends.mkldnn.enabled, a non-empty
+ * input) as one mkldnn_rnn_layer per layer and direction (mkldnn/RNN.cpp: mkldnn_rnn), whose node
+ * is MkldnnRnnLayerBackward0. The layer op here computes the layer with the decomposition above
+ * (below autograd) and its backward with upstream's mkldnn_rnn_layer_differentiable_backward
+ * formula; oneDNN's own rounding and workspace layout are not reproduced (the workspace is an
+ * empty uint8 tensor). */
+
+
+static PyObject *zeros_like_shape(PyObject *like, const tn_tensor *shape_of) {
+    PyObject *sh = tn_int_list(shape_of->sizes, shape_of->ndim);
+    PyObject *r = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(like)->dtype, sh, NULL) : NULL;
+    Py_XDECREF(sh);
+    return r;
+}
+
+/* mkldnn_rnn over the lstm.input arguments (input already checked float32, no projections) */
+static PyObject *lstm_mkldnn(PyObject *input, PyObject *hxs, PyObject *params, bool has_biases, int64_t num_layers,
+                             double dropout, bool train, bool bidir, bool batch_first) {
+    int stride = has_biases ? 4 : 2, D = bidir ? 2 : 1;
+    Py_ssize_t np = PyTuple_Size(params);
+    if (num_layers < 0 || np < (Py_ssize_t)(num_layers * D * stride)) {
+        PyErr_SetString(PyExc_RuntimeError, "got an incorrect number of RNN parameters");
+        return NULL;
+    }
+    int64_t hidden = dim_size(tn_tensor_of(PyTuple_GetItem(hxs, 0)), 2);
+    if (hidden < 0) return NULL;
+    PyObject *x = NULL, *hx = NULL, *cx = NULL, *res = NULL;
+    tlist hy = {0}, cy = {0};
+    if (!(x = batch_first ? tn_aten(TN_ROW_transpose_int, "(OLL)", input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    Py_SETREF(x, tn_aten(TN_ROW_contiguous, "(O)", x));
+    if (!x || !(hx = tn_aten(TN_ROW_contiguous, "(O)", PyTuple_GetItem(hxs, 0))) ||
+        !(cx = tn_aten(TN_ROW_contiguous, "(O)", PyTuple_GetItem(hxs, 1))))
+        goto done;
+    for (int64_t l = 0; l < num_layers; l++) {
+        PyObject *outs[2] = {NULL, NULL};
+        for (int d = 0; d < D; d++) {
+            int64_t idx = l * D + d;
+            Py_ssize_t b = (Py_ssize_t)idx * stride;
+            PyObject *w0 = PyTuple_GetItem(params, b), *w1 = PyTuple_GetItem(params, b + 1);
+            PyObject *lh = tn_aten(TN_ROW_select_int, "(OLL)", hx, 0LL, (long long)idx);
+            PyObject *lc = lh ? tn_aten(TN_ROW_select_int, "(OLL)", cx, 0LL, (long long)idx) : NULL;
+            PyObject *w2 = NULL, *w3 = NULL, *r = NULL;
+            if (lc) {
+                w2 = has_biases ? Py_NewRef(PyTuple_GetItem(params, b + 2)) : zeros_like_shape(w0, tn_tensor_of(w0));
+                w3 = !w2 ? NULL : has_biases ? Py_NewRef(PyTuple_GetItem(params, b + 3)) : zeros_like_shape(w1, tn_tensor_of(w1));
+            }
+            if (w3)
+                r = tn_aten(TN_ROW_mkldnn_rnn_layer, "(OOOOOOOO[]LLLOOOO)", x, w0, w1, w2, w3, lh, lc, d ? Py_True : Py_False,
+                            2LL, (long long)hidden, (long long)num_layers, has_biases ? Py_True : Py_False,
+                            bidir ? Py_True : Py_False, batch_first ? Py_True : Py_False, train ? Py_True : Py_False);
+            Py_XDECREF(lh); Py_XDECREF(lc); Py_XDECREF(w2); Py_XDECREF(w3);
+            PyObject *t = r ? PySequence_Tuple(r) : NULL;
+            Py_XDECREF(r);
+            if (!t) { Py_XDECREF(outs[0]); goto done; }
+            outs[d] = Py_NewRef(PyTuple_GetItem(t, 0));
+            int ok = tl_push(&hy, Py_NewRef(PyTuple_GetItem(t, 1))) == 0 && tl_push(&cy, Py_NewRef(PyTuple_GetItem(t, 2))) == 0;
+            Py_DECREF(t);
+            if (!ok) { Py_XDECREF(outs[0]); Py_XDECREF(outs[1]); goto done; }
+        }
+        Py_DECREF(x);
+        x = D == 1 ? Py_NewRef(outs[0]) : cat2(outs[0], outs[1], -1);
+        Py_XDECREF(outs[0]); Py_XDECREF(outs[1]);
+        if (!x) goto done;
+        if (dropout != 0 && train && l < num_layers - 1) {
+            Py_SETREF(x, tn_aten(TN_ROW_dropout, "(OdO)", x, dropout, Py_True));
+            if (!x) goto done;
+        }
+    }
+    PyObject *h = tl_join(TN_ROW_stack, &hy, 0), *c = h ? tl_join(TN_ROW_stack, &cy, 0) : NULL;
+    if (c && batch_first) Py_SETREF(x, tn_aten(TN_ROW_transpose_int, "(OLL)", x, 0LL, 1LL));
+    if (c && x) res = PyTuple_Pack(3, x, h, c);
+    Py_XDECREF(h); Py_XDECREF(c);
+done:
+    tl_free(&hy); tl_free(&cy);
+    Py_XDECREF(x); Py_XDECREF(hx); Py_XDECREF(cx);
+    return res;
+}
+
+/* mkldnn_rnn_layer(input, weight0..3, hx_, cx_, reverse, batch_sizes, mode, hidden_size, num_layers,
+ * has_biases, bidirectional, batch_first, train) -> (output, hy, cy, workspace) */
+PyObject *tn_op_mkldnn_rnn_layer(tn_value *a) {
+    PyObject *input = a[0].u.obj;
+    const tn_tensor *it = tn_tensor_of(input);
+    if (it->ndim != 3 || a[9].u.i != 2 || a[8].u.ints.n != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: mkldnn_rnn_layer supports the unpacked LSTM layer of a 3-D input only");
+        return NULL;
+    }
+    bool hb = ARGB(12);
+    cellp p = {a[1].u.obj, a[2].u.obj, hb ? a[3].u.obj : NULL, hb ? a[4].u.obj : NULL, NULL};
+    hid h0 = {a[5].u.obj, a[6].u.obj}, fin;
+    PyObject *out = full_dir(CELL_LSTM, input, &h0, &p, ARGB(7), &fin);
+    if (!out) return NULL;
+    int64_t zero = 0, one = 1;
+    PyObject *ws = tn_tensor_new_strided(1, &zero, &one, TN_DTYPE_U8);
+    PyObject *r = ws ? PyTuple_Pack(4, out, fin.h, fin.c, ws) : NULL;
+    Py_DECREF(out); hid_clear(&fin); Py_XDECREF(ws);
+    return r;
+}
+
+/* upstream's mkldnn_rnn_layer_differentiable_backward, op by op through the door: the gates
+ * recomputed over the layer, then the steps backwards. Returns (dx, dW_ih, dW_hh, db, db', dhx, dcx);
+ * clone_bias: db' a clone of db (the oneDNN op's), else db itself (the differentiable formula's). */
+PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1, PyObject *w2, PyObject *w3, PyObject *hx_,
+                                     PyObject *cx_, PyObject *output, PyObject *go, PyObject *ghy, PyObject *gcy,
+                                     bool reverse, int64_t hidden, bool has_biases, bool clone_bias) {
+    if (!go && !ghy && !gcy) return Py_BuildValue("(OOOOOOO)", Py_None, Py_None, Py_None, Py_None, Py_None, Py_None, Py_None);
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t T = it->ndim == 3 ? it->sizes[0] : 0;
+    PyObject **G = PyMem_Calloc((size_t)(T + 1) * 6 + 1, sizeof *G);   /* per step: i f g o | states h c */
+    PyObject **S = G ? G + 4 * T : NULL;                              /* (T + 1) * 2 */
+    PyObject *grad_output = NULL, *grad_hy = NULL, *grad_cy = NULL, *bih = NULL, *bhh = NULL, *res = NULL;
+    PyObject *dWx = NULL, *dWh = NULL, *db = NULL, *dprev_h = NULL, *dprev_c = NULL;
+    tlist dxs = {0};
+    if (!G) { PyErr_NoMemory(); return NULL; }
+#define TRY(v, e) do { if (!((v) = (e))) goto bwd_done; } while (0)
+    TRY(grad_output, go ? tn_aten(TN_ROW_contiguous, "(O)", go) : tn_aten(TN_ROW_zeros_like, "(O)", output));
+    TRY(grad_hy, ghy ? tn_aten(TN_ROW_contiguous, "(O)", ghy) : tn_aten(TN_ROW_zeros_like, "(O)", hx_));
+    TRY(grad_cy, gcy ? tn_aten(TN_ROW_contiguous, "(O)", gcy) : tn_aten(TN_ROW_zeros_like, "(O)", cx_));
+    if (has_biases) { bih = Py_NewRef(w2); bhh = Py_NewRef(w3); }
+    else {
+        PyObject *sh = Py_BuildValue("(L)", (long long)(4 * hidden));
+        bih = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(w0)->dtype, sh, NULL) : NULL;
+        bhh = bih ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(w0)->dtype, sh, NULL) : NULL;
+        Py_XDECREF(sh);
+        if (!bhh) goto bwd_done;
+    }
+    S[0] = Py_NewRef(hx_); S[1] = Py_NewRef(cx_);
+    for (int64_t seq = 1; seq <= T; seq++) {
+        int64_t xi = reverse ? T - seq : seq - 1;
+        PyObject *xs = NULL, *l1 = NULL, *l2 = NULL, *gate = NULL, *ch = NULL, *m1 = NULL, *m2 = NULL, *cy = NULL, *tc = NULL, *hy = NULL;
+        int ok = 0;
+        if (!(xs = tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi))) goto step_done;
+        if (!(l1 = linear(xs, w0, bih)) || !(l2 = linear(S[2 * (seq - 1)], w1, bhh))) goto step_done;
+        if (!(gate = ip2(TN_ROW_add__Tensor, l1, l2)) || !(ch = chunk(gate, 4))) goto step_done;
+        PyObject **g4 = &G[4 * xi];
+        if (!(g4[0] = ip1(TN_ROW_sigmoid_, CH(ch, 0))) || !(g4[1] = ip1(TN_ROW_sigmoid_, CH(ch, 1))) ||
+            !(g4[2] = ip1(TN_ROW_tanh_, CH(ch, 2))) || !(g4[3] = ip1(TN_ROW_sigmoid_, CH(ch, 3))))
+            goto step_done;
+        if (!(m1 = ip2(TN_ROW_mul_Tensor, g4[1], S[2 * (seq - 1) + 1])) || !(m2 = ip2(TN_ROW_mul_Tensor, g4[0], g4[2])) ||
+            !(cy = ip2(TN_ROW_add_Tensor, m1, m2)) || !(tc = ip1(TN_ROW_tanh, cy)) || !(hy = ip2(TN_ROW_mul_Tensor, g4[3], tc)))
+            goto step_done;
+        S[2 * seq] = Py_NewRef(hy); S[2 * seq + 1] = Py_NewRef(cy);
+        ok = 1;
+    step_done:
+        Py_XDECREF(xs); Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(gate); Py_XDECREF(ch);
+        Py_XDECREF(m1); Py_XDECREF(m2); Py_XDECREF(cy); Py_XDECREF(tc); Py_XDECREF(hy);
+        if (!ok) goto bwd_done;
+    }
+    for (Py_ssize_t k = 0; k < T; k++) if (tl_push(&dxs, Py_NewRef(Py_None)) < 0) goto bwd_done;
+    for (int64_t seq = T - 1; seq >= 0; seq--) {
+        int64_t xi = reverse ? T - seq - 1 : seq;
+        PyObject *i = G[4 * xi], *f = G[4 * xi + 1], *g = G[4 * xi + 2], *o = G[4 * xi + 3];
+        PyObject *cyv = S[2 * (seq + 1) + 1], *hxv = S[2 * seq], *cxv = S[2 * seq + 1];
+        PyObject *t[32] = {0};
+        int ok = 0;
+#define OP1(k, row, x) if (!(t[k] = ip1(row, x))) goto bstep
+#define OP2(k, row, x, y) if (!(t[k] = ip2(row, x, y))) goto bstep
+#define RSUB1(k, x) if (!(t[k] = tn_aten(TN_ROW_rsub_Scalar, "(Oi)", x, 1))) goto bstep
+        if (!(t[0] = tn_aten(TN_ROW_select_int, "(OLL)", grad_output, 0LL, (long long)xi))) goto bstep;
+        OP2(1, TN_ROW_add_Tensor, t[0], grad_hy);                 /* new_grad_hy */
+        OP2(2, TN_ROW_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
+        OP1(3, TN_ROW_tanh, cyv);
+        OP1(4, TN_ROW_tanh, cyv);
+        OP2(5, TN_ROW_mul_Tensor, t[3], t[4]);
+        RSUB1(6, t[5]);                                           /* 1 - tanh(cy)^2 */
+        OP2(7, TN_ROW_mul_Tensor, t[2], t[6]);
+        OP2(8, TN_ROW_add_Tensor, grad_cy, t[7]);                 /* d1 */
+        OP2(9, TN_ROW_mul_Tensor, t[8], i);                       /* dgp */
+        OP2(10, TN_ROW_mul_Tensor, t[8], g);                      /* dip */
+        OP2(11, TN_ROW_mul_Tensor, t[8], f);                      /* dprev_c */
+        OP2(12, TN_ROW_mul_Tensor, t[8], cxv);                    /* dfp */
+        OP1(13, TN_ROW_tanh, cyv);
+        OP2(14, TN_ROW_mul_Tensor, t[1], t[13]);                  /* dop */
+        OP2(15, TN_ROW_mul_Tensor, t[14], o);
+        RSUB1(16, o);
+        OP2(17, TN_ROW_mul_Tensor, t[15], t[16]);                 /* do_ */
+        OP2(18, TN_ROW_mul_Tensor, g, g);
+        RSUB1(19, t[18]);
+        OP2(20, TN_ROW_mul_Tensor, t[9], t[19]);                  /* dg */
+        OP2(21, TN_ROW_mul_Tensor, t[12], f);
+        RSUB1(22, f);
+        OP2(23, TN_ROW_mul_Tensor, t[21], t[22]);                 /* df */
+        OP2(24, TN_ROW_mul_Tensor, t[10], i);
+        RSUB1(25, i);
+        OP2(26, TN_ROW_mul_Tensor, t[24], t[25]);                 /* di */
+        {
+            PyObject *l = Py_BuildValue("[OOOO]", t[26], t[23], t[20], t[17]);
+            t[27] = l ? tn_aten(TN_ROW_cat, "(OL)", l, 1LL) : NULL;   /* da */
+            Py_XDECREF(l);
+            if (!t[27]) goto bstep;
+        }
+        if (!(t[28] = tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", t[27], 0LL))) goto bstep;   /* db_ */
+        {
+            PyObject *dx = ip2(TN_ROW_matmul, t[27], w0);
+            PyObject *dxu = dx ? tn_aten(TN_ROW_unsqueeze, "(OL)", dx, 0LL) : NULL;
+            Py_XDECREF(dx);
+            if (!dxu) goto bstep;
+            Py_SETREF(dxs.v[xi], dxu);
+        }
+        OP2(29, TN_ROW_matmul, t[27], w1);                        /* dprev_h */
+        {
+            PyObject *daT = tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL);
+            PyObject *xs = daT ? tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi) : NULL;
+            PyObject *dWx_ = xs ? ip2(TN_ROW_matmul, daT, xs) : NULL;
+            PyObject *dWh_ = dWx_ ? ip2(TN_ROW_matmul, daT, hxv) : NULL;
+            Py_XDECREF(daT); Py_XDECREF(xs);
+            if (!dWh_) { Py_XDECREF(dWx_); goto bstep; }
+            if (seq == T - 1) {
+                db = Py_NewRef(t[28]); dWx = dWx_; dWh = dWh_;
+            } else {
+                PyObject *a1 = ip2(TN_ROW_add__Tensor, db, t[28]), *a2 = ip2(TN_ROW_add__Tensor, dWx, dWx_), *a3 = ip2(TN_ROW_add__Tensor, dWh, dWh_);
+                Py_DECREF(dWx_); Py_DECREF(dWh_);
+                int good = a1 && a2 && a3;
+                Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(a3);
+                if (!good) goto bstep;
+            }
+        }
+        Py_SETREF(grad_hy, Py_NewRef(t[29]));
+        Py_SETREF(grad_cy, Py_NewRef(t[11]));
+        Py_XSETREF(dprev_h, Py_NewRef(t[29]));
+        Py_XSETREF(dprev_c, Py_NewRef(t[11]));
+        ok = 1;
+    bstep:
+        for (int k = 0; k < 32; k++) Py_XDECREF(t[k]);
+        if (!ok) goto bwd_done;
+#undef OP1
+#undef OP2
+#undef RSUB1
+    }
+    if (T == 0) { PyErr_SetString(PyExc_RuntimeError, "Expected sequence length to be larger than 0 in RNN"); goto bwd_done; }
+    {
+        PyObject *dx = tl_join(TN_ROW_cat, &dxs, 0);
+        PyObject *db2 = dx ? (clone_bias ? tn_aten(TN_ROW_clone, "(O)", db) : Py_NewRef(db)) : NULL;
+        if (db2) res = PyTuple_Pack(7, dx, dWx, dWh, db, db2, dprev_h, dprev_c);
+        Py_XDECREF(dx); Py_XDECREF(db2);
+    }
+bwd_done:
+#undef TRY
+    for (int64_t k = 0; k < 4 * T + 2 * (T + 1); k++) Py_XDECREF(G[k]);
+    PyMem_Free(G);
+    tl_free(&dxs);
+    Py_XDECREF(grad_output); Py_XDECREF(grad_hy); Py_XDECREF(grad_cy); Py_XDECREF(bih); Py_XDECREF(bhh);
+    Py_XDECREF(dWx); Py_XDECREF(dWh); Py_XDECREF(db); Py_XDECREF(dprev_h); Py_XDECREF(dprev_c);
+    return res;
+}
+
+/* mkldnn_rnn_layer_backward(input, weight1..4, hx_, cx_tmp, output, hy_, cy_, grad_output?, grad_hy?,
+ * grad_cy?, reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes,
+ * batch_first, workspace) */
+PyObject *tn_op_mkldnn_rnn_layer_backward(tn_value *a) {
+    return tn_rnn_lstm_layer_backward(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.obj, a[4].u.obj, a[5].u.obj, a[6].u.obj,
+                                      a[7].u.obj, opt_t(&a[10]), opt_t(&a[11]), opt_t(&a[12]), ARGB(13), a[15].u.i,
+                                      ARGB(17), true);
 }

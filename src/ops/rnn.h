@@ -17,4 +17,9 @@ PyObject *tn_op_gru_cell(tn_value *a);
 PyObject *tn_op__pack_padded_sequence_backward(tn_value *a);
 PyObject *tn_op__pad_packed_sequence(tn_value *a);
 PyObject *tn_op_pad_sequence(tn_value *a);
+PyObject *tn_op_mkldnn_rnn_layer(tn_value *a);
+PyObject *tn_op_mkldnn_rnn_layer_backward(tn_value *a);
+PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1, PyObject *w2, PyObject *w3, PyObject *hx_,
+                                     PyObject *cx_, PyObject *output, PyObject *go, PyObject *ghy, PyObject *gcy,
+                                     bool reverse, int64_t hidden, bool has_biases, bool clone_bias);
 #endif

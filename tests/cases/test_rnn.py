@@ -4,11 +4,11 @@ their cells, the aten composites they reach (rnn_tanh / rnn_relu / lstm / gru .i
 bidirectional, batch_first, dropout in train mode, proj_size, bias=False, h0/c0, unbatched),
 float32 and float64, gradients of weights and inputs, and bad input.
 
-Upstream runs float32 LSTM without projections through oneDNN (mkldnn_rnn_layer) when
-torch.backends.mkldnn is enabled; here oneDNN is not available, so the decomposition runs. Values
-agree within the float rule; the gradient cases that compare graphs switch oneDNN off on both
-sides (torch.backends.mkldnn.enabled = False), which makes upstream take the same decomposition.
-Results of the GEMMs inside take tol="float" (summation order is host-dependent)."""
+Upstream runs float32 LSTM without projections as one mkldnn_rnn_layer per layer and direction
+(oneDNN) while torch.backends.mkldnn.enabled; so do we (the layer computed by the decomposition,
+its backward by upstream's differentiable formula), and the graphs match. The grad_f32 / grad_f64
+cases switch oneDNN off (torch.backends.mkldnn.enabled = False: upstream's decomposition, node by
+node); grad_mkldnn keeps it on. Results of the GEMMs inside take tol="float" or the fixed rule."""
 from harness import cases
 from harness.autograd import grads, F32, F64
 
@@ -19,10 +19,6 @@ NOMKL = "torch.backends.mkldnn.enabled = False\n"
 def mod(cls, args, x, dt="torch.float32", call="m(x)", train=False):
     # float64 modules are built with dtype= (the float rule's widening re-run cannot .to() parameters)
     ctor = args + (", dtype=torch.float64" if dt == "torch.float64" else "")
-    if cls in ("LSTM", "LSTMCell") and "\n" not in call:
-        # upstream's float32 LSTM runs oneDNN, whose graph (MkldnnRnnLayerBackward0) we lack: the
-        # values are compared without a graph here, the graph in the grad_* cases (oneDNN off)
-        call = "with torch.no_grad():\n    result = %s" % call
     return (W + "m = torch.nn.%s(%s)\n%s" % (cls, ctor, "" if train else "m.eval()\n") +
             "x = %s.to(%s)\n" % (x, dt) + ("torch.manual_seed(5)\n" if train else "") + call)
 
@@ -218,6 +214,34 @@ for dtn, dt, tol in (("f32", "torch.float32", None), ("f64", "torch.float64", F6
         body[cls] = gbody(cls, "3, 4", "torch.randn(2, 3)", dt, outexpr=(
             "r[0].sum() + (r[1] * 0.5).sum()" if cls == "LSTMCell" else "(r * torch.linspace(-1, 1, 8).view(2, 4)).sum()"))
     grads("grad_" + dtn, body, **({"tol": tol} if tol else {}))
+
+# float32 LSTM through mkldnn_rnn_layer (oneDNN on, upstream's default)
+grads("grad_mkldnn", {
+    "base": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(4, 2, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\n"
+            "r = m(x)\nout = " + LSTM_OUT,
+    "layers_bidir_batch_first": W + "m = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)\n"
+                                "x = torch.randn(2, 3, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\nr = m(x)\nout = " + LSTM_OUT,
+    "nobias_dropout_train": W + "m = torch.nn.LSTM(3, 4, num_layers=2, bias=False, dropout=0.5)\n"
+                            "x = torch.randn(3, 2, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\ntorch.manual_seed(3)\nr = m(x)\nout = " + LSTM_OUT,
+    "h0_c0_only_hy": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\n"
+                     "h = torch.randn(1, 2, 4, requires_grad=True)\nc = torch.randn(1, 2, 4, requires_grad=True)\n"
+                     "ps = list(m.parameters()) + [x, h, c]\nr = m(x, (h, c))\nout = r[1][0].sum()",
+    "double_backward": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\nps = [x] + list(m.parameters())\n"
+                       "r = m(x)\ng, = torch.autograd.grad(r[0].pow(2).sum(), x, create_graph=True)\nout = g.pow(2).sum()",
+})
+
+# the layer op pair spelled directly (the workspace, oneDNN's opaque buffer, is not compared)
+ML = (W + "x = torch.randn(4, 2, 3)\nw = [torch.randn(16, 3), torch.randn(16, 4), torch.randn(16), torch.randn(16)]\n"
+      "h, c = torch.randn(2, 4), torch.randn(2, 4)\n"
+      "o, hy, cy, ws = torch.ops.aten.mkldnn_rnn_layer.default(x, *w, h, c, %s, [], 2, 4, 1, True, False, False, True)\n")
+cases("mkldnn_rnn_layer", {
+    "forward": ML % "False" + "(o, hy, cy)",
+    "forward_reverse": ML % "True" + "(o, hy, cy)",
+    "backward": ML % "False" + "torch.ops.aten.mkldnn_rnn_layer_backward.default(x, *w, h, c, o, hy, cy, torch.randn(4, 2, 4), "
+                               "torch.randn(2, 4), torch.randn(2, 4), False, 2, 4, 1, True, True, False, [], False, ws)",
+    "backward_reverse_no_grad_cy": ML % "True" + "torch.ops.aten.mkldnn_rnn_layer_backward.default(x, *w, h, c, o, hy, cy, "
+                                                 "torch.randn(4, 2, 4), None, None, True, 2, 4, 1, True, True, False, [], False, ws)",
+}, tol=F32, vars=False)
 
 # packed-sequence ops' own gradients
 grads("grad_pack_pad", {
