@@ -975,6 +975,15 @@ PyObject *tn_op_mkldnn_rnn_layer(tn_value *a) {
     return r;
 }
 
+/* C++'s 1 - t: empty_like(t).fill_(1).sub_(t) */
+static PyObject *one_minus(PyObject *t) {
+    PyObject *e = tn_aten(TN_ROW_empty_like, "(O)", t);
+    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", e, 1) : NULL;
+    PyObject *r = f ? tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t) : NULL;
+    Py_XDECREF(e); Py_XDECREF(f);
+    return r;
+}
+
 /* upstream's mkldnn_rnn_layer_differentiable_backward, op by op through the door: the gates
  * recomputed over the layer, then the steps backwards. Returns (dx, dW_ih, dW_hh, db, db', dhx, dcx);
  * clone_bias: db' a clone of db (the oneDNN op's), else db itself (the differentiable formula's). */
@@ -1033,14 +1042,15 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
         int ok = 0;
 #define OP1(k, row, x) if (!(t[k] = ip1(row, x))) goto bstep
 #define OP2(k, row, x, y) if (!(t[k] = ip2(row, x, y))) goto bstep
-#define RSUB1(k, x) if (!(t[k] = tn_aten(TN_ROW_rsub_Scalar, "(Oi)", x, 1))) goto bstep
+#define RSUB1(k, x) if (!(t[k] = one_minus(x))) goto bstep
+        /* C++'s a * b * c evaluates its right operand first (GCC): the order below is upstream's op stream */
         if (!(t[0] = tn_aten(TN_ROW_select_int, "(OLL)", grad_output, 0LL, (long long)xi))) goto bstep;
         OP2(1, TN_ROW_add_Tensor, t[0], grad_hy);                 /* new_grad_hy */
-        OP2(2, TN_ROW_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
         OP1(3, TN_ROW_tanh, cyv);
         OP1(4, TN_ROW_tanh, cyv);
         OP2(5, TN_ROW_mul_Tensor, t[3], t[4]);
         RSUB1(6, t[5]);                                           /* 1 - tanh(cy)^2 */
+        OP2(2, TN_ROW_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
         OP2(7, TN_ROW_mul_Tensor, t[2], t[6]);
         OP2(8, TN_ROW_add_Tensor, grad_cy, t[7]);                 /* d1 */
         OP2(9, TN_ROW_mul_Tensor, t[8], i);                       /* dgp */
@@ -1049,17 +1059,17 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
         OP2(12, TN_ROW_mul_Tensor, t[8], cxv);                    /* dfp */
         OP1(13, TN_ROW_tanh, cyv);
         OP2(14, TN_ROW_mul_Tensor, t[1], t[13]);                  /* dop */
-        OP2(15, TN_ROW_mul_Tensor, t[14], o);
         RSUB1(16, o);
+        OP2(15, TN_ROW_mul_Tensor, t[14], o);
         OP2(17, TN_ROW_mul_Tensor, t[15], t[16]);                 /* do_ */
         OP2(18, TN_ROW_mul_Tensor, g, g);
         RSUB1(19, t[18]);
         OP2(20, TN_ROW_mul_Tensor, t[9], t[19]);                  /* dg */
-        OP2(21, TN_ROW_mul_Tensor, t[12], f);
         RSUB1(22, f);
+        OP2(21, TN_ROW_mul_Tensor, t[12], f);
         OP2(23, TN_ROW_mul_Tensor, t[21], t[22]);                 /* df */
-        OP2(24, TN_ROW_mul_Tensor, t[10], i);
         RSUB1(25, i);
+        OP2(24, TN_ROW_mul_Tensor, t[10], i);
         OP2(26, TN_ROW_mul_Tensor, t[24], t[25]);                 /* di */
         {
             PyObject *l = Py_BuildValue("[OOOO]", t[26], t[23], t[20], t[17]);
@@ -1077,10 +1087,12 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
         }
         OP2(29, TN_ROW_matmul, t[27], w1);                        /* dprev_h */
         {
-            PyObject *daT = tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL);
-            PyObject *xs = daT ? tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi) : NULL;
-            PyObject *dWx_ = xs ? ip2(TN_ROW_matmul, daT, xs) : NULL;
-            PyObject *dWh_ = dWx_ ? ip2(TN_ROW_matmul, daT, hxv) : NULL;
+            PyObject *xs = tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi);
+            PyObject *daT = xs ? tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL) : NULL;
+            PyObject *dWx_ = daT ? ip2(TN_ROW_matmul, daT, xs) : NULL;
+            Py_XDECREF(daT);
+            daT = dWx_ ? tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL) : NULL;
+            PyObject *dWh_ = daT ? ip2(TN_ROW_matmul, daT, hxv) : NULL;
             Py_XDECREF(daT); Py_XDECREF(xs);
             if (!dWh_) { Py_XDECREF(dWx_); goto bstep; }
             if (seq == T - 1) {

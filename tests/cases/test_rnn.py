@@ -13,7 +13,11 @@ from harness import cases
 from harness.autograd import grads, F32, F64
 
 W = "torch.manual_seed(0)\n"
-NOMKL = "torch.backends.mkldnn.enabled = False\n"
+# nomkl(f): f() with oneDNN off (upstream's decomposition for float32 LSTM), the setting restored
+# after (cases share worker processes; torch._C's setter, as torch.backends' may be frozen by
+# an earlier case's disable_global_flags())
+NOMKL = ("def nomkl(f):\n    was = torch._C._get_mkldnn_enabled()\n    torch._C._set_mkldnn_enabled(False)\n"
+         "    try:\n        return f()\n    finally:\n        torch._C._set_mkldnn_enabled(was)\n")
 
 
 def mod(cls, args, x, dt="torch.float32", call="m(x)", train=False):
@@ -56,7 +60,7 @@ for cls in ("RNN", "LSTM", "GRU"):
         body["proj"] = mod(cls, "3, 5, proj_size=2", "torch.randn(4, 2, 3)")
         body["proj_layers_bidir_f64"] = mod(cls, "3, 5, num_layers=2, bidirectional=True, proj_size=3", "torch.randn(4, 2, 3)", "torch.float64")
         body["proj_unbatched"] = mod(cls, "3, 5, proj_size=2, batch_first=True", "torch.randn(4, 3)")
-        body["nomkldnn"] = NOMKL + mod(cls, "3, 4, num_layers=2, bidirectional=True", "torch.randn(4, 3, 3)")
+        body["nomkldnn"] = NOMKL + mod(cls, "3, 4, num_layers=2, bidirectional=True", "torch.randn(4, 3, 3)", call="nomkl(lambda: m(x))")
     else:
         body["h0"] = mod(cls, "3, 4, num_layers=2, bidirectional=True", "torch.randn(5, 2, 3)",
                          call="m(x, torch.randn(4, 2, 4))")
@@ -185,7 +189,7 @@ G = NOMKL + W
 
 def gbody(cls, args, x, dt="torch.float32", call="m(x)", extra="", outexpr=None):
     return (G + "m = torch.nn.%s(%s).to(%s)\nx = %s.to(%s).requires_grad_()\n%s" % (cls, args, dt, x, dt, extra) +
-            "ps = list(m.parameters()) + [x]\nr = %s\n" % call +
+            "ps = list(m.parameters()) + [x]\nr = nomkl(lambda: %s)\n" % call +
             "out = %s" % (outexpr or "(r[0] * torch.linspace(-1, 1, r[0].numel()).view(r[0].shape)).sum() + r[1].sum() * 0.5"))
 
 
@@ -206,27 +210,28 @@ for dtn, dt, tol in (("f32", "torch.float32", None), ("f64", "torch.float64", F6
     body["LSTM_proj"] = gbody("LSTM", "3, 5, proj_size=2, num_layers=2", "torch.randn(3, 2, 3)", dt, outexpr=LSTM_OUT)
     body["LSTM_h0_c0"] = (G + "m = torch.nn.LSTM(3, 4).to(%s)\nx = torch.randn(3, 2, 3, dtype=%s, requires_grad=True)\n"
                           "h = torch.randn(1, 2, 4, dtype=%s, requires_grad=True)\nc = torch.randn(1, 2, 4, dtype=%s, requires_grad=True)\n"
-                          "ps = list(m.parameters()) + [x, h, c]\nr = m(x, (h, c))\nout = %s" % (dt, dt, dt, dt, LSTM_OUT))
+                          "ps = list(m.parameters()) + [x, h, c]\nr = nomkl(lambda: m(x, (h, c)))\nout = %s" % (dt, dt, dt, dt, LSTM_OUT))
     body["GRU_h0_unbatched"] = (G + "m = torch.nn.GRU(3, 4).to(%s)\nx = torch.randn(3, 3, dtype=%s, requires_grad=True)\n"
                                 "h = torch.randn(1, 4, dtype=%s, requires_grad=True)\nps = list(m.parameters()) + [x, h]\n"
-                                "r = m(x, h)\nout = r[0].sum() + r[1].sum()" % (dt, dt, dt))
+                                "r = nomkl(lambda: m(x, h))\nout = r[0].sum() + r[1].sum()" % (dt, dt, dt))
     for cls in ("RNNCell", "LSTMCell", "GRUCell"):
         body[cls] = gbody(cls, "3, 4", "torch.randn(2, 3)", dt, outexpr=(
             "r[0].sum() + (r[1] * 0.5).sum()" if cls == "LSTMCell" else "(r * torch.linspace(-1, 1, 8).view(2, 4)).sum()"))
     grads("grad_" + dtn, body, **({"tol": tol} if tol else {}))
 
 # float32 LSTM through mkldnn_rnn_layer (oneDNN on, upstream's default)
+MK = "assert torch._C._get_mkldnn_enabled()  # oneDNN on, upstream's default\n" + W
 grads("grad_mkldnn", {
-    "base": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(4, 2, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\n"
+    "base": MK + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(4, 2, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\n"
             "r = m(x)\nout = " + LSTM_OUT,
-    "layers_bidir_batch_first": W + "m = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)\n"
+    "layers_bidir_batch_first": MK + "m = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)\n"
                                 "x = torch.randn(2, 3, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\nr = m(x)\nout = " + LSTM_OUT,
-    "nobias_dropout_train": W + "m = torch.nn.LSTM(3, 4, num_layers=2, bias=False, dropout=0.5)\n"
+    "nobias_dropout_train": MK + "m = torch.nn.LSTM(3, 4, num_layers=2, bias=False, dropout=0.5)\n"
                             "x = torch.randn(3, 2, 3, requires_grad=True)\nps = list(m.parameters()) + [x]\ntorch.manual_seed(3)\nr = m(x)\nout = " + LSTM_OUT,
-    "h0_c0_only_hy": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\n"
+    "h0_c0_only_hy": MK + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\n"
                      "h = torch.randn(1, 2, 4, requires_grad=True)\nc = torch.randn(1, 2, 4, requires_grad=True)\n"
                      "ps = list(m.parameters()) + [x, h, c]\nr = m(x, (h, c))\nout = r[1][0].sum()",
-    "double_backward": W + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\nps = [x] + list(m.parameters())\n"
+    "double_backward": MK + "m = torch.nn.LSTM(3, 4)\nx = torch.randn(3, 2, 3, requires_grad=True)\nps = [x] + list(m.parameters())\n"
                        "r = m(x)\ng, = torch.autograd.grad(r[0].pow(2).sum(), x, create_graph=True)\nout = g.pow(2).sum()",
 })
 
