@@ -13,6 +13,7 @@
 #include "ops/shape_composites.h"
 #include "ops/misc_ops.h"
 #include "ops/nnmore.h"
+#include "ops/rnn.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1887,6 +1888,15 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_nanmean, tn_op_nanmean, -1}, {TN_ROW_nanmean_out, tn_op_nanmean_out, -1},
     {TN_ROW_special_gammainc, NULL, TN_ROW_igamma}, {TN_ROW_special_gammainc_out, NULL, TN_ROW_igamma_out},
     {TN_ROW_special_gammaincc, NULL, TN_ROW_igammac}, {TN_ROW_special_gammaincc_out, NULL, TN_ROW_igammac_out},
+    /* recurrent layers (ops/rnn.c; helper-rnn): RNN.cpp / PackedSequence.cpp composites through the door */
+    {TN_ROW_rnn_tanh_input, tn_op_rnn_tanh_input, -1}, {TN_ROW_rnn_tanh_data, tn_op_rnn_tanh_data, -1},
+    {TN_ROW_rnn_relu_input, tn_op_rnn_relu_input, -1}, {TN_ROW_rnn_relu_data, tn_op_rnn_relu_data, -1},
+    {TN_ROW_lstm_input, tn_op_lstm_input, -1}, {TN_ROW_lstm_data, tn_op_lstm_data, -1},
+    {TN_ROW_gru_input, tn_op_gru_input, -1}, {TN_ROW_gru_data, tn_op_gru_data, -1},
+    {TN_ROW_rnn_tanh_cell, tn_op_rnn_tanh_cell, -1}, {TN_ROW_rnn_relu_cell, tn_op_rnn_relu_cell, -1},
+    {TN_ROW_lstm_cell, tn_op_lstm_cell, -1}, {TN_ROW_gru_cell, tn_op_gru_cell, -1},
+    {TN_ROW__pack_padded_sequence_backward, tn_op__pack_padded_sequence_backward, -1},
+    {TN_ROW__pad_packed_sequence, tn_op__pad_packed_sequence, -1}, {TN_ROW_pad_sequence, tn_op_pad_sequence, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

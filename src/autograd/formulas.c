@@ -10,6 +10,7 @@
 #include "python/args.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
+#include "ops/rnn.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -4481,6 +4482,56 @@ static int f_fft_c2c(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* ---- recurrent layers (helper-rnn): packed sequences ---- */
+
+/* _pack_padded_sequence: input: _pack_padded_sequence_backward(grad, input.sizes(), result1, batch_first) */
+static int f_pack_padded_sequence(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0]) return 0;
+    if (!need(n, 0)) return 0;
+    PyObject *sz = sizes_of(n, 0), *bs = sz ? result(n, 1) : NULL;
+    PyObject *v = bs ? tn_aten(TN_ROW__pack_padded_sequence_backward, "(OOOO)", g[0], sz, bs, arg_i(n, 2) ? Py_True : Py_False) : NULL;
+    Py_XDECREF(sz); Py_XDECREF(bs);
+    if (!v) return -1;
+    put(n, o, 0, v);
+    return 0;
+}
+
+/* mkldnn_rnn_layer: input, weight0..3, hx_, cx_ get mkldnn_rnn_layer_differentiable_backward(...)
+ * under create_graph (its ops recorded), else the mkldnn_rnn_layer_backward op (one node-free call) */
+static int f_mkldnn_rnn_layer(tn_node *n, PyObject **g, PyObject **o) {
+    if (!g[0] && !g[1] && !g[2]) return 0;
+    PyObject *sv[7] = {0}, *rs[4] = {0}, *r = NULL;
+    int rc = -1;
+    for (int i = 0; i < 7; i++) if (!(sv[i] = saved(n, i))) goto done;
+    for (int k = 0; k < 4; k++) if (!(rs[k] = result(n, k))) goto done;
+    PyObject *go = g[0] ? g[0] : Py_None, *gh = g[1] ? g[1] : Py_None, *gc = g[2] ? g[2] : Py_None;
+    if (tn_grad_enabled())
+        r = tn_rnn_lstm_layer_backward(sv[0], sv[1], sv[2], sv[3], sv[4], sv[5], sv[6], rs[0], g[0], g[1], g[2],
+                                       arg_i(n, 7) != 0, arg_i(n, 10), arg_i(n, 12) != 0, false);
+    else {
+        PyObject *bs = arg_obj(n, 8);
+        r = bs ? tn_aten(TN_ROW_mkldnn_rnn_layer_backward, "(OOOOOOOOOOOOOOLLLOOOOOO)", sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
+                         sv[6], rs[0], rs[1], rs[2], go, gh, gc, arg_i(n, 7) ? Py_True : Py_False, (long long)arg_i(n, 9),
+                         (long long)arg_i(n, 10), (long long)arg_i(n, 11), arg_i(n, 12) ? Py_True : Py_False,
+                         arg_i(n, 15) ? Py_True : Py_False, arg_i(n, 13) ? Py_True : Py_False, bs,
+                         arg_i(n, 14) ? Py_True : Py_False, rs[3]) : NULL;
+        Py_XDECREF(bs);
+    }
+    if (!r) goto done;
+    for (int i = 0; i < 7; i++) {
+        PyObject *v = PySequence_GetItem(r, i);
+        if (!v) goto done;
+        if (need(n, i) && v != Py_None) put(n, o, i, v);
+        else Py_DECREF(v);
+    }
+    rc = 0;
+done:
+    for (int i = 0; i < 7; i++) Py_XDECREF(sv[i]);
+    for (int k = 0; k < 4; k++) Py_XDECREF(rs[k]);
+    Py_XDECREF(r);
+    return rc;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4709,6 +4760,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
     /* fft family (helper-fft) */
     {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, {TN_ROW__fft_c2c, f_fft_c2c},
+    /* recurrent layers (helper-rnn) */
+    {TN_ROW__pack_padded_sequence, f_pack_padded_sequence}, {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
 };
 
 tn_apply_fn tn_formula_for(int op) {

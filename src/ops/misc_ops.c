@@ -647,7 +647,8 @@ PyObject *tn_op_empty_permuted(tn_value *a) {
 }
 
 /* ---- unsafe_split / unsafe_split_with_sizes: split's pieces as tensors of their own (no view
- * tracking: upstream's results share the storage but _is_view() is False) ---- */
+ * tracking: upstream's results share the bytes but _is_view() is False, each with its own
+ * version counter) ---- */
 static PyObject *unview_all(PyObject *v) {
     if (!v) return NULL;
     PyObject *seq = PySequence_Tuple(v);
@@ -657,7 +658,11 @@ static PyObject *unview_all(PyObject *v) {
     PyObject *l = PyTuple_New(n);
     for (Py_ssize_t i = 0; l && i < n; i++) {
         tn_tensor t = *tn_tensor_of(PyTuple_GetItem(seq, i));
-        tn_storage_incref(t.storage);
+        /* each piece with a version counter of its own, as upstream's unsafe_split
+         * (set_version_counter(VariableVersion(0))): in-place ops on one piece (RNN.cpp's gates
+         * sigmoid_ / tanh_) leave the others' saved values valid */
+        t.storage = tn_storage_alias(t.storage);
+        if (!t.storage) { PyErr_NoMemory(); Py_CLEAR(l); break; }
         PyObject *c = tn_tensor_wrap(&t);
         if (!c) { Py_CLEAR(l); break; }
         PyTuple_SetItem(l, i, c);

@@ -161,3 +161,11 @@ int tn_runtime_flags_init(PyObject *m) {
     Py_DECREF(modname);
     return rc;
 }
+
+/* torch.backends.mkldnn.enabled (_get_mkldnn_enabled), read by the recurrent layers (ops/rnn.c):
+ * upstream runs float32 LSTMs through its oneDNN layer op while it is on */
+bool tn_mkldnn_enabled(void) {
+    for (int i = 0; i < N_FLAGS; i++)
+        if (strcmp(flag_table[i].name, "mkldnn_enabled") == 0) return values[i] == Py_True;
+    return false;
+}
