@@ -28,6 +28,12 @@ TN_QTARGET static inline __m256i dot_q4(const uint8_t *q, const int8_t *a) {
 
 TN_QTARGET static inline __m128i pack_halves(__m256i v) { return _mm256_cvtepi32_epi16(v); }
 
+/* k-quants: vpdpbusd (exact 32-bit partials), times the scales. */
+TN_QTARGET static inline __m256i kdot(__m256i u, const int8_t *a, int s0, int s1) {
+    __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, _mm256_loadu_si256((const __m256i *)a));
+    return _mm256_mullo_epi32(p, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
+}
+
 #include "kernels/x86/quant_dot_body.h"
 
 #endif

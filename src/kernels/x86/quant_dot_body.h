@@ -54,8 +54,84 @@ TN_QTARGET static inline __attribute__((always_inline)) float row_impl(const tn_
     return _mm_cvtss_f32(_mm_add_ss(q, _mm_shuffle_ps(q, q, 1)));
 }
 
+/* ---- k-quants (formulas in kernels/quant.h): the integer super-block sums from kdot(u, a, s0, s1)
+ * (32 unsigned bytes u times 32 activation bytes, eight 32-bit partials, those of bytes 0..15
+ * times s0 and of bytes 16..31 times s1, exact), then the reference's float steps. */
+TN_QTARGET static inline int32_t hsum8(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+
+static inline uint16_t k_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+
+TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 144) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const uint8_t *q = w + 4;
+        int sc[8], m[8];
+        for (int j = 0; j < 4; j++) {
+            sc[j] = q[j] & 63;
+            m[j] = q[j + 4] & 63;
+            sc[j + 4] = (q[j + 8] & 0xF) | ((q[j] >> 6) << 4);
+            m[j + 4] = (q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4);
+        }
+        __m256i v = _mm256_setzero_si256();
+        for (int c = 0; c < 4; c++) {
+            __m256i u = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));
+            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(u, m4), x + 64 * c, sc[2 * c], sc[2 * c]));
+            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, sc[2 * c + 1],
+                                         sc[2 * c + 1]));
+        }
+        int32_t isum = hsum8(v), msum = 0;
+        for (int j = 0; j < 8; j++) msum += m[j] * (bs[2 * j] + bs[2 * j + 1]);
+        const float da = a->d[i];
+        const float t = (_cvtsh_ss(k_rd16(w)) * da) * (float)isum, u = (_cvtsh_ss(k_rd16(w + 2)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
+TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(0x03), m30 = _mm256_set1_epi8(0x30),
+                  mc = _mm256_set1_epi8(0x0c);
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 210) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int8_t *sc = (const int8_t *)(w + 192);
+        const int32_t *bs = a->sum + i * 16;
+        __m256i v = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) {
+            __m256i l0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));
+            __m256i l1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));
+            __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));
+            __m256i u[4];
+            u[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
+            u[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
+            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
+            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+            for (int k = 0; k < 4; k++) {
+                int g = 8 * h + 2 * k;
+                v = _mm256_add_epi32(v, kdot(u[k], x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+            }
+        }
+        int32_t corr = 0;
+        for (int g = 0; g < 16; g++) corr += sc[g] * bs[g];
+        int32_t isum = hsum8(v) - 32 * corr;
+        acc += (_cvtsh_ss(k_rd16(w + 208)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
 TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     switch (f) {
+    case TN_Q4_K: return krow_q4k(w, a, nb);
+    case TN_Q6_K: return krow_q6k(w, a, nb);
     case TN_Q8_0: return row_impl(TN_Q8_0, w, a, nb);
     case TN_Q4_0: return row_impl(TN_Q4_0, w, a, nb);
     default: return row_impl(TN_Q4_1, w, a, nb);
