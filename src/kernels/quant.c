@@ -15,12 +15,14 @@
 #include <string.h>
 
 static tn_qrow_fn chosen;
+static tn_qrows8_fn chosen8; /* NULL: no eight-row kernel (the portable reference) */
 static const char *chosen_name;
 
 static tn_qrow_fn qdot_isa(void) {
     if (!chosen) { /* a benign race: every thread computes the same answer */
         const char *env = getenv("TN_QUANT");
         tn_qrow_fn found = tn_qrow_ref;
+        tn_qrows8_fn found8 = NULL;
         const char *name = "ref";
 #if defined(__x86_64__)
         __builtin_cpu_init();
@@ -29,13 +31,16 @@ static tn_qrow_fn qdot_isa(void) {
                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
         if (vnni && !(env && (!strcmp(env, "avx2") || !strcmp(env, "ref")))) {
             found = tn_qrow_avx512vnni;
+            found8 = tn_qrows8_avx512vnni;
             name = "avx512vnni";
         } else if (avx2 && !(env && !strcmp(env, "ref"))) {
             found = tn_qrow_avx2;
+            found8 = tn_qrows8_avx2;
             name = "avx2";
         }
 #endif
         chosen_name = name;
+        chosen8 = getenv("TN_QUANT_NO8") ? NULL : found8;
         chosen = found;
     }
     return chosen;
@@ -96,6 +101,7 @@ typedef struct {
     float *d, *s;
     int32_t *sum;
     tn_qrow_fn row;
+    tn_qrows8_fn rows8;
 } job;
 
 /* Per row: nd scales (d and s) and ns sums. */
@@ -113,7 +119,13 @@ static void run_tiles(int64_t t0, int64_t t1, void *ctx) {
         int64_t n0 = t * TILE_ROWS, n1 = n0 + TILE_ROWS < j->N ? n0 + TILE_ROWS : j->N;
         for (int64_t m = 0; m < j->M; m++) {
             const tn_qact a = act_row(j, m);
-            for (int64_t n = n0; n < n1; n++) {
+            int64_t n = n0;
+            for (; j->rows8 && n + 8 <= n1; n += 8) {
+                float o[8];
+                if (!j->rows8(j->f, j->W + n * rowbytes, rowbytes, &a, nb, o)) break;
+                for (int r = 0; r < 8; r++) j->y[m * j->ldy + n + r] = j->bias ? o[r] + j->bias[n + r] : o[r];
+            }
+            for (; n < n1; n++) {
                 float acc = j->row(j->f, j->W + n * rowbytes, &a, nb);
                 if (j->bias) acc += j->bias[n];
                 j->y[m * j->ldy + n] = acc;
@@ -135,7 +147,8 @@ void tn_quant_linear(tn_qfmt f, int64_t M, int64_t N, int64_t K, const float *x,
     int64_t nd = is_k(f) ? K / TN_QKK : K / TN_QK;
     char *p = scratch;
     float *d = (float *)(((uintptr_t)(p + M * K) + 15) & ~(uintptr_t)15);
-    job j = {f, M, N, K, ldx, ldy, x, W, bias, y, (int8_t *)p, d, d + M * nd, (int32_t *)(d + 2 * M * nd), qdot_isa()};
+    job j = {f, M, N, K, ldx, ldy, x, W, bias, y, (int8_t *)p, d, d + M * nd, (int32_t *)(d + 2 * M * nd), qdot_isa(), NULL};
+    j.rows8 = chosen8;
     tn_parallel_for(M, 8, run_acts, &j);
     tn_parallel_for((N + TILE_ROWS - 1) / TILE_ROWS, 1, run_tiles, &j);
 }

@@ -76,6 +76,14 @@ float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 float tn_qrow_avx2(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 float tn_qrow_avx512vnni(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 #endif
+/* Eight consecutive weight rows (row stride rowbytes) with one activation row: out[r] is exactly
+ * tn_qrow_fn's result for row r (the same float steps per row; one activation block load serves
+ * the eight rows). Returns 0, computing nothing, for formats the variant does not batch. */
+typedef int (*tn_qrows8_fn)(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
+#if defined(__x86_64__)
+int tn_qrows8_avx2(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
+int tn_qrows8_avx512vnni(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
+#endif
 /* The variant in use: "ref", "avx2" or "avx512vnni". */
 const char *tn_quant_isa(void);
 

@@ -137,3 +137,56 @@ TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t
     default: return row_impl(TN_Q4_1, w, a, nb);
     }
 }
+
+/* ---- Q4_0, eight rows at once (tn_qrows8_fn, kernels/quant.h): one activation block serves the
+ * eight rows; rows c and c + 4 share one 256-bit register (their 16 quant bytes side by side), so
+ * three hadds give the eight rows' block sums, lane r = row r. Per row the float steps are the
+ * reference's: p = (float)sumi * (dw * da) into lane b % 8, then the same final fold. */
+TN_QTARGET static inline __attribute__((always_inline)) __m256 blk8_q4_0(const uint8_t *wb, int64_t rb, __m256i offs,
+                                                                        const int8_t *x, int32_t asum, float da) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i alo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)x));
+    const __m256i ahi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 16)));
+    __m256i p0 = _mm256_loadu2_m128i((const __m128i *)(wb + 4 * rb + 2), (const __m128i *)(wb + 2));
+    __m256i p1 = _mm256_loadu2_m128i((const __m128i *)(wb + 5 * rb + 2), (const __m128i *)(wb + rb + 2));
+    __m256i p2 = _mm256_loadu2_m128i((const __m128i *)(wb + 6 * rb + 2), (const __m128i *)(wb + 2 * rb + 2));
+    __m256i p3 = _mm256_loadu2_m128i((const __m128i *)(wb + 7 * rb + 2), (const __m128i *)(wb + 3 * rb + 2));
+    __m256i v0 = pair_dot(_mm256_and_si256(p0, m4), _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4), alo, ahi);
+    __m256i v1 = pair_dot(_mm256_and_si256(p1, m4), _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4), alo, ahi);
+    __m256i v2 = pair_dot(_mm256_and_si256(p2, m4), _mm256_and_si256(_mm256_srli_epi16(p2, 4), m4), alo, ahi);
+    __m256i v3 = pair_dot(_mm256_and_si256(p3, m4), _mm256_and_si256(_mm256_srli_epi16(p3, 4), m4), alo, ahi);
+    __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+    s = _mm256_sub_epi32(s, _mm256_set1_epi32(asum * 8));
+    __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_i32gather_epi32((const int *)wb, offs, 1)));
+    return _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(da)));
+}
+
+TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0,
+           acc7 = acc0;
+    int64_t b = 0;
+#define TN_Q4B(i, accv) accv = _mm256_add_ps(accv, blk8_q4_0(w + (b + i) * 18, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i]))
+    for (; b + 8 <= nb; b += 8) {
+        TN_Q4B(0, acc0); TN_Q4B(1, acc1); TN_Q4B(2, acc2); TN_Q4B(3, acc3);
+        TN_Q4B(4, acc4); TN_Q4B(5, acc5); TN_Q4B(6, acc6); TN_Q4B(7, acc7);
+    }
+    /* the tail: block b + i still goes to lane (b + i) % 8 = i */
+    if (b < nb) TN_Q4B(0, acc0);
+    if (b + 1 < nb) TN_Q4B(1, acc1);
+    if (b + 2 < nb) TN_Q4B(2, acc2);
+    if (b + 3 < nb) TN_Q4B(3, acc3);
+    if (b + 4 < nb) TN_Q4B(4, acc4);
+    if (b + 5 < nb) TN_Q4B(5, acc5);
+    if (b + 6 < nb) TN_Q4B(6, acc6);
+#undef TN_Q4B
+    __m256 h0 = _mm256_add_ps(acc0, acc4), h1 = _mm256_add_ps(acc1, acc5);
+    __m256 h2 = _mm256_add_ps(acc2, acc6), h3 = _mm256_add_ps(acc3, acc7);
+    _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(h0, h2), _mm256_add_ps(h1, h3)));
+}
+
+TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out) {
+    if (f != TN_Q4_0 || rowbytes > INT32_MAX / 8) return 0;
+    rows8_q4_0(w, rowbytes, a, nb, out);
+    return 1;
+}
