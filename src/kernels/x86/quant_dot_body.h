@@ -166,7 +166,20 @@ TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a
     __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0,
            acc7 = acc0;
     int64_t b = 0;
-#define TN_Q4B(i, accv) accv = _mm256_add_ps(accv, blk8_q4_0(w + (b + i) * 18, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i]))
+    /* The eight rows are one contiguous span of 8 * rb bytes. Decode streams every weight from
+     * memory once per token, and these eight interleaved streams left the hardware prefetchers
+     * behind (7 GB/s measured against 23 GB/s for a plain sequential read): so the span two
+     * groups ahead is fetched a few lines per block, spread evenly over the blocks (measured
+     * 1.5 ns per block-row from memory instead of 2.5; a burst at the start or distances 1, 3, 6
+     * did no better). Prefetches past the matrix's end are harmless. */
+    const char *pf = (const char *)w + 16 * rb;
+    const int64_t span = 8 * rb;
+    int64_t pfo = 0;
+#define TN_Q4B(i, accv)                                                                                                \
+    do {                                                                                                               \
+        for (; pfo < span * (b + i + 1) / nb; pfo += 64) _mm_prefetch(pf + pfo, _MM_HINT_T0);                          \
+        accv = _mm256_add_ps(accv, blk8_q4_0(w + (b + i) * 18, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i])); \
+    } while (0)
     for (; b + 8 <= nb; b += 8) {
         TN_Q4B(0, acc0); TN_Q4B(1, acc1); TN_Q4B(2, acc2); TN_Q4B(3, acc3);
         TN_Q4B(4, acc4); TN_Q4B(5, acc5); TN_Q4B(6, acc6); TN_Q4B(7, acc7);
