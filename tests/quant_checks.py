@@ -7,12 +7,27 @@ ops = torch.ops.torchnative
 EPS = float(np.finfo(np.float32).eps)
 
 
-def _dq_act(x):
+def _dq_act(x, fmt="q8_0"):
     """The activation values the product uses: x quantised to Q8_0 (Q8_1 has the same d and
-    quants) and dequantised."""
+    quants; Q8_K for the k-quants) and dequantised."""
     K = x.shape[-1]
-    q = ops.quantize(x.reshape(-1, K), "q8_0")
-    return ops.dequantize(q, "q8_0", q.shape[0], K)
+    a = "q8_k" if fmt.endswith("_k") else "q8_0"
+    q = ops.quantize(x.reshape(-1, K), a)
+    return ops.dequantize(q, a, q.shape[0], K)
+
+
+def _magnitudes(ql):
+    """Per weight: |d*sc*q| + |dmin*m| for Q4_K (the two terms the product keeps apart: the
+    dequantised bytes with dmin zeroed, and with d zeroed), else |w_dq|."""
+    if ql.fmt != "q4_k":
+        return ql.dequantized_weight().double().abs()
+    N, K = ql.out_features, ql.in_features
+    b = ql.qweight.reshape(N, K // 256, 144)
+    q1, q2 = b.clone(), b.clone()
+    q1[:, :, 2:4] = 0
+    q2[:, :, 0:2] = 0
+    return (ops.dequantize(q1.reshape(N, -1), "q4_k", N, K).double().abs()
+            + ops.dequantize(q2.reshape(N, -1), "q4_k", N, K).double().abs())
 
 
 def linear_rule():
@@ -27,7 +42,8 @@ def linear_rule():
     res = {"ok": True, "worst": {}}
     for fmt in tq.FORMATS:
         worst = 0.0
-        for (M, N, K) in [(1, 40, 64), (5, 24, 576), (2, 8, 1536)]:
+        shapes = [(1, 40, 256), (5, 24, 768), (2, 8, 1536)] if fmt.endswith("_k") else [(1, 40, 64), (5, 24, 576), (2, 8, 1536)]
+        for (M, N, K) in shapes:
             lin = torch.nn.Linear(K, N)
             with torch.no_grad():
                 lin.weight.copy_(torch.randn(N, K, generator=g) * 0.05)
@@ -37,9 +53,9 @@ def linear_rule():
             with torch.no_grad():
                 y = ql(x).double()
             wd = ql.dequantized_weight().double()
-            xd = _dq_act(x).double()
+            xd = _dq_act(x, fmt).double()
             r = xd @ wd.T + lin.bias.double()
-            bound = (K + 2) * EPS * ((xd.abs() @ wd.abs().T) + lin.bias.double().abs())
+            bound = (K + 8) * EPS * ((xd.abs() @ _magnitudes(ql).T) + lin.bias.double().abs())
             if fmt == "q4_1":
                 nb = K // 32
                 mw = ql.qweight.reshape(N, nb, 20)[:, :, 2:4].contiguous().view(torch.float16).float().double().reshape(N, nb)
@@ -64,29 +80,33 @@ def model():
     replaced by their dequantisation up to the activation rounding (top-1 agreement reported)."""
     import transformers
     import torchnative.quant as tq
-    cfg = transformers.LlamaConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                                   intermediate_size=256, vocab_size=512, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    base = transformers.LlamaForCausalLM(cfg).eval()
+    bases = {}
+    for hidden in (128, 256):  # the k-quants need in_features % 256 == 0
+        cfg = transformers.LlamaConfig(hidden_size=hidden, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                                       intermediate_size=2 * hidden, vocab_size=512, tie_word_embeddings=True)
+        torch.manual_seed(0)
+        bases[hidden] = transformers.LlamaForCausalLM(cfg).eval()
     ids = torch.randint(0, 512, (2, 16), generator=torch.Generator().manual_seed(3))
     out = {"ok": True}
     import copy
     with torch.no_grad():
-        ref = base(ids).logits
+        refs = {h: b(ids).logits for h, b in bases.items()}
         for fmt in tq.FORMATS:
+            hidden = 256 if fmt.endswith("_k") else 128
+            base, ref = bases[hidden], refs[hidden]
             m = tq.quantize(copy.deepcopy(base), fmt)
             emb, head = m.model.embed_tokens, m.lm_head
             shared = isinstance(emb, tq.QuantEmbedding) and isinstance(head, tq.QuantLinear) and emb.qweight is head.qweight
             look = emb(ids)
-            rows = ops.dequantize(emb.qweight, fmt, 512, 128)[ids]
+            rows = ops.dequantize(emb.qweight, fmt, 512, hidden)[ids]
             lookup_ok = torch.equal(look, rows)
             lg = m(ids).logits
             rel = float((lg - ref).pow(2).mean().sqrt() / ref.pow(2).mean().sqrt())
             top1 = float((lg.argmax(-1) == ref.argmax(-1)).float().mean())
             n_lin = sum(isinstance(x, tq.QuantLinear) for x in m.modules())
             out[fmt] = {"shared": shared, "lookup_ok": lookup_ok, "rel_rms": rel, "top1": top1, "quant_linears": n_lin}
-            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2}[fmt]
-        m = tq.quantize(copy.deepcopy(base), "q8_0", include_lm_head=False)
+            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2, "q4_k": 0.2, "q6_k": 0.1}[fmt]
+        m = tq.quantize(copy.deepcopy(bases[128]), "q8_0", include_lm_head=False)
         keep = type(m.model.embed_tokens) is torch.nn.Embedding and type(m.lm_head) is torch.nn.Linear
         out["no_lm_head"] = keep
         out["ok"] = out["ok"] and keep and sum(isinstance(x, tq.QuantLinear) for x in m.modules()) == 14
@@ -130,6 +150,21 @@ def bad_input():
     r["module_in"] = _raises(lambda: tq.QuantLinear(48, 8))
     r["quantize_model_fmt"] = _raises(lambda: tq.quantize(torch.nn.Linear(64, 8), "q3"))
     r["wrong_schema_type"] = _raises(lambda: ops.quant_linear(x, q, 3, 8, 64, None))
+    # k-quants: 256-value super-blocks, Q8_K is for activations only, truncated bytes refused
+    kw = torch.randn(8, 512)
+    kq = ops.quantize(kw, "q4_k")
+    kx = torch.randn(2, 512)
+    r["k_not_256"] = _raises(lambda: ops.quant_linear(torch.randn(2, 288), ops.quantize(torch.randn(8, 288), "q8_0"),
+                                                      "q4_k", 8, 288, None))
+    r["k_quantize_last_dim"] = _raises(lambda: ops.quantize(torch.randn(4, 288), "q6_k"))
+    r["q8_k_weights"] = _raises(lambda: ops.quant_linear(kx, kq, "q8_k", 8, 512, None))
+    r["k_truncated"] = _raises(lambda: ops.quant_linear(kx, kq[:, :-1].contiguous(), "q4_k", 8, 512, None))
+    r["k_wrong_fmt_bytes"] = _raises(lambda: ops.quant_linear(kx, kq, "q6_k", 8, 512, None))
+    r["k_dequantize_size"] = _raises(lambda: ops.dequantize(kq, "q4_k", 8, 256))
+    r["k_module_in"] = _raises(lambda: tq.QuantLinear(288, 8, fmt="q4_k"))
+    # corrupted blocks (any bytes: f16 scales inf/NaN, any 6-bit scales) are values, not errors
+    junk = torch.randint(0, 256, (8, 2 * 210), dtype=torch.uint8, generator=torch.Generator().manual_seed(5))
+    r["k_junk_shape"] = list(ops.quant_linear(kx, junk, "q6_k", 8, 512, None).shape)
     # empty and K == 0 shapes are results, not errors
     e = ops.quant_linear(torch.randn(0, 64), q, "q8_0", 8, 64, None)
     z = ops.quant_linear(torch.randn(3, 0), torch.zeros(5, 0, dtype=torch.uint8), "q8_0", 5, 0, torch.ones(5))
@@ -223,6 +258,15 @@ def gguf_bad():
         "huge_string": pad(header([], kv=s("k") + struct.pack("<IQ", 8, 2**62), nkv=1)),
         "dims0": pad(header([tensor("w", [], 8, 0)])) + b"\1" * 68,
     }
+    # k-quants: a Q4_K (256 x 2) and a Q6_K (512 x 1) tensor, real quantised bytes
+    g4 = torch.Generator().manual_seed(11)
+    w4, w6 = torch.randn(2, 256, generator=g4), torch.randn(1, 512, generator=g4)
+    b4, b6 = ops.quantize(w4, "q4_k"), ops.quantize(w6, "q6_k")
+    kdata = bytes(b4.numpy().tobytes()) + bytes(b6.numpy().tobytes())  # 288 + 420 bytes
+    khead = pad(header([tensor("a", [256, 2], 12, 0), tensor("b", [512, 1], 14, 288)]))
+    cases["good_k"] = khead + kdata
+    cases["k_truncated"] = khead + kdata[:-10]
+    cases["k_bad_block_dim"] = pad(header([tensor("a", [288, 2], 12, 0)])) + b"\1" * 400
     out = {}
     d = tempfile.mkdtemp()
     for k, blob in cases.items():
@@ -234,6 +278,17 @@ def gguf_bad():
             out[k] = ["ok", sorted(g.tensors)]
         except Exception as e:  # noqa: BLE001
             out[k] = [type(e).__name__, str(e)[:160]]
+    # in place over the mapped file: the same dequantisation and product as the bytes written
+    g = GGUFFile(os.path.join(d, "good_k.gguf"))
+    import torchnative.quant as tq
+    a = tq.QuantLinear(256, 2, "q4_k", bias=False, qweight=g.raw("a").reshape(2, -1))
+    b = tq.QuantLinear(512, 1, "q6_k", bias=False, qweight=g.raw("b").reshape(1, -1))
+    x4, x6 = torch.randn(3, 256, generator=g4), torch.randn(3, 512, generator=g4)
+    with torch.no_grad():
+        out["k_in_place"] = [torch.equal(a.dequantized_weight(), ops.dequantize(b4, "q4_k", 2, 256)),
+                             torch.equal(b.dequantized_weight(), ops.dequantize(b6, "q6_k", 1, 512)),
+                             torch.equal(a(x4), ops.quant_linear(x4, b4, "q4_k", 2, 256, None)),
+                             torch.equal(b(x6), ops.quant_linear(x6, b6, "q6_k", 1, 512, None))]
     out["ok"] = True
     return out
 

@@ -16,6 +16,10 @@ import sys
 import numpy as np
 
 FMTS = ("q8_0", "q4_0", "q4_1")
+KFMTS = ("q4_k", "q6_k")
+KBYTES = {"q4_k": 144, "q6_k": 210, "q8_k": 292}
+# k-quant products (K a multiple of 256): super-block counts 1, 3, 6 (1536), 9
+KSHAPES = [(1, 5, 256), (3, 9, 768), (2, 17, 1536), (4, 12, 2304)]
 # (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows
 SHAPES = [(1, 5, 32), (3, 9, 224), (2, 16, 256), (1, 33, 288), (4, 20, 576), (1, 17, 1536)]
 
@@ -50,6 +54,33 @@ def make_inputs(path):
         arrs["w%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
         arrs["b%d" % i] = rng.standard_normal(N).astype(np.float32)
     arrs["randbytes"] = rng.integers(0, 256, (4, 36 * 20 * 4), dtype=np.uint8)  # any bit pattern
+    # k-quants (super-blocks of 256)
+    arrs["krand"] = (rng.standard_normal((24, 512)) * 0.05).astype(np.float32)
+    arrs["kscaled"] = (rng.standard_normal((10, 256)) * np.array([1e-38, 1e-30, 1e-5, 1e-3, 1, 10, 1e3, 1e20, 1e30, 3e37])[:, None]).astype(np.float32)
+    ke = []
+    z = np.zeros(256, np.float32)
+    ke += [z, -z, np.full(256, 0.75, np.float32), np.full(256, -2.5, np.float32)]
+    one = z.copy(); one[5] = 1.0; ke.append(one)
+    one = z.copy(); one[200] = -3.0; ke.append(one)
+    ke.append(np.abs(rng.standard_normal(256)).astype(np.float32) + 5)      # all positive: min > 0
+    ke.append(-np.abs(rng.standard_normal(256)).astype(np.float32) - 5)
+    sp = rng.standard_normal(256).astype(np.float32); sp[rng.random(256) < 0.8] = 0; ke.append(sp)  # sparse
+    ke.append((np.round(rng.standard_normal(256) * 4) / 4).astype(np.float32))  # ties
+    ke.append(rng.standard_t(2, 256).astype(np.float32))                      # heavy tails
+    ke.append(np.where(np.arange(256) % 2, 3.4e38, -3.4e38).astype(np.float32))
+    ke.append(np.linspace(-3.4e38, 3.4e38, 256).astype(np.float32))
+    ke.append(np.full(256, 1e-45, np.float32))
+    ke.append(((np.arange(256) - 128) * 1e-40).astype(np.float32))
+    ke.append(rng.standard_normal(256).astype(np.float32) * 7e-6)
+    ke.append(np.float32(65504.0) * rng.standard_normal(256).astype(np.float32) * 64)
+    inf = rng.standard_normal(256).astype(np.float32); inf[::7] = np.inf; ke.append(inf)
+    nan = rng.standard_normal(256).astype(np.float32); nan[3] = np.nan; ke.append(nan)
+    arrs["kedge"] = np.stack(ke)
+    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 35 Q4_K, 24 Q6_K blocks
+    for i, (M, N, K) in enumerate(KSHAPES):
+        arrs["kx%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
+        arrs["kw%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
+        arrs["kb%d" % i] = rng.standard_normal(N).astype(np.float32)
     np.savez(path, **arrs)
 
 
@@ -127,6 +158,27 @@ def run_ref(d):
             out["%s_randbytes_dq" % f] = gguf.quants.dequantize(rb, T[f])
         for name in ("rand", "scaled", "edge"):
             out["q8_1_%s" % name] = q8_1_ref(inp[name])
+        # k-quants: bytes by the numpy transcription of ggml's C (tests/quant_kref.py), their
+        # dequantisation by gguf's own dequantiser
+        import quant_kref
+        KT = {"q4_k": gguf.GGMLQuantizationType.Q4_K, "q6_k": gguf.GGMLQuantizationType.Q6_K}
+        for name in ("krand", "kscaled", "kedge"):
+            x = inp[name]
+            for f in KFMTS:
+                q = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(x).reshape(x.shape[0], -1)
+                out["%s_%s" % (f, name)] = q
+                out["%s_%s_dq" % (f, name)] = gguf.quants.dequantize(q, KT[f])
+            out["q8_k_%s" % name] = quant_kref.q8_k_bytes(x).reshape(x.shape[0], -1)
+        for f in KFMTS:
+            rb = inp["krandbytes"]
+            rb = rb[:, : rb.shape[1] // KBYTES[f] * KBYTES[f]]
+            out["%s_krandbytes_dq" % f] = gguf.quants.dequantize(rb, KT[f])
+        for i in range(len(KSHAPES)):
+            for f in KFMTS:
+                w = inp["kw%d" % i]
+                qw = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(w).reshape(w.shape[0], -1)
+                out["prod_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], None)
+                out["prodb_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], inp["kb%d" % i])
         for i in range(len(SHAPES)):
             for f in FMTS:
                 qw = gguf.quants.quantize(inp["w%d" % i], T[f])
@@ -154,16 +206,27 @@ def run_ours(d, tag):
             rb = inp["randbytes"]
             rb = rb[:, : (rb.shape[1] // bsz[f]) * bsz[f]]
             out["%s_randbytes_dq" % f] = ops.dequantize(t(rb), f, rb.shape[0], rb.shape[1] // bsz[f] * 32).numpy()
-    for i, (M, N, K) in enumerate(SHAPES):
-        for f in FMTS:
-            qw = ops.quantize(t(inp["w%d" % i]), f)
-            x = t(inp["x%d" % i])
-            out["prod_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, None).numpy()
-            out["prodb_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, t(inp["b%d" % i])).numpy()
-            # non-contiguous input, 3-d input: the same rows
-            xt = t(np.ascontiguousarray(inp["x%d" % i].T)).t()
-            out["prodnc_%s_%d" % (f, i)] = ops.quant_linear(xt, qw, f, N, K, None).numpy()
-            out["prod3d_%s_%d" % (f, i)] = ops.quant_linear(x.reshape(1, M, K), qw, f, N, K, None).numpy().reshape(M, N)
+    for name in ("krand", "kscaled", "kedge"):
+        for f in KFMTS + ("q8_k",):
+            q = ops.quantize(t(inp[name]), f)
+            out["%s_%s" % (f, name)] = q.numpy()
+            if f != "q8_k":
+                out["%s_%s_dq" % (f, name)] = ops.dequantize(q, f, q.shape[0], inp[name].shape[1]).numpy()
+    for f in KFMTS:
+        rb = inp["krandbytes"]
+        rb = rb[:, : rb.shape[1] // KBYTES[f] * KBYTES[f]]
+        out["%s_krandbytes_dq" % f] = ops.dequantize(t(rb), f, rb.shape[0], rb.shape[1] // KBYTES[f] * 256).numpy()
+    cases = [(i, s, f, "") for i, s in enumerate(SHAPES) for f in FMTS]
+    cases += [(i, s, f, "k") for i, s in enumerate(KSHAPES) for f in KFMTS]
+    for i, (M, N, K), f, k in cases:
+        qw = ops.quantize(t(inp["%sw%d" % (k, i)]), f)
+        x = t(inp["%sx%d" % (k, i)])
+        out["prod_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, None).numpy()
+        out["prodb_%s_%d" % (f, i)] = ops.quant_linear(x, qw, f, N, K, t(inp["%sb%d" % (k, i)])).numpy()
+        # non-contiguous input, 3-d input: the same rows
+        xt = t(np.ascontiguousarray(inp["%sx%d" % (k, i)].T)).t()
+        out["prodnc_%s_%d" % (f, i)] = ops.quant_linear(xt, qw, f, N, K, None).numpy()
+        out["prod3d_%s_%d" % (f, i)] = ops.quant_linear(x.reshape(1, M, K), qw, f, N, K, None).numpy().reshape(M, N)
     np.savez(os.path.join(d, "ours-%s.npz" % tag), **out)
 
 

@@ -66,15 +66,18 @@ def _diff(ref, ours, prefix):
     return [k for k in keys if ref[k].shape != ours[k].shape or not np.array_equal(_bits(ref[k]), _bits(ours[k]))]
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"])
 def test_quantize_bytes_match_gguf(runs, fmt):
+    """Q8_0/Q4_0/Q4_1: gguf's quantiser; Q8_1 and the k-quants: numpy transcriptions of ggml's C
+    (tests/quant_worker.py q8_1_ref, tests/quant_kref.py; the latter checked against ggml's C by
+    test_kquant_transcription_matches_ggml_c)."""
     ref, ours = runs
-    for name in ("rand", "scaled", "edge"):
+    for name in (("krand", "kscaled", "kedge") if fmt.endswith("_k") else ("rand", "scaled", "edge")):
         k = "%s_%s" % (fmt, name)
         assert np.array_equal(ref[k], ours["ref"][k]), (k, np.argwhere(ref[k] != ours["ref"][k])[:5])
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q4_k", "q6_k"])
 def test_dequantize_matches_gguf_bits(runs, fmt):
     ref, ours = runs
     assert _diff(ref, ours["ref"], fmt + "_") == []
@@ -111,7 +114,7 @@ def test_quantlinear_rule():
 def test_quantize_model():
     r = _check("model")
     assert r["ok"], r
-    for fmt in ("q8_0", "q4_0", "q4_1"):
+    for fmt in ("q8_0", "q4_0", "q4_1", "q4_k", "q6_k"):
         assert r[fmt]["shared"] and r[fmt]["lookup_ok"]
 
 
@@ -121,7 +124,10 @@ BAD = {"bad_fmt": "ValueError", "q8_1_weights": "ValueError", "bad_fmt_quantize"
        "qweight_dtype": "RuntimeError", "int_input": "RuntimeError", "bias_shape": "RuntimeError",
        "scalar_input": "RuntimeError", "quantize_last_dim": "RuntimeError", "quantize_int": "RuntimeError",
        "dequantize_size": "RuntimeError", "meta": "NotImplementedError", "module_fmt": "ValueError",
-       "module_in": "ValueError", "quantize_model_fmt": "ValueError", "wrong_schema_type": "TypeError"}
+       "module_in": "ValueError", "quantize_model_fmt": "ValueError", "wrong_schema_type": "TypeError",
+       "k_not_256": "RuntimeError", "k_quantize_last_dim": "RuntimeError", "q8_k_weights": "ValueError",
+       "k_truncated": "RuntimeError", "k_wrong_fmt_bytes": "RuntimeError", "k_dequantize_size": "RuntimeError",
+       "k_module_in": "ValueError"}
 
 
 def test_bad_input():
@@ -130,6 +136,9 @@ def test_bad_input():
         assert r[k] is not None and r[k][0] == typ, (k, r[k])
     assert "mat1 and mat2 shapes cannot be multiplied (2x32 and 64x8)" in r["wrong_in"][1]
     assert "q5_0" in r["bad_fmt"][1]
+    assert "multiple of 256" in r["k_not_256"][1] and "multiple of 256" in r["k_quantize_last_dim"][1]
+    assert "q8_k" in r["q8_k_weights"][1]
+    assert r["k_junk_shape"] == [2, 8]
     assert r["empty_shape"] == [0, 8]
     assert r["k0"] == [[1.0] * 5] * 3
     assert r["bf16_dtype"] == "torch.bfloat16"
@@ -145,12 +154,14 @@ def test_door():
 
 
 GGUF_BAD = ["empty", "magic", "version", "truncated_header", "past_end", "offset_past_end", "unknown_type",
-            "overflow_dims", "misaligned", "bad_block_dim", "huge_count", "bad_kv_type", "huge_string", "dims0"]
+            "overflow_dims", "misaligned", "bad_block_dim", "huge_count", "bad_kv_type", "huge_string", "dims0",
+            "k_truncated", "k_bad_block_dim"]
 
 
 def test_gguf_bad_files():
     r = _check("gguf_bad")
     assert r["good"] == ["ok", ["w"]]
+    assert r["good_k"] == ["ok", ["a", "b"]] and r["k_in_place"] == [True] * 4, (r["good_k"], r["k_in_place"])
     for k in GGUF_BAD:
         assert r[k][0] == "ValueError" and r[k][1].startswith("GGUF: "), (k, r[k])
 
@@ -184,3 +195,49 @@ def test_gguf_loader_matches_transformers(tmp_path):
     assert up.shape == ours.shape
     assert np.abs(up - ours).max() <= 1e-4 * np.abs(up).max()
     assert (up.argmax(-1) == ours.argmax(-1)).all()
+
+
+_GGML_STUBS = r"""
+#include <stdlib.h>
+#include <stddef.h>
+#include <stdint.h>
+void ggml_abort(const char *f, int l, const char *fmt, ...) { abort(); }
+size_t ggml_row_size(int t, int64_t n) { abort(); }
+const char *ggml_type_name(int t) { return "?"; }
+size_t ggml_type_size(int t) { abort(); }
+"""
+
+
+def test_kquant_transcription_matches_ggml_c(tmp_path):
+    """The numpy transcription of ggml's k-quant quantisers (tests/quant_kref.py, the byte
+    reference of test_quantize_bytes_match_gguf) against ggml's C itself: src/ggml-quants.c of a
+    ggml source tree named by TN_GGML_SRC (e.g. a checkout of ggml-org/ggml), compiled as ggml
+    builds ggml-base (no -march, NDEBUG), on the worker's k-quant inputs plus random blocks."""
+    import ctypes
+    import shutil
+    src = os.environ.get("TN_GGML_SRC")
+    if not src or not os.path.isfile(os.path.join(src, "src", "ggml-quants.c")):
+        pytest.skip("TN_GGML_SRC does not name a ggml source tree (checked once by hand: docs/quant.md)")
+    cc = shutil.which("cc") or shutil.which("gcc")
+    (tmp_path / "stubs.c").write_text(_GGML_STUBS)
+    lib = tmp_path / "libggmlq.so"
+    subprocess.run([cc, "-O2", "-DNDEBUG", "-fPIC", "-shared", "-I", os.path.join(src, "include"), "-I",
+                    os.path.join(src, "src"), os.path.join(src, "src", "ggml-quants.c"), str(tmp_path / "stubs.c"),
+                    "-o", str(lib), "-lm"], check=True, capture_output=True)
+    gg = ctypes.CDLL(str(lib))
+    sys.path.insert(0, str(ROOT / "tests"))
+    import quant_kref
+    import quant_worker
+    quant_worker.make_inputs(str(tmp_path / "inputs.npz"))
+    inp = np.load(tmp_path / "inputs.npz")
+    rng = np.random.default_rng(99)
+    X = np.concatenate([inp["krand"].reshape(-1, 256), inp["kscaled"], inp["kedge"],
+                        (rng.standard_t(3, (64, 256)) * 10.0 ** rng.uniform(-20, 20, (64, 1))).astype(np.float32)])
+    for fmt, fn, bs, ours in (("q4_k", gg.quantize_row_q4_K_ref, 144, quant_kref.q4_k),
+                              ("q6_k", gg.quantize_row_q6_K_ref, 210, quant_kref.q6_k),
+                              ("q8_k", gg.quantize_row_q8_K_ref, 292, quant_kref.q8_k_bytes)):
+        x = np.ascontiguousarray(X, np.float32)
+        out = np.zeros(x.shape[0] * bs, np.uint8)  # zeroed: ggml leaves an all-zero Q8_K block's bsums unset
+        fn(x.ctypes.data_as(ctypes.c_void_p), out.ctypes.data_as(ctypes.c_void_p), ctypes.c_int64(x.size))
+        diff = np.where((out.reshape(-1, bs) != ours(x)).any(axis=1))[0]
+        assert len(diff) == 0, (fmt, diff[:10])

@@ -6,7 +6,15 @@
  *                   values 0..15, high nibbles 16..31)
  *   Q4_1  20 bytes: f16 d, f16 m, u8 q[16]            x = d*q + m
  *   Q8_1  36 bytes: f16 d, f16 s, int8 q[32]          (activations only; s = f16(d*sum q))
- * Quantisation is ggml's reference (quantize_row_*_ref; the bytes of the gguf Python package).
+ *   k-quants, super-blocks of 256 values (ggml's layouts):
+ *   Q4_K 144 bytes: f16 d, f16 dmin, u8 scales[12] (eight 6-bit scales sc and mins m), u8 qs[128]
+ *                   (per 64 values: 32 bytes, low nibbles values 0..31, high nibbles 32..63)
+ *                   x = (d*sc_j)*q - dmin*m_j for sub-block j of 32 values
+ *   Q6_K 210 bytes: u8 ql[128] (low 4 bits), u8 qh[64] (high 2 bits), int8 scales[16], f16 d
+ *                   x = (d*sc_g)*(q-32) for group g of 16 values
+ *   Q8_K 292 bytes: f32 d, int8 q[256], int16 bsums[16]  (activations only)
+ * Quantisation is ggml's reference (quantize_row_*_ref; the bytes of the gguf Python package for
+ * Q8_0/Q4_0/Q4_1; for the k-quants, which gguf only dequantises, the bytes of ggml's C).
  *
  * The product y = x @ W^T quantises each row of x as ggml's vec_dot path does (Q8_0 for Q8_0 and
  * Q4_0 weights, Q8_1 for Q4_1), then per output and block b, in block order, without fused
@@ -23,13 +31,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { TN_Q8_0, TN_Q4_0, TN_Q4_1, TN_Q8_1, TN_QFMT_COUNT } tn_qfmt;
+typedef enum { TN_Q8_0, TN_Q4_0, TN_Q4_1, TN_Q8_1, TN_Q4_K, TN_Q6_K, TN_Q8_K, TN_QFMT_COUNT } tn_qfmt;
 
 #define TN_QK 32
+#define TN_QKK 256 /* values of a k-quant super-block */
 
 /* Bytes of one block; -1 for an unknown format. */
 int tn_quant_block_bytes(tn_qfmt f);
-/* The format named `name` ("q8_0", "q4_0", "q4_1", "q8_1"), or -1. */
+/* Values of one block: 32, or 256 for the k-quants (Q4_K, Q6_K, Q8_K). */
+int tn_quant_block_values(tn_qfmt f);
+/* The format named `name` ("q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"), or -1. */
 int tn_quant_fmt_parse(const char *name);
 const char *tn_quant_fmt_name(tn_qfmt f);
 
@@ -37,9 +48,10 @@ const char *tn_quant_fmt_name(tn_qfmt f);
 void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k);
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k);
 
-/* One row of activations, quantised for the product (Q8_0 or Q8_1 as in ggml), held split:
+/* One row of activations, quantised for the product (Q8_0, Q8_1 or Q8_K as in ggml), held split:
  * q[k] int8, and per block the f16-rounded scale d, the f16-rounded s (Q8_1; else 0) and the
- * integer sum of the block's quants. */
+ * integer sum of the block's quants. Q8_K (for Q4_K and Q6_K weights): d per super-block (f32,
+ * ggml's 1/iscale), s unused, sum per 16 values (ggml's bsums). */
 typedef struct {
     int8_t *q;
     float *d, *s;
@@ -47,6 +59,10 @@ typedef struct {
 } tn_qact;
 
 /* One output: the dot product of one weight row (nb blocks of format f) with one activation row.
+ * k-quants (nb super-blocks), per super-block i, in order, one float sum (no lanes):
+ *   Q4_K: acc += (dw_i*da_i)*(float)isum_i - (dmin_i*da_i)*(float)msum_i,
+ *         isum_i = sum_j sc_j * sum_l q*a (exact), msum_i = sum_j m_j * (bsum_2j + bsum_2j+1)
+ *   Q6_K: acc += (dw_i*da_i)*(float)isum_i,  isum_i = sum_g sc_g * sum_l (q-32)*a (exact)
  * Per block b, sumi_b is the exact integer sum (w_j = q for Q8_0 and Q4_1, q-8 for Q4_0), and
  *   p_b = (float)sumi_b * (dw_b * da_b)                    Q8_0, Q4_0
  *   p_b = (dw_b * da_b) * (float)sumi_b + mw_b * sa_b      Q4_1
@@ -59,6 +75,14 @@ float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 #if defined(__x86_64__)
 float tn_qrow_avx2(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
 float tn_qrow_avx512vnni(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb);
+#endif
+/* Eight consecutive weight rows (row stride rowbytes) with one activation row: out[r] is exactly
+ * tn_qrow_fn's result for row r (the same float steps per row; one activation block load serves
+ * the eight rows). Returns 0, computing nothing, for formats the variant does not batch. */
+typedef int (*tn_qrows8_fn)(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
+#if defined(__x86_64__)
+int tn_qrows8_avx2(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
+int tn_qrows8_avx512vnni(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
 #endif
 /* The variant in use: "ref", "avx2" or "avx512vnni". */
 const char *tn_quant_isa(void);

@@ -17,9 +17,10 @@ static int fmt_arg(const tn_value *v, const char *op, bool weights_only) {
     const char *name = v->tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(v->u.obj, NULL) : NULL;
     if (!name) return -1;
     int f = tn_quant_fmt_parse(name);
-    if (f < 0 || (weights_only && f == TN_Q8_1)) {
+    if (f < 0 || (weights_only && (f == TN_Q8_1 || f == TN_Q8_K))) {
         PyErr_Format(PyExc_ValueError, "torchnative::%s: unknown quantization format '%s' (expected %s)", op, name,
-                     weights_only ? "'q8_0', 'q4_0' or 'q4_1'" : "'q8_0', 'q4_0', 'q4_1' or 'q8_1'");
+                     weights_only ? "'q8_0', 'q4_0', 'q4_1', 'q4_k' or 'q6_k'"
+                                  : "'q8_0', 'q4_0', 'q4_1', 'q8_1', 'q4_k', 'q6_k' or 'q8_k'");
         return -1;
     }
     return f;
@@ -40,18 +41,20 @@ static int check_qweight(tn_tensor *q, int f, int64_t rows, int64_t cols, const 
                      tn_dtype_cxx_name(q->dtype));
         return -1;
     }
-    if (rows < 0 || cols < 0 || cols % TN_QK != 0) {
+    const int bv = tn_quant_block_values(f);
+    if (rows < 0 || cols < 0 || cols % bv != 0) {
         PyErr_Format(PyExc_RuntimeError,
-                     "torchnative::%s: in_features must be a non-negative multiple of 32 and out_features "
-                     "non-negative, got out_features=%lld, in_features=%lld", op, (long long)rows, (long long)cols);
+                     "torchnative::%s: in_features must be a non-negative multiple of %d (the %s block) and out_features "
+                     "non-negative, got out_features=%lld, in_features=%lld", op, bv, tn_quant_fmt_name(f), (long long)rows,
+                     (long long)cols);
         return -1;
     }
     int64_t bs = tn_quant_block_bytes(f), need;
-    if (__builtin_mul_overflow(rows, cols / TN_QK * bs, &need) || tn_numel(q) != need) {
+    if (__builtin_mul_overflow(rows, cols / bv * bs, &need) || tn_numel(q) != need) {
         PyErr_Format(PyExc_RuntimeError,
                      "torchnative::%s: qweight holds %lld bytes, but %lld x %lld values in %s take %lld x %lld bytes",
                      op, (long long)tn_numel(q), (long long)rows, (long long)cols, tn_quant_fmt_name(f),
-                     (long long)rows, (long long)(cols / TN_QK * bs));
+                     (long long)rows, (long long)(cols / bv * bs));
         return -1;
     }
     return 0;
@@ -69,16 +72,17 @@ PyObject *tn_op_torchnative_quantize(tn_value *args) {
         return NULL;
     }
     int64_t k = x->ndim ? x->sizes[x->ndim - 1] : 1;
-    if (x->ndim == 0 || k % TN_QK != 0) {
+    const int bv = tn_quant_block_values(f);
+    if (x->ndim == 0 || k % bv != 0) {
         PyErr_Format(PyExc_RuntimeError,
-                     "torchnative::quantize: the last dimension must be a multiple of 32, got shape of %d dims with last size %lld",
-                     x->ndim, (long long)k);
+                     "torchnative::quantize: the last dimension must be a multiple of %d (the %s block), got shape of %d dims "
+                     "with last size %lld", bv, tn_quant_fmt_name(f), x->ndim, (long long)k);
         return NULL;
     }
     int64_t sizes[TN_MAX_DIMS];
     memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     int64_t bs = tn_quant_block_bytes(f);
-    sizes[x->ndim - 1] = k / TN_QK * bs;
+    sizes[x->ndim - 1] = k / bv * bs;
     PyObject *c = tn_as_dtype(args[0].u.obj, TN_DTYPE_F32, true);
     if (!c) return NULL;
     PyObject *r = tn_tensor_new_empty(x->ndim, sizes, TN_DTYPE_U8, TN_DEVICE_CPU);
@@ -87,7 +91,7 @@ PyObject *tn_op_torchnative_quantize(tn_value *args) {
         uint8_t *dst = (uint8_t *)tn_data(tn_tensor_of(r));
         int64_t rows = k ? tn_numel(x) / k : 0;
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t i = 0; i < rows; i++) tn_quant_row(f, src + i * k, dst + i * (k / TN_QK * bs), k);
+        for (int64_t i = 0; i < rows; i++) tn_quant_row(f, src + i * k, dst + i * (k / bv * bs), k);
         Py_END_ALLOW_THREADS
     }
     Py_DECREF(c);
@@ -106,7 +110,7 @@ PyObject *tn_op_torchnative_dequantize(tn_value *args) {
     if (r) {
         const uint8_t *src = (const uint8_t *)tn_data(tn_tensor_of(q));
         float *dst = (float *)tn_data(tn_tensor_of(r));
-        int64_t rb = cols / TN_QK * tn_quant_block_bytes(f);
+        int64_t rb = cols / tn_quant_block_values(f) * tn_quant_block_bytes(f);
         Py_BEGIN_ALLOW_THREADS
         for (int64_t i = 0; i < rows; i++) tn_dequant_row(f, src + i * rb, dst + i * cols, cols);
         Py_END_ALLOW_THREADS

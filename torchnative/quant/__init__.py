@@ -1,4 +1,4 @@
-"""torchnative.quant — Linear weights in GGUF block formats (Q8_0, Q4_0, Q4_1), on torchnative.
+"""torchnative.quant — Linear weights in GGUF block formats (Q8_0, Q4_0, Q4_1, Q4_K, Q6_K), on torchnative.
 
     import torchnative.quant as tq
     tq.quantize(model, fmt="q8_0")          # in place: every nn.Linear -> QuantLinear
@@ -6,7 +6,7 @@
 
 Weights are held as the ggml block bytes (a uint8 buffer, byte for byte what ggml's reference
 quantiser and the `gguf` package write); the product runs in C (torch.ops.torchnative.quant_linear:
-activations quantised per row to Q8_0 / Q8_1 as ggml's vec_dot path does, int8 dot products on
+activations quantised per row to Q8_0 / Q8_1 / Q8_K as ggml's vec_dot path does, int8 dot products on
 AVX-512 VNNI / AVX2 / portable C, every variant the same bits). A tied embedding / LM head shares
 one quantised matrix: the embedding lookup dequantises the rows it gathers. See docs/quant.md.
 
@@ -16,9 +16,11 @@ raises RuntimeError.
 import torch
 from torch import nn
 
-FORMATS = ("q8_0", "q4_0", "q4_1")
+FORMATS = ("q8_0", "q4_0", "q4_1", "q4_k", "q6_k")
 BLOCK = 32
-BLOCK_BYTES = {"q8_0": 34, "q4_0": 18, "q4_1": 20}
+# values per block (the k-quants: super-blocks of 256) and bytes per block
+BLOCK_VALUES = {"q8_0": 32, "q4_0": 32, "q4_1": 32, "q4_k": 256, "q6_k": 256}
+BLOCK_BYTES = {"q8_0": 34, "q4_0": 18, "q4_1": 20, "q4_k": 144, "q6_k": 210}
 
 
 def _ops():
@@ -61,11 +63,12 @@ class QuantLinear(nn.Module):
     def __init__(self, in_features, out_features, fmt="q8_0", bias=True, qweight=None, dtype=None):
         super().__init__()
         _check_fmt(fmt)
-        if in_features % BLOCK:
-            raise ValueError("QuantLinear: in_features must be a multiple of %d, got %d" % (BLOCK, in_features))
+        bv = BLOCK_VALUES[fmt]
+        if in_features % bv:
+            raise ValueError("QuantLinear: in_features must be a multiple of %d for %s, got %d" % (bv, fmt, in_features))
         self.in_features, self.out_features, self.fmt = in_features, out_features, fmt
         if qweight is None:
-            qweight = torch.zeros(out_features, in_features // BLOCK * BLOCK_BYTES[fmt], dtype=torch.uint8)
+            qweight = torch.zeros(out_features, in_features // bv * BLOCK_BYTES[fmt], dtype=torch.uint8)
         self.register_buffer("qweight", qweight)
         self.bias = nn.Parameter(torch.zeros(out_features, dtype=dtype), requires_grad=False) if bias else None
 
@@ -114,7 +117,8 @@ def _set(root, name, module):
 
 
 def quantize(model, fmt="q8_0", include_lm_head=True, skip=()):
-    """Swap, in place, every nn.Linear of `model` whose in_features is a multiple of 32 for a
+    """Swap, in place, every nn.Linear of `model` whose in_features is a multiple of the block
+    (32; 256 for q4_k and q6_k) for a
     QuantLinear in `fmt`; a tied input embedding / LM head (transformers' get_input_embeddings()
     and get_output_embeddings() sharing one weight) becomes one quantised matrix shared by a
     QuantEmbedding and a QuantLinear. `include_lm_head=False` leaves the output embedding (and the
@@ -130,7 +134,8 @@ def quantize(model, fmt="q8_0", include_lm_head=True, skip=()):
             and out_emb.weight is in_emb.weight)
     if out_emb is not None and not include_lm_head:
         skip = tuple(skip) + (names.get(id(out_emb)),)
-    if tied and include_lm_head and in_emb.embedding_dim % BLOCK == 0:
+    bv = BLOCK_VALUES[fmt]
+    if tied and include_lm_head and in_emb.embedding_dim % bv == 0:
         q = quantize_tensor(in_emb.weight, fmt)
         _set(model, names[id(in_emb)], QuantEmbedding(in_emb.num_embeddings, in_emb.embedding_dim, fmt, q,
                                                     in_emb.padding_idx))
@@ -140,8 +145,8 @@ def quantize(model, fmt="q8_0", include_lm_head=True, skip=()):
     for name, m in list(model.named_modules()):
         if not isinstance(m, nn.Linear) or name in skip:
             continue
-        if m.in_features % BLOCK:
-            report["left"].append((name, "in_features %d is not a multiple of %d" % (m.in_features, BLOCK)))
+        if m.in_features % bv:
+            report["left"].append((name, "in_features %d is not a multiple of %d" % (m.in_features, bv)))
             continue
         _set(model, name, QuantLinear.from_linear(m, fmt))
         report["quantized"].append(name)

@@ -26,11 +26,16 @@ int tn_quant_block_bytes(tn_qfmt f) {
     case TN_Q4_0: return 18;
     case TN_Q4_1: return 20;
     case TN_Q8_1: return 36;
+    case TN_Q4_K: return 144;
+    case TN_Q6_K: return 210;
+    case TN_Q8_K: return 292;
     default: return -1;
     }
 }
 
-static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1"};
+int tn_quant_block_values(tn_qfmt f) { return f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK; }
+
+static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"};
 
 int tn_quant_fmt_parse(const char *name) {
     for (int i = 0; i < TN_QFMT_COUNT; i++)
@@ -96,13 +101,294 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
     }
 }
 
+/* ---- k-quants: ggml's reference quantisers (quantize_row_q4_K_ref, _q6_K_ref, _q8_K_ref),
+ * the same float operations in the same order (this file is compiled in ISO C mode: no
+ * contraction into fused multiply-adds), so the bytes are ggml's C's. */
+
+/* Round to nearest, ties to even, by ggml's float trick (exact for |v| < 2^22; outside it the
+ * same bits as ggml's C give, never undefined). */
+static inline int nearest_int(float v) {
+    float t = v + 12582912.f;
+    int32_t i;
+    memcpy(&i, &t, sizeof i);
+    return (i & 0x007fffff) - 0x00400000;
+}
+
+static inline int imin(int a, int b) { return a < b ? a : b; }
+static inline int imax(int a, int b) { return a > b ? a : b; }
+
+/* ggml's make_qkx2_quants for n = 32, nmax = 15, rmin = -1, rdelta = 0.1, nstep = 20, squared
+ * error: a scale and a min (returned in *the_min as -min) minimising the weighted error. */
+static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min) {
+    uint8_t Laux[32];
+    const int n = 32, nmax = 15, nstep = 20;
+    const float rmin = -1.f, rdelta = 0.1f;
+    float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0];
+    for (int i = 1; i < n; i++) {
+        if (x[i] < min) min = x[i];
+        if (x[i] > max) max = x[i];
+        sum_w += w[i];
+        sum_x += w[i] * x[i];
+    }
+    if (min > 0) min = 0;
+    if (max == min) {
+        memset(L, 0, (size_t)n);
+        *the_min = -min;
+        return 0.f;
+    }
+    float iscale = nmax / (max - min), scale = 1 / iscale, best = 0;
+    for (int i = 0; i < n; i++) {
+        int l = nearest_int(iscale * (x[i] - min));
+        L[i] = (uint8_t)imax(0, imin(nmax, l));
+        float diff = scale * L[i] + min - x[i];
+        best += w[i] * (diff * diff);
+    }
+    for (int is = 0; is <= nstep; is++) {
+        iscale = (rmin + rdelta * is + nmax) / (max - min);
+        float sum_l = 0, sum_l2 = 0, sum_xl = 0;
+        for (int i = 0; i < n; i++) {
+            int l = imax(0, imin(nmax, nearest_int(iscale * (x[i] - min))));
+            Laux[i] = (uint8_t)l;
+            sum_l += w[i] * l;
+            sum_l2 += w[i] * l * l;
+            sum_xl += w[i] * l * x[i];
+        }
+        float D = sum_w * sum_l2 - sum_l * sum_l;
+        if (D > 0) {
+            float this_scale = (sum_w * sum_xl - sum_x * sum_l) / D;
+            float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / D;
+            if (this_min > 0) {
+                this_min = 0;
+                this_scale = sum_xl / sum_l2;
+            }
+            float err = 0;
+            for (int i = 0; i < n; i++) {
+                float diff = this_scale * Laux[i] + this_min - x[i];
+                err += w[i] * (diff * diff);
+            }
+            if (err < best) {
+                memcpy(L, Laux, (size_t)n);
+                best = err;
+                scale = this_scale;
+                min = this_min;
+            }
+        }
+    }
+    *the_min = -min;
+    return scale;
+}
+
+/* Sub-block j's 6-bit scale and min of a Q4_K block's 12 scale bytes (ggml's layout). */
+static inline void q4k_scale_min(int j, const uint8_t *q, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 0xF) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+static void quant_q4k(const float *x, uint8_t *y) {
+    uint8_t L[TN_QKK], *scb = y + 4;
+    float w[32], mins[8], scales[8], max_scale = 0, max_min = 0;
+    for (int j = 0; j < 8; j++) {
+        float sum_x2 = 0;
+        for (int l = 0; l < 32; l++) sum_x2 += x[32 * j + l] * x[32 * j + l];
+        float av_x = sqrtf(sum_x2 / 32);
+        for (int l = 0; l < 32; l++) w[l] = av_x + fabsf(x[32 * j + l]);
+        scales[j] = qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j]);
+        if (scales[j] > max_scale) max_scale = scales[j];
+        if (mins[j] > max_min) max_min = mins[j];
+    }
+    float inv_scale = max_scale > 0 ? 63.f / max_scale : 0.f, inv_min = max_min > 0 ? 63.f / max_min : 0.f;
+    memset(scb, 0, 12);
+    for (int j = 0; j < 8; j++) {
+        uint8_t ls = (uint8_t)nearest_int(inv_scale * scales[j]), lm = (uint8_t)nearest_int(inv_min * mins[j]);
+        ls = ls < 63 ? ls : 63;
+        lm = lm < 63 ? lm : 63;
+        if (j < 4) {
+            scb[j] = ls;
+            scb[j + 4] = lm;
+        } else {
+            scb[j + 4] = (uint8_t)((ls & 0xF) | ((lm & 0xF) << 4));
+            scb[j - 4] |= (uint8_t)((ls >> 4) << 6);
+            scb[j] |= (uint8_t)((lm >> 4) << 6);
+        }
+    }
+    wr16(y, tn_f32_to_f16(max_scale / 63.f));
+    wr16(y + 2, tn_f32_to_f16(max_min / 63.f));
+    const float D = tn_f16_to_f32(rd16(y)), DM = tn_f16_to_f32(rd16(y + 2));
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        q4k_scale_min(j, scb, &sc, &m);
+        const float d = D * sc;
+        if (!d) continue;
+        const float dm = DM * m;
+        for (int i = 0; i < 32; i++) L[32 * j + i] = (uint8_t)imax(0, imin(15, nearest_int((x[32 * j + i] + dm) / d)));
+    }
+    uint8_t *q = y + 16;
+    for (int j = 0; j < TN_QKK; j += 64, q += 32)
+        for (int l = 0; l < 32; l++) q[l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 4));
+}
+
+/* ggml's make_qx_quants for n = 16, nmax = 32, rmse_type 1 (weights x^2), no external weights. */
+static float qx_16(const float *x, int8_t *L) {
+    const int n = 16, nmax = 32;
+    float max = 0, amax = 0;
+    for (int i = 0; i < n; i++) {
+        float ax = fabsf(x[i]);
+        if (ax > amax) {
+            amax = ax;
+            max = x[i];
+        }
+    }
+    if (amax < 1e-15f) {
+        memset(L, 0, (size_t)n);
+        return 0.f;
+    }
+    float iscale = -nmax / max, sumlx = 0, suml2 = 0;
+    for (int i = 0; i < n; i++) {
+        int l = imax(-nmax, imin(nmax - 1, nearest_int(iscale * x[i])));
+        L[i] = (int8_t)(l + nmax);
+        float w = x[i] * x[i];
+        sumlx += w * x[i] * l;
+        suml2 += w * l * l;
+    }
+    float scale = suml2 ? sumlx / suml2 : 0.0f, best = scale * sumlx;
+    for (int is = -9; is <= 9; is++) {
+        if (is == 0) continue;
+        iscale = -(nmax + 0.1f * is) / max;
+        sumlx = suml2 = 0;
+        for (int i = 0; i < n; i++) {
+            int l = imax(-nmax, imin(nmax - 1, nearest_int(iscale * x[i])));
+            float w = x[i] * x[i];
+            sumlx += w * x[i] * l;
+            suml2 += w * l * l;
+        }
+        if (suml2 > 0 && sumlx * sumlx > best * suml2) {
+            for (int i = 0; i < n; i++) L[i] = (int8_t)(nmax + imax(-nmax, imin(nmax - 1, nearest_int(iscale * x[i]))));
+            scale = sumlx / suml2;
+            best = scale * sumlx;
+        }
+    }
+    return scale;
+}
+
+static void quant_q6k(const float *x, uint8_t *y) {
+    int8_t L[TN_QKK], *sc = (int8_t *)(y + 192);
+    float scales[16], max_scale = 0, max_abs = 0;
+    for (int g = 0; g < 16; g++) {
+        scales[g] = qx_16(x + 16 * g, L + 16 * g);
+        float a = fabsf(scales[g]);
+        if (a > max_abs) {
+            max_abs = a;
+            max_scale = scales[g];
+        }
+    }
+    if (max_abs < 1e-15f) {
+        memset(y, 0, 210);
+        return;
+    }
+    float iscale = -128.f / max_scale;
+    wr16(y + 208, tn_f32_to_f16(1 / iscale));
+    for (int g = 0; g < 16; g++) sc[g] = (int8_t)imin(127, nearest_int(iscale * scales[g]));
+    const float D = tn_f16_to_f32(rd16(y + 208));
+    for (int g = 0; g < 16; g++) {
+        const float d = D * sc[g];
+        if (!d) continue;
+        for (int i = 0; i < 16; i++) L[16 * g + i] = (int8_t)(imax(-32, imin(31, nearest_int(x[16 * g + i] / d))) + 32);
+    }
+    uint8_t *ql = y, *qh = y + 128;
+    for (int j = 0; j < TN_QKK; j += 128, ql += 64, qh += 32)
+        for (int l = 0; l < 32; l++) {
+            const uint8_t *u = (const uint8_t *)L + j + l;
+            ql[l] = (uint8_t)((u[0] & 0xF) | ((u[64] & 0xF) << 4));
+            ql[l + 32] = (uint8_t)((u[32] & 0xF) | ((u[96] & 0xF) << 4));
+            qh[l] = (uint8_t)((u[0] >> 4) | ((u[32] >> 4) << 2) | ((u[64] >> 4) << 4) | ((u[96] >> 4) << 6));
+        }
+}
+
+/* Q8_K: f32 d, int8 q[256], int16 bsums[16]. */
+static void quant_q8k(const float *x, uint8_t *y) {
+    float max = 0, amax = 0;
+    int8_t *q = (int8_t *)(y + 4);
+    for (int j = 0; j < TN_QKK; j++) {
+        float ax = fabsf(x[j]);
+        if (ax > amax) {
+            amax = ax;
+            max = x[j];
+        }
+    }
+    if (!amax) {
+        memset(y, 0, 292);
+        return;
+    }
+    const float iscale = -127.f / max, d = 1 / iscale;
+    for (int j = 0; j < TN_QKK; j++) q[j] = (int8_t)imin(127, nearest_int(iscale * x[j]));
+    for (int g = 0; g < 16; g++) {
+        int s = 0;
+        for (int i = 0; i < 16; i++) s += q[16 * g + i];
+        wr16(y + 260 + 2 * g, (uint16_t)(int16_t)s);
+    }
+    memcpy(y, &d, 4);
+}
+
 void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
+    if (f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K) {
+        for (int64_t i = 0; i < k / TN_QKK; i++, x += TN_QKK, y += bs)
+            f == TN_Q4_K ? quant_q4k(x, y) : f == TN_Q6_K ? quant_q6k(x, y) : quant_q8k(x, y);
+        return;
+    }
     for (int64_t i = 0; i < k / TN_QK; i++) quant_block(f, x + i * TN_QK, y + i * bs);
+}
+
+static void dequant_q4k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x)), dmin = tn_f16_to_f32(rd16(x + 2));
+    const uint8_t *q = x + 16;
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        q4k_scale_min(j, x + 4, &sc, &m);
+        const float d1 = d * sc, m1 = dmin * m;
+        const int sh = (j & 1) * 4;
+        for (int l = 0; l < 32; l++) *y++ = d1 * ((q[l] >> sh) & 0xF) - m1;
+        if (j & 1) q += 32;
+    }
+}
+
+static void dequant_q6k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x + 208));
+    const uint8_t *ql = x, *qh = x + 128;
+    const int8_t *sc = (const int8_t *)(x + 192);
+    for (int n = 0; n < TN_QKK; n += 128, y += 128, ql += 64, qh += 32, sc += 8)
+        for (int l = 0; l < 32; l++) {
+            int is = l / 16;
+            int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            y[l] = d * sc[is] * q1;
+            y[l + 32] = d * sc[is + 2] * q2;
+            y[l + 64] = d * sc[is + 4] * q3;
+            y[l + 96] = d * sc[is + 6] * q4;
+        }
 }
 
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
+    if (f == TN_Q4_K || f == TN_Q6_K) {
+        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK) f == TN_Q4_K ? dequant_q4k(x, y) : dequant_q6k(x, y);
+        return;
+    }
+    if (f == TN_Q8_K) {
+        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK) {
+            float d;
+            memcpy(&d, x, 4);
+            for (int j = 0; j < TN_QKK; j++) y[j] = d * (float)(int8_t)x[4 + j];
+        }
+        return;
+    }
     for (int64_t i = 0; i < k / TN_QK; i++, x += bs, y += TN_QK) {
         const float d = tn_f16_to_f32(rd16(x));
         if (f == TN_Q8_0 || f == TN_Q8_1) {
@@ -123,7 +409,54 @@ void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     }
 }
 
+/* The k-quant row dot products (formulas in kernels/quant.h). */
+static float qrow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 144) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        int32_t isum = 0, msum = 0;
+        for (int j = 0; j < 8; j++) {
+            int sc, m, s = 0;
+            q4k_scale_min(j, w + 4, &sc, &m);
+            const uint8_t *q = w + 16 + (j / 2) * 32;
+            const int sh = (j & 1) * 4;
+            for (int l = 0; l < 32; l++) s += ((q[l] >> sh) & 0xF) * x[32 * j + l];
+            isum += sc * s;
+            msum += m * (bs[2 * j] + bs[2 * j + 1]);
+        }
+        const float da = a->d[i];
+        const float t = (tn_f16_to_f32(rd16(w)) * da) * (float)isum, u = (tn_f16_to_f32(rd16(w + 2)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
+static float qrow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 210) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int8_t *sc = (const int8_t *)(w + 192);
+        int32_t isum = 0;
+        for (int g = 0; g < 16; g++) {
+            /* value v = 128h + 32k + l (g = 8h + 2k + l/16): low 4 bits in ql[64h + 32(k&1) + l]
+             * (nibble k/2), high 2 bits in qh[32h + l] (bits 2k) */
+            int h = g / 8, k = (g % 8) / 2, s = 0;
+            for (int l = (g & 1) * 16; l < (g & 1) * 16 + 16; l++) {
+                int lo = (w[64 * h + 32 * (k & 1) + l] >> (4 * (k / 2))) & 0xF;
+                int hi = (w[128 + 32 * h + l] >> (2 * k)) & 3;
+                s += ((lo | (hi << 4)) - 32) * x[128 * h + 32 * k + l];
+            }
+            isum += sc[g] * s;
+        }
+        acc += (tn_f16_to_f32(rd16(w + 208)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
 float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
+    if (f == TN_Q4_K) return qrow_q4k(w, a, nb);
+    if (f == TN_Q6_K) return qrow_q6k(w, a, nb);
     int bs = tn_quant_block_bytes(f);
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t b = 0; b < nb; b++, w += bs) {

@@ -12,6 +12,7 @@
 
 #define TN_QTARGET __attribute__((target("avx2,f16c")))
 #define TN_QNAME tn_qrow_avx2
+#define TN_QNAME8 tn_qrows8_avx2
 #define Q8_SHIFT 0 /* Q8_0 partials are exact: no correction */
 
 TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
@@ -34,6 +35,20 @@ TN_QTARGET static inline __m128i pack_halves(__m256i v) {
                                          0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1);
     __m256i p = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, sel), 0x08);
     return _mm256_castsi256_si128(p);
+}
+
+/* k-quants: unsigned bytes (Q4_K nibbles <= 15, Q6_K values <= 63) times activation bytes,
+ * pairs summed to 16 bits (63*127*2 fits), then times the 16-bit scales into 32 bits. */
+TN_QTARGET static inline __m256i kdot(__m256i u, const int8_t *a, int s0, int s1) {
+    __m256i s16 = _mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)a));
+    return _mm256_madd_epi16(s16, _mm256_set_m128i(_mm_set1_epi16((short)s1), _mm_set1_epi16((short)s0)));
+}
+
+/* Two rows' Q4_0 nibbles (lo: values 0..15, hi: 16..31 of each 128-bit half) times the
+ * activation halves: pairs to 16 bits (two sums of 15*127*2 fit), then to 32 bits. */
+TN_QTARGET static inline __m256i pair_dot(__m256i lo, __m256i hi, __m256i alo, __m256i ahi) {
+    __m256i s16 = _mm256_add_epi16(_mm256_maddubs_epi16(lo, alo), _mm256_maddubs_epi16(hi, ahi));
+    return _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
 }
 
 #include "kernels/x86/quant_dot_body.h"

@@ -13,6 +13,7 @@
 
 #define TN_QTARGET __attribute__((target("avx2,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
 #define TN_QNAME tn_qrow_avx512vnni
+#define TN_QNAME8 tn_qrows8_avx512vnni
 #define Q8_SHIFT 7 /* Q8_0 partials are of (w + 128) * a: subtract 128 * sum a */
 
 TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
@@ -27,6 +28,17 @@ TN_QTARGET static inline __m256i dot_q4(const uint8_t *q, const int8_t *a) {
 }
 
 TN_QTARGET static inline __m128i pack_halves(__m256i v) { return _mm256_cvtepi32_epi16(v); }
+
+/* k-quants: vpdpbusd (exact 32-bit partials), times the scales. */
+TN_QTARGET static inline __m256i kdot(__m256i u, const int8_t *a, int s0, int s1) {
+    __m256i p = _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, _mm256_loadu_si256((const __m256i *)a));
+    return _mm256_mullo_epi32(p, _mm256_set_m128i(_mm_set1_epi32(s1), _mm_set1_epi32(s0)));
+}
+
+/* Two rows' Q4_0 nibbles times the activation halves (see quant_dot_body.h rows8_q4_0). */
+TN_QTARGET static inline __m256i pair_dot(__m256i lo, __m256i hi, __m256i alo, __m256i ahi) {
+    return _mm256_dpbusd_epi32(_mm256_dpbusd_epi32(_mm256_setzero_si256(), lo, alo), hi, ahi);
+}
 
 #include "kernels/x86/quant_dot_body.h"
 
