@@ -19,3 +19,23 @@ cases("any_output_is_alias", {
     "custom_op": "@torch.library.custom_op('tnbreadth::ident', mutates_args=())\ndef ident(x: torch.Tensor) -> torch.Tensor:\n    return x\nident(torch.ones(2))",
     "custom_op_ok": "@torch.library.custom_op('tnbreadth::twice', mutates_args=())\ndef twice(x: torch.Tensor) -> torch.Tensor:\n    return x * 2\ntwice(torch.ones(2))",
 })
+
+cases("logspace", {
+    "floats": "(torch.logspace(-3, 4, 7), torch.logspace(0, 1, 5, base=2.0), torch.logspace(-2.5, 3.3, 11, 1.1, dtype=torch.float64), torch.logspace(1, -1, 6, base=0.5), torch.logspace(0, 3, 4, base=-2.0))",
+    "lowp": "(torch.logspace(-3, 4, 9, dtype=torch.bfloat16), torch.logspace(-1, 2, 10, base=3.0, dtype=torch.float16), torch.logspace(0.3, 1.7, 5, dtype=torch.bfloat16))",
+    "ints": "(torch.logspace(-3, 4, 8, dtype=torch.int64), torch.logspace(0, 6, 7, base=2.0, dtype=torch.int32), torch.logspace(-3, 2, 6, base=3.0, dtype=torch.uint8), torch.logspace(0, 2, 3, base=5.0, dtype=torch.int8), torch.logspace(1, 4, 4, base=1.1, dtype=torch.int16))",
+    "complex": "(torch.logspace(-3, 4, 7, dtype=torch.complex64), torch.logspace(0, 1, 5, base=2.0, dtype=torch.complex128), torch.logspace(1j, 2 + 1j, 5), torch.logspace(0, 1 + 2j, 4, base=3.0, dtype=torch.complex128), torch.logspace(1, 2, 4, base=-2.0, dtype=torch.complex64))",
+    "steps01": "(torch.logspace(2, 5, 1), torch.logspace(2, 5, 0), torch.logspace(1.5, 3, 1, base=2.0, dtype=torch.float64), torch.logspace(2, 3, 1, dtype=torch.int64), torch.logspace(1 + 1j, 2, 1), torch.logspace(1 + 1j, 2, 1, base=-2.0), torch.logspace(0, 1, 1, dtype=torch.bool), torch.logspace(0, 1, 0, dtype=torch.bool))",
+    "default_dtype": "torch.set_default_dtype(torch.float64)\ntry:\n    r = (torch.logspace(0, 1, 5), torch.logspace(0, 1j, 3))\nfinally:\n    torch.set_default_dtype(torch.float32)\nr",
+    "out": "o = torch.empty(2)\np = torch.empty(6, dtype=torch.float64)[::2]\nq = torch.empty(3, dtype=torch.int64)\n(torch.logspace(0, 2, 5, out=o), o, torch.logspace(0, 2, 3, base=2.0, out=p), p, torch.logspace(0, 2, 3, out=q), q)",
+    "tensor_overloads": "(torch.logspace(torch.tensor(-1.), torch.tensor(2.), 4), torch.logspace(torch.tensor(0.5), 3, 5, base=2.0), torch.logspace(1, torch.tensor(3, dtype=torch.int64), 3, dtype=torch.float64), torch.logspace(torch.tensor(1j), torch.tensor(2.), 3), torch.logspace(torch.tensor(0), torch.tensor(3), 4, dtype=torch.int64))",
+    "tensor_out": "o = torch.empty(0)\n(torch.logspace(torch.tensor(0.), torch.tensor(1.), 3, out=o), o, torch.logspace(torch.tensor(0.), 1, 3, out=torch.empty(3)), torch.logspace(0, torch.tensor(1.), 3, out=torch.empty(3)))",
+    "meta": "r = torch.logspace(0, 1, 5, device='meta')\n(r.shape, r.dtype, r.device)",
+    "aten": "(torch.ops.aten.logspace.default(0, 2, 3), torch.ops.aten.logspace.Tensor_Tensor(torch.tensor(0.), torch.tensor(1.), 3, 2.0), torch.ops.aten.logspace.Tensor_Scalar(torch.tensor(0.), 1, 3), torch.ops.aten.logspace.Scalar_Tensor(0, torch.tensor(1.), 3), torch.ops.aten.logspace.out(0, 1, 3, out=torch.empty(3)), torch.ops.aten.logspace.Tensor_Tensor_out(torch.tensor(0.), torch.tensor(1.), 3, out=torch.empty(3)), torch.ops.aten.logspace.Tensor_Scalar_out(torch.tensor(0.), 1, 3, out=torch.empty(3)), torch.ops.aten.logspace.Scalar_Tensor_out(0, torch.tensor(1.), 3, out=torch.empty(3)))",
+    "bad_steps": "torch.logspace(0, 1, -1)",
+    "bad_bool": "torch.logspace(0, 1, 3, dtype=torch.bool)",
+    "bad_tensor_dim": "torch.logspace(torch.tensor([0.]), torch.tensor(1.), 3)",
+    "bad_tensor_dim_end": "torch.logspace(0, torch.ones(2), 3)",
+    "bad_overflow": "torch.logspace(0, 300, 3, dtype=torch.int8)",
+    "bad_complex_to_real": "torch.logspace(0, 1j, 3, dtype=torch.float32)",
+})
