@@ -554,3 +554,102 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }
 PyObject *tn_op_logsumexp_out(tn_value *a) { return logsumexp_impl(a, a[3].u.obj); }
+
+/* ---------------------------------------------------------------- hash_tensor */
+
+/* hash_tensor(self, dim=[], keepdim, mode=0): mode 0 (the only one) is upstream's xor_sum, the
+ * xor of the reduced elements, each taken as uint64: integers and bool cast to int64 (signed ones
+ * sign-extended), floating values cast to double and taken by their bits (measured on upstream:
+ * float32 / float16 / bfloat16 hash as their double). Result dtype uint64; dims as the other
+ * reductions (empty = all); an empty input needs explicit dims of non-zero size. */
+static uint64_t hash_elem(const char *p, tn_dtype dt) {
+    switch (dt) {
+    case TN_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+    case TN_DTYPE_U8: return *(const uint8_t *)p;
+    case TN_DTYPE_I8: return (uint64_t)(int64_t)*(const int8_t *)p;
+    case TN_DTYPE_I16: return (uint64_t)(int64_t)*(const int16_t *)p;
+    case TN_DTYPE_I32: return (uint64_t)(int64_t)*(const int32_t *)p;
+    case TN_DTYPE_I64: return *(const uint64_t *)p;
+    default: {
+        double d = load_real(p, dt, 0);
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        return u;
+    }
+    }
+}
+
+static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
+    PyObject *self = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(self);
+    bool keepdim = arg_bool(&a[2]);
+    uint64_t mask;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_numel(t) == 0) {
+        bool all = a[1].tag == TN_V_NONE || (a[1].tag != TN_V_INT && a[1].u.ints.n == 0);
+        if (all && t->ndim > 0) {
+            PyErr_SetString(PyExc_RuntimeError, "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+                            "Specify the reduction dim with the 'dim' argument.");
+            return NULL;
+        }
+        for (int d = 0; d < t->ndim; d++)
+            if ((mask >> d & 1) && t->sizes[d] == 0) {
+                PyErr_Format(PyExc_IndexError, "hash_tensor: Expected reduction dim %d to have non-zero size.", d);
+                return NULL;
+            }
+    }
+    if (a[3].u.i != 0) {
+        PyErr_Format(PyExc_RuntimeError, "Unknown hash_tensor mode: %lld", (long long)a[3].u.i);
+        return NULL;
+    }
+    tn_dtype dt = t->dtype;
+    bool ok = dt == TN_DTYPE_BOOL || dt == TN_DTYPE_U8 || dt == TN_DTYPE_I8 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I32 ||
+              dt == TN_DTYPE_I64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64;
+    if (!ok) return tn_kernel_missing("xor_sum_cpu", dt);
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {
+        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
+    int64_t sz[TN_MAX_DIMS];
+    int nd = reduced_shape(t, mask, keepdim, sz);
+    PyObject *res = tn_tensor_new_empty(nd, sz, TN_DTYPE_U64, is_meta(t) ? TN_DEVICE_META : TN_DEVICE_CPU);
+    if (!res) return NULL;
+    if (!is_meta(t)) {
+        int64_t nrows, rowlen;
+        PyObject *rows = reduction_rows(self, mask, dt, &nrows, &rowlen);
+        if (!rows) { Py_DECREF(res); return NULL; }
+        const char *src = tn_data(tn_tensor_of(rows));
+        uint64_t *dst = (uint64_t *)tn_data(tn_tensor_of(res));
+        int isz = tn_dtype_itemsize(dt);
+        for (int64_t o = 0; o < nrows; o++) {
+            uint64_t h = 0;
+            for (int64_t k = 0; k < rowlen; k++) h ^= hash_elem(src + (o * rowlen + k) * isz, dt);
+            dst[o] = h;
+        }
+        Py_DECREF(rows);
+    }
+    if (!out) return res;
+    /* out= by hand: copy_ has no uint64 kernel (a storable dtype here) */
+    if (tn_out_prepare(out, nd, sz, TN_DTYPE_U64, "hash_tensor") < 0) { Py_DECREF(res); return NULL; }
+    tn_tensor *o = tn_tensor_of(out);
+    if (!is_meta(o)) {
+        const uint64_t *src = (const uint64_t *)tn_data(tn_tensor_of(res));
+        char *base = tn_data(o);
+        int64_t n = tn_numel(o);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t rem = i, off = 0;
+            for (int d = o->ndim - 1; d >= 0; d--) {
+                off += (rem % o->sizes[d]) * o->strides[d];
+                rem /= o->sizes[d];
+            }
+            memcpy(base + off * 8, &src[i], 8);
+        }
+        o->storage->version++;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+PyObject *tn_op_hash_tensor(tn_value *a) { return hash_tensor_impl(a, NULL); }
+PyObject *tn_op_hash_tensor_out(tn_value *a) { return hash_tensor_impl(a, a[4].u.obj); }

@@ -39,3 +39,27 @@ cases("logspace", {
     "bad_overflow": "torch.logspace(0, 300, 3, dtype=torch.int8)",
     "bad_complex_to_real": "torch.logspace(0, 1j, 3, dtype=torch.float32)",
 })
+
+cases("hash_tensor", {
+    "floats": R + "x = torch.randn(3, 4) * 100\n(torch.hash_tensor(x), torch.hash_tensor(x, 1), torch.hash_tensor(x.double(), [0]), torch.hash_tensor(x.bfloat16(), -1, keepdim=True), torch.hash_tensor(x.half(), [0, 1], keepdim=True))",
+    "special_values": "x = torch.tensor([float('nan'), -0.0, float('inf'), 0.0, -float('inf')])\n(torch.hash_tensor(x), torch.hash_tensor(x.double()), torch.hash_tensor(x.bfloat16()), torch.hash_tensor(-x))",
+    "ints": R + "x = torch.randint(-100, 100, (3, 4))\n(torch.hash_tensor(x), torch.hash_tensor(x.int(), 0), torch.hash_tensor(x.short(), 1), torch.hash_tensor(x.to(torch.int8), [1]), torch.hash_tensor(x.to(torch.uint8)), torch.hash_tensor(x > 0, 0), torch.hash_tensor(x > 0))",
+    "method_dims": R + "x = torch.randn(2, 3, 4)\n(x.hash_tensor(), x.hash_tensor([0, 2]), x.hash_tensor(dim=-2, keepdim=True), x.hash_tensor(mode=0))",
+    "zero_dim_empty": "(torch.hash_tensor(torch.tensor(3.)), torch.hash_tensor(torch.tensor(3.), 0), torch.hash_tensor(torch.tensor(-3), []), torch.hash_tensor(torch.empty(0, 3), 1), torch.hash_tensor(torch.empty(0, 3), 1, keepdim=True))",
+    "noncontig": R + "x = torch.randn(4, 6)\n(torch.hash_tensor(x.t(), 0), torch.hash_tensor(x[:, ::2], 1), torch.hash_tensor(x.t()), torch.hash_tensor(x.expand(2, 4, 6), 0))",
+    "out": "o = torch.empty(0, dtype=torch.uint64)\n(torch.hash_tensor(torch.arange(6.).reshape(2, 3), 1, out=o), o)",
+    "meta": "r = torch.hash_tensor(torch.ones(3, 4, device='meta'), 0)\n(r.shape, r.dtype, r.device)",
+    "no_grad": "x = torch.ones(2, 3, requires_grad=True)\nr = torch.hash_tensor(x, 1)\n(r, r.requires_grad, r.grad_fn)",
+    "aten": "x = torch.arange(6.).reshape(2, 3)\n(torch.ops.aten.hash_tensor.default(x, [1]), torch.ops.aten.hash_tensor.out(x, out=torch.empty(0, dtype=torch.uint64)))",
+    "bad_mode": "torch.hash_tensor(torch.ones(2), mode=1)",
+    "bad_dim": "torch.hash_tensor(torch.ones(2), 2)",
+    "bad_dup_dim": "torch.hash_tensor(torch.ones(2, 3), [0, 0])",
+    "bad_complex": "torch.hash_tensor(torch.ones(2, dtype=torch.complex64))",
+    "bad_empty_all": "torch.hash_tensor(torch.empty(0))",
+    "bad_empty_dim": "torch.hash_tensor(torch.empty(0, 3), 0)",
+    "bad_out_dtype": "torch.hash_tensor(torch.ones(2, 3), 1, out=torch.empty(2))",
+})
+cases("hash_tensor_out_more", {
+    "strided_out": "o = torch.zeros(2, 4, dtype=torch.int64).view(torch.uint64)[:, ::2]\n(torch.hash_tensor(torch.arange(12.).reshape(2, 3, 2), 1, out=o), o, o.stride())",
+    "resize_out": "o = torch.empty(5, dtype=torch.uint64)\n(torch.hash_tensor(torch.arange(6).reshape(2, 3), out=o), o.shape)",
+})
