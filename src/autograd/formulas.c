@@ -4104,7 +4104,7 @@ static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
 static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
 static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
 /* sinc_backward: self_pi = self * pi; self_squared_pi = self * self * pi;
- * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi.conj())  (upstream's graph);
+ * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj()  (upstream's graph);
  * where(self_squared_pi == 0, zeros({}, grad.options()), out) */
 static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
@@ -4112,7 +4112,7 @@ static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *ssp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 3.14159265358979323846));
     PyObject *num = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sp, K(tn_aten(TN_ROW_cos, "(O)", sp)))),
                               K(tn_aten(TN_ROW_sin, "(O)", sp))));
-    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp))));
+    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp)))));
     PyObject *z = K(scalar_like(g[0], 0.0));
     OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ssp, 0.0)), z, out)));
     DONE;

@@ -63,3 +63,23 @@ cases("hash_tensor_out_more", {
     "strided_out": "o = torch.zeros(2, 4, dtype=torch.int64).view(torch.uint64)[:, ::2]\n(torch.hash_tensor(torch.arange(12.).reshape(2, 3, 2), 1, out=o), o, o.stride())",
     "resize_out": "o = torch.empty(5, dtype=torch.uint64)\n(torch.hash_tensor(torch.arange(6).reshape(2, 3), out=o), o.shape)",
 })
+
+cases("sinc_complex", {
+    "c64": R + "z = torch.randn(4, 5, dtype=torch.complex64) * 3\n(torch.sinc(z), z.sinc(), torch.special.sinc(z))",
+    "c128": R + "z = torch.randn(4, 5, dtype=torch.complex128) * 3\n(torch.sinc(z), torch.sinc(z.t()), torch.sinc(z[:, ::2]))",
+    "special_values": "z = torch.tensor([0j, 1j, 1 + 0j, -2.5 + 0.5j, 1e-30 + 1e-30j, 1e-3j, 40 + 0j, 0.5 + 30j, complex('nan'), complex('inf'), complex(0, float('inf'))])\n(torch.sinc(z), torch.sinc(z.to(torch.complex128)))",
+    "out_inplace": R + "z = torch.randn(5, dtype=torch.complex64)\no = torch.empty(5, dtype=torch.complex64)\ny = z.clone()\n(torch.sinc(z, out=o), o, y.sinc_(), y)",
+    "empty_0dim": "(torch.sinc(torch.empty(0, 3, dtype=torch.complex64)), torch.sinc(torch.tensor(0.3 + 0.2j)))",
+    "bad_out_real": "torch.sinc(torch.ones(2, dtype=torch.complex64), out=torch.empty(2))",
+    "bad_inplace_real_to_complex": "torch.ones(2).sinc_() if False else torch.sinc(torch.ones(2), out=torch.empty(2, dtype=torch.int64))",
+})
+
+grads("breadth_more_grad", {
+    "sinc_complex": "ps = leaves((3, 4), dtype=torch.complex128); out = (torch.sinc(ps[0] * 2) * torch.arange(12.).reshape(3, 4)).abs()",
+    "sinc_zero": "ps = [leaf([0j, 1 + 1j], dtype=torch.complex128)]; out = torch.sinc(ps[0]).abs()",
+}, tol=(1e-15, 64 * 2.0 ** -52))
+
+grads("breadth_more_grad_f32", {
+    "sinc_complex64": "ps = leaves((5,), dtype=torch.complex64); out = torch.sinc(ps[0]).real + torch.sinc(ps[0]).imag * 2",
+    "sinc_real": "ps = leaves((6,)); out = torch.sinc(ps[0] * 2)",
+})
