@@ -1868,6 +1868,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_nanmean, tn_op_nanmean, -1}, {TN_ROW_nanmean_out, tn_op_nanmean_out, -1},
     {TN_ROW_special_gammainc, NULL, TN_ROW_igamma}, {TN_ROW_special_gammainc_out, NULL, TN_ROW_igamma_out},
     {TN_ROW_special_gammaincc, NULL, TN_ROW_igammac}, {TN_ROW_special_gammaincc_out, NULL, TN_ROW_igammac_out},
+    /* breadth-more (helper-breadth, docs/breadth_more.md): aliases */
+    {TN_ROW_special_logsumexp, NULL, TN_ROW_logsumexp}, {TN_ROW_special_logsumexp_out, NULL, TN_ROW_logsumexp_out},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

@@ -1187,7 +1187,7 @@ static int f_std(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, 
 static int f_var_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, true); }
 static int f_std_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, true); }
 
-/* logsumexp(self, dim, keepdim): grad * (self - result).exp() (grad, result unsqueezed) */
+/* logsumexp(self, dim, keepdim): grad * (self - result).exp().conj() (grad, result unsqueezed) */
 static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *r = K(result(n, 0)), *gg = g[0];
@@ -1196,7 +1196,7 @@ static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
         gg = K(unsqueeze_multiple(gg, &n->args[1], nd));
         r = K(unsqueeze_multiple(r, &n->args[1], nd));
     }
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r)))))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(cj(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r))))))));
     DONE;
 }
 /* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
@@ -1560,10 +1560,11 @@ static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g,
 static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1)))));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1)))));
+    /* grad / (1 + exp(other - self)).conj() and swapped (the conj only acts on complex) */
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1))))));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1))))));
     DONE;
 }
 /* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
@@ -3200,6 +3201,13 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *self = K(saved(n, 0)), *res = K(result(n, 0));
     if (!self || !res) { drop_(&T); return -1; }
     long long dim = (long long)arg_i(n, 1);
+    if (tn_dtype_is_complex(gt->dtype)) {   /* (rev(grad.conj().log() - result) + self).exp().conj() */
+        PyObject *lg = K(tn_aten(TN_ROW_log, "(O)", K(tn_aten(TN_ROW_conj, "(O)", g[0]))));
+        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", lg, res)), dim)) : NULL;
+        PyObject *ex = rv ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", rv, self)))) : NULL;
+        OUTK(0, ex ? K(tn_aten(TN_ROW_conj, "(O)", ex)) : NULL);
+        DONE;
+    }
     double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
                   : gt->dtype == TN_DTYPE_F16 ? -65504.0
                   : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;

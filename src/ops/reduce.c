@@ -515,11 +515,12 @@ PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a
 /* logsumexp as upstream's kernel computes it, step by step in the input's dtype (each step an op
  * through the door, so the bits are those ops'): m = amax(self, dims, keepdim=True) with infinite
  * maxima replaced by 0, log(sum(exp(self - m), dims, keepdim)) + m. Integral input is converted
- * to the default dtype first; an empty input gives log(sum(exp(self))). */
+ * to the default dtype first; an empty input gives log(sum(exp(self))). Complex input takes m
+ * from the real parts. */
 static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     bool keepdim = arg_bool(&a[2]);
-    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing("logsumexp", t->dtype);
+    bool cplx = tn_dtype_is_complex(t->dtype);
     PyObject *x = tn_dtype_is_integral(t->dtype, true) ? tn_as_dtype(a[0].u.obj, tn_py.default_dtype, false)
                                                         : Py_NewRef(a[0].u.obj);
     if (!x) return NULL;
@@ -532,7 +533,10 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         Py_XDECREF(e);
         Py_XDECREF(sm);
     } else {
-        PyObject *m = tn_aten(TN_ROW_amax, "(OOO)", x, dims, Py_True);
+        /* complex: the maxima of the real parts (upstream's amax(real(self))) */
+        PyObject *xr = cplx ? tn_aten(TN_ROW_real, "(O)", x) : Py_NewRef(x);
+        PyObject *m = xr ? tn_aten(TN_ROW_amax, "(OOO)", xr, dims, Py_True) : NULL;
+        Py_XDECREF(xr);
         PyObject *ma = m ? tn_aten(TN_ROW_abs, "(O)", m) : NULL;
         PyObject *inf = ma ? tn_aten(TN_ROW_eq_Scalar, "(Od)", ma, INFINITY) : NULL;
         PyObject *mf = inf ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", m, inf, 0) : NULL;
@@ -554,6 +558,9 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }
 PyObject *tn_op_logsumexp_out(tn_value *a) { return logsumexp_impl(a, a[3].u.obj); }
+/* torch.special.logsumexp: upstream's alias (decomposed to logsumexp while recording) */
+PyObject *tn_op_special_logsumexp(tn_value *a) { return tn_door_call(TN_ROW_logsumexp, a); }
+PyObject *tn_op_special_logsumexp_out(tn_value *a) { return tn_door_call(TN_ROW_logsumexp_out, a); }
 
 /* ---------------------------------------------------------------- hash_tensor */
 

@@ -83,3 +83,26 @@ grads("breadth_more_grad_f32", {
     "sinc_complex64": "ps = leaves((5,), dtype=torch.complex64); out = torch.sinc(ps[0]).real + torch.sinc(ps[0]).imag * 2",
     "sinc_real": "ps = leaves((6,)); out = torch.sinc(ps[0] * 2)",
 })
+
+cases("complex_logexp", {
+    "logsumexp": R + "z = torch.randn(3, 4, dtype=torch.complex64) * 3\n(torch.logsumexp(z, 1), torch.logsumexp(z, [0, 1]), torch.logsumexp(z.to(torch.complex128), 0, keepdim=True), z.logsumexp(-1), torch.special.logsumexp(z.t(), 0))",
+    "logsumexp_special": "z = torch.tensor([[1 + 1j, complex('inf'), 2j], [complex(-float('inf'), 0), complex(-float('inf'), 1), 0j], [complex('nan'), 1 + 0j, 2 + 0j]])\n(torch.logsumexp(z, 1), torch.logsumexp(z.to(torch.complex128), 0))",
+    "logsumexp_empty_out": "z = torch.ones(0, 3, dtype=torch.complex64)\no = torch.empty(3, dtype=torch.complex64)\n(torch.logsumexp(z, 0), torch.logsumexp(torch.ones(2, 3, dtype=torch.complex64), 1, out=o), o)",
+    "masked_logsumexp": R + "z = torch.randn(3, 4, dtype=torch.complex64)\nm = torch.tensor([[True, False, True, True], [False, False, True, False], [True, True, True, True]])\n(torch.masked._ops.logsumexp(z, 1, mask=m), torch.masked._ops.logsumexp(z, 1))",
+    "logaddexp": R + "a, b = torch.randn(3, 4, dtype=torch.complex64) * 3, torch.randn(4, dtype=torch.complex64) * 3\n(torch.logaddexp(a, b), torch.logaddexp(a.to(torch.complex128), b.to(torch.complex128)), a.logaddexp(a), torch.logaddexp(a.t(), b[:3]))",
+    "logaddexp_special": "a = torch.tensor([complex('inf'), complex('inf'), complex(-float('inf'), 0), complex(-float('inf'), 2), complex('nan'), 1 + complex(0, float('nan')), 1e-8j, -20 + 1j, 30 + 0j])\nb = torch.tensor([complex('inf'), 1j, complex(-float('inf'), 1), 5 + 0j, 1 + 0j, 2 + 0j, 1e-8 + 0j, 20 - 1j, 30 + 3j])\n(torch.logaddexp(a, b), torch.logaddexp(b, a), torch.logaddexp(a.to(torch.complex128), b.to(torch.complex128)))",
+    "logaddexp_out_mixed": R + "a = torch.randn(4, dtype=torch.complex64)\no = torch.empty(4, dtype=torch.complex64)\n(torch.logaddexp(a, torch.randn(4), out=o), o, torch.logaddexp(a, torch.randn(4, dtype=torch.float64)))",
+    "logcumsumexp": R + "z = torch.randn(3, 5, dtype=torch.complex64) * 3\n(torch.logcumsumexp(z, 1), torch.logcumsumexp(z, 0), torch.logcumsumexp(z.to(torch.complex128), -1), z.t().logcumsumexp(0), torch.logcumsumexp(z[:, ::2], 1))",
+    "logcumsumexp_special": "z = torch.tensor([complex(-float('inf'), 0), 1 + 1j, complex('inf'), 2j, complex('nan'), 3 + 0j])\n(torch.logcumsumexp(z, 0), torch.logcumsumexp(z.to(torch.complex128), 0), torch.logcumsumexp(torch.tensor(1 + 2j), 0), torch.logcumsumexp(torch.empty(0, 2, dtype=torch.complex64), 0))",
+    "logcumsumexp_out": "o = torch.empty(3, dtype=torch.complex64)\n(torch.logcumsumexp(torch.tensor([1j, 2 + 0j, 3j]), 0, out=o), o)",
+    "bad_logcumsumexp_out": "torch.logcumsumexp(torch.tensor([1j, 2 + 0j]), 0, out=torch.empty(2))",
+    "bad_logaddexp_out": "torch.logaddexp(torch.tensor([1j]), torch.tensor([1j]), out=torch.empty(1))",
+}, tol="float")   # complex log / exp compositions: upstream's build contracts c10::complex's products into fmas
+
+grads("breadth_more_grad_c", {
+    "logsumexp": "ps = leaves((3, 4), dtype=torch.complex128); out = torch.logsumexp(ps[0], 1).abs()",
+    "logsumexp_keepdim": "ps = leaves((3, 4), dtype=torch.complex128); out = (torch.logsumexp(ps[0], 0, keepdim=True) * torch.tensor([1j, 2, 3, 4j])).real",
+    "logaddexp": "ps = leaves((3, 4), (4,), dtype=torch.complex128); out = torch.logaddexp(ps[0], ps[1]).abs()",
+    "logcumsumexp": "ps = leaves((3, 4), dtype=torch.complex128); out = torch.logcumsumexp(ps[0], 1).abs()",
+    "logcumsumexp_dim0": "ps = leaves((3, 4), dtype=torch.complex128); out = (torch.logcumsumexp(ps[0], 0) * (1 + 2j)).imag",
+}, tol=(1e-15, 64 * 2.0 ** -52))
