@@ -4388,6 +4388,24 @@ static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- breadth-more (helper-breadth, docs/breadth_more.md) ---- */
+/* _unsafe_masked_index(self, mask, indices, fill): self:
+ * _unsafe_masked_index_put_accumulate(grad.new_zeros(self.sizes()), mask, indices, grad) */
+static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
+    OUTK(0, z ? K(tn_aten(TN_ROW__unsafe_masked_index_put_accumulate, "(OOOO)", z, K(saved(n, 1)), K(arg_obj(n, 2)), g[0])) : NULL);
+    DONE;
+}
+/* _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
+ * values: _unsafe_masked_index(grad, mask, indices, 0) */
+static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) PUT(0, Py_NewRef(g[0]));
+    if (need(n, 3)) OUTK(3, K(tn_aten(TN_ROW__unsafe_masked_index, "(OOOi)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), 0)));
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4614,6 +4632,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
+    /* breadth-more (helper-breadth) */
+    {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
+    {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
 };
 
 tn_apply_fn tn_formula_for(int op) {

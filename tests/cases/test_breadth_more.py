@@ -106,3 +106,28 @@ grads("breadth_more_grad_c", {
     "logcumsumexp": "ps = leaves((3, 4), dtype=torch.complex128); out = torch.logcumsumexp(ps[0], 1).abs()",
     "logcumsumexp_dim0": "ps = leaves((3, 4), dtype=torch.complex128); out = (torch.logcumsumexp(ps[0], 0) * (1 + 2j)).imag",
 }, tol=(1e-15, 64 * 2.0 ** -52))
+
+MI = "x = torch.arange(12.).reshape(3, 4)\nm = torch.tensor([True, False, True])\n"
+cases("unsafe_masked_index", {
+    "basic": MI + "(torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([0, 5, 2])], -1.), torch.ops.aten._unsafe_masked_index(x, m[:, None], [None, torch.tensor([0, 5, 2])], 7), torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([0, -9, 2], dtype=torch.int32)], 0))",
+    "two_indices": MI + "i = torch.tensor([[0, 1], [7, 2]])\nj = torch.tensor([[3, 0], [1, -8]])\nmm = torch.tensor([[True, True], [False, False]])\n(torch.ops.aten._unsafe_masked_index(x, mm, [i, j], 2.5), torch.ops.aten._unsafe_masked_index(x.t(), mm, [j, i], -3), torch.ops.aten._unsafe_masked_index(x, mm, (i, j), 1))",
+    "dtypes": MI + "(torch.ops.aten._unsafe_masked_index(x.long(), m, [torch.tensor([0, 5, 2])], -1), torch.ops.aten._unsafe_masked_index(x.bfloat16(), m, [torch.tensor([2, 9, 0])], 0.5), torch.ops.aten._unsafe_masked_index(x > 5, m, [torch.tensor([1, 1, 2])], True), torch.ops.aten._unsafe_masked_index(x.double(), m, [torch.tensor([1, 1, 2])], -2))",
+    "empty_self": MI + "(torch.ops.aten._unsafe_masked_index(torch.empty(0, 4), m, [torch.tensor([0, 5, 2])], -1.), torch.ops.aten._unsafe_masked_index(torch.empty(0, 4), m[:, None], [torch.tensor([0, 5, 2]), None], -1.), torch.ops.aten._unsafe_masked_index(torch.empty(2, 0), m[:, None], [None, torch.tensor([0, 5, 2])], 3.))",
+    "bad_bool_index": MI + "torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([True, False, True])], -1.)",
+    "bad_float_index": MI + "torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([0., 1, 2])], -1.)",
+    "bad_too_many": MI + "torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([0, 1, 2])] * 3, -1.)",
+    "bad_mask_shape": MI + "torch.ops.aten._unsafe_masked_index(x, m, [torch.tensor([0, 1, 2]), torch.tensor([0, 1, 2, 3])], -1.)",
+})
+
+cases("unsafe_masked_index_put_accumulate", {
+    "basic": MI + "(torch.ops.aten._unsafe_masked_index_put_accumulate(x, m, [torch.tensor([0, 5, 0])], torch.ones(3, 4)), x)",
+    "two_indices": MI + "i = torch.tensor([[0, 1], [7, 1]])\nj = torch.tensor([[3, 3], [1, -8]])\nmm = torch.tensor([[True, True], [False, True]])\ntorch.ops.aten._unsafe_masked_index_put_accumulate(x, mm, [i, j], torch.tensor([[1., 2.], [3., 4.]]))",
+    "dtypes": MI + "(torch.ops.aten._unsafe_masked_index_put_accumulate(x.long(), m, [torch.tensor([1, 5, 1])], torch.full((3, 4), 2)), torch.ops.aten._unsafe_masked_index_put_accumulate(x.bfloat16(), m[:, None], [None, torch.tensor([0, 9, 0])], torch.ones(3, 3, dtype=torch.bfloat16)), torch.ops.aten._unsafe_masked_index_put_accumulate(x.double(), m, [torch.tensor([2, 2, 2], dtype=torch.int32)], torch.ones(4, dtype=torch.float64)))",
+    "empty_self": MI + "r = torch.ops.aten._unsafe_masked_index_put_accumulate(torch.empty(0, 3), m, [torch.tensor([0, 5, 2])], torch.ones(3, 3))\n(r.shape, r.dtype)",
+    "bad_bool_index": MI + "torch.ops.aten._unsafe_masked_index_put_accumulate(x, m, [torch.tensor([True, False, True])], torch.ones(3, 4))",
+})
+
+grads("breadth_more_grad_mi", {
+    "masked_index": "ps = leaves((3, 4)); out = torch.ops.aten._unsafe_masked_index(ps[0], torch.tensor([[True, False], [True, True]]), [torch.tensor([[0, 9], [2, 0]]), torch.tensor([[1, 1], [3, 1]])], 0.5) * torch.tensor([[1., 2.], [3., 4.]])",
+    "masked_index_put": "ps = leaves((3, 4), (3, 4)); out = torch.ops.aten._unsafe_masked_index_put_accumulate(ps[0], torch.tensor([True, False, True]), [torch.tensor([0, 5, 0])], ps[1]) * torch.arange(12.).reshape(3, 4)",
+})
