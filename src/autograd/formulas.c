@@ -4406,6 +4406,24 @@ static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o)
     DONE;
 }
 
+/* segment_reduce: data: _segment_reduce_backward(grad, result, data, reduce, lengths, offsets,
+ * axis, initial) (args: data, reduce, lengths, indices, offsets, axis, unsafe, initial) */
+static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *kw = K(PyDict_New());
+    PyObject *data = K(saved(n, 0)), *res = K(result(n, 0));
+    PyObject *red = K(arg_obj(n, 1)), *init = K(arg_obj(n, 7));
+    PyObject *len = n->args[2].tag == TN_V_TENSOR ? K(saved(n, 2)) : Py_None;
+    PyObject *off = n->args[4].tag == TN_V_TENSOR ? K(saved(n, 4)) : Py_None;
+    PyObject *ax = K(PyLong_FromLongLong((long long)arg_i(n, 5)));
+    if (!kw || !data || !res || !red || !len || !off || !init || !ax || PyDict_SetItemString(kw, "lengths", len) < 0 ||
+        PyDict_SetItemString(kw, "offsets", off) < 0 ||
+        PyDict_SetItemString(kw, "axis", ax) < 0 ||
+        PyDict_SetItemString(kw, "initial", init) < 0) { drop_(&T); return -1; }
+    OUTK(0, K(tn_aten_kw(TN_ROW__segment_reduce_backward, kw, "(OOOO)", g[0], res, data, red)));
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4635,6 +4653,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* breadth-more (helper-breadth) */
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
+    {TN_ROW_segment_reduce, f_segment_reduce},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -131,3 +131,33 @@ grads("breadth_more_grad_mi", {
     "masked_index": "ps = leaves((3, 4)); out = torch.ops.aten._unsafe_masked_index(ps[0], torch.tensor([[True, False], [True, True]]), [torch.tensor([[0, 9], [2, 0]]), torch.tensor([[1, 1], [3, 1]])], 0.5) * torch.tensor([[1., 2.], [3., 4.]])",
     "masked_index_put": "ps = leaves((3, 4), (3, 4)); out = torch.ops.aten._unsafe_masked_index_put_accumulate(ps[0], torch.tensor([True, False, True]), [torch.tensor([0, 5, 0])], ps[1]) * torch.arange(12.).reshape(3, 4)",
 })
+
+SR = "x = torch.tensor([[1., 5., 5., -2.], [0., 3., float('nan'), 2.], [4., 4., 0., 1.]])\n"
+cases("segment_reduce", {
+    "lengths_1d": "x = torch.tensor([1., 5., 5., -2., 0.])\nL = torch.tensor([0, 1, 2, 2])\n[torch.segment_reduce(x, r, lengths=L) for r in ('max', 'min', 'sum', 'mean', 'prod', 'amax', 'amin')]",
+    "initial": "x = torch.tensor([1., 5., 5., -2., 0.])\nL = torch.tensor([2, 0, 3, 0])\n[torch.segment_reduce(x, r, lengths=L, initial=2) for r in ('max', 'min', 'sum', 'mean', 'prod')] + [torch.segment_reduce(x, 'max', lengths=L, initial=-1.5, unsafe=True)]",
+    "offsets": "x = torch.tensor([1., 5., 5., -2., 0.])\nO = torch.tensor([0, 0, 1, 3, 5])\n[torch.segment_reduce(x, r, offsets=O) for r in ('max', 'min', 'sum', 'mean', 'prod')] + [torch.segment_reduce(x, 'sum', offsets=O, lengths=torch.tensor([5]))]",
+    "axis1_2d_lengths": SR + "L = torch.tensor([[1, 3], [2, 2], [0, 4]])\n[torch.segment_reduce(x, r, lengths=L, axis=1) for r in ('max', 'min', 'sum', 'mean', 'prod')] + [torch.segment_reduce(x, 'sum', lengths=L, axis=-1)]",
+    "axis0_inner": SR + "[torch.segment_reduce(x, r, lengths=torch.tensor([1, 0, 2]), axis=0) for r in ('max', 'min', 'sum', 'mean', 'prod')] + [torch.segment_reduce(x, 'mean', offsets=torch.tensor([0, 2, 3], dtype=torch.int32))]",
+    "dtypes": SR + "L = torch.tensor([[1, 3], [2, 2], [0, 4]], dtype=torch.int32)\n[torch.segment_reduce(x.to(d), r, lengths=L, axis=1) for d in (torch.float64, torch.bfloat16, torch.float16) for r in ('max', 'sum', 'mean', 'prod')] + [torch.segment_reduce(torch.arange(8.).half() * 100, 'mean', lengths=torch.tensor([3, 5]), initial=1000)]",
+    "noncontig": "x = torch.arange(24.).reshape(4, 6).t()\n(torch.segment_reduce(x, 'sum', lengths=torch.tensor([1, 3])[None].expand(6, 2), axis=1), torch.segment_reduce(x[::2], 'max', lengths=torch.tensor([2, 1]), axis=0))",
+    "empty": "(torch.segment_reduce(torch.empty(0), 'sum', lengths=torch.tensor([0, 0])), torch.segment_reduce(torch.empty(0, 3), 'mean', lengths=torch.tensor([0]), axis=0), torch.segment_reduce(torch.ones(3), 'sum', lengths=torch.tensor([], dtype=torch.long)[:0], unsafe=True))",
+    "backward_op_ties": "x = torch.tensor([1., 5., 5., -2., 0., 0., 3.])\nL = torch.tensor([3, 2, 2])\ng = torch.tensor([2., -4., 6.])\n[torch.ops.aten._segment_reduce_backward(g, torch.segment_reduce(x, r, lengths=L), x, r, lengths=L) for r in ('max', 'min', 'sum', 'mean', 'prod')] + [torch.ops.aten._segment_reduce_backward(g, torch.segment_reduce(x, 'prod', lengths=L, initial=3), x, 'prod', lengths=L, initial=3), torch.ops.aten._segment_reduce_backward(g, torch.segment_reduce(x, 'max', offsets=torch.tensor([0, 3, 5, 7])), x, 'max', offsets=torch.tensor([0, 3, 5, 7]))]",
+    "backward_op_nan": "x = torch.tensor([1., float('nan'), 5., 0., float('nan')])\nL = torch.tensor([3, 2])\ng = torch.tensor([2., 3.])\n[torch.ops.aten._segment_reduce_backward(g, torch.segment_reduce(x, r, lengths=L), x, r, lengths=L) for r in ('max', 'prod', 'mean')]",
+    "bad_reduce": SR + "torch.segment_reduce(x, 'foo', lengths=torch.tensor([1, 3]), axis=1)",
+    "bad_none": SR + "torch.segment_reduce(x, 'sum')",
+    "bad_indices": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([1, 2]), indices=torch.tensor([0, 1]))",
+    "bad_axis": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([1, 2]), axis=1)",
+    "bad_axis_offsets": SR + "torch.segment_reduce(x, 'sum', offsets=torch.tensor([0, 1, 3]), axis=1)",
+    "bad_axis_range": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([1, 2]), axis=5)",
+    "bad_sum": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([1, 1]))",
+    "bad_negative": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([-1, 4]))",
+    "bad_int_data": SR + "torch.segment_reduce(x.long(), 'sum', lengths=torch.tensor([1, 2]))",
+    "bad_float_lengths": SR + "torch.segment_reduce(x, 'sum', lengths=torch.tensor([1., 2.]))",
+})
+
+grads("breadth_more_grad_seg", {
+    "sum_mean": "ps = leaves((6, 2)); L = torch.tensor([2, 0, 4]); out = torch.segment_reduce(ps[0], 'sum', lengths=L) * 2 + torch.segment_reduce(ps[0], 'mean', lengths=L, initial=1).nan_to_num()",
+    "max_min_prod": "ps = leaves((6,)); O = torch.tensor([0, 3, 3, 6]); out = torch.segment_reduce(ps[0], 'max', offsets=O).clamp(-9, 9) + torch.segment_reduce(ps[0], 'min', offsets=O).clamp(-9, 9) + torch.segment_reduce(ps[0], 'prod', offsets=O)",
+    "axis1": "ps = leaves((2, 5)); out = torch.segment_reduce(ps[0], 'prod', lengths=torch.tensor([[2, 3], [5, 0]]), axis=1) * torch.tensor([[1., 2.], [3., 4.]])",
+})
