@@ -161,3 +161,13 @@ grads("breadth_more_grad_seg", {
     "max_min_prod": "ps = leaves((6,)); O = torch.tensor([0, 3, 3, 6]); out = torch.segment_reduce(ps[0], 'max', offsets=O).clamp(-9, 9) + torch.segment_reduce(ps[0], 'min', offsets=O).clamp(-9, 9) + torch.segment_reduce(ps[0], 'prod', offsets=O)",
     "axis1": "ps = leaves((2, 5)); out = torch.segment_reduce(ps[0], 'prod', lengths=torch.tensor([[2, 3], [5, 0]]), axis=1) * torch.tensor([[1., 2.], [3., 4.]])",
 })
+
+cases("special_logsumexp", {
+    "alias": R + "x = torch.randn(3, 4)\no = torch.empty(3)\n(torch.special.logsumexp(x, 1), torch.special.logsumexp(x, [0, 1], keepdim=True), torch.special.logsumexp(x.double(), 0, out=torch.empty(4, dtype=torch.float64)), torch.special.logsumexp(x.to(torch.complex64), 1))",
+    "aten": R + "x = torch.randn(3, 4)\n(torch.ops.aten.special_logsumexp.default(x, [1]), torch.ops.aten.special_logsumexp.out(x, [0], out=torch.empty(4)))",
+    "bad_dim": "torch.special.logsumexp(torch.ones(2, 3), 2)",
+}, tol="float")
+
+grads("breadth_more_grad_slse", {
+    "special_logsumexp": "ps = leaves((3, 4)); out = torch.special.logsumexp(ps[0], 1)",
+})
