@@ -4424,6 +4424,32 @@ static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* lu_unpack: LU_data: lu_unpack_backward(grad_L, grad_U, m, n): grad_L.tril(-1) on the first
+ * k = min(m, n) columns and grad_U.triu() on the first k rows of LU's shape (a missing one
+ * contributes nothing) */
+static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_meta *mt = meta(n, 0);
+    int64_t m = tn_meta_sizes(mt)[mt->ndim - 2], nn = tn_meta_sizes(mt)[mt->ndim - 1], k = m < nn ? m : nn;
+    PyObject *gl = g[1] ? K(tn_aten(TN_ROW_tril, "(Oi)", g[1], -1)) : NULL;
+    PyObject *gu = g[2] ? K(tn_aten(TN_ROW_triu, "(Oi)", g[2], 0)) : NULL;
+    if ((g[1] && !gl) || (g[2] && !gu)) { drop_(&T); return -1; }
+    if (!gl && !gu) DONE;
+    if (m == nn) {
+        OUTK(0, gl && gu ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", gl, gu)) : gl ? gl : gu);
+        DONE;
+    }
+    /* the full-shape part (U's when wide, L's when tall) or zeros, the other added on its narrow */
+    PyObject *full = m < nn ? gu : gl, *part = m < nn ? gl : gu;
+    PyObject *acc = full ? K(tn_aten(TN_ROW_clone, "(O)", full)) : K(zeros_meta(part, mt));
+    if (part && acc) {
+        PyObject *nv = K(tn_aten(TN_ROW_narrow, "(OiLL)", acc, m < nn ? -1 : -2, 0LL, (long long)k));
+        if (!nv || !K(tn_aten(TN_ROW_add__Tensor, "(OO)", nv, part))) { drop_(&T); return -1; }
+    }
+    OUTK(0, acc);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4653,7 +4679,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* breadth-more (helper-breadth) */
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
-    {TN_ROW_segment_reduce, f_segment_reduce},
+    {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -163,7 +163,7 @@ grads("breadth_more_grad_seg", {
 })
 
 cases("special_logsumexp", {
-    "alias": R + "x = torch.randn(3, 4)\no = torch.empty(3)\n(torch.special.logsumexp(x, 1), torch.special.logsumexp(x, [0, 1], keepdim=True), torch.special.logsumexp(x.double(), 0, out=torch.empty(4, dtype=torch.float64)), torch.special.logsumexp(x.to(torch.complex64), 1))",
+    "alias": R + "x = torch.randn(3, 4)\n(torch.special.logsumexp(x, 1), torch.special.logsumexp(x, [0, 1], keepdim=True), torch.special.logsumexp(x.double(), 0, out=torch.empty(4, dtype=torch.float64)), torch.special.logsumexp(x.to(torch.complex64), 1))",
     "aten": R + "x = torch.randn(3, 4)\n(torch.ops.aten.special_logsumexp.default(x, [1]), torch.ops.aten.special_logsumexp.out(x, [0], out=torch.empty(4)))",
     "bad_dim": "torch.special.logsumexp(torch.ones(2, 3), 2)",
 }, tol="float")
@@ -171,3 +171,38 @@ cases("special_logsumexp", {
 grads("breadth_more_grad_slse", {
     "special_logsumexp": "ps = leaves((3, 4)); out = torch.special.logsumexp(ps[0], 1)",
 })
+
+# LU matrices and pivots are built directly (lu_unpack needs no real factorization; upstream's
+# MKL and our OpenBLAS factorizations round differently)
+LUF = "torch.manual_seed(0)\ndef lf(*s, dtype=torch.float32):\n    m = s[-2]\n    k = min(s[-2], s[-1])\n    piv = torch.randint(1, m + 1, s[:-2] + (k,), dtype=torch.int32) if m else torch.ones(s[:-2] + (0,), dtype=torch.int32)\n    return torch.randn(*s, dtype=dtype), torch.maximum(piv, torch.arange(1, k + 1, dtype=torch.int32))\n"
+cases("lu_unpack", {
+    "square": LUF + "LU, piv = lf(4, 4)\n(piv, torch.lu_unpack(LU, piv))",
+    "wide_tall": LUF + "LU, piv = lf(3, 5)\nLU2, piv2 = lf(5, 3)\n(torch.lu_unpack(LU, piv), torch.lu_unpack(LU2, piv2))",
+    "batched": LUF + "LU, piv = lf(2, 3, 4, 4, dtype=torch.float64)\nP, L, U = torch.lu_unpack(LU, piv)\n(P, L, U, P.dtype, L.stride(), U.stride())",
+    "flags": LUF + "LU, piv = lf(3, 4)\n(torch.lu_unpack(LU, piv, unpack_data=False), torch.lu_unpack(LU, piv, unpack_pivots=False), torch.lu_unpack(LU, piv.long(), False, False), torch.lu_unpack(LU, piv, unpack_pivots=False, unpack_data=False))",
+    "complex_noncontig": LUF + "LU, piv = lf(4, 4, dtype=torch.complex64)\nLU2, piv2 = lf(4, 4)\n(torch.lu_unpack(LU, piv), torch.lu_unpack(LU2.t(), piv2), torch.lu_unpack(LU2.bfloat16(), piv2))",
+    "batch_pivots": LUF + "LU, piv = lf(3, 4)\ntorch.lu_unpack(LU.expand(2, 3, 4), piv.expand(2, 3))",
+    "empty": "(torch.lu_unpack(torch.randn(0, 3), torch.ones(0, dtype=torch.int32)), torch.lu_unpack(torch.randn(2, 0, 0), torch.ones(2, 0, dtype=torch.int32)))",
+    "ints_pivots_literal": "torch.lu_unpack(torch.arange(9.).reshape(3, 3), torch.tensor([3, 3, 3], dtype=torch.int32))",
+    "out": LUF + "LU, piv = lf(3, 3)\nP, L, U = torch.empty(0), torch.empty(0), torch.empty(0)\nr = torch.lu_unpack(LU, piv, out=(P, L, U))\n(r, P, L, U)",
+    "aten": LUF + "LU, piv = lf(3, 3)\n(torch.ops.aten.lu_unpack.default(LU, piv, True, True), torch.ops.aten.lu_unpack.out(LU, piv, P=torch.empty(3, 3), L=torch.empty(3, 3), U=torch.empty(3, 3)))",
+    "requires_grad": LUF + "LU, piv = lf(3, 3)\nLU.requires_grad_()\nP, L, U = torch.lu_unpack(LU, piv)\n(P.requires_grad, P.grad_fn, L.grad_fn.name(), U.grad_fn.name())",
+    "bad_1d": "torch.lu_unpack(torch.ones(4), torch.ones(4, dtype=torch.int32))",
+    "bad_pivot_dtype": "torch.lu_unpack(torch.ones(3, 3), torch.ones(3, dtype=torch.int64))",
+    "bad_pivot_range": "torch.lu_unpack(torch.ones(3, 3), torch.tensor([1, 5, 3], dtype=torch.int32))",
+    "bad_pivot_zero": "torch.lu_unpack(torch.ones(3, 3), torch.tensor([0, 2, 3], dtype=torch.int32))",
+})
+
+# Gradients (values only: upstream numbers L, U as outputs 0, 1 of LuUnpackBackward0 because P is
+# not differentiable; torchnative's record.c numbers outputs by position, docs/breadth_more.md)
+LUG = "def lg(shape, piv, f):\n    torch.manual_seed(0)\n    x = torch.randn(*shape, dtype=torch.float64, requires_grad=True)\n    P, L, U = torch.lu_unpack(x, torch.tensor(piv, dtype=torch.int32))\n    f(L, U).backward()\n    return x.grad\n"
+cases("lu_unpack_grad", {
+    "square": LUG + "lg((3, 3), [2, 3, 3], lambda L, U: (L * 2 + U.exp()).sum())",
+    "wide": LUG + "lg((3, 5), [1, 3, 3], lambda L, U: (L * torch.arange(9.).reshape(3, 3)).sum() + (U * U).sum())",
+    "tall_batched": LUG + "lg((2, 5, 3), [[5, 2, 3], [1, 2, 3]], lambda L, U: L.sin().sum() + U.sum())",
+    "only_L_wide": LUG + "lg((3, 5), [1, 2, 3], lambda L, U: L.exp().sum())",
+    "only_U_tall": LUG + "lg((5, 3), [1, 2, 3], lambda L, U: U.exp().sum())",
+    "only_L_square": LUG + "lg((3, 3), [1, 2, 3], lambda L, U: L.exp().sum())",
+    "only_U_wide": LUG + "lg((3, 5), [1, 2, 3], lambda L, U: (U * 3).sum())",
+    "only_L_tall": LUG + "lg((5, 3), [1, 2, 3], lambda L, U: L.cos().sum())",
+}, tol="float")
