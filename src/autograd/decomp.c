@@ -1897,6 +1897,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_lstm_cell, tn_op_lstm_cell, -1}, {TN_ROW_gru_cell, tn_op_gru_cell, -1},
     {TN_ROW__pack_padded_sequence_backward, tn_op__pack_padded_sequence_backward, -1},
     {TN_ROW__pad_packed_sequence, tn_op__pad_packed_sequence, -1}, {TN_ROW_pad_sequence, tn_op_pad_sequence, -1},
+    /* breadth-more (helper-breadth, docs/breadth_more.md): aliases */
+    {TN_ROW_special_logsumexp, NULL, TN_ROW_logsumexp}, {TN_ROW_special_logsumexp_out, NULL, TN_ROW_logsumexp_out},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

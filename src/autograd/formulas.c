@@ -1188,7 +1188,7 @@ static int f_std(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, 
 static int f_var_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, true); }
 static int f_std_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, true); }
 
-/* logsumexp(self, dim, keepdim): grad * (self - result).exp() (grad, result unsqueezed) */
+/* logsumexp(self, dim, keepdim): grad * (self - result).exp().conj() (grad, result unsqueezed) */
 static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *r = K(result(n, 0)), *gg = g[0];
@@ -1197,7 +1197,7 @@ static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
         gg = K(unsqueeze_multiple(gg, &n->args[1], nd));
         r = K(unsqueeze_multiple(r, &n->args[1], nd));
     }
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r)))))));
+    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(cj(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r))))))));
     DONE;
 }
 /* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
@@ -1561,10 +1561,11 @@ static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g,
 static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1)))));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1)))));
+    /* grad / (1 + exp(other - self)).conj() and swapped (the conj only acts on complex) */
+    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1))))));
+    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
+                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1))))));
     DONE;
 }
 /* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
@@ -3224,6 +3225,13 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *self = K(saved(n, 0)), *res = K(result(n, 0));
     if (!self || !res) { drop_(&T); return -1; }
     long long dim = (long long)arg_i(n, 1);
+    if (tn_dtype_is_complex(gt->dtype)) {   /* (rev(grad.conj().log() - result) + self).exp().conj() */
+        PyObject *lg = K(tn_aten(TN_ROW_log, "(O)", K(tn_aten(TN_ROW_conj, "(O)", g[0]))));
+        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", lg, res)), dim)) : NULL;
+        PyObject *ex = rv ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", rv, self)))) : NULL;
+        OUTK(0, ex ? K(tn_aten(TN_ROW_conj, "(O)", ex)) : NULL);
+        DONE;
+    }
     double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
                   : gt->dtype == TN_DTYPE_F16 ? -65504.0
                   : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
@@ -4128,7 +4136,7 @@ static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
 static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
 static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
 /* sinc_backward: self_pi = self * pi; self_squared_pi = self * self * pi;
- * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi.conj())  (upstream's graph);
+ * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj()  (upstream's graph);
  * where(self_squared_pi == 0, zeros({}, grad.options()), out) */
 static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
@@ -4136,7 +4144,7 @@ static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *ssp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 3.14159265358979323846));
     PyObject *num = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sp, K(tn_aten(TN_ROW_cos, "(O)", sp)))),
                               K(tn_aten(TN_ROW_sin, "(O)", sp))));
-    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp))));
+    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp)))));
     PyObject *z = K(scalar_like(g[0], 0.0));
     OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ssp, 0.0)), z, out)));
     DONE;
@@ -4532,6 +4540,68 @@ done:
     return rc;
 }
 
+/* ---- breadth-more (helper-breadth, docs/breadth_more.md) ---- */
+/* _unsafe_masked_index(self, mask, indices, fill): self:
+ * _unsafe_masked_index_put_accumulate(grad.new_zeros(self.sizes()), mask, indices, grad) */
+static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
+    OUTK(0, z ? K(tn_aten(TN_ROW__unsafe_masked_index_put_accumulate, "(OOOO)", z, K(saved(n, 1)), K(arg_obj(n, 2)), g[0])) : NULL);
+    DONE;
+}
+/* _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
+ * values: _unsafe_masked_index(grad, mask, indices, 0) */
+static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) PUT(0, Py_NewRef(g[0]));
+    if (need(n, 3)) OUTK(3, K(tn_aten(TN_ROW__unsafe_masked_index, "(OOOi)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), 0)));
+    DONE;
+}
+
+/* segment_reduce: data: _segment_reduce_backward(grad, result, data, reduce, lengths, offsets,
+ * axis, initial) (args: data, reduce, lengths, indices, offsets, axis, unsafe, initial) */
+static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *kw = K(PyDict_New());
+    PyObject *data = K(saved(n, 0)), *res = K(result(n, 0));
+    PyObject *red = K(arg_obj(n, 1)), *init = K(arg_obj(n, 7));
+    PyObject *len = n->args[2].tag == TN_V_TENSOR ? K(saved(n, 2)) : Py_None;
+    PyObject *off = n->args[4].tag == TN_V_TENSOR ? K(saved(n, 4)) : Py_None;
+    PyObject *ax = K(PyLong_FromLongLong((long long)arg_i(n, 5)));
+    if (!kw || !data || !res || !red || !len || !off || !init || !ax || PyDict_SetItemString(kw, "lengths", len) < 0 ||
+        PyDict_SetItemString(kw, "offsets", off) < 0 ||
+        PyDict_SetItemString(kw, "axis", ax) < 0 ||
+        PyDict_SetItemString(kw, "initial", init) < 0) { drop_(&T); return -1; }
+    OUTK(0, K(tn_aten_kw(TN_ROW__segment_reduce_backward, kw, "(OOOO)", g[0], res, data, red)));
+    DONE;
+}
+
+/* lu_unpack: LU_data: lu_unpack_backward(grad_L, grad_U, m, n): grad_L.tril(-1) on the first
+ * k = min(m, n) columns and grad_U.triu() on the first k rows of LU's shape (a missing one
+ * contributes nothing) */
+static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    const tn_meta *mt = meta(n, 0);
+    int64_t m = tn_meta_sizes(mt)[mt->ndim - 2], nn = tn_meta_sizes(mt)[mt->ndim - 1], k = m < nn ? m : nn;
+    PyObject *gl = g[1] ? K(tn_aten(TN_ROW_tril, "(Oi)", g[1], -1)) : NULL;
+    PyObject *gu = g[2] ? K(tn_aten(TN_ROW_triu, "(Oi)", g[2], 0)) : NULL;
+    if ((g[1] && !gl) || (g[2] && !gu)) { drop_(&T); return -1; }
+    if (!gl && !gu) DONE;
+    if (m == nn) {
+        OUTK(0, gl && gu ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", gl, gu)) : gl ? gl : gu);
+        DONE;
+    }
+    /* the full-shape part (U's when wide, L's when tall) or zeros, the other added on its narrow */
+    PyObject *full = m < nn ? gu : gl, *part = m < nn ? gl : gu;
+    PyObject *acc = full ? K(tn_aten(TN_ROW_clone, "(O)", full)) : K(zeros_meta(part, mt));
+    if (part && acc) {
+        PyObject *nv = K(tn_aten(TN_ROW_narrow, "(OiLL)", acc, m < nn ? -1 : -2, 0LL, (long long)k));
+        if (!nv || !K(tn_aten(TN_ROW_add__Tensor, "(OO)", nv, part))) { drop_(&T); return -1; }
+    }
+    OUTK(0, acc);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4762,6 +4832,10 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, {TN_ROW__fft_c2c, f_fft_c2c},
     /* recurrent layers (helper-rnn) */
     {TN_ROW__pack_padded_sequence, f_pack_padded_sequence}, {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
+    /* breadth-more (helper-breadth) */
+    {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
+    {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
+    {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
 };
 
 tn_apply_fn tn_formula_for(int op) {

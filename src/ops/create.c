@@ -12,6 +12,7 @@
  * of those files; prefix tn_cr_). */
 #include "ops/common.h"
 
+#include <complex.h>
 #include <math.h>
 
 /* ---------- shared helpers ---------- */
@@ -845,14 +846,14 @@ static PyObject *linspace_impl(const tn_value *vs, const tn_value *ve, int64_t s
 }
 
 /* A 0-dim tensor start/end of the Tensor overloads as a number value. */
-static int tensor_scalar(const tn_value *v, const char *which, tn_value *out) {
+static int tensor_scalar(const tn_value *v, const char *op, const char *which, tn_value *out) {
     tn_tensor *t = TN_T(*v);
     if (t->ndim != 0) {
-        PyErr_Format(PyExc_RuntimeError, "linspace only supports 0-dimensional start and end tensors, but got %s with %d dimension(s).",
-                     which, t->ndim);
+        PyErr_Format(PyExc_RuntimeError, "%s only supports 0-dimensional start and end tensors, but got %s with %d dimension(s).",
+                     op, which, t->ndim);
         return -1;
     }
-    if (t->storage->device == TN_DEVICE_META) { tn_not_implemented("linspace with meta start/end"); return -1; }
+    if (t->storage->device == TN_DEVICE_META) { tn_not_implemented("linspace / logspace with meta start/end"); return -1; }
     tn_cr_load(tn_data(t), t->dtype, out);
     return 0;
 }
@@ -862,7 +863,7 @@ PyObject *tn_op_linspace_out(tn_value *a) { return linspace_impl(&a[0], &a[1], a
 
 static PyObject *linspace_t(tn_value *a, bool ts, bool te, PyObject *out) {
     tn_value s = a[0], e = a[1];
-    if ((ts && tensor_scalar(&a[0], "start", &s) < 0) || (te && tensor_scalar(&a[1], "end", &e) < 0)) return NULL;
+    if ((ts && tensor_scalar(&a[0], "linspace", "start", &s) < 0) || (te && tensor_scalar(&a[1], "linspace", "end", &e) < 0)) return NULL;
     if (out) return linspace_impl(&s, &e, a[2].u.i, NULL, NULL, NULL, NULL, out);
     return linspace_impl(&s, &e, a[2].u.i, &a[3], &a[4], &a[5], &a[6], NULL);
 }
@@ -872,6 +873,146 @@ PyObject *tn_op_linspace_Scalar_Tensor(tn_value *a) { return linspace_t(a, false
 PyObject *tn_op_linspace_Tensor_Tensor_out(tn_value *a) { return linspace_t(a, true, true, a[3].u.obj); }
 PyObject *tn_op_linspace_Tensor_Scalar_out(tn_value *a) { return linspace_t(a, true, false, a[3].u.obj); }
 PyObject *tn_op_linspace_Scalar_Tensor_out(tn_value *a) { return linspace_t(a, false, true, a[3].u.obj); }
+
+/* ---------- logspace ---------- */
+
+/* upstream's CPU logspace_out: base^(start + step*i) for the first half, base^(end - step*(n-1-i))
+ * for the rest. Real dtypes: start/end as the dtype, step and the exponent in double (the build
+ * contracts the exponent's multiply-add into an fma), pow in double, one cast to the dtype (f16 /
+ * bf16 through float). Complex dtypes: c10::complex arithmetic in the dtype (its division by the
+ * real (n-1) is numpy's: a * (1/(n-1))) and the C library's cpow. */
+static void logspace_fill(char *out, tn_dtype dt, const tn_value *vs, const tn_value *ve, int64_t steps, double base) {
+    int isz = tn_dtype_itemsize(dt);
+    int64_t halfway = steps / 2;
+    if (tn_dtype_is_complex(dt)) {
+        double sr = vs->tag == TN_V_COMPLEX ? vs->u.c.re : tn_value_as_double(vs), si = vs->tag == TN_V_COMPLEX ? vs->u.c.im : 0;
+        double er = ve->tag == TN_V_COMPLEX ? ve->u.c.re : tn_value_as_double(ve), ei = ve->tag == TN_V_COMPLEX ? ve->u.c.im : 0;
+        if (dt == TN_DTYPE_C64) {
+            float a = (float)sr, b = (float)si, c = (float)er, d = (float)ei, scl = 1.0f / (float)(steps - 1);
+            float pr = (c - a) * scl, pi = (d - b) * scl;
+            float complex fb = CMPLXF((float)base, 0.0f);
+            for (int64_t i = 0; i < steps; i++) {
+                float zr, zi;
+                if (i < halfway) { zr = a + pr * (float)i; zi = b + pi * (float)i; }
+                else { float m = (float)(steps - i - 1); zr = c - pr * m; zi = d - pi * m; }
+                float complex v = cpowf(fb, CMPLXF(zr, zi));
+                float o[2] = {crealf(v), cimagf(v)};
+                memcpy(out + i * isz, o, 8);
+            }
+        } else {
+            double scl = 1.0 / (double)(steps - 1), pr = (er - sr) * scl, pi = (ei - si) * scl;
+            double complex db = CMPLX(base, 0.0);
+            for (int64_t i = 0; i < steps; i++) {
+                double zr, zi;
+                if (i < halfway) { zr = sr + pr * (double)i; zi = si + pi * (double)i; }
+                else { double m = (double)(steps - i - 1); zr = er - pr * m; zi = ei - pi * m; }
+                double complex v = cpow(db, CMPLX(zr, zi));
+                double o[2] = {creal(v), cimag(v)};
+                memcpy(out + i * isz, o, 16);
+            }
+        }
+        return;
+    }
+    double s, e, step;
+    if (tn_dtype_is_integral(dt, false)) {
+        char sb[8], eb[8];
+        tn_value s2, e2;
+        tn_cr_store(sb, dt, vs);
+        tn_cr_store(eb, dt, ve);
+        tn_cr_load(sb, dt, &s2);
+        tn_cr_load(eb, dt, &e2);
+        s = (double)s2.u.i;
+        e = (double)e2.u.i;
+        step = (double)(e2.u.i - s2.u.i) / (double)(steps - 1);
+    } else {
+        s = round_to(dt, tn_value_as_double(vs));
+        e = round_to(dt, tn_value_as_double(ve));
+        step = round_to(dt, e - s) / (double)(steps - 1);  /* the difference in the dtype */
+    }
+    for (int64_t i = 0; i < steps; i++) {
+        double x = i < halfway ? fma(step, (double)i, s) : fma(-step, (double)(steps - i - 1), e);
+        double v = pow(base, x);
+        if (tn_dtype_is_integral(dt, false)) put_i(out + i * isz, dt, (int64_t)v);
+        else put_f(out + i * isz, dt, v);
+    }
+}
+
+static PyObject *logspace_impl(const tn_value *vs, const tn_value *ve, int64_t steps, double base, const tn_value *dtype,
+                               const tn_value *layout, const tn_value *device, const tn_value *pin, PyObject *out) {
+    if (steps < 0) { PyErr_SetString(PyExc_RuntimeError, "number of steps must be non-negative"); return NULL; }
+    bool cplx = vs->tag == TN_V_COMPLEX || ve->tag == TN_V_COMPLEX;
+    tn_dtype dt;
+    tn_device_type dev = TN_DEVICE_CPU;
+    if (out) dt = tn_tensor_of(out)->dtype;
+    else if (tn_cr_options(dtype, layout, device, pin, cplx ? tn_cr_default_complex() : tn_py.default_dtype,
+                           TN_DEVICE_CPU, &dt, &dev) < 0)
+        return NULL;
+    if (steps > 1 && (dt == TN_DTYPE_BOOL || !tn_dtype_computable(dt))) {
+        PyErr_Format(PyExc_NotImplementedError, "\"logspace_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    if (steps > 1 && (tn_cr_check_scalar(vs, dt) < 0 || tn_cr_check_scalar(ve, dt) < 0)) return NULL;
+    PyObject *r;
+    if (out) {
+        if (out_resize(out, 1, &steps) < 0) return NULL;
+        r = Py_NewRef(out);
+    } else {
+        r = tn_cr_empty(1, &steps, dt, dev);
+        if (!r) return NULL;
+    }
+    tn_tensor *t = tn_tensor_of(r);
+    if (t->storage->device == TN_DEVICE_META || steps == 0) return r;
+    if (steps == 1) {
+        /* fill_(pow(base, start)): double, or complex double when the tensor is complex */
+        tn_value v;
+        if (tn_dtype_is_complex(dt)) {
+            double sr = vs->tag == TN_V_COMPLEX ? vs->u.c.re : tn_value_as_double(vs), si = vs->tag == TN_V_COMPLEX ? vs->u.c.im : 0;
+            v.tag = TN_V_COMPLEX;
+            if (base > 0) {  /* libstdc++'s pow(real, complex): polar(base^re, im * log(base)) */
+                double rho = pow(base, sr), th = si * log(base);
+                v.u.c.re = rho * cos(th);
+                v.u.c.im = rho * sin(th);
+            } else {
+                double complex z = cpow(CMPLX(base, 0.0), CMPLX(sr, si));
+                v.u.c.re = creal(z);
+                v.u.c.im = cimag(z);
+            }
+        } else {
+            v.tag = TN_V_FLOAT;
+            v.u.f = pow(base, tn_value_as_double(vs));
+        }
+        if (tn_cr_fill_checked(r, &v) < 0) { Py_DECREF(r); return NULL; }
+        return r;
+    }
+    if (tn_is_contiguous(t)) {
+        logspace_fill(tn_data(t), dt, vs, ve, steps, base);
+    } else {
+        PyObject *tmp = tn_tensor_new_empty(1, &steps, dt, TN_DEVICE_CPU);
+        if (!tmp) { Py_DECREF(r); return NULL; }
+        logspace_fill(tn_data(tn_tensor_of(tmp)), dt, vs, ve, steps, base);
+        int e = tn_copy_into(r, tmp);
+        Py_DECREF(tmp);
+        if (e < 0) { Py_DECREF(r); return NULL; }
+    }
+    return r;
+}
+
+PyObject *tn_op_logspace(tn_value *a) { return logspace_impl(&a[0], &a[1], a[2].u.i, a[3].u.f, &a[4], &a[5], &a[6], &a[7], NULL); }
+PyObject *tn_op_logspace_out(tn_value *a) { return logspace_impl(&a[0], &a[1], a[2].u.i, a[3].u.f, NULL, NULL, NULL, NULL, a[4].u.obj); }
+
+static PyObject *logspace_t(tn_value *a, bool ts, bool te, PyObject *out) {
+    tn_value s = a[0], e = a[1];
+    if ((ts && tensor_scalar(&a[0], "logspace", "start", &s) < 0) || (te && tensor_scalar(&a[1], "logspace", "end", &e) < 0))
+        return NULL;
+    if (out) return logspace_impl(&s, &e, a[2].u.i, a[3].u.f, NULL, NULL, NULL, NULL, out);
+    return logspace_impl(&s, &e, a[2].u.i, a[3].u.f, &a[4], &a[5], &a[6], &a[7], NULL);
+}
+PyObject *tn_op_logspace_Tensor_Tensor(tn_value *a) { return logspace_t(a, true, true, NULL); }
+PyObject *tn_op_logspace_Tensor_Scalar(tn_value *a) { return logspace_t(a, true, false, NULL); }
+PyObject *tn_op_logspace_Scalar_Tensor(tn_value *a) { return logspace_t(a, false, true, NULL); }
+PyObject *tn_op_logspace_Tensor_Tensor_out(tn_value *a) { return logspace_t(a, true, true, a[4].u.obj); }
+PyObject *tn_op_logspace_Tensor_Scalar_out(tn_value *a) { return logspace_t(a, true, false, a[4].u.obj); }
+PyObject *tn_op_logspace_Scalar_Tensor_out(tn_value *a) { return logspace_t(a, false, true, a[4].u.obj); }
 
 /* ---------- eye ---------- */
 

@@ -1125,3 +1125,86 @@ static PyObject *index_reduce_op(tn_value *a, bool inplace, PyObject *out) {
 PyObject *tn_op_index_reduce(tn_value *a) { return index_reduce_op(a, false, NULL); }
 PyObject *tn_op_index_reduce_(tn_value *a) { return index_reduce_op(a, true, NULL); }
 PyObject *tn_op_index_reduce_out(tn_value *a) { return index_reduce_op(a, false, a[6].u.obj); }
+
+/* ---------------------------------------------------------------- _unsafe_masked_index
+ * (breadth-more, docs/breadth_more.md) upstream's CompositeExplicitAutograd bodies, op by op
+ * through the door: each index (int64 / int32 only) clamped to [-size, size - 1] of the dim it
+ * indexes, then
+ *   _unsafe_masked_index(self, mask, indices, fill) = _unsafe_index(self, clamped)
+ *       .masked_fill(logical_not(mask), fill); for an empty self, _unsafe_index of
+ *       new_full(sizes, fill) where an indexed size-0 dim becomes 1 and a dim past the indices 0
+ *   _unsafe_masked_index_put_accumulate(self, mask, indices, values) = index_put(self, clamped,
+ *       values.masked_fill(logical_not(mask), 0), accumulate=True); an empty self: a clone */
+static PyObject *masked_index_clamped(PyObject *self, PyObject *seq) {
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *list = PySequence_List(seq);
+    if (!list) return NULL;
+    Py_ssize_t n = PyList_Size(list);
+    PyObject *r = PyList_New(n);
+    if (!r) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *ix = PyList_GetItem(list, i), *c;
+        if (ix == Py_None || !tn_py_is_tensor(ix) || i >= t->ndim) {
+            c = Py_NewRef(ix);
+        } else {
+            tn_dtype dt = tn_tensor_of(ix)->dtype;
+            if (dt != TN_DTYPE_I64 && dt != TN_DTYPE_I32) {
+                PyErr_Format(PyExc_RuntimeError, "_unsafe_masked_index found unexpected index type %s", tn_dtype_cpp_name(dt));
+                Py_DECREF(r);
+                Py_DECREF(list);
+                return NULL;
+            }
+            long long sz = (long long)t->sizes[i];
+            c = tn_aten(TN_ROW_clamp, "(OLL)", ix, -sz, sz - 1);
+            if (!c) { Py_DECREF(r); Py_DECREF(list); return NULL; }
+        }
+        PyList_SetItem(r, i, c);
+    }
+    Py_DECREF(list);
+    return r;
+}
+
+PyObject *tn_op__unsafe_masked_index(tn_value *a) {
+    PyObject *self = a[0].u.obj, *mask = a[1].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *idx = masked_index_clamped(self, a[2].u.obj);
+    if (!idx) return NULL;
+    PyObject *fill = tn_value_to_python(&a[3]), *r = NULL;
+    if (!fill) { Py_DECREF(idx); return NULL; }
+    if (tn_numel(t) == 0) {
+        int64_t sz[TN_MAX_DIMS];
+        Py_ssize_t ni = PyList_Size(idx);   /* idx holds None where the indices do */
+        for (int d = 0; d < t->ndim; d++) {
+            if (d >= ni) sz[d] = 0;
+            else sz[d] = (PyList_GetItem(idx, d) != Py_None && t->sizes[d] == 0) ? 1 : t->sizes[d];
+        }
+        PyObject *shape = tn_py_size_new(t->ndim, sz);
+        PyObject *full = shape ? tn_aten(TN_ROW_new_full, "(OOO)", self, shape, fill) : NULL;
+        r = full ? tn_aten(TN_ROW__unsafe_index_Tensor, "(OO)", full, idx) : NULL;
+        Py_XDECREF(shape);
+        Py_XDECREF(full);
+    } else {
+        PyObject *g = tn_aten(TN_ROW__unsafe_index_Tensor, "(OO)", self, idx);
+        PyObject *nm = g ? tn_aten(TN_ROW_logical_not, "(O)", mask) : NULL;
+        r = nm ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOO)", g, nm, fill) : NULL;
+        Py_XDECREF(g);
+        Py_XDECREF(nm);
+    }
+    Py_DECREF(idx);
+    Py_DECREF(fill);
+    return r;
+}
+
+PyObject *tn_op__unsafe_masked_index_put_accumulate(tn_value *a) {
+    PyObject *self = a[0].u.obj, *mask = a[1].u.obj, *values = a[3].u.obj;
+    if (tn_numel(tn_tensor_of(self)) == 0) return tn_aten(TN_ROW_clone, "(O)", self);
+    PyObject *idx = masked_index_clamped(self, a[2].u.obj);
+    if (!idx) return NULL;
+    PyObject *nm = tn_aten(TN_ROW_logical_not, "(O)", mask);
+    PyObject *mv = nm ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", values, nm, 0) : NULL;
+    PyObject *r = mv ? tn_aten(TN_ROW_index_put, "(OOOO)", self, idx, mv, Py_True) : NULL;
+    Py_DECREF(idx);
+    Py_XDECREF(nm);
+    Py_XDECREF(mv);
+    return r;
+}

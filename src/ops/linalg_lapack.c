@@ -1609,3 +1609,123 @@ PyObject *tn_op_linalg_householder_product(tn_value *a) {
     Py_DECREF(tc);
     return W;
 }
+
+/* ---------------------------------------------------------------- lu_unpack
+ * (breadth-more, docs/breadth_more.md) upstream's lu_unpack_out: L = tril(LU, -1) over the first
+ * min(m, n) columns with a unit diagonal, U = triu(LU) over the first min(m, n) rows, P from the
+ * 1-based int32 pivots: the identity permutation swapped row by row (perm[i] <-> perm[piv[i]-1]),
+ * then P[perm[j], j] = 1. Unrequested outputs are empty [0] tensors of LU's dtype. One row of
+ * pivots per matrix; too few pivots or rows raise (upstream reads past them). */
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+void tn_cr_store(char *p, tn_dtype dt, const tn_value *v);
+
+static PyObject *lu_unpack_impl(PyObject *LU, PyObject *piv, bool unpack_data, bool unpack_pivots) {
+    const tn_tensor *t = tn_tensor_of(LU);
+    if (t->ndim < 2) {
+        char s[128];
+        tn_shape_str(s, sizeof s, t->ndim, t->sizes);
+        PyErr_Format(PyExc_RuntimeError, "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: %s instead", s);
+        return NULL;
+    }
+    const tn_tensor *pt = tn_tensor_of(piv);
+    if (unpack_pivots && pt->dtype != TN_DTYPE_I32) {
+        PyErr_SetString(PyExc_RuntimeError, "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 dtype.\n"
+                        "Note: this function is intended to be used with the output produced by torch.linalg.lu_factor");
+        return NULL;
+    }
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n, batch = 1;
+    for (int d = 0; d < t->ndim - 2; d++) batch *= t->sizes[d];
+    int64_t zero = 0;
+    PyObject *P = NULL, *L = NULL, *U = NULL;
+    if (unpack_data) {
+        PyObject *lsrc = m > n ? Py_NewRef(LU) : tn_aten(TN_ROW_narrow, "(OiLL)", LU, -1, 0LL, (long long)m);
+        L = lsrc ? tn_aten(TN_ROW_tril, "(Oi)", lsrc, -1) : NULL;
+        Py_XDECREF(lsrc);
+        PyObject *dg = L ? tn_aten(TN_ROW_diagonal, "(Oiii)", L, 0, -2, -1) : NULL;
+        PyObject *f = dg ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", dg, 1) : NULL;
+        Py_XDECREF(dg);
+        if (!f) goto fail;
+        Py_DECREF(f);
+        PyObject *usrc = m < n ? Py_NewRef(LU) : tn_aten(TN_ROW_narrow, "(OiLL)", LU, -2, 0LL, (long long)n);
+        U = usrc ? tn_aten(TN_ROW_triu, "(Oi)", usrc, 0) : NULL;
+        Py_XDECREF(usrc);
+        if (!U) goto fail;
+    } else {
+        L = tn_tensor_new_empty(1, &zero, t->dtype, t->storage->device);
+        U = L ? tn_tensor_new_empty(1, &zero, t->dtype, t->storage->device) : NULL;
+        if (!U) goto fail;
+    }
+    if (unpack_pivots) {
+        int64_t psz[TN_MAX_DIMS];
+        memcpy(psz, t->sizes, (size_t)t->ndim * sizeof *psz);
+        psz[t->ndim - 1] = m;
+        int64_t plen = pt->ndim ? pt->sizes[pt->ndim - 1] : 1, prow = plen ? tn_numel(pt) / plen : 0;
+        if (k > 0 && (plen < k || prow != batch)) {
+            PyErr_Format(PyExc_RuntimeError, "torch.lu_unpack: expected LU_pivots with %lld pivots per matrix for %lld matrices",
+                         (long long)k, (long long)batch);
+            goto fail;
+        }
+        P = tn_tensor_new_empty(t->ndim, psz, t->dtype, t->storage->device);
+        if (!P) goto fail;
+        if (t->storage->device != TN_DEVICE_META && batch * m * m > 0) {
+            PyObject *pc = tn_as_dtype(piv, TN_DTYPE_I32, true);
+            int64_t *perm = pc ? malloc((size_t)m * sizeof *perm) : NULL;
+            if (!perm) { Py_XDECREF(pc); if (!PyErr_Occurred()) PyErr_NoMemory(); goto fail; }
+            const int32_t *pv = (const int32_t *)tn_data(tn_tensor_of(pc));
+            int isz = tn_dtype_itemsize(t->dtype);
+            char *base = tn_data(tn_tensor_of(P)), one[16];
+            tn_value onev = {.tag = TN_V_INT, .u.i = 1};
+            tn_cr_store(one, t->dtype, &onev);
+            memset(base, 0, (size_t)(batch * m * m) * (size_t)isz);
+            int bad = 0;
+            for (int64_t b = 0; b < batch && !bad; b++) {
+                const int32_t *row = pv + b * plen;
+                for (int64_t i = 0; i < m; i++) perm[i] = i;
+                for (int64_t i = 0; i < k; i++) {
+                    int64_t ni = (int64_t)row[i] - 1;
+                    if (ni < 0 || ni >= m) { bad = 1; break; }
+                    int64_t tmp = perm[i]; perm[i] = perm[ni]; perm[ni] = tmp;
+                }
+                for (int64_t j = 0; j < m && !bad; j++) memcpy(base + ((b * m + perm[j]) * m + j) * isz, one, (size_t)isz);
+            }
+            free(perm);
+            Py_DECREF(pc);
+            if (bad) {
+                PyErr_SetString(PyExc_RuntimeError, "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive."
+                                "Did you properly pass the result of lu_factor?");
+                goto fail;
+            }
+        }
+    } else {
+        P = tn_tensor_new_empty(1, &zero, t->dtype, t->storage->device);
+        if (!P) goto fail;
+    }
+    {
+        PyObject *v[3] = {P, L, U};
+        return ret_n("lu_unpack", 3, v);
+    }
+fail:
+    Py_XDECREF(P);
+    Py_XDECREF(L);
+    Py_XDECREF(U);
+    return NULL;
+}
+
+PyObject *tn_op_lu_unpack(tn_value *a) { return lu_unpack_impl(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0); }
+PyObject *tn_op_lu_unpack_out(tn_value *a) {
+    PyObject *r = lu_unpack_impl(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0);
+    if (!r) return NULL;
+    PyObject *v[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        PyObject *src = PyTuple_GetItem(r, i), *out = a[4 + i].u.obj;
+        const tn_tensor *st = src ? tn_tensor_of(src) : NULL;
+        if (!st || tn_out_prepare(out, st->ndim, st->sizes, st->dtype, "lu_unpack") < 0 || tn_copy_into(out, src) < 0) {
+            Py_DECREF(r);
+            for (int j = 0; j < i; j++) Py_DECREF(v[j]);
+            return NULL;
+        }
+        v[i] = Py_NewRef(out);
+    }
+    Py_DECREF(r);
+    return ret_n("lu_unpack_out", 3, v);
+}

@@ -514,11 +514,12 @@ PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a
 /* logsumexp as upstream's kernel computes it, step by step in the input's dtype (each step an op
  * through the door, so the bits are those ops'): m = amax(self, dims, keepdim=True) with infinite
  * maxima replaced by 0, log(sum(exp(self - m), dims, keepdim)) + m. Integral input is converted
- * to the default dtype first; an empty input gives log(sum(exp(self))). */
+ * to the default dtype first; an empty input gives log(sum(exp(self))). Complex input takes m
+ * from the real parts. */
 static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     bool keepdim = arg_bool(&a[2]);
-    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing("logsumexp", t->dtype);
+    bool cplx = tn_dtype_is_complex(t->dtype);
     PyObject *x = tn_dtype_is_integral(t->dtype, true) ? tn_as_dtype(a[0].u.obj, tn_py.default_dtype, false)
                                                         : Py_NewRef(a[0].u.obj);
     if (!x) return NULL;
@@ -531,7 +532,10 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
         Py_XDECREF(e);
         Py_XDECREF(sm);
     } else {
-        PyObject *m = tn_aten(TN_ROW_amax, "(OOO)", x, dims, Py_True);
+        /* complex: the maxima of the real parts (upstream's amax(real(self))) */
+        PyObject *xr = cplx ? tn_aten(TN_ROW_real, "(O)", x) : Py_NewRef(x);
+        PyObject *m = xr ? tn_aten(TN_ROW_amax, "(OOO)", xr, dims, Py_True) : NULL;
+        Py_XDECREF(xr);
         PyObject *ma = m ? tn_aten(TN_ROW_abs, "(O)", m) : NULL;
         PyObject *inf = ma ? tn_aten(TN_ROW_eq_Scalar, "(Od)", ma, INFINITY) : NULL;
         PyObject *mf = inf ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", m, inf, 0) : NULL;
@@ -553,3 +557,387 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
 
 PyObject *tn_op_logsumexp(tn_value *a) { return logsumexp_impl(a, NULL); }
 PyObject *tn_op_logsumexp_out(tn_value *a) { return logsumexp_impl(a, a[3].u.obj); }
+/* torch.special.logsumexp: upstream's alias (decomposed to logsumexp while recording) */
+PyObject *tn_op_special_logsumexp(tn_value *a) { return tn_door_call(TN_ROW_logsumexp, a); }
+PyObject *tn_op_special_logsumexp_out(tn_value *a) { return tn_door_call(TN_ROW_logsumexp_out, a); }
+
+/* ---------------------------------------------------------------- hash_tensor */
+
+/* hash_tensor(self, dim=[], keepdim, mode=0): mode 0 (the only one) is upstream's xor_sum, the
+ * xor of the reduced elements, each taken as uint64: integers and bool cast to int64 (signed ones
+ * sign-extended), floating values cast to double and taken by their bits (measured on upstream:
+ * float32 / float16 / bfloat16 hash as their double). Result dtype uint64; dims as the other
+ * reductions (empty = all); an empty input needs explicit dims of non-zero size. */
+static uint64_t hash_elem(const char *p, tn_dtype dt) {
+    switch (dt) {
+    case TN_DTYPE_BOOL: return *(const uint8_t *)p != 0;
+    case TN_DTYPE_U8: return *(const uint8_t *)p;
+    case TN_DTYPE_I8: return (uint64_t)(int64_t)*(const int8_t *)p;
+    case TN_DTYPE_I16: return (uint64_t)(int64_t)*(const int16_t *)p;
+    case TN_DTYPE_I32: return (uint64_t)(int64_t)*(const int32_t *)p;
+    case TN_DTYPE_I64: return *(const uint64_t *)p;
+    default: {
+        double d = load_real(p, dt, 0);
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        return u;
+    }
+    }
+}
+
+static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
+    PyObject *self = a[0].u.obj;
+    tn_tensor *t = tn_tensor_of(self);
+    bool keepdim = arg_bool(&a[2]);
+    uint64_t mask;
+    if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
+    if (tn_numel(t) == 0) {
+        bool all = a[1].tag == TN_V_NONE || (a[1].tag != TN_V_INT && a[1].u.ints.n == 0);
+        if (all && t->ndim > 0) {
+            PyErr_SetString(PyExc_RuntimeError, "hash_tensor: Expected reduction dim to be specified for input.numel() == 0. "
+                            "Specify the reduction dim with the 'dim' argument.");
+            return NULL;
+        }
+        for (int d = 0; d < t->ndim; d++)
+            if ((mask >> d & 1) && t->sizes[d] == 0) {
+                PyErr_Format(PyExc_IndexError, "hash_tensor: Expected reduction dim %d to have non-zero size.", d);
+                return NULL;
+            }
+    }
+    if (a[3].u.i != 0) {
+        PyErr_Format(PyExc_RuntimeError, "Unknown hash_tensor mode: %lld", (long long)a[3].u.i);
+        return NULL;
+    }
+    tn_dtype dt = t->dtype;
+    bool ok = dt == TN_DTYPE_BOOL || dt == TN_DTYPE_U8 || dt == TN_DTYPE_I8 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I32 ||
+              dt == TN_DTYPE_I64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64;
+    if (!ok) return tn_kernel_missing("xor_sum_cpu", dt);
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {
+        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
+    int64_t sz[TN_MAX_DIMS];
+    int nd = reduced_shape(t, mask, keepdim, sz);
+    PyObject *res = tn_tensor_new_empty(nd, sz, TN_DTYPE_U64, is_meta(t) ? TN_DEVICE_META : TN_DEVICE_CPU);
+    if (!res) return NULL;
+    if (!is_meta(t)) {
+        int64_t nrows, rowlen;
+        PyObject *rows = reduction_rows(self, mask, dt, &nrows, &rowlen);
+        if (!rows) { Py_DECREF(res); return NULL; }
+        const char *src = tn_data(tn_tensor_of(rows));
+        uint64_t *dst = (uint64_t *)tn_data(tn_tensor_of(res));
+        int isz = tn_dtype_itemsize(dt);
+        for (int64_t o = 0; o < nrows; o++) {
+            uint64_t h = 0;
+            for (int64_t k = 0; k < rowlen; k++) h ^= hash_elem(src + (o * rowlen + k) * isz, dt);
+            dst[o] = h;
+        }
+        Py_DECREF(rows);
+    }
+    if (!out) return res;
+    /* out= by hand: copy_ has no uint64 kernel (a storable dtype here) */
+    if (tn_out_prepare(out, nd, sz, TN_DTYPE_U64, "hash_tensor") < 0) { Py_DECREF(res); return NULL; }
+    tn_tensor *o = tn_tensor_of(out);
+    if (!is_meta(o)) {
+        const uint64_t *src = (const uint64_t *)tn_data(tn_tensor_of(res));
+        char *base = tn_data(o);
+        int64_t n = tn_numel(o);
+        for (int64_t i = 0; i < n; i++) {
+            int64_t rem = i, off = 0;
+            for (int d = o->ndim - 1; d >= 0; d--) {
+                off += (rem % o->sizes[d]) * o->strides[d];
+                rem /= o->sizes[d];
+            }
+            memcpy(base + off * 8, &src[i], 8);
+        }
+        o->storage->version++;
+    }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+
+PyObject *tn_op_hash_tensor(tn_value *a) { return hash_tensor_impl(a, NULL); }
+PyObject *tn_op_hash_tensor_out(tn_value *a) { return hash_tensor_impl(a, a[4].u.obj); }
+
+/* ---------------------------------------------------------------- segment_reduce */
+
+/* segment_reduce(data, reduce, lengths=, indices=, offsets=, axis, unsafe, initial) as upstream's
+ * CPU kernel: along `axis`, segment k of each outer row covers the next lengths[k] elements
+ * (offsets: [offsets[k], offsets[k+1])); each segment starts at `initial` (else -inf / +inf for
+ * max / min, 0 for sum / mean, 1 for prod) and folds the elements in order in the data's dtype
+ * (float16 / bfloat16 round after every step as c10::Half arithmetic; a NaN element is taken by
+ * max / min); mean divides by the length (a length converted to the dtype first), an empty
+ * segment's mean without initial is NaN. Offsets win when both are given. Segment bounds that
+ * leave the data (upstream reads out of bounds, only `unsafe` lengths or offsets can) raise. */
+enum { SEG_MAX, SEG_MEAN, SEG_MIN, SEG_SUM, SEG_PROD };
+
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
+
+static double seg_round(tn_dtype dt, double v) {
+    switch (dt) {
+    case TN_DTYPE_F32: return (float)v;
+    case TN_DTYPE_F16: return tn_f16_to_f32(tn_f32_to_f16((float)v));
+    case TN_DTYPE_BF16: return tn_bf16_to_f32(tn_f32_to_bf16((float)v));
+    default: return v;
+    }
+}
+
+static PyObject *segment_reduce_impl(tn_value *a) {
+    PyObject *data = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(data);
+    int axis;
+    if (tn_wrap_dim_i(a[5].u.i, t->ndim, &axis) < 0) return NULL;
+    bool has_len = a[2].tag == TN_V_TENSOR, has_off = a[4].tag == TN_V_TENSOR;
+    if (a[3].tag == TN_V_TENSOR) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): indices based reduction is not supported yet.");
+        return NULL;
+    }
+    if (!has_len && !has_off) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): Either lengths or offsets must be defined.");
+        return NULL;
+    }
+    const char *rs = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
+    if (!rs) return NULL;
+    int red;
+    if (!strcmp(rs, "max") || !strcmp(rs, "amax")) red = SEG_MAX;
+    else if (!strcmp(rs, "mean")) red = SEG_MEAN;
+    else if (!strcmp(rs, "min") || !strcmp(rs, "amin")) red = SEG_MIN;
+    else if (!strcmp(rs, "sum")) red = SEG_SUM;
+    else if (!strcmp(rs, "prod")) red = SEG_PROD;
+    else {
+        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
+        return NULL;
+    }
+    PyObject *lo = has_off ? a[4].u.obj : a[2].u.obj;
+    const tn_tensor *lt = tn_tensor_of(lo);
+    const char *what = has_off ? "offsets" : "lengths";
+    if (t->ndim < lt->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): Expected data.dim() >= %s.dim(), got %d and %d", what, t->ndim, lt->ndim);
+        return NULL;
+    }
+    if (axis != lt->ndim - 1) {
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): Expected axis to be the last dimension of %s but got %d.", what, axis);
+        return NULL;
+    }
+    bool unsafe = a[6].u.i != 0;
+    if (!has_off && !unsafe) {
+        PyObject *mn = tn_aten(TN_ROW_min, "(O)", lo);
+        if (!mn) return NULL;
+        tn_value v;
+        tn_cr_load(tn_data(tn_tensor_of(mn)), tn_tensor_of(mn)->dtype, &v);
+        Py_DECREF(mn);
+        double m = v.tag == TN_V_FLOAT ? v.u.f : (double)v.u.i;
+        if (m < 0) { PyErr_SetString(PyExc_RuntimeError, "lengths contains negative value!"); return NULL; }
+        PyObject *s = tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", lo, -1);
+        PyObject *eq = s ? tn_aten(TN_ROW_eq_Scalar, "(OL)", s, (long long)t->sizes[axis]) : NULL;
+        PyObject *all = eq ? tn_aten(TN_ROW_all, "(O)", eq) : NULL;
+        Py_XDECREF(s);
+        Py_XDECREF(eq);
+        if (!all) return NULL;
+        bool ok = *(const uint8_t *)tn_data(tn_tensor_of(all)) != 0;
+        Py_DECREF(all);
+        if (!ok) {
+            PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): Expected all rows of lengths along axis to sum to "
+                            "data.size(lengths.dim()-1) when !unsafe.");
+            return NULL;
+        }
+    }
+    if (lt->dtype != TN_DTYPE_I64 && lt->dtype != TN_DTYPE_I32)
+        return tn_kernel_missing(has_off ? "_segment_reduce_offsets_cpu_kernel1" : "_segment_reduce_lengths_cpu_kernel1", lt->dtype);
+    tn_dtype dt = t->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+        return tn_kernel_missing("_segment_reduce_cpu", dt);
+    int64_t nseg = lt->sizes[axis] - (has_off ? 1 : 0);
+    if (nseg < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): offsets must have at least one element along axis");
+        return NULL;
+    }
+    int64_t outer = 1, inner = 1, len_axis = t->sizes[axis];
+    for (int d = 0; d < axis; d++) outer *= t->sizes[d];
+    for (int d = axis + 1; d < t->ndim; d++) inner *= t->sizes[d];
+    if (tn_numel(lt) != outer * lt->sizes[axis]) {
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): %s of shape %s does not match data's leading dimensions", what,
+                     "(given)");
+        return NULL;
+    }
+    bool has_init = a[7].tag != TN_V_NONE;
+    double init0 = red == SEG_MAX ? -INFINITY : red == SEG_MIN ? INFINITY : red == SEG_PROD ? 1.0 : 0.0;
+    if (has_init) {
+        if (tn_cr_check_scalar(&a[7], dt) < 0) return NULL;
+        init0 = seg_round(dt, tn_value_as_double(&a[7]));
+    }
+    PyObject *x = tn_as_dtype(data, dt, true);
+    PyObject *li = x ? tn_as_dtype(lo, TN_DTYPE_I64, true) : NULL;
+    int64_t osz[TN_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) osz[d] = d == axis ? nseg : t->sizes[d];
+    PyObject *res = li ? tn_tensor_new_empty(t->ndim, osz, dt, TN_DEVICE_CPU) : NULL;
+    if (!res) { Py_XDECREF(x); Py_XDECREF(li); return NULL; }
+    const char *src = tn_data(tn_tensor_of(x));
+    char *dst = tn_data(tn_tensor_of(res));
+    const int64_t *lv = (const int64_t *)tn_data(tn_tensor_of(li));
+    int64_t lsz = lt->sizes[axis];
+    int bad = 0;
+    for (int64_t o = 0; o < outer && !bad; o++) {
+        int64_t end = has_off ? lv[o * lsz] : 0, start, seglen;
+        for (int64_t k = 0; k < nseg && !bad; k++) {
+            start = end;
+            if (has_off) { end = lv[o * lsz + k + 1]; seglen = end - start; }
+            else { seglen = lv[o * lsz + k]; end += seglen; }
+            if (start < 0 || end > len_axis || seglen < 0) { bad = 1; break; }
+            for (int64_t in = 0; in < inner; in++) {
+                double acc = init0;
+                for (int64_t j = start; j < end; j++) {
+                    double v = load_real(src, dt, (o * len_axis + j) * inner + in);
+                    switch (red) {
+                    case SEG_MAX: acc = isnan(v) ? v : (acc < v ? v : acc); break;
+                    case SEG_MIN: acc = isnan(v) ? v : (v < acc ? v : acc); break;
+                    case SEG_PROD: acc = seg_round(dt, acc * v); break;
+                    default: acc = seg_round(dt, acc + v); break;
+                    }
+                }
+                if (red == SEG_MEAN) {
+                    if (seglen == 0 && !has_init) acc = NAN;
+                    else if (seglen > 0 && !isnan(acc)) acc = seg_round(dt, acc / seg_round(dt, (double)seglen));
+                }
+                store_real(dst, dt, (o * nseg + k) * inner + in, acc);
+            }
+        }
+    }
+    Py_DECREF(x);
+    Py_DECREF(li);
+    if (bad) {
+        Py_DECREF(res);
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): a segment of %s reaches outside data's dimension %d (size %lld)",
+                     what, axis, (long long)len_axis);
+        return NULL;
+    }
+    return res;
+}
+
+PyObject *tn_op_segment_reduce(tn_value *a) { return segment_reduce_impl(a); }
+
+/* _segment_reduce_backward(grad, output, data, reduce, lengths=, offsets=, axis, initial) as
+ * upstream's CPU kernel: zeros, then per non-empty segment: sum: grad; mean: grad / length (in the
+ * dtype); max / min: grad at the elements equal to the output (or NaN), divided by their count
+ * when there are two or more and the gradient is positive (upstream's test, kept); prod:
+ * grad * output / x, or grad * the product of the other elements (from initial or 1) where x is
+ * 0 or NaN. */
+static PyObject *segment_reduce_backward_impl(tn_value *a) {
+    PyObject *grad = a[0].u.obj, *outp = a[1].u.obj, *data = a[2].u.obj;
+    const tn_tensor *t = tn_tensor_of(data);
+    int axis;
+    if (tn_wrap_dim_i(a[6].u.i, t->ndim, &axis) < 0) return NULL;
+    bool has_off = a[5].tag == TN_V_TENSOR;
+    if (!has_off && a[4].tag != TN_V_TENSOR) {
+        PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): Either lengths or offsets must be defined.");
+        return NULL;
+    }
+    const char *rs = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+    if (!rs) return NULL;
+    int red;
+    if (!strcmp(rs, "max") || !strcmp(rs, "amax")) red = SEG_MAX;
+    else if (!strcmp(rs, "mean")) red = SEG_MEAN;
+    else if (!strcmp(rs, "min") || !strcmp(rs, "amin")) red = SEG_MIN;
+    else if (!strcmp(rs, "sum")) red = SEG_SUM;
+    else if (!strcmp(rs, "prod")) red = SEG_PROD;
+    else {
+        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
+        return NULL;
+    }
+    PyObject *lo = has_off ? a[5].u.obj : a[4].u.obj;
+    const tn_tensor *lt = tn_tensor_of(lo);
+    tn_dtype dt = t->dtype;
+    if (lt->dtype != TN_DTYPE_I64 && lt->dtype != TN_DTYPE_I32)
+        return tn_kernel_missing("_segment_reduce_cpu_lengths_backward_kernel1", lt->dtype);
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+        return tn_kernel_missing("_segment_reduce_cpu", dt);
+    if (lt->ndim == 0 || axis != lt->ndim - 1 || t->ndim < lt->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): Expected axis to be the last dimension of %s but got %d.",
+                     has_off ? "offsets" : "lengths", axis);
+        return NULL;
+    }
+    int64_t nseg = lt->sizes[axis] - (has_off ? 1 : 0), outer = 1, inner = 1, len_axis = t->sizes[axis];
+    for (int d = 0; d < axis; d++) outer *= t->sizes[d];
+    for (int d = axis + 1; d < t->ndim; d++) inner *= t->sizes[d];
+    int64_t want = outer * (nseg < 0 ? 0 : nseg) * inner;
+    if (nseg < 0 || tn_numel(lt) != outer * lt->sizes[axis] || tn_numel(tn_tensor_of(grad)) != want ||
+        tn_numel(tn_tensor_of(outp)) != want) {
+        PyErr_SetString(PyExc_RuntimeError, "_segment_reduce_backward(): grad, output and lengths / offsets do not match data");
+        return NULL;
+    }
+    double init_prod = 1.0;
+    if (red == SEG_PROD && a[7].tag != TN_V_NONE) {
+        if (tn_cr_check_scalar(&a[7], dt) < 0) return NULL;
+        init_prod = seg_round(dt, tn_value_as_double(&a[7]));
+    }
+    PyObject *x = tn_as_dtype(data, dt, true);
+    PyObject *gc = x ? tn_as_dtype(grad, dt, true) : NULL;
+    PyObject *oc = gc ? tn_as_dtype(outp, dt, true) : NULL;
+    PyObject *li = oc ? tn_as_dtype(lo, TN_DTYPE_I64, true) : NULL;
+    PyObject *res = li ? tn_tensor_new_empty(t->ndim, t->sizes, dt, TN_DEVICE_CPU) : NULL;
+    if (!res) { Py_XDECREF(x); Py_XDECREF(gc); Py_XDECREF(oc); Py_XDECREF(li); return NULL; }
+    const char *src = tn_data(tn_tensor_of(x)), *gs = tn_data(tn_tensor_of(gc)), *os = tn_data(tn_tensor_of(oc));
+    char *dst = tn_data(tn_tensor_of(res));
+    memset(dst, 0, (size_t)tn_numel(t) * (size_t)tn_dtype_itemsize(dt));
+    const int64_t *lv = (const int64_t *)tn_data(tn_tensor_of(li));
+    int64_t lsz = lt->sizes[axis];
+    int bad = 0;
+    for (int64_t o = 0; o < outer && !bad; o++) {
+        int64_t end = has_off ? lv[o * lsz] : 0, start, seglen;
+        for (int64_t k = 0; k < nseg && !bad; k++) {
+            start = end;
+            if (has_off) { end = lv[o * lsz + k + 1]; seglen = end - start; }
+            else { seglen = lv[o * lsz + k]; end += seglen; }
+            if (start < 0 || end > len_axis || seglen < 0) { bad = 1; break; }
+            if (seglen == 0) continue;
+            for (int64_t in = 0; in < inner; in++) {
+                int64_t oi = (o * nseg + k) * inner + in;
+                double g = load_real(gs, dt, oi), out = load_real(os, dt, oi);
+#define SEG_IX(j) ((o * len_axis + (j)) * inner + in)
+                if (red == SEG_MAX || red == SEG_MIN) {
+                    int64_t counter = 0;
+                    for (int64_t j = start; j < end; j++) {
+                        double v = load_real(src, dt, SEG_IX(j));
+                        if (isnan(v) || v == out) { store_real(dst, dt, SEG_IX(j), g); counter++; }
+                    }
+                    if (counter < 2) continue;
+                    for (int64_t j = start; j < end; j++) {
+                        double gi = load_real(dst, dt, SEG_IX(j));
+                        if (gi > 0) store_real(dst, dt, SEG_IX(j), seg_round(dt, gi / seg_round(dt, (double)counter)));
+                    }
+                } else if (red == SEG_MEAN) {
+                    double gv = seg_round(dt, g / seg_round(dt, (double)seglen));
+                    for (int64_t j = start; j < end; j++) store_real(dst, dt, SEG_IX(j), gv);
+                } else if (red == SEG_SUM) {
+                    for (int64_t j = start; j < end; j++) store_real(dst, dt, SEG_IX(j), g);
+                } else {
+                    double gv = seg_round(dt, g * out);
+                    for (int64_t j = start; j < end; j++) {
+                        double v = load_real(src, dt, SEG_IX(j));
+                        if (isnan(v) || v == 0) {
+                            double ex = init_prod;
+                            for (int64_t q = start; q < end; q++)
+                                if (q != j) ex = seg_round(dt, ex * load_real(src, dt, SEG_IX(q)));
+                            store_real(dst, dt, SEG_IX(j), seg_round(dt, g * ex));
+                        } else {
+                            store_real(dst, dt, SEG_IX(j), seg_round(dt, gv / v));
+                        }
+                    }
+                }
+#undef SEG_IX
+            }
+        }
+    }
+    Py_DECREF(x); Py_DECREF(gc); Py_DECREF(oc); Py_DECREF(li);
+    if (bad) {
+        Py_DECREF(res);
+        PyErr_Format(PyExc_RuntimeError, "segment_reduce(): a segment reaches outside data's dimension %d (size %lld)", axis,
+                     (long long)len_axis);
+        return NULL;
+    }
+    return res;
+}
+
+PyObject *tn_op__segment_reduce_backward(tn_value *a) { return segment_reduce_backward_impl(a); }

@@ -92,7 +92,8 @@ static PyObject *logcumsumexp(tn_value *a, PyObject *out) {
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     tn_dtype dt = t->dtype;
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16 && dt != TN_DTYPE_C64 &&
+        dt != TN_DTYPE_C128)
         return tn_kernel_missing("logcumsumexp_out_cpu", dt);
     if (out && out_dtype_is(out, dt) < 0) return NULL;
     PyObject *x = tn_as_dtype(self, dt, true);

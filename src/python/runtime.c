@@ -9,6 +9,7 @@
  * Placeholders for names another file will own are marked TEMP and added only when absent. */
 #include "python/common.h"
 #include "dispatch/schema.h"
+#include "python/tensor.h"
 
 #include <string.h>
 #ifdef __linux__
@@ -409,6 +410,92 @@ static PyObject *rt_is_key_in_tls(PyObject *s, PyObject *key) {
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
+/* torch._library.utils._c_check_aliasing_constraint(args, kwargs, result): does a custom
+ * operator's output share a storage with an input or with another output? As upstream's
+ * (measured): inputs are the tensors of the args tuple and of the kwargs dict's values, a list
+ * counting by its tensor elements (tuples are not looked into); outputs are the result tuple's
+ * tensors and lists' tensors; inputs aliasing each other do not count; a non-tuple args / result
+ * contributes nothing. Storage identity is the storage owning the bytes (.data shares it). */
+static const void *alias_key(PyObject *o) {
+    if (!tn_py_is_tensor(o)) return NULL;
+    tn_storage *s = tn_tensor_of(o)->storage;
+    if (!s) return NULL;
+    return s->alias_of ? (const void *)s->alias_of : (const void *)s;
+}
+typedef struct { const void **k; Py_ssize_t n, cap; } alias_set;
+static int alias_add(alias_set *a, const void *k) {
+    if (a->n == a->cap) {
+        Py_ssize_t cap = a->cap ? 2 * a->cap : 16;
+        const void **nk = PyMem_Realloc(a->k, (size_t)cap * sizeof *nk);
+        if (!nk) { PyErr_NoMemory(); return -1; }
+        a->k = nk;
+        a->cap = cap;
+    }
+    a->k[a->n++] = k;
+    return 0;
+}
+static int alias_has(const alias_set *a, const void *k) {
+    for (Py_ssize_t i = 0; i < a->n; i++)
+        if (a->k[i] == k) return 1;
+    return 0;
+}
+/* add the tensors of one value (a tensor, or a list's tensors) */
+static int alias_add_value(alias_set *a, PyObject *v) {
+    const void *k = alias_key(v);
+    if (k) return alias_add(a, k);
+    if (PyList_Check(v))
+        for (Py_ssize_t i = 0; i < PyList_Size(v); i++)
+            if ((k = alias_key(PyList_GetItem(v, i))) && alias_add(a, k) < 0) return -1;
+    return 0;
+}
+/* 1 when an output's key is already seen, else adds it */
+static int alias_check_out(alias_set *a, PyObject *o) {
+    const void *k = alias_key(o);
+    if (!k) return 0;
+    if (alias_has(a, k)) return 1;
+    return alias_add(a, k) < 0 ? -1 : 0;
+}
+static PyObject *rt_any_output_alias(PyObject *s, PyObject *args) {
+    Py_ssize_t na = PyTuple_Size(args);
+    if (na < 3) {
+        PyErr_Format(PyExc_TypeError, "_any_output_is_alias_to_input_or_output() takes 3 positional arguments "
+                     "(args, kwargs, result) but %zd were given", na);
+        return NULL;
+    }
+    PyObject *a = PyTuple_GetItem(args, 0), *kw = PyTuple_GetItem(args, 1), *res = PyTuple_GetItem(args, 2);
+    if (!PyDict_Check(kw)) {
+        PyErr_Format(PyExc_TypeError, "_any_output_is_alias_to_input_or_output(): kwargs must be a dict, not %s",
+                     tn_py_type_name(kw));
+        return NULL;
+    }
+    alias_set set = {NULL, 0, 0};
+    int found = 0;
+    if (PyTuple_Check(a))
+        for (Py_ssize_t i = 0; i < PyTuple_Size(a); i++)
+            if (alias_add_value(&set, PyTuple_GetItem(a, i)) < 0) goto fail;
+    {
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(kw, &pos, &k, &v))
+            if (alias_add_value(&set, v) < 0) goto fail;
+    }
+    if (PyTuple_Check(res))
+        for (Py_ssize_t i = 0; i < PyTuple_Size(res) && !found; i++) {
+            PyObject *o = PyTuple_GetItem(res, i);
+            if (PyList_Check(o)) {
+                for (Py_ssize_t j = 0; j < PyList_Size(o) && !found; j++)
+                    if ((found = alias_check_out(&set, PyList_GetItem(o, j))) < 0) goto fail;
+            } else if ((found = alias_check_out(&set, o)) < 0) {
+                goto fail;
+            }
+        }
+    PyMem_Free(set.k);
+    return PyBool_FromLong(found);
+fail:
+    PyMem_Free(set.k);
+    return NULL;
+}
+
 /* ---------------------------------------------------------------------------------------------
  * registration */
 
@@ -454,6 +541,7 @@ static PyMethodDef rt_methods[] = {
     {"_dispatch_keyset_full", rt_dispatch_keyset_full, METH_NOARGS, NULL},
     {"_dlpack_exchange_api", rt_dlpack_exchange_api, METH_NOARGS, NULL},
     {"_get_custom_class_python_wrapper", rt_custom_class_wrapper, METH_VARARGS, NULL},
+    {"_any_output_is_alias_to_input_or_output", rt_any_output_alias, METH_VARARGS, NULL},
     {NULL},
 };
 

@@ -652,6 +652,12 @@ static PyObject *f_frombuffer(PyObject *m, PyObject *args, PyObject *kw) {
 #define T(o) tn_tensor_of(o)
 
 static PyObject *elem_to_python(const tn_tensor *t, const char *p) {
+    switch (t->dtype) {   /* the unsigned wide dtypes (storable, not computable): Python ints */
+    case TN_DTYPE_U16: { uint16_t u; memcpy(&u, p, 2); return PyLong_FromUnsignedLong(u); }
+    case TN_DTYPE_U32: { uint32_t u; memcpy(&u, p, 4); return PyLong_FromUnsignedLong(u); }
+    case TN_DTYPE_U64: { unsigned long long u; memcpy(&u, p, 8); return PyLong_FromUnsignedLongLong(u); }
+    default: break;
+    }
     tn_value v;
     tn_cr_load(p, t->dtype, &v);
     return tn_cr_number_to_python(&v);
@@ -681,7 +687,8 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
     }
-    if (!tn_dtype_computable(t->dtype)) return tn_not_implemented("tolist() for this dtype");
+    bool wide_uint = t->dtype == TN_DTYPE_U16 || t->dtype == TN_DTYPE_U32 || t->dtype == TN_DTYPE_U64;
+    if (!tn_dtype_computable(t->dtype) && !wide_uint) return tn_not_implemented("tolist() for this dtype");
     const char *base = tn_numel(t) ? tn_data(t) : NULL;
     if (!base && t->ndim == 0) return tn_not_implemented("tolist() of a tensor without data");
     return tolist_rec(t, 0, base);

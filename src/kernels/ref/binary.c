@@ -7,6 +7,7 @@
  * 0 and INT_MIN / -1 gives INT_MIN (the op layer raises ZeroDivisionError like upstream). */
 #include "kernels/ref/ew_impl.h"
 #include "kernels/lowp.h"
+#include "kernels/ref/clogaddexp.h"
 
 #include <tgmath.h>
 
@@ -88,6 +89,7 @@ TN_FLOAT_HELPERS(double)
 #define BC_MUL(x, y, T, P) tn__cmul_##T(x, y)
 #define BC_DIV(x, y, T, P) tn__cdiv_##T(x, y)
 #define BC_POW(x, y, T, P) pow(x, y)
+#define BC_LOGADDEXP(x, y, T, P) tn__clogaddexp_##T(x, y)   /* upstream's complex helper (clogaddexp.h) */
 #define BC_EQ(x, y, T, P) ((x) == (y))
 #define BC_NE(x, y, T, P) ((x) != (y))
 #define BC_LOGICAL_AND(x, y, T, P) (CNZ(x) && CNZ(y))
@@ -222,7 +224,7 @@ TN_FAM_BOOL(AS_B, _)
 #define OPS_F(X) X(MUL) X(DIV) X(DIV_TRUNC) X(DIV_FLOOR) X(REMAINDER) X(FMOD) X(POW) X(MAXIMUM) \
     X(MINIMUM) X(FMAX) X(FMIN) X(ATAN2) X(HYPOT) X(COPYSIGN) X(LOGADDEXP) X(XLOGY)
 #define OPS_FP(X) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) X(LOGICAL_AND) X(LOGICAL_OR) X(LOGICAL_XOR)
-#define OPS_C(X) X(MUL) X(DIV) X(POW)
+#define OPS_C(X) X(MUL) X(DIV) X(POW) X(LOGADDEXP)
 #define OPS_CP(X) X(EQ) X(NE) X(LOGICAL_AND) X(LOGICAL_OR) X(LOGICAL_XOR)
 #define OPS_I(X) X(MUL) X(DIV_TRUNC) X(DIV_FLOOR) X(REMAINDER) X(FMOD) X(POW) X(MAXIMUM)         \
     X(MINIMUM) X(FMAX) X(FMIN) X(BITWISE_AND) X(BITWISE_OR) X(BITWISE_XOR) X(LSHIFT) X(RSHIFT)

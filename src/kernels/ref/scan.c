@@ -1,4 +1,5 @@
 /* ref/scan.c — cummax / cummin and logcumsumexp (scan.h). */
+#include "kernels/ref/clogaddexp.h"
 #include "kernels/scan.h"
 
 #include <math.h>
@@ -68,7 +69,17 @@ void tn_logcumsumexp(tn_dtype dt, const void *x, void *out, int64_t outer, int64
     for (int64_t o = 0; o < outer; o++)
         for (int64_t c = 0; c < inner; c++) {
             int64_t base = o * n * inner + c;
-            if (dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64) {
+            if (dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128) {
+                /* complex: accumulated in complex double (upstream's acc_type), from -inf + 0j */
+                tn_c128_t acc = CMPLX(-INFINITY, 0.0);
+                for (int64_t i = 0; i < n; i++) {
+                    int64_t k = base + i * inner;
+                    tn_c128_t xv = dt == TN_DTYPE_C64 ? (tn_c128_t)((const tn_c64_t *)x)[k] : ((const tn_c128_t *)x)[k];
+                    acc = tn__clogaddexp_tn_c128_t(xv, acc);
+                    if (dt == TN_DTYPE_C64) ((tn_c64_t *)out)[k] = CMPLXF((float)creal(acc), (float)cimag(acc));
+                    else ((tn_c128_t *)out)[k] = acc;
+                }
+            } else if (dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64) {
                 double acc = -INFINITY;
                 for (int64_t i = 0; i < n; i++) {
                     int64_t k = base + i * inner;
