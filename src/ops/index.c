@@ -1137,11 +1137,14 @@ PyObject *tn_op_index_reduce_out(tn_value *a) { return index_reduce_op(a, false,
  *       values.masked_fill(logical_not(mask), 0), accumulate=True); an empty self: a clone */
 static PyObject *masked_index_clamped(PyObject *self, PyObject *seq) {
     const tn_tensor *t = tn_tensor_of(self);
+    if (!seq || seq == Py_None || !PySequence_Check(seq))   /* as the index ops' parse refuses it */
+        return PyErr_Format(PyExc_TypeError, "indices must be a tuple of Tensors or None, not %s",
+                            seq ? tn_py_type_name(seq) : "NoneType");
     PyObject *list = PySequence_List(seq);
     if (!list) return NULL;
     Py_ssize_t n = PyList_Size(list);
     PyObject *r = PyList_New(n);
-    if (!r) return NULL;
+    if (!r) { Py_DECREF(list); return NULL; }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *ix = PyList_GetItem(list, i), *c;
         if (ix == Py_None || !tn_py_is_tensor(ix) || i >= t->ndim) {
