@@ -40,10 +40,10 @@ PyObject *tn_op_mse_loss_out(tn_value *a) {
     PyObject *sq = d ? tn_aten(TN_ROW_mul_Tensor, "(OO)", d, d) : NULL;
     Py_XDECREF(d);
     if (!sq || red == 0) return tn_out_deliver(sq, out, "mse_loss");
-    tn_dtype od = tn_tensor_of(out)->dtype;
-    if (!tn_can_cast(tn_tensor_of(sq)->dtype, od)) {
+    tn_dtype od = tn_tensor_of(out)->dtype, sd = tn_tensor_of(sq)->dtype;
+    if (!tn_can_cast(sd, od)) {
         Py_DECREF(sq);
-        return tn_cast_error(tn_tensor_of(sq)->dtype, od);
+        return tn_cast_error(sd, od);
     }
     PyObject *dt = tn_py_from_dtype(od), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
     PyObject *r = kw ? tn_aten_kw(red == 1 ? TN_ROW_mean : TN_ROW_sum, kw, "(O)", sq) : NULL;
