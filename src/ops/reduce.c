@@ -684,6 +684,19 @@ static double seg_round(tn_dtype dt, double v) {
     }
 }
 
+/* the reduce argument of segment_reduce and its backward: SEG_*, or -1 with upstream's error */
+static int seg_reduction(PyObject *name) {
+    const char *rs = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!rs) return -1;
+    if (!strcmp(rs, "max") || !strcmp(rs, "amax")) return SEG_MAX;
+    if (!strcmp(rs, "mean")) return SEG_MEAN;
+    if (!strcmp(rs, "min") || !strcmp(rs, "amin")) return SEG_MIN;
+    if (!strcmp(rs, "sum")) return SEG_SUM;
+    if (!strcmp(rs, "prod")) return SEG_PROD;
+    PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
+    return -1;
+}
+
 static PyObject *segment_reduce_impl(tn_value *a) {
     PyObject *data = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(data);
@@ -698,18 +711,8 @@ static PyObject *segment_reduce_impl(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): Either lengths or offsets must be defined.");
         return NULL;
     }
-    const char *rs = PyUnicode_AsUTF8AndSize(a[1].u.obj, NULL);
-    if (!rs) return NULL;
-    int red;
-    if (!strcmp(rs, "max") || !strcmp(rs, "amax")) red = SEG_MAX;
-    else if (!strcmp(rs, "mean")) red = SEG_MEAN;
-    else if (!strcmp(rs, "min") || !strcmp(rs, "amin")) red = SEG_MIN;
-    else if (!strcmp(rs, "sum")) red = SEG_SUM;
-    else if (!strcmp(rs, "prod")) red = SEG_PROD;
-    else {
-        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
-        return NULL;
-    }
+    int red = seg_reduction(a[1].u.obj);
+    if (red < 0) return NULL;
     PyObject *lo = has_off ? a[4].u.obj : a[2].u.obj;
     const tn_tensor *lt = tn_tensor_of(lo);
     const char *what = has_off ? "offsets" : "lengths";
@@ -834,18 +837,8 @@ static PyObject *segment_reduce_backward_impl(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "segment_reduce(): Either lengths or offsets must be defined.");
         return NULL;
     }
-    const char *rs = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
-    if (!rs) return NULL;
-    int red;
-    if (!strcmp(rs, "max") || !strcmp(rs, "amax")) red = SEG_MAX;
-    else if (!strcmp(rs, "mean")) red = SEG_MEAN;
-    else if (!strcmp(rs, "min") || !strcmp(rs, "amin")) red = SEG_MIN;
-    else if (!strcmp(rs, "sum")) red = SEG_SUM;
-    else if (!strcmp(rs, "prod")) red = SEG_PROD;
-    else {
-        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", rs);
-        return NULL;
-    }
+    int red = seg_reduction(a[3].u.obj);
+    if (red < 0) return NULL;
     PyObject *lo = has_off ? a[5].u.obj : a[4].u.obj;
     const tn_tensor *lt = tn_tensor_of(lo);
     tn_dtype dt = t->dtype;
