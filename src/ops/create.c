@@ -734,7 +734,8 @@ PyObject *tn_op_arange_start_out(tn_value *a) { return arange_impl(&a[0], &a[1],
 
 static float rnd(tn_dtype dt, float v) { return (float)round_to(dt, v); }
 
-static void linspace_fill(char *out, tn_dtype dt, const tn_value *vs, const tn_value *ve, int64_t steps) {
+static void linspace_fill(char *out, tn_dtype dt, const tn_value *vs, const tn_value *ve, int64_t steps, double base) {
+    (void)base;
     int isz = tn_dtype_itemsize(dt);
     int64_t halfway = steps / 2;
     if (tn_dtype_is_complex(dt)) {
@@ -803,8 +804,14 @@ static void linspace_fill(char *out, tn_dtype dt, const tn_value *vs, const tn_v
     }
 }
 
-static PyObject *linspace_impl(const tn_value *vs, const tn_value *ve, int64_t steps, const tn_value *dtype,
-                               const tn_value *layout, const tn_value *device, const tn_value *pin, PyObject *out) {
+/* linspace and logspace share their result handling: dtype from the options (complex by default
+ * when start or end is complex) or from out=, the kernel's dtype check (always for linspace, only
+ * above one step for logspace, as upstream), the scalar range check, then allocation or resize. */
+typedef void (*space_fill_fn)(char *out, tn_dtype dt, const tn_value *vs, const tn_value *ve, int64_t steps, double base);
+
+static PyObject *space_result(const char *kernel, int64_t check_above, const tn_value *vs, const tn_value *ve,
+                              int64_t steps, const tn_value *dtype, const tn_value *layout, const tn_value *device,
+                              const tn_value *pin, PyObject *out) {
     if (steps < 0) { PyErr_SetString(PyExc_RuntimeError, "number of steps must be non-negative"); return NULL; }
     bool cplx = vs->tag == TN_V_COMPLEX || ve->tag == TN_V_COMPLEX;
     tn_dtype dt;
@@ -813,36 +820,42 @@ static PyObject *linspace_impl(const tn_value *vs, const tn_value *ve, int64_t s
     else if (tn_cr_options(dtype, layout, device, pin, cplx ? tn_cr_default_complex() : tn_py.default_dtype,
                            TN_DEVICE_CPU, &dt, &dev) < 0)
         return NULL;
-    if (dt == TN_DTYPE_BOOL || !tn_dtype_computable(dt)) {
-        PyErr_Format(PyExc_NotImplementedError, "\"linspace_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+    if (steps > check_above && (dt == TN_DTYPE_BOOL || !tn_dtype_computable(dt))) {
+        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", kernel, tn_dtype_cpp_name(dt));
         return NULL;
     }
-    if (steps > 0 && (tn_cr_check_scalar(vs, dt) < 0 || tn_cr_check_scalar(ve, dt) < 0)) return NULL;
-    PyObject *r;
-    if (out) {
-        if (out_resize(out, 1, &steps) < 0) return NULL;
-        r = Py_NewRef(out);
-    } else {
-        r = tn_cr_empty(1, &steps, dt, dev);
-        if (!r) return NULL;
-    }
+    if (steps > check_above && steps > 0 && (tn_cr_check_scalar(vs, dt) < 0 || tn_cr_check_scalar(ve, dt) < 0)) return NULL;
+    if (!out) return tn_cr_empty(1, &steps, dt, dev);
+    if (out_resize(out, 1, &steps) < 0) return NULL;
+    return Py_NewRef(out);
+}
+
+/* Fill r (steps >= 2) in place, through a contiguous temporary when r is strided. */
+static PyObject *space_fill(PyObject *r, space_fill_fn fill, const tn_value *vs, const tn_value *ve, int64_t steps,
+                            double base) {
     tn_tensor *t = tn_tensor_of(r);
-    if (t->storage->device == TN_DEVICE_META || steps == 0) return r;
+    if (tn_is_contiguous(t)) {
+        fill(tn_data(t), t->dtype, vs, ve, steps, base);
+        return r;
+    }
+    PyObject *tmp = tn_tensor_new_empty(1, &steps, t->dtype, TN_DEVICE_CPU);
+    if (!tmp) { Py_DECREF(r); return NULL; }
+    fill(tn_data(tn_tensor_of(tmp)), t->dtype, vs, ve, steps, base);
+    int e = tn_copy_into(r, tmp);
+    Py_DECREF(tmp);
+    if (e < 0) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+static PyObject *linspace_impl(const tn_value *vs, const tn_value *ve, int64_t steps, const tn_value *dtype,
+                               const tn_value *layout, const tn_value *device, const tn_value *pin, PyObject *out) {
+    PyObject *r = space_result("linspace_cpu", -1, vs, ve, steps, dtype, layout, device, pin, out);
+    if (!r || tn_tensor_of(r)->storage->device == TN_DEVICE_META || steps == 0) return r;
     if (steps == 1) {
         if (tn_cr_fill_checked(r, vs) < 0) { Py_DECREF(r); return NULL; }
         return r;
     }
-    if (tn_is_contiguous(t)) {
-        linspace_fill(tn_data(t), dt, vs, ve, steps);
-    } else {
-        PyObject *tmp = tn_tensor_new_empty(1, &steps, dt, TN_DEVICE_CPU);
-        if (!tmp) { Py_DECREF(r); return NULL; }
-        linspace_fill(tn_data(tn_tensor_of(tmp)), dt, vs, ve, steps);
-        int e = tn_copy_into(r, tmp);
-        Py_DECREF(tmp);
-        if (e < 0) { Py_DECREF(r); return NULL; }
-    }
-    return r;
+    return space_fill(r, linspace_fill, vs, ve, steps, 0.0);
 }
 
 /* A 0-dim tensor start/end of the Tensor overloads as a number value. */
@@ -939,29 +952,10 @@ static void logspace_fill(char *out, tn_dtype dt, const tn_value *vs, const tn_v
 
 static PyObject *logspace_impl(const tn_value *vs, const tn_value *ve, int64_t steps, double base, const tn_value *dtype,
                                const tn_value *layout, const tn_value *device, const tn_value *pin, PyObject *out) {
-    if (steps < 0) { PyErr_SetString(PyExc_RuntimeError, "number of steps must be non-negative"); return NULL; }
-    bool cplx = vs->tag == TN_V_COMPLEX || ve->tag == TN_V_COMPLEX;
-    tn_dtype dt;
-    tn_device_type dev = TN_DEVICE_CPU;
-    if (out) dt = tn_tensor_of(out)->dtype;
-    else if (tn_cr_options(dtype, layout, device, pin, cplx ? tn_cr_default_complex() : tn_py.default_dtype,
-                           TN_DEVICE_CPU, &dt, &dev) < 0)
-        return NULL;
-    if (steps > 1 && (dt == TN_DTYPE_BOOL || !tn_dtype_computable(dt))) {
-        PyErr_Format(PyExc_NotImplementedError, "\"logspace_cpu\" not implemented for '%s'", tn_dtype_cpp_name(dt));
-        return NULL;
-    }
-    if (steps > 1 && (tn_cr_check_scalar(vs, dt) < 0 || tn_cr_check_scalar(ve, dt) < 0)) return NULL;
-    PyObject *r;
-    if (out) {
-        if (out_resize(out, 1, &steps) < 0) return NULL;
-        r = Py_NewRef(out);
-    } else {
-        r = tn_cr_empty(1, &steps, dt, dev);
-        if (!r) return NULL;
-    }
-    tn_tensor *t = tn_tensor_of(r);
-    if (t->storage->device == TN_DEVICE_META || steps == 0) return r;
+    PyObject *r = space_result("logspace_cpu", 1, vs, ve, steps, dtype, layout, device, pin, out);
+    if (!r) return NULL;
+    tn_dtype dt = tn_tensor_of(r)->dtype;
+    if (tn_tensor_of(r)->storage->device == TN_DEVICE_META || steps == 0) return r;
     if (steps == 1) {
         /* fill_(pow(base, start)): double, or complex double when the tensor is complex */
         tn_value v;
@@ -984,17 +978,7 @@ static PyObject *logspace_impl(const tn_value *vs, const tn_value *ve, int64_t s
         if (tn_cr_fill_checked(r, &v) < 0) { Py_DECREF(r); return NULL; }
         return r;
     }
-    if (tn_is_contiguous(t)) {
-        logspace_fill(tn_data(t), dt, vs, ve, steps, base);
-    } else {
-        PyObject *tmp = tn_tensor_new_empty(1, &steps, dt, TN_DEVICE_CPU);
-        if (!tmp) { Py_DECREF(r); return NULL; }
-        logspace_fill(tn_data(tn_tensor_of(tmp)), dt, vs, ve, steps, base);
-        int e = tn_copy_into(r, tmp);
-        Py_DECREF(tmp);
-        if (e < 0) { Py_DECREF(r); return NULL; }
-    }
-    return r;
+    return space_fill(r, logspace_fill, vs, ve, steps, base);
 }
 
 PyObject *tn_op_logspace(tn_value *a) { return logspace_impl(&a[0], &a[1], a[2].u.i, a[3].u.f, &a[4], &a[5], &a[6], &a[7], NULL); }

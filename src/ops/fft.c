@@ -679,6 +679,31 @@ static PyObject *stft_error(const tn_tensor *t, int64_t n_fft, int64_t hop, int6
     return NULL;
 }
 #define STEP(var, expr) do { PyObject *n_ = (expr); Py_DECREF(var); var = n_; if (!var) goto fail; } while (0)
+
+/* The frames' transform over the last dim, for stft (forward: c2c, or r2c keeping n_fft/2+1 bins
+ * when onesided) and istft (inverse: c2c, or c2r of the first n_fft/2+1 bins to n_fft samples).
+ * complex_frames selects c2c, which has no onesided form. Takes the reference to `in`. */
+static PyObject *frame_fft(PyObject *in, int mode, bool complex_frames, bool onesided, bool forward, int64_t n_fft) {
+    PyObject *dl = NULL;
+    if (complex_frames && onesided) {
+        PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
+        goto fail;
+    }
+    dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
+    if (!dl) goto fail;
+    if (complex_frames) STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, forward ? Py_True : Py_False));
+    else if (forward) STEP(in, tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False));
+    else {
+        if (!onesided) STEP(in, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", in, -1, (long long)0, (long long)(n_fft / 2 + 1), 1));
+        STEP(in, tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n_fft));
+    }
+    Py_DECREF(dl);
+    return in;
+fail:
+    Py_XDECREF(in);
+    Py_XDECREF(dl);
+    return NULL;
+}
 static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v, const tn_value *win_v,
                            const tn_value *window_v, bool center, PyObject *pad_mode, bool normalized,
                            const tn_value *onesided_v, const tn_value *rc_v, const tn_value *align_v) {
@@ -771,20 +796,8 @@ static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v,
     if (w) STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, w));
     bool cfft = tn_dtype_is_complex(tn_tensor_of(in)->dtype);
     bool onesided = tn_is_none(onesided_v) ? !cfft : onesided_v->u.i != 0;
-    int mode = normalized ? NORM_SQRT : NORM_NONE;
-    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
-    if (!dl) goto fail;
-    if (cfft) {
-        if (onesided) {
-            Py_DECREF(dl);
-            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
-            goto fail;
-        }
-        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_True));
-    } else {
-        STEP(in, tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False));
-    }
-    Py_DECREF(dl);
+    in = frame_fft(in, normalized ? NORM_SQRT : NORM_NONE, cfft, onesided, true, n_fft);
+    if (!in) goto fail;
     PyObject *tr = tn_aten(TN_ROW_transpose_, "(Oii)", in, 1, 2);
     if (!tr) goto fail;
     Py_DECREF(tr);
@@ -898,26 +911,12 @@ PyObject *tn_fft_d_istft(tn_value *a) {
         }
         STEP(in, tn_aten(TN_ROW_view_as_complex, "(O)", in));
     }
-    int mode = normalized ? NORM_SQRT : NORM_N;
-    PyObject *dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
-    if (!dl) goto fail;
-    if (rc) {
-        if (onesided) {
-            Py_DECREF(dl);
-            PyErr_SetString(PyExc_RuntimeError, "Cannot have onesided output if window or input is complex");
-            goto fail;
-        }
-        STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_False));
-    } else {
-        if (window && tn_dtype_is_complex(tn_tensor_of(window)->dtype)) {
-            Py_DECREF(dl);
-            PyErr_SetString(PyExc_RuntimeError, "Complex windows are incompatible with return_complex=False");
-            goto fail;
-        }
-        if (!onesided) STEP(in, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", in, -1, (long long)0, (long long)(n_fft / 2 + 1), 1));
-        STEP(in, tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n_fft));
+    if (!rc && window && tn_dtype_is_complex(tn_tensor_of(window)->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "Complex windows are incompatible with return_complex=False");
+        goto fail;
     }
-    Py_DECREF(dl);
+    in = frame_fft(in, normalized ? NORM_SQRT : NORM_N, rc, onesided, false, n_fft);
+    if (!in) goto fail;
     {
         PyObject *wv = tn_aten(TN_ROW_view, "(O(LLL))", w, (long long)1, (long long)1, (long long)n_fft);
         if (!wv) goto fail;

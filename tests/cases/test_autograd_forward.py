@@ -11,7 +11,7 @@ TorchScript-compiled jvp decompositions; with it off upstream keeps its formulas
 tests/test_jit_disabled.py checks the default itself. Values of ops whose kernels are bit-exact are compared exactly; the rest (GEMM,
 reductions, composite formulas) with the fixed float rule of tests/harness/autograd.py."""
 from harness import cases
-from harness.autograd import F32, F64
+from harness.autograd import F32, F64, ERR
 
 PRE = """
 import os
@@ -24,12 +24,7 @@ def jvp(f, *pt):
         outs = out if isinstance(out, (tuple, list)) else (out,)
         res = [tuple(fwAD.unpack_dual(o)) for o in outs]
     return res
-def err(f):
-    try:
-        f()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
+""" + ERR + """
 torch.manual_seed(0)
 x = torch.randn(3, 4)
 tx = torch.randn(3, 4)

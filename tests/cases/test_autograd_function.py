@@ -4,18 +4,13 @@ setup_context, once_differentiable, saved tensors and their errors), saved_tenso
 torch.utils.checkpoint in both modes. Float32 gradients use the fixed rule of tests/harness/autograd.py;
 structure and errors (type and message, returned as text) are exact."""
 from harness import cases
-from harness.autograd import F32 as GRAD_TOL, GRAPH
+from harness.autograd import F32 as GRAD_TOL, GRAPH, ERR
 
 PRE = """
 from torch.autograd import Function
 from torch.autograd.function import once_differentiable
 """ + GRAPH + """
-def err(f):
-    try:
-        f()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
+""" + ERR + """
 class Exp(Function):
     @staticmethod
     def forward(ctx, x):

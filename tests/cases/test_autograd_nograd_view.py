@@ -8,14 +8,10 @@ block and a decorator (upstream 2.13 enters torch._C._InferenceMode with __enter
 Before the fix these views reported requires_grad=False, in-place ops on them recorded
 AsStridedBackward0, and torch.inference_mode() raised AttributeError (no __enter__)."""
 from harness import cases
+from harness.autograd import ERR
 
 PRE = """
-def err(f):
-    try:
-        f()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
+""" + ERR + """
 torch.manual_seed(0)
 leaf = torch.randn(2, 3, requires_grad=True)
 """

@@ -10,7 +10,7 @@ Snippets set PYTORCH_JIT=0 first, as tests/cases/test_func.py. Elementwise chain
 for bit; matmul, reductions, layer_norm and sigmoid (whose kernels round differently from
 upstream's by an ulp, single level too) take the fixed rule F32 of tests/harness/autograd.py."""
 from harness import cases
-from harness.autograd import F32
+from harness.autograd import F32, ERR
 
 PRE = """
 import os
@@ -18,12 +18,7 @@ os.environ["PYTORCH_JIT"] = "0"
 import torch
 import torch.autograd.forward_ad as fwAD
 from torch.func import jvp, jacfwd, jacrev, hessian, vmap, grad
-def err(f):
-    try:
-        f()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
+""" + ERR + """
 torch.manual_seed(0)
 x = torch.randn(5)
 u = torch.randn(5)

@@ -15,7 +15,7 @@ derived float rule cannot run here, its float64 re-run widens call arguments und
 TorchFunctionMode and torch.func's own requires_grad_() then marks a copy (the re-run fails and
 only the ulp floor would apply)."""
 from harness import cases
-from harness.autograd import F32
+from harness.autograd import F32, ERR
 
 PRE = """
 import os
@@ -23,12 +23,7 @@ os.environ["PYTORCH_JIT"] = "0"
 import torch
 import torch.nn.functional as F
 from torch.func import grad, grad_and_value, vjp, jvp, vmap, jacrev, jacfwd, hessian, functional_call
-def err(f):
-    try:
-        f()
-    except Exception as e:
-        return (type(e).__name__, str(e))
-    return None
+""" + ERR + """
 DT = {dtype}
 torch.manual_seed(0)
 x = torch.randn(5, dtype=DT)

@@ -2,7 +2,8 @@
 
 GRAPH is prepended to a snippet: `graph(t)` lists the nodes reachable from t.grad_fn, depth
 first, each with its next_functions as (name, output slot) pairs; `leaves(*shapes, dtype=None)`
-makes seeded randn leaves requiring grad; `leaf(values)` one from literal values.
+makes seeded randn leaves requiring grad; `leaf(values)` one from literal values. ERR defines
+`err(f)`: the (exception type, message) f raises, or None.
 
 Tolerances: the harness's derived float rule does not yet work for gradient snippets (its
 float64 re-run widens call arguments, not the leaves whose .grad is read), so gradients are
@@ -31,6 +32,14 @@ def leaves(*shapes, dtype=None):
 def leaf(values, dtype=None):
     return torch.tensor(values, dtype=dtype, requires_grad=True)
 """
+
+ERR = """
+def err(f):
+    try:
+        f()
+    except Exception as e:
+        return (type(e).__name__, str(e))
+    return None"""[1:]
 
 F32 = (1e-6, 64 * 2.0 ** -23)
 F64 = (1e-15, 64 * 2.0 ** -52)
