@@ -90,3 +90,84 @@ wexact.update(k32)
 wexact.update(klow)
 cases("windows_exact", wexact)
 cases("signal_windows", sig, tol="float")
+
+# ---- histogram / histogramdd (src/ops/histogram.c; the binning kernel is histc's) ----
+# Counts are exact; bin edges come from linspace (compared bit for bit, as linspace's own cases);
+# density divides by the sum and the bin widths (exact division sequences, compared bit for bit);
+# weighted sums accumulate in the input's dtype in input order, as upstream with one thread.
+HR = "torch.manual_seed(0)\nx = torch.randn(200)\n"
+DR0 = "torch.manual_seed(0)\np = torch.randn(100, 3)\n"
+cases("histogram", {
+    "bins_int": HR + "torch.histogram(x, 7)",
+    "default_bins": HR + "torch.histogram(x)",
+    "method": HR + "x.histogram(5)",
+    "kw": HR + "torch.histogram(x, bins=6, range=(-1.0, 1.5), density=False)",
+    "range": HR + "torch.histogram(x, 4, range=(-0.5, 0.5))",
+    "range_equal": HR + "torch.histogram(x, 4, range=(0.25, 0.25))",
+    "f64": HR + "torch.histogram(x.double(), 9)",
+    "weight": HR + "w = torch.rand(200)\n(torch.histogram(x, 5, weight=w), torch.histogram(x.double(), 5, weight=w.double()))",
+    "density": HR + "(torch.histogram(x, 6, density=True), torch.histogram(x.double(), 6, density=True))",
+    "density_weight": HR + "torch.histogram(x, 3, density=True, weight=torch.rand(200))",
+    "bins_tensor": HR + "torch.histogram(x, torch.tensor([-2.0, -0.5, 0.0, 0.1, 3.0]))",
+    "bins_tensor_uneven_density": HR + "torch.histogram(x.double(), torch.tensor([-3.0, -1.0, 0.0, 0.25, 0.5, 4.0], dtype=torch.float64), density=True)",
+    "bins_tensor_weight": HR + "torch.histogram(x, torch.tensor([-1.0, 0.0, 1.0]), weight=torch.arange(200.))",
+    "bins_tensor_descending": HR + "torch.histogram(x, torch.tensor([1.0, 0.0]))",
+    "bins_tensor_single_edge": HR + "torch.histogram(x, torch.tensor([0.5, 0.5]))",
+    "edges_inclusive": "torch.histogram(torch.tensor([0., 0.25, 0.5, 0.75, 1.0, -0.1, 1.1, float('nan')]), 4, range=(0., 1.))",
+    "edges_tensor_inclusive": "torch.histogram(torch.tensor([0., 0.25, 0.5, 0.75, 1.0, -0.1, 1.1]), torch.tensor([0., 0.25, 0.5, 1.0]))",
+    "constant": "torch.histogram(torch.ones(4), 2)",
+    "empty": "(torch.histogram(torch.tensor([]), 3), torch.histogram(torch.zeros(0, 2), 2, range=(1., 2.)))",
+    "nd_input": HR + "torch.histogram(x.reshape(4, 5, 10), 3)",
+    "noncontiguous": HR + "torch.histogram(x.reshape(20, 10).t(), 4, weight=torch.rand(20, 10).t())",
+    "nan_extrema": "torch.histogram(torch.tensor([1., float('nan'), 2.]), 3)",
+    "out": HR + "h, e = torch.empty(0), torch.empty(0)\nr = torch.histogram(x, 4, out=(h, e))\n(r.hist is h, r.bin_edges is e, h, e)",
+    "out_resize": HR + "h, e = torch.empty(2), torch.empty(9)\ntorch.histogram(x, 4, range=(0., 1.), out=(h, e))\n(h, e)",
+    "bins_tensor_out": HR + "h, e = torch.empty(0), torch.empty(0)\nb = torch.tensor([-1.0, 0.0, 2.0])\ntorch.histogram(x, b, out=(h, e))\n(h, e, e is b)",
+    "aten": HR + "(torch.ops.aten.histogram.bin_ct(x, 3), torch.ops.aten.histogram.bins_tensor(x, torch.tensor([0., 1.])))",
+    "aten_out": HR + "h, e = torch.empty(0), torch.empty(0)\ntorch.ops.aten.histogram.bin_ct_out(x, 3, hist=h, bin_edges=e)\nh2, e2 = torch.empty(0), torch.empty(0)\ntorch.ops.aten.histogram.bins_tensor_out(x, torch.tensor([0., 1.]), hist=h2, bin_edges=e2)\n(h, e, h2, e2)",
+    "bad_bins": HR + "torch.histogram(x, 0)",
+    "bad_bins_negative": HR + "torch.histogram(x, -3)",
+    "bad_range_order": HR + "torch.histogram(x, 3, range=(1., 0.))",
+    "bad_range_inf": HR + "torch.histogram(x, 3, range=(0., float('inf')))",
+    "bad_range_nan_input": "torch.histogram(torch.tensor([1., float('nan')]), 3)",
+    "bad_bins_dtype": HR + "torch.histogram(x, torch.tensor([0, 1]))",
+    "bad_bins_2d": HR + "torch.histogram(x, torch.tensor([[0., 1.]]))",
+    "bad_bins_one_edge": HR + "torch.histogram(x, torch.tensor([0.]))",
+    "bad_bins_no_edge": HR + "torch.histogram(x, torch.tensor([]))",
+    "bad_weight_shape": HR + "torch.histogram(x, 3, weight=torch.ones(3))",
+    "bad_weight_dtype": HR + "torch.histogram(x, 3, weight=torch.ones(200, dtype=torch.float64))",
+    "bad_dtype_int": "torch.histogram(torch.arange(5), 3)",
+    "bad_dtype_half": "torch.histogram(torch.ones(5, dtype=torch.float16), 3)",
+    "lowp_bins_tensor": HR + "[torch.histogram(x.to(d), torch.tensor([-1.0, -0.3, 0.0, 1.0, 2.5]).to(d), weight=torch.rand(200).to(d)) for d in (torch.float16, torch.bfloat16)]",
+    "lowp_range": HR + "[torch.histogram(x.to(d), 7, range=(-1.5, 2.0), density=True) for d in (torch.float16, torch.bfloat16)]",
+    "bf16_saturating": "torch.histogram(torch.zeros(600, dtype=torch.bfloat16), 2, range=(-1., 1.))",
+    "lowp_dd": DR0 + "[torch.histogramdd(p.to(d), [torch.tensor([-1., 0., 1.]).to(d)] * 3, density=True) for d in (torch.float16, torch.bfloat16)]",
+    "bad_lowp_no_range": "torch.histogram(torch.ones(5, dtype=torch.bfloat16), 3)",
+    "bad_out_dtype": HR + "torch.histogram(x, 3, out=(torch.empty(0, dtype=torch.float64), torch.empty(0)))",
+})
+
+DR = "torch.manual_seed(0)\np = torch.randn(100, 3)\n"
+cases("histogramdd", {
+    "bins_list": DR + "r = torch.histogramdd(p, [3, 4, 2])\n(r.hist, r.bin_edges)",
+    "bins_int": DR + "torch.histogramdd(p, 3)",
+    "range": DR + "torch.histogramdd(p, [2, 2, 2], range=[-1., 1., -2., 2., 0., 1.])",
+    "weight_density": DR + "torch.histogramdd(p, [3, 2, 2], weight=torch.rand(100), density=True)",
+    "f64": DR + "torch.histogramdd(p.double(), 4, density=True)",
+    "tensor_bins": DR + "b = [torch.tensor([-1., 0., 1.]), torch.tensor([-3., 3.]), torch.tensor([-2., -1., 0., 0.5, 2.])]\nr = torch.histogramdd(p, b)\n(r, [e is o for e, o in zip(r.bin_edges, b)])",
+    "tensor_bins_weight": DR + "torch.histogramdd(p, [torch.tensor([-1., 0., 1.])] * 3, weight=torch.arange(100.), density=True)",
+    "batched_input": DR + "torch.histogramdd(p.reshape(4, 25, 3), [2, 3, 2])",
+    "two_dims": "torch.manual_seed(0)\ntorch.histogramdd(torch.randn(50, 2), [5, 5])",
+    "one_dim": "torch.manual_seed(0)\ntorch.histogramdd(torch.randn(50, 1), [5])",
+    "empty": "torch.histogramdd(torch.zeros(0, 2), [2, 3])",
+    "noncontiguous": DR + "torch.histogramdd(p.t().contiguous().t(), [2, 2, 2])",
+    "aten_pieces": DR + "(torch.ops.aten._histogramdd_bin_edges(p, [2, 3, 2]), torch.ops.aten._histogramdd_from_bin_cts(p, [2, 3, 2], range=[-1., 1., -1., 1., -1., 1.]),"
+                   " torch.ops.aten._histogramdd_from_bin_tensors(p, [torch.tensor([-1., 1.])] * 3, density=True))",
+    "aten_composites": DR + "(torch.ops.aten.histogramdd.default(p, [2, 2, 2]), torch.ops.aten.histogramdd.int_bins(p, 2), torch.ops.aten.histogramdd.TensorList_bins(p, [torch.tensor([0., 1.])] * 3))",
+    "bad_1d": "torch.histogramdd(torch.randn(10), [3])",
+    "bad_bins_len": DR + "torch.histogramdd(p, [2, 2])",
+    "bad_bins_zero": DR + "torch.histogramdd(p, [2, 0, 2])",
+    "bad_range_len": DR + "torch.histogramdd(p, [2, 2, 2], range=[0., 1.])",
+    "bad_weight": DR + "torch.histogramdd(p, 2, weight=torch.ones(3))",
+    "bad_tensor_bins_dtype": DR + "torch.histogramdd(p, [torch.tensor([0., 1.]), torch.tensor([0, 1]), torch.tensor([0., 1.])])",
+    "bad_int": "torch.histogramdd(torch.ones(4, 2, dtype=torch.int64), 2)",
+})
