@@ -171,3 +171,53 @@ cases("histogramdd", {
     "bad_tensor_bins_dtype": DR + "torch.histogramdd(p, [torch.tensor([0., 1.]), torch.tensor([0, 1]), torch.tensor([0., 1.])])",
     "bad_int": "torch.histogramdd(torch.ones(4, 2, dtype=torch.int64), 2)",
 })
+
+# ---- torch.gradient (src/ops/gradient.c): upstream's decomposition, op by op ----
+# Values: the same pointwise ops in the same order as upstream's composite: bit for bit.
+GR = "torch.manual_seed(0)\nx = torch.randn(5, 6)\n"
+CO = "c0 = torch.tensor([0., 1., 3., 4., 8.])\nc1 = torch.arange(6.) ** 2\n"
+cases("gradient", {
+    "default": GR + "torch.gradient(x)",
+    "scalar_dim": GR + "torch.gradient(x, spacing=2.0, dim=1)",
+    "scalar_int_spacing": GR + "torch.gradient(x, spacing=3)",
+    "edge2": GR + "(torch.gradient(x, edge_order=2), torch.gradient(x, spacing=0.5, dim=0, edge_order=2))",
+    "scalar_dims_list": GR + "torch.gradient(x, spacing=2.0, dim=[1, 0])",
+    "dims_list": GR + "torch.gradient(x, dim=[1, -2], edge_order=2)",
+    "scalar_list": GR + "(torch.gradient(x, spacing=[2.0, 0.5]), torch.gradient(x, spacing=[2.0], dim=1), torch.gradient(x, spacing=[3, 0.25], dim=[1, 0], edge_order=2))",
+    "tensor_spacing": GR + CO + "(torch.gradient(x, spacing=(c0, c1)), torch.gradient(x, spacing=(c0, c1), edge_order=2))",
+    "tensor_spacing_dim": GR + CO + "(torch.gradient(x, spacing=(c0,), dim=0), torch.gradient(x, spacing=[c1, c0], dim=[1, 0], edge_order=2))",
+    "f64": GR + CO + "(torch.gradient(x.double(), edge_order=2), torch.gradient(x.double(), spacing=(c0.double(), c1.double())))",
+    "lowp": GR + "[torch.gradient(x.to(d), spacing=0.5, edge_order=e) for d in (torch.float16, torch.bfloat16) for e in (1, 2)]",
+    "int_input": "(torch.gradient(torch.arange(10)), torch.gradient(torch.arange(12).reshape(3, 4), spacing=2, edge_order=2))",
+    "complex": "torch.manual_seed(0)\ntorch.gradient(torch.randn(6, dtype=torch.complex64), spacing=0.5, edge_order=2)",
+    "one_d": GR + "torch.gradient(x[0])",
+    "three_d": "torch.manual_seed(0)\ntorch.gradient(torch.randn(3, 4, 5), dim=[0, 2], edge_order=2)",
+    "noncontiguous": GR + CO + "(torch.gradient(x.t()), torch.gradient(x[:, ::2], spacing=(c0, torch.tensor([0., 1., 5.]))))",
+    "min_size": "(torch.gradient(torch.tensor([1., 4.])), torch.gradient(torch.tensor([1., 4., 9.]), edge_order=2))",
+    "aten": GR + CO + "(torch.ops.aten.gradient.scalarint(x), torch.ops.aten.gradient.scalararray(x, spacing=2.0, dim=[0]),"
+            " torch.ops.aten.gradient.array(x, dim=[1]), torch.ops.aten.gradient.scalarrayint(x, spacing=[1.0, 2.0]),"
+            " torch.ops.aten.gradient.scalarrayarray(x, spacing=[2.0], dim=[1]), torch.ops.aten.gradient.tensorarrayint(x, spacing=[c0, c1]),"
+            " torch.ops.aten.gradient.tensorarray(x, spacing=[c1], dim=[1], edge_order=2))",
+    "bad_uint8": "torch.gradient(torch.ones(3, dtype=torch.uint8))",
+    "bad_edge_order": GR + "torch.gradient(x, edge_order=3)",
+    "bad_small": "torch.gradient(torch.ones(2, 2), edge_order=2)",
+    "bad_small_dim": "torch.gradient(torch.ones(1, 5), dim=0)",
+    "bad_spacing_len": GR + "torch.gradient(x, spacing=[1., 2., 3.])",
+    "bad_spacing_dim_len": GR + "torch.gradient(x, spacing=[1., 2.], dim=[0])",
+    "bad_repeated_dim": GR + "torch.gradient(x, dim=[0, 0])",
+    "bad_dim_range": GR + "torch.gradient(x, dim=5)",
+    "bad_tensor_spacing_2d": GR + "torch.gradient(x, spacing=(torch.ones(5, 1),), dim=0)",
+    "bad_tensor_spacing_len": GR + "torch.gradient(x, spacing=(torch.arange(5.),))",
+})
+
+from harness.autograd import grads, F64   # noqa: E402
+grads("grad_gradient", {
+    "scalar": "ps = leaves((5, 6))\nout = torch.stack(torch.gradient(ps[0], spacing=0.5)).pow(2)",
+    "edge2": "ps = leaves((5, 6))\nout = torch.gradient(ps[0], dim=1, edge_order=2)[0] * torch.arange(6.)",
+    "scalar_list": "ps = leaves((4, 5))\nout = torch.gradient(ps[0], spacing=[2.0, 3.0], edge_order=2)[1].sin()",
+    "tensor_spacing": "ps = leaves((5, 4), (5,))\nc = ps[1].detach().abs().cumsum(0) + ps[1]\nout = torch.gradient(ps[0], spacing=(c,), dim=0, edge_order=2)[0].exp()",
+    "tensor_spacing_e1": "ps = leaves((5,), (5,))\nc = torch.arange(5.) + 0.1 * ps[1]\nout = torch.gradient(ps[0], spacing=(c,))[0] ** 2",
+})
+grads("grad_gradient_f64", {
+    "f64": "ps = leaves((5, 6), dtype=torch.float64)\nout = torch.gradient(ps[0], edge_order=2)[0].tanh()",
+}, tol=F64)
