@@ -1801,6 +1801,11 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_meshgrid, tn_op_meshgrid, -1}, {TN_ROW_meshgrid_indexing, tn_op_meshgrid_indexing, -1},
     {TN_ROW_repeat_interleave_self_Tensor, tn_op_repeat_interleave_self_Tensor, -1},
     {TN_ROW_repeat_interleave_self_int, tn_op_repeat_interleave_self_int, -1},
+    /* ops/gradient.c (windows/histogram/gradient family): torch.gradient as upstream's door calls */
+    {TN_ROW_gradient_scalarint, tn_op_gradient_scalarint, -1}, {TN_ROW_gradient_scalararray, tn_op_gradient_scalararray, -1},
+    {TN_ROW_gradient_array, tn_op_gradient_array, -1}, {TN_ROW_gradient_scalarrayint, tn_op_gradient_scalarrayint, -1},
+    {TN_ROW_gradient_scalarrayarray, tn_op_gradient_scalarrayarray, -1},
+    {TN_ROW_gradient_tensorarrayint, tn_op_gradient_tensorarrayint, -1}, {TN_ROW_gradient_tensorarray, tn_op_gradient_tensorarray, -1},
     {TN_ROW_conj, d_conj_like, -1}, {TN_ROW_resolve_conj, tn_op_resolve_conj, -1}, {TN_ROW_resolve_neg, tn_op_resolve_neg, -1},
     {TN_ROW_positive, d_positive, -1}, {TN_ROW_mT, d_mT, -1}, {TN_ROW_mH, d_mT, -1}, {TN_ROW_adjoint, d_mT, -1},
     {TN_ROW_matrix_H, d_matrix_H, -1}, {TN_ROW_numpy_T, d_numpy_T, -1}, {TN_ROW_broadcast_to, d_broadcast_to, -1},

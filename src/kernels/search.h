@@ -27,6 +27,18 @@ void tn_searchsorted(bool is_float, const void *bnd, const void *vals, const int
  * outside [lo, hi] and NaN are skipped. */
 void tn_histc(tn_dtype dt, const void *x, int64_t n, int64_t bins, double lo, double hi, void *hist);
 
+/* histogram / histogramdd (upstream's histogramdd kernel; histc's f32 / f64 bins are the same
+ * code with TN_HIST_LINEAR): n points of D coordinates (x contiguous (n, D), f32 or f64), the
+ * edges of dimension d in edges[d] (ne[d] contiguous values, ascending), optional weights w (n);
+ * hist (prod (ne[d] - 1), row-major over the dims, zeroed here) accumulates 1 or w[i] in dt per
+ * point whose every coordinate lies within its dimension's first and last edge. f16 / bf16 inputs
+ * come widened to f32 (dt F32) with `round` their dtype: every arithmetic step (the linear
+ * interpolation's difference, product and quotient, each accumulation) rounds to it, as upstream's
+ * c10::Half / c10::BFloat16 arithmetic; `round` F32 / F64 rounds nothing. */
+typedef enum { TN_HIST_LINEAR, TN_HIST_LINEAR_LOCAL, TN_HIST_BINARY } tn_hist_algo;
+void tn_histogramdd(tn_dtype dt, const void *x, int64_t n, int D, const void *const *edges, const int64_t *ne,
+                    const void *w, tn_hist_algo algo, tn_dtype round, void *hist);
+
 /* bincount: for i in order, out[idx[i]] += w[i] (w NULL: += 1). idx are int64 (validated
  * non-negative and < nbins by the op layer); out (nbins, zeroed here) is int64 without weights,
  * else float (w_double false) or double, accumulated in that type as upstream. */

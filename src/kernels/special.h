@@ -45,4 +45,8 @@ tn_loop tn_special_ldexp_loop(tn_dtype dt);
 tn_loop tn_special_unary_loop2(tn_special_unary_op op, tn_dtype dt);
 tn_loop tn_special_binary_loop2(tn_special_binary_op op, tn_dtype dt);
 
+/* kaiser_window's values (f32, f64, f16, bf16): n points of the symmetric window of length N
+ * (n = N, or N - 1 for the periodic window), computed as upstream's fused kernel. */
+void tn_kaiser_window(tn_dtype dt, int64_t n, int64_t N, double beta, void *out);
+
 #endif

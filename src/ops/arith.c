@@ -97,7 +97,25 @@ PyObject *tn_op_add__Scalar(tn_value *a) { return scalar_overload(AS_ADD, a, tru
 PyObject *tn_op_sub_Scalar(tn_value *a) { return scalar_overload(AS_SUB, a, false); }
 PyObject *tn_op_sub__Scalar(tn_value *a) { return scalar_overload(AS_SUB, a, true); }
 PyObject *tn_op_mul_Scalar(tn_value *a) { return scalar_overload(AS_MUL, a, false); }
-PyObject *tn_op_mul__Scalar(tn_value *a) { return scalar_overload(AS_MUL, a, true); }
+/* mul_.Scalar: upstream computes mul_out(self, wrapped(other), self), the number first, so the
+ * CPU kernel's scalar fast path (second operand only) does not apply and the number is cast to
+ * the common dtype: on an f16 / bf16 self a real number is rounded to that dtype first
+ * (measured: bf16 arange(8).mul_(2/7)[5] is 1.421875 through mul_.Scalar, 1.4296875 through
+ * mul_.Tensor). */
+PyObject *tn_op_mul__Scalar(tn_value *a) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if ((dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) && (a[1].tag == TN_V_FLOAT || a[1].tag == TN_V_INT)) {
+        tn_value b[4];
+        memset(b, 0, sizeof b);
+        b[0] = a[0];
+        b[1] = a[1];
+        float f = a[1].tag == TN_V_FLOAT ? (float)a[1].u.f : (float)a[1].u.i;
+        b[1].tag = TN_V_FLOAT;
+        b[1].u.f = dt == TN_DTYPE_BF16 ? tn_bf16_to_f32(tn_f32_to_bf16(f)) : tn_f16_to_f32(tn_f32_to_f16(f));
+        return scalar_overload(AS_MUL, b, true);
+    }
+    return scalar_overload(AS_MUL, a, true);
+}
 PyObject *tn_op_div_Scalar(tn_value *a) { return scalar_overload(AS_DIV, a, false); }
 PyObject *tn_op_div__Scalar(tn_value *a) { return scalar_overload(AS_DIV, a, true); }
 PyObject *tn_op_div_Scalar_mode(tn_value *a) { return scalar_overload(AS_DIV_MODE, a, false); }

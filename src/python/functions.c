@@ -186,6 +186,20 @@ static PyObject *as_ivalue(PyObject *res) {
     if (s->nrets > 1 && PyTuple_Check(res) && !PyTuple_CheckExact(res)) { /* named tuple -> tuple */
         PyObject *t = PySequence_Tuple(res);
         Py_DECREF(res);
+        /* a Tensor[] among several results is a list too (histogramdd's bin_edges) */
+        for (int i = 0; t && i < s->nrets && i < PyTuple_Size(t); i++) {
+            PyObject *it = PyTuple_GetItem(t, i);
+            if (!s->rets[i].is_list || !PyTuple_Check(it)) continue;
+            PyObject *l = PySequence_List(it);
+            PyObject *nt = l ? PyTuple_New(PyTuple_Size(t)) : NULL;
+            for (Py_ssize_t k = 0; nt && k < PyTuple_Size(t); k++) {
+                PyObject *v = k == i ? Py_NewRef(l) : Py_NewRef(PyTuple_GetItem(t, k));
+                PyTuple_SetItem(nt, k, v);
+            }
+            Py_XDECREF(l);
+            Py_DECREF(t);
+            t = nt;
+        }
         return t;
     }
     if (s->nrets != 1) return res;

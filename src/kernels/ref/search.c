@@ -1,4 +1,5 @@
-/* ref/search.c — searchsorted / bucketize binary search and histc bin counting (search.h). */
+/* ref/search.c — searchsorted / bucketize binary search, and the bin counting shared by histc and
+ * histogram / histogramdd (search.h). */
 #include "kernels/search.h"
 
 #define SEARCH_ROWS(T)                                                                                   \
@@ -35,26 +36,90 @@ static float rnd(tn_dtype dt, float v) {
     return dt == TN_DTYPE_BF16 ? tn_bf16_to_f32(tn_f32_to_bf16(v)) : tn_f16_to_f32(tn_f32_to_f16(v));
 }
 
+/* The bin of one value over the edges e[0..ne-1] (lo = e[0], hi = e[ne-1] in the dtype), upstream's
+ * histogramdd kernel: -1 when outside [lo, hi] (or NaN); linear interpolation
+ * (x - lo) * (ne - 1) / (hi - lo) truncated, optionally corrected by an upper_bound among the
+ * neighbouring edges (local search), or an upper_bound over all edges (binary search); the
+ * last edge belongs to the last bin. `e` may be NULL for TN_HIST_LINEAR (histc). */
+#define HIST_BIN(T)                                                                                      \
+    static inline int64_t hist_bin_##T(T x, const T *e, int64_t ne, T lo, T hi, tn_hist_algo algo, tn_dtype rd) {    \
+        if (!(x >= lo && x <= hi)) return -1;                                                            \
+        int64_t pos, a = 0, b = ne;                                                                      \
+        if (algo == TN_HIST_BINARY) {                                                                    \
+            pos = -1;                                                                                    \
+        } else {                                                                                         \
+            pos = (int64_t)R(R(R(x - lo) * R((T)(ne - 1))) / R(hi - lo));                               \
+            if (algo == TN_HIST_LINEAR_LOCAL) { a = pos - 1 > 0 ? pos - 1 : 0; b = pos + 2 < ne ? pos + 2 : ne; } \
+        }                                                                                                \
+        if (algo != TN_HIST_LINEAR) { /* upper_bound in e[a, b) */                                      \
+            while (a < b) {                                                                              \
+                int64_t m = a + ((b - a) >> 1);                                                          \
+                if (!(x < e[m])) a = m + 1;                                                              \
+                else b = m;                                                                              \
+            }                                                                                            \
+            pos = a - 1;                                                                                 \
+        }                                                                                                \
+        return pos == ne - 1 ? pos - 1 : pos;                                                            \
+    }
+/* f16 / bf16 arithmetic on widened values: each step rounded to rd */
+static inline float hist_rnd(tn_dtype rd, float v) {
+    if (rd == TN_DTYPE_BF16) return tn_bf16_to_f32(tn_f32_to_bf16(v));
+    if (rd == TN_DTYPE_F16) return tn_f16_to_f32(tn_f32_to_f16(v));
+    return v;
+}
+#define R(v) ((void)rd, (v))
+HIST_BIN(double)
+#undef R
+#define R(v) hist_rnd(rd, v)
+HIST_BIN(float)
+#undef R
+
+#define HISTDD(T)                                                                                        \
+    do {                                                                                                 \
+        const T *px = x, *pw = w;                                                                        \
+        T *h = hist;                                                                                     \
+        int64_t total = 1;                                                                               \
+        for (int d = 0; d < D; d++) total *= ne[d] - 1;                                                  \
+        for (int64_t k = 0; k < total; k++) h[k] = 0;                                                    \
+        for (int64_t i = 0; i < n; i++) {                                                                \
+            int64_t idx = 0;                                                                             \
+            bool skip = false;                                                                           \
+            for (int d = 0; d < D && !skip; d++) {                                                       \
+                const T *e = edges[d];                                                                   \
+                int64_t p = hist_bin_##T(px[i * D + d], e, ne[d], e[0], e[ne[d] - 1], algo, round);             \
+                if (p < 0) skip = true;                                                                  \
+                else idx = idx * (ne[d] - 1) + p;                                                        \
+            }                                                                                            \
+            if (!skip) h[idx] = (T)HR(h[idx] + (pw ? pw[i] : (T)1));                                      \
+        }                                                                                                \
+    } while (0)
+
+void tn_histogramdd(tn_dtype dt, const void *x, int64_t n, int D, const void *const *edges, const int64_t *ne,
+                    const void *w, tn_hist_algo algo, tn_dtype round, void *hist) {
+#define HR(v) (v)
+    if (dt == TN_DTYPE_F64) HISTDD(double);
+#undef HR
+#define HR(v) hist_rnd(round, v)
+    else HISTDD(float);
+#undef HR
+}
+
 void tn_histc(tn_dtype dt, const void *x, int64_t n, int64_t bins, double lo, double hi, void *hist) {
     if (dt == TN_DTYPE_F64) {
         const double *p = x;
         double *h = hist;
         for (int64_t b = 0; b < bins; b++) h[b] = 0;
         for (int64_t i = 0; i < n; i++) {
-            double e = p[i];
-            if (!(e >= lo && e <= hi)) continue;
-            int64_t pos = (int64_t)((e - lo) * (double)bins / (hi - lo));
-            h[pos == bins ? bins - 1 : pos] += 1;
+            int64_t pos = hist_bin_double(p[i], NULL, bins + 1, lo, hi, TN_HIST_LINEAR, TN_DTYPE_F64);
+            if (pos >= 0) h[pos] += 1;
         }
     } else if (dt == TN_DTYPE_F32) {
         const float *p = x;
-        float *h = hist, l = (float)lo, r = (float)hi;
+        float *h = hist;
         for (int64_t b = 0; b < bins; b++) h[b] = 0;
         for (int64_t i = 0; i < n; i++) {
-            float e = p[i];
-            if (!(e >= l && e <= r)) continue;
-            int64_t pos = (int64_t)((e - l) * (float)bins / (r - l));
-            h[pos == bins ? bins - 1 : pos] += 1;
+            int64_t pos = hist_bin_float(p[i], NULL, bins + 1, (float)lo, (float)hi, TN_HIST_LINEAR, TN_DTYPE_F32);
+            if (pos >= 0) h[pos] += 1;
         }
     } else { /* f16 / bf16: loaded to float, every result rounded back */
         const uint16_t *p = x;
