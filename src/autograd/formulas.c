@@ -4631,6 +4631,32 @@ static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* grid_sampler_{2,3}d(input, grid, interpolation_mode, padding_mode, align_corners): input, grid:
+ * grid_sampler_{2,3}d_backward(grad, input, grid, ..., grad_input_mask) */
+static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *in = K(saved(n, 0)), *grid = K(saved(n, 1));
+    if (!in || !grid) { drop_(&T); return -1; }
+    int row = n->op == TN_ROW_grid_sampler_2d ? TN_ROW_grid_sampler_2d_backward : TN_ROW_grid_sampler_3d_backward;
+    PyObject *r = K(tn_aten(row, "(OOOLLO[OO])", g[0], in, grid, (long long)arg_i(n, 2), (long long)arg_i(n, 3),
+                            n->args[4].u.i ? Py_True : Py_False, need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False));
+    if (!r) { drop_(&T); return -1; }
+    for (int k = 0; k < 2; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+    DONE;
+}
+/* affine_grid_generator(theta, size, align_corners): theta: affine_grid_generator_backward(grad,
+ * size, align_corners) */
+static int f_affine_grid_generator(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *sz = K(arg_obj(n, 1));
+    OUTK(0, sz ? K(tn_aten(TN_ROW_affine_grid_generator_backward, "(OOO)", g[0], sz, n->args[2].u.i ? Py_True : Py_False)) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4866,7 +4892,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
-    {TN_ROW__embedding_bag, f_embedding_bag},
+    {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
+    {TN_ROW_affine_grid_generator, f_affine_grid_generator},
 };
 
 tn_apply_fn tn_formula_for(int op) {

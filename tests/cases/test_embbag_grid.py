@@ -144,3 +144,126 @@ cases("grad_embedding_bag_bf16", {
 } | {"psw": G + "p = torch.randn(10, 5).bfloat16().requires_grad_()\nq = psw.bfloat16().requires_grad_()\n"
              "F.embedding_bag(i, p, o, per_sample_weights=q).float().pow(2).sum().backward()\nresult = (p.grad, q.grad)"},
     tol="float")
+
+# ---- grid_sample / affine_grid ----
+GS = """
+torch.manual_seed(0)
+F = torch.nn.functional
+A = torch.ops.aten
+x = torch.randn(2, 3, 5, 6)
+g = torch.rand(2, 4, 3, 2) * 3 - 1.5
+x3 = torch.randn(2, 2, 3, 4, 5)
+g3 = torch.rand(2, 2, 3, 2, 3) * 3 - 1.5
+"""
+gs = {}
+for mode in ("bilinear", "nearest", "bicubic"):
+    for pad in ("zeros", "border", "reflection"):
+        for ac in (False, True):
+            key = f"{mode}_{pad}_{int(ac)}"
+            gs[key] = f"F.grid_sample(x, g, mode='{mode}', padding_mode='{pad}', align_corners={ac})"
+            gs[key + "_f64"] = f"F.grid_sample(x.double(), g.double(), mode='{mode}', padding_mode='{pad}', align_corners={ac})"
+            if mode != "bicubic":
+                gs[key + "_3d"] = f"F.grid_sample(x3, g3, mode='{mode}', padding_mode='{pad}', align_corners={ac})"
+                gs[key + "_3d_f64"] = f"F.grid_sample(x3.double(), g3.double(), mode='{mode}', padding_mode='{pad}', align_corners={ac})"
+    gs[f"{mode}_bf16"] = f"F.grid_sample(x.bfloat16(), g.bfloat16(), mode='{mode}', align_corners=False)"
+    gs[f"{mode}_f16"] = f"F.grid_sample(x.half(), g.half(), mode='{mode}', padding_mode='border', align_corners=True)"
+    gs[f"{mode}_noncontig"] = f"F.grid_sample(x.transpose(2, 3), g.transpose(1, 2), mode='{mode}', align_corners=False)"
+    gs[f"{mode}_channels_last"] = f"F.grid_sample(x.to(memory_format=torch.channels_last), g, mode='{mode}', align_corners=True)"
+gs.update({
+    "aten_grid_sampler": "A.grid_sampler.default(x, g, 0, 0, False)",
+    "aten_grid_sampler_3d_composite": "torch.grid_sampler(x3, g3, 1, 2, True)",
+    "aten_2d": "A.grid_sampler_2d.default(x, g, 2, 1, True)",
+    "aten_3d": "A.grid_sampler_3d.default(x3, g3, 0, 2, False)",
+    "aten_2d_backward": "A.grid_sampler_2d_backward.default(torch.randn(2, 3, 4, 3), x, g, 0, 0, False, [True, True])",
+    "aten_2d_backward_mask": "A.grid_sampler_2d_backward.default(torch.randn(2, 3, 4, 3), x, g, 2, 2, True, [False, True])",
+    "aten_3d_backward": "A.grid_sampler_3d_backward.default(torch.randn(2, 2, 2, 3, 2), x3, g3, 0, 1, True, [True, True])",
+    "aten_3d_backward_nearest": "A.grid_sampler_3d_backward.default(torch.randn(2, 2, 2, 3, 2), x3, g3, 1, 0, False, [True, True])",
+    "empty_batch": "F.grid_sample(x[:0], g[:0], align_corners=False)",
+    "empty_channels": "F.grid_sample(x[:, :0], g, align_corners=False)",
+    "empty_grid": "F.grid_sample(x, g[:, :0], align_corners=False)",
+    "size_one": "F.grid_sample(x[:, :, :1, :1], g, align_corners=True, padding_mode='reflection')",
+    "size_one_bicubic": "F.grid_sample(x[:, :, :1], g, mode='bicubic', align_corners=True, padding_mode='reflection')",
+    "nan_grid": "F.grid_sample(x, torch.full((2, 1, 1, 2), float('nan')), align_corners=False)",
+    "exact_corners": "F.grid_sample(x, torch.tensor([-1., -1., 1., 1., 0., 0., -1., 1.]).view(1, 2, 2, 2).expand(2, 2, 2, 2), align_corners=True)",
+    "affine_grid_2d": "F.affine_grid(torch.randn(2, 2, 3), (2, 3, 4, 5), align_corners=False)",
+    "affine_grid_2d_align": "F.affine_grid(torch.randn(2, 2, 3), (2, 3, 4, 5), align_corners=True)",
+    "affine_grid_3d": "F.affine_grid(torch.randn(2, 3, 4), (2, 3, 2, 4, 5), align_corners=False)",
+    "affine_grid_3d_align": "F.affine_grid(torch.randint(-8, 8, (2, 3, 4)).double() / 8, (2, 3, 2, 3, 5), align_corners=True)",
+    "affine_grid_size_one": "F.affine_grid(torch.randn(1, 2, 3), (1, 1, 1, 3), align_corners=False)",
+    # float64 products: our bmm and MKL's round differently (err is 0 for float64 outputs), so the
+    # float64 cases take dyadic theta and sizes whose linspace is dyadic: every product and sum exact
+    "affine_grid_f64": "F.affine_grid(torch.randint(-8, 8, (2, 2, 3)).double() / 8, (2, 3, 3, 5), align_corners=True)",
+    "affine_grid_bf16": "F.affine_grid(torch.randn(2, 2, 3).bfloat16(), (2, 3, 4, 5), align_corners=False)",
+    "affine_grid_noncontig": "F.affine_grid(torch.randn(2, 3, 2).transpose(1, 2), (2, 3, 4, 5), align_corners=False)",
+    "affine_grid_aten": "A.affine_grid_generator.default(torch.randn(2, 2, 3), [2, 1, 3, 3], False)",
+    "affine_grid_backward_aten": "A.affine_grid_generator_backward.default(torch.randn(2, 3, 3, 2), [2, 1, 3, 3], False)",
+    "affine_grid_backward_aten_3d": "A.affine_grid_generator_backward.default(torch.randn(2, 2, 3, 3, 3), [2, 1, 2, 3, 3], True)",
+    "stn": "theta = torch.tensor([[[0.8, -0.3, 0.1], [0.2, 1.1, -0.2]]]).repeat(2, 1, 1)\n"
+           "result = F.grid_sample(x, F.affine_grid(theta, x.shape, align_corners=False), align_corners=False)",
+})
+gs_bad = {
+    "batch": "F.grid_sample(x, g[:1], align_corners=False)",
+    "last_dim": "F.grid_sample(x, g[..., :1], align_corners=False)",
+    "empty_spatial": "F.grid_sample(x[:, :, :0], g, align_corners=False)",
+    "rank_2d": "A.grid_sampler_2d.default(x3, g3, 0, 0, False)",
+    "rank_3d": "A.grid_sampler_3d.default(x, g, 0, 0, False)",
+    "bicubic_3d": "F.grid_sample(x3, g3, mode='bicubic', align_corners=False)",
+    "dtype_mismatch": "F.grid_sample(x, g.double(), align_corners=False)",
+    "int_input": "A.grid_sampler_2d.default(x.int(), g.int(), 0, 0, False)",
+    "py_mode": "F.grid_sample(x, g, mode='area')",
+    "py_padding": "F.grid_sample(x, g, padding_mode='circular')",
+    "affine_size_len": "A.affine_grid_generator.default(torch.randn(1, 2, 3), [1, 3, 3], False)",
+    "affine_batch": "A.affine_grid_generator.default(torch.randn(1, 2, 3), [2, 1, 3, 3], False)",
+    "affine_shape": "A.affine_grid_generator.default(torch.randn(1, 3, 4), [1, 1, 3, 3], False)",
+    "affine_py_int": "F.affine_grid(torch.ones(1, 2, 3, dtype=torch.long), (1, 1, 2, 2), align_corners=False)",
+    "affine_py_shape": "F.affine_grid(torch.ones(1, 3, 3), (1, 1, 2, 2), align_corners=False)",
+}
+cases("grid_sample", {k: GS + "result = " + v if "\n" not in v else GS + v for k, v in gs.items()}, tol="float")
+cases("grid_sample_bad", {k: GS + v for k, v in gs_bad.items()})
+
+GG = GS.replace("torch.manual_seed(0)\n", "")
+ggr = {}
+for mode in ("bilinear", "nearest"):
+    for pad in ("zeros", "border", "reflection"):
+        for ac in (False, True):
+            ggr[f"{mode}_{pad}_{int(ac)}"] = (GG + "ps = leaves((2, 3, 5, 6), (2, 4, 3, 2))\nps[1].data.mul_(0.7)\n"
+                                             f"out = F.grid_sample(ps[0], ps[1], mode='{mode}', padding_mode='{pad}', align_corners={ac}).pow(2)")
+            ggr[f"{mode}_{pad}_{int(ac)}_3d"] = (GG + "ps = leaves((2, 2, 3, 4, 5), (2, 2, 3, 2, 3))\nps[1].data.mul_(0.7)\n"
+                                                f"out = F.grid_sample(ps[0], ps[1], mode='{mode}', padding_mode='{pad}', align_corners={ac}).pow(2)")
+ggr.update({
+    "bicubic_graph": GG + "ps = leaves((2, 3, 5, 6))\nout = F.grid_sample(ps[0], g, mode='bicubic', align_corners=True) * 2",
+    "input_only": GG + "ps = leaves((2, 3, 5, 6))\nout = F.grid_sample(ps[0], g, align_corners=False) * 3",
+    "affine_grid": GG + "ps = leaves((2, 2, 3))\nout = F.affine_grid(ps[0], (2, 3, 4, 5), align_corners=False).pow(2)",
+    "affine_grid_3d": GG + "ps = leaves((2, 3, 4))\nout = F.affine_grid(ps[0], (2, 3, 2, 4, 5), align_corners=True).pow(2)",
+})
+# gradients that cancel (the grid's, bicubic's): the float rule (upstream's own float64 re-run)
+GF = GG + "xi = torch.randn(2, 3, 5, 6, requires_grad=True)\ngi = (torch.rand(2, 4, 3, 2) * 2.4 - 1.2).requires_grad_()\n"
+ggf = {}
+for pad in ("zeros", "border", "reflection"):
+    for ac in (False, True):
+        # the backward op itself (the widening re-run cannot differentiate to leaves); the
+        # graph wiring is in grad_grid_sample's bicubic_graph
+        pi = ("zeros", "border", "reflection").index(pad)
+        ggf[f"bicubic_{pad}_{int(ac)}"] = GF + (f"out = F.grid_sample(x, gi, mode='bicubic', padding_mode='{pad}', align_corners={ac})\n"
+                                               f"result = A.grid_sampler_2d_backward.default(2 * out, x, gi, 2, {pi}, {ac}, [True, True])")
+ggf.update({
+    "grid_only": GF + "out = F.grid_sample(x, gi.tanh(), mode='bicubic', align_corners=False)\nresult = torch.autograd.grad(out.exp().sum(), [gi])",
+    "stn": GG + "th = torch.randn(2, 2, 3)\ngrid = F.affine_grid(th, (2, 3, 4, 4), align_corners=False)\n"
+                "out = F.grid_sample(x, grid, align_corners=False)\n"
+                "gin, ggrid = A.grid_sampler_2d_backward.default(2 * out, x, grid, 0, 0, False, [True, True])\n"
+                "result = (gin, ggrid, A.affine_grid_generator_backward.default(ggrid, [2, 3, 4, 4], False))",
+    "bilinear_f64": GF + "xd, gd = xi.detach().double().requires_grad_(), gi.detach().double().requires_grad_()\n"
+                         "out = F.grid_sample(xd, gd, padding_mode='reflection', align_corners=False)\n"
+                         "result = torch.autograd.grad(out.pow(2).sum(), [xd, gd])",
+    "bicubic_f64": GF + "xd, gd = xi.detach().double().requires_grad_(), gi.detach().double().requires_grad_()\n"
+                        "out = F.grid_sample(xd, gd, mode='bicubic', align_corners=True)\n"
+                        "result = torch.autograd.grad(out.pow(2).sum(), [xd, gd])",
+    "trilinear_f64": GG + "xd = torch.randn(2, 2, 3, 4, 5, dtype=torch.float64, requires_grad=True)\n"
+                          "gd = (torch.rand(2, 2, 3, 2, 3, dtype=torch.float64) * 2.4 - 1.2).requires_grad_()\n"
+                          "out = F.grid_sample(xd, gd, padding_mode='border', align_corners=False)\n"
+                          "result = torch.autograd.grad(out.pow(2).sum(), [xd, gd])",
+    "bf16": GF + "xb, gb = xi.detach().bfloat16().requires_grad_(), gi.detach().bfloat16().requires_grad_()\n"
+                 "out = F.grid_sample(xb, gb, align_corners=False)\nresult = torch.autograd.grad(out.float().pow(2).sum(), [xb, gb])",
+})
+cases("grad_grid_sample_float", ggf, tol="float")
+grads("grad_grid_sample", ggr)
