@@ -54,6 +54,8 @@ for m in ("sum", "mean", "max"):
     fwd[f"{m}_torch"] = f"torch.embedding_bag(w, i, o, False, {('sum', 'mean', 'max').index(m)})"
     fwd[f"{m}_requires_grad"] = f"torch.embedding_bag(w.requires_grad_(), i, o, False, {('sum', 'mean', 'max').index(m)})"
 fwd.update({
+    "aten_spelled_embedding_bag": "torch.ops.aten.embedding_bag.default(w, i, o, False, 1, False, None, True)",
+    "aten_spelled_padding_idx": "torch.ops.aten.embedding_bag.padding_idx(w, i, o, False, 2, False, None, False, 4)",
     "psw": "F.embedding_bag(i, w, o, per_sample_weights=psw)",
     "psw_2d": "F.embedding_bag(i2, w, per_sample_weights=psw.view(3, 3))",
     "psw_pad": "F.embedding_bag(i, w, o, per_sample_weights=psw, padding_idx=4)",
@@ -171,6 +173,8 @@ for mode in ("bilinear", "nearest", "bicubic"):
     gs[f"{mode}_channels_last"] = f"F.grid_sample(x.to(memory_format=torch.channels_last), g, mode='{mode}', align_corners=True)"
 gs.update({
     "aten_grid_sampler": "A.grid_sampler.default(x, g, 0, 0, False)",
+    "aten_spelled_grid_sampler": "torch.ops.aten.grid_sampler.default(x3, g3, 0, 1, True)",
+    "aten_spelled_affine_backward": "torch.ops.aten.affine_grid_generator_backward.default(torch.randn(2, 3, 3, 2), [2, 1, 3, 3], True)",
     "aten_grid_sampler_3d_composite": "torch.grid_sampler(x3, g3, 1, 2, True)",
     "aten_2d": "A.grid_sampler_2d.default(x, g, 2, 1, True)",
     "aten_3d": "A.grid_sampler_3d.default(x3, g3, 0, 2, False)",
