@@ -207,6 +207,7 @@ static PyObject *ebag(tn_value *a, bool requires_grad) {
                         .bag_size = bs, .maxidx = mi, .seen = seen};
     int64_t bad = 0, pos = 0;
     int rc;
+    if (nbags == 0) p.n = 0;   /* no bags: nothing is read (offset2bag would name bag -1) */
     Py_BEGIN_ALLOW_THREADS
     rc = tn_embbag_forward(&p, &bad, &pos);
     if (rc == 0 && mode == 1) tn_embbag_mean(&p);
