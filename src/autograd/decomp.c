@@ -1904,6 +1904,9 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW__pad_packed_sequence, tn_op__pad_packed_sequence, -1}, {TN_ROW_pad_sequence, tn_op_pad_sequence, -1},
     /* breadth-more (helper-breadth, docs/breadth_more.md): aliases */
     {TN_ROW_special_logsumexp, NULL, TN_ROW_logsumexp}, {TN_ROW_special_logsumexp_out, NULL, TN_ROW_logsumexp_out},
+    /* embedding_bag (helper-embbag, ops/embbag.c): the composites call _embedding_bag through the door */
+    {TN_ROW_embedding_bag, tn_op_embedding_bag, -1}, {TN_ROW_embedding_bag_padding_idx, tn_op_embedding_bag_padding_idx, -1},
+    {TN_ROW_grid_sampler, tn_op_grid_sampler, -1}, {TN_ROW_affine_grid_generator_backward, tn_op_affine_grid_generator_backward, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

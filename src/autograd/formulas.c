@@ -4602,6 +4602,61 @@ static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== embedding_bag / grid_sample / affine_grid (helper-embbag) ==== */
+/* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+ * include_last_offset, padding_idx):
+ * weight: _embedding_bag_backward(grad, indices, offsets, result1, result2, result3,
+ *   weight.size(0), scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+ * per_sample_weights: _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets,
+ *   result1, mode, padding_idx) */
+static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *idx = K(saved(n, 1)), *off = K(saved(n, 2)), *r1 = K(result(n, 1));
+    if (!idx || !off || !r1) { drop_(&T); return -1; }
+    PyObject *psw = n->args[6].tag == TN_V_TENSOR ? K(saved(n, 6)) : Py_None;
+    if (!psw) { drop_(&T); return -1; }
+    if (need(n, 0)) {
+        PyObject *r2 = K(result(n, 2)), *r3 = K(result(n, 3));
+        if (!r2 || !r3) { drop_(&T); return -1; }
+        OUTK(0, K(tn_aten(TN_ROW__embedding_bag_backward, "(OOOOOOLOLOOL)", g[0], idx, off, r1, r2, r3,
+                          (long long)tn_meta_sizes(meta(n, 0))[0], n->args[3].u.i ? Py_True : Py_False, (long long)arg_i(n, 4),
+                          n->args[5].u.i ? Py_True : Py_False, psw, (long long)arg_i(n, 8))));
+    }
+    if (need(n, 6)) {
+        PyObject *w = K(saved(n, 0));
+        OUTK(6, w ? K(tn_aten(TN_ROW__embedding_bag_per_sample_weights_backward, "(OOOOOLL)", g[0], w, idx, off, r1,
+                              (long long)arg_i(n, 4), (long long)arg_i(n, 8))) : NULL);
+    }
+    DONE;
+}
+
+/* grid_sampler_{2,3}d(input, grid, interpolation_mode, padding_mode, align_corners): input, grid:
+ * grid_sampler_{2,3}d_backward(grad, input, grid, ..., grad_input_mask) */
+static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *in = K(saved(n, 0)), *grid = K(saved(n, 1));
+    if (!in || !grid) { drop_(&T); return -1; }
+    int row = n->op == TN_ROW_grid_sampler_2d ? TN_ROW_grid_sampler_2d_backward : TN_ROW_grid_sampler_3d_backward;
+    PyObject *r = K(tn_aten(row, "(OOOLLO[OO])", g[0], in, grid, (long long)arg_i(n, 2), (long long)arg_i(n, 3),
+                            n->args[4].u.i ? Py_True : Py_False, need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False));
+    if (!r) { drop_(&T); return -1; }
+    for (int k = 0; k < 2; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+    DONE;
+}
+/* affine_grid_generator(theta, size, align_corners): theta: affine_grid_generator_backward(grad,
+ * size, align_corners) */
+static int f_affine_grid_generator(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *sz = K(arg_obj(n, 1));
+    OUTK(0, sz ? K(tn_aten(TN_ROW_affine_grid_generator_backward, "(OOO)", g[0], sz, n->args[2].u.i ? Py_True : Py_False)) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4836,6 +4891,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
+    {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
+    {TN_ROW_affine_grid_generator, f_affine_grid_generator},
 };
 
 tn_apply_fn tn_formula_for(int op) {
