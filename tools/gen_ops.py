@@ -222,6 +222,26 @@ def arg_names(func):
     return names
 
 
+def save_guards(info, types):
+    """(saved argument, guarding argument) pairs, by the rules of torchgen's guard_for
+    (gen_variable_type.py): no tensor-list argument, not a backward op, more than one
+    differentiable argument, a plain Tensor read by exactly one single-input formula."""
+    from torchgen.api.types import BaseCType, tensorT
+    if any(t.startswith("Tensor[") or t.startswith("Tensor?[") for t in types) or "backward" in info.name:
+        return []
+    if len(info.args_with_derivatives) <= 1:
+        return []
+    res = []
+    for arg in info.all_saved_inputs:
+        if arg.nctype.type != BaseCType(tensorT):
+            continue
+        used_in = [d for d in info.derivatives if arg in d.saved_inputs]
+        if len(used_in) != 1 or len(used_in[0].var_names) != 1:
+            continue
+        res.append((arg.nctype.name, used_in[0].var_names[0]))
+    return res
+
+
 def autograd_table(yaml_path, rows, impl, cname):
     """Per row: upstream's autograd node (derivatives.yaml, normalised by torchgen's own loader):
     node name, which arguments are differentiable, which are saved whole, which outputs are saved
@@ -250,7 +270,8 @@ def autograd_table(yaml_path, rows, impl, cname):
     # Nodes upstream writes by hand (VariableTypeManual.cpp) rather than in derivatives.yaml:
     # key -> (node name, differentiable arguments)
     manual = {"copy_.": ("CopyBackwards", ("self", "src"))}
-    for r in rows:
+    guards = []   # (row, saved argument, the argument whose gradient alone reads it)
+    for ri, r in enumerate(rows):
         info = by_key.get(r["key"])
         if r["key"] in manual:
             node, dargs = manual[r["key"]]
@@ -293,6 +314,15 @@ def autograd_table(yaml_path, rows, impl, cname):
                 if typ.startswith("Tensor") and n not in diff and n not in nondiff_names and n != "output" and i < 64:
                     nograd |= 1 << i
         out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0, {nograd}ULL}},')
+        guards += [(ri, names.index(a), names.index(g)) for a, g in save_guards(info, arg_types(r["func"]))
+                   if a in names and g in names]
+    out.append("};")
+    # upstream's generated VariableType saves an argument read by one input's formula only when
+    # that input's gradient is wanted (gen_variable_type.py's guard_for); record.c follows it
+    out.append("typedef struct { int op, arg, guard; } tn_save_guard;")
+    out.append("static const tn_save_guard tn_op_save_guards[] = {")
+    out += [f"    {{{a}, {b}, {c}}}," for a, b, c in guards]
+    out.append("    {-1, -1, -1},")
     out.append("};")
     out.append("enum {")
     for i, r in enumerate(rows):

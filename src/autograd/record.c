@@ -77,22 +77,34 @@ PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...) {
 
 /* ---- does this call record? ---- */
 
+/* Inference tensors (core/tensor.h) carry no autograd key upstream: a call whose tensor
+ * arguments are all inference tensors skips autograd even if one requires grad (made with
+ * requires_grad=True in inference mode); one normal tensor (a wrapped number counts) brings it. */
 bool tn_autograd_wants(int op, const tn_value *args) {
     if (!tn_grad_enabled()) return false;
     const tn_schema *s = tn_op_schema(op);
     if (!s) { PyErr_Clear(); return false; }
+    bool req = false, normal = false;
     for (int i = 0; i < s->nargs; i++) {
-        if (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSOR) {
+            req |= tn_requires_grad(args[i].u.obj);
+            normal |= !tn_tensor_of(args[i].u.obj)->storage->inference;
+        }
         if (args[i].tag == TN_V_TENSORLIST) {
             PyObject *l = args[i].u.obj;
             for (Py_ssize_t k = 0; k < PyTuple_Size(l); k++) {
                 PyObject *e = PyTuple_GetItem(l, k);
-                if (tn_py_is_tensor(e) && tn_requires_grad(e)) return true;
+                if (!tn_py_is_tensor(e)) continue;
+                req |= tn_requires_grad(e);
+                normal |= !tn_tensor_of(e)->storage->inference;
             }
         }
+        if (req && normal) return true;
     }
     return false;
 }
+
+
 
 static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
     char what[200];
@@ -116,6 +128,25 @@ static bool differentiable_dtype(tn_dtype d) { return tn_dtype_is_floating(d) ||
 /* a view made in no_grad mode requires grad through its base but has no edge (views.c): the
  * node is made all the same, with an empty edge, as upstream's */
 static bool ng_requires(PyObject *t) { return ((tn_tensor_obj *)t)->ng_view && tn_requires_grad(t); }
+
+/* upstream's SavedVariable refuses an inference tensor. Upstream saves an argument only when
+ * a gradient that reads it is wanted: torchgen guards an argument read by one input's formula
+ * alone with that input's should_compute_output (tn_op_save_guards, generated), so the check
+ * follows the same guard. */
+static int check_saved_inference(int op, int arg, PyObject *t, const tn_node *n, const tn_value *args, int nargs) {
+    if (!t || !tn_py_is_tensor(t) || !tn_tensor_of(t)->storage->inference) return 0;
+    for (const tn_save_guard *g = tn_op_save_guards; g->op >= 0; g++)
+        if (g->op == op && g->arg == arg && g->guard < nargs) {
+            int e = n->arg_edge ? n->arg_edge[g->guard] : -1;
+            if (e >= 0 && !n->next[e].fn && !ng_requires(args[g->guard].u.obj)) return 0;
+            break;
+        }
+    PyErr_SetString(PyExc_RuntimeError, "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                    "created in inference mode in computation tracked by autograd. To work around this, you can "
+                    "make a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+                    "of `torch.inference_mode()`.");
+    return -1;
+}
 
 /* The tensor outputs of a result (borrowed) */
 static int outputs_of(PyObject *res, PyObject **outs, int max) {
@@ -238,6 +269,13 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
     if (!any_edge) {   /* no differentiable input requires grad: no node */
         Py_DECREF(n);
         return res;
+    }
+    for (int i = 0; i < s->nargs && i < 64; i++) {
+        if (!(smask >> i & 1)) continue;
+        if (args[i].tag == TN_V_TENSOR &&
+            check_saved_inference(op, i, inplace && i == 0 ? orig_self : args[i].u.obj, n, args, s->nargs) < 0) goto fail;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++)
+            if (check_saved_inference(-1, i, PyTuple_GetItem(args[i].u.obj, k), n, args, s->nargs) < 0) goto fail;
     }
     for (int k = 0; k < nouts; k++) {
         if (!outs[k]) continue;
