@@ -72,6 +72,8 @@ struct tn_node {
     PyObject *inner;                    /* CopySlices: the in-place op's node (owned) */
     void *geo;                          /* CopySlices / AsStridedBackward0: geometry (views.c) */
     PyObject *fnstate;                  /* Python Function nodes: the ctx's state (function.c) */
+    const char *cpp_name;               /* name() of a node whose type is CppFunction (upstream's
+                                         * foreach nodes have no Python class of their own) */
 };
 
 /* ---- nodes (node.c) ---- */

@@ -132,6 +132,7 @@ static void node_dealloc(PyObject *self) {
 
 /* name(): the type's name; nodes upstream defines in C++ only carry their namespace */
 static PyObject *n_name(PyObject *self, PyObject *u) {
+    if (((tn_node *)self)->cpp_name) return PyUnicode_FromString(((tn_node *)self)->cpp_name);
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
     if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
                  !PyUnicode_CompareWithASCIIString(name, "NotImplemented") ||

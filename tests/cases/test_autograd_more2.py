@@ -102,3 +102,64 @@ with torch.inference_mode():
 r + [err(lambda: d2._version), err(lambda: d2.add_(1))]""",
     "from_numpy": "a = torch.ones(3)\nwith torch.inference_mode():\n    b = torch.from_numpy(a.numpy())\n(b.is_inference(), a.is_inference())",
 }.items()}, vars=False)
+
+# ---- _foreach_* backward: one Foreach<reference node><overload> node, the reference formula per element
+FE = PRE + """
+torch.manual_seed(0)
+xs = [torch.randn(3, requires_grad=True), torch.randn(2, 2, requires_grad=True)]
+ys = [torch.randn(3, requires_grad=True), torch.randn(2, 2, requires_grad=True)]
+zs = [torch.rand(3, requires_grad=True) + 0.5, torch.rand(2, 2, requires_grad=True) + 0.5]
+ps = xs + ys + zs
+s = torch.tensor(1.5, requires_grad=True)
+def run(outs, extra=()):
+    ins = [p for p in ps + list(extra) if p.requires_grad]
+    loss = sum((o * torch.linspace(-1, 2, o.numel()).reshape(o.shape)).sum() for o in outs)
+    gs = torch.autograd.grad(loss, ins, allow_unused=True, create_graph=True)
+    return ([graph(o) for o in outs], [o.output_nr for o in outs], outs[0].grad_fn is outs[-1].grad_fn, outs, gs)
+"""
+FOREACH = {
+    "add_List": "run(torch._foreach_add(xs, ys))",
+    "add_List_alpha": "run(torch._foreach_add(xs, ys, alpha=-2.5))",
+    "add_Scalar": "run(torch._foreach_add(xs, 2.0))",
+    "add_ScalarList": "run(torch._foreach_add(xs, [2.0, -1.0]))",
+    "add_Tensor": "run(torch._foreach_add(xs, s), [s])",
+    "sub_List": "run(torch._foreach_sub(xs, ys, alpha=0.5))",
+    "sub_Scalar": "run(torch._foreach_sub(xs, 3.0))",
+    "sub_ScalarList": "run(torch._foreach_sub(xs, [1.0, 2.0]))",
+    "mul_List": "run(torch._foreach_mul(xs, ys))",
+    "mul_Scalar": "run(torch._foreach_mul(xs, 3.0))",
+    "mul_ScalarList": "run(torch._foreach_mul(xs, [3.0, -0.5]))",
+    "mul_Tensor": "run(torch._foreach_mul(xs, s), [s])",
+    "div_List": "run(torch._foreach_div(xs, zs))",
+    "div_Scalar": "run(torch._foreach_div(xs, 3.0))",
+    "div_ScalarList": "run(torch._foreach_div(xs, [3.0, -0.5]))",
+    "div_Tensor": "run(torch._foreach_div(xs, s), [s])",
+    "maximum_List": "run(torch._foreach_maximum(xs, ys))",
+    "addcmul_Scalar": "run(torch._foreach_addcmul(xs, ys, zs, 0.5))",
+    "addcmul_ScalarList": "run(torch._foreach_addcmul(xs, ys, zs, [0.5, 2.0]))",
+    "addcdiv_Scalar": "run(torch._foreach_addcdiv(xs, ys, zs, 0.5))",
+    "addcdiv_ScalarList": "run(torch._foreach_addcdiv(xs, ys, zs, [0.5, 2.0]))",
+    "lerp_Scalar": "run(torch._foreach_lerp(xs, ys, 0.3))",
+    "lerp_List": "run(torch._foreach_lerp(xs, ys, zs))",
+    "neg": "run(torch._foreach_neg(xs))",
+    "sqrt": "run(torch._foreach_sqrt(zs))",
+    "abs": "run(torch._foreach_abs(xs))",
+    "reciprocal": "run(torch._foreach_reciprocal(zs))",
+    "sign": "run(torch._foreach_sign(xs))",
+    "clamp_min": "run(torch._foreach_clamp_min(xs, 0.1))",
+    "clamp_max": "run(torch._foreach_clamp_max(xs, 0.1))",
+    "norm": "run(torch._foreach_norm(xs))",
+    "norm_ord": "run(torch._foreach_norm(xs, 3))",
+    "partial_requires_grad": "xs[1] = xs[1].detach()\nrun(torch._foreach_mul(xs, 2.0))",
+    "float64": "xs = [x.detach().double().requires_grad_() for x in xs]; ps = xs\nrun(torch._foreach_mul(xs, xs))",
+    # in-place: one reference node per written tensor (MulBackward0 on each), as upstream's
+    "mul__List": "a = [x.clone() for x in xs]; torch._foreach_mul_(a, ys); run(a)",
+    "add__Scalar": "a = [x.clone() for x in xs]; torch._foreach_add_(a, 1.0); run(a)",
+    "addcdiv__Scalar": "a = [x.clone() for x in xs]; torch._foreach_addcdiv_(a, ys, zs, 0.3); run(a)",
+    "lerp__Scalar": "a = [x.clone() for x in xs]; torch._foreach_lerp_(a, ys, 0.3); run(a)",
+    "sqrt_": "a = [z * 1 for z in zs]; torch._foreach_sqrt_(a); run(a)",
+    "leaf_error": "try:\n    torch._foreach_mul_(xs, 2.0)\nexcept RuntimeError as e:\n    r = str(e)\nr",
+    "backward_twice": "o = torch._foreach_mul(xs, ys); sum(t.sum() for t in o).backward()\n"
+                      "try:\n    sum(t.sum() for t in o).backward()\nexcept RuntimeError as e:\n    r = str(e)[:60]\nr",
+}
+cases("foreach_backward", {k: FE + v for k, v in FOREACH.items()}, tol=F32, vars=False)
