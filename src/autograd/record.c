@@ -312,6 +312,8 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         if (r < 0) { Py_DECREF(res); return NULL; }
         return res;
     }
+    for (int k = 0; k < nouts && k < 64; k++)
+        if (!(odmask >> k & 1) || (outs[k] && !differentiable_dtype(tn_tensor_of(outs[k])->dtype))) n->nodiff_out |= 1ull << k;
     for (int k = 0; k < nouts; k++) {
         if (!outs[k] || !(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
         tn_tensor_obj *o = (tn_tensor_obj *)outs[k];

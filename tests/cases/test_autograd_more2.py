@@ -163,3 +163,43 @@ FOREACH = {
                       "try:\n    sum(t.sum() for t in o).backward()\nexcept RuntimeError as e:\n    r = str(e)[:60]\nr",
 }
 cases("foreach_backward", {k: FE + v for k, v in FOREACH.items()}, tol=F32, vars=False)
+
+# ---- output_nr counts differentiable outputs only (upstream's set_history of the differentiable ones)
+ONR = PRE + ERR + """
+torch.manual_seed(0)
+A = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
+S = (A @ A.T + torch.eye(3, dtype=torch.float64)).detach().requires_grad_()
+def info(outs):
+    g = outs[0].grad_fn if outs[0].grad_fn is not None else outs[1].grad_fn
+    return [(o.grad_fn is g if o.grad_fn is not None else None, o.output_nr, o.requires_grad) for o in outs]
+def run(outs, ins):
+    w = [torch.linspace(-1, 1, o.numel(), dtype=o.dtype).reshape(o.shape) for o in outs if o.requires_grad]
+    loss = sum((o * wi).sum() for o, wi in zip([o for o in outs if o.requires_grad], w))
+    return (info(outs), graph(loss), torch.autograd.grad(loss, ins))
+"""
+cases("output_nr", {k: ONR + v for k, v in {
+    "lu_unpack": "LU, piv = torch.linalg.lu_factor(A.detach()); LU.requires_grad_()\nrun(torch.lu_unpack(LU, piv), [LU])",
+    # linalg_lu / linalg_lu_factor_ex have no backward formula yet: the graph only
+    "linalg_lu": "o = torch.linalg.lu(A); (info(o), graph(o[1]), graph(o[2]))",
+    "lu_factor_ex": "o = torch.linalg.lu_factor_ex(A); (info(o), graph(o[0]))",
+    "eigh": "run(torch.linalg.eigh(S), [S])",
+    "max_dim": "run(torch.max(A, 1), [A])",
+    "min_dim": "run(torch.min(A, 0), [A])",
+    "sort": "run(torch.sort(A, 1), [A])",
+    "std_mean": "run(torch.std_mean(A, 1), [A])",
+    "frexp_nondiff": "info(torch.frexp(A))",
+    "hook_on_second": """
+LU, piv = torch.linalg.lu_factor(A.detach()); LU.requires_grad_()
+P, L, U = torch.lu_unpack(LU, piv)
+seen = []
+U.register_hook(lambda g: seen.append(g.sum().item()))
+U.retain_grad()
+(L.sum() + 2 * U.sum()).backward()
+(seen, U.grad, LU.grad)""",
+    "modified_error": """
+LU, piv = torch.linalg.lu_factor(A.detach()); LU.requires_grad_()
+P, L, U = torch.lu_unpack(LU, piv)
+y = U.exp()
+U.add_(1)
+err(lambda: y.sum().backward())""",
+}.items()}, tol=(1e-12, 1e-10), vars=False)
