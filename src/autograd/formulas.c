@@ -4602,6 +4602,25 @@ static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== helper-autograd (second round): sgn's derivative (abs's double backward goes through it) ====
+ * sgn_backward(self, grad, result), op for op as upstream's (measured under a dispatch mode):
+ * ((gx - (sgn * sgn) * gx.conj()) / (2. * abs)).masked_fill_(abs == 0., 0.) */
+static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *x = K(saved(n, 0)), *sg = x ? K(result(n, 0)) : NULL;
+    if (!sg) { drop_(&T); return -1; }
+    PyObject *ab = K(tn_aten(TN_ROW_abs, "(O)", x));
+    PyObject *ab2 = ab ? K(tn_aten(TN_ROW_mul_Scalar, "(Od)", ab, 2.0)) : NULL;
+    PyObject *gc = ab2 ? K(tn_aten(TN_ROW_conj, "(O)", g[0])) : NULL;
+    PyObject *s2 = gc ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, sg)) : NULL;
+    PyObject *t = s2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s2, gc)) : NULL;
+    PyObject *d = t ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", g[0], t)) : NULL;
+    PyObject *q = d ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", d, ab2)) : NULL;
+    PyObject *z = q ? K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ab, 0.0)) : NULL;
+    OUTK(0, z ? K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", q, z, 0.0)) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4836,6 +4855,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
+    {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
 };
 
 tn_apply_fn tn_formula_for(int op) {

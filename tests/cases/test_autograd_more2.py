@@ -8,7 +8,7 @@
 Messages are compared exactly where the snippet returns them (`err`); gradients use the fixed
 tolerance of tests/harness/autograd.py."""
 from harness import cases
-from harness.autograd import F32, GRAPH as PRE
+from harness.autograd import F32, F64, GRAPH as PRE
 
 ERR = """
 def err(f):
@@ -203,3 +203,48 @@ y = U.exp()
 U.add_(1)
 err(lambda: y.sum().backward())""",
 }.items()}, tol=(1e-12, 1e-10), vars=False)
+
+# ---- small gaps: sgn's derivative (complex abs double backward), _unsafe_masked_index without
+# indices, the fp32 precision table behind torch.backends.*.fp32_precision / mkldnn.flags()
+SGN = PRE + """
+torch.manual_seed(0)
+z = torch.tensor([1+2j, 0j, -3+0.5j, 0.25-1j], dtype=torch.complex128, requires_grad=True)
+r = torch.tensor([1.5, 0., -2., 0.5], dtype=torch.float64, requires_grad=True)
+w = torch.tensor([1+2j, -1j, 0.5, 2-1j], dtype=torch.complex128)
+"""
+cases("sgn_backward", {k: SGN + v for k, v in {
+    "abs_double_complex": "(g,) = torch.autograd.grad(z.abs().sum(), z, create_graph=True)\n"
+                          "(h,) = torch.autograd.grad((g * w).real.sum(), z)\n(graph(g), g, h)",
+    "abs_double_real": "(g,) = torch.autograd.grad(r.abs().sum(), r, create_graph=True)\n"
+                       "(h,) = torch.autograd.grad((g * w.real).sum(), r, allow_unused=True)\n(graph(g), g, h.shape)",   # upstream's h is an unallocated zero tensor
+    "sgn_grad": "(h,) = torch.autograd.grad(z.sgn(), z, w)\nh",
+    "sgn_inplace_grad": "(h,) = torch.autograd.grad(z.clone().sgn_(), z, w)\nh",
+    "sgn_f32": "zf = z.detach().to(torch.complex64).requires_grad_(); (h,) = torch.autograd.grad(zf.sgn(), zf, w.to(torch.complex64))\nh",
+    "gradgradcheck": "torch.autograd.gradgradcheck(lambda t: t.abs(), (z,))",
+}.items()}, tol=F64, vars=False)
+
+cases("small_gaps", {k: ERR + v for k, v in {
+    "unsafe_masked_index_no_indices": "x = torch.randn(4); err(lambda: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True, True]), [], 0.0))",
+    "index_no_indices": "x = torch.randn(4); (err(lambda: torch.ops.aten.index(x, [])), err(lambda: torch.ops.aten._unsafe_index(x, [])))",
+    "fp32_precision_defaults": "[err(lambda: torch._C._get_fp32_precision_getter(b, o)) for b in ['generic', 'mkldnn', 'cuda', 'cudnn', 'x'] for o in ['all', 'matmul', 'conv', 'rnn', 'y']]",
+    "fp32_precision_set": """
+G, S = torch._C._get_fp32_precision_getter, torch._C._set_fp32_precision_setter
+keys = [('generic', 'all'), ('mkldnn', 'all'), ('mkldnn', 'matmul'), ('mkldnn', 'conv'), ('mkldnn', 'rnn'),
+        ('cuda', 'all'), ('cuda', 'matmul'), ('cuda', 'conv'), ('cuda', 'rnn')]
+dump = lambda: [G(b, o) for b, o in keys]
+r = [dump()]
+for b, o, p in [('mkldnn', 'all', 'bf16'), ('mkldnn', 'matmul', 'none'), ('mkldnn', 'matmul', 'tf32'), ('generic', 'all', 'ieee'),
+                ('generic', 'all', 'none'), ('cuda', 'matmul', 'bf16'), ('generic', 'all', 'fp16'), ('generic', 'conv', 'tf32'),
+                ('mkldnn', 'all', 'IEEE'), ('cuda', 'conv', 'ieee')]:
+    r.append((err(lambda: S(b, o, p)), dump()))
+for b, o in keys:
+    S(b, o, 'none')
+r + [dump()]""",
+    "mkldnn_flags": """
+with torch.backends.mkldnn.flags(enabled=False):
+    r = [torch.backends.mkldnn.enabled, torch.backends.fp32_precision]
+with torch.backends.mkldnn.flags(enabled=True, fp32_precision="bf16"):
+    r += [torch.backends.mkldnn.fp32_precision, torch.backends.mkldnn.matmul.fp32_precision]
+r + [torch.backends.mkldnn.enabled, torch.backends.mkldnn.fp32_precision, torch.backends.cuda.matmul.fp32_precision,
+     torch.backends.cudnn.conv.fp32_precision]""",
+}.items()}, vars=False)
