@@ -126,6 +126,8 @@ PyObject *tn_resolve_bits(PyObject *t);
 
 /* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
 tn_apply_fn tn_formula_for(int op);
+/* upstream's prod_backward (formulas.c), also prod's forward-AD formula's helper */
+PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim, bool keepdim);
 typedef PyObject *(*tn_decomp_fn)(tn_value *args);
 tn_decomp_fn tn_decomp_for(int op);
 bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (not a pass-through) */

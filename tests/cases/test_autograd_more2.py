@@ -248,3 +248,25 @@ with torch.backends.mkldnn.flags(enabled=True, fp32_precision="bf16"):
 r + [torch.backends.mkldnn.enabled, torch.backends.mkldnn.fp32_precision, torch.backends.cuda.matmul.fp32_precision,
      torch.backends.cudnn.conv.fp32_precision]""",
 }.items()}, vars=False)
+
+# ---- prod's forward-mode derivative (prod_backward of ones times the tangent, summed), zeros included
+PJ = """
+import torch.autograd.forward_ad as fwAD
+from torch.func import jvp
+X = {"plain": [1., 2., 3., -0.5], "one_zero": [1., 0., 3., 2.], "two_zeros": [0., 2., 0., 3.], "all_zero": [0., 0., 0., 0.]}
+def tangent(x):
+    return torch.linspace(0.5, 1.5, x.numel(), dtype=x.dtype).reshape(x.shape)
+"""
+cases("prod_forward_ad", {k: PJ + v for k, v in {
+    "full": "[jvp(torch.prod, (torch.tensor(v),), (tangent(torch.tensor(v)),)) for v in X.values()]",
+    "full_2d_f64": "[jvp(torch.prod, (torch.tensor(v, dtype=torch.float64).reshape(2, 2),), (tangent(torch.tensor(v, dtype=torch.float64).reshape(2, 2)),)) for v in X.values()]",
+    "dim": "[jvp(lambda a: torch.prod(a, 1), (torch.tensor(v).reshape(2, 2),), (tangent(torch.tensor(v).reshape(2, 2)),)) for v in X.values()]",
+    "dim0_keepdim": "[jvp(lambda a: torch.prod(a, 0, keepdim=True), (torch.tensor(v).reshape(2, 2),), (tangent(torch.tensor(v).reshape(2, 2)),)) for v in X.values()]",
+    "dtype": "[jvp(lambda a: torch.prod(a, dtype=torch.float64), (torch.tensor(v),), (tangent(torch.tensor(v)),)) for v in X.values()]",
+    "zero_dim": "jvp(torch.prod, (torch.tensor(2.5),), (torch.tensor(0.5),))",
+    "dual_api": """
+with fwAD.dual_level():
+    x = fwAD.make_dual(torch.tensor([[1., 0.], [2., 3.]]), torch.tensor([[0.5, 1.], [1.5, -1.]]))
+    r = [fwAD.unpack_dual(torch.prod(x)).tangent, fwAD.unpack_dual(x.prod(1)).tangent, fwAD.unpack_dual(x.prod(0, True)).tangent]
+r""",
+}.items()}, tol=F32, vars=False)
