@@ -222,6 +222,52 @@ def arg_names(func):
     return names
 
 
+def foreach_references(infos, rows):
+    """row index -> (reference FunctionSchema, its DifferentiabilityInfo) for _foreach_* rows, by
+    torchgen's own is_reference_for_foreach (the functional reference, also for in-place rows)."""
+    from types import SimpleNamespace
+    from torchgen.api.autograd import is_reference_for_foreach
+    from torchgen.model import FunctionSchema
+    functional = [(sch, d["Default"]) for sch, d in infos.items()
+                  if "Default" in d and sch.kind().name == "functional"]
+    res = {}
+    for ri, r in enumerate(rows):
+        if not r["name"].startswith("_foreach_"):
+            continue
+        try:
+            fs = FunctionSchema.parse(r["func"])
+        except Exception:
+            continue
+        if fs.kind().name not in ("functional", "inplace"):
+            continue
+        shim = SimpleNamespace(func=fs)
+        for sch, info in functional:
+            if is_reference_for_foreach(shim, sch):
+                res[ri] = (sch, info)
+                break
+    return res
+
+
+def save_guards(info, types):
+    """(saved argument, guarding argument) pairs, by the rules of torchgen's guard_for
+    (gen_variable_type.py): no tensor-list argument, not a backward op, more than one
+    differentiable argument, a plain Tensor read by exactly one single-input formula."""
+    from torchgen.api.types import BaseCType, tensorT
+    if any(t.startswith("Tensor[") or t.startswith("Tensor?[") for t in types) or "backward" in info.name:
+        return []
+    if len(info.args_with_derivatives) <= 1:
+        return []
+    res = []
+    for arg in info.all_saved_inputs:
+        if arg.nctype.type != BaseCType(tensorT):
+            continue
+        used_in = [d for d in info.derivatives if arg in d.saved_inputs]
+        if len(used_in) != 1 or len(used_in[0].var_names) != 1:
+            continue
+        res.append((arg.nctype.name, used_in[0].var_names[0]))
+    return res
+
+
 def autograd_table(yaml_path, rows, impl, cname):
     """Per row: upstream's autograd node (derivatives.yaml, normalised by torchgen's own loader):
     node name, which arguments are differentiable, which are saved whole, which outputs are saved
@@ -250,7 +296,9 @@ def autograd_table(yaml_path, rows, impl, cname):
     # Nodes upstream writes by hand (VariableTypeManual.cpp) rather than in derivatives.yaml:
     # key -> (node name, differentiable arguments)
     manual = {"copy_.": ("CopyBackwards", ("self", "src"))}
-    for r in rows:
+    guards = []   # (row, saved argument, the argument whose gradient alone reads it)
+    foreach_ref = foreach_references(infos, rows)
+    for ri, r in enumerate(rows):
         info = by_key.get(r["key"])
         if r["key"] in manual:
             node, dargs = manual[r["key"]]
@@ -266,6 +314,15 @@ def autograd_table(yaml_path, rows, impl, cname):
                 info = None
             if info is None:
                 info = by_key.get(f"{r['name'][:-1]}.{r['overload']}")
+        if info is None and ri in foreach_ref and not r["name"].endswith("_"):
+            # upstream's generated foreach node (gen_foreach_derivativeinfo): the reference op's
+            # formula per element, named Foreach<reference node><overload>
+            ref, rinfo = foreach_ref[ri]
+            rdiff = {v for dv in rinfo.derivatives for v in dv.var_names}
+            rnames = [a.name for a in ref.arguments.flat_non_out]
+            dm = sum(1 << i for i, n in enumerate(rnames) if n in rdiff and i < 64)
+            out.append(f'    {{"Foreach{rinfo.op}{r["overload"]}", {dm}ULL, 0ULL, 0, 255, {int(r["composite"])}, 1, 0, 0ULL}},')
+            continue
         if info is None:
             out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
             continue
@@ -293,6 +350,39 @@ def autograd_table(yaml_path, rows, impl, cname):
                 if typ.startswith("Tensor") and n not in diff and n not in nondiff_names and n != "output" and i < 64:
                     nograd |= 1 << i
         out.append(f'    {{"{info.op}", {dmask}ULL, {smask}ULL, {somask}, {odmask}, {int(r["composite"])}, {int(bool(info.derivatives))}, 0, {nograd}ULL}},')
+        guards += [(ri, names.index(a), names.index(g)) for a, g in save_guards(info, arg_types(r["func"]))
+                   if a in names and g in names]
+    out.append("};")
+    # upstream's generated VariableType saves an argument read by one input's formula only when
+    # that input's gradient is wanted (gen_variable_type.py's guard_for); record.c follows it
+    # foreach rows: the reference op row their per-element formula (out-of-place) or per-element
+    # in-place op (in-place rows, recorded as one node per tensor, as upstream) comes from
+    key_row = {r["key"]: i for i, r in enumerate(rows)}
+    refrow = {}
+    # foreach rows with their own derivatives.yaml entry whose formula is the reference's per
+    # element (_foreach_norm.Scalar: norm_backward(grads[i], self[i], ord, result[i]), norm.Scalar's)
+    manual_ref = {"_foreach_norm.Scalar": "norm.Scalar"}
+    for ri, r in enumerate(rows):
+        if r["key"] in manual_ref and manual_ref[r["key"]] in key_row and manual_ref[r["key"]] in impl:
+            refrow[ri] = key_row[manual_ref[r["key"]]]
+    for ri, (ref, rinfo) in foreach_ref.items():
+        k = f"{ref.name.name}.{ref.name.overload_name}"
+        if rows[ri]["name"].endswith("_"):
+            k = f"{ref.name.name.base}_.{ref.name.overload_name}"
+        if k in key_row and k in impl:
+            refrow[ri] = key_row[k]
+    out.append("static const int tn_op_foreach_ref[TN_OP_COUNT] = {")
+    out.append(", ".join(str(refrow.get(i, -1)) for i in range(len(rows))))
+    out.append("};")
+    # 1: the node is torchgen-generated (gen_foreach_derivativeinfo): upstream gives it no Python
+    # class of its own (type CppFunction); 0: a derivatives.yaml entry (ForeachDivBackward0)
+    out.append("static const unsigned char tn_op_foreach_generated[TN_OP_COUNT] = {")
+    out.append(", ".join(str(int(i in foreach_ref and by_key.get(rows[i]["key"]) is None)) for i in range(len(rows))))
+    out.append("};")
+    out.append("typedef struct { int op, arg, guard; } tn_save_guard;")
+    out.append("static const tn_save_guard tn_op_save_guards[] = {")
+    out += [f"    {{{a}, {b}, {c}}}," for a, b, c in guards]
+    out.append("    {-1, -1, -1},")
     out.append("};")
     out.append("enum {")
     for i, r in enumerate(rows):

@@ -72,6 +72,10 @@ struct tn_node {
     PyObject *inner;                    /* CopySlices: the in-place op's node (owned) */
     void *geo;                          /* CopySlices / AsStridedBackward0: geometry (views.c) */
     PyObject *fnstate;                  /* Python Function nodes: the ctx's state (function.c) */
+    uint64_t nodiff_out;                /* outputs that are not differentiable: upstream numbers
+                                         * output_nr among the differentiable ones (tn_exposed_nr) */
+    const char *cpp_name;               /* name() of a node whose type is CppFunction (upstream's
+                                         * foreach nodes have no Python class of their own) */
 };
 
 /* ---- nodes (node.c) ---- */
@@ -79,6 +83,8 @@ int tn_autograd_init(PyObject *m);
 PyTypeObject *tn_node_type(const char *name);          /* the type for a node name (cached) */
 tn_node *tn_node_new(const char *name, int kind, int nnext, int nout);
 bool tn_is_node(PyObject *o);
+/* the output_nr Python sees for output slot nr of node fn (upstream counts differentiable outputs only) */
+int tn_exposed_nr(PyObject *fn, int nr);
 extern PyTypeObject *tn_function_base_type;
 uint64_t tn_next_sequence_nr(void);
 void tn_meta_set(tn_meta *m, const tn_tensor *t);
@@ -120,6 +126,8 @@ PyObject *tn_resolve_bits(PyObject *t);
 
 /* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
 tn_apply_fn tn_formula_for(int op);
+/* upstream's prod_backward (formulas.c), also prod's forward-AD formula's helper */
+PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim, bool keepdim);
 typedef PyObject *(*tn_decomp_fn)(tn_value *args);
 tn_decomp_fn tn_decomp_for(int op);
 bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (not a pass-through) */

@@ -1242,40 +1242,55 @@ static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t
     drop_(&T);
     return r;
 }
-static int f_prod(tn_node *n, PyObject **g, PyObject **o) {   /* prod(self, dtype) */
+/* upstream's prod_backward(grad, input, result[, dim, keepdim]) on tensors (input already in the
+ * result's dtype): the backward formulas below and the forward-AD formula of prod
+ * (forward_formulas.c) share it. New reference. */
+PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim0, bool keepdim) {
     T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
-    if (!in || !r) { drop_(&T); return -1; }
-    if (tn_tensor_of(in)->ndim == 0) { OUTK(0, g[0]); DONE; }
-    PyObject *zi = K(tn_aten(TN_ROW_nonzero, "(O)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0))));
-    if (!zi) { drop_(&T); return -1; }
-    const tn_tensor *zt = tn_tensor_of(zi);
-    if (tn_numel(zt) == 0) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)))));
-    else if (!tn_grad_enabled() && zt->sizes[0] > 1) OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", in)));
-    else {
-        PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", K(tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", in)), -1));
-        PyObject *b = flat ? K(prod_safe_zeros_backward(g[0], flat, 0)) : NULL;
-        OUTK(0, K(tn_aten(TN_ROW_view_as, "(OO)", b, in)));
-    }
-    DONE;
-}
-static int f_prod_dim(tn_node *n, PyObject **g, PyObject **o) {   /* prod.dim_int(self, dim, keepdim, dtype) */
-    T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0)), *gg = g[0];
-    if (!in || !r) { drop_(&T); return -1; }
+    PyObject *res = NULL;
     const tn_tensor *t = tn_tensor_of(in);
-    if (t->ndim == 0) { OUTK(0, g[0]); DONE; }
-    int64_t dim = wrap_dim(arg_i(n, 1), t->ndim);
-    if (!n->args[2].u.i) {
+    if (t->ndim == 0) { res = Py_NewRef(grad); goto out; }
+    if (!has_dim) {
+        PyObject *zi = K(tn_aten(TN_ROW_nonzero, "(O)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0))));
+        if (!zi) goto out;
+        const tn_tensor *zt = tn_tensor_of(zi);
+        if (tn_numel(zt) == 0) res = tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)));
+        else if (!tn_grad_enabled() && zt->sizes[0] > 1) res = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", in);
+        else {
+            PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", K(tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", in)), -1));
+            PyObject *b = flat ? K(prod_safe_zeros_backward(grad, flat, 0)) : NULL;
+            res = b ? tn_aten(TN_ROW_view_as, "(OO)", b, in) : NULL;
+        }
+        goto out;
+    }
+    int64_t dim = wrap_dim(dim0, t->ndim);
+    PyObject *gg = grad;
+    if (!keepdim) {
         gg = K(tn_aten(TN_ROW_unsqueeze, "(OL)", gg, (long long)dim));
         r = K(tn_aten(TN_ROW_unsqueeze, "(OL)", r, (long long)dim));
     }
     PyObject *zm = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
     PyObject *cnt = K(tn_aten(TN_ROW_sum, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", zm, (long long)dim, Py_True))));
     PyObject *tot = cnt ? K(tn_aten(TN_ROW_item, "(O)", cnt)) : NULL;
-    if (!tot) { drop_(&T); return -1; }
-    if (PyLong_AsLongLong(tot) == 0) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)))));
-    else OUTK(0, K(prod_safe_zeros_backward(gg, in, dim)));
+    if (!tot) goto out;
+    if (PyLong_AsLongLong(tot) == 0) res = tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)));
+    else res = prod_safe_zeros_backward(gg, in, dim);
+out:
+    drop_(&T);
+    return res;
+}
+static int f_prod(tn_node *n, PyObject **g, PyObject **o) {   /* prod(self, dtype) */
+    T_;
+    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
+    if (!in || !r) { drop_(&T); return -1; }
+    OUTK(0, K(tn_prod_backward(g[0], in, r, false, 0, false)));
+    DONE;
+}
+static int f_prod_dim(tn_node *n, PyObject **g, PyObject **o) {   /* prod.dim_int(self, dim, keepdim, dtype) */
+    T_;
+    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
+    if (!in || !r) { drop_(&T); return -1; }
+    OUTK(0, K(tn_prod_backward(g[0], in, r, true, arg_i(n, 1), n->args[2].u.i)));
     DONE;
 }
 
@@ -4657,6 +4672,25 @@ static int f_affine_grid_generator(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== helper-autograd (second round): sgn's derivative (abs's double backward goes through it) ====
+ * sgn_backward(self, grad, result), op for op as upstream's (measured under a dispatch mode):
+ * ((gx - (sgn * sgn) * gx.conj()) / (2. * abs)).masked_fill_(abs == 0., 0.) */
+static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *x = K(saved(n, 0)), *sg = x ? K(result(n, 0)) : NULL;
+    if (!sg) { drop_(&T); return -1; }
+    PyObject *ab = K(tn_aten(TN_ROW_abs, "(O)", x));
+    PyObject *ab2 = ab ? K(tn_aten(TN_ROW_mul_Scalar, "(Od)", ab, 2.0)) : NULL;
+    PyObject *gc = ab2 ? K(tn_aten(TN_ROW_conj, "(O)", g[0])) : NULL;
+    PyObject *s2 = gc ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, sg)) : NULL;
+    PyObject *t = s2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s2, gc)) : NULL;
+    PyObject *d = t ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", g[0], t)) : NULL;
+    PyObject *q = d ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", d, ab2)) : NULL;
+    PyObject *z = q ? K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ab, 0.0)) : NULL;
+    OUTK(0, z ? K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", q, z, 0.0)) : NULL);
+    DONE;
+}
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
     {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
@@ -4894,6 +4928,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
     {TN_ROW_affine_grid_generator, f_affine_grid_generator},
+    /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
+    {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -785,6 +785,12 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = inf_silu_backward(a0, argv[1].o);
         return out->o ? 0 : -1;
     }
+    if (!strcmp(name, "prod_backward") && (n == 3 || n == 5) && is_tensor(argv[1].o) && is_tensor(argv[2].o)) {
+        bool has_dim = n == 5;   /* prod_backward(grad, input, result[, dim, keepdim]) */
+        out->o = tn_prod_backward(a0, argv[1].o, argv[2].o, has_dim, has_dim ? PyLong_AsLongLong(argv[3].o) : 0,
+                                  has_dim && truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
     if (!strcmp(name, "angle_backward") && n == 2 && is_tensor(argv[1].o)) {
         out->o = angle_backward(a0, argv[1].o);
         return out->o ? 0 : -1;

@@ -995,7 +995,10 @@ static int copy_getset(const char *name, PyGetSetDef *dst) {
 
 /* Tensor.output_nr is a property upstream (the generated aten::output_nr trampoline made it a
  * method here) */
-static PyObject *t_output_nr(PyObject *self, void *c) { return PyLong_FromLong(((tn_tensor_obj *)self)->output_nr); }
+static PyObject *t_output_nr(PyObject *self, void *c) {   /* among the node's differentiable outputs (node.c) */
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    return PyLong_FromLong(tn_exposed_nr(o->grad_fn, o->output_nr));
+}
 static PyGetSetDef output_nr_def = {"output_nr", t_output_nr, NULL, NULL, NULL};
 
 int tn_function_init(PyObject *m) {

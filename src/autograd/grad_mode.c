@@ -3,7 +3,9 @@
  * upstream's: a thread starts with grad mode on. */
 #include "autograd/autograd.h"
 
-static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true, inference_mode = false;
+static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true;
+/* inference mode lives in core (core/tensor.h): storage made while it is on is inference storage */
+#define inference_mode tn_tls_inference_mode
 
 bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
 bool tn_fwd_grad_enabled(void) { return fwd_grad_enabled; }
@@ -53,8 +55,10 @@ static PyObject *guard_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     if (!g) return NULL;
     g->prev_inference = inference_mode;
     g->prev_grad = grad_enabled;
+    /* as upstream's c10::InferenceMode: grad mode is the opposite of inference mode, so
+     * inference_mode(False) turns grad mode on, even inside no_grad (measured) */
     inference_mode = enabled;
-    if (enabled) grad_enabled = false;
+    grad_enabled = !enabled;
     return (PyObject *)g;
 }
 /* upstream 2.13's torch.inference_mode enters the guard with `with`: __enter__ does nothing (the

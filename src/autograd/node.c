@@ -132,6 +132,7 @@ static void node_dealloc(PyObject *self) {
 
 /* name(): the type's name; nodes upstream defines in C++ only carry their namespace */
 static PyObject *n_name(PyObject *self, PyObject *u) {
+    if (((tn_node *)self)->cpp_name) return PyUnicode_FromString(((tn_node *)self)->cpp_name);
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "__qualname__");
     if (name && (!PyUnicode_CompareWithASCIIString(name, "AccumulateGrad") ||
                  !PyUnicode_CompareWithASCIIString(name, "NotImplemented") ||
@@ -143,11 +144,17 @@ static PyObject *n_name(PyObject *self, PyObject *u) {
     return name;
 }
 
+int tn_exposed_nr(PyObject *fn, int nr) {
+    if (!fn || !tn_is_node(fn) || nr <= 0 || nr >= 64) return nr;
+    uint64_t m = ((tn_node *)fn)->nodiff_out & ((1ull << nr) - 1);
+    return nr - __builtin_popcountll(m);
+}
+
 static PyObject *n_next_functions(PyObject *self, void *c) {
     tn_node *n = (tn_node *)self;
     PyObject *t = PyTuple_New(n->nnext);
     for (int i = 0; t && i < n->nnext; i++) {
-        PyObject *e = Py_BuildValue("(Oi)", n->next[i].fn ? n->next[i].fn : Py_None, n->next[i].nr);
+        PyObject *e = Py_BuildValue("(Oi)", n->next[i].fn ? n->next[i].fn : Py_None, tn_exposed_nr(n->next[i].fn, n->next[i].nr));
         if (!e) { Py_CLEAR(t); break; }
         PyTuple_SetItem(t, i, e);
     }
@@ -418,7 +425,7 @@ PyObject *tn_node_saved_arg(tn_node *n, int i) {
     if (tn_saved_is_packed(t)) return tn_saved_unpack(n, t);
     if (tn_tensor_of(t)->storage->version != n->arg_ver[i]) {
         PyObject *src = ((tn_tensor_obj *)t)->grad_fn;
-        return modified_error((tn_node *)src, t, n->arg_ver[i], ((tn_tensor_obj *)t)->output_nr);
+        return modified_error((tn_node *)src, t, n->arg_ver[i], tn_exposed_nr(src, ((tn_tensor_obj *)t)->output_nr));
     }
     return Py_NewRef(t);
 }
@@ -499,7 +506,10 @@ static PyObject *t_retains_grad(PyObject *self, void *c) {
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     return PyBool_FromLong(o->grad_fn && o->retains_grad);
 }
-static PyObject *t_output_nr(PyObject *self, void *c) { return PyLong_FromLong(((tn_tensor_obj *)self)->output_nr); }
+static PyObject *t_output_nr(PyObject *self, void *c) {
+    tn_tensor_obj *o = (tn_tensor_obj *)self;
+    return PyLong_FromLong(tn_exposed_nr(o->grad_fn, o->output_nr));
+}
 static PyGetSetDef output_nr_def = {"output_nr", t_output_nr, NULL, NULL, NULL};
 static PyMethodDef retain_def = {"retain_grad", t_retain_grad, METH_NOARGS, NULL};
 static PyGetSetDef retains_def = {"retains_grad", t_retains_grad, NULL, NULL, NULL};

@@ -77,22 +77,34 @@ PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...) {
 
 /* ---- does this call record? ---- */
 
+/* Inference tensors (core/tensor.h) carry no autograd key upstream: a call whose tensor
+ * arguments are all inference tensors skips autograd even if one requires grad (made with
+ * requires_grad=True in inference mode); one normal tensor (a wrapped number counts) brings it. */
 bool tn_autograd_wants(int op, const tn_value *args) {
     if (!tn_grad_enabled()) return false;
     const tn_schema *s = tn_op_schema(op);
     if (!s) { PyErr_Clear(); return false; }
+    bool req = false, normal = false;
     for (int i = 0; i < s->nargs; i++) {
-        if (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSOR) {
+            req |= tn_requires_grad(args[i].u.obj);
+            normal |= !tn_tensor_of(args[i].u.obj)->storage->inference;
+        }
         if (args[i].tag == TN_V_TENSORLIST) {
             PyObject *l = args[i].u.obj;
             for (Py_ssize_t k = 0; k < PyTuple_Size(l); k++) {
                 PyObject *e = PyTuple_GetItem(l, k);
-                if (tn_py_is_tensor(e) && tn_requires_grad(e)) return true;
+                if (!tn_py_is_tensor(e)) continue;
+                req |= tn_requires_grad(e);
+                normal |= !tn_tensor_of(e)->storage->inference;
             }
         }
+        if (req && normal) return true;
     }
     return false;
 }
+
+
 
 static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
     char what[200];
@@ -116,6 +128,25 @@ static bool differentiable_dtype(tn_dtype d) { return tn_dtype_is_floating(d) ||
 /* a view made in no_grad mode requires grad through its base but has no edge (views.c): the
  * node is made all the same, with an empty edge, as upstream's */
 static bool ng_requires(PyObject *t) { return ((tn_tensor_obj *)t)->ng_view && tn_requires_grad(t); }
+
+/* upstream's SavedVariable refuses an inference tensor. Upstream saves an argument only when
+ * a gradient that reads it is wanted: torchgen guards an argument read by one input's formula
+ * alone with that input's should_compute_output (tn_op_save_guards, generated), so the check
+ * follows the same guard. */
+static int check_saved_inference(int op, int arg, PyObject *t, const tn_node *n, const tn_value *args, int nargs) {
+    if (!t || !tn_py_is_tensor(t) || !tn_tensor_of(t)->storage->inference) return 0;
+    for (const tn_save_guard *g = tn_op_save_guards; g->op >= 0; g++)
+        if (g->op == op && g->arg == arg && g->guard < nargs) {
+            int e = n->arg_edge ? n->arg_edge[g->guard] : -1;
+            if (e >= 0 && !n->next[e].fn && !ng_requires(args[g->guard].u.obj)) return 0;
+            break;
+        }
+    PyErr_SetString(PyExc_RuntimeError, "Inference tensors cannot be saved for backward. Please do not use Tensors "
+                    "created in inference mode in computation tracked by autograd. To work around this, you can "
+                    "make a clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead "
+                    "of `torch.inference_mode()`.");
+    return -1;
+}
 
 /* The tensor outputs of a result (borrowed) */
 static int outputs_of(PyObject *res, PyObject **outs, int max) {
@@ -152,7 +183,8 @@ static int copy_value(tn_value *dst, const tn_value *src) {
 
 static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *res, tn_apply_fn apply,
                         const char *name, uint64_t dmask, uint64_t smask, int somask, int odmask,
-                        bool inplace, PyObject *orig_self, const tn_tensor *self_before, uint64_t seq) {
+                        bool inplace, PyObject *orig_self, const tn_tensor *self_before, uint64_t seq,
+                        tn_node **keep) {
     PyObject *outs[16];
     int nouts = outputs_of(res, outs, 16);
     bool any_diff = false;
@@ -239,6 +271,13 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         Py_DECREF(n);
         return res;
     }
+    for (int i = 0; i < s->nargs && i < 64; i++) {
+        if (!(smask >> i & 1)) continue;
+        if (args[i].tag == TN_V_TENSOR &&
+            check_saved_inference(op, i, inplace && i == 0 ? orig_self : args[i].u.obj, n, args, s->nargs) < 0) goto fail;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++)
+            if (check_saved_inference(-1, i, PyTuple_GetItem(args[i].u.obj, k), n, args, s->nargs) < 0) goto fail;
+    }
     for (int k = 0; k < nouts; k++) {
         if (!outs[k]) continue;
         tn_meta_set(&n->out_meta[k], tn_tensor_of(outs[k]));
@@ -251,6 +290,10 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (diff) n->result_diff |= (uint8_t)(1u << k);
             n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;
         }
+    }
+    if (keep) {   /* a foreach node's per-element node: kept by the caller, not the outputs' grad_fn */
+        *keep = n;
+        return res;
     }
     /* an output that is an input object (not in-place) becomes an alias, as upstream's views */
     if (!inplace && tn_py_is_tensor(res)) {
@@ -269,6 +312,8 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         if (r < 0) { Py_DECREF(res); return NULL; }
         return res;
     }
+    for (int k = 0; k < nouts && k < 64; k++)
+        if (!(odmask >> k & 1) || (outs[k] && !differentiable_dtype(tn_tensor_of(outs[k])->dtype))) n->nodiff_out |= 1ull << k;
     for (int k = 0; k < nouts; k++) {
         if (!outs[k] || !(odmask >> k & 1) || !differentiable_dtype(tn_tensor_of(outs[k])->dtype)) continue;
         tn_tensor_obj *o = (tn_tensor_obj *)outs[k];
@@ -294,6 +339,194 @@ fail:
     return NULL;
 }
 
+/* ---- _foreach_* ops (upstream's generated foreach derivatives, gen_foreach_derivativeinfo) ----
+ * An out-of-place foreach op gets one node, Foreach<reference node><overload>, with one output
+ * per list element and its edges in schema order (each list's elements in turn); its formula is
+ * the reference op's (mul.Tensor for _foreach_mul.List) per element i, with grads[i] and the i-th
+ * element of each list. Here each element's reference node is recorded as record() would
+ * (saved values, version checks, which inputs need a gradient) and kept by the foreach node
+ * (n->extra), whose apply runs them. An in-place foreach op records, as upstream's, one
+ * reference node per written tensor (LOOP_OVER_VECTOR_OF_GRAD_FNS): it runs as the reference
+ * in-place op per element, through the door. */
+
+/* the i-th element's arguments for the reference op (lists give their i-th element) */
+static int foreach_elem(int ref, const tn_schema *s, const tn_value *args, int nref, Py_ssize_t i, tn_value *out) {
+    for (int j = 0; j < nref; j++) {
+        out[j] = args[j];
+        if (j >= s->nargs) {   /* a reference argument the foreach op lacks: add.Scalar's alpha (1) */
+            out[j].tag = TN_V_NONE;
+            const char *d = tn_op_schema(ref)->args[j].default_text;
+            if (d && strcmp(d, "None")) { out[j].tag = TN_V_INT; out[j].u.i = atoll(d); }
+            continue;
+        }
+        if (args[j].tag == TN_V_TENSORLIST) {
+            if (i >= PyTuple_Size(args[j].u.obj)) {
+                PyErr_SetString(PyExc_RuntimeError, "Tensor lists must have the same number of tensors");
+                return -1;
+            }
+            out[j].tag = TN_V_TENSOR;
+            out[j].wrapped = false;
+            out[j].u.obj = PyTuple_GetItem(args[j].u.obj, i);
+        } else if (args[j].tag == TN_V_SCALARLIST) {
+            if (i >= args[j].u.floats.n) {
+                PyErr_SetString(PyExc_RuntimeError, "Tensor list must have same number of elements as scalar list.");
+                return -1;
+            }
+            out[j].tag = TN_V_FLOAT;
+            out[j].u.f = args[j].u.floats.v[i];
+        }
+    }
+    return 0;
+}
+
+static Py_ssize_t foreach_len(const tn_schema *s, const tn_value *args) {
+    for (int j = 0; j < s->nargs; j++)
+        if (args[j].tag == TN_V_TENSORLIST) return PyTuple_Size(args[j].u.obj);
+    return -1;
+}
+
+static int foreach_apply(tn_node *n, PyObject **g, PyObject **o) {
+    if (!n->extra) { tn_freed_error(); return -1; }
+    const tn_schema *s = tn_op_schema(n->op);
+    Py_ssize_t len = PyTuple_Size(n->extra);
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *sub = PyTuple_GetItem(n->extra, i);
+        if (sub == Py_None || !g[i]) continue;
+        tn_node *e = (tn_node *)sub;
+        PyObject *so[64] = {0};
+        if (e->nnext > 64) { tn_not_implemented("a foreach reference op with more than 64 inputs"); return -1; }
+        if (e->apply(e, &g[i], so) < 0) {
+            for (int k = 0; k < e->nnext; k++) Py_XDECREF(so[k]);
+            return -1;
+        }
+        /* the reference's edge k is argument j's: list arguments map to the foreach edge of
+         * element i, a single tensor argument to its one edge (summed over the elements) */
+        for (int j = 0; j < e->nargs; j++) {
+            int k = e->arg_edge[j];
+            if (k < 0 || !so[k]) continue;
+            int fe = n->arg_edge[j];
+            if (fe < 0) { Py_CLEAR(so[k]); continue; }
+            bool list = j < s->nargs && s->args[j].is_list;
+            int dst = list ? fe + (int)i : fe;
+            if (!o[dst]) { o[dst] = so[k]; so[k] = NULL; continue; }
+            PyObject *sum = tn_aten(TN_ROW_add_Tensor, "(OO)", o[dst], so[k]);
+            Py_CLEAR(so[k]);
+            if (!sum) { for (int q = 0; q < e->nnext; q++) Py_XDECREF(so[q]); return -1; }
+            Py_SETREF(o[dst], sum);
+        }
+        for (int k = 0; k < e->nnext; k++) Py_XDECREF(so[k]);
+    }
+    return 0;
+}
+
+static PyObject *foreach_inplace(int ref, tn_value *args, const tn_schema *s) {
+    const tn_schema *rs = tn_op_schema(ref);
+    if (!rs) return NULL;
+    if (rs->nargs > 16) return tn_not_implemented("a foreach reference op with more than 16 arguments");
+    Py_ssize_t len = foreach_len(s, args);
+    for (Py_ssize_t i = 0; i < len; i++) {
+        tn_value e[16];
+        if (foreach_elem(ref, s, args, rs->nargs, i, e) < 0) return NULL;
+        PyObject *r = tn_door_call(ref, e);
+        if (!r) return NULL;
+        Py_DECREF(r);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema *s, const tn_op_autograd_def *ad) {
+    const tn_schema *rs = tn_op_schema(ref);
+    if (!rs) return NULL;
+    if (rs->nargs > 16) return tn_not_implemented("a foreach reference op with more than 16 arguments");
+    const tn_op_autograd_def *rad = &tn_op_autograd_defs[ref];
+    tn_apply_fn rapply = rad->has_formula ? tn_formula_for(ref) : NULL;
+    if (!rapply) rapply = refuse_apply;
+    uint64_t seq = tn_next_sequence_nr();   /* upstream makes the node before the op runs */
+    bool was = tn_grad_mode_set(false);
+    PyObject *res = tn_door_below_autograd(op, args);
+    tn_grad_mode_set(was);
+    if (!res) return NULL;
+    if (!PyTuple_Check(res) && !PyList_Check(res)) return res;
+    Py_ssize_t nouts = PySequence_Size(res);
+    PyObject *subs = PyTuple_New(nouts);
+    if (!subs) { Py_DECREF(res); return NULL; }
+    bool any = false;
+    for (Py_ssize_t i = 0; i < nouts; i++) {
+        PyObject *out = PySequence_GetItem(res, i);
+        tn_value e[16];
+        tn_node *keep = NULL;
+        if (!out || foreach_elem(ref, s, args, rs->nargs, i, e) < 0) { Py_XDECREF(out); goto fail; }
+        if (tn_py_is_tensor(out) && differentiable_dtype(tn_tensor_of(out)->dtype)) {
+            Py_INCREF(out);
+            PyObject *r = record(ref, e, rs, out, rapply, rad->node ? rad->node : "NotImplemented", rad->node ? rad->diff : ~0ull,
+                                 rad->node ? rad->save : 0, rad->node ? rad->save_out : 0, rad->node ? rad->out_diff : 0xff,
+                                 false, NULL, NULL, 0, &keep);
+            if (!r) { Py_DECREF(out); goto fail; }
+            Py_DECREF(r);
+        }
+        Py_DECREF(out);
+        PyTuple_SetItem(subs, i, keep ? (PyObject *)keep : Py_NewRef(Py_None));
+        any |= keep != NULL;
+    }
+    if (!any) { Py_DECREF(subs); return res; }
+    int nnext = 0;
+    for (int j = 0; j < s->nargs && j < 64; j++) {
+        if (!(ad->diff >> j & 1)) continue;
+        if (args[j].tag == TN_V_TENSORLIST) nnext += (int)PyTuple_Size(args[j].u.obj);
+        else if (s->args[j].type == TN_TYPE_TENSOR) nnext++;
+    }
+    tn_node *n = tn_node_new(tn_op_foreach_generated[op] ? "CppFunction" : ad->node, TN_NODE_OP, nnext, (int)nouts);
+    if (!n) goto fail;
+    if (tn_op_foreach_generated[op]) n->cpp_name = ad->node;
+    n->seq = seq;
+    n->op = op;
+    n->apply = foreach_apply;
+    n->nargs = s->nargs;
+    n->args = calloc((size_t)s->nargs + 1, sizeof *n->args);
+    n->arg_edge = malloc(((size_t)s->nargs + 1) * sizeof *n->arg_edge);
+    n->arg_nmeta = calloc((size_t)s->nargs + 1, sizeof *n->arg_nmeta);
+    n->arg_meta = calloc((size_t)s->nargs + 1, sizeof *n->arg_meta);
+    n->arg_ver = calloc((size_t)s->nargs + 1, sizeof *n->arg_ver);
+    if (!n->args || !n->arg_edge || !n->arg_nmeta || !n->arg_meta || !n->arg_ver) { Py_DECREF(n); PyErr_NoMemory(); goto fail; }
+    int ei = 0;
+    for (int j = 0; j < s->nargs; j++) {
+        n->args[j].tag = TN_V_NONE;
+        n->arg_edge[j] = -1;
+        if (!(j < 64 && (ad->diff >> j & 1))) continue;
+        if (args[j].tag == TN_V_TENSORLIST) {
+            n->arg_edge[j] = ei;
+            for (Py_ssize_t k = 0; k < PyTuple_Size(args[j].u.obj); k++, ei++)
+                if (tn_gradient_edge(PyTuple_GetItem(args[j].u.obj, k), &n->next[ei]) < 0) { Py_DECREF(n); goto fail; }
+        } else if (s->args[j].type == TN_TYPE_TENSOR) {
+            n->arg_edge[j] = ei;
+            if (args[j].tag == TN_V_TENSOR && tn_gradient_edge(args[j].u.obj, &n->next[ei]) < 0) { Py_DECREF(n); goto fail; }
+            ei++;
+        }
+    }
+    n->extra = subs;
+    subs = NULL;
+    for (Py_ssize_t i = 0; i < nouts; i++) {
+        PyObject *out = PySequence_GetItem(res, i);
+        if (!out) { Py_DECREF(n); goto fail; }
+        if (tn_py_is_tensor(out)) {
+            tn_meta_set(&n->out_meta[i], tn_tensor_of(out));
+            if (differentiable_dtype(tn_tensor_of(out)->dtype)) {   /* every element, as upstream */
+                tn_tensor_obj *o = (tn_tensor_obj *)out;
+                Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
+                o->output_nr = (int)i;
+                o->view_version = o->t.storage->version;
+            }
+        }
+        Py_DECREF(out);
+    }
+    Py_DECREF(n);
+    return res;
+fail:
+    Py_XDECREF(subs);
+    Py_DECREF(res);
+    return NULL;
+}
+
 PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled) {
     *handled = tn_op_autograd_defs[op].composite && tn_decomp_computes(op);
     return *handled ? tn_decomp_for(op)(args) : NULL;
@@ -310,6 +543,11 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         PyObject *r = tn_door_below_autograd(op, args);
         tn_grad_mode_set(was);
         return r;
+    }
+    if (tn_op_foreach_ref[op] >= 0 && foreach_len(s, args) >= 0) {
+        bool ip = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only;
+        if (ip) return foreach_inplace(tn_op_foreach_ref[op], args, s);
+        if (ad->node) return foreach_record(op, tn_op_foreach_ref[op], args, s, ad);
     }
     if (ad->composite) {   /* upstream never runs a CompositeImplicitAutograd op's own formula on CPU */
         tn_decomp_fn dec = tn_decomp_for(op);
@@ -411,7 +649,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
-                         ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before, seq);
+                         ad->node ? ad->out_diff : 0xff, inplace, orig_self, &self_before, seq, NULL);
     for (int i = 0; i < nfresh; i++) fresh[i]->view_version = fresh_ver[i];
     Py_XDECREF(orig_self);
     if (r && !inplace) tn_ng_view_propagate(r, op, args);

@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Thread_local bool tn_tls_inference_mode;
+
 tn_storage *tn_storage_new(size_t nbytes, tn_device_type device) {
     tn_storage *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->refcnt = 1;
+    s->inference = tn_tls_inference_mode;
     s->resizable = true;
     s->device = device;
     if (device != TN_DEVICE_META && nbytes) {
@@ -28,6 +31,7 @@ tn_storage *tn_storage_wrap(char *data, size_t nbytes,
     s->release = release;
     s->release_ctx = ctx;
     s->device = TN_DEVICE_CPU;
+    s->inference = tn_tls_inference_mode;
     return s;
 }
 
@@ -43,6 +47,7 @@ tn_storage *tn_storage_alias(tn_storage *s) {
     if (!a) return NULL;
     a->device = s->device;
     a->alias_of = s;
+    a->inference = s->inference;   /* .data of an inference tensor is one */
     tn_storage_incref(s);
     s->aliases++;
     return a;

@@ -35,7 +35,14 @@ typedef struct tn_storage {
      * outlives its last strong reference (bytes released, refcnt 0 = expired) until the last
      * weak one is dropped (tn_storage_weak_decref). */
     int64_t weakcnt;
+    /* made in inference mode (torch.inference_mode): its tensors and their views are inference
+     * tensors (no version counter, no autograd; autograd/grad_mode.c) */
+    bool inference;
 } tn_storage;
+
+/* inference mode, thread-local (set by autograd/grad_mode.c's guard): storage made while it is on
+ * is inference storage */
+extern _Thread_local bool tn_tls_inference_mode;
 
 /* Upstream's lazy math bits: a tensor with TN_BIT_CONJ reads as the complex conjugate of its
  * stored values, one with TN_BIT_NEG as their negation. Only views carry them (conj(), .imag of a

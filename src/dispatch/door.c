@@ -478,9 +478,45 @@ done:
     return r;
 }
 
+/* upstream's VariableVersion::bump: an inference tensor (core/tensor.h) has no version counter,
+ * so writing one outside inference mode (in-place, out=, even under no_grad) is refused */
+#define INFERENCE_WRITE "Inplace update to inference tensor outside InferenceMode is not allowed." \
+    "You can make a clone to get a normal tensor before doing inplace update." \
+    "See https://github.com/pytorch/rfcs/pull/17 for more details."
+static bool inference_write(int op, tn_value *args) {
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return false; }
+    for (int i = 0; i < s->nargs; i++) {
+        if (!s->args[i].is_write) continue;
+        bool inf = args[i].tag == TN_V_TENSOR && tn_no_version(args[i].u.obj);
+        for (Py_ssize_t k = 0; !inf && args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+            PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
+            inf = tn_py_is_tensor(e) && tn_no_version(e);
+        }
+        if (inf) return true;
+    }
+    return false;
+}
+
 /* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
  * autograd recording (record.c), then dispatch modes, meta, the CPU op function. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (!tn_inference_mode() && inference_write(op, args)) {
+        /* upstream bumps the version after the kernel ran: the write happens, then the error */
+        const tn_schema *s = tn_op_schema(op);
+        int64_t ver[64];
+        for (int i = 0; i < s->nargs && i < 64; i++)
+            ver[i] = args[i].tag == TN_V_TENSOR ? tn_tensor_of(args[i].u.obj)->storage->version : 0;
+        bool was = tn_grad_mode_set(false);
+        PyObject *r = tn_door_below_autograd(op, args);
+        tn_grad_mode_set(was);
+        for (int i = 0; i < s->nargs && i < 64; i++)   /* no counter was bumped */
+            if (s->args[i].is_write && args[i].tag == TN_V_TENSOR) tn_tensor_of(args[i].u.obj)->storage->version = ver[i];
+        if (!r) return NULL;   /* the kernel's own error comes first */
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_RuntimeError, INFERENCE_WRITE);
+        return NULL;
+    }
     if (tn_autocast_wants(op, args)) return tn_autocast_call(op, args);
     if (tn_vmap_first(op, args)) return tn_vmap_call(op, args);
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);

@@ -434,6 +434,10 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
 static PyObject *index_tensor(PyObject *self, PyObject *list) {
     adv_index ai;
     if (tn_require_computable("index", tn_tensor_of(self)->dtype) < 0) return NULL;
+    if (list && PyTuple_Check(list) && PyTuple_Size(list) == 0) {   /* aten.index(x, []), _unsafe_masked_index */
+        PyErr_SetString(PyExc_IndexError, "at least one index must be provided");
+        return NULL;
+    }
     if (adv_prepare(self, list, &ai) < 0) { adv_free(&ai); return NULL; }
     int nops = 2 + ai.k;
     int64_t st[TN_ITER_MAX_OPS][TN_MAX_DIMS];

@@ -3,7 +3,7 @@
  * that flip a bit, view_as_real / view_as_complex / real / imag reinterpret the storage; the door
  * (dispatch/door.c) materialises bits for every op that is not a view, so the ops below that read
  * values (conj_physical, resolve_*) get bit-free tensors unless they are views themselves. There
- * are no zero tensors or inference tensors: those queries answer False. */
+ * are no zero tensors: that query answers False. */
 #include "ops/common.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
@@ -14,7 +14,8 @@ static PyObject *self_(tn_value *a) { return Py_NewRef(a[0].u.obj); }
 PyObject *tn_op__is_zerotensor(tn_value *a) { return no(a); }
 PyObject *tn_op_is_conj(tn_value *a) { return PyBool_FromLong((TN_T(a[0])->math_bits & TN_BIT_CONJ) != 0); }
 PyObject *tn_op_is_neg(tn_value *a) { return PyBool_FromLong((TN_T(a[0])->math_bits & TN_BIT_NEG) != 0); }
-PyObject *tn_op_is_inference(tn_value *a) { return no(a); }
+/* made in inference mode, or a view of such (core/tensor.h) */
+PyObject *tn_op_is_inference(tn_value *a) { return PyBool_FromLong(TN_T(a[0])->storage->inference); }
 /* resolve_conj / resolve_neg (views in the schema, so the door passes the bits): the tensor itself
  * without the bit, else a materialised copy (upstream: a clone) */
 static PyObject *resolve(tn_value *a, uint8_t bit) {

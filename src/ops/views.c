@@ -907,8 +907,17 @@ PyObject *tn_op_contiguous(tn_value *a) {
 
 PyObject *tn_op_detach(tn_value *a) {
     tn_tensor r = *TN_T(a[0]);
-    tn_storage_incref(r.storage);
-    return tn_tensor_wrap(&r);
+    /* upstream: detach of an inference tensor outside inference mode is an inference tensor with
+     * a fresh version counter (measured: _version 0, in-place allowed; its views have none) */
+    bool fresh = r.storage->inference && !tn_tls_inference_mode && !((tn_tensor_obj *)a[0].u.obj)->inf_versioned;
+    if (fresh) {
+        if (!(r.storage = tn_storage_alias(r.storage))) return PyErr_NoMemory();
+    } else {
+        tn_storage_incref(r.storage);
+    }
+    PyObject *o = tn_tensor_wrap(&r);
+    if (o && r.storage->inference && !tn_tls_inference_mode) ((tn_tensor_obj *)o)->inf_versioned = true;
+    return o;
 }
 
 PyObject *tn_op_alias(tn_value *a) { return view_same(a[0].u.obj); }

@@ -103,12 +103,62 @@ static PyObject *det_set(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *det_get(PyObject *self, PyObject *u) { return Py_NewRef(det_algorithms); }
 static PyObject *det_get_warn(PyObject *self, PyObject *u) { return Py_NewRef(det_warn_only); }
 
+/* torch.backends.*.fp32_precision (_get_fp32_precision_getter / _set_fp32_precision_setter):
+ * a precision per (backend, op), as upstream's Context: backends generic (op "all" only), cuda,
+ * mkldnn; ops all, conv, rnn, matmul; precisions ieee, tf32, bf16 (not on cuda), none. Reading
+ * a "none" entry falls back to the backend's "all", then to generic's; cuDNN conv / rnn never
+ * set read as the legacy torch.backends.cudnn.allow_tf32 (default on: tf32) after that (measured). */
+static const char *const fp32_backends[] = {"generic", "cuda", "mkldnn"};
+static const char *const fp32_ops[] = {"all", "conv", "rnn", "matmul"};
+static const char *const fp32_precs[] = {"none", "ieee", "tf32", "bf16"};
+static int fp32_table[3][4];   /* indices into fp32_precs; 0 = none */
+static bool fp32_set_once[3][4];   /* cuDNN conv / rnn: their tf32 default holds until set */
+
+static int fp32_lookup(const char *const *names, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], s)) return i;
+    return -1;
+}
+static int fp32_key(const char *b, const char *o, int *bi, int *oi) {
+    if ((*oi = fp32_lookup(fp32_ops, 4, o)) < 0) { PyErr_Format(PyExc_RuntimeError, "Unknown op: %s", o); return -1; }
+    if ((*bi = fp32_lookup(fp32_backends, 3, b)) < 0) { PyErr_Format(PyExc_RuntimeError, "Unknown backend: %s", b); return -1; }
+    if (*bi == 0 && *oi != 0) { PyErr_Format(PyExc_RuntimeError, "Invalid (backend, op) pair: (%d, %d)", *bi, *oi); return -1; }
+    return 0;
+}
+static bool flag_true(const char *name) {
+    for (int i = 0; i < N_FLAGS; i++)
+        if (strcmp(flag_table[i].name, name) == 0) return values[i] == Py_True;
+    return false;
+}
+static PyObject *fp32_get(PyObject *self, PyObject *args) {
+    const char *b, *o;
+    int bi, oi;
+    if (!PyArg_ParseTuple(args, "ss:_get_fp32_precision_getter", &b, &o) || fp32_key(b, o, &bi, &oi) < 0) return NULL;
+    int p = fp32_table[bi][oi];
+    if (!p) p = fp32_table[bi][0];
+    if (!p) p = fp32_table[0][0];
+    if (!p && !fp32_set_once[bi][oi] && bi == 1 && (oi == 1 || oi == 2) && flag_true("cudnn_allow_tf32")) p = 2;
+    return PyUnicode_FromString(fp32_precs[p]);
+}
+static PyObject *fp32_set(PyObject *self, PyObject *args) {
+    const char *b, *o, *v;
+    int bi, oi, p;
+    if (!PyArg_ParseTuple(args, "sss:_set_fp32_precision_setter", &b, &o, &v) || fp32_key(b, o, &bi, &oi) < 0) return NULL;
+    if ((p = fp32_lookup(fp32_precs, 4, v)) < 0) return PyErr_Format(PyExc_RuntimeError, "Unknown precision: %s", v);
+    if (bi == 1 && p == 3) return PyErr_Format(PyExc_RuntimeError, "backend '%s' does not support precision '%s'", b, v);
+    fp32_table[bi][oi] = p;
+    fp32_set_once[bi][oi] = true;
+    return PyUnicode_FromString(v);   /* upstream's setter returns the precision */
+}
+
 static PyMethodDef get_def = {"get", flag_get, METH_NOARGS, NULL};
 static PyMethodDef set_def = {"set", flag_set, METH_VARARGS, NULL};
 static PyMethodDef det_defs[] = {
     {"_set_deterministic_algorithms", (PyCFunction)(void (*)(void))det_set, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_get_deterministic_algorithms", det_get, METH_NOARGS, NULL},
     {"_get_deterministic_algorithms_warn_only", det_get_warn, METH_NOARGS, NULL},
+    {"_get_fp32_precision_getter", fp32_get, METH_VARARGS, NULL},
+    {"_set_fp32_precision_setter", fp32_set, METH_VARARGS, NULL},
     {NULL},
 };
 

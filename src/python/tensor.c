@@ -276,7 +276,8 @@ static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
     return tn_storage_to_python(tn_tensor_of(self)->storage);
 }
 static PyObject *m_is_view(PyObject *self, PyObject *unused) {
-    return PyBool_FromLong(((tn_tensor_obj *)self)->base != NULL);
+    /* views of inference tensors are not tracked as views (upstream: no autograd meta) */
+    return PyBool_FromLong(((tn_tensor_obj *)self)->base != NULL && !tn_tensor_of(self)->storage->inference);
 }
 static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw);
 /* Tensor.requires_grad_() inside a torch.func transform is upstream's error unless torch.func's
@@ -298,6 +299,10 @@ static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw)
     int rg = 1;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:requires_grad_", kws, &rg)) return NULL;
     tn_tensor_obj *o = (tn_tensor_obj *)self;
+    if (rg && o->t.storage->inference && !tn_inference_mode()) {
+        PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+        return NULL;
+    }
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         PyErr_SetString(PyExc_RuntimeError, "only Tensors of floating point and complex dtype can require gradients");
         return NULL;
@@ -335,6 +340,11 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         Py_DECREF(o);
         PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
+        return NULL;
+    }
+    if (rg && o->t.storage->inference && !tn_inference_mode()) {   /* nn.Parameter(inference tensor) */
+        Py_DECREF(o);
+        PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
         return NULL;
     }
     o->requires_grad = rg;
@@ -565,7 +575,11 @@ static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn
 static PyObject *g_nbytes(PyObject *self, void *c) {
     return PyLong_FromLongLong(tn_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
 }
-static PyObject *g_version(PyObject *self, void *c) { return PyLong_FromLongLong(T(self)->storage->version); }
+static PyObject *g_version(PyObject *self, void *c) {
+    if (tn_no_version(self))
+        return PyErr_Format(PyExc_RuntimeError, "Inference tensors do not track version counter.");
+    return PyLong_FromLongLong(T(self)->storage->version);
+}
 static PyObject *g_requires_grad(PyObject *self, void *c) {
     return PyBool_FromLong(tn_requires_grad(self));   /* a view whose base got history since: views.c */
 }
@@ -603,7 +617,7 @@ static PyObject *g_grad_fn(PyObject *self, void *c) {
     return Py_NewRef(g ? g : Py_None);
 }
 static PyObject *g_base(PyObject *self, void *c) {
-    PyObject *b = ((tn_tensor_obj *)self)->base;
+    PyObject *b = T(self)->storage->inference ? NULL : ((tn_tensor_obj *)self)->base;
     return Py_NewRef(b ? b : Py_None);
 }
 static PyObject *g_cdata(PyObject *self, void *c) { return PyLong_FromVoidPtr(self); }
@@ -616,6 +630,7 @@ static PyObject *g_data(PyObject *self, void *c) {
     if (!t.storage) return PyErr_NoMemory();
     PyObject *r = tn_tensor_wrap(&t);
     if (r) tn_bt_copy_meta(r, self);
+    if (r && t.storage->inference && !tn_inference_mode()) ((tn_tensor_obj *)r)->inf_versioned = true;   /* as detach */
     return r;
 }
 static int s_data(PyObject *self, PyObject *v, void *c) {

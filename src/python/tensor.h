@@ -26,6 +26,8 @@ typedef struct {
     tn_fw_slot *fw_more;     /* tangents at nested levels 1, 2, ... (torch.func's jvp of jvp), or NULL */
     int fw_nmore;
     bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
+    bool inf_versioned;      /* detach / .data of an inference tensor made outside inference mode: still an
+                              * inference tensor, but with a version counter of its own (its storage alias) */
     uint8_t ng_view;         /* a view made in no_grad (1) / inference (2) mode of a base requiring grad (autograd/views.c) */
     /* torch.func (dispatch/functorch.c): a BatchedTensor of vmap level bt_level holds the whole
      * tensor in bt_value, batched along its dim bt_bdim; its own geometry is the logical one
@@ -80,6 +82,11 @@ static inline bool tn_py_is_tensor(PyObject *o) {
     return PyObject_TypeCheck(o, tn_py.TensorBase);
 }
 static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
+/* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
+ * _version are refused */
+static inline bool tn_no_version(PyObject *o) {
+    return ((tn_tensor_obj *)o)->t.storage->inference && !((tn_tensor_obj *)o)->inf_versioned;
+}
 
 /* A new torch.Tensor holding `t` (its storage reference is taken over). NULL on failure (the
  * storage reference is then released). */
