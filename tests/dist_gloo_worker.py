@@ -170,6 +170,9 @@ def collectives():
         dist.all_reduce(t, group=sub)
         res["subgroup_all_reduce"] = digest(t)
     dist.barrier()
+    # upstream's monitored_barrier is point to point on two tags (int32 rank tensors): a mixed world
+    # only passes it when both sides speak that protocol
+    res["monitored_barrier"] = repr(dist.monitored_barrier(timeout=datetime.timedelta(seconds=30)))
     async_collectives(W)
     res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
 

@@ -114,6 +114,7 @@ def test_reference_covers_every_case(reference):
         for suffix in ("", "_done", "_future", "_result"):
             assert f"async_{k}{suffix}" in keys, k + suffix
     assert "async_all_reduce_coalesced" in keys
+    assert reference[0]["monitored_barrier"] == "None"
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])

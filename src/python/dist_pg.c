@@ -1989,7 +1989,71 @@ FWD(pg_send, "send")
 FWD(pg_recv, "recv")
 FWD(pg_recv_any, "recv_anysource")
 FWD(pg_barrier, "barrier")
-FWD(pg_monitored_barrier, "barrier")
+
+/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol (synchronous, None):
+ * two tags; every rank but 0 sends its rank (an int32 tensor) to rank 0 on the first and waits
+ * for rank 0's reply on the second; rank 0 receives from every rank within the timeout, then
+ * replies. A rank missing at rank 0 is named in the error. */
+static int mb_p2p(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send, int64_t ms) {
+    PyObject *w = p2p(be, t, peer, (long)tag, is_send, 0);
+    if (!w) return -1;
+    int rc = work_finish((work_obj *)w, ms);
+    Py_DECREF(w);
+    return rc;
+}
+static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"timeout", "wait_all_ranks", NULL};
+    PyObject *to = Py_None;
+    int all = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:monitored_barrier", kws, &to, &all)) return NULL;
+    PyObject *be = pg_backend_for((pg_obj *)self, NULL);
+    if (!be) return NULL;
+    if (!PyObject_TypeCheck(be, Gloo_T) || !gloo_of(be)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "monitored_barrier is only implemented for GLOO backend.");
+        Py_DECREF(be);
+        return NULL;
+    }
+    backend_obj *b = (backend_obj *)be;
+    int64_t ms = b->timeout_ms;
+    if (to != Py_None) {
+        long long v = tn_dist_timedelta_to_ms(to);
+        if (v < 0 && PyErr_Occurred()) { Py_DECREF(be); return NULL; }
+        if (v > 0) ms = v;
+    }
+    uint32_t t1 = next_tag(b), t2 = next_tag(b);
+    PyObject *torch = PyImport_ImportModule("torch");
+    PyObject *i32 = torch ? PyObject_GetAttrString(torch, "int32") : NULL;   /* at::tensor({int rank}) */
+    PyObject *ta = i32 ? Py_BuildValue("([i])", b->rank) : NULL;
+    PyObject *tk = ta ? Py_BuildValue("{sO}", "dtype", i32) : NULL;
+    PyObject *fn = tk ? PyObject_GetAttrString(torch, "tensor") : NULL;
+    PyObject *t = fn ? PyObject_Call(fn, ta, tk) : NULL;
+    Py_XDECREF(fn);
+    Py_XDECREF(tk);
+    Py_XDECREF(ta);
+    Py_XDECREF(i32);
+    Py_XDECREF(torch);
+    int rc = t ? 0 : -1;
+    if (rc == 0 && b->rank != 0) {
+        rc = mb_p2p(be, t, 0, t1, 1, ms);
+        if (rc == 0) rc = mb_p2p(be, t, 0, t2, 0, ms);
+    } else if (rc == 0) {
+        int64_t start = tn_now_ms();
+        for (int r = 1; rc == 0 && r < b->size; r++) {
+            int64_t left = all ? ms : ms - (tn_now_ms() - start);
+            if (left <= 0 || mb_p2p(be, t, r, t1, 0, left) < 0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms",
+                             r, (long long)ms);
+                rc = -1;
+            }
+        }
+        for (int r = 1; rc == 0 && r < b->size; r++) rc = mb_p2p(be, t, r, t2, 1, ms);
+    }
+    Py_XDECREF(t);
+    Py_DECREF(be);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
 
 /* all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts) */
 static PyObject *pg_all_to_all_single(PyObject *s, PyObject *a, PyObject *k) { return forward(s, a, k, "alltoall_base"); }
