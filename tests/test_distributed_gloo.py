@@ -321,3 +321,38 @@ def test_torchrun_two_ranks(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     lines = [(tmp_path / f"r{r}").read_text() for r in range(2)]
     assert lines == ["rank 0 2 [1.0, 3.0, 5.0]", "rank 1 2 [1.0, 3.0, 5.0]"], out.stderr[-2000:]
+
+
+BAD_SIZES = r"""
+import os, sys, torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+cases = [lambda: dist.scatter(torch.empty(4), [torch.ones(2)], src=0),
+         lambda: dist.scatter(torch.empty(2, 3), [torch.ones(3, 2)], src=0),
+         lambda: dist.scatter(torch.empty(()), [torch.ones(1)], src=0),
+         lambda: dist.gather(torch.ones(3), [torch.empty(4)], dst=0),
+         lambda: dist.gather(torch.ones(2, 3), [torch.empty(6)], dst=0),
+         lambda: dist.all_gather([torch.empty(3, 2)], torch.ones(2, 3)),
+         lambda: dist.all_gather([torch.empty(3, 2), torch.empty(2, 3)], torch.ones(2, 3)),
+         lambda: dist.broadcast(torch.ones(2), src=3)]
+for f in cases:
+    try:
+        f()
+        print("no error")
+    except Exception as e:  # noqa: BLE001 - type and message are the evidence
+        print(type(e).__name__, str(e).splitlines()[0][:200])
+dist.destroy_process_group()
+"""
+
+
+def test_bad_sizes_raise_as_upstream():
+    """outputs/inputs of the wrong size (scatter reading past a short input, gather/all_gather into
+    wrong shapes, a bad root): upstream's exception type and message, before anything is queued
+    (one single-rank world per side)"""
+    outs = []
+    for py in (REF_PY, SUBJECT_PY):
+        out = subprocess.run([py, "-c", BAD_SIZES, str(_free_port())], capture_output=True, text=True, timeout=120,
+                             cwd=ROOT)
+        assert out.returncode == 0, out.stderr[-3000:]
+        outs.append(out.stdout.splitlines())
+    assert len(outs[0]) == 8 and not any(line == "no error" for line in outs[0][:6]), outs[0]
+    assert outs[1] == outs[0]

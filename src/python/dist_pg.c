@@ -1145,6 +1145,30 @@ static int fin_alltoall(ajob *j) {
 
 /* ---- the calls */
 
+static void shape_str(tn_tensor *t, char *buf, size_t n) {
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int d = 0; d < t->ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", (long long)t->sizes[d]);
+    if (k < n) snprintf(buf + k, n - k, ")");
+}
+/* tensor o (entry i of a list) has want's sizes, else upstream's RuntimeError */
+static int check_shape(const char *op, tn_tensor *want, PyObject *o, int i) {
+    if (!tn_py_is_tensor(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(o));
+        return -1;
+    }
+    tn_tensor *t = tn_tensor_of(o);
+    int same = t->ndim == want->ndim;
+    for (int d = 0; same && d < t->ndim; d++) same = t->sizes[d] == want->sizes[d];
+    if (same) return 0;
+    char a[256], b[256];
+    shape_str(want, a, sizeof a);
+    shape_str(t, b, sizeof b);
+    PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: invalid tensor size at index %d (expected %s, got %s)", op,
+                 i, a, b);
+    return -1;
+}
+
 /* the gloo reduction of ReduceOp value r on tb, or -1 (error set) */
 static int red_for(long r, tbuf *tb) {
     if (tb->complex && !(r == 0 || r == 1)) {
@@ -1258,13 +1282,14 @@ static PyObject *g_barrier(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* allgather of `in` into the tensors of `outs` (checked here: the group's size, in's dtype and
  * size); the Work's result is `outs` */
-static PyObject *allgather_job(PyObject *self, PyObject *in, PyObject *outs, PyObject *opts) {
+static PyObject *allgather_job(PyObject *self, PyObject *in, PyObject *outs, PyObject *opts, int check_shape_flag) {
     backend_obj *b = (backend_obj *)self;
     Py_ssize_t n = PySequence_Size(outs);
     if (n < 0) return NULL;
     if (n != b->size) {
-        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather: invalid output tensor list at index 0; "
-                                            "expected length equal to the group size");
+        PyErr_Format(PyExc_RuntimeError,
+                     "ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length %d, got %zd)",
+                     b->size, n);
         return NULL;
     }
     ajob *j = job_new(1);
@@ -1273,8 +1298,8 @@ static PyObject *allgather_job(PyObject *self, PyObject *in, PyObject *outs, PyO
     tn_tensor *it = tn_tensor_of(in);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = PySequence_GetItem(outs, i);
-        int ok = o && tn_py_is_tensor(o) && tn_tensor_of(o)->dtype == it->dtype &&
-                 tn_numel(tn_tensor_of(o)) == tn_numel(it);
+        int ok = o && (!check_shape_flag || check_shape("allgather", it, o, (int)i) == 0) && tn_py_is_tensor(o) &&
+                 tn_tensor_of(o)->dtype == it->dtype && tn_numel(tn_tensor_of(o)) == tn_numel(it);
         Py_XDECREF(o);
         if (!ok) {
             if (!PyErr_Occurred())
@@ -1303,7 +1328,7 @@ static PyObject *g_allgather(PyObject *self, PyObject *args, PyObject *kw) {
     if (!t) return NULL;
     PyObject *ol = PySequence_GetItem(outs, 0);
     if (!ol) return NULL;
-    PyObject *w = allgather_job(self, t, ol, opts);
+    PyObject *w = allgather_job(self, t, ol, opts, 1);
     Py_DECREF(ol);
     return w;
 }
@@ -1318,7 +1343,7 @@ static PyObject *g_allgather_base(PyObject *self, PyObject *args, PyObject *kw) 
     if (!t) return NULL;
     PyObject *chunks = PyObject_CallMethod(out, "chunk", "i", b->size);
     if (!chunks) return NULL;
-    PyObject *w = allgather_job(self, t, chunks, opts);   /* result: the chunks, as upstream */
+    PyObject *w = allgather_job(self, t, chunks, opts, 0);   /* result: the chunks, as upstream */
     Py_DECREF(chunks);
     return w;
 }
@@ -1349,6 +1374,8 @@ static PyObject *g_gather(PyObject *self, PyObject *args, PyObject *kw) {
         }
         j->o1 = PySequence_List(ol);
         Py_DECREF(ol);
+        for (int i = 0; j->o1 && i < b->size; i++)
+            if (check_shape("gather", tn_tensor_of(t), PyList_GetItem(j->o1, i), i) < 0) Py_CLEAR(j->o1);
         if (!j->o1 || !(j->flat = malloc(j->bufs[0].nbytes * (size_t)b->size + 1))) {
             if (!PyErr_Occurred()) PyErr_NoMemory();
             job_release(j);
@@ -1392,7 +1419,7 @@ static PyObject *g_scatter(PyObject *self, PyObject *args, PyObject *kw) {
         }
         for (int i = 0; i < b->size; i++) {
             PyObject *o = PySequence_GetItem(il, i);
-            int bad = !o || job_buf(j, o) < 0;
+            int bad = !o || check_shape("scatter", tn_tensor_of(t), o, i) < 0 || job_buf(j, o) < 0;
             Py_XDECREF(o);
             if (bad) { Py_DECREF(il); job_release(j); return NULL; }
             j->ptrs[i] = j->bufs[1 + i].data;
