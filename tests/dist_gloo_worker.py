@@ -170,25 +170,104 @@ def collectives():
         dist.all_reduce(t, group=sub)
         res["subgroup_all_reduce"] = digest(t)
     dist.barrier()
+    # upstream's monitored_barrier is point to point on two tags (int32 rank tensors): a mixed world
+    # only passes it when both sides speak that protocol
+    res["monitored_barrier"] = repr(dist.monitored_barrier(timeout=datetime.timedelta(seconds=30)))
+    async_collectives(W)
     res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
+
+
+def shape(v):
+    """the structure of a Future's value / a Work's result: lists of tensor shapes"""
+    if isinstance(v, (list, tuple)):
+        return [shape(x) for x in v]
+    return list(v.shape) if isinstance(v, torch.Tensor) else repr(v)
+
+
+def async_collectives(W):
+    """every collective with async_op=True, all issued before any is waited for, then waited in
+    reverse order: result bytes, get_future()'s value and result() (or the exception upstream
+    raises for them) per collective"""
+    ws = {}
+    t_ar = data(torch.float32, 2**20 + 3, 30)
+    ws["all_reduce"] = (dist.all_reduce(t_ar, op=dist.ReduceOp.AVG, async_op=True), t_ar)
+    t_bc = data(torch.float64, 1023, 31)
+    ws["broadcast"] = (dist.broadcast(t_bc, 1 % W, async_op=True), t_bc)
+    t_rd = data(torch.bfloat16, 1023, 32)
+    ws["reduce"] = (dist.reduce(t_rd, dst=W - 1, op=dist.ReduceOp.MAX, async_op=True), t_rd if RANK == W - 1 else None)
+    x = data(torch.int64, 1023, 33)
+    ag = [torch.empty_like(x) for _ in range(W)]
+    ws["all_gather"] = (dist.all_gather(ag, x, async_op=True), ag)
+    x2 = data(torch.float32, 4097, 34)
+    agt = torch.empty(W * 4097)
+    ws["all_gather_into_tensor"] = (dist.all_gather_into_tensor(agt, x2, async_op=True), agt)
+    x3 = data(torch.float64, 1023, 35)
+    g = [torch.empty_like(x3) for _ in range(W)] if RANK == 0 else None
+    ws["gather"] = (dist.gather(x3, g, dst=0, async_op=True), g)
+    sc = torch.empty(1023)
+    sl = [data(torch.float32, 1023, 36 + i) for i in range(W)] if RANK == W - 1 else None
+    ws["scatter"] = (dist.scatter(sc, sl, src=W - 1, async_op=True), sc)
+    rs = torch.empty(1023)
+    ws["reduce_scatter"] = (dist.reduce_scatter(rs, [data(torch.float32, 1023, 40 + i) for i in range(W)],
+                                                async_op=True), rs)
+    rst = torch.empty(1024)
+    ws["reduce_scatter_tensor"] = (dist.reduce_scatter_tensor(rst, data(torch.float32, 1024 * W, 45),
+                                                              op=dist.ReduceOp.AVG, async_op=True), rst)
+    ins_sp = [(RANK + i) % 3 + 1 for i in range(W)]
+    outs_sp = [(i + RANK) % 3 + 1 for i in range(W)]
+    a2s = torch.empty(sum(outs_sp))
+    ws["all_to_all_single"] = (dist.all_to_all_single(a2s, data(torch.float32, sum(ins_sp), 46), outs_sp, ins_sp,
+                                                      async_op=True), a2s)
+    a2a = [torch.empty(3, dtype=torch.int64) for _ in range(W)]
+    ws["all_to_all"] = (dist.all_to_all(a2a, [data(torch.int64, 3, 47 + i) for i in range(W)], async_op=True), a2a)
+    ws["barrier"] = (dist.barrier(async_op=True), None)
+    co = [data(torch.float32, 5, 52), data(torch.float32, 7, 53)]
+    fut = dist.all_reduce_coalesced(co, async_op=True)   # upstream returns the Future here
+    for name in reversed(list(ws)):
+        w, out = ws[name]
+        try:
+            f = w.get_future()
+        except RuntimeError as e:
+            f = f"get_future: {e}"
+        w.wait()
+        res[f"async_{name}"] = digest(out) if out is not None else "-"
+        res[f"async_{name}_done"] = w.is_success()
+        res[f"async_{name}_future"] = shape(f.value()) if not isinstance(f, str) else f
+        if not isinstance(f, str) and out is not None:
+            res[f"async_{name}_future_bytes"] = digest(f.value())
+        try:
+            res[f"async_{name}_result"] = shape(w.result())
+        except RuntimeError as e:
+            res[f"async_{name}_result"] = str(e)
+    res["async_all_reduce_coalesced"] = [digest(fut.wait()), digest(co)]
 
 
 def killed():
     """rank 1 dies by SIGKILL after one all_reduce; the others must raise within seconds"""
     t = torch.ones(10)
     dist.all_reduce(t)
-    if RANK == 1:
+    if RANK == 1:   # dies while the others' async all_reduce waits for its data
+        time.sleep(0.5)
         os.kill(os.getpid(), 9)
-    time.sleep(0.5)
     t0 = time.time()
+    w = dist.all_reduce(torch.ones(1 << 20), async_op=True)
     try:
-        for _ in range(3):
-            dist.all_reduce(t)
+        w.wait()
         res["raised"] = None
     except Exception as e:  # noqa: BLE001 - the type is the evidence
         res["raised"] = type(e).__name__
         res["message_has_peer"] = "Connection closed by peer" in str(e) or "Connection reset" in str(e)
     res["seconds"] = time.time() - t0
+    # the failed job does not wedge the queue: the next collectives fail too, at once
+    t0 = time.time()
+    try:
+        w2 = dist.broadcast(t, 0, async_op=True)
+        w2.wait()
+        dist.all_reduce(t)
+        res["raised_next"] = None
+    except Exception as e:  # noqa: BLE001
+        res["raised_next"] = type(e).__name__
+    res["seconds_next"] = time.time() - t0
 
 
 def stopped():
@@ -211,23 +290,47 @@ def stopped():
 
 
 def overlap():
-    """an async all_reduce returns before its peers have joined: rank 1 joins 1.5 s late, rank 0
-    computes meanwhile (the ring runs on the backend's worker thread, off the calling thread)"""
+    """async collectives return before their peers have joined: rank 1 joins 1.5 s late; rank 0
+    issues every collective, computes while they are pending (they run on the backend's worker
+    thread, off the calling thread), and a wait with a short timeout raises while the work goes on"""
+    W = dist.get_world_size()
     t = torch.arange(1 << 16, dtype=torch.float32) + RANK
+    bc = torch.arange(1000, dtype=torch.float64) * (RANK + 1)
+    agt = torch.empty(W * 100)
+    rst = torch.empty(100)
+    a2s = torch.empty(10 * W)
+    g = [torch.empty(50) for _ in range(W)] if RANK == 0 else None
+    sc = torch.empty(30)
     if RANK == 1:
         time.sleep(1.5)
     t0 = time.time()
-    w = dist.all_reduce(t, async_op=True)
+    ws = [dist.broadcast(bc, 1, async_op=True),
+          dist.all_gather_into_tensor(agt, torch.arange(100.0) + RANK, async_op=True),
+          dist.reduce_scatter_tensor(rst, torch.arange(100.0 * W) * (RANK + 1), async_op=True),
+          dist.all_to_all_single(a2s, torch.arange(10.0 * W) + 100 * RANK, async_op=True),
+          dist.gather(torch.full((50,), float(RANK)), g, dst=0, async_op=True),
+          dist.scatter(sc, [torch.full((30,), float(i)) for i in range(W)] if RANK == 0 else None, src=0,
+                       async_op=True),
+          dist.barrier(async_op=True),
+          dist.all_reduce(t, async_op=True)]
     res["call_seconds"] = time.time() - t0
-    res["completed_at_return"] = w.is_completed()
+    res["completed_at_return"] = any(w.is_completed() for w in ws)
+    w = ws[-1]
+    if RANK == 0:
+        try:
+            w.wait(timeout=datetime.timedelta(milliseconds=100))
+            res["wait_timeout"] = None
+        except Exception as e:  # noqa: BLE001 - type and message are the evidence
+            res["wait_timeout"] = [type(e).__name__, str(e)]
     a = torch.randn(64, 64)
     n = 0
     while not w.is_completed() and time.time() - t0 < 10:
         a = torch.tanh(a @ a)
         n += 1
     res["computed_while_pending"] = n > 0 if RANK == 0 else None
-    w.wait()
-    res["sum"] = digest(t)
+    for x in ws:
+        x.wait()
+    res["sum"] = digest([t, bc, agt, rst, a2s, sc] + (g or []))
 
 
 def init_method():

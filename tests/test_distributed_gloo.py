@@ -107,6 +107,14 @@ def test_reference_covers_every_case(reference):
               "subgroup_all_reduce", "all_reduce_BXOR_i64", "all_reduce_AVG_f32"):
         assert k in keys, k
     assert "recv_any" in reference[0] and reference[0]["recv_any"][1] == 3
+    # every collective once more with async_op=True (issued together, waited in reverse order), with
+    # its get_future() value and result() (or upstream's exception for them)
+    for k in ("all_reduce", "broadcast", "reduce", "all_gather", "all_gather_into_tensor", "gather", "scatter",
+              "reduce_scatter", "reduce_scatter_tensor", "all_to_all_single", "all_to_all", "barrier"):
+        for suffix in ("", "_done", "_future", "_result"):
+            assert f"async_{k}{suffix}" in keys, k + suffix
+    assert "async_all_reduce_coalesced" in keys
+    assert reference[0]["monitored_barrier"] == "None"
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
@@ -118,9 +126,10 @@ def test_world_matches_upstream(spec, reference, tmp_path):
 
 
 def test_killed_rank_makes_survivors_raise(tmp_path):
-    """rank 1 (ours) dies by SIGKILL after an all_reduce: the upstream survivor (rank 0) and ours
-    (rank 2) both raise, with the same exception type, within seconds (the process group timeout
-    is 60 s), naming the closed connection"""
+    """rank 1 (ours) dies by SIGKILL while the others wait in an async all_reduce for its data: the
+    upstream survivor (rank 0) and ours (rank 2) both raise on wait(), with the same exception type,
+    within seconds (the process group timeout is 60 s), naming the closed connection; the failed
+    job does not wedge the queue: the next async broadcast and all_reduce raise at once"""
     results, status = _world("unn", "killed", str(tmp_path), timeout=90)
     assert status[1][0] == -9, status[1]
     up, ours = results[0], results[2]
@@ -128,6 +137,8 @@ def test_killed_rank_makes_survivors_raise(tmp_path):
     assert up["raised"] is not None and ours["raised"] == up["raised"], (up, ours)
     assert ours["message_has_peer"] and up["message_has_peer"]
     assert ours["seconds"] < 15 and up["seconds"] < 15, (up, ours)
+    assert up["raised_next"] is not None and ours["raised_next"] == up["raised_next"], (up, ours)
+    assert ours["seconds_next"] < 15 and up["seconds_next"] < 15, (up, ours)
 
 
 def _stopped_outcome(spec, tmp_path):
@@ -160,18 +171,28 @@ def test_stopped_rank_makes_survivors_raise_at_timeout(spec, stopped_reference, 
         assert 4.5 <= gs < 20, (spec, got)
 
 
+@pytest.fixture(scope="module")
+def overlap_reference(tmp_path_factory):
+    out = str(tmp_path_factory.mktemp("overlap-uu"))
+    ref, status = _world("uu", "overlap", out)
+    _check_ok("uu", ref, status)
+    return ref
+
+
 @pytest.mark.parametrize("spec", ["nn", "nu", "un"])
-def test_async_all_reduce_overlaps_compute(spec, tmp_path):
-    """all_reduce(async_op=True) returns at once and completes later, as upstream's gloo work
-    queue does: with rank 1 joining 1.5 s late, rank 0's call returns in well under a second,
-    the Work is not completed yet, rank 0 computes while it is pending, and the result bytes equal
-    the all-upstream world's"""
-    ref, rstatus = _world("uu", "overlap", str(tmp_path / "uu"))
+def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
+    """collectives with async_op=True return at once and complete later, as upstream's gloo work
+    queue does: with rank 1 joining 1.5 s late, rank 0's eight calls (broadcast, all_gather_into_tensor,
+    reduce_scatter_tensor, all_to_all_single, gather, scatter, barrier, all_reduce) return in well
+    under a second, none completed yet; wait(timeout=100 ms) raises what upstream raises; rank 0
+    computes while they are pending; the result bytes equal the all-upstream world's"""
+    ref = overlap_reference
     got, status = _world(spec, "overlap", str(tmp_path / spec))
-    _check_ok("uu", ref, rstatus)
     _check_ok(spec, got, status)
     for r in (0, 1):
         assert got[r]["sum"] == ref[r]["sum"], (spec, r)
+    assert ref[0]["wait_timeout"] == ["RuntimeError", "Operation timed out!"], ref[0]
+    assert got[0]["wait_timeout"] == ref[0]["wait_timeout"], (spec, got[0])
     for res in (ref[0], got[0]):
         assert res["call_seconds"] < 0.5 and res["completed_at_return"] is False, (spec, ref[0], got[0])
         assert res["computed_while_pending"] is True, (spec, ref[0], got[0])
@@ -300,3 +321,38 @@ def test_torchrun_two_ranks(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     lines = [(tmp_path / f"r{r}").read_text() for r in range(2)]
     assert lines == ["rank 0 2 [1.0, 3.0, 5.0]", "rank 1 2 [1.0, 3.0, 5.0]"], out.stderr[-2000:]
+
+
+BAD_SIZES = r"""
+import os, sys, torch, torch.distributed as dist
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:" + sys.argv[1], rank=0, world_size=1)
+cases = [lambda: dist.scatter(torch.empty(4), [torch.ones(2)], src=0),
+         lambda: dist.scatter(torch.empty(2, 3), [torch.ones(3, 2)], src=0),
+         lambda: dist.scatter(torch.empty(()), [torch.ones(1)], src=0),
+         lambda: dist.gather(torch.ones(3), [torch.empty(4)], dst=0),
+         lambda: dist.gather(torch.ones(2, 3), [torch.empty(6)], dst=0),
+         lambda: dist.all_gather([torch.empty(3, 2)], torch.ones(2, 3)),
+         lambda: dist.all_gather([torch.empty(3, 2), torch.empty(2, 3)], torch.ones(2, 3)),
+         lambda: dist.broadcast(torch.ones(2), src=3)]
+for f in cases:
+    try:
+        f()
+        print("no error")
+    except Exception as e:  # noqa: BLE001 - type and message are the evidence
+        print(type(e).__name__, str(e).splitlines()[0][:200])
+dist.destroy_process_group()
+"""
+
+
+def test_bad_sizes_raise_as_upstream():
+    """outputs/inputs of the wrong size (scatter reading past a short input, gather/all_gather into
+    wrong shapes, a bad root): upstream's exception type and message, before anything is queued
+    (one single-rank world per side)"""
+    outs = []
+    for py in (REF_PY, SUBJECT_PY):
+        out = subprocess.run([py, "-c", BAD_SIZES, str(_free_port())], capture_output=True, text=True, timeout=120,
+                             cwd=ROOT)
+        assert out.returncode == 0, out.stderr[-3000:]
+        outs.append(out.stdout.splitlines())
+    assert len(outs[0]) == 8 and not any(line == "no error" for line in outs[0][:6]), outs[0]
+    assert outs[1] == outs[0]

@@ -4,13 +4,13 @@
  * collectives byte-identical to upstream's gloo), Work, ProcessGroupGloo.Device / _Options and
  * the collective option structs (AllreduceOptions, ...).
  *
- * Collectives run in the calling thread with the GIL released and return a completed Work,
- * except allreduce (DDP's bucket reduction): it is queued on the backend's worker thread and
- * returns at once, so compute goes on while the ring runs, as upstream's gloo work queue; its
- * Work/Future complete when the worker is done (wait() blocks with the GIL released).
- * send/recv return a Work whose wait() blocks (GIL released) until the transport is done. The
- * tag sequence is upstream's: every collective takes the next tag of its backend, point to point
- * uses the user's tag as the slot. */
+ * Every collective is queued on the backend's worker thread and returns at once, as upstream's
+ * gloo work queue: compute goes on in the caller while the worker runs gloo's algorithm; the
+ * Work and its Future complete when the worker is done (wait() blocks with the GIL released;
+ * wait(timeout) raises "Operation timed out!" and leaves the work running). send/recv post on the
+ * transport at the call and return a Work whose wait() blocks (GIL released) until the transport
+ * is done, as upstream's SendWork/RecvWork. The tag sequence is upstream's: every collective takes
+ * the next tag(s) of its backend at the call, point to point uses the user's tag as the slot. */
 #include "python/distributed.h"
 #include "python/tensor.h"
 #include "distributed/gloo.h"
@@ -213,6 +213,8 @@ typedef struct {
     int completed;
     int64_t timeout_ms;
     int async_state;        /* 1: queued on the backend's worker, 2: finished (under its mutex) */
+    int plain;              /* no get_future()/result(), as upstream's point-to-point and
+                               reduce_scatter works */
     PyObject *future;       /* get_future() of a queued work: completed by the worker */
 } work_obj;
 
@@ -308,6 +310,10 @@ static PyObject *work_source_rank(PyObject *self, PyObject *unused) {
 }
 static PyObject *work_result(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
+    if (w->plain) {
+        PyErr_SetString(PyExc_RuntimeError, "result() not implemented.");
+        return NULL;
+    }
     return Py_NewRef(w->tensors ? w->tensors : Py_None);
 }
 static PyObject *work_synchronize(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
@@ -323,6 +329,10 @@ static int future_complete(PyObject *f, work_obj *w) {
  * allreduce, one the worker completes (its callbacks then run on the worker, as upstream's) */
 static PyObject *work_get_future(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
+    if (w->plain) {
+        PyErr_SetString(PyExc_RuntimeError, "Work::getFuture not implemented.");
+        return NULL;
+    }
     if (w->async_state && !w->completed && w->future) return Py_NewRef(w->future);
     if (!w->async_state && !w->completed && work_finish(w, -1) < 0) return NULL;
     PyObject *fm = PyImport_ImportModule("torch.futures");
@@ -789,41 +799,62 @@ static int red_code(long r, int gt) {
     }
 }
 
-/* allreduce of one buffer (the AVG division is the caller's) */
-static int run_allreduce(backend_obj *b, tbuf *tb, long r, uint32_t tag, int64_t t) {
-    if (tb->complex && !(r == 0 || r == 1)) {
-        PyErr_SetString(PyExc_RuntimeError, "all_reduce does not support this ReduceOp on complex tensors");
-        return -1;
-    }
-    int red = red_code(r, tb->gt);
-    if (red < 0) return -1;
-    tn_derr err = {0};
-    int rc;
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_allreduce(c, tb->data, tb->numel, tb->gt, red, tag, t, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) { raise_err(&err); return -1; }
-    return 0;
-}
-
-static PyObject *done_work(PyObject *tensors) { return work_new_done(tensors); }
-
-/* ---- the allreduce worker: one thread per backend, jobs in call order (tags are taken at the
- * call, so every rank runs its collectives in the same sequence). The queue lives apart from the
+/* ---- the collective worker: one thread per backend runs every collective in call order (the
+ * tags are taken at the call, so every rank runs its collectives in the same sequence, and
+ * compute goes on in the caller while the worker talks). A job is split in three: the call
+ * (Python, with the GIL: checks, contiguous copies, scratch buffers, tags), run (plain C, no GIL:
+ * the gloo algorithm) and fin (Python, with the GIL, after a successful run: copy back into the
+ * user's tensors, AVG's division); then the Work and its Future complete, with the exception of a
+ * failed run or fin. A failed job does not stop the queue. The queue lives apart from the
  * backend: the worker may drop the last reference to the backend while finishing a job. */
 
-typedef struct ajob {
-    struct ajob *next;
+typedef struct ajob ajob;
+struct ajob {
+    ajob *next;
     work_obj *w;            /* held until finished */
-    PyObject *t;            /* the user's tensor (alive through w->tensors) */
-    tn_gloo_ctx *ctx;
-    tbuf tb;
-    int red, avg, size, rc;
-    uint32_t tag;
+    int (*run)(ajob *);     /* no GIL: 0 ok, -1 with err */
+    int (*fin)(ajob *);     /* with the GIL after run: 0 ok, -1 with a Python error */
+    tn_gloo_ctx **ctxs;     /* the backend's (freed only after the queue is drained) */
+    int nctx;
+    uint32_t tag;           /* the first of the job's tags */
     int64_t tmo;
+    int size, rank, root, red, avg, rc;
+    tbuf *bufs;             /* released after fin */
+    int nbuf;
+    uint8_t *flat;          /* scratch */
+    size_t nbytes;
+    size_t *cin, *cout;     /* alltoallv's byte counts */
+    const void **ptrs;      /* scatter's inputs */
+    PyObject *o1, *o2;      /* what fin works on */
     tn_derr err;
-} ajob;
+};
+
+static tn_gloo_ctx *jctx(ajob *j, uint32_t tag) { return j->ctxs[tag % (uint32_t)j->nctx]; }
+
+static ajob *job_new(int nbuf) {
+    ajob *j = calloc(1, sizeof *j);
+    if (j && nbuf > 0 && !(j->bufs = calloc((size_t)nbuf, sizeof *j->bufs))) { free(j); j = NULL; }
+    if (!j) PyErr_NoMemory();
+    return j;
+}
+/* with the GIL: drop what the job holds (not its Work) */
+static void job_release(ajob *j) {
+    for (int i = 0; i < j->nbuf; i++) tbuf_done(&j->bufs[i], 0);
+    free(j->bufs);
+    free(j->flat);
+    free(j->cin);
+    free(j->cout);
+    free(j->ptrs);
+    Py_XDECREF(j->o1);
+    Py_XDECREF(j->o2);
+    free(j);
+}
+/* take the next buffer slot of a job: tensor o, contiguous */
+static int job_buf(ajob *j, PyObject *o) {
+    if (tbuf_get(o, &j->bufs[j->nbuf], 1) < 0) return -1;
+    j->nbuf++;
+    return 0;
+}
 
 typedef struct wq {
     pthread_mutex_t mu;
@@ -843,26 +874,23 @@ static void wq_unref(wq *q) {   /* under q->mu; unlocks it */
     free(q);
 }
 
-/* with the GIL: the job's Python half (copy back, AVG's division, the Work and its Future) */
+/* with the GIL: the job's Python half, then the Work and its Future */
 static void job_finish(wq *q, ajob *j) {
     work_obj *w = j->w;
     int ok = j->rc == 0;
     if (!ok) raise_err(&j->err);
-    if (ok && tbuf_done(&j->tb, 1) < 0) ok = 0;
-    if (ok && j->avg) {   /* AVG: SUM then divide by the group size, as upstream */
-        PyObject *d = PyObject_CallMethod(j->t, "div_", "i", j->size);
-        if (!d) ok = 0;
-        Py_XDECREF(d);
-    }
+    if (ok && j->fin && j->fin(j) < 0) ok = 0;
     if (!ok) {
         PyObject *et, *ev, *etb;
         PyErr_Fetch(&et, &ev, &etb);
         PyErr_NormalizeException(&et, &ev, &etb);
+        if (!ev) ev = PyObject_CallFunction(PyExc_RuntimeError, "s", "collective failed");
         Py_XSETREF(w->exc, ev);
         Py_XDECREF(et);
         Py_XDECREF(etb);
+        PyErr_Clear();
     }
-    tbuf_done(&j->tb, 0);
+    job_release(j);
     w->completed = 1;
     if (w->future) {
         PyObject *f = w->future;
@@ -875,7 +903,6 @@ static void job_finish(wq *q, ajob *j) {
     pthread_cond_broadcast(&q->done_cv);
     pthread_mutex_unlock(&q->mu);
     Py_DECREF(w);   /* may free the backend: q is ours */
-    free(j);
 }
 
 static void *worker_main(void *arg) {
@@ -888,7 +915,7 @@ static void *worker_main(void *arg) {
         q->head = j->next;
         if (!q->head) q->tail = NULL;
         pthread_mutex_unlock(&q->mu);
-        j->rc = tn_gloo_allreduce(j->ctx, j->tb.data, j->tb.numel, j->tb.gt, j->red, j->tag, j->tmo, &j->err);
+        j->rc = j->run(j);
         PyGILState_STATE g = PyGILState_Ensure();
         job_finish(q, j);
         PyGILState_Release(g);
@@ -946,6 +973,33 @@ static int worker_push(backend_obj *b, ajob *j) {
     return 0;
 }
 
+/* queue job j (consumed, also on failure) taking ntags tags; the Work's result() is `res` (a new
+ * list of tensors; NULL: []); plain: a Work without a Future or result (upstream's reduce_scatter) */
+static PyObject *submit(PyObject *self, ajob *j, PyObject *res, int ntags, PyObject *opts, int plain) {
+    backend_obj *b = (backend_obj *)self;
+    work_obj *w = (work_obj *)work_new_done(res);
+    if (!w) { job_release(j); return NULL; }
+    w->completed = 0;
+    w->async_state = 1;
+    w->plain = plain;
+    w->owner = Py_NewRef(self);
+    j->w = (work_obj *)Py_NewRef((PyObject *)w);
+    j->ctxs = b->ctxs;
+    j->nctx = b->nctx;
+    j->size = b->size;
+    j->rank = b->rank;
+    j->tmo = tmo(b, opts);
+    j->tag = b->tag;
+    for (int i = 0; i < ntags; i++) next_tag(b);
+    if (worker_push(b, j) < 0) {
+        Py_DECREF(w);
+        Py_DECREF(w);
+        job_release(j);
+        return NULL;
+    }
+    return (PyObject *)w;
+}
+
 static int work_await(work_obj *w, int64_t timeout_ms) {
     wq *q = ((backend_obj *)w->owner)->q;
     int timed_out = 0;
@@ -966,8 +1020,8 @@ static int work_await(work_obj *w, int64_t timeout_ms) {
         pthread_mutex_unlock(&q->mu);
         Py_END_ALLOW_THREADS
     }
-    if (timed_out) {
-        PyErr_Format(PyExc_RuntimeError, "Wait timeout after %lld ms", (long long)timeout_ms);
+    if (timed_out) {   /* upstream's Work::wait(timeout): the work itself goes on */
+        PyErr_SetString(PyExc_RuntimeError, "Operation timed out!");
         return -1;
     }
     if (w->exc) {
@@ -975,6 +1029,153 @@ static int work_await(work_obj *w, int64_t timeout_ms) {
         return -1;
     }
     return 0;
+}
+
+/* ---- run halves (no GIL) */
+
+/* every buffer all-reduced, buffer i with tag + i */
+static int run_allreduce(ajob *j) {
+    for (int i = 0; i < j->nbuf; i++) {
+        uint32_t tag = j->tag + (uint32_t)i;
+        if (tn_gloo_allreduce(jctx(j, tag), j->bufs[i].data, j->bufs[i].numel, j->bufs[i].gt, j->red, tag, j->tmo,
+                              &j->err) < 0)
+            return -1;
+    }
+    return 0;
+}
+static int run_broadcast(ajob *j) {
+    return tn_gloo_broadcast(jctx(j, j->tag), j->bufs[0].data, j->bufs[0].nbytes, j->root, j->tag, j->tmo, &j->err);
+}
+static int run_reduce(ajob *j) {
+    return tn_gloo_reduce(jctx(j, j->tag), j->bufs[0].data, j->bufs[0].numel, j->bufs[0].gt, j->red, j->root, j->tag,
+                          j->tmo, &j->err);
+}
+static int run_barrier(ajob *j) { return tn_gloo_barrier(jctx(j, j->tag), j->tag, j->tmo, &j->err); }
+static int run_allgather(ajob *j) {
+    return tn_gloo_allgather(jctx(j, j->tag), j->bufs[0].data, j->flat, j->bufs[0].nbytes, j->tag, j->tmo, &j->err);
+}
+static int run_gather(ajob *j) {
+    return tn_gloo_gather(jctx(j, j->tag), j->bufs[0].data, j->flat, j->bufs[0].nbytes, j->root, j->tag, j->tmo,
+                          &j->err);
+}
+static int run_scatter(ajob *j) {
+    return tn_gloo_scatter(jctx(j, j->tag), j->ptrs, j->bufs[0].data, j->bufs[0].nbytes, j->root, j->tag, j->tmo,
+                           &j->err);
+}
+static int run_alltoallv(ajob *j) {
+    return tn_gloo_alltoallv(jctx(j, j->tag), j->bufs[0].data, j->cin, j->bufs[1].data, j->cout, j->tag, j->tmo,
+                             &j->err);
+}
+
+/* ---- fin halves (with the GIL) */
+
+static int div_size(PyObject *t, int size) {
+    PyObject *d = PyObject_CallMethod(t, "div_", "i", size);
+    Py_XDECREF(d);
+    return d ? 0 : -1;
+}
+/* copy every written buffer back; AVG: divide o1 by the group size (upstream: SUM, then divide) */
+static int fin_copyback(ajob *j) {
+    for (int i = 0; i < j->nbuf; i++)
+        if (tbuf_done(&j->bufs[i], 1) < 0) return -1;
+    if (j->avg && j->o1 && div_size(j->o1, j->size) < 0) return -1;
+    return 0;
+}
+/* o2[i] = the i-th block of flat o1 (viewed as o2[i]) */
+static int copy_blocks(PyObject *flat, PyObject *dsts) {
+    Py_ssize_t n = PySequence_Size(dsts);
+    int64_t off = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PySequence_GetItem(dsts, i);
+        if (!x) return -1;
+        int64_t ne = tn_numel(tn_tensor_of(x));
+        PyObject *sl = PyObject_CallMethod(flat, "narrow", "iLL", 0, (long long)off, (long long)ne);
+        PyObject *vv = sl ? PyObject_CallMethod(sl, "view_as", "O", x) : NULL;
+        PyObject *cp = vv ? PyObject_CallMethod(x, "copy_", "O", vv) : NULL;
+        Py_XDECREF(sl);
+        Py_XDECREF(vv);
+        Py_DECREF(x);
+        if (!cp) return -1;
+        Py_DECREF(cp);
+        off += ne;
+    }
+    return 0;
+}
+/* allreduce_coalesced: o1 the flat reduced buffer, o2 the user's tensors */
+static int fin_coalesced(ajob *j) {
+    if (fin_copyback(j) < 0) return -1;
+    return copy_blocks(j->o1, j->o2);
+}
+/* _reduce_scatter_base: o1 the reduced clone of the whole input, o2 the output */
+static int fin_rs_base(ajob *j) {
+    PyObject *ch = PyObject_CallMethod(j->o1, "chunk", "i", j->size);
+    PyObject *mine = ch ? PySequence_GetItem(ch, j->rank) : NULL;
+    PyObject *v = mine ? PyObject_CallMethod(mine, "view_as", "O", j->o2) : NULL;
+    PyObject *cp = v ? PyObject_CallMethod(j->o2, "copy_", "O", v) : NULL;
+    Py_XDECREF(ch);
+    Py_XDECREF(mine);
+    Py_XDECREF(v);
+    Py_XDECREF(cp);
+    if (!cp) return -1;
+    return j->avg ? div_size(j->o2, j->size) : 0;
+}
+/* allgather / gather: block i of the flat scratch into output i of o1 (checked at the call) */
+static int fin_blocks(ajob *j) {
+    if (!j->o1) return 0;
+    Py_ssize_t n = PySequence_Size(j->o1);
+    size_t nb = j->bufs[0].nbytes;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PySequence_GetItem(j->o1, i);
+        tbuf ob;
+        if (!o || tbuf_get(o, &ob, 1) < 0) { Py_XDECREF(o); return -1; }
+        if (ob.nbytes == nb && nb) memcpy(ob.data, j->flat + (size_t)i * nb, nb);
+        int bad = tbuf_done(&ob, 1);
+        Py_DECREF(o);
+        if (bad < 0) return -1;
+    }
+    return 0;
+}
+/* scatter: the output (buffer 0) only */
+static int fin_first(ajob *j) { return tbuf_done(&j->bufs[0], 1); }
+/* alltoall: the output (buffer 1); the list form then copies the flat output o1 into o2 */
+static int fin_alltoall(ajob *j) {
+    if (tbuf_done(&j->bufs[1], 1) < 0) return -1;
+    return j->o2 ? copy_blocks(j->o1, j->o2) : 0;
+}
+
+/* ---- the calls */
+
+static void shape_str(tn_tensor *t, char *buf, size_t n) {
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int d = 0; d < t->ndim && k < n; d++)
+        k += (size_t)snprintf(buf + k, n - k, d ? ", %lld" : "%lld", (long long)t->sizes[d]);
+    if (k < n) snprintf(buf + k, n - k, ")");
+}
+/* tensor o (entry i of a list) has want's sizes, else upstream's RuntimeError */
+static int check_shape(const char *op, tn_tensor *want, PyObject *o, int i) {
+    if (!tn_py_is_tensor(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(o));
+        return -1;
+    }
+    tn_tensor *t = tn_tensor_of(o);
+    int same = t->ndim == want->ndim;
+    for (int d = 0; same && d < t->ndim; d++) same = t->sizes[d] == want->sizes[d];
+    if (same) return 0;
+    char a[256], b[256];
+    shape_str(want, a, sizeof a);
+    shape_str(t, b, sizeof b);
+    PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: invalid tensor size at index %d (expected %s, got %s)", op,
+                 i, a, b);
+    return -1;
+}
+
+/* the gloo reduction of ReduceOp value r on tb, or -1 (error set) */
+static int red_for(long r, tbuf *tb) {
+    if (tb->complex && !(r == 0 || r == 1)) {
+        PyErr_SetString(PyExc_RuntimeError, "all_reduce does not support this ReduceOp on complex tensors");
+        return -1;
+    }
+    return red_code(r, tb->gt);
 }
 
 static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
@@ -987,38 +1188,20 @@ static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
     if (!t) return NULL;
     long r = opt_redop(opts);
     if (r < 0) return NULL;
-    ajob *j = calloc(1, sizeof *j);
-    if (!j) return PyErr_NoMemory();
-    if (tbuf_get(t, &j->tb, 1) < 0) { free(j); return NULL; }
-    if (j->tb.complex && !(r == 0 || r == 1)) {
-        PyErr_SetString(PyExc_RuntimeError, "all_reduce does not support this ReduceOp on complex tensors");
-        goto fail;
+    ajob *j = job_new(1);
+    if (!j) return NULL;
+    PyObject *res = NULL;
+    if (job_buf(j, t) < 0 || (j->red = red_for(r, &j->bufs[0])) < 0 || !(res = as_list(lst))) {
+        job_release(j);
+        return NULL;
     }
-    if ((j->red = red_code(r, j->tb.gt)) < 0) goto fail;
-    PyObject *l = as_list(lst);
-    work_obj *w = l ? (work_obj *)done_work(l) : NULL;
-    Py_XDECREF(l);
-    if (!w) goto fail;
-    w->completed = 0;
-    w->async_state = 1;
-    w->owner = Py_NewRef(self);
-    j->w = (work_obj *)Py_NewRef((PyObject *)w);
-    j->t = t;
+    j->run = run_allreduce;
+    j->fin = fin_copyback;
     j->avg = r == 1;
-    j->size = b->size;
-    j->tag = next_tag(b);
-    j->ctx = ctx_for(b, j->tag);
-    j->tmo = tmo(b, opts);
-    if (worker_push(b, j) < 0) {
-        Py_DECREF(w);
-        Py_DECREF(w);
-        goto fail;
-    }
-    return (PyObject *)w;
-fail:
-    tbuf_done(&j->tb, 0);
-    free(j);
-    return NULL;
+    j->o1 = Py_NewRef(t);
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
+    return w;
 }
 
 /* allreduce_coalesced: flatten, one allreduce, copy back (upstream's AsyncAllreduceCoalescedWork) */
@@ -1030,9 +1213,6 @@ static PyObject *g_allreduce_coalesced(PyObject *self, PyObject *args, PyObject 
     if (!b) return NULL;
     PyObject *torch = PyImport_ImportModule("torch");
     if (!torch) return NULL;
-    PyObject *flat = PyObject_CallMethod(torch, "cat", "(O)", lst);
-    /* cat of flattened views */
-    Py_XDECREF(flat);
     PyObject *views = PyList_New(0);
     Py_ssize_t n = PySequence_Size(lst);
     for (Py_ssize_t i = 0; views && i < n; i++) {
@@ -1042,41 +1222,25 @@ static PyObject *g_allreduce_coalesced(PyObject *self, PyObject *args, PyObject 
         if (!v || PyList_Append(views, v) < 0) Py_CLEAR(views);
         Py_XDECREF(v);
     }
-    flat = views ? PyObject_CallMethod(torch, "cat", "(O)", views) : NULL;
+    PyObject *flat = views ? PyObject_CallMethod(torch, "cat", "(O)", views) : NULL;
     Py_XDECREF(views);
     Py_DECREF(torch);
     if (!flat) return NULL;
     long r = opt_redop(opts);
-    tbuf tb;
-    if (r < 0 || tbuf_get(flat, &tb, 1) < 0) { Py_DECREF(flat); return NULL; }
-    uint32_t tag = next_tag(b);
-    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
-    tbuf_done(&tb, 0);
-    if (rc == 0 && r == 1) {
-        PyObject *d = PyObject_CallMethod(flat, "div_", "i", b->size);
-        if (!d) rc = -1;
-        Py_XDECREF(d);
+    ajob *j = r < 0 ? NULL : job_new(1);
+    if (!j) { Py_DECREF(flat); return NULL; }
+    j->o1 = flat;
+    PyObject *res = NULL;
+    if (job_buf(j, flat) < 0 || (j->red = red_for(r, &j->bufs[0])) < 0 || !(j->o2 = PySequence_List(lst)) ||
+        !(res = as_list(lst))) {
+        job_release(j);
+        return NULL;
     }
-    int64_t off = 0;
-    for (Py_ssize_t i = 0; rc == 0 && i < n; i++) {
-        PyObject *x = PySequence_GetItem(lst, i);
-        if (!x) { rc = -1; break; }
-        int64_t ne = tn_numel(tn_tensor_of(x));
-        PyObject *sl = PyObject_CallMethod(flat, "narrow", "iLL", 0, (long long)off, (long long)ne);
-        PyObject *vv = sl ? PyObject_CallMethod(sl, "view_as", "O", x) : NULL;
-        PyObject *cp = vv ? PyObject_CallMethod(x, "copy_", "O", vv) : NULL;
-        if (!cp) rc = -1;
-        Py_XDECREF(sl);
-        Py_XDECREF(vv);
-        Py_XDECREF(cp);
-        Py_DECREF(x);
-        off += ne;
-    }
-    Py_DECREF(flat);
-    if (rc < 0) return NULL;
-    PyObject *l = as_list(lst);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
+    j->run = run_allreduce;
+    j->fin = fin_coalesced;
+    j->avg = r == 1;
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
     return w;
 }
 
@@ -1093,21 +1257,15 @@ static PyObject *g_broadcast(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::broadcast: invalid root rank: %ld", root);
         return NULL;
     }
-    tbuf tb;
-    if (tbuf_get(t, &tb, 1) < 0) return NULL;
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_broadcast(c, tb.data, tb.nbytes, (int)root, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) { tbuf_done(&tb, 0); return raise_err(&err); }
-    if (tbuf_done(&tb, 1) < 0) return NULL;
-    PyObject *l = as_list(lst);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
+    ajob *j = job_new(1);
+    if (!j) return NULL;
+    PyObject *res = NULL;
+    if (job_buf(j, t) < 0 || !(res = as_list(lst))) { job_release(j); return NULL; }
+    j->run = run_broadcast;
+    j->fin = fin_copyback;
+    j->root = (int)root;
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
     return w;
 }
 
@@ -1115,76 +1273,62 @@ static PyObject *g_barrier(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"opts", NULL};
     PyObject *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:barrier", kws, &opts)) return NULL;
-    backend_obj *b = gloo_of(self);
-    if (!b) return NULL;
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_barrier(c, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) return raise_err(&err);
-    return done_work(NULL);
+    if (!gloo_of(self)) return NULL;
+    ajob *j = job_new(0);
+    if (!j) return NULL;
+    j->run = run_barrier;
+    return submit(self, j, NULL, 1, opts, 0);
 }
 
-/* allgather into a flat buffer, then copy block i into outs[i] */
-static int allgather_into(backend_obj *b, tbuf *in, PyObject *outs, PyObject *opts) {
+/* allgather of `in` into the tensors of `outs` (checked here: the group's size, in's dtype and
+ * size); the Work's result is `outs` */
+static PyObject *allgather_job(PyObject *self, PyObject *in, PyObject *outs, PyObject *opts, int check_shape_flag) {
+    backend_obj *b = (backend_obj *)self;
     Py_ssize_t n = PySequence_Size(outs);
-    if (n < 0) return -1;
+    if (n < 0) return NULL;
     if (n != b->size) {
-        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather: invalid output tensor list at index 0; "
-                                            "expected length equal to the group size");
-        return -1;
+        PyErr_Format(PyExc_RuntimeError,
+                     "ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length %d, got %zd)",
+                     b->size, n);
+        return NULL;
     }
-    uint8_t *flat = malloc(in->nbytes * (size_t)b->size + 1);
-    if (!flat) { PyErr_NoMemory(); return -1; }
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_allgather(c, in->data, flat, in->nbytes, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) { free(flat); raise_err(&err); return -1; }
+    ajob *j = job_new(1);
+    if (!j) return NULL;
+    if (job_buf(j, in) < 0) { job_release(j); return NULL; }
+    tn_tensor *it = tn_tensor_of(in);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *o = PySequence_GetItem(outs, i);
-        tbuf ob;
-        if (!o || tbuf_get(o, &ob, 1) < 0) { Py_XDECREF(o); free(flat); return -1; }
-        if (ob.nbytes != in->nbytes || ob.gt != in->gt) {
-            tbuf_done(&ob, 0);
-            Py_DECREF(o);
-            free(flat);
-            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather: invalid tensor type or size in the output list");
-            return -1;
+        int ok = o && (!check_shape_flag || check_shape("allgather", it, o, (int)i) == 0) && tn_py_is_tensor(o) &&
+                 tn_tensor_of(o)->dtype == it->dtype && tn_numel(tn_tensor_of(o)) == tn_numel(it);
+        Py_XDECREF(o);
+        if (!ok) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_RuntimeError,
+                                "ProcessGroupGloo::allgather: invalid tensor type or size in the output list");
+            job_release(j);
+            return NULL;
         }
-        if (ob.nbytes) memcpy(ob.data, flat + (size_t)i * in->nbytes, ob.nbytes);
-        int bad = tbuf_done(&ob, 1);
-        Py_DECREF(o);
-        if (bad < 0) { free(flat); return -1; }
     }
-    free(flat);
-    return 0;
+    if (!(j->flat = malloc(j->bufs[0].nbytes * (size_t)b->size + 1)) || !(j->o1 = PySequence_List(outs))) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        job_release(j);
+        return NULL;
+    }
+    j->run = run_allgather;
+    j->fin = fin_blocks;
+    return submit(self, j, j->o1, 1, opts, 0);
 }
 
 static PyObject *g_allgather(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
     PyObject *outs, *ins, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather", kws, &outs, &ins, &opts)) return NULL;
-    backend_obj *b = gloo_of(self);
-    if (!b) return NULL;
+    if (!gloo_of(self)) return NULL;
     PyObject *t = one_tensor(ins, "allgather");
     if (!t) return NULL;
     PyObject *ol = PySequence_GetItem(outs, 0);
     if (!ol) return NULL;
-    tbuf tb;
-    if (tbuf_get(t, &tb, 0) < 0) { Py_DECREF(ol); return NULL; }
-    int rc = allgather_into(b, &tb, ol, opts);
-    tbuf_done(&tb, 0);
-    if (rc < 0) { Py_DECREF(ol); return NULL; }
-    PyObject *w = done_work(outs);
+    PyObject *w = allgather_job(self, t, ol, opts, 1);
     Py_DECREF(ol);
     return w;
 }
@@ -1195,17 +1339,12 @@ static PyObject *g_allgather_base(PyObject *self, PyObject *args, PyObject *kw) 
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_allgather_base", kws, &out, &in, &opts)) return NULL;
     backend_obj *b = gloo_of(self);
     if (!b) return NULL;
+    PyObject *t = one_tensor(in, "_allgather_base");
+    if (!t) return NULL;
     PyObject *chunks = PyObject_CallMethod(out, "chunk", "i", b->size);
     if (!chunks) return NULL;
-    tbuf tb;
-    if (tbuf_get(in, &tb, 0) < 0) { Py_DECREF(chunks); return NULL; }
-    int rc = allgather_into(b, &tb, chunks, opts);
-    tbuf_done(&tb, 0);
+    PyObject *w = allgather_job(self, t, chunks, opts, 0);   /* result: the chunks, as upstream */
     Py_DECREF(chunks);
-    if (rc < 0) return NULL;
-    PyObject *l = list1(1, out);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
     return w;
 }
 
@@ -1222,43 +1361,31 @@ static PyObject *g_gather(PyObject *self, PyObject *args, PyObject *kw) {
     }
     PyObject *t = one_tensor(ins, "gather");
     if (!t) return NULL;
-    tbuf tb;
-    if (tbuf_get(t, &tb, 0) < 0) return NULL;
-    PyObject *ol = NULL;
+    ajob *j = job_new(1);
+    if (!j) return NULL;
+    if (job_buf(j, t) < 0) { job_release(j); return NULL; }
     if (b->rank == root) {
-        ol = PySequence_GetItem(outs, 0);
+        PyObject *ol = PySequence_GetItem(outs, 0);
         if (!ol || PySequence_Size(ol) != b->size) {
             Py_XDECREF(ol);
-            tbuf_done(&tb, 0);
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::gather: Incorrect output list size");
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::gather: Incorrect output list size");
+            job_release(j);
+            return NULL;
+        }
+        j->o1 = PySequence_List(ol);
+        Py_DECREF(ol);
+        for (int i = 0; j->o1 && i < b->size; i++)
+            if (check_shape("gather", tn_tensor_of(t), PyList_GetItem(j->o1, i), i) < 0) Py_CLEAR(j->o1);
+        if (!j->o1 || !(j->flat = malloc(j->bufs[0].nbytes * (size_t)b->size + 1))) {
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            job_release(j);
             return NULL;
         }
     }
-    uint8_t *flat = b->rank == root ? malloc(tb.nbytes * (size_t)b->size + 1) : NULL;
-    if (b->rank == root && !flat) { tbuf_done(&tb, 0); Py_XDECREF(ol); return PyErr_NoMemory(); }
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_gather(c, tb.data, flat, tb.nbytes, (int)root, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    size_t nb = tb.nbytes;
-    tbuf_done(&tb, 0);
-    if (rc < 0) { free(flat); Py_XDECREF(ol); return raise_err(&err); }
-    for (int i = 0; ol && i < b->size; i++) {
-        PyObject *o = PySequence_GetItem(ol, i);
-        tbuf ob;
-        if (!o || tbuf_get(o, &ob, 1) < 0) { Py_XDECREF(o); free(flat); Py_DECREF(ol); return NULL; }
-        if (ob.nbytes == nb && nb) memcpy(ob.data, flat + (size_t)i * nb, nb);
-        tbuf_done(&ob, 1);
-        Py_DECREF(o);
-    }
-    free(flat);
-    Py_XDECREF(ol);
-    return done_work(outs);
+    j->run = run_gather;
+    j->fin = fin_blocks;
+    j->root = (int)root;
+    return submit(self, j, j->o1, 1, opts, 0);   /* result: the root's outputs, [] elsewhere */
 }
 
 static PyObject *g_scatter(PyObject *self, PyObject *args, PyObject *kw) {
@@ -1274,96 +1401,67 @@ static PyObject *g_scatter(PyObject *self, PyObject *args, PyObject *kw) {
     }
     PyObject *t = one_tensor(outs, "scatter");
     if (!t) return NULL;
-    tbuf tb;
-    if (tbuf_get(t, &tb, 1) < 0) return NULL;
-    tbuf *ib = NULL;
-    const void **ptrs = NULL;
-    int nin = 0, rc = -1;
+    ajob *j = job_new(1 + (b->rank == root ? b->size : 0));
+    if (!j) return NULL;
+    if (job_buf(j, t) < 0) { job_release(j); return NULL; }
     if (b->rank == root) {
         PyObject *il = PySequence_GetItem(ins, 0);
         if (!il || PySequence_Size(il) != b->size) {
             Py_XDECREF(il);
             if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::scatter: Incorrect input list size");
-            tbuf_done(&tb, 0);
+            job_release(j);
             return NULL;
         }
-        ib = calloc((size_t)b->size, sizeof *ib);
-        ptrs = calloc((size_t)b->size, sizeof *ptrs);
-        for (int i = 0; ib && ptrs && i < b->size; i++) {
+        if (!(j->ptrs = calloc((size_t)b->size, sizeof *j->ptrs))) {
+            Py_DECREF(il);
+            job_release(j);
+            return PyErr_NoMemory();
+        }
+        for (int i = 0; i < b->size; i++) {
             PyObject *o = PySequence_GetItem(il, i);
-            if (!o || tbuf_get(o, &ib[i], 0) < 0) { Py_XDECREF(o); break; }
-            Py_DECREF(o);
-            ptrs[i] = ib[i].data;
-            nin++;
+            int bad = !o || check_shape("scatter", tn_tensor_of(t), o, i) < 0 || job_buf(j, o) < 0;
+            Py_XDECREF(o);
+            if (bad) { Py_DECREF(il); job_release(j); return NULL; }
+            j->ptrs[i] = j->bufs[1 + i].data;
         }
         Py_DECREF(il);
-        if (nin != b->size) goto out;
     }
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_scatter(c, ptrs, tb.data, tb.nbytes, (int)root, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) raise_err(&err);
-out:
-    for (int i = 0; i < nin; i++) tbuf_done(&ib[i], 0);
-    free(ib);
-    free(ptrs);
-    if (tbuf_done(&tb, rc == 0) < 0 || rc < 0) {
-        if (!PyErr_Occurred()) PyErr_NoMemory();
-        return NULL;
-    }
-    return done_work(outs);
-}
-
-/* reduce_scatter (list form) and _reduce_scatter_base: reduce every rank's full input with the
- * ring all-reduce, keep this rank's block */
-static int reduce_scatter_flat(backend_obj *b, PyObject *flat_in, PyObject *out, PyObject *opts) {
-    long r = opt_redop(opts);
-    if (r < 0) return -1;
-    PyObject *tmp = PyObject_CallMethod(flat_in, "clone", NULL);
-    if (!tmp) return -1;
-    tbuf tb;
-    if (tbuf_get(tmp, &tb, 1) < 0) { Py_DECREF(tmp); return -1; }
-    uint32_t tag = next_tag(b);
-    int rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
-    tbuf_done(&tb, 0);
-    if (rc == 0) {
-        PyObject *ch = PyObject_CallMethod(tmp, "chunk", "i", b->size);
-        PyObject *mine = ch ? PySequence_GetItem(ch, b->rank) : NULL;
-        PyObject *v = mine ? PyObject_CallMethod(mine, "view_as", "O", out) : NULL;
-        PyObject *cp = v ? PyObject_CallMethod(out, "copy_", "O", v) : NULL;
-        if (!cp) rc = -1;
-        Py_XDECREF(ch);
-        Py_XDECREF(mine);
-        Py_XDECREF(v);
-        Py_XDECREF(cp);
-        if (rc == 0 && r == 1) {
-            PyObject *d = PyObject_CallMethod(out, "div_", "i", b->size);
-            if (!d) rc = -1;
-            Py_XDECREF(d);
-        }
-    }
-    Py_DECREF(tmp);
-    return rc;
+    PyObject *res = as_list(outs);
+    if (!res) { job_release(j); return NULL; }
+    j->run = run_scatter;
+    j->fin = fin_first;
+    j->root = (int)root;
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
+    return w;
 }
 
 static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"outputTensor", "inputTensor", "opts", NULL};
     PyObject *out, *in, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_reduce_scatter_base", kws, &out, &in, &opts)) return NULL;
-    backend_obj *b = gloo_of(self);
-    if (!b) return NULL;
+    if (!gloo_of(self)) return NULL;
+    long r = opt_redop(opts);
+    if (r < 0) return NULL;
+    /* reduce a clone of the whole input with the ring all-reduce, keep this rank's block */
     PyObject *flat = PyObject_CallMethod(in, "reshape", "i", -1);
-    if (!flat) return NULL;
-    int rc = reduce_scatter_flat(b, flat, out, opts);
-    Py_DECREF(flat);
-    if (rc < 0) return NULL;
-    PyObject *l = list1(1, out);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
+    PyObject *tmp = flat ? PyObject_CallMethod(flat, "clone", NULL) : NULL;
+    Py_XDECREF(flat);
+    if (!tmp) return NULL;
+    ajob *j = job_new(1);
+    if (!j) { Py_DECREF(tmp); return NULL; }
+    j->o1 = tmp;
+    j->o2 = Py_NewRef(out);
+    PyObject *res = NULL;
+    if (job_buf(j, tmp) < 0 || (j->red = red_for(r, &j->bufs[0])) < 0 || !(res = list1(1, out))) {
+        job_release(j);
+        return NULL;
+    }
+    j->run = run_allreduce;
+    j->fin = fin_rs_base;
+    j->avg = r == 1;
+    PyObject *w = submit(self, j, res, 1, opts, 1);
+    Py_DECREF(res);
     return w;
 }
 
@@ -1385,7 +1483,8 @@ static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) 
         return NULL;
     }
     long r = opt_redop(opts);
-    if (r < 0) { Py_DECREF(il); return NULL; }
+    ajob *j = r < 0 ? NULL : job_new(b->size);
+    if (!j) { Py_DECREF(il); return NULL; }
     int rc = 0;
     for (int i = 0; rc == 0 && i < b->size; i++) {
         PyObject *x = PySequence_GetItem(il, i), *buf;
@@ -1398,25 +1497,23 @@ static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) 
             buf = PyObject_CallMethod(x, "clone", NULL);
         }
         Py_DECREF(x);
-        tbuf tb;
-        if (!buf || tbuf_get(buf, &tb, 1) < 0) { Py_XDECREF(buf); rc = -1; break; }
-        uint32_t tag = next_tag(b);
-        rc = run_allreduce(b, &tb, r, tag, tmo(b, opts));
-        if (tbuf_done(&tb, rc == 0) < 0) rc = -1;
-        if (rc == 0 && r == 1 && i == b->rank) {
-            PyObject *d = PyObject_CallMethod(out, "div_", "i", b->size);
-            if (!d) rc = -1;
-            Py_XDECREF(d);
-        }
-        Py_DECREF(buf);
+        if (!buf || job_buf(j, buf) < 0 || (j->red = red_for(r, &j->bufs[i])) < 0) rc = -1;
+        Py_XDECREF(buf);   /* the job's tbuf holds it */
     }
     Py_DECREF(il);
-    if (rc < 0) return NULL;
-    return done_work(outs);
+    PyObject *res = rc == 0 ? as_list(outs) : NULL;
+    if (!res) { job_release(j); return NULL; }
+    j->run = run_allreduce;
+    j->fin = fin_copyback;
+    j->avg = r == 1;
+    j->o1 = Py_NewRef(out);
+    PyObject *w = submit(self, j, res, b->size, opts, 1);
+    Py_DECREF(res);
+    return w;
 }
 
 static int split_counts(PyObject *splits, int size, size_t numel, size_t row, size_t es, size_t *out) {
-    Py_ssize_t n = splits ? PySequence_Size(splits) : 0;
+    Py_ssize_t n = splits && splits != Py_None ? PySequence_Size(splits) : 0;
     if (n < 0) return -1;
     if (n == 0) {
         if (numel % (size_t)size) {
@@ -1449,44 +1546,45 @@ static int split_counts(PyObject *splits, int size, size_t numel, size_t row, si
     return 0;
 }
 
+/* alltoallv of `in` into `out`; outs (the list form): the flat `out` is then copied into them
+ * and they are the Work's result */
+static PyObject *alltoall_job(PyObject *self, PyObject *out, PyObject *in, PyObject *osp, PyObject *isp,
+                              PyObject *opts, PyObject *outs) {
+    backend_obj *b = (backend_obj *)self;
+    ajob *j = job_new(2);
+    if (!j) return NULL;
+    if (job_buf(j, in) < 0 || job_buf(j, out) < 0) { job_release(j); return NULL; }
+    j->cin = calloc((size_t)b->size, sizeof *j->cin);
+    j->cout = calloc((size_t)b->size, sizeof *j->cout);
+    if (!j->cin || !j->cout) { job_release(j); return PyErr_NoMemory(); }
+    tn_tensor *it = tn_tensor_of(in), *ot = tn_tensor_of(out);
+    size_t irow = it->ndim ? (size_t)(tn_numel(it) / (it->sizes[0] ? it->sizes[0] : 1)) : 1;
+    size_t orow = ot->ndim ? (size_t)(tn_numel(ot) / (ot->sizes[0] ? ot->sizes[0] : 1)) : 1;
+    size_t es = (size_t)tn_gloo_elem_size(j->bufs[0].gt) * (j->bufs[0].complex ? 2 : 1);
+    if (split_counts(isp, b->size, (size_t)tn_numel(it), irow, es, j->cin) < 0 ||
+        split_counts(osp, b->size, (size_t)tn_numel(ot), orow, es, j->cout) < 0) {
+        job_release(j);
+        return NULL;
+    }
+    PyObject *res = outs ? PySequence_List(outs) : list1(1, out);
+    if (!res) { job_release(j); return NULL; }
+    if (outs) {
+        j->o1 = Py_NewRef(out);
+        j->o2 = Py_NewRef(res);
+    }
+    j->run = run_alltoallv;
+    j->fin = fin_alltoall;
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
+    return w;
+}
+
 static PyObject *g_alltoall_base(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"output", "input", "output_split_sizes", "input_split_sizes", "opts", NULL};
     PyObject *out, *in, *osp = NULL, *isp = NULL, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:alltoall_base", kws, &out, &in, &osp, &isp, &opts)) return NULL;
-    backend_obj *b = gloo_of(self);
-    if (!b) return NULL;
-    tbuf ib, ob;
-    if (tbuf_get(in, &ib, 0) < 0) return NULL;
-    if (tbuf_get(out, &ob, 1) < 0) { tbuf_done(&ib, 0); return NULL; }
-    size_t *ic = calloc((size_t)b->size, sizeof *ic), *oc = calloc((size_t)b->size, sizeof *oc);
-    int rc = -1;
-    tn_tensor *it = tn_tensor_of(in), *ot = tn_tensor_of(out);
-    size_t irow = it->ndim ? (size_t)(tn_numel(it) / (it->sizes[0] ? it->sizes[0] : 1)) : 1;
-    size_t orow = ot->ndim ? (size_t)(tn_numel(ot) / (ot->sizes[0] ? ot->sizes[0] : 1)) : 1;
-    size_t es = (size_t)tn_gloo_elem_size(ib.gt) * (ib.complex ? 2 : 1);
-    if (!ic || !oc) { PyErr_NoMemory(); goto out; }
-    if (split_counts(isp, b->size, (size_t)tn_numel(it), irow, es, ic) < 0 ||
-        split_counts(osp, b->size, (size_t)tn_numel(ot), orow, es, oc) < 0)
-        goto out;
-    {
-        uint32_t tag = next_tag(b);
-        tn_gloo_ctx *c = ctx_for(b, tag);
-        int64_t to = tmo(b, opts);
-        tn_derr err = {0};
-        Py_BEGIN_ALLOW_THREADS
-        rc = tn_gloo_alltoallv(c, ib.data, ic, ob.data, oc, tag, to, &err);
-        Py_END_ALLOW_THREADS
-        if (rc < 0) raise_err(&err);
-    }
-out:
-    free(ic);
-    free(oc);
-    tbuf_done(&ib, 0);
-    if (tbuf_done(&ob, rc == 0) < 0 || rc < 0) return NULL;
-    PyObject *l = list1(1, out);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
-    return w;
+    if (!gloo_of(self)) return NULL;
+    return alltoall_job(self, out, in, osp, isp, opts, NULL);
 }
 
 static PyObject *g_alltoall(PyObject *self, PyObject *args, PyObject *kw) {
@@ -1496,14 +1594,13 @@ static PyObject *g_alltoall(PyObject *self, PyObject *args, PyObject *kw) {
     backend_obj *b = gloo_of(self);
     if (!b) return NULL;
     /* upstream's gloo: flatten the lists and run alltoallv with per-rank lengths */
-    PyObject *torch = PyImport_ImportModule("torch");
-    if (!torch) return NULL;
     Py_ssize_t n = PySequence_Size(ins);
     if (n != b->size || PySequence_Size(outs) != b->size) {
-        Py_DECREF(torch);
         PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::alltoall: the tensor lists must have the group's size");
         return NULL;
     }
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (!torch) return NULL;
     PyObject *iv = PyList_New(0), *ov = PyList_New(0);
     PyObject *osp = PyList_New(0), *isp = PyList_New(0);
     for (Py_ssize_t i = 0; iv && ov && osp && isp && i < n; i++) {
@@ -1520,36 +1617,12 @@ static PyObject *g_alltoall(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *fi = iv ? PyObject_CallMethod(torch, "cat", "(O)", iv) : NULL;
     PyObject *fo = fi && ov ? PyObject_CallMethod(torch, "cat", "(O)", ov) : NULL;
     Py_DECREF(torch);
-    PyObject *w = NULL;
-    if (fo) {
-        PyObject *a = Py_BuildValue("(OOOOO)", fo, fi, osp, isp, opts ? opts : Py_None);
-        w = a ? g_alltoall_base(self, a, NULL) : NULL;
-        Py_XDECREF(a);
-    }
-    if (w) {
-        int64_t off = 0;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *y = PySequence_GetItem(outs, i);
-            int64_t ne = y ? tn_numel(tn_tensor_of(y)) : 0;
-            PyObject *sl = y ? PyObject_CallMethod(fo, "narrow", "iLL", 0, (long long)off, (long long)ne) : NULL;
-            PyObject *vv = sl ? PyObject_CallMethod(sl, "view_as", "O", y) : NULL;
-            PyObject *cp = vv ? PyObject_CallMethod(y, "copy_", "O", vv) : NULL;
-            Py_XDECREF(y); Py_XDECREF(sl); Py_XDECREF(vv);
-            if (!cp) { Py_CLEAR(w); break; }
-            Py_DECREF(cp);
-            off += ne;
-        }
-        if (w) {
-            Py_DECREF(w);
-            w = done_work(outs);
-        }
-    }
+    PyObject *w = fo ? alltoall_job(self, fo, fi, osp, isp, opts, outs) : NULL;
     Py_XDECREF(iv); Py_XDECREF(ov); Py_XDECREF(osp); Py_XDECREF(isp); Py_XDECREF(fi); Py_XDECREF(fo);
     return w;
 }
 
-/* reduce: gloo's reduce result at the root equals the all-reduce's for the same input; the other
- * ranks' tensors are scratch (upstream leaves partial sums there too) */
+/* reduce: gloo's reduce (the other ranks' tensors are scratch, as upstream's) */
 static PyObject *g_reduce(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"tensors", "opts", NULL};
     PyObject *lst, *opts = NULL;
@@ -1565,23 +1638,18 @@ static PyObject *g_reduce(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::reduce: invalid root rank: %ld", root);
         return NULL;
     }
-    tbuf tb;
-    if (tbuf_get(t, &tb, 1) < 0) return NULL;
-    int red = red_code(r, tb.gt);
-    if (red < 0) { tbuf_done(&tb, 0); return NULL; }
-    uint32_t tag = next_tag(b);
-    tn_gloo_ctx *c = ctx_for(b, tag);
-    int64_t to = tmo(b, opts);
-    tn_derr err = {0};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tn_gloo_reduce(c, tb.data, tb.numel, tb.gt, red, (int)root, tag, to, &err);
-    Py_END_ALLOW_THREADS
-    if (rc < 0) { tbuf_done(&tb, 0); return raise_err(&err); }
-    if (tbuf_done(&tb, 1) < 0) return NULL;
-    PyObject *l = as_list(lst);
-    PyObject *w = l ? done_work(l) : NULL;
-    Py_XDECREF(l);
+    ajob *j = job_new(1);
+    if (!j) return NULL;
+    PyObject *res = NULL;
+    if (job_buf(j, t) < 0 || (j->red = red_code(r, j->bufs[0].gt)) < 0 || !(res = as_list(lst))) {
+        job_release(j);
+        return NULL;
+    }
+    j->run = run_reduce;
+    j->fin = fin_copyback;
+    j->root = (int)root;
+    PyObject *w = submit(self, j, res, 1, opts, 0);
+    Py_DECREF(res);
     return w;
 }
 
@@ -1630,6 +1698,7 @@ static PyObject *p2p(PyObject *self, PyObject *lst, int peer, long tag, int is_s
     w->ctx = c;
     w->op = op;
     w->src = -1;
+    w->plain = 1;
     w->timeout_ms = b->timeout_ms;
     w->keep = tb.work;   /* the bytes the op uses stay alive */
     tb.work = NULL;
@@ -1947,12 +2016,77 @@ FWD(pg_send, "send")
 FWD(pg_recv, "recv")
 FWD(pg_recv_any, "recv_anysource")
 FWD(pg_barrier, "barrier")
-FWD(pg_monitored_barrier, "barrier")
+
+/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol (synchronous, None):
+ * two tags; every rank but 0 sends its rank (an int32 tensor) to rank 0 on the first and waits
+ * for rank 0's reply on the second; rank 0 receives from every rank within the timeout, then
+ * replies. A rank missing at rank 0 is named in the error. */
+static int mb_p2p(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send, int64_t ms) {
+    PyObject *w = p2p(be, t, peer, (long)tag, is_send, 0);
+    if (!w) return -1;
+    int rc = work_finish((work_obj *)w, ms);
+    Py_DECREF(w);
+    return rc;
+}
+static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"timeout", "wait_all_ranks", NULL};
+    PyObject *to = Py_None;
+    int all = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:monitored_barrier", kws, &to, &all)) return NULL;
+    PyObject *be = pg_backend_for((pg_obj *)self, NULL);
+    if (!be) return NULL;
+    if (!PyObject_TypeCheck(be, Gloo_T) || !gloo_of(be)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "monitored_barrier is only implemented for GLOO backend.");
+        Py_DECREF(be);
+        return NULL;
+    }
+    backend_obj *b = (backend_obj *)be;
+    int64_t ms = b->timeout_ms;
+    if (to != Py_None) {
+        long long v = tn_dist_timedelta_to_ms(to);
+        if (v < 0 && PyErr_Occurred()) { Py_DECREF(be); return NULL; }
+        if (v > 0) ms = v;
+    }
+    uint32_t t1 = next_tag(b), t2 = next_tag(b);
+    PyObject *torch = PyImport_ImportModule("torch");
+    PyObject *i32 = torch ? PyObject_GetAttrString(torch, "int32") : NULL;   /* at::tensor({int rank}) */
+    PyObject *ta = i32 ? Py_BuildValue("([i])", b->rank) : NULL;
+    PyObject *tk = ta ? Py_BuildValue("{sO}", "dtype", i32) : NULL;
+    PyObject *fn = tk ? PyObject_GetAttrString(torch, "tensor") : NULL;
+    PyObject *t = fn ? PyObject_Call(fn, ta, tk) : NULL;
+    Py_XDECREF(fn);
+    Py_XDECREF(tk);
+    Py_XDECREF(ta);
+    Py_XDECREF(i32);
+    Py_XDECREF(torch);
+    int rc = t ? 0 : -1;
+    if (rc == 0 && b->rank != 0) {
+        rc = mb_p2p(be, t, 0, t1, 1, ms);
+        if (rc == 0) rc = mb_p2p(be, t, 0, t2, 0, ms);
+    } else if (rc == 0) {
+        int64_t start = tn_now_ms();
+        for (int r = 1; rc == 0 && r < b->size; r++) {
+            int64_t left = all ? ms : ms - (tn_now_ms() - start);
+            if (left <= 0 || mb_p2p(be, t, r, t1, 0, left) < 0) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms",
+                             r, (long long)ms);
+                rc = -1;
+            }
+        }
+        for (int r = 1; rc == 0 && r < b->size; r++) rc = mb_p2p(be, t, r, t2, 1, ms);
+    }
+    Py_XDECREF(t);
+    Py_DECREF(be);
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
 
 /* all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts) */
 static PyObject *pg_all_to_all_single(PyObject *s, PyObject *a, PyObject *k) { return forward(s, a, k, "alltoall_base"); }
 
-/* coalesced single-tensor forms: one call per pair, returning the last work (all completed) */
+/* coalesced single-tensor forms: one queued collective per pair; the last one's Work (the queue
+ * runs them in order, so it completes last) */
 static PyObject *pg_pairs(PyObject *self, PyObject *args, const char *name) {
     PyObject *outs, *ins, *opts = Py_None;
     if (!PyArg_ParseTuple(args, "OO|O", &outs, &ins, &opts)) return NULL;
@@ -1967,10 +2101,6 @@ static PyObject *pg_pairs(PyObject *self, PyObject *args, const char *name) {
         w = a ? forward(self, a, NULL, name) : NULL;
         Py_XDECREF(a);
         if (!w) return NULL;
-    }
-    if (w) {
-        Py_DECREF(w);
-        w = work_new_done(outs);
     }
     return w ? w : work_new_done(NULL);
 }
