@@ -310,8 +310,9 @@ static PyObject *histogram(tn_value *a, bool bins_tensor, PyObject *ohist, PyObj
         edges = c;
     }
     hist = deliver(hist, ohist, "hist");
+    if (!hist) { Py_XDECREF(edges); return NULL; }   /* never deliver the second with an error set */
     edges = deliver(edges, oedges, "bin_edges");
-    if (!hist || !edges) { Py_XDECREF(hist); Py_XDECREF(edges); return NULL; }
+    if (!edges) { Py_DECREF(hist); return NULL; }
     return tn_return_pair("histogram", hist, edges);
 }
 
