@@ -174,9 +174,14 @@ BAD = ["bad_shapes", "bad_count", "bad_unused", "bad_mixed_precision"]
 
 @pytest.mark.parametrize("case", BAD)
 @pytest.mark.parametrize("spec", ["nn", "nu"])
-def test_bad_input(case, spec, tmp_path):
-    """upstream's exception type and message on each rank that raises in the upstream world"""
-    ref = _world("uu", [case], str(tmp_path / "uu"))
+def test_bad_input(case, spec, tmp_path, tmp_path_factory):
+    """upstream's exception type and message on each rank that raises in the upstream world
+    (one bad case per world: a raising rank ends its world; the upstream world of each case is
+    run once and shared by both specs)"""
+    key = "uu-" + case
+    if key not in _cache:
+        _cache[key] = _world("uu", [case], str(tmp_path_factory.mktemp(key)))
+    ref = _cache[key]
     res = _world(spec, [case], str(tmp_path / spec))
     checked = 0
     for r in (0, 1):

@@ -255,11 +255,21 @@ def _simulate_once(agg):
     return json.loads(r.stdout.strip().splitlines()[-1])["state"]
 
 
+_REF_WORLD = {}
+
+
+def _upstream_world(agg):
+    """the all-upstream world of 4 ranks, run once per aggregator and shared by the tests below"""
+    if agg not in _REF_WORLD:
+        _REF_WORLD[agg] = _world([REF_PY] * 4, agg)
+    return _REF_WORLD[agg]
+
+
 @pytest.mark.parametrize("agg", ["fedavg", "fedprox", "fedadam"])
 def test_distributed_upstream_ranks(agg):
     """4 upstream ranks over gloo, 3 rounds: every rank ends with the same global model, and it is
     the model a single process computes with the same algorithm and no torch.distributed."""
-    outs = _world([REF_PY] * 4, agg)
+    outs = _upstream_world(agg)
     states = [o["state"] for o, _ in outs]
     assert all(_maxdiff(s, states[0]) == 0.0 for s in states)
     assert _maxdiff(states[0], _simulate(agg)) <= TOL
@@ -334,7 +344,7 @@ def test_distributed_torchnative_ranks(agg, mix):
                     "(issue #13): %s" % err)
     pys = [SUBJECT_PY, SUBJECT_PY, REF_PY, REF_PY] if mix.startswith("2") else [SUBJECT_PY] * 4
     ours = _world(pys, agg)[0][0]["state"]
-    ref = _world([REF_PY] * 4, agg)[0][0]["state"]
+    ref = _upstream_world(agg)[0][0]["state"]
     d = _maxdiff(ours, ref)
     print("torch.distributed %s %s: max |ours - all-upstream| = %.3e" % (agg, mix, d))
     assert d <= TOL
