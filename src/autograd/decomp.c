@@ -1904,6 +1904,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW__pad_packed_sequence, tn_op__pad_packed_sequence, -1}, {TN_ROW_pad_sequence, tn_op_pad_sequence, -1},
     /* breadth-more (helper-breadth, docs/breadth_more.md): aliases */
     {TN_ROW_special_logsumexp, NULL, TN_ROW_logsumexp}, {TN_ROW_special_logsumexp_out, NULL, TN_ROW_logsumexp_out},
+    /* breadth-more2 (docs/breadth_more2.md): matrix_exp is linalg_matrix_exp; matrix_exp_backward composed */
+    {TN_ROW_matrix_exp, NULL, TN_ROW_linalg_matrix_exp}, {TN_ROW_matrix_exp_backward, tn_op_matrix_exp_backward, -1},
     /* embedding_bag (helper-embbag, ops/embbag.c): the composites call _embedding_bag through the door */
     {TN_ROW_embedding_bag, tn_op_embedding_bag, -1}, {TN_ROW_embedding_bag_padding_idx, tn_op_embedding_bag_padding_idx, -1},
     {TN_ROW_grid_sampler, tn_op_grid_sampler, -1}, {TN_ROW_affine_grid_generator_backward, tn_op_affine_grid_generator_backward, -1},

@@ -11,6 +11,7 @@
 #include "ops/common.h"
 #include "tn_ops_gen.h"
 #include "ops/rnn.h"
+#include "ops/matrix_exp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -4617,6 +4618,16 @@ static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* linalg_matrix_exp: self: linalg_matrix_exp_differential(self, grad, adjoint = true) */
+static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *A = K(saved(n, 0));
+    if (!A) { drop_(&T); return -1; }
+    OUTK(0, K(tn_matrix_exp_differential(A, g[0], true)));
+    DONE;
+}
+
 /* ==== embedding_bag / grid_sample / affine_grid (helper-embbag) ==== */
 /* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
  * include_last_offset, padding_idx):
@@ -4925,6 +4936,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
     {TN_ROW_affine_grid_generator, f_affine_grid_generator},

@@ -1,0 +1,61 @@
+"""More OpInfo breadth (#11, docs/breadth_more2.md) compared with upstream: the matrix
+exponential (linalg_matrix_exp, matrix_exp, matrix_exp_backward), ... Dtypes, batches, empty and
+1x1 matrices, every spelling, gradients, upstream's errors.
+
+Tolerances. float32 / complex64: tol="float" (upstream's own float32-vs-float64 error). float64:
+F64 = (1e-12, 1e-12): the Taylor polynomials are matrix products and sums, then up to s
+squarings, so our GEMM's rounding (vs MKL's) is amplified by the squarings; measured against a
+50-digit matrix exponential (docs/breadth_more2.md) upstream's own float64 error reaches 2e-15
+relative and ours is of the same size, so 1e-12 is far above both. half / bfloat16: upstream
+builds its coefficient tensors from the bytes of double arrays (docs/breadth_more2.md), so the
+results are mostly overflow; compared with tol="float" on inputs whose overflow pattern does
+not depend on the GEMM's accumulation order."""
+from harness import cases
+from harness.autograd import grads
+
+R = "torch.manual_seed(0)\n"
+F64 = (1e-12, 1e-12)
+
+
+def mx(dt, scales=(1e-9, 1e-5, 1e-3, 0.05, 0.2, 0.5, 1.0, 3.0, 20.0)):
+    """one 4x4 matrix per norm range: every Taylor degree (1, 2, 4, 8, 12) and degree 18 with
+    scaling and squaring"""
+    cplx = "complex" in dt
+    base = "torch.randn(4, 4, dtype=torch.complex128)" if cplx else "torch.randn(4, 4, dtype=torch.float64)"
+    return R + f"[torch.linalg.matrix_exp(({base} * s / 4).to(torch.{dt})) for s in {scales!r}]"
+
+
+def mxb(dt):
+    """a batch: every matrix through degree 18 with its own number of squarings"""
+    return R + ("b = torch.randn(5, 3, 3, dtype=torch.float64) * torch.tensor([1e-3, 0.1, 1.0, 5.0, 30.0], dtype=torch.float64).view(-1, 1, 1)\n"
+                + ("b = b + 1j * b.flip(0)\n" if "complex" in dt else "") + f"torch.matrix_exp(b.to(torch.{dt}))")
+
+
+cases("matrix_exp_f32", {"degrees": mx("float32"), "batch": mxb("float32"), "complex64": mx("complex64"), "batch_c64": mxb("complex64")}, tol="float")
+cases("matrix_exp_f64", {"degrees": mx("float64"), "batch": mxb("float64"), "complex128": mx("complex128"), "batch_c128": mxb("complex128")}, tol=F64)
+cases("matrix_exp_lowp", {
+    "bf16": mx("bfloat16", (1e-9, 1e-5, 1e-3, 0.5, 1.0, 3.0, 20.0)), "f16": mx("float16", (1e-9, 1e-5, 1e-3, 0.05, 0.2, 0.5, 1.0, 3.0, 20.0)),
+    "bf16_batch": mxb("bfloat16"), "f16_batch": mxb("float16"),
+}, tol="float")
+cases("matrix_exp", {
+    "spellings": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.3\n(torch.matrix_exp(a), a.matrix_exp(), torch.linalg.matrix_exp(a), torch.ops.aten.matrix_exp.default(a), torch.ops.aten.linalg_matrix_exp.default(a))",
+    "out": R + "a = torch.randn(2, 3, 3, dtype=torch.float64)\no = torch.empty(0, dtype=torch.float64)\np = torch.empty(5, dtype=torch.float64)\n(torch.ops.aten.linalg_matrix_exp.out(a, out=o), o, torch.ops.aten.linalg_matrix_exp.out(a[0], out=p), p.shape)",
+    "small": "(torch.linalg.matrix_exp(torch.empty(0, 0)), torch.linalg.matrix_exp(torch.empty(2, 0, 0, dtype=torch.float64)), torch.linalg.matrix_exp(torch.tensor([[0.5]])), torch.linalg.matrix_exp(torch.tensor([[[1j]], [[2.]]])), torch.linalg.matrix_exp(torch.empty(0, 3, 3)))",
+    "layout": R + "a = torch.randn(2, 3, 3, dtype=torch.float64).mT\nr = torch.matrix_exp(a)\n(r, r.stride(), r.is_contiguous(), torch.matrix_exp(torch.randn(3, 6, dtype=torch.float64)[:, ::2] * 0.2), torch.matrix_exp(torch.randn(3, 3, dtype=torch.float64).expand(2, 3, 3)))",
+    "bad_unviewable": "torch.matrix_exp(torch.randn(3, 2, 4, 4).transpose(0, 1))",
+    "batch_dims": R + "torch.matrix_exp(torch.randn(2, 2, 3, 3, dtype=torch.float64) * 0.4)",
+    "special": "(torch.matrix_exp(torch.zeros(3, 3)), torch.matrix_exp(torch.eye(3, dtype=torch.float64)), torch.matrix_exp(torch.tensor([[0., 1.], [-1., 0.]], dtype=torch.float64)), torch.matrix_exp(torch.tensor([[float('nan'), 0.], [0., 1.]])), torch.matrix_exp(torch.tensor([[float('inf'), 0.], [0., 1.]])))",
+    "backward_op": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.5\ng = torch.randn(3, 3, dtype=torch.float64)\n(torch.ops.aten.matrix_exp_backward(a, g), torch.ops.aten.matrix_exp_backward(a.to(torch.complex128), g.to(torch.complex128)))",
+    "bad_1d": "torch.linalg.matrix_exp(torch.randn(3))",
+    "bad_nonsquare": "torch.matrix_exp(torch.randn(2, 3))",
+    "bad_int": "torch.matrix_exp(torch.ones(2, 2, dtype=torch.long))",
+    "bad_bool": "torch.linalg.matrix_exp(torch.ones(2, 2, dtype=torch.bool))",
+    "bad_backward_nonsquare": "torch.ops.aten.matrix_exp_backward(torch.randn(2, 3), torch.randn(2, 3))",
+}, tol=F64)
+
+grads("matrix_exp_grad", {
+    "real": "ps = leaves((3, 3), dtype=torch.float64); out = torch.matrix_exp(ps[0] * 0.7) * torch.arange(9.).reshape(3, 3)",
+    "batch": "ps = leaves((2, 3, 3), dtype=torch.float64); out = torch.linalg.matrix_exp(ps[0] * 2) * torch.arange(18.).reshape(2, 3, 3)",
+    "complex": "ps = leaves((3, 3), dtype=torch.complex128); out = torch.matrix_exp(ps[0]).abs()",
+    "double_backward": "ps = leaves((3, 3), dtype=torch.float64)\ny = torch.matrix_exp(ps[0] * 0.5)\n(g,) = torch.autograd.grad((y * y).sum(), ps[0], create_graph=True)\nout = g.pow(2).sum()",
+}, tol=(1e-13, 1e-12))
