@@ -46,6 +46,7 @@ cases("matrix_exp", {
     "batch_dims": R + "torch.matrix_exp(torch.randn(2, 2, 3, 3, dtype=torch.float64) * 0.4)",
     "special": "(torch.matrix_exp(torch.zeros(3, 3)), torch.matrix_exp(torch.eye(3, dtype=torch.float64)), torch.matrix_exp(torch.tensor([[0., 1.], [-1., 0.]], dtype=torch.float64)), torch.matrix_exp(torch.tensor([[float('nan'), 0.], [0., 1.]])), torch.matrix_exp(torch.tensor([[float('inf'), 0.], [0., 1.]])))",
     "backward_op": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.5\ng = torch.randn(3, 3, dtype=torch.float64)\n(torch.ops.aten.matrix_exp_backward(a, g), torch.ops.aten.matrix_exp_backward(a.to(torch.complex128), g.to(torch.complex128)))",
+    "jvp": R + "a = torch.randn(2, 3, 3, dtype=torch.float64) * 0.5\nt = torch.randn(2, 3, 3, dtype=torch.float64)\n(torch.func.jvp(torch.linalg.matrix_exp, (a,), (t,)), torch.func.jvp(torch.matrix_exp, (a[0].to(torch.complex128),), (t[0].to(torch.complex128),)))",
     "bad_1d": "torch.linalg.matrix_exp(torch.randn(3))",
     "bad_nonsquare": "torch.matrix_exp(torch.randn(2, 3))",
     "bad_int": "torch.matrix_exp(torch.ones(2, 2, dtype=torch.long))",
