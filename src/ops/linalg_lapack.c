@@ -1232,22 +1232,26 @@ fail:
     return NULL;
 }
 
-/* ---- least squares (gelsy, upstream's CPU default driver) ---- */
+/* ---- least squares: gelsy (upstream's CPU default driver), gels, gelsd, gelss ----
+ * Outputs as upstream's: rank for every driver but gels (empty for gels); singular values for
+ * gelsd / gelss; residuals (the squared norms of rows n..m-1 of the solution buffer) when m > n
+ * and the driver is not gelsy, for gelsd / gelss only when every matrix has full rank n. An
+ * empty A gives a zero solution. */
+enum { LS_GELSY, LS_GELS, LS_GELSD, LS_GELSS };
 PyObject *tn_op_linalg_lstsq(tn_value *a) {
     const char *api = "torch.linalg.lstsq";
     PyObject *Ao = a[0].u.obj, *Bo = a[1].u.obj;
     tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    int drv = LS_GELSY;
     if (!tn_is_none(&a[3])) {
-        const char *drv = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
-        if (!drv) return NULL;
-        if (strcmp(drv, "gels") && strcmp(drv, "gelsy") && strcmp(drv, "gelsd") && strcmp(drv, "gelss")) {
+        const char *d = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+        if (!d) return NULL;
+        if (!strcmp(d, "gels")) drv = LS_GELS;
+        else if (!strcmp(d, "gelsd")) drv = LS_GELSD;
+        else if (!strcmp(d, "gelss")) drv = LS_GELSS;
+        else if (strcmp(d, "gelsy")) {
             PyErr_SetString(PyExc_RuntimeError, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
             return NULL;
-        }
-        if (strcmp(drv, "gelsy")) {
-            char what[96];
-            snprintf(what, sizeof what, "aten::linalg_lstsq with driver='%s'", drv);
-            return tn_not_implemented(what);
         }
     }
     if (A->ndim < 2) {
@@ -1278,47 +1282,101 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
     PyObject *Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
     if (!Bm) return NULL;
     B = tn_tensor_of(Bm);
-    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, bs[TN_MAX_DIMS];
+    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, mn = m < n ? m : n, bs[TN_MAX_DIMS];
     int nb;
-    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL;
+    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL, *S = NULL, *res = NULL;
     if (batch_broadcast(A, A->ndim - 2, B, B->ndim - 2, &nb, bs, api) < 0 || lint(ldb, api) < 0 || lint(k, api) < 0) goto fail;
     bool single = A->dtype == TN_DTYPE_F32;
+    int isz = single ? 4 : 8;
     const tn_lapack_fns *L = tn_lapack(single, "linalg_lstsq");
     if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
+    if (tn_numel(tn_tensor_of(Wb))) memset(D(Wb), 0, (size_t)tn_numel(tn_tensor_of(Wb)) * isz);   /* rows m.. of a wide A's B */
     {
         PyObject *top = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)0, (long long)m);
         int rc = top ? tn_copy_into(top, Bm) : -1;
         Py_XDECREF(top);
         if (rc < 0) goto fail;
     }
-    if (!(rank = new_zeros(nb, bs, TN_DTYPE_I64))) goto fail;
     int64_t batch = prod(nb, bs);
+    if (drv == LS_GELS) rank = empty0(TN_DTYPE_I64);
+    else rank = new_zeros(nb, bs, TN_DTYPE_I64);
+    if (!rank) goto fail;
+    if (drv == LS_GELSD || drv == LS_GELSS) {
+        int64_t ss[TN_MAX_DIMS];
+        memcpy(ss, bs, (size_t)nb * sizeof *ss);
+        ss[nb] = mn;
+        if (!(S = new_zeros(nb + 1, ss, A->dtype))) goto fail;
+    }
     double rc = tn_is_none(&a[2]) ? (single ? 1.1920928955078125e-07 : 2.220446049250313e-16) * (double)(m > n ? m : n) : a[2].u.f;
     float rcf = (float)rc;
+    const void *rcp = single ? (const void *)&rcf : (const void *)&rc;
+    int64_t bad = 0;   /* LAPACK's info > 0 of the first failing matrix */
     if (batch && m && n && k) {
-        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf, rk, isz = single ? 4 : 8;
+        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf = 0, rk, liw = 1;
         double wq = 0;
         float wqf = 0;
-        int *jpvt = calloc((size_t)n, sizeof(int));
+        void *wqp = single ? (void *)&wqf : (void *)&wq;
+        int *jpvt = calloc((size_t)n, sizeof(int)), iwq = 1;
         if (!jpvt) { PyErr_NoMemory(); goto fail; }
-        L->gelsy(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, jpvt, single ? (void *)&rcf : (void *)&rc, &rk,
-                 single ? (void *)&wqf : (void *)&wq, &lw, &inf);
+        char *pa = D(Wa), *pb = D(Wb), *ps = S ? D(S) : NULL;
+        switch (drv) {
+        case LS_GELSY: L->gelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, &inf); break;
+        case LS_GELS: L->gels("N", &im, &in, &ik, pa, &im, pb, &ild, wqp, &lw, &inf, 1); break;
+        case LS_GELSD: L->gelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &iwq, &inf); break;
+        default: L->gelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &inf); break;
+        }
         lw = (int)(single ? wqf : wq);
         if (lw < 1) lw = 1;
+        if (drv == LS_GELSD) liw = iwq > 1 ? iwq : 1;
         void *work = malloc((size_t)lw * isz);
-        if (!work) { free(jpvt); PyErr_NoMemory(); goto fail; }
-        char *pa = D(Wa), *pb = D(Wb);
-        int64_t *pr = (int64_t *)D(rank);
+        int *iwork = drv == LS_GELSD ? malloc((size_t)liw * sizeof(int)) : NULL;
+        if (!work || (drv == LS_GELSD && !iwork)) { free(work); free(iwork); free(jpvt); PyErr_NoMemory(); goto fail; }
+        int64_t *pr = drv == LS_GELS ? NULL : (int64_t *)D(rank);
         Py_BEGIN_ALLOW_THREADS
         for (int64_t b = 0; b < batch; b++) {
-            memset(jpvt, 0, (size_t)n * sizeof(int));
-            L->gelsy(&im, &in, &ik, pa + b * m * n * isz, &im, pb + b * ldb * k * isz, &ild, jpvt,
-                     single ? (void *)&rcf : (void *)&rc, &rk, work, &lw, &inf);
-            pr[b] = rk;
+            char *ab = pa + b * m * n * isz, *bb = pb + b * ldb * k * isz, *sb = ps ? ps + b * mn * isz : NULL;
+            inf = 0;
+            switch (drv) {
+            case LS_GELSY:
+                memset(jpvt, 0, (size_t)n * sizeof(int));
+                L->gelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, &inf);
+                break;
+            case LS_GELS: L->gels("N", &im, &in, &ik, ab, &im, bb, &ild, work, &lw, &inf, 1); break;
+            case LS_GELSD: L->gelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, iwork, &inf); break;
+            default: L->gelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, &inf); break;
+            }
+            if (pr) pr[b] = rk;
+            if (inf > 0 && !bad) bad = inf;
         }
         Py_END_ALLOW_THREADS
         free(work);
+        free(iwork);
         free(jpvt);
+    } else if (drv == LS_GELS && ldb * k * batch != 0) {
+        memset(D(Wb), 0, (size_t)(ldb * k * batch) * isz);   /* LAPACK's gels zeroes B when A is empty */
+    }
+    if (bad) {
+        if (drv == LS_GELS)
+            PyErr_Format(linalg_error, "%s: The least squares solution could not be computed because the input matrix "
+                         "does not have full rank (error code: %lld).", api, (long long)bad);
+        else
+            PyErr_Format(linalg_error, "%s: The algorithm failed to converge because the input matrix is ill-conditioned "
+                         "or has too many repeated singular values (error code: %lld).", api, (long long)bad);
+        goto fail;
+    }
+    {   /* residuals */
+        bool want = m > n && drv != LS_GELSY;
+        if (want && drv != LS_GELS) {
+            const int64_t *pr = (const int64_t *)D(rank);
+            for (int64_t b = 0; b < batch && want; b++) want = pr[b] == n;
+        }
+        if (want) {
+            PyObject *rows = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)n, (long long)(m - n));
+            PyObject *sq = rows ? tn_aten(TN_ROW_mul_Tensor, "(OO)", rows, rows) : NULL;
+            res = sq ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", sq, -2) : NULL;
+            Py_XDECREF(rows); Py_XDECREF(sq);
+            if (!res) goto fail;
+        } else if (!(res = empty0(A->dtype))) goto fail;
     }
     {   /* the first n rows of the ldb-row buffer, as upstream's: its strides, but no view */
         tn_tensor g = *tn_tensor_of(Wb);
@@ -1329,10 +1387,10 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         if (!X) goto fail;
     }
     Py_DECREF(Wa); Py_DECREF(Wb); Py_DECREF(Bm);
-    PyObject *v[4] = {X, empty0(A->dtype), rank, empty0(A->dtype)};
+    PyObject *v[4] = {X, res, rank, S ? S : empty0(A->dtype)};
     return ret_n("linalg_lstsq", 4, v);
 fail:
-    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X);
+    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X); Py_XDECREF(S); Py_XDECREF(res);
     return NULL;
 }
 

@@ -60,3 +60,29 @@ grads("matrix_exp_grad", {
     "complex": "ps = leaves((3, 3), dtype=torch.complex128); out = torch.matrix_exp(ps[0]).abs()",
     "double_backward": "ps = leaves((3, 3), dtype=torch.float64)\ny = torch.matrix_exp(ps[0] * 0.5)\n(g,) = torch.autograd.grad((y * y).sum(), ps[0], create_graph=True)\nout = g.pow(2).sum()",
 }, tol=(1e-13, 1e-12))
+
+
+# ---- linalg.lstsq's other drivers (gels, gelsd, gelss; gelsy had cases in test_linalg_lapack.py) ----
+def ls(dt, drv):
+    return {
+        "shapes": R + f"A1, A2, A3 = torch.randn(5, 3, dtype=torch.{dt}), torch.randn(3, 5, dtype=torch.{dt}), torch.randn(4, 4, dtype=torch.{dt}) + 4 * torch.eye(4, dtype=torch.{dt})\n"
+                  f"B = torch.randn(5, 2, dtype=torch.{dt})\n"
+                  f"(torch.linalg.lstsq(A1, B, driver='{drv}'), torch.linalg.lstsq(A2, B[:3], driver='{drv}'), torch.linalg.lstsq(A3, B[:4], driver='{drv}'), torch.linalg.lstsq(A1, B[:, 0], driver='{drv}'))",
+        "batch": R + f"A = torch.randn(2, 1, 6, 3, dtype=torch.{dt})\nB = torch.randn(3, 6, 2, dtype=torch.{dt})\nr = torch.linalg.lstsq(A, B, driver='{drv}')\n(r, r.solution.stride())",
+        "rank_deficient": R + f"A = torch.randn(2, 5, 3, dtype=torch.{dt})\nA[0, :, 2] = A[0, :, 1]\nB = torch.randn(2, 5, 2, dtype=torch.{dt})\n"
+                          + ("torch.linalg.lstsq(A[1:], B[1:], driver='gels')" if drv == "gels" else f"(torch.linalg.lstsq(A, B, driver='{drv}').rank, torch.linalg.lstsq(A[1], B[1], driver='{drv}', rcond=0.3))"),
+        "noncontig": R + f"A = torch.randn(3, 6, dtype=torch.{dt}).mT\nB = torch.randn(2, 6, dtype=torch.{dt}).mT\n(torch.linalg.lstsq(A, B, driver='{drv}'), torch.linalg.lstsq(A[::2], B[::2], driver='{drv}'))",
+        "empty": f"(torch.linalg.lstsq(torch.randn(0, 3, dtype=torch.{dt}), torch.randn(0, 2, dtype=torch.{dt}), driver='{drv}'), torch.linalg.lstsq(torch.ones(4, 0, dtype=torch.{dt}), torch.ones(4, 2, dtype=torch.{dt}), driver='{drv}'), torch.linalg.lstsq(torch.ones(0, 4, 3, dtype=torch.{dt}), torch.ones(0, 4, 1, dtype=torch.{dt}), driver='{drv}'))",
+    }
+
+
+for _d in ("gels", "gelsd", "gelss"):
+    cases(f"lstsq_{_d}_f32", ls("float32", _d), tol="float")
+    cases(f"lstsq_{_d}_f64", ls("float64", _d), tol=F64)
+cases("lstsq_drivers", {
+    "gels_not_full_rank": "A = torch.randn(5, 3, dtype=torch.float64)\nA[:, 1] = 0\ntorch.linalg.lstsq(A, torch.ones(5, 1, dtype=torch.float64), driver='gels')",
+    "gelsd_zero_column": R + "A = torch.randn(5, 3, dtype=torch.float64)\nA[:, 1] = 0\nr = torch.linalg.lstsq(A, torch.ones(5, 1, dtype=torch.float64), driver='gelsd')\n(r.solution, r.rank, r.residuals)",
+    "bad_driver": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(3, 1), driver='gelsx')",
+    "bad_dtype": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(3, 1, dtype=torch.float64), driver='gelsd')",
+    "bad_shape": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(4, 1), driver='gelss')",
+}, tol=F64)
