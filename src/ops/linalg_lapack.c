@@ -1394,6 +1394,166 @@ fail:
     return NULL;
 }
 
+/* ---- LDL: linalg_ldl_factor_ex (sytrf, or hetrf for hermitian complex input), linalg_ldl_solve
+ * (sytrs / hetrs), both with uplo 'L' as upstream's CPU kernels. LD is the factored column-major
+ * copy with its strict upper triangle zeroed; pivots are LAPACK's (1-based, negative for 2x2
+ * blocks), int32. */
+static int ldl_lowp(const char *kname, tn_dtype dt) {
+    if (dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) { tn_kernel_missing_cpu(kname, dt); return -1; }
+    return 0;
+}
+static int ldl_dtype(const char *api, tn_dtype dt) {
+    if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api, tn_dtype_cpp_name(dt));
+        return -1;
+    }
+    return 0;
+}
+/* out= for a result with batched column-major strides: an out that has to be resized takes the
+ * result's strides, as upstream's set_output_strided (an out of the right shape keeps its own) */
+static PyObject *fdeliver(PyObject *res, PyObject *out, const char *op) {
+    tn_tensor *o = tn_tensor_of(out);
+    const tn_tensor *r = tn_tensor_of(res);
+    bool resize = o->ndim != r->ndim || memcmp(o->sizes, r->sizes, (size_t)r->ndim * sizeof *r->sizes) != 0;
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0) { Py_DECREF(res); return NULL; }
+    if (resize) memcpy(o->strides, r->strides, (size_t)r->ndim * sizeof *r->strides);   /* a permutation of the dense layout tn_out_prepare sized */
+    if (tn_copy_into(out, res) < 0) { Py_DECREF(res); return NULL; }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
+    const char *api = "torch.linalg.ldl_factor_ex";
+    PyObject *Ao = a[0].u.obj;
+    const tn_tensor *A = tn_tensor_of(Ao);
+    bool herm = a[1].u.i != 0, check = a[2].u.i != 0;
+    if (check_matrix(api, "A", A, true) < 0 || ldl_dtype(api, A->dtype) < 0 || ldl_lowp("ldl_factor_kernel", A->dtype) < 0) return NULL;
+    int nb = A->ndim - 2;
+    int64_t n = A->sizes[A->ndim - 1], batch = prod(nb, A->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool cplx = tn_dtype_is_complex(A->dtype), hetrf = herm && cplx;
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "linalg_ldl_factor_ex");
+    if (!L) return NULL;
+    PyObject *LD = fcopy(Ao, A->dtype), *piv = LD ? new_zeros(nb + 1, A->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *info = piv ? new_zeros(nb, A->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) { Py_XDECREF(LD); Py_XDECREF(piv); return NULL; }
+    int isz = tn_dtype_itemsize(A->dtype), in = (int)n, lw = -1, inf = 0;
+    if (batch && n) {
+        union { double d[2]; float f[4]; } wq = {{0, 0}};
+        (hetrf ? L->hetrf : L->sytrf)("L", &in, D(LD), &in, (int *)D(piv), &wq, &lw, &inf, 1);
+        lw = (A->dtype == TN_DTYPE_F32 || A->dtype == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return PyErr_NoMemory(); }
+        char *pl = D(LD);
+        int *pp = (int *)D(piv), *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *m = pl + b * n * n * isz;
+            (hetrf ? L->hetrf : L->sytrf)("L", &in, m, &in, pp + b * n, work, &lw, &pi[b], 1);
+            for (int64_t j = 1; j < n; j++)   /* the strict upper triangle (rows i < j of column j) */
+                memset(m + j * n * isz, 0, (size_t)j * isz);
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    if (check && check_info(info, api, nb == 0) < 0) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return NULL; }
+    PyObject *v[3] = {LD, piv, info};
+    return ret_n("linalg_ldl_factor_ex", 3, v);
+}
+PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
+    PyObject *r = tn_op_linalg_ldl_factor_ex(a);
+    if (!r) return NULL;
+    PyObject *outs[3] = {a[3].u.obj, a[4].u.obj, a[5].u.obj};
+    for (int i = 0; i < 3; i++) {
+        PyObject *d = fdeliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "linalg_ldl_factor_ex");
+        if (!d) { Py_DECREF(r); return NULL; }
+        Py_DECREF(d);
+    }
+    Py_DECREF(r);
+    PyObject *v[3] = {Py_NewRef(outs[0]), Py_NewRef(outs[1]), Py_NewRef(outs[2])};
+    return ret_n("linalg_ldl_factor_ex_out", 3, v);
+}
+/* linalg_ldl_factor (CompositeImplicit): ldl_factor_ex, then its errors as torch.linalg.ldl_factor's */
+PyObject *tn_linalg_d_ldl_factor(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sOsO}", "hermitian", a[1].u.i ? Py_True : Py_False, "check_errors", Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_ldl_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    if (!r) return NULL;
+    PyObject *kw2 = Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False);
+    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor") : NULL;
+    Py_XDECREF(kw2);
+    if (!ck) { Py_DECREF(r); return NULL; }
+    Py_DECREF(ck);
+    PyObject *v[2] = {Py_NewRef(PyTuple_GetItem(r, 0)), Py_NewRef(PyTuple_GetItem(r, 1))};
+    Py_DECREF(r);
+    return ret_n("linalg_ldl_factor", 2, v);
+}
+
+PyObject *tn_op_linalg_ldl_solve(tn_value *a) {
+    const char *api = "torch.linalg.ldl_solve";
+    PyObject *LDo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;
+    const tn_tensor *LD = tn_tensor_of(LDo), *P = tn_tensor_of(Po), *B = tn_tensor_of(Bo);
+    bool herm = a[3].u.i != 0;
+    if (check_matrix(api, "A", LD, true) < 0 || ldl_dtype(api, LD->dtype) < 0) return NULL;
+    if (B->ndim < 2) {   /* upstream reads B.size(-2) first */
+        if (B->ndim == 0) PyErr_SetString(PyExc_IndexError, "Dimension specified as -2 but tensor has no dimensions");
+        else PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got -2)");
+        return NULL;
+    }
+    if (B->dtype != LD->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
+                     tn_dtype_cpp_name(B->dtype), tn_dtype_cpp_name(LD->dtype));
+        return NULL;
+    }
+    int64_t n = LD->sizes[LD->ndim - 1], k = B->sizes[B->ndim - 1];
+    if (B->sizes[B->ndim - 2] != n) {
+        PyErr_Format(PyExc_RuntimeError, "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
+                     api, (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2], (long long)k);
+        return NULL;
+    }
+    bool same = P->ndim == LD->ndim - 1;
+    for (int i = 0; same && i < P->ndim; i++) same = P->sizes[i] == LD->sizes[i];
+    if (!same) {
+        char sp[128];
+        tn_shape_str(sp, sizeof sp, P->ndim, P->sizes);
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape %s instead",
+                     api, sp);
+        return NULL;
+    }
+    if (!tn_dtype_is_integral(P->dtype, false)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected pivots to be integers. Got %s", api, tn_dtype_cpp_name(P->dtype));
+        return NULL;
+    }
+    if (ldl_lowp("ldl_solve_kernel", LD->dtype) < 0) return NULL;
+    int anb = LD->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS];
+    if (batch_broadcast(LD, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(LD->dtype, "linalg_ldl_solve");
+    if (!L) return NULL;
+    bool hetrs = herm && tn_dtype_is_complex(LD->dtype);
+    PyObject *c = fcopy(LDo, LD->dtype), *pv = c ? tn_as_dtype(Po, TN_DTYPE_I32, true) : NULL;
+    PyObject *X = pv ? fmat(nb, bs, n, k, LD->dtype) : NULL;
+    if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(pv); Py_XDECREF(X); return NULL; }
+    int64_t batch = prod(nb, bs);
+    int isz = tn_dtype_itemsize(LD->dtype), in = (int)n, ik = (int)k;
+    char *pc = D(c), *px = D(X);
+    const int *pp = (const int *)D(pv);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n && k; b++) {
+        int inf2, ab = (int)map_batch(b, nb, bs, anb, LD->sizes);
+        (hetrs ? L->hetrs : L->sytrs)("L", &in, &ik, pc + (int64_t)ab * n * n * isz, &in, pp + (int64_t)ab * n,
+                                      px + b * n * k * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(c);
+    Py_DECREF(pv);
+    return X;
+}
+PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
+    PyObject *r = tn_op_linalg_ldl_solve(a);
+    return r ? fdeliver(r, a[4].u.obj, "linalg_ldl_solve") : NULL;
+}
+
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
 PyObject *tn_op_diag_embed(tn_value *a) {
     PyObject *x = a[0].u.obj;

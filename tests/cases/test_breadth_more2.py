@@ -86,3 +86,37 @@ cases("lstsq_drivers", {
     "bad_dtype": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(3, 1, dtype=torch.float64), driver='gelsd')",
     "bad_shape": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(4, 1), driver='gelss')",
 }, tol=F64)
+
+
+# ---- LDL factorization and solve (sytrf / hetrf, sytrs / hetrs) ----
+def ldl(dt):
+    sym = f"A = torch.randn(2, 4, 4, dtype=torch.{dt})\nA = A + A.mT\nH = torch.randn(4, 4, dtype=torch.{dt})\nH = H + H.mH\nB = torch.randn(2, 4, 3, dtype=torch.{dt})\n"
+    return {
+        "factor_ex": R + sym + "r = torch.linalg.ldl_factor_ex(A)\n(r, [t.stride() for t in r])",
+        "factor_hermitian": R + sym + "(torch.linalg.ldl_factor(H, hermitian=True), torch.linalg.ldl_factor_ex(A, hermitian=True), torch.linalg.ldl_factor(H))",
+        "solve": R + sym + "LD, piv = torch.linalg.ldl_factor(A)\nX = torch.linalg.ldl_solve(LD, piv, B)\n(X, X.stride(), torch.linalg.ldl_solve(LD, piv.long(), B[0]), torch.linalg.ldl_solve(LD[0], piv[0], B))",
+        "solve_hermitian": R + sym + "LD, piv = torch.linalg.ldl_factor(H, hermitian=True)\n(torch.linalg.ldl_solve(LD, piv, B, hermitian=True), torch.linalg.ldl_solve(LD, piv, B[0].mT.contiguous().mT, hermitian=True))",
+        "noncontig": R + sym + "r = torch.linalg.ldl_factor_ex(A.mT[:, ::1])\n(r, torch.linalg.ldl_factor(torch.randn(6, 6, dtype=torch.%s)[::2, ::2] + 3 * torch.eye(3, dtype=torch.%s)))" % (dt, dt),
+    }
+
+
+cases("ldl_f32", {**ldl("float32"), **{k + "_c64": v for k, v in ldl("complex64").items()}}, tol="float")
+cases("ldl_f64", {**ldl("float64"), **{k + "_c128": v for k, v in ldl("complex128").items()}}, tol=F64)
+L4 = "LD, piv = torch.linalg.ldl_factor(torch.eye(4, dtype=torch.float64) * 2)\nb = torch.ones(4, 2, dtype=torch.float64)\n"
+cases("ldl", {
+    "singular_ex": "(torch.linalg.ldl_factor_ex(torch.zeros(3, 3)), torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3)))",
+    "empty": "(torch.linalg.ldl_factor(torch.empty(0, 0)), torch.linalg.ldl_factor(torch.empty(2, 0, 0)), torch.linalg.ldl_solve(torch.empty(0, 0), torch.empty(0, dtype=torch.int32), torch.empty(0, 2)), torch.linalg.ldl_factor_ex(torch.empty(3, 2, 2)[:0]))",
+    "aten_out": L4 + "o1, o2, o3 = torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32), torch.empty(0, dtype=torch.int32)\no = torch.empty(0, dtype=torch.float64)\nr = torch.linalg.ldl_factor_ex(LD, out=(o1, o2, o3))\n(r, o1, o1.stride(), o2, o3, torch.linalg.ldl_solve(LD, piv, b, out=o), o, o.stride(), torch.ops.aten.linalg_ldl_factor_ex.default(LD), torch.ops.aten.linalg_ldl_solve.default(LD, piv, b))",
+    "bad_singular": "torch.linalg.ldl_factor(torch.zeros(3, 3))",
+    "bad_singular_check": "torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3), check_errors=True)",
+    "bad_nonsquare": "torch.linalg.ldl_factor(torch.zeros(3, 4))",
+    "bad_1d": "torch.linalg.ldl_factor_ex(torch.zeros(3))",
+    "bad_int": "torch.linalg.ldl_factor(torch.zeros(3, 3, dtype=torch.long))",
+    "bad_half": "torch.linalg.ldl_factor(torch.zeros(3, 3, dtype=torch.half))",
+    "bad_solve_dtype": L4 + "torch.linalg.ldl_solve(LD, piv, b.float())",
+    "bad_solve_rows": L4 + "torch.linalg.ldl_solve(LD, piv, b[:3])",
+    "bad_solve_pivots_shape": L4 + "torch.linalg.ldl_solve(LD, piv[:3], b)",
+    "bad_solve_vector": L4 + "torch.linalg.ldl_solve(LD, piv, b[:, 0])",
+    "bad_solve_pivots_float": L4 + "torch.linalg.ldl_solve(LD, piv.double(), b)",
+    "bad_solve_int": L4 + "torch.linalg.ldl_solve(LD.long(), piv, b.long())",
+}, tol=F64)
