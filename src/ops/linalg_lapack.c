@@ -1554,6 +1554,90 @@ PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
     return r ? fdeliver(r, a[4].u.obj, "linalg_ldl_solve") : NULL;
 }
 
+/* ---- ormqr(input, tau, other, left, transpose): op(Q) C or C op(Q), Q from geqrf's reflectors
+ * (LAPACK ormqr / unmqr; transpose is the conjugate transpose for complex), on a column-major
+ * copy of other ---- */
+PyObject *tn_op_ormqr(tn_value *a) {
+    const char *api = "torch.ormqr";
+    PyObject *Io = a[0].u.obj, *To = a[1].u.obj, *Co = a[2].u.obj;
+    const tn_tensor *I = tn_tensor_of(Io), *T = tn_tensor_of(To), *C = tn_tensor_of(Co);
+    bool left = a[3].u.i != 0, trans = a[4].u.i != 0;
+    if (I->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api); return NULL; }
+    if (C->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: other must have at least 2 dimensions.", api); return NULL; }
+    if (I->ndim - T->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d "
+                     "and input.ndim is equal to %d", api, T->ndim, I->ndim);
+        return NULL;
+    }
+    if (I->ndim != C->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected other to have the same number of dimensions as input, but got other.ndim "
+                     "equal to %d and input.ndim is equal to %d", api, C->ndim, I->ndim);
+        return NULL;
+    }
+    int cond = left ? -2 : -1;
+    int64_t csz = C->sizes[C->ndim + cond], k = T->ndim ? T->sizes[T->ndim - 1] : 1, icols = I->sizes[I->ndim - 1];
+    if (csz != I->sizes[I->ndim - 2]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: other.shape[%d] must be equal to input.shape[-2]", api, cond);
+        return NULL;
+    }
+    if (k != (csz < icols ? csz : icols)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: tau.shape[-1] must be equal to min(other.shape[%d], input.shape[-1])", api, cond);
+        return NULL;
+    }
+    int nb = I->ndim - 2;
+    for (int i = 0; i < nb; i++) {
+        if (T->sizes[i] != I->sizes[i] || C->sizes[i] != I->sizes[i]) {
+            const tn_tensor *w = T->sizes[i] != I->sizes[i] ? T : C;
+            char sb[128];
+            tn_shape_str(sb, sizeof sb, nb, w->sizes);
+            PyErr_Format(PyExc_RuntimeError, "%s: Expected batch dimensions of %s to be equal to input.shape[:-2], but got %s",
+                         api, w == T ? "tau" : "other", sb);
+            return NULL;
+        }
+    }
+    if (T->dtype != I->dtype || C->dtype != I->dtype) {
+        bool t = T->dtype != I->dtype;
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and %s to have the same dtype, but input has dtype%s and %s has dtype %s",
+                     api, t ? "tau" : "other", tn_dtype_cpp_name(I->dtype), t ? "tau" : "other",
+                     tn_dtype_cpp_name(t ? T->dtype : C->dtype));
+        return NULL;
+    }
+    tn_dtype dt = I->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) return tn_kernel_missing_cpu("ormqr", dt);
+    int64_t m = C->sizes[C->ndim - 2], n = C->sizes[C->ndim - 1], lda0 = I->sizes[I->ndim - 2];
+    if (lint(m, api) < 0 || lint(n, api) < 0 || lint(lda0, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(dt, "ormqr");
+    if (!L) return NULL;
+    PyObject *Af = fcopy(Io, dt), *tc = Af ? tn_as_dtype(To, dt, true) : NULL, *X = tc ? fcopy(Co, dt) : NULL;
+    if (!X) { Py_XDECREF(Af); Py_XDECREF(tc); return NULL; }
+    int64_t batch = prod(nb, I->sizes);
+    int isz = tn_dtype_itemsize(dt), im = (int)m, in = (int)n, ik = (int)k, lda = lda0 > 1 ? (int)lda0 : 1, ldc = m > 1 ? (int)m : 1;
+    const char *side = left ? "L" : "R", *tr = trans ? (tn_dtype_is_complex(dt) ? "C" : "T") : "N";
+    if (batch && m && n) {
+        union { double d[2]; float f[4]; } wq = {{0, 0}};
+        int lw = -1, inf = 0;
+        L->ormqr(side, tr, &im, &in, &ik, D(Af), &lda, D(tc), D(X), &ldc, &wq, &lw, &inf, 1, 1);
+        lw = (dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return PyErr_NoMemory(); }
+        char *pa = D(Af), *pt = D(tc), *px = D(X);
+        int64_t an = lda0 * icols;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++)
+            L->ormqr(side, tr, &im, &in, &ik, pa + b * an * isz, &lda, pt + b * k * isz, px + b * m * n * isz, &ldc, work, &lw, &inf, 1, 1);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    Py_DECREF(Af);
+    Py_DECREF(tc);
+    return X;
+}
+PyObject *tn_op_ormqr_out(tn_value *a) {
+    PyObject *r = tn_op_ormqr(a);
+    return r ? fdeliver(r, a[5].u.obj, "ormqr") : NULL;
+}
+
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */
 PyObject *tn_op_diag_embed(tn_value *a) {
     PyObject *x = a[0].u.obj;

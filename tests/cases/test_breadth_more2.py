@@ -120,3 +120,32 @@ cases("ldl", {
     "bad_solve_pivots_float": L4 + "torch.linalg.ldl_solve(LD, piv.double(), b)",
     "bad_solve_int": L4 + "torch.linalg.ldl_solve(LD.long(), piv, b.long())",
 }, tol=F64)
+
+
+# ---- ormqr (LAPACK ormqr / unmqr); reflectors and tau are made directly (geqrf's own output
+# differs between OpenBLAS and MKL in the last bits) ----
+def orm(dt):
+    return {
+        f"{m}x{n}": R + f"a, tau = torch.randn(2, {m}, {n}, dtype=torch.{dt}), torch.rand(2, {min(m, n)}, dtype=torch.{dt}) + 1\nCL, CR = torch.randn(2, {m}, 2, dtype=torch.{dt}), torch.randn(2, 3, {m}, dtype=torch.{dt})\n"
+                        "r = torch.ormqr(a, tau, CL)\n(r, r.stride(), torch.ormqr(a, tau, CL, True, True), torch.ormqr(a, tau, CR, left=False), torch.ormqr(a, tau, CR, left=False, transpose=True), a[0].ormqr(tau[0], CL[0].mT.contiguous().mT))"
+        for (m, n) in ((5, 3), (3, 5), (4, 4))
+    }
+
+
+cases("ormqr_f32", {**orm("float32"), **{k + "_c64": v for k, v in orm("complex64").items()}}, tol="float")
+cases("ormqr_f64", {**orm("float64"), **{k + "_c128": v for k, v in orm("complex128").items()}}, tol=F64)
+OQ = R + "a, tau = torch.randn(5, 3, dtype=torch.float64), torch.rand(3, dtype=torch.float64) + 1\nC = torch.randn(5, 2, dtype=torch.float64)\n"
+cases("ormqr", {
+    "out_aten": OQ + "o = torch.empty(0, dtype=torch.float64)\n(torch.ormqr(a, tau, C, out=o), o, o.stride(), torch.ops.aten.ormqr.default(a, tau, C, False, False) if False else torch.ops.aten.ormqr.default(a, tau, C), torch.ops.aten.ormqr.out(a, tau, C, out=torch.empty(5, 2, dtype=torch.float64)))",
+    "empty": "(torch.ormqr(torch.empty(0, 0), torch.empty(0), torch.empty(0, 3)), torch.ormqr(torch.empty(2, 0, 0), torch.empty(2, 0), torch.empty(2, 0, 4)))",
+    "bad_int": OQ + "torch.ormqr(a.long(), tau.long(), C.long())",
+    "bad_half": OQ + "torch.ormqr(a.half(), tau.half(), C.half())",
+    "bad_tau_dtype": OQ + "torch.ormqr(a, tau.float(), C)",
+    "bad_other_dtype": OQ + "torch.ormqr(a, tau, C.float())",
+    "bad_rows": OQ + "torch.ormqr(a, tau, C[:4])",
+    "bad_tau_ndim": OQ + "torch.ormqr(a, tau[None], C)",
+    "bad_tau_len": OQ + "torch.ormqr(a[:, :2], tau, C)",
+    "bad_other_1d": OQ + "torch.ormqr(a, tau, C[0])",
+    "bad_input_1d": OQ + "torch.ormqr(a[0], tau, C)",
+    "bad_batch": OQ + "torch.ormqr(a.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 2))",
+}, tol=F64)
