@@ -149,3 +149,30 @@ cases("ormqr", {
     "bad_input_1d": OQ + "torch.ormqr(a[0], tau, C)",
     "bad_batch": OQ + "torch.ormqr(a.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 2))",
 }, tol=F64)
+
+
+# ---- complex convolution (issue #9): conv1d/2d/3d, padding strings, conv_transpose, as
+# upstream's composites (three real convolutions by Gauss's trick, recorded piece by piece) ----
+def cconv(dt):
+    X = R + f"x = torch.randn(2, 4, 9, 9, dtype=torch.{dt})\nw = torch.randn(6, 2, 3, 3, dtype=torch.{dt})\nb = torch.randn(6, dtype=torch.{dt})\nF = torch.nn.functional\n"
+    return {
+        "conv2d": X + "(F.conv2d(x, w, b, stride=2, padding=1, groups=2), F.conv2d(x, w.conj(), None, dilation=2, groups=2), F.conv2d(x[0], w, b, groups=2))",
+        "conv1d_3d": X + "(F.conv1d(x[0, :, 0], w[:, :, 0], b, padding='same', groups=2), F.conv1d(x[:, :, 0], w[:, :, 0], b, padding='valid', groups=2), F.conv3d(x[:, :, None], w[:, :, None], b, groups=2))",
+        "transpose": X + "F.conv_transpose2d(x, w.transpose(0, 1).reshape(4, 3, 3, 3)[:, :2].contiguous(), b[:4], stride=2, output_padding=1, groups=2)",
+        "module_noncontig": X + "m = torch.nn.Conv2d(4, 6, 3, groups=2, dtype=torch.%s)\n(m(x).shape, F.conv2d(x.transpose(2, 3), w, b, groups=2), F.conv2d(x, w.transpose(2, 3), b, groups=2))" % dt,
+    }
+
+
+cases("complex_conv_c64", cconv("complex64"), tol="float")
+cases("complex_conv_c128", cconv("complex128"), tol=F64)
+CX = R + "x = torch.randn(2, 4, 9, 9, dtype=torch.complex64)\nw = torch.randn(6, 2, 3, 3, dtype=torch.complex64)\n"
+cases("complex_conv", {
+    "graph": CX + "y = torch.nn.functional.conv2d(x.requires_grad_(), w, groups=2)\n(y.grad_fn.name(), [f.name() if f else None for f, _ in y.grad_fn.next_functions])",
+    "bad_convolution_op": CX + "torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)",
+    "bad_real_weight": CX + "torch.nn.functional.conv2d(x, w.real.contiguous(), groups=2)",
+    "bad_real_input": CX + "torch.nn.functional.conv2d(x.real.contiguous(), w, groups=2)",
+})
+grads("complex_conv_grad", {
+    "conv2d": "ps = leaves((2, 4, 6, 6), (6, 2, 3, 3), (6,), dtype=torch.complex128); out = torch.nn.functional.conv2d(ps[0], ps[1], ps[2], padding=1, groups=2).abs()",
+    "conv1d_nobias": "ps = leaves((2, 3, 8), (4, 3, 3), dtype=torch.complex128); out = torch.nn.functional.conv1d(ps[0], ps[1], stride=2).real",
+}, tol=(1e-13, 1e-12))
