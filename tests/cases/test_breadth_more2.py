@@ -45,7 +45,7 @@ cases("matrix_exp", {
     "bad_unviewable": "torch.matrix_exp(torch.randn(3, 2, 4, 4).transpose(0, 1))",
     "batch_dims": R + "torch.matrix_exp(torch.randn(2, 2, 3, 3, dtype=torch.float64) * 0.4)",
     "special": "(torch.matrix_exp(torch.zeros(3, 3)), torch.matrix_exp(torch.eye(3, dtype=torch.float64)), torch.matrix_exp(torch.tensor([[0., 1.], [-1., 0.]], dtype=torch.float64)), torch.matrix_exp(torch.tensor([[float('nan'), 0.], [0., 1.]])), torch.matrix_exp(torch.tensor([[float('inf'), 0.], [0., 1.]])))",
-    "backward_op": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.5\ng = torch.randn(3, 3, dtype=torch.float64)\n(torch.ops.aten.matrix_exp_backward(a, g), torch.ops.aten.matrix_exp_backward(a.to(torch.complex128), g.to(torch.complex128)))",
+    "backward_op": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.5\ng = torch.randn(3, 3, dtype=torch.float64)\n(torch.ops.aten.matrix_exp_backward.default(a, g), torch.ops.aten.matrix_exp_backward(a.to(torch.complex128), g.to(torch.complex128)))",
     "jvp": R + "a = torch.randn(2, 3, 3, dtype=torch.float64) * 0.5\nt = torch.randn(2, 3, 3, dtype=torch.float64)\n(torch.func.jvp(torch.linalg.matrix_exp, (a,), (t,)), torch.func.jvp(torch.matrix_exp, (a[0].to(torch.complex128),), (t[0].to(torch.complex128),)))",
     "bad_1d": "torch.linalg.matrix_exp(torch.randn(3))",
     "bad_nonsquare": "torch.matrix_exp(torch.randn(2, 3))",
@@ -176,3 +176,12 @@ grads("complex_conv_grad", {
     "conv2d": "ps = leaves((2, 4, 6, 6), (6, 2, 3, 3), (6,), dtype=torch.complex128); out = torch.nn.functional.conv2d(ps[0], ps[1], ps[2], padding=1, groups=2).abs()",
     "conv1d_nobias": "ps = leaves((2, 3, 8), (4, 3, 3), dtype=torch.complex128); out = torch.nn.functional.conv1d(ps[0], ps[1], stride=2).real",
 }, tol=(1e-13, 1e-12))
+
+
+cases("hann_window_meta", {
+    "int_dtypes": "r = (torch.hann_window(4, dtype=torch.int64, device='meta'), torch.hann_window(4, False, dtype=torch.int32, device='meta'), torch.hann_window(1, dtype=torch.uint8, device='meta'), torch.hann_window(0, dtype=torch.bool, device='meta'))\n[(t.shape, t.dtype, t.device) for t in r]",
+    "bad_cpu_int": "torch.hann_window(4, dtype=torch.int64)",
+    "bad_hamming_meta_int": "torch.hamming_window(4, dtype=torch.int64, device='meta')",
+    "bad_sparse_meta": "torch.hann_window(4, layout=torch.sparse_coo, dtype=torch.int64, device='meta')",
+    "bad_negative_meta": "torch.hann_window(-1, dtype=torch.int64, device='meta')",
+})
