@@ -79,6 +79,17 @@ typedef struct {
     void (*ormqr)(const char *side, const char *trans, const tn_la_int *m, const tn_la_int *n, const tn_la_int *k,
                   const void *a, const tn_la_int *lda, const void *tau, void *c, const tn_la_int *ldc, void *work,
                   const tn_la_int *lwork, tn_la_int *info, tn_flen, tn_flen);
+    /* complex gelsy (complex tables only): gelsy's arguments plus a real workspace of 2n */
+    void (*cgelsy)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, tn_la_int *jpvt, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *info);
+    /* complex gelsd / gelss (complex tables only): real workspaces added */
+    void (*cgelsd)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *iwork, tn_la_int *info);
+    void (*cgelss)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *info);
 } tn_lapack_fns;
 
 /* The table for float (single = 1) or double (single = 0), loading the library on first use;

@@ -34,7 +34,7 @@ static bool complex_ok(const char *op) {
     static const char *ops[] = {"linalg_inv_ex", "_linalg_solve_ex", "_linalg_det", "_linalg_slogdet", "linalg_lu_factor_ex",
                                 "linalg_lu", "linalg_lu_solve", "linalg_cholesky_ex", "cholesky", "cholesky_solve",
                                 "cholesky_inverse", "linalg_solve_triangular", "triangular_solve", "linalg_qr", "_linalg_svd",
-                                "_linalg_eigh", "linalg_eig"};
+                                "_linalg_eigh", "linalg_eig", "linalg_lstsq"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(op, ops[i])) return true;
     return false;
@@ -1273,6 +1273,8 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
                      "(input.dim() - other.dim()) <= 1", api);
         return NULL;
     }
+    bool cplx = tn_dtype_is_complex(A->dtype);
+    tn_dtype rdt = A->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : A->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : A->dtype;
     bool vec = B->ndim == A->ndim - 1;
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
     if (B->sizes[B->ndim - (vec ? 1 : 2)] != m) {
@@ -1286,9 +1288,9 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
     int nb;
     PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL, *S = NULL, *res = NULL;
     if (batch_broadcast(A, A->ndim - 2, B, B->ndim - 2, &nb, bs, api) < 0 || lint(ldb, api) < 0 || lint(k, api) < 0) goto fail;
-    bool single = A->dtype == TN_DTYPE_F32;
-    int isz = single ? 4 : 8;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lstsq");
+    bool single = rdt == TN_DTYPE_F32;
+    int isz = tn_dtype_itemsize(A->dtype);
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "linalg_lstsq");
     if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
     if (tn_numel(tn_tensor_of(Wb))) memset(D(Wb), 0, (size_t)tn_numel(tn_tensor_of(Wb)) * isz);   /* rows m.. of a wide A's B */
     {
@@ -1305,7 +1307,7 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         int64_t ss[TN_MAX_DIMS];
         memcpy(ss, bs, (size_t)nb * sizeof *ss);
         ss[nb] = mn;
-        if (!(S = new_zeros(nb + 1, ss, A->dtype))) goto fail;
+        if (!(S = new_zeros(nb + 1, ss, rdt))) goto fail;
     }
     double rc = tn_is_none(&a[2]) ? (single ? 1.1920928955078125e-07 : 2.220446049250313e-16) * (double)(m > n ? m : n) : a[2].u.f;
     float rcf = (float)rc;
@@ -1313,37 +1315,63 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
     int64_t bad = 0;   /* LAPACK's info > 0 of the first failing matrix */
     if (batch && m && n && k) {
         int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf = 0, rk, liw = 1;
-        double wq = 0;
-        float wqf = 0;
-        void *wqp = single ? (void *)&wqf : (void *)&wq;
+        union { double d[2]; float f[4]; } wqu = {{0, 0}};   /* one element of the work array, complex too */
+        void *wqp = &wqu;
         int *jpvt = calloc((size_t)n, sizeof(int)), iwq = 1;
-        if (!jpvt) { PyErr_NoMemory(); goto fail; }
+        /* complex drivers' real workspace: gelsy 2n, gelss 5 min(m, n), gelsd by its query */
+        int64_t lrw = drv == LS_GELSS ? 5 * mn : 2 * n;
+        if (cplx && drv == LS_GELSD) {
+            union { double d[2]; float f[4]; } rq = {{0, 0}};
+            int q = -1, qi = 1, rk0, inf0 = 0;
+            L->cgelsd(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, D(S), rcp, &rk0, &wqu, &q, &rq, &qi, &inf0);
+            lrw = (int64_t)(single ? rq.f[0] : rq.d[0]);
+            iwq = qi;
+        }
+        if (lrw < 1) lrw = 1;
+        void *rwork = cplx ? malloc((size_t)lrw * (single ? 4 : 8)) : NULL;
+        if (!jpvt || (cplx && !rwork)) { free(jpvt); free(rwork); PyErr_NoMemory(); goto fail; }
         char *pa = D(Wa), *pb = D(Wb), *ps = S ? D(S) : NULL;
         switch (drv) {
-        case LS_GELSY: L->gelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, &inf); break;
+        case LS_GELSY:
+            if (cplx) L->cgelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, rwork, &inf);
+            else L->gelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, &inf);
+            break;
         case LS_GELS: L->gels("N", &im, &in, &ik, pa, &im, pb, &ild, wqp, &lw, &inf, 1); break;
-        case LS_GELSD: L->gelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &iwq, &inf); break;
-        default: L->gelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &inf); break;
+        case LS_GELSD:
+            if (cplx) L->cgelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, rwork, &iwq, &inf);
+            else L->gelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &iwq, &inf);
+            break;
+        default:
+            if (cplx) L->cgelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, rwork, &inf);
+            else L->gelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &inf);
+            break;
         }
-        lw = (int)(single ? wqf : wq);
+        lw = (int)(single ? wqu.f[0] : wqu.d[0]);
         if (lw < 1) lw = 1;
         if (drv == LS_GELSD) liw = iwq > 1 ? iwq : 1;
         void *work = malloc((size_t)lw * isz);
         int *iwork = drv == LS_GELSD ? malloc((size_t)liw * sizeof(int)) : NULL;
-        if (!work || (drv == LS_GELSD && !iwork)) { free(work); free(iwork); free(jpvt); PyErr_NoMemory(); goto fail; }
+        if (!work || (drv == LS_GELSD && !iwork)) { free(work); free(iwork); free(jpvt); free(rwork); PyErr_NoMemory(); goto fail; }
         int64_t *pr = drv == LS_GELS ? NULL : (int64_t *)D(rank);
         Py_BEGIN_ALLOW_THREADS
         for (int64_t b = 0; b < batch; b++) {
-            char *ab = pa + b * m * n * isz, *bb = pb + b * ldb * k * isz, *sb = ps ? ps + b * mn * isz : NULL;
+            char *ab = pa + b * m * n * isz, *bb = pb + b * ldb * k * isz, *sb = ps ? ps + b * mn * (single ? 4 : 8) : NULL;
             inf = 0;
             switch (drv) {
             case LS_GELSY:
                 memset(jpvt, 0, (size_t)n * sizeof(int));
-                L->gelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, &inf);
+                if (cplx) L->cgelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, rwork, &inf);
+                else L->gelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, &inf);
                 break;
             case LS_GELS: L->gels("N", &im, &in, &ik, ab, &im, bb, &ild, work, &lw, &inf, 1); break;
-            case LS_GELSD: L->gelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, iwork, &inf); break;
-            default: L->gelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, &inf); break;
+            case LS_GELSD:
+                if (cplx) L->cgelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, rwork, iwork, &inf);
+                else L->gelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, iwork, &inf);
+                break;
+            default:
+                if (cplx) L->cgelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, rwork, &inf);
+                else L->gelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, &inf);
+                break;
             }
             if (pr) pr[b] = rk;
             if (inf > 0 && !bad) bad = inf;
@@ -1352,6 +1380,7 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         free(work);
         free(iwork);
         free(jpvt);
+        free(rwork);
     } else if (drv == LS_GELS && ldb * k * batch != 0) {
         memset(D(Wb), 0, (size_t)(ldb * k * batch) * isz);   /* LAPACK's gels zeroes B when A is empty */
     }
@@ -1371,12 +1400,15 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
             for (int64_t b = 0; b < batch && want; b++) want = pr[b] == n;
         }
         if (want) {
+            /* upstream: x * conj(x), its real part for complex, summed over the rows */
             PyObject *rows = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)n, (long long)(m - n));
-            PyObject *sq = rows ? tn_aten(TN_ROW_mul_Tensor, "(OO)", rows, rows) : NULL;
-            res = sq ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", sq, -2) : NULL;
-            Py_XDECREF(rows); Py_XDECREF(sq);
+            PyObject *cj = rows ? (cplx ? tn_aten(TN_ROW_conj, "(O)", rows) : Py_NewRef(rows)) : NULL;
+            PyObject *sq = cj ? tn_aten(TN_ROW_mul_Tensor, "(OO)", rows, cj) : NULL;
+            PyObject *re = sq ? (cplx ? tn_aten(TN_ROW_real, "(O)", sq) : Py_NewRef(sq)) : NULL;
+            res = re ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", re, -2) : NULL;
+            Py_XDECREF(rows); Py_XDECREF(cj); Py_XDECREF(sq); Py_XDECREF(re);
             if (!res) goto fail;
-        } else if (!(res = empty0(A->dtype))) goto fail;
+        } else if (!(res = empty0(rdt))) goto fail;
     }
     {   /* the first n rows of the ldb-row buffer, as upstream's: its strides, but no view */
         tn_tensor g = *tn_tensor_of(Wb);
@@ -1387,7 +1419,7 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         if (!X) goto fail;
     }
     Py_DECREF(Wa); Py_DECREF(Wb); Py_DECREF(Bm);
-    PyObject *v[4] = {X, res, rank, S ? S : empty0(A->dtype)};
+    PyObject *v[4] = {X, res, rank, S ? S : empty0(rdt)};
     return ret_n("linalg_lstsq", 4, v);
 fail:
     Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X); Py_XDECREF(S); Py_XDECREF(res);

@@ -185,3 +185,16 @@ cases("hann_window_meta", {
     "bad_sparse_meta": "torch.hann_window(4, layout=torch.sparse_coo, dtype=torch.int64, device='meta')",
     "bad_negative_meta": "torch.hann_window(-1, dtype=torch.int64, device='meta')",
 })
+
+
+# complex least squares (zgelsy / zgels / zgelsd / zgelss); default rcond only: with a large
+# rcond the rank decided by gelsy's incremental condition estimate differed between OpenBLAS
+# and MKL on some of these matrices (docs/breadth_more2.md)
+def lsc(dt):
+    S = R + f"A = torch.randn(2, 5, 3, dtype=torch.{dt})\nW = torch.randn(2, 3, 5, dtype=torch.{dt})\nB = torch.randn(2, 5, 2, dtype=torch.{dt})\n"
+    return {d: S + f"(torch.linalg.lstsq(A, B, driver='{d}'), torch.linalg.lstsq(W, B[:, :3], driver='{d}'), torch.linalg.lstsq(A[0], B[0, :, 0], driver='{d}'))"
+            for d in ("gelsy", "gels", "gelsd", "gelss")}
+
+
+cases("lstsq_complex_c64", lsc("complex64"), tol="float")
+cases("lstsq_complex_c128", lsc("complex128"), tol=F64)
