@@ -1289,8 +1289,51 @@ static PyObject *conv_ilist(tn_value *a, int i, int dim) {
     return l;
 }
 
+/* Complex input (issue #9): upstream's complex_convolution, three real convolutions by Gauss's
+ * trick, recorded piece by piece as upstream's composite (docs/breadth_more2.md):
+ * a = conv(xr, wr, br), b = conv(xi, wi), c = conv(xr + xi, wr + wi, br + bi),
+ * result a - b + i (c - a - b). */
+static PyObject *conv_complex(PyObject *x, PyObject *w, PyObject *bias, PyObject *stride, PyObject *padding,
+                              PyObject *dilation, bool transposed, PyObject *out_pad, int64_t groups) {
+    PyObject *T[32];
+    int nt = 0;
+#define CK(e) (T[nt] = (e), T[nt] ? T[nt++] : NULL)
+    PyObject *res = NULL, *tr = transposed ? Py_True : Py_False;
+    PyObject *xc = CK(tn_aten(TN_ROW_resolve_conj, "(O)", x)), *wc = xc ? CK(tn_aten(TN_ROW_resolve_conj, "(O)", w)) : NULL;
+    /* upstream's complex_to_real: view_as_real, then select(-1, 0) and select(-1, 1) */
+    PyObject *xv = wc ? CK(tn_aten(TN_ROW_view_as_real, "(O)", xc)) : NULL, *wv = xv ? CK(tn_aten(TN_ROW_view_as_real, "(O)", wc)) : NULL;
+    PyObject *xr = wv ? CK(tn_aten(TN_ROW_select_int, "(Oii)", xv, -1, 0)) : NULL, *xi = xr ? CK(tn_aten(TN_ROW_select_int, "(Oii)", xv, -1, 1)) : NULL;
+    PyObject *wr = xi ? CK(tn_aten(TN_ROW_select_int, "(Oii)", wv, -1, 0)) : NULL, *wi = wr ? CK(tn_aten(TN_ROW_select_int, "(Oii)", wv, -1, 1)) : NULL;
+    PyObject *br = Py_None, *bi = Py_None, *bs = Py_None;
+    if (wi && bias != Py_None) {
+        PyObject *bc = CK(tn_aten(TN_ROW_resolve_conj, "(O)", bias)), *bv = bc ? CK(tn_aten(TN_ROW_view_as_real, "(O)", bc)) : NULL;
+        br = bv ? CK(tn_aten(TN_ROW_select_int, "(Oii)", bv, -1, 0)) : NULL;
+        bi = br ? CK(tn_aten(TN_ROW_select_int, "(Oii)", bv, -1, 1)) : NULL;
+        bs = bi ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", br, bi)) : NULL;
+        if (!bs) wi = NULL;
+    }
+    PyObject *ca = wi ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xr, wr, br, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
+    PyObject *cb = ca ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xi, wi, Py_None, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
+    PyObject *xs = cb ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", xr, xi)) : NULL, *ws = xs ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", wr, wi)) : NULL;
+    PyObject *cc = ws ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xs, ws, bs, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
+    PyObject *re = cc ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", ca, cb)) : NULL;
+    PyObject *t1 = re ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", cc, ca)) : NULL, *t2 = t1 ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", t1, cb)) : NULL;
+    PyObject *j = t2 ? CK(PyComplex_FromDoubles(0.0, 1.0)) : NULL;
+    PyObject *im = j ? CK(tn_aten(TN_ROW_mul_Scalar, "(OO)", t2, j)) : NULL;
+    if (im) res = tn_aten(TN_ROW_add_Tensor, "(OO)", re, im);
+#undef CK
+    for (int i = 0; i < nt; i++) Py_DECREF(T[i]);
+    return res;
+}
+
 static PyObject *conv_call(PyObject *x, tn_value *a, PyObject *stride, PyObject *padding, PyObject *dilation,
                            bool transposed, PyObject *out_pad, int64_t groups) {
+    if (tn_dtype_is_complex(tn_tensor_of(x)->dtype)) {
+        PyObject *b = A(2, a);
+        PyObject *r = b ? conv_complex(x, a[1].u.obj, b, stride, padding, dilation, transposed, out_pad, groups) : NULL;
+        Py_XDECREF(b);
+        return r;
+    }
     PyObject *b = A(2, a);
     PyObject *r = b ? tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", x, a[1].u.obj, b, stride, padding, dilation,
                               transposed ? Py_True : Py_False, out_pad, (long long)groups) : NULL;
@@ -1301,7 +1344,6 @@ static PyObject *conv_call(PyObject *x, tn_value *a, PyObject *stride, PyObject 
 static PyObject *conv_nd(tn_value *a, int dim) {   /* conv{1,2,3}d(input, weight, bias, stride, padding, dilation, groups) */
     static const char *names[] = {"", "conv1d", "conv2d", "conv3d"};
     if (conv_bias_type(a) < 0) return NULL;
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
     bool batched;
     PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
     PyObject *st = x ? conv_ilist(a, 3, dim) : NULL, *pd = st ? conv_ilist(a, 4, dim) : NULL;
@@ -1395,7 +1437,6 @@ static PyObject *d_convolution_mode(tn_value *a) { return conv_mode(a[0].u.obj, 
 static PyObject *conv_nd_padding(tn_value *a, int dim) {   /* conv{1,2,3}d.padding */
     static const char *names[] = {"", "conv1d", "conv2d", "conv3d"};
     if (conv_bias_type(a) < 0) return NULL;
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
     bool batched;
     PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
     PyObject *r = x ? conv_mode(x, a) : NULL;
@@ -1409,7 +1450,6 @@ static PyObject *d_conv3d_padding(tn_value *a) { return conv_nd_padding(a, 3); }
 /* conv_transpose{1,2,3}d(input, weight, bias, stride, padding, output_padding, groups, dilation) */
 static PyObject *conv_transpose_nd(tn_value *a, int dim) {
     static const char *names[] = {"", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_not_implemented("complex convolution");
     bool batched;
     PyObject *x = conv_batchify(a[0].u.obj, dim, names[dim], &batched);
     PyObject *st = x ? conv_ilist(a, 3, dim) : NULL, *pd = st ? conv_ilist(a, 4, dim) : NULL;
@@ -1482,6 +1522,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_svd", "", tn_linalg_d_svd}, {"linalg_svdvals", "", tn_linalg_d_svdvals}, {"svd", "", tn_linalg_d_svd_old},
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
     {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
+    {"linalg_ldl_factor", "", tn_linalg_d_ldl_factor},
     /* linalg family, more (ops/linalg_more.c; helper-linalg): upstream's CompositeImplicit linalg functions */
     {"linalg_diagonal", "", tn_linalg_more_d_diagonal}, {"cross", "", tn_linalg_more_d_cross},
     {"linalg_vander", "", tn_linalg_more_d_vander}, {"linalg_matrix_power", "", tn_linalg_more_d_matrix_power},
@@ -1904,6 +1945,8 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW__pad_packed_sequence, tn_op__pad_packed_sequence, -1}, {TN_ROW_pad_sequence, tn_op_pad_sequence, -1},
     /* breadth-more (helper-breadth, docs/breadth_more.md): aliases */
     {TN_ROW_special_logsumexp, NULL, TN_ROW_logsumexp}, {TN_ROW_special_logsumexp_out, NULL, TN_ROW_logsumexp_out},
+    /* breadth-more2 (docs/breadth_more2.md): matrix_exp is linalg_matrix_exp; matrix_exp_backward composed */
+    {TN_ROW_matrix_exp, NULL, TN_ROW_linalg_matrix_exp}, {TN_ROW_matrix_exp_backward, tn_op_matrix_exp_backward, -1},
     /* embedding_bag (helper-embbag, ops/embbag.c): the composites call _embedding_bag through the door */
     {TN_ROW_embedding_bag, tn_op_embedding_bag, -1}, {TN_ROW_embedding_bag_padding_idx, tn_op_embedding_bag_padding_idx, -1},
     {TN_ROW_grid_sampler, tn_op_grid_sampler, -1}, {TN_ROW_affine_grid_generator_backward, tn_op_affine_grid_generator_backward, -1},

@@ -11,6 +11,7 @@
 #include "ops/common.h"
 #include "tn_ops_gen.h"
 #include "ops/rnn.h"
+#include "ops/matrix_exp.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -75,14 +76,21 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 /* Input gradients are computed in the alphabetical order of the argument names (other before
  * self, mat2 before self), the order of upstream's generated nodes, so the op stream matches. */
+/* FunctionsManual's handle_r_to_c: the real part of a complex gradient of a real input (steals r) */
+static PyObject *r_to_c(tn_node *n, int i, PyObject *r) {
+    if (!r || tn_dtype_is_complex(meta(n, i)->dtype) || !tn_dtype_is_complex(tn_tensor_of(r)->dtype)) return r;
+    PyObject *re = tn_aten(TN_ROW_real, "(O)", r);
+    Py_DECREF(r);
+    return re;
+}
 static int f_add(tn_node *n, PyObject **g, PyObject **o) {   /* add.Tensor / add_.Tensor / add.Scalar */
-    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(Py_NewRef(g[0]), n, 2));
-    PUT(0, Py_NewRef(g[0]));
+    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(Py_NewRef(g[0]), n, 2)));
+    PUT(0, r_to_c(n, 0, Py_NewRef(g[0])));
     return 0;
 }
 static int f_sub(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
-    PUT(0, Py_NewRef(g[0]));
+    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2)));
+    PUT(0, r_to_c(n, 0, Py_NewRef(g[0])));
     return 0;
 }
 static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(self, other, alpha) = other - alpha*self */
@@ -96,7 +104,7 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = cj(saved(n, 0));
         if (!self) return -1;
-        PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self));
+        PUT(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)));
         Py_DECREF(self);
     }
     if (need(n, 0)) {
@@ -104,7 +112,7 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
         if (other && PyComplex_Check(other))
             Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
         if (!other) return -1;
-        PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other));
+        PUT(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)));
         Py_DECREF(other);
     }
     return 0;
@@ -4617,6 +4625,16 @@ static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* linalg_matrix_exp: self: linalg_matrix_exp_differential(self, grad, adjoint = true) */
+static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *A = K(saved(n, 0));
+    if (!A) { drop_(&T); return -1; }
+    OUTK(0, K(tn_matrix_exp_differential(A, g[0], true)));
+    DONE;
+}
+
 /* ==== embedding_bag / grid_sample / affine_grid (helper-embbag) ==== */
 /* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
  * include_last_offset, padding_idx):
@@ -4925,6 +4943,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
     {TN_ROW_affine_grid_generator, f_affine_grid_generator},

@@ -11,6 +11,7 @@
 #include "python/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
+#include "ops/matrix_exp.h"
 #include "dispatch/functorch.h"
 
 #include <ctype.h>
@@ -783,6 +784,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "infinitely_differentiable_silu_backward") && n == 2) {
         out->o = inf_silu_backward(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "linalg_matrix_exp_differential") && n == 3 && is_tensor(argv[1].o)) {
+        out->o = tn_matrix_exp_differential(a0, argv[1].o, truthy(argv[2].o));
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "prod_backward") && (n == 3 || n == 5) && is_tensor(argv[1].o) && is_tensor(argv[2].o)) {

@@ -26,13 +26,17 @@ static void *sym(void *h, const char *name) {
 /* Fill the four tables from handle h; false (and the missing name in why) when a routine lacks.
  * The complex tables hold the routines whose argument lists match the real ones (getrf, getrs,
  * potrf, potrs, potri, geqrf, ungqr in orgqr's slot, trsm) and, in their own slots, gesdd,
- * heevd and geev (which take a real workspace too); the others stay NULL. */
+ * heevd and geev (which take a real workspace too); the others stay NULL. Later slots: gels,
+ * gelsd / gelss (real only), sytrf / sytrs, hetrf / hetrs (complex only), ormqr / unmqr, complex gelsy / gelsd / gelss. */
 static int fill(void *h, const char *path) {
     static const char *names[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "orgqr",
-                                  "gesdd", "syevd", "geev",  "gelsy", "trsm", NULL, NULL, NULL};
+                                  "gesdd", "syevd", "geev",  "gelsy", "trsm", NULL, NULL, NULL,
+                                  "gels", "gelsd", "gelss", "sytrf", "sytrs", NULL, NULL, "ormqr", NULL, NULL, NULL};
     static const char *cnames[] = {"getrf", "getrs", "potrf", "potrs", "potri", "geqrf", "ungqr",
-                                   NULL, NULL, NULL, NULL, "trsm", "gesdd", "heevd", "geev"};
+                                   NULL, NULL, NULL, NULL, "trsm", "gesdd", "heevd", "geev",
+                                   "gels", NULL, NULL, "sytrf", "sytrs", "hetrf", "hetrs", "unmqr", "gelsy", "gelsd", "gelss"};
     const size_t n = sizeof names / sizeof *names;
+    _Static_assert(sizeof names / sizeof *names == sizeof(tn_lapack_fns) / sizeof(void *), "one name per slot");
     for (int k = 0; k < 4; k++) {
         void **slot = (void **)&fns[k];
         for (size_t i = 0; i < n; i++) {

@@ -55,6 +55,41 @@ typedef struct {
     void (*cgeev)(const char *jobvl, const char *jobvr, const tn_la_int *n, void *a, const tn_la_int *lda, void *w,
                   void *vl, const tn_la_int *ldvl, void *vr, const tn_la_int *ldvr, void *work, const tn_la_int *lwork,
                   void *rwork, tn_la_int *info, tn_flen, tn_flen);
+    /* least squares drivers besides gelsy: gels (both tables), gelsd / gelss (real tables only:
+     * their complex argument lists add rwork) */
+    void (*gels)(const char *trans, const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a,
+                 const tn_la_int *lda, void *b, const tn_la_int *ldb, void *work, const tn_la_int *lwork,
+                 tn_la_int *info, tn_flen);
+    void (*gelsd)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                  void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                  const tn_la_int *lwork, tn_la_int *iwork, tn_la_int *info);
+    void (*gelss)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                  void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                  const tn_la_int *lwork, tn_la_int *info);
+    /* LDL^T (symmetric, both tables) and LDL^H (hermitian, complex tables only) */
+    void (*sytrf)(const char *uplo, const tn_la_int *n, void *a, const tn_la_int *lda, tn_la_int *ipiv, void *work,
+                  const tn_la_int *lwork, tn_la_int *info, tn_flen);
+    void (*sytrs)(const char *uplo, const tn_la_int *n, const tn_la_int *nrhs, const void *a, const tn_la_int *lda,
+                  const tn_la_int *ipiv, void *b, const tn_la_int *ldb, tn_la_int *info, tn_flen);
+    void (*hetrf)(const char *uplo, const tn_la_int *n, void *a, const tn_la_int *lda, tn_la_int *ipiv, void *work,
+                  const tn_la_int *lwork, tn_la_int *info, tn_flen);
+    void (*hetrs)(const char *uplo, const tn_la_int *n, const tn_la_int *nrhs, const void *a, const tn_la_int *lda,
+                  const tn_la_int *ipiv, void *b, const tn_la_int *ldb, tn_la_int *info, tn_flen);
+    /* C := op(Q) C or C op(Q), Q from geqrf's reflectors: ormqr (real), unmqr (complex) */
+    void (*ormqr)(const char *side, const char *trans, const tn_la_int *m, const tn_la_int *n, const tn_la_int *k,
+                  const void *a, const tn_la_int *lda, const void *tau, void *c, const tn_la_int *ldc, void *work,
+                  const tn_la_int *lwork, tn_la_int *info, tn_flen, tn_flen);
+    /* complex gelsy (complex tables only): gelsy's arguments plus a real workspace of 2n */
+    void (*cgelsy)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, tn_la_int *jpvt, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *info);
+    /* complex gelsd / gelss (complex tables only): real workspaces added */
+    void (*cgelsd)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *iwork, tn_la_int *info);
+    void (*cgelss)(const tn_la_int *m, const tn_la_int *n, const tn_la_int *nrhs, void *a, const tn_la_int *lda,
+                   void *b, const tn_la_int *ldb, void *s, const void *rcond, tn_la_int *rank, void *work,
+                   const tn_la_int *lwork, void *rwork, tn_la_int *info);
 } tn_lapack_fns;
 
 /* The table for float (single = 1) or double (single = 0), loading the library on first use;

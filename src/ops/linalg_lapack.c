@@ -34,7 +34,7 @@ static bool complex_ok(const char *op) {
     static const char *ops[] = {"linalg_inv_ex", "_linalg_solve_ex", "_linalg_det", "_linalg_slogdet", "linalg_lu_factor_ex",
                                 "linalg_lu", "linalg_lu_solve", "linalg_cholesky_ex", "cholesky", "cholesky_solve",
                                 "cholesky_inverse", "linalg_solve_triangular", "triangular_solve", "linalg_qr", "_linalg_svd",
-                                "_linalg_eigh", "linalg_eig"};
+                                "_linalg_eigh", "linalg_eig", "linalg_lstsq"};
     for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
         if (!strcmp(op, ops[i])) return true;
     return false;
@@ -1232,22 +1232,26 @@ fail:
     return NULL;
 }
 
-/* ---- least squares (gelsy, upstream's CPU default driver) ---- */
+/* ---- least squares: gelsy (upstream's CPU default driver), gels, gelsd, gelss ----
+ * Outputs as upstream's: rank for every driver but gels (empty for gels); singular values for
+ * gelsd / gelss; residuals (the squared norms of rows n..m-1 of the solution buffer) when m > n
+ * and the driver is not gelsy, for gelsd / gelss only when every matrix has full rank n. An
+ * empty A gives a zero solution. */
+enum { LS_GELSY, LS_GELS, LS_GELSD, LS_GELSS };
 PyObject *tn_op_linalg_lstsq(tn_value *a) {
     const char *api = "torch.linalg.lstsq";
     PyObject *Ao = a[0].u.obj, *Bo = a[1].u.obj;
     tn_tensor *A = tn_tensor_of(Ao), *B = tn_tensor_of(Bo);
+    int drv = LS_GELSY;
     if (!tn_is_none(&a[3])) {
-        const char *drv = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
-        if (!drv) return NULL;
-        if (strcmp(drv, "gels") && strcmp(drv, "gelsy") && strcmp(drv, "gelsd") && strcmp(drv, "gelss")) {
+        const char *d = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
+        if (!d) return NULL;
+        if (!strcmp(d, "gels")) drv = LS_GELS;
+        else if (!strcmp(d, "gelsd")) drv = LS_GELSD;
+        else if (!strcmp(d, "gelss")) drv = LS_GELSS;
+        else if (strcmp(d, "gelsy")) {
             PyErr_SetString(PyExc_RuntimeError, "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)");
             return NULL;
-        }
-        if (strcmp(drv, "gelsy")) {
-            char what[96];
-            snprintf(what, sizeof what, "aten::linalg_lstsq with driver='%s'", drv);
-            return tn_not_implemented(what);
         }
     }
     if (A->ndim < 2) {
@@ -1269,6 +1273,8 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
                      "(input.dim() - other.dim()) <= 1", api);
         return NULL;
     }
+    bool cplx = tn_dtype_is_complex(A->dtype);
+    tn_dtype rdt = A->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : A->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : A->dtype;
     bool vec = B->ndim == A->ndim - 1;
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
     if (B->sizes[B->ndim - (vec ? 1 : 2)] != m) {
@@ -1278,47 +1284,131 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
     PyObject *Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
     if (!Bm) return NULL;
     B = tn_tensor_of(Bm);
-    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, bs[TN_MAX_DIMS];
+    int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, mn = m < n ? m : n, bs[TN_MAX_DIMS];
     int nb;
-    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL;
+    PyObject *Wa = NULL, *Wb = NULL, *rank = NULL, *X = NULL, *S = NULL, *res = NULL;
     if (batch_broadcast(A, A->ndim - 2, B, B->ndim - 2, &nb, bs, api) < 0 || lint(ldb, api) < 0 || lint(k, api) < 0) goto fail;
-    bool single = A->dtype == TN_DTYPE_F32;
-    const tn_lapack_fns *L = tn_lapack(single, "linalg_lstsq");
+    bool single = rdt == TN_DTYPE_F32;
+    int isz = tn_dtype_itemsize(A->dtype);
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "linalg_lstsq");
     if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
+    if (tn_numel(tn_tensor_of(Wb))) memset(D(Wb), 0, (size_t)tn_numel(tn_tensor_of(Wb)) * isz);   /* rows m.. of a wide A's B */
     {
         PyObject *top = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)0, (long long)m);
         int rc = top ? tn_copy_into(top, Bm) : -1;
         Py_XDECREF(top);
         if (rc < 0) goto fail;
     }
-    if (!(rank = new_zeros(nb, bs, TN_DTYPE_I64))) goto fail;
     int64_t batch = prod(nb, bs);
+    if (drv == LS_GELS) rank = empty0(TN_DTYPE_I64);
+    else rank = new_zeros(nb, bs, TN_DTYPE_I64);
+    if (!rank) goto fail;
+    if (drv == LS_GELSD || drv == LS_GELSS) {
+        int64_t ss[TN_MAX_DIMS];
+        memcpy(ss, bs, (size_t)nb * sizeof *ss);
+        ss[nb] = mn;
+        if (!(S = new_zeros(nb + 1, ss, rdt))) goto fail;
+    }
     double rc = tn_is_none(&a[2]) ? (single ? 1.1920928955078125e-07 : 2.220446049250313e-16) * (double)(m > n ? m : n) : a[2].u.f;
     float rcf = (float)rc;
+    const void *rcp = single ? (const void *)&rcf : (const void *)&rc;
+    int64_t bad = 0;   /* LAPACK's info > 0 of the first failing matrix */
     if (batch && m && n && k) {
-        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf, rk, isz = single ? 4 : 8;
-        double wq = 0;
-        float wqf = 0;
-        int *jpvt = calloc((size_t)n, sizeof(int));
-        if (!jpvt) { PyErr_NoMemory(); goto fail; }
-        L->gelsy(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, jpvt, single ? (void *)&rcf : (void *)&rc, &rk,
-                 single ? (void *)&wqf : (void *)&wq, &lw, &inf);
-        lw = (int)(single ? wqf : wq);
+        int im = (int)m, in = (int)n, ik = (int)k, ild = (int)ldb, lw = -1, inf = 0, rk, liw = 1;
+        union { double d[2]; float f[4]; } wqu = {{0, 0}};   /* one element of the work array, complex too */
+        void *wqp = &wqu;
+        int *jpvt = calloc((size_t)n, sizeof(int)), iwq = 1;
+        /* complex drivers' real workspace: gelsy 2n, gelss 5 min(m, n), gelsd by its query */
+        int64_t lrw = drv == LS_GELSS ? 5 * mn : 2 * n;
+        if (cplx && drv == LS_GELSD) {
+            union { double d[2]; float f[4]; } rq = {{0, 0}};
+            int q = -1, qi = 1, rk0, inf0 = 0;
+            L->cgelsd(&im, &in, &ik, D(Wa), &im, D(Wb), &ild, D(S), rcp, &rk0, &wqu, &q, &rq, &qi, &inf0);
+            lrw = (int64_t)(single ? rq.f[0] : rq.d[0]);
+            iwq = qi;
+        }
+        if (lrw < 1) lrw = 1;
+        void *rwork = cplx ? malloc((size_t)lrw * (single ? 4 : 8)) : NULL;
+        if (!jpvt || (cplx && !rwork)) { free(jpvt); free(rwork); PyErr_NoMemory(); goto fail; }
+        char *pa = D(Wa), *pb = D(Wb), *ps = S ? D(S) : NULL;
+        switch (drv) {
+        case LS_GELSY:
+            if (cplx) L->cgelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, rwork, &inf);
+            else L->gelsy(&im, &in, &ik, pa, &im, pb, &ild, jpvt, rcp, &rk, wqp, &lw, &inf);
+            break;
+        case LS_GELS: L->gels("N", &im, &in, &ik, pa, &im, pb, &ild, wqp, &lw, &inf, 1); break;
+        case LS_GELSD:
+            if (cplx) L->cgelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, rwork, &iwq, &inf);
+            else L->gelsd(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &iwq, &inf);
+            break;
+        default:
+            if (cplx) L->cgelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, rwork, &inf);
+            else L->gelss(&im, &in, &ik, pa, &im, pb, &ild, ps, rcp, &rk, wqp, &lw, &inf);
+            break;
+        }
+        lw = (int)(single ? wqu.f[0] : wqu.d[0]);
         if (lw < 1) lw = 1;
+        if (drv == LS_GELSD) liw = iwq > 1 ? iwq : 1;
         void *work = malloc((size_t)lw * isz);
-        if (!work) { free(jpvt); PyErr_NoMemory(); goto fail; }
-        char *pa = D(Wa), *pb = D(Wb);
-        int64_t *pr = (int64_t *)D(rank);
+        int *iwork = drv == LS_GELSD ? malloc((size_t)liw * sizeof(int)) : NULL;
+        if (!work || (drv == LS_GELSD && !iwork)) { free(work); free(iwork); free(jpvt); free(rwork); PyErr_NoMemory(); goto fail; }
+        int64_t *pr = drv == LS_GELS ? NULL : (int64_t *)D(rank);
         Py_BEGIN_ALLOW_THREADS
         for (int64_t b = 0; b < batch; b++) {
-            memset(jpvt, 0, (size_t)n * sizeof(int));
-            L->gelsy(&im, &in, &ik, pa + b * m * n * isz, &im, pb + b * ldb * k * isz, &ild, jpvt,
-                     single ? (void *)&rcf : (void *)&rc, &rk, work, &lw, &inf);
-            pr[b] = rk;
+            char *ab = pa + b * m * n * isz, *bb = pb + b * ldb * k * isz, *sb = ps ? ps + b * mn * (single ? 4 : 8) : NULL;
+            inf = 0;
+            switch (drv) {
+            case LS_GELSY:
+                memset(jpvt, 0, (size_t)n * sizeof(int));
+                if (cplx) L->cgelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, rwork, &inf);
+                else L->gelsy(&im, &in, &ik, ab, &im, bb, &ild, jpvt, rcp, &rk, work, &lw, &inf);
+                break;
+            case LS_GELS: L->gels("N", &im, &in, &ik, ab, &im, bb, &ild, work, &lw, &inf, 1); break;
+            case LS_GELSD:
+                if (cplx) L->cgelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, rwork, iwork, &inf);
+                else L->gelsd(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, iwork, &inf);
+                break;
+            default:
+                if (cplx) L->cgelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, rwork, &inf);
+                else L->gelss(&im, &in, &ik, ab, &im, bb, &ild, sb, rcp, &rk, work, &lw, &inf);
+                break;
+            }
+            if (pr) pr[b] = rk;
+            if (inf > 0 && !bad) bad = inf;
         }
         Py_END_ALLOW_THREADS
         free(work);
+        free(iwork);
         free(jpvt);
+        free(rwork);
+    } else if (drv == LS_GELS && ldb * k * batch != 0) {
+        memset(D(Wb), 0, (size_t)(ldb * k * batch) * isz);   /* LAPACK's gels zeroes B when A is empty */
+    }
+    if (bad) {
+        if (drv == LS_GELS)
+            PyErr_Format(linalg_error, "%s: The least squares solution could not be computed because the input matrix "
+                         "does not have full rank (error code: %lld).", api, (long long)bad);
+        else
+            PyErr_Format(linalg_error, "%s: The algorithm failed to converge because the input matrix is ill-conditioned "
+                         "or has too many repeated singular values (error code: %lld).", api, (long long)bad);
+        goto fail;
+    }
+    {   /* residuals */
+        bool want = m > n && drv != LS_GELSY;
+        if (want && drv != LS_GELS) {
+            const int64_t *pr = (const int64_t *)D(rank);
+            for (int64_t b = 0; b < batch && want; b++) want = pr[b] == n;
+        }
+        if (want) {
+            /* upstream: x * conj(x), its real part for complex, summed over the rows */
+            PyObject *rows = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)n, (long long)(m - n));
+            PyObject *cj = rows ? (cplx ? tn_aten(TN_ROW_conj, "(O)", rows) : Py_NewRef(rows)) : NULL;
+            PyObject *sq = cj ? tn_aten(TN_ROW_mul_Tensor, "(OO)", rows, cj) : NULL;
+            PyObject *re = sq ? (cplx ? tn_aten(TN_ROW_real, "(O)", sq) : Py_NewRef(sq)) : NULL;
+            res = re ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", re, -2) : NULL;
+            Py_XDECREF(rows); Py_XDECREF(cj); Py_XDECREF(sq); Py_XDECREF(re);
+            if (!res) goto fail;
+        } else if (!(res = empty0(rdt))) goto fail;
     }
     {   /* the first n rows of the ldb-row buffer, as upstream's: its strides, but no view */
         tn_tensor g = *tn_tensor_of(Wb);
@@ -1329,11 +1419,255 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         if (!X) goto fail;
     }
     Py_DECREF(Wa); Py_DECREF(Wb); Py_DECREF(Bm);
-    PyObject *v[4] = {X, empty0(A->dtype), rank, empty0(A->dtype)};
+    PyObject *v[4] = {X, res, rank, S ? S : empty0(rdt)};
     return ret_n("linalg_lstsq", 4, v);
 fail:
-    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X);
+    Py_XDECREF(Bm); Py_XDECREF(Wa); Py_XDECREF(Wb); Py_XDECREF(rank); Py_XDECREF(X); Py_XDECREF(S); Py_XDECREF(res);
     return NULL;
+}
+
+/* ---- LDL: linalg_ldl_factor_ex (sytrf, or hetrf for hermitian complex input), linalg_ldl_solve
+ * (sytrs / hetrs), both with uplo 'L' as upstream's CPU kernels. LD is the factored column-major
+ * copy with its strict upper triangle zeroed; pivots are LAPACK's (1-based, negative for 2x2
+ * blocks), int32. */
+static int ldl_lowp(const char *kname, tn_dtype dt) {
+    if (dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16) { tn_kernel_missing_cpu(kname, dt); return -1; }
+    return 0;
+}
+static int ldl_dtype(const char *api, tn_dtype dt) {
+    if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected a floating point or complex tensor as input. Got %s", api, tn_dtype_cpp_name(dt));
+        return -1;
+    }
+    return 0;
+}
+/* out= for a result with batched column-major strides: an out that has to be resized takes the
+ * result's strides, as upstream's set_output_strided (an out of the right shape keeps its own) */
+static PyObject *fdeliver(PyObject *res, PyObject *out, const char *op) {
+    tn_tensor *o = tn_tensor_of(out);
+    const tn_tensor *r = tn_tensor_of(res);
+    bool resize = o->ndim != r->ndim || memcmp(o->sizes, r->sizes, (size_t)r->ndim * sizeof *r->sizes) != 0;
+    if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0) { Py_DECREF(res); return NULL; }
+    if (resize) memcpy(o->strides, r->strides, (size_t)r->ndim * sizeof *r->strides);   /* a permutation of the dense layout tn_out_prepare sized */
+    if (tn_copy_into(out, res) < 0) { Py_DECREF(res); return NULL; }
+    Py_DECREF(res);
+    return Py_NewRef(out);
+}
+PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
+    const char *api = "torch.linalg.ldl_factor_ex";
+    PyObject *Ao = a[0].u.obj;
+    const tn_tensor *A = tn_tensor_of(Ao);
+    bool herm = a[1].u.i != 0, check = a[2].u.i != 0;
+    if (check_matrix(api, "A", A, true) < 0 || ldl_dtype(api, A->dtype) < 0 || ldl_lowp("ldl_factor_kernel", A->dtype) < 0) return NULL;
+    int nb = A->ndim - 2;
+    int64_t n = A->sizes[A->ndim - 1], batch = prod(nb, A->sizes);
+    if (lint(n, api) < 0) return NULL;
+    bool cplx = tn_dtype_is_complex(A->dtype), hetrf = herm && cplx;
+    const tn_lapack_fns *L = tn_lapack_dt(A->dtype, "linalg_ldl_factor_ex");
+    if (!L) return NULL;
+    PyObject *LD = fcopy(Ao, A->dtype), *piv = LD ? new_zeros(nb + 1, A->sizes, TN_DTYPE_I32) : NULL;
+    PyObject *info = piv ? new_zeros(nb, A->sizes, TN_DTYPE_I32) : NULL;
+    if (!info) { Py_XDECREF(LD); Py_XDECREF(piv); return NULL; }
+    int isz = tn_dtype_itemsize(A->dtype), in = (int)n, lw = -1, inf = 0;
+    if (batch && n) {
+        union { double d[2]; float f[4]; } wq = {{0, 0}};
+        (hetrf ? L->hetrf : L->sytrf)("L", &in, D(LD), &in, (int *)D(piv), &wq, &lw, &inf, 1);
+        lw = (A->dtype == TN_DTYPE_F32 || A->dtype == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return PyErr_NoMemory(); }
+        char *pl = D(LD);
+        int *pp = (int *)D(piv), *pi = (int *)D(info);
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++) {
+            char *m = pl + b * n * n * isz;
+            (hetrf ? L->hetrf : L->sytrf)("L", &in, m, &in, pp + b * n, work, &lw, &pi[b], 1);
+            for (int64_t j = 1; j < n; j++)   /* the strict upper triangle (rows i < j of column j) */
+                memset(m + j * n * isz, 0, (size_t)j * isz);
+        }
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    if (check && check_info(info, api, nb == 0) < 0) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return NULL; }
+    PyObject *v[3] = {LD, piv, info};
+    return ret_n("linalg_ldl_factor_ex", 3, v);
+}
+PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
+    PyObject *r = tn_op_linalg_ldl_factor_ex(a);
+    if (!r) return NULL;
+    PyObject *outs[3] = {a[3].u.obj, a[4].u.obj, a[5].u.obj};
+    for (int i = 0; i < 3; i++) {
+        PyObject *d = fdeliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "linalg_ldl_factor_ex");
+        if (!d) { Py_DECREF(r); return NULL; }
+        Py_DECREF(d);
+    }
+    Py_DECREF(r);
+    PyObject *v[3] = {Py_NewRef(outs[0]), Py_NewRef(outs[1]), Py_NewRef(outs[2])};
+    return ret_n("linalg_ldl_factor_ex_out", 3, v);
+}
+/* linalg_ldl_factor (CompositeImplicit): ldl_factor_ex, then its errors as torch.linalg.ldl_factor's */
+PyObject *tn_linalg_d_ldl_factor(tn_value *a) {
+    PyObject *kw = Py_BuildValue("{sOsO}", "hermitian", a[1].u.i ? Py_True : Py_False, "check_errors", Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_ldl_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    if (!r) return NULL;
+    PyObject *kw2 = Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False);
+    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor") : NULL;
+    Py_XDECREF(kw2);
+    if (!ck) { Py_DECREF(r); return NULL; }
+    Py_DECREF(ck);
+    PyObject *v[2] = {Py_NewRef(PyTuple_GetItem(r, 0)), Py_NewRef(PyTuple_GetItem(r, 1))};
+    Py_DECREF(r);
+    return ret_n("linalg_ldl_factor", 2, v);
+}
+
+PyObject *tn_op_linalg_ldl_solve(tn_value *a) {
+    const char *api = "torch.linalg.ldl_solve";
+    PyObject *LDo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;
+    const tn_tensor *LD = tn_tensor_of(LDo), *P = tn_tensor_of(Po), *B = tn_tensor_of(Bo);
+    bool herm = a[3].u.i != 0;
+    if (check_matrix(api, "A", LD, true) < 0 || ldl_dtype(api, LD->dtype) < 0) return NULL;
+    if (B->ndim < 2) {   /* upstream reads B.size(-2) first */
+        if (B->ndim == 0) PyErr_SetString(PyExc_IndexError, "Dimension specified as -2 but tensor has no dimensions");
+        else PyErr_SetString(PyExc_IndexError, "Dimension out of range (expected to be in range of [-1, 0], but got -2)");
+        return NULL;
+    }
+    if (B->dtype != LD->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected b and A to have the same dtype, but found b of type %s and A of type %s instead.",
+                     tn_dtype_cpp_name(B->dtype), tn_dtype_cpp_name(LD->dtype));
+        return NULL;
+    }
+    int64_t n = LD->sizes[LD->ndim - 1], k = B->sizes[B->ndim - 1];
+    if (B->sizes[B->ndim - 2] != n) {
+        PyErr_Format(PyExc_RuntimeError, "Incompatible matrix sizes for %s: each A matrix is %lld by %lld but each b matrix is %lld by %lld",
+                     api, (long long)n, (long long)n, (long long)B->sizes[B->ndim - 2], (long long)k);
+        return NULL;
+    }
+    bool same = P->ndim == LD->ndim - 1;
+    for (int i = 0; same && i < P->ndim; i++) same = P->sizes[i] == LD->sizes[i];
+    if (!same) {
+        char sp[128];
+        tn_shape_str(sp, sizeof sp, P->ndim, P->sizes);
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape %s instead",
+                     api, sp);
+        return NULL;
+    }
+    if (!tn_dtype_is_integral(P->dtype, false)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected pivots to be integers. Got %s", api, tn_dtype_cpp_name(P->dtype));
+        return NULL;
+    }
+    if (ldl_lowp("ldl_solve_kernel", LD->dtype) < 0) return NULL;
+    int anb = LD->ndim - 2, nb;
+    int64_t bs[TN_MAX_DIMS];
+    if (batch_broadcast(LD, anb, B, B->ndim - 2, &nb, bs, api) < 0 || lint(n, api) < 0 || lint(k, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(LD->dtype, "linalg_ldl_solve");
+    if (!L) return NULL;
+    bool hetrs = herm && tn_dtype_is_complex(LD->dtype);
+    PyObject *c = fcopy(LDo, LD->dtype), *pv = c ? tn_as_dtype(Po, TN_DTYPE_I32, true) : NULL;
+    PyObject *X = pv ? fmat(nb, bs, n, k, LD->dtype) : NULL;
+    if (!X || tn_copy_into(X, Bo) < 0) { Py_XDECREF(c); Py_XDECREF(pv); Py_XDECREF(X); return NULL; }
+    int64_t batch = prod(nb, bs);
+    int isz = tn_dtype_itemsize(LD->dtype), in = (int)n, ik = (int)k;
+    char *pc = D(c), *px = D(X);
+    const int *pp = (const int *)D(pv);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch && n && k; b++) {
+        int inf2, ab = (int)map_batch(b, nb, bs, anb, LD->sizes);
+        (hetrs ? L->hetrs : L->sytrs)("L", &in, &ik, pc + (int64_t)ab * n * n * isz, &in, pp + (int64_t)ab * n,
+                                      px + b * n * k * isz, &in, &inf2, 1);
+    }
+    Py_END_ALLOW_THREADS
+    Py_DECREF(c);
+    Py_DECREF(pv);
+    return X;
+}
+PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
+    PyObject *r = tn_op_linalg_ldl_solve(a);
+    return r ? fdeliver(r, a[4].u.obj, "linalg_ldl_solve") : NULL;
+}
+
+/* ---- ormqr(input, tau, other, left, transpose): op(Q) C or C op(Q), Q from geqrf's reflectors
+ * (LAPACK ormqr / unmqr; transpose is the conjugate transpose for complex), on a column-major
+ * copy of other ---- */
+PyObject *tn_op_ormqr(tn_value *a) {
+    const char *api = "torch.ormqr";
+    PyObject *Io = a[0].u.obj, *To = a[1].u.obj, *Co = a[2].u.obj;
+    const tn_tensor *I = tn_tensor_of(Io), *T = tn_tensor_of(To), *C = tn_tensor_of(Co);
+    bool left = a[3].u.i != 0, trans = a[4].u.i != 0;
+    if (I->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: input must have at least 2 dimensions.", api); return NULL; }
+    if (C->ndim < 2) { PyErr_Format(PyExc_RuntimeError, "%s: other must have at least 2 dimensions.", api); return NULL; }
+    if (I->ndim - T->ndim != 1) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected tau to have one dimension less than input, but got tau.ndim equal to %d "
+                     "and input.ndim is equal to %d", api, T->ndim, I->ndim);
+        return NULL;
+    }
+    if (I->ndim != C->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected other to have the same number of dimensions as input, but got other.ndim "
+                     "equal to %d and input.ndim is equal to %d", api, C->ndim, I->ndim);
+        return NULL;
+    }
+    int cond = left ? -2 : -1;
+    int64_t csz = C->sizes[C->ndim + cond], k = T->ndim ? T->sizes[T->ndim - 1] : 1, icols = I->sizes[I->ndim - 1];
+    if (csz != I->sizes[I->ndim - 2]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: other.shape[%d] must be equal to input.shape[-2]", api, cond);
+        return NULL;
+    }
+    if (k != (csz < icols ? csz : icols)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: tau.shape[-1] must be equal to min(other.shape[%d], input.shape[-1])", api, cond);
+        return NULL;
+    }
+    int nb = I->ndim - 2;
+    for (int i = 0; i < nb; i++) {
+        if (T->sizes[i] != I->sizes[i] || C->sizes[i] != I->sizes[i]) {
+            const tn_tensor *w = T->sizes[i] != I->sizes[i] ? T : C;
+            char sb[128];
+            tn_shape_str(sb, sizeof sb, nb, w->sizes);
+            PyErr_Format(PyExc_RuntimeError, "%s: Expected batch dimensions of %s to be equal to input.shape[:-2], but got %s",
+                         api, w == T ? "tau" : "other", sb);
+            return NULL;
+        }
+    }
+    if (T->dtype != I->dtype || C->dtype != I->dtype) {
+        bool t = T->dtype != I->dtype;
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and %s to have the same dtype, but input has dtype%s and %s has dtype %s",
+                     api, t ? "tau" : "other", tn_dtype_cpp_name(I->dtype), t ? "tau" : "other",
+                     tn_dtype_cpp_name(t ? T->dtype : C->dtype));
+        return NULL;
+    }
+    tn_dtype dt = I->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) return tn_kernel_missing_cpu("ormqr", dt);
+    int64_t m = C->sizes[C->ndim - 2], n = C->sizes[C->ndim - 1], lda0 = I->sizes[I->ndim - 2];
+    if (lint(m, api) < 0 || lint(n, api) < 0 || lint(lda0, api) < 0) return NULL;
+    const tn_lapack_fns *L = tn_lapack_dt(dt, "ormqr");
+    if (!L) return NULL;
+    PyObject *Af = fcopy(Io, dt), *tc = Af ? tn_as_dtype(To, dt, true) : NULL, *X = tc ? fcopy(Co, dt) : NULL;
+    if (!X) { Py_XDECREF(Af); Py_XDECREF(tc); return NULL; }
+    int64_t batch = prod(nb, I->sizes);
+    int isz = tn_dtype_itemsize(dt), im = (int)m, in = (int)n, ik = (int)k, lda = lda0 > 1 ? (int)lda0 : 1, ldc = m > 1 ? (int)m : 1;
+    const char *side = left ? "L" : "R", *tr = trans ? (tn_dtype_is_complex(dt) ? "C" : "T") : "N";
+    if (batch && m && n) {
+        union { double d[2]; float f[4]; } wq = {{0, 0}};
+        int lw = -1, inf = 0;
+        L->ormqr(side, tr, &im, &in, &ik, D(Af), &lda, D(tc), D(X), &ldc, &wq, &lw, &inf, 1, 1);
+        lw = (dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
+        if (lw < 1) lw = 1;
+        void *work = malloc((size_t)lw * isz);
+        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return PyErr_NoMemory(); }
+        char *pa = D(Af), *pt = D(tc), *px = D(X);
+        int64_t an = lda0 * icols;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t b = 0; b < batch; b++)
+            L->ormqr(side, tr, &im, &in, &ik, pa + b * an * isz, &lda, pt + b * k * isz, px + b * m * n * isz, &ldc, work, &lw, &inf, 1, 1);
+        Py_END_ALLOW_THREADS
+        free(work);
+    }
+    Py_DECREF(Af);
+    Py_DECREF(tc);
+    return X;
+}
+PyObject *tn_op_ormqr_out(tn_value *a) {
+    PyObject *r = tn_op_ormqr(a);
+    return r ? fdeliver(r, a[5].u.obj, "ormqr") : NULL;
 }
 
 /* ---- diag_embed(self, offset, dim1, dim2): zeros with self's last dim on a diagonal ---- */

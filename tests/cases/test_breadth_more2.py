@@ -1,0 +1,200 @@
+"""More OpInfo breadth (#11, docs/breadth_more2.md) compared with upstream: the matrix
+exponential (linalg_matrix_exp, matrix_exp, matrix_exp_backward), ... Dtypes, batches, empty and
+1x1 matrices, every spelling, gradients, upstream's errors.
+
+Tolerances. float32 / complex64: tol="float" (upstream's own float32-vs-float64 error). float64:
+F64 = (1e-12, 1e-12): the Taylor polynomials are matrix products and sums, then up to s
+squarings, so our GEMM's rounding (vs MKL's) is amplified by the squarings; measured against a
+50-digit matrix exponential (docs/breadth_more2.md) upstream's own float64 error reaches 2e-15
+relative and ours is of the same size, so 1e-12 is far above both. half / bfloat16: upstream
+builds its coefficient tensors from the bytes of double arrays (docs/breadth_more2.md), so the
+results are mostly overflow; compared with tol="float" on inputs whose overflow pattern does
+not depend on the GEMM's accumulation order."""
+from harness import cases
+from harness.autograd import grads
+
+R = "torch.manual_seed(0)\n"
+F64 = (1e-12, 1e-12)
+
+
+def mx(dt, scales=(1e-9, 1e-5, 1e-3, 0.05, 0.2, 0.5, 1.0, 3.0, 20.0)):
+    """one 4x4 matrix per norm range: every Taylor degree (1, 2, 4, 8, 12) and degree 18 with
+    scaling and squaring"""
+    cplx = "complex" in dt
+    base = "torch.randn(4, 4, dtype=torch.complex128)" if cplx else "torch.randn(4, 4, dtype=torch.float64)"
+    return R + f"[torch.linalg.matrix_exp(({base} * s / 4).to(torch.{dt})) for s in {scales!r}]"
+
+
+def mxb(dt):
+    """a batch: every matrix through degree 18 with its own number of squarings"""
+    return R + ("b = torch.randn(5, 3, 3, dtype=torch.float64) * torch.tensor([1e-3, 0.1, 1.0, 5.0, 30.0], dtype=torch.float64).view(-1, 1, 1)\n"
+                + ("b = b + 1j * b.flip(0)\n" if "complex" in dt else "") + f"torch.matrix_exp(b.to(torch.{dt}))")
+
+
+cases("matrix_exp_f32", {"degrees": mx("float32"), "batch": mxb("float32"), "complex64": mx("complex64"), "batch_c64": mxb("complex64")}, tol="float")
+cases("matrix_exp_f64", {"degrees": mx("float64"), "batch": mxb("float64"), "complex128": mx("complex128"), "batch_c128": mxb("complex128")}, tol=F64)
+cases("matrix_exp_lowp", {
+    "bf16": mx("bfloat16", (1e-9, 1e-5, 1e-3, 0.5, 1.0, 3.0, 20.0)), "f16": mx("float16", (1e-9, 1e-5, 1e-3, 0.05, 0.2, 0.5, 1.0, 3.0, 20.0)),
+    "bf16_batch": mxb("bfloat16"), "f16_batch": mxb("float16"),
+}, tol="float")
+cases("matrix_exp", {
+    "spellings": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.3\n(torch.matrix_exp(a), a.matrix_exp(), torch.linalg.matrix_exp(a), torch.ops.aten.matrix_exp.default(a), torch.ops.aten.linalg_matrix_exp.default(a))",
+    "out": R + "a = torch.randn(2, 3, 3, dtype=torch.float64)\no = torch.empty(0, dtype=torch.float64)\np = torch.empty(5, dtype=torch.float64)\n(torch.ops.aten.linalg_matrix_exp.out(a, out=o), o, torch.ops.aten.linalg_matrix_exp.out(a[0], out=p), p.shape)",
+    "small": "(torch.linalg.matrix_exp(torch.empty(0, 0)), torch.linalg.matrix_exp(torch.empty(2, 0, 0, dtype=torch.float64)), torch.linalg.matrix_exp(torch.tensor([[0.5]])), torch.linalg.matrix_exp(torch.tensor([[[1j]], [[2.]]])), torch.linalg.matrix_exp(torch.empty(0, 3, 3)))",
+    "layout": R + "a = torch.randn(2, 3, 3, dtype=torch.float64).mT\nr = torch.matrix_exp(a)\n(r, r.stride(), r.is_contiguous(), torch.matrix_exp(torch.randn(3, 6, dtype=torch.float64)[:, ::2] * 0.2), torch.matrix_exp(torch.randn(3, 3, dtype=torch.float64).expand(2, 3, 3)))",
+    "bad_unviewable": "torch.matrix_exp(torch.randn(3, 2, 4, 4).transpose(0, 1))",
+    "batch_dims": R + "torch.matrix_exp(torch.randn(2, 2, 3, 3, dtype=torch.float64) * 0.4)",
+    "special": "(torch.matrix_exp(torch.zeros(3, 3)), torch.matrix_exp(torch.eye(3, dtype=torch.float64)), torch.matrix_exp(torch.tensor([[0., 1.], [-1., 0.]], dtype=torch.float64)), torch.matrix_exp(torch.tensor([[float('nan'), 0.], [0., 1.]])), torch.matrix_exp(torch.tensor([[float('inf'), 0.], [0., 1.]])))",
+    "backward_op": R + "a = torch.randn(3, 3, dtype=torch.float64) * 0.5\ng = torch.randn(3, 3, dtype=torch.float64)\n(torch.ops.aten.matrix_exp_backward.default(a, g), torch.ops.aten.matrix_exp_backward(a.to(torch.complex128), g.to(torch.complex128)))",
+    "jvp": R + "a = torch.randn(2, 3, 3, dtype=torch.float64) * 0.5\nt = torch.randn(2, 3, 3, dtype=torch.float64)\n(torch.func.jvp(torch.linalg.matrix_exp, (a,), (t,)), torch.func.jvp(torch.matrix_exp, (a[0].to(torch.complex128),), (t[0].to(torch.complex128),)))",
+    "bad_1d": "torch.linalg.matrix_exp(torch.randn(3))",
+    "bad_nonsquare": "torch.matrix_exp(torch.randn(2, 3))",
+    "bad_int": "torch.matrix_exp(torch.ones(2, 2, dtype=torch.long))",
+    "bad_bool": "torch.linalg.matrix_exp(torch.ones(2, 2, dtype=torch.bool))",
+    "bad_backward_nonsquare": "torch.ops.aten.matrix_exp_backward(torch.randn(2, 3), torch.randn(2, 3))",
+}, tol=F64)
+
+grads("matrix_exp_grad", {
+    "real": "ps = leaves((3, 3), dtype=torch.float64); out = torch.matrix_exp(ps[0] * 0.7) * torch.arange(9.).reshape(3, 3)",
+    "batch": "ps = leaves((2, 3, 3), dtype=torch.float64); out = torch.linalg.matrix_exp(ps[0] * 2) * torch.arange(18.).reshape(2, 3, 3)",
+    "complex": "ps = leaves((3, 3), dtype=torch.complex128); out = torch.matrix_exp(ps[0]).abs()",
+    "double_backward": "ps = leaves((3, 3), dtype=torch.float64)\ny = torch.matrix_exp(ps[0] * 0.5)\n(g,) = torch.autograd.grad((y * y).sum(), ps[0], create_graph=True)\nout = g.pow(2).sum()",
+}, tol=(1e-13, 1e-12))
+
+
+# ---- linalg.lstsq's other drivers (gels, gelsd, gelss; gelsy had cases in test_linalg_lapack.py) ----
+def ls(dt, drv):
+    return {
+        "shapes": R + f"A1, A2, A3 = torch.randn(5, 3, dtype=torch.{dt}), torch.randn(3, 5, dtype=torch.{dt}), torch.randn(4, 4, dtype=torch.{dt}) + 4 * torch.eye(4, dtype=torch.{dt})\n"
+                  f"B = torch.randn(5, 2, dtype=torch.{dt})\n"
+                  f"(torch.linalg.lstsq(A1, B, driver='{drv}'), torch.linalg.lstsq(A2, B[:3], driver='{drv}'), torch.linalg.lstsq(A3, B[:4], driver='{drv}'), torch.linalg.lstsq(A1, B[:, 0], driver='{drv}'))",
+        "batch": R + f"A = torch.randn(2, 1, 6, 3, dtype=torch.{dt})\nB = torch.randn(3, 6, 2, dtype=torch.{dt})\nr = torch.linalg.lstsq(A, B, driver='{drv}')\n(r, r.solution.stride())",
+        "rank_deficient": R + f"A = torch.randn(2, 5, 3, dtype=torch.{dt})\nA[0, :, 2] = A[0, :, 1]\nB = torch.randn(2, 5, 2, dtype=torch.{dt})\n"
+                          + ("torch.linalg.lstsq(A[1:], B[1:], driver='gels')" if drv == "gels" else f"(torch.linalg.lstsq(A, B, driver='{drv}').rank, torch.linalg.lstsq(A[1], B[1], driver='{drv}', rcond=0.3))"),
+        "noncontig": R + f"A = torch.randn(3, 6, dtype=torch.{dt}).mT\nB = torch.randn(2, 6, dtype=torch.{dt}).mT\n(torch.linalg.lstsq(A, B, driver='{drv}'), torch.linalg.lstsq(A[::2], B[::2], driver='{drv}'))",
+        "empty": f"(torch.linalg.lstsq(torch.randn(0, 3, dtype=torch.{dt}), torch.randn(0, 2, dtype=torch.{dt}), driver='{drv}'), torch.linalg.lstsq(torch.ones(4, 0, dtype=torch.{dt}), torch.ones(4, 2, dtype=torch.{dt}), driver='{drv}'), torch.linalg.lstsq(torch.ones(0, 4, 3, dtype=torch.{dt}), torch.ones(0, 4, 1, dtype=torch.{dt}), driver='{drv}'))",
+    }
+
+
+for _d in ("gels", "gelsd", "gelss"):
+    cases(f"lstsq_{_d}_f32", ls("float32", _d), tol="float")
+    cases(f"lstsq_{_d}_f64", ls("float64", _d), tol=F64)
+cases("lstsq_drivers", {
+    "gels_not_full_rank": "A = torch.randn(5, 3, dtype=torch.float64)\nA[:, 1] = 0\ntorch.linalg.lstsq(A, torch.ones(5, 1, dtype=torch.float64), driver='gels')",
+    "gelsd_zero_column": R + "A = torch.randn(5, 3, dtype=torch.float64)\nA[:, 1] = 0\nr = torch.linalg.lstsq(A, torch.ones(5, 1, dtype=torch.float64), driver='gelsd')\n(r.solution, r.rank, r.residuals)",
+    "bad_driver": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(3, 1), driver='gelsx')",
+    "bad_dtype": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(3, 1, dtype=torch.float64), driver='gelsd')",
+    "bad_shape": "torch.linalg.lstsq(torch.randn(3, 3), torch.randn(4, 1), driver='gelss')",
+}, tol=F64)
+
+
+# ---- LDL factorization and solve (sytrf / hetrf, sytrs / hetrs) ----
+def ldl(dt):
+    sym = f"A = torch.randn(2, 4, 4, dtype=torch.{dt})\nA = A + A.mT\nH = torch.randn(4, 4, dtype=torch.{dt})\nH = H + H.mH\nB = torch.randn(2, 4, 3, dtype=torch.{dt})\n"
+    return {
+        "factor_ex": R + sym + "r = torch.linalg.ldl_factor_ex(A)\n(r, [t.stride() for t in r])",
+        "factor_hermitian": R + sym + "(torch.linalg.ldl_factor(H, hermitian=True), torch.linalg.ldl_factor_ex(A, hermitian=True), torch.linalg.ldl_factor(H))",
+        "solve": R + sym + "LD, piv = torch.linalg.ldl_factor(A)\nX = torch.linalg.ldl_solve(LD, piv, B)\n(X, X.stride(), torch.linalg.ldl_solve(LD, piv.long(), B[0]), torch.linalg.ldl_solve(LD[0], piv[0], B))",
+        "solve_hermitian": R + sym + "LD, piv = torch.linalg.ldl_factor(H, hermitian=True)\n(torch.linalg.ldl_solve(LD, piv, B, hermitian=True), torch.linalg.ldl_solve(LD, piv, B[0].mT.contiguous().mT, hermitian=True))",
+        "noncontig": R + sym + "r = torch.linalg.ldl_factor_ex(A.mT[:, ::1])\n(r, torch.linalg.ldl_factor(torch.randn(6, 6, dtype=torch.%s)[::2, ::2] + 3 * torch.eye(3, dtype=torch.%s)))" % (dt, dt),
+    }
+
+
+cases("ldl_f32", {**ldl("float32"), **{k + "_c64": v for k, v in ldl("complex64").items()}}, tol="float")
+cases("ldl_f64", {**ldl("float64"), **{k + "_c128": v for k, v in ldl("complex128").items()}}, tol=F64)
+L4 = "LD, piv = torch.linalg.ldl_factor(torch.eye(4, dtype=torch.float64) * 2)\nb = torch.ones(4, 2, dtype=torch.float64)\n"
+cases("ldl", {
+    "singular_ex": "(torch.linalg.ldl_factor_ex(torch.zeros(3, 3)), torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3)))",
+    "empty": "(torch.linalg.ldl_factor(torch.empty(0, 0)), torch.linalg.ldl_factor(torch.empty(2, 0, 0)), torch.linalg.ldl_solve(torch.empty(0, 0), torch.empty(0, dtype=torch.int32), torch.empty(0, 2)), torch.linalg.ldl_factor_ex(torch.empty(3, 2, 2)[:0]))",
+    "aten_out": L4 + "o1, o2, o3 = torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32), torch.empty(0, dtype=torch.int32)\no = torch.empty(0, dtype=torch.float64)\nr = torch.linalg.ldl_factor_ex(LD, out=(o1, o2, o3))\n(r, o1, o1.stride(), o2, o3, torch.linalg.ldl_solve(LD, piv, b, out=o), o, o.stride(), torch.ops.aten.linalg_ldl_factor_ex.default(LD), torch.ops.aten.linalg_ldl_solve.default(LD, piv, b))",
+    "bad_singular": "torch.linalg.ldl_factor(torch.zeros(3, 3))",
+    "bad_singular_check": "torch.linalg.ldl_factor_ex(torch.zeros(2, 3, 3), check_errors=True)",
+    "bad_nonsquare": "torch.linalg.ldl_factor(torch.zeros(3, 4))",
+    "bad_1d": "torch.linalg.ldl_factor_ex(torch.zeros(3))",
+    "bad_int": "torch.linalg.ldl_factor(torch.zeros(3, 3, dtype=torch.long))",
+    "bad_half": "torch.linalg.ldl_factor(torch.zeros(3, 3, dtype=torch.half))",
+    "bad_solve_dtype": L4 + "torch.linalg.ldl_solve(LD, piv, b.float())",
+    "bad_solve_rows": L4 + "torch.linalg.ldl_solve(LD, piv, b[:3])",
+    "bad_solve_pivots_shape": L4 + "torch.linalg.ldl_solve(LD, piv[:3], b)",
+    "bad_solve_vector": L4 + "torch.linalg.ldl_solve(LD, piv, b[:, 0])",
+    "bad_solve_pivots_float": L4 + "torch.linalg.ldl_solve(LD, piv.double(), b)",
+    "bad_solve_int": L4 + "torch.linalg.ldl_solve(LD.long(), piv, b.long())",
+}, tol=F64)
+
+
+# ---- ormqr (LAPACK ormqr / unmqr); reflectors and tau are made directly (geqrf's own output
+# differs between OpenBLAS and MKL in the last bits) ----
+def orm(dt):
+    return {
+        f"{m}x{n}": R + f"a, tau = torch.randn(2, {m}, {n}, dtype=torch.{dt}), torch.rand(2, {min(m, n)}, dtype=torch.{dt}) + 1\nCL, CR = torch.randn(2, {m}, 2, dtype=torch.{dt}), torch.randn(2, 3, {m}, dtype=torch.{dt})\n"
+                        "r = torch.ormqr(a, tau, CL)\n(r, r.stride(), torch.ormqr(a, tau, CL, True, True), torch.ormqr(a, tau, CR, left=False), torch.ormqr(a, tau, CR, left=False, transpose=True), a[0].ormqr(tau[0], CL[0].mT.contiguous().mT))"
+        for (m, n) in ((5, 3), (3, 5), (4, 4))
+    }
+
+
+cases("ormqr_f32", {**orm("float32"), **{k + "_c64": v for k, v in orm("complex64").items()}}, tol="float")
+cases("ormqr_f64", {**orm("float64"), **{k + "_c128": v for k, v in orm("complex128").items()}}, tol=F64)
+OQ = R + "a, tau = torch.randn(5, 3, dtype=torch.float64), torch.rand(3, dtype=torch.float64) + 1\nC = torch.randn(5, 2, dtype=torch.float64)\n"
+cases("ormqr", {
+    "out_aten": OQ + "o = torch.empty(0, dtype=torch.float64)\n(torch.ormqr(a, tau, C, out=o), o, o.stride(), torch.ops.aten.ormqr.default(a, tau, C, False, False) if False else torch.ops.aten.ormqr.default(a, tau, C), torch.ops.aten.ormqr.out(a, tau, C, out=torch.empty(5, 2, dtype=torch.float64)))",
+    "empty": "(torch.ormqr(torch.empty(0, 0), torch.empty(0), torch.empty(0, 3)), torch.ormqr(torch.empty(2, 0, 0), torch.empty(2, 0), torch.empty(2, 0, 4)))",
+    "bad_int": OQ + "torch.ormqr(a.long(), tau.long(), C.long())",
+    "bad_half": OQ + "torch.ormqr(a.half(), tau.half(), C.half())",
+    "bad_tau_dtype": OQ + "torch.ormqr(a, tau.float(), C)",
+    "bad_other_dtype": OQ + "torch.ormqr(a, tau, C.float())",
+    "bad_rows": OQ + "torch.ormqr(a, tau, C[:4])",
+    "bad_tau_ndim": OQ + "torch.ormqr(a, tau[None], C)",
+    "bad_tau_len": OQ + "torch.ormqr(a[:, :2], tau, C)",
+    "bad_other_1d": OQ + "torch.ormqr(a, tau, C[0])",
+    "bad_input_1d": OQ + "torch.ormqr(a[0], tau, C)",
+    "bad_batch": OQ + "torch.ormqr(a.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 2))",
+}, tol=F64)
+
+
+# ---- complex convolution (issue #9): conv1d/2d/3d, padding strings, conv_transpose, as
+# upstream's composites (three real convolutions by Gauss's trick, recorded piece by piece) ----
+def cconv(dt):
+    X = R + f"x = torch.randn(2, 4, 9, 9, dtype=torch.{dt})\nw = torch.randn(6, 2, 3, 3, dtype=torch.{dt})\nb = torch.randn(6, dtype=torch.{dt})\nF = torch.nn.functional\n"
+    return {
+        "conv2d": X + "(F.conv2d(x, w, b, stride=2, padding=1, groups=2), F.conv2d(x, w.conj(), None, dilation=2, groups=2), F.conv2d(x[0], w, b, groups=2))",
+        "conv1d_3d": X + "(F.conv1d(x[0, :, 0], w[:, :, 0], b, padding='same', groups=2), F.conv1d(x[:, :, 0], w[:, :, 0], b, padding='valid', groups=2), F.conv3d(x[:, :, None], w[:, :, None], b, groups=2))",
+        "transpose": X + "F.conv_transpose2d(x, w.transpose(0, 1).reshape(4, 3, 3, 3)[:, :2].contiguous(), b[:4], stride=2, output_padding=1, groups=2)",
+        "module_noncontig": X + "m = torch.nn.Conv2d(4, 6, 3, groups=2, dtype=torch.%s)\n(m(x).shape, F.conv2d(x.transpose(2, 3), w, b, groups=2), F.conv2d(x, w.transpose(2, 3), b, groups=2))" % dt,
+    }
+
+
+cases("complex_conv_c64", cconv("complex64"), tol="float")
+cases("complex_conv_c128", cconv("complex128"), tol=F64)
+CX = R + "x = torch.randn(2, 4, 9, 9, dtype=torch.complex64)\nw = torch.randn(6, 2, 3, 3, dtype=torch.complex64)\n"
+cases("complex_conv", {
+    "graph": CX + "y = torch.nn.functional.conv2d(x.requires_grad_(), w, groups=2)\n(y.grad_fn.name(), [f.name() if f else None for f, _ in y.grad_fn.next_functions])",
+    "bad_convolution_op": CX + "torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)",
+    "bad_real_weight": CX + "torch.nn.functional.conv2d(x, w.real.contiguous(), groups=2)",
+    "bad_real_input": CX + "torch.nn.functional.conv2d(x.real.contiguous(), w, groups=2)",
+})
+grads("complex_conv_grad", {
+    "conv2d": "ps = leaves((2, 4, 6, 6), (6, 2, 3, 3), (6,), dtype=torch.complex128); out = torch.nn.functional.conv2d(ps[0], ps[1], ps[2], padding=1, groups=2).abs()",
+    "conv1d_nobias": "ps = leaves((2, 3, 8), (4, 3, 3), dtype=torch.complex128); out = torch.nn.functional.conv1d(ps[0], ps[1], stride=2).real",
+}, tol=(1e-13, 1e-12))
+
+
+cases("hann_window_meta", {
+    "int_dtypes": "r = (torch.hann_window(4, dtype=torch.int64, device='meta'), torch.hann_window(4, False, dtype=torch.int32, device='meta'), torch.hann_window(1, dtype=torch.uint8, device='meta'), torch.hann_window(0, dtype=torch.bool, device='meta'))\n[(t.shape, t.dtype, t.device) for t in r]",
+    "bad_cpu_int": "torch.hann_window(4, dtype=torch.int64)",
+    "bad_hamming_meta_int": "torch.hamming_window(4, dtype=torch.int64, device='meta')",
+    "bad_sparse_meta": "torch.hann_window(4, layout=torch.sparse_coo, dtype=torch.int64, device='meta')",
+    "bad_negative_meta": "torch.hann_window(-1, dtype=torch.int64, device='meta')",
+})
+
+
+# complex least squares (zgelsy / zgels / zgelsd / zgelss); default rcond only: with a large
+# rcond the rank decided by gelsy's incremental condition estimate differed between OpenBLAS
+# and MKL on some of these matrices (docs/breadth_more2.md)
+def lsc(dt):
+    S = R + f"A = torch.randn(2, 5, 3, dtype=torch.{dt})\nW = torch.randn(2, 3, 5, dtype=torch.{dt})\nB = torch.randn(2, 5, 2, dtype=torch.{dt})\n"
+    return {d: S + f"(torch.linalg.lstsq(A, B, driver='{d}'), torch.linalg.lstsq(W, B[:, :3], driver='{d}'), torch.linalg.lstsq(A[0], B[0, :, 0], driver='{d}'))"
+            for d in ("gelsy", "gels", "gelsd", "gelss")}
+
+
+cases("lstsq_complex_c64", lsc("complex64"), tol="float")
+cases("lstsq_complex_c128", lsc("complex128"), tol=F64)
