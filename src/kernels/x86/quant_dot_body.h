@@ -138,30 +138,42 @@ TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t
     }
 }
 
-/* ---- Q4_0, eight rows at once (tn_qrows8_fn, kernels/quant.h): one activation block serves the
- * eight rows; rows c and c + 4 share one 256-bit register (their 16 quant bytes side by side), so
- * three hadds give the eight rows' block sums, lane r = row r. Per row the float steps are the
- * reference's: p = (float)sumi * (dw * da) into lane b % 8, then the same final fold. */
-TN_QTARGET static inline __attribute__((always_inline)) __m256 blk8_q4_0(const uint8_t *wb, int64_t rb, __m256i offs,
-                                                                        const int8_t *x, int32_t asum, float da) {
+/* ---- Q4_0 and Q4_1, eight rows at once (tn_qrows8_fn, kernels/quant.h): one activation block
+ * serves the eight rows; rows c and c + 4 share one 256-bit register (their 16 quant bytes side by
+ * side), so three hadds give the eight rows' block sums, lane r = row r. Per row the float steps
+ * are the reference's: p = (float)sumi * (dw * da) (Q4_0; sumi of q - 8) or
+ * p = (dw * da) * (float)sumi + mw * sa (Q4_1) into lane b % 8, then the same final fold.
+ * f: a compile-time constant (TN_Q4_0 or TN_Q4_1). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256 blk8_q4(const tn_qfmt f, const uint8_t *wb, int64_t rb,
+                                                                      __m256i offs, const int8_t *x, int32_t asum,
+                                                                      float da, float sa) {
+    const int qo = f == TN_Q4_1 ? 4 : 2; /* the quants' offset in the block */
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i alo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)x));
     const __m256i ahi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 16)));
-    __m256i p0 = _mm256_loadu2_m128i((const __m128i *)(wb + 4 * rb + 2), (const __m128i *)(wb + 2));
-    __m256i p1 = _mm256_loadu2_m128i((const __m128i *)(wb + 5 * rb + 2), (const __m128i *)(wb + rb + 2));
-    __m256i p2 = _mm256_loadu2_m128i((const __m128i *)(wb + 6 * rb + 2), (const __m128i *)(wb + 2 * rb + 2));
-    __m256i p3 = _mm256_loadu2_m128i((const __m128i *)(wb + 7 * rb + 2), (const __m128i *)(wb + 3 * rb + 2));
+    __m256i p0 = _mm256_loadu2_m128i((const __m128i *)(wb + 4 * rb + qo), (const __m128i *)(wb + qo));
+    __m256i p1 = _mm256_loadu2_m128i((const __m128i *)(wb + 5 * rb + qo), (const __m128i *)(wb + rb + qo));
+    __m256i p2 = _mm256_loadu2_m128i((const __m128i *)(wb + 6 * rb + qo), (const __m128i *)(wb + 2 * rb + qo));
+    __m256i p3 = _mm256_loadu2_m128i((const __m128i *)(wb + 7 * rb + qo), (const __m128i *)(wb + 3 * rb + qo));
     __m256i v0 = pair_dot(_mm256_and_si256(p0, m4), _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4), alo, ahi);
     __m256i v1 = pair_dot(_mm256_and_si256(p1, m4), _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4), alo, ahi);
     __m256i v2 = pair_dot(_mm256_and_si256(p2, m4), _mm256_and_si256(_mm256_srli_epi16(p2, 4), m4), alo, ahi);
     __m256i v3 = pair_dot(_mm256_and_si256(p3, m4), _mm256_and_si256(_mm256_srli_epi16(p3, 4), m4), alo, ahi);
     __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+    const __m256i h = _mm256_i32gather_epi32((const int *)wb, offs, 1); /* d (and Q4_1's m) */
+    const __m256 dw = _mm256_cvtph_ps(pack_halves(h));
+    if (f == TN_Q4_1) {
+        const __m256 mw = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        return _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(da)), _mm256_cvtepi32_ps(s)),
+                             _mm256_mul_ps(mw, _mm256_set1_ps(sa)));
+    }
     s = _mm256_sub_epi32(s, _mm256_set1_epi32(asum * 8));
-    __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_i32gather_epi32((const int *)wb, offs, 1)));
     return _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(da)));
 }
 
-TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+TN_QTARGET static inline __attribute__((always_inline)) void rows8_q4(const tn_qfmt f, const uint8_t *w, int64_t rb,
+                                                                       const tn_qact *a, int64_t nb, float *out) {
+    const int bs = f == TN_Q4_1 ? 20 : 18;
     const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
     __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0,
            acc7 = acc0;
@@ -178,7 +190,7 @@ TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a
 #define TN_Q4B(i, accv)                                                                                                \
     do {                                                                                                               \
         for (; pfo < span * (b + i + 1) / nb; pfo += 64) _mm_prefetch(pf + pfo, _MM_HINT_T0);                          \
-        accv = _mm256_add_ps(accv, blk8_q4_0(w + (b + i) * 18, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i])); \
+        accv = _mm256_add_ps(accv, blk8_q4(f, w + (b + i) * bs, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i], a->s[b + i])); \
     } while (0)
     for (; b + 8 <= nb; b += 8) {
         TN_Q4B(0, acc0); TN_Q4B(1, acc1); TN_Q4B(2, acc2); TN_Q4B(3, acc3);
@@ -201,7 +213,7 @@ TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a
 /* ---- k-quants, eight rows at once: the activation super-block serves the eight rows; per row the
  * integer sums are those of krow_q4k / krow_q6k (exact, so their order is free), gathered by one
  * fold8 tree into lane r = row r, and the float steps are the one-row kernels', lane-wise. The
- * span of the eight rows two groups ahead is prefetched as in rows8_q4_0. */
+ * span of the eight rows two groups ahead is prefetched as in rows8_q4. */
 TN_QTARGET static inline void prefetch_to(const char *pf, int64_t *pfo, int64_t upto) {
     for (; *pfo < upto; *pfo += 64) _mm_prefetch(pf + *pfo, _MM_HINT_T0);
 }
@@ -306,7 +318,8 @@ TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a,
 TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out) {
     if (rowbytes > INT32_MAX / 8) return 0;
     switch (f) {
-    case TN_Q4_0: rows8_q4_0(w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_0: rows8_q4(TN_Q4_0, w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_1: rows8_q4(TN_Q4_1, w, rowbytes, a, nb, out); return 1;
     case TN_Q4_K: rows8_q4k(w, rowbytes, a, nb, out); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
     default: return 0;
