@@ -107,9 +107,9 @@ bench: setup
 
 # llama.cpp, the peer an on-device user would pick, in an environment of its own, built only here
 # (never by setup, test or CI): llama-cpp-python from PyPI compiles llama.cpp from source with
-# cmake (33 minutes on a shared, loaded 2-core host). LLAMACPP_CMAKE_ARGS: the default is llama.cpp's native
-# build (GGML_NATIVE=ON: -march=native, every ISA extension of this host, as a user building it
-# from source gets); the run-time CPU variant selection (GGML_BACKEND_DL + GGML_CPU_ALL_VARIANTS)
+# cmake (33 minutes on a shared, loaded 2-core host). LLAMACPP_CMAKE_ARGS: the default is
+# llama.cpp's native build (GGML_NATIVE=ON: -march=native, every ISA extension of this host, as a
+# user building it from source gets); the run-time CPU variant selection (GGML_BACKEND_DL + GGML_CPU_ALL_VARIANTS)
 # builds variant libraries llama-cpp-python 0.3.36 neither installs nor loads, so it is not used.
 # Its dependencies (numpy, jinja2, diskcache, typing-extensions) pull no torch wheel (checked:
 # `pip install --dry-run llama-cpp-python==0.3.36`).
