@@ -95,10 +95,36 @@ selftest: setup
 coverage: setup
 	$(VENV)/bin/python -m torchnative.coverage
 
-# Then the SmolLM2-shaped Llama side by side (bench/bench_models.py; BENCH_QUICK=1 for CI).
+# Then the SmolLM2-shaped Llama side by side (bench/bench_models.py; BENCH_QUICK=1 for CI), then
+# the same GGUF on llama.cpp and torchnative (bench-llamacpp; skipped under BENCH_QUICK: CI does not
+# build llama.cpp).
 bench: setup
 	$(VENV)/bin/python bench/bench.py
 	$(VENV)/bin/python bench/bench_models.py
+	@if [ -n "$(BENCH_QUICK)" ] && [ "$(BENCH_QUICK)" != 0 ]; then \
+	  echo "llama.cpp side by side: skipped (BENCH_QUICK=$(BENCH_QUICK): CI does not build llama.cpp; run make bench-llamacpp)"; \
+	else $(MAKE) --no-print-directory bench-llamacpp; fi
+
+# llama.cpp, the peer an on-device user would pick, in an environment of its own, built only here
+# (never by setup, test or CI): llama-cpp-python from PyPI compiles llama.cpp from source with
+# cmake (33 minutes on a shared, loaded 2-core host). LLAMACPP_CMAKE_ARGS: the default is
+# llama.cpp's native build (GGML_NATIVE=ON: -march=native, every ISA extension of this host, as a
+# user building it from source gets); the run-time CPU variant selection (GGML_BACKEND_DL + GGML_CPU_ALL_VARIANTS)
+# builds variant libraries llama-cpp-python 0.3.36 neither installs nor loads, so it is not used.
+# Its dependencies (numpy, jinja2, diskcache, typing-extensions) pull no torch wheel (checked:
+# `pip install --dry-run llama-cpp-python==0.3.36`).
+LLAMACPP_VENV := $(BUILD)/llamacpp-venv
+LLAMACPP_PKG := llama-cpp-python==0.3.36
+LLAMACPP_CMAKE_ARGS ?= -DGGML_NATIVE=ON -DLLAVA_BUILD=OFF
+.PHONY: bench-llamacpp
+$(LLAMACPP_VENV)/.done:
+	$(PY) -m venv $(LLAMACPP_VENV)
+	CMAKE_ARGS="$(LLAMACPP_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+	  $(LLAMACPP_VENV)/bin/pip install -q --no-binary llama-cpp-python $(LLAMACPP_PKG)
+	touch $@
+
+bench-llamacpp: setup $(LLAMACPP_VENV)/.done
+	$(VENV)/bin/python bench/bench_llamacpp.py --llamacpp-python $(LLAMACPP_VENV)/bin/python
 
 # The extension built with AddressSanitizer + UndefinedBehaviorSanitizer, tests run under it.
 # (memcpy(dst, NULL, 0) for 0-dim shapes is not reported: harmless, and everywhere in shape code.)

@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <string.h>
 
 #define TN_QTARGET __attribute__((target("avx2,f16c")))
 #define TN_QNAME tn_qrow_avx2

@@ -10,6 +10,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <string.h>
 
 #define TN_QTARGET __attribute__((target("avx2,f16c,avx512f,avx512vl,avx512bw,avx512vnni")))
 #define TN_QNAME tn_qrow_avx512vnni

@@ -138,30 +138,42 @@ TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t
     }
 }
 
-/* ---- Q4_0, eight rows at once (tn_qrows8_fn, kernels/quant.h): one activation block serves the
- * eight rows; rows c and c + 4 share one 256-bit register (their 16 quant bytes side by side), so
- * three hadds give the eight rows' block sums, lane r = row r. Per row the float steps are the
- * reference's: p = (float)sumi * (dw * da) into lane b % 8, then the same final fold. */
-TN_QTARGET static inline __attribute__((always_inline)) __m256 blk8_q4_0(const uint8_t *wb, int64_t rb, __m256i offs,
-                                                                        const int8_t *x, int32_t asum, float da) {
+/* ---- Q4_0 and Q4_1, eight rows at once (tn_qrows8_fn, kernels/quant.h): one activation block
+ * serves the eight rows; rows c and c + 4 share one 256-bit register (their 16 quant bytes side by
+ * side), so three hadds give the eight rows' block sums, lane r = row r. Per row the float steps
+ * are the reference's: p = (float)sumi * (dw * da) (Q4_0; sumi of q - 8) or
+ * p = (dw * da) * (float)sumi + mw * sa (Q4_1) into lane b % 8, then the same final fold.
+ * f: a compile-time constant (TN_Q4_0 or TN_Q4_1). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256 blk8_q4(const tn_qfmt f, const uint8_t *wb, int64_t rb,
+                                                                      __m256i offs, const int8_t *x, int32_t asum,
+                                                                      float da, float sa) {
+    const int qo = f == TN_Q4_1 ? 4 : 2; /* the quants' offset in the block */
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i alo = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)x));
     const __m256i ahi = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(x + 16)));
-    __m256i p0 = _mm256_loadu2_m128i((const __m128i *)(wb + 4 * rb + 2), (const __m128i *)(wb + 2));
-    __m256i p1 = _mm256_loadu2_m128i((const __m128i *)(wb + 5 * rb + 2), (const __m128i *)(wb + rb + 2));
-    __m256i p2 = _mm256_loadu2_m128i((const __m128i *)(wb + 6 * rb + 2), (const __m128i *)(wb + 2 * rb + 2));
-    __m256i p3 = _mm256_loadu2_m128i((const __m128i *)(wb + 7 * rb + 2), (const __m128i *)(wb + 3 * rb + 2));
+    __m256i p0 = _mm256_loadu2_m128i((const __m128i *)(wb + 4 * rb + qo), (const __m128i *)(wb + qo));
+    __m256i p1 = _mm256_loadu2_m128i((const __m128i *)(wb + 5 * rb + qo), (const __m128i *)(wb + rb + qo));
+    __m256i p2 = _mm256_loadu2_m128i((const __m128i *)(wb + 6 * rb + qo), (const __m128i *)(wb + 2 * rb + qo));
+    __m256i p3 = _mm256_loadu2_m128i((const __m128i *)(wb + 7 * rb + qo), (const __m128i *)(wb + 3 * rb + qo));
     __m256i v0 = pair_dot(_mm256_and_si256(p0, m4), _mm256_and_si256(_mm256_srli_epi16(p0, 4), m4), alo, ahi);
     __m256i v1 = pair_dot(_mm256_and_si256(p1, m4), _mm256_and_si256(_mm256_srli_epi16(p1, 4), m4), alo, ahi);
     __m256i v2 = pair_dot(_mm256_and_si256(p2, m4), _mm256_and_si256(_mm256_srli_epi16(p2, 4), m4), alo, ahi);
     __m256i v3 = pair_dot(_mm256_and_si256(p3, m4), _mm256_and_si256(_mm256_srli_epi16(p3, 4), m4), alo, ahi);
     __m256i s = _mm256_hadd_epi32(_mm256_hadd_epi32(v0, v1), _mm256_hadd_epi32(v2, v3));
+    const __m256i h = _mm256_i32gather_epi32((const int *)wb, offs, 1); /* d (and Q4_1's m) */
+    const __m256 dw = _mm256_cvtph_ps(pack_halves(h));
+    if (f == TN_Q4_1) {
+        const __m256 mw = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        return _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(da)), _mm256_cvtepi32_ps(s)),
+                             _mm256_mul_ps(mw, _mm256_set1_ps(sa)));
+    }
     s = _mm256_sub_epi32(s, _mm256_set1_epi32(asum * 8));
-    __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_i32gather_epi32((const int *)wb, offs, 1)));
     return _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(da)));
 }
 
-TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+TN_QTARGET static inline __attribute__((always_inline)) void rows8_q4(const tn_qfmt f, const uint8_t *w, int64_t rb,
+                                                                       const tn_qact *a, int64_t nb, float *out) {
+    const int bs = f == TN_Q4_1 ? 20 : 18;
     const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
     __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0,
            acc7 = acc0;
@@ -178,7 +190,7 @@ TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a
 #define TN_Q4B(i, accv)                                                                                                \
     do {                                                                                                               \
         for (; pfo < span * (b + i + 1) / nb; pfo += 64) _mm_prefetch(pf + pfo, _MM_HINT_T0);                          \
-        accv = _mm256_add_ps(accv, blk8_q4_0(w + (b + i) * 18, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i])); \
+        accv = _mm256_add_ps(accv, blk8_q4(f, w + (b + i) * bs, rb, offs, a->q + (b + i) * TN_QK, a->sum[b + i], a->d[b + i], a->s[b + i])); \
     } while (0)
     for (; b + 8 <= nb; b += 8) {
         TN_Q4B(0, acc0); TN_Q4B(1, acc1); TN_Q4B(2, acc2); TN_Q4B(3, acc3);
@@ -198,8 +210,118 @@ TN_QTARGET static void rows8_q4_0(const uint8_t *w, int64_t rb, const tn_qact *a
     _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(h0, h2), _mm256_add_ps(h1, h3)));
 }
 
+/* ---- k-quants, eight rows at once: the activation super-block serves the eight rows; per row the
+ * integer sums are those of krow_q4k / krow_q6k (exact, so their order is free), gathered by one
+ * fold8 tree into lane r = row r, and the float steps are the one-row kernels', lane-wise. The
+ * span of the eight rows two groups ahead is prefetched as in rows8_q4. */
+TN_QTARGET static inline void prefetch_to(const char *pf, int64_t *pfo, int64_t upto) {
+    for (; *pfo < upto; *pfo += 64) _mm_prefetch(pf + *pfo, _MM_HINT_T0);
+}
+
+/* bs[0..15] (int32) -> lane j = bs[2j] + bs[2j+1] */
+TN_QTARGET static inline __m256i pair_sums16(const int32_t *bs) {
+    __m256i h = _mm256_hadd_epi32(_mm256_loadu_si256((const __m256i *)bs), _mm256_loadu_si256((const __m256i *)(bs + 8)));
+    return _mm256_permute4x64_epi64(h, 0xd8);
+}
+
+TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 144;
+        const int8_t *x = a->q + i * TN_QKK;
+        const __m256i bsp = pair_sums16(a->sum + i * 16);
+        __m256i v[8], mv[8];
+        for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            uint32_t u0, u1, u2;
+            memcpy(&u0, q + 4, 4);
+            memcpy(&u1, q + 8, 4);
+            memcpy(&u2, q + 12, 4);
+            /* the 6-bit scales sc_0..7 and mins m_0..7 as bytes (krow_q4k's unpacking, four at a time) */
+            const uint64_t sc = (uint64_t)(u0 & 0x3f3f3f3fu) |
+                                (uint64_t)((u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4)) << 32;
+            const uint64_t mn = (uint64_t)(u1 & 0x3f3f3f3fu) |
+                                (uint64_t)(((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4)) << 32;
+            mv[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn)), bsp);
+            __m256i acc_r = _mm256_setzero_si256();
+            for (int c = 0; c < 4; c++) {
+                const int s0 = (int)(sc >> (16 * c)) & 0xff, s1 = (int)(sc >> (16 * c + 8)) & 0xff;
+                __m256i u = _mm256_loadu_si256((const __m256i *)(q + 16 + 32 * c));
+                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(u, m4), x + 64 * c, s0, s0));
+                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, s1, s1));
+            }
+            v[r] = acc_r;
+        }
+        const __m256i isum = fold8(v), msum = fold8(mv);
+        const __m256i h = _mm256_i32gather_epi32((const int *)wb, offs, 1); /* d, dmin */
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(h)), dmin = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        const __m256 da = _mm256_set1_ps(a->d[i]);
+        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw, da), _mm256_cvtepi32_ps(isum));
+        const __m256 u = _mm256_mul_ps(_mm256_mul_ps(dmin, da), _mm256_cvtepi32_ps(msum));
+        acc = _mm256_add_ps(acc, _mm256_sub_ps(t, u));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
+TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(0x03), m30 = _mm256_set1_epi8(0x30),
+                  mc = _mm256_set1_epi8(0x0c);
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 210;
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m256i bs0 = _mm256_loadu_si256((const __m256i *)bs), bs1 = _mm256_loadu_si256((const __m256i *)(bs + 8));
+        __m256i v[8], cv[8];
+                for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            const int8_t *sc = (const int8_t *)(q + 192);
+            const __m128i sc16 = _mm_loadu_si128((const __m128i *)sc);
+            cv[r] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvtepi8_epi32(sc16), bs0),
+                                     _mm256_mullo_epi32(_mm256_cvtepi8_epi32(_mm_srli_si128(sc16, 8)), bs1));
+            __m256i acc_r = _mm256_setzero_si256();
+            for (int hh = 0; hh < 2; hh++) {
+                __m256i l0 = _mm256_loadu_si256((const __m256i *)(q + 64 * hh));
+                __m256i l1 = _mm256_loadu_si256((const __m256i *)(q + 64 * hh + 32));
+                __m256i qh = _mm256_loadu_si256((const __m256i *)(q + 128 + 32 * hh));
+                __m256i u[4];
+                u[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
+                u[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
+                u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
+                u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
+                                       _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+                for (int k = 0; k < 4; k++) {
+                    int g = 8 * hh + 2 * k;
+                    acc_r = _mm256_add_epi32(acc_r, kdot(u[k], x + 128 * hh + 32 * k, sc[g], sc[g + 1]));
+                }
+            }
+            v[r] = acc_r;
+        }
+        const __m256i isum = _mm256_sub_epi32(fold8(v), _mm256_slli_epi32(fold8(cv), 5)); /* - 32 * corr */
+        /* d is the block's last two bytes: gather the four ending there (in bounds), keep the high half */
+        const __m256i h = _mm256_i32gather_epi32((const int *)(wb + 206), offs, 1);
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a->d[i])), _mm256_cvtepi32_ps(isum)));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
 TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out) {
-    if (f != TN_Q4_0 || rowbytes > INT32_MAX / 8) return 0;
-    rows8_q4_0(w, rowbytes, a, nb, out);
-    return 1;
+    if (rowbytes > INT32_MAX / 8) return 0;
+    switch (f) {
+    case TN_Q4_0: rows8_q4(TN_Q4_0, w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_1: rows8_q4(TN_Q4_1, w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_K: rows8_q4k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
+    default: return 0;
+    }
 }
