@@ -3,6 +3,28 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+/* glibc's heap policy for tensor-sized blocks (docs/speed_prefill.md). By default glibc serves
+ * blocks of 128 KB and more with mmap until the first one is freed, then raises that threshold
+ * to the freed size, and gives free memory at the top of the heap back to the kernel beyond twice
+ * it. A forward pass allocates and frees megabyte activations in turn, so the heap kept shrinking
+ * and growing, and every regrowth touched fresh zeroed pages: ~74,000 page faults and ~10% of the
+ * CPU time of a 512-token prefill of the SmolLM2-shaped Llama. Fixing the mmap threshold at
+ * glibc's own dynamic ceiling (32 MB) and keeping up to 64 MB of free heap top removes them.
+ * A user's own choice (GLIBC_TUNABLES malloc settings, MALLOC_*_ variables) is left alone. */
+void tn_storage_tune_malloc(void) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
+    const char *tun = getenv("GLIBC_TUNABLES");
+    if ((tun && strstr(tun, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_") ||
+        getenv("MALLOC_TOP_PAD_"))
+        return;
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+#endif
+}
 
 _Thread_local bool tn_tls_inference_mode;
 

@@ -123,6 +123,25 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
     }
 }
 
+/* Panels [u0, u1) of the packed operand: rows of A (nt) or columns of B, V lanes a panel. */
+typedef struct {
+    const tn_gemm_isa *isa;
+    bool nt;
+    int64_t n, K;
+    const float *src;
+    int64_t ld;
+    float *dst;
+} pack_job;
+
+static void pack_panels(int64_t u0, int64_t u1, void *vjob) {
+    const pack_job *j = vjob;
+    const int V = j->isa->V;
+    int64_t l0 = u0 * V, ln = (u1 * V < j->n ? u1 * V : j->n) - l0;
+    float *dst = j->dst + l0 * j->K;
+    if (j->nt) j->isa->pack_t(ln, j->K, j->src + l0 * j->ld, j->ld, V, dst);
+    else pack_cols(ln, j->K, j->src + l0, j->ld, V, dst);
+}
+
 /* C = alpha * A @ op(B) + beta*C with op(B) = W^T (nt, B is W (N,K)) or B (K,N). The packed
  * operand P is A's rows (nt) or B's columns; the broadcast rows Q are W's rows or A's rows.
  * Groups of R broadcast rows are shared out over the thread pool (each output is computed by
@@ -136,8 +155,9 @@ static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64
     const int64_t groups = (nq + isa->R - 1) / isa->R;
     for (int64_t p0 = 0; p0 < np; p0 += pb) {
         int64_t pn = np - p0 < pb ? np - p0 : pb;
-        if (nt) isa->pack_t(pn, K, A + p0 * lda, lda, isa->V, scratch);
-        else pack_cols(pn, K, B + p0, ldb, isa->V, scratch);
+        pack_job pj = {isa, nt, pn, K, nt ? A + p0 * lda : B + p0, nt ? lda : ldb, scratch};
+        /* panels of V lanes are independent: packed over the pool too, ~64K floats a chunk */
+        tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 16) / (isa->V * K + 1) + 1, pack_panels, &pj);
         job.p0 = p0;
         job.pn = pn;
         /* a group is R x pn x K multiply-adds; aim for ~1M per chunk */

@@ -19,6 +19,12 @@
  * otherwise they give NaN as upstream's softmax does. x and y may not alias. */
 void tn_softmax_f32(const float *x, float *y, int64_t outer, int64_t n, int64_t inner, bool log, bool safe);
 void tn_softmax_f64(const double *x, double *y, int64_t outer, int64_t n, int64_t inner, bool log, bool safe);
+/* The softmax kernel's row steps (kernels/ref/softmax.c), shared with kernels/attention.c: the max
+ * of x[0..n) (NaN when any is NaN; -inf for n = 0), the sum in 8 double lanes in a fixed order,
+ * and y[j] *= c. The same bits on every instruction-set clone. */
+float tn_row_max_f32(const float *x, int64_t n);
+double tn_row_sum_f32(const float *y, int64_t n);
+void tn_row_scale_f32(float *y, float c, int64_t n);
 
 /* Layer norm over rows of a contiguous [M, N] buffer. w, b: N elements or NULL. mean and rstd:
  * M elements each (rstd = 1 / sqrt(var + eps), biased variance). */
@@ -49,12 +55,13 @@ void tn_attention_f64(const tn_attn_geom *g, const double *q, const double *k, c
                       const double *mask, double *out, double *lse, double *scores);
 
 /* The same in f32 through the GEMM kernels (kernels/attention.c), for q, k, v and out whose
- * last dimension has element stride 1; scratch of tn_attention_f32_scratch(g) bytes. Scores
+ * last dimension has element stride 1; scratch of tn_attention_f32_scratch(g, slots) bytes, one
+ * slot per thread that may share the work (tn_get_num_threads(); fewer only limits it). Scores
  * and probabilities in f32 like upstream's CPU kernel, so results differ from the reference by
  * float rounding. */
-size_t tn_attention_f32_scratch(const tn_attn_geom *g);
+size_t tn_attention_f32_scratch(const tn_attn_geom *g, int slots);
 void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
-                           float *out, float *lse, float *scratch);
+                           float *out, float *lse, float *scratch, int slots);
 /* The same on bf16 q, k, v and out (last dimension of element stride 1, Ev > 1): f32 blocks
  * widened inside the kernel (kernels/attention.c), the bits of widening whole copies, running the
  * f32 kernel and rounding its output; mask and lse in f32; scratch of tn_attention_bf16_scratch(g)

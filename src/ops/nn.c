@@ -12,6 +12,7 @@
 #include "tn_ops_gen.h"
 
 #include "kernels/nn.h"
+#include "core/parallel.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -445,7 +446,8 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     /* f32 with unit-stride rows runs on the GEMM kernels; anything else on the reference. */
     bool fast = ct == TN_DTYPE_F32 && (g.qs[3] == 1 || E <= 1) && (g.ks[3] == 1 || E <= 1) &&
                 (g.vs[3] == 1 || Ev <= 1) && (g.os[3] == 1 || Ev <= 1);
-    scratch = PyMem_Malloc(lp ? tn_attention_bf16_scratch(&g) : fast ? tn_attention_f32_scratch(&g)
+    const int slots = tn_get_num_threads();
+    scratch = PyMem_Malloc(lp ? tn_attention_bf16_scratch(&g) : fast ? tn_attention_f32_scratch(&g, slots)
                                                                    : (size_t)(S > 0 ? S : 1) * sizeof(double));
     if (!scratch) { PyErr_NoMemory(); goto done; }
     {
@@ -462,7 +464,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
                                  (double *)op, (double *)lp_, (double *)scratch);
             else if (fast)
                 tn_attention_gemm_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
-                                      (float *)op, (float *)lp_, (float *)scratch);
+                                      (float *)op, (float *)lp_, (float *)scratch, slots);
             else
                 tn_attention_f32(&g, (const float *)qp, (const float *)kp, (const float *)vp, (const float *)mp,
                                  (float *)op, (float *)lp_, (double *)scratch);

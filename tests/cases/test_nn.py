@@ -113,6 +113,28 @@ cases("sdpa", [
     "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.bfloat16(), k.bfloat16(), v.bfloat16())",
 ], setup=ATT, tol="float", strides=True)
 
+# Sequences longer than the f32 kernel's 64-row query block (kernels/attention.c): several
+# (batch, head, block) units shared over the thread pool, causal blocks cut at the diagonal,
+# grouped key/value heads, masks and a query layout whose heads are not outermost (Llama's).
+ATT_LONG = """
+torch.manual_seed(0)
+q = torch.randn(2, 6, 150, 32)
+k = torch.randn(2, 6, 150, 32)
+v = torch.randn(2, 6, 150, 32)
+F = torch.nn.functional
+"""
+
+cases("sdpa_long", [
+    "F.scaled_dot_product_attention(q, k, v)", "F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+    "F.scaled_dot_product_attention(q, k[:, :2], v[:, :2], is_causal=True, enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :, :70], v[:, :, :70])",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(150, 150))",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.rand(150, 150) > 0.2, is_causal=False)",
+    "F.scaled_dot_product_attention(q.transpose(1, 2).contiguous().transpose(1, 2), k, v, is_causal=True)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[:, :, :130], k, v, scale=0.1)",
+], setup=ATT_LONG, tol="float", strides=True)
+
 # bf16 / f16 sdpa where the decomposition runs (a dispatch mode, or inputs requiring grad with grad
 # mode off): upstream's flash overload, as for f32 (the op stream and the values)
 cases("sdpa_lowp_decomposed", {

@@ -4,7 +4,8 @@ output's fused multiply-add chain. Each case runs the same products in two torch
 one forced to the reference (TN_GEMM=ref), and compares the raw bytes. Shapes cover every edge:
 row counts around the few-row path and the microkernel heights, k on both sides of
 64 (where few-row products switch to the lane order), column and k tails, strided
-operands (transposed, sliced, batched), alpha/beta, and sizes past one packed block."""
+operands (transposed, sliced, batched), alpha/beta, and sizes past one packed block. The same
+products with 2 and 3 threads must give the 1-thread bytes."""
 import os
 import subprocess
 import sys
@@ -40,12 +41,18 @@ put("matmul T", torch.randn(2, 3, 40, 24).transpose(-1, -2) @ torch.randn(40, 17
 q, k, v = torch.randn(2, 4, 70, 16), torch.randn(2, 4, 70, 16), torch.randn(2, 4, 70, 16)
 for causal in (False, True):
     put("sdpa %s" % causal, F.scaled_dot_product_attention(q, k, v, is_causal=causal))
+# several 64-row query blocks per head, shared over the pool when it has threads
+q, k, v = torch.randn(1, 9, 200, 64), torch.randn(1, 3, 200, 64), torch.randn(1, 3, 200, 64)
+for causal in (False, True):
+    put("sdpa gqa %s" % causal, F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True))
+put("sdpa mask", F.scaled_dot_product_attention(q[:, :3], k, v, attn_mask=torch.randn(200, 200)))
 print("\n".join(out))
 """
 
 
 def run(env_extra):
-    env = dict(os.environ, OMP_NUM_THREADS="1", **env_extra)
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    env.update(env_extra)
     r = subprocess.run([OURS, "-c", SNIPPET], env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout.splitlines()
@@ -62,3 +69,16 @@ def test_variants_match_reference_bits():
         avx2 = run({"TN_GEMM": "avx2"})
         bad = [f"{a}  !=  {b}" for a, b in zip(avx2, ref) if a != b]
         assert not bad, "AVX2 variant differs from the reference:\n" + "\n".join(bad[:20])
+
+
+def test_thread_count_does_not_change_bits():
+    """Products and attention split their work over the pool (core/parallel.c) so that every output
+    is computed whole by one thread: 1, 2 and 3 threads give the same bytes."""
+    if not os.path.exists(OURS):
+        pytest.skip("torchnative environment not built (make setup)")
+    one = run({})
+    for n in ("2", "3"):
+        many = run({"OMP_NUM_THREADS": n})
+        assert len(many) == len(one) > 500
+        bad = [f"{a}  !=  {b}" for a, b in zip(many, one) if a != b]
+        assert not bad, f"{n} threads differ from 1:\n" + "\n".join(bad[:20])

@@ -32,7 +32,7 @@ static inline float nanmax(float m, float v) { return (v > m || v != v) ? v : m;
 
 /* ---- one row (inner == 1) ---- */
 
-SM_CLONES static float row_max(const float *x, int64_t n) {
+SM_CLONES float tn_row_max_f32(const float *x, int64_t n) {
     float m[16];
     for (int k = 0; k < 16; k++) m[k] = -INFINITY;
     int64_t j = 0;
@@ -44,7 +44,7 @@ SM_CLONES static float row_max(const float *x, int64_t n) {
     return r;
 }
 
-SM_CLONES static double row_sum(const float *y, int64_t n) {
+SM_CLONES double tn_row_sum_f32(const float *y, int64_t n) {
     double s[8] = {0};
     int64_t j = 0;
     for (; j + 8 <= n; j += 8)
@@ -64,7 +64,7 @@ SM_CLONES static double row_dot(const float *a, const float *b, int64_t n) {
     return r;
 }
 
-SM_CLONES static void row_scale(float *y, float c, int64_t n) {
+SM_CLONES void tn_row_scale_f32(float *y, float c, int64_t n) {
     for (int64_t j = 0; j < n; j++) y[j] = y[j] * c;
 }
 
@@ -78,20 +78,20 @@ SM_CLONES static void row_smax_bwd(float *gi, const float *g, const float *y, fl
 }
 
 static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
-    float mx = row_max(x, n);
+    float mx = tn_row_max_f32(x, n);
     if (safe && mx == -INFINITY) {
         memset(y, 0, (size_t)n * sizeof *y);
         return;
     }
     tn_vm_expsub_f32(y, x, mx, n);
-    double sum = row_sum(y, n);
+    double sum = tn_row_sum_f32(y, n);
     if (lg) row_sub2(y, x, mx, (float)log(sum), n);
-    else row_scale(y, (float)(1.0 / sum), n);
+    else tn_row_scale_f32(y, (float)(1.0 / sum), n);
 }
 
 static void bwd_row(const float *g, const float *y, float *gi, int64_t n, bool lg) {
     if (lg) {
-        tn_vm_lsm_bw_f32(gi, g, y, (float)row_sum(g, n), n);
+        tn_vm_lsm_bw_f32(gi, g, y, (float)tn_row_sum_f32(g, n), n);
     } else {
         row_smax_bwd(gi, g, y, (float)row_dot(g, y, n), n);
     }

@@ -102,7 +102,8 @@ TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, 
             for (int i = 0; i < nl; i++) {
                 float *c = C + (int64_t)(l0 + i) * ldc + r0;
                 if (nr == 8) _mm256_storeu_ps(c, t[i]);
-                else _mm256_maskstore_ps(c, keep, t[i]);
+                else if (nr == 4) _mm_storeu_ps(c, _mm256_castps256_ps128(t[i])); /* R = 12's last rows */
+                else _mm256_maskstore_ps(c, keep, t[i]); /* slow on AMD: kept for odd row counts */
             }
         }
     }
