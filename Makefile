@@ -70,7 +70,7 @@ demo: setup
 
 # Everything CI checks: the comparison tests (which include the harness self-test).
 test: setup
-	$(VENV)/bin/python -m pytest -q tests
+	$(VENV)/bin/python -m pytest -q --durations=25 tests
 
 # Golden operator cases only (every implemented overload against upstream).
 golden: setup
