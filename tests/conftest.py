@@ -44,6 +44,21 @@ def pytest_collection_modifyitems(session, config, items):
                                       "case": c.id, "outcome": "not run"}
 
 
+def pytest_collection_finish(session):
+    """A test module defining `start_early(items)` gets its collected items once collection is
+    done, before the first test runs: it may start work that mostly waits (tests/test_federated.py
+    starts its Flower federations) so that the waiting overlaps the tests before it."""
+    if session.config.option.collectonly:
+        return
+    by_module = {}
+    for item in session.items:
+        mod = getattr(item, "module", None)
+        if mod is not None and hasattr(mod, "start_early"):
+            by_module.setdefault(mod, []).append(item)
+    for mod, items in by_module.items():
+        mod.start_early(items)
+
+
 def pytest_runtest_logreport(report):
     rec = _OUTCOMES.get(report.nodeid)
     if rec is None:

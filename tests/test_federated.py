@@ -4,8 +4,9 @@ torchnative clients compared with upstream torch 2.13.0 clients.
 Flower: real processes on 127.0.0.1 (flower-superlink / flower-supernode --insecure, the app
 submitted with `flwr run`), the SuperLink and its ServerApp always from upstream's `.venv-ref`,
 the SuperNodes (whose ClientApps train the model) from `.venv` (torchnative) or `.venv-ref`.
-Every federation of this file is started at once by one fixture (Flower's SuperNodes and
-ServerApp poll every 3 s, so the runs are mostly waiting). Measured on the shared 2-core machine
+Every federation of this file is started at once, in the background as soon as pytest has
+collected the session (`start_early`; Flower's SuperNodes and ServerApp poll every 3 s, so the
+runs are mostly waiting and overlap the tests before this file). Measured on the shared 2-core machine
 under load average 15-55: Flower part ~7-10 min, torch.distributed part ~2-5 min; the floor is
 Flower's fixed polls, its 30 s heartbeat (the killed-SuperNode round) and ~60 ClientApp processes
 each importing torch.
@@ -125,19 +126,42 @@ def _run_scenario(name, out):
         shutil.rmtree(fed.dir, ignore_errors=True)
 
 
+_FLOWER = {}  # "threads", "out": the federations started by start_early
+
+
+def start_early(items):
+    """Start every Flower federation in background threads once collection is done
+    (tests/conftest.py calls this for any collected module defining it, with its collected
+    items). The federations mostly wait on Flower's polls and heartbeat, so they overlap the
+    tests that run before this file; `flower_runs` joins them. The SuperLink and SuperNodes die
+    with the thread that started them (PR_SET_PDEATHSIG), so an interrupted session leaves none."""
+    if any("flower_runs" in getattr(i, "fixturenames", ()) for i in items) \
+            and all(_has_flwr(py) for py in (REF_PY, SUBJECT_PY)):
+        _start_flower()
+
+
+def _start_flower():
+    if _FLOWER:
+        return
+    out = {}
+    threads = []
+    for n in SCENARIOS:
+        t = threading.Thread(target=_run_scenario, args=(n, out), daemon=True)
+        t.start()
+        threads.append(t)
+        time.sleep(1.0)
+    _FLOWER.update(threads=threads, out=out)
+
+
 @pytest.fixture(scope="module")
 def flower_runs():
     for py in (REF_PY, SUBJECT_PY):
         if not _has_flwr(py):
             pytest.skip("flwr 1.42.0 not installed in %s (make setup installs it)" % py)
-    out = {}
-    threads = [threading.Thread(target=_run_scenario, args=(n, out)) for n in SCENARIOS]
-    for t in threads:
-        t.start()
-        time.sleep(1.0)
-    for t in threads:
+    _start_flower()  # (already running when tests/conftest.py started it early)
+    for t in _FLOWER["threads"]:
         t.join()
-    return out
+    return _FLOWER["out"]
 
 
 def _get(runs, name):

@@ -1,0 +1,71 @@
+"""`make test`: the whole suite as two pytest processes side by side, each line of their output
+prefixed with its stream's name, exit status nonzero when either fails.
+
+Why two: the machine has two cores. The golden cases and the OpInfo suite already keep both busy
+(reference and subject interpreters run in parallel), but most other tests run one interpreter at
+a time or wait (Flower's polls and heartbeat, process-group timeouts), leaving a core idle. The
+streams split along that line:
+
+  cases   tests/cases, tests/kernels and the tests that read the golden or OpInfo machinery
+  system  every other test file or folder under tests/ (a new one lands here by default)
+
+Usage: python tools/test_streams.py [extra pytest arguments, given to both streams]
+"""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
+CASES = ["cases", "kernels", "test_coverage_gate.py", "test_harness_selftest.py",
+         "test_opinfo.py", "test_opinfo_gradcheck.py", "test_surface_names.py"]
+
+
+def streams():
+    entries = sorted(os.listdir(TESTS))
+    missing = [e for e in CASES if e not in entries]
+    if missing:
+        sys.exit("tools/test_streams.py: %s not found under tests/" % ", ".join(missing))
+    system = [e for e in entries if e not in CASES and (
+        (e.startswith("test_") and e.endswith(".py"))
+        or (os.path.isdir(os.path.join(TESTS, e)) and any(
+            f.startswith("test_") and f.endswith(".py") for f in os.listdir(os.path.join(TESTS, e)))))]
+    return {"cases": CASES, "system": system}
+
+
+def main(extra):
+    procs = {}
+    for name, entries in streams().items():
+        argv = [sys.executable, "-m", "pytest", "-q", "--durations=15", "-p", "no:cacheprovider"] \
+            + ["tests/" + e for e in entries] + extra
+        procs[name] = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    last = {}
+    lock = threading.Lock()
+
+    def pump(name, p):
+        for raw in p.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line.strip():
+                last[name] = line
+            with lock:
+                sys.stdout.write("[%s] %s\n" % (name, line))
+                sys.stdout.flush()
+
+    t0 = time.time()
+    pumps = [threading.Thread(target=pump, args=kv) for kv in procs.items()]
+    for t in pumps:
+        t.start()
+    for t in pumps:
+        t.join()
+    rcs = {name: p.wait() for name, p in procs.items()}
+    print("\nmake test, %.0f s of wall time:" % (time.time() - t0))
+    for name in procs:
+        print("  %-7s exit %d  %s" % (name, rcs[name], last.get(name, "")))
+    return 0 if all(rc == 0 for rc in rcs.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
