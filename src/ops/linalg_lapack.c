@@ -1426,6 +1426,17 @@ fail:
     return NULL;
 }
 
+/* The work array a LAPACK workspace query (lwork = -1) sized: *lw = its first element (float for
+ * float32 / complex64, else double; at least 1), allocated for *lw elements of dt.
+ * NULL with MemoryError set when it cannot be. */
+static void *query_work(tn_dtype dt, const void *query, int *lw) {
+    bool single = dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64;
+    int n = single ? (int)*(const float *)query : (int)*(const double *)query;
+    *lw = n < 1 ? 1 : n;
+    void *w = malloc((size_t)*lw * tn_dtype_itemsize(dt));
+    if (!w) PyErr_NoMemory();
+    return w;
+}
 /* ---- LDL: linalg_ldl_factor_ex (sytrf, or hetrf for hermitian complex input), linalg_ldl_solve
  * (sytrs / hetrs), both with uplo 'L' as upstream's CPU kernels. LD is the factored column-major
  * copy with its strict upper triangle zeroed; pivots are LAPACK's (1-based, negative for 2x2
@@ -1472,10 +1483,8 @@ PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
     if (batch && n) {
         union { double d[2]; float f[4]; } wq = {{0, 0}};
         (hetrf ? L->hetrf : L->sytrf)("L", &in, D(LD), &in, (int *)D(piv), &wq, &lw, &inf, 1);
-        lw = (A->dtype == TN_DTYPE_F32 || A->dtype == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
-        if (lw < 1) lw = 1;
-        void *work = malloc((size_t)lw * isz);
-        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return PyErr_NoMemory(); }
+        void *work = query_work(A->dtype, &wq, &lw);
+        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return NULL; }
         char *pl = D(LD);
         int *pp = (int *)D(piv), *pi = (int *)D(info);
         Py_BEGIN_ALLOW_THREADS
@@ -1649,10 +1658,8 @@ PyObject *tn_op_ormqr(tn_value *a) {
         union { double d[2]; float f[4]; } wq = {{0, 0}};
         int lw = -1, inf = 0;
         L->ormqr(side, tr, &im, &in, &ik, D(Af), &lda, D(tc), D(X), &ldc, &wq, &lw, &inf, 1, 1);
-        lw = (dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
-        if (lw < 1) lw = 1;
-        void *work = malloc((size_t)lw * isz);
-        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return PyErr_NoMemory(); }
+        void *work = query_work(dt, &wq, &lw);
+        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return NULL; }
         char *pa = D(Af), *pt = D(tc), *px = D(X);
         int64_t an = lda0 * icols;
         Py_BEGIN_ALLOW_THREADS
