@@ -25,6 +25,18 @@ static bool need(tn_node *n, int arg) {
 }
 static void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
 #define PUT(arg, expr) do { if (need(n, arg)) { PyObject *v_ = (expr); if (!v_) return -1; put(n, o, arg, v_); } } while (0)
+/* PUT, then release the listed references on every path (expr is evaluated only when the input is needed;
+ * when it fails the formula returns -1 without leaking them) */
+#define PUTX(arg, expr, ...)                                                                    \
+    do {                                                                                        \
+        const bool nd_ = need(n, arg);                                                          \
+        PyObject *v_ = nd_ ? (expr) : NULL, *rel_[] = {__VA_ARGS__};                            \
+        for (size_t i_ = 0; i_ < sizeof rel_ / sizeof rel_[0]; i_++) Py_XDECREF(rel_[i_]);       \
+        if (nd_) {                                                                              \
+            if (!v_) return -1;                                                                 \
+            put(n, o, arg, v_);                                                                 \
+        }                                                                                       \
+    } while (0)
 
 static bool is_tensor_arg(tn_node *n, int i) { return n->arg_nmeta[i] > 0; }
 static PyObject *arg_obj(tn_node *n, int i) { return tn_value_to_python(&n->args[i]); }   /* new ref */
@@ -104,16 +116,14 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = cj(saved(n, 0));
         if (!self) return -1;
-        PUT(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)));
-        Py_DECREF(self);
+        PUTX(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)), self);
     }
     if (need(n, 0)) {
         PyObject *other = is_tensor_arg(n, 1) ? cj(saved(n, 1)) : arg_obj(n, 1);
         if (other && PyComplex_Check(other))
             Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
         if (!other) return -1;
-        PUT(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)));
-        Py_DECREF(other);
+        PUTX(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)), other);
     }
     return 0;
 }
@@ -131,8 +141,7 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
     if (need(n, 0)) {
         PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
         if (!other) return -1;
-        PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other));
-        Py_DECREF(other);
+        PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other), other);
     }
     return 0;
 }
@@ -161,23 +170,20 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
 static int f_exp(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_log(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], s));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], s), s);
     return 0;
 }
 static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * result) */
     PyObject *r = result(n, 0), *t = r ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", r, 2) : NULL;
     Py_XDECREF(r);
     if (!t) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t));
-    Py_DECREF(t);
+    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t), t);
     return 0;
 }
 static int f_rsqrt(tn_node *n, PyObject **g, PyObject **o) {   /* -0.5 * grad * result.pow(3) */
@@ -200,8 +206,7 @@ static int f_sin(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0), *c = s ? tn_aten(TN_ROW_cos, "(O)", s) : NULL;
     Py_XDECREF(s);
     if (!c) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], c));
-    Py_DECREF(c);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], c), c);
     return 0;
 }
 static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin() */
@@ -209,38 +214,33 @@ static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin
     PyObject *ns = sn ? tn_aten(TN_ROW_neg, "(O)", sn) : NULL;
     Py_XDECREF(s); Py_XDECREF(sn);
     if (!ns) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ns));
-    Py_DECREF(ns);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ns), ns);
     return 0;
 }
 static int f_abs(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self.sgn() */
     PyObject *s = saved(n, 0), *sg = s ? tn_aten(TN_ROW_sgn, "(O)", s) : NULL;
     Py_XDECREF(s);
     if (!sg) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg));
-    Py_DECREF(sg);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg), sg);
     return 0;
 }
 /* activations through their aten backward ops */
 static int f_tanh(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, result, 0) */
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0), r);
     return 0;
 }
 static PyObject *scalar_minus(double c, PyObject *t);
@@ -257,15 +257,13 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
         PUT(0, r);
         return 0;
     }
-    PUT(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s), s);
     return 0;
 }
 static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
     PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
     PyObject *kw = ap ? Py_BuildValue("{sO}", "approximate", ap) : NULL;
-    if (kw) PUT(0, tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s));
-    Py_XDECREF(s); Py_XDECREF(ap); Py_XDECREF(kw);
+    PUTX(0, kw ? tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s) : NULL, s, ap, kw);
     return kw ? 0 : -1;
 }
 
@@ -315,8 +313,7 @@ static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(siz
     for (int d = 0; d < meta(n, 0)->ndim; d++) numel *= tn_meta_sizes(meta(n, 0))[d];
     PyObject *e = expand_to(g[0], n, 0);
     if (!e) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel));
-    Py_DECREF(e);
+    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel), e);
     return 0;
 }
 static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
@@ -334,8 +331,7 @@ static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *s = sum_backward(g[0], n, 1, n->args[2].u.i);
     if (!s) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt), s);
     return 0;
 }
 
@@ -427,8 +423,8 @@ static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batc
     return 0;
 }
 static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
-    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
+    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
+    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
     return 0;
 }
 static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
@@ -452,8 +448,7 @@ static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(ve
 static int f_view(tn_node *n, PyObject **g, PyObject **o) {   /* grad.reshape(self_sizes) */
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_reshape, "(OO)", g[0], sz));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_reshape, "(OO)", g[0], sz), sz);
     return 0;
 }
 static int f_t(tn_node *n, PyObject **g, PyObject **o) { PUT(0, t_(g[0])); return 0; }
@@ -472,8 +467,7 @@ static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
         if (d < 0) d += nd;
         PyList_SetItem(inv, d, PyLong_FromLong(i));
     }
-    PUT(0, tn_aten(TN_ROW_permute, "(OO)", g[0], inv));
-    Py_DECREF(inv);
+    PUTX(0, tn_aten(TN_ROW_permute, "(OO)", g[0], inv), inv);
     return 0;
 }
 static int f_expand(tn_node *n, PyObject **g, PyObject **o) {
@@ -518,8 +512,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
 static int f_select(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
     return 0;
 }
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
@@ -528,9 +521,8 @@ static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(s
     int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
-                   (long long)arg_i(n, 4)));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
+                    (long long)arg_i(n, 4)), sz);
     return 0;
 }
 /* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
@@ -585,8 +577,7 @@ static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool
         if (!p) { Py_DECREF(l); return -1; }
         PyList_SetItem(l, k, p);
     }
-    PUT(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim));
-    Py_DECREF(l);
+    PUTX(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim), l);
     return 0;
 }
 static int f_split(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[2].u.i, false); }
@@ -596,8 +587,8 @@ static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
     tn_dtype want = meta(n, 0)->dtype;
     if (tn_tensor_of(g[0])->dtype == want) { PUT(0, Py_NewRef(g[0])); return 0; }
     PyObject *dt = tn_py_from_dtype(want), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PUT(0, kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g[0]) : NULL);
-    Py_XDECREF(dt); Py_XDECREF(kw);
+    if (!kw) { Py_XDECREF(dt); return -1; }
+    PUTX(0, tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g[0]), dt, kw);
     return 0;
 }
 
@@ -618,16 +609,22 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
     PyObject *c = saved(n, 0);
     if (!c) return -1;
-    if (is_tensor_arg(n, 2)) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));   /* other */
-    if (is_tensor_arg(n, 1)) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));  /* self */
+    bool fail = false;
+    if (is_tensor_arg(n, 2) && need(n, 2)) {   /* other */
+        PyObject *v = tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]);
+        if (v) put(n, o, 2, v); else fail = true;
+    }
+    if (!fail && is_tensor_arg(n, 1) && need(n, 1)) {   /* self */
+        PyObject *v = tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0);
+        if (v) put(n, o, 1, v); else fail = true;
+    }
     Py_DECREF(c);
-    return 0;
+    return fail ? -1 : 0;
 }
 static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.masked_fill(mask, 0) */
     PyObject *m = saved(n, 1);
     if (!m) return -1;
-    PUT(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0));
-    Py_DECREF(m);
+    PUTX(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0), m);
     if (is_tensor_arg(n, 2) && need(n, 2)) {
         tn_not_implemented("the derivative of masked_fill's value");
         return -1;
@@ -640,15 +637,13 @@ static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 static int f_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax(self, dim, half_to_float) */
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
-    Py_DECREF(r); Py_DECREF(dt);
+    PUTX(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 static int f_log_softmax(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
-    Py_DECREF(r); Py_DECREF(dt);
+    PUTX(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
@@ -679,9 +674,8 @@ static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *idx = saved(n, 1);
     if (!idx) return -1;
-    PUT(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
-                 (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False));
-    Py_DECREF(idx);
+    PUTX(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
+                    (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False), idx);
     return 0;
 }
 
@@ -2553,15 +2547,13 @@ static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
     const tn_meta *m = meta(n, 0);
     const int64_t *sz = tn_meta_sizes(m);
     PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
-    if (s) PUT(0, tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s));
-    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    PUTX(0, s ? tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 /* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
 static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
-    if (s) PUT(0, tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s));
-    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    PUTX(0, s ? tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 
@@ -3195,8 +3187,7 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     PyObject *m = result(n, 1);
     if (!m) return -1;
-    PUT(0, dropout_bw(g[0], m, scale));
-    Py_DECREF(m);
+    PUTX(0, dropout_bw(g[0], m, scale), m);
     return 0;
 }
 static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
@@ -3207,8 +3198,7 @@ static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, arg_f(n, 2)) : NULL;
     Py_XDECREF(go); Py_XDECREF(m); Py_XDECREF(mt);
     if (!ms) { Py_XDECREF(gt); return -1; }
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms));
-    Py_DECREF(gt); Py_DECREF(ms);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms), gt, ms);
     return 0;
 }
 
@@ -3746,9 +3736,8 @@ static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
     int64_t start = arg_i(n, 2), len = arg_i(n, 3);
-    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
-                   (long long)(start + len), 1LL));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
+                    (long long)(start + len), 1LL), sz);
     return 0;
 }
 
@@ -4391,14 +4380,16 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 1)) {
         PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_aten(TN_ROW_bmm, "(OO)", ge, b2t) : NULL;
         Py_XDECREF(b2); Py_XDECREF(b2t);
-        if (!r) { Py_DECREF(ge); return -1; }
-        put(n, o, 1, maybe_multiply(r, n, 4));
+        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
+        if (!v) { Py_DECREF(ge); return -1; }
+        put(n, o, 1, v);
     }
     if (need(n, 2)) {
         PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_aten(TN_ROW_bmm, "(OO)", b1t, ge) : NULL;
         Py_XDECREF(b1); Py_XDECREF(b1t);
-        if (!r) { Py_DECREF(ge); return -1; }
-        put(n, o, 2, maybe_multiply(r, n, 4));
+        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
+        if (!v) { Py_DECREF(ge); return -1; }
+        put(n, o, 2, v);
     }
     Py_DECREF(ge);
     return 0;
