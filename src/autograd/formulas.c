@@ -696,6 +696,7 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 /* put expression `e` (a borrowed temporary) as the gradient of arg a */
 #define OUTK(a, e) do { if (need(n, a)) { PyObject *v_ = (e); if (!v_) { drop_(&T); return -1; } put(n, o, a, Py_NewRef(v_)); } } while (0)
 #define DONE do { drop_(&T); return 0; } while (0)
+#define DONE_ERR do { drop_(&T); return -1; } while (0)
 
 static PyObject *dtype_kw(tn_dtype d) {
     PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
@@ -3691,6 +3692,96 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, r);
     return 0;
 }
+/* ---- pseudo-inverse and least squares (docs/breadth_more2.md): FunctionsManual's pinv_backward and
+ * linalg_lstsq_backward, op by op ---- */
+static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_aten(TN_ROW_mH, "(O)", x)) : NULL; }
+static PyObject *la_mmk(tmps *T, PyObject *a, PyObject *b) { return keep_(T, la_mm(a, b)); }
+static PyObject *la_bink(tmps *T, int row, PyObject *a, PyObject *b) { return keep_(T, la_bin(row, a, b)); }
+/* pinv_backward(grad, pinvA, A): the matrices of the smaller of m, n inside (m = rows of A);
+ * a temporary of T */
+static PyObject *pinv_backward(tmps *T, PyObject *grad, PyObject *pA, PyObject *A) {
+    const tn_tensor *a = tn_tensor_of(A);
+    int64_t m = a->sizes[a->ndim - 2], nn = a->sizes[a->ndim - 1];
+    PyObject *pAh = la_mH(T, pA), *gh = la_mH(T, grad);
+    if (m <= nn) {
+        /* K = grad^H pinvA; -(pinvA K)^H + K pinvA^H - (A pinvA) K pinvA^H + (pinvA^H pinvA)(grad^H - K A) */
+        PyObject *Kx = la_mmk(T, gh, pA), *KpAh = la_mmk(T, Kx, pAh);
+        PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, pA, Kx))));
+        PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, KpAh);
+        s = la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
+        return la_bink(T, TN_ROW_add_Tensor, s,
+                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, Kx, A))));
+    }
+    /* K = pinvA grad^H; -(K pinvA)^H + (grad^H - A K) pinvA pinvA^H + pinvA^H K - pinvA^H K pinvA A */
+    PyObject *Kx = la_mmk(T, pA, gh), *pAhK = la_mmk(T, pAh, Kx);
+    PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, Kx, pA))));
+    PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, la_mmk(T, la_mmk(T, la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, A, Kx)), pA), pAh));
+    s = la_bink(T, TN_ROW_add_Tensor, s, pAhK);
+    return la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
+}
+/* linalg_pinv.atol_rtol_tensor: pinv_backward(grad, result, self) */
+static int f_linalg_pinv(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *A = K(saved(n, 0)), *pA = A ? K(result(n, 0)) : NULL;
+    OUTK(0, pA ? pinv_backward(&T, g[0], pA, A) : NULL);
+    DONE;
+}
+static PyObject *la_pinv(PyObject *A) {   /* at::linalg_pinv(A): no tolerances, not hermitian */
+    PyObject *kw = Py_BuildValue("{sO}", "hermitian", Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_pinv_atol_rtol_tensor, kw, "(O)", A) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+/* linalg_lstsq(self, b, rcond, driver): linalg_lstsq_backward(grads[0], grads[1], self, b, solution):
+ * the solution's gradient through pinv(A), the residuals' as that of |A X - B|^2 with X fixed; a
+ * vector b (linalg_solve_is_vector_rhs) is made a column first */
+static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
+    bool a_req = need(n, 0), b_req = need(n, 1);
+    bool has_gL = g[1] && tn_numel(tn_tensor_of(g[1])) > 0;
+    if ((!g[0] && !has_gL) || (!a_req && !b_req)) return 0;
+    const tn_meta *ma = meta(n, 0), *mb = meta(n, 1);
+    bool vec = mb->ndim == 1;
+    if (!vec && ma->ndim - 1 == mb->ndim) {
+        vec = true;
+        for (int i = 0; i < mb->ndim; i++) vec = vec && tn_meta_sizes(mb)[i] == tn_meta_sizes(ma)[i];
+    }
+    T_;
+    PyObject *A = K(saved(n, 0)), *B0 = A ? K(saved(n, 1)) : NULL;
+    PyObject *B = vec ? K(la_unsq(B0, -1)) : B0;
+    if (!B) DONE_ERR;
+    PyObject *gA = NULL, *gB = NULL;
+    if (g[0]) {
+        PyObject *gX = vec ? K(la_unsq(g[0], -1)) : g[0], *pA = gX ? K(la_pinv(A)) : NULL;
+        if (!pA) DONE_ERR;
+        if (a_req && !(gA = pinv_backward(&T, la_mmk(&T, gX, la_mH(&T, B)), pA, A))) DONE_ERR;
+        if (b_req) {
+            gB = la_mmk(&T, la_mH(&T, pA), gX);
+            if (gB && vec) gB = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", gB, -1));
+            if (!gB) DONE_ERR;
+        }
+    }
+    if (has_gL) {
+        PyObject *X0 = K(result(n, 0)), *X = vec ? K(la_unsq(X0, -1)) : X0;
+        PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
+        if (!gL) DONE_ERR;
+        if (a_req) {
+            PyObject *l = K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", la_mmk(&T, la_bink(&T, TN_ROW_mul_Tensor, gL, r), la_mH(&T, X)), 2));
+            gA = gA ? la_bink(&T, TN_ROW_add_Tensor, gA, l) : l;
+            if (!gA) DONE_ERR;
+        }
+        if (b_req) {
+            PyObject *l = la_bink(&T, TN_ROW_mul_Tensor, K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", gL, -2)), r);
+            if (l && vec) l = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", l, -1));
+            gB = gB ? la_bink(&T, TN_ROW_add_Tensor, gB, l) : l;
+            if (!gB) DONE_ERR;
+        }
+    }
+    if (a_req && gA) put(n, o, 0, Py_NewRef(gA));
+    if (b_req && gB) put(n, o, 1, Py_NewRef(gB));
+    DONE;
+}
+
 /* ---- training family, remaining items (helper-train): max_unpool ----
  * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
  * gradient at the indices); indices: non_differentiable */
@@ -4867,6 +4958,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* training family, remaining items (helper-train) */
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
