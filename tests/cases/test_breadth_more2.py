@@ -200,7 +200,8 @@ cases("lstsq_complex_c64", lsc("complex64"), tol="float")
 cases("lstsq_complex_c128", lsc("complex128"), tol=F64)
 
 
-# ---- round 2b: lstsq and pinv backward (docs/breadth_more2.md) ----
+# ---- round 2b: lstsq and pinv backward, linalg_ldl_factor.out, hann_window.out into a meta
+# out= (docs/breadth_more2.md) ----
 # Gradients: derivatives.yaml's linalg_lstsq entry (FunctionsManual's linalg_lstsq_backward: the
 # solution's gradient through pinv(A), the residuals' with X fixed) and linalg_pinv's
 # pinv_backward. pinv goes through an SVD, whose float64 bits differ between LAPACK builds
@@ -236,4 +237,28 @@ cases("lstsq_gradcheck", {
     "pinv": GC + "A = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)\n(gradcheck(torch.linalg.pinv, (A,)), gradcheck(torch.linalg.pinv, (A.mT,)), gradgradcheck(torch.linalg.pinv, (A,)))",
     "complex": GC + "A, B = torch.randn(4, 3, dtype=torch.complex128, requires_grad=True), torch.randn(4, dtype=torch.complex128, requires_grad=True)\n"
                     "(gradcheck(lambda a, b: torch.linalg.lstsq(a, b, driver='gelsd')[:2], (A, B)), gradcheck(torch.linalg.pinv, (A,)))",
+})
+cases("ldl_factor_out", {
+    "out": L4 + "o1, o2 = torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)\nr = torch.linalg.ldl_factor(LD * 3 + 1, out=(o1, o2))\n"
+                "p1, p2 = torch.empty(2, 2, dtype=torch.float64), torch.empty(7, dtype=torch.int32)\nq = torch.ops.aten.linalg_ldl_factor.out(LD + 1, LD=p1, pivots=p2)\n"
+                "(type(r).__name__, r, r[0] is o1, r[1] is o2, o1.stride(), type(q).__name__, q, q[0] is p1, p1.stride(), p2.shape)",
+    "hermitian_batch": R + "a = torch.randn(2, 3, 3, dtype=torch.complex128)\na = a + a.mH\no1, o2 = torch.empty(0, dtype=torch.complex128), torch.empty(0, dtype=torch.int32)\n"
+                           "(torch.linalg.ldl_factor(a, hermitian=True, out=(o1, o2)), o1, o2, torch.linalg.ldl_factor(a, out=(o1, o2)))",
+    "bad_singular": "torch.linalg.ldl_factor(torch.zeros(3, 3), out=(torch.empty(0), torch.empty(0, dtype=torch.int32)))",
+    "bad_singular_batch": "torch.linalg.ldl_factor(torch.zeros(2, 3, 3), out=(torch.empty(0), torch.empty(0, dtype=torch.int32)))",
+    "bad_out_dtype": "torch.linalg.ldl_factor(torch.eye(3), out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32)))",
+    "bad_pivots_dtype": "torch.linalg.ldl_factor(torch.eye(3), out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))",
+    "bad_ex_out_dtype": "torch.linalg.ldl_factor_ex(torch.eye(3), out=(torch.empty(0), torch.empty(0, dtype=torch.int32), torch.empty(0, dtype=torch.int64)))",
+    "bad_ex_out_dtype_singular": "torch.linalg.ldl_factor_ex(torch.zeros(3, 3), check_errors=True, out=(torch.empty(0, dtype=torch.float64), torch.empty(0, dtype=torch.int32), torch.empty(0, dtype=torch.int32)))",
+    "bad_solve_out_dtype": "torch.linalg.ldl_solve(torch.eye(3), torch.arange(1, 4, dtype=torch.int32), torch.ones(3, 1), out=torch.empty(0, dtype=torch.float64))",
+}, tol=F64)
+cases("hann_window_out_meta", {
+    "int_out": "o, p, q = (torch.empty(0, dtype=d, device='meta') for d in (torch.int64, torch.bool, torch.int32))\n"
+               "r = (torch.ops.aten.hann_window.out(5, out=o), torch.ops.aten.hann_window.periodic_out(4, False, out=p), torch.ops.aten.hann_window.out(0, out=q))\n"
+               "(r[0] is o, r[1] is p, r[2] is q, [(t.shape, t.dtype, t.device) for t in (o, p, q)])",
+    "float_out": "o = torch.empty(3, 3, device='meta')\nr = torch.ops.aten.hann_window.periodic_out(6, True, out=o)\n(r is o, o.shape, o.dtype, o.device)",
+    "cpu_float_out": "o = torch.empty(0, dtype=torch.float64)\n(torch.ops.aten.hann_window.out(5, out=o), o)",
+    "bad_cpu_int_out": "torch.ops.aten.hann_window.out(5, out=torch.empty(0, dtype=torch.int64))",
+    "bad_hamming_meta_int_out": "torch.ops.aten.hamming_window.out(5, out=torch.empty(0, dtype=torch.int64, device='meta'))",
+    "bad_negative_meta_out": "torch.ops.aten.hann_window.out(-2, out=torch.empty(0, dtype=torch.int64, device='meta'))",
 })
