@@ -3782,6 +3782,142 @@ static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- Householder products (docs/breadth_more2.md): FunctionsManual's householder_product_backward
+ * (linalg_householder_product) and ormqr_backward, op by op. H_i = I - tau_i v_i v_i^H; K is updated
+ * by reflectors from both sides, H(sigma_i) = H(tau_i)^-1 with sigma = tau / (tau |v|^2 - 1). Without
+ * grad mode K is updated in place on its rows / columns i.. (v_i is zero above row i), as upstream;
+ * with grad mode out of place on the whole matrix. ---- */
+static PyObject *hh_narrow(PyObject *x, int dim, int64_t start, int64_t len) {
+    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)start, (long long)len) : NULL;
+}
+/* apply_simple_transformation(m, k, v, v, t, K, in_place, condition_with_I=true, left): (I - t v v^H) K
+ * (left) or K (I - t v v^H). Steals K; returns the new K. */
+static PyObject *hh_reflect(int64_t m, int64_t k, PyObject *v_full, PyObject *t, PyObject *Km, bool in_place, bool left) {
+    if (!Km) return NULL;
+    T_;
+    PyObject *tu = K(la_unsq(t, -1)), *r = NULL;
+    if (in_place) {
+        PyObject *v = K(hh_narrow(v_full, -2, k, m - k)), *Kp = K(hh_narrow(Km, left ? -2 : -1, k, m - k));
+        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v), la_mmk(&T, la_mH(&T, v), Kp))
+                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Kp, la_bink(&T, TN_ROW_mul_Tensor, tu, v)), la_mH(&T, v));
+        PyObject *sub = d ? K(tn_aten(TN_ROW_sub__Tensor, "(OO)", Kp, d)) : NULL;
+        r = sub ? Py_NewRef(Km) : NULL;
+    } else {
+        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full), la_mmk(&T, la_mH(&T, v_full), Km))
+                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Km, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full)), la_mH(&T, v_full));
+        r = d ? tn_aten(TN_ROW_sub_Tensor, "(OO)", Km, d) : NULL;
+    }
+    Py_DECREF(Km);
+    drop_(&T);
+    return r;
+}
+/* update_grad: v_i's and tau_i's gradients from K, written into column i of gin / element i of gtau */
+static int hh_update(int64_t m, int64_t i, PyObject *v_full, PyObject *t, PyObject *K, PyObject *gin, PyObject *gtau) {
+    T_;
+    PyObject *v = K(hh_narrow(v_full, -2, i, m - i));
+    PyObject *vHK = la_mmk(&T, la_mH(&T, v), K(hh_narrow(K, -2, i, m - i)));
+    PyObject *Kv = la_mmk(&T, K(hh_narrow(K, -1, i, m - i)), v), *tu = K(la_unsq(t, -1));
+    PyObject *a = tu ? K(tn_aten(TN_ROW_neg, "(O)", tu)) : NULL;
+    a = la_bink(&T, TN_ROW_mul_Tensor, a, vHK);
+    a = a ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(tn_aten(TN_ROW_conj, "(O)", a)), -2)) : NULL;
+    PyObject *b = la_bink(&T, TN_ROW_mul_Tensor, tu, Kv);
+    b = b ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", b, -1)) : NULL;
+    PyObject *vg = la_bink(&T, TN_ROW_sub_Tensor, a, b);
+    vg = vg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(la_unsq(vg, -1)), -1)) : NULL;   /* returned unsqueezed, copied squeezed */
+    PyObject *tg = la_mmk(&T, K(hh_narrow(vHK, -1, i, m - i)), v);
+    tg = tg ? K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_conj, "(O)", tg)))) : NULL;
+    tg = tg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)) : NULL;   /* (tau_grad.squeeze(-1)).squeeze(-1) */
+    PyObject *c1 = vg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gin, -1, (long long)i)), vg)) : NULL;
+    PyObject *c2 = c1 && tg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gtau, -1, (long long)i)),
+                                        K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)))) : NULL;
+    drop_(&T);
+    return c2 ? 0 : -1;
+}
+/* householder_product_backward(grad, result, input, tau, flip_order): (input_grad, tau_grad) into
+ * *gi / *gt (new references; both NULL without an error when there is nothing to do) */
+static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObject *tau, bool flip, PyObject **gi, PyObject **gt) {
+    *gi = *gt = NULL;
+    const tn_tensor *ti = tn_tensor_of(input_), *tt = tn_tensor_of(tau);
+    if (!grad || tn_numel(ti) == 0 || tn_numel(tt) == 0) return 0;
+    int64_t m = ti->sizes[ti->ndim - 2], k = tt->sizes[tt->ndim - 1];
+    bool in_place = !tn_grad_enabled(), left = !flip;
+    T_;
+    PyObject *in = K(tn_aten(TN_ROW_tril, "(Oi)", input_, -1));
+    PyObject *dg = in ? K(tn_aten(TN_ROW_diagonal, "(Oiii)", in, 0, -2, -1)) : NULL;
+    PyObject *fl = dg ? K(tn_aten(TN_ROW_fill__Scalar, "(Od)", dg, 1.0)) : NULL;
+    PyObject *ik = fl ? K(hh_narrow(in, -1, 0, k)) : NULL;
+    PyObject *nsq = ik ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", la_bink(&T, TN_ROW_mul_Tensor, ik, K(tn_aten(TN_ROW_conj, "(O)", ik))), -2)) : NULL;
+    PyObject *den = nsq ? K(tn_aten(TN_ROW_sub_Scalar, "(Od)", la_bink(&T, TN_ROW_mul_Tensor, tau, nsq), 1.0)) : NULL;
+    PyObject *sigma = la_bink(&T, TN_ROW_div_Tensor, tau, den);
+    PyObject *Kx = sigma ? tn_aten(TN_ROW_matmul, "(OO)", result, la_mH(&T, grad)) : NULL;   /* owned, updated below */
+    PyObject *gin = Kx ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", input_)) : NULL;
+    PyObject *gtau = gin ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", tau)) : NULL;
+    if (!gtau) { Py_XDECREF(Kx); DONE_ERR; }
+    /* the loop's columns are released as it goes (T holds a fixed number of temporaries) */
+    int64_t z = flip ? k - 1 : 0, last = flip ? 0 : k - 1;
+    PyObject *vz = hh_narrow(in, -1, z, 1), *sz = vz ? hh_narrow(sigma, -1, z, 1) : NULL;
+    Kx = sz ? hh_reflect(m, z, vz, sz, Kx, in_place, left) : (Py_DECREF(Kx), NULL);
+    Py_XDECREF(vz);
+    Py_XDECREF(sz);
+    for (int64_t idx = 0; Kx && idx < k; idx++) {
+        int64_t i = flip ? k - idx - 1 : idx;
+        PyObject *v = hh_narrow(in, -1, i, 1), *t = v ? hh_narrow(tau, -1, i, 1) : NULL;
+        if (!t || hh_update(m, i, v, t, Kx, gin, gtau) < 0) Py_CLEAR(Kx);
+        else if (i != last) {
+            int64_t nx = flip ? i - 1 : i + 1;
+            PyObject *vn = hh_narrow(in, -1, nx, 1), *sn = vn ? hh_narrow(sigma, -1, nx, 1) : NULL;
+            Kx = sn ? hh_reflect(m, nx, vn, sn, Kx, in_place, left) : (Py_DECREF(Kx), NULL);
+            Kx = hh_reflect(m, i, v, t, Kx, in_place, !left);
+            Py_XDECREF(vn);
+            Py_XDECREF(sn);
+        }
+        Py_XDECREF(v);
+        Py_XDECREF(t);
+    }
+    if (!Kx || !K(tn_aten(TN_ROW_tril_, "(Oi)", gin, -1))) { Py_XDECREF(Kx); DONE_ERR; }
+    Py_DECREF(Kx);
+    *gi = Py_NewRef(gin);
+    *gt = Py_NewRef(gtau);
+    DONE;
+}
+/* linalg_householder_product(input, tau): householder_product_backward(grad, result, input, tau) */
+static int f_linalg_householder_product(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0) && !need(n, 1)) return 0;
+    T_;
+    PyObject *in = K(saved(n, 0)), *tau = in ? K(saved(n, 1)) : NULL, *res = tau ? K(result(n, 0)) : NULL, *gi, *gt;
+    if (!res || hh_backward(g[0], res, in, tau, false, &gi, &gt) < 0) DONE_ERR;
+    K(gi), K(gt);
+    if (gi && need(n, 0)) put(n, o, 0, Py_NewRef(gi));
+    if (gt && need(n, 1)) put(n, o, 1, Py_NewRef(gt));
+    DONE;
+}
+/* ormqr(self, tau, other, left, transpose): other: ormqr(self, tau, grad, left, !transpose); self and
+ * tau through householder_product_backward, with grad and result (conjugate-)transposed and the
+ * order flipped as upstream's ormqr_backward chooses by left ^ transpose */
+static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
+    bool left = arg_i(n, 3) != 0, tr = arg_i(n, 4) != 0;
+    if (!g[0]) return 0;
+    T_;
+    PyObject *self = K(saved(n, 0)), *tau = self ? K(saved(n, 1)) : NULL;
+    if (!tau) DONE_ERR;
+    if (need(n, 2)) {
+        PyObject *og = K(tn_aten(TN_ROW_ormqr, "(OOOOO)", self, tau, g[0], left ? Py_True : Py_False, tr ? Py_False : Py_True));
+        if (!og) DONE_ERR;
+        put(n, o, 2, Py_NewRef(og));
+    }
+    if (need(n, 0) || need(n, 1)) {
+        PyObject *res = K(result(n, 0)), *hg, *hr, *gi, *gt;
+        if (!res) DONE_ERR;
+        if (left ^ tr) { hg = tr ? la_mH(&T, g[0]) : g[0]; hr = tr ? la_mH(&T, res) : res; }
+        else { hg = tr ? res : la_mH(&T, res); hr = tr ? g[0] : la_mH(&T, g[0]); }
+        if (!hg || !hr || hh_backward(hg, hr, self, tau, !(left ^ tr), &gi, &gt) < 0) DONE_ERR;
+        K(gi), K(gt);
+        if (gi && need(n, 0)) put(n, o, 0, Py_NewRef(gi));
+        if (gt && need(n, 1)) put(n, o, 1, Py_NewRef(gt));
+    }
+    DONE;
+}
+
 /* ---- training family, remaining items (helper-train): max_unpool ----
  * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
  * gradient at the indices); indices: non_differentiable */
@@ -4959,6 +5095,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
+    {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* training family, remaining items (helper-train) */
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},

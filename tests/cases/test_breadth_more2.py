@@ -262,3 +262,30 @@ cases("hann_window_out_meta", {
     "bad_hamming_meta_int_out": "torch.ops.aten.hamming_window.out(5, out=torch.empty(0, dtype=torch.int64, device='meta'))",
     "bad_negative_meta_out": "torch.ops.aten.hann_window.out(-2, out=torch.empty(0, dtype=torch.int64, device='meta'))",
 })
+
+
+# ---- ormqr and householder_product backward: FunctionsManual's householder_product_backward (K
+# updated by reflectors from both sides; in place without grad mode, out of place with it) and
+# ormqr_backward. Reflectors and tau are made directly, as the ormqr cases above. ----
+def ormg(m, n, left, tr, dt="float64"):
+    c = f"({m}, 2)" if left else f"(2, {m})"
+    return (f"ps = leaves(({m}, {n}), ({min(m, n)},), {c}, dtype=torch.{dt})\n"
+            f"out = torch.ormqr(ps[0], ps[1] * 0.3 + 1, ps[2], {left}, {tr}) * torch.arange(1., 2 * {m} + 1).reshape({c})")
+
+
+grads("ormqr_grad", {
+    **{f"{m}x{n}_{'L' if left else 'R'}{'T' if tr else 'N'}": ormg(m, n, left, tr)
+       for (m, n) in ((5, 3), (3, 5), (4, 4)) for left in (True, False) for tr in (False, True)},
+    "complex": ormg(4, 3, True, True, "complex128").replace("* torch.arange", "; out = out.abs() * torch.arange"),
+    "batch": "ps = leaves((2, 4, 3), (2, 3), (2, 4, 2), dtype=torch.float64); out = torch.ormqr(ps[0], ps[1] * 0.3 + 1, ps[2], True, False)",
+    "householder_product": "ps = leaves((5, 3), (3,), dtype=torch.float64); out = torch.linalg.householder_product(ps[0], ps[1] * 0.3 + 1).pow(2)",
+    "householder_product_batch": "ps = leaves((2, 4, 4), (2, 2), dtype=torch.float64); out = torch.linalg.householder_product(ps[0], ps[1] * 0.3 + 1) * torch.arange(32.).reshape(2, 4, 4)",
+    "double_backward": "ps = leaves((4, 3), (3,), (4, 2), dtype=torch.float64)\n(g0, g1) = torch.autograd.grad(torch.ormqr(ps[0], ps[1] * 0.3 + 1, ps[2]).pow(2).sum(), ps[:2], create_graph=True)\nout = g0.pow(2).sum() + g1.pow(2).sum()",
+}, tol=LSG)
+cases("ormqr_gradcheck", {
+    "ormqr": GC + "a, t, c = torch.randn(4, 3, dtype=torch.float64, requires_grad=True), torch.rand(3, dtype=torch.float64, requires_grad=True), torch.randn(4, 2, dtype=torch.float64, requires_grad=True)\n"
+                  "(gradcheck(lambda a, t, c: torch.ormqr(a, t + 1, c), (a, t, c)), gradcheck(lambda a, t, c: torch.ormqr(a, t + 1, c.mT, left=False, transpose=True), (a, t, c)), "
+                  "gradgradcheck(lambda a, t, c: torch.ormqr(a, t + 1, c, True, True), (a, t, c)))",
+    "householder_product": GC + "a, t = torch.randn(5, 3, dtype=torch.float64, requires_grad=True), torch.rand(3, dtype=torch.float64, requires_grad=True)\n"
+                                "(gradcheck(lambda a, t: torch.linalg.householder_product(a, t + 1), (a, t)), gradgradcheck(lambda a, t: torch.linalg.householder_product(a, t + 1), (a, t)))",
+})
