@@ -1522,7 +1522,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_svd", "", tn_linalg_d_svd}, {"linalg_svdvals", "", tn_linalg_d_svdvals}, {"svd", "", tn_linalg_d_svd_old},
     {"linalg_eigh", "", tn_linalg_d_eigh}, {"linalg_eigvalsh", "", tn_linalg_d_eigvalsh},
     {"linalg_lu_factor", "", tn_linalg_d_lu_factor}, {"qr", "", tn_linalg_d_qr_old}, {"linalg_eigvals", "", tn_linalg_d_eigvals},
-    {"linalg_ldl_factor", "", tn_linalg_d_ldl_factor},
+    {"linalg_ldl_factor", "", tn_linalg_d_ldl_factor}, {"linalg_ldl_factor", "out", tn_linalg_d_ldl_factor_out},
     /* linalg family, more (ops/linalg_more.c; helper-linalg): upstream's CompositeImplicit linalg functions */
     {"linalg_diagonal", "", tn_linalg_more_d_diagonal}, {"cross", "", tn_linalg_more_d_cross},
     {"linalg_vander", "", tn_linalg_more_d_vander}, {"linalg_matrix_power", "", tn_linalg_more_d_matrix_power},

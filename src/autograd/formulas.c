@@ -25,6 +25,18 @@ static bool need(tn_node *n, int arg) {
 }
 static void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
 #define PUT(arg, expr) do { if (need(n, arg)) { PyObject *v_ = (expr); if (!v_) return -1; put(n, o, arg, v_); } } while (0)
+/* PUT, then release the listed references on every path (expr is evaluated only when the input is needed;
+ * when it fails the formula returns -1 without leaking them) */
+#define PUTX(arg, expr, ...)                                                                    \
+    do {                                                                                        \
+        const bool nd_ = need(n, arg);                                                          \
+        PyObject *v_ = nd_ ? (expr) : NULL, *rel_[] = {__VA_ARGS__};                            \
+        for (size_t i_ = 0; i_ < sizeof rel_ / sizeof rel_[0]; i_++) Py_XDECREF(rel_[i_]);       \
+        if (nd_) {                                                                              \
+            if (!v_) return -1;                                                                 \
+            put(n, o, arg, v_);                                                                 \
+        }                                                                                       \
+    } while (0)
 
 static bool is_tensor_arg(tn_node *n, int i) { return n->arg_nmeta[i] > 0; }
 static PyObject *arg_obj(tn_node *n, int i) { return tn_value_to_python(&n->args[i]); }   /* new ref */
@@ -104,16 +116,14 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = cj(saved(n, 0));
         if (!self) return -1;
-        PUT(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)));
-        Py_DECREF(self);
+        PUTX(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)), self);
     }
     if (need(n, 0)) {
         PyObject *other = is_tensor_arg(n, 1) ? cj(saved(n, 1)) : arg_obj(n, 1);
         if (other && PyComplex_Check(other))
             Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
         if (!other) return -1;
-        PUT(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)));
-        Py_DECREF(other);
+        PUTX(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)), other);
     }
     return 0;
 }
@@ -131,8 +141,7 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
     if (need(n, 0)) {
         PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
         if (!other) return -1;
-        PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other));
-        Py_DECREF(other);
+        PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other), other);
     }
     return 0;
 }
@@ -161,23 +170,20 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
 static int f_exp(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_log(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], s));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], s), s);
     return 0;
 }
 static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * result) */
     PyObject *r = result(n, 0), *t = r ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", r, 2) : NULL;
     Py_XDECREF(r);
     if (!t) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t));
-    Py_DECREF(t);
+    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t), t);
     return 0;
 }
 static int f_rsqrt(tn_node *n, PyObject **g, PyObject **o) {   /* -0.5 * grad * result.pow(3) */
@@ -200,8 +206,7 @@ static int f_sin(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0), *c = s ? tn_aten(TN_ROW_cos, "(O)", s) : NULL;
     Py_XDECREF(s);
     if (!c) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], c));
-    Py_DECREF(c);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], c), c);
     return 0;
 }
 static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin() */
@@ -209,38 +214,33 @@ static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin
     PyObject *ns = sn ? tn_aten(TN_ROW_neg, "(O)", sn) : NULL;
     Py_XDECREF(s); Py_XDECREF(sn);
     if (!ns) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ns));
-    Py_DECREF(ns);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ns), ns);
     return 0;
 }
 static int f_abs(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self.sgn() */
     PyObject *s = saved(n, 0), *sg = s ? tn_aten(TN_ROW_sgn, "(O)", s) : NULL;
     Py_XDECREF(s);
     if (!sg) return -1;
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg));
-    Py_DECREF(sg);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg), sg);
     return 0;
 }
 /* activations through their aten backward ops */
 static int f_tanh(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r), r);
     return 0;
 }
 static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, result, 0) */
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUT(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0));
-    Py_DECREF(r);
+    PUTX(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0), r);
     return 0;
 }
 static PyObject *scalar_minus(double c, PyObject *t);
@@ -257,15 +257,13 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
         PUT(0, r);
         return 0;
     }
-    PUT(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s), s);
     return 0;
 }
 static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
     PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
     PyObject *kw = ap ? Py_BuildValue("{sO}", "approximate", ap) : NULL;
-    if (kw) PUT(0, tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s));
-    Py_XDECREF(s); Py_XDECREF(ap); Py_XDECREF(kw);
+    PUTX(0, kw ? tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s) : NULL, s, ap, kw);
     return kw ? 0 : -1;
 }
 
@@ -315,8 +313,7 @@ static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(siz
     for (int d = 0; d < meta(n, 0)->ndim; d++) numel *= tn_meta_sizes(meta(n, 0))[d];
     PyObject *e = expand_to(g[0], n, 0);
     if (!e) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel));
-    Py_DECREF(e);
+    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel), e);
     return 0;
 }
 static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
@@ -334,8 +331,7 @@ static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *s = sum_backward(g[0], n, 1, n->args[2].u.i);
     if (!s) return -1;
-    PUT(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt));
-    Py_DECREF(s);
+    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt), s);
     return 0;
 }
 
@@ -427,8 +423,8 @@ static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batc
     return 0;
 }
 static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
-    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUT(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)); Py_DECREF(t); }
+    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
+    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
     return 0;
 }
 static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
@@ -452,8 +448,7 @@ static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(ve
 static int f_view(tn_node *n, PyObject **g, PyObject **o) {   /* grad.reshape(self_sizes) */
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_reshape, "(OO)", g[0], sz));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_reshape, "(OO)", g[0], sz), sz);
     return 0;
 }
 static int f_t(tn_node *n, PyObject **g, PyObject **o) { PUT(0, t_(g[0])); return 0; }
@@ -472,8 +467,7 @@ static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
         if (d < 0) d += nd;
         PyList_SetItem(inv, d, PyLong_FromLong(i));
     }
-    PUT(0, tn_aten(TN_ROW_permute, "(OO)", g[0], inv));
-    Py_DECREF(inv);
+    PUTX(0, tn_aten(TN_ROW_permute, "(OO)", g[0], inv), inv);
     return 0;
 }
 static int f_expand(tn_node *n, PyObject **g, PyObject **o) {
@@ -518,8 +512,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
 static int f_select(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
     return 0;
 }
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
@@ -528,9 +521,8 @@ static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(s
     int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
-                   (long long)arg_i(n, 4)));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
+                    (long long)arg_i(n, 4)), sz);
     return 0;
 }
 /* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
@@ -585,8 +577,7 @@ static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool
         if (!p) { Py_DECREF(l); return -1; }
         PyList_SetItem(l, k, p);
     }
-    PUT(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim));
-    Py_DECREF(l);
+    PUTX(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim), l);
     return 0;
 }
 static int f_split(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[2].u.i, false); }
@@ -596,8 +587,8 @@ static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
     tn_dtype want = meta(n, 0)->dtype;
     if (tn_tensor_of(g[0])->dtype == want) { PUT(0, Py_NewRef(g[0])); return 0; }
     PyObject *dt = tn_py_from_dtype(want), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PUT(0, kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g[0]) : NULL);
-    Py_XDECREF(dt); Py_XDECREF(kw);
+    if (!kw) { Py_XDECREF(dt); return -1; }
+    PUTX(0, tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g[0]), dt, kw);
     return 0;
 }
 
@@ -618,16 +609,22 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
     PyObject *c = saved(n, 0);
     if (!c) return -1;
-    if (is_tensor_arg(n, 2)) PUT(2, tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]));   /* other */
-    if (is_tensor_arg(n, 1)) PUT(1, tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0));  /* self */
+    bool fail = false;
+    if (is_tensor_arg(n, 2) && need(n, 2)) {   /* other */
+        PyObject *v = tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]);
+        if (v) put(n, o, 2, v); else fail = true;
+    }
+    if (!fail && is_tensor_arg(n, 1) && need(n, 1)) {   /* self */
+        PyObject *v = tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0);
+        if (v) put(n, o, 1, v); else fail = true;
+    }
     Py_DECREF(c);
-    return 0;
+    return fail ? -1 : 0;
 }
 static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.masked_fill(mask, 0) */
     PyObject *m = saved(n, 1);
     if (!m) return -1;
-    PUT(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0));
-    Py_DECREF(m);
+    PUTX(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0), m);
     if (is_tensor_arg(n, 2) && need(n, 2)) {
         tn_not_implemented("the derivative of masked_fill's value");
         return -1;
@@ -640,15 +637,13 @@ static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 static int f_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax(self, dim, half_to_float) */
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
-    Py_DECREF(r); Py_DECREF(dt);
+    PUTX(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 static int f_log_softmax(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUT(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt));
-    Py_DECREF(r); Py_DECREF(dt);
+    PUTX(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
@@ -679,9 +674,8 @@ static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *idx = saved(n, 1);
     if (!idx) return -1;
-    PUT(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
-                 (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False));
-    Py_DECREF(idx);
+    PUTX(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
+                    (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False), idx);
     return 0;
 }
 
@@ -702,6 +696,7 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 /* put expression `e` (a borrowed temporary) as the gradient of arg a */
 #define OUTK(a, e) do { if (need(n, a)) { PyObject *v_ = (e); if (!v_) { drop_(&T); return -1; } put(n, o, a, Py_NewRef(v_)); } } while (0)
 #define DONE do { drop_(&T); return 0; } while (0)
+#define DONE_ERR do { drop_(&T); return -1; } while (0)
 
 static PyObject *dtype_kw(tn_dtype d) {
     PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
@@ -2553,15 +2548,13 @@ static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
     const tn_meta *m = meta(n, 0);
     const int64_t *sz = tn_meta_sizes(m);
     PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
-    if (s) PUT(0, tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s));
-    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    PUTX(0, s ? tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 /* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
 static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
-    if (s) PUT(0, tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s));
-    Py_XDECREF(k); Py_XDECREF(d); Py_XDECREF(p); Py_XDECREF(s);
+    PUTX(0, s ? tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 
@@ -3195,8 +3188,7 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     PyObject *m = result(n, 1);
     if (!m) return -1;
-    PUT(0, dropout_bw(g[0], m, scale));
-    Py_DECREF(m);
+    PUTX(0, dropout_bw(g[0], m, scale), m);
     return 0;
 }
 static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
@@ -3207,8 +3199,7 @@ static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, arg_f(n, 2)) : NULL;
     Py_XDECREF(go); Py_XDECREF(m); Py_XDECREF(mt);
     if (!ms) { Py_XDECREF(gt); return -1; }
-    PUT(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms));
-    Py_DECREF(gt); Py_DECREF(ms);
+    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms), gt, ms);
     return 0;
 }
 
@@ -3701,6 +3692,232 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, r);
     return 0;
 }
+/* ---- pseudo-inverse and least squares (docs/breadth_more2.md): FunctionsManual's pinv_backward and
+ * linalg_lstsq_backward, op by op ---- */
+static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_aten(TN_ROW_mH, "(O)", x)) : NULL; }
+static PyObject *la_mmk(tmps *T, PyObject *a, PyObject *b) { return keep_(T, la_mm(a, b)); }
+static PyObject *la_bink(tmps *T, int row, PyObject *a, PyObject *b) { return keep_(T, la_bin(row, a, b)); }
+/* pinv_backward(grad, pinvA, A): the matrices of the smaller of m, n inside (m = rows of A);
+ * a temporary of T */
+static PyObject *pinv_backward(tmps *T, PyObject *grad, PyObject *pA, PyObject *A) {
+    const tn_tensor *a = tn_tensor_of(A);
+    int64_t m = a->sizes[a->ndim - 2], nn = a->sizes[a->ndim - 1];
+    PyObject *pAh = la_mH(T, pA), *gh = la_mH(T, grad);
+    if (m <= nn) {
+        /* K = grad^H pinvA; -(pinvA K)^H + K pinvA^H - (A pinvA) K pinvA^H + (pinvA^H pinvA)(grad^H - K A) */
+        PyObject *Kx = la_mmk(T, gh, pA), *KpAh = la_mmk(T, Kx, pAh);
+        PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, pA, Kx))));
+        PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, KpAh);
+        s = la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
+        return la_bink(T, TN_ROW_add_Tensor, s,
+                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, Kx, A))));
+    }
+    /* K = pinvA grad^H; -(K pinvA)^H + (grad^H - A K) pinvA pinvA^H + pinvA^H K - pinvA^H K pinvA A */
+    PyObject *Kx = la_mmk(T, pA, gh), *pAhK = la_mmk(T, pAh, Kx);
+    PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, Kx, pA))));
+    PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, la_mmk(T, la_mmk(T, la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, A, Kx)), pA), pAh));
+    s = la_bink(T, TN_ROW_add_Tensor, s, pAhK);
+    return la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
+}
+/* linalg_pinv.atol_rtol_tensor: pinv_backward(grad, result, self) */
+static int f_linalg_pinv(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
+    T_;
+    PyObject *A = K(saved(n, 0)), *pA = A ? K(result(n, 0)) : NULL;
+    OUTK(0, pA ? pinv_backward(&T, g[0], pA, A) : NULL);
+    DONE;
+}
+static PyObject *la_pinv(PyObject *A) {   /* at::linalg_pinv(A): no tolerances, not hermitian */
+    PyObject *kw = Py_BuildValue("{sO}", "hermitian", Py_False);
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_pinv_atol_rtol_tensor, kw, "(O)", A) : NULL;
+    Py_XDECREF(kw);
+    return r;
+}
+/* linalg_lstsq(self, b, rcond, driver): linalg_lstsq_backward(grads[0], grads[1], self, b, solution):
+ * the solution's gradient through pinv(A), the residuals' as that of |A X - B|^2 with X fixed; a
+ * vector b (linalg_solve_is_vector_rhs) is made a column first */
+static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
+    bool a_req = need(n, 0), b_req = need(n, 1);
+    bool has_gL = g[1] && tn_numel(tn_tensor_of(g[1])) > 0;
+    if ((!g[0] && !has_gL) || (!a_req && !b_req)) return 0;
+    const tn_meta *ma = meta(n, 0), *mb = meta(n, 1);
+    bool vec = mb->ndim == 1;
+    if (!vec && ma->ndim - 1 == mb->ndim) {
+        vec = true;
+        for (int i = 0; i < mb->ndim; i++) vec = vec && tn_meta_sizes(mb)[i] == tn_meta_sizes(ma)[i];
+    }
+    T_;
+    PyObject *A = K(saved(n, 0)), *B0 = A ? K(saved(n, 1)) : NULL;
+    PyObject *B = vec ? K(la_unsq(B0, -1)) : B0;
+    if (!B) DONE_ERR;
+    PyObject *gA = NULL, *gB = NULL;
+    if (g[0]) {
+        PyObject *gX = vec ? K(la_unsq(g[0], -1)) : g[0], *pA = gX ? K(la_pinv(A)) : NULL;
+        if (!pA) DONE_ERR;
+        if (a_req && !(gA = pinv_backward(&T, la_mmk(&T, gX, la_mH(&T, B)), pA, A))) DONE_ERR;
+        if (b_req) {
+            gB = la_mmk(&T, la_mH(&T, pA), gX);
+            if (gB && vec) gB = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", gB, -1));
+            if (!gB) DONE_ERR;
+        }
+    }
+    if (has_gL) {
+        PyObject *X0 = K(result(n, 0)), *X = vec ? K(la_unsq(X0, -1)) : X0;
+        PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
+        if (!gL) DONE_ERR;
+        if (a_req) {
+            PyObject *l = K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", la_mmk(&T, la_bink(&T, TN_ROW_mul_Tensor, gL, r), la_mH(&T, X)), 2));
+            gA = gA ? la_bink(&T, TN_ROW_add_Tensor, gA, l) : l;
+            if (!gA) DONE_ERR;
+        }
+        if (b_req) {
+            PyObject *l = la_bink(&T, TN_ROW_mul_Tensor, K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", gL, -2)), r);
+            if (l && vec) l = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", l, -1));
+            gB = gB ? la_bink(&T, TN_ROW_add_Tensor, gB, l) : l;
+            if (!gB) DONE_ERR;
+        }
+    }
+    if (a_req && gA) put(n, o, 0, Py_NewRef(gA));
+    if (b_req && gB) put(n, o, 1, Py_NewRef(gB));
+    DONE;
+}
+
+/* ---- Householder products (docs/breadth_more2.md): FunctionsManual's householder_product_backward
+ * (linalg_householder_product) and ormqr_backward, op by op. H_i = I - tau_i v_i v_i^H; K is updated
+ * by reflectors from both sides, H(sigma_i) = H(tau_i)^-1 with sigma = tau / (tau |v|^2 - 1). Without
+ * grad mode K is updated in place on its rows / columns i.. (v_i is zero above row i), as upstream;
+ * with grad mode out of place on the whole matrix. ---- */
+static PyObject *hh_narrow(PyObject *x, int dim, int64_t start, int64_t len) {
+    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)start, (long long)len) : NULL;
+}
+/* apply_simple_transformation(m, k, v, v, t, K, in_place, condition_with_I=true, left): (I - t v v^H) K
+ * (left) or K (I - t v v^H). Steals K; returns the new K. */
+static PyObject *hh_reflect(int64_t m, int64_t k, PyObject *v_full, PyObject *t, PyObject *Km, bool in_place, bool left) {
+    if (!Km) return NULL;
+    T_;
+    PyObject *tu = K(la_unsq(t, -1)), *r = NULL;
+    if (in_place) {
+        PyObject *v = K(hh_narrow(v_full, -2, k, m - k)), *Kp = K(hh_narrow(Km, left ? -2 : -1, k, m - k));
+        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v), la_mmk(&T, la_mH(&T, v), Kp))
+                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Kp, la_bink(&T, TN_ROW_mul_Tensor, tu, v)), la_mH(&T, v));
+        PyObject *sub = d ? K(tn_aten(TN_ROW_sub__Tensor, "(OO)", Kp, d)) : NULL;
+        r = sub ? Py_NewRef(Km) : NULL;
+    } else {
+        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full), la_mmk(&T, la_mH(&T, v_full), Km))
+                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Km, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full)), la_mH(&T, v_full));
+        r = d ? tn_aten(TN_ROW_sub_Tensor, "(OO)", Km, d) : NULL;
+    }
+    Py_DECREF(Km);
+    drop_(&T);
+    return r;
+}
+/* update_grad: v_i's and tau_i's gradients from K, written into column i of gin / element i of gtau */
+static int hh_update(int64_t m, int64_t i, PyObject *v_full, PyObject *t, PyObject *K, PyObject *gin, PyObject *gtau) {
+    T_;
+    PyObject *v = K(hh_narrow(v_full, -2, i, m - i));
+    PyObject *vHK = la_mmk(&T, la_mH(&T, v), K(hh_narrow(K, -2, i, m - i)));
+    PyObject *Kv = la_mmk(&T, K(hh_narrow(K, -1, i, m - i)), v), *tu = K(la_unsq(t, -1));
+    PyObject *a = tu ? K(tn_aten(TN_ROW_neg, "(O)", tu)) : NULL;
+    a = la_bink(&T, TN_ROW_mul_Tensor, a, vHK);
+    a = a ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(tn_aten(TN_ROW_conj, "(O)", a)), -2)) : NULL;
+    PyObject *b = la_bink(&T, TN_ROW_mul_Tensor, tu, Kv);
+    b = b ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", b, -1)) : NULL;
+    PyObject *vg = la_bink(&T, TN_ROW_sub_Tensor, a, b);
+    vg = vg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(la_unsq(vg, -1)), -1)) : NULL;   /* returned unsqueezed, copied squeezed */
+    PyObject *tg = la_mmk(&T, K(hh_narrow(vHK, -1, i, m - i)), v);
+    tg = tg ? K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_conj, "(O)", tg)))) : NULL;
+    tg = tg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)) : NULL;   /* (tau_grad.squeeze(-1)).squeeze(-1) */
+    PyObject *c1 = vg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gin, -1, (long long)i)), vg)) : NULL;
+    PyObject *c2 = c1 && tg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gtau, -1, (long long)i)),
+                                        K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)))) : NULL;
+    drop_(&T);
+    return c2 ? 0 : -1;
+}
+/* householder_product_backward(grad, result, input, tau, flip_order): (input_grad, tau_grad) into
+ * *gi / *gt (new references; both NULL without an error when there is nothing to do) */
+static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObject *tau, bool flip, PyObject **gi, PyObject **gt) {
+    *gi = *gt = NULL;
+    const tn_tensor *ti = tn_tensor_of(input_), *tt = tn_tensor_of(tau);
+    if (!grad || tn_numel(ti) == 0 || tn_numel(tt) == 0) return 0;
+    int64_t m = ti->sizes[ti->ndim - 2], k = tt->sizes[tt->ndim - 1];
+    bool in_place = !tn_grad_enabled(), left = !flip;
+    T_;
+    PyObject *in = K(tn_aten(TN_ROW_tril, "(Oi)", input_, -1));
+    PyObject *dg = in ? K(tn_aten(TN_ROW_diagonal, "(Oiii)", in, 0, -2, -1)) : NULL;
+    PyObject *fl = dg ? K(tn_aten(TN_ROW_fill__Scalar, "(Od)", dg, 1.0)) : NULL;
+    PyObject *ik = fl ? K(hh_narrow(in, -1, 0, k)) : NULL;
+    PyObject *nsq = ik ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", la_bink(&T, TN_ROW_mul_Tensor, ik, K(tn_aten(TN_ROW_conj, "(O)", ik))), -2)) : NULL;
+    PyObject *den = nsq ? K(tn_aten(TN_ROW_sub_Scalar, "(Od)", la_bink(&T, TN_ROW_mul_Tensor, tau, nsq), 1.0)) : NULL;
+    PyObject *sigma = la_bink(&T, TN_ROW_div_Tensor, tau, den);
+    PyObject *Kx = sigma ? tn_aten(TN_ROW_matmul, "(OO)", result, la_mH(&T, grad)) : NULL;   /* owned, updated below */
+    PyObject *gin = Kx ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", input_)) : NULL;
+    PyObject *gtau = gin ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", tau)) : NULL;
+    if (!gtau) { Py_XDECREF(Kx); DONE_ERR; }
+    /* the loop's columns are released as it goes (T holds a fixed number of temporaries) */
+    int64_t z = flip ? k - 1 : 0, last = flip ? 0 : k - 1;
+    PyObject *vz = hh_narrow(in, -1, z, 1), *sz = vz ? hh_narrow(sigma, -1, z, 1) : NULL;
+    Kx = sz ? hh_reflect(m, z, vz, sz, Kx, in_place, left) : (Py_DECREF(Kx), NULL);
+    Py_XDECREF(vz);
+    Py_XDECREF(sz);
+    for (int64_t idx = 0; Kx && idx < k; idx++) {
+        int64_t i = flip ? k - idx - 1 : idx;
+        PyObject *v = hh_narrow(in, -1, i, 1), *t = v ? hh_narrow(tau, -1, i, 1) : NULL;
+        if (!t || hh_update(m, i, v, t, Kx, gin, gtau) < 0) Py_CLEAR(Kx);
+        else if (i != last) {
+            int64_t nx = flip ? i - 1 : i + 1;
+            PyObject *vn = hh_narrow(in, -1, nx, 1), *sn = vn ? hh_narrow(sigma, -1, nx, 1) : NULL;
+            Kx = sn ? hh_reflect(m, nx, vn, sn, Kx, in_place, left) : (Py_DECREF(Kx), NULL);
+            Kx = hh_reflect(m, i, v, t, Kx, in_place, !left);
+            Py_XDECREF(vn);
+            Py_XDECREF(sn);
+        }
+        Py_XDECREF(v);
+        Py_XDECREF(t);
+    }
+    if (!Kx || !K(tn_aten(TN_ROW_tril_, "(Oi)", gin, -1))) { Py_XDECREF(Kx); DONE_ERR; }
+    Py_DECREF(Kx);
+    *gi = Py_NewRef(gin);
+    *gt = Py_NewRef(gtau);
+    DONE;
+}
+/* linalg_householder_product(input, tau): householder_product_backward(grad, result, input, tau) */
+static int f_linalg_householder_product(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0) && !need(n, 1)) return 0;
+    T_;
+    PyObject *in = K(saved(n, 0)), *tau = in ? K(saved(n, 1)) : NULL, *res = tau ? K(result(n, 0)) : NULL, *gi, *gt;
+    if (!res || hh_backward(g[0], res, in, tau, false, &gi, &gt) < 0) DONE_ERR;
+    K(gi), K(gt);
+    if (gi && need(n, 0)) put(n, o, 0, Py_NewRef(gi));
+    if (gt && need(n, 1)) put(n, o, 1, Py_NewRef(gt));
+    DONE;
+}
+/* ormqr(self, tau, other, left, transpose): other: ormqr(self, tau, grad, left, !transpose); self and
+ * tau through householder_product_backward, with grad and result (conjugate-)transposed and the
+ * order flipped as upstream's ormqr_backward chooses by left ^ transpose */
+static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
+    bool left = arg_i(n, 3) != 0, tr = arg_i(n, 4) != 0;
+    if (!g[0]) return 0;
+    T_;
+    PyObject *self = K(saved(n, 0)), *tau = self ? K(saved(n, 1)) : NULL;
+    if (!tau) DONE_ERR;
+    if (need(n, 2)) {
+        PyObject *og = K(tn_aten(TN_ROW_ormqr, "(OOOOO)", self, tau, g[0], left ? Py_True : Py_False, tr ? Py_False : Py_True));
+        if (!og) DONE_ERR;
+        put(n, o, 2, Py_NewRef(og));
+    }
+    if (need(n, 0) || need(n, 1)) {
+        PyObject *res = K(result(n, 0)), *hg, *hr, *gi, *gt;
+        if (!res) DONE_ERR;
+        if (left ^ tr) { hg = tr ? la_mH(&T, g[0]) : g[0]; hr = tr ? la_mH(&T, res) : res; }
+        else { hg = tr ? res : la_mH(&T, res); hr = tr ? g[0] : la_mH(&T, g[0]); }
+        if (!hg || !hr || hh_backward(hg, hr, self, tau, !(left ^ tr), &gi, &gt) < 0) DONE_ERR;
+        K(gi), K(gt);
+        if (gi && need(n, 0)) put(n, o, 0, Py_NewRef(gi));
+        if (gt && need(n, 1)) put(n, o, 1, Py_NewRef(gt));
+    }
+    DONE;
+}
+
 /* ---- training family, remaining items (helper-train): max_unpool ----
  * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
  * gradient at the indices); indices: non_differentiable */
@@ -3746,9 +3963,8 @@ static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
     int64_t start = arg_i(n, 2), len = arg_i(n, 3);
-    PUT(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
-                   (long long)(start + len), 1LL));
-    Py_DECREF(sz);
+    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
+                    (long long)(start + len), 1LL), sz);
     return 0;
 }
 
@@ -4391,14 +4607,16 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 1)) {
         PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_aten(TN_ROW_bmm, "(OO)", ge, b2t) : NULL;
         Py_XDECREF(b2); Py_XDECREF(b2t);
-        if (!r) { Py_DECREF(ge); return -1; }
-        put(n, o, 1, maybe_multiply(r, n, 4));
+        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
+        if (!v) { Py_DECREF(ge); return -1; }
+        put(n, o, 1, v);
     }
     if (need(n, 2)) {
         PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_aten(TN_ROW_bmm, "(OO)", b1t, ge) : NULL;
         Py_XDECREF(b1); Py_XDECREF(b1t);
-        if (!r) { Py_DECREF(ge); return -1; }
-        put(n, o, 2, maybe_multiply(r, n, 4));
+        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
+        if (!v) { Py_DECREF(ge); return -1; }
+        put(n, o, 2, v);
     }
     Py_DECREF(ge);
     return 0;
@@ -4876,6 +5094,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
+    {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* training family, remaining items (helper-train) */
     {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},

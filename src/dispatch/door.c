@@ -197,6 +197,9 @@ static bool wants_cpu(const tn_schema *s, tn_value *args) {
     return false;
 }
 
+static _Thread_local int meta_depth;
+bool tn_door_on_meta(void) { return meta_depth > 0; }
+
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     meta_map m = {.n = 0};
     bool cpu_result = wants_cpu(s, args);
@@ -238,7 +241,9 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
             local[i].u.obj = tup;
         }
     }
+    meta_depth++;
     r = d->fn(local);
+    meta_depth--;
     if (r && !cpu_result) r = to_meta(r, &m);
 done:
     for (int i = 0; i < m.n; i++) Py_DECREF(m.cpu[i]);

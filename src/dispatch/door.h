@@ -87,6 +87,9 @@ const tn_schema *tn_op_schema(int i);
  * reference (Tensor, tuple, scalar or None) or NULL with an exception set. Refuses by name when
  * the overload has no kernel. */
 PyObject *tn_door_call(int op, tn_value *args);
+/* True while the door runs an op on CPU stand-ins of meta arguments (this thread): an op whose
+ * rule differs on meta (hann_window's dtype check) asks it, since its arguments look like CPU. */
+bool tn_door_on_meta(void);
 
 /* A value back as a Python object (new reference): what __torch_dispatch__ handlers receive. */
 PyObject *tn_value_to_python(const tn_value *v);

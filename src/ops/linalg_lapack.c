@@ -1426,6 +1426,18 @@ fail:
     return NULL;
 }
 
+
+/* The work array a LAPACK workspace query (lwork = -1) sized: *lw = its first element (float for
+ * float32 / complex64, else double; at least 1), allocated for *lw elements of dt.
+ * NULL with MemoryError set when it cannot be. */
+static void *query_work(tn_dtype dt, const void *query, int *lw) {
+    bool single = dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64;
+    int n = single ? (int)*(const float *)query : (int)*(const double *)query;
+    *lw = n < 1 ? 1 : n;
+    void *w = malloc((size_t)*lw * tn_dtype_itemsize(dt));
+    if (!w) PyErr_NoMemory();
+    return w;
+}
 /* ---- LDL: linalg_ldl_factor_ex (sytrf, or hetrf for hermitian complex input), linalg_ldl_solve
  * (sytrs / hetrs), both with uplo 'L' as upstream's CPU kernels. LD is the factored column-major
  * copy with its strict upper triangle zeroed; pivots are LAPACK's (1-based, negative for 2x2
@@ -1472,10 +1484,8 @@ PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
     if (batch && n) {
         union { double d[2]; float f[4]; } wq = {{0, 0}};
         (hetrf ? L->hetrf : L->sytrf)("L", &in, D(LD), &in, (int *)D(piv), &wq, &lw, &inf, 1);
-        lw = (A->dtype == TN_DTYPE_F32 || A->dtype == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
-        if (lw < 1) lw = 1;
-        void *work = malloc((size_t)lw * isz);
-        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return PyErr_NoMemory(); }
+        void *work = query_work(A->dtype, &wq, &lw);
+        if (!work) { Py_DECREF(LD); Py_DECREF(piv); Py_DECREF(info); return NULL; }
         char *pl = D(LD);
         int *pp = (int *)D(piv), *pi = (int *)D(info);
         Py_BEGIN_ALLOW_THREADS
@@ -1492,10 +1502,25 @@ PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
     PyObject *v[3] = {LD, piv, info};
     return ret_n("linalg_ldl_factor_ex", 3, v);
 }
+/* A structured kernel's out= check: exactly the result's dtype (upstream's set_output) */
+static int out_dtype_exact(PyObject *out, tn_dtype dt) {
+    tn_dtype got = tn_tensor_of(out)->dtype;
+    if (got == dt) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(dt),
+                 tn_dtype_cxx_name(got));
+    return -1;
+}
 PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
-    PyObject *r = tn_op_linalg_ldl_factor_ex(a);
+    /* upstream checks the outs' dtypes before the kernel reports errors: check_errors after them */
+    tn_value b[3] = {a[0], a[1], a[2]};
+    b[2].u.i = 0;
+    PyObject *r = tn_op_linalg_ldl_factor_ex(b);
     if (!r) return NULL;
     PyObject *outs[3] = {a[3].u.obj, a[4].u.obj, a[5].u.obj};
+    for (int i = 0; i < 3; i++)
+        if (out_dtype_exact(outs[i], tn_tensor_of(PyTuple_GetItem(r, i))->dtype) < 0) { Py_DECREF(r); return NULL; }
+    const tn_tensor *A = tn_tensor_of(a[0].u.obj);
+    if (a[2].u.i && check_info(PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor_ex", A->ndim == 2) < 0) { Py_DECREF(r); return NULL; }
     for (int i = 0; i < 3; i++) {
         PyObject *d = fdeliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "linalg_ldl_factor_ex");
         if (!d) { Py_DECREF(r); return NULL; }
@@ -1521,6 +1546,24 @@ PyObject *tn_linalg_d_ldl_factor(tn_value *a) {
     return ret_n("linalg_ldl_factor", 2, v);
 }
 
+/* linalg_ldl_factor.out(self, hermitian, *, LD, pivots) (CompositeImplicit): ldl_factor_ex.out with
+ * check_errors=False into LD and pivots and an empty info, then the errors as torch.linalg.ldl_factor's */
+PyObject *tn_linalg_d_ldl_factor_out(tn_value *a) {
+    PyObject *info = empty0(TN_DTYPE_I32);
+    PyObject *kw = info ? Py_BuildValue("{sOsOsOsOsO}", "hermitian", a[1].u.i ? Py_True : Py_False, "check_errors", Py_False,
+                                        "LD", a[2].u.obj, "pivots", a[3].u.obj, "info", info) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_ldl_factor_ex_out, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(r);
+    PyObject *kw2 = r ? Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False) : NULL;
+    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", info, "torch.linalg.ldl_factor") : NULL;
+    Py_XDECREF(kw2);
+    Py_XDECREF(info);
+    if (!ck) return NULL;
+    Py_DECREF(ck);
+    PyObject *v[2] = {Py_NewRef(a[2].u.obj), Py_NewRef(a[3].u.obj)};
+    return ret_n("linalg_ldl_factor_out", 2, v);
+}
 PyObject *tn_op_linalg_ldl_solve(tn_value *a) {
     const char *api = "torch.linalg.ldl_solve";
     PyObject *LDo = a[0].u.obj, *Po = a[1].u.obj, *Bo = a[2].u.obj;
@@ -1583,6 +1626,7 @@ PyObject *tn_op_linalg_ldl_solve(tn_value *a) {
 }
 PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
     PyObject *r = tn_op_linalg_ldl_solve(a);
+    if (r && out_dtype_exact(a[4].u.obj, tn_tensor_of(r)->dtype) < 0) Py_CLEAR(r);
     return r ? fdeliver(r, a[4].u.obj, "linalg_ldl_solve") : NULL;
 }
 
@@ -1649,10 +1693,8 @@ PyObject *tn_op_ormqr(tn_value *a) {
         union { double d[2]; float f[4]; } wq = {{0, 0}};
         int lw = -1, inf = 0;
         L->ormqr(side, tr, &im, &in, &ik, D(Af), &lda, D(tc), D(X), &ldc, &wq, &lw, &inf, 1, 1);
-        lw = (dt == TN_DTYPE_F32 || dt == TN_DTYPE_C64) ? (int)wq.f[0] : (int)wq.d[0];
-        if (lw < 1) lw = 1;
-        void *work = malloc((size_t)lw * isz);
-        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return PyErr_NoMemory(); }
+        void *work = query_work(dt, &wq, &lw);
+        if (!work) { Py_DECREF(Af); Py_DECREF(tc); Py_DECREF(X); return NULL; }
         char *pa = D(Af), *pt = D(tc), *px = D(X);
         int64_t an = lda0 * icols;
         Py_BEGIN_ALLOW_THREADS

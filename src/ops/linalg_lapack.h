@@ -21,4 +21,5 @@ PyObject *tn_linalg_d_lu_factor(tn_value *a);
 PyObject *tn_linalg_d_qr_old(tn_value *a);
 PyObject *tn_linalg_d_eigvals(tn_value *a);
 PyObject *tn_linalg_d_ldl_factor(tn_value *a);
+PyObject *tn_linalg_d_ldl_factor_out(tn_value *a);
 #endif

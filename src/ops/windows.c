@@ -25,6 +25,7 @@ PyObject *tn_cr_empty(int nd, const int64_t *sizes, tn_dtype dt, tn_device_type 
 typedef struct {
     tn_dtype dt;
     tn_device_type dev;
+    bool meta;   /* on the meta device, or out= a meta tensor (a CPU stand-in here, docs/breadth_more2.md) */
 } win_opts;
 
 /* upstream's TensorOptions printout in the window checks' messages */
@@ -67,8 +68,10 @@ static int window_checks(const char *name, int64_t L, const tn_value *a, PyObjec
         PyErr_Format(PyExc_RuntimeError, "%s is not implemented for sparse types, got: %s", name, b);
         return -1;
     }
-    /* measured: upstream's hann_window on the meta device returns any dtype's empty window */
-    if (!(hann && o->dev == TN_DEVICE_META) && !tn_dtype_is_floating(o->dt) && !tn_dtype_is_complex(o->dt)) {
+    /* measured: upstream's hann_window on the meta device (or into a meta out=) returns any dtype's
+     * empty window */
+    o->meta = o->dev == TN_DEVICE_META || (out && tn_door_on_meta());
+    if (!(hann && o->meta) && !tn_dtype_is_floating(o->dt) && !tn_dtype_is_complex(o->dt)) {
         opts_str(b, sizeof b, o->dt, dflt, false, !layout_given, pin_default);
         PyErr_Format(PyExc_RuntimeError, "%s expects floating point dtypes, got: %s", name, b);
         return -1;
@@ -107,7 +110,7 @@ static PyObject *ip0(PyObject *w, int row) {
 /* The trivial windows (length 0 and 1, meta) or NULL with *done false when the formula runs. */
 static PyObject *trivial(int64_t L, const win_opts *o, bool *done) {
     *done = true;
-    if (o->dev == TN_DEVICE_META) return tn_cr_empty(1, &L, o->dt, o->dev);
+    if (o->meta) return tn_cr_empty(1, &L, o->dt, o->dev);
     if (L == 0) return factory(TN_ROW_empty_memory_format, "((L))", 0, o->dt);
     if (L == 1) return factory(TN_ROW_ones, "((L))", 1, o->dt);
     *done = false;

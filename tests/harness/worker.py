@@ -270,9 +270,9 @@ def make_widening_mode(torch):
     narrow = {torch.float16, torch.bfloat16, torch.float32}
     cnarrow = {torch.complex32, torch.complex64}
 
-    def widen(x):
+    def widen(x, ints=False):
         if isinstance(x, torch.Tensor):
-            if x.dtype in narrow:
+            if x.dtype in narrow or (ints and not x.is_floating_point() and not x.is_complex()):
                 return x.to(torch.float64)
             if x.dtype in cnarrow:
                 return x.to(torch.complex128)
@@ -284,7 +284,7 @@ def make_widening_mode(torch):
                 return torch.complex128
             return x
         if isinstance(x, (list, tuple)) and not isinstance(x, torch.Size):
-            return type(x)(widen(y) for y in x) if type(x) in (list, tuple) else x
+            return type(x)(widen(y, ints) for y in x) if type(x) in (list, tuple) else x
         return x
 
     def has_tensor(x):
@@ -305,8 +305,11 @@ def make_widening_mode(torch):
             if name in _NARROWING_METHODS and len(args) == 1 and not kwargs:
                 return widen(args[0])
             inplace = inplace or name.startswith("__i") or name == "__setitem__"
-            wargs = [a if (i == 0 and inplace) else widen(a) for i, a in enumerate(args)]
-            wkw = {k: (v if k == "out" else widen(v)) for k, v in kwargs.items()}
+            # torch.fft promotes integer and bool input to the default float dtype (float32):
+            # its float64 counterpart takes them as float64, else err would be 0 for them
+            ints = name.startswith("fft_")
+            wargs = [a if (i == 0 and inplace) else widen(a, ints) for i, a in enumerate(args)]
+            wkw = {k: (v if k == "out" else widen(v, ints)) for k, v in kwargs.items()}
             out = kwargs.get("out")
             if isinstance(out, torch.Tensor) and (out.dtype in narrow or out.dtype in cnarrow):
                 # a narrow out= tensor: compute in float64 without it, then deliver into it

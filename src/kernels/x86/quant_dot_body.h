@@ -96,30 +96,36 @@ TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb)
     return acc;
 }
 
-TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+/* Q6_K: half h (0, 1) of one super-block q: unpack its four 32-byte vectors of 6-bit values (low nibbles
+ * from ql, the two high bits from qh) and add their kdot with the activations to v, in the order
+ * u[0] .. u[3] (one helper for krow_q6k and rows8_q6k). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256i q6k_half_dot(const uint8_t *q, int h, const int8_t *x,
+                                                                             const int8_t *sc, __m256i v) {
     const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(0x03), m30 = _mm256_set1_epi8(0x30),
                   mc = _mm256_set1_epi8(0x0c);
+    const __m256i l0 = _mm256_loadu_si256((const __m256i *)(q + 64 * h));
+    const __m256i l1 = _mm256_loadu_si256((const __m256i *)(q + 64 * h + 32));
+    const __m256i qh = _mm256_loadu_si256((const __m256i *)(q + 128 + 32 * h));
+    __m256i u[4];
+    u[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
+    u[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
+    u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
+    u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4), _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+    for (int k = 0; k < 4; k++) {
+        const int g = 8 * h + 2 * k;
+        v = _mm256_add_epi32(v, kdot(u[k], x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+    }
+    return v;
+}
+
+TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
     float acc = 0;
     for (int64_t i = 0; i < nb; i++, w += 210) {
         const int8_t *x = a->q + i * TN_QKK;
         const int8_t *sc = (const int8_t *)(w + 192);
         const int32_t *bs = a->sum + i * 16;
         __m256i v = _mm256_setzero_si256();
-        for (int h = 0; h < 2; h++) {
-            __m256i l0 = _mm256_loadu_si256((const __m256i *)(w + 64 * h));
-            __m256i l1 = _mm256_loadu_si256((const __m256i *)(w + 64 * h + 32));
-            __m256i qh = _mm256_loadu_si256((const __m256i *)(w + 128 + 32 * h));
-            __m256i u[4];
-            u[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
-            u[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
-            u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
-            u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                   _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
-            for (int k = 0; k < 4; k++) {
-                int g = 8 * h + 2 * k;
-                v = _mm256_add_epi32(v, kdot(u[k], x + 128 * h + 32 * k, sc[g], sc[g + 1]));
-            }
-        }
+        for (int h = 0; h < 2; h++) v = q6k_half_dot(w, h, x, sc, v);
         int32_t corr = 0;
         for (int g = 0; g < 16; g++) corr += sc[g] * bs[g];
         int32_t isum = hsum8(v) - 32 * corr;
@@ -269,8 +275,6 @@ TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a,
 }
 
 TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
-    const __m256i m4 = _mm256_set1_epi8(0x0f), m3 = _mm256_set1_epi8(0x03), m30 = _mm256_set1_epi8(0x30),
-                  mc = _mm256_set1_epi8(0x0c);
     const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
     const char *pf = (const char *)w + 16 * rb;
     int64_t pfo = 0;
@@ -289,21 +293,7 @@ TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a,
             cv[r] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvtepi8_epi32(sc16), bs0),
                                      _mm256_mullo_epi32(_mm256_cvtepi8_epi32(_mm_srli_si128(sc16, 8)), bs1));
             __m256i acc_r = _mm256_setzero_si256();
-            for (int hh = 0; hh < 2; hh++) {
-                __m256i l0 = _mm256_loadu_si256((const __m256i *)(q + 64 * hh));
-                __m256i l1 = _mm256_loadu_si256((const __m256i *)(q + 64 * hh + 32));
-                __m256i qh = _mm256_loadu_si256((const __m256i *)(q + 128 + 32 * hh));
-                __m256i u[4];
-                u[0] = _mm256_or_si256(_mm256_and_si256(l0, m4), _mm256_slli_epi16(_mm256_and_si256(qh, m3), 4));
-                u[1] = _mm256_or_si256(_mm256_and_si256(l1, m4), _mm256_slli_epi16(_mm256_and_si256(qh, mc), 2));
-                u[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l0, 4), m4), _mm256_and_si256(qh, m30));
-                u[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
-                                       _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
-                for (int k = 0; k < 4; k++) {
-                    int g = 8 * hh + 2 * k;
-                    acc_r = _mm256_add_epi32(acc_r, kdot(u[k], x + 128 * hh + 32 * k, sc[g], sc[g + 1]));
-                }
-            }
+            for (int hh = 0; hh < 2; hh++) acc_r = q6k_half_dot(q, hh, x, sc, acc_r);
             v[r] = acc_r;
         }
         const __m256i isum = _mm256_sub_epi32(fold8(v), _mm256_slli_epi32(fold8(cv), 5)); /* - 32 * corr */
