@@ -20,8 +20,14 @@ KFMTS = ("q4_k", "q6_k")
 KBYTES = {"q4_k": 144, "q6_k": 210, "q8_k": 292}
 # k-quant products (K a multiple of 256): super-block counts 1, 3, 6 (1536), 9
 KSHAPES = [(1, 5, 256), (3, 9, 768), (2, 17, 1536), (4, 12, 2304)]
-# (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows
-SHAPES = [(1, 5, 32), (3, 9, 224), (2, 16, 256), (1, 33, 288), (4, 20, 576), (1, 17, 1536)]
+# (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows.
+# Several activation rows take the Q8_0 tile kernel (up to 8 rows by 8 weight rows): M = 9, 6, 11
+# and 17 give full tiles of 8 and tails of 1, 6, 3 and 1 rows; N = 21 and 40 weight-row tails.
+SHAPES = [(1, 5, 32), (3, 9, 224), (2, 16, 256), (1, 33, 288), (4, 20, 576), (1, 17, 1536),
+          (9, 21, 576), (6, 40, 288), (11, 8, 1536), (17, 24, 64), (17, 9, 32), (8, 12, 128)]
+# the last two take as activations the edge blocks and the scaled rows below (the activation
+# quantiser's corner cases: zeros, ties, +-3.4e38, subnormals, 1/d overflowing)
+EDGE_X, SCALED_X = len(SHAPES) - 2, len(SHAPES) - 1
 
 
 def make_inputs(path):
@@ -53,6 +59,7 @@ def make_inputs(path):
         arrs["x%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
         arrs["w%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
         arrs["b%d" % i] = rng.standard_normal(N).astype(np.float32)
+    arrs["x%d" % EDGE_X], arrs["x%d" % SCALED_X] = arrs["edge"], arrs["scaled"]
     arrs["randbytes"] = rng.integers(0, 256, (4, 36 * 20 * 4), dtype=np.uint8)  # any bit pattern
     # k-quants (super-blocks of 256)
     arrs["krand"] = (rng.standard_normal((24, 512)) * 0.05).astype(np.float32)

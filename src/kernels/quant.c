@@ -2,7 +2,8 @@
  * as ggml's vec_dot path does, then per output the block formula in block order. The integer
  * block sums come from the CPU's variant (AVX-512 VNNI, AVX2 or the portable reference), chosen
  * once at run time; they are exact, and the float steps are this file's, so every variant
- * returns the same bits. TN_QUANT=ref or TN_QUANT=avx2 forces a lower variant. Outputs are
+ * returns the same bits. TN_QUANT=ref or TN_QUANT=avx2 forces a lower variant; TN_QUANT_NO8=1
+ * and TN_QUANT_NOTILE=1 turn the eight-row and the multi-row (prefill) kernels off. Outputs are
  * shared over the thread pool in tiles of whole weight rows; each output is computed by one
  * thread in a fixed order, so no result depends on the thread count. */
 #include "kernels/quant.h"
@@ -16,6 +17,8 @@
 
 static tn_qrow_fn chosen;
 static tn_qrows8_fn chosen8; /* NULL: no eight-row kernel (the portable reference) */
+static tn_qtile_fn chosen_tile; /* NULL: no multi-row (prefill) kernel */
+static tn_qact8_fn chosen_act;  /* NULL: activations quantised by the reference */
 static const char *chosen_name;
 
 static tn_qrow_fn qdot_isa(void) {
@@ -23,6 +26,8 @@ static tn_qrow_fn qdot_isa(void) {
         const char *env = getenv("TN_QUANT");
         tn_qrow_fn found = tn_qrow_ref;
         tn_qrows8_fn found8 = NULL;
+        tn_qtile_fn found_tile = NULL;
+        tn_qact8_fn found_act = NULL;
         const char *name = "ref";
 #if defined(__x86_64__)
         __builtin_cpu_init();
@@ -32,15 +37,21 @@ static tn_qrow_fn qdot_isa(void) {
         if (vnni && !(env && (!strcmp(env, "avx2") || !strcmp(env, "ref")))) {
             found = tn_qrow_avx512vnni;
             found8 = tn_qrows8_avx512vnni;
+            found_tile = tn_qtile_avx512vnni;
+            found_act = tn_qact8_avx512vnni;
             name = "avx512vnni";
         } else if (avx2 && !(env && !strcmp(env, "ref"))) {
             found = tn_qrow_avx2;
             found8 = tn_qrows8_avx2;
+            found_tile = tn_qtile_avx2;
+            found_act = tn_qact8_avx2;
             name = "avx2";
         }
 #endif
         chosen_name = name;
         chosen8 = getenv("TN_QUANT_NO8") ? NULL : found8;
+        chosen_tile = getenv("TN_QUANT_NOTILE") ? NULL : found_tile;
+        chosen_act = found_act;
         chosen = found;
     }
     return chosen;
@@ -78,6 +89,7 @@ static void quant_act(tn_qfmt af, const float *x, int64_t K, tn_qact *o) {
         }
         return;
     }
+    if (chosen_act && chosen_act(af, x, K / TN_QK, o)) return;
     int off = af == TN_Q8_1 ? 4 : 2;
     for (int64_t b = 0; b < K / TN_QK; b++) {
         tn_quant_row(af, x + b * TN_QK, blk, TN_QK);
@@ -102,6 +114,7 @@ typedef struct {
     int32_t *sum;
     tn_qrow_fn row;
     tn_qrows8_fn rows8;
+    tn_qtile_fn tile; /* NULL for a single activation row */
 } job;
 
 /* Per row: nd scales (d and s) and ns sums. */
@@ -117,6 +130,22 @@ static void run_tiles(int64_t t0, int64_t t1, void *ctx) {
     int64_t nb = j->K / tn_quant_block_values(j->f), rowbytes = nb * tn_quant_block_bytes(j->f);
     for (int64_t t = t0; t < t1; t++) {
         int64_t n0 = t * TILE_ROWS, n1 = n0 + TILE_ROWS < j->N ? n0 + TILE_ROWS : j->N;
+        /* groups of eight weight rows against all activation rows, TN_QTILE_M at a time: the
+         * group's bytes stay in cache while the activations pass */
+        for (; j->tile && n0 + 8 <= n1; n0 += 8) {
+            int64_t m = 0;
+            for (; m < j->M; m += TN_QTILE_M) {
+                const int mt = j->M - m < TN_QTILE_M ? (int)(j->M - m) : TN_QTILE_M;
+                tn_qact a[TN_QTILE_M];
+                float o[TN_QTILE_M * 8];
+                for (int i = 0; i < mt; i++) a[i] = act_row(j, m + i);
+                if (!j->tile(j->f, j->W + n0 * rowbytes, rowbytes, a, mt, nb, o, 8)) break;
+                for (int i = 0; i < mt; i++)
+                    for (int r = 0; r < 8; r++)
+                        j->y[(m + i) * j->ldy + n0 + r] = j->bias ? o[8 * i + r] + j->bias[n0 + r] : o[8 * i + r];
+            }
+            if (m < j->M) break; /* a format the variant does not tile: refused before any output */
+        }
         for (int64_t m = 0; m < j->M; m++) {
             const tn_qact a = act_row(j, m);
             int64_t n = n0;
@@ -149,6 +178,7 @@ void tn_quant_linear(tn_qfmt f, int64_t M, int64_t N, int64_t K, const float *x,
     float *d = (float *)(((uintptr_t)(p + M * K) + 15) & ~(uintptr_t)15);
     job j = {f, M, N, K, ldx, ldy, x, W, bias, y, (int8_t *)p, d, d + M * nd, (int32_t *)(d + 2 * M * nd), qdot_isa(), NULL};
     j.rows8 = chosen8;
+    j.tile = M > 1 ? chosen_tile : NULL;
     tn_parallel_for(M, 8, run_acts, &j);
     tn_parallel_for((N + TILE_ROWS - 1) / TILE_ROWS, 1, run_tiles, &j);
 }

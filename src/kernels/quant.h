@@ -84,6 +84,27 @@ typedef int (*tn_qrows8_fn)(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const
 int tn_qrows8_avx2(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
 int tn_qrows8_avx512vnni(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out);
 #endif
+/* Up to TN_QTILE_M activation rows a[0..mt-1] by eight consecutive weight rows (row stride
+ * rowbytes): out[m * ldo + r] is exactly tn_qrow_fn's result for a[m] and row r (the same float
+ * steps per output). For prefill: each weight block is loaded (and rearranged) once for the mt
+ * activation rows. Returns 0, computing nothing, for formats the variant does not tile. */
+#define TN_QTILE_M 8
+typedef int (*tn_qtile_fn)(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int mt, int64_t nb,
+                           float *out, int64_t ldo);
+#if defined(__x86_64__)
+int tn_qtile_avx2(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int mt, int64_t nb, float *out,
+                  int64_t ldo);
+int tn_qtile_avx512vnni(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int mt, int64_t nb,
+                        float *out, int64_t ldo);
+#endif
+/* One activation row of nb blocks (x: nb * 32 floats) quantised as Q8_0 or Q8_1 (af) into o,
+ * the bits of the reference's tn_quant_row; returns 0 (o's contents then unspecified) for a row
+ * holding a NaN, which the caller quantises with the reference. */
+typedef int (*tn_qact8_fn)(tn_qfmt af, const float *x, int64_t nb, const tn_qact *o);
+#if defined(__x86_64__)
+int tn_qact8_avx2(tn_qfmt af, const float *x, int64_t nb, const tn_qact *o);
+int tn_qact8_avx512vnni(tn_qfmt af, const float *x, int64_t nb, const tn_qact *o);
+#endif
 /* The variant in use: "ref", "avx2" or "avx512vnni". */
 const char *tn_quant_isa(void);
 

@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/quant.h"
+#include "core/dtype.h"
 
 #include <immintrin.h>
 #include <stdbool.h>
@@ -14,6 +15,8 @@
 #define TN_QTARGET __attribute__((target("avx2,f16c")))
 #define TN_QNAME tn_qrow_avx2
 #define TN_QNAME8 tn_qrows8_avx2
+#define TN_QNAMET tn_qtile_avx2
+#define TN_QNAMEA tn_qact8_avx2
 #define Q8_SHIFT 0 /* Q8_0 partials are exact: no correction */
 
 TN_QTARGET static inline __m256i dot_q8(const uint8_t *q, const int8_t *a) {
@@ -50,6 +53,29 @@ TN_QTARGET static inline __m256i kdot(__m256i u, const int8_t *a, int s0, int s1
 TN_QTARGET static inline __m256i pair_dot(__m256i lo, __m256i hi, __m256i alo, __m256i ahi) {
     __m256i s16 = _mm256_add_epi16(_mm256_maddubs_epi16(lo, alo), _mm256_maddubs_epi16(hi, ahi));
     return _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
+}
+
+/* Q8_0 tile (quant_dot_body.h tile_q8): the eight rows' quants widened to 16 bits once per block;
+ * per activation row, two vpmaddwd per weight row (exact) and one fold8 into lane r = row r. */
+typedef struct { __m256i lo[8], hi[8]; } tq8_w;
+
+TN_QTARGET static inline void tq8_prep(tq8_w *t, const uint8_t *q, int64_t rb) {
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        t->lo[r] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(q + r * rb)));
+        t->hi[r] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(q + r * rb + 16)));
+    }
+}
+
+TN_QTARGET static inline __m256i fold8(const __m256i *v); /* quant_dot_body.h */
+
+TN_QTARGET static inline __m256i tq8_dot(const tq8_w *t, const int8_t *x) {
+    const __m256i a0 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)x));
+    const __m256i a1 = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(x + 16)));
+    __m256i v[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) v[r] = _mm256_add_epi32(_mm256_madd_epi16(t->lo[r], a0), _mm256_madd_epi16(t->hi[r], a1));
+    return fold8(v);
 }
 
 #include "kernels/x86/quant_dot_body.h"

@@ -305,6 +305,10 @@ TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a,
     _mm256_storeu_ps(out, acc);
 }
 
+TN_QTARGET static inline __attribute__((always_inline)) void tile_q8(const int mt, const uint8_t *w, int64_t rb,
+                                                                      const tn_qact *a, int64_t nb, float *out,
+                                                                      int64_t ldo);
+
 TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int64_t nb, float *out) {
     if (rowbytes > INT32_MAX / 8) return 0;
     switch (f) {
@@ -312,6 +316,113 @@ TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn
     case TN_Q4_1: rows8_q4(TN_Q4_1, w, rowbytes, a, nb, out); return 1;
     case TN_Q4_K: rows8_q4k(w, rowbytes, a, nb, out); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q8_0: tile_q8(1, w, rowbytes, a, nb, out, 8); return 1;
     default: return 0;
     }
+}
+
+/* ---- Q8_0, up to TN_QTILE_M activation rows by eight weight rows (tn_qtile_fn, prefill): each
+ * weight block is rearranged once by the variant's tq8_prep (tq8_w) for the mt activation rows;
+ * tq8_dot gives the eight rows' exact block sums in lanes (lane r = row r; partials of (w + 128)
+ * * a where Q8_SHIFT is 7). Per output the float steps are row_impl's:
+ * p = (float)sumi * (dw * da) into lane b % 8 (here: accumulator b % 8, lane r), the same fold.
+ * mt: a compile-time constant in each instantiation. */
+TN_QTARGET static inline __attribute__((always_inline)) void tile_q8(const int mt, const uint8_t *w, int64_t rb,
+                                                                      const tn_qact *a, int64_t nb, float *out,
+                                                                      int64_t ldo) {
+    __m256 acc[TN_QTILE_M][8];
+    for (int m = 0; m < mt; m++)
+        for (int i = 0; i < 8; i++) acc[m][i] = _mm256_setzero_ps();
+    /* one activation row (decode): the weights stream from memory once, so the span two groups
+     * ahead is prefetched as in rows8_q4 */
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        const uint8_t *wb = w + b * 34;
+        tq8_w t;
+        if (mt == 1) prefetch_to(pf, &pfo, 8 * rb * (b + 1) / nb);
+        tq8_prep(&t, wb + 2, rb);
+        __m128i hw = _mm_cvtsi32_si128(k_rd16(wb)); /* the eight f16 d: plain loads beat a gather here */
+        hw = _mm_insert_epi16(hw, k_rd16(wb + rb), 1);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 2 * rb), 2);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 3 * rb), 3);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 4 * rb), 4);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 5 * rb), 5);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 6 * rb), 6);
+        hw = _mm_insert_epi16(hw, k_rd16(wb + 7 * rb), 7);
+        const __m256 dw = _mm256_cvtph_ps(hw);
+#pragma GCC unroll 8
+        for (int m = 0; m < mt; m++) {
+            __m256i s = tq8_dot(&t, a[m].q + b * TN_QK);
+            if (Q8_SHIFT > 0) s = _mm256_sub_epi32(s, _mm256_set1_epi32(a[m].sum[b] * (1 << Q8_SHIFT)));
+            const __m256 p = _mm256_mul_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(dw, _mm256_set1_ps(a[m].d[b])));
+            acc[m][b & 7] = _mm256_add_ps(acc[m][b & 7], p);
+        }
+    }
+    for (int m = 0; m < mt; m++) {
+        const __m256 h0 = _mm256_add_ps(acc[m][0], acc[m][4]), h1 = _mm256_add_ps(acc[m][1], acc[m][5]);
+        const __m256 h2 = _mm256_add_ps(acc[m][2], acc[m][6]), h3 = _mm256_add_ps(acc[m][3], acc[m][7]);
+        _mm256_storeu_ps(out + m * ldo, _mm256_add_ps(_mm256_add_ps(h0, h2), _mm256_add_ps(h1, h3)));
+    }
+}
+
+TN_QTARGET int TN_QNAMET(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn_qact *a, int mt, int64_t nb,
+                         float *out, int64_t ldo) {
+    if (f != TN_Q8_0 || rowbytes > INT32_MAX / 8 || mt < 1 || mt > TN_QTILE_M) return 0;
+    switch (mt) {
+    case 1: tile_q8(1, w, rowbytes, a, nb, out, ldo); break;
+    case 2: tile_q8(2, w, rowbytes, a, nb, out, ldo); break;
+    case 3: tile_q8(3, w, rowbytes, a, nb, out, ldo); break;
+    case 4: tile_q8(4, w, rowbytes, a, nb, out, ldo); break;
+    case 5: tile_q8(5, w, rowbytes, a, nb, out, ldo); break;
+    case 6: tile_q8(6, w, rowbytes, a, nb, out, ldo); break;
+    case 7: tile_q8(7, w, rowbytes, a, nb, out, ldo); break;
+    default: tile_q8(8, w, rowbytes, a, nb, out, ldo); break;
+    }
+    return 1;
+}
+
+/* ---- Activation rows quantised as Q8_0 / Q8_1 (tn_qact8_fn, kernels/quant.h): ggml's reference
+ * (kernels/ref/quant.c quant_block) eight values at a time. amax: a max of non-negative non-NaN
+ * values, so its order is free; d, id and the f16 roundings are the reference's scalar steps;
+ * roundf(t) as trunc(t), plus copysign(1, t) where |t - trunc(t)| >= 0.5 (exact: t - trunc(t) is
+ * exact; inf and NaN pass through unchanged); the int8 is the low byte of the truncating 32-bit
+ * conversion, out of range or NaN giving INT32_MIN as q_byte does. A row holding a NaN is
+ * refused (the reference's max depends on the NaN's position). */
+TN_QTARGET int TN_QNAMEA(tn_qfmt af, const float *x, int64_t nb, const tn_qact *o) {
+    const __m256 absm = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff)), signm = _mm256_set1_ps(-0.0f);
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
+    const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    for (int64_t b = 0; b < nb; b++) {
+        const float *xb = x + b * TN_QK;
+        __m256 v[4], m = _mm256_setzero_ps(), nan = _mm256_setzero_ps();
+        for (int k = 0; k < 4; k++) {
+            v[k] = _mm256_loadu_ps(xb + 8 * k);
+            nan = _mm256_or_ps(nan, _mm256_cmp_ps(v[k], v[k], _CMP_UNORD_Q));
+            m = _mm256_max_ps(m, _mm256_and_ps(v[k], absm));
+        }
+        if (_mm256_movemask_ps(nan)) return 0;
+        __m128 h = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+        h = _mm_max_ps(h, _mm_movehl_ps(h, h));
+        const float amax = _mm_cvtss_f32(_mm_max_ss(h, _mm_shuffle_ps(h, h, 1)));
+        const float d = amax / 127;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        const __m256 idv = _mm256_set1_ps(id);
+        __m256i q[4], s = _mm256_setzero_si256();
+        for (int k = 0; k < 4; k++) {
+            const __m256 t = _mm256_mul_ps(v[k], idv);
+            __m256 r = _mm256_round_ps(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            const __m256 up = _mm256_cmp_ps(_mm256_and_ps(_mm256_sub_ps(t, r), absm), half, _CMP_GE_OQ);
+            r = _mm256_add_ps(r, _mm256_and_ps(up, _mm256_or_ps(_mm256_and_ps(t, signm), one)));
+            q[k] = _mm256_srai_epi32(_mm256_slli_epi32(_mm256_cvttps_epi32(r), 24), 24); /* the low byte */
+            s = _mm256_add_epi32(s, q[k]);
+        }
+        const __m256i p = _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+        _mm256_storeu_si256((__m256i *)(o->q + b * TN_QK), _mm256_permutevar8x32_epi32(p, order));
+        const int32_t sum = hsum8(s);
+        o->d[b] = tn_f16_to_f32(tn_f32_to_f16(d));
+        o->s[b] = af == TN_Q8_1 ? tn_f16_to_f32(tn_f32_to_f16((float)sum * d)) : 0.0f;
+        o->sum[b] = sum;
+    }
+    return 1;
 }
