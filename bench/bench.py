@@ -8,10 +8,11 @@ environments and each figure is a median, because the machines are shared and no
     128 prefill rows), the choice of GEMM recorded against upstream's MKL
   - convolution (conv family): conv2d forward of a ResNet-style block's two 3x3 layers on 32x32
     images, batch 32 (3->32, 32->64 channels), the block (conv, relu, conv, relu) forward, and its
-    forward + backward (parameter gradients), at 1 and 2 threads
+    forward + backward (parameter gradients), and a ResNet-style training step (stem + two basic
+    blocks with BatchNorm, cross-entropy, SGD with momentum), at 1 and 2 threads
 The micro workers run one thread (OMP_NUM_THREADS=1 / MKL_NUM_THREADS=1 on both sides); the
 convolution workers set both to the thread count they measure.
-usage: bench.py [--quick] [--json FILE] [--only conv]
+usage: bench.py [--quick] [--json FILE] [--only conv|resnet]  (resnet: that row alone)
 """
 import json
 import os
@@ -49,6 +50,23 @@ CONV_SETUP = ("torch.manual_seed(0); F = torch.nn.functional; nn = torch.nn\n"
               "def fwd_bwd():\n    blk.zero_grad(set_to_none=True)\n    blk(x).sum().backward()\n"
               "pair = nn.Sequential(blk[0], blk[2])\n"
               "def pair_fwd_bwd():\n    pair.zero_grad(set_to_none=True)\n    pair(x).sum().backward()")
+# a ResNet-style training step: stem conv-BN-ReLU, two residual basic blocks (the second
+# downsampling 32 -> 64 channels with a strided 1x1 shortcut), global average pool, linear head;
+# cross-entropy over 10 classes, SGD with momentum (zero_grad, forward, backward, step)
+RESNET_SETUP = (CONV_SETUP + "\n"
+                "class Basic(nn.Module):\n"
+                "    def __init__(s, i, o, st):\n"
+                "        super().__init__()\n"
+                "        s.c1 = nn.Conv2d(i, o, 3, st, 1, bias=False); s.b1 = nn.BatchNorm2d(o)\n"
+                "        s.c2 = nn.Conv2d(o, o, 3, 1, 1, bias=False); s.b2 = nn.BatchNorm2d(o)\n"
+                "        s.sc = nn.Sequential() if st == 1 and i == o else nn.Sequential(nn.Conv2d(i, o, 1, st, bias=False), nn.BatchNorm2d(o))\n"
+                "    def forward(s, x):\n"
+                "        return F.relu(s.b2(s.c2(F.relu(s.b1(s.c1(x))))) + s.sc(x))\n"
+                "net = nn.Sequential(nn.Conv2d(3, 32, 3, 1, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU(), Basic(32, 32, 1),\n"
+                "                    Basic(32, 64, 2), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)).train()\n"
+                "opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)\n"
+                "labels = torch.randint(0, 10, (32,))\n"
+                "def resnet_step():\n    opt.zero_grad()\n    F.cross_entropy(net(x), labels).backward()\n    opt.step()")
 CONV = {
     "conv2d 3->32 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(x, w1, b1, padding=1)"),
     "conv2d 32->64 3x3 32x32 b32": (CONV_SETUP, "F.conv2d(h, w2, b2, padding=1)"),
@@ -56,6 +74,7 @@ CONV = {
     "conv block fwd+bwd": (CONV_SETUP, "fwd_bwd()"),
     "conv pair (block without relu) fwd+bwd": (CONV_SETUP, "pair_fwd_bwd()"),
     "relu 32x32x32x32": (CONV_SETUP, "torch.relu(h)"),
+    "ResNet-style training step (SGD) b32": (RESNET_SETUP, "resnet_step()"),
 }
 
 WORKER = r"""
@@ -109,10 +128,11 @@ def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     runs = 3 if quick else 7
     rows = []
+    conv = {k: v for k, v in CONV.items() if only != "resnet" or k.startswith("ResNet")}
     for threads in (1, 2):
-        for name, ours, ref in side_by_side(CONV, 3 if quick else 5, 3, threads):
+        for name, ours, ref in side_by_side(conv, 3 if quick else 5, 3, threads):
             rows.append(("%s, %d thr (ms)" % (name, threads), ours, ref))
-    if only == "conv":
+    if only in ("conv", "resnet"):
         return report(rows)
     imp = {"ours": [], "ref": []}
     for _ in range(runs):

@@ -136,6 +136,11 @@ tn_loop tn_clamp_tensor_loop(tn_dtype dt);
 tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src);
 /* data = {out}; ctx points at one element already in dt (itemsize bytes). */
 tn_loop tn_fill_loop(tn_dtype dt);
+/* dst (rows x cols, contiguous) = src[i * rs + j * cs] (strides in elements) for elements of
+ * `size` 4 or 8 bytes: a copy of a transposed view, in square tiles so both sides are read and
+ * written a cache line at a time; rows shared over the thread pool (a copy: no result depends on
+ * the thread count). */
+void tn_transpose_copy(int64_t rows, int64_t cols, int size, const char *src, int64_t rs, int64_t cs, char *dst);
 
 /* Elementwise loops get a second body compiled for AVX + FMA (256-bit vectors; fma() becomes one
  * instruction), picked once at load time on CPUs that have it, as kernels/ref/gemm.c does. ISO C

@@ -19,6 +19,7 @@
 #define TN_GEMM_TILE_MAX ((12 + 7) * 32) /* largest R x V, plus rows a transposing store may read */
 #define TN_GEMM_NN_MIN_M 4                /* A @ B below this many rows: the reference loop */
 #define TN_GEMM_FEW_M 8                   /* A @ W^T below this many rows: no packing */
+#define TN_GEMM_KBLOCK 512                /* K block of a split A @ B (see blocked()) */
 
 static const tn_gemm_isa *chosen;
 static bool asked; /* a benign race: every thread computes the same answer */
@@ -49,8 +50,17 @@ static int64_t block_lanes(const tn_gemm_isa *isa, int64_t n, int64_t K) {
     return all < b ? all : b;
 }
 
+/* Whether blocked() splits K (see there): A @ B with beta 0 whose packed block would hold
+ * fewer lanes than there are and at most a few panels of them. */
+static bool k_split(const tn_gemm_isa *isa, bool nt, int64_t np, int64_t K, float beta) {
+    return !nt && beta == 0 && K > 2 * TN_GEMM_KBLOCK && block_lanes(isa, np, K) < np &&
+           block_lanes(isa, np, K) < 4 * isa->V;
+}
+
 static size_t blocked_scratch(const tn_gemm_isa *isa, int64_t np, int64_t K) {
-    return (size_t)((block_lanes(isa, np, K) + isa->R) * K) * sizeof(float);
+    size_t whole = (size_t)((block_lanes(isa, np, K) + isa->R) * K) * sizeof(float);
+    size_t split = (size_t)((TN_GEMM_BLOCK_FLOATS / TN_GEMM_KBLOCK + isa->R) * TN_GEMM_KBLOCK) * sizeof(float);
+    return !k_split(isa, false, np, K, 0) || whole > split ? whole : split;
 }
 
 /* Columns [0, n) of B (row stride ld) into V-lane k-major panels, zero padded. */
@@ -93,6 +103,7 @@ typedef struct {
     int64_t nq, K, p0, pn, ldq, ldc;
     const float *Q, *packed;
     float *qpad, *C, alpha, beta;
+    bool acc, last; /* a K block after the first: chains continue from C; the last one closes */
 } blk_job;
 
 static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
@@ -113,12 +124,20 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
         }
         for (int64_t l0 = 0; l0 < b->pn; l0 += V) {
             int lv = b->pn - l0 < V ? (int)(b->pn - l0) : V;
-            b->isa->micro(K, q, ld, b->packed + l0 * K, tile);
+            float *c = b->C + q0 * b->ldc + b->p0 + l0;
+            if (b->acc) { /* (K blocks: never nt) the partial sums so far, padding zeroed */
+                for (int r = 0; r < R; r++) {
+                    if (r < rq) memcpy(tile + r * V, c + r * b->ldc, (size_t)lv * sizeof(float));
+                    memset(tile + r * V + (r < rq ? lv : 0), 0, (size_t)(r < rq ? V - lv : V) * sizeof(float));
+                }
+            }
+            b->isa->micro(K, q, ld, b->packed + l0 * K, tile, b->acc);
             /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
-            if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)
+            if (!b->last) store(tile, V, rq, lv, c, b->ldc, 1, 0); /* raw partial sums */
+            else if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)
                 b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc);
             else if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
-            else store(tile, V, rq, lv, b->C + q0 * b->ldc + b->p0 + l0, b->ldc, b->alpha, b->beta);
+            else store(tile, V, rq, lv, c, b->ldc, b->alpha, b->beta);
         }
     }
 }
@@ -149,20 +168,33 @@ static void pack_panels(int64_t u0, int64_t u1, void *vjob) {
 static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
                     int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
     const int64_t np = nt ? M : N, nq = nt ? N : M;
-    const int64_t pb = block_lanes(isa, np, K);
-    blk_job job = {.isa = isa, .nt = nt, .nq = nq, .K = K, .ldq = nt ? ldb : lda, .ldc = ldc, .Q = nt ? B : A,
-                   .packed = scratch, .qpad = scratch + pb * K, .C = C, .alpha = alpha, .beta = beta};
+    /* A long K with B's columns packed (A @ B, beta 0: the gradient products of backward, e.g.
+     * (128 x 49152) @ (49152 x 576)) is split into K blocks, so a packed block holds many lanes
+     * and A streams from memory once per lane block instead of once per V lanes; the partial
+     * sums wait in C and each chain continues in order, so the bits are the unsplit ones. */
+    const bool ksplit = k_split(isa, nt, np, K, beta);
+    const int64_t kb = ksplit ? TN_GEMM_KBLOCK : K;
+    const int64_t pb = ksplit ? TN_GEMM_BLOCK_FLOATS / TN_GEMM_KBLOCK : block_lanes(isa, np, K);
+    blk_job job = {.isa = isa, .nt = nt, .nq = nq, .ldq = nt ? ldb : lda, .ldc = ldc,
+                   .packed = scratch, .qpad = scratch + pb * kb, .C = C, .alpha = alpha, .beta = beta};
     const int64_t groups = (nq + isa->R - 1) / isa->R;
     for (int64_t p0 = 0; p0 < np; p0 += pb) {
         int64_t pn = np - p0 < pb ? np - p0 : pb;
-        pack_job pj = {isa, nt, pn, K, nt ? A + p0 * lda : B + p0, nt ? lda : ldb, scratch};
-        /* panels of V lanes are independent: packed over the pool too, ~64K floats a chunk */
-        tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 16) / (isa->V * K + 1) + 1, pack_panels, &pj);
-        job.p0 = p0;
-        job.pn = pn;
-        /* a group is R x pn x K multiply-adds; aim for ~1M per chunk */
-        int64_t grain = (1 << 20) / (isa->R * pn * K + 1) + 1;
-        tn_parallel_for(groups, grain, blk_groups, &job);
+        for (int64_t k0 = 0; k0 < K; k0 += kb) {
+            int64_t kn = K - k0 < kb ? K - k0 : kb;
+            pack_job pj = {isa, nt, pn, kn, nt ? A + p0 * lda + k0 : B + k0 * ldb + p0, nt ? lda : ldb, scratch};
+            /* panels of V lanes are independent: packed over the pool too, ~64K floats a chunk */
+            tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 16) / (isa->V * kn + 1) + 1, pack_panels, &pj);
+            job.p0 = p0;
+            job.pn = pn;
+            job.K = kn;
+            job.Q = (nt ? B : A) + k0;
+            job.acc = k0 > 0;
+            job.last = k0 + kn == K;
+            /* a group is R x pn x K multiply-adds; aim for ~1M per chunk */
+            int64_t grain = (1 << 20) / (isa->R * pn * kn + 1) + 1;
+            tn_parallel_for(groups, grain, blk_groups, &job);
+        }
     }
 }
 

@@ -3,6 +3,7 @@
  *
  * One microkernel shape serves both layouts: `micro` computes a tile
  *     tile[r][l] = sum over k, in order, of q[r][k] * p[k][l]     (one FMA chain per element)
+ * (with acc, the chain starts from tile[r][l] instead of 0)
  * for R broadcast rows q (row r at q + r*ldq, k contiguous) and a packed panel p of V lanes
  * (V floats per k). For A @ W^T (nn.Linear) p holds V rows of A and q is R rows of W; for
  * A @ B p holds V columns of B and q is R rows of A. */
@@ -14,7 +15,8 @@
 typedef struct {
     const char *name;
     int V, R; /* lanes of the packed operand, broadcast rows */
-    void (*micro)(int64_t K, const float *q, int64_t ldq, const float *p, float *tile /* [R][V] */);
+    /* acc: the chains continue from the tile's values (a K split in blocks: the same chain) */
+    void (*micro)(int64_t K, const float *q, int64_t ldq, const float *p, float *tile /* [R][V] */, int acc);
     /* rows [0, n) of src (row i at src + i*ld, k contiguous) into V-lane k-major panels,
      * zero padded to a multiple of V */
     void (*pack_t)(int64_t n, int64_t K, const float *src, int64_t ld, int V, float *dst);

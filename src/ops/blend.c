@@ -33,7 +33,12 @@ static inline double fma_double(double a, double b, double c) { return fma(a, b,
         if (CONTIG(2, T)) {                                                                        \
             T *o = (T *)d[0];                                                                      \
             const T *x = (const T *)d[1], *y = (const T *)d[2];                                    \
-            for (int64_t i = 0; i < n; i++) o[i] = ST(LERP_F(CT, w, LD(x[i]), LD(y[i])));          \
+            /* the weight's branch taken once, so each body is one vectorisable expression */      \
+            if (fabs((double)w) < 0.5)                                                             \
+                for (int64_t i = 0; i < n; i++) o[i] = ST(fma_##CT(w, LD(y[i]) - LD(x[i]), LD(x[i]))); \
+            else                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                    \
+                    o[i] = ST(fma_##CT(w - (CT)1, LD(y[i]) - LD(x[i]), LD(y[i])));                 \
             return;                                                                                \
         }                                                                                          \
         for (int64_t i = 0; i < n; i++) {                                                          \

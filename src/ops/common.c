@@ -185,6 +185,28 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
     }
 }
 
+/* A same-dtype copy into a contiguous (batch,) rows x cols destination from a source whose
+ * last dimension is not the contiguous one (a transposed view: mm's operands in backward) goes
+ * through tn_transpose_copy's tiles instead of the element-by-element strided loop. Returns
+ * whether it copied. */
+static bool transposed_copy(tn_tensor *d, tn_tensor *s) {
+    const int nd = d->ndim, size = tn_dtype_itemsize(d->dtype);
+    if (d->dtype != s->dtype || (size != 4 && size != 8) || nd < 2 || nd > 3 || s->ndim != nd) return false;
+    if (d->math_bits || s->math_bits) return false;
+    if (!tn_is_contiguous(d) || tn_numel(d) < 4096) return false;
+    const int64_t rows = d->sizes[nd - 2], cols = d->sizes[nd - 1];
+    const int64_t rs = s->strides[nd - 2], cs = s->strides[nd - 1];
+    if (rs != 1 || cs <= 1 || rows < 2 || cols < 2) return false;
+    const int64_t batch = nd == 3 ? d->sizes[0] : 1, bs = nd == 3 ? s->strides[0] : 0;
+    const char *sp = tn_data(s);
+    char *dp = tn_data(d);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t b = 0; b < batch; b++)
+        tn_transpose_copy(rows, cols, size, sp + b * bs * size, rs, cs, dp + b * rows * cols * size);
+    Py_END_ALLOW_THREADS
+    return true;
+}
+
 int tn_copy_into(PyObject *dst, PyObject *src) {
     tn_tensor *d = tn_tensor_of(dst), *s = tn_tensor_of(src);
     int nd;
@@ -210,6 +232,8 @@ int tn_copy_into(PyObject *dst, PyObject *src) {
         tn_run_loop(tn_cast_loop(s->dtype, s->dtype), NULL, tmp, 1, &src);
         tn_run_loop(loop, NULL, dst, 1, &tmp);
         Py_DECREF(tmp);
+    } else if (transposed_copy(d, s)) {
+        /* done: a contiguous copy of a transposed matrix (or batch of them) */
     } else {
         tn_run_loop(loop, NULL, dst, 1, &src);
     }

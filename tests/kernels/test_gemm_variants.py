@@ -4,7 +4,8 @@ output's fused multiply-add chain. Each case runs the same products in two torch
 one forced to the reference (TN_GEMM=ref), and compares the raw bytes. Shapes cover every edge:
 row counts around the few-row path and the microkernel heights, k on both sides of
 64 (where few-row products switch to the lane order), column and k tails, strided
-operands (transposed, sliced, batched), alpha/beta, and sizes past one packed block. The same
+operands (transposed, sliced, batched), alpha/beta, sizes past one packed block, and long k
+(split into k blocks). The same
 products with 2 and 3 threads must give the 1-thread bytes."""
 import os
 import subprocess
@@ -37,6 +38,13 @@ put("linear sliced", F.linear(xs[:, ::2, :64], torch.randn(24, 100)[:, 10:74]))
 put("bmm", torch.bmm(torch.randn(6, 37, 21), torch.randn(6, 21, 45)))
 put("baddbmm", torch.baddbmm(torch.randn(3, 20, 30), torch.randn(3, 20, 11), torch.randn(3, 11, 30), alpha=0.7))
 put("big", F.linear(torch.randn(300, 1100), torch.randn(50, 1100)))
+# long k: A @ B split into k blocks (kernels/gemm.c, blocked()), row / column / k tails, alpha,
+# and a transposed left operand (copied through kernels/ref/cast.c's tiles)
+for M, K, N in [(5, 20000, 40), (13, 3000, 1000), (37, 5000, 200), (64, 49152, 96)]:
+    x, y = torch.randn(M, K), torch.randn(K, N)
+    put("long k %d %d %d" % (M, N, K), x @ y)
+    put("long k alpha %d %d %d" % (M, N, K), torch.addmm(torch.zeros(M, N), x, y, beta=0, alpha=0.37))
+    put("long k xT %d %d %d" % (M, N, K), torch.randn(K, M).t() @ y)
 put("matmul T", torch.randn(2, 3, 40, 24).transpose(-1, -2) @ torch.randn(40, 17))
 q, k, v = torch.randn(2, 4, 70, 16), torch.randn(2, 4, 70, 16), torch.randn(2, 4, 70, 16)
 for causal in (False, True):

@@ -11,6 +11,7 @@
  * f16/bf16 goes through f32 (so f64 -> f16 rounds twice, as upstream). No conversion is UB. */
 #include "kernels/ref/ew_impl.h"
 #include "kernels/lowp.h"
+#include "core/parallel.h"
 
 static inline int64_t tn__d2i64(double d) {
     if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return INT64_MIN;
@@ -199,4 +200,39 @@ tn_loop tn_fill_loop(tn_dtype dt) {
     case 16: return fill_tn__b16f;
     default: return NULL;
     }
+}
+
+/* ---- tn_transpose_copy: tiles of TN_TR_TILE x TN_TR_TILE elements ---- */
+#define TN_TR_TILE 32
+typedef struct {
+    int64_t rows, cols, rs, cs;
+    int size;
+    const char *src;
+    char *dst;
+} tr_job;
+
+#define TR_TILE(T)                                                                                  \
+    for (int64_t i0 = b0 * TN_TR_TILE; i0 < i1; i0 += TN_TR_TILE)                                   \
+        for (int64_t j0 = 0; j0 < j->cols; j0 += TN_TR_TILE) {                                      \
+            const int64_t ie = i0 + TN_TR_TILE < j->rows ? i0 + TN_TR_TILE : j->rows;               \
+            const int64_t je = j0 + TN_TR_TILE < j->cols ? j0 + TN_TR_TILE : j->cols;               \
+            for (int64_t i = i0; i < ie; i++) {                                                     \
+                T *o = (T *)j->dst + i * j->cols;                                                   \
+                const T *a = (const T *)j->src + i * j->rs;                                         \
+                for (int64_t c = j0; c < je; c++) o[c] = a[c * j->cs];                              \
+            }                                                                                       \
+        }
+
+static void tr_blocks(int64_t b0, int64_t b1, void *vjob) {
+    const tr_job *j = vjob;
+    const int64_t i1 = b1 * TN_TR_TILE < j->rows ? b1 * TN_TR_TILE : j->rows;
+    if (j->size == 4) { TR_TILE(uint32_t) }
+    else { TR_TILE(uint64_t) }
+}
+
+void tn_transpose_copy(int64_t rows, int64_t cols, int size, const char *src, int64_t rs, int64_t cs, char *dst) {
+    tr_job j = {rows, cols, rs, cs, size, src, dst};
+    const int64_t blocks = (rows + TN_TR_TILE - 1) / TN_TR_TILE;
+    /* a block row is TN_TR_TILE x cols elements; aim for ~64K elements per chunk */
+    tn_parallel_for(blocks, (1 << 16) / (TN_TR_TILE * cols + 1) + 1, tr_blocks, &j);
 }
