@@ -88,7 +88,8 @@ SCENARIOS = {
 BASE_RC = {"rounds": 3, "min-nodes": 2, "min-available-nodes": 3}
 
 
-def _run_scenario(name, out):
+def _run_scenario(name, out, delay=0.0):
+    time.sleep(delay)
     LocalFederation = _local().LocalFederation
     who, rc, node_cfg, kill = SCENARIOS[name]
     py = SUBJECT_PY if who == "ours" else REF_PY
@@ -145,11 +146,11 @@ def _start_flower():
         return
     out = {}
     threads = []
-    for n in SCENARIOS:
-        t = threading.Thread(target=_run_scenario, args=(n, out), daemon=True)
+    for i, n in enumerate(SCENARIOS):
+        # staggered by 10 s: 18 SuperNodes' ClientApps importing torch at once overload the host
+        t = threading.Thread(target=_run_scenario, args=(n, out, 10.0 * i), daemon=True)
         t.start()
         threads.append(t)
-        time.sleep(1.0)
     _FLOWER.update(threads=threads, out=out)
 
 
