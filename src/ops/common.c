@@ -207,6 +207,13 @@ static bool transposed_copy(tn_tensor *d, tn_tensor *s) {
     return true;
 }
 
+int tn_out_dtype_exact(PyObject *out, tn_dtype dt) {
+    if (!out || tn_tensor_of(out)->dtype == dt) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(dt),
+                 tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
+    return -1;
+}
+
 int tn_copy_into(PyObject *dst, PyObject *src) {
     tn_tensor *d = tn_tensor_of(dst), *s = tn_tensor_of(src);
     int nd;

@@ -76,6 +76,9 @@ PyObject *tn_as_dtype(PyObject *t, tn_dtype dtype, bool contig);
 /* Copy src into dst, broadcasting src to dst's shape and casting. dst's memory may not overlap
  * src's in ways that matter (caller's job). Raises on shape mismatch. */
 int tn_copy_into(PyObject *dst, PyObject *src);
+/* A structured kernel's out= check (upstream's set_output): `out` (NULL: no out=) must have exactly
+ * dtype dt. 0, or -1 with upstream's RuntimeError. */
+int tn_out_dtype_exact(PyObject *out, tn_dtype dt);
 /* Broadcast shapes of n tensors; RuntimeError naming the mismatch on failure. */
 int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape);
 /* Fill every element of t with the number v (converted to t's dtype). */

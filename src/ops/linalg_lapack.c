@@ -1502,14 +1502,6 @@ PyObject *tn_op_linalg_ldl_factor_ex(tn_value *a) {
     PyObject *v[3] = {LD, piv, info};
     return ret_n("linalg_ldl_factor_ex", 3, v);
 }
-/* A structured kernel's out= check: exactly the result's dtype (upstream's set_output) */
-static int out_dtype_exact(PyObject *out, tn_dtype dt) {
-    tn_dtype got = tn_tensor_of(out)->dtype;
-    if (got == dt) return 0;
-    PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead", tn_dtype_cxx_name(dt),
-                 tn_dtype_cxx_name(got));
-    return -1;
-}
 PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
     /* upstream checks the outs' dtypes before the kernel reports errors: check_errors after them */
     tn_value b[3] = {a[0], a[1], a[2]};
@@ -1518,7 +1510,7 @@ PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
     if (!r) return NULL;
     PyObject *outs[3] = {a[3].u.obj, a[4].u.obj, a[5].u.obj};
     for (int i = 0; i < 3; i++)
-        if (out_dtype_exact(outs[i], tn_tensor_of(PyTuple_GetItem(r, i))->dtype) < 0) { Py_DECREF(r); return NULL; }
+        if (tn_out_dtype_exact(outs[i], tn_tensor_of(PyTuple_GetItem(r, i))->dtype) < 0) { Py_DECREF(r); return NULL; }
     const tn_tensor *A = tn_tensor_of(a[0].u.obj);
     if (a[2].u.i && check_info(PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor_ex", A->ndim == 2) < 0) { Py_DECREF(r); return NULL; }
     for (int i = 0; i < 3; i++) {
@@ -1626,7 +1618,7 @@ PyObject *tn_op_linalg_ldl_solve(tn_value *a) {
 }
 PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
     PyObject *r = tn_op_linalg_ldl_solve(a);
-    if (r && out_dtype_exact(a[4].u.obj, tn_tensor_of(r)->dtype) < 0) Py_CLEAR(r);
+    if (r && tn_out_dtype_exact(a[4].u.obj, tn_tensor_of(r)->dtype) < 0) Py_CLEAR(r);
     return r ? fdeliver(r, a[4].u.obj, "linalg_ldl_solve") : NULL;
 }
 

@@ -329,11 +329,7 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
                      tn_dtype_cxx_name(od), tn_dtype_cxx_name(want_dtype));
         return NULL;
     }
-    if (out && tn_tensor_of(out)->dtype != od) {
-        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     tn_dtype_cxx_name(od), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
-        return NULL;
-    }
+    if (tn_out_dtype_exact(out, od) < 0) return NULL;
     if (tn_require_computable("linalg_vector_norm", cdt) < 0) return NULL;
     if (cdt == TN_DTYPE_C32) return tn_not_implemented("linalg_vector_norm for complex32");
 

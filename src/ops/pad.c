@@ -277,11 +277,7 @@ PyObject *tn_pad_edge(PyObject *self, const int64_t *pad, int npad, int k, tn_pa
         }
     /* reflection_pad2d's out= is not structured: its dtype checks come in another order */
     bool legacy = refl && k == 2;
-    if (out && !legacy && tn_tensor_of(out)->dtype != t->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have dtype %s, but got %s instead",
-                     tn_dtype_cxx_name(t->dtype), tn_dtype_cxx_name(tn_tensor_of(out)->dtype));
-        return NULL;
-    }
+    if (!legacy && tn_out_dtype_exact(out, t->dtype) < 0) return NULL;
     if (!edge_dtype_ok(t->dtype)) {
         PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", opname,
                      tn_dtype_cpp_name(t->dtype));
