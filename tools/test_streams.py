@@ -43,6 +43,7 @@ def main(extra):
         procs[name] = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     last = {}
+    failures = {name: [] for name in procs}
     lock = threading.Lock()
 
     def pump(name, p):
@@ -50,6 +51,8 @@ def main(extra):
             line = raw.decode("utf-8", "replace").rstrip("\n")
             if line.strip():
                 last[name] = line
+            if line.startswith(("FAILED ", "ERROR ")):
+                failures[name].append(line)
             with lock:
                 sys.stdout.write("[%s] %s\n" % (name, line))
                 sys.stdout.flush()
@@ -64,6 +67,9 @@ def main(extra):
     print("\nmake test, %.0f s of wall time:" % (time.time() - t0))
     for name in procs:
         print("  %-7s exit %d  %s" % (name, rcs[name], last.get(name, "")))
+    for name in procs:  # again at the very end, where a log cut to its tail still shows them
+        for line in failures[name]:
+            print("  %-7s %s" % (name, line[:400]))
     return 0 if all(rc == 0 for rc in rcs.values()) else 1
 
 
