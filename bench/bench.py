@@ -161,4 +161,6 @@ def report(rows):
 
 
 if __name__ == "__main__":
+    if "-h" in sys.argv or "--help" in sys.argv:
+        sys.exit(print(__doc__))
     main()

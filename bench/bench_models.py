@@ -218,4 +218,6 @@ def main_lowp(dtype, quick, threads):
 
 
 if __name__ == "__main__":
+    if "-h" in sys.argv or "--help" in sys.argv:
+        sys.exit(print(__doc__))
     main()
