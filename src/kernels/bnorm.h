@@ -1,11 +1,14 @@
 /* bnorm.h — batch norm and group norm kernels (ops/bnorm.c): per-channel statistics, the
  * per-channel affine y = x * alpha[c] + beta[c], and the backward reductions.
  *
- * Plain C: no Python, no allocation, no failure; work is shared over core/parallel.c. Float
+ * Plain C: no Python, no allocation, no failure; work is shared over core/parallel.c. Written once
+ * in kernels/bnorm_body.h, built plain (ref/bnorm.c) and for AVX2+FMA (x86/bnorm_fma.c, chosen at
+ * run time; TN_BNORM=ref forces the plain build; same bits). Float
  * (f32, f16/bf16 widened by the op layer) and double flavours. The batch-norm statistics follow
  * upstream's CPU kernels (aten/native/cpu/batch_norm_kernel.cpp) summation for summation:
  *  - NCHW input with H*W > 1: per channel, a sequential double sum of x, mean = (T)(sum / n), then
- *    a sequential double sum of the T-rounded (x - mean)^2;
+ *    a sequential double sum of the T-rounded (x - mean)^2 (float: computed in double lanes, with
+ *    an error bound that proves the same float result, else sequentially; kernels/bnorm_body.h);
  *  - channels-last input (and NC / NC11 input): rows split into `parts` contiguous chunks exactly
  *    as at::parallel_for splits them over upstream's threads, each chunk summing in T per channel
  *    (the variance with a fused multiply-add, as upstream's vectorised loop compiles), the chunks
@@ -38,8 +41,9 @@ void tn_bn_affine_f32(const tn_bn_geom *g, const float *x, const float *alpha, c
 void tn_bn_affine_f64(const tn_bn_geom *g, const double *x, const double *alpha, const double *beta, double *y);
 
 /* Batch-norm backward per channel: sum_dy[c] = sum dy, dotp[c] = sum (x - mean[c]) * dy (double
- * accumulation); then, when dx is not NULL, train: dx = (dy - sum_dy/n - (x - mean) * k) * invstd * w
- * with k = dotp * invstd^2 / n; eval: dx = dy * invstd * w. w may be NULL (1). */
+ * accumulation, 8 lanes per NCHW plane); then, when dx is not NULL, train:
+ * dx = (dy - sum_dy/n - (x - mean) * k) * invstd * w with k = dotp * invstd^2 / n; eval:
+ * dx = dy * invstd * w. w may be NULL (1). */
 void tn_bn_backward_f32(const tn_bn_geom *g, const float *dy, const float *x, const float *mean,
                         const float *invstd, const float *w, bool train, float *dx, double *sum_dy, double *dotp);
 void tn_bn_backward_f64(const tn_bn_geom *g, const double *dy, const double *x, const double *mean,

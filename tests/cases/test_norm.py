@@ -291,6 +291,15 @@ for shape in [(4, 3, 5, 5), (17, 2, 33), (8, 3), (2, 4, 7, 7, 3), (64, 17), (3, 
 for shape in [(4, 3, 5, 5), (2, 6, 3, 4), (2, 3, 2, 3, 4)]:
     exact["cl-%s" % (shape,)] = _bn(shape, cl=True)
     exact["cl-eval-%s" % (shape,)] = _bn(shape, cl=True, train=False)
+# NCHW float statistics are summed in double lanes with an error bound proving upstream's sequential
+# double sum rounds to the same float (kernels/bnorm_body.h): planes longer than a 64-element block,
+# offsets that cancel, and sums whose order changes the double result (the kernel falls back to the
+# sequential chain there: 2^60 + 1 - 2^60 is 0 in upstream's order, 1 in lane order)
+for shape in [(8, 4, 33, 17), (3, 2, 700), (2, 3, 129)]:
+    exact["lanes-%s" % (shape,)] = _bn(shape)
+    exact["lanes-%s-offset" % (shape,)] = _bn(shape).replace("* 3 + 1.7", "* 1e-3 + 100.0")
+exact["lanes-order"] = BN + "x = torch.tensor([2.**60, 1, 0, 0, -2.**60, 0, 0, 0]).reshape(1, 1, 8)\ntorch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)"
+exact["lanes-order-repeat"] = BN + "x = torch.tensor([2.**60, 1, 0, 0, -2.**60, 0, 0, 0]).repeat(3, 2, 9)\nrm = torch.zeros(2); rv = torch.ones(2)\n(torch.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5), rm, rv)"
 exact["eps0-const"] = "x = torch.ones(4, 2, 3)\ntorch.native_batch_norm(x, None, None, None, None, True, 0.1, 0.0)"
 exact["one-value-per-channel"] = BN + "rm = torch.zeros(3); rv = torch.ones(3)\n(torch.native_batch_norm(torch.randn(1, 3), None, None, rm, rv, True, 0.1, 1e-5), rm, rv)"
 cases("batch_norm_exact", exact)

@@ -3,10 +3,12 @@
  * split over core/parallel.c (the split never changes a result: every reduction order is fixed
  * by the geometry and `parts`, not by the pool). */
 #include "kernels/bnorm.h"
+#include "kernels/bnorm_body.h"
 
 #include "core/parallel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int64_t tn_bn_parts(int64_t rows, int threads) {
@@ -14,133 +16,47 @@ int64_t tn_bn_parts(int64_t rows, int threads) {
     return rows < threads ? rows : threads;
 }
 
-static inline float fma_f(float a, float b, float c) { return fmaf(a, b, c); }
-static inline double fma_d(double a, double b, double c) { return fma(a, b, c); }
+/* Batch norm: kernels/bnorm_body.h, here with libm's fma; kernels/x86/bnorm_fma.c has the same
+ * code built for FMA (vectorised), chosen at run time. Same bits either way. */
+TN_BN_KERNELS_DECL(bn_ref_f32, float)
+TN_BN_KERNELS_DECL(bn_ref_f64, double)
+TN_BN_KERNELS(bn_ref_f32, float, fmaf, )
+TN_BN_KERNELS(bn_ref_f64, double, fma, )
 
-/* offset of element (n, c, i) */
-static inline int64_t bn_at(const tn_bn_geom *g, int64_t n, int64_t c, int64_t i) {
-    return g->cl ? (n * g->hw + i) * g->C + c : (n * g->C + c) * g->hw + i;
+#if defined(__x86_64__)
+TN_BN_KERNELS_DECL(tn_bn_fma_f32, float)
+TN_BN_KERNELS_DECL(tn_bn_fma_f64, double)
+static bool use_fma(void) {
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("TN_BNORM");
+        __builtin_cpu_init();
+        v = !(e && !strcmp(e, "ref")) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return v;
 }
+#define BN_PICK(S, f) (use_fma() ? tn_bn_fma_##S##_##f : bn_ref_##S##_##f)
+#else
+#define BN_PICK(S, f) bn_ref_##S##_##f
+#endif
 
-#define GRAIN(work) ((work) > 0 ? (32768 / (work) + 1) : 1)
-
-#define TN_BN_DEF(S, T, FMA)                                                                      \
-    typedef struct { const tn_bn_geom *g; const T *x; T *mean, *var_sum, *buf; int64_t parts, chunk, rows; \
-                     int phase; } bn_stats_##S;                                                   \
-    static void bn_stats_chan_##S(int64_t b, int64_t e, void *ctx) {                              \
-        bn_stats_##S *s = ctx;                                                                    \
-        const tn_bn_geom *g = s->g;                                                               \
-        int64_t n = g->nb * g->hw;                                                                \
-        for (int64_t c = b; c < e; c++) {                                                         \
-            double sum = 0.0;                                                                     \
-            for (int64_t k = 0; k < g->nb; k++) {                                                 \
-                const T *p = s->x + (k * g->C + c) * g->hw;                                       \
-                for (int64_t i = 0; i < g->hw; i++) sum += p[i];                                  \
-            }                                                                                     \
-            T m = (T)(sum / (double)n);                                                           \
-            double vs = 0.0;                                                                      \
-            for (int64_t k = 0; k < g->nb; k++) {                                                 \
-                const T *p = s->x + (k * g->C + c) * g->hw;                                       \
-                for (int64_t i = 0; i < g->hw; i++) { T d = p[i] - m; vs += (T)(d * d); }         \
-            }                                                                                     \
-            s->mean[c] = m;                                                                       \
-            s->var_sum[c] = (T)vs;                                                                \
-        }                                                                                         \
-    }                                                                                             \
-    static void bn_stats_part_##S(int64_t b, int64_t e, void *ctx) {                              \
-        bn_stats_##S *s = ctx;                                                                    \
-        int64_t C = s->g->C;                                                                      \
-        for (int64_t p = b; p < e; p++) {                                                         \
-            T *acc = s->buf + p * C;                                                              \
-            int64_t r0 = p * s->chunk, r1 = r0 + s->chunk < s->rows ? r0 + s->chunk : s->rows;    \
-            for (int64_t c = 0; c < C; c++) acc[c] = 0;                                           \
-            for (int64_t r = r0; r < r1; r++) {                                                   \
-                const T *xr = s->x + r * C;                                                       \
-                if (s->phase == 0)                                                                \
-                    for (int64_t c = 0; c < C; c++) acc[c] = acc[c] + xr[c];                      \
-                else                                                                              \
-                    for (int64_t c = 0; c < C; c++) {                                             \
-                        T d = xr[c] - s->mean[c];                                                 \
-                        acc[c] = FMA(d, d, acc[c]);                                               \
-                    }                                                                             \
-            }                                                                                     \
-        }                                                                                         \
-    }                                                                                             \
+#define TN_BN_PUBLIC(S, T)                                                                        \
     void tn_bn_stats_##S(const tn_bn_geom *g, const T *x, T *mean, T *var_sum, int64_t parts, T *scratch) { \
-        bn_stats_##S s = {g, x, mean, var_sum, scratch, parts, 0, g->nb * g->hw, 0};              \
-        if (!g->cl) {                                                                             \
-            tn_parallel_for(g->C, GRAIN(2 * g->nb * g->hw), bn_stats_chan_##S, &s);               \
-            return;                                                                               \
-        }                                                                                         \
-        s.chunk = (s.rows + parts - 1) / parts;                                                   \
-        for (int phase = 0; phase < 2; phase++) {                                                 \
-            s.phase = phase;                                                                      \
-            tn_parallel_for(parts, 1, bn_stats_part_##S, &s);                                     \
-            for (int64_t c = 0; c < g->C; c++) {                                                  \
-                double t = 0.0;                                                                   \
-                for (int64_t p = 0; p < parts; p++) t += scratch[p * g->C + c];                   \
-                if (phase == 0) mean[c] = (T)(t / (double)s.rows);                                \
-                else var_sum[c] = (T)t;                                                           \
-            }                                                                                     \
-        }                                                                                         \
-    }                                                                                             \
-    typedef struct { const tn_bn_geom *g; const T *x, *alpha, *beta; T *y; } bn_aff_##S;          \
-    static void bn_aff_rows_##S(int64_t b, int64_t e, void *ctx) {                                \
-        bn_aff_##S *a = ctx;                                                                      \
-        const tn_bn_geom *g = a->g;                                                               \
-        if (g->cl) {                                                                              \
-            for (int64_t r = b; r < e; r++) {                                                     \
-                const T *xr = a->x + r * g->C;                                                    \
-                T *yr = a->y + r * g->C;                                                          \
-                for (int64_t c = 0; c < g->C; c++) yr[c] = FMA(xr[c], a->alpha[c], a->beta[c]);  \
-            }                                                                                     \
-        } else {                                                                                  \
-            for (int64_t r = b; r < e; r++) {                                                     \
-                int64_t c = r % g->C;                                                             \
-                const T *xr = a->x + r * g->hw;                                                   \
-                T *yr = a->y + r * g->hw;                                                         \
-                T al = a->alpha[c], be = a->beta[c];                                              \
-                for (int64_t i = 0; i < g->hw; i++) yr[i] = FMA(xr[i], al, be);                   \
-            }                                                                                     \
-        }                                                                                         \
+        BN_PICK(S, stats)(g, x, mean, var_sum, parts, scratch);                                   \
     }                                                                                             \
     void tn_bn_affine_##S(const tn_bn_geom *g, const T *x, const T *alpha, const T *beta, T *y) { \
-        bn_aff_##S a = {g, x, alpha, beta, y};                                                    \
-        int64_t rows = g->cl ? g->nb * g->hw : g->nb * g->C, width = g->cl ? g->C : g->hw;        \
-        tn_parallel_for(rows, GRAIN(width), bn_aff_rows_##S, &a);                                 \
-    }                                                                                             \
-    typedef struct { const tn_bn_geom *g; const T *dy, *x, *mean, *invstd, *w; bool train; T *dx;  \
-                     double *sum_dy, *dotp; } bn_bwd_##S;                                         \
-    static void bn_bwd_chan_##S(int64_t b, int64_t e, void *ctx) {                                \
-        bn_bwd_##S *a = ctx;                                                                      \
-        const tn_bn_geom *g = a->g;                                                               \
-        int64_t n = g->nb * g->hw;                                                                \
-        for (int64_t c = b; c < e; c++) {                                                         \
-            T m = a->mean[c], iv = a->invstd[c], w = a->w ? a->w[c] : (T)1;                       \
-            double sum = 0.0, dot = 0.0;                                                          \
-            for (int64_t k = 0; k < g->nb; k++)                                                   \
-                for (int64_t i = 0; i < g->hw; i++) {                                             \
-                    int64_t o = bn_at(g, k, c, i);                                                \
-                    sum += a->dy[o];                                                              \
-                    dot += (double)(a->x[o] - m) * (double)a->dy[o];                              \
-                }                                                                                 \
-            a->sum_dy[c] = sum;                                                                   \
-            a->dotp[c] = dot;                                                                     \
-            if (!a->dx) continue;                                                                 \
-            T kk = (T)dot * iv * iv / (T)n, gm = (T)(sum / (double)n);                                   \
-            for (int64_t k = 0; k < g->nb; k++)                                                   \
-                for (int64_t i = 0; i < g->hw; i++) {                                             \
-                    int64_t o = bn_at(g, k, c, i);                                                \
-                    if (a->train) a->dx[o] = (a->dy[o] - gm - (a->x[o] - m) * kk) * iv * w;       \
-                    else a->dx[o] = a->dy[o] * iv * w;                                            \
-                }                                                                                 \
-        }                                                                                         \
+        BN_PICK(S, affine)(g, x, alpha, beta, y);                                                 \
     }                                                                                             \
     void tn_bn_backward_##S(const tn_bn_geom *g, const T *dy, const T *x, const T *mean, const T *invstd, \
                             const T *w, bool train, T *dx, double *sum_dy, double *dotp) {        \
-        bn_bwd_##S a = {g, dy, x, mean, invstd, w, train, dx, sum_dy, dotp};                      \
-        tn_parallel_for(g->C, GRAIN(3 * g->nb * g->hw), bn_bwd_chan_##S, &a);                     \
-    }                                                                                             \
+        BN_PICK(S, backward)(g, dy, x, mean, invstd, w, train, dx, sum_dy, dotp);                 \
+    }
+TN_BN_PUBLIC(f32, float)
+TN_BN_PUBLIC(f64, double)
+
+/* Group norm (double accumulation), one macro over the element type. */
+#define GRAIN(work) TN_BN_GRAIN(work)
+#define TN_GN_DEF(S, T)                                                                           \
     typedef struct { const T *x, *w, *b; int64_t C, HxW, G; double eps; T *y, *mean, *rstd; } gn_fwd_##S; \
     static void gn_fwd_rows_##S(int64_t b, int64_t e, void *ctx) {                                \
         gn_fwd_##S *a = ctx;                                                                      \
@@ -225,5 +141,5 @@ static inline int64_t bn_at(const tn_bn_geom *g, int64_t n, int64_t c, int64_t i
         }                                                                                         \
     }
 
-TN_BN_DEF(f32, float, fma_f)
-TN_BN_DEF(f64, double, fma_d)
+TN_GN_DEF(f32, float)
+TN_GN_DEF(f64, double)
