@@ -289,3 +289,71 @@ cases("ormqr_gradcheck", {
     "householder_product": GC + "a, t = torch.randn(5, 3, dtype=torch.float64, requires_grad=True), torch.rand(3, dtype=torch.float64, requires_grad=True)\n"
                                 "(gradcheck(lambda a, t: torch.linalg.householder_product(a, t + 1), (a, t)), gradgradcheck(lambda a, t: torch.linalg.householder_product(a, t + 1), (a, t)))",
 })
+
+
+# ---- forward AD of pinv, lstsq and householder_product (docs/breadth_more2.md): FunctionsManual's
+# pinv_jvp, linalg_lstsq_solution_jvp / linalg_lstsq_residuals_jvp and householder_product_jvp.
+# float64 tangents take LSG (pinv goes through the SVD, whose bits differ between LAPACK builds by
+# about cond(A) * eps, as the gradients above); float32 ones tol="float" (upstream's own
+# float32-vs-float64 error). ----
+FW = R + """import torch.autograd.forward_ad as fwAD
+def jvp(f, *pt):
+    with fwAD.dual_level():
+        out = f(*[fwAD.make_dual(p, t) for p, t in pt])
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        return [tuple(fwAD.unpack_dual(o)) for o in outs]
+def rnd(*s, dt=torch.float64):
+    return torch.randn(*s, dtype=dt)
+"""
+HT = "torch.rand(3, dtype=torch.{dt}) + 1"
+
+
+def fwl(dt):
+    # float32 lstsq compares the solution's tangent only: the residuals' tangent 2 Re(r conj(dr)).sum(-2)
+    # sums products with cancellation, and upstream's own float32 error on one input is a single draw
+    # of a wide spread (over 300 seeded 5x3 inputs, relative to the largest entry: ours median 3.9e-7,
+    # p90 1.8e-6; upstream's median 4.2e-7, p90 1.7e-6, docs/breadth_more2.md), so K * err of one draw
+    # does not bound the other side's rounding; float64 covers the residuals' tangents
+    k = "[:2]" if dt == "float64" else "[:1]"
+    return {
+        "pinv_tall": FW + f"a = rnd(5, 3, dt=torch.{dt})\njvp(torch.linalg.pinv, (a, rnd(5, 3, dt=torch.{dt})))",
+        "pinv_wide_batch": FW + f"a = rnd(2, 3, 4, dt=torch.{dt})\njvp(torch.linalg.pinv, (a, rnd(2, 3, 4, dt=torch.{dt})))",
+        "pinv_square_noncontig": FW + f"a = rnd(4, 4, dt=torch.{dt}).mT\njvp(lambda x: torch.pinverse(x), (a, rnd(4, 4, dt=torch.{dt}).mT))",
+        "lstsq_tall": FW + f"a, b = rnd(5, 3, dt=torch.{dt}), rnd(5, 2, dt=torch.{dt})\n"
+                      f"(jvp(lambda x, y: torch.linalg.lstsq(x, y){k}, (a, rnd(5, 3, dt=torch.{dt})), (b, rnd(5, 2, dt=torch.{dt}))),"
+                      f" jvp(lambda x, y: torch.linalg.lstsq(x, y, driver='gelsd'){k}, (a, rnd(5, 3, dt=torch.{dt})), (b, rnd(5, 2, dt=torch.{dt}))))",
+        "lstsq_wide": FW + f"a, b = rnd(3, 5, dt=torch.{dt}), rnd(3, 2, dt=torch.{dt})\n"
+                      f"jvp(lambda x, y: torch.linalg.lstsq(x, y, driver='gelss'){k}, (a, rnd(3, 5, dt=torch.{dt})), (b, rnd(3, 2, dt=torch.{dt})))",
+        "lstsq_vector_batch": FW + f"a, b = rnd(2, 4, 3, dt=torch.{dt}), rnd(2, 4, dt=torch.{dt})\n"
+                              f"(jvp(lambda x, y: torch.linalg.lstsq(x, y, driver='gels'){k}, (a, rnd(2, 4, 3, dt=torch.{dt})), (b, rnd(2, 4, dt=torch.{dt}))),"
+                              f" jvp(lambda y: torch.linalg.lstsq(a[0], y, driver='gelsd'){k}, (b[0], rnd(4, dt=torch.{dt}))))",
+        "householder": FW + f"a, t = rnd(5, 3, dt=torch.{dt}), {HT.format(dt=dt)}\n"
+                       f"jvp(torch.linalg.householder_product, (a, rnd(5, 3, dt=torch.{dt})), (t, rnd(3, dt=torch.{dt})))",
+    }
+
+
+cases("linalg_fw_ad_f64", {
+    **fwl("float64"),
+    "pinv_hermitian_complex": FW + "a = rnd(4, 4, dt=torch.complex128)\nh, th = a + a.mH, rnd(4, 4, dt=torch.complex128)\n"
+                              "jvp(lambda x: torch.linalg.pinv(x, hermitian=True), (h, th + th.mH))",
+    "pinv_tolerances": FW + "a = rnd(4, 3)\njvp(lambda x: torch.linalg.pinv(x, atol=0.1, rtol=1e-3), (a, rnd(4, 3)))",
+    "lstsq_a_only": FW + "a = rnd(5, 3)\njvp(lambda x: torch.linalg.lstsq(x, torch.ones(5, 2, dtype=torch.float64), driver='gelsd')[:2], (a, rnd(5, 3)))",
+    "lstsq_b_only": FW + "a, b = torch.eye(5, 3, dtype=torch.float64) + 0.5, rnd(5, 2)\njvp(lambda y: torch.linalg.lstsq(a, y, driver='gelss')[:2], (b, rnd(5, 2)))",
+    "lstsq_complex": FW + "a, b = rnd(5, 3, dt=torch.complex128), rnd(5, 2, dt=torch.complex128)\n"
+                     "jvp(lambda x, y: torch.linalg.lstsq(x, y, driver='gelsd')[:2], (a, rnd(5, 3, dt=torch.complex128)), (b, rnd(5, 2, dt=torch.complex128)))",
+    "householder_batch_square": FW + "a, t = rnd(2, 4, 4), torch.rand(2, 2, dtype=torch.float64) + 1\n"
+                                "jvp(torch.linalg.householder_product, (a, rnd(2, 4, 4)), (t, rnd(2, 2)))",
+    "householder_input_only": FW + "a, t = rnd(5, 3), torch.rand(2, dtype=torch.float64) + 1\njvp(lambda x: torch.linalg.householder_product(x, t), (a, rnd(5, 3)))",
+    "householder_tau_only": FW + "a, t = rnd(5, 3), torch.rand(3, dtype=torch.float64) + 1\njvp(lambda y: torch.linalg.householder_product(a, y), (t, rnd(3)))",
+    "householder_complex": FW + "a, t = rnd(4, 3, dt=torch.complex128), torch.rand(3, dtype=torch.complex128) + 1\n"
+                           "jvp(torch.linalg.householder_product, (a, rnd(4, 3, dt=torch.complex128)), (t, rnd(3, dt=torch.complex128)))",
+    "householder_empty": FW + "(jvp(torch.linalg.householder_product, (rnd(4, 0), rnd(4, 0)), (rnd(0), rnd(0))), "
+                         "jvp(torch.linalg.householder_product, (rnd(0, 3, 2), rnd(0, 3, 2)), (rnd(0, 1), rnd(0, 1))))",
+    "func_jvp": R + "a, b, ta, tb = (torch.randn(*s, dtype=torch.float64) for s in ((5, 3), (5, 2), (5, 3), (5, 2)))\n"
+                "(torch.func.jvp(torch.linalg.pinv, (a,), (ta,)), torch.func.jvp(lambda x, y: tuple(torch.linalg.lstsq(x, y, driver='gelsd')[:2]), (a, b), (ta, tb)), "
+                "torch.func.jvp(torch.linalg.householder_product, (a, torch.ones(2, dtype=torch.float64) * 1.5), (ta, tb[:2, 0])))",
+    "vmap_jvp": R + "a, ta = torch.randn(3, 4, 2, dtype=torch.float64), torch.randn(3, 4, 2, dtype=torch.float64)\n"
+                "torch.func.vmap(lambda x, t: torch.func.jvp(torch.linalg.pinv, (x,), (t,)))(a, ta)",
+    "ormqr_refused": FW + "a, t, c = rnd(4, 3), torch.rand(3, dtype=torch.float64) + 1, rnd(4, 2)\njvp(lambda x: torch.ormqr(x, t, c), (a, rnd(4, 3)))",
+}, tol=LSG)
+cases("linalg_fw_ad_f32", fwl("float32"), tol="float")
