@@ -1625,7 +1625,9 @@ PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
 /* ---- ormqr(input, tau, other, left, transpose): op(Q) C or C op(Q), Q from geqrf's reflectors
  * (LAPACK ormqr / unmqr; transpose is the conjugate transpose for complex), on a column-major
  * copy of other ---- */
-PyObject *tn_op_ormqr(tn_value *a) {
+/* out: ormqr.out's result, whose dtype upstream's ormqr_out checks right after the inputs' (NULL for
+ * the functional form) */
+static PyObject *ormqr_impl(tn_value *a, PyObject *out) {
     const char *api = "torch.ormqr";
     PyObject *Io = a[0].u.obj, *To = a[1].u.obj, *Co = a[2].u.obj;
     const tn_tensor *I = tn_tensor_of(Io), *T = tn_tensor_of(To), *C = tn_tensor_of(Co);
@@ -1671,6 +1673,11 @@ PyObject *tn_op_ormqr(tn_value *a) {
         return NULL;
     }
     tn_dtype dt = I->dtype;
+    if (out && tn_tensor_of(out)->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and result to have the same dtype, but input has dtype%s and result "
+                     "has dtype %s", api, tn_dtype_cpp_name(dt), tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) return tn_kernel_missing_cpu("ormqr", dt);
     int64_t m = C->sizes[C->ndim - 2], n = C->sizes[C->ndim - 1], lda0 = I->sizes[I->ndim - 2];
     if (lint(m, api) < 0 || lint(n, api) < 0 || lint(lda0, api) < 0) return NULL;
@@ -1699,8 +1706,9 @@ PyObject *tn_op_ormqr(tn_value *a) {
     Py_DECREF(tc);
     return X;
 }
+PyObject *tn_op_ormqr(tn_value *a) { return ormqr_impl(a, NULL); }
 PyObject *tn_op_ormqr_out(tn_value *a) {
-    PyObject *r = tn_op_ormqr(a);
+    PyObject *r = ormqr_impl(a, a[5].u.obj);
     return r ? fdeliver(r, a[5].u.obj, "ormqr") : NULL;
 }
 

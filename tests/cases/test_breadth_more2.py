@@ -148,6 +148,12 @@ cases("ormqr", {
     "bad_other_1d": OQ + "torch.ormqr(a, tau, C[0])",
     "bad_input_1d": OQ + "torch.ormqr(a[0], tau, C)",
     "bad_batch": OQ + "torch.ormqr(a.expand(2, 5, 3), tau.expand(2, 3), C.expand(3, 5, 2))",
+    # ormqr_out checks the result's dtype exactly, after the inputs' (no cast into out=)
+    "bad_out_dtype": OQ + "torch.ormqr(a, tau, C, out=torch.empty(0))",
+    "bad_out_dtype_wider": OQ + "torch.ormqr(a.float(), tau.float(), C.float(), out=torch.empty(5, 2, dtype=torch.float64))",
+    "bad_out_dtype_complex": OQ + "torch.ops.aten.ormqr.out(a, tau, C, out=torch.empty(0, dtype=torch.complex128))",
+    "bad_out_dtype_int": OQ + "torch.ormqr(a, tau, C, False, True, out=torch.empty(0, dtype=torch.long))",
+    "bad_tau_dtype_before_out": OQ + "torch.ormqr(a, tau.float(), C, out=torch.empty(0))",
 }, tol=F64)
 
 
