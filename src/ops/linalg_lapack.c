@@ -1986,6 +1986,40 @@ PyObject *tn_op_linalg_householder_product(tn_value *a) {
     return W;
 }
 
+/* linalg_householder_product.out (upstream's linalg_householder_product_out): result must be safely
+ * castable from input's dtype; an empty result of input's dtype is filled in the batched column-major
+ * layout the functional form returns, any other goes through a temporary: resize_output (contiguous,
+ * with the deprecation warning for a non-empty one of another shape) and a copy */
+PyObject *tn_op_linalg_householder_product_out(tn_value *a) {
+    PyObject *out = a[2].u.obj, *r = tn_op_linalg_householder_product(a);
+    if (!r) return NULL;
+    tn_tensor *o = tn_tensor_of(out);
+    const tn_tensor *t = tn_tensor_of(r);
+    if (!tn_can_cast(t->dtype, o->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "torch.linalg.householder_product: Expected result to be safely castable from %s dtype, "
+                     "but got result with dtype %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(o->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    bool same_shape = o->ndim == t->ndim && memcmp(o->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes) == 0;
+    bool colmajor = false;
+    if (o->ndim >= 2) {   /* o.mT().is_contiguous() */
+        tn_tensor mt = *o;   /* geometry only */
+        int nd = o->ndim;
+        mt.sizes[nd - 2] = o->sizes[nd - 1], mt.sizes[nd - 1] = o->sizes[nd - 2];
+        mt.strides[nd - 2] = o->strides[nd - 1], mt.strides[nd - 1] = o->strides[nd - 2];
+        colmajor = tn_is_contiguous(&mt);
+    }
+    bool copy = (tn_numel(o) != 0 && (!colmajor || !same_shape)) || o->dtype != t->dtype;
+    if (!copy) return fdeliver(r, out, "linalg_householder_product");
+    if (tn_out_prepare(out, t->ndim, t->sizes, t->dtype, "linalg_householder_product") < 0 || tn_copy_into(out, r) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    Py_DECREF(r);
+    return Py_NewRef(out);
+}
+
 /* ---------------------------------------------------------------- lu_unpack
  * (breadth-more, docs/breadth_more.md) upstream's lu_unpack_out: L = tril(LU, -1) over the first
  * min(m, n) columns with a unit diagonal, U = triu(LU) over the first min(m, n) rows, P from the

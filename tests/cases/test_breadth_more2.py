@@ -376,3 +376,30 @@ cases("linalg_fw_ad_f64", {
     "ormqr_refused": FW + "a, t, c = rnd(4, 3), torch.rand(3, dtype=torch.float64) + 1, rnd(4, 2)\njvp(lambda x: torch.ormqr(x, t, c), (a, rnd(4, 3)))",
 }, tol=LSG)
 cases("linalg_fw_ad_f32", fwl("float32"), tol="float")
+
+
+# ---- linalg_householder_product.out (upstream's linalg_householder_product_out): result safely
+# castable from input's dtype; an empty result of input's dtype is filled batched column-major, any
+# other through a temporary (resize_output: contiguous) and a copy ----
+HQ = R + "a, t = torch.randn(5, 3, dtype=torch.float64), torch.rand(2, dtype=torch.float64) + 1\n"
+cases("householder_product_out", {
+    "empty_out": HQ + "o = torch.empty(0, dtype=torch.float64)\nr = torch.linalg.householder_product(a, t, out=o)\n(r is o, o, o.stride())",
+    "colmajor_out": HQ + "o = torch.empty(3, 5, dtype=torch.float64).mT\nr = torch.linalg.householder_product(a, t, out=o)\n(r is o, o, o.stride())",
+    "rowmajor_out": HQ + "o = torch.empty(5, 3, dtype=torch.float64)\nr = torch.ops.aten.linalg_householder_product.out(a, t, out=o)\n(r is o, o, o.stride())",
+    "resized_out": HQ + "o = torch.empty(2, 2, dtype=torch.float64)\nr = torch.linalg.householder_product(a, t, out=o)\n(r is o, o, o.stride())",
+    "batch_complex": R + "b, tb = torch.randn(2, 4, 3, dtype=torch.complex128), torch.rand(2, 3, dtype=torch.complex128)\n"
+                     "o, p = torch.empty(0, dtype=torch.complex128), torch.empty(2, 4, 3, dtype=torch.complex128)\n"
+                     "(torch.linalg.householder_product(b, tb, out=o), o.stride(), torch.linalg.householder_product(b, tb, out=p), p.stride())",
+    "empty_input": "o = torch.empty(0, dtype=torch.float64)\n(torch.linalg.householder_product(torch.empty(0, 4, 3, dtype=torch.float64), torch.empty(0, 2, dtype=torch.float64), out=o), o.stride())",
+    "c128_out_from_f64": HQ + "o = torch.empty(0, dtype=torch.complex128)\n(torch.linalg.householder_product(a, t, out=o), o.stride())",
+    "bad_out_int": HQ + "torch.linalg.householder_product(a, t, out=torch.empty(0, dtype=torch.long))",
+    "bad_out_real_from_complex": "torch.linalg.householder_product(torch.randn(3, 2, dtype=torch.complex64), torch.ones(1, dtype=torch.complex64), out=torch.empty(0))",
+    "bad_shape_before_out": HQ + "torch.linalg.householder_product(a[:2], t, out=torch.empty(0, dtype=torch.long))",
+    "bad_tau_dtype_before_out": HQ + "torch.linalg.householder_product(a, t.float(), out=torch.empty(0, dtype=torch.long))",
+    "bad_requires_grad": HQ + "torch.linalg.householder_product(a.requires_grad_(), t, out=torch.empty(0, dtype=torch.float64))",
+}, tol=F64)
+cases("householder_product_out_cast", {   # results rounded into a narrower (or wider) out
+    "f32_out": HQ + "o = torch.empty(0)\n(torch.linalg.householder_product(a, t, out=o), o.stride())",
+    "f16_out": HQ + "o = torch.empty(0, dtype=torch.half)\n(torch.linalg.householder_product(a, t, out=o), o.stride())",
+    "f64_from_f32": HQ + "o = torch.empty(0, dtype=torch.float64)\n(torch.linalg.householder_product(a.float(), t.float(), out=o), o.stride())",
+}, tol="float")
