@@ -2011,13 +2011,7 @@ PyObject *tn_op_linalg_householder_product_out(tn_value *a) {
         colmajor = tn_is_contiguous(&mt);
     }
     bool copy = (tn_numel(o) != 0 && (!colmajor || !same_shape)) || o->dtype != t->dtype;
-    if (!copy) return fdeliver(r, out, "linalg_householder_product");
-    if (tn_out_prepare(out, t->ndim, t->sizes, t->dtype, "linalg_householder_product") < 0 || tn_copy_into(out, r) < 0) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    Py_DECREF(r);
-    return Py_NewRef(out);
+    return copy ? tn_out_deliver(r, out, "linalg_householder_product") : fdeliver(r, out, "linalg_householder_product");
 }
 
 /* ---------------------------------------------------------------- lu_unpack

@@ -403,3 +403,36 @@ cases("householder_product_out_cast", {   # results rounded into a narrower (or 
     "f16_out": HQ + "o = torch.empty(0, dtype=torch.half)\n(torch.linalg.householder_product(a, t, out=o), o.stride())",
     "f64_from_f32": HQ + "o = torch.empty(0, dtype=torch.float64)\n(torch.linalg.householder_product(a.float(), t.float(), out=o), o.stride())",
 }, tol="float")
+
+
+# ---- linalg_pinv's out= overloads: atol_rtol_tensor_out is upstream's linalg_pinv_out (result safely
+# castable from the input's dtype, checked first; then resize_output and a copy); atol_rtol_float_out,
+# out and out_rcond_tensor reach it as upstream's composites do ----
+PQ = R + "a = torch.randn(4, 3, dtype=torch.float64)\n"
+cases("pinv_out", {
+    "empty_out": PQ + "o = torch.empty(0, dtype=torch.float64)\nr = torch.linalg.pinv(a, out=o)\n(r is o, o, o.stride())",
+    "colmajor_out": PQ + "o = torch.empty(4, 3, dtype=torch.float64).mT\nr = torch.linalg.pinv(a, out=o)\n(r is o, o, o.stride())",
+    "resized_out": PQ + "o = torch.empty(2, 2, dtype=torch.float64)\n(torch.linalg.pinv(a, out=o), o.stride())",
+    "c128_out": PQ + "o = torch.empty(0, dtype=torch.complex128)\n(torch.linalg.pinv(a, out=o), o.stride())",
+    "hermitian_batch": PQ + "h = torch.randn(2, 3, 3, dtype=torch.complex128)\nh = h + h.mH\no = torch.empty(0, dtype=torch.complex128)\n(torch.linalg.pinv(h, hermitian=True, out=o), o)",
+    "tolerances": PQ + "o = [torch.empty(0, dtype=torch.float64) for _ in range(6)]\n"
+                  "(torch.linalg.pinv(a, atol=0.5, out=o[0]), torch.linalg.pinv(a, rtol=torch.tensor(0.5), out=o[1]), torch.linalg.pinv(a, 0.3, out=o[2]), "
+                  "torch.linalg.pinv(a, torch.tensor(0.3), out=o[3]), torch.linalg.pinv(a, atol=torch.tensor([0.1, 0.9]).reshape(2, 1), out=o[4]), torch.pinverse(a, 0.3))",
+    "aten": PQ + "o = [torch.empty(0, dtype=torch.float64) for _ in range(4)]\n"
+            "(torch.ops.aten.linalg_pinv.out(a, 0.3, out=o[0]), torch.ops.aten.linalg_pinv.out_rcond_tensor(a, torch.tensor(0.3), out=o[1]), "
+            "torch.ops.aten.linalg_pinv.atol_rtol_float_out(a, atol=0.3, out=o[2]), torch.ops.aten.linalg_pinv.atol_rtol_tensor_out(a, atol=torch.tensor(0.3), out=o[3]), o)",
+    "bad_out_int": PQ + "torch.linalg.pinv(a, out=torch.empty(0, dtype=torch.long))",
+    "bad_out_bool_before_shape": PQ + "torch.linalg.pinv(a[0], out=torch.empty(0, dtype=torch.bool))",
+    "bad_out_real_from_complex": "torch.linalg.pinv(torch.ones(3, 3, dtype=torch.complex128), out=torch.empty(0, dtype=torch.float64))",
+    "bad_long_input": PQ + "torch.linalg.pinv(a.long(), out=torch.empty(0, dtype=torch.long))",
+    "bad_complex_rcond": PQ + "torch.linalg.pinv(a, torch.tensor(1j), out=torch.empty(0, dtype=torch.float64))",
+    "bad_complex_atol": PQ + "torch.linalg.pinv(a, atol=torch.tensor(1j), out=torch.empty(0, dtype=torch.float64))",
+    "bad_hermitian_nonsquare": PQ + "torch.linalg.pinv(a, 0.3, True, out=torch.empty(0, dtype=torch.float64))",
+    "bad_requires_grad": PQ + "torch.linalg.pinv(a.requires_grad_(), out=torch.empty(0, dtype=torch.float64))",
+}, tol=LSG)
+cases("pinv_out_cast", {
+    "f32_out": PQ + "o = torch.empty(0)\n(torch.linalg.pinv(a, out=o), o.stride())",
+    # a float32 input whose pseudo-inverse the SVD gets exactly (the float32 SVD's accuracy is the
+    # subject of pinv_grad_f32 above; this case is about delivering into a wider out=)
+    "f64_from_f32": "o = torch.empty(0, dtype=torch.float64)\n(torch.linalg.pinv(torch.diag(torch.tensor([2., -4., 0.5]))[:, :2], out=o), o.stride())",
+}, tol="float")
