@@ -61,6 +61,7 @@ FORWARD_SUBSET = [
     "view", "reshape", "transpose", "permute", "expand", "select", "narrow", "unsqueeze", "squeeze", "cat", "stack",
     "mm", "bmm", "addmm", "matmul", "nn.functional.linear",
     "sum", "mean", "amax", "softmax", "log_softmax", "logsumexp", "nn.functional.layer_norm",
+    "linalg.pinv", "pinverse", "linalg.lstsq", "linalg.householder_product",
 ]
 
 

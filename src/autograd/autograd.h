@@ -128,6 +128,12 @@ PyObject *tn_resolve_bits(PyObject *t);
 tn_apply_fn tn_formula_for(int op);
 /* upstream's prod_backward (formulas.c), also prod's forward-AD formula's helper */
 PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim, bool keepdim);
+/* FunctionsManual's forward-AD helpers of linalg_pinv, linalg_lstsq and linalg_householder_product
+ * (formulas.c, docs/breadth_more2.md): new references */
+PyObject *tn_pinv_jvp(PyObject *A, PyObject *pinvA, PyObject *dA);
+PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B, PyObject *dA, PyObject *dB);
+PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B, PyObject *dA, PyObject *dB, PyObject *X, PyObject *L);
+PyObject *tn_householder_product_jvp(PyObject *dV, PyObject *dtau, PyObject *prod, PyObject *V, PyObject *tau);
 typedef PyObject *(*tn_decomp_fn)(tn_value *args);
 tn_decomp_fn tn_decomp_for(int op);
 bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (not a pass-through) */

@@ -1532,6 +1532,8 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"linalg_cond", "", tn_linalg_more_d_cond}, {"linalg_cond", "p_str", tn_linalg_more_d_cond_str},
     {"linalg_pinv", "atol_rtol_float", tn_linalg_more_d_pinv_ff},
     {"linalg_pinv", "", tn_linalg_more_d_pinv_rcond}, {"linalg_pinv", "rcond_tensor", tn_linalg_more_d_pinv_rcond_tensor},
+    {"linalg_pinv", "atol_rtol_float_out", tn_linalg_more_d_pinv_ff_out}, {"linalg_pinv", "out", tn_linalg_more_d_pinv_rcond_out},
+    {"linalg_pinv", "out_rcond_tensor", tn_linalg_more_d_pinv_rcond_tensor_out},
     {"pinverse", "", tn_linalg_more_d_pinverse},
     {"linalg_matrix_rank", "atol_rtol_tensor", tn_linalg_more_d_rank_tt}, {"linalg_matrix_rank", "atol_rtol_float", tn_linalg_more_d_rank_ff},
     {"linalg_matrix_rank", "", tn_linalg_more_d_rank_tol}, {"linalg_matrix_rank", "tol_tensor", tn_linalg_more_d_rank_tol_tensor},

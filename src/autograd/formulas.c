@@ -3782,6 +3782,73 @@ static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ---- forward AD of pinv and lstsq (docs/breadth_more2.md): FunctionsManual's pinv_jvp,
+ * linalg_lstsq_solution_jvp and linalg_lstsq_residuals_jvp, op by op; forward_formulas.c calls them
+ * for derivatives.yaml's `result:` / `solution:` / `residuals:` entries ---- */
+/* pinv_jvp(A, pinvA, dA) = -Ap dA Ap + (I - Ap A) dA^H Ap^H Ap + Ap Ap^H dA^H (I - A Ap), grouped as
+ * upstream's so that the products are of the smaller of m, n; a temporary of T */
+static PyObject *pinv_jvp(tmps *T, PyObject *A, PyObject *pA, PyObject *dA) {
+    const tn_tensor *a = tn_tensor_of(A);
+    int64_t m = a->sizes[a->ndim - 2], nn = a->sizes[a->ndim - 1];
+    PyObject *dAh = la_mH(T, dA), *pAh = la_mH(T, pA);
+    if (m <= nn) {
+        /* K = pinvA^H dA^H; pinvA (K - K^H - K (A pinvA)) + (dA^H - pinvA (A dA^H)) (pinvA^H pinvA) */
+        PyObject *Kx = la_mmk(T, pAh, dAh);
+        PyObject *s = la_bink(T, TN_ROW_sub_Tensor, la_bink(T, TN_ROW_sub_Tensor, Kx, la_mH(T, Kx)), la_mmk(T, Kx, la_mmk(T, A, pA)));
+        PyObject *l = la_mmk(T, pA, s);
+        PyObject *r = la_mmk(T, la_bink(T, TN_ROW_sub_Tensor, dAh, la_mmk(T, pA, la_mmk(T, A, dAh))), la_mmk(T, pAh, pA));
+        return la_bink(T, TN_ROW_add_Tensor, l, r);
+    }
+    /* K = pinvA dA; (K^H - K - (pinvA A) K^H) pinvA + (pinvA pinvA^H) (dA^H - (dA^H A) pinvA) */
+    PyObject *Kx = la_mmk(T, pA, dA), *Kh = la_mH(T, Kx);
+    PyObject *s = la_bink(T, TN_ROW_sub_Tensor, la_bink(T, TN_ROW_sub_Tensor, Kh, Kx), la_mmk(T, la_mmk(T, pA, A), Kh));
+    PyObject *l = la_mmk(T, s, pA);
+    PyObject *r = la_mmk(T, la_mmk(T, pA, pAh), la_bink(T, TN_ROW_sub_Tensor, dAh, la_mmk(T, la_mmk(T, dAh, A), pA)));
+    return la_bink(T, TN_ROW_add_Tensor, l, r);
+}
+PyObject *tn_pinv_jvp(PyObject *A, PyObject *pA, PyObject *dA) {
+    T_;
+    PyObject *r = pinv_jvp(&T, A, pA, dA);
+    Py_XINCREF(r);
+    drop_(&T);
+    return r;
+}
+/* linalg_solve_is_vector_rhs(A, B): B is a vector, or a batch of vectors matching A's batch */
+static bool ls_vector_rhs(const tn_tensor *a, const tn_tensor *b) {
+    if (b->ndim == 1) return true;
+    if (a->ndim - 1 != b->ndim) return false;
+    for (int i = 0; i < b->ndim; i++)
+        if (b->sizes[i] != a->sizes[i]) return false;
+    return true;
+}
+/* linalg_lstsq_solution_jvp(A, B, dA, dB) = pinv_jvp(A, pinv(A), dA) B + pinv(A) dB, a vector B
+ * made a column first */
+PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObject *dB0) {
+    bool vec = ls_vector_rhs(tn_tensor_of(A), tn_tensor_of(B0));
+    T_;
+    PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0;
+    PyObject *pA = B && dB ? K(la_pinv(A)) : NULL, *dpA = pA ? pinv_jvp(&T, A, pA, dA) : NULL;
+    PyObject *dX = la_bink(&T, TN_ROW_add_Tensor, la_mmk(&T, dpA, B), la_mmk(&T, pA, dB));
+    PyObject *r = dX && vec ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", dX, -1) : Py_XNewRef(dX);
+    drop_(&T);
+    return r;
+}
+/* linalg_lstsq_residuals_jvp(A, B, dA, dB, X, L) = 2 Re(r * conj(dr)).sum(-2), r = A X - B,
+ * dr = dA X - dB (X held fixed: Danskin's theorem); an empty L (no residuals computed) gives a copy */
+PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObject *dB0, PyObject *X0, PyObject *L) {
+    if (tn_numel(tn_tensor_of(L)) == 0) return tn_aten(TN_ROW_clone, "(O)", L);
+    bool vec = ls_vector_rhs(tn_tensor_of(A), tn_tensor_of(B0));
+    T_;
+    PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0, *X = vec ? K(la_unsq(X0, -1)) : X0;
+    PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *dr = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, dA, X), dB);
+    PyObject *p = dr ? la_bink(&T, TN_ROW_mul_Tensor, r, K(tn_aten(TN_ROW_conj, "(O)", dr))) : NULL;
+    PyObject *re = p ? K(tn_aten(TN_ROW_real, "(O)", p)) : NULL;
+    PyObject *sm = re ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", re, -2)) : NULL;
+    PyObject *res = sm ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", sm, 2) : NULL;
+    drop_(&T);
+    return res;
+}
+
 /* ---- Householder products (docs/breadth_more2.md): FunctionsManual's householder_product_backward
  * (linalg_householder_product) and ormqr_backward, op by op. H_i = I - tau_i v_i v_i^H; K is updated
  * by reflectors from both sides, H(sigma_i) = H(tau_i)^-1 with sigma = tau / (tau |v|^2 - 1). Without
@@ -3879,6 +3946,54 @@ static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObj
     *gi = Py_NewRef(gin);
     *gt = Py_NewRef(gtau);
     DONE;
+}
+/* householder_product_jvp(dV, dtau, prod, V, tau): dQ = sum_i H_1..H_{i-1} dH_i H_{i+1}..H_k (first n
+ * columns), dH_i = -(dtau_i v_i v_i^H + tau_i dv_i v_i^H + tau_i v_i dv_i^H); H_plus starts as the
+ * product and loses H_i from the left (H(sigma_i) = H_i^-1), H_minus gains it on the right; all out of
+ * place, as upstream's */
+static PyObject *hh_simple(PyObject *u, PyObject *v, PyObject *t, PyObject *Km) {   /* -(t u v^H) K */
+    T_;
+    PyObject *d = la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, K(la_unsq(t, -1)), u), la_mmk(&T, la_mH(&T, v), Km));
+    PyObject *r = d ? tn_aten(TN_ROW_neg, "(O)", d) : NULL;
+    drop_(&T);
+    return r;
+}
+PyObject *tn_householder_product_jvp(PyObject *dV0, PyObject *dtau, PyObject *prod, PyObject *V0, PyObject *tau) {
+    const tn_tensor *tv = tn_tensor_of(V0), *tt = tn_tensor_of(tau);
+    int64_t m = tv->sizes[tv->ndim - 2], k = tt->sizes[tt->ndim - 1];
+    T_;
+    PyObject *V = K(tn_aten(TN_ROW_tril, "(Oi)", V0, -1));
+    PyObject *dg = V ? K(tn_aten(TN_ROW_diagonal, "(Oiii)", V, 0, -2, -1)) : NULL;
+    PyObject *fl = dg ? K(tn_aten(TN_ROW_fill__Scalar, "(Od)", dg, 1.0)) : NULL;
+    PyObject *dV = fl ? K(tn_aten(TN_ROW_tril, "(Oi)", dV0, -1)) : NULL;
+    PyObject *vk = dV ? K(hh_narrow(V, -1, 0, k)) : NULL;
+    PyObject *nsq = vk ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", la_bink(&T, TN_ROW_mul_Tensor, vk, K(tn_aten(TN_ROW_conj, "(O)", vk))), -2)) : NULL;
+    PyObject *den = nsq ? K(tn_aten(TN_ROW_sub_Scalar, "(Od)", la_bink(&T, TN_ROW_mul_Tensor, tau, nsq), 1.0)) : NULL;
+    PyObject *sigma = la_bink(&T, TN_ROW_div_Tensor, tau, den);
+    PyObject *bsz = sigma ? K(tn_py_size_new(tv->ndim - 1, tv->sizes)) : NULL;
+    PyObject *Hm = bsz ? tn_aten(TN_ROW_diag_embed, "(O)", K(tn_aten(TN_ROW_new_ones, "(OO)", V, bsz))) : NULL;   /* owned */
+    PyObject *Hp = Hm ? tn_aten(TN_ROW_clone, "(O)", K(tn_aten(TN_ROW_detach, "(O)", prod))) : NULL;   /* owned */
+    PyObject *dprod = Hp ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", prod)) : NULL;
+    if (!dprod) { Py_XDECREF(Hm); Py_XDECREF(Hp); drop_(&T); return NULL; }
+    /* the loop's columns are released as it goes (T holds a fixed number of temporaries) */
+    for (int64_t i = 0; Hp && Hm && i < k; i++) {
+        PyObject *v = hh_narrow(V, -1, i, 1), *dv = hh_narrow(dV, -1, i, 1), *t = hh_narrow(tau, -1, i, 1);
+        PyObject *dt = hh_narrow(dtau, -1, i, 1), *s = hh_narrow(sigma, -1, i, 1);
+        if (!v || !dv || !t || !dt || !s) Py_CLEAR(Hp);
+        Hp = Hp ? hh_reflect(m, 0, v, s, Hp, false, true) : NULL;
+        PyObject *a = Hp ? hh_simple(v, v, dt, Hp) : NULL, *b = a ? hh_simple(dv, v, t, Hp) : NULL;
+        PyObject *c = b ? hh_simple(v, dv, t, Hp) : NULL, *ab = c ? la_bin(TN_ROW_add_Tensor, a, b) : NULL;
+        PyObject *abc = ab ? la_bin(TN_ROW_add_Tensor, ab, c) : NULL, *x = abc ? la_mm(Hm, abc) : NULL;
+        PyObject *ad = x ? tn_aten(TN_ROW_add__Tensor, "(OO)", dprod, x) : NULL;
+        if (!ad) Py_CLEAR(Hp);
+        else Hm = hh_reflect(m, 0, v, t, Hm, false, false);
+        LA_DECREF(v, dv, t, dt, s, a, b, c, ab, abc, x, ad);
+    }
+    PyObject *r = Hp && Hm ? Py_NewRef(dprod) : NULL;
+    Py_XDECREF(Hm);
+    Py_XDECREF(Hp);
+    drop_(&T);
+    return r;
 }
 /* linalg_householder_product(input, tau): householder_product_backward(grad, result, input, tau) */
 static int f_linalg_householder_product(tn_node *n, PyObject **g, PyObject **o) {

@@ -796,6 +796,23 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
                                   has_dim && truthy(argv[4].o));
         return out->o ? 0 : -1;
     }
+    /* the linear-algebra jvps of FunctionsManual written in formulas.c (docs/breadth_more2.md) */
+    if (!strcmp(name, "pinv_jvp") && n == 3) {
+        out->o = tn_pinv_jvp(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "linalg_lstsq_solution_jvp") && n == 4) {
+        out->o = tn_lstsq_solution_jvp(a0, argv[1].o, argv[2].o, argv[3].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "linalg_lstsq_residuals_jvp") && n == 6) {
+        out->o = tn_lstsq_residuals_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "householder_product_jvp") && n == 5) {
+        out->o = tn_householder_product_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o);
+        return out->o ? 0 : -1;
+    }
     if (!strcmp(name, "angle_backward") && n == 2 && is_tensor(argv[1].o)) {
         out->o = angle_backward(a0, argv[1].o);
         return out->o ? 0 : -1;

@@ -1625,7 +1625,9 @@ PyObject *tn_op_linalg_ldl_solve_out(tn_value *a) {
 /* ---- ormqr(input, tau, other, left, transpose): op(Q) C or C op(Q), Q from geqrf's reflectors
  * (LAPACK ormqr / unmqr; transpose is the conjugate transpose for complex), on a column-major
  * copy of other ---- */
-PyObject *tn_op_ormqr(tn_value *a) {
+/* out: ormqr.out's result, whose dtype upstream's ormqr_out checks right after the inputs' (NULL for
+ * the functional form) */
+static PyObject *ormqr_impl(tn_value *a, PyObject *out) {
     const char *api = "torch.ormqr";
     PyObject *Io = a[0].u.obj, *To = a[1].u.obj, *Co = a[2].u.obj;
     const tn_tensor *I = tn_tensor_of(Io), *T = tn_tensor_of(To), *C = tn_tensor_of(Co);
@@ -1671,6 +1673,11 @@ PyObject *tn_op_ormqr(tn_value *a) {
         return NULL;
     }
     tn_dtype dt = I->dtype;
+    if (out && tn_tensor_of(out)->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Expected input and result to have the same dtype, but input has dtype%s and result "
+                     "has dtype %s", api, tn_dtype_cpp_name(dt), tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_C64 && dt != TN_DTYPE_C128) return tn_kernel_missing_cpu("ormqr", dt);
     int64_t m = C->sizes[C->ndim - 2], n = C->sizes[C->ndim - 1], lda0 = I->sizes[I->ndim - 2];
     if (lint(m, api) < 0 || lint(n, api) < 0 || lint(lda0, api) < 0) return NULL;
@@ -1699,8 +1706,9 @@ PyObject *tn_op_ormqr(tn_value *a) {
     Py_DECREF(tc);
     return X;
 }
+PyObject *tn_op_ormqr(tn_value *a) { return ormqr_impl(a, NULL); }
 PyObject *tn_op_ormqr_out(tn_value *a) {
-    PyObject *r = tn_op_ormqr(a);
+    PyObject *r = ormqr_impl(a, a[5].u.obj);
     return r ? fdeliver(r, a[5].u.obj, "ormqr") : NULL;
 }
 
@@ -1976,6 +1984,34 @@ PyObject *tn_op_linalg_householder_product(tn_value *a) {
     }
     Py_DECREF(tc);
     return W;
+}
+
+/* linalg_householder_product.out (upstream's linalg_householder_product_out): result must be safely
+ * castable from input's dtype; an empty result of input's dtype is filled in the batched column-major
+ * layout the functional form returns, any other goes through a temporary: resize_output (contiguous,
+ * with the deprecation warning for a non-empty one of another shape) and a copy */
+PyObject *tn_op_linalg_householder_product_out(tn_value *a) {
+    PyObject *out = a[2].u.obj, *r = tn_op_linalg_householder_product(a);
+    if (!r) return NULL;
+    tn_tensor *o = tn_tensor_of(out);
+    const tn_tensor *t = tn_tensor_of(r);
+    if (!tn_can_cast(t->dtype, o->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "torch.linalg.householder_product: Expected result to be safely castable from %s dtype, "
+                     "but got result with dtype %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(o->dtype));
+        Py_DECREF(r);
+        return NULL;
+    }
+    bool same_shape = o->ndim == t->ndim && memcmp(o->sizes, t->sizes, (size_t)t->ndim * sizeof *t->sizes) == 0;
+    bool colmajor = false;
+    if (o->ndim >= 2) {   /* o.mT().is_contiguous() */
+        tn_tensor mt = *o;   /* geometry only */
+        int nd = o->ndim;
+        mt.sizes[nd - 2] = o->sizes[nd - 1], mt.sizes[nd - 1] = o->sizes[nd - 2];
+        mt.strides[nd - 2] = o->strides[nd - 1], mt.strides[nd - 1] = o->strides[nd - 2];
+        colmajor = tn_is_contiguous(&mt);
+    }
+    bool copy = (tn_numel(o) != 0 && (!colmajor || !same_shape)) || o->dtype != t->dtype;
+    return copy ? tn_out_deliver(r, out, "linalg_householder_product") : fdeliver(r, out, "linalg_householder_product");
 }
 
 /* ---------------------------------------------------------------- lu_unpack

@@ -775,40 +775,61 @@ PyObject *tn_op_linalg_pinv_atol_rtol_tensor(tn_value *a) {
     Py_DECREF(at); Py_DECREF(rt);
     return r;
 }
-/* the other overloads call the tensor one through the door, as upstream's */
-static PyObject *pinv_tensor_call(PyObject *A, PyObject *at, PyObject *rt, bool herm) {
-    static int c;
-    int r = row("linalg_pinv", "atol_rtol_tensor", &c);
-    if (r < 0) return tn_not_implemented("aten::linalg_pinv.atol_rtol_tensor");
+/* linalg_pinv.atol_rtol_tensor_out (upstream's linalg_pinv_out, CompositeExplicitAutograd): out must be
+ * safely castable from the input's dtype (checked before anything else), then the functional form,
+ * resize_output and a copy */
+PyObject *tn_op_linalg_pinv_atol_rtol_tensor_out(tn_value *a) {
+    PyObject *out = a[4].u.obj;
+    if (!tn_can_cast(T(a[0].u.obj)->dtype, T(out)->dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "linalg.pinv: Expected result to be safely castable from %s dtype, but got result with "
+                     "dtype %s", tn_dtype_cpp_name(T(a[0].u.obj)->dtype), tn_dtype_cpp_name(T(out)->dtype));
+        return NULL;
+    }
+    return tn_out_deliver(tn_op_linalg_pinv_atol_rtol_tensor(a), out, "linalg_pinv");
+}
+/* the other overloads call the tensor one (its out= form with out) through the door, as upstream's */
+static PyObject *pinv_tensor_call(PyObject *A, PyObject *at, PyObject *rt, bool herm, PyObject *out) {
+    static int c, co;
+    int r = out ? row("linalg_pinv", "atol_rtol_tensor_out", &co) : row("linalg_pinv", "atol_rtol_tensor", &c);
+    if (r < 0) return tn_not_implemented(out ? "aten::linalg_pinv.atol_rtol_tensor_out" : "aten::linalg_pinv.atol_rtol_tensor");
     PyObject *kw = Py_BuildValue("{sOsOsO}", "atol", at, "rtol", rt, "hermitian", B(herm));
+    if (kw && out && PyDict_SetItemString(kw, "out", out) < 0) Py_CLEAR(kw);
     PyObject *res = kw ? tn_aten_kw(r, kw, "(O)", A) : NULL;
     Py_XDECREF(kw);
     return res;
 }
-PyObject *tn_linalg_more_d_pinv_ff(tn_value *a) {   /* atol_rtol_float */
+static PyObject *pinv_ff(tn_value *a, PyObject *out) {   /* atol_rtol_float(_out) */
     PyObject *A = a[0].u.obj, *at, *rt;
     if (atol_rtol_f(A, &a[1], &a[2], &at, &rt) < 0) return NULL;
-    PyObject *r = pinv_tensor_call(A, at, rt, a[3].u.i != 0);
+    PyObject *r = pinv_tensor_call(A, at, rt, a[3].u.i != 0, out);
     Py_DECREF(at); Py_DECREF(rt);
     return r;
 }
-PyObject *tn_linalg_more_d_pinv_rcond_tensor(tn_value *a) {   /* linalg_pinv.rcond_tensor(self, rcond, hermitian) */
+PyObject *tn_linalg_more_d_pinv_ff(tn_value *a) { return pinv_ff(a, NULL); }
+PyObject *tn_linalg_more_d_pinv_ff_out(tn_value *a) { return pinv_ff(a, a[4].u.obj); }
+/* linalg_pinv.rcond_tensor(self, rcond, hermitian) (and out_rcond_tensor): atol 0, rtol rcond */
+static PyObject *pinv_rcond_tensor(tn_value *a, PyObject *out) {
     if (not_complex_tol(a[1].u.obj, "linalg.pinv", "rcond") < 0) return NULL;
     PyObject *z = dzeros0();
-    PyObject *r = z ? pinv_tensor_call(a[0].u.obj, z, a[1].u.obj, a[2].u.i != 0) : NULL;
+    PyObject *r = z ? pinv_tensor_call(a[0].u.obj, z, a[1].u.obj, a[2].u.i != 0, out) : NULL;
     Py_XDECREF(z);
     return r;
 }
-static PyObject *pinv_rcond(PyObject *A, double rcond, bool herm) {
-    static int c;
-    int r = row("linalg_pinv", "rcond_tensor", &c);
-    if (r < 0) return tn_not_implemented("aten::linalg_pinv.rcond_tensor");
-    PyObject *rc = dfull0(rcond);
-    PyObject *res = rc ? tn_aten(r, "(OOO)", A, rc, B(herm)) : NULL;
+PyObject *tn_linalg_more_d_pinv_rcond_tensor(tn_value *a) { return pinv_rcond_tensor(a, NULL); }
+PyObject *tn_linalg_more_d_pinv_rcond_tensor_out(tn_value *a) { return pinv_rcond_tensor(a, a[3].u.obj); }
+/* linalg_pinv(self, float rcond, hermitian) (and .out): rcond as a float64 0-dim tensor */
+static PyObject *pinv_rcond(PyObject *A, double rcond, bool herm, PyObject *out) {
+    static int c, co;
+    int r = out ? row("linalg_pinv", "out_rcond_tensor", &co) : row("linalg_pinv", "rcond_tensor", &c);
+    if (r < 0) return tn_not_implemented(out ? "aten::linalg_pinv.out_rcond_tensor" : "aten::linalg_pinv.rcond_tensor");
+    PyObject *rc = dfull0(rcond), *kw = out ? Py_BuildValue("{sO}", "out", out) : NULL;
+    PyObject *res = rc && (kw || !out) ? tn_aten_kw(r, kw, "(OOO)", A, rc, B(herm)) : NULL;
     Py_XDECREF(rc);
+    Py_XDECREF(kw);
     return res;
 }
-PyObject *tn_linalg_more_d_pinv_rcond(tn_value *a) { return pinv_rcond(a[0].u.obj, a[1].u.f, a[2].u.i != 0); }
+PyObject *tn_linalg_more_d_pinv_rcond(tn_value *a) { return pinv_rcond(a[0].u.obj, a[1].u.f, a[2].u.i != 0, NULL); }
+PyObject *tn_linalg_more_d_pinv_rcond_out(tn_value *a) { return pinv_rcond(a[0].u.obj, a[1].u.f, a[2].u.i != 0, a[3].u.obj); }
 PyObject *tn_linalg_more_d_pinverse(tn_value *a) {   /* pinverse(self, rcond): linalg_pinv(self, rcond, false) */
     static int c;
     int r = row("linalg_pinv", "", &c);
