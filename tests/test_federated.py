@@ -5,8 +5,9 @@ Flower: real processes on 127.0.0.1 (flower-superlink / flower-supernode --insec
 submitted with `flwr run`), the SuperLink and its ServerApp always from upstream's `.venv-ref`,
 the SuperNodes (whose ClientApps train the model) from `.venv` (torchnative) or `.venv-ref`.
 The federations of this file start in the background as soon as pytest has collected the
-session, in two lanes of three run one after the other (LANES) (`start_early`; Flower's SuperNodes and ServerApp poll every 3 s, so the
-runs are mostly waiting and overlap the tests before this file). Measured on the shared 2-core machine
+session (`start_early`), in two lanes of three run one after the other (LANES); Flower's
+SuperNodes and ServerApp poll every 3 s, so the runs are mostly waiting and overlap the tests
+before this file. Measured on the shared 2-core machine
 under load average 15-55: Flower part ~7-10 min, torch.distributed part ~2-5 min; the floor is
 Flower's fixed polls, its 30 s heartbeat (the killed-SuperNode round) and ~60 ClientApp processes
 each importing torch.
