@@ -12,6 +12,7 @@
 #include "tn_ops_gen.h"
 #include "ops/rnn.h"
 #include "ops/matrix_exp.h"
+#include "ops/linalg_lapack.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -3741,11 +3742,7 @@ static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
     bool has_gL = g[1] && tn_numel(tn_tensor_of(g[1])) > 0;
     if ((!g[0] && !has_gL) || (!a_req && !b_req)) return 0;
     const tn_meta *ma = meta(n, 0), *mb = meta(n, 1);
-    bool vec = mb->ndim == 1;
-    if (!vec && ma->ndim - 1 == mb->ndim) {
-        vec = true;
-        for (int i = 0; i < mb->ndim; i++) vec = vec && tn_meta_sizes(mb)[i] == tn_meta_sizes(ma)[i];
-    }
+    bool vec = tn_linalg_vector_rhs(ma->ndim, tn_meta_sizes(ma), mb->ndim, tn_meta_sizes(mb));
     T_;
     PyObject *A = K(saved(n, 0)), *B0 = A ? K(saved(n, 1)) : NULL;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0;
@@ -3813,18 +3810,15 @@ PyObject *tn_pinv_jvp(PyObject *A, PyObject *pA, PyObject *dA) {
     drop_(&T);
     return r;
 }
-/* linalg_solve_is_vector_rhs(A, B): B is a vector, or a batch of vectors matching A's batch */
-static bool ls_vector_rhs(const tn_tensor *a, const tn_tensor *b) {
-    if (b->ndim == 1) return true;
-    if (a->ndim - 1 != b->ndim) return false;
-    for (int i = 0; i < b->ndim; i++)
-        if (b->sizes[i] != a->sizes[i]) return false;
-    return true;
+/* linalg_solve_is_vector_rhs(A, B) */
+static bool ls_vector_rhs(PyObject *A, PyObject *B) {
+    const tn_tensor *a = tn_tensor_of(A), *b = tn_tensor_of(B);
+    return tn_linalg_vector_rhs(a->ndim, a->sizes, b->ndim, b->sizes);
 }
 /* linalg_lstsq_solution_jvp(A, B, dA, dB) = pinv_jvp(A, pinv(A), dA) B + pinv(A) dB, a vector B
  * made a column first */
 PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObject *dB0) {
-    bool vec = ls_vector_rhs(tn_tensor_of(A), tn_tensor_of(B0));
+    bool vec = ls_vector_rhs(A, B0);
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0;
     PyObject *pA = B && dB ? K(la_pinv(A)) : NULL, *dpA = pA ? pinv_jvp(&T, A, pA, dA) : NULL;
@@ -3837,7 +3831,7 @@ PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObjec
  * dr = dA X - dB (X held fixed: Danskin's theorem); an empty L (no residuals computed) gives a copy */
 PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObject *dB0, PyObject *X0, PyObject *L) {
     if (tn_numel(tn_tensor_of(L)) == 0) return tn_aten(TN_ROW_clone, "(O)", L);
-    bool vec = ls_vector_rhs(tn_tensor_of(A), tn_tensor_of(B0));
+    bool vec = ls_vector_rhs(A, B0);
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0, *X = vec ? K(la_unsq(X0, -1)) : X0;
     PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *dr = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, dA, X), dB);

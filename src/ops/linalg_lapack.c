@@ -276,12 +276,11 @@ fail:
     return NULL;
 }
 
-/* upstream's linalg_solve_is_vector_rhs */
-static bool vector_rhs(const tn_tensor *A, const tn_tensor *B) {
-    if (B->ndim == 1) return true;
-    if (A->ndim - 1 != B->ndim) return false;
-    for (int i = 0; i < B->ndim; i++)
-        if (B->sizes[i] != A->sizes[i]) return false;
+bool tn_linalg_vector_rhs(int andim, const int64_t *asz, int bndim, const int64_t *bsz) {
+    if (bndim == 1) return true;
+    if (andim - 1 != bndim) return false;
+    for (int i = 0; i < bndim; i++)
+        if (bsz[i] != asz[i]) return false;
     return true;
 }
 
@@ -324,7 +323,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
                      api, tn_dtype_cpp_name(A->dtype), tn_dtype_cpp_name(B->dtype));
         return NULL;
     }
-    bool vec = vector_rhs(A, B);
+    bool vec = tn_linalg_vector_rhs(A->ndim, A->sizes, B->ndim, B->sizes);
     int64_t n = A->sizes[A->ndim - 1];
     int bnb = vec ? B->ndim - 1 : B->ndim - 2;
     int64_t brow = vec ? B->sizes[B->ndim - 1] : (B->ndim >= 2 ? B->sizes[B->ndim - (left ? 2 : 1)] : -1);
@@ -1995,9 +1994,7 @@ PyObject *tn_op_linalg_householder_product_out(tn_value *a) {
     if (!r) return NULL;
     tn_tensor *o = tn_tensor_of(out);
     const tn_tensor *t = tn_tensor_of(r);
-    if (!tn_can_cast(t->dtype, o->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "torch.linalg.householder_product: Expected result to be safely castable from %s dtype, "
-                     "but got result with dtype %s", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(o->dtype));
+    if (tn_out_linalg_castable("torch.linalg.householder_product", t->dtype, out) < 0) {
         Py_DECREF(r);
         return NULL;
     }

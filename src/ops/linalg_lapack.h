@@ -4,6 +4,9 @@
 #include "dispatch/door.h"
 
 int tn_linalg_init(PyObject *m);   /* torch._C._LinAlgError */
+/* upstream's linalg_solve_is_vector_rhs on shapes: B (bndim, bsz) is a vector, or a batch of vectors
+ * matching A's (andim, asz) batch (linalg_solve and the lstsq formulas of autograd/formulas.c) */
+bool tn_linalg_vector_rhs(int andim, const int64_t *asz, int bndim, const int64_t *bsz);
 PyObject *tn_linalg_d_inv(tn_value *a);
 PyObject *tn_linalg_d_solve_ex(tn_value *a);
 PyObject *tn_linalg_d_solve(tn_value *a);

@@ -780,11 +780,7 @@ PyObject *tn_op_linalg_pinv_atol_rtol_tensor(tn_value *a) {
  * resize_output and a copy */
 PyObject *tn_op_linalg_pinv_atol_rtol_tensor_out(tn_value *a) {
     PyObject *out = a[4].u.obj;
-    if (!tn_can_cast(T(a[0].u.obj)->dtype, T(out)->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "linalg.pinv: Expected result to be safely castable from %s dtype, but got result with "
-                     "dtype %s", tn_dtype_cpp_name(T(a[0].u.obj)->dtype), tn_dtype_cpp_name(T(out)->dtype));
-        return NULL;
-    }
+    if (tn_out_linalg_castable("linalg.pinv", T(a[0].u.obj)->dtype, out) < 0) return NULL;
     return tn_out_deliver(tn_op_linalg_pinv_atol_rtol_tensor(a), out, "linalg_pinv");
 }
 /* the other overloads call the tensor one (its out= form with out) through the door, as upstream's */
