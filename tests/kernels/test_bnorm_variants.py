@@ -6,9 +6,9 @@ shorter and longer than a lane group / 64-element block, channels-last, 1 and 2 
 mode, forward and backward, and inputs whose statistics take the sequential fallback (order-
 sensitive sums, NaN, infinity)."""
 import os
-import subprocess
 
 import pytest
+from harness.variants import run_snippet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
@@ -50,12 +50,7 @@ print("\n".join(out))
 
 
 def run(env_extra):
-    env = dict(os.environ, OMP_NUM_THREADS="2")
-    env.pop("TN_BNORM", None)   # unset: the run-time choice
-    env.update(env_extra)
-    r = subprocess.run([OURS, "-c", SNIPPET], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout.splitlines()
+    return run_snippet(OURS, SNIPPET, env_extra, threads=2, unset="TN_BNORM")
 
 
 def test_bnorm_variants_match_plain_bits():

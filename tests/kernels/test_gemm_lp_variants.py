@@ -8,10 +8,10 @@ sides of 8 rows, microkernel heights 6 and 12, odd k (pair tails), k tails of 32
 transposed / sliced / batched operands, alpha / beta, sizes past one packed block, and bf16
 inputs near the bottom of the range (denormal inputs and products, where DAZ / FTZ decide)."""
 import os
-import subprocess
 import sys
 
 import pytest
+from harness.variants import run_snippet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
@@ -51,11 +51,7 @@ print("\n".join(out))
 
 
 def run(env_extra, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), **env_extra)
-    env.pop("TN_GEMM", None) if "TN_GEMM" not in env_extra else None
-    r = subprocess.run([OURS, "-c", SNIPPET], env=env, capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout.splitlines()
+    return run_snippet(OURS, SNIPPET, env_extra, threads=threads, unset="TN_GEMM", timeout=900)
 
 
 def test_lowp_variants_match_reference_bits():

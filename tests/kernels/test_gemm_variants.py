@@ -8,10 +8,10 @@ operands (transposed, sliced, batched), alpha/beta, sizes past one packed block,
 (split into k blocks). The same
 products with 2 and 3 threads must give the 1-thread bytes."""
 import os
-import subprocess
 import sys
 
 import pytest
+from harness.variants import run_snippet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
@@ -59,11 +59,7 @@ print("\n".join(out))
 
 
 def run(env_extra):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.update(env_extra)
-    r = subprocess.run([OURS, "-c", SNIPPET], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout.splitlines()
+    return run_snippet(OURS, SNIPPET, env_extra)
 
 
 def test_variants_match_reference_bits():

@@ -10,10 +10,10 @@ and tails). Two checks:
     non-NaN result (NaN payloads are not compared: upstream's scalar and vector paths store
     different NaN bits for the same op)."""
 import os
-import subprocess
 
 import numpy as np
 import pytest
+from harness.variants import run_snippet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
@@ -49,12 +49,8 @@ np.savez(sys.argv[1], **{k: (v.contiguous().view(torch.int16) if v.dtype == torc
 """
 
 
-def run(py, env_extra, path):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.pop("TN_VEXP", None)   # "best" means the run-time choice, whatever the caller forced
-    env.update(env_extra)
-    r = subprocess.run([py, "-c", SNIPPET, path], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
+def run(py, env_extra, path):   # "best" (env_extra {}) means the run-time choice
+    run_snippet(py, SNIPPET, env_extra, unset="TN_VEXP", args=(path,))
 
 
 def _as_float(a):

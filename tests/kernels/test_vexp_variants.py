@@ -7,9 +7,9 @@ the best the CPU has) and compares the raw bytes. Inputs cover the users of the 
 (f32 silu and sigmoid on contiguous runs, attention's softmax), block tails (256-element
 blocks, 16- and 8-lane vectors), the clamp edges, infinities, NaN and subnormal results."""
 import os
-import subprocess
 
 import pytest
+from harness.variants import run_snippet
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OURS = os.path.join(ROOT, ".venv", "bin", "python")
@@ -60,13 +60,8 @@ print("\n".join(out))
 """
 
 
-def run(env_extra):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    env.pop("TN_VEXP", None)   # "best" means the run-time choice, whatever the caller forced
-    env.update(env_extra)
-    r = subprocess.run([OURS, "-c", SNIPPET], env=env, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stderr[-2000:]
-    return r.stdout.splitlines()
+def run(env_extra):   # "best" (env_extra {}) means the run-time choice
+    return run_snippet(OURS, SNIPPET, env_extra, unset="TN_VEXP")
 
 
 def test_vexp_variants_match_portable_bits():
