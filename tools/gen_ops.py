@@ -2,6 +2,8 @@
 
 usage: gen_ops.py native_functions.yaml out.h family.def...
 
+Also writes tn_aten_gen.h / tn_aten_gen.c beside out.h: the typed C op API (tools/gen_aten_api.py).
+
 Emits one row per upstream schema: name, overload, full schema text, variants, python module, and
 the op-layer function when the overload is listed in src/ops/*.def (tn_op_<name>_<overload>).
 Rows are sorted by name; overloads of one name keep upstream's yaml order. A name listed in
@@ -11,6 +13,8 @@ import os
 import sys
 
 import yaml
+
+from gen_aten_api import emit as emit_aten_api, schema_parts
 
 
 def main():
@@ -154,6 +158,11 @@ def main():
     out.append("#endif")
     out.append("#endif")
     open(out_path, "w").write("\n".join(out) + "\n")
+    # the typed C op API (tools/gen_aten_api.py), beside the table
+    api_h, api_c = emit_aten_api(rows, impl, cname)
+    base = os.path.dirname(out_path)
+    open(os.path.join(base, "tn_aten_gen.h"), "w").write("\n".join(api_h) + "\n")
+    open(os.path.join(base, "tn_aten_gen.c"), "w").write("\n".join(api_c) + "\n")
 
 
 # Names upstream's Python binding generator skips (torchgen's should_generate_py_binding) but
@@ -185,35 +194,12 @@ def python_hidden(func, name, tags):
 
 def arg_types(func):
     """Argument types of a schema, in arg_names' order ("Tensor?", "Tensor(a!)", "int[1]", ...)."""
-    depth, cur, parts = 0, "", []
-    for ch in func.split("(", 1)[1].rsplit("->", 1)[0].rstrip().rstrip(")"):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
-    return [p.strip().split()[0] for p in parts if p.strip() and p.strip() != "*"]
+    return [p.strip().split()[0] for p in schema_parts(func) if p.strip() and p.strip() != "*"]
 
 
 def arg_names(func):
     """Argument names of a schema, in order ("add.Tensor(Tensor self, ...)" -> ["self", ...])."""
-    depth, cur, parts = 0, "", []
-    for ch in func.split("(", 1)[1].rsplit("->", 1)[0].rstrip().rstrip(")"):
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur)
+    parts = schema_parts(func)
     names = []
     for p in parts:
         p = p.split("=", 1)[0].strip()

@@ -10,6 +10,7 @@
 #ifndef TN_AUTOGRAD_H
 #define TN_AUTOGRAD_H
 
+#include "dispatch/aten.h"
 #include "dispatch/door.h"
 #include "python/tensor.h"
 
@@ -141,11 +142,7 @@ bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (no
  * upstream's (the Python key sits below the composite kernels): the result, or NULL with
  * *handled false when the op has no decomposition. */
 PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled);
-/* Call op row `op` through the door with Python arguments built by Py_BuildValue(fmt, ...). */
-PyObject *tn_aten(int op, const char *fmt, ...);
-PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...);
-/* op(x, [v[0], ..., v[n-1]]) through the door (permute, reshape, view, ... with an int list) */
-PyObject *tn_aten_ints(int op, PyObject *x, const int64_t *v, int n);
+/* Ops are called from C through the typed op API (dispatch/aten.h). */
 
 /* g summed over the dimensions broadcasting added (upstream's at::sum_to): new reference. */
 PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes);

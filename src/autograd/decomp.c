@@ -47,8 +47,8 @@ static PyObject *d_linear(tn_value *a) {
     const tn_tensor *xt = tn_tensor_of(x);
     PyObject *r = NULL;
     if (b && xt->ndim == 2) {
-        PyObject *wt = tn_aten(TN_ROW_t, "(O)", w);
-        r = wt ? tn_aten(TN_ROW_addmm, "(OOO)", b, x, wt) : NULL;
+        PyObject *wt = tn_at_t(w);
+        r = wt ? tn_at_addmm(b, x, wt, TN_SDEF, TN_SDEF) : NULL;
         Py_XDECREF(wt);
         return r;
     }
@@ -57,19 +57,19 @@ static PyObject *d_linear(tn_value *a) {
         for (int i = 0; i < xt->ndim - 1; i++) { rows *= xt->sizes[i]; out[i] = xt->sizes[i]; }
         PyObject *shape = Py_BuildValue("(LL)", (long long)rows, (long long)xt->sizes[xt->ndim - 1]);
         PyObject *xf = shape ? reshape_to(x, shape) : NULL;
-        PyObject *wt = xf ? tn_aten(TN_ROW_t, "(O)", w) : NULL;
-        PyObject *mm = wt ? tn_aten(TN_ROW_addmm, "(OOO)", b, xf, wt) : NULL;
+        PyObject *wt = xf ? tn_at_t(w) : NULL;
+        PyObject *mm = wt ? tn_at_addmm(b, xf, wt, TN_SDEF, TN_SDEF) : NULL;
         if (mm) out[xt->ndim - 1] = tn_tensor_of(mm)->sizes[1];
         PyObject *os = mm ? tn_int_list(out, xt->ndim) : NULL;
-        r = os ? tn_aten(TN_ROW_view, "(OO)", mm, os) : NULL;
+        r = os ? tn_at_view(mm, TN_IPY(os)) : NULL;
         Py_XDECREF(shape); Py_XDECREF(xf); Py_XDECREF(wt); Py_XDECREF(mm); Py_XDECREF(os);
         return r;
     }
-    PyObject *wt = tn_aten(TN_ROW_t, "(O)", w);
+    PyObject *wt = tn_at_t(w);
     r = wt ? matmul2(x, wt) : NULL;
     Py_XDECREF(wt);
     if (r && b) {
-        PyObject *s2 = tn_aten(TN_ROW_add_Tensor, "(OO)", r, b);
+        PyObject *s2 = tn_at_add_Tensor(r, b, TN_SDEF);
         Py_SETREF(r, s2);
     }
     return r;
@@ -84,15 +84,15 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
         PyErr_Format(PyExc_RuntimeError, "both arguments to matmul need to be at least 1D, but they are %dD and %dD", d1, d2);
         return NULL;
     }
-    if (d1 == 1 && d2 == 1) return tn_aten(TN_ROW_dot, "(OO)", t1, t2);
-    if (d1 == 2 && d2 == 1) return tn_aten(TN_ROW_mv, "(OO)", t1, t2);
+    if (d1 == 1 && d2 == 1) return tn_at_dot(t1, t2);
+    if (d1 == 2 && d2 == 1) return tn_at_mv(t1, t2);
     if (d1 == 1 && d2 == 2) {
-        PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", t1, 0), *m = u ? tn_aten(TN_ROW_mm, "(OO)", u, t2) : NULL;
-        PyObject *r = m ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", m, 0) : NULL;
+        PyObject *u = tn_at_unsqueeze(t1, 0), *m = u ? tn_at_mm(u, t2) : NULL;
+        PyObject *r = m ? tn_at_squeeze_dim(m, 0) : NULL;
         Py_XDECREF(u); Py_XDECREF(m);
         return r;
     }
-    if (d1 == 2 && d2 == 2) return tn_aten(TN_ROW_mm, "(OO)", t1, t2);
+    if (d1 == 2 && d2 == 2) return tn_at_mm(t1, t2);
     bool fold = false;
     if (d1 >= 3 && (d2 == 1 || d2 == 2)) {
         fold = tn_requires_grad(t2) || tn_numel(a) == 0;
@@ -107,10 +107,10 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
         int no = 0;
         for (int i = 0; i < d1 - 1; i++) { folded *= a->sizes[i]; out[no++] = a->sizes[i]; }
         if (d2 == 2) out[no++] = b->sizes[1];
-        PyObject *f = tn_aten(TN_ROW_reshape, "(O(LL))", t1, (long long)folded, (long long)a->sizes[d1 - 1]);
-        PyObject *m = f ? tn_aten(d2 == 2 ? TN_ROW_mm : TN_ROW_mv, "(OO)", f, t2) : NULL;
+        PyObject *f = tn_at_reshape(t1, TN_IS((long long)folded, (long long)a->sizes[d1 - 1]));
+        PyObject *m = f ? (d2 == 2 ? tn_at_mm(f, t2) : tn_at_mv(f, t2)) : NULL;
         PyObject *shape = m ? tn_int_list(out, no) : NULL;
-        PyObject *r = shape ? tn_aten(TN_ROW__unsafe_view, "(OO)", m, shape) : NULL;
+        PyObject *r = shape ? tn_at__unsafe_view(m, TN_IPY(shape)) : NULL;
         Py_XDECREF(f); Py_XDECREF(m); Py_XDECREF(shape);
         return r;
     }
@@ -129,16 +129,16 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
     e1[nb] = n; e1[nb + 1] = m1; e2[nb] = m2; e2[nb + 1] = p;
     if (d1 > 1) out[no++] = n;
     if (d2 > 1) out[no++] = p;
-    PyObject *u1 = d1 == 1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", t1, 0) : Py_NewRef(t1);
-    PyObject *u2 = u1 ? (d2 == 1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", t2, 1) : Py_NewRef(t2)) : NULL;
+    PyObject *u1 = d1 == 1 ? tn_at_unsqueeze(t1, 0) : Py_NewRef(t1);
+    PyObject *u2 = u1 ? (d2 == 1 ? tn_at_unsqueeze(t2, 1) : Py_NewRef(t2)) : NULL;
     PyObject *s1 = u2 ? tn_int_list(e1, nb + 2) : NULL, *s2 = s1 ? tn_int_list(e2, nb + 2) : NULL;
-    PyObject *x1 = s2 ? tn_aten(TN_ROW_expand, "(OO)", u1, s1) : NULL;
-    PyObject *x2 = x1 ? tn_aten(TN_ROW_expand, "(OO)", u2, s2) : NULL;
-    PyObject *r1 = x2 ? tn_aten(TN_ROW_reshape, "(O(LLL))", x1, (long long)bp, (long long)n, (long long)m1) : NULL;
-    PyObject *r2 = r1 ? tn_aten(TN_ROW_reshape, "(O(LLL))", x2, (long long)bp, (long long)m2, (long long)p) : NULL;
-    PyObject *mm = r2 ? tn_aten(TN_ROW_bmm, "(OO)", r1, r2) : NULL;
+    PyObject *x1 = s2 ? tn_at_expand(u1, TN_IPY(s1), false) : NULL;
+    PyObject *x2 = x1 ? tn_at_expand(u2, TN_IPY(s2), false) : NULL;
+    PyObject *r1 = x2 ? tn_at_reshape(x1, TN_IS((long long)bp, (long long)n, (long long)m1)) : NULL;
+    PyObject *r2 = r1 ? tn_at_reshape(x2, TN_IS((long long)bp, (long long)m2, (long long)p)) : NULL;
+    PyObject *mm = r2 ? tn_at_bmm(r1, r2) : NULL;
     PyObject *shape = mm ? tn_int_list(out, no) : NULL;
-    PyObject *r = shape ? tn_aten(TN_ROW__unsafe_view, "(OO)", mm, shape) : NULL;
+    PyObject *r = shape ? tn_at__unsafe_view(mm, TN_IPY(shape)) : NULL;
     Py_XDECREF(u1); Py_XDECREF(u2); Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(x1); Py_XDECREF(x2);
     Py_XDECREF(r1); Py_XDECREF(r2); Py_XDECREF(mm); Py_XDECREF(shape);
     return r;
@@ -203,20 +203,19 @@ static PyObject *reshape_to(PyObject *x, PyObject *shape) {
     if (n < 0) PyErr_Clear();
     int64_t ns[TN_MAX_DIMS], nst[TN_MAX_DIMS];
     const tn_tensor *t = tn_tensor_of(x);
-    if (!ok || tn_is_contiguous(t)) return tn_aten(TN_ROW_view, "(OO)", x, shape);   /* view's own errors */
+    if (!ok || tn_is_contiguous(t)) return tn_at_view(x, TN_IPY(shape));   /* view's own errors */
     if (viewable(t, sz, (int)n, ns, nst)) {
         /* upstream: _reshape_alias, or view when a dispatch mode is active (isTensorSubclassLike) */
-        if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_aten(TN_ROW_view, "(OO)", x, shape);
+        if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_at_view(x, TN_IPY(shape));
         PyObject *a = tn_int_list(ns, (int)n), *b = a ? tn_int_list(nst, (int)n) : NULL;
-        PyObject *r = b ? tn_aten(TN_ROW__reshape_alias, "(OOO)", x, a, b) : NULL;
+        PyObject *r = b ? tn_at__reshape_alias(x, TN_IPY(a), TN_IPY(b)) : NULL;
         Py_XDECREF(a); Py_XDECREF(b);
         return r;
     }
     /* upstream clones with memory_format=contiguous_format */
-    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-    PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", x) : NULL;
-    PyObject *r = c ? tn_aten(TN_ROW__unsafe_view, "(OO)", c, shape) : NULL;
-    Py_XDECREF(kw); Py_XDECREF(c);
+    PyObject *c = tn_at_clone(x, tn_py.memory_format_contiguous);
+    PyObject *r = c ? tn_at__unsafe_view(c, TN_IPY(shape)) : NULL;
+    Py_XDECREF(c);
     return r;
 }
 static PyObject *d_reshape(tn_value *a) {
@@ -231,12 +230,12 @@ static PyObject *d_reshape_as(tn_value *a) {
     return r;
 }
 static PyObject *d_view_as(tn_value *a) {
-    PyObject *s = shape_of(a[1].u.obj), *r = s ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, s) : NULL;
+    PyObject *s = shape_of(a[1].u.obj), *r = s ? tn_at_view(a[0].u.obj, TN_IPY(s)) : NULL;
     Py_XDECREF(s);
     return r;
 }
 static PyObject *d_expand_as(tn_value *a) {
-    PyObject *s = shape_of(a[1].u.obj), *r = s ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, s) : NULL;
+    PyObject *s = shape_of(a[1].u.obj), *r = s ? tn_at_expand(a[0].u.obj, TN_IPY(s), false) : NULL;
     Py_XDECREF(s);
     return r;
 }
@@ -244,7 +243,7 @@ static PyObject *d_flatten(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     int nd = t->ndim;
     int64_t s = a[1].u.i, e = a[2].u.i;
-    if (nd == 0) return tn_aten(TN_ROW_reshape, "(O(i))", a[0].u.obj, 1);
+    if (nd == 0) return tn_at_reshape(a[0].u.obj, TN_IS(1));
     if (s < 0) s += nd;
     if (e < 0) e += nd;
     if (s < 0 || e >= nd || s > e) return tn_door_below_autograd(TN_ROW_flatten_using_ints, a);   /* its own errors */
@@ -260,9 +259,8 @@ static PyObject *d_flatten(tn_value *a) {
 }
 static PyObject *d_contiguous(tn_value *a) {
     if (tn_is_contiguous(tn_tensor_of(a[0].u.obj))) return Py_NewRef(a[0].u.obj);
-    PyObject *mf = A(1, a), *kw = mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(mf); Py_XDECREF(kw);
+    PyObject *mf = A(1, a), *r = mf ? tn_at_clone(a[0].u.obj, mf) : NULL;
+    Py_XDECREF(mf);
     return r;
 }
 static PyObject *d_narrow(tn_value *a) {
@@ -272,7 +270,7 @@ static PyObject *d_narrow(tn_value *a) {
     if (dim < 0) dim += t->ndim;
     if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_narrow, a);
     if (start < 0) start += t->sizes[dim];
-    return tn_aten(TN_ROW_slice_Tensor, "(OLLL)", a[0].u.obj, (long long)dim, (long long)start, (long long)(start + len));
+    return tn_at_slice_Tensor(a[0].u.obj, (long long)dim, TN_I((long long)start), TN_I((long long)(start + len)), 1);
 }
 /* chunk(self, chunks, dim): split into pieces of ceil(size / chunks) */
 static PyObject *d_chunk(tn_value *a) {
@@ -282,21 +280,17 @@ static PyObject *d_chunk(tn_value *a) {
     if (dim < 0) dim += t->ndim;
     if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_chunk, a);
     int64_t each = (t->sizes[dim] + chunks - 1) / chunks;
-    return tn_aten(TN_ROW_split_Tensor, "(OLL)", a[0].u.obj, (long long)(each ? each : 1), (long long)dim);
+    return tn_at_split_Tensor(a[0].u.obj, (long long)(each ? each : 1), (long long)dim);
 }
 static PyObject *d_split_sizes(tn_value *a) { return same_args(TN_ROW_split_with_sizes, a); }
-static PyObject *d_square(tn_value *a) { return tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", a[0].u.obj, 2); }
+static PyObject *d_square(tn_value *a) { return tn_at_pow_Tensor_Scalar(a[0].u.obj, TN_SI(2)); }
 
 /* ---- dtype ---- */
 
 static PyObject *to_dtype(PyObject *x, tn_dtype dt, bool copy, PyObject *mf) {
     const tn_tensor *t = tn_tensor_of(x);
     if (dt == t->dtype && !copy && (!mf || mf == Py_None || tn_is_contiguous(t))) return Py_NewRef(x);
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *kw = d ? Py_BuildValue("{sOsO}", "dtype", d, "memory_format", mf ? mf : Py_None) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
-    Py_XDECREF(d); Py_XDECREF(kw);
-    return r;
+    return tn_at__to_copy(x, TN_DT(dt), NULL, NULL, NULL, false, mf ? mf : Py_None);
 }
 static PyObject *d_to_dtype(tn_value *a) {   /* to.dtype(self, dtype, non_blocking, copy, memory_format) */
     PyObject *mf = A(4, a);
@@ -329,17 +323,17 @@ static PyObject *d_to_dtype_layout(tn_value *a) {   /* (self, dtype?, layout?, d
 
 /* ---- nn ---- */
 
-static PyObject *softmax_like(tn_value *a, int row) {   /* softmax.int(self, dim, dtype?) */
+static PyObject *softmax_like(tn_value *a, PyObject *(*softmax)(PyObject *, int64_t, bool)) {   /* softmax.int(self, dim, dtype?) */
     PyObject *x = a[2].tag == TN_V_DTYPE ? to_dtype(a[0].u.obj, a[2].u.dtype, false, NULL) : Py_NewRef(a[0].u.obj);
-    PyObject *r = x ? tn_aten(row, "(OLO)", x, (long long)a[1].u.i, Py_False) : NULL;
+    PyObject *r = x ? softmax(x, a[1].u.i, false) : NULL;
     Py_XDECREF(x);
     return r;
 }
-static PyObject *d_softmax(tn_value *a) { return softmax_like(a, TN_ROW__softmax); }
-static PyObject *d_log_softmax(tn_value *a) { return softmax_like(a, TN_ROW__log_softmax); }
+static PyObject *d_softmax(tn_value *a) { return softmax_like(a, tn_at__softmax); }
+static PyObject *d_log_softmax(tn_value *a) { return softmax_like(a, tn_at__log_softmax); }
 static PyObject *d_layer_norm(tn_value *a) {   /* native_layer_norm(input, shape, weight, bias, eps)[0] */
     PyObject *ns = A(1, a), *w = A(2, a), *b = A(3, a);
-    PyObject *r = ns && w && b ? tn_aten(TN_ROW_native_layer_norm, "(OOOOd)", a[0].u.obj, ns, w, b, a[4].u.f) : NULL;
+    PyObject *r = ns && w && b ? tn_at_native_layer_norm(a[0].u.obj, TN_IPY(ns), w, b, a[4].u.f) : NULL;
     Py_XDECREF(ns); Py_XDECREF(w); Py_XDECREF(b);
     if (!r) return NULL;
     PyObject *out = Py_NewRef(PyTuple_GetItem(r, 0));
@@ -360,22 +354,22 @@ static PyObject *d_feature_alpha_dropout_(tn_value *a) { return tn_dropout_compo
 /* ---- reductions: the unbiased spellings call the correction overload ---- */
 
 /* var / std / var_mean / std_mean (self, unbiased) and .dim (self, dim?, unbiased, keepdim) */
-static PyObject *var_like(tn_value *a, int row, bool has_dim) {
+typedef PyObject *(*correction_fn)(PyObject *self, tn_ints dim, tn_scalar_arg correction, bool keepdim);
+static PyObject *var_like(tn_value *a, correction_fn op, bool has_dim) {
     PyObject *dim = has_dim ? A(1, a) : Py_NewRef(Py_None);
     bool unbiased = a[has_dim ? 2 : 1].u.i, keepdim = has_dim ? a[3].u.i : false;
-    PyObject *kw = dim ? Py_BuildValue("{sisO}", "correction", unbiased ? 1 : 0, "keepdim", keepdim ? Py_True : Py_False) : NULL;
-    PyObject *r = kw ? tn_aten_kw(row, kw, "(OO)", a[0].u.obj, dim) : NULL;
-    Py_XDECREF(dim); Py_XDECREF(kw);
+    PyObject *r = dim ? op(a[0].u.obj, TN_IPY(dim), TN_SI(unbiased ? 1 : 0), keepdim) : NULL;
+    Py_XDECREF(dim);
     return r;
 }
-static PyObject *d_var(tn_value *a) { return var_like(a, TN_ROW_var_correction, false); }
-static PyObject *d_var_dim(tn_value *a) { return var_like(a, TN_ROW_var_correction, true); }
-static PyObject *d_std(tn_value *a) { return var_like(a, TN_ROW_std_correction, false); }
-static PyObject *d_std_dim(tn_value *a) { return var_like(a, TN_ROW_std_correction, true); }
-static PyObject *d_var_mean(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, false); }
-static PyObject *d_var_mean_dim(tn_value *a) { return var_like(a, TN_ROW_var_mean_correction, true); }
-static PyObject *d_std_mean(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, false); }
-static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, TN_ROW_std_mean_correction, true); }
+static PyObject *d_var(tn_value *a) { return var_like(a, tn_at_var_correction, false); }
+static PyObject *d_var_dim(tn_value *a) { return var_like(a, tn_at_var_correction, true); }
+static PyObject *d_std(tn_value *a) { return var_like(a, tn_at_std_correction, false); }
+static PyObject *d_std_dim(tn_value *a) { return var_like(a, tn_at_std_correction, true); }
+static PyObject *d_var_mean(tn_value *a) { return var_like(a, tn_at_var_mean_correction, false); }
+static PyObject *d_var_mean_dim(tn_value *a) { return var_like(a, tn_at_var_mean_correction, true); }
+static PyObject *d_std_mean(tn_value *a) { return var_like(a, tn_at_std_mean_correction, false); }
+static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, tn_at_std_mean_correction, true); }
 
 /* ---- selection ---- */
 
@@ -388,10 +382,9 @@ static PyObject *where_scalar(tn_value *a, bool scalar_self) {
     tn_value rv[2] = {a[scalar_self ? 2 : 1], a[scalar_self ? 1 : 2]};
     tn_dtype dt = tn_result_type(2, rv);
     PyObject *tc = to_dtype(t, dt, false, NULL);
-    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *st = kw && tc ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(O)", sc) : NULL;
-    PyObject *r = st ? tn_aten(TN_ROW_where_self, "(OOO)", a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
-    Py_XDECREF(tc); Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(st); Py_DECREF(sc);
+    PyObject *st = tc ? tn_at_scalar_tensor(TN_SO(sc), TN_DT(dt), NULL, NULL, NULL) : NULL;
+    PyObject *r = st ? tn_at_where_self(a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
+    Py_XDECREF(tc); Py_XDECREF(st); Py_DECREF(sc);
     return r;
 }
 static PyObject *d_where_scalar_other(tn_value *a) { return where_scalar(a, false); }
@@ -414,16 +407,16 @@ static PyObject *d_pad(tn_value *a) {
     PyObject *r = NULL;
     if (!strcmp(mode, "constant")) {
         PyObject *v = a[3].tag == TN_V_NONE ? PyLong_FromLong(0) : A(3, a);
-        r = v ? tn_aten(TN_ROW_constant_pad_nd, "(OOO)", a[0].u.obj, pad, v) : NULL;
+        r = v ? tn_at_constant_pad_nd(a[0].u.obj, TN_IPY(pad), TN_SO(v)) : NULL;
         Py_XDECREF(v);
     } else if (!strcmp(mode, "reflect") && edge) {
-        int rows[3] = {TN_ROW_reflection_pad1d, TN_ROW_reflection_pad2d, TN_ROW_reflection_pad3d};
-        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+        PyObject *(*pads[3])(PyObject *, tn_ints) = {tn_at_reflection_pad1d, tn_at_reflection_pad2d, tn_at_reflection_pad3d};
+        r = pads[k - 1](a[0].u.obj, TN_IPY(pad));
     } else if (!strcmp(mode, "replicate") && edge) {
-        int rows[3] = {TN_ROW_replication_pad1d, TN_ROW_replication_pad2d, TN_ROW_replication_pad3d};
-        r = tn_aten(rows[k - 1], "(OO)", a[0].u.obj, pad);
+        PyObject *(*pads[3])(PyObject *, tn_ints) = {tn_at_replication_pad1d, tn_at_replication_pad2d, tn_at_replication_pad3d};
+        r = pads[k - 1](a[0].u.obj, TN_IPY(pad));
     } else if (!strcmp(mode, "circular") && edge) {
-        r = tn_aten(TN_ROW__pad_circular, "(OO)", a[0].u.obj, pad);
+        r = tn_at__pad_circular(a[0].u.obj, TN_IPY(pad));
     } else {
         r = tn_door_below_autograd(TN_ROW_pad, a);   /* its own errors */
         if (r) { Py_CLEAR(r); tn_not_implemented("autograd through aten::pad with this mode"); }
@@ -435,11 +428,11 @@ static PyObject *d_pad(tn_value *a) {
  * (slices chained dim by dim, last dim first), then each padded dim's left and right pads copied
  * from inside the result (corners written more than once); autograd records CopySlices */
 static PyObject *slice_of(PyObject *t, int dim, int64_t a, int64_t b) {
-    return tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", t, dim, (long long)a, (long long)b, 1);
+    return tn_at_slice_Tensor(t, dim, TN_I((long long)a), TN_I((long long)b), 1);
 }
 /* dst.copy_(src); both references are released; false on error */
 static bool copy_into(PyObject *dst, PyObject *src) {
-    PyObject *r = dst && src ? tn_aten(TN_ROW_copy_, "(OO)", dst, src) : NULL;
+    PyObject *r = dst && src ? tn_at_copy_(dst, src, false) : NULL;
     Py_XDECREF(dst);
     Py_XDECREF(src);
     Py_XDECREF(r);
@@ -453,11 +446,9 @@ static PyObject *d_pad_circular(tn_value *a) {
     int64_t osz[TN_MAX_DIMS];
     bool empty_crop;
     if (tn_pad_circular_check(self, pad, npad, osz, &empty_crop) < 0) return NULL;
-    PyObject *sizes = tn_int_list(osz, nd), *dt = tn_py_from_dtype(t->dtype);
     PyObject *dev = tn_py_device_new(t->storage->device, -1);
-    PyObject *kw = sizes && dt && dev ? Py_BuildValue("{sOsOsO}", "dtype", dt, "layout", tn_py.layout_strided, "device", dev) : NULL;
-    PyObject *out = kw ? tn_aten_kw(TN_ROW_new_empty, kw, "(OO)", self, sizes) : NULL;
-    Py_XDECREF(sizes); Py_XDECREF(dt); Py_XDECREF(dev); Py_XDECREF(kw);
+    PyObject *out = dev ? tn_at_new_empty(self, TN_IN(osz, nd), TN_DT(t->dtype), tn_py.layout_strided, dev, NULL) : NULL;
+    Py_XDECREF(dev);
     if (!out) return NULL;
     PyObject *os = Py_NewRef(out), *is = Py_NewRef(self);
     for (int i = 0; i < k && os && is; i++) {
@@ -487,7 +478,7 @@ static PyObject *d_pad_circular(tn_value *a) {
 static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *dst, int k) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     int nd = t->ndim;
-    if (nd == 0) return tn_aten(TN_ROW_alias, "(O)", a[0].u.obj);
+    if (nd == 0) return tn_at_alias(a[0].u.obj);
     int64_t order[TN_MAX_DIMS], s[TN_MAX_DIMS], d[TN_MAX_DIMS];
     bool used_src[TN_MAX_DIMS] = {0}, used_dst[TN_MAX_DIMS] = {0};
     if (k > nd) return NULL;
@@ -505,7 +496,7 @@ static PyObject *movedim_lists(tn_value *a, const int64_t *src, const int64_t *d
         while (used_src[si]) si++;
         order[i] = si++;
     }
-    PyObject *l = tn_int_list(order, nd), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(order, nd), *r = l ? tn_at_permute(a[0].u.obj, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -543,7 +534,7 @@ static PyObject *d_unflatten(tn_value *a) {
         out[infer] = t->sizes[dim] / prod;
     } else if (prod != t->sizes[dim]) return tn_door_below_autograd(TN_ROW_unflatten_int, a);
     for (int i = (int)dim + 1; i < nd; i++) out[no++] = t->sizes[i];
-    PyObject *l = tn_int_list(out, no), *r = l ? tn_aten(TN_ROW_view, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(out, no), *r = l ? tn_at_view(a[0].u.obj, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -555,7 +546,7 @@ static PyObject *d_tile(tn_value *a) {
     int64_t reps[TN_MAX_DIMS];
     for (int i = 0; i < m - k; i++) reps[i] = 1;
     for (int i = 0; i < k; i++) reps[m - k + i] = a[1].u.ints.v[i];
-    PyObject *l = tn_int_list(reps, m), *r = l ? tn_aten(TN_ROW_repeat, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(reps, m), *r = l ? tn_at_repeat(a[0].u.obj, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -577,24 +568,23 @@ static PyObject *d_rms_norm(tn_value *a) {
     tn_dtype op = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
     double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
     PyObject *x = to_dtype(in, op, false, NULL);
-    PyObject *p = x ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 2) : NULL;
+    PyObject *p = x ? tn_at_pow_Tensor_Scalar(x, TN_SI(2)) : NULL;
     PyObject *dl = p ? tn_int_list(dims, k) : NULL;
-    PyObject *m = dl ? tn_aten(TN_ROW_mean_dim, "(OOO)", p, dl, Py_True) : NULL;
-    PyObject *ad = m ? tn_aten(TN_ROW_add__Scalar, "(Od)", m, eps) : NULL;
-    PyObject *rs = ad ? tn_aten(TN_ROW_rsqrt, "(O)", m) : NULL;
-    PyObject *y = rs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, rs) : NULL;
+    PyObject *m = dl ? tn_at_mean_dim(p, TN_IPY(dl), true, NULL) : NULL;
+    PyObject *ad = m ? tn_at_add__Scalar(m, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *rs = ad ? tn_at_rsqrt(m) : NULL;
+    PyObject *y = rs ? tn_at_mul_Tensor(x, rs) : NULL;
     PyObject *r = y ? to_dtype(y, dt, false, NULL) : NULL;
-    if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[2].u.obj));
+    if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_at_mul_Tensor(r, a[2].u.obj));
     Py_XDECREF(x); Py_XDECREF(p); Py_XDECREF(dl); Py_XDECREF(m); Py_XDECREF(ad); Py_XDECREF(rs); Py_XDECREF(y);
     return r;
 }
 
 /* where(mask, 0.0, scalar_tensor(-inf, dtype)) for a boolean mask (convert_boolean_attn_mask) */
 static PyObject *bool_mask_to_additive(PyObject *mask, tn_dtype dt) {
-    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *ninf = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY) : NULL;
-    PyObject *r = ninf ? tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", mask, 0.0, ninf) : NULL;
-    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ninf);
+    PyObject *ninf = tn_at_scalar_tensor(TN_SD(-INFINITY), TN_DT(dt), NULL, NULL, NULL);
+    PyObject *r = ninf ? tn_at_where_ScalarSelf(mask, TN_SD(0.0), ninf) : NULL;
+    Py_XDECREF(ninf);
     return r;
 }
 /* scaled_dot_product_attention(q, k, v, attn_mask?, dropout_p, is_causal, scale?, enable_gqa):
@@ -625,10 +615,9 @@ static PyObject *d_sdpa(tn_value *a) {
             mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
             if (!mask) return NULL;
         }
-        PyObject *sc = A(6, a);
-        PyObject *kw = sc ? Py_BuildValue("{sOsO}", "attn_mask", mask ? mask : Py_None, "scale", sc) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW__scaled_dot_product_flash_attention_for_cpu, kw, "(OOOdO)", q, k, v, 0.0, causal ? Py_True : Py_False) : NULL;
-        Py_XDECREF(sc); Py_XDECREF(kw); Py_XDECREF(mask);
+        PyObject *r = tn_at__scaled_dot_product_flash_attention_for_cpu(q, k, v, 0.0, causal, mask,
+                                                                        a[6].tag == TN_V_NONE ? NULL : TN_F(a[6].u.f));
+        Py_XDECREF(mask);
         if (!r) return NULL;
         PyObject *out = Py_NewRef(PyTuple_GetItem(r, 0));
         Py_DECREF(r);
@@ -653,25 +642,23 @@ static PyObject *d_sdpa(tn_value *a) {
     double sc = a[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[qt->ndim - 1]) : a[6].u.f;
     bool neg = a[6].tag != TN_V_NONE && sc < 0;
     double sf = sqrt(neg ? -sc : sc);
-    PyObject *qs = tn_aten(TN_ROW_mul_Scalar, "(Od)", q, neg ? 0.0 - sf : sf);
+    PyObject *qs = tn_at_mul_Scalar(q, TN_SD(neg ? 0.0 - sf : sf));
     if (qs && causal) {
         int64_t L = qt->sizes[qt->ndim - 2], S = kt->sizes[kt->ndim - 2];
-        PyObject *bd = tn_py_from_dtype(TN_DTYPE_BOOL), *kw = bd ? Py_BuildValue("{sO}", "dtype", bd) : NULL;
-        Py_XDECREF(bd);
-        PyObject *ones = kw ? tn_aten_kw(TN_ROW_ones, kw, "((LL))", (long long)L, (long long)S) : NULL;
-        PyObject *tr = ones ? tn_aten(TN_ROW_tril, "(O)", ones) : NULL;
+        PyObject *ones = tn_at_ones(TN_IS(L, S), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL);
+        PyObject *tr = ones ? tn_at_tril(ones, 0) : NULL;
         mask = tr ? bool_mask_to_additive(tr, dt) : NULL;
-        Py_XDECREF(kw); Py_XDECREF(ones); Py_XDECREF(tr);
+        Py_XDECREF(ones); Py_XDECREF(tr);
         if (!mask) Py_CLEAR(qs);
     }
-    PyObject *kT = qs ? tn_aten(TN_ROW_transpose_int, "(Oii)", k, -2, -1) : NULL;
-    PyObject *kTs = kT ? tn_aten(TN_ROW_mul_Scalar, "(Od)", kT, sf) : NULL;
-    PyObject *attn = kTs ? tn_aten(TN_ROW_matmul, "(OO)", qs, kTs) : NULL;
-    if (attn && mask) Py_SETREF(attn, tn_aten(TN_ROW_add_Tensor, "(OO)", attn, mask));
-    if (attn) Py_SETREF(attn, tn_aten(TN_ROW__safe_softmax, "(Oi)", attn, -1));
-    if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_aten(TN_ROW_dropout, "(OdO)", attn, a[4].u.f, Py_True));
+    PyObject *kT = qs ? tn_at_transpose_int(k, -2, -1) : NULL;
+    PyObject *kTs = kT ? tn_at_mul_Scalar(kT, TN_SD(sf)) : NULL;
+    PyObject *attn = kTs ? tn_at_matmul(qs, kTs) : NULL;
+    if (attn && mask) Py_SETREF(attn, tn_at_add_Tensor(attn, mask, TN_SDEF));
+    if (attn) Py_SETREF(attn, tn_at__safe_softmax(attn, -1, NULL));
+    if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_at_dropout(attn, a[4].u.f, true));
     PyObject *w = attn && orig != dt ? to_dtype(attn, orig, false, NULL) : NULL;   /* upstream's order */
-    PyObject *r = attn && (w || orig == dt) ? tn_aten(TN_ROW_matmul, "(OO)", attn, v) : NULL;
+    PyObject *r = attn && (w || orig == dt) ? tn_at_matmul(attn, v) : NULL;
     if (r && orig != dt) Py_SETREF(r, to_dtype(r, orig, false, NULL));
     Py_XDECREF(w);
     Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn);
@@ -685,17 +672,17 @@ widen_failed:
 /* silu_backward (math_silu_backward): grad_output * (sigmoid(x) * (1 + x * (1 - sigmoid(x)))) */
 static PyObject *d_silu_backward(tn_value *a) {
     PyObject *go = a[0].u.obj, *x = a[1].u.obj;
-    PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", x);
-    PyObject *om = sg ? tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", sg) : NULL;   /* 1 - sig: empty_like.fill_.sub_ */
-    PyObject *fl = om ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", om, 1) : NULL;
-    PyObject *sb = fl ? tn_aten(TN_ROW_sub__Tensor, "(OO)", om, sg) : NULL;
+    PyObject *sg = tn_at_sigmoid(x);
+    PyObject *om = sg ? tn_at_empty_like(sg, NULL, NULL, NULL, NULL, NULL) : NULL;   /* 1 - sig: empty_like.fill_.sub_ */
+    PyObject *fl = om ? tn_at_fill__Scalar(om, TN_SI(1)) : NULL;
+    PyObject *sb = fl ? tn_at_sub__Tensor(om, sg, TN_SDEF) : NULL;
     Py_XDECREF(fl);
     if (!sb) Py_CLEAR(om);
     Py_XDECREF(sb);
-    PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, om) : NULL;
-    PyObject *op = xm ? tn_aten(TN_ROW_add_Scalar, "(Oi)", xm, 1) : NULL;
-    PyObject *sm = op ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, op) : NULL;
-    PyObject *r = sm ? tn_aten(TN_ROW_mul_Tensor, "(OO)", go, sm) : NULL;
+    PyObject *xm = om ? tn_at_mul_Tensor(x, om) : NULL;
+    PyObject *op = xm ? tn_at_add_Scalar(xm, TN_SI(1), TN_SDEF) : NULL;
+    PyObject *sm = op ? tn_at_mul_Tensor(sg, op) : NULL;
+    PyObject *r = sm ? tn_at_mul_Tensor(go, sm) : NULL;
     Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(op); Py_XDECREF(sm);
     return r;
 }
@@ -703,21 +690,15 @@ static PyObject *d_silu_backward(tn_value *a) {
 /* ---- losses upstream only composes (no kernels here): found by name ---- */
 
 static PyObject *first_of(PyObject *r);
-/* rows of composites with no kernel (no TN_ROW_ constant): found by name once */
-static int row_named(int *cache, const char *name) {
-    if (*cache == -2) *cache = tn_op_find(name, "");
-    return *cache;
-}
-static int nll_loss_row = -2, nll_loss2d_row = -2;
 /* at::nll_loss / at::nll_loss2d as upstream's nll_loss_nd calls them: through the door, so the
  * autocast stage sees them (both are on upstream's AutocastCPU float32 list) */
-static PyObject *nll_call(int *row, const char *name, PyObject *self, PyObject *target, PyObject *w, long long red,
-                          long long ign) {
-    return tn_aten(row_named(row, name), "(OOOLL)", self, target, w, red, ign);
+typedef PyObject *(*nll_fn)(PyObject *self, PyObject *target, PyObject *weight, int64_t reduction, int64_t ignore_index);
+static PyObject *nll_call(nll_fn nll, PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
+    return nll(self, target, w == Py_None ? NULL : w, red, ign);
 }
 /* nll_loss(self, target, weight?, reduction, ignore_index): nll_loss_forward(...)[0] */
 static PyObject *nll_loss_of(PyObject *self, PyObject *target, PyObject *w, long long red, long long ign) {
-    PyObject *r = tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", self, target, w, red, ign);
+    PyObject *r = tn_at_nll_loss_forward(self, target, w, red, ign);
     if (!r) return NULL;
     PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
     Py_DECREF(r);
@@ -736,8 +717,8 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
     if (t->ndim != 1 && (tt->ndim < 1 || t->sizes[0] != tt->sizes[0]))
         return PyErr_Format(PyExc_ValueError, "Expected input batch_size (%lld) to match target batch_size (%lld).",
                             (long long)t->sizes[0], (long long)(tt->ndim ? tt->sizes[0] : 1));
-    if (t->ndim <= 2) return nll_call(&nll_loss_row, "nll_loss", self, target, w, red, ign);
-    if (t->ndim == 4) return nll_call(&nll_loss2d_row, "nll_loss2d", self, target, w, red, ign);
+    if (t->ndim <= 2) return nll_call(tn_at_nll_loss, self, target, w, red, ign);
+    if (t->ndim == 4) return nll_call(tn_at_nll_loss2d, self, target, w, red, ign);
     /* 3-D or > 4-D: contiguous views [N, C, 1, -1] / [N, 1, -1], then nll_loss2d (viewed back for none) */
     int64_t n = t->sizes[0], c = t->sizes[1], osz[TN_MAX_DIMS];
     int no = 0;
@@ -751,14 +732,14 @@ static PyObject *nll_nd(PyObject *self, PyObject *target, PyObject *w, long long
         tn_shape_str(s2, sizeof s2, tt->ndim, tt->sizes);
         return PyErr_Format(PyExc_RuntimeError, "Expected target size %s, got %s", s1, s2);
     }
-    PyObject *ic = tn_aten(TN_ROW_contiguous, "(O)", self), *tc = ic ? tn_aten(TN_ROW_contiguous, "(O)", target) : NULL;
+    PyObject *ic = tn_at_contiguous(self, NULL), *tc = ic ? tn_at_contiguous(target, NULL) : NULL;
     bool ie = tn_numel(t) == 0, te = tn_numel(tt) == 0;
-    PyObject *iv = tc ? tn_aten(TN_ROW_view, "(O(LLLL))", ic, (long long)n, (long long)c, ie ? 0LL : 1LL, ie ? 0LL : -1LL) : NULL;
-    PyObject *tv = iv ? tn_aten(TN_ROW_view, "(O(LLL))", tc, (long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL) : NULL;
-    PyObject *r = tv ? nll_call(&nll_loss2d_row, "nll_loss2d", iv, tv, w, red, ign) : NULL;
+    PyObject *iv = tc ? tn_at_view(ic, TN_IS((long long)n, (long long)c, ie ? 0LL : 1LL, ie ? 0LL : -1LL)) : NULL;
+    PyObject *tv = iv ? tn_at_view(tc, TN_IS((long long)n, te ? 0LL : 1LL, te ? 0LL : -1LL)) : NULL;
+    PyObject *r = tv ? nll_call(tn_at_nll_loss2d, iv, tv, w, red, ign) : NULL;
     if (r && red == 0) {
         PyObject *sz = tn_int_list(osz, no);
-        Py_SETREF(r, sz ? tn_aten(TN_ROW_view, "(OO)", r, sz) : NULL);
+        Py_SETREF(r, sz ? tn_at_view(r, TN_IPY(sz)) : NULL);
         Py_XDECREF(sz);
     }
     Py_XDECREF(ic); Py_XDECREF(tc); Py_XDECREF(iv); Py_XDECREF(tv);
@@ -781,15 +762,12 @@ static PyObject *class_weight_view(PyObject *w, int ndim, int cd) {
     int64_t sh[TN_MAX_DIMS];
     for (int i = 0; i < ndim; i++) sh[i] = 1;
     sh[cd] = tn_tensor_of(w)->sizes[0];
-    PyObject *l = tn_int_list(sh, ndim), *r = l ? tn_aten(TN_ROW_view, "(OO)", w, l) : NULL;
+    PyObject *l = tn_int_list(sh, ndim), *r = l ? tn_at_view(w, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
 static PyObject *log_softmax_self(PyObject *x, int cd) {
-    PyObject *d = tn_py_from_dtype(tn_tensor_of(x)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", x, cd) : NULL;
-    Py_XDECREF(d); Py_XDECREF(kw);
-    return r;
+    return tn_at_log_softmax_int(x, cd, TN_DT(tn_tensor_of(x)->dtype));
 }
 static PyObject *steal2(PyObject *r, PyObject *a, PyObject *b) { Py_XDECREF(a); Py_XDECREF(b); return r; }
 /* cross_entropy_loss_prob_target: -(log_softmax(self) * target [* weight]) reduced; label
@@ -806,28 +784,28 @@ static PyObject *ce_prob_target(tn_value *a) {
     PyObject *in = log_softmax_self(self, cd);
     PyObject *tg = in ? Py_NewRef(a[1].u.obj) : NULL;
     if (tg && ls > 0.0) {
-        tg = steal2(tn_aten(TN_ROW_mul_Scalar, "(Od)", tg, 1 - ls), tg, NULL);
-        if (tg) tg = steal2(tn_aten(TN_ROW_add_Scalar, "(Od)", tg, ls / (double)nc), tg, NULL);
+        tg = steal2(tn_at_mul_Scalar(tg, TN_SD(1 - ls)), tg, NULL);
+        if (tg) tg = steal2(tn_at_add_Scalar(tg, TN_SD(ls / (double)nc), TN_SDEF), tg, NULL);
     }
-    PyObject *p = tg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, tg) : NULL;
+    PyObject *p = tg ? tn_at_mul_Tensor(in, tg) : NULL;
     if (p && hw) {
         PyObject *wv = class_weight_view(a[2].u.obj, t->ndim, cd);
-        p = steal2(wv ? tn_aten(TN_ROW_mul_Tensor, "(OO)", p, wv) : NULL, p, wv);
+        p = steal2(wv ? tn_at_mul_Tensor(p, wv) : NULL, p, wv);
     }
     PyObject *r = NULL;
     int64_t red = a[3].u.i;
     if (p) {
         if (red == 0) {
-            PyObject *sm = tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", p, cd);
-            r = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            PyObject *sm = tn_at_sum_dim_IntList(p, TN_IS(cd), false, NULL);
+            r = sm ? tn_at_neg(sm) : NULL;
             Py_XDECREF(sm);
         } else {
-            PyObject *sm = tn_aten(TN_ROW_sum, "(O)", p), *ng = sm ? tn_aten(TN_ROW_neg, "(O)", sm) : NULL;
+            PyObject *sm = tn_at_sum(p, NULL), *ng = sm ? tn_at_neg(sm) : NULL;
             Py_XDECREF(sm);
             if (ng && red == 1) {
                 int64_t numel = tn_numel(t);
-                if (numel == 0) { PyObject *f = tn_aten(TN_ROW_fill__Scalar, "(Od)", ng, NAN); if (!f) Py_CLEAR(ng); Py_XDECREF(f); r = ng; }
-                else { r = tn_aten(TN_ROW_div_Scalar, "(OL)", ng, (long long)(numel / nc)); Py_DECREF(ng); }
+                if (numel == 0) { PyObject *f = tn_at_fill__Scalar(ng, TN_SD(NAN)); if (!f) Py_CLEAR(ng); Py_XDECREF(f); r = ng; }
+                else { r = tn_at_div_Scalar(ng, TN_SI((long long)(numel / nc))); Py_DECREF(ng); }
             } else r = ng;
         }
     }
@@ -849,43 +827,43 @@ static PyObject *ce_label_smoothing(tn_value *a) {
     PyObject *in = w ? log_softmax_self(self, cd) : NULL;
     PyObject *nll = in ? nll_nd(in, target, w, (long long)red, (long long)a[4].u.i) : NULL;
     int64_t nc = t->sizes[cd];
-    PyObject *ig = nll ? tn_aten(TN_ROW_eq_Scalar, "(OL)", target, (long long)a[4].u.i) : NULL;
+    PyObject *ig = nll ? tn_at_eq_Scalar(target, TN_SI((long long)a[4].u.i)) : NULL;
     PyObject *sm = NULL;
     if (ig) {
         PyObject *x = hw ? class_weight_view(a[2].u.obj, t->ndim, cd) : NULL;
-        PyObject *xw = hw ? (x ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, x) : NULL) : Py_NewRef(in);
-        PyObject *s1 = xw ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", xw, cd) : NULL;
-        sm = s1 ? tn_aten(TN_ROW_neg, "(O)", s1) : NULL;
+        PyObject *xw = hw ? (x ? tn_at_mul_Tensor(in, x) : NULL) : Py_NewRef(in);
+        PyObject *s1 = xw ? tn_at_sum_dim_IntList(xw, TN_IS(cd), false, NULL) : NULL;
+        sm = s1 ? tn_at_neg(s1) : NULL;
         Py_XDECREF(x); Py_XDECREF(xw); Py_XDECREF(s1);
-        PyObject *f = sm ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", sm, ig, 0.0) : NULL;
+        PyObject *f = sm ? tn_at_masked_fill__Scalar(sm, ig, TN_SD(0.0)) : NULL;
         if (!f) Py_CLEAR(sm);
         Py_XDECREF(f);
     }
     PyObject *ret = NULL;
     if (sm) {
         if (red == 1) {
-            PyObject *tot = tn_aten(TN_ROW_sum, "(O)", sm), *den = NULL;
-            PyObject *ni = tot ? tn_aten(TN_ROW_bitwise_not, "(O)", ig) : NULL;
+            PyObject *tot = tn_at_sum(sm, NULL), *den = NULL;
+            PyObject *ni = tot ? tn_at_bitwise_not(ig) : NULL;
             if (ni && hw) {
-                PyObject *ms = tn_aten(TN_ROW_masked_select, "(OO)", target, ni);
-                PyObject *fl = ms ? tn_aten(TN_ROW_flatten_using_ints, "(O)", ms) : NULL;
-                PyObject *ga = fl ? tn_aten(TN_ROW_gather, "(OiO)", a[2].u.obj, 0, fl) : NULL;
-                den = ga ? tn_aten(TN_ROW_sum, "(O)", ga) : NULL;
+                PyObject *ms = tn_at_masked_select(target, ni);
+                PyObject *fl = ms ? tn_at_flatten_using_ints(ms, 0, -1) : NULL;
+                PyObject *ga = fl ? tn_at_gather(a[2].u.obj, 0, fl, false) : NULL;
+                den = ga ? tn_at_sum(ga, NULL) : NULL;
                 Py_XDECREF(ms); Py_XDECREF(fl); Py_XDECREF(ga);
             } else if (ni) {
-                den = tn_aten(TN_ROW_sum, "(O)", ni);
+                den = tn_at_sum(ni, NULL);
             }
-            ret = den ? tn_aten(TN_ROW_div_Tensor, "(OO)", tot, den) : NULL;
+            ret = den ? tn_at_div_Tensor(tot, den) : NULL;
             Py_XDECREF(tot); Py_XDECREF(den); Py_XDECREF(ni);
         } else if (red == 2) {
-            ret = tn_aten(TN_ROW_sum, "(O)", sm);
+            ret = tn_at_sum(sm, NULL);
         } else {
             ret = Py_NewRef(sm);
         }
     }
-    PyObject *l = ret ? tn_aten(TN_ROW_mul_Scalar, "(Od)", nll, 1 - ls) : NULL;
-    PyObject *rr = l ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ret, ls / (double)nc) : NULL;
-    PyObject *r = rr ? tn_aten(TN_ROW_add_Tensor, "(OO)", l, rr) : NULL;
+    PyObject *l = ret ? tn_at_mul_Scalar(nll, TN_SD(1 - ls)) : NULL;
+    PyObject *rr = l ? tn_at_mul_Scalar(ret, TN_SD(ls / (double)nc)) : NULL;
+    PyObject *r = rr ? tn_at_add_Tensor(l, rr, TN_SDEF) : NULL;
     Py_XDECREF(w); Py_XDECREF(in); Py_XDECREF(nll); Py_XDECREF(ig); Py_XDECREF(sm); Py_XDECREF(ret); Py_XDECREF(l); Py_XDECREF(rr);
     return r;
 }
@@ -898,11 +876,10 @@ static PyObject *d_cross_entropy(tn_value *a) {
     if (same) return ce_prob_target(a);
     if (a[5].u.f > 0.0) return ce_label_smoothing(a);
     int cd = t->ndim == 1 ? 0 : 1;
-    PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *ls = kw ? tn_aten_kw(TN_ROW_log_softmax_int, kw, "(Oi)", a[0].u.obj, cd) : NULL;
+    PyObject *ls = tn_at_log_softmax_int(a[0].u.obj, cd, TN_DT(t->dtype));
     PyObject *w = ls ? A(2, a) : NULL;
     PyObject *r = w ? nll_nd(ls, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
-    Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(ls); Py_XDECREF(w);
+    Py_XDECREF(ls); Py_XDECREF(w);
     return r;
 }
 /* ---- loss family: composites of torch.nn's losses, op by op as upstream's (ATen/native/Loss.cpp) ---- */
@@ -920,24 +897,24 @@ static PyObject *ip(PyObject *r, PyObject *self) {   /* an in-place op's result:
 }
 static PyObject *loss_reduced(PyObject *l, int64_t red) {   /* apply_loss_reduction; steals l */
     if (!l || red == 0) return l;
-    PyObject *r = tn_aten(red == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", l);
+    PyObject *r = (red == 1 ? tn_at_mean(l, NULL) : tn_at_sum(l, NULL));
     Py_DECREF(l);
     return r;
 }
 /* C++ `c - t` (Scalar - Tensor) in upstream's composites: empty_like(t).fill_(c).sub_(t) */
 static PyObject *scalar_minus(double c, PyObject *t) {
-    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
-    if (e) e = ip(tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c), e);
-    if (e) e = ip(tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t), e);
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
+    if (e) e = ip(tn_at_fill__Scalar(e, TN_SD(c)), e);
+    if (e) e = ip(tn_at_sub__Tensor(e, t, TN_SDEF), e);
     return e;
 }
-static PyObject *d_log_sigmoid(tn_value *a) { return first_of(tn_aten(TN_ROW_log_sigmoid_forward, "(O)", a[0].u.obj)); }
+static PyObject *d_log_sigmoid(tn_value *a) { return first_of(tn_at_log_sigmoid_forward(a[0].u.obj)); }
 static PyObject *d_multilabel_margin_loss(tn_value *a) {
-    return first_of(tn_aten(TN_ROW_multilabel_margin_loss_forward, "(OOL)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i));
+    return first_of(tn_at_multilabel_margin_loss_forward(a[0].u.obj, a[1].u.obj, (long long)a[2].u.i));
 }
 static PyObject *d_nll_loss2d(tn_value *a) {
     PyObject *w = A(2, a);
-    PyObject *r = w ? first_of(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i)) : NULL;
+    PyObject *r = w ? first_of(tn_at_nll_loss2d_forward(a[0].u.obj, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i)) : NULL;
     Py_XDECREF(w);
     return r;
 }
@@ -956,12 +933,12 @@ static PyObject *d_kl_div(tn_value *a) {
     }
     PyObject *out;
     if (a[3].u.i) {
-        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", t, x), *e = d ? tn_aten(TN_ROW_exp, "(O)", t) : NULL;
-        out = e ? tn_aten(TN_ROW_mul_Tensor, "(OO)", e, d) : NULL;
+        PyObject *d = tn_at_sub_Tensor(t, x, TN_SDEF), *e = d ? tn_at_exp(t) : NULL;
+        out = e ? tn_at_mul_Tensor(e, d) : NULL;
         Py_XDECREF(d); Py_XDECREF(e);
     } else {
-        PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", t, x), *xl = m ? tn_aten(TN_ROW_xlogy_Tensor, "(OO)", t, t) : NULL;
-        out = xl ? tn_aten(TN_ROW_sub_Tensor, "(OO)", xl, m) : NULL;
+        PyObject *m = tn_at_mul_Tensor(t, x), *xl = m ? tn_at_xlogy_Tensor(t, t) : NULL;
+        out = xl ? tn_at_sub_Tensor(xl, m, TN_SDEF) : NULL;
         Py_XDECREF(m); Py_XDECREF(xl);
     }
     return loss_reduced(out, a[2].u.i);
@@ -970,26 +947,26 @@ static PyObject *d_kl_div(tn_value *a) {
 static PyObject *d_poisson_nll_loss(tn_value *a) {
     PyObject *x = a[0].u.obj, *t = a[1].u.obj, *loss;
     if (a[2].u.i) {   /* exp(input) - target * input */
-        PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", t, x), *e = m ? tn_aten(TN_ROW_exp, "(O)", x) : NULL;
-        loss = e ? tn_aten(TN_ROW_sub_Tensor, "(OO)", e, m) : NULL;
+        PyObject *m = tn_at_mul_Tensor(t, x), *e = m ? tn_at_exp(x) : NULL;
+        loss = e ? tn_at_sub_Tensor(e, m, TN_SDEF) : NULL;
         Py_XDECREF(m); Py_XDECREF(e);
     } else {          /* input - target * log(input + eps) */
-        PyObject *ad = tn_aten(TN_ROW_add_Scalar, "(Od)", x, a[4].u.f), *lg = ad ? tn_aten(TN_ROW_log, "(O)", ad) : NULL;
-        PyObject *m = lg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t, lg) : NULL;
-        loss = m ? tn_aten(TN_ROW_sub_Tensor, "(OO)", x, m) : NULL;
+        PyObject *ad = tn_at_add_Scalar(x, TN_SD(a[4].u.f), TN_SDEF), *lg = ad ? tn_at_log(ad) : NULL;
+        PyObject *m = lg ? tn_at_mul_Tensor(t, lg) : NULL;
+        loss = m ? tn_at_sub_Tensor(x, m, TN_SDEF) : NULL;
         Py_XDECREF(ad); Py_XDECREF(lg); Py_XDECREF(m);
     }
     if (loss && a[3].u.i) {   /* + (target * log(target) - target + 0.5 * log(2 pi target)).masked_fill(target <= 1, 0) */
-        PyObject *p2 = tn_aten(TN_ROW_mul_Scalar, "(Od)", t, 2 * 3.14159265358979323846);
-        PyObject *l2 = p2 ? tn_aten(TN_ROW_log, "(O)", p2) : NULL;
-        PyObject *h = l2 ? tn_aten(TN_ROW_mul_Scalar, "(Od)", l2, 0.5) : NULL;
-        PyObject *lt = h ? tn_aten(TN_ROW_log, "(O)", t) : NULL;
-        PyObject *tl = lt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t, lt) : NULL;
-        PyObject *sb = tl ? tn_aten(TN_ROW_sub_Tensor, "(OO)", tl, t) : NULL;
-        PyObject *st = sb ? tn_aten(TN_ROW_add_Tensor, "(OO)", sb, h) : NULL;
-        PyObject *le = st ? tn_aten(TN_ROW_le_Scalar, "(Oi)", t, 1) : NULL;
-        PyObject *mf = le ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", st, le, 0) : NULL;
-        PyObject *r = mf ? tn_aten(TN_ROW_add__Tensor, "(OO)", loss, mf) : NULL;
+        PyObject *p2 = tn_at_mul_Scalar(t, TN_SD(2 * 3.14159265358979323846));
+        PyObject *l2 = p2 ? tn_at_log(p2) : NULL;
+        PyObject *h = l2 ? tn_at_mul_Scalar(l2, TN_SD(0.5)) : NULL;
+        PyObject *lt = h ? tn_at_log(t) : NULL;
+        PyObject *tl = lt ? tn_at_mul_Tensor(t, lt) : NULL;
+        PyObject *sb = tl ? tn_at_sub_Tensor(tl, t, TN_SDEF) : NULL;
+        PyObject *st = sb ? tn_at_add_Tensor(sb, h, TN_SDEF) : NULL;
+        PyObject *le = st ? tn_at_le_Scalar(t, TN_SI(1)) : NULL;
+        PyObject *mf = le ? tn_at_masked_fill_Scalar(st, le, TN_SI(0)) : NULL;
+        PyObject *r = mf ? tn_at_add__Tensor(loss, mf, TN_SDEF) : NULL;
         Py_XDECREF(p2); Py_XDECREF(l2); Py_XDECREF(h); Py_XDECREF(lt); Py_XDECREF(tl); Py_XDECREF(sb);
         Py_XDECREF(st); Py_XDECREF(le); Py_XDECREF(mf);
         loss = ip(r, loss);
@@ -1000,25 +977,25 @@ static PyObject *d_poisson_nll_loss(tn_value *a) {
  * where(target != 1, (margin - self).clamp_min_(0), 0) + where(target != -1, self, 0) */
 static PyObject *d_hinge_embedding_loss(tn_value *a) {
     PyObject *x = a[0].u.obj, *t = a[1].u.obj;
-    PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x);
+    PyObject *z = tn_at_zeros_like(x, NULL, NULL, NULL, NULL, NULL);
     PyObject *mc = z ? scalar_minus(a[2].u.f, x) : NULL;
-    if (mc) mc = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", mc, 0), mc);
-    PyObject *n1 = mc ? tn_aten(TN_ROW_ne_Scalar, "(Oi)", t, 1) : NULL;
-    PyObject *om = n1 ? tn_aten(TN_ROW_where_self, "(OOO)", n1, mc, z) : NULL;
-    PyObject *n2 = om ? tn_aten(TN_ROW_ne_Scalar, "(Oi)", t, -1) : NULL;
-    PyObject *os = n2 ? tn_aten(TN_ROW_where_self, "(OOO)", n2, x, z) : NULL;
-    PyObject *out = os ? tn_aten(TN_ROW_add_Tensor, "(OO)", om, os) : NULL;
+    if (mc) mc = ip(tn_at_clamp_min_(mc, TN_SI(0)), mc);
+    PyObject *n1 = mc ? tn_at_ne_Scalar(t, TN_SI(1)) : NULL;
+    PyObject *om = n1 ? tn_at_where_self(n1, mc, z) : NULL;
+    PyObject *n2 = om ? tn_at_ne_Scalar(t, TN_SI(-1)) : NULL;
+    PyObject *os = n2 ? tn_at_where_self(n2, x, z) : NULL;
+    PyObject *out = os ? tn_at_add_Tensor(om, os, TN_SDEF) : NULL;
     Py_XDECREF(z); Py_XDECREF(mc); Py_XDECREF(n1); Py_XDECREF(om); Py_XDECREF(n2); Py_XDECREF(os);
     return loss_reduced(out, a[3].u.i);
 }
 /* margin_ranking_loss(input1, input2, target, margin, reduction):
  * (-target * (input1 - input2) + margin).clamp_min_(0) */
 static PyObject *d_margin_ranking_loss(tn_value *a) {
-    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-    PyObject *nt = d ? tn_aten(TN_ROW_neg, "(O)", a[2].u.obj) : NULL;
-    PyObject *m = nt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", nt, d) : NULL;
-    PyObject *out = m ? tn_aten(TN_ROW_add_Scalar, "(Od)", m, a[3].u.f) : NULL;
-    if (out) out = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", out, 0), out);
+    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
+    PyObject *nt = d ? tn_at_neg(a[2].u.obj) : NULL;
+    PyObject *m = nt ? tn_at_mul_Tensor(nt, d) : NULL;
+    PyObject *out = m ? tn_at_add_Scalar(m, TN_SD(a[3].u.f), TN_SDEF) : NULL;
+    if (out) out = ip(tn_at_clamp_min_(out, TN_SI(0)), out);
     Py_XDECREF(d); Py_XDECREF(nt); Py_XDECREF(m);
     return loss_reduced(out, a[4].u.i);
 }
@@ -1040,26 +1017,26 @@ static PyObject *d_cosine_embedding_loss(tn_value *a) {
         return NULL;
     }
     const double eps = (double)1e-12f;
-    PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", i1, i2);
-    PyObject *ps = p ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", p, td) : NULL;
-    PyObject *q1 = ps ? tn_aten(TN_ROW_mul_Tensor, "(OO)", i1, i1) : NULL;
-    PyObject *s1s = q1 ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", q1, td) : NULL;
-    PyObject *m1 = s1s ? tn_aten(TN_ROW_add_Scalar, "(Od)", s1s, eps) : NULL;
-    PyObject *q2 = m1 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", i2, i2) : NULL;
-    PyObject *s2s = q2 ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", q2, td) : NULL;
-    PyObject *m2 = s2s ? tn_aten(TN_ROW_add_Scalar, "(Od)", s2s, eps) : NULL;
-    PyObject *den = m2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", m1, m2) : NULL;
-    if (den) den = ip(tn_aten(TN_ROW_sqrt_, "(O)", den), den);
-    PyObject *cs = den ? tn_aten(TN_ROW_div_Tensor, "(OO)", ps, den) : NULL;
-    PyObject *z = cs ? tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", cs) : NULL;
+    PyObject *p = tn_at_mul_Tensor(i1, i2);
+    PyObject *ps = p ? tn_at_sum_dim_IntList(p, TN_IS(td), false, NULL) : NULL;
+    PyObject *q1 = ps ? tn_at_mul_Tensor(i1, i1) : NULL;
+    PyObject *s1s = q1 ? tn_at_sum_dim_IntList(q1, TN_IS(td), false, NULL) : NULL;
+    PyObject *m1 = s1s ? tn_at_add_Scalar(s1s, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *q2 = m1 ? tn_at_mul_Tensor(i2, i2) : NULL;
+    PyObject *s2s = q2 ? tn_at_sum_dim_IntList(q2, TN_IS(td), false, NULL) : NULL;
+    PyObject *m2 = s2s ? tn_at_add_Scalar(s2s, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *den = m2 ? tn_at_mul_Tensor(m1, m2) : NULL;
+    if (den) den = ip(tn_at_sqrt_(den), den);
+    PyObject *cs = den ? tn_at_div_Tensor(ps, den) : NULL;
+    PyObject *z = cs ? tn_at_zeros_like(cs, NULL, NULL, NULL, NULL, NULL) : NULL;
     PyObject *pos = z ? scalar_minus(1.0, cs) : NULL;
-    PyObject *ng = pos ? tn_aten(TN_ROW_sub_Scalar, "(Od)", cs, a[3].u.f) : NULL;
-    if (ng) ng = ip(tn_aten(TN_ROW_clamp_min_, "(Oi)", ng, 0), ng);
-    PyObject *e1 = ng ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", t, 1) : NULL;
-    PyObject *op = e1 ? tn_aten(TN_ROW_where_self, "(OOO)", e1, pos, z) : NULL;
-    PyObject *e2 = op ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", t, -1) : NULL;
-    PyObject *on = e2 ? tn_aten(TN_ROW_where_self, "(OOO)", e2, ng, z) : NULL;
-    PyObject *out = on ? tn_aten(TN_ROW_add_Tensor, "(OO)", op, on) : NULL;
+    PyObject *ng = pos ? tn_at_sub_Scalar(cs, TN_SD(a[3].u.f), TN_SDEF) : NULL;
+    if (ng) ng = ip(tn_at_clamp_min_(ng, TN_SI(0)), ng);
+    PyObject *e1 = ng ? tn_at_eq_Scalar(t, TN_SI(1)) : NULL;
+    PyObject *op = e1 ? tn_at_where_self(e1, pos, z) : NULL;
+    PyObject *e2 = op ? tn_at_eq_Scalar(t, TN_SI(-1)) : NULL;
+    PyObject *on = e2 ? tn_at_where_self(e2, ng, z) : NULL;
+    PyObject *out = on ? tn_at_add_Tensor(op, on, TN_SDEF) : NULL;
     PyObject *tmp[] = {p, ps, q1, s1s, m1, q2, s2s, m2, den, cs, z, pos, ng, e1, op, e2, on};
     for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) Py_XDECREF(tmp[i]);
     return loss_reduced(out, a[4].u.i);
@@ -1067,8 +1044,8 @@ static PyObject *d_cosine_embedding_loss(tn_value *a) {
 /* pairwise_distance(x1, x2, p, eps, keepdim): norm(x1 - x2 + eps, p, innermost dim, keepdim) */
 static PyObject *pairwise_dist(PyObject *x1, PyObject *x2, double p, double eps, bool keepdim) {
     int d1 = tn_tensor_of(x1)->ndim, d2 = tn_tensor_of(x2)->ndim, od = d1 > d2 ? d1 : d2;
-    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", x1, x2), *ad = d ? tn_aten(TN_ROW_add_Scalar, "(Od)", d, eps) : NULL;
-    PyObject *r = ad ? tn_aten(TN_ROW_norm_ScalarOpt_dim, "(Od[i]O)", ad, p, od - 1, keepdim ? Py_True : Py_False) : NULL;
+    PyObject *d = tn_at_sub_Tensor(x1, x2, TN_SDEF), *ad = d ? tn_at_add_Scalar(d, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *r = ad ? tn_at_norm_ScalarOpt_dim(ad, TN_SD(p), TN_IS(od - 1), keepdim) : NULL;
     Py_XDECREF(d); Py_XDECREF(ad);
     return r;
 }
@@ -1087,13 +1064,13 @@ static PyObject *d_triplet_margin_loss(tn_value *a) {
     PyObject *dp = pairwise_dist(an, po, p, eps, false), *dn = dp ? pairwise_dist(an, ne, p, eps, false) : NULL;
     if (dn && a[6].u.i) {
         PyObject *ds = pairwise_dist(po, ne, p, eps, false);
-        PyObject *m = ds ? tn_aten(TN_ROW_minimum, "(OO)", dn, ds) : NULL;
+        PyObject *m = ds ? tn_at_minimum(dn, ds) : NULL;
         Py_XDECREF(ds);
         Py_SETREF(dn, m);
     }
-    PyObject *s = dn ? tn_aten(TN_ROW_add_Scalar, "(Od)", dp, a[3].u.f) : NULL;
-    PyObject *df = s ? tn_aten(TN_ROW_sub_Tensor, "(OO)", s, dn) : NULL;
-    PyObject *out = df ? tn_aten(TN_ROW_clamp_min, "(Oi)", df, 0) : NULL;
+    PyObject *s = dn ? tn_at_add_Scalar(dp, TN_SD(a[3].u.f), TN_SDEF) : NULL;
+    PyObject *df = s ? tn_at_sub_Tensor(s, dn, TN_SDEF) : NULL;
+    PyObject *out = df ? tn_at_clamp_min(df, TN_SI(0)) : NULL;
     Py_XDECREF(dp); Py_XDECREF(dn); Py_XDECREF(s); Py_XDECREF(df);
     return loss_reduced(out, a[7].u.i);
 }
@@ -1128,20 +1105,18 @@ static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
         tn_value b[7] = {a[0], a[1], lv[0], lv[1], a[4], a[5], a[6]};
         return ctc_loss_composite(b, false);
     }
-    PyObject *lpb = batched ? Py_NewRef(lp) : tn_aten(TN_ROW_unsqueeze, "(Oi)", lp, 1);
+    PyObject *lpb = batched ? Py_NewRef(lp) : tn_at_unsqueeze(lp, 1);
     PyObject *tg = lpb ? to_dtype(a[1].u.obj, TN_DTYPE_I64, false, NULL) : NULL;
     PyObject *il = tg ? A(2, a) : NULL, *tl = il ? A(3, a) : NULL;
-    PyObject *r = tl ? tn_aten(tensor_lengths ? TN_ROW__ctc_loss_Tensor : TN_ROW__ctc_loss, "(OOOOLO)", lpb, tg, il, tl,
-                               (long long)a[4].u.i, a[6].u.i ? Py_True : Py_False) : NULL;
+    PyObject *r = tl ? (tensor_lengths ? tn_at__ctc_loss_Tensor(lpb, tg, il, tl, (long long)a[4].u.i, a[6].u.i) : tn_at__ctc_loss(lpb, tg, TN_IPY(il), TN_IPY(tl), (long long)a[4].u.i, a[6].u.i)) : NULL;
     PyObject *res = first_of(r);
     Py_XDECREF(lpb); Py_XDECREF(tg); Py_XDECREF(il);
     if (res && a[6].u.i) {
         const tn_tensor *rt = tn_tensor_of(res);
-        PyObject *d = tn_py_from_dtype(rt->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
-        PyObject *e = z ? tn_aten(TN_ROW_eq_Scalar, "(Od)", res, (double)INFINITY) : NULL;
-        PyObject *w = e ? tn_aten(TN_ROW_where_self, "(OOO)", e, z, res) : NULL;
-        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(e);
+        PyObject *z = tn_at_zeros(TN_IS0, TN_DT(rt->dtype), NULL, NULL, NULL);
+        PyObject *e = z ? tn_at_eq_Scalar(res, TN_SD((double)INFINITY)) : NULL;
+        PyObject *w = e ? tn_at_where_self(e, z, res) : NULL;
+        Py_XDECREF(z); Py_XDECREF(e);
         Py_SETREF(res, w);
     }
     int64_t red = a[5].u.i;
@@ -1149,13 +1124,12 @@ static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
     if (res && red == 1) {
         PyObject *tlt;
         if (tensor_lengths) {
-            tlt = tn_aten(TN_ROW_clamp_min, "(Oi)", tl, 1);
+            tlt = tn_at_clamp_min(tl, TN_SI(1));
         } else {   /* at::tensor(target_lengths, res.options()).clamp_min(1) */
             const tn_value *v = &a[3];
             int64_t n = v->u.ints.n;
             tn_dtype dt = tn_tensor_of(res)->dtype;
-            PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-            PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((L))", (long long)n) : NULL;
+            PyObject *e = tn_at_empty_memory_format(TN_IS(n), TN_DT(dt), NULL, NULL, NULL, NULL);
             if (e) {
                 char *p = tn_data(tn_tensor_of(e));
                 for (int64_t i = 0; i < n; i++) {
@@ -1163,16 +1137,16 @@ static PyObject *ctc_loss_composite(tn_value *a, bool tensor_lengths) {
                     else ((float *)p)[i] = (float)v->u.ints.v[i];
                 }
             }
-            tlt = e ? tn_aten(TN_ROW_clamp_min, "(Oi)", e, 1) : NULL;
-            Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e);
+            tlt = e ? tn_at_clamp_min(e, TN_SI(1)) : NULL;
+            Py_XDECREF(e);
         }
-        PyObject *q = tlt ? tn_aten(TN_ROW_div_Tensor, "(OO)", res, tlt) : NULL;
-        out = q ? tn_aten(TN_ROW_mean, "(O)", q) : NULL;
+        PyObject *q = tlt ? tn_at_div_Tensor(res, tlt) : NULL;
+        out = q ? tn_at_mean(q, NULL) : NULL;
         Py_XDECREF(tlt); Py_XDECREF(q);
     } else if (res && red == 2) {
-        out = tn_aten(TN_ROW_sum, "(O)", res);
+        out = tn_at_sum(res, NULL);
     } else if (res) {
-        out = batched ? Py_NewRef(res) : tn_aten(TN_ROW_squeeze_dim, "(Oi)", res, 0);
+        out = batched ? Py_NewRef(res) : tn_at_squeeze_dim(res, 0);
     }
     Py_XDECREF(tl); Py_XDECREF(res);
     return out;
@@ -1200,31 +1174,30 @@ static PyObject *d_cosine_similarity(tn_value *a) {
         int64_t shape[TN_MAX_DIMS];
         if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { Py_DECREF(t1); Py_DECREF(t2); return NULL; }
         PyObject *sz = tn_int_list(shape, nd);
-        PyObject *e1 = sz ? tn_aten(TN_ROW_expand, "(OO)", t1, sz) : NULL, *e2 = e1 ? tn_aten(TN_ROW_expand, "(OO)", t2, sz) : NULL;
+        PyObject *e1 = sz ? tn_at_expand(t1, TN_IPY(sz), false) : NULL, *e2 = e1 ? tn_at_expand(t2, TN_IPY(sz), false) : NULL;
         Py_XDECREF(sz); Py_DECREF(t1); Py_DECREF(t2);
         if (!e2) { Py_XDECREF(e1); return NULL; }
         t1 = e1; t2 = e2;
     }
     long long dim = (long long)a[2].u.i;
-    PyObject *n1 = tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t1, 2, dim, Py_True);
-    PyObject *c1 = n1 ? tn_aten(TN_ROW_clone, "(O)", n1) : NULL;
-    PyObject *n2 = c1 ? tn_aten(TN_ROW_linalg_vector_norm, "(Oi[L]O)", t2, 2, dim, Py_True) : NULL;
-    PyObject *c2 = n2 ? tn_aten(TN_ROW_clone, "(O)", n2) : NULL;
+    PyObject *n1 = tn_at_linalg_vector_norm(t1, TN_SI(2), TN_IS(dim), true, NULL);
+    PyObject *c1 = n1 ? tn_at_clone(n1, NULL) : NULL;
+    PyObject *n2 = c1 ? tn_at_linalg_vector_norm(t2, TN_SI(2), TN_IS(dim), true, NULL) : NULL;
+    PyObject *c2 = n2 ? tn_at_clone(n2, NULL) : NULL;
     PyObject *r = NULL;
     if (c2) {
         bool was = tn_grad_mode_set(false);
-        PyObject *d = tn_py_from_dtype(tn_tensor_of(c1)->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-        PyObject *e = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", a[3].u.f) : NULL;
-        PyObject *k1 = e ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c1, e) : NULL;
-        PyObject *k2 = k1 ? tn_aten(TN_ROW_clamp_min__Tensor, "(OO)", c2, e) : NULL;
+        PyObject *e = tn_at_scalar_tensor(TN_SD(a[3].u.f), TN_DT(tn_tensor_of(c1)->dtype), NULL, NULL, NULL);
+        PyObject *k1 = e ? tn_at_clamp_min__Tensor(c1, e) : NULL;
+        PyObject *k2 = k1 ? tn_at_clamp_min__Tensor(c2, e) : NULL;
         tn_grad_mode_set(was);
         if (k2) {
-            PyObject *q1 = tn_aten(TN_ROW_div_Tensor, "(OO)", t1, c1), *q2 = q1 ? tn_aten(TN_ROW_div_Tensor, "(OO)", t2, c2) : NULL;
-            PyObject *m = q2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", q1, q2) : NULL;
-            r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", m, dim) : NULL;
+            PyObject *q1 = tn_at_div_Tensor(t1, c1), *q2 = q1 ? tn_at_div_Tensor(t2, c2) : NULL;
+            PyObject *m = q2 ? tn_at_mul_Tensor(q1, q2) : NULL;
+            r = m ? tn_at_sum_dim_IntList(m, TN_IS(dim), false, NULL) : NULL;
             Py_XDECREF(q1); Py_XDECREF(q2); Py_XDECREF(m);
         }
-        Py_XDECREF(d); Py_XDECREF(kw); Py_XDECREF(e); Py_XDECREF(k1); Py_XDECREF(k2);
+        Py_XDECREF(e); Py_XDECREF(k1); Py_XDECREF(k2);
     }
     Py_XDECREF(n1); Py_XDECREF(c1); Py_XDECREF(n2); Py_XDECREF(c2); Py_DECREF(t1); Py_DECREF(t2);
     return r;
@@ -1234,11 +1207,11 @@ static PyObject *d_cosine_similarity(tn_value *a) {
 static PyObject *d_broadcast_tensors(tn_value *a) { return tn_op_broadcast_tensors(a); }
 /* l1_loss(self, target, reduction): apply_loss_reduction((self - target).abs(), reduction) */
 static PyObject *d_l1_loss(tn_value *a) {
-    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-    PyObject *ab = d ? tn_aten(TN_ROW_abs, "(O)", d) : NULL;
+    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
+    PyObject *ab = d ? tn_at_abs(d) : NULL;
     Py_XDECREF(d);
     if (!ab || a[2].u.i == 0) return ab;
-    PyObject *r = tn_aten(a[2].u.i == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", ab);
+    PyObject *r = (a[2].u.i == 1 ? tn_at_mean(ab, NULL) : tn_at_sum(ab, NULL));
     Py_DECREF(ab);
     return r;
 }
@@ -1256,12 +1229,12 @@ static PyObject *conv_batchify(PyObject *x, int dim, const char *fname, bool *ba
                      dim + 1, dim + 2, fname, b);
         return NULL;
     }
-    return *batched ? Py_NewRef(x) : tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0);
+    return *batched ? Py_NewRef(x) : tn_at_unsqueeze(x, 0);
 }
 
 static PyObject *conv_unbatch(PyObject *r, bool batched) {
     if (!r || batched) return r;
-    PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, 0);
+    PyObject *s = tn_at_squeeze_dim(r, 0);
     Py_DECREF(r);
     return s;
 }
@@ -1299,28 +1272,28 @@ static PyObject *conv_complex(PyObject *x, PyObject *w, PyObject *bias, PyObject
     int nt = 0;
 #define CK(e) (T[nt] = (e), T[nt] ? T[nt++] : NULL)
     PyObject *res = NULL, *tr = transposed ? Py_True : Py_False;
-    PyObject *xc = CK(tn_aten(TN_ROW_resolve_conj, "(O)", x)), *wc = xc ? CK(tn_aten(TN_ROW_resolve_conj, "(O)", w)) : NULL;
+    PyObject *xc = CK(tn_at_resolve_conj(x)), *wc = xc ? CK(tn_at_resolve_conj(w)) : NULL;
     /* upstream's complex_to_real: view_as_real, then select(-1, 0) and select(-1, 1) */
-    PyObject *xv = wc ? CK(tn_aten(TN_ROW_view_as_real, "(O)", xc)) : NULL, *wv = xv ? CK(tn_aten(TN_ROW_view_as_real, "(O)", wc)) : NULL;
-    PyObject *xr = wv ? CK(tn_aten(TN_ROW_select_int, "(Oii)", xv, -1, 0)) : NULL, *xi = xr ? CK(tn_aten(TN_ROW_select_int, "(Oii)", xv, -1, 1)) : NULL;
-    PyObject *wr = xi ? CK(tn_aten(TN_ROW_select_int, "(Oii)", wv, -1, 0)) : NULL, *wi = wr ? CK(tn_aten(TN_ROW_select_int, "(Oii)", wv, -1, 1)) : NULL;
+    PyObject *xv = wc ? CK(tn_at_view_as_real(xc)) : NULL, *wv = xv ? CK(tn_at_view_as_real(wc)) : NULL;
+    PyObject *xr = wv ? CK(tn_at_select_int(xv, -1, 0)) : NULL, *xi = xr ? CK(tn_at_select_int(xv, -1, 1)) : NULL;
+    PyObject *wr = xi ? CK(tn_at_select_int(wv, -1, 0)) : NULL, *wi = wr ? CK(tn_at_select_int(wv, -1, 1)) : NULL;
     PyObject *br = Py_None, *bi = Py_None, *bs = Py_None;
     if (wi && bias != Py_None) {
-        PyObject *bc = CK(tn_aten(TN_ROW_resolve_conj, "(O)", bias)), *bv = bc ? CK(tn_aten(TN_ROW_view_as_real, "(O)", bc)) : NULL;
-        br = bv ? CK(tn_aten(TN_ROW_select_int, "(Oii)", bv, -1, 0)) : NULL;
-        bi = br ? CK(tn_aten(TN_ROW_select_int, "(Oii)", bv, -1, 1)) : NULL;
-        bs = bi ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", br, bi)) : NULL;
+        PyObject *bc = CK(tn_at_resolve_conj(bias)), *bv = bc ? CK(tn_at_view_as_real(bc)) : NULL;
+        br = bv ? CK(tn_at_select_int(bv, -1, 0)) : NULL;
+        bi = br ? CK(tn_at_select_int(bv, -1, 1)) : NULL;
+        bs = bi ? CK(tn_at_add_Tensor(br, bi, TN_SDEF)) : NULL;
         if (!bs) wi = NULL;
     }
-    PyObject *ca = wi ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xr, wr, br, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
-    PyObject *cb = ca ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xi, wi, Py_None, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
-    PyObject *xs = cb ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", xr, xi)) : NULL, *ws = xs ? CK(tn_aten(TN_ROW_add_Tensor, "(OO)", wr, wi)) : NULL;
-    PyObject *cc = ws ? CK(tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", xs, ws, bs, stride, padding, dilation, tr, out_pad, (long long)groups)) : NULL;
-    PyObject *re = cc ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", ca, cb)) : NULL;
-    PyObject *t1 = re ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", cc, ca)) : NULL, *t2 = t1 ? CK(tn_aten(TN_ROW_sub_Tensor, "(OO)", t1, cb)) : NULL;
+    PyObject *ca = wi ? CK(tn_at_convolution(xr, wr, br, TN_IPY(stride), TN_IPY(padding), TN_IPY(dilation), (tr) == Py_True, TN_IPY(out_pad), (long long)groups)) : NULL;
+    PyObject *cb = ca ? CK(tn_at_convolution(xi, wi, NULL, TN_IPY(stride), TN_IPY(padding), TN_IPY(dilation), (tr) == Py_True, TN_IPY(out_pad), (long long)groups)) : NULL;
+    PyObject *xs = cb ? CK(tn_at_add_Tensor(xr, xi, TN_SDEF)) : NULL, *ws = xs ? CK(tn_at_add_Tensor(wr, wi, TN_SDEF)) : NULL;
+    PyObject *cc = ws ? CK(tn_at_convolution(xs, ws, bs, TN_IPY(stride), TN_IPY(padding), TN_IPY(dilation), (tr) == Py_True, TN_IPY(out_pad), (long long)groups)) : NULL;
+    PyObject *re = cc ? CK(tn_at_sub_Tensor(ca, cb, TN_SDEF)) : NULL;
+    PyObject *t1 = re ? CK(tn_at_sub_Tensor(cc, ca, TN_SDEF)) : NULL, *t2 = t1 ? CK(tn_at_sub_Tensor(t1, cb, TN_SDEF)) : NULL;
     PyObject *j = t2 ? CK(PyComplex_FromDoubles(0.0, 1.0)) : NULL;
-    PyObject *im = j ? CK(tn_aten(TN_ROW_mul_Scalar, "(OO)", t2, j)) : NULL;
-    if (im) res = tn_aten(TN_ROW_add_Tensor, "(OO)", re, im);
+    PyObject *im = j ? CK(tn_at_mul_Scalar(t2, TN_SO(j))) : NULL;
+    if (im) res = tn_at_add_Tensor(re, im, TN_SDEF);
 #undef CK
     for (int i = 0; i < nt; i++) Py_DECREF(T[i]);
     return res;
@@ -1335,8 +1308,7 @@ static PyObject *conv_call(PyObject *x, tn_value *a, PyObject *stride, PyObject 
         return r;
     }
     PyObject *b = A(2, a);
-    PyObject *r = b ? tn_aten(TN_ROW_convolution, "(OOOOOOOOL)", x, a[1].u.obj, b, stride, padding, dilation,
-                              transposed ? Py_True : Py_False, out_pad, (long long)groups) : NULL;
+    PyObject *r = b ? tn_at_convolution(x, a[1].u.obj, b, TN_IPY(stride), TN_IPY(padding), TN_IPY(dilation), transposed, TN_IPY(out_pad), (long long)groups) : NULL;
     Py_XDECREF(b);
     return r;
 }
@@ -1423,7 +1395,7 @@ static PyObject *conv_mode(PyObject *x, tn_value *a) {
             if (PyErr_WarnEx(PyExc_UserWarning, "Using padding='same' with even kernel lengths and odd dilation may "
                              "require a zero-padded copy of the input be created", 1) == 0) {
                 PyObject *pn = tn_int_list(pad_nd, 2 * dim);
-                xin = pn ? tn_aten(TN_ROW_constant_pad_nd, "(OO)", x, pn) : NULL;
+                xin = pn ? tn_at_constant_pad_nd(x, TN_IPY(pn), TN_SDEF) : NULL;
                 Py_XDECREF(pn);
             }
         }
@@ -1464,17 +1436,9 @@ static PyObject *d_conv_transpose3d(tn_value *a) { return conv_transpose_nd(a, 3
 
 /* _convolution.deprecated: _convolution with allow_tf32 from the global context (true) */
 static PyObject *d_convolution_deprecated(tn_value *a) {
-    PyObject *args[9];
-    for (int i = 0; i < 9; i++) args[i] = A(i, a);
-    PyObject *r = NULL;
-    bool ok = true;
-    for (int i = 0; i < 9; i++) ok = ok && args[i];
-    if (ok)
-        r = tn_aten(TN_ROW__convolution, "(OOOOOOOOOOOOO)", args[0], args[1], args[2], args[3], args[4], args[5], args[6],
-                    args[7], args[8], a[9].u.i ? Py_True : Py_False, a[10].u.i ? Py_True : Py_False,
-                    a[11].u.i ? Py_True : Py_False, Py_True);
-    for (int i = 0; i < 9; i++) Py_XDECREF(args[i]);
-    return r;
+    return tn_at__convolution(a[0].u.obj, a[1].u.obj, a[2].tag == TN_V_TENSOR ? a[2].u.obj : NULL, tn_ints_of(&a[3]),
+                              tn_ints_of(&a[4]), tn_ints_of(&a[5]), a[6].u.i != 0, tn_ints_of(&a[7]), a[8].u.i, a[9].u.i != 0,
+                              a[10].u.i != 0, a[11].u.i != 0, true);
 }
 
 /* ---- adapt family (torchnative.adapt needed these; upstream's composites op by op) ---- */
@@ -1489,11 +1453,11 @@ static PyObject *d_where_condition(tn_value *a) { return tn_op_nonzero_numpy(a);
 /* selu(self) / selu_(self): upstream's elu with SELU's alpha and scale */
 #define SELU_ALPHA 1.6732632423543772848170429916717
 #define SELU_SCALE 1.0507009873554804934193349852946
-static PyObject *d_selu(tn_value *a) { return tn_aten(TN_ROW_elu, "(Odd)", a[0].u.obj, SELU_ALPHA, SELU_SCALE); }
-static PyObject *d_selu_(tn_value *a) { return tn_aten(TN_ROW_elu_, "(Odd)", a[0].u.obj, SELU_ALPHA, SELU_SCALE); }
+static PyObject *d_selu(tn_value *a) { return tn_at_elu(a[0].u.obj, TN_SD(SELU_ALPHA), TN_SD(SELU_SCALE), TN_SDEF); }
+static PyObject *d_selu_(tn_value *a) { return tn_at_elu_(a[0].u.obj, TN_SD(SELU_ALPHA), TN_SD(SELU_SCALE), TN_SDEF); }
 /* relu6(self) / relu6_(self): upstream's hardtanh(self, 0, 6) */
-static PyObject *d_relu6(tn_value *a) { return tn_aten(TN_ROW_hardtanh, "(Oii)", a[0].u.obj, 0, 6); }
-static PyObject *d_relu6_(tn_value *a) { return tn_aten(TN_ROW_hardtanh_, "(Oii)", a[0].u.obj, 0, 6); }
+static PyObject *d_relu6(tn_value *a) { return tn_at_hardtanh(a[0].u.obj, TN_SI(0), TN_SI(6)); }
+static PyObject *d_relu6_(tn_value *a) { return tn_at_hardtanh_(a[0].u.obj, TN_SI(0), TN_SI(6)); }
 
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
     {"selu", "", d_selu}, {"selu_", "", d_selu_}, {"relu6", "", d_relu6}, {"relu6_", "", d_relu6_},
@@ -1591,12 +1555,12 @@ static int current_op_of(void);
 
 
 static PyObject *d_conj_like(tn_value *a) {   /* conj: _conj for complex, else self */
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj, "(O)", a[0].u.obj);
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_at__conj(a[0].u.obj);
     return Py_NewRef(a[0].u.obj);
 }
 /* conj_physical: _conj_physical for complex, else self */
 static PyObject *d_conj_physical(tn_value *a) {
-    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_aten(TN_ROW__conj_physical, "(O)", a[0].u.obj);
+    if (tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) return tn_at__conj_physical(a[0].u.obj);
     return Py_NewRef(a[0].u.obj);
 }
 static PyObject *d_positive(tn_value *a) {
@@ -1607,15 +1571,15 @@ static PyObject *d_mT(tn_value *a) {   /* mT / mH / adjoint (real): transpose(-2
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     int op = current_op_of();   /* read before the nested door calls below replace it */
     if (t->ndim < 2) return tn_door_below_autograd(op, a);
-    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, -2, -1);
-    if (v && op != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    PyObject *v = tn_at_transpose_int(a[0].u.obj, -2, -1);
+    if (v && op != TN_ROW_mT && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_at__conj(v));
     return v;
 }
 static PyObject *d_matrix_H(tn_value *a) {
     const tn_tensor *t = tn_tensor_of(a[0].u.obj);
     if (t->ndim != 2) return tn_door_below_autograd(TN_ROW_matrix_H, a);
-    PyObject *v = tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 0, 1);
-    if (v && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));
+    PyObject *v = tn_at_transpose_int(a[0].u.obj, 0, 1);
+    if (v && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_at__conj(v));
     return v;
 }
 static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
@@ -1627,36 +1591,37 @@ static PyObject *d_numpy_T(tn_value *a) {   /* permute(reversed dims) */
     }
     int64_t p[TN_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) p[i] = t->ndim - 1 - i;
-    PyObject *l = tn_int_list(p, t->ndim), *r = l ? tn_aten(TN_ROW_permute, "(OO)", a[0].u.obj, l) : NULL;
+    PyObject *l = tn_int_list(p, t->ndim), *r = l ? tn_at_permute(a[0].u.obj, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
 /* broadcast_to(self, size) -> expand(self, size): expand has one argument more (implicit) */
 static PyObject *d_broadcast_to(tn_value *a) {
-    PyObject *sz = A(1, a), *r = sz ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, sz) : NULL;
+    PyObject *sz = A(1, a), *r = sz ? tn_at_expand(a[0].u.obj, TN_IPY(sz), false) : NULL;
     Py_XDECREF(sz);
     return r;
 }
 static PyObject *d_fliplr(tn_value *a) {
     if (tn_tensor_of(a[0].u.obj)->ndim < 2) return tn_door_below_autograd(TN_ROW_fliplr, a);
-    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 1);
+    return tn_at_flip(a[0].u.obj, TN_IS(1));
 }
 static PyObject *d_flipud(tn_value *a) {
     if (tn_tensor_of(a[0].u.obj)->ndim < 1) return tn_door_below_autograd(TN_ROW_flipud, a);
-    return tn_aten(TN_ROW_flip, "(O[i])", a[0].u.obj, 0);
+    return tn_at_flip(a[0].u.obj, TN_IS(0));
 }
-static PyObject *d_square_(tn_value *a) { return tn_aten(TN_ROW_pow__Scalar, "(Oi)", a[0].u.obj, 2); }
+static PyObject *d_square_(tn_value *a) { return tn_at_pow__Scalar(a[0].u.obj, TN_SI(2)); }
 static PyObject *d_narrow_tensor(tn_value *a) {   /* narrow(self, dim, start.item(), length) */
     bool was = tn_grad_mode_set(false);
-    PyObject *st = tn_aten(TN_ROW_item, "(O)", a[2].u.obj);
+    PyObject *st = tn_at_item(a[2].u.obj);
     tn_grad_mode_set(was);
     if (!st) return NULL;
-    PyObject *r = tn_aten(TN_ROW_narrow, "(OLOL)", a[0].u.obj, (long long)a[1].u.i, st, (long long)a[3].u.i);
+    int64_t start = PyLong_AsLongLong(st);
+    PyObject *r = start == -1 && PyErr_Occurred() ? NULL : tn_at_narrow(a[0].u.obj, a[1].u.i, start, a[3].u.i);
     Py_DECREF(st);
     return r;
 }
 static PyObject *d_msort(tn_value *a) {   /* sort(self, 0)[0] */
-    PyObject *r = tn_aten(TN_ROW_sort, "(OiO)", a[0].u.obj, 0, Py_False);
+    PyObject *r = tn_at_sort(a[0].u.obj, 0, false);
     if (!r) return NULL;
     PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
     Py_DECREF(r);
@@ -1667,21 +1632,21 @@ static tn_dtype fp_dtype(bool cplx) { return cplx ? TN_DTYPE_C128 : TN_DTYPE_F64
 static PyObject *d_float_power_ts(tn_value *a) {   /* (Tensor self, Scalar exponent) */
     bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || a[1].tag == TN_V_COMPLEX;
     PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? A(1, a) : NULL;
-    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", x, e) : NULL;
+    PyObject *r = e ? tn_at_pow_Tensor_Scalar(x, TN_SO(e)) : NULL;
     Py_XDECREF(x); Py_XDECREF(e);
     return r;
 }
 static PyObject *d_float_power_tt(tn_value *a) {
     bool c = tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype) || tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype);
     PyObject *x = to_dtype(a[0].u.obj, fp_dtype(c), false, NULL), *e = x ? to_dtype(a[1].u.obj, fp_dtype(c), false, NULL) : NULL;
-    PyObject *r = e ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", x, e) : NULL;
+    PyObject *r = e ? tn_at_pow_Tensor_Tensor(x, e) : NULL;
     Py_XDECREF(x); Py_XDECREF(e);
     return r;
 }
 static PyObject *d_float_power_s(tn_value *a) {   /* (Scalar self, Tensor exponent) */
     bool c = tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) || a[0].tag == TN_V_COMPLEX;
     PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL), *b = e ? A(0, a) : NULL;
-    PyObject *r = b ? tn_aten(TN_ROW_pow_Scalar, "(OO)", b, e) : NULL;
+    PyObject *r = b ? tn_at_pow_Scalar(TN_SO(b), e) : NULL;
     Py_XDECREF(e); Py_XDECREF(b);
     return r;
 }
@@ -1695,14 +1660,14 @@ static PyObject *stack_like(tn_value *a, bool vertical) {
         PyObject *t = PyTuple_GetItem(l, i);
         int nd = tn_tensor_of(t)->ndim;
         PyObject *p;
-        if (nd == 0) p = vertical ? tn_aten(TN_ROW_reshape, "(O(ii))", t, 1, 1) : tn_aten(TN_ROW_reshape, "(O(i))", t, 1);
-        else if (nd == 1 && vertical) p = tn_aten(TN_ROW_unsqueeze, "(Oi)", t, 0);
+        if (nd == 0) p = vertical ? tn_at_reshape(t, TN_IS(1, 1)) : tn_at_reshape(t, TN_IS(1));
+        else if (nd == 1 && vertical) p = tn_at_unsqueeze(t, 0);
         else p = Py_NewRef(t);
         if (!p) { Py_DECREF(parts); return NULL; }
         PyList_SetItem(parts, i, p);
     }
     int dim = vertical ? 0 : (n > 0 && tn_tensor_of(PyList_GetItem(parts, 0))->ndim == 1 ? 0 : 1);
-    PyObject *r = tn_aten(TN_ROW_cat, "(Oi)", parts, dim);
+    PyObject *r = tn_at_cat(TN_TPY(parts), dim);
     Py_DECREF(parts);
     return r;
 }
@@ -1722,9 +1687,8 @@ static PyObject *d_linalg_norm(tn_value *a) {
     if ((has_dim && a[2].u.ints.n != 1 && a[2].u.ints.n != 2) || (!has_dim && has_ord && t->ndim != 1))
         return tn_door_below_autograd(TN_ROW_linalg_norm, a);   /* its own errors */
     PyObject *ord = has_ord ? A(1, a) : PyFloat_FromDouble(2.0), *dim = ord ? A(2, a) : NULL, *dt = dim ? A(4, a) : NULL;
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OOOO)", a[0].u.obj, ord, dim, a[3].u.i ? Py_True : Py_False) : NULL;
-    Py_XDECREF(ord); Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    PyObject *r = dt ? tn_at_linalg_vector_norm(a[0].u.obj, TN_SO(ord), TN_IPY(dim), a[3].u.i != 0, dt) : NULL;
+    Py_XDECREF(ord); Py_XDECREF(dim); Py_XDECREF(dt);
     return r;
 }
 /* linalg_norm.ord_str(self, ord, dim?, keepdim, dtype?): 'fro' -> vector 2-norm over the two dims */
@@ -1735,9 +1699,8 @@ static PyObject *d_linalg_norm_str(tn_value *a) {
     if (a[2].tag == TN_V_NONE ? t->ndim != 2 : a[2].u.ints.n != 2) return tn_door_below_autograd(TN_ROW_linalg_norm_ord_str, a);
     if (strcmp(ord, "fro") != 0) return tn_linalg_more_matrix_norm_call(a[0].u.obj, a[1].u.obj, &a[2], a[3].u.i != 0, &a[4]);
     PyObject *dim = a[2].tag == TN_V_NONE ? Py_BuildValue("[ii]", 0, 1) : A(2, a), *dt = dim ? A(4, a) : NULL;
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OiOO)", a[0].u.obj, 2, dim, a[3].u.i ? Py_True : Py_False) : NULL;
-    Py_XDECREF(dim); Py_XDECREF(dt); Py_XDECREF(kw);
+    PyObject *r = dt ? tn_at_linalg_vector_norm(a[0].u.obj, TN_SI(2), TN_IPY(dim), a[3].u.i != 0, dt) : NULL;
+    Py_XDECREF(dim); Py_XDECREF(dt);
     return r;
 }
 /* diff(self, n, dim, prepend?, append?): cat prepend/append, then n times narrow(1) - narrow(0) */
@@ -1750,15 +1713,15 @@ static PyObject *d_diff(tn_value *a) {
     if (dim < 0 || dim >= t->ndim) return tn_door_below_autograd(TN_ROW_diff, a);
     bool pre = a[3].tag == TN_V_TENSOR, app = a[4].tag == TN_V_TENSOR;
     if (n == 0) {   /* zeros_like(self).copy_(self) */
-        PyObject *z = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", x), *c = z ? tn_aten(TN_ROW_copy_, "(OO)", z, x) : NULL;
+        PyObject *z = tn_at_zeros_like(x, NULL, NULL, NULL, NULL, NULL), *c = z ? tn_at_copy_(z, x, false) : NULL;
         Py_XDECREF(c);
         if (!c) Py_CLEAR(z);
         return z;
     }
     PyObject *r;
     if (pre || app) {
-        r = pre && app ? tn_aten(TN_ROW_cat, "([OOO]L)", a[3].u.obj, x, a[4].u.obj, (long long)dim)
-            : pre ? tn_aten(TN_ROW_cat, "([OO]L)", a[3].u.obj, x, (long long)dim) : tn_aten(TN_ROW_cat, "([OO]L)", x, a[4].u.obj, (long long)dim);
+        r = pre && app ? tn_at_cat(TN_TS(a[3].u.obj, x, a[4].u.obj), (long long)dim)
+            : pre ? tn_at_cat(TN_TS(a[3].u.obj, x), (long long)dim) : tn_at_cat(TN_TS(x, a[4].u.obj), (long long)dim);
     } else {
         r = Py_NewRef(x);
     }
@@ -1768,9 +1731,9 @@ static PyObject *d_diff(tn_value *a) {
     if (n > len) n = len;
     int64_t out_len = len - 1;
     for (int64_t i = 0; i < n && r; i++) {
-        PyObject *hi = tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 1LL, (long long)out_len);
-        PyObject *lo = hi ? tn_aten(TN_ROW_narrow, "(OLLL)", r, (long long)dim, 0LL, (long long)out_len) : NULL;
-        PyObject *d = lo ? tn_aten(is_bool ? TN_ROW_logical_xor : TN_ROW_sub_Tensor, "(OO)", hi, lo) : NULL;
+        PyObject *hi = tn_at_narrow(r, (long long)dim, 1LL, (long long)out_len);
+        PyObject *lo = hi ? tn_at_narrow(r, (long long)dim, 0LL, (long long)out_len) : NULL;
+        PyObject *d = lo ? (is_bool ? tn_at_logical_xor(hi, lo) : tn_at_sub_Tensor(hi, lo, TN_SDEF)) : NULL;
         Py_XDECREF(hi); Py_XDECREF(lo);
         Py_SETREF(r, d);
         out_len--;
@@ -1781,8 +1744,7 @@ static PyObject *d_diff(tn_value *a) {
 /* embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse) */
 static PyObject *d_embedding_backward(tn_value *a) {
     if (a[5].u.i) return tn_not_implemented("sparse embedding gradients");
-    return tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i,
-                   (long long)a[3].u.i, a[4].u.i ? Py_True : Py_False);
+    return tn_at_embedding_dense_backward(a[0].u.obj, a[1].u.obj, (long long)a[2].u.i, (long long)a[3].u.i, a[4].u.i);
 }
 /* float_power_(self, exponent): self must already be double (complex double): self.pow_(exponent) */
 static PyObject *float_power_inplace(tn_value *a, bool tensor_exp) {
@@ -1790,12 +1752,12 @@ static PyObject *float_power_inplace(tn_value *a, bool tensor_exp) {
     bool c = tn_dtype_is_complex(sd) || (tensor_exp ? tn_dtype_is_complex(tn_tensor_of(a[1].u.obj)->dtype) : a[1].tag == TN_V_COMPLEX);
     if (sd != fp_dtype(c)) return tn_door_below_autograd(current_op_of(), a);   /* its own error */
     if (!tensor_exp) {
-        PyObject *e = A(1, a), *r = e ? tn_aten(TN_ROW_pow__Scalar, "(OO)", a[0].u.obj, e) : NULL;
+        PyObject *e = A(1, a), *r = e ? tn_at_pow__Scalar(a[0].u.obj, TN_SO(e)) : NULL;
         Py_XDECREF(e);
         return r;
     }
     PyObject *e = to_dtype(a[1].u.obj, fp_dtype(c), false, NULL);
-    PyObject *r = e ? tn_aten(TN_ROW_pow__Tensor, "(OO)", a[0].u.obj, e) : NULL;
+    PyObject *r = e ? tn_at_pow__Tensor(a[0].u.obj, e) : NULL;
     Py_XDECREF(e);
     return r;
 }
@@ -1979,8 +1941,8 @@ static PyObject *dispatch(int op, tn_value *a) {
  * has no memory_format: d_contiguous(a) read past ravel's one argument, a crash on a
  * non-contiguous input) */
 static PyObject *run_alias(int op, tn_value *a) {
-    PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", a[0].u.obj);
-    PyObject *r = c ? tn_aten(TN_ROW_view, "(O(i))", c, -1) : NULL;
+    PyObject *c = tn_at_contiguous(a[0].u.obj, NULL);
+    PyObject *r = c ? tn_at_view(c, TN_IS(-1)) : NULL;
     Py_XDECREF(c);
     return r;
 }

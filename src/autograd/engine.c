@@ -47,23 +47,22 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
         const tn_tensor *gt = tn_tensor_of(g);
         /* steal, as upstream: no other reference to the gradient, and it has the variable's layout */
         if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
-            v->grad = tn_aten(TN_ROW_detach, "(O)", g);
+            v->grad = tn_at_detach(g);
         } else {
-            PyObject *sz = tn_py_size_new(v->t.ndim, v->t.sizes), *st = tn_py_size_new(v->t.ndim, v->t.strides);
-            PyObject *e = sz && st ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", g, sz, st) : NULL;
-            Py_XDECREF(sz); Py_XDECREF(st);
-            PyObject *c = e ? tn_aten(TN_ROW_copy_, "(OO)", e, g) : NULL;
+            PyObject *e = tn_at_new_empty_strided(g, TN_IN(v->t.sizes, v->t.ndim), TN_IN(v->t.strides, v->t.ndim),
+                                                  NULL, NULL, NULL, NULL);
+            PyObject *c = e ? tn_at_copy_(e, g, false) : NULL;
             Py_XDECREF(e);
             if (!c) return -1;
             v->grad = c;
         }
         if (!v->grad) return -1;
     } else if (!gm) {
-        PyObject *r = tn_aten(TN_ROW_add__Tensor, "(OO)", v->grad, g);
+        PyObject *r = tn_at_add__Tensor(v->grad, g, TN_SDEF);
         if (!r) return -1;
         Py_DECREF(r);
     } else {
-        PyObject *r = tn_aten(TN_ROW_add_Tensor, "(OO)", v->grad, g);
+        PyObject *r = tn_at_add_Tensor(v->grad, g, TN_SDEF);
         if (!r) return -1;
         Py_SETREF(v->grad, r);
     }
@@ -242,7 +241,7 @@ fail:
 /* Sum `g` into a buffer slot (steals g). */
 static int buffer_add(PyObject **slotp, PyObject *g) {
     if (!*slotp) { *slotp = g; return 0; }
-    PyObject *s = tn_aten(TN_ROW_add_Tensor, "(OO)", *slotp, g);
+    PyObject *s = tn_at_add_Tensor(*slotp, g, TN_SDEF);
     Py_DECREF(g);
     if (!s) return -1;
     Py_SETREF(*slotp, s);
@@ -277,19 +276,15 @@ static PyObject *fit(tn_node *from, int idx, PyObject *g, const tn_meta *m) {
         if (expandable) {
             r = tn_sum_to(g, m->ndim, ms);
         } else {
-            PyObject *want = tn_py_size_new(m->ndim, ms);
-            r = want ? tn_aten(TN_ROW_reshape, "(OO)", g, want) : NULL;
-            Py_XDECREF(want);
+            r = tn_at_reshape(g, TN_IN(ms, m->ndim));
         }
         Py_DECREF(g);
         if (!r) return NULL;
         g = r;
     }
     if (tn_tensor_of(g)->dtype != m->dtype) {
-        PyObject *dt = tn_py_from_dtype(m->dtype);
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g) : NULL;
-        Py_XDECREF(dt); Py_XDECREF(kw); Py_DECREF(g);
+        PyObject *r = tn_at__to_copy(g, TN_DT(m->dtype), NULL, NULL, NULL, false, NULL);
+        Py_DECREF(g);
         g = r;
     }
     return g;
@@ -325,8 +320,8 @@ static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
         if (t == Py_None || nr >= nd->nout || !buf[nr]) continue;
         tn_tensor_obj *o = (tn_tensor_obj *)t;
         if (!o->retains_grad || o->grad_fn != (PyObject *)nd) continue;
-        PyObject *ng = o->grad ? tn_aten(TN_ROW_add_Tensor, "(OO)", o->grad, buf[nr])
-                               : tn_aten_kw(TN_ROW_clone, NULL, "(O)", buf[nr]);
+        PyObject *ng = o->grad ? tn_at_add_Tensor(o->grad, buf[nr], TN_SDEF)
+                               : tn_at_clone(buf[nr], NULL);
         if (!ng) return -1;
         Py_XSETREF(o->grad, ng);
     }
@@ -379,8 +374,8 @@ static void anomaly_report(tn_node *nd) {
 static int check_nan(tn_node *nd, PyObject **outs) {
     for (int e = 0; e < nd->nnext; e++) {
         if (!outs[e] || !tn_dtype_is_floating(tn_tensor_of(outs[e])->dtype)) continue;
-        PyObject *m = tn_aten(TN_ROW_isnan, "(O)", outs[e]);
-        PyObject *a = m ? tn_aten(TN_ROW_any, "(O)", m) : NULL;
+        PyObject *m = tn_at_isnan(outs[e]);
+        PyObject *a = m ? tn_at_any(m) : NULL;
         int bad = a ? PyObject_IsTrue(a) : -1;
         Py_XDECREF(m); Py_XDECREF(a);
         if (bad < 0) return -1;
@@ -556,7 +551,7 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
                 PyErr_SetString(PyExc_RuntimeError, "grad can be implicitly created only for scalar outputs");
                 goto done;
             }
-            g = tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", t);
+            g = tn_at_ones_like(t, NULL, NULL, NULL, NULL, NULL);
             if (!g) goto done;
         } else {
             Py_INCREF(g);
@@ -579,7 +574,7 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
         for (Py_ssize_t i = 0; i < ni; i++) {
             tn_tensor_obj *o = caps[i].tensor ? (tn_tensor_obj *)caps[i].tensor : NULL;
             if (!o || !o->grad_fn || !caps[i].grad) continue;
-            PyObject *ng = o->grad ? tn_aten(TN_ROW_add_Tensor, "(OO)", o->grad, caps[i].grad) : Py_NewRef(caps[i].grad);
+            PyObject *ng = o->grad ? tn_at_add_Tensor(o->grad, caps[i].grad, TN_SDEF) : Py_NewRef(caps[i].grad);
             if (!ng) { err = 1; break; }
             Py_XSETREF(o->grad, ng);
         }

@@ -1,5 +1,5 @@
 /* formulas.c — backward formulas: upstream's derivatives.yaml entries for the overloads we
- * implement, written in C against ops called through the door (tn_aten), so create_graph records
+ * implement, written in C against ops called through the door (the typed op API, dispatch/aten.h), so create_graph records
  * the backward graph. Each follows upstream's formula and helper (sum_backward, mm_mat1_backward,
  * pow_backward, ...) op by op, so gradients round as upstream's do. Node names, which arguments
  * are differentiable and what is saved come from derivatives.yaml at build time (tools/gen_ops.py).
@@ -55,7 +55,7 @@ static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
     const tn_value *v = &n->args[si];
     if (v->tag == TN_V_NONE || (tn_value_is_number(v) && v->tag != TN_V_COMPLEX && tn_value_as_double(v) == 1.0)) return t;
     PyObject *s = arg_obj(n, si);
-    PyObject *r = s ? tn_aten(TN_ROW_mul_Scalar, "(OO)", t, s) : NULL;   /* upstream's t * s: mul.Scalar */
+    PyObject *r = s ? tn_at_mul_Scalar(t, TN_SO(s)) : NULL;   /* upstream's t * s: mul.Scalar */
     Py_XDECREF(s);
     Py_DECREF(t);
     return r;
@@ -65,7 +65,7 @@ static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
  * then a view to the target shape when there were leading dims */
 PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
     const tn_tensor *t = tn_tensor_of(g);
-    if (ndim == 0 && t->ndim > 0) return tn_aten(TN_ROW_sum, "(O)", g);   /* at::sum_to: to a 0-dim shape, sum() */
+    if (ndim == 0 && t->ndim > 0) return tn_at_sum(g, NULL);   /* at::sum_to: to a 0-dim shape, sum() */
     int lead = t->ndim - ndim;
     PyObject *dims = PyList_New(0);
     if (!dims) return NULL;
@@ -75,11 +75,11 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
         if (!i || PyList_Append(dims, i) < 0) { Py_XDECREF(i); Py_DECREF(dims); return NULL; }
         Py_DECREF(i);
     }
-    PyObject *r = PyList_Size(dims) ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", g, dims, Py_True) : Py_NewRef(g);
+    PyObject *r = PyList_Size(dims) ? tn_at_sum_dim_IntList(g, TN_IPY(dims), true, NULL) : Py_NewRef(g);
     Py_DECREF(dims);
     if (r && lead > 0) {
         PyObject *shape = tn_py_size_new(ndim, sizes);
-        Py_SETREF(r, shape ? tn_aten(TN_ROW_view, "(OO)", r, shape) : NULL);
+        Py_SETREF(r, shape ? tn_at_view(r, TN_IPY(shape)) : NULL);
         Py_XDECREF(shape);
     }
     return r;
@@ -92,7 +92,7 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* FunctionsManual's handle_r_to_c: the real part of a complex gradient of a real input (steals r) */
 static PyObject *r_to_c(tn_node *n, int i, PyObject *r) {
     if (!r || tn_dtype_is_complex(meta(n, i)->dtype) || !tn_dtype_is_complex(tn_tensor_of(r)->dtype)) return r;
-    PyObject *re = tn_aten(TN_ROW_real, "(O)", r);
+    PyObject *re = tn_at_real(r);
     Py_DECREF(r);
     return re;
 }
@@ -102,12 +102,12 @@ static int f_add(tn_node *n, PyObject **g, PyObject **o) {   /* add.Tensor / add
     return 0;
 }
 static int f_sub(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2)));
+    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(tn_at_neg(g[0]), n, 2)));
     PUT(0, r_to_c(n, 0, Py_NewRef(g[0])));
     return 0;
 }
 static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(self, other, alpha) = other - alpha*self */
-    PUT(0, maybe_multiply(tn_aten(TN_ROW_neg, "(O)", g[0]), n, 2));
+    PUT(0, maybe_multiply(tn_at_neg(g[0]), n, 2));
     if (is_tensor_arg(n, 1)) PUT(1, Py_NewRef(g[0]));
     return 0;
 }
@@ -117,14 +117,14 @@ static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
     if (is_tensor_arg(n, 1) && need(n, 1)) {
         PyObject *self = cj(saved(n, 0));
         if (!self) return -1;
-        PUTX(1, r_to_c(n, 1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], self)), self);
+        PUTX(1, r_to_c(n, 1, tn_at_mul_Tensor(g[0], self)), self);
     }
     if (need(n, 0)) {
         PyObject *other = is_tensor_arg(n, 1) ? cj(saved(n, 1)) : arg_obj(n, 1);
         if (other && PyComplex_Check(other))
             Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
         if (!other) return -1;
-        PUTX(0, r_to_c(n, 0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], other)), other);
+        PUTX(0, r_to_c(n, 0, tn_at_mul_Tensor(g[0], other)), other);
     }
     return 0;
 }
@@ -132,36 +132,36 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
     bool tensor_other = is_tensor_arg(n, 1);
     if (tensor_other && need(n, 1)) {   /* -grad * ((self / other) / other) */
         PyObject *self = saved(n, 0), *other = self ? saved(n, 1) : NULL;
-        PyObject *q = other ? tn_aten(TN_ROW_div_Tensor, "(OO)", self, other) : NULL;
-        PyObject *q2 = q ? tn_aten(TN_ROW_div_Tensor, "(OO)", q, other) : NULL;
-        PyObject *ng = q2 ? tn_aten(TN_ROW_neg, "(O)", g[0]) : NULL;
-        PyObject *r = ng ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, q2) : NULL;
+        PyObject *q = other ? tn_at_div_Tensor(self, other) : NULL;
+        PyObject *q2 = q ? tn_at_div_Tensor(q, other) : NULL;
+        PyObject *ng = q2 ? tn_at_neg(g[0]) : NULL;
+        PyObject *r = ng ? tn_at_mul_Tensor(ng, q2) : NULL;
         Py_XDECREF(self); Py_XDECREF(other); Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(ng);
         PUT(1, r);
     }
     if (need(n, 0)) {
         PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
         if (!other) return -1;
-        PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], other), other);
+        PUTX(0, tn_at_div_Tensor(g[0], other), other);
     }
     return 0;
 }
-static int f_neg(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_neg, "(O)", g[0])); return 0; }
+static int f_neg(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_neg(g[0])); return 0; }
 static int f_identity(tn_node *n, PyObject **g, PyObject **o) { PUT(0, Py_NewRef(g[0])); return 0; }
 
 /* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
 static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
     double e = arg_f(n, 1);
     if (!need(n, 0)) return 0;
-    if (e == 0.0) { PUT(0, tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g[0])); return 0; }
+    if (e == 0.0) { PUT(0, tn_at_zeros_like(g[0], NULL, NULL, NULL, NULL, NULL)); return 0; }
     PyObject *self = saved(n, 0);
     if (!self) return -1;
     bool is_int = n->args[1].tag == TN_V_INT;
     PyObject *em1 = is_int ? PyLong_FromLongLong(arg_i(n, 1) - 1) : PyFloat_FromDouble(e - 1);
     PyObject *ex = is_int ? PyLong_FromLongLong(arg_i(n, 1)) : PyFloat_FromDouble(e);
-    PyObject *p = tn_aten(TN_ROW_pow_Tensor_Scalar, "(OO)", self, em1);
-    PyObject *m = p ? tn_aten(TN_ROW_mul_Scalar, "(OO)", p, ex) : NULL;   /* exponent * self.pow(...): mul.Scalar */
-    PyObject *r = m ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], m) : NULL;
+    PyObject *p = tn_at_pow_Tensor_Scalar(self, TN_SO(em1));
+    PyObject *m = p ? tn_at_mul_Scalar(p, TN_SO(ex)) : NULL;   /* exponent * self.pow(...): mul.Scalar */
+    PyObject *r = m ? tn_at_mul_Tensor(g[0], m) : NULL;
     Py_DECREF(self); Py_XDECREF(em1); Py_XDECREF(ex); Py_XDECREF(p); Py_XDECREF(m);
     PUT(0, r);
     return 0;
@@ -171,77 +171,77 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
 static int f_exp(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r), r);
+    PUTX(0, tn_at_mul_Tensor(g[0], r), r);
     return 0;
 }
 static int f_log(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
-    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], s), s);
+    PUTX(0, tn_at_div_Tensor(g[0], s), s);
     return 0;
 }
 static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * result) */
-    PyObject *r = result(n, 0), *t = r ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", r, 2) : NULL;
+    PyObject *r = result(n, 0), *t = r ? tn_at_mul_Scalar(r, TN_SI(2)) : NULL;
     Py_XDECREF(r);
     if (!t) return -1;
-    PUTX(0, tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], t), t);
+    PUTX(0, tn_at_div_Tensor(g[0], t), t);
     return 0;
 }
 static int f_rsqrt(tn_node *n, PyObject **g, PyObject **o) {   /* -0.5 * grad * result.pow(3) */
-    PyObject *r = result(n, 0), *p = r ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", r, 3) : NULL;
-    PyObject *a = p ? tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], -0.5) : NULL;
-    PyObject *b = a ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a, p) : NULL;
+    PyObject *r = result(n, 0), *p = r ? tn_at_pow_Tensor_Scalar(r, TN_SI(3)) : NULL;
+    PyObject *a = p ? tn_at_mul_Scalar(g[0], TN_SD(-0.5)) : NULL;
+    PyObject *b = a ? tn_at_mul_Tensor(a, p) : NULL;
     Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(a);
     PUT(0, b);
     return 0;
 }
 static int f_reciprocal(tn_node *n, PyObject **g, PyObject **o) {   /* -grad * (result * result) */
-    PyObject *r = result(n, 0), *rr = r ? tn_aten(TN_ROW_mul_Tensor, "(OO)", r, r) : NULL;
-    PyObject *ng = rr ? tn_aten(TN_ROW_neg, "(O)", g[0]) : NULL;
-    PyObject *b = ng ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, rr) : NULL;
+    PyObject *r = result(n, 0), *rr = r ? tn_at_mul_Tensor(r, r) : NULL;
+    PyObject *ng = rr ? tn_at_neg(g[0]) : NULL;
+    PyObject *b = ng ? tn_at_mul_Tensor(ng, rr) : NULL;
     Py_XDECREF(r); Py_XDECREF(rr); Py_XDECREF(ng);
     PUT(0, b);
     return 0;
 }
 static int f_sin(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *s = saved(n, 0), *c = s ? tn_aten(TN_ROW_cos, "(O)", s) : NULL;
+    PyObject *s = saved(n, 0), *c = s ? tn_at_cos(s) : NULL;
     Py_XDECREF(s);
     if (!c) return -1;
-    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], c), c);
+    PUTX(0, tn_at_mul_Tensor(g[0], c), c);
     return 0;
 }
 static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin() */
-    PyObject *s = saved(n, 0), *sn = s ? tn_aten(TN_ROW_sin, "(O)", s) : NULL;
-    PyObject *ns = sn ? tn_aten(TN_ROW_neg, "(O)", sn) : NULL;
+    PyObject *s = saved(n, 0), *sn = s ? tn_at_sin(s) : NULL;
+    PyObject *ns = sn ? tn_at_neg(sn) : NULL;
     Py_XDECREF(s); Py_XDECREF(sn);
     if (!ns) return -1;
-    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ns), ns);
+    PUTX(0, tn_at_mul_Tensor(g[0], ns), ns);
     return 0;
 }
 static int f_abs(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self.sgn() */
-    PyObject *s = saved(n, 0), *sg = s ? tn_aten(TN_ROW_sgn, "(O)", s) : NULL;
+    PyObject *s = saved(n, 0), *sg = s ? tn_at_sgn(s) : NULL;
     Py_XDECREF(s);
     if (!sg) return -1;
-    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg), sg);
+    PUTX(0, tn_at_mul_Tensor(g[0], sg), sg);
     return 0;
 }
 /* activations through their aten backward ops */
 static int f_tanh(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUTX(0, tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], r), r);
+    PUTX(0, tn_at_tanh_backward(g[0], r), r);
     return 0;
 }
 static int f_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUTX(0, tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], r), r);
+    PUTX(0, tn_at_sigmoid_backward(g[0], r), r);
     return 0;
 }
 static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, result, 0) */
     PyObject *r = result(n, 0);
     if (!r) return -1;
-    PUTX(0, tn_aten(TN_ROW_threshold_backward, "(OOi)", g[0], r, 0), r);
+    PUTX(0, tn_at_threshold_backward(g[0], r, TN_SI(0)), r);
     return 0;
 }
 static PyObject *scalar_minus(double c, PyObject *t);
@@ -249,30 +249,30 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
     if (!s) return -1;
     if (tn_grad_enabled()) {   /* infinitely_differentiable_silu_backward: grad * sig * (1.0 + self * (1.0 - sig)) */
-        PyObject *sg = tn_aten(TN_ROW_sigmoid, "(O)", s), *om = scalar_minus(1.0, sg);
-        PyObject *xm = om ? tn_aten(TN_ROW_mul_Tensor, "(OO)", s, om) : NULL;
-        PyObject *ad = xm ? tn_aten(TN_ROW_add_Scalar, "(Od)", xm, 1.0) : NULL;
-        PyObject *gs = ad ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], sg) : NULL;
-        PyObject *r = gs ? tn_aten(TN_ROW_mul_Tensor, "(OO)", gs, ad) : NULL;
+        PyObject *sg = tn_at_sigmoid(s), *om = scalar_minus(1.0, sg);
+        PyObject *xm = om ? tn_at_mul_Tensor(s, om) : NULL;
+        PyObject *ad = xm ? tn_at_add_Scalar(xm, TN_SD(1.0), TN_SDEF) : NULL;
+        PyObject *gs = ad ? tn_at_mul_Tensor(g[0], sg) : NULL;
+        PyObject *r = gs ? tn_at_mul_Tensor(gs, ad) : NULL;
         Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(ad); Py_XDECREF(gs); Py_DECREF(s);
         PUT(0, r);
         return 0;
     }
-    PUTX(0, tn_aten(TN_ROW_silu_backward, "(OO)", g[0], s), s);
+    PUTX(0, tn_at_silu_backward(g[0], s), s);
     return 0;
 }
 static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
     PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
-    PyObject *kw = ap ? Py_BuildValue("{sO}", "approximate", ap) : NULL;
-    PUTX(0, kw ? tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], s) : NULL, s, ap, kw);
-    return kw ? 0 : -1;
+    const char *mode = ap ? PyUnicode_AsUTF8AndSize(ap, NULL) : NULL;
+    PUTX(0, mode ? tn_at_gelu_backward(g[0], s, mode) : NULL, s, ap);
+    return mode ? 0 : -1;
 }
 
 /* ---- reductions ---- */
 
 static PyObject *expand_to(PyObject *t, tn_node *n, int i) {
     PyObject *sz = sizes_of(n, i);
-    PyObject *r = sz ? tn_aten(TN_ROW_expand, "(OO)", t, sz) : NULL;
+    PyObject *r = sz ? tn_at_expand(t, TN_IPY(sz), false) : NULL;
     Py_XDECREF(sz);
     return r;
 }
@@ -296,10 +296,10 @@ static PyObject *sum_backward(PyObject *grad, tn_node *n, int dims_arg, bool kee
         for (int d = 0; d < m->ndim; d++) cnt += mask[d];
         if (cnt == 1) {
             for (int d = 0; d < m->ndim; d++)
-                if (mask[d]) Py_SETREF(gg, tn_aten(TN_ROW_unsqueeze, "(Oi)", gg, d));
+                if (mask[d]) Py_SETREF(gg, tn_at_unsqueeze(gg, d));
         } else if (tn_tensor_of(gg)->ndim != m->ndim) {
             for (int d = 0; d < m->ndim && gg; d++)
-                if (mask[d]) Py_SETREF(gg, tn_aten(TN_ROW_unsqueeze, "(Oi)", gg, d));
+                if (mask[d]) Py_SETREF(gg, tn_at_unsqueeze(gg, d));
         }
         if (!gg) return NULL;
     }
@@ -314,7 +314,7 @@ static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(siz
     for (int d = 0; d < meta(n, 0)->ndim; d++) numel *= tn_meta_sizes(meta(n, 0))[d];
     PyObject *e = expand_to(g[0], n, 0);
     if (!e) return -1;
-    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel), e);
+    PUTX(0, tn_at_div_Scalar(e, TN_SI((long long)numel)), e);
     return 0;
 }
 static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
@@ -332,7 +332,7 @@ static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *s = sum_backward(g[0], n, 1, n->args[2].u.i);
     if (!s) return -1;
-    PUTX(0, tn_aten(TN_ROW_div_Scalar, "(OL)", s, (long long)cnt), s);
+    PUTX(0, tn_at_div_Scalar(s, TN_SI((long long)cnt)), s);
     return 0;
 }
 
@@ -341,12 +341,12 @@ static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
 static bool col_major(const tn_meta *m) {
     return m->ndim == 2 && tn_meta_strides(m)[0] == 1 && tn_meta_strides(m)[1] == tn_meta_sizes(m)[0];
 }
-static PyObject *t_(PyObject *x) { return x ? tn_aten(TN_ROW_t, "(O)", x) : NULL; }
+static PyObject *t_(PyObject *x) { return x ? tn_at_t(x) : NULL; }
 /* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x
  * (upstream's product formulas conjugate: grad.mm(mat2.t().conj()), ...) */
 static PyObject *cj(PyObject *x) {
     if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
-    PyObject *r = tn_aten(TN_ROW_conj, "(O)", x);
+    PyObject *r = tn_at_conj(x);
     Py_DECREF(x);
     return r;
 }
@@ -354,22 +354,22 @@ static PyObject *cj(PyObject *x) {
 static PyObject *mm_mat1_backward(PyObject *grad, PyObject *mat2, const tn_meta *m1) {
     if (col_major(m1)) {
         PyObject *m2c = cj(Py_NewRef(mat2));
-        PyObject *gt = t_(grad), *p = gt && m2c ? tn_aten(TN_ROW_mm, "(OO)", m2c, gt) : NULL, *r = t_(p);
+        PyObject *gt = t_(grad), *p = gt && m2c ? tn_at_mm(m2c, gt) : NULL, *r = t_(p);
         Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m2c);
         return r;
     }
-    PyObject *m2t = cj(t_(mat2)), *r = m2t ? tn_aten(TN_ROW_mm, "(OO)", grad, m2t) : NULL;
+    PyObject *m2t = cj(t_(mat2)), *r = m2t ? tn_at_mm(grad, m2t) : NULL;
     Py_XDECREF(m2t);
     return r;
 }
 static PyObject *mm_mat2_backward(PyObject *grad, PyObject *mat1, const tn_meta *m2) {
     if (col_major(m2)) {
         PyObject *m1c = cj(Py_NewRef(mat1));
-        PyObject *gt = t_(grad), *p = gt && m1c ? tn_aten(TN_ROW_mm, "(OO)", gt, m1c) : NULL, *r = t_(p);
+        PyObject *gt = t_(grad), *p = gt && m1c ? tn_at_mm(gt, m1c) : NULL, *r = t_(p);
         Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m1c);
         return r;
     }
-    PyObject *m1t = cj(t_(mat1)), *r = m1t ? tn_aten(TN_ROW_mm, "(OO)", m1t, grad) : NULL;
+    PyObject *m1t = cj(t_(mat1)), *r = m1t ? tn_at_mm(m1t, grad) : NULL;
     Py_XDECREF(m1t);
     return r;
 }
@@ -400,17 +400,17 @@ static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, ma
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     return 0;
 }
-static PyObject *bt(PyObject *x) { return x ? tn_aten(TN_ROW_transpose_int, "(Oii)", x, 1, 2) : NULL; }
+static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NULL; }
 static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
     for (int pass = 0; pass < 2; pass++) {
         bool first = a1 == 0 ? pass == 1 : pass == 0;
         if (first && need(n, a1)) {   /* grad.bmm(mat2.transpose(1, 2)) */
-            PyObject *m2 = saved(n, a2), *m2t = cj(bt(m2)), *r = m2t ? tn_aten(TN_ROW_bmm, "(OO)", g[0], m2t) : NULL;
+            PyObject *m2 = saved(n, a2), *m2t = cj(bt(m2)), *r = m2t ? tn_at_bmm(g[0], m2t) : NULL;
             Py_XDECREF(m2); Py_XDECREF(m2t);
             PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
         }
         if (pass == 0 && need(n, a2)) {   /* self.transpose(1, 2).bmm(grad) */
-            PyObject *m1 = saved(n, a1), *m1t = cj(bt(m1)), *r = m1t ? tn_aten(TN_ROW_bmm, "(OO)", m1t, g[0]) : NULL;
+            PyObject *m1 = saved(n, a1), *m1t = cj(bt(m1)), *r = m1t ? tn_at_bmm(m1t, g[0]) : NULL;
             Py_XDECREF(m1); Py_XDECREF(m1t);
             PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
         }
@@ -424,20 +424,20 @@ static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batc
     return 0;
 }
 static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
-    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t), t); }
+    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_at_mul_Tensor(g[0], t), t); }
+    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_at_mul_Tensor(g[0], t), t); }
     return 0;
 }
 static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
     if (need(n, 0)) {
-        PyObject *v = cj(saved(n, 1)), *gu = v ? tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], 1) : NULL;
-        PyObject *vu = gu ? tn_aten(TN_ROW_unsqueeze, "(Oi)", v, 0) : NULL;
-        PyObject *r = vu ? tn_aten(TN_ROW_mul_Tensor, "(OO)", gu, vu) : NULL;
+        PyObject *v = cj(saved(n, 1)), *gu = v ? tn_at_unsqueeze(g[0], 1) : NULL;
+        PyObject *vu = gu ? tn_at_unsqueeze(v, 0) : NULL;
+        PyObject *r = vu ? tn_at_mul_Tensor(gu, vu) : NULL;
         Py_XDECREF(v); Py_XDECREF(gu); Py_XDECREF(vu);
         PUT(0, r);
     }
     if (need(n, 1)) {
-        PyObject *s = cj(saved(n, 0)), *st = t_(s), *r = st ? tn_aten(TN_ROW_mv, "(OO)", st, g[0]) : NULL;
+        PyObject *s = cj(saved(n, 0)), *st = t_(s), *r = st ? tn_at_mv(st, g[0]) : NULL;
         Py_XDECREF(s); Py_XDECREF(st);
         PUT(1, r);
     }
@@ -449,12 +449,12 @@ static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(ve
 static int f_view(tn_node *n, PyObject **g, PyObject **o) {   /* grad.reshape(self_sizes) */
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUTX(0, tn_aten(TN_ROW_reshape, "(OO)", g[0], sz), sz);
+    PUTX(0, tn_at_reshape(g[0], TN_IPY(sz)), sz);
     return 0;
 }
 static int f_t(tn_node *n, PyObject **g, PyObject **o) { PUT(0, t_(g[0])); return 0; }
 static int f_transpose(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_transpose_int, "(OLL)", g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
+    PUT(0, tn_at_transpose_int(g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
     return 0;
 }
 static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
@@ -468,7 +468,7 @@ static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
         if (d < 0) d += nd;
         PyList_SetItem(inv, d, PyLong_FromLong(i));
     }
-    PUTX(0, tn_aten(TN_ROW_permute, "(OO)", g[0], inv), inv);
+    PUTX(0, tn_at_permute(g[0], TN_IPY(inv)), inv);
     return 0;
 }
 static int f_expand(tn_node *n, PyObject **g, PyObject **o) {
@@ -476,7 +476,7 @@ static int f_expand(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 static int f_unsqueeze(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_squeeze_dim, "(OL)", g[0], (long long)arg_i(n, 1)));
+    PUT(0, tn_at_squeeze_dim(g[0], (long long)arg_i(n, 1)));
     return 0;
 }
 /* squeeze variants: unsqueeze_to(grad, [dims,] self_sizes) */
@@ -499,13 +499,13 @@ static int f_squeeze(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *r = Py_NewRef(g[0]);
     for (int d = 0; d < m->ndim && r; d++)
-        if (mask[d]) Py_SETREF(r, tn_aten(TN_ROW_unsqueeze, "(Oi)", r, d));
+        if (mask[d]) Py_SETREF(r, tn_at_unsqueeze(r, d));
     PUT(0, r);
     return 0;
 }
 static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m));
-    PyObject *r = sz ? tn_aten(TN_ROW_new_zeros, "(OO)", like, sz) : NULL;
+    PyObject *r = sz ? tn_at_new_zeros(like, TN_IPY(sz), NULL, NULL, NULL, NULL) : NULL;
     Py_XDECREF(sz);
     return r;
 }
@@ -513,7 +513,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
 static int f_select(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUTX(0, tn_aten(TN_ROW_select_backward, "(OOLL)", g[0], sz, (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
+    PUTX(0, tn_at_select_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
     return 0;
 }
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
@@ -522,8 +522,7 @@ static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(s
     int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
-    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start, (long long)end,
-                    (long long)arg_i(n, 4)), sz);
+    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)end, (long long)arg_i(n, 4)), sz);
     return 0;
 }
 /* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
@@ -539,13 +538,10 @@ static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
         int e = n->arg_edge[0] + i;
         PyObject *part;
         if (m->ndim == 1 && tn_meta_sizes(m)[0] == 0) {
-            PyObject *dt = tn_py_from_dtype(tn_tensor_of(g[0])->dtype);
-            PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-            part = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((i))", 0) : NULL;
-            Py_XDECREF(dt); Py_XDECREF(kw);
+            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL);
         } else {
             int64_t len = tn_meta_sizes(m)[dim];
-            part = tn_aten(TN_ROW_narrow, "(OLLL)", g[0], (long long)dim, (long long)at, (long long)len);
+            part = tn_at_narrow(g[0], (long long)dim, (long long)at, (long long)len);
             at += len;
         }
         if (!part) return -1;
@@ -561,7 +557,7 @@ static int f_stack(tn_node *n, PyObject **g, PyObject **o) {
     for (int i = 0; i < k; i++) {
         int e = n->arg_edge[0] + i;
         if (!n->next[e].fn) continue;
-        if (!(o[e] = tn_aten(TN_ROW_select_int, "(OLL)", g[0], (long long)dim, (long long)i))) return -1;
+        if (!(o[e] = tn_at_select_int(g[0], (long long)dim, (long long)i))) return -1;
     }
     return 0;
 }
@@ -578,7 +574,7 @@ static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool
         if (!p) { Py_DECREF(l); return -1; }
         PyList_SetItem(l, k, p);
     }
-    PUTX(0, tn_aten(stack ? TN_ROW_stack : TN_ROW_cat, "(OL)", l, (long long)dim), l);
+    PUTX(0, (stack ? tn_at_stack(TN_TPY(l), (long long)dim) : tn_at_cat(TN_TPY(l), (long long)dim)), l);
     return 0;
 }
 static int f_split(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[2].u.i, false); }
@@ -587,21 +583,19 @@ static int f_unbind(tn_node *n, PyObject **g, PyObject **o) { return join_pieces
 static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
     tn_dtype want = meta(n, 0)->dtype;
     if (tn_tensor_of(g[0])->dtype == want) { PUT(0, Py_NewRef(g[0])); return 0; }
-    PyObject *dt = tn_py_from_dtype(want), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    if (!kw) { Py_XDECREF(dt); return -1; }
-    PUTX(0, tn_aten_kw(TN_ROW__to_copy, kw, "(O)", g[0]), dt, kw);
+    PUT(0, tn_at__to_copy(g[0], TN_DT(want), NULL, NULL, NULL, false, NULL));
     return 0;
 }
 
 /* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
  * src's shape and casts it to src's dtype) */
 static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g[0]));
+    PUT(0, tn_at_zeros_like(g[0], NULL, NULL, NULL, NULL, NULL));
     PUT(1, Py_NewRef(g[0]));
     return 0;
 }
 static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.Scalar */
-    PUT(0, tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g[0]));
+    PUT(0, tn_at_zeros_like(g[0], NULL, NULL, NULL, NULL, NULL));
     return 0;
 }
 
@@ -612,11 +606,11 @@ static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(con
     if (!c) return -1;
     bool fail = false;
     if (is_tensor_arg(n, 2) && need(n, 2)) {   /* other */
-        PyObject *v = tn_aten(TN_ROW_where_ScalarSelf, "(OdO)", c, 0.0, g[0]);
+        PyObject *v = tn_at_where_ScalarSelf(c, TN_SD(0.0), g[0]);
         if (v) put(n, o, 2, v); else fail = true;
     }
     if (!fail && is_tensor_arg(n, 1) && need(n, 1)) {   /* self */
-        PyObject *v = tn_aten(TN_ROW_where_ScalarOther, "(OOd)", c, g[0], 0.0);
+        PyObject *v = tn_at_where_ScalarOther(c, g[0], TN_SD(0.0));
         if (v) put(n, o, 1, v); else fail = true;
     }
     Py_DECREF(c);
@@ -625,7 +619,7 @@ static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(con
 static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.masked_fill(mask, 0) */
     PyObject *m = saved(n, 1);
     if (!m) return -1;
-    PUTX(0, tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0), m);
+    PUTX(0, tn_at_masked_fill_Scalar(g[0], m, TN_SI(0)), m);
     if (is_tensor_arg(n, 2) && need(n, 2)) {
         tn_not_implemented("the derivative of masked_fill's value");
         return -1;
@@ -638,13 +632,13 @@ static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 static int f_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax(self, dim, half_to_float) */
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUTX(0, tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
+    PUTX(0, tn_at__softmax_backward_data(g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 static int f_log_softmax(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
     if (!dt) { Py_XDECREF(r); return -1; }
-    PUTX(0, tn_aten(TN_ROW__log_softmax_backward_data, "(OOLO)", g[0], r, (long long)arg_i(n, 1), dt), r, dt);
+    PUTX(0, tn_at__log_softmax_backward_data(g[0], r, (long long)arg_i(n, 1), dt), r, dt);
     return 0;
 }
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
@@ -656,7 +650,7 @@ static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *b = w ? (is_tensor_arg(n, 3) ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
     PyObject *mask = b ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 2) ? Py_True : Py_False,
                                        need(n, 3) ? Py_True : Py_False) : NULL;
-    PyObject *r = mask ? tn_aten(TN_ROW_native_layer_norm_backward, "(OOOOOOOO)", g[0], in, ns, mean, rstd, w, b, mask) : NULL;
+    PyObject *r = mask ? tn_at_native_layer_norm_backward(g[0], in, TN_IPY(ns), mean, rstd, w, b, TN_IPY(mask)) : NULL;
     Py_XDECREF(in); Py_XDECREF(ns); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(w); Py_XDECREF(b); Py_XDECREF(mask);
     if (!r) return -1;
     int args_of[3] = {0, 2, 3};
@@ -675,8 +669,7 @@ static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *idx = saved(n, 1);
     if (!idx) return -1;
-    PUTX(0, tn_aten(TN_ROW_embedding_dense_backward, "(OOLLO)", g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0],
-                    (long long)arg_i(n, 2), n->args[3].u.i ? Py_True : Py_False), idx);
+    PUTX(0, tn_at_embedding_dense_backward(g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0], (long long)arg_i(n, 2), n->args[3].u.i), idx);
     return 0;
 }
 
@@ -699,37 +692,26 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 #define DONE do { drop_(&T); return 0; } while (0)
 #define DONE_ERR do { drop_(&T); return -1; } while (0)
 
-static PyObject *dtype_kw(tn_dtype d) {
-    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    Py_XDECREF(dt);
-    return kw;
-}
 /* at::scalar_tensor(v, grad.options()) */
 static PyObject *scalar_like(PyObject *g, double v) {
-    PyObject *kw = dtype_kw(tn_tensor_of(g)->dtype), *r = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", v) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL);
 }
 /* where(cond, grad, scalar_tensor(0., grad.options())) */
 static PyObject *where0(PyObject *cond, PyObject *g) {
     if (!cond) return NULL;
-    PyObject *z = scalar_like(g, 0.0), *r = z ? tn_aten(TN_ROW_where_self, "(OOO)", cond, g, z) : NULL;
+    PyObject *z = scalar_like(g, 0.0), *r = z ? tn_at_where_self(cond, g, z) : NULL;
     Py_XDECREF(z);
     return r;
 }
 /* zeros(sizes, dtype) */
 static PyObject *zeros_sized(PyObject *sizes, tn_dtype d) {
-    PyObject *kw = dtype_kw(d), *r = kw && sizes ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sizes) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return sizes ? tn_at_zeros(TN_IPY(sizes), TN_DT(d), NULL, NULL, NULL) : NULL;
 }
 /* self.to(dtype): self itself when it has it */
 static PyObject *to_dt(PyObject *x, tn_dtype d) {
     if (!x) return NULL;
     if (tn_tensor_of(x)->dtype == d) return Py_NewRef(x);
-    PyObject *kw = dtype_kw(d), *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at__to_copy(x, TN_DT(d), NULL, NULL, NULL, false, NULL);
 }
 static int64_t wrap_dim(int64_t d, int nd) { int m = nd > 0 ? nd : 1; return d < 0 ? d + m : d; }
 /* unsqueeze_multiple(t, dims, n_dims) (dims as a node argument: NONE = all, INTLIST) */
@@ -737,24 +719,24 @@ static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
     if (!t) return NULL;
     if (dv && dv->tag == TN_V_INTLIST) {
         if (dv->u.ints.n == 0) return Py_NewRef(t);
-        if (dv->u.ints.n == 1) return tn_aten(TN_ROW_unsqueeze, "(OL)", t, (long long)dv->u.ints.v[0]);
+        if (dv->u.ints.n == 1) return tn_at_unsqueeze(t, (long long)dv->u.ints.v[0]);
     }
-    if (dv && dv->tag == TN_V_INT) return tn_aten(TN_ROW_unsqueeze, "(OL)", t, (long long)dv->u.i);
+    if (dv && dv->tag == TN_V_INT) return tn_at_unsqueeze(t, (long long)dv->u.i);
     bool mask[TN_MAX_DIMS] = {0};
     if (!dv || dv->tag != TN_V_INTLIST) for (int d = 0; d < nd; d++) mask[d] = true;
     else for (int k = 0; k < dv->u.ints.n; k++) { int64_t d = wrap_dim(dv->u.ints.v[k], nd); if (d >= 0 && d < nd) mask[d] = true; }
     PyObject *r = Py_NewRef(t);
     for (int d = 0; d < nd && r; d++)
-        if (mask[d]) Py_SETREF(r, tn_aten(TN_ROW_unsqueeze, "(Oi)", r, d));
+        if (mask[d]) Py_SETREF(r, tn_at_unsqueeze(r, d));
     return r;
 }
-static PyObject *zeros_grad(PyObject *g) { return tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", g); }
+static PyObject *zeros_grad(PyObject *g) { return tn_at_zeros_like(g, NULL, NULL, NULL, NULL, NULL); }
 /* C++ `c - t` (Scalar - Tensor) in upstream's formulas: empty_like(t).fill_(c).sub_(t) */
 static PyObject *scalar_minus(double c, PyObject *t) {
     if (!t) return NULL;
-    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
-    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
-    PyObject *r = f ? tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t) : NULL;
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
+    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(c)) : NULL;
+    PyObject *r = f ? tn_at_sub__Tensor(e, t, TN_SDEF) : NULL;
     Py_XDECREF(f);
     if (!r) { Py_XDECREF(e); return NULL; }
     Py_DECREF(r);
@@ -766,89 +748,86 @@ static PyObject *scalar_minus(double c, PyObject *t) {
 static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
 static int f_exp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad * result * M_LN2 */
     T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r)), 0.693147180559945309417)));
+    OUTK(0, K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], r)), TN_SD(0.693147180559945309417))));
     DONE;
 }
 static int f_expm1(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (result + 1) */
     T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", r, 1)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(r, TN_SI(1), TN_SDEF)))));
     DONE;
 }
 static int f_log1p(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self + 1) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", s, 1)))));
+    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(s, TN_SI(1), TN_SDEF)))));
     DONE;
 }
 static int log_base(tn_node *n, PyObject **g, PyObject **o, double ln) {   /* grad / (self * ln(base)) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, ln)))));
+    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_mul_Scalar(s, TN_SD(ln))))));
     DONE;
 }
 static int f_log2(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 0.6931471805599453); }
 static int f_log10(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 2.3025850929940456); }
 static int erf_like(tn_node *n, PyObject **g, PyObject **o, double c) {   /* c * exp(-(self.pow(2))) * grad */
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2))))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", e, c)), g[0])));
+    PyObject *e = K(tn_at_exp(K(tn_at_neg(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))))));
+    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(e, TN_SD(c))), g[0])));
     DONE;
 }
 static int f_erf(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, 2.0 / sqrt(M_PI)); }
 static int f_erfc(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, -2.0 / sqrt(M_PI)); }
 static PyObject *one_minus_sq_rsqrt(PyObject *s) {   /* (-self * self + 1).rsqrt() */
     T_;
-    PyObject *r = K(tn_aten(TN_ROW_rsqrt, "(O)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                    K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", s)), s)), 1))));
+    PyObject *r = K(tn_at_rsqrt(K(tn_at_add_Scalar(K(tn_at_mul_Tensor(K(tn_at_neg(s)), s)), TN_SI(1), TN_SDEF))));
     Py_XINCREF(r);
     drop_(&T);
     return r;
 }
 static int f_asin(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(one_minus_sq_rsqrt(s)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(one_minus_sq_rsqrt(s)))));
     DONE;
 }
 static int f_acos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -((-self * self + 1).rsqrt()) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", K(one_minus_sq_rsqrt(s)))))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_neg(K(one_minus_sq_rsqrt(s)))))));
     DONE;
 }
 static int f_atan(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self * self + 1) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 1)))));
+    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))));
     DONE;
 }
 static int f_sinh(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_cosh, "(O)", s)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_cosh(s)))));
     DONE;
 }
 static int f_cosh(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sinh, "(O)", s)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_sinh(s)))));
     DONE;
 }
 static int f_asinh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (self.pow(2) + 1).rsqrt() */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_rsqrt, "(O)",
-         K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 1)))))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_add_Scalar(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2))), TN_SI(1), TN_SDEF)))))));
     DONE;
 }
 static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (self * self - 1).rsqrt() */
     T_; PyObject *s = K(saved(n, 0));
     if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_rsqrt, "(O)",
-         K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 1)))))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
     DONE;
 }
 static int f_atanh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * 1 / (1 - self.pow(2)) */
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *den = K(scalar_minus(1, K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2))));
-    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", g[0], 1)), den)));
+    PyObject *den = K(scalar_minus(1, K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))));
+    OUTK(0, K(tn_at_div_Tensor(K(tn_at_mul_Scalar(g[0], TN_SI(1))), den)));
     DONE;
 }
 static int f_tan(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (1 + result.pow(2)) */
     T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", r, 2)), 1)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_pow_Tensor_Scalar(r, TN_SI(2))), TN_SI(1), TN_SDEF)))));
     DONE;
 }
 static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
@@ -863,16 +842,15 @@ static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ /
 }
 static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
     T_; PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *recip = K(tn_aten(TN_ROW_reciprocal, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
-                        K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ot, ot))))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ot)), recip)));
-    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", s)))), recip)));
+    PyObject *recip = K(tn_at_reciprocal(K(tn_at_add_Tensor(K(tn_at_mul_Tensor(s, s)), K(tn_at_mul_Tensor(ot, ot)), TN_SDEF))));
+    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], ot)), recip)));
+    OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s)))), recip)));
     DONE;
 }
 static int f_hypot(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self / result, grad * other / result */
     T_; PyObject *r = K(result(n, 0));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), r)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 1)))), r)));
+    if (need(n, 0)) OUTK(0, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), r)));
+    if (need(n, 1)) OUTK(1, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 1)))), r)));
     DONE;
 }
 /* fmod / remainder: self: grad; other: -grad * self.div(other, rounding_mode) */
@@ -880,9 +858,8 @@ static int rem_like(tn_node *n, PyObject **g, PyObject **o, const char *mode) {
     T_;
     PUT(0, Py_NewRef(g[0]));
     if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *kw = K(Py_BuildValue("{ss}", "rounding_mode", mode));
-        PyObject *q = kw ? K(tn_aten_kw(TN_ROW_div_Tensor_mode, kw, "(OO)", K(saved(n, 0)), K(saved(n, 1)))) : NULL;
-        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", g[0])), q)));
+        PyObject *q = K(tn_at_div_Tensor_mode(K(saved(n, 0)), K(saved(n, 1)), mode));
+        OUTK(1, K(tn_at_mul_Tensor(K(tn_at_neg(g[0])), q)));
     }
     DONE;
 }
@@ -892,13 +869,13 @@ static int f_remainder(tn_node *n, PyObject **g, PyObject **o) { return rem_like
 static int f_div_mode(tn_node *n, PyObject **g, PyObject **o) {
     if (n->args[2].tag == TN_V_NONE) return f_div(n, g, o);
     T_;
-    OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, K(dtype_kw(meta(n, 0)->dtype)), "(O)", g[0])));
-    if (is_tensor_arg(n, 1)) OUTK(1, K(tn_aten_kw(TN_ROW_zeros_like, K(dtype_kw(meta(n, 1)->dtype)), "(O)", g[0])));
+    OUTK(0, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL, NULL)));
+    if (is_tensor_arg(n, 1)) OUTK(1, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 1)->dtype), NULL, NULL, NULL, NULL)));
     DONE;
 }
 static int f_nan_to_num(tn_node *n, PyObject **g, PyObject **o) {   /* grad * isfinite(self) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_isfinite, "(O)", s)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_isfinite(s)))));
     DONE;
 }
 /* xlogy.Tensor: self: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.); other: grad * self / other */
@@ -907,18 +884,17 @@ static int f_xlogy(tn_node *n, PyObject **g, PyObject **o) {
     bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
     PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
     if (ts && need(n, 0)) {
-        PyObject *x = K(tn_aten(to ? TN_ROW_xlogy_Tensor : TN_ROW_xlogy_Scalar_Other, "(OO)", g[0], ot));
+        PyObject *x = K((to ? tn_at_xlogy_Tensor(g[0], ot) : tn_at_xlogy_Scalar_Other(g[0], TN_SO(ot))));
         if (to) {
-            PyObject *m = K(tn_aten(TN_ROW_bitwise_and_Tensor, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)),
-                                    K(tn_aten(TN_ROW_le_Scalar, "(Od)", ot, 0.0))));
-            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, m, 0.0));
+            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(0.0)))));
+            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
         } else if (!(arg_f(n, 1) > 0.0)) {
-            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)), 0.0));
+            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
         }
         OUTK(0, x);
     }
     if (to && need(n, 1))
-        OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s)), ot)));
+        OUTK(1, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], s)), ot)));
     DONE;
 }
 
@@ -927,19 +903,19 @@ static int f_pow_tt(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *e = K(saved(n, 1));
     if (need(n, 0)) {   /* where(exponent == 0.0, 0, grad * (exponent * self.pow(exponent - 1))) */
-        PyObject *p = K(tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", s, K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", e, 1))));
-        PyObject *v = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)", e, p))));
-        PyObject *c = K(tn_aten(TN_ROW_eq_Scalar, "(Od)", e, 0.0));
+        PyObject *p = K(tn_at_pow_Tensor_Tensor(s, K(tn_at_sub_Scalar(e, TN_SI(1), TN_SDEF))));
+        PyObject *v = K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Tensor(e, p))));
+        PyObject *c = K(tn_at_eq_Scalar(e, TN_SD(0.0)));
         PyObject *z = K(scalar_like(g[0], 0.0));
-        OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", c, z, v)));
+        OUTK(0, K(tn_at_where_self(c, z, v)));
     }
     if (need(n, 1)) {   /* grad * where(self == 0 & exponent >= 0, 0, result * self.to(promoted).log()) */
         PyObject *r = K(result(n, 0));
-        PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", s, 0)), K(tn_aten(TN_ROW_ge_Scalar, "(Oi)", e, 0))));
+        PyObject *c = K(tn_at_logical_and(K(tn_at_eq_Scalar(s, TN_SI(0))), K(tn_at_ge_Scalar(e, TN_SI(0)))));
         PyObject *s2 = r ? K(to_dt(s, tn_tensor_of(r)->dtype)) : NULL;
-        PyObject *v = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_log, "(O)", s2))));
-        PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", c, K(scalar_like(g[0], 0.0)), v));
-        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], w)));
+        PyObject *v = K(tn_at_mul_Tensor(r, K(tn_at_log(s2))));
+        PyObject *w = K(tn_at_where_self(c, K(scalar_like(g[0], 0.0)), v));
+        OUTK(1, K(tn_at_mul_Tensor(g[0], w)));
     }
     DONE;
 }
@@ -948,14 +924,13 @@ static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     double base = arg_f(n, 0);
     PyObject *r = K(result(n, 0));
-    PyObject *v = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", r, log(base)));
+    PyObject *v = K(tn_at_mul_Scalar(r, TN_SD(log(base))));
     if (base == 0.0) {
         PyObject *e = K(saved(n, 1));
-        PyObject *kw = K(dtype_kw(tn_tensor_of(g[0])->dtype));
-        PyObject *z = kw ? K(tn_aten_kw(TN_ROW_zeros, kw, "(())")) : NULL;
-        v = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_ge_Scalar, "(Oi)", e, 0)), z, v));
+        PyObject *z = K(tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL));
+        v = K(tn_at_where_self(K(tn_at_ge_Scalar(e, TN_SI(0))), z, v));
     }
-    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], v)));
+    OUTK(1, K(tn_at_mul_Tensor(g[0], v)));
     DONE;
 }
 
@@ -967,10 +942,10 @@ static int f_clamp(tn_node *n, PyObject **g, PyObject **o) {
     bool hmin = n->args[1].tag != TN_V_NONE, hmax = n->args[2].tag != TN_V_NONE;
     if (!hmin && !hmax) { PUT(0, Py_NewRef(g[0])); DONE; }
     PyObject *s = K(saved(n, 0)), *c = NULL;
-    if (hmin) c = K(tn_aten(TN_ROW_ge_Scalar, "(OO)", s, K(arg_obj(n, 1))));
+    if (hmin) c = K(tn_at_ge_Scalar(s, TN_SV(&n->args[1])));
     if (hmax) {
-        PyObject *le = K(tn_aten(TN_ROW_le_Scalar, "(OO)", s, K(arg_obj(n, 2))));
-        c = hmin ? K(tn_aten(TN_ROW_logical_and_, "(OO)", c, le)) : le;
+        PyObject *le = K(tn_at_le_Scalar(s, TN_SV(&n->args[2])));
+        c = hmin ? K(tn_at_logical_and_(c, le)) : le;
     }
     OUTK(0, K(where0(c, g[0])));
     DONE;
@@ -984,23 +959,21 @@ static int f_clamp_t(tn_node *n, PyObject **g, PyObject **o) {
         if (!hmin && !hmax) PUT(0, Py_NewRef(g[0]));
         else {
             PyObject *c = NULL;
-            if (hmin) c = K(tn_aten(TN_ROW_ge_Tensor, "(OO)", s, mn));
+            if (hmin) c = K(tn_at_ge_Tensor(s, mn));
             if (hmax) {
-                PyObject *le = K(tn_aten(TN_ROW_le_Tensor, "(OO)", s, mx));
-                c = hmin ? K(tn_aten(TN_ROW_logical_and_, "(OO)", c, le)) : le;
+                PyObject *le = K(tn_at_le_Tensor(s, mx));
+                c = hmin ? K(tn_at_logical_and_(c, le)) : le;
             }
             OUTK(0, K(where0(c, g[0])));
         }
     }
     if (hmin && hmax) {
-        if (need(n, 1)) OUTK(1, K(where0(K(tn_aten(TN_ROW_logical_and_, "(OO)", K(tn_aten(TN_ROW_lt_Tensor, "(OO)", s, mn)),
-                                                  K(tn_aten(TN_ROW_lt_Tensor, "(OO)", mn, mx)))), g[0])));
-        if (need(n, 2)) OUTK(2, K(where0(K(tn_aten(TN_ROW_logical_or_, "(OO)", K(tn_aten(TN_ROW_gt_Tensor, "(OO)", s, mx)),
-                                                  K(tn_aten(TN_ROW_lt_Tensor, "(OO)", mx, mn)))), g[0])));
+        if (need(n, 1)) OUTK(1, K(where0(K(tn_at_logical_and_(K(tn_at_lt_Tensor(s, mn)), K(tn_at_lt_Tensor(mn, mx)))), g[0])));
+        if (need(n, 2)) OUTK(2, K(where0(K(tn_at_logical_or_(K(tn_at_gt_Tensor(s, mx)), K(tn_at_lt_Tensor(mx, mn)))), g[0])));
     } else if (hmin) {
-        if (need(n, 1)) OUTK(1, K(where0(K(tn_aten(TN_ROW_lt_Tensor, "(OO)", s, mn)), g[0])));
+        if (need(n, 1)) OUTK(1, K(where0(K(tn_at_lt_Tensor(s, mn)), g[0])));
     } else if (hmax) {
-        if (need(n, 2)) OUTK(2, K(where0(K(tn_aten(TN_ROW_gt_Tensor, "(OO)", s, mx)), g[0])));
+        if (need(n, 2)) OUTK(2, K(where0(K(tn_at_gt_Tensor(s, mx)), g[0])));
     }
     DONE;
 }
@@ -1009,15 +982,15 @@ static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
     T_;
     bool tb = is_tensor_arg(n, 1);
     PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    int keep_row = is_min ? (tb ? TN_ROW_ge_Tensor : TN_ROW_ge_Scalar) : (tb ? TN_ROW_le_Tensor : TN_ROW_le_Scalar);
     /* upstream's generated code evaluates where()'s arguments right to left: the scalar_tensor first */
     if (need(n, 0)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(keep_row, "(OO)", s, b)) : NULL;
-        OUTK(0, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = NULL;
+        if (z) c = K(is_min ? (tb ? tn_at_ge_Tensor(s, b) : tn_at_ge_Scalar(s, TN_SO(b))) : (tb ? tn_at_le_Tensor(s, b) : tn_at_le_Scalar(s, TN_SO(b))));
+        OUTK(0, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
     }
     if (tb && need(n, 1)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K(tn_aten(is_min ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, b)) : NULL;
-        OUTK(1, c ? K(tn_aten(TN_ROW_where_self, "(OOO)", c, g[0], z)) : NULL);
+        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K((is_min ? tn_at_lt_Tensor(s, b) : tn_at_gt_Tensor(s, b))) : NULL;
+        OUTK(1, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
     }
     DONE;
 }
@@ -1030,11 +1003,10 @@ static int maxmin_pair(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
     for (int a = 0; a < 2; a++) {
         if (!need(n, a)) continue;
-        PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", s, ot)),
-                                K(tn_aten(TN_ROW_div_Scalar, "(Oi)", g[0], 2)), g[0]));
+        PyObject *w = K(tn_at_where_self(K(tn_at_eq_Tensor(s, ot)), K(tn_at_div_Scalar(g[0], TN_SI(2))), g[0]));
         bool lt = (a == 0) == is_max;   /* self's grad drops where self loses */
-        PyObject *m = K(tn_aten(lt ? TN_ROW_lt_Tensor : TN_ROW_gt_Tensor, "(OO)", s, ot));
-        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", w, m, 0));
+        PyObject *m = K((lt ? tn_at_lt_Tensor(s, ot) : tn_at_gt_Tensor(s, ot)));
+        PyObject *f = K(tn_at_masked_fill__Scalar(w, m, TN_SI(0)));
         OUTK(a, f ? w : NULL);
     }
     DONE;
@@ -1051,11 +1023,11 @@ static int f_value_selecting(tn_node *n, PyObject **g, PyObject **o, int64_t dim
     PyObject *idx = K(result(n, 1)), *ix = idx ? K(tn_detached_alias(idx)) : NULL;
     PyObject *gg = g[0];
     if (!keepdim && meta(n, 0)->ndim > 0) {
-        gg = K(tn_aten(TN_ROW_unsqueeze, "(OL)", gg, (long long)dim));
-        ix = K(tn_aten(TN_ROW_unsqueeze, "(OL)", ix, (long long)dim));
+        gg = K(tn_at_unsqueeze(gg, (long long)dim));
+        ix = K(tn_at_unsqueeze(ix, (long long)dim));
     }
     PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    OUTK(0, K(tn_aten(TN_ROW_scatter__src, "(OLOO)", z, (long long)dim, ix, gg)));
+    OUTK(0, K(tn_at_scatter__src(z, (long long)dim, ix, gg)));
     DONE;
 }
 static int f_max_dim(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), n->args[2].u.i); }
@@ -1073,7 +1045,7 @@ static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool ke
     for (int k = 0; k < nd; k++) { int64_t i = dv->u.ints.v[k]; if (i < 0) i += total; if (i >= 0 && i < total) shape[i] = 1; }
     int j = 0;
     for (int d = 0; d < t->ndim; d++) { while (shape[j] > 0) j++; shape[j++] = t->sizes[d]; }
-    PyObject *l = tn_int_list(shape, total), *r = l ? tn_aten(TN_ROW_reshape, "(OO)", out, l) : NULL;
+    PyObject *l = tn_int_list(shape, total), *r = l ? tn_at_reshape(out, TN_IPY(l)) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -1083,23 +1055,23 @@ static int f_amax(tn_node *n, PyObject **g, PyObject **o) {
     bool kd = n->args[2].u.i;
     PyObject *gr = K(restore_reduced_dims(g[0], &n->args[1], kd));
     PyObject *rr = K(restore_reduced_dims(K(result(n, 0)), &n->args[1], kd));
-    PyObject *mask = K(tn_aten(TN_ROW_eq_Tensor, "(OO)", rr, K(saved(n, 0))));
+    PyObject *mask = K(tn_at_eq_Tensor(rr, K(saved(n, 0))));
     PyObject *dims = K(arg_obj(n, 1));
-    PyObject *cnt = K(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dims, Py_True));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_div_Tensor, "(OO)", gr, cnt)), mask)));
+    PyObject *cnt = K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL));
+    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_div_Tensor(gr, cnt)), mask)));
     DONE;
 }
 /* max() / min(): evenly_distribute_backward (CPU path) */
 static int f_max_all(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *in = K(saved(n, 0)), *v = K(result(n, 0));
-    PyObject *vn = K(tn_aten(TN_ROW_isnan, "(O)", v));
+    PyObject *vn = K(tn_at_isnan(v));
     if (!vn) { drop_(&T); return -1; }
     int isn = PyObject_IsTrue(vn);
-    PyObject *mask = isn == 1 ? K(tn_aten(TN_ROW_isnan, "(O)", in)) : K(tn_aten(TN_ROW_eq_Tensor, "(OO)", in, v));
-    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
-    PyObject *val = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sum, "(O)", mask))));
-    PyObject *f = K(tn_aten(TN_ROW_masked_fill__Tensor, "(OOO)", z, mask, val));
+    PyObject *mask = isn == 1 ? K(tn_at_isnan(in)) : K(tn_at_eq_Tensor(in, v));
+    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
+    PyObject *val = K(tn_at_div_Tensor(g[0], K(tn_at_sum(mask, NULL))));
+    PyObject *f = K(tn_at_masked_fill__Tensor(z, mask, val));
     OUTK(0, f ? z : NULL);
     DONE;
 }
@@ -1114,13 +1086,12 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
     PyObject *r;
     if (t->ndim == 0 || dv->tag == TN_V_NONE) {
         double dof = (double)tn_numel(t) - corr;
-        PyObject *mean = K(tn_aten(TN_ROW_mean, "(O)", self));
+        PyObject *mean = K(tn_at_mean(self, NULL));
         if (dof <= 0) {
-            PyObject *w = K(tn_aten(TN_ROW_where_Scalar, "(Odd)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", self, mean)), NAN, INFINITY));
-            r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, w));
+            PyObject *w = K(tn_at_where_Scalar(K(tn_at_eq_Tensor(self, mean)), TN_SD(NAN), TN_SD(INFINITY)));
+            r = K(tn_at_mul_Tensor(grad, w));
         } else {
-            r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", grad, 2.0 / dof)),
-                          K(tn_aten(TN_ROW_sub_Tensor, "(OO)", self, mean))));
+            r = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(grad, TN_SD(2.0 / dof))), K(tn_at_sub_Tensor(self, mean, TN_SDEF))));
         }
     } else {
         PyObject *gg = grad;
@@ -1128,9 +1099,8 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
         double rn = 1;
         for (int k = 0; k < dv->u.ints.n; k++) rn *= (double)t->sizes[wrap_dim(dv->u.ints.v[k], t->ndim)];
         PyObject *dims = K(tn_value_to_python((tn_value *)dv));
-        PyObject *mean = K(tn_aten(TN_ROW_mean_dim, "(OOO)", self, dims, Py_True));
-        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", gg, 2.0 / (rn - corr))),
-                      K(tn_aten(TN_ROW_sub_Tensor, "(OO)", self, mean))));
+        PyObject *mean = K(tn_at_mean_dim(self, TN_IPY(dims), true, NULL));
+        r = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(gg, TN_SD(2.0 / (rn - corr)))), K(tn_at_sub_Tensor(self, mean, TN_SDEF))));
     }
     Py_XINCREF(r);
     drop_(&T);
@@ -1139,8 +1109,8 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
 /* (grad / (result * 2)).masked_fill_(result == 0, 0) */
 static PyObject *std_grad_var(PyObject *grad, PyObject *res) {
     T_;
-    PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", res, 2))));
-    PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", q, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", res, 0)), 0));
+    PyObject *q = K(tn_at_div_Tensor(grad, K(tn_at_mul_Scalar(res, TN_SI(2)))));
+    PyObject *f = K(tn_at_masked_fill__Scalar(q, K(tn_at_eq_Scalar(res, TN_SI(0))), TN_SI(0)));
     PyObject *r = f ? Py_NewRef(q) : NULL;
     drop_(&T);
     return r;
@@ -1155,14 +1125,14 @@ static PyObject *mean_backward(PyObject *grad, tn_node *n, const tn_value *dv, b
     PyObject *e, *r;
     if (all) {
         e = K(expand_to(grad, n, 0));
-        r = K(tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)numel));
+        r = K(tn_at_div_Scalar(e, TN_SI((long long)numel)));
     } else {
         int64_t cnt = 1;
         for (int k = 0; k < dv->u.ints.n; k++) cnt *= m->ndim ? tn_meta_sizes(m)[wrap_dim(dv->u.ints.v[k], m->ndim)] : 1;
         PyObject *gg = grad;
         if (!keepdim && m->ndim > 0) gg = K(unsqueeze_multiple(grad, dv, m->ndim));
         e = K(expand_to(gg, n, 0));
-        r = K(tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)cnt));
+        r = K(tn_at_div_Scalar(e, TN_SI((long long)cnt)));
     }
     Py_XINCREF(r);
     drop_(&T);
@@ -1182,7 +1152,7 @@ static int var_std(tn_node *n, PyObject **g, PyObject **o, bool is_std, bool wit
     }
     if (with_mean && g[1]) {
         PyObject *aux = K(mean_backward(g[1], n, &n->args[1], kd));
-        gself = gself ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", gself, aux)) : aux;
+        gself = gself ? K(tn_at_add_Tensor(gself, aux, TN_SDEF)) : aux;
     }
     if (gself || PyErr_Occurred()) OUTK(0, gself);
     DONE;
@@ -1201,7 +1171,7 @@ static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
         gg = K(unsqueeze_multiple(gg, &n->args[1], nd));
         r = K(unsqueeze_multiple(r, &n->args[1], nd));
     }
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(cj(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, r))))))));
+    OUTK(0, K(tn_at_mul_Tensor(gg, K(cj(tn_at_exp(K(tn_at_sub_Tensor(s, r, TN_SDEF))))))));
     DONE;
 }
 /* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
@@ -1214,8 +1184,8 @@ static int f_cumsum(tn_node *n, PyObject **g, PyObject **o) {
     if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[dim] : 1) == 1) OUTK(0, gg);
     else {
         PyObject *dl = K(Py_BuildValue("[L]", (long long)arg_i(n, 1)));
-        PyObject *c = K(tn_aten(TN_ROW_cumsum, "(OL)", K(tn_aten(TN_ROW_flip, "(OO)", gg, dl)), (long long)arg_i(n, 1)));
-        OUTK(0, K(tn_aten(TN_ROW_flip, "(OO)", c, dl)));
+        PyObject *c = K(tn_at_cumsum(K(tn_at_flip(gg, TN_IPY(dl))), (long long)arg_i(n, 1), NULL));
+        OUTK(0, K(tn_at_flip(c, TN_IPY(dl))));
     }
     DONE;
 }
@@ -1225,22 +1195,19 @@ static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t
     T_;
     const tn_tensor *t = tn_tensor_of(inp);
     PyObject *r;
-    if (tn_numel(t) == 0) r = K(tn_aten(TN_ROW_expand_as, "(OO)", grad, inp));
+    if (tn_numel(t) == 0) r = K(tn_at_expand_as(grad, inp));
     else if (t->sizes[dim] == 1) r = K(Py_NewRef(grad));
     else {
         int64_t sz[TN_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
         sz[dim] = 1;
-        PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
-        PyObject *ones = kw ? K(tn_aten_kw(TN_ROW_ones, kw, "(O)", K(tn_int_list(sz, t->ndim)))) : NULL;
+        PyObject *ones = K(tn_at_ones(TN_IN(sz, t->ndim), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL));
         long long len = (long long)t->sizes[dim] - 1;
         PyObject *dl = K(Py_BuildValue("[L]", (long long)dim));
-        PyObject *en = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_cat, "([OO]L)", ones,
-                            K(tn_aten(TN_ROW_narrow, "(OLLL)", inp, (long long)dim, 0LL, len)), (long long)dim)), (long long)dim));
-        PyObject *nr = K(tn_aten(TN_ROW_flip, "(OO)", K(tn_aten(TN_ROW_narrow, "(OLLL)", inp, (long long)dim, 1LL, len)), dl));
-        PyObject *er = K(tn_aten(TN_ROW_flip, "(OO)", K(tn_aten(TN_ROW_cumprod, "(OL)",
-                            K(tn_aten(TN_ROW_cat, "([OO]L)", ones, nr, (long long)dim)), (long long)dim)), dl));
-        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", en, er))));
+        PyObject *en = K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, K(tn_at_narrow(inp, (long long)dim, 0LL, len))), (long long)dim)), (long long)dim, NULL));
+        PyObject *nr = K(tn_at_flip(K(tn_at_narrow(inp, (long long)dim, 1LL, len)), TN_IPY(dl)));
+        PyObject *er = K(tn_at_flip(K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, nr), (long long)dim)), (long long)dim, NULL)), TN_IPY(dl)));
+        r = K(tn_at_mul_Tensor(grad, K(tn_at_mul_Tensor(en, er))));
     }
     Py_XINCREF(r);
     drop_(&T);
@@ -1255,29 +1222,29 @@ PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_d
     const tn_tensor *t = tn_tensor_of(in);
     if (t->ndim == 0) { res = Py_NewRef(grad); goto out; }
     if (!has_dim) {
-        PyObject *zi = K(tn_aten(TN_ROW_nonzero, "(O)", K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0))));
+        PyObject *zi = K(tn_at_nonzero(K(tn_at_eq_Scalar(in, TN_SI(0)))));
         if (!zi) goto out;
         const tn_tensor *zt = tn_tensor_of(zi);
-        if (tn_numel(zt) == 0) res = tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)));
-        else if (!tn_grad_enabled() && zt->sizes[0] > 1) res = tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", in);
+        if (tn_numel(zt) == 0) res = tn_at_mul_Tensor(grad, K(tn_at_div_Tensor(r, in)));
+        else if (!tn_grad_enabled() && zt->sizes[0] > 1) res = tn_at_zeros_like(in, NULL, NULL, NULL, NULL, NULL);
         else {
-            PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", K(tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", in)), -1));
+            PyObject *flat = K(tn_at_view(K(tn_at_contiguous(in, NULL)), TN_IS(-1)));
             PyObject *b = flat ? K(prod_safe_zeros_backward(grad, flat, 0)) : NULL;
-            res = b ? tn_aten(TN_ROW_view_as, "(OO)", b, in) : NULL;
+            res = b ? tn_at_view_as(b, in) : NULL;
         }
         goto out;
     }
     int64_t dim = wrap_dim(dim0, t->ndim);
     PyObject *gg = grad;
     if (!keepdim) {
-        gg = K(tn_aten(TN_ROW_unsqueeze, "(OL)", gg, (long long)dim));
-        r = K(tn_aten(TN_ROW_unsqueeze, "(OL)", r, (long long)dim));
+        gg = K(tn_at_unsqueeze(gg, (long long)dim));
+        r = K(tn_at_unsqueeze(r, (long long)dim));
     }
-    PyObject *zm = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
-    PyObject *cnt = K(tn_aten(TN_ROW_sum, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", zm, (long long)dim, Py_True))));
-    PyObject *tot = cnt ? K(tn_aten(TN_ROW_item, "(O)", cnt)) : NULL;
+    PyObject *zm = K(tn_at_eq_Scalar(in, TN_SI(0)));
+    PyObject *cnt = K(tn_at_sum(K(tn_at_sum_dim_IntList(zm, TN_IS((long long)dim), true, NULL)), NULL));
+    PyObject *tot = cnt ? K(tn_at_item(cnt)) : NULL;
     if (!tot) goto out;
-    if (PyLong_AsLongLong(tot) == 0) res = tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, in)));
+    if (PyLong_AsLongLong(tot) == 0) res = tn_at_mul_Tensor(gg, K(tn_at_div_Tensor(r, in)));
     else res = prod_safe_zeros_backward(gg, in, dim);
 out:
     drop_(&T);
@@ -1309,29 +1276,28 @@ static PyObject *norm_backward(PyObject *grad, PyObject *self, double p, PyObjec
     PyObject *r = NULL;
     PyObject *dims = dv && dv->tag == TN_V_INTLIST ? K(tn_value_to_python((tn_value *)dv)) : K(PyList_New(0));
     if (p == 0.0) r = NULL;
-    else if (p == 1.0) r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), grad));
+    else if (p == 1.0) r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), grad));
     else if (p == 2.0) {
-        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", self, norm));
-        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", q, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", norm, 0)), 0));
-        r = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, q)) : NULL;
+        PyObject *q = K(tn_at_div_Tensor(self, norm));
+        PyObject *f = K(tn_at_masked_fill__Scalar(q, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
+        r = f ? K(tn_at_mul_Tensor(grad, q)) : NULL;
     } else if (isinf(p)) {
-        PyObject *ab = K(tn_aten(TN_ROW_abs, "(O)", self));
-        PyObject *mask = K(tn_aten(TN_ROW_logical_or, "(OO)", K(tn_aten(TN_ROW_eq_Tensor, "(OO)", ab, norm)), K(tn_aten(TN_ROW_isnan, "(O)", ab))));
-        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dims, Py_True))));
-        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", q, mask))));
+        PyObject *ab = K(tn_at_abs(self));
+        PyObject *mask = K(tn_at_logical_or(K(tn_at_eq_Tensor(ab, norm)), K(tn_at_isnan(ab))));
+        PyObject *q = K(tn_at_div_Tensor(grad, K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL))));
+        r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_mul_Tensor(q, mask))));
     } else if (p < 1.0) {
-        PyObject *pw = K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 1));
-        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", pw, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", self, 0)), 0));
-        PyObject *ss = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), pw)) : NULL;
-        r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ss, grad)),
-                      K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", norm, 1 - p))));
+        PyObject *pw = K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)));
+        PyObject *f = K(tn_at_masked_fill__Scalar(pw, K(tn_at_eq_Scalar(self, TN_SI(0))), TN_SI(0)));
+        PyObject *ss = f ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), pw)) : NULL;
+        r = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(ss, grad)), K(tn_at_pow_Tensor_Scalar(norm, TN_SD(1 - p)))));
     } else {
         PyObject *ss = p < 2.0
-            ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", self)), K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 1))))
-            : K(tn_aten(TN_ROW_mul_Tensor, "(OO)", self, K(tn_aten(TN_ROW_pow__Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", self)), p - 2))));
-        PyObject *sv = K(tn_aten(TN_ROW_div_Tensor, "(OO)", grad, K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", norm, p - 1))));
-        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", sv, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", norm, 0)), 0));
-        r = f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ss, sv)) : NULL;
+            ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)))))
+            : K(tn_at_mul_Tensor(self, K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 2)))));
+        PyObject *sv = K(tn_at_div_Tensor(grad, K(tn_at_pow_Tensor_Scalar(norm, TN_SD(p - 1)))));
+        PyObject *f = K(tn_at_masked_fill__Scalar(sv, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
+        r = f ? K(tn_at_mul_Tensor(ss, sv)) : NULL;
     }
     Py_XINCREF(r);
     drop_(&T);
@@ -1364,7 +1330,7 @@ static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(gra
     T_;
     bool inpl = n->inplace;
     PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", g[0], K(arg_obj(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)), inpl ? Py_True : Py_False, x)));
+    OUTK(0, K(tn_at_elu_backward(g[0], TN_SV(&n->args[1]), TN_SV(&n->args[2]), TN_SV(&n->args[3]), inpl, x)));
     DONE;
 }
 /* celu(self, alpha) / celu_: elu_backward(grad, alpha, 1, 1.0 / float(alpha), is_result, self or result) */
@@ -1375,7 +1341,7 @@ static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *alpha = K(arg_obj(n, 1));
     double al = alpha ? PyFloat_AsDouble(alpha) : 1.0;
     if (al == -1.0 && PyErr_Occurred()) return -1;
-    OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOidOO)", g[0], alpha, 1, 1.0 / (double)(float)al, inpl ? Py_True : Py_False, x)));
+    OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(alpha), TN_SI(1), TN_SD(1.0 / (double)(float)al), inpl, x)));
     DONE;
 }
 /* hardtanh(self, min_val, max_val), and hardtanh_ (no entry of its own in derivatives.yaml: the
@@ -1383,25 +1349,25 @@ static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
 static int f_hardtanh(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *x = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_hardtanh_backward, "(OOOO)", g[0], x, K(arg_obj(n, 1)), K(arg_obj(n, 2)))));
+    OUTK(0, K(tn_at_hardtanh_backward(g[0], x, TN_SV(&n->args[1]), TN_SV(&n->args[2]))));
     DONE;
 }
 static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     bool inpl = n->inplace;
     PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_leaky_relu_backward, "(OOOO)", g[0], x, K(arg_obj(n, 1)), inpl ? Py_True : Py_False)));
+    OUTK(0, K(tn_at_leaky_relu_backward(g[0], x, TN_SV(&n->args[1]), inpl)));
     DONE;
 }
 static int f_threshold(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, self, threshold) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_threshold_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    OUTK(0, K(tn_at_threshold_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
     DONE;
 }
 static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
     T_;
     PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
-    OUTK(0, K(tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
+    OUTK(0, K(tn_at__softmax_backward_data(g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
     DONE;
 }
 
@@ -1411,15 +1377,15 @@ static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softma
 static int f_masked_fill_t(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *m = K(saved(n, 1));
-    OUTK(0, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0)));
-    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_sum, "(O)", K(tn_aten(TN_ROW_masked_select, "(OO)", g[0], m)))));
+    OUTK(0, K(tn_at_masked_fill_Scalar(g[0], m, TN_SI(0))));
+    if (need(n, 2)) OUTK(2, K(tn_at_sum(K(tn_at_masked_select(g[0], m)), NULL)));
     DONE;
 }
 /* index.Tensor: _index_put_impl_(grad.new_zeros(self.sizes(), self.options()), indices, grad, true, true) */
 static int f_index(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *z = K(tn_aten_kw(TN_ROW_new_zeros, K(dtype_kw(meta(n, 0)->dtype)), "(OO)", g[0], K(sizes_of(n, 0))));
-    PyObject *r = K(tn_aten(TN_ROW__index_put_impl_, "(OOOOO)", z, K(arg_obj(n, 1)), g[0], Py_True, Py_True));
+    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL));
+    PyObject *r = K(tn_at__index_put_impl_(z, TN_TPY(K(arg_obj(n, 1))), g[0], true, true));
     OUTK(0, r);
     DONE;
 }
@@ -1429,13 +1395,13 @@ static int f_index_select(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     int nd = meta(n, 0)->ndim;
     int64_t dim = wrap_dim(arg_i(n, 1), nd);
-    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
+    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
     PyObject *idx = K(saved(n, 2));
     PyObject *l = K(PyList_New(dim + 1));
     if (l) { for (int64_t d = 0; d < dim; d++) PyList_SetItem(l, d, Py_NewRef(Py_None)); PyList_SetItem(l, dim, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
     PyObject *gg = g[0];
-    if (nd == 0) { gg = K(tn_aten(TN_ROW_reshape, "(O())", g[0])); }
-    PyObject *r = idx && nd > 0 ? K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, l, gg, Py_True)) : NULL;
+    if (nd == 0) { gg = K(tn_at_reshape(g[0], TN_IS0)); }
+    PyObject *r = idx && nd > 0 ? K(tn_at_index_put_(z, TN_TPY(l), gg, true)) : NULL;
     if (nd == 0) OUTK(0, gg);
     else OUTK(0, r ? z : NULL);
     DONE;
@@ -1444,8 +1410,8 @@ static int f_index_select(tn_node *n, PyObject **g, PyObject **o) {
 static int f_gather(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (n->args[3].u.i) { drop_(&T); tn_not_implemented("sparse gather gradients"); return -1; }
-    PyObject *z = K(tn_aten(TN_ROW_new_zeros, "(OO)", g[0], K(sizes_of(n, 0))));
-    PyObject *r = K(tn_aten(TN_ROW_scatter_add_, "(OLOO)", z, (long long)arg_i(n, 1), K(saved(n, 2)), g[0]));
+    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
+    PyObject *r = K(tn_at_scatter_add_(z, (long long)arg_i(n, 1), K(saved(n, 2)), g[0]));
     OUTK(0, r ? z : NULL);
     DONE;
 }
@@ -1454,14 +1420,14 @@ static int f_scatter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *idx = K(saved(n, 2));
     long long dim = (long long)arg_i(n, 1);
-    OUTK(0, K(tn_aten(TN_ROW_scatter_value, "(OLOi)", g[0], dim, idx, 0)));
-    if (is_tensor_arg(n, 3) && need(n, 3)) OUTK(3, K(tn_aten(TN_ROW_gather, "(OLO)", g[0], dim, idx)));
+    OUTK(0, K(tn_at_scatter_value(g[0], dim, idx, TN_SI(0))));
+    if (is_tensor_arg(n, 3) && need(n, 3)) OUTK(3, K(tn_at_gather(g[0], dim, idx, false)));
     DONE;
 }
 static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad; src: grad.gather(dim, index) */
     T_;
     PUT(0, Py_NewRef(g[0]));
-    if (need(n, 3)) OUTK(3, K(tn_aten(TN_ROW_gather, "(OLO)", g[0], (long long)arg_i(n, 1), K(saved(n, 2)))));
+    if (need(n, 3)) OUTK(3, K(tn_at_gather(g[0], (long long)arg_i(n, 1), K(saved(n, 2)), false)));
     DONE;
 }
 
@@ -1469,7 +1435,7 @@ static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 
 static int f_flip(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_flip, "(OO)", g[0], K(arg_obj(n, 1)))));
+    OUTK(0, K(tn_at_flip(g[0], TN_IPY(K(arg_obj(n, 1))))));
     DONE;
 }
 static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reversed(shifts), reversed(dims)) */
@@ -1479,17 +1445,17 @@ static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reve
     PyObject *sh = K(PyList_New(ns)), *dm = K(PyList_New(ndm));
     for (int i = 0; sh && i < ns; i++) PyList_SetItem(sh, i, PyLong_FromLongLong(-sv->u.ints.v[ns - 1 - i]));
     for (int i = 0; dm && i < ndm; i++) PyList_SetItem(dm, i, PyLong_FromLongLong(dv->u.ints.v[ndm - 1 - i]));
-    OUTK(0, K(tn_aten(TN_ROW_roll, "(OOO)", g[0], sh, dm)));
+    OUTK(0, K(tn_at_roll(g[0], TN_IPY(sh), TN_IPY(dm))));
     DONE;
 }
-static int f_tril(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_tril, "(OL)", g[0], (long long)arg_i(n, 1))); return 0; }
-static int f_triu(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_triu, "(OL)", g[0], (long long)arg_i(n, 1))); return 0; }
+static int f_tril(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_tril(g[0], (long long)arg_i(n, 1))); return 0; }
+static int f_triu(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_triu(g[0], (long long)arg_i(n, 1))); return 0; }
 /* diagonal: zeros(input_sizes, grad.options()); .diagonal(offset, dim1, dim2).copy_(grad) */
 static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    PyObject *d = K(tn_aten(TN_ROW_diagonal, "(OLLL)", z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
-    PyObject *c = K(tn_aten(TN_ROW_copy_, "(OO)", d, g[0]));
+    PyObject *d = K(tn_at_diagonal(z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    PyObject *c = K(tn_at_copy_(d, g[0], false));
     OUTK(0, c ? z : NULL);
     DONE;
 }
@@ -1499,7 +1465,7 @@ static int f_constant_pad_nd(tn_node *n, PyObject **g, PyObject **o) {
     const tn_value *pv = &n->args[1];
     PyObject *l = K(PyList_New(pv->u.ints.n));
     for (int i = 0; l && i < pv->u.ints.n; i++) PyList_SetItem(l, i, PyLong_FromLongLong(-pv->u.ints.v[i]));
-    OUTK(0, K(tn_aten(TN_ROW_constant_pad_nd, "(OOi)", g[0], l, 0)));
+    OUTK(0, K(tn_at_constant_pad_nd(g[0], TN_IPY(l), TN_SI(0))));
     DONE;
 }
 /* repeat_backward(grad, repeats, input_shape) */
@@ -1512,7 +1478,7 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
         if (rv->u.ints.v[i] == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
     PyObject *gg = g[0];
     int nun = tn_tensor_of(g[0])->ndim - m->ndim;
-    for (int i = 0; i < nun; i++) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", gg, 0, Py_False));
+    for (int i = 0; i < nun; i++) gg = K(tn_at_sum_dim_IntList(gg, TN_IS(0), false, NULL));
     int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
     int ng = 0, ns = 0;
     for (int d = 0; d < m->ndim; d++) {
@@ -1520,7 +1486,7 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
         if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
         gs[ng++] = in[d];
     }
-    if (ns > 0) gg = K(tn_aten(TN_ROW_sum_dim_IntList, "(OO)", K(tn_aten(TN_ROW_reshape, "(OO)", gg, K(tn_int_list(gs, ng)))), K(tn_int_list(sd, ns))));
+    if (ns > 0) gg = K(tn_at_sum_dim_IntList(K(tn_at_reshape(gg, TN_IN(gs, ng))), TN_IN(sd, ns), false, NULL));
     OUTK(0, gg);
     DONE;
 }
@@ -1530,8 +1496,7 @@ static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
     PyObject *w = is_tensor_arg(n, 2) ? K(saved(n, 2)) : Py_None;
-    OUTK(0, K(tn_aten(TN_ROW_nll_loss_backward, "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), w,
-                    (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
+    OUTK(0, K(tn_at_nll_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), w, (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
     DONE;
 }
 
@@ -1549,7 +1514,7 @@ static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
 /* fill.Tensor(self, value): self zeros; value: grad.sum() */
 static int f_fill_t(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, zeros_grad(g[0]));
-    PUT(1, tn_aten(TN_ROW_sum, "(O)", g[0]));
+    PUT(1, tn_at_sum(g[0], NULL));
     return 0;
 }
 static int f_conj(tn_node *n, PyObject **g, PyObject **o) {   /* _conj: grad.conj() (real: grad) */
@@ -1567,10 +1532,10 @@ static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
     for (int a = 0; a < 2; a++) {
         if (!need(n, a)) continue;
-        PyObject *c = K(tn_aten(is_max ? TN_ROW_ge_Tensor : TN_ROW_le_Tensor, "(OO)", s, ot));
-        PyObject *m = K(tn_aten(TN_ROW_logical_or_, "(OO)", c, K(tn_aten(TN_ROW_isnan, "(O)", ot))));
-        if (a == 0) m = K(tn_aten(TN_ROW_logical_not_, "(O)", m));
-        OUTK(a, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], m, 0)));
+        PyObject *c = K((is_max ? tn_at_ge_Tensor(s, ot) : tn_at_le_Tensor(s, ot)));
+        PyObject *m = K(tn_at_logical_or_(c, K(tn_at_isnan(ot))));
+        if (a == 0) m = K(tn_at_logical_not_(m));
+        OUTK(a, K(tn_at_masked_fill_Scalar(g[0], m, TN_SI(0))));
     }
     DONE;
 }
@@ -1581,10 +1546,8 @@ static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
     /* grad / (1 + exp(other - self)).conj() and swapped (the conj only acts on complex) */
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", ot, s)))), 1))))));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                         K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", s, ot)))), 1))))));
+    if (need(n, 0)) OUTK(0, K(tn_at_div_Tensor(g[0], K(cj(tn_at_add_Scalar(K(tn_at_exp(K(tn_at_sub_Tensor(ot, s, TN_SDEF)))), TN_SI(1), TN_SDEF))))));
+    if (need(n, 1)) OUTK(1, K(tn_at_div_Tensor(g[0], K(cj(tn_at_add_Scalar(K(tn_at_exp(K(tn_at_sub_Tensor(s, ot, TN_SDEF)))), TN_SI(1), TN_SDEF))))));
     DONE;
 }
 /* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
@@ -1592,9 +1555,9 @@ static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) {
         PyObject *s = K(saved(n, 0));
-        PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(result(n, 0)), s));
-        PyObject *f = K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", s, 0)), 0));
-        OUTK(0, f ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], ratio)) : NULL);
+        PyObject *ratio = K(tn_at_div_Tensor(K(result(n, 0)), s));
+        PyObject *f = K(tn_at_masked_fill__Scalar(ratio, K(tn_at_eq_Scalar(s, TN_SI(0))), TN_SI(0)));
+        OUTK(0, f ? K(tn_at_mul_Tensor(g[0], ratio)) : NULL);
     }
     if (is_tensor_arg(n, 1) && need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
     DONE;
@@ -1602,7 +1565,7 @@ static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
 /* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
 static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    if (need(n, 0)) OUTK(0, K(where0(K(tn_aten(TN_ROW_ne_Tensor, "(OO)", K(saved(n, 0)), K(saved(n, 1)))), g[0])));
+    if (need(n, 0)) OUTK(0, K(where0(K(tn_at_ne_Tensor(K(saved(n, 0)), K(saved(n, 1)))), g[0])));
     if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
     DONE;
 }
@@ -1613,38 +1576,38 @@ static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
 /* softplus_backward: z = exp(self * beta); (self * beta) > threshold ? grad : grad * z / (z + 1) */
 static int f_softplus(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *xb = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 0)), K(arg_obj(n, 1))));
-    PyObject *z = K(tn_aten(TN_ROW_exp, "(O)", xb));
-    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], z)), K(tn_aten(TN_ROW_add_Scalar, "(Oi)", z, 1))));
-    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_gt_Scalar, "(OO)", xb, K(arg_obj(n, 2)))), g[0], v)));
+    PyObject *xb = K(tn_at_mul_Scalar(K(saved(n, 0)), TN_SV(&n->args[1])));
+    PyObject *z = K(tn_at_exp(xb));
+    PyObject *v = K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], z)), K(tn_at_add_Scalar(z, TN_SI(1), TN_SDEF))));
+    OUTK(0, K(tn_at_where_self(K(tn_at_gt_Scalar(xb, TN_SV(&n->args[2]))), g[0], v)));
     DONE;
 }
 /* hardsigmoid_backward: (-3 < self < 3) ? grad * (1/6) : 0 */
 static int f_hardsigmoid(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0));
-    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_gt_Scalar, "(Oi)", s, -3)), K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, 3))));
-    OUTK(0, K(where0(c, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 1.0 / 6.0)))));
+    PyObject *c = K(tn_at_logical_and(K(tn_at_gt_Scalar(s, TN_SI(-3))), K(tn_at_lt_Scalar(s, TN_SI(3)))));
+    OUTK(0, K(where0(c, K(tn_at_mul_Scalar(g[0], TN_SD(1.0 / 6.0))))));
     DONE;
 }
 /* hardswish_backward: self < -3 ? 0 : self <= 3 ? grad * (self / 3 + 0.5) : grad */
 static int f_hardswish(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0));
-    PyObject *mid = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_add_Scalar, "(Od)", K(tn_aten(TN_ROW_div_Scalar, "(Oi)", s, 3)), 0.5))));
-    PyObject *hi = K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_le_Scalar, "(Oi)", s, 3)), mid, g[0]));
-    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", s, -3)), K(scalar_like(g[0], 0.0)), hi)));
+    PyObject *mid = K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_div_Scalar(s, TN_SI(3))), TN_SD(0.5), TN_SDEF))));
+    PyObject *hi = K(tn_at_where_self(K(tn_at_le_Scalar(s, TN_SI(3))), mid, g[0]));
+    OUTK(0, K(tn_at_where_self(K(tn_at_lt_Scalar(s, TN_SI(-3))), K(scalar_like(g[0], 0.0)), hi)));
     DONE;
 }
 /* mish: infinitely_differentiable_mish_backward */
 static int f_mish(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0));
-    PyObject *sig = K(tn_aten(TN_ROW_sigmoid, "(O)", s));
-    PyObject *ts = K(tn_aten(TN_ROW_tanh, "(O)", K(tn_aten(TN_ROW_log1p, "(O)", K(tn_aten(TN_ROW_exp, "(O)", s))))));
-    PyObject *one_m = K(scalar_minus(1.0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ts, ts))));
-    PyObject *inner = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ts, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, sig)), one_m))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], inner)));
+    PyObject *sig = K(tn_at_sigmoid(s));
+    PyObject *ts = K(tn_at_tanh(K(tn_at_log1p(K(tn_at_exp(s))))));
+    PyObject *one_m = K(scalar_minus(1.0, K(tn_at_mul_Tensor(ts, ts))));
+    PyObject *inner = K(tn_at_add_Tensor(ts, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(s, sig)), one_m)), TN_SDEF));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], inner)));
     DONE;
 }
 /* logit: infinitely_differentiable_logit_backward */
@@ -1653,9 +1616,9 @@ static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = K(saved(n, 0));
     bool has_eps = n->args[1].tag != TN_V_NONE;
     double lo = has_eps ? arg_f(n, 1) : 0.0, hi = 1.0 - lo;
-    PyObject *c = K(tn_aten(TN_ROW_logical_and, "(OO)", K(tn_aten(TN_ROW_ge_Scalar, "(Od)", s, lo)), K(tn_aten(TN_ROW_le_Scalar, "(Od)", s, hi))));
-    PyObject *v = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, K(scalar_minus(1.0, s))))));
-    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
+    PyObject *c = K(tn_at_logical_and(K(tn_at_ge_Scalar(s, TN_SD(lo))), K(tn_at_le_Scalar(s, TN_SD(hi)))));
+    PyObject *v = K(tn_at_div_Tensor(g[0], K(tn_at_mul_Tensor(s, K(scalar_minus(1.0, s))))));
+    OUTK(0, K(tn_at_where_self(c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
     DONE;
 }
 
@@ -1663,36 +1626,34 @@ static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
 
 static int f_threshold_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, threshold) */
     T_;
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_threshold_backward, "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(tn_at_threshold_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_leaky_relu_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, slope, self_is_result) */
     T_;
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_leaky_relu_backward, "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), Py_False)));
+    if (need(n, 0)) OUTK(0, K(tn_at_leaky_relu_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]), false)));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, min_val, max_val) */
     T_;
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_hardtanh_backward, "(OOOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)))));
+    if (need(n, 0)) OUTK(0, K(tn_at_hardtanh_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]), TN_SV(&n->args[3]))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * (-2 * output * grad_output) */
     T_;
     PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_tanh_backward, "(OO)", g[0], out)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
-                         K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), K(saved(n, 0)))))));
+    if (need(n, 0)) OUTK(0, K(tn_at_tanh_backward(g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(out, TN_SI(-2))), K(saved(n, 0)))))));
     DONE;
 }
 static int f_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * grad_output * (-2 * output + 1) */
     T_;
     PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_sigmoid_backward, "(OO)", g[0], out)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))),
-                         K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", out, -2)), 1)))));
+    if (need(n, 0)) OUTK(0, K(tn_at_sigmoid_backward(g[0], out)));
+    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), K(tn_at_add_Scalar(K(tn_at_mul_Scalar(out, TN_SI(-2))), TN_SI(1), TN_SDEF)))));
     DONE;
 }
 /* _softmax_backward_data(grad_output, output, dim, input_dtype) */
@@ -1701,13 +1662,13 @@ static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *out = K(saved(n, 1));
     long long dim = (long long)arg_i(n, 2);
     PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW__softmax_backward_data, "(OOLO)", gg, out, dim, K(arg_obj(n, 3)))));
+    if (need(n, 0)) OUTK(0, K(tn_at__softmax_backward_data(gg, out, dim, K(arg_obj(n, 3)))));
     if (need(n, 1)) {   /* softmax_double_backward(gg, grad_output, dim, output) */
         PyObject *go = K(saved(n, 0));
-        PyObject *t0 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, gg));
-        PyObject *t1 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, go)), dim, Py_True)), gg));
-        PyObject *t2 = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", go, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, gg)), dim, Py_True))));
-        PyObject *r = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t0, t1)), t2));
+        PyObject *t0 = K(tn_at_mul_Tensor(go, gg));
+        PyObject *t1 = K(tn_at_mul_Tensor(K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(out, go)), TN_IS(dim), true, NULL)), gg));
+        PyObject *t2 = K(tn_at_mul_Tensor(go, K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(out, gg)), TN_IS(dim), true, NULL))));
+        PyObject *r = K(tn_at_sub_Tensor(K(tn_at_sub_Tensor(t0, t1, TN_SDEF)), t2, TN_SDEF));
         OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
     }
     DONE;
@@ -1718,22 +1679,22 @@ static int f_log_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *out = K(saved(n, 1));
     long long dim = (long long)arg_i(n, 2);
     PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
-    PyObject *ex = K(tn_aten(TN_ROW_exp, "(O)", out));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ex)), dim, Py_True)))));
+    PyObject *ex = K(tn_at_exp(out));
+    if (need(n, 0)) OUTK(0, K(tn_at_sub_Tensor(gg, K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(gg, ex)), TN_IS(dim), true, NULL)), TN_SDEF)));
     if (need(n, 1)) {
-        PyObject *ns = K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(saved(n, 0)), dim, Py_True))));
-        PyObject *r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ns, ex)), gg));
+        PyObject *ns = K(tn_at_neg(K(tn_at_sum_dim_IntList(K(saved(n, 0)), TN_IS(dim), true, NULL))));
+        PyObject *r = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(ns, ex)), gg));
         OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
     }
     DONE;
 }
 /* mse_loss_double_backward(grad, input, reduction): 2 * grad, / numel for mean */
 static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction) {
-    PyObject *r = tn_aten(TN_ROW_mul_Scalar, "(Oi)", grad, 2);
+    PyObject *r = tn_at_mul_Scalar(grad, TN_SI(2));
     if (r && reduction == 1) {
         int64_t numel = 1;
         for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
-        PyObject *q = tn_aten(TN_ROW_div__Scalar, "(OL)", r, (long long)numel);
+        PyObject *q = tn_at_div__Scalar(r, TN_SI((long long)numel));
         if (!q) Py_CLEAR(r);
         Py_XDECREF(q);
     }
@@ -1742,10 +1703,10 @@ static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction)
 static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, target, reduction) */
     T_;
     int64_t red = arg_i(n, 3);
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
-    PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
+    if (need(n, 0)) OUTK(0, K(tn_at_mse_loss_backward(g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
+    PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))) : NULL;
     if (need(n, 1)) OUTK(1, K(mse_double(ggo, meta(n, 1), red)));
-    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_neg, "(O)", K(mse_double(ggo, meta(n, 2), red)))));
+    if (need(n, 2)) OUTK(2, K(tn_at_neg(K(mse_double(ggo, meta(n, 2), red)))));
     DONE;
 }
 
@@ -1758,9 +1719,9 @@ static int f_index_put(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *idx = K(arg_obj(n, 1));
     if (need(n, 0)) {
         if (n->args[3].u.i) PUT(0, Py_NewRef(g[0]));
-        else OUTK(0, K(tn_aten(TN_ROW_index_put, "(OOOO)", g[0], idx, K(zeros_meta(g[0], meta(n, 2))), Py_False)));
+        else OUTK(0, K(tn_at_index_put(g[0], TN_TPY(idx), K(zeros_meta(g[0], meta(n, 2))), false)));
     }
-    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_index_Tensor, "(OO)", g[0], idx)));
+    if (need(n, 2)) OUTK(2, K(tn_at_index_Tensor(g[0], TN_TPY(idx))));
     DONE;
 }
 /* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
@@ -1775,8 +1736,8 @@ static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
     }
     PyObject *sh = K(tn_int_list(shape, nd));
     PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
-    PyObject *m = K(tn_aten(TN_ROW_expand, "(OO)", K(saved(n, 1)), sh));
-    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", z, m, g[0], Py_False));
+    PyObject *m = K(tn_at_expand(K(saved(n, 1)), TN_IPY(sh), false));
+    PyObject *r = K(tn_at_index_put_(z, TN_TS(m), g[0], false));
     OUTK(0, r ? z : NULL);
     DONE;
 }
@@ -1785,10 +1746,10 @@ static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
 static int f_take(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    PyObject *flat = K(tn_aten(TN_ROW_view, "(O(i))", z, -1));
-    PyObject *ix = K(tn_aten(TN_ROW_reshape, "(O(i))", K(saved(n, 1)), -1));
-    PyObject *gv = K(tn_aten(TN_ROW_reshape, "(O(i))", g[0], -1));
-    PyObject *r = K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", flat, ix, gv, Py_True));
+    PyObject *flat = K(tn_at_view(z, TN_IS(-1)));
+    PyObject *ix = K(tn_at_reshape(K(saved(n, 1)), TN_IS(-1)));
+    PyObject *gv = K(tn_at_reshape(g[0], TN_IS(-1)));
+    PyObject *r = K(tn_at_index_put_(flat, TN_TS(ix), gv, true));
     OUTK(0, r ? z : NULL);
     DONE;
 }
@@ -1800,9 +1761,9 @@ static PyObject *heads_to(PyObject *k, int64_t H) {
     const tn_tensor *t = tn_tensor_of(k);
     int64_t B = t->sizes[0], Hk = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
     if (Hk == H) return Py_NewRef(k);
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", k, 2);
-    PyObject *e = u ? tn_aten(TN_ROW_expand, "(O(LLLLL))", u, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E) : NULL;
-    PyObject *r = e ? tn_aten(TN_ROW_reshape, "(O(LLLL))", e, (long long)B, (long long)H, (long long)S, (long long)E) : NULL;
+    PyObject *u = tn_at_unsqueeze(k, 2);
+    PyObject *e = u ? tn_at_expand(u, TN_IS((long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E), false) : NULL;
+    PyObject *r = e ? tn_at_reshape(e, TN_IS((long long)B, (long long)H, (long long)S, (long long)E)) : NULL;
     Py_XDECREF(u); Py_XDECREF(e);
     return r;
 }
@@ -1811,8 +1772,8 @@ static PyObject *heads_from(PyObject *g, int64_t Hk) {
     const tn_tensor *t = tn_tensor_of(g);
     int64_t B = t->sizes[0], H = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
     if (Hk == H) return Py_NewRef(g);
-    PyObject *r = tn_aten(TN_ROW_reshape, "(O(LLLLL))", g, (long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E);
-    if (r) Py_SETREF(r, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", r, 2));
+    PyObject *r = tn_at_reshape(g, TN_IS((long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E));
+    if (r) Py_SETREF(r, tn_at_sum_dim_IntList(r, TN_IS(2), false, NULL));
     return r;
 }
 /* a flash gradient as upstream's kernel lays it out: (B, H, L, E) over (B, L, H, E) memory, in dtype dt */
@@ -1820,11 +1781,10 @@ static PyObject *flash_grad(PyObject *x, tn_dtype dt) {
     if (!x) return NULL;
     const tn_tensor *t = tn_tensor_of(x);
     long long B = t->sizes[0], H = t->sizes[1], L = t->sizes[2], E = t->sizes[3];
-    PyObject *kw = dtype_kw(dt);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_empty_strided, kw, "((LLLL)(LLLL))", B, H, L, E, L * H * E, E, H * E, 1LL) : NULL;
-    PyObject *c = r ? tn_aten(TN_ROW_copy_, "(OO)", r, x) : NULL;
+    PyObject *r = tn_at_empty_strided(TN_IS(B, H, L, E), TN_IS(L * H * E, E, H * E, 1), TN_DT(dt), NULL, NULL, NULL);
+    PyObject *c = r ? tn_at_copy_(r, x, false) : NULL;
     if (!c) Py_CLEAR(r);
-    Py_XDECREF(kw); Py_XDECREF(c);
+    Py_XDECREF(c);
     return r;
 }
 /* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask?, scale?)
@@ -1855,33 +1815,30 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     int64_t H = qt->sizes[1], Hk = kt->sizes[1], L = qt->sizes[2], S = kt->sizes[2];
     double sc = n->args[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[3]) : arg_f(n, 6);
     PyObject *kk = K(heads_to(k, H)), *vv = K(heads_to(v, H));
-    PyObject *sco = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", q, K(tn_aten(TN_ROW_transpose_int, "(Oii)", kk, -2, -1)))), sc));
+    PyObject *sco = K(tn_at_mul_Scalar(K(tn_at_matmul(q, K(tn_at_transpose_int(kk, -2, -1)))), TN_SD(sc)));
     if (is_tensor_arg(n, 5)) {
         PyObject *m = K(saved(n, 5));
         if (m && tn_tensor_of(m)->dtype == TN_DTYPE_BOOL) {
-            PyObject *kw = K(dtype_kw(qt->dtype));
-            m = K(tn_aten(TN_ROW_where_self, "(OOO)", m, K(scalar_like(q, 0.0)), kw ? K(tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", -INFINITY)) : NULL));
+            m = K(tn_at_where_self(m, K(scalar_like(q, 0.0)), K(tn_at_scalar_tensor(TN_SD(-INFINITY), TN_DT(qt->dtype), NULL, NULL, NULL))));
         }
-        sco = K(tn_aten(TN_ROW_add_Tensor, "(OO)", sco, m));
+        sco = K(tn_at_add_Tensor(sco, m, TN_SDEF));
     }
     if (n->args[4].u.i) {
-        PyObject *bk = K(dtype_kw(TN_DTYPE_BOOL));
-        PyObject *tri = bk ? K(tn_aten(TN_ROW_tril, "(O)", K(tn_aten_kw(TN_ROW_ones, bk, "((LL))", (long long)L, (long long)S)))) : NULL;
-        sco = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", sco, K(tn_aten(TN_ROW_logical_not, "(O)", tri)), -INFINITY));
+        PyObject *tri = K(tn_at_tril(K(tn_at_ones(TN_IS(L, S), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL)), 0));
+        sco = K(tn_at_masked_fill_Scalar(sco, K(tn_at_logical_not(tri)), TN_SD(-INFINITY)));
     }
-    PyObject *lse_u = lse ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", lse, -1)) : NULL;
-    if (!lse) lse_u = K(tn_aten(TN_ROW_logsumexp, "(O[i]O)", sco, -1, Py_True));
+    PyObject *lse_u = lse ? K(tn_at_unsqueeze(lse, -1)) : NULL;
+    if (!lse) lse_u = K(tn_at_logsumexp(sco, TN_IS(-1), true));
     /* fully masked rows (lse = -inf) take no gradient, as upstream's kernel: exp(-inf - 0) = 0 */
-    lse_u = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", lse_u, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", lse_u, -INFINITY)), 0));
-    PyObject *P = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sco, lse_u))));
-    if (need(n, 2)) OUTK(2, FLASH_GRAD_(K(heads_from(K(tn_aten(TN_ROW_matmul, "(OO)", K(tn_aten(TN_ROW_transpose_int, "(Oii)", P, -2, -1)), dO)), Hk))));
+    lse_u = K(tn_at_masked_fill_Scalar(lse_u, K(tn_at_eq_Scalar(lse_u, TN_SD(-INFINITY))), TN_SI(0)));
+    PyObject *P = K(tn_at_exp(K(tn_at_sub_Tensor(sco, lse_u, TN_SDEF))));
+    if (need(n, 2)) OUTK(2, FLASH_GRAD_(K(heads_from(K(tn_at_matmul(K(tn_at_transpose_int(P, -2, -1)), dO)), Hk))));
     if (need(n, 0) || need(n, 1)) {
-        PyObject *dP = K(tn_aten(TN_ROW_matmul, "(OO)", dO, K(tn_aten(TN_ROW_transpose_int, "(Oii)", vv, -2, -1))));
-        PyObject *D = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", dO, out)), -1, Py_True));
-        PyObject *dS = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", P, K(tn_aten(TN_ROW_sub_Tensor, "(OO)", dP, D))));
-        if (need(n, 0)) OUTK(0, FLASH_GRAD_(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)", dS, kk)), sc))));
-        if (need(n, 1)) OUTK(1, FLASH_GRAD_(K(heads_from(K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_matmul, "(OO)",
-                             K(tn_aten(TN_ROW_transpose_int, "(Oii)", dS, -2, -1)), q)), sc)), Hk))));
+        PyObject *dP = K(tn_at_matmul(dO, K(tn_at_transpose_int(vv, -2, -1))));
+        PyObject *D = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(dO, out)), TN_IS(-1), true, NULL));
+        PyObject *dS = K(tn_at_mul_Tensor(P, K(tn_at_sub_Tensor(dP, D, TN_SDEF))));
+        if (need(n, 0)) OUTK(0, FLASH_GRAD_(K(tn_at_mul_Scalar(K(tn_at_matmul(dS, kk)), TN_SD(sc)))));
+        if (need(n, 1)) OUTK(1, FLASH_GRAD_(K(heads_from(K(tn_at_mul_Scalar(K(tn_at_matmul(K(tn_at_transpose_int(dS, -2, -1)), q)), TN_SD(sc))), Hk))));
     }
 #undef FLASH_GRAD_
     DONE;
@@ -1891,9 +1848,9 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
 
 static PyObject *rev_cumsum(PyObject *w, long long dim) {   /* w.flip(dim).cumsum(dim).flip(dim) */
     PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_aten(TN_ROW_flip, "(OO)", w, dl) : NULL;
-    PyObject *c = f ? tn_aten(TN_ROW_cumsum, "(OL)", f, dim) : NULL;
-    PyObject *r = c ? tn_aten(TN_ROW_flip, "(OO)", c, dl) : NULL;
+    PyObject *f = dl ? tn_at_flip(w, TN_IPY(dl)) : NULL;
+    PyObject *c = f ? tn_at_cumsum(f, dim, NULL) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
     Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
     return r;
 }
@@ -1907,57 +1864,52 @@ static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
     long long dim = (long long)wrap_dim(arg_i(n, 1), t->ndim);
     int64_t ds = t->sizes[dim];
     if (ds == 1) { OUTK(0, grad); DONE; }
-    PyObject *w = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", out, grad));
-    PyObject *isz = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", in, 0));
-    PyObject *anyz = K(tn_aten(TN_ROW_item, "(O)", K(tn_aten(TN_ROW_any, "(O)", isz))));
+    PyObject *w = K(tn_at_mul_Tensor(out, grad));
+    PyObject *isz = K(tn_at_eq_Scalar(in, TN_SI(0)));
+    PyObject *anyz = K(tn_at_item(K(tn_at_any(isz))));
     if (!anyz) { drop_(&T); return -1; }
-    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(w, dim)), in))); DONE; }
+    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_at_div_Tensor(K(rev_cumsum(w, dim)), in))); DONE; }
     if (!tn_grad_enabled()) {   /* the O(n) path; masked_scatter_(m, x.masked_select(m)) as where(m, x, .) */
         PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
-        PyObject *cs = K(tn_aten(TN_ROW_cumsum, "(OL)", isz, dim));
-        PyObject *mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 0));
-        PyObject *x1 = K(tn_aten(TN_ROW_div_Tensor, "(OO)", K(rev_cumsum(K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", w,
-                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 0.0)), dim)), in));
-        gi = K(tn_aten(TN_ROW_where_self, "(OOO)", mask, x1, gi));
-        mask = K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", cs, 1));
-        PyObject *mx = K(tn_aten(TN_ROW_max_dim, "(OLO)", mask, dim, Py_True));
+        PyObject *cs = K(tn_at_cumsum(isz, dim, NULL));
+        PyObject *mask = K(tn_at_eq_Scalar(cs, TN_SI(0)));
+        PyObject *x1 = K(tn_at_div_Tensor(K(rev_cumsum(K(tn_at_masked_fill_Scalar(w, K(tn_at_logical_not(mask)), TN_SD(0.0))), dim)), in));
+        gi = K(tn_at_where_self(mask, x1, gi));
+        mask = K(tn_at_eq_Scalar(cs, TN_SI(1)));
+        PyObject *mx = K(tn_at_max_dim(mask, dim, true));
         PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
-        PyObject *fzm = K(tn_aten(TN_ROW_logical_and_, "(OO)", K(tn_aten(TN_ROW_scatter__value, "(OLOi)",
-                            K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", mask)), dim, fzi, 1)), mask));
-        mask = K(tn_aten(TN_ROW_logical_and, "(OO)", mask, K(tn_aten(TN_ROW_logical_not, "(O)", fzm))));
-        PyObject *cp = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", in,
-                           K(tn_aten(TN_ROW_logical_not, "(O)", mask)), 1.0)), dim));
-        PyObject *gm = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", grad, K(tn_aten(TN_ROW_ne_Scalar, "(Oi)", cs, 1)), 0.0));
-        PyObject *sm = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L]O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", cp, gm)), dim, Py_True));
-        PyObject *ga = K(tn_aten(TN_ROW_gather, "(OLO)", out, dim, K(tn_aten(TN_ROW_clamp_min, "(Oi)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", fzi, 1)), 0))));
-        PyObject *gf = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", ga, K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", fzi, 0)), 1.0));
-        OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", fzm, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sm, gf)), gi)));
+        PyObject *fzm = K(tn_at_logical_and_(K(tn_at_scatter__value(K(tn_at_zeros_like(mask, NULL, NULL, NULL, NULL, NULL)), dim, fzi, TN_SI(1))), mask));
+        mask = K(tn_at_logical_and(mask, K(tn_at_logical_not(fzm))));
+        PyObject *cp = K(tn_at_cumprod(K(tn_at_masked_fill_Scalar(in, K(tn_at_logical_not(mask)), TN_SD(1.0))), dim, NULL));
+        PyObject *gm = K(tn_at_masked_fill_Scalar(grad, K(tn_at_ne_Scalar(cs, TN_SI(1))), TN_SD(0.0)));
+        PyObject *sm = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(cp, gm)), TN_IS(dim), true, NULL));
+        PyObject *ga = K(tn_at_gather(out, dim, K(tn_at_clamp_min(K(tn_at_sub_Scalar(fzi, TN_SI(1), TN_SDEF)), TN_SI(0))), false));
+        PyObject *gf = K(tn_at_masked_fill_Scalar(ga, K(tn_at_eq_Scalar(fzi, TN_SI(0))), TN_SD(1.0)));
+        OUTK(0, K(tn_at_where_self(fzm, K(tn_at_mul_Tensor(sm, gf)), gi)));
         DONE;
     }
     /* grad mode (double backward): the O(n^2) path, differentiable */
     int64_t osz[TN_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
     osz[dim] = 1;
-    PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
-    PyObject *ones = kw ? K(tn_aten(TN_ROW_expand, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), K(tn_int_list(osz, t->ndim)))) : NULL;
+    PyObject *ones = K(tn_at_expand(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), TN_IN(osz, t->ndim), false));
     PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
     for (int64_t k = 0; k < ds && gi; k++) {
         PyObject *om;
         if (k == 0) {
-            PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, 1LL, Py_None, 1)), dim));
-            om = K(tn_aten(TN_ROW_cat, "([OO]L)", ones, pf, dim));
+            PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I(1LL), NULL, 1)), dim, NULL));
+            om = K(tn_at_cat(TN_TS(ones, pf), dim));
         } else {
-            PyObject *pu = K(tn_aten(TN_ROW_prod_dim_int, "(OLO)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLLi)", in, dim, 0LL, (long long)k, 1)), dim, Py_True));
+            PyObject *pu = K(tn_at_prod_dim_int(K(tn_at_slice_Tensor(in, dim, TN_I(0LL), TN_I((long long)k), 1)), dim, true, NULL));
             if (k == ds - 1) om = pu;
             else {
-                PyObject *pf = K(tn_aten(TN_ROW_cumprod, "(OL)", K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", in, dim, (long long)k + 1, Py_None, 1)), dim));
-                PyObject *pr = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_expand_as, "(OO)", pu, pf)), pf));
-                om = K(tn_aten(TN_ROW_cat, "([OO]L)", pu, pr, dim));
+                PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I((long long)k + 1), NULL, 1)), dim, NULL));
+                PyObject *pr = K(tn_at_mul_Tensor(K(tn_at_expand_as(pu, pf)), pf));
+                om = K(tn_at_cat(TN_TS(pu, pr), dim));
             }
         }
-        PyObject *gs = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[L])", K(tn_aten(TN_ROW_mul_Tensor, "(OO)",
-                           K(tn_aten(TN_ROW_slice_Tensor, "(OLLOi)", grad, dim, (long long)k, Py_None, 1)), om)), dim));
-        PyObject *c = K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OLL)", gi, dim, (long long)k)), gs));
+        PyObject *gs = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(K(tn_at_slice_Tensor(grad, dim, TN_I((long long)k), NULL, 1)), om)), TN_IS(dim), false, NULL));
+        PyObject *c = K(tn_at_copy_(K(tn_at_select_int(gi, dim, (long long)k)), gs, false));
         if (!c) gi = NULL;
     }
     OUTK(0, gi);
@@ -1970,7 +1922,7 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) {
         PyObject *w = is_tensor_arg(n, 3) ? K(saved(n, 3)) : Py_None;
-        PyObject *r = K(tn_aten(TN_ROW_nll_loss_forward, "(OOOLL)", g[0], K(saved(n, 2)), w, (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        PyObject *r = K(tn_at_nll_loss_forward(g[0], K(saved(n, 2)), w, (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
         OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
     }
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
@@ -1983,8 +1935,8 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
     long long red = (long long)arg_i(n, 2);
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], s, t, red)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mse_loss_backward, "(OOOL)", g[0], t, s, red)));
+    if (need(n, 0)) OUTK(0, K(tn_at_mse_loss_backward(g[0], s, t, red)));
+    if (need(n, 1)) OUTK(1, K(tn_at_mse_loss_backward(g[0], t, s, red)));
     DONE;
 }
 
@@ -1993,7 +1945,7 @@ static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
 
 /* at::log_sigmoid(x): log_sigmoid_forward(x)[0] */
 static PyObject *log_sigmoid0(PyObject *x) {
-    PyObject *r = x ? tn_aten(TN_ROW_log_sigmoid_forward, "(O)", x) : NULL;
+    PyObject *r = x ? tn_at_log_sigmoid_forward(x) : NULL;
     if (!r) return NULL;
     PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
     Py_DECREF(r);
@@ -2005,19 +1957,19 @@ static PyObject *loss_mean_div(PyObject *t, tmps *T, int64_t red, const tn_meta 
     if (!t || red != 1) return t;
     int64_t numel = 1;
     for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
-    return keep_(T, tn_aten(TN_ROW_div__Scalar, "(OL)", t, (long long)numel)) ? t : NULL;
+    return keep_(T, tn_at_div__Scalar(t, TN_SI((long long)numel))) ? t : NULL;
 }
 /* binary_cross_entropy(self, target, weight?, reduction) */
 static int f_bce(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *w = loss_w(n, 2, &T);
     long long red = (long long)arg_i(n, 3);
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_binary_cross_entropy_backward, "(OOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), w, red)));
+    if (need(n, 0)) OUTK(0, K(tn_at_binary_cross_entropy_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), w, red)));
     if (need(n, 1)) {   /* binary_cross_entropy_target_backward: -logit(self) * grad [* weight] [/ numel] */
-        PyObject *gt = K(tn_aten(TN_ROW_logit, "(O)", K(saved(n, 0))));
-        gt = gt && K(tn_aten(TN_ROW_neg_, "(O)", gt)) ? gt : NULL;
-        gt = gt && K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, g[0])) ? gt : NULL;
-        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul__Tensor, "(OO)", gt, w)) ? gt : NULL;
+        PyObject *gt = K(tn_at_logit(K(saved(n, 0)), NULL));
+        gt = gt && K(tn_at_neg_(gt)) ? gt : NULL;
+        gt = gt && K(tn_at_mul__Tensor(gt, g[0])) ? gt : NULL;
+        if (gt && w != Py_None) gt = K(tn_at_mul__Tensor(gt, w)) ? gt : NULL;
         OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
     }
     DONE;
@@ -2030,74 +1982,75 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 0)) {   /* binary_cross_entropy_with_logits_backward */
         PyObject *gi;
         if (pw != Py_None) {
-            PyObject *pt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", pw, t));
-            PyObject *a1 = pt ? K(tn_aten(TN_ROW_add_Scalar, "(Oi)", pt, 1)) : NULL;
-            PyObject *a2 = a1 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a1, t)) : NULL;
-            PyObject *a3 = a2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a2, K(tn_aten(TN_ROW_sigmoid, "(O)", x)))) : NULL;
-            gi = a3 ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a3, pt)) : NULL;
+            PyObject *pt = K(tn_at_mul_Tensor(pw, t));
+            PyObject *a1 = pt ? K(tn_at_add_Scalar(pt, TN_SI(1), TN_SDEF)) : NULL;
+            PyObject *a2 = a1 ? K(tn_at_sub_Tensor(a1, t, TN_SDEF)) : NULL;
+            PyObject *a3 = a2 ? K(tn_at_mul_Tensor(a2, K(tn_at_sigmoid(x)))) : NULL;
+            gi = a3 ? K(tn_at_sub_Tensor(a3, pt, TN_SDEF)) : NULL;
         } else {
-            PyObject *sg = K(tn_aten(TN_ROW_sigmoid, "(O)", x));
-            gi = sg ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", sg, t)) : NULL;
+            PyObject *sg = K(tn_at_sigmoid(x));
+            gi = sg ? K(tn_at_sub_Tensor(sg, t, TN_SDEF)) : NULL;
         }
-        gi = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, g[0])) : NULL;
-        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        gi = gi ? K(tn_at_mul_Tensor(gi, g[0])) : NULL;
+        if (gi && w != Py_None) gi = K(tn_at_mul_Tensor(gi, w));
         OUTK(0, loss_mean_div(gi, &T, red, meta(n, 0)));
     }
     if (need(n, 1)) {   /* binary_cross_entropy_with_logits_target_backward */
         PyObject *gt;
         if (pw != Py_None) {
-            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
+            PyObject *nx = K(tn_at_neg(x));
             PyObject *l1 = nx ? K(log_sigmoid0(nx)) : NULL;
             PyObject *l2 = l1 ? K(log_sigmoid0(x)) : NULL;
-            PyObject *m = l2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", l2, pw)) : NULL;
-            PyObject *d = m ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", l1, m)) : NULL;
-            gt = d ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", d, g[0])) : NULL;
+            PyObject *m = l2 ? K(tn_at_mul_Tensor(l2, pw)) : NULL;
+            PyObject *d = m ? K(tn_at_sub_Tensor(l1, m, TN_SDEF)) : NULL;
+            gt = d ? K(tn_at_mul_Tensor(d, g[0])) : NULL;
         } else {
-            PyObject *nx = K(tn_aten(TN_ROW_neg, "(O)", x));
-            gt = nx ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", nx, g[0])) : NULL;
+            PyObject *nx = K(tn_at_neg(x));
+            gt = nx ? K(tn_at_mul_Tensor(nx, g[0])) : NULL;
         }
-        if (gt && w != Py_None) gt = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, w));
+        if (gt && w != Py_None) gt = K(tn_at_mul_Tensor(gt, w));
         OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
     }
     DONE;
 }
 /* smooth_l1_loss / huber_loss(self, target, reduction, beta|delta): self: bwd(grad, self, target);
  * target: bwd(grad, target, self) */
-static int loss_pair(tn_node *n, PyObject **g, PyObject **o, int row) {
+typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
+static int loss_pair(tn_node *n, PyObject **g, PyObject **o, loss_backward_fn bwd) {
     T_;
     PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
     long long red = (long long)arg_i(n, 2);
     double par = arg_f(n, 3);
-    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, red, par)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(row, "(OOOLd)", g[0], t, s, red, par)));
+    if (need(n, 0)) OUTK(0, K(bwd(g[0], s, t, red, par)));
+    if (need(n, 1)) OUTK(1, K(bwd(g[0], t, s, red, par)));
     DONE;
 }
-static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_smooth_l1_loss_backward); }
-static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, TN_ROW_huber_loss_backward); }
+static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_smooth_l1_loss_backward); }
+static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_huber_loss_backward); }
 /* soft_margin_loss(self, target, reduction): self: soft_margin_loss_backward(grad, self, target, reduction) */
 static int f_soft_margin(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_soft_margin_loss_backward, "(OOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
+    OUTK(0, K(tn_at_soft_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
     DONE;
 }
 /* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
 static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
-    OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 0)), K(result(n, 1)))));
+    OUTK(0, K(tn_at_log_sigmoid_backward(g[0], K(saved(n, 0)), K(result(n, 1)))));
     DONE;
 }
 /* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer);
  * self: log_sigmoid_double_backward(grad * grad_output, self) = g * (sigmoid(self) - 1) * sigmoid(self) */
 static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_log_sigmoid_backward, "(OOO)", g[0], K(saved(n, 1)), K(saved(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(tn_at_log_sigmoid_backward(g[0], K(saved(n, 1)), K(saved(n, 2)))));
     if (need(n, 1)) {
-        PyObject *gg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0))));
-        PyObject *z = gg ? K(tn_aten(TN_ROW_sigmoid, "(O)", K(saved(n, 1)))) : NULL;
-        PyObject *zm = z ? K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", z, 1)) : NULL;
-        PyObject *m = zm ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, zm)) : NULL;
-        OUTK(1, m ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", m, z)) : NULL);
+        PyObject *gg = K(tn_at_mul_Tensor(g[0], K(saved(n, 0))));
+        PyObject *z = gg ? K(tn_at_sigmoid(K(saved(n, 1)))) : NULL;
+        PyObject *zm = z ? K(tn_at_sub_Scalar(z, TN_SI(1), TN_SDEF)) : NULL;
+        PyObject *m = zm ? K(tn_at_mul_Tensor(gg, zm)) : NULL;
+        OUTK(1, m ? K(tn_at_mul_Tensor(m, z)) : NULL);
     }
     DONE;
 }
@@ -2106,40 +2059,40 @@ static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
 static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) {
     int64_t red = arg_i(n, 3);
     double par = arg_f(n, 4);
-    PyObject *gg = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", g, keep_(T, saved(n, 0))));
+    PyObject *gg = keep_(T, tn_at_mul_Tensor(g, keep_(T, saved(n, 0))));
     if (!gg) return NULL;
     if (!huber && par == 0) return keep_(T, zeros_grad(gg));
-    PyObject *d = keep_(T, tn_aten(TN_ROW_sub_Tensor, "(OO)", keep_(T, saved(n, 1)), keep_(T, saved(n, 2))));
-    PyObject *ad = d ? keep_(T, tn_aten(TN_ROW_abs, "(O)", d)) : NULL;
-    PyObject *lt = ad ? keep_(T, tn_aten(TN_ROW_lt_Scalar, "(Od)", ad, par)) : NULL;
+    PyObject *d = keep_(T, tn_at_sub_Tensor(keep_(T, saved(n, 1)), keep_(T, saved(n, 2)), TN_SDEF));
+    PyObject *ad = d ? keep_(T, tn_at_abs(d)) : NULL;
+    PyObject *lt = ad ? keep_(T, tn_at_lt_Scalar(ad, TN_SD(par))) : NULL;
     PyObject *r = NULL;
-    if (lt && huber) r = keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, lt));
+    if (lt && huber) r = keep_(T, tn_at_mul_Tensor(gg, lt));
     else if (lt) {
         PyObject *ta = keep_(T, to_dt(lt, tn_tensor_of(gg)->dtype));
-        PyObject *m = ta ? keep_(T, tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, ta)) : NULL;
-        r = m ? keep_(T, tn_aten(TN_ROW_div_Scalar, "(Od)", m, par)) : NULL;
+        PyObject *m = ta ? keep_(T, tn_at_mul_Tensor(gg, ta)) : NULL;
+        r = m ? keep_(T, tn_at_div_Scalar(m, TN_SD(par))) : NULL;
     }
     return loss_mean_div(r, T, red, meta(n, 1));
 }
 /* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
 static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
     T_;
-    int row = huber ? TN_ROW_huber_loss_backward : TN_ROW_smooth_l1_loss_backward;
+    loss_backward_fn bwd = huber ? tn_at_huber_loss_backward : tn_at_smooth_l1_loss_backward;
     int64_t red = arg_i(n, 3);
     if (need(n, 0)) {
         PyObject *s = K(saved(n, 1)), *t = K(saved(n, 2));
-        if (!huber || red == 0) OUTK(0, K(tn_aten(row, "(OOOLd)", g[0], s, t, (long long)red, arg_f(n, 4))));
+        if (!huber || red == 0) OUTK(0, K(bwd(g[0], s, t, red, arg_f(n, 4))));
         else {   /* huber_loss_double_backward_grad_output: (huber_loss_backward(ones_like(grad_output), ...) * grad).sum() */
-            PyObject *ones = K(tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", K(saved(n, 0))));
-            PyObject *r = ones ? K(tn_aten(row, "(OOOLd)", ones, s, t, (long long)red, arg_f(n, 4))) : NULL;
-            PyObject *m = r ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, g[0])) : NULL;
-            OUTK(0, m ? K(tn_aten(TN_ROW_sum, "(O)", m)) : NULL);
+            PyObject *ones = K(tn_at_ones_like(K(saved(n, 0)), NULL, NULL, NULL, NULL, NULL));
+            PyObject *r = ones ? K(bwd(ones, s, t, red, arg_f(n, 4))) : NULL;
+            PyObject *m = r ? K(tn_at_mul_Tensor(r, g[0])) : NULL;
+            OUTK(0, m ? K(tn_at_sum(m, NULL)) : NULL);
         }
     }
     if (need(n, 1)) OUTK(1, sl1_huber_double(n, &T, g[0], huber));
     if (need(n, 2)) {
         PyObject *r = sl1_huber_double(n, &T, g[0], huber);
-        OUTK(2, r ? K(tn_aten(TN_ROW_neg, "(O)", r)) : NULL);
+        OUTK(2, r ? K(tn_at_neg(r)) : NULL);
     }
     DONE;
 }
@@ -2149,32 +2102,28 @@ static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return los
 static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *p = K(arg_obj(n, 2)), *m = K(arg_obj(n, 3));
-    OUTK(0, K(tn_aten(TN_ROW_multi_margin_loss_backward, "(OOOOOOL)", g[0], K(saved(n, 0)), K(saved(n, 1)), p, m,
-                      loss_w(n, 4, &T), (long long)arg_i(n, 5))));
+    OUTK(0, K(tn_at_multi_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_SO(p), TN_SO(m), loss_w(n, 4, &T), (long long)arg_i(n, 5))));
     DONE;
 }
 /* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
 static int f_multilabel_margin(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
-    OUTK(0, K(tn_aten(TN_ROW_multilabel_margin_loss_backward, "(OOOLO)", g[0], K(saved(n, 0)), K(saved(n, 1)),
-                      (long long)arg_i(n, 2), K(result(n, 1)))));
+    OUTK(0, K(tn_at_multilabel_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2), K(result(n, 1)))));
     DONE;
 }
 /* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
 static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
-    OUTK(0, K(tn_aten(TN_ROW_nll_loss2d_backward, "(OOOOLLO)", g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T),
-                      (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
+    OUTK(0, K(tn_at_nll_loss2d_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T), (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
     DONE;
 }
 /* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
 static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) {
-        PyObject *r = K(tn_aten(TN_ROW_nll_loss2d_forward, "(OOOLL)", g[0], K(saved(n, 2)), loss_w(n, 3, &T),
-                                (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+        PyObject *r = K(tn_at_nll_loss2d_forward(g[0], K(saved(n, 2)), loss_w(n, 3, &T), (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
         OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
     }
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
@@ -2188,9 +2137,7 @@ static int f_ctc_loss(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) DONE;
     bool tl = is_tensor_arg(n, 2);
     PyObject *il = tl ? K(saved(n, 2)) : K(arg_obj(n, 2)), *tgl = tl ? K(saved(n, 3)) : K(arg_obj(n, 3));
-    OUTK(0, K(tn_aten(tl ? TN_ROW__ctc_loss_backward_Tensor : TN_ROW__ctc_loss_backward, "(OOOOOOOLO)", g[0],
-                      K(saved(n, 0)), K(saved(n, 1)), il, tgl, K(result(n, 0)), K(result(n, 1)),
-                      (long long)arg_i(n, 4), arg_i(n, 5) ? Py_True : Py_False)));
+    OUTK(0, K((tl ? tn_at__ctc_loss_backward_Tensor(g[0], K(saved(n, 0)), K(saved(n, 1)), il, tgl, K(result(n, 0)), K(result(n, 1)), (long long)arg_i(n, 4), arg_i(n, 5)) : tn_at__ctc_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_IPY(il), TN_IPY(tgl), K(result(n, 0)), K(result(n, 1)), (long long)arg_i(n, 4), arg_i(n, 5)))));
     DONE;
 }
 
@@ -2205,42 +2152,42 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 0)) OUTK(0, K(tn_not_implemented("the derivative of aten::binary_cross_entropy_backward with respect to grad_output")));
     if (need(n, 1)) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * (grad * grad_output) [* w] [/ numel] */
         PyObject *x = K(saved(n, 1)), *t = K(saved(n, 2));
-        PyObject *xe = K(tn_aten(TN_ROW_add_Scalar, "(Od)", x, 1e-12));
+        PyObject *xe = K(tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF));
         PyObject *om = xe ? K(scalar_minus(1.0, x)) : NULL;
-        PyObject *ome = om ? K(tn_aten(TN_ROW_add_Scalar, "(Od)", om, 1e-12)) : NULL;
-        PyObject *p2 = ome ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ome, 2)) : NULL;
-        PyObject *p1 = p2 ? K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", xe, 2)) : NULL;
-        PyObject *den = p1 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", p1, p2)) : NULL;
-        PyObject *x2 = den ? K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", x, 2)) : NULL;
-        PyObject *x2t = x2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, t)) : NULL;
-        PyObject *xx = x2t ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x)) : NULL;
-        PyObject *sb = xx ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", xx, x2t)) : NULL;
-        PyObject *num = sb ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", sb, t)) : NULL;
-        PyObject *gi = num ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, den)) : NULL;
-        PyObject *gg = gi ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))) : NULL;
-        gi = gg ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, gg)) : NULL;
-        if (gi && w != Py_None) gi = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gi, w));
+        PyObject *ome = om ? K(tn_at_add_Scalar(om, TN_SD(1e-12), TN_SDEF)) : NULL;
+        PyObject *p2 = ome ? K(tn_at_pow_Tensor_Scalar(ome, TN_SI(2))) : NULL;
+        PyObject *p1 = p2 ? K(tn_at_pow_Tensor_Scalar(xe, TN_SI(2))) : NULL;
+        PyObject *den = p1 ? K(tn_at_mul_Tensor(p1, p2)) : NULL;
+        PyObject *x2 = den ? K(tn_at_mul_Scalar(x, TN_SI(2))) : NULL;
+        PyObject *x2t = x2 ? K(tn_at_mul_Tensor(x2, t)) : NULL;
+        PyObject *xx = x2t ? K(tn_at_mul_Tensor(x, x)) : NULL;
+        PyObject *sb = xx ? K(tn_at_sub_Tensor(xx, x2t, TN_SDEF)) : NULL;
+        PyObject *num = sb ? K(tn_at_add_Tensor(sb, t, TN_SDEF)) : NULL;
+        PyObject *gi = num ? K(tn_at_div_Tensor(num, den)) : NULL;
+        PyObject *gg = gi ? K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))) : NULL;
+        gi = gg ? K(tn_at_mul_Tensor(gi, gg)) : NULL;
+        if (gi && w != Py_None) gi = K(tn_at_mul_Tensor(gi, w));
         if (gi && red == 1) {
             int64_t numel = 1;
             for (int d = 0; d < meta(n, 1)->ndim; d++) numel *= tn_meta_sizes(meta(n, 1))[d];
-            gi = K(tn_aten(TN_ROW_div_Scalar, "(OL)", gi, (long long)numel));
+            gi = K(tn_at_div_Scalar(gi, TN_SI((long long)numel)));
         }
         OUTK(1, gi);
     }
     if (need(n, 2)) {   /* -grad * grad_output [* w] / clamp_min((1 - x) * x, eps) [/ numel] */
         PyObject *x = K(saved(n, 1));
-        PyObject *ng = K(tn_aten(TN_ROW_neg, "(O)", g[0]));
-        PyObject *r = ng ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ng, K(saved(n, 0)))) : NULL;
-        if (r && w != Py_None) r = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, w));
+        PyObject *ng = K(tn_at_neg(g[0]));
+        PyObject *r = ng ? K(tn_at_mul_Tensor(ng, K(saved(n, 0)))) : NULL;
+        if (r && w != Py_None) r = K(tn_at_mul_Tensor(r, w));
         PyObject *om = r ? K(scalar_minus(1.0, x)) : NULL;
-        PyObject *den = om ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", om, x)) : NULL;
+        PyObject *den = om ? K(tn_at_mul_Tensor(om, x)) : NULL;
         if (den) {
             bool was = tn_grad_mode_set(false);
-            PyObject *c = K(tn_aten(TN_ROW_clamp_min_, "(Od)", den, 1e-12));
+            PyObject *c = K(tn_at_clamp_min_(den, TN_SD(1e-12)));
             tn_grad_mode_set(was);
             if (!c) den = NULL;
         }
-        r = den ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", r, den)) : NULL;
+        r = den ? K(tn_at_div_Tensor(r, den)) : NULL;
         OUTK(2, loss_mean_div(r, &T, red, meta(n, 2)));
     }
     DONE;
@@ -2251,9 +2198,9 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 /* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
 static PyObject *scalar_over(double c, PyObject *t) {
     if (!t) return NULL;
-    PyObject *e = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", t);
-    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Od)", e, c) : NULL;
-    PyObject *r = f ? tn_aten(TN_ROW_div__Tensor, "(OO)", e, t) : NULL;
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
+    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(c)) : NULL;
+    PyObject *r = f ? tn_at_div__Tensor(e, t) : NULL;
     Py_XDECREF(f);
     if (!r) { Py_XDECREF(e); return NULL; }
     Py_DECREF(r);
@@ -2267,35 +2214,31 @@ static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
     const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
     if (!go || !x || !mode) { drop_(&T); return -1; }
     if (need(n, 0)) {
-        PyObject *kw = K(Py_BuildValue("{sO}", "approximate", ap));
-        OUTK(0, kw ? K(tn_aten_kw(TN_ROW_gelu_backward, kw, "(OO)", g[0], x)) : NULL);
+        OUTK(0, K(tn_at_gelu_backward(g[0], x, mode)));
     }
     if (need(n, 1)) {
         PyObject *gI;
         if (!strcmp(mode, "tanh")) {
             const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
-            PyObject *inner = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", x,
-                                K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x, 3)), kKappa)))), kBeta));
-            PyObject *th = K(tn_aten(TN_ROW_tanh, "(O)", inner));
-            PyObject *sech = K(scalar_over(1, K(tn_aten(TN_ROW_cosh, "(O)", inner))));
-            PyObject *f = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 0.5));
-            PyObject *gg = K(scalar_minus(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", th, th))));
-            PyObject *h = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)",
-                            K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 3 * kKappa)), x)), 1)), kBeta));
-            PyObject *fpgh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", gg, 0.5)), h));
-            PyObject *gp = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", sech, 2)),
-                             K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", sech)), th)))), h));
-            PyObject *gpfh = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, h)), gp));
-            PyObject *hp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", x, 6 * kKappa)), kBeta));
-            PyObject *hpfg = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", f, gg)), hp));
-            PyObject *sum = K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", fpgh, 2)), gpfh)), hpfg));
-            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), sum));
+            PyObject *inner = K(tn_at_mul_Scalar(K(tn_at_add_Tensor(x, K(tn_at_mul_Scalar(K(tn_at_pow_Tensor_Scalar(x, TN_SI(3))), TN_SD(kKappa))), TN_SDEF)), TN_SD(kBeta)));
+            PyObject *th = K(tn_at_tanh(inner));
+            PyObject *sech = K(scalar_over(1, K(tn_at_cosh(inner))));
+            PyObject *f = K(tn_at_mul_Scalar(x, TN_SD(0.5)));
+            PyObject *gg = K(scalar_minus(1, K(tn_at_mul_Tensor(th, th))));
+            PyObject *h = K(tn_at_mul_Scalar(K(tn_at_add_Scalar(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(x, TN_SD(3 * kKappa))), x)), TN_SI(1), TN_SDEF)), TN_SD(kBeta)));
+            PyObject *fpgh = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(gg, TN_SD(0.5))), h));
+            PyObject *gp = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(sech, TN_SI(2))), K(tn_at_mul_Tensor(K(tn_at_neg(sech)), th)))), h));
+            PyObject *gpfh = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, h)), gp));
+            PyObject *hp = K(tn_at_mul_Scalar(K(tn_at_mul_Scalar(x, TN_SD(6 * kKappa))), TN_SD(kBeta)));
+            PyObject *hpfg = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, gg)), hp));
+            PyObject *sum = K(tn_at_add_Tensor(K(tn_at_add_Tensor(K(tn_at_mul_Scalar(fpgh, TN_SI(2))), gpfh, TN_SDEF)), hpfg, TN_SDEF));
+            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), sum));
         } else {
             const double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
-            PyObject *sq = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x, x));
-            PyObject *pdf = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", sq, -0.5)))), kBeta));
-            PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", pdf, 2)), K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sq, pdf))));
-            gI = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], go)), d));
+            PyObject *sq = K(tn_at_mul_Tensor(x, x));
+            PyObject *pdf = K(tn_at_mul_Scalar(K(tn_at_exp(K(tn_at_mul_Scalar(sq, TN_SD(-0.5))))), TN_SD(kBeta)));
+            PyObject *d = K(tn_at_sub_Tensor(K(tn_at_mul_Scalar(pdf, TN_SI(2))), K(tn_at_mul_Tensor(sq, pdf)), TN_SDEF));
+            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), d));
         }
         OUTK(1, gI);
     }
@@ -2307,12 +2250,12 @@ static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
     bool isr = n->args[4].u.i;
     PyObject *sor = K(saved(n, 5));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", g[0], al, sc, is, isr ? Py_True : Py_False, sor)));
+    if (need(n, 0)) OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(al), TN_SO(sc), TN_SO(is), isr, sor)));
     if (need(n, 5)) {
-        PyObject *neg = sor ? K(to_dt(K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", sor, 0)), tn_tensor_of(g[0])->dtype)) : NULL;
-        PyObject *gg = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 0)))), is));
-        PyObject *v = isr ? gg : K(tn_aten(TN_ROW_elu_backward, "(OOOOOO)", gg, al, sc, is, Py_False, sor));
-        OUTK(5, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", v, neg)));
+        PyObject *neg = sor ? K(to_dt(K(tn_at_lt_Scalar(sor, TN_SI(0))), tn_tensor_of(g[0])->dtype)) : NULL;
+        PyObject *gg = K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), TN_SO(is)));
+        PyObject *v = isr ? gg : K(tn_at_elu_backward(gg, TN_SO(al), TN_SO(sc), TN_SO(is), false, sor));
+        OUTK(5, K(tn_at_mul_Tensor(v, neg)));
     }
     DONE;
 }
@@ -2322,17 +2265,17 @@ static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *idx = K(saved(n, 1));
     if (!idx) { drop_(&T); return -1; }
-    PyObject *gw = K(tn_aten(TN_ROW_index_select, "(OiO)", g[0], 0, K(tn_aten(TN_ROW_reshape, "(O(i))", idx, -1))));
+    PyObject *gw = K(tn_at_index_select(g[0], 0, K(tn_at_reshape(idx, TN_IS(-1)))));
     int64_t pad = arg_i(n, 3);
     if (gw && pad >= 0) {
-        PyObject *m = K(tn_aten(TN_ROW_reshape, "(O(ii))", K(tn_aten(TN_ROW_eq_Scalar, "(OL)", idx, (long long)pad)), -1, 1));
-        if (!K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", gw, m, 0))) gw = NULL;
+        PyObject *m = K(tn_at_reshape(K(tn_at_eq_Scalar(idx, TN_SI((long long)pad))), TN_IS(-1, 1)));
+        if (!K(tn_at_masked_fill__Scalar(gw, m, TN_SI(0)))) gw = NULL;
     }
     const tn_tensor *it = tn_tensor_of(idx);
     int64_t sz[TN_MAX_DIMS + 1];
     for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
     sz[it->ndim] = -1;
-    OUTK(0, gw ? K(tn_aten(TN_ROW_view, "(OO)", gw, K(tn_int_list(sz, it->ndim + 1)))) : NULL);
+    OUTK(0, gw ? K(tn_at_view(gw, TN_IN(sz, it->ndim + 1))) : NULL);
     DONE;
 }
 /* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
@@ -2372,8 +2315,8 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     for (int i = szv->u.ints.n - 1; i >= 0 && grad; i--) {
         int64_t s = szv->u.ints.v[i], t = stv->u.ints.v[i];
         if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-        if (s == 1) grad = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", grad, i));
-        else if (t == 0) grad = K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", grad, i, Py_False));
+        if (s == 1) grad = K(tn_at_squeeze_dim(grad, i));
+        else if (t == 0) grad = K(tn_at_sum_dim_IntList(grad, TN_IS(i), false, NULL));
         else {
             memmove(osz + 1, osz, (size_t)ok * sizeof *osz); memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
             osz[0] = s; ost[0] = t; ok++;
@@ -2389,28 +2332,26 @@ static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
     }
     bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
     int64_t b1 = min_storage(isz, ist, ik, ie), b2 = min_storage(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
-    PyObject *storage = K(tn_aten(TN_ROW_new_zeros, "(O(L))", grad, (long long)base));
+    PyObject *storage = K(tn_at_new_zeros(grad, TN_IS((long long)base), NULL, NULL, NULL, NULL));
     PyObject *full = NULL;
     if (oo || io) {
-        PyObject *kw = K(dtype_kw(TN_DTYPE_I64));
-        full = kw ? K(tn_aten_kw(TN_ROW_arange, kw, "(L)", (long long)base)) : NULL;
+        full = K(tn_at_arange(TN_SI(base), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
     }
     PyObject *osl = K(tn_int_list(osz, ok)), *ostl = K(tn_int_list(ost, ok));
     if (oo) {
-        PyObject *oi = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, osl, ostl, (long long)oe)), -1));
-        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", storage, oi, K(tn_aten(TN_ROW_reshape, "(O(i))", grad, -1)), Py_True))) storage = NULL;
+        PyObject *oi = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), TN_IS(-1)));
+        if (!K(tn_at_index_put_(storage, TN_TS(oi), K(tn_at_reshape(grad, TN_IS(-1))), true))) storage = NULL;
     } else {
-        if (!K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_as_strided, "(OOOL)", storage, osl, ostl, (long long)oe)), grad))) storage = NULL;
+        if (!K(tn_at_copy_(K(tn_at_as_strided(storage, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), grad, false))) storage = NULL;
     }
     if (storage && io) {
-        PyObject *cnt = K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", storage));
-        PyObject *ii = K(tn_aten(TN_ROW_reshape, "(O(i))", K(tn_aten(TN_ROW_as_strided, "(OOOL)", full, K(tn_int_list(isz, ik)), K(tn_int_list(ist, ik)), (long long)ie)), -1));
-        PyObject *kw = K(dtype_kw(tn_tensor_of(grad)->dtype));
-        PyObject *ones = kw && ii ? K(tn_aten(TN_ROW_expand_as, "(OO)", K(tn_aten_kw(TN_ROW_ones, kw, "((i))", 1)), ii)) : NULL;
-        if (!K(tn_aten(TN_ROW_index_put_, "(O[O]OO)", cnt, ii, ones, Py_True)) || !K(tn_aten(TN_ROW_div__Tensor, "(OO)", storage, cnt))) storage = NULL;
+        PyObject *cnt = K(tn_at_zeros_like(storage, NULL, NULL, NULL, NULL, NULL));
+        PyObject *ii = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IN(isz, ik), TN_IN(ist, ik), TN_I((long long)ie))), TN_IS(-1)));
+        PyObject *ones = ii ? K(tn_at_expand_as(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), ii)) : NULL;
+        if (!K(tn_at_index_put_(cnt, TN_TS(ii), ones, true)) || !K(tn_at_div__Tensor(storage, cnt))) storage = NULL;
     }
     PyObject *isl = K(sizes_of(n, 0)), *istl = K(tn_int_list(tn_meta_strides(im), im->ndim));
-    OUTK(0, storage ? K(tn_aten(TN_ROW_as_strided, "(OOOL)", storage, isl, istl, (long long)ie)) : NULL);
+    OUTK(0, storage ? K(tn_at_as_strided(storage, TN_IPY(isl), TN_IPY(istl), TN_I((long long)ie))) : NULL);
     DONE;
 }
 
@@ -2424,26 +2365,25 @@ static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflec
     const tn_meta *m = meta(n, 0);
     int k = pv->u.ints.n / 2, nd = m->ndim;
     PyObject *gg = g[0];
-    PyObject *lk = K(dtype_kw(TN_DTYPE_I64));
     for (int i = 0; i < k && gg; i++) {
         int d = nd - 1 - i;
         int64_t len = tn_meta_sizes(m)[d], l = pv->u.ints.v[2 * i], r = pv->u.ints.v[2 * i + 1];
-        PyObject *idx = lk ? K(tn_aten_kw(TN_ROW_arange_start, lk, "(LL)", (long long)-l, (long long)(len + r))) : NULL;
+        PyObject *idx = K(tn_at_arange_start(TN_SI(-l), TN_SI(len + r), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
         if (reflect) {
-            PyObject *a = K(tn_aten(TN_ROW_abs, "(O)", idx));
-            PyObject *b = K(tn_aten(TN_ROW_abs, "(O)", K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", a, (long long)(len - 1)))));
-            idx = K(tn_aten(TN_ROW_rsub_Scalar, "(OL)", b, (long long)(len - 1)));
+            PyObject *a = K(tn_at_abs(idx));
+            PyObject *b = K(tn_at_abs(K(tn_at_rsub_Scalar(a, TN_SI((long long)(len - 1)), TN_SDEF))));
+            idx = K(tn_at_rsub_Scalar(b, TN_SI((long long)(len - 1)), TN_SDEF));
         } else {
-            idx = K(tn_aten(TN_ROW_clamp, "(OLL)", idx, 0LL, (long long)(len - 1)));
+            idx = K(tn_at_clamp(idx, TN_SI(0LL), TN_SI((long long)(len - 1))));
         }
         const tn_tensor *gt = gg ? tn_tensor_of(gg) : NULL;
         int64_t sz[TN_MAX_DIMS];
         for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
         if (gt) sz[d] = len;
-        PyObject *z = gt ? K(tn_aten(TN_ROW_new_zeros, "(OO)", gg, K(tn_int_list(sz, gt->ndim)))) : NULL;
+        PyObject *z = gt ? K(tn_at_new_zeros(gg, TN_IN(sz, gt->ndim), NULL, NULL, NULL, NULL)) : NULL;
         PyObject *ix = K(PyList_New(d + 1));
         if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
-        gg = z && idx && K(tn_aten(TN_ROW_index_put_, "(OOOO)", z, ix, gg, Py_True)) ? z : NULL;
+        gg = z && idx && K(tn_at_index_put_(z, TN_TPY(ix), gg, true)) ? z : NULL;
     }
     OUTK(0, gg);
     DONE;
@@ -2460,17 +2400,14 @@ static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pa
 static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     bool has_bias = is_tensor_arg(n, 2);
+    const tn_value *a = n->args;
     PyObject *in = saved(n, 0), *w = in ? saved(n, 1) : NULL;
-    PyObject *bs = w ? (has_bias ? sizes_of(n, 2) : Py_BuildValue("[i]", 0)) : NULL;
-    PyObject *rest[6] = {NULL};
-    bool ok = bs != NULL;
-    for (int i = 0; ok && i < 6; i++) ok = (rest[i] = arg_obj(n, 3 + i)) != NULL;
-    PyObject *mask = ok ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
-                                        has_bias && need(n, 2) ? Py_True : Py_False) : NULL;
-    PyObject *r = mask ? tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOOO)", g[0], in, w, bs, rest[0], rest[1], rest[2],
-                                 rest[3], rest[4], rest[5], mask) : NULL;
-    Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(bs); Py_XDECREF(mask);
-    for (int i = 0; i < 6; i++) Py_XDECREF(rest[i]);
+    static const int64_t no_bias = 0;
+    PyObject *r = w ? tn_at_convolution_backward(g[0], in, w, has_bias ? TN_IN(tn_meta_sizes(meta(n, 2)), meta(n, 2)->ndim) : TN_IN(&no_bias, 1),
+                                                 tn_ints_of(&a[3]), tn_ints_of(&a[4]), tn_ints_of(&a[5]), a[6].u.i != 0,
+                                                 tn_ints_of(&a[7]), a[8].u.i, TN_IS(need(n, 0), need(n, 1), has_bias && need(n, 2)))
+                    : NULL;
+    Py_XDECREF(in); Py_XDECREF(w);
     if (!r) return -1;
     for (int k = 0; k < 3; k++) {
         PyObject *x = PyTuple_GetItem(r, k);
@@ -2488,20 +2425,19 @@ static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
 static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *ggI = g[0], *ggW = g[1], *ggb = g[2];
     PyObject *gO = saved(n, 0), *in = gO ? saved(n, 1) : NULL, *w = in ? saved(n, 2) : NULL;
-    PyObject *rest[6] = {NULL};
+    const tn_value *a = n->args;   /* stride, padding, dilation, transposed, output_padding, groups: 4 .. 9 */
     bool ok = w != NULL;
-    for (int i = 0; ok && i < 6; i++) ok = (rest[i] = arg_obj(n, 4 + i)) != NULL;   /* stride .. groups */
     PyObject *ggO = NULL, *gI = NULL, *gW = NULL;
     const tn_tensor *it = ok ? tn_tensor_of(in) : NULL;
     bool nonempty = it && tn_numel(it) != 0;
     if (ok && need(n, 0)) {
         if (nonempty && ggI)
-            ok = (ggO = tn_aten(TN_ROW_convolution, "(OOOOOOOOO)", ggI, w, Py_None, rest[0], rest[1], rest[2], rest[3],
-                                rest[4], rest[5])) != NULL;
+            ok = (ggO = tn_at_convolution(ggI, w, NULL, tn_ints_of(&a[4]), tn_ints_of(&a[5]), tn_ints_of(&a[6]), a[7].u.i != 0,
+                                          tn_ints_of(&a[8]), a[9].u.i)) != NULL;
         if (ok && nonempty && ggW) {
-            PyObject *t = tn_aten(TN_ROW_convolution, "(OOOOOOOOO)", in, ggW, Py_None, rest[0], rest[1], rest[2], rest[3],
-                                  rest[4], rest[5]);
-            if (t && ggO) Py_SETREF(t, tn_aten(TN_ROW_add_Tensor, "(OO)", ggO, t));
+            PyObject *t = tn_at_convolution(in, ggW, NULL, tn_ints_of(&a[4]), tn_ints_of(&a[5]), tn_ints_of(&a[6]), a[7].u.i != 0,
+                                            tn_ints_of(&a[8]), a[9].u.i);
+            if (t && ggO) Py_SETREF(t, tn_at_add_Tensor(ggO, t, TN_SDEF));
             Py_XSETREF(ggO, t);
             ok = t != NULL;
         }
@@ -2510,31 +2446,30 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
             int64_t shape[TN_MAX_DIMS];
             for (int i = 0; i < go->ndim; i++) shape[i] = 1;
             shape[1] = tn_tensor_of(ggb)->sizes[0];
-            PyObject *c = tn_aten_kw(TN_ROW_contiguous, NULL, "(O)", ggb);
-            PyObject *vs = c ? tn_py_size_new(go->ndim, shape) : NULL, *v = vs ? tn_aten(TN_ROW_view, "(OO)", c, vs) : NULL;
-            PyObject *es = v ? tn_py_size_new(go->ndim, go->sizes) : NULL, *e = es ? tn_aten(TN_ROW_expand, "(OO)", v, es) : NULL;
+            PyObject *c = tn_at_contiguous(ggb, NULL);
+            PyObject *vs = c ? tn_py_size_new(go->ndim, shape) : NULL, *v = vs ? tn_at_view(c, TN_IPY(vs)) : NULL;
+            PyObject *es = v ? tn_py_size_new(go->ndim, go->sizes) : NULL, *e = es ? tn_at_expand(v, TN_IPY(es), false) : NULL;
             Py_XDECREF(c); Py_XDECREF(vs); Py_XDECREF(v); Py_XDECREF(es);
-            if (e && ggO) Py_SETREF(e, tn_aten(TN_ROW_add_Tensor, "(OO)", ggO, e));
+            if (e && ggO) Py_SETREF(e, tn_at_add_Tensor(ggO, e, TN_SDEF));
             Py_XSETREF(ggO, e);
             ok = e != NULL;
         }
     }
     if (ok && need(n, 2) && ggI) {   /* gW: the weight gradient of a convolution of ggI giving gO */
-        PyObject *r = tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOO[OOO])", gO, ggI, w, Py_None, rest[0], rest[1],
-                              rest[2], rest[3], rest[4], rest[5], Py_False, Py_True, Py_False);
+        PyObject *r = tn_at_convolution_backward(gO, ggI, w, TN_INONE, tn_ints_of(&a[4]), tn_ints_of(&a[5]), tn_ints_of(&a[6]),
+                                                 a[7].u.i != 0, tn_ints_of(&a[8]), a[9].u.i, TN_IS(0, 1, 0));
         if (r) gW = Py_NewRef(PyTuple_GetItem(r, 1));
         Py_XDECREF(r);
         ok = gW != NULL;
     }
     if (ok && need(n, 1) && ggW && nonempty) {   /* gI: the input gradient of a convolution with ggW giving gO */
-        PyObject *r = tn_aten(TN_ROW_convolution_backward, "(OOOOOOOOOO[OOO])", gO, in, ggW, Py_None, rest[0], rest[1],
-                              rest[2], rest[3], rest[4], rest[5], Py_True, Py_False, Py_False);
+        PyObject *r = tn_at_convolution_backward(gO, in, ggW, TN_INONE, tn_ints_of(&a[4]), tn_ints_of(&a[5]), tn_ints_of(&a[6]),
+                                                 a[7].u.i != 0, tn_ints_of(&a[8]), a[9].u.i, TN_IS(1, 0, 0));
         if (r) gI = Py_NewRef(PyTuple_GetItem(r, 0));
         Py_XDECREF(r);
         ok = gI != NULL;
     }
     Py_XDECREF(gO); Py_XDECREF(in); Py_XDECREF(w);
-    for (int i = 0; i < 6; i++) Py_XDECREF(rest[i]);
     if (!ok) {
         Py_XDECREF(ggO); Py_XDECREF(gI); Py_XDECREF(gW);
         return -1;
@@ -2549,13 +2484,13 @@ static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
     const tn_meta *m = meta(n, 0);
     const int64_t *sz = tn_meta_sizes(m);
     PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
-    PUTX(0, s ? tn_aten(TN_ROW_col2im, "(O(LL)OOOO)", g[0], (long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1], k, d, p, s) : NULL, k, d, p, s);
+    PUTX(0, s ? tn_at_col2im(g[0], TN_IS((long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1]), TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 /* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
 static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
-    PUTX(0, s ? tn_aten(TN_ROW_im2col, "(OOOOO)", g[0], k, d, p, s) : NULL, k, d, p, s);
+    PUTX(0, s ? tn_at_im2col(g[0], TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
 
@@ -2567,18 +2502,18 @@ static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
 static int f_lerp_scalar(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     double w = arg_f(n, 2);
-    OUTK(1, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], w)));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 1 - w)));
+    OUTK(1, K(tn_at_mul_Scalar(g[0], TN_SD(w))));
+    OUTK(0, K(tn_at_mul_Scalar(g[0], TN_SD(1 - w))));
     DONE;
 }
 /* lerp.Tensor(self, end, weight): end: grad * weight; self: grad * (1 - weight);
  * weight: grad * (end - self) */
 static int f_lerp_tensor(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(saved(n, 2)))));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(scalar_minus(1.0, K(saved(n, 2)))))));
+    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(saved(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(tn_at_mul_Tensor(g[0], K(scalar_minus(1.0, K(saved(n, 2)))))));
     if (need(n, 2))
-        OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(saved(n, 1)), K(saved(n, 0)))))));
+        OUTK(2, K(tn_at_mul_Tensor(g[0], K(tn_at_sub_Tensor(K(saved(n, 1)), K(saved(n, 0)), TN_SDEF)))));
     DONE;
 }
 /* addcmul(self, tensor1, tensor2, value): self: grad; tensor1: grad * (tensor2 * value);
@@ -2587,8 +2522,8 @@ static int f_addcmul(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *v = K(arg_obj(n, 3));
     OUTK(0, g[0]);
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 2)), v)))));
-    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 1)), v)))));
+    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Scalar(K(saved(n, 2)), TN_SO(v))))));
+    if (need(n, 2)) OUTK(2, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Scalar(K(saved(n, 1)), TN_SO(v))))));
     DONE;
 }
 /* addcdiv(self, tensor1, tensor2, value): self: grad; tensor1: grad * (value / tensor2);
@@ -2598,14 +2533,14 @@ static int f_addcdiv(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *v = K(arg_obj(n, 3));
     OUTK(0, g[0]);
     if (need(n, 1)) {   /* Scalar / Tensor in C++: tensor.reciprocal() * value */
-        PyObject *q = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(tn_aten(TN_ROW_reciprocal, "(O)", K(saved(n, 2)))), v));
-        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], q)));
+        PyObject *q = K(tn_at_mul_Scalar(K(tn_at_reciprocal(K(saved(n, 2)))), TN_SO(v)));
+        OUTK(1, K(tn_at_mul_Tensor(g[0], q)));
     }
     if (need(n, 2)) {
         PyObject *t2 = K(saved(n, 2));
-        PyObject *num = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", K(saved(n, 1)), v));
-        PyObject *q = K(tn_aten(TN_ROW_div_Tensor, "(OO)", num, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", t2, t2))));
-        OUTK(2, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_neg, "(O)", g[0])), q)));
+        PyObject *num = K(tn_at_mul_Scalar(K(saved(n, 1)), TN_SO(v)));
+        PyObject *q = K(tn_at_div_Tensor(num, K(tn_at_mul_Tensor(t2, t2))));
+        OUTK(2, K(tn_at_mul_Tensor(K(tn_at_neg(g[0])), q)));
     }
     DONE;
 }
@@ -2630,11 +2565,11 @@ static void ndrop_(ntmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i])
 /* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
 static PyObject *bn_sum_exclude_dim1(ntmps *tt, PyObject *t, bool keepdim) {
     if (!t) return NULL;
-    PyObject *r = nkeep_(tt, tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", t, 0, keepdim ? Py_True : Py_False));
+    PyObject *r = nkeep_(tt, tn_at_sum_dim_IntList(t, TN_IS(0), keepdim, NULL));
     if (!r) return NULL;
     int start = keepdim ? 1 : 0;
     for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
-        if (!(r = nkeep_(tt, tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", r, d, keepdim ? Py_True : Py_False)))) return NULL;
+        if (!(r = nkeep_(tt, tn_at_sum_dim_IntList(r, TN_IS(d), keepdim, NULL)))) return NULL;
     return r;
 }
 /* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
@@ -2642,8 +2577,8 @@ static PyObject *bn_unsqueeze_dim1(ntmps *tt, PyObject *src, PyObject *target) {
     if (!src) return NULL;
     int nd = tn_tensor_of(target)->ndim;
     while (tn_tensor_of(src)->ndim < nd - 1)
-        if (!(src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 1)))) return NULL;
-    if (tn_tensor_of(src)->ndim == nd - 1) src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 0));
+        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
+    if (tn_tensor_of(src)->ndim == nd - 1) src = nkeep_(tt, tn_at_unsqueeze(src, 0));
     return src;
 }
 /* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
@@ -2651,31 +2586,29 @@ static PyObject *bn_expand_as_dim1(ntmps *tt, PyObject *src, PyObject *target) {
     if (!src) return NULL;
     const tn_tensor *t = tn_tensor_of(target);
     while (tn_tensor_of(src)->ndim < t->ndim - 1)
-        if (!(src = nkeep_(tt, tn_aten(TN_ROW_unsqueeze, "(Oi)", src, 1)))) return NULL;
+        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
     PyObject *sz = nkeep_(tt, tn_py_size_new(t->ndim, t->sizes));
-    return sz ? nkeep_(tt, tn_aten(TN_ROW_expand, "(OO)", src, sz)) : NULL;
+    return sz ? nkeep_(tt, tn_at_expand(src, TN_IPY(sz), false)) : NULL;
 }
 /* .to(dtype of like): the tensor itself when the dtype is already like's */
 static PyObject *bn_to_dtype_of(ntmps *tt, PyObject *t, PyObject *like) {
     if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
-    PyObject *kw = nkeep_(tt, dtype_kw(tn_tensor_of(like)->dtype));
-    return kw ? nkeep_(tt, tn_aten_kw(TN_ROW__to_copy, kw, "(O)", t)) : NULL;
+    return nkeep_(tt, tn_at__to_copy(t, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL, false, NULL));
 }
 static PyObject *bn_ones0(ntmps *tt, PyObject *like) {   /* at::ones({}, like.options()) */
-    PyObject *kw = nkeep_(tt, dtype_kw(tn_tensor_of(like)->dtype));
-    return kw ? nkeep_(tt, tn_aten_kw(TN_ROW_ones, kw, "(())")) : NULL;
+    return nkeep_(tt, tn_at_ones(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL));
 }
 /* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
 static PyObject *bn_first_back(ntmps *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
-    PyObject *h0 = nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", gamma, s12));
-    if (!h0 || !nkeep_(tt, tn_aten(TN_ROW_div__Scalar, "(OL)", h0, (long long)M))) return NULL;
-    PyObject *h1 = nkeep_(tt, tn_aten(TN_ROW_mul_Scalar, "(OL)", gO, (long long)M));
-    if (!h1 || !nkeep_(tt, tn_aten(TN_ROW_sub__Tensor, "(OO)", h1, bn_sum_exclude_dim1(tt, gO, true)))) return NULL;
-    PyObject *a = nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu, s1));
-    PyObject *b = bn_sum_exclude_dim1(tt, nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true);
-    PyObject *ab = a && b ? nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", a, b)) : NULL;
-    if (!ab || !nkeep_(tt, tn_aten(TN_ROW_sub__Tensor, "(OO)", h1, ab))) return NULL;
-    return nkeep_(tt, tn_aten(TN_ROW_mul_Tensor, "(OO)", h0, h1));
+    PyObject *h0 = nkeep_(tt, tn_at_mul_Tensor(gamma, s12));
+    if (!h0 || !nkeep_(tt, tn_at_div__Scalar(h0, TN_SI((long long)M)))) return NULL;
+    PyObject *h1 = nkeep_(tt, tn_at_mul_Scalar(gO, TN_SI((long long)M)));
+    if (!h1 || !nkeep_(tt, tn_at_sub__Tensor(h1, bn_sum_exclude_dim1(tt, gO, true), TN_SDEF))) return NULL;
+    PyObject *a = nkeep_(tt, tn_at_mul_Tensor(xmu, s1));
+    PyObject *b = bn_sum_exclude_dim1(tt, nkeep_(tt, tn_at_mul_Tensor(gO, xmu)), true);
+    PyObject *ab = a && b ? nkeep_(tt, tn_at_mul_Tensor(a, b)) : NULL;
+    if (!ab || !nkeep_(tt, tn_at_sub__Tensor(h1, ab, TN_SDEF))) return NULL;
+    return nkeep_(tt, tn_at_mul_Tensor(h0, h1));
 }
 
 /* native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
@@ -2728,58 +2661,55 @@ static int f_bn_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
         PyObject *rm = NK(saved(n, 3)), *rv = rm ? NK(saved(n, 4)) : NULL;
         NFAIL(rv);
         NFAIL(mu = bn_unsqueeze_dim1(&NT, rm, input));
-        PyObject *ve = NK(tn_aten(TN_ROW_add_Scalar, "(Od)", rv, eps));
-        NFAIL(s12 = bn_unsqueeze_dim1(&NT, ve ? NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", ve, -0.5)) : NULL, input));
+        PyObject *ve = NK(tn_at_add_Scalar(rv, TN_SD(eps), TN_SDEF));
+        NFAIL(s12 = bn_unsqueeze_dim1(&NT, ve ? NK(tn_at_pow_Tensor_Scalar(ve, TN_SD(-0.5))) : NULL, input));
     }
-    PyObject *xmu = NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", input, mu));
-    PyObject *s1 = NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s12, 2));
-    PyObject *s32 = NK(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s12, 3));
+    PyObject *xmu = NK(tn_at_sub_Tensor(input, mu, TN_SDEF));
+    PyObject *s1 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
+    PyObject *s32 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
     NFAIL(xmu && s1 && s32);
     /* gI */
-    PyObject *xmu_s32 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu, s32));
-    PyObject *gOinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true);
+    PyObject *xmu_s32 = NK(tn_at_mul_Tensor(xmu, s32));
+    PyObject *gOinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true);
     PyObject *gO_sum = bn_sum_exclude_dim1(&NT, gO, true);
     NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
     PyObject *gI = NULL;
     if (ggI && training) {
         PyObject *ggI_sum = bn_sum_exclude_dim1(&NT, ggI, true);
-        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, xmu)), true);
+        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(ggI, xmu)), true);
         NFAIL(ggI_sum && ggIinmu_sum);
-        PyObject *all = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI_sum, gO_sum));
-        NFAIL(all && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", all, (long long)M)));
-        NFAIL(NK(tn_aten(TN_ROW_sub__Tensor, "(OO)", all, bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, ggI)), true))));
-        PyObject *t3 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", s1, gOinmu_sum)), ggIinmu_sum));
-        NFAIL(t3 && NK(tn_aten(TN_ROW_mul__Scalar, "(Od)", t3, 3. / (double)M)));
-        NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", all, t3)));
-        PyObject *gI0 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu_s32, all));
-        NFAIL(gI0 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", gI0, (long long)M)));
-        PyObject *a1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggIinmu_sum, s32));
-        NFAIL(a1 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", a1, (long long)M)));
-        PyObject *gI1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a1,
-                                   NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_div_Scalar, "(OL)", gO_sum, (long long)M)), gO))));
-        PyObject *a2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gOinmu_sum, s32));
-        NFAIL(gI1 && a2 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", a2, (long long)M)));
-        PyObject *gI2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a2,
-                                   NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_div_Scalar, "(OL)", ggI_sum, (long long)M)), ggI))));
-        NFAIL(gI2 && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI0, gI1)) && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI0, gI2)));
-        NFAIL(gI = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gamma_e, gI0)));
+        PyObject *all = NK(tn_at_mul_Tensor(ggI_sum, gO_sum));
+        NFAIL(all && NK(tn_at_div__Scalar(all, TN_SI((long long)M))));
+        NFAIL(NK(tn_at_sub__Tensor(all, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, ggI)), true), TN_SDEF)));
+        PyObject *t3 = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(s1, gOinmu_sum)), ggIinmu_sum));
+        NFAIL(t3 && NK(tn_at_mul__Scalar(t3, TN_SD(3. / (double)M))));
+        NFAIL(NK(tn_at_add__Tensor(all, t3, TN_SDEF)));
+        PyObject *gI0 = NK(tn_at_mul_Tensor(xmu_s32, all));
+        NFAIL(gI0 && NK(tn_at_div__Scalar(gI0, TN_SI((long long)M))));
+        PyObject *a1 = NK(tn_at_mul_Tensor(ggIinmu_sum, s32));
+        NFAIL(a1 && NK(tn_at_div__Scalar(a1, TN_SI((long long)M))));
+        PyObject *gI1 = NK(tn_at_mul_Tensor(a1, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(gO_sum, TN_SI((long long)M))), gO, TN_SDEF))));
+        PyObject *a2 = NK(tn_at_mul_Tensor(gOinmu_sum, s32));
+        NFAIL(gI1 && a2 && NK(tn_at_div__Scalar(a2, TN_SI((long long)M))));
+        PyObject *gI2 = NK(tn_at_mul_Tensor(a2, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(ggI_sum, TN_SI((long long)M))), ggI, TN_SDEF))));
+        NFAIL(gI2 && NK(tn_at_add__Tensor(gI0, gI1, TN_SDEF)) && NK(tn_at_add__Tensor(gI0, gI2, TN_SDEF)));
+        NFAIL(gI = NK(tn_at_mul_Tensor(gamma_e, gI0)));
     }
     if (affine && ggG) {
         PyObject *term;
         if (training) {
-            PyObject *t0 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, s12));
-            PyObject *t1 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", s12, gO_sum));
-            NFAIL(t0 && t1 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", t1, (long long)-M)));
-            PyObject *t2 = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", xmu_s32,
-                                      bn_sum_exclude_dim1(&NT, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", gO, xmu)), true)));
-            NFAIL(t2 && NK(tn_aten(TN_ROW_div__Scalar, "(OL)", t2, (long long)-M)));
-            NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", t0, t1)) && NK(tn_aten(TN_ROW_add__Tensor, "(OO)", t0, t2)));
-            term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, t0));
+            PyObject *t0 = NK(tn_at_mul_Tensor(gO, s12));
+            PyObject *t1 = NK(tn_at_mul_Tensor(s12, gO_sum));
+            NFAIL(t0 && t1 && NK(tn_at_div__Scalar(t1, TN_SI((long long)-M))));
+            PyObject *t2 = NK(tn_at_mul_Tensor(xmu_s32, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true)));
+            NFAIL(t2 && NK(tn_at_div__Scalar(t2, TN_SI((long long)-M))));
+            NFAIL(NK(tn_at_add__Tensor(t0, t1, TN_SDEF)) && NK(tn_at_add__Tensor(t0, t2, TN_SDEF)));
+            term = NK(tn_at_mul_Tensor(ggG_e, t0));
         } else {
-            term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, s12)), gO));
+            term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, s12)), gO));
         }
         NFAIL(term);
-        if (gI) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", gI, term)));
+        if (gI) NFAIL(NK(tn_at_add__Tensor(gI, term, TN_SDEF)));
         else gI = term;
     }
     PyObject *gG = NULL;
@@ -2787,25 +2717,25 @@ static int f_bn_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
         if (training) {
             PyObject *one = bn_ones0(&NT, s12);
             PyObject *fb = one ? bn_first_back(&NT, gO, one, s12, s1, xmu, M) : NULL;
-            NFAIL(gG = bn_sum_exclude_dim1(&NT, fb ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, fb)) : NULL, false));
+            NFAIL(gG = bn_sum_exclude_dim1(&NT, fb ? NK(tn_at_mul_Tensor(ggI, fb)) : NULL, false));
         } else {
-            PyObject *p = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, gO)), s12));
+            PyObject *p = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, gO)), s12));
             NFAIL(gG = bn_sum_exclude_dim1(&NT, p, false));
         }
     }
     PyObject *ggO = NULL;
     if (ggI) {
         if (training) NFAIL(ggO = bn_first_back(&NT, ggI, gamma_e, s12, s1, xmu, M));
-        else NFAIL(ggO = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggI, s12)), gamma_e)));
+        else NFAIL(ggO = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, s12)), gamma_e)));
     }
     if (ggG && ggG_e) {
-        PyObject *term = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ggG_e, xmu)), s12));
+        PyObject *term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, xmu)), s12));
         NFAIL(term);
-        if (ggO) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", ggO, term)));
+        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, term, TN_SDEF)));
         else ggO = term;
     }
     if (ggB && ggB_e) {
-        if (ggO) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", ggO, ggB_e)));
+        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, ggB_e, TN_SDEF)));
         else ggO = ggB_e;
     }
     if (gI && need(n, 1)) put(n, o, 1, Py_NewRef(gI));
@@ -2830,9 +2760,9 @@ static PyObject *gn_var_mean_backward(ntmps *tt, PyObject *gvar, PyObject *gmean
     if (!gself) return NULL;
     const tn_tensor *x = tn_tensor_of(X);
     PyObject *sz = nkeep_(tt, tn_py_size_new(x->ndim, x->sizes));
-    PyObject *e = sz ? nkeep_(tt, tn_aten(TN_ROW_expand, "(OO)", gmean, sz)) : NULL;
-    PyObject *aux = e ? nkeep_(tt, tn_aten(TN_ROW_div_Scalar, "(OL)", e, (long long)(x->sizes[2] * x->sizes[3]))) : NULL;
-    return aux ? nkeep_(tt, tn_aten(TN_ROW_add_Tensor, "(OO)", gself, aux)) : NULL;
+    PyObject *e = sz ? nkeep_(tt, tn_at_expand(gmean, TN_IPY(sz), false)) : NULL;
+    PyObject *aux = e ? nkeep_(tt, tn_at_div_Scalar(e, TN_SI((long long)(x->sizes[2] * x->sizes[3])))) : NULL;
+    return aux ? nkeep_(tt, tn_at_add_Tensor(gself, aux, TN_SDEF)) : NULL;
 }
 /* native_group_norm(input, weight, bias, N, C, HxW, group, eps) under create_graph or with
  * gradients for mean / rstd: infinitely_differentiable_native_group_norm_backward(dY, dmean,
@@ -2849,68 +2779,61 @@ static int gn_inf_diff_backward(tn_node *n, PyObject **g, PyObject **o) {
     NFAIL(rstd);
     PyObject *gamma = has_gamma ? NK(saved(n, 1)) : NULL;
     if (has_gamma) NFAIL(gamma);
-    PyObject *Xt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", X, (long long)N, (long long)G, (long long)D, (long long)HxW));
-    PyObject *mt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", mean, (long long)N, (long long)G, 1LL, 1LL));
-    PyObject *rt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", rstd, (long long)N, (long long)G, 1LL, 1LL));
+    PyObject *Xt = NK(tn_at_reshape(X, TN_IS((long long)N, (long long)G, (long long)D, (long long)HxW)));
+    PyObject *mt = NK(tn_at_reshape(mean, TN_IS((long long)N, (long long)G, 1LL, 1LL)));
+    PyObject *rt = NK(tn_at_reshape(rstd, TN_IS((long long)N, (long long)G, 1LL, 1LL)));
     NFAIL(Xt && mt && rt);
     PyObject *dYt = NULL, *ds = NULL, *db = NULL;
     if (dY) {
-        NFAIL(dYt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", dY, (long long)N, (long long)G, (long long)D, (long long)HxW)));
-        NFAIL(ds = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", dYt, Xt)), 3, Py_False)));
-        NFAIL(NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", ds, -1)));
-        NFAIL(db = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", dYt, 3, Py_False)));
-        NFAIL(NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", db, -1)));
+        NFAIL(dYt = NK(tn_at_reshape(dY, TN_IS((long long)N, (long long)G, (long long)D, (long long)HxW))));
+        NFAIL(ds = NK(tn_at_sum_dim_IntList(NK(tn_at_mul_Tensor(dYt, Xt)), TN_IS(3), false, NULL)));
+        NFAIL(NK(tn_at_unsqueeze_(ds, -1)));
+        NFAIL(db = NK(tn_at_sum_dim_IntList(dYt, TN_IS(3), false, NULL)));
+        NFAIL(NK(tn_at_unsqueeze_(db, -1)));
     }
     PyObject *dX = NULL, *dgamma = NULL, *dbeta = NULL;
     if (need(n, 0)) {
         PyObject *gt = NULL;
-        if (has_gamma) NFAIL(gt = NK(tn_aten(TN_ROW_reshape, "(O(LLLL))", gamma, 1LL, (long long)G, (long long)D, 1LL)));
-        PyObject *rr = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, rt));   /* var: computed, as upstream's, though unused */
-        NFAIL(rr && NK(tn_aten(TN_ROW_reciprocal_, "(O)", rr)));
-        NFAIL(NK(tn_aten(TN_ROW_clamp_min, "(Oi)", NK(tn_aten(TN_ROW_sub_Scalar, "(Od)", rr, eps)), 0)));
-        PyObject *rc = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, rt)), rt));
+        if (has_gamma) NFAIL(gt = NK(tn_at_reshape(gamma, TN_IS(1LL, (long long)G, (long long)D, 1LL))));
+        PyObject *rr = NK(tn_at_mul_Tensor(rt, rt));   /* var: computed, as upstream's, though unused */
+        NFAIL(rr && NK(tn_at_reciprocal_(rr)));
+        NFAIL(NK(tn_at_clamp_min(NK(tn_at_sub_Scalar(rr, TN_SD(eps), TN_SDEF)), TN_SI(0))));
+        PyObject *rc = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(rt, rt)), rt));
         NFAIL(rc);
         PyObject *dvar = NULL;
         if (drstd)
-            NFAIL(dvar = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Scalar, "(Od)", rc, -0.5)),
-                                    NK(tn_aten(TN_ROW_view, "(O(LLLL))", drstd, (long long)N, (long long)G, 1LL, 1LL)))));
+            NFAIL(dvar = NK(tn_at_mul_Tensor(NK(tn_at_mul_Scalar(rc, TN_SD(-0.5))), NK(tn_at_view(drstd, TN_IS((long long)N, (long long)G, 1LL, 1LL))))));
         PyObject *vmb = NULL;
         if (dmean && drstd) {
-            PyObject *dm = NK(tn_aten(TN_ROW_view, "(O(LLLL))", dmean, (long long)N, (long long)G, 1LL, 1LL));
+            PyObject *dm = NK(tn_at_view(dmean, TN_IS((long long)N, (long long)G, 1LL, 1LL)));
             NFAIL(vmb = dm ? gn_var_mean_backward(&NT, dvar, dm, Xt) : NULL);
         }
         if (dY) {
-            PyObject *a = has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", rt, gt)) : rt;
-            PyObject *b = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", ds, gt)) : ds, 2, Py_False));
-            NFAIL(a && b && NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", b, -2)));
-            PyObject *c = NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", has_gamma ? NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", db, gt)) : db, 2, Py_False));
-            NFAIL(c && NK(tn_aten(TN_ROW_unsqueeze_, "(Oi)", c, -2)));
+            PyObject *a = has_gamma ? NK(tn_at_mul_Tensor(rt, gt)) : rt;
+            PyObject *b = NK(tn_at_sum_dim_IntList(has_gamma ? NK(tn_at_mul_Tensor(ds, gt)) : ds, TN_IS(2), false, NULL));
+            NFAIL(a && b && NK(tn_at_unsqueeze_(b, -2)));
+            PyObject *c = NK(tn_at_sum_dim_IntList(has_gamma ? NK(tn_at_mul_Tensor(db, gt)) : db, TN_IS(2), false, NULL));
+            NFAIL(c && NK(tn_at_unsqueeze_(c, -2)));
             /* b = (c * mean - b) * rstd_cube * s */
-            PyObject *b2 = NK(tn_aten(TN_ROW_mul_Scalar, "(Od)",
-                                      NK(tn_aten(TN_ROW_mul_Tensor, "(OO)",
-                                                 NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", c, mt)), b)), rc)), s));
+            PyObject *b2 = NK(tn_at_mul_Scalar(NK(tn_at_mul_Tensor(NK(tn_at_sub_Tensor(NK(tn_at_mul_Tensor(c, mt)), b, TN_SDEF)), rc)), TN_SD(s)));
             NFAIL(b2);
             /* c = -b * mean - c * rstd * s */
-            PyObject *c2 = NK(tn_aten(TN_ROW_sub_Tensor, "(OO)",
-                                      NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_neg, "(O)", b2)), mt)),
-                                      NK(tn_aten(TN_ROW_mul_Scalar, "(Od)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", c, rt)), s))));
+            PyObject *c2 = NK(tn_at_sub_Tensor(NK(tn_at_mul_Tensor(NK(tn_at_neg(b2)), mt)), NK(tn_at_mul_Scalar(NK(tn_at_mul_Tensor(c, rt)), TN_SD(s))), TN_SDEF));
             NFAIL(c2);
-            PyObject *x = NK(tn_aten(TN_ROW_add_Tensor, "(OO)",
-                                     NK(tn_aten(TN_ROW_add_Tensor, "(OO)", NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, dYt)),
-                                                NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", b2, Xt)))), c2));
+            PyObject *x = NK(tn_at_add_Tensor(NK(tn_at_add_Tensor(NK(tn_at_mul_Tensor(a, dYt)), NK(tn_at_mul_Tensor(b2, Xt)), TN_SDEF)), c2, TN_SDEF));
             NFAIL(x);
-            if (vmb) NFAIL(NK(tn_aten(TN_ROW_add__Tensor, "(OO)", x, vmb)));
-            NFAIL(dX = NK(tn_aten(TN_ROW_reshape_as, "(OO)", x, X)));
+            if (vmb) NFAIL(NK(tn_at_add__Tensor(x, vmb, TN_SDEF)));
+            NFAIL(dX = NK(tn_at_reshape_as(x, X)));
         } else if (vmb) {
-            NFAIL(dX = NK(tn_aten(TN_ROW_reshape_as, "(OO)", vmb, X)));
+            NFAIL(dX = NK(tn_at_reshape_as(vmb, X)));
         }
     }
     if (need(n, 1) && dY) {
-        PyObject *t = NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", NK(tn_aten(TN_ROW_sub_Tensor, "(OO)", ds, NK(tn_aten(TN_ROW_mul_Tensor, "(OO)", db, mt)))), rt));
-        NFAIL(dgamma = NK(tn_aten(TN_ROW_reshape_as, "(OO)", NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", t, 0, Py_False)), gamma)));
+        PyObject *t = NK(tn_at_mul_Tensor(NK(tn_at_sub_Tensor(ds, NK(tn_at_mul_Tensor(db, mt)), TN_SDEF)), rt));
+        NFAIL(dgamma = NK(tn_at_reshape_as(NK(tn_at_sum_dim_IntList(t, TN_IS(0), false, NULL)), gamma)));
     }
     if (need(n, 2) && dY)
-        NFAIL(dbeta = NK(tn_aten(TN_ROW_reshape_as, "(OO)", NK(tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", db, 0, Py_False)), gamma)));
+        NFAIL(dbeta = NK(tn_at_reshape_as(NK(tn_at_sum_dim_IntList(db, TN_IS(0), false, NULL)), gamma)));
     if (dX) put(n, o, 0, Py_NewRef(dX));
     if (dgamma) put(n, o, 1, Py_NewRef(dgamma));
     if (dbeta) put(n, o, 2, Py_NewRef(dbeta));
@@ -2924,13 +2847,12 @@ fail:
 
 /* slice_backward(grad_output, input_sizes, dim, start, end, step): grad.slice(dim, start, end, step) */
 static int f_slice_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3),
-                   (long long)arg_i(n, 4), (long long)arg_i(n, 5)));
+    PUT(0, tn_at_slice_Tensor(g[0], (long long)arg_i(n, 2), TN_I((long long)arg_i(n, 3)), TN_I((long long)arg_i(n, 4)), (long long)arg_i(n, 5)));
     return 0;
 }
 /* select_backward(grad_output, input_sizes, dim, index): grad.select(dim, index) */
 static int f_select_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_select_int, "(OLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    PUT(0, tn_at_select_int(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
     return 0;
 }
 /* ==== end helper-autograd block ==== */
@@ -2962,12 +2884,10 @@ static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int trai
     PyObject *sm = rv ? result(n, 1) : NULL, *si = sm ? result(n, 2) : NULL, *mask = si ? mask3(n) : NULL;
     PyObject *r = NULL;
     if (mask && !nu)
-        r = tn_aten(TN_ROW_native_batch_norm_backward, "(OOOOOOOOdO)", g[0], in, w, rm, rv, sm, si,
-                    train ? Py_True : Py_False, n->args[eps_i].u.f, mask);
+        r = tn_at_native_batch_norm_backward(g[0], in, w, rm, rv, sm, si, train, n->args[eps_i].u.f, TN_IPY(mask));
     else if (mask) {
         PyObject *rs = result(n, 3);
-        r = rs ? tn_aten(TN_ROW_batch_norm_backward, "(OOOOOOOOdOO)", g[0], in, w, rm, rv, sm, si,
-                         train ? Py_True : Py_False, n->args[eps_i].u.f, mask, rs) : NULL;
+        r = rs ? tn_at_batch_norm_backward(g[0], in, w, rm, rv, sm, si, train, n->args[eps_i].u.f, TN_IPY(mask), rs) : NULL;
         Py_XDECREF(rs);
     }
     Py_XDECREF(in); Py_XDECREF(w); Py_XDECREF(rm); Py_XDECREF(rv); Py_XDECREF(sm); Py_XDECREF(si); Py_XDECREF(mask);
@@ -2994,40 +2914,32 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
     if (tn_grad_enabled() || g[1] || g[2]) return gn_inf_diff_backward(n, g, o);
     if (!g[0]) return 0;
     PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
-    PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_aten(TN_ROW_contiguous, "(O)", g[0]) : NULL;
-    PyObject *ic = gc ? tn_aten(TN_ROW_contiguous, "(O)", in) : NULL;
+    PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_at_contiguous(g[0], NULL) : NULL;
+    PyObject *ic = gc ? tn_at_contiguous(in, NULL) : NULL;
     PyObject *mask = ic ? mask3(n) : NULL;
-    PyObject *r = mask ? tn_aten(TN_ROW_native_group_norm_backward, "(OOOOOLLLLO)", gc, ic, mean, rstd, w,
-                                 (long long)n->args[3].u.i, (long long)n->args[4].u.i, (long long)n->args[5].u.i,
-                                 (long long)n->args[6].u.i, mask) : NULL;
+    PyObject *r = mask ? tn_at_native_group_norm_backward(gc, ic, mean, rstd, w, (long long)n->args[3].u.i, (long long)n->args[4].u.i, (long long)n->args[5].u.i, (long long)n->args[6].u.i, TN_IPY(mask)) : NULL;
     Py_XDECREF(in); Py_XDECREF(gc); Py_XDECREF(ic); Py_XDECREF(w); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(mask);
     if (!r) return -1;
     put3(n, o, r);
     Py_DECREF(r);
     return 0;
 }
-#define tn_aten_tuple(row, t) tn_aten((row), "O", (t))
 
 /* ---- pooling and interpolation family (ops/pool.c, ops/interp.c), as derivatives.yaml writes them ---- */
 
 /* (grad, self, args[1..last]) for a pooling forward node: the backward op takes the forward's
  * arguments after grad and self, then `extra` (result1 for max pools) when given */
 static PyObject *pool_backward_call(tn_node *n, int row, PyObject *g, int last, PyObject *extra) {
-    int m = last + 1 + (extra ? 1 : 0);
-    PyObject *t = PyTuple_New(m + 1);
-    if (!t) return NULL;
     PyObject *self = saved(n, 0);
-    if (!self) { Py_DECREF(t); return NULL; }
-    PyTuple_SetItem(t, 0, Py_NewRef(g));
-    PyTuple_SetItem(t, 1, self);
-    for (int i = 1; i <= last; i++) {
-        PyObject *v = arg_obj(n, i);
-        if (!v) { Py_DECREF(t); return NULL; }
-        PyTuple_SetItem(t, i + 1, v);
-    }
-    if (extra) PyTuple_SetItem(t, last + 2, Py_NewRef(extra));
-    PyObject *r = tn_aten_tuple(row, t);
-    Py_DECREF(t);
+    if (!self) return NULL;
+    tn_value v[TN_MAX_ARGS];
+    int k = 0;
+    v[k++] = tn_tensor_value(g);
+    v[k++] = tn_tensor_value(self);
+    for (int i = 1; i <= last; i++) v[k++] = n->args[i];
+    if (extra) v[k++] = tn_tensor_value(extra);
+    PyObject *r = tn_call_row(row, v, k);
+    Py_DECREF(self);
     return r;
 }
 /* max_pool{2,3}d_with_indices: self: max_pool{2,3}d_with_indices_backward(grad, self, kernel_size,
@@ -3064,9 +2976,7 @@ static int f_adaptive_max3d(tn_node *n, PyObject **g, PyObject **o) { return ada
 static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int dim) {
     const tn_tensor *it = tn_tensor_of(indices);
     if (tn_numel(it) == 0) {
-        PyObject *kw = dtype_kw(tn_tensor_of(grad)->dtype), *r = kw ? tn_aten_kw(TN_ROW_empty_like, kw, "(O)", indices) : NULL;
-        Py_XDECREF(kw);
-        return r;
+        return tn_at_empty_like(indices, TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL, NULL);
     }
     T_;
     int64_t lead[TN_MAX_DIMS];
@@ -3074,14 +2984,14 @@ static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int
     for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
     lead[k] = -1;
     PyObject *size = K(tn_int_list(lead, k + 1));
-    PyObject *iv = K(tn_aten(TN_ROW_view, "(OO)", indices, size));
+    PyObject *iv = K(tn_at_view(indices, TN_IPY(size)));
     /* upstream asks for indices' suggested layout; a channels-last one cannot take the view
      * below in either implementation, so contiguous is what succeeds */
-    PyObject *gc = iv ? K(tn_aten(TN_ROW_contiguous, "(O)", grad)) : NULL;
-    PyObject *gv = gc ? K(tn_aten(TN_ROW_view, "(OO)", gc, size)) : NULL;
-    PyObject *ga = gv ? K(tn_aten(TN_ROW_gather, "(OiO)", gv, -1, iv)) : NULL;
+    PyObject *gc = iv ? K(tn_at_contiguous(grad, NULL)) : NULL;
+    PyObject *gv = gc ? K(tn_at_view(gc, TN_IPY(size))) : NULL;
+    PyObject *ga = gv ? K(tn_at_gather(gv, -1, iv, false)) : NULL;
     PyObject *shape = ga ? K(tn_py_size_new(it->ndim, it->sizes)) : NULL;
-    PyObject *r = shape ? tn_aten(TN_ROW_view, "(OO)", ga, shape) : NULL;
+    PyObject *r = shape ? tn_at_view(ga, TN_IPY(shape)) : NULL;
     drop_(&T);
     return r;
 }
@@ -3099,60 +3009,55 @@ static int f_adaptive_max2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return
 static int f_adaptive_max3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 3); }
 /* avg_pool{2,3}d_backward: grad_output: avg_pool{2,3}d(grad, kernel_size, stride, padding,
  * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
-static int avg_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
+typedef PyObject *(*avg_pool_fn)(PyObject *self, tn_ints kernel_size, tn_ints stride, tn_ints padding, bool ceil_mode,
+                                   bool count_include_pad, const int64_t *divisor_override);
+static int avg_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, avg_pool_fn pool) {
     T_;
-    if (need(n, 0)) {
-        PyObject *t = K(PyTuple_New(7));
-        if (t) {
-            PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
-            for (int i = 2; i <= 7; i++) PyTuple_SetItem(t, i - 1, arg_obj(n, i));
-        }
-        OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
-    }
+    const tn_value *a = n->args;
+    if (need(n, 0)) OUTK(0, K(pool(g[0], tn_ints_of(&a[2]), tn_ints_of(&a[3]), tn_ints_of(&a[4]), a[5].u.i != 0, a[6].u.i != 0,
+                                   tn_opt_int_of(&a[7]))));
     if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
     DONE;
 }
-static int f_avg_pool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, TN_ROW_avg_pool2d); }
-static int f_avg_pool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, TN_ROW_avg_pool3d); }
+static int f_avg_pool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, tn_at_avg_pool2d); }
+static int f_avg_pool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, tn_at_avg_pool3d); }
 /* _adaptive_avg_pool{2,3}d_backward: grad_output: _adaptive_avg_pool{2,3}d(grad, grad_output's
  * last k sizes); self: zeros_like(self) */
-static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int k) {
+static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, PyObject *(*pool)(PyObject *, tn_ints), int k) {
     T_;
     if (need(n, 0)) {
         const tn_meta *m = meta(n, 0);
-        OUTK(0, K(tn_aten(row, "(OO)", g[0], K(tn_int_list(tn_meta_sizes(m) + m->ndim - k, k)))));
+        OUTK(0, K(pool(g[0], TN_IN(tn_meta_sizes(m) + m->ndim - k, k))));
     }
     if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
     DONE;
 }
-static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool2d, 2); }
-static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, TN_ROW__adaptive_avg_pool3d, 3); }
+static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool2d, 2); }
+static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool3d, 3); }
 
 /* upsample_*: self: upsample_*_backward(grad, output_size, self.sizes(), [align_corners,] scales...) */
 static int interp_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
     if (!need(n, 0)) return 0;
     T_;
-    PyObject *t = K(PyTuple_New(nargs + 1));
-    if (t) {
-        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
-        PyTuple_SetItem(t, 1, arg_obj(n, 1));
-        PyTuple_SetItem(t, 2, sizes_of(n, 0));
-        for (int i = 2; i < nargs; i++) PyTuple_SetItem(t, i + 1, arg_obj(n, i));
-    }
-    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    tn_value v[TN_MAX_ARGS];
+    int k = 0;
+    v[k++] = tn_tensor_value(g[0]);
+    v[k++] = n->args[1];
+    v[k++] = tn_ints_value(tn_meta_sizes(meta(n, 0)), meta(n, 0)->ndim);
+    for (int i = 2; i < nargs; i++) v[k++] = n->args[i];
+    OUTK(0, K(tn_call_row(row, v, k)));
     DONE;
 }
 /* upsample_*_backward: grad_output: upsample_*(grad, output_size, [align_corners,] scales...) */
 static int interp_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
     if (!need(n, 0)) return 0;
     T_;
-    PyObject *t = K(PyTuple_New(nargs - 1));
-    if (t) {
-        PyTuple_SetItem(t, 0, Py_NewRef(g[0]));
-        PyTuple_SetItem(t, 1, arg_obj(n, 1));
-        for (int i = 3; i < nargs; i++) PyTuple_SetItem(t, i - 1, arg_obj(n, i));
-    }
-    OUTK(0, t ? K(tn_aten_tuple(row, t)) : NULL);
+    tn_value v[TN_MAX_ARGS];
+    int k = 0;
+    v[k++] = tn_tensor_value(g[0]);
+    v[k++] = n->args[1];
+    for (int i = 3; i < nargs; i++) v[k++] = n->args[i];
+    OUTK(0, K(tn_call_row(row, v, k)));
     DONE;
 }
 #define INTERP_FORMULAS(OP, NF, NB)                                                                                 \
@@ -3175,10 +3080,10 @@ INTERP_FORMULAS(_upsample_bicubic2d_aa, 5, 6)
 /* scale * mask (as grad's dtype) * grad: upstream's infinitely_differentiable_native_dropout_backward
  * (grad * (mask.type_as(grad) * scale)) under grad mode, else native_dropout_backward */
 static PyObject *dropout_bw(PyObject *grad, PyObject *mask, double scale) {
-    if (!tn_grad_enabled()) return tn_aten(TN_ROW_native_dropout_backward, "(OOd)", grad, mask, scale);
-    PyObject *mt = tn_aten(TN_ROW_type_as, "(OO)", mask, grad);
-    PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, scale) : NULL;
-    PyObject *r = ms ? tn_aten(TN_ROW_mul_Tensor, "(OO)", grad, ms) : NULL;
+    if (!tn_grad_enabled()) return tn_at_native_dropout_backward(grad, mask, scale);
+    PyObject *mt = tn_at_type_as(mask, grad);
+    PyObject *ms = mt ? tn_at_mul_Scalar(mt, TN_SD(scale)) : NULL;
+    PyObject *r = ms ? tn_at_mul_Tensor(grad, ms) : NULL;
     Py_XDECREF(mt); Py_XDECREF(ms);
     return r;
 }
@@ -3195,12 +3100,12 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
 static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
     /* native_dropout_double_backward: ggI.type_as(grad) * (mask.type_as(grad) * scale) */
     PyObject *go = saved(n, 0), *m = go ? saved(n, 1) : NULL;
-    PyObject *gt = m ? tn_aten(TN_ROW_type_as, "(OO)", g[0], go) : NULL;
-    PyObject *mt = gt ? tn_aten(TN_ROW_type_as, "(OO)", m, go) : NULL;
-    PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, arg_f(n, 2)) : NULL;
+    PyObject *gt = m ? tn_at_type_as(g[0], go) : NULL;
+    PyObject *mt = gt ? tn_at_type_as(m, go) : NULL;
+    PyObject *ms = mt ? tn_at_mul_Scalar(mt, TN_SD(arg_f(n, 2))) : NULL;
     Py_XDECREF(go); Py_XDECREF(m); Py_XDECREF(mt);
     if (!ms) { Py_XDECREF(gt); return -1; }
-    PUTX(0, tn_aten(TN_ROW_mul_Tensor, "(OO)", gt, ms), gt, ms);
+    PUTX(0, tn_at_mul_Tensor(gt, ms), gt, ms);
     return 0;
 }
 
@@ -3216,7 +3121,7 @@ static int f_cummaxmin(tn_node *n, PyObject **g, PyObject **o) {
     if (tn_numel(tn_tensor_of(self)) == 0) { OUTK(0, self); DONE; }
     PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(self)->dtype));
     bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    OUTK(0, z ? K(tn_aten(mode ? TN_ROW_scatter_add : TN_ROW_scatter_add_, "(OLOO)", z, (long long)arg_i(n, 1), idx, g[0]))
+    OUTK(0, z ? K((mode ? tn_at_scatter_add(z, (long long)arg_i(n, 1), idx, g[0]) : tn_at_scatter_add_(z, (long long)arg_i(n, 1), idx, g[0])))
               : NULL);
     DONE;
 }
@@ -3225,9 +3130,9 @@ static int f_cummaxmin(tn_node *n, PyObject **g, PyObject **o) {
 static PyObject *rev_logcumsumexp(PyObject *x, long long dim) {
     if (!x) return NULL;
     PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_aten(TN_ROW_flip, "(OO)", x, dl) : NULL;
-    PyObject *c = f ? tn_aten(TN_ROW_logcumsumexp, "(OL)", f, dim) : NULL;
-    PyObject *r = c ? tn_aten(TN_ROW_flip, "(OO)", c, dl) : NULL;
+    PyObject *f = dl ? tn_at_flip(x, TN_IPY(dl)) : NULL;
+    PyObject *c = f ? tn_at_logcumsumexp(f, dim) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
     Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
     return r;
 }
@@ -3241,24 +3146,22 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
     if (!self || !res) { drop_(&T); return -1; }
     long long dim = (long long)arg_i(n, 1);
     if (tn_dtype_is_complex(gt->dtype)) {   /* (rev(grad.conj().log() - result) + self).exp().conj() */
-        PyObject *lg = K(tn_aten(TN_ROW_log, "(O)", K(tn_aten(TN_ROW_conj, "(O)", g[0]))));
-        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", lg, res)), dim)) : NULL;
-        PyObject *ex = rv ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)", rv, self)))) : NULL;
-        OUTK(0, ex ? K(tn_aten(TN_ROW_conj, "(O)", ex)) : NULL);
+        PyObject *lg = K(tn_at_log(K(tn_at_conj(g[0]))));
+        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_at_sub_Tensor(lg, res, TN_SDEF)), dim)) : NULL;
+        PyObject *ex = rv ? K(tn_at_exp(K(tn_at_add_Tensor(rv, self, TN_SDEF)))) : NULL;
+        OUTK(0, ex ? K(tn_at_conj(ex)) : NULL);
         DONE;
     }
     double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
                   : gt->dtype == TN_DTYPE_F16 ? -65504.0
                   : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
     PyObject *gmin = K(scalar_like(g[0], lowest));
-    PyObject *lag = gmin ? K(tn_aten(TN_ROW_log, "(O)", K(tn_aten(TN_ROW_abs, "(O)", g[0])))) : NULL;
-    PyObject *pos = lag ? K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_gt_Scalar, "(Oi)", g[0], 0)), lag, gmin)) : NULL;
-    PyObject *neg = pos ? K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_lt_Scalar, "(Oi)", g[0], 0)), lag, gmin)) : NULL;
-    PyObject *op = neg ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
-                            K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", pos, res)), dim)), self)))) : NULL;
-    PyObject *on = op ? K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_add_Tensor, "(OO)",
-                            K(rev_logcumsumexp(K(tn_aten(TN_ROW_sub_Tensor, "(OO)", neg, res)), dim)), self)))) : NULL;
-    OUTK(0, on ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", op, on)) : NULL);
+    PyObject *lag = gmin ? K(tn_at_log(K(tn_at_abs(g[0])))) : NULL;
+    PyObject *pos = lag ? K(tn_at_where_self(K(tn_at_gt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
+    PyObject *neg = pos ? K(tn_at_where_self(K(tn_at_lt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
+    PyObject *op = neg ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(pos, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
+    PyObject *on = op ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(neg, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
+    OUTK(0, on ? K(tn_at_sub_Tensor(op, on, TN_SDEF)) : NULL);
     DONE;
 }
 
@@ -3267,7 +3170,7 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
 /* grad.index_fill(dim, index, 0) */
 static PyObject *index_fill0(tn_node *n, PyObject *g) {
     PyObject *idx = saved(n, 2);
-    PyObject *r = idx ? tn_aten(TN_ROW_index_fill_int_Scalar, "(OLOi)", g, (long long)arg_i(n, 1), idx, 0) : NULL;
+    PyObject *r = idx ? tn_at_index_fill_int_Scalar(g, (long long)arg_i(n, 1), idx, TN_SI(0)) : NULL;
     Py_XDECREF(idx);
     return r;
 }
@@ -3278,9 +3181,9 @@ static PyObject *index_source_grad(tn_node *n, PyObject *g) {
     PyObject *idx = K(saved(n, 2)), *r = NULL;
     long long dim = (long long)arg_i(n, 1);
     if (idx && meta(n, 3)->ndim > 0)
-        r = tn_aten(TN_ROW_expand, "(OO)", K(tn_aten(TN_ROW_index_select, "(OLO)", g, dim, idx)), K(sizes_of(n, 3)));
+        r = tn_at_expand(K(tn_at_index_select(g, dim, idx)), TN_IPY(K(sizes_of(n, 3))), false);
     else if (idx)
-        r = tn_aten(TN_ROW_index_select, "(OLO)", g, dim, K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", idx, 0)));
+        r = tn_at_index_select(g, dim, K(tn_at_squeeze_dim(idx, 0)));
     drop_(&T);
     return r;
 }
@@ -3318,38 +3221,26 @@ static int f_trace(tn_node *n, PyObject **g, PyObject **o) {
     const int64_t *sz = tn_meta_sizes(m);
     int64_t rows = sz[0], cols = sz[1];
     PyObject *z = K(zeros_sized(K(Py_BuildValue("[L]", (long long)(rows * cols))), tn_tensor_of(g[0])->dtype));
-    PyObject *kw = z ? K(dtype_kw(TN_DTYPE_I64)) : NULL;
-    PyObject *ix = kw ? K(tn_aten_kw(TN_ROW_arange_start_step, kw, "(LLL)", 0LL, (long long)((rows < cols ? rows : cols) * (cols + 1)), (long long)(cols + 1))) : NULL;
+    PyObject *ix = z ? K(tn_at_arange_start_step(TN_SI(0), TN_SI((rows < cols ? rows : cols) * (cols + 1)), TN_SI(cols + 1),
+                                                 TN_DT(TN_DTYPE_I64), NULL, NULL, NULL)) : NULL;
     bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    PyObject *f = ix ? K(tn_aten(mode ? TN_ROW_index_fill_int_Tensor : TN_ROW_index_fill__int_Tensor, "(OiOO)", z, 0, ix, g[0])) : NULL;
-    OUTK(0, f ? K(tn_aten(TN_ROW_view, "(OO)", mode ? f : z, K(sizes_of(n, 0)))) : NULL);
+    PyObject *f = ix ? K((mode ? tn_at_index_fill_int_Tensor(z, 0, ix, g[0]) : tn_at_index_fill__int_Tensor(z, 0, ix, g[0]))) : NULL;
+    OUTK(0, f ? K(tn_at_view(mode ? f : z, TN_IPY(K(sizes_of(n, 0))))) : NULL);
     DONE;
 }
 
 /* ---- linalg family (ops/linalg_lapack.c; helper-linalg): FunctionsManual's linalg backward
  * formulas, op by op (real dtypes) ---- */
 #define LA_DECREF(...) do { PyObject *la_[] = {__VA_ARGS__}; for (size_t i_ = 0; i_ < sizeof la_ / sizeof *la_; i_++) Py_XDECREF(la_[i_]); } while (0)
-static int la_row_solve(void) {   /* linalg_solve has no kernel row constant (a named decomposition) */
-    static int row = -1;
-    if (row < 0) row = tn_op_find("linalg_solve", "");
-    return row;
-}
-static PyObject *la_mT(PyObject *x) { return x ? tn_aten(TN_ROW_transpose_int, "(Oii)", x, -2, -1) : NULL; }
-static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_aten(TN_ROW_matmul, "(OO)", a, b) : NULL; }
+static PyObject *la_mT(PyObject *x) { return x ? tn_at_transpose_int(x, -2, -1) : NULL; }
+static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_at_matmul(a, b) : NULL; }
 static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
     if (!A || !B) return NULL;
-    PyObject *kw = Py_BuildValue("{sOsOsO}", "upper", upper ? Py_True : Py_False, "left", left ? Py_True : Py_False,
-                                 "unitriangular", unit ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_solve_triangular, kw, "(OO)", A, B) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at_linalg_solve_triangular(A, B, upper, left, unit);
 }
 static PyObject *la_lu_solve(PyObject *LU, PyObject *piv, PyObject *B, bool left, bool adjoint) {
     if (!LU || !piv || !B) return NULL;
-    PyObject *kw = Py_BuildValue("{sOsO}", "left", left ? Py_True : Py_False, "adjoint", adjoint ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_solve, kw, "(OOO)", LU, piv, B) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at_linalg_lu_solve(LU, piv, B, left, adjoint);
 }
 static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved metadata */
     const tn_meta *m = meta(n, i);
@@ -3366,7 +3257,7 @@ static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved
 static int f_linalg_inv_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     PyObject *inv = result(n, 0), *iH = la_mT(inv), *t = la_mm(g[0], iH), *iH2 = t ? la_mT(inv) : NULL, *u = la_mm(iH2, t);
-    PyObject *r = u ? tn_aten(TN_ROW_neg, "(O)", u) : NULL;
+    PyObject *r = u ? tn_at_neg(u) : NULL;
     LA_DECREF(inv, iH, t, iH2, u);
     if (!r) return -1;
     PUT(0, r);
@@ -3379,10 +3270,10 @@ static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
     bool upper = arg_i(n, 1) != 0;
     PyObject *L = result(n, 0);
     PyObject *L_ = upper ? la_mT(L) : (L ? Py_NewRef(L) : NULL), *gL_ = upper ? la_mT(g[0]) : Py_NewRef(g[0]);
-    PyObject *LH = la_mT(L_), *p = la_mm(LH, gL_), *gA = p ? tn_aten(TN_ROW_tril, "(O)", p) : NULL;
-    PyObject *lo = gA ? tn_aten(TN_ROW_tril, "(Oi)", gA, -1) : NULL, *loH = la_mT(lo);
-    PyObject *sum = loH ? tn_aten(TN_ROW_add_Tensor, "(OO)", gA, loH) : NULL;
-    PyObject *h = sum ? tn_aten(TN_ROW_mul_Scalar, "(Od)", sum, 0.5) : NULL;
+    PyObject *LH = la_mT(L_), *p = la_mm(LH, gL_), *gA = p ? tn_at_tril(p, 0) : NULL;
+    PyObject *lo = gA ? tn_at_tril(gA, -1) : NULL, *loH = la_mT(lo);
+    PyObject *sum = loH ? tn_at_add_Tensor(gA, loH, TN_SDEF) : NULL;
+    PyObject *h = sum ? tn_at_mul_Scalar(sum, TN_SD(0.5)) : NULL;
     PyObject *LH2 = h ? la_mT(L_) : NULL, *s1 = la_solve_tri(LH2, h, true, true, false);
     PyObject *r = s1 ? la_solve_tri(L_, s1, false, false, false) : NULL;
     LA_DECREF(L, L_, gL_, LH, p, gA, lo, loH, sum, h, LH2, s1);
@@ -3399,8 +3290,8 @@ static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
     if (!GB) { LA_DECREF(A, AH); return -1; }
     if (need(n, 0)) {
         PyObject *X = result(n, 0), *XH = la_mT(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
-        PyObject *ng = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
-        PyObject *GA = ng ? tn_aten(upper ? TN_ROW_triu : TN_ROW_tril, "(Oi)", ng, upper ? (int)unit : -(int)unit) : NULL;
+        PyObject *ng = p ? tn_at_neg(p) : NULL;
+        PyObject *GA = ng ? (upper ? tn_at_triu(ng, upper ? (int)unit : -(int)unit) : tn_at_tril(ng, upper ? (int)unit : -(int)unit)) : NULL;
         LA_DECREF(X, XH, p, ng);
         if (!GA) { LA_DECREF(A, AH, GB); return -1; }
         put(n, o, 0, GA);
@@ -3420,13 +3311,13 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     bool vec = gt->ndim == 1 || (am->ndim - 1 == gt->ndim);
     if (vec && gt->ndim > 1)
         for (int i = 0; i < gt->ndim; i++) vec = vec && gt->sizes[i] == tn_meta_sizes(am)[i];
-    PyObject *gX = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], -1) : Py_NewRef(g[0]), *gB_ = NULL;
+    PyObject *gX = vec ? tn_at_unsqueeze(g[0], -1) : Py_NewRef(g[0]), *gB_ = NULL;
     if (!gX) return -1;
     PyObject *A = saved(n, 0);
     if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
-        PyObject *AH = la_mT(A), *kw = AH ? Py_BuildValue("{sO}", "left", left ? Py_True : Py_False) : NULL;
-        gB_ = kw ? tn_aten_kw(la_row_solve(), kw, "(OO)", AH, gX) : NULL;
-        LA_DECREF(AH, kw);
+        PyObject *AH = la_mT(A);
+        gB_ = AH ? tn_at_linalg_solve(AH, gX, left) : NULL;
+        LA_DECREF(AH);
     } else {
         PyObject *LU = result(n, 1), *piv = result(n, 2);
         gB_ = la_lu_solve(LU, piv, gX, left, true);
@@ -3435,15 +3326,15 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     Py_DECREF(gX);
     if (!gB_) { Py_XDECREF(A); return -1; }
     if (need(n, 0)) {
-        PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", X, -1) : Py_NewRef(X)) : NULL;
+        PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X)) : NULL;
         PyObject *XH = la_mT(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
-        PyObject *gA = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        PyObject *gA = p ? tn_at_neg(p) : NULL;
         LA_DECREF(X, Xm, XH, p);
         if (!gA) { LA_DECREF(A, gB_); return -1; }
         put(n, o, 0, gA);
     }
     if (need(n, 1)) {
-        PyObject *gB = vec ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", gB_, -1) : Py_NewRef(gB_);
+        PyObject *gB = vec ? tn_at_squeeze_dim(gB_, -1) : Py_NewRef(gB_);
         if (!gB) { LA_DECREF(A, gB_); return -1; }
         put(n, o, 1, gB);
     }
@@ -3453,9 +3344,9 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
 
 /* d = diag_embed(v.unsqueeze(-1).expand_as(pivots)).mT() */
 static PyObject *la_diag_d(PyObject *v, PyObject *piv) {
-    PyObject *u = v ? tn_aten(TN_ROW_unsqueeze, "(Oi)", v, -1) : NULL;
+    PyObject *u = v ? tn_at_unsqueeze(v, -1) : NULL;
     PyObject *sz = u && piv ? tn_py_size_new(tn_tensor_of(piv)->ndim, tn_tensor_of(piv)->sizes) : NULL;
-    PyObject *e = sz ? tn_aten(TN_ROW_expand, "(OO)", u, sz) : NULL, *d = e ? tn_aten(TN_ROW_diag_embed, "(O)", e) : NULL;
+    PyObject *e = sz ? tn_at_expand(u, TN_IPY(sz), false) : NULL, *d = e ? tn_at_diag_embed(e, 0, -2, -1) : NULL;
     PyObject *r = la_mT(d);
     LA_DECREF(u, sz, e, d);
     return r;
@@ -3470,18 +3361,18 @@ static int f__linalg_det(tn_node *n, PyObject **g, PyObject **o) {
     for (int i = 0; i < am->ndim; i++) numel *= tn_meta_sizes(am)[i];
     if (!numel) return 0;
     PyObject *det = result(n, 0), *LU = result(n, 1), *piv = result(n, 2);
-    PyObject *dd = det ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], det) : NULL, *d = la_diag_d(dd, piv), *r = NULL;
+    PyObject *dd = det ? tn_at_mul_Tensor(g[0], det) : NULL, *d = la_diag_d(dd, piv), *r = NULL;
     if (d && !tn_grad_enabled()) {
         double eps = am->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-        PyObject *dg = tn_aten(TN_ROW_diagonal, "(Oiii)", LU, 0, -2, -1), *z = dg ? tn_aten(TN_ROW_eq_Scalar, "(Od)", dg, 0.0) : NULL;
-        PyObject *zero = z ? tn_aten(TN_ROW_scalar_tensor, "(d)", 0.0) : NULL, *ep = zero ? tn_aten(TN_ROW_scalar_tensor, "(d)", eps) : NULL;
-        PyObject *wh = ep ? tn_aten(TN_ROW_where_self, "(OOO)", z, ep, zero) : NULL, *de = wh ? tn_aten(TN_ROW_diag_embed, "(O)", wh) : NULL;
-        PyObject *LU_ = de ? tn_aten(TN_ROW_add_Tensor, "(OO)", LU, de) : NULL;
+        PyObject *dg = tn_at_diagonal(LU, 0, -2, -1), *z = dg ? tn_at_eq_Scalar(dg, TN_SD(0.0)) : NULL;
+        PyObject *zero = z ? tn_at_scalar_tensor(TN_SD(0.0), NULL, NULL, NULL, NULL) : NULL, *ep = zero ? tn_at_scalar_tensor(TN_SD(eps), NULL, NULL, NULL, NULL) : NULL;
+        PyObject *wh = ep ? tn_at_where_self(z, ep, zero) : NULL, *de = wh ? tn_at_diag_embed(wh, 0, -2, -1) : NULL;
+        PyObject *LU_ = de ? tn_at_add_Tensor(LU, de, TN_SDEF) : NULL;
         r = la_lu_solve(LU_, piv, d, true, !la_contig(n, 0));
         LA_DECREF(dg, z, zero, ep, wh, de, LU_);
     } else if (d) {
         PyObject *A = saved(n, 0), *AH = la_mT(A);
-        r = AH ? tn_aten(la_row_solve(), "(OO)", AH, d) : NULL;
+        r = AH ? tn_at_linalg_solve(AH, d, true) : NULL;
         LA_DECREF(A, AH);
     }
     LA_DECREF(det, LU, piv, dd, d);
@@ -3497,7 +3388,7 @@ static int f__linalg_slogdet(tn_node *n, PyObject **g, PyObject **o) {
     if (d && !tn_grad_enabled()) r = la_lu_solve(LU, piv, d, true, !la_contig(n, 0));
     else if (d) {
         PyObject *A = saved(n, 0), *AH = la_mT(A);
-        r = AH ? tn_aten(la_row_solve(), "(OO)", AH, d) : NULL;
+        r = AH ? tn_at_linalg_solve(AH, d, true) : NULL;
         LA_DECREF(A, AH);
     }
     LA_DECREF(LU, piv, d);
@@ -3512,21 +3403,21 @@ static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *L = result(n, 0), *V = result(n, 1), *r = NULL;
     if (!L || !V) { LA_DECREF(L, V); return -1; }
     if (!g[1]) {   /* V (gL unsqueeze(-2)) V^H */
-        PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], -2), *p = u ? tn_aten(TN_ROW_mul_Tensor, "(OO)", V, u) : NULL;
+        PyObject *u = tn_at_unsqueeze(g[0], -2), *p = u ? tn_at_mul_Tensor(V, u) : NULL;
         PyObject *VH = p ? la_mT(V) : NULL;
         r = la_mm(p, VH);
         LA_DECREF(u, p, VH);
     } else {
         PyObject *VH = la_mT(V), *VhgV = la_mm(VH, g[1]), *VhgVH = la_mT(VhgV);
-        PyObject *sk = VhgVH ? tn_aten(TN_ROW_sub_Tensor, "(OO)", VhgV, VhgVH) : NULL;
-        PyObject *h = sk ? tn_aten(TN_ROW_mul_Scalar, "(Od)", sk, 0.5) : NULL;
-        PyObject *u2 = h ? tn_aten(TN_ROW_unsqueeze, "(Oi)", L, -2) : NULL, *u1 = u2 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", L, -1) : NULL;
-        PyObject *E = u1 ? tn_aten(TN_ROW_sub_Tensor, "(OO)", u2, u1) : NULL;
-        PyObject *Ed = E ? tn_aten(TN_ROW_diagonal, "(Oiii)", E, 0, -2, -1) : NULL, *f = Ed ? tn_aten(TN_ROW_fill__Scalar, "(Od)", Ed, 1.0) : NULL;
-        PyObject *ret = f ? tn_aten(TN_ROW_div__Tensor, "(OO)", h, E) : NULL, *cp = NULL;
+        PyObject *sk = VhgVH ? tn_at_sub_Tensor(VhgV, VhgVH, TN_SDEF) : NULL;
+        PyObject *h = sk ? tn_at_mul_Scalar(sk, TN_SD(0.5)) : NULL;
+        PyObject *u2 = h ? tn_at_unsqueeze(L, -2) : NULL, *u1 = u2 ? tn_at_unsqueeze(L, -1) : NULL;
+        PyObject *E = u1 ? tn_at_sub_Tensor(u2, u1, TN_SDEF) : NULL;
+        PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
+        PyObject *ret = f ? tn_at_div__Tensor(h, E) : NULL, *cp = NULL;
         if (ret && g[0]) {
-            PyObject *rd = tn_aten(TN_ROW_diagonal, "(Oiii)", ret, 0, -2, -1);
-            cp = rd ? tn_aten(TN_ROW_copy_, "(OO)", rd, g[0]) : NULL;
+            PyObject *rd = tn_at_diagonal(ret, 0, -2, -1);
+            cp = rd ? tn_at_copy_(rd, g[0], false) : NULL;
             Py_XDECREF(rd);
             if (!cp) Py_CLEAR(ret);
         }
@@ -3541,10 +3432,13 @@ static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
-    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)0, (long long)len) : NULL;
+    return x ? tn_at_narrow(x, dim, (long long)0, (long long)len) : NULL;
 }
-static PyObject *la_bin(int row, PyObject *a, PyObject *b) { return a && b ? tn_aten(row, "(OO)", a, b) : NULL; }
-static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, d) : NULL; }
+static PyObject *la_mul(PyObject *a, PyObject *b) { return a && b ? tn_at_mul_Tensor(a, b) : NULL; }
+static PyObject *la_div(PyObject *a, PyObject *b) { return a && b ? tn_at_div_Tensor(a, b) : NULL; }
+static PyObject *la_add(PyObject *a, PyObject *b) { return a && b ? tn_at_add_Tensor(a, b, TN_SDEF) : NULL; }
+static PyObject *la_sub(PyObject *a, PyObject *b) { return a && b ? tn_at_sub_Tensor(a, b, TN_SDEF) : NULL; }
+static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_at_unsqueeze(x, d) : NULL; }
 
 /* _linalg_svd: svd_backward on the first k columns of U / rows of Vh (real case) */
 static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
@@ -3560,53 +3454,53 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
     int64_t m = tn_tensor_of(U)->sizes[tn_tensor_of(U)->ndim - 2], nn = tn_tensor_of(Vh)->sizes[tn_tensor_of(Vh)->ndim - 1];
     if (!gU && !gVh) {
         if (m >= nn) {
-            PyObject *u = la_unsq(gS, -1), *p = la_bin(TN_ROW_mul_Tensor, u, Vh);
+            PyObject *u = la_unsq(gS, -1), *p = la_mul(u, Vh);
             r = la_mm(U, p);
             LA_DECREF(u, p);
         } else {
-            PyObject *u = la_unsq(gS, -2), *p = la_bin(TN_ROW_mul_Tensor, U, u);
+            PyObject *u = la_unsq(gS, -2), *p = la_mul(U, u);
             r = la_mm(p, Vh);
             LA_DECREF(u, p);
         }
     } else {
         PyObject *UhgU = NULL, *VhgV = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
-        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = la_bin(TN_ROW_sub_Tensor, t2, tt); Py_XDECREF(tt); }
-        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = la_bin(TN_ROW_sub_Tensor, t3, tt); LA_DECREF(gh, tt); }
-        PyObject *S2 = la_bin(TN_ROW_mul_Tensor, S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = la_bin(TN_ROW_sub_Tensor, a2, a1);
-        PyObject *Ed = E ? tn_aten(TN_ROW_diagonal, "(Oiii)", E, 0, -2, -1) : NULL, *f = Ed ? tn_aten(TN_ROW_fill__Scalar, "(Od)", Ed, 1.0) : NULL;
+        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = la_sub(t2, tt); Py_XDECREF(tt); }
+        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = la_sub(t3, tt); LA_DECREF(gh, tt); }
+        PyObject *S2 = la_mul(S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = la_sub(a2, a1);
+        PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
         PyObject *ret = NULL;
         if (f) {
             if (gU && gVh) {
-                PyObject *s2 = la_unsq(S, -2), *x = la_bin(TN_ROW_mul_Tensor, UhgU, s2), *s1 = la_unsq(S, -1), *y = la_bin(TN_ROW_mul_Tensor, s1, VhgV);
-                PyObject *z = la_bin(TN_ROW_add_Tensor, x, y);
-                ret = la_bin(TN_ROW_div_Tensor, z, E);
+                PyObject *s2 = la_unsq(S, -2), *x = la_mul(UhgU, s2), *s1 = la_unsq(S, -1), *y = la_mul(s1, VhgV);
+                PyObject *z = la_add(x, y);
+                ret = la_div(z, E);
                 LA_DECREF(s2, x, s1, y, z);
             } else if (gU) {
-                PyObject *x = la_bin(TN_ROW_div_Tensor, UhgU, E), *s2 = la_unsq(S, -2);
-                ret = la_bin(TN_ROW_mul_Tensor, x, s2);
+                PyObject *x = la_div(UhgU, E), *s2 = la_unsq(S, -2);
+                ret = la_mul(x, s2);
                 LA_DECREF(x, s2);
             } else {
-                PyObject *s1 = la_unsq(S, -1), *x = la_bin(TN_ROW_div_Tensor, VhgV, E);
-                ret = la_bin(TN_ROW_mul_Tensor, s1, x);
+                PyObject *s1 = la_unsq(S, -1), *x = la_div(VhgV, E);
+                ret = la_mul(s1, x);
                 LA_DECREF(s1, x);
             }
         }
         if (ret && gS) {
-            PyObject *de = tn_aten(TN_ROW_diag_embed, "(O)", gS);
-            Py_SETREF(ret, la_bin(TN_ROW_add_Tensor, ret, de));
+            PyObject *de = tn_at_diag_embed(gS, 0, -2, -1);
+            Py_SETREF(ret, la_add(ret, de));
             Py_XDECREF(de);
         }
         if (ret) {
             if (m > nn && gU) {
-                PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_bin(TN_ROW_div_Tensor, gU, s2);
-                PyObject *b = la_bin(TN_ROW_add_Tensor, a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
-                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_div(gU, s2);
+                PyObject *b = la_add(a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
+                PyObject *e = la_sub(b, d);
                 r = la_mm(e, Vh);
                 LA_DECREF(a, s2, gUS, b, UH, c, d, e);
             } else if (m < nn && gVh) {
-                PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_bin(TN_ROW_div_Tensor, gVh, s1);
-                PyObject *b = la_bin(TN_ROW_add_Tensor, a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
-                PyObject *e = la_bin(TN_ROW_sub_Tensor, b, d);
+                PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_div(gVh, s1);
+                PyObject *b = la_add(a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
+                PyObject *e = la_sub(b, d);
                 r = la_mm(U, e);
                 LA_DECREF(a, s1, SgV, b, VhH, c, d, e);
             } else if (m >= nn) {
@@ -3650,9 +3544,9 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
         PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
         if (gR) {
             PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
-            gA = la_bin(TN_ROW_sub_Tensor, q, p);
+            gA = la_sub(q, p);
             LA_DECREF(RH, q);
-        } else gA = p ? tn_aten(TN_ROW_neg, "(O)", p) : NULL;
+        } else gA = p ? tn_at_neg(p) : NULL;
         LA_DECREF(QH, p);
     } else {
         PyObject *RH = la_mT(R);
@@ -3660,30 +3554,30 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
         Py_XDECREF(RH);
     }
     if (gA && m >= nn) {
-        PyObject *tu = tn_aten(TN_ROW_triu, "(O)", gA), *tuH = la_mT(tu), *X = la_bin(TN_ROW_add_Tensor, tu, tuH);
-        PyObject *dg = X ? tn_aten(TN_ROW_diagonal, "(Oiii)", X, 0, -2, -1) : NULL, *ml = dg ? tn_aten(TN_ROW_mul__Scalar, "(Od)", dg, 0.5) : NULL;
-        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? la_bin(TN_ROW_add_Tensor, a, gQ) : (a ? Py_NewRef(a) : NULL);
+        PyObject *tu = tn_at_triu(gA, 0), *tuH = la_mT(tu), *X = la_add(tu, tuH);
+        PyObject *dg = X ? tn_at_diagonal(X, 0, -2, -1) : NULL, *ml = dg ? tn_at_mul__Scalar(dg, TN_SD(0.5)) : NULL;
+        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? la_add(a, gQ) : (a ? Py_NewRef(a) : NULL);
         PyObject *RH = b ? la_mT(R) : NULL;
         r = la_solve_tri(RH, b, false, false, false);
         LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
     } else if (gA) {
-        PyObject *ng = tn_aten(TN_ROW_neg, "(O)", gA), *ngH = la_mT(ng), *d = la_bin(TN_ROW_sub_Tensor, ng, ngH);
-        PyObject *tl = d ? tn_aten(TN_ROW_tril, "(O)", d) : NULL, *a = la_mm(Q, tl);
+        PyObject *ng = tn_at_neg(gA), *ngH = la_mT(ng), *d = la_sub(ng, ngH);
+        PyObject *tl = d ? tn_at_tril(d, 0) : NULL, *a = la_mm(Q, tl);
         PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
         const tn_tensor *rt = tn_tensor_of(R);
         int64_t zs[TN_MAX_DIMS];
         memcpy(zs, rt->sizes, (size_t)rt->ndim * sizeof *zs);
         zs[rt->ndim - 1] = nn - m;
-        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_aten(TN_ROW_new_zeros, "(OO)", b, zsz) : NULL;
+        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_at_new_zeros(b, TN_IPY(zsz), NULL, NULL, NULL, NULL) : NULL;
         PyObject *lst = z ? PyList_New(2) : NULL, *c = NULL;
         if (lst) {
             PyList_SetItem(lst, 0, Py_NewRef(b));
             PyList_SetItem(lst, 1, Py_NewRef(z));
-            c = tn_aten(TN_ROW_cat, "(Oi)", lst, -1);
+            c = tn_at_cat(TN_TPY(lst), -1);
         }
         if (c && gR) {
             PyObject *qg = la_mm(Q, gR);
-            r = la_bin(TN_ROW_add_Tensor, c, qg);
+            r = la_add(c, qg);
             LA_DECREF(qg, c);
         } else r = c;
         LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
@@ -3695,9 +3589,9 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
 }
 /* ---- pseudo-inverse and least squares (docs/breadth_more2.md): FunctionsManual's pinv_backward and
  * linalg_lstsq_backward, op by op ---- */
-static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_aten(TN_ROW_mH, "(O)", x)) : NULL; }
+static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_at_mH(x)) : NULL; }
 static PyObject *la_mmk(tmps *T, PyObject *a, PyObject *b) { return keep_(T, la_mm(a, b)); }
-static PyObject *la_bink(tmps *T, int row, PyObject *a, PyObject *b) { return keep_(T, la_bin(row, a, b)); }
+static PyObject *la_bink(tmps *T, PyObject *(*op)(PyObject *, PyObject *), PyObject *a, PyObject *b) { return keep_(T, op(a, b)); }
 /* pinv_backward(grad, pinvA, A): the matrices of the smaller of m, n inside (m = rows of A);
  * a temporary of T */
 static PyObject *pinv_backward(tmps *T, PyObject *grad, PyObject *pA, PyObject *A) {
@@ -3707,18 +3601,18 @@ static PyObject *pinv_backward(tmps *T, PyObject *grad, PyObject *pA, PyObject *
     if (m <= nn) {
         /* K = grad^H pinvA; -(pinvA K)^H + K pinvA^H - (A pinvA) K pinvA^H + (pinvA^H pinvA)(grad^H - K A) */
         PyObject *Kx = la_mmk(T, gh, pA), *KpAh = la_mmk(T, Kx, pAh);
-        PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, pA, Kx))));
-        PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, KpAh);
-        s = la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
-        return la_bink(T, TN_ROW_add_Tensor, s,
-                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, Kx, A))));
+        PyObject *t1 = keep_(T, tn_at_neg(la_mH(T, la_mmk(T, pA, Kx))));
+        PyObject *s = la_bink(T, la_add, t1, KpAh);
+        s = la_bink(T, la_sub, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
+        return la_bink(T, la_add, s,
+                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, la_sub, gh, la_mmk(T, Kx, A))));
     }
     /* K = pinvA grad^H; -(K pinvA)^H + (grad^H - A K) pinvA pinvA^H + pinvA^H K - pinvA^H K pinvA A */
     PyObject *Kx = la_mmk(T, pA, gh), *pAhK = la_mmk(T, pAh, Kx);
-    PyObject *t1 = keep_(T, tn_aten(TN_ROW_neg, "(O)", la_mH(T, la_mmk(T, Kx, pA))));
-    PyObject *s = la_bink(T, TN_ROW_add_Tensor, t1, la_mmk(T, la_mmk(T, la_bink(T, TN_ROW_sub_Tensor, gh, la_mmk(T, A, Kx)), pA), pAh));
-    s = la_bink(T, TN_ROW_add_Tensor, s, pAhK);
-    return la_bink(T, TN_ROW_sub_Tensor, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
+    PyObject *t1 = keep_(T, tn_at_neg(la_mH(T, la_mmk(T, Kx, pA))));
+    PyObject *s = la_bink(T, la_add, t1, la_mmk(T, la_mmk(T, la_bink(T, la_sub, gh, la_mmk(T, A, Kx)), pA), pAh));
+    s = la_bink(T, la_add, s, pAhK);
+    return la_bink(T, la_sub, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
 }
 /* linalg_pinv.atol_rtol_tensor: pinv_backward(grad, result, self) */
 static int f_linalg_pinv(tn_node *n, PyObject **g, PyObject **o) {
@@ -3729,10 +3623,7 @@ static int f_linalg_pinv(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 static PyObject *la_pinv(PyObject *A) {   /* at::linalg_pinv(A): no tolerances, not hermitian */
-    PyObject *kw = Py_BuildValue("{sO}", "hermitian", Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_pinv_atol_rtol_tensor, kw, "(O)", A) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at_linalg_pinv_atol_rtol_tensor(A, NULL, NULL, false);
 }
 /* linalg_lstsq(self, b, rcond, driver): linalg_lstsq_backward(grads[0], grads[1], self, b, solution):
  * the solution's gradient through pinv(A), the residuals' as that of |A X - B|^2 with X fixed; a
@@ -3754,23 +3645,23 @@ static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
         if (a_req && !(gA = pinv_backward(&T, la_mmk(&T, gX, la_mH(&T, B)), pA, A))) DONE_ERR;
         if (b_req) {
             gB = la_mmk(&T, la_mH(&T, pA), gX);
-            if (gB && vec) gB = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", gB, -1));
+            if (gB && vec) gB = K(tn_at_squeeze_dim(gB, -1));
             if (!gB) DONE_ERR;
         }
     }
     if (has_gL) {
         PyObject *X0 = K(result(n, 0)), *X = vec ? K(la_unsq(X0, -1)) : X0;
-        PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
+        PyObject *r = la_bink(&T, la_sub, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
         if (!gL) DONE_ERR;
         if (a_req) {
-            PyObject *l = K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", la_mmk(&T, la_bink(&T, TN_ROW_mul_Tensor, gL, r), la_mH(&T, X)), 2));
-            gA = gA ? la_bink(&T, TN_ROW_add_Tensor, gA, l) : l;
+            PyObject *l = K(tn_at_mul_Scalar(la_mmk(&T, la_bink(&T, la_mul, gL, r), la_mH(&T, X)), TN_SI(2)));
+            gA = gA ? la_bink(&T, la_add, gA, l) : l;
             if (!gA) DONE_ERR;
         }
         if (b_req) {
-            PyObject *l = la_bink(&T, TN_ROW_mul_Tensor, K(tn_aten(TN_ROW_mul_Scalar, "(Oi)", gL, -2)), r);
-            if (l && vec) l = K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", l, -1));
-            gB = gB ? la_bink(&T, TN_ROW_add_Tensor, gB, l) : l;
+            PyObject *l = la_bink(&T, la_mul, K(tn_at_mul_Scalar(gL, TN_SI(-2))), r);
+            if (l && vec) l = K(tn_at_squeeze_dim(l, -1));
+            gB = gB ? la_bink(&T, la_add, gB, l) : l;
             if (!gB) DONE_ERR;
         }
     }
@@ -3791,17 +3682,17 @@ static PyObject *pinv_jvp(tmps *T, PyObject *A, PyObject *pA, PyObject *dA) {
     if (m <= nn) {
         /* K = pinvA^H dA^H; pinvA (K - K^H - K (A pinvA)) + (dA^H - pinvA (A dA^H)) (pinvA^H pinvA) */
         PyObject *Kx = la_mmk(T, pAh, dAh);
-        PyObject *s = la_bink(T, TN_ROW_sub_Tensor, la_bink(T, TN_ROW_sub_Tensor, Kx, la_mH(T, Kx)), la_mmk(T, Kx, la_mmk(T, A, pA)));
+        PyObject *s = la_bink(T, la_sub, la_bink(T, la_sub, Kx, la_mH(T, Kx)), la_mmk(T, Kx, la_mmk(T, A, pA)));
         PyObject *l = la_mmk(T, pA, s);
-        PyObject *r = la_mmk(T, la_bink(T, TN_ROW_sub_Tensor, dAh, la_mmk(T, pA, la_mmk(T, A, dAh))), la_mmk(T, pAh, pA));
-        return la_bink(T, TN_ROW_add_Tensor, l, r);
+        PyObject *r = la_mmk(T, la_bink(T, la_sub, dAh, la_mmk(T, pA, la_mmk(T, A, dAh))), la_mmk(T, pAh, pA));
+        return la_bink(T, la_add, l, r);
     }
     /* K = pinvA dA; (K^H - K - (pinvA A) K^H) pinvA + (pinvA pinvA^H) (dA^H - (dA^H A) pinvA) */
     PyObject *Kx = la_mmk(T, pA, dA), *Kh = la_mH(T, Kx);
-    PyObject *s = la_bink(T, TN_ROW_sub_Tensor, la_bink(T, TN_ROW_sub_Tensor, Kh, Kx), la_mmk(T, la_mmk(T, pA, A), Kh));
+    PyObject *s = la_bink(T, la_sub, la_bink(T, la_sub, Kh, Kx), la_mmk(T, la_mmk(T, pA, A), Kh));
     PyObject *l = la_mmk(T, s, pA);
-    PyObject *r = la_mmk(T, la_mmk(T, pA, pAh), la_bink(T, TN_ROW_sub_Tensor, dAh, la_mmk(T, la_mmk(T, dAh, A), pA)));
-    return la_bink(T, TN_ROW_add_Tensor, l, r);
+    PyObject *r = la_mmk(T, la_mmk(T, pA, pAh), la_bink(T, la_sub, dAh, la_mmk(T, la_mmk(T, dAh, A), pA)));
+    return la_bink(T, la_add, l, r);
 }
 PyObject *tn_pinv_jvp(PyObject *A, PyObject *pA, PyObject *dA) {
     T_;
@@ -3822,23 +3713,23 @@ PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObjec
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0;
     PyObject *pA = B && dB ? K(la_pinv(A)) : NULL, *dpA = pA ? pinv_jvp(&T, A, pA, dA) : NULL;
-    PyObject *dX = la_bink(&T, TN_ROW_add_Tensor, la_mmk(&T, dpA, B), la_mmk(&T, pA, dB));
-    PyObject *r = dX && vec ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", dX, -1) : Py_XNewRef(dX);
+    PyObject *dX = la_bink(&T, la_add, la_mmk(&T, dpA, B), la_mmk(&T, pA, dB));
+    PyObject *r = dX && vec ? tn_at_squeeze_dim(dX, -1) : Py_XNewRef(dX);
     drop_(&T);
     return r;
 }
 /* linalg_lstsq_residuals_jvp(A, B, dA, dB, X, L) = 2 Re(r * conj(dr)).sum(-2), r = A X - B,
  * dr = dA X - dB (X held fixed: Danskin's theorem); an empty L (no residuals computed) gives a copy */
 PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObject *dB0, PyObject *X0, PyObject *L) {
-    if (tn_numel(tn_tensor_of(L)) == 0) return tn_aten(TN_ROW_clone, "(O)", L);
+    if (tn_numel(tn_tensor_of(L)) == 0) return tn_at_clone(L, NULL);
     bool vec = ls_vector_rhs(A, B0);
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0, *X = vec ? K(la_unsq(X0, -1)) : X0;
-    PyObject *r = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, A, X), B), *dr = la_bink(&T, TN_ROW_sub_Tensor, la_mmk(&T, dA, X), dB);
-    PyObject *p = dr ? la_bink(&T, TN_ROW_mul_Tensor, r, K(tn_aten(TN_ROW_conj, "(O)", dr))) : NULL;
-    PyObject *re = p ? K(tn_aten(TN_ROW_real, "(O)", p)) : NULL;
-    PyObject *sm = re ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", re, -2)) : NULL;
-    PyObject *res = sm ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", sm, 2) : NULL;
+    PyObject *r = la_bink(&T, la_sub, la_mmk(&T, A, X), B), *dr = la_bink(&T, la_sub, la_mmk(&T, dA, X), dB);
+    PyObject *p = dr ? la_bink(&T, la_mul, r, K(tn_at_conj(dr))) : NULL;
+    PyObject *re = p ? K(tn_at_real(p)) : NULL;
+    PyObject *sm = re ? K(tn_at_sum_dim_IntList(re, TN_IS(-2), false, NULL)) : NULL;
+    PyObject *res = sm ? tn_at_mul_Scalar(sm, TN_SI(2)) : NULL;
     drop_(&T);
     return res;
 }
@@ -3849,7 +3740,7 @@ PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObje
  * grad mode K is updated in place on its rows / columns i.. (v_i is zero above row i), as upstream;
  * with grad mode out of place on the whole matrix. ---- */
 static PyObject *hh_narrow(PyObject *x, int dim, int64_t start, int64_t len) {
-    return x ? tn_aten(TN_ROW_narrow, "(OiLL)", x, dim, (long long)start, (long long)len) : NULL;
+    return x ? tn_at_narrow(x, dim, (long long)start, (long long)len) : NULL;
 }
 /* apply_simple_transformation(m, k, v, v, t, K, in_place, condition_with_I=true, left): (I - t v v^H) K
  * (left) or K (I - t v v^H). Steals K; returns the new K. */
@@ -3859,14 +3750,14 @@ static PyObject *hh_reflect(int64_t m, int64_t k, PyObject *v_full, PyObject *t,
     PyObject *tu = K(la_unsq(t, -1)), *r = NULL;
     if (in_place) {
         PyObject *v = K(hh_narrow(v_full, -2, k, m - k)), *Kp = K(hh_narrow(Km, left ? -2 : -1, k, m - k));
-        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v), la_mmk(&T, la_mH(&T, v), Kp))
-                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Kp, la_bink(&T, TN_ROW_mul_Tensor, tu, v)), la_mH(&T, v));
-        PyObject *sub = d ? K(tn_aten(TN_ROW_sub__Tensor, "(OO)", Kp, d)) : NULL;
+        PyObject *d = left ? la_bink(&T, la_mul, la_bink(&T, la_mul, tu, v), la_mmk(&T, la_mH(&T, v), Kp))
+                           : la_bink(&T, la_mul, la_mmk(&T, Kp, la_bink(&T, la_mul, tu, v)), la_mH(&T, v));
+        PyObject *sub = d ? K(tn_at_sub__Tensor(Kp, d, TN_SDEF)) : NULL;
         r = sub ? Py_NewRef(Km) : NULL;
     } else {
-        PyObject *d = left ? la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full), la_mmk(&T, la_mH(&T, v_full), Km))
-                           : la_bink(&T, TN_ROW_mul_Tensor, la_mmk(&T, Km, la_bink(&T, TN_ROW_mul_Tensor, tu, v_full)), la_mH(&T, v_full));
-        r = d ? tn_aten(TN_ROW_sub_Tensor, "(OO)", Km, d) : NULL;
+        PyObject *d = left ? la_bink(&T, la_mul, la_bink(&T, la_mul, tu, v_full), la_mmk(&T, la_mH(&T, v_full), Km))
+                           : la_bink(&T, la_mul, la_mmk(&T, Km, la_bink(&T, la_mul, tu, v_full)), la_mH(&T, v_full));
+        r = d ? tn_at_sub_Tensor(Km, d, TN_SDEF) : NULL;
     }
     Py_DECREF(Km);
     drop_(&T);
@@ -3878,19 +3769,18 @@ static int hh_update(int64_t m, int64_t i, PyObject *v_full, PyObject *t, PyObje
     PyObject *v = K(hh_narrow(v_full, -2, i, m - i));
     PyObject *vHK = la_mmk(&T, la_mH(&T, v), K(hh_narrow(K, -2, i, m - i)));
     PyObject *Kv = la_mmk(&T, K(hh_narrow(K, -1, i, m - i)), v), *tu = K(la_unsq(t, -1));
-    PyObject *a = tu ? K(tn_aten(TN_ROW_neg, "(O)", tu)) : NULL;
-    a = la_bink(&T, TN_ROW_mul_Tensor, a, vHK);
-    a = a ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(tn_aten(TN_ROW_conj, "(O)", a)), -2)) : NULL;
-    PyObject *b = la_bink(&T, TN_ROW_mul_Tensor, tu, Kv);
-    b = b ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", b, -1)) : NULL;
-    PyObject *vg = la_bink(&T, TN_ROW_sub_Tensor, a, b);
-    vg = vg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", K(la_unsq(vg, -1)), -1)) : NULL;   /* returned unsqueezed, copied squeezed */
+    PyObject *a = tu ? K(tn_at_neg(tu)) : NULL;
+    a = la_bink(&T, la_mul, a, vHK);
+    a = a ? K(tn_at_squeeze_dim(K(tn_at_conj(a)), -2)) : NULL;
+    PyObject *b = la_bink(&T, la_mul, tu, Kv);
+    b = b ? K(tn_at_squeeze_dim(b, -1)) : NULL;
+    PyObject *vg = la_bink(&T, la_sub, a, b);
+    vg = vg ? K(tn_at_squeeze_dim(K(la_unsq(vg, -1)), -1)) : NULL;   /* returned unsqueezed, copied squeezed */
     PyObject *tg = la_mmk(&T, K(hh_narrow(vHK, -1, i, m - i)), v);
-    tg = tg ? K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_conj, "(O)", tg)))) : NULL;
-    tg = tg ? K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)) : NULL;   /* (tau_grad.squeeze(-1)).squeeze(-1) */
-    PyObject *c1 = vg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gin, -1, (long long)i)), vg)) : NULL;
-    PyObject *c2 = c1 && tg ? K(tn_aten(TN_ROW_copy_, "(OO)", K(tn_aten(TN_ROW_select_int, "(OiL)", gtau, -1, (long long)i)),
-                                        K(tn_aten(TN_ROW_squeeze_dim, "(Oi)", tg, -1)))) : NULL;
+    tg = tg ? K(tn_at_neg(K(tn_at_conj(tg)))) : NULL;
+    tg = tg ? K(tn_at_squeeze_dim(tg, -1)) : NULL;   /* (tau_grad.squeeze(-1)).squeeze(-1) */
+    PyObject *c1 = vg ? K(tn_at_copy_(K(tn_at_select_int(gin, -1, (long long)i)), vg, false)) : NULL;
+    PyObject *c2 = c1 && tg ? K(tn_at_copy_(K(tn_at_select_int(gtau, -1, (long long)i)), K(tn_at_squeeze_dim(tg, -1)), false)) : NULL;
     drop_(&T);
     return c2 ? 0 : -1;
 }
@@ -3903,16 +3793,16 @@ static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObj
     int64_t m = ti->sizes[ti->ndim - 2], k = tt->sizes[tt->ndim - 1];
     bool in_place = !tn_grad_enabled(), left = !flip;
     T_;
-    PyObject *in = K(tn_aten(TN_ROW_tril, "(Oi)", input_, -1));
-    PyObject *dg = in ? K(tn_aten(TN_ROW_diagonal, "(Oiii)", in, 0, -2, -1)) : NULL;
-    PyObject *fl = dg ? K(tn_aten(TN_ROW_fill__Scalar, "(Od)", dg, 1.0)) : NULL;
+    PyObject *in = K(tn_at_tril(input_, -1));
+    PyObject *dg = in ? K(tn_at_diagonal(in, 0, -2, -1)) : NULL;
+    PyObject *fl = dg ? K(tn_at_fill__Scalar(dg, TN_SD(1.0))) : NULL;
     PyObject *ik = fl ? K(hh_narrow(in, -1, 0, k)) : NULL;
-    PyObject *nsq = ik ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", la_bink(&T, TN_ROW_mul_Tensor, ik, K(tn_aten(TN_ROW_conj, "(O)", ik))), -2)) : NULL;
-    PyObject *den = nsq ? K(tn_aten(TN_ROW_sub_Scalar, "(Od)", la_bink(&T, TN_ROW_mul_Tensor, tau, nsq), 1.0)) : NULL;
-    PyObject *sigma = la_bink(&T, TN_ROW_div_Tensor, tau, den);
-    PyObject *Kx = sigma ? tn_aten(TN_ROW_matmul, "(OO)", result, la_mH(&T, grad)) : NULL;   /* owned, updated below */
-    PyObject *gin = Kx ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", input_)) : NULL;
-    PyObject *gtau = gin ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", tau)) : NULL;
+    PyObject *nsq = ik ? K(tn_at_sum_dim_IntList(la_bink(&T, la_mul, ik, K(tn_at_conj(ik))), TN_IS(-2), false, NULL)) : NULL;
+    PyObject *den = nsq ? K(tn_at_sub_Scalar(la_bink(&T, la_mul, tau, nsq), TN_SD(1.0), TN_SDEF)) : NULL;
+    PyObject *sigma = la_bink(&T, la_div, tau, den);
+    PyObject *Kx = sigma ? tn_at_matmul(result, la_mH(&T, grad)) : NULL;   /* owned, updated below */
+    PyObject *gin = Kx ? K(tn_at_zeros_like(input_, NULL, NULL, NULL, NULL, NULL)) : NULL;
+    PyObject *gtau = gin ? K(tn_at_zeros_like(tau, NULL, NULL, NULL, NULL, NULL)) : NULL;
     if (!gtau) { Py_XDECREF(Kx); DONE_ERR; }
     /* the loop's columns are released as it goes (T holds a fixed number of temporaries) */
     int64_t z = flip ? k - 1 : 0, last = flip ? 0 : k - 1;
@@ -3935,7 +3825,7 @@ static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObj
         Py_XDECREF(v);
         Py_XDECREF(t);
     }
-    if (!Kx || !K(tn_aten(TN_ROW_tril_, "(Oi)", gin, -1))) { Py_XDECREF(Kx); DONE_ERR; }
+    if (!Kx || !K(tn_at_tril_(gin, -1))) { Py_XDECREF(Kx); DONE_ERR; }
     Py_DECREF(Kx);
     *gi = Py_NewRef(gin);
     *gt = Py_NewRef(gtau);
@@ -3947,8 +3837,8 @@ static int hh_backward(PyObject *grad, PyObject *result, PyObject *input_, PyObj
  * place, as upstream's */
 static PyObject *hh_simple(PyObject *u, PyObject *v, PyObject *t, PyObject *Km) {   /* -(t u v^H) K */
     T_;
-    PyObject *d = la_bink(&T, TN_ROW_mul_Tensor, la_bink(&T, TN_ROW_mul_Tensor, K(la_unsq(t, -1)), u), la_mmk(&T, la_mH(&T, v), Km));
-    PyObject *r = d ? tn_aten(TN_ROW_neg, "(O)", d) : NULL;
+    PyObject *d = la_bink(&T, la_mul, la_bink(&T, la_mul, K(la_unsq(t, -1)), u), la_mmk(&T, la_mH(&T, v), Km));
+    PyObject *r = d ? tn_at_neg(d) : NULL;
     drop_(&T);
     return r;
 }
@@ -3956,18 +3846,18 @@ PyObject *tn_householder_product_jvp(PyObject *dV0, PyObject *dtau, PyObject *pr
     const tn_tensor *tv = tn_tensor_of(V0), *tt = tn_tensor_of(tau);
     int64_t m = tv->sizes[tv->ndim - 2], k = tt->sizes[tt->ndim - 1];
     T_;
-    PyObject *V = K(tn_aten(TN_ROW_tril, "(Oi)", V0, -1));
-    PyObject *dg = V ? K(tn_aten(TN_ROW_diagonal, "(Oiii)", V, 0, -2, -1)) : NULL;
-    PyObject *fl = dg ? K(tn_aten(TN_ROW_fill__Scalar, "(Od)", dg, 1.0)) : NULL;
-    PyObject *dV = fl ? K(tn_aten(TN_ROW_tril, "(Oi)", dV0, -1)) : NULL;
+    PyObject *V = K(tn_at_tril(V0, -1));
+    PyObject *dg = V ? K(tn_at_diagonal(V, 0, -2, -1)) : NULL;
+    PyObject *fl = dg ? K(tn_at_fill__Scalar(dg, TN_SD(1.0))) : NULL;
+    PyObject *dV = fl ? K(tn_at_tril(dV0, -1)) : NULL;
     PyObject *vk = dV ? K(hh_narrow(V, -1, 0, k)) : NULL;
-    PyObject *nsq = vk ? K(tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", la_bink(&T, TN_ROW_mul_Tensor, vk, K(tn_aten(TN_ROW_conj, "(O)", vk))), -2)) : NULL;
-    PyObject *den = nsq ? K(tn_aten(TN_ROW_sub_Scalar, "(Od)", la_bink(&T, TN_ROW_mul_Tensor, tau, nsq), 1.0)) : NULL;
-    PyObject *sigma = la_bink(&T, TN_ROW_div_Tensor, tau, den);
+    PyObject *nsq = vk ? K(tn_at_sum_dim_IntList(la_bink(&T, la_mul, vk, K(tn_at_conj(vk))), TN_IS(-2), false, NULL)) : NULL;
+    PyObject *den = nsq ? K(tn_at_sub_Scalar(la_bink(&T, la_mul, tau, nsq), TN_SD(1.0), TN_SDEF)) : NULL;
+    PyObject *sigma = la_bink(&T, la_div, tau, den);
     PyObject *bsz = sigma ? K(tn_py_size_new(tv->ndim - 1, tv->sizes)) : NULL;
-    PyObject *Hm = bsz ? tn_aten(TN_ROW_diag_embed, "(O)", K(tn_aten(TN_ROW_new_ones, "(OO)", V, bsz))) : NULL;   /* owned */
-    PyObject *Hp = Hm ? tn_aten(TN_ROW_clone, "(O)", K(tn_aten(TN_ROW_detach, "(O)", prod))) : NULL;   /* owned */
-    PyObject *dprod = Hp ? K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", prod)) : NULL;
+    PyObject *Hm = bsz ? tn_at_diag_embed(K(tn_at_new_ones(V, TN_IPY(bsz), NULL, NULL, NULL, NULL)), 0, -2, -1) : NULL;   /* owned */
+    PyObject *Hp = Hm ? tn_at_clone(K(tn_at_detach(prod)), NULL) : NULL;   /* owned */
+    PyObject *dprod = Hp ? K(tn_at_zeros_like(prod, NULL, NULL, NULL, NULL, NULL)) : NULL;
     if (!dprod) { Py_XDECREF(Hm); Py_XDECREF(Hp); drop_(&T); return NULL; }
     /* the loop's columns are released as it goes (T holds a fixed number of temporaries) */
     for (int64_t i = 0; Hp && Hm && i < k; i++) {
@@ -3976,9 +3866,9 @@ PyObject *tn_householder_product_jvp(PyObject *dV0, PyObject *dtau, PyObject *pr
         if (!v || !dv || !t || !dt || !s) Py_CLEAR(Hp);
         Hp = Hp ? hh_reflect(m, 0, v, s, Hp, false, true) : NULL;
         PyObject *a = Hp ? hh_simple(v, v, dt, Hp) : NULL, *b = a ? hh_simple(dv, v, t, Hp) : NULL;
-        PyObject *c = b ? hh_simple(v, dv, t, Hp) : NULL, *ab = c ? la_bin(TN_ROW_add_Tensor, a, b) : NULL;
-        PyObject *abc = ab ? la_bin(TN_ROW_add_Tensor, ab, c) : NULL, *x = abc ? la_mm(Hm, abc) : NULL;
-        PyObject *ad = x ? tn_aten(TN_ROW_add__Tensor, "(OO)", dprod, x) : NULL;
+        PyObject *c = b ? hh_simple(v, dv, t, Hp) : NULL, *ab = c ? la_add(a, b) : NULL;
+        PyObject *abc = ab ? la_add(ab, c) : NULL, *x = abc ? la_mm(Hm, abc) : NULL;
+        PyObject *ad = x ? tn_at_add__Tensor(dprod, x, TN_SDEF) : NULL;
         if (!ad) Py_CLEAR(Hp);
         else Hm = hh_reflect(m, 0, v, t, Hm, false, false);
         LA_DECREF(v, dv, t, dt, s, a, b, c, ab, abc, x, ad);
@@ -4010,7 +3900,7 @@ static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *self = K(saved(n, 0)), *tau = self ? K(saved(n, 1)) : NULL;
     if (!tau) DONE_ERR;
     if (need(n, 2)) {
-        PyObject *og = K(tn_aten(TN_ROW_ormqr, "(OOOOO)", self, tau, g[0], left ? Py_True : Py_False, tr ? Py_False : Py_True));
+        PyObject *og = K(tn_at_ormqr(self, tau, g[0], left, !(tr)));
         if (!og) DONE_ERR;
         put(n, o, 2, Py_NewRef(og));
     }
@@ -4055,7 +3945,7 @@ static int f_fracpool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max
 /* rot90(self, k, dims): grad.rot90(-k, dims) */
 static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *dims = arg_obj(n, 2);
-    PyObject *r = dims ? tn_aten(TN_ROW_rot90, "(OLO)", g[0], -(long long)arg_i(n, 1), dims) : NULL;
+    PyObject *r = dims ? tn_at_rot90(g[0], -(long long)arg_i(n, 1), TN_IPY(dims)) : NULL;
     Py_XDECREF(dims);
     if (!r) return -1;
     put(n, o, 0, r);
@@ -4072,24 +3962,23 @@ static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
     int64_t start = arg_i(n, 2), len = arg_i(n, 3);
-    PUTX(0, tn_aten(TN_ROW_slice_backward, "(OOLLLL)", g[0], sz, (long long)arg_i(n, 1), (long long)start,
-                    (long long)(start + len), 1LL), sz);
+    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)(start + len), 1LL), sz);
     return 0;
 }
 
 /* diag_embed(self, offset, dim1, dim2): grad.diagonal(offset, dim1, dim2) (diagflat's backward; helper-opa) */
 static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_diagonal, "(OLLL)", g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
+    PUT(0, tn_at_diagonal(g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
     return 0;
 }
 
 /* deg2rad / rad2deg (ops/angles.c; helper-opa): deg2rad_backward(grad) = grad * (pi / 180); rad2deg: * (180 / pi) */
 static int f_deg2rad(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 0.017453292519943295769236907684886127134428718885417));
+    PUT(0, tn_at_mul_Scalar(g[0], TN_SD(0.017453292519943295769236907684886127134428718885417)));
     return 0;
 }
 static int f_rad2deg(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 57.295779513082320876798154814105170332405472466564));
+    PUT(0, tn_at_mul_Scalar(g[0], TN_SD(57.295779513082320876798154814105170332405472466564)));
     return 0;
 }
 
@@ -4102,15 +3991,15 @@ static int f__cdist_forward(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
     double p = arg_f(n, 2);
     if (need(n, 0)) {
-        PyObject *gc = K(tn_aten(TN_ROW_contiguous, "(O)", g[0]));
-        OUTK(0, gc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x1, x2, p, res)) : NULL);
+        PyObject *gc = K(tn_at_contiguous(g[0], NULL));
+        OUTK(0, gc ? K(tn_at__cdist_backward(gc, x1, x2, p, res)) : NULL);
     }
     if (need(n, 1)) {
-        PyObject *gt = K(tn_aten(TN_ROW_transpose_int, "(Oii)", g[0], -2, -1));
-        PyObject *gc = gt ? K(tn_aten(TN_ROW_contiguous, "(O)", gt)) : NULL;
-        PyObject *rt = gc ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", res, -2, -1)) : NULL;
-        PyObject *rc = rt ? K(tn_aten(TN_ROW_contiguous, "(O)", rt)) : NULL;
-        OUTK(1, rc ? K(tn_aten(TN_ROW__cdist_backward, "(OOOdO)", gc, x2, x1, p, rc)) : NULL);
+        PyObject *gt = K(tn_at_transpose_int(g[0], -2, -1));
+        PyObject *gc = gt ? K(tn_at_contiguous(gt, NULL)) : NULL;
+        PyObject *rt = gc ? K(tn_at_transpose_int(res, -2, -1)) : NULL;
+        PyObject *rc = rt ? K(tn_at_contiguous(rt, NULL)) : NULL;
+        OUTK(1, rc ? K(tn_at__cdist_backward(gc, x2, x1, p, rc)) : NULL);
     }
     DONE;
 }
@@ -4118,7 +4007,7 @@ static int f__cdist_forward(tn_node *n, PyObject **g, PyObject **o) {
 static int f__pdist_forward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0] || !need(n, 0)) DONE;
-    OUTK(0, K(tn_aten(TN_ROW__pdist_backward, "(OOdO)", g[0], K(saved(n, 0)), arg_f(n, 1), K(result(n, 0)))));
+    OUTK(0, K(tn_at__pdist_backward(g[0], K(saved(n, 0)), arg_f(n, 1), K(result(n, 0)))));
     DONE;
 }
 /* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
@@ -4127,22 +4016,22 @@ static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
     PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
-    PyObject *ratio = K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], res));
-    PyObject *z = ratio ? K(tn_aten(TN_ROW_eq_Scalar, "(Oi)", res, 0)) : NULL;
-    if (!z || !K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ratio, z, 0))) { drop_(&T); return -1; }
+    PyObject *ratio = K(tn_at_div_Tensor(g[0], res));
+    PyObject *z = ratio ? K(tn_at_eq_Scalar(res, TN_SI(0))) : NULL;
+    if (!z || !K(tn_at_masked_fill__Scalar(ratio, z, TN_SI(0)))) { drop_(&T); return -1; }
     if (need(n, 0)) {
-        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -1, Py_True));
-        PyObject *a = s ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x1, s)) : NULL;
-        PyObject *b = a ? K(tn_aten(TN_ROW_matmul, "(OO)", ratio, x2)) : NULL;
-        OUTK(0, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+        PyObject *s = K(tn_at_sum_dim_IntList(ratio, TN_IS(-1), true, NULL));
+        PyObject *a = s ? K(tn_at_mul_Tensor(x1, s)) : NULL;
+        PyObject *b = a ? K(tn_at_matmul(ratio, x2)) : NULL;
+        OUTK(0, b ? K(tn_at_sub_Tensor(a, b, TN_SDEF)) : NULL);
     }
     if (need(n, 1)) {
-        PyObject *s = K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", ratio, -2, Py_False));
-        PyObject *u = s ? K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1)) : NULL;
-        PyObject *a = u ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", x2, u)) : NULL;
-        PyObject *rt = a ? K(tn_aten(TN_ROW_transpose_int, "(Oii)", ratio, -2, -1)) : NULL;
-        PyObject *b = rt ? K(tn_aten(TN_ROW_matmul, "(OO)", rt, x1)) : NULL;
-        OUTK(1, b ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b)) : NULL);
+        PyObject *s = K(tn_at_sum_dim_IntList(ratio, TN_IS(-2), false, NULL));
+        PyObject *u = s ? K(tn_at_unsqueeze(s, -1)) : NULL;
+        PyObject *a = u ? K(tn_at_mul_Tensor(x2, u)) : NULL;
+        PyObject *rt = a ? K(tn_at_transpose_int(ratio, -2, -1)) : NULL;
+        PyObject *b = rt ? K(tn_at_matmul(rt, x1)) : NULL;
+        OUTK(1, b ? K(tn_at_sub_Tensor(a, b, TN_SDEF)) : NULL);
     }
     DONE;
 }
@@ -4153,8 +4042,8 @@ static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
  * arange(-p/2 + 0.5, 0.5, 0.5, self.options()).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad). */
 static int gamma_grad(tn_node *n, PyObject **g, PyObject **o, int si, int64_t order) {
     T_; PyObject *s = K(saved(n, si));
-    PyObject *d = order < 0 ? K(tn_aten(TN_ROW_digamma, "(O)", s)) : K(tn_aten(TN_ROW_polygamma, "(LO)", (long long)order, s));
-    OUTK(si, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], d)));
+    PyObject *d = order < 0 ? K(tn_at_digamma(s)) : K(tn_at_polygamma((long long)order, s));
+    OUTK(si, K(tn_at_mul_Tensor(g[0], d)));
     DONE;
 }
 static int f_digamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, 1); }
@@ -4164,12 +4053,11 @@ static int f_polygamma_(tn_node *n, PyObject **g, PyObject **o) { return gamma_g
 static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
     int64_t p = arg_i(n, 1);
-    PyObject *kw = s ? Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(tn_tensor_of(s)->dtype)) : NULL;
-    PyObject *ar = kw ? K(tn_aten_kw(TN_ROW_arange_start_step, kw, "(ddd)", -(double)p / 2. + 0.5, 0.5, 0.5)) : NULL;
-    Py_XDECREF(kw);
-    PyObject *args = K(tn_aten(TN_ROW_add_Tensor, "(OO)", ar, K(tn_aten(TN_ROW_unsqueeze, "(Oi)", s, -1))));
-    PyObject *dg = K(tn_aten(TN_ROW_digamma_, "(O)", args));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_sum_dim_IntList, "(O(i))", dg, -1)))));
+    PyObject *ar = s ? K(tn_at_arange_start_step(TN_SD(-(double)p / 2. + 0.5), TN_SD(0.5), TN_SD(0.5),
+                                                 TN_DT(tn_tensor_of(s)->dtype), NULL, NULL, NULL)) : NULL;
+    PyObject *args = K(tn_at_add_Tensor(ar, K(tn_at_unsqueeze(s, -1)), TN_SDEF));
+    PyObject *dg = K(tn_at_digamma_(args));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_sum_dim_IntList(dg, TN_IS(-1), false, NULL)))));
     DONE;
 }
 
@@ -4177,25 +4065,25 @@ static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
  * derivatives.yaml: _conj: grad.conj(); _neg_view: grad.neg(); _conj_physical / conj_physical_:
  * grad.conj_physical(); view_as_real: view_as_complex(grad.contiguous()); view_as_complex:
  * view_as_real(grad.contiguous().resolve_conj()). */
-static int f_conj_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_conj, "(O)", g[0])); return 0; }
-static int f_neg_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_neg, "(O)", g[0])); return 0; }
-static int f_conj_physical(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_aten(TN_ROW_conj_physical, "(O)", g[0])); return 0; }
+static int f_conj_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_conj(g[0])); return 0; }
+static int f_neg_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_neg(g[0])); return 0; }
+static int f_conj_physical(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_conj_physical(g[0])); return 0; }
 static int f_view_as_real(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_view_as_complex, "(O)", K(tn_aten(TN_ROW_contiguous, "(O)", g[0])))));
+    OUTK(0, K(tn_at_view_as_complex(K(tn_at_contiguous(g[0], NULL)))));
     DONE;
 }
 static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_view_as_real, "(O)", K(tn_aten(TN_ROW_resolve_conj, "(O)", K(tn_aten(TN_ROW_contiguous, "(O)", g[0])))))));
+    OUTK(0, K(tn_at_view_as_real(K(tn_at_resolve_conj(K(tn_at_contiguous(g[0], NULL)))))));
     DONE;
 }
 
 static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * self; self: grad.conj() * other */
     T_;
     PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s)));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_conj, "(O)", g[0])), t)));
+    OUTK(1, K(tn_at_mul_Tensor(g[0], s)));
+    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_conj(g[0])), t)));
     DONE;
 }
 
@@ -4207,22 +4095,21 @@ static int f_select_scatter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) {
         PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_aten(TN_ROW_select_scatter, "(OOLL)", g[0], z, (long long)arg_i(n, 2), (long long)arg_i(n, 3))) : NULL);
+        OUTK(0, z ? K(tn_at_select_scatter(g[0], z, (long long)arg_i(n, 2), (long long)arg_i(n, 3))) : NULL);
     }
-    OUTK(1, K(tn_aten(TN_ROW_select_int, "(OLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
+    OUTK(1, K(tn_at_select_int(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
     DONE;
 }
 /* slice_scatter(self, src, dim, start, end, step): self: slice_scatter(grad, zeros_like(src), ...);
  * src: grad.slice(dim, start, end, step) */
 static int f_slice_scatter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *st = K(arg_obj(n, 3)), *en = K(arg_obj(n, 4));
-    if (!st || !en) { drop_(&T); return -1; }
+    const int64_t *st = tn_opt_int_of(&n->args[3]), *en = tn_opt_int_of(&n->args[4]);
     if (need(n, 0)) {
         PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_aten(TN_ROW_slice_scatter, "(OOLOOL)", g[0], z, (long long)arg_i(n, 2), st, en, (long long)arg_i(n, 5))) : NULL);
+        OUTK(0, z ? K(tn_at_slice_scatter(g[0], z, arg_i(n, 2), st, en, arg_i(n, 5))) : NULL);
     }
-    OUTK(1, K(tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", g[0], (long long)arg_i(n, 2), st, en, (long long)arg_i(n, 5))));
+    OUTK(1, K(tn_at_slice_Tensor(g[0], arg_i(n, 2), st, en, arg_i(n, 5))));
     DONE;
 }
 /* diagonal_scatter(self, src, offset, dim1, dim2): self: diagonal_scatter(grad, zeros_like(src), ...);
@@ -4232,21 +4119,20 @@ static int f_diagonal_scatter(tn_node *n, PyObject **g, PyObject **o) {
     long long off = arg_i(n, 2), d1 = arg_i(n, 3), d2 = arg_i(n, 4);
     if (need(n, 0)) {
         PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_aten(TN_ROW_diagonal_scatter, "(OOLLL)", g[0], z, off, d1, d2)) : NULL);
+        OUTK(0, z ? K(tn_at_diagonal_scatter(g[0], z, off, d1, d2)) : NULL);
     }
-    OUTK(1, K(tn_aten(TN_ROW_diagonal, "(OLLL)", g[0], off, d1, d2)));
+    OUTK(1, K(tn_at_diagonal(g[0], off, d1, d2)));
     DONE;
 }
 /* unfold(self, dimension, size, step) / unfold_copy: unfold_backward(grad, self.sizes(), dimension, size, step) */
 static int f_unfold(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_unfold_backward, "(OOLLL)", g[0], K(sizes_of(n, 0)), (long long)arg_i(n, 1),
-                      (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
+    OUTK(0, K(tn_at_unfold_backward(g[0], TN_IPY(K(sizes_of(n, 0))), (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
     DONE;
 }
 /* unfold_backward(grad_in, input_sizes, dim, size, step): grad_in: grad.unfold(dim, size, step) */
 static int f_unfold_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_aten(TN_ROW_unfold, "(OLLL)", g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3), (long long)arg_i(n, 4)));
+    PUT(0, tn_at_unfold(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3), (long long)arg_i(n, 4)));
     return 0;
 }
 /* aminmax(self, dim?, keepdim): aminmax_backward: for each defined grad (min, then max)
@@ -4267,14 +4153,14 @@ static PyObject *aminmax_part(tn_node *n, tmps *Tp, PyObject *gk, int k) {
     PyObject *gr = gk, *rr = KK(result(n, k));
     if (!kd && rr) {
         PyObject *sl = KK(tn_int_list(shape, nd));
-        gr = sl ? KK(tn_aten(TN_ROW_view, "(OO)", gk, sl)) : NULL;
-        rr = gr ? KK(tn_aten(TN_ROW_view, "(OO)", rr, sl)) : NULL;
+        gr = sl ? KK(tn_at_view(gk, TN_IPY(sl))) : NULL;
+        rr = gr ? KK(tn_at_view(rr, TN_IPY(sl))) : NULL;
     }
-    PyObject *mask = rr ? KK(tn_aten(TN_ROW_eq_Tensor, "(OO)", KK(saved(n, 0)), rr)) : NULL;
+    PyObject *mask = rr ? KK(tn_at_eq_Tensor(KK(saved(n, 0)), rr)) : NULL;
     PyObject *dl = mask ? KK(tn_int_list(dims, ndims)) : NULL;
-    PyObject *cnt = dl ? KK(tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", mask, dl, Py_True)) : NULL;
-    PyObject *q = cnt ? KK(tn_aten(TN_ROW_div_Tensor, "(OO)", gr, cnt)) : NULL;
-    return q ? KK(tn_aten(TN_ROW_mul_Tensor, "(OO)", q, mask)) : NULL;
+    PyObject *cnt = dl ? KK(tn_at_sum_dim_IntList(mask, TN_IPY(dl), true, NULL)) : NULL;
+    PyObject *q = cnt ? KK(tn_at_div_Tensor(gr, cnt)) : NULL;
+    return q ? KK(tn_at_mul_Tensor(q, mask)) : NULL;
 #undef KK
 }
 static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
@@ -4283,7 +4169,7 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (g[0] && !pmin) { drop_(&T); return -1; }
     PyObject *pmax = g[1] ? aminmax_part(n, &T, g[1], 1) : NULL;
     if (g[1] && !pmax) { drop_(&T); return -1; }
-    PyObject *r = pmin && pmax ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", pmin, pmax)) : pmin ? pmin : pmax;
+    PyObject *r = pmin && pmax ? K(tn_at_add_Tensor(pmin, pmax, TN_SDEF)) : pmin ? pmin : pmax;
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
@@ -4297,12 +4183,12 @@ static int f_put(tn_node *n, PyObject **g, PyObject **o) {
         if (n->args[3].u.i) OUTK(0, g[0]);
         else {
             PyObject *z = K(zeros_sized(K(sizes_of(n, 2)), meta(n, 2)->dtype));
-            OUTK(0, z ? K(tn_aten(TN_ROW_put, "(OOOO)", g[0], idx, z, Py_False)) : NULL);
+            OUTK(0, z ? K(tn_at_put(g[0], idx, z, false)) : NULL);
         }
     }
     if (need(n, 2)) {
-        PyObject *tk = K(tn_aten(TN_ROW_take, "(OO)", g[0], idx));
-        OUTK(2, tk ? K(tn_aten(TN_ROW_view, "(OO)", tk, K(sizes_of(n, 2)))) : NULL);
+        PyObject *tk = K(tn_at_take(g[0], idx));
+        OUTK(2, tk ? K(tn_at_view(tk, TN_IPY(K(sizes_of(n, 2))))) : NULL);
     }
     DONE;
 }
@@ -4312,8 +4198,8 @@ static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *mask = K(saved(n, 1));
     if (!mask) { drop_(&T); return -1; }
-    OUTK(0, K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", g[0], mask, 0)));
-    OUTK(2, K(tn_aten(TN_ROW_masked_scatter_backward, "(OOO)", g[0], mask, K(sizes_of(n, 2)))));
+    OUTK(0, K(tn_at_masked_fill_Scalar(g[0], mask, TN_SI(0))));
+    OUTK(2, K(tn_at_masked_scatter_backward(g[0], mask, TN_IPY(K(sizes_of(n, 2))))));
     DONE;
 }
 /* masked_scatter_backward(grad_output, mask, sizes): grad_output: zeros_like(grad_output).masked_scatter(mask, grad) */
@@ -4321,7 +4207,7 @@ static int f_masked_scatter_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *mask = K(saved(n, 1));
     PyObject *z = mask ? K(zeros_sized(K(sizes_of(n, 0)), meta(n, 0)->dtype)) : NULL;
-    OUTK(0, z ? K(tn_aten(TN_ROW_masked_scatter, "(OOO)", z, mask, g[0])) : NULL);
+    OUTK(0, z ? K(tn_at_masked_scatter(z, mask, g[0])) : NULL);
     DONE;
 }
 /* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
@@ -4337,23 +4223,20 @@ static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
         int e = n->arg_edge[0] + i;
         PyObject *gg = g[0];
         if (gc && !tn_dtype_is_complex(m->dtype)) {
-            if (!re && !(re = tn_aten(TN_ROW_real, "(O)", g[0]))) return -1;
+            if (!re && !(re = tn_at_real(g[0]))) return -1;
             gg = re;
         }
         PyObject *part;
         const int64_t *sz = tn_meta_sizes(m);
         if (m->ndim == 1 && sz[0] == 0) {
-            PyObject *dt = tn_py_from_dtype(tn_tensor_of(gg)->dtype);
-            PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-            part = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((i))", 0) : NULL;
-            Py_XDECREF(dt); Py_XDECREF(kw);
+            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(gg)->dtype), NULL, NULL, NULL);
             c0 += 1;   /* the forward gave it one row */
         } else {
             int64_t d0 = m->ndim == 2 ? sz[0] : 1, d1 = m->ndim == 2 ? sz[1] : m->ndim == 1 ? sz[0] : 1;
-            PyObject *s0 = tn_aten(TN_ROW_slice_Tensor, "(OLLL)", gg, 0LL, (long long)c0, (long long)(c0 + d0));
-            part = s0 ? tn_aten(TN_ROW_slice_Tensor, "(OLLL)", s0, 1LL, (long long)c1, (long long)(c1 + d1)) : NULL;
+            PyObject *s0 = tn_at_slice_Tensor(gg, 0LL, TN_I((long long)c0), TN_I((long long)(c0 + d0)), 1);
+            part = s0 ? tn_at_slice_Tensor(s0, 1LL, TN_I((long long)c1), TN_I((long long)(c1 + d1)), 1) : NULL;
             Py_XDECREF(s0);
-            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_aten(TN_ROW_squeeze_dim, "(Oi)", part, -1));
+            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_at_squeeze_dim(part, -1));
             c0 += d0; c1 += d1;
         }
         if (!part) { Py_XDECREF(re); return -1; }
@@ -4366,50 +4249,51 @@ static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- nn.functional breadth (helper-nnf): hardshrink / softshrink, glu, pixel / channel shuffle ---- */
 static int f_hardshrink(tn_node *n, PyObject **g, PyObject **o) {   /* hardshrink_backward(grad, self, lambd) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_hardshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    OUTK(0, K(tn_at_hardshrink_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
     DONE;
 }
 static int f_softshrink(tn_node *n, PyObject **g, PyObject **o) {   /* softshrink_backward(grad, self, lambd) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_softshrink_backward, "(OOO)", g[0], K(saved(n, 0)), K(arg_obj(n, 1)))));
+    OUTK(0, K(tn_at_softshrink_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
     DONE;
 }
-static int f_shrink_backward(tn_node *n, PyObject **g, PyObject **o, int row) {   /* (grad_out, self, lambd) */
+static int f_shrink_backward(tn_node *n, PyObject **g, PyObject **o,
+                             PyObject *(*bwd)(PyObject *, PyObject *, tn_scalar_arg)) {   /* (grad_out, self, lambd) */
     T_;
-    if (need(n, 0)) OUTK(0, K(tn_aten(row, "(OOO)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)))));
+    if (need(n, 0)) OUTK(0, K(bwd(g[0], K(saved(n, 1)), TN_SV(&n->args[2]))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 static int f_hardshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return f_shrink_backward(n, g, o, TN_ROW_hardshrink_backward);
+    return f_shrink_backward(n, g, o, tn_at_hardshrink_backward);
 }
 static int f_softshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return f_shrink_backward(n, g, o, TN_ROW_softshrink_backward);
+    return f_shrink_backward(n, g, o, tn_at_softshrink_backward);
 }
 static int f_glu(tn_node *n, PyObject **g, PyObject **o) {   /* glu_backward(grad, self, dim) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_glu_backward, "(OOL)", g[0], K(saved(n, 0)), (long long)arg_i(n, 1))));
+    OUTK(0, K(tn_at_glu_backward(g[0], K(saved(n, 0)), (long long)arg_i(n, 1))));
     DONE;
 }
 static int f_pixel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_unshuffle(grad, upscale_factor) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_pixel_unshuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    OUTK(0, K(tn_at_pixel_unshuffle(g[0], (long long)arg_i(n, 1))));
     DONE;
 }
 static int f_pixel_unshuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_shuffle(grad, downscale_factor) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_pixel_shuffle, "(OL)", g[0], (long long)arg_i(n, 1))));
+    OUTK(0, K(tn_at_pixel_shuffle(g[0], (long long)arg_i(n, 1))));
     DONE;
 }
 static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* channel_shuffle(grad, grad.size(1) / groups) */
     T_;
     int64_t gr = arg_i(n, 1), c = tn_tensor_of(g[0])->ndim > 1 ? tn_tensor_of(g[0])->sizes[1] : 0;
-    OUTK(0, K(tn_aten(TN_ROW_channel_shuffle, "(OL)", g[0], (long long)(gr ? c / gr : 0))));
+    OUTK(0, K(tn_at_channel_shuffle(g[0], (long long)(gr ? c / gr : 0))));
     DONE;
 }
 static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_kernel_backward(grad, self, weight) */
     T_;
-    PyObject *r = K(tn_aten(TN_ROW__prelu_kernel_backward, "(OOO)", g[0], K(saved(n, 0)), K(saved(n, 1))));
+    PyObject *r = K(tn_at__prelu_kernel_backward(g[0], K(saved(n, 0)), K(saved(n, 1))));
     if (!r) { drop_(&T); return -1; }
     OUTK(0, PyTuple_GetItem(r, 0));
     OUTK(1, PyTuple_GetItem(r, 1));
@@ -4421,9 +4305,9 @@ static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *i1 = K(saved(n, 0)), *i2 = K(saved(n, 1)), *i3 = K(saved(n, 2));
     PyObject *e1 = K(arg_obj(n, 3)), *e2 = K(arg_obj(n, 4)), *e3 = K(arg_obj(n, 5)), *sd = K(arg_obj(n, 6));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", g[0], i2, i3, sd, e2, e3, e1)));
-    if (need(n, 1)) OUTK(1, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, g[0], i3, e1, sd, e3, e2)));
-    if (need(n, 2)) OUTK(2, K(tn_aten(TN_ROW__trilinear, "(OOOOOOO)", i1, i2, g[0], e1, e2, sd, e3)));
+    if (need(n, 0)) OUTK(0, K(tn_at__trilinear(g[0], i2, i3, TN_IPY(sd), TN_IPY(e2), TN_IPY(e3), TN_IPY(e1), 1)));
+    if (need(n, 1)) OUTK(1, K(tn_at__trilinear(i1, g[0], i3, TN_IPY(e1), TN_IPY(sd), TN_IPY(e3), TN_IPY(e2), 1)));
+    if (need(n, 2)) OUTK(2, K(tn_at__trilinear(i1, i2, g[0], TN_IPY(e1), TN_IPY(e2), TN_IPY(sd), TN_IPY(e3), 1)));
     DONE;
 }
 /* rrelu_with_noise: rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false);
@@ -4432,15 +4316,13 @@ static int f_rrelu_with_noise(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     bool inpl = n->inplace;
     PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], x, K(saved(n, 1)), K(arg_obj(n, 2)), K(arg_obj(n, 3)),
-                      arg_i(n, 4) ? Py_True : Py_False, inpl ? Py_True : Py_False)));
+    OUTK(0, K(tn_at_rrelu_with_noise_backward(g[0], x, K(saved(n, 1)), TN_SV(&n->args[2]), TN_SV(&n->args[3]), arg_i(n, 4), inpl)));
     DONE;
 }
 static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0))
-        OUTK(0, K(tn_aten(TN_ROW_rrelu_with_noise_backward, "(OOOOOOO)", g[0], K(saved(n, 1)), K(saved(n, 2)), K(arg_obj(n, 3)),
-                          K(arg_obj(n, 4)), arg_i(n, 5) ? Py_True : Py_False, Py_False)));
+        OUTK(0, K(tn_at_rrelu_with_noise_backward(g[0], K(saved(n, 1)), K(saved(n, 2)), TN_SV(&n->args[3]), TN_SV(&n->args[4]), arg_i(n, 5), false)));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
@@ -4451,14 +4333,13 @@ static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
  * nansum_backward), op by op. */
 static int f_i0(tn_node *n, PyObject **g, PyObject **o) {   /* grad * special_i1(self) */
     T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_special_i1, "(O)", s)))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_special_i1(s)))));
     DONE;
 }
 static int f_i0e(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (special_i1e(self) - self.sgn() * result) */
     T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_special_i1e, "(O)", s)),
-                            K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sgn, "(O)", s)), r))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], d)));
+    PyObject *d = K(tn_at_sub_Tensor(K(tn_at_special_i1e(s)), K(tn_at_mul_Tensor(K(tn_at_sgn(s)), r)), TN_SDEF));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], d)));
     DONE;
 }
 /* i1_backward / i1e_backward: safe_self = where(|self| > eps, self, eps); gradx at safe_self;
@@ -4467,18 +4348,15 @@ static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
     T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
     tn_dtype dt = s ? tn_tensor_of(s)->dtype : TN_DTYPE_F32;
     double eps = dt == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-    PyObject *big = K(tn_aten(TN_ROW_gt_Scalar, "(Od)", K(tn_aten(TN_ROW_abs, "(O)", s)), eps));
-    PyObject *safe = K(tn_aten(TN_ROW_where_self, "(OOO)", big, s, K(scalar_like(s, eps))));
+    PyObject *big = K(tn_at_gt_Scalar(K(tn_at_abs(s)), TN_SD(eps)));
+    PyObject *safe = K(tn_at_where_self(big, s, K(scalar_like(s, eps))));
     PyObject *gx;
     if (!scaled)   /* safe_self.i0() - result * safe_self.reciprocal() */
-        gx = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_i0, "(O)", safe)),
-                       K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_reciprocal, "(O)", safe))))));
+        gx = K(tn_at_sub_Tensor(K(tn_at_i0(safe)), K(tn_at_mul_Tensor(r, K(tn_at_reciprocal(safe)))), TN_SDEF));
     else           /* special_i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal()) */
-        gx = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_special_i0e, "(O)", safe)),
-                       K(tn_aten(TN_ROW_mul_Tensor, "(OO)", r, K(tn_aten(TN_ROW_add_Tensor, "(OO)",
-                           K(tn_aten(TN_ROW_sgn, "(O)", safe)), K(tn_aten(TN_ROW_reciprocal, "(O)", safe))))))));
-    PyObject *w = K(tn_aten(TN_ROW_where_self, "(OOO)", big, gx, K(scalar_like(s, 0.5))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], w)));
+        gx = K(tn_at_sub_Tensor(K(tn_at_special_i0e(safe)), K(tn_at_mul_Tensor(r, K(tn_at_add_Tensor(K(tn_at_sgn(safe)), K(tn_at_reciprocal(safe)), TN_SDEF)))), TN_SDEF));
+    PyObject *w = K(tn_at_where_self(big, gx, K(scalar_like(s, 0.5))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], w)));
     DONE;
 }
 static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
@@ -4488,42 +4366,41 @@ static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, 
  * where(self_squared_pi == 0, zeros({}, grad.options()), out) */
 static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *sp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, 3.14159265358979323846));
-    PyObject *ssp = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s, s)), 3.14159265358979323846));
-    PyObject *num = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sp, K(tn_aten(TN_ROW_cos, "(O)", sp)))),
-                              K(tn_aten(TN_ROW_sin, "(O)", sp))));
-    PyObject *out = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(cj(tn_aten(TN_ROW_div_Tensor, "(OO)", num, ssp)))));
+    PyObject *sp = K(tn_at_mul_Scalar(s, TN_SD(3.14159265358979323846)));
+    PyObject *ssp = K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SD(3.14159265358979323846)));
+    PyObject *num = K(tn_at_sub_Tensor(K(tn_at_mul_Tensor(sp, K(tn_at_cos(sp)))), K(tn_at_sin(sp)), TN_SDEF));
+    PyObject *out = K(tn_at_mul_Tensor(g[0], K(cj(tn_at_div_Tensor(num, ssp)))));
     PyObject *z = K(scalar_like(g[0], 0.0));
-    OUTK(0, K(tn_aten(TN_ROW_where_self, "(OOO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ssp, 0.0)), z, out)));
+    OUTK(0, K(tn_at_where_self(K(tn_at_eq_Scalar(ssp, TN_SD(0.0))), z, out)));
     DONE;
 }
 static int f_erfinv(tn_node *n, PyObject **g, PyObject **o) {   /* 0.5 * sqrt(pi) * exp(self.erfinv().pow(2)) * grad */
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", K(tn_aten(TN_ROW_erfinv, "(O)", s)), 2))));
-    PyObject *m = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", e, 0.5 * 1.77245385090551602730));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", m, g[0])));
+    PyObject *e = K(tn_at_exp(K(tn_at_pow_Tensor_Scalar(K(tn_at_erfinv(s)), TN_SI(2)))));
+    PyObject *m = K(tn_at_mul_Scalar(e, TN_SD(0.5 * 1.77245385090551602730)));
+    OUTK(0, K(tn_at_mul_Tensor(m, g[0])));
     DONE;
 }
 static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 pi) * (result.square() / 2).exp() */
     T_; PyObject *r = K(result(n, 0));
-    PyObject *a = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], 2.50662827463100050242));
-    PyObject *e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_div_Scalar, "(Oi)", K(tn_aten(TN_ROW_square, "(O)", r)), 2))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, e)));
+    PyObject *a = K(tn_at_mul_Scalar(g[0], TN_SD(2.50662827463100050242)));
+    PyObject *e = K(tn_at_exp(K(tn_at_div_Scalar(K(tn_at_square(r)), TN_SI(2)))));
+    OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
 static int f_entr(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (-(1 + self.log())) */
     T_; PyObject *s = K(saved(n, 0));
-    PyObject *t = K(tn_aten(TN_ROW_neg, "(O)", K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_log, "(O)", s)), 1))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], t)));
+    PyObject *t = K(tn_at_neg(K(tn_at_add_Scalar(K(tn_at_log(s)), TN_SI(1), TN_SDEF))));
+    OUTK(0, K(tn_at_mul_Tensor(g[0], t)));
     DONE;
 }
 static int f_logaddexp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (1 + pow(2, other - self)) and swapped */
     T_; PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
     for (int k = 0; k < 2; k++) {
         if (!need(n, k)) continue;
-        PyObject *d = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", k ? s : t, k ? t : s));
-        PyObject *p = K(tn_aten(TN_ROW_add_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Scalar, "(iO)", 2, d)), 1));
-        OUTK(k, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], p)));
+        PyObject *d = K(tn_at_sub_Tensor(k ? s : t, k ? t : s, TN_SDEF));
+        PyObject *p = K(tn_at_add_Scalar(K(tn_at_pow_Scalar(TN_SI(2), d)), TN_SI(1), TN_SDEF));
+        OUTK(k, K(tn_at_div_Tensor(g[0], p)));
     }
     DONE;
 }
@@ -4533,19 +4410,18 @@ static int f_xlog1py(tn_node *n, PyObject **g, PyObject **o) {
     bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
     PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
     if (ts && need(n, 0)) {
-        PyObject *x = K(tn_aten(to ? TN_ROW_special_xlog1py : TN_ROW_special_xlog1py_other_scalar, "(OO)", g[0], ot));
+        PyObject *x = K((to ? tn_at_special_xlog1py(g[0], ot) : tn_at_special_xlog1py_other_scalar(g[0], TN_SO(ot))));
         if (to) {
-            PyObject *m = K(tn_aten(TN_ROW_bitwise_and_Tensor, "(OO)", K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)),
-                                    K(tn_aten(TN_ROW_le_Scalar, "(Od)", ot, -1.0))));
-            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, m, 0.0));
+            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(-1.0)))));
+            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
         } else if (!(arg_f(n, 1) > -1.0)) {
-            x = K(tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", x, K(tn_aten(TN_ROW_eq_Scalar, "(Od)", s, 0.0)), 0.0));
+            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
         }
         OUTK(0, x);
     }
     if (to && need(n, 1)) {   /* grad * self / (other + 1) */
-        PyObject *gs = K(ts ? tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], s) : tn_aten(TN_ROW_mul_Scalar, "(OO)", g[0], s));
-        OUTK(1, K(tn_aten(TN_ROW_div_Tensor, "(OO)", gs, K(tn_aten(TN_ROW_add_Scalar, "(Oi)", ot, 1)))));
+        PyObject *gs = K(ts ? tn_at_mul_Tensor(g[0], s) : tn_at_mul_Scalar(g[0], TN_SO(s)));
+        OUTK(1, K(tn_at_div_Tensor(gs, K(tn_at_add_Scalar(ot, TN_SI(1), TN_SDEF)))));
     }
     DONE;
 }
@@ -4561,14 +4437,14 @@ static int f_zeta(tn_node *n, PyObject **g, PyObject **o) {
         PyObject *ot = K(saved(n, 1)), *z, *ns;
         if (ts) {
             PyObject *s = K(saved(n, 0));
-            z = K(tn_aten(TN_ROW_special_zeta, "(OO)", K(tn_aten(TN_ROW_add_Scalar, "(Od)", s, 1.0)), ot));
-            ns = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_neg, "(O)", s))));
+            z = K(tn_at_special_zeta(K(tn_at_add_Scalar(s, TN_SD(1.0), TN_SDEF)), ot));
+            ns = K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s))));
         } else {
             double sv = arg_f(n, 0);
-            z = K(tn_aten(TN_ROW_special_zeta_self_scalar, "(dO)", sv + 1.0, ot));
-            ns = K(tn_aten(TN_ROW_mul_Scalar, "(Od)", g[0], -sv));
+            z = K(tn_at_special_zeta_self_scalar(TN_SD(sv + 1.0), ot));
+            ns = K(tn_at_mul_Scalar(g[0], TN_SD(-sv)));
         }
-        OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", ns, z)));
+        OUTK(1, K(tn_at_mul_Tensor(ns, z)));
     }
     DONE;
 }
@@ -4577,23 +4453,23 @@ static int f_ldexp(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) {
         PyObject *ot = K(saved(n, 1));
-        OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_pow_Scalar, "(iO)", 2, ot)))));
+        OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_pow_Scalar(TN_SI(2), ot)))));
     }
     if (need(n, 1)) {
         PyObject *r = K(result(n, 0));
-        OUTK(1, K(tn_aten(TN_ROW_mul_Scalar, "(Od)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", g[0], r)), 0.69314718055994530942)));
+        OUTK(1, K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], r)), TN_SD(0.69314718055994530942))));
     }
     DONE;
 }
 static int f_complex(tn_node *n, PyObject **g, PyObject **o) {   /* real: real(grad); imag: imag(grad) */
     T_;
-    OUTK(0, K(tn_aten(TN_ROW_real, "(O)", g[0])));
-    OUTK(1, K(tn_aten(TN_ROW_imag, "(O)", g[0])));
+    OUTK(0, K(tn_at_real(g[0])));
+    OUTK(1, K(tn_at_imag(g[0])));
     DONE;
 }
 static int f_frexp(tn_node *n, PyObject **g, PyObject **o) {   /* grad / exponent.exp2() */
     T_; PyObject *e = K(result(n, 1));
-    OUTK(0, K(tn_aten(TN_ROW_div_Tensor, "(OO)", g[0], K(tn_aten(TN_ROW_exp2, "(O)", e)))));
+    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_exp2(e)))));
     DONE;
 }
 /* angle_backward for a real self: zeros_like(self) */
@@ -4604,7 +4480,7 @@ static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
         drop_(&T);
         return -1;
     }
-    OUTK(0, K(tn_aten_kw(TN_ROW_zeros_like, NULL, "(O)", s)));
+    OUTK(0, K(tn_at_zeros_like(s, NULL, NULL, NULL, NULL, NULL)));
     DONE;
 }
 /* nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim):
@@ -4614,26 +4490,26 @@ static int f_nansum(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *gg = g[0];
     if (s) gg = K(to_dt(gg, tn_tensor_of(s)->dtype));
     PyObject *sb = K(sum_backward(gg, n, 1, n->args[2].tag == TN_V_BOOL || n->args[2].tag == TN_V_INT ? n->args[2].u.i != 0 : false));
-    PyObject *m = K(tn_aten(TN_ROW_logical_not, "(O)", K(tn_aten(TN_ROW_isnan, "(O)", s))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sb, m)));
+    PyObject *m = K(tn_at_logical_not(K(tn_at_isnan(s))));
+    OUTK(0, K(tn_at_mul_Tensor(sb, m)));
     DONE;
 }
 
 /* special_erfcx: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad */
 static int f_erfcx(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_mul_Scalar, "(Od)", s, 2.0)), r));
-    t = K(tn_aten(TN_ROW_sub_Scalar, "(Od)", t, 2.0 / 1.77245385090551602730));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", t, g[0])));
+    PyObject *t = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(s, TN_SD(2.0))), r));
+    t = K(tn_at_sub_Scalar(t, TN_SD(2.0 / 1.77245385090551602730), TN_SDEF));
+    OUTK(0, K(tn_at_mul_Tensor(t, g[0])));
     DONE;
 }
 /* special_log_ndtr: grad / sqrt(2 pi) * (result + self.pow(2) / 2).neg().exp() */
 static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *a = K(tn_aten(TN_ROW_div_Scalar, "(Od)", g[0], 2.50662827463100050242));
-    PyObject *e = K(tn_aten(TN_ROW_add_Tensor, "(OO)", r, K(tn_aten(TN_ROW_div_Scalar, "(Oi)", K(tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", s, 2)), 2))));
-    e = K(tn_aten(TN_ROW_exp, "(O)", K(tn_aten(TN_ROW_neg, "(O)", e))));
-    OUTK(0, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", a, e)));
+    PyObject *a = K(tn_at_div_Scalar(g[0], TN_SD(2.50662827463100050242)));
+    PyObject *e = K(tn_at_add_Tensor(r, K(tn_at_div_Scalar(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2))), TN_SI(2))), TN_SDEF));
+    e = K(tn_at_exp(K(tn_at_neg(e))));
+    OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
 /* igamma / igammac: self not implemented; other: (+/-) grad * exp((self - 1) * log(other) - other - lgamma(self)) */
@@ -4645,10 +4521,10 @@ static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
         return -1;
     }
     PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *t = K(tn_aten(TN_ROW_mul_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Scalar, "(Oi)", s, 1)), K(tn_aten(TN_ROW_log, "(O)", ot))));
-    t = K(tn_aten(TN_ROW_sub_Tensor, "(OO)", K(tn_aten(TN_ROW_sub_Tensor, "(OO)", t, ot)), K(tn_aten(TN_ROW_lgamma, "(O)", s))));
-    PyObject *gg = upper ? K(tn_aten(TN_ROW_neg, "(O)", g[0])) : g[0];
-    OUTK(1, K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gg, K(tn_aten(TN_ROW_exp, "(O)", t)))));
+    PyObject *t = K(tn_at_mul_Tensor(K(tn_at_sub_Scalar(s, TN_SI(1), TN_SDEF)), K(tn_at_log(ot))));
+    t = K(tn_at_sub_Tensor(K(tn_at_sub_Tensor(t, ot, TN_SDEF)), K(tn_at_lgamma(s)), TN_SDEF));
+    PyObject *gg = upper ? K(tn_at_neg(g[0])) : g[0];
+    OUTK(1, K(tn_at_mul_Tensor(gg, K(tn_at_exp(t)))));
     DONE;
 }
 static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
@@ -4658,12 +4534,12 @@ static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_gra
  * angle: real(grad_conj * (result * 1j)) */
 static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *r = K(result(n, 0));
-    PyObject *gc = K(tn_aten(TN_ROW_conj, "(O)", g[0]));
-    if (need(n, 0)) OUTK(0, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, K(tn_aten(TN_ROW_sgn, "(O)", r)))))));
+    PyObject *gc = K(tn_at_conj(g[0]));
+    if (need(n, 0)) OUTK(0, K(tn_at_real(K(tn_at_mul_Tensor(gc, K(tn_at_sgn(r)))))));
     if (need(n, 1)) {
         PyObject *j = K(PyComplex_FromDoubles(0.0, 1.0));
-        PyObject *rj = K(tn_aten(TN_ROW_mul_Scalar, "(OO)", r, j));
-        OUTK(1, K(tn_aten(TN_ROW_real, "(O)", K(tn_aten(TN_ROW_mul_Tensor, "(OO)", gc, rj)))));
+        PyObject *rj = K(tn_at_mul_Scalar(r, TN_SO(j)));
+        OUTK(1, K(tn_at_real(K(tn_at_mul_Tensor(gc, rj)))));
     }
     DONE;
 }
@@ -4674,12 +4550,12 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
 static int f_addmv(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     if (need(n, 1)) {
-        PyObject *v = cj(saved(n, 2)), *r = v ? tn_aten(TN_ROW_ger, "(OO)", g[0], v) : NULL;
+        PyObject *v = cj(saved(n, 2)), *r = v ? tn_at_ger(g[0], v) : NULL;
         Py_XDECREF(v);
         PUT(1, maybe_multiply(r, n, 4));
     }
     if (need(n, 2)) {
-        PyObject *m0 = saved(n, 1), *m = cj(t_(m0)), *r = m ? tn_aten(TN_ROW_mv, "(OO)", m, g[0]) : NULL;
+        PyObject *m0 = saved(n, 1), *m = cj(t_(m0)), *r = m ? tn_at_mv(m, g[0]) : NULL;
         Py_XDECREF(m0); Py_XDECREF(m);
         PUT(2, maybe_multiply(r, n, 4));
     }
@@ -4690,12 +4566,12 @@ static int f_addmv(tn_node *n, PyObject **g, PyObject **o) {
 static int f_addr(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     if (need(n, 1)) {
-        PyObject *v = cj(saved(n, 2)), *r = v ? tn_aten(TN_ROW_mv, "(OO)", g[0], v) : NULL;
+        PyObject *v = cj(saved(n, 2)), *r = v ? tn_at_mv(g[0], v) : NULL;
         Py_XDECREF(v);
         PUT(1, maybe_multiply(r, n, 4));
     }
     if (need(n, 2)) {
-        PyObject *v = cj(saved(n, 1)), *gt = v ? t_(g[0]) : NULL, *r = gt ? tn_aten(TN_ROW_mv, "(OO)", gt, v) : NULL;
+        PyObject *v = cj(saved(n, 1)), *gt = v ? t_(g[0]) : NULL, *r = gt ? tn_at_mv(gt, v) : NULL;
         Py_XDECREF(v); Py_XDECREF(gt);
         PUT(2, maybe_multiply(r, n, 4));
     }
@@ -4708,20 +4584,19 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     if (!need(n, 1) && !need(n, 2)) return 0;
     const tn_meta *m1 = meta(n, 1), *m2 = meta(n, 2);
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", g[0], 0);
-    PyObject *ge = u ? tn_aten(TN_ROW_expand, "(O[LLL])", u, (long long)tn_meta_sizes(m1)[0], (long long)tn_meta_sizes(m1)[1],
-                               (long long)tn_meta_sizes(m2)[2]) : NULL;
+    PyObject *u = tn_at_unsqueeze(g[0], 0);
+    PyObject *ge = u ? tn_at_expand(u, TN_IS((long long)tn_meta_sizes(m1)[0], (long long)tn_meta_sizes(m1)[1], (long long)tn_meta_sizes(m2)[2]), false) : NULL;
     Py_XDECREF(u);
     if (!ge) return -1;
     if (need(n, 1)) {
-        PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_aten(TN_ROW_bmm, "(OO)", ge, b2t) : NULL;
+        PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_at_bmm(ge, b2t) : NULL;
         Py_XDECREF(b2); Py_XDECREF(b2t);
         PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
         if (!v) { Py_DECREF(ge); return -1; }
         put(n, o, 1, v);
     }
     if (need(n, 2)) {
-        PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_aten(TN_ROW_bmm, "(OO)", b1t, ge) : NULL;
+        PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_at_bmm(b1t, ge) : NULL;
         Py_XDECREF(b1); Py_XDECREF(b1t);
         PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
         if (!v) { Py_DECREF(ge); return -1; }
@@ -4735,15 +4610,13 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
 static int f_linalg_cross(tn_node *n, PyObject **g, PyObject **o) {
     long long dim = (long long)arg_i(n, 2);
     if (need(n, 0)) {
-        PyObject *y = cj(saved(n, 1)), *kw = y ? Py_BuildValue("{sL}", "dim", dim) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cross, kw, "(OO)", y, g[0]) : NULL;
-        Py_XDECREF(y); Py_XDECREF(kw);
+        PyObject *y = cj(saved(n, 1)), *r = y ? tn_at_linalg_cross(y, g[0], dim) : NULL;
+        Py_XDECREF(y);
         PUT(0, r);
     }
     if (need(n, 1)) {
-        PyObject *x = cj(saved(n, 0)), *kw = x ? Py_BuildValue("{sL}", "dim", dim) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cross, kw, "(OO)", g[0], x) : NULL;
-        Py_XDECREF(x); Py_XDECREF(kw);
+        PyObject *x = cj(saved(n, 0)), *r = x ? tn_at_linalg_cross(g[0], x, dim) : NULL;
+        Py_XDECREF(x);
         PUT(1, r);
     }
     return 0;
@@ -4755,10 +4628,10 @@ static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
     if (p == 0.0) DONE;   /* norm_backward's undefined gradient */
     tn_value empty = {.tag = TN_V_INTLIST};
     PyObject *x = K(saved(n, 0)), *y = x ? K(saved(n, 1)) : NULL;
-    PyObject *d = y ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", x, y)) : NULL;
+    PyObject *d = y ? K(tn_at_sub_Tensor(x, y, TN_SDEF)) : NULL;
     PyObject *nb = d ? K(norm_backward(g[0], d, p, K(result(n, 0)), &empty, true)) : NULL;
     OUTK(0, nb);
-    OUTK(1, nb ? K(tn_aten(TN_ROW_neg, "(O)", nb)) : NULL);
+    OUTK(1, nb ? K(tn_at_neg(nb)) : NULL);
     DONE;
 }
 
@@ -4766,7 +4639,7 @@ static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
     if (!c) return NULL;
-    PyObject *r = tn_aten(TN_ROW_real, "(O)", c);
+    PyObject *r = tn_at_real(c);
     Py_DECREF(c);
     return r;
 }
@@ -4789,16 +4662,16 @@ static int f_fft_r2c(tn_node *n, PyObject **g, PyObject **o) {
             memcpy(sz, gt->sizes, (size_t)ndim * sizeof *sz);
             sz[last] = last_size;
             PyObject *szo = tn_py_size_new(ndim, sz);
-            Py_SETREF(full, szo ? tn_aten(TN_ROW_new_zeros, "(OO)", g[0], szo) : NULL);
+            Py_SETREF(full, szo ? tn_at_new_zeros(g[0], TN_IPY(szo), NULL, NULL, NULL, NULL) : NULL);
             Py_XDECREF(szo);
-            PyObject *sl = full ? tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", full, last, (long long)0, (long long)gt->sizes[last], 1) : NULL;
-            PyObject *c = sl ? tn_aten(TN_ROW_copy_, "(OO)", sl, g[0]) : NULL;
+            PyObject *sl = full ? tn_at_slice_Tensor(full, last, TN_I((long long)0), TN_I((long long)gt->sizes[last]), 1) : NULL;
+            PyObject *c = sl ? tn_at_copy_(sl, g[0], false) : NULL;
             Py_XDECREF(sl);
             if (!c) Py_CLEAR(full);
             Py_XDECREF(c);
         }
     }
-    PyObject *r = full ? fft_real_of(tn_aten(TN_ROW__fft_c2c, "(OOLO)", full, dim, (long long)norm, Py_False)) : NULL;
+    PyObject *r = full ? fft_real_of(tn_at__fft_c2c(full, TN_IPY(dim), (long long)norm, false)) : NULL;
     Py_XDECREF(full);
     Py_DECREF(dim);
     if (!r) return -1;
@@ -4809,7 +4682,7 @@ static int f_fft_c2r(tn_node *n, PyObject **g, PyObject **o) {
     if (!need(n, 0)) return 0;
     PyObject *dim = arg_obj(n, 1);
     if (!dim) return -1;
-    PyObject *gi = tn_aten(TN_ROW__fft_r2c, "(OOLO)", g[0], dim, (long long)arg_i(n, 2), Py_True);
+    PyObject *gi = tn_at__fft_r2c(g[0], TN_IPY(dim), (long long)arg_i(n, 2), true);
     if (gi) {
         Py_ssize_t nd = PyList_Size(dim);
         int64_t dl = PyLong_AsLongLong(PyList_GetItem(dim, nd - 1));
@@ -4817,9 +4690,9 @@ static int f_fft_c2r(tn_node *n, PyObject **g, PyObject **o) {
         int last = (int)(dl < 0 ? dl + t->ndim : dl);
         int64_t dbl = tn_tensor_of(g[0])->sizes[last] - t->sizes[last];
         if (dbl > 0) {
-            PyObject *nw = tn_aten(TN_ROW_narrow, "(OiLL)", gi, last, (long long)1, (long long)dbl);
+            PyObject *nw = tn_at_narrow(gi, last, (long long)1, (long long)dbl);
             PyObject *two = PyLong_FromLong(2);
-            PyObject *m = nw && two ? tn_aten(TN_ROW_mul__Scalar, "(OO)", nw, two) : NULL;
+            PyObject *m = nw && two ? tn_at_mul__Scalar(nw, TN_SO(two)) : NULL;
             if (!m) Py_CLEAR(gi);
             Py_XDECREF(m); Py_XDECREF(nw); Py_XDECREF(two);
         }
@@ -4833,7 +4706,7 @@ static int f_fft_c2c(tn_node *n, PyObject **g, PyObject **o) {
     if (!need(n, 0)) return 0;
     PyObject *dim = arg_obj(n, 1);
     if (!dim) return -1;
-    PyObject *r = tn_aten(TN_ROW__fft_c2c, "(OOLO)", g[0], dim, (long long)arg_i(n, 2), arg_i(n, 3) ? Py_False : Py_True);
+    PyObject *r = tn_at__fft_c2c(g[0], TN_IPY(dim), (long long)arg_i(n, 2), !(arg_i(n, 3)));
     Py_DECREF(dim);
     if (!r) return -1;
     put(n, o, 0, r);
@@ -4847,7 +4720,7 @@ static int f_pack_padded_sequence(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     if (!need(n, 0)) return 0;
     PyObject *sz = sizes_of(n, 0), *bs = sz ? result(n, 1) : NULL;
-    PyObject *v = bs ? tn_aten(TN_ROW__pack_padded_sequence_backward, "(OOOO)", g[0], sz, bs, arg_i(n, 2) ? Py_True : Py_False) : NULL;
+    PyObject *v = bs ? tn_at__pack_padded_sequence_backward(g[0], TN_IPY(sz), bs, arg_i(n, 2)) : NULL;
     Py_XDECREF(sz); Py_XDECREF(bs);
     if (!v) return -1;
     put(n, o, 0, v);
@@ -4868,11 +4741,7 @@ static int f_mkldnn_rnn_layer(tn_node *n, PyObject **g, PyObject **o) {
                                        arg_i(n, 7) != 0, arg_i(n, 10), arg_i(n, 12) != 0, false);
     else {
         PyObject *bs = arg_obj(n, 8);
-        r = bs ? tn_aten(TN_ROW_mkldnn_rnn_layer_backward, "(OOOOOOOOOOOOOOLLLOOOOOO)", sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
-                         sv[6], rs[0], rs[1], rs[2], go, gh, gc, arg_i(n, 7) ? Py_True : Py_False, (long long)arg_i(n, 9),
-                         (long long)arg_i(n, 10), (long long)arg_i(n, 11), arg_i(n, 12) ? Py_True : Py_False,
-                         arg_i(n, 15) ? Py_True : Py_False, arg_i(n, 13) ? Py_True : Py_False, bs,
-                         arg_i(n, 14) ? Py_True : Py_False, rs[3]) : NULL;
+        r = bs ? tn_at_mkldnn_rnn_layer_backward(sv[0], sv[1], sv[2], sv[3], sv[4], sv[5], sv[6], rs[0], rs[1], rs[2], go, gh, gc, arg_i(n, 7), (long long)arg_i(n, 9), (long long)arg_i(n, 10), (long long)arg_i(n, 11), arg_i(n, 12), arg_i(n, 15), arg_i(n, 13), TN_IPY(bs), arg_i(n, 14), rs[3]) : NULL;
         Py_XDECREF(bs);
     }
     if (!r) goto done;
@@ -4896,7 +4765,7 @@ done:
 static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    OUTK(0, z ? K(tn_aten(TN_ROW__unsafe_masked_index_put_accumulate, "(OOOO)", z, K(saved(n, 1)), K(arg_obj(n, 2)), g[0])) : NULL);
+    OUTK(0, z ? K(tn_at__unsafe_masked_index_put_accumulate(z, K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), g[0])) : NULL);
     DONE;
 }
 /* _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
@@ -4904,7 +4773,7 @@ static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
 static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (need(n, 0)) PUT(0, Py_NewRef(g[0]));
-    if (need(n, 3)) OUTK(3, K(tn_aten(TN_ROW__unsafe_masked_index, "(OOOi)", g[0], K(saved(n, 1)), K(arg_obj(n, 2)), 0)));
+    if (need(n, 3)) OUTK(3, K(tn_at__unsafe_masked_index(g[0], K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), TN_SI(0))));
     DONE;
 }
 
@@ -4912,17 +4781,13 @@ static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o)
  * axis, initial) (args: data, reduce, lengths, indices, offsets, axis, unsafe, initial) */
 static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *kw = K(PyDict_New());
     PyObject *data = K(saved(n, 0)), *res = K(result(n, 0));
     PyObject *red = K(arg_obj(n, 1)), *init = K(arg_obj(n, 7));
-    PyObject *len = n->args[2].tag == TN_V_TENSOR ? K(saved(n, 2)) : Py_None;
-    PyObject *off = n->args[4].tag == TN_V_TENSOR ? K(saved(n, 4)) : Py_None;
-    PyObject *ax = K(PyLong_FromLongLong((long long)arg_i(n, 5)));
-    if (!kw || !data || !res || !red || !len || !off || !init || !ax || PyDict_SetItemString(kw, "lengths", len) < 0 ||
-        PyDict_SetItemString(kw, "offsets", off) < 0 ||
-        PyDict_SetItemString(kw, "axis", ax) < 0 ||
-        PyDict_SetItemString(kw, "initial", init) < 0) { drop_(&T); return -1; }
-    OUTK(0, K(tn_aten_kw(TN_ROW__segment_reduce_backward, kw, "(OOOO)", g[0], res, data, red)));
+    PyObject *len = n->args[2].tag == TN_V_TENSOR ? K(saved(n, 2)) : NULL;
+    PyObject *off = n->args[4].tag == TN_V_TENSOR ? K(saved(n, 4)) : NULL;
+    const char *mode = red ? PyUnicode_AsUTF8AndSize(red, NULL) : NULL;
+    if (!data || !res || !mode || !init) { drop_(&T); return -1; }
+    OUTK(0, K(tn_at__segment_reduce_backward(g[0], res, data, mode, len, off, arg_i(n, 5), TN_SO(init))));
     DONE;
 }
 
@@ -4933,20 +4798,20 @@ static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     const tn_meta *mt = meta(n, 0);
     int64_t m = tn_meta_sizes(mt)[mt->ndim - 2], nn = tn_meta_sizes(mt)[mt->ndim - 1], k = m < nn ? m : nn;
-    PyObject *gl = g[1] ? K(tn_aten(TN_ROW_tril, "(Oi)", g[1], -1)) : NULL;
-    PyObject *gu = g[2] ? K(tn_aten(TN_ROW_triu, "(Oi)", g[2], 0)) : NULL;
+    PyObject *gl = g[1] ? K(tn_at_tril(g[1], -1)) : NULL;
+    PyObject *gu = g[2] ? K(tn_at_triu(g[2], 0)) : NULL;
     if ((g[1] && !gl) || (g[2] && !gu)) { drop_(&T); return -1; }
     if (!gl && !gu) DONE;
     if (m == nn) {
-        OUTK(0, gl && gu ? K(tn_aten(TN_ROW_add_Tensor, "(OO)", gl, gu)) : gl ? gl : gu);
+        OUTK(0, gl && gu ? K(tn_at_add_Tensor(gl, gu, TN_SDEF)) : gl ? gl : gu);
         DONE;
     }
     /* the full-shape part (U's when wide, L's when tall) or zeros, the other added on its narrow */
     PyObject *full = m < nn ? gu : gl, *part = m < nn ? gl : gu;
-    PyObject *acc = full ? K(tn_aten(TN_ROW_clone, "(O)", full)) : K(zeros_meta(part, mt));
+    PyObject *acc = full ? K(tn_at_clone(full, NULL)) : K(zeros_meta(part, mt));
     if (part && acc) {
-        PyObject *nv = K(tn_aten(TN_ROW_narrow, "(OiLL)", acc, m < nn ? -1 : -2, 0LL, (long long)k));
-        if (!nv || !K(tn_aten(TN_ROW_add__Tensor, "(OO)", nv, part))) { drop_(&T); return -1; }
+        PyObject *nv = K(tn_at_narrow(acc, m < nn ? -1 : -2, 0LL, (long long)k));
+        if (!nv || !K(tn_at_add__Tensor(nv, part, TN_SDEF))) { drop_(&T); return -1; }
     }
     OUTK(0, acc);
     DONE;
@@ -4979,14 +4844,11 @@ static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 0)) {
         PyObject *r2 = K(result(n, 2)), *r3 = K(result(n, 3));
         if (!r2 || !r3) { drop_(&T); return -1; }
-        OUTK(0, K(tn_aten(TN_ROW__embedding_bag_backward, "(OOOOOOLOLOOL)", g[0], idx, off, r1, r2, r3,
-                          (long long)tn_meta_sizes(meta(n, 0))[0], n->args[3].u.i ? Py_True : Py_False, (long long)arg_i(n, 4),
-                          n->args[5].u.i ? Py_True : Py_False, psw, (long long)arg_i(n, 8))));
+        OUTK(0, K(tn_at__embedding_bag_backward(g[0], idx, off, r1, r2, r3, (long long)tn_meta_sizes(meta(n, 0))[0], n->args[3].u.i, (long long)arg_i(n, 4), n->args[5].u.i, psw, (long long)arg_i(n, 8))));
     }
     if (need(n, 6)) {
         PyObject *w = K(saved(n, 0));
-        OUTK(6, w ? K(tn_aten(TN_ROW__embedding_bag_per_sample_weights_backward, "(OOOOOLL)", g[0], w, idx, off, r1,
-                              (long long)arg_i(n, 4), (long long)arg_i(n, 8))) : NULL);
+        OUTK(6, w ? K(tn_at__embedding_bag_per_sample_weights_backward(g[0], w, idx, off, r1, (long long)arg_i(n, 4), (long long)arg_i(n, 8))) : NULL);
     }
     DONE;
 }
@@ -4998,9 +4860,8 @@ static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) DONE;
     PyObject *in = K(saved(n, 0)), *grid = K(saved(n, 1));
     if (!in || !grid) { drop_(&T); return -1; }
-    int row = n->op == TN_ROW_grid_sampler_2d ? TN_ROW_grid_sampler_2d_backward : TN_ROW_grid_sampler_3d_backward;
-    PyObject *r = K(tn_aten(row, "(OOOLLO[OO])", g[0], in, grid, (long long)arg_i(n, 2), (long long)arg_i(n, 3),
-                            n->args[4].u.i ? Py_True : Py_False, need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False));
+    PyObject *r = K((n->op == TN_ROW_grid_sampler_2d ? tn_at_grid_sampler_2d_backward : tn_at_grid_sampler_3d_backward)(
+        g[0], in, grid, arg_i(n, 2), arg_i(n, 3), n->args[4].u.i != 0, TN_IS(need(n, 0), need(n, 1))));
     if (!r) { drop_(&T); return -1; }
     for (int k = 0; k < 2; k++) {
         PyObject *x = PyTuple_GetItem(r, k);
@@ -5013,7 +4874,7 @@ static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
 static int f_affine_grid_generator(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *sz = K(arg_obj(n, 1));
-    OUTK(0, sz ? K(tn_aten(TN_ROW_affine_grid_generator_backward, "(OOO)", g[0], sz, n->args[2].u.i ? Py_True : Py_False)) : NULL);
+    OUTK(0, sz ? K(tn_at_affine_grid_generator_backward(g[0], TN_IPY(sz), n->args[2].u.i)) : NULL);
     DONE;
 }
 
@@ -5024,15 +4885,15 @@ static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *x = K(saved(n, 0)), *sg = x ? K(result(n, 0)) : NULL;
     if (!sg) { drop_(&T); return -1; }
-    PyObject *ab = K(tn_aten(TN_ROW_abs, "(O)", x));
-    PyObject *ab2 = ab ? K(tn_aten(TN_ROW_mul_Scalar, "(Od)", ab, 2.0)) : NULL;
-    PyObject *gc = ab2 ? K(tn_aten(TN_ROW_conj, "(O)", g[0])) : NULL;
-    PyObject *s2 = gc ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, sg)) : NULL;
-    PyObject *t = s2 ? K(tn_aten(TN_ROW_mul_Tensor, "(OO)", s2, gc)) : NULL;
-    PyObject *d = t ? K(tn_aten(TN_ROW_sub_Tensor, "(OO)", g[0], t)) : NULL;
-    PyObject *q = d ? K(tn_aten(TN_ROW_div_Tensor, "(OO)", d, ab2)) : NULL;
-    PyObject *z = q ? K(tn_aten(TN_ROW_eq_Scalar, "(Od)", ab, 0.0)) : NULL;
-    OUTK(0, z ? K(tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", q, z, 0.0)) : NULL);
+    PyObject *ab = K(tn_at_abs(x));
+    PyObject *ab2 = ab ? K(tn_at_mul_Scalar(ab, TN_SD(2.0))) : NULL;
+    PyObject *gc = ab2 ? K(tn_at_conj(g[0])) : NULL;
+    PyObject *s2 = gc ? K(tn_at_mul_Tensor(sg, sg)) : NULL;
+    PyObject *t = s2 ? K(tn_at_mul_Tensor(s2, gc)) : NULL;
+    PyObject *d = t ? K(tn_at_sub_Tensor(g[0], t, TN_SDEF)) : NULL;
+    PyObject *q = d ? K(tn_at_div_Tensor(d, ab2)) : NULL;
+    PyObject *z = q ? K(tn_at_eq_Scalar(ab, TN_SD(0.0))) : NULL;
+    OUTK(0, z ? K(tn_at_masked_fill__Scalar(q, z, TN_SD(0.0))) : NULL);
     DONE;
 }
 

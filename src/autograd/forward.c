@@ -122,7 +122,7 @@ PyObject *tn_fw_grad_at(PyObject *t, int L) {
     PyObject *nv = NULL;
     if (sz && st) {
         int c = cap_set(L);
-        nv = tn_aten(TN_ROW_as_strided, "(OOOL)", bg, sz, st, (long long)v->offset);
+        nv = tn_at_as_strided(bg, TN_IPY(sz), TN_IPY(st), TN_I((long long)v->offset));
         fw_cap = c;
     }
     Py_XDECREF(sz);
@@ -169,7 +169,7 @@ static bool same_meta(PyObject *a, PyObject *b) {
 }
 
 static PyObject *zeros_with_meta(PyObject *self, PyObject *other) {
-    return tn_aten(TN_ROW__new_zeros_with_same_feature_meta, "(OO)", self, other);
+    return tn_at__new_zeros_with_same_feature_meta(self, other, 0);
 }
 
 static PyObject *sizes_tuple(const tn_tensor *t) {
@@ -243,8 +243,8 @@ int tn_fw_set_at(PyObject *self, PyObject *grad, bool inplace, int L) {
             nb = zeros_with_meta(g, base);
             PyObject *sz = nb ? sizes_tuple(st) : NULL, *sd = sz ? PyTuple_New(st->ndim) : NULL;
             for (int i = 0; sd && i < st->ndim; i++) PyTuple_SetItem(sd, i, PyLong_FromLongLong(st->strides[i]));
-            PyObject *nv = sd ? tn_aten(TN_ROW_as_strided, "(OOOL)", nb, sz, sd, (long long)st->offset) : NULL;
-            PyObject *cp = nv ? tn_aten(TN_ROW_copy_, "(OO)", nv, g) : NULL;
+            PyObject *nv = sd ? tn_at_as_strided(nb, TN_IPY(sz), TN_IPY(sd), TN_I((long long)st->offset)) : NULL;
+            PyObject *cp = nv ? tn_at_copy_(nv, g, false) : NULL;
             Py_XDECREF(sz);
             Py_XDECREF(sd);
             Py_XDECREF(cp);
@@ -260,7 +260,7 @@ int tn_fw_set_at(PyObject *self, PyObject *grad, bool inplace, int L) {
     if (!same_meta(g, self)) {   /* the tangent takes the primal's layout */
         int c = cap_set(L);
         PyObject *res = zeros_with_meta(g, self);
-        PyObject *cp = res ? tn_aten(TN_ROW_copy_, "(OO)", res, g) : NULL;
+        PyObject *cp = res ? tn_at_copy_(res, g, false) : NULL;
         fw_cap = c;
         Py_XDECREF(cp);
         if (!cp) { Py_XDECREF(res); Py_DECREF(g); return -1; }
@@ -363,17 +363,11 @@ PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
     if (args[2].u.i != 0) return tn_not_implemented("_new_zeros_with_same_feature_meta with self_num_batch_dims");
     const tn_tensor *o = tn_tensor_of(other);
     (void)self;   /* upstream takes the dtype of other as well (measured on 2.13.0) */
-    PyObject *dt = tn_py_from_dtype(o->dtype);
-    if (!dt) return NULL;
-    PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
-    Py_DECREF(dt);
-    if (!kw) return NULL;
-    PyObject *z = tn_aten_kw(TN_ROW_zeros, kw, "((L))", (long long)storage_numel(o));
-    Py_DECREF(kw);
+    PyObject *z = tn_at_zeros(TN_IS(storage_numel(o)), TN_DT(o->dtype), NULL, NULL, NULL);
     if (!z) return NULL;
     PyObject *sz = sizes_tuple(o), *st = PyTuple_New(o->ndim);
     for (int i = 0; st && i < o->ndim; i++) PyTuple_SetItem(st, i, PyLong_FromLongLong(o->strides[i]));
-    PyObject *r = sz && st ? tn_aten(TN_ROW_as_strided, "(OOOL)", z, sz, st, (long long)o->offset) : NULL;
+    PyObject *r = sz && st ? tn_at_as_strided(z, TN_IPY(sz), TN_IPY(st), TN_I((long long)o->offset)) : NULL;
     Py_XDECREF(sz);
     Py_XDECREF(st);
     Py_DECREF(z);
@@ -490,7 +484,7 @@ static PyObject *make_dual(int op, tn_value *args) {
     if (tn_grad_enabled() && tn_requires_grad(primal)) {
         /* upstream records a ViewBackward0 for the primal */
         PyObject *sz = sizes_tuple(tn_tensor_of(primal));
-        r = sz ? tn_aten(TN_ROW_view, "(OO)", primal, sz) : NULL;
+        r = sz ? tn_at_view(primal, TN_IPY(sz)) : NULL;
         Py_XDECREF(sz);
         if (r) ((tn_tensor_obj *)r)->fw_noview = true;
     } else {
@@ -513,7 +507,7 @@ static PyObject *fw_primal(PyObject *self, int64_t level) {
     int L = fw_n - 1;
     int c = cap_set(0);
     if (tn_grad_enabled() && tn_requires_grad(self)) {
-        r = tn_aten(TN_ROW_alias, "(O)", self);   /* upstream's node is torch::autograd::Identity */
+        r = tn_at_alias(self);   /* upstream's node is torch::autograd::Identity */
         if (r) ((tn_tensor_obj *)r)->fw_noview = true;
     } else {
         r = tn_door_below_autograd(TN_ROW__fw_primal, a);
@@ -533,13 +527,13 @@ static int copy_tangent(PyObject *self, PyObject *src, int L) {
     PyObject *sg = tn_fw_grad_at(self, L), *srg = tn_fw_grad_at(src, L), *ng;
     int c = cap_set(L);
     if (sg) {
-        ng = srg ? tn_aten(TN_ROW_copy_, "(OO)", sg, srg) : tn_aten(TN_ROW_fill__Scalar, "(Oi)", sg, 0);
+        ng = srg ? tn_at_copy_(sg, srg, false) : tn_at_fill__Scalar(sg, TN_SI(0));
     } else {
         const tn_tensor *a = tn_tensor_of(self), *b = tn_tensor_of(srg);
         bool same = a->ndim == b->ndim;
         for (int i = 0; same && i < a->ndim; i++) same = a->sizes[i] == b->sizes[i];
         PyObject *sz = same ? NULL : sizes_tuple(a);
-        ng = same ? tn_aten(TN_ROW_clone, "(O)", srg) : sz ? tn_aten(TN_ROW_expand, "(OO)", srg, sz) : NULL;
+        ng = same ? tn_at_clone(srg, NULL) : sz ? tn_at_expand(srg, TN_IPY(sz), false) : NULL;
         Py_XDECREF(sz);
     }
     fw_cap = c;
@@ -627,7 +621,7 @@ PyObject *tn_forward_call(int op, tn_value *args) {
     if (inplace && need_orig) {   /* upstream clones self (with its tangent) before the op */
         bool was = tn_grad_mode_set(false);
         int c = cap_set(L + 1);
-        orig = tn_aten(TN_ROW_clone, "(O)", args[0].u.obj);
+        orig = tn_at_clone(args[0].u.obj, NULL);
         fw_cap = c;
         tn_grad_mode_set(was);
         if (!orig) return NULL;

@@ -367,8 +367,8 @@ static PyObject *pow_backward(PyObject *g, PyObject *self, PyObject *e) {
     if (ev == 0.0) return callv("zeros_like", "(O)", self);
     /* self.pow(exponent - 1) with a Scalar exponent: pow.Tensor_Scalar, whose own forward formula
      * (seen by an outer level) has no exponent term (pow.Tensor_Tensor's would multiply log(self)) */
-    PyObject *pm = PyLong_Check(e) ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(OL)", self, PyLong_AsLongLong(e) - 1)
-                                   : tn_aten(TN_ROW_pow_Tensor_Scalar, "(Od)", self, ev - 1.0);
+    PyObject *pm = PyLong_Check(e) ? tn_at_pow_Tensor_Scalar(self, TN_SI(PyLong_AsLongLong(e) - 1))
+                                   : tn_at_pow_Tensor_Scalar(self, TN_SD(ev - 1.0));
     PyObject *a = pm ? callv("mul", "(OO)", pm, e) : NULL;
     PyObject *r = a ? callv("mul", "(OO)", g, a) : NULL;
     Py_XDECREF(pm);
@@ -383,7 +383,7 @@ static PyObject *angle_backward(PyObject *g, PyObject *self) {
     PyObject *j = PyComplex_FromDoubles(0.0, 1.0);
     PyObject *gs = j ? callv("mul", "(OO)", g, self) : NULL;
     PyObject *ab = gs ? callv("abs", "(O)", self) : NULL;
-    PyObject *p2 = ab ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", ab, 2) : NULL;
+    PyObject *p2 = ab ? tn_at_pow_Tensor_Scalar(ab, TN_SI(2)) : NULL;
     PyObject *q = p2 ? callv("div", "(OO)", gs, p2) : NULL;
     PyObject *qj = q ? callv("mul", "(OO)", q, j) : NULL;
     PyObject *z = qj ? callv("eq", "(Od)", self, 0.0) : NULL;

@@ -321,11 +321,7 @@ static const char *node_name(PyObject *self, char *buf, size_t n) {
 }
 
 static PyObject *zeros_of(const tn_meta *m) {
-    PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m)), *dt = tn_py_from_dtype(m->dtype);
-    PyObject *kw = sz && dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sz) : NULL;
-    Py_XDECREF(sz); Py_XDECREF(dt); Py_XDECREF(kw);
-    return z;
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), NULL, NULL, NULL);
 }
 
 static int fn_node_apply(tn_node *n, PyObject **grads, PyObject **outs) {
@@ -935,7 +931,7 @@ static PyObject *ug_call(PyObject *self, PyObject *args, PyObject *kw) {
     if (!tn_py_is_tensor(a)) return PyErr_Format(PyExc_TypeError, "argument 0 is not a Variable");
     bool rec = tn_requires_grad(a);   /* recorded under no_grad too, as upstream's */
     bool was = tn_grad_mode_set(false);
-    PyObject *c = tn_aten_kw(TN_ROW_clone, NULL, "(O)", a);
+    PyObject *c = tn_at_clone(a, NULL);
     tn_grad_mode_set(was);
     if (!c || !rec) return c;
     PyObject *v = tn_detached_alias(c);

@@ -440,7 +440,7 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     /* the unpacked output has this node as its grad_fn again (double backward goes through it);
      * upstream's unpack dispatches a detach */
     bool was = tn_grad_mode_set(false);
-    PyObject *a = tn_aten(TN_ROW_detach, "(O)", r);
+    PyObject *a = tn_at_detach(r);
     tn_grad_mode_set(was);
     if (!a) return NULL;
     /* the tangents saved with it (torch.func's jvp over grad) */

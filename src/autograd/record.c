@@ -17,63 +17,8 @@
 #include "python/args.h"
 #include "tn_ops_gen.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- calling ops from C, through the door ---- */
-
-static PyObject *call_built(int op, PyObject *kw, PyObject *args) {
-    if (!args) return NULL;
-    if (!PyTuple_Check(args)) {
-        PyObject *t = PyTuple_Pack(1, args);
-        Py_DECREF(args);
-        if (!(args = t)) return NULL;
-    }
-    const tn_schema *s = tn_op_schema(op);
-    PyObject *res = NULL;
-    if (s) {
-        for (int pass = 0; pass < 2 && !res; pass++) {
-            tn_args a;
-            a.nowned = a.nints = a.nheap = 0;
-            a.out = NULL;
-            int flags = TN_PARSE_ATEN | TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF |
-                        (pass ? TN_PARSE_TENSORS_AS_SCALARS : 0);
-            int r = tn_args_parse(s, NULL, args, kw, flags, &a);
-            if (r == TN_PARSE_OK) res = tn_door_call(op, a.v);
-            tn_args_release(&a);
-            if (r == TN_PARSE_ERROR || (r == TN_PARSE_OK && !res)) break;
-            if (r == TN_PARSE_NOMATCH && pass == 1)
-                PyErr_Format(PyExc_RuntimeError, "torchnative: internal call to aten::%s.%s did not match its schema",
-                             tn_op_at(op)->name, tn_op_at(op)->overload);
-        }
-    }
-    Py_DECREF(args);
-    return res;
-}
-
-PyObject *tn_aten(int op, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    PyObject *args = Py_VaBuildValue(fmt, ap);
-    va_end(ap);
-    return call_built(op, NULL, args);
-}
-
-PyObject *tn_aten_ints(int op, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = tn_int_list(v, n);
-    PyObject *r = l ? tn_aten(op, "(OO)", x, l) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
-
-PyObject *tn_aten_kw(int op, PyObject *kw, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    PyObject *args = Py_VaBuildValue(fmt, ap);
-    va_end(ap);
-    return call_built(op, kw, args);
-}
 
 /* ---- does this call record? ---- */
 
@@ -285,7 +230,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             /* a saved differentiable output is detached through the dispatcher, as upstream's
              * SavedVariable (a mode sees aten.detach); a non-differentiable one is kept as is */
             bool diff = (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype);
-            n->results[k] = diff ? tn_aten(TN_ROW_detach, "(O)", outs[k]) : Py_NewRef(outs[k]);
+            n->results[k] = diff ? tn_at_detach(outs[k]) : Py_NewRef(outs[k]);
             if (!n->results[k]) goto fail;
             if (diff) n->result_diff |= (uint8_t)(1u << k);
             n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;
@@ -409,7 +354,7 @@ static int foreach_apply(tn_node *n, PyObject **g, PyObject **o) {
             bool list = j < s->nargs && s->args[j].is_list;
             int dst = list ? fe + (int)i : fe;
             if (!o[dst]) { o[dst] = so[k]; so[k] = NULL; continue; }
-            PyObject *sum = tn_aten(TN_ROW_add_Tensor, "(OO)", o[dst], so[k]);
+            PyObject *sum = tn_at_add_Tensor(o[dst], so[k], TN_SDEF);
             Py_CLEAR(so[k]);
             if (!sum) { for (int q = 0; q < e->nnext; q++) Py_XDECREF(so[q]); return -1; }
             Py_SETREF(o[dst], sum);
@@ -605,7 +550,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     uint64_t seq = 0;
     if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR) {
         seq = tn_next_sequence_nr();
-        if (!(orig_self = tn_aten_kw(TN_ROW_clone, NULL, "(O)", args[0].u.obj))) return NULL;
+        if (!(orig_self = tn_at_clone(args[0].u.obj, NULL))) return NULL;
     }
     bool was = tn_grad_mode_set(false);
     /* upstream takes the other arguments' edges before an in-place op runs: a view of self's

@@ -30,7 +30,7 @@ static PyObject *size_tuple(int n, const int64_t *v) { return tn_py_size_new(n, 
 /* the part of a base-shaped tensor the view covers */
 static PyObject *view_of(PyObject *r, const geometry *g) {
     PyObject *vs = size_tuple(g->view.ndim, tn_meta_sizes(&g->view)), *vt = size_tuple(g->view.ndim, tn_meta_strides(&g->view));
-    PyObject *v = vs && vt ? tn_aten(TN_ROW_as_strided, "(OOOL)", r, vs, vt, (long long)(g->view_off - g->base_off)) : NULL;
+    PyObject *v = vs && vt ? tn_at_as_strided(r, TN_IPY(vs), TN_IPY(vt), TN_I((long long)(g->view_off - g->base_off))) : NULL;
     Py_XDECREF(vs); Py_XDECREF(vt);
     return v;
 }
@@ -38,11 +38,11 @@ static PyObject *view_of(PyObject *r, const geometry *g) {
 /* zeros laid out like the base, and (slice not NULL) its part the view covers */
 static PyObject *base_like(PyObject *grad, const geometry *g, bool zero, PyObject **slice) {
     PyObject *bs = size_tuple(g->base.ndim, tn_meta_sizes(&g->base)), *bt = size_tuple(g->base.ndim, tn_meta_strides(&g->base));
-    PyObject *r = bs && bt ? tn_aten(TN_ROW_new_empty_strided, "(OOO)", grad, bs, bt) : NULL;
+    PyObject *r = bs && bt ? tn_at_new_empty_strided(grad, TN_IPY(bs), TN_IPY(bt), NULL, NULL, NULL, NULL) : NULL;
     Py_XDECREF(bs); Py_XDECREF(bt);
     if (!r) return NULL;
     if (zero) {
-        PyObject *z = tn_aten(TN_ROW_zero_, "(O)", r);
+        PyObject *z = tn_at_zero_(r);
         if (!z) { Py_DECREF(r); return NULL; }
         Py_DECREF(z);
     }
@@ -68,7 +68,7 @@ static int as_strided_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     }
     PyObject *slice = NULL, *r = base_like(grads[0], g, true, &slice);
     if (!r) return -1;
-    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", slice, grads[0]);
+    PyObject *c = tn_at_copy_(slice, grads[0], false);
     Py_DECREF(slice);
     if (!c) { Py_DECREF(r); return -1; }
     Py_DECREF(c);
@@ -83,11 +83,11 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
      * the copy, so with create_graph the view hangs on the copy's history) */
     PyObject *slice = NULL, *r = base_like(grads[0], g, false, NULL);
     if (!r) return -1;
-    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", r, grads[0]);
+    PyObject *c = tn_at_copy_(r, grads[0], false);
     if (!c) goto fail;
     Py_DECREF(c);
     if (!(slice = view_of(r, g))) goto fail;
-    PyObject *sl = tn_aten_kw(TN_ROW_clone, NULL, "(O)", slice);
+    PyObject *sl = tn_at_clone(slice, NULL);
     if (!sl) goto fail;
     PyObject **fo = calloc((size_t)fn->nnext + 1, sizeof *fo);
     PyObject *fg[1] = {sl};
@@ -96,11 +96,11 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     Py_DECREF(sl);
     if (rc < 0) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
     if (fo[0]) {
-        c = tn_aten(TN_ROW_copy_, "(OO)", slice, fo[0]);
+        c = tn_at_copy_(slice, fo[0], false);
         Py_XDECREF(c);
         if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
     } else {
-        c = tn_aten(TN_ROW_zero_, "(O)", slice);
+        c = tn_at_zero_(slice);
         Py_XDECREF(c);
         if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
     }

@@ -133,11 +133,7 @@ static bool eligible(PyObject *t) {
 }
 
 static PyObject *to_copy(PyObject *t, tn_dtype d) {
-    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", t) : NULL;
-    Py_XDECREF(dt);
-    Py_XDECREF(kw);
-    return r;
+    return tn_at__to_copy(t, TN_DT(d), NULL, NULL, NULL, false, NULL);
 }
 
 /* upstream's cached_cast: a new reference to t cast to `to` when eligible, else to t */

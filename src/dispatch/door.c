@@ -316,11 +316,11 @@ static PyObject *physical(PyObject *t) {
 static int apply_bits(PyObject *t, uint8_t bits) {
     PyObject *r;
     if (bits & TN_BIT_CONJ) {
-        if (!(r = tn_aten(TN_ROW_conj_physical_, "(O)", t))) return -1;
+        if (!(r = tn_at_conj_physical_(t))) return -1;
         Py_DECREF(r);
     }
     if (bits & TN_BIT_NEG) {
-        if (!(r = tn_aten(TN_ROW_neg_, "(O)", t))) return -1;
+        if (!(r = tn_at_neg_(t))) return -1;
         Py_DECREF(r);
     }
     return 0;
@@ -330,7 +330,7 @@ PyObject *tn_resolve_bits(PyObject *t) {
     if (!bits_of(t)) return Py_NewRef(t);
     bool was = tn_grad_mode_set(false);
     PyObject *p = physical(t);
-    PyObject *c = p ? tn_aten(TN_ROW_clone, "(O)", p) : NULL;
+    PyObject *c = p ? tn_at_clone(p, NULL) : NULL;
     Py_XDECREF(p);
     if (c && apply_bits(c, tn_tensor_of(t)->math_bits) < 0) Py_CLEAR(c);
     tn_grad_mode_set(was);
@@ -470,9 +470,9 @@ static PyObject *math_bits_call(const tn_op_def *d, const tn_schema *s, tn_value
         if (o->ndim != c->ndim || memcmp(o->sizes, c->sizes, (size_t)c->ndim * sizeof *c->sizes))
             rc = tn_resize(orig, c->ndim, c->sizes);   /* out= resized by the op */
         PyObject *p = rc == 0 ? physical(orig) : NULL;
-        PyObject *w = p ? tn_aten(TN_ROW_clone, "(O)", copy) : NULL;
+        PyObject *w = p ? tn_at_clone(copy, NULL) : NULL;
         if (w && apply_bits(w, bits) < 0) Py_CLEAR(w);
-        PyObject *cp = w ? tn_aten(TN_ROW_copy_, "(OO)", p, w) : NULL;
+        PyObject *cp = w ? tn_at_copy_(p, w, false) : NULL;
         tn_grad_mode_set(was);
         Py_XDECREF(p); Py_XDECREF(w);
         if (!cp) Py_CLEAR(r);

@@ -146,7 +146,7 @@ void tn_bt_copy_meta(PyObject *dst, PyObject *src) {
 static PyObject *plain_alias(PyObject *t) {
     if (!tn_fw_any(t)) return tn_detached_alias(t);   /* not a view, as upstream's unwrapped value */
     bool was = tn_grad_mode_set(false);
-    PyObject *r = tn_aten(TN_ROW_alias, "(O)", t);
+    PyObject *r = tn_at_alias(t);
     tn_grad_mode_set(was);
     if (r) ((tn_tensor_obj *)r)->ng_view = false;   /* the unwrapped value, not a user's no_grad view */
     return r;
@@ -257,7 +257,7 @@ PyObject *tn_wrap_for_grad(PyObject *t, int level) {
      * tangent (jvp outside) and a batch dim (vmap outside) come along */
     bool was = tn_grad_mode_set(true);
     bool rg = tn_requires_grad(t);
-    PyObject *r = tn_aten(TN_ROW_alias, "(O)", t);
+    PyObject *r = tn_at_alias(t);
     tn_grad_mode_set(was);
     if (r && !rg) {
         O(r)->grad_level = level;
@@ -315,7 +315,7 @@ bool tn_vmap_wants(int op, const tn_value *args) {
 static PyObject *front(PyObject *x) {
     PyObject *p = O(x)->bt_value;
     if (O(x)->bt_bdim == 0) return Py_NewRef(p);
-    return tn_aten(TN_ROW_movedim_int, "(OiL)", p, O(x)->bt_bdim, 0LL);
+    return tn_at_movedim_int(p, O(x)->bt_bdim, 0LL);
 }
 
 static PyObject *wrap_results(PyObject *r, int level) {
@@ -409,7 +409,7 @@ static PyObject *pointwise(int op, const tn_schema *s, tn_value *args, int L) {
     for (int i = 0; i < s->nargs; i++) {
         if (local[i].tag != TN_V_TENSOR || tn_bt_level(local[i].u.obj) != L) continue;
         PyObject *p = front(local[i].u.obj);
-        for (int k = tn_tensor_of(local[i].u.obj)->ndim; p && k < maxnd; k++) Py_SETREF(p, tn_aten(TN_ROW_unsqueeze, "(Oi)", p, 1));
+        for (int k = tn_tensor_of(local[i].u.obj)->ndim; p && k < maxnd; k++) Py_SETREF(p, tn_at_unsqueeze(p, 1));
         if (!p) goto done;
         own[nown++] = p;
         local[i].u.obj = p;
@@ -510,38 +510,38 @@ static PyObject *view_op(int op, const tn_schema *s, tn_value *args, int L, int6
     if (!strcmp(n, "select") && !strcmp(ov, "int")) {
         int dim = ARGDIM(1, nd); if (dim < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_select_int, "(OiL)", p, dim + 1, (long long)args[2].u.i) : NULL;
+        r = p ? tn_at_select_int(p, dim + 1, (long long)args[2].u.i) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "movedim") && !strcmp(ov, "int")) {
         int a = ARGDIM(1, nd), b = a < 0 ? -1 : ARGDIM(2, nd); if (a < 0 || b < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_movedim_int, "(Oii)", p, a + 1, b + 1) : NULL;
+        r = p ? tn_at_movedim_int(p, a + 1, b + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "transpose") && !strcmp(ov, "int")) {
         int a = ARGDIM(1, nd), b = a < 0 ? -1 : ARGDIM(2, nd); if (a < 0 || b < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_transpose_int, "(Oii)", p, a + 1, b + 1) : NULL;
+        r = p ? tn_at_transpose_int(p, a + 1, b + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "t") && !ov[0]) {
         if (nd > 2) return NULL;   /* its own error */
         PyObject *p = front(x);
-        r = p && nd == 2 ? tn_aten(TN_ROW_transpose_int, "(Oii)", p, 1, 2) : Py_XNewRef(p);
+        r = p && nd == 2 ? tn_at_transpose_int(p, 1, 2) : Py_XNewRef(p);
         Py_XDECREF(p);
     } else if (!strcmp(n, "unsqueeze") && !ov[0]) {
         int a = ARGDIM(1, nd + 1); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_unsqueeze, "(Oi)", p, a + 1) : NULL;
+        r = p ? tn_at_unsqueeze(p, a + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "squeeze") && !strcmp(ov, "dim")) {
         int a = ARGDIM(1, nd); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? (nd == 0 ? Py_NewRef(p) : tn_aten(TN_ROW_squeeze_dim, "(Oi)", p, a + 1)) : NULL;
+        r = p ? (nd == 0 ? Py_NewRef(p) : tn_at_squeeze_dim(p, a + 1)) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "squeeze") && !ov[0]) {
         int64_t dims[TN_MAX_DIMS]; int k = 0;
         for (int i = 0; i < nd; i++) if (tn_tensor_of(x)->sizes[i] == 1) dims[k++] = i + 1;
         PyObject *p = front(x), *l = int_list(k, dims, 0, false);
-        r = p && l ? tn_aten(TN_ROW_squeeze_dims, "(OO)", p, l) : NULL;
+        r = p && l ? tn_at_squeeze_dims(p, TN_IPY(l)) : NULL;
         Py_XDECREF(p); Py_XDECREF(l);
     } else if (!strcmp(n, "permute") && !ov[0]) {
         if (args[1].u.ints.n != nd) return NULL;   /* its own error */
@@ -552,24 +552,24 @@ static PyObject *view_op(int op, const tn_schema *s, tn_value *args, int L, int6
             dims[i] = a + 1;
         }
         PyObject *p = front(x), *l = int_list(nd, dims, 0, true);
-        r = p && l ? tn_aten(TN_ROW_permute, "(OO)", p, l) : NULL;
+        r = p && l ? tn_at_permute(p, TN_IPY(l)) : NULL;
         Py_XDECREF(p); Py_XDECREF(l);
     } else if ((!strcmp(n, "expand") || !strcmp(n, "view") || !strcmp(n, "reshape") || !strcmp(n, "_unsafe_view")) &&
                !ov[0]) {
         int k = args[1].u.ints.n;
         PyObject *p = front(x);
         if (!strcmp(n, "expand"))
-            for (int i = nd; p && i < k; i++) Py_SETREF(p, tn_aten(TN_ROW_unsqueeze, "(Oi)", p, 1));
+            for (int i = nd; p && i < k; i++) Py_SETREF(p, tn_at_unsqueeze(p, 1));
         PyObject *l = int_list(k, args[1].u.ints.v, B, true);
-        int row = !strcmp(n, "expand") ? TN_ROW_expand : !strcmp(n, "view") ? TN_ROW_view : !strcmp(n, "reshape") ? TN_ROW_reshape : TN_ROW__unsafe_view;
-        r = p && l ? tn_aten(row, "(OO)", p, l) : NULL;
+        if (p && l)
+            r = !strcmp(n, "expand") ? tn_at_expand(p, TN_IPY(l), false) : !strcmp(n, "view") ? tn_at_view(p, TN_IPY(l))
+              : !strcmp(n, "reshape") ? tn_at_reshape(p, TN_IPY(l)) : tn_at__unsafe_view(p, TN_IPY(l));
         Py_XDECREF(p); Py_XDECREF(l);
     } else if (!strcmp(n, "slice") && !strcmp(ov, "Tensor")) {
         int a = ARGDIM(1, nd); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        PyObject *st = tn_value_to_python(&args[2]), *en = tn_value_to_python(&args[3]);
-        r = p && st && en ? tn_aten(TN_ROW_slice_Tensor, "(OiOOL)", p, a + 1, st, en, (long long)args[4].u.i) : NULL;
-        Py_XDECREF(p); Py_XDECREF(st); Py_XDECREF(en);
+        r = p ? tn_at_slice_Tensor(p, a + 1, tn_opt_int_of(&args[2]), tn_opt_int_of(&args[3]), args[4].u.i) : NULL;
+        Py_XDECREF(p);
     } else if ((!strcmp(n, "as_strided") || !strcmp(n, "_reshape_alias")) && !ov[0]) {
         /* upstream's rule: the same geometry in every slice, slices a batch stride apart (the
          * logical tensor lies where slice 0 of the whole one does) */
@@ -579,27 +579,27 @@ static PyObject *view_op(int op, const tn_schema *s, tn_value *args, int L, int6
         int64_t off = s->nargs < 4 || args[3].tag == TN_V_NONE ? tn_tensor_of(x)->offset : args[3].u.i;
         PyObject *sz = int_list(args[1].u.ints.n, args[1].u.ints.v, B, true);
         PyObject *st = int_list(args[2].u.ints.n, args[2].u.ints.v, bstride, true);
-        r = sz && st ? tn_aten(TN_ROW_as_strided, "(OOOL)", p, sz, st, (long long)off) : NULL;
+        r = sz && st ? tn_at_as_strided(p, TN_IPY(sz), TN_IPY(st), TN_I((long long)off)) : NULL;
         Py_XDECREF(p); Py_XDECREF(sz); Py_XDECREF(st);
     } else if (!strcmp(n, "diagonal") && !ov[0]) {
         int a = ARGDIM(2, nd), b = a < 0 ? -1 : ARGDIM(3, nd); if (a < 0 || b < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_diagonal, "(OLii)", p, (long long)args[1].u.i, a + 1, b + 1) : NULL;
+        r = p ? tn_at_diagonal(p, (long long)args[1].u.i, a + 1, b + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "unbind") && !strcmp(ov, "int")) {
         int a = ARGDIM(1, nd); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_unbind_int, "(Oi)", p, a + 1) : NULL;
+        r = p ? tn_at_unbind_int(p, a + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "split") && !strcmp(ov, "Tensor")) {
         int a = ARGDIM(2, nd); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x);
-        r = p ? tn_aten(TN_ROW_split_Tensor, "(OLi)", p, (long long)args[1].u.i, a + 1) : NULL;
+        r = p ? tn_at_split_Tensor(p, (long long)args[1].u.i, a + 1) : NULL;
         Py_XDECREF(p);
     } else if (!strcmp(n, "split_with_sizes") && !ov[0]) {
         int a = ARGDIM(2, nd); if (a < 0) return *handled = true, NULL;
         PyObject *p = front(x), *l = int_list(args[1].u.ints.n, args[1].u.ints.v, 0, false);
-        r = p && l ? tn_aten(TN_ROW_split_with_sizes, "(OOi)", p, l, a + 1) : NULL;
+        r = p && l ? tn_at_split_with_sizes(p, TN_IPY(l), a + 1) : NULL;
         Py_XDECREF(p); Py_XDECREF(l);
     } else {
         return NULL;
@@ -627,30 +627,30 @@ static PyObject *linalg(int op, const tn_schema *s, tn_value *args, int L) {
     int bdim = 0;
     if (dot) {
         if (ba && bb) {
-            u1 = tn_aten(TN_ROW_unsqueeze, "(Oi)", A, -2);
-            u2 = u1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bt, -1) : NULL;
-            m = u2 ? tn_aten(TN_ROW_matmul, "(OO)", u1, u2) : NULL;
-            PyObject *q = m ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", m, -1) : NULL;
-            r = q ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", q, -1) : NULL;
+            u1 = tn_at_unsqueeze(A, -2);
+            u2 = u1 ? tn_at_unsqueeze(Bt, -1) : NULL;
+            m = u2 ? tn_at_matmul(u1, u2) : NULL;
+            PyObject *q = m ? tn_at_squeeze_dim(m, -1) : NULL;
+            r = q ? tn_at_squeeze_dim(q, -1) : NULL;
             Py_XDECREF(q);
         } else {   /* one side batched: [B, n] @ [n] */
-            r = ba ? tn_aten(TN_ROW_matmul, "(OO)", A, Bt) : tn_aten(TN_ROW_matmul, "(OO)", Bt, A);
+            r = ba ? tn_at_matmul(A, Bt) : tn_at_matmul(Bt, A);
         }
     } else if (mv) {
         if (ba && bb) {
-            u1 = tn_aten(TN_ROW_unsqueeze, "(Oi)", Bt, -1);
-            m = u1 ? tn_aten(TN_ROW_matmul, "(OO)", A, u1) : NULL;
-            r = m ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", m, -1) : NULL;
+            u1 = tn_at_unsqueeze(Bt, -1);
+            m = u1 ? tn_at_matmul(A, u1) : NULL;
+            r = m ? tn_at_squeeze_dim(m, -1) : NULL;
         } else if (ba) {
-            r = tn_aten(TN_ROW_matmul, "(OO)", A, Bt);
+            r = tn_at_matmul(A, Bt);
         } else {   /* mat unbatched, vectors batched: one mm, the batch dim last */
-            tr = tn_aten(TN_ROW_t, "(O)", Bt);
-            r = tr ? tn_aten(TN_ROW_mm, "(OO)", A, tr) : NULL;
+            tr = tn_at_t(Bt);
+            r = tr ? tn_at_mm(A, tr) : NULL;
             bdim = 1;
         }
     } else {
-        if (ba && bb) r = tn_aten(TN_ROW_bmm, "(OO)", A, Bt);
-        else r = tn_aten(TN_ROW_matmul, "(OO)", A, Bt);
+        if (ba && bb) r = tn_at_bmm(A, Bt);
+        else r = tn_at_matmul(A, Bt);
     }
     Py_XDECREF(u1); Py_XDECREF(u2); Py_XDECREF(m); Py_XDECREF(tr);
     Py_DECREF(A); Py_DECREF(Bt);
@@ -674,7 +674,7 @@ static bool unsupported(int op, const tn_schema *s) {
 }
 
 static PyObject *slice_of(PyObject *x, int L, int64_t b) {
-    return tn_aten(TN_ROW_select_int, "(OiL)", O(x)->bt_value, O(x)->bt_bdim, (long long)b);
+    return tn_at_select_int(O(x)->bt_value, O(x)->bt_bdim, (long long)b);
 }
 
 /* upstream's slow fallback: one call per batch slice, results stacked along a new front dim */
@@ -759,7 +759,7 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
     PyObject *first = PyList_GetItem(outs, 0);
     PyObject *res = NULL;
     if (tn_py_is_tensor(first)) {
-        res = wrap_results(tn_aten(TN_ROW_stack, "(Oi)", outs, 0), L);
+        res = wrap_results(tn_at_stack(TN_TPY(outs), 0), L);
     } else if (first == Py_None) {
         res = Py_NewRef(Py_None);
     } else {
@@ -774,7 +774,7 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
                 if (e == Py_None) none = true;
                 PyList_SetItem(col, b, e);
             }
-            PyObject *v = !col ? NULL : none ? Py_NewRef(Py_None) : wrap_results(tn_aten(TN_ROW_stack, "(Oi)", col, 0), L);
+            PyObject *v = !col ? NULL : none ? Py_NewRef(Py_None) : wrap_results(tn_at_stack(TN_TPY(col), 0), L);
             Py_XDECREF(col);
             if (!v) { Py_CLEAR(parts); break; }
             PyList_SetItem(parts, k, v);
@@ -852,7 +852,7 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
     if (op == TN_ROW_detach && args[0].tag == TN_V_TENSOR && tn_bt_level(args[0].u.obj) == L) {
         PyObject *x = args[0].u.obj;
         bool was = tn_grad_mode_set(true);
-        PyObject *p = tn_aten(TN_ROW_alias, "(O)", O(x)->bt_value);
+        PyObject *p = tn_at_alias(O(x)->bt_value);
         tn_grad_mode_set(was);
         if (!p) return NULL;
         PyObject *b = tn_bt_make(p, O(x)->bt_bdim, L);
@@ -869,7 +869,7 @@ static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s) {
     if (op == TN_ROW__make_dual) {
         /* the forward stage (autograd/forward.c) sets the (possibly batched) tangent on the
          * result; the result itself is an alias of the primal */
-        if (tn_bt_level(args[0].u.obj)) return tn_aten(TN_ROW_alias, "(O)", args[0].u.obj);
+        if (tn_bt_level(args[0].u.obj)) return tn_at_alias(args[0].u.obj);
         return tn_door_below_vmap(op, args);
     }
     {   /* a CompositeImplicitAutograd op decomposes first, as upstream's under vmap (dropout

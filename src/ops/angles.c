@@ -15,7 +15,7 @@ static PyObject *angle_mul(tn_value *a, double c, const char *name, bool inplace
         PyErr_Format(PyExc_RuntimeError, "%s is not supported for complex tensors.", name);
         return NULL;
     }
-    return tn_aten(inplace ? TN_ROW_mul__Scalar : TN_ROW_mul_Scalar, "(Od)", a[0].u.obj, c);
+    return (inplace ? tn_at_mul__Scalar(a[0].u.obj, TN_SD(c)) : tn_at_mul_Scalar(a[0].u.obj, TN_SD(c)));
 }
 
 PyObject *tn_op_deg2rad(tn_value *a) { return angle_mul(a, TN_PI_180, "deg2rad", false); }

@@ -58,8 +58,8 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
         view[i] = -1;
         PyObject *vl = PyList_New(n);
         for (Py_ssize_t k = 0; vl && k < n; k++) PyList_SetItem(vl, k, PyLong_FromLongLong(view[k]));
-        PyObject *v = vl ? tn_aten(TN_ROW_view, "(OO)", ts[i], vl) : NULL;
-        PyObject *e = v ? tn_aten(TN_ROW_expand, "(OO)", v, sz) : NULL;
+        PyObject *v = vl ? tn_at_view(ts[i], TN_IPY(vl)) : NULL;
+        PyObject *e = v ? tn_at_expand(v, TN_IPY(sz), false) : NULL;
         Py_XDECREF(vl);
         Py_XDECREF(v);
         view[i] = 1;
@@ -131,7 +131,7 @@ done:
 PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
     PyObject *self = a[0].u.obj, *rep = a[1].u.obj, *input = NULL, *reps = NULL, *idx = NULL, *res = NULL;
     int64_t dim = 0;
-    if (tn_is_none(&a[2])) input = tn_aten(TN_ROW_flatten_using_ints, "(O)", self);
+    if (tn_is_none(&a[2])) input = tn_at_flatten_using_ints(self, 0, -1);
     else { input = Py_NewRef(self); dim = a[2].u.i; }
     if (!input) return NULL;
     const tn_tensor *it = tn_tensor_of(input), *rt = tn_tensor_of(rep);
@@ -139,8 +139,8 @@ PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
     if (tn_wrap_dim(dim, it->ndim, &wd) < 0) goto done;
     int64_t size = it->ndim ? it->sizes[wd] : 1;
     if (rt->ndim == 0 || (rt->ndim == 1 && rt->sizes[0] == 1)) {
-        PyObject *one = tn_aten(TN_ROW_reshape, "(O(i))", rep, 1);
-        reps = one ? tn_aten(TN_ROW_expand, "(O(L))", one, (long long)size) : NULL;
+        PyObject *one = tn_at_reshape(rep, TN_IS(1));
+        reps = one ? tn_at_expand(one, TN_IS((long long)size), false) : NULL;
         Py_XDECREF(one);
     } else if (rt->ndim == 1) {
         if (rt->sizes[0] != size) {
@@ -155,13 +155,11 @@ PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
         goto done;
     }
     if (!reps) goto done;
-    if (tn_is_none(&a[3])) idx = tn_aten(TN_ROW_repeat_interleave_Tensor, "(O)", reps);
+    if (tn_is_none(&a[3])) idx = tn_at_repeat_interleave_Tensor(reps, NULL);
     else {
-        PyObject *kw = Py_BuildValue("{sL}", "output_size", (long long)a[3].u.i);
-        idx = kw ? tn_aten_kw(TN_ROW_repeat_interleave_Tensor, kw, "(O)", reps) : NULL;
-        Py_XDECREF(kw);
+        idx = tn_at_repeat_interleave_Tensor(reps, TN_I(a[3].u.i));
     }
-    res = idx ? tn_aten(TN_ROW_index_select, "(OLO)", input, (long long)dim, idx) : NULL;
+    res = idx ? tn_at_index_select(input, (long long)dim, idx) : NULL;
 done:
     Py_XDECREF(input);
     Py_XDECREF(reps);
@@ -180,8 +178,8 @@ PyObject *tn_op_repeat_interleave_self_int(tn_value *a) {
         dim = w;
     }
     if (reps < 0) return PyErr_Format(PyExc_RuntimeError, "Repeats must be non-negative");
-    PyObject *input = tn_is_none(&a[2]) ? tn_aten(TN_ROW_flatten_using_ints, "(O)", self) : Py_NewRef(self);
-    PyObject *u = input ? tn_aten(TN_ROW_unsqueeze, "(OL)", input, (long long)dim + 1) : NULL, *res = NULL;
+    PyObject *input = tn_is_none(&a[2]) ? tn_at_flatten_using_ints(self, 0, -1) : Py_NewRef(self);
+    PyObject *u = input ? tn_at_unsqueeze(input, (long long)dim + 1) : NULL, *res = NULL;
     if (u) {
         const tn_tensor *ut = tn_tensor_of(u);
         int64_t sz[TN_MAX_DIMS];
@@ -193,11 +191,10 @@ PyObject *tn_op_repeat_interleave_self_int(tn_value *a) {
                          (long long)expect, (long long)a[3].u.i);
         } else {
             PyObject *s = tn_py_size_new(ut->ndim, sz);
-            PyObject *e = s ? tn_aten(TN_ROW_expand, "(OO)", u, s) : NULL;
-            PyObject *kw = e ? Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous) : NULL;
-            PyObject *c = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", e) : NULL;
-            res = c ? tn_aten(TN_ROW_flatten_using_ints, "(OLL)", c, (long long)dim, (long long)dim + 1) : NULL;
-            Py_XDECREF(s); Py_XDECREF(e); Py_XDECREF(kw); Py_XDECREF(c);
+            PyObject *e = s ? tn_at_expand(u, TN_IPY(s), false) : NULL;
+            PyObject *c = e ? tn_at_clone(e, tn_py.memory_format_contiguous) : NULL;
+            res = c ? tn_at_flatten_using_ints(c, (long long)dim, (long long)dim + 1) : NULL;
+            Py_XDECREF(s); Py_XDECREF(e); Py_XDECREF(c);
         }
     }
     Py_XDECREF(input);
@@ -336,17 +333,14 @@ PyObject *tn_op_rot90(tn_value *a) {
     k = (4 + (k % 4)) % 4;
     PyObject *f;
     switch (k) {
-    case 1: f = tn_aten(TN_ROW_flip, "(O[L])", self, (long long)d1); break;
-    case 2: return tn_aten(TN_ROW_flip, "(O[LL])", self, (long long)d0, (long long)d1);
-    case 3: f = tn_aten(TN_ROW_flip, "(O[L])", self, (long long)d0); break;
+    case 1: f = tn_at_flip(self, TN_IS((long long)d1)); break;
+    case 2: return tn_at_flip(self, TN_IS((long long)d0, (long long)d1));
+    case 3: f = tn_at_flip(self, TN_IS((long long)d0)); break;
     default: {
-        PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", self) : NULL;
-        Py_XDECREF(kw);
-        return r;
+        return tn_at_clone(self, tn_py.memory_format_contiguous);
     }
     }
-    PyObject *r = f ? tn_aten(TN_ROW_transpose_, "(OLL)", f, (long long)d0, (long long)d1) : NULL;
+    PyObject *r = f ? tn_at_transpose_(f, (long long)d0, (long long)d1) : NULL;
     Py_XDECREF(f);
     return r;
 }

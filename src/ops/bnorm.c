@@ -399,10 +399,7 @@ PyObject *tn_op_batch_norm_backward(tn_value *a) {
 /* ---------------------------------------------------------------- composites */
 
 static PyObject *empty_1d(int64_t n, tn_dtype dt) {
-    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((L))", (long long)n) : NULL;
-    Py_XDECREF(d); Py_XDECREF(kw);
-    return r;
+    return tn_at_empty_memory_format(TN_IS(n), TN_DT(dt), NULL, NULL, NULL, NULL);
 }
 static PyObject *obj_or_none(PyObject *o) { return o ? o : Py_None; }
 
@@ -419,16 +416,16 @@ PyObject *tn_op__batch_norm_impl_index(tn_value *a) {
         tn_dtype acc = xt->dtype == TN_DTYPE_F32 || xt->dtype == TN_DTYPE_F64 ? TN_DTYPE_F64 : xt->dtype;
         if (tn_nn_float(xt->dtype)) acc = xt->dtype == TN_DTYPE_F64 || xt->dtype == TN_DTYPE_F32 ? TN_DTYPE_F64 : TN_DTYPE_F32;
         PyObject *reserve = empty_1d(0, TN_DTYPE_U8), *sm = reserve ? empty_1d(C, acc) : NULL;
-        PyObject *si = sm ? empty_1d(C, acc) : NULL, *out = si ? tn_aten(TN_ROW_clone, "(O)", x) : NULL;
+        PyObject *si = sm ? empty_1d(C, acc) : NULL, *out = si ? tn_at_clone(x, NULL) : NULL;
         if (out && w) {
-            PyObject *s = tn_aten(TN_ROW_select_int, "(OLL)", w, 0LL, 0LL);
-            PyObject *m = s ? tn_aten(TN_ROW_mul_Tensor, "(OO)", out, s) : NULL;
+            PyObject *s = tn_at_select_int(w, 0LL, 0LL);
+            PyObject *m = s ? tn_at_mul_Tensor(out, s) : NULL;
             Py_XDECREF(s);
             Py_SETREF(out, m);
         }
         if (out && b) {
-            PyObject *s = tn_aten(TN_ROW_select_int, "(OLL)", b, 0LL, 0LL);
-            PyObject *m = s ? tn_aten(TN_ROW_add_Tensor, "(OO)", out, s) : NULL;
+            PyObject *s = tn_at_select_int(b, 0LL, 0LL);
+            PyObject *m = s ? tn_at_add_Tensor(out, s, TN_SDEF) : NULL;
             Py_XDECREF(s);
             Py_SETREF(out, m);
         }
@@ -442,8 +439,7 @@ PyObject *tn_op__batch_norm_impl_index(tn_value *a) {
     else if (!train) { PyErr_SetString(PyExc_RuntimeError, "running_var must be defined in evaluation mode"); return NULL; }
     if (bn_check_count("weight", w, C) < 0 || bn_check_count("bias", b, C) < 0) return NULL;
     PyObject *reserve = empty_1d(0, TN_DTYPE_U8);
-    PyObject *r = reserve ? tn_aten(TN_ROW_native_batch_norm, "(OOOOOOdd)", x, obj_or_none(w), obj_or_none(b),
-                                    obj_or_none(rm), obj_or_none(rv), train ? Py_True : Py_False, a[6].u.f, a[7].u.f)
+    PyObject *r = reserve ? tn_at_native_batch_norm(x, obj_or_none(w), obj_or_none(b), obj_or_none(rm), obj_or_none(rv), train, a[6].u.f, a[7].u.f)
                           : NULL;
     PyObject *t = r ? Py_BuildValue("(OOOOi)", PyTuple_GetItem(r, 0), PyTuple_GetItem(r, 1), PyTuple_GetItem(r, 2),
                                     reserve, 0) : NULL;
@@ -465,7 +461,7 @@ PyObject *tn_op_batch_norm(tn_value *a) {
 static PyObject *to_dtype_of(PyObject *x, tn_dtype dt) {
     if (tn_tensor_of(x)->dtype == dt) return Py_NewRef(x);
     PyObject *d = tn_py_from_dtype(dt);
-    PyObject *r = d ? tn_aten(TN_ROW_to_dtype, "(OO)", x, d) : NULL;
+    PyObject *r = d ? tn_at_to_dtype(x, d, false, false, NULL) : NULL;
     Py_XDECREF(d);
     return r;
 }
@@ -487,27 +483,25 @@ PyObject *tn_op_instance_norm(tn_value *a) {
         if (!src[i]) continue;
         /* upstream converts the running stats (not weight / bias) to the input's dtype first */
         PyObject *s = i >= 2 ? to_dtype_of(src[i], xt->dtype) : Py_NewRef(src[i]);
-        rep[i] = s ? tn_aten(TN_ROW_repeat, "(O(L))", s, (long long)nb) : NULL;
+        rep[i] = s ? tn_at_repeat(s, TN_IS((long long)nb)) : NULL;
         Py_XDECREF(s);
         if (!rep[i]) goto done;
     }
-    if (!(xc = tn_aten(TN_ROW_contiguous, "(O)", x))) goto done;
+    if (!(xc = tn_at_contiguous(x, NULL))) goto done;
     shape = PyList_New(xt->ndim);
     if (!shape) goto done;
     for (int d = 0; d < xt->ndim; d++)
         PyList_SetItem(shape, d, PyLong_FromLongLong(d == 0 ? 1 : d == 1 ? nb * C : xt->sizes[d]));
-    if (!(xr = tn_aten(TN_ROW_view, "(OO)", xc, shape))) goto done;
-    if (!(out = tn_aten(TN_ROW_batch_norm, "(OOOOOOddO)", xr, obj_or_none(rep[0]), obj_or_none(rep[1]),
-                        obj_or_none(rep[2]), obj_or_none(rep[3]), use ? Py_True : Py_False, a[6].u.f, a[7].u.f,
-                        bool_of(&a[8]) ? Py_True : Py_False)))
+    if (!(xr = tn_at_view(xc, TN_IPY(shape)))) goto done;
+    if (!(out = tn_at_batch_norm(xr, obj_or_none(rep[0]), obj_or_none(rep[1]), obj_or_none(rep[2]), obj_or_none(rep[3]), use, a[6].u.f, a[7].u.f, bool_of(&a[8]))))
         goto done;
     for (int k = 2; k < 4 && use; k++) {
         if (!src[k]) continue;
-        PyObject *al = tn_aten(TN_ROW_alias, "(O)", src[k]);
-        PyObject *v = al ? tn_aten(TN_ROW_view, "(O(LL))", rep[k], (long long)nb, (long long)C) : NULL;
-        PyObject *m = v ? tn_aten(TN_ROW_mean_dim, "(O(L)O)", v, 0LL, Py_False) : NULL;
+        PyObject *al = tn_at_alias(src[k]);
+        PyObject *v = al ? tn_at_view(rep[k], TN_IS((long long)nb, (long long)C)) : NULL;
+        PyObject *m = v ? tn_at_mean_dim(v, TN_IS(0LL), false, NULL) : NULL;
         PyObject *mc = m ? to_dtype_of(m, tn_tensor_of(src[k])->dtype) : NULL;
-        PyObject *c = mc ? tn_aten(TN_ROW_copy_, "(OO)", al, mc) : NULL;
+        PyObject *c = mc ? tn_at_copy_(al, mc, false) : NULL;
         Py_XDECREF(al); Py_XDECREF(v); Py_XDECREF(m); Py_XDECREF(mc);
         if (!c) goto done;
         Py_DECREF(c);
@@ -515,7 +509,7 @@ PyObject *tn_op_instance_norm(tn_value *a) {
     {
         PyObject *sz = PyList_New(xt->ndim);
         for (int d = 0; sz && d < xt->ndim; d++) PyList_SetItem(sz, d, PyLong_FromLongLong(xt->sizes[d]));
-        res = sz ? tn_aten(TN_ROW_view, "(OO)", out, sz) : NULL;
+        res = sz ? tn_at_view(out, TN_IPY(sz)) : NULL;
         Py_XDECREF(sz);
     }
 done:
@@ -681,13 +675,12 @@ PyObject *tn_op_group_norm(tn_value *a) {
     int64_t N = xt->sizes[0], C = xt->sizes[1], HxW = 1, G = a[1].u.i;
     for (int d = 2; d < xt->ndim; d++) HxW *= xt->sizes[d];
     if (gn_check(xt, w, b, C, G) < 0) return NULL;
-    PyObject *xc = is_cl(xt) ? Py_NewRef(x) : tn_aten(TN_ROW_contiguous, "(O)", x);
-    PyObject *wc = xc && w ? tn_aten(TN_ROW_contiguous, "(O)", w) : NULL;
-    PyObject *bc = xc && b ? tn_aten(TN_ROW_contiguous, "(O)", b) : NULL;
+    PyObject *xc = is_cl(xt) ? Py_NewRef(x) : tn_at_contiguous(x, NULL);
+    PyObject *wc = xc && w ? tn_at_contiguous(w, NULL) : NULL;
+    PyObject *bc = xc && b ? tn_at_contiguous(b, NULL) : NULL;
     PyObject *r = NULL;
     if (xc && (!w || wc) && (!b || bc))
-        r = tn_aten(TN_ROW_native_group_norm, "(OOOLLLLd)", xc, obj_or_none(wc), obj_or_none(bc), (long long)N,
-                    (long long)C, (long long)HxW, (long long)G, a[4].u.f);
+        r = tn_at_native_group_norm(xc, obj_or_none(wc), obj_or_none(bc), (long long)N, (long long)C, (long long)HxW, (long long)G, a[4].u.f);
     Py_XDECREF(xc); Py_XDECREF(wc); Py_XDECREF(bc);
     if (!r) return NULL;
     PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));

@@ -8,6 +8,7 @@
 #define TN_OPS_COMMON_H
 
 #include "core/iter.h"
+#include "dispatch/aten.h"
 #include "dispatch/door.h"
 #include "kernels/elementwise.h"
 #include "python/args.h"
@@ -31,7 +32,7 @@ static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
 }
 /* Shape as upstream prints it in messages: "[2, 3]". */
 void tn_shape_str(char *buf, size_t n, int ndim, const int64_t *sizes);
-/* A new Python list of the n ints (an int[] argument for tn_aten), or NULL with an exception. */
+/* A new Python list of the n ints, or NULL with an exception. */
 PyObject *tn_int_list(const int64_t *v, int n);
 /* A number value as a 0-dim wrapped-number tensor value (new reference in out->u.obj); a tensor
  * value is passed through with a new reference. */

@@ -580,11 +580,11 @@ PyObject *tn_op_im2col(tn_value *a) {
         PyObject *l[4], *re = NULL, *im = NULL, *ur = NULL, *ui = NULL, *r = NULL;
         int nl = 0;
         for (; nl < 4 && (l[nl] = tn_int_list(a[1 + nl].u.ints.v, a[1 + nl].u.ints.n)); nl++) {}
-        if (nl == 4) re = tn_aten(TN_ROW_real, "(O)", a[0].u.obj);
-        if (re) im = tn_aten(TN_ROW_imag, "(O)", a[0].u.obj);
-        if (im) ur = tn_aten(TN_ROW_im2col, "(OOOOO)", re, l[0], l[1], l[2], l[3]);
-        if (ur) ui = tn_aten(TN_ROW_im2col, "(OOOOO)", im, l[0], l[1], l[2], l[3]);
-        if (ui) r = tn_aten(TN_ROW_complex, "(OO)", ur, ui);
+        if (nl == 4) re = tn_at_real(a[0].u.obj);
+        if (re) im = tn_at_imag(a[0].u.obj);
+        if (im) ur = tn_at_im2col(re, TN_IPY(l[0]), TN_IPY(l[1]), TN_IPY(l[2]), TN_IPY(l[3]));
+        if (ur) ui = tn_at_im2col(im, TN_IPY(l[0]), TN_IPY(l[1]), TN_IPY(l[2]), TN_IPY(l[3]));
+        if (ui) r = tn_at_complex(ur, ui);
         for (int i = 0; i < nl; i++) Py_DECREF(l[i]);
         Py_XDECREF(re); Py_XDECREF(im); Py_XDECREF(ur); Py_XDECREF(ui);
         return r;

@@ -104,18 +104,18 @@ static PyObject *cdist_impl(PyObject *x1, PyObject *x2, double p, const tn_value
     if (use_mm(p, mode, r1, r2)) {
         PyObject *e1 = NULL, *e2 = NULL, *d;
         if (B == 1) {
-            d = tn_aten(TN_ROW__euclidean_dist, "(OO)", x1, x2);
+            d = tn_at__euclidean_dist(x1, x2);
         } else {
             PyObject *c1 = expand_contig(x1, nbd, bs), *c2 = c1 ? expand_contig(x2, nbd, bs) : NULL;
-            PyObject *v1 = c2 ? tn_aten(TN_ROW_view, "(O(LLL))", c1, (long long)B, (long long)r1, (long long)c) : NULL;
-            PyObject *v2 = v1 ? tn_aten(TN_ROW_view, "(O(LLL))", c2, (long long)B, (long long)r2, (long long)c) : NULL;
+            PyObject *v1 = c2 ? tn_at_view(c1, TN_IS((long long)B, (long long)r1, (long long)c)) : NULL;
+            PyObject *v2 = v1 ? tn_at_view(c2, TN_IS((long long)B, (long long)r2, (long long)c)) : NULL;
             e1 = v1; e2 = v2;
-            d = v2 ? tn_aten(TN_ROW__euclidean_dist, "(OO)", v1, v2) : NULL;
+            d = v2 ? tn_at__euclidean_dist(v1, v2) : NULL;
             Py_XDECREF(c1); Py_XDECREF(c2);
         }
         Py_XDECREF(e1); Py_XDECREF(e2);
         PyObject *s = d ? shape_tuple(nbd + 2, osz) : NULL;
-        PyObject *r = s ? tn_aten(TN_ROW_view, "(OO)", d, s) : NULL;
+        PyObject *r = s ? tn_at_view(d, TN_IPY(s)) : NULL;
         Py_XDECREF(d); Py_XDECREF(s);
         return r;
     }
@@ -156,10 +156,7 @@ PyObject *tn_distance_d_cdist(tn_value *a) {
     int64_t r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
     if (tn_numel(x1) != 0 && tn_numel(x2) != 0 && use_mm(p, mode, r1, r2))
         return cdist_impl(a[0].u.obj, a[1].u.obj, p, &a[3]);
-    PyObject *cm = tn_value_to_python(&a[3]);
-    PyObject *r = cm ? tn_aten(TN_ROW__cdist_forward, "(OOdO)", a[0].u.obj, a[1].u.obj, p, cm) : NULL;
-    Py_XDECREF(cm);
-    return r;
+    return tn_at__cdist_forward(a[0].u.obj, a[1].u.obj, p, tn_opt_int_of(&a[3]));
 }
 
 /* _cdist_backward(grad, x1, x2, p, cdist) */
@@ -225,19 +222,19 @@ PyObject *tn_op__cdist_backward(tn_value *a) {
 /* _euclidean_dist(x1, x2), as upstream: [-2 x1, |x1|^2, 1] @ [x2, 1, |x2|^2]^T, clamped at 0, sqrt */
 PyObject *tn_op__euclidean_dist(tn_value *a) {
     PyObject *x1 = a[0].u.obj, *x2 = a[1].u.obj;
-    PyObject *q1 = tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x1, 2);
-    PyObject *n1 = q1 ? tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", q1, -1, Py_True) : NULL;
-    PyObject *o1 = n1 ? tn_aten(TN_ROW_ones_like, "(O)", n1) : NULL;
-    PyObject *q2 = o1 ? tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", x2, 2) : NULL;
-    PyObject *n2 = q2 ? tn_aten(TN_ROW_sum_dim_IntList, "(O(i)O)", q2, -1, Py_True) : NULL;
-    PyObject *o2 = n2 ? tn_aten(TN_ROW_ones_like, "(O)", n2) : NULL;
-    PyObject *m1 = o2 ? tn_aten(TN_ROW_mul_Scalar, "(Oi)", x1, -2) : NULL;
-    PyObject *a1 = m1 ? tn_aten(TN_ROW_cat, "([OOO]i)", m1, n1, o1, -1) : NULL;
-    PyObject *a2 = a1 ? tn_aten(TN_ROW_cat, "([OOO]i)", x2, o2, n2, -1) : NULL;
-    PyObject *t2 = a2 ? tn_aten(TN_ROW_transpose_int, "(Oii)", a2, -2, -1) : NULL;
-    PyObject *r = t2 ? tn_aten(TN_ROW_matmul, "(OO)", a1, t2) : NULL;
-    PyObject *c = r ? tn_aten(TN_ROW_clamp_min_, "(Oi)", r, 0) : NULL;
-    PyObject *s = c ? tn_aten(TN_ROW_sqrt_, "(O)", r) : NULL;
+    PyObject *q1 = tn_at_pow_Tensor_Scalar(x1, TN_SI(2));
+    PyObject *n1 = q1 ? tn_at_sum_dim_IntList(q1, TN_IS(-1), true, NULL) : NULL;
+    PyObject *o1 = n1 ? tn_at_ones_like(n1, NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *q2 = o1 ? tn_at_pow_Tensor_Scalar(x2, TN_SI(2)) : NULL;
+    PyObject *n2 = q2 ? tn_at_sum_dim_IntList(q2, TN_IS(-1), true, NULL) : NULL;
+    PyObject *o2 = n2 ? tn_at_ones_like(n2, NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *m1 = o2 ? tn_at_mul_Scalar(x1, TN_SI(-2)) : NULL;
+    PyObject *a1 = m1 ? tn_at_cat(TN_TS(m1, n1, o1), -1) : NULL;
+    PyObject *a2 = a1 ? tn_at_cat(TN_TS(x2, o2, n2), -1) : NULL;
+    PyObject *t2 = a2 ? tn_at_transpose_int(a2, -2, -1) : NULL;
+    PyObject *r = t2 ? tn_at_matmul(a1, t2) : NULL;
+    PyObject *c = r ? tn_at_clamp_min_(r, TN_SI(0)) : NULL;
+    PyObject *s = c ? tn_at_sqrt_(r) : NULL;
     Py_XDECREF(q1); Py_XDECREF(n1); Py_XDECREF(o1); Py_XDECREF(q2); Py_XDECREF(n2); Py_XDECREF(o2);
     Py_XDECREF(m1); Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(t2); Py_XDECREF(c);
     Py_XDECREF(r);
@@ -259,8 +256,8 @@ PyObject *tn_distance_d_pdist(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "pdist only supports non-negative p values");
         return NULL;
     }
-    PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", a[0].u.obj);
-    PyObject *r = c ? tn_aten(TN_ROW__pdist_forward, "(Od)", c, a[1].u.f) : NULL;
+    PyObject *c = tn_at_contiguous(a[0].u.obj, NULL);
+    PyObject *r = c ? tn_at__pdist_forward(c, a[1].u.f) : NULL;
     Py_XDECREF(c);
     return r;
 }

@@ -21,7 +21,7 @@
 /* op(x, int list) for permute / view / reshape / sum.dim_IntList(keepdim) */
 static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
     PyObject *l = tn_int_list(dims, n);
-    PyObject *r = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL;
+    PyObject *r = l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -29,7 +29,7 @@ static int64_t sz(PyObject *x, int d) { return tn_tensor_of(x)->sizes[d]; }
 
 /* (left * right).sum(sum_dims) through permute + reshape + bmm, keepdim (upstream's sumproduct_pair) */
 static PyObject *sumproduct_pair(PyObject *left_, PyObject *right_, const int64_t *sum_dims, int nsum) {
-    if (nsum == 0) return tn_aten(TN_ROW_mul_Tensor, "(OO)", left_, right_);
+    if (nsum == 0) return tn_at_mul_Tensor(left_, right_);
     int dim = tn_tensor_of(left_)->ndim;
     if (tn_tensor_of(right_)->ndim != dim) {
         PyErr_SetString(PyExc_RuntimeError, "number of dimensions must match");
@@ -95,13 +95,13 @@ static PyObject *sumproduct_pair(PyObject *left_, PyObject *right_, const int64_
     for (int k = 0; k < nsum; k++) operm[sum_dims[k]] = i++;
     for (int k = 0; k < nro; k++) operm[ro[k]] = i++;
     int64_t ls[3] = {lro_size, lo_size, sum_size}, rs[3] = {lro_size, sum_size, ro_size};
-    PyObject *lp = tn_aten_ints(TN_ROW_permute, left, lperm, nl);
-    PyObject *lr = lp ? tn_aten_ints(TN_ROW_reshape, lp, ls, 3) : NULL;
-    PyObject *rp = lr ? tn_aten_ints(TN_ROW_permute, right, rperm, nr) : NULL;
-    PyObject *rr = rp ? tn_aten_ints(TN_ROW_reshape, rp, rs, 3) : NULL;
-    PyObject *mm = rr ? tn_aten(TN_ROW_bmm, "(OO)", lr, rr) : NULL;
-    PyObject *v = mm ? tn_aten_ints(TN_ROW_view, mm, out_size, no) : NULL;
-    PyObject *r = v ? tn_aten_ints(TN_ROW_permute, v, operm, no) : NULL;
+    PyObject *lp = tn_at_permute(left, TN_IN(lperm, nl));
+    PyObject *lr = lp ? tn_at_reshape(lp, TN_IN(ls, 3)) : NULL;
+    PyObject *rp = lr ? tn_at_permute(right, TN_IN(rperm, nr)) : NULL;
+    PyObject *rr = rp ? tn_at_reshape(rp, TN_IN(rs, 3)) : NULL;
+    PyObject *mm = rr ? tn_at_bmm(lr, rr) : NULL;
+    PyObject *v = mm ? tn_at_view(mm, TN_IN(out_size, no)) : NULL;
+    PyObject *r = v ? tn_at_permute(v, TN_IN(operm, no)) : NULL;
     Py_XDECREF(lp); Py_XDECREF(lr); Py_XDECREF(rp); Py_XDECREF(rr); Py_XDECREF(mm); Py_XDECREF(v);
     Py_DECREF(left); Py_DECREF(right);
     return r;
@@ -316,8 +316,8 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
                     Py_DECREF(op);
                     goto done;
                 }
-                PyObject *dg = tn_aten(TN_ROW_diagonal, "(Oiii)", op, 0, prev, dim);
-                PyObject *mv = dg ? tn_aten(TN_ROW_movedim_int, "(Oii)", dg, -1, prev) : NULL;
+                PyObject *dg = tn_at_diagonal(op, 0, prev, dim);
+                PyObject *mv = dg ? tn_at_movedim_int(dg, -1, prev) : NULL;
                 Py_XDECREF(dg);
                 Py_SETREF(op, mv);
                 if (!op) goto done;
@@ -325,11 +325,11 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
         }
         for (int k = 0; k < perm_index; k++)
             if (perm[k] == -1) {
-                Py_SETREF(op, tn_aten(TN_ROW_unsqueeze, "(Oi)", op, dim));
+                Py_SETREF(op, tn_at_unsqueeze(op, dim));
                 if (!op) goto done;
                 perm[k] = dim++;
             }
-        ops[i] = tn_aten_ints(TN_ROW_permute, op, perm, perm_index);
+        ops[i] = tn_at_permute(op, TN_IN(perm, perm_index));
         Py_DECREF(op);
         if (!ops[i]) goto done;
         live = i + 1;
@@ -387,12 +387,12 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
     if (perm_index - out_num_dim > 0) {
         if (num_ops > 1) {
             const tn_tensor *t = tn_tensor_of(ops[0]);
-            result = tn_aten_ints(TN_ROW_view, ops[0], t->sizes, out_num_dim);
+            result = tn_at_view(ops[0], TN_IN(t->sizes, out_num_dim));
         } else {
             int64_t sd[MAXD];
             for (int d = out_num_dim; d < perm_index; d++) sd[d - out_num_dim] = d;
             PyObject *l = tn_int_list(sd, perm_index - out_num_dim);
-            result = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OO)", ops[0], l) : NULL;
+            result = l ? tn_at_sum_dim_IntList(ops[0], TN_IPY(l), false, NULL) : NULL;
             Py_XDECREF(l);
         }
     } else {
@@ -426,16 +426,15 @@ static PyObject *tensordot(PyObject *in1, PyObject *in2, const tn_value *d1v, co
         if (tn_wrap_dim(d1v->u.ints.v[i], t1->ndim, &d1[i]) < 0 || tn_wrap_dim(d2v->u.ints.v[i], t2->ndim, &d2[i]) < 0) return NULL;
     }
     PyObject *x = Py_NewRef(in1), *y = Py_NewRef(in2), *r = NULL;
-    PyObject *dt = tn_py_from_dtype(t1->dtype);
-    PyObject *kwd = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
+    PyObject *dt = TN_DT(t1->dtype);
     int64_t csize = 1;
-    for (int i = 0; i < n && kwd; i++) {
+    for (int i = 0; i < n; i++) {
         int64_t s1 = t1->sizes[d1[i]], s2 = t2->sizes[d2[i]];
         if (s2 == 1) {
-            Py_SETREF(x, tn_aten_kw(TN_ROW_sum_dim_IntList, kwd, "(O[L]O)", x, (long long)d1[i], Py_True));
+            Py_SETREF(x, tn_at_sum_dim_IntList(x, TN_IS(d1[i]), true, dt));
             if (!x) goto out;
         } else if (s1 == 1) {
-            Py_SETREF(y, tn_aten_kw(TN_ROW_sum_dim_IntList, kwd, "(O[L]O)", y, (long long)d2[i], Py_True));
+            Py_SETREF(y, tn_at_sum_dim_IntList(y, TN_IS(d2[i]), true, dt));
             if (!y) goto out;
         } else if (s1 != s2) {
             PyErr_Format(PyExc_RuntimeError, "contracted dimensions need to match, but first has size %lld in dim %lld and second has size %lld in dim %lld",
@@ -445,7 +444,6 @@ static PyObject *tensordot(PyObject *in1, PyObject *in2, const tn_value *d1v, co
             csize *= s1;
         }
     }
-    if (!kwd) goto out;
     bool c1[MAXD] = {0}, c2[MAXD] = {0};
     for (int i = 0; i < n; i++) {
         if (c1[d1[i]]) { PyErr_Format(PyExc_RuntimeError, "dim %lld appears multiple times in the list of dims", (long long)d1[i]); goto out; }
@@ -464,33 +462,33 @@ static PyObject *tensordot(PyObject *in1, PyObject *in2, const tn_value *d1v, co
     for (int i = 0; i < n; i++) p2[np2++] = d2v->u.ints.v[i];
     for (int i = 0; i < t2->ndim; i++)
         if (!c2[i]) { p2[np2++] = i; size2 *= sz(y, i); rs[nr++] = sz(y, i); }
-    PyObject *a1 = tn_aten_ints(TN_ROW_permute, x, p1, np1);
-    PyObject *a2 = a1 ? tn_aten_ints(TN_ROW_permute, y, p2, np2) : NULL;
+    PyObject *a1 = tn_at_permute(x, TN_IN(p1, np1));
+    PyObject *a2 = a1 ? tn_at_permute(y, TN_IN(p2, np2)) : NULL;
     PyObject *m = NULL;
     if (a2) {
         if (size1 != 1 || size2 != 1) {
             int64_t s1[2] = {size1, csize}, s2[2] = {csize, size2};
-            PyObject *b1 = tn_aten_ints(TN_ROW_reshape, a1, s1, 2);
-            PyObject *b2 = b1 ? tn_aten_ints(TN_ROW_reshape, a2, s2, 2) : NULL;
-            m = b2 ? tn_aten(TN_ROW_mm, "(OO)", b1, b2) : NULL;
+            PyObject *b1 = tn_at_reshape(a1, TN_IN(s1, 2));
+            PyObject *b2 = b1 ? tn_at_reshape(a2, TN_IN(s2, 2)) : NULL;
+            m = b2 ? tn_at_mm(b1, b2) : NULL;
             Py_XDECREF(b1); Py_XDECREF(b2);
         } else if (tn_is_contiguous(tn_tensor_of(a1)) && tn_is_contiguous(tn_tensor_of(a2))) {
-            PyObject *f1 = tn_aten(TN_ROW_flatten_using_ints, "(O)", a1);
-            PyObject *f2 = f1 ? tn_aten(TN_ROW_flatten_using_ints, "(O)", a2) : NULL;
-            m = f2 ? tn_aten(TN_ROW_dot, "(OO)", f1, f2) : NULL;
+            PyObject *f1 = tn_at_flatten_using_ints(a1, 0, -1);
+            PyObject *f2 = f1 ? tn_at_flatten_using_ints(a2, 0, -1) : NULL;
+            m = f2 ? tn_at_dot(f1, f2) : NULL;
             Py_XDECREF(f1); Py_XDECREF(f2);
         } else {
-            PyObject *q1 = tn_aten(TN_ROW_squeeze, "(O)", a1);
-            PyObject *q2 = q1 ? tn_aten(TN_ROW_squeeze, "(O)", a2) : NULL;
-            PyObject *pr = q2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", q1, q2) : NULL;
-            m = pr ? tn_aten_kw(TN_ROW_sum, kwd, "(O)", pr) : NULL;
+            PyObject *q1 = tn_at_squeeze(a1);
+            PyObject *q2 = q1 ? tn_at_squeeze(a2) : NULL;
+            PyObject *pr = q2 ? tn_at_mul_Tensor(q1, q2) : NULL;
+            m = pr ? tn_at_sum(pr, dt) : NULL;
             Py_XDECREF(q1); Py_XDECREF(q2); Py_XDECREF(pr);
         }
     }
-    r = m ? tn_aten_ints(TN_ROW_reshape, m, rs, nr) : NULL;
+    r = m ? tn_at_reshape(m, TN_IN(rs, nr)) : NULL;
     Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(m);
 out:
-    Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(dt); Py_XDECREF(kwd);
+    Py_XDECREF(x); Py_XDECREF(y);
     return r;
 }
 

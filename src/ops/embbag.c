@@ -263,14 +263,13 @@ static PyObject *ebag_composite(tn_value *a, bool has_pad) {
         }
         if (pad < 0) pad += ne;
     }
-    PyObject *ic = tn_aten(TN_ROW_contiguous, "(O)", a[1].u.obj);
-    PyObject *oc = ic ? tn_aten(TN_ROW_contiguous, "(O)", a[2].u.obj) : NULL;
+    PyObject *ic = tn_at_contiguous(a[1].u.obj, NULL);
+    PyObject *oc = ic ? tn_at_contiguous(a[2].u.obj, NULL) : NULL;
     PyObject *res = NULL;
     if (oc) {
-        int row = tn_requires_grad(a[0].u.obj) ? TN_ROW__embedding_bag : TN_ROW__embedding_bag_forward_only;
-        res = tn_aten(row, "(OOOOLOOOL)", a[0].u.obj, ic, oc, a[3].u.i ? Py_True : Py_False, (long long)a[4].u.i,
-                      a[5].u.i ? Py_True : Py_False, a[6].tag == TN_V_TENSOR ? a[6].u.obj : Py_None, a[7].u.i ? Py_True : Py_False,
-                      (long long)pad);
+        res = (tn_requires_grad(a[0].u.obj) ? tn_at__embedding_bag : tn_at__embedding_bag_forward_only)(
+            a[0].u.obj, ic, oc, a[3].u.i != 0, a[4].u.i, a[5].u.i != 0, a[6].tag == TN_V_TENSOR ? a[6].u.obj : NULL, a[7].u.i != 0,
+            pad);
     }
     Py_XDECREF(ic);
     Py_XDECREF(oc);
@@ -324,8 +323,7 @@ PyObject *tn_op__embedding_bag_backward(tn_value *a) {
         if (check_index_type(TN_T(a[3]), "offset2bag") < 0) goto done;
         o2b = Py_NewRef(a[3].u.obj);
     }
-    res = tn_aten(TN_ROW__embedding_bag_dense_backward, "(OOOOOLOLOL)", a[0].u.obj, ic, o2b, a[4].u.obj, a[5].u.obj, (long long)a[6].u.i,
-                  a[7].u.i ? Py_True : Py_False, (long long)a[8].u.i, a[10].tag == TN_V_TENSOR ? a[10].u.obj : Py_None, (long long)a[11].u.i);
+    res = tn_at__embedding_bag_dense_backward(a[0].u.obj, ic, o2b, a[4].u.obj, a[5].u.obj, (long long)a[6].u.i, a[7].u.i, (long long)a[8].u.i, a[10].tag == TN_V_TENSOR ? a[10].u.obj : Py_None, (long long)a[11].u.i);
 done:
     Py_XDECREF(ic);
     Py_XDECREF(oc);

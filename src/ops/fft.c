@@ -423,12 +423,12 @@ static PyObject *resize_input(PyObject *x, int nd, const int *dims, const int64_
         const tn_tensor *t = tn_tensor_of(r);
         int64_t have = t->sizes[dims[i]];
         if (have > sizes[i]) {
-            Py_SETREF(r, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", r, dims[i], (long long)0, (long long)sizes[i], 1));
+            Py_SETREF(r, tn_at_slice_Tensor(r, dims[i], TN_I((long long)0), TN_I((long long)sizes[i]), 1));
         } else if (have < sizes[i]) {
             PyObject *pad = PyList_New(2 * (t->ndim - dims[i]));
             if (!pad) { Py_DECREF(r); return NULL; }
             for (Py_ssize_t k = 0; k < PyList_Size(pad); k++) PyList_SetItem(pad, k, PyLong_FromLongLong(k == PyList_Size(pad) - 1 ? sizes[i] - have : 0));
-            Py_SETREF(r, tn_aten(TN_ROW_constant_pad_nd, "(OO)", r, pad));
+            Py_SETREF(r, tn_at_constant_pad_nd(r, TN_IPY(pad), TN_SDEF));
             Py_DECREF(pad);
         }
     }
@@ -443,11 +443,7 @@ static PyObject *promote(PyObject *x, bool want_complex) {
     if (d == tn_tensor_of(x)->dtype) return Py_NewRef(x);
     /* upstream: t.to(dtype), i.e. _to_copy with the input's layout preserved (its strides when
      * dense, else dense strides in the same order); the layout reaches the primitives' rule */
-    PyObject *dt = tn_py_from_dtype(d), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", x) : NULL;
-    Py_XDECREF(dt);
-    Py_XDECREF(kw);
-    return r;
+    return tn_at__to_copy(x, TN_DT(d), NULL, NULL, NULL, false, NULL);
 }
 static PyObject *dimlist(int nd, const int *dims) {
     PyObject *l = PyList_New(nd);
@@ -491,13 +487,13 @@ static PyObject *fft1(tn_value *a, const char *fname, fft_kind kind, bool forwar
     }
     PyObject *dl = dimlist(1, &dim), *r = NULL;
     if (!dl) { Py_DECREF(in); return NULL; }
-    if (kind == K_C2C) r = tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, forward ? Py_True : Py_False);
+    if (kind == K_C2C) r = tn_at__fft_c2c(in, TN_IPY(dl), mode, forward);
     else if (kind == K_R2C) {
-        r = tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False);
-        if (!forward && r) Py_SETREF(r, tn_aten(TN_ROW_conj, "(O)", r));   /* upstream: ret.conj(), a lazy view */
+        r = tn_at__fft_r2c(in, TN_IPY(dl), mode, onesided);
+        if (!forward && r) Py_SETREF(r, tn_at_conj(r));   /* upstream: ret.conj(), a lazy view */
     } else {
-        if (forward) Py_SETREF(in, tn_aten(TN_ROW_conj, "(O)", in));   /* upstream: input.conj(), a lazy view */
-        r = in ? tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n) : NULL;
+        if (forward) Py_SETREF(in, tn_at_conj(in));   /* upstream: input.conj(), a lazy view */
+        r = in ? tn_at__fft_c2r(in, TN_IPY(dl), mode, (long long)n) : NULL;
     }
     Py_XDECREF(in);
     Py_DECREF(dl);
@@ -582,9 +578,9 @@ static PyObject *fftn(tn_value *a, const char *fname, fft_kind kind, bool forwar
     if (!in) return NULL;
     PyObject *dl = dimlist(nd, dims), *r = NULL;
     if (!dl) { Py_DECREF(in); return NULL; }
-    if (kind == K_C2C) r = tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, forward ? Py_True : Py_False);
-    else if (kind == K_R2C) r = tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, Py_True);
-    else r = tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)last);
+    if (kind == K_C2C) r = tn_at__fft_c2c(in, TN_IPY(dl), mode, forward);
+    else if (kind == K_R2C) r = tn_at__fft_r2c(in, TN_IPY(dl), mode, true);
+    else r = tn_at__fft_c2r(in, TN_IPY(dl), mode, (long long)last);
     Py_DECREF(in);
     Py_DECREF(dl);
     return r;
@@ -620,14 +616,14 @@ PyObject *tn_fft_d_hfftn(tn_value *a) {
     if (nd > 1) {
         PyObject *dl = dimlist(nd - 1, dims);
         if (!dl) { Py_DECREF(in); return NULL; }
-        Py_SETREF(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, Py_True));
+        Py_SETREF(in, tn_at__fft_c2c(in, TN_IPY(dl), mode, true));
         Py_DECREF(dl);
         if (!in) return NULL;
     }
-    Py_SETREF(in, tn_aten(TN_ROW_conj, "(O)", in));
+    Py_SETREF(in, tn_at_conj(in));
     if (!in) return NULL;
     PyObject *dl = dimlist(1, &dims[nd - 1]), *r = NULL;
-    if (dl) r = tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)last);
+    if (dl) r = tn_at__fft_c2r(in, TN_IPY(dl), mode, (long long)last);
     Py_XDECREF(dl);
     Py_DECREF(in);
     return r;
@@ -650,16 +646,16 @@ PyObject *tn_fft_d_ihfftn(tn_value *a) {
     Py_SETREF(in, resize_input(in, nd, dims, shape));
     if (!in || norm_from(&a[3], false, &mode) < 0) { Py_XDECREF(in); return NULL; }
     PyObject *dl = dimlist(1, &dims[nd - 1]);
-    PyObject *r = dl ? tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, Py_True) : NULL;
+    PyObject *r = dl ? tn_at__fft_r2c(in, TN_IPY(dl), mode, true) : NULL;
     Py_XDECREF(dl);
     Py_DECREF(in);
     if (!r) return NULL;
-    if (nd == 1) { Py_SETREF(r, tn_aten(TN_ROW_conj, "(O)", r)); return r; }
-    Py_SETREF(r, tn_aten(TN_ROW_conj_physical, "(O)", r));
+    if (nd == 1) { Py_SETREF(r, tn_at_conj(r)); return r; }
+    Py_SETREF(r, tn_at_conj_physical(r));
     if (!r) return NULL;
     dl = dimlist(nd - 1, dims);
     if (!dl) { Py_DECREF(r); return NULL; }
-    Py_SETREF(r, tn_aten(TN_ROW__fft_c2c, "(OOiO)", r, dl, mode, Py_False));
+    Py_SETREF(r, tn_at__fft_c2c(r, TN_IPY(dl), mode, false));
     Py_DECREF(dl);
     return r;
 }
@@ -691,11 +687,11 @@ static PyObject *frame_fft(PyObject *in, int mode, bool complex_frames, bool one
     }
     dl = Py_BuildValue("[i]", tn_tensor_of(in)->ndim - 1);
     if (!dl) goto fail;
-    if (complex_frames) STEP(in, tn_aten(TN_ROW__fft_c2c, "(OOiO)", in, dl, mode, forward ? Py_True : Py_False));
-    else if (forward) STEP(in, tn_aten(TN_ROW__fft_r2c, "(OOiO)", in, dl, mode, onesided ? Py_True : Py_False));
+    if (complex_frames) STEP(in, tn_at__fft_c2c(in, TN_IPY(dl), mode, forward));
+    else if (forward) STEP(in, tn_at__fft_r2c(in, TN_IPY(dl), mode, onesided));
     else {
-        if (!onesided) STEP(in, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", in, -1, (long long)0, (long long)(n_fft / 2 + 1), 1));
-        STEP(in, tn_aten(TN_ROW__fft_c2r, "(OOiL)", in, dl, mode, (long long)n_fft));
+        if (!onesided) STEP(in, tn_at_slice_Tensor(in, -1, TN_I((long long)0), TN_I((long long)(n_fft / 2 + 1)), 1));
+        STEP(in, tn_at__fft_c2r(in, TN_IPY(dl), mode, (long long)n_fft));
     }
     Py_DECREF(dl);
     return in;
@@ -721,20 +717,17 @@ static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v,
         return stft_error(t, n_fft, hop, win, "expected a tensor of floating point or complex values");
     if (t->ndim > 2 || t->ndim < 1) return stft_error(t, n_fft, hop, win, "expected a 1D or 2D tensor");
     bool one_d = t->ndim == 1;
-    PyObject *in = one_d ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, 0) : Py_NewRef(self);
+    PyObject *in = one_d ? tn_at_unsqueeze(self, 0) : Py_NewRef(self);
     PyObject *w = NULL;
     if (!in) return NULL;
     if (center) {
         const tn_tensor *it = tn_tensor_of(in);
         int64_t len = it->sizes[1], b = it->sizes[0], p = n_fft / 2;
-        STEP(in, tn_aten(TN_ROW_view, "(O(LLL))", in, (long long)1, (long long)b, (long long)len));
-        PyObject *pad = Py_BuildValue("[LL]", (long long)p, (long long)p);
-        if (!pad) goto fail;
-        PyObject *pm = pad_mode ? pad_mode : NULL;
-        STEP(in, tn_aten(TN_ROW_pad, "(OOO)", in, pad, pm ? pm : Py_None));
-        Py_DECREF(pad);
+        STEP(in, tn_at_view(in, TN_IS((long long)1, (long long)b, (long long)len)));
+        const char *pm = pad_mode && pad_mode != Py_None ? PyUnicode_AsUTF8AndSize(pad_mode, NULL) : NULL;
+        STEP(in, tn_at_pad(in, TN_IS(p, p), pm, NULL));
         const tn_tensor *pt = tn_tensor_of(in);
-        STEP(in, tn_aten(TN_ROW_view, "(O(LL))", in, (long long)pt->sizes[1], (long long)pt->sizes[2]));
+        STEP(in, tn_at_view(in, TN_IS((long long)pt->sizes[1], (long long)pt->sizes[2])));
     }
     const tn_tensor *it = tn_tensor_of(in);
     int64_t batch = it->sizes[0], len = it->sizes[1];
@@ -770,10 +763,10 @@ static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v,
     w = window ? Py_NewRef(window) : NULL;
     int64_t left = (n_fft - win) / 2;
     if (win < n_fft) {   /* the window centred in n_fft zeros (upstream: at::zeros + narrow) */
-        PyObject *z = tn_aten(TN_ROW_new_zeros, "(O(L))", window ? window : self, (long long)n_fft);
+        PyObject *z = tn_at_new_zeros(window ? window : self, TN_IS((long long)n_fft), NULL, NULL, NULL, NULL);
         if (!z) goto fail;
-        PyObject *sl = tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", z, 0, (long long)left, (long long)(left + win), 1);
-        PyObject *c = !sl ? NULL : window ? tn_aten(TN_ROW_copy_, "(OO)", sl, window) : tn_aten(TN_ROW_fill__Scalar, "(Oi)", sl, 1);
+        PyObject *sl = tn_at_slice_Tensor(z, 0, TN_I((long long)left), TN_I((long long)(left + win)), 1);
+        PyObject *c = !sl ? NULL : window ? tn_at_copy_(sl, window, false) : tn_at_fill__Scalar(sl, TN_SI(1));
         Py_XDECREF(sl);
         if (!c) { Py_DECREF(z); goto fail; }
         Py_DECREF(c);
@@ -785,28 +778,27 @@ static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v,
         n_frames = 1 + (len - win) / hop;
         PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)left);
         if (!pad) goto fail;
-        STEP(in, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", in, pad, 0.0));
+        STEP(in, tn_at_constant_pad_nd(in, TN_IPY(pad), TN_SD(0.0)));
         Py_DECREF(pad);
     } else {
         n_frames = 1 + (len - n_fft) / hop;
     }
     it = tn_tensor_of(in);
-    STEP(in, tn_aten(TN_ROW_as_strided, "(O(LLL)(LLL)L)", in, (long long)batch, (long long)n_frames, (long long)n_fft,
-                     (long long)it->strides[0], (long long)(hop * it->strides[1]), (long long)it->strides[1], (long long)it->offset));
-    if (w) STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, w));
+    STEP(in, tn_at_as_strided(in, TN_IS((long long)batch, (long long)n_frames, (long long)n_fft), TN_IS((long long)it->strides[0], (long long)(hop * it->strides[1]), (long long)it->strides[1]), TN_I((long long)it->offset)));
+    if (w) STEP(in, tn_at_mul_Tensor(in, w));
     bool cfft = tn_dtype_is_complex(tn_tensor_of(in)->dtype);
     bool onesided = tn_is_none(onesided_v) ? !cfft : onesided_v->u.i != 0;
     in = frame_fft(in, normalized ? NORM_SQRT : NORM_NONE, cfft, onesided, true, n_fft);
     if (!in) goto fail;
-    PyObject *tr = tn_aten(TN_ROW_transpose_, "(Oii)", in, 1, 2);
+    PyObject *tr = tn_at_transpose_(in, 1, 2);
     if (!tr) goto fail;
     Py_DECREF(tr);
     if (one_d) {
-        PyObject *sq = tn_aten(TN_ROW_squeeze__dim, "(Oi)", in, 0);
+        PyObject *sq = tn_at_squeeze__dim(in, 0);
         if (!sq) goto fail;
         Py_DECREF(sq);
     }
-    if (!rc) STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    if (!rc) STEP(in, tn_at_view_as_real(in));
     Py_XDECREF(w);
     return in;
 fail:
@@ -852,9 +844,9 @@ PyObject *tn_fft_d_istft(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "istft requires a complex-valued input tensor matching the output from stft with return_complex=True.");
         return NULL;
     }
-    PyObject *in = tn_aten(TN_ROW_resolve_conj, "(O)", self), *w = NULL, *y = NULL, *env = NULL;
+    PyObject *in = tn_at_resolve_conj(self), *w = NULL, *y = NULL, *env = NULL;
     if (!in) return NULL;
-    STEP(in, tn_aten(TN_ROW_view_as_real, "(O)", in));
+    STEP(in, tn_at_view_as_real(in));
     const tn_tensor *it = tn_tensor_of(in);
     int input_dim = it->ndim;
     if (input_dim < 3) {   /* input.size(-3) */
@@ -888,28 +880,25 @@ PyObject *tn_fft_d_istft(tn_value *a) {
         warned = true;
         if (PyErr_WarnEx(PyExc_UserWarning, "A window was not provided. A rectangular window will be applied.Please provide the same window used by stft to make the inversion lossless.To suppress this warning and use a rectangular window, explicitly set `window=torch.ones(n_fft, device=<device>)`.", 1) < 0) goto fail;
     }
-    w = window ? Py_NewRef(window) : tn_aten(TN_ROW_new_ones, "(O(L))", in, (long long)win);   /* upstream: at::ones(win, input's options) */
+    w = window ? Py_NewRef(window) : tn_at_new_ones(in, TN_IS((long long)win), NULL, NULL, NULL, NULL);   /* upstream: at::ones(win, input's options) */
     if (!w) goto fail;
     if (win != n_fft) {
         int64_t left = (n_fft - win) / 2;
         PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)(n_fft - win - left));
         if (!pad) goto fail;
-        STEP(w, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", w, pad, 0.0));
+        STEP(w, tn_at_constant_pad_nd(w, TN_IPY(pad), TN_SD(0.0)));
         Py_DECREF(pad);
     }
-    if (input_dim == 3) STEP(in, tn_aten(TN_ROW_unsqueeze, "(Oi)", in, 0));
-    STEP(in, tn_aten(TN_ROW_transpose_int, "(Oii)", in, 1, 2));
+    if (input_dim == 3) STEP(in, tn_at_unsqueeze(in, 0));
+    STEP(in, tn_at_transpose_int(in, 1, 2));
     {   /* as_complex: a view when the strides allow one, else a contiguous clone first */
         const tn_tensor *c = tn_tensor_of(in);
         bool can = c->strides[c->ndim - 1] == 1 && c->offset % 2 == 0;
         for (int i = 0; i < c->ndim - 1; i++) can = can && c->strides[i] % 2 == 0;
         if (!can) {
-            PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-            if (!kw) goto fail;
-            STEP(in, tn_aten_kw(TN_ROW_clone, kw, "(O)", in));
-            Py_DECREF(kw);
+            STEP(in, tn_at_clone(in, tn_py.memory_format_contiguous));
         }
-        STEP(in, tn_aten(TN_ROW_view_as_complex, "(O)", in));
+        STEP(in, tn_at_view_as_complex(in));
     }
     if (!rc && window && tn_dtype_is_complex(tn_tensor_of(window)->dtype)) {
         PyErr_SetString(PyExc_RuntimeError, "Complex windows are incompatible with return_complex=False");
@@ -918,39 +907,39 @@ PyObject *tn_fft_d_istft(tn_value *a) {
     in = frame_fft(in, normalized ? NORM_SQRT : NORM_N, rc, onesided, false, n_fft);
     if (!in) goto fail;
     {
-        PyObject *wv = tn_aten(TN_ROW_view, "(O(LLL))", w, (long long)1, (long long)1, (long long)n_fft);
+        PyObject *wv = tn_at_view(w, TN_IS((long long)1, (long long)1, (long long)n_fft));
         if (!wv) goto fail;
-        STEP(in, tn_aten(TN_ROW_mul_Tensor, "(OO)", in, wv));
+        STEP(in, tn_at_mul_Tensor(in, wv));
         Py_DECREF(wv);
     }
     int64_t ch = tn_tensor_of(in)->sizes[0];
-    y = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", in, (long long)ch, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    y = tn_at_unfold_backward(in, TN_IS((long long)ch, (long long)expected), 1, (long long)n_fft, (long long)hop);
     if (!y) goto fail;
-    STEP(w, tn_aten(TN_ROW_pow_Tensor_Scalar, "(Oi)", w, 2));
-    STEP(w, tn_aten(TN_ROW_expand, "(O(LLL))", w, (long long)1, (long long)n_frames, (long long)n_fft));
-    env = tn_aten(TN_ROW_unfold_backward, "(O(LL)iLL)", w, (long long)1, (long long)expected, 1, (long long)n_fft, (long long)hop);
+    STEP(w, tn_at_pow_Tensor_Scalar(w, TN_SI(2)));
+    STEP(w, tn_at_expand(w, TN_IS((long long)1, (long long)n_frames, (long long)n_fft), false));
+    env = tn_at_unfold_backward(w, TN_IS((long long)1, (long long)expected), 1, (long long)n_fft, (long long)hop);
     if (!env) goto fail;
     int64_t start = center ? n_fft / 2 : 0;
     int64_t end = !tn_is_none(&a[8]) ? start + a[8].u.i : center ? -(n_fft / 2) : expected;
-    STEP(y, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", y, 1, (long long)start, (long long)end, 1));
-    STEP(env, tn_aten(TN_ROW_slice_Tensor, "(OiLLi)", env, 1, (long long)start, (long long)end, 1));
+    STEP(y, tn_at_slice_Tensor(y, 1, TN_I((long long)start), TN_I((long long)end), 1));
+    STEP(env, tn_at_slice_Tensor(env, 1, TN_I((long long)start), TN_I((long long)end), 1));
     {
-        PyObject *ab = tn_aten(TN_ROW_abs, "(O)", env);
-        PyObject *mn = ab ? tn_aten(TN_ROW_min, "(O)", ab) : NULL;
-        PyObject *lt = mn ? tn_aten(TN_ROW_lt_Scalar, "(Od)", mn, 1e-11) : NULL;
+        PyObject *ab = tn_at_abs(env);
+        PyObject *mn = ab ? tn_at_min(ab) : NULL;
+        PyObject *lt = mn ? tn_at_lt_Scalar(mn, TN_SD(1e-11)) : NULL;
         Py_XDECREF(ab); Py_XDECREF(mn);
         if (!lt) goto fail;
         bool low = *(const bool *)tn_data(tn_tensor_of(lt));
         Py_DECREF(lt);
         if (low) { istft_error(t, n_fft, hop, win, "window overlap add min: 1"); goto fail; }
     }
-    STEP(y, tn_aten(TN_ROW_div_Tensor, "(OO)", y, env));
-    if (input_dim == 3) STEP(y, tn_aten(TN_ROW_squeeze_dim, "(Oi)", y, 0));
+    STEP(y, tn_at_div_Tensor(y, env));
+    if (input_dim == 3) STEP(y, tn_at_squeeze_dim(y, 0));
     if (end > expected) {
         if (PyErr_WarnEx(PyExc_UserWarning, "The length of signal is shorter than the length parameter. Result is being padded with zeros in the tail. Please check your center and hop_length settings.", 1) < 0) goto fail;
         PyObject *pad = Py_BuildValue("[LL]", (long long)0, (long long)(end - expected));
         if (!pad) goto fail;
-        STEP(y, tn_aten(TN_ROW_constant_pad_nd, "(OOd)", y, pad, 0.0));
+        STEP(y, tn_at_constant_pad_nd(y, TN_IPY(pad), TN_SD(0.0)));
         Py_DECREF(pad);
     }
     Py_DECREF(in); Py_DECREF(w); Py_DECREF(env);
@@ -971,7 +960,7 @@ static PyObject *with_out(PyObject *r, PyObject *out, const char *fname, bool wa
         Py_DECREF(r);
         return NULL;
     }
-    if (tn_tensor_of(r)->math_bits) Py_SETREF(r, tn_aten(TN_ROW_resolve_conj, "(O)", r));
+    if (tn_tensor_of(r)->math_bits) Py_SETREF(r, tn_at_resolve_conj(r));
     return tn_out_deliver(r, out, fname);
 }
 #define FFT_OUT(name, fn, fname, cplx) \
@@ -1058,7 +1047,7 @@ static PyObject *freq_fill(PyObject *r, int64_t n, double d, bool full, const ch
     if (s64) *(double *)D(s64) = sv;
     PyObject *sc = s64 ? tn_as_dtype(s64, t->dtype, false) : NULL;
     Py_XDECREF(s64);
-    PyObject *res = sc ? tn_aten(TN_ROW_mul__Tensor, "(OO)", r, sc) : NULL;
+    PyObject *res = sc ? tn_at_mul__Tensor(r, sc) : NULL;
     Py_XDECREF(sc);
     if (!res) { Py_DECREF(r); return NULL; }
     Py_DECREF(res);

@@ -65,29 +65,31 @@ small:
 
 /* at::slice(x, dim, start[, end]) */
 static PyObject *sl(PyObject *x, int64_t dim, int64_t start, bool has_end, int64_t end) {
-    if (has_end) return tn_aten(TN_ROW_slice_Tensor, "(OLLL)", x, (long long)dim, (long long)start, (long long)end);
-    return tn_aten(TN_ROW_slice_Tensor, "(OLLO)", x, (long long)dim, (long long)start, Py_None);
+    if (has_end) return tn_at_slice_Tensor(x, (long long)dim, TN_I((long long)start), TN_I((long long)end), 1);
+    return tn_at_slice_Tensor(x, (long long)dim, TN_I((long long)start), NULL, 1);
 }
 
 /* binary op on two new references (both released); NULL propagates */
-static PyObject *bin(int row, PyObject *a, PyObject *b) {
-    PyObject *r = a && b ? tn_aten(row, "(OO)", a, b) : NULL;
+static PyObject *add_t(PyObject *a, PyObject *b) { return tn_at_add_Tensor(a, b, TN_SDEF); }
+static PyObject *sub_t(PyObject *a, PyObject *b) { return tn_at_sub_Tensor(a, b, TN_SDEF); }
+static PyObject *bin(PyObject *(*op)(PyObject *, PyObject *), PyObject *a, PyObject *b) {
+    PyObject *r = a && b ? op(a, b) : NULL;
     Py_XDECREF(a);
     Py_XDECREF(b);
     return r;
 }
 /* op(a, number) on a new reference (released) */
-static PyObject *bins(int row, PyObject *a, PyObject *num) {
-    PyObject *r = a && num ? tn_aten(row, "(OO)", a, num) : NULL;
+static PyObject *bins(PyObject *(*op)(PyObject *, tn_scalar_arg), PyObject *a, PyObject *num) {
+    PyObject *r = a && num ? op(a, TN_SO(num)) : NULL;
     Py_XDECREF(a);
     return r;
 }
 static PyObject *neg(PyObject *a) {
-    PyObject *r = a ? tn_aten(TN_ROW_neg, "(O)", a) : NULL;
+    PyObject *r = a ? tn_at_neg(a) : NULL;
     Py_XDECREF(a);
     return r;
 }
-static PyObject *sel(PyObject *x, int64_t i) { return tn_aten(TN_ROW_select_int, "(OLL)", x, 0LL, (long long)i); }
+static PyObject *sel(PyObject *x, int64_t i) { return tn_at_select_int(x, 0LL, (long long)i); }
 
 /* prepend_append_on_dim: cat([prepend, center, append], dim); steals all three */
 static PyObject *join3(PyObject *p, PyObject *c, PyObject *a, int64_t dim) {
@@ -95,7 +97,7 @@ static PyObject *join3(PyObject *p, PyObject *c, PyObject *a, int64_t dim) {
     if (p && c && a) {
         PyObject *l = PyList_New(0);
         if (l && PyList_Append(l, p) == 0 && PyList_Append(l, c) == 0 && PyList_Append(l, a) == 0)
-            r = tn_aten(TN_ROW_cat, "(OL)", l, (long long)dim);
+            r = tn_at_cat(TN_TPY(l), (long long)dim);
         Py_XDECREF(l);
     }
     Py_XDECREF(p);
@@ -106,30 +108,30 @@ static PyObject *join3(PyObject *p, PyObject *c, PyObject *a, int64_t dim) {
 
 /* gradient_helper_float along one dim with spacing h (a Python number) */
 static PyObject *along_scalar(PyObject *x, int64_t d, PyObject *h, int64_t edge_order) {
-    PyObject *center = bins(TN_ROW_div_Scalar, bin(TN_ROW_sub_Tensor, sl(x, d, 2, false, 0), sl(x, d, 0, true, -2)), h);
+    PyObject *center = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, 2, false, 0), sl(x, d, 0, true, -2)), h);
     PyObject *pre, *app;
     if (edge_order == 1) {
-        pre = bins(TN_ROW_div_Scalar, bin(TN_ROW_sub_Tensor, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), h);
-        app = bins(TN_ROW_div_Scalar, bin(TN_ROW_sub_Tensor, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), h);
+        pre = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), h);
+        app = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), h);
     } else {
         PyObject *m15 = PyFloat_FromDouble(-1.5), *two = PyLong_FromLong(2), *h05 = PyFloat_FromDouble(0.5),
                  *p15 = PyFloat_FromDouble(1.5);
-        pre = bins(TN_ROW_div_Scalar,
-                   bin(TN_ROW_sub_Tensor,
-                       bin(TN_ROW_add_Tensor, bins(TN_ROW_mul_Scalar, sl(x, d, 0, true, 1), m15),
-                           bins(TN_ROW_mul_Scalar, sl(x, d, 1, true, 2), two)),
-                       bins(TN_ROW_mul_Scalar, sl(x, d, 2, true, 3), h05)),
+        pre = bins(tn_at_div_Scalar,
+                   bin(sub_t,
+                       bin(add_t, bins(tn_at_mul_Scalar, sl(x, d, 0, true, 1), m15),
+                           bins(tn_at_mul_Scalar, sl(x, d, 1, true, 2), two)),
+                       bins(tn_at_mul_Scalar, sl(x, d, 2, true, 3), h05)),
                    h);
-        app = bins(TN_ROW_div_Scalar,
-                   bin(TN_ROW_add_Tensor,
-                       bin(TN_ROW_sub_Tensor, bins(TN_ROW_mul_Scalar, sl(x, d, -3, true, -2), h05),
-                           bins(TN_ROW_mul_Scalar, sl(x, d, -2, true, -1), two)),
-                       bins(TN_ROW_mul_Scalar, sl(x, d, -1, false, 0), p15)),
+        app = bins(tn_at_div_Scalar,
+                   bin(add_t,
+                       bin(sub_t, bins(tn_at_mul_Scalar, sl(x, d, -3, true, -2), h05),
+                           bins(tn_at_mul_Scalar, sl(x, d, -2, true, -1), two)),
+                       bins(tn_at_mul_Scalar, sl(x, d, -1, false, 0), p15)),
                    h);
         Py_XDECREF(m15); Py_XDECREF(two); Py_XDECREF(h05); Py_XDECREF(p15);
     }
     PyObject *two = PyLong_FromLong(2);
-    PyObject *c2 = bins(TN_ROW_div_Scalar, center, two);
+    PyObject *c2 = bins(tn_at_div_Scalar, center, two);
     Py_XDECREF(two);
     return join3(pre, c2, app, d);
 }
@@ -145,7 +147,7 @@ static PyObject *along_tensor(PyObject *x, int64_t d, PyObject *coord, int64_t e
     int nd = tn_tensor_of(x)->ndim;
     int64_t shape[GMAX];
     for (int i = 0; i < nd; i++) shape[i] = i == d ? -1 : 1;
-    PyObject *dx = tn_aten(TN_ROW_diff, "(OLL)", coord, 1LL, 0LL);
+    PyObject *dx = tn_at_diff(coord, 1LL, 0LL, NULL, NULL);
     if (!dx) return NULL;
     /* dx1 = dx[:-1], dx2 = dx[1:] (each made once, as upstream's locals) */
     PyObject *dx1 = sl(dx, 0, 0, true, -1), *dx2 = dx1 ? sl(dx, 0, 1, false, 0) : NULL;
@@ -153,45 +155,45 @@ static PyObject *along_tensor(PyObject *x, int64_t d, PyObject *coord, int64_t e
 #define S(a, b) Py_NewRef(dx1)
 #define SE(a) Py_NewRef(dx2)
     /* a = -dx2 / (dx1 * (dx1 + dx2)); b = (dx2 - dx1) / (dx1 * dx2); c = dx1 / (dx2 * (dx1 + dx2)) */
-    PyObject *a = bin(TN_ROW_div_Tensor, neg(SE(1)), bin(TN_ROW_mul_Tensor, S(0, -1), bin(TN_ROW_add_Tensor, S(0, -1), SE(1))));
-    PyObject *b = bin(TN_ROW_div_Tensor, bin(TN_ROW_sub_Tensor, SE(1), S(0, -1)), bin(TN_ROW_mul_Tensor, S(0, -1), SE(1)));
-    PyObject *c = bin(TN_ROW_div_Tensor, S(0, -1), bin(TN_ROW_mul_Tensor, SE(1), bin(TN_ROW_add_Tensor, S(0, -1), SE(1))));
+    PyObject *a = bin(tn_at_div_Tensor, neg(SE(1)), bin(tn_at_mul_Tensor, S(0, -1), bin(add_t, S(0, -1), SE(1))));
+    PyObject *b = bin(tn_at_div_Tensor, bin(sub_t, SE(1), S(0, -1)), bin(tn_at_mul_Tensor, S(0, -1), SE(1)));
+    PyObject *c = bin(tn_at_div_Tensor, S(0, -1), bin(tn_at_mul_Tensor, SE(1), bin(add_t, S(0, -1), SE(1))));
 #undef S
 #undef SE
     Py_DECREF(dx1);
     Py_DECREF(dx2);
-    PyObject *ar = a ? tn_aten_ints(TN_ROW_reshape, a, shape, nd) : NULL;
-    PyObject *br = b ? tn_aten_ints(TN_ROW_reshape, b, shape, nd) : NULL;
-    PyObject *cr = c ? tn_aten_ints(TN_ROW_reshape, c, shape, nd) : NULL;
+    PyObject *ar = a ? tn_at_reshape(a, TN_IN(shape, nd)) : NULL;
+    PyObject *br = b ? tn_at_reshape(b, TN_IN(shape, nd)) : NULL;
+    PyObject *cr = c ? tn_at_reshape(c, TN_IN(shape, nd)) : NULL;
     Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
-    PyObject *center = bin(TN_ROW_add_Tensor,
-                           bin(TN_ROW_add_Tensor, bin(TN_ROW_mul_Tensor, ar, sl(x, d, 0, true, -2)),
-                               bin(TN_ROW_mul_Tensor, br, sl(x, d, 1, true, -1))),
-                           bin(TN_ROW_mul_Tensor, cr, sl(x, d, 2, false, 0)));
+    PyObject *center = bin(add_t,
+                           bin(add_t, bin(tn_at_mul_Tensor, ar, sl(x, d, 0, true, -2)),
+                               bin(tn_at_mul_Tensor, br, sl(x, d, 1, true, -1))),
+                           bin(tn_at_mul_Tensor, cr, sl(x, d, 2, false, 0)));
     PyObject *pre, *app;
     if (edge_order == 1) {
-        pre = bin(TN_ROW_div_Tensor, bin(TN_ROW_sub_Tensor, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), sel(dx, 0));
-        app = bin(TN_ROW_div_Tensor, bin(TN_ROW_sub_Tensor, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), sel(dx, -1));
+        pre = bin(tn_at_div_Tensor, bin(sub_t, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), sel(dx, 0));
+        app = bin(tn_at_div_Tensor, bin(sub_t, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), sel(dx, -1));
     } else {
         PyObject *f2 = PyFloat_FromDouble(2.0), *i2 = PyLong_FromLong(2);
 #define D(i) sel(dx, i)
         /* a = -(2.0 * d0 + d1) / (d0 * (d0 + d1)); b = (d0 + d1) / (d0 * d1); c = (-d0) / (d1 * (d0 + d1)) */
-        PyObject *pa = bin(TN_ROW_div_Tensor, neg(bin(TN_ROW_add_Tensor, bins(TN_ROW_mul_Scalar, D(0), f2), D(1))),
-                           bin(TN_ROW_mul_Tensor, D(0), bin(TN_ROW_add_Tensor, D(0), D(1))));
-        PyObject *pb = bin(TN_ROW_div_Tensor, bin(TN_ROW_add_Tensor, D(0), D(1)), bin(TN_ROW_mul_Tensor, D(0), D(1)));
-        PyObject *pc = bin(TN_ROW_div_Tensor, neg(D(0)), bin(TN_ROW_mul_Tensor, D(1), bin(TN_ROW_add_Tensor, D(0), D(1))));
-        pre = bin(TN_ROW_add_Tensor,
-                  bin(TN_ROW_add_Tensor, bin(TN_ROW_mul_Tensor, pa, sl(x, d, 0, true, 1)), bin(TN_ROW_mul_Tensor, pb, sl(x, d, 1, true, 2))),
-                  bin(TN_ROW_mul_Tensor, pc, sl(x, d, 2, true, 3)));
+        PyObject *pa = bin(tn_at_div_Tensor, neg(bin(add_t, bins(tn_at_mul_Scalar, D(0), f2), D(1))),
+                           bin(tn_at_mul_Tensor, D(0), bin(add_t, D(0), D(1))));
+        PyObject *pb = bin(tn_at_div_Tensor, bin(add_t, D(0), D(1)), bin(tn_at_mul_Tensor, D(0), D(1)));
+        PyObject *pc = bin(tn_at_div_Tensor, neg(D(0)), bin(tn_at_mul_Tensor, D(1), bin(add_t, D(0), D(1))));
+        pre = bin(add_t,
+                  bin(add_t, bin(tn_at_mul_Tensor, pa, sl(x, d, 0, true, 1)), bin(tn_at_mul_Tensor, pb, sl(x, d, 1, true, 2))),
+                  bin(tn_at_mul_Tensor, pc, sl(x, d, 2, true, 3)));
         /* a = d_1 / (d_2 * (d_1 + d_2)); b = -(d_1 + d_2) / (d_1 * d_2); c = (2 * d_1 + d_2) / (d_1 * (d_1 + d_2)) */
-        PyObject *qa = bin(TN_ROW_div_Tensor, D(-1), bin(TN_ROW_mul_Tensor, D(-2), bin(TN_ROW_add_Tensor, D(-1), D(-2))));
-        PyObject *qb = bin(TN_ROW_div_Tensor, neg(bin(TN_ROW_add_Tensor, D(-1), D(-2))), bin(TN_ROW_mul_Tensor, D(-1), D(-2)));
-        PyObject *qc = bin(TN_ROW_div_Tensor, bin(TN_ROW_add_Tensor, bins(TN_ROW_mul_Scalar, D(-1), i2), D(-2)),
-                           bin(TN_ROW_mul_Tensor, D(-1), bin(TN_ROW_add_Tensor, D(-1), D(-2))));
+        PyObject *qa = bin(tn_at_div_Tensor, D(-1), bin(tn_at_mul_Tensor, D(-2), bin(add_t, D(-1), D(-2))));
+        PyObject *qb = bin(tn_at_div_Tensor, neg(bin(add_t, D(-1), D(-2))), bin(tn_at_mul_Tensor, D(-1), D(-2)));
+        PyObject *qc = bin(tn_at_div_Tensor, bin(add_t, bins(tn_at_mul_Scalar, D(-1), i2), D(-2)),
+                           bin(tn_at_mul_Tensor, D(-1), bin(add_t, D(-1), D(-2))));
 #undef D
-        app = bin(TN_ROW_add_Tensor,
-                  bin(TN_ROW_add_Tensor, bin(TN_ROW_mul_Tensor, qa, sl(x, d, -3, true, -2)), bin(TN_ROW_mul_Tensor, qb, sl(x, d, -2, true, -1))),
-                  bin(TN_ROW_mul_Tensor, qc, sl(x, d, -1, false, 0)));
+        app = bin(add_t,
+                  bin(add_t, bin(tn_at_mul_Tensor, qa, sl(x, d, -3, true, -2)), bin(tn_at_mul_Tensor, qb, sl(x, d, -2, true, -1))),
+                  bin(tn_at_mul_Tensor, qc, sl(x, d, -1, false, 0)));
         Py_XDECREF(f2);
         Py_XDECREF(i2);
     }

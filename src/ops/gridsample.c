@@ -128,8 +128,8 @@ PyObject *tn_op_grid_sampler_3d(tn_value *a) { return gs_forward(a, 3); }
 
 /* the composite: 4-D input -> grid_sampler_2d, else grid_sampler_3d (no cuDNN on CPU) */
 PyObject *tn_op_grid_sampler(tn_value *a) {
-    int row = TN_T(a[0])->ndim == 4 ? TN_ROW_grid_sampler_2d : TN_ROW_grid_sampler_3d;
-    return tn_aten(row, "(OOLLO)", a[0].u.obj, a[1].u.obj, (long long)a[2].u.i, (long long)a[3].u.i, a[4].u.i ? Py_True : Py_False);
+    return (TN_T(a[0])->ndim == 4 ? tn_at_grid_sampler_2d : tn_at_grid_sampler_3d)(a[0].u.obj, a[1].u.obj, a[2].u.i, a[3].u.i,
+                                                                                  a[4].u.i != 0);
 }
 
 /* a: grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask */
@@ -191,22 +191,17 @@ PyObject *tn_op_grid_sampler_3d_backward(tn_value *a) { return gs_backward(a, 3)
 /* upstream's linspace_from_neg_one: 0 for a single step, else linspace(-1, 1, n), times
  * (n - 1) / n when not align_corners */
 static PyObject *lin_neg_one(tn_dtype dt, int64_t n, bool align) {
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    Py_XDECREF(d);
-    if (!kw) return NULL;
     PyObject *r;
     if (n <= 1) {
-        r = tn_aten_kw(TN_ROW_full, kw, "(()i)", 0);   /* at::tensor(0): 0-dim */
+        r = tn_at_full(TN_IS0, TN_SI(0), TN_DT(dt), NULL, NULL, NULL);   /* at::tensor(0): 0-dim */
     } else {
-        r = tn_aten_kw(TN_ROW_linspace, kw, "(iiL)", -1, 1, (long long)n);
+        r = tn_at_linspace(TN_SI(-1), TN_SI(1), n, TN_DT(dt), NULL, NULL, NULL);
         if (r && !align) {
-            PyObject *m = tn_aten(TN_ROW_mul_Scalar, "(OL)", r, (long long)(n - 1));
-            Py_SETREF(r, m ? tn_aten(TN_ROW_div_Scalar, "(OL)", m, (long long)n) : NULL);
+            PyObject *m = tn_at_mul_Scalar(r, TN_SI((long long)(n - 1)));
+            Py_SETREF(r, m ? tn_at_div_Scalar(m, TN_SI((long long)n)) : NULL);
             Py_XDECREF(m);
         }
     }
-    Py_DECREF(kw);
     return r;
 }
 
@@ -217,27 +212,21 @@ static PyObject *base_grid(tn_dtype dt, const int64_t *size, int nsz, bool align
     shape[0] = size[0];
     for (int i = 0; i < k; i++) shape[1 + i] = size[2 + i];
     shape[1 + k] = k + 1;
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    Py_XDECREF(d);
-    PyObject *sz = kw ? tn_int_list(shape, k + 2) : NULL;
-    PyObject *base = sz ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", sz) : NULL;
-    Py_XDECREF(kw);
-    Py_XDECREF(sz);
+    PyObject *base = tn_at_empty_memory_format(TN_IN(shape, k + 2), TN_DT(dt), NULL, NULL, NULL, NULL);
     if (!base) return NULL;
     for (int c = 0; c < k; c++) {
         /* coordinate c (x = W, y = H, z = D) along spatial dim k - 1 - c */
         PyObject *l = lin_neg_one(dt, size[2 + k - 1 - c], align);
-        for (int u = 0; l && u < c; u++) Py_SETREF(l, tn_aten(TN_ROW_unsqueeze, "(Oi)", l, -1));
-        PyObject *s = l ? tn_aten(TN_ROW_select_int, "(OLL)", base, -1LL, (long long)c) : NULL;
-        PyObject *r = s ? tn_aten(TN_ROW_copy_, "(OO)", s, l) : NULL;
+        for (int u = 0; l && u < c; u++) Py_SETREF(l, tn_at_unsqueeze(l, -1));
+        PyObject *s = l ? tn_at_select_int(base, -1LL, (long long)c) : NULL;
+        PyObject *r = s ? tn_at_copy_(s, l, false) : NULL;
         Py_XDECREF(l);
         Py_XDECREF(s);
         if (!r) { Py_DECREF(base); return NULL; }
         Py_DECREF(r);
     }
-    PyObject *s = tn_aten(TN_ROW_select_int, "(OLL)", base, -1LL, (long long)k);
-    PyObject *r = s ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", s, 1) : NULL;
+    PyObject *s = tn_at_select_int(base, -1LL, (long long)k);
+    PyObject *r = s ? tn_at_fill__Scalar(s, TN_SI(1)) : NULL;
     Py_XDECREF(s);
     if (!r) { Py_DECREF(base); return NULL; }
     Py_DECREF(r);
@@ -263,15 +252,15 @@ PyObject *tn_op_affine_grid_generator(tn_value *a) {
     int64_t pts = 1;
     for (int i = 0; i < k; i++) pts *= size[2 + i];
     PyObject *base = base_grid(TN_T(a[0])->dtype, size, n, a[2].u.i != 0);
-    PyObject *bv = base ? tn_aten(TN_ROW_view, "(O(LLL))", base, (long long)size[0], (long long)pts, (long long)(k + 1)) : NULL;
-    PyObject *tt = bv ? tn_aten(TN_ROW_transpose_int, "(Oii)", a[0].u.obj, 1, 2) : NULL;
-    PyObject *g = tt ? tn_aten(TN_ROW_bmm, "(OO)", bv, tt) : NULL;
+    PyObject *bv = base ? tn_at_view(base, TN_IS((long long)size[0], (long long)pts, (long long)(k + 1))) : NULL;
+    PyObject *tt = bv ? tn_at_transpose_int(a[0].u.obj, 1, 2) : NULL;
+    PyObject *g = tt ? tn_at_bmm(bv, tt) : NULL;
     int64_t osz[5];
     osz[0] = size[0];
     for (int i = 0; i < k; i++) osz[1 + i] = size[2 + i];
     osz[1 + k] = k;
     PyObject *os = g ? tn_int_list(osz, k + 2) : NULL;
-    PyObject *r = os ? tn_aten(TN_ROW__unsafe_view, "(OO)", g, os) : NULL;   /* the op's result is no view */
+    PyObject *r = os ? tn_at__unsafe_view(g, TN_IPY(os)) : NULL;   /* the op's result is no view */
     Py_XDECREF(base);
     Py_XDECREF(bv);
     Py_XDECREF(tt);
@@ -289,11 +278,11 @@ PyObject *tn_op_affine_grid_generator_backward(tn_value *a) {
     int64_t pts = 1;
     for (int i = 0; i < k; i++) pts *= size[2 + i];
     PyObject *base = base_grid(TN_T(a[0])->dtype, size, n, a[2].u.i != 0);
-    PyObject *bv = base ? tn_aten(TN_ROW_view, "(O(LLL))", base, (long long)size[0], (long long)pts, (long long)(k + 1)) : NULL;
-    PyObject *bt = bv ? tn_aten(TN_ROW_transpose_int, "(Oii)", bv, 1, 2) : NULL;
-    PyObject *gv = bt ? tn_aten(TN_ROW_view, "(O(LLL))", a[0].u.obj, (long long)size[0], (long long)pts, (long long)k) : NULL;
-    PyObject *m = gv ? tn_aten(TN_ROW_bmm, "(OO)", bt, gv) : NULL;
-    PyObject *r = m ? tn_aten(TN_ROW_transpose_int, "(Oii)", m, 1, 2) : NULL;
+    PyObject *bv = base ? tn_at_view(base, TN_IS((long long)size[0], (long long)pts, (long long)(k + 1))) : NULL;
+    PyObject *bt = bv ? tn_at_transpose_int(bv, 1, 2) : NULL;
+    PyObject *gv = bt ? tn_at_view(a[0].u.obj, TN_IS((long long)size[0], (long long)pts, (long long)k)) : NULL;
+    PyObject *m = gv ? tn_at_bmm(bt, gv) : NULL;
+    PyObject *r = m ? tn_at_transpose_int(m, 1, 2) : NULL;
     Py_XDECREF(base);
     Py_XDECREF(bv);
     Py_XDECREF(bt);

@@ -173,18 +173,13 @@ static int bin_edges_from_cts(const hist_in *h, const int64_t *bins, const tn_va
         }
         if (lo[d] == hi[d]) { lo[d] -= 0.5; hi[d] += 0.5; }
     }
-    PyObject *dto = tn_py_from_dtype(h->dt), *kw = dto ? Py_BuildValue("{sO}", "dtype", dto) : NULL;
-    Py_XDECREF(dto);
-    if (!kw) return -1;
     for (int d = 0; d < D; d++) {
-        edges[d] = tn_aten_kw(TN_ROW_linspace, kw, "(ddL)", lo[d], hi[d], (long long)(bins[d] + 1));
+        edges[d] = tn_at_linspace(TN_SD(lo[d]), TN_SD(hi[d]), bins[d] + 1, TN_DT(h->dt), NULL, NULL, NULL);
         if (!edges[d]) {
             for (int k = 0; k < d; k++) Py_CLEAR(edges[k]);
-            Py_DECREF(kw);
             return -1;
         }
     }
-    Py_DECREF(kw);
     return 0;
 }
 
@@ -246,20 +241,20 @@ static PyObject *hist_count(const hist_in *h, PyObject *const *edges, tn_hist_al
     }
     if (!hist || !density) return hist;
     /* hist /= hist.sum(); hist /= each dimension's bin widths, broadcast along it */
-    PyObject *s = tn_aten(TN_ROW_sum, "(O)", hist);
+    PyObject *s = tn_at_sum(hist, NULL);
     PyObject *sv = s ? PyObject_CallMethod(s, "item", NULL) : NULL;
     Py_XDECREF(s);
-    PyObject *r = sv ? tn_aten(TN_ROW_div__Scalar, "(OO)", hist, sv) : NULL;
+    PyObject *r = sv ? tn_at_div__Scalar(hist, TN_SO(sv)) : NULL;
     Py_XDECREF(sv);
     Py_XDECREF(r);
     if (!r) { Py_DECREF(hist); return NULL; }
     for (int d = 0; d < D; d++) {
-        PyObject *len = tn_aten(TN_ROW_diff, "(O)", edges[d]);
+        PyObject *len = tn_at_diff(edges[d], 1, -1, NULL, NULL);
         int64_t vs[HMAX];
         for (int k = 0; k < D; k++) vs[k] = k == d ? shape[d] : 1;
-        PyObject *v = len ? tn_aten_ints(TN_ROW_view, len, vs, D) : NULL;
+        PyObject *v = len ? tn_at_view(len, TN_IN(vs, D)) : NULL;
         Py_XDECREF(len);
-        r = v ? tn_aten(TN_ROW_div__Tensor, "(OO)", hist, v) : NULL;
+        r = v ? tn_at_div__Tensor(hist, v) : NULL;
         Py_XDECREF(v);
         Py_XDECREF(r);
         if (!r) { Py_DECREF(hist); return NULL; }
@@ -305,7 +300,7 @@ static PyObject *histogram(tn_value *a, bool bins_tensor, PyObject *ohist, PyObj
     hist_in_free(&h);
     if (!hist) { Py_DECREF(edges); return NULL; }
     if (bins_tensor && !oedges) {   /* upstream returns a copy of the given edges */
-        PyObject *c = tn_aten(TN_ROW_clone, "(O)", edges);
+        PyObject *c = tn_at_clone(edges, NULL);
         Py_DECREF(edges);
         edges = c;
     }
@@ -392,12 +387,10 @@ static PyObject *dd_from_cts(PyObject *self, PyObject *bins, const tn_value *ran
     for (int i = 0; rg && rg != Py_None && i < range->u.floats.n; i++)
         if (PyList_SetItem(rg, i, PyFloat_FromDouble(range->u.floats.v[i])) < 0) Py_CLEAR(rg);
     PyObject *w = weight->tag == TN_V_TENSOR ? weight->u.obj : Py_None;
-    PyObject *kw = rg ? Py_BuildValue("{sOsOsO}", "range", rg, "weight", w, "density", density ? Py_True : Py_False) : NULL;
-    Py_XDECREF(rg);
-    if (!kw) return NULL;
-    PyObject *e = tn_aten_kw(TN_ROW__histogramdd_bin_edges, kw, "(OO)", self, bins);
-    PyObject *hst = e ? tn_aten_kw(TN_ROW__histogramdd_from_bin_cts, kw, "(OO)", self, bins) : NULL;
-    Py_DECREF(kw);
+    if (!rg) return NULL;
+    PyObject *e = tn_at__histogramdd_bin_edges(self, TN_IPY(bins), rg, w, density);
+    PyObject *hst = e ? tn_at__histogramdd_from_bin_cts(self, TN_IPY(bins), rg, w, density) : NULL;
+    Py_DECREF(rg);
     if (!hst) { Py_XDECREF(e); return NULL; }
     if (!PyTuple_Check(e)) {   /* the door gave it as a list */
         PyObject *t = PySequence_Tuple(e);
@@ -428,9 +421,7 @@ PyObject *tn_op_histogramdd_int_bins(tn_value *a) {
 
 PyObject *tn_op_histogramdd_TensorList_bins(tn_value *a) {
     PyObject *w = a[3].tag == TN_V_TENSOR ? a[3].u.obj : Py_None;
-    PyObject *kw = Py_BuildValue("{sOsO}", "weight", w, "density", a[4].u.i ? Py_True : Py_False);
-    PyObject *hst = kw ? tn_aten_kw(TN_ROW__histogramdd_from_bin_tensors, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *hst = tn_at__histogramdd_from_bin_tensors(a[0].u.obj, TN_TPY(a[1].u.obj), w, a[4].u.i != 0);
     if (!hst) return NULL;
     PyObject *l = PySequence_Tuple(a[1].u.obj);   /* upstream returns the given edge tensors */
     if (!l) { Py_DECREF(hst); return NULL; }

@@ -899,10 +899,10 @@ PyObject *tn_op_argwhere(tn_value *a) { return nonzero_of(a[0].u.obj); }
  * 0-dim self unsqueezed first; through the door, so dispatch modes see the pieces. */
 PyObject *tn_op_nonzero_numpy(tn_value *a) {
     PyObject *x = a[0].u.obj;
-    PyObject *u = TN_T(a[0])->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0) : Py_NewRef(x);
-    PyObject *nz = u ? tn_aten(TN_ROW_nonzero, "(O)", u) : NULL;
+    PyObject *u = TN_T(a[0])->ndim == 0 ? tn_at_unsqueeze(x, 0) : Py_NewRef(x);
+    PyObject *nz = u ? tn_at_nonzero(u) : NULL;
     Py_XDECREF(u);
-    PyObject *r = nz ? tn_aten(TN_ROW_unbind_int, "(Oi)", nz, 1) : NULL;
+    PyObject *r = nz ? tn_at_unbind_int(nz, 1) : NULL;
     Py_XDECREF(nz);
     return r;
 }
@@ -1007,18 +1007,16 @@ static int scatter_reduce_into(PyObject *dst, int64_t dim, PyObject *index, PyOb
     if (scatter_into_ex(dst, dim, index, src, NULL, true, k == 1, k == 3 ? 1 : k == 4 ? -1 : 0, op) < 0) return -1;
     if (k != 2) return 0;
     /* mean: count contributions through the door, as upstream */
-    PyObject *ones = tn_aten_kw(TN_ROW_ones_like, NULL, "(O)", src);
-    PyObject *count = ones ? tn_aten_kw(include_self ? TN_ROW_ones_like : TN_ROW_zeros_like, NULL, "(O)", dst) : NULL;
-    PyObject *r1 = count ? tn_aten(TN_ROW_scatter_add_, "(OLOO)", count, (long long)dim, index, ones) : NULL;
-    PyObject *zero = r1 ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", count, 0) : NULL;
-    PyObject *r2 = zero ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", count, zero, 1) : NULL;
+    PyObject *ones = tn_at_ones_like(src, NULL, NULL, NULL, NULL, NULL);
+    PyObject *count = ones ? (include_self ? tn_at_ones_like(dst, NULL, NULL, NULL, NULL, NULL) : tn_at_zeros_like(dst, NULL, NULL, NULL, NULL, NULL)) : NULL;
+    PyObject *r1 = count ? tn_at_scatter_add_(count, (long long)dim, index, ones) : NULL;
+    PyObject *zero = r1 ? tn_at_eq_Scalar(count, TN_SI(0)) : NULL;
+    PyObject *r2 = zero ? tn_at_masked_fill__Scalar(count, zero, TN_SI(1)) : NULL;
     PyObject *r3 = NULL;
     if (r2) {
-        if (tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype)) r3 = tn_aten(TN_ROW_div__Tensor, "(OO)", dst, count);
+        if (tn_dtype_is_floating(t->dtype) || tn_dtype_is_complex(t->dtype)) r3 = tn_at_div__Tensor(dst, count);
         else {
-            PyObject *kw = Py_BuildValue("{s:s}", "rounding_mode", "floor");
-            r3 = kw ? tn_aten_kw(TN_ROW_div__Tensor_mode, kw, "(OO)", dst, count) : NULL;
-            Py_XDECREF(kw);
+            r3 = tn_at_div__Tensor_mode(dst, count, "floor");
         }
     }
     Py_XDECREF(ones); Py_XDECREF(count); Py_XDECREF(r1); Py_XDECREF(zero); Py_XDECREF(r2);
@@ -1113,11 +1111,9 @@ static PyObject *index_reduce_op(tn_value *a, bool inplace, PyObject *out) {
         PyList_SetItem(shape, i, PyLong_FromLongLong(vs[i]));
         PyList_SetItem(ssizes, i, PyLong_FromLongLong(so->sizes[i]));
     }
-    PyObject *kw = shape && ssizes ? Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(TN_DTYPE_I64)) : NULL;
-    PyObject *li = kw ? tn_aten_kw(TN_ROW__to_copy, kw, "(O)", index) : NULL;
-    Py_XDECREF(kw);
-    PyObject *v = li ? tn_aten(TN_ROW_view, "(OO)", li, shape) : NULL;   /* nd == 0: a 0-dim index */
-    PyObject *e = v ? (nd ? tn_aten(TN_ROW_expand, "(OO)", v, ssizes) : Py_NewRef(v)) : NULL;
+    PyObject *li = shape && ssizes ? tn_at__to_copy(index, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL) : NULL;
+    PyObject *v = li ? tn_at_view(li, TN_IPY(shape)) : NULL;   /* nd == 0: a 0-dim index */
+    PyObject *e = v ? (nd ? tn_at_expand(v, TN_IPY(ssizes), false) : Py_NewRef(v)) : NULL;
     Py_XDECREF(shape); Py_XDECREF(ssizes); Py_XDECREF(li); Py_XDECREF(v);
     if (!e) return NULL;
     PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
@@ -1162,7 +1158,7 @@ static PyObject *masked_index_clamped(PyObject *self, PyObject *seq) {
                 return NULL;
             }
             long long sz = (long long)t->sizes[i];
-            c = tn_aten(TN_ROW_clamp, "(OLL)", ix, -sz, sz - 1);
+            c = tn_at_clamp(ix, TN_SI(-sz), TN_SI(sz - 1));
             if (!c) { Py_DECREF(r); Py_DECREF(list); return NULL; }
         }
         PyList_SetItem(r, i, c);
@@ -1186,14 +1182,14 @@ PyObject *tn_op__unsafe_masked_index(tn_value *a) {
             else sz[d] = (PyList_GetItem(idx, d) != Py_None && t->sizes[d] == 0) ? 1 : t->sizes[d];
         }
         PyObject *shape = tn_py_size_new(t->ndim, sz);
-        PyObject *full = shape ? tn_aten(TN_ROW_new_full, "(OOO)", self, shape, fill) : NULL;
-        r = full ? tn_aten(TN_ROW__unsafe_index_Tensor, "(OO)", full, idx) : NULL;
+        PyObject *full = shape ? tn_at_new_full(self, TN_IPY(shape), TN_SO(fill), NULL, NULL, NULL, NULL) : NULL;
+        r = full ? tn_at__unsafe_index_Tensor(full, TN_TPY(idx)) : NULL;
         Py_XDECREF(shape);
         Py_XDECREF(full);
     } else {
-        PyObject *g = tn_aten(TN_ROW__unsafe_index_Tensor, "(OO)", self, idx);
-        PyObject *nm = g ? tn_aten(TN_ROW_logical_not, "(O)", mask) : NULL;
-        r = nm ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOO)", g, nm, fill) : NULL;
+        PyObject *g = tn_at__unsafe_index_Tensor(self, TN_TPY(idx));
+        PyObject *nm = g ? tn_at_logical_not(mask) : NULL;
+        r = nm ? tn_at_masked_fill_Scalar(g, nm, TN_SO(fill)) : NULL;
         Py_XDECREF(g);
         Py_XDECREF(nm);
     }
@@ -1204,12 +1200,12 @@ PyObject *tn_op__unsafe_masked_index(tn_value *a) {
 
 PyObject *tn_op__unsafe_masked_index_put_accumulate(tn_value *a) {
     PyObject *self = a[0].u.obj, *mask = a[1].u.obj, *values = a[3].u.obj;
-    if (tn_numel(tn_tensor_of(self)) == 0) return tn_aten(TN_ROW_clone, "(O)", self);
+    if (tn_numel(tn_tensor_of(self)) == 0) return tn_at_clone(self, NULL);
     PyObject *idx = masked_index_clamped(self, a[2].u.obj);
     if (!idx) return NULL;
-    PyObject *nm = tn_aten(TN_ROW_logical_not, "(O)", mask);
-    PyObject *mv = nm ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOi)", values, nm, 0) : NULL;
-    PyObject *r = mv ? tn_aten(TN_ROW_index_put, "(OOOO)", self, idx, mv, Py_True) : NULL;
+    PyObject *nm = tn_at_logical_not(mask);
+    PyObject *mv = nm ? tn_at_masked_fill_Scalar(values, nm, TN_SI(0)) : NULL;
+    PyObject *r = mv ? tn_at_index_put(self, TN_TPY(idx), mv, true) : NULL;
     Py_DECREF(idx);
     Py_XDECREF(nm);
     Py_XDECREF(mv);

@@ -164,7 +164,7 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     Py_DECREF(ix);
     PyObject *val = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
     int rc = !val ? -1 : tensor_value ? tn_copy_into(val, a[3].u.obj) : tn_fill_number(val, &a[3]);
-    PyObject *dst = rc < 0 ? NULL : inplace ? Py_NewRef(self) : tn_aten(TN_ROW_clone, "(O)", self);
+    PyObject *dst = rc < 0 ? NULL : inplace ? Py_NewRef(self) : tn_at_clone(self, NULL);
     if (dst && run(IX_FILL, dst, dim, w, n, NULL, tn_data(tn_tensor_of(val)), 0) < 0) Py_CLEAR(dst);
     Py_XDECREF(val);
     PyMem_Free(w);
@@ -262,7 +262,7 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         }
     double alpha = kind == IX_ADD ? tn_value_as_double(&a[4]) : 1;
     PyObject *dst = inplace ? Py_NewRef(self) : tn_as_dtype(self, t->dtype, true);
-    if (dst && !inplace && dst == self) Py_SETREF(dst, tn_aten(TN_ROW_clone, "(O)", self));
+    if (dst && !inplace && dst == self) Py_SETREF(dst, tn_at_clone(self, NULL));
     int rc = dst ? 0 : -1;
     bool same_sizes = s->ndim == t->ndim;
     for (int d = 0; same_sizes && d < t->ndim; d++) same_sizes = d == dim || s->sizes[d] == t->sizes[d];
@@ -272,18 +272,17 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         int64_t es[TN_MAX_DIMS], est[TN_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++) { es[d] = d == dim ? n : t->sizes[d]; est[d] = d == dim ? 1 : 0; }
         PyObject *szl = tn_py_size_new(t->ndim, es), *stl = szl ? tn_py_size_new(t->ndim, est) : NULL;
-        PyObject *ep = stl ? tn_aten(TN_ROW_as_strided, "(OOO)", ix, szl, stl) : NULL;
-        PyObject *r = ep ? tn_aten(TN_ROW_scatter_add_, "(OiOO)", dst, dim, ep, src) : NULL;
+        PyObject *ep = stl ? tn_at_as_strided(ix, TN_IPY(szl), TN_IPY(stl), NULL) : NULL;
+        PyObject *r = ep ? tn_at_scatter_add_(dst, dim, ep, src) : NULL;
         rc = r ? 0 : -1;
         Py_XDECREF(szl); Py_XDECREF(stl); Py_XDECREF(ep); Py_XDECREF(r);
     } else if (!rc && kind == IX_ADD && alpha != 1 && t->ndim > 1) { /* upstream's add kernel, slice by slice */
         for (int64_t i = 0; i < n && !rc; i++) {
-            PyObject *ds = tn_aten(TN_ROW_select_int, "(OiL)", dst, dim, (long long)iv[i]);
-            PyObject *ss = ds ? tn_aten(TN_ROW_select_int, "(OiL)", src, dim, (long long)i) : NULL;
-            PyObject *kw = ss ? Py_BuildValue("{sN}", "alpha", tn_value_to_python(&a[4])) : NULL;
-            PyObject *r = kw ? tn_aten_kw(TN_ROW_add__Tensor, kw, "(OO)", ds, ss) : NULL;
+            PyObject *ds = tn_at_select_int(dst, dim, (long long)iv[i]);
+            PyObject *ss = ds ? tn_at_select_int(src, dim, (long long)i) : NULL;
+            PyObject *r = ss ? tn_at_add__Tensor(ds, ss, TN_SV(&a[4])) : NULL;
             rc = r ? 0 : -1;
-            Py_XDECREF(ds); Py_XDECREF(ss); Py_XDECREF(kw); Py_XDECREF(r);
+            Py_XDECREF(ds); Py_XDECREF(ss); Py_XDECREF(r);
         }
     } else if (!rc) {
         if (kind == IX_ADD && t->dtype != TN_DTYPE_BOOL && t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64 &&

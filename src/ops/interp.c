@@ -601,30 +601,24 @@ static PyObject *interp_vec(int row, tn_value *a, int nd, bool lin) {
         PyErr_SetString(PyExc_RuntimeError, "Must specify exactly one of output_size and scale_factors");
         return NULL;
     }
-    PyObject *size = PyList_New(spatial), *args = NULL, *r = NULL;
-    for (int i = 0; size && i < spatial; i++) {
-        int64_t v = has_os ? os->u.ints.v[i] : (int64_t)((double)t->sizes[i + 2] * sf->u.floats.v[i]);
-        if (i < 3) out[i] = v;
-        PyList_SetItem(size, i, PyLong_FromLongLong(v));
-    }
-    if (!size) return NULL;
-    int n = 2 + (lin ? 1 : 0) + nd;
-    args = PyTuple_New(n);
-    if (args) {
-        PyTuple_SetItem(args, 0, Py_NewRef(a[0].u.obj));
-        PyTuple_SetItem(args, 1, Py_NewRef(size));
-        int k = 2;
-        if (lin) PyTuple_SetItem(args, k++, Py_NewRef(a[2].u.i ? Py_True : Py_False));
-        for (int d = 0; d < nd; d++) {
-            PyObject *s = has_sf && d < sf->u.floats.n ? PyFloat_FromDouble(sf->u.floats.v[d]) : Py_NewRef(Py_None);
-            PyTuple_SetItem(args, k++, s);
-        }
-        r = tn_aten(row, "O", args);
+    int64_t size[TN_MAX_DIMS];
+    for (int i = 0; i < spatial; i++) {
+        size[i] = has_os ? os->u.ints.v[i] : (int64_t)((double)t->sizes[i + 2] * sf->u.floats.v[i]);
+        if (i < 3) out[i] = size[i];
     }
     (void)out;
-    Py_XDECREF(args);
-    Py_DECREF(size);
-    return r;
+    /* (input, output_size, [align_corners,] scales...) */
+    tn_value v[8];
+    int k = 0;
+    v[k++] = tn_tensor_value(a[0].u.obj);
+    v[k++] = tn_ints_value(size, spatial);
+    if (lin) v[k++] = a[2];
+    for (int d = 0; d < nd; d++) {
+        tn_value s = {.tag = TN_V_NONE};
+        if (has_sf && d < sf->u.floats.n) { s.tag = TN_V_FLOAT; s.u.f = sf->u.floats.v[d]; }
+        v[k++] = s;
+    }
+    return tn_call_row(row, v, k);
 }
 
 PyObject *tn_op_upsample_nearest1d_vec(tn_value *a) { return interp_vec(TN_ROW_upsample_nearest1d, a, 1, false); }

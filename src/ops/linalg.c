@@ -309,8 +309,8 @@ static PyObject *vdot(tn_value *a, tn_value *out) {
                      tn_dtype_infos[x->dtype].name, tn_dtype_infos[y->dtype].name);
         return NULL;
     }
-    PyObject *c = tn_aten(TN_ROW_conj, "(O)", a[0].u.obj);
-    PyObject *r = c ? tn_aten(TN_ROW_dot, "(OO)", c, a[1].u.obj) : NULL;
+    PyObject *c = tn_at_conj(a[0].u.obj);
+    PyObject *r = c ? tn_at_dot(c, a[1].u.obj) : NULL;
     Py_XDECREF(c);
     return finish(r, out);
 }
@@ -388,8 +388,8 @@ PyObject *tn_op_outer(tn_value *a) {   /* self.reshape({self.size(0), 1}) * vec2
                      x->ndim != 1 ? x->ndim : y->ndim);
         return NULL;
     }
-    PyObject *r = tn_aten(TN_ROW_reshape, "(O(Li))", a[0].u.obj, (long long)x->sizes[0], 1);
-    PyObject *m = r ? tn_aten(TN_ROW_mul_Tensor, "(OO)", r, a[1].u.obj) : NULL;
+    PyObject *r = tn_at_reshape(a[0].u.obj, TN_IS((long long)x->sizes[0], 1));
+    PyObject *m = r ? tn_at_mul_Tensor(r, a[1].u.obj) : NULL;
     Py_XDECREF(r);
     return m;
 }
@@ -405,22 +405,19 @@ PyObject *tn_op_linalg_vecdot(tn_value *a) {   /* vdot for two vectors, else (x.
                      tn_dtype_infos[x->dtype].name);
         return NULL;
     }
-    if (x->ndim == 1 && y->ndim == 1) return tn_aten(TN_ROW_vdot, "(OO)", a[0].u.obj, a[1].u.obj);   /* upstream: vdot */
-    PyObject *c = tn_dtype_is_complex(x->dtype) ? tn_aten(TN_ROW_conj, "(O)", a[0].u.obj) : Py_NewRef(a[0].u.obj);
-    PyObject *m = c ? tn_aten(TN_ROW_mul_Tensor, "(OO)", c, a[1].u.obj) : NULL;
-    PyObject *r = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)a[2].u.i) : NULL;
+    if (x->ndim == 1 && y->ndim == 1) return tn_at_vdot(a[0].u.obj, a[1].u.obj);   /* upstream: vdot */
+    PyObject *c = tn_dtype_is_complex(x->dtype) ? tn_at_conj(a[0].u.obj) : Py_NewRef(a[0].u.obj);
+    PyObject *m = c ? tn_at_mul_Tensor(c, a[1].u.obj) : NULL;
+    PyObject *r = m ? tn_at_sum_dim_IntList(m, TN_IS((long long)a[2].u.i), false, NULL) : NULL;
     Py_XDECREF(c); Py_XDECREF(m);
     return r;
 }
 PyObject *tn_op_isreal(tn_value *a) {   /* ones_like(self, bool) for real, imag(self) == 0 for complex */
     if (!tn_dtype_is_complex(tn_tensor_of(a[0].u.obj)->dtype)) {
-        PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL));
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_ones_like, kw, "(O)", a[0].u.obj) : NULL;
-        Py_XDECREF(kw);
-        return r;
+        return tn_at_ones_like(a[0].u.obj, TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL, NULL);
     }
-    PyObject *im = tn_aten(TN_ROW_imag, "(O)", a[0].u.obj);
-    PyObject *r = im ? tn_aten(TN_ROW_eq_Scalar, "(Oi)", im, 0) : NULL;
+    PyObject *im = tn_at_imag(a[0].u.obj);
+    PyObject *r = im ? tn_at_eq_Scalar(im, TN_SI(0)) : NULL;
     Py_XDECREF(im);
     return r;
 }

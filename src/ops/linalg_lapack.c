@@ -352,7 +352,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     if (!lu || !(piv = new_c(anb + 1, psz, TN_DTYPE_I32)) || !(info = new_zeros(anb, A->sizes, TN_DTYPE_I32))) goto fail;
     /* B as (batch..., n, k) for the left solve; for the right one X^T = A^-T B^T, and a
      * row-major (k, n) X is a column-major n x k X^T */
-    Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
+    Bm = vec ? tn_at_unsqueeze(Bo, -1) : Py_NewRef(Bo);
     if (!Bm) goto fail;
     int64_t xs[TN_MAX_DIMS];
     memcpy(xs, bs, (size_t)nb * sizeof *xs);
@@ -376,7 +376,7 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     Py_END_ALLOW_THREADS
     Py_CLEAR(Bm);
     if (vec) {
-        PyObject *s = tn_aten(TN_ROW_squeeze_dim, "(Oi)", X, -1);   /* upstream's result is no view */
+        PyObject *s = tn_at_squeeze_dim(X, -1);   /* upstream's result is no view */
         PyObject *c = NULL;
         if (s) {
             const tn_tensor *st = tn_tensor_of(s);
@@ -415,7 +415,7 @@ static PyObject *det_like(tn_value *a, bool slog) {
     /* upstream factors A^T when A is row-major (its LU is then F-contiguous without a copy):
      * det(A^T) = det(A), and the LU and pivots returned are A^T's */
     bool cplx = tn_dtype_is_complex(t->dtype);   /* complex: upstream factors A itself */
-    PyObject *src = tn_is_contiguous(t) && n > 1 && !cplx ? tn_aten(TN_ROW_transpose_int, "(Oii)", Ao, -2, -1) : Py_NewRef(Ao);
+    PyObject *src = tn_is_contiguous(t) && n > 1 && !cplx ? tn_at_transpose_int(Ao, -2, -1) : Py_NewRef(Ao);
     PyObject *lu = src ? fcopy(src, t->dtype) : NULL, *piv = lu ? new_c(nb + 1, psz, TN_DTYPE_I32) : NULL;
     Py_XDECREF(src);
     PyObject *info = piv ? new_zeros(nb, t->sizes, TN_DTYPE_I32) : NULL;
@@ -894,7 +894,7 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
     PyObject *tau = W ? new_c(nb + 1, tsz, t->dtype) : NULL;
     if (!tau) goto fail;
     if (wc != n) {   /* copy A into the first n columns */
-        PyObject *v = tn_aten(TN_ROW_narrow, "(OiLL)", W, -1, (long long)0, (long long)n);
+        PyObject *v = tn_at_narrow(W, -1, (long long)0, (long long)n);
         int r = v ? tn_copy_into(v, Ao) : -1;
         Py_XDECREF(v);
         if (r < 0) goto fail;
@@ -938,7 +938,7 @@ PyObject *tn_op_linalg_qr(tn_value *a) {
     if (ronly) Q = empty0(t->dtype);
     else if (wc == qc) Q = Py_NewRef(W);
     else {
-        PyObject *v = tn_aten(TN_ROW_narrow, "(OiLL)", W, -1, (long long)0, (long long)qc);
+        PyObject *v = tn_at_narrow(W, -1, (long long)0, (long long)qc);
         Q = v ? fcopy(v, t->dtype) : NULL;
         Py_XDECREF(v);
     }
@@ -1280,7 +1280,7 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "%s: input.size(-2) should match other.size(-%d)", api, vec ? 1 : 2);
         return NULL;
     }
-    PyObject *Bm = vec ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Bo, -1) : Py_NewRef(Bo);
+    PyObject *Bm = vec ? tn_at_unsqueeze(Bo, -1) : Py_NewRef(Bo);
     if (!Bm) return NULL;
     B = tn_tensor_of(Bm);
     int64_t k = B->sizes[B->ndim - 1], ldb = m > n ? m : n, mn = m < n ? m : n, bs[TN_MAX_DIMS];
@@ -1293,7 +1293,7 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
     if (!L || !(Wa = fcopy_b(Ao, nb, bs, A->dtype)) || !(Wb = fmat(nb, bs, ldb, k, A->dtype))) goto fail;
     if (tn_numel(tn_tensor_of(Wb))) memset(D(Wb), 0, (size_t)tn_numel(tn_tensor_of(Wb)) * isz);   /* rows m.. of a wide A's B */
     {
-        PyObject *top = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)0, (long long)m);
+        PyObject *top = tn_at_narrow(Wb, -2, (long long)0, (long long)m);
         int rc = top ? tn_copy_into(top, Bm) : -1;
         Py_XDECREF(top);
         if (rc < 0) goto fail;
@@ -1400,11 +1400,11 @@ PyObject *tn_op_linalg_lstsq(tn_value *a) {
         }
         if (want) {
             /* upstream: x * conj(x), its real part for complex, summed over the rows */
-            PyObject *rows = tn_aten(TN_ROW_narrow, "(OiLL)", Wb, -2, (long long)n, (long long)(m - n));
-            PyObject *cj = rows ? (cplx ? tn_aten(TN_ROW_conj, "(O)", rows) : Py_NewRef(rows)) : NULL;
-            PyObject *sq = cj ? tn_aten(TN_ROW_mul_Tensor, "(OO)", rows, cj) : NULL;
-            PyObject *re = sq ? (cplx ? tn_aten(TN_ROW_real, "(O)", sq) : Py_NewRef(sq)) : NULL;
-            res = re ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", re, -2) : NULL;
+            PyObject *rows = tn_at_narrow(Wb, -2, (long long)n, (long long)(m - n));
+            PyObject *cj = rows ? (cplx ? tn_at_conj(rows) : Py_NewRef(rows)) : NULL;
+            PyObject *sq = cj ? tn_at_mul_Tensor(rows, cj) : NULL;
+            PyObject *re = sq ? (cplx ? tn_at_real(sq) : Py_NewRef(sq)) : NULL;
+            res = re ? tn_at_sum_dim_IntList(re, TN_IS(-2), false, NULL) : NULL;
             Py_XDECREF(rows); Py_XDECREF(cj); Py_XDECREF(sq); Py_XDECREF(re);
             if (!res) goto fail;
         } else if (!(res = empty0(rdt))) goto fail;
@@ -1523,13 +1523,9 @@ PyObject *tn_op_linalg_ldl_factor_ex_out(tn_value *a) {
 }
 /* linalg_ldl_factor (CompositeImplicit): ldl_factor_ex, then its errors as torch.linalg.ldl_factor's */
 PyObject *tn_linalg_d_ldl_factor(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sOsO}", "hermitian", a[1].u.i ? Py_True : Py_False, "check_errors", Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_ldl_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at_linalg_ldl_factor_ex(a[0].u.obj, a[1].u.i != 0, false);
     if (!r) return NULL;
-    PyObject *kw2 = Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False);
-    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor") : NULL;
-    Py_XDECREF(kw2);
+    PyObject *ck = tn_at__linalg_check_errors(PyTuple_GetItem(r, 2), "torch.linalg.ldl_factor", tn_tensor_of(a[0].u.obj)->ndim == 2);
     if (!ck) { Py_DECREF(r); return NULL; }
     Py_DECREF(ck);
     PyObject *v[2] = {Py_NewRef(PyTuple_GetItem(r, 0)), Py_NewRef(PyTuple_GetItem(r, 1))};
@@ -1541,14 +1537,9 @@ PyObject *tn_linalg_d_ldl_factor(tn_value *a) {
  * check_errors=False into LD and pivots and an empty info, then the errors as torch.linalg.ldl_factor's */
 PyObject *tn_linalg_d_ldl_factor_out(tn_value *a) {
     PyObject *info = empty0(TN_DTYPE_I32);
-    PyObject *kw = info ? Py_BuildValue("{sOsOsOsOsO}", "hermitian", a[1].u.i ? Py_True : Py_False, "check_errors", Py_False,
-                                        "LD", a[2].u.obj, "pivots", a[3].u.obj, "info", info) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_ldl_factor_ex_out, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = info ? tn_at_linalg_ldl_factor_ex_out(a[0].u.obj, a[1].u.i != 0, false, a[2].u.obj, a[3].u.obj, info) : NULL;
     Py_XDECREF(r);
-    PyObject *kw2 = r ? Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False) : NULL;
-    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", info, "torch.linalg.ldl_factor") : NULL;
-    Py_XDECREF(kw2);
+    PyObject *ck = r ? tn_at__linalg_check_errors(info, "torch.linalg.ldl_factor", tn_tensor_of(a[0].u.obj)->ndim == 2) : NULL;
     Py_XDECREF(info);
     if (!ck) return NULL;
     Py_DECREF(ck);
@@ -1729,7 +1720,7 @@ PyObject *tn_op_diag_embed(tn_value *a) {
     int64_t sz[TN_MAX_DIMS];
     for (int i = 0, k = 0; i < nd; i++) sz[i] = (i == d1 || i == d2) ? m : t->sizes[k++];
     PyObject *r = new_zeros(nd, sz, t->dtype);
-    PyObject *dg = r ? tn_aten(TN_ROW_diagonal, "(OLii)", r, (long long)off, d1, d2) : NULL;
+    PyObject *dg = r ? tn_at_diagonal(r, (long long)off, d1, d2) : NULL;
     int rc = dg ? tn_copy_into(dg, x) : -1;
     Py_XDECREF(dg);
     if (rc < 0) { Py_XDECREF(r); return NULL; }
@@ -1753,64 +1744,54 @@ static PyObject *items2(PyObject *tup, int i, int j, const char *name) {
 /* r = tuple; runs _linalg_check_errors(r[info_i], api, is_matrix) through the door */
 static PyObject *checked(PyObject *r, int info_i, const char *api, PyObject *A) {
     if (!r) return NULL;
-    PyObject *kw = Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(A)->ndim == 2 ? Py_True : Py_False);
-    PyObject *c = kw ? tn_aten_kw(TN_ROW__linalg_check_errors, kw, "(Os)", PyTuple_GetItem(r, info_i), api) : NULL;
-    Py_XDECREF(kw);
+    PyObject *c = tn_at__linalg_check_errors(PyTuple_GetItem(r, info_i), api, tn_tensor_of(A)->ndim == 2);
     if (!c) { Py_DECREF(r); return NULL; }
     Py_DECREF(c);
     return r;
 }
 PyObject *tn_linalg_d_inv(tn_value *a) {
-    PyObject *r = checked(tn_aten(TN_ROW_linalg_inv_ex, "(O)", a[0].u.obj), 1, "linalg.inv", a[0].u.obj);
+    PyObject *r = checked(tn_at_linalg_inv_ex(a[0].u.obj, false), 1, "linalg.inv", a[0].u.obj);
     return item(r, 0);
 }
 PyObject *tn_linalg_d_solve_ex(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sOsO}", "left", a[2].u.i ? Py_True : Py_False, "check_errors", a[3].u.i ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_solve_ex, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at__linalg_solve_ex(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0);
     return items2(r, 0, 3, "linalg_solve_ex");
 }
 PyObject *tn_linalg_d_solve(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sO}", "left", a[2].u.i ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_solve_ex, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at__linalg_solve_ex(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, false);
     return item(checked(r, 3, "torch.linalg.solve", a[0].u.obj), 0);
 }
 PyObject *tn_linalg_d_cholesky(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sO}", "upper", a[1].u.i ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cholesky_ex, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at_linalg_cholesky_ex(a[0].u.obj, a[1].u.i != 0, false);
     return item(checked(r, 1, "linalg.cholesky", a[0].u.obj), 0);
 }
-PyObject *tn_linalg_d_det(tn_value *a) { return item(tn_aten(TN_ROW__linalg_det, "(O)", a[0].u.obj), 0); }
+PyObject *tn_linalg_d_det(tn_value *a) { return item(tn_at__linalg_det(a[0].u.obj), 0); }
 PyObject *tn_linalg_d_slogdet(tn_value *a) {
-    return items2(tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj), 0, 1, "linalg_slogdet");
+    return items2(tn_at__linalg_slogdet(a[0].u.obj), 0, 1, "linalg_slogdet");
 }
 PyObject *tn_linalg_d_slogdet_old(tn_value *a) {
-    return items2(tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj), 0, 1, "slogdet");
+    return items2(tn_at__linalg_slogdet(a[0].u.obj), 0, 1, "slogdet");
 }
 /* logdet: where(sign == -1, nan, logabsdet) */
 PyObject *tn_linalg_d_logdet(tn_value *a) {
-    PyObject *r = tn_aten(TN_ROW__linalg_slogdet, "(O)", a[0].u.obj);
+    PyObject *r = tn_at__linalg_slogdet(a[0].u.obj);
     if (!r) return NULL;
     PyObject *sign = PyTuple_GetItem(r, 0), *la = PyTuple_GetItem(r, 1);
     if (tn_dtype_is_complex(tn_tensor_of(sign)->dtype)) {   /* complex: sign.log() + logabsdet */
-        PyObject *lg = tn_aten(TN_ROW_log, "(O)", sign), *res = lg ? tn_aten(TN_ROW_add_Tensor, "(OO)", lg, la) : NULL;
+        PyObject *lg = tn_at_log(sign), *res = lg ? tn_at_add_Tensor(lg, la, TN_SDEF) : NULL;
         Py_XDECREF(lg);
         Py_DECREF(r);
         return res;
     }
-    PyObject *neg = tn_aten(TN_ROW_eq_Scalar, "(Oi)", sign, -1);
-    PyObject *nan = neg ? tn_aten(TN_ROW_scalar_tensor, "(d)", NAN) : NULL, *res = NULL;
-    if (nan) res = tn_aten(TN_ROW_where_self, "(OOO)", neg, nan, la);
+    PyObject *neg = tn_at_eq_Scalar(sign, TN_SI(-1));
+    PyObject *nan = neg ? tn_at_scalar_tensor(TN_SD(NAN), NULL, NULL, NULL, NULL) : NULL, *res = NULL;
+    if (nan) res = tn_at_where_self(neg, nan, la);
     Py_XDECREF(neg); Py_XDECREF(nan);
     Py_DECREF(r);
     return res;
 }
 PyObject *tn_linalg_d_svd(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sO}", "driver", tn_is_none(&a[2]) ? Py_None : a[2].u.obj);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, a[1].u.i ? Py_True : Py_False, Py_True) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at__linalg_svd(a[0].u.obj, a[1].u.i != 0, true, tn_str_of(&a[2]));
     if (!r) return NULL;
     PyObject *v[3] = {Py_NewRef(PyTuple_GetItem(r, 0)), Py_NewRef(PyTuple_GetItem(r, 1)), Py_NewRef(PyTuple_GetItem(r, 2))};
     Py_DECREF(r);
@@ -1826,19 +1807,17 @@ static bool may_need_grad(PyObject *A) {
     return r;
 }
 PyObject *tn_linalg_d_svdvals(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sO}", "driver", tn_is_none(&a[1]) ? Py_None : a[1].u.obj);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW__linalg_svd, kw, "(OOO)", a[0].u.obj, Py_False, may_need_grad(a[0].u.obj) ? Py_True : Py_False) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at__linalg_svd(a[0].u.obj, false, may_need_grad(a[0].u.obj), tn_str_of(&a[1]));
     return item(r, 1);
 }
 /* svd(self, some, compute_uv): V = Vh.mH; without uv, zero U and V of the full sizes */
 PyObject *tn_linalg_d_svd_old(tn_value *a) {
     bool some = a[1].u.i != 0, uv = a[2].u.i != 0;
-    PyObject *r = tn_aten(TN_ROW__linalg_svd, "(OOO)", a[0].u.obj, some ? Py_False : Py_True, uv ? Py_True : Py_False);
+    PyObject *r = tn_at__linalg_svd(a[0].u.obj, !(some), uv, NULL);
     if (!r) return NULL;
     PyObject *U = Py_NewRef(PyTuple_GetItem(r, 0)), *S = Py_NewRef(PyTuple_GetItem(r, 1)), *V = NULL;
     if (uv) {
-        V = tn_aten(TN_ROW_mH, "(O)", PyTuple_GetItem(r, 2));   /* Vh.mH(): conjugated for complex */
+        V = tn_at_mH(PyTuple_GetItem(r, 2));   /* Vh.mH(): conjugated for complex */
     } else {
         const tn_tensor *t = tn_tensor_of(a[0].u.obj);
         int nb = t->ndim - 2;
@@ -1849,7 +1828,7 @@ PyObject *tn_linalg_d_svd_old(tn_value *a) {
         vs[nb] = vs[nb + 1] = n;
         Py_SETREF(U, new_zeros(nb + 2, us, t->dtype));
         PyObject *z = new_zeros(nb + 2, vs, t->dtype);
-        V = z ? tn_aten(TN_ROW_transpose_int, "(Oii)", z, -2, -1) : NULL;
+        V = z ? tn_at_transpose_int(z, -2, -1) : NULL;
         Py_XDECREF(z);
     }
     Py_DECREF(r);
@@ -1857,21 +1836,19 @@ PyObject *tn_linalg_d_svd_old(tn_value *a) {
     return ret_n("svd", 3, v);
 }
 PyObject *tn_linalg_d_eigh(tn_value *a) {
-    PyObject *r = tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, Py_True);
+    PyObject *r = tn_at__linalg_eigh(a[0].u.obj, tn_str_of(&a[1]), true);
     return items2(r, 0, 1, "linalg_eigh");
 }
 PyObject *tn_linalg_d_eigvalsh(tn_value *a) {
-    return item(tn_aten(TN_ROW__linalg_eigh, "(OOO)", a[0].u.obj, a[1].u.obj, may_need_grad(a[0].u.obj) ? Py_True : Py_False), 0);
+    return item(tn_at__linalg_eigh(a[0].u.obj, tn_str_of(&a[1]), may_need_grad(a[0].u.obj)), 0);
 }
 PyObject *tn_linalg_d_lu_factor(tn_value *a) {
-    PyObject *kw = Py_BuildValue("{sO}", "pivot", a[1].u.i ? Py_True : Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at_linalg_lu_factor_ex(a[0].u.obj, a[1].u.i != 0, false);
     return items2(checked(r, 2, "torch.linalg.lu_factor", a[0].u.obj), 0, 1, "linalg_lu_factor");
 }
-PyObject *tn_linalg_d_eigvals(tn_value *a) { return item(tn_aten(TN_ROW_linalg_eig, "(O)", a[0].u.obj), 0); }
+PyObject *tn_linalg_d_eigvals(tn_value *a) { return item(tn_at_linalg_eig(a[0].u.obj), 0); }
 PyObject *tn_linalg_d_qr_old(tn_value *a) {
-    PyObject *r = tn_aten(TN_ROW_linalg_qr, "(Os)", a[0].u.obj, a[1].u.i ? "reduced" : "complete");
+    PyObject *r = tn_at_linalg_qr(a[0].u.obj, a[1].u.i ? "reduced" : "complete");
     return items2(r, 0, 1, "qr");
 }
 
@@ -2039,16 +2016,16 @@ static PyObject *lu_unpack_impl(PyObject *LU, PyObject *piv, bool unpack_data, b
     int64_t zero = 0;
     PyObject *P = NULL, *L = NULL, *U = NULL;
     if (unpack_data) {
-        PyObject *lsrc = m > n ? Py_NewRef(LU) : tn_aten(TN_ROW_narrow, "(OiLL)", LU, -1, 0LL, (long long)m);
-        L = lsrc ? tn_aten(TN_ROW_tril, "(Oi)", lsrc, -1) : NULL;
+        PyObject *lsrc = m > n ? Py_NewRef(LU) : tn_at_narrow(LU, -1, 0LL, (long long)m);
+        L = lsrc ? tn_at_tril(lsrc, -1) : NULL;
         Py_XDECREF(lsrc);
-        PyObject *dg = L ? tn_aten(TN_ROW_diagonal, "(Oiii)", L, 0, -2, -1) : NULL;
-        PyObject *f = dg ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", dg, 1) : NULL;
+        PyObject *dg = L ? tn_at_diagonal(L, 0, -2, -1) : NULL;
+        PyObject *f = dg ? tn_at_fill__Scalar(dg, TN_SI(1)) : NULL;
         Py_XDECREF(dg);
         if (!f) goto fail;
         Py_DECREF(f);
-        PyObject *usrc = m < n ? Py_NewRef(LU) : tn_aten(TN_ROW_narrow, "(OiLL)", LU, -2, 0LL, (long long)n);
-        U = usrc ? tn_aten(TN_ROW_triu, "(Oi)", usrc, 0) : NULL;
+        PyObject *usrc = m < n ? Py_NewRef(LU) : tn_at_narrow(LU, -2, 0LL, (long long)n);
+        U = usrc ? tn_at_triu(usrc, 0) : NULL;
         Py_XDECREF(usrc);
         if (!U) goto fail;
     } else {

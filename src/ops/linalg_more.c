@@ -17,17 +17,8 @@
 #include <string.h>
 
 /* ---- small helpers ---- */
-/* The row of an aten overload by name (composite rows too: the door decomposes them). */
-static int row(const char *name, const char *ovl, int *cache) {
-    if (*cache == 0) {
-        int r = tn_op_find(name, ovl);
-        *cache = r < 0 ? -1 : r + 1;
-    }
-    return *cache - 1;
-}
 
 static PyObject *PV(tn_value *a, int i) { return tn_value_to_python(&a[i]); }
-static PyObject *B(bool v) { return v ? Py_True : Py_False; }
 static const tn_tensor *T(PyObject *o) { return tn_tensor_of(o); }
 static PyObject *rt_err(PyObject *type, const char *msg) {
     PyErr_SetString(type, msg);
@@ -46,7 +37,7 @@ static double real_eps(tn_dtype dt) {
 
 /* ---- linalg_diagonal(A, *, offset, dim1, dim2) = A.diagonal(offset, dim1, dim2) ---- */
 PyObject *tn_linalg_more_d_diagonal(tn_value *a) {
-    return tn_aten(TN_ROW_diagonal, "(OLLL)", a[0].u.obj, (long long)a[1].u.i, (long long)a[2].u.i, (long long)a[3].u.i);
+    return tn_at_diagonal(a[0].u.obj, (long long)a[1].u.i, (long long)a[2].u.i, (long long)a[3].u.i);
 }
 
 /* ---- linalg_cross(self, other, *, dim): broadcast, then x1*y2 - x2*y1 (upstream's cross kernel) ---- */
@@ -72,28 +63,28 @@ static PyObject *cross_impl(PyObject *x, PyObject *y, int64_t dim) {
         return NULL;
     }
     PyObject *shape = tn_int_list(os, on);
-    PyObject *xe = shape ? tn_aten(TN_ROW_expand, "(OO)", x, shape) : NULL;
-    PyObject *ye = xe ? tn_aten(TN_ROW_expand, "(OO)", y, shape) : NULL;
+    PyObject *xe = shape ? tn_at_expand(x, TN_IPY(shape), false) : NULL;
+    PyObject *ye = xe ? tn_at_expand(y, TN_IPY(shape), false) : NULL;
     Py_XDECREF(shape);
     PyObject *xs[3] = {0}, *ys[3] = {0}, *parts = NULL, *r = NULL;
     if (!ye) goto done;
     for (int i = 0; i < 3; i++) {
-        xs[i] = tn_aten(TN_ROW_narrow, "(OiLL)", xe, d, (long long)i, 1LL);
-        ys[i] = tn_aten(TN_ROW_narrow, "(OiLL)", ye, d, (long long)i, 1LL);
+        xs[i] = tn_at_narrow(xe, d, (long long)i, 1LL);
+        ys[i] = tn_at_narrow(ye, d, (long long)i, 1LL);
         if (!xs[i] || !ys[i]) goto done;
     }
     parts = PyList_New(3);
     if (!parts) goto done;
     for (int i = 0; i < 3; i++) {
         int j = (i + 1) % 3, k = (i + 2) % 3;
-        PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", xs[j], ys[k]);
-        PyObject *q = p ? tn_aten(TN_ROW_mul_Tensor, "(OO)", xs[k], ys[j]) : NULL;
-        PyObject *s = q ? tn_aten(TN_ROW_sub_Tensor, "(OO)", p, q) : NULL;
+        PyObject *p = tn_at_mul_Tensor(xs[j], ys[k]);
+        PyObject *q = p ? tn_at_mul_Tensor(xs[k], ys[j]) : NULL;
+        PyObject *s = q ? tn_at_sub_Tensor(p, q, TN_SDEF) : NULL;
         Py_XDECREF(p); Py_XDECREF(q);
         if (!s) goto done;
         PyList_SetItem(parts, i, s);
     }
-    r = tn_aten(TN_ROW_cat, "(Oi)", parts, d);
+    r = tn_at_cat(TN_TPY(parts), d);
 done:
     for (int i = 0; i < 3; i++) { Py_XDECREF(xs[i]); Py_XDECREF(ys[i]); }
     Py_XDECREF(parts); Py_XDECREF(xe); Py_XDECREF(ye);
@@ -128,10 +119,7 @@ PyObject *tn_linalg_more_d_cross(tn_value *a) {
         if (i == x->ndim) return rt_err(PyExc_RuntimeError, "no dimension of size 3 in input");
         dim = i;
     }
-    PyObject *kw = Py_BuildValue("{sL}", "dim", (long long)dim);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_cross, kw, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return tn_at_linalg_cross(a[0].u.obj, a[1].u.obj, dim);
 }
 
 /* ---- linalg_vander(x, *, N?): cat(ones, cumprod(x.unsqueeze(-1).expand(..., N-1), -1)) ---- */
@@ -143,7 +131,7 @@ PyObject *tn_linalg_more_d_vander(tn_value *a) {
                      tn_dtype_cpp_name(dt));
         return NULL;
     }
-    PyObject *x = t->ndim == 0 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -1) : Py_NewRef(a[0].u.obj);
+    PyObject *x = t->ndim == 0 ? tn_at_unsqueeze(a[0].u.obj, -1) : Py_NewRef(a[0].u.obj);
     if (!x) return NULL;
     const tn_tensor *xt = T(x);
     int nd = xt->ndim;
@@ -153,16 +141,16 @@ PyObject *tn_linalg_more_d_vander(tn_value *a) {
     if (n <= 1) { Py_DECREF(x); return rt_err(PyExc_RuntimeError, "N must be greater than 1."); }
     shape[nd] = n - 1;
     PyObject *sh = tn_int_list(shape, nd + 1);
-    PyObject *u = sh ? tn_aten(TN_ROW_unsqueeze, "(Oi)", x, -1) : NULL;
-    PyObject *e = u ? tn_aten(TN_ROW_expand, "(OO)", u, sh) : NULL;
-    PyObject *cp = e ? tn_aten(TN_ROW_cumprod, "(Oi)", e, -1) : NULL;
+    PyObject *u = sh ? tn_at_unsqueeze(x, -1) : NULL;
+    PyObject *e = u ? tn_at_expand(u, TN_IPY(sh), false) : NULL;
+    PyObject *cp = e ? tn_at_cumprod(e, -1, NULL) : NULL;
     Py_XDECREF(sh); Py_XDECREF(u); Py_XDECREF(e); Py_DECREF(x);
     if (!cp) return NULL;
     shape[nd] = 1;
     sh = tn_int_list(shape, nd + 1);
-    PyObject *ones = sh ? tn_aten(TN_ROW_new_ones, "(OO)", cp, sh) : NULL;
+    PyObject *ones = sh ? tn_at_new_ones(cp, TN_IPY(sh), NULL, NULL, NULL, NULL) : NULL;
     Py_XDECREF(sh);
-    PyObject *r = ones ? tn_aten(TN_ROW_cat, "([OO]i)", ones, cp, -1) : NULL;
+    PyObject *r = ones ? tn_at_cat(TN_TS(ones, cp), -1) : NULL;
     Py_XDECREF(ones); Py_DECREF(cp);
     return r;
 }
@@ -180,12 +168,7 @@ static int square_check(const tn_tensor *t, const char *api) {
     }
     return 0;
 }
-static PyObject *clone_contig(PyObject *x) {
-    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_clone, kw, "(O)", x) : NULL;
-    Py_XDECREF(kw);
-    return r;
-}
+static PyObject *clone_contig(PyObject *x) { return tn_at_clone(x, tn_py.memory_format_contiguous); }
 PyObject *tn_linalg_more_d_matrix_power(tn_value *a) {
     PyObject *A = a[0].u.obj;
     int64_t n = a[1].u.i;
@@ -193,22 +176,17 @@ PyObject *tn_linalg_more_d_matrix_power(tn_value *a) {
     if (n == 0) {   /* a.clone(contiguous).copy_(eye(n).expand_as(a)) */
         const tn_tensor *t = T(A);
         PyObject *c = clone_contig(A);
-        PyObject *dt = c ? tn_py_from_dtype(t->dtype) : NULL;
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *eye = kw ? tn_aten_kw(TN_ROW_eye, kw, "(L)", (long long)t->sizes[t->ndim - 2]) : NULL;
-        PyObject *ex = eye ? tn_aten(TN_ROW_expand_as, "(OO)", eye, A) : NULL;
-        PyObject *r = ex ? tn_aten(TN_ROW_copy_, "(OO)", c, ex) : NULL;
-        Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(eye); Py_XDECREF(ex);
+        PyObject *eye = c ? tn_at_eye(t->sizes[t->ndim - 2], TN_DT(t->dtype), NULL, NULL, NULL) : NULL;
+        PyObject *ex = eye ? tn_at_expand_as(eye, A) : NULL;
+        PyObject *r = ex ? tn_at_copy_(c, ex, false) : NULL;
+        Py_XDECREF(eye); Py_XDECREF(ex);
         if (!r) { Py_XDECREF(c); return NULL; }
         Py_DECREF(r);
         return c;
     }
     PyObject *base;
     if (n < 0) {
-        static int inv_c;
-        int inv = row("linalg_inv", "", &inv_c);
-        if (inv < 0) return tn_not_implemented("aten::linalg_inv");
-        base = tn_aten(inv, "(O)", A);
+        base = tn_at_linalg_inv(A);
         n = -n;
     } else {
         base = Py_NewRef(A);
@@ -216,21 +194,21 @@ PyObject *tn_linalg_more_d_matrix_power(tn_value *a) {
     if (!base) return NULL;
     PyObject *r = NULL;
     if (n == 1) r = clone_contig(base);
-    else if (n == 2) r = tn_aten(TN_ROW_matmul, "(OO)", base, base);
+    else if (n == 2) r = tn_at_matmul(base, base);
     else if (n == 3) {
-        PyObject *sq = tn_aten(TN_ROW_matmul, "(OO)", base, base);
-        r = sq ? tn_aten(TN_ROW_matmul, "(OO)", sq, base) : NULL;
+        PyObject *sq = tn_at_matmul(base, base);
+        r = sq ? tn_at_matmul(sq, base) : NULL;
         Py_XDECREF(sq);
     } else {
         PyObject *z = NULL;
         while (n > 0) {
             int bit = (int)(n % 2);
             n /= 2;
-            PyObject *nz = z ? tn_aten(TN_ROW_matmul, "(OO)", z, z) : Py_NewRef(base);
+            PyObject *nz = z ? tn_at_matmul(z, z) : Py_NewRef(base);
             Py_XDECREF(z);
             if (!(z = nz)) { Py_XDECREF(r); r = NULL; break; }
             if (bit) {
-                PyObject *nr = r ? tn_aten(TN_ROW_matmul, "(OO)", r, z) : Py_NewRef(z);
+                PyObject *nr = r ? tn_at_matmul(r, z) : Py_NewRef(z);
                 Py_XDECREF(r);
                 if (!(r = nr)) break;
             }
@@ -246,7 +224,7 @@ static PyObject *chain_mul(PyObject **ts, int64_t *s, int n, int i, int j) {
     if (i == j) return Py_NewRef(ts[i]);
     int k = (int)s[i * n + j];
     PyObject *l = chain_mul(ts, s, n, i, k), *r = l ? chain_mul(ts, s, n, k + 1, j) : NULL;
-    PyObject *res = r ? tn_aten(TN_ROW_mm, "(OO)", l, r) : NULL;
+    PyObject *res = r ? tn_at_mm(l, r) : NULL;
     Py_XDECREF(l); Py_XDECREF(r);
     return res;
 }
@@ -281,10 +259,10 @@ PyObject *tn_linalg_more_d_multi_dot(tn_value *a) {
             Py_DECREF(o); goto done;
         }
         if (i == 0) {
-            if (nd == 1) ts[i] = tn_aten(TN_ROW_unsqueeze, "(Oi)", o, 0);
+            if (nd == 1) ts[i] = tn_at_unsqueeze(o, 0);
             else { ts[i] = Py_NewRef(o); out_shape[nout++] = T(o)->sizes[0]; }
         } else if (i == n - 1) {
-            if (nd == 1) ts[i] = tn_aten(TN_ROW_unsqueeze, "(Oi)", o, -1);
+            if (nd == 1) ts[i] = tn_at_unsqueeze(o, -1);
             else { ts[i] = Py_NewRef(o); out_shape[nout++] = T(o)->sizes[1]; }
         } else {
             ts[i] = Py_NewRef(o);
@@ -311,17 +289,17 @@ PyObject *tn_linalg_more_d_multi_dot(tn_value *a) {
         }
     }
     PyObject *r = NULL;
-    if (n == 2) r = tn_aten(TN_ROW_mm, "(OO)", ts[0], ts[1]);
+    if (n == 2) r = tn_at_mm(ts[0], ts[1]);
     else if (n == 3) {
         int64_t A0 = T(ts[0])->sizes[0], B0 = T(ts[1])->sizes[0], C0 = T(ts[2])->sizes[0], D0 = T(ts[2])->sizes[1];
         int64_t cost1 = (A0 * C0) * (B0 + D0), cost2 = (B0 * D0) * (A0 + C0);
         if (cost1 > cost2) {
-            PyObject *t = tn_aten(TN_ROW_mm, "(OO)", ts[1], ts[2]);
-            r = t ? tn_aten(TN_ROW_mm, "(OO)", ts[0], t) : NULL;
+            PyObject *t = tn_at_mm(ts[1], ts[2]);
+            r = t ? tn_at_mm(ts[0], t) : NULL;
             Py_XDECREF(t);
         } else {
-            PyObject *t = tn_aten(TN_ROW_mm, "(OO)", ts[0], ts[1]);
-            r = t ? tn_aten(TN_ROW_mm, "(OO)", t, ts[2]) : NULL;
+            PyObject *t = tn_at_mm(ts[0], ts[1]);
+            r = t ? tn_at_mm(t, ts[2]) : NULL;
             Py_XDECREF(t);
         }
     } else {
@@ -343,7 +321,7 @@ PyObject *tn_linalg_more_d_multi_dot(tn_value *a) {
     }
     if (r) {
         PyObject *sh = tn_int_list(out_shape, nout);
-        res = sh ? tn_aten(TN_ROW_view, "(OO)", r, sh) : NULL;
+        res = sh ? tn_at_view(r, TN_IPY(sh)) : NULL;
         Py_XDECREF(sh);
         Py_DECREF(r);
     }
@@ -397,56 +375,48 @@ static PyObject *backshift(int d0, int d1, int nd, PyObject **inverse) {
     return *inverse ? tn_int_list(perm, nd) : NULL;
 }
 /* upstream's max_min wrapper: amax (zeros when the reduced dim is empty), amin, or sum over dim */
-static PyObject *reduce_last(PyObject *x, int dim, bool keepdim, int red_row) {
+enum reduction { RED_SUM, RED_AMAX, RED_AMIN };
+static PyObject *reduce_last(PyObject *x, int dim, bool keepdim, enum reduction red) {
     const tn_tensor *t = T(x);
     int d;
-    if (red_row == TN_ROW_amax && tn_wrap_dim_i(dim, t->ndim, &d) == 0 && t->sizes[d] == 0) {
+    if (red == RED_AMAX && tn_wrap_dim_i(dim, t->ndim, &d) == 0 && t->sizes[d] == 0) {
         int64_t sz[TN_MAX_DIMS];
         int n = 0;
         for (int i = 0; i < t->ndim; i++) {
             if (i != d) sz[n++] = t->sizes[i];
             else if (keepdim) sz[n++] = 1;
         }
-        PyObject *sh = tn_int_list(sz, n), *dt = sh ? tn_py_from_dtype(t->dtype) : NULL;
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sh) : NULL;
-        Py_XDECREF(sh); Py_XDECREF(dt); Py_XDECREF(kw);
-        return r;
+        return tn_at_zeros(TN_IN(sz, n), TN_DT(t->dtype), NULL, NULL, NULL);
     }
     PyErr_Clear();
-    return tn_aten(red_row, "(O[i]O)", x, dim, B(keepdim));
+    return red == RED_AMAX ? tn_at_amax(x, TN_IS(dim), keepdim)
+         : red == RED_AMIN ? tn_at_amin(x, TN_IS(dim), keepdim)
+         : tn_at_sum_dim_IntList(x, TN_IS(dim), keepdim, NULL);
 }
 /* svdvals of A with (d0, d1) moved last, reduced over the last dim by fn (sum/amax/amin) */
-static PyObject *svd_reduce(PyObject *A, const tn_value *dtv, int d0, int d1, bool keepdim, int red_row) {
-    static int svdvals_c;
-    int svdvals = row("linalg_svdvals", "", &svdvals_c);
-    if (svdvals < 0) return tn_not_implemented("aten::linalg_svdvals");
+static PyObject *svd_reduce(PyObject *A, const tn_value *dtv, int d0, int d1, bool keepdim, enum reduction red) {
     PyObject *A_;
     if (dtv->tag == TN_V_DTYPE) {
         PyObject *dt = tn_py_from_dtype(dtv->u.dtype);
-        A_ = dt ? tn_aten(TN_ROW_to_dtype, "(OO)", A, dt) : NULL;
+        A_ = dt ? tn_at_to_dtype(A, dt, false, false, NULL) : NULL;
         Py_XDECREF(dt);
     } else {
         A_ = Py_NewRef(A);
     }
     PyObject *inv = NULL, *perm = A_ ? backshift(d0, d1, T(A)->ndim, &inv) : NULL;
-    PyObject *p = perm ? tn_aten(TN_ROW_permute, "(OO)", A_, perm) : NULL;
-    PyObject *sv = p ? tn_aten(svdvals, "(O)", p) : NULL;
-    PyObject *r = sv ? reduce_last(sv, -1, keepdim, red_row) : NULL;
+    PyObject *p = perm ? tn_at_permute(A_, TN_IPY(perm)) : NULL;
+    PyObject *sv = p ? tn_at_linalg_svdvals(p, NULL) : NULL;
+    PyObject *r = sv ? reduce_last(sv, -1, keepdim, red) : NULL;
     if (r && keepdim) {
-        PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", r, -1);
-        Py_SETREF(r, u ? tn_aten(TN_ROW_permute, "(OO)", u, inv) : NULL);
+        PyObject *u = tn_at_unsqueeze(r, -1);
+        Py_SETREF(r, u ? tn_at_permute(u, TN_IPY(inv)) : NULL);
         Py_XDECREF(u);
     }
     Py_XDECREF(A_); Py_XDECREF(inv); Py_XDECREF(perm); Py_XDECREF(p); Py_XDECREF(sv);
     return r;
 }
-static PyObject *dtype_kw(const tn_value *dtv) {
-    PyObject *dt = dtv->tag == TN_V_DTYPE ? tn_py_from_dtype(dtv->u.dtype) : Py_NewRef(Py_None);
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    Py_XDECREF(dt);
-    return kw;
-}
+/* a dtype? argument as the typed op API takes it (NULL: None) */
+static PyObject *dtype_arg(const tn_value *dtv) { return dtv->tag == TN_V_DTYPE ? TN_DT(dtv->u.dtype) : NULL; }
 /* linalg_matrix_norm(A, Scalar ord, dim, keepdim, *, dtype) */
 PyObject *tn_linalg_more_d_matrix_norm(tn_value *a) {
     PyObject *A = a[0].u.obj;
@@ -465,15 +435,13 @@ PyObject *tn_linalg_more_d_matrix_norm(tn_value *a) {
     int d[2];
     if (mnorm_checks(T(A), &a[2], d, ab != 2.) < 0) return NULL;
     bool keepdim = a[3].u.i != 0;
-    int red = ord > 0 ? TN_ROW_amax : TN_ROW_amin;
+    enum reduction red = ord > 0 ? RED_AMAX : RED_AMIN;
     if (ab == 2.) return svd_reduce(A, &a[4], d[0], d[1], keepdim, red);
     /* 1, -1, inf, -inf: max/min over dim[1] of the vector 1-norm over dim[0] */
     int d0 = d[0], d1 = d[1];
     if (ab == INFINITY) { d0 = d[1]; d1 = d[0]; }
     if (!keepdim && d0 < d1) d1--;
-    PyObject *kw = dtype_kw(&a[4]);
-    PyObject *vn = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(Od[i]O)", A, 1.0, d0, B(keepdim)) : NULL;
-    Py_XDECREF(kw);
+    PyObject *vn = tn_at_linalg_vector_norm(A, TN_SD(1.0), TN_IS(d0), keepdim, dtype_arg(&a[4]));
     PyObject *r = vn ? reduce_last(vn, d1, keepdim, red) : NULL;
     Py_XDECREF(vn);
     return r;
@@ -492,20 +460,13 @@ PyObject *tn_linalg_more_d_matrix_norm_str(tn_value *a) {
     if (mnorm_checks(T(A), &a[2], d, !nuc) < 0) return NULL;
     bool keepdim = a[3].u.i != 0;
     if (fro) {
-        PyObject *kw = dtype_kw(&a[4]);
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(Oi[LL]O)", A, 2, (long long)a[2].u.ints.v[0],
-                                      (long long)a[2].u.ints.v[1], B(keepdim)) : NULL;
-        Py_XDECREF(kw);
-        return r;
+        return tn_at_linalg_vector_norm(A, TN_SI(2), TN_IN(a[2].u.ints.v, 2), keepdim, dtype_arg(&a[4]));
     }
-    return svd_reduce(A, &a[4], d[0], d[1], keepdim, TN_ROW_sum_dim_IntList);
+    return svd_reduce(A, &a[4], d[0], d[1], keepdim, RED_SUM);
 }
 /* nuclear_norm(self, keepdim) / nuclear_norm.dim(self, dim, keepdim): linalg_matrix_norm(self, "nuc", dim) */
 static PyObject *nuclear(PyObject *A, int64_t d0, int64_t d1, bool keepdim) {
-    static int c;
-    int r = row("linalg_matrix_norm", "str_ord", &c);
-    if (r < 0) return tn_not_implemented("aten::linalg_matrix_norm.str_ord");
-    return tn_aten(r, "(Os[LL]O)", A, "nuc", (long long)d0, (long long)d1, B(keepdim));
+    return tn_at_linalg_matrix_norm_str_ord(A, "nuc", TN_IS(d0, d1), keepdim, NULL);
 }
 PyObject *tn_linalg_more_d_nuclear_norm(tn_value *a) {
     if (T(a[0].u.obj)->ndim != 2) {
@@ -521,43 +482,36 @@ PyObject *tn_linalg_more_d_nuclear_norm_dim(tn_value *a) {
 }
 
 /* norm.c's linalg_norm on matrices: linalg_matrix_norm through the door (ord: number or str) */
+/* linalg_matrix_norm(A, ord, dim, keepdim, dtype) with ord a number or a string (its str_ord overload) */
+static PyObject *matrix_norm(PyObject *A, PyObject *ord, tn_ints dim, bool keepdim, PyObject *dtype) {
+    if (!PyUnicode_Check(ord)) return tn_at_linalg_matrix_norm(A, TN_SO(ord), dim, keepdim, dtype);
+    const char *s = PyUnicode_AsUTF8AndSize(ord, NULL);
+    return s ? tn_at_linalg_matrix_norm_str_ord(A, s, dim, keepdim, dtype) : NULL;
+}
 PyObject *tn_linalg_more_matrix_norm_call(PyObject *A, PyObject *ord, const tn_value *dimv, bool keepdim, const tn_value *dtv) {
-    static int cn, cs;
-    bool str = PyUnicode_Check(ord);
-    int r = str ? row("linalg_matrix_norm", "str_ord", &cs) : row("linalg_matrix_norm", "", &cn);
-    if (r < 0) return tn_not_implemented("aten::linalg_matrix_norm");
     int64_t d0 = 0, d1 = 1;
     if (dimv->tag == TN_V_INTLIST) { d0 = dimv->u.ints.v[0]; d1 = dimv->u.ints.v[1]; }
-    PyObject *kw = dtype_kw(dtv);
-    PyObject *res = kw ? tn_aten_kw(r, kw, "(OO[LL]O)", A, ord, (long long)d0, (long long)d1, B(keepdim)) : NULL;
-    Py_XDECREF(kw);
-    return res;
+    return matrix_norm(A, ord, TN_IS(d0, d1), keepdim, dtype_arg(dtv));
 }
 
 /* ---- linalg_cond ---- */
 static PyObject *cond_empty(const tn_tensor *t) {
     tn_dtype rd = t->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : t->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : t->dtype;
-    PyObject *sh = tn_int_list(t->sizes, t->ndim - 2), *dt = sh ? tn_py_from_dtype(rd) : NULL;
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sh) : NULL;
-    Py_XDECREF(sh); Py_XDECREF(dt); Py_XDECREF(kw);
-    return r;
+    return tn_at_zeros(TN_IN(t->sizes, t->ndim - 2), TN_DT(rd), NULL, NULL, NULL);
 }
 /* _linalg_cond_helper: norm(A) * norm(inverse with singular entries set to inf), nan_to_num_ */
 static PyObject *cond_helper(PyObject *A, PyObject *ord) {
-    static int mn_c, ms_c;
-    int mn = PyUnicode_Check(ord) ? row("linalg_matrix_norm", "str_ord", &ms_c) : row("linalg_matrix_norm", "", &mn_c);
-    if (mn < 0) return tn_not_implemented("aten::linalg_matrix_norm");
-    PyObject *ie = tn_aten(TN_ROW_linalg_inv_ex, "(O)", A);
+    PyObject *ie = tn_at_linalg_inv_ex(A, false);
     if (!ie) return NULL;
     PyObject *inv = PyTuple_GetItem(ie, 0), *info = PyTuple_GetItem(ie, 1);
-    PyObject *u1 = tn_aten(TN_ROW_unsqueeze, "(Oi)", info, -1), *u2 = u1 ? tn_aten(TN_ROW_unsqueeze, "(Oi)", u1, -1) : NULL;
-    PyObject *gt = u2 ? tn_aten(TN_ROW_gt_Scalar, "(Oi)", u2, 0) : NULL;
-    PyObject *mf = gt ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOd)", inv, gt, INFINITY) : NULL;
+    PyObject *u1 = tn_at_unsqueeze(info, -1), *u2 = u1 ? tn_at_unsqueeze(u1, -1) : NULL;
+    PyObject *gt = u2 ? tn_at_gt_Scalar(u2, TN_SI(0)) : NULL;
+    PyObject *mf = gt ? tn_at_masked_fill__Scalar(inv, gt, TN_SD(INFINITY)) : NULL;
     Py_XDECREF(u1); Py_XDECREF(u2); Py_XDECREF(gt); Py_XDECREF(mf);
-    PyObject *n1 = mf ? tn_aten(mn, "(OO)", A, ord) : NULL, *n2 = n1 ? tn_aten(mn, "(OO)", inv, ord) : NULL;
-    PyObject *r = n2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", n1, n2) : NULL;
-    PyObject *z = r ? tn_aten(TN_ROW_nan_to_num_, "(Oddd)", r, INFINITY, INFINITY, -INFINITY) : NULL;
+    PyObject *n1 = mf ? matrix_norm(A, ord, TN_IDEF, false, NULL) : NULL;
+    PyObject *n2 = n1 ? matrix_norm(inv, ord, TN_IDEF, false, NULL) : NULL;
+    PyObject *r = n2 ? tn_at_mul_Tensor(n1, n2) : NULL;
+    PyObject *z = r ? tn_at_nan_to_num_(r, TN_F(INFINITY), TN_F(INFINITY), TN_F(-INFINITY)) : NULL;
     Py_XDECREF(n1); Py_XDECREF(n2); Py_DECREF(ie);
     if (!z) { Py_XDECREF(r); return NULL; }
     Py_DECREF(z);
@@ -581,13 +535,11 @@ PyObject *tn_linalg_more_d_cond(tn_value *a) {
     if (tn_numel(t) == 0) {
         r = cond_empty(t);
     } else if (fabs(o) == 2) {
-        static int sv_c;
-        int sv = row("linalg_svdvals", "", &sv_c);
-        PyObject *s = sv >= 0 ? tn_aten(sv, "(O)", A) : tn_not_implemented("aten::linalg_svdvals");
-        PyObject *mx = s ? tn_aten(TN_ROW_narrow, "(OiLL)", s, -1, 0LL, 1LL) : NULL;
-        PyObject *mi = mx ? tn_aten(TN_ROW_narrow, "(OiLL)", s, -1, -1LL, 1LL) : NULL;
-        PyObject *q = mi ? (o == -2 ? tn_aten(TN_ROW_div_Tensor, "(OO)", mi, mx) : tn_aten(TN_ROW_div_Tensor, "(OO)", mx, mi)) : NULL;
-        r = q ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", q, -1) : NULL;
+        PyObject *s = tn_at_linalg_svdvals(A, NULL);
+        PyObject *mx = s ? tn_at_narrow(s, -1, 0LL, 1LL) : NULL;
+        PyObject *mi = mx ? tn_at_narrow(s, -1, -1LL, 1LL) : NULL;
+        PyObject *q = mi ? (o == -2 ? tn_at_div_Tensor(mi, mx) : tn_at_div_Tensor(mx, mi)) : NULL;
+        r = q ? tn_at_squeeze_dim(q, -1) : NULL;
         Py_XDECREF(s); Py_XDECREF(mx); Py_XDECREF(mi); Py_XDECREF(q);
     } else {
         char api[96];
@@ -612,19 +564,13 @@ PyObject *tn_linalg_more_d_cond_str(tn_value *a) {
         return NULL;
     }
     if (tn_numel(t) == 0) {   /* upstream: zeros of the input's own dtype here */
-        PyObject *sh = tn_int_list(t->sizes, t->ndim - 2), *dt = sh ? tn_py_from_dtype(t->dtype) : NULL;
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sh) : NULL;
-        Py_XDECREF(sh); Py_XDECREF(dt); Py_XDECREF(kw);
-        return r;
+        return tn_at_zeros(TN_IN(t->sizes, t->ndim - 2), TN_DT(t->dtype), NULL, NULL, NULL);
     }
     if (!strcmp(ord, "nuc")) {
-        static int inv_c, ms_c;
-        int inv = row("linalg_inv", "", &inv_c), ms = row("linalg_matrix_norm", "str_ord", &ms_c);
-        if (inv < 0 || ms < 0) return tn_not_implemented("aten::linalg_inv");
-        PyObject *I = tn_aten(inv, "(O)", A);
-        PyObject *n1 = I ? tn_aten(ms, "(OO)", A, ordo) : NULL, *n2 = n1 ? tn_aten(ms, "(OO)", I, ordo) : NULL;
-        PyObject *r = n2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", n1, n2) : NULL;
+        PyObject *I = tn_at_linalg_inv(A);
+        PyObject *n1 = I ? tn_at_linalg_matrix_norm_str_ord(A, ord, TN_IDEF, false, NULL) : NULL;
+        PyObject *n2 = n1 ? tn_at_linalg_matrix_norm_str_ord(I, ord, TN_IDEF, false, NULL) : NULL;
+        PyObject *r = n2 ? tn_at_mul_Tensor(n1, n2) : NULL;
         Py_XDECREF(I); Py_XDECREF(n1); Py_XDECREF(n2);
         return r;
     }
@@ -632,18 +578,8 @@ PyObject *tn_linalg_more_d_cond_str(tn_value *a) {
 }
 
 /* ---- atol / rtol (get_atol_rtol) ---- */
-static PyObject *dzeros0(void) {
-    PyObject *dt = tn_py_from_dtype(TN_DTYPE_F64), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "([])") : NULL;
-    Py_XDECREF(dt); Py_XDECREF(kw);
-    return r;
-}
-static PyObject *dfull0(double v) {
-    PyObject *dt = tn_py_from_dtype(TN_DTYPE_F64), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_full, kw, "([]d)", v) : NULL;
-    Py_XDECREF(dt); Py_XDECREF(kw);
-    return r;
-}
+static PyObject *dzeros0(void) { return tn_at_zeros(TN_IS0, TN_DT(TN_DTYPE_F64), NULL, NULL, NULL); }
+static PyObject *dfull0(double v) { return tn_at_full(TN_IS0, TN_SD(v), TN_DT(TN_DTYPE_F64), NULL, NULL, NULL); }
 static int not_complex_tol(PyObject *t, const char *fn, const char *name) {
     if (tn_dtype_is_complex(T(t)->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "%s: %s tensor of complex type is not supported.", fn, name);
@@ -665,8 +601,8 @@ static int atol_rtol_t(PyObject *A, const tn_value *atv, const tn_value *rtv, co
         PyObject *def = dfull0(real_eps(t->dtype) * (double)(m > n ? m : n));
         if (!def) goto fail;
         if (atv->tag == TN_V_TENSOR) {
-            PyObject *gt = tn_aten(TN_ROW_gt_Scalar, "(Oi)", atv->u.obj, 0), *z = gt ? dzeros0() : NULL;
-            *rtol = z ? tn_aten(TN_ROW_where_self, "(OOO)", gt, z, def) : NULL;
+            PyObject *gt = tn_at_gt_Scalar(atv->u.obj, TN_SI(0)), *z = gt ? dzeros0() : NULL;
+            *rtol = z ? tn_at_where_self(gt, z, def) : NULL;
             Py_XDECREF(gt); Py_XDECREF(z); Py_DECREF(def);
             if (!*rtol) goto fail;
         } else {
@@ -698,57 +634,51 @@ static int atol_rtol_f(PyObject *A, const tn_value *atv, const tn_value *rtv, Py
 /* upstream's pinv threshold step: where(cmp > max(atol, rtol * mx), 1 / S, 0).to(dtype), with atol
  * and rtol unsqueezed over the last dim; cmp is S (SVD) or |S| (eigh) */
 static PyObject *pinv_reciprocal(PyObject *S, PyObject *cmp, PyObject *mx, PyObject *atol, PyObject *rtol, tn_dtype dtype) {
-    PyObject *au = tn_aten(TN_ROW_unsqueeze, "(Oi)", atol, -1), *ru = au ? tn_aten(TN_ROW_unsqueeze, "(Oi)", rtol, -1) : NULL;
-    PyObject *rm = ru ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ru, mx) : NULL;
-    PyObject *tol = rm ? tn_aten(TN_ROW_max_other, "(OO)", au, rm) : NULL;
-    PyObject *gt = tol ? tn_aten(TN_ROW_gt_Tensor, "(OO)", cmp, tol) : NULL;
-    PyObject *rc = gt ? tn_aten(TN_ROW_reciprocal, "(O)", S) : NULL;
-    PyObject *dt = rc ? tn_py_from_dtype(T(S)->dtype) : NULL, *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "([])") : NULL;
-    PyObject *w = z ? tn_aten(TN_ROW_where_self, "(OOO)", gt, rc, z) : NULL;
+    PyObject *au = tn_at_unsqueeze(atol, -1), *ru = au ? tn_at_unsqueeze(rtol, -1) : NULL;
+    PyObject *rm = ru ? tn_at_mul_Tensor(ru, mx) : NULL;
+    PyObject *tol = rm ? tn_at_max_other(au, rm) : NULL;
+    PyObject *gt = tol ? tn_at_gt_Tensor(cmp, tol) : NULL;
+    PyObject *rc = gt ? tn_at_reciprocal(S) : NULL;
+    PyObject *z = rc ? tn_at_zeros(TN_IS0, TN_DT(T(S)->dtype), NULL, NULL, NULL) : NULL;
+    PyObject *w = z ? tn_at_where_self(gt, rc, z) : NULL;
     PyObject *dA = w ? tn_py_from_dtype(dtype) : NULL;
-    PyObject *r = dA ? tn_aten(TN_ROW_to_dtype, "(OO)", w, dA) : NULL;
+    PyObject *r = dA ? tn_at_to_dtype(w, dA, false, false, NULL) : NULL;
     Py_XDECREF(au); Py_XDECREF(ru); Py_XDECREF(rm); Py_XDECREF(tol); Py_XDECREF(gt);
-    Py_XDECREF(rc); Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(w); Py_XDECREF(dA);
+    Py_XDECREF(rc); Py_XDECREF(z); Py_XDECREF(w); Py_XDECREF(dA);
     return r;
 }
 
 static PyObject *pinv_core(PyObject *A, PyObject *atol, PyObject *rtol, bool herm) {
     const tn_tensor *t = T(A);
-    static int svd_c, eigh_c;
     PyObject *res = NULL, *U = NULL, *S = NULL, *V = NULL, *dec = NULL, *Sp = NULL;
     if (tn_numel(t) == 0 || !herm) {
-        int svd = row("svd", "", &svd_c);
-        if (svd < 0) return tn_not_implemented("aten::svd");
-        dec = tn_aten(svd, "(O)", A);
+        dec = tn_at_svd(A, true, true);
         if (!dec) return NULL;
         U = PyTuple_GetItem(dec, 0); S = PyTuple_GetItem(dec, 1); V = PyTuple_GetItem(dec, 2);
         if (tn_numel(t) == 0) {
-            Sp = tn_aten(TN_ROW_reciprocal, "(O)", S);
+            Sp = tn_at_reciprocal(S);
         } else {
-            PyObject *mx = tn_aten(TN_ROW_narrow, "(OiLL)", S, -1, 0LL, 1LL);
+            PyObject *mx = tn_at_narrow(S, -1, 0LL, 1LL);
             Sp = mx ? pinv_reciprocal(S, S, mx, atol, rtol, t->dtype) : NULL;
             Py_XDECREF(mx);
         }
         /* matmul(V * Sp.unsqueeze(-2), U.mH()) */
-        PyObject *su = Sp ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Sp, -2) : NULL;
-        PyObject *vs = su ? tn_aten(TN_ROW_mul_Tensor, "(OO)", V, su) : NULL;
-        PyObject *uh = vs ? tn_aten(TN_ROW_mH, "(O)", U) : NULL;
-        res = uh ? tn_aten(TN_ROW_matmul, "(OO)", vs, uh) : NULL;
+        PyObject *su = Sp ? tn_at_unsqueeze(Sp, -2) : NULL;
+        PyObject *vs = su ? tn_at_mul_Tensor(V, su) : NULL;
+        PyObject *uh = vs ? tn_at_mH(U) : NULL;
+        res = uh ? tn_at_matmul(vs, uh) : NULL;
         Py_XDECREF(su); Py_XDECREF(vs); Py_XDECREF(uh);
     } else {
-        int eigh = row("linalg_eigh", "", &eigh_c);
-        if (eigh < 0) return tn_not_implemented("aten::linalg_eigh");
-        dec = tn_aten(eigh, "(O)", A);
+        dec = tn_at_linalg_eigh(A, NULL);
         if (!dec) return NULL;
         S = PyTuple_GetItem(dec, 0); U = PyTuple_GetItem(dec, 1);
-        PyObject *Sa = tn_aten(TN_ROW_abs, "(O)", S);
-        PyObject *mx = Sa ? tn_aten(TN_ROW_amax, "(O[i]O)", Sa, -1, Py_True) : NULL;
+        PyObject *Sa = tn_at_abs(S);
+        PyObject *mx = Sa ? tn_at_amax(Sa, TN_IS(-1), true) : NULL;
         Sp = mx ? pinv_reciprocal(S, Sa, mx, atol, rtol, t->dtype) : NULL;
-        PyObject *su = Sp ? tn_aten(TN_ROW_unsqueeze, "(Oi)", Sp, -2) : NULL;
-        PyObject *us = su ? tn_aten(TN_ROW_mul_Tensor, "(OO)", U, su) : NULL;
-        PyObject *uh = us ? tn_aten(TN_ROW_mH, "(O)", U) : NULL;
-        res = uh ? tn_aten(TN_ROW_matmul, "(OO)", us, uh) : NULL;
+        PyObject *su = Sp ? tn_at_unsqueeze(Sp, -2) : NULL;
+        PyObject *us = su ? tn_at_mul_Tensor(U, su) : NULL;
+        PyObject *uh = us ? tn_at_mH(U) : NULL;
+        res = uh ? tn_at_matmul(us, uh) : NULL;
         Py_XDECREF(Sa); Py_XDECREF(mx);
         Py_XDECREF(su); Py_XDECREF(us); Py_XDECREF(uh);
     }
@@ -785,14 +715,7 @@ PyObject *tn_op_linalg_pinv_atol_rtol_tensor_out(tn_value *a) {
 }
 /* the other overloads call the tensor one (its out= form with out) through the door, as upstream's */
 static PyObject *pinv_tensor_call(PyObject *A, PyObject *at, PyObject *rt, bool herm, PyObject *out) {
-    static int c, co;
-    int r = out ? row("linalg_pinv", "atol_rtol_tensor_out", &co) : row("linalg_pinv", "atol_rtol_tensor", &c);
-    if (r < 0) return tn_not_implemented(out ? "aten::linalg_pinv.atol_rtol_tensor_out" : "aten::linalg_pinv.atol_rtol_tensor");
-    PyObject *kw = Py_BuildValue("{sOsOsO}", "atol", at, "rtol", rt, "hermitian", B(herm));
-    if (kw && out && PyDict_SetItemString(kw, "out", out) < 0) Py_CLEAR(kw);
-    PyObject *res = kw ? tn_aten_kw(r, kw, "(O)", A) : NULL;
-    Py_XDECREF(kw);
-    return res;
+    return out ? tn_at_linalg_pinv_atol_rtol_tensor_out(A, at, rt, herm, out) : tn_at_linalg_pinv_atol_rtol_tensor(A, at, rt, herm);
 }
 static PyObject *pinv_ff(tn_value *a, PyObject *out) {   /* atol_rtol_float(_out) */
     PyObject *A = a[0].u.obj, *at, *rt;
@@ -815,22 +738,15 @@ PyObject *tn_linalg_more_d_pinv_rcond_tensor(tn_value *a) { return pinv_rcond_te
 PyObject *tn_linalg_more_d_pinv_rcond_tensor_out(tn_value *a) { return pinv_rcond_tensor(a, a[3].u.obj); }
 /* linalg_pinv(self, float rcond, hermitian) (and .out): rcond as a float64 0-dim tensor */
 static PyObject *pinv_rcond(PyObject *A, double rcond, bool herm, PyObject *out) {
-    static int c, co;
-    int r = out ? row("linalg_pinv", "out_rcond_tensor", &co) : row("linalg_pinv", "rcond_tensor", &c);
-    if (r < 0) return tn_not_implemented(out ? "aten::linalg_pinv.out_rcond_tensor" : "aten::linalg_pinv.rcond_tensor");
-    PyObject *rc = dfull0(rcond), *kw = out ? Py_BuildValue("{sO}", "out", out) : NULL;
-    PyObject *res = rc && (kw || !out) ? tn_aten_kw(r, kw, "(OOO)", A, rc, B(herm)) : NULL;
+    PyObject *rc = dfull0(rcond);
+    PyObject *res = !rc ? NULL : out ? tn_at_linalg_pinv_out_rcond_tensor(A, rc, herm, out) : tn_at_linalg_pinv_rcond_tensor(A, rc, herm);
     Py_XDECREF(rc);
-    Py_XDECREF(kw);
     return res;
 }
 PyObject *tn_linalg_more_d_pinv_rcond(tn_value *a) { return pinv_rcond(a[0].u.obj, a[1].u.f, a[2].u.i != 0, NULL); }
 PyObject *tn_linalg_more_d_pinv_rcond_out(tn_value *a) { return pinv_rcond(a[0].u.obj, a[1].u.f, a[2].u.i != 0, a[3].u.obj); }
 PyObject *tn_linalg_more_d_pinverse(tn_value *a) {   /* pinverse(self, rcond): linalg_pinv(self, rcond, false) */
-    static int c;
-    int r = row("linalg_pinv", "", &c);
-    if (r < 0) return tn_not_implemented("aten::linalg_pinv");
-    return tn_aten(r, "(OdO)", a[0].u.obj, a[1].u.f, Py_False);
+    return tn_at_linalg_pinv(a[0].u.obj, a[1].u.f, false);
 }
 
 /* ---- linalg_matrix_rank ---- */
@@ -839,33 +755,23 @@ static PyObject *rank_core(PyObject *A, PyObject *atol, PyObject *rtol, bool her
     const char *fn = "torch.linalg.matrix_rank";
     if (not_complex_tol(atol, fn, "atol") < 0 || not_complex_tol(rtol, fn, "rtol") < 0) return NULL;
     if (tn_numel(t) == 0) {
-        PyObject *sh = tn_int_list(t->sizes, t->ndim - 2), *dt = sh ? tn_py_from_dtype(TN_DTYPE_I64) : NULL;
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sh) : NULL;
-        Py_XDECREF(sh); Py_XDECREF(dt); Py_XDECREF(kw);
-        return r;
+        return tn_at_zeros(TN_IN(t->sizes, t->ndim - 2), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
     }
     PyObject *S, *mx;
     if (!herm) {
-        static int c;
-        int sv = row("linalg_svdvals", "", &c);
-        if (sv < 0) return tn_not_implemented("aten::linalg_svdvals");
-        S = tn_aten(sv, "(O)", A);
-        mx = S ? tn_aten(TN_ROW_narrow, "(OiLL)", S, -1, 0LL, 1LL) : NULL;
+        S = tn_at_linalg_svdvals(A, NULL);
+        mx = S ? tn_at_narrow(S, -1, 0LL, 1LL) : NULL;
     } else {
-        static int c;
-        int ev = row("linalg_eigvalsh", "", &c);
-        if (ev < 0) return tn_not_implemented("aten::linalg_eigvalsh");
-        PyObject *E = tn_aten(ev, "(O)", A);
-        S = E ? tn_aten(TN_ROW_abs, "(O)", E) : NULL;
+        PyObject *E = tn_at_linalg_eigvalsh(A, NULL);
+        S = E ? tn_at_abs(E) : NULL;
         Py_XDECREF(E);
-        mx = S ? tn_aten(TN_ROW_amax, "(O[i]O)", S, -1, Py_True) : NULL;
+        mx = S ? tn_at_amax(S, TN_IS(-1), true) : NULL;
     }
-    PyObject *au = mx ? tn_aten(TN_ROW_unsqueeze, "(Oi)", atol, -1) : NULL, *ru = au ? tn_aten(TN_ROW_unsqueeze, "(Oi)", rtol, -1) : NULL;
-    PyObject *rm = ru ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ru, mx) : NULL;
-    PyObject *tol = rm ? tn_aten(TN_ROW_max_other, "(OO)", au, rm) : NULL;
-    PyObject *gt = tol ? tn_aten(TN_ROW_gt_Tensor, "(OO)", S, tol) : NULL;
-    PyObject *r = gt ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", gt, -1) : NULL;
+    PyObject *au = mx ? tn_at_unsqueeze(atol, -1) : NULL, *ru = au ? tn_at_unsqueeze(rtol, -1) : NULL;
+    PyObject *rm = ru ? tn_at_mul_Tensor(ru, mx) : NULL;
+    PyObject *tol = rm ? tn_at_max_other(au, rm) : NULL;
+    PyObject *gt = tol ? tn_at_gt_Tensor(S, tol) : NULL;
+    PyObject *r = gt ? tn_at_sum_dim_IntList(gt, TN_IS(-1), false, NULL) : NULL;
     Py_XDECREF(S); Py_XDECREF(mx); Py_XDECREF(au); Py_XDECREF(ru); Py_XDECREF(rm); Py_XDECREF(tol); Py_XDECREF(gt);
     return r;
 }
@@ -924,16 +830,13 @@ PyObject *tn_linalg_more_d_tensorinv(tn_value *a) {
                      (long long)pe, (long long)ps);
         return NULL;
     }
-    PyObject *m = tn_aten(TN_ROW_reshape, "(O[LL])", A, (long long)pe, (long long)pe);
-    PyObject *kw = m ? Py_BuildValue("{sO}", "check_errors", Py_False) : NULL;
-    PyObject *ie = kw ? tn_aten_kw(TN_ROW_linalg_inv_ex, kw, "(O)", m) : NULL;
-    Py_XDECREF(m); Py_XDECREF(kw);
+    PyObject *m = tn_at_reshape(A, TN_IS((long long)pe, (long long)pe));
+    PyObject *ie = m ? tn_at_linalg_inv_ex(m, false) : NULL;
+    Py_XDECREF(m);
     if (!ie) return NULL;
-    kw = Py_BuildValue("{sO}", "is_matrix", Py_True);
-    PyObject *c = kw ? tn_aten_kw(TN_ROW__linalg_check_errors, kw, "(Os)", PyTuple_GetItem(ie, 1), "inv") : NULL;
-    Py_XDECREF(kw);
+    PyObject *c = tn_at__linalg_check_errors(PyTuple_GetItem(ie, 1), "inv", true);
     PyObject *shl = c ? tn_int_list(sh, nsh) : NULL;
-    PyObject *r = shl ? tn_aten(TN_ROW_reshape, "(OO)", PyTuple_GetItem(ie, 0), shl) : NULL;
+    PyObject *r = shl ? tn_at_reshape(PyTuple_GetItem(ie, 0), TN_IPY(shl)) : NULL;
     Py_XDECREF(c); Py_XDECREF(shl); Py_DECREF(ie);
     return r;
 }
@@ -948,7 +851,7 @@ PyObject *tn_linalg_more_d_tensorsolve(tn_value *a) {
         int64_t dest[TN_MAX_DIMS];
         for (int i = 0; i < nd2; i++) dest[i] = nd - nd2 + i;
         PyObject *src = tn_int_list(a[2].u.ints.v, nd2), *dl = src ? tn_int_list(dest, nd2) : NULL;
-        A_ = dl ? tn_aten(TN_ROW_movedim_intlist, "(OOO)", A, src, dl) : NULL;
+        A_ = dl ? tn_at_movedim_intlist(A, TN_IPY(src), TN_IPY(dl)) : NULL;
         Py_XDECREF(src); Py_XDECREF(dl);
     } else {
         A_ = Py_NewRef(A);
@@ -965,13 +868,11 @@ PyObject *tn_linalg_more_d_tensorsolve(tn_value *a) {
         Py_DECREF(A_);
         return NULL;
     }
-    static int sc;
-    int solve = row("linalg_solve", "", &sc);
-    PyObject *m = tn_aten(TN_ROW_reshape, "(O[LL])", A_, (long long)rp, (long long)rp);
-    PyObject *f = m ? tn_aten(TN_ROW_flatten_using_ints, "(O)", Bt) : NULL;
-    PyObject *x = f ? tn_aten(solve, "(OO)", m, f) : NULL;
+    PyObject *m = tn_at_reshape(A_, TN_IS((long long)rp, (long long)rp));
+    PyObject *f = m ? tn_at_flatten_using_ints(Bt, 0, -1) : NULL;
+    PyObject *x = f ? tn_at_linalg_solve(m, f, true) : NULL;
     PyObject *sh = x ? tn_int_list(rs, nr) : NULL;
-    PyObject *r = sh ? tn_aten(TN_ROW_reshape, "(OO)", x, sh) : NULL;
+    PyObject *r = sh ? tn_at_reshape(x, TN_IPY(sh)) : NULL;
     Py_XDECREF(m); Py_XDECREF(f); Py_XDECREF(x); Py_XDECREF(sh); Py_DECREF(A_);
     return r;
 }
@@ -986,7 +887,7 @@ PyObject *tn_linalg_more_d_cov(tn_value *a) {
         return NULL;
     }
     if (t->dtype == TN_DTYPE_BOOL) return rt_err(PyExc_RuntimeError, "cov(): bool dtype is not supported for input");
-    PyObject *in = t->ndim < 2 ? tn_aten(TN_ROW_view, "(O[ii])", X, 1, -1) : Py_NewRef(X);
+    PyObject *in = t->ndim < 2 ? tn_at_view(X, TN_IS(1, -1)) : Py_NewRef(X);
     if (!in) return NULL;
     int64_t nobs = T(in)->sizes[1];
     PyObject *w = NULL, *wsum = NULL, *avg = NULL, *nf = NULL, *r = NULL, *aw = NULL;
@@ -1006,8 +907,8 @@ PyObject *tn_linalg_more_d_cov(tn_value *a) {
             goto done;
         }
         if (nobs) {
-            PyObject *mn = tn_aten(TN_ROW_min, "(O)", a[2].u.obj);
-            int ok = truth(mn ? tn_aten(TN_ROW_ge_Scalar, "(Oi)", mn, 0) : NULL);
+            PyObject *mn = tn_at_min(a[2].u.obj);
+            int ok = truth(mn ? tn_at_ge_Scalar(mn, TN_SI(0)) : NULL);
             Py_XDECREF(mn);
             if (ok < 0) goto done;
             if (!ok) { PyErr_SetString(PyExc_RuntimeError, "cov(): fweights cannot be negative"); goto done; }
@@ -1031,63 +932,61 @@ PyObject *tn_linalg_more_d_cov(tn_value *a) {
             goto done;
         }
         if (nobs) {
-            PyObject *mn = tn_aten(TN_ROW_min, "(O)", aw);
-            int ok = truth(mn ? tn_aten(TN_ROW_ge_Scalar, "(Oi)", mn, 0) : NULL);
+            PyObject *mn = tn_at_min(aw);
+            int ok = truth(mn ? tn_at_ge_Scalar(mn, TN_SI(0)) : NULL);
             Py_XDECREF(mn);
             if (ok < 0) goto done;
             if (!ok) { PyErr_SetString(PyExc_RuntimeError, "cov(): aweights cannot be negative"); goto done; }
         }
-        PyObject *nw = w ? tn_aten(TN_ROW_mul_Tensor, "(OO)", w, aw) : Py_NewRef(aw);
+        PyObject *nw = w ? tn_at_mul_Tensor(w, aw) : Py_NewRef(aw);
         Py_XSETREF(w, nw);
         if (!w) goto done;
     }
     if (w) {
-        wsum = tn_aten(TN_ROW_sum, "(O)", w);
-        int nz = truth(wsum ? tn_aten(TN_ROW_ne_Scalar, "(Oi)", wsum, 0) : NULL);
+        wsum = tn_at_sum(w, NULL);
+        int nz = truth(wsum ? tn_at_ne_Scalar(wsum, TN_SI(0)) : NULL);
         if (nz < 0) goto done;
         if (!nz) { PyErr_SetString(PyExc_RuntimeError, "cov(): weights sum to zero, can't be normalized"); goto done; }
     } else {
-        PyObject *dt = tn_py_from_dtype(TN_DTYPE_I64), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        wsum = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(L)", (long long)nobs) : NULL;
-        Py_XDECREF(dt); Py_XDECREF(kw);
+        wsum = tn_at_scalar_tensor(TN_SI(nobs), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
         if (!wsum) goto done;
     }
     {
-        PyObject *iw = w ? tn_aten(TN_ROW_mul_Tensor, "(OO)", in, w) : Py_NewRef(in);
-        PyObject *s = iw ? tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", iw, 1) : NULL;
-        avg = s ? tn_aten(TN_ROW_div_Tensor, "(OO)", s, wsum) : NULL;
+        PyObject *iw = w ? tn_at_mul_Tensor(in, w) : Py_NewRef(in);
+        PyObject *s = iw ? tn_at_sum_dim_IntList(iw, TN_IS(1), false, NULL) : NULL;
+        avg = s ? tn_at_div_Tensor(s, wsum) : NULL;
         Py_XDECREF(iw); Py_XDECREF(s);
         if (!avg) goto done;
     }
     if (w && aw && correction != 0) {
-        PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", w, aw), *s = p ? tn_aten(TN_ROW_sum, "(O)", p) : NULL;
-        PyObject *c = s ? tn_aten(TN_ROW_mul_Scalar, "(OL)", s, (long long)correction) : NULL;
-        PyObject *q = c ? tn_aten(TN_ROW_div_Tensor, "(OO)", c, wsum) : NULL;
-        nf = q ? tn_aten(TN_ROW_sub_Tensor, "(OO)", wsum, q) : NULL;
+        PyObject *p = tn_at_mul_Tensor(w, aw), *s = p ? tn_at_sum(p, NULL) : NULL;
+        PyObject *c = s ? tn_at_mul_Scalar(s, TN_SI((long long)correction)) : NULL;
+        PyObject *q = c ? tn_at_div_Tensor(c, wsum) : NULL;
+        nf = q ? tn_at_sub_Tensor(wsum, q, TN_SDEF) : NULL;
         Py_XDECREF(p); Py_XDECREF(s); Py_XDECREF(c); Py_XDECREF(q);
     } else {
-        nf = tn_aten(TN_ROW_sub_Scalar, "(OL)", wsum, (long long)correction);
+        nf = tn_at_sub_Scalar(wsum, TN_SI((long long)correction), TN_SDEF);
     }
     if (!nf) goto done;
     {
-        int le = truth(tn_aten(TN_ROW_le_Scalar, "(Oi)", nf, 0));
+        int le = truth(tn_at_le_Scalar(nf, TN_SI(0)));
         if (le < 0) goto done;
         if (le) {
             if (PyErr_WarnEx(PyExc_UserWarning, "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
                              "number of observations.", 1) < 0) goto done;
-            PyObject *z = tn_aten(TN_ROW_zero_, "(O)", nf);
+            PyObject *z = tn_at_zero_(nf);
             if (!z) goto done;
             Py_DECREF(z);
         }
     }
     {
-        PyObject *au = tn_aten(TN_ROW_unsqueeze, "(Oi)", avg, 1);
-        PyObject *c = au ? tn_aten(TN_ROW_sub_Tensor, "(OO)", in, au) : NULL;
-        PyObject *cw = c ? (w ? tn_aten(TN_ROW_mul_Tensor, "(OO)", c, w) : Py_NewRef(c)) : NULL;
-        PyObject *ct = cw ? tn_aten(TN_ROW_t, "(O)", cw) : NULL, *cc = ct ? tn_aten(TN_ROW_conj, "(O)", ct) : NULL;
-        PyObject *m = cc ? tn_aten(TN_ROW_mm, "(OO)", c, cc) : NULL;
-        PyObject *d = m ? tn_aten(TN_ROW_true_divide_Tensor, "(OO)", m, nf) : NULL;
-        r = d ? tn_aten(TN_ROW_squeeze, "(O)", d) : NULL;
+        PyObject *au = tn_at_unsqueeze(avg, 1);
+        PyObject *c = au ? tn_at_sub_Tensor(in, au, TN_SDEF) : NULL;
+        PyObject *cw = c ? (w ? tn_at_mul_Tensor(c, w) : Py_NewRef(c)) : NULL;
+        PyObject *ct = cw ? tn_at_t(cw) : NULL, *cc = ct ? tn_at_conj(ct) : NULL;
+        PyObject *m = cc ? tn_at_mm(c, cc) : NULL;
+        PyObject *d = m ? tn_at_true_divide_Tensor(m, nf) : NULL;
+        r = d ? tn_at_squeeze(d) : NULL;
         Py_XDECREF(au); Py_XDECREF(c); Py_XDECREF(cw); Py_XDECREF(ct); Py_XDECREF(cc); Py_XDECREF(m); Py_XDECREF(d);
     }
 done:
@@ -1100,32 +999,28 @@ PyObject *tn_linalg_more_d_corrcoef(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "corrcoef(): expected input to have two or fewer dimensions but got an input with %d dimensions", T(X)->ndim);
         return NULL;
     }
-    static int cc;
-    int covr = row("cov", "", &cc);
-    PyObject *c = tn_aten(covr, "(O)", X);
+    PyObject *c = tn_at_cov(X, 1, NULL, NULL);
     if (!c) return NULL;
     if (T(c)->ndim == 0) {
-        PyObject *r = tn_aten(TN_ROW_div_Tensor, "(OO)", c, c);
+        PyObject *r = tn_at_div_Tensor(c, c);
         Py_DECREF(c);
         return r;
     }
     bool cplx = tn_dtype_is_complex(T(c)->dtype);
-    PyObject *d = tn_aten(TN_ROW_diagonal, "(O)", c);
-    PyObject *dr = d ? (cplx ? tn_aten(TN_ROW_real, "(O)", d) : Py_NewRef(d)) : NULL;
-    PyObject *sd = dr ? tn_aten(TN_ROW_sqrt, "(O)", dr) : NULL;
-    PyObject *v1 = sd ? tn_aten(TN_ROW_view, "(O[ii])", sd, -1, 1) : NULL, *v2 = v1 ? tn_aten(TN_ROW_view, "(O[ii])", sd, 1, -1) : NULL;
-    PyObject *c1 = v2 ? tn_aten(TN_ROW_div_Tensor, "(OO)", c, v1) : NULL, *c2 = c1 ? tn_aten(TN_ROW_div_Tensor, "(OO)", c1, v2) : NULL;
+    PyObject *d = tn_at_diagonal(c, 0, 0, 1);
+    PyObject *dr = d ? (cplx ? tn_at_real(d) : Py_NewRef(d)) : NULL;
+    PyObject *sd = dr ? tn_at_sqrt(dr) : NULL;
+    PyObject *v1 = sd ? tn_at_view(sd, TN_IS(-1, 1)) : NULL, *v2 = v1 ? tn_at_view(sd, TN_IS(1, -1)) : NULL;
+    PyObject *c1 = v2 ? tn_at_div_Tensor(c, v1) : NULL, *c2 = c1 ? tn_at_div_Tensor(c1, v2) : NULL;
     PyObject *r = NULL;
     if (c2) {
         if (cplx) {
-            PyObject *re = tn_aten(TN_ROW_real, "(O)", c2), *im = re ? tn_aten(TN_ROW_imag, "(O)", c2) : NULL;
-            PyObject *rc = im ? tn_aten(TN_ROW_clip, "(Oii)", re, -1, 1) : NULL, *ic = rc ? tn_aten(TN_ROW_clip, "(Oii)", im, -1, 1) : NULL;
-            static int cx_c;
-            int cx = row("complex", "", &cx_c);
-            r = ic ? (cx >= 0 ? tn_aten(cx, "(OO)", rc, ic) : tn_not_implemented("aten::complex")) : NULL;
+            PyObject *re = tn_at_real(c2), *im = re ? tn_at_imag(c2) : NULL;
+            PyObject *rc = im ? tn_at_clip(re, TN_SI(-1), TN_SI(1)) : NULL, *ic = rc ? tn_at_clip(im, TN_SI(-1), TN_SI(1)) : NULL;
+            r = ic ? tn_at_complex(rc, ic) : NULL;
             Py_XDECREF(re); Py_XDECREF(im); Py_XDECREF(rc); Py_XDECREF(ic);
         } else {
-            r = tn_aten(TN_ROW_clip, "(Oii)", c2, -1, 1);
+            r = tn_at_clip(c2, TN_SI(-1), TN_SI(1));
         }
     }
     Py_DECREF(c); Py_XDECREF(d); Py_XDECREF(dr); Py_XDECREF(sd); Py_XDECREF(v1); Py_XDECREF(v2); Py_XDECREF(c1); Py_XDECREF(c2);
@@ -1151,7 +1046,7 @@ static bool scalar_is(const tn_value *v, double x) {
 /* self expanded to the shape (n) or (n, m) as upstream's expand_size(self, sizes, api) */
 static PyObject *expand_to(PyObject *self, int nd, const int64_t *sz) {
     PyObject *sh = tn_int_list(sz, nd);
-    PyObject *r = sh ? tn_aten(TN_ROW_expand, "(OO)", self, sh) : NULL;
+    PyObject *r = sh ? tn_at_expand(self, TN_IPY(sh), false) : NULL;
     Py_XDECREF(sh);
     return r;
 }
@@ -1168,11 +1063,11 @@ static PyObject *axpby(PyObject *prod, PyObject *self_e, const tn_value *beta, c
     PyObject *al = int_if(tn_value_to_python(alpha), integral), *be = al ? int_if(tn_value_to_python(beta), integral) : NULL;
     PyObject *ap = NULL, *r = NULL;
     if (!be) goto done;
-    ap = scalar_is(alpha, 1) ? Py_NewRef(prod) : tn_aten(TN_ROW_mul_Scalar, "(OO)", prod, al);
+    ap = scalar_is(alpha, 1) ? Py_NewRef(prod) : tn_at_mul_Scalar(prod, TN_SO(al));
     if (!ap) goto done;
     if (scalar_is(beta, 0)) { r = Py_NewRef(ap); goto done; }
-    PyObject *bs = scalar_is(beta, 1) ? Py_NewRef(self_e) : tn_aten(TN_ROW_mul_Scalar, "(OO)", self_e, be);
-    r = bs ? tn_aten(TN_ROW_add_Tensor, "(OO)", bs, ap) : NULL;
+    PyObject *bs = scalar_is(beta, 1) ? Py_NewRef(self_e) : tn_at_mul_Scalar(self_e, TN_SO(be));
+    r = bs ? tn_at_add_Tensor(bs, ap, TN_SDEF) : NULL;
     Py_XDECREF(bs);
 done:
     Py_XDECREF(al); Py_XDECREF(be); Py_XDECREF(ap);
@@ -1190,7 +1085,7 @@ PyObject *tn_op_addmv(tn_value *a) {
                      (long long)(s->ndim ? s->sizes[0] : 1), (long long)m->sizes[0], (long long)m->sizes[1], (long long)v->sizes[0]);
         return NULL;
     }
-    PyObject *p = tn_aten(TN_ROW_mv, "(OO)", mat, vec);
+    PyObject *p = tn_at_mv(mat, vec);
     PyObject *se = p ? expand_to(self, 1, &m->sizes[0]) : NULL;
     PyObject *r = se ? axpby(p, se, &a[3], &a[4]) : NULL;
     Py_XDECREF(p); Py_XDECREF(se);
@@ -1213,15 +1108,15 @@ PyObject *tn_op_addr(tn_value *a) {
     if (!se) return NULL;
     /* upstream's kernel: beta * self + alpha * vec1 * vec2, (alpha * vec1) * vec2 */
     PyObject *al = tn_value_to_python(&a[4]);
-    PyObject *c = al ? tn_aten(TN_ROW_unsqueeze, "(Oi)", v1, 1) : NULL;
-    PyObject *ca = c ? (scalar_is(&a[4], 1) ? Py_NewRef(c) : tn_aten(TN_ROW_mul_Scalar, "(OO)", c, al)) : NULL;
-    PyObject *p = ca ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ca, v2) : NULL;
+    PyObject *c = al ? tn_at_unsqueeze(v1, 1) : NULL;
+    PyObject *ca = c ? (scalar_is(&a[4], 1) ? Py_NewRef(c) : tn_at_mul_Scalar(c, TN_SO(al))) : NULL;
+    PyObject *p = ca ? tn_at_mul_Tensor(ca, v2) : NULL;
     tn_value one = {.tag = TN_V_INT, .u.i = 1};
     PyObject *r = p ? axpby(p, se, &a[3], &one) : NULL;
     Py_XDECREF(al); Py_XDECREF(c); Py_XDECREF(ca); Py_XDECREF(p); Py_DECREF(se);
     if (r && T(r)->dtype != T(self)->dtype) {   /* the result takes self's dtype */
         PyObject *dt = tn_py_from_dtype(T(self)->dtype);
-        PyObject *c2 = dt ? tn_aten(TN_ROW_to_dtype, "(OO)", r, dt) : NULL;
+        PyObject *c2 = dt ? tn_at_to_dtype(r, dt, false, false, NULL) : NULL;
         Py_XDECREF(dt);
         Py_SETREF(r, c2);
     }
@@ -1246,23 +1141,21 @@ PyObject *tn_op_addbmm(tn_value *a) {
     PyObject *se = expand_to(self, 2, sz);
     if (!se) return NULL;
     bool beta0 = scalar_is(&a[3], 0);
-    PyObject *res = beta0 ? tn_aten(TN_ROW_zeros_like, "(O)", se) : clone_contig(se);
+    PyObject *res = beta0 ? tn_at_zeros_like(se, NULL, NULL, NULL, NULL, NULL) : clone_contig(se);
     Py_DECREF(se);
     if (!res) return NULL;
     PyObject *be = tn_value_to_python(&a[3]), *al = be ? tn_value_to_python(&a[4]) : NULL;
     if (!al) { Py_XDECREF(be); Py_DECREF(res); return NULL; }
     if (x->sizes[0] == 0) {
-        PyObject *z = beta0 ? Py_NewRef(res) : tn_aten(TN_ROW_mul__Scalar, "(OO)", res, be);
+        PyObject *z = beta0 ? Py_NewRef(res) : tn_at_mul__Scalar(res, TN_SO(be));
         Py_XDECREF(z);
         if (!z) Py_CLEAR(res);
     }
     for (int64_t b = 0; b < x->sizes[0] && res; b++) {
-        PyObject *m1 = tn_aten(TN_ROW_select_int, "(OiL)", b1, 0, (long long)b);
-        PyObject *m2 = m1 ? tn_aten(TN_ROW_select_int, "(OiL)", b2, 0, (long long)b) : NULL;
-        PyObject *kw = m2 ? Py_BuildValue("{sOsO}", "beta", b == 0 ? be : PyLong_FromLong(1), "alpha", al) : NULL;
-        if (b != 0 && kw) Py_DECREF(PyDict_GetItemString(kw, "beta"));
-        PyObject *z = kw ? tn_aten_kw(TN_ROW_addmm_, kw, "(OOO)", res, m1, m2) : NULL;
-        Py_XDECREF(m1); Py_XDECREF(m2); Py_XDECREF(kw);
+        PyObject *m1 = tn_at_select_int(b1, 0, (long long)b);
+        PyObject *m2 = m1 ? tn_at_select_int(b2, 0, (long long)b) : NULL;
+        PyObject *z = m2 ? tn_at_addmm_(res, m1, m2, b == 0 ? TN_SO(be) : TN_SI(1), TN_SO(al)) : NULL;
+        Py_XDECREF(m1); Py_XDECREF(m2);
         if (!z) Py_CLEAR(res);
         Py_XDECREF(z);
     }
@@ -1272,8 +1165,8 @@ PyObject *tn_op_addbmm(tn_value *a) {
 /* dist(self, other, p) = norm(self - other, p) */
 PyObject *tn_op_dist(tn_value *a) {
     PyObject *p = tn_value_to_python(&a[2]);
-    PyObject *d = p ? tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj) : NULL;
-    PyObject *r = d ? tn_aten(TN_ROW_norm_Scalar, "(OO)", d, p) : NULL;
+    PyObject *d = p ? tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF) : NULL;
+    PyObject *r = d ? tn_at_norm_Scalar(d, TN_SO(p)) : NULL;
     Py_XDECREF(p); Py_XDECREF(d);
     return r;
 }
@@ -1288,7 +1181,7 @@ PyObject *tn_linalg_more_d_lu_solve_old(tn_value *a) {
                          "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)", 1) < 0) return NULL;
     }
     (void)c;
-    return tn_aten(TN_ROW_linalg_lu_solve, "(OOO)", a[1].u.obj, a[2].u.obj, a[0].u.obj);
+    return tn_at_linalg_lu_solve(a[1].u.obj, a[2].u.obj, a[0].u.obj, true, false);
 }
 PyObject *tn_linalg_more_d_lu_with_info(tn_value *a) {
     static int warned;
@@ -1300,9 +1193,7 @@ PyObject *tn_linalg_more_d_lu_with_info(tn_value *a) {
                          "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
                          "compute_pivots)", 1) < 0) return NULL;
     }
-    PyObject *kw = Py_BuildValue("{sOsO}", "pivot", B(a[1].u.i != 0), "check_errors", Py_False);
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_lu_factor_ex, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *r = tn_at_linalg_lu_factor_ex(a[0].u.obj, a[1].u.i != 0, false);
     if (!r) return NULL;
     PyObject *v = PyTuple_New(3);
     if (v) for (int i = 0; i < 3; i++) PyTuple_SetItem(v, i, Py_NewRef(PyTuple_GetItem(r, i)));
@@ -1314,5 +1205,5 @@ PyObject *tn_linalg_more_d_lu_with_info(tn_value *a) {
     return res;
 }
 PyObject *tn_linalg_more_d_orgqr(tn_value *a) {
-    return tn_aten(TN_ROW_linalg_householder_product, "(OO)", a[0].u.obj, a[1].u.obj);
+    return tn_at_linalg_householder_product(a[0].u.obj, a[1].u.obj);
 }

@@ -1,6 +1,6 @@
 /* ops/loss.c — the loss operators of torch.nn with kernels of their own upstream: mse_loss
  * (the elementwise (self - target)^2 of the broadcast operands, then mean or sum, composed of
- * the elementwise and reduction ops through the door (tn_aten), so it rounds as they do; its
+ * the elementwise and reduction ops through the door (the typed op API), so it rounds as they do; its
  * backward kernel is in ops/backward.c), smooth_l1 / huber / binary_cross_entropy / log_sigmoid
  * forward and backward (elementwise kernels, kernels/ref/loss.c), binary_cross_entropy_with_logits
  * and soft_margin_loss (upstream composes them of other ops inside one kernel: the same ops here,
@@ -22,11 +22,11 @@
 /* mse_loss(self, target, reduction=Mean) */
 PyObject *tn_op_mse_loss(tn_value *a) {
     int64_t red = a[2].u.i;
-    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-    PyObject *sq = d ? tn_aten(TN_ROW_mul_Tensor, "(OO)", d, d) : NULL;
+    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
+    PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
     Py_XDECREF(d);
     if (!sq || red == 0) return sq;
-    PyObject *r = tn_aten(red == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", sq);
+    PyObject *r = (red == 1 ? tn_at_mean(sq, NULL) : tn_at_sum(sq, NULL));
     Py_DECREF(sq);
     return r;
 }
@@ -36,8 +36,8 @@ PyObject *tn_op_mse_loss(tn_value *a) {
 PyObject *tn_op_mse_loss_out(tn_value *a) {
     int64_t red = a[2].u.i;
     PyObject *out = a[3].u.obj;
-    PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-    PyObject *sq = d ? tn_aten(TN_ROW_mul_Tensor, "(OO)", d, d) : NULL;
+    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
+    PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
     Py_XDECREF(d);
     if (!sq || red == 0) return tn_out_deliver(sq, out, "mse_loss");
     tn_dtype od = tn_tensor_of(out)->dtype, sd = tn_tensor_of(sq)->dtype;
@@ -45,10 +45,7 @@ PyObject *tn_op_mse_loss_out(tn_value *a) {
         Py_DECREF(sq);
         return tn_cast_error(sd, od);
     }
-    PyObject *dt = tn_py_from_dtype(od), *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(red == 1 ? TN_ROW_mean : TN_ROW_sum, kw, "(O)", sq) : NULL;
-    Py_XDECREF(dt);
-    Py_XDECREF(kw);
+    PyObject *r = red == 1 ? tn_at_mean(sq, TN_DT(od)) : tn_at_sum(sq, TN_DT(od));
     Py_DECREF(sq);
     return tn_out_deliver(r, out, "mse_loss");
 }
@@ -73,7 +70,7 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
         if (same) r = Py_NewRef(t);
         else {
             PyObject *sz = tn_py_size_new(nd, shape);
-            r = sz ? tn_aten(TN_ROW_expand, "(OO)", t, sz) : NULL;
+            r = sz ? tn_at_expand(t, TN_IPY(sz), false) : NULL;
             Py_XDECREF(sz);
         }
         if (!r) { Py_DECREF(out); return NULL; }
@@ -87,7 +84,7 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
 /* the loss reduced: none -> l itself, mean -> l.mean(), sum -> l.sum(). Steals l. */
 static PyObject *reduce_loss(PyObject *l, int64_t red) {
     if (!l || red == 0) return l;
-    PyObject *r = tn_aten(red == 1 ? TN_ROW_mean : TN_ROW_sum, "(O)", l);
+    PyObject *r = (red == 1 ? tn_at_mean(l, NULL) : tn_at_sum(l, NULL));
     Py_DECREF(l);
     return r;
 }
@@ -153,8 +150,8 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
     }
     PyObject *r;
     if (beta == 0) {
-        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-        r = reduce_loss(d ? tn_aten(TN_ROW_abs, "(O)", d) : NULL, red);
+        PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
+        r = reduce_loss(d ? tn_at_abs(d) : NULL, red);
         Py_XDECREF(d);
     } else {
         tn_dtype ct = tn_result_type(2, a);
@@ -203,11 +200,11 @@ static PyObject *sl1_huber_bwd(tn_value *a, PyObject *out, bool is_huber) {
     double par = a[4].u.f;
     int64_t red = a[3].u.i;
     if (!is_huber && par <= 0) {   /* upstream: l1_loss's gradient, sign(self - target) * grad [/ numel] */
-        PyObject *d = tn_aten(TN_ROW_sub_Tensor, "(OO)", a[1].u.obj, a[2].u.obj);
-        PyObject *sg = d ? tn_aten(TN_ROW_sign, "(O)", d) : NULL;
-        PyObject *r = sg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sg, a[0].u.obj) : NULL;
+        PyObject *d = tn_at_sub_Tensor(a[1].u.obj, a[2].u.obj, TN_SDEF);
+        PyObject *sg = d ? tn_at_sign(d) : NULL;
+        PyObject *r = sg ? tn_at_mul_Tensor(sg, a[0].u.obj) : NULL;
         Py_XDECREF(d); Py_XDECREF(sg);
-        if (r && red == 1) Py_SETREF(r, tn_aten(TN_ROW_div_Scalar, "(OL)", r, (long long)tn_numel(x)));
+        if (r && red == 1) Py_SETREF(r, tn_at_div_Scalar(r, TN_SI((long long)tn_numel(x))));
         return out ? tn_out_deliver(r, out, "smooth_l1_loss_backward") : r;
     }
     tn_dtype dts[4] = {x->dtype, x->dtype, TN_T(a[2])->dtype, TN_T(a[0])->dtype};
@@ -228,7 +225,7 @@ PyObject *tn_op_huber_loss_backward_out(tn_value *a) { return sl1_huber_bwd(a, a
 /* in-place loss.mul_(weight) when a weight is given; steals l */
 static PyObject *mul_weight(PyObject *l, const tn_value *w) {
     if (!l || w->tag != TN_V_TENSOR) return l;
-    PyObject *r = tn_aten(TN_ROW_mul__Tensor, "(OO)", l, w->u.obj);
+    PyObject *r = tn_at_mul__Tensor(l, w->u.obj);
     Py_XDECREF(r);
     if (!r) Py_CLEAR(l);
     return l;
@@ -277,7 +274,7 @@ static PyObject *bce_bwd(tn_value *a, PyObject *out) {
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
     PyObject *r = mul_weight(ew_run(TN_LOSS_BCE_BWD, "binary_cross_entropy_backward", x->dtype, NULL, 3, ins), &a[3]);
     if (r && a[4].u.i == 1) {
-        PyObject *q = tn_aten(TN_ROW_div__Scalar, "(OL)", r, (long long)tn_numel(x));
+        PyObject *q = tn_at_div__Scalar(r, TN_SI((long long)tn_numel(x)));
         Py_XDECREF(q);
         if (!q) Py_CLEAR(r);
     }
@@ -290,7 +287,7 @@ PyObject *tn_op_binary_cross_entropy_backward_grad_input(tn_value *a) { return b
  * lsi = log_sigmoid(self); with pos_weight lsi *= (pos_weight - 1) * target + 1;
  * loss = (1 - target) * self - lsi; loss *= weight; reduced */
 static PyObject *log_sigmoid_of(PyObject *x) {
-    PyObject *r = tn_aten(TN_ROW_log_sigmoid_forward, "(O)", x);
+    PyObject *r = tn_at_log_sigmoid_forward(x);
     if (!r) return NULL;
     PyObject *o = Py_NewRef(PyTuple_GetItem(r, 0));
     Py_DECREF(r);
@@ -305,16 +302,16 @@ PyObject *tn_op_binary_cross_entropy_with_logits(tn_value *a) {
     PyObject *x = a[0].u.obj, *t = a[1].u.obj;
     PyObject *lsi = log_sigmoid_of(x);
     if (lsi && a[3].tag == TN_V_TENSOR) {
-        PyObject *pw = tn_aten(TN_ROW_sub_Scalar, "(Oi)", a[3].u.obj, 1);
-        PyObject *lw = pw ? tn_aten(TN_ROW_mul_Tensor, "(OO)", pw, t) : NULL;
+        PyObject *pw = tn_at_sub_Scalar(a[3].u.obj, TN_SI(1), TN_SDEF);
+        PyObject *lw = pw ? tn_at_mul_Tensor(pw, t) : NULL;
         Py_XDECREF(pw);
-        if (lw && !inplace(tn_aten(TN_ROW_add__Scalar, "(Oi)", lw, 1), lw)) Py_CLEAR(lw);
-        if (!lw || !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", lsi, lw), lsi)) Py_CLEAR(lsi);
+        if (lw && !inplace(tn_at_add__Scalar(lw, TN_SI(1), TN_SDEF), lw)) Py_CLEAR(lw);
+        if (!lw || !inplace(tn_at_mul__Tensor(lsi, lw), lsi)) Py_CLEAR(lsi);
         Py_XDECREF(lw);
     }
-    PyObject *loss = lsi ? tn_aten(TN_ROW_rsub_Scalar, "(Oi)", t, 1) : NULL;
-    if (loss && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", loss, x), loss)) Py_CLEAR(loss);
-    if (loss && !inplace(tn_aten(TN_ROW_sub__Tensor, "(OO)", loss, lsi), loss)) Py_CLEAR(loss);
+    PyObject *loss = lsi ? tn_at_rsub_Scalar(t, TN_SI(1), TN_SDEF) : NULL;
+    if (loss && !inplace(tn_at_mul__Tensor(loss, x), loss)) Py_CLEAR(loss);
+    if (loss && !inplace(tn_at_sub__Tensor(loss, lsi, TN_SDEF), loss)) Py_CLEAR(loss);
     Py_XDECREF(lsi);
     return reduce_loss(mul_weight(loss, &a[2]), a[4].u.i);
 }
@@ -362,10 +359,10 @@ PyObject *tn_op_log_sigmoid_backward_grad_input(tn_value *a) { return ls_bwd(a, 
 
 /* soft_margin_loss(self, target, reduction): log1p(exp(-self * target)), reduced */
 static PyObject *soft_margin(tn_value *a, PyObject *out) {
-    PyObject *l = tn_aten(TN_ROW_neg, "(O)", a[0].u.obj);
-    if (l && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", l, a[1].u.obj), l)) Py_CLEAR(l);
-    if (l && !inplace(tn_aten(TN_ROW_exp_, "(O)", l), l)) Py_CLEAR(l);
-    if (l && !inplace(tn_aten(TN_ROW_log1p_, "(O)", l), l)) Py_CLEAR(l);
+    PyObject *l = tn_at_neg(a[0].u.obj);
+    if (l && !inplace(tn_at_mul__Tensor(l, a[1].u.obj), l)) Py_CLEAR(l);
+    if (l && !inplace(tn_at_exp_(l), l)) Py_CLEAR(l);
+    if (l && !inplace(tn_at_log1p_(l), l)) Py_CLEAR(l);
     PyObject *r = reduce_loss(l, a[2].u.i);
     return out ? tn_out_deliver(r, out, "soft_margin_loss") : r;
 }
@@ -376,15 +373,15 @@ PyObject *tn_op_soft_margin_loss_out(tn_value *a) { return soft_margin(a, a[3].u
  * z = exp(-target * self); gi = target * z * -norm; gi /= z + 1; gi *= grad_output */
 static PyObject *soft_margin_bwd(tn_value *a, PyObject *out) {
     double norm = a[3].u.i == 1 ? 1.0 / (double)tn_numel(TN_T(a[1])) : 1.0;
-    PyObject *nt = tn_aten(TN_ROW_neg, "(O)", a[2].u.obj);
-    PyObject *m = nt ? tn_aten(TN_ROW_mul_Tensor, "(OO)", nt, a[1].u.obj) : NULL;
-    PyObject *z = m ? tn_aten(TN_ROW_exp, "(O)", m) : NULL;
+    PyObject *nt = tn_at_neg(a[2].u.obj);
+    PyObject *m = nt ? tn_at_mul_Tensor(nt, a[1].u.obj) : NULL;
+    PyObject *z = m ? tn_at_exp(m) : NULL;
     Py_XDECREF(nt); Py_XDECREF(m);
-    PyObject *gi = z ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[2].u.obj, z) : NULL;
-    if (gi && !inplace(tn_aten(TN_ROW_mul__Scalar, "(Od)", gi, -norm), gi)) Py_CLEAR(gi);
-    if (gi && !inplace(tn_aten(TN_ROW_add__Scalar, "(Oi)", z, 1), z)) Py_CLEAR(gi);
-    if (gi && !inplace(tn_aten(TN_ROW_div__Tensor, "(OO)", gi, z), gi)) Py_CLEAR(gi);
-    if (gi && !inplace(tn_aten(TN_ROW_mul__Tensor, "(OO)", gi, a[0].u.obj), gi)) Py_CLEAR(gi);
+    PyObject *gi = z ? tn_at_mul_Tensor(a[2].u.obj, z) : NULL;
+    if (gi && !inplace(tn_at_mul__Scalar(gi, TN_SD(-norm)), gi)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_at_add__Scalar(z, TN_SI(1), TN_SDEF), z)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_at_div__Tensor(gi, z), gi)) Py_CLEAR(gi);
+    if (gi && !inplace(tn_at_mul__Tensor(gi, a[0].u.obj), gi)) Py_CLEAR(gi);
     Py_XDECREF(z);
     return out ? tn_out_deliver(gi, out, "soft_margin_loss_backward") : gi;
 }
@@ -653,7 +650,7 @@ static PyObject *nll2d_target(PyObject *to, int64_t C, int64_t ignore) {
 }
 /* [N, C, H, W] -> contiguous [N, H, W, C] */
 static PyObject *channels_last_rows(PyObject *x) {
-    PyObject *p = tn_aten(TN_ROW_permute, "(O(iiii))", x, 0, 2, 3, 1);
+    PyObject *p = tn_at_permute(x, TN_IS(0, 2, 3, 1));
     PyObject *c = p ? tn_as_dtype(p, tn_tensor_of(p)->dtype, true) : NULL;
     Py_XDECREF(p);
     return c;
@@ -737,7 +734,7 @@ static PyObject *nll2d_bwd(tn_value *a, PyObject *outo) {
                          wc ? tn_data(tn_tensor_of(wc)) : NULL, tn_data(tn_tensor_of(twc)), tn_numel(t), C, ignore,
                          red == 0 ? 0 : red == 1 ? 1 : 2, red == 0, tn_data(tn_tensor_of(res)));
     {   /* back to [N, C, H, W], contiguous */
-        PyObject *p = tn_aten(TN_ROW_permute, "(O(iiii))", res, 0, 3, 1, 2);
+        PyObject *p = tn_at_permute(res, TN_IS(0, 3, 1, 2));
         PyObject *c = p ? tn_as_dtype(p, x->dtype, true) : NULL;
         Py_XDECREF(p);
         ret = c ? tn_out_deliver(c, outo, "nll_loss2d_backward") : NULL;

@@ -36,6 +36,8 @@ static PyObject *mk(mx_bag *b, PyObject *x) {
     }
     return b->o[b->n++] = x;
 }
+/* a Python float in the bag: given for a Tensor argument it is a wrapped number, as upstream's double */
+static PyObject *mx_num(mx_bag *b, double v) { return mk(b, PyFloat_FromDouble(v)); }
 static void mx_drop(mx_bag *b) {
     for (int i = 0; i < b->n; i++) Py_DECREF(b->o[i]);
     free(b->o);
@@ -60,31 +62,31 @@ static double mx_coef(const double *vals, int k, tn_dtype dt) {
 
 /* sum_j coef[j] * in[j], accumulated from zero in order j (upstream's linear-combination kernel) */
 static PyObject *mx_lincomb(mx_bag *b, PyObject *const *in, int n, const double *vals, int off, tn_dtype dt) {
-    PyObject *acc = mk(b, tn_aten(TN_ROW_zeros_like, "(O)", in[0]));
+    PyObject *acc = mk(b, tn_at_zeros_like(in[0], NULL, NULL, NULL, NULL, NULL));
     for (int j = 0; j < n && acc; j++) {
-        PyObject *t = mk(b, tn_aten(TN_ROW_mul_Tensor, "(Od)", in[j], mx_coef(vals, off + j, dt)));
-        acc = t ? mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", acc, t)) : NULL;
+        PyObject *t = mk(b, tn_at_mul_Tensor(in[j], mx_num(b, mx_coef(vals, off + j, dt))));
+        acc = t ? mk(b, tn_at_add_Tensor(acc, t, TN_SDEF)) : NULL;
     }
     return acc;
 }
 static PyObject *mx_mm(mx_bag *b, PyObject *x, PyObject *y) {
-    return x && y ? mk(b, tn_aten(TN_ROW_bmm, "(OO)", x, y)) : NULL;
+    return x && y ? mk(b, tn_at_bmm(x, y)) : NULL;
 }
 /* I + A sum or stack-and-sum (upstream's As.sum(0)) */
 static PyObject *mx_sum0(mx_bag *b, PyObject *const *in, int n) {
     PyObject *lst = PyList_New(n);
     if (!lst) return NULL;
     for (int i = 0; i < n; i++) PyList_SetItem(lst, i, Py_NewRef(in[i]));
-    PyObject *st = mk(b, tn_aten(TN_ROW_stack, "(Oi)", lst, 0));
+    PyObject *st = mk(b, tn_at_stack(TN_TPY(lst), 0));
     Py_DECREF(lst);
-    return st ? mk(b, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", st, 0)) : NULL;
+    return st ? mk(b, tn_at_sum_dim_IntList(st, TN_IS(0), false, NULL)) : NULL;
 }
 
 /* powers {I, A, A^2, A^3, A^6}[0:k] of a batch A (b, n, n) */
 static int mx_powers(mx_bag *b, PyObject *A, int k, PyObject **P) {
-    PyObject *I = mk(b, tn_aten(TN_ROW_zeros_like, "(O)", A));
-    PyObject *d = I ? mk(b, tn_aten(TN_ROW_diagonal, "(Oiii)", I, 0, -2, -1)) : NULL;
-    if (!d || !mk(b, tn_aten(TN_ROW_fill__Scalar, "(Oi)", d, 1))) return -1;
+    PyObject *I = mk(b, tn_at_zeros_like(A, NULL, NULL, NULL, NULL, NULL));
+    PyObject *d = I ? mk(b, tn_at_diagonal(I, 0, -2, -1)) : NULL;
+    if (!d || !mk(b, tn_at_fill__Scalar(d, TN_SI(1)))) return -1;
     P[0] = I;
     P[1] = A;
     if (k > 2 && !(P[2] = mx_mm(b, A, A))) return -1;
@@ -100,7 +102,7 @@ static PyObject *mx_T1(mx_bag *b, PyObject *A) {
 static PyObject *mx_T2(mx_bag *b, PyObject *A) {
     PyObject *P[3];
     if (mx_powers(b, A, 3, P) < 0) return NULL;
-    if (!(P[2] = mk(b, tn_aten(TN_ROW_div_Tensor, "(Od)", P[2], 2.0)))) return NULL;
+    if (!(P[2] = mk(b, tn_at_div_Tensor(P[2], mx_num(b, 2.0))))) return NULL;
     return mx_sum0(b, P, 3);
 }
 static PyObject *mx_T4(mx_bag *b, PyObject *A, tn_dtype dt) {
@@ -149,10 +151,10 @@ static PyObject *mx_T12(mx_bag *b, PyObject *A, tn_dtype dt) {
     for (int i = 0; i < 4; i++)
         if (!(B[i] = mx_lincomb(b, P, 4, c, 4 * i, dt))) return NULL;
     PyObject *a6 = mx_mm(b, B[3], B[3]);
-    if (!a6 || !(B[2] = mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[2], a6)))) return NULL;
-    PyObject *s = mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[1], B[2]));
+    if (!a6 || !(B[2] = mk(b, tn_at_add_Tensor(B[2], a6, TN_SDEF)))) return NULL;
+    PyObject *s = mk(b, tn_at_add_Tensor(B[1], B[2], TN_SDEF));
     PyObject *p = mx_mm(b, s, B[2]);
-    return p ? mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[0], p)) : NULL;
+    return p ? mk(b, tn_at_add_Tensor(B[0], p, TN_SDEF)) : NULL;
 }
 static PyObject *mx_T18(mx_bag *b, PyObject *A, tn_dtype dt) {
     double c[25];
@@ -162,10 +164,10 @@ static PyObject *mx_T18(mx_bag *b, PyObject *A, tn_dtype dt) {
     for (int i = 0; i < 5; i++)
         if (!(B[i] = mx_lincomb(b, P, 5, c, 5 * i, dt))) return NULL;
     PyObject *a9 = mx_mm(b, B[0], B[4]);
-    if (!a9 || !(B[3] = mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[3], a9)))) return NULL;
-    PyObject *s = mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[2], B[3]));
+    if (!a9 || !(B[3] = mk(b, tn_at_add_Tensor(B[3], a9, TN_SDEF)))) return NULL;
+    PyObject *s = mk(b, tn_at_add_Tensor(B[2], B[3], TN_SDEF));
     PyObject *p = mx_mm(b, s, B[3]);
-    return p ? mk(b, tn_aten(TN_ROW_add_Tensor, "(OO)", B[1], p)) : NULL;
+    return p ? mk(b, tn_at_add_Tensor(B[1], p, TN_SDEF)) : NULL;
 }
 
 /* the values of a 1-d real tensor as doubles (malloc'd; NULL with an exception) */
@@ -184,14 +186,14 @@ static double *mx_values(PyObject *t, int64_t *n) {
 /* degree 18 after scaling by 2^-s, s = max(ceil(log2(norm / theta)), 0) per matrix, then each
  * result squared s times (matrices of equal s squared together, as upstream's batched loop) */
 static PyObject *mx_scale_square(mx_bag *b, PyObject *A, PyObject *norm, double theta, tn_dtype dt) {
-    PyObject *q = mk(b, tn_aten(TN_ROW_div_Tensor, "(Od)", norm, theta));
-    PyObject *l = q ? mk(b, tn_aten(TN_ROW_log2, "(O)", q)) : NULL;
-    PyObject *c = l ? mk(b, tn_aten(TN_ROW_ceil, "(O)", l)) : NULL;
-    PyObject *s = c ? mk(b, tn_aten(TN_ROW_clamp_min, "(Oi)", c, 0)) : NULL;
-    PyObject *ns = s ? mk(b, tn_aten(TN_ROW_neg, "(O)", s)) : NULL;
-    PyObject *p2 = ns ? mk(b, tn_aten(TN_ROW_pow_Scalar, "(iO)", 2, ns)) : NULL;
-    PyObject *pv = p2 ? mk(b, tn_aten(TN_ROW_view, "(O[iii])", p2, -1, 1, 1)) : NULL;
-    PyObject *as = pv ? mk(b, tn_aten(TN_ROW_mul_Tensor, "(OO)", A, pv)) : NULL;
+    PyObject *q = mk(b, tn_at_div_Tensor(norm, mx_num(b, theta)));
+    PyObject *l = q ? mk(b, tn_at_log2(q)) : NULL;
+    PyObject *c = l ? mk(b, tn_at_ceil(l)) : NULL;
+    PyObject *s = c ? mk(b, tn_at_clamp_min(c, TN_SI(0))) : NULL;
+    PyObject *ns = s ? mk(b, tn_at_neg(s)) : NULL;
+    PyObject *p2 = ns ? mk(b, tn_at_pow_Scalar(TN_SI(2), ns)) : NULL;
+    PyObject *pv = p2 ? mk(b, tn_at_view(p2, TN_IS(-1, 1, 1))) : NULL;
+    PyObject *as = pv ? mk(b, tn_at_mul_Tensor(A, pv)) : NULL;
     PyObject *e = as ? mx_T18(b, as, dt) : NULL;
     if (!e) return NULL;
     int64_t nb;
@@ -225,16 +227,16 @@ static PyObject *mx_scale_square(mx_bag *b, PyObject *A, PyObject *norm, double 
         if (!inv) goto done;
         int64_t *pi = (int64_t *)tn_data(tn_tensor_of(idx)), *pv2 = (int64_t *)tn_data(tn_tensor_of(inv));
         for (int64_t i = 0; i < nb; i++) { pi[i] = ord[i]; pv2[ord[i]] = i; }
-        if (!(acc = mk(b, tn_aten(TN_ROW_index_select, "(OiO)", e, 0, idx)))) goto done;
+        if (!(acc = mk(b, tn_at_index_select(e, 0, idx)))) goto done;
     }
     int64_t start = 0;
     for (int64_t p = 1; p <= top; p++) {
         while (start < nb && cnt[ord[start]] < p) start++;
-        PyObject *sub = mk(b, tn_aten(TN_ROW_narrow, "(OiLL)", acc, 0, (long long)start, (long long)(nb - start)));
+        PyObject *sub = mk(b, tn_at_narrow(acc, 0, (long long)start, (long long)(nb - start)));
         PyObject *sq = mx_mm(b, sub, sub);
         if (!sq || tn_copy_into(sub, sq) < 0) goto done;
     }
-    res = sorted ? acc : mk(b, tn_aten(TN_ROW_index_select, "(OiO)", acc, 0, inv));
+    res = sorted ? acc : mk(b, tn_at_index_select(acc, 0, inv));
 done:
     free(cnt);
     free(ord);
@@ -259,14 +261,14 @@ static PyObject *mx_batch(mx_bag *b, PyObject *A3, tn_dtype dt) {
     const double *th = mx_single(dt) ? mx_theta_f : mx_theta_d;
     double theta[6];
     mx_table(th, 6, dt, theta);
-    PyObject *ab = mk(b, tn_aten(TN_ROW_abs, "(O)", A3));
-    PyObject *cs = ab ? mk(b, tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", ab, -2)) : NULL;
-    PyObject *mx = cs ? mk(b, tn_aten(TN_ROW_max_dim, "(Oi)", cs, -1)) : NULL;
+    PyObject *ab = mk(b, tn_at_abs(A3));
+    PyObject *cs = ab ? mk(b, tn_at_sum_dim_IntList(ab, TN_IS(-2), false, NULL)) : NULL;
+    PyObject *mx = cs ? mk(b, tn_at_max_dim(cs, -1, false)) : NULL;
     PyObject *norm = mx ? PyTuple_GetItem(mx, 0) : NULL;
     if (!norm) return NULL;
     const tn_tensor *a = tn_tensor_of(A3);
     if (a->sizes[0] > 1) return mx_scale_square(b, A3, norm, theta[5], dt);
-    if (a->sizes[0] == 0) return mk(b, tn_aten(TN_ROW_clone, "(O)", A3));
+    if (a->sizes[0] == 0) return mk(b, tn_at_clone(A3, NULL));
     int64_t one;
     double *nv = mx_values(norm, &one);
     if (!nv) return NULL;
@@ -287,10 +289,7 @@ static PyObject *mx_batch(mx_bag *b, PyObject *A3, tn_dtype dt) {
         }
     }
     /* a NaN norm: upstream's result stays the NaN it was filled with */
-    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-    PyObject *r = kw ? mk(b, tn_aten_kw(TN_ROW_full_like, kw, "(Od)", A3, NAN)) : NULL;
-    Py_XDECREF(kw);
-    return r;
+    return mk(b, tn_at_full_like(A3, TN_SD(NAN), NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous));
 }
 
 PyObject *tn_op_linalg_matrix_exp(tn_value *a) {
@@ -314,16 +313,16 @@ PyObject *tn_op_linalg_matrix_exp(tn_value *a) {
         return NULL;
     }
     if (tn_require_computable("linalg_matrix_exp", dt) < 0) return NULL;
-    if (n == 0) return tn_aten(TN_ROW_clone, "(O)", x);
-    if (n == 1) return tn_aten(TN_ROW_exp, "(O)", x);
+    if (n == 0) return tn_at_clone(x, NULL);
+    if (n == 1) return tn_at_exp(x);
     mx_bag b = MX_BAG;
     /* upstream views the batch as one dimension (a view error when the batch dimensions cannot
      * merge) and computes in contiguous buffers */
-    PyObject *A3v = mk(&b, tn_aten(TN_ROW_view, "(O[LLL])", x, -1LL, (long long)n, (long long)n));
-    PyObject *A3 = A3v ? mk(&b, tn_aten(TN_ROW_contiguous, "(O)", A3v)) : NULL;
+    PyObject *A3v = mk(&b, tn_at_view(x, TN_IS(-1LL, (long long)n, (long long)n)));
+    PyObject *A3 = A3v ? mk(&b, tn_at_contiguous(A3v, NULL)) : NULL;
     PyObject *r = A3 ? mx_batch(&b, A3, dt) : NULL;
     PyObject *sz = r ? tn_int_list(t->sizes, t->ndim) : NULL;
-    PyObject *res = sz ? tn_aten(TN_ROW__unsafe_view, "(OO)", r, sz) : NULL;   /* not a view, as upstream's */
+    PyObject *res = sz ? tn_at__unsafe_view(r, TN_IPY(sz)) : NULL;   /* not a view, as upstream's */
     Py_XDECREF(sz);
     mx_drop(&b);
     return res;
@@ -345,26 +344,26 @@ PyObject *tn_matrix_exp_differential(PyObject *self, PyObject *grad, bool adjoin
     int64_t n = t->sizes[nd - 1], sz[TN_MAX_DIMS];
     PyObject *res = NULL, *A = self;
     if (adjoint) {
-        PyObject *tr = mk(&b, tn_aten(TN_ROW_transpose_int, "(Oii)", self, -2, -1));
-        if (!tr || !(A = mk(&b, tn_aten(TN_ROW_conj, "(O)", tr)))) goto done;
+        PyObject *tr = mk(&b, tn_at_transpose_int(self, -2, -1));
+        if (!tr || !(A = mk(&b, tn_at_conj(tr)))) goto done;
     }
     memcpy(sz, t->sizes, (size_t)nd * sizeof *sz);
     sz[nd - 2] *= 2;
     sz[nd - 1] *= 2;
     {
         PyObject *lst = tn_int_list(sz, nd);
-        PyObject *M = lst ? mk(&b, tn_aten(TN_ROW_new_zeros, "(OO)", grad, lst)) : NULL;
+        PyObject *M = lst ? mk(&b, tn_at_new_zeros(grad, TN_IPY(lst), NULL, NULL, NULL, NULL)) : NULL;
         Py_XDECREF(lst);
         if (!M) goto done;
         const long long o[3][2] = {{0, 0}, {n, n}, {0, n}};
         for (int k = 0; k < 3; k++) {
-            PyObject *r1 = mk(&b, tn_aten(TN_ROW_narrow, "(OiLL)", M, -2, o[k][0], (long long)n));
-            PyObject *blk = r1 ? mk(&b, tn_aten(TN_ROW_narrow, "(OiLL)", r1, -1, o[k][1], (long long)n)) : NULL;
-            if (!blk || !mk(&b, tn_aten(TN_ROW_copy_, "(OO)", blk, k < 2 ? A : grad))) goto done;
+            PyObject *r1 = mk(&b, tn_at_narrow(M, -2, o[k][0], (long long)n));
+            PyObject *blk = r1 ? mk(&b, tn_at_narrow(r1, -1, o[k][1], (long long)n)) : NULL;
+            if (!blk || !mk(&b, tn_at_copy_(blk, k < 2 ? A : grad, false))) goto done;
         }
-        PyObject *E = mk(&b, tn_aten(TN_ROW_linalg_matrix_exp, "(O)", M));
-        PyObject *top = E ? mk(&b, tn_aten(TN_ROW_narrow, "(OiLL)", E, -2, 0LL, (long long)n)) : NULL;
-        res = top ? tn_aten(TN_ROW_narrow, "(OiLL)", top, -1, (long long)n, (long long)n) : NULL;
+        PyObject *E = mk(&b, tn_at_linalg_matrix_exp(M));
+        PyObject *top = E ? mk(&b, tn_at_narrow(E, -2, 0LL, (long long)n)) : NULL;
+        res = top ? tn_at_narrow(top, -1, (long long)n, (long long)n) : NULL;
     }
 done:
     mx_drop(&b);

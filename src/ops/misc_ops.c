@@ -21,14 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static PyObject *slice(PyObject *x, int64_t dim, PyObject *start, PyObject *end) {
-    return tn_aten(TN_ROW_slice_Tensor, "(OLOO)", x, (long long)dim, start, end);
-}
 static PyObject *slice_ll(PyObject *x, int64_t dim, long long start, long long end, bool has_end) {
-    PyObject *s = PyLong_FromLongLong(start), *e = has_end ? PyLong_FromLongLong(end) : Py_NewRef(Py_None);
-    PyObject *r = s && e ? slice(x, dim, s, e) : NULL;
-    Py_XDECREF(s); Py_XDECREF(e);
-    return r;
+    return tn_at_slice_Tensor(x, dim, TN_I(start), has_end ? TN_I(end) : NULL, 1);
 }
 
 /* ---- fftshift / ifftshift ---- */
@@ -46,7 +40,7 @@ static PyObject *fftshift(tn_value *a, bool inverse) {
     }
     for (int i = 0; i < n; i++) shifts[i] = inverse ? (t->sizes[dims[i]] + 1) / 2 : t->sizes[dims[i]] / 2;
     PyObject *sl = tn_int_list(shifts, n), *dl = sl ? tn_int_list(dims, n) : NULL;
-    PyObject *r = dl ? tn_aten(TN_ROW_roll, "(OOO)", x, sl, dl) : NULL;
+    PyObject *r = dl ? tn_at_roll(x, TN_IPY(sl), TN_IPY(dl)) : NULL;
     Py_XDECREF(sl); Py_XDECREF(dl);
     return r;
 }
@@ -74,9 +68,9 @@ PyObject *tn_misc_d_take_along_dim(tn_value *a) {
     PyObject *self = a[0].u.obj, *idx = a[1].u.obj;
     const tn_tensor *t = tn_tensor_of(self), *it = tn_tensor_of(idx);
     if (tn_is_none(&a[2])) {
-        PyObject *v1 = tn_aten(TN_ROW_view, "(O(i))", self, -1);
-        PyObject *v2 = v1 ? tn_aten(TN_ROW_view, "(O(i))", idx, -1) : NULL;
-        PyObject *r = v2 ? tn_aten(TN_ROW_gather, "(OiO)", v1, 0, v2) : NULL;
+        PyObject *v1 = tn_at_view(self, TN_IS(-1));
+        PyObject *v2 = v1 ? tn_at_view(idx, TN_IS(-1)) : NULL;
+        PyObject *r = v2 ? tn_at_gather(v1, 0, v2, false) : NULL;
         Py_XDECREF(v1); Py_XDECREF(v2);
         return r;
     }
@@ -104,10 +98,10 @@ PyObject *tn_misc_d_take_along_dim(tn_value *a) {
     is[dim] = t->sizes[dim];
     if (infer_size(it->ndim, is, t->ndim, t->sizes, &n2, b2) < 0) return NULL;
     PyObject *l1 = tn_int_list(b1, n1), *l2 = l1 ? tn_int_list(b2, n2) : NULL;
-    PyObject *ib = l2 ? tn_aten(TN_ROW_broadcast_to, "(OO)", idx, l1) : NULL;
-    PyObject *sb = ib ? tn_aten(TN_ROW_broadcast_to, "(OO)", self, l2) : NULL;
-    PyObject *iw = sb ? tn_aten(TN_ROW_remainder_Scalar, "(OL)", ib, (long long)t->sizes[dim]) : NULL;
-    PyObject *r = iw ? tn_aten(TN_ROW_gather, "(OLO)", sb, (long long)dim, iw) : NULL;
+    PyObject *ib = l2 ? tn_at_broadcast_to(idx, TN_IPY(l1)) : NULL;
+    PyObject *sb = ib ? tn_at_broadcast_to(self, TN_IPY(l2)) : NULL;
+    PyObject *iw = sb ? tn_at_remainder_Scalar(ib, TN_SI((long long)t->sizes[dim])) : NULL;
+    PyObject *r = iw ? tn_at_gather(sb, (long long)dim, iw, false) : NULL;
     Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(ib); Py_XDECREF(sb); Py_XDECREF(iw);
     return r;
 }
@@ -131,11 +125,7 @@ static PyObject *zeros_except(PyObject *y, int64_t dim) {
     int n = 0;
     for (int i = 0; i < t->ndim; i++)
         if (i != dim) s[n++] = t->sizes[i];
-    PyObject *l = tn_int_list(s, n), *d = l ? tn_py_from_dtype(t->dtype) : NULL;
-    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
-    Py_XDECREF(l); Py_XDECREF(d); Py_XDECREF(kw);
-    return r;
+    return tn_at_zeros(TN_IN(s, n), TN_DT(t->dtype), NULL, NULL, NULL);
 }
 
 /* x viewed so that its differences broadcast against y's (upstream's x_viewed), then
@@ -152,7 +142,7 @@ static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) 
         for (int i = 0; i < yt->ndim; i++) s[i] = 1;
         s[dim] = xt->sizes[0];
         PyObject *l = tn_int_list(s, yt->ndim);
-        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        xv = l ? tn_at_view(x, TN_IPY(l)) : NULL;
         Py_XDECREF(l);
     } else if (xt->ndim < yt->ndim) {
         int64_t s[TN_MAX_DIMS];
@@ -160,7 +150,7 @@ static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) 
         for (int i = 0; i < pad; i++) s[i] = 1;
         for (int i = 0; i < xt->ndim; i++) s[pad + i] = xt->sizes[i];
         PyObject *l = tn_int_list(s, yt->ndim);
-        xv = l ? tn_aten(TN_ROW_view, "(OO)", x, l) : NULL;
+        xv = l ? tn_at_view(x, TN_IPY(l)) : NULL;
         Py_XDECREF(l);
     } else {
         xv = Py_NewRef(x);
@@ -168,7 +158,7 @@ static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) 
     if (!xv) return NULL;
     PyObject *xl = slice_ll(xv, dim, 0, -1, true);
     PyObject *xr = xl ? slice_ll(xv, dim, 1, 0, false) : NULL;
-    PyObject *dx = xr ? tn_aten(TN_ROW_sub_Tensor, "(OO)", xr, xl) : NULL;
+    PyObject *dx = xr ? tn_at_sub_Tensor(xr, xl, TN_SDEF) : NULL;
     Py_DECREF(xv); Py_XDECREF(xl); Py_XDECREF(xr);
     return dx;
 }
@@ -177,7 +167,7 @@ static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) 
 static PyObject *y_pair_sum(PyObject *y, int64_t dim, bool left_first) {
     PyObject *yl = slice_ll(y, dim, 0, -1, true);
     PyObject *yr = yl ? slice_ll(y, dim, 1, 0, false) : NULL;
-    PyObject *s = yr ? tn_aten(TN_ROW_add_Tensor, "(OO)", left_first ? yl : yr, left_first ? yr : yl) : NULL;
+    PyObject *s = yr ? tn_at_add_Tensor(left_first ? yl : yr, left_first ? yr : yl, TN_SDEF) : NULL;
     Py_XDECREF(yl); Py_XDECREF(yr);
     return s;
 }
@@ -195,9 +185,9 @@ static PyObject *trapezoid_x(tn_value *a) {
     }
     PyObject *dx = x_diff(y, x, dim, "trapezoid");
     PyObject *ys = dx ? y_pair_sum(y, dim, false) : NULL;
-    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
-    PyObject *s = m ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", m, (long long)dim) : NULL;
-    PyObject *r = s ? tn_aten(TN_ROW_div_Scalar, "(Od)", s, 2.0) : NULL;
+    PyObject *m = ys ? tn_at_mul_Tensor(ys, dx) : NULL;
+    PyObject *s = m ? tn_at_sum_dim_IntList(m, TN_IS((long long)dim), false, NULL) : NULL;
+    PyObject *r = s ? tn_at_div_Scalar(s, TN_SD(2.0)) : NULL;
     Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(s);
     return r;
 }
@@ -227,13 +217,13 @@ static PyObject *trapezoid_dx(tn_value *a, bool scalar_dx) {
     } else {
         dx = a[1].u.f;
     }
-    PyObject *last = tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, -1LL);
-    PyObject *first = last ? tn_aten(TN_ROW_select_int, "(OLL)", y, (long long)d, 0LL) : NULL;
-    PyObject *ends = first ? tn_aten(TN_ROW_add_Tensor, "(OO)", first, last) : NULL;
-    PyObject *half = ends ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ends, 0.5) : NULL;
-    PyObject *s = half ? tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", y, (long long)d) : NULL;
-    PyObject *diff = s ? tn_aten(TN_ROW_sub_Tensor, "(OO)", s, half) : NULL;
-    PyObject *r = diff ? tn_aten(TN_ROW_mul_Scalar, "(Od)", diff, dx) : NULL;
+    PyObject *last = tn_at_select_int(y, (long long)d, -1LL);
+    PyObject *first = last ? tn_at_select_int(y, (long long)d, 0LL) : NULL;
+    PyObject *ends = first ? tn_at_add_Tensor(first, last, TN_SDEF) : NULL;
+    PyObject *half = ends ? tn_at_mul_Scalar(ends, TN_SD(0.5)) : NULL;
+    PyObject *s = half ? tn_at_sum_dim_IntList(y, TN_IS((long long)d), false, NULL) : NULL;
+    PyObject *diff = s ? tn_at_sub_Tensor(s, half, TN_SDEF) : NULL;
+    PyObject *r = diff ? tn_at_mul_Scalar(diff, TN_SD(dx)) : NULL;
     Py_XDECREF(last); Py_XDECREF(first); Py_XDECREF(ends); Py_XDECREF(half); Py_XDECREF(s); Py_XDECREF(diff);
     return r;
 }
@@ -255,9 +245,9 @@ PyObject *tn_misc_d_cumulative_trapezoid_x(tn_value *a) {
     if (size_along(tn_tensor_of(y), a[2].u.i, &dim) < 0) return NULL;   /* y.sym_size(dim) of a 0-dim y */
     PyObject *dx = x_diff(y, x, dim, "cumulative_trapezoid");
     PyObject *ys = dx ? y_pair_sum(y, dim, true) : NULL;
-    PyObject *m = ys ? tn_aten(TN_ROW_mul_Tensor, "(OO)", ys, dx) : NULL;
-    PyObject *c = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)dim) : NULL;
-    PyObject *r = c ? tn_aten(TN_ROW_div_Scalar, "(Od)", c, 2.0) : NULL;
+    PyObject *m = ys ? tn_at_mul_Tensor(ys, dx) : NULL;
+    PyObject *c = m ? tn_at_cumsum(m, (long long)dim, NULL) : NULL;
+    PyObject *r = c ? tn_at_div_Scalar(c, TN_SD(2.0)) : NULL;
     Py_XDECREF(dx); Py_XDECREF(ys); Py_XDECREF(m); Py_XDECREF(c);
     return r;
 }
@@ -272,8 +262,8 @@ PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a) {
     double dx;
     if (real_dx(&a[1], "cumulative_trapezoid", &dx) < 0) return NULL;
     PyObject *ys = y_pair_sum(y, d, true);
-    PyObject *m = ys ? tn_aten(TN_ROW_mul_Scalar, "(Od)", ys, dx / 2.) : NULL;
-    PyObject *r = m ? tn_aten(TN_ROW_cumsum, "(OL)", m, (long long)d) : NULL;
+    PyObject *m = ys ? tn_at_mul_Scalar(ys, TN_SD(dx / 2.)) : NULL;
+    PyObject *r = m ? tn_at_cumsum(m, (long long)d, NULL) : NULL;
     Py_XDECREF(ys); Py_XDECREF(m);
     return r;
 }
@@ -291,20 +281,19 @@ PyObject *tn_misc_d_unsafe_chunk(tn_value *a) {
     if (each == 0 && ds == 0) {
         PyObject *l = PyList_New(chunks);
         for (int64_t i = 0; l && i < chunks; i++) PyList_SetItem(l, i, PyLong_FromLong(0));
-        PyObject *r = l ? tn_aten(TN_ROW_unsafe_split_with_sizes, "(OOL)", self, l, (long long)a[2].u.i) : NULL;
+        PyObject *r = l ? tn_at_unsafe_split_with_sizes(self, TN_IPY(l), (long long)a[2].u.i) : NULL;
         Py_XDECREF(l);
         return r;
     }
-    return tn_aten(TN_ROW_unsafe_split_Tensor, "(OLL)", self, (long long)each, (long long)a[2].u.i);
+    return tn_at_unsafe_split_Tensor(self, (long long)each, (long long)a[2].u.i);
 }
 
 /* ---- combinations ---- */
 static PyObject *meshgrid_copies(PyObject *x, int64_t r) {
     PyObject *l = PyList_New(r);
     for (int64_t i = 0; l && i < r; i++) PyList_SetItem(l, i, Py_NewRef(x));
-    PyObject *kw = l ? Py_BuildValue("{ss}", "indexing", "ij") : NULL;
-    PyObject *g = kw ? tn_aten_kw(TN_ROW_meshgrid_indexing, kw, "(O)", l) : NULL;
-    Py_XDECREF(l); Py_XDECREF(kw);
+    PyObject *g = l ? tn_at_meshgrid_indexing(TN_TPY(l), "ij") : NULL;
+    Py_XDECREF(l);
     PyObject *t = g ? PySequence_Tuple(g) : NULL;   /* a tuple, to read with PyTuple_GetItem */
     Py_XDECREF(g);
     return t;
@@ -322,45 +311,32 @@ PyObject *tn_misc_d_combinations(tn_value *a) {
         return NULL;
     }
     if (r < 0) return PyErr_Format(PyExc_RuntimeError, "Expect a non-negative number, but got %lld", (long long)r);
-    PyObject *dt = tn_py_from_dtype(t->dtype);
-    if (!dt) return NULL;
-    if (r == 0) {
-        PyObject *kw = Py_BuildValue("{sO}", "dtype", dt);
-        PyObject *e = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "((i))", 0) : NULL;
-        Py_DECREF(dt); Py_XDECREF(kw);
-        return e;
-    }
-    Py_DECREF(dt);
+    if (r == 0) return tn_at_empty_memory_format(TN_IS(0), TN_DT(t->dtype), NULL, NULL, NULL, NULL);
     if (r > TN_MAX_DIMS) return tn_not_implemented("combinations with r > 16");
     int64_t n = tn_numel(t);
     PyObject *grids = meshgrid_copies(self, r);
-    PyObject *lkw = grids ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_I64)) : NULL;
-    PyObject *range = lkw ? tn_aten_kw(TN_ROW_arange, lkw, "(L)", (long long)n) : NULL;
+    PyObject *range = grids ? tn_at_arange(TN_SI(n), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL) : NULL;
     PyObject *ig = range ? meshgrid_copies(range, r) : NULL;
     PyObject *mask = NULL, *res = NULL;
     if (ig) {
         const tn_tensor *g0 = tn_tensor_of(PyTuple_GetItem(ig, 0));
-        PyObject *sz = tn_int_list(g0->sizes, g0->ndim);
-        PyObject *bkw = sz ? Py_BuildValue("{sN}", "dtype", tn_py_from_dtype(TN_DTYPE_BOOL)) : NULL;
-        mask = bkw ? tn_aten_kw(TN_ROW_full, bkw, "(OO)", sz, Py_True) : NULL;
-        Py_XDECREF(sz); Py_XDECREF(bkw);
+        mask = tn_at_full(TN_IN(g0->sizes, g0->ndim), TN_SB(true), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL);
     }
     for (int64_t i = 0; mask && i < r - 1; i++) {
-        PyObject *c = tn_aten(repl ? TN_ROW_le_Tensor : TN_ROW_lt_Tensor, "(OO)", PyTuple_GetItem(ig, i),
-                              PyTuple_GetItem(ig, i + 1));
-        PyObject *m2 = c ? tn_aten(TN_ROW_mul__Tensor, "(OO)", mask, c) : NULL;
+        PyObject *c = (repl ? tn_at_le_Tensor(PyTuple_GetItem(ig, i), PyTuple_GetItem(ig, i + 1)) : tn_at_lt_Tensor(PyTuple_GetItem(ig, i), PyTuple_GetItem(ig, i + 1)));
+        PyObject *m2 = c ? tn_at_mul__Tensor(mask, c) : NULL;
         Py_XDECREF(c);
         if (!m2) Py_CLEAR(mask);
         Py_XDECREF(m2);
     }
     PyObject *sel = mask ? PyList_New(r) : NULL;
     for (int64_t i = 0; sel && i < r; i++) {
-        PyObject *s = tn_aten(TN_ROW_masked_select, "(OO)", PyTuple_GetItem(grids, i), mask);
+        PyObject *s = tn_at_masked_select(PyTuple_GetItem(grids, i), mask);
         if (!s) { Py_CLEAR(sel); break; }
         PyList_SetItem(sel, i, s);
     }
-    res = sel ? tn_aten(TN_ROW_stack, "(Oi)", sel, 1) : NULL;
-    Py_XDECREF(grids); Py_XDECREF(lkw); Py_XDECREF(range); Py_XDECREF(ig); Py_XDECREF(mask); Py_XDECREF(sel);
+    res = sel ? tn_at_stack(TN_TPY(sel), 1) : NULL;
+    Py_XDECREF(grids); Py_XDECREF(range); Py_XDECREF(ig); Py_XDECREF(mask); Py_XDECREF(sel);
     return res;
 }
 
@@ -413,16 +389,14 @@ static PyObject *scatter_into(PyObject *self, PyObject *src, PyObject *(*make_vi
 }
 
 static PyObject *v_select(PyObject *out, tn_value *a) {
-    return tn_aten(TN_ROW_select_int, "(OLL)", out, (long long)a[2].u.i, (long long)a[3].u.i);
+    return tn_at_select_int(out, (long long)a[2].u.i, (long long)a[3].u.i);
 }
 static PyObject *v_slice(PyObject *out, tn_value *a) {
-    PyObject *st = tn_value_to_python(&a[3]), *en = st ? tn_value_to_python(&a[4]) : NULL;
-    PyObject *r = en ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", out, (long long)a[2].u.i, st, en, (long long)a[5].u.i) : NULL;
-    Py_XDECREF(st); Py_XDECREF(en);
+    PyObject *r = tn_at_slice_Tensor(out, a[2].u.i, tn_opt_int_of(&a[3]), tn_opt_int_of(&a[4]), a[5].u.i);
     return r;
 }
 static PyObject *v_diagonal(PyObject *out, tn_value *a) {
-    return tn_aten(TN_ROW_diagonal, "(OLLL)", out, (long long)a[2].u.i, (long long)a[3].u.i, (long long)a[4].u.i);
+    return tn_at_diagonal(out, (long long)a[2].u.i, (long long)a[3].u.i, (long long)a[4].u.i);
 }
 static PyObject *v_as_strided(PyObject *out, tn_value *a) {
     const tn_tensor *t = tn_tensor_of(out);
@@ -504,13 +478,10 @@ PyObject *tn_op_unfold_backward(tn_value *a) {
     int nd = a[1].u.ints.n;
     int64_t size = a[3].u.i, step = a[4].u.i, dim;
     if (tn_wrap_dim(a[2].u.i, nd, &dim) < 0) return NULL;
-    PyObject *sizes = tn_int_list(a[1].u.ints.v, nd), *dt = sizes ? tn_py_from_dtype(gt->dtype) : NULL;
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *gi = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", sizes) : NULL;
-    Py_XDECREF(sizes); Py_XDECREF(dt); Py_XDECREF(kw);
+    PyObject *gi = tn_at_zeros(TN_IN(a[1].u.ints.v, nd), TN_DT(gt->dtype), NULL, NULL, NULL);
     if (!gi) return NULL;
     if (step >= size) {
-        PyObject *u = tn_aten(TN_ROW_unfold, "(OLLL)", gi, (long long)dim, (long long)size, (long long)step);
+        PyObject *u = tn_at_unfold(gi, (long long)dim, (long long)size, (long long)step);
         int rc = u ? tn_copy_into(u, g) : -1;
         Py_XDECREF(u);
         if (rc < 0) Py_CLEAR(gi);
@@ -520,9 +491,9 @@ PyObject *tn_op_unfold_backward(tn_value *a) {
     int64_t nw = gt->ndim > dim ? gt->sizes[dim] : 0;
     for (int64_t k = size - 1; nw > 0 && k >= 0; k--) {
         PyObject *sl = slice_ll(gi, dim, k, k + (nw - 1) * step + 1, true);
-        PyObject *s2 = sl ? tn_aten(TN_ROW_slice_Tensor, "(OLOOL)", sl, (long long)dim, Py_None, Py_None, (long long)step) : NULL;
-        PyObject *gk = s2 ? tn_aten(TN_ROW_select_int, "(OLL)", g, -1LL, (long long)k) : NULL;
-        PyObject *r = gk ? tn_aten(TN_ROW_add__Tensor, "(OO)", s2, gk) : NULL;
+        PyObject *s2 = sl ? tn_at_slice_Tensor(sl, (long long)dim, NULL, NULL, (long long)step) : NULL;
+        PyObject *gk = s2 ? tn_at_select_int(g, -1LL, (long long)k) : NULL;
+        PyObject *r = gk ? tn_at_add__Tensor(s2, gk, TN_SDEF) : NULL;
         Py_XDECREF(sl); Py_XDECREF(s2); Py_XDECREF(gk);
         if (!r) { Py_DECREF(gi); return NULL; }
         Py_DECREF(r);
@@ -553,8 +524,8 @@ PyObject *tn_op_aminmax(tn_value *a) {
         dims = Py_BuildValue("[L]", (long long)d);
     }
     if (tn_dtype_is_complex(t->dtype)) { Py_XDECREF(dims); return tn_kernel_missing("aminmax_cpu", t->dtype); }
-    PyObject *mn = dims ? tn_aten(TN_ROW_amin, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
-    PyObject *mx = mn ? tn_aten(TN_ROW_amax, "(OOO)", self, dims, kd ? Py_True : Py_False) : NULL;
+    PyObject *mn = dims ? tn_at_amin(self, TN_IPY(dims), kd) : NULL;
+    PyObject *mx = mn ? tn_at_amax(self, TN_IPY(dims), kd) : NULL;
     Py_XDECREF(dims);
     if (!mx) { Py_XDECREF(mn); return NULL; }
     return tn_return_pair("aminmax", mn, mx);
@@ -582,7 +553,7 @@ PyObject *tn_op_nonzero_static(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "nonzero_static: 'size' must be an non-negative integer");
         return NULL;
     }
-    PyObject *nz = tn_aten(TN_ROW_nonzero, "(O)", self);
+    PyObject *nz = tn_at_nonzero(self);
     if (!nz) return NULL;
     int64_t shape[2] = {size, t->ndim};
     PyObject *r = tn_tensor_new_empty(2, shape, TN_DTYPE_I64, TN_DEVICE_CPU);
@@ -625,18 +596,12 @@ PyObject *tn_op_empty_permuted(tn_value *a) {
         phys[i] = size[perm[i]];
         inv[perm[i]] = i;
     }
-    PyObject *kw = PyDict_New();
-    static const char *names[4] = {"dtype", "layout", "device", "pin_memory"};
-    for (int k = 0; kw && k < 4; k++) {
-        PyObject *v = tn_value_to_python(&a[2 + k]);
-        if (!v || PyDict_SetItemString(kw, names[k], v) < 0) Py_CLEAR(kw);
-        Py_XDECREF(v);
-    }
-    PyObject *pl = kw ? tn_int_list(phys, n) : NULL;
-    PyObject *e = pl ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", pl) : NULL;
-    PyObject *il = e ? tn_int_list(inv, n) : NULL;
-    PyObject *v = il ? tn_aten(TN_ROW_permute, "(OO)", e, il) : NULL;
-    Py_XDECREF(kw); Py_XDECREF(pl); Py_XDECREF(e); Py_XDECREF(il);
+    PyObject *dev = tn_value_to_python(&a[4]);   /* dtype, layout, device, pin_memory as given */
+    PyObject *e = dev ? tn_at_empty_memory_format(TN_IN(phys, n), a[2].tag == TN_V_DTYPE ? TN_DT(a[2].u.dtype) : NULL,
+                                                  a[3].tag == TN_V_LAYOUT ? a[3].u.obj : NULL, dev,
+                                                  a[5].tag == TN_V_BOOL ? TN_B(a[5].u.i) : NULL, NULL) : NULL;
+    PyObject *v = e ? tn_at_permute(e, TN_IN(inv, n)) : NULL;
+    Py_XDECREF(dev); Py_XDECREF(e);
     if (!v) return NULL;
     /* upstream's result is no view: the permuted geometry on its own reference to the storage */
     tn_tensor t = *tn_tensor_of(v);
@@ -761,7 +726,7 @@ static PyObject *put_into(PyObject *self, PyObject *index, PyObject *source, boo
 
 PyObject *tn_op_put_(tn_value *a) { return put_into(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.i != 0); }
 PyObject *tn_op_put(tn_value *a) {
-    PyObject *c = tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    PyObject *c = tn_at_clone(a[0].u.obj, NULL);
     if (!c) return NULL;
     PyObject *r = put_into(c, a[1].u.obj, a[2].u.obj, a[3].u.i != 0);
     Py_DECREF(c);
@@ -783,7 +748,7 @@ static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *s
         return NULL;
     }
     PyObject *sz = tn_int_list(t->sizes, t->ndim);
-    PyObject *me = sz ? tn_aten(TN_ROW_expand, "(OO)", mask, sz) : NULL;
+    PyObject *me = sz ? tn_at_expand(mask, TN_IPY(sz), false) : NULL;
     Py_XDECREF(sz);
     if (!me) return NULL;
     PyObject *mc = tn_clone_contiguous(me), *sc = mc ? tn_clone_contiguous(source) : NULL;
@@ -818,8 +783,8 @@ PyObject *tn_op_masked_scatter(tn_value *a) {
     int64_t shape[TN_MAX_DIMS];
     if (infer_size(m->ndim, m->sizes, t->ndim, t->sizes, &nd, shape) < 0) return NULL;
     PyObject *sz = tn_int_list(shape, nd);
-    PyObject *se = sz ? tn_aten(TN_ROW_expand, "(OO)", a[0].u.obj, sz) : NULL;
-    PyObject *c = se ? tn_aten(TN_ROW_clone, "(O)", se) : NULL;
+    PyObject *se = sz ? tn_at_expand(a[0].u.obj, TN_IPY(sz), false) : NULL;
+    PyObject *c = se ? tn_at_clone(se, NULL) : NULL;
     Py_XDECREF(sz); Py_XDECREF(se);
     if (!c) return NULL;
     if (!tn_is_contiguous(tn_tensor_of(c))) {
@@ -838,21 +803,18 @@ PyObject *tn_op_masked_scatter_backward(tn_value *a) {
     uint64_t prod = 1;   /* upstream's product wraps on overflow; view() then refuses the shape */
     for (int i = 0; i < a[2].u.ints.n; i++) prod *= (uint64_t)a[2].u.ints.v[i];
     int64_t numel = (int64_t)prod;
-    PyObject *sel = tn_aten(TN_ROW_masked_select, "(OO)", a[0].u.obj, a[1].u.obj);
+    PyObject *sel = tn_at_masked_select(a[0].u.obj, a[1].u.obj);
     if (!sel) return NULL;
     int64_t have = tn_numel(tn_tensor_of(sel)), diff = numel > have ? numel - have : 0;
     if (diff > 0) {
-        PyObject *dt = tn_py_from_dtype(tn_tensor_of(a[0].u.obj)->dtype);
-        PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-        PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "((L))", (long long)diff) : NULL;
-        PyObject *l = z ? Py_BuildValue("[OO]", sel, z) : NULL;
-        PyObject *c = l ? tn_aten(TN_ROW_cat, "(Oi)", l, 0) : NULL;
-        Py_XDECREF(dt); Py_XDECREF(kw); Py_XDECREF(z); Py_XDECREF(l);
+        PyObject *z = tn_at_zeros(TN_IS(diff), TN_DT(tn_tensor_of(a[0].u.obj)->dtype), NULL, NULL, NULL);
+        PyObject *c = z ? tn_at_cat(TN_TS(sel, z), 0) : NULL;
+        Py_XDECREF(z);
         Py_SETREF(sel, c);
         if (!sel) return NULL;
     }
     PyObject *sz = tn_int_list(a[2].u.ints.v, a[2].u.ints.n);
-    PyObject *v = sz ? tn_aten(TN_ROW_view, "(OO)", sel, sz) : NULL;
+    PyObject *v = sz ? tn_at_view(sel, TN_IPY(sz)) : NULL;
     Py_XDECREF(sz);
     Py_DECREF(sel);
     if (!v) return NULL;
@@ -867,12 +829,7 @@ PyObject *tn_op_masked_scatter_backward(tn_value *a) {
 /* ---- resize_as_(self, the_template, memory_format): resize_(template.sizes(), memory_format) ---- */
 PyObject *tn_op_resize_as_(tn_value *a) {
     const tn_tensor *tt = tn_tensor_of(a[1].u.obj);
-    PyObject *sz = tn_int_list(tt->sizes, tt->ndim);
-    PyObject *mf = sz ? tn_value_to_python(&a[2]) : NULL;
-    PyObject *kw = mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_resize_, kw, "(OO)", a[0].u.obj, sz) : NULL;
-    Py_XDECREF(sz); Py_XDECREF(mf); Py_XDECREF(kw);
-    return r;
+    return tn_at_resize_(a[0].u.obj, TN_IN(tt->sizes, tt->ndim), a[2].tag == TN_V_MEMFORMAT ? a[2].u.obj : NULL);
 }
 
 /* ---- block_diag(tensors): zeros of the summed shape in the promoted dtype, each input (0-dim as
@@ -956,31 +913,21 @@ static PyObject *renorm_compute(tn_value *a) {
     int nd = 0;
     for (int i = 0; i < t->ndim; i++)
         if (i != dim) dims[nd++] = i;
-    PyObject *dl = tn_int_list(dims, nd), *kw = NULL;
-    if (!dl) return NULL;
-    if (t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16) {
-        PyObject *f = tn_py_from_dtype(TN_DTYPE_F32);
-        kw = f ? Py_BuildValue("{sO}", "dtype", f) : NULL;
-        Py_XDECREF(f);
-        if (!kw) { Py_DECREF(dl); return NULL; }
-    }
-    PyObject *norm = kw ? tn_aten_kw(TN_ROW_linalg_vector_norm, kw, "(OdOO)", a[0].u.obj, p, dl, Py_True)
-                        : tn_aten(TN_ROW_linalg_vector_norm, "(OdOO)", a[0].u.obj, p, dl, Py_True);
-    Py_DECREF(dl);
-    Py_XDECREF(kw);
+    bool lowp = t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16;
+    PyObject *norm = tn_at_linalg_vector_norm(a[0].u.obj, TN_SD(p), TN_IN(dims, nd), true, lowp ? TN_DT(TN_DTYPE_F32) : NULL);
     if (!norm) return NULL;
     tn_dtype nt = tn_tensor_of(norm)->dtype;
     /* maxnorm, 1e-7 and 1 as the norm's type, as the kernel's static_casts */
     double mx = nt == TN_DTYPE_F32 ? (double)(float)maxnorm : maxnorm, eps = nt == TN_DTYPE_F32 ? (double)1e-7f : 1e-7;
-    PyObject *gt = tn_aten(TN_ROW_gt_Scalar, "(Od)", norm, mx);
-    PyObject *den = gt ? tn_aten(TN_ROW_add_Scalar, "(Od)", norm, eps) : NULL;
-    PyObject *num = den ? tn_aten(TN_ROW_full_like, "(Od)", norm, mx) : NULL;
-    PyObject *q = num ? tn_aten(TN_ROW_div_Tensor, "(OO)", num, den) : NULL;
-    PyObject *one = q ? tn_aten(TN_ROW_ones_like, "(O)", norm) : NULL;
-    PyObject *f = one ? tn_aten(TN_ROW_where_self, "(OOO)", gt, q, one) : NULL;
+    PyObject *gt = tn_at_gt_Scalar(norm, TN_SD(mx));
+    PyObject *den = gt ? tn_at_add_Scalar(norm, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *num = den ? tn_at_full_like(norm, TN_SD(mx), NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *q = num ? tn_at_div_Tensor(num, den) : NULL;
+    PyObject *one = q ? tn_at_ones_like(norm, NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *f = one ? tn_at_where_self(gt, q, one) : NULL;
     PyObject *dt = f ? tn_py_from_dtype(t->dtype) : NULL;
-    PyObject *fc = dt ? tn_aten(TN_ROW_to_dtype, "(OO)", f, dt) : NULL;
-    PyObject *r = fc ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, fc) : NULL;
+    PyObject *fc = dt ? tn_at_to_dtype(f, dt, false, false, NULL) : NULL;
+    PyObject *r = fc ? tn_at_mul_Tensor(a[0].u.obj, fc) : NULL;
     Py_DECREF(norm); Py_XDECREF(gt); Py_XDECREF(den); Py_XDECREF(num); Py_XDECREF(q); Py_XDECREF(one);
     Py_XDECREF(f); Py_XDECREF(dt); Py_XDECREF(fc);
     if (r && !tn_is_contiguous(tn_tensor_of(r))) Py_SETREF(r, tn_clone_contiguous(r));   /* a structured op's fresh output */

@@ -562,14 +562,14 @@ PyObject *tn_op_embedding_renorm_(tn_value *a) {
     qsort(sorted, (size_t)n, sizeof *sorted, cmp_i64);
     for (int64_t i = 0; i < n; i++) {
         if (i > 0 && sorted[i] == sorted[i - 1]) continue;
-        PyObject *row = tn_aten(TN_ROW_select_int, "(OiL)", so, 0, (long long)sorted[i]);
-        PyObject *nr = row ? tn_aten(TN_ROW_norm_Scalar, "(Od)", row, norm_type) : NULL;
-        PyObject *it = nr ? tn_aten(TN_ROW__local_scalar_dense, "(O)", nr) : NULL;   /* .item<double>() */
+        PyObject *row = tn_at_select_int(so, 0, (long long)sorted[i]);
+        PyObject *nr = row ? tn_at_norm_Scalar(row, TN_SD(norm_type)) : NULL;
+        PyObject *it = nr ? tn_at__local_scalar_dense(nr) : NULL;   /* .item<double>() */
         double norm = it ? PyFloat_AsDouble(it) : 0;
         Py_XDECREF(nr); Py_XDECREF(it);
         if (!it || PyErr_Occurred()) { Py_XDECREF(row); free(sorted); return NULL; }
         if (norm > max_norm) {
-            PyObject *r = tn_aten(TN_ROW_mul__Scalar, "(Od)", row, max_norm / (norm + 1e-7));
+            PyObject *r = tn_at_mul__Scalar(row, TN_SD(max_norm / (norm + 1e-7)));
             if (!r) { Py_DECREF(row); free(sorted); return NULL; }
             Py_DECREF(r);
         }
@@ -693,11 +693,9 @@ PyObject *tn_dropout_composite(tn_value *a, bool feature, bool alpha, bool inpla
     }
     PyObject *noise, *b = NULL;
     if (p == 1.0) {
-        PyObject *d = tn_py_from_dtype(t->dtype), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-        noise = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(())") : NULL;
-        Py_XDECREF(d); Py_XDECREF(kw);
+        noise = tn_at_zeros(TN_IS0, TN_DT(t->dtype), NULL, NULL, NULL);
         if (!noise) return NULL;
-        PyObject *r = tn_aten(inplace ? TN_ROW_mul__Tensor : TN_ROW_mul_Tensor, "(OO)", x, noise);
+        PyObject *r = (inplace ? tn_at_mul__Tensor(x, noise) : tn_at_mul_Tensor(x, noise));
         Py_DECREF(noise);
         return r;
     }
@@ -705,31 +703,31 @@ PyObject *tn_dropout_composite(tn_value *a, bool feature, bool alpha, bool inpla
         PyObject *sz = PyList_New(t->ndim);
         if (!sz) return NULL;
         for (int i = 0; i < t->ndim; i++) PyList_SetItem(sz, i, PyLong_FromLongLong(i < 2 ? t->sizes[i] : 1));
-        noise = tn_aten(TN_ROW_new_empty, "(OO)", x, sz);
+        noise = tn_at_new_empty(x, TN_IPY(sz), NULL, NULL, NULL, NULL);
         Py_DECREF(sz);
     } else {
-        noise = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+        noise = tn_at_empty_like(x, NULL, NULL, NULL, NULL, NULL);
     }
     if (!noise) return NULL;
-    PyObject *tmp = tn_aten(TN_ROW_bernoulli__float, "(Od)", noise, 1 - p);
+    PyObject *tmp = tn_at_bernoulli__float(noise, 1 - p, NULL);
     if (!tmp) goto fail;
     Py_DECREF(tmp);
     if (alpha) {
         const double al = 1.7580993408473766, aa = 1. / sqrt((al * al * p + 1) * (1 - p));
-        b = tn_aten(TN_ROW_add_Scalar, "(Oi)", noise, -1);
-        tmp = b ? tn_aten(TN_ROW_mul__Scalar, "(Od)", b, al * aa) : NULL;
+        b = tn_at_add_Scalar(noise, TN_SI(-1), TN_SDEF);
+        tmp = b ? tn_at_mul__Scalar(b, TN_SD(al * aa)) : NULL;
         Py_XDECREF(tmp);
-        tmp = tmp ? tn_aten(TN_ROW_add__Scalar, "(Od)", b, al * aa * p) : NULL;
+        tmp = tmp ? tn_at_add__Scalar(b, TN_SD(al * aa * p), TN_SDEF) : NULL;
         Py_XDECREF(tmp);
-        tmp = tmp ? tn_aten(TN_ROW_mul__Scalar, "(Od)", noise, aa) : NULL;
+        tmp = tmp ? tn_at_mul__Scalar(noise, TN_SD(aa)) : NULL;
     } else {
-        tmp = tn_aten(TN_ROW_div__Scalar, "(Od)", noise, 1 - p);
+        tmp = tn_at_div__Scalar(noise, TN_SD(1 - p));
     }
     if (!tmp) goto fail;
     Py_DECREF(tmp);
-    PyObject *r = tn_aten(inplace ? TN_ROW_mul__Tensor : TN_ROW_mul_Tensor, "(OO)", x, noise);
+    PyObject *r = (inplace ? tn_at_mul__Tensor(x, noise) : tn_at_mul_Tensor(x, noise));
     if (r && alpha) {
-        tmp = tn_aten(TN_ROW_add__Tensor, "(OO)", r, b);
+        tmp = tn_at_add__Tensor(r, b, TN_SDEF);
         Py_DECREF(r);
         r = tmp;
     }
@@ -751,26 +749,23 @@ PyObject *tn_op_native_dropout(tn_value *a) {
     PyObject *x = a[0].u.obj, *out = NULL, *mask = NULL;
     double p = a[1].u.f;
     bool train = a[2].tag == TN_V_NONE || nn_bool(&a[2]);
-    PyObject *bk = Py_BuildValue("{sO}", "dtype", tn_py.dtypes[TN_DTYPE_BOOL]);
-    if (!bk) return NULL;
     if (tn_numel(tn_tensor_of(x)) == 0) {
-        mask = tn_aten_kw(TN_ROW_empty_like, NULL, "(O)", x);
+        mask = tn_at_empty_like(x, NULL, NULL, NULL, NULL, NULL);
         out = mask ? Py_NewRef(x) : NULL;
     } else if (train) {
         double p1m = 1. - p, scale = p1m == 0 ? 0. : 1. / p1m;
-        mask = tn_aten_kw(TN_ROW_empty_like, bk, "(O)", x);
-        PyObject *t = mask ? tn_aten(TN_ROW_bernoulli__float, "(Od)", mask, p1m) : NULL;
+        mask = tn_at_empty_like(x, TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL, NULL);
+        PyObject *t = mask ? tn_at_bernoulli__float(mask, p1m, NULL) : NULL;
         Py_XDECREF(t);
         /* the mask in input's dtype times scale (rounded there: bf16 rounds 1/0.7), times input */
-        PyObject *mt = t ? tn_aten(TN_ROW_type_as, "(OO)", mask, x) : NULL;
-        PyObject *ms = mt ? tn_aten(TN_ROW_mul_Scalar, "(Od)", mt, scale) : NULL;
-        out = ms ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, ms) : NULL;
+        PyObject *mt = t ? tn_at_type_as(mask, x) : NULL;
+        PyObject *ms = mt ? tn_at_mul_Scalar(mt, TN_SD(scale)) : NULL;
+        out = ms ? tn_at_mul_Tensor(x, ms) : NULL;
         Py_XDECREF(mt); Py_XDECREF(ms);
     } else {
-        mask = tn_aten_kw(TN_ROW_ones_like, bk, "(O)", x);
-        out = mask ? tn_aten_kw(TN_ROW_clone, NULL, "(O)", x) : NULL;
+        mask = tn_at_ones_like(x, TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL, NULL);
+        out = mask ? tn_at_clone(x, NULL) : NULL;
     }
-    Py_DECREF(bk);
     PyObject *r = out && mask ? PyTuple_Pack(2, out, mask) : NULL;
     Py_XDECREF(out); Py_XDECREF(mask);
     return r;
@@ -778,8 +773,8 @@ PyObject *tn_op_native_dropout(tn_value *a) {
 
 /* native_dropout_backward(grad_output, mask, scale): grad_output * mask * scale */
 PyObject *tn_op_native_dropout_backward(tn_value *a) {
-    PyObject *m = tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
-    PyObject *r = m ? tn_aten(TN_ROW_mul_Scalar, "(Od)", m, a[2].u.f) : NULL;
+    PyObject *m = tn_at_mul_Tensor(a[0].u.obj, a[1].u.obj);
+    PyObject *r = m ? tn_at_mul_Scalar(m, TN_SD(a[2].u.f)) : NULL;
     Py_XDECREF(m);
     return r;
 }

@@ -22,16 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static PyObject *shaped(int row, PyObject *x, const int64_t *v, int n) {
-    PyObject *l = tn_int_list(v, n);
-    PyObject *r = l ? tn_aten(row, "(OO)", x, l) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
-
 static PyObject *to_dt(PyObject *x, tn_dtype dt) {
     PyObject *d = tn_py_from_dtype(dt);
-    PyObject *r = d ? tn_aten(TN_ROW_to_dtype, "(OO)", x, d) : NULL;
+    PyObject *r = d ? tn_at_to_dtype(x, d, false, false, NULL) : NULL;
     Py_XDECREF(d);
     return r;
 }
@@ -82,10 +75,10 @@ static PyObject *glu_impl(tn_value *a, PyObject *out) {
     if (glu_dtype(dt, "glu_cpu") < 0) return NULL;
     int64_t n = tn_tensor_of(self)->sizes[d] / 2;
     PyObject *x = reduced(dt) ? to_dt(self, TN_DTYPE_F32) : Py_NewRef(self);
-    PyObject *h1 = x ? tn_aten(TN_ROW_narrow, "(OLLL)", x, (long long)d, 0LL, (long long)n) : NULL;
-    PyObject *h2 = h1 ? tn_aten(TN_ROW_narrow, "(OLLL)", x, (long long)d, (long long)n, (long long)n) : NULL;
-    PyObject *s = h2 ? tn_aten(TN_ROW_sigmoid, "(O)", h2) : NULL;
-    PyObject *r = s ? tn_aten(TN_ROW_mul_Tensor, "(OO)", h1, s) : NULL;
+    PyObject *h1 = x ? tn_at_narrow(x, (long long)d, 0LL, (long long)n) : NULL;
+    PyObject *h2 = h1 ? tn_at_narrow(x, (long long)d, (long long)n, (long long)n) : NULL;
+    PyObject *s = h2 ? tn_at_sigmoid(h2) : NULL;
+    PyObject *r = s ? tn_at_mul_Tensor(h1, s) : NULL;
     Py_XDECREF(x); Py_XDECREF(h1); Py_XDECREF(h2); Py_XDECREF(s);
     if (r && reduced(dt)) {
         PyObject *c = to_dt(r, dt);
@@ -106,18 +99,18 @@ static PyObject *glu_bwd_impl(tn_value *a, PyObject *out) {
     if (glu_dtype(dt, "glu_backward_cpu") < 0) return NULL;
     int64_t n = tn_tensor_of(self)->sizes[d] / 2;
     bool rd = reduced(dt);
-    PyObject *h1 = tn_aten(TN_ROW_narrow, "(OLLL)", self, (long long)d, 0LL, (long long)n);
-    PyObject *h2 = h1 ? tn_aten(TN_ROW_narrow, "(OLLL)", self, (long long)d, (long long)n, (long long)n) : NULL;
-    PyObject *s = h2 ? tn_aten(TN_ROW_sigmoid, "(O)", h2) : NULL;
+    PyObject *h1 = tn_at_narrow(self, (long long)d, 0LL, (long long)n);
+    PyObject *h2 = h1 ? tn_at_narrow(self, (long long)d, (long long)n, (long long)n) : NULL;
+    PyObject *s = h2 ? tn_at_sigmoid(h2) : NULL;
     PyObject *sf = s ? (rd ? to_dt(s, TN_DTYPE_F32) : Py_NewRef(s)) : NULL;
     PyObject *af = sf ? (rd ? to_dt(h1, TN_DTYPE_F32) : Py_NewRef(h1)) : NULL;
     PyObject *gf = af ? (rd ? to_dt(g, TN_DTYPE_F32) : Py_NewRef(g)) : NULL;
-    PyObject *t1 = gf ? tn_aten(TN_ROW_rsub_Scalar, "(Oi)", sf, 1) : NULL;
-    PyObject *t2 = t1 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t1, sf) : NULL;
-    PyObject *t3 = t2 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t2, af) : NULL;
-    PyObject *t4 = t3 ? tn_aten(TN_ROW_mul_Tensor, "(OO)", t3, gf) : NULL;
+    PyObject *t1 = gf ? tn_at_rsub_Scalar(sf, TN_SI(1), TN_SDEF) : NULL;
+    PyObject *t2 = t1 ? tn_at_mul_Tensor(t1, sf) : NULL;
+    PyObject *t3 = t2 ? tn_at_mul_Tensor(t2, af) : NULL;
+    PyObject *t4 = t3 ? tn_at_mul_Tensor(t3, gf) : NULL;
     PyObject *second = t4 ? (rd ? to_dt(t4, dt) : Py_NewRef(t4)) : NULL;
-    PyObject *first = second ? tn_aten(TN_ROW_mul_Tensor, "(OO)", s, g) : NULL;
+    PyObject *first = second ? tn_at_mul_Tensor(s, g) : NULL;
     PyObject *r = NULL;
     if (first) {
         const tn_tensor *f = tn_tensor_of(first), *sc = tn_tensor_of(second), *st = tn_tensor_of(s);
@@ -129,7 +122,7 @@ static PyObject *glu_bwd_impl(tn_value *a, PyObject *out) {
             tn_shape_str(b2, sizeof b2, st->ndim, st->sizes);
             PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b2, b1);
         } else {
-            r = tn_aten(TN_ROW_cat, "([OO]L)", first, second, (long long)d);
+            r = tn_at_cat(TN_TS(first, second), (long long)d);
         }
     }
     Py_XDECREF(h1); Py_XDECREF(h2); Py_XDECREF(s); Py_XDECREF(sf); Py_XDECREF(af); Py_XDECREF(gf);
@@ -168,31 +161,25 @@ PyObject *tn_op_one_hot(tn_value *a) {
             return NULL;
         }
         shape[nd] = nc;
-        PyObject *l = tn_int_list(shape, nd + 1), *dtp = l ? tn_py_from_dtype(TN_DTYPE_I64) : NULL;
-        PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
-        PyObject *r = kw ? tn_aten_kw(TN_ROW_empty_memory_format, kw, "(O)", l) : NULL;
-        Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw);
-        return r;
+        return tn_at_empty_memory_format(TN_IN(shape, nd + 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL);
     }
     int64_t mn, mx;
-    if (item_i64(tn_aten(TN_ROW_min, "(O)", self), &mn) < 0) return NULL;
+    if (item_i64(tn_at_min(self), &mn) < 0) return NULL;
     if (mn < 0) {
         PyErr_SetString(PyExc_RuntimeError, "Class values must be non-negative.");
         return NULL;
     }
-    if (item_i64(tn_aten(TN_ROW_max, "(O)", self), &mx) < 0) return NULL;
+    if (item_i64(tn_at_max(self), &mx) < 0) return NULL;
     if (nc == -1) nc = mx + 1;
     else if (!(nc > mx)) {
         PyErr_SetString(PyExc_RuntimeError, "Class values must be smaller than num_classes.");
         return NULL;
     }
     shape[nd] = nc;
-    PyObject *l = tn_int_list(shape, nd + 1), *dtp = l ? tn_py_from_dtype(TN_DTYPE_I64) : NULL;
-    PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
-    PyObject *z = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
-    PyObject *u = z ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, -1) : NULL;
-    PyObject *s = u ? tn_aten(TN_ROW_scatter__value, "(OiOi)", z, -1, u, 1) : NULL;
-    Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw); Py_XDECREF(u);
+    PyObject *z = tn_at_zeros(TN_IN(shape, nd + 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
+    PyObject *u = z ? tn_at_unsqueeze(self, -1) : NULL;
+    PyObject *s = u ? tn_at_scatter__value(z, -1, u, TN_SI(1)) : NULL;
+    Py_XDECREF(u);
     if (!s) { Py_XDECREF(z); return NULL; }
     Py_DECREF(s);
     return z;
@@ -202,15 +189,15 @@ PyObject *tn_op_one_hot(tn_value *a) {
 
 /* x reshaped to `mid`, permuted by `perm`, copied contiguous into shape `fin`. */
 static PyObject *shuffle(PyObject *x, const int64_t *mid, int nm, const int64_t *perm, const int64_t *fin, int nf) {
-    PyObject *v = shaped(TN_ROW_reshape, x, mid, nm);
-    PyObject *p = v ? shaped(TN_ROW_permute, v, perm, nm) : NULL;
-    PyObject *c = p ? tn_aten(TN_ROW_contiguous, "(O)", p) : NULL;
+    PyObject *v = tn_at_reshape(x, TN_IN(mid, nm));
+    PyObject *p = v ? tn_at_permute(v, TN_IN(perm, nm)) : NULL;
+    PyObject *c = p ? tn_at_contiguous(p, NULL) : NULL;
     if (c && tn_tensor_of(c)->storage == tn_tensor_of(x)->storage) {   /* upstream always writes a new tensor */
-        PyObject *k = tn_aten(TN_ROW_clone, "(O)", c);
+        PyObject *k = tn_at_clone(c, NULL);
         Py_DECREF(c);
         c = k;
     }
-    PyObject *r = c ? shaped(TN_ROW__unsafe_view, c, fin, nf) : NULL;
+    PyObject *r = c ? tn_at__unsafe_view(c, TN_IN(fin, nf)) : NULL;
     Py_XDECREF(v); Py_XDECREF(p); Py_XDECREF(c);
     return r;
 }
@@ -325,11 +312,11 @@ PyObject *tn_op_prelu(tn_value *a) {
         int64_t dw[TN_MAX_DIMS];
         for (int i = 0; i < x->ndim; i++) dw[i] = 1;
         if (x->ndim > 1) dw[1] = wn;
-        wr = shaped(TN_ROW_reshape, w, dw, x->ndim);
+        wr = tn_at_reshape(w, TN_IN(dw, x->ndim));
     } else {
         wr = Py_NewRef(w);
     }
-    PyObject *r = wr ? tn_aten(TN_ROW__prelu_kernel, "(OO)", self, wr) : NULL;
+    PyObject *r = wr ? tn_at__prelu_kernel(self, wr) : NULL;
     Py_XDECREF(wr);
     return r;
 }
@@ -353,9 +340,9 @@ static int prelu_types(PyObject *const *ts, int n) {
 PyObject *tn_op__prelu_kernel(tn_value *a) {
     PyObject *ts[2] = {a[0].u.obj, a[1].u.obj};
     if (prelu_types(ts, 2) < 0) return NULL;
-    PyObject *p = tn_aten(TN_ROW_mul_Tensor, "(OO)", ts[1], ts[0]);
-    PyObject *m = p ? tn_aten(TN_ROW_gt_Scalar, "(Oi)", ts[0], 0) : NULL;
-    PyObject *r = m ? tn_aten(TN_ROW_where_self, "(OOO)", m, ts[0], p) : NULL;
+    PyObject *p = tn_at_mul_Tensor(ts[1], ts[0]);
+    PyObject *m = p ? tn_at_gt_Scalar(ts[0], TN_SI(0)) : NULL;
+    PyObject *r = m ? tn_at_where_self(m, ts[0], p) : NULL;
     Py_XDECREF(p); Py_XDECREF(m);
     return r;
 }
@@ -366,12 +353,12 @@ PyObject *tn_op__prelu_kernel_backward(tn_value *a) {
     PyObject *g = a[0].u.obj, *x = a[1].u.obj, *w = a[2].u.obj;
     PyObject *ts[3] = {x, w, g};
     if (prelu_types(ts, 3) < 0) return NULL;
-    PyObject *m = tn_aten(TN_ROW_gt_Scalar, "(Oi)", x, 0);
-    PyObject *wg = m ? tn_aten(TN_ROW_mul_Tensor, "(OO)", w, g) : NULL;
-    PyObject *xg = wg ? tn_aten(TN_ROW_mul_Tensor, "(OO)", x, g) : NULL;
-    PyObject *z = xg ? tn_aten(TN_ROW_zeros_like, "(O)", xg) : NULL;
-    PyObject *gi = z ? tn_aten(TN_ROW_where_self, "(OOO)", m, g, wg) : NULL;
-    PyObject *gw = gi ? tn_aten(TN_ROW_where_self, "(OOO)", m, z, xg) : NULL;
+    PyObject *m = tn_at_gt_Scalar(x, TN_SI(0));
+    PyObject *wg = m ? tn_at_mul_Tensor(w, g) : NULL;
+    PyObject *xg = wg ? tn_at_mul_Tensor(x, g) : NULL;
+    PyObject *z = xg ? tn_at_zeros_like(xg, NULL, NULL, NULL, NULL, NULL) : NULL;
+    PyObject *gi = z ? tn_at_where_self(m, g, wg) : NULL;
+    PyObject *gw = gi ? tn_at_where_self(m, z, xg) : NULL;
     Py_XDECREF(m); Py_XDECREF(wg); Py_XDECREF(xg); Py_XDECREF(z);
     if (!gw) { Py_XDECREF(gi); return NULL; }
     /* both outputs take the broadcast shape of all three inputs */
@@ -385,7 +372,7 @@ PyObject *tn_op__prelu_kernel_backward(tn_value *a) {
         bool same = o->ndim == nd;
         for (int i = 0; same && i < nd; i++) same = o->sizes[i] == sh[i];
         if (!same) {
-            PyObject *e = shaped(TN_ROW_expand, outs[k], sh, nd), *c = e ? tn_aten(TN_ROW_contiguous, "(O)", e) : NULL;
+            PyObject *e = tn_at_expand(outs[k], TN_IN(sh, nd), false), *c = e ? tn_at_contiguous(e, NULL) : NULL;
             Py_XDECREF(e);
             Py_DECREF(outs[k]);
             outs[k] = c;
@@ -421,7 +408,7 @@ static int dims_mask(tn_value *v, int total, uint64_t *m) {
 static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
     if (!x || n == 0) return x;
     PyObject *l = tn_int_list(dims, n);
-    PyObject *r = l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL;
+    PyObject *r = l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL;
     Py_XDECREF(l);
     Py_DECREF(x);
     return r;
@@ -457,7 +444,7 @@ PyObject *tn_op__trilinear(tn_value *a) {
         t[k] = rd ? to_dt(in[k], TN_DTYPE_F32) : Py_NewRef(in[k]);
         for (int i = 0; t[k] && i < total; i++)
             if (ex[k] >> i & 1) {
-                PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", t[k], i);
+                PyObject *u = tn_at_unsqueeze(t[k], i);
                 Py_DECREF(t[k]);
                 t[k] = u;
             }
@@ -470,9 +457,9 @@ PyObject *tn_op__trilinear(tn_value *a) {
         if (ex[2] >> i & 1) d12[n12++] = i;
         else d23[n23++] = i;
     }
-    PyObject *b = sum_keep(tn_aten(TN_ROW_mul_Tensor, "(OO)", t[0], t[1]), d12, n12);
+    PyObject *b = sum_keep(tn_at_mul_Tensor(t[0], t[1]), d12, n12);
     if (b && rd) { PyObject *c = to_dt(b, dt), *f = c ? to_dt(c, TN_DTYPE_F32) : NULL; Py_DECREF(b); Py_XDECREF(c); b = f; }
-    PyObject *o = b ? sum_keep(tn_aten(TN_ROW_mul_Tensor, "(OO)", b, t[2]), d23, n23) : NULL;
+    PyObject *o = b ? sum_keep(tn_at_mul_Tensor(b, t[2]), d23, n23) : NULL;
     Py_XDECREF(b);
     if (!o) goto done;
     /* the output's size: 1 on summed dims (before squeezing), else the inputs' broadcast size */
@@ -488,10 +475,7 @@ PyObject *tn_op__trilinear(tn_value *a) {
     for (int i = 0; same && i < total; i++) same = ot->sizes[i] == osz[i];
     if (!same) {   /* an empty factor: upstream's zeros of the output size */
         Py_DECREF(o);
-        PyObject *l = tn_int_list(osz, total), *dtp = l ? tn_py_from_dtype(dt) : NULL;
-        PyObject *kw = dtp ? Py_BuildValue("{sO}", "dtype", dtp) : NULL;
-        o = kw ? tn_aten_kw(TN_ROW_zeros, kw, "(O)", l) : NULL;
-        Py_XDECREF(l); Py_XDECREF(dtp); Py_XDECREF(kw);
+        o = tn_at_zeros(TN_IN(osz, total), TN_DT(dt), NULL, NULL, NULL);
         if (!o) goto done;
     }
     if (tn_tensor_of(o)->dtype != dt) {
@@ -500,12 +484,12 @@ PyObject *tn_op__trilinear(tn_value *a) {
         if (!(o = c)) goto done;
     }
     {   /* a fresh tensor (upstream's zeros + add_, then squeeze_ of the summed dims) */
-        PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", o);
+        PyObject *c = tn_at_contiguous(o, NULL);
         Py_DECREF(o);
         if (!(o = c)) goto done;
         const tn_storage *st = tn_tensor_of(o)->storage;
         if (st == tn_tensor_of(in[0])->storage || st == tn_tensor_of(in[1])->storage || st == tn_tensor_of(in[2])->storage) {
-            c = tn_aten(TN_ROW_clone, "(O)", o);
+            c = tn_at_clone(o, NULL);
             Py_DECREF(o);
             if (!(o = c)) goto done;
         }
@@ -513,7 +497,7 @@ PyObject *tn_op__trilinear(tn_value *a) {
         int nf = 0;
         for (int i = 0; i < total; i++)
             if (!(sd >> i & 1)) fin[nf++] = osz[i];
-        c = shaped(TN_ROW__unsafe_view, o, fin, nf);
+        c = tn_at__unsafe_view(o, TN_IN(fin, nf));
         Py_DECREF(o);
         if (!(o = c)) goto done;
     }
@@ -571,14 +555,14 @@ PyObject *tn_op_bilinear(tn_value *a) {
     for (int i = 0; i < t1->ndim - 1; i++) osz[i] = t1->sizes[i];
     osz[t1->ndim - 1] = wt->sizes[0];
     static const int64_t e1[2] = {1, 3}, e2[1] = {0}, e3[2] = {1, 2}, sdm[2] = {2, 3};
-    PyObject *a1 = shaped(TN_ROW_reshape, x1, f1, 2);
-    PyObject *a2 = a1 ? shaped(TN_ROW_reshape, x2, f2, 2) : NULL;
+    PyObject *a1 = tn_at_reshape(x1, TN_IN(f1, 2));
+    PyObject *a2 = a1 ? tn_at_reshape(x2, TN_IN(f2, 2)) : NULL;
     PyObject *l1 = tn_int_list(e1, 2), *l2 = tn_int_list(e2, 1), *l3 = tn_int_list(e3, 2), *l4 = tn_int_list(sdm, 2);
-    PyObject *tr = a2 && l1 && l2 && l3 && l4 ? tn_aten(TN_ROW__trilinear, "(OOOOOOO)", a1, w, a2, l1, l2, l3, l4) : NULL;
-    PyObject *o = tr ? shaped(TN_ROW_reshape, tr, osz, t1->ndim) : NULL;
+    PyObject *tr = a2 && l1 && l2 && l3 && l4 ? tn_at__trilinear(a1, w, a2, TN_IPY(l1), TN_IPY(l2), TN_IPY(l3), TN_IPY(l4), 1) : NULL;
+    PyObject *o = tr ? tn_at_reshape(tr, TN_IN(osz, t1->ndim)) : NULL;
     Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(l3); Py_XDECREF(l4); Py_XDECREF(tr);
     if (o && b) {
-        PyObject *s = tn_aten(TN_ROW_add_Tensor, "(OO)", o, b);
+        PyObject *s = tn_at_add_Tensor(o, b, TN_SDEF);
         Py_DECREF(o);
         o = s;
     }
@@ -636,8 +620,8 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
     bool training = a[4].u.i != 0;
     if (!training) {   /* leaky_relu with slope (lower + upper) / 2, computed in double */
         double slope = (lower + upper) / 2;
-        if (inplace) return tn_aten(TN_ROW_leaky_relu_, "(Od)", self, slope);
-        PyObject *r = tn_aten(TN_ROW_leaky_relu, "(Od)", self, slope);
+        if (inplace) return tn_at_leaky_relu_(self, TN_SD(slope));
+        PyObject *r = tn_at_leaky_relu(self, TN_SD(slope));
         return into_out(r, out, "leaky_relu");
     }
     tn_dtype dt = x->dtype;
@@ -683,14 +667,11 @@ static PyObject *rrelu_comp(tn_value *a, bool inplace) {
         PyErr_SetString(PyExc_RuntimeError, "Lower bound should be less than or equal to the upper bound");
         return NULL;
     }
-    PyObject *kw = Py_BuildValue("{sO}", "memory_format", tn_py.memory_format_contiguous);
-    PyObject *nz = kw ? tn_aten_kw(TN_ROW_empty_like, kw, "(O)", a[0].u.obj) : NULL;
-    Py_XDECREF(kw);
+    PyObject *nz = tn_at_empty_like(a[0].u.obj, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
     if (!nz) return NULL;
     PyObject *l = tn_value_to_python(&a[1]), *u = l ? tn_value_to_python(&a[2]) : NULL;
     PyObject *g = u ? tn_value_to_python(&a[4]) : NULL;
-    PyObject *r = g ? tn_aten(inplace ? TN_ROW_rrelu_with_noise_ : TN_ROW_rrelu_with_noise, "(OOOOOO)", a[0].u.obj, nz, l, u,
-                              a[3].u.i ? Py_True : Py_False, g) : NULL;
+    PyObject *r = g ? (inplace ? tn_at_rrelu_with_noise_(a[0].u.obj, nz, TN_SO(l), TN_SO(u), a[3].u.i, g) : tn_at_rrelu_with_noise(a[0].u.obj, nz, TN_SO(l), TN_SO(u), a[3].u.i, g)) : NULL;
     Py_XDECREF(l); Py_XDECREF(u); Py_XDECREF(g); Py_DECREF(nz);
     return r;
 }
@@ -699,7 +680,7 @@ PyObject *tn_op_rrelu_(tn_value *a) { return rrelu_comp(a, true); }
 
 /* rrelu_with_noise_backward(grad, self_or_result, noise, lower, upper, training, is_result) */
 PyObject *tn_op_rrelu_with_noise_backward(tn_value *a) {
-    if (a[5].u.i) return tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, a[2].u.obj);
+    if (a[5].u.i) return tn_at_mul_Tensor(a[0].u.obj, a[2].u.obj);
     double slope = (tn_value_as_double(&a[3]) + tn_value_as_double(&a[4])) / 2;
-    return tn_aten(TN_ROW_leaky_relu_backward, "(OOdO)", a[0].u.obj, a[1].u.obj, slope, a[6].u.i ? Py_True : Py_False);
+    return tn_at_leaky_relu_backward(a[0].u.obj, a[1].u.obj, TN_SD(slope), a[6].u.i);
 }

@@ -1139,14 +1139,12 @@ static PyObject *mvlgamma_compute(PyObject *self, int64_t p) {
         return NULL;
     }
     tn_dtype ad = is_int(dt) ? tn_py.default_dtype : dt;
-    PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(ad));
-    PyObject *args = kw ? tn_aten_kw(TN_ROW_arange_start_step, kw, "(ddd)", -(double)p * 0.5 + 0.5, 0.5, 0.5) : NULL;
-    Py_XDECREF(kw);
-    PyObject *u = args ? tn_aten(TN_ROW_unsqueeze, "(Oi)", self, -1) : NULL;
-    PyObject *s = u ? tn_aten(TN_ROW_add_Tensor, "(OO)", args, u) : NULL;
-    PyObject *l = s ? tn_aten(TN_ROW_lgamma_, "(O)", s) : NULL;
-    PyObject *sm = l ? tn_aten(TN_ROW_sum_dim_IntList, "(O(i))", s, -1) : NULL;
-    PyObject *r = sm ? tn_aten(TN_ROW_add__Scalar, "(Od)", sm, (double)(p * (p - 1)) * log(3.14159265358979323846) * 0.25) : NULL;
+    PyObject *args = tn_at_arange_start_step(TN_SD(-(double)p * 0.5 + 0.5), TN_SD(0.5), TN_SD(0.5), TN_DT(ad), NULL, NULL, NULL);
+    PyObject *u = args ? tn_at_unsqueeze(self, -1) : NULL;
+    PyObject *s = u ? tn_at_add_Tensor(args, u, TN_SDEF) : NULL;
+    PyObject *l = s ? tn_at_lgamma_(s) : NULL;
+    PyObject *sm = l ? tn_at_sum_dim_IntList(s, TN_IS(-1), false, NULL) : NULL;
+    PyObject *r = sm ? tn_at_add__Scalar(sm, TN_SD((double)(p * (p - 1)) * log(3.14159265358979323846) * 0.25), TN_SDEF) : NULL;
     Py_XDECREF(args); Py_XDECREF(u); Py_XDECREF(s); Py_XDECREF(l);
     if (!r) { Py_XDECREF(sm); return NULL; }
     Py_DECREF(r);
@@ -1169,7 +1167,7 @@ static PyObject *mvlgamma_into(PyObject *self, int64_t p, PyObject *dst, bool re
         Py_DECREF(r);
         return NULL;
     }
-    PyObject *c = tn_aten(TN_ROW_copy_, "(OO)", dst, r);
+    PyObject *c = tn_at_copy_(dst, r, false);
     Py_DECREF(r);
     return c;
 }

@@ -979,8 +979,8 @@ PyObject *tn_op_adaptive_max_pool2d_backward(tn_value *a) { return adaptive_max_
 PyObject *tn_op_adaptive_max_pool3d_backward(tn_value *a) { return adaptive_max_bwd(a, 3); }
 
 /* ---------------------------------------------------------------- upstream's composites
- * Written over the door (tn_aten), so the same functions serve as autograd/decomp.c's
- * decompositions: under a dispatch mode or while recording, the pieces are what upstream's
+ * Written over the door (the typed op API, dispatch/aten.h), so the same functions serve as
+ * autograd/decomp.c's decompositions: under a dispatch mode or while recording, the pieces are what upstream's
  * composite calls. */
 
 /* upstream's checkDimRange(name, self, 2, 4) */
@@ -1007,8 +1007,8 @@ static PyObject *pool_item(PyObject *r, int k) {
 /* (squeeze(a, -2), squeeze(b, -2)) of a pair (steals r) */
 static PyObject *pool_squeeze_pair(PyObject *r) {
     if (!r) return NULL;
-    PyObject *v = tn_aten(TN_ROW_squeeze_dim, "(Oi)", PyTuple_GetItem(r, 0), -2);
-    PyObject *i = v ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", PyTuple_GetItem(r, 1), -2) : NULL;
+    PyObject *v = tn_at_squeeze_dim(PyTuple_GetItem(r, 0), -2);
+    PyObject *i = v ? tn_at_squeeze_dim(PyTuple_GetItem(r, 1), -2) : NULL;
     Py_DECREF(r);
     PyObject *t = i ? PyTuple_Pack(2, v, i) : NULL;
     Py_XDECREF(v);
@@ -1017,15 +1017,13 @@ static PyObject *pool_squeeze_pair(PyObject *r) {
 }
 PyObject *tn_op_max_pool2d(tn_value *a) {
     PyObject *k = tn_value_to_python(&a[1]), *s = tn_value_to_python(&a[2]), *p = tn_value_to_python(&a[3]), *d = tn_value_to_python(&a[4]);
-    PyObject *r = k && s && p && d ? tn_aten(TN_ROW_max_pool2d_with_indices, "(OOOOOO)", a[0].u.obj, k, s, p, d,
-                                             a[5].u.i ? Py_True : Py_False) : NULL;
+    PyObject *r = k && s && p && d ? tn_at_max_pool2d_with_indices(a[0].u.obj, TN_IPY(k), TN_IPY(s), TN_IPY(p), TN_IPY(d), a[5].u.i) : NULL;
     Py_XDECREF(k); Py_XDECREF(s); Py_XDECREF(p); Py_XDECREF(d);
     return pool_item(r, 0);
 }
 PyObject *tn_op_max_pool3d(tn_value *a) {
     PyObject *k = tn_value_to_python(&a[1]), *s = tn_value_to_python(&a[2]), *p = tn_value_to_python(&a[3]), *d = tn_value_to_python(&a[4]);
-    PyObject *r = k && s && p && d ? tn_aten(TN_ROW_max_pool3d_with_indices, "(OOOOOO)", a[0].u.obj, k, s, p, d,
-                                             a[5].u.i ? Py_True : Py_False) : NULL;
+    PyObject *r = k && s && p && d ? tn_at_max_pool3d_with_indices(a[0].u.obj, TN_IPY(k), TN_IPY(s), TN_IPY(p), TN_IPY(d), a[5].u.i) : NULL;
     Py_XDECREF(k); Py_XDECREF(s); Py_XDECREF(p); Py_XDECREF(d);
     return pool_item(r, 0);
 }
@@ -1037,9 +1035,8 @@ PyObject *tn_op_max_pool1d_with_indices(tn_value *a) {
         pool_check1d("max_pool1d", "padding", &a[3]) < 0 || pool_check1d("max_pool1d", "dilation", &a[4]) < 0)
         return NULL;
     long long k = list_at(&a[1], 0), s = no_stride ? k : list_at(&a[2], 0), p = list_at(&a[3], 0), d = list_at(&a[4], 0);
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
-    PyObject *r = u ? tn_aten(TN_ROW_max_pool2d_with_indices, "(O[iL][iL][iL][iL]O)", u, 1, k, 1, s, 0, p, 1, d,
-                              a[5].u.i ? Py_True : Py_False) : NULL;
+    PyObject *u = tn_at_unsqueeze(a[0].u.obj, -2);
+    PyObject *r = u ? tn_at_max_pool2d_with_indices(u, TN_IS(1, k), TN_IS(1, s), TN_IS(0, p), TN_IS(1, d), a[5].u.i) : NULL;
     Py_XDECREF(u);
     return pool_squeeze_pair(r);
 }
@@ -1055,11 +1052,10 @@ PyObject *tn_op_avg_pool1d(tn_value *a) {
         pool_check1d("avg_pool1d", "stride", no_stride ? &a[1] : &a[2]) < 0 || pool_check1d("avg_pool1d", "padding", &a[3]) < 0)
         return NULL;
     long long k = list_at(&a[1], 0), s = no_stride ? k : list_at(&a[2], 0), p = list_at(&a[3], 0);
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
-    PyObject *r = u ? tn_aten(TN_ROW_avg_pool2d, "(O[iL][iL][iL]OO)", u, 1, k, 1, s, 0, p, a[4].u.i ? Py_True : Py_False,
-                              a[5].u.i ? Py_True : Py_False) : NULL;
+    PyObject *u = tn_at_unsqueeze(a[0].u.obj, -2);
+    PyObject *r = u ? tn_at_avg_pool2d(u, TN_IS(1, k), TN_IS(1, s), TN_IS(0, p), a[4].u.i, a[5].u.i, NULL) : NULL;
     Py_XDECREF(u);
-    PyObject *o = r ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, -2) : NULL;
+    PyObject *o = r ? tn_at_squeeze_dim(r, -2) : NULL;
     Py_XDECREF(r);
     return o;
 }
@@ -1087,12 +1083,12 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
     for (int i = 0; i < k; i++) ones = ones && o[i] == 1;
     PyObject *x = a[0].u.obj;
     if (!ones) {
-        PyObject *os = tn_value_to_python(&a[1]), *r = os ? tn_aten(k == 2 ? TN_ROW__adaptive_avg_pool2d : TN_ROW__adaptive_avg_pool3d, "(OO)", x, os) : NULL;
+        PyObject *os = tn_value_to_python(&a[1]), *r = os ? (k == 2 ? tn_at__adaptive_avg_pool2d(x, TN_IPY(os)) : tn_at__adaptive_avg_pool3d(x, TN_IPY(os))) : NULL;
         Py_XDECREF(os);
         return r;
     }
-    PyObject *r = k == 2 ? tn_aten(TN_ROW_mean_dim, "(O[ii]O)", x, -1, -2, Py_True)
-                         : tn_aten(TN_ROW_mean_dim, "(O[iii]O)", x, -1, -2, -3, Py_True);
+    PyObject *r = k == 2 ? tn_at_mean_dim(x, TN_IS(-1, -2), true, NULL)
+                         : tn_at_mean_dim(x, TN_IS(-1, -2, -3), true, NULL);
     const tn_tensor *t = tn_tensor_of(x);
     if (r && tn_suggest_format(t) == k && !((tn_tensor_obj *)r)->grad_fn && tn_tensor_of(r)->storage->refcnt == 1) {
         /* upstream: out.as_strided_(sizes, channels-last strides). The fresh mean result is
@@ -1107,8 +1103,8 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
          * the same view through as_strided (AsStridedBackward0) gives the same values and
          * gradients */
         long long nb = t->sizes[0], c = t->sizes[1];
-        PyObject *v = k == 2 ? tn_aten(TN_ROW_as_strided, "(O[LLii][LiLL])", r, nb, c, 1, 1, c, 1, c, c)
-                             : tn_aten(TN_ROW_as_strided, "(O[LLiii][LiLLL])", r, nb, c, 1, 1, 1, c, 1, c, c, c);
+        PyObject *v = k == 2 ? tn_at_as_strided(r, TN_IS(nb, c, 1, 1), TN_IS(c, 1, c, c), NULL)
+                             : tn_at_as_strided(r, TN_IS(nb, c, 1, 1, 1), TN_IS(c, 1, c, c, c), NULL);
         Py_SETREF(r, v);
     }
     return r;
@@ -1118,10 +1114,10 @@ PyObject *tn_op_adaptive_avg_pool3d(tn_value *a) { return adaptive_avg_nd(a, 3);
 /* adaptive_avg_pool1d / adaptive_max_pool1d: the 2-d op over self.unsqueeze(-2) with output (1, n) */
 PyObject *tn_op_adaptive_avg_pool1d(tn_value *a) {
     if (pool_dim_range(a, "adaptive_avg_pool1d") < 0 || pool_check1d("adaptive_avg_pool1d", "output_size", &a[1]) < 0) return NULL;
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
-    PyObject *r = u ? tn_aten(TN_ROW_adaptive_avg_pool2d, "(O[iL])", u, 1, (long long)list_at(&a[1], 0)) : NULL;
+    PyObject *u = tn_at_unsqueeze(a[0].u.obj, -2);
+    PyObject *r = u ? tn_at_adaptive_avg_pool2d(u, TN_IS(1, (long long)list_at(&a[1], 0))) : NULL;
     Py_XDECREF(u);
-    PyObject *o = r ? tn_aten(TN_ROW_squeeze_dim, "(Oi)", r, -2) : NULL;
+    PyObject *o = r ? tn_at_squeeze_dim(r, -2) : NULL;
     Py_XDECREF(r);
     return o;
 }
@@ -1136,8 +1132,8 @@ PyObject *tn_op_adaptive_max_pool1d(tn_value *a) {
                          "but input has sizes %s with dimension %d being empty", sh, i);
             return NULL;
         }
-    PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", a[0].u.obj, -2);
-    PyObject *r = u ? tn_aten(TN_ROW_adaptive_max_pool2d, "(O[iL])", u, 1, (long long)list_at(&a[1], 0)) : NULL;
+    PyObject *u = tn_at_unsqueeze(a[0].u.obj, -2);
+    PyObject *r = u ? tn_at_adaptive_max_pool2d(u, TN_IS(1, (long long)list_at(&a[1], 0))) : NULL;
     Py_XDECREF(u);
     return pool_squeeze_pair(r);
 }

@@ -20,7 +20,7 @@ PyObject *tn_op_is_inference(tn_value *a) { return PyBool_FromLong(TN_T(a[0])->s
  * without the bit, else a materialised copy (upstream: a clone) */
 static PyObject *resolve(tn_value *a, uint8_t bit) {
     if (!(TN_T(a[0])->math_bits & bit)) return self_(a);
-    return tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    return tn_at_clone(a[0].u.obj, NULL);
 }
 PyObject *tn_op_resolve_conj(tn_value *a) { return resolve(a, TN_BIT_CONJ); }
 PyObject *tn_op_resolve_neg(tn_value *a) { return resolve(a, TN_BIT_NEG); }
@@ -44,9 +44,9 @@ PyObject *tn_op__neg_view(tn_value *a) { return bit_view(a[0].u.obj, TN_T(a[0])-
 
 /* negate the imaginary parts of a bit-free complex tensor in place */
 static int negate_imag(PyObject *t) {
-    PyObject *r = tn_aten(TN_ROW_view_as_real, "(O)", t);
-    PyObject *im = r ? tn_aten(TN_ROW_select_int, "(Oii)", r, -1, 1) : NULL;
-    PyObject *n = im ? tn_aten(TN_ROW_neg_, "(O)", im) : NULL;
+    PyObject *r = tn_at_view_as_real(t);
+    PyObject *im = r ? tn_at_select_int(r, -1, 1) : NULL;
+    PyObject *n = im ? tn_at_neg_(im) : NULL;
     Py_XDECREF(r); Py_XDECREF(im);
     if (!n) return -1;
     Py_DECREF(n);
@@ -54,7 +54,7 @@ static int negate_imag(PyObject *t) {
 }
 /* _conj_physical / conj_physical / conj_physical.out / conj_physical_ (arguments arrive bit-free) */
 PyObject *tn_op__conj_physical(tn_value *a) {
-    PyObject *c = tn_aten(TN_ROW_clone, "(O)", a[0].u.obj);
+    PyObject *c = tn_at_clone(a[0].u.obj, NULL);
     if (c && tn_dtype_is_complex(tn_tensor_of(c)->dtype) && negate_imag(c) < 0) Py_CLEAR(c);
     return c;
 }
@@ -127,11 +127,11 @@ PyObject *tn_op_view_as_complex(tn_value *a) {
  * of a conjugate view carries the negative bit) */
 static PyObject *real_imag(PyObject *x, int part) {
     bool conj = (tn_tensor_of(x)->math_bits & TN_BIT_CONJ) != 0;
-    PyObject *base = conj ? tn_aten(TN_ROW__conj, "(O)", x) : Py_NewRef(x);
-    PyObject *r = base ? tn_aten(TN_ROW_view_as_real, "(O)", base) : NULL;
+    PyObject *base = conj ? tn_at__conj(x) : Py_NewRef(x);
+    PyObject *r = base ? tn_at_view_as_real(base) : NULL;
     Py_XDECREF(base);
-    if (r && conj && part == 1) Py_SETREF(r, tn_aten(TN_ROW__neg_view, "(O)", r));
-    PyObject *s = r ? tn_aten(TN_ROW_select_int, "(Oii)", r, tn_tensor_of(r)->ndim - 1, part) : NULL;
+    if (r && conj && part == 1) Py_SETREF(r, tn_at__neg_view(r));
+    PyObject *s = r ? tn_at_select_int(r, tn_tensor_of(r)->ndim - 1, part) : NULL;
     Py_XDECREF(r);
     return s;
 }
@@ -160,7 +160,7 @@ PyObject *tn_op_is_same_size(tn_value *a) {
 }
 
 PyObject *tn_op_conj(tn_value *a) {
-    if (tn_dtype_is_complex(TN_T(a[0])->dtype)) return tn_aten(TN_ROW__conj, "(O)", a[0].u.obj);
+    if (tn_dtype_is_complex(TN_T(a[0])->dtype)) return tn_at__conj(a[0].u.obj);
     return self_(a);
 }
 

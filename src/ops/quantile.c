@@ -84,13 +84,13 @@ static PyObject *quantile_impl(PyObject *self, PyObject *q, const tn_value *dimv
     }
     if (q_in_range(q) < 0) return NULL;
     PyObject *sorted = NULL;
-    if (!has_dim) sorted = tn_aten(TN_ROW_flatten_using_ints, "(O)", self);
+    if (!has_dim) sorted = tn_at_flatten_using_ints(self, 0, -1);
     else if (wd == t->ndim - 1 || t->ndim == 0) sorted = Py_NewRef(self);
     else {
-        sorted = tn_aten(TN_ROW_unsqueeze, "(Oi)", self, -1);
-        STEP(sorted, tn_aten(TN_ROW_transpose_int, "(OLi)", sorted, (long long)wd, -1));
+        sorted = tn_at_unsqueeze(self, -1);
+        STEP(sorted, tn_at_transpose_int(sorted, (long long)wd, -1));
     }
-    STEP(sorted, tn_aten(TN_ROW_sort, "(O)", sorted));
+    STEP(sorted, tn_at_sort(sorted, -1, false));
     if (!sorted) return NULL;
     {
         PyObject *v0 = PySequence_GetItem(sorted, 0);
@@ -104,59 +104,58 @@ static PyObject *quantile_impl(PyObject *self, PyObject *q, const tn_value *dimv
     for (int k = 1; k < on; k++) is[k - 1] = os[k];
     is[on - 1] = last;
     PyObject *il = tn_int_list(is, on);
-    STEP(sorted, il ? tn_aten(TN_ROW_view, "(OO)", sorted, il) : NULL);
+    STEP(sorted, il ? tn_at_view(sorted, TN_IPY(il)) : NULL);
     Py_XDECREF(il);
     if (!sorted) return NULL;
     PyObject *ranks = NULL, *res = NULL;
     if (ignore_nan) {
-        PyObject *nn = tn_aten(TN_ROW_isnan, "(O)", sorted);
-        STEP(nn, tn_aten(TN_ROW_logical_not_, "(O)", nn) ? Py_NewRef(nn) : NULL);
-        STEP(nn, tn_aten(TN_ROW_sum_dim_IntList, "(O[i]O)", nn, -1, Py_True));
-        STEP(nn, tn_aten(TN_ROW_sub_Scalar, "(Oi)", nn, 1));
-        ranks = nn ? tn_aten(TN_ROW_mul_Tensor, "(OO)", q, nn) : NULL;
+        PyObject *nn = tn_at_isnan(sorted);
+        STEP(nn, tn_at_logical_not_(nn) ? Py_NewRef(nn) : NULL);
+        STEP(nn, tn_at_sum_dim_IntList(nn, TN_IS(-1), true, NULL));
+        STEP(nn, tn_at_sub_Scalar(nn, TN_SI(1), TN_SDEF));
+        ranks = nn ? tn_at_mul_Tensor(q, nn) : NULL;
         Py_XDECREF(nn);
-        PyObject *neg = ranks ? tn_aten(TN_ROW_lt_Scalar, "(Oi)", ranks, 0) : NULL;
-        PyObject *f = neg ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", ranks, neg, 0) : NULL;
+        PyObject *neg = ranks ? tn_at_lt_Scalar(ranks, TN_SI(0)) : NULL;
+        PyObject *f = neg ? tn_at_masked_fill__Scalar(ranks, neg, TN_SI(0)) : NULL;
         Py_XDECREF(neg);
         if (!f) Py_CLEAR(ranks);
         Py_XDECREF(f);
     } else {
         int64_t li = last - 1;
-        PyObject *qs = tn_aten(TN_ROW_mul_Scalar, "(OL)", q, (long long)li);
-        PyObject *an = qs ? tn_aten(TN_ROW_isnan, "(O)", sorted) : NULL;
-        STEP(an, tn_aten(TN_ROW_any_dim, "(OiO)", an, -1, Py_True));
-        PyObject *tl = an ? tn_aten(TN_ROW_broadcast_tensors, "([OO])", qs, an) : NULL;
+        PyObject *qs = tn_at_mul_Scalar(q, TN_SI((long long)li));
+        PyObject *an = qs ? tn_at_isnan(sorted) : NULL;
+        STEP(an, tn_at_any_dim(an, -1, true));
+        PyObject *tl = an ? tn_at_broadcast_tensors(TN_TS(qs, an)) : NULL;
         PyObject *t0 = tl ? PySequence_GetItem(tl, 0) : NULL, *t1 = t0 ? PySequence_GetItem(tl, 1) : NULL;
-        ranks = t1 ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOL)", t0, t1, (long long)li) : NULL;
+        ranks = t1 ? tn_at_masked_fill_Scalar(t0, t1, TN_SI((long long)li)) : NULL;
         Py_XDECREF(qs); Py_XDECREF(an); Py_XDECREF(tl); Py_XDECREF(t0); Py_XDECREF(t1);
     }
     if (!ranks) goto done;
     if (mode == Q_LOWER || mode == Q_HIGHER || mode == Q_NEAREST) {
-        int row = mode == Q_LOWER ? TN_ROW_floor_ : mode == Q_HIGHER ? TN_ROW_ceil_ : TN_ROW_round_;
-        PyObject *r = tn_aten(row, "(O)", ranks);
+        PyObject *r = mode == Q_LOWER ? tn_at_floor_(ranks) : mode == Q_HIGHER ? tn_at_ceil_(ranks) : tn_at_round_(ranks);
         if (!r) goto done;
         Py_DECREF(r);
     }
     PyObject *lng = tn_py_from_dtype(TN_DTYPE_I64);
-    PyObject *rb = lng ? tn_aten(TN_ROW_to_dtype, "(OO)", ranks, lng) : NULL;
-    PyObject *vb = rb ? tn_aten(TN_ROW_gather, "(OiO)", sorted, -1, rb) : NULL;
+    PyObject *rb = lng ? tn_at_to_dtype(ranks, lng, false, false, NULL) : NULL;
+    PyObject *vb = rb ? tn_at_gather(sorted, -1, rb, false) : NULL;
     if (vb && (mode == Q_LINEAR || mode == Q_MIDPOINT)) {
-        PyObject *w = mode == Q_MIDPOINT ? tn_aten(TN_ROW_full_like, "(Od)", ranks, 0.5) : tn_aten(TN_ROW_sub_Tensor, "(OO)", ranks, rb);
-        PyObject *c = w ? tn_aten(TN_ROW_ceil_, "(O)", ranks) : NULL;
-        PyObject *ra = c ? tn_aten(TN_ROW_to_dtype, "(OO)", c, lng) : NULL;
-        PyObject *va = ra ? tn_aten(TN_ROW_gather, "(OiO)", sorted, -1, ra) : NULL;
-        PyObject *l = va ? tn_aten(TN_ROW_lerp__Tensor, "(OOO)", vb, va, w) : NULL;
+        PyObject *w = mode == Q_MIDPOINT ? tn_at_full_like(ranks, TN_SD(0.5), NULL, NULL, NULL, NULL, NULL) : tn_at_sub_Tensor(ranks, rb, TN_SDEF);
+        PyObject *c = w ? tn_at_ceil_(ranks) : NULL;
+        PyObject *ra = c ? tn_at_to_dtype(c, lng, false, false, NULL) : NULL;
+        PyObject *va = ra ? tn_at_gather(sorted, -1, ra, false) : NULL;
+        PyObject *l = va ? tn_at_lerp__Tensor(vb, va, w) : NULL;
         if (!l) Py_CLEAR(vb);
         Py_XDECREF(w); Py_XDECREF(c); Py_XDECREF(ra); Py_XDECREF(va); Py_XDECREF(l);
     }
     if (vb) {
         PyObject *r;
         if (qt->ndim == 0) {
-            r = tn_aten(TN_ROW_squeeze__dim, "(Oi)", vb, -1);
+            r = tn_at_squeeze__dim(vb, -1);
         } else {
-            r = tn_aten(TN_ROW_unsqueeze_, "(Oi)", vb, 0);
-            STEP(r, tn_aten(TN_ROW_transpose_, "(Oii)", vb, 0, -1));
-            STEP(r, tn_aten(TN_ROW_squeeze__dim, "(Oi)", vb, -1));
+            r = tn_at_unsqueeze_(vb, 0);
+            STEP(r, tn_at_transpose_(vb, 0, -1));
+            STEP(r, tn_at_squeeze__dim(vb, -1));
         }
         if (r) res = Py_NewRef(vb);
         Py_XDECREF(r);
@@ -177,11 +176,7 @@ static PyObject *scalar_q(PyObject *self, double q) {
         PyErr_Format(PyExc_RuntimeError, "quantile() q must be in the range [0, 1] but got %s", buf);
         return NULL;
     }
-    PyObject *dt = tn_py_from_dtype(tn_tensor_of(self)->dtype);
-    PyObject *kw = dt ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_scalar_tensor, kw, "(d)", q) : NULL;
-    Py_XDECREF(dt); Py_XDECREF(kw);
-    return r;
+    return tn_at_scalar_tensor(TN_SD(q), TN_DT(tn_tensor_of(self)->dtype), NULL, NULL, NULL);
 }
 
 /* (self, q, dim?, keepdim, *, interpolation[, out]) */

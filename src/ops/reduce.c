@@ -526,26 +526,26 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     PyObject *dims = tn_value_to_python(&a[1]), *kd = keepdim ? Py_True : Py_False, *res = NULL;
     if (!dims) { Py_DECREF(x); return NULL; }
     if (tn_numel(tn_tensor_of(x)) == 0) {
-        PyObject *e = tn_aten(TN_ROW_exp, "(O)", x);
-        PyObject *sm = e ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", e, dims, kd) : NULL;
-        res = sm ? tn_aten(TN_ROW_log_, "(O)", sm) : NULL;
+        PyObject *e = tn_at_exp(x);
+        PyObject *sm = e ? tn_at_sum_dim_IntList(e, TN_IPY(dims), (kd) == Py_True, NULL) : NULL;
+        res = sm ? tn_at_log_(sm) : NULL;
         Py_XDECREF(e);
         Py_XDECREF(sm);
     } else {
         /* complex: the maxima of the real parts (upstream's amax(real(self))) */
-        PyObject *xr = cplx ? tn_aten(TN_ROW_real, "(O)", x) : Py_NewRef(x);
-        PyObject *m = xr ? tn_aten(TN_ROW_amax, "(OOO)", xr, dims, Py_True) : NULL;
+        PyObject *xr = cplx ? tn_at_real(x) : Py_NewRef(x);
+        PyObject *m = xr ? tn_at_amax(xr, TN_IPY(dims), true) : NULL;
         Py_XDECREF(xr);
-        PyObject *ma = m ? tn_aten(TN_ROW_abs, "(O)", m) : NULL;
-        PyObject *inf = ma ? tn_aten(TN_ROW_eq_Scalar, "(Od)", ma, INFINITY) : NULL;
-        PyObject *mf = inf ? tn_aten(TN_ROW_masked_fill__Scalar, "(OOi)", m, inf, 0) : NULL;
-        PyObject *d = mf ? tn_aten(TN_ROW_sub_Tensor, "(OO)", x, m) : NULL;
-        PyObject *e = d ? tn_aten(TN_ROW_exp_, "(O)", d) : NULL;
-        PyObject *sm = e ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", d, dims, kd) : NULL;
-        PyObject *lg = sm ? tn_aten(TN_ROW_log_, "(O)", sm) : NULL;
+        PyObject *ma = m ? tn_at_abs(m) : NULL;
+        PyObject *inf = ma ? tn_at_eq_Scalar(ma, TN_SD(INFINITY)) : NULL;
+        PyObject *mf = inf ? tn_at_masked_fill__Scalar(m, inf, TN_SI(0)) : NULL;
+        PyObject *d = mf ? tn_at_sub_Tensor(x, m, TN_SDEF) : NULL;
+        PyObject *e = d ? tn_at_exp_(d) : NULL;
+        PyObject *sm = e ? tn_at_sum_dim_IntList(d, TN_IPY(dims), (kd) == Py_True, NULL) : NULL;
+        PyObject *lg = sm ? tn_at_log_(sm) : NULL;
         PyObject *shape = lg ? PyObject_GetAttrString(sm, "shape") : NULL;
-        PyObject *ms = shape ? tn_aten(TN_ROW_view, "(OO)", m, shape) : NULL;
-        PyObject *r = ms ? tn_aten(TN_ROW_add__Tensor, "(OO)", sm, ms) : NULL;
+        PyObject *ms = shape ? tn_at_view(m, TN_IPY(shape)) : NULL;
+        PyObject *r = ms ? tn_at_add__Tensor(sm, ms, TN_SDEF) : NULL;
         if (r) res = Py_NewRef(sm);
         Py_XDECREF(m); Py_XDECREF(ma); Py_XDECREF(inf); Py_XDECREF(mf); Py_XDECREF(d); Py_XDECREF(e);
         Py_XDECREF(sm); Py_XDECREF(lg); Py_XDECREF(shape); Py_XDECREF(ms); Py_XDECREF(r);
@@ -726,16 +726,16 @@ static PyObject *segment_reduce_impl(tn_value *a) {
     }
     bool unsafe = a[6].u.i != 0;
     if (!has_off && !unsafe) {
-        PyObject *mn = tn_aten(TN_ROW_min, "(O)", lo);
+        PyObject *mn = tn_at_min(lo);
         if (!mn) return NULL;
         tn_value v;
         tn_cr_load(tn_data(tn_tensor_of(mn)), tn_tensor_of(mn)->dtype, &v);
         Py_DECREF(mn);
         double m = v.tag == TN_V_FLOAT ? v.u.f : (double)v.u.i;
         if (m < 0) { PyErr_SetString(PyExc_RuntimeError, "lengths contains negative value!"); return NULL; }
-        PyObject *s = tn_aten(TN_ROW_sum_dim_IntList, "(O[i])", lo, -1);
-        PyObject *eq = s ? tn_aten(TN_ROW_eq_Scalar, "(OL)", s, (long long)t->sizes[axis]) : NULL;
-        PyObject *all = eq ? tn_aten(TN_ROW_all, "(O)", eq) : NULL;
+        PyObject *s = tn_at_sum_dim_IntList(lo, TN_IS(-1), false, NULL);
+        PyObject *eq = s ? tn_at_eq_Scalar(s, TN_SI((long long)t->sizes[axis])) : NULL;
+        PyObject *all = eq ? tn_at_all(eq) : NULL;
         Py_XDECREF(s);
         Py_XDECREF(eq);
         if (!all) return NULL;

@@ -26,7 +26,7 @@ static void hid_clear(hid *x) { Py_CLEAR(x->h); Py_CLEAR(x->c); }
 static PyObject *opt_obj(PyObject *o) { return o ? o : Py_None; }
 
 static PyObject *linear(PyObject *x, PyObject *w, PyObject *b) {
-    return tn_aten(TN_ROW_linear, "(OOO)", x, w, opt_obj(b));
+    return tn_at_linear(x, w, opt_obj(b));
 }
 
 /* upstream's unsafe_chunk(chunks, 1): unsafe_split with the rounded-up chunk size; a tuple */
@@ -34,7 +34,7 @@ static PyObject *chunk(PyObject *x, int n) {
     const tn_tensor *t = tn_tensor_of(x);
     int64_t sz = t->ndim > 1 ? t->sizes[1] : 0;
     int64_t split = (sz + n - 1) / n;
-    PyObject *r = tn_aten(TN_ROW_unsafe_split_Tensor, "(OLL)", x, (long long)split, 1LL);
+    PyObject *r = tn_at_unsafe_split_Tensor(x, (long long)split, 1LL);
     if (!r) return NULL;
     PyObject *f = PySequence_Tuple(r);
     Py_DECREF(r);
@@ -47,14 +47,15 @@ static PyObject *chunk(PyObject *x, int n) {
 }
 #define CH(f, i) PyTuple_GetItem(f, i)
 
-static PyObject *ip1(int row, PyObject *x) { return tn_aten(row, "(O)", x); }
-static PyObject *ip2(int row, PyObject *x, PyObject *y) { return tn_aten(row, "(OO)", x, y); }
+static PyObject *add_t(PyObject *x, PyObject *y) { return tn_at_add_Tensor(x, y, TN_SDEF); }
+static PyObject *add_t_(PyObject *x, PyObject *y) { return tn_at_add__Tensor(x, y, TN_SDEF); }
+static PyObject *sub_t(PyObject *x, PyObject *y) { return tn_at_sub_Tensor(x, y, TN_SDEF); }
 
 /* h @ w_hr.t() when the LSTM has projections, else h (new ref) */
 static PyObject *matmul_hr(PyObject *h, const cellp *p) {
     if (!p->w_hr) return Py_NewRef(h);
-    PyObject *wt = ip1(TN_ROW_t, p->w_hr);
-    PyObject *r = wt ? ip2(TN_ROW_matmul, h, wt) : NULL;
+    PyObject *wt = tn_at_t(p->w_hr);
+    PyObject *r = wt ? tn_at_matmul(h, wt) : NULL;
     Py_XDECREF(wt);
     return r;
 }
@@ -67,11 +68,11 @@ static int cell(int kind, PyObject *input, const hid *h, const cellp *p, bool pr
         PyObject *hh = linear(h->h, p->w_hh, p->b_hh);
         if (!hh) return -1;
         PyObject *ih = pre ? Py_NewRef(input) : linear(input, p->w_ih, p->b_ih);
-        PyObject *s = ih ? ip2(TN_ROW_add__Tensor, hh, ih) : NULL;
+        PyObject *s = ih ? add_t_(hh, ih) : NULL;
         Py_DECREF(hh); Py_XDECREF(ih);
         if (!s) return -1;
         if (kind != CELL_LSTM) {
-            out->h = ip1(kind == CELL_TANH ? TN_ROW_tanh : TN_ROW_relu, s);
+            out->h = kind == CELL_TANH ? tn_at_tanh(s) : tn_at_relu(s);
             Py_DECREF(s);
             return out->h ? 0 : -1;
         }
@@ -80,15 +81,15 @@ static int cell(int kind, PyObject *input, const hid *h, const cellp *p, bool pr
         if (!ch) return -1;
         PyObject *ig = NULL, *fg = NULL, *cg = NULL, *og = NULL, *m1 = NULL, *m2 = NULL, *cy = NULL, *tc = NULL, *hy = NULL;
         int rc = -1;
-        if (!(ig = ip1(TN_ROW_sigmoid_, CH(ch, 0)))) goto lstm_done;
-        if (!(fg = ip1(TN_ROW_sigmoid_, CH(ch, 1)))) goto lstm_done;
-        if (!(cg = ip1(TN_ROW_tanh_, CH(ch, 2)))) goto lstm_done;
-        if (!(og = ip1(TN_ROW_sigmoid_, CH(ch, 3)))) goto lstm_done;
-        if (!(m1 = ip2(TN_ROW_mul_Tensor, fg, h->c))) goto lstm_done;
-        if (!(m2 = ip2(TN_ROW_mul_Tensor, ig, cg))) goto lstm_done;
-        if (!(cy = ip2(TN_ROW_add__Tensor, m1, m2))) goto lstm_done;
-        if (!(tc = ip1(TN_ROW_tanh, cy))) goto lstm_done;
-        if (!(hy = ip2(TN_ROW_mul_Tensor, og, tc))) goto lstm_done;
+        if (!(ig = tn_at_sigmoid_(CH(ch, 0)))) goto lstm_done;
+        if (!(fg = tn_at_sigmoid_(CH(ch, 1)))) goto lstm_done;
+        if (!(cg = tn_at_tanh_(CH(ch, 2)))) goto lstm_done;
+        if (!(og = tn_at_sigmoid_(CH(ch, 3)))) goto lstm_done;
+        if (!(m1 = tn_at_mul_Tensor(fg, h->c))) goto lstm_done;
+        if (!(m2 = tn_at_mul_Tensor(ig, cg))) goto lstm_done;
+        if (!(cy = add_t_(m1, m2))) goto lstm_done;
+        if (!(tc = tn_at_tanh(cy))) goto lstm_done;
+        if (!(hy = tn_at_mul_Tensor(og, tc))) goto lstm_done;
         if (!(out->h = matmul_hr(hy, p))) goto lstm_done;
         out->c = Py_NewRef(cy);
         rc = 0;
@@ -105,20 +106,20 @@ static int cell(int kind, PyObject *input, const hid *h, const cellp *p, bool pr
     Py_CLEAR(lin);
     if (!ich) goto gru_done;
     if (!(lin = linear(h->h, p->w_hh, p->b_hh)) || !(hch = chunk(lin, 3))) goto gru_done;
-    if (!(t = ip2(TN_ROW_add__Tensor, CH(hch, 0), CH(ich, 0)))) goto gru_done;
-    if (!(rg = ip1(TN_ROW_sigmoid_, t))) goto gru_done;
+    if (!(t = add_t_(CH(hch, 0), CH(ich, 0)))) goto gru_done;
+    if (!(rg = tn_at_sigmoid_(t))) goto gru_done;
     Py_CLEAR(t);
-    if (!(t = ip2(TN_ROW_add__Tensor, CH(hch, 1), CH(ich, 1)))) goto gru_done;
-    if (!(zg = ip1(TN_ROW_sigmoid_, t))) goto gru_done;
+    if (!(t = add_t_(CH(hch, 1), CH(ich, 1)))) goto gru_done;
+    if (!(zg = tn_at_sigmoid_(t))) goto gru_done;
     Py_CLEAR(t);
-    if (!(t = ip2(TN_ROW_mul__Tensor, CH(hch, 2), rg))) goto gru_done;
-    if (!(d = ip2(TN_ROW_add_Tensor, CH(ich, 2), t))) goto gru_done;
+    if (!(t = tn_at_mul__Tensor(CH(hch, 2), rg))) goto gru_done;
+    if (!(d = add_t(CH(ich, 2), t))) goto gru_done;
     Py_CLEAR(t);
-    if (!(ng = ip1(TN_ROW_tanh_, d))) goto gru_done;
+    if (!(ng = tn_at_tanh_(d))) goto gru_done;
     Py_CLEAR(d);
-    if (!(d = ip2(TN_ROW_sub_Tensor, h->h, ng))) goto gru_done;
-    if (!(t = ip2(TN_ROW_mul__Tensor, d, zg))) goto gru_done;
-    if (!(out->h = ip2(TN_ROW_add__Tensor, t, ng))) goto gru_done;
+    if (!(d = sub_t(h->h, ng))) goto gru_done;
+    if (!(t = tn_at_mul__Tensor(d, zg))) goto gru_done;
+    if (!(out->h = add_t_(t, ng))) goto gru_done;
     rc = 0;
 gru_done:
     Py_XDECREF(ich); Py_XDECREF(hch); Py_XDECREF(lin); Py_XDECREF(rg); Py_XDECREF(zg);
@@ -155,9 +156,9 @@ static PyObject *tl_as_list(const tlist *l) {
     for (Py_ssize_t i = 0; i < l->n; i++) PyList_SetItem(r, i, Py_NewRef(l->v[i]));
     return r;
 }
-static PyObject *tl_join(int row, const tlist *l, long long dim) {   /* stack / cat (l, dim) */
+static PyObject *tl_join(PyObject *(*join)(tn_tensors, int64_t), const tlist *l, long long dim) {   /* stack / cat (l, dim) */
     PyObject *lst = tl_as_list(l);
-    PyObject *r = lst ? tn_aten(row, "(OL)", lst, dim) : NULL;
+    PyObject *r = lst ? join(TN_TPY(lst), dim) : NULL;
     Py_XDECREF(lst);
     return r;
 }
@@ -172,7 +173,7 @@ static PyObject *full_dir(int kind, PyObject *input, const hid *h0, const cellp 
     fin->h = fin->c = NULL;
     PyObject *iw = linear(input, p->w_ih, p->b_ih);
     if (!iw) return NULL;
-    PyObject *ub = tn_aten(TN_ROW_unbind_int, "(OL)", iw, 0LL);
+    PyObject *ub = tn_at_unbind_int(iw, 0LL);
     Py_DECREF(iw);
     PyObject *steps = ub ? PySequence_Tuple(ub) : NULL;
     Py_XDECREF(ub);
@@ -191,7 +192,7 @@ static PyObject *full_dir(int kind, PyObject *input, const hid *h0, const cellp 
     steps = NULL;
     if (outs.n == 0) { PyErr_SetString(PyExc_RuntimeError, EMPTY_SEQ); goto fail; }
     if (rev) tl_reverse(&outs);
-    PyObject *r = tl_join(TN_ROW_stack, &outs, 0);
+    PyObject *r = tl_join(tn_at_stack, &outs, 0);
     tl_free(&outs);
     if (!r) { hid_clear(&cur); return NULL; }
     *fin = cur;
@@ -204,7 +205,7 @@ fail:
 }
 
 static PyObject *narrow0(PyObject *t, int64_t start, int64_t len) {
-    return tn_aten(TN_ROW_narrow, "(OLLL)", t, 0LL, (long long)start, (long long)len);
+    return tn_at_narrow(t, 0LL, (long long)start, (long long)len);
 }
 static int hid_slice(const hid *h, int64_t a, int64_t b, hid *out) {
     out->c = NULL;
@@ -214,7 +215,7 @@ static int hid_slice(const hid *h, int64_t a, int64_t b, hid *out) {
 }
 static PyObject *cat2(PyObject *a, PyObject *b, long long dim) {
     PyObject *l = Py_BuildValue("[OO]", a, b);
-    PyObject *r = l ? tn_aten(TN_ROW_cat, "(OL)", l, dim) : NULL;
+    PyObject *r = l ? tn_at_cat(TN_TPY(l), dim) : NULL;
     Py_XDECREF(l);
     return r;
 }
@@ -259,9 +260,9 @@ static PyObject *packed_dir(int kind, PyObject *data, const int64_t *bs, int64_t
         if (tl_push(&hs, Py_NewRef(cur.h)) < 0 || (cur.c && tl_push(&cs, Py_NewRef(cur.c)) < 0)) goto fwd_fail;
         tl_reverse(&hs);
         tl_reverse(&cs);
-        if (!(r = tl_join(TN_ROW_cat, &outs, 0))) goto fwd_fail;
-        if (!(fin->h = tl_join(TN_ROW_cat, &hs, 0))) goto fwd_fail;
-        if (cur.c && !(fin->c = tl_join(TN_ROW_cat, &cs, 0))) goto fwd_fail;
+        if (!(r = tl_join(tn_at_cat, &outs, 0))) goto fwd_fail;
+        if (!(fin->h = tl_join(tn_at_cat, &hs, 0))) goto fwd_fail;
+        if (cur.c && !(fin->c = tl_join(tn_at_cat, &cs, 0))) goto fwd_fail;
         tl_free(&hs); tl_free(&cs); tl_free(&outs); hid_clear(&cur);
         Py_DECREF(iw);
         return r;
@@ -297,7 +298,7 @@ static PyObject *packed_dir(int kind, PyObject *data, const int64_t *bs, int64_t
         if (tl_push(&outs, Py_NewRef(cur.h)) < 0) goto rev_fail;
     }
     tl_reverse(&outs);
-    if (!(r = tl_join(TN_ROW_cat, &outs, 0))) goto rev_fail;
+    if (!(r = tl_join(tn_at_cat, &outs, 0))) goto rev_fail;
     tl_free(&outs);
     Py_DECREF(iw);
     *fin = cur;
@@ -357,7 +358,7 @@ static PyObject *layer_stack(rnn_run *R, hid *fin) {
         if (!out) return NULL;
         x = out;
         if (R->dropout != 0 && R->train && l < R->num_layers - 1) {
-            Py_SETREF(x, tn_aten(TN_ROW_dropout, "(OdO)", x, R->dropout, Py_True));
+            Py_SETREF(x, tn_at_dropout(x, R->dropout, true));
             if (!x) return NULL;
         }
     }
@@ -387,7 +388,7 @@ static int gather_params(PyObject *seq, bool has_biases, bool proj, cellp **out,
 }
 
 static PyObject *unbind0(PyObject *t) {
-    PyObject *u = tn_aten(TN_ROW_unbind_int, "(OL)", t, 0LL);
+    PyObject *u = tn_at_unbind_int(t, 0LL);
     PyObject *f = u ? PySequence_Tuple(u) : NULL;
     Py_XDECREF(u);
     return f;
@@ -451,7 +452,7 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
     if (bsizes) {
         if (!(bs = batch_sizes_of(bsizes, &nsteps))) goto done;
         x = Py_NewRef(input);
-    } else if (!(x = batch_first ? tn_aten(TN_ROW_transpose_int, "(OLL)", input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    } else if (!(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
     if (kind == CELL_LSTM) {
         if (!(hl = unbind0(PyTuple_GetItem(hxs, 0))) || !(cl = unbind0(PyTuple_GetItem(hxs, 1)))) goto done;
         nh = PyTuple_Size(hl);
@@ -476,13 +477,13 @@ static PyObject *rnn_common(int kind, PyObject *input, PyObject *bsizes, PyObjec
         if (tl_push(&hs, Py_NewRef(fin[i].h)) < 0) break;
         if (kind == CELL_LSTM && tl_push(&cs, Py_NewRef(fin[i].c)) < 0) break;
     }
-    PyObject *hy = PyErr_Occurred() ? NULL : tl_join(TN_ROW_stack, &hs, 0);
-    PyObject *cy = hy && kind == CELL_LSTM ? tl_join(TN_ROW_stack, &cs, 0) : NULL;
+    PyObject *hy = PyErr_Occurred() ? NULL : tl_join(tn_at_stack, &hs, 0);
+    PyObject *cy = hy && kind == CELL_LSTM ? tl_join(tn_at_stack, &cs, 0) : NULL;
     tl_free(&hs); tl_free(&cs);
     if (hy && !bsizes && batch_first) {
-        if (kind == CELL_LSTM) Py_SETREF(out, tn_aten(TN_ROW_transpose_int, "(OLL)", out, 0LL, 1LL));
+        if (kind == CELL_LSTM) Py_SETREF(out, tn_at_transpose_int(out, 0LL, 1LL));
         else {
-            PyObject *t = tn_aten(TN_ROW_transpose_, "(OLL)", out, 0LL, 1LL);
+            PyObject *t = tn_at_transpose_(out, 0LL, 1LL);
             if (!t) Py_CLEAR(out);
             Py_XDECREF(t);
         }
@@ -641,7 +642,7 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
     PyObject *in = a[0].u.obj, *lengths = a[1].u.obj;
     bool bf = ARGB(2);
     if (check_long(lengths) < 0) return NULL;
-    PyObject *input = bf ? tn_aten(TN_ROW_transpose_int, "(OLL)", in, 0LL, 1LL) : Py_NewRef(in);
+    PyObject *input = bf ? tn_at_transpose_int(in, 0LL, 1LL) : Py_NewRef(in);
     if (!input) return NULL;
     const tn_tensor *it = tn_tensor_of(input);
     PyObject *res = NULL, *bst = NULL;
@@ -688,11 +689,11 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
         int64_t l = len[B - 1 - i];
         if (l > prev) {
             int64_t cur = B - i;
-            PyObject *s1 = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", input, 0LL, (long long)prev, (long long)l, 1LL);
-            PyObject *s2 = s1 ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", s1, 1LL, 0LL, (long long)cur, 1LL) : NULL;
-            PyObject *c = s2 ? tn_aten(TN_ROW_contiguous, "(O)", s2) : NULL;
+            PyObject *s1 = tn_at_slice_Tensor(input, 0LL, TN_I((long long)prev), TN_I((long long)l), 1LL);
+            PyObject *s2 = s1 ? tn_at_slice_Tensor(s1, 1LL, TN_I(0LL), TN_I((long long)cur), 1LL) : NULL;
+            PyObject *c = s2 ? tn_at_contiguous(s2, NULL) : NULL;
             PyObject *sh = c ? tn_int_list(shape, it->ndim - 1) : NULL;
-            PyObject *v = sh ? tn_aten(TN_ROW_view, "(OO)", c, sh) : NULL;
+            PyObject *v = sh ? tn_at_view(c, TN_IPY(sh)) : NULL;
             Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(c); Py_XDECREF(sh);
             if (tl_push(&steps, v) < 0) { PyMem_Free(bsv); goto done; }
             for (int64_t j = 0; j < l - prev; j++) bsv[k++] = cur;
@@ -704,7 +705,7 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
     if (bst && bsv_n) memcpy(tn_data(tn_tensor_of(bst)), bsv, (size_t)bsv_n * sizeof *bsv);
     PyMem_Free(bsv);
     if (!bst) goto done;
-    PyObject *data = tl_join(TN_ROW_cat, &steps, 0);
+    PyObject *data = tl_join(tn_at_cat, &steps, 0);
     if (data) res = PyTuple_Pack(2, data, bst);
     Py_XDECREF(data);
 done:
@@ -716,11 +717,9 @@ done:
 }
 
 static PyObject *new_of_dtype(int row, tn_dtype dt, PyObject *shape, PyObject *fill) {   /* zeros / full / empty */
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *r = !kw ? NULL : fill ? tn_aten_kw(row, kw, "(OO)", shape, fill) : tn_aten_kw(row, kw, "(O)", shape);
-    Py_XDECREF(d); Py_XDECREF(kw);
-    return r;
+    if (row == TN_ROW_full) return tn_at_full(TN_IPY(shape), TN_SO(fill), TN_DT(dt), NULL, NULL, NULL);
+    if (row == TN_ROW_zeros) return tn_at_zeros(TN_IPY(shape), TN_DT(dt), NULL, NULL, NULL);
+    return tn_at_empty_memory_format(TN_IPY(shape), TN_DT(dt), NULL, NULL, NULL, NULL);
 }
 
 /* _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first) */
@@ -743,17 +742,17 @@ PyObject *tn_op__pack_padded_sequence_backward(tn_value *a) {
     if (check_long(bso) < 0 || !(bs = longs_of(bso, &nb))) { Py_DECREF(gi); return NULL; }
     int64_t off = 0;
     for (int64_t i = 0; i < nb; i++) {
-        PyObject *s = tn_aten(TN_ROW_select_int, "(OLL)", gi, 0LL, (long long)i);
-        PyObject *d = s ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", s, 0LL, 0LL, (long long)bs[i], 1LL) : NULL;
-        PyObject *g = d ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", grad, 0LL, (long long)off, (long long)(off + bs[i]), 1LL) : NULL;
-        PyObject *c = g ? tn_aten(TN_ROW_copy_, "(OO)", d, g) : NULL;
+        PyObject *s = tn_at_select_int(gi, 0LL, (long long)i);
+        PyObject *d = s ? tn_at_slice_Tensor(s, 0LL, TN_I(0LL), TN_I((long long)bs[i]), 1LL) : NULL;
+        PyObject *g = d ? tn_at_slice_Tensor(grad, 0LL, TN_I((long long)off), TN_I((long long)(off + bs[i])), 1LL) : NULL;
+        PyObject *c = g ? tn_at_copy_(d, g, false) : NULL;
         Py_XDECREF(s); Py_XDECREF(d); Py_XDECREF(g);
         if (!c) { Py_DECREF(gi); PyMem_Free(bs); return NULL; }
         Py_DECREF(c);
         off += bs[i];
     }
     PyMem_Free(bs);
-    if (bf) Py_SETREF(gi, tn_aten(TN_ROW_transpose_int, "(OLL)", gi, 0LL, 1LL));
+    if (bf) Py_SETREF(gi, tn_at_transpose_int(gi, 0LL, 1LL));
     return gi;
 }
 
@@ -795,12 +794,12 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
         if (b != prev_b) {
             int64_t l = prev_b * (i - prev_i);
             osz[0] = i - prev_i; osz[1] = prev_b;
-            PyObject *tmp = tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", data, 0LL, (long long)off, (long long)(off + l), 1LL);
-            PyObject *o1 = tmp ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", out, 0LL, (long long)prev_i, (long long)i, 1LL) : NULL;
-            PyObject *o2 = o1 ? tn_aten(TN_ROW_slice_Tensor, "(OLLLL)", o1, 1LL, 0LL, (long long)prev_b, 1LL) : NULL;
+            PyObject *tmp = tn_at_slice_Tensor(data, 0LL, TN_I((long long)off), TN_I((long long)(off + l)), 1LL);
+            PyObject *o1 = tmp ? tn_at_slice_Tensor(out, 0LL, TN_I((long long)prev_i), TN_I((long long)i), 1LL) : NULL;
+            PyObject *o2 = o1 ? tn_at_slice_Tensor(o1, 1LL, TN_I(0LL), TN_I((long long)prev_b), 1LL) : NULL;
             PyObject *vs = o2 ? tn_int_list(osz, dt->ndim + 1) : NULL;
-            PyObject *v = vs ? tn_aten(TN_ROW_view, "(OO)", tmp, vs) : NULL;
-            PyObject *c = v ? tn_aten(TN_ROW_copy_, "(OO)", o2, v) : NULL;
+            PyObject *v = vs ? tn_at_view(tmp, TN_IPY(vs)) : NULL;
+            PyObject *c = v ? tn_at_copy_(o2, v, false) : NULL;
             Py_XDECREF(tmp); Py_XDECREF(o1); Py_XDECREF(o2); Py_XDECREF(vs); Py_XDECREF(v);
             if (!c) goto done;
             Py_DECREF(c);
@@ -811,7 +810,7 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
         prev_b = b;
     }
     if (bf) {
-        Py_SETREF(out, tn_aten(TN_ROW_transpose_int, "(OLL)", out, 0LL, 1LL));
+        Py_SETREF(out, tn_at_transpose_int(out, 0LL, 1LL));
         if (!out) goto done;
     }
     res = PyTuple_Pack(2, out, lens);
@@ -857,13 +856,13 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
         int64_t len = tn_tensor_of(cur)->sizes[0], start = left ? maxlen - len : 0;
         PyObject *p1, *p2;
         if (bf) {
-            p1 = tn_aten(TN_ROW_select_int, "(OLL)", out, 0LL, (long long)i);
-            p2 = p1 ? tn_aten(TN_ROW_narrow, "(OLLL)", p1, 0LL, (long long)start, (long long)len) : NULL;
+            p1 = tn_at_select_int(out, 0LL, (long long)i);
+            p2 = p1 ? tn_at_narrow(p1, 0LL, (long long)start, (long long)len) : NULL;
         } else {
-            p1 = tn_aten(TN_ROW_narrow, "(OLLL)", out, 0LL, (long long)start, (long long)len);
-            p2 = p1 ? tn_aten(TN_ROW_select_int, "(OLL)", p1, 1LL, (long long)i) : NULL;
+            p1 = tn_at_narrow(out, 0LL, (long long)start, (long long)len);
+            p2 = p1 ? tn_at_select_int(p1, 1LL, (long long)i) : NULL;
         }
-        PyObject *c = p2 ? tn_aten(TN_ROW_copy_, "(OO)", p2, cur) : NULL;
+        PyObject *c = p2 ? tn_at_copy_(p2, cur, false) : NULL;
         Py_XDECREF(p1); Py_XDECREF(p2);
         if (!c) goto fail;
         Py_DECREF(c);
@@ -904,10 +903,10 @@ static PyObject *lstm_mkldnn(PyObject *input, PyObject *hxs, PyObject *params, b
     if (hidden < 0) return NULL;
     PyObject *x = NULL, *hx = NULL, *cx = NULL, *res = NULL;
     tlist hy = {0}, cy = {0};
-    if (!(x = batch_first ? tn_aten(TN_ROW_transpose_int, "(OLL)", input, 0LL, 1LL) : Py_NewRef(input))) goto done;
-    Py_SETREF(x, tn_aten(TN_ROW_contiguous, "(O)", x));
-    if (!x || !(hx = tn_aten(TN_ROW_contiguous, "(O)", PyTuple_GetItem(hxs, 0))) ||
-        !(cx = tn_aten(TN_ROW_contiguous, "(O)", PyTuple_GetItem(hxs, 1))))
+    if (!(x = batch_first ? tn_at_transpose_int(input, 0LL, 1LL) : Py_NewRef(input))) goto done;
+    Py_SETREF(x, tn_at_contiguous(x, NULL));
+    if (!x || !(hx = tn_at_contiguous(PyTuple_GetItem(hxs, 0), NULL)) ||
+        !(cx = tn_at_contiguous(PyTuple_GetItem(hxs, 1), NULL)))
         goto done;
     for (int64_t l = 0; l < num_layers; l++) {
         PyObject *outs[2] = {NULL, NULL};
@@ -915,17 +914,15 @@ static PyObject *lstm_mkldnn(PyObject *input, PyObject *hxs, PyObject *params, b
             int64_t idx = l * D + d;
             Py_ssize_t b = (Py_ssize_t)idx * stride;
             PyObject *w0 = PyTuple_GetItem(params, b), *w1 = PyTuple_GetItem(params, b + 1);
-            PyObject *lh = tn_aten(TN_ROW_select_int, "(OLL)", hx, 0LL, (long long)idx);
-            PyObject *lc = lh ? tn_aten(TN_ROW_select_int, "(OLL)", cx, 0LL, (long long)idx) : NULL;
+            PyObject *lh = tn_at_select_int(hx, 0LL, (long long)idx);
+            PyObject *lc = lh ? tn_at_select_int(cx, 0LL, (long long)idx) : NULL;
             PyObject *w2 = NULL, *w3 = NULL, *r = NULL;
             if (lc) {
                 w2 = has_biases ? Py_NewRef(PyTuple_GetItem(params, b + 2)) : zeros_like_shape(w0, tn_tensor_of(w0));
                 w3 = !w2 ? NULL : has_biases ? Py_NewRef(PyTuple_GetItem(params, b + 3)) : zeros_like_shape(w1, tn_tensor_of(w1));
             }
             if (w3)
-                r = tn_aten(TN_ROW_mkldnn_rnn_layer, "(OOOOOOOO[]LLLOOOO)", x, w0, w1, w2, w3, lh, lc, d ? Py_True : Py_False,
-                            2LL, (long long)hidden, (long long)num_layers, has_biases ? Py_True : Py_False,
-                            bidir ? Py_True : Py_False, batch_first ? Py_True : Py_False, train ? Py_True : Py_False);
+                r = tn_at_mkldnn_rnn_layer(x, w0, w1, w2, w3, lh, lc, d, TN_IS0, 2LL, (long long)hidden, (long long)num_layers, has_biases, bidir, batch_first, train);
             Py_XDECREF(lh); Py_XDECREF(lc); Py_XDECREF(w2); Py_XDECREF(w3);
             PyObject *t = r ? PySequence_Tuple(r) : NULL;
             Py_XDECREF(r);
@@ -940,12 +937,12 @@ static PyObject *lstm_mkldnn(PyObject *input, PyObject *hxs, PyObject *params, b
         Py_XDECREF(outs[0]); Py_XDECREF(outs[1]);
         if (!x) goto done;
         if (dropout != 0 && train && l < num_layers - 1) {
-            Py_SETREF(x, tn_aten(TN_ROW_dropout, "(OdO)", x, dropout, Py_True));
+            Py_SETREF(x, tn_at_dropout(x, dropout, true));
             if (!x) goto done;
         }
     }
-    PyObject *h = tl_join(TN_ROW_stack, &hy, 0), *c = h ? tl_join(TN_ROW_stack, &cy, 0) : NULL;
-    if (c && batch_first) Py_SETREF(x, tn_aten(TN_ROW_transpose_int, "(OLL)", x, 0LL, 1LL));
+    PyObject *h = tl_join(tn_at_stack, &hy, 0), *c = h ? tl_join(tn_at_stack, &cy, 0) : NULL;
+    if (c && batch_first) Py_SETREF(x, tn_at_transpose_int(x, 0LL, 1LL));
     if (c && x) res = PyTuple_Pack(3, x, h, c);
     Py_XDECREF(h); Py_XDECREF(c);
 done:
@@ -977,9 +974,9 @@ PyObject *tn_op_mkldnn_rnn_layer(tn_value *a) {
 
 /* C++'s 1 - t: empty_like(t).fill_(1).sub_(t) */
 static PyObject *one_minus(PyObject *t) {
-    PyObject *e = tn_aten(TN_ROW_empty_like, "(O)", t);
-    PyObject *f = e ? tn_aten(TN_ROW_fill__Scalar, "(Oi)", e, 1) : NULL;
-    PyObject *r = f ? tn_aten(TN_ROW_sub__Tensor, "(OO)", e, t) : NULL;
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
+    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SI(1)) : NULL;
+    PyObject *r = f ? tn_at_sub__Tensor(e, t, TN_SDEF) : NULL;
     Py_XDECREF(e); Py_XDECREF(f);
     return r;
 }
@@ -1000,9 +997,9 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
     tlist dxs = {0};
     if (!G) { PyErr_NoMemory(); return NULL; }
 #define TRY(v, e) do { if (!((v) = (e))) goto bwd_done; } while (0)
-    TRY(grad_output, go ? tn_aten(TN_ROW_contiguous, "(O)", go) : tn_aten(TN_ROW_zeros_like, "(O)", output));
-    TRY(grad_hy, ghy ? tn_aten(TN_ROW_contiguous, "(O)", ghy) : tn_aten(TN_ROW_zeros_like, "(O)", hx_));
-    TRY(grad_cy, gcy ? tn_aten(TN_ROW_contiguous, "(O)", gcy) : tn_aten(TN_ROW_zeros_like, "(O)", cx_));
+    TRY(grad_output, go ? tn_at_contiguous(go, NULL) : tn_at_zeros_like(output, NULL, NULL, NULL, NULL, NULL));
+    TRY(grad_hy, ghy ? tn_at_contiguous(ghy, NULL) : tn_at_zeros_like(hx_, NULL, NULL, NULL, NULL, NULL));
+    TRY(grad_cy, gcy ? tn_at_contiguous(gcy, NULL) : tn_at_zeros_like(cx_, NULL, NULL, NULL, NULL, NULL));
     if (has_biases) { bih = Py_NewRef(w2); bhh = Py_NewRef(w3); }
     else {
         PyObject *sh = Py_BuildValue("(L)", (long long)(4 * hidden));
@@ -1016,15 +1013,15 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
         int64_t xi = reverse ? T - seq : seq - 1;
         PyObject *xs = NULL, *l1 = NULL, *l2 = NULL, *gate = NULL, *ch = NULL, *m1 = NULL, *m2 = NULL, *cy = NULL, *tc = NULL, *hy = NULL;
         int ok = 0;
-        if (!(xs = tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi))) goto step_done;
+        if (!(xs = tn_at_select_int(input, 0LL, (long long)xi))) goto step_done;
         if (!(l1 = linear(xs, w0, bih)) || !(l2 = linear(S[2 * (seq - 1)], w1, bhh))) goto step_done;
-        if (!(gate = ip2(TN_ROW_add__Tensor, l1, l2)) || !(ch = chunk(gate, 4))) goto step_done;
+        if (!(gate = add_t_(l1, l2)) || !(ch = chunk(gate, 4))) goto step_done;
         PyObject **g4 = &G[4 * xi];
-        if (!(g4[0] = ip1(TN_ROW_sigmoid_, CH(ch, 0))) || !(g4[1] = ip1(TN_ROW_sigmoid_, CH(ch, 1))) ||
-            !(g4[2] = ip1(TN_ROW_tanh_, CH(ch, 2))) || !(g4[3] = ip1(TN_ROW_sigmoid_, CH(ch, 3))))
+        if (!(g4[0] = tn_at_sigmoid_(CH(ch, 0))) || !(g4[1] = tn_at_sigmoid_(CH(ch, 1))) ||
+            !(g4[2] = tn_at_tanh_(CH(ch, 2))) || !(g4[3] = tn_at_sigmoid_(CH(ch, 3))))
             goto step_done;
-        if (!(m1 = ip2(TN_ROW_mul_Tensor, g4[1], S[2 * (seq - 1) + 1])) || !(m2 = ip2(TN_ROW_mul_Tensor, g4[0], g4[2])) ||
-            !(cy = ip2(TN_ROW_add_Tensor, m1, m2)) || !(tc = ip1(TN_ROW_tanh, cy)) || !(hy = ip2(TN_ROW_mul_Tensor, g4[3], tc)))
+        if (!(m1 = tn_at_mul_Tensor(g4[1], S[2 * (seq - 1) + 1])) || !(m2 = tn_at_mul_Tensor(g4[0], g4[2])) ||
+            !(cy = add_t(m1, m2)) || !(tc = tn_at_tanh(cy)) || !(hy = tn_at_mul_Tensor(g4[3], tc)))
             goto step_done;
         S[2 * seq] = Py_NewRef(hy); S[2 * seq + 1] = Py_NewRef(cy);
         ok = 1;
@@ -1040,65 +1037,65 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
         PyObject *cyv = S[2 * (seq + 1) + 1], *hxv = S[2 * seq], *cxv = S[2 * seq + 1];
         PyObject *t[32] = {0};
         int ok = 0;
-#define OP1(k, row, x) if (!(t[k] = ip1(row, x))) goto bstep
-#define OP2(k, row, x, y) if (!(t[k] = ip2(row, x, y))) goto bstep
+#define OP1(k, op, x) if (!(t[k] = op(x))) goto bstep
+#define OP2(k, op, x, y) if (!(t[k] = op(x, y))) goto bstep
 #define RSUB1(k, x) if (!(t[k] = one_minus(x))) goto bstep
         /* C++'s a * b * c evaluates its right operand first (GCC): the order below is upstream's op stream */
-        if (!(t[0] = tn_aten(TN_ROW_select_int, "(OLL)", grad_output, 0LL, (long long)xi))) goto bstep;
-        OP2(1, TN_ROW_add_Tensor, t[0], grad_hy);                 /* new_grad_hy */
-        OP1(3, TN_ROW_tanh, cyv);
-        OP1(4, TN_ROW_tanh, cyv);
-        OP2(5, TN_ROW_mul_Tensor, t[3], t[4]);
+        if (!(t[0] = tn_at_select_int(grad_output, 0LL, (long long)xi))) goto bstep;
+        OP2(1, add_t, t[0], grad_hy);                 /* new_grad_hy */
+        OP1(3, tn_at_tanh, cyv);
+        OP1(4, tn_at_tanh, cyv);
+        OP2(5, tn_at_mul_Tensor, t[3], t[4]);
         RSUB1(6, t[5]);                                           /* 1 - tanh(cy)^2 */
-        OP2(2, TN_ROW_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
-        OP2(7, TN_ROW_mul_Tensor, t[2], t[6]);
-        OP2(8, TN_ROW_add_Tensor, grad_cy, t[7]);                 /* d1 */
-        OP2(9, TN_ROW_mul_Tensor, t[8], i);                       /* dgp */
-        OP2(10, TN_ROW_mul_Tensor, t[8], g);                      /* dip */
-        OP2(11, TN_ROW_mul_Tensor, t[8], f);                      /* dprev_c */
-        OP2(12, TN_ROW_mul_Tensor, t[8], cxv);                    /* dfp */
-        OP1(13, TN_ROW_tanh, cyv);
-        OP2(14, TN_ROW_mul_Tensor, t[1], t[13]);                  /* dop */
+        OP2(2, tn_at_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
+        OP2(7, tn_at_mul_Tensor, t[2], t[6]);
+        OP2(8, add_t, grad_cy, t[7]);                 /* d1 */
+        OP2(9, tn_at_mul_Tensor, t[8], i);                       /* dgp */
+        OP2(10, tn_at_mul_Tensor, t[8], g);                      /* dip */
+        OP2(11, tn_at_mul_Tensor, t[8], f);                      /* dprev_c */
+        OP2(12, tn_at_mul_Tensor, t[8], cxv);                    /* dfp */
+        OP1(13, tn_at_tanh, cyv);
+        OP2(14, tn_at_mul_Tensor, t[1], t[13]);                  /* dop */
         RSUB1(16, o);
-        OP2(15, TN_ROW_mul_Tensor, t[14], o);
-        OP2(17, TN_ROW_mul_Tensor, t[15], t[16]);                 /* do_ */
-        OP2(18, TN_ROW_mul_Tensor, g, g);
+        OP2(15, tn_at_mul_Tensor, t[14], o);
+        OP2(17, tn_at_mul_Tensor, t[15], t[16]);                 /* do_ */
+        OP2(18, tn_at_mul_Tensor, g, g);
         RSUB1(19, t[18]);
-        OP2(20, TN_ROW_mul_Tensor, t[9], t[19]);                  /* dg */
+        OP2(20, tn_at_mul_Tensor, t[9], t[19]);                  /* dg */
         RSUB1(22, f);
-        OP2(21, TN_ROW_mul_Tensor, t[12], f);
-        OP2(23, TN_ROW_mul_Tensor, t[21], t[22]);                 /* df */
+        OP2(21, tn_at_mul_Tensor, t[12], f);
+        OP2(23, tn_at_mul_Tensor, t[21], t[22]);                 /* df */
         RSUB1(25, i);
-        OP2(24, TN_ROW_mul_Tensor, t[10], i);
-        OP2(26, TN_ROW_mul_Tensor, t[24], t[25]);                 /* di */
+        OP2(24, tn_at_mul_Tensor, t[10], i);
+        OP2(26, tn_at_mul_Tensor, t[24], t[25]);                 /* di */
         {
             PyObject *l = Py_BuildValue("[OOOO]", t[26], t[23], t[20], t[17]);
-            t[27] = l ? tn_aten(TN_ROW_cat, "(OL)", l, 1LL) : NULL;   /* da */
+            t[27] = l ? tn_at_cat(TN_TPY(l), 1LL) : NULL;   /* da */
             Py_XDECREF(l);
             if (!t[27]) goto bstep;
         }
-        if (!(t[28] = tn_aten(TN_ROW_sum_dim_IntList, "(O(L))", t[27], 0LL))) goto bstep;   /* db_ */
+        if (!(t[28] = tn_at_sum_dim_IntList(t[27], TN_IS(0LL), false, NULL))) goto bstep;   /* db_ */
         {
-            PyObject *dx = ip2(TN_ROW_matmul, t[27], w0);
-            PyObject *dxu = dx ? tn_aten(TN_ROW_unsqueeze, "(OL)", dx, 0LL) : NULL;
+            PyObject *dx = tn_at_matmul(t[27], w0);
+            PyObject *dxu = dx ? tn_at_unsqueeze(dx, 0LL) : NULL;
             Py_XDECREF(dx);
             if (!dxu) goto bstep;
             Py_SETREF(dxs.v[xi], dxu);
         }
-        OP2(29, TN_ROW_matmul, t[27], w1);                        /* dprev_h */
+        OP2(29, tn_at_matmul, t[27], w1);                        /* dprev_h */
         {
-            PyObject *xs = tn_aten(TN_ROW_select_int, "(OLL)", input, 0LL, (long long)xi);
-            PyObject *daT = xs ? tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL) : NULL;
-            PyObject *dWx_ = daT ? ip2(TN_ROW_matmul, daT, xs) : NULL;
+            PyObject *xs = tn_at_select_int(input, 0LL, (long long)xi);
+            PyObject *daT = xs ? tn_at_transpose_int(t[27], 0LL, 1LL) : NULL;
+            PyObject *dWx_ = daT ? tn_at_matmul(daT, xs) : NULL;
             Py_XDECREF(daT);
-            daT = dWx_ ? tn_aten(TN_ROW_transpose_int, "(OLL)", t[27], 0LL, 1LL) : NULL;
-            PyObject *dWh_ = daT ? ip2(TN_ROW_matmul, daT, hxv) : NULL;
+            daT = dWx_ ? tn_at_transpose_int(t[27], 0LL, 1LL) : NULL;
+            PyObject *dWh_ = daT ? tn_at_matmul(daT, hxv) : NULL;
             Py_XDECREF(daT); Py_XDECREF(xs);
             if (!dWh_) { Py_XDECREF(dWx_); goto bstep; }
             if (seq == T - 1) {
                 db = Py_NewRef(t[28]); dWx = dWx_; dWh = dWh_;
             } else {
-                PyObject *a1 = ip2(TN_ROW_add__Tensor, db, t[28]), *a2 = ip2(TN_ROW_add__Tensor, dWx, dWx_), *a3 = ip2(TN_ROW_add__Tensor, dWh, dWh_);
+                PyObject *a1 = add_t_(db, t[28]), *a2 = add_t_(dWx, dWx_), *a3 = add_t_(dWh, dWh_);
                 Py_DECREF(dWx_); Py_DECREF(dWh_);
                 int good = a1 && a2 && a3;
                 Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(a3);
@@ -1119,8 +1116,8 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
     }
     if (T == 0) { PyErr_SetString(PyExc_RuntimeError, "Expected sequence length to be larger than 0 in RNN"); goto bwd_done; }
     {
-        PyObject *dx = tl_join(TN_ROW_cat, &dxs, 0);
-        PyObject *db2 = dx ? (clone_bias ? tn_aten(TN_ROW_clone, "(O)", db) : Py_NewRef(db)) : NULL;
+        PyObject *dx = tl_join(tn_at_cat, &dxs, 0);
+        PyObject *db2 = dx ? (clone_bias ? tn_at_clone(db, NULL) : Py_NewRef(db)) : NULL;
         if (db2) res = PyTuple_Pack(7, dx, dWx, dWh, db, db2, dprev_h, dprev_c);
         Py_XDECREF(dx); Py_XDECREF(db2);
     }

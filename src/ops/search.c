@@ -268,14 +268,14 @@ PyObject *tn_op_histc_out(tn_value *a) { return histc(a, a[4].u.obj); }
 
 /* ---- _is_all_true / _is_any_true: all() / any() of a bool tensor ---- */
 
-static PyObject *bool_reduce(PyObject *self, int row) {
+static PyObject *bool_reduce(PyObject *self, PyObject *(*reduce)(PyObject *)) {
     if (tn_tensor_of(self)->dtype != TN_DTYPE_BOOL)
         return PyErr_Format(PyExc_RuntimeError, "self.scalar_type() == at::kBool INTERNAL ASSERT FAILED: "
                                                 "expected a bool tensor");
-    return tn_aten(row, "(O)", self);
+    return reduce(self);
 }
-PyObject *tn_op__is_all_true(tn_value *a) { return bool_reduce(a[0].u.obj, TN_ROW_all); }
-PyObject *tn_op__is_any_true(tn_value *a) { return bool_reduce(a[0].u.obj, TN_ROW_any); }
+PyObject *tn_op__is_all_true(tn_value *a) { return bool_reduce(a[0].u.obj, tn_at_all); }
+PyObject *tn_op__is_any_true(tn_value *a) { return bool_reduce(a[0].u.obj, tn_at_any); }
 
 
 /* ---- bincount (helper-opa) ----

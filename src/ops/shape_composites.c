@@ -18,14 +18,14 @@
 static PyObject *atleast(PyObject *x, int n) {
     int nd = tn_tensor_of(x)->ndim;
     static const int64_t ones[3] = {1, 1, 1};
-    if (nd == 0) return tn_aten_ints(TN_ROW_reshape, x, ones, n);
-    if (n == 2 && nd == 1) return tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0);
+    if (nd == 0) return tn_at_reshape(x, TN_IN(ones, n));
+    if (n == 2 && nd == 1) return tn_at_unsqueeze(x, 0);
     if (n == 3 && nd == 1) {
-        PyObject *u = tn_aten(TN_ROW_unsqueeze, "(Oi)", x, 0), *r = u ? tn_aten(TN_ROW_unsqueeze, "(Oi)", u, -1) : NULL;
+        PyObject *u = tn_at_unsqueeze(x, 0), *r = u ? tn_at_unsqueeze(u, -1) : NULL;
         Py_XDECREF(u);
         return r;
     }
-    if (n == 3 && nd == 2) return tn_aten(TN_ROW_unsqueeze, "(Oi)", x, -1);
+    if (n == 3 && nd == 2) return tn_at_unsqueeze(x, -1);
     return Py_NewRef(x);
 }
 /* a tuple of f(t) over a sequence of tensors */
@@ -67,14 +67,14 @@ PyObject *tn_shape_d_column_stack(tn_value *a) {
         PyObject *v;
         if (tt->ndim <= 1) {
             int64_t s[2] = {tn_numel(tt), 1};
-            v = tn_aten_ints(TN_ROW_reshape, t, s, 2);
+            v = tn_at_reshape(t, TN_IN(s, 2));
         } else {
             v = Py_NewRef(t);
         }
         if (!v) { Py_CLEAR(l); break; }
         PyList_SetItem(l, i, v);
     }
-    if (l) r = tn_aten(TN_ROW_hstack, "(O)", l);
+    if (l) r = tn_at_hstack(TN_TPY(l));
     Py_XDECREF(l);
     Py_DECREF(seq);
     return r;
@@ -90,7 +90,7 @@ PyObject *tn_shape_d_dstack(tn_value *a) {
     }
     PyObject *rep = map_seq(a[0].u.obj, 3);
     PyObject *l = rep ? PySequence_List(rep) : NULL;
-    PyObject *r = l ? tn_aten(TN_ROW_cat, "(Oi)", l, 2) : NULL;
+    PyObject *r = l ? tn_at_cat(TN_TPY(l), 2) : NULL;
     Py_XDECREF(rep); Py_XDECREF(l);
     return r;
 }
@@ -107,7 +107,7 @@ static int split_dim(PyObject *self, int64_t dim, int64_t *wd) {
 static PyObject *slices(PyObject *self, int64_t dim, const int64_t *starts, const int64_t *ends, int64_t n) {
     PyObject *r = PyTuple_New(n);
     for (int64_t i = 0; r && i < n; i++) {
-        PyObject *s = tn_aten(TN_ROW_slice_Tensor, "(OLLL)", self, (long long)dim, (long long)starts[i], (long long)ends[i]);
+        PyObject *s = tn_at_slice_Tensor(self, (long long)dim, TN_I((long long)starts[i]), TN_I((long long)ends[i]), 1);
         if (!s) { Py_CLEAR(r); break; }
         PyTuple_SetItem(r, i, s);
     }
@@ -212,7 +212,7 @@ PyObject *tn_shape_d_dsplit_array(tn_value *a) { return hvd_array(a, 2); }
 /* inner(self, other): self * other for a 0-dim side, else tensordot over the last dims */
 PyObject *tn_shape_d_inner(tn_value *a) {
     const tn_tensor *s = TN_T(a[0]), *o = TN_T(a[1]);
-    if (s->ndim == 0 || o->ndim == 0) return tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, a[1].u.obj);
+    if (s->ndim == 0 || o->ndim == 0) return tn_at_mul_Tensor(a[0].u.obj, a[1].u.obj);
     if (s->sizes[s->ndim - 1] != o->sizes[o->ndim - 1]) {
         char b1[256], b2[256];
         tn_shape_str(b1, sizeof b1, s->ndim, s->sizes);
@@ -220,9 +220,7 @@ PyObject *tn_shape_d_inner(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "inner() the last dimension must match on both input tensors but got shapes %s and %s", b1, b2);
         return NULL;
     }
-    static int row = -1;
-    if (row < 0) row = tn_op_find("tensordot", "");
-    return tn_aten(row, "(OO[i][i])", a[0].u.obj, a[1].u.obj, -1, -1);
+    return tn_at_tensordot(a[0].u.obj, a[1].u.obj, TN_IS(-1), TN_IS(-1));
 }
 /* kron(self, other): both viewed with interleaved singleton dims, multiplied, viewed back */
 PyObject *tn_shape_d_kron(tn_value *a) {
@@ -236,18 +234,18 @@ PyObject *tn_shape_d_kron(tn_value *a) {
         br[2 * i] = 1; br[2 * i + 1] = oi;
         rr[i] = si * oi;
     }
-    PyObject *sv = tn_aten_ints(TN_ROW__unsafe_view, a[0].u.obj, ar, 2 * maxdim);
-    PyObject *ov = sv ? tn_aten_ints(TN_ROW__unsafe_view, a[1].u.obj, br, 2 * maxdim) : NULL;
-    PyObject *m = ov ? tn_aten(TN_ROW_mul_Tensor, "(OO)", sv, ov) : NULL;
-    PyObject *r = m ? tn_aten_ints(TN_ROW__unsafe_view, m, rr, maxdim) : NULL;
+    PyObject *sv = tn_at__unsafe_view(a[0].u.obj, TN_IN(ar, 2 * maxdim));
+    PyObject *ov = sv ? tn_at__unsafe_view(a[1].u.obj, TN_IN(br, 2 * maxdim)) : NULL;
+    PyObject *m = ov ? tn_at_mul_Tensor(sv, ov) : NULL;
+    PyObject *r = m ? tn_at__unsafe_view(m, TN_IN(rr, maxdim)) : NULL;
     Py_XDECREF(sv); Py_XDECREF(ov); Py_XDECREF(m);
     return r;
 }
 /* diagflat(self, offset): contiguous, view(-1), diag_embed(offset) */
 PyObject *tn_shape_d_diagflat(tn_value *a) {
-    PyObject *c = tn_aten(TN_ROW_contiguous, "(O)", a[0].u.obj);
-    PyObject *v = c ? tn_aten(TN_ROW_view, "(O[i])", c, -1) : NULL;
-    PyObject *r = v ? tn_aten(TN_ROW_diag_embed, "(OL)", v, (long long)a[1].u.i) : NULL;
+    PyObject *c = tn_at_contiguous(a[0].u.obj, NULL);
+    PyObject *v = c ? tn_at_view(c, TN_IS(-1)) : NULL;
+    PyObject *r = v ? tn_at_diag_embed(v, (long long)a[1].u.i, -2, -1) : NULL;
     Py_XDECREF(c); Py_XDECREF(v);
     return r;
 }
@@ -274,17 +272,15 @@ PyObject *tn_shape_d_cartesian_prod(tn_value *a) {
         return r;
     }
     PyObject *l = PySequence_List(seq);
-    PyObject *kw = l ? Py_BuildValue("{ss}", "indexing", "ij") : NULL;
-    PyObject *grids = kw ? tn_aten_kw(TN_ROW_meshgrid_indexing, kw, "(O)", l) : NULL;
-    Py_XDECREF(kw);
+    PyObject *grids = l ? tn_at_meshgrid_indexing(TN_TPY(l), "ij") : NULL;
     PyObject *gs = grids ? PySequence_Tuple(grids) : NULL;
     PyObject *flat = gs ? PyList_New(PyTuple_Size(gs)) : NULL;
     for (Py_ssize_t i = 0; flat && i < PyTuple_Size(gs); i++) {
-        PyObject *f = tn_aten(TN_ROW_flatten_using_ints, "(O)", PyTuple_GetItem(gs, i));
+        PyObject *f = tn_at_flatten_using_ints(PyTuple_GetItem(gs, i), 0, -1);
         if (!f) { Py_CLEAR(flat); break; }
         PyList_SetItem(flat, i, f);
     }
-    r = flat ? tn_aten(TN_ROW_stack, "(Oi)", flat, 1) : NULL;
+    r = flat ? tn_at_stack(TN_TPY(flat), 1) : NULL;
     Py_XDECREF(l); Py_XDECREF(grids); Py_XDECREF(gs); Py_XDECREF(flat);
     Py_DECREF(seq);
     return r;
@@ -306,7 +302,7 @@ PyObject *tn_shape_d_sum_to_size(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "size {%s} is not expandable to size {%s}.", b1, b2);
         return NULL;
     }
-    if (n == 0) return tn_aten(TN_ROW_sum, "(O)", a[0].u.obj);
+    if (n == 0) return tn_at_sum(a[0].u.obj, NULL);
     int64_t rd[TN_MAX_DIMS];
     int nr = 0;
     for (int i = 0; i < lead; i++) rd[nr++] = i;
@@ -315,10 +311,10 @@ PyObject *tn_shape_d_sum_to_size(tn_value *a) {
     PyObject *x = Py_NewRef(a[0].u.obj);
     if (nr) {
         PyObject *l = tn_int_list(rd, nr);
-        Py_SETREF(x, l ? tn_aten(TN_ROW_sum_dim_IntList, "(OOO)", x, l, Py_True) : NULL);
+        Py_SETREF(x, l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL);
         Py_XDECREF(l);
         if (!x) return NULL;
     }
-    if (lead > 0) Py_SETREF(x, tn_aten_ints(TN_ROW_view, x, shape, n));
+    if (lead > 0) Py_SETREF(x, tn_at_view(x, TN_IN(shape, n)));
     return x;
 }

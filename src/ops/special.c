@@ -129,16 +129,16 @@ PyObject *tn_op_special_erfinv_out(tn_value *a) { return tn_door_call(TN_ROW_erf
 /* special_ndtr (upstream's composite): x_sqrt_2 = self * M_SQRT1_2; (1 + erf(x_sqrt_2)) * 0.5;
  * the out= form ends in mul.out (its cast check) */
 static PyObject *ndtr_compute(PyObject *self, PyObject *out) {
-    PyObject *xs = tn_aten(TN_ROW_mul_Scalar, "(Od)", self, 0.70710678118654752440);
-    PyObject *e = xs ? tn_aten(TN_ROW_erf, "(O)", xs) : NULL;
-    PyObject *p = e ? tn_aten(TN_ROW_add_Scalar, "(Od)", e, 1.0) : NULL;
+    PyObject *xs = tn_at_mul_Scalar(self, TN_SD(0.70710678118654752440));
+    PyObject *e = xs ? tn_at_erf(xs) : NULL;
+    PyObject *p = e ? tn_at_add_Scalar(e, TN_SD(1.0), TN_SDEF) : NULL;
     PyObject *r = NULL;
     if (p && out) {
-        PyObject *kw = Py_BuildValue("{s:O}", "out", out);
-        r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(Od)", p, 0.5) : NULL;
-        Py_XDECREF(kw);
+        PyObject *half = PyFloat_FromDouble(0.5);   /* a wrapped number, as upstream's 0.5 */
+        r = half ? tn_at_mul_out(p, half, out) : NULL;
+        Py_XDECREF(half);
     } else if (p) {
-        r = tn_aten(TN_ROW_mul_Scalar, "(Od)", p, 0.5);
+        r = tn_at_mul_Scalar(p, TN_SD(0.5));
     }
     Py_XDECREF(xs); Py_XDECREF(e); Py_XDECREF(p);
     return r;
@@ -325,18 +325,16 @@ static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bo
 }
 static PyObject *ldexp_pow2(PyObject *self, PyObject *other) {
     tn_dtype dt = tn_tensor_of(self)->dtype;
-    if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_aten(TN_ROW_pow_Scalar, "(dO)", 2.0, other);
-    PyObject *kw = Py_BuildValue("{s:N}", "dtype", tn_py_from_dtype(dt));
-    PyObject *two = kw ? tn_aten_kw(TN_ROW_full, kw, "(()d)", 2.0) : NULL;
-    Py_XDECREF(kw);
-    PyObject *r = two ? tn_aten(TN_ROW_pow_Tensor_Tensor, "(OO)", two, other) : NULL;
+    if (tn_dtype_is_integral(dt, true) || dt == TN_DTYPE_F32) return tn_at_pow_Scalar(TN_SD(2.0), other);
+    PyObject *two = tn_at_full(TN_IS0, TN_SD(2.0), TN_DT(dt), NULL, NULL, NULL);
+    PyObject *r = two ? tn_at_pow_Tensor_Tensor(two, other) : NULL;
     Py_XDECREF(two);
     return r;
 }
 PyObject *tn_op_ldexp_Tensor(tn_value *a) {
     if (ldexp_direct(a[0].u.obj, a[1].u.obj)) return ldexp_kernel(a[0].u.obj, a[1].u.obj, NULL, false);
     PyObject *p = ldexp_pow2(a[0].u.obj, a[1].u.obj);
-    PyObject *r = p ? tn_aten(TN_ROW_mul_Tensor, "(OO)", a[0].u.obj, p) : NULL;
+    PyObject *r = p ? tn_at_mul_Tensor(a[0].u.obj, p) : NULL;
     Py_XDECREF(p);
     return r;
 }
@@ -349,10 +347,8 @@ static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) 
     if (ldexp_direct(self, other) && od == tn_tensor_of(self)->dtype)
         return ldexp_kernel(self, other, out == self ? NULL : out, out == self);
     PyObject *p = ldexp_pow2(self, other);
-    PyObject *kw = p ? Py_BuildValue("{s:O}", "out", out) : NULL;
-    PyObject *r = kw ? tn_aten_kw(TN_ROW_mul_out, kw, "(OO)", self, p) : NULL;
+    PyObject *r = p ? tn_at_mul_out(self, p, out) : NULL;
     Py_XDECREF(p);
-    Py_XDECREF(kw);
     return r;
 }
 PyObject *tn_op_ldexp_out(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
@@ -400,8 +396,8 @@ static PyObject *nansum_run(tn_value *a, bool with_out) {
     }
     PyObject *clean;
     if (tn_dtype_is_floating(dt)) {
-        PyObject *m = tn_aten(TN_ROW_isnan, "(O)", a[0].u.obj);
-        clean = m ? tn_aten(TN_ROW_masked_fill_Scalar, "(OOd)", a[0].u.obj, m, 0.0) : NULL;
+        PyObject *m = tn_at_isnan(a[0].u.obj);
+        clean = m ? tn_at_masked_fill_Scalar(a[0].u.obj, m, TN_SD(0.0)) : NULL;
         Py_XDECREF(m);
     } else {
         clean = Py_NewRef(a[0].u.obj);
@@ -426,8 +422,8 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
                      tn_dtype_cpp_name(dt));
         return NULL;
     }
-    PyObject *m = tn_aten(TN_ROW_isnan, "(O)", a[0].u.obj);
-    PyObject *nm = m ? tn_aten(TN_ROW_logical_not_, "(O)", m) : NULL;
+    PyObject *m = tn_at_isnan(a[0].u.obj);
+    PyObject *nm = m ? tn_at_logical_not_(m) : NULL;
     PyObject *cnt = NULL, *s = NULL, *r = NULL;
     if (nm) {
         tn_value ca[4];
@@ -439,11 +435,9 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
     if (cnt) s = tn_door_call(TN_ROW_nansum, a);
     if (s) {
         if (out) {
-            PyObject *kw = Py_BuildValue("{s:O}", "out", out);
-            r = kw ? tn_aten_kw(TN_ROW_div_out, kw, "(OO)", s, cnt) : NULL;
-            Py_XDECREF(kw);
+            r = tn_at_div_out(s, cnt, out);
         } else {
-            r = tn_aten(TN_ROW_div_Tensor, "(OO)", s, cnt);
+            r = tn_at_div_Tensor(s, cnt);
         }
     }
     Py_XDECREF(m); Py_XDECREF(nm); Py_XDECREF(cnt); Py_XDECREF(s);

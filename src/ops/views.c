@@ -345,7 +345,7 @@ static PyObject *matrix_t(tn_value *a, const char *what, bool conj) {
         return NULL;
     }
     PyObject *v = transpose_view(a[0].u.obj, -2, -1);
-    if (v && conj && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_aten(TN_ROW__conj, "(O)", v));   /* mT().conj() */
+    if (v && conj && tn_dtype_is_complex(t->dtype)) Py_SETREF(v, tn_at__conj(v));   /* mT().conj() */
     return v;
 }
 

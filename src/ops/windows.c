@@ -84,25 +84,23 @@ static int window_checks(const char *name, int64_t L, const tn_value *a, PyObjec
     return 0;
 }
 
-/* a factory op through the door with dtype=dt: op((n,)) or op(n) */
-static PyObject *factory(int row, const char *fmt, int64_t n, tn_dtype dt) {
-    PyObject *d = tn_py_from_dtype(dt), *kw = d ? Py_BuildValue("{sO}", "dtype", d) : NULL;
-    PyObject *r = kw ? tn_aten_kw(row, kw, fmt, (long long)n) : NULL;
-    Py_XDECREF(d);
-    Py_XDECREF(kw);
-    return r;
-}
+/* factory ops with dtype=dt: empty((n,)), ones((n,)), arange(n) */
+static PyObject *empty_n(int64_t n, tn_dtype dt) { return tn_at_empty_memory_format(TN_IS(n), TN_DT(dt), NULL, NULL, NULL, NULL); }
+static PyObject *ones_n(int64_t n, tn_dtype dt) { return tn_at_ones(TN_IS(n), TN_DT(dt), NULL, NULL, NULL); }
+static PyObject *arange_n(int64_t n, tn_dtype dt) { return tn_at_arange(TN_SI(n), TN_DT(dt), NULL, NULL, NULL); }
 
 /* In-place op with one double argument: steals w, returns the op's result (w itself) or NULL. */
-static PyObject *ip(PyObject *w, int row, double v) {
+static PyObject *mul_(PyObject *w, tn_scalar_arg v) { return tn_at_mul__Scalar(w, v); }
+static PyObject *add_(PyObject *w, tn_scalar_arg v) { return tn_at_add__Scalar(w, v, TN_SDEF); }
+static PyObject *ip(PyObject *w, PyObject *(*op)(PyObject *, tn_scalar_arg), double v) {
     if (!w) return NULL;
-    PyObject *r = tn_aten(row, "(Od)", w, v);
+    PyObject *r = op(w, TN_SD(v));
     Py_DECREF(w);
     return r;
 }
-static PyObject *ip0(PyObject *w, int row) {
+static PyObject *cos_(PyObject *w) {   /* in place, steals w */
     if (!w) return NULL;
-    PyObject *r = tn_aten(row, "(O)", w);
+    PyObject *r = tn_at_cos_(w);
     Py_DECREF(w);
     return r;
 }
@@ -111,8 +109,8 @@ static PyObject *ip0(PyObject *w, int row) {
 static PyObject *trivial(int64_t L, const win_opts *o, bool *done) {
     *done = true;
     if (o->meta) return tn_cr_empty(1, &L, o->dt, o->dev);
-    if (L == 0) return factory(TN_ROW_empty_memory_format, "((L))", 0, o->dt);
-    if (L == 1) return factory(TN_ROW_ones, "((L))", 1, o->dt);
+    if (L == 0) return empty_n(0, o->dt);
+    if (L == 1) return ones_n(1, o->dt);
     *done = false;
     return NULL;
 }
@@ -143,11 +141,11 @@ static PyObject *hamming(const char *name, int64_t L, bool periodic, double alph
     PyObject *w = trivial(L, &o, &done);
     if (done) return deliver(w, out, name);
     if (periodic) L += 1;
-    w = factory(TN_ROW_arange, "(L)", L, o.dt);
-    w = ip(w, TN_ROW_mul__Scalar, WIN_PI * 2. / (double)(L - 1));
-    w = ip0(w, TN_ROW_cos_);
-    w = ip(w, TN_ROW_mul__Scalar, -beta);
-    w = ip(w, TN_ROW_add__Scalar, alpha);
+    w = arange_n(L, o.dt);
+    w = ip(w, mul_, WIN_PI * 2. / (double)(L - 1));
+    w = cos_(w);
+    w = ip(w, mul_, -beta);
+    w = ip(w, add_, alpha);
     return deliver(finish(w, periodic, L), out, name);
 }
 
@@ -161,18 +159,18 @@ static PyObject *blackman(int64_t L, bool periodic, const tn_value *opt, PyObjec
     PyObject *w = trivial(L, &o, &done);
     if (done) return deliver(w, out, name);
     if (periodic) L += 1;
-    w = factory(TN_ROW_arange, "(L)", L, o.dt);
-    w = ip(w, TN_ROW_mul__Scalar, WIN_PI / (double)(L - 1));
+    w = arange_n(L, o.dt);
+    w = ip(w, mul_, WIN_PI / (double)(L - 1));
     if (!w) return NULL;
-    PyObject *a = tn_aten(TN_ROW_mul_Scalar, "(Oi)", w, 4);
-    a = ip(ip0(a, TN_ROW_cos_), TN_ROW_mul__Scalar, 0.08);
-    PyObject *b = tn_aten(TN_ROW_mul_Scalar, "(Oi)", w, 2);
-    b = ip(ip0(b, TN_ROW_cos_), TN_ROW_mul__Scalar, 0.5);
+    PyObject *a = tn_at_mul_Scalar(w, TN_SI(4));
+    a = ip(cos_(a), mul_, 0.08);
+    PyObject *b = tn_at_mul_Scalar(w, TN_SI(2));
+    b = ip(cos_(b), mul_, 0.5);
     Py_DECREF(w);
-    PyObject *d = a && b ? tn_aten(TN_ROW_sub_Tensor, "(OO)", a, b) : NULL;
+    PyObject *d = a && b ? tn_at_sub_Tensor(a, b, TN_SDEF) : NULL;
     Py_XDECREF(a);
     Py_XDECREF(b);
-    PyObject *r = d ? tn_aten(TN_ROW_add_Scalar, "(Od)", d, 0.42) : NULL;
+    PyObject *r = d ? tn_at_add_Scalar(d, TN_SD(0.42), TN_SDEF) : NULL;
     Py_XDECREF(d);
     return deliver(finish(r, periodic, L), out, name);
 }
@@ -186,12 +184,12 @@ static PyObject *bartlett(int64_t L, bool periodic, const tn_value *opt, PyObjec
     PyObject *w = trivial(L, &o, &done);
     if (done) return deliver(w, out, name);
     if (periodic) L += 1;
-    w = factory(TN_ROW_arange, "(L)", L, o.dt);
-    w = ip(w, TN_ROW_mul__Scalar, 2. / (double)(L - 1));
+    w = arange_n(L, o.dt);
+    w = ip(w, mul_, 2. / (double)(L - 1));
     if (!w) return NULL;
     int64_t first = ((L - 1) >> 1) + 1;
-    PyObject *second = tn_aten(TN_ROW_narrow, "(OLLL)", w, 0LL, (long long)first, (long long)(L - first));
-    second = ip(ip(second, TN_ROW_mul__Scalar, -1.0), TN_ROW_add__Scalar, 2.0);
+    PyObject *second = tn_at_narrow(w, 0LL, (long long)first, (long long)(L - first));
+    second = ip(ip(second, mul_, -1.0), add_, 2.0);
     if (!second) { Py_DECREF(w); return NULL; }
     Py_DECREF(second);
     return deliver(finish(w, periodic, L), out, name);
@@ -205,7 +203,7 @@ static PyObject *kaiser(int64_t L, bool periodic, double beta, const tn_value *o
     if (window_checks(name, L, opt, out, false, &o) < 0) return NULL;
     if (o.dev == TN_DEVICE_META) return deliver(tn_cr_empty(1, &L, o.dt, o.dev), out, name);
     if (tn_dtype_is_complex(o.dt)) {
-        if (L >= 2) return factory(TN_ROW_arange, "(L)", L + periodic, o.dt);   /* upstream's arange refusal */
+        if (L >= 2) return arange_n(L + periodic, o.dt);   /* upstream's arange refusal */
     } else if (o.dt != TN_DTYPE_F32 && o.dt != TN_DTYPE_F64 && o.dt != TN_DTYPE_F16 && o.dt != TN_DTYPE_BF16) {
         return tn_kernel_missing("kaiser_window_cpu", o.dt);
     }

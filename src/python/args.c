@@ -23,7 +23,7 @@ static bool is_int_like(PyObject *o) {
     return PyIndex_Check(o);
 }
 
-static int64_t *int_store(tn_args *a, Py_ssize_t n) {
+int64_t *tn_args_int_store(tn_args *a, Py_ssize_t n) {
     if (a->nints + n <= (Py_ssize_t)(sizeof a->ints / sizeof a->ints[0])) {
         int64_t *p = a->ints + a->nints;
         a->nints += (int)n;
@@ -35,7 +35,7 @@ static int64_t *int_store(tn_args *a, Py_ssize_t n) {
     return p;
 }
 
-static int own(tn_args *a, PyObject *o) {
+int tn_args_own(tn_args *a, PyObject *o) {
     if (a->nowned == TN_MAX_ARGS) { Py_DECREF(o); return -1; }
     a->owned[a->nowned++] = o;
     return 0;
@@ -102,7 +102,7 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
         if (p->list_size < 1) return 0;
         int64_t x = PyLong_AsLongLong(o);
         if (x == -1 && PyErr_Occurred()) return -1;
-        int64_t *st = int_store(a, p->list_size);
+        int64_t *st = tn_args_int_store(a, p->list_size);
         if (!st) { PyErr_NoMemory(); return -1; }
         for (int i = 0; i < p->list_size; i++) st[i] = x;
         v->tag = TN_V_INTLIST; v->u.ints.v = st; v->u.ints.n = p->list_size;
@@ -110,7 +110,7 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
     }
     if (!PyTuple_Check(o) && !PyList_Check(o)) return 0;
     Py_ssize_t n = PySequence_Size(o);
-    int64_t *st = int_store(a, n);
+    int64_t *st = tn_args_int_store(a, n);
     if (!st) { PyErr_NoMemory(); return -1; }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *e = PySequence_GetItem(o, i);
@@ -148,7 +148,7 @@ static int wrapped_uint64(PyObject *o, int peers, tn_args *a, tn_value *v) {
     PyObject *num = float_peer ? PyFloat_FromDouble((double)u) : PyLong_FromLongLong((long long)(u - (1ULL << 63)) + INT64_MIN);
     PyObject *t = num ? tn_tensor_from_number(num, true) : NULL;
     Py_XDECREF(num);
-    if (!t || own(a, t) < 0) return -1;
+    if (!t || tn_args_own(a, t) < 0) return -1;
     v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
     return 1;
 }
@@ -168,7 +168,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         case TN_TYPE_BOOL: {
             if (!PyTuple_Check(o) && !PyList_Check(o)) return 0;
             Py_ssize_t n = PySequence_Size(o);
-            int64_t *st = int_store(a, n);
+            int64_t *st = tn_args_int_store(a, n);
             if (!st) { PyErr_NoMemory(); return -1; }
             for (Py_ssize_t i = 0; i < n; i++) {
                 PyObject *e = PySequence_GetItem(o, i);
@@ -184,7 +184,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         case TN_TYPE_FLOAT: case TN_TYPE_SCALAR: {
             if (!PyTuple_Check(o) && !PyList_Check(o)) {
                 if (p->type == TN_TYPE_FLOAT && p->list_size > 0 && (PyFloat_Check(o) || PyLong_Check(o))) {
-                    double *st = (double *)int_store(a, p->list_size);
+                    double *st = (double *)tn_args_int_store(a, p->list_size);
                     if (!st) { PyErr_NoMemory(); return -1; }
                     for (int i = 0; i < p->list_size; i++) st[i] = PyFloat_AsDouble(o);
                     v->tag = TN_V_FLOATLIST; v->u.floats.v = st; v->u.floats.n = p->list_size;
@@ -193,7 +193,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
                 return 0;
             }
             Py_ssize_t n = PySequence_Size(o);
-            double *st = (double *)int_store(a, n);
+            double *st = (double *)tn_args_int_store(a, n);
             if (!st) { PyErr_NoMemory(); return -1; }
             for (Py_ssize_t i = 0; i < n; i++) {
                 PyObject *e = PySequence_GetItem(o, i);
@@ -218,7 +218,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
                 if (!ok) return 0;
             }
             PyObject *tup = PySequence_Tuple(o);
-            if (!tup || own(a, tup) < 0) return -1;
+            if (!tup || tn_args_own(a, tup) < 0) return -1;
             v->tag = TN_V_TENSORLIST; v->u.obj = tup;
             return 1;
         }
@@ -235,7 +235,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
                 if (r) return r;
             }
             PyObject *t = tn_tensor_from_number(o, true);
-            if (!t || own(a, t) < 0) return -1;
+            if (!t || tn_args_own(a, t) < 0) return -1;
             v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
             return 1;
         }
@@ -330,7 +330,7 @@ static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
             v->tag = TN_V_FLOATLIST; v->u.floats.n = 0; v->u.floats.v = NULL; /* only [] occurs */
             return 0;
         }
-        int64_t *st = int_store(a, n);
+        int64_t *st = tn_args_int_store(a, n);
         if (!st) { PyErr_NoMemory(); return -1; }
         memcpy(st, tmp, (size_t)n * sizeof *st);
         v->tag = p->type == TN_TYPE_BOOL ? TN_V_BOOLLIST : TN_V_INTLIST;
@@ -347,7 +347,7 @@ static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
         const char *s = d;
         if (n >= 2 && (d[0] == '"' || d[0] == '\'')) { s = d + 1; n -= 2; }
         PyObject *u = PyUnicode_FromStringAndSize(s, (Py_ssize_t)n);
-        if (!u || own(a, u) < 0) return -1;
+        if (!u || tn_args_own(a, u) < 0) return -1;
         v->tag = TN_V_STR; v->u.obj = u;
         return 0;
     }
@@ -371,6 +371,17 @@ static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
     if (p->type == TN_TYPE_TENSOR) { /* e.g. "Tensor? weight=None" handled above; others rare */
         v->tag = TN_V_NONE;
     }
+    return 0;
+}
+
+int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v) {
+    return convert(o, p, true, true, 0, a, v);
+}
+
+int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v) {
+    if (!p->default_text) { memset(v, 0, sizeof *v); v->tag = TN_V_NONE; return 0; }
+    if (default_value(p, a, v) < 0) return -1;
+    v->defaulted = true;
     return 0;
 }
 
@@ -443,7 +454,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         if (p->is_list && (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && is_int_like(o) &&
             k == (self_at == 0 ? 1 : 0) && max_pos == 1) {
             PyObject *rest = PyTuple_GetSlice(args, pos, nargs);
-            if (!rest || own(a, rest) < 0) return TN_PARSE_ERROR;
+            if (!rest || tn_args_own(a, rest) < 0) return TN_PARSE_ERROR;
             given[k] = rest;
             pos = nargs;
             k++;
@@ -473,7 +484,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                 for (int q = 0, i = first_out; i < np; i++)
                     if (is_out_param(&s->args[i])) {
                         given[i] = PySequence_GetItem(val, q++);
-                        if (!given[i] || own(a, given[i]) < 0) return TN_PARSE_ERROR;
+                        if (!given[i] || tn_args_own(a, given[i]) < 0) return TN_PARSE_ERROR;
                     }
                 continue;
             }

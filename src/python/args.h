@@ -40,6 +40,16 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                   int flags, tn_args *out);
 void tn_args_release(tn_args *a);
 
+/* For the typed C op API (dispatch/aten.c): one Python object for parameter p, as a call from
+ * C binds it (numbers fill Tensor parameters as wrapped numbers, 0-dim tensors fill Scalars):
+ * 1 bound, 0 the wrong type (nothing raised), -1 error. The schema's default for p (None when it
+ * has none): 0, or -1 with an exception. Storage the parse owns: n int64 slots (NULL when full),
+ * a reference to release (0, or -1: then o is released). */
+int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v);
+int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v);
+int64_t *tn_args_int_store(tn_args *a, Py_ssize_t n);
+int tn_args_own(tn_args *a, PyObject *o);
+
 bool tn_value_is_default(const tn_arg *p, const tn_value *v);
 
 /* Value helpers for op functions. */

@@ -185,7 +185,7 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     Py_ssize_t n = PyTuple_Size(args);
     PyObject *r;
     if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0)) && !(kw && PyDict_Size(kw)))
-        r = tn_aten(TN_ROW_alias, "(O)", PyTuple_GetItem(args, 0));   /* other.alias(), any dtype, as upstream */
+        r = tn_at_alias(PyTuple_GetItem(args, 0));   /* other.alias(), any dtype, as upstream */
     else
         r = legacy_new(tn_py.default_dtype, TN_DEVICE_CPU, args, kw);
     if (!r || Py_TYPE(r) == tp) return r;
