@@ -11,7 +11,7 @@
 #define TN_AUTOGRAD_H
 
 #include "dispatch/door.h"
-#include "python/tensor.h"
+#include "core/object.h"
 
 #ifndef Py_SETREF
 #define Py_SETREF(dst, src) Py_XSETREF(dst, src)

@@ -7,13 +7,11 @@
 #include "python/common.h"
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
-#include "dispatch/library.h"
+#include "python/library.h"
 #include "dispatch/modes.h"
 #include "python/distributed.h"
 
 #include <string.h>
-
-tn_py_state tn_py;
 
 PyObject *tn_not_implemented(const char *what) {
     PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
