@@ -10,6 +10,23 @@
 
 tn_py_state tn_py;
 
+PyObject *tn_not_implemented(const char *what) {
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
+    return NULL;
+}
+
+const char *tn_py_type_name(PyObject *o) {
+    static char buf[4][128];
+    static int k;
+    char *b = buf[k = (k + 1) % 4];
+    PyObject *n = PyType_GetName(Py_TYPE(o));
+    const char *s = n ? PyUnicode_AsUTF8AndSize(n, NULL) : NULL;
+    snprintf(b, sizeof buf[0], "%s", s ? s : "object");
+    if (!s) PyErr_Clear();
+    Py_XDECREF(n);
+    return b;
+}
+
 /* ---------- allocation ---------- */
 
 static PyTypeObject *result_type(void) {

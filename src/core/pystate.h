@@ -3,8 +3,10 @@
  *
  * torch._C is one module in one interpreter (upstream's _C is not sub-interpreter safe either),
  * so the shared Python objects live in one global struct, tn_py (defined in core/object.c),
- * filled by the Python face during module init. The conversions are defined by the Python face
- * (python/types.c, module.c, return_types.c); see docs/ARCHITECTURE.md, "Layers and folders". */
+ * filled by the Python face during module init. tn_not_implemented and tn_py_type_name are
+ * core/object.c's; the conversions that need the Python types are defined by the Python face
+ * (python/types.c, types_gen.c, module.c, return_types.c); see docs/ARCHITECTURE.md, "Layers and
+ * folders". */
 #ifndef TN_CORE_PYSTATE_H
 #define TN_CORE_PYSTATE_H
 
@@ -37,16 +39,15 @@ extern tn_py_state tn_py;
 /* The one wording for anything we lack (DESIGN.md §3.2). Returns NULL with NotImplementedError. */
 PyObject *tn_not_implemented(const char *what);
 
-/* Python <-> C conversions owned by python/types.c */
+/* Python <-> C conversions owned by the Python face (python/types.c unless said) */
 int tn_py_is_dtype(PyObject *o);
 int tn_py_to_dtype(PyObject *o, tn_dtype *out);     /* 0 ok, -1 with TypeError */
 PyObject *tn_py_from_dtype(tn_dtype d);             /* new reference */
 int tn_py_parse_device(PyObject *o, tn_device_type *type, int *index); /* str/device/int */
 PyObject *tn_py_size_new(int ndim, const int64_t *sizes); /* torch.Size, new reference */
-/* The name of o's type (a short-lived buffer, for error messages under the limited API). */
+/* The name of o's type (a short-lived buffer, for error messages under the limited API;
+ * core/object.c). */
 const char *tn_py_type_name(PyObject *o);
-/* C++ ScalarType name upstream uses in messages ("Float", "ComplexHalf", ...). */
-const char *tn_dtype_cpp_name(tn_dtype d);
 /* torch.device for a C device type (index -1: none). New reference. */
 PyObject *tn_py_device_new(tn_device_type type, int index);
 /* The C generator of a torch.Generator (None/NULL: the default generator); NULL + TypeError. */

@@ -13,11 +13,6 @@
 
 #include <string.h>
 
-PyObject *tn_not_implemented(const char *what) {
-    PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
-    return NULL;
-}
-
 /* torch._C.<dotted>: get or create the submodule chain, each a module attribute of its parent
  * and registered in sys.modules so `from torch._C._x import y` works (DESIGN.md §4). New ref. */
 PyObject *tn_py_submodule(const char *dotted) {
