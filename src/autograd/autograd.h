@@ -12,7 +12,7 @@
 
 #include "dispatch/aten.h"
 #include "dispatch/door.h"
-#include "python/tensor.h"
+#include "core/object.h"
 
 #ifndef Py_SETREF
 #define Py_SETREF(dst, src) Py_XSETREF(dst, src)

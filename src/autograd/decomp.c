@@ -20,7 +20,7 @@
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "ops/pool.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
 #include "ops/rnn.h"

@@ -17,7 +17,7 @@
  * does. CompositeImplicitAutograd overloads decompose (decomp.c), so tangents flow through their
  * pieces, as upstream's. See docs/ARCHITECTURE.md. */
 #include "ops/common.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
 #include "dispatch/functorch.h"

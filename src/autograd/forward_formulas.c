@@ -8,7 +8,7 @@
  * exactly). Calls resolve an aten name over its overloads in upstream's order, positional
  * arguments past the positional parameters filling the keyword-only ones in order (C++ passes
  * them positionally). */
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
 #include "ops/matrix_exp.h"

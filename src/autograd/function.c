@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <structmember.h>   /* PyMemberDef of the Function types */
 
 extern PyMethodDef tn_node_methods[];
 extern PyGetSetDef tn_node_getset[];

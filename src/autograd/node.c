@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <structmember.h>   /* PyMemberDef of the node types */
 
 static _Thread_local uint64_t next_seq;
 uint64_t tn_next_sequence_nr(void) { return next_seq++; }

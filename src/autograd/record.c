@@ -14,7 +14,7 @@
 #include "autograd/autograd.h"
 
 #include "ops/common.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "tn_ops_gen.h"
 
 #include <stdlib.h>

@@ -10,6 +10,18 @@ const tn_dtype_info tn_dtype_infos[TN_DTYPE_COUNT] = {
 #undef TN_X
 };
 
+/* upstream's C++ ScalarType names, used in its error messages */
+static const char *const cpp_names[TN_DTYPE_COUNT] = {
+    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf",
+    "ComplexFloat", "ComplexDouble", "Bool", "QInt8", "QUInt8", "QInt32", "BFloat16", "QUInt4x2",
+    "QUInt2x4", "Bits1x8", "Bits2x4", "Bits4x2", "Bits8", "Bits16", "Float8_e5m2",
+    "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz", "UInt16", "UInt32", "UInt64", "UInt1",
+    "UInt2", "UInt3", "UInt4", "UInt5", "UInt6", "UInt7", "Int1", "Int2", "Int3", "Int4", "Int5",
+    "Int6", "Int7", "Float8_e8m0fnu", "Float4_e2m1fn_x2",
+};
+
+const char *tn_dtype_cpp_name(tn_dtype d) { return cpp_names[d]; }
+
 bool tn_dtype_computable(tn_dtype d) {
     switch (d) {
     case TN_DTYPE_F32: case TN_DTYPE_F64: case TN_DTYPE_F16: case TN_DTYPE_BF16:

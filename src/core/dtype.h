@@ -81,6 +81,9 @@ typedef struct {
 
 extern const tn_dtype_info tn_dtype_infos[TN_DTYPE_COUNT];
 
+/* C++ ScalarType name upstream uses in messages ("Float", "ComplexHalf", ...). */
+const char *tn_dtype_cpp_name(tn_dtype d);
+
 static inline int tn_dtype_itemsize(tn_dtype d) { return tn_dtype_infos[d].itemsize; }
 static inline bool tn_dtype_is_floating(tn_dtype d) {
     tn_dtype_kind k = tn_dtype_infos[d].kind;

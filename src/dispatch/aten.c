@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "python/tensor.h"
+#include "core/object.h"
 
 int tn_call_begin(tn_call *c, int op) {
     c->op = op;

@@ -13,7 +13,7 @@
 #define TN_DISPATCH_ATEN_H
 
 #include "dispatch/door.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 
 /* Scalar / Scalar?: a C number, or a Python object (a number or a 0-dim tensor). */
 typedef struct {

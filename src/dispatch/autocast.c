@@ -21,8 +21,8 @@
 #include "dispatch/autocast.h"
 
 #include "autograd/autograd.h"
-#include "python/common.h"
-#include "python/tensor.h"
+#include "core/pystate.h"
+#include "core/object.h"
 #include "tn_ops_gen.h"
 
 #include <stdlib.h>

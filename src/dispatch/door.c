@@ -15,9 +15,9 @@
 #include "dispatch/autocast.h"
 #include "dispatch/functorch.h"
 #include "dispatch/modes.h"
-#include "python/args.h"
-#include "python/common.h"
-#include "python/tensor.h"
+#include "dispatch/args.h"
+#include "core/pystate.h"
+#include "core/object.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
 

@@ -20,8 +20,8 @@
 #include "autograd/forward.h"
 #include "dispatch/door.h"
 #include "dispatch/functorch.h"
-#include "python/common.h"
-#include "python/tensor.h"
+#include "core/pystate.h"
+#include "core/object.h"
 #include "tn_ops_gen.h"
 
 #include <limits.h>

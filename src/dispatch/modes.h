@@ -2,7 +2,7 @@
 #ifndef TN_DISPATCH_MODES_H
 #define TN_DISPATCH_MODES_H
 
-#include "python/common.h"
+#include "core/pystate.h"
 
 int tn_modes_init(PyObject *m);
 Py_ssize_t tn_dispatch_mode_len(void);

@@ -13,7 +13,7 @@
 #include "core/parallel.h"
 #include "kernels/bnorm.h"
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

@@ -11,8 +11,8 @@
 #include "dispatch/aten.h"
 #include "dispatch/door.h"
 #include "kernels/elementwise.h"
-#include "python/args.h"
-#include "python/tensor.h"
+#include "dispatch/args.h"
+#include "core/object.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * generated out= kernels refuse a cast; the wording differs by kernel family), is resized as
  * upstream resizes out= tensors, and receives the result. */
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>

@@ -8,7 +8,7 @@
 #include "core/dtype.h"
 #include "kernels/embbag.h"
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <stdlib.h>

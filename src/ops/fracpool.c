@@ -6,7 +6,7 @@
 #include "core/dtype.h"
 #include "kernels/fracpool.h"
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>

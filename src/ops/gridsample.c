@@ -9,7 +9,7 @@
 #include "core/parallel.h"
 #include "kernels/gridsample.h"
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>

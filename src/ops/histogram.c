@@ -12,7 +12,7 @@
 
 #include "autograd/autograd.h"
 #include "kernels/search.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

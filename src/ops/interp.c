@@ -15,7 +15,7 @@
 #include "kernels/pool.h"
 #include "ops/common.h"
 #include "ops/pool.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

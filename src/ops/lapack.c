@@ -1,6 +1,6 @@
 /* ops/lapack.c — find and load a LAPACK at run time (see lapack.h and docs/linalg.md). */
 #include "ops/lapack.h"
-#include "python/common.h"
+#include "core/pystate.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

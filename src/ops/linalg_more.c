@@ -9,7 +9,7 @@
 #include "ops/common.h"
 #include "ops/linalg_more.h"
 #include "autograd/autograd.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

@@ -12,8 +12,8 @@
 #include "kernels/backward.h"
 #include "kernels/loss.h"
 #include "ops/common.h"
-#include "python/common.h"
-#include "python/tensor.h"
+#include "core/pystate.h"
+#include "core/object.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
  * exp(A)) are what callers get. */
 #include "ops/common.h"
 #include "autograd/autograd.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>

@@ -8,7 +8,7 @@
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "ops/views.h"
-#include "python/common.h"
+#include "core/pystate.h"
 
 /* A view of `base` with its strides, `sizes`, starting `start[d]` elements into each dim. */
 static PyObject *sub_view(PyObject *base, const int64_t *sizes, const int64_t *start) {

@@ -17,7 +17,7 @@
 #include "tn_ops_gen.h"
 #include "core/random.h"
 #include "kernels/ref/ew_impl.h"
-#include "python/common.h"
+#include "core/pystate.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #include "ops/pad.h"
 
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 
 #include <stdio.h>
 

@@ -14,7 +14,7 @@
 #include "kernels/pool.h"
 #include "ops/common.h"
 #include "autograd/autograd.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <stdio.h>

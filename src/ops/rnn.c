@@ -11,7 +11,7 @@
 
 #include "autograd/autograd.h"
 #include "ops/common.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>

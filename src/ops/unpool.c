@@ -8,7 +8,7 @@
 #include "kernels/unpool.h"
 #include "ops/common.h"
 #include "ops/pool.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>

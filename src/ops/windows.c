@@ -11,7 +11,7 @@
 #include "ops/common.h"
 
 #include "autograd/autograd.h"
-#include "python/common.h"
+#include "core/pystate.h"
 #include "kernels/special.h"
 #include "tn_ops_gen.h"
 

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 
 #include "dispatch/door.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
 #include "python/torch_function.h"
 
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
 #include "python/schema_type.h"
-#include "dispatch/library.h"
+#include "python/library.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
 #include "tn_ops_gen.h"

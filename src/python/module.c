@@ -7,18 +7,11 @@
 #include "python/common.h"
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
-#include "dispatch/library.h"
+#include "python/library.h"
 #include "dispatch/modes.h"
 #include "python/distributed.h"
 
 #include <string.h>
-
-tn_py_state tn_py;
-
-PyObject *tn_not_implemented(const char *what) {
-    PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
-    return NULL;
-}
 
 /* torch._C.<dotted>: get or create the submodule chain, each a module attribute of its parent
  * and registered in sys.modules so `from torch._C._x import y` works (DESIGN.md §4). New ref. */

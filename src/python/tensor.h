@@ -1,52 +1,11 @@
-/* tensor.h — the Python tensor object (torch._C.TensorBase) and its storage object. */
+/* tensor.h — the Python face of the tensor and storage objects: the object layouts and their
+ * allocation are core/object.h's; here the StorageBase methods other files of python/ define. */
 #ifndef TN_PYTHON_TENSOR_H
 #define TN_PYTHON_TENSOR_H
 
 #include "python/common.h"
+#include "core/object.h"
 
-/* a tangent of a nested forward level (autograd/forward.c), valid while gen is the level's */
-typedef struct tn_fw_slot { PyObject *g; uint64_t gen; } tn_fw_slot;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *dict;
-    PyObject *weakrefs;
-    tn_tensor t;
-    bool requires_grad;
-    bool wrapped_number;     /* made from a Python number: lower promotion priority */
-    PyObject *grad;          /* .grad or NULL */
-    PyObject *grad_fn;       /* autograd node or NULL */
-    PyObject *base;          /* ._base of a view, or NULL */
-    int output_nr;           /* which output of grad_fn this tensor is */
-    bool retains_grad;       /* retain_grad() on a non-leaf */
-    PyObject *grad_acc;      /* weak reference to the leaf's AccumulateGrad node, or NULL */
-    int64_t view_version;    /* a view's storage version when its grad_fn was set */
-    PyObject *fw_grad;       /* forward-mode tangent (autograd/forward.c), valid while fw_gen is current */
-    uint64_t fw_gen;
-    tn_fw_slot *fw_more;     /* tangents at nested levels 1, 2, ... (torch.func's jvp of jvp), or NULL */
-    int fw_nmore;
-    bool fw_noview;          /* a view forward AD does not see through (_make_dual, _fw_primal) */
-    bool inf_versioned;      /* detach / .data of an inference tensor made outside inference mode: still an
-                              * inference tensor, but with a version counter of its own (its storage alias) */
-    uint8_t ng_view;         /* a view made in no_grad (1) / inference (2) mode of a base requiring grad (autograd/views.c) */
-    /* torch.func (dispatch/functorch.c): a BatchedTensor of vmap level bt_level holds the whole
-     * tensor in bt_value, batched along its dim bt_bdim; its own geometry is the logical one
-     * (bt_value's without that dim). grad_level: made by _wrap_for_grad at that grad level. */
-    PyObject *bt_value;
-    int bt_level, bt_bdim;
-    int grad_level;
-    uint64_t grad_gen;       /* which push of that level (levels are reused) */
-} tn_tensor_obj;
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *dict;
-    PyObject *weakrefs;
-    tn_storage *s;
-} tn_storage_obj;
-
-/* A new Python storage of type tp owning s (steals the reference; decref'd on failure). */
-PyObject *tn_storage_obj_new(PyTypeObject *tp, tn_storage *s);
 /* The shared-memory methods of StorageBase (storage_share.c). */
 PyObject *tn_sm_is_shared(PyObject *, PyObject *);
 PyObject *tn_sm_share_fd(PyObject *, PyObject *);
@@ -77,31 +36,5 @@ PyObject *tn_sm_new_with_weak_ptr(PyObject *, PyObject *);
     {"_free_weak_ref", tn_sm_free_weak_ref, METH_O | METH_CLASS, NULL}, \
     {"_expired", tn_sm_expired, METH_O | METH_CLASS, NULL}, \
     {"_new_with_weak_ptr", tn_sm_new_with_weak_ptr, METH_O | METH_CLASS, NULL},
-
-static inline bool tn_py_is_tensor(PyObject *o) {
-    return PyObject_TypeCheck(o, tn_py.TensorBase);
-}
-static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
-/* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
- * _version are refused */
-static inline bool tn_no_version(PyObject *o) {
-    return ((tn_tensor_obj *)o)->t.storage->inference && !((tn_tensor_obj *)o)->inf_versioned;
-}
-
-/* A new torch.Tensor holding `t` (its storage reference is taken over). NULL on failure (the
- * storage reference is then released). */
-PyObject *tn_tensor_wrap(const tn_tensor *t);
-/* A new uninitialised contiguous tensor; NULL with an exception (e.g. size overflow). */
-PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device_type dev);
-/* A view sharing `base`'s storage with new geometry; records ._base. */
-PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
-                             int64_t offset);
-/* A 0-dim tensor from a Python number (wrapped_number set when `wrapped`). */
-PyObject *tn_tensor_from_number(PyObject *num, bool wrapped);
-/* The UntypedStorage object of a storage (cached on the storage). New reference. */
-PyObject *tn_storage_to_python(tn_storage *s);
-/* Check that a view with this geometry stays inside a storage of nbytes; RuntimeError if not. */
-int tn_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
-                       tn_dtype dtype, size_t nbytes);
 
 #endif

@@ -17,7 +17,7 @@
 #include <math.h>
 
 #include "dispatch/door.h"
-#include "python/args.h"
+#include "dispatch/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
 #include "autograd/autograd.h"

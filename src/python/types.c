@@ -3,7 +3,7 @@
  *
  * Every behaviour here was measured on upstream torch 2.13.0 (attributes, reprs, pickling and the
  * exception types for bad input). All types are heap types named "torch.X" so their __module__
- * is "torch" as upstream's are. The objects live in tn_py (common.h) for the rest of _C. */
+ * is "torch" as upstream's are. The objects live in tn_py (core/pystate.h) for the rest of _C. */
 #include "python/common.h"
 
 #include <float.h>
@@ -18,16 +18,6 @@ typedef struct {
     tn_dtype d;
 } tn_dtype_obj;
 
-/* upstream's C++ ScalarType names, used in its error messages */
-static const char *const cpp_names[TN_DTYPE_COUNT] = {
-    "Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf",
-    "ComplexFloat", "ComplexDouble", "Bool", "QInt8", "QUInt8", "QInt32", "BFloat16", "QUInt4x2",
-    "QUInt2x4", "Bits1x8", "Bits2x4", "Bits4x2", "Bits8", "Bits16", "Float8_e5m2",
-    "Float8_e4m3fn", "Float8_e5m2fnuz", "Float8_e4m3fnuz", "UInt16", "UInt32", "UInt64", "UInt1",
-    "UInt2", "UInt3", "UInt4", "UInt5", "UInt6", "UInt7", "Int1", "Int2", "Int3", "Int4", "Int5",
-    "Int6", "Int7", "Float8_e8m0fnu", "Float4_e2m1fn_x2",
-};
-
 /* dtype.abbr, measured */
 static const char *const abbrs[TN_DTYPE_COUNT] = {
     "u8", "i8", "i16", "i32", "i64", "f16", "f32", "f64", "c32", "c64", "c128", "b8", "qint8",
@@ -36,8 +26,6 @@ static const char *const abbrs[TN_DTYPE_COUNT] = {
     "uint3", "uint4", "uint5", "uint6", "uint7", "int1", "int2", "int3", "int4", "int5", "int6",
     "int7", "f8e8m0fnu", "f4e2m1fnx2",
 };
-
-const char *tn_dtype_cpp_name(tn_dtype d) { return cpp_names[d]; }
 
 #define DT(o) (((tn_dtype_obj *)(o))->d)
 
@@ -98,7 +86,7 @@ static PyObject *dtype_to_complex(PyObject *self, PyObject *unused) {
     case TN_DTYPE_F64: return tn_py_from_dtype(TN_DTYPE_C128);
     case TN_DTYPE_C32: case TN_DTYPE_C64: case TN_DTYPE_C128: return Py_NewRef(self);
     default:
-        PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s", cpp_names[DT(self)]);
+        PyErr_Format(PyExc_RuntimeError, "Unknown Complex ScalarType for %s", tn_dtype_cpp_name(DT(self)));
         return NULL;
     }
 }
@@ -188,7 +176,7 @@ static int iinfo_fill(tn_info_obj *o, tn_dtype d) {
     if (in->kind == TN_KIND_BOOL)
         PyErr_SetString(PyExc_TypeError, "torch.bool is not supported by torch.iinfo");
     else if (in->kind == TN_KIND_QUANT)
-        PyErr_Format(PyExc_NotImplementedError, "\"dtype\" not implemented for '%s'", cpp_names[d]);
+        PyErr_Format(PyExc_NotImplementedError, "\"dtype\" not implemented for '%s'", tn_dtype_cpp_name(d));
     else
         PyErr_SetString(PyExc_TypeError, "torch.iinfo() requires an integer input type. "
                                          "Use torch.finfo to handle 'torch.iinfo'");
@@ -829,16 +817,4 @@ int tn_types_init(PyObject *m) {
     tn_py.device_meta = device_make(NULL, DEV_META, -1);
     if (!tn_py.device_cpu || !tn_py.device_meta) return -1;
     return tn_types_enum_init(m) < 0 || tn_types_gen_init(m) < 0 ? -1 : 0;
-}
-
-const char *tn_py_type_name(PyObject *o) {
-    static char buf[4][128];
-    static int k;
-    char *b = buf[k = (k + 1) % 4];
-    PyObject *n = PyType_GetName(Py_TYPE(o));
-    const char *s = n ? PyUnicode_AsUTF8AndSize(n, NULL) : NULL;
-    snprintf(b, sizeof buf[0], "%s", s ? s : "object");
-    if (!s) PyErr_Clear();
-    Py_XDECREF(n);
-    return b;
 }

@@ -5,12 +5,12 @@
  * Tensor takes tensors (and Python numbers where the op allows them, as wrapped numbers), Scalar
  * takes numbers, int[] takes sequences of ints (or one int for a fixed-size list), and so on.
  * Defaults come from the schema text. Nothing here computes. */
-#include "python/args.h"
+#include "dispatch/args.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "python/tensor.h"
+#include "core/object.h"
 
 static bool is_int_like(PyObject *o) {
     if (PyBool_Check(o)) return false;

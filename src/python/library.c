@@ -6,7 +6,7 @@
  * the Python kernel registered for the first of these keys: CompositeImplicitAutograd, CPU,
  * CompositeExplicitAutograd, Autograd, AutogradCPU — the keys a CPU eager call reaches. An
  * operator with none of them refuses by name. */
-#include "dispatch/library.h"
+#include "python/library.h"
 
 #include <string.h>
 

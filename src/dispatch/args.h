@@ -1,9 +1,9 @@
-/* args.h — Python arguments matched against upstream schemas, into tn_value arrays. */
-#ifndef TN_PYTHON_ARGS_H
-#define TN_PYTHON_ARGS_H
+/* args.h — the parse: Python arguments matched against upstream schemas, into tn_value arrays. */
+#ifndef TN_DISPATCH_ARGS_H
+#define TN_DISPATCH_ARGS_H
 
 #include "dispatch/door.h"
-#include "python/common.h"
+#include "core/pystate.h"
 
 #define TN_MAX_ARGS 40
 

@@ -1,6 +1,6 @@
 /* library.h — operators defined at run time through torch.library (see library.c). */
-#ifndef TN_DISPATCH_LIBRARY_H
-#define TN_DISPATCH_LIBRARY_H
+#ifndef TN_PYTHON_LIBRARY_H
+#define TN_PYTHON_LIBRARY_H
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -1,0 +1,182 @@
+/* object.c — the tensor and storage objects every layer makes: allocation, wrapping, views,
+ * 0-dim tensors from Python numbers, and the one shared state tn_py (core/pystate.h).
+ *
+ * Results are instances of torch.Tensor (tn_py.tensor_class, set by _initExtension) or, before
+ * that, of TensorBase; the types are created by the Python face (python/tensor.c). See
+ * docs/ARCHITECTURE.md, "Layers and folders". */
+#include "core/object.h"
+
+#include <string.h>
+
+tn_py_state tn_py;
+
+PyObject *tn_not_implemented(const char *what) {
+    PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
+    return NULL;
+}
+
+const char *tn_py_type_name(PyObject *o) {
+    static char buf[4][128];
+    static int k;
+    char *b = buf[k = (k + 1) % 4];
+    PyObject *n = PyType_GetName(Py_TYPE(o));
+    const char *s = n ? PyUnicode_AsUTF8AndSize(n, NULL) : NULL;
+    snprintf(b, sizeof buf[0], "%s", s ? s : "object");
+    if (!s) PyErr_Clear();
+    Py_XDECREF(n);
+    return b;
+}
+
+/* ---------- allocation ---------- */
+
+static PyTypeObject *result_type(void) {
+    return tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase;
+}
+
+PyObject *tn_obj_alloc(PyTypeObject *tp) {
+    allocfunc a = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    return a(tp, 0);
+}
+
+PyObject *tn_storage_obj_new(PyTypeObject *tp, tn_storage *s) {
+    tn_storage_obj *o = (tn_storage_obj *)tn_obj_alloc(tp);
+    if (!o) { tn_storage_decref(s); return NULL; }
+    o->s = s;
+    s->pyobj = o;
+    return (PyObject *)o;
+}
+
+PyObject *tn_tensor_wrap(const tn_tensor *t) {
+    tn_tensor_obj *o = (tn_tensor_obj *)tn_obj_alloc(result_type());
+    if (!o) {
+        tn_storage_decref(t->storage);
+        return NULL;
+    }
+    o->t = *t;
+    return (PyObject *)o;
+}
+
+PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn_device_type dev) {
+    tn_tensor t;
+    int64_t n;
+    if (ndim > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++)
+        if (sizes[i] < 0) {
+            PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld%s]",
+                         (long long)sizes[i], (long long)sizes[0], ndim > 1 ? ", ..." : "");
+            return NULL;
+        }
+    size_t isz = (size_t)tn_dtype_itemsize(dtype);
+    if (!tn_sizes_numel(ndim, sizes, &n) || (uint64_t)n > SIZE_MAX / isz / 2) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return NULL;
+    }
+    memset(&t, 0, sizeof t);
+    t.storage = tn_storage_new((size_t)n * isz, dev);
+    if (!t.storage) {
+        PyErr_Format(PyExc_RuntimeError, "DefaultCPUAllocator: not enough memory: you tried to allocate %lld bytes.",
+                     (long long)((size_t)n * isz));
+        return NULL;
+    }
+    t.ndim = ndim;
+    t.dtype = dtype;
+    if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    tn_contiguous_strides(ndim, sizes, t.strides);
+    return tn_tensor_wrap(&t);
+}
+
+PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,
+                             int64_t offset) {
+    tn_tensor t = *tn_tensor_of(base);
+    /* Every view lies inside its storage: the one check that keeps a wrong geometry computed by
+     * any op from becoming an out-of-bounds read in a kernel. */
+    if (ndim < 0 || ndim > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+        return NULL;
+    }
+    if (!tn_view_in_bounds(ndim, sizes, strides, offset, tn_dtype_itemsize(t.dtype), t.storage->nbytes)) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: view geometry out of bounds for a storage of %zu bytes",
+                     t.storage->nbytes);
+        return NULL;
+    }
+    t.ndim = ndim;
+    if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
+    if (ndim) memcpy(t.strides, strides, (size_t)ndim * sizeof *strides);
+    t.offset = offset;
+    tn_storage_incref(t.storage);
+    PyObject *v = tn_tensor_wrap(&t);
+    if (v) {
+        PyObject *root = ((tn_tensor_obj *)base)->base ? ((tn_tensor_obj *)base)->base : base;
+        ((tn_tensor_obj *)v)->base = Py_NewRef(root);
+        ((tn_tensor_obj *)v)->view_version = t.storage->version;   /* autograd/views.c: written since? */
+    }
+    return v;
+}
+
+int tn_check_in_bounds(int ndim, const int64_t *sizes, const int64_t *strides, int64_t offset,
+                       tn_dtype dtype, size_t nbytes) {
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0) return 0;
+        if (strides[i] < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: [...]");
+            return -1;
+        }
+    }
+    uint64_t need = 0;
+    if (offset >= 0 && !tn_extent_bytes(ndim, sizes, strides, offset, tn_dtype_itemsize(dtype), &need)) {
+        PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
+        return -1;
+    }
+    if (offset < 0 || need > nbytes) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "setStorage: sizes and strides are out of bounds for a storage of %zu bytes (would need %llu)",
+                     nbytes, (unsigned long long)need);
+        return -1;
+    }
+    return 0;
+}
+
+PyObject *tn_storage_to_python(tn_storage *s) {
+    if (s->pyobj) return Py_NewRef((PyObject *)s->pyobj);
+    PyObject *cls = PyObject_GetAttrString(PyImport_AddModule("torch"), "UntypedStorage");
+    PyTypeObject *tp = (cls && PyType_Check(cls)) ? (PyTypeObject *)cls : tn_py.storage_type;
+    PyErr_Clear();
+    tn_storage_obj *o = (tn_storage_obj *)tn_obj_alloc(tp);
+    Py_XDECREF(cls);
+    if (!o) return NULL;
+    tn_storage_incref(s);
+    o->s = s;
+    s->pyobj = o;
+    return (PyObject *)o;
+}
+
+/* A 0-dim tensor holding a Python number: bool -> bool, int -> int64, float -> float64,
+ * complex -> complex128 (upstream's scalar_to_tensor); `wrapped` marks it a wrapped number for
+ * type promotion, where it only decides the category. */
+PyObject *tn_tensor_from_number(PyObject *num, bool wrapped) {
+    tn_dtype dt;
+    union { int64_t i; double f; double c[2]; uint8_t b; } v;
+    if (PyBool_Check(num)) { dt = TN_DTYPE_BOOL; v.b = num == Py_True; }
+    else if (PyLong_Check(num)) {
+        int overflow;
+        v.i = PyLong_AsLongLongAndOverflow(num, &overflow);
+        if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return NULL; }
+        dt = TN_DTYPE_I64;
+    } else if (PyFloat_Check(num)) { dt = TN_DTYPE_F64; v.f = PyFloat_AsDouble(num); }
+    else if (PyComplex_Check(num)) {
+        dt = TN_DTYPE_C128;
+        v.c[0] = PyComplex_RealAsDouble(num);
+        v.c[1] = PyComplex_ImagAsDouble(num);
+    } else {
+        PyErr_SetString(PyExc_TypeError, "expected a Python number");
+        return NULL;
+    }
+    PyObject *t = tn_tensor_new_empty(0, NULL, dt, TN_DEVICE_CPU);
+    if (!t) return NULL;
+    memcpy(tn_data(tn_tensor_of(t)), &v, (size_t)tn_dtype_itemsize(dt));
+    ((tn_tensor_obj *)t)->wrapped_number = wrapped;
+    return t;
+}
