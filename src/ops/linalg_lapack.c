@@ -230,6 +230,8 @@ PyObject *tn_op__linalg_check_errors(tn_value *a) {
     Py_RETURN_NONE;
 }
 
+static PyObject *fdeliver(PyObject *res, PyObject *out, const char *op);
+
 /* ---- LU: inv, solve, det, slogdet, lu_factor, lu_solve ---- */
 /* Factor each matrix of LU (column-major batch) in place: pivots (int32, batch x k) and info. */
 static void lu_batch(const tn_lapack_fns *L, char *lu, int *piv, int *info, int64_t batch, int m, int n, int isz) {
@@ -274,6 +276,29 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
 fail:
     Py_XDECREF(lu); Py_XDECREF(inv); Py_XDECREF(piv); Py_XDECREF(info);
     return NULL;
+}
+
+/* linalg_inv_ex.inverse (structured, as linalg_ldl_factor_ex.out): the input checks, the outs'
+ * exact dtypes, then check_errors, then the results into the outs (restrided when resized) */
+PyObject *tn_op_linalg_inv_ex_inverse(tn_value *a) {
+    tn_value b[2] = {a[0], a[1]};
+    b[1].u.i = 0;
+    PyObject *r = tn_op_linalg_inv_ex(b);
+    if (!r) return NULL;
+    PyObject *outs[2] = {a[2].u.obj, a[3].u.obj};
+    for (int i = 0; i < 2; i++)
+        if (tn_out_dtype_exact(outs[i], tn_tensor_of(PyTuple_GetItem(r, i))->dtype) < 0) { Py_DECREF(r); return NULL; }
+    if (a[1].u.i && check_info(PyTuple_GetItem(r, 1), "linalg.inv_ex", tn_tensor_of(a[0].u.obj)->ndim == 2) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *d = fdeliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "linalg_inv_ex");
+        if (!d) { Py_DECREF(r); return NULL; }
+        Py_DECREF(d);
+    }
+    Py_DECREF(r);
+    return tn_return_pair("linalg_inv_ex_out", Py_NewRef(outs[0]), Py_NewRef(outs[1]));
 }
 
 bool tn_linalg_vector_rhs(int andim, const int64_t *asz, int bndim, const int64_t *bsz) {
@@ -1763,6 +1788,22 @@ static PyObject *checked(PyObject *r, int info_i, const char *api, PyObject *A) 
 PyObject *tn_linalg_d_inv(tn_value *a) {
     PyObject *r = checked(tn_aten(TN_ROW_linalg_inv_ex, "(O)", a[0].u.obj), 1, "linalg.inv", a[0].u.obj);
     return item(r, 0);
+}
+/* linalg_inv.out / inverse.out (CompositeImplicit): linalg_inv_ex.inverse with check_errors=False
+ * into out and an empty int32 info, then the errors as linalg.inv's */
+PyObject *tn_linalg_d_inv_out(tn_value *a) {
+    PyObject *info = empty0(TN_DTYPE_I32);
+    PyObject *kw = info ? Py_BuildValue("{sOsOsO}", "check_errors", Py_False, "inverse", a[1].u.obj, "info", info) : NULL;
+    PyObject *r = kw ? tn_aten_kw(TN_ROW_linalg_inv_ex_inverse, kw, "(O)", a[0].u.obj) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(r);
+    PyObject *kw2 = r ? Py_BuildValue("{sO}", "is_matrix", tn_tensor_of(a[0].u.obj)->ndim == 2 ? Py_True : Py_False) : NULL;
+    PyObject *ck = kw2 ? tn_aten_kw(TN_ROW__linalg_check_errors, kw2, "(Os)", info, "linalg.inv") : NULL;
+    Py_XDECREF(kw2);
+    Py_XDECREF(info);
+    if (!ck) return NULL;
+    Py_DECREF(ck);
+    return Py_NewRef(a[1].u.obj);
 }
 PyObject *tn_linalg_d_solve_ex(tn_value *a) {
     PyObject *kw = Py_BuildValue("{sOsO}", "left", a[2].u.i ? Py_True : Py_False, "check_errors", a[3].u.i ? Py_True : Py_False);
