@@ -117,3 +117,58 @@ cases("linalg_inv_out_errors", {
     "not_square": "err(lambda: torch.linalg.inv(torch.randn(2, 3), out=torch.empty(0)))",
     "int_input": "err(lambda: torch.linalg.inv(torch.ones(2, 2, dtype=torch.long), out=torch.empty(0, dtype=torch.long)))",
 }, setup=ERR + INV)
+
+# linalg_lstsq.out: LAPACK's gelsy / gelsd / gels against MKL's; float32 tol="float" (upstream's
+# own float32-vs-float64 error); dtypes, shapes, strides (the outs used directly keep LAPACK's
+# column-major layout, copied ones are contiguous), ranks exact
+LS = """
+import warnings
+warnings.simplefilter("ignore")
+torch.manual_seed(0)   # test_breadth_more2.py's lstsq data
+A4, A2, A3 = torch.randn(5, 3), torch.randn(3, 5), torch.randn(4, 4) + 4 * torch.eye(4)
+B4 = torch.randn(5, 2)
+A, B = A3[:3, :3].clone(), B4[:3].clone()
+torch.manual_seed(0)
+Ab = torch.randn(2, 1, 6, 3)
+Bb = torch.randn(3, 6, 2)
+L = torch.long
+def E(dt=torch.float32):
+    return torch.empty(0, dtype=dt)
+def lay(r):
+    return [(t, t.dtype, t.shape, t.stride()) for t in r] + [type(r).__name__]
+"""
+cases("linalg_lstsq_out", {
+    "empty_outs": "lay(torch.linalg.lstsq(A, B, out=(E(), E(), E(L), E())))",
+    "same_objects": "o = (E(), E(), E(L), E())\nr = torch.linalg.lstsq(A, B, out=o)\n[a is b for a, b in zip(r, o)]",
+    "gelsd_tall": "lay(torch.linalg.lstsq(A4, B4, driver='gelsd', out=(E(), E(), E(L), E())))",
+    "gelss": "lay(torch.linalg.lstsq(A4, B4, driver='gelss', out=(E(), E(), E(L), E())))",
+    "gels": "lay(torch.linalg.lstsq(A4, B4, driver='gels', out=(E(), E(), E(L), E())))",
+    "batch_gelsd": "lay(torch.linalg.lstsq(Ab, Bb, driver='gelsd', out=(E(), E(), E(L), E())))",
+    "vector_rhs": "lay(torch.linalg.lstsq(A, B[:, 0], out=(E(), E(), E(L), E())))",
+    "colmajor_out": "lay(torch.linalg.lstsq(A, B, out=(torch.empty(2, 3).t(), E(), E(L), E())))",
+    "rowmajor_out": "lay(torch.linalg.lstsq(A, B, out=(torch.empty(3, 2), E(), E(L), E())))",
+    "rank_float": "lay(torch.linalg.lstsq(A, B, out=(E(), E(), E(torch.float32), E())))",
+    "rank_int8": "lay(torch.linalg.lstsq(A, B, out=(E(), E(), E(torch.int8), E())))",
+    "rank_shape": "lay(torch.linalg.lstsq(A4, B4, driver='gelsd', out=(E(), E(), torch.empty(3, dtype=L), E())))",
+    "sv_shape": "lay(torch.linalg.lstsq(A4, B4, driver='gelsd', out=(E(), E(), E(L), torch.empty(7))))",
+    "residuals_resized": "lay(torch.linalg.lstsq(A4, B4, driver='gelsd', out=(E(), torch.empty(5), E(L), E())))",
+    "all_right": "lay(torch.linalg.lstsq(A4, B4, driver='gelsd', out=(torch.empty(2, 3).t(), torch.empty(2), torch.empty((), dtype=L), torch.empty(3))))",
+    "complex_sol": "lay(torch.linalg.lstsq(A, B, out=(E(torch.complex64), E(), E(L), E())))",
+    "complex_in": "C = A4.to(torch.complex64) + 1j * A4.flip(0)\nD = B4.to(torch.complex64)\nlay(torch.linalg.lstsq(C, D, out=(E(torch.complex64), E(), E(L), E())))",
+}, setup=LS, tol="float")
+# float64: test_breadth_more2.py's rule for lstsq, F64 = (1e-12, 1e-12)
+cases("linalg_lstsq_out_f64", {
+    "batch_gelsd": "lay(torch.linalg.lstsq(Ab.double(), Bb.double(), driver='gelsd', out=(E(torch.float64), E(torch.float64), E(L), E(torch.float64))))",
+    "tall_gelss": "lay(torch.linalg.lstsq(A4.double(), B4.double(), driver='gelss', out=(E(torch.float64), E(torch.float64), E(L), E(torch.float64))))",
+}, setup=LS, tol=(1e-12, 1e-12))
+cases("linalg_lstsq_out_errors", {
+    "solution_int": "err(lambda: torch.linalg.lstsq(A, B, out=(E(torch.int64), E(), E(L), E())))",
+    "residuals_int": "err(lambda: torch.linalg.lstsq(A, B, out=(E(), E(torch.int64), E(L), E())))",
+    "residuals_f64_structured": "err(lambda: torch.linalg.lstsq(A4, B4, driver='gelsd', out=(E(), E(torch.float64), E(L), E())))",
+    "sv_f64_upstream_assert": "err(lambda: torch.linalg.lstsq(A, B, out=(E(), E(), E(L), E(torch.float64))))[0]",
+    "rank_bool": "err(lambda: torch.linalg.lstsq(A, B, out=(E(), E(), E(torch.bool), E())))",
+    "sv_int": "err(lambda: torch.linalg.lstsq(A, B, out=(E(), E(), E(L), E(torch.int64))))",
+    "dtype_mismatch": "err(lambda: torch.linalg.lstsq(A, B.double(), out=(E(), E(), E(L), E())))",
+    "bad_driver": "err(lambda: torch.linalg.lstsq(A, B, driver='bad', out=(E(), E(), E(L), E())))",
+    "one_dim": "err(lambda: torch.linalg.lstsq(B[:, 0], B[:, 0], out=(E(), E(), E(L), E())))",
+}, setup=ERR + LS)
