@@ -1479,6 +1479,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"cosine_similarity", "", d_cosine_similarity},
     /* linalg family (ops/linalg_lapack.c): upstream's composites over the LAPACK-backed ops */
     {"linalg_inv", "", tn_linalg_d_inv}, {"inverse", "", tn_linalg_d_inv},
+    {"linalg_inv", "out", tn_linalg_d_inv_out}, {"inverse", "out", tn_linalg_d_inv_out},
     {"linalg_solve", "", tn_linalg_d_solve}, {"linalg_solve_ex", "", tn_linalg_d_solve_ex},
     {"linalg_cholesky", "", tn_linalg_d_cholesky},
     {"linalg_det", "", tn_linalg_d_det}, {"det", "", tn_linalg_d_det},

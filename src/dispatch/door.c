@@ -10,6 +10,8 @@
  * autograd records the call when it needs to (autograd/record.c). */
 #include "dispatch/door.h"
 
+#include <stdlib.h>
+
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
 #include "dispatch/autocast.h"
@@ -195,6 +197,77 @@ static bool wants_cpu(const tn_schema *s, tn_value *args) {
     for (int i = 0; i < s->nargs; i++)
         if (args[i].tag == TN_V_DEVICE && args[i].u.device.type == TN_DEVICE_CPU) return true;
     return false;
+}
+
+/* ---- out= on another device than the inputs ----------------------------------------------
+ * Upstream reaches the Meta kernel when any argument is meta, and that kernel refuses an out=
+ * tensor on another device than its inputs, in one of two wordings:
+ * - ops whose Meta kernel is Python (registered at `import torch` through
+ *   torch.library.Library("aten", "IMPL", "Meta"): the references' out wrapper) compare the first
+ *   argument with every out tensor before running: "Attempting to copy from device A to device B,
+ *   but cross-device copies are not allowed!";
+ * - the others (C++ structured meta functions) compare the computed result device with each out:
+ *   "Expected out tensor to have device A, but got B instead".
+ * library.c marks the first kind (tn_door_mark_py_meta); the reference device is the first
+ * tensor argument that is not an out= tensor and not a wrapped Python number. The check runs
+ * before the op, so input errors upstream raises first (a bad dim) come after it (docs/outdev.md). */
+static unsigned char *py_meta_rows;
+
+void tn_door_mark_py_meta(int row) {
+    if (row < 0 || row >= tn_op_count()) return;
+    if (!py_meta_rows && !(py_meta_rows = calloc((size_t)tn_op_count(), 1))) return;
+    py_meta_rows[row] = 1;
+}
+
+static bool is_out_arg(const tn_schema *s, int i) { return s->args[i].is_write && s->args[i].kwarg_only; }
+
+static const char *device_name(PyObject *t) { return is_meta(t) ? "meta" : "cpu"; }
+
+/* The first out tensor whose device differs from ref's, or NULL. */
+static PyObject *out_off_device(const tn_schema *s, tn_value *args, PyObject *ref) {
+    for (int i = 0; i < s->nargs; i++) {
+        if (!is_out_arg(s, i)) continue;
+        Py_ssize_t n = args[i].tag == TN_V_TENSOR ? 1 : args[i].tag == TN_V_TENSORLIST ? PyTuple_Size(args[i].u.obj) : 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *o = args[i].tag == TN_V_TENSOR ? args[i].u.obj : PyTuple_GetItem(args[i].u.obj, k);
+            if (tn_py_is_tensor(o) && is_meta(o) != is_meta(ref)) return o;
+        }
+    }
+    return NULL;
+}
+
+static bool cpu_scalar(PyObject *t) { return !is_meta(t) && tn_tensor_of(t)->ndim == 0; }
+
+static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
+    /* the result's device: the first input tensor, CPU 0-dim tensors only when nothing else */
+    PyObject *ref = NULL;
+    for (int i = 0; i < s->nargs && !(ref && !cpu_scalar(ref)); i++) {
+        if (is_out_arg(s, i)) continue;
+        Py_ssize_t n = args[i].tag == TN_V_TENSOR && !args[i].wrapped ? 1 : args[i].tag == TN_V_TENSORLIST ? PyTuple_Size(args[i].u.obj) : 0;
+        for (Py_ssize_t k = 0; k < n && !(ref && !cpu_scalar(ref)); k++) {
+            PyObject *e = args[i].tag == TN_V_TENSOR ? args[i].u.obj : PyTuple_GetItem(args[i].u.obj, k);
+            if (!tn_py_is_tensor(e)) continue;
+            if (!ref || !cpu_scalar(e)) ref = e;
+        }
+    }
+    if (!ref) return 0;   /* factories: out= decides the device */
+    /* a CompositeImplicitAutograd row has no Meta kernel of its own: upstream reaches the ops it
+     * decomposes into, and those measured (aliases, matmul, the stack family, nanmean, ...) have
+     * Python meta kernels */
+    bool py = (py_meta_rows && py_meta_rows[row]) || tn_op_autograd_defs[row].composite;
+    PyObject *o;
+    if (py) {
+        /* the out wrapper compares the first argument (a tensor, CPU 0-dim included) before the
+         * op runs, then the result it copies from */
+        PyObject *from = args[0].tag == TN_V_TENSOR && !args[0].wrapped && !is_out_arg(s, 0) ? args[0].u.obj : NULL;
+        if (!(from && (o = out_off_device(s, args, from)))) from = ref, o = out_off_device(s, args, ref);
+        if (o)
+            PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",
+                         device_name(from), device_name(o));
+    } else if ((o = out_off_device(s, args, ref))) {
+        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have device %s, but got %s instead", device_name(ref), device_name(o));
+    }
+    return o ? -1 : 0;
 }
 
 static _Thread_local int meta_depth;
@@ -561,7 +634,10 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
 }
 
 PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_value *args) {
-    if (any_meta(s, args)) return meta_call(d, s, args);
+    if (any_meta(s, args)) {
+        if (check_out_devices((int)(d - tn_op_at(0)), s, args) < 0) return NULL;
+        return meta_call(d, s, args);
+    }
     PyObject *r = d->fn(args);
     if (r) fresh_versions(s, r);
     return r;

@@ -39,4 +39,11 @@ void tn_vm_expsub_f32(float *y, const float *x, float c, int64_t n);
 /* gi[i] = g[i] - exp(y[i]) * c for y[i] <= 0 (log_softmax backward), exp as tn_vm_expsub_f32's. */
 void tn_vm_lsm_bw_f32(float *gi, const float *g, const float *y, float c, int64_t n);
 
+/* pow one lane at a time as upstream's vector pow computes it (Sleef's 1-ulp pow; kernels/ref/
+ * vpow.c, docs/pow_bits.md), and how many elements of a contiguous run of n items of itemsize
+ * bytes upstream's vector loop covers (the rest is its scalar tail, the C library's pow). */
+float tn_vpow_f32(float x, float y);
+double tn_vpow_f64(double x, double y);
+int64_t tn_vpow_body(int64_t n, int itemsize);
+
 #endif

@@ -214,12 +214,16 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt) {
     return -1;
 }
 
-int tn_out_linalg_castable(const char *api, tn_dtype from, PyObject *out) {
+int tn_out_linalg_castable_named(const char *api, const char *name, tn_dtype from, PyObject *out) {
     tn_dtype got = tn_tensor_of(out)->dtype;
     if (tn_can_cast(from, got)) return 0;
-    PyErr_Format(PyExc_RuntimeError, "%s: Expected result to be safely castable from %s dtype, but got result with dtype %s",
-                 api, tn_dtype_cpp_name(from), tn_dtype_cpp_name(got));
+    PyErr_Format(PyExc_RuntimeError, "%s: Expected %s to be safely castable from %s dtype, but got %s with dtype %s",
+                 api, name, tn_dtype_cpp_name(from), name, tn_dtype_cpp_name(got));
     return -1;
+}
+
+int tn_out_linalg_castable(const char *api, tn_dtype from, PyObject *out) {
+    return tn_out_linalg_castable_named(api, "result", from, out);
 }
 
 int tn_copy_into(PyObject *dst, PyObject *src) {

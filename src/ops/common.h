@@ -83,6 +83,8 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt);
 /* A linalg out= check (upstream's checkLinalgCompatibleDtype): `out` must be safely castable from
  * dtype `from`. 0, or -1 with upstream's RuntimeError naming `api`. */
 int tn_out_linalg_castable(const char *api, tn_dtype from, PyObject *out);
+/* The same naming the out tensor `name` ("solution", "rank", ...) instead of "result". */
+int tn_out_linalg_castable_named(const char *api, const char *name, tn_dtype from, PyObject *out);
 /* Broadcast shapes of n tensors; RuntimeError naming the mismatch on failure. */
 int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape);
 /* Fill every element of t with the number v (converted to t's dtype). */

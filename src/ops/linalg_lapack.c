@@ -230,6 +230,8 @@ PyObject *tn_op__linalg_check_errors(tn_value *a) {
     Py_RETURN_NONE;
 }
 
+static PyObject *fdeliver(PyObject *res, PyObject *out, const char *op);
+
 /* ---- LU: inv, solve, det, slogdet, lu_factor, lu_solve ---- */
 /* Factor each matrix of LU (column-major batch) in place: pivots (int32, batch x k) and info. */
 static void lu_batch(const tn_lapack_fns *L, char *lu, int *piv, int *info, int64_t batch, int m, int n, int isz) {
@@ -274,6 +276,29 @@ PyObject *tn_op_linalg_inv_ex(tn_value *a) {
 fail:
     Py_XDECREF(lu); Py_XDECREF(inv); Py_XDECREF(piv); Py_XDECREF(info);
     return NULL;
+}
+
+/* linalg_inv_ex.inverse (structured, as linalg_ldl_factor_ex.out): the input checks, the outs'
+ * exact dtypes, then check_errors, then the results into the outs (restrided when resized) */
+PyObject *tn_op_linalg_inv_ex_inverse(tn_value *a) {
+    tn_value b[2] = {a[0], a[1]};
+    b[1].u.i = 0;
+    PyObject *r = tn_op_linalg_inv_ex(b);
+    if (!r) return NULL;
+    PyObject *outs[2] = {a[2].u.obj, a[3].u.obj};
+    for (int i = 0; i < 2; i++)
+        if (tn_out_dtype_exact(outs[i], tn_tensor_of(PyTuple_GetItem(r, i))->dtype) < 0) { Py_DECREF(r); return NULL; }
+    if (a[1].u.i && check_info(PyTuple_GetItem(r, 1), "linalg.inv_ex", tn_tensor_of(a[0].u.obj)->ndim == 2) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        PyObject *d = fdeliver(Py_NewRef(PyTuple_GetItem(r, i)), outs[i], "linalg_inv_ex");
+        if (!d) { Py_DECREF(r); return NULL; }
+        Py_DECREF(d);
+    }
+    Py_DECREF(r);
+    return tn_return_pair("linalg_inv_ex_out", Py_NewRef(outs[0]), Py_NewRef(outs[1]));
 }
 
 bool tn_linalg_vector_rhs(int andim, const int64_t *asz, int bndim, const int64_t *bsz) {
@@ -1454,12 +1479,81 @@ static int ldl_dtype(const char *api, tn_dtype dt) {
 }
 /* out= for a result with batched column-major strides: an out that has to be resized takes the
  * result's strides, as upstream's set_output_strided (an out of the right shape keeps its own) */
+/* linalg_lstsq.out (upstream's linalg_lstsq_out): the input checks (the functional form runs
+ * first), the outs' castable checks in upstream's order and names (residuals, castable from the
+ * real dtype, is reported as "solution", as upstream does), then either the results straight into the outs (restrided when
+ * resized, residuals through a structured sum: exact dtype) or, when an out cannot be used as
+ * it is (a non-empty solution that is not column-major or of another shape, another solution
+ * dtype, a rank that is not int64, a non-empty rank or singular_values of another shape),
+ * contiguous copies of the results. docs/outdev.md */
+static bool same_shape(const tn_tensor *a, const tn_tensor *b) {
+    return a->ndim == b->ndim && !memcmp(a->sizes, b->sizes, (size_t)a->ndim * sizeof *a->sizes);
+}
+PyObject *tn_op_linalg_lstsq_out(tn_value *a) {
+    const char *api = "torch.linalg.lstsq";
+    PyObject *r = tn_op_linalg_lstsq(a);
+    if (!r) return NULL;
+    PyObject *outs[4] = {a[4].u.obj, a[5].u.obj, a[6].u.obj, a[7].u.obj}, *res[4];
+    for (int i = 0; i < 4; i++) res[i] = PyTuple_GetItem(r, i);
+    tn_dtype in = tn_tensor_of(a[0].u.obj)->dtype, real = tn_tensor_of(res[3])->dtype;
+    if (tn_out_linalg_castable_named(api, "solution", in, outs[0]) < 0 || tn_out_linalg_castable_named(api, "solution", real, outs[1]) < 0 ||
+        tn_out_linalg_castable_named(api, "rank", TN_DTYPE_I64, outs[2]) < 0 ||
+        tn_out_linalg_castable_named(api, "singular_values", real, outs[3]) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    const tn_tensor *so = tn_tensor_of(outs[0]), *rk = tn_tensor_of(outs[2]), *sv = tn_tensor_of(outs[3]);
+    /* upstream's is_solution_batched_column_major: solution.mT() contiguous (the vector case:
+     * solution contiguous) */
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memcpy(sz, so->sizes, (size_t)so->ndim * sizeof *sz);
+    memcpy(st, so->strides, (size_t)so->ndim * sizeof *st);
+    if (tn_tensor_of(res[0])->ndim == tn_tensor_of(a[0].u.obj)->ndim && so->ndim >= 2) {
+        int64_t t = sz[so->ndim - 1]; sz[so->ndim - 1] = sz[so->ndim - 2]; sz[so->ndim - 2] = t;
+        t = st[so->ndim - 1]; st[so->ndim - 1] = st[so->ndim - 2]; st[so->ndim - 2] = t;
+    }
+    bool colmajor = true;
+    for (int d = so->ndim - 1, want = 1; d >= 0; d--) {
+        if (sz[d] != 1 && st[d] != want) colmajor = false;
+        want *= (int)sz[d];
+    }
+    bool copy = (tn_numel(so) && (!colmajor || !same_shape(so, tn_tensor_of(res[0])))) || so->dtype != in || rk->dtype != TN_DTYPE_I64 ||
+                (tn_numel(rk) && !same_shape(rk, tn_tensor_of(res[2]))) || (tn_numel(sv) && !same_shape(sv, tn_tensor_of(res[3])));
+    if (!copy && sv->dtype != real) {
+        Py_DECREF(r);
+        return PyErr_Format(PyExc_RuntimeError, "singular_values.scalar_type() == real_dtype INTERNAL ASSERT FAILED (%s)", api);
+    }
+    for (int i = 0; i < 4; i++) {
+        PyObject *d;
+        if (copy) d = tn_out_deliver(Py_NewRef(res[i]), outs[i], "linalg_lstsq");
+        else if (i == 1 && tn_numel(tn_tensor_of(res[1])) && tn_out_dtype_exact(outs[1], tn_tensor_of(res[1])->dtype) < 0) d = NULL;
+        else d = fdeliver(Py_NewRef(res[i]), outs[i], "linalg_lstsq");
+        if (!d) { Py_DECREF(r); return NULL; }
+        Py_DECREF(d);
+    }
+    Py_DECREF(r);
+    PyObject *v[4] = {Py_NewRef(outs[0]), Py_NewRef(outs[1]), Py_NewRef(outs[2]), Py_NewRef(outs[3])};
+    return ret_n("linalg_lstsq_out", 4, v);
+}
+
 static PyObject *fdeliver(PyObject *res, PyObject *out, const char *op) {
     tn_tensor *o = tn_tensor_of(out);
     const tn_tensor *r = tn_tensor_of(res);
     bool resize = o->ndim != r->ndim || memcmp(o->sizes, r->sizes, (size_t)r->ndim * sizeof *r->sizes) != 0;
     if (tn_out_prepare(out, r->ndim, r->sizes, r->dtype, op) < 0) { Py_DECREF(res); return NULL; }
-    if (resize) memcpy(o->strides, r->strides, (size_t)r->ndim * sizeof *r->strides);   /* a permutation of the dense layout tn_out_prepare sized */
+    if (resize) {
+        /* the result's layout: a permutation of a dense one, or a narrowed view of a larger buffer
+         * (lstsq's solution rows of the padded right-hand side): the storage covers its span */
+        int64_t span = 1;
+        for (int d = 0; d < r->ndim; d++) span = r->sizes[d] == 0 || span == 0 ? 0 : span + (r->sizes[d] - 1) * r->strides[d];
+        if (span > tn_numel(o)) {
+            int nd = r->ndim;
+            if (tn_resize(out, 1, &span) < 0) { Py_DECREF(res); return NULL; }
+            o->ndim = nd;
+            memcpy(o->sizes, r->sizes, (size_t)nd * sizeof *r->sizes);
+        }
+        memcpy(o->strides, r->strides, (size_t)r->ndim * sizeof *r->strides);
+    }
     if (tn_copy_into(out, res) < 0) { Py_DECREF(res); return NULL; }
     Py_DECREF(res);
     return Py_NewRef(out);
@@ -1752,6 +1846,18 @@ static PyObject *checked(PyObject *r, int info_i, const char *api, PyObject *A) 
 PyObject *tn_linalg_d_inv(tn_value *a) {
     PyObject *r = checked(tn_at_linalg_inv_ex(a[0].u.obj, false), 1, "linalg.inv", a[0].u.obj);
     return item(r, 0);
+}
+/* linalg_inv.out / inverse.out (CompositeImplicit): linalg_inv_ex.inverse with check_errors=False
+ * into out and an empty int32 info, then the errors as linalg.inv's */
+PyObject *tn_linalg_d_inv_out(tn_value *a) {
+    PyObject *info = empty0(TN_DTYPE_I32);
+    PyObject *r = info ? tn_at_linalg_inv_ex_inverse(a[0].u.obj, false, a[1].u.obj, info) : NULL;
+    Py_XDECREF(r);
+    PyObject *ck = r ? tn_at__linalg_check_errors(info, "linalg.inv", tn_tensor_of(a[0].u.obj)->ndim == 2) : NULL;
+    Py_XDECREF(info);
+    if (!ck) return NULL;
+    Py_DECREF(ck);
+    return Py_NewRef(a[1].u.obj);
 }
 PyObject *tn_linalg_d_solve_ex(tn_value *a) {
     PyObject *r = tn_at__linalg_solve_ex(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0);

@@ -24,5 +24,6 @@ PyObject *tn_linalg_d_lu_factor(tn_value *a);
 PyObject *tn_linalg_d_qr_old(tn_value *a);
 PyObject *tn_linalg_d_eigvals(tn_value *a);
 PyObject *tn_linalg_d_ldl_factor(tn_value *a);
+PyObject *tn_linalg_d_inv_out(tn_value *a);
 PyObject *tn_linalg_d_ldl_factor_out(tn_value *a);
 #endif

@@ -8,6 +8,7 @@
 #include "kernels/ref/ew_impl.h"
 #include "kernels/lowp.h"
 #include "kernels/ref/clogaddexp.h"
+#include "kernels/vmath.h"
 
 #include <tgmath.h>
 
@@ -313,11 +314,31 @@ static bool btab_ready;
 #define REG_I(op) TN_FAM_I(REG, op)
 #define REG_B(op) TN_FAM_BOOL(REG, op)
 
+/* pow(tensor, tensor) on float32 / float64 as upstream's kernel: Sleef's pow over the vector body
+ * (every operand contiguous, or one input a broadcast element), std::pow (powf for float32) on
+ * the scalar tail and strided runs (kernels/ref/vpow.c, docs/pow_bits.md) */
+#define POWV(sfx, T, SZ, VPOW, TAILPOW)                                                         \
+    static void b_POWV_##sfx(char **d, const int64_t *s, int64_t n, const void *ctx) {         \
+        (void)ctx;                                                                              \
+        const bool vec = s[0] == SZ && ((s[1] == SZ && (s[2] == SZ || s[2] == 0)) || (s[1] == 0 && s[2] == SZ)); \
+        const int64_t nv = vec ? tn_vpow_body(n, SZ) : 0;                                       \
+        char *o = d[0];                                                                         \
+        const char *a = d[1], *b = d[2];                                                        \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1], b += s[2]) {                      \
+            T x = *(const T *)a, y = *(const T *)b;                                             \
+            *(T *)o = k < nv ? VPOW(x, y) : TAILPOW(x, y);                                      \
+        }                                                                                       \
+    }
+POWV(f32, float, 4, tn_vpow_f32, powf)
+POWV(f64, double, 8, tn_vpow_f64, pow)
+
 static void btab_init(void) {
     OPS_F(REG_F) OPS_FP(REG_F) REG_F(ADD) REG_F(SUB)
     OPS_C(REG_C) OPS_CP(REG_C) REG_C(ADD) REG_C(SUB)
     OPS_I(REG_I) OPS_IP(REG_I) REG_I(ADD) REG_I(SUB)
     OPS_B(REG_B) OPS_BP(REG_B) REG_B(ADD)
+    btab[TN_BINARY_POW][TN_DTYPE_F32] = b_POWV_f32;
+    btab[TN_BINARY_POW][TN_DTYPE_F64] = b_POWV_f64;
     btab[TN_BINARY_NEXTAFTER][TN_DTYPE_F32] = b_NEXTAFTER_f32;
     btab[TN_BINARY_NEXTAFTER][TN_DTYPE_F64] = b_NEXTAFTER_f64;
     btab[TN_BINARY_ADD][TN_DTYPE_F16] = b_ADD16_f16;
@@ -457,8 +478,56 @@ TN_FAM_F(PW_FAM_F, _)
 TN_FAM_C(PW_FAM_C, _)
 TN_FAM_I(PW_FAM_I, _)
 
+/* Upstream's float32 / float64 pow by a number other than 2, 3, -2, 0.5, -0.5, -1 (compared as
+ * doubles, as upstream does): the vector body of a contiguous run is Sleef's pow with the
+ * exponent rounded to the dtype (kernels/ref/vpow.c), the scalar tail and strided runs the C
+ * library's double pow with the exponent as given (docs/pow_bits.md). */
+static bool pw_special(double e) { return e == 2 || e == 3 || e == -2 || e == 0.5 || e == -0.5 || e == -1; }
+static void pw_v_f32(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    const double e = SC(ctx)->re;
+    if (pw_special(e)) { pw_f32(d, s, n, ctx); return; }
+    const int64_t nv = s[0] == 4 && s[1] == 4 ? tn_vpow_body(n, 4) : 0;
+    const float ef = (float)e;
+    char *o = d[0];
+    const char *a = d[1];
+    for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {
+        float x = *(const float *)a;
+        *(float *)o = k < nv ? tn_vpow_f32(x, ef) : (float)pow((double)x, e);
+    }
+}
+static void pw_v_f64(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    const double e = SC(ctx)->re;
+    if (pw_special(e)) { pw_f64(d, s, n, ctx); return; }
+    const int64_t nv = s[0] == 8 && s[1] == 8 ? tn_vpow_body(n, 8) : 0;
+    char *o = d[0];
+    const char *a = d[1];
+    for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {
+        double x = *(const double *)a;
+        *(double *)o = k < nv ? tn_vpow_f64(x, e) : pow(x, e);
+    }
+}
+/* bfloat16: upstream multiplies in BFloat16 arithmetic (each product rounded) for 3 and -2, and
+ * its rsqrt's scalar tail takes the square root rounded to bfloat16 first */
+static void pw_v_bf16(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    const float e = TN_LD_B(TN_ST_B((float)SC(ctx)->re));
+    if (e != 3 && e != -2 && e != -0.5f) { pw_bf16(d, s, n, ctx); return; }
+    const int64_t nv = e == -0.5f && s[0] == 2 && s[1] == 2 ? tn_vpow_body(n, 2) : n;
+    char *o = d[0];
+    const char *a = d[1];
+    for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {
+        float x = TN_LD_B(*(const uint16_t *)a), r;
+        if (e == 3) r = TN_LD_B(TN_ST_B(x * x)) * x;
+        else if (e == -2) r = 1.0f / TN_LD_B(TN_ST_B(x * x));
+        else r = k < nv ? 1.0f / sqrtf(x) : 1.0f / TN_LD_B(TN_ST_B(sqrtf(x)));
+        *(uint16_t *)o = TN_ST_B(r);
+    }
+}
+
 #define PWREG(sfx, TS, CT, LD, ST, E, _) case TN_DTYPE_##E: return pw_##sfx;
 tn_loop tn_pow_scalar_loop(tn_dtype dt) {
+    if (dt == TN_DTYPE_F32) return pw_v_f32;
+    if (dt == TN_DTYPE_F64) return pw_v_f64;
+    if (dt == TN_DTYPE_BF16) return pw_v_bf16;
     switch (dt) {
     TN_FAM_F(PWREG, _)
     TN_FAM_C(PWREG, _)
