@@ -115,6 +115,20 @@ def test_reference_covers_every_case(reference):
             assert f"async_{k}{suffix}" in keys, k + suffix
     assert "async_all_reduce_coalesced" in keys
     assert reference[0]["monitored_barrier"] == "None"
+    # upstream's reduce_scatter works stay not completed after wait() (LambdaWork); the others are
+    ref0 = reference[0]
+    assert ref0["async_reduce_scatter_completed"] is False and ref0["async_reduce_scatter_tensor_completed"] is False
+    assert ref0["async_all_reduce_completed"] is True and ref0["async_all_gather_completed"] is True
+    # the coalesced forms: one Work; all_gather_into_tensor's is one allgather (list-of-lists future,
+    # result() refused), reduce_scatter_tensor's a LambdaWork (no future, never completed); bad
+    # inputs raise before a tag is taken (co_after agrees in the mixed worlds only if so)
+    assert ref0["co_all_gather_into_tensor_completed"] is True
+    assert ref0["co_all_gather_into_tensor_result"].startswith("work result does not support list of lists")
+    assert ref0["co_reduce_scatter_tensor_completed"] is False
+    assert ref0["co_reduce_scatter_tensor_future"] == "Work::getFuture not implemented."
+    assert ref0["co_bad_start_coalescing"] == ["RuntimeError", "Backend gloo does not implement startCoalescing"]
+    assert ref0["co_bad_ag_empty"][0] == "NotImplementedError"
+    assert "co_after" in keys
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
@@ -138,6 +152,8 @@ def test_killed_rank_makes_survivors_raise(tmp_path):
     assert ours["message_has_peer"] and up["message_has_peer"]
     assert ours["seconds"] < 15 and up["seconds"] < 15, (up, ours)
     assert up["raised_next"] is not None and ours["raised_next"] == up["raised_next"], (up, ours)
+    for k in ("raised_coalesced_ag", "raised_coalesced_rs"):
+        assert up[k] is not None and ours[k] == up[k], (k, up, ours)
     assert ours["seconds_next"] < 15 and up["seconds_next"] < 15, (up, ours)
 
 
@@ -182,7 +198,7 @@ def overlap_reference(tmp_path_factory):
 @pytest.mark.parametrize("spec", ["nn", "nu", "un"])
 def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
     """collectives with async_op=True return at once and complete later, as upstream's gloo work
-    queue does: with rank 1 joining 1.5 s late, rank 0's eight calls (broadcast, all_gather_into_tensor,
+    queue does (then: two workers, see threads() in the worker): with rank 1 joining 1.5 s late, rank 0's eight calls (broadcast, all_gather_into_tensor,
     reduce_scatter_tensor, all_to_all_single, gather, scatter, barrier, all_reduce) return in well
     under a second, none completed yet; wait(timeout=100 ms) raises what upstream raises; rank 0
     computes while they are pending; the result bytes equal the all-upstream world's"""
@@ -196,6 +212,16 @@ def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
     for res in (ref[0], got[0]):
         assert res["call_seconds"] < 0.5 and res["completed_at_return"] is False, (spec, ref[0], got[0])
         assert res["computed_while_pending"] is True, (spec, ref[0], got[0])
+    # options._threads workers (default 2): with 1 the small all_reduce B issued after the large A
+    # always completes after it; with 2 it runs beside A and completes first (upstream: in every
+    # trial; here at least once in three, as a loaded machine may delay B's worker)
+    for r in (0, 1):
+        for res in (ref[r], got[r]):
+            assert res["default_threads"] == 2, res
+            assert res["threads1_orders"] == ["AB"] * 3, (spec, r, res["threads1_orders"])
+            assert "BA" in res["threads2_orders"], (spec, r, res["threads2_orders"])
+        assert got[r]["threads1_sums"] == ref[r]["threads1_sums"], (spec, r)
+        assert got[r]["threads2_sums"] == ref[r]["threads2_sums"], (spec, r)
 
 
 @pytest.mark.parametrize("spec,method", [("nu", "tcp"), ("un", "file")])
