@@ -352,6 +352,7 @@ def stopped():
     group (5 s; the default group keeps the long timeout so a slow start-up is not a failure), not
     hang"""
     g = dist.new_group(timeout=datetime.timedelta(seconds=5))
+    monitored()
     t = torch.ones(10)
     dist.all_reduce(t, group=g)
     if RANK == 1:
@@ -364,6 +365,27 @@ def stopped():
         res["raised"] = type(e).__name__
         res["message"] = str(e)[:2000]
     res["seconds"] = time.time() - t0
+
+
+def monitored():
+    """monitored_barrier with rank 1 absent (1 s timeout), first with wait_all_ranks=False, then
+    True, each on its own group: rank 0 names the missing rank (with the original exception, or
+    every missing rank), rank 2 (arrived) raises at once that it reached the barrier, with the
+    closed connection (gloo closes a context whose wait timed out)"""
+    gs = [dist.new_group(timeout=datetime.timedelta(seconds=30)) for _ in range(2)]
+    for i, wait_all in enumerate((False, True)):
+        if RANK != 1:
+            t0 = time.time()
+            try:
+                dist.monitored_barrier(gs[i], timeout=datetime.timedelta(seconds=1), wait_all_ranks=wait_all)
+                res[f"mb{i}"] = None
+            except Exception as e:  # noqa: BLE001 - type and message are the evidence
+                # upstream prefixes gloo's messages with their source location; ports and the time
+                # left vary by run
+                m = re.sub(r"\[[^\]]*\.cc:\d+\] ", "", str(e))
+                m = re.sub(r"\]:\d+", "]:PORT", re.sub(r"waiting \d+ms", "waiting Nms", m))
+                res[f"mb{i}"] = [type(e).__name__, m, round(time.time() - t0) <= 3]
+        dist.barrier()
 
 
 def overlap():

@@ -166,7 +166,8 @@ def _stopped_outcome(spec, tmp_path):
         assert res is not None, status
         # upstream prefixes gloo's source location ("[.../unbound_buffer.cc:78] "); the text after it
         # is the message
-        out.append((res["raised"], re.sub(r"^\[[^\]]*\] ", "", res.get("message", "")), res["seconds"]))
+        out.append((res["raised"], re.sub(r"^\[[^\]]*\] ", "", res.get("message", "")), res["seconds"],
+                    res["mb0"], res["mb1"]))
     return out
 
 
@@ -179,12 +180,20 @@ def stopped_reference(tmp_path_factory):
 def test_stopped_rank_makes_survivors_raise_at_timeout(spec, stopped_reference, tmp_path):
     """rank 1 stops itself (SIGSTOP) inside a group whose timeout is 5 s: each survivor raises what
     the same rank of an all-upstream world raises (RuntimeError "Timed out waiting 5000ms for
-    recv/send operation to complete"), at the timeout, never hanging"""
+    recv/send operation to complete"), at the timeout, never hanging. Before that, with rank 1
+    absent from two monitored_barriers (wait_all_ranks False / True), ranks 0 and 2 raise what
+    upstream's raise (dist_gloo_worker.monitored)"""
     ref, got = stopped_reference, _stopped_outcome(spec, tmp_path)
-    for (rt, rm, _), (gt, gm, gs) in zip(ref, got):
+    for (rt, rm, _, *rmb), (gt, gm, gs, *gmb) in zip(ref, got):
         assert rt == "RuntimeError" and "Timed out waiting 5000ms" in rm, ref
         assert (gt, gm) == (rt, rm), (spec, ref, got)
         assert 4.5 <= gs < 20, (spec, got)
+        # monitored_barrier with rank 1 absent (before it stops): rank 0's and rank 2's errors
+        assert gmb == rmb, (spec, rmb, gmb)
+    (_, _, _, mb0_r0, mb1_r0), (_, _, _, mb0_r2, mb1_r2) = ref
+    assert mb0_r0[1].startswith("[Rank 0]: Rank 1 failed to pass monitoredBarrier in 1000 ms\n Original exception")
+    assert mb1_r0[1] == "[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 1000 ms"
+    assert mb0_r2[1].startswith("Rank 2 successfully reached monitoredBarrier") and mb0_r2[2], mb0_r2
 
 
 @pytest.fixture(scope="module")

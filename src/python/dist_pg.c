@@ -2312,16 +2312,28 @@ FWD(pg_recv, "recv")
 FWD(pg_recv_any, "recv_anysource")
 FWD(pg_barrier, "barrier")
 
-/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol (synchronous, None):
- * two tags; every rank but 0 sends its rank (an int32 tensor) to rank 0 on the first and waits
- * for rank 0's reply on the second; rank 0 receives from every rank within the timeout, then
- * replies. A rank missing at rank 0 is named in the error. */
-static int mb_p2p(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send, int64_t ms) {
-    PyObject *w = p2p(be, t, peer, (long)tag, is_send, 0);
-    if (!w) return -1;
-    int rc = work_finish((work_obj *)w, ms);
-    Py_DECREF(w);
-    return rc;
+/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol and errors
+ * (synchronous, None): two tags; every rank but 0 posts a send of its rank (an int32 tensor) to
+ * rank 0 on the first and a recv of rank 0's reply on the second, and waits both with the group's
+ * timeout; rank 0 posts a recv from every rank, waits each within the barrier's timeout (each the
+ * whole timeout with wait_all_ranks), then replies. A timed-out wait closes the context (gloo's
+ * signalException), so the ranks that did arrive raise at once. Errors: rank 0 names the first
+ * missing rank with the original exception, or with wait_all_ranks every missing rank; the others
+ * say they reached the barrier, with the original exception. */
+static PyObject *mb_post(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send) {
+    return p2p(be, t, peer, (long)tag, is_send, 0);
+}
+/* wait w (timeout_ms <= 0: the group's); on failure *msg is the error's text (the error cleared) */
+static int mb_wait(PyObject *w, int64_t ms, PyObject **msg) {
+    if (work_finish((work_obj *)w, ms) == 0) return 0;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    *msg = ev ? PyObject_Str(ev) : NULL;
+    if (!*msg) { PyErr_Clear(); *msg = PyUnicode_FromString("(no message)"); }
+    Py_XDECREF(et);
+    Py_XDECREF(ev);
+    Py_XDECREF(etb);
+    return -1;
 }
 static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"timeout", "wait_all_ranks", NULL};
@@ -2354,23 +2366,62 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
     Py_XDECREF(ta);
     Py_XDECREF(i32);
     Py_XDECREF(torch);
-    int rc = t ? 0 : -1;
+    PyObject *works = t ? PyList_New(0) : NULL, *msg = NULL;
+    int rc = works ? 0 : -1;
     if (rc == 0 && b->rank != 0) {
-        rc = mb_p2p(be, t, 0, t1, 1, ms);
-        if (rc == 0) rc = mb_p2p(be, t, 0, t2, 0, ms);
+        PyObject *ws = mb_post(be, t, 0, t1, 1), *wr = ws ? mb_post(be, t, 0, t2, 0) : NULL;
+        if (!wr) rc = -1;
+        else if (mb_wait(ws, 0, &msg) < 0 || mb_wait(wr, 0, &msg) < 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "Rank %d successfully reached monitoredBarrier, but received errors while waiting for "
+                         "send/recv from rank 0. Please check rank 0 logs for faulty rank.\n Original exception: \n%U",
+                         b->rank, msg);
+            rc = -1;
+        }
+        Py_XDECREF(ws);
+        Py_XDECREF(wr);
     } else if (rc == 0) {
+        for (int r = 1; rc == 0 && r < b->size; r++) {   /* every recv posted first, as upstream */
+            PyObject *w = mb_post(be, t, r, t1, 0);
+            if (!w || PyList_Append(works, w) < 0) rc = -1;
+            Py_XDECREF(w);
+        }
         int64_t start = tn_now_ms();
+        char missing[1024] = "";
+        size_t k = 0;
         for (int r = 1; rc == 0 && r < b->size; r++) {
             int64_t left = all ? ms : ms - (tn_now_ms() - start);
-            if (left <= 0 || mb_p2p(be, t, r, t1, 0, left) < 0) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms",
-                             r, (long long)ms);
+            if (mb_wait(PyList_GetItem(works, r - 1), left > 0 ? left : 1, &msg) == 0) continue;
+            if (!all) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms\n Original exception: \n%U",
+                             r, (long long)ms, msg);
                 rc = -1;
+            } else if (k < sizeof missing - 16) {
+                k += (size_t)snprintf(missing + k, sizeof missing - k, k ? ", %d" : "%d", r);
             }
+            Py_CLEAR(msg);
         }
-        for (int r = 1; rc == 0 && r < b->size; r++) rc = mb_p2p(be, t, r, t2, 1, ms);
+        if (rc == 0 && k) {
+            PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Ranks %s failed to pass monitoredBarrier in %lld ms", missing,
+                         (long long)ms);
+            rc = -1;
+        }
+        if (rc == 0) {
+            PyObject *sends = PyList_New(0);
+            for (int r = 1; sends && rc == 0 && r < b->size; r++) {
+                PyObject *w = mb_post(be, t, r, t2, 1);
+                if (!w || PyList_Append(sends, w) < 0) rc = -1;
+                Py_XDECREF(w);
+            }
+            if (!sends) rc = -1;
+            for (Py_ssize_t i = 0; rc == 0 && i < PyList_Size(sends); i++)
+                if (work_finish((work_obj *)PyList_GetItem(sends, i), ms) < 0) rc = -1;
+            Py_XDECREF(sends);
+        }
     }
+    Py_XDECREF(msg);
+    Py_XDECREF(works);
     Py_XDECREF(t);
     Py_DECREF(be);
     if (rc < 0) return NULL;
