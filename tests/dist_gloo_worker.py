@@ -8,6 +8,7 @@ whichever torch runs a rank; results are compared byte for byte across worlds.""
 import datetime
 import hashlib
 import json
+import re
 import os
 import signal
 import sys
@@ -174,6 +175,7 @@ def collectives():
     # only passes it when both sides speak that protocol
     res["monitored_barrier"] = repr(dist.monitored_barrier(timeout=datetime.timedelta(seconds=30)))
     async_collectives(W)
+    coalesced(W)
     res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
 
 
@@ -232,6 +234,8 @@ def async_collectives(W):
         w.wait()
         res[f"async_{name}"] = digest(out) if out is not None else "-"
         res[f"async_{name}_done"] = w.is_success()
+        # upstream's reduce_scatter works (LambdaWork) stay not completed after wait(); the others are
+        res[f"async_{name}_completed"] = w.is_completed()
         res[f"async_{name}_future"] = shape(f.value()) if not isinstance(f, str) else f
         if not isinstance(f, str) and out is not None:
             res[f"async_{name}_future_bytes"] = digest(f.value())
@@ -240,6 +244,67 @@ def async_collectives(W):
         except RuntimeError as e:
             res[f"async_{name}_result"] = str(e)
     res["async_all_reduce_coalesced"] = [digest(fut.wait()), digest(co)]
+
+
+def coalesced(W):
+    """the coalesced forms (dist._coalescing_manager and the ProcessGroup calls it makes): one
+    allgather for all the all_gather_into_tensor calls (one tag), one all-reduce per
+    reduce_scatter_tensor pair (a tag each), one for the all_reduces; a later all_reduce only
+    agrees across a mixed world when both sides took the same tags. Per form: bytes, the works'
+    is_completed() after wait, get_future()'s value / result() or upstream's error; then bad
+    inputs, which raise upstream's error before any tag is taken"""
+    def record(name, work, outs):
+        work.wait()
+        res[f"co_{name}"] = digest(outs)
+        res[f"co_{name}_completed"] = work.is_completed()
+        for what, f in (("future", lambda: shape(work.get_future().value())), ("result", lambda: shape(work.result()))):
+            try:
+                res[f"co_{name}_{what}"] = f()
+            except RuntimeError as e:
+                res[f"co_{name}_{what}"] = str(e)
+    o1, o2 = torch.empty(7 * W), torch.empty(2 * W, 3, dtype=torch.float64)
+    with dist._coalescing_manager(async_ops=True) as cm:
+        dist.all_gather_into_tensor(o1, data(torch.float32, 7, 60))
+        dist.all_gather_into_tensor(o2, data(torch.float64, 6, 61).view(2, 3))
+    assert len(cm.works) == 1
+    record("all_gather_into_tensor", cm.works[0], [o1, o2])
+    r1, r2 = torch.empty(5), torch.empty(3, 2, dtype=torch.bfloat16)
+    with dist._coalescing_manager(async_ops=True) as cm:
+        dist.reduce_scatter_tensor(r1, data(torch.float32, 5 * W, 62))
+        dist.reduce_scatter_tensor(r2, data(torch.bfloat16, 6 * W, 63).view(3 * W, 2), op=dist.ReduceOp.MAX)
+    record("reduce_scatter_tensor", cm.works[0], [r1, r2])
+    a1, a2 = data(torch.float32, 9, 64), data(torch.float32, 4, 65)
+    with dist._coalescing_manager(async_ops=True) as cm:
+        dist.all_reduce(a1)
+        dist.all_reduce(a2)
+    record("all_reduce", cm.works[0], [a1, a2])
+    # synchronous: the manager waits
+    s1 = torch.empty(3 * W)
+    with dist._coalescing_manager():
+        dist.all_gather_into_tensor(s1, data(torch.float32, 3, 66))
+    res["co_sync"] = digest(s1)
+    pg = dist.distributed_c10d._get_default_group()
+    bad = {"rs_len": lambda: pg.reduce_scatter_tensor_coalesced([torch.empty(2)], [torch.ones(2 * W), torch.ones(2)]),
+           "rs_shape": lambda: pg.reduce_scatter_tensor_coalesced([torch.empty(2), torch.empty(3)],
+                                                                  [torch.ones(2 * W), torch.ones(3 * W + 1)]),
+           "rs_dtype": lambda: pg.reduce_scatter_tensor_coalesced([torch.empty(2)], [torch.ones(2 * W).double()]),
+           "rs_dims": lambda: pg.reduce_scatter_tensor_coalesced([torch.empty(2, 3)], [torch.ones(2 * W, 4)]),
+           "ag_len": lambda: pg.allgather_into_tensor_coalesced([torch.empty(2 * W)], []),
+           "ag_size": lambda: pg.allgather_into_tensor_coalesced([torch.empty(2 * W), torch.empty(3 * W)],
+                                                                 [torch.ones(2), torch.ones(4)]),
+           "ag_type": lambda: pg.allgather_into_tensor_coalesced([torch.empty(2 * W)], [torch.ones(2).double()]),
+           "ag_empty": lambda: pg.allgather_into_tensor_coalesced([], []),
+           "start_coalescing": lambda: pg._start_coalescing(torch.device("cpu"))}
+    for k, f in bad.items():
+        try:
+            f()
+            res[f"co_bad_{k}"] = "no error"
+        except Exception as e:  # noqa: BLE001 - type and message are the evidence
+            # upstream prefixes its TORCH_CHECK_EQ messages with "[rankN]:[F<time>] file:line] "
+            res[f"co_bad_{k}"] = [type(e).__name__, re.sub(r"^\[rank\d+\]:\[[^\]]*\] ", "", str(e).splitlines()[0])[:160]]
+    t = data(torch.float32, 1023, 67)
+    dist.all_reduce(t)   # the tags still agree
+    res["co_after"] = digest(t)
 
 
 def killed():
@@ -268,6 +333,18 @@ def killed():
     except Exception as e:  # noqa: BLE001
         res["raised_next"] = type(e).__name__
     res["seconds_next"] = time.time() - t0
+    # the coalesced forms fail too: the one Work of the manager raises on wait()
+    W = dist.get_world_size()
+    for name, call in (("ag", lambda: dist.all_gather_into_tensor(torch.empty(2 * W), torch.ones(2))),
+                       ("rs", lambda: dist.reduce_scatter_tensor(torch.empty(2), torch.ones(2 * W)))):
+        try:
+            with dist._coalescing_manager(async_ops=True) as cm:
+                call()
+                call()
+            cm.wait()
+            res[f"raised_coalesced_{name}"] = None
+        except Exception as e:  # noqa: BLE001
+            res[f"raised_coalesced_{name}"] = type(e).__name__
 
 
 def stopped():
@@ -275,6 +352,7 @@ def stopped():
     group (5 s; the default group keeps the long timeout so a slow start-up is not a failure), not
     hang"""
     g = dist.new_group(timeout=datetime.timedelta(seconds=5))
+    monitored()
     t = torch.ones(10)
     dist.all_reduce(t, group=g)
     if RANK == 1:
@@ -287,6 +365,27 @@ def stopped():
         res["raised"] = type(e).__name__
         res["message"] = str(e)[:2000]
     res["seconds"] = time.time() - t0
+
+
+def monitored():
+    """monitored_barrier with rank 1 absent (1 s timeout), first with wait_all_ranks=False, then
+    True, each on its own group: rank 0 names the missing rank (with the original exception, or
+    every missing rank), rank 2 (arrived) raises at once that it reached the barrier, with the
+    closed connection (gloo closes a context whose wait timed out)"""
+    gs = [dist.new_group(timeout=datetime.timedelta(seconds=30)) for _ in range(2)]
+    for i, wait_all in enumerate((False, True)):
+        if RANK != 1:
+            t0 = time.time()
+            try:
+                dist.monitored_barrier(gs[i], timeout=datetime.timedelta(seconds=1), wait_all_ranks=wait_all)
+                res[f"mb{i}"] = None
+            except Exception as e:  # noqa: BLE001 - type and message are the evidence
+                # upstream prefixes gloo's messages with their source location; ports and the time
+                # left vary by run
+                m = re.sub(r"\[[^\]]*\.cc:\d+\] ", "", str(e))
+                m = re.sub(r"\]:\d+", "]:PORT", re.sub(r"waiting \d+ms", "waiting Nms", m))
+                res[f"mb{i}"] = [type(e).__name__, m, round(time.time() - t0) <= 3]
+        dist.barrier()
 
 
 def overlap():
@@ -331,6 +430,42 @@ def overlap():
     for x in ws:
         x.wait()
     res["sum"] = digest([t, bc, agt, rst, a2s, sc] + (g or []))
+    threads()
+
+
+def threads():
+    """ProcessGroupGloo runs options._threads workers (default 2): a small all_reduce B issued
+    after a large one A can complete first with 2 (it runs beside A; upstream measured: B first in
+    every trial), never with 1 (the queue runs A, then B). Order of completion from the Futures'
+    callbacks, three trials each; the bytes are compared with the all-upstream world."""
+    from torch._C._distributed_c10d import ProcessGroupGloo
+    W = dist.get_world_size()
+    store = dist.distributed_c10d._get_default_store()
+    res["default_threads"] = dist.distributed_c10d._get_default_group()._get_backend(
+        torch.device("cpu")).options._threads
+    for nth in (1, 2):
+        opts = ProcessGroupGloo._Options()
+        opts._devices = [ProcessGroupGloo.create_default_device()]
+        opts._threads = nth
+        opts._timeout = datetime.timedelta(seconds=60)
+        g = ProcessGroupGloo(dist.PrefixStore(f"threads{nth}", store), RANK, W, opts)
+        orders, sums = [], []
+        for trial in range(3):
+            a, b = torch.arange(1 << 23, dtype=torch.float32) + RANK, torch.ones(3) * (trial + RANK)
+            order = []
+            wa, wb = g.allreduce([a]), g.allreduce([b])
+            wa.get_future().then(lambda f: order.append("A"))
+            wb.get_future().then(lambda f: order.append("B"))
+            wa.wait()
+            wb.wait()
+            deadline = time.time() + 5
+            while len(order) < 2 and time.time() < deadline:   # the callbacks run on the workers
+                time.sleep(0.01)
+            orders.append("".join(order))
+            sums.append(digest([a, b]))
+        res[f"threads{nth}_orders"] = orders
+        res[f"threads{nth}_sums"] = sums
+        del g
 
 
 def init_method():

@@ -115,6 +115,20 @@ def test_reference_covers_every_case(reference):
             assert f"async_{k}{suffix}" in keys, k + suffix
     assert "async_all_reduce_coalesced" in keys
     assert reference[0]["monitored_barrier"] == "None"
+    # upstream's reduce_scatter works stay not completed after wait() (LambdaWork); the others are
+    ref0 = reference[0]
+    assert ref0["async_reduce_scatter_completed"] is False and ref0["async_reduce_scatter_tensor_completed"] is False
+    assert ref0["async_all_reduce_completed"] is True and ref0["async_all_gather_completed"] is True
+    # the coalesced forms: one Work; all_gather_into_tensor's is one allgather (list-of-lists future,
+    # result() refused), reduce_scatter_tensor's a LambdaWork (no future, never completed); bad
+    # inputs raise before a tag is taken (co_after agrees in the mixed worlds only if so)
+    assert ref0["co_all_gather_into_tensor_completed"] is True
+    assert ref0["co_all_gather_into_tensor_result"].startswith("work result does not support list of lists")
+    assert ref0["co_reduce_scatter_tensor_completed"] is False
+    assert ref0["co_reduce_scatter_tensor_future"] == "Work::getFuture not implemented."
+    assert ref0["co_bad_start_coalescing"] == ["RuntimeError", "Backend gloo does not implement startCoalescing"]
+    assert ref0["co_bad_ag_empty"][0] == "NotImplementedError"
+    assert "co_after" in keys
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
@@ -138,6 +152,8 @@ def test_killed_rank_makes_survivors_raise(tmp_path):
     assert ours["message_has_peer"] and up["message_has_peer"]
     assert ours["seconds"] < 15 and up["seconds"] < 15, (up, ours)
     assert up["raised_next"] is not None and ours["raised_next"] == up["raised_next"], (up, ours)
+    for k in ("raised_coalesced_ag", "raised_coalesced_rs"):
+        assert up[k] is not None and ours[k] == up[k], (k, up, ours)
     assert ours["seconds_next"] < 15 and up["seconds_next"] < 15, (up, ours)
 
 
@@ -150,7 +166,8 @@ def _stopped_outcome(spec, tmp_path):
         assert res is not None, status
         # upstream prefixes gloo's source location ("[.../unbound_buffer.cc:78] "); the text after it
         # is the message
-        out.append((res["raised"], re.sub(r"^\[[^\]]*\] ", "", res.get("message", "")), res["seconds"]))
+        out.append((res["raised"], re.sub(r"^\[[^\]]*\] ", "", res.get("message", "")), res["seconds"],
+                    res["mb0"], res["mb1"]))
     return out
 
 
@@ -163,12 +180,20 @@ def stopped_reference(tmp_path_factory):
 def test_stopped_rank_makes_survivors_raise_at_timeout(spec, stopped_reference, tmp_path):
     """rank 1 stops itself (SIGSTOP) inside a group whose timeout is 5 s: each survivor raises what
     the same rank of an all-upstream world raises (RuntimeError "Timed out waiting 5000ms for
-    recv/send operation to complete"), at the timeout, never hanging"""
+    recv/send operation to complete"), at the timeout, never hanging. Before that, with rank 1
+    absent from two monitored_barriers (wait_all_ranks False / True), ranks 0 and 2 raise what
+    upstream's raise (dist_gloo_worker.monitored)"""
     ref, got = stopped_reference, _stopped_outcome(spec, tmp_path)
-    for (rt, rm, _), (gt, gm, gs) in zip(ref, got):
+    for (rt, rm, _, *rmb), (gt, gm, gs, *gmb) in zip(ref, got):
         assert rt == "RuntimeError" and "Timed out waiting 5000ms" in rm, ref
         assert (gt, gm) == (rt, rm), (spec, ref, got)
         assert 4.5 <= gs < 20, (spec, got)
+        # monitored_barrier with rank 1 absent (before it stops): rank 0's and rank 2's errors
+        assert gmb == rmb, (spec, rmb, gmb)
+    (_, _, _, mb0_r0, mb1_r0), (_, _, _, mb0_r2, mb1_r2) = ref
+    assert mb0_r0[1].startswith("[Rank 0]: Rank 1 failed to pass monitoredBarrier in 1000 ms\n Original exception")
+    assert mb1_r0[1] == "[Rank 0]: Ranks 1 failed to pass monitoredBarrier in 1000 ms"
+    assert mb0_r2[1].startswith("Rank 2 successfully reached monitoredBarrier") and mb0_r2[2], mb0_r2
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +207,7 @@ def overlap_reference(tmp_path_factory):
 @pytest.mark.parametrize("spec", ["nn", "nu", "un"])
 def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
     """collectives with async_op=True return at once and complete later, as upstream's gloo work
-    queue does: with rank 1 joining 1.5 s late, rank 0's eight calls (broadcast, all_gather_into_tensor,
+    queue does (then: two workers, see threads() in the worker): with rank 1 joining 1.5 s late, rank 0's eight calls (broadcast, all_gather_into_tensor,
     reduce_scatter_tensor, all_to_all_single, gather, scatter, barrier, all_reduce) return in well
     under a second, none completed yet; wait(timeout=100 ms) raises what upstream raises; rank 0
     computes while they are pending; the result bytes equal the all-upstream world's"""
@@ -196,6 +221,16 @@ def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
     for res in (ref[0], got[0]):
         assert res["call_seconds"] < 0.5 and res["completed_at_return"] is False, (spec, ref[0], got[0])
         assert res["computed_while_pending"] is True, (spec, ref[0], got[0])
+    # options._threads workers (default 2): with 1 the small all_reduce B issued after the large A
+    # always completes after it; with 2 it runs beside A and completes first (upstream: in every
+    # trial; here at least once in three, as a loaded machine may delay B's worker)
+    for r in (0, 1):
+        for res in (ref[r], got[r]):
+            assert res["default_threads"] == 2, res
+            assert res["threads1_orders"] == ["AB"] * 3, (spec, r, res["threads1_orders"])
+            assert "BA" in res["threads2_orders"], (spec, r, res["threads2_orders"])
+        assert got[r]["threads1_sums"] == ref[r]["threads1_sums"], (spec, r)
+        assert got[r]["threads2_sums"] == ref[r]["threads2_sums"], (spec, r)
 
 
 @pytest.mark.parametrize("spec,method", [("nu", "tcp"), ("un", "file")])

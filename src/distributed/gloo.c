@@ -580,7 +580,11 @@ static void pair_read(tn_gloo_ctx *c, pair *p) {
         }
         ssize_t k = want ? recv(p->fd, dst, want, MSG_DONTWAIT) : 0;
         if (want && k == 0) {
-            pair_fail(c, p, "Connection closed by peer %s", p->peer);
+            /* upstream's gloo text, word for word */
+            pair_fail(c, p,
+                      "Connection closed by peer %s. This is typically caused by a remote worker crashing. Check "
+                      "the logs of the remote worker before reporting an error. GLHF! \xf0\x9f\x8f\x96\xef\xb8\x8f",
+                      p->peer);
             return;
         }
         if (k < 0) {
@@ -1072,6 +1076,12 @@ int tn_gloo_wait(tn_gloo_ctx *c, tn_gloo_op *op, int64_t timeout_ms, int *src, t
                  op->is_send ? "send" : "recv");
         tn_derr_set(err, TN_DERR_BACKEND, "%s", why);
         op_detach(c, op, why);
+        /* gloo's UnboundBuffer::waitRecv/waitSend signal the timeout to the whole context: every
+         * pair closes, so the peers raise "Connection closed by peer" at once instead of waiting
+         * out their own timeouts (measured on upstream: monitored_barrier's waiting ranks) */
+        for (int i = 0; i < c->size; i++)
+            if (i != c->rank) pair_fail(c, &c->pairs[i], "%s", why);
+        wake_io(c);
         rc = -1;
     } else if (op->failed) {
         tn_derr_set(err, TN_DERR_BACKEND, "%s", op->msg);

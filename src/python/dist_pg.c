@@ -216,6 +216,11 @@ typedef struct {
     int plain;              /* no get_future()/result(), as upstream's point-to-point and
                                reduce_scatter works */
     PyObject *future;       /* get_future() of a queued work: completed by the worker */
+    int lambda;             /* upstream's LambdaWork (the reduce_scatter family): is_completed()
+                               stays False, is_success() True, exception() None, even after wait() */
+    int nested;             /* result() is a list of lists: refused as upstream's */
+    PyObject *parts;        /* a combined work: wait() waits each part in order (the first
+                               failure raises), as upstream's reduce_scatter_tensor_coalesced */
 } work_obj;
 
 static PyMemberDef work_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(work_obj, dict), READONLY, NULL}, {NULL}};
@@ -279,6 +284,15 @@ static PyObject *work_wait(PyObject *self, PyObject *args, PyObject *kw) {
         ms = v;
     }
     work_obj *w = (work_obj *)self;
+    if (w->parts) {   /* upstream's LambdaWork ignores the timeout */
+        Py_ssize_t n = PyList_Size(w->parts);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *r = PyObject_CallMethod(PyList_GetItem(w->parts, i), "wait", NULL);
+            if (!r) return NULL;
+            Py_DECREF(r);
+        }
+        Py_RETURN_TRUE;
+    }
     if (w->exc && w->completed) {
         PyErr_SetObject((PyObject *)Py_TYPE(w->exc), w->exc);
         return NULL;
@@ -289,19 +303,21 @@ static PyObject *work_wait(PyObject *self, PyObject *args, PyObject *kw) {
 
 static PyObject *work_is_completed(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
+    if (w->lambda) Py_RETURN_FALSE;
     if (w->async_state) return PyBool_FromLong(w->completed);   /* set by the worker, under the GIL */
     if (!w->completed && w->op && owner_alive(w) && tn_gloo_op_done(w->ctx, w->op)) {
         if (work_finish(w, -1) < 0) PyErr_Clear();
     }
     return PyBool_FromLong(w->completed);
 }
+/* upstream's Work::isSuccess: no exception so far (True while pending too) */
 static PyObject *work_is_success(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
-    return PyBool_FromLong(w->completed && !w->exc);
+    return PyBool_FromLong(w->lambda || !w->exc);
 }
 static PyObject *work_exception(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
-    return Py_NewRef(w->exc ? w->exc : Py_None);
+    return Py_NewRef(w->exc && !w->lambda ? w->exc : Py_None);
 }
 static PyObject *work_source_rank(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
@@ -312,6 +328,10 @@ static PyObject *work_result(PyObject *self, PyObject *unused) {
     work_obj *w = (work_obj *)self;
     if (w->plain) {
         PyErr_SetString(PyExc_RuntimeError, "result() not implemented.");
+        return NULL;
+    }
+    if (w->nested) {
+        PyErr_SetString(PyExc_RuntimeError, "work result does not support list of lists, use .getFuture() and value()");
         return NULL;
     }
     return Py_NewRef(w->tensors ? w->tensors : Py_None);
@@ -357,6 +377,7 @@ static int work_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(w->keep);
     Py_VISIT(w->exc);
     Py_VISIT(w->future);
+    Py_VISIT(w->parts);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -372,6 +393,7 @@ static int work_clear(PyObject *self) {
     Py_CLEAR(w->keep);
     Py_CLEAR(w->exc);
     Py_CLEAR(w->future);
+    Py_CLEAR(w->parts);
     return 0;
 }
 static void work_dealloc(PyObject *self) {
@@ -482,6 +504,8 @@ static PyObject *create_default_device(PyObject *cls, PyObject *args, PyObject *
 
 /* ------------------------------------------------------------------ Backend / ProcessGroupGloo */
 
+#define TN_GLOO_MAX_THREADS 64   /* workers per backend (options._threads, clamped) */
+
 typedef struct {
     PyObject_HEAD
     PyObject *dict;
@@ -492,7 +516,8 @@ typedef struct {
     int64_t timeout_ms;
     int64_t seq;
     PyObject *options;
-    struct wq *q;             /* the worker of queued allreduces (made on first use) */
+    int nthreads;             /* options._threads: the workers of the queue (upstream's default 2) */
+    struct wq *q;             /* the queue and its workers (made on first use) */
 } backend_obj;
 
 static PyMemberDef backend_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(backend_obj, dict), READONLY, NULL}, {NULL}};
@@ -564,6 +589,7 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
     }
     int64_t tms = 30 * 60 * 1000;
     PyObject *devs = NULL;
+    b->nthreads = 2;
     if (opts && opts != Py_None) {
         PyObject *t = opt_get(opts, "_timeout");
         if (t) {
@@ -571,6 +597,15 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
             Py_DECREF(t);
             if (v < 0 && PyErr_Occurred()) return -1;
             tms = v;
+        }
+        PyObject *th = opt_get(opts, "_threads");
+        if (th) {
+            long n = PyLong_AsLong(th);
+            Py_DECREF(th);
+            if (n == -1 && PyErr_Occurred()) return -1;
+            /* upstream starts exactly _threads workers (0 would never run a collective): at least
+             * one here, at most TN_GLOO_MAX_THREADS */
+            b->nthreads = n < 1 ? 1 : n > TN_GLOO_MAX_THREADS ? TN_GLOO_MAX_THREADS : (int)n;
         }
         devs = opt_get(opts, "_devices");
         Py_XSETREF(b->options, Py_NewRef(opts));
@@ -799,9 +834,12 @@ static int red_code(long r, int gt) {
     }
 }
 
-/* ---- the collective worker: one thread per backend runs every collective in call order (the
- * tags are taken at the call, so every rank runs its collectives in the same sequence, and
- * compute goes on in the caller while the worker talks). A job is split in three: the call
+/* ---- the collective workers: options._threads threads per backend (upstream's default 2) take
+ * the queued collectives in call order, so two collectives may run at once, as upstream's
+ * (measured: with _threads=2 a small all_reduce issued after a large one completes first; with 1,
+ * after it). Their bytes never mix: each has its own tags, so its own slots. The tags are taken
+ * at the call, so every rank runs its collectives with the same tags, and compute goes on in
+ * the caller while the workers talk. A job is split in three: the call
  * (Python, with the GIL: checks, contiguous copies, scratch buffers, tags), run (plain C, no GIL:
  * the gloo algorithm) and fin (Python, with the GIL, after a successful run: copy back into the
  * user's tensors, AVG's division); then the Work and its Future complete, with the exception of a
@@ -859,8 +897,9 @@ static int job_buf(ajob *j, PyObject *o) {
 typedef struct wq {
     pthread_mutex_t mu;
     pthread_cond_t cv, done_cv;
-    pthread_t th;
-    int stop, refs;         /* refs: the backend and the running thread */
+    pthread_t th[TN_GLOO_MAX_THREADS];
+    int nth;
+    int stop, refs;         /* refs: the backend and each running thread */
     ajob *head, *tail;
 } wq;
 
@@ -925,7 +964,7 @@ static void *worker_main(void *arg) {
     return NULL;
 }
 
-/* stop the worker after its queue (the backend is being shut down or freed) */
+/* stop the workers after the queue (the backend is being shut down or freed) */
 static void worker_stop(backend_obj *b) {
     wq *q = b->q;
     if (!q) return;
@@ -933,14 +972,16 @@ static void worker_stop(backend_obj *b) {
     pthread_mutex_lock(&q->mu);
     q->stop = 1;
     pthread_cond_broadcast(&q->cv);
-    pthread_t th = q->th;
+    int n = q->nth;
     pthread_mutex_unlock(&q->mu);
-    if (pthread_equal(th, pthread_self())) {   /* the worker dropped the last reference itself */
-        pthread_detach(th);
-    } else {
-        Py_BEGIN_ALLOW_THREADS
-        pthread_join(th, NULL);
-        Py_END_ALLOW_THREADS
+    for (int i = 0; i < n; i++) {
+        if (pthread_equal(q->th[i], pthread_self())) {   /* a worker dropped the last reference itself */
+            pthread_detach(q->th[i]);
+        } else {
+            Py_BEGIN_ALLOW_THREADS
+            pthread_join(q->th[i], NULL);
+            Py_END_ALLOW_THREADS
+        }
     }
     pthread_mutex_lock(&q->mu);
     wq_unref(q);
@@ -953,16 +994,21 @@ static int worker_push(backend_obj *b, ajob *j) {
         pthread_mutex_init(&q->mu, NULL);
         pthread_cond_init(&q->cv, NULL);
         pthread_cond_init(&q->done_cv, NULL);
-        q->refs = 2;
-        if (pthread_create(&q->th, NULL, worker_main, q) != 0) {
-            pthread_mutex_destroy(&q->mu);
-            pthread_cond_destroy(&q->cv);
-            pthread_cond_destroy(&q->done_cv);
-            free(q);
-            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo: cannot start the collective worker thread");
+        q->refs = 1;
+        b->q = q;
+        int want = b->nthreads < 1 ? 1 : b->nthreads;
+        pthread_mutex_lock(&q->mu);
+        for (; q->nth < want; q->nth++) {
+            if (pthread_create(&q->th[q->nth], NULL, worker_main, q) != 0) break;
+            q->refs++;
+        }
+        int started = q->nth;
+        pthread_mutex_unlock(&q->mu);
+        if (!started) {
+            worker_stop(b);
+            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo: cannot start the collective worker threads");
             return -1;
         }
-        b->q = q;
     }
     pthread_mutex_lock(&b->q->mu);
     if (b->q->tail) b->q->tail->next = j;
@@ -1062,6 +1108,11 @@ static int run_scatter(ajob *j) {
     return tn_gloo_scatter(jctx(j, j->tag), j->ptrs, j->bufs[0].data, j->bufs[0].nbytes, j->root, j->tag, j->tmo,
                            &j->err);
 }
+/* allgather into buffer 1 (a tensor) */
+static int run_allgather_into(ajob *j) {
+    return tn_gloo_allgather(jctx(j, j->tag), j->bufs[0].data, j->bufs[1].data, j->bufs[0].nbytes, j->tag, j->tmo,
+                             &j->err);
+}
 static int run_alltoallv(ajob *j) {
     return tn_gloo_alltoallv(jctx(j, j->tag), j->bufs[0].data, j->cin, j->bufs[1].data, j->cout, j->tag, j->tmo,
                              &j->err);
@@ -1137,7 +1188,8 @@ static int fin_blocks(ajob *j) {
 }
 /* scatter: the output (buffer 0) only */
 static int fin_first(ajob *j) { return tbuf_done(&j->bufs[0], 1); }
-/* alltoall: the output (buffer 1); the list form then copies the flat output o1 into o2 */
+/* alltoall / allgather_into_tensor_coalesced: the output (buffer 1); then the flat output o1
+ * copied into the tensors of o2 in order (alltoall's list form, the coalesced pieces) */
 static int fin_alltoall(ajob *j) {
     if (tbuf_done(&j->bufs[1], 1) < 0) return -1;
     return j->o2 ? copy_blocks(j->o1, j->o2) : 0;
@@ -1436,14 +1488,60 @@ static PyObject *g_scatter(PyObject *self, PyObject *args, PyObject *kw) {
     return w;
 }
 
-static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kws[] = {"outputTensor", "inputTensor", "opts", NULL};
-    PyObject *out, *in, *opts = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_reduce_scatter_base", kws, &out, &in, &opts)) return NULL;
-    if (!gloo_of(self)) return NULL;
+/* the name c10's TypeMeta prints for dtype "torch.X" (what upstream's TORCH_CHECK_EQ shows) */
+static const char *typemeta_name(const char *torch_name) {
+    static const char *const map[][2] = {
+        {"torch.float32", "float"}, {"torch.float64", "double"}, {"torch.float16", "c10::Half"},
+        {"torch.bfloat16", "c10::BFloat16"}, {"torch.int64", "long int"}, {"torch.int32", "int"},
+        {"torch.int16", "short int"}, {"torch.int8", "signed char"}, {"torch.uint8", "unsigned char"},
+        {"torch.bool", "bool"}, {"torch.complex64", "c10::complex<float>"}, {"torch.complex128", "c10::complex<double>"}};
+    if (!torch_name) return "?";
+    for (size_t k = 0; k < sizeof map / sizeof map[0]; k++)
+        if (!strcmp(map[k][0], torch_name)) return map[k][1];
+    return torch_name;
+}
+
+/* upstream's reduce_scatter_tensor_coalesced checks of pair i (out, in), before anything is queued:
+ * same dtype, out.size(0) * world == in.size(0), the other sizes equal (its TORCH_CHECK_EQ texts) */
+static int rs_pair_check(backend_obj *b, PyObject *out, PyObject *in) {
+    if (!tn_py_is_tensor(out) || !tn_py_is_tensor(in)) {
+        PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s",
+                     tn_py_type_name(tn_py_is_tensor(out) ? in : out));
+        return -1;
+    }
+    tn_tensor *o = tn_tensor_of(out), *i = tn_tensor_of(in);
+    if (o->dtype != i->dtype) {
+        PyObject *od = PyObject_GetAttrString(out, "dtype"), *id = od ? PyObject_GetAttrString(in, "dtype") : NULL;
+        PyObject *os = id ? PyObject_Str(od) : NULL, *is = os ? PyObject_Str(id) : NULL;
+        if (is)
+            PyErr_Format(PyExc_RuntimeError,
+                         "Check failed: outputTensors[i].dtype() == inputTensors[i].dtype() (%s vs. %s). ",
+                         typemeta_name(PyUnicode_AsUTF8AndSize(os, NULL)), typemeta_name(PyUnicode_AsUTF8AndSize(is, NULL)));
+        Py_XDECREF(od); Py_XDECREF(id); Py_XDECREF(os); Py_XDECREF(is);
+        return -1;
+    }
+    int64_t o0 = o->ndim ? o->sizes[0] : 1, i0 = i->ndim ? i->sizes[0] : 1;
+    if (o0 * b->size != i0) {
+        PyErr_Format(PyExc_RuntimeError, "Check failed: outputShape[0] * worldSize == inputShape[0] (%lld vs. %lld). ",
+                     (long long)(o0 * b->size), (long long)i0);
+        return -1;
+    }
+    for (int d = 1; d < o->ndim; d++) {
+        int64_t id = d < i->ndim ? i->sizes[d] : 0;   /* upstream reads past a shorter shape */
+        if (o->sizes[d] != id) {
+            PyErr_Format(PyExc_RuntimeError, "Check failed: outputShape[i] == inputShape[i] (%lld vs. %lld). ",
+                         (long long)o->sizes[d], (long long)id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* _reduce_scatter_base of one checked pair: the ring all-reduce of a clone of the whole input,
+ * then this rank's block into out; upstream's LambdaWork (is_completed() stays False) */
+static PyObject *rs_base_job(PyObject *self, PyObject *out, PyObject *in, PyObject *opts) {
     long r = opt_redop(opts);
     if (r < 0) return NULL;
-    /* reduce a clone of the whole input with the ring all-reduce, keep this rank's block */
     PyObject *flat = PyObject_CallMethod(in, "reshape", "i", -1);
     PyObject *tmp = flat ? PyObject_CallMethod(flat, "clone", NULL) : NULL;
     Py_XDECREF(flat);
@@ -1461,7 +1559,203 @@ static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject 
     j->fin = fin_rs_base;
     j->avg = r == 1;
     PyObject *w = submit(self, j, res, 1, opts, 1);
+    if (w) ((work_obj *)w)->lambda = 1;
     Py_DECREF(res);
+    return w;
+}
+
+static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"outputTensor", "inputTensor", "opts", NULL};
+    PyObject *out, *in, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:_reduce_scatter_base", kws, &out, &in, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b || rs_pair_check(b, out, in) < 0) return NULL;
+    return rs_base_job(self, out, in, opts);
+}
+
+/* reduce_scatter_tensor_coalesced, as upstream's: every pair checked, then one all-reduce per
+ * pair (a tag each); one Work whose wait() waits them in order (the first failure raises) */
+static PyObject *g_reduce_scatter_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"outputs", "inputs", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:reduce_scatter_tensor_coalesced", kws, &outs, &ins, &opts))
+        return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
+    if (!il) { Py_XDECREF(ol); return NULL; }
+    Py_ssize_t n = PyList_Size(ol);
+    PyObject *w = NULL, *parts = NULL;
+    if (n != PyList_Size(il)) {
+        PyErr_SetString(PyExc_RuntimeError, "requires input/output tensor lists to have the same length");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (rs_pair_check(b, PyList_GetItem(ol, i), PyList_GetItem(il, i)) < 0) goto done;
+    if (!(parts = PyList_New(0))) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *p = rs_base_job(self, PyList_GetItem(ol, i), PyList_GetItem(il, i), opts);
+        if (!p || PyList_Append(parts, p) < 0) { Py_XDECREF(p); goto done; }
+        Py_DECREF(p);
+    }
+    if ((w = work_new_done(NULL))) {
+        work_obj *cw = (work_obj *)w;
+        cw->plain = cw->lambda = 1;
+        cw->parts = Py_NewRef(parts);
+        cw->owner = Py_NewRef(self);
+    }
+done:
+    Py_XDECREF(parts);
+    Py_DECREF(ol);
+    Py_DECREF(il);
+    return w;
+}
+
+/* the legacy type name of tensor o ("torch.FloatTensor"), or NULL */
+static PyObject *type_name_of(PyObject *o) { return PyObject_CallMethod(o, "type", NULL); }
+
+/* allgather_into_tensor_coalesced, as upstream's (allgather_coalesced over output_lists[r][i] =
+ * outputs[i].chunk(world)[r]): ONE gloo allgather (one tag) of the inputs' concatenation, then the
+ * flat result copied into the pieces rank by rank. The Future's value is output_lists (its first
+ * list in a world of one); result() refuses a list of lists, as upstream's. */
+static PyObject *g_allgather_into_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"outputs", "inputs", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather_into_tensor_coalesced", kws, &outs, &ins, &opts))
+        return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
+    if (!il) { Py_XDECREF(ol); return NULL; }
+    Py_ssize_t n = PyList_Size(ol);
+    PyObject *lists = NULL, *pieces = NULL, *flat_in = NULL, *flat_out = NULL, *w = NULL;
+    ajob *j = NULL;
+    if (n != PyList_Size(il)) {
+        PyErr_Format(PyExc_RuntimeError, "Check failed: outputs.size() == inputs.size() (%zd vs. %zd). ", n,
+                     PyList_Size(il));
+        goto done;
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather_coalesced: requires non-empty input tensor list");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyList_GetItem(ol, i), *x = PyList_GetItem(il, i);
+        if (!tn_py_is_tensor(o) || !tn_py_is_tensor(x)) {
+            PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(tn_py_is_tensor(o) ? x : o));
+            goto done;
+        }
+    }
+    /* output_lists[r][i] = outputs[i].chunk(world)[r], checked as upstream's: rank by rank, the
+     * size then the type of each */
+    if (!(lists = PyList_New(b->size)) || !(pieces = PyList_New(0))) goto done;
+    for (int r = 0; r < b->size; r++) {
+        PyObject *l = PyList_New(0);
+        if (!l) goto done;
+        PyList_SetItem(lists, r, l);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *ch = PyObject_CallMethod(PyList_GetItem(ol, i), "chunk", "i", b->size);
+        if (!ch) goto done;
+        Py_ssize_t nc = PySequence_Size(ch);
+        for (int r = 0; r < b->size; r++) {
+            PyObject *c = r < nc ? PySequence_GetItem(ch, r) : NULL;
+            if (!c) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_RuntimeError,
+                                 "ProcessGroupGloo::allgather_coalesced: invalid output tensor at index %zd (it has %zd "
+                                 "chunks, not the world size %d)", i, nc, b->size);
+                Py_DECREF(ch);
+                goto done;
+            }
+            int bad = PyList_Append(PyList_GetItem(lists, r), c);
+            Py_DECREF(c);
+            if (bad) { Py_DECREF(ch); goto done; }
+        }
+        Py_DECREF(ch);
+    }
+    for (int r = 0; r < b->size; r++) {
+        PyObject *l = PyList_GetItem(lists, r);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *c = PyList_GetItem(l, i), *x = PyList_GetItem(il, i);
+            tn_tensor *ct = tn_tensor_of(c), *xt = tn_tensor_of(x);
+            int same = ct->ndim == xt->ndim;
+            for (int d = 0; same && d < ct->ndim; d++) same = ct->sizes[d] == xt->sizes[d];
+            if (!same) {
+                char a[256], e[256];
+                shape_str(xt, e, sizeof e);
+                shape_str(ct, a, sizeof a);
+                PyErr_Format(PyExc_RuntimeError,
+                             "ProcessGroupGloo::allgather_coalesced: invalid size of output tensor at index %zd "
+                             "(expected length %s, got %s)", i, e, a);
+                goto done;
+            }
+            if (ct->dtype != xt->dtype) {
+                PyObject *tx = type_name_of(x), *tc = tx ? type_name_of(c) : NULL;
+                if (tc) PyErr_Format(PyExc_RuntimeError,
+                                     "ProcessGroupGloo::allgather_coalesced: invalid tensor type at index %zd "
+                                     "(expected %U, got %U)", i, tx, tc);
+                Py_XDECREF(tx);
+                Py_XDECREF(tc);
+                goto done;
+            }
+            if (PyList_Append(pieces, c) < 0) goto done;
+        }
+    }
+    /* upstream's flattenDenseTensors: torch.cat of the flattened inputs (promoted), gathered as
+     * numel elements of the first input's type: when cat promoted to a wider type, its first
+     * numel * (the first input's element size) bytes, reinterpreted, as upstream's; a narrower
+     * one would have upstream read past the buffer: refused here. */
+    {
+        PyObject *torch = PyImport_ImportModule("torch"), *views = PyList_New(0);
+        for (Py_ssize_t i = 0; torch && views && i < n; i++) {
+            PyObject *v = PyObject_CallMethod(PyList_GetItem(il, i), "reshape", "i", -1);
+            if (!v || PyList_Append(views, v) < 0) Py_CLEAR(views);
+            Py_XDECREF(v);
+        }
+        flat_in = torch && views ? PyObject_CallMethod(torch, "cat", "(O)", views) : NULL;
+        Py_XDECREF(views);
+        PyObject *x0 = PyList_GetItem(il, 0);
+        if (flat_in && tn_dtype_itemsize(tn_tensor_of(flat_in)->dtype) < tn_dtype_itemsize(tn_tensor_of(x0)->dtype)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "ProcessGroupGloo::allgather_coalesced: the inputs' concatenation has a narrower dtype than "
+                            "the first input (upstream would read past it); give inputs of one dtype");
+            Py_CLEAR(flat_in);
+        }
+        PyObject *dt = flat_in ? PyObject_GetAttrString(x0, "dtype") : NULL;
+        PyObject *empty = dt ? PyObject_GetAttrString(torch, "empty") : NULL;
+        PyObject *ka = empty ? Py_BuildValue("{s:O}", "dtype", dt) : NULL;
+        PyObject *sz = ka ? Py_BuildValue("(L)", (long long)(tn_numel(tn_tensor_of(flat_in)) * b->size)) : NULL;
+        flat_out = sz ? PyObject_Call(empty, sz, ka) : NULL;
+        Py_XDECREF(sz);
+        Py_XDECREF(ka);
+        Py_XDECREF(empty);
+        Py_XDECREF(dt);
+        Py_XDECREF(torch);
+        if (!flat_out) goto done;
+    }
+    if (!(j = job_new(2)) || job_buf(j, flat_in) < 0 || job_buf(j, flat_out) < 0) goto done;
+    j->bufs[0].nbytes = j->bufs[1].nbytes / (size_t)b->size;   /* numel of the first input's type */
+    j->run = run_allgather_into;
+    j->fin = fin_alltoall;
+    j->o1 = Py_NewRef(flat_out);
+    j->o2 = Py_NewRef(pieces);
+    {
+        PyObject *res = b->size > 1 ? Py_NewRef(lists) : Py_NewRef(PyList_GetItem(lists, 0));
+        ajob *jj = j;
+        j = NULL;
+        w = submit(self, jj, res, 1, opts, 0);
+        if (w && b->size > 1) ((work_obj *)w)->nested = 1;
+        Py_DECREF(res);
+    }
+done:
+    if (j) job_release(j);
+    Py_XDECREF(lists);
+    Py_XDECREF(pieces);
+    Py_XDECREF(flat_in);
+    Py_XDECREF(flat_out);
+    Py_DECREF(ol);
+    Py_DECREF(il);
     return w;
 }
 
@@ -1508,6 +1802,7 @@ static PyObject *g_reduce_scatter(PyObject *self, PyObject *args, PyObject *kw) 
     j->avg = r == 1;
     j->o1 = Py_NewRef(out);
     PyObject *w = submit(self, j, res, b->size, opts, 1);
+    if (w) ((work_obj *)w)->lambda = 1;
     Py_DECREF(res);
     return w;
 }
@@ -2017,16 +2312,28 @@ FWD(pg_recv, "recv")
 FWD(pg_recv_any, "recv_anysource")
 FWD(pg_barrier, "barrier")
 
-/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol (synchronous, None):
- * two tags; every rank but 0 sends its rank (an int32 tensor) to rank 0 on the first and waits
- * for rank 0's reply on the second; rank 0 receives from every rank within the timeout, then
- * replies. A rank missing at rank 0 is named in the error. */
-static int mb_p2p(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send, int64_t ms) {
-    PyObject *w = p2p(be, t, peer, (long)tag, is_send, 0);
-    if (!w) return -1;
-    int rc = work_finish((work_obj *)w, ms);
-    Py_DECREF(w);
-    return rc;
+/* monitored_barrier(timeout=None, wait_all_ranks=False), upstream's protocol and errors
+ * (synchronous, None): two tags; every rank but 0 posts a send of its rank (an int32 tensor) to
+ * rank 0 on the first and a recv of rank 0's reply on the second, and waits both with the group's
+ * timeout; rank 0 posts a recv from every rank, waits each within the barrier's timeout (each the
+ * whole timeout with wait_all_ranks), then replies. A timed-out wait closes the context (gloo's
+ * signalException), so the ranks that did arrive raise at once. Errors: rank 0 names the first
+ * missing rank with the original exception, or with wait_all_ranks every missing rank; the others
+ * say they reached the barrier, with the original exception. */
+static PyObject *mb_post(PyObject *be, PyObject *t, int peer, uint32_t tag, int is_send) {
+    return p2p(be, t, peer, (long)tag, is_send, 0);
+}
+/* wait w (timeout_ms <= 0: the group's); on failure *msg is the error's text (the error cleared) */
+static int mb_wait(PyObject *w, int64_t ms, PyObject **msg) {
+    if (work_finish((work_obj *)w, ms) == 0) return 0;
+    PyObject *et, *ev, *etb;
+    PyErr_Fetch(&et, &ev, &etb);
+    *msg = ev ? PyObject_Str(ev) : NULL;
+    if (!*msg) { PyErr_Clear(); *msg = PyUnicode_FromString("(no message)"); }
+    Py_XDECREF(et);
+    Py_XDECREF(ev);
+    Py_XDECREF(etb);
+    return -1;
 }
 static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"timeout", "wait_all_ranks", NULL};
@@ -2059,23 +2366,62 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
     Py_XDECREF(ta);
     Py_XDECREF(i32);
     Py_XDECREF(torch);
-    int rc = t ? 0 : -1;
+    PyObject *works = t ? PyList_New(0) : NULL, *msg = NULL;
+    int rc = works ? 0 : -1;
     if (rc == 0 && b->rank != 0) {
-        rc = mb_p2p(be, t, 0, t1, 1, ms);
-        if (rc == 0) rc = mb_p2p(be, t, 0, t2, 0, ms);
+        PyObject *ws = mb_post(be, t, 0, t1, 1), *wr = ws ? mb_post(be, t, 0, t2, 0) : NULL;
+        if (!wr) rc = -1;
+        else if (mb_wait(ws, 0, &msg) < 0 || mb_wait(wr, 0, &msg) < 0) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "Rank %d successfully reached monitoredBarrier, but received errors while waiting for "
+                         "send/recv from rank 0. Please check rank 0 logs for faulty rank.\n Original exception: \n%U",
+                         b->rank, msg);
+            rc = -1;
+        }
+        Py_XDECREF(ws);
+        Py_XDECREF(wr);
     } else if (rc == 0) {
+        for (int r = 1; rc == 0 && r < b->size; r++) {   /* every recv posted first, as upstream */
+            PyObject *w = mb_post(be, t, r, t1, 0);
+            if (!w || PyList_Append(works, w) < 0) rc = -1;
+            Py_XDECREF(w);
+        }
         int64_t start = tn_now_ms();
+        char missing[1024] = "";
+        size_t k = 0;
         for (int r = 1; rc == 0 && r < b->size; r++) {
             int64_t left = all ? ms : ms - (tn_now_ms() - start);
-            if (left <= 0 || mb_p2p(be, t, r, t1, 0, left) < 0) {
-                PyErr_Clear();
-                PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms",
-                             r, (long long)ms);
+            if (mb_wait(PyList_GetItem(works, r - 1), left > 0 ? left : 1, &msg) == 0) continue;
+            if (!all) {
+                PyErr_Format(PyExc_RuntimeError,
+                             "[Rank 0]: Rank %d failed to pass monitoredBarrier in %lld ms\n Original exception: \n%U",
+                             r, (long long)ms, msg);
                 rc = -1;
+            } else if (k < sizeof missing - 16) {
+                k += (size_t)snprintf(missing + k, sizeof missing - k, k ? ", %d" : "%d", r);
             }
+            Py_CLEAR(msg);
         }
-        for (int r = 1; rc == 0 && r < b->size; r++) rc = mb_p2p(be, t, r, t2, 1, ms);
+        if (rc == 0 && k) {
+            PyErr_Format(PyExc_RuntimeError, "[Rank 0]: Ranks %s failed to pass monitoredBarrier in %lld ms", missing,
+                         (long long)ms);
+            rc = -1;
+        }
+        if (rc == 0) {
+            PyObject *sends = PyList_New(0);
+            for (int r = 1; sends && rc == 0 && r < b->size; r++) {
+                PyObject *w = mb_post(be, t, r, t2, 1);
+                if (!w || PyList_Append(sends, w) < 0) rc = -1;
+                Py_XDECREF(w);
+            }
+            if (!sends) rc = -1;
+            for (Py_ssize_t i = 0; rc == 0 && i < PyList_Size(sends); i++)
+                if (work_finish((work_obj *)PyList_GetItem(sends, i), ms) < 0) rc = -1;
+            Py_XDECREF(sends);
+        }
     }
+    Py_XDECREF(msg);
+    Py_XDECREF(works);
     Py_XDECREF(t);
     Py_DECREF(be);
     if (rc < 0) return NULL;
@@ -2085,27 +2431,39 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
 /* all_to_all_single(output, input, output_split_sizes, input_split_sizes, opts) */
 static PyObject *pg_all_to_all_single(PyObject *s, PyObject *a, PyObject *k) { return forward(s, a, k, "alltoall_base"); }
 
-/* coalesced single-tensor forms: one queued collective per pair; the last one's Work (the queue
- * runs them in order, so it completes last) */
-static PyObject *pg_pairs(PyObject *self, PyObject *args, const char *name) {
-    PyObject *outs, *ins, *opts = Py_None;
-    if (!PyArg_ParseTuple(args, "OO|O", &outs, &ins, &opts)) return NULL;
-    Py_ssize_t n = PySequence_Size(outs);
-    PyObject *w = NULL;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = PySequence_GetItem(outs, i), *x = PySequence_GetItem(ins, i);
-        PyObject *a = o && x ? PyTuple_Pack(3, o, x, opts) : NULL;
-        Py_XDECREF(o);
-        Py_XDECREF(x);
-        Py_XDECREF(w);
-        w = a ? forward(self, a, NULL, name) : NULL;
-        Py_XDECREF(a);
-        if (!w) return NULL;
+/* coalesced single-tensor forms (one allgather; one all-reduce per pair), on the backend of the
+ * first tensor's device; upstream's ProcessGroupGloo does not offer them by name. An empty list
+ * raises the dispatcher's error (no tensor tells the device). */
+static PyObject *pg_coalesced(PyObject *self, PyObject *args, PyObject *kw, const char *op,
+                              PyObject *(*fn)(PyObject *, PyObject *, PyObject *)) {
+    pg_obj *p = (pg_obj *)self;
+    PyObject *t = first_tensor(args), *dev = NULL;
+    if (!t) {
+        PyErr_Format(PyExc_NotImplementedError,
+                     "There were no tensor arguments to this function (e.g., you passed an empty list of Tensors), "
+                     "but no fallback function is registered for schema c10d::%s_.  This usually means that this "
+                     "function requires a non-empty list of Tensors, or that you (the operator writer) forgot to "
+                     "register a fallback function.", op);
+        return NULL;
     }
-    return w ? w : work_new_done(NULL);
+    if (!(dev = PyObject_GetAttrString(t, "device"))) return NULL;
+    PyObject *b = pg_backend_for(p, dev);
+    Py_DECREF(dev);
+    if (!b) return NULL;
+    PyObject *r = NULL;
+    if (!PyObject_TypeCheck(b, Gloo_T))
+        PyErr_Format(PyExc_RuntimeError, "Backend %s does not support %s", tn_py_type_name(b), op);
+    else
+        r = fn(b, args, kw);
+    Py_DECREF(b);
+    return r;
 }
-static PyObject *pg_ag_coalesced(PyObject *s, PyObject *a, PyObject *k) { return pg_pairs(s, a, "_allgather_base"); }
-static PyObject *pg_rs_coalesced(PyObject *s, PyObject *a, PyObject *k) { return pg_pairs(s, a, "_reduce_scatter_base"); }
+static PyObject *pg_ag_coalesced(PyObject *s, PyObject *a, PyObject *k) {
+    return pg_coalesced(s, a, k, "allgather_into_tensor_coalesced", g_allgather_into_tensor_coalesced);
+}
+static PyObject *pg_rs_coalesced(PyObject *s, PyObject *a, PyObject *k) {
+    return pg_coalesced(s, a, k, "reduce_scatter_tensor_coalesced", g_reduce_scatter_tensor_coalesced);
+}
 
 static PyObject *pg_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_RuntimeError, "Backend gloo does not implement startCoalescing");
