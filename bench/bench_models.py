@@ -23,6 +23,7 @@ means we are slower). Both sides run single-threaded (OMP_NUM_THREADS=1, the mac
 BENCH_THREADS=n changes it for both, torchnative's pool reads the same variable).
 Full run (about 2 minutes): 3 rounds of prefill 6, 128 and 512 and 16 decode tokens.
 BENCH_QUICK=1 (or --quick): 1 round, 8 decode tokens.
+BENCH_PREFILL=512,2048: prefill only, at those lengths (no decode / backward / training figures).
 --dtype bfloat16|float16 (or BENCH_DTYPE): the model converted with `.to(dtype)` after building, on
 both sides; prefill 128 and 512 and decode only (no backward / training figures), plus our own
 float32 decode in the same rounds, to print the low-precision decode speed-up over float32.
@@ -136,20 +137,25 @@ def main():
         dtype = sys.argv[sys.argv.index("--dtype") + 1]
     if dtype and dtype != "float32":
         return main_lowp(dtype, quick, threads)
-    if quick:
+    only = os.environ.get("BENCH_PREFILL", "")
+    if only:
+        lens = [int(x) for x in only.split(",")]
+        rounds = [{"prefill": lens, "decode": 0}] * (1 if quick else 3)
+    elif quick:
         rounds = [{"prefill": [6, 128, 512], "decode": 8, "backward": 128}]
     else:
         rounds = [{"prefill": [6, 128, 512], "decode": 16, "backward": 128}] * 3
     # the training step runs in processes of its own, so their peak RSS is the step's
-    rounds = rounds + [{"prefill": [], "decode": 0, "train": 128}] * (1 if quick else 3)
+    if not only:
+        rounds = rounds + [{"prefill": [], "decode": 0, "train": 128}] * (1 if quick else 3)
     res = {"ref": [], "ours": []}
     t0 = time.perf_counter()
     for r in rounds:
         spec = dict(r, config=CONFIG)
         for side, py in (("ref", REF), ("ours", OURS)):
             res[side].append(run(py, spec, threads))
-    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ["decode_tok_s", "backward_128", "train_128",
-                                                              "train_peak_rss_mb"]
+    keys = ["prefill_%d" % L for L in rounds[0]["prefill"]] + ([] if only else [
+        "decode_tok_s", "backward_128", "train_128", "train_peak_rss_mb"])
     print("SmolLM2-135M-shaped Llama, float32, %s thread(s), %d round(s)%s, %.0fs" % (
         threads, len(rounds), " (quick)" if quick else "", time.perf_counter() - t0))
     print(f"{'benchmark':32} {'ours':>12} {'upstream':>12} {'ratio':>8}")

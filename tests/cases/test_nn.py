@@ -135,6 +135,36 @@ cases("sdpa_long", [
     "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[:, :, :130], k, v, scale=0.1)",
 ], setup=ATT_LONG, tol="float", strides=True)
 
+# Keys past one of the f32 kernel's key blocks (kernels/attention.c, flash-style: 512 keys a
+# block, 96 query rows a unit): the running max and sum carried from block to block and the
+# output rescaled when a later block holds a larger score (keys growing along the sequence), rows
+# whose first key block is wholly masked (running max -inf, then a finite one), rows masked
+# everywhere (0), causal units that stop inside a key block, grouped heads, log-sum-exp.
+ATT_FLASH = """
+torch.manual_seed(0)
+q = torch.randn(1, 3, 1100, 16)
+k = torch.randn(1, 3, 1100, 16) * torch.linspace(0.2, 3.0, 1100)[:, None]
+v = torch.randn(1, 3, 1100, 16)
+F = torch.nn.functional
+late = torch.ones(1100, 1100, dtype=torch.bool)
+late[:200, :700] = False
+late[200:210] = False
+"""
+
+cases("sdpa_flash", [
+    "F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+    "F.scaled_dot_product_attention(q[:, :, :100], k, v)",
+    "F.scaled_dot_product_attention(q[:, :, 1000:], k.flip(2), v)",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=late)",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=late, is_causal=False, scale=0.05)",
+    "F.scaled_dot_product_attention(q[:, :, :300], k, v, attn_mask=torch.randn(300, 1100) * 4)",
+    "F.scaled_dot_product_attention(q, k[:, :1], v[:, :1], is_causal=True, enable_gqa=True)",
+    "F.scaled_dot_product_attention(q.transpose(1, 2).contiguous().transpose(1, 2), k, v, is_causal=True)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True)",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q[:, :, :250], k, v, attn_mask=late[:250].float().log())",
+    "F.scaled_dot_product_attention(q.bfloat16(), k.bfloat16(), v.bfloat16(), is_causal=True)",
+], setup=ATT_FLASH, tol="float", strides=True)
+
 # bf16 / f16 sdpa where the decomposition runs (a dispatch mode, or inputs requiring grad with grad
 # mode off): upstream's flash overload, as for f32 (the op stream and the values)
 cases("sdpa_lowp_decomposed", {

@@ -54,6 +54,10 @@ q, k, v = torch.randn(1, 9, 200, 64), torch.randn(1, 3, 200, 64), torch.randn(1,
 for causal in (False, True):
     put("sdpa gqa %s" % causal, F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True))
 put("sdpa mask", F.scaled_dot_product_attention(q[:, :3], k, v, attn_mask=torch.randn(200, 200)))
+# several key blocks per unit (flash-style online softmax), units claimed one at a time
+q, k, v = torch.randn(1, 6, 1100, 32), torch.randn(1, 2, 1100, 32), torch.randn(1, 2, 1100, 32)
+for causal in (False, True):
+    put("sdpa long %s" % causal, F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True))
 print("\n".join(out))
 """
 
