@@ -111,6 +111,8 @@ static int vm_pick(void) {
     return vm_level;
 }
 
+int tn_vm_isa(void) { return vm_pick(); }
+
 #if defined(__x86_64__)
 #define VM_PUB_UN(f) void tn_vm_##f##_f32(float *y, const float *x, int64_t n) { \
     switch (vm_pick()) { case 2: tn_vm_##f##_f32_avx512(y, x, n); return; \

@@ -45,5 +45,8 @@ void tn_vm_lsm_bw_f32(float *gi, const float *g, const float *y, float c, int64_
 float tn_vpow_f32(float x, float y);
 double tn_vpow_f64(double x, double y);
 int64_t tn_vpow_body(int64_t n, int itemsize);
+/* The ISA level the vector-math kernels run at (vmath.c): 0 portable, 1 AVX2 + FMA, 2 AVX-512;
+ * TN_VEXP=ref|avx2 forces a lower one. */
+int tn_vm_isa(void);
 
 #endif

@@ -294,10 +294,10 @@ double tn_vpow_f64(double x, double y) {
 }
 
 /* Elements of a contiguous run upstream's vector loop covers: two vectors per step (16 floats
- * per AVX-512 vector, 8 per AVX2 one), the rest is the scalar tail. */
+ * per AVX-512 vector, 8 per AVX2 one), the rest is the scalar tail. The vector width is the one
+ * the vector-math kernels pick (tn_vm_isa: the CPU's, TN_VEXP=avx2 forces AVX2's). */
 int64_t tn_vpow_body(int64_t n, int itemsize) {
-    static int lanes_bytes;
-    if (!lanes_bytes) lanes_bytes = __builtin_cpu_supports("avx512f") ? 64 : 32;
+    int lanes_bytes = tn_vm_isa() == 2 ? 64 : 32;
     int64_t step = 2 * lanes_bytes / itemsize;
     return n - n % step;
 }
