@@ -37,6 +37,21 @@ static void fail_type(tn_call *c, int i) {
     c->failed = true;
 }
 
+/* a parsed value into slot v, any list in it copied into storage the call owns (an op may
+ * normalise its dims in place) */
+static void put_value(tn_call *c, tn_value *v, const tn_value *src) {
+    *v = *src;
+    v->defaulted = false;
+    bool ints = v->tag == TN_V_INTLIST || v->tag == TN_V_BOOLLIST, floats = v->tag == TN_V_FLOATLIST || v->tag == TN_V_SCALARLIST;
+    if (!ints && !floats) return;
+    int k = ints ? v->u.ints.n : v->u.floats.n;
+    int64_t *st = tn_args_int_store(&c->a, k);
+    if (!st) { PyErr_NoMemory(); c->failed = true; return; }
+    if (k) memcpy(st, ints ? (const void *)v->u.ints.v : (const void *)v->u.floats.v, (size_t)k * 8);
+    if (ints) v->u.ints.v = st;
+    else v->u.floats.v = (double *)st;
+}
+
 static void set_default(tn_call *c, int i, tn_value *v) {
     const tn_arg *p = &c->s->args[i];
     if (!p->default_text && !p->optional) {
@@ -125,9 +140,8 @@ void tn_call_scalar(tn_call *c, int i, tn_scalar_arg x) {
     case TN_S_BOOL: v->tag = TN_V_BOOL; v->u.i = x.u.i; return;
     case TN_S_OBJ: tn_call_obj(c, i, x.u.o); return;
     case TN_S_VALUE:
-        if (!tn_value_is_number(x.u.v) && x.u.v->tag != TN_V_NONE) { fail_type(c, i); return; }
-        *v = *x.u.v;
-        v->defaulted = false;
+        if (!tn_value_is_number(x.u.v) && x.u.v->tag != TN_V_NONE) fail_type(c, i);
+        else put_value(c, v, x.u.v);
         return;
     }
 }
@@ -137,26 +151,16 @@ void tn_call_ints(tn_call *c, int i, tn_ints x) {
     if (!v) return;
     if (x.py) { tn_call_obj(c, i, x.py); return; }
     if (x.val) {
-        if (x.val->tag == TN_V_INTLIST || x.val->tag == TN_V_BOOLLIST) {
-            x.v = x.val->u.ints.v;
-            x.n = x.val->u.ints.n;
-        } else if (x.val->tag == TN_V_INT || x.val->tag == TN_V_NONE) {
-            *v = *x.val;
-            v->defaulted = false;
-            return;
-        } else {
-            fail_type(c, i);
-            return;
-        }
+        tn_value_tag t = x.val->tag;
+        if (t == TN_V_INTLIST || t == TN_V_BOOLLIST || t == TN_V_INT || t == TN_V_NONE) put_value(c, v, x.val);
+        else fail_type(c, i);
+        return;
     }
     if (x.n < 0) { set_default(c, i, v); return; }
-    /* a copy the call owns: an op may normalise its dims in place */
-    int64_t *st = tn_args_int_store(&c->a, x.n);
-    if (!st) { PyErr_NoMemory(); c->failed = true; return; }
-    if (x.n) memcpy(st, x.v, (size_t)x.n * sizeof *st);
-    v->tag = c->s->args[i].type == TN_TYPE_BOOL ? TN_V_BOOLLIST : TN_V_INTLIST;
-    v->u.ints.v = st;
-    v->u.ints.n = x.n;
+    tn_value list = {.tag = c->s->args[i].type == TN_TYPE_BOOL ? TN_V_BOOLLIST : TN_V_INTLIST};
+    list.u.ints.v = (int64_t *)x.v;   /* read only: put_value copies it */
+    list.u.ints.n = x.n;
+    put_value(c, v, &list);
 }
 
 void tn_call_str(tn_call *c, int i, const char *x) {
@@ -179,18 +183,8 @@ PyObject *tn_call_row(int op, const tn_value *args, int n) {
     }
     for (int i = 0; i < c.s->nargs && !c.failed; i++) {
         tn_value *v = slot(&c, i);
-        if (i >= n) { set_default(&c, i, v); continue; }
-        *v = args[i];
-        v->defaulted = false;
-        bool ints = v->tag == TN_V_INTLIST || v->tag == TN_V_BOOLLIST, floats = v->tag == TN_V_FLOATLIST || v->tag == TN_V_SCALARLIST;
-        if (ints || floats) {   /* lists the call owns (an op may normalise its dims in place) */
-            int k = ints ? v->u.ints.n : v->u.floats.n;
-            int64_t *st = tn_args_int_store(&c.a, k);
-            if (!st) { PyErr_NoMemory(); c.failed = true; break; }
-            if (k) memcpy(st, ints ? (const void *)v->u.ints.v : (const void *)v->u.floats.v, (size_t)k * 8);
-            if (ints) v->u.ints.v = st;
-            else v->u.floats.v = (double *)st;
-        }
+        if (i < n) put_value(&c, v, &args[i]);
+        else set_default(&c, i, v);
     }
     return tn_call_end(&c);
 }
