@@ -114,19 +114,9 @@ PyObject *tn_fw_grad_at(PyObject *t, int L) {
     PyObject *bg = direct_grad_at(o->base, L);
     if (!bg) return NULL;
     const tn_tensor *v = tn_tensor_of(t);
-    PyObject *sz = PyTuple_New(v->ndim), *st = PyTuple_New(v->ndim);
-    for (int i = 0; sz && st && i < v->ndim; i++) {
-        PyTuple_SetItem(sz, i, PyLong_FromLongLong(v->sizes[i]));
-        PyTuple_SetItem(st, i, PyLong_FromLongLong(v->strides[i]));
-    }
-    PyObject *nv = NULL;
-    if (sz && st) {
-        int c = cap_set(L);
-        nv = tn_at_as_strided(bg, TN_IPY(sz), TN_IPY(st), TN_I((long long)v->offset));
-        fw_cap = c;
-    }
-    Py_XDECREF(sz);
-    Py_XDECREF(st);
+    int c = cap_set(L);
+    PyObject *nv = tn_at_as_strided(bg, TN_IN(v->sizes, v->ndim), TN_IN(v->strides, v->ndim), TN_I((long long)v->offset));
+    fw_cap = c;
     if (!nv || store_grad_at(t, nv, L) < 0) { Py_XDECREF(nv); PyErr_Clear(); return NULL; }
     Py_DECREF(nv);
     return direct_grad_at(t, L);
@@ -170,12 +160,6 @@ static bool same_meta(PyObject *a, PyObject *b) {
 
 static PyObject *zeros_with_meta(PyObject *self, PyObject *other) {
     return tn_at__new_zeros_with_same_feature_meta(self, other, 0);
-}
-
-static PyObject *sizes_tuple(const tn_tensor *t) {
-    PyObject *s = PyTuple_New(t->ndim);
-    for (int i = 0; s && i < t->ndim; i++) PyTuple_SetItem(s, i, PyLong_FromLongLong(t->sizes[i]));
-    return s;
 }
 
 static PyObject *size_str(const tn_tensor *t) {
@@ -241,12 +225,8 @@ int tn_fw_set_at(PyObject *self, PyObject *grad, bool inplace, int L) {
             nb = Py_NewRef(g);
         } else {
             nb = zeros_with_meta(g, base);
-            PyObject *sz = nb ? sizes_tuple(st) : NULL, *sd = sz ? PyTuple_New(st->ndim) : NULL;
-            for (int i = 0; sd && i < st->ndim; i++) PyTuple_SetItem(sd, i, PyLong_FromLongLong(st->strides[i]));
-            PyObject *nv = sd ? tn_at_as_strided(nb, TN_IPY(sz), TN_IPY(sd), TN_I((long long)st->offset)) : NULL;
+            PyObject *nv = nb ? tn_at_as_strided(nb, TN_IN(st->sizes, st->ndim), TN_IN(st->strides, st->ndim), TN_I((long long)st->offset)) : NULL;
             PyObject *cp = nv ? tn_at_copy_(nv, g, false) : NULL;
-            Py_XDECREF(sz);
-            Py_XDECREF(sd);
             Py_XDECREF(cp);
             if (!cp) { Py_XDECREF(nv); Py_XDECREF(nb); nb = NULL; }
             else Py_SETREF(g, nv);
@@ -365,11 +345,7 @@ PyObject *tn_op__new_zeros_with_same_feature_meta(tn_value *args) {
     (void)self;   /* upstream takes the dtype of other as well (measured on 2.13.0) */
     PyObject *z = tn_at_zeros(TN_IS(storage_numel(o)), TN_DT(o->dtype), NULL, NULL, NULL);
     if (!z) return NULL;
-    PyObject *sz = sizes_tuple(o), *st = PyTuple_New(o->ndim);
-    for (int i = 0; st && i < o->ndim; i++) PyTuple_SetItem(st, i, PyLong_FromLongLong(o->strides[i]));
-    PyObject *r = sz && st ? tn_at_as_strided(z, TN_IPY(sz), TN_IPY(st), TN_I((long long)o->offset)) : NULL;
-    Py_XDECREF(sz);
-    Py_XDECREF(st);
+    PyObject *r = tn_at_as_strided(z, TN_IN(o->sizes, o->ndim), TN_IN(o->strides, o->ndim), TN_I((long long)o->offset));
     Py_DECREF(z);
     if (r) { /* a fresh tensor of its own, not a view of the zeros */
         Py_CLEAR(((tn_tensor_obj *)r)->base);
@@ -483,9 +459,8 @@ static PyObject *make_dual(int op, tn_value *args) {
     int c = cap_set(0);
     if (tn_grad_enabled() && tn_requires_grad(primal)) {
         /* upstream records a ViewBackward0 for the primal */
-        PyObject *sz = sizes_tuple(tn_tensor_of(primal));
-        r = sz ? tn_at_view(primal, TN_IPY(sz)) : NULL;
-        Py_XDECREF(sz);
+        const tn_tensor *pt = tn_tensor_of(primal);
+        r = tn_at_view(primal, TN_IN(pt->sizes, pt->ndim));
         if (r) ((tn_tensor_obj *)r)->fw_noview = true;
     } else {
         r = tn_door_below_autograd(op, args);
@@ -532,9 +507,7 @@ static int copy_tangent(PyObject *self, PyObject *src, int L) {
         const tn_tensor *a = tn_tensor_of(self), *b = tn_tensor_of(srg);
         bool same = a->ndim == b->ndim;
         for (int i = 0; same && i < a->ndim; i++) same = a->sizes[i] == b->sizes[i];
-        PyObject *sz = same ? NULL : sizes_tuple(a);
-        ng = same ? tn_at_clone(srg, NULL) : sz ? tn_at_expand(srg, TN_IPY(sz), false) : NULL;
-        Py_XDECREF(sz);
+        ng = same ? tn_at_clone(srg, NULL) : tn_at_expand(srg, TN_IN(a->sizes, a->ndim), false);
     }
     fw_cap = c;
     if (!ng) return -1;

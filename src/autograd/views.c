@@ -25,21 +25,16 @@ void tn_geometry_free(void *geo) {
     free(g);
 }
 
-static PyObject *size_tuple(int n, const int64_t *v) { return tn_py_size_new(n, v); }
-
 /* the part of a base-shaped tensor the view covers */
 static PyObject *view_of(PyObject *r, const geometry *g) {
-    PyObject *vs = size_tuple(g->view.ndim, tn_meta_sizes(&g->view)), *vt = size_tuple(g->view.ndim, tn_meta_strides(&g->view));
-    PyObject *v = vs && vt ? tn_at_as_strided(r, TN_IPY(vs), TN_IPY(vt), TN_I((long long)(g->view_off - g->base_off))) : NULL;
-    Py_XDECREF(vs); Py_XDECREF(vt);
-    return v;
+    return tn_at_as_strided(r, TN_IN(tn_meta_sizes(&g->view), g->view.ndim), TN_IN(tn_meta_strides(&g->view), g->view.ndim),
+                            TN_I((long long)(g->view_off - g->base_off)));
 }
 
 /* zeros laid out like the base, and (slice not NULL) its part the view covers */
 static PyObject *base_like(PyObject *grad, const geometry *g, bool zero, PyObject **slice) {
-    PyObject *bs = size_tuple(g->base.ndim, tn_meta_sizes(&g->base)), *bt = size_tuple(g->base.ndim, tn_meta_strides(&g->base));
-    PyObject *r = bs && bt ? tn_at_new_empty_strided(grad, TN_IPY(bs), TN_IPY(bt), NULL, NULL, NULL, NULL) : NULL;
-    Py_XDECREF(bs); Py_XDECREF(bt);
+    PyObject *r = tn_at_new_empty_strided(grad, TN_IN(tn_meta_sizes(&g->base), g->base.ndim),
+                                          TN_IN(tn_meta_strides(&g->base), g->base.ndim), NULL, NULL, NULL, NULL);
     if (!r) return NULL;
     if (zero) {
         PyObject *z = tn_at_zero_(r);

@@ -53,21 +53,15 @@ static PyObject *meshgrid(PyObject *list, const char *indexing) {
         view[i] = 1;
     }
     res = PyTuple_New(n);
-    PyObject *sz = res ? tn_py_size_new((int)n, shape) : NULL;
-    for (Py_ssize_t i = 0; sz && i < n; i++) {
+    for (Py_ssize_t i = 0; res && i < n; i++) {
         view[i] = -1;
-        PyObject *vl = PyList_New(n);
-        for (Py_ssize_t k = 0; vl && k < n; k++) PyList_SetItem(vl, k, PyLong_FromLongLong(view[k]));
-        PyObject *v = vl ? tn_at_view(ts[i], TN_IPY(vl)) : NULL;
-        PyObject *e = v ? tn_at_expand(v, TN_IPY(sz), false) : NULL;
-        Py_XDECREF(vl);
+        PyObject *v = tn_at_view(ts[i], TN_IN(view, n));
+        PyObject *e = v ? tn_at_expand(v, TN_IN(shape, n), false) : NULL;
         Py_XDECREF(v);
         view[i] = 1;
         if (!e) { Py_CLEAR(res); break; }
         PyTuple_SetItem(res, swap && i < 2 ? 1 - i : i, e);
     }
-    Py_XDECREF(sz);
-    if (res && !sz) Py_CLEAR(res);
 done:
     for (Py_ssize_t i = 0; i < n; i++) Py_XDECREF(ts[i]);
     return res;
@@ -190,11 +184,10 @@ PyObject *tn_op_repeat_interleave_self_int(tn_value *a) {
             PyErr_Format(PyExc_RuntimeError, "repeat_interleave: Invalid output_size, expected %lld but got %lld",
                          (long long)expect, (long long)a[3].u.i);
         } else {
-            PyObject *s = tn_py_size_new(ut->ndim, sz);
-            PyObject *e = s ? tn_at_expand(u, TN_IPY(s), false) : NULL;
+            PyObject *e = tn_at_expand(u, TN_IN(sz, ut->ndim), false);
             PyObject *c = e ? tn_at_clone(e, tn_py.memory_format_contiguous) : NULL;
             res = c ? tn_at_flatten_using_ints(c, (long long)dim, (long long)dim + 1) : NULL;
-            Py_XDECREF(s); Py_XDECREF(e); Py_XDECREF(c);
+            Py_XDECREF(e); Py_XDECREF(c);
         }
     }
     Py_XDECREF(input);

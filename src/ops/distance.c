@@ -64,7 +64,6 @@ static PyObject *expand_contig(PyObject *x, int nbd, const int64_t *bs) {
     return r;
 }
 
-static PyObject *shape_tuple(int n, const int64_t *s) { return tn_py_size_new(n, s); }
 
 static bool use_mm(double p, int64_t mode, int64_t r1, int64_t r2) {
     return p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
@@ -114,9 +113,8 @@ static PyObject *cdist_impl(PyObject *x1, PyObject *x2, double p, const tn_value
             Py_XDECREF(c1); Py_XDECREF(c2);
         }
         Py_XDECREF(e1); Py_XDECREF(e2);
-        PyObject *s = d ? shape_tuple(nbd + 2, osz) : NULL;
-        PyObject *r = s ? tn_at_view(d, TN_IPY(s)) : NULL;
-        Py_XDECREF(d); Py_XDECREF(s);
+        PyObject *r = d ? tn_at_view(d, TN_IN(osz, nbd + 2)) : NULL;
+        Py_XDECREF(d);
         return r;
     }
     if (a->dtype != b->dtype) {

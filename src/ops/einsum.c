@@ -18,13 +18,8 @@
 #define MAXD TN_MAX_DIMS
 
 
-/* op(x, int list) for permute / view / reshape / sum.dim_IntList(keepdim) */
-static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
-    PyObject *l = tn_int_list(dims, n);
-    PyObject *r = l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
+/* x.sum(dims, keepdim=True) */
+static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) { return tn_at_sum_dim_IntList(x, TN_IN(dims, n), true, NULL); }
 static int64_t sz(PyObject *x, int d) { return tn_tensor_of(x)->sizes[d]; }
 
 /* (left * right).sum(sum_dims) through permute + reshape + bmm, keepdim (upstream's sumproduct_pair) */
@@ -391,9 +386,7 @@ PyObject *tn_einsum_d_einsum(tn_value *a) {
         } else {
             int64_t sd[MAXD];
             for (int d = out_num_dim; d < perm_index; d++) sd[d - out_num_dim] = d;
-            PyObject *l = tn_int_list(sd, perm_index - out_num_dim);
-            result = l ? tn_at_sum_dim_IntList(ops[0], TN_IPY(l), false, NULL) : NULL;
-            Py_XDECREF(l);
+            result = tn_at_sum_dim_IntList(ops[0], TN_IN(sd, perm_index - out_num_dim), false, NULL);
         }
     } else {
         result = Py_NewRef(ops[0]);

@@ -425,11 +425,10 @@ static PyObject *resize_input(PyObject *x, int nd, const int *dims, const int64_
         if (have > sizes[i]) {
             Py_SETREF(r, tn_at_slice_Tensor(r, dims[i], TN_I((long long)0), TN_I((long long)sizes[i]), 1));
         } else if (have < sizes[i]) {
-            PyObject *pad = PyList_New(2 * (t->ndim - dims[i]));
-            if (!pad) { Py_DECREF(r); return NULL; }
-            for (Py_ssize_t k = 0; k < PyList_Size(pad); k++) PyList_SetItem(pad, k, PyLong_FromLongLong(k == PyList_Size(pad) - 1 ? sizes[i] - have : 0));
-            Py_SETREF(r, tn_at_constant_pad_nd(r, TN_IPY(pad), TN_SDEF));
-            Py_DECREF(pad);
+            int64_t pad[2 * TN_MAX_DIMS] = {0};   /* the last dim first: only dims[i]'s right side pads */
+            int np = 2 * (t->ndim - dims[i]);
+            pad[np - 1] = sizes[i] - have;
+            Py_SETREF(r, tn_at_constant_pad_nd(r, TN_IN(pad, np), TN_SDEF));
         }
     }
     return r;
@@ -776,10 +775,7 @@ static PyObject *stft_impl(PyObject *self, int64_t n_fft, const tn_value *hop_v,
     int64_t n_frames;
     if (!center && align) {   /* frames start where the window starts: pad left on both sides */
         n_frames = 1 + (len - win) / hop;
-        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)left);
-        if (!pad) goto fail;
-        STEP(in, tn_at_constant_pad_nd(in, TN_IPY(pad), TN_SD(0.0)));
-        Py_DECREF(pad);
+        STEP(in, tn_at_constant_pad_nd(in, TN_IS(left, left), TN_SD(0.0)));
     } else {
         n_frames = 1 + (len - n_fft) / hop;
     }
@@ -884,10 +880,7 @@ PyObject *tn_fft_d_istft(tn_value *a) {
     if (!w) goto fail;
     if (win != n_fft) {
         int64_t left = (n_fft - win) / 2;
-        PyObject *pad = Py_BuildValue("[LL]", (long long)left, (long long)(n_fft - win - left));
-        if (!pad) goto fail;
-        STEP(w, tn_at_constant_pad_nd(w, TN_IPY(pad), TN_SD(0.0)));
-        Py_DECREF(pad);
+        STEP(w, tn_at_constant_pad_nd(w, TN_IS(left, (n_fft - win - left)), TN_SD(0.0)));
     }
     if (input_dim == 3) STEP(in, tn_at_unsqueeze(in, 0));
     STEP(in, tn_at_transpose_int(in, 1, 2));
@@ -937,10 +930,7 @@ PyObject *tn_fft_d_istft(tn_value *a) {
     if (input_dim == 3) STEP(y, tn_at_squeeze_dim(y, 0));
     if (end > expected) {
         if (PyErr_WarnEx(PyExc_UserWarning, "The length of signal is shorter than the length parameter. Result is being padded with zeros in the tail. Please check your center and hop_length settings.", 1) < 0) goto fail;
-        PyObject *pad = Py_BuildValue("[LL]", (long long)0, (long long)(end - expected));
-        if (!pad) goto fail;
-        STEP(y, tn_at_constant_pad_nd(y, TN_IPY(pad), TN_SD(0.0)));
-        Py_DECREF(pad);
+        STEP(y, tn_at_constant_pad_nd(y, TN_IS(0, (end - expected)), TN_SD(0.0)));
     }
     Py_DECREF(in); Py_DECREF(w); Py_DECREF(env);
     return y;

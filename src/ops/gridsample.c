@@ -259,13 +259,11 @@ PyObject *tn_op_affine_grid_generator(tn_value *a) {
     osz[0] = size[0];
     for (int i = 0; i < k; i++) osz[1 + i] = size[2 + i];
     osz[1 + k] = k;
-    PyObject *os = g ? tn_int_list(osz, k + 2) : NULL;
-    PyObject *r = os ? tn_at__unsafe_view(g, TN_IPY(os)) : NULL;   /* the op's result is no view */
+    PyObject *r = g ? tn_at__unsafe_view(g, TN_IN(osz, k + 2)) : NULL;   /* the op's result is no view */
     Py_XDECREF(base);
     Py_XDECREF(bv);
     Py_XDECREF(tt);
     Py_XDECREF(g);
-    Py_XDECREF(os);
     return r;
 }
 

@@ -1106,15 +1106,10 @@ static PyObject *index_reduce_op(tn_value *a, bool inplace, PyObject *out) {
     int nd = so->ndim;
     int64_t vs[TN_MAX_DIMS];
     for (int i = 0; i < nd; i++) vs[i] = i == d ? -1 : 1;
-    PyObject *shape = PyList_New(nd), *ssizes = PyList_New(nd);
-    for (int i = 0; shape && ssizes && i < nd; i++) {
-        PyList_SetItem(shape, i, PyLong_FromLongLong(vs[i]));
-        PyList_SetItem(ssizes, i, PyLong_FromLongLong(so->sizes[i]));
-    }
-    PyObject *li = shape && ssizes ? tn_at__to_copy(index, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL) : NULL;
-    PyObject *v = li ? tn_at_view(li, TN_IPY(shape)) : NULL;   /* nd == 0: a 0-dim index */
-    PyObject *e = v ? (nd ? tn_at_expand(v, TN_IPY(ssizes), false) : Py_NewRef(v)) : NULL;
-    Py_XDECREF(shape); Py_XDECREF(ssizes); Py_XDECREF(li); Py_XDECREF(v);
+    PyObject *li = tn_at__to_copy(index, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL);
+    PyObject *v = li ? tn_at_view(li, TN_IN(vs, nd)) : NULL;   /* nd == 0: a 0-dim index */
+    PyObject *e = v ? (nd ? tn_at_expand(v, TN_IN(so->sizes, nd), false) : Py_NewRef(v)) : NULL;
+    Py_XDECREF(li); Py_XDECREF(v);
     if (!e) return NULL;
     PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
     int rc = dst ? scatter_reduce_into(dst, d, e, source, k, a[5].u.i != 0, "index_reduce") : -1;
@@ -1181,10 +1176,8 @@ PyObject *tn_op__unsafe_masked_index(tn_value *a) {
             if (d >= ni) sz[d] = 0;
             else sz[d] = (PyList_GetItem(idx, d) != Py_None && t->sizes[d] == 0) ? 1 : t->sizes[d];
         }
-        PyObject *shape = tn_py_size_new(t->ndim, sz);
-        PyObject *full = shape ? tn_at_new_full(self, TN_IPY(shape), TN_SO(fill), NULL, NULL, NULL, NULL) : NULL;
+        PyObject *full = tn_at_new_full(self, TN_IN(sz, t->ndim), TN_SO(fill), NULL, NULL, NULL, NULL);
         r = full ? tn_at__unsafe_index_Tensor(full, TN_TPY(idx)) : NULL;
-        Py_XDECREF(shape);
         Py_XDECREF(full);
     } else {
         PyObject *g = tn_at__unsafe_index_Tensor(self, TN_TPY(idx));

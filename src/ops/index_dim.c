@@ -271,11 +271,10 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
         /* upstream's scatter_add_ path: the index expanded over the other dims (stride 0) */
         int64_t es[TN_MAX_DIMS], est[TN_MAX_DIMS];
         for (int d = 0; d < t->ndim; d++) { es[d] = d == dim ? n : t->sizes[d]; est[d] = d == dim ? 1 : 0; }
-        PyObject *szl = tn_py_size_new(t->ndim, es), *stl = szl ? tn_py_size_new(t->ndim, est) : NULL;
-        PyObject *ep = stl ? tn_at_as_strided(ix, TN_IPY(szl), TN_IPY(stl), NULL) : NULL;
+        PyObject *ep = tn_at_as_strided(ix, TN_IN(es, t->ndim), TN_IN(est, t->ndim), NULL);
         PyObject *r = ep ? tn_at_scatter_add_(dst, dim, ep, src) : NULL;
         rc = r ? 0 : -1;
-        Py_XDECREF(szl); Py_XDECREF(stl); Py_XDECREF(ep); Py_XDECREF(r);
+        Py_XDECREF(ep); Py_XDECREF(r);
     } else if (!rc && kind == IX_ADD && alpha != 1 && t->ndim > 1) { /* upstream's add kernel, slice by slice */
         for (int64_t i = 0; i < n && !rc; i++) {
             PyObject *ds = tn_at_select_int(dst, dim, (long long)iv[i]);

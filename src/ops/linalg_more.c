@@ -62,10 +62,8 @@ static PyObject *cross_impl(PyObject *x, PyObject *y, int64_t dim) {
                      "(shapes %s and %s)", sa, sb);
         return NULL;
     }
-    PyObject *shape = tn_int_list(os, on);
-    PyObject *xe = shape ? tn_at_expand(x, TN_IPY(shape), false) : NULL;
-    PyObject *ye = xe ? tn_at_expand(y, TN_IPY(shape), false) : NULL;
-    Py_XDECREF(shape);
+    PyObject *xe = tn_at_expand(x, TN_IN(os, on), false);
+    PyObject *ye = xe ? tn_at_expand(y, TN_IN(os, on), false) : NULL;
     PyObject *xs[3] = {0}, *ys[3] = {0}, *parts = NULL, *r = NULL;
     if (!ye) goto done;
     for (int i = 0; i < 3; i++) {
@@ -140,16 +138,13 @@ PyObject *tn_linalg_more_d_vander(tn_value *a) {
     int64_t n = tn_is_none(&a[1]) ? shape[nd - 1] : a[1].u.i;
     if (n <= 1) { Py_DECREF(x); return rt_err(PyExc_RuntimeError, "N must be greater than 1."); }
     shape[nd] = n - 1;
-    PyObject *sh = tn_int_list(shape, nd + 1);
-    PyObject *u = sh ? tn_at_unsqueeze(x, -1) : NULL;
-    PyObject *e = u ? tn_at_expand(u, TN_IPY(sh), false) : NULL;
+    PyObject *u = tn_at_unsqueeze(x, -1);
+    PyObject *e = u ? tn_at_expand(u, TN_IN(shape, nd + 1), false) : NULL;
     PyObject *cp = e ? tn_at_cumprod(e, -1, NULL) : NULL;
-    Py_XDECREF(sh); Py_XDECREF(u); Py_XDECREF(e); Py_DECREF(x);
+    Py_XDECREF(u); Py_XDECREF(e); Py_DECREF(x);
     if (!cp) return NULL;
     shape[nd] = 1;
-    sh = tn_int_list(shape, nd + 1);
-    PyObject *ones = sh ? tn_at_new_ones(cp, TN_IPY(sh), NULL, NULL, NULL, NULL) : NULL;
-    Py_XDECREF(sh);
+    PyObject *ones = tn_at_new_ones(cp, TN_IN(shape, nd + 1), NULL, NULL, NULL, NULL);
     PyObject *r = ones ? tn_at_cat(TN_TS(ones, cp), -1) : NULL;
     Py_XDECREF(ones); Py_DECREF(cp);
     return r;
@@ -320,9 +315,7 @@ PyObject *tn_linalg_more_d_multi_dot(tn_value *a) {
         r = chain_mul(ts, s, (int)n, 0, (int)n - 1);
     }
     if (r) {
-        PyObject *sh = tn_int_list(out_shape, nout);
-        res = sh ? tn_at_view(r, TN_IPY(sh)) : NULL;
-        Py_XDECREF(sh);
+        res = tn_at_view(r, TN_IN(out_shape, nout));
         Py_DECREF(r);
     }
 done:
@@ -835,9 +828,8 @@ PyObject *tn_linalg_more_d_tensorinv(tn_value *a) {
     Py_XDECREF(m);
     if (!ie) return NULL;
     PyObject *c = tn_at__linalg_check_errors(PyTuple_GetItem(ie, 1), "inv", true);
-    PyObject *shl = c ? tn_int_list(sh, nsh) : NULL;
-    PyObject *r = shl ? tn_at_reshape(PyTuple_GetItem(ie, 0), TN_IPY(shl)) : NULL;
-    Py_XDECREF(c); Py_XDECREF(shl); Py_DECREF(ie);
+    PyObject *r = c ? tn_at_reshape(PyTuple_GetItem(ie, 0), TN_IN(sh, nsh)) : NULL;
+    Py_XDECREF(c); Py_DECREF(ie);
     return r;
 }
 
@@ -850,9 +842,7 @@ PyObject *tn_linalg_more_d_tensorsolve(tn_value *a) {
         int nd2 = a[2].u.ints.n;
         int64_t dest[TN_MAX_DIMS];
         for (int i = 0; i < nd2; i++) dest[i] = nd - nd2 + i;
-        PyObject *src = tn_int_list(a[2].u.ints.v, nd2), *dl = src ? tn_int_list(dest, nd2) : NULL;
-        A_ = dl ? tn_at_movedim_intlist(A, TN_IPY(src), TN_IPY(dl)) : NULL;
-        Py_XDECREF(src); Py_XDECREF(dl);
+        A_ = tn_at_movedim_intlist(A, TN_IN(a[2].u.ints.v, nd2), TN_IN(dest, nd2));
     } else {
         A_ = Py_NewRef(A);
     }
@@ -871,9 +861,8 @@ PyObject *tn_linalg_more_d_tensorsolve(tn_value *a) {
     PyObject *m = tn_at_reshape(A_, TN_IS((long long)rp, (long long)rp));
     PyObject *f = m ? tn_at_flatten_using_ints(Bt, 0, -1) : NULL;
     PyObject *x = f ? tn_at_linalg_solve(m, f, true) : NULL;
-    PyObject *sh = x ? tn_int_list(rs, nr) : NULL;
-    PyObject *r = sh ? tn_at_reshape(x, TN_IPY(sh)) : NULL;
-    Py_XDECREF(m); Py_XDECREF(f); Py_XDECREF(x); Py_XDECREF(sh); Py_DECREF(A_);
+    PyObject *r = x ? tn_at_reshape(x, TN_IN(rs, nr)) : NULL;
+    Py_XDECREF(m); Py_XDECREF(f); Py_XDECREF(x); Py_DECREF(A_);
     return r;
 }
 
@@ -1044,12 +1033,7 @@ static bool scalar_is(const tn_value *v, double x) {
     return r;
 }
 /* self expanded to the shape (n) or (n, m) as upstream's expand_size(self, sizes, api) */
-static PyObject *expand_to(PyObject *self, int nd, const int64_t *sz) {
-    PyObject *sh = tn_int_list(sz, nd);
-    PyObject *r = sh ? tn_at_expand(self, TN_IPY(sh), false) : NULL;
-    Py_XDECREF(sh);
-    return r;
-}
+static PyObject *expand_to(PyObject *self, int nd, const int64_t *sz) { return tn_at_expand(self, TN_IN(sz, nd), false); }
 /* beta * self + alpha * prod, with beta == 0 ignoring self (and alpha == 1 / beta == 1 skipping
  * the multiplication) */
 static PyObject *int_if(PyObject *o, bool integral) {   /* upstream's Scalar.to<int64_t>(): truncation */

@@ -68,11 +68,7 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
         for (int d = 0; same && d < nd; d++) same = ts[i]->sizes[d] == shape[d];
         PyObject *r;
         if (same) r = Py_NewRef(t);
-        else {
-            PyObject *sz = tn_py_size_new(nd, shape);
-            r = sz ? tn_at_expand(t, TN_IPY(sz), false) : NULL;
-            Py_XDECREF(sz);
-        }
+        else r = tn_at_expand(t, TN_IN(shape, nd), false);
         if (!r) { Py_DECREF(out); return NULL; }
         PyTuple_SetItem(out, i, r);
     }

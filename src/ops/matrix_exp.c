@@ -321,9 +321,7 @@ PyObject *tn_op_linalg_matrix_exp(tn_value *a) {
     PyObject *A3v = mk(&b, tn_at_view(x, TN_IS(-1LL, (long long)n, (long long)n)));
     PyObject *A3 = A3v ? mk(&b, tn_at_contiguous(A3v, NULL)) : NULL;
     PyObject *r = A3 ? mx_batch(&b, A3, dt) : NULL;
-    PyObject *sz = r ? tn_int_list(t->sizes, t->ndim) : NULL;
-    PyObject *res = sz ? tn_at__unsafe_view(r, TN_IPY(sz)) : NULL;   /* not a view, as upstream's */
-    Py_XDECREF(sz);
+    PyObject *res = r ? tn_at__unsafe_view(r, TN_IN(t->sizes, t->ndim)) : NULL;   /* not a view, as upstream's */
     mx_drop(&b);
     return res;
 }
@@ -351,9 +349,7 @@ PyObject *tn_matrix_exp_differential(PyObject *self, PyObject *grad, bool adjoin
     sz[nd - 2] *= 2;
     sz[nd - 1] *= 2;
     {
-        PyObject *lst = tn_int_list(sz, nd);
-        PyObject *M = lst ? mk(&b, tn_at_new_zeros(grad, TN_IPY(lst), NULL, NULL, NULL, NULL)) : NULL;
-        Py_XDECREF(lst);
+        PyObject *M = mk(&b, tn_at_new_zeros(grad, TN_IN(sz, nd), NULL, NULL, NULL, NULL));
         if (!M) goto done;
         const long long o[3][2] = {{0, 0}, {n, n}, {0, n}};
         for (int k = 0; k < 3; k++) {

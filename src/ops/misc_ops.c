@@ -39,10 +39,7 @@ static PyObject *fftshift(tn_value *a, bool inverse) {
             if (tn_wrap_dim(a[1].u.ints.v[i], t->ndim, &dims[n++]) < 0) return NULL;
     }
     for (int i = 0; i < n; i++) shifts[i] = inverse ? (t->sizes[dims[i]] + 1) / 2 : t->sizes[dims[i]] / 2;
-    PyObject *sl = tn_int_list(shifts, n), *dl = sl ? tn_int_list(dims, n) : NULL;
-    PyObject *r = dl ? tn_at_roll(x, TN_IPY(sl), TN_IPY(dl)) : NULL;
-    Py_XDECREF(sl); Py_XDECREF(dl);
-    return r;
+    return tn_at_roll(x, TN_IN(shifts, n), TN_IN(dims, n));
 }
 PyObject *tn_misc_d_fftshift(tn_value *a) { return fftshift(a, false); }
 PyObject *tn_misc_d_ifftshift(tn_value *a) { return fftshift(a, true); }
@@ -97,12 +94,11 @@ PyObject *tn_misc_d_take_along_dim(tn_value *a) {
     if (infer_size(t->ndim, ss, it->ndim, it->sizes, &n1, b1) < 0) return NULL;
     is[dim] = t->sizes[dim];
     if (infer_size(it->ndim, is, t->ndim, t->sizes, &n2, b2) < 0) return NULL;
-    PyObject *l1 = tn_int_list(b1, n1), *l2 = l1 ? tn_int_list(b2, n2) : NULL;
-    PyObject *ib = l2 ? tn_at_broadcast_to(idx, TN_IPY(l1)) : NULL;
-    PyObject *sb = ib ? tn_at_broadcast_to(self, TN_IPY(l2)) : NULL;
+    PyObject *ib = tn_at_broadcast_to(idx, TN_IN(b1, n1));
+    PyObject *sb = ib ? tn_at_broadcast_to(self, TN_IN(b2, n2)) : NULL;
     PyObject *iw = sb ? tn_at_remainder_Scalar(ib, TN_SI((long long)t->sizes[dim])) : NULL;
     PyObject *r = iw ? tn_at_gather(sb, (long long)dim, iw, false) : NULL;
-    Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(ib); Py_XDECREF(sb); Py_XDECREF(iw);
+    Py_XDECREF(ib); Py_XDECREF(sb); Py_XDECREF(iw);
     return r;
 }
 
@@ -141,17 +137,13 @@ static PyObject *x_diff(PyObject *y, PyObject *x, int64_t dim, const char *who) 
         int64_t s[TN_MAX_DIMS];
         for (int i = 0; i < yt->ndim; i++) s[i] = 1;
         s[dim] = xt->sizes[0];
-        PyObject *l = tn_int_list(s, yt->ndim);
-        xv = l ? tn_at_view(x, TN_IPY(l)) : NULL;
-        Py_XDECREF(l);
+        xv = tn_at_view(x, TN_IN(s, yt->ndim));
     } else if (xt->ndim < yt->ndim) {
         int64_t s[TN_MAX_DIMS];
         int pad = yt->ndim - xt->ndim;
         for (int i = 0; i < pad; i++) s[i] = 1;
         for (int i = 0; i < xt->ndim; i++) s[pad + i] = xt->sizes[i];
-        PyObject *l = tn_int_list(s, yt->ndim);
-        xv = l ? tn_at_view(x, TN_IPY(l)) : NULL;
-        Py_XDECREF(l);
+        xv = tn_at_view(x, TN_IN(s, yt->ndim));
     } else {
         xv = Py_NewRef(x);
     }
@@ -506,27 +498,25 @@ PyObject *tn_op_aminmax(tn_value *a) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(self);
     bool kd = a[2].u.i != 0;
-    PyObject *dims;
+    int64_t d = 0;
+    int nd = 0;   /* no dim: amin / amax over all (an empty dim list) */
     if (tn_is_none(&a[1])) {
         if (tn_numel(t) == 0) {
             PyErr_SetString(PyExc_RuntimeError, "aminmax(): cannot compute aminmax over an empty dimension as the "
                             "operation has no identity.");
             return NULL;
         }
-        dims = PyList_New(0);
     } else {
-        int64_t d;
         if (tn_wrap_dim(a[1].u.i, t->ndim, &d) < 0) return NULL;
         if (t->ndim > 0 && t->sizes[d] == 0) {
             PyErr_Format(PyExc_IndexError, "aminmax(): Expected reduction dim %lld to have non-zero size.", (long long)d);
             return NULL;
         }
-        dims = Py_BuildValue("[L]", (long long)d);
+        nd = 1;
     }
-    if (tn_dtype_is_complex(t->dtype)) { Py_XDECREF(dims); return tn_kernel_missing("aminmax_cpu", t->dtype); }
-    PyObject *mn = dims ? tn_at_amin(self, TN_IPY(dims), kd) : NULL;
-    PyObject *mx = mn ? tn_at_amax(self, TN_IPY(dims), kd) : NULL;
-    Py_XDECREF(dims);
+    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing("aminmax_cpu", t->dtype);
+    PyObject *mn = tn_at_amin(self, TN_IN(&d, nd), kd);
+    PyObject *mx = mn ? tn_at_amax(self, TN_IN(&d, nd), kd) : NULL;
     if (!mx) { Py_XDECREF(mn); return NULL; }
     return tn_return_pair("aminmax", mn, mx);
 }
@@ -747,9 +737,7 @@ static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *s
                      tn_dtype_cpp_name(mt->dtype));
         return NULL;
     }
-    PyObject *sz = tn_int_list(t->sizes, t->ndim);
-    PyObject *me = sz ? tn_at_expand(mask, TN_IPY(sz), false) : NULL;
-    Py_XDECREF(sz);
+    PyObject *me = tn_at_expand(mask, TN_IN(t->sizes, t->ndim), false);
     if (!me) return NULL;
     PyObject *mc = tn_clone_contiguous(me), *sc = mc ? tn_clone_contiguous(source) : NULL;
     Py_DECREF(me);
@@ -782,10 +770,9 @@ PyObject *tn_op_masked_scatter(tn_value *a) {
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (infer_size(m->ndim, m->sizes, t->ndim, t->sizes, &nd, shape) < 0) return NULL;
-    PyObject *sz = tn_int_list(shape, nd);
-    PyObject *se = sz ? tn_at_expand(a[0].u.obj, TN_IPY(sz), false) : NULL;
+    PyObject *se = tn_at_expand(a[0].u.obj, TN_IN(shape, nd), false);
     PyObject *c = se ? tn_at_clone(se, NULL) : NULL;
-    Py_XDECREF(sz); Py_XDECREF(se);
+    Py_XDECREF(se);
     if (!c) return NULL;
     if (!tn_is_contiguous(tn_tensor_of(c))) {
         PyObject *cc = tn_clone_contiguous(c);
@@ -813,9 +800,7 @@ PyObject *tn_op_masked_scatter_backward(tn_value *a) {
         Py_SETREF(sel, c);
         if (!sel) return NULL;
     }
-    PyObject *sz = tn_int_list(a[2].u.ints.v, a[2].u.ints.n);
-    PyObject *v = sz ? tn_at_view(sel, TN_IPY(sz)) : NULL;
-    Py_XDECREF(sz);
+    PyObject *v = tn_at_view(sel, tn_ints_of(&a[2]));
     Py_DECREF(sel);
     if (!v) return NULL;
     /* upstream's result is no view (the op is its own kernel below autograd) */

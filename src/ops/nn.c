@@ -700,11 +700,9 @@ PyObject *tn_dropout_composite(tn_value *a, bool feature, bool alpha, bool inpla
         return r;
     }
     if (feature) {
-        PyObject *sz = PyList_New(t->ndim);
-        if (!sz) return NULL;
-        for (int i = 0; i < t->ndim; i++) PyList_SetItem(sz, i, PyLong_FromLongLong(i < 2 ? t->sizes[i] : 1));
-        noise = tn_at_new_empty(x, TN_IPY(sz), NULL, NULL, NULL, NULL);
-        Py_DECREF(sz);
+        int64_t sz[TN_MAX_DIMS];
+        for (int i = 0; i < t->ndim; i++) sz[i] = i < 2 ? t->sizes[i] : 1;
+        noise = tn_at_new_empty(x, TN_IN(sz, t->ndim), NULL, NULL, NULL, NULL);
     } else {
         noise = tn_at_empty_like(x, NULL, NULL, NULL, NULL, NULL);
     }

@@ -407,9 +407,7 @@ static int dims_mask(tn_value *v, int total, uint64_t *m) {
 /* sum over dims (keepdim), nothing when dims is empty; steals x */
 static PyObject *sum_keep(PyObject *x, const int64_t *dims, int n) {
     if (!x || n == 0) return x;
-    PyObject *l = tn_int_list(dims, n);
-    PyObject *r = l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL;
-    Py_XDECREF(l);
+    PyObject *r = tn_at_sum_dim_IntList(x, TN_IN(dims, n), true, NULL);
     Py_DECREF(x);
     return r;
 }
@@ -557,10 +555,9 @@ PyObject *tn_op_bilinear(tn_value *a) {
     static const int64_t e1[2] = {1, 3}, e2[1] = {0}, e3[2] = {1, 2}, sdm[2] = {2, 3};
     PyObject *a1 = tn_at_reshape(x1, TN_IN(f1, 2));
     PyObject *a2 = a1 ? tn_at_reshape(x2, TN_IN(f2, 2)) : NULL;
-    PyObject *l1 = tn_int_list(e1, 2), *l2 = tn_int_list(e2, 1), *l3 = tn_int_list(e3, 2), *l4 = tn_int_list(sdm, 2);
-    PyObject *tr = a2 && l1 && l2 && l3 && l4 ? tn_at__trilinear(a1, w, a2, TN_IPY(l1), TN_IPY(l2), TN_IPY(l3), TN_IPY(l4), 1) : NULL;
+    PyObject *tr = a2 ? tn_at__trilinear(a1, w, a2, TN_IN(e1, 2), TN_IN(e2, 1), TN_IN(e3, 2), TN_IN(sdm, 2), 1) : NULL;
     PyObject *o = tr ? tn_at_reshape(tr, TN_IN(osz, t1->ndim)) : NULL;
-    Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(l1); Py_XDECREF(l2); Py_XDECREF(l3); Py_XDECREF(l4); Py_XDECREF(tr);
+    Py_XDECREF(a1); Py_XDECREF(a2); Py_XDECREF(tr);
     if (o && b) {
         PyObject *s = tn_at_add_Tensor(o, b, TN_SDEF);
         Py_DECREF(o);

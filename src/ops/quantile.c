@@ -103,9 +103,7 @@ static PyObject *quantile_impl(PyObject *self, PyObject *q, const tn_value *dimv
     int64_t is[TN_MAX_DIMS + 1];
     for (int k = 1; k < on; k++) is[k - 1] = os[k];
     is[on - 1] = last;
-    PyObject *il = tn_int_list(is, on);
-    STEP(sorted, il ? tn_at_view(sorted, TN_IPY(il)) : NULL);
-    Py_XDECREF(il);
+    STEP(sorted, tn_at_view(sorted, TN_IN(is, on)));
     if (!sorted) return NULL;
     PyObject *ranks = NULL, *res = NULL;
     if (ignore_nan) {

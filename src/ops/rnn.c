@@ -692,9 +692,8 @@ PyObject *tn_op__pack_padded_sequence(tn_value *a) {
             PyObject *s1 = tn_at_slice_Tensor(input, 0LL, TN_I((long long)prev), TN_I((long long)l), 1LL);
             PyObject *s2 = s1 ? tn_at_slice_Tensor(s1, 1LL, TN_I(0LL), TN_I((long long)cur), 1LL) : NULL;
             PyObject *c = s2 ? tn_at_contiguous(s2, NULL) : NULL;
-            PyObject *sh = c ? tn_int_list(shape, it->ndim - 1) : NULL;
-            PyObject *v = sh ? tn_at_view(c, TN_IPY(sh)) : NULL;
-            Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(c); Py_XDECREF(sh);
+            PyObject *v = c ? tn_at_view(c, TN_IN(shape, it->ndim - 1)) : NULL;
+            Py_XDECREF(s1); Py_XDECREF(s2); Py_XDECREF(c);
             if (tl_push(&steps, v) < 0) { PyMem_Free(bsv); goto done; }
             for (int64_t j = 0; j < l - prev; j++) bsv[k++] = cur;
             prev = l;
@@ -716,12 +715,6 @@ done:
     return res;
 }
 
-static PyObject *new_of_dtype(int row, tn_dtype dt, PyObject *shape, PyObject *fill) {   /* zeros / full / empty */
-    if (row == TN_ROW_full) return tn_at_full(TN_IPY(shape), TN_SO(fill), TN_DT(dt), NULL, NULL, NULL);
-    if (row == TN_ROW_zeros) return tn_at_zeros(TN_IPY(shape), TN_DT(dt), NULL, NULL, NULL);
-    return tn_at_empty_memory_format(TN_IPY(shape), TN_DT(dt), NULL, NULL, NULL, NULL);
-}
-
 /* _pack_padded_sequence_backward(grad, input_size, batch_sizes, batch_first) */
 PyObject *tn_op__pack_padded_sequence_backward(tn_value *a) {
     PyObject *grad = a[0].u.obj, *bso = a[2].u.obj;
@@ -734,9 +727,7 @@ PyObject *tn_op__pack_padded_sequence_backward(tn_value *a) {
         if (n < 2) { PyErr_SetString(PyExc_RuntimeError, "Expected input_size to have at least 2 dimensions"); return NULL; }
         int64_t t = size[0]; size[0] = size[1]; size[1] = t;
     }
-    PyObject *sh = tn_int_list(size, n);
-    PyObject *gi = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(grad)->dtype, sh, NULL) : NULL;
-    Py_XDECREF(sh);
+    PyObject *gi = tn_at_zeros(TN_IN(size, n), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL);
     if (!gi) return NULL;
     int64_t nb = 0, *bs = NULL;
     if (check_long(bso) < 0 || !(bs = longs_of(bso, &nb))) { Py_DECREF(gi); return NULL; }
@@ -764,7 +755,7 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
     if (check_long(bso) < 0) return NULL;
     int64_t nsteps = 0, *bs = longs_of(bso, &nsteps);
     if (!bs) return NULL;
-    PyObject *out = NULL, *lens = NULL, *pad = NULL, *sh = NULL, *res = NULL;
+    PyObject *out = NULL, *lens = NULL, *pad = NULL, *res = NULL;
     const tn_tensor *dt = tn_tensor_of(data);
     if (nsteps == 0) {
         PyErr_SetString(PyExc_IndexError, "index 0 is out of bounds for dimension 0 with size 0");
@@ -783,10 +774,9 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
     int64_t osz[TN_MAX_DIMS];
     osz[0] = maxlen; osz[1] = mbs;
     for (int d = 1; d < dt->ndim; d++) osz[d + 1] = dt->sizes[d];
-    if (!(pad = tn_value_to_python(&a[3])) || !(sh = tn_int_list(osz, dt->ndim + 1))) goto done;
-    if (!(out = new_of_dtype(TN_ROW_full, dt->dtype, sh, pad))) goto done;
-    Py_CLEAR(sh);
-    if (!(sh = Py_BuildValue("(L)", (long long)mbs)) || !(lens = new_of_dtype(TN_ROW_empty_memory_format, TN_DTYPE_I64, sh, NULL))) goto done;
+    if (!(pad = tn_value_to_python(&a[3]))) goto done;
+    if (!(out = tn_at_full(TN_IN(osz, dt->ndim + 1), TN_SO(pad), TN_DT(dt->dtype), NULL, NULL, NULL))) goto done;
+    if (!(lens = tn_at_empty_memory_format(TN_IS(mbs), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL))) goto done;
     int64_t *lp = (int64_t *)tn_data(tn_tensor_of(lens)) + mbs - 1;
     int64_t off = 0, prev_b = mbs, prev_i = 0;
     for (int64_t i = 0; i <= nsteps; i++) {
@@ -797,10 +787,9 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
             PyObject *tmp = tn_at_slice_Tensor(data, 0LL, TN_I((long long)off), TN_I((long long)(off + l)), 1LL);
             PyObject *o1 = tmp ? tn_at_slice_Tensor(out, 0LL, TN_I((long long)prev_i), TN_I((long long)i), 1LL) : NULL;
             PyObject *o2 = o1 ? tn_at_slice_Tensor(o1, 1LL, TN_I(0LL), TN_I((long long)prev_b), 1LL) : NULL;
-            PyObject *vs = o2 ? tn_int_list(osz, dt->ndim + 1) : NULL;
-            PyObject *v = vs ? tn_at_view(tmp, TN_IPY(vs)) : NULL;
+            PyObject *v = o2 ? tn_at_view(tmp, TN_IN(osz, dt->ndim + 1)) : NULL;
             PyObject *c = v ? tn_at_copy_(o2, v, false) : NULL;
-            Py_XDECREF(tmp); Py_XDECREF(o1); Py_XDECREF(o2); Py_XDECREF(vs); Py_XDECREF(v);
+            Py_XDECREF(tmp); Py_XDECREF(o1); Py_XDECREF(o2); Py_XDECREF(v);
             if (!c) goto done;
             Py_DECREF(c);
             off += l;
@@ -816,7 +805,7 @@ PyObject *tn_op__pad_packed_sequence(tn_value *a) {
     res = PyTuple_Pack(2, out, lens);
 done:
     PyMem_Free(bs);
-    Py_XDECREF(out); Py_XDECREF(lens); Py_XDECREF(pad); Py_XDECREF(sh);
+    Py_XDECREF(out); Py_XDECREF(lens); Py_XDECREF(pad);
     return res;
 }
 
@@ -827,7 +816,7 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
     if (!seqs) return NULL;
     bool bf = ARGB(1);
     const char *side = PyUnicode_AsUTF8AndSize(a[3].u.obj, NULL);
-    PyObject *out = NULL, *pad = NULL, *sh = NULL;
+    PyObject *out = NULL, *pad = NULL;
     Py_ssize_t n = PyTuple_Size(seqs);
     if (!side) goto fail;
     bool left = strcmp(side, "left") == 0;
@@ -849,8 +838,8 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
     }
     od[0] = bf ? n : maxlen; od[1] = bf ? maxlen : n;
     for (int d = 1; d < s0->ndim; d++) od[d + 1] = s0->sizes[d];
-    if (!(pad = PyFloat_FromDouble(a[2].u.f)) || !(sh = tn_int_list(od, s0->ndim + 1))) goto fail;
-    if (!(out = new_of_dtype(TN_ROW_full, s0->dtype, sh, pad))) goto fail;
+    if (!(pad = PyFloat_FromDouble(a[2].u.f))) goto fail;
+    if (!(out = tn_at_full(TN_IN(od, s0->ndim + 1), TN_SO(pad), TN_DT(s0->dtype), NULL, NULL, NULL))) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *cur = PyTuple_GetItem(seqs, i);
         int64_t len = tn_tensor_of(cur)->sizes[0], start = left ? maxlen - len : 0;
@@ -867,10 +856,10 @@ PyObject *tn_op_pad_sequence(tn_value *a) {
         if (!c) goto fail;
         Py_DECREF(c);
     }
-    Py_DECREF(seqs); Py_DECREF(pad); Py_DECREF(sh);
+    Py_DECREF(seqs); Py_DECREF(pad);
     return out;
 fail:
-    Py_DECREF(seqs); Py_XDECREF(pad); Py_XDECREF(sh); Py_XDECREF(out);
+    Py_DECREF(seqs); Py_XDECREF(pad); Py_XDECREF(out);
     return NULL;
 }
 
@@ -884,10 +873,7 @@ fail:
 
 
 static PyObject *zeros_like_shape(PyObject *like, const tn_tensor *shape_of) {
-    PyObject *sh = tn_int_list(shape_of->sizes, shape_of->ndim);
-    PyObject *r = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(like)->dtype, sh, NULL) : NULL;
-    Py_XDECREF(sh);
-    return r;
+    return tn_at_zeros(TN_IN(shape_of->sizes, shape_of->ndim), TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL);
 }
 
 /* mkldnn_rnn over the lstm.input arguments (input already checked float32, no projections) */
@@ -1002,10 +988,8 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
     TRY(grad_cy, gcy ? tn_at_contiguous(gcy, NULL) : tn_at_zeros_like(cx_, NULL, NULL, NULL, NULL, NULL));
     if (has_biases) { bih = Py_NewRef(w2); bhh = Py_NewRef(w3); }
     else {
-        PyObject *sh = Py_BuildValue("(L)", (long long)(4 * hidden));
-        bih = sh ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(w0)->dtype, sh, NULL) : NULL;
-        bhh = bih ? new_of_dtype(TN_ROW_zeros, tn_tensor_of(w0)->dtype, sh, NULL) : NULL;
-        Py_XDECREF(sh);
+        bih = tn_at_zeros(TN_IS(4 * hidden), TN_DT(tn_tensor_of(w0)->dtype), NULL, NULL, NULL);
+        bhh = bih ? tn_at_zeros(TN_IS(4 * hidden), TN_DT(tn_tensor_of(w0)->dtype), NULL, NULL, NULL) : NULL;
         if (!bhh) goto bwd_done;
     }
     S[0] = Py_NewRef(hx_); S[1] = Py_NewRef(cx_);

@@ -310,9 +310,7 @@ PyObject *tn_shape_d_sum_to_size(tn_value *a) {
         if (shape[i - lead] == 1 && t->sizes[i] != 1) rd[nr++] = i;
     PyObject *x = Py_NewRef(a[0].u.obj);
     if (nr) {
-        PyObject *l = tn_int_list(rd, nr);
-        Py_SETREF(x, l ? tn_at_sum_dim_IntList(x, TN_IPY(l), true, NULL) : NULL);
-        Py_XDECREF(l);
+        Py_SETREF(x, tn_at_sum_dim_IntList(x, TN_IN(rd, nr), true, NULL));
         if (!x) return NULL;
     }
     if (lead > 0) Py_SETREF(x, tn_at_view(x, TN_IN(shape, n)));
