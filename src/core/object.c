@@ -15,9 +15,11 @@ PyObject *tn_not_implemented(const char *what) {
     return NULL;
 }
 
+/* The name lives in one of four rotating buffers per thread, so up to four names can appear in
+ * one message. */
 const char *tn_py_type_name(PyObject *o) {
-    static char buf[4][128];
-    static int k;
+    static _Thread_local char buf[4][128];
+    static _Thread_local int k;
     char *b = buf[k = (k + 1) % 4];
     PyObject *n = PyType_GetName(Py_TYPE(o));
     const char *s = n ? PyUnicode_AsUTF8AndSize(n, NULL) : NULL;
