@@ -781,6 +781,24 @@ static int tbuf_get(PyObject *o, tbuf *tb, int for_write) {
     (void)for_write;
     return 0;
 }
+/* tensor o's own bytes, as upstream's gloo all-reduce reads them: numel elements from its data
+ * pointer, whatever its strides (measured on upstream 2.13: all_reduce of x[::2] sums the first
+ * numel elements of x's memory, and a transposed tensor is reduced in memory order). When the
+ * storage holds fewer bytes from there (an expanded tensor: upstream reads past its buffer), a
+ * contiguous copy instead, written back by tbuf_done. */
+static int tbuf_raw(PyObject *o, tbuf *tb) {
+    if (tbuf_get(o, tb, 1) < 0) return -1;
+    if (tb->work == o) return 0;
+    tn_tensor *t = tn_tensor_of(o);
+    tn_storage *st = tn_storage_root(t->storage);
+    size_t es = (size_t)tn_dtype_itemsize(t->dtype);
+    if (st && st->data && (size_t)t->offset * es + (size_t)tn_numel(t) * es <= st->nbytes) {
+        Py_CLEAR(tb->work);
+        tb->work = Py_NewRef(o);
+        tb->data = tn_numel(t) ? tn_data(t) : NULL;
+    }
+    return 0;
+}
 /* write a contiguous copy back into the user's tensor */
 static int tbuf_done(tbuf *tb, int wrote) {
     int rc = 0;
@@ -801,7 +819,17 @@ static PyObject *one_tensor(PyObject *lst, const char *what) {
         return NULL;
     }
     if (PySequence_Size(lst) != 1) {
-        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: requires a single-element tensor list", what);
+        /* upstream's texts (measured): most say "ProcessGroupGloo::<op>: requires a single-element
+         * tensor list"; these differ */
+        if (!strcmp(what, "gather") || !strcmp(what, "scatter"))
+            PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: requires a single-element %s tensor list", what,
+                         what[0] == 'g' ? "input" : "output");
+        else if (!strcmp(what, "reduce_scatter"))
+            PyErr_SetString(PyExc_RuntimeError, "reduce_scatter only supports 1 output");
+        else if (!strcmp(what, "send") || !strcmp(what, "recv"))
+            PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::send takes a single tensor");
+        else
+            PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: requires a single-element tensor list", what);
         return NULL;
     }
     PyObject *t = PySequence_GetItem(lst, 0);
@@ -1089,6 +1117,19 @@ static int run_allreduce(ajob *j) {
     }
     return 0;
 }
+/* all_reduce of a tensor list, as gloo's allreduce with the tensors as its outputs: the local
+ * reduction out[0] = out[0] op out[i] (i = 1, 2, ... in order, in the element type), the ring over
+ * out[0], then out[0] copied into the others. gloo interleaves the local reduction with the ring
+ * segment by segment; elementwise, that gives the same bytes as doing it first. */
+static int run_allreduce_list(ajob *j) {
+    tbuf *b0 = &j->bufs[0];
+    for (int i = 1; i < j->nbuf; i++)
+        if (b0->numel) tn_gloo_reduce_fn(b0->gt, j->red, b0->data, b0->data, j->bufs[i].data, b0->numel);
+    if (tn_gloo_allreduce(jctx(j, j->tag), b0->data, b0->numel, b0->gt, j->red, j->tag, j->tmo, &j->err) < 0) return -1;
+    for (int i = 1; i < j->nbuf; i++)
+        if (b0->nbytes && j->bufs[i].data != b0->data) memmove(j->bufs[i].data, b0->data, b0->nbytes);
+    return 0;
+}
 static int run_broadcast(ajob *j) {
     return tn_gloo_broadcast(jctx(j, j->tag), j->bufs[0].data, j->bufs[0].nbytes, j->root, j->tag, j->tmo, &j->err);
 }
@@ -1221,6 +1262,53 @@ static int check_shape(const char *op, tn_tensor *want, PyObject *o, int i) {
     return -1;
 }
 
+/* c10's TensorOptions text of a CPU tensor, as upstream's "invalid tensor type" messages print it */
+static const char *typemeta_name(const char *torch_name);
+static int opts_text(PyObject *o, char *buf, size_t n) {
+    PyObject *dt = PyObject_GetAttrString(o, "dtype"), *ds = dt ? PyObject_Str(dt) : NULL;
+    Py_XDECREF(dt);
+    if (!ds) return -1;
+    snprintf(buf, n,
+             "TensorOptions(dtype=%s, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+             "(default), memory_format=(nullopt))",
+             typemeta_name(PyUnicode_AsUTF8AndSize(ds, NULL)));
+    Py_DECREF(ds);
+    return 0;
+}
+/* upstream's assertTypeAndSizesMatch for one tensor: o (reported as index i) has ref's dtype, then
+ * its sizes; else RuntimeError "ProcessGroupGloo::<op>: invalid tensor type|size at index i ..." */
+static int check_like(const char *op, PyObject *ref, PyObject *o, Py_ssize_t i) {
+    if (!tn_py_is_tensor(o)) {
+        PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(o));
+        return -1;
+    }
+    if (tn_tensor_of(o)->dtype != tn_tensor_of(ref)->dtype) {
+        char a[300], b[300];
+        if (opts_text(ref, a, sizeof a) < 0 || opts_text(o, b, sizeof b) < 0) return -1;
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: invalid tensor type at index %zd (expected %s, got %s)",
+                     op, i, a, b);
+        return -1;
+    }
+    return check_shape(op, tn_tensor_of(ref), o, (int)i);
+}
+/* a new list of the tensors of lst (a tensor: [it]); empty: upstream's RuntimeError */
+static PyObject *tensor_list(PyObject *lst, const char *op, const char *what) {
+    PyObject *l = tn_py_is_tensor(lst) ? list1(1, lst) : PySequence_List(lst);
+    if (!l) return NULL;
+    if (PyList_Size(l) == 0) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::%s: requires non-empty %stensor list", op, what);
+        Py_DECREF(l);
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_Size(l); i++)
+        if (!tn_py_is_tensor(PyList_GetItem(l, i))) {
+            PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(PyList_GetItem(l, i)));
+            Py_DECREF(l);
+            return NULL;
+        }
+    return l;
+}
+
 /* the gloo reduction of ReduceOp value r on tb, or -1 (error set) */
 static int red_for(long r, tbuf *tb) {
     if (tb->complex && !(r == 0 || r == 1)) {
@@ -1230,24 +1318,29 @@ static int red_for(long r, tbuf *tb) {
     return red_code(r, tb->gt);
 }
 
+/* allreduce of a list of tensors of one dtype and shape (upstream checks tensors[1:] against
+ * tensors[0], reporting their index in that tail); every tensor gets the reduction of all of them
+ * on every rank; AVG divides the first tensor only (measured on upstream 2.13: its
+ * AsyncAllreduceWork divides tensors[0]) */
 static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"tensors", "opts", NULL};
     PyObject *lst, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:allreduce", kws, &lst, &opts)) return NULL;
     backend_obj *b = gloo_of(self);
     if (!b) return NULL;
-    PyObject *t = one_tensor(lst, "allreduce");
-    if (!t) return NULL;
+    PyObject *res = tensor_list(lst, "allreduce", "");
+    if (!res) return NULL;
+    Py_ssize_t n = PyList_Size(res);
+    PyObject *t = PyList_GetItem(res, 0);
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (check_like("allreduce", t, PyList_GetItem(res, i), i - 1) < 0) { Py_DECREF(res); return NULL; }
     long r = opt_redop(opts);
-    if (r < 0) return NULL;
-    ajob *j = job_new(1);
-    if (!j) return NULL;
-    PyObject *res = NULL;
-    if (job_buf(j, t) < 0 || (j->red = red_for(r, &j->bufs[0])) < 0 || !(res = as_list(lst))) {
-        job_release(j);
-        return NULL;
-    }
-    j->run = run_allreduce;
+    ajob *j = r < 0 ? NULL : job_new((int)n);
+    if (!j) { Py_DECREF(res); return NULL; }
+    for (Py_ssize_t i = 0; i < n; i++, j->nbuf++)
+        if (tbuf_raw(PyList_GetItem(res, i), &j->bufs[i]) < 0) { Py_DECREF(res); job_release(j); return NULL; }
+    if ((j->red = red_for(r, &j->bufs[0])) < 0) { Py_DECREF(res); job_release(j); return NULL; }
+    j->run = run_allreduce_list;
     j->fin = fin_copyback;
     j->avg = r == 1;
     j->o1 = Py_NewRef(t);
@@ -1296,26 +1389,58 @@ static PyObject *g_allreduce_coalesced(PyObject *self, PyObject *args, PyObject 
     return w;
 }
 
+/* fin of a broadcast: the received tensor back into the user's (when copied), then every other
+ * tensor of the list (o2) copy_ from it, elementwise (measured on upstream: a contiguous tensor
+ * next to a transposed root tensor gets its values, not its memory) */
+static int fin_broadcast(ajob *j) {
+    if (tbuf_done(&j->bufs[0], 1) < 0) return -1;
+    Py_ssize_t n = j->o2 ? PyList_Size(j->o2) : 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyList_GetItem(j->o2, i);
+        if (x == j->o1) continue;
+        PyObject *cp = PyObject_CallMethod(x, "copy_", "O", j->o1);
+        if (!cp) return -1;
+        Py_DECREF(cp);
+    }
+    return 0;
+}
+/* broadcast of tensors[rootTensor] of the root rank into every tensor of the list on every rank */
 static PyObject *g_broadcast(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"tensors", "opts", NULL};
     PyObject *lst, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|O:broadcast", kws, &lst, &opts)) return NULL;
     backend_obj *b = gloo_of(self);
     if (!b) return NULL;
-    PyObject *t = one_tensor(lst, "broadcast");
-    if (!t) return NULL;
-    long root = opt_long(opts, "rootRank", 0);
+    long root = opt_long(opts, "rootRank", 0), rt = opt_long(opts, "rootTensor", 0);
+    if (PyErr_Occurred()) return NULL;
     if (root < 0 || root >= b->size) {
         PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::broadcast: invalid root rank: %ld", root);
         return NULL;
     }
+    PyObject *res = tensor_list(lst, "broadcast", "");
+    if (!res) return NULL;
+    Py_ssize_t n = PyList_Size(res);
+    if (rt < 0 || rt >= n) {
+        PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::broadcast: invalid root tensor: %ld", rt);
+        Py_DECREF(res);
+        return NULL;
+    }
+    PyObject *t = PyList_GetItem(res, rt);
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (check_like("broadcast", PyList_GetItem(res, 0), PyList_GetItem(res, i), i - 1) < 0) {
+            Py_DECREF(res);
+            return NULL;
+        }
     ajob *j = job_new(1);
-    if (!j) return NULL;
-    PyObject *res = NULL;
-    if (job_buf(j, t) < 0 || !(res = as_list(lst))) { job_release(j); return NULL; }
+    if (!j) { Py_DECREF(res); return NULL; }
+    if (tbuf_raw(t, &j->bufs[0]) < 0) { Py_DECREF(res); job_release(j); return NULL; }
+    j->nbuf = 1;   /* the root tensor's memory as it lies (measured: a transposed tensor travels in
+                    * memory order, so a mixed world agrees only this way) */
     j->run = run_broadcast;
-    j->fin = fin_copyback;
+    j->fin = fin_broadcast;
     j->root = (int)root;
+    j->o1 = Py_NewRef(t);
+    j->o2 = Py_NewRef(res);
     PyObject *w = submit(self, j, res, 1, opts, 0);
     Py_DECREF(res);
     return w;
@@ -1371,17 +1496,84 @@ static PyObject *allgather_job(PyObject *self, PyObject *in, PyObject *outs, PyO
     return submit(self, j, j->o1, 1, opts, 0);
 }
 
+/* o1 (the flat gathered tensor) into every output list of o2, block by block */
+static int fin_allgather_lists(ajob *j) {
+    if (tbuf_done(&j->bufs[1], 1) < 0) return -1;
+    for (Py_ssize_t i = 0; i < PyList_Size(j->o2); i++)
+        if (copy_blocks(j->o1, PyList_GetItem(j->o2, i)) < 0) return -1;
+    return 0;
+}
+/* the concatenation of the tensors of list l, flattened (upstream's flattenDenseTensors) */
+static PyObject *cat_flat(PyObject *l) {
+    PyObject *torch = PyImport_ImportModule("torch"), *views = torch ? PyList_New(0) : NULL, *flat = NULL;
+    for (Py_ssize_t i = 0; views && i < PyList_Size(l); i++) {
+        PyObject *v = PyObject_CallMethod(PyList_GetItem(l, i), "reshape", "i", -1);
+        if (!v || PyList_Append(views, v) < 0) Py_CLEAR(views);
+        Py_XDECREF(v);
+    }
+    if (views) flat = PyObject_CallMethod(torch, "cat", "(O)", views);
+    Py_XDECREF(views);
+    Py_XDECREF(torch);
+    return flat;
+}
+/* allgather(output_lists, inputs): n inputs of one dtype and shape; output list i holds n * world
+ * tensors, [rank 0's n inputs, rank 1's, ...] (every list the same); one gloo allgather of the
+ * inputs' concatenation. Checks and messages as upstream's. With n > 1, result() refuses the list
+ * of lists and the Future's value is it, as upstream's (measured). */
 static PyObject *g_allgather(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"output_tensors", "input_tensors", "opts", NULL};
     PyObject *outs, *ins, *opts = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather", kws, &outs, &ins, &opts)) return NULL;
-    if (!gloo_of(self)) return NULL;
-    PyObject *t = one_tensor(ins, "allgather");
-    if (!t) return NULL;
-    PyObject *ol = PySequence_GetItem(outs, 0);
-    if (!ol) return NULL;
-    PyObject *w = allgather_job(self, t, ol, opts, 1);
-    Py_DECREF(ol);
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *il = tensor_list(ins, "allgather", "input "), *ol = NULL, *w = NULL, *flat_in = NULL;
+    ajob *j = NULL;
+    if (!il || !(ol = PySequence_List(outs))) goto done;
+    Py_ssize_t n = PyList_Size(il);
+    if (PyList_Size(ol) != n) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "ProcessGroupGloo::allgather: requires input/output tensor lists to have the same length");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PySequence_List(PyList_GetItem(ol, i));
+        if (!x || PyList_SetItem(ol, i, x) < 0) goto done;
+        if (PyList_Size(x) != n * b->size) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "ProcessGroupGloo::allgather: invalid output tensor list at index %zd (expected length %zd, "
+                         "got %zd)", i, n * b->size, PyList_Size(x));
+            goto done;
+        }
+    }
+    PyObject *t = PyList_GetItem(il, 0);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (check_like("allgather", t, PyList_GetItem(il, i), i) < 0) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyList_GetItem(ol, i);
+        for (Py_ssize_t k = 0; k < PyList_Size(x); k++)
+            if (check_like("allgather", t, PyList_GetItem(x, k), k) < 0) goto done;
+    }
+    if (n == 1) {
+        w = allgather_job(self, t, PyList_GetItem(ol, 0), opts, 1);
+        goto done;
+    }
+    if (!(flat_in = cat_flat(il))) goto done;
+    if (!(j = job_new(2))) goto done;
+    j->o1 = PyObject_CallMethod(flat_in, "new_empty", "((L))", (long long)tn_numel(tn_tensor_of(flat_in)) * b->size);
+    if (!j->o1 || job_buf(j, flat_in) < 0 || job_buf(j, j->o1) < 0) goto done;
+    j->o2 = Py_NewRef(ol);
+    j->run = run_allgather_into;
+    j->fin = fin_allgather_lists;
+    {
+        ajob *jj = j;
+        j = NULL;
+        if ((w = submit(self, jj, ol, 1, opts, 0))) ((work_obj *)w)->nested = 1;
+    }
+done:
+    if (j) job_release(j);
+    Py_XDECREF(flat_in);
+    Py_XDECREF(il);
+    Py_XDECREF(ol);
     return w;
 }
 
@@ -1614,66 +1806,17 @@ done:
 /* the legacy type name of tensor o ("torch.FloatTensor"), or NULL */
 static PyObject *type_name_of(PyObject *o) { return PyObject_CallMethod(o, "type", NULL); }
 
-/* allgather_into_tensor_coalesced, as upstream's (allgather_coalesced over output_lists[r][i] =
- * outputs[i].chunk(world)[r]): ONE gloo allgather (one tag) of the inputs' concatenation, then the
- * flat result copied into the pieces rank by rank. The Future's value is output_lists (its first
- * list in a world of one); result() refuses a list of lists, as upstream's. */
-static PyObject *g_allgather_into_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kws[] = {"outputs", "inputs", "opts", NULL};
-    PyObject *outs, *ins, *opts = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather_into_tensor_coalesced", kws, &outs, &ins, &opts))
-        return NULL;
-    backend_obj *b = gloo_of(self);
-    if (!b) return NULL;
-    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
-    if (!il) { Py_XDECREF(ol); return NULL; }
-    Py_ssize_t n = PyList_Size(ol);
-    PyObject *lists = NULL, *pieces = NULL, *flat_in = NULL, *flat_out = NULL, *w = NULL;
+/* upstream's allgather_coalesced: output_lists (W lists of n tensors: rank r's inputs land in list
+ * r) checked rank by rank, the size then the type of each against input i; ONE gloo allgather
+ * (one tag) of the inputs' concatenation, then the flat result copied into the lists' tensors in
+ * order. The Future's value is output_lists (its first list in a world of one); result() refuses a
+ * list of lists, as upstream's. */
+static PyObject *allgather_coalesced_lists(PyObject *self, PyObject *lists, PyObject *il, PyObject *opts) {
+    backend_obj *b = (backend_obj *)self;
+    Py_ssize_t n = PyList_Size(il);
+    PyObject *pieces = PyList_New(0), *flat_in = NULL, *flat_out = NULL, *w = NULL;
     ajob *j = NULL;
-    if (n != PyList_Size(il)) {
-        PyErr_Format(PyExc_RuntimeError, "Check failed: outputs.size() == inputs.size() (%zd vs. %zd). ", n,
-                     PyList_Size(il));
-        goto done;
-    }
-    if (n == 0) {
-        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather_coalesced: requires non-empty input tensor list");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *o = PyList_GetItem(ol, i), *x = PyList_GetItem(il, i);
-        if (!tn_py_is_tensor(o) || !tn_py_is_tensor(x)) {
-            PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(tn_py_is_tensor(o) ? x : o));
-            goto done;
-        }
-    }
-    /* output_lists[r][i] = outputs[i].chunk(world)[r], checked as upstream's: rank by rank, the
-     * size then the type of each */
-    if (!(lists = PyList_New(b->size)) || !(pieces = PyList_New(0))) goto done;
-    for (int r = 0; r < b->size; r++) {
-        PyObject *l = PyList_New(0);
-        if (!l) goto done;
-        PyList_SetItem(lists, r, l);
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *ch = PyObject_CallMethod(PyList_GetItem(ol, i), "chunk", "i", b->size);
-        if (!ch) goto done;
-        Py_ssize_t nc = PySequence_Size(ch);
-        for (int r = 0; r < b->size; r++) {
-            PyObject *c = r < nc ? PySequence_GetItem(ch, r) : NULL;
-            if (!c) {
-                if (!PyErr_Occurred())
-                    PyErr_Format(PyExc_RuntimeError,
-                                 "ProcessGroupGloo::allgather_coalesced: invalid output tensor at index %zd (it has %zd "
-                                 "chunks, not the world size %d)", i, nc, b->size);
-                Py_DECREF(ch);
-                goto done;
-            }
-            int bad = PyList_Append(PyList_GetItem(lists, r), c);
-            Py_DECREF(c);
-            if (bad) { Py_DECREF(ch); goto done; }
-        }
-        Py_DECREF(ch);
-    }
+    if (!pieces) return NULL;
     for (int r = 0; r < b->size; r++) {
         PyObject *l = PyList_GetItem(lists, r);
         for (Py_ssize_t i = 0; i < n; i++) {
@@ -1750,12 +1893,109 @@ static PyObject *g_allgather_into_tensor_coalesced(PyObject *self, PyObject *arg
     }
 done:
     if (j) job_release(j);
-    Py_XDECREF(lists);
     Py_XDECREF(pieces);
     Py_XDECREF(flat_in);
     Py_XDECREF(flat_out);
+    return w;
+}
+
+/* allgather_into_tensor_coalesced, as upstream's: allgather_coalesced over output_lists[r][i] =
+ * outputs[i].chunk(world)[r] */
+static PyObject *g_allgather_into_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"outputs", "inputs", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather_into_tensor_coalesced", kws, &outs, &ins, &opts))
+        return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
+    if (!il) { Py_XDECREF(ol); return NULL; }
+    Py_ssize_t n = PyList_Size(ol);
+    PyObject *lists = NULL, *w = NULL;
+    if (n != PyList_Size(il)) {
+        PyErr_Format(PyExc_RuntimeError, "Check failed: outputs.size() == inputs.size() (%zd vs. %zd). ", n,
+                     PyList_Size(il));
+        goto done;
+    }
+    if (n == 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather_coalesced: requires non-empty input tensor list");
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *o = PyList_GetItem(ol, i), *x = PyList_GetItem(il, i);
+        if (!tn_py_is_tensor(o) || !tn_py_is_tensor(x)) {
+            PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(tn_py_is_tensor(o) ? x : o));
+            goto done;
+        }
+    }
+    /* output_lists[r][i] = outputs[i].chunk(world)[r], checked as upstream's: rank by rank, the
+     * size then the type of each */
+    if (!(lists = PyList_New(b->size))) goto done;
+    for (int r = 0; r < b->size; r++) {
+        PyObject *l = PyList_New(0);
+        if (!l) goto done;
+        PyList_SetItem(lists, r, l);
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *ch = PyObject_CallMethod(PyList_GetItem(ol, i), "chunk", "i", b->size);
+        if (!ch) goto done;
+        Py_ssize_t nc = PySequence_Size(ch);
+        for (int r = 0; r < b->size; r++) {
+            PyObject *c = r < nc ? PySequence_GetItem(ch, r) : NULL;
+            if (!c) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_RuntimeError,
+                                 "ProcessGroupGloo::allgather_coalesced: invalid output tensor at index %zd (it has %zd "
+                                 "chunks, not the world size %d)", i, nc, b->size);
+                Py_DECREF(ch);
+                goto done;
+            }
+            int bad = PyList_Append(PyList_GetItem(lists, r), c);
+            Py_DECREF(c);
+            if (bad) { Py_DECREF(ch); goto done; }
+        }
+        Py_DECREF(ch);
+    }
+    w = allgather_coalesced_lists(self, lists, il, opts);
+done:
+    Py_XDECREF(lists);
     Py_DECREF(ol);
     Py_DECREF(il);
+    return w;
+}
+
+/* allgather_coalesced(output_lists, input_list), upstream's checks and messages */
+static PyObject *g_allgather_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"output_lists", "input_list", "opts", NULL};
+    PyObject *outs, *ins, *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather_coalesced", kws, &outs, &ins, &opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b) return NULL;
+    PyObject *il = tensor_list(ins, "allgather_coalesced", "input "), *lists = NULL, *w = NULL;
+    if (!il || !(lists = PySequence_List(outs))) goto done;
+    if (PyList_Size(lists) != b->size) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allgather_coalesced: output lists should be equal to world size");
+        goto done;
+    }
+    for (Py_ssize_t r = 0; r < b->size; r++) {
+        PyObject *x = PySequence_List(PyList_GetItem(lists, r));
+        if (!x || PyList_SetItem(lists, r, x) < 0) goto done;
+        if (PyList_Size(x) != PyList_Size(il)) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "ProcessGroupGloo::allgather_coalesced: invalid output size: (expected length %zd, got %zd)",
+                         PyList_Size(il), PyList_Size(x));
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < PyList_Size(x); i++)
+            if (!tn_py_is_tensor(PyList_GetItem(x, i))) {
+                PyErr_Format(PyExc_TypeError, "expected a Tensor, got %s", tn_py_type_name(PyList_GetItem(x, i)));
+                goto done;
+            }
+    }
+    w = allgather_coalesced_lists(self, lists, il, opts);
+done:
+    Py_XDECREF(il);
+    Py_XDECREF(lists);
     return w;
 }
 
@@ -2063,6 +2303,7 @@ static PyMethodDef backend_methods[] = {
     {"broadcast", F(g_broadcast), KW, NULL},
     {"allreduce", F(g_allreduce), KW, NULL},
     {"allreduce_coalesced", F(g_allreduce_coalesced), KW, NULL},
+    {"allgather_coalesced", F(g_allgather_coalesced), KW, NULL},
     {"reduce", F(g_reduce), KW, NULL},
     {"allgather", F(g_allgather), KW, NULL},
     {"_allgather_base", F(g_allgather_base), KW, NULL},
@@ -2080,8 +2321,12 @@ static PyMethodDef backend_methods[] = {
     {"_end_coalescing", F(g_coalescing), KW, NULL},
     {NULL},
 };
+/* Backend.supports_splitting: one property, True on a gloo backend, as upstream's (measured);
+ * distributed_c10d.split_group still refuses on a CPU-only host before it asks (it wants an
+ * accelerator or torchcomms), as upstream's */
+static PyObject *backend_splitting(PyObject *self, void *u) { return PyBool_FromLong(PyObject_TypeCheck(self, Gloo_T)); }
 static PyGetSetDef backend_getset[] = {
-    {"supports_splitting", backend_false, NULL, NULL, NULL},
+    {"supports_splitting", backend_splitting, NULL, NULL, NULL},
     {"supports_coalescing", backend_false, NULL, NULL, NULL},
     {"supports_time_estimate", backend_false, NULL, NULL, NULL},
     {"supports_shrinking", backend_false, NULL, NULL, NULL},
@@ -2275,10 +2520,23 @@ static PyObject *first_tensor(PyObject *args) {
     return NULL;
 }
 
-/* ProcessGroup.X(...) -> the backend's Y(...) */
+/* the dispatcher's error for a c10d::<op>_ call without any tensor (an empty list), as upstream's */
+static PyObject *no_tensor_err(const char *op) {
+    PyErr_Format(PyExc_NotImplementedError,
+                 "There were no tensor arguments to this function (e.g., you passed an empty list of Tensors), "
+                 "but no fallback function is registered for schema c10d::%s_.  This usually means that this "
+                 "function requires a non-empty list of Tensors, or that you (the operator writer) forgot to "
+                 "register a fallback function.", op);
+    return NULL;
+}
+/* ProcessGroup.X(...) -> the backend's Y(...); those whose op schema takes tensor lists (not
+ * barrier, send, recv) refuse a call without a tensor as upstream's dispatcher does */
 static PyObject *forward(PyObject *self, PyObject *args, PyObject *kw, const char *name) {
     pg_obj *p = (pg_obj *)self;
     PyObject *t = first_tensor(args), *dev = NULL;
+    if (!t && (!strcmp(name, "allreduce") || !strcmp(name, "broadcast") || !strcmp(name, "allgather") ||
+               !strcmp(name, "reduce") || !strcmp(name, "gather") || !strcmp(name, "scatter")))
+        return no_tensor_err(name);
     if (t) {
         dev = PyObject_GetAttrString(t, "device");
         if (!dev) return NULL;
@@ -2438,14 +2696,7 @@ static PyObject *pg_coalesced(PyObject *self, PyObject *args, PyObject *kw, cons
                               PyObject *(*fn)(PyObject *, PyObject *, PyObject *)) {
     pg_obj *p = (pg_obj *)self;
     PyObject *t = first_tensor(args), *dev = NULL;
-    if (!t) {
-        PyErr_Format(PyExc_NotImplementedError,
-                     "There were no tensor arguments to this function (e.g., you passed an empty list of Tensors), "
-                     "but no fallback function is registered for schema c10d::%s_.  This usually means that this "
-                     "function requires a non-empty list of Tensors, or that you (the operator writer) forgot to "
-                     "register a fallback function.", op);
-        return NULL;
-    }
+    if (!t) return no_tensor_err(op);
     if (!(dev = PyObject_GetAttrString(t, "device"))) return NULL;
     PyObject *b = pg_backend_for(p, dev);
     Py_DECREF(dev);
@@ -2460,6 +2711,9 @@ static PyObject *pg_coalesced(PyObject *self, PyObject *args, PyObject *kw, cons
 }
 static PyObject *pg_ag_coalesced(PyObject *s, PyObject *a, PyObject *k) {
     return pg_coalesced(s, a, k, "allgather_into_tensor_coalesced", g_allgather_into_tensor_coalesced);
+}
+static PyObject *pg_allgather_coalesced(PyObject *s, PyObject *a, PyObject *k) {
+    return pg_coalesced(s, a, k, "allgather_coalesced", g_allgather_coalesced);
 }
 static PyObject *pg_rs_coalesced(PyObject *s, PyObject *a, PyObject *k) {
     return pg_coalesced(s, a, k, "reduce_scatter_tensor_coalesced", g_reduce_scatter_tensor_coalesced);
@@ -2496,6 +2750,7 @@ static PyMethodDef pg_methods[] = {
     {"all_gather_single", F(pg_allgather_base), KW, NULL},
     {"all_gather_single_coalesced", F(pg_ag_coalesced), KW, NULL},
     {"allgather_into_tensor_coalesced", F(pg_ag_coalesced), KW, NULL},
+    {"allgather_coalesced", F(pg_allgather_coalesced), KW, NULL},
     {"gather", F(pg_gather), KW, NULL},
     {"scatter", F(pg_scatter), KW, NULL},
     {"reduce_scatter", F(pg_reduce_scatter), KW, NULL},
