@@ -1,8 +1,8 @@
-"""Large tensor blocks ask the kernel for transparent huge pages (core/tensor.c, docs/speed_training.md):
-a block of 32 MB or more gets MADV_HUGEPAGE on its 2 MB-aligned part before it is first touched
-(the VMA then carries the "hg" flag in /proc/self/smaps); smaller blocks are left alone, and
-TN_HUGEPAGES=0 turns it off. Only the pages change, never the contents: the same values with and
-without it."""
+"""With TN_HUGEPAGES=1, large tensor blocks ask the kernel for transparent huge pages (core/tensor.c,
+docs/speed_training.md): a block of 32 MB or more gets MADV_HUGEPAGE on its 2 MB-aligned part
+before it is first touched (the VMA then carries the "hg" flag in /proc/self/smaps); smaller
+blocks are left alone, and without the switch (the default) nothing is advised. Only the pages
+change, never the contents: the same values with and without it."""
 import os
 import subprocess
 import sys
@@ -47,7 +47,7 @@ def run(env):
 @pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"),
                     reason="needs Linux transparent huge pages")
 def test_large_blocks_advised_huge():
-    on, off = run({}), run({"TN_HUGEPAGES": "0"})
+    on, off = run({"TN_HUGEPAGES": "1"}), run({"TN_HUGEPAGES": ""})
     assert on["big"] and on["grown"], on
     assert not on["small"], on
     assert not off["big"] and not off["grown"], off
