@@ -554,29 +554,27 @@ static PyObject *d_tile(tn_value *a) {
 /* ---- nn: the CPU composite paths upstream records ---- */
 
 /* rms_norm(input, normalized_shape, weight?, eps?): x = input.to(opmath);
- * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps)); x.mul(that).type_as(input); .mul(weight) */
+ * rsqrt(pow(x, 2).mean(dims, keepdim=True).add_(eps)); x.mul(that).type_as(input); .mul(weight).
+ * complex64 / complex128 inputs compute without gradients (ops/nn.c); their gradients are refused:
+ * the composite's complex pow / rsqrt derivatives lack upstream's conjugate (docs/opinfo.md) */
 static PyObject *d_rms_norm(tn_value *a) {
     PyObject *in = a[0].u.obj;
     const tn_tensor *t = tn_tensor_of(in);
     tn_dtype dt = t->dtype;
+    if ((dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128) && tn_grad_enabled() &&
+        (tn_requires_grad(in) || (a[2].tag == TN_V_TENSOR && tn_requires_grad(a[2].u.obj))))
+        return tn_not_implemented("rms_norm gradients for complex inputs");
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F16 && dt != TN_DTYPE_BF16)
         return tn_door_below_autograd(TN_ROW_rms_norm, a);   /* its own errors */
     int k = a[1].u.ints.n;
     if (k > t->ndim) return tn_door_below_autograd(TN_ROW_rms_norm, a);
-    int64_t dims[TN_MAX_DIMS];
-    for (int i = 0; i < k; i++) dims[i] = t->ndim - i - 1;
     tn_dtype op = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
     double eps = a[3].tag == TN_V_NONE ? (op == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07) : a[3].u.f;
     PyObject *x = to_dtype(in, op, false, NULL);
-    PyObject *p = x ? tn_at_pow_Tensor_Scalar(x, TN_SI(2)) : NULL;
-    PyObject *dl = p ? tn_int_list(dims, k) : NULL;
-    PyObject *m = dl ? tn_at_mean_dim(p, TN_IPY(dl), true, NULL) : NULL;
-    PyObject *ad = m ? tn_at_add__Scalar(m, TN_SD(eps), TN_SDEF) : NULL;
-    PyObject *rs = ad ? tn_at_rsqrt(m) : NULL;
-    PyObject *y = rs ? tn_at_mul_Tensor(x, rs) : NULL;
+    PyObject *y = x ? tn_rms_norm_steps(x, k, eps, NULL) : NULL;
     PyObject *r = y ? to_dtype(y, dt, false, NULL) : NULL;
     if (r && a[2].tag == TN_V_TENSOR) Py_SETREF(r, tn_at_mul_Tensor(r, a[2].u.obj));
-    Py_XDECREF(x); Py_XDECREF(p); Py_XDECREF(dl); Py_XDECREF(m); Py_XDECREF(ad); Py_XDECREF(rs); Py_XDECREF(y);
+    Py_XDECREF(x); Py_XDECREF(y);
     return r;
 }
 

@@ -206,6 +206,64 @@ static PyObject *hvstack(PyObject *list, PyObject *out, bool vertical) {
     return r;
 }
 
+/* _chunk_cat(tensors, dim, num_chunks): each tensor zero-padded along dim to a multiple of
+ * num_chunks (constant_pad_nd), viewed as sizes[:dim] + [num_chunks, -1], and the views cat along
+ * dim + 1. Upstream's checks in its order (num_chunks, list, per tensor: nonempty, dtype; dim
+ * wrapped when every ndim agrees, else dim >= 0 and < every ndim; leading sizes). No gradient, as
+ * upstream (it has no derivative formula). */
+static PyObject *chunk_cat(PyObject *list, int64_t dim, int64_t nch) {
+    Py_ssize_t n = PyTuple_Size(list);
+    if (nch < 1) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects positive num_chunks");
+    if (n == 0) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects a non-empty input tensor list");
+    const tn_tensor *t0 = tn_tensor_of(PyTuple_GetItem(list, 0));
+    bool same_ndim = true;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(list, i));
+        if (tn_numel(t) == 0) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects non-empty tensor");
+        if (t->dtype != t0->dtype) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects all input tensors with the same dtype");
+        same_ndim = same_ndim && t->ndim == t0->ndim;
+    }
+    if (same_ndim) {
+        if (tn_wrap_dim(dim, t0->ndim, &dim) < 0) return NULL;
+        /* 0-dim tensors: upstream 2.13.0 reads past their sizes and crashes (measured); refused */
+        if (t0->ndim == 0) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects dim < ndim for all input tensors");
+    } else {
+        if (dim < 0) return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects non-negative dim when input tensors have different ndims");
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (dim >= tn_tensor_of(PyTuple_GetItem(list, i))->ndim)
+                return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects dim < ndim for all input tensors");
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(list, i));
+        for (int64_t d = 0; d < dim; d++)
+            if (t->sizes[d] != t0->sizes[d])
+                return PyErr_Format(PyExc_RuntimeError, "_chunk_cat expects same sizes of 0,...,dim-1 dimensions for all tensors");
+    }
+    PyObject *views = PyTuple_New(n);
+    for (Py_ssize_t i = 0; views && i < n; i++) {
+        PyObject *x = PyTuple_GetItem(list, i);
+        const tn_tensor *t = tn_tensor_of(x);
+        int64_t along = (t->sizes[dim] + nch - 1) / nch * nch;
+        int64_t pad[2 * TN_MAX_DIMS] = {0}, vs[TN_MAX_DIMS];
+        int np = 2 * (t->ndim - (int)dim);
+        pad[np - 1] = along - t->sizes[dim];
+        PyObject *p = along != t->sizes[dim] ? tn_at_constant_pad_nd(x, TN_IN(pad, np), TN_SI(0)) : Py_NewRef(x);
+        for (int64_t d = 0; d < dim; d++) vs[d] = t->sizes[d];
+        vs[dim] = nch;
+        vs[dim + 1] = -1;
+        PyObject *v = p ? tn_at_reshape(p, TN_IN(vs, dim + 2)) : NULL;
+        Py_XDECREF(p);
+        if (!v) Py_CLEAR(views);
+        else PyTuple_SetItem(views, i, v);
+    }
+    if (!views) return NULL;
+    PyObject *r = cat_impl(views, dim + 1, NULL, "cat");
+    Py_DECREF(views);
+    return r;
+}
+
+PyObject *tn_op__chunk_cat(tn_value *a) { return chunk_cat(a[0].u.obj, a[1].u.i, a[2].u.i); }
+
 PyObject *tn_op_hstack(tn_value *a) { return hvstack(a[0].u.obj, NULL, false); }
 PyObject *tn_op_hstack_out(tn_value *a) { return hvstack(a[0].u.obj, a[1].u.obj, false); }
 PyObject *tn_op_vstack(tn_value *a) { return hvstack(a[0].u.obj, NULL, true); }

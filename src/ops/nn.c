@@ -226,6 +226,44 @@ done:
 PyObject *tn_op_native_layer_norm(tn_value *a) { return layer_norm_impl(a, true); }
 PyObject *tn_op_layer_norm(tn_value *a) { return layer_norm_impl(a, false); }
 
+/* x * rsqrt(pow(x, 2).mean(last k dims, keepdim=True).add_(eps)), x in its op-math type: the
+ * steps of upstream's composite rms_norm (autograd/decomp.c's d_rms_norm records them for
+ * gradients); *rs_out, when given, receives the rsqrt factor. */
+PyObject *tn_rms_norm_steps(PyObject *x, int k, double eps, PyObject **rs_out) {
+    const tn_tensor *t = tn_tensor_of(x);
+    int64_t dims[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) dims[i] = t->ndim - i - 1;
+    PyObject *p = tn_at_pow_Tensor_Scalar(x, TN_SI(2));
+    PyObject *dl = p ? tn_int_list(dims, k) : NULL;
+    PyObject *m = dl ? tn_at_mean_dim(p, TN_IPY(dl), true, NULL) : NULL;
+    PyObject *ad = m ? tn_at_add__Scalar(m, TN_SD(eps), TN_SDEF) : NULL;
+    PyObject *rs = ad ? tn_at_rsqrt(m) : NULL;
+    PyObject *y = rs ? tn_at_mul_Tensor(x, rs) : NULL;
+    if (y && rs_out) *rs_out = Py_NewRef(rs);
+    Py_XDECREF(p); Py_XDECREF(dl); Py_XDECREF(m); Py_XDECREF(ad); Py_XDECREF(rs);
+    return y;
+}
+
+/* complex64 / complex128 (upstream dispatches rms_norm and _fused_rms_norm over the complex types
+ * too): the composite's steps in the input's own type (its op-math type), eps defaulting to the
+ * real type's epsilon, the weight (any dtype) cast to the input's dtype as the fused kernel reads
+ * it. Within a few ulps of upstream, not bit-equal (complex pow / mean / rsqrt round differently):
+ * compared with the float rule (tests/cases/test_nn.py) */
+static PyObject *rms_norm_complex(tn_value *a, bool fused) {
+    PyObject *self = a[0].u.obj;
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    double eps = a[3].tag == TN_V_FLOAT ? a[3].u.f : dt == TN_DTYPE_C128 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    PyObject *rs = NULL, *w = NULL;
+    PyObject *y = tn_rms_norm_steps(self, a[1].u.ints.n, eps, fused ? &rs : NULL);
+    if (y && a[2].tag == TN_V_TENSOR) {
+        w = tn_as_dtype(a[2].u.obj, dt, true);
+        Py_SETREF(y, w ? tn_at_mul_Tensor(y, w) : NULL);
+    }
+    PyObject *res = y && fused ? PyTuple_Pack(2, y, rs) : Py_XNewRef(y);
+    Py_XDECREF(y); Py_XDECREF(rs); Py_XDECREF(w);
+    return res;
+}
+
 /* rms_norm(input, normalized_shape, weight=None, eps=None): computed in the op-math type
  * (f32 for f16/bf16/f32, f64 for f64), eps defaulting to that type's epsilon; result in the
  * input dtype. */
@@ -234,6 +272,7 @@ static PyObject *rms_norm_impl(tn_value *a, bool fused) {
     tn_tensor *x = tn_tensor_of(self);
     int64_t M, N;
     if (norm_check(x, &a[1], &a[2], NULL, true, &M, &N) < 0) return NULL;
+    if (x->dtype == TN_DTYPE_C64 || x->dtype == TN_DTYPE_C128) return rms_norm_complex(a, fused);
     if (!tn_nn_float(x->dtype)) return tn_kernel_missing("rms_norm", x->dtype);
     if (a[2].tag == TN_V_TENSOR && !tn_nn_float(TN_T(a[2])->dtype)) return tn_kernel_missing("rms_norm", TN_T(a[2])->dtype);
     tn_dtype ct = tn_nn_compute(x->dtype);

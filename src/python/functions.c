@@ -86,10 +86,41 @@ static bool function_has_out(int first, int last) {
     return false;
 }
 
+/* Keywords upstream's hand-written bindings of the sparse factories (sparse_coo_tensor,
+ * sparse_compressed_tensor, sparse_csr/csc/bsr/bsc_tensor) take beyond the aten schemas: the
+ * optional bools check_invariants (and is_coalesced for COO). Given a bool or None, they are
+ * dropped before matching, so the call reaches the overload and its refusal by name; none of
+ * these factories is implemented (docs/opinfo.md). Any other value stays and fails to match. */
+static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
+    static const char *const names[] = {"sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor",
+                                        "sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor"};
+    bool hit = false;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) hit = hit || !strcmp(name, names[i]);
+    if (!hit || !kw) return NULL;
+    const char *flags[2] = {"check_invariants", name[7] == 'c' && name[8] == 'o' ? "is_coalesced" : NULL};
+    PyObject *k2 = NULL;
+    for (int i = 0; i < 2 && flags[i]; i++) {
+        PyObject *v = PyDict_GetItemString(kw, flags[i]);
+        if (!v || !(v == Py_None || PyBool_Check(v))) continue;
+        if (!k2 && !(k2 = PyDict_Copy(kw))) return NULL;
+        if (PyDict_DelItemString(k2, flags[i]) < 0) { Py_DECREF(k2); return NULL; }
+    }
+    return k2;
+}
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
+    if (mode == CALL_FUNCTION && kw) {
+        PyObject *k2 = drop_sparse_factory_flags(name, kw);
+        if (PyErr_Occurred()) return NULL;
+        if (k2) {
+            PyObject *r = call_rows_(name, first, last, mode, self, args, PyDict_Size(k2) ? k2 : NULL);
+            Py_DECREF(k2);
+            return r;
+        }
+    }
     if (mode == CALL_FUNCTION && kw && PyDict_GetItemString(kw, "out") == Py_None && function_has_out(first, last)) {
         PyObject *k2 = PyDict_Copy(kw);
         if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }

@@ -76,3 +76,16 @@ grads("repeat_interleave_int_grad", {
     "f32_flat": "ps = leaves((2, 3))\nout = torch.repeat_interleave(ps[0], 3) ** 2",
     "f64_strided": "ps = leaves((3, 4), dtype=torch.float64)\nout = ps[0].t().repeat_interleave(2, 1).cos()",
 })
+
+# _chunk_cat (FSDP's gradient bucketing): padding to a multiple of num_chunks, views, cat, and
+# upstream's checks in its order. 0-dim inputs are not cases: upstream 2.13.0 crashes on them
+# (measured, SIGSEGV); ours refuses them with the dim < ndim error.
+cases("chunk_cat", [
+    "torch._chunk_cat([x, torch.arange(6.).reshape(2, 3, 1)], 1, 2)", "torch._chunk_cat([x], 2, 3)",
+    "torch._chunk_cat([x, x[:, :2]], 1, 4)", "torch._chunk_cat([x.transpose(1, 2), x[:, :, :1].transpose(1, 2)], 1, 2)",
+    "torch._chunk_cat([x.half(), torch.ones(2, 1, 4, dtype=torch.float16)], -2, 5)", "torch._chunk_cat([x.int()], 0, 3)",
+    "torch._chunk_cat([x, torch.ones(2, 5)], 1, 2)", "torch._chunk_cat([x, torch.ones(2, 5)], -1, 2)",
+    "torch._chunk_cat([x, torch.ones(2, 5)], 2, 2)", "torch._chunk_cat([x, x.int()], 1, 2)", "torch._chunk_cat([x], 1, 0)",
+    "torch._chunk_cat([], 0, 2)", "torch._chunk_cat([x, torch.ones(2, 0, 4)], 1, 2)", "torch._chunk_cat([x], 3, 2)",
+    "torch._chunk_cat([x, torch.ones(3, 3, 4)], 1, 2)", "torch.ops.aten._chunk_cat.default([x, x], 0, 2)",
+], setup=S, strides=True)

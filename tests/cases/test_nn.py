@@ -77,6 +77,18 @@ cases("rms_norm", [
     "torch.ops.aten._fused_rms_norm(x.double(), [3, 8], None, None)", "torch.rms_norm(torch.randn(0, 8), [8])",
 ], setup=LN, tol="float")
 
+# complex64 / complex128 (upstream's kernels dispatch over the complex types): the composite's
+# steps in the input's type; a few ulps from upstream's (complex pow / rsqrt), so the float rule.
+# complex128 is not a case: the rule's float64 bound (err is 0 there) is 2 ulps of each component,
+# and a small component (-0.0167 beside 1.23j) differs by up to 8.9e-16, 4 ulps of |z| (measured)
+cases("rms_norm_complex", [
+    "torch.rms_norm(torch.complex(x, w), [8])", "torch.rms_norm(torch.complex(x, w), [8], w)",
+    "torch.rms_norm(torch.complex(x, w), [3, 8], None, 1e-3)",
+    "torch.rms_norm(torch.complex(x, w), [8], torch.ones(8, dtype=torch.int64))",
+    "torch.ops.aten._fused_rms_norm(torch.complex(x, w), [8], torch.complex(w, b), None)[0]",
+    "torch.rms_norm(torch.zeros(2, 8, dtype=torch.complex64), [8])",
+], setup=LN, tol="float")
+
 cases("rms_norm_errors", [
     "torch.rms_norm(x, [7])", "torch.rms_norm(x, [8], torch.ones(7))", "torch.rms_norm(torch.arange(8).reshape(1, 8), [8])",
 ], setup=LN)
