@@ -129,8 +129,7 @@ class Compiler:
             except Unsupported as e:
                 return None, f"unsupported: {e}"
             i = names.index(var)
-            text = re.sub(r"/\*.*?\*/", "", dv.formula).replace("*/", "* /")
-            body.append(f"    if (need(n, {i})) {{   /* {var}: {text} */")
+            body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
             body += ["        " + l for l in fn.lines]
             if c.startswith("t"):
                 body.append(f"        put(n, o, {i}, {c}); {c} = NULL;")
@@ -346,6 +345,11 @@ def default_arg(pt, dflt):
     raise Unsupported(f"default of {pt}")
 
 
+def comment_text(s):
+    """s, safe inside a C comment (formula text holds /*name=*/ comments)."""
+    return s.replace("/*", "/ *").replace("*/", "* /")
+
+
 def overrides_in(formulas_c):
     """The rows src/autograd/formulas.c registers a hand-written formula for (its formulas[] table)."""
     text = open(formulas_c).read()
@@ -384,5 +388,7 @@ def backward_table(rows, impl, infos_by_row, cname, formulas_c):
     both = sorted(set(generated) & overrides)
     out.append(f"/* rows generated: {len(generated)}; of them overridden by formulas.c: {len(both)}; "
                f"hand-written only (not translated): {len(overrides - set(generated))} */")
+    for row, why in sorted(unsupported.items()):   # hand-written in formulas.c, or no formula (refuses by name)
+        out.append(f"/* not translated: {row}: {comment_text(why)} */")
     stats = dict(generated=generated, overridden=both, unsupported=unsupported, overrides=sorted(overrides))
     return out, stats

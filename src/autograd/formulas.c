@@ -177,12 +177,6 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     PUTX(0, tn_at_silu_backward(g[0], s), s);
     return 0;
 }
-static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
-    PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
-    const char *mode = ap ? PyUnicode_AsUTF8AndSize(ap, NULL) : NULL;
-    PUTX(0, mode ? tn_at_gelu_backward(g[0], s, mode) : NULL, s, ap);
-    return mode ? 0 : -1;
-}
 
 /* ---- reductions ---- */
 
@@ -223,7 +217,6 @@ static PyObject *sum_backward(PyObject *grad, tn_node *n, int dims_arg, bool kee
     Py_DECREF(gg);
     return r;
 }
-static int f_sum(tn_node *n, PyObject **g, PyObject **o) { PUT(0, expand_to(g[0], n, 0)); return 0; }
 static int f_sum_dim(tn_node *n, PyObject **g, PyObject **o) { PUT(0, sum_backward(g[0], n, 1, n->args[2].u.i)); return 0; }
 static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(sizes) / numel */
     int64_t numel = 1;
@@ -333,30 +326,9 @@ static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int 
     }
     return 0;
 }
-static int f_bmm(tn_node *n, PyObject **g, PyObject **o) { return bmm_like(n, g, o, 0, 1, -1); }
 static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batch2, self */
     if (bmm_like(n, g, o, 1, 2, 4) < 0) return -1;
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return 0;
-}
-static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_at_mul_Tensor(g[0], t), t); }
-    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_at_mul_Tensor(g[0], t), t); }
-    return 0;
-}
-static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
-    if (need(n, 0)) {
-        PyObject *v = cj(saved(n, 1)), *gu = v ? tn_at_unsqueeze(g[0], 1) : NULL;
-        PyObject *vu = gu ? tn_at_unsqueeze(v, 0) : NULL;
-        PyObject *r = vu ? tn_at_mul_Tensor(gu, vu) : NULL;
-        Py_XDECREF(v); Py_XDECREF(gu); Py_XDECREF(vu);
-        PUT(0, r);
-    }
-    if (need(n, 1)) {
-        PyObject *s = cj(saved(n, 0)), *st = t_(s), *r = st ? tn_at_mv(st, g[0]) : NULL;
-        Py_XDECREF(s); Py_XDECREF(st);
-        PUT(1, r);
-    }
     return 0;
 }
 
@@ -425,13 +397,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* select / slice: select_backward / slice_backward with the input's sizes */
-static int f_select(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    PUTX(0, tn_at_select_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
-    return 0;
-}
+/* slice: slice_backward with the input's sizes */
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
     /* upstream saves start and end as given (None: 0 and INT64_MAX); slice_backward clamps */
     int64_t start = n->args[2].tag == TN_V_INT ? n->args[2].u.i : 0;
@@ -517,31 +483,6 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 
 /* ---- selection, masking ---- */
 
-static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
-    PyObject *c = saved(n, 0);
-    if (!c) return -1;
-    bool fail = false;
-    if (is_tensor_arg(n, 2) && need(n, 2)) {   /* other */
-        PyObject *v = tn_at_where_ScalarSelf(c, TN_SD(0.0), g[0]);
-        if (v) put(n, o, 2, v); else fail = true;
-    }
-    if (!fail && is_tensor_arg(n, 1) && need(n, 1)) {   /* self */
-        PyObject *v = tn_at_where_ScalarOther(c, g[0], TN_SD(0.0));
-        if (v) put(n, o, 1, v); else fail = true;
-    }
-    Py_DECREF(c);
-    return fail ? -1 : 0;
-}
-static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.masked_fill(mask, 0) */
-    PyObject *m = saved(n, 1);
-    if (!m) return -1;
-    PUTX(0, tn_at_masked_fill_Scalar(g[0], m, TN_SI(0)), m);
-    if (is_tensor_arg(n, 2) && need(n, 2)) {
-        tn_not_implemented("the derivative of masked_fill's value");
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- nn ---- */
 
@@ -1177,13 +1118,6 @@ static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return
 
 /* ---- activations with aten backward ops ---- */
 
-static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result) */
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_at_elu_backward(g[0], TN_SV(&n->args[1]), TN_SV(&n->args[2]), TN_SV(&n->args[3]), inpl, x)));
-    DONE;
-}
 /* celu(self, alpha) / celu_: elu_backward(grad, alpha, 1, 1.0 / float(alpha), is_result, self or result) */
 static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1197,24 +1131,6 @@ static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
 }
 /* hardtanh(self, min_val, max_val), and hardtanh_ (no entry of its own in derivatives.yaml: the
  * out-of-place formula on the original self): hardtanh_backward(grad, self, min_val, max_val) */
-static int f_hardtanh(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *x = K(saved(n, 0));
-    OUTK(0, K(tn_at_hardtanh_backward(g[0], x, TN_SV(&n->args[1]), TN_SV(&n->args[2]))));
-    DONE;
-}
-static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_at_leaky_relu_backward(g[0], x, TN_SV(&n->args[1]), inpl)));
-    DONE;
-}
-static int f_threshold(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, self, threshold) */
-    T_;
-    OUTK(0, K(tn_at_threshold_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
-    DONE;
-}
 static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
     T_;
     PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
@@ -1284,11 +1200,6 @@ static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 
 /* ---- shape ---- */
 
-static int f_flip(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_flip(g[0], TN_IPY(K(arg_obj(n, 1))))));
-    DONE;
-}
 static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reversed(shifts), reversed(dims)) */
     T_;
     const tn_value *sv = &n->args[1], *dv = &n->args[2];
@@ -1759,14 +1670,6 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* mse_loss(self, target, reduction): self: mse_loss_backward(grad, self, target, reduction);
  * target: mse_loss_backward(grad, target, self, reduction) */
-static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    long long red = (long long)arg_i(n, 2);
-    if (need(n, 0)) OUTK(0, K(tn_at_mse_loss_backward(g[0], s, t, red)));
-    if (need(n, 1)) OUTK(1, K(tn_at_mse_loss_backward(g[0], t, s, red)));
-    DONE;
-}
 
 
 /* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
@@ -1841,26 +1744,6 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* smooth_l1_loss / huber_loss(self, target, reduction, beta|delta): self: bwd(grad, self, target);
- * target: bwd(grad, target, self) */
-typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
-static int loss_pair(tn_node *n, PyObject **g, PyObject **o, loss_backward_fn bwd) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    long long red = (long long)arg_i(n, 2);
-    double par = arg_f(n, 3);
-    if (need(n, 0)) OUTK(0, K(bwd(g[0], s, t, red, par)));
-    if (need(n, 1)) OUTK(1, K(bwd(g[0], t, s, red, par)));
-    DONE;
-}
-static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_smooth_l1_loss_backward); }
-static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_huber_loss_backward); }
-/* soft_margin_loss(self, target, reduction): self: soft_margin_loss_backward(grad, self, target, reduction) */
-static int f_soft_margin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_soft_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
-    DONE;
-}
 /* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
 static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1902,6 +1785,7 @@ static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) 
     }
     return loss_mean_div(r, T, red, meta(n, 1));
 }
+typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
 /* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
 static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
     T_;
@@ -3903,13 +3787,6 @@ static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * self; self: grad.conj() * other */
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    OUTK(1, K(tn_at_mul_Tensor(g[0], s)));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_conj(g[0])), t)));
-    DONE;
-}
 
 /* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
 
@@ -4707,27 +4584,22 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
 
 
     {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
-    {TN_ROW_gelu, f_gelu}, {TN_ROW_gelu_, f_gelu},
-    {TN_ROW_sum, f_sum}, {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW_bmm, f_bmm}, {TN_ROW_baddbmm, f_baddbmm},
-    {TN_ROW_dot, f_dot}, {TN_ROW_mv, f_mv},
-    {TN_ROW_view, f_view}, {TN_ROW__unsafe_view, f_view}, {TN_ROW_t, f_t}, {TN_ROW_transpose_int, f_transpose},
-    {TN_ROW_permute, f_permute}, {TN_ROW_expand, f_expand}, {TN_ROW_unsqueeze, f_unsqueeze},
+    {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
+    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW_baddbmm, f_baddbmm},
+    {TN_ROW__unsafe_view, f_view},
+    {TN_ROW_permute, f_permute}, {TN_ROW_expand, f_expand},
     {TN_ROW_squeeze, f_squeeze}, {TN_ROW_squeeze_dim, f_squeeze}, {TN_ROW_squeeze_dims, f_squeeze},
-    {TN_ROW_select_int, f_select}, {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
+    {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
-    {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose}, {TN_ROW_unsqueeze_, f_unsqueeze},
     {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
-    {TN_ROW_clone, f_identity}, {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_where_self, f_where}, {TN_ROW_masked_fill_Scalar, f_masked_fill}, {TN_ROW_masked_fill__Scalar, f_masked_fill},
+    {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
     {TN_ROW__softmax, f_softmax}, {TN_ROW__log_softmax, f_log_softmax},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
     /* pointwise */
-    {TN_ROW_sign, f_zeros}, {TN_ROW_sign_, f_zeros}, {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_round, f_zeros}, {TN_ROW_round_, f_zeros}, {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
-    {TN_ROW_floor, f_zeros}, {TN_ROW_floor_, f_zeros}, {TN_ROW_ceil, f_zeros}, {TN_ROW_ceil_, f_zeros},
-    {TN_ROW_trunc, f_zeros}, {TN_ROW_trunc_, f_zeros}, {TN_ROW_frac, f_identity}, {TN_ROW_frac_, f_identity},
+    {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
+    {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
+
 
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
     {TN_ROW_erf, f_erf}, {TN_ROW_erf_, f_erf},
@@ -4749,9 +4621,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
     {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
-    {TN_ROW_elu, f_elu}, {TN_ROW_elu_, f_elu}, {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
-    {TN_ROW_hardtanh, f_hardtanh}, {TN_ROW_hardtanh_, f_hardtanh}, {TN_ROW_leaky_relu, f_leaky_relu}, {TN_ROW_leaky_relu_, f_leaky_relu},
-    {TN_ROW_threshold, f_threshold}, {TN_ROW_threshold_, f_threshold}, {TN_ROW__safe_softmax, f_safe_softmax},
+    {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
+    {TN_ROW__safe_softmax, f_safe_softmax},
     /* reductions */
     {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},
     {TN_ROW_topk, f_topk}, {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
@@ -4767,7 +4638,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_scatter_src, f_scatter}, {TN_ROW_scatter__src, f_scatter}, {TN_ROW_scatter_value, f_scatter}, {TN_ROW_scatter__value, f_scatter},
     {TN_ROW_scatter_add, f_scatter_add}, {TN_ROW_scatter_add_, f_scatter_add},
     /* shape */
-    {TN_ROW_flip, f_flip}, {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
+    {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_nll_loss_forward, f_nll_loss},
     {TN_ROW_fill_Scalar, f_zeros_all}, {TN_ROW_fill__Scalar, f_zeros_all}, {TN_ROW_zero_, f_zeros_all},
@@ -4797,7 +4668,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_mse_loss, f_mse_loss},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
@@ -4837,7 +4707,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
     /* loss family (ops/loss.c) */
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
-    {TN_ROW_smooth_l1_loss, f_smooth_l1}, {TN_ROW_huber_loss, f_huber}, {TN_ROW_soft_margin_loss, f_soft_margin},
     {TN_ROW_log_sigmoid_forward, f_log_sigmoid}, {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
@@ -4867,11 +4736,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, {TN_ROW_expand_copy, f_expand},
-    {TN_ROW_permute_copy, f_permute}, {TN_ROW_select_copy_int, f_select}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
     {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, {TN_ROW_squeeze_copy, f_squeeze},
-    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze}, {TN_ROW_t_copy, f_t},
-    {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
-    {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
+    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze},
+    {TN_ROW_unbind_copy_int, f_unbind},
+    {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
     {TN_ROW_diag_embed, f_diag_embed},
     {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
     /* distances (ops/distance.c; helper-opa) */
@@ -4881,7 +4750,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* breadth family (helper-opb): conjugate / negative bits and complex views */
     {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
-    {TN_ROW_vdot, f_vdot},
     /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
     {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
     {TN_ROW_select_scatter, f_select_scatter}, {TN_ROW_slice_scatter, f_slice_scatter},
