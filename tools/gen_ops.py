@@ -102,7 +102,8 @@ def main():
     out.append(", ".join(str((1 if "pointwise" in r.get("tags", []) else 0) |
                              (2 if "nondeterministic_seeded" in r.get("tags", []) else 0)) for r in rows))
     out.append("};")
-    out += autograd_table(yaml_path, rows, impl, cname)
+    infos_by_row = {}
+    out += autograd_table(yaml_path, rows, impl, cname, infos_by_row)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from fw_formulas import forward_table
     native = os.path.dirname(yaml_path)
@@ -163,6 +164,14 @@ def main():
     base = os.path.dirname(out_path)
     open(os.path.join(base, "tn_aten_gen.h"), "w").write("\n".join(api_h) + "\n")
     open(os.path.join(base, "tn_aten_gen.c"), "w").write("\n".join(api_c) + "\n")
+    # backward formulas generated from derivatives.yaml (tools/bw_formulas.py, docs/bw_formulas.md)
+    from bw_formulas import backward_table
+    formulas_c = os.path.join(os.path.dirname(ops_dir), "autograd", "formulas.c")
+    bw_c, st = backward_table(rows, impl, infos_by_row, cname, formulas_c)
+    open(os.path.join(base, "tn_bw_gen.c"), "w").write("\n".join(bw_c) + "\n")
+    print(f"gen_ops: backward formulas: {len(st['generated']) - len(st['overridden'])} generated, "
+          f"{len(st['overrides'])} hand-written in formulas.c ({len(st['overridden'])} of them also generated), "
+          f"{len(st['unsupported'])} rows not translated")
 
 
 # Names upstream's Python binding generator skips (torchgen's should_generate_py_binding) but
@@ -254,11 +263,11 @@ def save_guards(info, types):
     return res
 
 
-def autograd_table(yaml_path, rows, impl, cname):
+def autograd_table(yaml_path, rows, impl, cname, infos_by_row=None):
     """Per row: upstream's autograd node (derivatives.yaml, normalised by torchgen's own loader):
     node name, which arguments are differentiable, which are saved whole, which outputs are saved
     and differentiable, and whether the overload is CompositeImplicitAutograd (decomposes while
-    recording). Also TN_ROW_<op> constants for the implemented rows (formulas and decompositions
+    recording). Fills infos_by_row (row -> its torchgen DifferentiabilityInfo). Also TN_ROW_<op> constants for the implemented rows (formulas and decompositions
     call ops by row, through the door)."""
     from torchgen.api.autograd import uses_single_grad
     from torchgen.packaged.autograd.gen_variable_type import DONT_REQUIRE_DERIVATIVE
@@ -312,6 +321,8 @@ def autograd_table(yaml_path, rows, impl, cname):
         if info is None:
             out.append(f'    {{NULL, 0, 0, 0, 0, {int(r["composite"])}, 0, {int(r["name"] in DONT_REQUIRE_DERIVATIVE)}}},')
             continue
+        if infos_by_row is not None:
+            infos_by_row[ri] = info
         names = arg_names(r["func"])
         diff = set()
         for dv in info.derivatives:

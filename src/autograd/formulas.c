@@ -5,6 +5,7 @@
  * are differentiable and what is saved come from derivatives.yaml at build time (tools/gen_ops.py).
  * The engine sums broadcast gradients and casts dtypes (validate_outputs), as upstream's. */
 #include "autograd/autograd.h"
+#include "autograd/bw_helpers.h"
 
 #include "dispatch/modes.h"
 #include "dispatch/args.h"
@@ -20,11 +21,6 @@
 
 /* ---- helpers ---- */
 
-static bool need(tn_node *n, int arg) {
-    int e = n->arg_edge[arg];
-    return e >= 0 && e < n->nnext && n->next[e].fn;
-}
-static void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
 #define PUT(arg, expr) do { if (need(n, arg)) { PyObject *v_ = (expr); if (!v_) return -1; put(n, o, arg, v_); } } while (0)
 /* PUT, then release the listed references on every path (expr is evaluated only when the input is needed;
  * when it fails the formula returns -1 without leaking them) */
@@ -45,8 +41,6 @@ static double arg_f(tn_node *n, int i) { return tn_value_as_double(&n->args[i]);
 static int64_t arg_i(tn_node *n, int i) { return n->args[i].u.i; }
 static const tn_meta *meta(tn_node *n, int i) { return &n->arg_meta[i][0]; }
 static PyObject *sizes_of(tn_node *n, int i) { return tn_py_size_new(meta(n, i)->ndim, tn_meta_sizes(meta(n, i))); }
-static PyObject *saved(tn_node *n, int i) { return tn_node_saved_arg(n, i); }
-static PyObject *result(tn_node *n, int k) { return tn_node_saved_result(n, k); }
 
 
 /* maybe_multiply(t, s): t when s is 1, else t * s. Steals t. */
@@ -146,7 +140,6 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
     }
     return 0;
 }
-static int f_neg(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_neg(g[0])); return 0; }
 static int f_identity(tn_node *n, PyObject **g, PyObject **o) { PUT(0, Py_NewRef(g[0])); return 0; }
 
 /* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
@@ -167,83 +160,6 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* unary: grad op saved value */
-static int f_exp(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *r = result(n, 0);
-    if (!r) return -1;
-    PUTX(0, tn_at_mul_Tensor(g[0], r), r);
-    return 0;
-}
-static int f_log(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *s = saved(n, 0);
-    if (!s) return -1;
-    PUTX(0, tn_at_div_Tensor(g[0], s), s);
-    return 0;
-}
-static int f_sqrt(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (2 * result) */
-    PyObject *r = result(n, 0), *t = r ? tn_at_mul_Scalar(r, TN_SI(2)) : NULL;
-    Py_XDECREF(r);
-    if (!t) return -1;
-    PUTX(0, tn_at_div_Tensor(g[0], t), t);
-    return 0;
-}
-static int f_rsqrt(tn_node *n, PyObject **g, PyObject **o) {   /* -0.5 * grad * result.pow(3) */
-    PyObject *r = result(n, 0), *p = r ? tn_at_pow_Tensor_Scalar(r, TN_SI(3)) : NULL;
-    PyObject *a = p ? tn_at_mul_Scalar(g[0], TN_SD(-0.5)) : NULL;
-    PyObject *b = a ? tn_at_mul_Tensor(a, p) : NULL;
-    Py_XDECREF(r); Py_XDECREF(p); Py_XDECREF(a);
-    PUT(0, b);
-    return 0;
-}
-static int f_reciprocal(tn_node *n, PyObject **g, PyObject **o) {   /* -grad * (result * result) */
-    PyObject *r = result(n, 0), *rr = r ? tn_at_mul_Tensor(r, r) : NULL;
-    PyObject *ng = rr ? tn_at_neg(g[0]) : NULL;
-    PyObject *b = ng ? tn_at_mul_Tensor(ng, rr) : NULL;
-    Py_XDECREF(r); Py_XDECREF(rr); Py_XDECREF(ng);
-    PUT(0, b);
-    return 0;
-}
-static int f_sin(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *s = saved(n, 0), *c = s ? tn_at_cos(s) : NULL;
-    Py_XDECREF(s);
-    if (!c) return -1;
-    PUTX(0, tn_at_mul_Tensor(g[0], c), c);
-    return 0;
-}
-static int f_cos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -self.sin() */
-    PyObject *s = saved(n, 0), *sn = s ? tn_at_sin(s) : NULL;
-    PyObject *ns = sn ? tn_at_neg(sn) : NULL;
-    Py_XDECREF(s); Py_XDECREF(sn);
-    if (!ns) return -1;
-    PUTX(0, tn_at_mul_Tensor(g[0], ns), ns);
-    return 0;
-}
-static int f_abs(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self.sgn() */
-    PyObject *s = saved(n, 0), *sg = s ? tn_at_sgn(s) : NULL;
-    Py_XDECREF(s);
-    if (!sg) return -1;
-    PUTX(0, tn_at_mul_Tensor(g[0], sg), sg);
-    return 0;
-}
-/* activations through their aten backward ops */
-static int f_tanh(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *r = result(n, 0);
-    if (!r) return -1;
-    PUTX(0, tn_at_tanh_backward(g[0], r), r);
-    return 0;
-}
-static int f_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *r = result(n, 0);
-    if (!r) return -1;
-    PUTX(0, tn_at_sigmoid_backward(g[0], r), r);
-    return 0;
-}
-static int f_relu(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, result, 0) */
-    PyObject *r = result(n, 0);
-    if (!r) return -1;
-    PUTX(0, tn_at_threshold_backward(g[0], r, TN_SI(0)), r);
-    return 0;
-}
 static PyObject *scalar_minus(double c, PyObject *t);
 static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *s = saved(n, 0);
@@ -260,12 +176,6 @@ static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
     }
     PUTX(0, tn_at_silu_backward(g[0], s), s);
     return 0;
-}
-static int f_gelu(tn_node *n, PyObject **g, PyObject **o) {   /* gelu_backward(grad, self, approximate=) */
-    PyObject *s = saved(n, 0), *ap = s ? arg_obj(n, 1) : NULL;
-    const char *mode = ap ? PyUnicode_AsUTF8AndSize(ap, NULL) : NULL;
-    PUTX(0, mode ? tn_at_gelu_backward(g[0], s, mode) : NULL, s, ap);
-    return mode ? 0 : -1;
 }
 
 /* ---- reductions ---- */
@@ -307,7 +217,6 @@ static PyObject *sum_backward(PyObject *grad, tn_node *n, int dims_arg, bool kee
     Py_DECREF(gg);
     return r;
 }
-static int f_sum(tn_node *n, PyObject **g, PyObject **o) { PUT(0, expand_to(g[0], n, 0)); return 0; }
 static int f_sum_dim(tn_node *n, PyObject **g, PyObject **o) { PUT(0, sum_backward(g[0], n, 1, n->args[2].u.i)); return 0; }
 static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(sizes) / numel */
     int64_t numel = 1;
@@ -417,30 +326,9 @@ static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int 
     }
     return 0;
 }
-static int f_bmm(tn_node *n, PyObject **g, PyObject **o) { return bmm_like(n, g, o, 0, 1, -1); }
 static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batch2, self */
     if (bmm_like(n, g, o, 1, 2, 4) < 0) return -1;
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return 0;
-}
-static int f_dot(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad * tensor; tensor: grad * self */
-    if (need(n, 0)) { PyObject *t = cj(saved(n, 1)); if (!t) return -1; PUTX(0, tn_at_mul_Tensor(g[0], t), t); }
-    if (need(n, 1)) { PyObject *t = cj(saved(n, 0)); if (!t) return -1; PUTX(1, tn_at_mul_Tensor(g[0], t), t); }
-    return 0;
-}
-static int f_mv(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.ger(vec); vec: self.t().mv(grad) */
-    if (need(n, 0)) {
-        PyObject *v = cj(saved(n, 1)), *gu = v ? tn_at_unsqueeze(g[0], 1) : NULL;
-        PyObject *vu = gu ? tn_at_unsqueeze(v, 0) : NULL;
-        PyObject *r = vu ? tn_at_mul_Tensor(gu, vu) : NULL;
-        Py_XDECREF(v); Py_XDECREF(gu); Py_XDECREF(vu);
-        PUT(0, r);
-    }
-    if (need(n, 1)) {
-        PyObject *s = cj(saved(n, 0)), *st = t_(s), *r = st ? tn_at_mv(st, g[0]) : NULL;
-        Py_XDECREF(s); Py_XDECREF(st);
-        PUT(1, r);
-    }
     return 0;
 }
 
@@ -509,13 +397,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* select / slice: select_backward / slice_backward with the input's sizes */
-static int f_select(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    PUTX(0, tn_at_select_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)arg_i(n, 2)), sz);
-    return 0;
-}
+/* slice: slice_backward with the input's sizes */
 static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
     /* upstream saves start and end as given (None: 0 and INT64_MAX); slice_backward clamps */
     int64_t start = n->args[2].tag == TN_V_INT ? n->args[2].u.i : 0;
@@ -601,31 +483,6 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 
 /* ---- selection, masking ---- */
 
-static int f_where(tn_node *n, PyObject **g, PyObject **o) {   /* where.self(condition, self, other) */
-    PyObject *c = saved(n, 0);
-    if (!c) return -1;
-    bool fail = false;
-    if (is_tensor_arg(n, 2) && need(n, 2)) {   /* other */
-        PyObject *v = tn_at_where_ScalarSelf(c, TN_SD(0.0), g[0]);
-        if (v) put(n, o, 2, v); else fail = true;
-    }
-    if (!fail && is_tensor_arg(n, 1) && need(n, 1)) {   /* self */
-        PyObject *v = tn_at_where_ScalarOther(c, g[0], TN_SD(0.0));
-        if (v) put(n, o, 1, v); else fail = true;
-    }
-    Py_DECREF(c);
-    return fail ? -1 : 0;
-}
-static int f_masked_fill(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad.masked_fill(mask, 0) */
-    PyObject *m = saved(n, 1);
-    if (!m) return -1;
-    PUTX(0, tn_at_masked_fill_Scalar(g[0], m, TN_SI(0)), m);
-    if (is_tensor_arg(n, 2) && need(n, 2)) {
-        tn_not_implemented("the derivative of masked_fill's value");
-        return -1;
-    }
-    return 0;
-}
 
 /* ---- nn ---- */
 
@@ -746,28 +603,11 @@ static PyObject *scalar_minus(double c, PyObject *t) {
 /* ---- pointwise ---- */
 
 static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
-static int f_exp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad * result * M_LN2 */
-    T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], r)), TN_SD(0.693147180559945309417))));
-    DONE;
-}
-static int f_expm1(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (result + 1) */
-    T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(r, TN_SI(1), TN_SDEF)))));
-    DONE;
-}
 static int f_log1p(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self + 1) */
     T_; PyObject *s = K(saved(n, 0));
     OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(s, TN_SI(1), TN_SDEF)))));
     DONE;
 }
-static int log_base(tn_node *n, PyObject **g, PyObject **o, double ln) {   /* grad / (self * ln(base)) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_mul_Scalar(s, TN_SD(ln))))));
-    DONE;
-}
-static int f_log2(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 0.6931471805599453); }
-static int f_log10(tn_node *n, PyObject **g, PyObject **o) { return log_base(n, g, o, 2.3025850929940456); }
 static int erf_like(tn_node *n, PyObject **g, PyObject **o, double c) {   /* c * exp(-(self.pow(2))) * grad */
     T_; PyObject *s = K(saved(n, 0));
     PyObject *e = K(tn_at_exp(K(tn_at_neg(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))))));
@@ -776,43 +616,6 @@ static int erf_like(tn_node *n, PyObject **g, PyObject **o, double c) {   /* c *
 }
 static int f_erf(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, 2.0 / sqrt(M_PI)); }
 static int f_erfc(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, -2.0 / sqrt(M_PI)); }
-static PyObject *one_minus_sq_rsqrt(PyObject *s) {   /* (-self * self + 1).rsqrt() */
-    T_;
-    PyObject *r = K(tn_at_rsqrt(K(tn_at_add_Scalar(K(tn_at_mul_Tensor(K(tn_at_neg(s)), s)), TN_SI(1), TN_SDEF))));
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-static int f_asin(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(one_minus_sq_rsqrt(s)))));
-    DONE;
-}
-static int f_acos(tn_node *n, PyObject **g, PyObject **o) {   /* grad * -((-self * self + 1).rsqrt()) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_neg(K(one_minus_sq_rsqrt(s)))))));
-    DONE;
-}
-static int f_atan(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self * self + 1) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))));
-    DONE;
-}
-static int f_sinh(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_cosh(s)))));
-    DONE;
-}
-static int f_cosh(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_sinh(s)))));
-    DONE;
-}
-static int f_asinh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (self.pow(2) + 1).rsqrt() */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_add_Scalar(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2))), TN_SI(1), TN_SDEF)))))));
-    DONE;
-}
 static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (self * self - 1).rsqrt() */
     T_; PyObject *s = K(saved(n, 0));
     if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
@@ -823,11 +626,6 @@ static int f_atanh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * 1 / (1 
     T_; PyObject *s = K(saved(n, 0));
     PyObject *den = K(scalar_minus(1, K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))));
     OUTK(0, K(tn_at_div_Tensor(K(tn_at_mul_Scalar(g[0], TN_SI(1))), den)));
-    DONE;
-}
-static int f_tan(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (1 + result.pow(2)) */
-    T_; PyObject *r = K(result(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_pow_Tensor_Scalar(r, TN_SI(2))), TN_SI(1), TN_SDEF)))));
     DONE;
 }
 static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
@@ -845,12 +643,6 @@ static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*
     PyObject *recip = K(tn_at_reciprocal(K(tn_at_add_Tensor(K(tn_at_mul_Tensor(s, s)), K(tn_at_mul_Tensor(ot, ot)), TN_SDEF))));
     OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], ot)), recip)));
     OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s)))), recip)));
-    DONE;
-}
-static int f_hypot(tn_node *n, PyObject **g, PyObject **o) {   /* grad * self / result, grad * other / result */
-    T_; PyObject *r = K(result(n, 0));
-    if (need(n, 0)) OUTK(0, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), r)));
-    if (need(n, 1)) OUTK(1, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 1)))), r)));
     DONE;
 }
 /* fmod / remainder: self: grad; other: -grad * self.div(other, rounding_mode) */
@@ -1326,13 +1118,6 @@ static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return
 
 /* ---- activations with aten backward ops ---- */
 
-static int f_elu(tn_node *n, PyObject **g, PyObject **o) {   /* elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result) */
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_at_elu_backward(g[0], TN_SV(&n->args[1]), TN_SV(&n->args[2]), TN_SV(&n->args[3]), inpl, x)));
-    DONE;
-}
 /* celu(self, alpha) / celu_: elu_backward(grad, alpha, 1, 1.0 / float(alpha), is_result, self or result) */
 static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1346,24 +1131,6 @@ static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
 }
 /* hardtanh(self, min_val, max_val), and hardtanh_ (no entry of its own in derivatives.yaml: the
  * out-of-place formula on the original self): hardtanh_backward(grad, self, min_val, max_val) */
-static int f_hardtanh(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *x = K(saved(n, 0));
-    OUTK(0, K(tn_at_hardtanh_backward(g[0], x, TN_SV(&n->args[1]), TN_SV(&n->args[2]))));
-    DONE;
-}
-static int f_leaky_relu(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_at_leaky_relu_backward(g[0], x, TN_SV(&n->args[1]), inpl)));
-    DONE;
-}
-static int f_threshold(tn_node *n, PyObject **g, PyObject **o) {   /* threshold_backward(grad, self, threshold) */
-    T_;
-    OUTK(0, K(tn_at_threshold_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
-    DONE;
-}
 static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
     T_;
     PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
@@ -1433,11 +1200,6 @@ static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: gr
 
 /* ---- shape ---- */
 
-static int f_flip(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_flip(g[0], TN_IPY(K(arg_obj(n, 1))))));
-    DONE;
-}
 static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reversed(shifts), reversed(dims)) */
     T_;
     const tn_value *sv = &n->args[1], *dv = &n->args[2];
@@ -1541,15 +1303,6 @@ static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
 }
 static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
 static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
-/* logaddexp: self: grad / (1 + exp(other - self)); other: grad / (1 + exp(self - other)) */
-static int f_logaddexp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    /* grad / (1 + exp(other - self)).conj() and swapped (the conj only acts on complex) */
-    if (need(n, 0)) OUTK(0, K(tn_at_div_Tensor(g[0], K(cj(tn_at_add_Scalar(K(tn_at_exp(K(tn_at_sub_Tensor(ot, s, TN_SDEF)))), TN_SI(1), TN_SDEF))))));
-    if (need(n, 1)) OUTK(1, K(tn_at_div_Tensor(g[0], K(cj(tn_at_add_Scalar(K(tn_at_exp(K(tn_at_sub_Tensor(s, ot, TN_SDEF)))), TN_SI(1), TN_SDEF))))));
-    DONE;
-}
 /* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
 static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1640,20 +1393,6 @@ static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (g
     T_;
     if (need(n, 0)) OUTK(0, K(tn_at_hardtanh_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]), TN_SV(&n->args[3]))));
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
-static int f_tanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * (-2 * output * grad_output) */
-    T_;
-    PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_at_tanh_backward(g[0], out)));
-    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(out, TN_SI(-2))), K(saved(n, 0)))))));
-    DONE;
-}
-static int f_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {   /* output: grad * grad_output * (-2 * output + 1) */
-    T_;
-    PyObject *out = K(saved(n, 1));
-    if (need(n, 0)) OUTK(0, K(tn_at_sigmoid_backward(g[0], out)));
-    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), K(tn_at_add_Scalar(K(tn_at_mul_Scalar(out, TN_SI(-2))), TN_SI(1), TN_SDEF)))));
     DONE;
 }
 /* _softmax_backward_data(grad_output, output, dim, input_dtype) */
@@ -1931,14 +1670,6 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* mse_loss(self, target, reduction): self: mse_loss_backward(grad, self, target, reduction);
  * target: mse_loss_backward(grad, target, self, reduction) */
-static int f_mse_loss(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    long long red = (long long)arg_i(n, 2);
-    if (need(n, 0)) OUTK(0, K(tn_at_mse_loss_backward(g[0], s, t, red)));
-    if (need(n, 1)) OUTK(1, K(tn_at_mse_loss_backward(g[0], t, s, red)));
-    DONE;
-}
 
 
 /* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
@@ -2013,26 +1744,6 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* smooth_l1_loss / huber_loss(self, target, reduction, beta|delta): self: bwd(grad, self, target);
- * target: bwd(grad, target, self) */
-typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
-static int loss_pair(tn_node *n, PyObject **g, PyObject **o, loss_backward_fn bwd) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    long long red = (long long)arg_i(n, 2);
-    double par = arg_f(n, 3);
-    if (need(n, 0)) OUTK(0, K(bwd(g[0], s, t, red, par)));
-    if (need(n, 1)) OUTK(1, K(bwd(g[0], t, s, red, par)));
-    DONE;
-}
-static int f_smooth_l1(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_smooth_l1_loss_backward); }
-static int f_huber(tn_node *n, PyObject **g, PyObject **o) { return loss_pair(n, g, o, tn_at_huber_loss_backward); }
-/* soft_margin_loss(self, target, reduction): self: soft_margin_loss_backward(grad, self, target, reduction) */
-static int f_soft_margin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_soft_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2))));
-    DONE;
-}
 /* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
 static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -2074,6 +1785,7 @@ static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) 
     }
     return loss_mean_div(r, T, red, meta(n, 1));
 }
+typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
 /* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
 static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
     T_;
@@ -3436,8 +3148,6 @@ static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
 }
 static PyObject *la_mul(PyObject *a, PyObject *b) { return a && b ? tn_at_mul_Tensor(a, b) : NULL; }
 static PyObject *la_div(PyObject *a, PyObject *b) { return a && b ? tn_at_div_Tensor(a, b) : NULL; }
-static PyObject *la_add(PyObject *a, PyObject *b) { return a && b ? tn_at_add_Tensor(a, b, TN_SDEF) : NULL; }
-static PyObject *la_sub(PyObject *a, PyObject *b) { return a && b ? tn_at_sub_Tensor(a, b, TN_SDEF) : NULL; }
 static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_at_unsqueeze(x, d) : NULL; }
 
 /* _linalg_svd: svd_backward on the first k columns of U / rows of Vh (real case) */
@@ -3464,15 +3174,15 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
         }
     } else {
         PyObject *UhgU = NULL, *VhgV = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
-        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = la_sub(t2, tt); Py_XDECREF(tt); }
-        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = la_sub(t3, tt); LA_DECREF(gh, tt); }
-        PyObject *S2 = la_mul(S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = la_sub(a2, a1);
+        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = tn_sub_tt(t2, tt); Py_XDECREF(tt); }
+        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = tn_sub_tt(t3, tt); LA_DECREF(gh, tt); }
+        PyObject *S2 = la_mul(S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = tn_sub_tt(a2, a1);
         PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
         PyObject *ret = NULL;
         if (f) {
             if (gU && gVh) {
                 PyObject *s2 = la_unsq(S, -2), *x = la_mul(UhgU, s2), *s1 = la_unsq(S, -1), *y = la_mul(s1, VhgV);
-                PyObject *z = la_add(x, y);
+                PyObject *z = tn_add_tt(x, y);
                 ret = la_div(z, E);
                 LA_DECREF(s2, x, s1, y, z);
             } else if (gU) {
@@ -3487,20 +3197,20 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
         }
         if (ret && gS) {
             PyObject *de = tn_at_diag_embed(gS, 0, -2, -1);
-            Py_SETREF(ret, la_add(ret, de));
+            Py_SETREF(ret, tn_add_tt(ret, de));
             Py_XDECREF(de);
         }
         if (ret) {
             if (m > nn && gU) {
                 PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_div(gU, s2);
-                PyObject *b = la_add(a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
-                PyObject *e = la_sub(b, d);
+                PyObject *b = tn_add_tt(a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
+                PyObject *e = tn_sub_tt(b, d);
                 r = la_mm(e, Vh);
                 LA_DECREF(a, s2, gUS, b, UH, c, d, e);
             } else if (m < nn && gVh) {
                 PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_div(gVh, s1);
-                PyObject *b = la_add(a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
-                PyObject *e = la_sub(b, d);
+                PyObject *b = tn_add_tt(a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
+                PyObject *e = tn_sub_tt(b, d);
                 r = la_mm(U, e);
                 LA_DECREF(a, s1, SgV, b, VhH, c, d, e);
             } else if (m >= nn) {
@@ -3544,7 +3254,7 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
         PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
         if (gR) {
             PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
-            gA = la_sub(q, p);
+            gA = tn_sub_tt(q, p);
             LA_DECREF(RH, q);
         } else gA = p ? tn_at_neg(p) : NULL;
         LA_DECREF(QH, p);
@@ -3554,14 +3264,14 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
         Py_XDECREF(RH);
     }
     if (gA && m >= nn) {
-        PyObject *tu = tn_at_triu(gA, 0), *tuH = la_mT(tu), *X = la_add(tu, tuH);
+        PyObject *tu = tn_at_triu(gA, 0), *tuH = la_mT(tu), *X = tn_add_tt(tu, tuH);
         PyObject *dg = X ? tn_at_diagonal(X, 0, -2, -1) : NULL, *ml = dg ? tn_at_mul__Scalar(dg, TN_SD(0.5)) : NULL;
-        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? la_add(a, gQ) : (a ? Py_NewRef(a) : NULL);
+        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? tn_add_tt(a, gQ) : (a ? Py_NewRef(a) : NULL);
         PyObject *RH = b ? la_mT(R) : NULL;
         r = la_solve_tri(RH, b, false, false, false);
         LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
     } else if (gA) {
-        PyObject *ng = tn_at_neg(gA), *ngH = la_mT(ng), *d = la_sub(ng, ngH);
+        PyObject *ng = tn_at_neg(gA), *ngH = la_mT(ng), *d = tn_sub_tt(ng, ngH);
         PyObject *tl = d ? tn_at_tril(d, 0) : NULL, *a = la_mm(Q, tl);
         PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
         const tn_tensor *rt = tn_tensor_of(R);
@@ -3577,7 +3287,7 @@ static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
         }
         if (c && gR) {
             PyObject *qg = la_mm(Q, gR);
-            r = la_add(c, qg);
+            r = tn_add_tt(c, qg);
             LA_DECREF(qg, c);
         } else r = c;
         LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
@@ -3602,17 +3312,17 @@ static PyObject *pinv_backward(tmps *T, PyObject *grad, PyObject *pA, PyObject *
         /* K = grad^H pinvA; -(pinvA K)^H + K pinvA^H - (A pinvA) K pinvA^H + (pinvA^H pinvA)(grad^H - K A) */
         PyObject *Kx = la_mmk(T, gh, pA), *KpAh = la_mmk(T, Kx, pAh);
         PyObject *t1 = keep_(T, tn_at_neg(la_mH(T, la_mmk(T, pA, Kx))));
-        PyObject *s = la_bink(T, la_add, t1, KpAh);
-        s = la_bink(T, la_sub, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
-        return la_bink(T, la_add, s,
-                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, la_sub, gh, la_mmk(T, Kx, A))));
+        PyObject *s = la_bink(T, tn_add_tt, t1, KpAh);
+        s = la_bink(T, tn_sub_tt, s, la_mmk(T, la_mmk(T, A, pA), KpAh));
+        return la_bink(T, tn_add_tt, s,
+                       la_mmk(T, la_mmk(T, pAh, pA), la_bink(T, tn_sub_tt, gh, la_mmk(T, Kx, A))));
     }
     /* K = pinvA grad^H; -(K pinvA)^H + (grad^H - A K) pinvA pinvA^H + pinvA^H K - pinvA^H K pinvA A */
     PyObject *Kx = la_mmk(T, pA, gh), *pAhK = la_mmk(T, pAh, Kx);
     PyObject *t1 = keep_(T, tn_at_neg(la_mH(T, la_mmk(T, Kx, pA))));
-    PyObject *s = la_bink(T, la_add, t1, la_mmk(T, la_mmk(T, la_bink(T, la_sub, gh, la_mmk(T, A, Kx)), pA), pAh));
-    s = la_bink(T, la_add, s, pAhK);
-    return la_bink(T, la_sub, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
+    PyObject *s = la_bink(T, tn_add_tt, t1, la_mmk(T, la_mmk(T, la_bink(T, tn_sub_tt, gh, la_mmk(T, A, Kx)), pA), pAh));
+    s = la_bink(T, tn_add_tt, s, pAhK);
+    return la_bink(T, tn_sub_tt, s, la_mmk(T, la_mmk(T, pAhK, pA), A));
 }
 /* linalg_pinv.atol_rtol_tensor: pinv_backward(grad, result, self) */
 static int f_linalg_pinv(tn_node *n, PyObject **g, PyObject **o) {
@@ -3651,17 +3361,17 @@ static int f_linalg_lstsq(tn_node *n, PyObject **g, PyObject **o) {
     }
     if (has_gL) {
         PyObject *X0 = K(result(n, 0)), *X = vec ? K(la_unsq(X0, -1)) : X0;
-        PyObject *r = la_bink(&T, la_sub, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
+        PyObject *r = la_bink(&T, tn_sub_tt, la_mmk(&T, A, X), B), *gL = r ? K(la_unsq(g[1], -2)) : NULL;
         if (!gL) DONE_ERR;
         if (a_req) {
             PyObject *l = K(tn_at_mul_Scalar(la_mmk(&T, la_bink(&T, la_mul, gL, r), la_mH(&T, X)), TN_SI(2)));
-            gA = gA ? la_bink(&T, la_add, gA, l) : l;
+            gA = gA ? la_bink(&T, tn_add_tt, gA, l) : l;
             if (!gA) DONE_ERR;
         }
         if (b_req) {
             PyObject *l = la_bink(&T, la_mul, K(tn_at_mul_Scalar(gL, TN_SI(-2))), r);
             if (l && vec) l = K(tn_at_squeeze_dim(l, -1));
-            gB = gB ? la_bink(&T, la_add, gB, l) : l;
+            gB = gB ? la_bink(&T, tn_add_tt, gB, l) : l;
             if (!gB) DONE_ERR;
         }
     }
@@ -3682,17 +3392,17 @@ static PyObject *pinv_jvp(tmps *T, PyObject *A, PyObject *pA, PyObject *dA) {
     if (m <= nn) {
         /* K = pinvA^H dA^H; pinvA (K - K^H - K (A pinvA)) + (dA^H - pinvA (A dA^H)) (pinvA^H pinvA) */
         PyObject *Kx = la_mmk(T, pAh, dAh);
-        PyObject *s = la_bink(T, la_sub, la_bink(T, la_sub, Kx, la_mH(T, Kx)), la_mmk(T, Kx, la_mmk(T, A, pA)));
+        PyObject *s = la_bink(T, tn_sub_tt, la_bink(T, tn_sub_tt, Kx, la_mH(T, Kx)), la_mmk(T, Kx, la_mmk(T, A, pA)));
         PyObject *l = la_mmk(T, pA, s);
-        PyObject *r = la_mmk(T, la_bink(T, la_sub, dAh, la_mmk(T, pA, la_mmk(T, A, dAh))), la_mmk(T, pAh, pA));
-        return la_bink(T, la_add, l, r);
+        PyObject *r = la_mmk(T, la_bink(T, tn_sub_tt, dAh, la_mmk(T, pA, la_mmk(T, A, dAh))), la_mmk(T, pAh, pA));
+        return la_bink(T, tn_add_tt, l, r);
     }
     /* K = pinvA dA; (K^H - K - (pinvA A) K^H) pinvA + (pinvA pinvA^H) (dA^H - (dA^H A) pinvA) */
     PyObject *Kx = la_mmk(T, pA, dA), *Kh = la_mH(T, Kx);
-    PyObject *s = la_bink(T, la_sub, la_bink(T, la_sub, Kh, Kx), la_mmk(T, la_mmk(T, pA, A), Kh));
+    PyObject *s = la_bink(T, tn_sub_tt, la_bink(T, tn_sub_tt, Kh, Kx), la_mmk(T, la_mmk(T, pA, A), Kh));
     PyObject *l = la_mmk(T, s, pA);
-    PyObject *r = la_mmk(T, la_mmk(T, pA, pAh), la_bink(T, la_sub, dAh, la_mmk(T, la_mmk(T, dAh, A), pA)));
-    return la_bink(T, la_add, l, r);
+    PyObject *r = la_mmk(T, la_mmk(T, pA, pAh), la_bink(T, tn_sub_tt, dAh, la_mmk(T, la_mmk(T, dAh, A), pA)));
+    return la_bink(T, tn_add_tt, l, r);
 }
 PyObject *tn_pinv_jvp(PyObject *A, PyObject *pA, PyObject *dA) {
     T_;
@@ -3713,7 +3423,7 @@ PyObject *tn_lstsq_solution_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObjec
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0;
     PyObject *pA = B && dB ? K(la_pinv(A)) : NULL, *dpA = pA ? pinv_jvp(&T, A, pA, dA) : NULL;
-    PyObject *dX = la_bink(&T, la_add, la_mmk(&T, dpA, B), la_mmk(&T, pA, dB));
+    PyObject *dX = la_bink(&T, tn_add_tt, la_mmk(&T, dpA, B), la_mmk(&T, pA, dB));
     PyObject *r = dX && vec ? tn_at_squeeze_dim(dX, -1) : Py_XNewRef(dX);
     drop_(&T);
     return r;
@@ -3725,7 +3435,7 @@ PyObject *tn_lstsq_residuals_jvp(PyObject *A, PyObject *B0, PyObject *dA, PyObje
     bool vec = ls_vector_rhs(A, B0);
     T_;
     PyObject *B = vec ? K(la_unsq(B0, -1)) : B0, *dB = vec ? K(la_unsq(dB0, -1)) : dB0, *X = vec ? K(la_unsq(X0, -1)) : X0;
-    PyObject *r = la_bink(&T, la_sub, la_mmk(&T, A, X), B), *dr = la_bink(&T, la_sub, la_mmk(&T, dA, X), dB);
+    PyObject *r = la_bink(&T, tn_sub_tt, la_mmk(&T, A, X), B), *dr = la_bink(&T, tn_sub_tt, la_mmk(&T, dA, X), dB);
     PyObject *p = dr ? la_bink(&T, la_mul, r, K(tn_at_conj(dr))) : NULL;
     PyObject *re = p ? K(tn_at_real(p)) : NULL;
     PyObject *sm = re ? K(tn_at_sum_dim_IntList(re, TN_IS(-2), false, NULL)) : NULL;
@@ -3774,7 +3484,7 @@ static int hh_update(int64_t m, int64_t i, PyObject *v_full, PyObject *t, PyObje
     a = a ? K(tn_at_squeeze_dim(K(tn_at_conj(a)), -2)) : NULL;
     PyObject *b = la_bink(&T, la_mul, tu, Kv);
     b = b ? K(tn_at_squeeze_dim(b, -1)) : NULL;
-    PyObject *vg = la_bink(&T, la_sub, a, b);
+    PyObject *vg = la_bink(&T, tn_sub_tt, a, b);
     vg = vg ? K(tn_at_squeeze_dim(K(la_unsq(vg, -1)), -1)) : NULL;   /* returned unsqueezed, copied squeezed */
     PyObject *tg = la_mmk(&T, K(hh_narrow(vHK, -1, i, m - i)), v);
     tg = tg ? K(tn_at_neg(K(tn_at_conj(tg)))) : NULL;
@@ -3866,8 +3576,8 @@ PyObject *tn_householder_product_jvp(PyObject *dV0, PyObject *dtau, PyObject *pr
         if (!v || !dv || !t || !dt || !s) Py_CLEAR(Hp);
         Hp = Hp ? hh_reflect(m, 0, v, s, Hp, false, true) : NULL;
         PyObject *a = Hp ? hh_simple(v, v, dt, Hp) : NULL, *b = a ? hh_simple(dv, v, t, Hp) : NULL;
-        PyObject *c = b ? hh_simple(v, dv, t, Hp) : NULL, *ab = c ? la_add(a, b) : NULL;
-        PyObject *abc = ab ? la_add(ab, c) : NULL, *x = abc ? la_mm(Hm, abc) : NULL;
+        PyObject *c = b ? hh_simple(v, dv, t, Hp) : NULL, *ab = c ? tn_add_tt(a, b) : NULL;
+        PyObject *abc = ab ? tn_add_tt(ab, c) : NULL, *x = abc ? la_mm(Hm, abc) : NULL;
         PyObject *ad = x ? tn_at_add__Tensor(dprod, x, TN_SDEF) : NULL;
         if (!ad) Py_CLEAR(Hp);
         else Hm = hh_reflect(m, 0, v, t, Hm, false, false);
@@ -4046,8 +3756,6 @@ static int gamma_grad(tn_node *n, PyObject **g, PyObject **o, int si, int64_t or
     OUTK(si, K(tn_at_mul_Tensor(g[0], d)));
     DONE;
 }
-static int f_digamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, 1); }
-static int f_lgamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, -1); }
 static int f_polygamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 1, arg_i(n, 0) + 1); }
 static int f_polygamma_(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, arg_i(n, 1) + 1); }
 static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
@@ -4079,13 +3787,6 @@ static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-static int f_vdot(tn_node *n, PyObject **g, PyObject **o) {   /* other: grad * self; self: grad.conj() * other */
-    T_;
-    PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    OUTK(1, K(tn_at_mul_Tensor(g[0], s)));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_conj(g[0])), t)));
-    DONE;
-}
 
 /* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
 
@@ -4331,17 +4032,6 @@ static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
  * xlog1py, zeta, ldexp, complex, frexp, angle, nansum ----
  * derivatives.yaml and FunctionsManual (i1_backward, i1e_backward, sinc_backward, angle_backward,
  * nansum_backward), op by op. */
-static int f_i0(tn_node *n, PyObject **g, PyObject **o) {   /* grad * special_i1(self) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_special_i1(s)))));
-    DONE;
-}
-static int f_i0e(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (special_i1e(self) - self.sgn() * result) */
-    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *d = K(tn_at_sub_Tensor(K(tn_at_special_i1e(s)), K(tn_at_mul_Tensor(K(tn_at_sgn(s)), r)), TN_SDEF));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], d)));
-    DONE;
-}
 /* i1_backward / i1e_backward: safe_self = where(|self| > eps, self, eps); gradx at safe_self;
  * grad * where(|self| > eps, gradx, 0.5) */
 static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
@@ -4386,22 +4076,6 @@ static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 
     PyObject *a = K(tn_at_mul_Scalar(g[0], TN_SD(2.50662827463100050242)));
     PyObject *e = K(tn_at_exp(K(tn_at_div_Scalar(K(tn_at_square(r)), TN_SI(2)))));
     OUTK(0, K(tn_at_mul_Tensor(a, e)));
-    DONE;
-}
-static int f_entr(tn_node *n, PyObject **g, PyObject **o) {   /* grad * (-(1 + self.log())) */
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *t = K(tn_at_neg(K(tn_at_add_Scalar(K(tn_at_log(s)), TN_SI(1), TN_SDEF))));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], t)));
-    DONE;
-}
-static int f_logaddexp2(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (1 + pow(2, other - self)) and swapped */
-    T_; PyObject *s = K(saved(n, 0)), *t = K(saved(n, 1));
-    for (int k = 0; k < 2; k++) {
-        if (!need(n, k)) continue;
-        PyObject *d = K(tn_at_sub_Tensor(k ? s : t, k ? t : s, TN_SDEF));
-        PyObject *p = K(tn_at_add_Scalar(K(tn_at_pow_Scalar(TN_SI(2), d)), TN_SI(1), TN_SDEF));
-        OUTK(k, K(tn_at_div_Tensor(g[0], p)));
-    }
     DONE;
 }
 /* special_xlog1py (and its Scalar overloads) */
@@ -4906,45 +4580,34 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_rsub_Tensor, f_rsub}, {TN_ROW_rsub_Scalar, f_rsub},
     {TN_ROW_mul_Tensor, f_mul}, {TN_ROW_mul__Tensor, f_mul}, {TN_ROW_mul_Scalar, f_mul}, {TN_ROW_mul__Scalar, f_mul},
     {TN_ROW_div_Tensor, f_div}, {TN_ROW_div__Tensor, f_div}, {TN_ROW_div_Scalar, f_div}, {TN_ROW_div__Scalar, f_div},
-    {TN_ROW_neg, f_neg}, {TN_ROW_neg_, f_neg}, {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
-    {TN_ROW_exp, f_exp}, {TN_ROW_exp_, f_exp}, {TN_ROW_log, f_log}, {TN_ROW_log_, f_log},
-    {TN_ROW_sqrt, f_sqrt}, {TN_ROW_sqrt_, f_sqrt}, {TN_ROW_rsqrt, f_rsqrt}, {TN_ROW_rsqrt_, f_rsqrt},
-    {TN_ROW_reciprocal, f_reciprocal}, {TN_ROW_reciprocal_, f_reciprocal},
-    {TN_ROW_sin, f_sin}, {TN_ROW_sin_, f_sin}, {TN_ROW_cos, f_cos}, {TN_ROW_cos_, f_cos}, {TN_ROW_abs, f_abs},
-    {TN_ROW_tanh, f_tanh}, {TN_ROW_tanh_, f_tanh}, {TN_ROW_sigmoid, f_sigmoid}, {TN_ROW_sigmoid_, f_sigmoid},
-    {TN_ROW_relu, f_relu}, {TN_ROW_relu_, f_relu}, {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
-    {TN_ROW_gelu, f_gelu}, {TN_ROW_gelu_, f_gelu},
-    {TN_ROW_sum, f_sum}, {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW_bmm, f_bmm}, {TN_ROW_baddbmm, f_baddbmm},
-    {TN_ROW_dot, f_dot}, {TN_ROW_mv, f_mv},
-    {TN_ROW_view, f_view}, {TN_ROW__unsafe_view, f_view}, {TN_ROW_t, f_t}, {TN_ROW_transpose_int, f_transpose},
-    {TN_ROW_permute, f_permute}, {TN_ROW_expand, f_expand}, {TN_ROW_unsqueeze, f_unsqueeze},
+    {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
+
+
+    {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
+    {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
+    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW_baddbmm, f_baddbmm},
+    {TN_ROW__unsafe_view, f_view},
+    {TN_ROW_permute, f_permute}, {TN_ROW_expand, f_expand},
     {TN_ROW_squeeze, f_squeeze}, {TN_ROW_squeeze_dim, f_squeeze}, {TN_ROW_squeeze_dims, f_squeeze},
-    {TN_ROW_select_int, f_select}, {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
+    {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
-    {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose}, {TN_ROW_unsqueeze_, f_unsqueeze},
     {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
-    {TN_ROW_clone, f_identity}, {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_where_self, f_where}, {TN_ROW_masked_fill_Scalar, f_masked_fill}, {TN_ROW_masked_fill__Scalar, f_masked_fill},
+    {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
     {TN_ROW__softmax, f_softmax}, {TN_ROW__log_softmax, f_log_softmax},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
     /* pointwise */
-    {TN_ROW_sign, f_zeros}, {TN_ROW_sign_, f_zeros}, {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_round, f_zeros}, {TN_ROW_round_, f_zeros}, {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
-    {TN_ROW_floor, f_zeros}, {TN_ROW_floor_, f_zeros}, {TN_ROW_ceil, f_zeros}, {TN_ROW_ceil_, f_zeros},
-    {TN_ROW_trunc, f_zeros}, {TN_ROW_trunc_, f_zeros}, {TN_ROW_frac, f_identity}, {TN_ROW_frac_, f_identity},
-    {TN_ROW_abs_, f_abs},
-    {TN_ROW_exp2, f_exp2}, {TN_ROW_exp2_, f_exp2}, {TN_ROW_expm1, f_expm1}, {TN_ROW_expm1_, f_expm1},
-    {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p}, {TN_ROW_log2, f_log2}, {TN_ROW_log2_, f_log2},
-    {TN_ROW_log10, f_log10}, {TN_ROW_log10_, f_log10}, {TN_ROW_erf, f_erf}, {TN_ROW_erf_, f_erf},
-    {TN_ROW_erfc, f_erfc}, {TN_ROW_erfc_, f_erfc}, {TN_ROW_asin, f_asin}, {TN_ROW_asin_, f_asin},
-    {TN_ROW_acos, f_acos}, {TN_ROW_acos_, f_acos}, {TN_ROW_atan, f_atan}, {TN_ROW_atan_, f_atan},
-    {TN_ROW_sinh, f_sinh}, {TN_ROW_sinh_, f_sinh}, {TN_ROW_cosh, f_cosh}, {TN_ROW_cosh_, f_cosh},
-    {TN_ROW_asinh, f_asinh}, {TN_ROW_acosh, f_acosh}, {TN_ROW_atanh, f_atanh},
+    {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
+    {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
+
+
+    {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
+    {TN_ROW_erf, f_erf}, {TN_ROW_erf_, f_erf},
+    {TN_ROW_erfc, f_erfc}, {TN_ROW_erfc_, f_erfc},
+
+    {TN_ROW_acosh, f_acosh}, {TN_ROW_atanh, f_atanh},
     {TN_ROW_asinh_, f_not_inplace}, {TN_ROW_acosh_, f_not_inplace}, {TN_ROW_atanh_, f_not_inplace},
-    {TN_ROW_tan, f_tan}, {TN_ROW_tan_, f_tan}, {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
-    {TN_ROW_hypot, f_hypot}, {TN_ROW_hypot_, f_hypot},
+    {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
     {TN_ROW_fmod_Scalar, f_fmod}, {TN_ROW_fmod__Scalar, f_fmod}, {TN_ROW_fmod_Tensor, f_fmod}, {TN_ROW_fmod__Tensor, f_fmod},
     {TN_ROW_remainder_Scalar, f_remainder}, {TN_ROW_remainder__Scalar, f_remainder},
     {TN_ROW_remainder_Tensor, f_remainder}, {TN_ROW_remainder__Tensor, f_remainder},
@@ -4958,9 +4621,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
     {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
-    {TN_ROW_elu, f_elu}, {TN_ROW_elu_, f_elu}, {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
-    {TN_ROW_hardtanh, f_hardtanh}, {TN_ROW_hardtanh_, f_hardtanh}, {TN_ROW_leaky_relu, f_leaky_relu}, {TN_ROW_leaky_relu_, f_leaky_relu},
-    {TN_ROW_threshold, f_threshold}, {TN_ROW_threshold_, f_threshold}, {TN_ROW__safe_softmax, f_safe_softmax},
+    {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
+    {TN_ROW__safe_softmax, f_safe_softmax},
     /* reductions */
     {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},
     {TN_ROW_topk, f_topk}, {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
@@ -4976,7 +4638,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_scatter_src, f_scatter}, {TN_ROW_scatter__src, f_scatter}, {TN_ROW_scatter_value, f_scatter}, {TN_ROW_scatter__value, f_scatter},
     {TN_ROW_scatter_add, f_scatter_add}, {TN_ROW_scatter_add_, f_scatter_add},
     /* shape */
-    {TN_ROW_flip, f_flip}, {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
+    {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_nll_loss_forward, f_nll_loss},
     {TN_ROW_fill_Scalar, f_zeros_all}, {TN_ROW_fill__Scalar, f_zeros_all}, {TN_ROW_zero_, f_zeros_all},
@@ -4992,21 +4654,20 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
     {TN_ROW_unsqueeze_, f_unsqueeze}, {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose},
     {TN_ROW_addmm_, f_addmm}, {TN_ROW_baddbmm_, f_baddbmm},
-    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin}, {TN_ROW_logaddexp, f_logaddexp},
+    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
     {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
     {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
     {TN_ROW_threshold_backward, f_threshold_backward}, {TN_ROW_leaky_relu_backward, f_leaky_relu_backward},
-    {TN_ROW_hardtanh_backward, f_hardtanh_backward}, {TN_ROW_tanh_backward, f_tanh_backward}, {TN_ROW_sigmoid_backward, f_sigmoid_backward},
+    {TN_ROW_hardtanh_backward, f_hardtanh_backward},
     {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
     {TN_ROW_mse_loss_backward, f_mse_loss_backward},
     {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
     {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_mse_loss, f_mse_loss},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
@@ -5046,7 +4707,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
     /* loss family (ops/loss.c) */
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
-    {TN_ROW_smooth_l1_loss, f_smooth_l1}, {TN_ROW_huber_loss, f_huber}, {TN_ROW_soft_margin_loss, f_soft_margin},
     {TN_ROW_log_sigmoid_forward, f_log_sigmoid}, {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
     {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
@@ -5076,22 +4736,20 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, {TN_ROW_expand_copy, f_expand},
-    {TN_ROW_permute_copy, f_permute}, {TN_ROW_select_copy_int, f_select}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
     {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, {TN_ROW_squeeze_copy, f_squeeze},
-    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze}, {TN_ROW_t_copy, f_t},
-    {TN_ROW_transpose_copy_int, f_transpose}, {TN_ROW_unsqueeze_copy, f_unsqueeze}, {TN_ROW_unbind_copy_int, f_unbind},
-    {TN_ROW_view_copy, f_view}, {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
+    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze},
+    {TN_ROW_unbind_copy_int, f_unbind},
+    {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
     {TN_ROW_diag_embed, f_diag_embed},
     {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
-    {TN_ROW_digamma, f_digamma}, {TN_ROW_digamma_, f_digamma}, {TN_ROW_lgamma, f_lgamma}, {TN_ROW_lgamma_, f_lgamma},
     {TN_ROW_polygamma, f_polygamma}, {TN_ROW_polygamma_, f_polygamma_}, {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
     /* breadth family (helper-opb): conjugate / negative bits and complex views */
     {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
-    {TN_ROW_vdot, f_vdot},
     /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
     {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
     {TN_ROW_select_scatter, f_select_scatter}, {TN_ROW_slice_scatter, f_slice_scatter},
@@ -5109,9 +4767,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__trilinear, f_trilinear}, {TN_ROW_rrelu_with_noise, f_rrelu_with_noise}, {TN_ROW_rrelu_with_noise_, f_rrelu_with_noise},
     {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
     /* special family (helper-special) */
-    {TN_ROW_i0, f_i0}, {TN_ROW_i0_, f_i0}, {TN_ROW_special_i0e, f_i0e}, {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
+    {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc}, {TN_ROW_erfinv, f_erfinv}, {TN_ROW_erfinv_, f_erfinv},
-    {TN_ROW_special_ndtri, f_ndtri}, {TN_ROW_special_entr, f_entr}, {TN_ROW_logaddexp2, f_logaddexp2},
+    {TN_ROW_special_ndtri, f_ndtri},
     {TN_ROW_special_xlog1py, f_xlog1py}, {TN_ROW_special_xlog1py_self_scalar, f_xlog1py},
     {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, {TN_ROW_special_zeta, f_zeta},
     {TN_ROW_special_zeta_self_scalar, f_zeta}, {TN_ROW_special_zeta_other_scalar, f_zeta},
@@ -5148,5 +4806,7 @@ tn_apply_fn tn_formula_for(int op) {
         if (!by_row) return NULL;
         for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) by_row[formulas[i].row] = formulas[i].fn;
     }
-    return op >= 0 && op < TN_OP_COUNT ? by_row[op] : NULL;
+    if (op < 0 || op >= TN_OP_COUNT) return NULL;
+    /* a hand-written override, else the formula generated from derivatives.yaml (docs/bw_formulas.md) */
+    return by_row[op] ? by_row[op] : tn_bw_gen_for(op);
 }

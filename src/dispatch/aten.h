@@ -106,4 +106,12 @@ static inline tn_value tn_ints_value(const int64_t *p, int n) {
 
 #include "tn_aten_gen.h"
 
+/* a + b and a - b with the default alpha (upstream's Tensor operators + and -), new references;
+ * NULL when either operand is NULL (an earlier call failed, its exception pending). Declared here
+ * too: tn_aten_gen.h includes this header before its own declarations. */
+PyObject *tn_at_add_Tensor(PyObject *self, PyObject *other, tn_scalar_arg alpha);
+PyObject *tn_at_sub_Tensor(PyObject *self, PyObject *other, tn_scalar_arg alpha);
+static inline PyObject *tn_add_tt(PyObject *a, PyObject *b) { return a && b ? tn_at_add_Tensor(a, b, TN_SDEF) : NULL; }
+static inline PyObject *tn_sub_tt(PyObject *a, PyObject *b) { return a && b ? tn_at_sub_Tensor(a, b, TN_SDEF) : NULL; }
+
 #endif

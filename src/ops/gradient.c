@@ -70,8 +70,6 @@ static PyObject *sl(PyObject *x, int64_t dim, int64_t start, bool has_end, int64
 }
 
 /* binary op on two new references (both released); NULL propagates */
-static PyObject *add_t(PyObject *a, PyObject *b) { return tn_at_add_Tensor(a, b, TN_SDEF); }
-static PyObject *sub_t(PyObject *a, PyObject *b) { return tn_at_sub_Tensor(a, b, TN_SDEF); }
 static PyObject *bin(PyObject *(*op)(PyObject *, PyObject *), PyObject *a, PyObject *b) {
     PyObject *r = a && b ? op(a, b) : NULL;
     Py_XDECREF(a);
@@ -108,23 +106,23 @@ static PyObject *join3(PyObject *p, PyObject *c, PyObject *a, int64_t dim) {
 
 /* gradient_helper_float along one dim with spacing h (a Python number) */
 static PyObject *along_scalar(PyObject *x, int64_t d, PyObject *h, int64_t edge_order) {
-    PyObject *center = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, 2, false, 0), sl(x, d, 0, true, -2)), h);
+    PyObject *center = bins(tn_at_div_Scalar, bin(tn_sub_tt, sl(x, d, 2, false, 0), sl(x, d, 0, true, -2)), h);
     PyObject *pre, *app;
     if (edge_order == 1) {
-        pre = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), h);
-        app = bins(tn_at_div_Scalar, bin(sub_t, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), h);
+        pre = bins(tn_at_div_Scalar, bin(tn_sub_tt, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), h);
+        app = bins(tn_at_div_Scalar, bin(tn_sub_tt, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), h);
     } else {
         PyObject *m15 = PyFloat_FromDouble(-1.5), *two = PyLong_FromLong(2), *h05 = PyFloat_FromDouble(0.5),
                  *p15 = PyFloat_FromDouble(1.5);
         pre = bins(tn_at_div_Scalar,
-                   bin(sub_t,
-                       bin(add_t, bins(tn_at_mul_Scalar, sl(x, d, 0, true, 1), m15),
+                   bin(tn_sub_tt,
+                       bin(tn_add_tt, bins(tn_at_mul_Scalar, sl(x, d, 0, true, 1), m15),
                            bins(tn_at_mul_Scalar, sl(x, d, 1, true, 2), two)),
                        bins(tn_at_mul_Scalar, sl(x, d, 2, true, 3), h05)),
                    h);
         app = bins(tn_at_div_Scalar,
-                   bin(add_t,
-                       bin(sub_t, bins(tn_at_mul_Scalar, sl(x, d, -3, true, -2), h05),
+                   bin(tn_add_tt,
+                       bin(tn_sub_tt, bins(tn_at_mul_Scalar, sl(x, d, -3, true, -2), h05),
                            bins(tn_at_mul_Scalar, sl(x, d, -2, true, -1), two)),
                        bins(tn_at_mul_Scalar, sl(x, d, -1, false, 0), p15)),
                    h);
@@ -155,9 +153,9 @@ static PyObject *along_tensor(PyObject *x, int64_t d, PyObject *coord, int64_t e
 #define S(a, b) Py_NewRef(dx1)
 #define SE(a) Py_NewRef(dx2)
     /* a = -dx2 / (dx1 * (dx1 + dx2)); b = (dx2 - dx1) / (dx1 * dx2); c = dx1 / (dx2 * (dx1 + dx2)) */
-    PyObject *a = bin(tn_at_div_Tensor, neg(SE(1)), bin(tn_at_mul_Tensor, S(0, -1), bin(add_t, S(0, -1), SE(1))));
-    PyObject *b = bin(tn_at_div_Tensor, bin(sub_t, SE(1), S(0, -1)), bin(tn_at_mul_Tensor, S(0, -1), SE(1)));
-    PyObject *c = bin(tn_at_div_Tensor, S(0, -1), bin(tn_at_mul_Tensor, SE(1), bin(add_t, S(0, -1), SE(1))));
+    PyObject *a = bin(tn_at_div_Tensor, neg(SE(1)), bin(tn_at_mul_Tensor, S(0, -1), bin(tn_add_tt, S(0, -1), SE(1))));
+    PyObject *b = bin(tn_at_div_Tensor, bin(tn_sub_tt, SE(1), S(0, -1)), bin(tn_at_mul_Tensor, S(0, -1), SE(1)));
+    PyObject *c = bin(tn_at_div_Tensor, S(0, -1), bin(tn_at_mul_Tensor, SE(1), bin(tn_add_tt, S(0, -1), SE(1))));
 #undef S
 #undef SE
     Py_DECREF(dx1);
@@ -166,33 +164,33 @@ static PyObject *along_tensor(PyObject *x, int64_t d, PyObject *coord, int64_t e
     PyObject *br = b ? tn_at_reshape(b, TN_IN(shape, nd)) : NULL;
     PyObject *cr = c ? tn_at_reshape(c, TN_IN(shape, nd)) : NULL;
     Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c);
-    PyObject *center = bin(add_t,
-                           bin(add_t, bin(tn_at_mul_Tensor, ar, sl(x, d, 0, true, -2)),
+    PyObject *center = bin(tn_add_tt,
+                           bin(tn_add_tt, bin(tn_at_mul_Tensor, ar, sl(x, d, 0, true, -2)),
                                bin(tn_at_mul_Tensor, br, sl(x, d, 1, true, -1))),
                            bin(tn_at_mul_Tensor, cr, sl(x, d, 2, false, 0)));
     PyObject *pre, *app;
     if (edge_order == 1) {
-        pre = bin(tn_at_div_Tensor, bin(sub_t, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), sel(dx, 0));
-        app = bin(tn_at_div_Tensor, bin(sub_t, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), sel(dx, -1));
+        pre = bin(tn_at_div_Tensor, bin(tn_sub_tt, sl(x, d, 1, true, 2), sl(x, d, 0, true, 1)), sel(dx, 0));
+        app = bin(tn_at_div_Tensor, bin(tn_sub_tt, sl(x, d, -1, false, 0), sl(x, d, -2, true, -1)), sel(dx, -1));
     } else {
         PyObject *f2 = PyFloat_FromDouble(2.0), *i2 = PyLong_FromLong(2);
 #define D(i) sel(dx, i)
         /* a = -(2.0 * d0 + d1) / (d0 * (d0 + d1)); b = (d0 + d1) / (d0 * d1); c = (-d0) / (d1 * (d0 + d1)) */
-        PyObject *pa = bin(tn_at_div_Tensor, neg(bin(add_t, bins(tn_at_mul_Scalar, D(0), f2), D(1))),
-                           bin(tn_at_mul_Tensor, D(0), bin(add_t, D(0), D(1))));
-        PyObject *pb = bin(tn_at_div_Tensor, bin(add_t, D(0), D(1)), bin(tn_at_mul_Tensor, D(0), D(1)));
-        PyObject *pc = bin(tn_at_div_Tensor, neg(D(0)), bin(tn_at_mul_Tensor, D(1), bin(add_t, D(0), D(1))));
-        pre = bin(add_t,
-                  bin(add_t, bin(tn_at_mul_Tensor, pa, sl(x, d, 0, true, 1)), bin(tn_at_mul_Tensor, pb, sl(x, d, 1, true, 2))),
+        PyObject *pa = bin(tn_at_div_Tensor, neg(bin(tn_add_tt, bins(tn_at_mul_Scalar, D(0), f2), D(1))),
+                           bin(tn_at_mul_Tensor, D(0), bin(tn_add_tt, D(0), D(1))));
+        PyObject *pb = bin(tn_at_div_Tensor, bin(tn_add_tt, D(0), D(1)), bin(tn_at_mul_Tensor, D(0), D(1)));
+        PyObject *pc = bin(tn_at_div_Tensor, neg(D(0)), bin(tn_at_mul_Tensor, D(1), bin(tn_add_tt, D(0), D(1))));
+        pre = bin(tn_add_tt,
+                  bin(tn_add_tt, bin(tn_at_mul_Tensor, pa, sl(x, d, 0, true, 1)), bin(tn_at_mul_Tensor, pb, sl(x, d, 1, true, 2))),
                   bin(tn_at_mul_Tensor, pc, sl(x, d, 2, true, 3)));
         /* a = d_1 / (d_2 * (d_1 + d_2)); b = -(d_1 + d_2) / (d_1 * d_2); c = (2 * d_1 + d_2) / (d_1 * (d_1 + d_2)) */
-        PyObject *qa = bin(tn_at_div_Tensor, D(-1), bin(tn_at_mul_Tensor, D(-2), bin(add_t, D(-1), D(-2))));
-        PyObject *qb = bin(tn_at_div_Tensor, neg(bin(add_t, D(-1), D(-2))), bin(tn_at_mul_Tensor, D(-1), D(-2)));
-        PyObject *qc = bin(tn_at_div_Tensor, bin(add_t, bins(tn_at_mul_Scalar, D(-1), i2), D(-2)),
-                           bin(tn_at_mul_Tensor, D(-1), bin(add_t, D(-1), D(-2))));
+        PyObject *qa = bin(tn_at_div_Tensor, D(-1), bin(tn_at_mul_Tensor, D(-2), bin(tn_add_tt, D(-1), D(-2))));
+        PyObject *qb = bin(tn_at_div_Tensor, neg(bin(tn_add_tt, D(-1), D(-2))), bin(tn_at_mul_Tensor, D(-1), D(-2)));
+        PyObject *qc = bin(tn_at_div_Tensor, bin(tn_add_tt, bins(tn_at_mul_Scalar, D(-1), i2), D(-2)),
+                           bin(tn_at_mul_Tensor, D(-1), bin(tn_add_tt, D(-1), D(-2))));
 #undef D
-        app = bin(add_t,
-                  bin(add_t, bin(tn_at_mul_Tensor, qa, sl(x, d, -3, true, -2)), bin(tn_at_mul_Tensor, qb, sl(x, d, -2, true, -1))),
+        app = bin(tn_add_tt,
+                  bin(tn_add_tt, bin(tn_at_mul_Tensor, qa, sl(x, d, -3, true, -2)), bin(tn_at_mul_Tensor, qb, sl(x, d, -2, true, -1))),
                   bin(tn_at_mul_Tensor, qc, sl(x, d, -1, false, 0)));
         Py_XDECREF(f2);
         Py_XDECREF(i2);

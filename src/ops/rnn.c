@@ -47,9 +47,7 @@ static PyObject *chunk(PyObject *x, int n) {
 }
 #define CH(f, i) PyTuple_GetItem(f, i)
 
-static PyObject *add_t(PyObject *x, PyObject *y) { return tn_at_add_Tensor(x, y, TN_SDEF); }
 static PyObject *add_t_(PyObject *x, PyObject *y) { return tn_at_add__Tensor(x, y, TN_SDEF); }
-static PyObject *sub_t(PyObject *x, PyObject *y) { return tn_at_sub_Tensor(x, y, TN_SDEF); }
 
 /* h @ w_hr.t() when the LSTM has projections, else h (new ref) */
 static PyObject *matmul_hr(PyObject *h, const cellp *p) {
@@ -113,11 +111,11 @@ static int cell(int kind, PyObject *input, const hid *h, const cellp *p, bool pr
     if (!(zg = tn_at_sigmoid_(t))) goto gru_done;
     Py_CLEAR(t);
     if (!(t = tn_at_mul__Tensor(CH(hch, 2), rg))) goto gru_done;
-    if (!(d = add_t(CH(ich, 2), t))) goto gru_done;
+    if (!(d = tn_add_tt(CH(ich, 2), t))) goto gru_done;
     Py_CLEAR(t);
     if (!(ng = tn_at_tanh_(d))) goto gru_done;
     Py_CLEAR(d);
-    if (!(d = sub_t(h->h, ng))) goto gru_done;
+    if (!(d = tn_sub_tt(h->h, ng))) goto gru_done;
     if (!(t = tn_at_mul__Tensor(d, zg))) goto gru_done;
     if (!(out->h = add_t_(t, ng))) goto gru_done;
     rc = 0;
@@ -1005,7 +1003,7 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
             !(g4[2] = tn_at_tanh_(CH(ch, 2))) || !(g4[3] = tn_at_sigmoid_(CH(ch, 3))))
             goto step_done;
         if (!(m1 = tn_at_mul_Tensor(g4[1], S[2 * (seq - 1) + 1])) || !(m2 = tn_at_mul_Tensor(g4[0], g4[2])) ||
-            !(cy = add_t(m1, m2)) || !(tc = tn_at_tanh(cy)) || !(hy = tn_at_mul_Tensor(g4[3], tc)))
+            !(cy = tn_add_tt(m1, m2)) || !(tc = tn_at_tanh(cy)) || !(hy = tn_at_mul_Tensor(g4[3], tc)))
             goto step_done;
         S[2 * seq] = Py_NewRef(hy); S[2 * seq + 1] = Py_NewRef(cy);
         ok = 1;
@@ -1026,14 +1024,14 @@ PyObject *tn_rnn_lstm_layer_backward(PyObject *input, PyObject *w0, PyObject *w1
 #define RSUB1(k, x) if (!(t[k] = one_minus(x))) goto bstep
         /* C++'s a * b * c evaluates its right operand first (GCC): the order below is upstream's op stream */
         if (!(t[0] = tn_at_select_int(grad_output, 0LL, (long long)xi))) goto bstep;
-        OP2(1, add_t, t[0], grad_hy);                 /* new_grad_hy */
+        OP2(1, tn_add_tt, t[0], grad_hy);                 /* new_grad_hy */
         OP1(3, tn_at_tanh, cyv);
         OP1(4, tn_at_tanh, cyv);
         OP2(5, tn_at_mul_Tensor, t[3], t[4]);
         RSUB1(6, t[5]);                                           /* 1 - tanh(cy)^2 */
         OP2(2, tn_at_mul_Tensor, t[1], o);                       /* new_grad_hy * o */
         OP2(7, tn_at_mul_Tensor, t[2], t[6]);
-        OP2(8, add_t, grad_cy, t[7]);                 /* d1 */
+        OP2(8, tn_add_tt, grad_cy, t[7]);                 /* d1 */
         OP2(9, tn_at_mul_Tensor, t[8], i);                       /* dgp */
         OP2(10, tn_at_mul_Tensor, t[8], g);                      /* dip */
         OP2(11, tn_at_mul_Tensor, t[8], f);                      /* dprev_c */

@@ -1,0 +1,394 @@
+"""Backward formulas for tools/gen_ops.py (build time): derivatives.yaml's formulas compiled to C.
+
+torchgen's own loader (load_derivatives) gives each overload its backward formulas, one per group
+of differentiable inputs, as C++ expressions over `grad`, the saved inputs and outputs (`result`).
+tools/fw_formulas.py parses such an expression into its prefix notation (one parser for both
+directions); this module reads that notation back as a tree, gives every node a static type
+(Tensor, int, double, bool, a node's Scalar argument) from the schema's argument types and the op
+rows' schemas, resolves `x.method(args)` / `at::fn(args)` to the aten row whose schema matches the
+argument types (as upstream's C++ overloads do), and writes one C function per row that calls
+those ops through the typed op API (tn_at_<row>, dispatch/aten.h) in upstream's order, so
+create_graph records the backward graph with no extra code.
+
+An expression it cannot type or translate makes the row "unsupported: <reason>": that row's
+formula stays hand-written in src/autograd/formulas.c. A row formulas.c registers is an override:
+the hand-written body is used even when a generated one exists (docs/bw_formulas.md lists why).
+"""
+import re
+
+from fw_formulas import translate
+from gen_aten_api import params, kind, CTYPE
+
+
+class Unsupported(Exception):
+    pass
+
+
+def read_sexpr(text):
+    """The tree of one prefix-notation expression: nested lists of atoms (strings)."""
+    toks = re.findall(r"\(|\)|[^\s()]+", text)
+    pos = 0
+
+    def one():
+        nonlocal pos
+        t = toks[pos]
+        pos += 1
+        if t != "(":
+            return t
+        out = []
+        while toks[pos] != ")":
+            out.append(one())
+        pos += 1
+        return out
+    tree = one()
+    if pos != len(toks):
+        raise Unsupported("trailing tokens")
+    return tree
+
+
+# C operators on Tensor operands (upstream's Tensor operators, ATen's TensorOperators.h): the
+# method each calls, with a Tensor or a Scalar on the right
+TENSOR_BINOPS = {"*": "mul", "/": "div", "+": "add", "-": "sub"}
+# methods that are no op on a real tensor and a view through the door on a complex one
+CONJ_LIKE = {"conj": "tn_bw_conj"}
+
+
+class Fn:
+    """One C function under construction: statements, temporaries (all released at the end)."""
+
+    def __init__(self):
+        self.lines, self.ntmp = [], 0
+
+    def tmp(self):
+        self.ntmp += 1
+        return f"t{self.ntmp - 1}"
+
+
+class Compiler:
+    def __init__(self, rows, impl, cname):
+        self.rows, self.impl, self.cname = rows, impl, cname
+        self.by_name = {}
+        for ri, r in enumerate(rows):
+            if "tags" not in r or "::" in r["name"]:
+                continue
+            ps = params(r["func"])
+            rets = re.sub(r"\([a-z!]*\)", "", r["func"].rsplit("->", 1)[1].strip())   # Tensor(a) -> Tensor
+            if "!" in r["func"].rsplit("->", 1)[0]:
+                continue   # out= and in-place overloads are not what a formula's expression calls
+            self.by_name.setdefault(r["name"], []).append((ri, r, ps, rets))
+
+    # ---- per formula ----
+    def compile_row(self, ri, r, info):
+        """(C function text, None) or (None, reason)."""
+        names = [p[1] for p in params(r["func"])]
+        types = [p[0] for p in params(r["func"])]
+        self.names, self.types = names, types
+        self.saved_in = {s.nctype.name for s in info.all_saved_inputs}
+        self.saved_out = {s.nctype.name for s in info.all_saved_outputs}
+        self.rets = r["func"].rsplit("->", 1)[1].strip()
+        fn = Fn()
+        body = []
+        # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
+        # order), then runs the formulas: unpack the ones a wanted input's formula reads
+        self.unpacked, unpack = {}, []
+        used_by = {}
+        for dv in info.derivatives:
+            for v in re.findall(r"\(v (\w+)\)", translate(dv.formula) or ""):
+                for w in dv.var_names:
+                    if w in names:
+                        used_by.setdefault(v, set()).add(names.index(w))
+        for s in list(info.all_saved_inputs) + list(info.all_saved_outputs):
+            v = s.nctype.name
+            if v not in used_by:
+                continue
+            if v in names and types[names.index(v)] == "Tensor":
+                src = f"saved(n, {names.index(v)})"
+            elif re.fullmatch(r"result\d*", v) and v in self.saved_out:
+                src = f"result(n, {int(v[6:] or 0)})"
+            else:
+                continue
+            t = fn.tmp()
+            self.unpacked[v] = t
+            cond = " || ".join(f"need(n, {i})" for i in sorted(used_by[v]))
+            unpack.append(f"    if (({cond}) && !({t} = {src})) goto fail;")
+        for dv in info.derivatives:
+            if len(dv.var_names) != 1:
+                return None, "unsupported: a formula for several inputs at once"
+            var = dv.var_names[0]
+            if var not in names:
+                return None, f"unsupported: input {var} not in the schema"
+            prog = translate(dv.formula)
+            if prog is None:
+                return None, f"unsupported: formula not parsed: {dv.formula}"
+            try:
+                tree = read_sexpr(prog)
+                fn.lines = []
+                ty, c = self.expr(tree, fn)
+                if ty != "T":
+                    raise Unsupported(f"formula is not a tensor: {dv.formula}")
+            except Unsupported as e:
+                return None, f"unsupported: {e}"
+            i = names.index(var)
+            body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
+            body += ["        " + l for l in fn.lines]
+            if c.startswith("t"):
+                body.append(f"        put(n, o, {i}, {c}); {c} = NULL;")
+            else:
+                body.append(f"        put(n, o, {i}, Py_NewRef({c}));")
+            body.append("    }")
+        decl = ", ".join(f"*t{k} = NULL" for k in range(fn.ntmp))
+        out = [f"static int bw_{ri}(tn_node *n, PyObject **g, PyObject **o) {{   /* {r['key']}: {info.op} */",
+               "    int rc = -1;"]
+        if decl:
+            out.append(f"    PyObject {decl};")
+        out.append("    if (!g[0]) return 0;   /* no gradient flowed: upstream's any_grad_defined */")
+        out += unpack
+        out += body
+        out.append("    rc = 0;")
+        if fn.ntmp:
+            out.append("fail:")
+            out += [f"    Py_XDECREF(t{k});" for k in range(fn.ntmp)]
+        out.append("    return rc;")
+        out.append("}")
+        return "\n".join(out), None
+
+    # ---- expressions: (type, C text). Types: T tensor (a PyObject * variable), int, double,
+    # bool (C expressions), S a node's Scalar argument (a tn_scalar_arg expression) ----
+    def expr(self, e, fn):
+        if isinstance(e, str):
+            raise Unsupported(f"bare atom {e}")
+        head = e[0]
+        if head == "i":
+            return "int", e[1]
+        if head == "n":
+            return "double", e[1]
+        if head == "b":
+            return "bool", "true" if e[1] == "1" else "false"
+        if head == "v":
+            return self.var(e[1], fn)
+        if head == "s":
+            if len(e) != 2 or not re.fullmatch(r"\w*", e[1]):
+                raise Unsupported("string literal")
+            return ("A", "str"), f'"{e[1]}"'
+        if head == "?":
+            cty, cc = self.expr(e[1], fn)
+            if cty != "bool":
+                raise Unsupported(f"condition of type {cty}")
+            lines, fn.lines = fn.lines, []
+            a = self.expr(e[2], fn)
+            la, fn.lines = fn.lines, []
+            b = self.expr(e[3], fn)
+            lb, fn.lines = fn.lines, lines
+            if a[0] != b[0]:
+                raise Unsupported(f"branches of types {a[0]} and {b[0]}")
+            if a[0] != "T":
+                if la or lb:
+                    raise Unsupported("branches that call ops")
+                return a[0], f"({cc} ? {a[1]} : {b[1]})"
+            t = fn.tmp()
+            fn.lines.append(f"if ({cc}) {{")
+            fn.lines += ["    " + l for l in la] + [f"    {t} = Py_NewRef({a[1]});", "} else {"]
+            fn.lines += ["    " + l for l in lb] + [f"    {t} = Py_NewRef({b[1]});", "}"]
+            return "T", t
+        if head == "c" and e[1] == "GradMode_is_enabled" and len(e) == 2:
+            return "bool", "tn_grad_enabled()"
+        if head == "neg":
+            ty, c = self.expr(e[1], fn)
+            if ty in ("int", "double"):
+                return ty, f"(-{c})"
+            if ty == "T":
+                return "T", self.call_row(fn, "neg", [(ty, c)])
+            raise Unsupported(f"neg of {ty}")
+        if head in TENSOR_BINOPS:
+            b = self.expr(e[2], fn)   # operands and call arguments right to left, as upstream's build evaluates them
+            a = self.expr(e[1], fn)
+            if a[0] in ("int", "double") and b[0] in ("int", "double"):
+                return ("double" if "double" in (a[0], b[0]) else "int"), f"({a[1]} {head} {b[1]})"
+            if a[0] == "T":
+                return "T", self.call_row(fn, TENSOR_BINOPS[head], [a, b])
+            if b[0] == "T" and head in "*+":   # Scalar op Tensor: other.mul(self), other.add(self)
+                return "T", self.call_row(fn, TENSOR_BINOPS[head], [b, a])
+            raise Unsupported(f"{a[0]} {head} {b[0]}")
+        if head == "m":
+            name = e[1]
+            recv = self.expr(e[2], fn)
+            if recv[0] != "T":
+                raise Unsupported(f"method {name} on {recv[0]}")
+            if name in CONJ_LIKE:
+                if len(e) != 3:
+                    raise Unsupported(f"{name} with arguments")
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = {CONJ_LIKE[name]}({recv[1]}))) goto fail;")
+                return "T", t
+            args = [recv] + [self.expr(a, fn) for a in e[3:][::-1]][::-1]
+            return "T", self.call_row(fn, name, args)
+        if head == "c":
+            name = e[1]
+            args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
+            return "T", self.call_row(fn, name, args)
+        raise Unsupported(f"expression {head}")
+
+    def var(self, name, fn):
+        if name == "grad":
+            return "T", "g[0]"
+        if name in self.unpacked:
+            return "T", self.unpacked[name]
+        if name in self.names:
+            i = self.names.index(name)
+            typ = self.types[i]
+            if typ == "Tensor":
+                raise Unsupported(f"{name} is not saved")
+            if typ == "Scalar":
+                return "S", f"TN_SV(&n->args[{i}])"
+            if typ == "bool":
+                return "bool", f"(n->args[{i}].u.i != 0)"
+            k = kind(typ)
+            if k in ("ints", "optint", "str", "optfloat"):
+                return ("A", k), {"ints": "tn_ints_of(&n->args[%d])", "optint": "tn_opt_int_of(&n->args[%d])",
+                                  "str": "tn_str_of(&n->args[%d])", "optfloat": "tn_bw_opt_float(&n->args[%d])"}[k] % i
+            if typ in ("int", "SymInt"):
+                return "int", f"n->args[{i}].u.i"
+            if typ == "float":
+                return "double", f"tn_value_as_double(&n->args[{i}])"
+            raise Unsupported(f"argument {name} of type {typ}")
+        m = re.fullmatch(r"(\w+)_sym_sizes", name)
+        if m and m.group(1) in self.names:   # torchgen's saved self.sym_sizes(): the input's shape
+            i = self.names.index(m.group(1))
+            return ("A", "ints"), f"TN_IN(tn_meta_sizes(&n->arg_meta[{i}][0]), n->arg_meta[{i}][0].ndim)"
+        raise Unsupported(f"variable {name}")
+
+    # ---- overload resolution: the first row of that name (yaml order) whose parameters take the
+    # argument types, fewest conversions first ----
+    def call_row(self, fn, name, args):
+        best = None
+        for ri, r, ps, rets in self.by_name.get(name, []):
+            if rets != "Tensor" or len(args) > len(ps):
+                continue
+            cost, ok = 0, True
+            for (ty, _), (pt, pn, kw, dflt) in zip(args, ps):
+                c = conv_cost(ty, pt)
+                if c is None:
+                    ok = False
+                    break
+                cost += c
+            for pt, pn, kw, dflt in ps[len(args):]:
+                if dflt is None:
+                    ok = False
+                    break
+            if ok and (best is None or cost < best[0]):
+                best = (cost, ri, r, ps)
+        if best is None:
+            raise Unsupported(f"no aten overload {name}({', '.join(str(a[0]) for a in args)})")
+        _, ri, r, ps = best
+        if r["key"] not in self.impl:
+            raise Unsupported(f"{r['key']} is not implemented")
+        cargs = [pass_arg(ty, c, pt) for (ty, c), (pt, _, _, _) in zip(args, ps)]
+        cargs += [default_arg(pt, dflt) for pt, _, _, dflt in ps[len(args):]]
+        row = self.cname(r["key"])[len("tn_op_"):]
+        t = fn.tmp()
+        fn.lines.append(f"if (!({t} = tn_at_{row}({', '.join(cargs)}))) goto fail;")
+        return t
+
+
+def conv_cost(ty, pt):
+    """How well an argument of type ty fits a parameter of schema type pt: 0 exact, 1 converted,
+    None not at all (C++'s implicit conversions: numbers to Scalar, int to double)."""
+    base = pt.rstrip("?")
+    if isinstance(ty, tuple):   # a node argument passed on as parsed, to a parameter of its kind
+        return 0 if kind(pt) == ty[1] else None
+    if ty == "T":
+        return 0 if base == "Tensor" else None
+    if ty == "S":
+        return 0 if base == "Scalar" else None
+    if ty == "int":
+        return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base)
+    if ty == "double":
+        return {"float": 0, "Scalar": 1}.get(base)
+    if ty == "bool":
+        return {"bool": 0, "Scalar": 2}.get(base)
+    return None
+
+
+def pass_arg(ty, c, pt):
+    k = kind(pt)
+    if isinstance(ty, tuple) or k == "obj":
+        return c
+    if k == "scalar":
+        return {"S": c, "int": f"TN_SI({c})", "double": f"TN_SD({c})", "bool": f"TN_SB({c})"}[ty]
+    if k in ("int", "float", "bool"):
+        return c
+    if k == "optint":
+        return f"TN_I({c})"
+    if k == "optfloat":
+        return f"TN_F({c})"
+    if k == "optbool":
+        return f"TN_B({c})"
+    raise Unsupported(f"passing {ty} as {pt}")
+
+
+def default_arg(pt, dflt):
+    k = kind(pt)
+    if k in ("obj", "optint", "optfloat", "optbool", "str"):
+        if k != "obj" and dflt != "None":
+            raise Unsupported(f"default {dflt} of {pt}")
+        return "NULL"
+    if k == "scalar":
+        return "TN_SDEF"
+    if k == "ints":
+        return "TN_IDEF"
+    if k == "bool":
+        return {"True": "true", "False": "false"}[dflt]
+    if k in ("int", "float"):
+        if not re.fullmatch(r"-?\d+(\.\d*)?(e-?\d+)?", dflt):
+            raise Unsupported(f"default {dflt} of {pt}")
+        return dflt
+    raise Unsupported(f"default of {pt}")
+
+
+def comment_text(s):
+    """s, safe inside a C comment (formula text holds /*name=*/ comments)."""
+    return s.replace("/*", "/ *").replace("*/", "* /")
+
+
+def overrides_in(formulas_c):
+    """The rows src/autograd/formulas.c registers a hand-written formula for (its formulas[] table)."""
+    text = open(formulas_c).read()
+    table = text[text.index("formulas[] = {"):]
+    table = table[:table.index("\n};")]
+    return set(re.findall(r"\{TN_ROW_(\w+), f_\w+\}", table))
+
+
+def backward_table(rows, impl, infos_by_row, cname, formulas_c):
+    """(tn_bw_gen.c lines, stats): one C function per row whose formulas translate, and
+    tn_bw_gen_for(op), the generated formula of a row (NULL when there is none)."""
+    comp = Compiler(rows, impl, cname)
+    overrides = overrides_in(formulas_c)
+    out = ["/* Generated by tools/bw_formulas.py (via gen_ops.py) from upstream's derivatives.yaml. Do not edit.",
+           " * One backward formula per row, calling ops through the typed op API (docs/bw_formulas.md). */",
+           '#include "autograd/bw_helpers.h"', ""]
+    table, generated, unsupported = [], [], {}
+    for ri, r in enumerate(rows):
+        info = infos_by_row.get(ri)
+        if info is None or r["key"] not in impl or not info.derivatives:
+            continue
+        row = cname(r["key"])[len("tn_op_"):]
+        text, why = comp.compile_row(ri, r, info)
+        if text is None:
+            unsupported[row] = why
+            continue
+        generated.append(row)
+        if row in overrides:
+            out.append(f"/* {r['key'].rstrip('.')}: overridden in formulas.c */")
+        out.append(text)
+        table.append(f"    [{ri}] = bw_{ri},")
+    out.append(f"static const tn_apply_fn tn_bw_gen[{len(rows)}] = {{")
+    out += table
+    out.append("};")
+    out.append("tn_apply_fn tn_bw_gen_for(int op) { return op >= 0 && op < %d ? tn_bw_gen[op] : NULL; }" % len(rows))
+    both = sorted(set(generated) & overrides)
+    out.append(f"/* rows generated: {len(generated)}; of them overridden by formulas.c: {len(both)}; "
+               f"hand-written only (not translated): {len(overrides - set(generated))} */")
+    for row, why in sorted(unsupported.items()):   # hand-written in formulas.c, or no formula (refuses by name)
+        out.append(f"/* not translated: {row}: {comment_text(why)} */")
+    stats = dict(generated=generated, overridden=both, unsupported=unsupported, overrides=sorted(overrides))
+    return out, stats
