@@ -153,7 +153,7 @@ static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *em1 = is_int ? PyLong_FromLongLong(arg_i(n, 1) - 1) : PyFloat_FromDouble(e - 1);
     PyObject *ex = is_int ? PyLong_FromLongLong(arg_i(n, 1)) : PyFloat_FromDouble(e);
     PyObject *p = tn_at_pow_Tensor_Scalar(self, TN_SO(em1));
-    PyObject *m = p ? tn_at_mul_Scalar(p, TN_SO(ex)) : NULL;   /* exponent * self.pow(...): mul.Scalar */
+    PyObject *m = p ? cj(tn_at_mul_Scalar(p, TN_SO(ex))) : NULL;   /* (exponent * self.pow(...)).conj() */
     PyObject *r = m ? tn_at_mul_Tensor(g[0], m) : NULL;
     Py_DECREF(self); Py_XDECREF(em1); Py_XDECREF(ex); Py_XDECREF(p); Py_XDECREF(m);
     PUT(0, r);

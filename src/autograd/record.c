@@ -59,6 +59,13 @@ static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
     tn_not_implemented(what);
     return -1;
 }
+/* An op upstream's derivatives.yaml has no entry for: upstream records a NotImplemented node whose
+ * backward raises RuntimeError "derivative for aten::<name> is not implemented" */
+static int no_derivative_apply(tn_node *n, PyObject **g, PyObject **o) {
+    const tn_op_def *d = tn_op_at(n->op);
+    PyErr_Format(PyExc_RuntimeError, "derivative for %s%s is not implemented", strstr(d->name, "::") ? "" : "aten::", d->name);
+    return -1;
+}
 static int refuse_composite_apply(tn_node *n, PyObject **g, PyObject **o) {
     char what[200];
     const tn_op_def *d = tn_op_at(n->op);
@@ -589,7 +596,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     }
     const char *name = ad->node;
     if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
-    if (!apply) apply = refuse_apply;
+    if (!apply) apply = ad->node ? refuse_apply : no_derivative_apply;
     uint64_t dmask = ad->node ? ad->diff : ~0ull;
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }

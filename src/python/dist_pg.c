@@ -1765,17 +1765,26 @@ static PyObject *g_reduce_scatter_base(PyObject *self, PyObject *args, PyObject 
     return rs_base_job(self, out, in, opts);
 }
 
+/* The (outputs, inputs, opts) arguments of the coalesced entry points: the backend, and the two
+ * sequences as new lists (NULL + exception on failure) */
+static backend_obj *coalesced_args(PyObject *self, PyObject *args, PyObject *kw, const char *fmt, PyObject **ol,
+                                   PyObject **il, PyObject **opts) {
+    static char *kws[] = {"outputs", "inputs", "opts", NULL};
+    PyObject *outs, *ins;
+    *opts = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, fmt, kws, &outs, &ins, opts)) return NULL;
+    backend_obj *b = gloo_of(self);
+    if (!b || !(*ol = PySequence_List(outs))) return NULL;
+    if (!(*il = PySequence_List(ins))) { Py_CLEAR(*ol); return NULL; }
+    return b;
+}
+
 /* reduce_scatter_tensor_coalesced, as upstream's: every pair checked, then one all-reduce per
  * pair (a tag each); one Work whose wait() waits them in order (the first failure raises) */
 static PyObject *g_reduce_scatter_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kws[] = {"outputs", "inputs", "opts", NULL};
-    PyObject *outs, *ins, *opts = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:reduce_scatter_tensor_coalesced", kws, &outs, &ins, &opts))
-        return NULL;
-    backend_obj *b = gloo_of(self);
+    PyObject *ol, *il, *opts;
+    backend_obj *b = coalesced_args(self, args, kw, "OO|O:reduce_scatter_tensor_coalesced", &ol, &il, &opts);
     if (!b) return NULL;
-    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
-    if (!il) { Py_XDECREF(ol); return NULL; }
     Py_ssize_t n = PyList_Size(ol);
     PyObject *w = NULL, *parts = NULL;
     if (n != PyList_Size(il)) {
@@ -1902,14 +1911,9 @@ done:
 /* allgather_into_tensor_coalesced, as upstream's: allgather_coalesced over output_lists[r][i] =
  * outputs[i].chunk(world)[r] */
 static PyObject *g_allgather_into_tensor_coalesced(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kws[] = {"outputs", "inputs", "opts", NULL};
-    PyObject *outs, *ins, *opts = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|O:allgather_into_tensor_coalesced", kws, &outs, &ins, &opts))
-        return NULL;
-    backend_obj *b = gloo_of(self);
+    PyObject *ol, *il, *opts;
+    backend_obj *b = coalesced_args(self, args, kw, "OO|O:allgather_into_tensor_coalesced", &ol, &il, &opts);
     if (!b) return NULL;
-    PyObject *ol = PySequence_List(outs), *il = ol ? PySequence_List(ins) : NULL;
-    if (!il) { Py_XDECREF(ol); return NULL; }
     Py_ssize_t n = PyList_Size(ol);
     PyObject *lists = NULL, *w = NULL;
     if (n != PyList_Size(il)) {

@@ -221,10 +221,16 @@ cases("sgn_backward", {k: SGN + v for k, v in {
     "sgn_inplace_grad": "(h,) = torch.autograd.grad(z.clone().sgn_(), z, w)\nh",
     "sgn_f32": "zf = z.detach().to(torch.complex64).requires_grad_(); (h,) = torch.autograd.grad(zf.sgn(), zf, w.to(torch.complex64))\nh",
     "gradgradcheck": "torch.autograd.gradgradcheck(lambda t: t.abs(), (z,))",
+    # complex pow / rsqrt: upstream's pow_backward conjugates exponent * self.pow(exponent - 1)
+    "pow_int_complex": "(h,) = torch.autograd.grad(z.pow(2).abs().sum(), z)\nh",
+    "pow_float_complex": "(h,) = torch.autograd.grad((z + 1).pow(2.5), z, w)\nh",
+    "rsqrt_complex": "(h,) = torch.autograd.grad((z + 1).rsqrt(), z, w)\nh",
 }.items()}, tol=F64, vars=False)
 
 cases("small_gaps", {k: ERR + v for k, v in {
     "unsafe_masked_index_no_indices": "x = torch.randn(4); err(lambda: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True, True]), [], 0.0))",
+    # an op with no derivatives.yaml entry: upstream's NotImplemented node raises RuntimeError in backward
+    "no_derivative_entry": "x = torch.rand(2, 4, requires_grad=True); r = torch._chunk_cat([x, x], 1, 2); (r.grad_fn.name(), err(lambda: r.sum().backward()))",
     "index_no_indices": "x = torch.randn(4); (err(lambda: torch.ops.aten.index(x, [])), err(lambda: torch.ops.aten._unsafe_index(x, [])))",
     "fp32_precision_defaults": "[err(lambda: torch._C._get_fp32_precision_getter(b, o)) for b in ['generic', 'mkldnn', 'cuda', 'cudnn', 'x'] for o in ['all', 'matmul', 'conv', 'rnn', 'y']]",
     "fp32_precision_set": """
