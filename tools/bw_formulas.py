@@ -16,12 +16,8 @@ the hand-written body is used even when a generated one exists (docs/bw_formulas
 """
 import re
 
-from fw_formulas import translate
+from fw_formulas import translate, Unsupported
 from gen_aten_api import params, kind, CTYPE
-
-
-class Unsupported(Exception):
-    pass
 
 
 def read_sexpr(text):
