@@ -601,14 +601,10 @@ static PyObject *d_sdpa(tn_value *a) {
         Py_DECREF(r);
     }
     PyObject *mask = NULL;
-    /* upstream's CPU choice (sdp_utils_cpp use_flash_attention_cpp): 4-d, no dropout, equal head
-     * sizes, equal batch, equal heads (or GQA), a mask not requiring grad, nonempty sequences, unit
-     * last-dim strides -> _scaled_dot_product_flash_attention_for_cpu */
-    if (qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4 && a[4].u.f == 0.0 && kt->sizes[3] == qt->sizes[3] &&
-        vt->sizes[3] == qt->sizes[3] && kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] &&
-        kt->sizes[1] == vt->sizes[1] && (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0)) &&
-        (!has_mask || !tn_requires_grad(a[3].u.obj)) && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
-        (qt->strides[3] == 1 || qt->sizes[3] == 1) && (kt->strides[3] == 1 || kt->sizes[3] == 1) && (vt->strides[3] == 1 || vt->sizes[3] == 1)) {
+    /* upstream's CPU choice (ops/nn.c tn_sdpa_choice): flash -> _scaled_dot_product_flash_attention_for_cpu */
+    int choice = tn_sdpa_choice(a);
+    if (choice < 0) return NULL;
+    if (choice == TN_SDP_FLASH) {
         if (has_mask) {
             mask = tn_tensor_of(a[3].u.obj)->dtype == TN_DTYPE_BOOL ? bool_mask_to_additive(a[3].u.obj, dt) : Py_NewRef(a[3].u.obj);
             if (!mask) return NULL;

@@ -141,6 +141,17 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
 PyObject *tn_unary(tn_unary_op op, const char *opname, tn_value *a, PyObject *out, bool inplace,
                    bool float_op, const void *ctx);
 
+/* scaled_dot_product_attention's backend switches (upstream's global context flags, read and set
+ * through torch.backends.cuda.enable_flash_sdp / enable_math_sdp and sdpa_kernel by
+ * python/runtime_flags.c). On CPU upstream tries flash, then math, whatever the priority order
+ * (measured: sdpa_kernel([MATH, FLASH_ATTENTION], set_priority=True) still runs flash). */
+extern bool tn_sdp_flash_enabled, tn_sdp_math_enabled;
+enum { TN_SDP_MATH = 0, TN_SDP_FLASH = 1 };
+/* upstream's CPU backend choice for scaled_dot_product_attention(query, key, value, attn_mask,
+ * dropout_p, is_causal, scale, enable_gqa) (ops/nn.c): TN_SDP_FLASH or TN_SDP_MATH, or -1 with
+ * upstream's RuntimeError when no enabled backend can run */
+int tn_sdpa_choice(const tn_value *a);
+
 /* Return value for out=/in-place ops: a new reference to `t`. */
 static inline PyObject *tn_return_same(PyObject *t) { return Py_NewRef(t); }
 

@@ -524,9 +524,41 @@ done:
     return res;
 }
 
+bool tn_sdp_flash_enabled = true, tn_sdp_math_enabled = true;
+
+/* upstream's use_flash_attention_cpp: 4-d, no dropout, equal head sizes, equal batch, equal heads
+ * (or GQA), a mask not requiring grad, nonempty sequences, unit last-dim strides */
+static bool sdpa_flash_fits(const tn_value *a) {
+    if (a[0].tag != TN_V_TENSOR || a[1].tag != TN_V_TENSOR || a[2].tag != TN_V_TENSOR) return false;
+    const tn_tensor *qt = tn_tensor_of(a[0].u.obj), *kt = tn_tensor_of(a[1].u.obj), *vt = tn_tensor_of(a[2].u.obj);
+    bool has_mask = a[3].tag == TN_V_TENSOR;
+    return qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4 && a[4].u.f == 0.0 && kt->sizes[3] == qt->sizes[3] &&
+           vt->sizes[3] == qt->sizes[3] && kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] &&
+           kt->sizes[1] == vt->sizes[1] &&
+           (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0)) &&
+           (!has_mask || !tn_requires_grad(a[3].u.obj)) && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
+           (qt->strides[3] == 1 || qt->sizes[3] == 1) && (kt->strides[3] == 1 || kt->sizes[3] == 1) &&
+           (vt->strides[3] == 1 || vt->sizes[3] == 1);
+}
+
+int tn_sdpa_choice(const tn_value *a) {
+    if (!tn_sdp_flash_enabled && !tn_sdp_math_enabled) {
+        PyErr_SetString(PyExc_RuntimeError, "No viable backend for scaled_dot_product_attention was found. This is likely "
+                                            "due to turning off both the math kernel and the fused kernels.");
+        return -1;
+    }
+    if (tn_sdp_flash_enabled && sdpa_flash_fits(a)) return TN_SDP_FLASH;
+    if (tn_sdp_math_enabled) return TN_SDP_MATH;
+    /* upstream also warns why flash did not fit (not reproduced: docs/opinfo.md) */
+    PyErr_SetString(PyExc_RuntimeError, "No available kernel.  Aborting execution.");
+    return -1;
+}
+
 /* scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
- *                              *, scale=None, enable_gqa=False) */
+ *                              *, scale=None, enable_gqa=False); one kernel for upstream's flash and
+ * math choices (within the float rule of either) */
 PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
+    if (tn_sdpa_choice(a) < 0) return NULL;
     return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false);
 }
 

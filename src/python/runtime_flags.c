@@ -6,10 +6,12 @@
  * as upstream checks it (bools must be bool), returned unchanged. Nothing in our kernels reads
  * them yet. Registered only where no real implementation exists. */
 #include "python/common.h"
+#include "ops/common.h"
 
 #include <string.h>
 
-enum { F_BOOL, F_ANY, F_PRECISION, F_PAIR };
+/* F_SDP: a scaled_dot_product_attention backend switch, _get_X_sdp_enabled / _set_sdp_use_X */
+enum { F_BOOL, F_ANY, F_PRECISION, F_PAIR, F_SDP };
 static const struct {
     const char *name;   /* X of _get_X / _set_X */
     int kind;
@@ -28,6 +30,8 @@ static const struct {
     {"float32_matmul_precision", F_PRECISION, 0},
     {"cublas_allow_fp16_reduced_precision_reduction", F_PAIR, 1},
     {"cublas_allow_bf16_reduced_precision_reduction", F_PAIR, 1},
+    {"cudnn", F_SDP, 1}, {"flash", F_SDP, 1}, {"mem_efficient", F_SDP, 1}, {"math", F_SDP, 1},
+    {"overrideable", F_SDP, 1}, {"fa3", F_SDP, 0},
 };
 #define N_FLAGS ((int)(sizeof flag_table / sizeof flag_table[0]))
 
@@ -53,6 +57,16 @@ static PyObject *flag_set(PyObject *self, PyObject *args) {
         return NULL;
     }
     switch (flag_table[i].kind) {
+    case F_SDP:
+        if (!PyBool_Check(v)) {   /* upstream's wordings, measured: three setters name math, cudnn's keeps a "%s" */
+            bool as_math = !strcmp(name, "flash") || !strcmp(name, "mem_efficient");
+            PyErr_Format(PyExc_RuntimeError, "set_sdp_use_%s expects a bool, but got %s%s", as_math ? "math" : name,
+                         strcmp(name, "cudnn") ? "" : "%s", tn_py_type_name(v));
+            return NULL;
+        }
+        if (!strcmp(name, "flash")) tn_sdp_flash_enabled = v == Py_True;
+        if (!strcmp(name, "math")) tn_sdp_math_enabled = v == Py_True;
+        break;
     case F_BOOL:
     case F_PAIR:
         if (!PyBool_Check(v) || !PyBool_Check(v2)) {
@@ -83,6 +97,27 @@ static PyObject *flag_set(PyObject *self, PyObject *args) {
         break;
     }
     default:
+        if (!strcmp(name, "sdp_priority_order")) {
+            /* upstream's: ints overwrite the order's first entries (past its five: ignored) */
+            if (!PyList_Check(v) && !PyTuple_Check(v)) {
+                PyErr_SetString(PyExc_RuntimeError, "Expected tuple or list");
+                return NULL;
+            }
+            PyObject *seq = PySequence_List(v), *l = seq ? PySequence_List(values[i]) : NULL;
+            if (!l) { Py_XDECREF(seq); return NULL; }
+            for (Py_ssize_t k = 0; k < PyList_Size(seq); k++) {
+                PyObject *e = PyList_GetItem(seq, k);
+                if (!PyLong_Check(e) || PyBool_Check(e)) {
+                    PyErr_Format(PyExc_RuntimeError, "expected int at position %zd, but got: %s", k, tn_py_type_name(e));
+                    Py_DECREF(seq); Py_DECREF(l);
+                    return NULL;
+                }
+                if (k < PyList_Size(l)) PyList_SetItem(l, k, Py_NewRef(e));
+            }
+            Py_DECREF(seq);
+            Py_XSETREF(values[i], l);
+            Py_RETURN_NONE;
+        }
         break;
     }
     Py_XSETREF(values[i], Py_NewRef(v));
@@ -168,7 +203,11 @@ static PyMethodDef fn_defs[2 * N_FLAGS];
 static char fn_names[2 * N_FLAGS][64];
 
 static int add(PyObject *m, PyObject *modname, int slot, const char *prefix, int i) {
-    snprintf(fn_names[slot], sizeof fn_names[slot], "%s%s", prefix, flag_table[i].name);
+    if (flag_table[i].kind == F_SDP)
+        snprintf(fn_names[slot], sizeof fn_names[slot], prefix[1] == 'g' ? "_get_%s_sdp_enabled" : "_set_sdp_use_%s",
+                 flag_table[i].name);
+    else
+        snprintf(fn_names[slot], sizeof fn_names[slot], "%s%s", prefix, flag_table[i].name);
     PyObject *d = PyModule_GetDict(m);
     if (PyDict_GetItemString(d, fn_names[slot])) return 0;
     fn_defs[slot] = prefix[1] == 'g' ? get_def : set_def;
@@ -184,7 +223,8 @@ static int add(PyObject *m, PyObject *modname, int slot, const char *prefix, int
 int tn_runtime_flags_init(PyObject *m) {
     for (int i = 0; i < N_FLAGS; i++) {
         switch (flag_table[i].kind) {
-        case F_BOOL: values[i] = Py_NewRef(flag_table[i].dflt ? Py_True : Py_False); break;
+        case F_BOOL:
+        case F_SDP: values[i] = Py_NewRef(flag_table[i].dflt ? Py_True : Py_False); break;
         case F_PAIR: values[i] = PyTuple_Pack(2, Py_True, Py_True); break;
         case F_PRECISION: values[i] = PyUnicode_FromString("highest"); break;
         default:

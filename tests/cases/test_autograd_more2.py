@@ -227,6 +227,43 @@ cases("sgn_backward", {k: SGN + v for k, v in {
     "rsqrt_complex": "(h,) = torch.autograd.grad((z + 1).rsqrt(), z, w)\nh",
 }.items()}, tol=F64, vars=False)
 
+# ---- scaled_dot_product_attention's backend switches (sdpa_kernel, torch.backends.cuda.*_sdp):
+# upstream's CPU choice over flash and math, its errors when no enabled backend can run (its
+# warnings naming why flash did not fit are not reproduced: docs/opinfo.md)
+SDPA = PRE + ERR + """
+from torch.nn.attention import sdpa_kernel, SDPBackend as B
+F = torch.nn.functional.scaled_dot_product_attention
+q4 = leaves((1, 2, 4, 8))[0]
+q3 = leaves((2, 4, 8))[0]
+def run(backends, q, **kw):
+    with sdpa_kernel(backends, **kw):
+        r = F(q, q, q)
+        (g,) = torch.autograd.grad(r.sum(), q)
+        return graph(r), r, g
+def flags():
+    c = torch.backends.cuda
+    return (c.flash_sdp_enabled(), c.math_sdp_enabled(), c.mem_efficient_sdp_enabled(), c.cudnn_sdp_enabled(),
+            torch._C._get_overrideable_sdp_enabled(), torch._C._get_fa3_sdp_enabled(), torch._C._get_sdp_priority_order())
+"""
+cases("sdpa_backends", {k: SDPA + v for k, v in {
+    "math_only": "(run(B.MATH, q4), flags())",
+    "flash_only": "(run(B.FLASH_ATTENTION, q4), flags())",
+    "math_first": "(run([B.MATH, B.FLASH_ATTENTION], q4, set_priority=True), flags())",
+    "flash_first_3d": "run([B.FLASH_ATTENTION, B.MATH], q3, set_priority=True)",
+    "flash_only_3d": "err(lambda: run(B.FLASH_ATTENTION, q3))",
+    "flash_only_3d_nograd": "with torch.no_grad():\n    r = err(lambda: run(B.FLASH_ATTENTION, q3.detach()))\n(r, flags())",
+    "no_viable": "err(lambda: run(B.EFFICIENT_ATTENTION, q4))",
+    "setters": "[err(lambda: getattr(torch._C, '_set_sdp_use_' + n)(v)) for n in ['flash', 'mem_efficient', 'math', 'cudnn', 'overrideable', 'fa3'] for v in (1, None)]",
+    "priority_order": """
+old = torch._C._get_sdp_priority_order()
+r = [err(lambda: torch._C._set_sdp_priority_order(v)) for v in (5, ['a'], [True], [0, 1.5])]
+torch._C._set_sdp_priority_order((0, 1)); r.append(torch._C._get_sdp_priority_order())
+torch._C._set_sdp_priority_order([0, 1, 2, 3, 4, 0, 1]); r.append(torch._C._get_sdp_priority_order())
+r.append(run(B.MATH, q4)[0][0])
+torch._C._set_sdp_priority_order(old); r.append(torch._C._get_sdp_priority_order())
+r""",
+}.items()}, tol=F32, vars=False)
+
 cases("small_gaps", {k: ERR + v for k, v in {
     "unsafe_masked_index_no_indices": "x = torch.randn(4); err(lambda: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True, True]), [], 0.0))",
     # an op with no derivatives.yaml entry: upstream's NotImplemented node raises RuntimeError in backward
