@@ -59,11 +59,13 @@ static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
     tn_not_implemented(what);
     return -1;
 }
-/* An op upstream's derivatives.yaml has no entry for: upstream records a NotImplemented node whose
- * backward raises RuntimeError "derivative for aten::<name> is not implemented" */
+/* An aten op upstream's derivatives.yaml has no entry for: upstream records a NotImplemented node
+ * whose backward raises RuntimeError "derivative for aten::<name> is not implemented". (An op of
+ * another namespace, torchnative's own, is refused by name: refuse_apply.) */
 static int no_derivative_apply(tn_node *n, PyObject **g, PyObject **o) {
     const tn_op_def *d = tn_op_at(n->op);
-    PyErr_Format(PyExc_RuntimeError, "derivative for %s%s is not implemented", strstr(d->name, "::") ? "" : "aten::", d->name);
+    if (strstr(d->name, "::")) return refuse_apply(n, g, o);
+    PyErr_Format(PyExc_RuntimeError, "derivative for aten::%s is not implemented", d->name);
     return -1;
 }
 static int refuse_composite_apply(tn_node *n, PyObject **g, PyObject **o) {
