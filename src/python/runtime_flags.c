@@ -98,7 +98,8 @@ static PyObject *flag_set(PyObject *self, PyObject *args) {
     }
     default:
         if (!strcmp(name, "sdp_priority_order")) {
-            /* upstream's: ints overwrite the order's first entries (past its five: ignored) */
+            /* upstream's: ints overwrite the order's first entries. Past its five upstream writes beyond its
+             * array (it corrupted the enabled flags, measured: docs/opinfo.md); ours ignores them */
             if (!PyList_Check(v) && !PyTuple_Check(v)) {
                 PyErr_SetString(PyExc_RuntimeError, "Expected tuple or list");
                 return NULL;

@@ -258,7 +258,7 @@ cases("sdpa_backends", {k: SDPA + v for k, v in {
 old = torch._C._get_sdp_priority_order()
 r = [err(lambda: torch._C._set_sdp_priority_order(v)) for v in (5, ['a'], [True], [0, 1.5])]
 torch._C._set_sdp_priority_order((0, 1)); r.append(torch._C._get_sdp_priority_order())
-torch._C._set_sdp_priority_order([0, 1, 2, 3, 4, 0, 1]); r.append(torch._C._get_sdp_priority_order())
+torch._C._set_sdp_priority_order([4, 3, 2, 1, 0]); r.append(torch._C._get_sdp_priority_order())
 r.append(run(B.MATH, q4)[0][0])
 torch._C._set_sdp_priority_order(old); r.append(torch._C._get_sdp_priority_order())
 r""",
