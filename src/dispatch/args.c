@@ -424,9 +424,19 @@ static bool numpy_alias(const char *param, const char *given, bool is_input) {
     return false;
 }
 
+static _Thread_local int last_bad = -1;
+static _Thread_local PyObject *last_bad_value;
+
+int tn_args_last_bad(PyObject **value) {
+    if (value) *value = last_bad_value;
+    return last_bad;
+}
+
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
+    last_bad = -1;
+    last_bad_value = NULL;
     int np = s->nargs, nout = 0, first_out = -1;
     Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
     if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
@@ -543,6 +553,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
+        if (r == 0) { last_bad = i; last_bad_value = given[i]; }
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     return TN_PARSE_OK;

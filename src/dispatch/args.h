@@ -38,6 +38,12 @@ enum { TN_PARSE_NUMBERS_AS_TENSORS = 1, TN_PARSE_TENSORS_AS_SCALARS = 2, TN_PARS
  * Returns TN_PARSE_OK, TN_PARSE_NOMATCH (nothing raised) or TN_PARSE_ERROR (exception set). */
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *out);
+
+/* After a TN_PARSE_NOMATCH from tn_args_parse on this thread: the index of the parameter whose
+ * given value did not convert and that value (borrowed, valid until the tn_args is released), or
+ * -1 when the call failed otherwise (arity, an unknown keyword, a missing argument). torch.ops
+ * reports it in upstream's schema-matching wording (functions.c). */
+int tn_args_last_bad(PyObject **value);
 void tn_args_release(tn_args *a);
 
 /* For the typed C op API (dispatch/aten.c): one Python object for parameter p, as a call from

@@ -151,6 +151,10 @@ static PyObject *to_meta(PyObject *r, meta_map *m) {
     if (tn_py_is_tensor(r)) {
         for (int i = 0; i < m->n; i++)
             if (r == m->cpu[i]) { /* in-place: the original object, with the stand-in's geometry */
+                if (!is_meta(m->orig[i])) {   /* a CPU tensor written next to meta inputs: as it was */
+                    Py_DECREF(r);
+                    return Py_NewRef(m->orig[i]);
+                }
                 tn_tensor *o = tn_tensor_of(m->orig[i]), *c = tn_tensor_of(r);
                 tn_storage *keep = o->storage;
                 if (c->storage->nbytes > keep->nbytes) keep->nbytes = c->storage->nbytes;
@@ -199,24 +203,37 @@ static bool wants_cpu(const tn_schema *s, tn_value *args) {
     return false;
 }
 
-/* ---- out= on another device than the inputs ----------------------------------------------
- * Upstream reaches the Meta kernel when any argument is meta, and that kernel refuses an out=
- * tensor on another device than its inputs, in one of two wordings:
- * - ops whose Meta kernel is Python (registered at `import torch` through
- *   torch.library.Library("aten", "IMPL", "Meta"): the references' out wrapper) compare the first
- *   argument with every out tensor before running: "Attempting to copy from device A to device B,
- *   but cross-device copies are not allowed!";
- * - the others (C++ structured meta functions) compare the computed result device with each out:
- *   "Expected out tensor to have device A, but got B instead".
- * library.c marks the first kind (tn_door_mark_py_meta); the reference device is the first
- * tensor argument that is not an out= tensor and not a wrapped Python number. The check runs
- * before the op, so input errors upstream raises first (a bad dim) come after it (docs/outdev.md). */
+/* ---- devices of a call with a meta argument ------------------------------------------------
+ * Upstream reaches the Meta kernel when any argument is meta. Three kinds of Meta kernel decide
+ * what a call mixing meta and CPU tensors does (docs/outdev.md):
+ * - Python references (torch._refs*, registered at `import torch` through
+ *   torch.library.Library("aten", "IMPL", "Meta")) run prims whose meta functions refuse inputs on
+ *   different devices, CPU 0-dim tensors excepted: "Tensor on device A is not on the expected
+ *   device B!", B the first such tensor's device in argument order;
+ * - a Python kernel wrapped in the references' out wrapper compares the first argument (when it
+ *   is a tensor) with every out= tensor before running, then copies the result into out=:
+ *   "Attempting to copy from device A to device B, but cross-device copies are not allowed!"
+ *   (other Python kernels, e.g. the references' reductions, run first and fail the same copy);
+ * - the others (C++ structured meta functions) run their argument checks (a bad dim), then
+ *   compare the computed result device with each out: "Expected out tensor to have device A, but
+ *   got B instead".
+ * library.c tells which rows have a Python kernel and of which kind (tn_door_mark_py_meta); the
+ * reference (result) device is the first tensor argument that is not an out= tensor and not a
+ * wrapped Python number, CPU 0-dim tensors only when nothing else. */
+enum { PYM_META = 1, PYM_REFS = 2, PYM_WRAP = 4 };
 static unsigned char *py_meta_rows;
 
-void tn_door_mark_py_meta(int row) {
+void tn_door_mark_py_meta(int row, PyObject *fn) {
     if (row < 0 || row >= tn_op_count()) return;
     if (!py_meta_rows && !(py_meta_rows = calloc((size_t)tn_op_count(), 1))) return;
-    py_meta_rows[row] = 1;
+    unsigned char f = PYM_META;
+    PyObject *mod = fn ? PyObject_GetAttrString(fn, "__module__") : NULL;
+    const char *ms = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
+    if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12))) f |= PYM_REFS;
+    Py_XDECREF(mod);
+    PyErr_Clear();
+    if (fn && PyObject_HasAttrString(fn, "_torch_decompositions_out_wrapper")) f |= PYM_WRAP;
+    py_meta_rows[row] = f;   /* a later registration replaces an earlier one, as upstream's */
 }
 
 static bool is_out_arg(const tn_schema *s, int i) { return s->args[i].is_write && s->args[i].kwarg_only; }
@@ -238,6 +255,31 @@ static PyObject *out_off_device(const tn_schema *s, tn_value *args, PyObject *re
 
 static bool cpu_scalar(PyObject *t) { return !is_meta(t) && tn_tensor_of(t)->ndim == 0; }
 
+/* The references' prims: input tensors on two devices (CPU 0-dim tensors and Python numbers
+ * join any device) are refused, naming the first tensor's device as the expected one. */
+static int check_same_device(int row, const tn_schema *s, tn_value *args) {
+    if (!py_meta_rows || !(py_meta_rows[row] & PYM_REFS)) return 0;
+    PyObject *first = NULL;
+    for (int i = 0; i < s->nargs; i++) {
+        if (is_out_arg(s, i)) continue;
+        Py_ssize_t n = args[i].tag == TN_V_TENSOR && !args[i].wrapped ? 1 : args[i].tag == TN_V_TENSORLIST ? PyTuple_Size(args[i].u.obj) : 0;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *e = args[i].tag == TN_V_TENSOR ? args[i].u.obj : PyTuple_GetItem(args[i].u.obj, k);
+            if (!tn_py_is_tensor(e) || cpu_scalar(e)) continue;
+            if (!first) first = e;
+            else if (is_meta(e) != is_meta(first)) {
+                PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!", device_name(e), device_name(first));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* 0: every out= tensor on the result's device; otherwise the error is set and the result says
+ * when upstream raises it: OUT_NOW before anything else, OUT_AFTER only if the op itself (its
+ * argument checks) succeeds. */
+enum { OUT_OK, OUT_NOW, OUT_AFTER };
 static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
     /* the result's device: the first input tensor, CPU 0-dim tensors only when nothing else */
     PyObject *ref = NULL;
@@ -250,24 +292,102 @@ static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
             if (!ref || !cpu_scalar(e)) ref = e;
         }
     }
-    if (!ref) return 0;   /* factories: out= decides the device */
+    if (!ref) return OUT_OK;   /* factories: out= decides the device */
     /* a CompositeImplicitAutograd row has no Meta kernel of its own: upstream reaches the ops it
      * decomposes into, and those measured (aliases, matmul, the stack family, nanmean, ...) have
-     * Python meta kernels */
-    bool py = (py_meta_rows && py_meta_rows[row]) || tn_op_autograd_defs[row].composite;
+     * Python meta kernels wrapped in the out wrapper */
+    bool composite = tn_op_autograd_defs[row].composite;
+    unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
     PyObject *o;
-    if (py) {
+    if (f || composite) {
         /* the out wrapper compares the first argument (a tensor, CPU 0-dim included) before the
-         * op runs, then the result it copies from */
+         * op runs; the copy of the result comes after it */
         PyObject *from = args[0].tag == TN_V_TENSOR && !args[0].wrapped && !is_out_arg(s, 0) ? args[0].u.obj : NULL;
-        if (!(from && (o = out_off_device(s, args, from)))) from = ref, o = out_off_device(s, args, ref);
-        if (o)
-            PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",
-                         device_name(from), device_name(o));
-    } else if ((o = out_off_device(s, args, ref))) {
-        PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have device %s, but got %s instead", device_name(ref), device_name(o));
+        bool pre = composite || (f & PYM_WRAP);
+        int when = OUT_NOW;
+        if (!(pre && from && (o = out_off_device(s, args, from)))) {
+            from = ref, o = out_off_device(s, args, ref);
+            when = composite ? OUT_NOW : OUT_AFTER;
+        }
+        if (!o) return OUT_OK;
+        PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",
+                     device_name(from), device_name(o));
+        return when;
     }
-    return o ? -1 : 0;
+    if (!(o = out_off_device(s, args, ref))) return OUT_OK;
+    PyErr_Format(PyExc_RuntimeError, "Expected out tensor to have device %s, but got %s instead", device_name(ref), device_name(o));
+    return OUT_AFTER;
+}
+
+static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args);
+static _Thread_local bool trial_run;
+
+/* A Python kernel resizes each out= tensor to its result's shape before copying into it, up to
+ * the copy that fails: the caller's out= tensors keep that shape (torch.sum(m, 1, out=cpu)). */
+static void resize_outs(const tn_schema *s, tn_value *args, PyObject *r) {
+    Py_ssize_t k = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (!is_out_arg(s, i)) continue;
+        Py_ssize_t n = args[i].tag == TN_V_TENSOR ? 1 : args[i].tag == TN_V_TENSORLIST ? PyTuple_Size(args[i].u.obj) : 0;
+        for (Py_ssize_t j = 0; j < n; j++, k++) {
+            PyObject *o = args[i].tag == TN_V_TENSOR ? args[i].u.obj : PyTuple_GetItem(args[i].u.obj, j);
+            PyObject *res = tn_py_is_tensor(r) ? (k == 0 ? r : NULL) : PyTuple_Check(r) && k < PyTuple_Size(r) ? PyTuple_GetItem(r, k) : NULL;
+            if (!res || !tn_py_is_tensor(res) || !tn_py_is_tensor(o)) return;
+            const tn_tensor *rt = tn_tensor_of(res);
+            if (tn_resize(o, rt->ndim, rt->sizes) < 0) { PyErr_Clear(); return; }
+            if (is_meta(o) != is_meta(res)) return;   /* the failing copy */
+        }
+    }
+}
+
+/* The out= device error (pending) stands only if the op's own checks pass: run it once with every
+ * out= tensor replaced by a fresh CPU tensor of its geometry (nothing of the caller's is
+ * written), and raise its error instead if it fails. */
+static PyObject *out_device_after(const tn_op_def *d, const tn_schema *s, tn_value *args, int row) {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);
+    tn_value local[64];
+    PyObject *made[64];
+    int nmade = 0;
+    PyObject *r = NULL;
+    bool ok = false;
+    if (s->nargs > 64) goto done;
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++) {
+        if (!is_out_arg(s, i)) continue;
+        if (local[i].tag == TN_V_TENSOR) {
+            if (!(made[nmade] = stand_in(local[i].u.obj))) goto done;
+            local[i].u.obj = made[nmade++];
+        } else if (local[i].tag == TN_V_TENSORLIST) {
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            PyObject *tup = PyTuple_New(n);
+            if (!tup) goto done;
+            made[nmade++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
+                PyObject *c = tn_py_is_tensor(e) ? stand_in(e) : Py_NewRef(e);
+                if (!c) goto done;
+                PyTuple_SetItem(tup, k, c);
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    if (check_same_device(row, s, local) < 0) goto done;
+    trial_run = true;   /* the outs are our own temporaries: the op writes (resizes) them */
+    r = any_meta(s, local) ? meta_call(d, s, local) : d->fn(local);
+    trial_run = false;
+    ok = r != NULL;
+    if (ok && py_meta_rows && py_meta_rows[row] && !tn_op_autograd_defs[row].composite)
+        resize_outs(s, args, r);
+    Py_XDECREF(r);
+done:
+    for (int i = 0; i < nmade; i++) Py_DECREF(made[i]);
+    if (ok || !PyErr_Occurred()) {
+        PyErr_Restore(et, ev, tb);
+    } else {
+        Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+    }
+    return NULL;
 }
 
 static _Thread_local int meta_depth;
@@ -288,7 +408,9 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
     if (s->nargs > 64) return tn_not_implemented("meta tensors for an operator with this many arguments");
     memcpy(local, args, (size_t)s->nargs * sizeof *local);
     for (int i = 0; i < s->nargs; i++) {
-        if (local[i].tag == TN_V_TENSOR && is_meta(local[i].u.obj) && m.n < 64) {
+        /* a CPU tensor the op writes (x.add_(meta)) gets a stand-in too: upstream's meta kernel
+         * returns it untouched */
+        if (local[i].tag == TN_V_TENSOR && (is_meta(local[i].u.obj) || (s->args[i].is_write && !(trial_run && is_out_arg(s, i)))) && m.n < 64) {
             PyObject *c = stand_in(local[i].u.obj);
             if (!c) goto done;
             m.orig[m.n] = local[i].u.obj;
@@ -635,7 +757,11 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
 
 PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     if (any_meta(s, args)) {
-        if (check_out_devices((int)(d - tn_op_at(0)), s, args) < 0) return NULL;
+        int row = (int)(d - tn_op_at(0));
+        int when = check_out_devices(row, s, args);
+        if (when == OUT_NOW) return NULL;
+        if (when == OUT_AFTER) return out_device_after(d, s, args, row);
+        if (check_same_device(row, s, args) < 0) return NULL;
         return meta_call(d, s, args);
     }
     PyObject *r = d->fn(args);

@@ -91,10 +91,11 @@ PyObject *tn_door_call(int op, tn_value *args);
  * rule differs on meta (hann_window's dtype check) asks it, since its arguments look like CPU. */
 bool tn_door_on_meta(void);
 
-/* Row `row` has a Python Meta kernel (upstream registers it at import through
- * torch.library.Library("aten", "IMPL", "Meta")): it decides the wording of the door's out=
- * device check (door.c). */
-void tn_door_mark_py_meta(int row);
+/* Row `row` has a Python Meta kernel `fn` (upstream registers it at import through
+ * torch.library.Library("aten", "IMPL", "Meta")): the kernel's kind (a torch._refs reference,
+ * wrapped in the references' out wrapper or not) decides the wording and order of the door's
+ * device checks (door.c). */
+void tn_door_mark_py_meta(int row, PyObject *fn);
 
 /* A value back as a Python object (new reference): what __torch_dispatch__ handlers receive. */
 PyObject *tn_value_to_python(const tn_value *v);

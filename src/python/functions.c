@@ -131,6 +131,28 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
     return call_rows_(name, first, last, mode, self, args, kw);
 }
 
+/* torch.ops.aten.X.overload given a value its schema does not take: upstream's schema matching
+ * raises RuntimeError "aten::X() Expected a value of type 'T' for argument 'a' but instead found
+ * type 'U'." with the position, value and declaration (its pybind cast details are left out);
+ * T is the argument's type as FunctionSchema prints it (ScalarType as int, Scalar as number). */
+static PyObject *aten_bad_value(const tn_schema *s, int i, PyObject *value) {
+    tn_schema named = *s;
+    if (!named.ns || !named.ns[0]) named.ns = "aten";
+    PyObject *fs = tn_schema_to_python(&named);
+    PyObject *argl = fs ? PyObject_GetAttrString(fs, "arguments") : NULL;
+    PyObject *arg = argl ? PySequence_GetItem(argl, i) : NULL;
+    PyObject *type = arg ? PyObject_GetAttrString(arg, "type") : NULL;
+    PyObject *vrepr = type ? PyObject_Repr(value) : NULL;
+    PyObject *tname = vrepr ? PyObject_GetAttrString((PyObject *)Py_TYPE(value), "__name__") : NULL;
+    if (tname)
+        PyErr_Format(PyExc_RuntimeError,
+                     "%s::%s() Expected a value of type '%S' for argument '%s' but instead found type '%U'.\n"
+                     "Position: %d\nValue: %U\nDeclaration: %S",
+                     named.ns, s->name, type, s->args[i].name, tname, i, vrepr, fs);
+    Py_XDECREF(fs); Py_XDECREF(argl); Py_XDECREF(arg); Py_XDECREF(type); Py_XDECREF(vrepr); Py_XDECREF(tname);
+    return NULL;
+}
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
@@ -168,6 +190,13 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                     if (given) { Py_DECREF(res); res = Py_NewRef(given); }
                 }
                 return res;
+            }
+            PyObject *bad_value;
+            int bad = tn_args_last_bad(&bad_value);
+            if (r == TN_PARSE_NOMATCH && mode == CALL_ATEN && pass == 1 && last - first == 1 && bad >= 0) {
+                aten_bad_value(s, bad, bad_value);
+                tn_args_release(&a);
+                return NULL;
             }
             tn_args_release(&a);
             if (r == TN_PARSE_ERROR) return NULL;

@@ -194,7 +194,7 @@ static PyObject *lib_impl(PyObject *self, PyObject *args, PyObject *kw) {
     if (!key[0]) key = PyUnicode_AsUTF8AndSize(o->key, NULL);
     if (!key || !key[0]) key = "CompositeImplicitAutograd";
     if (!e && !strncmp(q, "aten::", 6) && !strcmp(key, "Meta")) /* a Python meta kernel of an aten op (door.c) */
-        tn_door_mark_py_meta(tn_op_find(q + 6, ov));
+        tn_door_mark_py_meta(tn_op_find(q + 6, ov), fn);
     if (!e) /* an impl for an operator we do not know (e.g. an aten op with a C kernel): record nothing */
         Py_RETURN_NONE;
     if (with_keyset) Py_RETURN_NONE; /* kernels taking a DispatchKeySet are not callable from here */

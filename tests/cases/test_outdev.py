@@ -172,3 +172,52 @@ cases("linalg_lstsq_out_errors", {
     "bad_driver": "err(lambda: torch.linalg.lstsq(A, B, driver='bad', out=(E(), E(), E(L), E())))",
     "one_dim": "err(lambda: torch.linalg.lstsq(B[:, 0], B[:, 0], out=(E(), E(), E(L), E())))",
 }, setup=ERR + LS)
+
+# Inputs on cpu and meta together (no out=): the references' prims (add, mul, where, cat, stack,
+# clamp, eq, ...) refuse them naming the first tensor's device as the expected one, CPU 0-dim
+# tensors and Python numbers excepted; an in-place op on a CPU tensor with a meta operand
+# (meta_binop_inplace_alpha) returns the CPU tensor untouched.
+cases("outdev_mixed_inputs", {
+    "add_cpu_meta": "err(lambda: torch.add(c, m))",
+    "add_meta_cpu": "err(lambda: torch.add(m, c))",
+    "sub_dunder": "err(lambda: m - c)",
+    "mul_method": "err(lambda: c.mul(m))",
+    "cat": "err(lambda: torch.cat([c, m]))",
+    "cat_rev": "err(lambda: torch.cat([m, c]))",
+    "stack": "err(lambda: torch.stack([c, m]))",
+    "where_cond_meta": "err(lambda: torch.where(m > 0, c, c))",
+    "where_self_meta": "err(lambda: torch.where(c > 0, m, c))",
+    "clamp": "err(lambda: torch.clamp(c, m, m))",
+    "eq": "err(lambda: c == m)",
+    "aten": "err(lambda: torch.ops.aten.add.Tensor(c, m))",
+    "cpu_scalar_joins": "err(lambda: torch.add(torch.tensor(1.), m))",
+    "cpu_scalar_joins_rev": "err(lambda: torch.mul(m, torch.tensor(2.)))",
+    "number_joins": "err(lambda: torch.add(m, 2))",
+    "out_checked_first": "err(lambda: torch.add(c, m, out=mo(0)))",
+    "out_checked_first_rev": "err(lambda: torch.add(m, c, out=torch.empty(0)))",
+    "same_device_after_out": "err(lambda: torch.add(c, m, out=torch.empty(0)))",
+}, setup=ERR)
+cases("outdev_inplace_cpu_self", {
+    "add_": "x = torch.ones(3, 3)\nr = x.add_(m)\n(r is x, r.device, x)",
+    "mul_": "x = torch.full((3, 3), 2.)\nr = x.mul_(m)\n(r is x, r.device, x)",
+    "meta_self": "y = m.clone()\nr = y.add_(c)\n(r is y, r.device, r.shape)",
+}, setup=ERR)
+# A bad argument (dim) and a meta out= tensor: the references' reductions and cat (no out
+# wrapper check of a first tensor argument) and the C++ structured meta functions run their
+# argument checks first; the out wrapper of softmax compares the first argument first.
+cases("outdev_order", {
+    "sum_bad_dim": "err(lambda: torch.sum(c, dim=5, out=mo(0)))",
+    "mean_bad_dim": "err(lambda: torch.mean(c, 5, out=mo(0)))",
+    "cat_bad_dim": "err(lambda: torch.cat([c, c], dim=3, out=mo(0)))",
+    "max_bad_dim": "err(lambda: torch.max(c, 5, out=(mo(0), mo(0, dtype=torch.long))))",
+    "argmax_bad_dim": "err(lambda: torch.argmax(c, 5, out=mo(0, dtype=torch.long)))",
+    "softmax_bad_dim": "err(lambda: torch._softmax(c, 5, False, out=mo(0)))",
+    "sum_ok_dim": "err(lambda: torch.sum(c, dim=1, out=mo(0)))",
+    "cat_shapes": "err(lambda: torch.cat([c, torch.ones(2, 2)], out=mo(0)))[0]",   # the reference words the shape error otherwise
+    # the references resize out= to the result's shape before the failing copy; the C++
+    # structured kernels check the device first
+    "out_resized": "(lambda o: (err(lambda: torch.sum(m, dim=1, out=o)), o.shape))(torch.empty(0))",
+    "meta_out_resized": "(lambda o: (err(lambda: torch.cumsum(c, 0, out=o)), o.shape))(mo(0))",
+    "wrapped_out_resized": "(lambda o: (err(lambda: torch.add(torch.tensor(1.), m, out=o)), o.shape))(torch.empty(0))",
+    "structured_not_resized": "(lambda o: (err(lambda: torch.argmax(c, 1, out=o)), o.shape))(mo(0, dtype=torch.long))",
+}, setup=ERR)
