@@ -60,13 +60,23 @@ double tn_value_as_double(const tn_value *v) {
     }
 }
 
-/* A Python number (or 0-dim tensor for Scalar) into a number value. 1 ok, 0 not a number, -1 error. */
-static int to_number(PyObject *o, tn_value *v, bool tensors_ok) {
+/* A Python number (or 0-dim tensor for Scalar) into a number value. 1 ok, 0 not a number, -1 error.
+ * An int outside int64 is read as upstream reads a Scalar: as uint64, so below INT64_MIN and
+ * from 2**64 on it raises the OverflowError of that conversion ("can't convert negative int to
+ * unsigned", "int too big to convert"); in [2**63, 2**64) upstream makes an unsigned Scalar,
+ * cast to the result dtype where it is used: we hold it as a float64 when a floating tensor takes
+ * part (`float_peer`), as the int64 the cast wraps it to when only integral tensors do
+ * (`int_peers`, as wrapped_uint64), else refuse. */
+static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer, bool int_peers) {
     if (PyBool_Check(o)) { v->tag = TN_V_BOOL; v->u.i = o == Py_True; return 1; }
     if (PyLong_Check(o)) {
         int overflow;
         long long x = PyLong_AsLongLongAndOverflow(o, &overflow);
         if (overflow) {
+            unsigned long long u = PyLong_AsUnsignedLongLong(o);
+            if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;   /* upstream's OverflowError */
+            if (float_peer) { v->tag = TN_V_FLOAT; v->u.f = (double)u; return 1; }
+            if (int_peers) { v->tag = TN_V_INT; v->u.i = (long long)(u - (1ULL << 63)) + INT64_MIN; return 1; }
             PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
             return -1;
         }
@@ -82,7 +92,7 @@ static int to_number(PyObject *o, tn_value *v, bool tensors_ok) {
     if (tensors_ok && tn_py_is_tensor(o) && tn_tensor_of(o)->ndim == 0) {
         PyObject *item = PyObject_CallMethod(o, "item", NULL);
         if (!item) return -1;
-        int r = to_number(item, v, false);
+        int r = to_number(item, v, false, false, false);
         Py_DECREF(item);
         return r;
     }
@@ -90,10 +100,22 @@ static int to_number(PyObject *o, tn_value *v, bool tensors_ok) {
     if (PyIndex_Check(o) && !tn_py_is_tensor(o)) {
         PyObject *i = PyNumber_Index(o);
         if (!i) return -1;
-        int r = to_number(i, v, false);
+        int r = to_number(i, v, false, false, false);
         Py_DECREF(i);
         return r;
     }
+    return 0;
+}
+
+/* An int that does not fit int64 where an int (list) is expected: the parse does not match and
+ * remembers where (0: the int itself, k >= 1: element k of the list); tn_args_parse raises
+ * upstream's error for the spelling. */
+static _Thread_local int ovf_pos = -1;
+
+static int int_overflowed(int pos) {
+    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+    PyErr_Clear();
+    ovf_pos = pos;
     return 0;
 }
 
@@ -101,7 +123,7 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
     if (is_int_like(o)) {
         if (p->list_size < 1) return 0;
         int64_t x = PyLong_AsLongLong(o);
-        if (x == -1 && PyErr_Occurred()) return -1;
+        if (x == -1 && PyErr_Occurred()) return int_overflowed(1);
         int64_t *st = tn_args_int_store(a, p->list_size);
         if (!st) { PyErr_NoMemory(); return -1; }
         for (int i = 0; i < p->list_size; i++) st[i] = x;
@@ -118,7 +140,7 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
         if (!is_int_like(e)) { Py_DECREF(e); return 0; }
         st[i] = PyLong_AsLongLong(e);
         Py_DECREF(e);
-        if (st[i] == -1 && PyErr_Occurred()) return -1;
+        if (st[i] == -1 && PyErr_Occurred()) return int_overflowed((int)i + 1);
     }
     v->tag = TN_V_INTLIST; v->u.ints.v = st; v->u.ints.n = (int)n;
     return 1;
@@ -246,7 +268,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         if (!is_int_like(o) || (tn_py_is_tensor(o) && !tensors_as_scalars)) return 0;
         v->tag = TN_V_INT;
         v->u.i = PyLong_AsLongLong(o);
-        return (v->u.i == -1 && PyErr_Occurred()) ? -1 : 1;
+        return (v->u.i == -1 && PyErr_Occurred()) ? int_overflowed(0) : 1;
     case TN_TYPE_FLOAT:
         if (PyFloat_Check(o) || PyLong_Check(o)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(o); return 1; }
         if (tn_py_is_tensor(o) && tn_tensor_of(o)->ndim == 0 && !tn_dtype_is_complex(tn_tensor_of(o)->dtype)) {
@@ -262,7 +284,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         v->tag = TN_V_BOOL; v->u.i = o == Py_True;
         return 1;
     case TN_TYPE_COMPLEX: case TN_TYPE_SCALAR:
-        return to_number(o, v, tensors_as_scalars);
+        return to_number(o, v, tensors_as_scalars, (peers & PEER_FLOAT) != 0, peers == PEER_INT);
     case TN_TYPE_STR:
         if (!PyUnicode_Check(o)) return 0;
         v->tag = TN_V_STR; v->u.obj = o;
@@ -437,6 +459,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     PyObject *given[TN_MAX_ARGS] = {0};
     last_bad = -1;
     last_bad_value = NULL;
+    ovf_pos = -1;
     int np = s->nargs, nout = 0, first_out = -1;
     Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
     if (np > TN_MAX_ARGS) return TN_PARSE_NOMATCH;
@@ -554,6 +577,17 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
         if (r == 0) { last_bad = i; last_bad_value = given[i]; }
+        if (r == 0 && ovf_pos >= 0 && !(flags & TN_PARSE_ATEN)) {
+            /* upstream's Python bindings: the int unpacks with a ValueError, a list element
+             * with a TypeError naming the function, the argument and the 1-based position
+             * (torch.ops reports the argument as a value of the wrong type: functions.c) */
+            if (ovf_pos == 0)
+                PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
+            else
+                PyErr_Format(PyExc_TypeError, "%s(): argument '%s' failed to unpack the object at pos %d with error "
+                             "\"Overflow when unpacking long long\"", s->name, p->name, ovf_pos);
+            return TN_PARSE_ERROR;
+        }
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
     return TN_PARSE_OK;

@@ -206,10 +206,10 @@ static bool wants_cpu(const tn_schema *s, tn_value *args) {
 /* ---- devices of a call with a meta argument ------------------------------------------------
  * Upstream reaches the Meta kernel when any argument is meta. Three kinds of Meta kernel decide
  * what a call mixing meta and CPU tensors does (docs/outdev.md):
- * - Python references (torch._refs*, registered at `import torch` through
- *   torch.library.Library("aten", "IMPL", "Meta")) run prims whose meta functions refuse inputs on
- *   different devices, CPU 0-dim tensors excepted: "Tensor on device A is not on the expected
- *   device B!", B the first such tensor's device in argument order;
+ * - Python references and decompositions (torch._refs*, torch._decomp.decompositions, registered
+ *   at `import torch` through torch.library.Library("aten", "IMPL", "Meta")) run prims whose meta
+ *   functions refuse inputs on different devices, CPU 0-dim tensors excepted: "Tensor on device A
+ *   is not on the expected device B!", B the first such tensor's device in argument order;
  * - a Python kernel wrapped in the references' out wrapper compares the first argument (when it
  *   is a tensor) with every out= tensor before running, then copies the result into out=:
  *   "Attempting to copy from device A to device B, but cross-device copies are not allowed!"
@@ -229,7 +229,8 @@ void tn_door_mark_py_meta(int row, PyObject *fn) {
     unsigned char f = PYM_META;
     PyObject *mod = fn ? PyObject_GetAttrString(fn, "__module__") : NULL;
     const char *ms = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
-    if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12))) f |= PYM_REFS;
+    if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12) || !strcmp(ms, "torch._decomp.decompositions")))
+        f |= PYM_REFS;
     Py_XDECREF(mod);
     PyErr_Clear();
     if (fn && PyObject_HasAttrString(fn, "_torch_decompositions_out_wrapper")) f |= PYM_WRAP;
