@@ -123,7 +123,7 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
     if (is_int_like(o)) {
         if (p->list_size < 1) return 0;
         int64_t x = PyLong_AsLongLong(o);
-        if (x == -1 && PyErr_Occurred()) return int_overflowed(1);
+        if (x == -1 && PyErr_Occurred()) return int_overflowed(0);   /* one int: unpacked as an int */
         int64_t *st = tn_args_int_store(a, p->list_size);
         if (!st) { PyErr_NoMemory(); return -1; }
         for (int i = 0; i < p->list_size; i++) st[i] = x;
@@ -574,6 +574,13 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                 return TN_PARSE_ERROR;
             }
         }
+        if ((flags & TN_PARSE_ATEN) && given[i] == Py_None && p->is_list && p->type == TN_TYPE_TENSOR &&
+            p->elem_optional && !p->optional) {
+            /* torch.ops: Tensor?[] takes None elements, not None for the list (index.Tensor) */
+            last_bad = i;
+            last_bad_value = given[i];
+            return TN_PARSE_NOMATCH;
+        }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
         if (r == 0) { last_bad = i; last_bad_value = given[i]; }
@@ -585,7 +592,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                 PyErr_SetString(PyExc_ValueError, "Overflow when unpacking long long");
             else
                 PyErr_Format(PyExc_TypeError, "%s(): argument '%s' failed to unpack the object at pos %d with error "
-                             "\"Overflow when unpacking long long\"", s->name, p->name, ovf_pos);
+                             "\"Overflow when unpacking long long\n\"", s->name, p->name, ovf_pos);   /* less the C++ trace */
             return TN_PARSE_ERROR;
         }
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;

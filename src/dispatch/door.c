@@ -220,7 +220,7 @@ static bool wants_cpu(const tn_schema *s, tn_value *args) {
  * library.c tells which rows have a Python kernel and of which kind (tn_door_mark_py_meta); the
  * reference (result) device is the first tensor argument that is not an out= tensor and not a
  * wrapped Python number, CPU 0-dim tensors only when nothing else. */
-enum { PYM_META = 1, PYM_REFS = 2, PYM_WRAP = 4 };
+enum { PYM_META = 1, PYM_REFS = 2, PYM_WRAP = 4, PYM_DECOMP = 8 };
 static unsigned char *py_meta_rows;
 
 void tn_door_mark_py_meta(int row, PyObject *fn) {
@@ -229,8 +229,8 @@ void tn_door_mark_py_meta(int row, PyObject *fn) {
     unsigned char f = PYM_META;
     PyObject *mod = fn ? PyObject_GetAttrString(fn, "__module__") : NULL;
     const char *ms = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
-    if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12) || !strcmp(ms, "torch._decomp.decompositions")))
-        f |= PYM_REFS;
+    if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12))) f |= PYM_REFS;
+    if (ms && !strcmp(ms, "torch._decomp.decompositions")) f |= PYM_DECOMP;
     Py_XDECREF(mod);
     PyErr_Clear();
     if (fn && PyObject_HasAttrString(fn, "_torch_decompositions_out_wrapper")) f |= PYM_WRAP;
@@ -259,7 +259,11 @@ static bool cpu_scalar(PyObject *t) { return !is_meta(t) && tn_tensor_of(t)->ndi
 /* The references' prims: input tensors on two devices (CPU 0-dim tensors and Python numbers
  * join any device) are refused, naming the first tensor's device as the expected one. */
 static int check_same_device(int row, const tn_schema *s, tn_value *args) {
-    if (!py_meta_rows || !(py_meta_rows[row] & PYM_REFS)) return 0;
+    unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
+    if (!(f & (PYM_REFS | PYM_DECOMP))) return 0;
+    /* an in-place reference (floor_divide_) reaches ops that do not check (measured) */
+    for (int i = 0; (f & PYM_REFS) && i < s->nargs; i++)
+        if (s->args[i].is_write && !is_out_arg(s, i)) return 0;
     PyObject *first = NULL;
     for (int i = 0; i < s->nargs; i++) {
         if (is_out_arg(s, i)) continue;

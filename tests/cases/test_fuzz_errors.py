@@ -1,0 +1,77 @@
+"""Exception types and messages of fuzz-corpus calls (tests/test_no_crash.py) that used to differ
+from upstream (issue #11 item 5, docs/outdev.md "Fuzz corpus exceptions"), compared with
+upstream: torch.ops.aten overloads given a value their schema does not take (RuntimeError
+"Expected a value of type ..."), Python ints beyond int64 for Scalar / int / int[] parameters
+by spelling, mixed cpu / meta inputs. Found with tools/fuzz_errors.py; each case returns
+(type, message) with upstream's C++ trace and pybind cast details left out."""
+from harness import cases
+
+ERR = """
+import math
+def err(f):
+    try:
+        r = f()
+        return ("ok", r.dtype if hasattr(r, "dtype") else type(r).__name__)
+    except Exception as e:
+        keep = []
+        for line in str(e).split("\\n"):
+            if line.startswith(("Cast error details", " Python error details", "Exception raised from", '"')):
+                break
+            keep.append(line)
+        return (type(e).__name__, "\\n".join(keep))
+x = (torch.arange(6, dtype=torch.float64) * 0.37 - 1.1).reshape(2, 3).float()
+i = torch.tensor([[0, 1, 0], [1, 0, 1]])
+a = torch.ops.aten
+"""
+
+cases("fuzz_aten_bad_value", {   # torch.ops.aten.X.overload: the schema matcher's RuntimeError
+    "int_list_got_str_list": "err(lambda: a._adaptive_avg_pool2d.default(x, ['a']))",
+    "int_list_got_float_list": "err(lambda: a.zeros.default([1.5]))",
+    "number_got_list": "err(lambda: a.add.Tensor(x, x, alpha=[1]))",
+    "number_got_tensor": "err(lambda: a.mul.Scalar(x, torch.ones(2)))",
+    "tensor_got_str": "err(lambda: a.add.Tensor(x, other='a'))",
+    "scalartype_got_str": "err(lambda: a.to.dtype(x, 'a'))",
+    "opt_tensor_list_got_none": "err(lambda: a.index.Tensor(x, None))",
+    "bool_got_tensor": "err(lambda: a.sum.dim_IntList(x, [0], torch.ones(2)))",
+    "opt_float_got_complex": "err(lambda: a.nan_to_num.default(x, 1j))",
+    "tensor_list_got_tensor": "err(lambda: a.cat.default(x))",
+    "int_got_float": "err(lambda: a.select.int(x, 0, 1.5))",
+    "int_got_none": "err(lambda: a.select.int(x, 0, None))",
+    "opt_int_got_str": "err(lambda: a.cumsum.default(x, 0, dtype='a'))",
+    "device_got_float": "err(lambda: a.zeros.default([2], device=1.5))",
+}, setup=ERR)
+
+cases("fuzz_big_ints", {
+    # Scalar: read as uint64 past int64 (taken below 2**64), OverflowError outside
+    "scalar_2p63_float": "err(lambda: torch.clamp(x, max=2**63))",
+    "scalar_2p63_aten": "err(lambda: a.clamp.default(x, max=2**63))",
+    "scalar_2p63_int": "(err(lambda: a.add.Scalar(i, 2**63)), a.add.Scalar(i, 2**63))",
+    "scalar_2p63_mul_int": "a.mul.Scalar(i, 2**63)",
+    "scalar_2p64": "err(lambda: torch.clamp(x, min=2**64))",
+    "scalar_2p64_aten": "err(lambda: a.mul.Scalar(x, 2**64))",
+    "scalar_2p70_method": "err(lambda: x.mul(2**70))",
+    "scalar_neg": "err(lambda: torch.clamp(x, max=-2**63 - 1))",
+    "scalar_neg_aten": "err(lambda: a.add.Scalar(i, -2**63 - 1))",
+    # int / int[] in the Python bindings: ValueError / TypeError naming the element
+    "int_select": "err(lambda: x.select(0, 2**63))",
+    "int_select_neg": "err(lambda: torch.select(x, 0, -2**63 - 1))",
+    "int_sum": "err(lambda: torch.sum(x, 2**63))",
+    "int_list_sum": "err(lambda: torch.sum(x, [0, 2**63]))",
+    "int_list_view_varargs": "err(lambda: x.view(2**63))",
+    "int_list_zeros": "err(lambda: torch.zeros(2**64, 1))",
+    "int_list_permute": "err(lambda: x.permute(0, -2**63 - 1))",
+    # torch.ops: the schema matcher's RuntimeError, the value as given
+    "aten_int": "err(lambda: a.select.int(x, 0, 2**63))",
+    "aten_int_list": "err(lambda: a.sum.dim_IntList(x, [2**63]))",
+    "aten_view": "err(lambda: a.view.default(x, [-2**63 - 1]))",
+}, setup=ERR)
+
+cases("fuzz_meta_mixed", {   # corpus entries with one meta argument among cpu ones
+    "sigmoid_backward": "err(lambda: a.sigmoid_backward.default(torch.empty(2, 3, device='meta'), x))",
+    # the decomposition's own operand order names the devices: the type only
+    "hardtanh_backward": "err(lambda: a.hardtanh_backward.default(x, torch.empty(2, 3, device='meta'), 2, 2))[0]",
+    "softmax_backward_data": "err(lambda: a._softmax_backward_data.default(torch.empty(2, 3, device='meta'), x, 0, torch.float32))",
+    "xlogy": "err(lambda: torch.xlogy(x, torch.empty(2, 3, device='meta')))",
+    "floor_divide_inplace_meta_self": "err(lambda: torch.empty(2, 3, device='meta').floor_divide_(x))",
+    "sub_inplace_cpu_self": "err(lambda: x.clone().sub_(torch.empty(2, 3, device='meta')))",
+}, setup=ERR)
