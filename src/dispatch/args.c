@@ -457,6 +457,7 @@ int tn_args_last_bad(PyObject **value) {
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
+    int given_at[TN_MAX_ARGS] = {0};   /* 1-based position in the call's positional arguments, 0: keyword */
     last_bad = -1;
     last_bad_value = NULL;
     ovf_pos = -1;
@@ -494,6 +495,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             break;
         }
         given[k] = o;
+        given_at[k] = (int)pos + 1;
         pos++;
     }
     if (pos < nargs) return TN_PARSE_NOMATCH; /* too many positional arguments */
@@ -573,6 +575,14 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                 Py_XDECREF(tname);
                 return TN_PARSE_ERROR;
             }
+        }
+        if (!(flags & TN_PARSE_ATEN) && given[i] == Py_None && p->is_list && p->type == TN_TYPE_TENSOR &&
+            p->elem_optional && !p->optional) {
+            /* upstream's Python bindings: None for a Tensor?[] list (index_put(x, None, v)) */
+            char at[32] = "";
+            if (given_at[i]) snprintf(at, sizeof at, " (position %d)", given_at[i]);
+            PyErr_Format(PyExc_TypeError, "%s(): argument '%s'%s must be tuple of Tensors, not NoneType", s->name, p->name, at);
+            return TN_PARSE_ERROR;
         }
         if ((flags & TN_PARSE_ATEN) && given[i] == Py_None && p->is_list && p->type == TN_TYPE_TENSOR &&
             p->elem_optional && !p->optional) {
