@@ -309,10 +309,11 @@ static int check_out_devices(int row, const tn_schema *s, tn_value *args) {
          * op runs; the copy of the result comes after it */
         PyObject *from = args[0].tag == TN_V_TENSOR && !args[0].wrapped && !is_out_arg(s, 0) ? args[0].u.obj : NULL;
         bool pre = composite || (f & PYM_WRAP);
-        int when = OUT_NOW;
+        /* a composite's own checks (float_power's out= dtype) come before the op it reaches */
+        int when = composite ? OUT_AFTER : OUT_NOW;
         if (!(pre && from && (o = out_off_device(s, args, from)))) {
             from = ref, o = out_off_device(s, args, ref);
-            when = composite ? OUT_NOW : OUT_AFTER;
+            when = OUT_AFTER;
         }
         if (!o) return OUT_OK;
         PyErr_Format(PyExc_RuntimeError, "Attempting to copy from device %s to device %s, but cross-device copies are not allowed!",

@@ -212,6 +212,10 @@ cases("outdev_order", {
     "max_bad_dim": "err(lambda: torch.max(c, 5, out=(mo(0), mo(0, dtype=torch.long))))",
     "argmax_bad_dim": "err(lambda: torch.argmax(c, 5, out=mo(0, dtype=torch.long)))",
     "softmax_bad_dim": "err(lambda: torch._softmax(c, 5, False, out=mo(0)))",
+    # a composite (float_power) checks its out= dtype before the op it reaches sees the device
+    "float_power_dtype_first": "err(lambda: torch.float_power(c, 2, out=mo(0)))",
+    "float_power_dtype_ok": "err(lambda: torch.float_power(c, 2, out=mo(0, dtype=torch.float64)))",
+    "float_power_rev": "err(lambda: torch.float_power(m, 2, out=torch.empty(0, dtype=torch.float64)))",
     "sum_ok_dim": "err(lambda: torch.sum(c, dim=1, out=mo(0)))",
     "cat_shapes": "err(lambda: torch.cat([c, torch.ones(2, 2)], out=mo(0)))[0]",   # the reference words the shape error otherwise
     # the references resize out= to the result's shape before the failing copy; the C++
