@@ -10,6 +10,7 @@
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
 #include "core/parallel.h"
+#include "core/dtype.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -76,15 +77,24 @@ static void valid_range(int64_t O, int64_t I, int64_t S, int64_t off, int64_t *l
                     }                                                                                   \
     }
 
-#define TN_COL2IM(NAME, T)                                                                              \
+static inline float bf16r(float x) { return tn_bf16_to_f32(tn_f32_to_bf16(x)); }
+#define TN_ADD_PLAIN(d, v) ((d) += (v))
+#define TN_ADD_BF16(d, v) ((d) = bf16r((d) + (v)))
+
+/* col2im: every kernel position's column block added into the image; REV walks the kernel
+ * positions last to first (the order upstream's channels-last im2col path adds them in) */
+#define TN_COL2IM(NAME, T) TN_COL2IM_ADD(NAME, T, TN_ADD_PLAIN, 0)
+#define TN_COL2IM_ADD(NAME, T, ADD, REV)                                                                \
     static void NAME(const tn_conv_geom *g, int64_t ch, const T *col, T *img) {                        \
         const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2], O0 = g->O[0], O1 = g->O[1], O2 = g->O[2]; \
-        const int64_t isz = I0 * I1 * I2;                                                               \
-        const T *s = col;                                                                               \
+        const int64_t isz = I0 * I1 * I2, K0 = g->K[0], K1 = g->K[1], K2 = g->K[2];                     \
         for (int64_t c = 0; c < ch; c++)                                                                \
-            for (int64_t k0 = 0; k0 < g->K[0]; k0++)                                                    \
-                for (int64_t k1 = 0; k1 < g->K[1]; k1++)                                                \
-                    for (int64_t k2 = 0; k2 < g->K[2]; k2++) {                                          \
+            for (int64_t r0 = 0; r0 < K0; r0++)                                                         \
+                for (int64_t r1 = 0; r1 < K1; r1++)                                                     \
+                    for (int64_t r2 = 0; r2 < K2; r2++) {                                               \
+                        const int64_t k0 = REV ? K0 - 1 - r0 : r0, k1 = REV ? K1 - 1 - r1 : r1;         \
+                        const int64_t k2 = REV ? K2 - 1 - r2 : r2;                                      \
+                        const T *s = col + (((c * K0 + k0) * K1 + k1) * K2 + k2) * O0 * O1 * O2;        \
                         T *dstc = img + c * isz;                                                        \
                         const int64_t off2 = k2 * g->D[2] - g->P[2];                                    \
                         int64_t lo, hi;                                                                 \
@@ -95,8 +105,8 @@ static void valid_range(int64_t O, int64_t I, int64_t S, int64_t off, int64_t *l
                                 const int64_t i1 = o1 * g->S[1] - g->P[1] + k1 * g->D[1];               \
                                 if (i0 < 0 || i0 >= I0 || i1 < 0 || i1 >= I1) continue;                 \
                                 T *row = dstc + (i0 * I1 + i1) * I2 + off2;                             \
-                                if (g->S[2] == 1) for (int64_t o2 = lo; o2 < hi; o2++) row[o2] += s[o2]; \
-                                else for (int64_t o2 = lo; o2 < hi; o2++) row[o2 * g->S[2]] += s[o2];   \
+                                if (g->S[2] == 1) for (int64_t o2 = lo; o2 < hi; o2++) ADD(row[o2], s[o2]); \
+                                else for (int64_t o2 = lo; o2 < hi; o2++) ADD(row[o2 * g->S[2]], s[o2]); \
                             }                                                                           \
                         }                                                                               \
                     }                                                                                   \
@@ -108,6 +118,8 @@ TN_IM2COL(im2col_i64, int64_t)
 TN_COL2IM(col2im_f32, float)
 TN_COL2IM(col2im_f64, double)
 TN_COL2IM(col2im_i64, int64_t)
+TN_COL2IM_ADD(col2im_f32_bf16, float, TN_ADD_BF16, 0)
+TN_COL2IM_ADD(col2im_f32_bf16_rev, float, TN_ADD_BF16, 1)
 
 void tn_im2col(const tn_conv_geom *g, tn_conv_type t, int64_t ch, const void *img, void *col) {
     if (t == TN_CONV_F32) im2col_f32(g, ch, img, col);
@@ -116,7 +128,9 @@ void tn_im2col(const tn_conv_geom *g, tn_conv_type t, int64_t ch, const void *im
 }
 
 void tn_col2im(const tn_conv_geom *g, tn_conv_type t, int64_t ch, const void *col, void *img) {
-    if (t == TN_CONV_F32) col2im_f32(g, ch, col, img);
+    if (t == TN_CONV_F32 && g->bf16_steps == TN_CONV_BF16_STEPS_CL) col2im_f32_bf16_rev(g, ch, col, img);
+    else if (t == TN_CONV_F32 && g->bf16_steps) col2im_f32_bf16(g, ch, col, img);
+    else if (t == TN_CONV_F32) col2im_f32(g, ch, col, img);
     else if (t == TN_CONV_F64) col2im_f64(g, ch, col, img);
     else col2im_i64(g, ch, col, img);
 }
@@ -242,6 +256,8 @@ static void gin_item(const job *j, int64_t it, char *col, void *gs) {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, gi, Pin, gs);
     } else {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, col, Pout, gs);
+        if (g->bf16_steps && j->t == TN_CONV_F32)
+            for (int64_t i = 0; i < CKg * Pout; i++) ((float *)col)[i] = bf16r(((float *)col)[i]);
         memset(gi, 0, (size_t)(Cg * Pin) * es);
         tn_col2im(g, j->t, Cg, col, gi);
     }
@@ -275,6 +291,7 @@ void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout,
 /* ---- weight gradient ---- */
 
 static int64_t chunks(const tn_conv_geom *g) {
+    if (g->bf16_steps) return 1; /* image by image, in order */
     int64_t c = g->N < TN_CONV_CHUNKS ? g->N : TN_CONV_CHUNKS, per = g->OC * ckg_of(g);
     if (per > 0 && (c - 1) * per > TN_CONV_PART_ELEMS) c = 1 + TN_CONV_PART_ELEMS / per;
     return c < 1 ? 1 : c;
@@ -286,7 +303,11 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
     const int64_t Cg = cg_of(g), OCg = ocg_of(g), CKg = ckg_of(g), Pin = prod3(g->I), Pout = prod3(g->O);
     const int64_t nc = j->items, n0 = c * g->N / nc, n1 = (c + 1) * g->N / nc;
     char *dst = c == 0 ? j->out : j->shared + (size_t)((c - 1) * g->OC * CKg) * es;
-    for (int64_t n = n0; n < n1; n++)
+    /* bf16_steps: each image's product into the one chunk's scratch, added to the sum rounded */
+    const bool steps = g->bf16_steps && j->t == TN_CONV_F32;
+    float *sum = (float *)j->out;
+    if (steps) dst = j->shared;
+    for (int64_t n = n0; n < n1; n++) {
         for (int64_t gr = 0; gr < g->groups; gr++) {
             const char *ib = j->b + (size_t)((n * g->C + gr * Cg) * Pin) * es;
             const char *B = ib;
@@ -295,13 +316,16 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
                 B = col;
             }
             const char *gb = j->a + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
-            mm_nt(j->t, OCg, CKg, Pout, gb, Pout, B, Pout, n > n0, dst + (size_t)(gr * OCg * CKg) * es, CKg, gs);
+            mm_nt(j->t, OCg, CKg, Pout, gb, Pout, B, Pout, n > n0 && !steps, dst + (size_t)(gr * OCg * CKg) * es, CKg, gs);
         }
+        if (steps)
+            for (int64_t i = 0; i < g->OC * CKg; i++) sum[i] = bf16r(n > n0 ? sum[i] + ((float *)dst)[i] : ((float *)dst)[i]);
+    }
 }
 
 size_t tn_conv_grad_weight_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
-    size_t parts = align64((size_t)((chunks(g) - 1) * g->OC * ckg_of(g)) * esize(t));
+    size_t parts = align64((size_t)((g->bf16_steps ? 1 : chunks(g) - 1) * g->OC * ckg_of(g)) * esize(t));
     return parts + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
 }
 
@@ -315,7 +339,7 @@ void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout
     }
     const int64_t nc = chunks(g);
     char *shared = aligned(scratch);
-    size_t parts = align64((size_t)((nc - 1) * total) * es);
+    size_t parts = align64((size_t)((g->bf16_steps ? 1 : nc - 1) * total) * es);
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
     job j = {.g = g, .t = t, .a = gout, .b = in, .out = gw, .shared = shared, .slots = shared + parts,
              .col_bytes = col_bytes(g, t), .items = nc, .item = gw_item};

@@ -17,14 +17,23 @@
 #ifndef TN_KERNELS_CONV_H
 #define TN_KERNELS_CONV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 typedef enum { TN_CONV_F32, TN_CONV_F64, TN_CONV_I64 } tn_conv_type;
+enum { TN_CONV_BF16_STEPS = 1, TN_CONV_BF16_STEPS_CL = 2 };
 
 typedef struct {
     int64_t N, C, OC, groups;
     int64_t I[3], O[3], K[3], S[3], P[3], D[3];
+    /* bfloat16 in the steps of upstream's im2col path (its CPU choice without oneDNN bfloat16,
+     * docs/host_paths.md), f32 compute type only: the input gradient's columns are rounded to
+     * bfloat16 and col2im rounds after every addition; the weight gradient is summed over the
+     * batch image by image, rounded after each. Otherwise every value is rounded once, later.
+     * TN_CONV_BF16_STEPS_CL: col2im adds the kernel positions last to first (its channels-last
+     * order). */
+    int bf16_steps;
 } tn_conv_geom;
 
 /* Bytes of scratch each entry point needs (0 allowed: then scratch may be NULL). */

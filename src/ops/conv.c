@@ -15,6 +15,10 @@
 #include "tn_ops_gen.h"
 
 #include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 typedef struct {
     int dim; /* spatial dims, 1..3 */
@@ -196,6 +200,7 @@ static const char *legacy_name(tn_dtype d) {
     }
 }
 
+static bool onednn_path(tn_dtype dt);
 static int check_types(const tn_tensor *in, const tn_tensor *w, const tn_tensor *b) {
     if (in->dtype != w->dtype) {
         if (tn_nn_float(in->dtype) && in->dtype != TN_DTYPE_F64)
@@ -207,7 +212,7 @@ static int check_types(const tn_tensor *in, const tn_tensor *w, const tn_tensor 
         return -1;
     }
     /* upstream's oneDNN path (f32, bf16) requires the bias in the input's type; the others cast it */
-    if (b && b->dtype != in->dtype && (in->dtype == TN_DTYPE_F32 || in->dtype == TN_DTYPE_BF16)) {
+    if (b && b->dtype != in->dtype && (in->dtype == TN_DTYPE_F32 || (in->dtype == TN_DTYPE_BF16 && onednn_path(in->dtype)))) {
         PyErr_Format(PyExc_RuntimeError, "Input type (%s) and bias type (%s) should be the same or input should be a "
                      "MKLDNN tensor and bias is a dense tensor", legacy_name(in->dtype), legacy_name(b->dtype));
         return -1;
@@ -250,11 +255,40 @@ static void geometry(const tn_tensor *x, const tn_tensor *w, const conv_params *
     }
 }
 
+/* Whether upstream runs a convolution of this dtype on oneDNN on this CPU. float32: always.
+ * bfloat16 / float16: only where oneDNN has the type (ideep's has_bf16_type_support /
+ * has_fp16_type_support: AVX-512 BW+VL+DQ / AVX-512-FP16, or AVX-NE-CONVERT); elsewhere its
+ * im2col path, which rounds in other steps (tn_conv_geom.bf16_steps) and differs in layout and
+ * outputs (docs/host_paths.md). TN_CONV_LOWP=onednn / im2col forces either (testing both on one
+ * host). Measured on an AVX2-only host against upstream 2.13.0. */
+static bool onednn_path(tn_dtype dt) {
+    static int bf16 = -1, f16 = -1;
+    if (dt != TN_DTYPE_BF16 && dt != TN_DTYPE_F16) return true;
+    if (bf16 < 0) {
+        const char *e = getenv("TN_CONV_LOWP");
+        int b = 0, h = 0;
+#if defined(__x86_64__) || defined(__i386__)
+        unsigned a = 0, bx = 0, c = 0, d = 0;
+        bool ne_convert = __get_cpuid_count(7, 1, &a, &bx, &c, &d) && (d & (1u << 5));
+        b = ne_convert || (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+                           __builtin_cpu_supports("avx512dq"));
+        h = ne_convert || __builtin_cpu_supports("avx512fp16");
+#endif
+        if (e && !strcmp(e, "onednn")) b = h = 1;
+        if (e && !strcmp(e, "im2col")) b = h = 0;
+        f16 = h;
+        bf16 = b;
+    }
+    return dt == TN_DTYPE_BF16 ? bf16 : f16;
+}
+
 /* Whether results take channels_last strides: a 4-d input or weight suggesting it; 5-d only for
- * bfloat16 (upstream's oneDNN keeps channels_last_3d there, its other paths return contiguous). */
+ * bfloat16 on oneDNN (it keeps channels_last_3d there; measured: upstream's other bfloat16 / f16
+ * paths and its float32 path on AVX-512 hosts return contiguous). */
 static bool channels_last(const tn_tensor *x, const tn_tensor *w) {
     if (x->ndim == 4) return tn_suggest_format(x) == 2 || tn_suggest_format(w) == 2;
-    if (x->ndim == 5 && x->dtype == TN_DTYPE_BF16) return tn_suggest_format(x) == 3 || tn_suggest_format(w) == 3;
+    if (x->ndim == 5 && x->dtype == TN_DTYPE_BF16 && onednn_path(TN_DTYPE_BF16))
+        return tn_suggest_format(x) == 3 || tn_suggest_format(w) == 3;
     return false;
 }
 
@@ -311,9 +345,10 @@ static PyObject *convolution(PyObject *input, PyObject *weight, PyObject *bias, 
     tn_conv_type t;
     tn_dtype ct, dt = x->dtype;
     if (compute_type(dt, &t, &ct) < 0) return refuse_dtype(dt, p.dim), NULL;
-    tn_conv_geom g;
+    tn_conv_geom g = {0};
     int64_t osp[3];
     geometry(x, w, &p, &g, osp);
+    g.bf16_steps = dt == TN_DTYPE_BF16 && !onednn_path(dt) ? TN_CONV_BF16_STEPS : 0;
     for (int i = 0; i < p.dim; i++)
         if (osp[i] < 0) {
             PyErr_SetString(PyExc_RuntimeError, "convolution: the computed output size is negative");
@@ -326,7 +361,10 @@ static PyObject *convolution(PyObject *input, PyObject *weight, PyObject *bias, 
         return finish(e, dt, channels_last(x, w));
     }
     PyObject *X = tn_as_dtype(input, ct, true), *W = X ? tn_as_dtype(weight, ct, true) : NULL;
-    PyObject *B = W && bias ? tn_as_dtype(bias, ct, true) : NULL;
+    /* a bias of another type is cast to the input's first (upstream's paths that accept one) */
+    PyObject *Bd = W && bias ? tn_as_dtype(bias, dt, false) : NULL;
+    PyObject *B = Bd ? tn_as_dtype(Bd, ct, true) : NULL;
+    Py_XDECREF(Bd);
     PyObject *res = W && (!bias || B) ? new_nc(g.N, och, p.dim, osp, ct) : NULL;
     if (res) {
         int ns = slots();
@@ -360,7 +398,9 @@ PyObject *tn_op__convolution(tn_value *a) { return tn_op_convolution(a); }
 
 /* ---- backward ---- */
 
-static PyObject *bias_grad(PyObject *gout, tn_dtype dt) {
+/* per_image: upstream's dilated im2col path in bfloat16 sums each image's gradient, rounds it and
+ * adds it to the total rounded (measured); otherwise one sum, rounded once */
+static PyObject *bias_grad(PyObject *gout, tn_dtype dt, bool per_image) {
     const tn_tensor *go = tn_tensor_of(gout);
     tn_conv_type t;
     tn_dtype ct;
@@ -369,7 +409,26 @@ static PyObject *bias_grad(PyObject *gout, tn_dtype dt) {
     for (int i = 2; i < go->ndim; i++) P *= go->sizes[i];
     PyObject *G = tn_as_dtype(gout, ct, true);
     PyObject *r = G ? tn_tensor_new_empty(1, &ch, ct, TN_DEVICE_CPU) : NULL;
-    if (r) tn_conv_grad_bias(N, ch, P, t, tn_data(tn_tensor_of(G)), tn_data(tn_tensor_of(r)));
+    float *one = r && per_image && t == TN_CONV_F32 ? PyMem_Malloc((size_t)(ch > 0 ? ch : 1) * sizeof(float)) : NULL;
+    if (one) {
+        float *sum = (float *)tn_data(tn_tensor_of(r));
+        const float *gd = (const float *)tn_data(tn_tensor_of(G));
+        for (int64_t n = 0; n < N; n++) {
+            tn_conv_grad_bias(1, ch, P, t, gd + n * ch * P, one);
+            for (int64_t c = 0; c < ch; c++) {
+                float v = tn_bf16_to_f32(tn_f32_to_bf16(one[c]));
+                sum[c] = n ? tn_bf16_to_f32(tn_f32_to_bf16(sum[c] + v)) : v;
+            }
+        }
+        if (N == 0)
+            for (int64_t c = 0; c < ch; c++) sum[c] = 0.0f;
+        PyMem_Free(one);
+    } else if (r && per_image && t == TN_CONV_F32) {
+        Py_CLEAR(r);
+        PyErr_NoMemory();
+    } else if (r) {
+        tn_conv_grad_bias(N, ch, P, t, tn_data(tn_tensor_of(G)), tn_data(tn_tensor_of(r)));
+    }
     Py_XDECREF(G);
     return finish(r, dt, false);
 }
@@ -383,14 +442,15 @@ PyObject *tn_op_convolution_backward(tn_value *a) {
     if (parse_params(w, &a[4], &p) < 0 || check_shape(x, w, NULL, &p, false) < 0 || check_types(x, w, NULL) < 0) return NULL;
     const tn_dtype dt = x->dtype;
     bool mask[3] = {a[10].u.ints.v[0] != 0, a[10].u.ints.v[1] != 0, a[10].u.ints.v[2] != 0};
-    tn_conv_geom g;
+    tn_conv_geom g = {0};
     int64_t osp[3];
     geometry(x, w, &p, &g, osp);
+    g.bf16_steps = dt != TN_DTYPE_BF16 || onednn_path(dt) ? 0
+                   : channels_last(x, w) ? TN_CONV_BF16_STEPS_CL : TN_CONV_BF16_STEPS;
     /* upstream's oneDNN path (f32, bf16, f16) computes the weight gradient with the bias's, and
      * returns it; for a 1-d convolution in the 2-d shape it computed it in. grad_output must have
      * the forward's output shape (for the bias gradient alone, channels in dim 1) */
-    bool onednn = dt == TN_DTYPE_F32 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16;
-    bool w_extra = onednn && mask[2] && !mask[1];
+    bool w_extra = (dt == TN_DTYPE_F32 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) && onednn_path(dt) && mask[2] && !mask[1];
     bool shape_ok = go->ndim >= 2 && (!(mask[0] || mask[1] || w_extra) ||
                     (go->ndim == x->ndim && go->sizes[0] == x->sizes[0] && go->sizes[1] == (p.transposed ? g.C : g.OC)));
     for (int i = 0; shape_ok && (mask[0] || mask[1] || w_extra) && i < p.dim; i++) shape_ok = go->sizes[i + 2] == osp[i];
@@ -460,7 +520,9 @@ PyObject *tn_op_convolution_backward(tn_value *a) {
         }
         if (!(gw = finish(gw, dt, cl))) goto fail;
     }
-    if (mask[2] && !(gb = bias_grad(gout, go->dtype))) goto fail;
+    bool dilated = false;
+    for (int d = 0; d < 3; d++) dilated |= g.D[d] > 1;
+    if (mask[2] && !(gb = bias_grad(gout, go->dtype, g.bf16_steps && dilated && !p.transposed))) goto fail;
     Py_XDECREF(G);
     Py_XDECREF(X);
     Py_XDECREF(W);
@@ -594,7 +656,7 @@ PyObject *tn_op_im2col(tn_value *a) {
     /* bool: a gather of 0 / 1 values, exact through f32 */
     if (x->dtype == TN_DTYPE_BOOL) { t = TN_CONV_F32; ct = TN_DTYPE_F32; }
     else if (unfold_dtype("im2col_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
-    tn_conv_geom g;
+    tn_conv_geom g = {0};
     geom2(&g, N, C, isz, osz, k, d, pd, s);
     int64_t rs[3] = {N, C * k[0] * k[1], osz[0] * osz[1]};
     PyObject *X = tn_as_dtype(a[0].u.obj, ct, true);
@@ -662,7 +724,7 @@ PyObject *tn_op_col2im(tn_value *a) {
     tn_dtype ct;
     if (unfold_dtype("col2im_out_cpu", x->dtype, &t, &ct) < 0) return NULL;
     const int64_t C = rows / (k[0] * k[1]);
-    tn_conv_geom g;
+    tn_conv_geom g = {0};
     geom2(&g, N, C, o, nb, k, d, pd, s);
     int64_t rs[4] = {N, C, o[0], o[1]};
     PyObject *X = tn_as_dtype(a[0].u.obj, ct, true);
