@@ -82,6 +82,11 @@ cases = {
  "lerp_atanh": lambda x, y: torch.lerp(x, y, x.sigmoid()).pow(2).sum() + torch.atanh(x.tanh() * 0.5).sum(),
  "to_complex": lambda x, y: torch.view_as_real(x.to(torch.complex128) * 2).sum(),
  "not_implemented": lambda x, y: x.tanh().mul(0.3).atanh_().sum(),
+ "value_selecting": lambda x, y: (torch.max(x.outer(y), 1).values.sum() + torch.min(x.outer(y), 0, keepdim=True).values.pow(2).sum()
+                                  + torch.kthvalue(x, 2).values + torch.mode(x.outer(y), 1).values.sum() + torch.median(x.outer(y), 0).values.sum()
+                                  + torch.nanmedian(x, 0).values + torch.sort(x * y).values.pow(2).sum()
+                                  + torch.sort(x, stable=True, descending=True).values[0] + torch.topk(x.outer(y), 2).values.pow(2).sum()),
+ "frexp": lambda x, y: torch.frexp(x * 5).mantissa.pow(2).sum(),
 }
 res = {}
 for name, fn in cases.items():

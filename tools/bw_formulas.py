@@ -64,6 +64,9 @@ HELPERS = {
     "rad2deg_backward": [(("T",), "tn_bw_rad2deg_backward")],
     "deg2rad_backward": [(("T",), "tn_bw_deg2rad_backward")],
     "not_implemented": [((("A", "str"),), "tn_bw_not_implemented")],
+    "value_selecting_reduction_backward": [(("T", "int", "T", ("A", "ints"), "bool"),
+                                            "tn_bw_value_selecting_reduction_backward")],
+    "scalar_tensor": [(("double", "opts"), "tn_bw_scalar_tensor"), (("int", "opts"), "tn_bw_scalar_tensor")],
 }
 # C's math functions on numbers (a formula's constants: sqrt(M_PI))
 C_MATH = {"sqrt", "exp", "log"}
@@ -104,6 +107,7 @@ class Compiler:
         self.saved_in = {s.nctype.name for s in info.all_saved_inputs}
         self.saved_out = {s.nctype.name for s in info.all_saved_outputs}
         self.rets = r["func"].rsplit("->", 1)[1].strip()
+        ret_names = [p.split()[-1] if len(p.split()) > 1 else None for p in self.rets.strip("()").split(",")]
         fn = Fn()
         body = []
         # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
@@ -123,6 +127,8 @@ class Compiler:
                 src = f"saved(n, {names.index(v)})"
             elif re.fullmatch(r"result\d*", v) and v in self.saved_out:
                 src = f"result(n, {int(v[6:] or 0)})"
+            elif v in self.saved_out and v in ret_names:   # a named return (max.dim's indices)
+                src = f"result(n, {ret_names.index(v)})"
             else:
                 continue
             t = fn.tmp()
@@ -246,6 +252,8 @@ class Compiler:
                 t = fn.tmp()
                 fn.lines.append(f"if (!({t} = tn_bw_info_zeros(&n->arg_meta[{recv[1]}][0]))) goto fail;")
                 return "T", t
+            if recv[0] == "T" and name == "options" and len(e) == 3:   # x.options(): its dtype (CPU, strided)
+                return "opts", recv[1]
             if recv[0] == "S" and name == "conj" and len(e) == 3:   # Scalar::conj()
                 return "S", f"((const tn_value[]){{tn_bw_sconj({recv[1]})}})"
             if recv[0] != "T":

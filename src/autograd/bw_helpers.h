@@ -8,6 +8,7 @@
 #include "autograd/autograd.h"
 #include "dispatch/aten.h"
 #include "ops/common.h"
+#include "dispatch/modes.h"
 
 /* argument `arg`'s gradient is wanted: it has an edge to a node */
 static inline bool need(tn_node *n, int arg) {
@@ -169,6 +170,32 @@ static inline PyObject *tn_bw_scalar_rop(tn_scalar_arg s, PyObject *t, bool div)
 static inline PyObject *tn_bw_not_implemented(const char *name) {
     PyErr_Format(PyExc_NotImplementedError, "the derivative for '%s' is not implemented.", name);
     return NULL;
+}
+
+/* at::scalar_tensor(v, x.options()): a 0-dim tensor of x's dtype (aten::scalar_tensor) */
+static inline PyObject *tn_bw_scalar_tensor(double v, PyObject *like) {
+    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL);
+}
+
+/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) (max.dim, kthvalue, mode,
+ * ...): grad scattered at indices into grad.new_zeros(sizes); without keepdim (and a non-0-dim
+ * input) grad and indices are unsqueezed at dim first; scatter_ in place, or out of place while a
+ * dispatch mode is active (upstream's areAnyTensorSubclassLike branch; measured: new_zeros,
+ * scatter.src under a mode) */
+static inline PyObject *tn_bw_value_selecting_reduction_backward(PyObject *grad, int64_t dim, PyObject *indices,
+                                                                 tn_ints sizes, bool keepdim) {
+    const int64_t *sz;
+    int nd = tn_bw_ints(sizes, &sz);
+    bool unsq = !keepdim && nd > 0;
+    PyObject *g = unsq ? tn_at_unsqueeze(grad, dim) : Py_NewRef(grad);
+    PyObject *i = !g ? NULL : unsq ? tn_at_unsqueeze(indices, dim) : Py_NewRef(indices);
+    PyObject *z = i ? tn_at_new_zeros(g, TN_IN(sz, nd), NULL, NULL, NULL, NULL) : NULL;
+    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
+    PyObject *r = z ? (mode ? tn_at_scatter_src(z, dim, i, g) : tn_at_scatter__src(z, dim, i, g)) : NULL;
+    Py_XDECREF(g);
+    Py_XDECREF(i);
+    Py_XDECREF(z);
+    return r;
 }
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not

@@ -680,24 +680,6 @@ static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pai
 
 /* ---- selecting reductions ---- */
 
-/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
-static int f_value_selecting(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool keepdim) {
-    T_;
-    if (!g[0] || !need(n, 0)) DONE;
-    PyObject *idx = K(result(n, 1)), *ix = idx ? K(tn_detached_alias(idx)) : NULL;
-    PyObject *gg = g[0];
-    if (!keepdim && meta(n, 0)->ndim > 0) {
-        gg = K(tn_at_unsqueeze(gg, (long long)dim));
-        ix = K(tn_at_unsqueeze(ix, (long long)dim));
-    }
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    OUTK(0, K(tn_at_scatter__src(z, (long long)dim, ix, gg)));
-    DONE;
-}
-static int f_max_dim(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), n->args[2].u.i); }
-static int f_sort(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), true); }
-static int f_sort_stable(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
-static int f_topk(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
 
 /* restore_reduced_dims(output, dims, keepdim): reshape with ones at the reduced dims */
 static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool keepdim) {
@@ -3464,8 +3446,6 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* ---- sorting selections: kthvalue / median / nanmedian / mode (ops/sort.c; helper-opa) ---- */
-/* kthvalue(self, k, dim, keepdim): value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
-static int f_kthvalue(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), n->args[3].u.i); }
 
 /* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
  * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
@@ -3862,11 +3842,6 @@ static int f_complex(tn_node *n, PyObject **g, PyObject **o) {   /* real: real(g
     T_;
     OUTK(0, K(tn_at_real(g[0])));
     OUTK(1, K(tn_at_imag(g[0])));
-    DONE;
-}
-static int f_frexp(tn_node *n, PyObject **g, PyObject **o) {   /* grad / exponent.exp2() */
-    T_; PyObject *e = K(result(n, 1));
-    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_exp2(e)))));
     DONE;
 }
 /* angle_backward for a real self: zeros_like(self) */
@@ -4288,8 +4263,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
-    {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},
-    {TN_ROW_topk, f_topk}, {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
+    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
     {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
     {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
     {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
@@ -4389,7 +4363,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
     {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
     /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
-    {TN_ROW_kthvalue, f_kthvalue}, {TN_ROW_median_dim, f_max_dim}, {TN_ROW_nanmedian_dim, f_max_dim}, {TN_ROW_mode, f_max_dim},
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, 
@@ -4427,7 +4400,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_special_xlog1py, f_xlog1py}, {TN_ROW_special_xlog1py_self_scalar, f_xlog1py},
     {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, 
     {TN_ROW_special_zeta_self_scalar, f_zeta}, 
-    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, {TN_ROW_frexp_Tensor, f_frexp},
+    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, 
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, 
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
     {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
