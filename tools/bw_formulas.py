@@ -47,6 +47,31 @@ def read_sexpr(text):
 TENSOR_BINOPS = {"*": "mul", "/": "div", "+": "add", "-": "sub"}
 # methods that are no op on a real tensor and a view through the door on a complex one
 CONJ_LIKE = {"conj": "tn_bw_conj"}
+# FunctionsManual helpers with a C version in src/autograd/bw_helpers.h: name -> [(argument types,
+# C function)], first match wins. Types: T tensor, S a node's Scalar, dt a dtype (`x_scalar_type`),
+# ("A", kind) a node argument passed as parsed.
+HELPERS = {
+    "handle_r_to_c": [(("dt", "T"), "tn_bw_r_to_c"), (("T", "T"), "tn_bw_r_to_c_t")],
+    "maybe_multiply": [(("T", "S"), "tn_bw_maybe_multiply")],
+    "mul_tensor_backward": [(("T", "T", "dt"), "tn_bw_mul_tensor_backward"),
+                            (("T", "S", "dt"), "tn_bw_mul_tensor_backward_s")],
+    "div_tensor_self_backward": [(("T", "T", "dt"), "tn_bw_div_tensor_self_backward"),
+                                 (("T", "S", "dt"), "tn_bw_div_tensor_self_backward_s")],
+    "div_tensor_other_backward": [(("T", "T", "T"), "tn_bw_div_tensor_other_backward")],
+    "sum_to": [(("T", ("A", "ints")), "tn_bw_sum_to")],
+    "unsqueeze_to": [(("T", ("A", "ints")), "tn_bw_unsqueeze_to"), (("T", "int", ("A", "ints")), "tn_bw_unsqueeze_to_dim"),
+                     (("T", ("A", "ints"), ("A", "ints")), "tn_bw_unsqueeze_to_dims")],
+    "rad2deg_backward": [(("T",), "tn_bw_rad2deg_backward")],
+    "deg2rad_backward": [(("T",), "tn_bw_deg2rad_backward")],
+    "not_implemented": [((("A", "str"),), "tn_bw_not_implemented")],
+    "value_selecting_reduction_backward": [(("T", "int", "T", ("A", "ints"), "bool"),
+                                            "tn_bw_value_selecting_reduction_backward")],
+    "scalar_tensor": [(("double", "opts"), "tn_bw_scalar_tensor"), (("int", "opts"), "tn_bw_scalar_tensor")],
+}
+# C's math functions on numbers (a formula's constants: sqrt(M_PI))
+C_MATH = {"sqrt", "exp", "log"}
+# comparisons of numbers
+NUM_CMP = {">", ">=", "<", "<=", "==", "!="}
 
 
 class Fn:
@@ -82,6 +107,7 @@ class Compiler:
         self.saved_in = {s.nctype.name for s in info.all_saved_inputs}
         self.saved_out = {s.nctype.name for s in info.all_saved_outputs}
         self.rets = r["func"].rsplit("->", 1)[1].strip()
+        ret_names = [p.split()[-1] if len(p.split()) > 1 else None for p in self.rets.strip("()").split(",")]
         fn = Fn()
         body = []
         # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
@@ -101,6 +127,8 @@ class Compiler:
                 src = f"saved(n, {names.index(v)})"
             elif re.fullmatch(r"result\d*", v) and v in self.saved_out:
                 src = f"result(n, {int(v[6:] or 0)})"
+            elif v in self.saved_out and v in ret_names:   # a named return (max.dim's indices)
+                src = f"result(n, {ret_names.index(v)})"
             else:
                 continue
             t = fn.tmp()
@@ -162,10 +190,10 @@ class Compiler:
             return "bool", "true" if e[1] == "1" else "false"
         if head == "v":
             return self.var(e[1], fn)
-        if head == "s":
-            if len(e) != 2 or not re.fullmatch(r"\w*", e[1]):
+        if head == "s":   # the parser's atoms of a string literal, split at spaces
+            if not all(isinstance(w, str) and re.fullmatch(r"[\w.]+", w) for w in e[1:]):
                 raise Unsupported("string literal")
-            return ("A", "str"), f'"{e[1]}"'
+            return ("A", "str"), '"%s"' % " ".join(e[1:])
         if head == "?":
             cty, cc = self.expr(e[1], fn)
             if cty != "bool":
@@ -195,6 +223,12 @@ class Compiler:
             if ty == "T":
                 return "T", self.call_row(fn, "neg", [(ty, c)])
             raise Unsupported(f"neg of {ty}")
+        if head in NUM_CMP:
+            b = self.expr(e[2], fn)
+            a = self.expr(e[1], fn)
+            if a[0] in ("int", "double") and b[0] in ("int", "double"):
+                return "bool", f"({a[1]} {head} {b[1]})"
+            raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head in TENSOR_BINOPS:
             b = self.expr(e[2], fn)   # operands and call arguments right to left, as upstream's build evaluates them
             a = self.expr(e[1], fn)
@@ -204,10 +238,24 @@ class Compiler:
                 return "T", self.call_row(fn, TENSOR_BINOPS[head], [a, b])
             if b[0] == "T" and head in "*+":   # Scalar op Tensor: other.mul(self), other.add(self)
                 return "T", self.call_row(fn, TENSOR_BINOPS[head], [b, a])
+            if b[0] == "T" and head in "-/" and a[0] in ("S", "int", "double", "bool"):
+                # Scalar - Tensor, Scalar / Tensor: empty_like(other).fill_(self).sub_/div_(other)
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = tn_bw_scalar_rop({pass_arg(a[0], a[1], 'Scalar')}, {b[1]}, "
+                                f"{'true' if head == '/' else 'false'}))) goto fail;")
+                return "T", t
             raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head == "m":
             name = e[1]
             recv = self.expr(e[2], fn)
+            if recv[0] == "info" and name == "zeros" and len(e) == 3:   # TypeAndSize::zeros()
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = tn_bw_info_zeros(&n->arg_meta[{recv[1]}][0]))) goto fail;")
+                return "T", t
+            if recv[0] == "T" and name == "options" and len(e) == 3:   # x.options(): its dtype (CPU, strided)
+                return "opts", recv[1]
+            if recv[0] == "S" and name == "conj" and len(e) == 3:   # Scalar::conj()
+                return "S", f"((const tn_value[]){{tn_bw_sconj({recv[1]})}})"
             if recv[0] != "T":
                 raise Unsupported(f"method {name} on {recv[0]}")
             if name in CONJ_LIKE:
@@ -221,6 +269,10 @@ class Compiler:
         if head == "c":
             name = e[1]
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
+            if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
+                return "double", f"{name}((double){args[0][1]})"
+            if name in HELPERS:
+                return "T", self.call_helper(fn, name, args)
             return "T", self.call_row(fn, name, args)
         raise Unsupported(f"expression {head}")
 
@@ -235,7 +287,7 @@ class Compiler:
             if typ == "Tensor":
                 raise Unsupported(f"{name} is not saved")
             if typ == "Scalar":
-                return "S", f"TN_SV(&n->args[{i}])"
+                return "S", f"(&n->args[{i}])"
             if typ == "bool":
                 return "bool", f"(n->args[{i}].u.i != 0)"
             k = kind(typ)
@@ -247,11 +299,32 @@ class Compiler:
             if typ == "float":
                 return "double", f"tn_value_as_double(&n->args[{i}])"
             raise Unsupported(f"argument {name} of type {typ}")
+        m = re.fullmatch(r"(\w+)_(info|dim)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            i = self.names.index(m.group(1))
+            if m.group(2) == "info":   # torchgen's TypeAndSize of the input: its recorded shape and dtype
+                return "info", str(i)
+            return "int", f"(int64_t)n->arg_meta[{i}][0].ndim"   # the saved x.dim()
+        m = re.fullmatch(r"(\w+)_scalar_type", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved self.scalar_type(): the input's recorded dtype
+            return "dt", f"n->arg_meta[{self.names.index(m.group(1))}][0].dtype"
         m = re.fullmatch(r"(\w+)_sym_sizes", name)
         if m and m.group(1) in self.names:   # torchgen's saved self.sym_sizes(): the input's shape
             i = self.names.index(m.group(1))
             return ("A", "ints"), f"TN_IN(tn_meta_sizes(&n->arg_meta[{i}][0]), n->arg_meta[{i}][0].ndim)"
         raise Unsupported(f"variable {name}")
+
+    def call_helper(self, fn, name, args):
+        """A FunctionsManual helper with a C version (HELPERS): the first signature that takes
+        the argument types exactly."""
+        tys = tuple(a[0] for a in args)
+        for sig, cfn in HELPERS[name]:
+            if sig == tys:
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = {cfn}({', '.join(a[1] for a in args)}))) goto fail;")
+                return t
+        raise Unsupported(f"no helper {name}({', '.join(str(a[0]) for a in args)})")
 
     # ---- overload resolution: the first row of that name (yaml order) whose parameters take the
     # argument types, fewest conversions first ----
@@ -296,6 +369,8 @@ def conv_cost(ty, pt):
         return 0 if base == "Tensor" else None
     if ty == "S":
         return 0 if base == "Scalar" else None
+    if ty == "dt":
+        return 0 if base == "ScalarType" else None
     if ty == "int":
         return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base)
     if ty == "double":
@@ -307,10 +382,12 @@ def conv_cost(ty, pt):
 
 def pass_arg(ty, c, pt):
     k = kind(pt)
+    if ty == "dt":
+        return f"TN_DT({c})"
     if isinstance(ty, tuple) or k == "obj":
         return c
     if k == "scalar":
-        return {"S": c, "int": f"TN_SI({c})", "double": f"TN_SD({c})", "bool": f"TN_SB({c})"}[ty]
+        return {"S": f"TN_SV({c})", "int": f"TN_SI({c})", "double": f"TN_SD({c})", "bool": f"TN_SB({c})"}[ty]
     if k in ("int", "float", "bool"):
         return c
     if k == "optint":
@@ -354,6 +431,31 @@ def overrides_in(formulas_c):
     return set(re.findall(r"\{TN_ROW_(\w+), f_\w+\}", table))
 
 
+def blocker_of(why):
+    """The helper or construct a row's reason names: `no aten overload f(...)` -> `f()`, a formula
+    the parser refused -> its first call, otherwise the reason itself."""
+    why = why.removeprefix("unsupported: ")
+    m = re.match(r"no (?:aten overload|helper) (\w+)\(", why)
+    if m:
+        return f"{m.group(1)}()"
+    m = re.match(r"formula not parsed: (?:[\w:]+\()?.*?\b(\w+)\(", why)
+    if m:
+        return f"formula not parsed ({m.group(1)}())"
+    m = re.match(r"(\S+)\. is not implemented", why)
+    if m:
+        return f"op {m.group(1)} not implemented"
+    return why
+
+
+def blockers(unsupported):
+    """[(blocker, rows)], most rows first."""
+    count = {}
+    for why in unsupported.values():
+        b = blocker_of(why)
+        count[b] = count.get(b, 0) + 1
+    return sorted(count.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def backward_table(rows, impl, infos_by_row, cname, formulas_c):
     """(tn_bw_gen.c lines, stats): one C function per row whose formulas translate, and
     tn_bw_gen_for(op), the generated formula of a row (NULL when there is none)."""
@@ -386,5 +488,10 @@ def backward_table(rows, impl, infos_by_row, cname, formulas_c):
                f"hand-written only (not translated): {len(overrides - set(generated))} */")
     for row, why in sorted(unsupported.items()):   # hand-written in formulas.c, or no formula (refuses by name)
         out.append(f"/* not translated: {row}: {comment_text(why)} */")
-    stats = dict(generated=generated, overridden=both, unsupported=unsupported, overrides=sorted(overrides))
+    table = blockers(unsupported)
+    out.append("/* what blocks the untranslated rows (the first thing the generator could not translate in each),")
+    out.append(" * most rows first: the helper or construct to teach it next */")
+    out += [f"/* blocker {k:4d} {comment_text(what)} */" for what, k in table]
+    stats = dict(generated=generated, overridden=both, unsupported=unsupported, overrides=sorted(overrides),
+                 blockers=table)
     return out, stats

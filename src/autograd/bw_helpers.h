@@ -7,6 +7,8 @@
 
 #include "autograd/autograd.h"
 #include "dispatch/aten.h"
+#include "ops/common.h"
+#include "dispatch/modes.h"
 
 /* argument `arg`'s gradient is wanted: it has an edge to a node */
 static inline bool need(tn_node *n, int arg) {
@@ -26,6 +28,175 @@ static inline PyObject *tn_bw_conj(PyObject *x) {
 
 /* float? from a node's parsed argument: a pointer to its value, NULL for None */
 static inline const double *tn_bw_opt_float(const tn_value *v) { return v->tag == TN_V_FLOAT ? &v->u.f : NULL; }
+
+/* ---- FunctionsManual helpers (upstream's torch/csrc/autograd/FunctionsManual.cpp behaviour,
+ * written here against the typed op API). Tensor arguments are borrowed; results are new
+ * references, NULL with an exception. A Scalar is a node's parsed argument (const tn_value *). */
+
+/* Scalar::conj(): the conjugate of a complex Scalar, the Scalar itself otherwise (a copy that
+ * shares any object the original holds: valid while the original lives) */
+static inline tn_value tn_bw_sconj(const tn_value *s) {
+    tn_value r = *s;
+    if (r.tag == TN_V_COMPLEX) r.u.c.im = -r.u.c.im;
+    return r;
+}
+
+/* handle_r_to_c(self_st, g): the real part of a complex gradient of a real input */
+static inline PyObject *tn_bw_r_to_c(tn_dtype self_st, PyObject *g) {
+    if (!tn_dtype_is_complex(self_st) && tn_dtype_is_complex(tn_tensor_of(g)->dtype)) return tn_at_real(g);
+    return Py_NewRef(g);
+}
+/* handle_r_to_c(self, g): the same with the input's dtype read from a tensor */
+static inline PyObject *tn_bw_r_to_c_t(PyObject *self, PyObject *g) { return tn_bw_r_to_c(tn_tensor_of(self)->dtype, g); }
+
+/* maybe_multiply(t, s): t itself when s is a floating or integral (bool included) 1, else
+ * t * s (mul.Scalar) */
+static inline PyObject *tn_bw_maybe_multiply(PyObject *t, const tn_value *s) {
+    bool one = (s->tag == TN_V_FLOAT && s->u.f == 1.0) || ((s->tag == TN_V_INT || s->tag == TN_V_BOOL) && s->u.i == 1);
+    return one ? Py_NewRef(t) : tn_at_mul_Scalar(t, TN_SV(s));
+}
+
+/* mul_tensor_backward(grad, other, self_st): handle_r_to_c(self_st, grad * other.conj()) */
+static inline PyObject *tn_bw_mul_tensor_backward(PyObject *grad, PyObject *other, tn_dtype self_st) {
+    PyObject *c = tn_bw_conj(other), *m = c ? tn_at_mul_Tensor(grad, c) : NULL, *r = m ? tn_bw_r_to_c(self_st, m) : NULL;
+    Py_XDECREF(c);
+    Py_XDECREF(m);
+    return r;
+}
+static inline PyObject *tn_bw_mul_tensor_backward_s(PyObject *grad, const tn_value *other, tn_dtype self_st) {
+    tn_value c = tn_bw_sconj(other);
+    PyObject *m = tn_at_mul_Scalar(grad, TN_SV(&c)), *r = m ? tn_bw_r_to_c(self_st, m) : NULL;
+    Py_XDECREF(m);
+    return r;
+}
+/* div_tensor_self_backward(grad, other, self_st): handle_r_to_c(self_st, grad / other.conj()) */
+static inline PyObject *tn_bw_div_tensor_self_backward(PyObject *grad, PyObject *other, tn_dtype self_st) {
+    PyObject *c = tn_bw_conj(other), *d = c ? tn_at_div_Tensor(grad, c) : NULL, *r = d ? tn_bw_r_to_c(self_st, d) : NULL;
+    Py_XDECREF(c);
+    Py_XDECREF(d);
+    return r;
+}
+static inline PyObject *tn_bw_div_tensor_self_backward_s(PyObject *grad, const tn_value *other, tn_dtype self_st) {
+    tn_value c = tn_bw_sconj(other);
+    PyObject *d = tn_at_div_Scalar(grad, TN_SV(&c)), *r = d ? tn_bw_r_to_c(self_st, d) : NULL;
+    Py_XDECREF(d);
+    return r;
+}
+/* div_tensor_other_backward(grad, self, other): handle_r_to_c(other, -grad * ((self / other) / other).conj());
+ * the right operand first, as upstream's build evaluates it */
+static inline PyObject *tn_bw_div_tensor_other_backward(PyObject *grad, PyObject *self, PyObject *other) {
+    PyObject *q = tn_at_div_Tensor(self, other), *q2 = q ? tn_at_div_Tensor(q, other) : NULL;
+    PyObject *c = q2 ? tn_bw_conj(q2) : NULL, *ng = c ? tn_at_neg(grad) : NULL;
+    PyObject *m = ng ? tn_at_mul_Tensor(ng, c) : NULL, *r = m ? tn_bw_r_to_c_t(other, m) : NULL;
+    Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(c); Py_XDECREF(ng); Py_XDECREF(m);
+    return r;
+}
+
+/* at::sum_to(grad, sizes) for sizes held as a C array (formulas.c's tn_sum_to) */
+static inline PyObject *tn_bw_sum_to(PyObject *g, tn_ints sizes) {
+    if (!sizes.v && sizes.n) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: sum_to: sizes not held as a C array");
+        return NULL;
+    }
+    return tn_sum_to(g, sizes.n, sizes.v);
+}
+
+/* an int list argument as a C array: its length (-1 for None) and *v */
+static inline int tn_bw_ints(tn_ints x, const int64_t **v) {
+    if (x.v || !x.val) { *v = x.v; return x.n; }
+    if (x.val->tag == TN_V_INTLIST || x.val->tag == TN_V_BOOLLIST) { *v = x.val->u.ints.v; return x.val->u.ints.n; }
+    if (x.val->tag == TN_V_INT) { *v = &x.val->u.i; return 1; }
+    *v = NULL;
+    return -1;
+}
+/* unsqueeze_to(self, sizes): self unsqueezed at every dim whose size is 1 (the reverse of squeeze()) */
+static inline PyObject *tn_bw_unsqueeze_to(PyObject *g, tn_ints sizes) {
+    const int64_t *sz;
+    int nd = tn_bw_ints(sizes, &sz);
+    PyObject *r = Py_NewRef(g);
+    for (int d = 0; d < nd && r; d++)
+        if (sz[d] == 1) Py_SETREF(r, tn_at_unsqueeze(r, d));
+    return r;
+}
+/* unsqueeze_to(self, dim, sizes): at dim (wrapped) when its size is 1 */
+static inline PyObject *tn_bw_unsqueeze_to_dim(PyObject *g, int64_t dim, tn_ints sizes) {
+    const int64_t *sz;
+    int nd = tn_bw_ints(sizes, &sz);
+    int64_t d;
+    if (tn_wrap_dim(dim, nd, &d) < 0) return NULL;
+    return nd > 0 && sz[d] == 1 ? tn_at_unsqueeze(g, d) : Py_NewRef(g);
+}
+/* unsqueeze_to(self, dims, sizes): at each of dims (wrapped) whose size is 1, in increasing order */
+static inline PyObject *tn_bw_unsqueeze_to_dims(PyObject *g, tn_ints dims, tn_ints sizes) {
+    const int64_t *sz, *dv;
+    int nd = tn_bw_ints(sizes, &sz), k = tn_bw_ints(dims, &dv);
+    bool mask[64] = {0};
+    if (nd > 64) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: unsqueeze_to: more than 64 dims");
+        return NULL;
+    }
+    for (int i = 0; i < k; i++) {
+        int64_t d;
+        if (tn_wrap_dim(dv[i], nd, &d) < 0) return NULL;
+        mask[d] = true;
+    }
+    PyObject *r = Py_NewRef(g);
+    for (int d = 0; d < nd && r; d++)
+        if (mask[d] && sz[d] == 1) Py_SETREF(r, tn_at_unsqueeze(r, d));
+    return r;
+}
+
+/* TypeAndSize::zeros() (torchgen's `x_info.zeros()`): zeros of the input's recorded shape and dtype */
+static inline PyObject *tn_bw_info_zeros(const tn_meta *m) {
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), NULL, NULL, NULL);
+}
+
+/* rad2deg_backward / deg2rad_backward: grad times the constant (mul.Scalar) */
+static inline PyObject *tn_bw_rad2deg_backward(PyObject *g) { return tn_at_mul_Scalar(g, TN_SD(57.295779513082320876798154814105170332405472466564)); }
+static inline PyObject *tn_bw_deg2rad_backward(PyObject *g) { return tn_at_mul_Scalar(g, TN_SD(0.017453292519943295769236907684886127134428718885417)); }
+
+/* C++'s Scalar - Tensor and Scalar / Tensor (ATen's TensorOperators.h):
+ * empty_like(t, preserve_format).fill_(s).sub_(t) / .div_(t) */
+static inline PyObject *tn_bw_scalar_rop(tn_scalar_arg s, PyObject *t, bool div) {
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, tn_py.memory_format_preserve);
+    PyObject *f = e ? tn_at_fill__Scalar(e, s) : NULL;
+    PyObject *r = f ? (div ? tn_at_div__Tensor(f, t) : tn_at_sub__Tensor(f, t, TN_SDEF)) : NULL;
+    Py_XDECREF(e);
+    Py_XDECREF(f);
+    return r;
+}
+
+/* not_implemented(name): upstream's NotImplementedError for a derivative it does not have */
+static inline PyObject *tn_bw_not_implemented(const char *name) {
+    PyErr_Format(PyExc_NotImplementedError, "the derivative for '%s' is not implemented.", name);
+    return NULL;
+}
+
+/* at::scalar_tensor(v, x.options()): a 0-dim tensor of x's dtype (aten::scalar_tensor) */
+static inline PyObject *tn_bw_scalar_tensor(double v, PyObject *like) {
+    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL);
+}
+
+/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) (max.dim, kthvalue, mode,
+ * ...): grad scattered at indices into grad.new_zeros(sizes); without keepdim (and a non-0-dim
+ * input) grad and indices are unsqueezed at dim first; scatter_ in place, or out of place while a
+ * dispatch mode is active (upstream's areAnyTensorSubclassLike branch; measured: new_zeros,
+ * scatter.src under a mode) */
+static inline PyObject *tn_bw_value_selecting_reduction_backward(PyObject *grad, int64_t dim, PyObject *indices,
+                                                                 tn_ints sizes, bool keepdim) {
+    const int64_t *sz;
+    int nd = tn_bw_ints(sizes, &sz);
+    bool unsq = !keepdim && nd > 0;
+    PyObject *g = unsq ? tn_at_unsqueeze(grad, dim) : Py_NewRef(grad);
+    PyObject *i = !g ? NULL : unsq ? tn_at_unsqueeze(indices, dim) : Py_NewRef(indices);
+    PyObject *z = i ? tn_at_new_zeros(g, TN_IN(sz, nd), NULL, NULL, NULL, NULL) : NULL;
+    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
+    PyObject *r = z ? (mode ? tn_at_scatter_src(z, dim, i, g) : tn_at_scatter__src(z, dim, i, g)) : NULL;
+    Py_XDECREF(g);
+    Py_XDECREF(i);
+    Py_XDECREF(z);
+    return r;
+}
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */

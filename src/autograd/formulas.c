@@ -81,47 +81,7 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 /* ---- arithmetic ---- */
 
-/* Input gradients are computed in the alphabetical order of the argument names (other before
- * self, mat2 before self), the order of upstream's generated nodes, so the op stream matches. */
-/* FunctionsManual's handle_r_to_c: the real part of a complex gradient of a real input (steals r) */
-static PyObject *r_to_c(tn_node *n, int i, PyObject *r) {
-    if (!r || tn_dtype_is_complex(meta(n, i)->dtype) || !tn_dtype_is_complex(tn_tensor_of(r)->dtype)) return r;
-    PyObject *re = tn_at_real(r);
-    Py_DECREF(r);
-    return re;
-}
-static int f_add(tn_node *n, PyObject **g, PyObject **o) {   /* add.Tensor / add_.Tensor / add.Scalar */
-    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(Py_NewRef(g[0]), n, 2)));
-    PUT(0, r_to_c(n, 0, Py_NewRef(g[0])));
-    return 0;
-}
-static int f_sub(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->nargs > 2 && is_tensor_arg(n, 1)) PUT(1, r_to_c(n, 1, maybe_multiply(tn_at_neg(g[0]), n, 2)));
-    PUT(0, r_to_c(n, 0, Py_NewRef(g[0])));
-    return 0;
-}
-static int f_rsub(tn_node *n, PyObject **g, PyObject **o) {   /* rsub.Tensor(self, other, alpha) = other - alpha*self */
-    PUT(0, maybe_multiply(tn_at_neg(g[0]), n, 2));
-    if (is_tensor_arg(n, 1)) PUT(1, Py_NewRef(g[0]));
-    return 0;
-}
 static PyObject *cj(PyObject *x);
-/* mul_tensor_backward: grad * other.conj() (the conjugate only changes complex operands) */
-static int f_mul(tn_node *n, PyObject **g, PyObject **o) {
-    if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *self = cj(saved(n, 0));
-        if (!self) return -1;
-        PUTX(1, r_to_c(n, 1, tn_at_mul_Tensor(g[0], self)), self);
-    }
-    if (need(n, 0)) {
-        PyObject *other = is_tensor_arg(n, 1) ? cj(saved(n, 1)) : arg_obj(n, 1);
-        if (other && PyComplex_Check(other))
-            Py_SETREF(other, PyComplex_FromDoubles(PyComplex_RealAsDouble(other), -PyComplex_ImagAsDouble(other)));
-        if (!other) return -1;
-        PUTX(0, r_to_c(n, 0, tn_at_mul_Tensor(g[0], other)), other);
-    }
-    return 0;
-}
 static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.Scalar */
     bool tensor_other = is_tensor_arg(n, 1);
     if (tensor_other && need(n, 1)) {   /* -grad * ((self / other) / other) */
@@ -310,27 +270,6 @@ static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, ma
     return 0;
 }
 static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NULL; }
-static int bmm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
-    for (int pass = 0; pass < 2; pass++) {
-        bool first = a1 == 0 ? pass == 1 : pass == 0;
-        if (first && need(n, a1)) {   /* grad.bmm(mat2.transpose(1, 2)) */
-            PyObject *m2 = saved(n, a2), *m2t = cj(bt(m2)), *r = m2t ? tn_at_bmm(g[0], m2t) : NULL;
-            Py_XDECREF(m2); Py_XDECREF(m2t);
-            PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-        if (pass == 0 && need(n, a2)) {   /* self.transpose(1, 2).bmm(grad) */
-            PyObject *m1 = saved(n, a1), *m1t = cj(bt(m1)), *r = m1t ? tn_at_bmm(m1t, g[0]) : NULL;
-            Py_XDECREF(m1); Py_XDECREF(m1t);
-            PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-    }
-    return 0;
-}
-static int f_baddbmm(tn_node *n, PyObject **g, PyObject **o) {   /* batch1, batch2, self */
-    if (bmm_like(n, g, o, 1, 2, 4) < 0) return -1;
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return 0;
-}
 
 /* ---- views and shape ---- */
 
@@ -338,11 +277,6 @@ static int f_view(tn_node *n, PyObject **g, PyObject **o) {   /* grad.reshape(se
     PyObject *sz = sizes_of(n, 0);
     if (!sz) return -1;
     PUTX(0, tn_at_reshape(g[0], TN_IPY(sz)), sz);
-    return 0;
-}
-static int f_t(tn_node *n, PyObject **g, PyObject **o) { PUT(0, t_(g[0])); return 0; }
-static int f_transpose(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_transpose_int(g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2)));
     return 0;
 }
 static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
@@ -357,38 +291,6 @@ static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
         PyList_SetItem(inv, d, PyLong_FromLong(i));
     }
     PUTX(0, tn_at_permute(g[0], TN_IPY(inv)), inv);
-    return 0;
-}
-static int f_expand(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_sum_to(g[0], meta(n, 0)->ndim, tn_meta_sizes(meta(n, 0))));
-    return 0;
-}
-static int f_unsqueeze(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_squeeze_dim(g[0], (long long)arg_i(n, 1)));
-    return 0;
-}
-/* squeeze variants: unsqueeze_to(grad, [dims,] self_sizes) */
-static int f_squeeze(tn_node *n, PyObject **g, PyObject **o) {
-    const tn_meta *m = meta(n, 0);
-    const int64_t *sz = tn_meta_sizes(m);
-    bool mask[TN_MAX_DIMS] = {0};
-    if (n->nargs == 1) {
-        for (int d = 0; d < m->ndim; d++) mask[d] = sz[d] == 1;
-    } else if (n->args[1].tag == TN_V_INT) {
-        int64_t d = n->args[1].u.i;
-        if (d < 0) d += m->ndim;
-        if (d >= 0 && d < m->ndim) mask[d] = sz[d] == 1;
-    } else {
-        for (int k = 0; k < n->args[1].u.ints.n; k++) {
-            int64_t d = n->args[1].u.ints.v[k];
-            if (d < 0) d += m->ndim;
-            if (d >= 0 && d < m->ndim) mask[d] = sz[d] == 1;
-        }
-    }
-    PyObject *r = Py_NewRef(g[0]);
-    for (int d = 0; d < m->ndim && r; d++)
-        if (mask[d]) Py_SETREF(r, tn_at_unsqueeze(r, d));
-    PUT(0, r);
     return 0;
 }
 static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
@@ -462,10 +364,16 @@ static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool
 static int f_split(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[2].u.i, false); }
 static int f_unbind(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[1].u.i, true); }
 
+/* _to_copy_backward: a complex gradient of a real input loses its imaginary part through
+ * at::real (no warning), then grad.to(self's dtype) (no op when it already has it) */
 static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
+    if (!need(n, 0)) return 0;
     tn_dtype want = meta(n, 0)->dtype;
-    if (tn_tensor_of(g[0])->dtype == want) { PUT(0, Py_NewRef(g[0])); return 0; }
-    PUT(0, tn_at__to_copy(g[0], TN_DT(want), NULL, NULL, NULL, false, NULL));
+    PyObject *gr = tn_bw_r_to_c(want, g[0]);
+    if (!gr) return -1;
+    if (tn_tensor_of(gr)->dtype != want) Py_SETREF(gr, tn_at__to_copy(gr, TN_DT(want), NULL, NULL, NULL, false, NULL));
+    if (!gr) return -1;
+    put(n, o, 0, gr);
     return 0;
 }
 
@@ -486,18 +394,6 @@ static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.S
 
 /* ---- nn ---- */
 
-static int f_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax(self, dim, half_to_float) */
-    PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
-    if (!dt) { Py_XDECREF(r); return -1; }
-    PUTX(0, tn_at__softmax_backward_data(g[0], r, (long long)arg_i(n, 1), dt), r, dt);
-    return 0;
-}
-static int f_log_softmax(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *r = result(n, 0), *dt = r ? tn_py_from_dtype(meta(n, 0)->dtype) : NULL;
-    if (!dt) { Py_XDECREF(r); return -1; }
-    PUTX(0, tn_at__log_softmax_backward_data(g[0], r, (long long)arg_i(n, 1), dt), r, dt);
-    return 0;
-}
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
 static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
@@ -608,35 +504,11 @@ static int f_log1p(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self +
     OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(s, TN_SI(1), TN_SDEF)))));
     DONE;
 }
-static int erf_like(tn_node *n, PyObject **g, PyObject **o, double c) {   /* c * exp(-(self.pow(2))) * grad */
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *e = K(tn_at_exp(K(tn_at_neg(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))))));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(e, TN_SD(c))), g[0])));
-    DONE;
-}
-static int f_erf(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, 2.0 / sqrt(M_PI)); }
-static int f_erfc(tn_node *n, PyObject **g, PyObject **o) { return erf_like(n, g, o, -2.0 / sqrt(M_PI)); }
 static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (self * self - 1).rsqrt() */
     T_; PyObject *s = K(saved(n, 0));
     if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
     OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
     DONE;
-}
-static int f_atanh(tn_node *n, PyObject **g, PyObject **o) {   /* grad * 1 / (1 - self.pow(2)) */
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *den = K(scalar_minus(1, K(tn_at_pow_Tensor_Scalar(s, TN_SI(2)))));
-    OUTK(0, K(tn_at_div_Tensor(K(tn_at_mul_Scalar(g[0], TN_SI(1))), den)));
-    DONE;
-}
-static int f_not_inplace(tn_node *n, PyObject **g, PyObject **o) {   /* acosh_ / asinh_ / atanh_ */
-    /* upstream's not_implemented("inplace version of asinh"): the base name, its message */
-    const char *nm = tn_op_at(n->op)->name;
-    size_t len = strlen(nm);
-    if (len && nm[len - 1] == '_') len--;
-    char what[160];
-    snprintf(what, sizeof what, "the derivative for 'inplace version of %.*s' is not implemented.", (int)len, nm);
-    PyErr_SetString(PyExc_NotImplementedError, what);
-    return -1;
 }
 static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
     T_; PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
@@ -808,24 +680,6 @@ static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pai
 
 /* ---- selecting reductions ---- */
 
-/* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
-static int f_value_selecting(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool keepdim) {
-    T_;
-    if (!g[0] || !need(n, 0)) DONE;
-    PyObject *idx = K(result(n, 1)), *ix = idx ? K(tn_detached_alias(idx)) : NULL;
-    PyObject *gg = g[0];
-    if (!keepdim && meta(n, 0)->ndim > 0) {
-        gg = K(tn_at_unsqueeze(gg, (long long)dim));
-        ix = K(tn_at_unsqueeze(ix, (long long)dim));
-    }
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    OUTK(0, K(tn_at_scatter__src(z, (long long)dim, ix, gg)));
-    DONE;
-}
-static int f_max_dim(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), n->args[2].u.i); }
-static int f_sort(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 1), true); }
-static int f_sort_stable(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
-static int f_topk(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), true); }
 
 /* restore_reduced_dims(output, dims, keepdim): reshape with ones at the reduced dims */
 static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool keepdim) {
@@ -1127,14 +981,6 @@ static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
     double al = alpha ? PyFloat_AsDouble(alpha) : 1.0;
     if (al == -1.0 && PyErr_Occurred()) return -1;
     OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(alpha), TN_SI(1), TN_SD(1.0 / (double)(float)al), inpl, x)));
-    DONE;
-}
-/* hardtanh(self, min_val, max_val), and hardtanh_ (no entry of its own in derivatives.yaml: the
- * out-of-place formula on the original self): hardtanh_backward(grad, self, min_val, max_val) */
-static int f_safe_softmax(tn_node *n, PyObject **g, PyObject **o) {   /* _softmax_backward_data(grad, result, dim, self.scalar_type()) */
-    T_;
-    PyObject *dt = K(tn_py_from_dtype(meta(n, 0)->dtype));
-    OUTK(0, K(tn_at__softmax_backward_data(g[0], K(result(n, 0)), (long long)arg_i(n, 1), dt)));
     DONE;
 }
 
@@ -2218,44 +2064,6 @@ static int f_lerp_scalar(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_mul_Scalar(g[0], TN_SD(1 - w))));
     DONE;
 }
-/* lerp.Tensor(self, end, weight): end: grad * weight; self: grad * (1 - weight);
- * weight: grad * (end - self) */
-static int f_lerp_tensor(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(saved(n, 2)))));
-    if (need(n, 0)) OUTK(0, K(tn_at_mul_Tensor(g[0], K(scalar_minus(1.0, K(saved(n, 2)))))));
-    if (need(n, 2))
-        OUTK(2, K(tn_at_mul_Tensor(g[0], K(tn_at_sub_Tensor(K(saved(n, 1)), K(saved(n, 0)), TN_SDEF)))));
-    DONE;
-}
-/* addcmul(self, tensor1, tensor2, value): self: grad; tensor1: grad * (tensor2 * value);
- * tensor2: grad * (tensor1 * value) */
-static int f_addcmul(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *v = K(arg_obj(n, 3));
-    OUTK(0, g[0]);
-    if (need(n, 1)) OUTK(1, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Scalar(K(saved(n, 2)), TN_SO(v))))));
-    if (need(n, 2)) OUTK(2, K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Scalar(K(saved(n, 1)), TN_SO(v))))));
-    DONE;
-}
-/* addcdiv(self, tensor1, tensor2, value): self: grad; tensor1: grad * (value / tensor2);
- * tensor2: -grad * (value * tensor1 / (tensor2 * tensor2)) */
-static int f_addcdiv(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *v = K(arg_obj(n, 3));
-    OUTK(0, g[0]);
-    if (need(n, 1)) {   /* Scalar / Tensor in C++: tensor.reciprocal() * value */
-        PyObject *q = K(tn_at_mul_Scalar(K(tn_at_reciprocal(K(saved(n, 2)))), TN_SO(v)));
-        OUTK(1, K(tn_at_mul_Tensor(g[0], q)));
-    }
-    if (need(n, 2)) {
-        PyObject *t2 = K(saved(n, 2));
-        PyObject *num = K(tn_at_mul_Scalar(K(saved(n, 1)), TN_SO(v)));
-        PyObject *q = K(tn_at_div_Tensor(num, K(tn_at_mul_Tensor(t2, t2))));
-        OUTK(2, K(tn_at_mul_Tensor(K(tn_at_neg(g[0])), q)));
-    }
-    DONE;
-}
 
 /* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
  * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
@@ -2885,31 +2693,6 @@ static PyObject *index_fill0(tn_node *n, PyObject *g) {
     PyObject *r = idx ? tn_at_index_fill_int_Scalar(g, (long long)arg_i(n, 1), idx, TN_SI(0)) : NULL;
     Py_XDECREF(idx);
     return r;
-}
-/* source.dim() > 0 ? grad.index_select(dim, index).expand_as(source)
- *                  : grad.index_select(dim, index.squeeze(0)) */
-static PyObject *index_source_grad(tn_node *n, PyObject *g) {
-    T_;
-    PyObject *idx = K(saved(n, 2)), *r = NULL;
-    long long dim = (long long)arg_i(n, 1);
-    if (idx && meta(n, 3)->ndim > 0)
-        r = tn_at_expand(K(tn_at_index_select(g, dim, idx)), TN_IPY(K(sizes_of(n, 3))), false);
-    else if (idx)
-        r = tn_at_index_select(g, dim, K(tn_at_squeeze_dim(idx, 0)));
-    drop_(&T);
-    return r;
-}
-/* index_add(self, dim, index, source, alpha): self: grad; source: maybe_multiply(..., alpha) */
-static int f_index_add(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, Py_NewRef(g[0]));
-    PUT(3, maybe_multiply(index_source_grad(n, g[0]), n, 4));
-    return 0;
-}
-/* index_copy(self, dim, index, source): self: grad.index_fill(dim, index, 0); source as index_add's */
-static int f_index_copy(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, index_fill0(n, g[0]));
-    PUT(3, index_source_grad(n, g[0]));
-    return 0;
 }
 /* index_fill(self, dim, index, value): self: grad.index_fill(dim, index, 0); a tensor value's
  * gradient (grad.index_select(dim, _unique(index)).sum()) needs aten::_unique, not implemented */
@@ -3663,8 +3446,6 @@ static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* ---- sorting selections: kthvalue / median / nanmedian / mode (ops/sort.c; helper-opa) ---- */
-/* kthvalue(self, k, dim, keepdim): value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) */
-static int f_kthvalue(tn_node *n, PyObject **g, PyObject **o) { return f_value_selecting(n, g, o, arg_i(n, 2), n->args[3].u.i); }
 
 /* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
  * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
@@ -3682,15 +3463,6 @@ static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* deg2rad / rad2deg (ops/angles.c; helper-opa): deg2rad_backward(grad) = grad * (pi / 180); rad2deg: * (180 / pi) */
-static int f_deg2rad(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_mul_Scalar(g[0], TN_SD(0.017453292519943295769236907684886127134428718885417)));
-    return 0;
-}
-static int f_rad2deg(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_mul_Scalar(g[0], TN_SD(57.295779513082320876798154814105170332405472466564)));
-    return 0;
-}
 
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
@@ -3790,41 +3562,6 @@ static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
 
-/* select_scatter(self, src, dim, index): self: select_scatter(grad, zeros_like(src), dim, index);
- * src: grad.select(dim, index) */
-static int f_select_scatter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) {
-        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_at_select_scatter(g[0], z, (long long)arg_i(n, 2), (long long)arg_i(n, 3))) : NULL);
-    }
-    OUTK(1, K(tn_at_select_int(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
-    DONE;
-}
-/* slice_scatter(self, src, dim, start, end, step): self: slice_scatter(grad, zeros_like(src), ...);
- * src: grad.slice(dim, start, end, step) */
-static int f_slice_scatter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const int64_t *st = tn_opt_int_of(&n->args[3]), *en = tn_opt_int_of(&n->args[4]);
-    if (need(n, 0)) {
-        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_at_slice_scatter(g[0], z, arg_i(n, 2), st, en, arg_i(n, 5))) : NULL);
-    }
-    OUTK(1, K(tn_at_slice_Tensor(g[0], arg_i(n, 2), st, en, arg_i(n, 5))));
-    DONE;
-}
-/* diagonal_scatter(self, src, offset, dim1, dim2): self: diagonal_scatter(grad, zeros_like(src), ...);
- * src: grad.diagonal(offset, dim1, dim2) */
-static int f_diagonal_scatter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    long long off = arg_i(n, 2), d1 = arg_i(n, 3), d2 = arg_i(n, 4);
-    if (need(n, 0)) {
-        PyObject *z = K(zeros_sized(K(sizes_of(n, 1)), meta(n, 1)->dtype));   /* src_info.zeros(): aten::zeros */
-        OUTK(0, z ? K(tn_at_diagonal_scatter(g[0], z, off, d1, d2)) : NULL);
-    }
-    OUTK(1, K(tn_at_diagonal(g[0], off, d1, d2)));
-    DONE;
-}
 /* unfold(self, dimension, size, step) / unfold_copy: unfold_backward(grad, self.sizes(), dimension, size, step) */
 static int f_unfold(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -3874,25 +3611,6 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
-/* put(self, index, source, accumulate): self: accumulate ? grad : grad.put(index, zeros_like(source), false);
- * source: grad.take(index).reshape_as(source) */
-static int f_put(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(saved(n, 1));
-    if (!idx) { drop_(&T); return -1; }
-    if (need(n, 0)) {
-        if (n->args[3].u.i) OUTK(0, g[0]);
-        else {
-            PyObject *z = K(zeros_sized(K(sizes_of(n, 2)), meta(n, 2)->dtype));
-            OUTK(0, z ? K(tn_at_put(g[0], idx, z, false)) : NULL);
-        }
-    }
-    if (need(n, 2)) {
-        PyObject *tk = K(tn_at_take(g[0], idx));
-        OUTK(2, tk ? K(tn_at_view(tk, TN_IPY(K(sizes_of(n, 2))))) : NULL);
-    }
-    DONE;
-}
 /* masked_scatter(self, mask, source): self: grad.masked_fill(mask, 0);
  * source: masked_scatter_backward(grad, mask, source.sizes()) */
 static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
@@ -3901,14 +3619,6 @@ static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
     if (!mask) { drop_(&T); return -1; }
     OUTK(0, K(tn_at_masked_fill_Scalar(g[0], mask, TN_SI(0))));
     OUTK(2, K(tn_at_masked_scatter_backward(g[0], mask, TN_IPY(K(sizes_of(n, 2))))));
-    DONE;
-}
-/* masked_scatter_backward(grad_output, mask, sizes): grad_output: zeros_like(grad_output).masked_scatter(mask, grad) */
-static int f_masked_scatter_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *mask = K(saved(n, 1));
-    PyObject *z = mask ? K(zeros_sized(K(sizes_of(n, 0)), meta(n, 0)->dtype)) : NULL;
-    OUTK(0, z ? K(tn_at_masked_scatter(z, mask, g[0])) : NULL);
     DONE;
 }
 /* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
@@ -4064,13 +3774,6 @@ static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_where_self(K(tn_at_eq_Scalar(ssp, TN_SD(0.0))), z, out)));
     DONE;
 }
-static int f_erfinv(tn_node *n, PyObject **g, PyObject **o) {   /* 0.5 * sqrt(pi) * exp(self.erfinv().pow(2)) * grad */
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *e = K(tn_at_exp(K(tn_at_pow_Tensor_Scalar(K(tn_at_erfinv(s)), TN_SI(2)))));
-    PyObject *m = K(tn_at_mul_Scalar(e, TN_SD(0.5 * 1.77245385090551602730)));
-    OUTK(0, K(tn_at_mul_Tensor(m, g[0])));
-    DONE;
-}
 static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 pi) * (result.square() / 2).exp() */
     T_; PyObject *r = K(result(n, 0));
     PyObject *a = K(tn_at_mul_Scalar(g[0], TN_SD(2.50662827463100050242)));
@@ -4141,11 +3844,6 @@ static int f_complex(tn_node *n, PyObject **g, PyObject **o) {   /* real: real(g
     OUTK(1, K(tn_at_imag(g[0])));
     DONE;
 }
-static int f_frexp(tn_node *n, PyObject **g, PyObject **o) {   /* grad / exponent.exp2() */
-    T_; PyObject *e = K(result(n, 1));
-    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_exp2(e)))));
-    DONE;
-}
 /* angle_backward for a real self: zeros_like(self) */
 static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
@@ -4169,14 +3867,6 @@ static int f_nansum(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* special_erfcx: (2.0 * self * result - 2.0 / sqrt(M_PI)) * grad */
-static int f_erfcx(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *t = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(s, TN_SD(2.0))), r));
-    t = K(tn_at_sub_Scalar(t, TN_SD(2.0 / 1.77245385090551602730), TN_SDEF));
-    OUTK(0, K(tn_at_mul_Tensor(t, g[0])));
-    DONE;
-}
 /* special_log_ndtr: grad / sqrt(2 pi) * (result + self.pow(2) / 2).neg().exp() */
 static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
@@ -4218,39 +3908,7 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 /* ==== linalg family, more (ops/linalg_more.c; helper-linalg): derivatives.yaml's formulas for
- * addmv, addr, addbmm, linalg_cross and dist, op by op ==== */
-/* addmv(self, mat, vec, beta, alpha): self: grad * beta; mat: grad.ger(vec.conj()) * alpha;
- * vec: mat.t().conj().mv(grad) * alpha */
-static int f_addmv(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    if (need(n, 1)) {
-        PyObject *v = cj(saved(n, 2)), *r = v ? tn_at_ger(g[0], v) : NULL;
-        Py_XDECREF(v);
-        PUT(1, maybe_multiply(r, n, 4));
-    }
-    if (need(n, 2)) {
-        PyObject *m0 = saved(n, 1), *m = cj(t_(m0)), *r = m ? tn_at_mv(m, g[0]) : NULL;
-        Py_XDECREF(m0); Py_XDECREF(m);
-        PUT(2, maybe_multiply(r, n, 4));
-    }
-    return 0;
-}
-/* addr(self, vec1, vec2, beta, alpha): self: grad * beta; vec1: grad.mv(vec2.conj()) * alpha;
- * vec2: grad.t().mv(vec1.conj()) * alpha */
-static int f_addr(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    if (need(n, 1)) {
-        PyObject *v = cj(saved(n, 2)), *r = v ? tn_at_mv(g[0], v) : NULL;
-        Py_XDECREF(v);
-        PUT(1, maybe_multiply(r, n, 4));
-    }
-    if (need(n, 2)) {
-        PyObject *v = cj(saved(n, 1)), *gt = v ? t_(g[0]) : NULL, *r = gt ? tn_at_mv(gt, v) : NULL;
-        Py_XDECREF(v); Py_XDECREF(gt);
-        PUT(2, maybe_multiply(r, n, 4));
-    }
-    return 0;
-}
+ * addbmm, linalg_cross and dist, op by op (addmv and addr: generated) ==== */
 /* addbmm(self, batch1, batch2, beta, alpha): self: grad * beta;
  * batch1: grad.unsqueeze(0).expand({b, n, p}).bmm(batch2.transpose(1, 2).conj()) * alpha;
  * batch2: batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand({b, n, p})) * alpha */
@@ -4572,41 +4230,23 @@ static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
-    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, {TN_ROW_lerp_Tensor, f_lerp_tensor},
-    {TN_ROW_lerp__Tensor, f_lerp_tensor}, {TN_ROW_addcmul, f_addcmul}, {TN_ROW_addcmul_, f_addcmul},
-    {TN_ROW_addcdiv, f_addcdiv}, {TN_ROW_addcdiv_, f_addcdiv},
-    {TN_ROW_add_Tensor, f_add}, {TN_ROW_add__Tensor, f_add}, {TN_ROW_add_Scalar, f_add}, {TN_ROW_add__Scalar, f_add},
-    {TN_ROW_sub_Tensor, f_sub}, {TN_ROW_sub__Tensor, f_sub}, {TN_ROW_sub_Scalar, f_add}, {TN_ROW_sub__Scalar, f_add},
-    {TN_ROW_rsub_Tensor, f_rsub}, {TN_ROW_rsub_Scalar, f_rsub},
-    {TN_ROW_mul_Tensor, f_mul}, {TN_ROW_mul__Tensor, f_mul}, {TN_ROW_mul_Scalar, f_mul}, {TN_ROW_mul__Scalar, f_mul},
-    {TN_ROW_div_Tensor, f_div}, {TN_ROW_div__Tensor, f_div}, {TN_ROW_div_Scalar, f_div}, {TN_ROW_div__Scalar, f_div},
+    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, 
     {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
-
-
     {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
     {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW_baddbmm, f_baddbmm},
+    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, 
     {TN_ROW__unsafe_view, f_view},
-    {TN_ROW_permute, f_permute}, {TN_ROW_expand, f_expand},
-    {TN_ROW_squeeze, f_squeeze}, {TN_ROW_squeeze_dim, f_squeeze}, {TN_ROW_squeeze_dims, f_squeeze},
+    {TN_ROW_permute, f_permute}, 
     {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
-    {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
     {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW__softmax, f_softmax}, {TN_ROW__log_softmax, f_log_softmax},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
-
-
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
-    {TN_ROW_erf, f_erf}, {TN_ROW_erf_, f_erf},
-    {TN_ROW_erfc, f_erfc}, {TN_ROW_erfc_, f_erfc},
-
-    {TN_ROW_acosh, f_acosh}, {TN_ROW_atanh, f_atanh},
-    {TN_ROW_asinh_, f_not_inplace}, {TN_ROW_acosh_, f_not_inplace}, {TN_ROW_atanh_, f_not_inplace},
+    {TN_ROW_acosh, f_acosh}, 
     {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
     {TN_ROW_fmod_Scalar, f_fmod}, {TN_ROW_fmod__Scalar, f_fmod}, {TN_ROW_fmod_Tensor, f_fmod}, {TN_ROW_fmod__Tensor, f_fmod},
     {TN_ROW_remainder_Scalar, f_remainder}, {TN_ROW_remainder__Scalar, f_remainder},
@@ -4622,10 +4262,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
-    {TN_ROW__safe_softmax, f_safe_softmax},
     /* reductions */
-    {TN_ROW_max_dim, f_max_dim}, {TN_ROW_min_dim, f_max_dim}, {TN_ROW_sort, f_sort}, {TN_ROW_sort_stable, f_sort_stable},
-    {TN_ROW_topk, f_topk}, {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
+    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
     {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
     {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
     {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
@@ -4647,13 +4285,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_normal_, f_zeros_all}, {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all}, {TN_ROW_uniform_, f_zeros_all}, {TN_ROW_random_, f_zeros_all},
     {TN_ROW_random__from, f_zeros_all}, {TN_ROW_random__to, f_zeros_all}, {TN_ROW_exponential_, f_zeros_all},
-    {TN_ROW_eq__Scalar, f_zeros_all}, {TN_ROW_eq__Tensor, f_zeros_all}, {TN_ROW_ne__Scalar, f_zeros_all}, {TN_ROW_ne__Tensor, f_zeros_all},
-    {TN_ROW_lt__Scalar, f_zeros_all}, {TN_ROW_lt__Tensor, f_zeros_all}, {TN_ROW_le__Scalar, f_zeros_all}, {TN_ROW_le__Tensor, f_zeros_all},
-    {TN_ROW_gt__Scalar, f_zeros_all}, {TN_ROW_gt__Tensor, f_zeros_all}, {TN_ROW_ge__Scalar, f_zeros_all}, {TN_ROW_ge__Tensor, f_zeros_all},
     {TN_ROW_lift_fresh, f_identity}, {TN_ROW__conj, f_conj}, {TN_ROW__reshape_alias, f_view},
-    {TN_ROW_squeeze_, f_squeeze}, {TN_ROW_squeeze__dim, f_squeeze}, {TN_ROW_squeeze__dims, f_squeeze},
-    {TN_ROW_unsqueeze_, f_unsqueeze}, {TN_ROW_t_, f_t}, {TN_ROW_transpose_, f_transpose},
-    {TN_ROW_addmm_, f_addmm}, {TN_ROW_baddbmm_, f_baddbmm},
+    {TN_ROW_addmm_, f_addmm}, 
     {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
     {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
     {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
@@ -4715,8 +4348,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* scans (ops/scan.c) */
     {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
     /* index_fill / index_add / index_copy (ops/index_dim.c) */
-    {TN_ROW_index_add, f_index_add}, {TN_ROW_index_add_, f_index_add},
-    {TN_ROW_index_copy, f_index_copy}, {TN_ROW_index_copy_, f_index_copy},
     {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
     {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
     {TN_ROW_trace, f_trace}, {TN_ROW_rot90, f_rot90},
@@ -4732,17 +4363,14 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
     {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
     /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
-    {TN_ROW_kthvalue, f_kthvalue}, {TN_ROW_median_dim, f_max_dim}, {TN_ROW_nanmedian_dim, f_max_dim}, {TN_ROW_mode, f_max_dim},
     {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, {TN_ROW_expand_copy, f_expand},
+    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, 
     {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
-    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, {TN_ROW_squeeze_copy, f_squeeze},
-    {TN_ROW_squeeze_copy_dim, f_squeeze}, {TN_ROW_squeeze_copy_dims, f_squeeze},
+    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, 
     {TN_ROW_unbind_copy_int, f_unbind},
     {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
     {TN_ROW_diag_embed, f_diag_embed},
-    {TN_ROW_deg2rad, f_deg2rad}, {TN_ROW_deg2rad_, f_deg2rad}, {TN_ROW_rad2deg, f_rad2deg}, {TN_ROW_rad2deg_, f_rad2deg},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
@@ -4752,12 +4380,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
     /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
     {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
-    {TN_ROW_select_scatter, f_select_scatter}, {TN_ROW_slice_scatter, f_slice_scatter},
-    {TN_ROW_diagonal_scatter, f_diagonal_scatter}, {TN_ROW_unfold, f_unfold}, {TN_ROW_unfold_copy, f_unfold},
+    {TN_ROW_unfold, f_unfold}, {TN_ROW_unfold_copy, f_unfold},
     {TN_ROW_unfold_backward, f_unfold_backward}, {TN_ROW_aminmax, f_aminmax},
     {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
-    {TN_ROW_put, f_put}, {TN_ROW_put_, f_put}, {TN_ROW_masked_scatter, f_masked_scatter},
-    {TN_ROW_masked_scatter_, f_masked_scatter}, {TN_ROW_masked_scatter_backward, f_masked_scatter_backward},
+    {TN_ROW_masked_scatter, f_masked_scatter},
+    {TN_ROW_masked_scatter_, f_masked_scatter}, 
     {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
     {TN_ROW_hardshrink, f_hardshrink}, {TN_ROW_softshrink, f_softshrink},
@@ -4768,17 +4395,17 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
-    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc}, {TN_ROW_erfinv, f_erfinv}, {TN_ROW_erfinv_, f_erfinv},
+    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc}, 
     {TN_ROW_special_ndtri, f_ndtri},
     {TN_ROW_special_xlog1py, f_xlog1py}, {TN_ROW_special_xlog1py_self_scalar, f_xlog1py},
-    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, {TN_ROW_special_zeta, f_zeta},
-    {TN_ROW_special_zeta_self_scalar, f_zeta}, {TN_ROW_special_zeta_other_scalar, f_zeta},
-    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, {TN_ROW_frexp_Tensor, f_frexp},
-    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, {TN_ROW_special_erfcx, f_erfcx},
+    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, 
+    {TN_ROW_special_zeta_self_scalar, f_zeta}, 
+    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, 
+    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, 
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
     {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
-    {TN_ROW_addmv, f_addmv}, {TN_ROW_addr, f_addr}, {TN_ROW_addbmm, f_addbmm}, {TN_ROW_linalg_cross, f_linalg_cross},
+    {TN_ROW_addbmm, f_addbmm}, {TN_ROW_linalg_cross, f_linalg_cross},
     {TN_ROW_dist, f_dist},
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
