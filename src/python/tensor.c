@@ -867,6 +867,7 @@ static PyMethodDef storage_methods[] = {
     {"element_size", sm_element_size, METH_NOARGS, NULL},
     {"resizable", sm_resizable, METH_NOARGS, NULL},
     TN_STORAGE_SHARE_METHODS
+    TN_STORAGE_FILE_METHODS
     {"resize_", sm_resize_, METH_O, NULL},
     {"fill_", sm_fill_, METH_O, NULL},
     {"copy_", sm_copy_, METH_VARARGS, NULL},

@@ -21,6 +21,15 @@ PyObject *tn_sm_weak_ref(PyObject *, PyObject *);
 PyObject *tn_sm_free_weak_ref(PyObject *, PyObject *);
 PyObject *tn_sm_expired(PyObject *, PyObject *);
 PyObject *tn_sm_new_with_weak_ptr(PyObject *, PyObject *);
+/* The legacy serialization format's methods (storage_file.c). */
+PyObject *tn_sm_write_file(PyObject *, PyObject *);
+PyObject *tn_sm_set_from_file(PyObject *, PyObject *);
+PyObject *tn_sm_new_with_file(PyObject *, PyObject *);
+#define TN_STORAGE_FILE_METHODS \
+    {"_write_file", tn_sm_write_file, METH_VARARGS, NULL}, \
+    {"_set_from_file", tn_sm_set_from_file, METH_VARARGS, NULL}, \
+    {"_new_with_file", tn_sm_new_with_file, METH_VARARGS | METH_CLASS, NULL},
+
 #define TN_STORAGE_SHARE_METHODS \
     {"is_shared", tn_sm_is_shared, METH_NOARGS, NULL}, \
     {"_share_fd_cpu_", tn_sm_share_fd, METH_NOARGS, NULL}, \

@@ -65,3 +65,27 @@ cases("instance_dict", [
     "torch.ones(2).untyped_storage().__dict__",
     "t = torch.ones(2)\nt.__dict__ = 3",
 ])
+
+# The legacy (non-zip) serialization format: pickle of tensors and storages (StorageBase.__reduce__
+# saves that way), torch.save(..., _use_new_zipfile_serialization=False) to a real file (read and
+# written through its descriptor) and to a BytesIO, and torch.load of both; StorageBase's
+# _write_file / _set_from_file / _new_with_file (python/storage_file.c). A record whose size does
+# not match compares the type only: upstream's message prints its format string ("expected %ld got
+# %ld24"); ours names the two sizes.
+PK = "import pickle, io, os, tempfile\ntorch.manual_seed(0)\nx = torch.randn(3, 4)\n"
+cases("legacy_serialization", {
+    "pickle_tensor": PK + "pickle.loads(pickle.dumps(x))",
+    "pickle_view": PK + "r = pickle.loads(pickle.dumps(x[:, 1:3]))\n(r, r.stride(), r.storage_offset())",
+    "pickle_dtypes": PK + "[pickle.loads(pickle.dumps(t)) for t in (torch.arange(6, dtype=torch.int16).view(2, 3).t(), torch.tensor([True, False]), torch.randn(2, dtype=torch.complex64), torch.empty(0), x.bfloat16(), x.double())]",
+    "pickle_storage": PK + "s = pickle.loads(pickle.dumps(x.untyped_storage()))\n(s.nbytes(), [s[i] for i in range(8)])",
+    "pickle_module": PK + "m = pickle.loads(pickle.dumps(torch.nn.Linear(3, 2)))\n(m.weight, m.bias)",
+    "save_real_file_shared": PK + "p = os.path.join(tempfile.mkdtemp(), 'a.pt')\ny = x.view(-1)[2:7]\ntorch.save({'x': x, 'y': y}, p, _use_new_zipfile_serialization=False)\nz = torch.load(p)\nz['y'][0] = 100.0\n(z['x'], z['y'])",
+    "save_bytesio": PK + "b = io.BytesIO()\ntorch.save([x, x.double(), x.int()], b, _use_new_zipfile_serialization=False)\nb.seek(0)\ntorch.load(b)",
+    "write_file_bytes": PK + "b = io.BytesIO()\ntorch.arange(3, dtype=torch.int32).untyped_storage()._write_file(b, False, True, 4)\nb.getvalue()",
+    "write_file_no_size": PK + "b = io.BytesIO()\ntorch.arange(3, dtype=torch.int16).untyped_storage()._write_file(b, False, False, 2)\nb.getvalue()",
+    "set_from_file": "import io\ns = torch.UntypedStorage(4)\nr = s._set_from_file(io.BytesIO(b'\\x04' + b'\\0' * 7 + b'abcd'), None, False, 1)\n(r is s, [s[i] for i in range(4)])",
+    "set_from_file_offset_bytesio": "import io\ntorch.UntypedStorage(4)._set_from_file(io.BytesIO(b'\\x04' + b'\\0' * 7 + b'abcd'), 3, False, 1)",
+    "set_from_file_wrong_size": "import io\ntry:\n    torch.UntypedStorage(4)._set_from_file(io.BytesIO(b'\\x02' + b'\\0' * 7 + b'ab'), None, False, 1)\n    r = 'ok'\nexcept Exception as e:\n    r = type(e).__name__\nr",
+    "set_from_file_truncated": "import io\ntorch.UntypedStorage(4)._set_from_file(io.BytesIO(b'\\x04' + b'\\0' * 7 + b'ab'), None, False, 1)",
+    "new_with_file": "import os, tempfile\np = os.path.join(tempfile.mkdtemp(), 'r.bin')\nopen(p, 'wb').write(b'\\x03' + b'\\0' * 7 + b'\\x01\\0\\x02\\0\\x03\\0')\nf = open(p, 'rb')\ns = torch.UntypedStorage._new_with_file(f, 2)\n(s.nbytes(), [s[i] for i in range(6)])",
+})
