@@ -18,6 +18,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -48,13 +49,24 @@ def all_types():
     return json.loads(r.stdout)
 
 
+_SWAP = {"n": 0, "old": None, "lock": threading.Lock()}
+
+
 def _run(python, tasks, budget):
-    old = modelcase.WORKER
-    modelcase.WORKER = SWEEP_WORKER  # run_side's crash/restart machinery, the sweep's worker
+    """modelcase.run_side (crash restart, budget) with the sweep's worker; the module's WORKER is
+    swapped while any sweep shard runs (counted: shards run in threads) and restored after."""
+    with _SWAP["lock"]:
+        if _SWAP["n"] == 0:
+            _SWAP["old"] = modelcase.WORKER
+            modelcase.WORKER = SWEEP_WORKER
+        _SWAP["n"] += 1
     try:
         return modelcase.run_side(python, tasks, timeout=budget)
     finally:
-        modelcase.WORKER = old
+        with _SWAP["lock"]:
+            _SWAP["n"] -= 1
+            if _SWAP["n"] == 0:
+                modelcase.WORKER = _SWAP["old"]
 
 
 def _missing_op(text):
@@ -75,9 +87,9 @@ def reason(rec):
                            rec.get("stage", "?"))
 
 
-def compare(mt, ref, sub):
+def compare(mt, ref, sub, work=WORK):
     """(status, reason, details) for one model type."""
-    d = WORK / mt
+    d = Path(work) / mt
     details = {"runs": {}}
     if "error" in sub or "harness" in sub:
         return "failed", reason(sub), details
@@ -108,16 +120,17 @@ def compare(mt, ref, sub):
     return "passed", "", details
 
 
-def sweep(types, shards=2, timeout=300, progress=True, batch=20, partial=None):
+def sweep(types, shards=2, timeout=300, progress=True, batch=20, partial=None, work=WORK):
     """Run the sweep over `types`; returns the results dict (also per type)."""
-    WORK.mkdir(parents=True, exist_ok=True)
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
     t0 = time.monotonic()
     chunks = [types[i::shards] for i in range(shards)]
     results = {}
     lock = threading.Lock()
 
     def task(mt, side, ref=None):
-        t = {"id": "%s/%s" % (side, mt), "model_type": mt, "dir": str(WORK / mt), "side": side,
+        t = {"id": "%s/%s" % (side, mt), "model_type": mt, "dir": str(work / mt), "side": side,
              "timeout": timeout}
         if ref is not None:
             t["ref"] = {"shrink": ref["shrink"]}
@@ -129,7 +142,7 @@ def sweep(types, shards=2, timeout=300, progress=True, batch=20, partial=None):
 
     def part(chunk):
         for mt in chunk:
-            shutil.rmtree(WORK / mt, ignore_errors=True)
+            shutil.rmtree(work / mt, ignore_errors=True)
         budget = timeout * 3 * max(1, len(chunk)) + 600
         ref, _, ref_s = _run(modelcase.ref_python(), [task(mt, "ref") for mt in chunk], budget)
         ok = {mt: ref["ref/" + mt] for mt in chunk
@@ -143,12 +156,12 @@ def sweep(types, shards=2, timeout=300, progress=True, batch=20, partial=None):
                 res = {"status": "not-runnable", "reason": why, "ref_seconds": r.get("seconds")}
             else:
                 s = sub["sub/" + mt]
-                status, why, det = compare(mt, r, s)
+                status, why, det = compare(mt, r, s, work)
                 res = dict(det, status=status, reason=why, family=r["family"],
                            shrink=r["shrink"], ref_seconds=r.get("seconds"),
                            sub_seconds=s.get("seconds"))
                 if status == "passed":
-                    shutil.rmtree(WORK / mt, ignore_errors=True)   # keep failures' files only
+                    shutil.rmtree(work / mt, ignore_errors=True)   # keep failures' files only
             with lock:
                 results[mt] = res
                 if progress:
@@ -156,7 +169,10 @@ def sweep(types, shards=2, timeout=300, progress=True, batch=20, partial=None):
         if partial:
             with lock:
                 with open(partial, "w") as f:
-                    json.dump({"types": results, "partial": True}, f, indent=1, sort_keys=True)
+                    json.dump({"types": results, "partial": True, "shards": shards, "timeout": timeout,
+                               "seconds": round(time.monotonic() - t0, 1), "of": len(types),
+                               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
+                              f, indent=1, sort_keys=True)
 
     th = [threading.Thread(target=shard, args=(c,)) for c in chunks if c]
     for t in th:
@@ -180,6 +196,9 @@ def summary(res):
              "upstream; %.0fs, %d shards"
              % (len(passed), len(runnable), 100.0 * len(passed) / max(1, len(runnable)),
                 len(types), len(types) - len(runnable), res["seconds"], res["shards"])]
+    if res.get("partial"):
+        lines[0] += " -- PARTIAL: %d of %d types done (seeded order: a uniform sample)" % (
+            len(types), res["of"])
     fam = collections.defaultdict(lambda: [0, 0])
     for m in runnable:
         f = types[m].get("family", "?")
@@ -204,6 +223,10 @@ def summary(res):
 
 
 def main():
+    if sys.argv[1:2] == ["--summary"]:   # print the summary of a (partial) results file
+        with open(sys.argv[2]) as f:
+            print(summary(json.load(f)))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--types", help="comma-separated model types (default: all)")
     ap.add_argument("--shards", type=int, default=2)
@@ -211,6 +234,8 @@ def main():
     ap.add_argument("--json", default=str(ROOT / "build" / "sweep-results.json"))
     a = ap.parse_args()
     types = a.types.split(",") if a.types else all_types()
+    # a seeded order: a run stopped early is a uniform sample, not the first letters
+    random.Random(0).shuffle(types)
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)
     res = sweep(types, a.shards, a.timeout, partial=a.json + ".partial")
     Path(a.json).parent.mkdir(parents=True, exist_ok=True)

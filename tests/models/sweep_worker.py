@@ -58,6 +58,7 @@ def _token_ids(d, out):
 
 def _shrink(d, vocab, mild):
     """Shrink one (nested) config dict in place; `mild`: layers and experts only."""
+    orig = dict(d)
     for k, v in list(d.items()):
         if isinstance(v, dict):
             _shrink(v, vocab, mild)
@@ -88,6 +89,13 @@ def _shrink(d, vocab, mild):
             d[k] = MAXPOS
         elif k == "image_size" and isinstance(v, int) and v > IMAGE:
             d[k] = IMAGE
+    # per-layer lists (layer_types, ...) follow the new layer count
+    for lk in LAYER_KEYS & set(d):
+        n = orig.get(lk)
+        if isinstance(n, int) and not isinstance(n, bool) and n > 2 and d[lk] == 2:
+            for k, v in d.items():
+                if isinstance(v, list) and len(v) == n and k != "depths":
+                    d[k] = v[:2]
     if not mild and "num_key_value_heads" in d and isinstance(d.get("num_attention_heads"), int):
         kv = d["num_key_value_heads"]
         if isinstance(kv, int) and (kv > d["num_attention_heads"] or d["num_attention_heads"] % kv):
@@ -156,6 +164,8 @@ def build_inputs(torch, model, config, lm=False):
     def ids():
         return torch.randint(lo, vocab, (BATCH, SEQ), generator=g)
 
+    required = [n for n, p in params.items() if p.default is inspect.Parameter.empty
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and n != "self"]
     if lm or main == "input_ids" or (main not in params and "input_ids" in params):
         inp["input_ids"] = ids()
     elif main == "pixel_values":
@@ -171,6 +181,20 @@ def build_inputs(torch, model, config, lm=False):
         inp["input_features"] = torch.randn(BATCH, mel, frames, generator=g)
     elif main in params:
         raise ValueError("sweep: no input recipe for main_input_name %r" % main)
+    if not lm:   # the other arguments forward() requires, by name
+        for n in required:
+            if n in inp:
+                continue
+            if n.endswith("input_ids"):
+                inp[n] = ids()
+            elif n.endswith("attention_mask"):
+                inp[n] = torch.ones(BATCH, SEQ, dtype=torch.long)
+            elif n == "pixel_values":
+                ch = _get(config, ("num_channels", "in_channels"), 3)
+                sz = _get(config, ("image_size",), IMAGE)
+                inp[n] = torch.randn(BATCH, ch, sz, sz, generator=g)
+            else:
+                raise ValueError("sweep: no input recipe for the required argument %r" % n)
     if not lm and "decoder_input_ids" in params and getattr(config, "is_encoder_decoder", False):
         dv = getattr(_sub(config, ("decoder",)), "vocab_size", None) or vocab
         inp["decoder_input_ids"] = torch.randint(lo, dv, (BATCH, SEQ // 2), generator=g)
@@ -213,6 +237,10 @@ def _generate(torch, m, ids):
     return g[0, ids.shape[1]:].tolist()
 
 
+class _NoF64(Exception):
+    pass
+
+
 def task_ref(torch, np, t):
     """Reference: build (seeded), write weights/inputs and the float32/float64 outputs."""
     import transformers  # noqa: F401
@@ -243,7 +271,11 @@ def task_ref(torch, np, t):
                 inp64 = {k: (v.double() if v.is_floating_point() else v) for k, v in inp.items()}
                 for impl in impls:
                     m.set_attn_implementation(impl)
-                    _, y64 = _forward(torch, m, inp64)
+                    try:
+                        _, y64 = _forward(torch, m, inp64)
+                    except Exception as e:
+                        raise _NoF64("float64 forward (the tolerance's yardstick) fails upstream: "
+                                     "%s: %s" % (type(e).__name__, str(e)[:200])) from None
                     run = "%s.%s" % (kind, impl)
                     np.save(os.path.join(out, run + ".ref32.npy"), res32[impl][1])
                     np.save(os.path.join(out, run + ".ref64.npy"),
@@ -254,7 +286,7 @@ def task_ref(torch, np, t):
             break
         except Exception as e:
             errors.append("%s: %s" % (type(e).__name__, str(e)[:300]))
-            if isinstance(e, TimeoutError):
+            if isinstance(e, (TimeoutError, _NoF64)):
                 break
     if shrink is None:
         return {"upstream_error": errors[-1], "upstream_errors": errors}
