@@ -20,11 +20,20 @@ import sweep  # noqa: E402
 
 SUBSET = ["bert", "roberta", "distilbert", "electra", "gpt2", "gpt_neox", "opt", "bloom",
           "llama", "mistral", "qwen2", "gemma", "phi", "mixtral", "t5", "bart", "vit", "deit",
-          "convnext", "resnet", "swin", "wav2vec2", "hubert", "whisper", "clip", "llava"]
+          "convnext", "resnet", "pvt_v2", "wav2vec2", "hubert", "whisper", "clip", "llava"]
 
 # Known failures on torchnative: {model type: the blocker}, marked xfail(strict=True) so a fix
 # shows up as an unexpected pass.
-XFAIL = {}
+XFAIL = {
+    # parametrizations.weight_norm's right_inverse calls torch.norm_except_dim; our refusal is a
+    # NotImplementedError, which torch.nn.utils.parametrize catches as "no right_inverse", so the
+    # parametrization is built with one original instead of (g, v) and fails later
+    "wav2vec2": "aten::norm_except_dim (weight_norm parametrization): _WeightNorm.forward() "
+                "missing 'weight_v'",
+    "hubert": "aten::norm_except_dim (weight_norm parametrization): _WeightNorm.forward() "
+              "missing 'weight_v'",
+    "mixtral": "missing op aten::_grouped_mm (transformers' default experts path)",
+}
 
 _RES = []
 
