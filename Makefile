@@ -96,6 +96,14 @@ selftest: setup
 coverage: setup
 	$(VENV)/bin/python -m torchnative.coverage
 
+# The transformers architecture sweep (tools/sweep.py, docs/sweep.md): every model type of
+# MODEL_MAPPING_NAMES from a small seeded config, forward (eager/sdpa) and 5-token greedy generation
+# against upstream; prints passed / runnable-on-upstream and each failure's blocker, writes
+# build/sweep-results.json. CI runs a fixed subset (tests/models/test_sweep.py).
+.PHONY: sweep
+sweep: setup
+	$(VENV)/bin/python tools/sweep.py --json $(BUILD)/sweep-results.json
+
 # Then the SmolLM2-shaped Llama side by side (bench/bench_models.py; BENCH_QUICK=1 for CI), then
 # the same GGUF on llama.cpp and torchnative (bench-llamacpp; skipped under BENCH_QUICK: CI does not
 # build llama.cpp).
