@@ -177,7 +177,7 @@ cases("complex_conv", {
     "bad_convolution_op": CX + "torch.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 2)",
     "bad_real_weight": CX + "torch.nn.functional.conv2d(x, w.real.contiguous(), groups=2)",
     "bad_real_input": CX + "torch.nn.functional.conv2d(x.real.contiguous(), w, groups=2)",
-})
+}, tol="float")  # y (a convolution: sums of products) was compared exactly; upstream's bits differ by host
 grads("complex_conv_grad", {
     "conv2d": "ps = leaves((2, 4, 6, 6), (6, 2, 3, 3), (6,), dtype=torch.complex128); out = torch.nn.functional.conv2d(ps[0], ps[1], ps[2], padding=1, groups=2).abs()",
     "conv1d_nobias": "ps = leaves((2, 3, 8), (4, 3, 3), dtype=torch.complex128); out = torch.nn.functional.conv1d(ps[0], ps[1], stride=2).real",
