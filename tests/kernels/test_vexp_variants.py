@@ -75,6 +75,10 @@ def test_vexp_variants_match_portable_bits():
         variants["avx2"] = {"TN_VEXP": "avx2"}
     for name, env in variants.items():
         got = run(env)
-        bad = [f"{a}  !=  {b}" for a, b in zip(got, ref) if a != b]
+        # gelu (erf form) is the one exception: each body rounds as upstream's kernel for its ISA
+        # (kernels/vmath_body.h vm_gelu_s), the AVX-512 body x (1 + erf) / 2, the AVX2 and portable
+        # ones fma(x/2, erf, x/2); "best" is the AVX-512 body where the CPU has it
+        lanes8 = name == "best" and " avx512f" in cpu
+        bad = [f"{a}  !=  {b}" for a, b in zip(got, ref) if a != b and not (lanes8 and a.split(" ")[0] == "gelu")]
         assert len(got) == len(ref) and not bad, \
             "vexp variant %s differs from the portable loop:\n%s" % (name, "\n".join(bad[:20]))
