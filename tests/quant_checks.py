@@ -149,6 +149,7 @@ def bad_input():
     r["module_fmt"] = _raises(lambda: tq.QuantLinear(64, 8, fmt="q2_k"))
     r["module_in"] = _raises(lambda: tq.QuantLinear(48, 8))
     r["quantize_model_fmt"] = _raises(lambda: tq.quantize(torch.nn.Linear(64, 8), "q3"))
+    # torch.ops checks each argument against the schema: RuntimeError, as upstream for any op
     r["wrong_schema_type"] = _raises(lambda: ops.quant_linear(x, q, 3, 8, 64, None))
     # k-quants: 256-value super-blocks, Q8_K is for activations only, truncated bytes refused
     kw = torch.randn(8, 512)

@@ -50,6 +50,8 @@ SELF = {
     "softmax_tol": C("torch.randn(8, 16).softmax(-1)", tol="float"),
     "matmul_tol": C("torch.randn(16, 32) @ torch.randn(32, 8)", tol="float"),
     "bf16_sum_tol": C("torch.randn(64, dtype=torch.bfloat16).exp().sum()", tol="float"),
+    "solve_lapack": C("torch.linalg.solve(torch.randn(4, 4) + 4 * torch.eye(4), torch.randn(4, 3))",
+                      tol="lapack"),
     # GEMM allowance (runner.py): float64 (err = 0), out=, in-place, method and aten spellings
     "mm_f64_tol": C("torch.randn(16, 33, dtype=torch.float64)"
                     " @ torch.randn(33, 9, dtype=torch.float64)", tol="float"),
@@ -409,6 +411,23 @@ def test_float_rule_rejects_10_ulps(refs):
     n = rec["result"]
     n["values"][5] += 10 * max(n["err"], ulp(n["values"][5], "float32"))
     assert compare(refs["softmax_tol"], rec, c) != []
+
+
+def test_lapack_rule_is_normwise(refs):
+    """tol='lapack': 1.5 ulps of the tensor's largest value on its smallest element passes (where
+    the elementwise float rule would not), 10 times the whole allowance does not."""
+    c, rec = SELF["solve_lapack"], copy.deepcopy(refs["solve_lapack"])
+    n = rec["result"]
+    assert n.get("err") is not None
+    top = max(abs(v) for v in n["values"])
+    i = min(range(len(n["values"])), key=lambda j: abs(n["values"][j]))
+    rec["result"] = dict(n, values=list(n["values"]))
+    rec["result"]["values"][i] += 1.5 * ulp(top, "float32")
+    assert compare(refs["solve_lapack"], rec, c) == []
+    assert compare(refs["solve_lapack"], rec, Case(c.code, tol="float", ref_only=True)) != [] \
+        or 1.5 * ulp(top, "float32") <= 2 * n["err"] + 2 * ulp(n["values"][i], "float32")
+    rec["result"]["values"][i] = n["values"][i] + 10 * (4 * n["err"] + 2 * ulp(top, "float32"))
+    assert compare(refs["solve_lapack"], rec, c) != []
 
 
 def test_gemm_allowance_recorded(refs):

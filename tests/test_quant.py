@@ -124,7 +124,7 @@ BAD = {"bad_fmt": "ValueError", "q8_1_weights": "ValueError", "bad_fmt_quantize"
        "qweight_dtype": "RuntimeError", "int_input": "RuntimeError", "bias_shape": "RuntimeError",
        "scalar_input": "RuntimeError", "quantize_last_dim": "RuntimeError", "quantize_int": "RuntimeError",
        "dequantize_size": "RuntimeError", "meta": "NotImplementedError", "module_fmt": "ValueError",
-       "module_in": "ValueError", "quantize_model_fmt": "ValueError", "wrong_schema_type": "TypeError",
+       "module_in": "ValueError", "quantize_model_fmt": "ValueError", "wrong_schema_type": "RuntimeError",
        "k_not_256": "RuntimeError", "k_quantize_last_dim": "RuntimeError", "q8_k_weights": "ValueError",
        "k_truncated": "RuntimeError", "k_wrong_fmt_bytes": "RuntimeError", "k_dequantize_size": "RuntimeError",
        "k_module_in": "ValueError"}

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-TOLS = (None, "float")
+TOLS = (None, "float", "lapack")
 _ALL = []  # every Case constructed in this process, in order
 
 
@@ -23,7 +23,8 @@ class Case:
 
     code     statements; the observed value is the last expression, else the variable `result`
     tol      None (exact; floats bit-exact, NaN == NaN), "float" (tolerance derived from
-             upstream's own float error, see runner.py), or (atol, rtol)
+             upstream's own float error, see runner.py), "lapack" (the same with a normwise
+             ulp floor, for LAPACK solvers' results, see runner.py), or (atol, rtol)
     strides  None: compare strides/storage_offset where the reference result is a view or shares
              storage with another tensor of the case; True: always; False: never
     values   False skips value comparison (uninitialised memory, e.g. torch.empty)
@@ -37,7 +38,7 @@ class Case:
                  ref_only=False, where=None):
         code = textwrap.dedent(code).strip("\n")
         if tol not in TOLS and not (isinstance(tol, tuple) and len(tol) == 2):
-            raise ValueError("tol must be None, 'float' or (atol, rtol), not %r" % (tol,))
+            raise ValueError("tol must be None, 'float', 'lapack' or (atol, rtol), not %r" % (tol,))
         self.id = id or code.splitlines()[0][:40]
         self.code = code
         self.tol = tol
@@ -59,7 +60,7 @@ class Case:
 
     def job(self, reference=True):
         return {"code": self.code, "values": self.values,
-                "hi": bool(reference and self.tol == "float"), "trace": bool(reference)}
+                "hi": bool(reference and self.tol in ("float", "lapack")), "trace": bool(reference)}
 
     def __repr__(self):
         return "Case(%s)" % self.id
