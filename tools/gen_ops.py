@@ -96,11 +96,12 @@ def main():
         func = r["func"].replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'    {{"{r["name"]}", "{r["overload"]}", "{func}", {flags}, "{r["module"]}", {fn}}},')
     out.append("};")
-    # upstream's tags the functorch vmap stage reads (dispatch/functorch.c): 1 pointwise,
-    # 2 nondeterministic_seeded (a random op)
+    # upstream's tags read below the door (door.h TN_TAG_*): 1 pointwise, 2 nondeterministic_seeded
+    # (a random op), 4 inplace_view (squeeze_, t_, ...: autograd records them as views)
     out.append("static const unsigned char tn_op_tag_bits[TN_OP_COUNT] = {")
     out.append(", ".join(str((1 if "pointwise" in r.get("tags", []) else 0) |
-                             (2 if "nondeterministic_seeded" in r.get("tags", []) else 0)) for r in rows))
+                             (2 if "nondeterministic_seeded" in r.get("tags", []) else 0) |
+                             (4 if "inplace_view" in r.get("tags", []) else 0)) for r in rows))
     out.append("};")
     infos_by_row = {}
     out += autograd_table(yaml_path, rows, impl, cname, infos_by_row)

@@ -1851,6 +1851,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_negative, NULL, TN_ROW_neg}, {TN_ROW_negative_, NULL, TN_ROW_neg_}, {TN_ROW_absolute, NULL, TN_ROW_abs},
     {TN_ROW_concat, NULL, TN_ROW_cat}, {TN_ROW_concatenate, NULL, TN_ROW_cat},
     {TN_ROW_swapaxes, NULL, TN_ROW_transpose_int}, {TN_ROW_swapdims, NULL, TN_ROW_transpose_int},
+    {TN_ROW_swapaxes_, NULL, TN_ROW_transpose_}, {TN_ROW_swapdims_, NULL, TN_ROW_transpose_},
     {TN_ROW_zeros_like, d_nondiff, -3}, {TN_ROW_randn_like, d_nondiff, -3}, {TN_ROW_result_type_Tensor, d_nondiff, -3},
     {TN_ROW_is_floating_point, d_nondiff, -3}, {TN_ROW_is_complex, d_nondiff, -3}, {TN_ROW_item, d_nondiff, -3},
     {TN_ROW_is_nonzero, d_nondiff, -3}, {TN_ROW_isclose, d_nondiff, -3}, {TN_ROW_isfinite, d_nondiff, -3},

@@ -4302,7 +4302,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
-    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided},
+    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided}, {TN_ROW_as_strided_, f_as_strided},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */

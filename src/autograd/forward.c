@@ -571,7 +571,7 @@ PyObject *tn_forward_call(int op, tn_value *args) {
             Py_CLEAR(r);
         return r;
     }
-    if (op == TN_ROW_detach || ad->nondiff || fd->kind == 0) return run_below(op, args, 0);
+    if (op == TN_ROW_detach || op == TN_ROW_detach_ || ad->nondiff || fd->kind == 0) return run_below(op, args, 0);
     if (fd->kind == 2) return refuse_fw(cpp, NOT_YET);
     if (fd->kind == 3) {
         char what[200];

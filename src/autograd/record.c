@@ -260,7 +260,10 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
                 break;
             }
     }
-    if (inplace && ((tn_tensor_obj *)args[0].u.obj)->base) {   /* in-place on a view */
+    /* in-place on a view: the base's history goes through CopySlices -- except for an op that
+     * changes only the view's geometry (squeeze_, t_, ...), whose node becomes the view's own
+     * grad_fn, as upstream records a view op (the base's history is untouched) */
+    if (inplace && ((tn_tensor_obj *)args[0].u.obj)->base && !(tn_op_tags(op) & TN_TAG_INPLACE_VIEW)) {
         int r = tn_copy_slices(args[0].u.obj, n);
         Py_DECREF(n);
         if (r < 0) { Py_DECREF(res); return NULL; }
@@ -492,7 +495,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     tn_apply_fn apply = NULL;
-    if (ad->nondiff || op == TN_ROW_detach) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
+    if (ad->nondiff || op == TN_ROW_detach || op == TN_ROW_detach_) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
         bool was = tn_grad_mode_set(false);
         PyObject *r = tn_door_below_autograd(op, args);
         tn_grad_mode_set(was);

@@ -734,8 +734,14 @@ PyObject *tn_door_call(int op, tn_value *args) {
 
 /* Below autograd: torch.func's vmap stage (functorch.c), then dispatch modes, meta, kernels. */
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
-    if (tn_vmap_wants(op, args)) return tn_vmap_call(op, args);
-    return tn_door_below_vmap(op, args);
+    PyObject *r = tn_vmap_wants(op, args) ? tn_vmap_call(op, args) : tn_door_below_vmap(op, args);
+    /* an in-place view op (squeeze_, t_, ...) counts as a write of self, as upstream's
+     * ADInplaceOrView kernel bumps it (record.c sees the bump and does not repeat it); detach_,
+     * tagged so too, has a manual kernel that does not (measured) */
+    if (r && (tn_op_tags(op) & TN_TAG_INPLACE_VIEW) && op != TN_ROW_detach_ && args[0].tag == TN_V_TENSOR &&
+        !tn_no_version(args[0].u.obj))
+        tn_tensor_of(args[0].u.obj)->storage->version++;
+    return r;
 }
 
 PyObject *tn_door_below_vmap(int op, tn_value *args) {

@@ -73,8 +73,9 @@ const tn_name_def *tn_name_at(int i);
 int tn_name_find(const char *name);   /* index into the name table, or -1 */
 int tn_op_count(void);
 const tn_op_def *tn_op_at(int i);
-/* upstream's tags of row i: TN_TAG_POINTWISE, TN_TAG_RANDOM (nondeterministic_seeded) */
-enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2 };
+/* upstream's tags of row i: TN_TAG_POINTWISE, TN_TAG_RANDOM (nondeterministic_seeded),
+ * TN_TAG_INPLACE_VIEW (an in-place op that changes only self's geometry: squeeze_, t_, ...) */
+enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2, TN_TAG_INPLACE_VIEW = 4 };
 int tn_op_tags(int i);
 /* Index of "name.overload" ("name." or "name" for the default overload), or -1. */
 int tn_op_find(const char *name, const char *overload);

@@ -6,6 +6,7 @@
  * Every view shares storage with its input and records the root base (tn_tensor_new_view);
  * strides, storage offsets and error wording follow upstream 2.13.0 as measured. Geometry
  * helpers used by the indexing and joining families live here too (ops/views.h). */
+#include <string.h>
 #include "ops/views.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
@@ -201,37 +202,39 @@ PyObject *tn_op__reshape_alias(tn_value *a) {
     return tn_tensor_new_view(a[0].u.obj, a[1].u.ints.n, a[1].u.ints.v, a[2].u.ints.v, TN_T(a[0])->offset);
 }
 
-PyObject *tn_op_as_strided(tn_value *a) {
+/* as_strided's geometry (size, stride, storage_offset=None: self's) checked against self's
+ * storage; the offset it lands on in *off */
+static int as_strided_check(tn_value *a, int64_t *off_out) {
     tn_tensor *t = TN_T(a[0]);
     int n = a[1].u.ints.n;
     const int64_t *sz = a[1].u.ints.v, *st = a[2].u.ints.v;
     int64_t off = a[3].tag == TN_V_NONE ? t->offset : a[3].u.i;
     if (a[2].u.ints.n != n) {
         PyErr_Format(PyExc_RuntimeError, "mismatch in length of strides and shape");
-        return NULL;
+        return -1;
     }
     char b1[256], b2[256];
     for (int i = 0; i < n; i++)
         if (st[i] < 0) {
             tn_shape_str(b1, sizeof b1, n, st);
             PyErr_Format(PyExc_RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: %s", b1);
-            return NULL;
+            return -1;
         }
     if (off < 0) {
         PyErr_Format(PyExc_RuntimeError, "Tensor: invalid storage offset %lld", (long long)off);
-        return NULL;
+        return -1;
     }
     for (int i = 0; i < n; i++) {
         if (sz[i] < 0) {
             PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld", (long long)sz[i]);
-            return NULL;
+            return -1;
         }
     }
     int isz = tn_dtype_itemsize(t->dtype);
     uint64_t need;
     if (!tn_extent_bytes(n, sz, st, off, isz, &need)) {
         PyErr_SetString(PyExc_RuntimeError, "Storage size calculation overflowed");
-        return NULL;
+        return -1;
     }
     if (need > t->storage->nbytes) {
         tn_shape_str(b1, sizeof b1, n, sz);
@@ -240,9 +243,31 @@ PyObject *tn_op_as_strided(tn_value *a) {
                      "setStorage: sizes %s, strides %s, storage offset %lld, and itemsize %d requiring a storage size of %llu "
                      "are out of bounds for storage of size %zu", b1, b2, (long long)off, isz, (unsigned long long)need,
                      t->storage->nbytes);
+        return -1;
+    }
+    *off_out = off;
+    return 0;
+}
+
+PyObject *tn_op_as_strided(tn_value *a) {
+    int64_t off;
+    if (as_strided_check(a, &off) < 0) return NULL;
+    return tn_tensor_new_view(a[0].u.obj, a[1].u.ints.n, a[1].u.ints.v, a[2].u.ints.v, off);
+}
+
+PyObject *tn_op_as_strided_(tn_value *a) {
+    int64_t off;
+    if (as_strided_check(a, &off) < 0) return NULL;
+    tn_tensor *t = TN_T(a[0]);
+    if (a[1].u.ints.n > TN_MAX_DIMS) {
+        PyErr_Format(PyExc_RuntimeError, "as_strided_: at most %d dimensions are supported", TN_MAX_DIMS);
         return NULL;
     }
-    return tn_tensor_new_view(a[0].u.obj, n, sz, st, off);
+    t->ndim = a[1].u.ints.n;
+    memcpy(t->sizes, a[1].u.ints.v, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(t->strides, a[2].u.ints.v, sizeof(int64_t) * (size_t)t->ndim);
+    t->offset = off;
+    return Py_NewRef(a[0].u.obj);
 }
 
 /* ---------- permutations ---------- */
@@ -299,6 +324,9 @@ PyObject *tn_op_transpose_(tn_value *a) {
     *TN_T(a[0]) = r;
     return Py_NewRef(a[0].u.obj);
 }
+
+PyObject *tn_op_swapaxes_(tn_value *a) { return tn_op_transpose_(a); }
+PyObject *tn_op_swapdims_(tn_value *a) { return tn_op_transpose_(a); }
 
 static int check_t(tn_tensor *t, const char *name) {
     if (t->ndim > 2) {
@@ -918,6 +946,25 @@ PyObject *tn_op_detach(tn_value *a) {
     PyObject *o = tn_tensor_wrap(&r);
     if (o && r.storage->inference && !tn_tls_inference_mode) ((tn_tensor_obj *)o)->inf_versioned = true;
     return o;
+}
+
+/* detach_: self leaves the graph in place (upstream's manual autograd kernel, which runs in any
+ * grad mode and records nothing: autograd/record.c passes it through); a view refuses */
+PyObject *tn_op_detach_(tn_value *a) {
+    tn_tensor_obj *o = (tn_tensor_obj *)a[0].u.obj;
+    if (o->base) {
+        PyErr_SetString(PyExc_RuntimeError, "Can't detach views in-place. Use detach() instead. If you are using "
+                        "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                        "gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. "
+                        "To fix this error, please refer to the Optimizer.zero_grad() function in "
+                        "torch/optim/optimizer.py as the solution.");
+        return NULL;
+    }
+    o->requires_grad = false;
+    Py_CLEAR(o->grad_fn);
+    o->output_nr = 0;
+    Py_CLEAR(o->fw_grad);
+    return Py_NewRef(a[0].u.obj);
 }
 
 PyObject *tn_op_alias(tn_value *a) { return view_same(a[0].u.obj); }

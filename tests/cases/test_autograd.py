@@ -147,3 +147,42 @@ cases("autograd_errors", {
     "int_requires_grad": "torch.ones(2, dtype=torch.long).requires_grad_()",
     "view_of_leaf_inplace": "x = torch.ones(3, requires_grad=True); x[0].mul_(2)",
 })
+
+# In-place view ops (upstream's inplace_view tag: squeeze_, unsqueeze_, t_, transpose_, swapdims_,
+# swapaxes_, as_strided_) on a view record their own node as the view's grad_fn, as a view op,
+# and leave the base's history alone (no CopySlices); each bumps the version. detach_ takes a
+# non-view off the graph in place (no version bump) and refuses views.
+grads("grad_inplace_view_ops", {
+    "squeeze_on_view": "ps = leaves((3,)); z = ps[0].mul(1).reshape(3, 1); z.squeeze_(-1); out = z * torch.arange(3.)",
+    "unsqueeze_on_slice": "ps = leaves((3,)); v = ps[0].mul(1)[:2]; v.unsqueeze_(0); out = v * 2",
+    "t_on_view": "ps = leaves((3,)); v = ps[0].mul(1).view(3, 1); v.t_(); out = v * torch.arange(3.)",
+    "transpose_then_write": "ps = leaves((2, 3)); a = ps[0] * 1; v = a[:, :2]; v.transpose_(0, 1); v.mul_(2); out = a * torch.arange(6.).view(2, 3)",
+    "swapdims_swapaxes": "ps = leaves((2, 3)); a = ps[0] * 1; v = a.view(3, 2); v.swapdims_(0, 1); v.swapaxes_(1, 0); out = v.exp()",
+    "as_strided_inplace": "ps = leaves((6,)); a = ps[0] * 1; v = a[1:]; v.as_strided_((2, 2), (1, 2), 1); out = v * torch.arange(4.).view(2, 2)",
+})
+
+cases("inplace_view_versions", {
+    k: "b = torch.randn(2, 3); v = b[:, :2]; r = v.%s; (r is v, b._version, v._version, v.shape, v.stride(), v.storage_offset())" % k
+    for k in ["t_()", "squeeze_()", "unsqueeze_(0)", "transpose_(0, 1)", "swapdims_(0, 1)", "swapaxes_(1, 0)",
+              "as_strided_((2, 2), (1, 3), 1)", "squeeze_(0)", "squeeze_((0,))", "unsqueeze_(-1)"]
+} | {
+    "graph": "x = torch.randn(3, requires_grad=True); a = x.mul(1); v = a.view(3, 1); v.squeeze_(-1); "
+             "(type(v.grad_fn).__name__, [type(f).__name__ for f, _ in v.grad_fn.next_functions], type(a.grad_fn).__name__, v._version, v._base is a)",
+    "write_after": "x = torch.randn(3, requires_grad=True); a = x.mul(1); v = a.view(3, 1); v.squeeze_(-1); v.mul_(2); "
+                   "(type(v.grad_fn).__name__, type(a.grad_fn).__name__, v._version)",
+    "no_grad_view": "x = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    q = x.view(3, 1)\nq.squeeze_(-1)",
+    "aten_spellings": "b = torch.randn(2, 3); v = b[:, :2]; torch.ops.aten.swapaxes_.default(v, 0, 1); torch.ops.aten.swapdims_.default(v, 1, 0); (b._version, v.shape, v.stride())",
+    "as_strided_errors": "b = torch.randn(6); [b.clone().as_strided_((2, 2), (1,)), b.clone().as_strided_((4, 4), (4, 1)), b.clone().as_strided_((2,), (-1,))]",
+})
+
+cases("detach_inplace", {
+    "nonleaf": "x = torch.randn(3, requires_grad=True); y = x * 2; r = y.detach_(); (r is y, y.requires_grad, y.grad_fn, y._version, y.is_leaf)",
+    "leaf": "l = torch.randn(3, requires_grad=True); l.detach_(); (l.requires_grad, l.is_leaf, l._version, l.grad_fn)",
+    "no_grad_mode": "x = torch.randn(3, requires_grad=True); y = x * 2\nwith torch.no_grad():\n    y.detach_()\n(y.requires_grad, y.grad_fn)",
+    "plain": "b = torch.randn(4); (b.detach_() is b, b._version, b.requires_grad)",
+    "function_and_op": "(torch.detach_(torch.ones(2, requires_grad=True) * 1).grad_fn, torch.ops.aten.detach_.default(torch.ones(2, requires_grad=True) * 1).requires_grad)",
+    "view": "x = torch.randn(3, requires_grad=True); (x * 2)[:2].detach_()",
+    "view_plain": "b = torch.randn(4); b[:2].detach_()",
+    "view_of_leaf": "x = torch.randn(3, requires_grad=True); x.view(3).detach_()",
+    "after_backward": "x = torch.randn(3, requires_grad=True); y = x.exp(); z = y * 2; y.detach_(); z.sum().backward(); (x.grad, y.requires_grad)",
+})
