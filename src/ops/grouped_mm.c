@@ -16,6 +16,9 @@
 #include "kernels/gemm.h"
 #include "kernels/gemm_lp.h"
 
+#include "dispatch/door.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +98,86 @@ static int mm_shapes(int64_t m1, int64_t k1, int64_t k2, int64_t n2) {
     return -1;
 }
 
+/* On meta tensors upstream runs its Python meta kernel (torch/_meta_registrations.py,
+ * meta_grouped_mm) instead: bf16 only, its own wording, and, on a build without CUDA, a contiguous
+ * result. The door runs meta calls on CPU stand-ins (tn_door_on_meta), so the rule is here. */
+static void tuple_str(char *buf, size_t n, int nd, const int64_t *v) {
+    size_t k = (size_t)snprintf(buf, n, "(");
+    for (int i = 0; i < nd && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ", %lld" : "%lld", (long long)v[i]);
+    if (k < n) snprintf(buf + k, n - k, nd == 1 ? ",)" : ")");
+}
+static int meta_strides(const char *name, const tn_tensor *t) {
+    const int e = t->ndim - 1;
+    const int64_t align = 16 / tn_dtype_itemsize(t->dtype);
+    const int64_t *st = t->strides, *sz = t->sizes;
+    int d = -1;
+    if (st[e - 1] == 1 && st[e] >= (sz[e - 1] > 1 ? sz[e - 1] : 1)) d = e;
+    else if (st[e] == 1 && st[e - 1] >= (sz[e] > 1 ? sz[e] : 1)) d = e - 1;
+    if (d >= 0) {
+        if (st[d] % align == 0) return 0;
+        PyErr_Format(PyExc_RuntimeError, "Expected %s stride along %d dim to be multiple of 16 bytes, got %lld.", name, d, (long long)st[d]);
+        return -1;
+    }
+    char a[256], b[256];
+    tuple_str(a, sizeof a, t->ndim, st);
+    tn_shape_str(b, sizeof b, t->ndim, sz);
+    PyErr_Format(PyExc_RuntimeError, "Invalid strides/sizes, got %s for strides and torch.Size(%s) for sizes.", a, b);
+    return -1;
+}
+static PyObject *grouped_mm_meta(tn_value *args) {
+    tn_tensor *a = TN_T(args[0]), *b = TN_T(args[1]);
+    if (a->dtype != TN_DTYPE_BF16 || b->dtype != TN_DTYPE_BF16) {
+        PyErr_Format(PyExc_RuntimeError, "Expected inputs of BF16 type but got mat_a.dtype=torch.%s and mat_b.dtype=torch.%s.",
+                     tn_dtype_infos[a->dtype].name, tn_dtype_infos[b->dtype].name);
+        return NULL;
+    }
+    if (a->ndim < 2 || a->ndim > 3 || b->ndim < 2 || b->ndim > 3) {
+        PyErr_Format(PyExc_RuntimeError, "Multiplicands must be 2D or 3D but got mat_a.dim()=%d and mat_b.dim()=%d", a->ndim, b->ndim);
+        return NULL;
+    }
+    const bool a2 = a->ndim == 2, b2 = b->ndim == 2;
+    if (!(a2 && b2) && a->sizes[a->ndim - 1] != b->sizes[b->ndim - 2])
+        return fail("contraction dimension of mat_a and mat_b must match"), NULL;
+    if (meta_strides("mat_a", a) < 0 || meta_strides("mat_b", b) < 0) return NULL;
+    tn_tensor *offs = args[2].tag == TN_V_TENSOR ? TN_T(args[2]) : NULL;
+    if (a2 || b2) {
+        if (!offs) {
+            PyErr_Format(PyExc_RuntimeError, "Offsets tensor not provided, but is needed for %dD/%dD multiplicand layouts.", a->ndim, b->ndim);
+            return NULL;
+        }
+        if (offs->ndim != 1) {
+            PyErr_Format(PyExc_RuntimeError, "Offsets tensor must be 1D, but got offs.dim()=%d.", offs->ndim);
+            return NULL;
+        }
+        if (offs->dtype != TN_DTYPE_I32) {
+            PyErr_Format(PyExc_RuntimeError, "Offsets tensor must be integer (int32) tensor, but got torch.%s.", tn_dtype_infos[offs->dtype].name);
+            return NULL;
+        }
+    } else if (offs) {
+        return fail("Offsets tensor provided, but is not needed for 3D/3D multiplicand layouts."), NULL;
+    }
+    if (args[3].tag == TN_V_TENSOR) return fail("Bias tensor provided, but it is not supported yet."), NULL;
+    if (args[4].tag == TN_V_DTYPE && args[4].u.dtype != TN_DTYPE_BF16)
+        return fail("If output dtype provided, it must be torch.bfloat16."), NULL;
+    int64_t osz[3];
+    int ond;
+    const int64_t G = offs ? offs->sizes[0] : 0;
+    if (a2 && b2) { osz[0] = G; osz[1] = a->sizes[0]; osz[2] = b->sizes[1]; ond = 3; }
+    else if (a2) {
+        if (G != b->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
+        osz[0] = a->sizes[0]; osz[1] = b->sizes[2]; ond = 2;
+    } else if (b2) {
+        if (G != a->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
+        osz[0] = a->sizes[1]; osz[1] = b->sizes[1]; ond = 2;
+    } else {
+        if (a->sizes[0] != b->sizes[0]) return fail("batched dimension has to match"), NULL;
+        osz[0] = a->sizes[0]; osz[1] = a->sizes[1]; osz[2] = b->sizes[2]; ond = 3;
+    }
+    return tn_tensor_new_empty(ond, osz, TN_DTYPE_BF16, TN_DEVICE_CPU);
+}
+
 PyObject *tn_op__grouped_mm(tn_value *args) {
+    if (tn_door_on_meta()) return grouped_mm_meta(args);
     tn_tensor *a = TN_T(args[0]), *b = TN_T(args[1]);
     const bool has_offs = args[2].tag == TN_V_TENSOR, has_bias = args[3].tag == TN_V_TENSOR;
     if (!gmm_dtype(a->dtype)) {

@@ -140,3 +140,26 @@ cases("grouped_mm_grad_layout", {
                     "g, = torch.autograd.grad((torch._grouped_mm(a, w, offs=offs) * torch.arange(8.)).sum(), a, create_graph=True)\n"
                     "(g.grad_fn.name(), torch.autograd.grad((g * g).sum(), w)[0])",
 })
+
+# meta tensors: upstream's Python meta kernel (bf16 only, its own wording, a contiguous result on a
+# build without CUDA), not the CPU kernel's rules
+MS = "M = dict(device='meta', dtype=torch.bfloat16)\no3 = torch.tensor([3, 3, 7], dtype=torch.int32, device='meta')\n"
+cases("grouped_mm_meta", {k: MS + v for k, v in {
+    "2d3d": "r = torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M), offs=o3)\n(r.device, r.dtype, r.shape, r.stride())",
+    "2d3d_wt": "r = torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 5, 16, **M).transpose(1, 2), offs=o3)\n(r.device, r.shape, r.stride())",
+    "3d3d": "r = torch._grouped_mm(torch.empty(3, 4, 16, **M), torch.empty(3, 16, 8, **M))\n(r.device, r.shape, r.stride())",
+    "2d2d": "r = torch._grouped_mm(torch.empty(4, 16, **M), torch.empty(16, 8, **M), offs=o3)\n(r.device, r.shape, r.stride())",
+    "3d2d": "r = torch._grouped_mm(torch.empty(3, 4, 16, **M), torch.empty(16, 8, **M), offs=o3, out_dtype=torch.bfloat16)\n(r.device, r.shape, r.stride())",
+    "bad_f32": "torch._grouped_mm(torch.empty(10, 16, device='meta'), torch.empty(3, 16, 8, device='meta'), offs=o3)",
+    "bad_dim": "torch._grouped_mm(torch.empty(16, **M), torch.empty(3, 16, 8, **M), offs=o3)",
+    "bad_contraction": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 8, 8, **M), offs=o3)",
+    "bad_stride": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 12, **M), offs=o3)",
+    "bad_layout": "torch._grouped_mm(torch.empty(10, 32, **M)[:, ::2], torch.empty(3, 16, 8, **M), offs=o3)",
+    "bad_no_offs": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M))",
+    "bad_offs_dim": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M), offs=o3.view(1, 3))",
+    "bad_offs_dtype": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M), offs=o3.long())",
+    "bad_offs_3d3d": "torch._grouped_mm(torch.empty(3, 4, 16, **M), torch.empty(3, 16, 8, **M), offs=o3)",
+    "bad_bias": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M), offs=o3, bias=torch.empty(3, 8, **M))",
+    "bad_out_dtype": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(3, 16, 8, **M), offs=o3, out_dtype=torch.float32)",
+    "bad_batch": "torch._grouped_mm(torch.empty(10, 16, **M), torch.empty(2, 16, 8, **M), offs=o3)",
+}.items()})
