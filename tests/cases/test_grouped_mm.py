@@ -112,7 +112,8 @@ cases("grouped_mm_errors", {
 
 GM = "offs = torch.tensor([3, 3, 7, 10], dtype=torch.int32)\n"
 # dyadic leaves: every gradient is exact in float32
-LV = "def leaves(*shapes):\n    torch.manual_seed(0)\n    return [(torch.randint(-8, 9, s).float() / 4).requires_grad_() for s in shapes]\n"
+LV = ("def leaves(*shapes, dtype=torch.float32):\n    torch.manual_seed(0)\n"
+      "    return [(torch.randint(-8, 9, s).float() / 4).to(dtype).requires_grad_() for s in shapes]\n")
 grads("grouped_mm_grad", {k: LV + v for k, v in {
     "2d3d": GM + "ps = leaves((10, 16), (4, 16, 8)); out = torch._grouped_mm(ps[0], ps[1], offs=offs) * torch.arange(8.)",
     "2d3d_wt": GM + "ps = leaves((10, 16), (4, 8, 16)); out = torch._grouped_mm(ps[0], ps[1].transpose(1, 2), offs=offs) * torch.arange(8.)",
@@ -124,6 +125,10 @@ grads("grouped_mm_grad", {k: LV + v for k, v in {
             "ps = leaves((4, 16), (16, 8)); out = torch._grouped_mm(ps[0], ps[1], offs=offs) * torch.arange(8.)",
     "3d2d": "offs = torch.tensor([3, 3, 8], dtype=torch.int32)\n"
             "ps = leaves((3, 4, 16), (16, 8)); out = torch._grouped_mm(ps[0], ps[1], offs=offs) * torch.arange(8.)",
+    "2d3d_bf16": GM + "ps = leaves((10, 16), (4, 8, 16), dtype=torch.bfloat16)\n"
+                 "out = torch._grouped_mm(ps[0], ps[1].transpose(1, 2), offs=offs) * torch.arange(8.).to(torch.bfloat16)",
+    "2d3d_f16": GM + "ps = leaves((10, 16), (4, 16, 8), dtype=torch.float16)\n"
+                "out = torch._grouped_mm(ps[0], ps[1], offs=offs) * torch.arange(8.).to(torch.float16)",
     "moe_silu": GM + "ps = leaves((10, 16), (4, 16, 32), (4, 16, 16))\n"
                 "h = torch._grouped_mm(ps[0], ps[1], offs=offs); h = torch.nn.functional.silu(h[:, :16]) * h[:, 16:]\n"
                 "out = torch._grouped_mm(h, ps[2], offs=offs)",
