@@ -27,15 +27,21 @@ static int fail(const char *msg) {
     return -1;
 }
 
+/* The dim whose stride is the matrix's leading one: the last (column-major) or the one before
+ * (row-major), tried in that order as upstream; -1 when neither. */
+static int lead_dim(const tn_tensor *t) {
+    const int e = t->ndim - 1;
+    const int64_t *st = t->strides, *sz = t->sizes;
+    if (st[e - 1] == 1 && st[e] >= (sz[e - 1] > 1 ? sz[e - 1] : 1)) return e;
+    if (st[e] == 1 && st[e - 1] >= (sz[e] > 1 ? sz[e] : 1)) return e - 1;
+    return -1;
+}
+
 /* upstream's check_valid_strides_and_return_transposed: 1 when column-major, 0 when row-major */
 static int layout_of(const tn_tensor *t) {
-    const int e = t->ndim - 1;
-    const int64_t align = 16 / tn_dtype_itemsize(t->dtype);
+    const int d = lead_dim(t), e = t->ndim - 1;
     const int64_t *st = t->strides, *sz = t->sizes;
-    if (st[e - 1] == 1 && st[e] >= (sz[e - 1] > 1 ? sz[e - 1] : 1))
-        return st[e] % align == 0 ? 1 : fail("strides should be multiple of 16 bytes");
-    if (st[e] == 1 && st[e - 1] >= (sz[e] > 1 ? sz[e] : 1))
-        return st[e - 1] % align == 0 ? 0 : fail("strides should be multiple of 16 bytes");
+    if (d >= 0) return st[d] % (16 / tn_dtype_itemsize(t->dtype)) == 0 ? d == e : fail("strides should be multiple of 16 bytes");
     char a[256], b[256];
     tn_shape_str(a, sizeof a, t->ndim, st);
     tn_shape_str(b, sizeof b, t->ndim, sz);
@@ -98,6 +104,22 @@ static int mm_shapes(int64_t m1, int64_t k1, int64_t k2, int64_t n2) {
     return -1;
 }
 
+/* upstream's output shape (create_grouped_gemm_output_tensor; the meta kernel's is the same):
+ * the number of dims, or -1 with its error */
+static int out_shape(const tn_tensor *a, const tn_tensor *b, int64_t G, int64_t *osz) {
+    const bool a2 = a->ndim == 2, b2 = b->ndim == 2;
+    if (a2 && b2) { osz[0] = G; osz[1] = a->sizes[0]; osz[2] = b->sizes[1]; return 3; }
+    if (a2 || b2) {
+        if (G != (a2 ? b : a)->sizes[0]) return fail("matrix batch sizes have to match");
+        osz[0] = a2 ? a->sizes[0] : a->sizes[1];
+        osz[1] = b->sizes[b->ndim - 1];
+        return 2;
+    }
+    if (a->sizes[0] != b->sizes[0]) return fail("batched dimension has to match");
+    osz[0] = a->sizes[0]; osz[1] = a->sizes[1]; osz[2] = b->sizes[2];
+    return 3;
+}
+
 /* On meta tensors upstream runs its Python meta kernel (torch/_meta_registrations.py,
  * meta_grouped_mm) instead: bf16 only, its own wording, and, on a build without CUDA, a contiguous
  * result. The door runs meta calls on CPU stand-ins (tn_door_on_meta), so the rule is here. */
@@ -107,14 +129,10 @@ static void tuple_str(char *buf, size_t n, int nd, const int64_t *v) {
     if (k < n) snprintf(buf + k, n - k, nd == 1 ? ",)" : ")");
 }
 static int meta_strides(const char *name, const tn_tensor *t) {
-    const int e = t->ndim - 1;
-    const int64_t align = 16 / tn_dtype_itemsize(t->dtype);
+    const int d = lead_dim(t);
     const int64_t *st = t->strides, *sz = t->sizes;
-    int d = -1;
-    if (st[e - 1] == 1 && st[e] >= (sz[e - 1] > 1 ? sz[e - 1] : 1)) d = e;
-    else if (st[e] == 1 && st[e - 1] >= (sz[e] > 1 ? sz[e] : 1)) d = e - 1;
     if (d >= 0) {
-        if (st[d] % align == 0) return 0;
+        if (st[d] % (16 / tn_dtype_itemsize(t->dtype)) == 0) return 0;
         PyErr_Format(PyExc_RuntimeError, "Expected %s stride along %d dim to be multiple of 16 bytes, got %lld.", name, d, (long long)st[d]);
         return -1;
     }
@@ -160,19 +178,8 @@ static PyObject *grouped_mm_meta(tn_value *args) {
     if (args[4].tag == TN_V_DTYPE && args[4].u.dtype != TN_DTYPE_BF16)
         return fail("If output dtype provided, it must be torch.bfloat16."), NULL;
     int64_t osz[3];
-    int ond;
-    const int64_t G = offs ? offs->sizes[0] : 0;
-    if (a2 && b2) { osz[0] = G; osz[1] = a->sizes[0]; osz[2] = b->sizes[1]; ond = 3; }
-    else if (a2) {
-        if (G != b->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
-        osz[0] = a->sizes[0]; osz[1] = b->sizes[2]; ond = 2;
-    } else if (b2) {
-        if (G != a->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
-        osz[0] = a->sizes[1]; osz[1] = b->sizes[1]; ond = 2;
-    } else {
-        if (a->sizes[0] != b->sizes[0]) return fail("batched dimension has to match"), NULL;
-        osz[0] = a->sizes[0]; osz[1] = a->sizes[1]; osz[2] = b->sizes[2]; ond = 3;
-    }
+    const int ond = out_shape(a, b, offs ? offs->sizes[0] : 0, osz);
+    if (ond < 0) return NULL;
     return tn_tensor_new_empty(ond, osz, TN_DTYPE_BF16, TN_DEVICE_CPU);
 }
 
@@ -209,18 +216,8 @@ PyObject *tn_op__grouped_mm(tn_value *args) {
     /* the result: upstream's create_grouped_gemm_output_tensor */
     const int64_t G = offs ? offs->sizes[0] : 0;
     int64_t osz[3];
-    int ond;
-    if (a2 && b2) { osz[0] = G; osz[1] = a->sizes[0]; osz[2] = b->sizes[1]; ond = 3; }
-    else if (a2) {
-        if (G != b->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
-        osz[0] = a->sizes[0]; osz[1] = b->sizes[2]; ond = 2;
-    } else if (b2) {
-        if (G != a->sizes[0]) return fail("matrix batch sizes have to match"), NULL;
-        osz[0] = a->sizes[1]; osz[1] = b->sizes[1]; ond = 2;
-    } else {
-        if (a->sizes[0] != b->sizes[0]) return fail("batched dimension has to match"), NULL;
-        osz[0] = a->sizes[0]; osz[1] = a->sizes[1]; osz[2] = b->sizes[2]; ond = 3;
-    }
+    const int ond = out_shape(a, b, G, osz);
+    if (ond < 0) return NULL;
     if (a->dtype != b->dtype) {   /* each group's mm_out (bmm_out for 3d x 3d) refuses mixed dtypes */
         if (a2 || b2)
             PyErr_Format(PyExc_RuntimeError, "expected m1 and m2 to have the same dtype, but got: %s != %s",
