@@ -18,6 +18,7 @@
 
 #include "dispatch/door.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,14 +72,38 @@ typedef struct {
     bool bt;
 } gemm_job;
 
-static int run_gemm(const gemm_job *j) {
-    if (j->M == 0 || j->N == 0 || j->K == 0) return 0;   /* the result is zero-filled */
+/* The 16-bit kernels move k-pairs as 32-bit units, so they take operands 4-byte aligned; a group
+ * starting at an odd element (2d x 2d's contraction slices) is copied: rows x cols at row stride
+ * ld into a buffer with an even row stride (*ld updated). NULL with MemoryError. */
+static uint16_t *aligned_copy(const char *src, int64_t rows, int64_t cols, int64_t *ld) {
+    const int64_t nld = cols + (cols & 1);
+    uint16_t *d = malloc((size_t)(rows * nld) * sizeof *d);
+    if (!d) return (uint16_t *)PyErr_NoMemory();
+    for (int64_t r = 0; r < rows; r++) memcpy(d + r * nld, src + r * *ld * 2, (size_t)cols * 2);
+    *ld = nld;
+    return d;
+}
+
+static int run_gemm(const gemm_job *jin) {
+    if (jin->M == 0 || jin->N == 0 || jin->K == 0) return 0;   /* the result is zero-filled */
+    gemm_job jc = *jin;
+    const gemm_job *j = &jc;
+    uint16_t *acopy = NULL, *bcopy = NULL;
+    if (jc.dt != TN_DTYPE_F32 && ((uintptr_t)jc.a & 3)) {
+        if (!(acopy = aligned_copy(jc.a, jc.M, jc.K, &jc.lda))) return -1;
+        jc.a = (const char *)acopy;
+    }
+    if (jc.dt != TN_DTYPE_F32 && ((uintptr_t)jc.b & 3)) {
+        if (!(bcopy = aligned_copy(jc.b, jc.bt ? jc.N : jc.K, jc.bt ? jc.K : jc.N, &jc.ldb))) { free(acopy); return -1; }
+        jc.b = (const char *)bcopy;
+    }
     const bool lp = j->dt != TN_DTYPE_F32;
     const tn_lp_type lt = j->dt == TN_DTYPE_BF16 ? TN_LP_BF16 : TN_LP_F16;
     size_t bytes = lp ? tn_gemm_lp_scratch(lt, j->bt, j->M, j->N, j->K)
                  : j->bt ? tn_gemm_nt_f32_scratch(j->M, j->N, j->K) : tn_gemm_f32_scratch(j->M, j->N, j->K);
     void *scratch = bytes ? malloc(bytes) : NULL;
     if (bytes && !scratch) {
+        free(acopy); free(bcopy);
         PyErr_NoMemory();
         return -1;
     }
@@ -93,7 +118,7 @@ static int run_gemm(const gemm_job *j) {
         tn_gemm_f32(j->M, j->N, j->K, 1.0f, (const float *)j->a, j->lda, (const float *)j->b, j->ldb, 0.0f, (float *)j->c,
                     j->ldc, scratch);
     Py_END_ALLOW_THREADS
-    free(scratch);
+    free(scratch); free(acopy); free(bcopy);
     return 0;
 }
 

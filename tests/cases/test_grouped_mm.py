@@ -73,6 +73,9 @@ cases("grouped_mm_lowp", {
         "3d3d": lay("torch._grouped_mm(dy(2, 3, 40).to(torch.DT), dy(2, 40, 16).to(torch.DT))", "r"),
         "2d2d": OFFS + lay("torch._grouped_mm(dy(16, 3).to(torch.DT).t(), dy(16, 8).to(torch.DT), offs=offs)", "r"),
         "3d2d": lay("torch._grouped_mm(dy(2, 3, 16).to(torch.DT), dy(16, 16).to(torch.DT), offs=torch.tensor([9, 16], dtype=torch.int32))", "r"),
+        # groups starting at odd elements of column-major operands (copied aligned for the 16-bit kernels)
+        "2d2d_bt": OFFS + lay("torch._grouped_mm(dy(16, 3).to(torch.DT).t(), dy(8, 16).to(torch.DT).t(), offs=offs)", "r"),
+        "3d2d_bt": lay("torch._grouped_mm(dy(2, 3, 16).to(torch.DT), dy(16, 16).to(torch.DT).t(), offs=torch.tensor([9, 16], dtype=torch.int32))", "r"),
     }.items()
 })
 
