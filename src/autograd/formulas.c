@@ -269,6 +269,44 @@ static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, ma
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     return 0;
 }
+/* _grouped_mm: upstream's _grouped_mm_mat1_backward / _grouped_mm_mat2_backward, each one more
+ * _grouped_mm with the same offs; when the input was column-major in its last two dims, the
+ * product is taken transposed so its gradient comes out column-major too. mat2 first, as mm. */
+static bool gmm_col_major(const tn_meta *m) {
+    const int d = m->ndim;
+    return tn_meta_strides(m)[d - 2] == 1 && tn_meta_strides(m)[d - 1] == tn_meta_sizes(m)[d - 2];
+}
+static PyObject *mt_(PyObject *x) { return x ? tn_at_transpose_int(x, -2, -1) : NULL; }
+static PyObject *gmm_(PyObject *x, PyObject *y, PyObject *offs) {
+    return x && y ? tn_at__grouped_mm(x, y, offs, NULL, NULL) : NULL;
+}
+static int f_grouped_mm(tn_node *n, PyObject **g, PyObject **o) {
+    PyObject *offs = is_tensor_arg(n, 2) ? saved(n, 2) : NULL;
+    if (is_tensor_arg(n, 2) && !offs) return -1;
+    for (int k = 1; k >= 0; k--) {
+        if (!need(n, k)) continue;
+        PyObject *other = saved(n, 1 - k), *r = NULL;
+        if (other) {
+            PyObject *x = NULL, *y = NULL, *p;
+            bool col = gmm_col_major(meta(n, k));
+            if (k == 0) {   /* self: mat2 @ grad^T, transposed; or grad @ mat2^T */
+                if (col) { x = Py_NewRef(other); y = mt_(g[0]); }
+                else { x = Py_NewRef(g[0]); y = mt_(other); }
+            } else {        /* mat2: (grad^T @ self)^T; or self^T @ grad */
+                if (col) { x = mt_(g[0]); y = Py_NewRef(other); }
+                else { x = mt_(other); y = Py_NewRef(g[0]); }
+            }
+            p = gmm_(x, y, offs);
+            r = col ? mt_(p) : Py_XNewRef(p);
+            Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(p);
+            Py_DECREF(other);
+        }
+        if (!r) { Py_XDECREF(offs); return -1; }
+        put(n, o, k, r);
+    }
+    Py_XDECREF(offs);
+    return 0;
+}
 static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NULL; }
 
 /* ---- views and shape ---- */
@@ -4234,7 +4272,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
     {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
     {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, 
+    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW__unsafe_view, f_view},
     {TN_ROW_permute, f_permute}, 
     {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},

@@ -92,6 +92,9 @@ int tn_fill_number(PyObject *t, const tn_value *v);
 
 /* A new dense tensor with explicit strides (a permutation of a contiguous layout), not a view. */
 PyObject *tn_tensor_new_strided(int ndim, const int64_t *sizes, const int64_t *strides, tn_dtype dt);
+/* A new uninitialised tensor with explicit strides, storage sized to the furthest element
+ * (aten::empty_strided; ops/create.c). */
+PyObject *tn_cr_empty_strided(int nd, const int64_t *sizes, const int64_t *strides, tn_dtype dt, tn_device_type dev);
 /* The value of a 0-dim tensor as a kernel scalar (exact; via float64 for other real dtypes). */
 int tn_scalar_of_0dim(PyObject *t, tn_scalar *out);
 

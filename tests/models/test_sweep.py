@@ -32,7 +32,6 @@ XFAIL = {
                 "missing 'weight_v'",
     "hubert": "aten::norm_except_dim (weight_norm parametrization): _WeightNorm.forward() "
               "missing 'weight_v'",
-    "mixtral": "missing op aten::_grouped_mm (transformers' default experts path)",
 }
 
 _RES = []
