@@ -12,7 +12,6 @@
 #include "tn_ops_gen.h"
 
 #include "kernels/nn.h"
-#include "kernels/vmath.h"
 #include "core/parallel.h"
 
 #include <math.h>
@@ -205,7 +204,7 @@ static PyObject *layer_norm_impl(tn_value *a, bool all3) {
                                   (double *)mp, (double *)rp, M, N, eps);
             else if (x->dtype == TN_DTYPE_F32)   /* upstream's float kernel, its rounding (8 lanes AVX2, 16 AVX-512) */
                 tn_layer_norm_f32_upstream((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
-                                           (float *)mp, (float *)rp, M, N, eps, tn_vm_isa() >= 2 ? 16 : 8);
+                                           (float *)mp, (float *)rp, M, N, eps, tn_upstream_f32_lanes());
             else
                 tn_layer_norm_f32((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
                                   (float *)mp, (float *)rp, M, N, eps);

@@ -76,6 +76,22 @@ cases("layer_norm_f32_bits", {
     "two_dims": "torch.manual_seed(0)\ntorch.layer_norm(torch.randn(3, 5, 9), [5, 9])",
 })
 
+# float32 softmax over the last dim in upstream's bits (kernels/ref/softmax.c sm_row_exact: Sleef's
+# expf, reduce_all's lane order, a multiply by 1 / sum): attention probabilities of the sweep's
+# xlm / flaubert / canine drifted past the model tolerance from last-bit differences here
+cases("softmax_f32_bits", {
+    f"n{n}": f"torch.manual_seed(0)\ntorch.softmax(torch.randn(6, {n}) * 3, -1)" for n in (1, 3, 7, 8, 9, 16, 29, 64, 200, 1000)
+} | {
+    "attention_4d": "torch.manual_seed(0)\ntorch.softmax(torch.randn(2, 4, 8, 8) * 2, dim=-1)",
+    "functional": "torch.manual_seed(0)\ntorch.nn.functional.softmax(torch.randn(3, 40), dim=1)",
+    "masked": "torch.manual_seed(0)\nx = torch.randn(4, 12)\nx[:, 5:] = float('-inf')\ntorch.softmax(x, -1)",
+    "large_spread": "torch.manual_seed(0)\ntorch.softmax(torch.randn(4, 33) * 60, -1)",
+    "specials": "x = torch.tensor([[0., float('inf'), 1.], [float('-inf')] * 3, [float('nan'), 0., 1.], [1e30, -1e30, 0.]])\n"
+                "torch.softmax(x, -1)",
+    "safe_softmax": "x = torch.randn(3, 9)\nx[1] = float('-inf')\ntorch.ops.aten._safe_softmax.default(x, -1)",
+    "method": "torch.manual_seed(0)\ntorch.randn(5, 17).softmax(-1)",
+})
+
 cases("layer_norm_errors", [
     "torch.layer_norm(x, [7])", "torch.layer_norm(x, [])", "torch.layer_norm(x, [8], torch.ones(7))",
     "torch.layer_norm(x, [8], None, torch.ones(3))", "torch.layer_norm(torch.arange(8).reshape(1, 8), [8])",
