@@ -28,12 +28,6 @@ void tn_row_scale_f32(float *y, float c, int64_t n);
 
 /* Layer norm over rows of a contiguous [M, N] buffer. w, b: N elements or NULL. mean and rstd:
  * M elements each (rstd = 1 / sqrt(var + eps), biased variance). */
-/* upstream's float vector width on this host (kernels/ref/softmax.c): 16 where ATen runs its
- * AVX-512 kernels, else 8 */
-int tn_upstream_f32_lanes(void);
-/* float32 layer norm in upstream's rounding (kernels/ref/nn.c); lanes: upstream's float vector width */
-void tn_layer_norm_f32_upstream(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
-                                int64_t M, int64_t N, double eps, int lanes);
 void tn_layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
                        int64_t M, int64_t N, double eps);
 void tn_layer_norm_f64(const double *x, const double *w, const double *b, double *y, double *mean,

@@ -202,9 +202,6 @@ static PyObject *layer_norm_impl(tn_value *a, bool all3) {
             if (ct == TN_DTYPE_F64)
                 tn_layer_norm_f64((const double *)xp, (const double *)wp, (const double *)bp, (double *)yp,
                                   (double *)mp, (double *)rp, M, N, eps);
-            else if (x->dtype == TN_DTYPE_F32)   /* upstream's float kernel, its rounding (8 lanes AVX2, 16 AVX-512) */
-                tn_layer_norm_f32_upstream((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
-                                           (float *)mp, (float *)rp, M, N, eps, tn_upstream_f32_lanes());
             else
                 tn_layer_norm_f32((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
                                   (float *)mp, (float *)rp, M, N, eps);

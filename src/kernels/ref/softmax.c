@@ -18,7 +18,6 @@
 #include "core/parallel.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
@@ -78,138 +77,7 @@ SM_CLONES static void row_smax_bwd(float *gi, const float *g, const float *y, fl
     for (int64_t j = 0; j < n; j++) gi[j] = y[j] * (g[j] - d);
 }
 
-/* ---- softmax over one row in upstream's bits ----
- * ATen's _vec_softmax_lastdim for float (SoftMaxKernel.cpp, AVX2 / AVX-512 builds): max and sum by
- * vec::reduce_all (below one vector a plain left fold; else lane accumulators over whole
- * vectors, the tail folded into lanes [0, r), then the lanes folded pairwise i ^ W/2, ..., i ^ 1),
- * exp by Sleef's expf (u10: every multiply-add fused), then a multiply by 1 / sum. Measured bit
- * for bit against torch 2.13.0 (AVX2) on rows of 3 to 200 elements. fmaf is exact on every host;
- * the FMA clone only makes it fast. */
-/* y[i] = Sleef expf(x[i] - mx), lane by lane (branch-free so it vectorises) */
-#define SL_EXP_DEF(NAME, ATTR)                                                                       \
-    ATTR static void NAME(const float *restrict x, float *restrict y, float mx, int64_t n) {          \
-        for (int64_t i = 0; i < n; i++) {                                                            \
-            float dd = x[i] - mx;                                                                    \
-            float dc = dd < -104.0f ? -104.0f : dd;                                                  \
-            dc = dc > 100.0f ? 100.0f : dc;                                                          \
-            dc = dd != dd ? 0.0f : dc;                                                               \
-            float qr = rintf(dc * 1.442695040888963407359924681001892137f);                          \
-            int32_t q = (int32_t)qr;                                                                 \
-            float sv = fmaf(qr, -0.693145751953125f, dc);                                            \
-            sv = fmaf(qr, -1.428606765330187045e-06f, sv);                                           \
-            float u = fmaf(0.000198527617612853646278381f, sv, 0.00139304355252534151077271f);       \
-            u = fmaf(u, sv, 0.00833336077630519866943359f);                                          \
-            u = fmaf(u, sv, 0.0416664853692054748535156f);                                           \
-            u = fmaf(u, sv, 0.166666671633720397949219f);                                            \
-            u = fmaf(u, sv, 0.5f);                                                                   \
-            u = 1.0f + fmaf(sv * sv, u, sv);                                                         \
-            int32_t h = q >> 1;                                                                      \
-            uint32_t b1 = (uint32_t)(h + 127) << 23, b2 = (uint32_t)(q - h + 127) << 23;             \
-            float f1, f2;                                                                            \
-            memcpy(&f1, &b1, 4);                                                                     \
-            memcpy(&f2, &b2, 4);                                                                     \
-            u = (u * f1) * f2;                                                                       \
-            u = dd < -104.0f ? 0.0f : u;                                                             \
-            u = dd > 100.0f ? INFINITY : u;                                                          \
-            y[i] = dd != dd ? dd : u;                                                                \
-        }                                                                                            \
-    }
-static inline float vmaxf(float a, float b) { return (a != a || b != b) ? NAN : (a > b ? a : b); }
-#define SL_ROW_BODY                                                                                  \
-    {                                                                                                \
-        float acc[16];                                                                               \
-        float mx;                                                                                    \
-        if (n < W) {                                                                                 \
-            mx = x[0];                                                                               \
-            for (int64_t i = 1; i < n; i++) mx = vmaxf(mx, x[i]);                                    \
-        } else {                                                                                     \
-            for (int l = 0; l < W; l++) acc[l] = x[l];                                               \
-            int64_t d = W;                                                                           \
-            for (; d < n - n % W; d += W)                                                            \
-                for (int l = 0; l < W; l++) acc[l] = vmaxf(acc[l], x[d + l]);                        \
-            for (int64_t l = 0; l < n - d; l++) acc[l] = vmaxf(acc[l], x[d + l]);                    \
-            for (int st = W / 2; st >= 1; st /= 2) {                                                 \
-                float nx[16];                                                                        \
-                for (int l = 0; l < W; l++) nx[l] = vmaxf(acc[l], acc[l ^ st]);                      \
-                memcpy(acc, nx, sizeof nx);                                                          \
-            }                                                                                        \
-            mx = acc[0];                                                                             \
-        }                                                                                            \
-        if (safe && mx == -INFINITY) {                                                               \
-            memset(y, 0, (size_t)n * sizeof *y);                                                     \
-            return;                                                                                  \
-        }                                                                                            \
-        SL_EXP(x, y, mx, n);                                                                         \
-        float sum;                                                                                   \
-        if (n < W) {                                                                                 \
-            sum = y[0];                                                                              \
-            for (int64_t i = 1; i < n; i++) sum = sum + y[i];                                        \
-        } else {                                                                                     \
-            for (int l = 0; l < W; l++) acc[l] = y[l];                                               \
-            int64_t d = W;                                                                           \
-            for (; d < n - n % W; d += W)                                                            \
-                for (int l = 0; l < W; l++) acc[l] = acc[l] + y[d + l];                              \
-            for (int64_t l = 0; l < n - d; l++) acc[l] = acc[l] + y[d + l];                          \
-            for (int st = W / 2; st >= 1; st /= 2) {                                                 \
-                float nx[16];                                                                        \
-                for (int l = 0; l < W; l++) nx[l] = acc[l] + acc[l ^ st];                            \
-                memcpy(acc, nx, sizeof nx);                                                          \
-            }                                                                                        \
-            sum = acc[0];                                                                            \
-        }                                                                                            \
-        float inv = 1.0f / sum;                                                                      \
-        for (int64_t i = 0; i < n; i++) y[i] = y[i] * inv;                                           \
-    }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-SL_EXP_DEF(sl_exp_fma, __attribute__((target("avx2,fma"), optimize("no-trapping-math"))))
-#define SL_EXP sl_exp_fma
-static void sm_row_exact_fma(const float *x, float *y, int64_t n, int W, bool safe)
-SL_ROW_BODY
-#undef SL_EXP
-#define SM_HAVE_FMA_CLONE 1
-#endif
-SL_EXP_DEF(sl_exp_plain, __attribute__((optimize("no-trapping-math"))))
-#define SL_EXP sl_exp_plain
-static void sm_row_exact_plain(const float *x, float *y, int64_t n, int W, bool safe)
-SL_ROW_BODY
-#undef SL_EXP
-
-/* upstream's float vector width on this host: 16 where its AVX-512 kernels run (avx512f, bw,
- * vl and dq), else 8 (AVX2; its DEFAULT build also has 8-float vectors). A host fact, not the
- * TN_VEXP choice: it says how upstream rounds. */
-int tn_upstream_f32_lanes(void) {
-    static int w;
-    if (!w) {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-        __builtin_cpu_init();
-        w = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-                    __builtin_cpu_supports("avx512dq") ? 16 : 8;
-#else
-        w = 8;
-#endif
-    }
-    return w;
-}
-
-static void sm_row_exact(const float *x, float *y, int64_t n, bool safe) {
-    static int w, fma_ok = -1;
-    if (fma_ok < 0) {
-        w = tn_upstream_f32_lanes();
-#ifdef SM_HAVE_FMA_CLONE
-        __builtin_cpu_init();
-        fma_ok = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2") ? 1 : 0;
-#else
-        fma_ok = 0;
-#endif
-    }
-#ifdef SM_HAVE_FMA_CLONE
-    if (fma_ok) { sm_row_exact_fma(x, y, n, w, safe); return; }
-#endif
-    sm_row_exact_plain(x, y, n, w, safe);
-}
-
 static void fwd_row(const float *x, float *y, int64_t n, bool lg, bool safe) {
-    if (!lg && n > 0) { sm_row_exact(x, y, n, safe); return; }
     float mx = tn_row_max_f32(x, n);
     if (safe && mx == -INFINITY) {
         memset(y, 0, (size_t)n * sizeof *y);
