@@ -1910,6 +1910,9 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     /* embedding_bag (helper-embbag, ops/embbag.c): the composites call _embedding_bag through the door */
     {TN_ROW_embedding_bag, tn_op_embedding_bag, -1}, {TN_ROW_embedding_bag_padding_idx, tn_op_embedding_bag_padding_idx, -1},
     {TN_ROW_grid_sampler, tn_op_grid_sampler, -1}, {TN_ROW_affine_grid_generator_backward, tn_op_affine_grid_generator_backward, -1},
+    /* weight norm (ops/weight_norm.c): WeightNorm.cpp's composites through the door */
+    {TN_ROW_norm_except_dim, tn_op_norm_except_dim, -1}, {TN_ROW__weight_norm, tn_op__weight_norm, -1},
+    {TN_ROW__weight_norm_differentiable_backward, tn_op__weight_norm_differentiable_backward, -1},
 };
 
 static int decomp_index[TN_OP_COUNT];   /* entry + 1, 0 none */

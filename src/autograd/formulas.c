@@ -4223,6 +4223,25 @@ static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* _weight_norm_interface(v, g, dim) -> (w, norm): v, g: grad.defined() ? (GradMode::is_enabled() ?
+ * _weight_norm_differentiable_backward(grad.contiguous(), v, g, result1, dim) :
+ * _weight_norm_interface_backward(grad.contiguous(), v, g, result1, dim)) : nothing */
+static int f_weight_norm_interface(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (!g[0]) DONE;
+    PyObject *gc = K(tn_at_contiguous(g[0], NULL)), *v = gc ? K(saved(n, 0)) : NULL;
+    PyObject *gs = v ? K(saved(n, 1)) : NULL, *r1 = gs ? K(result(n, 1)) : NULL;
+    if (!r1) DONE_ERR;
+    PyObject *r = K((tn_grad_enabled() ? tn_at__weight_norm_differentiable_backward : tn_at__weight_norm_interface_backward)(
+        gc, v, gs, r1, arg_i(n, 2)));
+    if (!r) DONE_ERR;
+    for (int k = 0; k < 2; k++) {
+        PyObject *x = PyTuple_GetItem(r, k);
+        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
+    }
+    DONE;
+}
+
 /* grid_sampler_{2,3}d(input, grid, interpolation_mode, padding_mode, align_corners): input, grid:
  * grid_sampler_{2,3}d_backward(grad, input, grid, ..., grad_input_mask) */
 static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
@@ -4280,6 +4299,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
     {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
+    {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},

@@ -1,8 +1,8 @@
 /* legacy_types.c — torch.FloatTensor and its siblings: the legacy per-dtype tensor classes
  * (metaclass torch.tensortype) that upstream's C++ writes into torch at _initExtension.
  * isinstance(t, torch.FloatTensor) checks t's dtype; torch.FloatTensor(2, 3) makes an empty
- * tensor of that dtype and torch.FloatTensor([1, 2]) copies data, through torch.empty /
- * torch.tensor. */
+ * tensor of that dtype and torch.FloatTensor([1, 2]) / torch.FloatTensor(ndarray) copies data,
+ * through the legacy constructor Tensor.new uses (python/tensor.c). */
 #include "python/common.h"
 #include "python/tensor.h"
 
@@ -28,28 +28,20 @@ static PyMethodDef meta_methods[] = {{"__instancecheck__", instancecheck, METH_O
 static PyType_Slot meta_slots[] = {{Py_tp_methods, meta_methods}, {0, NULL}};
 static PyType_Spec meta_spec = {"torch.tensortype", 0, 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, meta_slots};
 
-/* cls(*sizes) -> torch.empty(sizes, dtype); cls(sequence) -> torch.tensor(seq, dtype) */
+/* cls(...): upstream's legacy constructor on the class's dtype, on the CPU (the one Tensor.new
+ * and torch.Tensor(...) use: sizes, a storage, a tensor of that dtype, or data such as a list
+ * or a numpy array) */
 static PyObject *legacy_new(PyObject *unused, PyObject *args, PyObject *kw) {
     Py_ssize_t n = PyTuple_Size(args);
     if (n < 1) return PyErr_Format(PyExc_TypeError, "legacy tensor constructor needs its class");
-    PyObject *cls = PyTuple_GetItem(args, 0);
-    PyObject *dt = PyObject_GetAttrString(cls, "dtype");
-    PyObject *torch = dt ? PyImport_ImportModule("torch") : NULL;
-    if (!torch) { Py_XDECREF(dt); return NULL; }
-    if (n == 2 && !PyList_Check(PyTuple_GetItem(args, 1)) && PyObject_HasAttrString(PyTuple_GetItem(args, 1), "untyped")) {
-        /* cls(storage): a 1-d tensor over the storage (distributed's object collectives) */
-        PyObject *e = PyObject_CallMethod(torch, "empty", "(i)", 0);
-        PyObject *e2 = e ? PyObject_CallMethod(e, "to", "O", dt) : NULL;
-        PyObject *r = e2 ? PyObject_CallMethod(e2, "set_", "O", PyTuple_GetItem(args, 1)) : NULL;
-        Py_XDECREF(e); Py_XDECREF(e2); Py_DECREF(torch); Py_DECREF(dt);
-        return r;
-    }
-    PyObject *rest = PyTuple_GetSlice(args, 1, n);
-    bool data = n == 2 && (PyList_Check(PyTuple_GetItem(args, 1)) || PyTuple_Check(PyTuple_GetItem(args, 1)));
-    PyObject *fn = rest ? PyObject_GetAttrString(torch, data ? "tensor" : "empty") : NULL;
-    PyObject *k = fn ? Py_BuildValue("{sO}", "dtype", dt) : NULL;
-    PyObject *r = k ? PyObject_Call(fn, rest, k) : NULL;
-    Py_XDECREF(k); Py_XDECREF(fn); Py_XDECREF(rest); Py_DECREF(torch); Py_DECREF(dt);
+    PyObject *dt = PyObject_GetAttrString(PyTuple_GetItem(args, 0), "dtype");
+    if (!dt) return NULL;
+    tn_dtype d;
+    int ok = tn_py_to_dtype(dt, &d);
+    Py_DECREF(dt);
+    PyObject *rest = ok < 0 ? NULL : PyTuple_GetSlice(args, 1, n);
+    PyObject *r = rest ? tn_legacy_tensor_new(d, TN_DEVICE_CPU, rest, kw) : NULL;
+    Py_XDECREF(rest);
     return r;
 }
 static PyMethodDef new_def = {"__new__", (PyCFunction)(void (*)(void))legacy_new, METH_VARARGS | METH_KEYWORDS, NULL};

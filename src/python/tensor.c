@@ -60,7 +60,6 @@ static void tensor_dealloc(PyObject *self) {
     Py_DECREF(tp);
 }
 
-static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw);
 
 /* TensorBase(...) directly: upstream only allows subclass construction through _make_subclass
  * or the legacy torch.Tensor(...) constructor: Tensor.new on the default dtype (legacy_new:
@@ -75,7 +74,7 @@ static PyObject *tensor_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     if (n == 1 && tn_py_is_tensor(PyTuple_GetItem(args, 0)) && !(kw && PyDict_Size(kw)))
         r = tn_at_alias(PyTuple_GetItem(args, 0));   /* other.alias(), any dtype, as upstream */
     else
-        r = legacy_new(tn_py.default_dtype, TN_DEVICE_CPU, args, kw);
+        r = tn_legacy_tensor_new(tn_py.default_dtype, TN_DEVICE_CPU, args, kw);
     if (!r || Py_TYPE(r) == tp) return r;
     tn_tensor t = *tn_tensor_of(r);
     tn_storage_incref(t.storage);
@@ -323,11 +322,23 @@ PyObject *tn_tensor_delitem(PyObject *self, PyObject *index);
  * new() empty 1-d; new(storage) a 1-d tensor over an UntypedStorage or a TypedStorage of
  * self's dtype (default_collate builds its shared batch so); new(tensor) an alias of a tensor
  * of self's dtype; new(*sizes) / new(torch.Size) uninitialised; new(sequence) a copy of data. */
-static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw) {
+/* an int argument of the size form: a Python int or, as upstream's parser takes them, any
+ * non-tensor with __index__ (numpy integer scalars, 0-dim integer arrays) */
+static bool legacy_size_arg(PyObject *o) {
+    if (PyLong_Check(o)) return true;
+    if (tn_py_is_tensor(o) || !PyIndex_Check(o)) return false;
+    PyObject *i = PyNumber_Index(o);   /* numpy arrays have the slot but refuse unless 0-dim integer */
+    if (!i) { PyErr_Clear(); return false; }
+    Py_DECREF(i);
+    return true;
+}
+
+PyObject *tn_legacy_tensor_new(tn_dtype dt, tn_device_type device, PyObject *args, PyObject *kw) {
     Py_ssize_t n = PyTuple_Size(args);
     if (kw && PyDict_Size(kw)) {
         PyObject *dev = PyDict_GetItemString(kw, "device");
-        if (PyDict_Size(kw) > 1 || !dev) return tn_not_implemented("Tensor.new(...) with keyword arguments other than device");
+        if (PyDict_Size(kw) > 1 || !dev)
+            return PyErr_Format(PyExc_TypeError, "new() received an invalid combination of arguments: the only keyword argument is device");
         tn_device_type t; int idx;
         if (dev != Py_None && tn_py_parse_device(dev, &t, &idx) < 0) return NULL;
         if (dev != Py_None && t != device) return tn_not_implemented("Tensor.new(...) on another device");
@@ -373,7 +384,7 @@ static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, 
     bool sizes = true;
     PyObject *dims = args;
     if (n == 1 && PyObject_TypeCheck(a0, tn_py.size_type)) dims = a0;
-    else if (n == 1 && !PyLong_Check(a0)) sizes = false;
+    else if (n == 1 && !legacy_size_arg(a0)) sizes = false;
     if (sizes) {
         int64_t sz[TN_MAX_DIMS];
         Py_ssize_t nd = PySequence_Size(dims);
@@ -382,14 +393,17 @@ static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, 
         for (Py_ssize_t i = 0; i < nd; i++) {
             PyObject *d = PySequence_GetItem(dims, i);
             if (!d) return NULL;
-            if (!PyLong_Check(d)) {
+            if (!legacy_size_arg(d)) {
                 PyErr_Format(PyExc_TypeError, "new(): argument 'size' must be tuple of ints, but found element of type %s at pos %zd",
                              tn_py_type_name(d), i);
                 Py_DECREF(d);
                 return NULL;
             }
-            sz[i] = PyLong_AsLongLong(d);
+            PyObject *di = PyNumber_Index(d);
             Py_DECREF(d);
+            if (!di) return NULL;
+            sz[i] = PyLong_AsLongLong(di);
+            Py_DECREF(di);
             if (sz[i] == -1 && PyErr_Occurred()) return NULL;
             if (sz[i] < 0) return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld]", (long long)sz[i], (long long)sz[i]);
         }
@@ -412,7 +426,7 @@ static PyObject *legacy_new(tn_dtype dt, tn_device_type device, PyObject *args, 
     return r;
 }
 static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
-    return legacy_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
+    return tn_legacy_tensor_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
 }
 
 static PyMethodDef tensor_methods[] = {

@@ -192,6 +192,38 @@ cases("tensor_new", {
     "negative": "torch.ones(2).new(-1)",
 }, setup=PRE, vars=False)
 
+# torch.FloatTensor(...) and its siblings: the same legacy constructor as Tensor.new on the
+# class's dtype; numpy arrays (any dtype, non-contiguous slices) are data, numpy integer scalars
+# and 0-dim integer arrays are sizes (transformers' sinusoidal position tables: marian, pegasus)
+cases("legacy_ctor", {
+    "np_slices": "import numpy as np\na = np.arange(24.).reshape(4, 6) / 7\n"
+                 "(torch.FloatTensor(np.sin(a[:, 0::2])), torch.FloatTensor(np.cos(a[:, 1::2])))",
+    "np_f64": "import numpy as np\ntorch.FloatTensor(np.arange(6.).reshape(2, 3) / 3)",
+    "np_transposed": "import numpy as np\ntorch.DoubleTensor(np.arange(6.).reshape(2, 3).T)",
+    "np_int_to_long": "import numpy as np\ntorch.LongTensor(np.arange(3))",
+    "np_int_to_float": "import numpy as np\ntorch.FloatTensor(np.ones((2, 2), dtype=np.int64))",
+    "np_bool": "import numpy as np\ntorch.BoolTensor(np.array([0, 1, 2]))",
+    "np_0d_float": "import numpy as np\ntorch.FloatTensor(np.array(3.5))",
+    "np_empty": "import numpy as np\ntorch.FloatTensor(np.ones((2, 0)))",
+    "np_int_scalar_size": "import numpy as np\ntorch.FloatTensor(np.int64(3)).shape",
+    "np_int_0d_size": "import numpy as np\ntorch.FloatTensor(np.array(3)).shape",
+    "np_int_sizes": "import numpy as np\ntorch.FloatTensor(2, np.int32(3)).shape",
+    "new_np_int_size": "import numpy as np\ntorch.ones(2).new(np.int64(4)).shape",
+    "np_float_scalar": "import numpy as np\ntorch.FloatTensor(np.float64(2.0))",
+    "no_args": "torch.FloatTensor()",
+    "list": "torch.IntTensor([[1, 2], [3, 4]])",
+    "tuple": "torch.FloatTensor((1, 2))",
+    "size": "torch.FloatTensor(torch.Size([2, 3])).shape",
+    "ints": "(torch.HalfTensor(2, 3).shape, torch.HalfTensor(2, 3).dtype)",
+    "device_kw": "torch.FloatTensor(2, device='cpu').shape",
+    "tensor_same_dtype": "a = torch.arange(3.)\nb = torch.FloatTensor(a)\nb[0] = 7\n(a, b.data_ptr() == a.data_ptr())",
+    "tensor_other_dtype": "torch.FloatTensor(torch.ones(2).double())",
+    "storage": "torch.FloatTensor(torch.arange(4.).untyped_storage())",
+    "str": "torch.FloatTensor('ab')",
+    "dtype_kw": "torch.FloatTensor(2, dtype=torch.float64)",
+    "negative": "torch.LongTensor(-2)",
+}, setup=PRE, vars=False)
+
 # default_collate calls torch.stack(batch, 0, out=None): a function with an out= overload takes
 # out=None as absent; methods and functions without one reject out=
 cases("out_none", {

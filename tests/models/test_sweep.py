@@ -25,13 +25,6 @@ SUBSET = ["bert", "roberta", "distilbert", "electra", "gpt2", "gpt_neox", "opt",
 # Known failures on torchnative: {model type: the blocker}, marked xfail(strict=True) so a fix
 # shows up as an unexpected pass.
 XFAIL = {
-    # parametrizations.weight_norm's right_inverse calls torch.norm_except_dim; our refusal is a
-    # NotImplementedError, which torch.nn.utils.parametrize catches as "no right_inverse", so the
-    # parametrization is built with one original instead of (g, v) and fails later
-    "wav2vec2": "aten::norm_except_dim (weight_norm parametrization): _WeightNorm.forward() "
-                "missing 'weight_v'",
-    "hubert": "aten::norm_except_dim (weight_norm parametrization): _WeightNorm.forward() "
-              "missing 'weight_v'",
 }
 
 _RES = []
