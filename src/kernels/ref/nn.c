@@ -68,7 +68,8 @@ TN_SOFTMAX_DEF(tn_softmax_f64, double)
         }                                                                                        \
     }
 
-TN_LAYER_NORM_DEF(tn_layer_norm_f32, float)
+/* f32: kernels/layer_norm.c (upstream's rounding); this one also serves reduced-precision input */
+TN_LAYER_NORM_DEF(tn_layer_norm_f32_wide, float)
 TN_LAYER_NORM_DEF(tn_layer_norm_f64, double)
 
 #define TN_RMS_NORM_DEF(NAME, T)                                                                 \
