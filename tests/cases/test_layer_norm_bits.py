@@ -1,4 +1,4 @@
-"""float32 layer norm, forward (native_layer_norm: output, mean, rstd) and backward
+"""float32 and float64 layer norm, forward (native_layer_norm: output, mean, rstd) and backward
 (native_layer_norm_backward: dx, dgamma, dbeta), compared bit for bit with upstream's CPU kernel
 (src/kernels/layer_norm.c, docs/layer_norm.md).
 
@@ -86,3 +86,8 @@ with torch.no_grad():
 (x.grad, m.weight.grad, m.bias.grad)
 """
 cases("layer_norm_bwd_bits", bwd, tol=TOL)
+
+# float64: upstream's double kernel, same steps over 4 (AVX-512: 8) lanes
+f64 = {k + "-f64": v.replace("\nx = R(", "\nx = R(").replace(") * scale + shift\n", ").double() * scale + shift\n", 1)
+       for k, v in list(fwd.items()) + list(bwd.items()) if k.startswith("n")}
+cases("layer_norm_f64_bits", f64, tol=TOL)
