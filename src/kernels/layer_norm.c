@@ -53,7 +53,7 @@ static ln_model ln_pick(void) {
         ln_model m = {8, 0};
 #if defined(__x86_64__)
         __builtin_cpu_init();
-        ln_has_fma = __builtin_cpu_supports("fma");
+        ln_has_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
         if (__builtin_cpu_supports("avx512f")) m = (ln_model){16, 1};
         else if (__builtin_cpu_supports("avx2") && ln_has_fma) m = (ln_model){8, 1};
 #endif

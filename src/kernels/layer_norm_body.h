@@ -1,9 +1,9 @@
 /* layer_norm_body.h — the steps of kernels/layer_norm.c for one type: included with LN_T (float
  * or double), LN_FMA / LN_SQRT (its fma / sqrt) and LN_N(name) (the type's function names). */
-static inline LN_T LN_N(fma)(int fused, LN_T a, LN_T b, LN_T c) { return fused ? LN_FMA(a, b, c) : a * b + c; }
+static inline __attribute__((always_inline)) LN_T LN_N(fma)(int fused, LN_T a, LN_T b, LN_T c) { return fused ? LN_FMA(a, b, c) : a * b + c; }
 
 /* Merge lane state (m0a, m1a, m2a) into (m0, m1, m2), every lane at once. */
-static inline void LN_N(merge)(ln_model md, int64_t m0a, const LN_T *m1a, const LN_T *m2a, int64_t *m0, LN_T *m1,
+static inline __attribute__((always_inline)) void LN_N(merge)(ln_model md, int64_t m0a, const LN_T *m1a, const LN_T *m2a, int64_t *m0, LN_T *m1,
                             LN_T *m2) {
     int64_t n = *m0 + m0a;
     LN_T c = n == 0 ? (LN_T)0 : (LN_T)m0a / (LN_T)n;
@@ -18,7 +18,7 @@ static inline void LN_N(merge)(ln_model md, int64_t m0a, const LN_T *m1a, const 
     *m0 = n;
 }
 
-static inline void LN_N(moments)(ln_model md, const LN_T *x, int64_t N, LN_T *mean, LN_T *var) {
+static inline __attribute__((always_inline)) void LN_N(moments)(ln_model md, const LN_T *x, int64_t N, LN_T *mean, LN_T *var) {
     const int L = md.lanes;
     int64_t n = N / L, chunks = (n + LN_CHUNK - 1) / LN_CHUNK;
     int depth = 0;
@@ -75,7 +75,7 @@ static inline void LN_N(moments)(ln_model md, const LN_T *x, int64_t N, LN_T *me
     *var = m2 / (LN_T)N;
 }
 
-static inline void LN_N(rows)(ln_model md, const LN_T *x, const LN_T *w, const LN_T *b, LN_T *y, LN_T *mean,
+static inline __attribute__((always_inline)) void LN_N(rows)(ln_model md, const LN_T *x, const LN_T *w, const LN_T *b, LN_T *y, LN_T *mean,
                            LN_T *rstd, int64_t M, int64_t N, double eps) {
     LN_T e = (LN_T)eps;
     for (int64_t r = 0; r < M; r++) {
@@ -101,11 +101,16 @@ static void LN_N(portable)(ln_model md, const LN_T *x, const LN_T *w, const LN_T
 }
 
 #if defined(__x86_64__)
-/* Same steps with LN_FMA as one instruction (hosts with FMA; contraction stays off). */
-__attribute__((target("fma"))) static void LN_N(fma_host)(ln_model md, const LN_T *x, const LN_T *w, const LN_T *b,
-                                                       LN_T *y, LN_T *mean, LN_T *rstd, int64_t M, int64_t N,
-                                                       double eps) {
-    LN_N(rows)(md, x, w, b, y, mean, rstd, M, N, eps);
+/* Same steps with LN_FMA as one instruction and the lane loops vectorised (hosts with AVX2 + FMA;
+ * contraction stays off, so every lane rounds as the scalar code). The lane count is made a
+ * constant so the compiler can unroll and vectorise the lane loops. */
+__attribute__((target("avx2,fma"))) static void LN_N(fma_host)(ln_model md, const LN_T *x, const LN_T *w,
+                                                            const LN_T *b, LN_T *y, LN_T *mean, LN_T *rstd,
+                                                            int64_t M, int64_t N, double eps) {
+    if (md.lanes == 8) LN_N(rows)((ln_model){8, 1}, x, w, b, y, mean, rstd, M, N, eps);
+    else if (md.lanes == 16) LN_N(rows)((ln_model){16, 1}, x, w, b, y, mean, rstd, M, N, eps);
+    else if (md.lanes == 4) LN_N(rows)((ln_model){4, 1}, x, w, b, y, mean, rstd, M, N, eps);
+    else LN_N(rows)(md, x, w, b, y, mean, rstd, M, N, eps);
 }
 #endif
 
@@ -124,18 +129,18 @@ __attribute__((target("fma"))) static void LN_N(fma_host)(ln_model md, const LN_
 
 /* sum over j of f(j) as vec::map*_reduce_all folds it; f(j) = p[j] * q[j] * r[j] with q or r
  * NULL meaning absent (multiplying by 1 is skipped, as the lambdas skip it). */
-static inline LN_T LN_N(prod)(const LN_T *p, const LN_T *q, const LN_T *r, int64_t j) {
+static inline __attribute__((always_inline)) LN_T LN_N(prod)(const LN_T *p, const LN_T *q, const LN_T *r, int64_t j) {
     LN_T v = p[j];
     if (q) v = v * q[j];
     if (r) v = v * r[j];
     return v;
 }
-static inline LN_T LN_N(acc)(ln_model md, LN_T acc, const LN_T *p, const LN_T *q, const LN_T *r, int64_t j) {
+static inline __attribute__((always_inline)) LN_T LN_N(acc)(ln_model md, LN_T acc, const LN_T *p, const LN_T *q, const LN_T *r, int64_t j) {
     if (!md.fused || !q) return acc + LN_N(prod)(p, q, r, j);
     if (!r) return LN_FMA(p[j], q[j], acc);
     return LN_FMA(p[j] * q[j], r[j], acc);
 }
-static inline LN_T LN_N(reduce)(ln_model md, const LN_T *p, const LN_T *q, const LN_T *r, int64_t N) {
+static inline __attribute__((always_inline)) LN_T LN_N(reduce)(ln_model md, const LN_T *p, const LN_T *q, const LN_T *r, int64_t N) {
     const int L = md.lanes;
     LN_T v[LN_MAXL];
     if (N < L) {
@@ -161,7 +166,7 @@ static inline LN_T LN_N(reduce)(ln_model md, const LN_T *p, const LN_T *q, const
     return v[0];
 }
 
-static inline void LN_N(bwd_rows)(ln_model md, const LN_T *dy, const LN_T *x, const LN_T *mean, const LN_T *rstd,
+static inline __attribute__((always_inline)) void LN_N(bwd_rows)(ln_model md, const LN_T *dy, const LN_T *x, const LN_T *mean, const LN_T *rstd,
                                const LN_T *gamma, LN_T *dx, LN_T *dgamma, LN_T *dbeta, int64_t M, int64_t N) {
     const LN_T scale = (LN_T)1 / (LN_T)N;
     if (dgamma) memset(dgamma, 0, sizeof(LN_T) * (size_t)N);
@@ -207,11 +212,14 @@ static void LN_N(bwd_portable)(ln_model md, const LN_T *dy, const LN_T *x, const
 }
 
 #if defined(__x86_64__)
-__attribute__((target("fma"))) static void LN_N(bwd_fma_host)(ln_model md, const LN_T *dy, const LN_T *x,
-                                                           const LN_T *mean, const LN_T *rstd, const LN_T *gamma,
-                                                           LN_T *dx, LN_T *dgamma, LN_T *dbeta, int64_t M,
-                                                           int64_t N) {
-    LN_N(bwd_rows)(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+__attribute__((target("avx2,fma"))) static void LN_N(bwd_fma_host)(ln_model md, const LN_T *dy, const LN_T *x,
+                                                                const LN_T *mean, const LN_T *rstd,
+                                                                const LN_T *gamma, LN_T *dx, LN_T *dgamma,
+                                                                LN_T *dbeta, int64_t M, int64_t N) {
+    if (md.lanes == 8) LN_N(bwd_rows)((ln_model){8, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+    else if (md.lanes == 16) LN_N(bwd_rows)((ln_model){16, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+    else if (md.lanes == 4) LN_N(bwd_rows)((ln_model){4, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+    else LN_N(bwd_rows)(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
 }
 #endif
 
