@@ -52,7 +52,10 @@ void tn_softmax_backward_f64(const double *g, const double *y, double *gi, int64
 
 /* ---- layer norm backward over rows of contiguous [M, N] buffers ----
  * gamma may be NULL (ones); dx, dgamma, dbeta may each be NULL (not wanted). mean / rstd: M
- * values. Sums in double. */
+ * values. _f32 / _f64 round as upstream's CPU kernel (kernels/layer_norm.c, one thread);
+ * _f32_wide (bfloat16 / float16 input) sums in double. */
+void tn_layer_norm_backward_f32_wide(const float *dy, const float *x, const float *mean, const float *rstd,
+                                     const float *gamma, float *dx, float *dgamma, float *dbeta, int64_t M, int64_t N);
 void tn_layer_norm_backward_f32(const float *dy, const float *x, const float *mean, const float *rstd,
                                 const float *gamma, float *dx, float *dgamma, float *dbeta, int64_t M, int64_t N);
 void tn_layer_norm_backward_f64(const double *dy, const double *x, const double *mean, const double *rstd,

@@ -27,7 +27,11 @@ double tn_row_sum_f32(const float *y, int64_t n);
 void tn_row_scale_f32(float *y, float c, int64_t n);
 
 /* Layer norm over rows of a contiguous [M, N] buffer. w, b: N elements or NULL. mean and rstd:
- * M elements each (rstd = 1 / sqrt(var + eps), biased variance). */
+ * M elements each (rstd = 1 / sqrt(var + eps), biased variance). _f32 / _f64 round as upstream's
+ * CPU kernel at the host's ATen capability (kernels/layer_norm.c); _f32_wide (for bfloat16 /
+ * float16 input) accumulates in double and rounds once. */
+void tn_layer_norm_f32_wide(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                            int64_t M, int64_t N, double eps);
 void tn_layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
                        int64_t M, int64_t N, double eps);
 void tn_layer_norm_f64(const double *x, const double *w, const double *b, double *y, double *mean,

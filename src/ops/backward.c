@@ -488,8 +488,11 @@ static PyObject *layer_norm_bwd(tn_value *a, PyObject *const *outs) {
         if (ct == TN_DTYPE_F64)
             tn_layer_norm_backward_f64((const double *)dyp, (const double *)xp, (const double *)mp, (const double *)rp,
                                        (const double *)wp, (double *)o0, (double *)o1, (double *)o2, M, N);
-        else
+        else if (dt == TN_DTYPE_F32) /* upstream's float32 rounding (kernels/layer_norm.c) */
             tn_layer_norm_backward_f32((const float *)dyp, (const float *)xp, (const float *)mp, (const float *)rp,
+                                       (const float *)wp, (float *)o0, (float *)o1, (float *)o2, M, N);
+        else /* bfloat16 / float16: upstream's mixed-type kernel is not followed yet */
+            tn_layer_norm_backward_f32_wide((const float *)dyp, (const float *)xp, (const float *)mp, (const float *)rp,
                                        (const float *)wp, (float *)o0, (float *)o1, (float *)o2, M, N);
         Py_END_ALLOW_THREADS
     }

@@ -202,9 +202,12 @@ static PyObject *layer_norm_impl(tn_value *a, bool all3) {
             if (ct == TN_DTYPE_F64)
                 tn_layer_norm_f64((const double *)xp, (const double *)wp, (const double *)bp, (double *)yp,
                                   (double *)mp, (double *)rp, M, N, eps);
-            else
+            else if (x->dtype == TN_DTYPE_F32) /* upstream's float32 rounding (kernels/layer_norm.c) */
                 tn_layer_norm_f32((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
                                   (float *)mp, (float *)rp, M, N, eps);
+            else /* bfloat16 / float16: upstream's mixed-type kernel is not followed yet */
+                tn_layer_norm_f32_wide((const float *)xp, (const float *)wp, (const float *)bp, (float *)yp,
+                                       (float *)mp, (float *)rp, M, N, eps);
             Py_END_ALLOW_THREADS
         }
     }

@@ -293,8 +293,8 @@ TN_SMAX_BWD_DEF(tn_softmax_backward_f64, double)
                 if (dbeta) dbeta[j] = (T)sb;                                                     \
             }                                                                                    \
     }
-TN_LN_BWD_DEF(tn_layer_norm_backward_f32, float)
-TN_LN_BWD_DEF(tn_layer_norm_backward_f64, double)
+/* f32 / f64: kernels/layer_norm.c (upstream's rounding); this one serves reduced-precision input */
+TN_LN_BWD_DEF(tn_layer_norm_backward_f32_wide, float)
 
 /* ---- nll_loss: upstream's scalar_t arithmetic (R rounds 16-bit intermediate results) ---- */
 #define TN_NLL_DEF(sfx, TS, CT, LD, ST, R)                                                       \

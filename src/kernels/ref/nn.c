@@ -68,8 +68,8 @@ TN_SOFTMAX_DEF(tn_softmax_f64, double)
         }                                                                                        \
     }
 
-TN_LAYER_NORM_DEF(tn_layer_norm_f32, float)
-TN_LAYER_NORM_DEF(tn_layer_norm_f64, double)
+/* f32 / f64: kernels/layer_norm.c (upstream's rounding); this one serves reduced-precision input */
+TN_LAYER_NORM_DEF(tn_layer_norm_f32_wide, float)
 
 #define TN_RMS_NORM_DEF(NAME, T)                                                                 \
     void NAME(const T *x, const T *w, T *y, T *rstd, int64_t M, int64_t N, double eps) {         \

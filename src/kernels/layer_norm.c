@@ -1,0 +1,135 @@
+/* layer_norm.c — float32 / float64 layer norm, forward and backward, with upstream's CPU rounding
+ * (declared in kernels/nn.h and kernels/backward.h; the steps are layer_norm_body.h, included once
+ * per type). See docs/layer_norm.md.
+ *
+ * Upstream 2.13.0 (aten/src/ATen/native/cpu/layer_norm_kernel.cpp, moments_utils.h) computes
+ * each row's mean and variance by Welford over Vectorized<float> lanes in chunks of 16 vectors,
+ * folds the chunks with a cascade (binary-counter) stack, runs scalar Welford over the elements
+ * past the last whole vector, then folds the lanes into that scalar state one by one; then
+ * rstd = 1 / sqrt(var + eps) and y = (x - mean) * rstd * gamma + beta. Its bits depend on the
+ * ATen CPU capability it runs at:
+ *   - the lane count: 8 floats / 4 doubles (DEFAULT and AVX2), 16 / 8 (AVX-512);
+ *   - fused multiply-adds: the explicit fmadd() of the lane updates is one instruction on AVX2 /
+ *     AVX-512 and a multiply then an add on DEFAULT; the AVX2 / AVX-512 build also lets the
+ *     compiler contract the scalar lane fold (mean += c * d; m2 += m2_add + d*d*c*m0) and the
+ *     last step of y (gamma and beta present: fma((x - mean) * rstd, gamma, beta); gamma absent:
+ *     fma(x - mean, rstd, beta), the multiply by 1 folded away), but not the scalar tail's
+ *     m2 += d * (x - mean) (measured: bit-identical on 352 shapes only that way).
+ * The lanes are simulated in portable C (this file builds with -std=c11, so the compiler
+ * contracts nothing itself; every fused step is an explicit fmaf). Which model runs follows
+ * the CPU as upstream's dispatch does (AVX-512F -> 16 lanes fused, AVX2+FMA -> 8 lanes fused,
+ * else 8 lanes unfused); TN_LNORM=default|avx2|avx512 (or, when that is unset,
+ * ATEN_CPU_CAPABILITY) forces one, to compare against upstream forced onto the same path. */
+#include "kernels/nn.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LN_MAXL 16
+#define LN_CHUNK 16
+
+typedef struct {
+    int lanes;
+    int fused;
+} ln_model;
+static int ln_pick_done;
+static ln_model ln_chosen;
+#if defined(__x86_64__)
+static int ln_has_fma;
+#endif
+
+static int ln_named(const char *s, ln_model *m) {
+    if (!s || !*s) return 0;
+    if (!strcmp(s, "default") || !strcmp(s, "DEFAULT")) *m = (ln_model){8, 0};
+    else if (!strcmp(s, "avx2") || !strcmp(s, "AVX2")) *m = (ln_model){8, 1};
+    else if (!strcmp(s, "avx512") || !strcmp(s, "AVX512")) *m = (ln_model){16, 1};
+    else return 0;
+    return 1;
+}
+
+static ln_model ln_pick(void) {
+    if (!ln_pick_done) { /* benign race: every thread computes the same values */
+        ln_model m = {8, 0};
+#if defined(__x86_64__)
+        __builtin_cpu_init();
+        ln_has_fma = __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx2");
+        if (__builtin_cpu_supports("avx512f")) m = (ln_model){16, 1};
+        else if (__builtin_cpu_supports("avx2") && ln_has_fma) m = (ln_model){8, 1};
+#endif
+        if (!ln_named(getenv("TN_LNORM"), &m)) ln_named(getenv("ATEN_CPU_CAPABILITY"), &m);
+        ln_chosen = m;
+        ln_pick_done = 1;
+    }
+    return ln_chosen;
+}
+
+#define LN_T float
+#define LN_FMA fmaf
+#define LN_SQRT sqrtf
+#define LN_N(n) ln32_##n
+#include "kernels/layer_norm_body.h"
+#undef LN_T
+#undef LN_FMA
+#undef LN_SQRT
+#undef LN_N
+
+#define LN_T double
+#define LN_FMA fma
+#define LN_SQRT sqrt
+#define LN_N(n) ln64_##n
+#include "kernels/layer_norm_body.h"
+#undef LN_T
+#undef LN_FMA
+#undef LN_SQRT
+#undef LN_N
+
+void tn_layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
+                       int64_t M, int64_t N, double eps) {
+    ln_model md = ln_pick();
+#if defined(__x86_64__)
+    if (md.fused && ln_has_fma) {
+        ln32_fma_host(md, x, w, b, y, mean, rstd, M, N, eps);
+        return;
+    }
+#endif
+    ln32_portable(md, x, w, b, y, mean, rstd, M, N, eps);
+}
+
+void tn_layer_norm_f64(const double *x, const double *w, const double *b, double *y, double *mean, double *rstd,
+                       int64_t M, int64_t N, double eps) {
+    ln_model md = ln_pick();
+    md.lanes /= 2; /* Vectorized<double>: half the floats */
+#if defined(__x86_64__)
+    if (md.fused && ln_has_fma) {
+        ln64_fma_host(md, x, w, b, y, mean, rstd, M, N, eps);
+        return;
+    }
+#endif
+    ln64_portable(md, x, w, b, y, mean, rstd, M, N, eps);
+}
+
+void tn_layer_norm_backward_f32(const float *dy, const float *x, const float *mean, const float *rstd,
+                                const float *gamma, float *dx, float *dgamma, float *dbeta, int64_t M, int64_t N) {
+    ln_model md = ln_pick();
+#if defined(__x86_64__)
+    if (md.fused && ln_has_fma) {
+        ln32_bwd_fma_host(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+        return;
+    }
+#endif
+    ln32_bwd_portable(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+}
+
+void tn_layer_norm_backward_f64(const double *dy, const double *x, const double *mean, const double *rstd,
+                                const double *gamma, double *dx, double *dgamma, double *dbeta, int64_t M, int64_t N) {
+    ln_model md = ln_pick();
+    md.lanes /= 2; /* Vectorized<double>: half the floats */
+#if defined(__x86_64__)
+    if (md.fused && ln_has_fma) {
+        ln64_bwd_fma_host(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+        return;
+    }
+#endif
+    ln64_bwd_portable(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
+}
