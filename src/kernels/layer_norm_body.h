@@ -108,7 +108,6 @@ __attribute__((target("avx2,fma"))) static void LN_N(fma_host)(ln_model md, cons
                                                             const LN_T *b, LN_T *y, LN_T *mean, LN_T *rstd,
                                                             int64_t M, int64_t N, double eps) {
     if (md.lanes == 8) LN_N(rows)((ln_model){8, 1}, x, w, b, y, mean, rstd, M, N, eps);
-    else if (md.lanes == 16) LN_N(rows)((ln_model){16, 1}, x, w, b, y, mean, rstd, M, N, eps);
     else if (md.lanes == 4) LN_N(rows)((ln_model){4, 1}, x, w, b, y, mean, rstd, M, N, eps);
     else LN_N(rows)(md, x, w, b, y, mean, rstd, M, N, eps);
 }
@@ -120,7 +119,7 @@ __attribute__((target("avx2,fma"))) static void LN_N(fma_host)(ln_model md, cons
  * (-rstd * mean)), dbeta_buf += dy; ds = sum(dy * x * gamma), db = sum(dy * gamma) by its
  * vec::map*_reduce_all (one vector accumulator: the first vector's products, then the others
  * added lane-wise, the tail's lanes blended in, then the lanes folded: for float a halving tree on
- * AVX2 / AVX-512, in order on DEFAULT; fewer elements than a vector: folded in order);
+ * AVX2, in order on DEFAULT; fewer elements than a vector: folded in order);
  * b = (db * mean - ds) * a^3 / N, c = -b * mean - db * a / N, dx = a * dy * gamma + b * x + c.
  * Contractions on AVX2 (measured, 110 shapes x masks bit-identical only this way): dgamma's
  * fma(dy, fma(a, x, b), buf); the reduce's blended tail fma(p, q, acc) / fma(p*q, r, acc) but
@@ -217,7 +216,6 @@ __attribute__((target("avx2,fma"))) static void LN_N(bwd_fma_host)(ln_model md, 
                                                                 const LN_T *gamma, LN_T *dx, LN_T *dgamma,
                                                                 LN_T *dbeta, int64_t M, int64_t N) {
     if (md.lanes == 8) LN_N(bwd_rows)((ln_model){8, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
-    else if (md.lanes == 16) LN_N(bwd_rows)((ln_model){16, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
     else if (md.lanes == 4) LN_N(bwd_rows)((ln_model){4, 1}, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
     else LN_N(bwd_rows)(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
 }
