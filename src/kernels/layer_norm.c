@@ -23,6 +23,8 @@
  * TN_LNORM=default|avx2|avx512 (or, when that is unset, ATEN_CPU_CAPABILITY) forces one, to
  * compare against upstream forced onto the same path. */
 #include "kernels/nn.h"
+#include "kernels/backward.h"
+#include "core/parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,72 +67,29 @@ static ln_model ln_pick(void) {
     return ln_chosen;
 }
 
+/* rows (or columns) per pool chunk: about 16K elements each */
+static int64_t ln_grain(int64_t n) { return n >= 16384 ? 1 : 16384 / (n > 0 ? n : 1); }
+
 #define LN_T float
 #define LN_FMA fmaf
 #define LN_SQRT sqrtf
 #define LN_N(n) ln32_##n
+#define LN_PUB(n) n##_f32
 #include "kernels/layer_norm_body.h"
 #undef LN_T
 #undef LN_FMA
 #undef LN_SQRT
 #undef LN_N
+#undef LN_PUB
 
 #define LN_T double
 #define LN_FMA fma
 #define LN_SQRT sqrt
 #define LN_N(n) ln64_##n
+#define LN_PUB(n) n##_f64
 #include "kernels/layer_norm_body.h"
 #undef LN_T
 #undef LN_FMA
 #undef LN_SQRT
 #undef LN_N
-
-void tn_layer_norm_f32(const float *x, const float *w, const float *b, float *y, float *mean, float *rstd,
-                       int64_t M, int64_t N, double eps) {
-    ln_model md = ln_pick();
-#if defined(__x86_64__)
-    if (md.fused && ln_has_fma) {
-        ln32_fma_host(md, x, w, b, y, mean, rstd, M, N, eps);
-        return;
-    }
-#endif
-    ln32_portable(md, x, w, b, y, mean, rstd, M, N, eps);
-}
-
-void tn_layer_norm_f64(const double *x, const double *w, const double *b, double *y, double *mean, double *rstd,
-                       int64_t M, int64_t N, double eps) {
-    ln_model md = ln_pick();
-    md.lanes /= 2; /* Vectorized<double>: half the floats */
-#if defined(__x86_64__)
-    if (md.fused && ln_has_fma) {
-        ln64_fma_host(md, x, w, b, y, mean, rstd, M, N, eps);
-        return;
-    }
-#endif
-    ln64_portable(md, x, w, b, y, mean, rstd, M, N, eps);
-}
-
-void tn_layer_norm_backward_f32(const float *dy, const float *x, const float *mean, const float *rstd,
-                                const float *gamma, float *dx, float *dgamma, float *dbeta, int64_t M, int64_t N) {
-    ln_model md = ln_pick();
-#if defined(__x86_64__)
-    if (md.fused && ln_has_fma) {
-        ln32_bwd_fma_host(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
-        return;
-    }
-#endif
-    ln32_bwd_portable(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
-}
-
-void tn_layer_norm_backward_f64(const double *dy, const double *x, const double *mean, const double *rstd,
-                                const double *gamma, double *dx, double *dgamma, double *dbeta, int64_t M, int64_t N) {
-    ln_model md = ln_pick();
-    md.lanes /= 2; /* Vectorized<double>: half the floats */
-#if defined(__x86_64__)
-    if (md.fused && ln_has_fma) {
-        ln64_bwd_fma_host(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
-        return;
-    }
-#endif
-    ln64_bwd_portable(md, dy, x, mean, rstd, gamma, dx, dgamma, dbeta, M, N);
-}
+#undef LN_PUB

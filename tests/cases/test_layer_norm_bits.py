@@ -92,3 +92,21 @@ cases("layer_norm_bwd_bits", bwd, tol=TOL)
 f64 = {k + "-f64": v.replace("\nx = R(", "\nx = R(").replace(") * scale + shift\n", ").double() * scale + shift\n", 1)
        for k, v in list(fwd.items()) + list(bwd.items()) if k.startswith("n")}
 cases("layer_norm_f64_bits", f64, tol=TOL)
+
+# Two threads: ours splits the forward and dx by rows and dgamma / dbeta by columns (each column
+# still sums its rows in order), so these are upstream's bits whatever the thread count. Upstream's
+# own dgamma / dbeta at two threads are per-thread sums added afterwards (not its one-thread bits):
+# those compare under the float rule. Shapes large enough that both sides split the work.
+THR = "torch.set_num_threads(2)\nr = %s\ntorch.set_num_threads(1)\nr"
+thr, thr_params = {}, {}
+for m, n in ((64, 768), (301, 1000), (7, 4099)):
+    pre = SEED + ("x = R(%d, %d, scale=0.3, shift=-1)\ndy = R(%d, %d, seed=3, scale=0.15)\n"
+                  "w = R(%d, seed=1, scale=0.2)\nb = R(%d, seed=2, scale=0.2)\n" % (m, n, m, n, n, n))
+    st = "_, mean, rstd = torch.native_layer_norm(x, [%d], w, b, 1e-5)\n" % n
+    thr["fwd-%dx%d" % (m, n)] = pre + THR % ("torch.native_layer_norm(x, [%d], w, b, 1e-5)" % n)
+    thr["dx-%dx%d" % (m, n)] = pre + st + THR % (
+        "torch.ops.aten.native_layer_norm_backward(dy, x, [%d], mean, rstd, w, b, [True, False, False])" % n)
+    thr_params["params-%dx%d" % (m, n)] = pre + st + THR % (
+        "torch.ops.aten.native_layer_norm_backward(dy, x, [%d], mean, rstd, w, b, [False, True, True])" % n)
+cases("layer_norm_threads_bits", thr, tol=TOL)
+cases("layer_norm_threads_params", thr_params, tol="float")
