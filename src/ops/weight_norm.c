@@ -57,6 +57,21 @@ static int zero_fill(PyObject *t) {
 }
 
 /* _weight_norm_interface(v, g, dim) -> (w, norm) */
+/* The checks both fused kernels open with, in upstream's order: dim is the first or the last, v's
+ * dtype has the kernel, then v's shape as M x N (fused_shape). 0, or -1 with the error set. */
+static int fused_prep(const tn_tensor *v, int64_t dim, const char *kernel, bool *first, int64_t *M, int64_t *N) {
+    *first = dim == 0;
+    if (!(dim == 0 || dim == v->ndim - 1)) {
+        fused_dim_error();
+        return -1;
+    }
+    if (!tn_nn_float(v->dtype)) {
+        tn_kernel_missing(kernel, v->dtype);
+        return -1;
+    }
+    return fused_shape(v, *first, M, N);
+}
+
 PyObject *tn_op__weight_norm_interface(tn_value *a) {
     const tn_tensor *v = tn_tensor_of(a[0].u.obj), *g = tn_tensor_of(a[1].u.obj);
     int64_t dim = a[2].u.i;
@@ -70,11 +85,9 @@ PyObject *tn_op__weight_norm_interface(tn_value *a) {
         res = PyTuple_Pack(2, w, norm);
         goto done;
     }
-    bool first = dim == 0;
-    if (!(dim == 0 || dim == v->ndim - 1)) { fused_dim_error(); goto done; }
-    if (!tn_nn_float(v->dtype)) { tn_kernel_missing("weight_norm_kernel", v->dtype); goto done; }
+    bool first;
     int64_t M, N;
-    if (fused_shape(v, first, &M, &N) < 0) goto done;
+    if (fused_prep(v, dim, "weight_norm_kernel", &first, &M, &N) < 0) goto done;
     if (g->dtype != v->dtype) { scalar_type_error(v->dtype, g->dtype); goto done; }
     if (tn_numel(g) != (first ? M : N)) {
         PyErr_Format(PyExc_RuntimeError, "weight_norm: expected g to have %lld elements (the size of v's dim %lld), but got %lld",
@@ -115,11 +128,9 @@ PyObject *tn_op__weight_norm_interface_backward(tn_value *a) {
         res = PyTuple_Pack(2, gv, gg);
         goto done;
     }
-    bool first = dim == 0;
-    if (!(dim == 0 || dim == v->ndim - 1)) { fused_dim_error(); goto done; }
-    if (!tn_nn_float(v->dtype)) { tn_kernel_missing("weight_norm_backward_kernel", v->dtype); goto done; }
+    bool first;
     int64_t M, N;
-    if (fused_shape(v, first, &M, &N) < 0) goto done;
+    if (fused_prep(v, dim, "weight_norm_backward_kernel", &first, &M, &N) < 0) goto done;
     if (gw->dtype != v->dtype) { scalar_type_error(v->dtype, gw->dtype); goto done; }
     if (g->dtype != v->dtype) { scalar_type_error(v->dtype, g->dtype); goto done; }
     if (nm->dtype != acc_of(v->dtype)) { scalar_type_error(acc_of(v->dtype), nm->dtype); goto done; }
