@@ -90,6 +90,13 @@ typedef enum {
 void tn_sort_rows(tn_sortkey kind, void *keys, int64_t *idx, int64_t rows, int64_t n, bool descending,
                   void *scratch);
 
+/* topk of each row of a contiguous [rows, n] buffer of `kind` keys, as upstream's CPU kernel picks
+ * and orders them, equal keys included (kernels/ref/topk.c): the first k keys of each row and
+ * their source positions (into idx) are the result; the rest of the row is left undefined.
+ * NaN counts as the largest key. scratch: n * 16 bytes. */
+void tn_topk_rows(tn_sortkey kind, void *keys, int64_t *idx, int64_t rows, int64_t n, int64_t k, bool largest,
+                  bool sorted, void *scratch);
+
 /* Pick one element of each row of tn_sort_rows' output (keys ascending, NaN last; idx the
  * source positions): the k-th smallest (k 1-based), the lower median (NaN with the first NaN's
  * position if the row has one), the lower median of the non-NaN keys (NaN when all are), or

@@ -3,8 +3,9 @@
  * The sort dimension is moved last in a contiguous copy (f16/bf16 widened to f32, exactly), each
  * row is stably merge-sorted with its positions (kernels/nn.h tn_sort_rows), and values and
  * int64 indices are written back in the input's shape (contiguous). NaN sorts as the largest
- * value, as upstream. Upstream's default (stable=False) sort and topk may order equal keys
- * differently (it uses unstable vectorised sorts); results agree wherever keys are distinct. */
+ * value, as upstream. Upstream's default (stable=False) sort may order equal keys differently (it
+ * uses unstable vectorised sorts); results agree wherever keys are distinct. topk follows
+ * upstream's selection step by step (kernels/ref/topk.c), equal keys included. */
 #include "ops/common.h"
 
 #include "kernels/nn.h"
@@ -59,9 +60,11 @@ static void like_strides(const tn_tensor *t, int64_t *st) {
 
 
 /* Sort `self` along dim into contiguous buffers with the sort dim last: *keys (dtype *kd, f16/bf16
- * widened to f32) and *idx (int64), both of sizes vsz[0..*kn) (self's other dims, then n). */
-static int sorted_rows(PyObject *self, int dim, bool desc, tn_sortkey *kind, tn_dtype *kd, PyObject **keys_out,
-                       PyObject **idx_out, int64_t *vsz, int *kn) {
+ * widened to f32) and *idx (int64), both of sizes vsz[0..*kn) (self's other dims, then n). With
+ * topk >= 0 only the first topk of each row are meaningful: upstream's topk selection
+ * (tn_topk_rows; largest = desc) instead of the sort. */
+static int select_rows(PyObject *self, int dim, bool desc, int64_t topk, bool topk_sorted, tn_sortkey *kind,
+                       tn_dtype *kd, PyObject **keys_out, PyObject **idx_out, int64_t *vsz, int *kn) {
     tn_tensor *t = tn_tensor_of(self);
     if (sort_key(t->dtype, kind, kd) < 0) return -1;
     int nd = t->ndim;
@@ -91,7 +94,8 @@ static int sorted_rows(PyObject *self, int dim, bool desc, tn_sortkey *kind, tn_
         int64_t *ip = (int64_t *)tn_data(tn_tensor_of(idx));
         tn_sortkey kk = *kind;
         Py_BEGIN_ALLOW_THREADS
-        tn_sort_rows(kk, kp, ip, rows, n, desc, scratch);
+        if (topk >= 0) tn_topk_rows(kk, kp, ip, rows, n, topk, desc, topk_sorted, scratch);
+        else tn_sort_rows(kk, kp, ip, rows, n, desc, scratch);
         Py_END_ALLOW_THREADS
     }
     PyMem_Free(scratch);
@@ -101,9 +105,11 @@ static int sorted_rows(PyObject *self, int dim, bool desc, tn_sortkey *kind, tn_
     return 0;
 }
 
-/* Sort `self` along dim. Returns values (dtype of self) and indices (int64) in *vals / *idxs,
- * shaped like self but with the sort dim of length `keep` (the first `keep` of each row). */
-static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, PyObject **vals, PyObject **idxs) {
+/* Sort `self` along dim (keep < 0), or take its top `keep` as upstream's topk (sorted or not).
+ * Returns values (dtype of self) and indices (int64) in *vals / *idxs, shaped like self but with
+ * the sort dim of length `keep` (the first `keep` of each row). */
+static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, bool topk_sorted, PyObject **vals,
+                     PyObject **idxs) {
     tn_tensor *t = tn_tensor_of(self);
     int dim;
     if (tn_wrap_dim_i(dim_arg, t->ndim, &dim) < 0) return -1;
@@ -111,10 +117,10 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, P
     tn_dtype kd;
     int nd = t->ndim, k;
     int64_t n = nd ? t->sizes[dim] : 1;
-    if (keep < 0) keep = n;
     int64_t vsz[TN_MAX_DIMS];
     PyObject *keys, *idx;
-    if (sorted_rows(self, dim, desc, &kind, &kd, &keys, &idx, vsz, &k) < 0) return -1;
+    if (select_rows(self, dim, desc, keep, topk_sorted, &kind, &kd, &keys, &idx, vsz, &k) < 0) return -1;
+    if (keep < 0) keep = n;
     /* results: sizes of self with the sort dim = keep; copy from the [.., n] buffers */
     int64_t osz[TN_MAX_DIMS];
     for (int d = 0; d < nd; d++) osz[d] = d == dim ? keep : t->sizes[d];
@@ -167,7 +173,7 @@ static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject 
 
 static PyObject *sort_impl(PyObject *self, int64_t dim, bool desc, PyObject *vout, PyObject *iout) {
     PyObject *v, *i;
-    if (sort_core(self, dim, desc, -1, &v, &i) < 0) return NULL;
+    if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     if (vout) return sort_outs("sort", v, i, vout, iout);
     return tn_return_pair("sort", v, i);
 }
@@ -185,7 +191,7 @@ PyObject *tn_op_sort_values_stable(tn_value *a) {
 
 static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *out) {
     PyObject *v, *i;
-    if (sort_core(self, dim, desc, -1, &v, &i) < 0) return NULL;
+    if (sort_core(self, dim, desc, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(v);
     if (!out) return i;
     tn_tensor *it = tn_tensor_of(i);
@@ -203,7 +209,7 @@ PyObject *tn_op_argsort_stable_out(tn_value *a) { return argsort_impl(a[0].u.obj
 
 static PyObject *msort_impl(PyObject *self, PyObject *out) {
     PyObject *v, *i;
-    if (sort_core(self, 0, false, -1, &v, &i) < 0) return NULL;
+    if (sort_core(self, 0, false, -1, false, &v, &i) < 0) return NULL;
     Py_DECREF(i);
     if (!out) return v;
     tn_tensor *vt = tn_tensor_of(v);
@@ -229,7 +235,7 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
         return NULL;
     }
     PyObject *v, *i;
-    if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, &v, &i) < 0) return NULL;
+    if (sort_core(a[0].u.obj, a[2].u.i, sort_bool(&a[3]), k, sort_bool(&a[4]), &v, &i) < 0) return NULL;
     if (vout) return sort_outs("topk", v, i, vout, iout);
     return tn_return_pair("topk", v, i);
 }
@@ -309,7 +315,7 @@ static int select_core(PyObject *self, int64_t dim_arg, bool keepdim, tn_select_
     int64_t vsz[TN_MAX_DIMS];
     int kn;
     PyObject *keys, *idx;
-    if (sorted_rows(self, dim, false, &kind, &kd, &keys, &idx, vsz, &kn) < 0) return -1;
+    if (select_rows(self, dim, false, -1, false, &kind, &kd, &keys, &idx, vsz, &kn) < 0) return -1;
     PyObject *ok = tn_tensor_new_empty(on, osz, kd, TN_DEVICE_CPU);
     PyObject *oi = tn_tensor_new_empty(on, osz, TN_DTYPE_I64, TN_DEVICE_CPU);
     if (!ok || !oi) { Py_DECREF(keys); Py_DECREF(idx); Py_XDECREF(ok); Py_XDECREF(oi); return -1; }
@@ -435,7 +441,7 @@ static PyObject *unique_flat(PyObject *self, bool sort, bool want_inv, bool want
     if (sort) {
         int64_t vsz[TN_MAX_DIMS];
         int kn;
-        int rc = sorted_rows(flat, 0, false, &kind, &kd, &keys, &pos, vsz, &kn);
+        int rc = select_rows(flat, 0, false, -1, false, &kind, &kd, &keys, &pos, vsz, &kn);
         Py_DECREF(flat);
         if (rc < 0) return NULL;
     } else {
