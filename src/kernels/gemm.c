@@ -4,8 +4,9 @@
  * One operand is packed into k-major panels of V lanes (A's rows for A @ W^T, which is
  * nn.Linear's layout; B's columns for A @ B), in blocks that stay in L2; the other is read in
  * place, R rows at a time, and broadcast. Every output is still one fused multiply-add chain
- * over k in order followed by the reference's closing step, so all variants return the
- * reference kernels' bits and the choice only changes speed. TN_GEMM=ref (or avx2) in the
+ * over each TN_GEMM_KC chunk of k in order, the chunks' sums added in order, followed by the
+ * reference's closing step, so all variants return the reference kernels' bits and the choice
+ * only changes speed. TN_GEMM=ref (or avx2) in the
  * environment forces a variant, to compare them. */
 #include "kernels/gemm.h"
 #include "kernels/gemm_isa.h"
@@ -20,6 +21,7 @@
 #define TN_GEMM_NN_MIN_M 4                /* A @ B below this many rows: the reference loop */
 #define TN_GEMM_FEW_M 8                   /* A @ W^T below this many rows: no packing */
 #define TN_GEMM_KBLOCK 512                /* K block of a split A @ B (see blocked()) */
+_Static_assert(TN_GEMM_KBLOCK % TN_GEMM_KC == 0, "a K block must end on a chain chunk");
 
 static const tn_gemm_isa *chosen;
 static bool asked; /* a benign race: every thread computes the same answer */
@@ -103,7 +105,7 @@ typedef struct {
     int64_t nq, K, p0, pn, ldq, ldc;
     const float *Q, *packed;
     float *qpad, *C, alpha, beta;
-    bool acc, last; /* a K block after the first: chains continue from C; the last one closes */
+    bool acc, last; /* a K block after the first: its sums add to C's; the last one closes */
 } blk_job;
 
 static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
@@ -131,7 +133,10 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
                     memset(tile + r * V + (r < rq ? lv : 0), 0, (size_t)(r < rq ? V - lv : V) * sizeof(float));
                 }
             }
-            b->isa->micro(K, q, ld, b->packed + l0 * K, tile, b->acc);
+            /* one chain per TN_GEMM_KC chunk of k, each added to the sums so far */
+            for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC)
+                b->isa->micro(K - k0 < TN_GEMM_KC ? K - k0 : TN_GEMM_KC, q + k0, ld, b->packed + l0 * K + k0 * V,
+                              tile, b->acc || k0 > 0);
             /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
             if (!b->last) store(tile, V, rq, lv, c, b->ldc, 1, 0); /* raw partial sums */
             else if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)

@@ -3,7 +3,8 @@
  *
  * One microkernel shape serves both layouts: `micro` computes a tile
  *     tile[r][l] = sum over k, in order, of q[r][k] * p[k][l]     (one FMA chain per element)
- * (with acc, the chain starts from tile[r][l] instead of 0)
+ * (with acc, tile[r][l] + that chain's sum: the driver calls it once per k chunk of TN_GEMM_KC,
+ * kernels/gemm.h)
  * for R broadcast rows q (row r at q + r*ldq, k contiguous) and a packed panel p of V lanes
  * (V floats per k). For A @ W^T (nn.Linear) p holds V rows of A and q is R rows of W; for
  * A @ B p holds V columns of B and q is R rows of A. */
@@ -15,7 +16,7 @@
 typedef struct {
     const char *name;
     int V, R; /* lanes of the packed operand, broadcast rows */
-    /* acc: the chains continue from the tile's values (a K split in blocks: the same chain) */
+    /* acc: the chain (from 0) is added to the tile's values (the sums of earlier k chunks) */
     void (*micro)(int64_t K, const float *q, int64_t ldq, const float *p, float *tile /* [R][V] */, int acc);
     /* rows [0, n) of src (row i at src + i*ld, k contiguous) into V-lane k-major panels,
      * zero padded to a multiple of V */

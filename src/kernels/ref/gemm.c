@@ -7,7 +7,9 @@
  * C, so NaNs in C do not propagate, as BLAS does). Measured: MKL's bits equal this chain up to
  * k = 65 with 4 rows, 129 with 8, 256 with 128 rows; past that it blocks k its own way, and for
  * one row (its gemv) it never matches, so larger products agree with upstream to float rounding,
- * not bit for bit. The i-k-j order over a block of at most JB columns keeps the inner
+ * not bit for bit. Past TN_GEMM_KC (256) k, the chain restarts from 0 for each chunk of 256 and
+ * the chunks' sums are added in order, which keeps long products about as accurate as MKL's
+ * (kernels/gemm.h). The i-k-j order over a block of at most JB columns keeps the inner
  * j loop vectorisable; the block's accumulators live on the stack. The "fma" clone (chosen at
  * load time on CPUs that have it) turns fma()/fmaf() into instructions; the default clone gets
  * the same results from libm. Integers accumulate exactly (wrapping). */
@@ -21,17 +23,23 @@
     __attribute__((target_clones("fma", "default")))                                           \
     void NAME(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t lda, const T *B,        \
               int64_t ldb, T beta, T *C, int64_t ldc) { \
-        T acc[TN_GEMM_JB];                                                                     \
+        T acc[TN_GEMM_JB], part[TN_GEMM_JB];                                                   \
         for (int64_t j0 = 0; j0 < N; j0 += TN_GEMM_JB) {                                       \
             int64_t jn = N - j0 < TN_GEMM_JB ? N - j0 : TN_GEMM_JB;                            \
             for (int64_t i = 0; i < M; i++) {                                                  \
                 T *restrict c = C + i * ldc + j0;                                                \
                 const T *a = A + i * lda;                                                      \
                 for (int64_t j = 0; j < jn; j++) acc[j] = 0;                                   \
-                for (int64_t k = 0; k < K; k++) {                                              \
-                    const T av = a[k];                                                         \
-                    const T *restrict b = B + k * ldb + j0;                                      \
-                    for (int64_t j = 0; j < jn; j++) acc[j] = FMA(av, b[j], acc[j]);           \
+                for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC) {                               \
+                    int64_t k1 = K - k0 < TN_GEMM_KC ? K : k0 + TN_GEMM_KC;                    \
+                    T *s = k0 ? part : acc;                                                    \
+                    for (int64_t j = 0; j < jn && k0; j++) s[j] = 0;                           \
+                    for (int64_t k = k0; k < k1; k++) {                                        \
+                        const T av = a[k];                                                     \
+                        const T *restrict b = B + k * ldb + j0;                                  \
+                        for (int64_t j = 0; j < jn; j++) s[j] = FMA(av, b[j], s[j]);           \
+                    }                                                                          \
+                    for (int64_t j = 0; j < jn && k0; j++) acc[j] = acc[j] + s[j];             \
                 }                                                                              \
                 if (beta == 0) {                                                               \
                     if (alpha == 1) for (int64_t j = 0; j < jn; j++) c[j] = acc[j];            \
@@ -105,10 +113,15 @@ TN_GEMM_C(tn_gemm_c128, double)
             int64_t j = 0;                                                                     \
             for (; j + 16 <= N; j += 16) {                                                     \
                 T acc[16] = {0};                                                               \
-                const T *w = W + j * K;                                                        \
-                for (int64_t k = 0; k < K; k++) {                                              \
-                    const T av = a[k];                                                         \
-                    for (int q = 0; q < 16; q++) acc[q] = FMA(av, w[q * ldw + k], acc[q]);       \
+                const T *w = W + j * ldw;                                                      \
+                for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC) {                               \
+                    int64_t k1 = K - k0 < TN_GEMM_KC ? K : k0 + TN_GEMM_KC;                    \
+                    T s[16] = {0};                                                             \
+                    for (int64_t k = k0; k < k1; k++) {                                        \
+                        const T av = a[k];                                                     \
+                        for (int q = 0; q < 16; q++) s[q] = FMA(av, w[q * ldw + k], s[q]);     \
+                    }                                                                          \
+                    for (int q = 0; q < 16; q++) acc[q] = k0 ? acc[q] + s[q] : s[q];           \
                 }                                                                              \
                 for (int q = 0; q < 16; q++)                                                   \
                     c[j + q] = beta == 0 ? (alpha == 1 ? acc[q] : alpha * acc[q])              \
@@ -118,7 +131,12 @@ TN_GEMM_C(tn_gemm_c128, double)
             for (; j < N; j++) {                                                               \
                 T acc = 0;                                                                     \
                 const T *w = W + j * ldw;                                                      \
-                for (int64_t k = 0; k < K; k++) acc = FMA(a[k], w[k], acc);                    \
+                for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC) {                               \
+                    int64_t k1 = K - k0 < TN_GEMM_KC ? K : k0 + TN_GEMM_KC;                    \
+                    T s = 0;                                                                   \
+                    for (int64_t k = k0; k < k1; k++) s = FMA(a[k], w[k], s);                  \
+                    acc = k0 ? acc + s : s;                                                    \
+                }                                                                              \
                 c[j] = beta == 0 ? (alpha == 1 ? acc : alpha * acc)                            \
                      : (alpha == 1 && beta == 1) ? acc + c[j] : alpha * acc + beta * c[j];     \
             }                                                                                  \

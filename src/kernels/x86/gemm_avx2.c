@@ -49,18 +49,16 @@ TN_AVX2 TN_INLINE void transpose8(__m256 r[8]) {
 TN_AVX2 static void micro16x6(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int acc) {
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    if (acc) {
-        c00 = _mm256_loadu_ps(tile + 0); c01 = _mm256_loadu_ps(tile + 8);
-        c10 = _mm256_loadu_ps(tile + 16); c11 = _mm256_loadu_ps(tile + 24);
-        c20 = _mm256_loadu_ps(tile + 32); c21 = _mm256_loadu_ps(tile + 40);
-        c30 = _mm256_loadu_ps(tile + 48); c31 = _mm256_loadu_ps(tile + 56);
-        c40 = _mm256_loadu_ps(tile + 64); c41 = _mm256_loadu_ps(tile + 72);
-        c50 = _mm256_loadu_ps(tile + 80); c51 = _mm256_loadu_ps(tile + 88);
-    }
     const float *q0 = q, *q1 = q + ldq, *q2 = q + 2 * ldq, *q3 = q + 3 * ldq, *q4 = q + 4 * ldq, *q5 = q + 5 * ldq;
     for (int64_t k = 0; k < K; k++, p += 16) {
         __m256 a0 = _mm256_loadu_ps(p), a1 = _mm256_loadu_ps(p + 8), b;
         TN_ROW(0) TN_ROW(1) TN_ROW(2) TN_ROW(3) TN_ROW(4) TN_ROW(5)
+    }
+    if (acc) { /* the tile holds earlier k chunks' sums: add this chunk's */
+#define TN_ADD(c, o) c = _mm256_add_ps(_mm256_loadu_ps(tile + o), c);
+        TN_ADD(c00, 0) TN_ADD(c01, 8) TN_ADD(c10, 16) TN_ADD(c11, 24) TN_ADD(c20, 32) TN_ADD(c21, 40)
+        TN_ADD(c30, 48) TN_ADD(c31, 56) TN_ADD(c40, 64) TN_ADD(c41, 72) TN_ADD(c50, 80) TN_ADD(c51, 88)
+#undef TN_ADD
     }
     _mm256_storeu_ps(tile + 0, c00); _mm256_storeu_ps(tile + 8, c01);
     _mm256_storeu_ps(tile + 16, c10); _mm256_storeu_ps(tile + 24, c11);

@@ -21,23 +21,23 @@
     _mm512_storeu_ps(tile + r * 32, c##r##0);                                                      \
     _mm512_storeu_ps(tile + r * 32 + 16, c##r##1);
 
-#define TN_LOAD(r)                                                                                 \
-    c##r##0 = _mm512_loadu_ps(tile + r * 32);                                                      \
-    c##r##1 = _mm512_loadu_ps(tile + r * 32 + 16);
+#define TN_ADD(r)                                                                                  \
+    c##r##0 = _mm512_add_ps(_mm512_loadu_ps(tile + r * 32), c##r##0);                              \
+    c##r##1 = _mm512_add_ps(_mm512_loadu_ps(tile + r * 32 + 16), c##r##1);
 
 TN_AVX512 static void micro32x12(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int acc) {
     __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     __m512 c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00, c81 = c00;
     __m512 c90 = c00, c91 = c00, c100 = c00, c101 = c00, c110 = c00, c111 = c00;
-    if (acc) {
-        TN_LOAD(0) TN_LOAD(1) TN_LOAD(2) TN_LOAD(3) TN_LOAD(4) TN_LOAD(5)
-        TN_LOAD(6) TN_LOAD(7) TN_LOAD(8) TN_LOAD(9) TN_LOAD(10) TN_LOAD(11)
-    }
     for (int64_t k = 0; k < K; k++, p += 32) {
         __m512 a0 = _mm512_loadu_ps(p), a1 = _mm512_loadu_ps(p + 16), b;
         TN_ROW(0) TN_ROW(1) TN_ROW(2) TN_ROW(3) TN_ROW(4) TN_ROW(5)
         TN_ROW(6) TN_ROW(7) TN_ROW(8) TN_ROW(9) TN_ROW(10) TN_ROW(11)
+    }
+    if (acc) { /* the tile holds earlier k chunks' sums: add this chunk's */
+        TN_ADD(0) TN_ADD(1) TN_ADD(2) TN_ADD(3) TN_ADD(4) TN_ADD(5)
+        TN_ADD(6) TN_ADD(7) TN_ADD(8) TN_ADD(9) TN_ADD(10) TN_ADD(11)
     }
     TN_STORE(0) TN_STORE(1) TN_STORE(2) TN_STORE(3) TN_STORE(4) TN_STORE(5)
     TN_STORE(6) TN_STORE(7) TN_STORE(8) TN_STORE(9) TN_STORE(10) TN_STORE(11)
