@@ -324,7 +324,7 @@ int tn_rng_normal_serial_(tn_generator *g, void *data, int64_t n, tn_dtype dt, d
 static inline uint32_t f2u(float f) { union { float f; uint32_t u; } c = { .f = f }; return c.u; }
 static inline float u2f(uint32_t u) { union { float f; uint32_t u; } c = { .u = u }; return c.f; }
 
-static float cephes_logf(float x) {
+static inline __attribute__((always_inline)) float cephes_logf(float x) {
     bool invalid = x <= 0.0f;
     if (!(x > 1.17549435e-38f)) x = 1.17549435e-38f; /* max(x, FLT_MIN), second operand on NaN */
     int32_t ex = (int32_t)(f2u(x) >> 23) - 0x7f;
@@ -353,7 +353,7 @@ static float cephes_logf(float x) {
     return invalid ? u2f(0xffffffffu) : x;
 }
 
-static void cephes_sincosf(float x, float *s, float *c) {
+static inline __attribute__((always_inline)) void cephes_sincosf(float x, float *s, float *c) {
     uint32_t sign_sin = f2u(x) & 0x80000000u;
     x = u2f(f2u(x) & 0x7fffffffu);
     float y = x * 1.27323954473516f;
@@ -387,6 +387,12 @@ static void cephes_sincosf(float x, float *s, float *c) {
     *c = u2f(f2u(cv) ^ sign_cos);
 }
 
+/* On x86-64, an AVX2 + FMA clone makes fmaf one instruction (the default clone calls libm's; same
+ * bits): torch.randn(10**7) 1.0 s -> 0.6 s (upstream: 0.19 s; the cephes steps are not
+ * vectorised yet). */
+#if defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
 static void normal16_f32(float *x, float mean, float std) {
     const float two_pi = (float)(2.0 * TN_PI);
     for (int j = 0; j < 8; j++) {
