@@ -1,5 +1,5 @@
-"""ggml's k-quant reference quantisers (quantize_row_q4_K_ref, quantize_row_q6_K_ref,
-quantize_row_q8_K_ref in ggml's src/ggml-quants.c) transcribed to numpy float32 for
+"""ggml's k-quant reference quantisers (quantize_row_q4_K_ref, quantize_row_q5_K_ref,
+quantize_row_q6_K_ref, quantize_row_q8_K_ref in ggml's src/ggml-quants.c) transcribed to numpy float32 for
 tests/test_quant.py's reference side (the gguf package only dequantises k-quants).
 
 Every float step is one IEEE float32 operation in ggml's C order (vectorised over blocks, loops
@@ -20,8 +20,9 @@ def nint(v):
     return (t.view(np.int32) & 0x007FFFFF) - 0x00400000
 
 
-def _qkx2(x, w):
-    """make_qkx2_quants(32, 15, x, w, L, &the_min, Laux, -1, 0.1, 20, false) per row of x (R, 32)."""
+def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20):
+    """make_qkx2_quants(32, nmax, x, w, L, &the_min, Laux, rmin, 0.1, nstep, false) per row of x (R, 32)
+    (Q4_K: 15, -1, 20; Q5_K: 31, -0.5, 15)."""
     R, n = x.shape
     mn, mx, sum_w = x[:, 0].copy(), x[:, 0].copy(), w[:, 0].copy()
     sum_x = sum_w * x[:, 0]
@@ -33,22 +34,22 @@ def _qkx2(x, w):
     mn = np.where(mn > 0, F(0), mn).astype(F)
     flat = mx == mn
     rng = (mx - mn).astype(F)
-    iscale = (F(15) / rng).astype(F)
+    iscale = (F(nmax) / rng).astype(F)
     scale = (F(1) / iscale).astype(F)
     L = np.zeros((R, n), np.int32)
     best = np.zeros(R, F)
     for i in range(n):
-        l = np.clip(nint(iscale * (x[:, i] - mn)), 0, 15)
+        l = np.clip(nint(iscale * (x[:, i] - mn)), 0, nmax)
         L[:, i] = l
         diff = (scale * l.astype(F) + mn - x[:, i]).astype(F)
         best = (best + w[:, i] * (diff * diff)).astype(F)
-    for s in range(21):
+    for s in range(nstep + 1):
         # min (and so max - min) is the best candidate's so far, as in ggml's loop
-        isc = ((F(-1) + F(0.1) * F(s) + F(15)) / (mx - mn).astype(F)).astype(F)
+        isc = ((F(rmin) + F(0.1) * F(s) + F(nmax)) / (mx - mn).astype(F)).astype(F)
         sl = np.zeros(R, F); sl2 = np.zeros(R, F); sxl = np.zeros(R, F)
         La = np.zeros((R, n), np.int32)
         for i in range(n):
-            l = np.clip(nint(isc * (x[:, i] - mn)), 0, 15)
+            l = np.clip(nint(isc * (x[:, i] - mn)), 0, nmax)
             La[:, i] = l
             lf = l.astype(F)
             sl = sl + w[:, i] * lf
@@ -84,7 +85,16 @@ def q4_k(x):
         return _q4_k(np.asarray(x, F).reshape(-1, 256))
 
 
-def _q4_k(x):
+def q5_k(x):
+    """(rows, n) float32 -> (rows, n/256*176) uint8 (one row per super-block)."""
+    with np.errstate(all="ignore"):
+        return _q4_k(np.asarray(x, F).reshape(-1, 256), five=True)
+
+
+def _q4_k(x, five=False):
+    """quantize_row_q4_K_ref, or (five) quantize_row_q5_K_ref: the same steps but for the quant
+    range, make_qkx2_quants' candidates and the packing."""
+    nmax = 31 if five else 15
     R = x.shape[0]
     L = np.zeros((R, 256), np.int32)
     scales = np.zeros((R, 8), F); mins = np.zeros((R, 8), F)
@@ -95,7 +105,7 @@ def _q4_k(x):
             s2 = (s2 + xs[:, l] * xs[:, l]).astype(F)
         av = np.sqrt((s2 / F(32)).astype(F)).astype(F)
         w = (av[:, None] + np.abs(xs)).astype(F)
-        scales[:, j], mins[:, j], L[:, 32 * j: 32 * j + 32] = _qkx2(xs, w)
+        scales[:, j], mins[:, j], L[:, 32 * j: 32 * j + 32] = _qkx2(xs, w, 31, -0.5, 15) if five else _qkx2(xs, w)
     ms = np.zeros(R, F); mm = np.zeros(R, F)
     for j in range(8):
         ms = np.where(scales[:, j] > ms, scales[:, j], ms)
@@ -123,15 +133,18 @@ def _q4_k(x):
         d = (Dv * sc.astype(F)).astype(F)
         dm = (DMv * m.astype(F)).astype(F)
         with np.errstate(all="ignore"):
-            l = np.clip(nint(((x[:, 32 * j: 32 * j + 32] + dm[:, None]) / d[:, None]).astype(F)), 0, 15)
+            l = np.clip(nint(((x[:, 32 * j: 32 * j + 32] + dm[:, None]) / d[:, None]).astype(F)), 0, nmax)
         live = d != 0
         L[live, 32 * j: 32 * j + 32] = l[live]
     qs = np.zeros((R, 128), np.int32)
+    qh = np.zeros((R, 32), np.int32)
     for c in range(4):
-        qs[:, 32 * c: 32 * c + 32] = L[:, 64 * c: 64 * c + 32] | (L[:, 64 * c + 32: 64 * c + 64] << 4)
-    out = np.concatenate([d16.view(np.uint8).reshape(R, 2), dm16.view(np.uint8).reshape(R, 2),
-                          sb.astype(np.uint8), qs.astype(np.uint8)], axis=1)
-    return out
+        lo, hi = L[:, 64 * c: 64 * c + 32], L[:, 64 * c + 32: 64 * c + 64]
+        qs[:, 32 * c: 32 * c + 32] = (lo & 0xF) | ((hi & 0xF) << 4)
+        qh |= ((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1))
+    parts = [d16.view(np.uint8).reshape(R, 2), dm16.view(np.uint8).reshape(R, 2), sb.astype(np.uint8)]
+    parts += [qh.astype(np.uint8)] if five else []
+    return np.concatenate(parts + [qs.astype(np.uint8)], axis=1)
 
 
 def _qx16(x):
@@ -237,11 +250,11 @@ def q8_k_bytes(x):
 def product(fmt, x, qw, N, K, bias):
     """The k-quant product formula of src/kernels/quant.h in numpy float32: (M, N)."""
     M, nb = x.shape[0], K // 256
-    bsz = 144 if fmt == "q4_k" else 210
+    bsz = {"q4_k": 144, "q5_k": 176, "q6_k": 210}[fmt]
     wb = qw.reshape(N, nb, bsz)
     da, aq, abs_ = q8_k(x)
     da, aq, abs_ = da.reshape(M, nb), aq.reshape(M, nb, 256).astype(np.int64), abs_.reshape(M, nb, 16).astype(np.int64)
-    if fmt == "q4_k":
+    if fmt in ("q4_k", "q5_k"):
         dw = wb[:, :, 0:2].copy().view(np.float16).astype(F)[:, :, 0]
         dmw = wb[:, :, 2:4].copy().view(np.float16).astype(F)[:, :, 0]
         s = wb[:, :, 4:16].astype(np.int64)
@@ -252,8 +265,11 @@ def product(fmt, x, qw, N, K, bias):
             else:
                 sc[:, :, j] = (s[:, :, j + 4] & 0xF) | ((s[:, :, j - 4] >> 6) << 4)
                 mn[:, :, j] = (s[:, :, j + 4] >> 4) | ((s[:, :, j] >> 6) << 4)
-        qs = wb[:, :, 16:].astype(np.int64).reshape(N, nb, 4, 32)
+        qs = wb[:, :, 16 if fmt == "q4_k" else 48:].astype(np.int64).reshape(N, nb, 4, 32)
         vals = np.stack([qs & 0xF, qs >> 4], axis=3).reshape(N, nb, 8, 32)
+        if fmt == "q5_k":  # bit j of qh[l]: the fifth bit of value 32j + l
+            qh = wb[:, :, 16:48].astype(np.int64)
+            vals = vals | np.stack([((qh >> j) & 1) << 4 for j in range(8)], axis=2)
     else:
         ql = wb[:, :, 0:128].astype(np.int64); qh = wb[:, :, 128:192].astype(np.int64)
         sc = wb[:, :, 192:208].copy().view(np.int8).astype(np.int64)
@@ -268,7 +284,7 @@ def product(fmt, x, qw, N, K, bias):
         vals = v.reshape(N, nb, 16, 16)
     y = np.zeros((M, N), F)
     for m in range(M):
-        if fmt == "q4_k":
+        if fmt != "q6_k":
             isum = (sc * (vals * aq[m].reshape(1, nb, 8, 32)).sum(axis=3)).sum(axis=2)
             msum = (mn * abs_[m].reshape(1, nb, 8, 2).sum(axis=3)).sum(axis=2)
         else:
@@ -276,7 +292,7 @@ def product(fmt, x, qw, N, K, bias):
         acc = np.zeros(N, F)
         for i in range(nb):
             t = ((dw[:, i] * da[m, i]).astype(F) * isum[:, i].astype(F)).astype(F)
-            if fmt == "q4_k":
+            if fmt != "q6_k":
                 u = ((dmw[:, i] * da[m, i]).astype(F) * msum[:, i].astype(F)).astype(F)
                 t = (t - u).astype(F)
             acc = (acc + t).astype(F)

@@ -16,8 +16,8 @@ import sys
 import numpy as np
 
 FMTS = ("q8_0", "q4_0", "q4_1")
-KFMTS = ("q4_k", "q6_k")
-KBYTES = {"q4_k": 144, "q6_k": 210, "q8_k": 292}
+KFMTS = ("q4_k", "q5_k", "q6_k")
+KBYTES = {"q4_k": 144, "q5_k": 176, "q6_k": 210, "q8_k": 292}
 # k-quant products (K a multiple of 256): super-block counts 1, 3, 6 (1536), 9
 KSHAPES = [(1, 5, 256), (3, 9, 768), (2, 17, 1536), (4, 12, 2304)]
 # (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows.
@@ -83,7 +83,7 @@ def make_inputs(path):
     inf = rng.standard_normal(256).astype(np.float32); inf[::7] = np.inf; ke.append(inf)
     nan = rng.standard_normal(256).astype(np.float32); nan[3] = np.nan; ke.append(nan)
     arrs["kedge"] = np.stack(ke)
-    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 35 Q4_K, 24 Q6_K blocks
+    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 35 Q4_K, 28 Q5_K, 24 Q6_K blocks
     for i, (M, N, K) in enumerate(KSHAPES):
         arrs["kx%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
         arrs["kw%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
@@ -168,11 +168,11 @@ def run_ref(d):
         # k-quants: bytes by the numpy transcription of ggml's C (tests/quant_kref.py), their
         # dequantisation by gguf's own dequantiser
         import quant_kref
-        KT = {"q4_k": gguf.GGMLQuantizationType.Q4_K, "q6_k": gguf.GGMLQuantizationType.Q6_K}
+        KT = {f: getattr(gguf.GGMLQuantizationType, f.upper()) for f in KFMTS}
         for name in ("krand", "kscaled", "kedge"):
             x = inp[name]
             for f in KFMTS:
-                q = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(x).reshape(x.shape[0], -1)
+                q = getattr(quant_kref, f)(x).reshape(x.shape[0], -1)
                 out["%s_%s" % (f, name)] = q
                 out["%s_%s_dq" % (f, name)] = gguf.quants.dequantize(q, KT[f])
             out["q8_k_%s" % name] = quant_kref.q8_k_bytes(x).reshape(x.shape[0], -1)
@@ -183,7 +183,7 @@ def run_ref(d):
         for i in range(len(KSHAPES)):
             for f in KFMTS:
                 w = inp["kw%d" % i]
-                qw = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(w).reshape(w.shape[0], -1)
+                qw = getattr(quant_kref, f)(w).reshape(w.shape[0], -1)
                 out["prod_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], None)
                 out["prodb_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], inp["kb%d" % i])
         for i in range(len(SHAPES)):

@@ -29,13 +29,16 @@ int tn_quant_block_bytes(tn_qfmt f) {
     case TN_Q4_K: return 144;
     case TN_Q6_K: return 210;
     case TN_Q8_K: return 292;
+    case TN_Q5_K: return 176;
     default: return -1;
     }
 }
 
-int tn_quant_block_values(tn_qfmt f) { return f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK; }
+int tn_quant_block_values(tn_qfmt f) {
+    return f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
+}
 
-static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"};
+static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k"};
 
 int tn_quant_fmt_parse(const char *name) {
     for (int i = 0; i < TN_QFMT_COUNT; i++)
@@ -101,7 +104,7 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
     }
 }
 
-/* ---- k-quants: ggml's reference quantisers (quantize_row_q4_K_ref, _q6_K_ref, _q8_K_ref),
+/* ---- k-quants: ggml's reference quantisers (quantize_row_q4_K_ref, _q5_K_ref, _q6_K_ref, _q8_K_ref),
  * the same float operations in the same order (this file is compiled in ISO C mode: no
  * contraction into fused multiply-adds), so the bytes are ggml's C's. */
 
@@ -117,12 +120,13 @@ static inline int nearest_int(float v) {
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
-/* ggml's make_qkx2_quants for n = 32, nmax = 15, rmin = -1, rdelta = 0.1, nstep = 20, squared
- * error: a scale and a min (returned in *the_min as -min) minimising the weighted error. */
-static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min) {
+/* ggml's make_qkx2_quants for n = 32 values, rdelta = 0.1, squared error (Q4_K: nmax 15, rmin -1,
+ * nstep 20; Q5_K: nmax 31, rmin -0.5, nstep 15): a scale and a min (returned in *the_min as -min)
+ * minimising the weighted error. */
+static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min, int nmax, float rmin, int nstep) {
     uint8_t Laux[32];
-    const int n = 32, nmax = 15, nstep = 20;
-    const float rmin = -1.f, rdelta = 0.1f;
+    const int n = 32;
+    const float rdelta = 0.1f;
     float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0];
     for (int i = 1; i < n; i++) {
         if (x[i] < min) min = x[i];
@@ -189,7 +193,10 @@ static inline void q4k_scale_min(int j, const uint8_t *q, int *sc, int *m) {
     }
 }
 
-static void quant_q4k(const float *x, uint8_t *y) {
+/* Q4_K (five = 0) and Q5_K (five = 1): the same steps but for the quant range (15, 31), the
+ * candidate scales (make_qkx2_quants' rmin and nstep) and where the quants go. */
+static void quant_q45k(const float *x, uint8_t *y, const int five) {
+    const int nmax = five ? 31 : 15;
     uint8_t L[TN_QKK], *scb = y + 4;
     float w[32], mins[8], scales[8], max_scale = 0, max_min = 0;
     for (int j = 0; j < 8; j++) {
@@ -197,7 +204,8 @@ static void quant_q4k(const float *x, uint8_t *y) {
         for (int l = 0; l < 32; l++) sum_x2 += x[32 * j + l] * x[32 * j + l];
         float av_x = sqrtf(sum_x2 / 32);
         for (int l = 0; l < 32; l++) w[l] = av_x + fabsf(x[32 * j + l]);
-        scales[j] = qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j]);
+        scales[j] = five ? qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j], 31, -0.5f, 15)
+                         : qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j], 15, -1.f, 20);
         if (scales[j] > max_scale) max_scale = scales[j];
         if (mins[j] > max_min) max_min = mins[j];
     }
@@ -225,11 +233,23 @@ static void quant_q4k(const float *x, uint8_t *y) {
         const float d = D * sc;
         if (!d) continue;
         const float dm = DM * m;
-        for (int i = 0; i < 32; i++) L[32 * j + i] = (uint8_t)imax(0, imin(15, nearest_int((x[32 * j + i] + dm) / d)));
+        for (int i = 0; i < 32; i++) L[32 * j + i] = (uint8_t)imax(0, imin(nmax, nearest_int((x[32 * j + i] + dm) / d)));
     }
-    uint8_t *q = y + 16;
+    if (!five) {
+        uint8_t *q = y + 16;
+        for (int j = 0; j < TN_QKK; j += 64, q += 32)
+            for (int l = 0; l < 32; l++) q[l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 4));
+        return;
+    }
+    /* Q5_K: the fifth bit of value 32j + l in bit j of qh[l], the low four as Q4_K's nibbles */
+    uint8_t *qh = y + 16, *q = y + 48;
+    memset(qh, 0, 32);
     for (int j = 0; j < TN_QKK; j += 64, q += 32)
-        for (int l = 0; l < 32; l++) q[l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 4));
+        for (int l = 0; l < 32; l++) {
+            const int c = j / 32, l1 = L[j + l], l2 = L[j + l + 32];
+            qh[l] |= (uint8_t)(((l1 >> 4) << c) | ((l2 >> 4) << (c + 1)));
+            q[l] = (uint8_t)((l1 & 0xF) | ((l2 & 0xF) << 4));
+        }
 }
 
 /* ggml's make_qx_quants for n = 16, nmax = 32, rmse_type 1 (weights x^2), no external weights. */
@@ -336,9 +356,9 @@ static void quant_q8k(const float *x, uint8_t *y) {
 
 void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K) {
+    if (tn_quant_block_values(f) == TN_QKK) {
         for (int64_t i = 0; i < k / TN_QKK; i++, x += TN_QKK, y += bs)
-            f == TN_Q4_K ? quant_q4k(x, y) : f == TN_Q6_K ? quant_q6k(x, y) : quant_q8k(x, y);
+            f == TN_Q4_K ? quant_q45k(x, y, 0) : f == TN_Q5_K ? quant_q45k(x, y, 1) : f == TN_Q6_K ? quant_q6k(x, y) : quant_q8k(x, y);
         return;
     }
     for (int64_t i = 0; i < k / TN_QK; i++) quant_block(f, x + i * TN_QK, y + i * bs);
@@ -353,6 +373,19 @@ static void dequant_q4k(const uint8_t *x, float *y) {
         const float d1 = d * sc, m1 = dmin * m;
         const int sh = (j & 1) * 4;
         for (int l = 0; l < 32; l++) *y++ = d1 * ((q[l] >> sh) & 0xF) - m1;
+        if (j & 1) q += 32;
+    }
+}
+
+static void dequant_q5k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x)), dmin = tn_f16_to_f32(rd16(x + 2));
+    const uint8_t *qh = x + 16, *q = x + 48;
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        q4k_scale_min(j, x + 4, &sc, &m);
+        const float d1 = d * sc, m1 = dmin * m;
+        const int sh = (j & 1) * 4;
+        for (int l = 0; l < 32; l++) *y++ = d1 * (((q[l] >> sh) & 0xF) + ((qh[l] >> j) & 1 ? 16 : 0)) - m1;
         if (j & 1) q += 32;
     }
 }
@@ -377,8 +410,9 @@ static void dequant_q6k(const uint8_t *x, float *y) {
 
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q4_K || f == TN_Q6_K) {
-        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK) f == TN_Q4_K ? dequant_q4k(x, y) : dequant_q6k(x, y);
+    if (f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
+        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK)
+            f == TN_Q4_K ? dequant_q4k(x, y) : f == TN_Q5_K ? dequant_q5k(x, y) : dequant_q6k(x, y);
         return;
     }
     if (f == TN_Q8_K) {
@@ -409,19 +443,19 @@ void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     }
 }
 
-/* The k-quant row dot products (formulas in kernels/quant.h). */
-static float qrow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+/* The k-quant row dot products (formulas in kernels/quant.h). Q4_K (five = 0) and Q5_K. */
+static float qrow_q45k(const uint8_t *w, const tn_qact *a, int64_t nb, const int five) {
     float acc = 0;
-    for (int64_t i = 0; i < nb; i++, w += 144) {
+    for (int64_t i = 0; i < nb; i++, w += five ? 176 : 144) {
         const int8_t *x = a->q + i * TN_QKK;
         const int32_t *bs = a->sum + i * 16;
         int32_t isum = 0, msum = 0;
         for (int j = 0; j < 8; j++) {
             int sc, m, s = 0;
             q4k_scale_min(j, w + 4, &sc, &m);
-            const uint8_t *q = w + 16 + (j / 2) * 32;
+            const uint8_t *q = w + (five ? 48 : 16) + (j / 2) * 32, *qh = w + 16;
             const int sh = (j & 1) * 4;
-            for (int l = 0; l < 32; l++) s += ((q[l] >> sh) & 0xF) * x[32 * j + l];
+            for (int l = 0; l < 32; l++) s += (((q[l] >> sh) & 0xF) | (five ? ((qh[l] >> j) & 1) << 4 : 0)) * x[32 * j + l];
             isum += sc * s;
             msum += m * (bs[2 * j] + bs[2 * j + 1]);
         }
@@ -455,7 +489,8 @@ static float qrow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
 }
 
 float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
-    if (f == TN_Q4_K) return qrow_q4k(w, a, nb);
+    if (f == TN_Q4_K) return qrow_q45k(w, a, nb, 0);
+    if (f == TN_Q5_K) return qrow_q45k(w, a, nb, 1);
     if (f == TN_Q6_K) return qrow_q6k(w, a, nb);
     int bs = tn_quant_block_bytes(f);
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};

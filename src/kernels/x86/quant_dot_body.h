@@ -66,10 +66,22 @@ TN_QTARGET static inline int32_t hsum8(__m256i v) {
 
 static inline uint16_t k_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
-TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+/* Q5_K's quants of chunk c (values 64c .. 64c+63): u the 32 low-nibble bytes, qh the 32 high-bit
+ * bytes; *lo gets values 64c + l (fifth bit: bit 2c of qh[l]), *hi values 64c + 32 + l (bit 2c + 1). */
+TN_QTARGET static inline __attribute__((always_inline)) void q5k_unpack(__m256i u, __m256i qh, int c, __m256i *lo,
+                                                                       __m256i *hi) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f), b4 = _mm256_set1_epi8(0x10);
+    const __m256i h = _mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c)); /* bit 2c of each byte to bit 0 */
+    *lo = _mm256_or_si256(_mm256_and_si256(u, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), b4));
+    *hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), _mm256_and_si256(_mm256_slli_epi16(h, 3), b4));
+}
+
+/* Q4_K (five = 0, a compile-time constant) and Q5_K (five = 1). */
+TN_QTARGET static inline __attribute__((always_inline)) float krow_q45k(const uint8_t *w, const tn_qact *a, int64_t nb,
+                                                                       const int five) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     float acc = 0;
-    for (int64_t i = 0; i < nb; i++, w += 144) {
+    for (int64_t i = 0; i < nb; i++, w += five ? 176 : 144) {
         const int8_t *x = a->q + i * TN_QKK;
         const int32_t *bs = a->sum + i * 16;
         const uint8_t *q = w + 4;
@@ -81,11 +93,17 @@ TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb)
             m[j + 4] = (q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4);
         }
         __m256i v = _mm256_setzero_si256();
+        const __m256i qh = five ? _mm256_loadu_si256((const __m256i *)(w + 16)) : _mm256_setzero_si256();
         for (int c = 0; c < 4; c++) {
-            __m256i u = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));
-            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(u, m4), x + 64 * c, sc[2 * c], sc[2 * c]));
-            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, sc[2 * c + 1],
-                                         sc[2 * c + 1]));
+            __m256i u = _mm256_loadu_si256((const __m256i *)(w + (five ? 48 : 16) + 32 * c)), lo, hi;
+            if (five) {
+                q5k_unpack(u, qh, c, &lo, &hi);
+            } else {
+                lo = _mm256_and_si256(u, m4);
+                hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), m4);
+            }
+            v = _mm256_add_epi32(v, kdot(lo, x + 64 * c, sc[2 * c], sc[2 * c]));
+            v = _mm256_add_epi32(v, kdot(hi, x + 64 * c + 32, sc[2 * c + 1], sc[2 * c + 1]));
         }
         int32_t isum = hsum8(v), msum = 0;
         for (int j = 0; j < 8; j++) msum += m[j] * (bs[2 * j] + bs[2 * j + 1]);
@@ -136,7 +154,8 @@ TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb)
 
 TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     switch (f) {
-    case TN_Q4_K: return krow_q4k(w, a, nb);
+    case TN_Q4_K: return krow_q45k(w, a, nb, 0);
+    case TN_Q5_K: return krow_q45k(w, a, nb, 1);
     case TN_Q6_K: return krow_q6k(w, a, nb);
     case TN_Q8_0: return row_impl(TN_Q8_0, w, a, nb);
     case TN_Q4_0: return row_impl(TN_Q4_0, w, a, nb);
@@ -217,7 +236,7 @@ TN_QTARGET static inline __attribute__((always_inline)) void rows8_q4(const tn_q
 }
 
 /* ---- k-quants, eight rows at once: the activation super-block serves the eight rows; per row the
- * integer sums are those of krow_q4k / krow_q6k (exact, so their order is free), gathered by one
+ * integer sums are those of krow_q45k / krow_q6k (exact, so their order is free), gathered by one
  * fold8 tree into lane r = row r, and the float steps are the one-row kernels', lane-wise. The
  * span of the eight rows two groups ahead is prefetched as in rows8_q4. */
 TN_QTARGET static inline void prefetch_to(const char *pf, int64_t *pfo, int64_t upto) {
@@ -230,14 +249,16 @@ TN_QTARGET static inline __m256i pair_sums16(const int32_t *bs) {
     return _mm256_permute4x64_epi64(h, 0xd8);
 }
 
-TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+/* Q4_K (five = 0, a compile-time constant) and Q5_K (five = 1). */
+TN_QTARGET static inline __attribute__((always_inline)) void rows8_q45k(const uint8_t *w, int64_t rb, const tn_qact *a,
+                                                                       int64_t nb, float *out, const int five) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
     const char *pf = (const char *)w + 16 * rb;
     int64_t pfo = 0;
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        const uint8_t *wb = w + i * 144;
+        const uint8_t *wb = w + i * (five ? 176 : 144);
         const int8_t *x = a->q + i * TN_QKK;
         const __m256i bsp = pair_sums16(a->sum + i * 16);
         __m256i v[8], mv[8];
@@ -248,18 +269,25 @@ TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a,
             memcpy(&u0, q + 4, 4);
             memcpy(&u1, q + 8, 4);
             memcpy(&u2, q + 12, 4);
-            /* the 6-bit scales sc_0..7 and mins m_0..7 as bytes (krow_q4k's unpacking, four at a time) */
+            /* the 6-bit scales sc_0..7 and mins m_0..7 as bytes (krow_q45k's unpacking, four at a time) */
             const uint64_t sc = (uint64_t)(u0 & 0x3f3f3f3fu) |
                                 (uint64_t)((u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4)) << 32;
             const uint64_t mn = (uint64_t)(u1 & 0x3f3f3f3fu) |
                                 (uint64_t)(((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4)) << 32;
             mv[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn)), bsp);
             __m256i acc_r = _mm256_setzero_si256();
+            const __m256i qh = five ? _mm256_loadu_si256((const __m256i *)(q + 16)) : _mm256_setzero_si256();
             for (int c = 0; c < 4; c++) {
                 const int s0 = (int)(sc >> (16 * c)) & 0xff, s1 = (int)(sc >> (16 * c + 8)) & 0xff;
-                __m256i u = _mm256_loadu_si256((const __m256i *)(q + 16 + 32 * c));
-                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(u, m4), x + 64 * c, s0, s0));
-                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, s1, s1));
+                __m256i u = _mm256_loadu_si256((const __m256i *)(q + (five ? 48 : 16) + 32 * c)), lo, hi;
+                if (five) {
+                    q5k_unpack(u, qh, c, &lo, &hi);
+                } else {
+                    lo = _mm256_and_si256(u, m4);
+                    hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), m4);
+                }
+                acc_r = _mm256_add_epi32(acc_r, kdot(lo, x + 64 * c, s0, s0));
+                acc_r = _mm256_add_epi32(acc_r, kdot(hi, x + 64 * c + 32, s1, s1));
             }
             v[r] = acc_r;
         }
@@ -314,7 +342,8 @@ TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn
     switch (f) {
     case TN_Q4_0: rows8_q4(TN_Q4_0, w, rowbytes, a, nb, out); return 1;
     case TN_Q4_1: rows8_q4(TN_Q4_1, w, rowbytes, a, nb, out); return 1;
-    case TN_Q4_K: rows8_q4k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_K: rows8_q45k(w, rowbytes, a, nb, out, 0); return 1;
+    case TN_Q5_K: rows8_q45k(w, rowbytes, a, nb, out, 1); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
     case TN_Q8_0: tile_q8(1, w, rowbytes, a, nb, out, 8); return 1;
     default: return 0;
