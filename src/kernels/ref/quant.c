@@ -30,15 +30,16 @@ int tn_quant_block_bytes(tn_qfmt f) {
     case TN_Q6_K: return 210;
     case TN_Q8_K: return 292;
     case TN_Q5_K: return 176;
+    case TN_Q3_K: return 110;
     default: return -1;
     }
 }
 
 int tn_quant_block_values(tn_qfmt f) {
-    return f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
+    return f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
 }
 
-static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k"};
+static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k", "q3_k"};
 
 int tn_quant_fmt_parse(const char *name) {
     for (int i = 0; i < TN_QFMT_COUNT; i++)
@@ -104,7 +105,8 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
     }
 }
 
-/* ---- k-quants: ggml's reference quantisers (quantize_row_q4_K_ref, _q5_K_ref, _q6_K_ref, _q8_K_ref),
+/* ---- k-quants: ggml's reference quantisers (quantize_row_q3_K_ref, _q4_K_ref, _q5_K_ref, _q6_K_ref,
+ * _q8_K_ref),
  * the same float operations in the same order (this file is compiled in ISO C mode: no
  * contraction into fused multiply-adds), so the bytes are ggml's C's. */
 
@@ -329,6 +331,113 @@ static void quant_q6k(const float *x, uint8_t *y) {
         }
 }
 
+/* ggml's make_q3_quants for n = 16, nmax = 4, do_rmse (weights x^2): L in 0..7 (an all-zero group:
+ * L = 0, as ggml). */
+static float q3_16(const float *x, int8_t *L) {
+    const int n = 16, nmax = 4;
+    float max = 0, amax = 0;
+    for (int i = 0; i < n; i++) {
+        float ax = fabsf(x[i]);
+        if (ax > amax) {
+            amax = ax;
+            max = x[i];
+        }
+    }
+    if (amax < 1e-15f) {
+        memset(L, 0, (size_t)n);
+        return 0.f;
+    }
+    float iscale = -nmax / max, sumlx = 0, suml2 = 0;
+    for (int i = 0; i < n; i++) {
+        int l = imax(-nmax, imin(nmax - 1, nearest_int(iscale * x[i])));
+        L[i] = (int8_t)l;
+        float w = x[i] * x[i];
+        sumlx += w * x[i] * l;
+        suml2 += w * l * l;
+    }
+    for (int itry = 0; itry < 5; itry++) {
+        int n_changed = 0;
+        for (int i = 0; i < n; i++) {
+            float w = x[i] * x[i];
+            float slx = sumlx - w * x[i] * L[i];
+            if (slx > 0) {
+                float sl2 = suml2 - w * L[i] * L[i];
+                int new_l = imax(-nmax, imin(nmax - 1, nearest_int(x[i] * sl2 / slx)));
+                if (new_l != L[i]) {
+                    slx += w * x[i] * new_l;
+                    sl2 += w * new_l * new_l;
+                    if (sl2 > 0 && slx * slx * suml2 > sumlx * sumlx * sl2) {
+                        L[i] = (int8_t)new_l;
+                        sumlx = slx;
+                        suml2 = sl2;
+                        n_changed++;
+                    }
+                }
+            }
+        }
+        if (!n_changed) break;
+    }
+    for (int i = 0; i < n; i++) L[i] = (int8_t)(L[i] + nmax);
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+}
+
+/* The sixteen 6-bit scales of a Q3_K block's 12 scale bytes, minus 32 (ggml's unpacking). */
+static inline void q3k_scales(const uint8_t *s, int *sc) {
+    for (int g = 0; g < 16; g++) {
+        int lo = g < 8 ? s[g] & 0xF : s[g - 8] >> 4, hi = (s[8 + g % 4] >> (2 * (g / 4))) & 3;
+        sc[g] = (lo | (hi << 4)) - 32;
+    }
+}
+
+static void quant_q3k(const float *x, uint8_t *y) {
+    int8_t L[TN_QKK];
+    uint8_t *hm = y, *qs = y + 32, *scb = y + 96;
+    float scales[16], max_scale = 0, amax = 0;
+    for (int g = 0; g < 16; g++) {
+        scales[g] = q3_16(x + 16 * g, L + 16 * g);
+        float a = fabsf(scales[g]);
+        if (a > amax) {
+            amax = a;
+            max_scale = scales[g];
+        }
+    }
+    memset(scb, 0, 12);
+    if (max_scale) {
+        float iscale = -32.f / max_scale;
+        for (int g = 0; g < 16; g++) {
+            /* ggml: int8_t l = nearest_int(...) (the low byte), clamped to -32..31, + 32 */
+            int8_t l = (int8_t)(uint8_t)((unsigned)nearest_int(iscale * scales[g]) & 0xffu);
+            l = (int8_t)(imax(-32, imin(31, l)) + 32);
+            if (g < 8)
+                scb[g] = (uint8_t)(l & 0xF);
+            else
+                scb[g - 8] |= (uint8_t)((l & 0xF) << 4);
+            l >>= 4;
+            scb[g % 4 + 8] |= (uint8_t)(l << (2 * (g / 4)));
+        }
+        wr16(y + 108, tn_f32_to_f16(1 / iscale));
+    } else {
+        wr16(y + 108, tn_f32_to_f16(0.f));
+    }
+    int sc[16];
+    q3k_scales(scb, sc);
+    const float D = tn_f16_to_f32(rd16(y + 108));
+    for (int g = 0; g < 16; g++) {
+        const float d = D * sc[g];
+        if (!d) continue;
+        for (int i = 0; i < 16; i++) L[16 * g + i] = (int8_t)(imax(-4, imin(3, nearest_int(x[16 * g + i] / d))) + 4);
+    }
+    memset(hm, 0, 32);
+    for (int j = 0; j < TN_QKK; j++)
+        if (L[j] > 3) {
+            hm[j % 32] |= (uint8_t)(1u << (j / 32));
+            L[j] = (int8_t)(L[j] - 4);
+        }
+    for (int j = 0; j < TN_QKK; j += 128)
+        for (int l = 0; l < 32; l++)
+            qs[j / 4 + l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+}
+
 /* Q8_K: f32 d, int8 q[256], int16 bsums[16]. */
 static void quant_q8k(const float *x, uint8_t *y) {
     float max = 0, amax = 0;
@@ -358,7 +467,11 @@ void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
     if (tn_quant_block_values(f) == TN_QKK) {
         for (int64_t i = 0; i < k / TN_QKK; i++, x += TN_QKK, y += bs)
-            f == TN_Q4_K ? quant_q45k(x, y, 0) : f == TN_Q5_K ? quant_q45k(x, y, 1) : f == TN_Q6_K ? quant_q6k(x, y) : quant_q8k(x, y);
+            f == TN_Q4_K   ? quant_q45k(x, y, 0)
+            : f == TN_Q5_K ? quant_q45k(x, y, 1)
+            : f == TN_Q6_K ? quant_q6k(x, y)
+            : f == TN_Q3_K ? quant_q3k(x, y)
+                           : quant_q8k(x, y);
         return;
     }
     for (int64_t i = 0; i < k / TN_QK; i++) quant_block(f, x + i * TN_QK, y + i * bs);
@@ -390,6 +503,18 @@ static void dequant_q5k(const uint8_t *x, float *y) {
     }
 }
 
+static void dequant_q3k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x + 108));
+    const uint8_t *hm = x, *q = x + 32;
+    int sc[16];
+    q3k_scales(x + 96, sc);
+    for (int j = 0; j < TN_QKK; j++, y++) {
+        const int h = j / 128, k = (j % 128) / 32, l = j % 32;
+        const float dl = d * sc[j / 16];
+        *y = dl * (((q[32 * h + l] >> (2 * k)) & 3) - ((hm[l] >> (j / 32)) & 1 ? 0 : 4));
+    }
+}
+
 static void dequant_q6k(const uint8_t *x, float *y) {
     const float d = tn_f16_to_f32(rd16(x + 208));
     const uint8_t *ql = x, *qh = x + 128;
@@ -410,9 +535,12 @@ static void dequant_q6k(const uint8_t *x, float *y) {
 
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
+    if (f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
         for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK)
-            f == TN_Q4_K ? dequant_q4k(x, y) : f == TN_Q5_K ? dequant_q5k(x, y) : dequant_q6k(x, y);
+            f == TN_Q4_K   ? dequant_q4k(x, y)
+            : f == TN_Q5_K ? dequant_q5k(x, y)
+            : f == TN_Q3_K ? dequant_q3k(x, y)
+                           : dequant_q6k(x, y);
         return;
     }
     if (f == TN_Q8_K) {
@@ -488,10 +616,31 @@ static float qrow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
     return acc;
 }
 
+static float qrow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 110) {
+        const int8_t *x = a->q + i * TN_QKK;
+        int sc[16];
+        q3k_scales(w + 96, sc);
+        int32_t isum = 0;
+        for (int g = 0; g < 16; g++) {
+            int s = 0;
+            for (int j = 16 * g; j < 16 * g + 16; j++) {
+                const int h = j / 128, k = (j % 128) / 32, l = j % 32;
+                s += ((((w[32 + 32 * h + l] >> (2 * k)) & 3) | (((w[l] >> (j / 32)) & 1) << 2)) - 4) * x[j];
+            }
+            isum += sc[g] * s;
+        }
+        acc += (tn_f16_to_f32(rd16(w + 108)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
 float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     if (f == TN_Q4_K) return qrow_q45k(w, a, nb, 0);
     if (f == TN_Q5_K) return qrow_q45k(w, a, nb, 1);
     if (f == TN_Q6_K) return qrow_q6k(w, a, nb);
+    if (f == TN_Q3_K) return qrow_q3k(w, a, nb);
     int bs = tn_quant_block_bytes(f);
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t b = 0; b < nb; b++, w += bs) {

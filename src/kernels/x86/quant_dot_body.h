@@ -152,11 +152,64 @@ TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb)
     return acc;
 }
 
+/* Q3_K: the sixteen 6-bit scales (12 bytes at s) as bytes 0..63 (ggml's unpacking, four at a time). */
+static inline void q3k_scales16(const uint8_t *s, uint32_t aux[4]) {
+    const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
+    uint32_t a0, a1, t;
+    memcpy(&a0, s, 4);
+    memcpy(&a1, s + 4, 4);
+    memcpy(&t, s + 8, 4);
+    aux[0] = (a0 & k2) | ((t & k1) << 4);
+    aux[1] = (a1 & k2) | (((t >> 2) & k1) << 4);
+    aux[2] = ((a0 >> 4) & k2) | (((t >> 4) & k1) << 4);
+    aux[3] = ((a1 >> 4) & k2) | (((t >> 6) & k1) << 4);
+}
+
+/* Q3_K: half h (0, 1) of one super-block q: its four 32-byte vectors of 3-bit values u = q + 4 in
+ * 0..7 (two bits from qs, the third from hmask) and their kdot with the activations added to v;
+ * sc the scales minus 32 (the -4 is the caller's -4 * sum_g sc_g * bsum_g). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256i q3k_half_dot(const uint8_t *q, int h, const int8_t *x,
+                                                                             const int *sc, __m256i v) {
+    const __m256i m3 = _mm256_set1_epi8(0x03), m1 = _mm256_set1_epi8(0x01);
+    const __m256i lo = _mm256_loadu_si256((const __m256i *)(q + 32 + 32 * h));
+    const __m256i hm = _mm256_loadu_si256((const __m256i *)q);
+    for (int k = 0; k < 4; k++) {
+        const __m256i b2 = _mm256_and_si256(_mm256_srli_epi16(lo, 2 * k), m3);
+        const __m256i b1 = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(4 * h + k)), m1);
+        const int g = 8 * h + 2 * k;
+        v = _mm256_add_epi32(v, kdot(_mm256_or_si256(b2, _mm256_slli_epi16(b1, 2)), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+    }
+    return v;
+}
+
+TN_QTARGET static float krow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 110) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        uint32_t aux[4];
+        q3k_scales16(w + 96, aux);
+        const uint8_t *sb = (const uint8_t *)aux;
+        int sc[16];
+        int32_t corr = 0;
+        for (int g = 0; g < 16; g++) {
+            sc[g] = sb[g] - 32;
+            corr += sc[g] * bs[g];
+        }
+        __m256i v = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) v = q3k_half_dot(w, h, x, sc, v);
+        int32_t isum = hsum8(v) - 4 * corr;
+        acc += (_cvtsh_ss(k_rd16(w + 108)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
 TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     switch (f) {
     case TN_Q4_K: return krow_q45k(w, a, nb, 0);
     case TN_Q5_K: return krow_q45k(w, a, nb, 1);
     case TN_Q6_K: return krow_q6k(w, a, nb);
+    case TN_Q3_K: return krow_q3k(w, a, nb);
     case TN_Q8_0: return row_impl(TN_Q8_0, w, a, nb);
     case TN_Q4_0: return row_impl(TN_Q4_0, w, a, nb);
     default: return row_impl(TN_Q4_1, w, a, nb);
@@ -333,6 +386,43 @@ TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a,
     _mm256_storeu_ps(out, acc);
 }
 
+TN_QTARGET static void rows8_q3k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 110;
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m256i bs0 = _mm256_loadu_si256((const __m256i *)bs), bs1 = _mm256_loadu_si256((const __m256i *)(bs + 8));
+        const __m256i c32 = _mm256_set1_epi32(32);
+        __m256i v[8], cv[8];
+        for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            uint32_t aux[4];
+            q3k_scales16(q + 96, aux);
+            const __m128i s16 = _mm_loadu_si128((const __m128i *)aux);
+            const __m256i sc0 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(s16), c32);
+            const __m256i sc1 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(s16, 8)), c32);
+            cv[r] = _mm256_add_epi32(_mm256_mullo_epi32(sc0, bs0), _mm256_mullo_epi32(sc1, bs1));
+            int sc[16];
+            _mm256_storeu_si256((__m256i *)sc, sc0);
+            _mm256_storeu_si256((__m256i *)(sc + 8), sc1);
+            __m256i acc_r = _mm256_setzero_si256();
+            for (int hh = 0; hh < 2; hh++) acc_r = q3k_half_dot(q, hh, x, sc, acc_r);
+            v[r] = acc_r;
+        }
+        const __m256i isum = _mm256_sub_epi32(fold8(v), _mm256_slli_epi32(fold8(cv), 2)); /* - 4 * corr */
+        /* d is the block's last two bytes: gather the four ending there (in bounds), keep the high half */
+        const __m256i h = _mm256_i32gather_epi32((const int *)(wb + 106), offs, 1);
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a->d[i])), _mm256_cvtepi32_ps(isum)));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
 TN_QTARGET static inline __attribute__((always_inline)) void tile_q8(const int mt, const uint8_t *w, int64_t rb,
                                                                       const tn_qact *a, int64_t nb, float *out,
                                                                       int64_t ldo);
@@ -345,6 +435,7 @@ TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn
     case TN_Q4_K: rows8_q45k(w, rowbytes, a, nb, out, 0); return 1;
     case TN_Q5_K: rows8_q45k(w, rowbytes, a, nb, out, 1); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q3_K: rows8_q3k(w, rowbytes, a, nb, out); return 1;
     case TN_Q8_0: tile_q8(1, w, rowbytes, a, nb, out, 8); return 1;
     default: return 0;
     }
