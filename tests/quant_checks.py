@@ -105,7 +105,7 @@ def model():
             top1 = float((lg.argmax(-1) == ref.argmax(-1)).float().mean())
             n_lin = sum(isinstance(x, tq.QuantLinear) for x in m.modules())
             out[fmt] = {"shared": shared, "lookup_ok": lookup_ok, "rel_rms": rel, "top1": top1, "quant_linears": n_lin}
-            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2, "q3_k": 0.45, "q4_k": 0.2, "q5_k": 0.12, "q6_k": 0.1}[fmt]
+            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2, "q2_k": 0.75, "q3_k": 0.45, "q4_k": 0.2, "q5_k": 0.12, "q6_k": 0.1}[fmt]
         m = tq.quantize(copy.deepcopy(bases[128]), "q8_0", include_lm_head=False)
         keep = type(m.model.embed_tokens) is torch.nn.Embedding and type(m.lm_head) is torch.nn.Linear
         out["no_lm_head"] = keep
@@ -261,7 +261,7 @@ def gguf_bad():
     }
     # k-quants: one tensor per format (name, format, GGML type id, rows, cols), real quantised
     # bytes, each at a 32-aligned offset
-    KT = [("a", "q4_k", 12, 2, 256), ("b", "q6_k", 14, 1, 512), ("c", "q5_k", 13, 2, 256), ("d", "q3_k", 11, 3, 256)]
+    KT = [("a", "q4_k", 12, 2, 256), ("b", "q6_k", 14, 1, 512), ("c", "q5_k", 13, 2, 256), ("d", "q3_k", 11, 3, 256), ("e", "q2_k", 10, 1, 512)]
     g4 = torch.Generator().manual_seed(11)
     kq, kdata, kinfo = {}, b"", []
     for name, f, t, rows, cols in KT:

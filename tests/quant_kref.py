@@ -1,4 +1,4 @@
-"""ggml's k-quant reference quantisers (quantize_row_q3_K_ref, quantize_row_q4_K_ref, quantize_row_q5_K_ref,
+"""ggml's k-quant reference quantisers (quantize_row_q2_K_ref, quantize_row_q3_K_ref, quantize_row_q4_K_ref, quantize_row_q5_K_ref,
 quantize_row_q6_K_ref, quantize_row_q8_K_ref in ggml's src/ggml-quants.c) transcribed to numpy float32 for
 tests/test_quant.py's reference side (the gguf package only dequantises k-quants).
 
@@ -20,9 +20,12 @@ def nint(v):
     return (t.view(np.int32) & 0x007FFFFF) - 0x00400000
 
 
-def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20):
-    """make_qkx2_quants(32, nmax, x, w, L, &the_min, Laux, rmin, 0.1, nstep, false) per row of x (R, 32)
-    (Q4_K: 15, -1, 20; Q5_K: 31, -0.5, 15)."""
+def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20, use_mad=False):
+    """make_qkx2_quants(n, nmax, x, w, L, &the_min, Laux, rmin, 0.1, nstep, use_mad) per row of x (R, n)
+    (Q4_K: 32, 15, -1, 20, false; Q5_K: 32, 31, -0.5, 15, false; Q2_K: 16, 3, -0.5, 15, true)."""
+    def err_of(diff):
+        return np.abs(diff) if use_mad else (diff * diff).astype(F)
+
     R, n = x.shape
     mn, mx, sum_w = x[:, 0].copy(), x[:, 0].copy(), w[:, 0].copy()
     sum_x = sum_w * x[:, 0]
@@ -42,7 +45,7 @@ def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20):
         l = np.clip(nint(iscale * (x[:, i] - mn)), 0, nmax)
         L[:, i] = l
         diff = (scale * l.astype(F) + mn - x[:, i]).astype(F)
-        best = (best + w[:, i] * (diff * diff)).astype(F)
+        best = (best + w[:, i] * err_of(diff)).astype(F)
     for s in range(nstep + 1):
         # min (and so max - min) is the best candidate's so far, as in ggml's loop
         isc = ((F(rmin) + F(0.1) * F(s) + F(nmax)) / (mx - mn).astype(F)).astype(F)
@@ -64,7 +67,7 @@ def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20):
         err = np.zeros(R, F)
         for i in range(n):
             diff = (ts * La[:, i].astype(F) + tm - x[:, i]).astype(F)
-            err = (err + w[:, i] * (diff * diff)).astype(F)
+            err = (err + w[:, i] * err_of(diff)).astype(F)
         upd = (D > 0) & (err < best) & ~flat
         L[upd] = La[upd]
         best = np.where(upd, err, best)
@@ -321,6 +324,42 @@ def q3_k(x):
                            d16.view(np.uint8).reshape(R, 2)], axis=1)
 
 
+def q2_k(x):
+    """(rows, n) float32 -> (rows, n/256*84) uint8 (one row per super-block)."""
+    x = np.asarray(x, F).reshape(-1, 256)
+    R = x.shape[0]
+    L = np.zeros((R, 256), np.int64)
+    scales = np.zeros((R, 16), F); mins = np.zeros((R, 16), F)
+    with np.errstate(all="ignore"):
+        for g in range(16):
+            xs = x[:, 16 * g: 16 * g + 16]
+            scales[:, g], mins[:, g], L[:, 16 * g: 16 * g + 16] = _qkx2(xs, np.abs(xs), 3, -0.5, 15, True)
+        ms = np.zeros(R, F); mm = np.zeros(R, F)
+        for g in range(16):
+            ms = np.where(scales[:, g] > ms, scales[:, g], ms)
+            mm = np.where(mins[:, g] > mm, mins[:, g], mm)
+        ls, lm = ms > 0, mm > 0
+        isc = (F(15) / ms).astype(F)
+        sb = np.where(ls[:, None], nint(isc[:, None] * scales) & 0xFF, 0).astype(np.int64)
+        d16 = np.where(ls, _f16((ms / F(15)).astype(F)), np.float16(0))
+        imn = (F(15) / mm).astype(F)
+        sb = np.where(lm[:, None], sb | ((nint(imn[:, None] * mins) << 4) & 0xFF), sb) & 0xFF
+        dm16 = np.where(lm, _f16((mm / F(15)).astype(F)), np.float16(0))
+        D, DM = d16.astype(F), dm16.astype(F)
+        for g in range(16):
+            d = (D * (sb[:, g] & 0xF).astype(F)).astype(F)
+            dm = (DM * (sb[:, g] >> 4).astype(F)).astype(F)
+            l = np.clip(nint(((x[:, 16 * g: 16 * g + 16] + dm[:, None]) / d[:, None]).astype(F)), 0, 3)
+            nz = d != 0
+            L[nz, 16 * g: 16 * g + 16] = l[nz]
+    qs = np.zeros((R, 64), np.int64)
+    for h in range(2):
+        b = 128 * h
+        qs[:, 32 * h: 32 * h + 32] = L[:, b: b + 32] | (L[:, b + 32: b + 64] << 2) | (L[:, b + 64: b + 96] << 4) | (L[:, b + 96: b + 128] << 6)
+    return np.concatenate([sb.astype(np.uint8), qs.astype(np.uint8), d16.view(np.uint8).reshape(R, 2),
+                           dm16.view(np.uint8).reshape(R, 2)], axis=1)
+
+
 def q8_k(x):
     """(rows, n) float32 -> (d (R,) float32, q (R, 256) int8, bsums (R, 16) int32) per super-block
     (ggml's block_q8_K; bsums of an all-zero block are 0)."""
@@ -350,7 +389,7 @@ def q8_k_bytes(x):
 def product(fmt, x, qw, N, K, bias):
     """The k-quant product formula of src/kernels/quant.h in numpy float32: (M, N)."""
     M, nb = x.shape[0], K // 256
-    bsz = {"q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210}[fmt]
+    bsz = {"q2_k": 84, "q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210}[fmt]
     wb = qw.reshape(N, nb, bsz)
     da, aq, abs_ = q8_k(x)
     da, aq, abs_ = da.reshape(M, nb), aq.reshape(M, nb, 256).astype(np.int64), abs_.reshape(M, nb, 16).astype(np.int64)
@@ -370,6 +409,16 @@ def product(fmt, x, qw, N, K, bias):
         if fmt == "q5_k":  # bit j of qh[l]: the fifth bit of value 32j + l
             qh = wb[:, :, 16:48].astype(np.int64)
             vals = vals | np.stack([((qh >> j) & 1) << 4 for j in range(8)], axis=2)
+    elif fmt == "q2_k":
+        sb = wb[:, :, 0:16].astype(np.int64); qs = wb[:, :, 16:80].astype(np.int64)
+        sc, mn = sb & 0xF, sb >> 4
+        dw = wb[:, :, 80:82].copy().view(np.float16).astype(F)[:, :, 0]
+        dmw = wb[:, :, 82:84].copy().view(np.float16).astype(F)[:, :, 0]
+        v = np.zeros((N, nb, 256), np.int64)
+        for j in range(8):
+            h, k = j // 4, j % 4
+            v[:, :, 32 * j: 32 * j + 32] = (qs[:, :, 32 * h: 32 * h + 32] >> (2 * k)) & 3
+        vals = v.reshape(N, nb, 16, 16)
     elif fmt == "q3_k":
         hm = wb[:, :, 0:32].astype(np.int64); qs = wb[:, :, 32:96].astype(np.int64)
         sc = _q3k_scales(wb[:, :, 96:108])
@@ -398,10 +447,12 @@ def product(fmt, x, qw, N, K, bias):
             msum = (mn * abs_[m].reshape(1, nb, 8, 2).sum(axis=3)).sum(axis=2)
         else:
             isum = (sc * (vals * aq[m].reshape(1, nb, 16, 16)).sum(axis=3)).sum(axis=2)
+            if fmt == "q2_k":
+                msum = (mn * abs_[m].reshape(1, nb, 16)).sum(axis=2)
         acc = np.zeros(N, F)
         for i in range(nb):
             t = ((dw[:, i] * da[m, i]).astype(F) * isum[:, i].astype(F)).astype(F)
-            if fmt in ("q4_k", "q5_k"):
+            if fmt in ("q2_k", "q4_k", "q5_k"):
                 u = ((dmw[:, i] * da[m, i]).astype(F) * msum[:, i].astype(F)).astype(F)
                 t = (t - u).astype(F)
             acc = (acc + t).astype(F)

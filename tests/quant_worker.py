@@ -16,8 +16,8 @@ import sys
 import numpy as np
 
 FMTS = ("q8_0", "q4_0", "q4_1")
-KFMTS = ("q3_k", "q4_k", "q5_k", "q6_k")
-KBYTES = {"q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210, "q8_k": 292}
+KFMTS = ("q2_k", "q3_k", "q4_k", "q5_k", "q6_k")
+KBYTES = {"q2_k": 84, "q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210, "q8_k": 292}
 # k-quant products (K a multiple of 256): super-block counts 1, 3, 6 (1536), 9
 KSHAPES = [(1, 5, 256), (3, 9, 768), (2, 17, 1536), (4, 12, 2304)]
 # (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows.
@@ -83,7 +83,7 @@ def make_inputs(path):
     inf = rng.standard_normal(256).astype(np.float32); inf[::7] = np.inf; ke.append(inf)
     nan = rng.standard_normal(256).astype(np.float32); nan[3] = np.nan; ke.append(nan)
     arrs["kedge"] = np.stack(ke)
-    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 45 Q3_K, 35 Q4_K, 28 Q5_K, 24 Q6_K blocks
+    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 60 Q2_K, 45 Q3_K, 35 Q4_K, 28 Q5_K, 24 Q6_K blocks
     for i, (M, N, K) in enumerate(KSHAPES):
         arrs["kx%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
         arrs["kw%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)

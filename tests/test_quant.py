@@ -66,7 +66,7 @@ def _diff(ref, ours, prefix):
     return [k for k in keys if ref[k].shape != ours[k].shape or not np.array_equal(_bits(ref[k]), _bits(ours[k]))]
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"])
 def test_quantize_bytes_match_gguf(runs, fmt):
     """Q8_0/Q4_0/Q4_1: gguf's quantiser; Q8_1 and the k-quants: numpy transcriptions of ggml's C
     (tests/quant_worker.py q8_1_ref, tests/quant_kref.py; the latter checked against ggml's C by
@@ -77,7 +77,7 @@ def test_quantize_bytes_match_gguf(runs, fmt):
         assert np.array_equal(ref[k], ours["ref"][k]), (k, np.argwhere(ref[k] != ours["ref"][k])[:5])
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q3_k", "q4_k", "q5_k", "q6_k"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"])
 def test_dequantize_matches_gguf_bits(runs, fmt):
     ref, ours = runs
     assert _diff(ref, ours["ref"], fmt + "_") == []
@@ -114,8 +114,8 @@ def test_quantlinear_rule():
 def test_quantize_model():
     r = _check("model")
     assert r["ok"], r
-    assert set(r) >= {"q8_0", "q4_0", "q4_1", "q3_k", "q4_k", "q5_k", "q6_k"}
-    for fmt in ("q8_0", "q4_0", "q4_1", "q3_k", "q4_k", "q5_k", "q6_k"):
+    assert set(r) >= {"q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"}
+    for fmt in ("q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"):
         assert r[fmt]["shared"] and r[fmt]["lookup_ok"]
 
 
@@ -162,7 +162,7 @@ GGUF_BAD = ["empty", "magic", "version", "truncated_header", "past_end", "offset
 def test_gguf_bad_files():
     r = _check("gguf_bad")
     assert r["good"] == ["ok", ["w"]]
-    assert r["good_k"] == ["ok", ["a", "b", "c", "d"]] and r["k_in_place"] == [True] * 8, (r["good_k"], r["k_in_place"])
+    assert r["good_k"] == ["ok", ["a", "b", "c", "d", "e"]] and r["k_in_place"] == [True] * 10, (r["good_k"], r["k_in_place"])
     for k in GGUF_BAD:
         assert r[k][0] == "ValueError" and r[k][1].startswith("GGUF: "), (k, r[k])
 
@@ -237,6 +237,7 @@ def test_kquant_transcription_matches_ggml_c(tmp_path):
     for fmt, fn, bs, ours in (("q4_k", gg.quantize_row_q4_K_ref, 144, quant_kref.q4_k),
                               ("q5_k", gg.quantize_row_q5_K_ref, 176, quant_kref.q5_k),
                               ("q3_k", gg.quantize_row_q3_K_ref, 110, quant_kref.q3_k),
+                              ("q2_k", gg.quantize_row_q2_K_ref, 84, quant_kref.q2_k),
                               ("q6_k", gg.quantize_row_q6_K_ref, 210, quant_kref.q6_k),
                               ("q8_k", gg.quantize_row_q8_K_ref, 292, quant_kref.q8_k_bytes)):
         x = np.ascontiguousarray(X, np.float32)

@@ -31,15 +31,16 @@ int tn_quant_block_bytes(tn_qfmt f) {
     case TN_Q8_K: return 292;
     case TN_Q5_K: return 176;
     case TN_Q3_K: return 110;
+    case TN_Q2_K: return 84;
     default: return -1;
     }
 }
 
 int tn_quant_block_values(tn_qfmt f) {
-    return f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
+    return f == TN_Q2_K || f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
 }
 
-static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k", "q3_k"};
+static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k", "q3_k", "q2_k"};
 
 int tn_quant_fmt_parse(const char *name) {
     for (int i = 0; i < TN_QFMT_COUNT; i++)
@@ -105,7 +106,7 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
     }
 }
 
-/* ---- k-quants: ggml's reference quantisers (quantize_row_q3_K_ref, _q4_K_ref, _q5_K_ref, _q6_K_ref,
+/* ---- k-quants: ggml's reference quantisers (quantize_row_q2_K_ref, _q3_K_ref, _q4_K_ref, _q5_K_ref, _q6_K_ref,
  * _q8_K_ref),
  * the same float operations in the same order (this file is compiled in ISO C mode: no
  * contraction into fused multiply-adds), so the bytes are ggml's C's. */
@@ -122,12 +123,13 @@ static inline int nearest_int(float v) {
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
-/* ggml's make_qkx2_quants for n = 32 values, rdelta = 0.1, squared error (Q4_K: nmax 15, rmin -1,
- * nstep 20; Q5_K: nmax 31, rmin -0.5, nstep 15): a scale and a min (returned in *the_min as -min)
- * minimising the weighted error. */
-static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min, int nmax, float rmin, int nstep) {
+/* ggml's make_qkx2_quants with rdelta = 0.1 (Q4_K: n 32, nmax 15, rmin -1, nstep 20, squared
+ * error; Q5_K: n 32, nmax 31, rmin -0.5, nstep 15, squared; Q2_K: n 16, nmax 3, rmin -0.5, nstep 15,
+ * absolute error (use_mad)): a scale and a min (returned in *the_min as -min) minimising the
+ * weighted error. n <= 32. */
+static float qkx2(const float *x, const float *w, uint8_t *L, float *the_min, int n, int nmax, float rmin, int nstep,
+                  int use_mad) {
     uint8_t Laux[32];
-    const int n = 32;
     const float rdelta = 0.1f;
     float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0];
     for (int i = 1; i < n; i++) {
@@ -147,7 +149,8 @@ static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min,
         int l = nearest_int(iscale * (x[i] - min));
         L[i] = (uint8_t)imax(0, imin(nmax, l));
         float diff = scale * L[i] + min - x[i];
-        best += w[i] * (diff * diff);
+        diff = use_mad ? fabsf(diff) : diff * diff;
+        best += w[i] * diff;
     }
     for (int is = 0; is <= nstep; is++) {
         iscale = (rmin + rdelta * is + nmax) / (max - min);
@@ -170,7 +173,8 @@ static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min,
             float err = 0;
             for (int i = 0; i < n; i++) {
                 float diff = this_scale * Laux[i] + this_min - x[i];
-                err += w[i] * (diff * diff);
+                diff = use_mad ? fabsf(diff) : diff * diff;
+                err += w[i] * diff;
             }
             if (err < best) {
                 memcpy(L, Laux, (size_t)n);
@@ -206,8 +210,8 @@ static void quant_q45k(const float *x, uint8_t *y, const int five) {
         for (int l = 0; l < 32; l++) sum_x2 += x[32 * j + l] * x[32 * j + l];
         float av_x = sqrtf(sum_x2 / 32);
         for (int l = 0; l < 32; l++) w[l] = av_x + fabsf(x[32 * j + l]);
-        scales[j] = five ? qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j], 31, -0.5f, 15)
-                         : qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j], 15, -1.f, 20);
+        scales[j] = five ? qkx2(x + 32 * j, w, L + 32 * j, &mins[j], 32, 31, -0.5f, 15, 0)
+                         : qkx2(x + 32 * j, w, L + 32 * j, &mins[j], 32, 15, -1.f, 20, 0);
         if (scales[j] > max_scale) max_scale = scales[j];
         if (mins[j] > max_min) max_min = mins[j];
     }
@@ -438,6 +442,43 @@ static void quant_q3k(const float *x, uint8_t *y) {
             qs[j / 4 + l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
 }
 
+static void quant_q2k(const float *x, uint8_t *y) {
+    uint8_t L[TN_QKK], *scb = y, *qs = y + 16;
+    float w[16], mins[16], scales[16], max_scale = 0, max_min = 0;
+    const float q4scale = 15.f;
+    for (int g = 0; g < 16; g++) {
+        for (int l = 0; l < 16; l++) w[l] = fabsf(x[16 * g + l]);
+        scales[g] = qkx2(x + 16 * g, w, L + 16 * g, &mins[g], 16, 3, -0.5f, 15, 1);
+        if (scales[g] > max_scale) max_scale = scales[g];
+        if (mins[g] > max_min) max_min = mins[g];
+    }
+    if (max_scale > 0) {
+        float iscale = q4scale / max_scale;
+        for (int g = 0; g < 16; g++) scb[g] = (uint8_t)nearest_int(iscale * scales[g]);
+        wr16(y + 80, tn_f32_to_f16(max_scale / q4scale));
+    } else {
+        memset(scb, 0, 16);
+        wr16(y + 80, tn_f32_to_f16(0.f));
+    }
+    if (max_min > 0) {
+        float iscale = q4scale / max_min;
+        for (int g = 0; g < 16; g++) scb[g] |= (uint8_t)((unsigned)nearest_int(iscale * mins[g]) << 4);
+        wr16(y + 82, tn_f32_to_f16(max_min / q4scale));
+    } else {
+        wr16(y + 82, tn_f32_to_f16(0.f));
+    }
+    const float D = tn_f16_to_f32(rd16(y + 80)), DM = tn_f16_to_f32(rd16(y + 82));
+    for (int g = 0; g < 16; g++) {
+        const float d = D * (scb[g] & 0xF);
+        if (!d) continue;
+        const float dm = DM * (scb[g] >> 4);
+        for (int i = 0; i < 16; i++) L[16 * g + i] = (uint8_t)imax(0, imin(3, nearest_int((x[16 * g + i] + dm) / d)));
+    }
+    for (int j = 0; j < TN_QKK; j += 128)
+        for (int l = 0; l < 32; l++)
+            qs[j / 4 + l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+}
+
 /* Q8_K: f32 d, int8 q[256], int16 bsums[16]. */
 static void quant_q8k(const float *x, uint8_t *y) {
     float max = 0, amax = 0;
@@ -471,6 +512,7 @@ void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k) {
             : f == TN_Q5_K ? quant_q45k(x, y, 1)
             : f == TN_Q6_K ? quant_q6k(x, y)
             : f == TN_Q3_K ? quant_q3k(x, y)
+            : f == TN_Q2_K ? quant_q2k(x, y)
                            : quant_q8k(x, y);
         return;
     }
@@ -515,6 +557,15 @@ static void dequant_q3k(const uint8_t *x, float *y) {
     }
 }
 
+static void dequant_q2k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x + 80)), dmin = tn_f16_to_f32(rd16(x + 82));
+    for (int j = 0; j < TN_QKK; j++, y++) {
+        const int h = j / 128, k = (j % 128) / 32, l = j % 32, sc = x[j / 16];
+        const float dl = d * (sc & 0xF), ml = dmin * (sc >> 4);
+        *y = dl * ((x[16 + 32 * h + l] >> (2 * k)) & 3) - ml;
+    }
+}
+
 static void dequant_q6k(const uint8_t *x, float *y) {
     const float d = tn_f16_to_f32(rd16(x + 208));
     const uint8_t *ql = x, *qh = x + 128;
@@ -535,11 +586,12 @@ static void dequant_q6k(const uint8_t *x, float *y) {
 
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
+    if (f == TN_Q2_K || f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
         for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK)
             f == TN_Q4_K   ? dequant_q4k(x, y)
             : f == TN_Q5_K ? dequant_q5k(x, y)
             : f == TN_Q3_K ? dequant_q3k(x, y)
+            : f == TN_Q2_K ? dequant_q2k(x, y)
                            : dequant_q6k(x, y);
         return;
     }
@@ -636,11 +688,34 @@ static float qrow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
     return acc;
 }
 
+static float qrow_q2k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 84) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        int32_t isum = 0, msum = 0;
+        for (int g = 0; g < 16; g++) {
+            int s = 0;
+            for (int j = 16 * g; j < 16 * g + 16; j++) {
+                const int h = j / 128, k = (j % 128) / 32, l = j % 32;
+                s += ((w[16 + 32 * h + l] >> (2 * k)) & 3) * x[j];
+            }
+            isum += (w[g] & 0xF) * s;
+            msum += (w[g] >> 4) * bs[g];
+        }
+        const float da = a->d[i];
+        const float t = (tn_f16_to_f32(rd16(w + 80)) * da) * (float)isum, u = (tn_f16_to_f32(rd16(w + 82)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
 float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     if (f == TN_Q4_K) return qrow_q45k(w, a, nb, 0);
     if (f == TN_Q5_K) return qrow_q45k(w, a, nb, 1);
     if (f == TN_Q6_K) return qrow_q6k(w, a, nb);
     if (f == TN_Q3_K) return qrow_q3k(w, a, nb);
+    if (f == TN_Q2_K) return qrow_q2k(w, a, nb);
     int bs = tn_quant_block_bytes(f);
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t b = 0; b < nb; b++, w += bs) {

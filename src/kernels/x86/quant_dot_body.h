@@ -204,12 +204,47 @@ TN_QTARGET static float krow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb)
     return acc;
 }
 
+/* Q2_K: half h (0, 1) of one super-block q: its four 32-byte vectors of 2-bit values and their kdot
+ * with the activations added to v (sc: the sixteen 4-bit scales). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256i q2k_half_dot(const uint8_t *q, int h, const int8_t *x,
+                                                                             const int *sc, __m256i v) {
+    const __m256i m3 = _mm256_set1_epi8(0x03);
+    const __m256i lo = _mm256_loadu_si256((const __m256i *)(q + 16 + 32 * h));
+    for (int k = 0; k < 4; k++) {
+        const int g = 8 * h + 2 * k;
+        v = _mm256_add_epi32(v, kdot(_mm256_and_si256(_mm256_srli_epi16(lo, 2 * k), m3), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+    }
+    return v;
+}
+
+TN_QTARGET static float krow_q2k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 84) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        int sc[16];
+        int32_t msum = 0;
+        for (int g = 0; g < 16; g++) {
+            sc[g] = w[g] & 0xF;
+            msum += (w[g] >> 4) * bs[g];
+        }
+        __m256i v = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) v = q2k_half_dot(w, h, x, sc, v);
+        const int32_t isum = hsum8(v);
+        const float da = a->d[i];
+        const float t = (_cvtsh_ss(k_rd16(w + 80)) * da) * (float)isum, u = (_cvtsh_ss(k_rd16(w + 82)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
 TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     switch (f) {
     case TN_Q4_K: return krow_q45k(w, a, nb, 0);
     case TN_Q5_K: return krow_q45k(w, a, nb, 1);
     case TN_Q6_K: return krow_q6k(w, a, nb);
     case TN_Q3_K: return krow_q3k(w, a, nb);
+    case TN_Q2_K: return krow_q2k(w, a, nb);
     case TN_Q8_0: return row_impl(TN_Q8_0, w, a, nb);
     case TN_Q4_0: return row_impl(TN_Q4_0, w, a, nb);
     default: return row_impl(TN_Q4_1, w, a, nb);
@@ -423,6 +458,43 @@ TN_QTARGET static void rows8_q3k(const uint8_t *w, int64_t rb, const tn_qact *a,
     _mm256_storeu_ps(out, acc);
 }
 
+TN_QTARGET static void rows8_q2k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const __m128i m4 = _mm_set1_epi8(0x0f);
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 84;
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m256i bs0 = _mm256_loadu_si256((const __m256i *)bs), bs1 = _mm256_loadu_si256((const __m256i *)(bs + 8));
+        __m256i v[8], mv[8];
+        for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            const __m128i s16 = _mm_loadu_si128((const __m128i *)q);
+            const __m128i sl = _mm_and_si128(s16, m4), mh = _mm_and_si128(_mm_srli_epi16(s16, 4), m4);
+            mv[r] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvtepu8_epi32(mh), bs0),
+                                     _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(mh, 8)), bs1));
+            int sc[16];
+            _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi32(sl));
+            _mm256_storeu_si256((__m256i *)(sc + 8), _mm256_cvtepu8_epi32(_mm_srli_si128(sl, 8)));
+            __m256i acc_r = _mm256_setzero_si256();
+            for (int hh = 0; hh < 2; hh++) acc_r = q2k_half_dot(q, hh, x, sc, acc_r);
+            v[r] = acc_r;
+        }
+        const __m256i isum = fold8(v), msum = fold8(mv);
+        const __m256i h = _mm256_i32gather_epi32((const int *)(wb + 80), offs, 1); /* d, dmin */
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(h)), dmin = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        const __m256 da = _mm256_set1_ps(a->d[i]);
+        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw, da), _mm256_cvtepi32_ps(isum));
+        const __m256 u = _mm256_mul_ps(_mm256_mul_ps(dmin, da), _mm256_cvtepi32_ps(msum));
+        acc = _mm256_add_ps(acc, _mm256_sub_ps(t, u));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
 TN_QTARGET static inline __attribute__((always_inline)) void tile_q8(const int mt, const uint8_t *w, int64_t rb,
                                                                       const tn_qact *a, int64_t nb, float *out,
                                                                       int64_t ldo);
@@ -436,6 +508,7 @@ TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn
     case TN_Q5_K: rows8_q45k(w, rowbytes, a, nb, out, 1); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
     case TN_Q3_K: rows8_q3k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q2_K: rows8_q2k(w, rowbytes, a, nb, out); return 1;
     case TN_Q8_0: tile_q8(1, w, rowbytes, a, nb, out, 8); return 1;
     default: return 0;
     }
