@@ -17,15 +17,16 @@ def _dq_act(x, fmt="q8_0"):
 
 
 def _magnitudes(ql):
-    """Per weight: |d*sc*q| + |dmin*m| for Q4_K and Q5_K (the two terms the product keeps apart:
-    the dequantised bytes with dmin zeroed, and with d zeroed), else |w_dq|."""
-    if ql.fmt not in ("q4_k", "q5_k"):
+    """Per weight: |d*sc*q| + |dmin*m| for Q2_K, Q4_K and Q5_K (the two terms the product keeps
+    apart: the dequantised bytes with dmin zeroed, and with d zeroed), else |w_dq|."""
+    at = {"q2_k": 80, "q4_k": 0, "q5_k": 0}.get(ql.fmt)  # offset of f16 d; dmin follows
+    if at is None:
         return ql.dequantized_weight().double().abs()
     N, K = ql.out_features, ql.in_features
     b = ql.qweight.reshape(N, K // 256, -1)
     q1, q2 = b.clone(), b.clone()
-    q1[:, :, 2:4] = 0
-    q2[:, :, 0:2] = 0
+    q1[:, :, at + 2:at + 4] = 0
+    q2[:, :, at:at + 2] = 0
     return (ops.dequantize(q1.reshape(N, -1), ql.fmt, N, K).double().abs()
             + ops.dequantize(q2.reshape(N, -1), ql.fmt, N, K).double().abs())
 

@@ -152,33 +152,35 @@ TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb)
     return acc;
 }
 
-/* Q3_K: the sixteen 6-bit scales (12 bytes at s) as bytes 0..63 (ggml's unpacking, four at a time). */
-static inline void q3k_scales16(const uint8_t *s, uint32_t aux[4]) {
+/* Q3_K: the sixteen 6-bit scales (12 bytes at s) as bytes 0..63 (ggml's unpacking, four at a time),
+ * built in a register (through memory, four 32-bit stores then a 128-bit load, the store could not
+ * be forwarded: the eight-row kernel's hottest instruction). */
+TN_QTARGET static inline __m128i q3k_scales16(const uint8_t *s) {
     const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
     uint32_t a0, a1, t;
     memcpy(&a0, s, 4);
     memcpy(&a1, s + 4, 4);
     memcpy(&t, s + 8, 4);
-    aux[0] = (a0 & k2) | ((t & k1) << 4);
-    aux[1] = (a1 & k2) | (((t >> 2) & k1) << 4);
-    aux[2] = ((a0 >> 4) & k2) | (((t >> 4) & k1) << 4);
-    aux[3] = ((a1 >> 4) & k2) | (((t >> 6) & k1) << 4);
+    return _mm_setr_epi32((int)((a0 & k2) | ((t & k1) << 4)), (int)((a1 & k2) | (((t >> 2) & k1) << 4)),
+                          (int)(((a0 >> 4) & k2) | (((t >> 4) & k1) << 4)), (int)(((a1 >> 4) & k2) | (((t >> 6) & k1) << 4)));
 }
 
 /* Q3_K: half h (0, 1) of one super-block q: its four 32-byte vectors of 3-bit values u = q + 4 in
  * 0..7 (two bits from qs, the third from hmask) and their kdot with the activations added to v;
- * sc the scales minus 32 (the -4 is the caller's -4 * sum_g sc_g * bsum_g). */
+ * sc the scales minus 32 (the -4 is the caller's -4 * sum_g sc_g * bsum_g). *hm: hmask shifted
+ * right by 4h (bit k of each byte in bit 0 as value block 4h + k comes up), shifted on by four. */
 TN_QTARGET static inline __attribute__((always_inline)) __m256i q3k_half_dot(const uint8_t *q, int h, const int8_t *x,
-                                                                             const int *sc, __m256i v) {
-    const __m256i m3 = _mm256_set1_epi8(0x03), m1 = _mm256_set1_epi8(0x01);
+                                                                             const int *sc, __m256i *hm, __m256i v) {
+    const __m256i m3 = _mm256_set1_epi8(0x03), m4 = _mm256_set1_epi8(0x04);
     const __m256i lo = _mm256_loadu_si256((const __m256i *)(q + 32 + 32 * h));
-    const __m256i hm = _mm256_loadu_si256((const __m256i *)q);
+    __m256i hb = _mm256_slli_epi16(*hm, 2); /* bit k + 2: the third bit of value block 4h + k */
     for (int k = 0; k < 4; k++) {
         const __m256i b2 = _mm256_and_si256(_mm256_srli_epi16(lo, 2 * k), m3);
-        const __m256i b1 = _mm256_and_si256(_mm256_srl_epi16(hm, _mm_cvtsi32_si128(4 * h + k)), m1);
         const int g = 8 * h + 2 * k;
-        v = _mm256_add_epi32(v, kdot(_mm256_or_si256(b2, _mm256_slli_epi16(b1, 2)), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+        v = _mm256_add_epi32(v, kdot(_mm256_or_si256(b2, _mm256_and_si256(hb, m4)), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+        hb = _mm256_srli_epi16(hb, 1);
     }
+    *hm = _mm256_srli_epi16(*hm, 4);
     return v;
 }
 
@@ -187,17 +189,18 @@ TN_QTARGET static float krow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb)
     for (int64_t i = 0; i < nb; i++, w += 110) {
         const int8_t *x = a->q + i * TN_QKK;
         const int32_t *bs = a->sum + i * 16;
-        uint32_t aux[4];
-        q3k_scales16(w + 96, aux);
-        const uint8_t *sb = (const uint8_t *)aux;
+        const __m128i s16 = q3k_scales16(w + 96), c32 = _mm_set1_epi8(32);
+        int8_t sb[16];
+        _mm_storeu_si128((__m128i *)sb, _mm_sub_epi8(s16, c32));
         int sc[16];
         int32_t corr = 0;
         for (int g = 0; g < 16; g++) {
-            sc[g] = sb[g] - 32;
+            sc[g] = sb[g];
             corr += sc[g] * bs[g];
         }
-        __m256i v = _mm256_setzero_si256();
-        for (int h = 0; h < 2; h++) v = q3k_half_dot(w, h, x, sc, v);
+        __m256i v = _mm256_setzero_si256(), hm = _mm256_loadu_si256((const __m256i *)w);
+        v = q3k_half_dot(w, 0, x, sc, &hm, v);
+        v = q3k_half_dot(w, 1, x, sc, &hm, v);
         int32_t isum = hsum8(v) - 4 * corr;
         acc += (_cvtsh_ss(k_rd16(w + 108)) * a->d[i]) * (float)isum;
     }
@@ -436,17 +439,16 @@ TN_QTARGET static void rows8_q3k(const uint8_t *w, int64_t rb, const tn_qact *a,
         for (int r = 0; r < 8; r++) {
             const uint8_t *q = wb + r * rb;
             prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
-            uint32_t aux[4];
-            q3k_scales16(q + 96, aux);
-            const __m128i s16 = _mm_loadu_si128((const __m128i *)aux);
+            const __m128i s16 = q3k_scales16(q + 96);
             const __m256i sc0 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(s16), c32);
             const __m256i sc1 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(s16, 8)), c32);
             cv[r] = _mm256_add_epi32(_mm256_mullo_epi32(sc0, bs0), _mm256_mullo_epi32(sc1, bs1));
             int sc[16];
             _mm256_storeu_si256((__m256i *)sc, sc0);
             _mm256_storeu_si256((__m256i *)(sc + 8), sc1);
-            __m256i acc_r = _mm256_setzero_si256();
-            for (int hh = 0; hh < 2; hh++) acc_r = q3k_half_dot(q, hh, x, sc, acc_r);
+            __m256i acc_r = _mm256_setzero_si256(), hm = _mm256_loadu_si256((const __m256i *)q);
+            acc_r = q3k_half_dot(q, 0, x, sc, &hm, acc_r);
+            acc_r = q3k_half_dot(q, 1, x, sc, &hm, acc_r);
             v[r] = acc_r;
         }
         const __m256i isum = _mm256_sub_epi32(fold8(v), _mm256_slli_epi32(fold8(cv), 2)); /* - 4 * corr */
