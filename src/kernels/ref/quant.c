@@ -635,7 +635,10 @@ static float qrow_q45k(const uint8_t *w, const tn_qact *a, int64_t nb, const int
             q4k_scale_min(j, w + 4, &sc, &m);
             const uint8_t *q = w + (five ? 48 : 16) + (j / 2) * 32, *qh = w + 16;
             const int sh = (j & 1) * 4;
-            for (int l = 0; l < 32; l++) s += (((q[l] >> sh) & 0xF) | (five ? ((qh[l] >> j) & 1) << 4 : 0)) * x[32 * j + l];
+            if (five)
+                for (int l = 0; l < 32; l++) s += (((q[l] >> sh) & 0xF) | (((qh[l] >> j) & 1) << 4)) * x[32 * j + l];
+            else
+                for (int l = 0; l < 32; l++) s += ((q[l] >> sh) & 0xF) * x[32 * j + l];
             isum += sc * s;
             msum += m * (bs[2 * j] + bs[2 * j + 1]);
         }
@@ -676,11 +679,12 @@ static float qrow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
         q3k_scales(w + 96, sc);
         int32_t isum = 0;
         for (int g = 0; g < 16; g++) {
+            /* value 128h + 32k + l (g = 8h + 2k + l/16): low bits 2k of qs[32h + l], high bit 4h + k of hmask[l] */
+            const int h = g / 8, k = (g % 8) / 2, l0 = (g & 1) * 16;
+            const uint8_t *qs = w + 32 + 32 * h, *hm = w;
+            const int8_t *xg = x + 128 * h + 32 * k;
             int s = 0;
-            for (int j = 16 * g; j < 16 * g + 16; j++) {
-                const int h = j / 128, k = (j % 128) / 32, l = j % 32;
-                s += ((((w[32 + 32 * h + l] >> (2 * k)) & 3) | (((w[l] >> (j / 32)) & 1) << 2)) - 4) * x[j];
-            }
+            for (int l = l0; l < l0 + 16; l++) s += ((((qs[l] >> (2 * k)) & 3) | (((hm[l] >> (4 * h + k)) & 1) << 2)) - 4) * xg[l];
             isum += sc[g] * s;
         }
         acc += (tn_f16_to_f32(rd16(w + 108)) * a->d[i]) * (float)isum;
@@ -695,11 +699,12 @@ static float qrow_q2k(const uint8_t *w, const tn_qact *a, int64_t nb) {
         const int32_t *bs = a->sum + i * 16;
         int32_t isum = 0, msum = 0;
         for (int g = 0; g < 16; g++) {
+            /* value 128h + 32k + l (g = 8h + 2k + l/16): bits 2k of qs[32h + l] */
+            const int h = g / 8, k = (g % 8) / 2, l0 = (g & 1) * 16;
+            const uint8_t *qs = w + 16 + 32 * h;
+            const int8_t *xg = x + 128 * h + 32 * k;
             int s = 0;
-            for (int j = 16 * g; j < 16 * g + 16; j++) {
-                const int h = j / 128, k = (j % 128) / 32, l = j % 32;
-                s += ((w[16 + 32 * h + l] >> (2 * k)) & 3) * x[j];
-            }
+            for (int l = l0; l < l0 + 16; l++) s += ((qs[l] >> (2 * k)) & 3) * xg[l];
             isum += (w[g] & 0xF) * s;
             msum += (w[g] >> 4) * bs[g];
         }
