@@ -200,15 +200,15 @@ def door():
     back = _raises(lambda: y.sum().backward())
     with torch.no_grad():
         ng = ops.quant_linear(xr, q, "q4_0", 16, 64, None).requires_grad
-    big_w = torch.randn(300, 576)
-    xs = torch.randn(5, 576)
     outs = []
-    for f in ("q8_0", "q4_0", "q4_1"):
+    for f in ("q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"):
+        K = 512 if f.endswith("_k") else 576
+        big_w, xs = torch.randn(300, K), torch.randn(5, K)
         qq = ops.quantize(big_w, f)
         torch.set_num_threads(1)
-        a = ops.quant_linear(xs, qq, f, 300, 576, None)
+        a = ops.quant_linear(xs, qq, f, 300, K, None)
         torch.set_num_threads(2)
-        b = ops.quant_linear(xs, qq, f, 300, 576, None)
+        b = ops.quant_linear(xs, qq, f, 300, K, None)
         outs.append(torch.equal(a.view(torch.int32), b.view(torch.int32)))
     return {"ok": True, "seen": seen, "requires_grad": y.requires_grad, "backward": back, "no_grad": ng,
             "threads_same": outs}
