@@ -17,17 +17,18 @@ def _dq_act(x, fmt="q8_0"):
 
 
 def _magnitudes(ql):
-    """Per weight: |d*sc*q| + |dmin*m| for Q4_K (the two terms the product keeps apart: the
-    dequantised bytes with dmin zeroed, and with d zeroed), else |w_dq|."""
-    if ql.fmt != "q4_k":
+    """Per weight: |d*sc*q| + |dmin*m| for Q2_K, Q4_K and Q5_K (the two terms the product keeps
+    apart: the dequantised bytes with dmin zeroed, and with d zeroed), else |w_dq|."""
+    at = {"q2_k": 80, "q4_k": 0, "q5_k": 0}.get(ql.fmt)  # offset of f16 d; dmin follows
+    if at is None:
         return ql.dequantized_weight().double().abs()
     N, K = ql.out_features, ql.in_features
-    b = ql.qweight.reshape(N, K // 256, 144)
+    b = ql.qweight.reshape(N, K // 256, -1)
     q1, q2 = b.clone(), b.clone()
-    q1[:, :, 2:4] = 0
-    q2[:, :, 0:2] = 0
-    return (ops.dequantize(q1.reshape(N, -1), "q4_k", N, K).double().abs()
-            + ops.dequantize(q2.reshape(N, -1), "q4_k", N, K).double().abs())
+    q1[:, :, at + 2:at + 4] = 0
+    q2[:, :, at:at + 2] = 0
+    return (ops.dequantize(q1.reshape(N, -1), ql.fmt, N, K).double().abs()
+            + ops.dequantize(q2.reshape(N, -1), ql.fmt, N, K).double().abs())
 
 
 def linear_rule():
@@ -105,7 +106,7 @@ def model():
             top1 = float((lg.argmax(-1) == ref.argmax(-1)).float().mean())
             n_lin = sum(isinstance(x, tq.QuantLinear) for x in m.modules())
             out[fmt] = {"shared": shared, "lookup_ok": lookup_ok, "rel_rms": rel, "top1": top1, "quant_linears": n_lin}
-            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2, "q4_k": 0.2, "q6_k": 0.1}[fmt]
+            out["ok"] = out["ok"] and shared and lookup_ok and n_lin == 15 and rel < {"q8_0": 0.02, "q4_0": 0.2, "q4_1": 0.2, "q2_k": 0.75, "q3_k": 0.45, "q4_k": 0.2, "q5_k": 0.12, "q6_k": 0.1}[fmt]
         m = tq.quantize(copy.deepcopy(bases[128]), "q8_0", include_lm_head=False)
         keep = type(m.model.embed_tokens) is torch.nn.Embedding and type(m.lm_head) is torch.nn.Linear
         out["no_lm_head"] = keep
@@ -199,15 +200,15 @@ def door():
     back = _raises(lambda: y.sum().backward())
     with torch.no_grad():
         ng = ops.quant_linear(xr, q, "q4_0", 16, 64, None).requires_grad
-    big_w = torch.randn(300, 576)
-    xs = torch.randn(5, 576)
     outs = []
-    for f in ("q8_0", "q4_0", "q4_1"):
+    for f in ("q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"):
+        K = 512 if f.endswith("_k") else 576
+        big_w, xs = torch.randn(300, K), torch.randn(5, K)
         qq = ops.quantize(big_w, f)
         torch.set_num_threads(1)
-        a = ops.quant_linear(xs, qq, f, 300, 576, None)
+        a = ops.quant_linear(xs, qq, f, 300, K, None)
         torch.set_num_threads(2)
-        b = ops.quant_linear(xs, qq, f, 300, 576, None)
+        b = ops.quant_linear(xs, qq, f, 300, K, None)
         outs.append(torch.equal(a.view(torch.int32), b.view(torch.int32)))
     return {"ok": True, "seen": seen, "requires_grad": y.requires_grad, "backward": back, "no_grad": ng,
             "threads_same": outs}
@@ -259,12 +260,17 @@ def gguf_bad():
         "huge_string": pad(header([], kv=s("k") + struct.pack("<IQ", 8, 2**62), nkv=1)),
         "dims0": pad(header([tensor("w", [], 8, 0)])) + b"\1" * 68,
     }
-    # k-quants: a Q4_K (256 x 2) and a Q6_K (512 x 1) tensor, real quantised bytes
+    # k-quants: one tensor per format (name, format, GGML type id, rows, cols), real quantised
+    # bytes, each at a 32-aligned offset
+    KT = [("a", "q4_k", 12, 2, 256), ("b", "q6_k", 14, 1, 512), ("c", "q5_k", 13, 2, 256), ("d", "q3_k", 11, 3, 256), ("e", "q2_k", 10, 1, 512)]
     g4 = torch.Generator().manual_seed(11)
-    w4, w6 = torch.randn(2, 256, generator=g4), torch.randn(1, 512, generator=g4)
-    b4, b6 = ops.quantize(w4, "q4_k"), ops.quantize(w6, "q6_k")
-    kdata = bytes(b4.numpy().tobytes()) + bytes(b6.numpy().tobytes())  # 288 + 420 bytes
-    khead = pad(header([tensor("a", [256, 2], 12, 0), tensor("b", [512, 1], 14, 288)]))
+    kq, kdata, kinfo = {}, b"", []
+    for name, f, t, rows, cols in KT:
+        kq[name] = ops.quantize(torch.randn(rows, cols, generator=g4), f)
+        kdata = pad(kdata)
+        kinfo.append(tensor(name, [cols, rows], t, len(kdata)))
+        kdata += bytes(kq[name].numpy().tobytes())
+    khead = pad(header(kinfo))
     cases["good_k"] = khead + kdata
     cases["k_truncated"] = khead + kdata[:-10]
     cases["k_bad_block_dim"] = pad(header([tensor("a", [288, 2], 12, 0)])) + b"\1" * 400
@@ -282,14 +288,13 @@ def gguf_bad():
     # in place over the mapped file: the same dequantisation and product as the bytes written
     g = GGUFFile(os.path.join(d, "good_k.gguf"))
     import torchnative.quant as tq
-    a = tq.QuantLinear(256, 2, "q4_k", bias=False, qweight=g.raw("a").reshape(2, -1))
-    b = tq.QuantLinear(512, 1, "q6_k", bias=False, qweight=g.raw("b").reshape(1, -1))
-    x4, x6 = torch.randn(3, 256, generator=g4), torch.randn(3, 512, generator=g4)
-    with torch.no_grad():
-        out["k_in_place"] = [torch.equal(a.dequantized_weight(), ops.dequantize(b4, "q4_k", 2, 256)),
-                             torch.equal(b.dequantized_weight(), ops.dequantize(b6, "q6_k", 1, 512)),
-                             torch.equal(a(x4), ops.quant_linear(x4, b4, "q4_k", 2, 256, None)),
-                             torch.equal(b(x6), ops.quant_linear(x6, b6, "q6_k", 1, 512, None))]
+    out["k_in_place"] = []
+    for name, f, t, rows, cols in KT:
+        lin = tq.QuantLinear(cols, rows, f, bias=False, qweight=g.raw(name).reshape(rows, -1))
+        x = torch.randn(3, cols, generator=g4)
+        with torch.no_grad():
+            out["k_in_place"] += [torch.equal(lin.dequantized_weight(), ops.dequantize(kq[name], f, rows, cols)),
+                                  torch.equal(lin(x), ops.quant_linear(x, kq[name], f, rows, cols, None))]
     out["ok"] = True
     return out
 

@@ -1,5 +1,5 @@
-"""ggml's k-quant reference quantisers (quantize_row_q4_K_ref, quantize_row_q6_K_ref,
-quantize_row_q8_K_ref in ggml's src/ggml-quants.c) transcribed to numpy float32 for
+"""ggml's k-quant reference quantisers (quantize_row_q2_K_ref, quantize_row_q3_K_ref, quantize_row_q4_K_ref, quantize_row_q5_K_ref,
+quantize_row_q6_K_ref, quantize_row_q8_K_ref in ggml's src/ggml-quants.c) transcribed to numpy float32 for
 tests/test_quant.py's reference side (the gguf package only dequantises k-quants).
 
 Every float step is one IEEE float32 operation in ggml's C order (vectorised over blocks, loops
@@ -20,8 +20,12 @@ def nint(v):
     return (t.view(np.int32) & 0x007FFFFF) - 0x00400000
 
 
-def _qkx2(x, w):
-    """make_qkx2_quants(32, 15, x, w, L, &the_min, Laux, -1, 0.1, 20, false) per row of x (R, 32)."""
+def _qkx2(x, w, nmax=15, rmin=-1.0, nstep=20, use_mad=False):
+    """make_qkx2_quants(n, nmax, x, w, L, &the_min, Laux, rmin, 0.1, nstep, use_mad) per row of x (R, n)
+    (Q4_K: 32, 15, -1, 20, false; Q5_K: 32, 31, -0.5, 15, false; Q2_K: 16, 3, -0.5, 15, true)."""
+    def err_of(diff):
+        return np.abs(diff) if use_mad else (diff * diff).astype(F)
+
     R, n = x.shape
     mn, mx, sum_w = x[:, 0].copy(), x[:, 0].copy(), w[:, 0].copy()
     sum_x = sum_w * x[:, 0]
@@ -33,22 +37,22 @@ def _qkx2(x, w):
     mn = np.where(mn > 0, F(0), mn).astype(F)
     flat = mx == mn
     rng = (mx - mn).astype(F)
-    iscale = (F(15) / rng).astype(F)
+    iscale = (F(nmax) / rng).astype(F)
     scale = (F(1) / iscale).astype(F)
     L = np.zeros((R, n), np.int32)
     best = np.zeros(R, F)
     for i in range(n):
-        l = np.clip(nint(iscale * (x[:, i] - mn)), 0, 15)
+        l = np.clip(nint(iscale * (x[:, i] - mn)), 0, nmax)
         L[:, i] = l
         diff = (scale * l.astype(F) + mn - x[:, i]).astype(F)
-        best = (best + w[:, i] * (diff * diff)).astype(F)
-    for s in range(21):
+        best = (best + w[:, i] * err_of(diff)).astype(F)
+    for s in range(nstep + 1):
         # min (and so max - min) is the best candidate's so far, as in ggml's loop
-        isc = ((F(-1) + F(0.1) * F(s) + F(15)) / (mx - mn).astype(F)).astype(F)
+        isc = ((F(rmin) + F(0.1) * F(s) + F(nmax)) / (mx - mn).astype(F)).astype(F)
         sl = np.zeros(R, F); sl2 = np.zeros(R, F); sxl = np.zeros(R, F)
         La = np.zeros((R, n), np.int32)
         for i in range(n):
-            l = np.clip(nint(isc * (x[:, i] - mn)), 0, 15)
+            l = np.clip(nint(isc * (x[:, i] - mn)), 0, nmax)
             La[:, i] = l
             lf = l.astype(F)
             sl = sl + w[:, i] * lf
@@ -63,7 +67,7 @@ def _qkx2(x, w):
         err = np.zeros(R, F)
         for i in range(n):
             diff = (ts * La[:, i].astype(F) + tm - x[:, i]).astype(F)
-            err = (err + w[:, i] * (diff * diff)).astype(F)
+            err = (err + w[:, i] * err_of(diff)).astype(F)
         upd = (D > 0) & (err < best) & ~flat
         L[upd] = La[upd]
         best = np.where(upd, err, best)
@@ -84,7 +88,16 @@ def q4_k(x):
         return _q4_k(np.asarray(x, F).reshape(-1, 256))
 
 
-def _q4_k(x):
+def q5_k(x):
+    """(rows, n) float32 -> (rows, n/256*176) uint8 (one row per super-block)."""
+    with np.errstate(all="ignore"):
+        return _q4_k(np.asarray(x, F).reshape(-1, 256), five=True)
+
+
+def _q4_k(x, five=False):
+    """quantize_row_q4_K_ref, or (five) quantize_row_q5_K_ref: the same steps but for the quant
+    range, make_qkx2_quants' candidates and the packing."""
+    nmax = 31 if five else 15
     R = x.shape[0]
     L = np.zeros((R, 256), np.int32)
     scales = np.zeros((R, 8), F); mins = np.zeros((R, 8), F)
@@ -95,7 +108,7 @@ def _q4_k(x):
             s2 = (s2 + xs[:, l] * xs[:, l]).astype(F)
         av = np.sqrt((s2 / F(32)).astype(F)).astype(F)
         w = (av[:, None] + np.abs(xs)).astype(F)
-        scales[:, j], mins[:, j], L[:, 32 * j: 32 * j + 32] = _qkx2(xs, w)
+        scales[:, j], mins[:, j], L[:, 32 * j: 32 * j + 32] = _qkx2(xs, w, 31, -0.5, 15) if five else _qkx2(xs, w)
     ms = np.zeros(R, F); mm = np.zeros(R, F)
     for j in range(8):
         ms = np.where(scales[:, j] > ms, scales[:, j], ms)
@@ -123,15 +136,18 @@ def _q4_k(x):
         d = (Dv * sc.astype(F)).astype(F)
         dm = (DMv * m.astype(F)).astype(F)
         with np.errstate(all="ignore"):
-            l = np.clip(nint(((x[:, 32 * j: 32 * j + 32] + dm[:, None]) / d[:, None]).astype(F)), 0, 15)
+            l = np.clip(nint(((x[:, 32 * j: 32 * j + 32] + dm[:, None]) / d[:, None]).astype(F)), 0, nmax)
         live = d != 0
         L[live, 32 * j: 32 * j + 32] = l[live]
     qs = np.zeros((R, 128), np.int32)
+    qh = np.zeros((R, 32), np.int32)
     for c in range(4):
-        qs[:, 32 * c: 32 * c + 32] = L[:, 64 * c: 64 * c + 32] | (L[:, 64 * c + 32: 64 * c + 64] << 4)
-    out = np.concatenate([d16.view(np.uint8).reshape(R, 2), dm16.view(np.uint8).reshape(R, 2),
-                          sb.astype(np.uint8), qs.astype(np.uint8)], axis=1)
-    return out
+        lo, hi = L[:, 64 * c: 64 * c + 32], L[:, 64 * c + 32: 64 * c + 64]
+        qs[:, 32 * c: 32 * c + 32] = (lo & 0xF) | ((hi & 0xF) << 4)
+        qh |= ((lo >> 4) << (2 * c)) | ((hi >> 4) << (2 * c + 1))
+    parts = [d16.view(np.uint8).reshape(R, 2), dm16.view(np.uint8).reshape(R, 2), sb.astype(np.uint8)]
+    parts += [qh.astype(np.uint8)] if five else []
+    return np.concatenate(parts + [qs.astype(np.uint8)], axis=1)
 
 
 def _qx16(x):
@@ -208,6 +224,142 @@ def q6_k(x):
     return out
 
 
+def _q3_16(x):
+    """make_q3_quants(16, 4, x, L, true) per row of x (R, 16): (scale, L in 0..7; an all-zero group
+    L = 0, as ggml). The coordinate passes are repeated five times for every row: a row whose pass
+    changed nothing would change nothing again (its state is the same), so ggml's early exit gives
+    the same result."""
+    R, n = x.shape
+    mx = np.zeros(R, F); amax = np.zeros(R, F)
+    for i in range(n):
+        ax = np.abs(x[:, i]); u = ax > amax
+        amax = np.where(u, ax, amax); mx = np.where(u, x[:, i], mx)
+    zero = amax < F(1e-15)
+    isc = (F(-4) / mx).astype(F)
+    L = np.zeros((R, n), np.int32)
+    slx_t = np.zeros(R, F); sl2_t = np.zeros(R, F)
+    for i in range(n):
+        l = np.clip(nint(isc * x[:, i]), -4, 3)
+        L[:, i] = l
+        lf = l.astype(F)
+        w = (x[:, i] * x[:, i]).astype(F)
+        slx_t = (slx_t + (w * x[:, i]).astype(F) * lf).astype(F)
+        sl2_t = (sl2_t + (w * lf).astype(F) * lf).astype(F)
+    for _ in range(5):
+        for i in range(n):
+            w = (x[:, i] * x[:, i]).astype(F)
+            Li = L[:, i].astype(F)
+            slx = (slx_t - ((w * x[:, i]).astype(F) * Li).astype(F)).astype(F)
+            pos = slx > 0
+            sl2 = (sl2_t - ((w * Li).astype(F) * Li).astype(F)).astype(F)
+            nl = np.clip(nint(((x[:, i] * sl2).astype(F) / slx).astype(F)), -4, 3)
+            ch = pos & (nl != L[:, i])
+            nlf = nl.astype(F)
+            slx2 = (slx + ((w * x[:, i]).astype(F) * nlf).astype(F)).astype(F)
+            sl22 = (sl2 + ((w * nlf).astype(F) * nlf).astype(F)).astype(F)
+            acc = ch & (sl22 > 0) & (((slx2 * slx2).astype(F) * sl2_t).astype(F) > ((slx_t * slx_t).astype(F) * sl22).astype(F))
+            L[acc, i] = nl[acc]
+            slx_t = np.where(acc, slx2, slx_t).astype(F)
+            sl2_t = np.where(acc, sl22, sl2_t).astype(F)
+    L = L + 4
+    scale = np.where(sl2_t > 0, (slx_t / sl2_t).astype(F), F(0)).astype(F)
+    L[zero] = 0
+    return np.where(zero, F(0), scale).astype(F), L
+
+
+def _q3k_scales(sb):
+    """(R, 12) scale bytes -> (R, 16) scales minus 32 (int64)."""
+    sb = sb.astype(np.int64)
+    out = np.zeros(sb.shape[:-1] + (16,), np.int64)
+    for g in range(16):
+        lo = sb[..., g] & 0xF if g < 8 else sb[..., g - 8] >> 4
+        hi = (sb[..., 8 + g % 4] >> (2 * (g // 4))) & 3
+        out[..., g] = (lo | (hi << 4)) - 32
+    return out
+
+
+def q3_k(x):
+    """(rows, n) float32 -> (rows, n/256*110) uint8 (one row per super-block)."""
+    x = np.asarray(x, F).reshape(-1, 256)
+    R = x.shape[0]
+    L = np.zeros((R, 256), np.int32)
+    scales = np.zeros((R, 16), F)
+    with np.errstate(all="ignore"):
+        for g in range(16):
+            scales[:, g], L[:, 16 * g: 16 * g + 16] = _q3_16(x[:, 16 * g: 16 * g + 16])
+        ms = np.zeros(R, F); ma = np.zeros(R, F)
+        for g in range(16):
+            a = np.abs(scales[:, g]); u = a > ma
+            ma = np.where(u, a, ma); ms = np.where(u, scales[:, g], ms)
+        live = ms != 0  # C's if (max_scale): NaN counts as non-zero
+        isc = (F(-32) / ms).astype(F)
+        sb = np.zeros((R, 12), np.int64)
+        for g in range(16):
+            l = (nint(isc * scales[:, g]) & 0xFF).astype(np.uint8).view(np.int8).astype(np.int64)  # int8_t l = ...
+            l = np.clip(l, -32, 31) + 32
+            if g < 8:
+                sb[:, g] = l & 0xF
+            else:
+                sb[:, g - 8] |= (l & 0xF) << 4
+            sb[:, g % 4 + 8] |= (l >> 4) << (2 * (g // 4))
+        sb[~live] = 0
+        d16 = np.where(live, _f16((F(1) / isc).astype(F)), np.float16(0))
+        sc = _q3k_scales(sb)
+        D = d16.astype(F)
+        for g in range(16):
+            d = (D * sc[:, g].astype(F)).astype(F)
+            l = np.clip(nint((x[:, 16 * g: 16 * g + 16] / d[:, None]).astype(F)), -4, 3) + 4
+            nz = d != 0
+            L[nz, 16 * g: 16 * g + 16] = l[nz]
+    hm = np.zeros((R, 32), np.int64)
+    for k in range(8):
+        hi = L[:, 32 * k: 32 * k + 32] > 3
+        hm |= hi.astype(np.int64) << k
+        L[:, 32 * k: 32 * k + 32] -= 4 * hi
+    qs = np.zeros((R, 64), np.int64)
+    for h in range(2):
+        b = 128 * h
+        qs[:, 32 * h: 32 * h + 32] = L[:, b: b + 32] | (L[:, b + 32: b + 64] << 2) | (L[:, b + 64: b + 96] << 4) | (L[:, b + 96: b + 128] << 6)
+    return np.concatenate([hm.astype(np.uint8), qs.astype(np.uint8), sb.astype(np.uint8),
+                           d16.view(np.uint8).reshape(R, 2)], axis=1)
+
+
+def q2_k(x):
+    """(rows, n) float32 -> (rows, n/256*84) uint8 (one row per super-block)."""
+    x = np.asarray(x, F).reshape(-1, 256)
+    R = x.shape[0]
+    L = np.zeros((R, 256), np.int64)
+    scales = np.zeros((R, 16), F); mins = np.zeros((R, 16), F)
+    with np.errstate(all="ignore"):
+        for g in range(16):
+            xs = x[:, 16 * g: 16 * g + 16]
+            scales[:, g], mins[:, g], L[:, 16 * g: 16 * g + 16] = _qkx2(xs, np.abs(xs), 3, -0.5, 15, True)
+        ms = np.zeros(R, F); mm = np.zeros(R, F)
+        for g in range(16):
+            ms = np.where(scales[:, g] > ms, scales[:, g], ms)
+            mm = np.where(mins[:, g] > mm, mins[:, g], mm)
+        ls, lm = ms > 0, mm > 0
+        isc = (F(15) / ms).astype(F)
+        sb = np.where(ls[:, None], nint(isc[:, None] * scales) & 0xFF, 0).astype(np.int64)
+        d16 = np.where(ls, _f16((ms / F(15)).astype(F)), np.float16(0))
+        imn = (F(15) / mm).astype(F)
+        sb = np.where(lm[:, None], sb | ((nint(imn[:, None] * mins) << 4) & 0xFF), sb) & 0xFF
+        dm16 = np.where(lm, _f16((mm / F(15)).astype(F)), np.float16(0))
+        D, DM = d16.astype(F), dm16.astype(F)
+        for g in range(16):
+            d = (D * (sb[:, g] & 0xF).astype(F)).astype(F)
+            dm = (DM * (sb[:, g] >> 4).astype(F)).astype(F)
+            l = np.clip(nint(((x[:, 16 * g: 16 * g + 16] + dm[:, None]) / d[:, None]).astype(F)), 0, 3)
+            nz = d != 0
+            L[nz, 16 * g: 16 * g + 16] = l[nz]
+    qs = np.zeros((R, 64), np.int64)
+    for h in range(2):
+        b = 128 * h
+        qs[:, 32 * h: 32 * h + 32] = L[:, b: b + 32] | (L[:, b + 32: b + 64] << 2) | (L[:, b + 64: b + 96] << 4) | (L[:, b + 96: b + 128] << 6)
+    return np.concatenate([sb.astype(np.uint8), qs.astype(np.uint8), d16.view(np.uint8).reshape(R, 2),
+                           dm16.view(np.uint8).reshape(R, 2)], axis=1)
+
+
 def q8_k(x):
     """(rows, n) float32 -> (d (R,) float32, q (R, 256) int8, bsums (R, 16) int32) per super-block
     (ggml's block_q8_K; bsums of an all-zero block are 0)."""
@@ -237,11 +389,11 @@ def q8_k_bytes(x):
 def product(fmt, x, qw, N, K, bias):
     """The k-quant product formula of src/kernels/quant.h in numpy float32: (M, N)."""
     M, nb = x.shape[0], K // 256
-    bsz = 144 if fmt == "q4_k" else 210
+    bsz = {"q2_k": 84, "q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210}[fmt]
     wb = qw.reshape(N, nb, bsz)
     da, aq, abs_ = q8_k(x)
     da, aq, abs_ = da.reshape(M, nb), aq.reshape(M, nb, 256).astype(np.int64), abs_.reshape(M, nb, 16).astype(np.int64)
-    if fmt == "q4_k":
+    if fmt in ("q4_k", "q5_k"):
         dw = wb[:, :, 0:2].copy().view(np.float16).astype(F)[:, :, 0]
         dmw = wb[:, :, 2:4].copy().view(np.float16).astype(F)[:, :, 0]
         s = wb[:, :, 4:16].astype(np.int64)
@@ -252,8 +404,30 @@ def product(fmt, x, qw, N, K, bias):
             else:
                 sc[:, :, j] = (s[:, :, j + 4] & 0xF) | ((s[:, :, j - 4] >> 6) << 4)
                 mn[:, :, j] = (s[:, :, j + 4] >> 4) | ((s[:, :, j] >> 6) << 4)
-        qs = wb[:, :, 16:].astype(np.int64).reshape(N, nb, 4, 32)
+        qs = wb[:, :, 16 if fmt == "q4_k" else 48:].astype(np.int64).reshape(N, nb, 4, 32)
         vals = np.stack([qs & 0xF, qs >> 4], axis=3).reshape(N, nb, 8, 32)
+        if fmt == "q5_k":  # bit j of qh[l]: the fifth bit of value 32j + l
+            qh = wb[:, :, 16:48].astype(np.int64)
+            vals = vals | np.stack([((qh >> j) & 1) << 4 for j in range(8)], axis=2)
+    elif fmt == "q2_k":
+        sb = wb[:, :, 0:16].astype(np.int64); qs = wb[:, :, 16:80].astype(np.int64)
+        sc, mn = sb & 0xF, sb >> 4
+        dw = wb[:, :, 80:82].copy().view(np.float16).astype(F)[:, :, 0]
+        dmw = wb[:, :, 82:84].copy().view(np.float16).astype(F)[:, :, 0]
+        v = np.zeros((N, nb, 256), np.int64)
+        for j in range(8):
+            h, k = j // 4, j % 4
+            v[:, :, 32 * j: 32 * j + 32] = (qs[:, :, 32 * h: 32 * h + 32] >> (2 * k)) & 3
+        vals = v.reshape(N, nb, 16, 16)
+    elif fmt == "q3_k":
+        hm = wb[:, :, 0:32].astype(np.int64); qs = wb[:, :, 32:96].astype(np.int64)
+        sc = _q3k_scales(wb[:, :, 96:108])
+        dw = wb[:, :, 108:110].copy().view(np.float16).astype(F)[:, :, 0]
+        v = np.zeros((N, nb, 256), np.int64)
+        for j in range(8):  # values 32j .. 32j+31: h = j // 4, bits 2(j % 4) of qs[32h + l], bit j of hm[l]
+            h, k = j // 4, j % 4
+            v[:, :, 32 * j: 32 * j + 32] = (((qs[:, :, 32 * h: 32 * h + 32] >> (2 * k)) & 3) | (((hm >> j) & 1) << 2)) - 4
+        vals = v.reshape(N, nb, 16, 16)
     else:
         ql = wb[:, :, 0:128].astype(np.int64); qh = wb[:, :, 128:192].astype(np.int64)
         sc = wb[:, :, 192:208].copy().view(np.int8).astype(np.int64)
@@ -268,15 +442,17 @@ def product(fmt, x, qw, N, K, bias):
         vals = v.reshape(N, nb, 16, 16)
     y = np.zeros((M, N), F)
     for m in range(M):
-        if fmt == "q4_k":
+        if fmt in ("q4_k", "q5_k"):
             isum = (sc * (vals * aq[m].reshape(1, nb, 8, 32)).sum(axis=3)).sum(axis=2)
             msum = (mn * abs_[m].reshape(1, nb, 8, 2).sum(axis=3)).sum(axis=2)
         else:
             isum = (sc * (vals * aq[m].reshape(1, nb, 16, 16)).sum(axis=3)).sum(axis=2)
+            if fmt == "q2_k":
+                msum = (mn * abs_[m].reshape(1, nb, 16)).sum(axis=2)
         acc = np.zeros(N, F)
         for i in range(nb):
             t = ((dw[:, i] * da[m, i]).astype(F) * isum[:, i].astype(F)).astype(F)
-            if fmt == "q4_k":
+            if fmt in ("q2_k", "q4_k", "q5_k"):
                 u = ((dmw[:, i] * da[m, i]).astype(F) * msum[:, i].astype(F)).astype(F)
                 t = (t - u).astype(F)
             acc = (acc + t).astype(F)

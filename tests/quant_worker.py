@@ -16,8 +16,8 @@ import sys
 import numpy as np
 
 FMTS = ("q8_0", "q4_0", "q4_1")
-KFMTS = ("q4_k", "q6_k")
-KBYTES = {"q4_k": 144, "q6_k": 210, "q8_k": 292}
+KFMTS = ("q2_k", "q3_k", "q4_k", "q5_k", "q6_k")
+KBYTES = {"q2_k": 84, "q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210, "q8_k": 292}
 # k-quant products (K a multiple of 256): super-block counts 1, 3, 6 (1536), 9
 KSHAPES = [(1, 5, 256), (3, 9, 768), (2, 17, 1536), (4, 12, 2304)]
 # (M, N, K) products: block counts 1, 7, 8, 9, 18 (SmolLM2's 576), 48 (1536); several rows.
@@ -83,7 +83,7 @@ def make_inputs(path):
     inf = rng.standard_normal(256).astype(np.float32); inf[::7] = np.inf; ke.append(inf)
     nan = rng.standard_normal(256).astype(np.float32); nan[3] = np.nan; ke.append(nan)
     arrs["kedge"] = np.stack(ke)
-    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 35 Q4_K, 24 Q6_K blocks
+    arrs["krandbytes"] = rng.integers(0, 256, (3, 144 * 210 // 6), dtype=np.uint8)  # 60 Q2_K, 45 Q3_K, 35 Q4_K, 28 Q5_K, 24 Q6_K blocks
     for i, (M, N, K) in enumerate(KSHAPES):
         arrs["kx%d" % i] = rng.standard_normal((M, K)).astype(np.float32)
         arrs["kw%d" % i] = (rng.standard_normal((N, K)) * 0.1).astype(np.float32)
@@ -168,11 +168,11 @@ def run_ref(d):
         # k-quants: bytes by the numpy transcription of ggml's C (tests/quant_kref.py), their
         # dequantisation by gguf's own dequantiser
         import quant_kref
-        KT = {"q4_k": gguf.GGMLQuantizationType.Q4_K, "q6_k": gguf.GGMLQuantizationType.Q6_K}
+        KT = {f: getattr(gguf.GGMLQuantizationType, f.upper()) for f in KFMTS}
         for name in ("krand", "kscaled", "kedge"):
             x = inp[name]
             for f in KFMTS:
-                q = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(x).reshape(x.shape[0], -1)
+                q = getattr(quant_kref, f)(x).reshape(x.shape[0], -1)
                 out["%s_%s" % (f, name)] = q
                 out["%s_%s_dq" % (f, name)] = gguf.quants.dequantize(q, KT[f])
             out["q8_k_%s" % name] = quant_kref.q8_k_bytes(x).reshape(x.shape[0], -1)
@@ -183,7 +183,7 @@ def run_ref(d):
         for i in range(len(KSHAPES)):
             for f in KFMTS:
                 w = inp["kw%d" % i]
-                qw = (quant_kref.q4_k if f == "q4_k" else quant_kref.q6_k)(w).reshape(w.shape[0], -1)
+                qw = getattr(quant_kref, f)(w).reshape(w.shape[0], -1)
                 out["prod_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], None)
                 out["prodb_%s_%d" % (f, i)] = quant_kref.product(f, inp["kx%d" % i], qw, w.shape[0], w.shape[1], inp["kb%d" % i])
         for i in range(len(SHAPES)):
@@ -259,6 +259,43 @@ if __name__ == "__main__":
         ids = torch.tensor([[504, 3575, 282, 4649, 314]])
         with torch.no_grad():
             np.save(os.path.join(d, "gguf_up.npy"), m.eval()(ids).logits.numpy())
+    elif mode == "kgguf_bytes":
+        # ours: every ffn_down of the file (in_features 1536) dequantised and re-quantised by
+        # torchnative::quantize, layer i to KFMTS[i % 5]
+        import torch
+        from torchnative.quant.gguf import GGUFFile
+        g, ops, out = GGUFFile(sys.argv[3]), torch.ops.torchnative, {}
+        for name, (fmt, dims, off, nb) in g.tensors.items():
+            if name.endswith("ffn_down.weight"):
+                cols, rows = dims
+                f = KFMTS[int(name.split(".")[1]) % len(KFMTS)]
+                w = ops.dequantize(g.raw(name).reshape(rows, -1), fmt, rows, cols)
+                out[f + ":" + name] = ops.quantize(w, f).numpy()
+        np.savez(os.path.join(d, "kdown.npz"), **out)
+    elif mode == "kgguf_write":
+        # upstream side (gguf's writer): the file with those tensors in their k-quant types
+        import gguf
+        new = {k.split(":", 1)[1]: (k.split(":", 1)[0], v) for k, v in np.load(os.path.join(d, "kdown.npz")).items()}
+        r = gguf.GGUFReader(sys.argv[3])
+        w = gguf.GGUFWriter(os.path.join(d, "k.gguf"), r.fields["general.architecture"].contents())
+        V = gguf.GGUFValueType
+        for k, fld in r.fields.items():
+            if not k.startswith("GGUF.") and k != "general.architecture":
+                w.add_key_value(k, fld.contents(), fld.types[0], fld.types[-1] if fld.types[0] == V.ARRAY else None)
+        for t in r.tensors:
+            if t.name in new:
+                w.add_tensor(t.name, new[t.name][1], raw_dtype=getattr(gguf.GGMLQuantizationType, new[t.name][0].upper()))
+            else:
+                w.add_tensor(t.name, np.asarray(t.data), raw_dtype=t.tensor_type)
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+    elif mode == "kgguf_fmts":
+        import torch
+        from torchnative.quant.gguf import load_llama
+        m = load_llama(sys.argv[3])
+        print(json.dumps([getattr(layer.mlp.down_proj, "fmt", None) for layer in m.model.layers]))
     elif mode == "gguf_ours":
         import torch
         from torchnative.quant.gguf import load_llama

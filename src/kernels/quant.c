@@ -65,8 +65,8 @@ const char *tn_quant_isa(void) {
 static inline uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
 /* The activation format a weight format's product uses. */
-static tn_qfmt act_fmt(tn_qfmt f) { return f == TN_Q4_1 ? TN_Q8_1 : f == TN_Q4_K || f == TN_Q6_K ? TN_Q8_K : TN_Q8_0; }
-static bool is_k(tn_qfmt f) { return f == TN_Q4_K || f == TN_Q6_K; }
+static bool is_k(tn_qfmt f) { return f == TN_Q2_K || f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K; }
+static tn_qfmt act_fmt(tn_qfmt f) { return f == TN_Q4_1 ? TN_Q8_1 : is_k(f) ? TN_Q8_K : TN_Q8_0; }
 
 size_t tn_quant_linear_scratch(tn_qfmt f, int64_t M, int64_t K) {
     (void)f;

@@ -10,6 +10,16 @@
  *   Q4_K 144 bytes: f16 d, f16 dmin, u8 scales[12] (eight 6-bit scales sc and mins m), u8 qs[128]
  *                   (per 64 values: 32 bytes, low nibbles values 0..31, high nibbles 32..63)
  *                   x = (d*sc_j)*q - dmin*m_j for sub-block j of 32 values
+ *   Q5_K 176 bytes: f16 d, f16 dmin, u8 scales[12] (as Q4_K), u8 qh[32] (bit j of qh[l]: the fifth bit
+ *                   of value 32j + l), u8 qs[128] (low 4 bits, as Q4_K's nibbles)
+ *                   x = (d*sc_j)*q - dmin*m_j for sub-block j of 32 values, q in 0..31
+ *   Q2_K  84 bytes: u8 scales[16] (low nibble sc_g, high nibble m_g), u8 qs[64] (2 bits: value
+ *                   128h + 32k + l in bits 2k of qs[32h + l]), f16 d, f16 dmin
+ *                   x = (d*sc_g)*q - dmin*m_g for group g of 16 values, q in 0..3
+ *   Q3_K 110 bytes: u8 hmask[32] (bit k of hmask[l]: the high bit of value 32k + l), u8 qs[64] (low 2
+ *                   bits: value 128h + 32k + l in bits 2k of qs[32h + l]), u8 scales[12] (sixteen 6-bit
+ *                   scales: low 4 bits in nibbles of bytes 0..7, high 2 bits in bytes 8..11), f16 d
+ *                   x = (d*(sc_g-32))*(q-4) for group g of 16 values, q in 0..7
  *   Q6_K 210 bytes: u8 ql[128] (low 4 bits), u8 qh[64] (high 2 bits), int8 scales[16], f16 d
  *                   x = (d*sc_g)*(q-32) for group g of 16 values
  *   Q8_K 292 bytes: f32 d, int8 q[256], int16 bsums[16]  (activations only)
@@ -31,16 +41,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { TN_Q8_0, TN_Q4_0, TN_Q4_1, TN_Q8_1, TN_Q4_K, TN_Q6_K, TN_Q8_K, TN_QFMT_COUNT } tn_qfmt;
+typedef enum { TN_Q8_0, TN_Q4_0, TN_Q4_1, TN_Q8_1, TN_Q4_K, TN_Q6_K, TN_Q8_K, TN_Q5_K, TN_Q3_K, TN_Q2_K, TN_QFMT_COUNT } tn_qfmt;
 
 #define TN_QK 32
 #define TN_QKK 256 /* values of a k-quant super-block */
 
 /* Bytes of one block; -1 for an unknown format. */
 int tn_quant_block_bytes(tn_qfmt f);
-/* Values of one block: 32, or 256 for the k-quants (Q4_K, Q6_K, Q8_K). */
+/* Values of one block: 32, or 256 for the k-quants (Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K). */
 int tn_quant_block_values(tn_qfmt f);
-/* The format named `name` ("q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"), or -1. */
+/* The format named `name` ("q8_0", "q4_0", "q4_1", "q8_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k", "q8_k"), or
+ * -1. */
 int tn_quant_fmt_parse(const char *name);
 const char *tn_quant_fmt_name(tn_qfmt f);
 
@@ -50,7 +61,7 @@ void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k);
 
 /* One row of activations, quantised for the product (Q8_0, Q8_1 or Q8_K as in ggml), held split:
  * q[k] int8, and per block the f16-rounded scale d, the f16-rounded s (Q8_1; else 0) and the
- * integer sum of the block's quants. Q8_K (for Q4_K and Q6_K weights): d per super-block (f32,
+ * integer sum of the block's quants. Q8_K (for the k-quant weights): d per super-block (f32,
  * ggml's 1/iscale), s unused, sum per 16 values (ggml's bsums). */
 typedef struct {
     int8_t *q;
@@ -60,9 +71,11 @@ typedef struct {
 
 /* One output: the dot product of one weight row (nb blocks of format f) with one activation row.
  * k-quants (nb super-blocks), per super-block i, in order, one float sum (no lanes):
- *   Q4_K: acc += (dw_i*da_i)*(float)isum_i - (dmin_i*da_i)*(float)msum_i,
+ *   Q4_K, Q5_K: acc += (dw_i*da_i)*(float)isum_i - (dmin_i*da_i)*(float)msum_i,
  *         isum_i = sum_j sc_j * sum_l q*a (exact), msum_i = sum_j m_j * (bsum_2j + bsum_2j+1)
  *   Q6_K: acc += (dw_i*da_i)*(float)isum_i,  isum_i = sum_g sc_g * sum_l (q-32)*a (exact)
+ *   Q2_K: as Q4_K with groups g of 16: isum_i = sum_g sc_g * sum_l q*a, msum_i = sum_g m_g * bsum_g
+ *   Q3_K: acc += (dw_i*da_i)*(float)isum_i,  isum_i = sum_g (sc_g-32) * sum_l (q-4)*a (exact)
  * Per block b, sumi_b is the exact integer sum (w_j = q for Q8_0 and Q4_1, q-8 for Q4_0), and
  *   p_b = (float)sumi_b * (dw_b * da_b)                    Q8_0, Q4_0
  *   p_b = (dw_b * da_b) * (float)sumi_b + mw_b * sa_b      Q4_1

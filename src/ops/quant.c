@@ -19,8 +19,8 @@ static int fmt_arg(const tn_value *v, const char *op, bool weights_only) {
     int f = tn_quant_fmt_parse(name);
     if (f < 0 || (weights_only && (f == TN_Q8_1 || f == TN_Q8_K))) {
         PyErr_Format(PyExc_ValueError, "torchnative::%s: unknown quantization format '%s' (expected %s)", op, name,
-                     weights_only ? "'q8_0', 'q4_0', 'q4_1', 'q4_k' or 'q6_k'"
-                                  : "'q8_0', 'q4_0', 'q4_1', 'q8_1', 'q4_k', 'q6_k' or 'q8_k'");
+                     weights_only ? "'q8_0', 'q4_0', 'q4_1', 'q2_k', 'q3_k', 'q4_k', 'q5_k' or 'q6_k'"
+                                  : "'q8_0', 'q4_0', 'q4_1', 'q8_1', 'q2_k', 'q3_k', 'q4_k', 'q5_k', 'q6_k' or 'q8_k'");
         return -1;
     }
     return f;

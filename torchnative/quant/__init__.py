@@ -1,4 +1,5 @@
-"""torchnative.quant — Linear weights in GGUF block formats (Q8_0, Q4_0, Q4_1, Q4_K, Q6_K), on torchnative.
+"""torchnative.quant — Linear weights in GGUF block formats (Q8_0, Q4_0, Q4_1, Q2_K, Q3_K, Q4_K, Q5_K,
+Q6_K), on torchnative.
 
     import torchnative.quant as tq
     tq.quantize(model, fmt="q8_0")          # in place: every nn.Linear -> QuantLinear
@@ -16,11 +17,11 @@ raises RuntimeError.
 import torch
 from torch import nn
 
-FORMATS = ("q8_0", "q4_0", "q4_1", "q4_k", "q6_k")
+FORMATS = ("q8_0", "q4_0", "q4_1", "q2_k", "q3_k", "q4_k", "q5_k", "q6_k")
 BLOCK = 32
 # values per block (the k-quants: super-blocks of 256) and bytes per block
-BLOCK_VALUES = {"q8_0": 32, "q4_0": 32, "q4_1": 32, "q4_k": 256, "q6_k": 256}
-BLOCK_BYTES = {"q8_0": 34, "q4_0": 18, "q4_1": 20, "q4_k": 144, "q6_k": 210}
+BLOCK_VALUES = {"q8_0": 32, "q4_0": 32, "q4_1": 32, "q2_k": 256, "q3_k": 256, "q4_k": 256, "q5_k": 256, "q6_k": 256}
+BLOCK_BYTES = {"q8_0": 34, "q4_0": 18, "q4_1": 20, "q2_k": 84, "q3_k": 110, "q4_k": 144, "q5_k": 176, "q6_k": 210}
 
 
 def _ops():
@@ -118,7 +119,7 @@ def _set(root, name, module):
 
 def quantize(model, fmt="q8_0", include_lm_head=True, skip=()):
     """Swap, in place, every nn.Linear of `model` whose in_features is a multiple of the block
-    (32; 256 for q4_k and q6_k) for a
+    (32; 256 for the k-quants q2_k ... q6_k) for a
     QuantLinear in `fmt`; a tied input embedding / LM head (transformers' get_input_embeddings()
     and get_output_embeddings() sharing one weight) becomes one quantised matrix shared by a
     QuantEmbedding and a QuantLinear. `include_lm_head=False` leaves the output embedding (and the

@@ -1,5 +1,5 @@
 """Load a llama-architecture GGUF file into a transformers LlamaForCausalLM on torchnative, with
-the file's Q8_0 / Q4_0 / Q4_1 / Q4_K / Q6_K tensors used in place (QuantLinear / QuantEmbedding over uint8
+the file's Q8_0 / Q4_0 / Q4_1 / Q2_K / Q3_K / Q4_K / Q5_K / Q6_K tensors used in place (QuantLinear / QuantEmbedding over uint8
 views of the memory-mapped file: no float copy of those weights). F32/F16 tensors (norms) are
 read as float. Q and K projections are stored permuted by llama.cpp's converter; their rows are
 put back in transformers' order (a row permutation of the block bytes, as transformers' own GGUF
@@ -17,7 +17,7 @@ import mmap
 import struct
 
 GGML_TYPES = {0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20), 8: ("q8_0", 32, 34),
-              12: ("q4_k", 256, 144), 14: ("q6_k", 256, 210)}
+              10: ("q2_k", 256, 84), 11: ("q3_k", 256, 110), 12: ("q4_k", 256, 144), 13: ("q5_k", 256, 176), 14: ("q6_k", 256, 210)}
 _SCALAR = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _MAX_DIMS = 4
 
@@ -97,7 +97,7 @@ class GGUFFile:
         for name, dims, t, off in infos:
             if t not in GGML_TYPES:
                 raise ValueError("GGUF: tensor %s has block type %d, which torchnative does not read "
-                                 "(F32, F16, Q4_0, Q4_1, Q8_0, Q4_K, Q6_K)" % (name, t))
+                                 "(F32, F16, Q4_0, Q4_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)" % (name, t))
             fmt, bl, bs = GGML_TYPES[t]
             n = 1
             for d in dims:

@@ -29,13 +29,18 @@ int tn_quant_block_bytes(tn_qfmt f) {
     case TN_Q4_K: return 144;
     case TN_Q6_K: return 210;
     case TN_Q8_K: return 292;
+    case TN_Q5_K: return 176;
+    case TN_Q3_K: return 110;
+    case TN_Q2_K: return 84;
     default: return -1;
     }
 }
 
-int tn_quant_block_values(tn_qfmt f) { return f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK; }
+int tn_quant_block_values(tn_qfmt f) {
+    return f == TN_Q2_K || f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K || f == TN_Q8_K ? TN_QKK : TN_QK;
+}
 
-static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k"};
+static const char *const names[TN_QFMT_COUNT] = {"q8_0", "q4_0", "q4_1", "q8_1", "q4_k", "q6_k", "q8_k", "q5_k", "q3_k", "q2_k"};
 
 int tn_quant_fmt_parse(const char *name) {
     for (int i = 0; i < TN_QFMT_COUNT; i++)
@@ -101,7 +106,8 @@ static void quant_block(tn_qfmt f, const float *x, uint8_t *y) {
     }
 }
 
-/* ---- k-quants: ggml's reference quantisers (quantize_row_q4_K_ref, _q6_K_ref, _q8_K_ref),
+/* ---- k-quants: ggml's reference quantisers (quantize_row_q2_K_ref, _q3_K_ref, _q4_K_ref, _q5_K_ref, _q6_K_ref,
+ * _q8_K_ref),
  * the same float operations in the same order (this file is compiled in ISO C mode: no
  * contraction into fused multiply-adds), so the bytes are ggml's C's. */
 
@@ -117,12 +123,14 @@ static inline int nearest_int(float v) {
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
-/* ggml's make_qkx2_quants for n = 32, nmax = 15, rmin = -1, rdelta = 0.1, nstep = 20, squared
- * error: a scale and a min (returned in *the_min as -min) minimising the weighted error. */
-static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min) {
+/* ggml's make_qkx2_quants with rdelta = 0.1 (Q4_K: n 32, nmax 15, rmin -1, nstep 20, squared
+ * error; Q5_K: n 32, nmax 31, rmin -0.5, nstep 15, squared; Q2_K: n 16, nmax 3, rmin -0.5, nstep 15,
+ * absolute error (use_mad)): a scale and a min (returned in *the_min as -min) minimising the
+ * weighted error. n <= 32. */
+static float qkx2(const float *x, const float *w, uint8_t *L, float *the_min, int n, int nmax, float rmin, int nstep,
+                  int use_mad) {
     uint8_t Laux[32];
-    const int n = 32, nmax = 15, nstep = 20;
-    const float rmin = -1.f, rdelta = 0.1f;
+    const float rdelta = 0.1f;
     float min = x[0], max = x[0], sum_w = w[0], sum_x = sum_w * x[0];
     for (int i = 1; i < n; i++) {
         if (x[i] < min) min = x[i];
@@ -141,7 +149,8 @@ static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min)
         int l = nearest_int(iscale * (x[i] - min));
         L[i] = (uint8_t)imax(0, imin(nmax, l));
         float diff = scale * L[i] + min - x[i];
-        best += w[i] * (diff * diff);
+        diff = use_mad ? fabsf(diff) : diff * diff;
+        best += w[i] * diff;
     }
     for (int is = 0; is <= nstep; is++) {
         iscale = (rmin + rdelta * is + nmax) / (max - min);
@@ -164,7 +173,8 @@ static float qkx2_32(const float *x, const float *w, uint8_t *L, float *the_min)
             float err = 0;
             for (int i = 0; i < n; i++) {
                 float diff = this_scale * Laux[i] + this_min - x[i];
-                err += w[i] * (diff * diff);
+                diff = use_mad ? fabsf(diff) : diff * diff;
+                err += w[i] * diff;
             }
             if (err < best) {
                 memcpy(L, Laux, (size_t)n);
@@ -189,7 +199,10 @@ static inline void q4k_scale_min(int j, const uint8_t *q, int *sc, int *m) {
     }
 }
 
-static void quant_q4k(const float *x, uint8_t *y) {
+/* Q4_K (five = 0) and Q5_K (five = 1): the same steps but for the quant range (15, 31), the
+ * candidate scales (make_qkx2_quants' rmin and nstep) and where the quants go. */
+static void quant_q45k(const float *x, uint8_t *y, const int five) {
+    const int nmax = five ? 31 : 15;
     uint8_t L[TN_QKK], *scb = y + 4;
     float w[32], mins[8], scales[8], max_scale = 0, max_min = 0;
     for (int j = 0; j < 8; j++) {
@@ -197,7 +210,8 @@ static void quant_q4k(const float *x, uint8_t *y) {
         for (int l = 0; l < 32; l++) sum_x2 += x[32 * j + l] * x[32 * j + l];
         float av_x = sqrtf(sum_x2 / 32);
         for (int l = 0; l < 32; l++) w[l] = av_x + fabsf(x[32 * j + l]);
-        scales[j] = qkx2_32(x + 32 * j, w, L + 32 * j, &mins[j]);
+        scales[j] = five ? qkx2(x + 32 * j, w, L + 32 * j, &mins[j], 32, 31, -0.5f, 15, 0)
+                         : qkx2(x + 32 * j, w, L + 32 * j, &mins[j], 32, 15, -1.f, 20, 0);
         if (scales[j] > max_scale) max_scale = scales[j];
         if (mins[j] > max_min) max_min = mins[j];
     }
@@ -225,11 +239,23 @@ static void quant_q4k(const float *x, uint8_t *y) {
         const float d = D * sc;
         if (!d) continue;
         const float dm = DM * m;
-        for (int i = 0; i < 32; i++) L[32 * j + i] = (uint8_t)imax(0, imin(15, nearest_int((x[32 * j + i] + dm) / d)));
+        for (int i = 0; i < 32; i++) L[32 * j + i] = (uint8_t)imax(0, imin(nmax, nearest_int((x[32 * j + i] + dm) / d)));
     }
-    uint8_t *q = y + 16;
+    if (!five) {
+        uint8_t *q = y + 16;
+        for (int j = 0; j < TN_QKK; j += 64, q += 32)
+            for (int l = 0; l < 32; l++) q[l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 4));
+        return;
+    }
+    /* Q5_K: the fifth bit of value 32j + l in bit j of qh[l], the low four as Q4_K's nibbles */
+    uint8_t *qh = y + 16, *q = y + 48;
+    memset(qh, 0, 32);
     for (int j = 0; j < TN_QKK; j += 64, q += 32)
-        for (int l = 0; l < 32; l++) q[l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 4));
+        for (int l = 0; l < 32; l++) {
+            const int c = j / 32, l1 = L[j + l], l2 = L[j + l + 32];
+            qh[l] |= (uint8_t)(((l1 >> 4) << c) | ((l2 >> 4) << (c + 1)));
+            q[l] = (uint8_t)((l1 & 0xF) | ((l2 & 0xF) << 4));
+        }
 }
 
 /* ggml's make_qx_quants for n = 16, nmax = 32, rmse_type 1 (weights x^2), no external weights. */
@@ -309,6 +335,150 @@ static void quant_q6k(const float *x, uint8_t *y) {
         }
 }
 
+/* ggml's make_q3_quants for n = 16, nmax = 4, do_rmse (weights x^2): L in 0..7 (an all-zero group:
+ * L = 0, as ggml). */
+static float q3_16(const float *x, int8_t *L) {
+    const int n = 16, nmax = 4;
+    float max = 0, amax = 0;
+    for (int i = 0; i < n; i++) {
+        float ax = fabsf(x[i]);
+        if (ax > amax) {
+            amax = ax;
+            max = x[i];
+        }
+    }
+    if (amax < 1e-15f) {
+        memset(L, 0, (size_t)n);
+        return 0.f;
+    }
+    float iscale = -nmax / max, sumlx = 0, suml2 = 0;
+    for (int i = 0; i < n; i++) {
+        int l = imax(-nmax, imin(nmax - 1, nearest_int(iscale * x[i])));
+        L[i] = (int8_t)l;
+        float w = x[i] * x[i];
+        sumlx += w * x[i] * l;
+        suml2 += w * l * l;
+    }
+    for (int itry = 0; itry < 5; itry++) {
+        int n_changed = 0;
+        for (int i = 0; i < n; i++) {
+            float w = x[i] * x[i];
+            float slx = sumlx - w * x[i] * L[i];
+            if (slx > 0) {
+                float sl2 = suml2 - w * L[i] * L[i];
+                int new_l = imax(-nmax, imin(nmax - 1, nearest_int(x[i] * sl2 / slx)));
+                if (new_l != L[i]) {
+                    slx += w * x[i] * new_l;
+                    sl2 += w * new_l * new_l;
+                    if (sl2 > 0 && slx * slx * suml2 > sumlx * sumlx * sl2) {
+                        L[i] = (int8_t)new_l;
+                        sumlx = slx;
+                        suml2 = sl2;
+                        n_changed++;
+                    }
+                }
+            }
+        }
+        if (!n_changed) break;
+    }
+    for (int i = 0; i < n; i++) L[i] = (int8_t)(L[i] + nmax);
+    return suml2 > 0.0f ? sumlx / suml2 : 0.0f;
+}
+
+/* The sixteen 6-bit scales of a Q3_K block's 12 scale bytes, minus 32 (ggml's unpacking). */
+static inline void q3k_scales(const uint8_t *s, int *sc) {
+    for (int g = 0; g < 16; g++) {
+        int lo = g < 8 ? s[g] & 0xF : s[g - 8] >> 4, hi = (s[8 + g % 4] >> (2 * (g / 4))) & 3;
+        sc[g] = (lo | (hi << 4)) - 32;
+    }
+}
+
+static void quant_q3k(const float *x, uint8_t *y) {
+    int8_t L[TN_QKK];
+    uint8_t *hm = y, *qs = y + 32, *scb = y + 96;
+    float scales[16], max_scale = 0, amax = 0;
+    for (int g = 0; g < 16; g++) {
+        scales[g] = q3_16(x + 16 * g, L + 16 * g);
+        float a = fabsf(scales[g]);
+        if (a > amax) {
+            amax = a;
+            max_scale = scales[g];
+        }
+    }
+    memset(scb, 0, 12);
+    if (max_scale) {
+        float iscale = -32.f / max_scale;
+        for (int g = 0; g < 16; g++) {
+            /* ggml: int8_t l = nearest_int(...) (the low byte), clamped to -32..31, + 32 */
+            int8_t l = (int8_t)(uint8_t)((unsigned)nearest_int(iscale * scales[g]) & 0xffu);
+            l = (int8_t)(imax(-32, imin(31, l)) + 32);
+            if (g < 8)
+                scb[g] = (uint8_t)(l & 0xF);
+            else
+                scb[g - 8] |= (uint8_t)((l & 0xF) << 4);
+            l >>= 4;
+            scb[g % 4 + 8] |= (uint8_t)(l << (2 * (g / 4)));
+        }
+        wr16(y + 108, tn_f32_to_f16(1 / iscale));
+    } else {
+        wr16(y + 108, tn_f32_to_f16(0.f));
+    }
+    int sc[16];
+    q3k_scales(scb, sc);
+    const float D = tn_f16_to_f32(rd16(y + 108));
+    for (int g = 0; g < 16; g++) {
+        const float d = D * sc[g];
+        if (!d) continue;
+        for (int i = 0; i < 16; i++) L[16 * g + i] = (int8_t)(imax(-4, imin(3, nearest_int(x[16 * g + i] / d))) + 4);
+    }
+    memset(hm, 0, 32);
+    for (int j = 0; j < TN_QKK; j++)
+        if (L[j] > 3) {
+            hm[j % 32] |= (uint8_t)(1u << (j / 32));
+            L[j] = (int8_t)(L[j] - 4);
+        }
+    for (int j = 0; j < TN_QKK; j += 128)
+        for (int l = 0; l < 32; l++)
+            qs[j / 4 + l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+}
+
+static void quant_q2k(const float *x, uint8_t *y) {
+    uint8_t L[TN_QKK], *scb = y, *qs = y + 16;
+    float w[16], mins[16], scales[16], max_scale = 0, max_min = 0;
+    const float q4scale = 15.f;
+    for (int g = 0; g < 16; g++) {
+        for (int l = 0; l < 16; l++) w[l] = fabsf(x[16 * g + l]);
+        scales[g] = qkx2(x + 16 * g, w, L + 16 * g, &mins[g], 16, 3, -0.5f, 15, 1);
+        if (scales[g] > max_scale) max_scale = scales[g];
+        if (mins[g] > max_min) max_min = mins[g];
+    }
+    if (max_scale > 0) {
+        float iscale = q4scale / max_scale;
+        for (int g = 0; g < 16; g++) scb[g] = (uint8_t)nearest_int(iscale * scales[g]);
+        wr16(y + 80, tn_f32_to_f16(max_scale / q4scale));
+    } else {
+        memset(scb, 0, 16);
+        wr16(y + 80, tn_f32_to_f16(0.f));
+    }
+    if (max_min > 0) {
+        float iscale = q4scale / max_min;
+        for (int g = 0; g < 16; g++) scb[g] |= (uint8_t)((unsigned)nearest_int(iscale * mins[g]) << 4);
+        wr16(y + 82, tn_f32_to_f16(max_min / q4scale));
+    } else {
+        wr16(y + 82, tn_f32_to_f16(0.f));
+    }
+    const float D = tn_f16_to_f32(rd16(y + 80)), DM = tn_f16_to_f32(rd16(y + 82));
+    for (int g = 0; g < 16; g++) {
+        const float d = D * (scb[g] & 0xF);
+        if (!d) continue;
+        const float dm = DM * (scb[g] >> 4);
+        for (int i = 0; i < 16; i++) L[16 * g + i] = (uint8_t)imax(0, imin(3, nearest_int((x[16 * g + i] + dm) / d)));
+    }
+    for (int j = 0; j < TN_QKK; j += 128)
+        for (int l = 0; l < 32; l++)
+            qs[j / 4 + l] = (uint8_t)(L[j + l] | (L[j + l + 32] << 2) | (L[j + l + 64] << 4) | (L[j + l + 96] << 6));
+}
+
 /* Q8_K: f32 d, int8 q[256], int16 bsums[16]. */
 static void quant_q8k(const float *x, uint8_t *y) {
     float max = 0, amax = 0;
@@ -336,9 +506,14 @@ static void quant_q8k(const float *x, uint8_t *y) {
 
 void tn_quant_row(tn_qfmt f, const float *x, uint8_t *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q4_K || f == TN_Q6_K || f == TN_Q8_K) {
+    if (tn_quant_block_values(f) == TN_QKK) {
         for (int64_t i = 0; i < k / TN_QKK; i++, x += TN_QKK, y += bs)
-            f == TN_Q4_K ? quant_q4k(x, y) : f == TN_Q6_K ? quant_q6k(x, y) : quant_q8k(x, y);
+            f == TN_Q4_K   ? quant_q45k(x, y, 0)
+            : f == TN_Q5_K ? quant_q45k(x, y, 1)
+            : f == TN_Q6_K ? quant_q6k(x, y)
+            : f == TN_Q3_K ? quant_q3k(x, y)
+            : f == TN_Q2_K ? quant_q2k(x, y)
+                           : quant_q8k(x, y);
         return;
     }
     for (int64_t i = 0; i < k / TN_QK; i++) quant_block(f, x + i * TN_QK, y + i * bs);
@@ -354,6 +529,40 @@ static void dequant_q4k(const uint8_t *x, float *y) {
         const int sh = (j & 1) * 4;
         for (int l = 0; l < 32; l++) *y++ = d1 * ((q[l] >> sh) & 0xF) - m1;
         if (j & 1) q += 32;
+    }
+}
+
+static void dequant_q5k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x)), dmin = tn_f16_to_f32(rd16(x + 2));
+    const uint8_t *qh = x + 16, *q = x + 48;
+    for (int j = 0; j < 8; j++) {
+        int sc, m;
+        q4k_scale_min(j, x + 4, &sc, &m);
+        const float d1 = d * sc, m1 = dmin * m;
+        const int sh = (j & 1) * 4;
+        for (int l = 0; l < 32; l++) *y++ = d1 * (((q[l] >> sh) & 0xF) + ((qh[l] >> j) & 1 ? 16 : 0)) - m1;
+        if (j & 1) q += 32;
+    }
+}
+
+static void dequant_q3k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x + 108));
+    const uint8_t *hm = x, *q = x + 32;
+    int sc[16];
+    q3k_scales(x + 96, sc);
+    for (int j = 0; j < TN_QKK; j++, y++) {
+        const int h = j / 128, k = (j % 128) / 32, l = j % 32;
+        const float dl = d * sc[j / 16];
+        *y = dl * (((q[32 * h + l] >> (2 * k)) & 3) - ((hm[l] >> (j / 32)) & 1 ? 0 : 4));
+    }
+}
+
+static void dequant_q2k(const uint8_t *x, float *y) {
+    const float d = tn_f16_to_f32(rd16(x + 80)), dmin = tn_f16_to_f32(rd16(x + 82));
+    for (int j = 0; j < TN_QKK; j++, y++) {
+        const int h = j / 128, k = (j % 128) / 32, l = j % 32, sc = x[j / 16];
+        const float dl = d * (sc & 0xF), ml = dmin * (sc >> 4);
+        *y = dl * ((x[16 + 32 * h + l] >> (2 * k)) & 3) - ml;
     }
 }
 
@@ -377,8 +586,13 @@ static void dequant_q6k(const uint8_t *x, float *y) {
 
 void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     int bs = tn_quant_block_bytes(f);
-    if (f == TN_Q4_K || f == TN_Q6_K) {
-        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK) f == TN_Q4_K ? dequant_q4k(x, y) : dequant_q6k(x, y);
+    if (f == TN_Q2_K || f == TN_Q3_K || f == TN_Q4_K || f == TN_Q5_K || f == TN_Q6_K) {
+        for (int64_t i = 0; i < k / TN_QKK; i++, x += bs, y += TN_QKK)
+            f == TN_Q4_K   ? dequant_q4k(x, y)
+            : f == TN_Q5_K ? dequant_q5k(x, y)
+            : f == TN_Q3_K ? dequant_q3k(x, y)
+            : f == TN_Q2_K ? dequant_q2k(x, y)
+                           : dequant_q6k(x, y);
         return;
     }
     if (f == TN_Q8_K) {
@@ -409,19 +623,22 @@ void tn_dequant_row(tn_qfmt f, const uint8_t *x, float *y, int64_t k) {
     }
 }
 
-/* The k-quant row dot products (formulas in kernels/quant.h). */
-static float qrow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+/* The k-quant row dot products (formulas in kernels/quant.h). Q4_K (five = 0) and Q5_K. */
+static float qrow_q45k(const uint8_t *w, const tn_qact *a, int64_t nb, const int five) {
     float acc = 0;
-    for (int64_t i = 0; i < nb; i++, w += 144) {
+    for (int64_t i = 0; i < nb; i++, w += five ? 176 : 144) {
         const int8_t *x = a->q + i * TN_QKK;
         const int32_t *bs = a->sum + i * 16;
         int32_t isum = 0, msum = 0;
         for (int j = 0; j < 8; j++) {
             int sc, m, s = 0;
             q4k_scale_min(j, w + 4, &sc, &m);
-            const uint8_t *q = w + 16 + (j / 2) * 32;
+            const uint8_t *q = w + (five ? 48 : 16) + (j / 2) * 32, *qh = w + 16;
             const int sh = (j & 1) * 4;
-            for (int l = 0; l < 32; l++) s += ((q[l] >> sh) & 0xF) * x[32 * j + l];
+            if (five)
+                for (int l = 0; l < 32; l++) s += (((q[l] >> sh) & 0xF) | (((qh[l] >> j) & 1) << 4)) * x[32 * j + l];
+            else
+                for (int l = 0; l < 32; l++) s += ((q[l] >> sh) & 0xF) * x[32 * j + l];
             isum += sc * s;
             msum += m * (bs[2 * j] + bs[2 * j + 1]);
         }
@@ -454,9 +671,56 @@ static float qrow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb) {
     return acc;
 }
 
+static float qrow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 110) {
+        const int8_t *x = a->q + i * TN_QKK;
+        int sc[16];
+        q3k_scales(w + 96, sc);
+        int32_t isum = 0;
+        for (int g = 0; g < 16; g++) {
+            /* value 128h + 32k + l (g = 8h + 2k + l/16): low bits 2k of qs[32h + l], high bit 4h + k of hmask[l] */
+            const int h = g / 8, k = (g % 8) / 2, l0 = (g & 1) * 16;
+            const uint8_t *qs = w + 32 + 32 * h, *hm = w;
+            const int8_t *xg = x + 128 * h + 32 * k;
+            int s = 0;
+            for (int l = l0; l < l0 + 16; l++) s += ((((qs[l] >> (2 * k)) & 3) | (((hm[l] >> (4 * h + k)) & 1) << 2)) - 4) * xg[l];
+            isum += sc[g] * s;
+        }
+        acc += (tn_f16_to_f32(rd16(w + 108)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
+static float qrow_q2k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 84) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        int32_t isum = 0, msum = 0;
+        for (int g = 0; g < 16; g++) {
+            /* value 128h + 32k + l (g = 8h + 2k + l/16): bits 2k of qs[32h + l] */
+            const int h = g / 8, k = (g % 8) / 2, l0 = (g & 1) * 16;
+            const uint8_t *qs = w + 16 + 32 * h;
+            const int8_t *xg = x + 128 * h + 32 * k;
+            int s = 0;
+            for (int l = l0; l < l0 + 16; l++) s += ((qs[l] >> (2 * k)) & 3) * xg[l];
+            isum += (w[g] & 0xF) * s;
+            msum += (w[g] >> 4) * bs[g];
+        }
+        const float da = a->d[i];
+        const float t = (tn_f16_to_f32(rd16(w + 80)) * da) * (float)isum, u = (tn_f16_to_f32(rd16(w + 82)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
 float tn_qrow_ref(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
-    if (f == TN_Q4_K) return qrow_q4k(w, a, nb);
+    if (f == TN_Q4_K) return qrow_q45k(w, a, nb, 0);
+    if (f == TN_Q5_K) return qrow_q45k(w, a, nb, 1);
     if (f == TN_Q6_K) return qrow_q6k(w, a, nb);
+    if (f == TN_Q3_K) return qrow_q3k(w, a, nb);
+    if (f == TN_Q2_K) return qrow_q2k(w, a, nb);
     int bs = tn_quant_block_bytes(f);
     float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     for (int64_t b = 0; b < nb; b++, w += bs) {

@@ -41,7 +41,7 @@ TN_QTARGET static inline __m128i pack_halves(__m256i v) {
     return _mm256_castsi256_si128(p);
 }
 
-/* k-quants: unsigned bytes (Q4_K nibbles <= 15, Q6_K values <= 63) times activation bytes,
+/* k-quants: unsigned bytes (Q2_K values <= 3, Q3_K values <= 7, Q4_K nibbles <= 15, Q5_K values <= 31, Q6_K values <= 63) times activation bytes,
  * pairs summed to 16 bits (63*127*2 fits), then times the 16-bit scales into 32 bits. */
 TN_QTARGET static inline __m256i kdot(__m256i u, const int8_t *a, int s0, int s1) {
     __m256i s16 = _mm256_maddubs_epi16(u, _mm256_loadu_si256((const __m256i *)a));

@@ -66,10 +66,22 @@ TN_QTARGET static inline int32_t hsum8(__m256i v) {
 
 static inline uint16_t k_rd16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
 
-TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+/* Q5_K's quants of chunk c (values 64c .. 64c+63): u the 32 low-nibble bytes, qh the 32 high-bit
+ * bytes; *lo gets values 64c + l (fifth bit: bit 2c of qh[l]), *hi values 64c + 32 + l (bit 2c + 1). */
+TN_QTARGET static inline __attribute__((always_inline)) void q5k_unpack(__m256i u, __m256i qh, int c, __m256i *lo,
+                                                                       __m256i *hi) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f), b4 = _mm256_set1_epi8(0x10);
+    const __m256i h = _mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * c)); /* bit 2c of each byte to bit 0 */
+    *lo = _mm256_or_si256(_mm256_and_si256(u, m4), _mm256_and_si256(_mm256_slli_epi16(h, 4), b4));
+    *hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), _mm256_and_si256(_mm256_slli_epi16(h, 3), b4));
+}
+
+/* Q4_K (five = 0, a compile-time constant) and Q5_K (five = 1). */
+TN_QTARGET static inline __attribute__((always_inline)) float krow_q45k(const uint8_t *w, const tn_qact *a, int64_t nb,
+                                                                       const int five) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     float acc = 0;
-    for (int64_t i = 0; i < nb; i++, w += 144) {
+    for (int64_t i = 0; i < nb; i++, w += five ? 176 : 144) {
         const int8_t *x = a->q + i * TN_QKK;
         const int32_t *bs = a->sum + i * 16;
         const uint8_t *q = w + 4;
@@ -81,11 +93,17 @@ TN_QTARGET static float krow_q4k(const uint8_t *w, const tn_qact *a, int64_t nb)
             m[j + 4] = (q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4);
         }
         __m256i v = _mm256_setzero_si256();
+        const __m256i qh = five ? _mm256_loadu_si256((const __m256i *)(w + 16)) : _mm256_setzero_si256();
         for (int c = 0; c < 4; c++) {
-            __m256i u = _mm256_loadu_si256((const __m256i *)(w + 16 + 32 * c));
-            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(u, m4), x + 64 * c, sc[2 * c], sc[2 * c]));
-            v = _mm256_add_epi32(v, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, sc[2 * c + 1],
-                                         sc[2 * c + 1]));
+            __m256i u = _mm256_loadu_si256((const __m256i *)(w + (five ? 48 : 16) + 32 * c)), lo, hi;
+            if (five) {
+                q5k_unpack(u, qh, c, &lo, &hi);
+            } else {
+                lo = _mm256_and_si256(u, m4);
+                hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), m4);
+            }
+            v = _mm256_add_epi32(v, kdot(lo, x + 64 * c, sc[2 * c], sc[2 * c]));
+            v = _mm256_add_epi32(v, kdot(hi, x + 64 * c + 32, sc[2 * c + 1], sc[2 * c + 1]));
         }
         int32_t isum = hsum8(v), msum = 0;
         for (int j = 0; j < 8; j++) msum += m[j] * (bs[2 * j] + bs[2 * j + 1]);
@@ -134,10 +152,102 @@ TN_QTARGET static float krow_q6k(const uint8_t *w, const tn_qact *a, int64_t nb)
     return acc;
 }
 
+/* Q3_K: the sixteen 6-bit scales (12 bytes at s) as bytes 0..63 (ggml's unpacking, four at a time),
+ * built in a register (through memory, four 32-bit stores then a 128-bit load, the store could not
+ * be forwarded: the eight-row kernel's hottest instruction). */
+TN_QTARGET static inline __m128i q3k_scales16(const uint8_t *s) {
+    const uint32_t k1 = 0x03030303u, k2 = 0x0f0f0f0fu;
+    uint32_t a0, a1, t;
+    memcpy(&a0, s, 4);
+    memcpy(&a1, s + 4, 4);
+    memcpy(&t, s + 8, 4);
+    return _mm_setr_epi32((int)((a0 & k2) | ((t & k1) << 4)), (int)((a1 & k2) | (((t >> 2) & k1) << 4)),
+                          (int)(((a0 >> 4) & k2) | (((t >> 4) & k1) << 4)), (int)(((a1 >> 4) & k2) | (((t >> 6) & k1) << 4)));
+}
+
+/* Q3_K: half h (0, 1) of one super-block q: its four 32-byte vectors of 3-bit values u = q + 4 in
+ * 0..7 (two bits from qs, the third from hmask) and their kdot with the activations added to v;
+ * sc the scales minus 32 (the -4 is the caller's -4 * sum_g sc_g * bsum_g). *hm: hmask shifted
+ * right by 4h (bit k of each byte in bit 0 as value block 4h + k comes up), shifted on by four. */
+TN_QTARGET static inline __attribute__((always_inline)) __m256i q3k_half_dot(const uint8_t *q, int h, const int8_t *x,
+                                                                             const int *sc, __m256i *hm, __m256i v) {
+    const __m256i m3 = _mm256_set1_epi8(0x03), m4 = _mm256_set1_epi8(0x04);
+    const __m256i lo = _mm256_loadu_si256((const __m256i *)(q + 32 + 32 * h));
+    __m256i hb = _mm256_slli_epi16(*hm, 2); /* bit k + 2: the third bit of value block 4h + k */
+    for (int k = 0; k < 4; k++) {
+        const __m256i b2 = _mm256_and_si256(_mm256_srli_epi16(lo, 2 * k), m3);
+        const int g = 8 * h + 2 * k;
+        v = _mm256_add_epi32(v, kdot(_mm256_or_si256(b2, _mm256_and_si256(hb, m4)), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+        hb = _mm256_srli_epi16(hb, 1);
+    }
+    *hm = _mm256_srli_epi16(*hm, 4);
+    return v;
+}
+
+TN_QTARGET static float krow_q3k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 110) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m128i s16 = q3k_scales16(w + 96), c32 = _mm_set1_epi8(32);
+        int8_t sb[16];
+        _mm_storeu_si128((__m128i *)sb, _mm_sub_epi8(s16, c32));
+        int sc[16];
+        int32_t corr = 0;
+        for (int g = 0; g < 16; g++) {
+            sc[g] = sb[g];
+            corr += sc[g] * bs[g];
+        }
+        __m256i v = _mm256_setzero_si256(), hm = _mm256_loadu_si256((const __m256i *)w);
+        v = q3k_half_dot(w, 0, x, sc, &hm, v);
+        v = q3k_half_dot(w, 1, x, sc, &hm, v);
+        int32_t isum = hsum8(v) - 4 * corr;
+        acc += (_cvtsh_ss(k_rd16(w + 108)) * a->d[i]) * (float)isum;
+    }
+    return acc;
+}
+
+/* Q2_K: half h (0, 1) of one super-block q: its four 32-byte vectors of 2-bit values and their kdot
+ * with the activations added to v (sc: the sixteen 4-bit scales). */
+TN_QTARGET static inline __attribute__((always_inline)) __m256i q2k_half_dot(const uint8_t *q, int h, const int8_t *x,
+                                                                             const int *sc, __m256i v) {
+    const __m256i m3 = _mm256_set1_epi8(0x03);
+    const __m256i lo = _mm256_loadu_si256((const __m256i *)(q + 16 + 32 * h));
+    for (int k = 0; k < 4; k++) {
+        const int g = 8 * h + 2 * k;
+        v = _mm256_add_epi32(v, kdot(_mm256_and_si256(_mm256_srli_epi16(lo, 2 * k), m3), x + 128 * h + 32 * k, sc[g], sc[g + 1]));
+    }
+    return v;
+}
+
+TN_QTARGET static float krow_q2k(const uint8_t *w, const tn_qact *a, int64_t nb) {
+    float acc = 0;
+    for (int64_t i = 0; i < nb; i++, w += 84) {
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        int sc[16];
+        int32_t msum = 0;
+        for (int g = 0; g < 16; g++) {
+            sc[g] = w[g] & 0xF;
+            msum += (w[g] >> 4) * bs[g];
+        }
+        __m256i v = _mm256_setzero_si256();
+        for (int h = 0; h < 2; h++) v = q2k_half_dot(w, h, x, sc, v);
+        const int32_t isum = hsum8(v);
+        const float da = a->d[i];
+        const float t = (_cvtsh_ss(k_rd16(w + 80)) * da) * (float)isum, u = (_cvtsh_ss(k_rd16(w + 82)) * da) * (float)msum;
+        acc += t - u;
+    }
+    return acc;
+}
+
 TN_QTARGET float TN_QNAME(tn_qfmt f, const uint8_t *w, const tn_qact *a, int64_t nb) {
     switch (f) {
-    case TN_Q4_K: return krow_q4k(w, a, nb);
+    case TN_Q4_K: return krow_q45k(w, a, nb, 0);
+    case TN_Q5_K: return krow_q45k(w, a, nb, 1);
     case TN_Q6_K: return krow_q6k(w, a, nb);
+    case TN_Q3_K: return krow_q3k(w, a, nb);
+    case TN_Q2_K: return krow_q2k(w, a, nb);
     case TN_Q8_0: return row_impl(TN_Q8_0, w, a, nb);
     case TN_Q4_0: return row_impl(TN_Q4_0, w, a, nb);
     default: return row_impl(TN_Q4_1, w, a, nb);
@@ -217,7 +327,7 @@ TN_QTARGET static inline __attribute__((always_inline)) void rows8_q4(const tn_q
 }
 
 /* ---- k-quants, eight rows at once: the activation super-block serves the eight rows; per row the
- * integer sums are those of krow_q4k / krow_q6k (exact, so their order is free), gathered by one
+ * integer sums are those of krow_q45k / krow_q6k (exact, so their order is free), gathered by one
  * fold8 tree into lane r = row r, and the float steps are the one-row kernels', lane-wise. The
  * span of the eight rows two groups ahead is prefetched as in rows8_q4. */
 TN_QTARGET static inline void prefetch_to(const char *pf, int64_t *pfo, int64_t upto) {
@@ -230,14 +340,16 @@ TN_QTARGET static inline __m256i pair_sums16(const int32_t *bs) {
     return _mm256_permute4x64_epi64(h, 0xd8);
 }
 
-TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+/* Q4_K (five = 0, a compile-time constant) and Q5_K (five = 1). */
+TN_QTARGET static inline __attribute__((always_inline)) void rows8_q45k(const uint8_t *w, int64_t rb, const tn_qact *a,
+                                                                       int64_t nb, float *out, const int five) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
     const char *pf = (const char *)w + 16 * rb;
     int64_t pfo = 0;
     __m256 acc = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb; i++) {
-        const uint8_t *wb = w + i * 144;
+        const uint8_t *wb = w + i * (five ? 176 : 144);
         const int8_t *x = a->q + i * TN_QKK;
         const __m256i bsp = pair_sums16(a->sum + i * 16);
         __m256i v[8], mv[8];
@@ -248,18 +360,25 @@ TN_QTARGET static void rows8_q4k(const uint8_t *w, int64_t rb, const tn_qact *a,
             memcpy(&u0, q + 4, 4);
             memcpy(&u1, q + 8, 4);
             memcpy(&u2, q + 12, 4);
-            /* the 6-bit scales sc_0..7 and mins m_0..7 as bytes (krow_q4k's unpacking, four at a time) */
+            /* the 6-bit scales sc_0..7 and mins m_0..7 as bytes (krow_q45k's unpacking, four at a time) */
             const uint64_t sc = (uint64_t)(u0 & 0x3f3f3f3fu) |
                                 (uint64_t)((u2 & 0x0f0f0f0fu) | (((u0 >> 6) & 0x03030303u) << 4)) << 32;
             const uint64_t mn = (uint64_t)(u1 & 0x3f3f3f3fu) |
                                 (uint64_t)(((u2 >> 4) & 0x0f0f0f0fu) | (((u1 >> 6) & 0x03030303u) << 4)) << 32;
             mv[r] = _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)mn)), bsp);
             __m256i acc_r = _mm256_setzero_si256();
+            const __m256i qh = five ? _mm256_loadu_si256((const __m256i *)(q + 16)) : _mm256_setzero_si256();
             for (int c = 0; c < 4; c++) {
                 const int s0 = (int)(sc >> (16 * c)) & 0xff, s1 = (int)(sc >> (16 * c + 8)) & 0xff;
-                __m256i u = _mm256_loadu_si256((const __m256i *)(q + 16 + 32 * c));
-                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(u, m4), x + 64 * c, s0, s0));
-                acc_r = _mm256_add_epi32(acc_r, kdot(_mm256_and_si256(_mm256_srli_epi16(u, 4), m4), x + 64 * c + 32, s1, s1));
+                __m256i u = _mm256_loadu_si256((const __m256i *)(q + (five ? 48 : 16) + 32 * c)), lo, hi;
+                if (five) {
+                    q5k_unpack(u, qh, c, &lo, &hi);
+                } else {
+                    lo = _mm256_and_si256(u, m4);
+                    hi = _mm256_and_si256(_mm256_srli_epi16(u, 4), m4);
+                }
+                acc_r = _mm256_add_epi32(acc_r, kdot(lo, x + 64 * c, s0, s0));
+                acc_r = _mm256_add_epi32(acc_r, kdot(hi, x + 64 * c + 32, s1, s1));
             }
             v[r] = acc_r;
         }
@@ -305,6 +424,79 @@ TN_QTARGET static void rows8_q6k(const uint8_t *w, int64_t rb, const tn_qact *a,
     _mm256_storeu_ps(out, acc);
 }
 
+TN_QTARGET static void rows8_q3k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 110;
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m256i bs0 = _mm256_loadu_si256((const __m256i *)bs), bs1 = _mm256_loadu_si256((const __m256i *)(bs + 8));
+        const __m256i c32 = _mm256_set1_epi32(32);
+        __m256i v[8], cv[8];
+        for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            const __m128i s16 = q3k_scales16(q + 96);
+            const __m256i sc0 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(s16), c32);
+            const __m256i sc1 = _mm256_sub_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(s16, 8)), c32);
+            cv[r] = _mm256_add_epi32(_mm256_mullo_epi32(sc0, bs0), _mm256_mullo_epi32(sc1, bs1));
+            int sc[16];
+            _mm256_storeu_si256((__m256i *)sc, sc0);
+            _mm256_storeu_si256((__m256i *)(sc + 8), sc1);
+            __m256i acc_r = _mm256_setzero_si256(), hm = _mm256_loadu_si256((const __m256i *)q);
+            acc_r = q3k_half_dot(q, 0, x, sc, &hm, acc_r);
+            acc_r = q3k_half_dot(q, 1, x, sc, &hm, acc_r);
+            v[r] = acc_r;
+        }
+        const __m256i isum = _mm256_sub_epi32(fold8(v), _mm256_slli_epi32(fold8(cv), 2)); /* - 4 * corr */
+        /* d is the block's last two bytes: gather the four ending there (in bounds), keep the high half */
+        const __m256i h = _mm256_i32gather_epi32((const int *)(wb + 106), offs, 1);
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        acc = _mm256_add_ps(acc, _mm256_mul_ps(_mm256_mul_ps(dw, _mm256_set1_ps(a->d[i])), _mm256_cvtepi32_ps(isum)));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
+TN_QTARGET static void rows8_q2k(const uint8_t *w, int64_t rb, const tn_qact *a, int64_t nb, float *out) {
+    const __m256i offs = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32((int)rb));
+    const __m128i m4 = _mm_set1_epi8(0x0f);
+    const char *pf = (const char *)w + 16 * rb;
+    int64_t pfo = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb; i++) {
+        const uint8_t *wb = w + i * 84;
+        const int8_t *x = a->q + i * TN_QKK;
+        const int32_t *bs = a->sum + i * 16;
+        const __m256i bs0 = _mm256_loadu_si256((const __m256i *)bs), bs1 = _mm256_loadu_si256((const __m256i *)(bs + 8));
+        __m256i v[8], mv[8];
+        for (int r = 0; r < 8; r++) {
+            const uint8_t *q = wb + r * rb;
+            prefetch_to(pf, &pfo, 8 * rb * (8 * i + r + 1) / (8 * nb));
+            const __m128i s16 = _mm_loadu_si128((const __m128i *)q);
+            const __m128i sl = _mm_and_si128(s16, m4), mh = _mm_and_si128(_mm_srli_epi16(s16, 4), m4);
+            mv[r] = _mm256_add_epi32(_mm256_mullo_epi32(_mm256_cvtepu8_epi32(mh), bs0),
+                                     _mm256_mullo_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(mh, 8)), bs1));
+            int sc[16];
+            _mm256_storeu_si256((__m256i *)sc, _mm256_cvtepu8_epi32(sl));
+            _mm256_storeu_si256((__m256i *)(sc + 8), _mm256_cvtepu8_epi32(_mm_srli_si128(sl, 8)));
+            __m256i acc_r = _mm256_setzero_si256();
+            for (int hh = 0; hh < 2; hh++) acc_r = q2k_half_dot(q, hh, x, sc, acc_r);
+            v[r] = acc_r;
+        }
+        const __m256i isum = fold8(v), msum = fold8(mv);
+        const __m256i h = _mm256_i32gather_epi32((const int *)(wb + 80), offs, 1); /* d, dmin */
+        const __m256 dw = _mm256_cvtph_ps(pack_halves(h)), dmin = _mm256_cvtph_ps(pack_halves(_mm256_srli_epi32(h, 16)));
+        const __m256 da = _mm256_set1_ps(a->d[i]);
+        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw, da), _mm256_cvtepi32_ps(isum));
+        const __m256 u = _mm256_mul_ps(_mm256_mul_ps(dmin, da), _mm256_cvtepi32_ps(msum));
+        acc = _mm256_add_ps(acc, _mm256_sub_ps(t, u));
+    }
+    _mm256_storeu_ps(out, acc);
+}
+
 TN_QTARGET static inline __attribute__((always_inline)) void tile_q8(const int mt, const uint8_t *w, int64_t rb,
                                                                       const tn_qact *a, int64_t nb, float *out,
                                                                       int64_t ldo);
@@ -314,8 +506,11 @@ TN_QTARGET int TN_QNAME8(tn_qfmt f, const uint8_t *w, int64_t rowbytes, const tn
     switch (f) {
     case TN_Q4_0: rows8_q4(TN_Q4_0, w, rowbytes, a, nb, out); return 1;
     case TN_Q4_1: rows8_q4(TN_Q4_1, w, rowbytes, a, nb, out); return 1;
-    case TN_Q4_K: rows8_q4k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q4_K: rows8_q45k(w, rowbytes, a, nb, out, 0); return 1;
+    case TN_Q5_K: rows8_q45k(w, rowbytes, a, nb, out, 1); return 1;
     case TN_Q6_K: rows8_q6k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q3_K: rows8_q3k(w, rowbytes, a, nb, out); return 1;
+    case TN_Q2_K: rows8_q2k(w, rowbytes, a, nb, out); return 1;
     case TN_Q8_0: tile_q8(1, w, rowbytes, a, nb, out, 8); return 1;
     default: return 0;
     }
