@@ -8,6 +8,7 @@ static PyObject *addsub(tn_binary_op op, const char *name, tn_value *args, PyObj
                     : tn_scalar_f(args[2].u.f);
     tn_value pair[2] = {args[0], args[1]};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_integral(ct, true) && args[2].tag == TN_V_FLOAT) {
         PyErr_SetString(PyExc_RuntimeError, "For integral input tensors, argument alpha must not be a floating point number.");
         return NULL;

@@ -193,6 +193,7 @@ static PyObject *mse_bwd(tn_value *a, PyObject *out) {
     tn_tensor *o = tn_tensor_of(gi);
     tn_value vals[3] = {a[1], a[2], a[0]};
     tn_dtype ct = tn_result_type(3, vals); /* the inputs' common dtype; the output takes no part */
+    if (ct == TN_DTYPE_UNDEFINED) { Py_DECREF(gi); return NULL; }
     const tn_tensor *ts[3] = {x, TN_T(a[2]), TN_T(a[0])};
     int nd;
     int64_t shape[TN_MAX_DIMS];

@@ -48,7 +48,12 @@ const char *tn_dtype_cxx_name(tn_dtype d);
 
 /* ---- dtypes ---- */
 tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
-/* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers). */
+/* tn_promote_types with upstream's refusals (promoteTypes, measured): float8 with any other dtype,
+ * uint16/32/64 with anything but itself or a floating dtype. RuntimeError and
+ * TN_DTYPE_UNDEFINED then. */
+tn_dtype tn_promote_types_checked(tn_dtype a, tn_dtype b);
+/* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers);
+ * TN_DTYPE_UNDEFINED with RuntimeError set when a promotion it makes is refused (above). */
 tn_dtype tn_result_type(int n, const tn_value *vals);
 /* The dtype a Python number value would have as a wrapped tensor: bool/int64/float64/complex128. */
 tn_dtype tn_number_dtype(const tn_value *v);

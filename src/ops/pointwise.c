@@ -456,6 +456,7 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
                         const void *ctx) {
     tn_value pair[2] = {*a, *b};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (s->fl & B_F64) ct = tn_dtype_is_complex(ct) ? TN_DTYPE_C128 : TN_DTYPE_F64;
     if ((s->fl & B_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if ((s->fl & B_NOCPLX) && tn_dtype_is_complex(ct)) {
@@ -716,6 +717,7 @@ static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha
                           bool reverse) {
     tn_value pair[2] = {*self, *other};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (is_int(ct) && alpha->tag == TN_V_FLOAT) {
         PyErr_SetString(PyExc_RuntimeError,
                         "For integral input tensors, argument alpha must not be a floating point number.");
@@ -775,6 +777,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
     } else {
         tn_value pair[2] = {a[0], *e};
         ct = tn_result_type(2, pair);
+        if (ct == TN_DTYPE_UNDEFINED) return NULL;
         if (is_int(ct) && e->tag == TN_V_INT && e->u.i < 0) {
             PyErr_SetString(PyExc_RuntimeError, "Integers to negative integer powers are not allowed.");
             return NULL;
@@ -815,7 +818,9 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
 
 static PyObject *pow_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
     tn_value pair[2] = {a[0], a[1]};
-    if (!(s->fl & B_F64) && tn_result_type(2, pair) == TN_DTYPE_BOOL) {
+    tn_dtype rt = tn_result_type(2, pair);
+    if (rt == TN_DTYPE_UNDEFINED) return NULL;
+    if (!(s->fl & B_F64) && rt == TN_DTYPE_BOOL) {
         PyErr_SetString(PyExc_NotImplementedError, "\"pow\" not implemented for 'Bool'");
         return NULL;
     }
@@ -856,6 +861,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     }
     tn_value pair[2] = {*x, *y};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_require_computable("where", ct) < 0) return NULL;
     tn_loop loop = tn_where_loop(ct);
     if (!loop) return tn_kernel_missing_cpu("where", ct);
@@ -964,6 +970,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     if (hl) vals[n++] = *mn;
     if (hh) vals[n++] = *mx;
     tn_dtype ct = tn_result_type(n, vals);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
     if ((hl && check_fits(mn, ct) < 0) || (hh && check_fits(mx, ct) < 0)) return NULL;
     if (tn_require_computable("clamp", ct) < 0) return NULL;
@@ -987,6 +994,7 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
     if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
     tn_dtype ct = tn_result_type(n, vals);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
     if (tn_require_computable("clamp", ct) < 0) return NULL;
     tn_loop loop = tn_clamp_tensor_loop(ct);

@@ -79,3 +79,40 @@ cases("fuzz_meta_mixed", {   # corpus entries with one meta argument among cpu o
     "floor_divide_inplace_meta_self": "err(lambda: torch.empty(2, 3, device='meta').floor_divide_(x))",
     "sub_inplace_cpu_self": "err(lambda: x.clone().sub_(torch.empty(2, 3, device='meta')))",
 }, setup=ERR)
+
+# upstream's promoteTypes refuses float8 with another dtype and uint16/32/64 with a non-floating
+# one (RuntimeError, before any kernel); result_type's categories decide whether it is asked
+PROMO = ERR + """
+def f8v():   # made from bytes (our cast and fill have no float8 kernels); a function so the
+    return torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2)   # harness reads no values
+def u16v():
+    return torch.ones(2, 3, dtype=torch.int16).view(torch.uint16)
+"""
+cases("fuzz_promotion", {
+    "add_float8": "err(lambda: x + f8v())",
+    "irshift_float8": "err(lambda: x.clone().__irshift__(f8v()))",
+    "addcmul_float8": "err(lambda: x.clone().addcmul_(x, f8v().view(torch.float8_e4m3fn)))",
+    "sub_inplace_float8_self": "err(lambda: f8v().sub_(x))",
+    "where_float8": "err(lambda: torch.where(x > 0, f8v(), x))",
+    "result_type_float8": "err(lambda: torch.result_type(f8v(), x))",
+    "result_type_float8_wrapped": "torch.result_type(f8v(), 2.5)",
+    "result_type_float8_0dim": "err(lambda: torch.result_type(f8v(), torch.tensor(1.0)))",
+    "and_uint16_int64": "err(lambda: u16v() & i)",
+    "result_type_uint16_bool": "err(lambda: torch.result_type(u16v(), x > 0))",
+    "result_type_uint16_wrapped": "torch.result_type(u16v(), True)",
+    "result_type_uint16_float": "torch.result_type(u16v(), x)",
+    "result_type_uint64_uint32": "err(lambda: torch.result_type(torch.ones(2, dtype=torch.int64).view(torch.uint64), torch.ones(2, dtype=torch.int32).view(torch.uint32)))",
+    "clamp_uint16_tensor": "err(lambda: torch.clamp(u16v(), min=i))",
+    "atan2_uint16": "err(lambda: torch.atan2(u16v(), i))",
+}, setup=PROMO)
+
+# a copy from a dtype to itself is a byte copy for every dtype (clone, contiguous, copy_ of
+# uint16/32/64 and float8, which have no arithmetic kernels here)
+cases("fuzz_same_dtype_copy", {
+    "clone_float8": "torch.arange(6, dtype=torch.uint8).add(120).view(torch.float8_e4m3fn).clone().view(torch.uint8)",
+    "contiguous_uint16": "torch.arange(6, dtype=torch.int16).sub(3).reshape(2, 3).view(torch.uint16).t().contiguous().view(torch.int16)",
+    "copy_uint64": "torch.zeros(3, dtype=torch.int64).view(torch.uint64).copy_(torch.tensor([-1, 5, 7]).view(torch.uint64)).view(torch.int64)",
+    "copy_uint32_strided": "torch.zeros(2, 3, dtype=torch.int32).view(torch.uint32).copy_(torch.arange(6, dtype=torch.int32).sub(2).reshape(3, 2).view(torch.uint32).t()).view(torch.int32)",
+    "sub_inplace_float8_self_clone": "err(lambda: torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2).clone().sub_(torch.ones(2, 3)))",
+})
+
