@@ -47,6 +47,8 @@ static bool bw_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag =
 static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
                              PyObject *out) {
     tn_value pair[2] = {*g, *x};
+    PyObject *orig[2] = {g->u.obj, x->u.obj};
+    if (out && tn_check_overlap(out, 2, orig) < 0) return NULL; /* TensorIterator: before dtypes */
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     tn_loop loop = tn_bwd_loop(op, ct);

@@ -547,6 +547,9 @@ PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, c
 PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
                     bool inplace, const void *ctx) {
     tn_value pair[2] = {*a, *b};
+    PyObject *orig[2] = {a->u.obj, b->u.obj}, *target = inplace ? a->u.obj : out;
+    /* upstream's TensorIterator checks overlap before the shapes and dtypes */
+    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     bool compare = tn_binary_out_dtype(op, TN_DTYPE_F32) == TN_DTYPE_BOOL;
@@ -564,12 +567,10 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         return NULL;
     }
     tn_dtype rt = tn_binary_out_dtype(op, ct);
-    PyObject *x = NULL, *y = NULL, *res = NULL, *target = inplace ? a->u.obj : out;
+    PyObject *x = NULL, *y = NULL, *res = NULL;
     const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    PyObject *orig[2] = {a->u.obj, b->u.obj};
-    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (inplace) {
         tn_tensor *t = TN_T(*a);

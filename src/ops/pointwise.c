@@ -455,6 +455,9 @@ static int zero_divisor(PyObject *b, tn_dtype ct) {
 static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out, bool inplace,
                         const void *ctx) {
     tn_value pair[2] = {*a, *b};
+    PyObject *orig[2] = {a->u.obj, b->u.obj}, *target = inplace ? a->u.obj : out;
+    /* upstream's TensorIterator checks overlap before the shapes and dtypes */
+    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (s->fl & B_F64) ct = tn_dtype_is_complex(ct) ? TN_DTYPE_C128 : TN_DTYPE_F64;
@@ -993,6 +996,10 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     vals[n] = *self; ts[n++] = TN_T(*self);
     if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
     if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
+    /* upstream's meta: the complex self check, then TensorIterator's overlap check, then dtypes */
+    if (tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
+    PyObject *given[3] = {self->u.obj, hl ? mn->u.obj : NULL, hh ? mx->u.obj : NULL};
+    if ((inplace || out) && tn_check_overlap(inplace ? self->u.obj : out, 3, given) < 0) return NULL;
     tn_dtype ct = tn_result_type(n, vals);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();

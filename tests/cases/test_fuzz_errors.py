@@ -116,3 +116,19 @@ cases("fuzz_same_dtype_copy", {
     "sub_inplace_float8_self_clone": "err(lambda: torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2).clone().sub_(torch.ones(2, 3)))",
 })
 
+
+# upstream's TensorIterator checks the written-to tensor for internal overlap (a stride-0 dim of
+# size > 1) and partial overlap with an input before it looks at shapes and dtypes
+cases("fuzz_overlap", {
+    "irshift_expanded_float": "err(lambda: torch.zeros(3).expand(2, 3).__irshift__(torch.tensor(1)))",
+    "eq_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).eq_(x))",
+    "fmod_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).fmod_(x))",
+    "divide_inplace_expanded_int": "err(lambda: torch.zeros(3, dtype=torch.int64).expand(2, 3).divide_(x))",
+    "clamp_min_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).clamp_min_(x))",
+    "clamp_min_inplace_expanded_complex": "err(lambda: torch.zeros(3, dtype=torch.complex64).expand(2, 3).clamp_min_(x))",
+    "clamp_inplace_expanded_float8_min": "err(lambda: torch.zeros(3).expand(2, 3).clamp_(min=torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2)))",
+    "ge_out_partial": "err(lambda: (lambda y: torch.ge(y, 1, out=y[0]))(x.clone()))",
+    "logaddexp_out_transposed_self": "err(lambda: (lambda y: torch.logaddexp(y, y, out=y.t()))(torch.ones(3, 3)))",
+    "softshrink_backward_expanded": "err(lambda: a.softshrink_backward.grad_input(x, x, 0.5, grad_input=torch.zeros(3).expand(2, 3)))",
+    "sub_inplace_ok_same": "(lambda y: y.sub_(y))(x.clone())",
+})
