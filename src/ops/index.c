@@ -794,12 +794,14 @@ PyObject *tn_op_scatter_add_out(tn_value *a) { return scatter_op(a, true, NULL, 
 
 /* ---------- masked ---------- */
 
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+
 static PyObject *masked_fill(tn_value *a, bool inplace) {
     PyObject *self = a[0].u.obj, *mask = a[1].u.obj;
     tn_tensor *t = tn_tensor_of(self), *m = tn_tensor_of(mask);
     if (m->dtype != TN_DTYPE_BOOL) {
         PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                     tn_dtype_infos[m->dtype].name);
+                     tn_dtype_cxx_name(m->dtype));
         return NULL;
     }
     if (a[2].tag == TN_V_TENSOR && TN_T(a[2])->ndim != 0) {
@@ -807,20 +809,23 @@ static PyObject *masked_fill(tn_value *a, bool inplace) {
                      TN_T(a[2])->ndim);
         return NULL;
     }
-    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     const tn_tensor *both[2] = {t, m};
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, both, &nd, shape) < 0) return NULL;
+    if (inplace && (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape))) {
+        char b1[256], b2[256];
+        tn_shape_str(b1, sizeof b1, t->ndim, t->sizes);
+        tn_shape_str(b2, sizeof b2, nd, shape);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b1, b2);
+        return NULL;
+    }
+    /* the kernel's value.to<scalar_t>(), after the iterator's shape checks */
+    bool kernel = tn_dtype_computable(t->dtype) || t->dtype == TN_DTYPE_C32; /* upstream's dispatch list */
+    if (kernel && a[2].tag != TN_V_TENSOR && tn_cr_check_scalar(&a[2], t->dtype) < 0) return NULL;
+    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     PyObject *dst;
     if (inplace) {
-        if (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape)) {
-            char b1[256], b2[256];
-            tn_shape_str(b1, sizeof b1, t->ndim, t->sizes);
-            tn_shape_str(b2, sizeof b2, nd, shape);
-            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b1, b2);
-            return NULL;
-        }
         dst = Py_NewRef(self);
     } else {
         dst = tn_tensor_new_empty(nd, shape, t->dtype, TN_DEVICE_CPU);

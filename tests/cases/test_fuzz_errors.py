@@ -132,3 +132,30 @@ cases("fuzz_overlap", {
     "softshrink_backward_expanded": "err(lambda: a.softshrink_backward.grad_input(x, x, 0.5, grad_input=torch.zeros(3).expand(2, 3)))",
     "sub_inplace_ok_same": "(lambda y: y.sub_(y))(x.clone())",
 })
+
+# a Scalar that does not fit the dtype it is converted to: upstream's c10::overflows (inf and NaN
+# pass into floating types, NaN and inf do not into integers, ints down to -max pass into uint8,
+# a complex with an imaginary part does not into a real type, bool takes anything)
+FILL = ERR + """
+m = torch.tensor([[True, False, True], [False, True, False]])
+def mf(dt, v):
+    return err(lambda: torch.zeros(2, 3, dtype=dt).masked_fill(m, v).tolist())
+"""
+cases("fuzz_scalar_overflow", {
+    "masked_fill_f32_big": "mf(torch.float32, 1e308)",
+    "masked_fill_f32_inf": "mf(torch.float32, -math.inf)",
+    "masked_fill_f32_complex": "mf(torch.float32, 1j)",
+    "masked_fill_f16": "[mf(torch.float16, v) for v in (65504.0, 65519.0, 2**63 - 1, math.nan)]",
+    "masked_fill_bf16": "[mf(torch.bfloat16, v) for v in (3e38, 3.5e38, 1j)]",
+    "masked_fill_i64": "[mf(torch.int64, v) for v in (math.nan, math.inf, 1e20, 2**63 - 1, 1j)]",
+    "masked_fill_i32": "[mf(torch.int32, v) for v in (2**31, -2**31, 1e10)]",
+    "masked_fill_i8": "[mf(torch.int8, v) for v in (127, 128, -129, 300)]",
+    "masked_fill_u8": "[mf(torch.uint8, v) for v in (255, 256, -255, -256, math.inf)]",
+    "masked_fill_bool": "[mf(torch.bool, v) for v in (300, 1j, math.nan)]",
+    "masked_fill_c64": "[mf(torch.complex64, v) for v in (1e39j, 1e39, math.inf)]",
+    "masked_fill_inplace": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill_(m, 200))",
+    "masked_fill_shape_first": "err(lambda: torch.zeros(3, dtype=torch.int8).masked_fill_(m, 200))",
+    # no kernel upstream for uint16 (NotImplementedError before the value is converted): the type
+    "masked_fill_uint16_no_kernel_first": "mf(torch.uint16, math.nan)[0]",
+    "masked_fill_mask_dtype_first": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill(m.int(), 200))",
+}, setup=FILL)
