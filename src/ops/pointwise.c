@@ -996,8 +996,7 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     vals[n] = *self; ts[n++] = TN_T(*self);
     if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
     if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
-    /* upstream's meta: the complex self check, then TensorIterator's overlap check, then dtypes */
-    if (tn_dtype_is_complex(TN_T(*self)->dtype)) return clamp_cplx();
+    /* TensorIterator's overlap check comes first, the complex check after it (measured) */
     PyObject *given[3] = {self->u.obj, hl ? mn->u.obj : NULL, hh ? mx->u.obj : NULL};
     if ((inplace || out) && tn_check_overlap(inplace ? self->u.obj : out, 3, given) < 0) return NULL;
     tn_dtype ct = tn_result_type(n, vals);

@@ -114,7 +114,7 @@ cases("fuzz_same_dtype_copy", {
     "copy_uint64": "torch.zeros(3, dtype=torch.int64).view(torch.uint64).copy_(torch.tensor([-1, 5, 7]).view(torch.uint64)).view(torch.int64)",
     "copy_uint32_strided": "torch.zeros(2, 3, dtype=torch.int32).view(torch.uint32).copy_(torch.arange(6, dtype=torch.int32).sub(2).reshape(3, 2).view(torch.uint32).t()).view(torch.int32)",
     "sub_inplace_float8_self_clone": "err(lambda: torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2).clone().sub_(torch.ones(2, 3)))",
-})
+}, setup=ERR)
 
 
 # upstream's TensorIterator checks the written-to tensor for internal overlap (a stride-0 dim of
@@ -131,7 +131,7 @@ cases("fuzz_overlap", {
     "logaddexp_out_transposed_self": "err(lambda: (lambda y: torch.logaddexp(y, y, out=y.t()))(torch.ones(3, 3)))",
     "softshrink_backward_expanded": "err(lambda: a.softshrink_backward.grad_input(x, x, 0.5, grad_input=torch.zeros(3).expand(2, 3)))",
     "sub_inplace_ok_same": "(lambda y: y.sub_(y))(x.clone())",
-})
+}, setup=ERR)
 
 # a Scalar that does not fit the dtype it is converted to: upstream's c10::overflows (inf and NaN
 # pass into floating types, NaN and inf do not into integers, ints down to -max pass into uint8,
@@ -159,3 +159,27 @@ cases("fuzz_scalar_overflow", {
     "masked_fill_uint16_no_kernel_first": "mf(torch.uint16, math.nan)[0]",
     "masked_fill_mask_dtype_first": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill(m.int(), 200))",
 }, setup=FILL)
+
+# scatter's structured out=: upstream's meta checks (index dtype, shapes), the out's overlap, then
+# the out dtype must equal self's; the kernel converts the value after its index checks
+cases("fuzz_scatter_out", {
+    "value_out_dtype": "err(lambda: torch.scatter(x.half(), 0, i, 2, out=torch.zeros(2, 3)))",
+    "value_out_dtype_long": "err(lambda: torch.scatter(i, 0, i, 2, out=torch.zeros(2, 3)))",
+    "value_out_dtype_bool": "err(lambda: torch.ops.aten.scatter.value_out(x > 0, 0, i, 2, out=torch.zeros(2, 3)))",
+    "src_out_dtype": "err(lambda: torch.scatter(x, 0, i, x, out=torch.zeros(2, 3, dtype=torch.float64)))",
+    "out_index_dtype_first": "err(lambda: torch.scatter(x, 0, i.float(), 2, out=x.half()))",
+    "out_bounds_after_dtype": "err(lambda: torch.scatter(x, 0, i + 5, 2, out=x.half()))",
+    "out_overlap": "err(lambda: torch.scatter(x, 0, i, 2, out=torch.zeros(3).expand(2, 3)))",
+    "out_ok": "torch.scatter(x, 0, i, 2, out=torch.zeros(2, 3))",
+    "value_overflow_long": "err(lambda: torch.scatter(i, 0, i, math.inf))",
+    "value_overflow_u8": "err(lambda: torch.scatter(i.to(torch.uint8), 0, i, -math.inf))",
+    "value_overflow_half": "err(lambda: torch.scatter(x.half(), 0, i, 2**63 - 1))",
+    "value_overflow_after_bounds": "err(lambda: torch.scatter(i, 0, i + 5, math.inf))",
+    "value_overflow_inplace": "err(lambda: i.clone().scatter_(0, i, 1e20))",
+    "value_reduce_overflow": "err(lambda: x.half().scatter_(0, i, 1e10, reduce='add'))",
+}, setup=ERR)
+cases("fuzz_scatter_out_more", {
+    # the out may share memory with self (only index and src are checked against it)
+    "out_self_row": "(lambda y: (torch.scatter(y, 0, i, 2, out=y[0]), y))(x.clone())[1]",
+    "meta_value_unchecked": "torch.scatter(torch.empty(2, 3, device='meta'), 0, i, 1j).shape",
+}, setup=ERR)
