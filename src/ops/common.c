@@ -147,6 +147,34 @@ bool tn_can_cast(tn_dtype from, tn_dtype to) {
     return category(from) <= category(to);
 }
 
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+
+int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
+                   const tn_value *b) {
+    if (target) { /* the iterator's own refusals (cast, in-place shape) come first: leave them to it */
+        const tn_tensor *t = tn_tensor_of(target), *ts[2] = {TN_T(*a), TN_T(*b)};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (!tn_can_cast(ct, t->dtype)) return 0;
+        if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { PyErr_Clear(); return 0; }
+        if (inplace && (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape) != 0)) return 0;
+    }
+    const char *msg = NULL;
+    bool real = !tn_dtype_is_complex(ct), integral = real && !tn_dtype_is_floating(ct);
+    if (tn_door_on_meta()) return 0; /* upstream's meta add / sub (Python) checks no alpha */
+    if (alpha->tag == TN_V_BOOL && ct != TN_DTYPE_BOOL) msg = "Boolean alpha only supported for Boolean results.";
+    else if (integral && (alpha->tag == TN_V_FLOAT || alpha->tag == TN_V_COMPLEX))
+        msg = "For integral input tensors, argument alpha must not be a floating point number.";
+    else if (real && alpha->tag == TN_V_COMPLEX)
+        msg = "For non-complex input tensors, argument alpha must not be a complex number.";
+    if (msg) {
+        PyErr_SetString(PyExc_RuntimeError, msg);
+        return -1;
+    }
+    if (!tn_dtype_computable(ct)) return 0;
+    return tn_cr_check_scalar(alpha, ct);
+}
+
 int tn_require_computable(const char *op, tn_dtype dt) {
     if (tn_dtype_computable(dt)) return 0;
     PyErr_Format(PyExc_NotImplementedError, "torchnative: aten::%s is not implemented for dtype %s",

@@ -718,14 +718,6 @@ DEF(divide__Scalar_mode, divide_mode(a, &a[2], NULL, true, true))
 static const bspec bs_sub = {TN_BINARY_SUB, "sub", 0};
 static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha, PyObject *out, bool inplace,
                           bool reverse) {
-    tn_value pair[2] = {*self, *other};
-    tn_dtype ct = tn_result_type(2, pair);
-    if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (is_int(ct) && alpha->tag == TN_V_FLOAT) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "For integral input tensors, argument alpha must not be a floating point number.");
-        return NULL;
-    }
     bool b0 = TN_T(*self)->dtype == TN_DTYPE_BOOL, b1 = TN_T(*other)->dtype == TN_DTYPE_BOOL;
     if (b0 || b1) {
         PyErr_SetString(PyExc_RuntimeError, b0 && b1
@@ -735,6 +727,10 @@ static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha
               "a mask, use the `~` or `logical_not()` operator instead.");
         return NULL;
     }
+    tn_value pair[2] = {*self, *other};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (tn_alpha_check(ct, alpha, inplace ? self->u.obj : out, inplace, self, other) < 0) return NULL;
     tn_scalar al = num_scalar(alpha);
     bool unit = alpha->tag != TN_V_COMPLEX && al.re == 1.0;
     return reverse ? binary(&bs_sub, other, self, out, false, unit ? NULL : &al)

@@ -183,3 +183,31 @@ cases("fuzz_scatter_out_more", {
     "out_self_row": "(lambda y: (torch.scatter(y, 0, i, 2, out=y[0]), y))(x.clone())[1]",
     "meta_value_unchecked": "torch.scatter(torch.empty(2, 3, device='meta'), 0, i, 1j).shape",
 }, setup=ERR)
+
+# add / sub's alpha: upstream's alpha_check against the common dtype, then the kernel's
+# alpha.to<scalar_t>() (c10::overflows); sub's bool check comes first
+cases("fuzz_alpha", {
+    "bool_alpha_float": "err(lambda: x.sub(x, alpha=True))",
+    "bool_alpha_long": "err(lambda: i.add(i, alpha=True))",
+    "bool_alpha_bool": "(x > 0).add(x > 0, alpha=True)",
+    "bool_sub_first": "err(lambda: (x > 0).sub(x > 0, alpha=True))",
+    "complex_alpha_float": "err(lambda: x.sub(x, alpha=1j))",
+    "complex_alpha_long": "err(lambda: i.add(i, alpha=1j))",
+    "complex_alpha_complex": "x.to(torch.complex64).add(x, alpha=1j)",
+    "float_alpha_long": "err(lambda: torch.subtract(i, i, alpha=1.5))",
+    "overflow_float": "err(lambda: x.add(x, alpha=1e308))",
+    "overflow_half": "[err(lambda: x.half().sub(x.half(), alpha=v)) for v in (65504.0, 1e10)]",
+    "overflow_int": "err(lambda: i.int().add(i.int(), alpha=2**40))",
+    "long_max": "i.add(i, alpha=2**63 - 1)",
+    "nan_inf_float": "[x.add(x, alpha=v) for v in (math.nan, math.inf)]",
+    "overflow_subtract_out": "err(lambda: torch.subtract(x, x, alpha=-1e308, out=torch.empty(2, 3)))",
+    "overflow_sub_inplace": "err(lambda: x.clone().sub_(x, alpha=1e39))",
+    "meta_unchecked": "torch.add(torch.empty(2, 3, device='meta'), torch.empty(2, 3, device='meta'), alpha=1e308).shape",
+}, setup=ERR)
+cases("fuzz_alpha_order", {
+    # the in-place / out= cast refusal comes before the alpha checks
+    "inplace_cast_first": "[err(lambda: i.clone().sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
+    "out_cast_first": "err(lambda: torch.add(x, x, alpha=True, out=i.clone()))",
+    "inplace_shape_first": "[err(lambda: torch.tensor(1.0).sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
+    "meta_bool_alpha": "torch.empty(2, 3, device='meta').sub(torch.empty(2, 3, device='meta'), alpha=True).shape",
+}, setup=ERR)
