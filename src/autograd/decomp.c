@@ -381,6 +381,7 @@ static PyObject *where_scalar(tn_value *a, bool scalar_self) {
     /* result_type in C, as upstream's composite computes it (no op a dispatch mode would see) */
     tn_value rv[2] = {a[scalar_self ? 2 : 1], a[scalar_self ? 1 : 2]};
     tn_dtype dt = tn_result_type(2, rv);
+    if (dt == TN_DTYPE_UNDEFINED) { Py_DECREF(sc); return NULL; }
     PyObject *tc = to_dtype(t, dt, false, NULL);
     PyObject *st = tc ? tn_at_scalar_tensor(TN_SO(sc), TN_DT(dt), NULL, NULL, NULL) : NULL;
     PyObject *r = st ? tn_at_where_self(a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
@@ -1153,6 +1154,7 @@ static PyObject *d_ctc_loss_tensor(tn_value *a) { return ctc_loss_composite(a, t
 static PyObject *d_cosine_similarity(tn_value *a) {
     PyObject *x1 = a[0].u.obj, *x2 = a[1].u.obj;
     tn_dtype ct = tn_result_type(2, a);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (!tn_dtype_is_floating(ct))
         return PyErr_Format(PyExc_RuntimeError, "expected common dtype to be floating point, yet common dtype is %s",
                             tn_dtype_cpp_name(ct));

@@ -6,12 +6,6 @@ static PyObject *addsub(tn_binary_op op, const char *name, tn_value *args, PyObj
     tn_scalar alpha = args[2].tag == TN_V_INT || args[2].tag == TN_V_BOOL ? tn_scalar_i(args[2].u.i)
                     : args[2].tag == TN_V_COMPLEX ? tn_scalar_c(args[2].u.c.re, args[2].u.c.im)
                     : tn_scalar_f(args[2].u.f);
-    tn_value pair[2] = {args[0], args[1]};
-    tn_dtype ct = tn_result_type(2, pair);
-    if (tn_dtype_is_integral(ct, true) && args[2].tag == TN_V_FLOAT) {
-        PyErr_SetString(PyExc_RuntimeError, "For integral input tensors, argument alpha must not be a floating point number.");
-        return NULL;
-    }
     /* upstream's sub_check: any bool operand (a wrapped True too) refuses subtraction */
     bool b0 = TN_T(args[0])->dtype == TN_DTYPE_BOOL, b1 = TN_T(args[1])->dtype == TN_DTYPE_BOOL;
     if (op == TN_BINARY_SUB && (b0 || b1)) {
@@ -20,6 +14,10 @@ static PyObject *addsub(tn_binary_op op, const char *name, tn_value *args, PyObj
             : "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
         return NULL;
     }
+    tn_value pair[2] = {args[0], args[1]};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (tn_alpha_check(ct, &args[2], inplace ? args[0].u.obj : out, inplace, &args[0], &args[1]) < 0) return NULL;
     bool unit = args[2].tag != TN_V_COMPLEX && alpha.re == 1.0;
     return tn_binary(op, name, &args[0], &args[1], out, inplace, unit ? NULL : &alpha);
 }

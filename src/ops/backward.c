@@ -47,6 +47,8 @@ static bool bw_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag =
 static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
                              PyObject *out) {
     tn_value pair[2] = {*g, *x};
+    PyObject *orig[2] = {g->u.obj, x->u.obj};
+    if (out && tn_check_overlap(out, 2, orig) < 0) return NULL; /* TensorIterator: before dtypes */
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     tn_loop loop = tn_bwd_loop(op, ct);
@@ -193,6 +195,7 @@ static PyObject *mse_bwd(tn_value *a, PyObject *out) {
     tn_tensor *o = tn_tensor_of(gi);
     tn_value vals[3] = {a[1], a[2], a[0]};
     tn_dtype ct = tn_result_type(3, vals); /* the inputs' common dtype; the output takes no part */
+    if (ct == TN_DTYPE_UNDEFINED) { Py_DECREF(gi); return NULL; }
     const tn_tensor *ts[3] = {x, TN_T(a[2]), TN_T(a[0])};
     int nd;
     int64_t shape[TN_MAX_DIMS];

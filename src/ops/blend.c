@@ -295,6 +295,7 @@ static PyObject *addc(tn_value *a, bool div, PyObject *out, bool inplace) {
         return NULL;
     }
     tn_dtype ct = tn_result_type(3, a);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     bctx c = num_ctx(&a[3]);
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
     return run3(div ? "addcdiv_cpu_out" : "addcmul_cpu_out", addc_loop(ct, div), &c, 3, ins, ct, out, inplace);

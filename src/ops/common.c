@@ -74,14 +74,40 @@ tn_dtype tn_number_dtype(const tn_value *v) {
     }
 }
 
-/* Upstream's combine_categories(higher, lower). */
-static tn_dtype combine(tn_dtype higher, tn_dtype lower) {
+static bool barebones_unsigned(tn_dtype d) {
+    return d == TN_DTYPE_U16 || d == TN_DTYPE_U32 || d == TN_DTYPE_U64;
+}
+
+tn_dtype tn_promote_types_checked(tn_dtype a, tn_dtype b) {
+    if (a == b || a == TN_DTYPE_UNDEFINED || b == TN_DTYPE_UNDEFINED) return tn_promote_types(a, b);
+    if (tn_dtype_infos[a].kind == TN_KIND_FLOAT8 || tn_dtype_infos[b].kind == TN_KIND_FLOAT8) {
+        PyErr_Format(PyExc_RuntimeError, "Promotion for Float8 Types is not supported, attempted to promote %s and %s",
+                     tn_dtype_cpp_name(a), tn_dtype_cpp_name(b));
+        return TN_DTYPE_UNDEFINED;
+    }
+    if (barebones_unsigned(a) || barebones_unsigned(b)) {
+        if (tn_dtype_infos[a].kind == TN_KIND_FLOAT) return a;
+        if (tn_dtype_infos[b].kind == TN_KIND_FLOAT) return b;
+        PyErr_Format(PyExc_RuntimeError,
+                     "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote %s and %s",
+                     tn_dtype_cpp_name(a), tn_dtype_cpp_name(b));
+        return TN_DTYPE_UNDEFINED;
+    }
+    return tn_promote_types(a, b);
+}
+
+/* Upstream's combine_categories(higher, lower); *err set when a promotion is refused. */
+static tn_dtype combine(tn_dtype higher, tn_dtype lower, bool *err) {
     if (higher == TN_DTYPE_UNDEFINED) return lower;
     if (lower == TN_DTYPE_UNDEFINED) return higher;
     if (tn_dtype_is_complex(higher)) return higher;
     if (tn_dtype_is_complex(lower)) return tn_dtype_is_floating(higher) ? complex_of(higher) : lower;
     if (tn_dtype_is_floating(higher)) return higher;
-    if (higher == TN_DTYPE_BOOL || tn_dtype_is_floating(lower)) return tn_promote_types(higher, lower);
+    if (higher == TN_DTYPE_BOOL || tn_dtype_is_floating(lower)) {
+        tn_dtype r = tn_promote_types_checked(higher, lower);
+        if (r == TN_DTYPE_UNDEFINED) *err = true;
+        return r;
+    }
     return higher;
 }
 
@@ -96,23 +122,57 @@ tn_dtype tn_result_type(int n, const tn_value *vals) {
     tn_dtype dim = TN_DTYPE_UNDEFINED, zero = TN_DTYPE_UNDEFINED, wrapped = TN_DTYPE_UNDEFINED;
     for (int i = 0; i < n; i++) {
         const tn_value *v = &vals[i];
+        tn_dtype *state = NULL, d = TN_DTYPE_UNDEFINED;
         if (v->tag == TN_V_TENSOR) {
             tn_tensor *t = TN_T(*v);
             if (v->wrapped || ((tn_tensor_obj *)v->u.obj)->wrapped_number)
-                wrapped = tn_promote_types(wrapped, wrapped_default(t->dtype));
+                state = &wrapped, d = wrapped_default(t->dtype);
             else if (t->ndim == 0)
-                zero = tn_promote_types(zero, t->dtype);
+                state = &zero, d = t->dtype;
             else
-                dim = tn_promote_types(dim, t->dtype);
+                state = &dim, d = t->dtype;
         } else if (tn_value_is_number(v)) {
-            wrapped = tn_promote_types(wrapped, wrapped_default(tn_number_dtype(v)));
+            state = &wrapped, d = wrapped_default(tn_number_dtype(v));
         }
+        if (!state) continue;
+        if ((*state = tn_promote_types_checked(*state, d)) == TN_DTYPE_UNDEFINED) return TN_DTYPE_UNDEFINED;
     }
-    return combine(dim, combine(zero, wrapped));
+    bool err = false;
+    tn_dtype r = combine(zero, wrapped, &err);
+    if (!err) r = combine(dim, r, &err);
+    return err ? TN_DTYPE_UNDEFINED : r;
 }
 
 bool tn_can_cast(tn_dtype from, tn_dtype to) {
     return category(from) <= category(to);
+}
+
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+
+int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
+                   const tn_value *b) {
+    if (target) { /* the iterator's own refusals (cast, in-place shape) come first: leave them to it */
+        const tn_tensor *t = tn_tensor_of(target), *ts[2] = {TN_T(*a), TN_T(*b)};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (!tn_can_cast(ct, t->dtype)) return 0;
+        if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) { PyErr_Clear(); return 0; }
+        if (inplace && (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape) != 0)) return 0;
+    }
+    const char *msg = NULL;
+    bool real = !tn_dtype_is_complex(ct), integral = real && !tn_dtype_is_floating(ct);
+    if (tn_door_on_meta()) return 0; /* upstream's meta add / sub (Python) checks no alpha */
+    if (alpha->tag == TN_V_BOOL && ct != TN_DTYPE_BOOL) msg = "Boolean alpha only supported for Boolean results.";
+    else if (integral && (alpha->tag == TN_V_FLOAT || alpha->tag == TN_V_COMPLEX))
+        msg = "For integral input tensors, argument alpha must not be a floating point number.";
+    else if (real && alpha->tag == TN_V_COMPLEX)
+        msg = "For non-complex input tensors, argument alpha must not be a complex number.";
+    if (msg) {
+        PyErr_SetString(PyExc_RuntimeError, msg);
+        return -1;
+    }
+    if (!tn_dtype_computable(ct)) return 0;
+    return tn_cr_check_scalar(alpha, ct);
 }
 
 int tn_require_computable(const char *op, tn_dtype dt) {
@@ -515,7 +575,11 @@ PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, c
 PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
                     bool inplace, const void *ctx) {
     tn_value pair[2] = {*a, *b};
+    PyObject *orig[2] = {a->u.obj, b->u.obj}, *target = inplace ? a->u.obj : out;
+    /* upstream's TensorIterator checks overlap before the shapes and dtypes */
+    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     bool compare = tn_binary_out_dtype(op, TN_DTYPE_F32) == TN_DTYPE_BOOL;
     if (op == TN_BINARY_DIV && !tn_dtype_is_floating(ct) && !tn_dtype_is_complex(ct))
         ct = tn_py.default_dtype; /* true division promotes integers to the default float */
@@ -531,12 +595,10 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         return NULL;
     }
     tn_dtype rt = tn_binary_out_dtype(op, ct);
-    PyObject *x = NULL, *y = NULL, *res = NULL, *target = inplace ? a->u.obj : out;
+    PyObject *x = NULL, *y = NULL, *res = NULL;
     const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    PyObject *orig[2] = {a->u.obj, b->u.obj};
-    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (inplace) {
         tn_tensor *t = TN_T(*a);

@@ -48,10 +48,22 @@ const char *tn_dtype_cxx_name(tn_dtype d);
 
 /* ---- dtypes ---- */
 tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
-/* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers). */
+/* tn_promote_types with upstream's refusals (promoteTypes, measured): float8 with any other dtype,
+ * uint16/32/64 with anything but itself or a floating dtype. RuntimeError and
+ * TN_DTYPE_UNDEFINED then. */
+tn_dtype tn_promote_types_checked(tn_dtype a, tn_dtype b);
+/* upstream's result_type over tensors and wrapped numbers (values of tag TENSOR or numbers);
+ * TN_DTYPE_UNDEFINED with RuntimeError set when a promotion it makes is refused (above). */
 tn_dtype tn_result_type(int n, const tn_value *vals);
 /* The dtype a Python number value would have as a wrapped tensor: bool/int64/float64/complex128. */
 tn_dtype tn_number_dtype(const tn_value *v);
+/* add / sub's alpha against the common dtype ct: upstream's alpha_check (bool alpha only for a
+ * bool result, no floating or complex alpha for integral ones, no complex alpha for real ones),
+ * then the kernel's alpha.to<scalar_t>() overflow check; none on a meta call. 0 or -1. target:
+ * self in place, the out= tensor or NULL; when upstream's iterator refuses it (cast, in-place
+ * shape against a and b's broadcast) that error comes first, so no alpha check here. */
+int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
+                   const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
 int tn_require_computable(const char *op, tn_dtype dt);
 /* Can values of `from` be cast to `to` without changing category (upstream's canCast)? */

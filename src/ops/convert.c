@@ -227,7 +227,10 @@ PyObject *tn_op__local_scalar_dense(tn_value *a) { return item(a); }
 
 /* ---------- result_type ---------- */
 
-static PyObject *result_type(tn_value *a) { return tn_py_from_dtype(tn_result_type(2, a)); }
+static PyObject *result_type(tn_value *a) {
+    tn_dtype r = tn_result_type(2, a);
+    return r == TN_DTYPE_UNDEFINED ? NULL : tn_py_from_dtype(r);
+}
 PyObject *tn_op_result_type_Tensor(tn_value *a) { return result_type(a); }
 PyObject *tn_op_result_type_Scalar(tn_value *a) { return result_type(a); }
 PyObject *tn_op_result_type_Scalar_Tensor(tn_value *a) { return result_type(a); }
@@ -235,24 +238,25 @@ PyObject *tn_op_result_type_Scalar_Scalar(tn_value *a) { return result_type(a); 
 
 /* ---------- promote_types ---------- */
 
-/* Upstream's promoteTypes over bool, the signed and 8-bit integers, the floating and complex
- * types (the table tn_promote_types follows); a type with itself is itself. Pairs with the other
- * types (uint16/32/64, float8, quantized, bits, sub-byte: special rules and errors upstream)
+/* Upstream's promoteTypes over bool, the integers, the floating, float8 and complex types (the
+ * table tn_promote_types follows, with upstream's RuntimeError for float8 and uint16/32/64
+ * pairs); a type with itself is itself. Pairs with the other types (quantized, bits, sub-byte)
  * refuse by name. */
 PyObject *tn_op_promote_types(tn_value *a) {
     tn_dtype x = a[0].u.dtype, y = a[1].u.dtype;
     if (x == y) return tn_py_from_dtype(x);
     for (int i = 0; i < 2; i++) {
         tn_dtype_kind k = tn_dtype_infos[i ? y : x].kind;
-        bool plain = k == TN_KIND_BOOL || k == TN_KIND_INT || k == TN_KIND_FLOAT || k == TN_KIND_COMPLEX ||
-                     (i ? y : x) == TN_DTYPE_U8;
+        bool plain = k == TN_KIND_BOOL || k == TN_KIND_INT || k == TN_KIND_UINT || k == TN_KIND_FLOAT ||
+                     k == TN_KIND_COMPLEX || k == TN_KIND_FLOAT8;
         if (!plain) {
             char what[160];
             snprintf(what, sizeof what, "aten::promote_types(%s, %s)", tn_dtype_infos[x].name, tn_dtype_infos[y].name);
             return tn_not_implemented(what);
         }
     }
-    return tn_py_from_dtype(tn_promote_types(x, y));
+    tn_dtype r = tn_promote_types_checked(x, y);
+    return r == TN_DTYPE_UNDEFINED ? NULL : tn_py_from_dtype(r);
 }
 
 /* ---------- equal ---------- */

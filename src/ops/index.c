@@ -547,6 +547,8 @@ PyObject *tn_op_index_put(tn_value *a) {
     return r;
 }
 
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
+
 /* ---------- index_select / gather / scatter ---------- */
 
 static PyObject *index_select(PyObject *self, int64_t dim, PyObject *index, PyObject *out) {
@@ -692,16 +694,21 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
                         bool accumulate, bool multiply, const char *op) {
     return scatter_into_ex(dst, dim, index, src, value, accumulate, multiply, 0, op);
 }
-static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
-                           bool accumulate, bool multiply, int extreme, const char *op) {
-    tn_tensor *t = tn_tensor_of(dst), *it = tn_tensor_of(index);
-    int64_t d;
-    if (tn_wrap_dim(dim, t->ndim, &d) < 0) return -1;
+/* upstream's scatter_meta_impl checks: dim, dtypes, shapes */
+static int scatter_meta(tn_tensor *t, int64_t dim, PyObject *index, PyObject *src, const char *op, int64_t *d) {
+    if (tn_wrap_dim(dim, t->ndim, d) < 0) return -1;
     if (src && tn_tensor_of(src)->dtype != t->dtype) {
         PyErr_Format(PyExc_RuntimeError, "%s(): Expected self.dtype to be equal to src.dtype", op);
         return -1;
     }
-    if (gs_check(op, t, d, it, src ? tn_tensor_of(src) : NULL, true) < 0) return -1;
+    return gs_check(op, t, *d, tn_tensor_of(index), src ? tn_tensor_of(src) : NULL, true);
+}
+
+static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
+                           bool accumulate, bool multiply, int extreme, const char *op) {
+    tn_tensor *t = tn_tensor_of(dst), *it = tn_tensor_of(index);
+    int64_t d;
+    if (scatter_meta(t, dim, index, src, op, &d) < 0) return -1;
     if (tn_require_computable(op, t->dtype) < 0) return -1;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     int r = check_nonneg_bounds(index, size, &bad);
@@ -711,6 +718,9 @@ static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject
                      (long long)bad, (long long)d, (long long)size);
         return -1;
     }
+    /* the kernel's value.to<scalar_t>(), after its index checks (measured) */
+    if (!src && value->tag != TN_V_TENSOR && !tn_door_on_meta() && tn_cr_check_scalar(value, t->dtype) < 0)
+        return -1; /* (a meta call runs no kernel) */
     if (accumulate && (t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16)) {
         /* upstream accumulates reduced floats in a float buffer and rounds once at the end */
         PyObject *wd = tn_as_dtype(dst, TN_DTYPE_F32, true), *ws = wd && src ? tn_as_dtype(src, TN_DTYPE_F32, true) : NULL;
@@ -769,9 +779,17 @@ static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bo
         PyErr_WarnEx(PyExc_UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", 1) < 0)
         return NULL;
     PyObject *self = a[0].u.obj;
+    const char *op = add ? "scatter_add" : "scatter";
+    if (out) { /* structured out=: the meta checks, the out's overlap, then its dtype, before the kernel */
+        int64_t d;
+        PyObject *given[2] = {a[2].u.obj, is_src ? a[3].u.obj : NULL}; /* self may overlap */
+        if (scatter_meta(tn_tensor_of(self), a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, op, &d) < 0 ||
+            tn_check_overlap(out, 2, given) < 0 || tn_out_dtype_exact(out, tn_tensor_of(self)->dtype) < 0)
+            return NULL;
+    }
     PyObject *dst = inplace ? Py_NewRef(self) : tn_clone_contiguous(self);
     if (!dst) return NULL;
-    if (scatter_into(dst, a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &a[3], acc, mul, add ? "scatter_add" : "scatter") < 0) {
+    if (scatter_into(dst, a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &a[3], acc, mul, op) < 0) {
         Py_DECREF(dst);
         return NULL;
     }
@@ -794,12 +812,13 @@ PyObject *tn_op_scatter_add_out(tn_value *a) { return scatter_op(a, true, NULL, 
 
 /* ---------- masked ---------- */
 
+
 static PyObject *masked_fill(tn_value *a, bool inplace) {
     PyObject *self = a[0].u.obj, *mask = a[1].u.obj;
     tn_tensor *t = tn_tensor_of(self), *m = tn_tensor_of(mask);
     if (m->dtype != TN_DTYPE_BOOL) {
         PyErr_Format(PyExc_RuntimeError, "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                     tn_dtype_infos[m->dtype].name);
+                     tn_dtype_cxx_name(m->dtype));
         return NULL;
     }
     if (a[2].tag == TN_V_TENSOR && TN_T(a[2])->ndim != 0) {
@@ -807,20 +826,23 @@ static PyObject *masked_fill(tn_value *a, bool inplace) {
                      TN_T(a[2])->ndim);
         return NULL;
     }
-    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     const tn_tensor *both[2] = {t, m};
     int nd;
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, both, &nd, shape) < 0) return NULL;
+    if (inplace && (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape))) {
+        char b1[256], b2[256];
+        tn_shape_str(b1, sizeof b1, t->ndim, t->sizes);
+        tn_shape_str(b2, sizeof b2, nd, shape);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b1, b2);
+        return NULL;
+    }
+    /* the kernel's value.to<scalar_t>(), after the iterator's shape checks */
+    bool kernel = tn_dtype_computable(t->dtype) || t->dtype == TN_DTYPE_C32; /* upstream's dispatch list */
+    if (kernel && a[2].tag != TN_V_TENSOR && tn_cr_check_scalar(&a[2], t->dtype) < 0) return NULL;
+    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     PyObject *dst;
     if (inplace) {
-        if (nd != t->ndim || memcmp(shape, t->sizes, (size_t)nd * sizeof *shape)) {
-            char b1[256], b2[256];
-            tn_shape_str(b1, sizeof b1, t->ndim, t->sizes);
-            tn_shape_str(b2, sizeof b2, nd, shape);
-            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", b1, b2);
-            return NULL;
-        }
         dst = Py_NewRef(self);
     } else {
         dst = tn_tensor_new_empty(nd, shape, t->dtype, TN_DEVICE_CPU);

@@ -151,6 +151,7 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         Py_XDECREF(d);
     } else {
         tn_dtype ct = tn_result_type(2, a);
+        if (ct == TN_DTYPE_UNDEFINED) return NULL;
         tn_loss_params p = {beta, 0};
         PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
         r = reduce_loss(ew_run(TN_LOSS_SMOOTH_L1, "smooth_l1_cpu", ct, &p, 2, ins), red);
@@ -170,6 +171,7 @@ static PyObject *huber(tn_value *a, PyObject *out) {
     }
     tn_tensor *x = TN_T(a[0]);
     tn_dtype ct = tn_result_type(2, a);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (!tn_can_cast(ct, x->dtype)) {
         tn_cast_error(ct, x->dtype);
         return NULL;

@@ -836,6 +836,7 @@ PyObject *tn_op_block_diag(tn_value *a) {
         if (k <= 64) {
             for (Py_ssize_t i = 0; i < k; i++) { vals[i].tag = TN_V_TENSOR; vals[i].wrapped = false; vals[i].u.obj = PyTuple_GetItem(seq, i); }
             ct = tn_result_type((int)k, vals);
+            if (ct == TN_DTYPE_UNDEFINED) { Py_DECREF(seq); return NULL; }
         } else {
             Py_DECREF(seq);
             return tn_not_implemented("block_diag of more than 64 tensors");

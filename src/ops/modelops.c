@@ -201,6 +201,7 @@ PyObject *tn_op_diff(tn_value *a) {
             sizes[dim] += TN_T(pieces[i])->sizes[dim];
         }
         tn_dtype dt = tn_result_type(np, pieces);
+        if (dt == TN_DTYPE_UNDEFINED) return NULL;
         cur = tn_tensor_new_empty(s->ndim, sizes, dt, s->storage->device);
         for (int i = 0; cur && i < np; i++) {
             tn_tensor *p = TN_T(pieces[i]);

@@ -455,7 +455,11 @@ static int zero_divisor(PyObject *b, tn_dtype ct) {
 static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out, bool inplace,
                         const void *ctx) {
     tn_value pair[2] = {*a, *b};
+    PyObject *orig[2] = {a->u.obj, b->u.obj}, *target = inplace ? a->u.obj : out;
+    /* upstream's TensorIterator checks overlap before the shapes and dtypes */
+    if (target && tn_check_overlap(target, 2, orig) < 0) return NULL;
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (s->fl & B_F64) ct = tn_dtype_is_complex(ct) ? TN_DTYPE_C128 : TN_DTYPE_F64;
     if ((s->fl & B_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if ((s->fl & B_NOCPLX) && tn_dtype_is_complex(ct)) {
@@ -714,13 +718,6 @@ DEF(divide__Scalar_mode, divide_mode(a, &a[2], NULL, true, true))
 static const bspec bs_sub = {TN_BINARY_SUB, "sub", 0};
 static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha, PyObject *out, bool inplace,
                           bool reverse) {
-    tn_value pair[2] = {*self, *other};
-    tn_dtype ct = tn_result_type(2, pair);
-    if (is_int(ct) && alpha->tag == TN_V_FLOAT) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "For integral input tensors, argument alpha must not be a floating point number.");
-        return NULL;
-    }
     bool b0 = TN_T(*self)->dtype == TN_DTYPE_BOOL, b1 = TN_T(*other)->dtype == TN_DTYPE_BOOL;
     if (b0 || b1) {
         PyErr_SetString(PyExc_RuntimeError, b0 && b1
@@ -730,6 +727,10 @@ static PyObject *sub_like(tn_value *self, tn_value *other, const tn_value *alpha
               "a mask, use the `~` or `logical_not()` operator instead.");
         return NULL;
     }
+    tn_value pair[2] = {*self, *other};
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (tn_alpha_check(ct, alpha, inplace ? self->u.obj : out, inplace, self, other) < 0) return NULL;
     tn_scalar al = num_scalar(alpha);
     bool unit = alpha->tag != TN_V_COMPLEX && al.re == 1.0;
     return reverse ? binary(&bs_sub, other, self, out, false, unit ? NULL : &al)
@@ -775,6 +776,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
     } else {
         tn_value pair[2] = {a[0], *e};
         ct = tn_result_type(2, pair);
+        if (ct == TN_DTYPE_UNDEFINED) return NULL;
         if (is_int(ct) && e->tag == TN_V_INT && e->u.i < 0) {
             PyErr_SetString(PyExc_RuntimeError, "Integers to negative integer powers are not allowed.");
             return NULL;
@@ -815,7 +817,9 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
 
 static PyObject *pow_tt(const bspec *s, tn_value *a, PyObject *out, bool inplace) {
     tn_value pair[2] = {a[0], a[1]};
-    if (!(s->fl & B_F64) && tn_result_type(2, pair) == TN_DTYPE_BOOL) {
+    tn_dtype rt = tn_result_type(2, pair);
+    if (rt == TN_DTYPE_UNDEFINED) return NULL;
+    if (!(s->fl & B_F64) && rt == TN_DTYPE_BOOL) {
         PyErr_SetString(PyExc_NotImplementedError, "\"pow\" not implemented for 'Bool'");
         return NULL;
     }
@@ -856,6 +860,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     }
     tn_value pair[2] = {*x, *y};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_require_computable("where", ct) < 0) return NULL;
     tn_loop loop = tn_where_loop(ct);
     if (!loop) return tn_kernel_missing_cpu("where", ct);
@@ -964,6 +969,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     if (hl) vals[n++] = *mn;
     if (hh) vals[n++] = *mx;
     tn_dtype ct = tn_result_type(n, vals);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
     if ((hl && check_fits(mn, ct) < 0) || (hh && check_fits(mx, ct) < 0)) return NULL;
     if (tn_require_computable("clamp", ct) < 0) return NULL;
@@ -986,7 +992,11 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
     vals[n] = *self; ts[n++] = TN_T(*self);
     if (hl) { vals[n] = *mn; ts[n++] = TN_T(*mn); }
     if (hh) { vals[n] = *mx; ts[n++] = TN_T(*mx); }
+    /* TensorIterator's overlap check comes first, the complex check after it (measured) */
+    PyObject *given[3] = {self->u.obj, hl ? mn->u.obj : NULL, hh ? mx->u.obj : NULL};
+    if ((inplace || out) && tn_check_overlap(inplace ? self->u.obj : out, 3, given) < 0) return NULL;
     tn_dtype ct = tn_result_type(n, vals);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
     if (tn_require_computable("clamp", ct) < 0) return NULL;
     tn_loop loop = tn_clamp_tensor_loop(ct);

@@ -154,6 +154,7 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
                            bool inplace, unsigned fl) {
     tn_value pair[2] = {*a, *b};
     tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if ((fl & SB_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_SPB_HEAVISIDE) {
         if (tn_dtype_is_complex(ct)) {

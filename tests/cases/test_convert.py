@@ -329,4 +329,18 @@ cases("promote_types", {
     "aten": "torch.ops.aten.promote_types.default(torch.int8, torch.uint8)",
     "kw": "torch.promote_types(type1=torch.float16, type2=torch.bfloat16)",
     "bad_arg": "torch.promote_types(torch.float32, 3)",
+    # float8 with any other dtype, uint16/32/64 with anything but itself or a floating dtype:
+    # RuntimeError naming both
+    "float8_uint_pairs": """
+        ds = [torch.bool, torch.uint8, torch.int8, torch.int64, torch.float16, torch.bfloat16,
+              torch.float32, torch.float64, torch.complex32, torch.complex64, torch.float8_e5m2,
+              torch.float8_e4m3fn, torch.float8_e5m2fnuz, torch.float8_e4m3fnuz, torch.float8_e8m0fnu,
+              torch.uint16, torch.uint32, torch.uint64]
+        def pt(a, b):
+            try:
+                return str(torch.promote_types(a, b))
+            except RuntimeError as e:
+                return "RuntimeError: " + str(e).split("\\n")[0]
+        [pt(a, b) for a in ds for b in ds]
+    """,
 })

@@ -79,3 +79,135 @@ cases("fuzz_meta_mixed", {   # corpus entries with one meta argument among cpu o
     "floor_divide_inplace_meta_self": "err(lambda: torch.empty(2, 3, device='meta').floor_divide_(x))",
     "sub_inplace_cpu_self": "err(lambda: x.clone().sub_(torch.empty(2, 3, device='meta')))",
 }, setup=ERR)
+
+# upstream's promoteTypes refuses float8 with another dtype and uint16/32/64 with a non-floating
+# one (RuntimeError, before any kernel); result_type's categories decide whether it is asked
+PROMO = ERR + """
+def f8v():   # made from bytes (our cast and fill have no float8 kernels); a function so the
+    return torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2)   # harness reads no values
+def u16v():
+    return torch.ones(2, 3, dtype=torch.int16).view(torch.uint16)
+"""
+cases("fuzz_promotion", {
+    "add_float8": "err(lambda: x + f8v())",
+    "irshift_float8": "err(lambda: x.clone().__irshift__(f8v()))",
+    "addcmul_float8": "err(lambda: x.clone().addcmul_(x, f8v().view(torch.float8_e4m3fn)))",
+    "sub_inplace_float8_self": "err(lambda: f8v().sub_(x))",
+    "where_float8": "err(lambda: torch.where(x > 0, f8v(), x))",
+    "result_type_float8": "err(lambda: torch.result_type(f8v(), x))",
+    "result_type_float8_wrapped": "torch.result_type(f8v(), 2.5)",
+    "result_type_float8_0dim": "err(lambda: torch.result_type(f8v(), torch.tensor(1.0)))",
+    "and_uint16_int64": "err(lambda: u16v() & i)",
+    "result_type_uint16_bool": "err(lambda: torch.result_type(u16v(), x > 0))",
+    "result_type_uint16_wrapped": "torch.result_type(u16v(), True)",
+    "result_type_uint16_float": "torch.result_type(u16v(), x)",
+    "result_type_uint64_uint32": "err(lambda: torch.result_type(torch.ones(2, dtype=torch.int64).view(torch.uint64), torch.ones(2, dtype=torch.int32).view(torch.uint32)))",
+    "clamp_uint16_tensor": "err(lambda: torch.clamp(u16v(), min=i))",
+    "atan2_uint16": "err(lambda: torch.atan2(u16v(), i))",
+}, setup=PROMO)
+
+# a copy from a dtype to itself is a byte copy for every dtype (clone, contiguous, copy_ of
+# uint16/32/64 and float8, which have no arithmetic kernels here)
+cases("fuzz_same_dtype_copy", {
+    "clone_float8": "torch.arange(6, dtype=torch.uint8).add(120).view(torch.float8_e4m3fn).clone().view(torch.uint8)",
+    "contiguous_uint16": "torch.arange(6, dtype=torch.int16).sub(3).reshape(2, 3).view(torch.uint16).t().contiguous().view(torch.int16)",
+    "copy_uint64": "torch.zeros(3, dtype=torch.int64).view(torch.uint64).copy_(torch.tensor([-1, 5, 7]).view(torch.uint64)).view(torch.int64)",
+    "copy_uint32_strided": "torch.zeros(2, 3, dtype=torch.int32).view(torch.uint32).copy_(torch.arange(6, dtype=torch.int32).sub(2).reshape(3, 2).view(torch.uint32).t()).view(torch.int32)",
+    "sub_inplace_float8_self_clone": "err(lambda: torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2).clone().sub_(torch.ones(2, 3)))",
+}, setup=ERR)
+
+
+# upstream's TensorIterator checks the written-to tensor for internal overlap (a stride-0 dim of
+# size > 1) and partial overlap with an input before it looks at shapes and dtypes
+cases("fuzz_overlap", {
+    "irshift_expanded_float": "err(lambda: torch.zeros(3).expand(2, 3).__irshift__(torch.tensor(1)))",
+    "eq_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).eq_(x))",
+    "fmod_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).fmod_(x))",
+    "divide_inplace_expanded_int": "err(lambda: torch.zeros(3, dtype=torch.int64).expand(2, 3).divide_(x))",
+    "clamp_min_inplace_expanded": "err(lambda: torch.zeros(3).expand(2, 3).clamp_min_(x))",
+    "clamp_min_inplace_expanded_complex": "err(lambda: torch.zeros(3, dtype=torch.complex64).expand(2, 3).clamp_min_(x))",
+    "clamp_inplace_expanded_float8_min": "err(lambda: torch.zeros(3).expand(2, 3).clamp_(min=torch.zeros(2, 3, dtype=torch.uint8).view(torch.float8_e5m2)))",
+    "ge_out_partial": "err(lambda: (lambda y: torch.ge(y, 1, out=y[0]))(x.clone()))",
+    "logaddexp_out_transposed_self": "err(lambda: (lambda y: torch.logaddexp(y, y, out=y.t()))(torch.ones(3, 3)))",
+    "softshrink_backward_expanded": "err(lambda: a.softshrink_backward.grad_input(x, x, 0.5, grad_input=torch.zeros(3).expand(2, 3)))",
+    "sub_inplace_ok_same": "(lambda y: y.sub_(y))(x.clone())",
+}, setup=ERR)
+
+# a Scalar that does not fit the dtype it is converted to: upstream's c10::overflows (inf and NaN
+# pass into floating types, NaN and inf do not into integers, ints down to -max pass into uint8,
+# a complex with an imaginary part does not into a real type, bool takes anything)
+FILL = ERR + """
+m = torch.tensor([[True, False, True], [False, True, False]])
+def mf(dt, v):
+    return err(lambda: torch.zeros(2, 3, dtype=dt).masked_fill(m, v).tolist())
+"""
+cases("fuzz_scalar_overflow", {
+    "masked_fill_f32_big": "mf(torch.float32, 1e308)",
+    "masked_fill_f32_inf": "mf(torch.float32, -math.inf)",
+    "masked_fill_f32_complex": "mf(torch.float32, 1j)",
+    "masked_fill_f16": "[mf(torch.float16, v) for v in (65504.0, 65519.0, 2**63 - 1, math.nan)]",
+    "masked_fill_bf16": "[mf(torch.bfloat16, v) for v in (3e38, 3.5e38, 1j)]",
+    "masked_fill_i64": "[mf(torch.int64, v) for v in (math.nan, math.inf, 1e20, 2**63 - 1, 1j)]",
+    "masked_fill_i32": "[mf(torch.int32, v) for v in (2**31, -2**31, 1e10)]",
+    "masked_fill_i8": "[mf(torch.int8, v) for v in (127, 128, -129, 300)]",
+    "masked_fill_u8": "[mf(torch.uint8, v) for v in (255, 256, -255, -256, math.inf)]",
+    "masked_fill_bool": "[mf(torch.bool, v) for v in (300, 1j, math.nan)]",
+    "masked_fill_c64": "[mf(torch.complex64, v) for v in (1e39j, 1e39, math.inf)]",
+    "masked_fill_inplace": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill_(m, 200))",
+    "masked_fill_shape_first": "err(lambda: torch.zeros(3, dtype=torch.int8).masked_fill_(m, 200))",
+    # no kernel upstream for uint16 (NotImplementedError before the value is converted): the type
+    "masked_fill_uint16_no_kernel_first": "mf(torch.uint16, math.nan)[0]",
+    "masked_fill_mask_dtype_first": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill(m.int(), 200))",
+}, setup=FILL)
+
+# scatter's structured out=: upstream's meta checks (index dtype, shapes), the out's overlap, then
+# the out dtype must equal self's; the kernel converts the value after its index checks
+cases("fuzz_scatter_out", {
+    "value_out_dtype": "err(lambda: torch.scatter(x.half(), 0, i, 2, out=torch.zeros(2, 3)))",
+    "value_out_dtype_long": "err(lambda: torch.scatter(i, 0, i, 2, out=torch.zeros(2, 3)))",
+    "value_out_dtype_bool": "err(lambda: torch.ops.aten.scatter.value_out(x > 0, 0, i, 2, out=torch.zeros(2, 3)))",
+    "src_out_dtype": "err(lambda: torch.scatter(x, 0, i, x, out=torch.zeros(2, 3, dtype=torch.float64)))",
+    "out_index_dtype_first": "err(lambda: torch.scatter(x, 0, i.float(), 2, out=x.half()))",
+    "out_bounds_after_dtype": "err(lambda: torch.scatter(x, 0, i + 5, 2, out=x.half()))",
+    "out_overlap": "err(lambda: torch.scatter(x, 0, i, 2, out=torch.zeros(3).expand(2, 3)))",
+    "out_ok": "torch.scatter(x, 0, i, 2, out=torch.zeros(2, 3))",
+    "value_overflow_long": "err(lambda: torch.scatter(i, 0, i, math.inf))",
+    "value_overflow_u8": "err(lambda: torch.scatter(i.to(torch.uint8), 0, i, -math.inf))",
+    "value_overflow_half": "err(lambda: torch.scatter(x.half(), 0, i, 2**63 - 1))",
+    "value_overflow_after_bounds": "err(lambda: torch.scatter(i, 0, i + 5, math.inf))",
+    "value_overflow_inplace": "err(lambda: i.clone().scatter_(0, i, 1e20))",
+    "value_reduce_overflow": "err(lambda: x.half().scatter_(0, i, 1e10, reduce='add'))",
+}, setup=ERR)
+cases("fuzz_scatter_out_more", {
+    # the out may share memory with self (only index and src are checked against it)
+    "out_self_row": "(lambda y: (torch.scatter(y, 0, i, 2, out=y[0]), y))(x.clone())[1]",
+    "meta_value_unchecked": "torch.scatter(torch.empty(2, 3, device='meta'), 0, i, 1j).shape",
+}, setup=ERR)
+
+# add / sub's alpha: upstream's alpha_check against the common dtype, then the kernel's
+# alpha.to<scalar_t>() (c10::overflows); sub's bool check comes first
+cases("fuzz_alpha", {
+    "bool_alpha_float": "err(lambda: x.sub(x, alpha=True))",
+    "bool_alpha_long": "err(lambda: i.add(i, alpha=True))",
+    "bool_alpha_bool": "(x > 0).add(x > 0, alpha=True)",
+    "bool_sub_first": "err(lambda: (x > 0).sub(x > 0, alpha=True))",
+    "complex_alpha_float": "err(lambda: x.sub(x, alpha=1j))",
+    "complex_alpha_long": "err(lambda: i.add(i, alpha=1j))",
+    "complex_alpha_complex": "x.to(torch.complex64).add(x, alpha=1j)",
+    "float_alpha_long": "err(lambda: torch.subtract(i, i, alpha=1.5))",
+    "overflow_float": "err(lambda: x.add(x, alpha=1e308))",
+    "overflow_half": "[err(lambda: x.half().sub(x.half(), alpha=v)) for v in (65504.0, 1e10)]",
+    "overflow_int": "err(lambda: i.int().add(i.int(), alpha=2**40))",
+    "long_max": "i.add(i, alpha=2**63 - 1)",
+    "nan_inf_float": "[x.add(x, alpha=v) for v in (math.nan, math.inf)]",
+    "overflow_subtract_out": "err(lambda: torch.subtract(x, x, alpha=-1e308, out=torch.empty(2, 3)))",
+    "overflow_sub_inplace": "err(lambda: x.clone().sub_(x, alpha=1e39))",
+    "meta_unchecked": "torch.add(torch.empty(2, 3, device='meta'), torch.empty(2, 3, device='meta'), alpha=1e308).shape",
+}, setup=ERR)
+cases("fuzz_alpha_order", {
+    # the in-place / out= cast refusal comes before the alpha checks
+    "inplace_cast_first": "[err(lambda: i.clone().sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
+    "out_cast_first": "err(lambda: torch.add(x, x, alpha=True, out=i.clone()))",
+    "inplace_shape_first": "[err(lambda: torch.tensor(1.0).sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
+    "meta_bool_alpha": "torch.empty(2, 3, device='meta').sub(torch.empty(2, 3, device='meta'), alpha=True).shape",
+}, setup=ERR)

@@ -1,5 +1,5 @@
 /* cast.c — dtype conversion (and plain copy) between every pair of computable dtypes and
- * complex32 (storable, castable, no arithmetic), and fill.
+ * complex32 (storable, castable, no arithmetic), a byte copy from any dtype to itself, and fill.
  *
  * A cast loads the source in its natural C type (f16/bf16 widened to float, bool as 0/1), then a
  * per-destination converter (_Generic on the loaded type) produces the destination. Conversions
@@ -166,6 +166,16 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         ctab[TN_DTYPE_BF16][TN_DTYPE_F64] = cast_bf16_f64_up;
         ctab[TN_DTYPE_F32][TN_DTYPE_BF16] = cast_f32_bf16_up;
         ctab_ready = true;
+    }
+    if (!ctab[dst][src] && dst == src && tn_dtype_infos[dst].kind != TN_KIND_QUANT) { /* same dtype, no kernels (uint16, float8, ...): bytes */
+        switch (tn_dtype_itemsize(dst)) {
+        case 1: return copy_u8;
+        case 2: return copy_f16;
+        case 4: return copy_f32;
+        case 8: return copy_f64;
+        case 16: return copy_c128;
+        default: return NULL;
+        }
     }
     return ctab[dst][src];
 }
