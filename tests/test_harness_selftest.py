@@ -430,6 +430,17 @@ def test_lapack_rule_is_normwise(refs):
     assert compare(refs["solve_lapack"], rec, c) != []
 
 
+def test_broken_case_fails():
+    """A case whose own code fails on the reference (a missing setup: NameError; bad indentation:
+    IndentationError) is reported, although both sides raise the same: it could never fail."""
+    for t, msg in (("NameError", "name 'ERR' is not defined"), ("IndentationError", "unexpected indent"),
+                   ("UnboundLocalError", "cannot access local variable 'x'")):
+        rec = {"result": {"k": "exc", "t": t, "msg": msg}, "vars": {}}
+        assert compare(rec, copy.deepcopy(rec), Case("ERR + 1", ref_only=True)) != [], t
+    rec = {"result": {"k": "exc", "t": "RuntimeError", "msg": "an operator's own error"}, "vars": {}}
+    assert compare(rec, copy.deepcopy(rec), Case("torch.ops.aten.bad()", ref_only=True)) == []
+
+
 def test_gemm_allowance_recorded(refs):
     """Results of GEMM-family calls carry summand magnitudes and counts; derived or modified
     results do not."""

@@ -61,8 +61,8 @@ cases("thread_api", {
 # set_num_interop_threads succeeds once per process; the rule survives fork(); thread counts set
 # in a parent are inherited by a fork()ed child.
 case("interop_once", """
-    import subprocess, sys
-    script = '''
+import subprocess, sys
+script = '''
 import os, torch
 def attempt(f, *a):
     try:
@@ -95,8 +95,8 @@ os.waitpid(pid, 0)
 print(os.read(r, 1000).decode())
 print(torch.get_num_threads())
 '''
-    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
-    (p.returncode, p.stdout)
+p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+(p.returncode, p.stdout)
 """)
 
 # Start-up defaults from the environment (read once, at start-up) and the affinity mask. Each

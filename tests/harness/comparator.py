@@ -319,12 +319,21 @@ class _CaseView:
         self._shared = shared
 
 
+# Exceptions that mean the case's code itself is wrong (a typo, a missing setup, bad indentation),
+# not an operator's behaviour: such a case compares two identical failures and can never fail.
+BROKEN_CASE = {"NameError", "UnboundLocalError", "SyntaxError", "IndentationError", "TabError"}
+
+
 def compare(ref, sub, case):
     """Problems (list of str) between reference and subject records for `case`."""
     if "harness" in ref:
         return ["reference run failed: %s" % ref["harness"]]
     if "harness" in sub:
         return ["subject run failed: %s" % sub["harness"]]
+    res = ref.get("result") or {}
+    if res.get("k") == "exc" and res.get("t") in BROKEN_CASE:
+        # the case's own code is wrong (both sides would fail alike): a case that cannot fail
+        return ["the case is broken: the reference raised %s: %s" % (res.get("t"), res.get("msg"))]
     view = _CaseView(case, _storage_counts(ref))
     out = []
     compare_node("result", ref.get("result"), sub.get("result"), view, out)
