@@ -126,14 +126,14 @@ def test_generated_helpers_match_upstream_op_stream():
 
 
 # The rows whose hand-written override was deleted for the generated body (docs/bw_formulas.md,
-# "Overrides"): pooling and interpolation (and their backward rows, through double backward),
-# random / fill in-place ops, complex views, distances, ctc, pack_padded_sequence, fmod /
-# remainder, shrink / threshold / hardtanh / leaky_relu / rrelu, scatter, tril / triu, ... Each
-# case returns (scalar, leaves); gradients (float64, bit for bit) and the op stream a dispatch mode
+# "Overrides" and the later batches): pooling and interpolation (and their backward rows, through
+# double backward), the max_pool_double_backward and evenly_distribute_backward rows, random / fill
+# in-place ops, complex views, distances, ctc, pack_padded_sequence, fmod / remainder, shrink /
+# threshold / hardtanh / leaky_relu / rrelu, scatter, tril / triu, ... Each case returns (scalar, leaves); gradients (float64, bit for bit) and the op stream a dispatch mode
 # sees in backward must be upstream's. Inputs are arithmetic, not random, so both sides see the
 # same values.
 _SWITCHED = r'''
-import torch, json, sys
+import torch, json
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 log = []
@@ -171,6 +171,15 @@ cases = {
  "frac_pool": lambda: one(lambda a, b: F.fractional_max_pool2d(a, 2, output_size=(3, 3), _random_samples=torch.full((2, 3, 2), 0.4, dtype=torch.float64)).sum()
                            + F.fractional_max_pool3d(b, 2, output_size=(2, 2, 2), _random_samples=torch.full((1, 2, 3), 0.3, dtype=torch.float64)).sum(), I4(), I5()),
  "avg_pool_dbl": lambda: dbl(lambda a, b: F.avg_pool2d(a, 3, 2, 1).pow(2).sum() + F.avg_pool3d(b, 2, 1, 1).pow(2).sum(), I4(), I5()),
+ "max_pool_dbl": lambda: dbl(lambda a, b: F.max_pool2d(a, 3, 2, 1).pow(2).sum() + F.adaptive_max_pool2d(a, (4, 3)).pow(2).sum() + F.max_pool3d(b, 2, 1, 1).pow(2).sum(), I4(), I5()),
+ "adaptive_max_dbl": lambda: dbl(lambda a, b: F.adaptive_max_pool2d(a, (4, 3)).pow(2).sum() + F.adaptive_max_pool3d(b, (3, 2, 3)).pow(2).sum(), I4(), I5()),
+ "frac_pool_dbl": lambda: dbl(lambda a, b: F.fractional_max_pool2d(a, 2, output_size=(3, 3), _random_samples=torch.full((2, 3, 2), 0.4, dtype=torch.float64)).pow(2).sum()
+                           + F.fractional_max_pool3d(b, 2, output_size=(2, 2, 2), _random_samples=torch.full((1, 2, 3), 0.3, dtype=torch.float64)).pow(2).sum(), I4(), I5()),
+ "max_unpool": lambda: one(lambda a, b: F.max_unpool2d(a, F.max_pool2d(L(2, 3, 6, 6, seed=5).detach(), 2, return_indices=True)[1], 2).pow(2).sum()
+                           + F.max_unpool3d(b, F.max_pool3d(L(1, 2, 4, 4, 4, seed=5).detach(), 2, return_indices=True)[1], 2).pow(2).sum(),
+                           L(2, 3, 3, 3), L(1, 2, 2, 2, 2)),
+ "evenly_distribute": lambda: one(lambda a, b: a.max() * 2 + a.min() + torch.median(a) * 3 + torch.nanmedian(b) + b.max() + (a * 0 + torch.tensor([1., 2., 2., 0., 2., 1.], dtype=torch.float64)).max().sum(), L(6), L(5, seed=2)),
+ "evenly_distribute_nan": lambda: one(lambda a: a.max() + torch.nanmedian(a) * 2 + a.min() * 3, torch.tensor([1., float("nan"), 3., float("nan"), 2.], dtype=torch.float64, requires_grad=True)),
  "upsample_nearest": lambda: one(lambda a, b, c: F.interpolate(a, scale_factor=2.5, mode="nearest").sum() + F.interpolate(b, size=(9, 8), mode="nearest").sum()
                                  + F.interpolate(c, size=(5, 7, 6), mode="nearest").sum(), I3(), I4(), I5()),
  "upsample_nearest_exact": lambda: one(lambda a, b, c: F.interpolate(a, scale_factor=2.5, mode="nearest-exact").sum() + F.interpolate(b, size=(9, 8), mode="nearest-exact").sum()

@@ -714,20 +714,6 @@ static int f_amax(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_mul_Tensor(K(tn_at_div_Tensor(gr, cnt)), mask)));
     DONE;
 }
-/* max() / min(): evenly_distribute_backward (CPU path) */
-static int f_max_all(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *in = K(saved(n, 0)), *v = K(result(n, 0));
-    PyObject *vn = K(tn_at_isnan(v));
-    if (!vn) { drop_(&T); return -1; }
-    int isn = PyObject_IsTrue(vn);
-    PyObject *mask = isn == 1 ? K(tn_at_isnan(in)) : K(tn_at_eq_Tensor(in, v));
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *val = K(tn_at_div_Tensor(g[0], K(tn_at_sum(mask, NULL))));
-    PyObject *f = K(tn_at_masked_fill__Tensor(z, mask, val));
-    OUTK(0, f ? z : NULL);
-    DONE;
-}
 
 /* ---- variance / std ---- */
 
@@ -2366,42 +2352,6 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- pooling and interpolation family (ops/pool.c, ops/interp.c), as derivatives.yaml writes them ---- */
 
-/* max_pool_double_backward(grad, indices, dim): grad.contiguous(fmt).view(lead + [-1])
- * .gather(-1, indices.view(lead + [-1])).view(indices.sizes()); empty: empty_like(indices, grad's dtype) */
-static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int dim) {
-    const tn_tensor *it = tn_tensor_of(indices);
-    if (tn_numel(it) == 0) {
-        return tn_at_empty_like(indices, TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL, NULL);
-    }
-    T_;
-    int64_t lead[TN_MAX_DIMS];
-    int k = it->ndim - dim;
-    for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
-    lead[k] = -1;
-    PyObject *size = K(tn_int_list(lead, k + 1));
-    PyObject *iv = K(tn_at_view(indices, TN_IPY(size)));
-    /* upstream asks for indices' suggested layout; a channels-last one cannot take the view
-     * below in either implementation, so contiguous is what succeeds */
-    PyObject *gc = iv ? K(tn_at_contiguous(grad, NULL)) : NULL;
-    PyObject *gv = gc ? K(tn_at_view(gc, TN_IPY(size))) : NULL;
-    PyObject *ga = gv ? K(tn_at_gather(gv, -1, iv, false)) : NULL;
-    PyObject *shape = ga ? K(tn_py_size_new(it->ndim, it->sizes)) : NULL;
-    PyObject *r = shape ? tn_at_view(ga, TN_IPY(shape)) : NULL;
-    drop_(&T);
-    return r;
-}
-/* max_pool{2,3}d_with_indices_backward / adaptive_max_pool{2,3}d_backward: grad_output:
- * max_pool_double_backward(grad, indices, dim); self: zeros_like(self) */
-static int max_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int ix_arg, int dim) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, ix_arg)), dim)));
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
-static int f_max_pool2d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 2); }
-static int f_max_pool3d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 3); }
-static int f_adaptive_max2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 2); }
-static int f_adaptive_max3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 3); }
 /* avg_pool{2,3}d_backward: grad_output: avg_pool{2,3}d(grad, kernel_size, stride, padding,
  * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
 typedef PyObject *(*avg_pool_fn)(PyObject *self, tn_ints kernel_size, tn_ints stride, tn_ints padding, bool ceil_mode,
@@ -3224,21 +3174,6 @@ static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- training family, remaining items (helper-train): max_unpool ----
- * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
- * gradient at the indices); indices: non_differentiable */
-static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, 1)), dim)));
-    DONE;
-}
-static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
-static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
-static int f_fracpool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 2); }
-static int f_fracpool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 3); }
-
-/* ---- sorting selections: kthvalue / median / nanmedian / mode (ops/sort.c; helper-opa) ---- */
-
 /* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
  * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
 static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
@@ -3877,7 +3812,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
-    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
+    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
     {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
     {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
     {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
@@ -3921,8 +3856,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_convolution_backward, f_convolution_backward},
     {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
-    {TN_ROW_max_pool2d_with_indices_backward, f_max_pool2d_wi_bwd}, {TN_ROW_max_pool3d_with_indices_backward, f_max_pool3d_wi_bwd},
-    {TN_ROW_adaptive_max_pool2d_backward, f_adaptive_max2d_bwd}, {TN_ROW_adaptive_max_pool3d_backward, f_adaptive_max3d_bwd},
     {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
@@ -3945,11 +3878,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
-    /* training family, remaining items (helper-train) */
-    {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
-    {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
-    /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
-    {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
     {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
@@ -3995,6 +3923,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
+
 };
 
 tn_apply_fn tn_formula_for(int op) {
