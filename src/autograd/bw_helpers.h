@@ -253,6 +253,15 @@ static inline PyObject *tn_bw_evenly_distribute_backward(PyObject *grad, PyObjec
     return r;
 }
 
+/* copysign_tensor_self_backward(grad, self, result): grad * (result / self) with the ratio
+ * zeroed where self == 0 (masked_fill_ in place, as upstream's) */
+static inline PyObject *tn_bw_copysign_tensor_self_backward(PyObject *grad, PyObject *self, PyObject *result) {
+    PyObject *ratio = tn_at_div_Tensor(result, self), *z = ratio ? tn_at_eq_Scalar(self, TN_SI(0)) : NULL;
+    PyObject *f = z ? tn_at_masked_fill__Scalar(ratio, z, TN_SI(0)) : NULL, *r = f ? tn_at_mul_Tensor(grad, ratio) : NULL;
+    Py_XDECREF(ratio); Py_XDECREF(z); Py_XDECREF(f);
+    return r;
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

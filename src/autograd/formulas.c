@@ -1114,18 +1114,6 @@ static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
 }
 static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
 static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
-/* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
-static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) {
-        PyObject *s = K(saved(n, 0));
-        PyObject *ratio = K(tn_at_div_Tensor(K(result(n, 0)), s));
-        PyObject *f = K(tn_at_masked_fill__Scalar(ratio, K(tn_at_eq_Scalar(s, TN_SI(0))), TN_SI(0)));
-        OUTK(0, f ? K(tn_at_mul_Tensor(g[0], ratio)) : NULL);
-    }
-    if (is_tensor_arg(n, 1) && need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
 /* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
 static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -3830,7 +3818,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
     {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
-    {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
     {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
