@@ -182,6 +182,8 @@ cases = {
  "evenly_distribute_nan": lambda: one(lambda a: a.max() + torch.nanmedian(a) * 2 + a.min() * 3, torch.tensor([1., float("nan"), 3., float("nan"), 2.], dtype=torch.float64, requires_grad=True)),
  "copysign": lambda: one(lambda a, b: torch.copysign(a, b) * 2 + torch.copysign(a, -1.5) + a.clone().copysign_(b) * 3 + a.clone().copysign_(0.5) * 4
                        + torch.copysign(a * torch.tensor([0., 1., 1., 0., 1.], dtype=torch.float64), b), L(5), L(5, seed=3)),
+ "cumsum": lambda: one(lambda a, b: torch.cumsum(a, 1) * 2 + torch.cumsum(a, -2) + a.clone().cumsum_(0) * 3 + torch.cumsum(b, 1, dtype=torch.float64) .sum()
+                       + torch.cumsum(a[:, :1], 1).sum() + torch.cumsum(a[0, 0], 0), L(3, 4), L(2, 3, dtype=torch.float32)),
  "upsample_nearest": lambda: one(lambda a, b, c: F.interpolate(a, scale_factor=2.5, mode="nearest").sum() + F.interpolate(b, size=(9, 8), mode="nearest").sum()
                                  + F.interpolate(c, size=(5, 7, 6), mode="nearest").sum(), I3(), I4(), I5()),
  "upsample_nearest_exact": lambda: one(lambda a, b, c: F.interpolate(a, scale_factor=2.5, mode="nearest-exact").sum() + F.interpolate(b, size=(9, 8), mode="nearest-exact").sum()

@@ -262,6 +262,18 @@ static inline PyObject *tn_bw_copysign_tensor_self_backward(PyObject *grad, PyOb
     return r;
 }
 
+/* cumsum_backward(grad, dim): grad itself when it has at most one element or size 1 at dim, else
+ * the reversed cumsum grad.flip(dim).cumsum(dim).flip(dim) */
+static inline PyObject *tn_bw_cumsum_backward(PyObject *grad, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(grad);
+    int64_t d = dim < 0 ? dim + (t->ndim ? t->ndim : 1) : dim;
+    if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[d] : 1) == 1) return Py_NewRef(grad);
+    PyObject *f = tn_at_flip(grad, TN_IN(&dim, 1)), *c = f ? tn_at_cumsum(f, dim, NULL) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IN(&dim, 1)) : NULL;
+    Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

@@ -813,21 +813,6 @@ static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_mul_Tensor(gg, K(cj(tn_at_exp(K(tn_at_sub_Tensor(s, r, TN_SDEF))))))));
     DONE;
 }
-/* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
-static int f_cumsum(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *gg = K(to_dt(g[0], meta(n, 0)->dtype));
-    if (!gg) { drop_(&T); return -1; }
-    const tn_tensor *t = tn_tensor_of(gg);
-    int64_t dim = wrap_dim(arg_i(n, 1), t->ndim);
-    if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[dim] : 1) == 1) OUTK(0, gg);
-    else {
-        PyObject *dl = K(Py_BuildValue("[L]", (long long)arg_i(n, 1)));
-        PyObject *c = K(tn_at_cumsum(K(tn_at_flip(gg, TN_IPY(dl))), (long long)arg_i(n, 1), NULL));
-        OUTK(0, K(tn_at_flip(c, TN_IPY(dl))));
-    }
-    DONE;
-}
 
 /* prod_safe_zeros_backward(grad, inp, dim) */
 static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
@@ -3803,7 +3788,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
     {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
     {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
-    {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
+    {TN_ROW_logsumexp, f_logsumexp},
     {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
     {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
     {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
