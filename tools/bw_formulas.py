@@ -67,6 +67,10 @@ HELPERS = {
     "value_selecting_reduction_backward": [(("T", "int", "T", ("A", "ints"), "bool"),
                                             "tn_bw_value_selecting_reduction_backward")],
     "scalar_tensor": [(("double", "opts"), "tn_bw_scalar_tensor"), (("int", "opts"), "tn_bw_scalar_tensor")],
+    "max_pool_double_backward": [(("T", "T", "int"), "tn_bw_max_pool_double_backward")],
+    "evenly_distribute_backward": [(("T", "T", "T"), "tn_bw_evenly_distribute_backward")],
+    "copysign_tensor_self_backward": [(("T", "T", "T"), "tn_bw_copysign_tensor_self_backward")],
+    "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
 }
 # C's math functions on numbers (a formula's constants: sqrt(M_PI))
 C_MATH = {"sqrt", "exp", "log"}

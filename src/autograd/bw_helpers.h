@@ -198,6 +198,82 @@ static inline PyObject *tn_bw_value_selecting_reduction_backward(PyObject *grad,
     return r;
 }
 
+/* max_pool_double_backward(grad, indices, dim) (the double backward of the max pools, max_unpool's
+ * backward): grad.contiguous(fmt).view(lead + [-1]).gather(-1, indices.view(lead + [-1]))
+ * .view(indices.sizes()), lead = indices' sizes but its last dim; empty indices: empty_like(indices,
+ * grad's dtype). Upstream asks for indices' suggested memory format; a channels-last one cannot
+ * take the view in either implementation, so contiguous is what succeeds. */
+static inline PyObject *tn_bw_max_pool_double_backward(PyObject *grad, PyObject *indices, int64_t dim) {
+    const tn_tensor *it = tn_tensor_of(indices);
+    if (tn_numel(it) == 0) return tn_at_empty_like(indices, TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL, NULL);
+    int64_t lead[TN_MAX_DIMS + 1];
+    int k = it->ndim - (int)dim;
+    for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
+    lead[k] = -1;
+    PyObject *iv = tn_at_view(indices, TN_IN(lead, k + 1));
+    PyObject *gc = iv ? tn_at_contiguous(grad, NULL) : NULL;
+    PyObject *gv = gc ? tn_at_view(gc, TN_IN(lead, k + 1)) : NULL;
+    PyObject *ga = gv ? tn_at_gather(gv, -1, iv, false) : NULL;
+    PyObject *r = ga ? tn_at_view(ga, TN_IN(it->sizes, it->ndim)) : NULL;
+    Py_XDECREF(iv);
+    Py_XDECREF(gc);
+    Py_XDECREF(gv);
+    Py_XDECREF(ga);
+    return r;
+}
+
+/* evenly_distribute_backward(grad, input, value) (max(), min(), median(), nanmedian(): the
+ * gradient shared evenly among the elements equal to the value, NaN matching NaN). Upstream's
+ * areAnyTensorSubclassLike branch while a dispatch mode is active (isnan of both,
+ * logical_and, eq, logical_or_, then mask * (grad / mask.sum())); otherwise
+ * grad.new_zeros(input.sizes(), input.options()).masked_fill_(mask, grad / mask.sum()), mask =
+ * input.isnan() when the value is NaN, else input == value. */
+static inline PyObject *tn_bw_evenly_distribute_backward(PyObject *grad, PyObject *input, PyObject *value) {
+    const tn_tensor *it = tn_tensor_of(input);
+    PyObject *r = NULL;
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
+        PyObject *in = tn_at_isnan(input), *vn = in ? tn_at_isnan(value) : NULL;
+        PyObject *both = vn ? tn_at_logical_and(in, vn) : NULL, *eq = both ? tn_at_eq_Tensor(input, value) : NULL;
+        PyObject *mask = eq ? tn_at_logical_or_(eq, both) : NULL;
+        PyObject *s = mask ? tn_at_sum(mask, NULL) : NULL, *d = s ? tn_at_div_Tensor(grad, s) : NULL;
+        r = d ? tn_at_mul_Tensor(mask, d) : NULL;
+        Py_XDECREF(in); Py_XDECREF(vn); Py_XDECREF(both); Py_XDECREF(eq); Py_XDECREF(mask); Py_XDECREF(s); Py_XDECREF(d);
+        return r;
+    }
+    PyObject *vn = tn_at_isnan(value);
+    int isn = vn ? PyObject_IsTrue(vn) : -1;
+    Py_XDECREF(vn);
+    if (isn < 0) return NULL;
+    PyObject *mask = isn ? tn_at_isnan(input) : tn_at_eq_Tensor(input, value);
+    PyObject *z = mask ? tn_at_new_zeros(grad, TN_IN(it->sizes, it->ndim), TN_DT(it->dtype), NULL, NULL, NULL) : NULL;
+    PyObject *s = z ? tn_at_sum(mask, NULL) : NULL, *d = s ? tn_at_div_Tensor(grad, s) : NULL;
+    PyObject *f = d ? tn_at_masked_fill__Tensor(z, mask, d) : NULL;
+    if (f) r = Py_NewRef(z);
+    Py_XDECREF(mask); Py_XDECREF(z); Py_XDECREF(s); Py_XDECREF(d); Py_XDECREF(f);
+    return r;
+}
+
+/* copysign_tensor_self_backward(grad, self, result): grad * (result / self) with the ratio
+ * zeroed where self == 0 (masked_fill_ in place, as upstream's) */
+static inline PyObject *tn_bw_copysign_tensor_self_backward(PyObject *grad, PyObject *self, PyObject *result) {
+    PyObject *ratio = tn_at_div_Tensor(result, self), *z = ratio ? tn_at_eq_Scalar(self, TN_SI(0)) : NULL;
+    PyObject *f = z ? tn_at_masked_fill__Scalar(ratio, z, TN_SI(0)) : NULL, *r = f ? tn_at_mul_Tensor(grad, ratio) : NULL;
+    Py_XDECREF(ratio); Py_XDECREF(z); Py_XDECREF(f);
+    return r;
+}
+
+/* cumsum_backward(grad, dim): grad itself when it has at most one element or size 1 at dim, else
+ * the reversed cumsum grad.flip(dim).cumsum(dim).flip(dim) */
+static inline PyObject *tn_bw_cumsum_backward(PyObject *grad, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(grad);
+    int64_t d = dim < 0 ? dim + (t->ndim ? t->ndim : 1) : dim;
+    if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[d] : 1) == 1) return Py_NewRef(grad);
+    PyObject *f = tn_at_flip(grad, TN_IN(&dim, 1)), *c = f ? tn_at_cumsum(f, dim, NULL) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IN(&dim, 1)) : NULL;
+    Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

@@ -42,7 +42,6 @@ static int64_t arg_i(tn_node *n, int i) { return n->args[i].u.i; }
 static const tn_meta *meta(tn_node *n, int i) { return &n->arg_meta[i][0]; }
 static PyObject *sizes_of(tn_node *n, int i) { return tn_py_size_new(meta(n, i)->ndim, tn_meta_sizes(meta(n, i))); }
 
-
 /* maybe_multiply(t, s): t when s is 1, else t * s. Steals t. */
 static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
     if (!t) return NULL;
@@ -100,7 +99,6 @@ static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.
     }
     return 0;
 }
-static int f_identity(tn_node *n, PyObject **g, PyObject **o) { PUT(0, Py_NewRef(g[0])); return 0; }
 
 /* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
 static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
@@ -311,12 +309,6 @@ static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NUL
 
 /* ---- views and shape ---- */
 
-static int f_view(tn_node *n, PyObject **g, PyObject **o) {   /* grad.reshape(self_sizes) */
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    PUTX(0, tn_at_reshape(g[0], TN_IPY(sz)), sz);
-    return 0;
-}
 static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
     const tn_value *dv = &n->args[1];
     int nd = dv->u.ints.n;
@@ -422,13 +414,8 @@ static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
     PUT(1, Py_NewRef(g[0]));
     return 0;
 }
-static int f_zero(tn_node *n, PyObject **g, PyObject **o) {   /* zero_ / fill_.Scalar */
-    PUT(0, tn_at_zeros_like(g[0], NULL, NULL, NULL, NULL, NULL));
-    return 0;
-}
 
 /* ---- selection, masking ---- */
-
 
 /* ---- nn ---- */
 
@@ -555,29 +542,12 @@ static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*
     OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s)))), recip)));
     DONE;
 }
-/* fmod / remainder: self: grad; other: -grad * self.div(other, rounding_mode) */
-static int rem_like(tn_node *n, PyObject **g, PyObject **o, const char *mode) {
-    T_;
-    PUT(0, Py_NewRef(g[0]));
-    if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *q = K(tn_at_div_Tensor_mode(K(saved(n, 0)), K(saved(n, 1)), mode));
-        OUTK(1, K(tn_at_mul_Tensor(K(tn_at_neg(g[0])), q)));
-    }
-    DONE;
-}
-static int f_fmod(tn_node *n, PyObject **g, PyObject **o) { return rem_like(n, g, o, "trunc"); }
-static int f_remainder(tn_node *n, PyObject **g, PyObject **o) { return rem_like(n, g, o, "floor"); }
 /* div with rounding_mode: zeros when a mode is given, else div's formula */
 static int f_div_mode(tn_node *n, PyObject **g, PyObject **o) {
     if (n->args[2].tag == TN_V_NONE) return f_div(n, g, o);
     T_;
     OUTK(0, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL, NULL)));
     if (is_tensor_arg(n, 1)) OUTK(1, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 1)->dtype), NULL, NULL, NULL, NULL)));
-    DONE;
-}
-static int f_nan_to_num(tn_node *n, PyObject **g, PyObject **o) {   /* grad * isfinite(self) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_isfinite(s)))));
     DONE;
 }
 /* xlogy.Tensor: self: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.); other: grad * self / other */
@@ -718,7 +688,6 @@ static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pai
 
 /* ---- selecting reductions ---- */
 
-
 /* restore_reduced_dims(output, dims, keepdim): reshape with ones at the reduced dims */
 static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool keepdim) {
     if (!out) return NULL;
@@ -743,20 +712,6 @@ static int f_amax(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *dims = K(arg_obj(n, 1));
     PyObject *cnt = K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL));
     OUTK(0, K(tn_at_mul_Tensor(K(tn_at_div_Tensor(gr, cnt)), mask)));
-    DONE;
-}
-/* max() / min(): evenly_distribute_backward (CPU path) */
-static int f_max_all(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *in = K(saved(n, 0)), *v = K(result(n, 0));
-    PyObject *vn = K(tn_at_isnan(v));
-    if (!vn) { drop_(&T); return -1; }
-    int isn = PyObject_IsTrue(vn);
-    PyObject *mask = isn == 1 ? K(tn_at_isnan(in)) : K(tn_at_eq_Tensor(in, v));
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *val = K(tn_at_div_Tensor(g[0], K(tn_at_sum(mask, NULL))));
-    PyObject *f = K(tn_at_masked_fill__Tensor(z, mask, val));
-    OUTK(0, f ? z : NULL);
     DONE;
 }
 
@@ -856,21 +811,6 @@ static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
         r = K(unsqueeze_multiple(r, &n->args[1], nd));
     }
     OUTK(0, K(tn_at_mul_Tensor(gg, K(cj(tn_at_exp(K(tn_at_sub_Tensor(s, r, TN_SDEF))))))));
-    DONE;
-}
-/* cumsum(self, dim, dtype): cumsum_backward(grad.to(self.scalar_type()), dim) */
-static int f_cumsum(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *gg = K(to_dt(g[0], meta(n, 0)->dtype));
-    if (!gg) { drop_(&T); return -1; }
-    const tn_tensor *t = tn_tensor_of(gg);
-    int64_t dim = wrap_dim(arg_i(n, 1), t->ndim);
-    if (tn_numel(t) <= 1 || (t->ndim ? t->sizes[dim] : 1) == 1) OUTK(0, gg);
-    else {
-        PyObject *dl = K(Py_BuildValue("[L]", (long long)arg_i(n, 1)));
-        PyObject *c = K(tn_at_cumsum(K(tn_at_flip(gg, TN_IPY(dl))), (long long)arg_i(n, 1), NULL));
-        OUTK(0, K(tn_at_flip(c, TN_IPY(dl))));
-    }
     DONE;
 }
 
@@ -1066,21 +1006,6 @@ static int f_gather(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, r ? z : NULL);
     DONE;
 }
-/* scatter.src / scatter.value: self: grad.scatter(dim, index, 0); src: grad.gather(dim, index) */
-static int f_scatter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(saved(n, 2));
-    long long dim = (long long)arg_i(n, 1);
-    OUTK(0, K(tn_at_scatter_value(g[0], dim, idx, TN_SI(0))));
-    if (is_tensor_arg(n, 3) && need(n, 3)) OUTK(3, K(tn_at_gather(g[0], dim, idx, false)));
-    DONE;
-}
-static int f_scatter_add(tn_node *n, PyObject **g, PyObject **o) {   /* self: grad; src: grad.gather(dim, index) */
-    T_;
-    PUT(0, Py_NewRef(g[0]));
-    if (need(n, 3)) OUTK(3, K(tn_at_gather(g[0], (long long)arg_i(n, 1), K(saved(n, 2)), false)));
-    DONE;
-}
 
 /* ---- shape ---- */
 
@@ -1094,8 +1019,6 @@ static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reve
     OUTK(0, K(tn_at_roll(g[0], TN_IPY(sh), TN_IPY(dm))));
     DONE;
 }
-static int f_tril(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_tril(g[0], (long long)arg_i(n, 1))); return 0; }
-static int f_triu(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_triu(g[0], (long long)arg_i(n, 1))); return 0; }
 /* diagonal: zeros(input_sizes, grad.options()); .diagonal(offset, dim1, dim2).copy_(grad) */
 static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1157,17 +1080,6 @@ static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
     }
     return 0;
 }
-/* fill.Tensor(self, value): self zeros; value: grad.sum() */
-static int f_fill_t(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, zeros_grad(g[0]));
-    PUT(1, tn_at_sum(g[0], NULL));
-    return 0;
-}
-static int f_conj(tn_node *n, PyObject **g, PyObject **o) {   /* _conj: grad.conj() (real: grad) */
-    if (tn_dtype_is_complex(tn_tensor_of(g[0])->dtype)) { tn_not_implemented("complex conj gradients"); return -1; }
-    PUT(0, Py_NewRef(g[0]));
-    return 0;
-}
 
 /* ---- more binary pointwise ---- */
 
@@ -1187,18 +1099,6 @@ static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
 }
 static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
 static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
-/* copysign: self: grad * (result / self).masked_fill_(self == 0, 0); other: zeros_like(other) */
-static int f_copysign(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) {
-        PyObject *s = K(saved(n, 0));
-        PyObject *ratio = K(tn_at_div_Tensor(K(result(n, 0)), s));
-        PyObject *f = K(tn_at_masked_fill__Scalar(ratio, K(tn_at_eq_Scalar(s, TN_SI(0))), TN_SI(0)));
-        OUTK(0, f ? K(tn_at_mul_Tensor(g[0], ratio)) : NULL);
-    }
-    if (is_tensor_arg(n, 1) && need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
 /* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
 static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1261,24 +1161,6 @@ static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- double backward: formulas of the backward ops ---- */
 
-static int f_threshold_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, threshold) */
-    T_;
-    if (need(n, 0)) OUTK(0, K(tn_at_threshold_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]))));
-    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
-static int f_leaky_relu_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, slope, self_is_result) */
-    T_;
-    if (need(n, 0)) OUTK(0, K(tn_at_leaky_relu_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]), false)));
-    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
-static int f_hardtanh_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, min_val, max_val) */
-    T_;
-    if (need(n, 0)) OUTK(0, K(tn_at_hardtanh_backward(g[0], K(saved(n, 1)), TN_SV(&n->args[2]), TN_SV(&n->args[3]))));
-    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
 /* _softmax_backward_data(grad_output, output, dim, input_dtype) */
 static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1555,7 +1437,6 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
 /* mse_loss(self, target, reduction): self: mse_loss_backward(grad, self, target, reduction);
  * target: mse_loss_backward(grad, target, self, reduction) */
 
-
 /* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
 
 /* at::log_sigmoid(x): log_sigmoid_forward(x)[0] */
@@ -1628,13 +1509,6 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* log_sigmoid_forward(self) -> (output, buffer): self: log_sigmoid_backward(grad, self, buffer) */
-static int f_log_sigmoid(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    OUTK(0, K(tn_at_log_sigmoid_backward(g[0], K(saved(n, 0)), K(result(n, 1)))));
-    DONE;
-}
 /* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer);
  * self: log_sigmoid_double_backward(grad * grad_output, self) = g * (sigmoid(self) - 1) * sigmoid(self) */
 static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
@@ -1701,13 +1575,6 @@ static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_multi_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_SO(p), TN_SO(m), loss_w(n, 4, &T), (long long)arg_i(n, 5))));
     DONE;
 }
-/* multilabel_margin_loss_forward(self, target, reduction) -> (output, is_target) */
-static int f_multilabel_margin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    OUTK(0, K(tn_at_multilabel_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), (long long)arg_i(n, 2), K(result(n, 1)))));
-    DONE;
-}
 /* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
 static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1723,17 +1590,6 @@ static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
         OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
     }
     if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
-
-/* _ctc_loss / _ctc_loss.Tensor -> (neg_log_likelihood, log_alpha): log_probs:
- * _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths, result0, result1, blank, zero_infinity) */
-static int f_ctc_loss(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    bool tl = is_tensor_arg(n, 2);
-    PyObject *il = tl ? K(saved(n, 2)) : K(arg_obj(n, 2)), *tgl = tl ? K(saved(n, 3)) : K(arg_obj(n, 3));
-    OUTK(0, K((tl ? tn_at__ctc_loss_backward_Tensor(g[0], K(saved(n, 0)), K(saved(n, 1)), il, tgl, K(result(n, 0)), K(result(n, 1)), (long long)arg_i(n, 4), arg_i(n, 5)) : tn_at__ctc_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_IPY(il), TN_IPY(tgl), K(result(n, 0)), K(result(n, 1)), (long long)arg_i(n, 4), arg_i(n, 5)))));
     DONE;
 }
 
@@ -2083,12 +1939,6 @@ static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
     PUTX(0, s ? tn_at_col2im(g[0], TN_IS((long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1]), TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
     return s ? 0 : -1;
 }
-/* col2im(self, output_size, kernel_size, dilation, padding, stride): im2col(grad, ...) */
-static int f_col2im(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *k = arg_obj(n, 2), *d = k ? arg_obj(n, 3) : NULL, *p = d ? arg_obj(n, 4) : NULL, *s = p ? arg_obj(n, 5) : NULL;
-    PUTX(0, s ? tn_at_im2col(g[0], TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
-    return s ? 0 : -1;
-}
 
 /* ---- table ---- */
 
@@ -2403,16 +2253,6 @@ fail:
     return -1;
 }
 
-/* slice_backward(grad_output, input_sizes, dim, start, end, step): grad.slice(dim, start, end, step) */
-static int f_slice_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_slice_Tensor(g[0], (long long)arg_i(n, 2), TN_I((long long)arg_i(n, 3)), TN_I((long long)arg_i(n, 4)), (long long)arg_i(n, 5)));
-    return 0;
-}
-/* select_backward(grad_output, input_sizes, dim, index): grad.select(dim, index) */
-static int f_select_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_select_int(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
-    return 0;
-}
 /* ==== end helper-autograd block ==== */
 
 /* ==== batch norm / group norm family (derivatives.yaml: native_batch_norm and its _legit /
@@ -2485,100 +2325,10 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- pooling and interpolation family (ops/pool.c, ops/interp.c), as derivatives.yaml writes them ---- */
 
-/* (grad, self, args[1..last]) for a pooling forward node: the backward op takes the forward's
- * arguments after grad and self, then `extra` (result1 for max pools) when given */
-static PyObject *pool_backward_call(tn_node *n, int row, PyObject *g, int last, PyObject *extra) {
-    PyObject *self = saved(n, 0);
-    if (!self) return NULL;
-    tn_value v[TN_MAX_ARGS];
-    int k = 0;
-    v[k++] = tn_tensor_value(g);
-    v[k++] = tn_tensor_value(self);
-    for (int i = 1; i <= last; i++) v[k++] = n->args[i];
-    if (extra) v[k++] = tn_tensor_value(extra);
-    PyObject *r = tn_call_row(row, v, k);
-    Py_DECREF(self);
-    return r;
-}
-/* max_pool{2,3}d_with_indices: self: max_pool{2,3}d_with_indices_backward(grad, self, kernel_size,
- * stride, padding, dilation, ceil_mode, result1) */
-static int max_pool_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
-    if (!g[0]) return 0;
-    T_;
-    PyObject *ix = K(result(n, 1));
-    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 5, ix)) : NULL);
-    DONE;
-}
-static int f_max_pool2d_wi(tn_node *n, PyObject **g, PyObject **o) { return max_pool_fwd_formula(n, g, o, TN_ROW_max_pool2d_with_indices_backward); }
-static int f_max_pool3d_wi(tn_node *n, PyObject **g, PyObject **o) { return max_pool_fwd_formula(n, g, o, TN_ROW_max_pool3d_with_indices_backward); }
-/* avg_pool{2,3}d: self: avg_pool{2,3}d_backward(grad, self, kernel_size, stride, padding,
- * ceil_mode, count_include_pad, divisor_override) */
-static int f_avg_pool2d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW_avg_pool2d_backward, g[0], 6, NULL)); return 0; }
-static int f_avg_pool3d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW_avg_pool3d_backward, g[0], 6, NULL)); return 0; }
-/* _adaptive_avg_pool{2,3}d: self: _adaptive_avg_pool{2,3}d_backward(grad, self) */
-static int f_adaptive_avg2d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW__adaptive_avg_pool2d_backward, g[0], 0, NULL)); return 0; }
-static int f_adaptive_avg3d(tn_node *n, PyObject **g, PyObject **o) { PUT(0, pool_backward_call(n, TN_ROW__adaptive_avg_pool3d_backward, g[0], 0, NULL)); return 0; }
-/* adaptive_max_pool{2,3}d: self: adaptive_max_pool{2,3}d_backward(grad, self, result1) */
-static int adaptive_max_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
-    if (!g[0]) return 0;
-    T_;
-    PyObject *ix = K(result(n, 1));
-    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 0, ix)) : NULL);
-    DONE;
-}
-static int f_adaptive_max2d(tn_node *n, PyObject **g, PyObject **o) { return adaptive_max_formula(n, g, o, TN_ROW_adaptive_max_pool2d_backward); }
-static int f_adaptive_max3d(tn_node *n, PyObject **g, PyObject **o) { return adaptive_max_formula(n, g, o, TN_ROW_adaptive_max_pool3d_backward); }
-
-/* max_pool_double_backward(grad, indices, dim): grad.contiguous(fmt).view(lead + [-1])
- * .gather(-1, indices.view(lead + [-1])).view(indices.sizes()); empty: empty_like(indices, grad's dtype) */
-static PyObject *max_pool_double_backward(PyObject *grad, PyObject *indices, int dim) {
-    const tn_tensor *it = tn_tensor_of(indices);
-    if (tn_numel(it) == 0) {
-        return tn_at_empty_like(indices, TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL, NULL);
-    }
-    T_;
-    int64_t lead[TN_MAX_DIMS];
-    int k = it->ndim - dim;
-    for (int i = 0; i < k; i++) lead[i] = it->sizes[i];
-    lead[k] = -1;
-    PyObject *size = K(tn_int_list(lead, k + 1));
-    PyObject *iv = K(tn_at_view(indices, TN_IPY(size)));
-    /* upstream asks for indices' suggested layout; a channels-last one cannot take the view
-     * below in either implementation, so contiguous is what succeeds */
-    PyObject *gc = iv ? K(tn_at_contiguous(grad, NULL)) : NULL;
-    PyObject *gv = gc ? K(tn_at_view(gc, TN_IPY(size))) : NULL;
-    PyObject *ga = gv ? K(tn_at_gather(gv, -1, iv, false)) : NULL;
-    PyObject *shape = ga ? K(tn_py_size_new(it->ndim, it->sizes)) : NULL;
-    PyObject *r = shape ? tn_at_view(ga, TN_IPY(shape)) : NULL;
-    drop_(&T);
-    return r;
-}
-/* max_pool{2,3}d_with_indices_backward / adaptive_max_pool{2,3}d_backward: grad_output:
- * max_pool_double_backward(grad, indices, dim); self: zeros_like(self) */
-static int max_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int ix_arg, int dim) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, ix_arg)), dim)));
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
-static int f_max_pool2d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 2); }
-static int f_max_pool3d_wi_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 7, 3); }
-static int f_adaptive_max2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 2); }
-static int f_adaptive_max3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 2, 3); }
 /* avg_pool{2,3}d_backward: grad_output: avg_pool{2,3}d(grad, kernel_size, stride, padding,
  * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
 typedef PyObject *(*avg_pool_fn)(PyObject *self, tn_ints kernel_size, tn_ints stride, tn_ints padding, bool ceil_mode,
                                    bool count_include_pad, const int64_t *divisor_override);
-static int avg_pool_bwd_formula(tn_node *n, PyObject **g, PyObject **o, avg_pool_fn pool) {
-    T_;
-    const tn_value *a = n->args;
-    if (need(n, 0)) OUTK(0, K(pool(g[0], tn_ints_of(&a[2]), tn_ints_of(&a[3]), tn_ints_of(&a[4]), a[5].u.i != 0, a[6].u.i != 0,
-                                   tn_opt_int_of(&a[7]))));
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
-static int f_avg_pool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, tn_at_avg_pool2d); }
-static int f_avg_pool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return avg_pool_bwd_formula(n, g, o, tn_at_avg_pool3d); }
 /* _adaptive_avg_pool{2,3}d_backward: grad_output: _adaptive_avg_pool{2,3}d(grad, grad_output's
  * last k sizes); self: zeros_like(self) */
 static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, PyObject *(*pool)(PyObject *, tn_ints), int k) {
@@ -2593,46 +2343,6 @@ static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, PyOb
 static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool2d, 2); }
 static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool3d, 3); }
 
-/* upsample_*: self: upsample_*_backward(grad, output_size, self.sizes(), [align_corners,] scales...) */
-static int interp_fwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
-    if (!need(n, 0)) return 0;
-    T_;
-    tn_value v[TN_MAX_ARGS];
-    int k = 0;
-    v[k++] = tn_tensor_value(g[0]);
-    v[k++] = n->args[1];
-    v[k++] = tn_ints_value(tn_meta_sizes(meta(n, 0)), meta(n, 0)->ndim);
-    for (int i = 2; i < nargs; i++) v[k++] = n->args[i];
-    OUTK(0, K(tn_call_row(row, v, k)));
-    DONE;
-}
-/* upsample_*_backward: grad_output: upsample_*(grad, output_size, [align_corners,] scales...) */
-static int interp_bwd_formula(tn_node *n, PyObject **g, PyObject **o, int row, int nargs) {
-    if (!need(n, 0)) return 0;
-    T_;
-    tn_value v[TN_MAX_ARGS];
-    int k = 0;
-    v[k++] = tn_tensor_value(g[0]);
-    v[k++] = n->args[1];
-    for (int i = 3; i < nargs; i++) v[k++] = n->args[i];
-    OUTK(0, K(tn_call_row(row, v, k)));
-    DONE;
-}
-#define INTERP_FORMULAS(OP, NF, NB)                                                                                 \
-    static int f_##OP(tn_node *n, PyObject **g, PyObject **o) { return interp_fwd_formula(n, g, o, TN_ROW_##OP##_backward, NF); } \
-    static int f_##OP##_backward(tn_node *n, PyObject **g, PyObject **o) { return interp_bwd_formula(n, g, o, TN_ROW_##OP, NB); }
-INTERP_FORMULAS(upsample_nearest1d, 3, 4)
-INTERP_FORMULAS(upsample_nearest2d, 4, 5)
-INTERP_FORMULAS(upsample_nearest3d, 5, 6)
-INTERP_FORMULAS(_upsample_nearest_exact1d, 3, 4)
-INTERP_FORMULAS(_upsample_nearest_exact2d, 4, 5)
-INTERP_FORMULAS(_upsample_nearest_exact3d, 5, 6)
-INTERP_FORMULAS(upsample_linear1d, 4, 5)
-INTERP_FORMULAS(upsample_bilinear2d, 5, 6)
-INTERP_FORMULAS(upsample_trilinear3d, 6, 7)
-INTERP_FORMULAS(upsample_bicubic2d, 5, 6)
-INTERP_FORMULAS(_upsample_bilinear2d_aa, 5, 6)
-INTERP_FORMULAS(_upsample_bicubic2d_aa, 5, 6)
 /* ==== training family (dropout, embedding; helper-data) ==== */
 
 /* scale * mask (as grad's dtype) * grad: upstream's infinitely_differentiable_native_dropout_backward
@@ -2784,17 +2494,6 @@ static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved
         st *= sz;
     }
     return true;
-}
-
-/* linalg_inv_ex: A: -(inverse^H (grad inverse^H)) */
-static int f_linalg_inv_ex(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    PyObject *inv = result(n, 0), *iH = la_mT(inv), *t = la_mm(g[0], iH), *iH2 = t ? la_mT(inv) : NULL, *u = la_mm(iH2, t);
-    PyObject *r = u ? tn_at_neg(u) : NULL;
-    LA_DECREF(inv, iH, t, iH2, u);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
 }
 
 /* linalg_cholesky_ex: cholesky_backward(grad, upper, L) */
@@ -3448,43 +3147,6 @@ static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- training family, remaining items (helper-train): max_unpool ----
- * max_unpool{2,3}d: self: max_pool_double_backward(grad, indices, dim) (a gather of the output
- * gradient at the indices); indices: non_differentiable */
-static int unpool_formula(tn_node *n, PyObject **g, PyObject **o, int dim) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(max_pool_double_backward(g[0], K(saved(n, 1)), dim)));
-    DONE;
-}
-static int f_max_unpool2d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 2); }
-static int f_max_unpool3d(tn_node *n, PyObject **g, PyObject **o) { return unpool_formula(n, g, o, 3); }
-/* fractional_max_pool{2,3}d: self: fractional_max_pool{2,3}d_backward(grad, self, kernel_size,
- * output_size, result1); the backward: grad_output: max_pool_double_backward(grad, indices, dim),
- * self: zeros_like(self) */
-static int fracpool_formula(tn_node *n, PyObject **g, PyObject **o, int row) {
-    if (!g[0]) return 0;
-    T_;
-    PyObject *ix = K(result(n, 1));
-    OUTK(0, ix ? K(pool_backward_call(n, row, g[0], 2, ix)) : NULL);
-    DONE;
-}
-static int f_fracpool2d(tn_node *n, PyObject **g, PyObject **o) { return fracpool_formula(n, g, o, TN_ROW_fractional_max_pool2d_backward); }
-static int f_fracpool3d(tn_node *n, PyObject **g, PyObject **o) { return fracpool_formula(n, g, o, TN_ROW_fractional_max_pool3d_backward); }
-static int f_fracpool2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 2); }
-static int f_fracpool3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return max_pool_bwd_formula(n, g, o, 4, 3); }
-
-/* rot90(self, k, dims): grad.rot90(-k, dims) */
-static int f_rot90(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *dims = arg_obj(n, 2);
-    PyObject *r = dims ? tn_at_rot90(g[0], -(long long)arg_i(n, 1), TN_IPY(dims)) : NULL;
-    Py_XDECREF(dims);
-    if (!r) return -1;
-    put(n, o, 0, r);
-    return 0;
-}
-
-/* ---- sorting selections: kthvalue / median / nanmedian / mode (ops/sort.c; helper-opa) ---- */
-
 /* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
  * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
 static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
@@ -3495,41 +3157,7 @@ static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* diag_embed(self, offset, dim1, dim2): grad.diagonal(offset, dim1, dim2) (diagflat's backward; helper-opa) */
-static int f_diag_embed(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_diagonal(g[0], (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
-    return 0;
-}
-
-
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
-/* x1: _cdist_backward(grad.contiguous(), x1, x2, p, result);
- * x2: _cdist_backward(grad.mT().contiguous(), x2, x1, p, result.mT().contiguous()) */
-static int f__cdist_forward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *x1 = K(saved(n, 0)), *x2 = K(saved(n, 1)), *res = K(result(n, 0));
-    double p = arg_f(n, 2);
-    if (need(n, 0)) {
-        PyObject *gc = K(tn_at_contiguous(g[0], NULL));
-        OUTK(0, gc ? K(tn_at__cdist_backward(gc, x1, x2, p, res)) : NULL);
-    }
-    if (need(n, 1)) {
-        PyObject *gt = K(tn_at_transpose_int(g[0], -2, -1));
-        PyObject *gc = gt ? K(tn_at_contiguous(gt, NULL)) : NULL;
-        PyObject *rt = gc ? K(tn_at_transpose_int(res, -2, -1)) : NULL;
-        PyObject *rc = rt ? K(tn_at_contiguous(rt, NULL)) : NULL;
-        OUTK(1, rc ? K(tn_at__cdist_backward(gc, x2, x1, p, rc)) : NULL);
-    }
-    DONE;
-}
-/* self: _pdist_backward(grad, self, p, result) */
-static int f__pdist_forward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0] || !need(n, 0)) DONE;
-    OUTK(0, K(tn_at__pdist_backward(g[0], K(saved(n, 0)), arg_f(n, 1), K(result(n, 0)))));
-    DONE;
-}
 /* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
  * x1: x1 * ratio.sum(-1, true) - ratio.matmul(x2); x2: x2 * ratio.sum(-2).unsqueeze(-1) - ratio.mT().matmul(x1) */
 static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
@@ -3557,17 +3185,8 @@ static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* ---- breadth family (helper-opb): gamma functions ----
- * derivatives.yaml: digamma: grad * polygamma(1, self); polygamma: grad * polygamma(n + 1, self);
- * lgamma: grad * digamma(self); mvlgamma: mvlgamma_backward(grad, self, p) (FunctionsManual:
+ * mvlgamma: mvlgamma_backward(grad, self, p) (FunctionsManual:
  * arange(-p/2 + 0.5, 0.5, 0.5, self.options()).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad). */
-static int gamma_grad(tn_node *n, PyObject **g, PyObject **o, int si, int64_t order) {
-    T_; PyObject *s = K(saved(n, si));
-    PyObject *d = order < 0 ? K(tn_at_digamma(s)) : K(tn_at_polygamma((long long)order, s));
-    OUTK(si, K(tn_at_mul_Tensor(g[0], d)));
-    DONE;
-}
-static int f_polygamma(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 1, arg_i(n, 0) + 1); }
-static int f_polygamma_(tn_node *n, PyObject **g, PyObject **o) { return gamma_grad(n, g, o, 0, arg_i(n, 1) + 1); }
 static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
     int64_t p = arg_i(n, 1);
@@ -3579,38 +3198,8 @@ static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- breadth family (helper-opb): conjugate / negative bits and complex views ----
- * derivatives.yaml: _conj: grad.conj(); _neg_view: grad.neg(); _conj_physical / conj_physical_:
- * grad.conj_physical(); view_as_real: view_as_complex(grad.contiguous()); view_as_complex:
- * view_as_real(grad.contiguous().resolve_conj()). */
-static int f_conj_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_conj(g[0])); return 0; }
-static int f_neg_view(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_neg(g[0])); return 0; }
-static int f_conj_physical(tn_node *n, PyObject **g, PyObject **o) { PUT(0, tn_at_conj_physical(g[0])); return 0; }
-static int f_view_as_real(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_view_as_complex(K(tn_at_contiguous(g[0], NULL)))));
-    DONE;
-}
-static int f_view_as_complex(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_view_as_real(K(tn_at_resolve_conj(K(tn_at_contiguous(g[0], NULL)))))));
-    DONE;
-}
-
-
 /* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
 
-/* unfold(self, dimension, size, step) / unfold_copy: unfold_backward(grad, self.sizes(), dimension, size, step) */
-static int f_unfold(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    OUTK(0, K(tn_at_unfold_backward(g[0], TN_IPY(K(sizes_of(n, 0))), (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3))));
-    DONE;
-}
-/* unfold_backward(grad_in, input_sizes, dim, size, step): grad_in: grad.unfold(dim, size, step) */
-static int f_unfold_backward(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, tn_at_unfold(g[0], (long long)arg_i(n, 2), (long long)arg_i(n, 3), (long long)arg_i(n, 4)));
-    return 0;
-}
 /* aminmax(self, dim?, keepdim): aminmax_backward: for each defined grad (min, then max)
  * scale_grad_by_count(restore(grad), self == restore(result), dims), summed */
 static PyObject *aminmax_part(tn_node *n, tmps *Tp, PyObject *gk, int k) {
@@ -3649,16 +3238,6 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
-/* masked_scatter(self, mask, source): self: grad.masked_fill(mask, 0);
- * source: masked_scatter_backward(grad, mask, source.sizes()) */
-static int f_masked_scatter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *mask = K(saved(n, 1));
-    if (!mask) { drop_(&T); return -1; }
-    OUTK(0, K(tn_at_masked_fill_Scalar(g[0], mask, TN_SI(0))));
-    OUTK(2, K(tn_at_masked_scatter_backward(g[0], mask, TN_IPY(K(sizes_of(n, 2))))));
-    DONE;
-}
 /* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
  * squeeze(-1) for a 1-d input and twice for a 0-dim one, zeros({0}) for an empty 1-d input; a
  * real input of a complex grad takes at::real(grad) */
@@ -3695,45 +3274,7 @@ static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
     Py_XDECREF(re);
     return 0;
 }
-/* ---- nn.functional breadth (helper-nnf): hardshrink / softshrink, glu, pixel / channel shuffle ---- */
-static int f_hardshrink(tn_node *n, PyObject **g, PyObject **o) {   /* hardshrink_backward(grad, self, lambd) */
-    T_;
-    OUTK(0, K(tn_at_hardshrink_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
-    DONE;
-}
-static int f_softshrink(tn_node *n, PyObject **g, PyObject **o) {   /* softshrink_backward(grad, self, lambd) */
-    T_;
-    OUTK(0, K(tn_at_softshrink_backward(g[0], K(saved(n, 0)), TN_SV(&n->args[1]))));
-    DONE;
-}
-static int f_shrink_backward(tn_node *n, PyObject **g, PyObject **o,
-                             PyObject *(*bwd)(PyObject *, PyObject *, tn_scalar_arg)) {   /* (grad_out, self, lambd) */
-    T_;
-    if (need(n, 0)) OUTK(0, K(bwd(g[0], K(saved(n, 1)), TN_SV(&n->args[2]))));
-    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
-    DONE;
-}
-static int f_hardshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return f_shrink_backward(n, g, o, tn_at_hardshrink_backward);
-}
-static int f_softshrink_backward(tn_node *n, PyObject **g, PyObject **o) {
-    return f_shrink_backward(n, g, o, tn_at_softshrink_backward);
-}
-static int f_glu(tn_node *n, PyObject **g, PyObject **o) {   /* glu_backward(grad, self, dim) */
-    T_;
-    OUTK(0, K(tn_at_glu_backward(g[0], K(saved(n, 0)), (long long)arg_i(n, 1))));
-    DONE;
-}
-static int f_pixel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_unshuffle(grad, upscale_factor) */
-    T_;
-    OUTK(0, K(tn_at_pixel_unshuffle(g[0], (long long)arg_i(n, 1))));
-    DONE;
-}
-static int f_pixel_unshuffle(tn_node *n, PyObject **g, PyObject **o) {   /* pixel_shuffle(grad, downscale_factor) */
-    T_;
-    OUTK(0, K(tn_at_pixel_shuffle(g[0], (long long)arg_i(n, 1))));
-    DONE;
-}
+/* ---- nn.functional breadth (helper-nnf): channel shuffle, prelu ---- */
 static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* channel_shuffle(grad, grad.size(1) / groups) */
     T_;
     int64_t gr = arg_i(n, 1), c = tn_tensor_of(g[0])->ndim > 1 ? tn_tensor_of(g[0])->sizes[1] : 0;
@@ -3757,22 +3298,6 @@ static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 0)) OUTK(0, K(tn_at__trilinear(g[0], i2, i3, TN_IPY(sd), TN_IPY(e2), TN_IPY(e3), TN_IPY(e1), 1)));
     if (need(n, 1)) OUTK(1, K(tn_at__trilinear(i1, g[0], i3, TN_IPY(e1), TN_IPY(sd), TN_IPY(e3), TN_IPY(e2), 1)));
     if (need(n, 2)) OUTK(2, K(tn_at__trilinear(i1, i2, g[0], TN_IPY(e1), TN_IPY(e2), TN_IPY(sd), TN_IPY(e3), 1)));
-    DONE;
-}
-/* rrelu_with_noise: rrelu_with_noise_backward(grad, self, noise, lower, upper, training, false);
- * the in-place form passes the result and self_is_result = true */
-static int f_rrelu_with_noise(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    OUTK(0, K(tn_at_rrelu_with_noise_backward(g[0], x, K(saved(n, 1)), TN_SV(&n->args[2]), TN_SV(&n->args[3]), arg_i(n, 4), inpl)));
-    DONE;
-}
-static int f_rrelu_with_noise_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0))
-        OUTK(0, K(tn_at_rrelu_with_noise_backward(g[0], K(saved(n, 1)), K(saved(n, 2)), TN_SV(&n->args[3]), TN_SV(&n->args[4]), arg_i(n, 5), false)));
-    if (need(n, 1)) OUTK(1, K(zeros_grad(g[0])));
     DONE;
 }
 
@@ -3861,25 +3386,6 @@ static int f_zeta(tn_node *n, PyObject **g, PyObject **o) {
         }
         OUTK(1, K(tn_at_mul_Tensor(ns, z)));
     }
-    DONE;
-}
-/* ldexp: self: grad * pow(2, other).conj(); other: grad * result.conj() * M_LN2 */
-static int f_ldexp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) {
-        PyObject *ot = K(saved(n, 1));
-        OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_pow_Scalar(TN_SI(2), ot)))));
-    }
-    if (need(n, 1)) {
-        PyObject *r = K(result(n, 0));
-        OUTK(1, K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], r)), TN_SD(0.69314718055994530942))));
-    }
-    DONE;
-}
-static int f_complex(tn_node *n, PyObject **g, PyObject **o) {   /* real: real(grad); imag: imag(grad) */
-    T_;
-    OUTK(0, K(tn_at_real(g[0])));
-    OUTK(1, K(tn_at_imag(g[0])));
     DONE;
 }
 /* angle_backward for a real self: zeros_like(self) */
@@ -3975,22 +3481,6 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     Py_DECREF(ge);
     return 0;
 }
-/* linalg_cross(self, other, dim): self: linalg_cross(other.conj(), grad, dim);
- * other: linalg_cross(grad, self.conj(), dim) */
-static int f_linalg_cross(tn_node *n, PyObject **g, PyObject **o) {
-    long long dim = (long long)arg_i(n, 2);
-    if (need(n, 0)) {
-        PyObject *y = cj(saved(n, 1)), *r = y ? tn_at_linalg_cross(y, g[0], dim) : NULL;
-        Py_XDECREF(y);
-        PUT(0, r);
-    }
-    if (need(n, 1)) {
-        PyObject *x = cj(saved(n, 0)), *r = x ? tn_at_linalg_cross(g[0], x, dim) : NULL;
-        Py_XDECREF(x);
-        PUT(1, r);
-    }
-    return 0;
-}
 /* dist(self, other, p): self: norm_backward(grad, self - other, p, result); other: -that */
 static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -4084,18 +3574,6 @@ static int f_fft_c2c(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* ---- recurrent layers (helper-rnn): packed sequences ---- */
-
-/* _pack_padded_sequence: input: _pack_padded_sequence_backward(grad, input.sizes(), result1, batch_first) */
-static int f_pack_padded_sequence(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    if (!need(n, 0)) return 0;
-    PyObject *sz = sizes_of(n, 0), *bs = sz ? result(n, 1) : NULL;
-    PyObject *v = bs ? tn_at__pack_padded_sequence_backward(g[0], TN_IPY(sz), bs, arg_i(n, 2)) : NULL;
-    Py_XDECREF(sz); Py_XDECREF(bs);
-    if (!v) return -1;
-    put(n, o, 0, v);
-    return 0;
-}
 
 /* mkldnn_rnn_layer: input, weight0..3, hx_, cx_ get mkldnn_rnn_layer_differentiable_backward(...)
  * under create_graph (its ops recorded), else the mkldnn_rnn_layer_backward op (one node-free call) */
@@ -4258,14 +3736,6 @@ static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* affine_grid_generator(theta, size, align_corners): theta: affine_grid_generator_backward(grad,
- * size, align_corners) */
-static int f_affine_grid_generator(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *sz = K(arg_obj(n, 1));
-    OUTK(0, sz ? K(tn_at_affine_grid_generator_backward(g[0], TN_IPY(sz), n->args[2].u.i)) : NULL);
-    DONE;
-}
 
 /* ==== helper-autograd (second round): sgn's derivative (abs's double backward goes through it) ====
  * sgn_backward(self, grad, result), op for op as upstream's (measured under a dispatch mode):
@@ -4287,32 +3757,26 @@ static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
-    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar}, 
+    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
     {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
     {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
     {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
     {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
-    {TN_ROW__unsafe_view, f_view},
-    {TN_ROW_permute, f_permute}, 
+    {TN_ROW_permute, f_permute},
     {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
-    {TN_ROW_copy_, f_copy}, {TN_ROW_zero_, f_zero}, {TN_ROW_fill__Scalar, f_zero},
-    {TN_ROW_alias, f_identity}, {TN_ROW__to_copy, f_to_copy},
+    {TN_ROW_copy_, f_copy},
+    {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_round_decimals, f_zeros}, {TN_ROW_round__decimals, f_zeros},
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
-    {TN_ROW_acosh, f_acosh}, 
+    {TN_ROW_acosh, f_acosh},
     {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
-    {TN_ROW_fmod_Scalar, f_fmod}, {TN_ROW_fmod__Scalar, f_fmod}, {TN_ROW_fmod_Tensor, f_fmod}, {TN_ROW_fmod__Tensor, f_fmod},
-    {TN_ROW_remainder_Scalar, f_remainder}, {TN_ROW_remainder__Scalar, f_remainder},
-    {TN_ROW_remainder_Tensor, f_remainder}, {TN_ROW_remainder__Tensor, f_remainder},
     {TN_ROW_div_Tensor_mode, f_div_mode}, {TN_ROW_div__Tensor_mode, f_div_mode},
     {TN_ROW_div_Scalar_mode, f_div_mode}, {TN_ROW_div__Scalar_mode, f_div_mode},
-    {TN_ROW_nan_to_num, f_nan_to_num}, {TN_ROW_nan_to_num_, f_nan_to_num},
-    {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy}, {TN_ROW_xlogy_Scalar_Self, f_xlogy},
+    {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy},
     {TN_ROW_xlogy_Scalar_Other, f_xlogy}, {TN_ROW_xlogy__Scalar_Other, f_xlogy},
     {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
     {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
@@ -4321,38 +3785,28 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
-    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax}, {TN_ROW_max, f_max_all}, {TN_ROW_min, f_max_all},
+    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
     {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
     {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
-    {TN_ROW_logsumexp, f_logsumexp}, {TN_ROW_cumsum, f_cumsum}, {TN_ROW_cumsum_, f_cumsum},
+    {TN_ROW_logsumexp, f_logsumexp},
     {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
     {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
     {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
     {TN_ROW_masked_fill_Tensor, f_masked_fill_t}, {TN_ROW_masked_fill__Tensor, f_masked_fill_t},
     {TN_ROW_index_Tensor, f_index}, {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
-    {TN_ROW_scatter_src, f_scatter}, {TN_ROW_scatter__src, f_scatter}, {TN_ROW_scatter_value, f_scatter}, {TN_ROW_scatter__value, f_scatter},
-    {TN_ROW_scatter_add, f_scatter_add}, {TN_ROW_scatter_add_, f_scatter_add},
     /* shape */
-    {TN_ROW_roll, f_roll}, {TN_ROW_tril, f_tril}, {TN_ROW_tril_, f_tril}, {TN_ROW_triu, f_triu}, {TN_ROW_triu_, f_triu},
+    {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_nll_loss_forward, f_nll_loss},
-    {TN_ROW_fill_Scalar, f_zeros_all}, {TN_ROW_fill__Scalar, f_zeros_all}, {TN_ROW_zero_, f_zeros_all},
-    {TN_ROW_fill_Tensor, f_fill_t}, {TN_ROW_fill__Tensor, f_fill_t},
-    {TN_ROW_bernoulli, f_zeros_all}, {TN_ROW_bernoulli__Tensor, f_zeros_all}, {TN_ROW_bernoulli__float, f_zeros_all},
-    {TN_ROW_normal_, f_zeros_all}, {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
-    {TN_ROW_normal_Tensor_Tensor, f_zeros_all}, {TN_ROW_uniform_, f_zeros_all}, {TN_ROW_random_, f_zeros_all},
-    {TN_ROW_random__from, f_zeros_all}, {TN_ROW_random__to, f_zeros_all}, {TN_ROW_exponential_, f_zeros_all},
-    {TN_ROW_lift_fresh, f_identity}, {TN_ROW__conj, f_conj}, {TN_ROW__reshape_alias, f_view},
-    {TN_ROW_addmm_, f_addmm}, 
+    {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
+    {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
+    {TN_ROW_addmm_, f_addmm},
     {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
-    {TN_ROW_copysign_Tensor, f_copysign}, {TN_ROW_copysign__Tensor, f_copysign}, {TN_ROW_copysign_Scalar, f_copysign}, {TN_ROW_copysign__Scalar, f_copysign},
     {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW_threshold_backward, f_threshold_backward}, {TN_ROW_leaky_relu_backward, f_leaky_relu_backward},
-    {TN_ROW_hardtanh_backward, f_hardtanh_backward},
     {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
     {TN_ROW_mse_loss_backward, f_mse_loss_backward},
     {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
@@ -4372,106 +3826,66 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* convolution family */
     {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
     {TN_ROW_convolution_backward, f_convolution_backward},
-    {TN_ROW_im2col, f_im2col}, {TN_ROW_col2im, f_col2im},
+    {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
-    {TN_ROW_max_pool2d_with_indices, f_max_pool2d_wi}, {TN_ROW_max_pool3d_with_indices, f_max_pool3d_wi},
-    {TN_ROW_avg_pool2d, f_avg_pool2d}, {TN_ROW_avg_pool3d, f_avg_pool3d},
-    {TN_ROW__adaptive_avg_pool2d, f_adaptive_avg2d}, {TN_ROW__adaptive_avg_pool3d, f_adaptive_avg3d},
-    {TN_ROW_adaptive_max_pool2d, f_adaptive_max2d}, {TN_ROW_adaptive_max_pool3d, f_adaptive_max3d},
-    {TN_ROW_max_pool2d_with_indices_backward, f_max_pool2d_wi_bwd}, {TN_ROW_max_pool3d_with_indices_backward, f_max_pool3d_wi_bwd},
-    {TN_ROW_adaptive_max_pool2d_backward, f_adaptive_max2d_bwd}, {TN_ROW_adaptive_max_pool3d_backward, f_adaptive_max3d_bwd},
-    {TN_ROW_avg_pool2d_backward, f_avg_pool2d_bwd}, {TN_ROW_avg_pool3d_backward, f_avg_pool3d_bwd},
     {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
-    {TN_ROW_upsample_nearest1d, f_upsample_nearest1d}, {TN_ROW_upsample_nearest1d_backward, f_upsample_nearest1d_backward},
-    {TN_ROW_upsample_nearest2d, f_upsample_nearest2d}, {TN_ROW_upsample_nearest2d_backward, f_upsample_nearest2d_backward},
-    {TN_ROW_upsample_nearest3d, f_upsample_nearest3d}, {TN_ROW_upsample_nearest3d_backward, f_upsample_nearest3d_backward},
-    {TN_ROW__upsample_nearest_exact1d, f__upsample_nearest_exact1d}, {TN_ROW__upsample_nearest_exact1d_backward, f__upsample_nearest_exact1d_backward},
-    {TN_ROW__upsample_nearest_exact2d, f__upsample_nearest_exact2d}, {TN_ROW__upsample_nearest_exact2d_backward, f__upsample_nearest_exact2d_backward},
-    {TN_ROW__upsample_nearest_exact3d, f__upsample_nearest_exact3d}, {TN_ROW__upsample_nearest_exact3d_backward, f__upsample_nearest_exact3d_backward},
-    {TN_ROW_upsample_linear1d, f_upsample_linear1d}, {TN_ROW_upsample_linear1d_backward, f_upsample_linear1d_backward},
-    {TN_ROW_upsample_bilinear2d, f_upsample_bilinear2d}, {TN_ROW_upsample_bilinear2d_backward, f_upsample_bilinear2d_backward},
-    {TN_ROW_upsample_trilinear3d, f_upsample_trilinear3d}, {TN_ROW_upsample_trilinear3d_backward, f_upsample_trilinear3d_backward},
-    {TN_ROW_upsample_bicubic2d, f_upsample_bicubic2d}, {TN_ROW_upsample_bicubic2d_backward, f_upsample_bicubic2d_backward},
-    {TN_ROW__upsample_bilinear2d_aa, f__upsample_bilinear2d_aa}, {TN_ROW__upsample_bilinear2d_aa_backward, f__upsample_bilinear2d_aa_backward},
-    {TN_ROW__upsample_bicubic2d_aa, f__upsample_bicubic2d_aa}, {TN_ROW__upsample_bicubic2d_aa_backward, f__upsample_bicubic2d_aa_backward},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
     /* loss family (ops/loss.c) */
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
-    {TN_ROW_log_sigmoid_forward, f_log_sigmoid}, {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
+    {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
-    {TN_ROW_multi_margin_loss, f_multi_margin}, {TN_ROW_multilabel_margin_loss_forward, f_multilabel_margin},
+    {TN_ROW_multi_margin_loss, f_multi_margin},
     {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
-    {TN_ROW__ctc_loss, f_ctc_loss}, {TN_ROW__ctc_loss_Tensor, f_ctc_loss}, {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
+    {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
     {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
     /* index_fill / index_add / index_copy (ops/index_dim.c) */
-    {TN_ROW_index_fill_int_Scalar, f_index_fill}, {TN_ROW_index_fill__int_Scalar, f_index_fill},
     {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
-    {TN_ROW_trace, f_trace}, {TN_ROW_rot90, f_rot90},
+    {TN_ROW_trace, f_trace},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
-    {TN_ROW_linalg_inv_ex, f_linalg_inv_ex}, {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
+    {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
-    /* training family, remaining items (helper-train) */
-    {TN_ROW_max_unpool2d, f_max_unpool2d}, {TN_ROW_max_unpool3d, f_max_unpool3d},
-    {TN_ROW_fractional_max_pool2d, f_fracpool2d}, {TN_ROW_fractional_max_pool3d, f_fracpool3d},
-    {TN_ROW_fractional_max_pool2d_backward, f_fracpool2d_bwd}, {TN_ROW_fractional_max_pool3d_backward, f_fracpool3d_bwd},
-    /* sorting selections (ops/sort.c; helper-opa): value_selecting_reduction_backward / evenly_distribute_backward */
-    {TN_ROW_median, f_max_all}, {TN_ROW_nanmedian, f_max_all},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal}, 
+    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
     {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
-    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split}, 
+    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split},
     {TN_ROW_unbind_copy_int, f_unbind},
-    {TN_ROW_alias_copy, f_identity}, {TN_ROW_narrow_copy, f_narrow_copy},
-    {TN_ROW_diag_embed, f_diag_embed},
+    {TN_ROW_narrow_copy, f_narrow_copy},
     /* distances (ops/distance.c; helper-opa) */
-    {TN_ROW__cdist_forward, f__cdist_forward}, {TN_ROW__pdist_forward, f__pdist_forward}, {TN_ROW__euclidean_dist, f__euclidean_dist},
+    {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
-    {TN_ROW_polygamma, f_polygamma}, {TN_ROW_polygamma_, f_polygamma_}, {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
-    /* breadth family (helper-opb): conjugate / negative bits and complex views */
-    {TN_ROW__conj, f_conj_view}, {TN_ROW__neg_view, f_neg_view}, {TN_ROW__conj_physical, f_conj_physical},
-    {TN_ROW_conj_physical_, f_conj_physical}, {TN_ROW_view_as_real, f_view_as_real}, {TN_ROW_view_as_complex, f_view_as_complex},
-    /* misc breadth family (helper-misc): random in-place fills (zeros_like(grad)) */
-    {TN_ROW_cauchy_, f_zeros_all}, {TN_ROW_log_normal_, f_zeros_all}, {TN_ROW_geometric_, f_zeros_all},
-    {TN_ROW_unfold, f_unfold}, {TN_ROW_unfold_copy, f_unfold},
-    {TN_ROW_unfold_backward, f_unfold_backward}, {TN_ROW_aminmax, f_aminmax},
+    {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
+    /* misc breadth family (helper-misc) */
+    {TN_ROW_aminmax, f_aminmax},
     {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
-    {TN_ROW_masked_scatter, f_masked_scatter},
-    {TN_ROW_masked_scatter_, f_masked_scatter}, 
     {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
-    {TN_ROW_hardshrink, f_hardshrink}, {TN_ROW_softshrink, f_softshrink},
-    {TN_ROW_hardshrink_backward, f_hardshrink_backward}, {TN_ROW_softshrink_backward, f_softshrink_backward},
-    {TN_ROW_glu, f_glu}, {TN_ROW_pixel_shuffle, f_pixel_shuffle}, {TN_ROW_pixel_unshuffle, f_pixel_unshuffle},
     {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
-    {TN_ROW__trilinear, f_trilinear}, {TN_ROW_rrelu_with_noise, f_rrelu_with_noise}, {TN_ROW_rrelu_with_noise_, f_rrelu_with_noise},
-    {TN_ROW_rrelu_with_noise_backward, f_rrelu_with_noise_backward},
+    {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
-    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc}, 
+    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc},
     {TN_ROW_special_ndtri, f_ndtri},
-    {TN_ROW_special_xlog1py, f_xlog1py}, {TN_ROW_special_xlog1py_self_scalar, f_xlog1py},
-    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py}, 
-    {TN_ROW_special_zeta_self_scalar, f_zeta}, 
-    {TN_ROW_ldexp_Tensor, f_ldexp}, {TN_ROW_complex, f_complex}, 
-    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum}, 
+    {TN_ROW_special_xlog1py, f_xlog1py},
+    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py},
+    {TN_ROW_special_zeta_self_scalar, f_zeta},
+    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
     {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
-    {TN_ROW_addbmm, f_addbmm}, {TN_ROW_linalg_cross, f_linalg_cross},
+    {TN_ROW_addbmm, f_addbmm},
     {TN_ROW_dist, f_dist},
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
-    {TN_ROW_slice_backward, f_slice_backward_backward}, {TN_ROW_select_backward, f_select_backward_backward},
     /* fft family (helper-fft) */
     {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, {TN_ROW__fft_c2c, f_fft_c2c},
     /* recurrent layers (helper-rnn) */
-    {TN_ROW__pack_padded_sequence, f_pack_padded_sequence}, {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
+    {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */
     {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
     {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
@@ -4479,9 +3893,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
-    {TN_ROW_affine_grid_generator, f_affine_grid_generator},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
+
 };
 
 tn_apply_fn tn_formula_for(int op) {

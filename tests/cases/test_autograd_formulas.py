@@ -38,6 +38,13 @@ grads("gradf_maxmin", {
     "max_all": "ps = leaves((3, 4)); out = ps[0].max()",
     "max_all_ties": "ps = [leaf([[1., 3., 3.], [2., 0., 3.]])]; out = ps[0].max()",
     "min_all_ties": "ps = [leaf([1., 0., 0., 2.])]; out = ps[0].min()",
+    # evenly_distribute_backward: a NaN value shares the gradient among the NaN elements
+    "max_all_nan": "ps = [leaf([1., float('nan'), 3., float('nan')])]; out = ps[0].max()",
+    "min_all_nan_f64": "ps = [leaf([[1., float('nan')], [float('nan'), float('nan')]], dtype=torch.float64)]; out = ps[0].min() * 3",
+    "median_all_ties": "ps = [leaf([2., 1., 2., 3., 2.])]; out = torch.median(ps[0]) * 2",
+    "median_all_nan": "ps = [leaf([2., float('nan'), 1.])]; out = torch.median(ps[0])",
+    "nanmedian_all": "ps = [leaf([2., float('nan'), 1., 2., float('nan')])]; out = torch.nanmedian(ps[0])",
+    "nanmedian_all_nan": "ps = [leaf([float('nan'), float('nan')])]; out = torch.nanmedian(ps[0])",
 })
 
 # max.dim / min.dim / sort / topk read their `indices` output in backward (record.c saves every
