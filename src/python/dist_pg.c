@@ -2758,8 +2758,8 @@ static PyObject *pg_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
  * counts this group's splits from 0; upstream leaves its counter uninitialized), store
  * PrefixStore("<name>/", parent store); a rank not in the list gets None. Each distinct backend is
  * split once into a ProcessGroupGloo of the group rank and size over that store (rendezvous keys
- * `<name>//0/<rank>`), its options a copy of the parent backend's (or of `opts` for the default
- * backend type) with group_name, timeout and the global ranks set. */
+ * `<name>//0/<rank>`), its options the parent backend's own object (or `opts`), rewritten with
+ * group_name, timeout and the global ranks (see derived_opts). */
 
 /* the new ProcessGroup over `store` with one backend per distinct parent backend, made by mk */
 static PyObject *pg_derive(pg_obj *p, PyObject *store, int rank, int size, PyObject *name, PyObject *desc,
