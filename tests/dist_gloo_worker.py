@@ -587,6 +587,108 @@ def init_method():
     res["rank_size"] = [dist.get_rank(), dist.get_world_size()]
 
 
+def split():
+    """the low-level ProcessGroup.split_group / merge_remote_group (upstream's ProcessGroup::splitGroup
+    and ProcessGroupGloo::split / merge): which ranks get a group, its name, rank, size, desc, device
+    types and timeout, a collective on it; bad input. Few groups: each new group is a rendezvous in
+    which upstream's gloo sometimes leaves a rank hanging (docs/distributed.md "### Groups")"""
+    W = dist.get_world_size()
+    pg = dist.distributed_c10d._get_default_group()
+    lo, hi = [0, 1], list(range(2, W))
+
+    def info(name, g, seed):
+        if g is None:
+            res[name] = None
+            return
+        be = g._get_backend(torch.device("cpu"))
+        t = data(torch.float32, 1023, seed)
+        g.allreduce([t]).wait()
+        b = data(torch.float64, 257, seed)
+        opts = dist.BroadcastOptions()
+        opts.rootRank = g.size() - 1
+        g.broadcast([b], opts).wait()
+        # upstream's default desc counts from an uninitialized counter (any integer): the pattern
+        desc = re.sub(r"(?<=:split:)-?\d+", "<n>", g.group_desc)
+        res[name] = [type(g).__name__, g.group_name, desc, g.rank(), g.size(), repr(g.bound_device_id),
+                     sorted(str(d) for d in g._device_types), type(be).__name__, be.rank(), be.size(),
+                     str(be.options._timeout), be.options.group_name, g.name(), digest(t), digest(b)]
+
+    def fresh():
+        # options of one's own with a device of one's own: upstream's gloo then connects every new
+        # group reliably; with the parent's shared options and device it often leaves a rank
+        # stuck (docs/distributed.md "### Groups"), so only sp_shared below (not in the
+        # comparisons with upstream) takes that path with a rendezvous
+        o = dist.ProcessGroupGloo._Options()
+        o._devices = [dist.ProcessGroupGloo.create_default_device()]
+        o._timeout = datetime.timedelta(seconds=20)
+        return o
+
+    # every rank asks for both groups: a rank outside the list gets None
+    info("sp_lo", pg.split_group(lo, opts=fresh()), 120)
+    info("sp_hi", pg.split_group(hi, opts=fresh()), 121)
+    # names, desc and timeout given; ranks in any order are taken sorted; the options given are
+    # the new backend's (and are rewritten: name, timeout, global ranks)
+    o = fresh()
+    info("sp_named", pg.split_group(list(reversed(range(W))), timeout=datetime.timedelta(seconds=7), opts=o,
+                                    group_name="sp_all", group_desc="sp desc"), 123)
+    res["sp_named_opts"] = [o.group_name, str(o._timeout), o.global_ranks_in_group]
+    # a split of a split
+    outer = pg.split_group([3, 1, 2, 0][:W] if W == 4 else list(range(W)), opts=fresh())
+    info("sp_outer", outer, 124)
+    info("sp_inner", outer.split_group(lo if RANK < 2 else hi, opts=fresh()), 125)
+    # bad input: upstream's checks (a rank out of range is not checked: the group waits for it until
+    # the store times out)
+    for k, ranks in (("empty", []), ("dup", [RANK, RANK]), ("too_long", list(range(W + 1))), ("not_int", ["a"])):
+        try:
+            pg.split_group(ranks)
+            res[f"sp_bad_{k}"] = "no error"
+        except Exception as e:  # noqa: BLE001 - type and message are the evidence
+            res[f"sp_bad_{k}"] = [type(e).__name__, str(e).split("\n")[0]]
+    try:
+        pg.split_group(list(range(W)), device_types=[torch.device("meta")])
+        res["sp_bad_device_type"] = "no error"
+    except Exception as e:  # noqa: BLE001
+        res["sp_bad_device_type"] = [type(e).__name__, str(e)]
+    # without opts the parent backend's options are the new group's, and each split rewrites them,
+    # even on a rank outside the list (None, no rendezvous)
+    po = pg._get_backend(torch.device("cpu")).options
+    res["sp_parent_options_before"] = [po.group_name, str(po._timeout), len(po._devices)]
+    res["sp_not_member"] = repr(pg.split_group([r for r in range(W) if r != RANK]))
+    res["sp_not_member_timeout"] = repr(pg.split_group([r for r in range(W) if r != RANK], group_name="sp_other",
+                                                       timeout=datetime.timedelta(seconds=5)))
+    res["sp_parent_options"] = [po is pg._get_backend(torch.device("cpu")).options, po.group_name, str(po._timeout)]
+    if os.environ.get("TN_SPLIT_SHARED"):
+        g = pg.split_group(list(range(W)), group_name="sp_shared")
+        t = torch.arange(4, dtype=torch.float64) + 10 * RANK
+        g.allreduce([t]).wait()
+        go = g._get_backend(torch.device("cpu")).options
+        res["sp_shared"] = [go is po, go._devices[0] is po._devices[0], po.group_name, str(po._timeout),
+                            go.global_ranks_in_group, g.rank(), t.tolist()]
+    t = data(torch.float32, 1023, 127)
+    dist.all_reduce(t)   # the default group is untouched
+    res["sp_after"] = digest(t)
+
+
+def merge():
+    """merge_remote_group: ranks from the order of arrival on the store's counter `mergeGroupRank`"""
+    W = dist.get_world_size()
+    pg = dist.distributed_c10d._get_default_group()
+    store = dist.PrefixStore("merge_test", dist.distributed_c10d._get_default_store())
+    g = pg.merge_remote_group(store, W, datetime.timedelta(seconds=30))
+    t = torch.full((5,), float(RANK + 1))
+    g.allreduce([t]).wait()
+    be = g._get_backend(torch.device("cpu"))
+    res["mg"] = [type(g).__name__, g.group_name, g.group_desc, g.size(), repr(g.bound_device_id),
+                 sorted(str(d) for d in g._device_types), str(be.options._timeout), be.options.group_name, t.tolist()]
+    res["mg_rank"] = g.rank()
+    res["mg_rank_key"] = store.get("mergeGroupRank").decode()
+    g2 = pg.merge_remote_group(dist.PrefixStore("merge_named", dist.distributed_c10d._get_default_store()), W,
+                               group_name="merged", group_desc="merged desc")
+    t = torch.full((3,), float(RANK + 1))
+    g2.allreduce([t]).wait()
+    res["mg_named"] = [g2.group_name, g2.group_desc, g2.size(), t.tolist()]
+
+
 timeout = datetime.timedelta(seconds=float(os.environ.get("TN_TEST_PG_TIMEOUT", "60")))
 init = os.environ.get("TN_TEST_INIT", "env://")
 if init.startswith("env://"):
@@ -594,7 +696,8 @@ if init.startswith("env://"):
 else:
     dist.init_process_group("gloo", init_method=init, rank=RANK, world_size=int(os.environ["WORLD_SIZE"]),
                             timeout=timeout)
-{"collectives": collectives, "killed": killed, "stopped": stopped, "init": init_method, "overlap": overlap}[SUITE]()
+{"collectives": collectives, "killed": killed, "stopped": stopped, "init": init_method, "overlap": overlap,
+ "split": split, "merge": merge}[SUITE]()
 with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
     json.dump(res, f, sort_keys=True)
 if SUITE not in ("killed", "stopped"):

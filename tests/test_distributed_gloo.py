@@ -397,3 +397,109 @@ def test_bad_sizes_raise_as_upstream():
         outs.append(out.stdout.splitlines())
     assert len(outs[0]) == 8 and not any(line == "no error" for line in outs[0][:6]), outs[0]
     assert outs[1] == outs[0]
+
+
+# ProcessGroup.split_group / merge_remote_group (dist_gloo_worker.split / merge). Upstream's own
+# gloo often leaves one rank of a new group hanging in the ProcessGroupGloo constructor while its
+# peers return, when the new backend shares the parent's device (split or merge without options of
+# its own; docs/distributed.md "### Groups"). The split suite gives its groups options with a device
+# of their own, which makes it much rarer; merge cannot. So a world holding upstream ranks gets up
+# to four attempts and is skipped, saying so, when upstream got stuck in all; ours gets one.
+SPLIT_ENV = {"TN_TEST_PG_TIMEOUT": "20"}
+
+
+def _upstream_stuck(spec, status):
+    """an attempt that failed the way upstream's gloo does on its own: an upstream rank hung in the
+    constructor (killed at the world's timeout) or raised its connect timeout, and none of ours
+    failed to connect"""
+    ours_failed = any(c == "n" and "connectFullMesh failed" in log for c, (_, log) in zip(spec, status))
+    theirs = any(c == "u" and (rc == -9 or "connectFullMesh failed" in log) for c, (rc, log) in zip(spec, status))
+    return theirs and not ours_failed
+
+
+def _world_attempts(spec, suite, out, attempts):
+    """the world's results; after `attempts` failed runs that upstream's ranks got stuck in (see
+    above) the test is skipped, saying so; any other failure fails it"""
+    for i in range(attempts):
+        results, status = _world(spec, suite, os.path.join(out, f"try{i}"), env=SPLIT_ENV, timeout=60)
+        if all(r is not None for r in results):
+            return results
+        if not _upstream_stuck(spec, status):
+            break
+    else:
+        pytest.skip(f"world {spec}: upstream's gloo left a rank stuck connecting a new group in all {attempts} "
+                    f"attempts (upstream's own intermittent failure, docs/distributed.md)")
+    _check_ok(spec, results, status)
+    return results
+
+
+@pytest.fixture(scope="module")
+def split_reference(tmp_path_factory):
+    return _world_attempts("uuuu", "split", str(tmp_path_factory.mktemp("split-uuuu")), 4)
+
+
+def test_split_reference_pins(split_reference):
+    """what upstream 2.13 answers (the worlds below must equal it): a rank outside the list gets
+    None; the name is `<parent>:split:<sorted ranks>`, the rank the place in the sorted list; the
+    backend is a ProcessGroupGloo with the parent's timeout (or the one given), no bound device;
+    upstream's checks, in its order"""
+    ref = split_reference
+    assert ref[0]["sp_hi"] is None and ref[3]["sp_lo"] is None
+    assert ref[1]["sp_lo"][:5] == ["ProcessGroup", "0:split:[0, 1]", "default_pg:split:<n>", 1, 2]
+    assert ref[3]["sp_named"][1:5] == ["sp_all", "sp desc", 3, 4] and ref[3]["sp_named"][10] == "0:00:07"
+    assert ref[3]["sp_outer"][1] == "0:split:[0, 1, 2, 3]" and ref[3]["sp_outer"][3] == 3
+    assert ref[2]["sp_inner"][1:5] == ["0:split:[0, 1, 2, 3]:split:[2, 3]", "default_pg:split:<n>:split:<n>", 0, 2]
+    assert ref[0]["sp_lo"][5:8] == ["None", ["cpu", "cuda"], "ProcessGroupGloo"] and ref[0]["sp_lo"][10] == "0:00:20"
+    assert ref[0]["sp_outer"][10] == "0:00:20"
+    assert ref[0]["sp_bad_empty"] == ["RuntimeError", "Split ranks cannot be empty. Please provide a non-empty list "
+                                      "of ranks to split the group."]
+    assert ref[0]["sp_bad_dup"][0] == "RuntimeError" and ref[0]["sp_bad_too_long"][0] == "RuntimeError"
+    assert ref[0]["sp_bad_not_int"][0] == "TypeError"
+    assert ref[0]["sp_bad_device_type"] == ["RuntimeError", "Requested device type for splitGroup is not present in "
+                                            "the parent process group: meta"]
+    assert ref[1]["sp_not_member"] == "None"
+    # the options given are rewritten (name, timeout, global ranks); without options the parent's
+    # are, even by a rank outside the list
+    assert ref[1]["sp_named_opts"] == ["sp_all", "0:00:07", [0, 1, 2, 3]]
+    assert ref[0]["sp_parent_options_before"] == ["0", "0:00:20", 1]
+    assert ref[0]["sp_parent_options"] == [True, "sp_other", "0:00:05"]
+
+
+@pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
+def test_split_group_matches_upstream(spec, split_reference, tmp_path):
+    """split_group in 4 of our ranks and in the mixed worlds: every group's name, desc, rank, size,
+    device types, backend, timeout and the bytes of an all_reduce and a broadcast in it equal the
+    all-upstream world's"""
+    results = _world_attempts(spec, "split", str(tmp_path), 1 if spec == "nnnn" else 4)
+    _compare(spec, results, split_reference)
+
+
+def test_split_group_shared_options_own_ranks(tmp_path):
+    """a split without options shares the parent backend's options and device (upstream's, measured
+    in docs/distributed.md; with a rendezvous upstream's gloo often leaves a rank stuck there, so
+    this runs in a world of our ranks only): the all_reduce in it gives the exact sum"""
+    results, status = _world("nnnn", "split", str(tmp_path), env=dict(SPLIT_ENV, TN_SPLIT_SHARED="1"), timeout=90)
+    _check_ok("nnnn", results, status)
+    for r, res in enumerate(results):
+        assert res["sp_shared"] == [True, True, "sp_shared", "0:00:05", [0, 1, 2, 3], r,
+                                    [60.0, 64.0, 68.0, 72.0]], (r, res["sp_shared"])
+
+
+@pytest.fixture(scope="module")
+def merge_reference(tmp_path_factory):
+    return _world_attempts("uuuu", "merge", str(tmp_path_factory.mktemp("merge-uuuu")), 4)
+
+
+@pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
+def test_merge_remote_group_matches_upstream(spec, merge_reference, tmp_path):
+    """merge_remote_group: the ranks are the order of arrival on the store's `mergeGroupRank`
+    counter (any permutation, on either side), name `<parent>:merge` (or the one given), the timeout
+    given (default 30 min), an all_reduce over all four"""
+    results = _world_attempts(spec, "merge", str(tmp_path), 1 if spec == "nnnn" else 4)
+    ref = [dict(r) for r in merge_reference]
+    for res in (ref, results):
+        assert sorted(r.pop("mg_rank") for r in res) == [0, 1, 2, 3]
+    assert ref[0]["mg"] == ["ProcessGroup", "0:merge", "default_pg:merge", 4, "None", ["cpu", "cuda"], "0:00:30",
+                            "0:merge", [10.0] * 5]
+    assert ref[0]["mg_named"] == ["merged", "merged desc", 4, [10.0] * 3] and ref[0]["mg_rank_key"] == "4"
+    _compare(spec, results, ref)

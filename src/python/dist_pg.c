@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
+#include <limits.h>
 #include <string.h>
 #include <structmember.h>
 #include <unistd.h>
@@ -589,6 +590,7 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
     }
     int64_t tms = 30 * 60 * 1000;
     PyObject *devs = NULL;
+    int own_opts = 0;
     b->nthreads = 2;
     if (opts && opts != Py_None) {
         PyObject *t = opt_get(opts, "_timeout");
@@ -613,6 +615,7 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
         PyObject *o = PyObject_CallNoArgs(GlooOpts_T);
         if (!o) return -1;
         Py_XSETREF(b->options, o);
+        own_opts = 1;
     }
     if (timeout && timeout != Py_None) {
         long long v = tn_dist_timedelta_to_ms(timeout);
@@ -690,6 +693,21 @@ static int gloo_init(PyObject *self, PyObject *args, PyObject *kw) {
         if (err.kind == TN_DERR_STORE || err.kind == TN_DERR_NETWORK) raise_err(&err);
         else PyErr_Format(PyExc_RuntimeError, "%s", err.msg);
         goto fail;
+    }
+    if (own_opts) {
+        /* options made here list the devices in use, as upstream's (a split copies them: the new
+         * group's contexts share these listeners) */
+        PyObject *l = PyList_New(0);
+        for (int i = 0; l && i < ndev; i++) {
+            PyObject *w = device_wrap(tn_gloo_device_ref(dv[i]));
+            if (!w || PyList_Append(l, w) < 0) Py_CLEAR(l);
+            Py_XDECREF(w);
+        }
+        if (!l || PyObject_SetAttrString(b->options, "_devices", l) < 0) {
+            Py_XDECREF(l);
+            goto fail;
+        }
+        Py_DECREF(l);
     }
     for (int i = 0; i < ndev; i++) tn_gloo_device_unref(dv[i]);
     free(dv);
@@ -2365,6 +2383,7 @@ typedef struct {
     PyObject *default_type;
     PyObject *name, *desc;
     PyObject *bound_device;
+    int64_t nsplit;         /* splits of this group without a group_desc (upstream's splitCounter_) */
 } pg_obj;
 
 static PyMemberDef pg_members[] = {{"__dictoffset__", T_PYSSIZET, offsetof(pg_obj, dict), READONLY, NULL}, {NULL}};
@@ -2728,6 +2747,318 @@ static PyObject *pg_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
     return NULL;
 }
 
+/* ------------------------------------------------------------------ split_group / merge_remote_group
+ *
+ * The low-level ProcessGroup.split_group / merge_remote_group, as upstream 2.13's
+ * ProcessGroup::splitGroup / mergeRemoteGroup and ProcessGroupGloo::split / merge (measured on
+ * upstream in 4-rank worlds, docs/distributed.md "### Groups"): the ranks are taken sorted (the
+ * name and the new ranks follow the sorted list); checks in upstream's order (empty, longer than
+ * the group, duplicates, device types); no range check (an absent rank is waited for until the
+ * timeout, as upstream's). Name `<parent name>:split:[a, b]`, desc `<parent desc>:split:<n>` (n
+ * counts this group's splits from 0; upstream leaves its counter uninitialized), store
+ * PrefixStore("<name>/", parent store); a rank not in the list gets None. Each distinct backend is
+ * split once into a ProcessGroupGloo of the group rank and size over that store (rendezvous keys
+ * `<name>//0/<rank>`), its options the parent backend's own object (or `opts`), rewritten with
+ * group_name, timeout and the global ranks (see derived_opts). */
+
+/* the new ProcessGroup over `store` with one backend per distinct parent backend, made by mk */
+static PyObject *pg_derive(pg_obj *p, PyObject *store, int rank, int size, PyObject *name, PyObject *desc,
+                           PyObject *filter, PyObject *(*mk)(PyObject *parent_be, void *ctx), void *ctx) {
+    PyObject *made = PyDict_New();   /* id(parent backend) -> new backend */
+    PyObject *np = NULL;
+    PyObject *k, *be;
+    Py_ssize_t pos = 0;
+    if (!made) return NULL;
+    while (PyDict_Next(p->backends, &pos, &k, &be)) {
+        if (filter && filter != Py_None) {
+            int in = PySequence_Contains(filter, k);
+            if (in < 0) goto fail;
+            if (!in) continue;
+        }
+        PyObject *bt = PyDict_GetItemWithError(p->btypes, k);
+        if (!bt && PyErr_Occurred()) goto fail;
+        PyObject *id = PyLong_FromVoidPtr(be);
+        if (!id) goto fail;
+        PyObject *nb = PyDict_GetItemWithError(made, id);
+        if (nb) Py_INCREF(nb);
+        else if (!PyErr_Occurred() && (nb = mk(be, ctx)) && PyDict_SetItem(made, id, nb) < 0) Py_CLEAR(nb);
+        Py_DECREF(id);
+        if (!nb) goto fail;
+        if (nb == Py_None) { Py_DECREF(nb); continue; }
+        if (!np) {
+            np = PyObject_CallFunction((PyObject *)PG_T, "Oii", store, rank, size);
+            if (!np) { Py_DECREF(nb); goto fail; }
+            if (p->default_type) ((pg_obj *)np)->default_type = Py_NewRef(p->default_type);
+        }
+        int rc = PyDict_SetItem(((pg_obj *)np)->backends, k, nb) < 0 ||
+                 (bt && PyDict_SetItem(((pg_obj *)np)->btypes, k, bt) < 0);
+        Py_DECREF(nb);
+        if (rc) goto fail;
+    }
+    Py_DECREF(made);
+    if (!np) Py_RETURN_NONE;
+    Py_XSETREF(((pg_obj *)np)->name, Py_NewRef(name));
+    Py_XSETREF(((pg_obj *)np)->desc, Py_NewRef(desc));
+    return np;
+fail:
+    Py_XDECREF(np);
+    Py_DECREF(made);
+    return NULL;
+}
+
+typedef struct {
+    PyObject *store, *opts, *timeout, *name, *default_type, *btypes;
+    long *ranks;
+    Py_ssize_t n;
+    int rank;       /* merge: the new rank */
+    int size;       /* merge: the new size */
+} derive_ctx;
+
+/* the options a split or merge gives the new backend: upstream's cloneOptions of gloo options is
+ * the same object, so the new group shares (and the call rewrites) the parent's options (or the
+ * `opts` given): group_name and timeout set here, global_ranks_in_group by the split; options of
+ * another kind: upstream's fallback to new default options */
+static PyObject *derived_opts(PyObject *o, PyObject *name, PyObject *timeout) {
+    if (!PyObject_TypeCheck(o, (PyTypeObject *)GlooOpts_T)) return PyObject_CallNoArgs(GlooOpts_T);
+    if (PyObject_SetAttrString(o, "group_name", name) < 0 ||
+        (timeout && timeout != Py_None && PyObject_SetAttrString(o, "_timeout", timeout) < 0))
+        return NULL;
+    return Py_NewRef(o);
+}
+
+static PyObject *split_one(PyObject *parent_be, void *vc) {
+    derive_ctx *c = vc;
+    if (!PyObject_TypeCheck(parent_be, Gloo_T)) {
+        PyErr_Format(PyExc_RuntimeError, "Backend %s is missing implementation of split.", tn_py_type_name(parent_be));
+        return NULL;
+    }
+    backend_obj *pb = (backend_obj *)parent_be;
+    /* the parent's global ranks, read before the shared options are rewritten (empty: 0..size-1;
+     * upstream indexes past the end of a shorter list, e.g. after an earlier split rewrote it) */
+    PyObject *pg = opt_get(pb->options, "global_ranks_in_group");
+    PyObject *pgl = pg ? PySequence_List(pg) : NULL;
+    Py_XDECREF(pg);
+    if (!pgl) PyErr_Clear();
+    PyObject *o = derived_opts(c->opts && c->opts != Py_None ? c->opts : pb->options, c->name, c->timeout);
+    Py_ssize_t me = -1;
+    for (Py_ssize_t i = 0; i < c->n; i++)
+        if (c->ranks[i] == pb->rank) me = i;
+    if (!o || me < 0) {
+        Py_XDECREF(pgl);
+        Py_XDECREF(o);
+        if (!o) return NULL;
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t np = pgl ? PyList_Size(pgl) : 0;
+    PyObject *gr = PyList_New(c->n);
+    for (Py_ssize_t i = 0; gr && i < c->n; i++) {
+        PyObject *v = c->ranks[i] >= 0 && c->ranks[i] < np ? Py_NewRef(PyList_GetItem(pgl, c->ranks[i]))
+                                                           : PyLong_FromLong(c->ranks[i]);
+        if (!v) Py_CLEAR(gr);
+        else PyList_SetItem(gr, i, v);
+    }
+    Py_XDECREF(pgl);
+    int rc = !gr || PyObject_SetAttrString(o, "global_ranks_in_group", gr) < 0;
+    Py_XDECREF(gr);
+    PyObject *nb = rc ? NULL : PyObject_CallFunction((PyObject *)Gloo_T, "OinO", c->store, (int)me, c->n, o);
+    Py_DECREF(o);
+    return nb;
+}
+
+static PyObject *merge_one(PyObject *parent_be, void *vc) {
+    derive_ctx *c = vc;
+    if (!PyObject_TypeCheck(parent_be, Gloo_T)) {
+        PyErr_Format(PyExc_RuntimeError, "Backend %s is missing implementation of merge.", tn_py_type_name(parent_be));
+        return NULL;
+    }
+    PyObject *o = derived_opts(((backend_obj *)parent_be)->options, c->name, c->timeout);
+    PyObject *nb = o ? PyObject_CallFunction((PyObject *)Gloo_T, "OiiO", c->store, c->rank, c->size, o) : NULL;
+    Py_XDECREF(o);
+    return nb;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static PyObject *pg_split_group(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"ranks", "timeout", "opts", "group_name", "group_desc", "device_types", NULL};
+    pg_obj *p = (pg_obj *)self;
+    PyObject *ranks, *timeout = Py_None, *opts = Py_None, *gname = Py_None, *gdesc = Py_None, *devs = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|OOOOO:split_group", kws, &ranks, &timeout, &opts, &gname, &gdesc,
+                                     &devs))
+        return NULL;
+    if ((gname != Py_None && !PyUnicode_Check(gname)) || (gdesc != Py_None && !PyUnicode_Check(gdesc)) ||
+        (timeout != Py_None && !PyObject_HasAttrString(timeout, "total_seconds")) || PyUnicode_Check(ranks) ||
+        !PySequence_Check(ranks))
+        goto badargs;
+    if (opts != Py_None) {   /* a Backend.Options (ProcessGroupGloo._Options is one) */
+        PyObject *bo = PyObject_GetAttrString((PyObject *)Backend_T, "Options");
+        int isopt = bo ? PyObject_IsInstance(opts, bo) : -1;
+        Py_XDECREF(bo);
+        if (isopt < 0) return NULL;
+        if (!isopt) goto badargs;
+    }
+    PyObject *seq = PySequence_List(ranks);
+    if (!seq) { PyErr_Clear(); goto badargs; }
+    Py_ssize_t n = PyList_Size(seq);
+    long *rk = malloc(sizeof(long) * (size_t)(n ? n : 1));
+    if (!rk) { Py_DECREF(seq); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyList_GetItem(seq, i);
+        PyObject *ix = PyBool_Check(item) ? NULL : PyNumber_Index(item);
+        rk[i] = ix ? PyLong_AsLong(ix) : -1;
+        Py_XDECREF(ix);
+        if (!ix || (rk[i] == -1 && PyErr_Occurred()) || rk[i] < INT_MIN || rk[i] > INT_MAX) {
+            PyErr_Clear();
+            free(rk);
+            Py_DECREF(seq);
+            goto badargs;
+        }
+    }
+    Py_DECREF(seq);
+    qsort(rk, (size_t)n, sizeof *rk, cmp_long);
+    const char *bad = NULL;
+    if (n == 0) bad = "Split ranks cannot be empty. Please provide a non-empty list of ranks to split the group.";
+    else if (n > p->size) bad = "the split group's size should be no larger than the world_size set by init_process_group";
+    for (Py_ssize_t i = 1; !bad && i < n; i++)
+        if (rk[i] == rk[i - 1])
+            bad = "Split ranks should not have duplicates. Please provide a list of unique ranks to split the group.";
+    if (bad) {
+        free(rk);
+        PyErr_SetString(PyExc_RuntimeError, bad);
+        return NULL;
+    }
+    /* device_types: a filter of the parent's device types that must hold the default's */
+    PyObject *filter = NULL, *r = NULL, *name = NULL, *desc = NULL, *store = NULL;
+    if (devs != Py_None) {
+        PyObject *ds = PyUnicode_Check(devs) ? NULL : PySequence_List(devs);
+        if (!ds) { PyErr_Clear(); free(rk); goto badargs; }
+        filter = PyList_New(0);
+        for (Py_ssize_t i = 0; filter && i < PyList_Size(ds); i++) {
+            PyObject *k = dev_key(PyList_GetItem(ds, i));
+            int in = k ? PyDict_Contains(p->backends, k) : -1;
+            if (in == 0)
+                PyErr_Format(PyExc_RuntimeError,
+                             "Requested device type for splitGroup is not present in the parent process group: %U", k);
+            if (in <= 0 || PyList_Append(filter, k) < 0) Py_CLEAR(filter);
+            Py_XDECREF(k);
+        }
+        Py_DECREF(ds);
+        if (!filter) goto done;
+        if (PyList_Size(filter) > 0) {
+            /* the device type whose backend type is the default one must be in the filter */
+            PyObject *k, *bt;
+            Py_ssize_t pos = 0;
+            int found = 0;
+            while (!found && p->default_type && PyDict_Next(p->btypes, &pos, &k, &bt)) {
+                int eq = PyObject_RichCompareBool(bt, p->default_type, Py_EQ);
+                if (eq < 0) goto done;
+                if (eq) {
+                    int in = PySequence_Contains(filter, k);
+                    if (in < 0) goto done;
+                    found = 1;
+                    if (!in) found = 2;
+                }
+            }
+            if (found != 1) {
+                PyErr_SetString(PyExc_RuntimeError, "splitGroup deviceTypes filter must include the parent process group's "
+                                                    "default backend device type.");
+                goto done;
+            }
+        } else {
+            Py_CLEAR(filter);
+        }
+    }
+    if (gname != Py_None) {
+        name = Py_NewRef(gname);
+    } else {
+        /* fmt's "[a, b, c]" */
+        PyObject *l = PyList_New(n);
+        for (Py_ssize_t i = 0; l && i < n; i++) {
+            PyObject *v = PyLong_FromLong(rk[i]);
+            if (!v) Py_CLEAR(l);
+            else PyList_SetItem(l, i, v);
+        }
+        name = l ? PyUnicode_FromFormat("%U:split:%R", p->name, l) : NULL;
+        Py_XDECREF(l);
+    }
+    if (!name) goto done;
+    desc = gdesc != Py_None ? Py_NewRef(gdesc) : PyUnicode_FromFormat("%U:split:%lld", p->desc, (long long)p->nsplit);
+    if (gdesc == Py_None) p->nsplit++;
+    if (!desc) goto done;
+    PyObject *ps = PyObject_GetAttrString(c10d_mod, "PrefixStore");
+    PyObject *pre = ps ? PyUnicode_FromFormat("%U/", name) : NULL;
+    store = pre ? PyObject_CallFunctionObjArgs(ps, pre, p->store, NULL) : NULL;
+    Py_XDECREF(pre);
+    Py_XDECREF(ps);
+    if (!store) goto done;
+    derive_ctx c = {store, opts, timeout, name, NULL, NULL, rk, n, 0, 0};
+    /* the group rank is each backend's place in the list: find ours for the ProcessGroup */
+    int me = -1;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (rk[i] == p->rank) me = (int)i;
+    r = pg_derive(p, store, me, (int)n, name, desc, filter, split_one, &c);
+done:
+    free(rk);
+    Py_XDECREF(filter);
+    Py_XDECREF(name);
+    Py_XDECREF(desc);
+    Py_XDECREF(store);
+    return r;
+badargs:
+    PyErr_Format(PyExc_TypeError,
+                 "split_group(): incompatible function arguments. The following argument types are supported:\n"
+                 "    1. (self: torch._C._distributed_c10d.ProcessGroup, ranks: collections.abc.Sequence[typing.SupportsInt "
+                 "| typing.SupportsIndex], timeout: datetime.timedelta | None = None, opts: c10d::Backend::Options | None "
+                 "= None, group_name: str | None = None, group_desc: str | None = None, device_types: "
+                 "collections.abc.Sequence[torch.device] | None = None) -> torch._C._distributed_c10d.ProcessGroup\n\n"
+                 "Invoked with: %R, %R", self, args);
+    return NULL;
+}
+
+static PyObject *pg_merge_remote_group(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"store", "size", "timeout", "group_name", "group_desc", NULL};
+    pg_obj *p = (pg_obj *)self;
+    PyObject *store, *timeout = NULL, *gname = Py_None, *gdesc = Py_None;
+    int size;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "Oi|OOO:merge_remote_group", kws, &store, &size, &timeout, &gname, &gdesc))
+        return NULL;
+    PyObject *st_t = PyObject_GetAttrString(c10d_mod, "Store");
+    int ok = st_t ? PyObject_IsInstance(store, st_t) : -1;
+    Py_XDECREF(st_t);
+    if (ok < 0) return NULL;
+    if (!ok || (gname != Py_None && !PyUnicode_Check(gname)) || (gdesc != Py_None && !PyUnicode_Check(gdesc)) ||
+        (timeout && !PyObject_HasAttrString(timeout, "total_seconds"))) {
+        PyErr_Format(PyExc_TypeError,
+                     "merge_remote_group(): incompatible function arguments. The following argument types are supported:\n"
+                     "    1. (self: torch._C._distributed_c10d.ProcessGroup, store: torch._C._distributed_c10d.Store, "
+                     "size: typing.SupportsInt | typing.SupportsIndex, timeout: datetime.timedelta = "
+                     "datetime.timedelta(seconds=1800), group_name: str | None = None, group_desc: str | None = None) -> "
+                     "torch._C._distributed_c10d.ProcessGroup\n\nInvoked with: %R, %R", self, args);
+        return NULL;
+    }
+    PyObject *to = timeout ? Py_NewRef(timeout) : tn_dist_timedelta_ms(1800 * 1000LL);
+    if (!to) return NULL;
+    /* the rank: the order of arrival on the store's counter */
+    PyObject *v = PyObject_CallMethod(store, "add", "si", "mergeGroupRank", 1);
+    long long rank = v ? PyLong_AsLongLong(v) - 1 : -2;
+    Py_XDECREF(v);
+    if (rank == -2 || PyErr_Occurred()) { Py_DECREF(to); return NULL; }
+    PyObject *name = gname != Py_None ? Py_NewRef(gname) : PyUnicode_FromFormat("%U:merge", p->name);
+    PyObject *desc = gdesc != Py_None ? Py_NewRef(gdesc) : PyUnicode_FromFormat("%U:merge", p->desc);
+    PyObject *r = NULL;
+    if (name && desc) {
+        derive_ctx c = {store, NULL, to, name, NULL, NULL, NULL, 0, (int)rank, size};
+        r = pg_derive(p, store, (int)rank, size, name, desc, NULL, merge_one, &c);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(desc);
+    Py_DECREF(to);
+    return r;
+}
+
 static PyMethodDef pg_methods[] = {
     {"rank", pg_rank, METH_NOARGS, NULL},
     {"size", pg_size, METH_NOARGS, NULL},
@@ -2772,6 +3103,8 @@ static PyMethodDef pg_methods[] = {
     {"monitored_barrier", F(pg_monitored_barrier), KW, NULL},
     {"_start_coalescing", F(pg_coalescing), KW, NULL},
     {"_end_coalescing", F(pg_coalescing), KW, NULL},
+    {"split_group", F(pg_split_group), KW, NULL},
+    {"merge_remote_group", F(pg_merge_remote_group), KW, NULL},
     {NULL},
 };
 static PyGetSetDef pg_getset[] = {
