@@ -406,6 +406,14 @@ def test_bad_sizes_raise_as_upstream():
 # of their own, which makes it much rarer; merge cannot. So a world holding upstream ranks gets up
 # to four attempts and is skipped, saying so, when upstream got stuck in all; ours gets one.
 SPLIT_ENV = {"TN_TEST_PG_TIMEOUT": "20"}
+# Those worlds (an all-upstream reference, then ours against it) are opt-in: on the shared 2-core
+# host upstream got stuck in all four attempts of its own reference world (measured 2026-12-04:
+# 7 of 8 tests skipped after 8 minutes), so in `make test` they would cost minutes and compare
+# nothing. TN_DIST_SPLIT_UPSTREAM=1 runs them. The world of our ranks below always runs.
+UPSTREAM_SPLIT_WORLDS = pytest.mark.skipif(
+    os.environ.get("TN_DIST_SPLIT_UPSTREAM") != "1",
+    reason="opt-in (TN_DIST_SPLIT_UPSTREAM=1): upstream's own gloo intermittently hangs connecting a "
+           "split / merged group, so its reference world often cannot run (docs/distributed.md)")
 
 
 def _upstream_stuck(spec, status):
@@ -438,6 +446,7 @@ def split_reference(tmp_path_factory):
     return _world_attempts("uuuu", "split", str(tmp_path_factory.mktemp("split-uuuu")), 4)
 
 
+@UPSTREAM_SPLIT_WORLDS
 def test_split_reference_pins(split_reference):
     """what upstream 2.13 answers (the worlds below must equal it): a rank outside the list gets
     None; the name is `<parent>:split:<sorted ranks>`, the rank the place in the sorted list; the
@@ -466,6 +475,7 @@ def test_split_reference_pins(split_reference):
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
+@UPSTREAM_SPLIT_WORLDS
 def test_split_group_matches_upstream(spec, split_reference, tmp_path):
     """split_group in 4 of our ranks and in the mixed worlds: every group's name, desc, rank, size,
     device types, backend, timeout and the bytes of an all_reduce and a broadcast in it equal the
@@ -491,6 +501,7 @@ def merge_reference(tmp_path_factory):
 
 
 @pytest.mark.parametrize("spec", ["nnnn", "nnuu", "uunn"])
+@UPSTREAM_SPLIT_WORLDS
 def test_merge_remote_group_matches_upstream(spec, merge_reference, tmp_path):
     """merge_remote_group: the ranks are the order of arrival on the store's `mergeGroupRank`
     counter (any permutation, on either side), name `<parent>:merge` (or the one given), the timeout
