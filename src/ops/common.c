@@ -147,7 +147,6 @@ bool tn_can_cast(tn_dtype from, tn_dtype to) {
     return category(from) <= category(to);
 }
 
-int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
 
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b) {

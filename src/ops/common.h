@@ -62,6 +62,9 @@ tn_dtype tn_number_dtype(const tn_value *v);
  * then the kernel's alpha.to<scalar_t>() overflow check; none on a meta call. 0 or -1. target:
  * self in place, the out= tensor or NULL; when upstream's iterator refuses it (cast, in-place
  * shape against a and b's broadcast) that error comes first, so no alpha check here. */
+/* Would upstream's Scalar::to<T>() refuse number v for dtype dt? 0, or -1 with its RuntimeError
+ * ("value cannot be converted to type T without overflow") set (ops/create.c). */
+int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */

@@ -547,7 +547,6 @@ PyObject *tn_op_index_put(tn_value *a) {
     return r;
 }
 
-int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
 
 /* ---------- index_select / gather / scatter ---------- */
 

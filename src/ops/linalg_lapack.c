@@ -2100,7 +2100,6 @@ PyObject *tn_op_linalg_householder_product_out(tn_value *a) {
  * 1-based int32 pivots: the identity permutation swapped row by row (perm[i] <-> perm[piv[i]-1]),
  * then P[perm[j], j] = 1. Unrequested outputs are empty [0] tensors of LU's dtype. One row of
  * pivots per matrix; too few pivots or rows raise (upstream reads past them). */
-int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
 void tn_cr_store(char *p, tn_dtype dt, const tn_value *v);
 
 static PyObject *lu_unpack_impl(PyObject *LU, PyObject *piv, bool unpack_data, bool unpack_pivots) {

@@ -911,44 +911,6 @@ DEF(where_Scalar, where_sc(a, true, true, NULL))
 
 /* ---------------------------------------------------------------- clamp */
 
-static const char *ctype_name(tn_dtype d) {
-    switch (d) {
-    case TN_DTYPE_U8: return "uint8_t";
-    case TN_DTYPE_I8: return "int8_t";
-    case TN_DTYPE_I16: return "short int";
-    case TN_DTYPE_I32: return "int";
-    case TN_DTYPE_I64: return "long int";
-    case TN_DTYPE_F16: return "c10::Half";
-    case TN_DTYPE_BF16: return "c10::BFloat16";
-    case TN_DTYPE_F32: return "float";
-    case TN_DTYPE_F64: return "double";
-    default: return tn_dtype_infos[d].name;
-    }
-}
-
-/* upstream's checked conversion of a Scalar bound to the compute dtype */
-static int check_fits(const tn_value *v, tn_dtype ct) {
-    bool bad = false;
-    if (tn_dtype_is_integral(ct, false) && (v->tag == TN_V_INT)) {
-        int64_t x = v->u.i;
-        switch (ct) {
-        case TN_DTYPE_U8: bad = x < 0 || x > 255; break;
-        case TN_DTYPE_I8: bad = x < -128 || x > 127; break;
-        case TN_DTYPE_I16: bad = x < -32768 || x > 32767; break;
-        case TN_DTYPE_I32: bad = x < INT32_MIN || x > INT32_MAX; break;
-        default: break;
-        }
-    } else if (tn_dtype_is_floating(ct) && ct != TN_DTYPE_F64) {
-        double x = tn_value_as_double(v);
-        double lim = ct == TN_DTYPE_F16 ? 65504.0 : ct == TN_DTYPE_BF16 ? 3.3895313892515355e38 : FLT_MAX;
-        bad = isfinite(x) && fabs(x) > lim;
-    }
-    if (bad) {
-        PyErr_Format(PyExc_RuntimeError, "value cannot be converted to type %s without overflow", ctype_name(ct));
-        return -1;
-    }
-    return 0;
-}
 
 static PyObject *clamp_none(void) {
     PyErr_SetString(PyExc_RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None");
@@ -971,7 +933,7 @@ static PyObject *clamp_scalar(tn_value *self, const tn_value *mn, const tn_value
     tn_dtype ct = tn_result_type(n, vals);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (tn_dtype_is_complex(ct)) return clamp_cplx();
-    if ((hl && check_fits(mn, ct) < 0) || (hh && check_fits(mx, ct) < 0)) return NULL;
+    if ((hl && tn_cr_check_scalar(mn, ct) < 0) || (hh && tn_cr_check_scalar(mx, ct) < 0)) return NULL;
     if (tn_require_computable("clamp", ct) < 0) return NULL;
     tn_loop loop = tn_clamp_loop(ct);
     tn_clamp_params p;

@@ -672,7 +672,6 @@ PyObject *tn_op_hash_tensor_out(tn_value *a) { return hash_tensor_impl(a, a[4].u
  * leave the data (upstream reads out of bounds, only `unsafe` lengths or offsets can) raise. */
 enum { SEG_MAX, SEG_MEAN, SEG_MIN, SEG_SUM, SEG_PROD };
 
-int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);   /* ops/create.c */
 void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
 
 static double seg_round(tn_dtype dt, double v) {

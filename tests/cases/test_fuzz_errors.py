@@ -160,6 +160,15 @@ cases("fuzz_scalar_overflow", {
     "masked_fill_mask_dtype_first": "err(lambda: torch.zeros(2, 3, dtype=torch.int8).masked_fill(m.int(), 200))",
 }, setup=FILL)
 
+# clamp's bounds go through the same checked conversion as fill (uint8 takes -255..-1, wrapping)
+cases("fuzz_clamp_bounds", {
+    "u8_negative_min": "torch.clamp(torch.tensor([1, 200], dtype=torch.uint8), min=-5)",
+    "u8_min_too_negative": "err(lambda: torch.clamp(torch.tensor([1, 200], dtype=torch.uint8), min=-300))",
+    "u8_max_256": "err(lambda: torch.clamp(torch.tensor([1, 200], dtype=torch.uint8), max=256))",
+    "i8_bounds": "[err(lambda: torch.clamp(torch.tensor([1], dtype=torch.int8), max=v)) for v in (-129, -128, 127, 128)]",
+    "f16_max": "[err(lambda: torch.clamp(torch.tensor([1.], dtype=torch.half), max=v)) for v in (65504.0, 1e6, math.inf)]",
+}, setup=FILL)
+
 # scatter's structured out=: upstream's meta checks (index dtype, shapes), the out's overlap, then
 # the out dtype must equal self's; the kernel converts the value after its index checks
 cases("fuzz_scatter_out", {
