@@ -123,6 +123,19 @@ static inline int nearest_int(float v) {
 static inline int imin(int a, int b) { return a < b ? a : b; }
 static inline int imax(int a, int b) { return a > b ? a : b; }
 
+/* The first element of x[0, n) with the largest magnitude, sign kept (ggml's max / amax scan);
+ * *amax gets that magnitude. */
+static float signed_absmax(const float *x, int n, float *amax) {
+    float max = 0;
+    *amax = 0;
+    for (int i = 0; i < n; i++)
+        if (fabsf(x[i]) > *amax) {
+            *amax = fabsf(x[i]);
+            max = x[i];
+        }
+    return max;
+}
+
 /* ggml's make_qkx2_quants with rdelta = 0.1 (Q4_K: n 32, nmax 15, rmin -1, nstep 20, squared
  * error; Q5_K: n 32, nmax 31, rmin -0.5, nstep 15, squared; Q2_K: n 16, nmax 3, rmin -0.5, nstep 15,
  * absolute error (use_mad)): a scale and a min (returned in *the_min as -min) minimising the
@@ -261,14 +274,7 @@ static void quant_q45k(const float *x, uint8_t *y, const int five) {
 /* ggml's make_qx_quants for n = 16, nmax = 32, rmse_type 1 (weights x^2), no external weights. */
 static float qx_16(const float *x, int8_t *L) {
     const int n = 16, nmax = 32;
-    float max = 0, amax = 0;
-    for (int i = 0; i < n; i++) {
-        float ax = fabsf(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
+    float amax, max = signed_absmax(x, n, &amax);
     if (amax < 1e-15f) {
         memset(L, 0, (size_t)n);
         return 0.f;
@@ -303,15 +309,9 @@ static float qx_16(const float *x, int8_t *L) {
 
 static void quant_q6k(const float *x, uint8_t *y) {
     int8_t L[TN_QKK], *sc = (int8_t *)(y + 192);
-    float scales[16], max_scale = 0, max_abs = 0;
-    for (int g = 0; g < 16; g++) {
-        scales[g] = qx_16(x + 16 * g, L + 16 * g);
-        float a = fabsf(scales[g]);
-        if (a > max_abs) {
-            max_abs = a;
-            max_scale = scales[g];
-        }
-    }
+    float scales[16], max_abs;
+    for (int g = 0; g < 16; g++) scales[g] = qx_16(x + 16 * g, L + 16 * g);
+    const float max_scale = signed_absmax(scales, 16, &max_abs);
     if (max_abs < 1e-15f) {
         memset(y, 0, 210);
         return;
@@ -339,14 +339,7 @@ static void quant_q6k(const float *x, uint8_t *y) {
  * L = 0, as ggml). */
 static float q3_16(const float *x, int8_t *L) {
     const int n = 16, nmax = 4;
-    float max = 0, amax = 0;
-    for (int i = 0; i < n; i++) {
-        float ax = fabsf(x[i]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[i];
-        }
-    }
+    float amax, max = signed_absmax(x, n, &amax);
     if (amax < 1e-15f) {
         memset(L, 0, (size_t)n);
         return 0.f;
@@ -396,15 +389,9 @@ static inline void q3k_scales(const uint8_t *s, int *sc) {
 static void quant_q3k(const float *x, uint8_t *y) {
     int8_t L[TN_QKK];
     uint8_t *hm = y, *qs = y + 32, *scb = y + 96;
-    float scales[16], max_scale = 0, amax = 0;
-    for (int g = 0; g < 16; g++) {
-        scales[g] = q3_16(x + 16 * g, L + 16 * g);
-        float a = fabsf(scales[g]);
-        if (a > amax) {
-            amax = a;
-            max_scale = scales[g];
-        }
-    }
+    float scales[16], amax;
+    for (int g = 0; g < 16; g++) scales[g] = q3_16(x + 16 * g, L + 16 * g);
+    const float max_scale = signed_absmax(scales, 16, &amax);
     memset(scb, 0, 12);
     if (max_scale) {
         float iscale = -32.f / max_scale;
@@ -481,15 +468,8 @@ static void quant_q2k(const float *x, uint8_t *y) {
 
 /* Q8_K: f32 d, int8 q[256], int16 bsums[16]. */
 static void quant_q8k(const float *x, uint8_t *y) {
-    float max = 0, amax = 0;
+    float amax, max = signed_absmax(x, TN_QKK, &amax);
     int8_t *q = (int8_t *)(y + 4);
-    for (int j = 0; j < TN_QKK; j++) {
-        float ax = fabsf(x[j]);
-        if (ax > amax) {
-            amax = ax;
-            max = x[j];
-        }
-    }
     if (!amax) {
         memset(y, 0, 292);
         return;
