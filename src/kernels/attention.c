@@ -172,15 +172,15 @@ void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k
     tn_parallel_for(units < slots ? units : slots, 1, attn_units, &job);
 }
 
-/* bf16: the f32 kernel above on f32 blocks widened inside the kernel (a key / value head once per
- * head group, query rows per block: kernels/lowp.h), output rows rounded to bf16 as the f32 -> bf16
- * copy rounds them (NaN 0xFFFF); so the same bits as widening whole copies first. */
-size_t tn_attention_bf16_scratch(const tn_attn_geom *g) {
+/* bf16 / f16: the f32 kernel above on f32 blocks widened inside the kernel (a key / value head once
+ * per head group, query rows per block: kernels/lowp.h), output rows rounded as the f32 -> bf16 / f16
+ * copy rounds them (bf16 NaN 0xFFFF); so the same bits as widening whole copies first. */
+size_t tn_attention_lp_scratch(const tn_attn_geom *g) {
     int64_t bl = min64(TN_ATTN_QBLOCK, g->L);
     return tn_attention_f32_scratch(g, 1) + (size_t)(g->S * (g->E + g->Ev) + bl * (g->E + g->Ev) + g->Ev) * sizeof(float) + 64;
 }
 
-void tn_attention_gemm_bf16(const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+void tn_attention_gemm_lp(tn_lp_fmt fmt, const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
                             const float *mask, uint16_t *out, float *lse, void *scratch) {
     const int64_t rep = g->Hk ? g->H / g->Hk : 1, bl_max = min64(TN_ATTN_QBLOCK, g->L);
     const attn_slot w = slot_at(g, scratch);
@@ -191,22 +191,22 @@ void tn_attention_gemm_bf16(const tn_attn_geom *g, const uint16_t *q, const uint
         for (int64_t hk = 0; hk < g->Hk; hk++) {
             const uint16_t *kb = k + b * g->ks[0] + hk * g->ks[1], *vb = v + b * g->vs[0] + hk * g->vs[1];
             for (int64_t j = 0; j < g->S; j++) {
-                tn_lp_bf16_to_f32(kf + j * g->E, kb + j * g->ks[2], g->E);
-                tn_lp_bf16_to_f32(vf + j * g->Ev, vb + j * g->vs[2], g->Ev);
+                tn_lp_widen(fmt, kf + j * g->E, kb + j * g->ks[2], g->E);
+                tn_lp_widen(fmt, vf + j * g->Ev, vb + j * g->vs[2], g->Ev);
             }
             for (int64_t h = hk * rep; h < (hk + 1) * rep; h++) {
                 const uint16_t *qb = q + b * g->qs[0] + h * g->qs[1];
                 uint16_t *ob = out + b * g->os[0] + h * g->os[1];
                 for (int64_t i0 = 0; i0 < g->L; i0 += TN_ATTN_QBLOCK) {
                     const int64_t bl = min64(TN_ATTN_QBLOCK, g->L - i0);
-                    for (int64_t r = 0; r < bl; r++) tn_lp_bf16_to_f32(qf + r * g->E, qb + (i0 + r) * g->qs[2], g->E);
+                    for (int64_t r = 0; r < bl; r++) tn_lp_widen(fmt, qf + r * g->E, qb + (i0 + r) * g->qs[2], g->E);
                     attn_block(g, b, h, i0, bl, qf, g->E, kf, g->E, vf, g->Ev, mask, of, g->Ev, lse, &w);
                     for (int64_t r = 0; r < bl; r++) {
                         uint16_t *o = ob + (i0 + r) * g->os[2];
                         if (g->os[3] == 1) {
-                            tn_lp_f32_to_bf16(o, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
+                            tn_lp_narrow(fmt, o, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
                         } else { /* an output laid out like a query whose last dim is not innermost */
-                            tn_lp_f32_to_bf16(tmp, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
+                            tn_lp_narrow(fmt, tmp, of + r * g->Ev, g->Ev, TN_LP_NAN_FFFF);
                             for (int64_t e = 0; e < g->Ev; e++) o[e * g->os[3]] = tmp[e];
                         }
                     }

@@ -21,6 +21,9 @@
 #define LP_PAD_MAX 8192 /* padded last rows on the stack up to this many elements, else in scratch */
 
 static const tn_gemm_lp_isa *chosen[2];
+#if defined(__x86_64__)
+static tn_gemm_lp_isa f16_avx512; /* the AVX2 kernels with the AVX-512 GEMV */
+#endif
 static bool asked; /* a benign race: every thread computes the same answer */
 
 static const tn_gemm_lp_isa *lp_isa(tn_lp_type t) {
@@ -37,6 +40,12 @@ static const tn_gemm_lp_isa *lp_isa(tn_lp_type t) {
             if (!forced && __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl"))
                 b = &tn_bf16_gemm_avx512bf16;
+            if (!forced && __builtin_cpu_supports("avx512f")) {
+                f16_avx512 = tn_f16_gemm_avx2;
+                f16_avx512.name = "avx512";
+                f16_avx512.gemv_rows = tn_f16_gemv_rows_avx512;
+                h = &f16_avx512;
+            }
         }
 #endif
         if (env && strcmp(env, "ref") == 0) b = h = NULL;

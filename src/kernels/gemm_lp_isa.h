@@ -56,6 +56,9 @@ typedef struct {
 /* bf16 pairs packed as the f32 driver packs floats: 32-bit moves only. */
 void tn_bf16_pack_rows_avx2(int64_t n, int64_t K, const uint16_t *src, int64_t ld, int V, uint16_t *dst);
 extern const tn_gemm_lp_isa tn_bf16_gemm_avx512bf16, tn_bf16_gemm_avx2, tn_f16_gemm_avx2;
+/* f16 on AVX-512F hosts: tn_f16_gemm_avx2 with this gemv_rows (kernels/x86/f16-gemm-avx512.c) */
+void tn_f16_gemv_rows_avx512(int64_t M, int64_t N, int64_t K, float alpha, const uint16_t *A, int64_t lda,
+                             const uint16_t *W, int64_t ldw, float beta, uint16_t *C, int64_t ldc);
 #endif
 
 static inline float tn_lp_zero_denormal(float x) { return fabsf(x) < FLT_MIN ? copysignf(0.0f, x) : x; }

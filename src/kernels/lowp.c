@@ -1,5 +1,5 @@
 /* lowp.c — kernels/lowp.h: the portable instantiation of kernels/lowp_body.h and the run-time
- * choice among it, AVX2 and AVX-512 (kernels/x86/lowp_*.c). TN_VEXP=ref forces the portable
+ * choice among it, AVX2 (+F16C) and AVX-512 (kernels/x86/lowp_*.c). TN_VEXP=ref forces the portable
  * body, TN_VEXP=avx2 the AVX2 one (the same switch as kernels/vmath.c). */
 #include "kernels/lowp.h"
 
@@ -12,14 +12,13 @@
 #include "kernels/lowp_body.h"
 
 #if defined(__x86_64__)
-void tn_lp_bf16_to_f32_avx2(float *, const uint16_t *, int64_t);
-void tn_lp_bf16_to_f32_avx512(float *, const uint16_t *, int64_t);
-void tn_lp_f32_to_bf16_avx2(uint16_t *, const float *, int64_t, int);
-void tn_lp_f32_to_bf16_avx512(uint16_t *, const float *, int64_t, int);
-void tn_lp_binary_bf16_avx2(int, uint16_t *, const uint16_t *, int, const uint16_t *, int, int64_t);
-void tn_lp_binary_bf16_avx512(int, uint16_t *, const uint16_t *, int, const uint16_t *, int, int64_t);
-void tn_lp_neg_bf16_avx2(uint16_t *, const uint16_t *, int64_t);
-void tn_lp_neg_bf16_avx512(uint16_t *, const uint16_t *, int64_t);
+#define LP_DECL(isa)                                                                                          \
+    void tn_lp_widen_##isa(tn_lp_fmt, float *, const uint16_t *, int64_t);                                    \
+    void tn_lp_narrow_##isa(tn_lp_fmt, uint16_t *, const float *, int64_t, int);                              \
+    void tn_lp_binary_##isa(tn_lp_fmt, int, uint16_t *, const uint16_t *, int, const uint16_t *, int, int64_t); \
+    void tn_lp_neg_##isa(tn_lp_fmt, uint16_t *, const uint16_t *, int64_t);
+LP_DECL(avx2)
+LP_DECL(avx512)
 #endif
 
 /* 0 portable, 1 AVX2, 2 AVX-512 (F + BW + VL) */
@@ -34,7 +33,7 @@ static int lp_pick(void) {
         if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vl"))
             l = 2;
-        else if (__builtin_cpu_supports("avx2"))
+        else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c"))
             l = 1;
         if (env && strcmp(env, "avx2") == 0 && l > 1) l = 1;
 #endif
@@ -44,42 +43,27 @@ static int lp_pick(void) {
     return lp_level;
 }
 
-void tn_lp_bf16_to_f32(float *y, const uint16_t *x, int64_t n) {
-    switch (lp_pick()) {
+/* the chosen body of one entry point */
 #if defined(__x86_64__)
-    case 2: tn_lp_bf16_to_f32_avx512(y, x, n); return;
-    case 1: tn_lp_bf16_to_f32_avx2(y, x, n); return;
-#endif
-    default: tn_lp_bf16_to_f32_ref(y, x, n);
+#define LP_CALL(name, ...)                                           \
+    switch (lp_pick()) {                                             \
+    case 2: name##_avx512(__VA_ARGS__); return;                      \
+    case 1: name##_avx2(__VA_ARGS__); return;                        \
+    default: name##_ref(__VA_ARGS__);                                \
     }
+#else
+#define LP_CALL(name, ...) name##_ref(__VA_ARGS__)
+#endif
+
+void tn_lp_widen(tn_lp_fmt fmt, float *y, const uint16_t *x, int64_t n) { LP_CALL(tn_lp_widen, fmt, y, x, n); }
+
+void tn_lp_narrow(tn_lp_fmt fmt, uint16_t *y, const float *x, int64_t n, int nan_mode) {
+    LP_CALL(tn_lp_narrow, fmt, y, x, n, nan_mode);
 }
 
-void tn_lp_f32_to_bf16(uint16_t *y, const float *x, int64_t n, int nan_mode) {
-    switch (lp_pick()) {
-#if defined(__x86_64__)
-    case 2: tn_lp_f32_to_bf16_avx512(y, x, n, nan_mode); return;
-    case 1: tn_lp_f32_to_bf16_avx2(y, x, n, nan_mode); return;
-#endif
-    default: tn_lp_f32_to_bf16_ref(y, x, n, nan_mode);
-    }
+void tn_lp_binary(tn_lp_fmt fmt, int op, uint16_t *y, const uint16_t *a, int a_step, const uint16_t *b, int b_step,
+                  int64_t n) {
+    LP_CALL(tn_lp_binary, fmt, op, y, a, a_step, b, b_step, n);
 }
 
-void tn_lp_binary_bf16(int op, uint16_t *y, const uint16_t *a, int a_step, const uint16_t *b, int b_step, int64_t n) {
-    switch (lp_pick()) {
-#if defined(__x86_64__)
-    case 2: tn_lp_binary_bf16_avx512(op, y, a, a_step, b, b_step, n); return;
-    case 1: tn_lp_binary_bf16_avx2(op, y, a, a_step, b, b_step, n); return;
-#endif
-    default: tn_lp_binary_bf16_ref(op, y, a, a_step, b, b_step, n);
-    }
-}
-
-void tn_lp_neg_bf16(uint16_t *y, const uint16_t *x, int64_t n) {
-    switch (lp_pick()) {
-#if defined(__x86_64__)
-    case 2: tn_lp_neg_bf16_avx512(y, x, n); return;
-    case 1: tn_lp_neg_bf16_avx2(y, x, n); return;
-#endif
-    default: tn_lp_neg_bf16_ref(y, x, n);
-    }
-}
+void tn_lp_neg(tn_lp_fmt fmt, uint16_t *y, const uint16_t *x, int64_t n) { LP_CALL(tn_lp_neg, fmt, y, x, n); }

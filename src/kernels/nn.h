@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kernels/lowp.h"
+
 /* Softmax over the middle dim of a contiguous [outer, n, inner] buffer: y = exp(x - max) / sum.
  * log: y = x - max - log(sum). safe: rows whose max is -inf give 0 (upstream's _safe_softmax);
  * otherwise they give NaN as upstream's softmax does. x and y may not alias. */
@@ -66,13 +68,13 @@ void tn_attention_f64(const tn_attn_geom *g, const double *q, const double *k, c
 size_t tn_attention_f32_scratch(const tn_attn_geom *g, int slots);
 void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k, const float *v, const float *mask,
                            float *out, float *lse, float *scratch, int slots);
-/* The same on bf16 q, k, v and out (last dimension of element stride 1, Ev > 1): f32 blocks
- * widened inside the kernel (kernels/attention.c), the bits of widening whole copies, running the
- * f32 kernel and rounding its output; mask and lse in f32; scratch of tn_attention_bf16_scratch(g)
+/* The same on bf16 / f16 (fmt) q, k, v and out (last dimension of element stride 1, Ev > 1): f32
+ * blocks widened inside the kernel (kernels/attention.c), the bits of widening whole copies, running
+ * the f32 kernel and rounding its output; mask and lse in f32; scratch of tn_attention_lp_scratch(g)
  * bytes. */
-size_t tn_attention_bf16_scratch(const tn_attn_geom *g);
-void tn_attention_gemm_bf16(const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
-                            const float *mask, uint16_t *out, float *lse, void *scratch);
+size_t tn_attention_lp_scratch(const tn_attn_geom *g);
+void tn_attention_gemm_lp(tn_lp_fmt fmt, const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                          const float *mask, uint16_t *out, float *lse, void *scratch);
 
 /* Gather rows: out row i (contiguous, `row_bytes` = D * itemsize) = weight row idx[i], read
  * with byte strides (s0 between rows, s1 between elements). Indices already validated. */

@@ -439,8 +439,8 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         }
     }
 
-    /* bf16 with unit-stride rows: widened block by block inside the kernel (no f32 copies) */
-    const bool lp = dt == TN_DTYPE_BF16 && E >= 1 && Ev > 1 && (qs[3] == 1 || E == 1) && (ks[3] == 1 || E == 1) &&
+    /* bf16 / f16 with unit-stride rows: widened block by block inside the kernel (no f32 copies) */
+    const bool lp = (dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) && E >= 1 && Ev > 1 && (qs[3] == 1 || E == 1) && (ks[3] == 1 || E == 1) &&
                     vs[3] == 1;
     /* Operands in the compute dtype (f32 / f64 keep their strides). */
     if (lp) {
@@ -489,7 +489,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     bool fast = ct == TN_DTYPE_F32 && (g.qs[3] == 1 || E <= 1) && (g.ks[3] == 1 || E <= 1) &&
                 (g.vs[3] == 1 || Ev <= 1) && (g.os[3] == 1 || Ev <= 1);
     const int slots = tn_get_num_threads();
-    scratch = PyMem_Malloc(lp ? tn_attention_bf16_scratch(&g) : fast ? tn_attention_f32_scratch(&g, slots)
+    scratch = PyMem_Malloc(lp ? tn_attention_lp_scratch(&g) : fast ? tn_attention_f32_scratch(&g, slots)
                                                                    : (size_t)(S > 0 ? S : 1) * sizeof(double));
     if (!scratch) { PyErr_NoMemory(); goto done; }
     {
@@ -499,7 +499,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         if (B * H * L > 0) {
             Py_BEGIN_ALLOW_THREADS
             if (lp)
-                tn_attention_gemm_bf16(&g, (const uint16_t *)qp, (const uint16_t *)kp, (const uint16_t *)vp, (const float *)mp,
+                tn_attention_gemm_lp(dt == TN_DTYPE_F16 ? TN_LP_F16 : TN_LP_BF16, &g, (const uint16_t *)qp, (const uint16_t *)kp, (const uint16_t *)vp, (const float *)mp,
                                        (uint16_t *)op, (float *)lp_, scratch);
             else if (ct == TN_DTYPE_F64)
                 tn_attention_f64(&g, (const double *)qp, (const double *)kp, (const double *)vp, (const double *)mp,

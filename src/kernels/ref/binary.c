@@ -289,21 +289,26 @@ static void b_SUB16_bf16(char **d, const int64_t *s, int64_t n, const void *ctx)
     if (ALPHA_IS_1(ctx)) b_SUB1_bf16(d, s, n, NULL); else b_SUBA16_bf16(d, s, n, ctx);
 }
 
-/* bf16 add (alpha 1) and mul where every operand is contiguous or one broadcast element: the
- * vector bodies of kernels/lowp.h (the same bits: f32 result rounded once). */
+/* bf16 / f16 add (alpha 1) and mul where every operand is contiguous or one broadcast element:
+ * the vector bodies of kernels/lowp.h (the same bits: f32 result rounded once). */
 #define LP_FAST(s) ((s)[0] == 2 && ((s)[1] == 2 || (s)[1] == 0) && ((s)[2] == 2 || (s)[2] == 0))
-static void b_ADDLP_bf16(char **d, const int64_t *s, int64_t n, const void *ctx) {
-    if (ALPHA_IS_1(ctx) && LP_FAST(s))
-        tn_lp_binary_bf16(TN_LP_ADD, (uint16_t *)d[0], (const uint16_t *)d[1], s[1] != 0, (const uint16_t *)d[2], s[2] != 0, n);
-    else
-        b_ADD16_bf16(d, s, n, ctx);
-}
-static void b_MULLP_bf16(char **d, const int64_t *s, int64_t n, const void *ctx) {
-    if (LP_FAST(s))
-        tn_lp_binary_bf16(TN_LP_MUL, (uint16_t *)d[0], (const uint16_t *)d[1], s[1] != 0, (const uint16_t *)d[2], s[2] != 0, n);
-    else
-        b_MUL_bf16(d, s, n, ctx);
-}
+#define LP_BINARY(sfx, FMT)                                                                                        \
+    static void b_ADDLP_##sfx(char **d, const int64_t *s, int64_t n, const void *ctx) {                          \
+        if (ALPHA_IS_1(ctx) && LP_FAST(s))                                                                        \
+            tn_lp_binary(FMT, TN_LP_ADD, (uint16_t *)d[0], (const uint16_t *)d[1], s[1] != 0,                     \
+                         (const uint16_t *)d[2], s[2] != 0, n);                                                   \
+        else                                                                                                      \
+            b_ADD16_##sfx(d, s, n, ctx);                                                                          \
+    }                                                                                                             \
+    static void b_MULLP_##sfx(char **d, const int64_t *s, int64_t n, const void *ctx) {                          \
+        if (LP_FAST(s))                                                                                           \
+            tn_lp_binary(FMT, TN_LP_MUL, (uint16_t *)d[0], (const uint16_t *)d[1], s[1] != 0,                     \
+                         (const uint16_t *)d[2], s[2] != 0, n);                                                   \
+        else                                                                                                      \
+            b_MUL_##sfx(d, s, n, ctx);                                                                            \
+    }
+LP_BINARY(bf16, TN_LP_BF16)
+LP_BINARY(f16, TN_LP_F16)
 
 static tn_loop btab[TN_BINARY_COUNT][TN_DTYPE_COUNT];
 static bool btab_ready;
@@ -341,7 +346,8 @@ static void btab_init(void) {
     btab[TN_BINARY_POW][TN_DTYPE_F64] = b_POWV_f64;
     btab[TN_BINARY_NEXTAFTER][TN_DTYPE_F32] = b_NEXTAFTER_f32;
     btab[TN_BINARY_NEXTAFTER][TN_DTYPE_F64] = b_NEXTAFTER_f64;
-    btab[TN_BINARY_ADD][TN_DTYPE_F16] = b_ADD16_f16;
+    btab[TN_BINARY_ADD][TN_DTYPE_F16] = b_ADDLP_f16;
+    btab[TN_BINARY_MUL][TN_DTYPE_F16] = b_MULLP_f16;
     btab[TN_BINARY_SUB][TN_DTYPE_F16] = b_SUB16_f16;
     btab[TN_BINARY_ADD][TN_DTYPE_BF16] = b_ADDLP_bf16;
     btab[TN_BINARY_MUL][TN_DTYPE_BF16] = b_MULLP_bf16;

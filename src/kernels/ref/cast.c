@@ -127,7 +127,7 @@ static inline uint16_t tn__f2b_nan(float f, bool vec) {
 static void cast_bf16_f32_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
     (void)ctx;
     if (s[0] == 2 && s[1] == 4) { /* the same bits through kernels/lowp.h's vector bodies */
-        tn_lp_f32_to_bf16((uint16_t *)d[0], (const float *)d[1], n, TN_LP_NAN_FFFF);
+        tn_lp_narrow(TN_LP_BF16, (uint16_t *)d[0], (const float *)d[1], n, TN_LP_NAN_FFFF);
         return;
     }
     const bool vec = (s[0] == 2 && s[1] == 4) || n == 1; /* one element: any strides */
@@ -146,8 +146,19 @@ static void cast_bf16_f64_up(char **d, const int64_t *s, int64_t n, const void *
 }
 
 static void cast_f32_bf16_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
-    if (s[0] == 4 && s[1] == 2) tn_lp_bf16_to_f32((float *)d[0], (const uint16_t *)d[1], n);
+    if (s[0] == 4 && s[1] == 2) tn_lp_widen(TN_LP_BF16, (float *)d[0], (const uint16_t *)d[1], n);
     else cast_f32_bf16(d, s, n, ctx);
+}
+
+/* f16 <-> f32 on contiguous runs: kernels/lowp.h's vector bodies. The values are the scalar
+ * loop's; an f16 NaN widens quiet, as upstream's vectorised copy gives it. */
+static void cast_f16_f32_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 2 && s[1] == 4) tn_lp_narrow(TN_LP_F16, (uint16_t *)d[0], (const float *)d[1], n, TN_LP_NAN_KEEP);
+    else cast_f16_f32(d, s, n, ctx);
+}
+static void cast_f32_f16_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 4 && s[1] == 2) tn_lp_widen(TN_LP_F16, (float *)d[0], (const uint16_t *)d[1], n);
+    else cast_f32_f16(d, s, n, ctx);
 }
 
 static tn_loop ctab[TN_DTYPE_COUNT][TN_DTYPE_COUNT];
@@ -165,6 +176,8 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         ctab[TN_DTYPE_BF16][TN_DTYPE_F32] = cast_bf16_f32_up;
         ctab[TN_DTYPE_BF16][TN_DTYPE_F64] = cast_bf16_f64_up;
         ctab[TN_DTYPE_F32][TN_DTYPE_BF16] = cast_f32_bf16_up;
+        ctab[TN_DTYPE_F16][TN_DTYPE_F32] = cast_f16_f32_up;
+        ctab[TN_DTYPE_F32][TN_DTYPE_F16] = cast_f32_f16_up;
         ctab_ready = true;
     }
     if (!ctab[dst][src] && dst == src && tn_dtype_infos[dst].kind != TN_KIND_QUANT) { /* same dtype, no kernels (uint16, float8, ...): bytes */

@@ -414,12 +414,11 @@ TN_VM_UNARY(u_SILU_f32_vm, tn_vm_silu_f32)
 TN_VM_UNARY(u_GELU_f32_vm, tn_vm_gelu_f32)
 TN_VM_UNARY(u_GELU_TANH_f32_vm, tn_vm_gelu_tanh_f32)
 
-/* bf16 silu: widened in 256-element blocks (kernels/lowp.h), x / (1 + exp(-x)) in f32 with
+/* bf16 / f16 silu: widened in 256-element blocks (kernels/lowp.h), x / (1 + exp(-x)) in f32 with
  * kernels/vmath.h's exp (0.5 ulp, as the C library's expf the scalar loop calls; the f32-lane
  * tn_vm_silu_f32 would round 17 of the 65,536 bf16 inputs differently from upstream, measured),
- * rounded once (tn__f2b's bits); strided operands go through the same blocks. */
-TN_EW_CLONES static void u_SILU_bf16_vm(char **data, const int64_t *s, int64_t n, const void *ctx) {
-    (void)ctx;
+ * rounded once (the scalar store's bits); strided operands go through the same blocks. */
+TN_EW_CLONES static void silu_lp(tn_lp_fmt fmt, char **data, const int64_t *s, int64_t n) {
     float t[256], e[256];
     uint16_t h[256];
     const bool contig = s[0] == 2 && s[1] == 2;
@@ -430,23 +429,35 @@ TN_EW_CLONES static void u_SILU_bf16_vm(char **data, const int64_t *s, int64_t n
             for (int64_t k = 0; k < m; k++) h[k] = *(const uint16_t *)(data[1] + (i + k) * s[1]);
             src = h;
         }
-        tn_lp_bf16_to_f32(t, src, m);
+        tn_lp_widen(fmt, t, src, m);
         for (int64_t k = 0; k < m; k++) e[k] = -t[k];
         tn_vexp_f32(e, e, m);
         for (int64_t k = 0; k < m; k++) t[k] = t[k] / (1.0f + e[k]);
         if (contig) {
-            tn_lp_f32_to_bf16((uint16_t *)data[0] + i, t, m, TN_LP_NAN_KEEP);
+            tn_lp_narrow(fmt, (uint16_t *)data[0] + i, t, m, TN_LP_NAN_KEEP);
         } else {
-            tn_lp_f32_to_bf16(h, t, m, TN_LP_NAN_KEEP);
+            tn_lp_narrow(fmt, h, t, m, TN_LP_NAN_KEEP);
             for (int64_t k = 0; k < m; k++) *(uint16_t *)(data[0] + (i + k) * s[0]) = h[k];
         }
     }
 }
+static void u_SILU_bf16_vm(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    silu_lp(TN_LP_BF16, data, s, n);
+}
+static void u_SILU_f16_vm(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    silu_lp(TN_LP_F16, data, s, n);
+}
 
-/* bf16 neg on contiguous runs: kernels/lowp.h's vector bodies (the same bits) */
+/* bf16 / f16 neg on contiguous runs: kernels/lowp.h's vector bodies (the same bits) */
 static void u_NEG_bf16_lp(char **data, const int64_t *s, int64_t n, const void *ctx) {
-    if (s[0] == 2 && s[1] == 2) tn_lp_neg_bf16((uint16_t *)data[0], (const uint16_t *)data[1], n);
+    if (s[0] == 2 && s[1] == 2) tn_lp_neg(TN_LP_BF16, (uint16_t *)data[0], (const uint16_t *)data[1], n);
     else u_NEG_bf16(data, s, n, ctx);
+}
+static void u_NEG_f16_lp(char **data, const int64_t *s, int64_t n, const void *ctx) {
+    if (s[0] == 2 && s[1] == 2) tn_lp_neg(TN_LP_F16, (uint16_t *)data[0], (const uint16_t *)data[1], n);
+    else u_NEG_f16(data, s, n, ctx);
 }
 
 static tn_loop utab[TN_UNARY_COUNT][TN_DTYPE_COUNT];
@@ -474,6 +485,8 @@ static void utab_init(void) {
     utab[TN_UNARY_SILU][TN_DTYPE_F32] = u_SILU_f32_vm;
     utab[TN_UNARY_SILU][TN_DTYPE_BF16] = u_SILU_bf16_vm;
     utab[TN_UNARY_NEG][TN_DTYPE_BF16] = u_NEG_bf16_lp;
+    utab[TN_UNARY_SILU][TN_DTYPE_F16] = u_SILU_f16_vm;
+    utab[TN_UNARY_NEG][TN_DTYPE_F16] = u_NEG_f16_lp;
     utab[TN_UNARY_GELU][TN_DTYPE_F32] = u_GELU_f32_vm;
     utab[TN_UNARY_GELU_TANH][TN_DTYPE_F32] = u_GELU_TANH_f32_vm;
     utab_ready = true;

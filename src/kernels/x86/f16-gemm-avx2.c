@@ -5,7 +5,8 @@
  *    accumulators; the broadcast rows are converted 128 k at a time into a 3 KB stack buffer.
  *    Accumulation order: the "chain" (one FMA chain per output over k in order).
  *  - gemv_rows: up to 4 rows of A against 4 rows of W, 16 lanes along k (two ymm), the last k
- *    below 16 continuing the folded chain; accumulation order: the "lane order". */
+ *    below 16 continuing the folded chain, the next W rows prefetched; accumulation order: the
+ *    "lane order". AVX-512 hosts take kernels/x86/f16-gemm-avx512.c's GEMV instead. */
 #if defined(__x86_64__)
 
 #include "kernels/gemm_lp_isa.h"
@@ -15,6 +16,7 @@
 
 #define TN_F16C __attribute__((target("avx2,fma,f16c")))
 #define KC 128
+#define TN_PF_ROWS 4 /* W rows ahead to prefetch in the GEMV (as the bf16 one) */
 
 TN_F16C static inline float h2f(uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
 
@@ -76,10 +78,12 @@ TN_F16C __attribute__((always_inline)) static inline void rows_m(const int m, in
         for (int i = 0; i < 4; i++)
 #pragma GCC unroll 4
             for (int r = 0; r < 4; r++) acc[i][r][0] = acc[i][r][1] = _mm256_setzero_ps();
+        const bool ahead = j + 4 + TN_PF_ROWS <= N;
         for (int64_t k = 0; k < kb; k += 16) {
             __m256 w0[4], w1[4];
 #pragma GCC unroll 4
             for (int r = 0; r < 4; r++) {
+                if (ahead && (k & 31) == 0) _mm_prefetch((const char *)(w[r] + TN_PF_ROWS * ldw + k), _MM_HINT_T0);
                 w0[r] = ld8(w[r] + k);
                 w1[r] = ld8(w[r] + k + 8);
             }
