@@ -63,7 +63,7 @@ static void advise_huge(char *p, size_t nbytes) {
 
 _Thread_local bool tn_tls_inference_mode;
 
-tn_storage *tn_storage_new(size_t nbytes, tn_device_type device) {
+static tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed) {
     tn_storage *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->refcnt = 1;
@@ -71,13 +71,17 @@ tn_storage *tn_storage_new(size_t nbytes, tn_device_type device) {
     s->resizable = true;
     s->device = device;
     if (device != TN_DEVICE_META && nbytes) {
-        s->data = malloc(nbytes);
+        s->data = zeroed ? calloc(1, nbytes) : malloc(nbytes);
         if (!s->data) { free(s); return NULL; }
-        advise_huge(s->data, nbytes);
+        if (!zeroed) advise_huge(s->data, nbytes);
     }
     s->nbytes = nbytes;
     return s;
 }
+
+tn_storage *tn_storage_new(size_t nbytes, tn_device_type device) { return storage_new(nbytes, device, false); }
+
+tn_storage *tn_storage_new_zeroed(size_t nbytes, tn_device_type device) { return storage_new(nbytes, device, true); }
 
 tn_storage *tn_storage_wrap(char *data, size_t nbytes,
                             void (*release)(void *, char *, size_t), void *ctx) {

@@ -65,6 +65,8 @@ typedef struct tn_tensor {
 /* Storage. tn_storage_new returns a storage with refcnt 1 and zero-filled? no: uninitialised
  * bytes (like torch.empty); NULL on allocation failure. */
 tn_storage *tn_storage_new(size_t nbytes, tn_device_type device);
+/* The same with zero bytes (calloc: a large block comes as untouched zero pages). */
+tn_storage *tn_storage_new_zeroed(size_t nbytes, tn_device_type device);
 /* Once at import: glibc's heap thresholds for tensor-sized blocks (core/tensor.c). */
 void tn_storage_tune_malloc(void);
 tn_storage *tn_storage_wrap(char *data, size_t nbytes,

@@ -138,9 +138,8 @@ static bool any_meta(const tn_schema *s, tn_value *args) {
 /* A CPU stand-in for meta tensor t: same dtype, sizes, strides, offset; zero bytes. */
 static PyObject *stand_in(PyObject *t) {
     tn_tensor g = *tn_tensor_of(t);
-    tn_storage *s = tn_storage_new(g.storage->nbytes, TN_DEVICE_CPU);
+    tn_storage *s = tn_storage_new_zeroed(g.storage->nbytes, TN_DEVICE_CPU);
     if (!s) return PyErr_NoMemory();
-    if (s->data) memset(s->data, 0, s->nbytes);
     g.storage = s;
     return tn_tensor_wrap(&g);
 }

@@ -58,13 +58,54 @@ static void memory_order(const tn_tensor *t, int *perm) {
     }
 }
 
+/* ---- meta tensors ----
+ * Upstream's meta kernels of the random ops are Python (torch/_refs, torch/_meta_registrations):
+ * they draw nothing (the generator is left as it was), check only what they check, in their order,
+ * and print numbers as Python does ("std -1.0", "lambda=nan"). The door runs a meta call on zeroed
+ * CPU stand-ins (tn_door_on_meta); fill_tensor then draws nothing, and each op applies the meta
+ * checks below instead of its CPU ones (measured on upstream 2.13: tests/cases/test_random_meta.py). */
+static PyObject *meta_num_error(const char *prefix, double v) {
+    PyObject *f = PyFloat_FromDouble(v);
+    if (f) {
+        PyErr_Format(PyExc_RuntimeError, "%s%S", prefix, f);
+        Py_DECREF(f);
+    }
+    return NULL;
+}
+static PyObject *meta_dtype_error(const char *prefix, tn_dtype dt) {
+    PyErr_Format(PyExc_RuntimeError, "%storch.%s", prefix, tn_dtype_infos[dt].name);
+    return NULL;
+}
+/* _refs' "continuous probability distribution" check (cauchy, exponential): its message keeps the
+ * source's line continuation, nine spaces */
+static int meta_continuous(const char *dist, tn_dtype dt) {
+    if (is_float(dt)) return 0;
+    char pre[160];
+    snprintf(pre, sizeof pre, "%s distribution is a continuous probability distribution.         dtype must be a "
+             "floating point but you specified ", dist);
+    meta_dtype_error(pre, dt);
+    return -1;
+}
+/* normal's meta checks: std >= 0 (NaN fails), then a floating or complex dtype */
+static int meta_normal_check(double std, tn_dtype dt) {
+    if (!(std >= 0)) {
+        meta_num_error("normal expects std >= 0.0, but found std ", std);
+        return -1;
+    }
+    if (!is_float(real_of(dt))) {
+        meta_dtype_error("expected a floating-point or complex dtype, but got dtype=", dt);
+        return -1;
+    }
+    return 0;
+}
+
 typedef int (*fill_fn)(tn_generator *g, void *data, int64_t n, tn_dtype dt, const void *ctx, bool contiguous);
 
 /* Fill `self` in upstream's element order. */
 static int fill_tensor(PyObject *self, tn_generator *g, fill_fn fn, const void *ctx) {
     tn_tensor *t = tn_tensor_of(self);
     int64_t n = tn_numel(t);
-    if (n == 0 || t->storage->device == TN_DEVICE_META) return 0;
+    if (n == 0 || t->storage->device == TN_DEVICE_META || tn_door_on_meta()) return 0;
     tn_dtype dt = t->dtype, rdt = real_of(dt);
     int64_t rn = tn_dtype_is_complex(dt) ? 2 * n : n;
     if (tn_is_contiguous(t)) {
@@ -154,6 +195,7 @@ static int f_uniform(tn_generator *g, void *d, int64_t n, tn_dtype dt, const voi
 }
 
 static PyObject *uniform_impl(PyObject *self, double from, double to, tn_generator *g) {
+    if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype r = real_of(t->dtype);
     if (!is_float(r)) return tn_kernel_missing("check_uniform_bounds", t->dtype);
@@ -190,6 +232,7 @@ static int check_std(double std) {
 
 static PyObject *normal_impl(PyObject *self, double mean, double std, tn_generator *g) {
     tn_tensor *t = tn_tensor_of(self);
+    if (tn_door_on_meta()) return meta_normal_check(std, t->dtype) < 0 ? NULL : Py_NewRef(self);
     if (check_std(std) < 0) return NULL;
     if (!is_float(real_of(t->dtype))) return tn_kernel_missing("normal_kernel_cpu", t->dtype);
     two_d c = {mean, tn_dtype_is_complex(t->dtype) ? std / sqrt(2.0) : std};
@@ -219,7 +262,7 @@ static int inplace_binary(tn_binary_op op, const char *name, PyObject *t, tn_val
 static PyObject *normal_tf(tn_value *a, PyObject *out) {
     double std = tn_value_as_double(&a[1]);
     tn_generator *g = gen_of(&a[2]);
-    if (!g || check_std(std) < 0) return NULL;
+    if (!g || (tn_door_on_meta() ? meta_normal_check(std, TN_T(a[0])->dtype) : check_std(std)) < 0) return NULL;
     PyObject *res = new_like(a[0].u.obj, TN_T(a[0])->dtype);
     if (!res) return NULL;
     if (!normal_impl(res, 0, std, g) || (Py_DECREF(res), inplace_binary(TN_BINARY_ADD, "add", res, &a[0]) < 0)) {
@@ -340,6 +383,7 @@ static int f_random(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void
 }
 
 static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64_t to, tn_generator *g) {
+    if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
     if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("random_from_to_kernel_cpu", dt);
@@ -400,6 +444,7 @@ PyObject *tn_op_random__to(tn_value *a) {
 static PyObject *random_plain(tn_value *a) {
     tn_generator *g = gen_of(&a[1]);
     if (!g) return NULL;
+    if (tn_door_on_meta()) return Py_NewRef(a[0].u.obj); /* no meta checks */
     tn_tensor *t = TN_T(a[0]);
     tn_dtype dt = t->dtype;
     if (tn_dtype_is_complex(dt) || dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64 || !tn_dtype_computable(dt))
@@ -421,6 +466,11 @@ static PyObject *exponential_op(tn_value *a) {
     if (!g) return NULL;
     double l = tn_value_as_double(&a[1]);
     tn_tensor *t = TN_T(a[0]);
+    if (tn_door_on_meta()) {
+        if (meta_continuous("Exponential", t->dtype) < 0) return NULL;
+        if (!(l > 0)) return meta_num_error("exponential_ expects lambda > 0.0, but found lambda=", l);
+        return Py_NewRef(a[0].u.obj);
+    }
     if (!(l > 0)) {
         rt_error("exponential_ expects lambda > 0.0, but found lambda=%g", l);
         return NULL;
@@ -458,6 +508,11 @@ PyObject *tn_op_cauchy_(tn_value *a) {
     if (!g) return NULL;
     two_doubles c = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2])};
     tn_tensor *t = TN_T(a[0]);
+    if (tn_door_on_meta()) {
+        if (meta_continuous("Cauchy", t->dtype) < 0) return NULL;
+        if (!(c.b > 0)) return meta_num_error("cauchy_ expects sigma > 0.0, but found sigma=", c.b);
+        return Py_NewRef(a[0].u.obj);
+    }
     if (!(c.b > 0)) return rt_error("cauchy_ expects sigma > 0.0, but found sigma=%g", c.b);
     if (!is_float(t->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "Cauchy distribution is a continuous probability distribution. "
@@ -473,6 +528,11 @@ PyObject *tn_op_log_normal_(tn_value *a) {
     if (!g) return NULL;
     two_doubles c = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2])};
     tn_tensor *t = TN_T(a[0]);
+    if (tn_door_on_meta()) {
+        if (!is_float(t->dtype)) return meta_dtype_error("log_normal not implemented for ", t->dtype);
+        if (!(c.b > 0)) return meta_num_error("log_normal_ expects std > 0.0, but found std=", c.b);
+        return Py_NewRef(a[0].u.obj);
+    }
     if (!(c.b > 0)) return rt_error("log_normal_ expects std > 0.0, but found std=%g", c.b);
     if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
     if (!is_float(t->dtype)) return tn_kernel_missing("log_normal_cpu", t->dtype);
@@ -485,6 +545,12 @@ PyObject *tn_op_geometric_(tn_value *a) {
     if (!g) return NULL;
     double p = tn_value_as_double(&a[1]);
     tn_tensor *t = TN_T(a[0]);
+    if (tn_door_on_meta()) {
+        if (tn_dtype_is_complex(t->dtype) || t->dtype == TN_DTYPE_BOOL)
+            return meta_dtype_error("geometric not implemented for ", t->dtype);
+        if (!(0 < p && p < 1)) return meta_num_error("geometric_ expects p to be in (0, 1), but got p=", p);
+        return Py_NewRef(a[0].u.obj);
+    }
     if (!(0 < p && p < 1)) return rt_error("geometric_ expects p to be in (0, 1), but got p=%g", p);
     if (tn_numel(t) == 0) return Py_NewRef(a[0].u.obj);
     tn_dtype dt = t->dtype;
@@ -502,6 +568,7 @@ static int f_bern_scalar(tn_generator *g, void *d, int64_t n, tn_dtype dt, const
 }
 
 static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
+    if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     if (!(p >= 0 && p <= 1)) {
         rt_error("bernoulli_ expects p to be in [0, 1], but got p=%g", p);
         return NULL;
@@ -514,6 +581,7 @@ static PyObject *bernoulli_scalar(PyObject *self, double p, tn_generator *g) {
 
 /* bernoulli_(self, p tensor): p broadcast to self, read at the element being written. */
 static PyObject *bernoulli_tensor(PyObject *self, PyObject *p, tn_generator *g) {
+    if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self), *pt = tn_tensor_of(p);
     if (!is_float(pt->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", pt->dtype);
     if (tn_dtype_is_complex(t->dtype) || !tn_dtype_computable(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_self_", t->dtype);
@@ -585,7 +653,7 @@ PyObject *tn_op_bernoulli(tn_value *a) {
     tn_generator *g = gen_of(&a[1]);
     if (!g) return NULL;
     tn_tensor *t = TN_T(a[0]);
-    if (!is_float(t->dtype)) return tn_kernel_missing("bernoulli_tensor_cpu_p_", t->dtype);
+    if (!is_float(t->dtype) && !tn_door_on_meta()) return tn_kernel_missing("bernoulli_tensor_cpu_p_", t->dtype);
     PyObject *res = new_like(a[0].u.obj, t->dtype);
     TN_FILL_OR_FAIL(res, bernoulli_tensor(res, a[0].u.obj, g));
     return res;
@@ -614,6 +682,19 @@ static PyObject *multinomial_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
     int64_t ns = a[1].u.i;
     bool repl = a[2].u.i != 0;
+    if (tn_door_on_meta()) { /* the meta kernel checks the dims only */
+        if (t->ndim != 1 && t->ndim != 2) {
+            PyErr_Format(PyExc_RuntimeError, "The probability distributions dimensions must be 1 or 2, but got %d", t->ndim);
+            return NULL;
+        }
+        int64_t msz[2] = {t->sizes[0], ns};
+        PyObject *res = tn_tensor_new_empty(t->ndim, t->ndim == 1 ? &msz[1] : msz, TN_DTYPE_I64, TN_DEVICE_CPU);
+        if (!res || !out) return res;
+        tn_tensor *r = tn_tensor_of(res);
+        int rc = tn_out_prepare(out, r->ndim, r->sizes, TN_DTYPE_I64, "multinomial");
+        Py_DECREF(res);
+        return rc < 0 ? NULL : Py_NewRef(out);
+    }
     if (!is_float(t->dtype)) {
         PyErr_Format(PyExc_RuntimeError, "multinomial only supports floating-point dtypes for input, got: %s",
                      tn_dtype_cpp_name(t->dtype));
