@@ -5,6 +5,7 @@
  * Composites whose outputs never carry gradients (zeros_like, ...) run as they are. An overload
  * without an entry here runs and gets a node that refuses by name in backward (record.c). */
 #include "ops/linalg_lapack.h"
+#include "ops/views.h"
 #include "ops/linalg_more.h"
 #include "ops/fft.h"
 #include "ops/distance.h"
@@ -258,7 +259,8 @@ static PyObject *d_flatten(tn_value *a) {
     return r;
 }
 static PyObject *d_contiguous(tn_value *a) {
-    if (tn_is_contiguous(tn_tensor_of(a[0].u.obj))) return Py_NewRef(a[0].u.obj);
+    int c = tn_contiguous_check(a[0].u.obj, a[1].tag == TN_V_MEMFORMAT ? a[1].u.obj : NULL);
+    if (c != 0) return c > 0 ? Py_NewRef(a[0].u.obj) : NULL;
     PyObject *mf = A(1, a), *r = mf ? tn_at_clone(a[0].u.obj, mf) : NULL;
     Py_XDECREF(mf);
     return r;

@@ -29,6 +29,7 @@ typedef struct {
     PyTypeObject *generator_type, *storage_type;
     PyObject *dtypes[TN_DTYPE_COUNT];  /* torch.float32, ... */
     PyObject *layout_strided, *memory_format_contiguous, *memory_format_preserve;
+    PyObject *memory_format_channels_last, *memory_format_channels_last_3d;
     PyObject *device_cpu, *device_meta;
     PyObject *default_generator;
     tn_dtype default_dtype;      /* torch.get_default_dtype(): float32 unless set */
@@ -53,6 +54,15 @@ PyObject *tn_py_device_new(tn_device_type type, int index);
 /* The C generator of a torch.Generator (None/NULL: the default generator); NULL + TypeError. */
 struct tn_generator;
 struct tn_generator *tn_py_generator_of(PyObject *o);
+/* A torch.memory_format object as tn_is_contiguous_as's code: 0 contiguous_format (or None), 1
+ * preserve_format, 2 channels_last, 3 channels_last_3d; -1 not a memory format. */
+static inline int tn_py_memformat_code(PyObject *mf) {
+    if (!mf || mf == Py_None || mf == tn_py.memory_format_contiguous) return 0;
+    if (mf == tn_py.memory_format_preserve) return 1;
+    if (mf == tn_py.memory_format_channels_last) return 2;
+    if (mf == tn_py.memory_format_channels_last_3d) return 3;
+    return -1;
+}
 /* dict name -> layout / memory_format / qscheme objects (borrowed), written into torch. */
 PyObject *tn_py_named_constants(void);
 /* torch._C.<dotted>: get or create a submodule (registered in sys.modules). New reference. */

@@ -217,6 +217,21 @@ bool tn_is_contiguous(const tn_tensor *t) {
     return true;
 }
 
+bool tn_is_contiguous_as(const tn_tensor *t, int fmt) {
+    static const int order4[] = {1, 3, 2, 0}, order5[] = {1, 4, 3, 2, 0};
+    if (fmt == 0) return tn_is_contiguous(t);
+    if (t->ndim != (fmt == 2 ? 4 : 5)) return false;
+    const int *order = fmt == 2 ? order4 : order5;
+    int64_t expect = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        int d = order[i];
+        if (t->sizes[d] == 1) continue;
+        if (t->strides[d] != expect) return false;
+        expect *= t->sizes[d];
+    }
+    return true;
+}
+
 bool tn_broadcast_shapes(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
     int n = na > nb ? na : nb;
     for (int i = 0; i < n; i++) {

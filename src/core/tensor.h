@@ -85,6 +85,10 @@ static inline tn_storage *tn_storage_root(tn_storage *s) { return s && s->alias_
 /* Geometry helpers. */
 int64_t tn_numel(const tn_tensor *t);
 bool tn_is_contiguous(const tn_tensor *t);
+/* upstream's is_contiguous(memory_format): fmt 0 the above; 2 channels_last (rank 4: dims C, W, H,
+ * N innermost first) or 3 channels_last_3d (rank 5: C, W, H, D, N), the dims of size != 1 densely
+ * packed in that order; an empty tensor is no exception, another rank is false */
+bool tn_is_contiguous_as(const tn_tensor *t, int fmt);
 void tn_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides);
 /* The most elements a tensor that owns its bytes may have: numel * itemsize (<= 16) + offset
  * bytes then cannot overflow size_t, so callers sizing storage need no further check. */

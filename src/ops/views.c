@@ -916,21 +916,21 @@ PyObject *tn_op_unbind_int(tn_value *a) {
 
 /* ---------- identity-like ---------- */
 
-PyObject *tn_op_contiguous(tn_value *a) {
-    PyObject *self = a[0].u.obj;
-    PyObject *mf = a[1].tag == TN_V_MEMFORMAT ? a[1].u.obj : NULL;
-    if (mf && mf != tn_py.memory_format_contiguous && mf != tn_py.memory_format_preserve) {
-        tn_tensor *t = tn_tensor_of(self);
-        PyObject *name = PyObject_Str(mf);
-        const char *s = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
-        bool cl = s && strstr(s, "channels_last_3d"), c2 = s && !cl && strstr(s, "channels_last");
-        Py_XDECREF(name);
-        if (c2 && t->ndim != 4) { PyErr_SetString(PyExc_RuntimeError, "required rank 4 tensor to use channels_last format"); return NULL; }
-        if (cl && t->ndim != 5) { PyErr_SetString(PyExc_RuntimeError, "required rank 5 tensor to use channels_last_3d format"); return NULL; }
-        return tn_not_implemented("aten::contiguous with a channels_last memory format");
+int tn_contiguous_check(PyObject *self, PyObject *mf) {
+    int code = tn_py_memformat_code(mf);
+    if (code >= 0 && tn_is_contiguous_as(tn_tensor_of(self), code == 1 ? 0 : code)) return 1;
+    if (code == 1) {
+        PyErr_SetString(PyExc_RuntimeError, "preserve memory format is unsupported by the contiguous operator");
+        return -1;
     }
-    if (tn_is_contiguous(tn_tensor_of(self))) return Py_NewRef(self);
-    return tn_clone_contiguous(self);
+    return 0;
+}
+
+PyObject *tn_op_contiguous(tn_value *a) {
+    PyObject *self = a[0].u.obj, *mf = a[1].tag == TN_V_MEMFORMAT ? a[1].u.obj : NULL;
+    int c = tn_contiguous_check(self, mf);
+    if (c != 0) return c > 0 ? Py_NewRef(self) : NULL;
+    return tn_py_memformat_code(mf) == 0 ? tn_clone_contiguous(self) : tn_at_clone(self, mf);
 }
 
 PyObject *tn_op_detach(tn_value *a) {

@@ -13,6 +13,9 @@ int tn_infer_size(int n, const int64_t *shape, int64_t numel, int64_t *out);
 bool tn_view_strides(const tn_tensor *t, int nd, const int64_t *sizes, int64_t *strides);
 /* A new contiguous copy of t (same dtype). */
 PyObject *tn_clone_contiguous(PyObject *t);
+/* contiguous(memory_format)'s rule: 1 when self is already contiguous in mf (preserve_format: the
+ * usual rule), 0 when it takes a clone(memory_format), -1 with upstream's error for preserve_format */
+int tn_contiguous_check(PyObject *self, PyObject *mf);
 /* reshape: a view when upstream's stride rule allows, else a contiguous copy (not a view). */
 PyObject *tn_reshape(PyObject *self, int n, const int64_t *shape);
 /* Strides (elements) of an output of `shape` allocated the way upstream's TensorIterator orders

@@ -144,10 +144,23 @@ static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"memory_format", NULL};
     PyObject *mf = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:is_contiguous", kws, &mf)) return NULL;
-    if (mf && mf != Py_None && mf != tn_py.memory_format_contiguous)
-        return tn_not_implemented("is_contiguous(memory_format=) other than torch.contiguous_format");
-    return PyBool_FromLong(tn_is_contiguous(tn_tensor_of(self)));
+    if (PyTuple_Size(args) > 0) {
+        PyErr_Format(PyExc_TypeError, "is_contiguous() takes 0 positional arguments but %zd %s given", PyTuple_Size(args),
+                     PyTuple_Size(args) == 1 ? "was" : "were");
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:is_contiguous", kws, &mf)) return NULL;
+    int code = tn_py_memformat_code(mf);
+    if (code < 0 || mf == Py_None) { /* torch's own types by their qualified name, as upstream prints them */
+        PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(mf), "__module__");
+        bool torch_type = mod && PyUnicode_Check(mod) && PyUnicode_CompareWithASCIIString(mod, "torch") == 0;
+        Py_XDECREF(mod);
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "is_contiguous(): argument 'memory_format' must be torch.memory_format, not %s%s",
+                     torch_type ? "torch." : "", tn_py_type_name(mf));
+        return NULL;
+    }
+    return PyBool_FromLong(tn_is_contiguous_as(tn_tensor_of(self), code == 1 ? 0 : code));
 }
 static PyObject *m_is_floating_point(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(tn_dtype_is_floating(tn_tensor_of(self)->dtype));

@@ -805,7 +805,8 @@ int tn_types_init(PyObject *m) {
         if (!o) return -1;
         if (i == 0) tn_py.memory_format_preserve = o;
         else if (i == 1) tn_py.memory_format_contiguous = o;
-        else Py_DECREF(o);
+        else if (i == 2) tn_py.memory_format_channels_last = o;
+        else tn_py.memory_format_channels_last_3d = o;
     }
     if (PyDict_SetItemString(named_all, "legacy_contiguous_format", tn_py.memory_format_contiguous) < 0) return -1;
     for (int i = 0; qscheme_names[i]; i++) {
