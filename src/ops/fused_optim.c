@@ -372,3 +372,91 @@ PyObject *tn_op__fused_adagrad_(tn_value *a) {
 }
 
 PyObject *tn_op__fused_adagrad__tensor_lr(tn_value *a) { return tn_op__fused_adagrad_(a); }
+
+/* ---- torch.amp.GradScaler on CPU: upstream's AmpGradScalerKernels.cpp ----
+ * _amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale): each grad times
+ * inv_scale in place (left as it is when inv_scale is 1; f16 / bf16 in float, rounded once; f64
+ * times the float scale in double), found_inf set to 1 when an element is inf or NaN. An empty list
+ * checks nothing; the grads are checked and scaled one after another, as upstream does. */
+static int need_numel1(PyObject *t, const char *name) {
+    if (tn_numel(tn_tensor_of(t)) == 1) return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s must be a 1-element tensor.", name);
+    return -1;
+}
+static int need_dtype(PyObject *t, const char *name, tn_dtype want, const char *kind) {
+    if (tn_tensor_of(t)->dtype == want) return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s must be %s tensor.", name, kind);
+    return -1;
+}
+
+#define DEF_UNSCALE(sfx, CT, LD, ST)                                                   \
+    static void unscale_##sfx(void *d, int64_t n, float *found, float inv) {          \
+        for (int64_t k = 0; k < n; k++) {                                              \
+            CT v = LD(d, k);                                                           \
+            if (!isfinite(v)) *found = 1.0f;                                           \
+            if (inv != 1.0f) ST(d, k, v * (CT)inv);                                    \
+        }                                                                              \
+    }
+DEF_UNSCALE(f64, double, ld_f64, st_f64)
+DEF_UNSCALE(f32, float, ld_f32, st_f32)
+DEF_UNSCALE(f16, float, ld_f16, st_f16)
+DEF_UNSCALE(bf16, float, ld_bf16, st_bf16)
+
+static int unscale_one(PyObject *t, float *found, float inv) {
+    const tn_tensor *x = tn_tensor_of(t);
+    void (*fn)(void *, int64_t, float *, float) = x->dtype == TN_DTYPE_F64 ? unscale_f64 : x->dtype == TN_DTYPE_F32 ? unscale_f32
+                                                 : x->dtype == TN_DTYPE_F16 ? unscale_f16 : x->dtype == TN_DTYPE_BF16 ? unscale_bf16 : NULL;
+    if (!fn) {
+        tn_kernel_missing("_amp_foreach_non_finite_check_and_unscale_cpu", x->dtype);
+        return -1;
+    }
+    if (tn_check_overlap(t, 0, NULL) < 0) return -1;
+    PyObject *c = tn_is_contiguous(x) ? Py_NewRef(t) : tn_as_dtype(t, x->dtype, true);
+    if (!c) return -1;
+    fn(dptr(c), tn_numel(x), found, inv);
+    int rc = c == t ? 0 : tn_copy_into(t, c);
+    Py_DECREF(c);
+    tn_tensor_of(t)->storage->version++;
+    return rc;
+}
+
+PyObject *tn_op__amp_foreach_non_finite_check_and_unscale_(tn_value *a) {
+    PyObject *grads = a[0].u.obj, *fi = a[1].u.obj, *is = a[2].u.obj;
+    Py_ssize_t n = PyTuple_Size(grads);
+    if (n == 0) Py_RETURN_NONE;
+    if (need_numel1(is, "inv_scale") < 0 || need_numel1(fi, "found_inf") < 0 ||
+        need_dtype(is, "inv_scale", TN_DTYPE_F32, "a float") < 0 || need_dtype(fi, "found_inf", TN_DTYPE_F32, "a float") < 0)
+        return NULL;
+    float *found = dptr(fi);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (unscale_one(item(grads, i), found, *(const float *)dptr(is)) < 0) return NULL;
+    tn_tensor_of(fi)->storage->version++;
+    Py_RETURN_NONE;
+}
+
+/* _amp_update_scale_(scale, growth_tracker, found_inf, growth_factor, backoff_factor,
+ * growth_interval): backoff and a reset tracker after a non-finite step (found_inf nonzero,
+ * NaN too), else the tracker counts up and at growth_interval the scale grows unless that would
+ * overflow float; products in double, rounded to float once. */
+PyObject *tn_op__amp_update_scale_(tn_value *a) {
+    PyObject *sc = a[0].u.obj, *gt = a[1].u.obj, *fi = a[2].u.obj;
+    if (need_numel1(gt, "growth_tracker") < 0 || need_numel1(sc, "current_scale") < 0 || need_numel1(fi, "found_inf") < 0 ||
+        need_dtype(gt, "growth_tracker", TN_DTYPE_I32, "an int") < 0 ||
+        need_dtype(sc, "current_scale", TN_DTYPE_F32, "a float") < 0 || need_dtype(fi, "found_inf", TN_DTYPE_F32, "a float") < 0)
+        return NULL;
+    float *s = dptr(sc);
+    int32_t *g = dptr(gt);
+    if (*(const float *)dptr(fi) != 0.0f) {
+        *s = (float)((double)*s * a[4].u.f);
+        *g = 0;
+    } else if ((int64_t)*g + 1 == a[5].u.i) {
+        float ns = (float)((double)*s * a[3].u.f);
+        if (isfinite(ns)) *s = ns;
+        *g = 0;
+    } else {
+        *g += 1;
+    }
+    tn_tensor_of(sc)->storage->version++;
+    tn_tensor_of(gt)->storage->version++;
+    return Py_NewRef(sc);
+}
