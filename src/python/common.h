@@ -49,6 +49,7 @@ int tn_dynamo_init(PyObject *m);    /* torch._C._dynamo: eval-frame slot, frame 
 int tn_serialization_init(PyObject *m); /* PyTorchFileWriter / PyTorchFileReader: torch.save's zip (serialization.c) */
 
 int tn_dataloader_init(PyObject *m);   /* DataLoader worker supervision (dataloader.c) */
+int tn_fx_init(PyObject *m);           /* torch.fx's _NodeBase, _NodeIter, _fx_map_* (fx.c) */
 int tn_stream_init(PyObject *m);       /* torch.Stream, torch.Event for CPU and meta (stream.c) */
 int tn_optim_support_init(PyObject *m); /* _group_tensors_by_device_and_dtype (optim_support.c) */
 

@@ -569,7 +569,27 @@ PyObject *tn_tensor_get_imag(PyObject *self, void *c);
 int tn_tensor_set_real(PyObject *self, PyObject *value, void *c);
 int tn_tensor_set_imag(PyObject *self, PyObject *value, void *c);
 
+/* _backward_hooks / _post_accumulate_grad_hooks: data descriptors on TensorBase as upstream's
+ * (torch.overrides reads `Tensor._backward_hooks.__get__`), the values kept in the instance
+ * __dict__ under the same name; None until assigned. */
+static PyObject *g_hook_dict(PyObject *self, void *name) {
+    PyObject *d = PyObject_GenericGetDict(self, NULL);
+    if (!d) return NULL;
+    PyObject *v = PyDict_GetItemString(d, (const char *)name);
+    Py_DECREF(d);
+    return Py_NewRef(v ? v : Py_None);
+}
+static int s_hook_dict(PyObject *self, PyObject *value, void *name) {
+    PyObject *d = PyObject_GenericGetDict(self, NULL);
+    if (!d) return -1;
+    int rc = value ? PyDict_SetItemString(d, (const char *)name, value) : PyDict_DelItemString(d, (const char *)name);
+    Py_DECREF(d);
+    return rc;
+}
+
 static PyGetSetDef tensor_getset[] = {
+    {"_backward_hooks", g_hook_dict, s_hook_dict, NULL, "_backward_hooks"},
+    {"_post_accumulate_grad_hooks", g_hook_dict, s_hook_dict, NULL, "_post_accumulate_grad_hooks"},
     {"T", tn_tensor_get_T, NULL, NULL, NULL},
     {"H", tn_tensor_get_H, NULL, NULL, NULL},
     {"mT", tn_tensor_get_mT, NULL, NULL, NULL},
@@ -951,12 +971,6 @@ int tn_tensor_type_init(PyObject *m) {
      * types, so the type pointer is set directly: _TensorMeta adds no fields to `type`, so the
      * object layout is unchanged. TensorBase lives as long as the process. */
     Py_SET_TYPE(tb, (PyTypeObject *)Py_NewRef(meta));
-    /* hook dictionaries: None on the class, per-tensor values in the instance __dict__ (torch.load
-     * assigns tensor._backward_hooks = OrderedDict()); nothing runs them until autograd lands */
-    if (PyObject_SetAttrString(tb, "_backward_hooks", Py_None) < 0 ||
-        PyObject_SetAttrString(tb, "_post_accumulate_grad_hooks", Py_None) < 0) {
-        Py_DECREF(meta); Py_DECREF(tb); return -1;
-    }
     tn_py.TensorMeta = (PyTypeObject *)meta;
     tn_py.TensorBase = (PyTypeObject *)tb;
     PyObject *st = PyType_FromSpec(&storage_spec);
