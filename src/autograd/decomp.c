@@ -1544,7 +1544,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"trapezoid", "x", tn_misc_d_trapezoid_x}, {"trapezoid", "dx", tn_misc_d_trapezoid_dx},
     {"trapz", "x", tn_misc_d_trapezoid_x}, {"trapz", "dx", tn_misc_d_trapz_dx},
     {"cumulative_trapezoid", "x", tn_misc_d_cumulative_trapezoid_x},
-    {"cumulative_trapezoid", "dx", tn_misc_d_cumulative_trapezoid_dx},
+    {"cumulative_trapezoid", "dx", tn_misc_d_cumulative_trapezoid_dx}, {"vander", "", tn_misc_d_vander},
     {"combinations", "", tn_misc_d_combinations}, {"unsafe_chunk", "", tn_misc_d_unsafe_chunk},
 };
 static tn_decomp_fn *named_decomp_by_row;   /* TN_OP_COUNT entries */

@@ -928,3 +928,45 @@ PyObject *tn_op_renorm_(tn_value *a) {
     Py_DECREF(r);
     return rc < 0 ? NULL : Py_NewRef(a[0].u.obj);
 }
+
+/* vander(x, N=None, increasing=False): upstream's composite. A (len(x), N) tensor of x's dtype
+ * promoted with int64 (integral and bool inputs give int64, as cumprod would), filled with 1, its
+ * columns 1.. the running product of x (x copied in, then cumprod along the row), flipped unless
+ * increasing. */
+PyObject *tn_misc_d_vander(tn_value *a) {
+    PyObject *x = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(x);
+    if (t->ndim != 1) {
+        PyErr_SetString(PyExc_RuntimeError, "x must be a one-dimensional tensor.");
+        return NULL;
+    }
+    int64_t len = t->sizes[0], n = a[1].tag == TN_V_NONE ? len : a[1].u.i;
+    if (n < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "N must be non-negative.");
+        return NULL;
+    }
+    tn_dtype dt = tn_promote_types_checked(t->dtype, TN_DTYPE_I64);
+    if (dt == TN_DTYPE_UNDEFINED) return NULL;
+    PyObject *dev = t->storage->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu;
+    PyObject *r = tn_at_empty_memory_format(TN_IS(len, n), TN_DT(dt), NULL, dev, NULL, NULL);
+    if (r && n > 0) {
+        PyObject *f = tn_at_fill__Scalar(r, TN_SI(1));
+        if (!f) Py_CLEAR(r);
+        Py_XDECREF(f);
+    }
+    if (r && n > 1) {
+        const int64_t one = 1, end = INT64_MAX;
+        PyObject *s = tn_at_slice_Tensor(r, 1, &one, &end, 1), *u = s ? tn_at_unsqueeze(x, 1) : NULL;
+        PyObject *c1 = u ? tn_at_copy_(s, u, false) : NULL;
+        PyObject *s2 = c1 ? tn_at_slice_Tensor(r, 1, &one, &end, 1) : NULL;
+        PyObject *s3 = s2 ? tn_at_slice_Tensor(r, 1, &one, &end, 1) : NULL;
+        PyObject *p = s3 ? tn_at_cumprod(s3, 1, NULL) : NULL;
+        PyObject *c2 = p ? tn_at_copy_(s2, p, false) : NULL;
+        if (!c2) Py_CLEAR(r);
+        Py_XDECREF(s); Py_XDECREF(u); Py_XDECREF(c1); Py_XDECREF(s2); Py_XDECREF(s3); Py_XDECREF(p); Py_XDECREF(c2);
+    }
+    if (!r || a[2].u.i) return r;
+    PyObject *fl = tn_at_flip(r, TN_IS(1));
+    Py_DECREF(r);
+    return fl;
+}

@@ -13,6 +13,7 @@ PyObject *tn_misc_d_trapezoid_dx(tn_value *a);
 PyObject *tn_misc_d_trapz_dx(tn_value *a);
 PyObject *tn_misc_d_cumulative_trapezoid_x(tn_value *a);
 PyObject *tn_misc_d_cumulative_trapezoid_dx(tn_value *a);
+PyObject *tn_misc_d_vander(tn_value *a);
 PyObject *tn_misc_d_combinations(tn_value *a);
 PyObject *tn_misc_d_unsafe_chunk(tn_value *a);
 

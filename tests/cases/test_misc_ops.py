@@ -303,3 +303,20 @@ cases("cast_error_message", {
     "backward_out": CAST_MSG + "(msg(lambda: torch.ops.aten.threshold_backward.grad_input(x, x, 0.0, grad_input=i)), msg(lambda: torch.ops.aten.mse_loss_backward.grad_input(x, x, x, 1, grad_input=i)))",
     "reduce_loss_blend": CAST_MSG + "(msg(lambda: torch.sum(x, 0, out=torch.zeros((), dtype=torch.long))), msg(lambda: torch.ops.aten.huber_loss_.default(i, x) if hasattr(torch.ops.aten, 'huber_loss_') else 'none'), msg(lambda: torch.lerp(x, x, 0.5, out=i)))",
 })
+
+cases("vander", {   # upstream's composite: promoted with int64, cumprod of the columns, flipped unless increasing
+    "float": "torch.vander(torch.tensor([1.5, -2.0, 0.3]))",
+    "increasing_N": "torch.vander(torch.tensor([1.5, -2.0, 0.3]), N=5, increasing=True)",
+    "int8": "torch.vander(torch.tensor([2, -3, 4], dtype=torch.int8), N=4)",
+    "bool": "torch.vander(torch.tensor([True, False]))",
+    "complex": "torch.vander(torch.tensor([1 + 1j, 2 - 1j]), N=3)",
+    "N0": "torch.vander(torch.tensor([1.0, 2.0]), N=0)",
+    "N1": "torch.vander(torch.tensor([1.0, 2.0]), N=1)",
+    "empty": "torch.vander(torch.tensor([]), N=3)",
+    "f64_strided": "torch.vander(torch.arange(10, dtype=torch.float64)[::3])",
+    "grad": "x = torch.tensor([1.5, -2.0, 0.3], requires_grad=True)\nv = torch.vander(x, N=4)\nv.sum().backward()\nv, x.grad, type(v.grad_fn).__name__",
+    "aten": "torch.ops.aten.vander.default(torch.tensor([2.0, 3.0]), 3, True)",
+    "err_2d": "def f():\n    try:\n        torch.vander(torch.ones(2, 2))\n    except RuntimeError as e:\n        return str(e)\nf()",
+    "err_negative_N": "def f():\n    try:\n        torch.vander(torch.ones(2), N=-1)\n    except RuntimeError as e:\n        return str(e)\nf()",
+    "meta": "r = torch.vander(torch.ones(3, device='meta'), N=2)\nr.shape, r.dtype, r.device.type",
+})
