@@ -94,25 +94,33 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
         return r;
     }
     if (d1 == 2 && d2 == 2) return tn_at_mm(t1, t2);
-    bool fold = false;
-    if (d1 >= 3 && (d2 == 1 || d2 == 2)) {
-        fold = tn_requires_grad(t2) || tn_numel(a) == 0;
-        if (!fold) {
-            fold = true;
-            for (int i = 0; i < d1 - 2; i++)
-                if (a->strides[i] != a->strides[i + 1] * a->sizes[i + 1]) fold = false;
-        }
+    if (d1 < d2) { /* upstream's should_fold takes tensor2.mT() (a transpose op) to inspect it */
+        PyObject *mt = tn_at_transpose_int(t2, -2, -1);
+        if (!mt) return NULL;
+        Py_DECREF(mt);
     }
-    if (fold) {
+    if (tn_matmul_should_fold(t1, t2)) {
+        /* the larger operand's batch folded into mm / mv rows; when it is t2: t2.mT() against
+         * t1.t() (a matrix t1) or t1, and the result transposed back and made contiguous */
+        const bool tr = d2 > d1;
+        PyObject *big = tr ? tn_at_transpose_int(t2, -2, -1) : Py_NewRef(t1);
+        PyObject *small = !big ? NULL : !tr ? Py_NewRef(t2) : d1 == 2 ? tn_at_t(t1) : Py_NewRef(t1);
+        if (!small) { Py_XDECREF(big); return NULL; }
+        const tn_tensor *bt = tn_tensor_of(big), *st = tn_tensor_of(small);
         int64_t folded = 1, out[TN_MAX_DIMS];
         int no = 0;
-        for (int i = 0; i < d1 - 1; i++) { folded *= a->sizes[i]; out[no++] = a->sizes[i]; }
-        if (d2 == 2) out[no++] = b->sizes[1];
-        PyObject *f = tn_at_reshape(t1, TN_IS((long long)folded, (long long)a->sizes[d1 - 1]));
-        PyObject *m = f ? (d2 == 2 ? tn_at_mm(f, t2) : tn_at_mv(f, t2)) : NULL;
+        for (int i = 0; i < bt->ndim - 1; i++) { folded *= bt->sizes[i]; out[no++] = bt->sizes[i]; }
+        if (st->ndim == 2) out[no++] = st->sizes[1];
+        PyObject *f = tn_at_reshape(big, TN_IS((long long)folded, (long long)bt->sizes[bt->ndim - 1]));
+        PyObject *m = f ? (st->ndim == 2 ? tn_at_mm(f, small) : tn_at_mv(f, small)) : NULL;
         PyObject *shape = m ? tn_int_list(out, no) : NULL;
         PyObject *r = shape ? tn_at__unsafe_view(m, TN_IPY(shape)) : NULL;
-        Py_XDECREF(f); Py_XDECREF(m); Py_XDECREF(shape);
+        if (r && tr && st->ndim == 2) {
+            PyObject *rt = tn_at_transpose_int(r, -2, -1);
+            Py_SETREF(r, rt ? tn_at_contiguous(rt, NULL) : NULL);
+            Py_XDECREF(rt);
+        }
+        Py_XDECREF(big); Py_XDECREF(small); Py_XDECREF(f); Py_XDECREF(m); Py_XDECREF(shape);
         return r;
     }
     /* batched: expand the batch dims, fold to 3-D, bmm, view back */
@@ -133,10 +141,11 @@ static PyObject *matmul2(PyObject *t1, PyObject *t2) {
     PyObject *u1 = d1 == 1 ? tn_at_unsqueeze(t1, 0) : Py_NewRef(t1);
     PyObject *u2 = u1 ? (d2 == 1 ? tn_at_unsqueeze(t2, 1) : Py_NewRef(t2)) : NULL;
     PyObject *s1 = u2 ? tn_int_list(e1, nb + 2) : NULL, *s2 = s1 ? tn_int_list(e2, nb + 2) : NULL;
+    /* upstream's order: tensor1 expanded and reshaped, then tensor2 */
     PyObject *x1 = s2 ? tn_at_expand(u1, TN_IPY(s1), false) : NULL;
-    PyObject *x2 = x1 ? tn_at_expand(u2, TN_IPY(s2), false) : NULL;
-    PyObject *r1 = x2 ? tn_at_reshape(x1, TN_IS((long long)bp, (long long)n, (long long)m1)) : NULL;
-    PyObject *r2 = r1 ? tn_at_reshape(x2, TN_IS((long long)bp, (long long)m2, (long long)p)) : NULL;
+    PyObject *r1 = x1 ? tn_at_reshape(x1, TN_IS((long long)bp, (long long)n, (long long)m1)) : NULL;
+    PyObject *x2 = r1 ? tn_at_expand(u2, TN_IPY(s2), false) : NULL;
+    PyObject *r2 = x2 ? tn_at_reshape(x2, TN_IS((long long)bp, (long long)m2, (long long)p)) : NULL;
     PyObject *mm = r2 ? tn_at_bmm(r1, r2) : NULL;
     PyObject *shape = mm ? tn_int_list(out, no) : NULL;
     PyObject *r = shape ? tn_at__unsafe_view(mm, TN_IPY(shape)) : NULL;
@@ -620,8 +629,6 @@ static PyObject *d_sdpa(tn_value *a) {
         Py_DECREF(r);
         return out;
     }
-    if (a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3])
-        return tn_not_implemented("autograd through scaled_dot_product_attention's math path with grouped query attention");
     /* the math path in bf16 / f16 computes in float32 (q, k, v widened; an additive mask is not)
      * and rounds the output (and, discarded, the attention weights) back */
     tn_dtype orig = dt;
@@ -648,6 +655,15 @@ static PyObject *d_sdpa(tn_value *a) {
         Py_XDECREF(ones); Py_XDECREF(tr);
         if (!mask) Py_CLEAR(qs);
     }
+    /* grouped query attention: key and value repeat_interleave'd along the heads (dim -3) */
+    PyObject *kr = NULL, *vr = NULL;
+    if (qs && a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3]) {
+        const int64_t hdim = -3, rep = kt->sizes[kt->ndim - 3] ? qt->sizes[qt->ndim - 3] / kt->sizes[kt->ndim - 3] : 1;
+        kr = tn_at_repeat_interleave_self_int(k, rep, &hdim, NULL);
+        vr = kr ? tn_at_repeat_interleave_self_int(v, rep, &hdim, NULL) : NULL;
+        if (!vr) Py_CLEAR(qs);
+        k = kr, v = vr;
+    }
     PyObject *kT = qs ? tn_at_transpose_int(k, -2, -1) : NULL;
     PyObject *kTs = kT ? tn_at_mul_Scalar(kT, TN_SD(sf)) : NULL;
     PyObject *attn = kTs ? tn_at_matmul(qs, kTs) : NULL;
@@ -658,7 +674,7 @@ static PyObject *d_sdpa(tn_value *a) {
     PyObject *r = attn && (w || orig == dt) ? tn_at_matmul(attn, v) : NULL;
     if (r && orig != dt) Py_SETREF(r, to_dtype(r, orig, false, NULL));
     Py_XDECREF(w);
-    Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn);
+    Py_XDECREF(mask); Py_XDECREF(qs); Py_XDECREF(kT); Py_XDECREF(kTs); Py_XDECREF(attn); Py_XDECREF(kr); Py_XDECREF(vr);
     for (int i = 0; i < 3; i++) Py_XDECREF(widened[i]);
     return r;
 widen_failed:

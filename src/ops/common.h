@@ -48,6 +48,8 @@ const char *tn_dtype_cxx_name(tn_dtype d);
 
 /* ---- dtypes ---- */
 tn_dtype tn_promote_types(tn_dtype a, tn_dtype b);
+/* upstream's should_fold for matmul(t1, t2) without out= (ops/linalg.c) */
+bool tn_matmul_should_fold(PyObject *t1, PyObject *t2);
 /* tn_promote_types with upstream's refusals (promoteTypes, measured): float8 with any other dtype,
  * uint16/32/64 with anything but itself or a floating dtype. RuntimeError and
  * TN_DTYPE_UNDEFINED then. */

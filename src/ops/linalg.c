@@ -232,6 +232,62 @@ PyObject *tn_op_baddbmm(tn_value *a) { return addmm_like(a, NULL, false, 1); }
 PyObject *tn_op_baddbmm_out(tn_value *a) { return addmm_like(a, &a[5], false, 1); }
 PyObject *tn_op_baddbmm_(tn_value *a) { return addmm_like(a, NULL, true, 1); }
 
+/* upstream's should_fold (no out=): whether matmul folds the larger operand's batch into mm / mv
+ * rows instead of a bmm (transposed when t2 is the larger: t2.mT() folded against t1) */
+bool tn_matmul_should_fold(PyObject *t1, PyObject *t2) {
+    const tn_tensor *a = tn_tensor_of(t1), *b = tn_tensor_of(t2);
+    const bool t1_larger = a->ndim >= b->ndim;
+    const tn_tensor *big = t1_larger ? a : b;
+    const int dsmall = t1_larger ? b->ndim : a->ndim;
+    if (!(big->ndim >= 3 && dsmall <= 2)) return false;
+    if (tn_requires_grad(t1_larger ? t2 : t1)) return true;
+    if (a->ndim == 2) return false;
+    if (tn_numel(big) == 0) return true;
+    /* big, transposed in its last two dims when it is t2: its leading dims must view as one */
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    memcpy(sz, big->sizes, sizeof(int64_t) * (size_t)big->ndim);
+    memcpy(st, big->strides, sizeof(int64_t) * (size_t)big->ndim);
+    if (!t1_larger) {
+        int n = big->ndim;
+        int64_t t = sz[n - 1]; sz[n - 1] = sz[n - 2]; sz[n - 2] = t;
+        t = st[n - 1]; st[n - 1] = st[n - 2]; st[n - 2] = t;
+    }
+    for (int i = 0; i < big->ndim - 2; i++)
+        if (st[i] != st[i + 1] * sz[i + 1]) return false;
+    return true;
+}
+
+/* upstream's error for matmul operands (>= 3-d on one side) whose contraction sizes differ: the
+ * mm / mv of the fold, or the bmm of the broadcast batch */
+static void matmul_mismatch(PyObject *t1, PyObject *t2) {
+    const tn_tensor *x = tn_tensor_of(t1), *y = tn_tensor_of(t2);
+    const int d1 = x->ndim, d2 = y->ndim;
+    if (tn_matmul_should_fold(t1, t2)) {
+        const bool tr = d2 > d1;
+        const tn_tensor *big = tr ? y : x, *small = tr ? x : y;
+        int64_t rows = 1;
+        for (int i = 0; i < big->ndim - 2; i++) rows *= big->sizes[i];
+        rows *= tr ? big->sizes[big->ndim - 1] : big->sizes[big->ndim - 2];
+        const int64_t cols = tr ? big->sizes[big->ndim - 2] : big->sizes[big->ndim - 1];
+        if (small->ndim == 1)
+            PyErr_Format(PyExc_RuntimeError, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)", (long long)rows,
+                         (long long)rows, (long long)cols, (long long)small->sizes[0]);
+        else /* small (or its transpose when folding t2) as mat2 */
+            PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)rows,
+                         (long long)cols, (long long)small->sizes[tr ? 1 : 0], (long long)small->sizes[tr ? 0 : 1]);
+        return;
+    }
+    int nb;
+    int64_t batch[TN_MAX_DIMS], bp = 1;
+    if (!tn_broadcast_shapes(d1 > 2 ? d1 - 2 : 0, x->sizes, d2 > 2 ? d2 - 2 : 0, y->sizes, &nb, batch)) {
+        PyErr_SetString(PyExc_RuntimeError, "matmul: batch dimensions are not broadcastable");
+        return;
+    }
+    for (int i = 0; i < nb; i++) bp *= batch[i];
+    PyErr_Format(PyExc_RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
+                 (long long)bp, (long long)x->sizes[d1 - 1], (long long)bp, (long long)y->sizes[d2 > 1 ? d2 - 2 : 0]);
+}
+
 /* matmul: 1-D operands get a dimension prepended (left) / appended (right), removed after. */
 static PyObject *matmul(PyObject *a, PyObject *b) {
     tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
@@ -251,12 +307,14 @@ static PyObject *matmul(PyObject *a, PyObject *b) {
         if (x->ndim == 1 && y->ndim == 1)
             PyErr_Format(PyExc_RuntimeError, "inconsistent tensor size, expected tensor [%lld] and src [%lld] to have the same number of elements, but got %lld and %lld elements respectively",
                          (long long)x->sizes[0], (long long)y->sizes[0], (long long)x->sizes[0], (long long)y->sizes[0]);
+        else if (x->ndim <= 2 && y->ndim == 1)
+            PyErr_Format(PyExc_RuntimeError, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)", (long long)xs[xn - 2],
+                         (long long)xs[xn - 2], (long long)xs[xn - 1], (long long)ys[yn - 2]);
         else if (x->ndim <= 2 && y->ndim <= 2)
-            PyErr_Format(PyExc_RuntimeError, y->ndim == 1 ? "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)" : "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
+            PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                          (long long)xs[xn - 2], (long long)xs[xn - 1], (long long)ys[yn - 2], (long long)ys[yn - 1]);
         else
-            PyErr_Format(PyExc_RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%lld, %lld] but got: [%lld, %lld].",
-                         (long long)xs[0], (long long)xs[xn - 1], (long long)ys[0], (long long)ys[yn - 2]);
+            matmul_mismatch(a, b);
         return NULL;
     }
     PyObject *xa = tn_tensor_new_view(a, xn, xs, xst, x->offset), *yb = xa ? tn_tensor_new_view(b, yn, ys, yst, y->offset) : NULL;

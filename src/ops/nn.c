@@ -326,7 +326,7 @@ static void as4(const tn_tensor *t, int64_t *sz, int64_t *st) {
  * flash: upstream's CPU flash overload (4-d only, equal head sizes; returns (out, lse), out laid
  * out like query, lse [B,H,L] stored as [B,L,H]). */
 static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_value *maskv, double dropout,
-                           bool causal, const tn_value *scalev, bool gqa, bool flash) {
+                           bool causal, const tn_value *scalev, bool gqa, bool flash, bool check_only) {
     tn_tensor *q = tn_tensor_of(qo), *k = tn_tensor_of(ko), *v = tn_tensor_of(vo);
     if (q->dtype != k->dtype || q->dtype != v->dtype) {
         PyErr_Format(PyExc_RuntimeError, "Expected query, key, and value to have the same dtype, but got query.dtype: %s "
@@ -338,9 +338,8 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(q->dtype));
         return NULL;
     }
-    if (dropout > 0.0) {
-        PyErr_SetString(PyExc_NotImplementedError,
-                        "torchnative: aten::scaled_dot_product_attention with dropout_p > 0 is not implemented");
+    if (dropout > 0.0 && flash) { /* scaled_dot_product_attention takes the math path (its caller) */
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0");
         return NULL;
     }
     if (flash ? (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
@@ -416,6 +415,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
                 return NULL;
             }
         }
+        if (check_only) return Py_NewRef(Py_None);
         if (m->dtype == TN_DTYPE_BOOL) {
             mc = tn_tensor_new_empty(m->ndim, m->sizes, ct, TN_DEVICE_CPU);
             if (!mc) return NULL;
@@ -439,6 +439,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         }
     }
 
+    if (check_only) return Py_NewRef(Py_None);
     /* bf16 / f16 with unit-stride rows: widened block by block inside the kernel (no f32 copies) */
     const bool lp = (dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16) && E >= 1 && Ev > 1 && (qs[3] == 1 || E == 1) && (ks[3] == 1 || E == 1) &&
                     vs[3] == 1;
@@ -561,14 +562,29 @@ int tn_sdpa_choice(const tn_value *a) {
  *                              *, scale=None, enable_gqa=False); one kernel for upstream's flash and
  * math choices (within the float rule of either) */
 PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
-    if (tn_sdpa_choice(a) < 0) return NULL;
-    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false);
+    int choice = tn_sdpa_choice(a);
+    if (choice < 0) return NULL;
+    /* dropout (never flash): upstream's math path op by op (autograd/decomp.c: the dropout draws
+     * the generator as upstream's empty_like, bernoulli_, div_, mul), which checks what upstream's
+     * validate_sdpa_input checks by asking this op (in_math: checks only); anything else fails in
+     * the math path's own ops, as upstream's */
+    if (a[4].u.f > 0.0) {
+        static _Thread_local bool in_math;
+        if (in_math) /* the decomposition asking for the arguments' errors */
+            return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false,
+                             true);
+        in_math = true;
+        PyObject *r = tn_decomp_for(TN_ROW_scaled_dot_product_attention)(a);
+        in_math = false;
+        return r;
+    }
+    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false, false);
 }
 
 /* _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False,
  *                                             *, attn_mask=None, scale=None) */
 PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu(tn_value *a) {
-    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[5], a[3].u.f, nn_bool(&a[4]), &a[6], false, true);
+    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[5], a[3].u.f, nn_bool(&a[4]), &a[6], false, true, false);
 }
 
 /* ---------------------------------------------------------------- embedding */

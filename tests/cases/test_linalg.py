@@ -77,3 +77,50 @@ cases("linear", [
     "torch.nn.functional.linear(torch.randn(3, 4, dtype=torch.bfloat16), torch.randn(5, 4, dtype=torch.bfloat16))",
     "torch.nn.functional.linear(torch.randn(3, 4), torch.randn(5, 3))",
 ], tol="float")
+
+MM_ERR = """
+def err(f):
+    try:
+        f()
+        return "ok"
+    except RuntimeError as e:
+        return str(e)
+"""
+_mm_shapes = [((2, 2), (3, 4, 4)), ((3, 2, 2), (4, 4)), ((3, 2, 2), (4,)), ((2,), (3, 4, 4)), ((5, 3, 2, 2), (3, 4, 4)),
+              ((1, 3, 2, 2), (5, 1, 4, 4)), ((3, 2, 2), (3, 4, 4)), ((2, 3, 2), (4, 4)), ((4, 2), (3,)), ((3,), (4,)), ((3,), (4, 2))]
+cases("matmul_mismatch", {   # upstream's _matmul_impl picks mm / mv on a fold, or bmm: its error names that op's sizes
+    "%s_%s_%s" % ("x".join(map(str, a)), "x".join(map(str, b)), g):
+        "err(lambda: torch.matmul(torch.ones(%r, requires_grad=%s), torch.ones(%r, requires_grad=%s)))" % (a, g in ("a", "ab"), b, g in ("b", "ab"))
+    for a, b in _mm_shapes for g in ("", "a", "b")
+}, setup=MM_ERR)
+
+MM_OPS = """
+from torch.utils._python_dispatch import TorchDispatchMode
+class Ops(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+def run(a, b, ga, gb):
+    torch.manual_seed(0)
+    x, y = torch.randn(*a, requires_grad=ga), torch.randn(*b, requires_grad=gb)
+    with Ops() as m:
+        r = torch.matmul(x, y)
+    return m.ops, r.stride()
+"""
+cases("matmul_fold_ops", {   # the op stream a dispatch mode sees (folds, the transposed fold of a smaller left operand)
+    "mat_left_grad": "run((2, 3), (4, 3, 5), True, False)",
+    "vec_left_grad": "run((3,), (4, 3, 5), True, False)",
+    "mat_left_right_grad": "run((2, 3), (4, 3, 5), False, True)",
+    "batch_left_mat_grad": "run((4, 2, 3), (3, 5), False, True)",
+    "batch_left_vec": "run((4, 2, 3), (3,), True, True)",
+    "batch_left_nograd": "run((4, 2, 3), (3, 5), False, False)",
+    "batch_left_noncontig": "torch.manual_seed(0)\nx = torch.randn(2, 4, 3).transpose(0, 1)\nwith Ops() as m:\n    _r = torch.matmul(x, torch.randn(3, 5))\nm.ops",
+}, setup=MM_OPS)
+
+cases("matmul_fold_values", {   # the transposed fold's result (mT().contiguous()) and its gradients
+    "mat_left": "torch.manual_seed(0)\nx = torch.randn(2, 3, requires_grad=True)\ny = torch.randn(4, 3, 5)\nr = torch.matmul(x, y)\nr.sum().backward()\nr, r.stride(), x.grad",
+    "vec_left": "torch.manual_seed(0)\nx = torch.randn(3, requires_grad=True)\ny = torch.randn(4, 3, 5)\nr = torch.matmul(x, y)\nr.sum().backward()\nr, x.grad",
+}, tol="float")

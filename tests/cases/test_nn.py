@@ -301,3 +301,24 @@ torch.manual_seed(0)
 z = torch.randn(5, 300, 19) * 5
 z[0, :, 0] = float('-inf'); z[1, 3, 1] = float('nan'); z[2, 5, 2] = float('inf'); z[3, 7, :] = float('-inf')
 """, tol="float")
+
+cases("sdpa_dropout", {   # upstream's math path with dropout: the generator drawn as upstream (values under the float rule: bmm)
+    "plain": "torch.manual_seed(0)\nq, k, v = torch.randn(2, 3, 5, 8), torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8)\n"
+             "torch.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.3), torch.rand(2)",
+    "causal_scale": "torch.manual_seed(0)\nq = torch.randn(1, 2, 4, 8)\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=0.5, is_causal=True, scale=0.2)",
+    "bool_mask_3d": "torch.manual_seed(0)\nq = torch.randn(3, 4, 8)\nm = torch.rand(4, 4) > 0.3\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m, dropout_p=0.1)",
+    "float_mask_gqa": "torch.manual_seed(0)\nq, k = torch.randn(1, 4, 3, 8), torch.randn(1, 2, 5, 8)\n"
+                      "torch.nn.functional.scaled_dot_product_attention(q, k, k, attn_mask=torch.randn(3, 5), dropout_p=0.2, enable_gqa=True)",
+    "p_one": "torch.manual_seed(0)\nq = torch.randn(1, 1, 3, 4)\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=1.0)",
+    "bf16": "torch.manual_seed(0)\nq = torch.randn(1, 2, 4, 8).bfloat16()\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, dropout_p=0.25)",
+    "flash_overload_refuses": "q = torch.randn(1, 1, 2, 4)\ndef f():\n    try:\n        torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(q, q, q, 0.5)\n"
+                              "    except RuntimeError as e:\n        return str(e)\nf()",
+    "bad_dims": "q = torch.randn(2, 4)\ndef f():\n    try:\n        torch.nn.functional.scaled_dot_product_attention(q, q, torch.randn(3, 4, 4), dropout_p=0.5)\n"
+                "    except RuntimeError as e:\n        return str(e)\nf()",
+}, tol="float")
+
+from harness.autograd import F32 as _F32
+cases("sdpa_dropout_grad", {   # gradients through the dropout mask: the autograd cases' fixed rule (harness/autograd.py)
+    "grad": "torch.manual_seed(0)\nq = torch.randn(1, 2, 4, 8, requires_grad=True)\nk = torch.randn(1, 2, 4, 8, requires_grad=True)\n"
+            "o = torch.nn.functional.scaled_dot_product_attention(q, k, k, dropout_p=0.4)\no.sum().backward()\no, q.grad, k.grad",
+}, tol=_F32)
