@@ -65,6 +65,11 @@ tn_dtype tn_number_dtype(const tn_value *v);
 /* Would upstream's Scalar::to<T>() refuse number v for dtype dt? 0, or -1 with its RuntimeError
  * ("value cannot be converted to type T without overflow") set (ops/create.c). */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
+/* A factory's dtype / layout / device / pin_memory values -> dtype and device (defaults given);
+ * -1 with upstream's error for pin_memory=True, NotImplementedError for a non-strided layout
+ * (ops/create.c). */
+int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value *device, const tn_value *pin,
+                  tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev);
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */

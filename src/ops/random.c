@@ -125,7 +125,11 @@ static int check_sizes(const tn_value *size) {
 }
 
 /* A factory result: out= resized to `size`, or a new tensor of dtype (NONE: `dflt`) on device. */
+/* `dtype` is the first of the schema's dtype, layout, device, pin_memory values (or NULL). */
 static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_value *device, tn_dtype dflt, PyObject *out) {
+    tn_dtype odt;
+    tn_device_type odev;
+    if (dtype && tn_cr_options(dtype, dtype + 1, device, dtype + 3, dflt, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     if (check_sizes(size) < 0) return NULL;
     if (out) {
         if (tn_resize(out, size->u.ints.n, size->u.ints.v) < 0) return NULL;
@@ -136,7 +140,11 @@ static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_v
     return tn_tensor_new_empty(size->u.ints.n, size->u.ints.v, dt, dev);
 }
 
+/* `dtype` is the first of the schema's dtype, layout, device, pin_memory values. */
 static PyObject *like(const tn_value *self, const tn_value *dtype) {
+    tn_dtype odt;
+    tn_device_type odev;
+    if (tn_cr_options(dtype, dtype + 1, dtype + 2, dtype + 3, TN_DTYPE_F32, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     tn_dtype dt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : TN_T(*self)->dtype;
     return new_like(self->u.obj, dt);
 }

@@ -220,3 +220,35 @@ cases("fuzz_alpha_order", {
     "inplace_shape_first": "[err(lambda: torch.tensor(1.0).sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
     "meta_bool_alpha": "torch.empty(2, 3, device='meta').sub(torch.empty(2, 3, device='meta'), alpha=True).shape",
 }, setup=ERR)
+
+# torch.ops.aten.X.overload: upstream's toIValue converts more than its Python bindings (an int
+# takes a bool, a plain int a dtype as its ScalarType number, a bool any number / None / a
+# one-element tensor as its truth, a Scalar a dtype) and a Scalar refuses a tensor, 0-dim too
+cases("fuzz_aten_loose", {
+    "int_got_bool": "a.select.int(x, True, 0)",
+    "opt_int_got_bool": "a.slice.Tensor(x, 0, True, 2)",
+    "symint_got_bool": "a.narrow.default(x, 0, 0, True)",
+    "int_got_dtype": "err(lambda: a.select.int(x, torch.float32, 0))",
+    "int_got_dtype_in_range": "a.select.int(x, torch.uint8, 0)",
+    "opt_int_got_dtype": "err(lambda: a.slice.Tensor(x, 0, torch.int8, 2))",
+    "symint_got_dtype": "err(lambda: a.narrow.default(x, 0, 0, torch.uint8))",
+    "bool_got_int": "[a.argsort.stable(x, stable=v, dim=0, descending=d) for v in (2, 0) for d in (0, 1.5)]",
+    "bool_got_float": "a.std.default(x, unbiased=0.0)",
+    "bool_got_none_complex": "[a.std.default(x, unbiased=v) for v in (None, 1j, 0j)]",
+    "bool_got_tensor": "[a.std.default(x, unbiased=v) for v in (torch.tensor(0), torch.tensor([1.5]))]",
+    "bool_got_tensor_2": "err(lambda: a.std.default(x, unbiased=torch.tensor([1, 1])))",
+    "bool_got_str": "err(lambda: a.std.default(x, unbiased='a'))",
+    "bool_got_dtype": "err(lambda: a.std.default(x, unbiased=torch.float32))",
+    "number_got_dtype": "[a.pow.Tensor_Scalar(x, torch.int16), a.norm.ScalarOpt_dim(x, torch.float16, [0])]",
+    "number_got_tensor": "[err(lambda: f()) for f in (lambda: a.pow_.Scalar(x.clone(), torch.tensor(2.)), "
+                         "lambda: a.add.Tensor(x, x, alpha=torch.tensor(2)), lambda: a.clamp.default(x, torch.tensor(1.)), "
+                         "lambda: a.masked_fill.Scalar(x, x > 0, torch.tensor(1.)))]",
+    "packet_number_tensor": "[a.pow_(x.clone(), torch.tensor(2.)), a.add(x, torch.tensor(2.))]",
+    # pin_memory given as a number means True: the random factories refuse it as the others do
+    "pin_memory_number": "[err(lambda: f()) for f in (lambda: a.rand.generator([2, 3], generator=None, pin_memory=2), "
+                         "lambda: a.rand_like.generator(x, generator=None, pin_memory=0.5), "
+                         "lambda: a.randint_like.low_generator_dtype(x, 1, 1, generator=None, pin_memory=2), "
+                         "lambda: torch.randn(2, pin_memory=True), lambda: torch.randint(3, (2,), pin_memory=True), "
+                         "lambda: torch.randn_like(x, pin_memory=True))]",
+    "pin_memory_false": "[a.rand_like.generator(x, generator=None, pin_memory=0).shape, torch.rand(2, pin_memory=False).shape]",
+}, setup=ERR)
