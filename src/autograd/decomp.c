@@ -1206,7 +1206,7 @@ static PyObject *d_l1_loss(tn_value *a) {
     PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
     PyObject *ab = d ? tn_at_abs(d) : NULL;
     Py_XDECREF(d);
-    if (!ab || a[2].u.i == 0) return ab;
+    if (!ab || (a[2].u.i != 1 && a[2].u.i != 2)) return ab;
     PyObject *r = (a[2].u.i == 1 ? tn_at_mean(ab, NULL) : tn_at_sum(ab, NULL));
     Py_DECREF(ab);
     return r;

@@ -148,6 +148,9 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
  * partially overlaps an input (same memory, not exactly the same elements). Only what upstream
  * can decide cheaply (dense tensors) is judged; anything else passes, as upstream's TOO_HARD. */
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins);
+/* The same where upstream asserts no overlap at all (assert_no_overlap: out= of kernels outside
+ * TensorIterator, e.g. linalg_cross): an input that is exactly dst is refused too. */
+int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins);
 /* An in-place or out= op may write its result straight into `self` / out (no temporary, no copy)
  * when that gives what computing into a temporary and copying would: self's dtype is the result dtype rt,
  * self is dense without internal overlap, and each (already cast) input is in other memory or

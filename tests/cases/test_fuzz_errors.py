@@ -252,3 +252,60 @@ cases("fuzz_aten_loose", {
                          "lambda: torch.randn_like(x, pin_memory=True))]",
     "pin_memory_false": "[a.rand_like.generator(x, generator=None, pin_memory=0).shape, torch.rand(2, pin_memory=False).shape]",
 }, setup=ERR)
+
+# out= dtype checks of structured kernels (set_output: the exact dtype) and the kernels' own,
+# in upstream's order against the dim / argument checks
+OUTDT = ERR + """
+o64 = torch.zeros(2, 3, dtype=torch.float64)
+def o(dt=torch.float32, *s):
+    return torch.zeros(*(s or (2, 3)), dtype=dt)
+"""
+cases("fuzz_out_dtype", {
+    "tril_triu": "[err(lambda: f(y, out=o64)) for f in (torch.tril, torch.triu) for y in (x, x.long(), x.half())]",
+    "tril_1d_first": "err(lambda: torch.tril(torch.ones(3), out=o64))",
+    "tril_dtype_before_overlap": "err(lambda: torch.tril(x, out=torch.empty(3, dtype=torch.float64).expand(2, 3)))",
+    "renorm": "[err(lambda: torch.renorm(y, 2, d, 1., out=o64)) for y in (x, x.long()) for d in (0, 5)]",
+    "renorm_complex": "[err(lambda: f()) for f in (lambda: torch.renorm(x, 2, 0, 1j), lambda: x.clone().renorm_(2, 0, 1j), "
+                      "lambda: torch.renorm(x, 2j, 0, 1.), lambda: torch.renorm(x, 2, 0, 1j, out=o64))]",
+    "softmax_out": "[err(lambda: f.out(y, d, h, out=z)) for f in (a._log_softmax, a._softmax) for y in (x, x.half()) "
+                   "for d in (0, 5) for h in (False, True) for z in (o(), o64, o(torch.float16))]",
+    "softmax_h2f_fn": "[err(lambda: f(y, 0, True)) for f in (a._log_softmax.default, a._softmax.default) for y in (x, x.half())]",
+    "any_all_out": "[err(lambda: f(y, 0, out=z)) for f in (torch.any, torch.all) for y in (x, x.byte(), x > 0) "
+                   "for z in (o(), o(torch.uint8, 3), o(torch.bool, 3), o(torch.int8, 3))]",
+    "any_dim_after_out": "[err(lambda: torch.any(x, d, out=o())) for d in (5, -2**63)]",
+    "any_full_out": "[a.any.all_out(x, out=o(torch.uint8, 0)), a.all.all_out(x.byte(), out=o(torch.bool, 0)), "
+                    "err(lambda: a.all.all_out(x, out=o(torch.float32, 0)))]",
+    "amax_amin": "[err(lambda: f(y, d, out=z)) for f in (torch.amax, torch.amin) for y in (x, x.long()) "
+                 "for d in (0, 5) for z in (o64, o(torch.float32, 3))]",
+    "amax_empty": "[err(lambda: torch.amax(torch.empty(0, 3), d, out=o(torch.float32, 0))) for d in ([0, 0], [1, 0], [0, 1], [5], [])]",
+    "index_select": "[err(lambda: torch.index_select(y, 0, k, out=z)) for y in (x, torch.tensor(1.)) "
+                    "for k in (torch.tensor([0]), torch.tensor([], dtype=torch.long)) for z in (o64, o(torch.float32, 0))]",
+    "index_select_overlap": "[err(lambda: torch.index_select(x, 0, torch.tensor([0]), out=x)), "
+                            "err(lambda: torch.index_select(torch.tensor(1.), 0, torch.tensor([], dtype=torch.long)))]",
+    "linalg_cross": "[err(lambda: torch.linalg.cross(y, z, out=w)) for y, z in ((x, x), (x, x[:1]), (torch.ones(2, 4), torch.ones(2, 4))) "
+                    "for w in (o(), o64)]",
+    "linalg_cross_overlap": "[err(lambda: torch.linalg.cross(x, x.flip(0), out=w)) for w in (x, torch.empty(3).expand(2, 3), "
+                            "torch.empty(3, dtype=torch.float64).expand(2, 3), torch.tensor(1.).expand(3))]",
+    "linalg_cross_bcast": "err(lambda: torch.linalg.cross(torch.ones(2, 3), torch.ones(3, 3)))",
+}, setup=OUTDT)
+cases("fuzz_loss_reduction", {
+    # mse_loss / smooth_l1_loss's meta asserts mean or sum (after the operands' checks); the
+    # composite losses take any other value as none; soft_margin_loss keeps the first element
+    "mse_smooth_l1": "[err(lambda: f(x, y, r)) for f in (a.mse_loss.default, a.smooth_l1_loss.default) "
+                     "for y in (x.flip(0), torch.ones(3, 3)) for r in (-1, 3)]",
+    "mse_out": "[err(lambda: a.mse_loss.out(y, x, r, out=z)) for y in (x, x.to(torch.complex64)) for r in (3, 1) for z in (o(), o(torch.long))]",
+    "soft_margin_out_dtype": "[err(lambda: a.soft_margin_loss.out(y, t, r, out=z)) for y, t in ((x, x), (x.half(), x), (x, x.double()), "
+                             "(x.long(), x.long()), (x > 0, x)) for r in (0, 1) for z in (o(), o64)]",
+}, setup=OUTDT)
+cases("fuzz_out_dtype_values", {   # the calls that pass those checks compute as before
+    "tril_ok": "torch.tril(x, 1, out=o())",
+    "renorm_ok": "torch.renorm(x, 2, 0, 0.5, out=o())",
+    "softmax_ok": "a._log_softmax.out(x, 1, False, out=o())",
+    "linalg_cross_ok": "torch.linalg.cross(x, x.flip(0) + 1, out=o())",
+    # a uint8 out reduces self cast to uint8 first (so -0.73 and 0.38 give 0)
+    "any_all_uint8_out": "[f(y, 0, out=o(torch.uint8, 3)) for f in (torch.any, torch.all) for y in (x, x * 300, x > 0)]",
+    "bce_unreduced": "a.binary_cross_entropy.default(x.sigmoid(), x.flip(0).sigmoid(), None, 3)",
+    "unreduced": "[f(x, x.flip(0) * 0.5, r) for f in (a.l1_loss.default, a.huber_loss.default) for r in (-1, 3)]",
+    "soft_margin_first": "[a.soft_margin_loss.default(x, x.flip(0), r) for r in (-1, 3)]",
+    "mse_bool": "[a.mse_loss.default(x > 0, x, r) for r in (0, 1)] + [err(lambda: a.mse_loss.default(x > 0, x > 0))]",
+}, setup=OUTDT, tol="float")
