@@ -503,6 +503,12 @@ static int check_overlap(PyObject *dst, int nin, PyObject *const *ins, bool same
     return 0;
 }
 
+int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath) {
+    if (!v || !tn_value_is_number(v) || tn_door_on_meta()) return 0;
+    if (opmath) ct = ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16 ? TN_DTYPE_F32 : ct == TN_DTYPE_C32 ? TN_DTYPE_C64 : ct;
+    return tn_cr_check_scalar(v, ct);
+}
+
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, true); }
 int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, false); }
 

@@ -65,6 +65,11 @@ tn_dtype tn_number_dtype(const tn_value *v);
 /* Would upstream's Scalar::to<T>() refuse number v for dtype dt? 0, or -1 with its RuntimeError
  * ("value cannot be converted to type T without overflow") set (ops/create.c). */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
+/* A kernel's scalar.to<T>() of a Scalar argument v once it dispatched on dtype ct: T is ct
+ * itself, or with `opmath` ct's opmath type (float for Half / BFloat16, complex<float> for
+ * ComplexHalf), as the kernel takes it; nothing is checked for a missing v or on a meta call
+ * (upstream's meta functions convert no scalar). 0, or -1 with tn_cr_check_scalar's error. */
+int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath);
 /* A factory's dtype / layout / device / pin_memory values -> dtype and device (defaults given);
  * -1 with upstream's error for pin_memory=True, NotImplementedError for a non-strided layout
  * (ops/create.c). */

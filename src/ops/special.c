@@ -353,7 +353,20 @@ static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) 
     return r;
 }
 PyObject *tn_op_ldexp_out(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
-PyObject *tn_op_ldexp_(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[0].u.obj); }
+/* ldexp_: self.mul_(pow2): an in-place op, so self keeps its shape (no out= resize) */
+PyObject *tn_op_ldexp_(tn_value *a) {
+    PyObject *self = a[0].u.obj, *other = a[1].u.obj;
+    tn_dtype sd = tn_tensor_of(self)->dtype;
+    if (tn_dtype_is_integral(sd, true)) {
+        PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(sd));
+        return NULL;
+    }
+    if (ldexp_direct(self, other)) return ldexp_kernel(self, other, NULL, true);
+    PyObject *p = ldexp_pow2(self, other);
+    PyObject *r = p ? tn_at_mul__Tensor(self, p) : NULL;
+    Py_XDECREF(p);
+    return r;
+}
 
 /* ---------------------------------------------------------------- complex / polar */
 static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool polar) {

@@ -309,3 +309,53 @@ cases("fuzz_out_dtype_values", {   # the calls that pass those checks compute as
     "soft_margin_first": "[a.soft_margin_loss.default(x, x.flip(0), r) for r in (-1, 3)]",
     "mse_bool": "[a.mse_loss.default(x > 0, x, r) for r in (0, 1)] + [err(lambda: a.mse_loss.default(x > 0, x > 0))]",
 }, setup=OUTDT, tol="float")
+
+# a Scalar argument converted by the kernel once it has dispatched on the compute dtype: to its
+# opmath type (hardtanh / leaky_relu backward, elu / celu, leaky_relu, addcmul / addcdiv, lerp,
+# the _foreach_ forms), to the dtype itself (shrink backward; pow for integral and half types),
+# to double first (celu's alpha, rrelu_with_noise_backward's bounds)
+SCAL = ERR + """
+def each(f, dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64, torch.int64),
+         vals=(1e308, 1e20, 70000.0, 1j, 2**40, 300, 2**63 - 1)):
+    out = []
+    for dt in dts:
+        y = torch.ones(2, 3, dtype=dt)
+        out.append([str(err(lambda: f(y, v)))[:90] for v in vals])
+    return out
+"""
+cases("fuzz_kernel_scalar", {
+    "hardtanh_backward": "each(lambda y, v: a.hardtanh_backward.default(y, y, v, 2))",
+    "hardtanh_backward_max": "each(lambda y, v: a.hardtanh_backward.default(y, y, -1, v))",
+    "leaky_relu_backward": "each(lambda y, v: a.leaky_relu_backward.default(y, y, v, False))",
+    "shrink_backward": "each(lambda y, v: a.softshrink_backward.default(y, y, v)) + each(lambda y, v: a.hardshrink_backward.default(y, y, v))",
+    "rrelu_with_noise_backward": "each(lambda y, v: a.rrelu_with_noise_backward.default(y, y, y, v, 2, False, False))",
+    "elu_celu": "each(lambda y, v: a.elu.default(y, v)) + each(lambda y, v: a.celu.default(y, v)) + each(lambda y, v: a.leaky_relu.default(y, v))",
+    "addcmul_addcdiv": "each(lambda y, v: a.addcmul_.default(y.clone(), y, y, value=v)) + each(lambda y, v: a.addcdiv.default(y, y, y + 1, value=v), "
+                       "dts=(torch.float32, torch.float16, torch.complex64))",
+    "lerp": "each(lambda y, v: a.lerp.Scalar(y, y, v), dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64))",
+    "foreach": "each(lambda y, v: a._foreach_addcmul.Scalar([y], [y], [y], v)) + each(lambda y, v: a._foreach_lerp.Scalar([y], [y], v), "
+               "dts=(torch.float32, torch.float16, torch.complex64))",
+    "pow": "each(lambda y, v: a.pow_.Scalar(y.clone(), v), dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, "
+           "torch.int32, torch.uint8, torch.int8), vals=(1e308, 1e20, 70000.0, 2**40, 300, 2**63 - 1)) + "
+           "each(lambda y, v: a.pow.Tensor_Scalar(y, v), dts=(torch.float16, torch.int8), vals=(1e20, 300, -2**63))",
+}, setup=SCAL)
+cases("fuzz_kernel_scalar_values", {   # values that fit compute as before
+    "celu_hardtanh": "[a.celu.default(x, 0.5), a.hardtanh_backward.default(x, x, -0.5, 0.5), a.addcmul.default(x, x, x, value=2 ** 40)]",
+    "pow_int": "[a.pow.Tensor_Scalar(i.to(torch.uint8), 255), a.pow.Tensor_Scalar(x.half(), 3.0)]",
+}, setup=ERR, tol="float")
+
+# in-place and out= ops that check what upstream's own path checks
+cases("fuzz_inplace_out_more", {
+    # ldexp_ is self.mul_(2 ** other): an in-place shape check, not an out= resize
+    "ldexp_": "[err(lambda: y.clone().ldexp_(e)) for y in (torch.tensor(1.), x, torch.ones(1, 3), x.long()) for e in (x, i)]",
+    "ldexp_values": "[x.clone().ldexp_(i), x.double().ldexp_(x)]",
+    # clamp with tensor bounds: an ordinary promoting iterator (out= takes what the common dtype casts to)
+    "clamp_tensor_out": "[err(lambda: torch.clamp(y, min=m, out=torch.zeros(2, 3, dtype=od))) for y in (x, x.double(), i) "
+                        "for m in (x * 0.5, x.double() * 0.5, i) for od in (torch.float32, torch.float16, torch.int64)]",
+    "clamp_tensor_out_values": "[torch.clamp(x.double() * 3, min=x.double(), out=torch.zeros(2, 3, dtype=torch.float16)), "
+                               "torch.clip(i, max=i * 0 + 1, out=torch.zeros(2, 3))]",
+    "clamp_scalar_out_strict": "err(lambda: torch.clamp(x, min=0.5, out=torch.zeros(2, 3, dtype=torch.float64)))",
+    # repeat_interleave checks repeats' rank before the dim
+    "repeat_interleave": "[err(lambda: torch.repeat_interleave(x, r, dim=d)) for r in (torch.ones(2, 3, dtype=torch.long), torch.tensor([1, 2]), torch.tensor(2)) "
+                         "for d in (0, 5, -2**63)]",
+}, setup=ERR)
