@@ -1954,6 +1954,12 @@ static _Thread_local int current_op;
 static PyObject *trampoline(tn_value *a) { return dispatch(current_op, a); }
 static int current_op_of(void) { return current_op; }
 
+int tn_decomp_kind(int op) {
+    tn_decomp_for(op);   /* builds the index */
+    if (op < 0 || op >= TN_OP_COUNT || !decomp_index[op]) return -100;
+    return decomps[decomp_index[op] - 1].base;
+}
+
 bool tn_decomp_computes(int op) {
     tn_decomp_for(op);   /* builds the index */
     if (op >= 0 && op < TN_OP_COUNT && named_decomp_by_row && named_decomp_by_row[op]) return true;   /* the losses */

@@ -359,3 +359,35 @@ cases("fuzz_inplace_out_more", {
     "repeat_interleave": "[err(lambda: torch.repeat_interleave(x, r, dim=d)) for r in (torch.ones(2, 3, dtype=torch.long), torch.tensor([1, 2]), torch.tensor(2)) "
                          "for d in (0, 5, -2**63)]",
 }, setup=ERR)
+
+# mixed meta / cpu tensors: the references' in-place forms and the references reached through a
+# composite (after its own checks) refuse them; copysign / floor_divide compare dividend and
+# divisor in their own words; the _foreach_ ops pair their lists' tensors
+MIX = ERR + """
+m = torch.empty(2, 3, device='meta')
+def both(f):
+    return [str(err(lambda: f(m.clone(), x.clone() + 0.5))), str(err(lambda: f(x.clone() + 0.5, m)))]
+"""
+cases("fuzz_meta_mixed_more", {
+    "inplace_refs": "[both(f) for f in (lambda p, q: p.eq_(q), lambda p, q: p.fmod_(q), lambda p, q: p.clamp_min_(q), "
+                    "lambda p, q: p.addcmul_(q, q), lambda p, q: p.addcdiv_(q, q), lambda p, q: p.lerp_(q, 0.5), lambda p, q: p.pow_(q), "
+                    "lambda p, q: p.atan2_(q), lambda p, q: p.xlogy_(q))]",
+    "inplace_unchecked": "[both(f) for f in (lambda p, q: p.sub_(q), lambda p, q: p.mul_(q), lambda p, q: p.div_(q), lambda p, q: a.divide_.Tensor(p, q))]",
+    "divisor": "[both(f) for f in (lambda p, q: p.floor_divide_(q), lambda p, q: p.copysign_(q))]",
+    "composite": "[both(f) for f in (lambda p, q: a.subtract.Tensor(p, q), lambda p, q: a.arctan2.default(p, q), lambda p, q: a.greater.Tensor(p, q), "
+                 "lambda p, q: a.isclose.default(p, q), lambda p, q: a.min.other(p, q), lambda p, q: a.special_gammainc.default(p, q), "
+                 "lambda p, q: a.multiply.Tensor(p, q), lambda p, q: a.true_divide.Tensor(p, q))]",
+    "composite_own_checks_first": "[both(f) for f in (lambda p, q: a.isclose.default(p, q, rtol=-1.0), "
+                                  "lambda p, q: torch.repeat_interleave(p, q))] + [err(lambda: a.type_as.default(x, m))]",
+    "composite_out": "[both(f) for f in (lambda p, q: a.subtract.out(p, q, out=torch.zeros(2, 3)), "
+                     "lambda p, q: a.greater.Tensor_out(p, q, out=torch.zeros(2, 3, dtype=torch.bool)))]",
+    "direct_unchecked": "[both(f) for f in (lambda p, q: a.sub.Tensor(p, q), lambda p, q: a.atan2.default(p, q), lambda p, q: a.gt.Tensor(p, q))]",
+    "special_polynomials": "[both(f) for f in (lambda p, q: a.special_legendre_polynomial_p.default(p, q), "
+                           "lambda p, q: a.special_hermite_polynomial_h.default(p, q))]",
+    # a CPU argument an op returns as it is (broadcast_tensors, to) stays a CPU tensor
+    "cpu_argument_kept": "[err(lambda: torch.nn.functional.mse_loss(m, x))[0], err(lambda: torch.nn.functional.l1_loss(x, m))[0], "
+                         "x.to(m).device, x.device, torch.broadcast_tensors(x, m)[0].device, x.device]",
+    "foreach": "[both(f) for f in (lambda p, q: a._foreach_add.List([p, q], [q, q]), lambda p, q: a._foreach_addcmul.Scalar([p, q], [q, q], [q, q]), "
+               "lambda p, q: a._foreach_lerp.Scalar([p, q], [q, q], 0.5), lambda p, q: a._foreach_add_.List([p, q], [q, q]), "
+               "lambda p, q: a._foreach_sign.default([p, q]))]",
+}, setup=MIX)
