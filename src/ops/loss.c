@@ -32,6 +32,8 @@ static int reduction_assert(int64_t red, int line) {
 /* (self - target)^2 in the operands' common dtype: a bool operand is promoted first (upstream's
  * iterator computes in the common dtype; two bools reach the kernel, which has no Bool) */
 static PyObject *mse_squared(tn_value *a, int64_t red, PyObject *out) {
+    PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    if (out && tn_check_overlap(out, 2, ins) < 0) return NULL;   /* the meta function's iterator, on out as given */
     tn_dtype ct = tn_result_type(2, a);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     if (out && !tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
@@ -378,6 +380,7 @@ PyObject *tn_op_log_sigmoid_backward_grad_input(tn_value *a) { return ls_bwd(a, 
 /* soft_margin_loss(self, target, reduction): log1p(exp(-self * target)), reduced */
 static PyObject *soft_margin(tn_value *a, PyObject *out) {
     /* upstream's neg_out(output, self) first: a unary op's iterator wants out in self's dtype */
+    if (out && tn_check_overlap(out, 1, &a[0].u.obj) < 0) return NULL;   /* neg_out's iterator: overlap first */
     tn_dtype dts[2] = {TN_T(a[0])->dtype, out ? tn_tensor_of(out)->dtype : TN_T(a[0])->dtype};
     if (dts[0] != TN_DTYPE_BOOL && expect_dtype(dts[0], 2, dts) < 0) return NULL;   /* neg's bool check first */
     PyObject *l = tn_at_neg(a[0].u.obj);

@@ -687,6 +687,8 @@ static PyObject *put_into(PyObject *self, PyObject *index, PyObject *source, boo
         PyErr_SetString(PyExc_IndexError, "put_(): Tried to put elements into an empty tensor");
         return NULL;
     }
+    PyObject *ins[2] = {index, source};
+    if (tn_check_no_overlap(self, 2, ins) < 0) return NULL;   /* upstream's assert_no_internal_overlap / _overlap */
     if (ni == 0) return Py_NewRef(self);
     if (!put_dtype_ok(t->dtype)) return tn_kernel_missing("take_put_cpu", t->dtype);
     PyObject *ic = tn_clone_contiguous(index), *sc = ic ? tn_clone_contiguous(source) : NULL;

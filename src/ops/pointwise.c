@@ -161,6 +161,10 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
                           bool inplace, const void *ctx) {
     PyObject *self = a[0].u.obj;
     tn_dtype dt = TN_T(a[0])->dtype;
+    if (inplace && op == TN_UNARY_ABS && tn_dtype_is_complex(dt)) {   /* upstream's abs_ checks first */
+        PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
+        return NULL;
+    }
     if (uprecheck(op, dt) < 0) return NULL;
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;

@@ -65,6 +65,7 @@ static int fill_tensor(PyObject *self, tn_generator *g, fill_fn fn, const void *
     tn_tensor *t = tn_tensor_of(self);
     int64_t n = tn_numel(t);
     if (n == 0 || t->storage->device == TN_DEVICE_META) return 0;
+    if (tn_check_overlap(self, 0, NULL) < 0) return -1;   /* the nullary iterator: no expanded self */
     tn_dtype dt = t->dtype, rdt = real_of(dt);
     int64_t rn = tn_dtype_is_complex(dt) ? 2 * n : n;
     if (tn_is_contiguous(t)) {
@@ -132,6 +133,12 @@ static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_v
     if (dtype && tn_cr_options(dtype, dtype + 1, device, dtype + 3, dflt, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     if (check_sizes(size) < 0) return NULL;
     if (out) {
+        /* an out of the size asked keeps its layout upstream (no resize), so the fill's iterator
+         * sees an expanded one */
+        const tn_tensor *ot = tn_tensor_of(out);
+        bool same = ot->ndim == size->u.ints.n;
+        for (int i = 0; same && i < ot->ndim; i++) same = ot->sizes[i] == size->u.ints.v[i];
+        if (same && tn_check_overlap(out, 0, NULL) < 0) return NULL;
         if (tn_resize(out, size->u.ints.n, size->u.ints.v) < 0) return NULL;
         return Py_NewRef(out);
     }
@@ -189,7 +196,7 @@ static int f_normal(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void
 }
 
 static int check_std(double std) {
-    if (std < 0) {
+    if (!(std >= 0)) {   /* NaN too (measured: normal(0, nan) raises) */
         rt_error("normal expects std >= 0.0, but found std %g", std);
         return -1;
     }
@@ -245,7 +252,7 @@ static int check_std_tensor(PyObject *std) {
     const double *p = (const double *)tn_data(tn_tensor_of(c));
     int64_t n = tn_numel(t);
     bool bad = false;
-    for (int64_t i = 0; i < n; i++) if (p[i] < 0) bad = true;
+    for (int64_t i = 0; i < n; i++) if (!(p[i] >= 0)) bad = true;   /* NaN too */
     Py_DECREF(c);
     if (bad) {
         PyErr_SetString(PyExc_RuntimeError, "normal expects all elements of std >= 0.0");

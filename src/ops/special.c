@@ -436,6 +436,11 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
                      tn_dtype_cpp_name(dt));
         return NULL;
     }
+    if (a[3].tag == TN_V_DTYPE && !tn_dtype_is_floating(a[3].u.dtype) && !tn_dtype_is_complex(a[3].u.dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "nanmean(): could not infer output dtype. Optional dtype must be either a "
+                     "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
+        return NULL;
+    }
     PyObject *m = tn_at_isnan(a[0].u.obj);
     PyObject *nm = m ? tn_at_logical_not_(m) : NULL;
     PyObject *cnt = NULL, *s = NULL, *r = NULL;

@@ -391,3 +391,29 @@ cases("fuzz_meta_mixed_more", {
                "lambda p, q: a._foreach_lerp.Scalar([p, q], [q, q], 0.5), lambda p, q: a._foreach_add_.List([p, q], [q, q]), "
                "lambda p, q: a._foreach_sign.default([p, q]))]",
 }, setup=MIX)
+
+# checks of single ops: NaN tolerances / std, in-place abs of complex, nanmean's dtype, and the
+# written-to tensor's internal overlap where upstream's path asserts it (copy_, the random fills
+# and their out=, put_, mvlgamma_, mse_loss / soft_margin_loss out=) but not where it writes one
+# through (fill_, zero_, structured out= kernels such as tril)
+SINGLE = ERR + """
+def e():
+    return torch.zeros(3).expand(2, 3)
+"""
+cases("fuzz_single_checks", {
+    "isclose_nan": "[err(lambda: a.isclose.default(x, x, r, t)) for r, t in ((math.nan, 0.), (0., math.nan), (-1., 0.), (0., -1.), (math.inf, 0.))]",
+    "normal_nan_std": "[err(lambda: f()) for f in (lambda: torch.normal(0., math.nan, (2,)), lambda: torch.normal(x, math.nan), "
+                      "lambda: x.clone().normal_(0, math.nan), lambda: torch.normal(0., torch.full((2,), math.nan)), "
+                      "lambda: torch.normal(0., math.nan, (2,), out=torch.zeros(2)))]",
+    "abs_complex_inplace": "[err(lambda: f(x.to(torch.complex64))) for f in (torch.abs_, a.absolute_.default, torch.Tensor.abs_)]",
+    "nanmean_dtype": "[err(lambda: a.nanmean.default(y, dtype=d)) for y in (x, i) for d in (torch.bool, torch.int64, torch.float64)]",
+    "expanded_written": "[err(f) for f in (lambda: e().copy_(x), lambda: e().copy_(torch.tensor(1.)), lambda: e().normal_(), "
+                        "lambda: e().uniform_(), lambda: e().random_(), lambda: e().bernoulli_(0.5), lambda: e().exponential_(), "
+                        "lambda: e().mvlgamma_(1), lambda: e().mvlgamma_(0), lambda: e().put_(torch.tensor([0]), torch.tensor([1.])), "
+                        "lambda: torch.rand((2, 3), out=e()), lambda: torch.randint(3, (2, 3), out=e()), "
+                        "lambda: torch.normal(0., 1., (2, 3), out=e()), lambda: a.mse_loss.out(x, x, out=e()), "
+                        "lambda: a.mse_loss.out(x, x, 0, out=e()), lambda: a.soft_margin_loss.out(x, x, out=e()))]",
+    "expanded_written_through": "[f().sum().item() for f in (lambda: e().fill_(2.), lambda: e().zero_())] + [err(lambda: torch.tril(x, out=e()))[0]]",
+    "put_overlap": "[err(lambda: x.clone().put_(torch.tensor([0]), s)) for s in (torch.tensor([1.]),)] + "
+                   "[err(lambda: (lambda y: y.put_(torch.tensor([0, 1]), y[:2]))(x.clone().flatten()))]",
+}, setup=SINGLE)
