@@ -138,6 +138,9 @@ PyObject *tn_householder_product_jvp(PyObject *dV, PyObject *dtau, PyObject *pro
 typedef PyObject *(*tn_decomp_fn)(tn_value *args);
 tn_decomp_fn tn_decomp_for(int op);
 bool tn_decomp_computes(int op);     /* a decomposition that calls other ops (not a pass-through) */
+/* The decomposition table's kind of row op: the row it aliases (>= 0), -1 a decomposition
+ * computing through other ops, -2 / -3 the table's pass-through kinds, -100 no entry. */
+int tn_decomp_kind(int op);
 /* Under a Python dispatch mode, a CompositeImplicitAutograd op reaches the mode decomposed, as
  * upstream's (the Python key sits below the composite kernels): the result, or NULL with
  * *handled false when the op has no decomposition. */

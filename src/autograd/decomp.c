@@ -1224,7 +1224,7 @@ static PyObject *d_l1_loss(tn_value *a) {
     PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
     PyObject *ab = d ? tn_at_abs(d) : NULL;
     Py_XDECREF(d);
-    if (!ab || a[2].u.i == 0) return ab;
+    if (!ab || (a[2].u.i != 1 && a[2].u.i != 2)) return ab;
     PyObject *r = (a[2].u.i == 1 ? tn_at_mean(ab, NULL) : tn_at_sum(ab, NULL));
     Py_DECREF(ab);
     return r;
@@ -1971,6 +1971,12 @@ static PyObject *run_alias(int op, tn_value *a) {
 static _Thread_local int current_op;
 static PyObject *trampoline(tn_value *a) { return dispatch(current_op, a); }
 static int current_op_of(void) { return current_op; }
+
+int tn_decomp_kind(int op) {
+    tn_decomp_for(op);   /* builds the index */
+    if (op < 0 || op >= TN_OP_COUNT || !decomp_index[op]) return -100;
+    return decomps[decomp_index[op] - 1].base;
+}
 
 bool tn_decomp_computes(int op) {
     tn_decomp_for(op);   /* builds the index */

@@ -327,6 +327,51 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
     }
 }
 
+/* torch.ops.aten.X.overload: upstream's schema matching (toIValue) converts more than its Python
+ * bindings do; measured on 2.13.0 for one named overload: an int (or SymInt, Optional[int]) takes
+ * a bool; a plain int also takes a dtype as its ScalarType number (aten.select.int(x,
+ * torch.float32, 0) is dim 6; Optional[int] and SymInt refuse it); a bool takes an int, a float, a
+ * complex, None or a one-element tensor as its truth (argsort(stable=2)); a Scalar (number) takes a dtype
+ * as its number and refuses a tensor (0-dim too: "Expected a value of type 'number' ... found type
+ * 'Tensor'"). 1 converted, 0 no match, 2 not such a case (the ordinary conversion decides). */
+static int aten_loose(PyObject *o, const tn_arg *p, tn_value *v) {
+    if (p->is_list || (o == Py_None && p->optional)) return 2;
+    switch (p->type) {
+    case TN_TYPE_INT: case TN_TYPE_SYMINT:
+        memset(v, 0, sizeof *v);
+        if (PyBool_Check(o)) { v->tag = TN_V_INT; v->u.i = o == Py_True; return 1; }
+        if (tn_py_is_dtype(o) && p->type == TN_TYPE_INT && !p->optional) {
+            v->tag = TN_V_INT;
+            if (tn_py_to_dtype(o, &v->u.dtype) < 0) return -1;
+            v->u.i = (int64_t)v->u.dtype; /* tn_dtype follows upstream's ScalarType numbering */
+            return 1;
+        }
+        return 2;
+    case TN_TYPE_BOOL: {
+        if (PyBool_Check(o)) return 2;
+        bool num = o == Py_None || PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o);
+        if (!num && !(tn_py_is_tensor(o) && tn_numel(tn_tensor_of(o)) == 1)) return 2;
+        int truth = PyObject_IsTrue(o);
+        if (truth < 0) return -1;
+        memset(v, 0, sizeof *v);
+        v->tag = TN_V_BOOL; v->u.i = truth;
+        return 1;
+    }
+    case TN_TYPE_SCALAR:
+        if (tn_py_is_tensor(o)) return 0;
+        if (tn_py_is_dtype(o)) {
+            memset(v, 0, sizeof *v);
+            tn_dtype d;
+            if (tn_py_to_dtype(o, &d) < 0) return -1;
+            v->tag = TN_V_INT; v->u.i = (int64_t)d;
+            return 1;
+        }
+        return 2;
+    default:
+        return 2;
+    }
+}
+
 /* The default written in the schema, as a value. */
 static int default_value(const tn_arg *p, tn_args *a, tn_value *v) {
     const char *d = p->default_text;
@@ -592,7 +637,8 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
             return TN_PARSE_NOMATCH;
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
-        r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
+        r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
+        if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
         if (r == 0) { last_bad = i; last_bad_value = given[i]; }
         if (r == 0 && ovf_pos >= 0 && !(flags & TN_PARSE_ATEN)) {
             /* upstream's Python bindings: the int unpacks with a ValueError, a list element

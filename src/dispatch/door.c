@@ -144,7 +144,9 @@ static PyObject *stand_in(PyObject *t) {
     return tn_tensor_wrap(&g);
 }
 
-typedef struct { PyObject *orig[64], *cpu[64]; int n; } meta_map;
+/* orig / cpu: the meta (or written) arguments and their CPU stand-ins; keep: the CPU tensors the
+ * op read as they are, which a result may be (broadcast_tensors, reshape returning self) */
+typedef struct { PyObject *orig[64], *cpu[64], *keep[64]; int n, nkeep; bool convert; } meta_map;
 
 static PyObject *to_meta(PyObject *r, meta_map *m) {
     if (tn_py_is_tensor(r)) {
@@ -162,6 +164,17 @@ static PyObject *to_meta(PyObject *r, meta_map *m) {
                 Py_DECREF(r);
                 return Py_NewRef(m->orig[i]);
             }
+        for (int i = 0; i < m->nkeep; i++)
+            if (r == m->keep[i]) {
+                /* a CPU argument returned as it is stays that CPU tensor (broadcast_tensors(x, m)[0]
+                 * is x, measured), never turned meta; a conversion to a meta tensor's device
+                 * (x.to(m), x.type_as(m)) gives a fresh meta tensor */
+                if (!m->convert) return r;
+                const tn_tensor *k = tn_tensor_of(r);
+                PyObject *fresh = tn_tensor_new_empty(k->ndim, k->sizes, k->dtype, TN_DEVICE_META);
+                Py_DECREF(r);
+                return fresh;
+            }
         tn_tensor *t = tn_tensor_of(r);
         tn_storage *meta = NULL;
         for (int i = 0; i < m->n && !meta; i++)
@@ -177,20 +190,25 @@ static PyObject *to_meta(PyObject *r, meta_map *m) {
     }
     if (PyTuple_Check(r) || PyList_Check(r)) {
         Py_ssize_t n = PySequence_Size(r);
+        PyObject *items = PySequence_List(r);   /* the elements, converted in place of the originals */
+        if (!items) { Py_DECREF(r); return NULL; }
+        bool changed = false;
         for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *e = PySequence_GetItem(r, i);
-            if (!e) { Py_DECREF(r); return NULL; }
-            if (tn_py_is_tensor(e)) {
-                PyObject *conv = to_meta(Py_NewRef(e), m);
-                if (!conv) { Py_DECREF(e); Py_DECREF(r); return NULL; }
-                if (conv != e) { /* only an in-place alias changes identity: rebuild lists */
-                    if (PyList_Check(r)) PyList_SetItem(r, i, conv); else Py_DECREF(conv);
-                } else {
-                    Py_DECREF(conv);
-                }
-            }
-            Py_DECREF(e);
+            PyObject *e = PyList_GetItem(items, i);
+            if (!tn_py_is_tensor(e)) continue;
+            PyObject *conv = to_meta(Py_NewRef(e), m);
+            if (!conv) { Py_DECREF(items); Py_DECREF(r); return NULL; }
+            /* an element that is a stand-in (broadcast_tensors(m, x)[0]) becomes its original */
+            if (conv != e) changed = true;
+            PyList_SetItem(items, i, conv);
         }
+        if (!changed) { Py_DECREF(items); return r; }
+        PyObject *out = PyList_Check(r) ? Py_NewRef(items)
+                      : PyTuple_CheckExact(r) ? PyList_AsTuple(items)
+                      : PyObject_CallFunctionObjArgs((PyObject *)Py_TYPE(r), items, NULL);   /* a torch.return_types structseq */
+        Py_DECREF(items);
+        Py_DECREF(r);
+        return out;
     }
     return r;
 }
@@ -230,6 +248,12 @@ void tn_door_mark_py_meta(int row, PyObject *fn) {
     const char *ms = mod && PyUnicode_Check(mod) ? PyUnicode_AsUTF8AndSize(mod, NULL) : NULL;
     if (ms && (!strcmp(ms, "torch._refs") || !strncmp(ms, "torch._refs.", 12))) f |= PYM_REFS;
     if (ms && !strcmp(ms, "torch._decomp.decompositions")) f |= PYM_DECOMP;
+    /* the references' in-place lerp_ / addcmul_ / addcdiv_ (bound as torch._ops.aten functions)
+     * and the special polynomials' elementwise meta check devices as the references do */
+    PyObject *qn = fn && !(f & (PYM_REFS | PYM_DECOMP)) ? PyObject_GetAttrString(fn, "__qualname__") : NULL;
+    const char *qs = qn && PyUnicode_Check(qn) ? PyUnicode_AsUTF8AndSize(qn, NULL) : NULL;
+    if ((ms && !strcmp(ms, "torch._ops.aten")) || (qs && !strncmp(qs, "_create_binary_float_meta_func", 30))) f |= PYM_REFS;
+    Py_XDECREF(qn);
     Py_XDECREF(mod);
     PyErr_Clear();
     if (fn && PyObject_HasAttrString(fn, "_torch_decompositions_out_wrapper")) f |= PYM_WRAP;
@@ -256,13 +280,38 @@ static PyObject *out_off_device(const tn_schema *s, tn_value *args, PyObject *re
 static bool cpu_scalar(PyObject *t) { return !is_meta(t) && tn_tensor_of(t)->ndim == 0; }
 
 /* The references' prims: input tensors on two devices (CPU 0-dim tensors and Python numbers
- * join any device) are refused, naming the first tensor's device as the expected one. */
+ * join any device) are refused, naming the first tensor's device as the expected one; in-place
+ * references too (addcmul_, eq_, clamp_min_, ...; measured). copysign and floor_divide compare
+ * their two tensors first, in their own words: copysign refuses any two devices, floor_divide a
+ * CPU dividend with a divisor elsewhere, and moves a CPU divisor to the dividend's device. */
 static int check_same_device(int row, const tn_schema *s, tn_value *args) {
     unsigned char f = py_meta_rows ? py_meta_rows[row] : 0;
-    if (!(f & (PYM_REFS | PYM_DECOMP))) return 0;
-    /* an in-place reference (floor_divide_) reaches ops that do not check (measured) */
-    for (int i = 0; (f & PYM_REFS) && i < s->nargs; i++)
-        if (s->args[i].is_write && !is_out_arg(s, i)) return 0;
+    const char *name = tn_op_at(row)->name;
+    if (!(f & (PYM_REFS | PYM_DECOMP)) && strncmp(name, "_foreach_", 9)) return 0;
+    bool copysign = !strncmp(name, "copysign", 8), floordiv = !strncmp(name, "floor_divide", 12);
+    if ((copysign || floordiv) && s->nargs >= 2 && args[0].tag == TN_V_TENSOR && !args[0].wrapped &&
+        args[1].tag == TN_V_TENSOR && !args[1].wrapped && is_meta(args[0].u.obj) != is_meta(args[1].u.obj)) {
+        if (floordiv && is_meta(args[0].u.obj)) return 0;
+        PyErr_Format(PyExc_RuntimeError, "Expected divisor (b) to be on the same device (%s) as dividend (a), but it is "
+                     "found on %s!", device_name(args[0].u.obj), device_name(args[1].u.obj));
+        return -1;
+    }
+    if (!strncmp(name, "_foreach_", 9)) {
+        /* the _foreach_ ops pair the lists' tensors: each against the first list's at its index
+         * (measured; the tensors of one list may differ, and the in-place forms check nothing) */
+        if (s->nargs < 2 || args[0].tag != TN_V_TENSORLIST || s->args[0].is_write) return 0;
+        Py_ssize_t n = PyTuple_Size(args[0].u.obj);
+        for (int i = 1; i < s->nargs; i++) {
+            if (is_out_arg(s, i) || args[i].tag != TN_V_TENSORLIST) continue;
+            for (Py_ssize_t k = 0; k < n && k < PyTuple_Size(args[i].u.obj); k++) {
+                PyObject *x = PyTuple_GetItem(args[0].u.obj, k), *e = PyTuple_GetItem(args[i].u.obj, k);
+                if (!tn_py_is_tensor(x) || !tn_py_is_tensor(e) || cpu_scalar(e) || is_meta(e) == is_meta(x)) continue;
+                PyErr_Format(PyExc_RuntimeError, "Tensor on device %s is not on the expected device %s!", device_name(e), device_name(x));
+                return -1;
+            }
+        }
+        return 0;
+    }
     PyObject *first = NULL;
     for (int i = 0; i < s->nargs; i++) {
         if (is_out_arg(s, i)) continue;
@@ -278,6 +327,31 @@ static int check_same_device(int row, const tn_schema *s, tn_value *args) {
         }
     }
     return 0;
+}
+
+/* A CompositeImplicitAutograd row reaches the references through the ops it decomposes into,
+ * after its own checks (subtract, arctan2, greater.Tensor_out, isclose, min.other,
+ * special_gammainc: measured), so mixed devices are refused once the op has run on the
+ * stand-ins. Not its in-place forms (divide_), measured. */
+static int composite_same_device(int row, const tn_schema *s, tn_value *args) {
+    /* measured for the aliases (subtract -> sub, ...) and the non-differentiable kernels
+     * (isclose); a composite computing through other ops reaches what they check (view_as,
+     * linear do not refuse) and is left to them */
+    int kind = tn_decomp_kind(row);
+    bool has_out = false;
+    for (int i = 0; i < s->nargs; i++) {
+        if (s->args[i].is_write && !is_out_arg(s, i)) return 0;
+        has_out = has_out || is_out_arg(s, i);
+    }
+    /* (the out= forms of the aliases, subtract.out / greater.Tensor_out, have no table entry) */
+    if (!tn_op_autograd_defs[row].composite || !(kind >= 0 || kind == -3 || (kind == -100 && has_out))) return 0;
+    unsigned char *saved = py_meta_rows, one = PYM_REFS;
+    if (!saved) return 0;
+    unsigned char keep = saved[row];
+    saved[row] = one;
+    int r = check_same_device(row, s, args);
+    saved[row] = keep;
+    return r;
 }
 
 /* 0: every out= tensor on the result's device; otherwise the error is set and the result says
@@ -399,7 +473,7 @@ static _Thread_local int meta_depth;
 bool tn_door_on_meta(void) { return meta_depth > 0; }
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
-    meta_map m = {.n = 0};
+    meta_map m = {.n = 0, .nkeep = 0, .convert = !strcmp(d->name, "to") || !strcmp(d->name, "type_as")};
     bool cpu_result = wants_cpu(s, args);
     bool copies = !strcmp(d->name, "_to_copy") || !strcmp(d->name, "to") || !strcmp(d->name, "copy_");
     if (copies && (cpu_result || (!strcmp(d->name, "copy_") && !is_meta(args[0].u.obj)))) {
@@ -421,6 +495,8 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
             m.orig[m.n] = local[i].u.obj;
             m.cpu[m.n++] = c;
             local[i].u.obj = c;
+        } else if (local[i].tag == TN_V_TENSOR && m.nkeep < 64) {
+            m.keep[m.nkeep++] = local[i].u.obj;
         } else if (local[i].tag == TN_V_TENSORLIST) {
             Py_ssize_t n = PyTuple_Size(local[i].u.obj);
             PyObject *tup = PyTuple_New(n);
@@ -435,6 +511,7 @@ static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *arg
                     m.cpu[m.n++] = c;
                     PyTuple_SetItem(tup, k, Py_NewRef(c));
                 } else {
+                    if (tn_py_is_tensor(e) && m.nkeep < 64) m.keep[m.nkeep++] = e;
                     PyTuple_SetItem(tup, k, Py_NewRef(e));
                 }
             }
@@ -773,7 +850,9 @@ PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_v
         if (when == OUT_NOW) return NULL;
         if (when == OUT_AFTER) return out_device_after(d, s, args, row);
         if (check_same_device(row, s, args) < 0) return NULL;
-        return meta_call(d, s, args);
+        PyObject *r = meta_call(d, s, args);
+        if (r && composite_same_device(row, s, args) < 0) Py_CLEAR(r);
+        return r;
     }
     PyObject *r = d->fn(args);
     if (r) fresh_versions(s, r);

@@ -129,6 +129,10 @@ PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
     else { input = Py_NewRef(self); dim = a[2].u.i; }
     if (!input) return NULL;
     const tn_tensor *it = tn_tensor_of(input), *rt = tn_tensor_of(rep);
+    if (rt->ndim > 1) {   /* upstream checks repeats' rank first; the dim is wrapped by size(dim) after */
+        PyErr_SetString(PyExc_RuntimeError, "repeats must be 0-dim or 1-dim tensor");
+        goto done;
+    }
     int64_t wd;
     if (tn_wrap_dim(dim, it->ndim, &wd) < 0) goto done;
     int64_t size = it->ndim ? it->sizes[wd] : 1;
@@ -144,9 +148,6 @@ PyObject *tn_op_repeat_interleave_self_Tensor(tn_value *a) {
             goto done;
         }
         reps = Py_NewRef(rep);
-    } else {
-        PyErr_SetString(PyExc_RuntimeError, "repeats must be 0-dim or 1-dim tensor");
-        goto done;
     }
     if (!reps) goto done;
     if (tn_is_none(&a[3])) idx = tn_at_repeat_interleave_Tensor(reps, NULL);

@@ -44,8 +44,10 @@ static bool bw_bool(const tn_value *v) { return (v->tag == TN_V_BOOL || v->tag =
 /* ---------------------------------------------------------------- elementwise backwards */
 
 /* out = f(grad, x) with upstream's binary TensorIterator: promotion, broadcasting, out=. */
-static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
-                             PyObject *out) {
+/* s0, s1 (or NULL): Scalar arguments the kernel converts to its opmath type (`opmath`) or to
+ * the compute dtype once it dispatched (tn_check_kernel_scalar) */
+static PyObject *ew_backward_s(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
+                               PyObject *out, const tn_value *s0, const tn_value *s1, bool opmath) {
     tn_value pair[2] = {*g, *x};
     PyObject *orig[2] = {g->u.obj, x->u.obj};
     if (out && tn_check_overlap(out, 2, orig) < 0) return NULL; /* TensorIterator: before dtypes */
@@ -58,6 +60,7 @@ static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_param
     int64_t shape[TN_MAX_DIMS];
     if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, ct, kname) < 0) return NULL;
+    if (tn_check_kernel_scalar(s0, ct, opmath) < 0 || tn_check_kernel_scalar(s1, ct, opmath) < 0) return NULL;
     PyObject *a = tn_as_dtype(g->u.obj, ct, false), *b = NULL, *res = NULL;
     if (!a) return NULL;
     if (!(b = tn_as_dtype(x->u.obj, ct, false))) goto done;
@@ -69,6 +72,11 @@ done:
     Py_DECREF(a);
     Py_XDECREF(b);
     return res;
+}
+
+static PyObject *ew_backward(const char *kname, tn_bwd_op op, const tn_bwd_params *p, tn_value *g, tn_value *x,
+                             PyObject *out) {
+    return ew_backward_s(kname, op, p, g, x, out, NULL, NULL, false);
 }
 
 /* threshold_backward(grad_output, self, threshold): self <= threshold ? 0 : grad */
@@ -121,7 +129,7 @@ static PyObject *hardtanh_bwd(tn_value *a, PyObject *out) {
     tn_bwd_params p = {0};
     p.p0 = bw_num(&a[2]);
     p.p1 = bw_num(&a[3]);
-    return ew_backward("hardshrink_backward_cpu", TN_BWD_HARDTANH, &p, &a[0], &a[1], out);
+    return ew_backward_s("hardshrink_backward_cpu", TN_BWD_HARDTANH, &p, &a[0], &a[1], out, &a[2], &a[3], true);
 }
 PyObject *tn_op_hardtanh_backward(tn_value *a) { return hardtanh_bwd(a, NULL); }
 PyObject *tn_op_hardtanh_backward_grad_input(tn_value *a) { return hardtanh_bwd(a, a[4].u.obj); }
@@ -139,7 +147,7 @@ static PyObject *leaky_bwd(tn_value *a, PyObject *out) {
                         "calculation with negative slope");
         return NULL;
     }
-    return ew_backward("leaky_relu_backward_cpu", TN_BWD_LEAKY_RELU, &p, &a[0], &a[1], out);
+    return ew_backward_s("leaky_relu_backward_cpu", TN_BWD_LEAKY_RELU, &p, &a[0], &a[1], out, &a[2], NULL, true);
 }
 PyObject *tn_op_leaky_relu_backward(tn_value *a) { return leaky_bwd(a, NULL); }
 PyObject *tn_op_leaky_relu_backward_grad_input(tn_value *a) { return leaky_bwd(a, a[4].u.obj); }
@@ -152,10 +160,11 @@ static PyObject *shrink_bwd(const char *k, tn_value *a, PyObject *out) {
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     p.i0 = tn_pw_upstream_vec_bytes() / (int64_t)tn_dtype_itemsize(ct);
-    return ew_backward(k, TN_BWD_SHRINK, &p, &a[0], &a[1], out);
+    return ew_backward_s(k, TN_BWD_SHRINK, &p, &a[0], &a[1], out, &a[2], NULL, false);
 }
-PyObject *tn_op_hardshrink_backward(tn_value *a) { return shrink_bwd("hardshrink_backward_cpu", a, NULL); }
-PyObject *tn_op_hardshrink_backward_grad_input(tn_value *a) { return shrink_bwd("hardshrink_backward_cpu", a, a[3].u.obj); }
+/* upstream's hardshrink_backward runs the shrink_backward kernel (its name in messages) */
+PyObject *tn_op_hardshrink_backward(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, NULL); }
+PyObject *tn_op_hardshrink_backward_grad_input(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, a[3].u.obj); }
 PyObject *tn_op_softshrink_backward(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, NULL); }
 PyObject *tn_op_softshrink_backward_grad_input(tn_value *a) { return shrink_bwd("shrink_backward_cpu", a, a[3].u.obj); }
 

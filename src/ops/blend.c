@@ -205,7 +205,7 @@ static bctx num_ctx(const tn_value *v) {
 /* Run `loop` over tensors ins (cast to ct) into a fresh result of dtype ct, delivered to
  * self (in-place), out (out=) or returned. */
 static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, PyObject **ins, tn_dtype ct,
-                      PyObject *out, bool inplace) {
+                      PyObject *out, bool inplace, const tn_value *scalar) {
     const tn_tensor *ts[4];
     for (int k = 0; k < nin; k++) ts[k] = tn_tensor_of(ins[k]);
     int nd;
@@ -229,6 +229,7 @@ static PyObject *run3(const char *name, tn_loop loop, const bctx *ctx, int nin, 
     }
     if (out && tn_out_prepare(out, nd, shape, ct, name) < 0) return NULL;
     if (!loop) return tn_kernel_missing(name, ct);
+    if (tn_check_kernel_scalar(scalar, ct, true) < 0) return NULL;   /* the kernel's value / weight */
     PyObject *cast[4] = {NULL};
     PyObject *res = NULL;
     for (int k = 0; k < nin; k++)
@@ -272,7 +273,7 @@ static PyObject *lerp(tn_value *a, bool tensor_weight, PyObject *out, bool inpla
     if (!tensor_weight) c = num_ctx(&a[2]);
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, tensor_weight ? a[2].u.obj : NULL};
     return run3(tensor_weight ? "lerp_kernel_tensor" : "lerp_kernel_scalar", lerp_loop(s->dtype, tensor_weight), &c,
-                tensor_weight ? 3 : 2, ins, s->dtype, out, inplace);
+                tensor_weight ? 3 : 2, ins, s->dtype, out, inplace, tensor_weight ? NULL : &a[2]);
 }
 
 PyObject *tn_op_lerp_Scalar(tn_value *a) { return lerp(a, false, NULL, false); }
@@ -298,7 +299,7 @@ static PyObject *addc(tn_value *a, bool div, PyObject *out, bool inplace) {
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     bctx c = num_ctx(&a[3]);
     PyObject *ins[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
-    return run3(div ? "addcdiv_cpu_out" : "addcmul_cpu_out", addc_loop(ct, div), &c, 3, ins, ct, out, inplace);
+    return run3(div ? "addcdiv_cpu_out" : "addcmul_cpu_out", addc_loop(ct, div), &c, 3, ins, ct, out, inplace, &a[3]);
 }
 
 PyObject *tn_op_addcmul(tn_value *a) { return addc(a, false, NULL, false); }

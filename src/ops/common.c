@@ -469,7 +469,7 @@ static bool dense_non_overlapping(const tn_tensor *t) {
     return true;
 }
 
-int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) {
+static int check_overlap(PyObject *dst, int nin, PyObject *const *ins, bool same_ok) {
     const tn_tensor *d = tn_tensor_of(dst);
     int64_t dn = tn_numel(d);
     if (dn == 0) return 0;
@@ -486,14 +486,14 @@ int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) {
     }
     const char *db = tn_data(d), *de = db + dn * tn_dtype_itemsize(d->dtype);
     for (int k = 0; k < nin; k++) {
-        if (!ins[k] || ins[k] == dst) continue;
+        if (!ins[k] || (same_ok && ins[k] == dst)) continue;
         const tn_tensor *t = tn_tensor_of(ins[k]);
         if (tn_storage_root(t->storage) != tn_storage_root(d->storage) || tn_numel(t) == 0 || !dense_non_overlapping(t))
             continue;
         const char *tb = tn_data(t), *te = tb + tn_numel(t) * tn_dtype_itemsize(t->dtype);
         bool full = tb == db && te == de && t->ndim == d->ndim &&
                     memcmp(t->strides, d->strides, (size_t)d->ndim * sizeof *d->strides) == 0;
-        if (!full && tb < de && db < te) {
+        if ((!full || !same_ok) && tb < de && db < te) {
             PyErr_SetString(PyExc_RuntimeError,
                             "unsupported operation: some elements of the input tensor and the written-to tensor refer "
                             "to a single memory location. Please clone() the tensor before performing the operation.");
@@ -502,6 +502,15 @@ int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) {
     }
     return 0;
 }
+
+int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath) {
+    if (!v || !tn_value_is_number(v) || tn_door_on_meta()) return 0;
+    if (opmath) ct = ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16 ? TN_DTYPE_F32 : ct == TN_DTYPE_C32 ? TN_DTYPE_C64 : ct;
+    return tn_cr_check_scalar(v, ct);
+}
+
+int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, true); }
+int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins) { return check_overlap(dst, nin, ins, false); }
 
 bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins) {
     const tn_tensor *d = tn_tensor_of(self);

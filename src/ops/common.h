@@ -67,6 +67,16 @@ tn_dtype tn_number_dtype(const tn_value *v);
 /* Would upstream's Scalar::to<T>() refuse number v for dtype dt? 0, or -1 with its RuntimeError
  * ("value cannot be converted to type T without overflow") set (ops/create.c). */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
+/* A kernel's scalar.to<T>() of a Scalar argument v once it dispatched on dtype ct: T is ct
+ * itself, or with `opmath` ct's opmath type (float for Half / BFloat16, complex<float> for
+ * ComplexHalf), as the kernel takes it; nothing is checked for a missing v or on a meta call
+ * (upstream's meta functions convert no scalar). 0, or -1 with tn_cr_check_scalar's error. */
+int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath);
+/* A factory's dtype / layout / device / pin_memory values -> dtype and device (defaults given);
+ * -1 with upstream's error for pin_memory=True, NotImplementedError for a non-strided layout
+ * (ops/create.c). */
+int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value *device, const tn_value *pin,
+                  tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev);
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
@@ -145,6 +155,9 @@ void tn_run_loop(tn_loop loop, const void *ctx, PyObject *out, int nin, PyObject
  * partially overlaps an input (same memory, not exactly the same elements). Only what upstream
  * can decide cheaply (dense tensors) is judged; anything else passes, as upstream's TOO_HARD. */
 int tn_check_overlap(PyObject *dst, int nin, PyObject *const *ins);
+/* The same where upstream asserts no overlap at all (assert_no_overlap: out= of kernels outside
+ * TensorIterator, e.g. linalg_cross): an input that is exactly dst is refused too. */
+int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins);
 /* An in-place or out= op may write its result straight into `self` / out (no temporary, no copy)
  * when that gives what computing into a temporary and copying would: self's dtype is the result dtype rt,
  * self is dense without internal overlap, and each (already cast) input is in other memory or

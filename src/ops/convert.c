@@ -32,6 +32,10 @@ static int copy_checked(PyObject *dst, PyObject *src) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return -1;
     }
+    /* the copy's iterator refuses a destination with internal overlap (an expanded dim; measured:
+     * torch.zeros(3).expand(2, 3).copy_(x)); fill_ / zero_ and the structured out= kernels write
+     * one through */
+    if (dst != src && d->storage->device != TN_DEVICE_META && tn_check_overlap(dst, 0, NULL) < 0) return -1;
     /* upstream refuses partial overlap it can prove (dense operands); full overlap is a no-op */
     if (tn_storage_root(d->storage) == tn_storage_root(s->storage) && tn_numel(d) > 0 && tn_numel(s) > 0 && tn_cr_dense(d) && tn_cr_dense(s)) {
         int64_t da = d->offset * tn_dtype_itemsize(d->dtype), db = da + tn_numel(d) * tn_dtype_itemsize(d->dtype);
@@ -398,13 +402,13 @@ static PyObject *isclose(tn_value *a) {
         return NULL;
     }
     double rtol = a[2].u.f, atol = a[3].u.f;
-    if (rtol < 0) {
+    if (!(rtol >= 0)) {   /* NaN too */
         char b[48];
         snprintf(b, sizeof b, "%g", rtol);
         PyErr_Format(PyExc_RuntimeError, "rtol must be greater than or equal to zero, but got %s", b);
         return NULL;
     }
-    if (atol < 0) {
+    if (!(atol >= 0)) {
         char b[48];
         snprintf(b, sizeof b, "%g", atol);
         PyErr_Format(PyExc_RuntimeError, "atol must be greater than or equal to zero, but got %s", b);

@@ -555,10 +555,21 @@ static PyObject *index_select(PyObject *self, int64_t dim, PyObject *index, PyOb
     int64_t d;
     if (tn_wrap_dim(dim, t->ndim, &d) < 0) return NULL;
     if (it->ndim > 1) { PyErr_SetString(PyExc_IndexError, "index_select(): Index is supposed to be a vector"); return NULL; }
+    if (t->ndim == 0 && tn_numel(it) != 1) {
+        PyErr_Format(PyExc_RuntimeError, "index_select(): Index to scalar can have only 1 value, got %lld value(s)",
+                     (long long)tn_numel(it));
+        return NULL;
+    }
     if (it->dtype != TN_DTYPE_I64 && it->dtype != TN_DTYPE_I32) {
         PyErr_SetString(PyExc_RuntimeError, "index_select(): Expected dtype int32 or int64 for index");
         return NULL;
     }
+    if (out && tn_tensor_of(out)->dtype != t->dtype) {
+        PyErr_SetString(PyExc_RuntimeError, "index_select(): self and result must have the same scalar type");
+        return NULL;
+    }
+    PyObject *ins[2] = {self, index};
+    if (out && tn_check_no_overlap(out, 2, ins) < 0) return NULL;   /* upstream's assert_no_overlap */
     if (tn_require_computable("index_select", t->dtype) < 0) return NULL;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     PyObject *idx = as_long_index(index);

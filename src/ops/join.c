@@ -480,6 +480,7 @@ static PyObject *tri(tn_value *a, bool lower, bool inplace, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError, "%s: input tensor must have at least 2 dimensions", lower ? "tril" : "triu");
         return NULL;
     }
+    if (tn_out_dtype_exact(out, t->dtype) < 0) return NULL;   /* the structured op's set_output */
     if (tn_require_computable(lower ? "tril" : "triu", t->dtype) < 0) return NULL;
     PyObject *res;
     if (inplace) res = Py_NewRef(self);

@@ -41,27 +41,26 @@ PyObject *tn_linalg_more_d_diagonal(tn_value *a) {
 }
 
 /* ---- linalg_cross(self, other, *, dim): broadcast, then x1*y2 - x2*y1 (upstream's cross kernel) ---- */
-static PyObject *cross_impl(PyObject *x, PyObject *y, int64_t dim) {
-    const tn_tensor *a = T(x), *b = T(y);
-    if (a->ndim != b->ndim)
-        return rt_err(PyExc_RuntimeError, "linalg.cross: inputs must have the same number of dimensions.");
-    int nd = a->ndim, d;
-    if (tn_wrap_dim_i(dim, nd, &d) < 0) return NULL;
-    if (a->sizes[d] != 3 || b->sizes[d] != 3) {
+/* upstream's meta function: the same ndim, length 3 along dim, broadcast shape (infer_size) */
+static int cross_meta(const tn_tensor *a, const tn_tensor *b, int64_t dim, int *d, int *on, int64_t *os) {
+    if (a->ndim != b->ndim) {
+        PyErr_SetString(PyExc_RuntimeError, "linalg.cross: inputs must have the same number of dimensions.");
+        return -1;
+    }
+    if (tn_wrap_dim_i(dim, a->ndim, d) < 0) return -1;
+    if (a->sizes[*d] != 3 || b->sizes[*d] != 3) {
         PyErr_Format(PyExc_RuntimeError, "linalg.cross: inputs dimension %lld must have length 3. Got %lld and %lld",
-                     (long long)dim, (long long)a->sizes[d], (long long)b->sizes[d]);
-        return NULL;
+                     (long long)dim, (long long)a->sizes[*d], (long long)b->sizes[*d]);
+        return -1;
     }
-    int on;
+    const tn_tensor *ab[2] = {a, b};
+    return tn_broadcast_tensors_shape(2, ab, on, os);
+}
+
+static PyObject *cross_impl(PyObject *x, PyObject *y, int64_t dim) {
+    int d, on;
     int64_t os[TN_MAX_DIMS];
-    if (!tn_broadcast_shapes(nd, a->sizes, nd, b->sizes, &on, os)) {
-        char sa[128], sb[128];
-        tn_shape_str(sa, sizeof sa, nd, a->sizes);
-        tn_shape_str(sb, sizeof sb, nd, b->sizes);
-        PyErr_Format(PyExc_RuntimeError, "The size of tensor a must match the size of tensor b at non-singleton dimension "
-                     "(shapes %s and %s)", sa, sb);
-        return NULL;
-    }
+    if (cross_meta(T(x), T(y), dim, &d, &on, os) < 0) return NULL;
     PyObject *xe = tn_at_expand(x, TN_IN(os, on), false);
     PyObject *ye = xe ? tn_at_expand(y, TN_IN(os, on), false) : NULL;
     PyObject *xs[3] = {0}, *ys[3] = {0}, *parts = NULL, *r = NULL;
@@ -98,7 +97,19 @@ PyObject *tn_op_linalg_cross(tn_value *a) {
     if (x->dtype == TN_DTYPE_BOOL) return tn_kernel_missing("cross", x->dtype);
     return cross_impl(a[0].u.obj, a[1].u.obj, a[2].u.i);
 }
+/* out=: upstream's meta checks (dims, length 3, broadcast) and set_output (out's exact dtype),
+ * then the kernel asserts out has no internal overlap and shares no memory with an input */
 PyObject *tn_op_linalg_cross_out(tn_value *a) {
+    PyObject *out = a[3].u.obj, *ins[2] = {a[0].u.obj, a[1].u.obj};
+    int d, on;
+    int64_t os[TN_MAX_DIMS];
+    if (cross_meta(TN_T(a[0]), TN_T(a[1]), a[2].u.i, &d, &on, os) < 0 || tn_out_dtype_exact(out, TN_T(a[0])->dtype) < 0)
+        return NULL;
+    /* set_output resized out first: an out of another shape is fresh memory by then */
+    const tn_tensor *ot = tn_tensor_of(out);
+    bool same = ot->ndim == on;
+    for (int i = 0; same && i < on; i++) same = ot->sizes[i] == os[i];
+    if (same && tn_check_no_overlap(out, 2, ins) < 0) return NULL;
     PyObject *r = tn_op_linalg_cross(a);
     return r ? tn_out_deliver(r, a[3].u.obj, "linalg_cross") : NULL;
 }

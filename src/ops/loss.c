@@ -19,12 +19,38 @@
 #include <math.h>
 #include <string.h>
 
+/* mse_loss and smooth_l1_loss's structured meta functions assert a reduction other than none is
+ * mean or sum (after the operands' broadcast and dtype checks); upstream's first line, its
+ * Loss.cpp line numbers included. */
+static int reduction_assert(int64_t red, int line) {
+    if (red == 0 || red == 1 || red == 2) return 0;
+    PyErr_Format(PyExc_RuntimeError, "reduction == Reduction::Mean || reduction == Reduction::Sum INTERNAL ASSERT "
+                 "FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/Loss.cpp\":%d, please report a bug to PyTorch. ", line);
+    return -1;
+}
+
+/* (self - target)^2 in the operands' common dtype: a bool operand is promoted first (upstream's
+ * iterator computes in the common dtype; two bools reach the kernel, which has no Bool) */
+static PyObject *mse_squared(tn_value *a, int64_t red, PyObject *out) {
+    PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    if (out && tn_check_overlap(out, 2, ins) < 0) return NULL;   /* the meta function's iterator, on out as given */
+    tn_dtype ct = tn_result_type(2, a);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    if (out && !tn_can_cast(ct, tn_tensor_of(out)->dtype)) return tn_cast_error(ct, tn_tensor_of(out)->dtype);
+    if (ct == TN_DTYPE_BOOL) return tn_kernel_missing("mse_cpu", ct);
+    PyObject *s = tn_as_dtype(a[0].u.obj, ct, false), *t = s ? tn_as_dtype(a[1].u.obj, ct, false) : NULL;
+    PyObject *d = t ? tn_at_sub_Tensor(s, t, TN_SDEF) : NULL;
+    Py_XDECREF(s); Py_XDECREF(t);
+    PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
+    Py_XDECREF(d);
+    if (sq && reduction_assert(red, 97) < 0) Py_CLEAR(sq);
+    return sq;
+}
+
 /* mse_loss(self, target, reduction=Mean) */
 PyObject *tn_op_mse_loss(tn_value *a) {
     int64_t red = a[2].u.i;
-    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
-    PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
-    Py_XDECREF(d);
+    PyObject *sq = mse_squared(a, red, NULL);
     if (!sq || red == 0) return sq;
     PyObject *r = (red == 1 ? tn_at_mean(sq, NULL) : tn_at_sum(sq, NULL));
     Py_DECREF(sq);
@@ -36,15 +62,9 @@ PyObject *tn_op_mse_loss(tn_value *a) {
 PyObject *tn_op_mse_loss_out(tn_value *a) {
     int64_t red = a[2].u.i;
     PyObject *out = a[3].u.obj;
-    PyObject *d = tn_at_sub_Tensor(a[0].u.obj, a[1].u.obj, TN_SDEF);
-    PyObject *sq = d ? tn_at_mul_Tensor(d, d) : NULL;
-    Py_XDECREF(d);
+    PyObject *sq = mse_squared(a, red, out);
     if (!sq || red == 0) return tn_out_deliver(sq, out, "mse_loss");
-    tn_dtype od = tn_tensor_of(out)->dtype, sd = tn_tensor_of(sq)->dtype;
-    if (!tn_can_cast(sd, od)) {
-        Py_DECREF(sq);
-        return tn_cast_error(sd, od);
-    }
+    tn_dtype od = tn_tensor_of(out)->dtype;   /* castable: mse_squared checked */
     PyObject *r = red == 1 ? tn_at_mean(sq, TN_DT(od)) : tn_at_sum(sq, TN_DT(od));
     Py_DECREF(sq);
     return tn_out_deliver(r, out, "mse_loss");
@@ -78,8 +98,9 @@ PyObject *tn_op_broadcast_tensors(tn_value *a) {
 /* ================================================================ shared pieces */
 
 /* the loss reduced: none -> l itself, mean -> l.mean(), sum -> l.sum(). Steals l. */
+/* upstream's apply_loss_reduction: mean (1), sum (2), else the unreduced loss */
 static PyObject *reduce_loss(PyObject *l, int64_t red) {
-    if (!l || red == 0) return l;
+    if (!l || (red != 1 && red != 2)) return l;
     PyObject *r = (red == 1 ? tn_at_mean(l, NULL) : tn_at_sum(l, NULL));
     Py_DECREF(l);
     return r;
@@ -156,6 +177,7 @@ static PyObject *sl1(tn_value *a, PyObject *out) {
         PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
         r = reduce_loss(ew_run(TN_LOSS_SMOOTH_L1, "smooth_l1_cpu", ct, &p, 2, ins), red);
     }
+    if (r && reduction_assert(red, 86) < 0) Py_CLEAR(r);
     return out ? tn_out_deliver(r, out, "smooth_l1_loss") : r;
 }
 PyObject *tn_op_smooth_l1_loss(tn_value *a) { return sl1(a, NULL); }
@@ -357,11 +379,28 @@ PyObject *tn_op_log_sigmoid_backward_grad_input(tn_value *a) { return ls_bwd(a, 
 
 /* soft_margin_loss(self, target, reduction): log1p(exp(-self * target)), reduced */
 static PyObject *soft_margin(tn_value *a, PyObject *out) {
+    /* upstream's neg_out(output, self) first: a unary op's iterator wants out in self's dtype */
+    if (out && tn_check_overlap(out, 1, &a[0].u.obj) < 0) return NULL;   /* neg_out's iterator: overlap first */
+    tn_dtype dts[2] = {TN_T(a[0])->dtype, out ? tn_tensor_of(out)->dtype : TN_T(a[0])->dtype};
+    if (dts[0] != TN_DTYPE_BOOL && expect_dtype(dts[0], 2, dts) < 0) return NULL;   /* neg's bool check first */
     PyObject *l = tn_at_neg(a[0].u.obj);
     if (l && !inplace(tn_at_mul__Tensor(l, a[1].u.obj), l)) Py_CLEAR(l);
     if (l && !inplace(tn_at_exp_(l), l)) Py_CLEAR(l);
     if (l && !inplace(tn_at_log1p_(l), l)) Py_CLEAR(l);
-    PyObject *r = reduce_loss(l, a[2].u.i);
+    int64_t red = a[2].u.i;
+    PyObject *r;
+    if (l && red != 0 && red != 1 && red != 2) {
+        /* upstream resizes its output, which apply_loss_reduction returned unreduced, to [] in
+         * place: the loss's first element */
+        int64_t all = -1;
+        PyObject *flat = tn_at_reshape(l, TN_IN(&all, 1));
+        r = flat ? tn_at_select_int(flat, 0, 0) : NULL;
+        Py_XDECREF(flat);
+        if (r) Py_SETREF(r, tn_at_clone(r, NULL));
+        Py_DECREF(l);
+    } else {
+        r = reduce_loss(l, red);
+    }
     return out ? tn_out_deliver(r, out, "soft_margin_loss") : r;
 }
 PyObject *tn_op_soft_margin_loss(tn_value *a) { return soft_margin(a, NULL); }

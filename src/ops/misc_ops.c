@@ -687,6 +687,8 @@ static PyObject *put_into(PyObject *self, PyObject *index, PyObject *source, boo
         PyErr_SetString(PyExc_IndexError, "put_(): Tried to put elements into an empty tensor");
         return NULL;
     }
+    PyObject *ins[2] = {index, source};
+    if (tn_check_no_overlap(self, 2, ins) < 0) return NULL;   /* upstream's assert_no_internal_overlap / _overlap */
     if (ni == 0) return Py_NewRef(self);
     if (!put_dtype_ok(t->dtype)) return tn_kernel_missing("take_put_cpu", t->dtype);
     PyObject *ic = tn_clone_contiguous(index), *sc = ic ? tn_clone_contiguous(source) : NULL;
@@ -879,11 +881,21 @@ PyObject *tn_op_block_diag(tn_value *a) {
  * upstream's structured kernel: the p-norm of each slice along `dim` (linalg_vector_norm over the
  * other dims, keepdim, in float for bf16 / f16), factor = norm > maxnorm ? maxnorm / (norm + 1e-7)
  * : 1 in the norm's type, converted to self's dtype, then self * factor. */
-static PyObject *renorm_compute(tn_value *a) {
+static PyObject *renorm_compute(tn_value *a, PyObject *out) {
     const tn_tensor *t = TN_T(a[0]);
     double p = tn_value_as_double(&a[1]), maxnorm = tn_value_as_double(&a[3]);
+    /* upstream's meta function, in its order; set_output (out='s exact dtype) ends it and the
+     * dim is wrapped by the kernel after */
+    if (a[1].tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_RuntimeError, "renorm: p must be real-valued");
+        return NULL;
+    }
     if (!(p > 0.0)) {
         PyErr_SetString(PyExc_RuntimeError, "renorm: non-positive-norm not supported");
+        return NULL;
+    }
+    if (a[3].tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_RuntimeError, "renorm: maxnorm must be real-valued");
         return NULL;
     }
     if (!(maxnorm >= 0.0)) {
@@ -894,6 +906,7 @@ static PyObject *renorm_compute(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "renorm: input needs at least 2 dimensions, got %d dimensions", t->ndim);
         return NULL;
     }
+    if (tn_out_dtype_exact(out, t->dtype) < 0) return NULL;
     int64_t dim, dims[TN_MAX_DIMS];
     if (tn_wrap_dim(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int nd = 0;
@@ -919,10 +932,10 @@ static PyObject *renorm_compute(tn_value *a) {
     if (r && !tn_is_contiguous(tn_tensor_of(r))) Py_SETREF(r, tn_clone_contiguous(r));   /* a structured op's fresh output */
     return r;
 }
-PyObject *tn_op_renorm(tn_value *a) { return renorm_compute(a); }
-PyObject *tn_op_renorm_out(tn_value *a) { return tn_out_deliver(renorm_compute(a), a[4].u.obj, "renorm"); }
+PyObject *tn_op_renorm(tn_value *a) { return renorm_compute(a, NULL); }
+PyObject *tn_op_renorm_out(tn_value *a) { return tn_out_deliver(renorm_compute(a, a[4].u.obj), a[4].u.obj, "renorm"); }
 PyObject *tn_op_renorm_(tn_value *a) {
-    PyObject *r = renorm_compute(a);
+    PyObject *r = renorm_compute(a, NULL);
     if (!r) return NULL;
     int rc = tn_copy_into(a[0].u.obj, r);
     Py_DECREF(r);

@@ -70,11 +70,16 @@ static PyObject *softmax_impl(nn_smax_kind kind, PyObject *self, int64_t dim_arg
     return nn_narrow(y, t->dtype);
 }
 
+/* upstream's meta function wraps the dim and sets the output (out='s exact dtype: float with
+ * half_to_float, else self's); the CPU kernel then refuses half_to_float, in softmax's words for
+ * both. */
 static PyObject *underscore_softmax(nn_smax_kind kind, tn_value *a, PyObject *out) {
+    const tn_tensor *t = TN_T(a[0]);
+    int64_t dim;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (tn_out_dtype_exact(out, nn_bool(&a[2]) ? TN_DTYPE_F32 : t->dtype) < 0) return NULL;
     if (nn_bool(&a[2])) {
-        PyErr_SetString(PyExc_RuntimeError, kind == NN_LOG_SOFTMAX
-                        ? "log_softmax with half to float conversion is not supported on CPU"
-                        : "softmax with half to float conversion is not supported on CPU");
+        PyErr_SetString(PyExc_RuntimeError, "softmax with half to float conversion is not supported on CPU");
         return NULL;
     }
     return tn_out_deliver(softmax_impl(kind, a[0].u.obj, a[1].u.i), out,

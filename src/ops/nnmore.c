@@ -678,6 +678,9 @@ PyObject *tn_op_rrelu_(tn_value *a) { return rrelu_comp(a, true); }
 /* rrelu_with_noise_backward(grad, self_or_result, noise, lower, upper, training, is_result) */
 PyObject *tn_op_rrelu_with_noise_backward(tn_value *a) {
     if (a[5].u.i) return tn_at_mul_Tensor(a[0].u.obj, a[2].u.obj);
+    /* upstream's (lower.toDouble() + upper.toDouble()) / 2: a complex bound refuses the double */
+    if (tn_check_kernel_scalar(&a[3], TN_DTYPE_F64, false) < 0 || tn_check_kernel_scalar(&a[4], TN_DTYPE_F64, false) < 0)
+        return NULL;
     double slope = (tn_value_as_double(&a[3]) + tn_value_as_double(&a[4])) / 2;
     return tn_at_leaky_relu_backward(a[0].u.obj, a[1].u.obj, TN_SD(slope), a[6].u.i);
 }

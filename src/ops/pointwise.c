@@ -161,6 +161,10 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
                           bool inplace, const void *ctx) {
     PyObject *self = a[0].u.obj;
     tn_dtype dt = TN_T(a[0])->dtype;
+    if (inplace && op == TN_UNARY_ABS && tn_dtype_is_complex(dt)) {   /* upstream's abs_ checks first */
+        PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
+        return NULL;
+    }
     if (uprecheck(op, dt) < 0) return NULL;
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
@@ -372,10 +376,20 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
     if (tn_require_computable(name, dt) < 0) return NULL;
     return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
 }
+/* The same where the kernel converts Scalar arguments ss[0..n) to its opmath type once it has
+ * dispatched on self's dtype (elu's alpha / scale / input_scale, leaky_relu's slope). */
+static PyObject *float_act_s(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
+                             PyObject *out, bool inplace, int n, const tn_value *ss) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (tn_require_computable(name, dt) < 0) return NULL;
+    for (int i = 0; lookup(dt) && i < n; i++)
+        if (tn_check_kernel_scalar(&ss[i], dt, true) < 0) return NULL;
+    return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
+}
 
 static PyObject *leaky_impl(tn_value *a, PyObject *out, bool inplace) {
     double slope = tn_value_as_double(&a[1]);
-    return float_act("leaky_relu", tn_pw_leaky_relu_loop, &slope, a, out, inplace);
+    return float_act_s("leaky_relu", tn_pw_leaky_relu_loop, &slope, a, out, inplace, 1, &a[1]);
 }
 PyObject *tn_op_leaky_relu(tn_value *a) { return leaky_impl(a, NULL, false); }
 PyObject *tn_op_leaky_relu_(tn_value *a) { return leaky_impl(a, NULL, true); }
@@ -410,7 +424,7 @@ PyObject *tn_op_softshrink_out(tn_value *a) { return softshrink_impl(a, a[2].u.o
 
 static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
     tn_pw_elu_params p = {tn_value_as_double(&a[1]), tn_value_as_double(&a[2]), tn_value_as_double(&a[3])};
-    return float_act("elu", tn_pw_elu_loop, &p, a, out, inplace);
+    return float_act_s("elu", tn_pw_elu_loop, &p, a, out, inplace, 3, &a[1]);
 }
 
 
@@ -811,6 +825,10 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         PyErr_Format(PyExc_NotImplementedError, "\"pow\" not implemented for '%s'", tn_dtype_cpp_name(ct));
         return NULL;
     }
+    /* the kernel's exp.to<scalar_t>() where it takes one: integral and reduced-precision floats
+     * (float / double / complex pow take any exponent; measured) */
+    if (!fpow && (is_int(ct) || ct == TN_DTYPE_F16 || ct == TN_DTYPE_BF16) && tn_check_kernel_scalar(e, ct, false) < 0)
+        return NULL;
     tn_scalar sc = num_scalar(e);
     return urun(fpow ? "float_power" : "pow", loop, &sc, a[0].u.obj, ct, ct, out, inplace, false);
 }
@@ -971,11 +989,8 @@ static PyObject *clamp_tensor(tn_value *self, tn_value *mn, tn_value *mx, PyObje
         if (!same_shape(t, nd, shape)) return shape_mismatch(t, nd, shape);
         if (!tn_can_cast(ct, t->dtype)) return tn_cast_error(ct, t->dtype);
     } else if (out) {
-        tn_dtype od = tn_tensor_of(out)->dtype;
-        if (od != ct) {
-            PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(od), tn_dtype_cpp_name(ct));
-            return NULL;
-        }
+        /* an ordinary promoting iterator: out= takes any dtype the common one casts to (measured:
+         * clamp(f32, min=f64, out=f16) runs); only the Scalar overloads want it exactly */
         if (tn_out_prepare(out, nd, shape, ct, "clamp") < 0) return NULL;
     }
     PyObject *x = tn_as_dtype(self->u.obj, ct, false), *lo = NULL, *hi = NULL, *res = NULL;
@@ -1026,13 +1041,16 @@ PyObject *tn_op_elu_out(tn_value *a) { return elu_impl(a, a[4].u.obj, false); }
 
 /* celu(self, alpha=1): elu with scale 1 and input_scale 1/alpha (upstream's celu calls elu) */
 static PyObject *celu_impl(tn_value *a, bool inplace) {
+    /* upstream: alpha.to<double>() (a complex alpha refuses), then elu(alpha, 1, 1 / alpha) */
+    if (tn_cr_check_scalar(&a[1], TN_DTYPE_F64) < 0) return NULL;
     double alpha = tn_value_as_double(&a[1]);
     if (alpha == 0) {
         PyErr_SetString(PyExc_RuntimeError, "ZeroDivisionError: alpha cannot be 0 for CELU");
         return NULL;
     }
     tn_pw_elu_params p = {alpha, 1.0, 1.0 / alpha};
-    return float_act("elu", tn_pw_elu_loop, &p, a, NULL, inplace);
+    tn_value ss[3] = {a[1], {.tag = TN_V_FLOAT, .u.f = 1.0}, {.tag = TN_V_FLOAT, .u.f = 1.0 / alpha}};
+    return float_act_s("elu", tn_pw_elu_loop, &p, a, NULL, inplace, 3, ss);
 }
 PyObject *tn_op_celu(tn_value *a) { return celu_impl(a, false); }
 PyObject *tn_op_celu_(tn_value *a) { return celu_impl(a, true); }

@@ -106,6 +106,7 @@ static int fill_tensor(PyObject *self, tn_generator *g, fill_fn fn, const void *
     tn_tensor *t = tn_tensor_of(self);
     int64_t n = tn_numel(t);
     if (n == 0 || t->storage->device == TN_DEVICE_META || tn_door_on_meta()) return 0;
+    if (tn_check_overlap(self, 0, NULL) < 0) return -1;   /* the nullary iterator: no expanded self */
     tn_dtype dt = t->dtype, rdt = real_of(dt);
     int64_t rn = tn_dtype_is_complex(dt) ? 2 * n : n;
     if (tn_is_contiguous(t)) {
@@ -166,9 +167,19 @@ static int check_sizes(const tn_value *size) {
 }
 
 /* A factory result: out= resized to `size`, or a new tensor of dtype (NONE: `dflt`) on device. */
+/* `dtype` is the first of the schema's dtype, layout, device, pin_memory values (or NULL). */
 static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_value *device, tn_dtype dflt, PyObject *out) {
+    tn_dtype odt;
+    tn_device_type odev;
+    if (dtype && tn_cr_options(dtype, dtype + 1, device, dtype + 3, dflt, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     if (check_sizes(size) < 0) return NULL;
     if (out) {
+        /* an out of the size asked keeps its layout upstream (no resize), so the fill's iterator
+         * sees an expanded one */
+        const tn_tensor *ot = tn_tensor_of(out);
+        bool same = ot->ndim == size->u.ints.n;
+        for (int i = 0; same && i < ot->ndim; i++) same = ot->sizes[i] == size->u.ints.v[i];
+        if (same && tn_check_overlap(out, 0, NULL) < 0) return NULL;
         if (tn_resize(out, size->u.ints.n, size->u.ints.v) < 0) return NULL;
         return Py_NewRef(out);
     }
@@ -177,7 +188,11 @@ static PyObject *factory(const tn_value *size, const tn_value *dtype, const tn_v
     return tn_tensor_new_empty(size->u.ints.n, size->u.ints.v, dt, dev);
 }
 
+/* `dtype` is the first of the schema's dtype, layout, device, pin_memory values. */
 static PyObject *like(const tn_value *self, const tn_value *dtype) {
+    tn_dtype odt;
+    tn_device_type odev;
+    if (tn_cr_options(dtype, dtype + 1, dtype + 2, dtype + 3, TN_DTYPE_F32, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     tn_dtype dt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : TN_T(*self)->dtype;
     return new_like(self->u.obj, dt);
 }
@@ -223,7 +238,7 @@ static int f_normal(tn_generator *g, void *d, int64_t n, tn_dtype dt, const void
 }
 
 static int check_std(double std) {
-    if (std < 0) {
+    if (!(std >= 0)) {   /* NaN too (measured: normal(0, nan) raises) */
         rt_error("normal expects std >= 0.0, but found std %g", std);
         return -1;
     }
@@ -280,7 +295,7 @@ static int check_std_tensor(PyObject *std) {
     const double *p = (const double *)tn_data(tn_tensor_of(c));
     int64_t n = tn_numel(t);
     bool bad = false;
-    for (int64_t i = 0; i < n; i++) if (p[i] < 0) bad = true;
+    for (int64_t i = 0; i < n; i++) if (!(p[i] >= 0)) bad = true;   /* NaN too */
     Py_DECREF(c);
     if (bad) {
         PyErr_SetString(PyExc_RuntimeError, "normal expects all elements of std >= 0.0");

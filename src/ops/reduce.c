@@ -157,10 +157,22 @@ static int check_nonempty(const char *name, const tn_tensor *t, uint64_t mask, b
 static PyObject *amax_impl(bool is_max, tn_value *a, PyObject *out) {
     const char *name = is_max ? "amax" : "amin";
     tn_tensor *t = TN_T(a[0]);
+    /* upstream's meta function: out='s dtype, then an empty input's dims one by one (wrapped,
+     * non-empty), before the dims as a set */
+    if (out && tn_tensor_of(out)->dtype != t->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "Expected the dtype for input and out to match, but got %s for input's dtype "
+                     "and %s for out's dtype.", tn_dtype_cpp_name(t->dtype), tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
+    for (int k = 0; tn_numel(t) == 0 && k < a[1].u.ints.n; k++) {
+        int64_t d;
+        if (tn_wrap_dim(a[1].u.ints.v[k], t->ndim, &d) < 0) return NULL;
+        if (check_nonempty(name, t, (uint64_t)1 << d, true) < 0) return NULL;
+    }
     uint64_t mask;
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
-    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
     if (check_nonempty(name, t, mask, a[1].u.ints.n > 0) < 0) return NULL;
+    if (tn_dtype_is_complex(t->dtype)) return tn_kernel_missing(is_max ? "max_values_cpu" : "min_values_cpu", t->dtype);
     return tn_out_deliver(run_reduce(is_max ? TN_REDUCE_AMAX : TN_REDUCE_AMIN, name, a[0].u.obj, mask, arg_bool(&a[2]), t->dtype),
                   out, name);
 }
@@ -274,15 +286,22 @@ PyObject *tn_op_argmin_out(tn_value *a) { return argmax_impl(false, a, a[3].u.ob
 static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool keepdim, PyObject *out) {
     const char *name = is_all ? "all" : "any";
     tn_tensor *t = TN_T(*self);
-    uint64_t mask;
-    if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
-    tn_dtype od = t->dtype == TN_DTYPE_U8 ? TN_DTYPE_U8 : TN_DTYPE_BOOL;
-    if (out && tn_tensor_of(out)->dtype != od) {
-        PyErr_Format(PyExc_RuntimeError, "%s only supports bool tensor for result, got: %s", name,
-                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+    /* upstream's meta function: out= must be bool or uint8 (either, whatever self's dtype: the
+     * result is computed in out's dtype), checked before the dims */
+    tn_dtype od = out ? tn_tensor_of(out)->dtype : t->dtype == TN_DTYPE_U8 ? TN_DTYPE_U8 : TN_DTYPE_BOOL;
+    if (od != TN_DTYPE_BOOL && od != TN_DTYPE_U8) {
+        PyErr_Format(PyExc_RuntimeError, "%s only supports bool tensor for result, got: %s", name, tn_dtype_cpp_name(od));
         return NULL;
     }
-    return tn_out_deliver(run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, self->u.obj, mask, keepdim, od), out, name);
+    uint64_t mask;
+    if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
+    /* a uint8 result reduces self cast to uint8 (measured: any(x, out=uint8) of -0.7 and 0.4 is 0) */
+    PyObject *in = od == TN_DTYPE_U8 && t->dtype != TN_DTYPE_U8 ? tn_as_dtype(self->u.obj, TN_DTYPE_U8, false)
+                                                                : Py_NewRef(self->u.obj);
+    if (!in) return NULL;
+    PyObject *r = run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, in, mask, keepdim, od);
+    Py_DECREF(in);
+    return tn_out_deliver(r, out, name);
 }
 
 PyObject *tn_op_all(tn_value *a) { return allany(true, &a[0], NULL, false, NULL); }

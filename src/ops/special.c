@@ -353,7 +353,20 @@ static PyObject *ldexp_out_impl(PyObject *self, PyObject *other, PyObject *out) 
     return r;
 }
 PyObject *tn_op_ldexp_out(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[2].u.obj); }
-PyObject *tn_op_ldexp_(tn_value *a) { return ldexp_out_impl(a[0].u.obj, a[1].u.obj, a[0].u.obj); }
+/* ldexp_: self.mul_(pow2): an in-place op, so self keeps its shape (no out= resize) */
+PyObject *tn_op_ldexp_(tn_value *a) {
+    PyObject *self = a[0].u.obj, *other = a[1].u.obj;
+    tn_dtype sd = tn_tensor_of(self)->dtype;
+    if (tn_dtype_is_integral(sd, true)) {
+        PyErr_Format(PyExc_RuntimeError, "ldexp can't be cast to the desired output type %s", tn_dtype_cpp_name(sd));
+        return NULL;
+    }
+    if (ldexp_direct(self, other)) return ldexp_kernel(self, other, NULL, true);
+    PyObject *p = ldexp_pow2(self, other);
+    PyObject *r = p ? tn_at_mul__Tensor(self, p) : NULL;
+    Py_XDECREF(p);
+    return r;
+}
 
 /* ---------------------------------------------------------------- complex / polar */
 static PyObject *complex_run(PyObject *re, PyObject *im, PyObject *out, bool polar) {
@@ -421,6 +434,11 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError,
                      "nanmean(): expected input to have floating point or complex dtype but got %s",
                      tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    if (a[3].tag == TN_V_DTYPE && !tn_dtype_is_floating(a[3].u.dtype) && !tn_dtype_is_complex(a[3].u.dtype)) {
+        PyErr_Format(PyExc_RuntimeError, "nanmean(): could not infer output dtype. Optional dtype must be either a "
+                     "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
     PyObject *m = tn_at_isnan(a[0].u.obj);

@@ -160,7 +160,8 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
         int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) |
                     (pass == 0 ? 0
                                : TN_PARSE_TENSORS_AS_SCALARS |
-                                     (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0));
+                                     (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0) |
+                                     (mode == CALL_ATEN && last - first == 1 ? TN_PARSE_ATEN_LOOSE : 0));
         for (int row = first; row < last; row++) {
             const tn_op_def *d = tn_op_at(row);
             /* overloads upstream's Python bindings hide (e.g. add.Scalar: the Tensor overload takes numbers) */

@@ -220,3 +220,200 @@ cases("fuzz_alpha_order", {
     "inplace_shape_first": "[err(lambda: torch.tensor(1.0).sub_(x, alpha=v)) for v in (True, 1j, 1e308)]",
     "meta_bool_alpha": "torch.empty(2, 3, device='meta').sub(torch.empty(2, 3, device='meta'), alpha=True).shape",
 }, setup=ERR)
+
+# torch.ops.aten.X.overload: upstream's toIValue converts more than its Python bindings (an int
+# takes a bool, a plain int a dtype as its ScalarType number, a bool any number / None / a
+# one-element tensor as its truth, a Scalar a dtype) and a Scalar refuses a tensor, 0-dim too
+cases("fuzz_aten_loose", {
+    "int_got_bool": "a.select.int(x, True, 0)",
+    "opt_int_got_bool": "a.slice.Tensor(x, 0, True, 2)",
+    "symint_got_bool": "a.narrow.default(x, 0, 0, True)",
+    "int_got_dtype": "err(lambda: a.select.int(x, torch.float32, 0))",
+    "int_got_dtype_in_range": "a.select.int(x, torch.uint8, 0)",
+    "opt_int_got_dtype": "err(lambda: a.slice.Tensor(x, 0, torch.int8, 2))",
+    "symint_got_dtype": "err(lambda: a.narrow.default(x, 0, 0, torch.uint8))",
+    "bool_got_int": "[a.argsort.stable(x, stable=v, dim=0, descending=d) for v in (2, 0) for d in (0, 1.5)]",
+    "bool_got_float": "a.std.default(x, unbiased=0.0)",
+    "bool_got_none_complex": "[a.std.default(x, unbiased=v) for v in (None, 1j, 0j)]",
+    "bool_got_tensor": "[a.std.default(x, unbiased=v) for v in (torch.tensor(0), torch.tensor([1.5]))]",
+    "bool_got_tensor_2": "err(lambda: a.std.default(x, unbiased=torch.tensor([1, 1])))",
+    "bool_got_str": "err(lambda: a.std.default(x, unbiased='a'))",
+    "bool_got_dtype": "err(lambda: a.std.default(x, unbiased=torch.float32))",
+    "number_got_dtype": "[a.pow.Tensor_Scalar(x, torch.int16), a.norm.ScalarOpt_dim(x, torch.float16, [0])]",
+    "number_got_tensor": "[err(lambda: f()) for f in (lambda: a.pow_.Scalar(x.clone(), torch.tensor(2.)), "
+                         "lambda: a.add.Tensor(x, x, alpha=torch.tensor(2)), lambda: a.clamp.default(x, torch.tensor(1.)), "
+                         "lambda: a.masked_fill.Scalar(x, x > 0, torch.tensor(1.)))]",
+    "packet_number_tensor": "[a.pow_(x.clone(), torch.tensor(2.)), a.add(x, torch.tensor(2.))]",
+    # pin_memory given as a number means True: the random factories refuse it as the others do
+    "pin_memory_number": "[err(lambda: f()) for f in (lambda: a.rand.generator([2, 3], generator=None, pin_memory=2), "
+                         "lambda: a.rand_like.generator(x, generator=None, pin_memory=0.5), "
+                         "lambda: a.randint_like.low_generator_dtype(x, 1, 1, generator=None, pin_memory=2), "
+                         "lambda: torch.randn(2, pin_memory=True), lambda: torch.randint(3, (2,), pin_memory=True), "
+                         "lambda: torch.randn_like(x, pin_memory=True))]",
+    "pin_memory_false": "[a.rand_like.generator(x, generator=None, pin_memory=0).shape, torch.rand(2, pin_memory=False).shape]",
+}, setup=ERR)
+
+# out= dtype checks of structured kernels (set_output: the exact dtype) and the kernels' own,
+# in upstream's order against the dim / argument checks
+OUTDT = ERR + """
+o64 = torch.zeros(2, 3, dtype=torch.float64)
+def o(dt=torch.float32, *s):
+    return torch.zeros(*(s or (2, 3)), dtype=dt)
+"""
+cases("fuzz_out_dtype", {
+    "tril_triu": "[err(lambda: f(y, out=o64)) for f in (torch.tril, torch.triu) for y in (x, x.long(), x.half())]",
+    "tril_1d_first": "err(lambda: torch.tril(torch.ones(3), out=o64))",
+    "tril_dtype_before_overlap": "err(lambda: torch.tril(x, out=torch.empty(3, dtype=torch.float64).expand(2, 3)))",
+    "renorm": "[err(lambda: torch.renorm(y, 2, d, 1., out=o64)) for y in (x, x.long()) for d in (0, 5)]",
+    "renorm_complex": "[err(lambda: f()) for f in (lambda: torch.renorm(x, 2, 0, 1j), lambda: x.clone().renorm_(2, 0, 1j), "
+                      "lambda: torch.renorm(x, 2j, 0, 1.), lambda: torch.renorm(x, 2, 0, 1j, out=o64))]",
+    "softmax_out": "[err(lambda: f.out(y, d, h, out=z)) for f in (a._log_softmax, a._softmax) for y in (x, x.half()) "
+                   "for d in (0, 5) for h in (False, True) for z in (o(), o64, o(torch.float16))]",
+    "softmax_h2f_fn": "[err(lambda: f(y, 0, True)) for f in (a._log_softmax.default, a._softmax.default) for y in (x, x.half())]",
+    "any_all_out": "[err(lambda: f(y, 0, out=z)) for f in (torch.any, torch.all) for y in (x, x.byte(), x > 0) "
+                   "for z in (o(), o(torch.uint8, 3), o(torch.bool, 3), o(torch.int8, 3))]",
+    "any_dim_after_out": "[err(lambda: torch.any(x, d, out=o())) for d in (5, -2**63)]",
+    "any_full_out": "[a.any.all_out(x, out=o(torch.uint8, 0)), a.all.all_out(x.byte(), out=o(torch.bool, 0)), "
+                    "err(lambda: a.all.all_out(x, out=o(torch.float32, 0)))]",
+    "amax_amin": "[err(lambda: f(y, d, out=z)) for f in (torch.amax, torch.amin) for y in (x, x.long()) "
+                 "for d in (0, 5) for z in (o64, o(torch.float32, 3))]",
+    "amax_empty": "[err(lambda: torch.amax(torch.empty(0, 3), d, out=o(torch.float32, 0))) for d in ([0, 0], [1, 0], [0, 1], [5], [])]",
+    "index_select": "[err(lambda: torch.index_select(y, 0, k, out=z)) for y in (x, torch.tensor(1.)) "
+                    "for k in (torch.tensor([0]), torch.tensor([], dtype=torch.long)) for z in (o64, o(torch.float32, 0))]",
+    "index_select_overlap": "[err(lambda: torch.index_select(x, 0, torch.tensor([0]), out=x)), "
+                            "err(lambda: torch.index_select(torch.tensor(1.), 0, torch.tensor([], dtype=torch.long)))]",
+    "linalg_cross": "[err(lambda: torch.linalg.cross(y, z, out=w)) for y, z in ((x, x), (x, x[:1]), (torch.ones(2, 4), torch.ones(2, 4))) "
+                    "for w in (o(), o64)]",
+    "linalg_cross_overlap": "[err(lambda: torch.linalg.cross(x, x.flip(0), out=w)) for w in (x, torch.empty(3).expand(2, 3), "
+                            "torch.empty(3, dtype=torch.float64).expand(2, 3), torch.tensor(1.).expand(3))]",
+    "linalg_cross_bcast": "err(lambda: torch.linalg.cross(torch.ones(2, 3), torch.ones(3, 3)))",
+}, setup=OUTDT)
+cases("fuzz_loss_reduction", {
+    # mse_loss / smooth_l1_loss's meta asserts mean or sum (after the operands' checks); the
+    # composite losses take any other value as none; soft_margin_loss keeps the first element
+    "mse_smooth_l1": "[err(lambda: f(x, y, r)) for f in (a.mse_loss.default, a.smooth_l1_loss.default) "
+                     "for y in (x.flip(0), torch.ones(3, 3)) for r in (-1, 3)]",
+    "mse_out": "[err(lambda: a.mse_loss.out(y, x, r, out=z)) for y in (x, x.to(torch.complex64)) for r in (3, 1) for z in (o(), o(torch.long))]",
+    "soft_margin_out_dtype": "[err(lambda: a.soft_margin_loss.out(y, t, r, out=z)) for y, t in ((x, x), (x.half(), x), (x, x.double()), "
+                             "(x.long(), x.long()), (x > 0, x)) for r in (0, 1) for z in (o(), o64)]",
+}, setup=OUTDT)
+cases("fuzz_out_dtype_values", {   # the calls that pass those checks compute as before
+    "tril_ok": "torch.tril(x, 1, out=o())",
+    "renorm_ok": "torch.renorm(x, 2, 0, 0.5, out=o())",
+    "softmax_ok": "a._log_softmax.out(x, 1, False, out=o())",
+    "linalg_cross_ok": "torch.linalg.cross(x, x.flip(0) + 1, out=o())",
+    # a uint8 out reduces self cast to uint8 first (so -0.73 and 0.38 give 0)
+    "any_all_uint8_out": "[f(y, 0, out=o(torch.uint8, 3)) for f in (torch.any, torch.all) for y in (x, x * 300, x > 0)]",
+    "bce_unreduced": "a.binary_cross_entropy.default(x.sigmoid(), x.flip(0).sigmoid(), None, 3)",
+    "unreduced": "[f(x, x.flip(0) * 0.5, r) for f in (a.l1_loss.default, a.huber_loss.default) for r in (-1, 3)]",
+    "soft_margin_first": "[a.soft_margin_loss.default(x, x.flip(0), r) for r in (-1, 3)]",
+    "mse_bool": "[a.mse_loss.default(x > 0, x, r) for r in (0, 1)] + [err(lambda: a.mse_loss.default(x > 0, x > 0))]",
+}, setup=OUTDT, tol="float")
+
+# a Scalar argument converted by the kernel once it has dispatched on the compute dtype: to its
+# opmath type (hardtanh / leaky_relu backward, elu / celu, leaky_relu, addcmul / addcdiv, lerp,
+# the _foreach_ forms), to the dtype itself (shrink backward; pow for integral and half types),
+# to double first (celu's alpha, rrelu_with_noise_backward's bounds)
+SCAL = ERR + """
+def each(f, dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64, torch.int64),
+         vals=(1e308, 1e20, 70000.0, 1j, 2**40, 300, 2**63 - 1)):
+    out = []
+    for dt in dts:
+        y = torch.ones(2, 3, dtype=dt)
+        out.append([str(err(lambda: f(y, v)))[:90] for v in vals])
+    return out
+"""
+cases("fuzz_kernel_scalar", {
+    "hardtanh_backward": "each(lambda y, v: a.hardtanh_backward.default(y, y, v, 2))",
+    "hardtanh_backward_max": "each(lambda y, v: a.hardtanh_backward.default(y, y, -1, v))",
+    "leaky_relu_backward": "each(lambda y, v: a.leaky_relu_backward.default(y, y, v, False))",
+    "shrink_backward": "each(lambda y, v: a.softshrink_backward.default(y, y, v)) + each(lambda y, v: a.hardshrink_backward.default(y, y, v))",
+    "rrelu_with_noise_backward": "each(lambda y, v: a.rrelu_with_noise_backward.default(y, y, y, v, 2, False, False))",
+    "elu_celu": "each(lambda y, v: a.elu.default(y, v)) + each(lambda y, v: a.celu.default(y, v)) + each(lambda y, v: a.leaky_relu.default(y, v))",
+    "addcmul_addcdiv": "each(lambda y, v: a.addcmul_.default(y.clone(), y, y, value=v)) + each(lambda y, v: a.addcdiv.default(y, y, y + 1, value=v), "
+                       "dts=(torch.float32, torch.float16, torch.complex64))",
+    "lerp": "each(lambda y, v: a.lerp.Scalar(y, y, v), dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.complex64))",
+    "foreach": "each(lambda y, v: a._foreach_addcmul.Scalar([y], [y], [y], v)) + each(lambda y, v: a._foreach_lerp.Scalar([y], [y], v), "
+               "dts=(torch.float32, torch.float16, torch.complex64))",
+    "pow": "each(lambda y, v: a.pow_.Scalar(y.clone(), v), dts=(torch.float32, torch.float16, torch.bfloat16, torch.float64, torch.int64, "
+           "torch.int32, torch.uint8, torch.int8), vals=(1e308, 1e20, 70000.0, 2**40, 300, 2**63 - 1)) + "
+           "each(lambda y, v: a.pow.Tensor_Scalar(y, v), dts=(torch.float16, torch.int8), vals=(1e20, 300, -2**63))",
+}, setup=SCAL)
+cases("fuzz_kernel_scalar_values", {   # values that fit compute as before
+    "celu_hardtanh": "[a.celu.default(x, 0.5), a.hardtanh_backward.default(x, x, -0.5, 0.5), a.addcmul.default(x, x, x, value=2 ** 40)]",
+    "pow_int": "[a.pow.Tensor_Scalar(i.to(torch.uint8), 255), a.pow.Tensor_Scalar(x.half(), 3.0)]",
+}, setup=ERR, tol="float")
+
+# in-place and out= ops that check what upstream's own path checks
+cases("fuzz_inplace_out_more", {
+    # ldexp_ is self.mul_(2 ** other): an in-place shape check, not an out= resize
+    "ldexp_": "[err(lambda: y.clone().ldexp_(e)) for y in (torch.tensor(1.), x, torch.ones(1, 3), x.long()) for e in (x, i)]",
+    "ldexp_values": "[x.clone().ldexp_(i), x.double().ldexp_(x)]",
+    # clamp with tensor bounds: an ordinary promoting iterator (out= takes what the common dtype casts to)
+    "clamp_tensor_out": "[err(lambda: torch.clamp(y, min=m, out=torch.zeros(2, 3, dtype=od))) for y in (x, x.double(), i) "
+                        "for m in (x * 0.5, x.double() * 0.5, i) for od in (torch.float32, torch.float16, torch.int64)]",
+    "clamp_tensor_out_values": "[torch.clamp(x.double() * 3, min=x.double(), out=torch.zeros(2, 3, dtype=torch.float16)), "
+                               "torch.clip(i, max=i * 0 + 1, out=torch.zeros(2, 3))]",
+    "clamp_scalar_out_strict": "err(lambda: torch.clamp(x, min=0.5, out=torch.zeros(2, 3, dtype=torch.float64)))",
+    # repeat_interleave checks repeats' rank before the dim
+    "repeat_interleave": "[err(lambda: torch.repeat_interleave(x, r, dim=d)) for r in (torch.ones(2, 3, dtype=torch.long), torch.tensor([1, 2]), torch.tensor(2)) "
+                         "for d in (0, 5, -2**63)]",
+}, setup=ERR)
+
+# mixed meta / cpu tensors: the references' in-place forms and the references reached through a
+# composite (after its own checks) refuse them; copysign / floor_divide compare dividend and
+# divisor in their own words; the _foreach_ ops pair their lists' tensors
+MIX = ERR + """
+m = torch.empty(2, 3, device='meta')
+def both(f):
+    return [str(err(lambda: f(m.clone(), x.clone() + 0.5))), str(err(lambda: f(x.clone() + 0.5, m)))]
+"""
+cases("fuzz_meta_mixed_more", {
+    "inplace_refs": "[both(f) for f in (lambda p, q: p.eq_(q), lambda p, q: p.fmod_(q), lambda p, q: p.clamp_min_(q), "
+                    "lambda p, q: p.addcmul_(q, q), lambda p, q: p.addcdiv_(q, q), lambda p, q: p.lerp_(q, 0.5), lambda p, q: p.pow_(q), "
+                    "lambda p, q: p.atan2_(q), lambda p, q: p.xlogy_(q))]",
+    "inplace_unchecked": "[both(f) for f in (lambda p, q: p.sub_(q), lambda p, q: p.mul_(q), lambda p, q: p.div_(q), lambda p, q: a.divide_.Tensor(p, q))]",
+    "divisor": "[both(f) for f in (lambda p, q: p.floor_divide_(q), lambda p, q: p.copysign_(q))]",
+    "composite": "[both(f) for f in (lambda p, q: a.subtract.Tensor(p, q), lambda p, q: a.arctan2.default(p, q), lambda p, q: a.greater.Tensor(p, q), "
+                 "lambda p, q: a.isclose.default(p, q), lambda p, q: a.min.other(p, q), lambda p, q: a.special_gammainc.default(p, q), "
+                 "lambda p, q: a.multiply.Tensor(p, q), lambda p, q: a.true_divide.Tensor(p, q))]",
+    "composite_own_checks_first": "[both(f) for f in (lambda p, q: a.isclose.default(p, q, rtol=-1.0), "
+                                  "lambda p, q: torch.repeat_interleave(p, q))] + [err(lambda: a.type_as.default(x, m))]",
+    "composite_out": "[both(f) for f in (lambda p, q: a.subtract.out(p, q, out=torch.zeros(2, 3)), "
+                     "lambda p, q: a.greater.Tensor_out(p, q, out=torch.zeros(2, 3, dtype=torch.bool)))]",
+    "direct_unchecked": "[both(f) for f in (lambda p, q: a.sub.Tensor(p, q), lambda p, q: a.atan2.default(p, q), lambda p, q: a.gt.Tensor(p, q))]",
+    "special_polynomials": "[both(f) for f in (lambda p, q: a.special_legendre_polynomial_p.default(p, q), "
+                           "lambda p, q: a.special_hermite_polynomial_h.default(p, q))]",
+    # a CPU argument an op returns as it is (broadcast_tensors, to) stays a CPU tensor
+    "cpu_argument_kept": "[err(lambda: torch.nn.functional.mse_loss(m, x))[0], err(lambda: torch.nn.functional.l1_loss(x, m))[0], "
+                         "x.to(m).device, x.device, torch.broadcast_tensors(x, m)[0].device, x.device]",
+    "foreach": "[both(f) for f in (lambda p, q: a._foreach_add.List([p, q], [q, q]), lambda p, q: a._foreach_addcmul.Scalar([p, q], [q, q], [q, q]), "
+               "lambda p, q: a._foreach_lerp.Scalar([p, q], [q, q], 0.5), lambda p, q: a._foreach_add_.List([p, q], [q, q]), "
+               "lambda p, q: a._foreach_sign.default([p, q]))]",
+}, setup=MIX)
+
+# checks of single ops: NaN tolerances / std, in-place abs of complex, nanmean's dtype, and the
+# written-to tensor's internal overlap where upstream's path asserts it (copy_, the random fills
+# and their out=, put_, mvlgamma_, mse_loss / soft_margin_loss out=) but not where it writes one
+# through (fill_, zero_, structured out= kernels such as tril)
+SINGLE = ERR + """
+def e():
+    return torch.zeros(3).expand(2, 3)
+"""
+cases("fuzz_single_checks", {
+    "isclose_nan": "[err(lambda: a.isclose.default(x, x, r, t)) for r, t in ((math.nan, 0.), (0., math.nan), (-1., 0.), (0., -1.), (math.inf, 0.))]",
+    "normal_nan_std": "[err(lambda: f()) for f in (lambda: torch.normal(0., math.nan, (2,)), lambda: torch.normal(x, math.nan), "
+                      "lambda: x.clone().normal_(0, math.nan), lambda: torch.normal(0., torch.full((2,), math.nan)), "
+                      "lambda: torch.normal(0., math.nan, (2,), out=torch.zeros(2)))]",
+    "abs_complex_inplace": "[err(lambda: f(x.to(torch.complex64))) for f in (torch.abs_, a.absolute_.default, torch.Tensor.abs_)]",
+    "nanmean_dtype": "[err(lambda: a.nanmean.default(y, dtype=d)) for y in (x, i) for d in (torch.bool, torch.int64, torch.float64)]",
+    "expanded_written": "[err(f) for f in (lambda: e().copy_(x), lambda: e().copy_(torch.tensor(1.)), lambda: e().normal_(), "
+                        "lambda: e().uniform_(), lambda: e().random_(), lambda: e().bernoulli_(0.5), lambda: e().exponential_(), "
+                        "lambda: e().mvlgamma_(1), lambda: e().mvlgamma_(0), lambda: e().put_(torch.tensor([0]), torch.tensor([1.])), "
+                        "lambda: torch.rand((2, 3), out=e()), lambda: torch.randint(3, (2, 3), out=e()), "
+                        "lambda: torch.normal(0., 1., (2, 3), out=e()), lambda: a.mse_loss.out(x, x, out=e()), "
+                        "lambda: a.mse_loss.out(x, x, 0, out=e()), lambda: a.soft_margin_loss.out(x, x, out=e()))]",
+    "expanded_written_through": "[f().sum().item() for f in (lambda: e().fill_(2.), lambda: e().zero_())] + [err(lambda: torch.tril(x, out=e()))[0]]",
+    "put_overlap": "[err(lambda: x.clone().put_(torch.tensor([0]), s)) for s in (torch.tensor([1.]),)] + "
+                   "[err(lambda: (lambda y: y.put_(torch.tensor([0, 1]), y[:2]))(x.clone().flatten()))]",
+}, setup=SINGLE)
