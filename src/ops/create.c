@@ -25,6 +25,10 @@ const char *tn_cr_ctype_name(tn_dtype d) {
     case TN_DTYPE_I16: return "int16_t";
     case TN_DTYPE_I32: return "int";
     case TN_DTYPE_I64: return "int64_t";
+    case TN_DTYPE_F8E4M3FN: return "c10::Float8_e4m3fn";
+    case TN_DTYPE_F8E5M2: return "c10::Float8_e5m2";
+    case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
+    case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
     case TN_DTYPE_U16: return "uint16_t";
     case TN_DTYPE_U32: return "uint32_t";
     case TN_DTYPE_U64: return "uint64_t";
@@ -48,6 +52,8 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
     case TN_DTYPE_I16: *lo = -32768; *hi = 32767; break;
     case TN_DTYPE_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
     case TN_DTYPE_I64: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; break;
+    case TN_DTYPE_F8E4M3FN: *lo = -448; *hi = 448; break;
+    case TN_DTYPE_F8E5M2: *lo = -57344; *hi = 57344; break;
     case TN_DTYPE_U16: *lo = 0; *hi = 65535; break;
     case TN_DTYPE_U32: *lo = 0; *hi = 4294967295.0; break;
     case TN_DTYPE_U64: *lo = 0; *hi = 18446744073709551615.0; break;
@@ -61,7 +67,7 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
 /* upstream's c10::overflows<To, double>(f) for one real component */
 static bool double_overflows(tn_dtype to, double f) {
     bool fl = tn_dtype_is_floating(to) || tn_dtype_is_complex(to);
-    if (fl && isinf(f)) return false;
+    if (fl && isinf(f) && to != TN_DTYPE_F8E4M3FN) return false; /* e4m3fn has no infinity */
     if (!fl && f != f) return true;
     double lo, hi;
     real_limits(to, &lo, &hi);

@@ -62,3 +62,51 @@ for d in ("uint16", "uint32", "uint64"):
     c[f"fill_{d}_2p63"] = f"err(lambda: torch.zeros(3, dtype=torch.{d}).fill_(2**63))"
     c[f"zeros_ones_{d}"] = f"[torch.zeros(2, dtype=torch.{d}).tolist(), torch.ones(2, dtype=torch.{d}).tolist()]"
 cases("uint_fill", c, setup=SETUP)
+
+# float8_e4m3fn / float8_e5m2: every float32 whose top 16 bits vary and its neighbours (all grid
+# points, midpoints and one ulp either side), every code out to the other dtypes (bits compared: NaN payloads too)
+F8 = """
+def grid():  # float32 over all top 16 bits, each with its neighbours one ulp below and above
+    b = torch.arange(0, 2**16, dtype=torch.int64) << 16
+    return torch.cat([b, b + 1, b - 1]).remainder(2**32).to(torch.int32).view(torch.float32)
+def bitsof(r):
+    if r.dtype.is_complex:
+        r = torch.view_as_real(r).contiguous()
+    if r.dtype.is_floating_point:
+        r = r.view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[r.dtype.itemsize])
+    return r.to(torch.int64) if r.dtype != torch.uint64 else r.view(torch.int64)
+def digest(r):
+    r = bitsof(r).flatten()
+    return [r.numel(), int(r.sum()), int((r * torch.arange(r.numel()) % 1000003).sum()), r[:64].tolist()]
+def codes(dt):
+    return torch.arange(256).to(torch.uint8).view(dt)
+"""
+c = {}
+for d in ("float8_e4m3fn", "float8_e5m2"):
+    c[f"from_f32_{d}"] = f"digest(grid().to(torch.{d}))"
+    c[f"from_f64_{d}"] = f"digest((grid().double() * (1 + 2**-30)).to(torch.{d}))"  # rounds through float
+    for o in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool",
+              "uint16", "uint32", "uint64", "complex64"):
+        c[f"{d}_to_{o}"] = f"digest(codes(torch.{d}).to(torch.{o}))"
+    for s in ("int64", "int32", "float16", "bfloat16", "uint16", "uint64", "bool"):
+        c[f"{s}_to_{d}"] = (f"digest(torch.tensor([0, 1, -1, 3, 17, 255, 500, 60000, 70000, 2**40])"
+                            f".clamp(min={0 if s in ('uint16', 'uint64', 'bool') else -2**62}).to(torch.{s}).to(torch.{d}))")
+    for k, v in [("5", "5"), ("neg1p5", "-1.5"), ("460", "460."), ("57344", "57344"), ("70000", "70000"),
+                 ("inf", "math.inf"), ("nan", "math.nan"), ("true", "True"), ("c3", "3+0j")]:
+        c[f"fill_{d}_{k}"] = f"err(lambda: digest(torch.zeros(3, dtype=torch.{d}).fill_({v})))"
+        c[f"full_{d}_{k}"] = f"err(lambda: digest(torch.full((2,), {v}, dtype=torch.{d})))"
+    c[f"ones_like_{d}"] = f"digest(torch.ones_like(torch.zeros(2, 3, dtype=torch.{d})))"
+cases("float8_cast", c, setup=SETUP + F8)
+
+# ops whose kernels upstream does not build for these dtypes, reached now that the casts exist
+cases("uint_float8_refusals", {
+    "ldexp_u16": "err(lambda: torch.ldexp(torch.ones(2), torch.tensor([1, 2], dtype=torch.uint16)))",
+    "ldexp_inplace_u32": "err(lambda: torch.ones(2).ldexp_(torch.tensor([1, 2], dtype=torch.uint32)))",
+    "ldexp_out_u64": "err(lambda: torch.ldexp(torch.ones(2), torch.tensor([1, 2], dtype=torch.uint64), out=torch.empty(2)))",
+    "logsumexp_out_int": "err(lambda: torch.logsumexp(torch.ones(2, 3), [0], out=torch.empty(3, dtype=torch.int32)))",
+    "logsumexp_out_bool_bad_dim": "err(lambda: torch.logsumexp(torch.ones(2, 3), [5], out=torch.empty(3, dtype=torch.bool)))",
+    "logsumexp_out_uint16": "err(lambda: torch.special.logsumexp(torch.ones(2, 3), [0], out=torch.empty(3, dtype=torch.uint16)))",
+    "logsumexp_out_float8": "err(lambda: torch.logsumexp(torch.ones(2, 3), [0], out=torch.empty(3, dtype=torch.float8_e5m2)))",
+    "logsumexp_out_float8_bad_dim": "err(lambda: torch.logsumexp(torch.ones(2, 3), [5], out=torch.empty(3, dtype=torch.float8_e4m3fn)))",
+    "logsumexp_out_complex": "torch.logsumexp(torch.ones(2, 3), [0], out=torch.empty(3, dtype=torch.complex64))",
+}, setup=SETUP)
