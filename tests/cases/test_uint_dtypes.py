@@ -110,3 +110,36 @@ cases("uint_float8_refusals", {
     "logsumexp_out_float8_bad_dim": "err(lambda: torch.logsumexp(torch.ones(2, 3), [5], out=torch.empty(3, dtype=torch.float8_e4m3fn)))",
     "logsumexp_out_complex": "torch.logsumexp(torch.ones(2, 3), [0], out=torch.empty(3, dtype=torch.complex64))",
 }, setup=SETUP)
+
+# data movement upstream runs for uint16/32/64 and float8 (values by their bits); flip of a
+# non-contiguous tensor is upstream's "flip_cpu" refusal (a contiguous one runs there: left)
+MOVE = """
+def bits(r):
+    if r.dtype.is_floating_point:
+        r = r.view(torch.uint8) if r.dtype.itemsize == 1 else r.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[r.dtype.itemsize])
+    return (str(r.dtype), tuple(r.shape), r.stride(), r.to(torch.int64).tolist() if r.dtype != torch.uint64 else r.view(torch.int64).tolist())
+"""
+c = {}
+for d in ("uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2"):
+    a = f"torch.tensor([[1, 2, 7], [3, 0, 5], [9, 8, 6]]).to(torch.{d})"
+    c[f"cat_{d}"] = f"a = {a}; bits(torch.cat([a, a.t()], 1))"
+    c[f"cat0_{d}"] = f"a = {a}; bits(torch.cat([a[:1], a]))"
+    c[f"stack_{d}"] = f"a = {a}; bits(torch.stack([a, a.t()], 2))"
+    c[f"repeat_{d}"] = f"a = {a}; bits(a.t().repeat(2, 1, 3))"
+    c[f"roll_{d}"] = f"a = {a}; bits(a.roll(1))"
+    c[f"roll2_{d}"] = f"a = {a}; bits(a.t().roll((1, -1), (0, 1)))"
+    c[f"diag_{d}"] = f"a = {a}; bits(a.diag(1))"
+    c[f"diag1_{d}"] = f"a = {a}; bits(a[0].diag(-1))"
+    c[f"flip_strided_{d}"] = f"a = {a}; err(lambda: bits(a.t().flip(0)))"
+cases("uint_float8_move", c, setup=SETUP + MOVE)
+
+MIX = """
+u = torch.ones(2, dtype=torch.uint16); f = torch.ones(2, dtype=torch.float8_e5m2)
+i = torch.ones(2, dtype=torch.int32); e = torch.ones(0); h = torch.ones(2, dtype=torch.complex32)
+"""
+c = {}
+for k, ts in [("u_i", "[u, i]"), ("i_u", "[i, u]"), ("f_u", "[f, u]"), ("u_f", "[u, f]"), ("f_empty", "[f, e]"),
+              ("empty_f", "[e, f]"), ("f_c32", "[f, h]"), ("u_float", "[u, torch.ones(2)]")]:
+    c[f"cat_{k}"] = f"err(lambda: torch.cat({ts}))"
+    c[f"stack_{k}"] = f"err(lambda: torch.stack({ts}))"  # the sizes are checked before the promotion
+cases("uint_float8_cat_promotion", c, setup=SETUP + MIX)
