@@ -181,6 +181,12 @@ int tn_require_computable(const char *op, tn_dtype dt) {
     return -1;
 }
 
+/* dtypes with casts but no arithmetic (uint16/32/64, complex32) can still be filled and copied */
+int tn_require_castable(const char *op, tn_dtype dt) {
+    if (tn_dtype_computable(dt) || tn_cast_loop(dt, TN_DTYPE_I64)) return 0;
+    return tn_require_computable(op, dt);
+}
+
 /* ---------- shapes ---------- */
 
 /* Dimension d of an ndim-dim tensor, wrapped; IndexError as upstream words it. */
@@ -330,7 +336,7 @@ PyObject *tn_as_dtype(PyObject *t, tn_dtype dtype, bool contig) {
 
 int tn_fill_number(PyObject *t, const tn_value *v) {
     tn_tensor *x = tn_tensor_of(t);
-    if (tn_require_computable("fill_", x->dtype) < 0) return -1;
+    if (tn_require_castable("fill_", x->dtype) < 0) return -1;
     PyObject *src = NULL;
     if (v->tag == TN_V_TENSOR) src = Py_NewRef(v->u.obj);
     else {

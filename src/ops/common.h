@@ -81,6 +81,7 @@ int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool in
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */
 int tn_require_computable(const char *op, tn_dtype dt);
+int tn_require_castable(const char *op, tn_dtype dt);
 /* Can values of `from` be cast to `to` without changing category (upstream's canCast)? */
 bool tn_can_cast(tn_dtype from, tn_dtype to);
 /* The four floating dtypes nn kernels take (f32, f64, f16, bf16), and the dtype they compute in

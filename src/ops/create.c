@@ -25,6 +25,13 @@ const char *tn_cr_ctype_name(tn_dtype d) {
     case TN_DTYPE_I16: return "int16_t";
     case TN_DTYPE_I32: return "int";
     case TN_DTYPE_I64: return "int64_t";
+    case TN_DTYPE_F8E4M3FN: return "c10::Float8_e4m3fn";
+    case TN_DTYPE_F8E5M2: return "c10::Float8_e5m2";
+    case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
+    case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
+    case TN_DTYPE_U16: return "uint16_t";
+    case TN_DTYPE_U32: return "uint32_t";
+    case TN_DTYPE_U64: return "uint64_t";
     case TN_DTYPE_F16: return "c10::Half";
     case TN_DTYPE_BF16: return "c10::BFloat16";
     case TN_DTYPE_F32: return "float";
@@ -45,6 +52,11 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
     case TN_DTYPE_I16: *lo = -32768; *hi = 32767; break;
     case TN_DTYPE_I32: *lo = -2147483648.0; *hi = 2147483647.0; break;
     case TN_DTYPE_I64: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; break;
+    case TN_DTYPE_F8E4M3FN: *lo = -448; *hi = 448; break;
+    case TN_DTYPE_F8E5M2: *lo = -57344; *hi = 57344; break;
+    case TN_DTYPE_U16: *lo = 0; *hi = 65535; break;
+    case TN_DTYPE_U32: *lo = 0; *hi = 4294967295.0; break;
+    case TN_DTYPE_U64: *lo = 0; *hi = 18446744073709551615.0; break;
     case TN_DTYPE_F16: case TN_DTYPE_C32: *lo = -65504; *hi = 65504; break;
     case TN_DTYPE_BF16: *lo = -3.3895313892515355e38; *hi = 3.3895313892515355e38; break;
     case TN_DTYPE_F32: case TN_DTYPE_C64: *lo = -3.4028234663852886e38; *hi = 3.4028234663852886e38; break;
@@ -55,7 +67,7 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
 /* upstream's c10::overflows<To, double>(f) for one real component */
 static bool double_overflows(tn_dtype to, double f) {
     bool fl = tn_dtype_is_floating(to) || tn_dtype_is_complex(to);
-    if (fl && isinf(f)) return false;
+    if (fl && isinf(f) && to != TN_DTYPE_F8E4M3FN) return false; /* e4m3fn has no infinity */
     if (!fl && f != f) return true;
     double lo, hi;
     real_limits(to, &lo, &hi);
@@ -72,7 +84,9 @@ int tn_cr_check_scalar(const tn_value *v, tn_dtype dt) {
             double lo, hi;
             real_limits(dt, &lo, &hi);
             if (dt == TN_DTYPE_I64) bad = false;
-            else if (dt == TN_DTYPE_U8) bad = i > 255 || (i < 0 && i < -255);
+            else if (tn_dtype_infos[dt].kind == TN_KIND_UINT)
+                /* c10::overflows lets a negative int wrap into an unsigned type when -i fits */
+                bad = (double)i > hi || (i < 0 && -(double)i > hi);
             else bad = (double)i < lo || (double)i > hi;
         } else {
             double lo, hi;
@@ -338,7 +352,7 @@ static PyObject *memformat_of(const tn_value *v) { return v->tag == TN_V_MEMFORM
 /* Fill t with number v after upstream's overflow check. */
 int tn_cr_fill_checked(PyObject *t, const tn_value *v) {
     tn_tensor *x = tn_tensor_of(t);
-    if (tn_require_computable("fill_", x->dtype) < 0) return -1;
+    if (tn_require_castable("fill_", x->dtype) < 0) return -1;
     if (tn_cr_check_scalar(v, x->dtype) < 0) return -1;
     if (x->storage->device == TN_DEVICE_META || tn_numel(x) == 0) return 0;
     return tn_fill_number(t, v);
@@ -399,7 +413,7 @@ PyObject *tn_op_empty_strided(tn_value *a) {
 }
 
 static PyObject *make_filled(int nd, const int64_t *sizes, tn_dtype dt, tn_device_type dev, const tn_value *fill) {
-    if (tn_require_computable("fill_", dt) < 0) return NULL;
+    if (tn_require_castable("fill_", dt) < 0) return NULL;
     if (fill && tn_cr_check_scalar(fill, dt) < 0) return NULL;
     PyObject *t = tn_cr_empty(nd, sizes, dt, dev);
     if (!t) return NULL;
@@ -485,7 +499,7 @@ static PyObject *like(tn_value *a, const tn_value *fill, bool zero, int first_op
     if (tn_cr_options(&a[first_opt], &a[first_opt + 1], &a[first_opt + 2], &a[first_opt + 3], t->dtype,
                       t->storage->device, &dt, &dev) < 0)
         return NULL;
-    if ((fill || zero) && tn_require_computable("fill_", dt) < 0) return NULL;
+    if ((fill || zero) && tn_require_castable("fill_", dt) < 0) return NULL;
     if (fill && tn_cr_check_scalar(fill, dt) < 0) return NULL;
     PyObject *r = tn_cr_empty_like(t, memformat_of(&a[first_opt + 4]), dt, dev);
     if (!r) return NULL;

@@ -42,10 +42,11 @@ static PyObject *cat_impl(PyObject *list, int64_t dim, PyObject *out, const char
             PyErr_Format(PyExc_RuntimeError, "zero-dimensional tensor (at position %zd) cannot be concatenated", i);
             return NULL;
         }
-        dt = tn_promote_types(dt, t->dtype);
+        dt = tn_promote_types_checked(dt, t->dtype); /* upstream refuses float8 / uint16-64 mixes */
+        if (dt == TN_DTYPE_UNDEFINED) return NULL;
         if (!ref && !cat_skipped(t)) ref = t;
     }
-    if (tn_require_computable("cat", dt) < 0) return NULL;
+    if (tn_require_castable("cat", dt) < 0) return NULL;
     int64_t d = 0, shape[TN_MAX_DIMS];
     int nd = 1;
     shape[0] = 0;
@@ -132,11 +133,12 @@ static PyObject *stack_impl(PyObject *list, int64_t dim, PyObject *out) {
             PyErr_Format(PyExc_RuntimeError, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %zd", b1, b2, i);
             return NULL;
         }
-        dt = tn_promote_types(dt, t->dtype);
+        dt = tn_promote_types_checked(dt, t->dtype); /* upstream refuses float8 / uint16-64 mixes */
+        if (dt == TN_DTYPE_UNDEFINED) return NULL;
     }
     int64_t d;
     if (tn_wrap_dim(dim, t0->ndim + 1, &d) < 0) return NULL;
-    if (tn_require_computable("stack", dt) < 0) return NULL;
+    if (tn_require_castable("stack", dt) < 0) return NULL;
     int nd = t0->ndim + 1;
     if (nd > TN_MAX_DIMS) return tn_not_implemented("tensors of more than 32 dimensions");
     int64_t shape[TN_MAX_DIMS];
@@ -280,7 +282,7 @@ static PyObject *repeat_impl(PyObject *self, int n, const int64_t *reps) {
         return NULL;
     }
     if (2 * n > TN_MAX_DIMS) return tn_not_implemented("repeat with more than 16 dimensions");
-    if (tn_require_computable("repeat", t->dtype) < 0) return NULL;
+    if (tn_require_castable("repeat", t->dtype) < 0) return NULL;
     int lead = n - t->ndim;
     int64_t psz[TN_MAX_DIMS], pst[TN_MAX_DIMS], shape[TN_MAX_DIMS];
     for (int i = 0; i < n; i++) {
@@ -343,6 +345,9 @@ static PyObject *flip_impl(PyObject *self, int n, const int64_t *dims) {
         }
         flip[d] = true;
     }
+    /* upstream's flip kernel has no uint16/32/64 or float8 (a contiguous input runs there through
+     * another path, not matched) */
+    if (!tn_dtype_computable(t->dtype) && tn_require_castable("flip", t->dtype) == 0) return tn_kernel_missing_cpu("flip", t->dtype);
     if (tn_require_computable("flip", t->dtype) < 0) return NULL;
     int64_t st[1][TN_MAX_DIMS], ost[TN_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) st[0][d] = t->sizes[d] == 1 ? 0 : t->strides[d];
@@ -410,7 +415,7 @@ PyObject *tn_op_roll(tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_tensor *t = tn_tensor_of(self);
     int ns = a[1].u.ints.n, nd = a[2].u.ints.n;
-    if (tn_require_computable("roll", t->dtype) < 0) return NULL;
+    if (tn_require_castable("roll", t->dtype) < 0) return NULL;
     if (nd == 0) {
         if (ns != 1) {
             PyErr_Format(PyExc_RuntimeError, "shifts and dimensions must align. shifts: %d, dims:%d", ns, nd);
@@ -512,7 +517,7 @@ static PyObject *diag_impl(PyObject *self, int64_t k, PyObject *out) {
         PyErr_Format(PyExc_RuntimeError, "diag(): Supports 1D or 2D tensors. Got %dD", t->ndim);
         return NULL;
     }
-    if (tn_require_computable("diag", t->dtype) < 0) return NULL;
+    if (tn_require_castable("diag", t->dtype) < 0) return NULL;
     PyObject *res;
     if (t->ndim == 1) {
         int64_t n = t->sizes[0] + (k >= 0 ? k : -k), shape[2] = {n, n};

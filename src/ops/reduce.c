@@ -537,6 +537,12 @@ PyObject *tn_op_std_mean_correction(tn_value *a) { return var_mean_impl(true, &a
  * from the real parts. */
 static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = TN_T(a[0]);
+    const tn_dtype od = out ? tn_tensor_of(out)->dtype : TN_DTYPE_UNDEFINED;
+    if (out && !tn_dtype_is_floating(od) && !tn_dtype_is_complex(od)) { /* upstream checks this first */
+        PyErr_Format(PyExc_RuntimeError, "logsumexp(): Expected floating point type for result tensor, but got: %s",
+                     tn_dtype_cpp_name(od));
+        return NULL;
+    }
     bool keepdim = arg_bool(&a[2]);
     bool cplx = tn_dtype_is_complex(t->dtype);
     PyObject *x = tn_dtype_is_integral(t->dtype, true) ? tn_as_dtype(a[0].u.obj, tn_py.default_dtype, false)
@@ -571,6 +577,10 @@ static PyObject *logsumexp_impl(tn_value *a, PyObject *out) {
     }
     Py_DECREF(dims);
     Py_DECREF(x);
+    if (res && out && tn_dtype_infos[od].kind == TN_KIND_FLOAT8) { /* upstream sums into out: no float8 sum */
+        Py_DECREF(res);
+        return tn_kernel_missing_cpu("sum", od);
+    }
     return tn_out_deliver(res, out, "logsumexp");
 }
 

@@ -316,7 +316,9 @@ static bool ldexp_direct(PyObject *self, PyObject *other) {
     return tn_dtype_is_integral(tn_tensor_of(other)->dtype, true) && tn_dtype_is_floating(tn_tensor_of(self)->dtype);
 }
 static PyObject *ldexp_kernel(PyObject *self, PyObject *other, PyObject *out, bool inplace) {
-    tn_dtype dt = tn_tensor_of(self)->dtype;
+    tn_dtype dt = tn_tensor_of(self)->dtype, et = tn_tensor_of(other)->dtype;
+    if (et == TN_DTYPE_U16 || et == TN_DTYPE_U32 || et == TN_DTYPE_U64) /* upstream's kernel takes no uint16/32/64 exponent */
+        return tn_kernel_missing("ldexp_cpu_exp", et);
     PyObject *e = tn_as_dtype(other, TN_DTYPE_I64, false);
     if (!e) return NULL;
     PyObject *orig[2] = {self, other}, *ins[2] = {self, e};

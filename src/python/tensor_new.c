@@ -22,6 +22,7 @@
 #include "python/tensor.h"
 #include "autograd/autograd.h"
 #include "python/torch_function.h"
+#include "kernels/elementwise.h"
 
 /* helpers from ops/create.c */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
@@ -284,6 +285,11 @@ static int store_leaf(PyObject *o, tn_dtype dt, char *p) {
             if (t < 0) return -1;
             v.tag = TN_V_BOOL; v.u.i = t;
         }
+    } else if (dt == TN_DTYPE_U64) { /* upstream unpacks as unsigned long long: its errors */
+        unsigned long long x = PyLong_AsUnsignedLongLong(o);
+        if (x == (unsigned long long)-1 && PyErr_Occurred()) return -1;
+        v.tag = TN_V_INT;
+        v.u.i = (int64_t)x; /* the cast int64 -> uint64 keeps the bits */
     } else if (tn_dtype_is_integral(dt, false)) {
         if (PyFloat_Check(o)) { v.tag = TN_V_FLOAT; v.u.f = PyFloat_AsDouble(o); }
         else {
@@ -361,7 +367,7 @@ static PyObject *tensor_to(PyObject *t, tn_dtype dt, tn_device_type dev, bool co
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;
     }
-    if (!tn_dtype_computable(dt) || !tn_dtype_computable(x->dtype)) {
+    if (!tn_cast_loop(dt, x->dtype)) {
         if (dt == x->dtype) { /* storable only: a byte copy of a dense layout */
             PyObject *r = tn_cr_empty_like(x, NULL, dt, dev);
             if (r && tn_is_contiguous(x) && tn_is_contiguous(tn_tensor_of(r)) && dev != TN_DEVICE_META && tn_data(x))
@@ -409,7 +415,8 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
     int nd;
     int64_t sizes[TN_MAX_DIMS];
     if (compute_sizes(data, &nd, sizes) < 0) return NULL;
-    if (!tn_dtype_computable(inferred)) return tn_not_implemented("torch.tensor with this dtype");
+    if (!tn_dtype_computable(inferred) && !tn_cast_loop(inferred, TN_DTYPE_I64))
+        return tn_not_implemented("torch.tensor with this dtype");
     PyObject *r = tn_tensor_new_empty(nd, sizes, inferred, TN_DEVICE_CPU);
     if (!r) return NULL;
     if (tn_numel(tn_tensor_of(r)) > 0) {

@@ -1,5 +1,5 @@
 /* cast.c — dtype conversion (and plain copy) between every pair of computable dtypes and
- * complex32 (storable, castable, no arithmetic), a byte copy from any dtype to itself, and fill.
+ * complex32, uint16/32/64, float8_e4m3fn and float8_e5m2 (storable, castable, no arithmetic), a byte copy from any dtype to itself, and fill.
  *
  * A cast loads the source in its natural C type (f16/bf16 widened to float, bool as 0/1), then a
  * per-destination converter (_Generic on the loaded type) produces the destination. Conversions
@@ -26,6 +26,63 @@ static inline int32_t tn__d2i32(double d) {
     tn_c64_t: tn__d2i64(crealf(v)), tn_c128_t: tn__d2i64(creal(v)), default: (int64_t)(v))
 #define TO_I32(v) _Generic((v), float: tn__d2i32(v), double: tn__d2i32(v),                     \
     tn_c64_t: tn__d2i32(crealf(v)), tn_c128_t: tn__d2i32(creal(v)), default: (int32_t)(v))
+/* uint16/32/64 (measured on torch 2.13, AVX-512 host): integers wrap; a float goes to uint16
+ * through int32 as to int16 (65536.0 -> 0, 5e9 -> 0); to uint32 through int64 (5e9 -> 705032704,
+ * NaN -> 0); to uint64 by the compiler's unsigned sequence: x >= 2^63 converts x - 2^63 and sets
+ * the top bit, else int64 (so NaN and -1e20 give 2^63, +inf and 1e20 give 0). Complex: the real
+ * part. Contiguous float -> uint32 runs follow another rule (cast_u32_vec below). */
+static inline uint32_t tn__d2u32(double d) { return (uint32_t)tn__d2i64(d); }
+static inline uint64_t tn__d2u64(double d) {
+    if (d >= 9223372036854775808.0) return (uint64_t)tn__d2i64(d - 9223372036854775808.0) ^ (UINT64_C(1) << 63);
+    return (uint64_t)tn__d2i64(d);
+}
+#define TO_UN(v, F, T) _Generic((v), float: F(v), double: F(v), tn_c64_t: F(crealf(v)),           \
+    tn_c128_t: F(creal(v)), default: (T)(v))
+#define TO_U16(v) ((uint16_t)TO_I32(v))
+#define TO_U32(v) TO_UN(v, tn__d2u32, uint32_t)
+#define TO_U64(v) TO_UN(v, tn__d2u64, uint64_t)
+/* float8_e4m3fn / float8_e5m2 (measured): a value is first made float (so double rounds twice),
+ * then rounded to nearest even on the format's grid; e4m3fn saturates (anything above 448,
+ * infinities included, gives +-448), e5m2 overflows to +-inf; NaN keeps its sign (e4m3fn 0x7F,
+ * e5m2 0x7F). Loading an e4m3fn NaN gives the float bits 0x7FF00000 (with the sign). */
+static inline uint8_t tn__f2f8(float f, int mbits, int bias, float maxv, bool saturate) {
+    const uint8_t sign = signbit(f) ? 0x80 : 0;
+    const float a = fabsf(f);
+    const int mq = 1 << mbits;
+    if (a != a) return sign | 0x7F;
+    if (a == INFINITY) return saturate ? (uint8_t)(sign | 0x7E) : (uint8_t)(sign | 0x7C);
+    if (a >= ldexpf(1.0f, 1 - bias)) { /* normal: a * 2^(mbits - e) in [mq, 2 mq) */
+        int e;
+        (void)frexpf(a, &e);
+        e -= 1;
+        float q = nearbyintf(ldexpf(a, mbits - e));
+        if (q >= 2 * mq) { q = (float)mq; e++; }
+        if (ldexpf(q, e - mbits) > maxv)
+            return saturate ? (uint8_t)(sign | 0x7E) : (uint8_t)(sign | 0x7C); /* 448 / inf */
+        return (uint8_t)(sign | ((e + bias) << mbits) | ((int)q - mq));
+    }
+    return (uint8_t)(sign | (int)nearbyintf(ldexpf(a, mbits + bias - 1))); /* subnormal (q == mq: the least normal) */
+}
+static inline float tn__f8e4_load(uint8_t b) {
+    const int e = (b >> 3) & 15, m = b & 7;
+    if (e == 15 && m == 7) {
+        uint32_t u = 0x7FF00000u | ((uint32_t)(b & 0x80) << 24);
+        float r;
+        memcpy(&r, &u, sizeof r);
+        return r;
+    }
+    const float v = e == 0 ? ldexpf((float)m, -9) : ldexpf((float)(8 + m), e - 10);
+    return b & 0x80 ? -v : v;
+}
+/* e5m2 is the top byte of a half; a NaN comes out quieted (0x7D -> half 0x7F00) */
+static inline uint16_t tn__f8e5_half(uint8_t b) {
+    return (uint16_t)((b << 8) | ((b & 0x7C) == 0x7C && (b & 3) ? 0x0200 : 0));
+}
+static inline float tn__f8e5_load(uint8_t b) { return tn__h2f(tn__f8e5_half(b)); }
+#define TO_F8E4(v) tn__f2f8(TO_F32(v), 3, 7, 448.0f, true)
+#define TO_F8E5(v) tn__f2f8(TO_F32(v), 2, 15, 57344.0f, false)
+#define TN_LD_F8E4(v) tn__f8e4_load(v)
+#define TN_LD_F8E5(v) tn__f8e5_load(v)
 #define TO_I16(v) ((int16_t)TO_I32(v))
 #define TO_I8(v) ((int8_t)TO_I32(v))
 #define TO_U8(v) ((uint8_t)TO_I64(v)) /* upstream goes through int64 for uint8 */
@@ -65,6 +122,11 @@ static inline tn_c32_t tn__c32_from_c64(tn_c64_t v) {
     X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
     X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
     X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)                                   \
+    X(u16, uint16_t, TN_LD_ID, TO_U16, U16, __VA_ARGS__)                                        \
+    X(u32, uint32_t, TN_LD_ID, TO_U32, U32, __VA_ARGS__)                                        \
+    X(u64, uint64_t, TN_LD_ID, TO_U64, U64, __VA_ARGS__)                                        \
+    X(f8e4, uint8_t, TN_LD_F8E4, TO_F8E4, F8E4M3FN, __VA_ARGS__)                              \
+    X(f8e5, uint8_t, TN_LD_F8E5, TO_F8E5, F8E5M2, __VA_ARGS__)                                  \
     X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 /* A second copy of the list: a macro cannot expand inside its own expansion. */
 #define CAST_TYPES2(X, ...)                                                                      \
@@ -80,6 +142,11 @@ static inline tn_c32_t tn__c32_from_c64(tn_c64_t v) {
     X(c128, tn_c128_t, TN_LD_ID, TO_C128, C128, __VA_ARGS__)                                    \
     X(b8, uint8_t, TN_LD_BOOL_U8, TO_BOOL, BOOL, __VA_ARGS__)                                   \
     X(bf16, uint16_t, TN_LD_B, TO_BF16, BF16, __VA_ARGS__)                                   \
+    X(u16, uint16_t, TN_LD_ID, TO_U16, U16, __VA_ARGS__)                                        \
+    X(u32, uint32_t, TN_LD_ID, TO_U32, U32, __VA_ARGS__)                                        \
+    X(u64, uint64_t, TN_LD_ID, TO_U64, U64, __VA_ARGS__)                                        \
+    X(f8e4, uint8_t, TN_LD_F8E4, TO_F8E4, F8E4M3FN, __VA_ARGS__)                              \
+    X(f8e5, uint8_t, TN_LD_F8E5, TO_F8E5, F8E5M2, __VA_ARGS__)                                  \
     X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 #define TN_LD_BOOL_U8(v) ((uint8_t)((v) != 0))
 
@@ -161,6 +228,65 @@ static void cast_f32_f16_up(char **d, const int64_t *s, int64_t n, const void *c
     else cast_f32_f16(d, s, n, ctx);
 }
 
+/* float -> uint32 over a run where both sides are contiguous (measured): the vectorised
+ * conversion takes x >= 2^31 through int32 of x - 2^31 with the top bit set, smaller x through
+ * int32 (out of range and NaN: INT32_MIN), so 5e9 -> 0 and -5e9, NaN -> 2^31 where the scalar rule
+ * gives 705032704, 3589934592, 0. It covers the first n - n % 4 elements of an f32 / f64 /
+ * complex128 run, n - n % 8 of a bf16 run, 4 * floor((n - 1) / 4) of a complex64 run; the rest
+ * (and strided or broadcast runs, f16) take the scalar rule. A run is what the loop is handed:
+ * upstream splits a copy above 32768 elements across threads, and the tails then fall where its
+ * chunks end. */
+static inline uint32_t tn__d2u32_vec(double d) {
+    if (d >= 2147483648.0) return (uint32_t)tn__d2i32(d - 2147483648.0) ^ 0x80000000u;
+    return (uint32_t)tn__d2i32(d);
+}
+#define CAST_U32_VEC(sfx, STS, LD, NV)                                                          \
+    static void cast_u32_##sfx##_up(char **d, const int64_t *s, int64_t n, const void *ctx) {   \
+        (void)ctx;                                                                              \
+        const int64_t nv = s[0] == 4 && s[1] == (int64_t)sizeof(STS) ? (NV) : 0;                \
+        char *o = d[0];                                                                         \
+        const char *a = d[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {                                 \
+            const double x = LD(*(const STS *)a);                                               \
+            *(uint32_t *)o = k < nv ? tn__d2u32_vec(x) : tn__d2u32(x);                          \
+        }                                                                                       \
+    }
+CAST_U32_VEC(f32, float, (double), n - n % 4)
+CAST_U32_VEC(f64, double, (double), n - n % 4)
+CAST_U32_VEC(c128, tn_c128_t, creal, n - n % 4)
+CAST_U32_VEC(c64, tn_c64_t, (double)crealf, n > 0 ? (n - 1) / 4 * 4 : 0)
+CAST_U32_VEC(bf16, uint16_t, (double)tn__b2f, n - n % 8)
+
+/* float8 NaN -> f16 / bf16 as upstream gives it (measured): e4m3fn -> f16 0x7F80 with the sign,
+ * e5m2 -> f16 the quieted half; -> bf16 0x7FC0 whatever the sign; other values are exact. */
+#define CAST_F8E4_TO(sfx, CONV, NANBITS)                                                        \
+    static void cast_##sfx##_f8e4_up(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
+        (void)ctx;                                                                              \
+        char *o = d[0];                                                                         \
+        const char *a = d[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {                                 \
+            const uint8_t b = *(const uint8_t *)a;                                              \
+            *(uint16_t *)o = (b & 0x7F) == 0x7F ? (uint16_t)(NANBITS) : CONV(tn__f8e4_load(b)); \
+        }                                                                                       \
+    }
+CAST_F8E4_TO(f16, tn__f2h, 0x7F80u | ((b & 0x80u) << 8))
+CAST_F8E4_TO(bf16, tn__f2b, 0x7FC0u)
+static void cast_bf16_f8e5_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    char *o = d[0];
+    const char *a = d[1];
+    for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {
+        const uint8_t b = *(const uint8_t *)a;
+        *(uint16_t *)o = (b & 0x7C) == 0x7C && (b & 3) ? 0x7FC0u : tn__f2b(tn__f8e5_load(b));
+    }
+}
+static void cast_f16_f8e5_up(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    char *o = d[0];
+    const char *a = d[1];
+    for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) *(uint16_t *)o = tn__f8e5_half(*(const uint8_t *)a);
+}
+
 static tn_loop ctab[TN_DTYPE_COUNT][TN_DTYPE_COUNT];
 static bool ctab_ready;
 #define REG_INNER(ssfx, STS, SLD, SCONV, SE, dsfx, DTS, DLD, DCONV, DE) \
@@ -178,6 +304,15 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         ctab[TN_DTYPE_F32][TN_DTYPE_BF16] = cast_f32_bf16_up;
         ctab[TN_DTYPE_F16][TN_DTYPE_F32] = cast_f16_f32_up;
         ctab[TN_DTYPE_F32][TN_DTYPE_F16] = cast_f32_f16_up;
+        ctab[TN_DTYPE_F16][TN_DTYPE_F8E4M3FN] = cast_f16_f8e4_up;
+        ctab[TN_DTYPE_BF16][TN_DTYPE_F8E4M3FN] = cast_bf16_f8e4_up;
+        ctab[TN_DTYPE_F16][TN_DTYPE_F8E5M2] = cast_f16_f8e5_up;
+        ctab[TN_DTYPE_BF16][TN_DTYPE_F8E5M2] = cast_bf16_f8e5_up;
+        ctab[TN_DTYPE_U32][TN_DTYPE_F32] = cast_u32_f32_up;
+        ctab[TN_DTYPE_U32][TN_DTYPE_F64] = cast_u32_f64_up;
+        ctab[TN_DTYPE_U32][TN_DTYPE_C128] = cast_u32_c128_up;
+        ctab[TN_DTYPE_U32][TN_DTYPE_C64] = cast_u32_c64_up;
+        ctab[TN_DTYPE_U32][TN_DTYPE_BF16] = cast_u32_bf16_up;
         ctab_ready = true;
     }
     if (!ctab[dst][src] && dst == src && tn_dtype_infos[dst].kind != TN_KIND_QUANT) { /* same dtype, no kernels (uint16, float8, ...): bytes */
