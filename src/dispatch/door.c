@@ -214,10 +214,12 @@ static PyObject *to_meta(PyObject *r, meta_map *m) {
 }
 
 /* Does the call ask for a CPU result explicitly (device="cpu")? */
-static bool wants_cpu(const tn_schema *s, tn_value *args) {
+static bool wants_cpu(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     for (int i = 0; i < s->nargs; i++)
         if (args[i].tag == TN_V_DEVICE && args[i].u.device.type == TN_DEVICE_CPU) return true;
-    return false;
+    /* to(other) / type_as(other): the other tensor's device */
+    bool other = (!strcmp(d->name, "to") && !strcmp(d->overload, "other")) || !strcmp(d->name, "type_as");
+    return other && s->nargs > 1 && args[1].tag == TN_V_TENSOR && !is_meta(args[1].u.obj);
 }
 
 /* ---- devices of a call with a meta argument ------------------------------------------------
@@ -474,8 +476,8 @@ bool tn_door_on_meta(void) { return meta_depth > 0; }
 
 static PyObject *meta_call(const tn_op_def *d, const tn_schema *s, tn_value *args) {
     meta_map m = {.n = 0, .nkeep = 0, .convert = !strcmp(d->name, "to") || !strcmp(d->name, "type_as")};
-    bool cpu_result = wants_cpu(s, args);
-    bool copies = !strcmp(d->name, "_to_copy") || !strcmp(d->name, "to") || !strcmp(d->name, "copy_");
+    bool cpu_result = wants_cpu(d, s, args);
+    bool copies = !strcmp(d->name, "_to_copy") || !strcmp(d->name, "to") || !strcmp(d->name, "type_as") || !strcmp(d->name, "copy_");
     if (copies && (cpu_result || (!strcmp(d->name, "copy_") && !is_meta(args[0].u.obj)))) {
         PyErr_SetString(PyExc_NotImplementedError, "Cannot copy out of meta tensor; no data!");
         return NULL;

@@ -417,3 +417,10 @@ cases("fuzz_single_checks", {
     "put_overlap": "[err(lambda: x.clone().put_(torch.tensor([0]), s)) for s in (torch.tensor([1.]),)] + "
                    "[err(lambda: (lambda y: y.put_(torch.tensor([0, 1]), y[:2]))(x.clone().flatten()))]",
 }, setup=SINGLE)
+
+cases("meta_to_other", {   # to(other) / type_as(other): the other tensor's device decides, as upstream
+    "to_cpu_other": "err(lambda: torch.empty(2, device='meta').to(torch.ones(2)))",
+    "type_as_cpu": "err(lambda: torch.empty(2, device='meta').type_as(torch.ones(2, dtype=torch.int64)))",
+    "to_meta_other": "r = torch.empty(2, device='meta').to(torch.empty(1, device='meta', dtype=torch.int64))\nr.device.type, r.dtype",
+    "cpu_to_meta_other": "r = torch.ones(2).to(torch.empty(1, device='meta'))\nr.device.type, r.dtype",
+}, setup=ERR)
