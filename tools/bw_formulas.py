@@ -71,7 +71,18 @@ HELPERS = {
     "evenly_distribute_backward": [(("T", "T", "T"), "tn_bw_evenly_distribute_backward")],
     "copysign_tensor_self_backward": [(("T", "T", "T"), "tn_bw_copysign_tensor_self_backward")],
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
+    "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
 }
+# helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
+TUPLE_HELPERS = {"atan2_backward"}
+
+
+def prep(formula):
+    """torchgen's formula text with upstream's `grad.defined() ? f(...) : std::tuple<...>()` guard
+    dropped: a generated node returns before its formulas when no gradient flowed (the tuple of
+    undefined tensors upstream's other branch gives)."""
+    m = re.fullmatch(r"\s*grad\.defined\(\)\s*\?\s*(.*?)\s*:\s*std::tuple<[\w\s,]*>\(\)\s*", formula, re.S)
+    return m.group(1) if m else formula
 # C's math functions on numbers (a formula's constants: sqrt(M_PI))
 C_MATH = {"sqrt", "exp", "log"}
 # comparisons of numbers
@@ -116,10 +127,10 @@ class Compiler:
         body = []
         # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
         # order), then runs the formulas: unpack the ones a wanted input's formula reads
-        self.unpacked, unpack = {}, []
+        self.unpacked, self.opt_unpacked, unpack = {}, set(), []
         used_by = {}
         for dv in info.derivatives:
-            for v in re.findall(r"\(v (\w+)\)", translate(dv.formula) or ""):
+            for v in re.findall(r"\(v (\w+)\)", translate(prep(dv.formula)) or ""):
                 for w in dv.var_names:
                     if w in names:
                         used_by.setdefault(v, set()).add(names.index(w))
@@ -129,6 +140,9 @@ class Compiler:
                 continue
             if v in names and types[names.index(v)] == "Tensor":
                 src = f"saved(n, {names.index(v)})"
+            elif v in names and types[names.index(v)] == "Tensor?":   # None when the argument was
+                src = f"tn_bw_saved_opt(n, {names.index(v)})"
+                self.opt_unpacked.add(v)
             elif re.fullmatch(r"result\d*", v) and v in self.saved_out:
                 src = f"result(n, {int(v[6:] or 0)})"
             elif v in self.saved_out and v in ret_names:   # a named return (max.dim's indices)
@@ -140,22 +154,34 @@ class Compiler:
             cond = " || ".join(f"need(n, {i})" for i in sorted(used_by[v]))
             unpack.append(f"    if (({cond}) && !({t} = {src})) goto fail;")
         for dv in info.derivatives:
-            if len(dv.var_names) != 1:
-                return None, "unsupported: a formula for several inputs at once"
+            for var in dv.var_names:
+                if var not in names:
+                    return None, f"unsupported: input {var} not in the schema"
+            self.cur = [names.index(v) for v in dv.var_names]
             var = dv.var_names[0]
-            if var not in names:
-                return None, f"unsupported: input {var} not in the schema"
-            prog = translate(dv.formula)
+            prog = translate(prep(dv.formula))
             if prog is None:
                 return None, f"unsupported: formula not parsed: {dv.formula}"
             try:
                 tree = read_sexpr(prog)
                 fn.lines = []
-                ty, c = self.expr(tree, fn)
-                if ty != "T":
-                    raise Unsupported(f"formula is not a tensor: {dv.formula}")
+                if len(dv.var_names) > 1:
+                    c = self.several(tree, fn)
+                else:
+                    ty, c = self.expr(tree, fn)
+                    if ty != "T":
+                        raise Unsupported(f"formula is not a tensor: {dv.formula}")
             except Unsupported as e:
                 return None, f"unsupported: {e}"
+            if len(dv.var_names) > 1:
+                # upstream: one call when any of the inputs wants a gradient, each result to its input
+                cond = " || ".join(f"need(n, {i})" for i in self.cur)
+                body.append(f"    if ({cond}) {{   /* {', '.join(dv.var_names)}: {comment_text(dv.formula)} */")
+                body += ["        " + l for l in fn.lines]
+                body.append(f"        if (tn_bw_put_each(n, o, {c}, (const int[]){{{', '.join(map(str, self.cur))}}}, "
+                            f"{len(self.cur)}) < 0) goto fail;")
+                body.append("    }")
+                continue
             i = names.index(var)
             body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
             body += ["        " + l for l in fn.lines]
@@ -179,6 +205,19 @@ class Compiler:
         out.append("    return rc;")
         out.append("}")
         return "\n".join(out), None
+
+    def several(self, tree, fn):
+        """A formula for several inputs at once: one call of an aten row or a FunctionsManual helper
+        (TUPLE_HELPERS) returning a tuple, one element per input; the temporary holding it."""
+        if not (isinstance(tree, list) and tree[0] == "c"):
+            raise Unsupported("a formula for several inputs that is not one call")
+        name = tree[1]
+        args = [self.expr(a, fn) for a in tree[2:][::-1]][::-1]
+        if name in HELPERS:
+            if name not in TUPLE_HELPERS:
+                raise Unsupported(f"helper {name} does not return a tuple")
+            return self.call_helper(fn, name, args)
+        return self.call_row(fn, name, args, ntuple=len(self.cur))
 
     # ---- expressions: (type, C text). Types: T tensor (a PyObject * variable), int, double,
     # bool (C expressions), S a node's Scalar argument (a tn_scalar_arg expression) ----
@@ -218,6 +257,8 @@ class Compiler:
             fn.lines += ["    " + l for l in la] + [f"    {t} = Py_NewRef({a[1]});", "} else {"]
             fn.lines += ["    " + l for l in lb] + [f"    {t} = Py_NewRef({b[1]});", "}"]
             return "T", t
+        if head == "c" and e[1] == "Tensor" and len(e) == 2:   # an undefined tensor: None
+            return "T?", "Py_None"
         if head == "c" and e[1] == "GradMode_is_enabled" and len(e) == 2:
             return "bool", "tn_grad_enabled()"
         if head == "neg":
@@ -275,7 +316,7 @@ class Compiler:
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
             if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
                 return "double", f"{name}((double){args[0][1]})"
-            if name in HELPERS:
+            if name in HELPERS and name not in TUPLE_HELPERS:
                 return "T", self.call_helper(fn, name, args)
             return "T", self.call_row(fn, name, args)
         raise Unsupported(f"expression {head}")
@@ -284,7 +325,9 @@ class Compiler:
         if name == "grad":
             return "T", "g[0]"
         if name in self.unpacked:
-            return "T", self.unpacked[name]
+            return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
+        if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output
+            return ("A", "ints"), "TN_IS(%s)" % ", ".join(f"need(n, {i})" for i in self.cur)
         if name in self.names:
             i = self.names.index(name)
             typ = self.types[i]
@@ -313,6 +356,12 @@ class Compiler:
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.scalar_type(): the input's recorded dtype
             return "dt", f"n->arg_meta[{self.names.index(m.group(1))}][0].dtype"
+        m = re.fullmatch(r"(\w+)_sym_sizes_opt", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor?":
+            # torchgen's saved `x->sym_sizes()` of an optional tensor: its shape, None when absent
+            i = self.names.index(m.group(1))
+            return ("A", "ints"), (f"(n->arg_nmeta[{i}] > 0 ? TN_IN(tn_meta_sizes(&n->arg_meta[{i}][0]), "
+                                   f"n->arg_meta[{i}][0].ndim) : TN_INONE)")
         m = re.fullmatch(r"(\w+)_sym_sizes", name)
         if m and m.group(1) in self.names:   # torchgen's saved self.sym_sizes(): the input's shape
             i = self.names.index(m.group(1))
@@ -332,10 +381,12 @@ class Compiler:
 
     # ---- overload resolution: the first row of that name (yaml order) whose parameters take the
     # argument types, fewest conversions first ----
-    def call_row(self, fn, name, args):
+    def call_row(self, fn, name, args, ntuple=0):
+        """ntuple: a row returning that many tensors (a formula for several inputs), else one."""
         best = None
+        want = "(" + ", ".join(["Tensor"] * ntuple) + ")" if ntuple else "Tensor"
         for ri, r, ps, rets in self.by_name.get(name, []):
-            if rets != "Tensor" or len(args) > len(ps):
+            if rets != want or len(args) > len(ps):
                 continue
             cost, ok = 0, True
             for (ty, _), (pt, pn, kw, dflt) in zip(args, ps):
@@ -371,6 +422,8 @@ def conv_cost(ty, pt):
         return 0 if kind(pt) == ty[1] else None
     if ty == "T":
         return 0 if base == "Tensor" else None
+    if ty == "T?":   # a tensor that may be None (an optional input, `Tensor()`)
+        return 0 if pt == "Tensor?" else None
     if ty == "S":
         return 0 if base == "Scalar" else None
     if ty == "dt":

@@ -419,26 +419,6 @@ static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- nn ---- */
 
-/* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
-static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    PyObject *in = saved(n, 0), *ns = in ? arg_obj(n, 1) : NULL, *mean = ns ? result(n, 1) : NULL;
-    PyObject *rstd = mean ? result(n, 2) : NULL;
-    PyObject *w = rstd ? (is_tensor_arg(n, 2) ? saved(n, 2) : Py_NewRef(Py_None)) : NULL;
-    PyObject *b = w ? (is_tensor_arg(n, 3) ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
-    PyObject *mask = b ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 2) ? Py_True : Py_False,
-                                       need(n, 3) ? Py_True : Py_False) : NULL;
-    PyObject *r = mask ? tn_at_native_layer_norm_backward(g[0], in, TN_IPY(ns), mean, rstd, w, b, TN_IPY(mask)) : NULL;
-    Py_XDECREF(in); Py_XDECREF(ns); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(w); Py_XDECREF(b); Py_XDECREF(mask);
-    if (!r) return -1;
-    int args_of[3] = {0, 2, 3};
-    for (int k = 0; k < 3; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, args_of[k])) put(n, o, args_of[k], Py_NewRef(x));
-    }
-    Py_DECREF(r);
-    return 0;
-}
 /* embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) */
 static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     if (n->args[4].u.i) {
@@ -533,13 +513,6 @@ static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (
     T_; PyObject *s = K(saved(n, 0));
     if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
     OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
-    DONE;
-}
-static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
-    T_; PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *recip = K(tn_at_reciprocal(K(tn_at_add_Tensor(K(tn_at_mul_Tensor(s, s)), K(tn_at_mul_Tensor(ot, ot)), TN_SDEF))));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], ot)), recip)));
-    OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s)))), recip)));
     DONE;
 }
 /* div with rounding_mode: zeros when a mode is given, else div's formula */
@@ -1060,14 +1033,6 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight) */
-static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *w = is_tensor_arg(n, 2) ? K(saved(n, 2)) : Py_None;
-    OUTK(0, K(tn_at_nll_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), w, (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
-    DONE;
-}
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
 
@@ -1568,20 +1533,6 @@ static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber
 }
 static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, false); }
 static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, true); }
-/* multi_margin_loss(self, target, p, margin, weight?, reduction) */
-static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *p = K(arg_obj(n, 2)), *m = K(arg_obj(n, 3));
-    OUTK(0, K(tn_at_multi_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_SO(p), TN_SO(m), loss_w(n, 4, &T), (long long)arg_i(n, 5))));
-    DONE;
-}
-/* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
-static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    OUTK(0, K(tn_at_nll_loss2d_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T), (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
-    DONE;
-}
 /* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
 static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1846,28 +1797,6 @@ static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pa
 /* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
  * writes them ---- */
 
-/* convolution / _convolution(input, weight, bias?, stride, padding, dilation, transposed,
- * output_padding, groups, ...): convolution_backward(grad, input, weight, bias sizes, ...,
- * grad_input_mask); an absent bias passes sizes [0] as upstream's undefined tensor does */
-static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    bool has_bias = is_tensor_arg(n, 2);
-    const tn_value *a = n->args;
-    PyObject *in = saved(n, 0), *w = in ? saved(n, 1) : NULL;
-    static const int64_t no_bias = 0;
-    PyObject *r = w ? tn_at_convolution_backward(g[0], in, w, has_bias ? TN_IN(tn_meta_sizes(meta(n, 2)), meta(n, 2)->ndim) : TN_IN(&no_bias, 1),
-                                                 tn_ints_of(&a[3]), tn_ints_of(&a[4]), tn_ints_of(&a[5]), a[6].u.i != 0,
-                                                 tn_ints_of(&a[7]), a[8].u.i, TN_IS(need(n, 0), need(n, 1), has_bias && need(n, 2)))
-                    : NULL;
-    Py_XDECREF(in); Py_XDECREF(w);
-    if (!r) return -1;
-    for (int k = 0; k < 3; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
-    }
-    Py_DECREF(r);
-    return 0;
-}
 /* convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
  * transposed, output_padding, groups, output_mask): upstream's _convolution_double_backward,
  * grads = (ggI, ggW, ggb): ggO = convolution(ggI, weight) + convolution(input, ggW) + ggb
@@ -2259,7 +2188,6 @@ fail:
  * _batch_norm_with_update / _no_update spellings -> native_batch_norm_backward / batch_norm_backward;
  * native_group_norm -> native_group_norm_backward) ==== */
 
-static PyObject *opt_saved(tn_node *n, int i) { return is_tensor_arg(n, i) ? saved(n, i) : Py_NewRef(Py_None); }
 /* grad_input_mask over (input, weight, bias) = args 0, 1, 2 */
 static PyObject *mask3(tn_node *n) {
     return Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
@@ -2276,9 +2204,9 @@ static void put3(tn_node *n, PyObject **o, PyObject *r) {
 static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int train_i, bool train, int eps_i, bool nu) {
     if (!g[0]) return 0;
     if (train_i >= 0) train = n->args[train_i].u.i != 0;
-    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL;
-    PyObject *rm = w ? (rm_i >= 0 ? opt_saved(n, rm_i) : Py_NewRef(Py_None)) : NULL;
-    PyObject *rv = rm ? (rm_i >= 0 ? opt_saved(n, rm_i + 1) : Py_NewRef(Py_None)) : NULL;
+    PyObject *in = saved(n, 0), *w = in ? tn_bw_saved_opt(n, 1) : NULL;
+    PyObject *rm = w ? (rm_i >= 0 ? tn_bw_saved_opt(n, rm_i) : Py_NewRef(Py_None)) : NULL;
+    PyObject *rv = rm ? (rm_i >= 0 ? tn_bw_saved_opt(n, rm_i + 1) : Py_NewRef(Py_None)) : NULL;
     PyObject *sm = rv ? result(n, 1) : NULL, *si = sm ? result(n, 2) : NULL, *mask = si ? mask3(n) : NULL;
     PyObject *r = NULL;
     if (mask && !nu)
@@ -2294,12 +2222,6 @@ static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int trai
     Py_DECREF(r);
     return 0;
 }
-/* native_batch_norm / _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps) */
-static int f_native_batch_norm(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, 5, false, 7, false); }
-/* _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps) */
-static int f_bn_legit_no_stats(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, -1, 3, false, 5, false); }
-/* _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps) */
-static int f_bn_legit_no_training(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, false); }
 /* _batch_norm_with_update / _batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps) */
 static int f_bn_with_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, true, 6, true); }
 static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, true); }
@@ -2311,7 +2233,7 @@ static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_fo
 static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
     if (tn_grad_enabled() || g[1] || g[2]) return gn_inf_diff_backward(n, g, o);
     if (!g[0]) return 0;
-    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
+    PyObject *in = saved(n, 0), *w = in ? tn_bw_saved_opt(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
     PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_at_contiguous(g[0], NULL) : NULL;
     PyObject *ic = gc ? tn_at_contiguous(in, NULL) : NULL;
     PyObject *mask = ic ? mask3(n) : NULL;
@@ -3281,14 +3203,6 @@ static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* chan
     OUTK(0, K(tn_at_channel_shuffle(g[0], (long long)(gr ? c / gr : 0))));
     DONE;
 }
-static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_kernel_backward(grad, self, weight) */
-    T_;
-    PyObject *r = K(tn_at__prelu_kernel_backward(g[0], K(saved(n, 0)), K(saved(n, 1))));
-    if (!r) { drop_(&T); return -1; }
-    OUTK(0, PyTuple_GetItem(r, 0));
-    OUTK(1, PyTuple_GetItem(r, 1));
-    DONE;
-}
 /* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
  * and sumdim / its expand swapped */
 static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
@@ -3720,22 +3634,6 @@ static int f_weight_norm_interface(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* grid_sampler_{2,3}d(input, grid, interpolation_mode, padding_mode, align_corners): input, grid:
- * grid_sampler_{2,3}d_backward(grad, input, grid, ..., grad_input_mask) */
-static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *in = K(saved(n, 0)), *grid = K(saved(n, 1));
-    if (!in || !grid) { drop_(&T); return -1; }
-    PyObject *r = K((n->op == TN_ROW_grid_sampler_2d ? tn_at_grid_sampler_2d_backward : tn_at_grid_sampler_3d_backward)(
-        g[0], in, grid, arg_i(n, 2), arg_i(n, 3), n->args[4].u.i != 0, TN_IS(need(n, 0), need(n, 1))));
-    if (!r) { drop_(&T); return -1; }
-    for (int k = 0; k < 2; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
-    }
-    DONE;
-}
 
 /* ==== helper-autograd (second round): sgn's derivative (abs's double backward goes through it) ====
  * sgn_backward(self, grad, result), op for op as upstream's (measured under a dispatch mode):
@@ -3767,13 +3665,12 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
+    {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
     {TN_ROW_acosh, f_acosh},
-    {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
     {TN_ROW_div_Tensor_mode, f_div_mode}, {TN_ROW_div__Tensor_mode, f_div_mode},
     {TN_ROW_div_Scalar_mode, f_div_mode}, {TN_ROW_div__Scalar_mode, f_div_mode},
     {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy},
@@ -3798,7 +3695,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* shape */
     {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
-    {TN_ROW_nll_loss_forward, f_nll_loss},
     {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
@@ -3818,13 +3714,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
-    {TN_ROW_native_batch_norm, f_native_batch_norm}, {TN_ROW__native_batch_norm_legit, f_native_batch_norm},
-    {TN_ROW__native_batch_norm_legit_no_stats, f_bn_legit_no_stats},
-    {TN_ROW__native_batch_norm_legit_no_training, f_bn_legit_no_training},
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},
     /* convolution family */
-    {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
     {TN_ROW_convolution_backward, f_convolution_backward},
     {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
@@ -3835,8 +3727,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
     {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
-    {TN_ROW_multi_margin_loss, f_multi_margin},
-    {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
+    {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
     {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
@@ -3865,7 +3756,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
     {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
-    {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
+    {TN_ROW_channel_shuffle, f_channel_shuffle},
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
@@ -3892,7 +3783,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
-    {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
+    {TN_ROW__embedding_bag, f_embedding_bag},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
 
