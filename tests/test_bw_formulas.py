@@ -246,6 +246,16 @@ cases = {
  "grid_sample": lambda: one(lambda x, g, x3, g3: F.grid_sample(x, g.tanh(), align_corners=False).sum() + F.grid_sample(x, g.tanh().detach(), mode="nearest").pow(2).sum()
                            + F.grid_sample(x3, g3.tanh(), align_corners=True).pow(2).sum(),
                            L(1, 2, 4, 5, scale=0.3), L(1, 3, 2, 2, seed=1, scale=0.3), L(1, 2, 3, 4, 3, scale=0.3), L(1, 2, 2, 2, 3, seed=1, scale=0.3)),
+ # Tensor?[] arguments, x_options (new_zeros' dtype / layout / device), index_backward
+ "index": lambda: one(lambda x, v: x[torch.tensor([2, 0, 2])].pow(2).sum() + x[torch.tensor([1, 0]), 1:].sum() + x[:, torch.tensor([3, 3])].pow(2).sum()
+                      + torch.index_put(x, (torch.tensor([2, 0]), torch.tensor([1, 3])), v).pow(2).sum()
+                      + torch.index_put(x, (torch.tensor([1, 1]), torch.tensor([0, 2])), v, accumulate=True).pow(2).sum()
+                      + x.clone().index_put_((torch.tensor([0]),), v[:1]).pow(2).sum()
+                      + torch.ops.aten._index_put_impl_(x.clone(), (torch.tensor([1, 2]), torch.tensor([0, 0])), v, True, True).pow(2).sum(),
+                      L(3, 4), L(2, seed=1)),
+ "masked_index": lambda: one(lambda x, v: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True]), [torch.tensor([2, 0, 1]), torch.tensor([1, 3, 0])], 0.5).pow(2).sum()
+                             + torch.ops.aten._unsafe_masked_index_put_accumulate(x, torch.tensor([True, False]), [torch.tensor([2, 0]), torch.tensor([1, 3])], v).pow(2).sum(),
+                             L(3, 4), L(2, seed=1)),
  "prelu": lambda: one(lambda x, w: F.prelu(x, w) + F.prelu(x, w.detach()) * 2, L(2, 3, 4), L(3, seed=1, scale=0.1)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)

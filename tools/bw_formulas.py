@@ -72,6 +72,7 @@ HELPERS = {
     "copysign_tensor_self_backward": [(("T", "T", "T"), "tn_bw_copysign_tensor_self_backward")],
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
+    "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward"}
@@ -338,6 +339,10 @@ class Compiler:
             if typ == "bool":
                 return "bool", f"(n->args[{i}].u.i != 0)"
             k = kind(typ)
+            if k == "tensors":   # Tensor[] / Tensor?[]: the node's list, as a Python list
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = tn_value_to_python(&n->args[{i}]))) goto fail;")
+                return ("A", "tensors"), f"TN_TPY({t})"
             if k in ("ints", "optint", "str", "optfloat"):
                 return ("A", k), {"ints": "tn_ints_of(&n->args[%d])", "optint": "tn_opt_int_of(&n->args[%d])",
                                   "str": "tn_str_of(&n->args[%d])", "optfloat": "tn_bw_opt_float(&n->args[%d])"}[k] % i
@@ -352,6 +357,10 @@ class Compiler:
             if m.group(2) == "info":   # torchgen's TypeAndSize of the input: its recorded shape and dtype
                 return "info", str(i)
             return "int", f"(int64_t)n->arg_meta[{i}][0].ndim"   # the saved x.dim()
+        m = re.fullmatch(r"(\w+)_options", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved self.options(): the input's recorded dtype (CPU, strided)
+            return "optdt", f"n->arg_meta[{self.names.index(m.group(1))}][0].dtype"
         m = re.fullmatch(r"(\w+)_scalar_type", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.scalar_type(): the input's recorded dtype
@@ -385,6 +394,11 @@ class Compiler:
         """ntuple: a row returning that many tensors (a formula for several inputs), else one."""
         best = None
         want = "(" + ", ".join(["Tensor"] * ntuple) + ")" if ntuple else "Tensor"
+        # TensorOptions (x_options) fill a schema's dtype, layout, device, pin_memory: the input's
+        # dtype, strided, CPU, and pin_memory left to its default, as upstream's call records them
+        args = [b for a in args for b in ([("dt", a[1]), ("layout", "tn_py.layout_strided"),
+                                             ("device", "tn_py.device_cpu"), ("dflt", "NULL")]
+                                            if a[0] == "optdt" else [a])]
         for ri, r, ps, rets in self.by_name.get(name, []):
             if rets != want or len(args) > len(ps):
                 continue
@@ -428,6 +442,10 @@ def conv_cost(ty, pt):
         return 0 if base == "Scalar" else None
     if ty == "dt":
         return 0 if base == "ScalarType" else None
+    if ty in ("layout", "device"):
+        return 0 if base == ty.capitalize() else None
+    if ty == "dflt":   # an optional parameter left to its default (None)
+        return 0 if pt.endswith("?") else None
     if ty == "int":
         return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base)
     if ty == "double":
@@ -441,6 +459,8 @@ def pass_arg(ty, c, pt):
     k = kind(pt)
     if ty == "dt":
         return f"TN_DT({c})"
+    if ty in ("layout", "device", "dflt"):
+        return c
     if isinstance(ty, tuple) or k == "obj":
         return c
     if k == "scalar":

@@ -163,9 +163,10 @@ static inline PyObject *tn_bw_unsqueeze_to_dims(PyObject *g, tn_ints dims, tn_in
     return r;
 }
 
-/* TypeAndSize::zeros() (torchgen's `x_info.zeros()`): zeros of the input's recorded shape and dtype */
+/* TypeAndSize::zeros() (torchgen's `x_info.zeros()`): zeros of the input's recorded shape and
+ * options (its dtype, strided, CPU: the keywords upstream's call records) */
 static inline PyObject *tn_bw_info_zeros(const tn_meta *m) {
-    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), NULL, NULL, NULL);
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
 }
 
 /* rad2deg_backward / deg2rad_backward: grad times the constant (mul.Scalar) */
@@ -324,6 +325,14 @@ static inline PyObject *tn_bw_atan2_backward(PyObject *grad, PyObject *self, PyO
     Py_XDECREF(oo); Py_XDECREF(ss); Py_XDECREF(sum); Py_XDECREF(rc); Py_XDECREF(z); Py_XDECREF(recip);
     Py_XDECREF(a); Py_XDECREF(b);
     return r;
+}
+
+/* index_backward(zeros, indices, grad): grad accumulated into zeros at indices; upstream's
+ * areAnyTensorSubclassLike branch (index_put, out of place) while a dispatch mode is active, else
+ * _index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true) (measured op stream) */
+static inline PyObject *tn_bw_index_backward(PyObject *zeros, tn_tensors indices, PyObject *grad) {
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_at_index_put(zeros, indices, grad, true);
+    return tn_at__index_put_impl_(zeros, indices, grad, true, true);
 }
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not

@@ -945,8 +945,10 @@ static int f_masked_fill_t(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 2)) OUTK(2, K(tn_at_sum(K(tn_at_masked_select(g[0], m)), NULL)));
     DONE;
 }
-/* index.Tensor: _index_put_impl_(grad.new_zeros(self.sizes(), self.options()), indices, grad, true, true) */
-static int f_index(tn_node *n, PyObject **g, PyObject **o) {
+/* _unsafe_index.Tensor: upstream's _unsafe_index_put(grad.new_zeros(self.sizes(), self.options()),
+ * indices, grad, true); _unsafe_index_put has no kernel here, so the same sums through
+ * _index_put_impl_(..., accumulate=true, unsafe=true) (index.Tensor's formula is generated) */
+static int f_unsafe_index(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL));
     PyObject *r = K(tn_at__index_put_impl_(z, TN_TPY(K(arg_obj(n, 1))), g[0], true, true));
@@ -1182,18 +1184,6 @@ static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (g
 
 /* ---- more indexing ---- */
 
-/* index_put / index_put_ / _index_put_impl_ (self, indices, values, accumulate[, unsafe]):
- * self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); values: grad.index(indices) */
-static int f_index_put(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(arg_obj(n, 1));
-    if (need(n, 0)) {
-        if (n->args[3].u.i) PUT(0, Py_NewRef(g[0]));
-        else OUTK(0, K(tn_at_index_put(g[0], TN_TPY(idx), K(zeros_meta(g[0], meta(n, 2))), false)));
-    }
-    if (need(n, 2)) OUTK(2, K(tn_at_index_Tensor(g[0], TN_TPY(idx))));
-    DONE;
-}
 /* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
  * index_put_ with the expanded mask: the same positions, each written once) */
 static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
@@ -3522,22 +3512,6 @@ done:
 }
 
 /* ---- breadth-more (helper-breadth, docs/breadth_more.md) ---- */
-/* _unsafe_masked_index(self, mask, indices, fill): self:
- * _unsafe_masked_index_put_accumulate(grad.new_zeros(self.sizes()), mask, indices, grad) */
-static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    OUTK(0, z ? K(tn_at__unsafe_masked_index_put_accumulate(z, K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), g[0])) : NULL);
-    DONE;
-}
-/* _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
- * values: _unsafe_masked_index(grad, mask, indices, 0) */
-static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) PUT(0, Py_NewRef(g[0]));
-    if (need(n, 3)) OUTK(3, K(tn_at__unsafe_masked_index(g[0], K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), TN_SI(0))));
-    DONE;
-}
 
 /* segment_reduce: data: _segment_reduce_backward(grad, result, data, reduce, lengths, offsets,
  * axis, initial) (args: data, reduce, lengths, indices, offsets, axis, unsafe, initial) */
@@ -3691,7 +3665,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
     {TN_ROW_masked_fill_Tensor, f_masked_fill_t}, {TN_ROW_masked_fill__Tensor, f_masked_fill_t},
-    {TN_ROW_index_Tensor, f_index}, {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
+    {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
@@ -3705,8 +3679,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
     {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
     {TN_ROW_mse_loss_backward, f_mse_loss_backward},
-    {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
-    {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
@@ -3778,8 +3751,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* recurrent layers (helper-rnn) */
     {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */
-    {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
-    {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
