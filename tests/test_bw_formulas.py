@@ -256,6 +256,19 @@ cases = {
  "masked_index": lambda: one(lambda x, v: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True]), [torch.tensor([2, 0, 1]), torch.tensor([1, 3, 0])], 0.5).pow(2).sum()
                              + torch.ops.aten._unsafe_masked_index_put_accumulate(x, torch.tensor([True, False]), [torch.tensor([2, 0]), torch.tensor([1, 3])], v).pow(2).sum(),
                              L(3, 4), L(2, seed=1)),
+ # tensor comparisons and &, Scalar::toDouble(), -Scalar, in-place methods (masked_fill_, logical_or_),
+ # div's rounding mode
+ "div_mode": lambda: one(lambda x, y: torch.div(x, y, rounding_mode="floor") + torch.div(x, 2.0, rounding_mode="trunc") + x.clone().div_(y, rounding_mode="trunc")
+                         + x.clone().div_(3, rounding_mode="floor") + torch.div(x, y, rounding_mode=None), L(5), L(5, seed=3)),
+ "clamp_side": lambda: one(lambda x, y: x.clamp_min(0.) + x.clamp_max(1.) + x.clamp_min(y) + x.clamp_max(y) + x.clone().clamp_min_(0.5) + x.clone().clamp_max_(y)
+                           + x.clone().clamp_min_(y) + x.clone().clamp_max_(-0.5) + x.clamp_min(x.detach()), L(5), L(5, seed=3)),
+ "maximum_fmax": lambda: one(lambda x, y: torch.maximum(x, y) + torch.minimum(x, y) * 2 + torch.maximum(x, x.detach()) + torch.fmax(x, y) * 3 + torch.fmin(x, y) * 4
+                             + torch.fmax(x, y * torch.tensor([1., float("nan"), 1., 1., float("nan")], dtype=torch.float64)), L(5), L(5, seed=3)),
+ "xlogy_zeta": lambda: one(lambda x, y: torch.xlogy(x, y.abs()) + torch.xlogy(x, 2.0) + torch.xlogy(x, -1.0) + x.clone().xlogy_(y.abs()) + x.clone().xlogy_(0.0)
+                           + torch.xlogy(x * torch.tensor([0., 1., 0., 1., 1.], dtype=torch.float64), y * torch.tensor([-1., 1., 0., 1., 1.], dtype=torch.float64))
+                           + torch.special.xlog1py(x, y.abs()) + torch.special.xlog1py(x, 2.0) + torch.special.xlog1py(x, -1.5)
+                           + torch.special.zeta(2.0, y.abs() + 1) + torch.special.zeta(3, y.abs() + 2), L(5), L(5, seed=3)),
+ "nextafter": lambda: one(lambda x, y: torch.nextafter(x, y), L(5), L(5, seed=3)),
  "prelu": lambda: one(lambda x, w: F.prelu(x, w) + F.prelu(x, w.detach()) * 2, L(2, 3, 4), L(3, seed=1, scale=0.1)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)

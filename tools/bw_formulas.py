@@ -56,8 +56,11 @@ HELPERS = {
     "mul_tensor_backward": [(("T", "T", "dt"), "tn_bw_mul_tensor_backward"),
                             (("T", "S", "dt"), "tn_bw_mul_tensor_backward_s")],
     "div_tensor_self_backward": [(("T", "T", "dt"), "tn_bw_div_tensor_self_backward"),
-                                 (("T", "S", "dt"), "tn_bw_div_tensor_self_backward_s")],
-    "div_tensor_other_backward": [(("T", "T", "T"), "tn_bw_div_tensor_other_backward")],
+                                 (("T", "S", "dt"), "tn_bw_div_tensor_self_backward_s"),
+                                 (("T", "T", "dt", ("A", "str")), "tn_bw_div_tensor_self_backward_mode"),
+                                 (("T", "S", "dt", ("A", "str")), "tn_bw_div_tensor_self_backward_s_mode")],
+    "div_tensor_other_backward": [(("T", "T", "T"), "tn_bw_div_tensor_other_backward"),
+                                  (("T", "T", "T", ("A", "str")), "tn_bw_div_tensor_other_backward_mode")],
     "sum_to": [(("T", ("A", "ints")), "tn_bw_sum_to")],
     "unsqueeze_to": [(("T", ("A", "ints")), "tn_bw_unsqueeze_to"), (("T", "int", ("A", "ints")), "tn_bw_unsqueeze_to_dim"),
                      (("T", ("A", "ints"), ("A", "ints")), "tn_bw_unsqueeze_to_dims")],
@@ -83,11 +86,18 @@ def prep(formula):
     dropped: a generated node returns before its formulas when no gradient flowed (the tuple of
     undefined tensors upstream's other branch gives)."""
     m = re.fullmatch(r"\s*grad\.defined\(\)\s*\?\s*(.*?)\s*:\s*std::tuple<[\w\s,]*>\(\)\s*", formula, re.S)
-    return m.group(1) if m else formula
+    formula = m.group(1) if m else formula
+    # `x.has_value() ? std::optional<std::string_view>(x.value()) : std::nullopt` is x itself
+    return re.sub(r"(\w+)\.has_value\(\)\s*\?\s*std::optional<std::string_view>\(\1\.value\(\)\)\s*:\s*std::nullopt",
+                  r"\1", formula)
 # C's math functions on numbers (a formula's constants: sqrt(M_PI))
 C_MATH = {"sqrt", "exp", "log"}
-# comparisons of numbers
+# comparisons of numbers, and of a tensor with a tensor or a number (the aten row each calls:
+# ATen's TensorOperators.h, x > y is x.gt(y))
 NUM_CMP = {">", ">=", "<", "<=", "==", "!="}
+TENSOR_CMP = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
+# Tensor & Tensor (TensorOperators.h: bitwise_and)
+TENSOR_BITOPS = {"&": "bitwise_and"}
 
 
 class Fn:
@@ -111,7 +121,12 @@ class Compiler:
             ps = params(r["func"])
             rets = re.sub(r"\([a-z!]*\)", "", r["func"].rsplit("->", 1)[1].strip())   # Tensor(a) -> Tensor
             if "!" in r["func"].rsplit("->", 1)[0]:
-                continue   # out= and in-place overloads are not what a formula's expression calls
+                # out= overloads are not what a formula's expression calls; in-place ones only by
+                # their own name (`x.masked_fill_(...)`)
+                if r["name"].endswith("_") and "out" not in r["func"].split("(", 1)[0].split(".")[-1:][0] \
+                        and re.search(r"Tensor\(a!\) self", r["func"]):
+                    self.by_name.setdefault(r["name"], []).append((ri, r, ps, rets))
+                continue
             self.by_name.setdefault(r["name"], []).append((ri, r, ps, rets))
 
     # ---- per formula ----
@@ -268,12 +283,22 @@ class Compiler:
                 return ty, f"(-{c})"
             if ty == "T":
                 return "T", self.call_row(fn, "neg", [(ty, c)])
+            if ty == "S":   # Scalar's unary minus
+                return "S", f"((const tn_value[]){{tn_bw_sneg({c})}})"
             raise Unsupported(f"neg of {ty}")
         if head in NUM_CMP:
             b = self.expr(e[2], fn)
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return "bool", f"({a[1]} {head} {b[1]})"
+            if a[0] == "T":   # x.gt(y) ...
+                return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
+            raise Unsupported(f"{a[0]} {head} {b[0]}")
+        if head in TENSOR_BITOPS:
+            b = self.expr(e[2], fn)
+            a = self.expr(e[1], fn)
+            if a[0] == "T" and b[0] == "T":
+                return "T", self.call_row(fn, TENSOR_BITOPS[head], [a, b])
             raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head in TENSOR_BINOPS:
             b = self.expr(e[2], fn)   # operands and call arguments right to left, as upstream's build evaluates them
@@ -300,6 +325,8 @@ class Compiler:
                 return "T", t
             if recv[0] == "T" and name == "options" and len(e) == 3:   # x.options(): its dtype (CPU, strided)
                 return "opts", recv[1]
+            if recv[0] == "S" and name == "toDouble" and len(e) == 3:   # Scalar::toDouble()
+                return "double", f"tn_value_as_double({recv[1]})"
             if recv[0] == "S" and name == "conj" and len(e) == 3:   # Scalar::conj()
                 return "S", f"((const tn_value[]){{tn_bw_sconj({recv[1]})}})"
             if recv[0] != "T":

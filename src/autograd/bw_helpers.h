@@ -58,6 +58,15 @@ static inline tn_value tn_bw_sconj(const tn_value *s) {
     return r;
 }
 
+/* -s for a Scalar (C++'s Scalar unary minus): of its own kind (int, float, complex) */
+static inline tn_value tn_bw_sneg(const tn_value *s) {
+    tn_value r = *s;
+    if (r.tag == TN_V_COMPLEX) { r.u.c.re = -r.u.c.re; r.u.c.im = -r.u.c.im; }
+    else if (r.tag == TN_V_FLOAT) r.u.f = -r.u.f;
+    else if (r.tag == TN_V_INT || r.tag == TN_V_BOOL) { r.tag = TN_V_INT; r.u.i = -r.u.i; }
+    return r;
+}
+
 /* handle_r_to_c(self_st, g): the real part of a complex gradient of a real input */
 static inline PyObject *tn_bw_r_to_c(tn_dtype self_st, PyObject *g) {
     if (!tn_dtype_is_complex(self_st) && tn_dtype_is_complex(tn_tensor_of(g)->dtype)) return tn_at_real(g);
@@ -107,6 +116,21 @@ static inline PyObject *tn_bw_div_tensor_other_backward(PyObject *grad, PyObject
     PyObject *m = ng ? tn_at_mul_Tensor(ng, c) : NULL, *r = m ? tn_bw_r_to_c_t(other, m) : NULL;
     Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(c); Py_XDECREF(ng); Py_XDECREF(m);
     return r;
+}
+
+/* the rounding-mode forms (div.Tensor_mode, div.Scalar_mode): with a mode the gradient is
+ * zeros_like(grad, grad.options().dtype(st)) (st: self's dtype, other's for other's gradient) */
+static inline PyObject *tn_bw_zeros_like_dtype(PyObject *grad, tn_dtype st) {
+    return tn_at_zeros_like(grad, TN_DT(st), tn_py.layout_strided, tn_py.device_cpu, NULL, NULL);
+}
+static inline PyObject *tn_bw_div_tensor_self_backward_mode(PyObject *grad, PyObject *other, tn_dtype self_st, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, self_st) : tn_bw_div_tensor_self_backward(grad, other, self_st);
+}
+static inline PyObject *tn_bw_div_tensor_self_backward_s_mode(PyObject *grad, const tn_value *other, tn_dtype self_st, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, self_st) : tn_bw_div_tensor_self_backward_s(grad, other, self_st);
+}
+static inline PyObject *tn_bw_div_tensor_other_backward_mode(PyObject *grad, PyObject *self, PyObject *other, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, tn_tensor_of(other)->dtype) : tn_bw_div_tensor_other_backward(grad, self, other);
 }
 
 /* at::sum_to(grad, sizes) for sizes held as a C array (formulas.c's tn_sum_to) */
@@ -192,7 +216,7 @@ static inline PyObject *tn_bw_not_implemented(const char *name) {
 
 /* at::scalar_tensor(v, x.options()): a 0-dim tensor of x's dtype (aten::scalar_tensor) */
 static inline PyObject *tn_bw_scalar_tensor(double v, PyObject *like) {
-    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL);
+    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
 }
 
 /* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) (max.dim, kthvalue, mode,

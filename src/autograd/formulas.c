@@ -81,24 +81,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* ---- arithmetic ---- */
 
 static PyObject *cj(PyObject *x);
-static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.Scalar */
-    bool tensor_other = is_tensor_arg(n, 1);
-    if (tensor_other && need(n, 1)) {   /* -grad * ((self / other) / other) */
-        PyObject *self = saved(n, 0), *other = self ? saved(n, 1) : NULL;
-        PyObject *q = other ? tn_at_div_Tensor(self, other) : NULL;
-        PyObject *q2 = q ? tn_at_div_Tensor(q, other) : NULL;
-        PyObject *ng = q2 ? tn_at_neg(g[0]) : NULL;
-        PyObject *r = ng ? tn_at_mul_Tensor(ng, q2) : NULL;
-        Py_XDECREF(self); Py_XDECREF(other); Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(ng);
-        PUT(1, r);
-    }
-    if (need(n, 0)) {
-        PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
-        if (!other) return -1;
-        PUTX(0, tn_at_div_Tensor(g[0], other), other);
-    }
-    return 0;
-}
 
 /* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
 static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
@@ -515,33 +497,6 @@ static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (
     OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
     DONE;
 }
-/* div with rounding_mode: zeros when a mode is given, else div's formula */
-static int f_div_mode(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->args[2].tag == TN_V_NONE) return f_div(n, g, o);
-    T_;
-    OUTK(0, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL, NULL)));
-    if (is_tensor_arg(n, 1)) OUTK(1, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 1)->dtype), NULL, NULL, NULL, NULL)));
-    DONE;
-}
-/* xlogy.Tensor: self: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.); other: grad * self / other */
-static int f_xlogy(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
-    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    if (ts && need(n, 0)) {
-        PyObject *x = K((to ? tn_at_xlogy_Tensor(g[0], ot) : tn_at_xlogy_Scalar_Other(g[0], TN_SO(ot))));
-        if (to) {
-            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(0.0)))));
-            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
-        } else if (!(arg_f(n, 1) > 0.0)) {
-            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
-        }
-        OUTK(0, x);
-    }
-    if (to && need(n, 1))
-        OUTK(1, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], s)), ot)));
-    DONE;
-}
 
 /* pow.Tensor_Tensor: pow_backward_self / pow_backward_exponent */
 static int f_pow_tt(tn_node *n, PyObject **g, PyObject **o) {
@@ -622,42 +577,7 @@ static int f_clamp_t(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* clamp_min / clamp_max (Scalar or Tensor bound) */
-static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
-    T_;
-    bool tb = is_tensor_arg(n, 1);
-    PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    /* upstream's generated code evaluates where()'s arguments right to left: the scalar_tensor first */
-    if (need(n, 0)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = NULL;
-        if (z) c = K(is_min ? (tb ? tn_at_ge_Tensor(s, b) : tn_at_ge_Scalar(s, TN_SO(b))) : (tb ? tn_at_le_Tensor(s, b) : tn_at_le_Scalar(s, TN_SO(b))));
-        OUTK(0, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
-    }
-    if (tb && need(n, 1)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K((is_min ? tn_at_lt_Tensor(s, b) : tn_at_gt_Tensor(s, b))) : NULL;
-        OUTK(1, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
-    }
-    DONE;
-}
-static int f_clamp_min(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, true); }
-static int f_clamp_max(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, false); }
 
-/* maximum / minimum: where(self == other, grad / 2, grad).masked_fill_(self < other (max) / self > other (min), 0) */
-static int maxmin_pair(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    for (int a = 0; a < 2; a++) {
-        if (!need(n, a)) continue;
-        PyObject *w = K(tn_at_where_self(K(tn_at_eq_Tensor(s, ot)), K(tn_at_div_Scalar(g[0], TN_SI(2))), g[0]));
-        bool lt = (a == 0) == is_max;   /* self's grad drops where self loses */
-        PyObject *m = K((lt ? tn_at_lt_Tensor(s, ot) : tn_at_gt_Tensor(s, ot)));
-        PyObject *f = K(tn_at_masked_fill__Scalar(w, m, TN_SI(0)));
-        OUTK(a, f ? w : NULL);
-    }
-    DONE;
-}
-static int f_maximum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, true); }
-static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, false); }
 
 /* ---- selecting reductions ---- */
 
@@ -1050,29 +970,6 @@ static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more binary pointwise ---- */
 
-/* fmax / fmin: self: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0);
- * other: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0) (<= for fmin) */
-static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    for (int a = 0; a < 2; a++) {
-        if (!need(n, a)) continue;
-        PyObject *c = K((is_max ? tn_at_ge_Tensor(s, ot) : tn_at_le_Tensor(s, ot)));
-        PyObject *m = K(tn_at_logical_or_(c, K(tn_at_isnan(ot))));
-        if (a == 0) m = K(tn_at_logical_not_(m));
-        OUTK(a, K(tn_at_masked_fill_Scalar(g[0], m, TN_SI(0))));
-    }
-    DONE;
-}
-static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
-static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
-/* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
-static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(where0(K(tn_at_ne_Tensor(K(saved(n, 0)), K(saved(n, 1)))), g[0])));
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
 
 /* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
  * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
@@ -3248,50 +3145,6 @@ static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 
     OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
-/* special_xlog1py (and its Scalar overloads) */
-static int f_xlog1py(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
-    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    if (ts && need(n, 0)) {
-        PyObject *x = K((to ? tn_at_special_xlog1py(g[0], ot) : tn_at_special_xlog1py_other_scalar(g[0], TN_SO(ot))));
-        if (to) {
-            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(-1.0)))));
-            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
-        } else if (!(arg_f(n, 1) > -1.0)) {
-            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
-        }
-        OUTK(0, x);
-    }
-    if (to && need(n, 1)) {   /* grad * self / (other + 1) */
-        PyObject *gs = K(ts ? tn_at_mul_Tensor(g[0], s) : tn_at_mul_Scalar(g[0], TN_SO(s)));
-        OUTK(1, K(tn_at_div_Tensor(gs, K(tn_at_add_Scalar(ot, TN_SI(1), TN_SDEF)))));
-    }
-    DONE;
-}
-/* special_zeta: other: grad * -self * special_zeta(self + 1., other); self: not implemented */
-static int f_zeta(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0);
-    if (ts && need(n, 0)) {
-        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'zeta' is not implemented.");
-        return -1;
-    }
-    if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *ot = K(saved(n, 1)), *z, *ns;
-        if (ts) {
-            PyObject *s = K(saved(n, 0));
-            z = K(tn_at_special_zeta(K(tn_at_add_Scalar(s, TN_SD(1.0), TN_SDEF)), ot));
-            ns = K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s))));
-        } else {
-            double sv = arg_f(n, 0);
-            z = K(tn_at_special_zeta_self_scalar(TN_SD(sv + 1.0), ot));
-            ns = K(tn_at_mul_Scalar(g[0], TN_SD(-sv)));
-        }
-        OUTK(1, K(tn_at_mul_Tensor(ns, z)));
-    }
-    DONE;
-}
 /* angle_backward for a real self: zeros_like(self) */
 static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
@@ -3645,15 +3498,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
     {TN_ROW_acosh, f_acosh},
-    {TN_ROW_div_Tensor_mode, f_div_mode}, {TN_ROW_div__Tensor_mode, f_div_mode},
-    {TN_ROW_div_Scalar_mode, f_div_mode}, {TN_ROW_div__Scalar_mode, f_div_mode},
-    {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy},
-    {TN_ROW_xlogy_Scalar_Other, f_xlogy}, {TN_ROW_xlogy__Scalar_Other, f_xlogy},
+   
+   
     {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
     {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
-    {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
-    {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
-    {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
+   
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
     {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
@@ -3672,8 +3521,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
-    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
-    {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
+   
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
@@ -3735,9 +3583,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc},
     {TN_ROW_special_ndtri, f_ndtri},
-    {TN_ROW_special_xlog1py, f_xlog1py},
-    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py},
-    {TN_ROW_special_zeta_self_scalar, f_zeta},
+   
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
     {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
     {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
