@@ -250,7 +250,7 @@ class Compiler:
         if head == "v":
             return self.var(e[1], fn)
         if head == "s":   # the parser's atoms of a string literal, split at spaces
-            if not all(isinstance(w, str) and re.fullmatch(r"[\w.]+", w) for w in e[1:]):
+            if not all(isinstance(w, str) and re.fullmatch(r"[\w.:]+", w) for w in e[1:]):
                 raise Unsupported("string literal")
             return ("A", "str"), '"%s"' % " ".join(e[1:])
         if head == "?":

@@ -3177,23 +3177,6 @@ static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
-/* igamma / igammac: self not implemented; other: (+/-) grad * exp((self - 1) * log(other) - other - lgamma(self)) */
-static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
-    T_;
-    if (need(n, 0)) {
-        PyErr_SetString(PyExc_NotImplementedError, upper ? "the derivative for 'igammac: input' is not implemented."
-                                                         : "the derivative for 'igamma: input' is not implemented.");
-        return -1;
-    }
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *t = K(tn_at_mul_Tensor(K(tn_at_sub_Scalar(s, TN_SI(1), TN_SDEF)), K(tn_at_log(ot))));
-    t = K(tn_at_sub_Tensor(K(tn_at_sub_Tensor(t, ot, TN_SDEF)), K(tn_at_lgamma(s)), TN_SDEF));
-    PyObject *gg = upper ? K(tn_at_neg(g[0])) : g[0];
-    OUTK(1, K(tn_at_mul_Tensor(gg, K(tn_at_exp(t)))));
-    DONE;
-}
-static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
-static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, true); }
 
 /* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
  * angle: real(grad_conj * (result * 1j)) */
@@ -3498,11 +3481,8 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
     {TN_ROW_acosh, f_acosh},
-   
-   
     {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
     {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
-   
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
     {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
@@ -3521,7 +3501,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
-   
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
@@ -3583,10 +3562,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc},
     {TN_ROW_special_ndtri, f_ndtri},
-   
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
-    {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
-    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
+    {TN_ROW_special_log_ndtr, f_log_ndtr},
+    {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     {TN_ROW_addbmm, f_addbmm},
     {TN_ROW_dist, f_dist},
@@ -3603,7 +3581,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__embedding_bag, f_embedding_bag},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
-
 };
 
 tn_apply_fn tn_formula_for(int op) {
