@@ -269,6 +269,11 @@ cases = {
                            + torch.special.xlog1py(x, y.abs()) + torch.special.xlog1py(x, 2.0) + torch.special.xlog1py(x, -1.5)
                            + torch.special.zeta(2.0, y.abs() + 1) + torch.special.zeta(3, y.abs() + 2), L(5), L(5, seed=3)),
  "nextafter": lambda: one(lambda x, y: torch.nextafter(x, y), L(5), L(5, seed=3)),
+ # slice_backward_wrapper (None start / end as 0 / INT64_MAX)
+ "slice_narrow": lambda: one(lambda x: x[1:].pow(2).sum() + x[:, ::2].sum() + x[-3:-1, 1:100].pow(2).sum() + torch.narrow_copy(x, 1, 1, 2).pow(2).sum()
+                             + torch.ops.aten.slice_copy.Tensor(x, 0, None, 2).pow(2).sum() + torch.ops.aten.slice.Tensor(x, 1, -2, None, 1).pow(3).sum()
+                             + torch.narrow_copy(x, 0, -2, 1).sum(), L(4, 5)),
+ "slice_narrow_dbl": lambda: dbl(lambda x: x[1:, ::2].pow(2) .sum() + torch.narrow_copy(x, 1, 1, 2).pow(3).sum(), L(4, 5)),
  "igamma": lambda: one(lambda x, y: torch.igamma(x.detach().abs() + 1, y.abs() + 0.5) + torch.igammac(x.detach().abs() + 2, y.abs() + 0.5) * 2
                        + (x.detach().abs() + 1).igamma_(y.abs() + 0.5) * 3, L(5), L(5, seed=3)),
  "prelu": lambda: one(lambda x, w: F.prelu(x, w) + F.prelu(x, w.detach()) * 2, L(2, 3, 4), L(3, seed=1, scale=0.1)),

@@ -76,6 +76,8 @@ HELPERS = {
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
+    "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
+                               (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward"}

@@ -359,6 +359,17 @@ static inline PyObject *tn_bw_index_backward(PyObject *zeros, tn_tensors indices
     return tn_at__index_put_impl_(zeros, indices, grad, true, true);
 }
 
+/* slice_backward_wrapper(grad, sizes, dim, start?, end?, step): slice_backward with a None start
+ * as 0 and a None end as INT64_MAX (slice_backward clamps them) */
+static inline PyObject *tn_bw_slice_backward_wrapper_i(PyObject *grad, tn_ints sizes, int64_t dim, int64_t start, int64_t end,
+                                                       int64_t step) {
+    return tn_at_slice_backward(grad, sizes, dim, start, end, step);
+}
+static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints sizes, int64_t dim, const int64_t *start,
+                                                     const int64_t *end, int64_t step) {
+    return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

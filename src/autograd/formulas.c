@@ -311,16 +311,6 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* slice: slice_backward with the input's sizes */
-static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
-    /* upstream saves start and end as given (None: 0 and INT64_MAX); slice_backward clamps */
-    int64_t start = n->args[2].tag == TN_V_INT ? n->args[2].u.i : 0;
-    int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)end, (long long)arg_i(n, 4)), sz);
-    return 0;
-}
 /* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
  * upstream's cat_tensors_backward does; a legacy empty 1-D input gets zeros({0}) */
 static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
@@ -2956,15 +2946,8 @@ static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
- * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
-static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    int64_t start = arg_i(n, 2), len = arg_i(n, 3);
-    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)(start + len), 1LL), sz);
-    return 0;
-}
+/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas (narrow_copy's is
+ * generated) ---- */
 
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
@@ -3471,7 +3454,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
     {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_permute, f_permute},
-    {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
+    {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
@@ -3543,10 +3526,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
-    {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_permute_copy, f_permute},
     {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split},
     {TN_ROW_unbind_copy_int, f_unbind},
-    {TN_ROW_narrow_copy, f_narrow_copy},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
