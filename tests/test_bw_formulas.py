@@ -227,6 +227,60 @@ cases = {
  "select_slice_dbl": lambda: dbl(lambda a: a[1].pow(2).sum() + a[:, 1:3].pow(2).sum() + a.select(1, 2).pow(3).sum(), L(3, 4)),
  "tril_triu": lambda: one(lambda a: torch.tril(a, -1) + torch.triu(a, 1) * 2 + a.clone().tril_(1) * 3 + a.clone().triu_(0) * 4, L(3, 4)),
  "xlogy_scalar_self": lambda: one(lambda a: torch.xlogy(2.5, a.abs() + 0.1) + torch.special.xlog1py(1.5, a.abs()), L(4)),
+ # formulas for several inputs at once (one call, a tuple: grad_input_mask, Tensor? inputs, Tensor())
+ "atan2": lambda: one(lambda a, b: torch.atan2(a, b) + a.clone().atan2_(b) * 2 + torch.atan2(a, b.detach()) * 3 + torch.atan2(a.detach(), b) * 4, L(5), L(5, seed=3)),
+ "atan2_dbl": lambda: dbl(lambda a, b: torch.atan2(a, b), L(5), L(5, seed=3)),
+ "layer_norm": lambda: one(lambda x, w, b: F.layer_norm(x, (4,), w, b) + F.layer_norm(x, (3, 4)) * 2 + F.layer_norm(x, (4,), w) * 3
+                           + F.layer_norm(x, (4,), w.detach(), b) * 4, L(2, 3, 4), L(4, seed=1), L(4, seed=2)),
+ "batch_norm_rows": lambda: one(lambda x, w, b: torch.ops.aten.native_batch_norm(x, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), True, 0.1, 1e-5)[0]
+                                + torch.ops.aten.native_batch_norm(x, w, None, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), False, 0.1, 1e-5)[0] * 2
+                                + torch.ops.aten._native_batch_norm_legit(x, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), True, 0.1, 1e-5)[0] * 3
+                                + torch.ops.aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)[0] * 4
+                                + torch.ops.aten._native_batch_norm_legit.no_stats(x, None, None, True, 0.1, 1e-5)[0] * 5
+                                + torch.ops.aten._native_batch_norm_legit_no_training(x, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0] * 6,
+                                L(4, 3, 5), L(3, seed=1), L(3, seed=2)),
+ "conv": lambda: one(lambda x, w, b: F.conv2d(x, w, b, padding=1) + F.conv2d(x, w, None, stride=2, padding=1).sum() + F.conv2d(x, w.detach(), b, padding=1) * 2
+                     + F.conv_transpose2d(F.conv2d(x, w, b), w, None).sum() + F.conv1d(x[:, :, 0], w[:, :, 0], b, padding=1).sum()
+                     + torch.ops.aten._convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1, False, False, True, True) * 3,
+                     L(2, 3, 6, 6, scale=0.3), L(4, 3, 3, 3, seed=1, scale=0.3), L(4, seed=2)),
+ "grid_sample": lambda: one(lambda x, g, x3, g3: F.grid_sample(x, g.tanh(), align_corners=False).sum() + F.grid_sample(x, g.tanh().detach(), mode="nearest").pow(2).sum()
+                           + F.grid_sample(x3, g3.tanh(), align_corners=True).pow(2).sum(),
+                           L(1, 2, 4, 5, scale=0.3), L(1, 3, 2, 2, seed=1, scale=0.3), L(1, 2, 3, 4, 3, scale=0.3), L(1, 2, 2, 2, 3, seed=1, scale=0.3)),
+ # Tensor?[] arguments, x_options (new_zeros' dtype / layout / device), index_backward
+ "index": lambda: one(lambda x, v: x[torch.tensor([2, 0, 2])].pow(2).sum() + x[torch.tensor([1, 0]), 1:].sum() + x[:, torch.tensor([3, 3])].pow(2).sum()
+                      + torch.index_put(x, (torch.tensor([2, 0]), torch.tensor([1, 3])), v).pow(2).sum()
+                      + torch.index_put(x, (torch.tensor([1, 1]), torch.tensor([0, 2])), v, accumulate=True).pow(2).sum()
+                      + x.clone().index_put_((torch.tensor([0]),), v[:1]).pow(2).sum()
+                      + torch.ops.aten._index_put_impl_(x.clone(), (torch.tensor([1, 2]), torch.tensor([0, 0])), v, True, True).pow(2).sum(),
+                      L(3, 4), L(2, seed=1)),
+ "masked_index": lambda: one(lambda x, v: torch.ops.aten._unsafe_masked_index(x, torch.tensor([True, False, True]), [torch.tensor([2, 0, 1]), torch.tensor([1, 3, 0])], 0.5).pow(2).sum()
+                             + torch.ops.aten._unsafe_masked_index_put_accumulate(x, torch.tensor([True, False]), [torch.tensor([2, 0]), torch.tensor([1, 3])], v).pow(2).sum(),
+                             L(3, 4), L(2, seed=1)),
+ # tensor comparisons and &, Scalar::toDouble(), -Scalar, in-place methods (masked_fill_, logical_or_),
+ # div's rounding mode
+ "div_mode": lambda: one(lambda x, y: torch.div(x, y, rounding_mode="floor") + torch.div(x, 2.0, rounding_mode="trunc") + x.clone().div_(y, rounding_mode="trunc")
+                         + x.clone().div_(3, rounding_mode="floor") + torch.div(x, y, rounding_mode=None), L(5), L(5, seed=3)),
+ "clamp_side": lambda: one(lambda x, y: x.clamp_min(0.) + x.clamp_max(1.) + x.clamp_min(y) + x.clamp_max(y) + x.clone().clamp_min_(0.5) + x.clone().clamp_max_(y)
+                           + x.clone().clamp_min_(y) + x.clone().clamp_max_(-0.5) + x.clamp_min(x.detach()), L(5), L(5, seed=3)),
+ "maximum_fmax": lambda: one(lambda x, y: torch.maximum(x, y) + torch.minimum(x, y) * 2 + torch.maximum(x, x.detach()) + torch.fmax(x, y) * 3 + torch.fmin(x, y) * 4
+                             + torch.fmax(x, y * torch.tensor([1., float("nan"), 1., 1., float("nan")], dtype=torch.float64)), L(5), L(5, seed=3)),
+ "xlogy_zeta": lambda: one(lambda x, y: torch.xlogy(x, y.abs()) + torch.xlogy(x, 2.0) + torch.xlogy(x, -1.0) + x.clone().xlogy_(y.abs()) + x.clone().xlogy_(0.0)
+                           + torch.xlogy(x * torch.tensor([0., 1., 0., 1., 1.], dtype=torch.float64), y * torch.tensor([-1., 1., 0., 1., 1.], dtype=torch.float64))
+                           + torch.special.xlog1py(x, y.abs()) + torch.special.xlog1py(x, 2.0) + torch.special.xlog1py(x, -1.5)
+                           + torch.special.zeta(2.0, y.abs() + 1) + torch.special.zeta(3, y.abs() + 2), L(5), L(5, seed=3)),
+ "nextafter": lambda: one(lambda x, y: torch.nextafter(x, y), L(5), L(5, seed=3)),
+ # slice_backward_wrapper (None start / end as 0 / INT64_MAX)
+ "slice_narrow": lambda: one(lambda x: x[1:].pow(2).sum() + x[:, ::2].sum() + x[-3:-1, 1:100].pow(2).sum() + torch.narrow_copy(x, 1, 1, 2).pow(2).sum()
+                             + torch.ops.aten.slice_copy.Tensor(x, 0, None, 2).pow(2).sum() + torch.ops.aten.slice.Tensor(x, 1, -2, None, 1).pow(3).sum()
+                             + torch.narrow_copy(x, 0, -2, 1).sum(), L(4, 5)),
+ "slice_narrow_dbl": lambda: dbl(lambda x: x[1:, ::2].pow(2) .sum() + torch.narrow_copy(x, 1, 1, 2).pow(3).sum(), L(4, 5)),
+ "igamma": lambda: one(lambda x, y: torch.igamma(x.detach().abs() + 1, y.abs() + 0.5) + torch.igammac(x.detach().abs() + 2, y.abs() + 0.5) * 2
+                       + (x.detach().abs() + 1).igamma_(y.abs() + 0.5) * 3, L(5), L(5, seed=3)),
+ "prelu": lambda: one(lambda x, w: F.prelu(x, w) + F.prelu(x, w.detach()) * 2, L(2, 3, 4), L(3, seed=1, scale=0.1)),
+ "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
+                                 + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
+                                 + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
+                                 L(3, 3), L(1, 3, 2, 2, seed=2)),
 }
 res = {}
 for name, mk in cases.items():
@@ -242,8 +296,22 @@ print(json.dumps(res))
 '''
 
 
+# Cases whose gradients are what one backward kernel returns (native_layer_norm_backward,
+# native_batch_norm_backward, grid_sampler_*_backward, convolution_backward: the generated body
+# makes the call the hand-written one made): those kernels sum in another order than upstream's (measured: called
+# directly, native_layer_norm_backward's bias gradient differs in the last bits), so here only the
+# op stream must be upstream's; the golden cases (tests/cases/test_norm.py, test_embbag_grid.py,
+# test_nn.py) compare the gradients with the kernels' tolerances. igamma's other gradient goes
+# through lgamma, whose forward kernel differs from upstream's in the last bit (measured: one of
+# the five lgamma values differs by one ulp).
+_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma"}
+
+
 def test_switched_rows_match_upstream_op_stream():
     ref, ours = _ref_and_ours(_SWITCHED)
     assert not [k for k in ref if isinstance(ref[k][0], str)], ref   # every case runs upstream
-    bad = {k: (ref[k], ours.get(k)) for k in ref if ref[k] != ours.get(k)}
+    bad = {k: (ref[k], ours.get(k)) for k in ref
+           if (ref[k][1] != (ours.get(k) or [None, None])[1] if k in _KERNEL_GRADS else ref[k] != ours.get(k))}
     assert not bad, bad
+    for k in _KERNEL_GRADS:   # every gradient is there (None where upstream's is None)
+        assert [g is None for g in ref[k][0]] == [g is None for g in ours[k][0]], k

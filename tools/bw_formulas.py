@@ -56,8 +56,11 @@ HELPERS = {
     "mul_tensor_backward": [(("T", "T", "dt"), "tn_bw_mul_tensor_backward"),
                             (("T", "S", "dt"), "tn_bw_mul_tensor_backward_s")],
     "div_tensor_self_backward": [(("T", "T", "dt"), "tn_bw_div_tensor_self_backward"),
-                                 (("T", "S", "dt"), "tn_bw_div_tensor_self_backward_s")],
-    "div_tensor_other_backward": [(("T", "T", "T"), "tn_bw_div_tensor_other_backward")],
+                                 (("T", "S", "dt"), "tn_bw_div_tensor_self_backward_s"),
+                                 (("T", "T", "dt", ("A", "str")), "tn_bw_div_tensor_self_backward_mode"),
+                                 (("T", "S", "dt", ("A", "str")), "tn_bw_div_tensor_self_backward_s_mode")],
+    "div_tensor_other_backward": [(("T", "T", "T"), "tn_bw_div_tensor_other_backward"),
+                                  (("T", "T", "T", ("A", "str")), "tn_bw_div_tensor_other_backward_mode")],
     "sum_to": [(("T", ("A", "ints")), "tn_bw_sum_to")],
     "unsqueeze_to": [(("T", ("A", "ints")), "tn_bw_unsqueeze_to"), (("T", "int", ("A", "ints")), "tn_bw_unsqueeze_to_dim"),
                      (("T", ("A", "ints"), ("A", "ints")), "tn_bw_unsqueeze_to_dims")],
@@ -71,11 +74,32 @@ HELPERS = {
     "evenly_distribute_backward": [(("T", "T", "T"), "tn_bw_evenly_distribute_backward")],
     "copysign_tensor_self_backward": [(("T", "T", "T"), "tn_bw_copysign_tensor_self_backward")],
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
+    "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
+    "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
+    "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
+                               (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
+# helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
+TUPLE_HELPERS = {"atan2_backward"}
+
+
+def prep(formula):
+    """torchgen's formula text with upstream's `grad.defined() ? f(...) : std::tuple<...>()` guard
+    dropped: a generated node returns before its formulas when no gradient flowed (the tuple of
+    undefined tensors upstream's other branch gives)."""
+    m = re.fullmatch(r"\s*grad\.defined\(\)\s*\?\s*(.*?)\s*:\s*std::tuple<[\w\s,]*>\(\)\s*", formula, re.S)
+    formula = m.group(1) if m else formula
+    # `x.has_value() ? std::optional<std::string_view>(x.value()) : std::nullopt` is x itself
+    return re.sub(r"(\w+)\.has_value\(\)\s*\?\s*std::optional<std::string_view>\(\1\.value\(\)\)\s*:\s*std::nullopt",
+                  r"\1", formula)
 # C's math functions on numbers (a formula's constants: sqrt(M_PI))
 C_MATH = {"sqrt", "exp", "log"}
-# comparisons of numbers
+# comparisons of numbers, and of a tensor with a tensor or a number (the aten row each calls:
+# ATen's TensorOperators.h, x > y is x.gt(y))
 NUM_CMP = {">", ">=", "<", "<=", "==", "!="}
+TENSOR_CMP = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
+# Tensor & Tensor (TensorOperators.h: bitwise_and)
+TENSOR_BITOPS = {"&": "bitwise_and"}
 
 
 class Fn:
@@ -99,7 +123,12 @@ class Compiler:
             ps = params(r["func"])
             rets = re.sub(r"\([a-z!]*\)", "", r["func"].rsplit("->", 1)[1].strip())   # Tensor(a) -> Tensor
             if "!" in r["func"].rsplit("->", 1)[0]:
-                continue   # out= and in-place overloads are not what a formula's expression calls
+                # out= overloads are not what a formula's expression calls; in-place ones only by
+                # their own name (`x.masked_fill_(...)`)
+                if r["name"].endswith("_") and "out" not in r["func"].split("(", 1)[0].split(".")[-1:][0] \
+                        and re.search(r"Tensor\(a!\) self", r["func"]):
+                    self.by_name.setdefault(r["name"], []).append((ri, r, ps, rets))
+                continue
             self.by_name.setdefault(r["name"], []).append((ri, r, ps, rets))
 
     # ---- per formula ----
@@ -116,10 +145,10 @@ class Compiler:
         body = []
         # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
         # order), then runs the formulas: unpack the ones a wanted input's formula reads
-        self.unpacked, unpack = {}, []
+        self.unpacked, self.opt_unpacked, unpack = {}, set(), []
         used_by = {}
         for dv in info.derivatives:
-            for v in re.findall(r"\(v (\w+)\)", translate(dv.formula) or ""):
+            for v in re.findall(r"\(v (\w+)\)", translate(prep(dv.formula)) or ""):
                 for w in dv.var_names:
                     if w in names:
                         used_by.setdefault(v, set()).add(names.index(w))
@@ -129,6 +158,9 @@ class Compiler:
                 continue
             if v in names and types[names.index(v)] == "Tensor":
                 src = f"saved(n, {names.index(v)})"
+            elif v in names and types[names.index(v)] == "Tensor?":   # None when the argument was
+                src = f"tn_bw_saved_opt(n, {names.index(v)})"
+                self.opt_unpacked.add(v)
             elif re.fullmatch(r"result\d*", v) and v in self.saved_out:
                 src = f"result(n, {int(v[6:] or 0)})"
             elif v in self.saved_out and v in ret_names:   # a named return (max.dim's indices)
@@ -140,22 +172,34 @@ class Compiler:
             cond = " || ".join(f"need(n, {i})" for i in sorted(used_by[v]))
             unpack.append(f"    if (({cond}) && !({t} = {src})) goto fail;")
         for dv in info.derivatives:
-            if len(dv.var_names) != 1:
-                return None, "unsupported: a formula for several inputs at once"
+            for var in dv.var_names:
+                if var not in names:
+                    return None, f"unsupported: input {var} not in the schema"
+            self.cur = [names.index(v) for v in dv.var_names]
             var = dv.var_names[0]
-            if var not in names:
-                return None, f"unsupported: input {var} not in the schema"
-            prog = translate(dv.formula)
+            prog = translate(prep(dv.formula))
             if prog is None:
                 return None, f"unsupported: formula not parsed: {dv.formula}"
             try:
                 tree = read_sexpr(prog)
                 fn.lines = []
-                ty, c = self.expr(tree, fn)
-                if ty != "T":
-                    raise Unsupported(f"formula is not a tensor: {dv.formula}")
+                if len(dv.var_names) > 1:
+                    c = self.several(tree, fn)
+                else:
+                    ty, c = self.expr(tree, fn)
+                    if ty != "T":
+                        raise Unsupported(f"formula is not a tensor: {dv.formula}")
             except Unsupported as e:
                 return None, f"unsupported: {e}"
+            if len(dv.var_names) > 1:
+                # upstream: one call when any of the inputs wants a gradient, each result to its input
+                cond = " || ".join(f"need(n, {i})" for i in self.cur)
+                body.append(f"    if ({cond}) {{   /* {', '.join(dv.var_names)}: {comment_text(dv.formula)} */")
+                body += ["        " + l for l in fn.lines]
+                body.append(f"        if (tn_bw_put_each(n, o, {c}, (const int[]){{{', '.join(map(str, self.cur))}}}, "
+                            f"{len(self.cur)}) < 0) goto fail;")
+                body.append("    }")
+                continue
             i = names.index(var)
             body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
             body += ["        " + l for l in fn.lines]
@@ -180,6 +224,19 @@ class Compiler:
         out.append("}")
         return "\n".join(out), None
 
+    def several(self, tree, fn):
+        """A formula for several inputs at once: one call of an aten row or a FunctionsManual helper
+        (TUPLE_HELPERS) returning a tuple, one element per input; the temporary holding it."""
+        if not (isinstance(tree, list) and tree[0] == "c"):
+            raise Unsupported("a formula for several inputs that is not one call")
+        name = tree[1]
+        args = [self.expr(a, fn) for a in tree[2:][::-1]][::-1]
+        if name in HELPERS:
+            if name not in TUPLE_HELPERS:
+                raise Unsupported(f"helper {name} does not return a tuple")
+            return self.call_helper(fn, name, args)
+        return self.call_row(fn, name, args, ntuple=len(self.cur))
+
     # ---- expressions: (type, C text). Types: T tensor (a PyObject * variable), int, double,
     # bool (C expressions), S a node's Scalar argument (a tn_scalar_arg expression) ----
     def expr(self, e, fn):
@@ -195,7 +252,7 @@ class Compiler:
         if head == "v":
             return self.var(e[1], fn)
         if head == "s":   # the parser's atoms of a string literal, split at spaces
-            if not all(isinstance(w, str) and re.fullmatch(r"[\w.]+", w) for w in e[1:]):
+            if not all(isinstance(w, str) and re.fullmatch(r"[\w.:]+", w) for w in e[1:]):
                 raise Unsupported("string literal")
             return ("A", "str"), '"%s"' % " ".join(e[1:])
         if head == "?":
@@ -218,6 +275,8 @@ class Compiler:
             fn.lines += ["    " + l for l in la] + [f"    {t} = Py_NewRef({a[1]});", "} else {"]
             fn.lines += ["    " + l for l in lb] + [f"    {t} = Py_NewRef({b[1]});", "}"]
             return "T", t
+        if head == "c" and e[1] == "Tensor" and len(e) == 2:   # an undefined tensor: None
+            return "T?", "Py_None"
         if head == "c" and e[1] == "GradMode_is_enabled" and len(e) == 2:
             return "bool", "tn_grad_enabled()"
         if head == "neg":
@@ -226,12 +285,22 @@ class Compiler:
                 return ty, f"(-{c})"
             if ty == "T":
                 return "T", self.call_row(fn, "neg", [(ty, c)])
+            if ty == "S":   # Scalar's unary minus
+                return "S", f"((const tn_value[]){{tn_bw_sneg({c})}})"
             raise Unsupported(f"neg of {ty}")
         if head in NUM_CMP:
             b = self.expr(e[2], fn)
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return "bool", f"({a[1]} {head} {b[1]})"
+            if a[0] == "T":   # x.gt(y) ...
+                return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
+            raise Unsupported(f"{a[0]} {head} {b[0]}")
+        if head in TENSOR_BITOPS:
+            b = self.expr(e[2], fn)
+            a = self.expr(e[1], fn)
+            if a[0] == "T" and b[0] == "T":
+                return "T", self.call_row(fn, TENSOR_BITOPS[head], [a, b])
             raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head in TENSOR_BINOPS:
             b = self.expr(e[2], fn)   # operands and call arguments right to left, as upstream's build evaluates them
@@ -258,6 +327,8 @@ class Compiler:
                 return "T", t
             if recv[0] == "T" and name == "options" and len(e) == 3:   # x.options(): its dtype (CPU, strided)
                 return "opts", recv[1]
+            if recv[0] == "S" and name == "toDouble" and len(e) == 3:   # Scalar::toDouble()
+                return "double", f"tn_value_as_double({recv[1]})"
             if recv[0] == "S" and name == "conj" and len(e) == 3:   # Scalar::conj()
                 return "S", f"((const tn_value[]){{tn_bw_sconj({recv[1]})}})"
             if recv[0] != "T":
@@ -275,7 +346,7 @@ class Compiler:
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
             if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
                 return "double", f"{name}((double){args[0][1]})"
-            if name in HELPERS:
+            if name in HELPERS and name not in TUPLE_HELPERS:
                 return "T", self.call_helper(fn, name, args)
             return "T", self.call_row(fn, name, args)
         raise Unsupported(f"expression {head}")
@@ -284,7 +355,9 @@ class Compiler:
         if name == "grad":
             return "T", "g[0]"
         if name in self.unpacked:
-            return "T", self.unpacked[name]
+            return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
+        if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output
+            return ("A", "ints"), "TN_IS(%s)" % ", ".join(f"need(n, {i})" for i in self.cur)
         if name in self.names:
             i = self.names.index(name)
             typ = self.types[i]
@@ -295,6 +368,10 @@ class Compiler:
             if typ == "bool":
                 return "bool", f"(n->args[{i}].u.i != 0)"
             k = kind(typ)
+            if k == "tensors":   # Tensor[] / Tensor?[]: the node's list, as a Python list
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = tn_value_to_python(&n->args[{i}]))) goto fail;")
+                return ("A", "tensors"), f"TN_TPY({t})"
             if k in ("ints", "optint", "str", "optfloat"):
                 return ("A", k), {"ints": "tn_ints_of(&n->args[%d])", "optint": "tn_opt_int_of(&n->args[%d])",
                                   "str": "tn_str_of(&n->args[%d])", "optfloat": "tn_bw_opt_float(&n->args[%d])"}[k] % i
@@ -309,10 +386,20 @@ class Compiler:
             if m.group(2) == "info":   # torchgen's TypeAndSize of the input: its recorded shape and dtype
                 return "info", str(i)
             return "int", f"(int64_t)n->arg_meta[{i}][0].ndim"   # the saved x.dim()
+        m = re.fullmatch(r"(\w+)_options", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved self.options(): the input's recorded dtype (CPU, strided)
+            return "optdt", f"n->arg_meta[{self.names.index(m.group(1))}][0].dtype"
         m = re.fullmatch(r"(\w+)_scalar_type", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.scalar_type(): the input's recorded dtype
             return "dt", f"n->arg_meta[{self.names.index(m.group(1))}][0].dtype"
+        m = re.fullmatch(r"(\w+)_sym_sizes_opt", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor?":
+            # torchgen's saved `x->sym_sizes()` of an optional tensor: its shape, None when absent
+            i = self.names.index(m.group(1))
+            return ("A", "ints"), (f"(n->arg_nmeta[{i}] > 0 ? TN_IN(tn_meta_sizes(&n->arg_meta[{i}][0]), "
+                                   f"n->arg_meta[{i}][0].ndim) : TN_INONE)")
         m = re.fullmatch(r"(\w+)_sym_sizes", name)
         if m and m.group(1) in self.names:   # torchgen's saved self.sym_sizes(): the input's shape
             i = self.names.index(m.group(1))
@@ -332,10 +419,17 @@ class Compiler:
 
     # ---- overload resolution: the first row of that name (yaml order) whose parameters take the
     # argument types, fewest conversions first ----
-    def call_row(self, fn, name, args):
+    def call_row(self, fn, name, args, ntuple=0):
+        """ntuple: a row returning that many tensors (a formula for several inputs), else one."""
         best = None
+        want = "(" + ", ".join(["Tensor"] * ntuple) + ")" if ntuple else "Tensor"
+        # TensorOptions (x_options) fill a schema's dtype, layout, device, pin_memory: the input's
+        # dtype, strided, CPU, and pin_memory left to its default, as upstream's call records them
+        args = [b for a in args for b in ([("dt", a[1]), ("layout", "tn_py.layout_strided"),
+                                             ("device", "tn_py.device_cpu"), ("dflt", "NULL")]
+                                            if a[0] == "optdt" else [a])]
         for ri, r, ps, rets in self.by_name.get(name, []):
-            if rets != "Tensor" or len(args) > len(ps):
+            if rets != want or len(args) > len(ps):
                 continue
             cost, ok = 0, True
             for (ty, _), (pt, pn, kw, dflt) in zip(args, ps):
@@ -371,10 +465,16 @@ def conv_cost(ty, pt):
         return 0 if kind(pt) == ty[1] else None
     if ty == "T":
         return 0 if base == "Tensor" else None
+    if ty == "T?":   # a tensor that may be None (an optional input, `Tensor()`)
+        return 0 if pt == "Tensor?" else None
     if ty == "S":
         return 0 if base == "Scalar" else None
     if ty == "dt":
         return 0 if base == "ScalarType" else None
+    if ty in ("layout", "device"):
+        return 0 if base == ty.capitalize() else None
+    if ty == "dflt":   # an optional parameter left to its default (None)
+        return 0 if pt.endswith("?") else None
     if ty == "int":
         return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base)
     if ty == "double":
@@ -388,6 +488,8 @@ def pass_arg(ty, c, pt):
     k = kind(pt)
     if ty == "dt":
         return f"TN_DT({c})"
+    if ty in ("layout", "device", "dflt"):
+        return c
     if isinstance(ty, tuple) or k == "obj":
         return c
     if k == "scalar":

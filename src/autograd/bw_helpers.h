@@ -19,6 +19,23 @@ static inline bool need(tn_node *n, int arg) {
 static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
 static inline PyObject *saved(tn_node *n, int i) { return tn_node_saved_arg(n, i); }     /* new ref */
 static inline PyObject *result(tn_node *n, int k) { return tn_node_saved_result(n, k); }  /* new ref */
+/* a saved Tensor? input: the tensor, or None when the argument was None (new ref) */
+static inline PyObject *tn_bw_saved_opt(tn_node *n, int i) { return n->arg_nmeta[i] > 0 ? saved(n, i) : Py_NewRef(Py_None); }
+
+/* a formula for several inputs at once: element k of the tuple r (borrowed) is the gradient of
+ * argument args[k], given when that input wants one and the element is not None (upstream's
+ * copy_range under should_compute_output; an undefined tensor is no gradient) */
+static inline int tn_bw_put_each(tn_node *n, PyObject **o, PyObject *r, const int *args, int k) {
+    if (!PyTuple_Check(r) || PyTuple_Size(r) != k) {
+        PyErr_Format(PyExc_RuntimeError, "torchnative: a backward formula for %d inputs did not return %d tensors", k, k);
+        return -1;
+    }
+    for (int i = 0; i < k; i++) {
+        PyObject *x = PyTuple_GetItem(r, i);
+        if (x != Py_None && need(n, args[i])) put(n, o, args[i], Py_NewRef(x));
+    }
+    return 0;
+}
 
 /* x.conj(): a conjugate view through the door for a complex x, x itself otherwise (upstream's
  * conj() returns self for a real tensor, recording nothing). New reference; x is borrowed. */
@@ -38,6 +55,15 @@ static inline const double *tn_bw_opt_float(const tn_value *v) { return v->tag =
 static inline tn_value tn_bw_sconj(const tn_value *s) {
     tn_value r = *s;
     if (r.tag == TN_V_COMPLEX) r.u.c.im = -r.u.c.im;
+    return r;
+}
+
+/* -s for a Scalar (C++'s Scalar unary minus): of its own kind (int, float, complex) */
+static inline tn_value tn_bw_sneg(const tn_value *s) {
+    tn_value r = *s;
+    if (r.tag == TN_V_COMPLEX) { r.u.c.re = -r.u.c.re; r.u.c.im = -r.u.c.im; }
+    else if (r.tag == TN_V_FLOAT) r.u.f = -r.u.f;
+    else if (r.tag == TN_V_INT || r.tag == TN_V_BOOL) { r.tag = TN_V_INT; r.u.i = -r.u.i; }
     return r;
 }
 
@@ -90,6 +116,21 @@ static inline PyObject *tn_bw_div_tensor_other_backward(PyObject *grad, PyObject
     PyObject *m = ng ? tn_at_mul_Tensor(ng, c) : NULL, *r = m ? tn_bw_r_to_c_t(other, m) : NULL;
     Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(c); Py_XDECREF(ng); Py_XDECREF(m);
     return r;
+}
+
+/* the rounding-mode forms (div.Tensor_mode, div.Scalar_mode): with a mode the gradient is
+ * zeros_like(grad, grad.options().dtype(st)) (st: self's dtype, other's for other's gradient) */
+static inline PyObject *tn_bw_zeros_like_dtype(PyObject *grad, tn_dtype st) {
+    return tn_at_zeros_like(grad, TN_DT(st), tn_py.layout_strided, tn_py.device_cpu, NULL, NULL);
+}
+static inline PyObject *tn_bw_div_tensor_self_backward_mode(PyObject *grad, PyObject *other, tn_dtype self_st, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, self_st) : tn_bw_div_tensor_self_backward(grad, other, self_st);
+}
+static inline PyObject *tn_bw_div_tensor_self_backward_s_mode(PyObject *grad, const tn_value *other, tn_dtype self_st, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, self_st) : tn_bw_div_tensor_self_backward_s(grad, other, self_st);
+}
+static inline PyObject *tn_bw_div_tensor_other_backward_mode(PyObject *grad, PyObject *self, PyObject *other, const char *mode) {
+    return mode ? tn_bw_zeros_like_dtype(grad, tn_tensor_of(other)->dtype) : tn_bw_div_tensor_other_backward(grad, self, other);
 }
 
 /* at::sum_to(grad, sizes) for sizes held as a C array (formulas.c's tn_sum_to) */
@@ -146,9 +187,10 @@ static inline PyObject *tn_bw_unsqueeze_to_dims(PyObject *g, tn_ints dims, tn_in
     return r;
 }
 
-/* TypeAndSize::zeros() (torchgen's `x_info.zeros()`): zeros of the input's recorded shape and dtype */
+/* TypeAndSize::zeros() (torchgen's `x_info.zeros()`): zeros of the input's recorded shape and
+ * options (its dtype, strided, CPU: the keywords upstream's call records) */
 static inline PyObject *tn_bw_info_zeros(const tn_meta *m) {
-    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), NULL, NULL, NULL);
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(m->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
 }
 
 /* rad2deg_backward / deg2rad_backward: grad times the constant (mul.Scalar) */
@@ -174,7 +216,7 @@ static inline PyObject *tn_bw_not_implemented(const char *name) {
 
 /* at::scalar_tensor(v, x.options()): a 0-dim tensor of x's dtype (aten::scalar_tensor) */
 static inline PyObject *tn_bw_scalar_tensor(double v, PyObject *like) {
-    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL);
+    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
 }
 
 /* value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim) (max.dim, kthvalue, mode,
@@ -272,6 +314,60 @@ static inline PyObject *tn_bw_cumsum_backward(PyObject *grad, int64_t dim) {
     PyObject *r = c ? tn_at_flip(c, TN_IN(&dim, 1)) : NULL;
     Py_XDECREF(f); Py_XDECREF(c);
     return r;
+}
+
+/* atan2_backward(grad, self, other, mask) -> (self's, other's): denom = self * self + other *
+ * other (right operand first, as upstream's build evaluates it), recip = denom.reciprocal()
+ * .masked_fill(denom == 0, 0) (0 at the origin, where 1 / 0 would make 0 * inf = NaN), then
+ * grad * other * recip and grad * -self * recip, each only when its mask entry is set (None
+ * otherwise). Op order measured on 2.13.0 with a dispatch mode: mul, mul, add, reciprocal,
+ * eq.Scalar, masked_fill.Scalar, mul, mul, neg, mul, mul. */
+static inline PyObject *tn_bw_atan2_backward(PyObject *grad, PyObject *self, PyObject *other, tn_ints mask) {
+    const int64_t *m;
+    if (tn_bw_ints(mask, &m) != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: atan2_backward: a mask of 2");
+        return NULL;
+    }
+    PyObject *oo = tn_at_mul_Tensor(other, other), *ss = oo ? tn_at_mul_Tensor(self, self) : NULL;
+    PyObject *sum = ss ? tn_at_add_Tensor(ss, oo, TN_SDEF) : NULL, *rc = sum ? tn_at_reciprocal(sum) : NULL;
+    PyObject *z = rc ? tn_at_eq_Scalar(sum, TN_SI(0)) : NULL, *recip = z ? tn_at_masked_fill_Scalar(rc, z, TN_SI(0)) : NULL;
+    PyObject *a = NULL, *b = NULL, *t = NULL, *r = NULL;
+    bool ok = recip != NULL;
+    if (ok && m[0]) {
+        t = tn_at_mul_Tensor(grad, other);
+        ok = t && (a = tn_at_mul_Tensor(t, recip));
+        Py_CLEAR(t);
+    }
+    if (ok && m[1]) {
+        PyObject *ns = tn_at_neg(self);
+        t = ns ? tn_at_mul_Tensor(grad, ns) : NULL;
+        ok = t && (b = tn_at_mul_Tensor(t, recip));
+        Py_XDECREF(ns);
+        Py_CLEAR(t);
+    }
+    if (ok) r = PyTuple_Pack(2, a ? a : Py_None, b ? b : Py_None);
+    Py_XDECREF(oo); Py_XDECREF(ss); Py_XDECREF(sum); Py_XDECREF(rc); Py_XDECREF(z); Py_XDECREF(recip);
+    Py_XDECREF(a); Py_XDECREF(b);
+    return r;
+}
+
+/* index_backward(zeros, indices, grad): grad accumulated into zeros at indices; upstream's
+ * areAnyTensorSubclassLike branch (index_put, out of place) while a dispatch mode is active, else
+ * _index_put_impl_(zeros, indices, grad, accumulate=true, unsafe=true) (measured op stream) */
+static inline PyObject *tn_bw_index_backward(PyObject *zeros, tn_tensors indices, PyObject *grad) {
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) return tn_at_index_put(zeros, indices, grad, true);
+    return tn_at__index_put_impl_(zeros, indices, grad, true, true);
+}
+
+/* slice_backward_wrapper(grad, sizes, dim, start?, end?, step): slice_backward with a None start
+ * as 0 and a None end as INT64_MAX (slice_backward clamps them) */
+static inline PyObject *tn_bw_slice_backward_wrapper_i(PyObject *grad, tn_ints sizes, int64_t dim, int64_t start, int64_t end,
+                                                       int64_t step) {
+    return tn_at_slice_backward(grad, sizes, dim, start, end, step);
+}
+static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints sizes, int64_t dim, const int64_t *start,
+                                                     const int64_t *end, int64_t step) {
+    return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
 }
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not

@@ -81,24 +81,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* ---- arithmetic ---- */
 
 static PyObject *cj(PyObject *x);
-static int f_div(tn_node *n, PyObject **g, PyObject **o) {   /* div.Tensor, div.Scalar */
-    bool tensor_other = is_tensor_arg(n, 1);
-    if (tensor_other && need(n, 1)) {   /* -grad * ((self / other) / other) */
-        PyObject *self = saved(n, 0), *other = self ? saved(n, 1) : NULL;
-        PyObject *q = other ? tn_at_div_Tensor(self, other) : NULL;
-        PyObject *q2 = q ? tn_at_div_Tensor(q, other) : NULL;
-        PyObject *ng = q2 ? tn_at_neg(g[0]) : NULL;
-        PyObject *r = ng ? tn_at_mul_Tensor(ng, q2) : NULL;
-        Py_XDECREF(self); Py_XDECREF(other); Py_XDECREF(q); Py_XDECREF(q2); Py_XDECREF(ng);
-        PUT(1, r);
-    }
-    if (need(n, 0)) {
-        PyObject *other = tensor_other ? saved(n, 1) : arg_obj(n, 1);
-        if (!other) return -1;
-        PUTX(0, tn_at_div_Tensor(g[0], other), other);
-    }
-    return 0;
-}
 
 /* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
 static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
@@ -329,16 +311,6 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* slice: slice_backward with the input's sizes */
-static int f_slice(tn_node *n, PyObject **g, PyObject **o) {   /* slice.Tensor(self, dim, start?, end?, step) */
-    /* upstream saves start and end as given (None: 0 and INT64_MAX); slice_backward clamps */
-    int64_t start = n->args[2].tag == TN_V_INT ? n->args[2].u.i : 0;
-    int64_t end = n->args[3].tag == TN_V_INT ? n->args[3].u.i : INT64_MAX;
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)end, (long long)arg_i(n, 4)), sz);
-    return 0;
-}
 /* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
  * upstream's cat_tensors_backward does; a legacy empty 1-D input gets zeros({0}) */
 static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
@@ -419,26 +391,6 @@ static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- nn ---- */
 
-/* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out, mean, rstd) */
-static int f_native_layer_norm(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    PyObject *in = saved(n, 0), *ns = in ? arg_obj(n, 1) : NULL, *mean = ns ? result(n, 1) : NULL;
-    PyObject *rstd = mean ? result(n, 2) : NULL;
-    PyObject *w = rstd ? (is_tensor_arg(n, 2) ? saved(n, 2) : Py_NewRef(Py_None)) : NULL;
-    PyObject *b = w ? (is_tensor_arg(n, 3) ? saved(n, 3) : Py_NewRef(Py_None)) : NULL;
-    PyObject *mask = b ? Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 2) ? Py_True : Py_False,
-                                       need(n, 3) ? Py_True : Py_False) : NULL;
-    PyObject *r = mask ? tn_at_native_layer_norm_backward(g[0], in, TN_IPY(ns), mean, rstd, w, b, TN_IPY(mask)) : NULL;
-    Py_XDECREF(in); Py_XDECREF(ns); Py_XDECREF(mean); Py_XDECREF(rstd); Py_XDECREF(w); Py_XDECREF(b); Py_XDECREF(mask);
-    if (!r) return -1;
-    int args_of[3] = {0, 2, 3};
-    for (int k = 0; k < 3; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, args_of[k])) put(n, o, args_of[k], Py_NewRef(x));
-    }
-    Py_DECREF(r);
-    return 0;
-}
 /* embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) */
 static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
     if (n->args[4].u.i) {
@@ -535,40 +487,6 @@ static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (
     OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
     DONE;
 }
-static int f_atan2(tn_node *n, PyObject **g, PyObject **o) {   /* recip = (self*self + other*other).reciprocal() */
-    T_; PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *recip = K(tn_at_reciprocal(K(tn_at_add_Tensor(K(tn_at_mul_Tensor(s, s)), K(tn_at_mul_Tensor(ot, ot)), TN_SDEF))));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], ot)), recip)));
-    OUTK(1, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s)))), recip)));
-    DONE;
-}
-/* div with rounding_mode: zeros when a mode is given, else div's formula */
-static int f_div_mode(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->args[2].tag == TN_V_NONE) return f_div(n, g, o);
-    T_;
-    OUTK(0, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL, NULL)));
-    if (is_tensor_arg(n, 1)) OUTK(1, K(tn_at_zeros_like(g[0], TN_DT(meta(n, 1)->dtype), NULL, NULL, NULL, NULL)));
-    DONE;
-}
-/* xlogy.Tensor: self: xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.); other: grad * self / other */
-static int f_xlogy(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
-    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    if (ts && need(n, 0)) {
-        PyObject *x = K((to ? tn_at_xlogy_Tensor(g[0], ot) : tn_at_xlogy_Scalar_Other(g[0], TN_SO(ot))));
-        if (to) {
-            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(0.0)))));
-            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
-        } else if (!(arg_f(n, 1) > 0.0)) {
-            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
-        }
-        OUTK(0, x);
-    }
-    if (to && need(n, 1))
-        OUTK(1, K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], s)), ot)));
-    DONE;
-}
 
 /* pow.Tensor_Tensor: pow_backward_self / pow_backward_exponent */
 static int f_pow_tt(tn_node *n, PyObject **g, PyObject **o) {
@@ -649,42 +567,7 @@ static int f_clamp_t(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* clamp_min / clamp_max (Scalar or Tensor bound) */
-static int clamp_side(tn_node *n, PyObject **g, PyObject **o, bool is_min) {
-    T_;
-    bool tb = is_tensor_arg(n, 1);
-    PyObject *s = K(saved(n, 0)), *b = tb ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    /* upstream's generated code evaluates where()'s arguments right to left: the scalar_tensor first */
-    if (need(n, 0)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = NULL;
-        if (z) c = K(is_min ? (tb ? tn_at_ge_Tensor(s, b) : tn_at_ge_Scalar(s, TN_SO(b))) : (tb ? tn_at_le_Tensor(s, b) : tn_at_le_Scalar(s, TN_SO(b))));
-        OUTK(0, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
-    }
-    if (tb && need(n, 1)) {
-        PyObject *z = K(scalar_like(g[0], 0.0)), *c = z ? K((is_min ? tn_at_lt_Tensor(s, b) : tn_at_gt_Tensor(s, b))) : NULL;
-        OUTK(1, c ? K(tn_at_where_self(c, g[0], z)) : NULL);
-    }
-    DONE;
-}
-static int f_clamp_min(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, true); }
-static int f_clamp_max(tn_node *n, PyObject **g, PyObject **o) { return clamp_side(n, g, o, false); }
 
-/* maximum / minimum: where(self == other, grad / 2, grad).masked_fill_(self < other (max) / self > other (min), 0) */
-static int maxmin_pair(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    for (int a = 0; a < 2; a++) {
-        if (!need(n, a)) continue;
-        PyObject *w = K(tn_at_where_self(K(tn_at_eq_Tensor(s, ot)), K(tn_at_div_Scalar(g[0], TN_SI(2))), g[0]));
-        bool lt = (a == 0) == is_max;   /* self's grad drops where self loses */
-        PyObject *m = K((lt ? tn_at_lt_Tensor(s, ot) : tn_at_gt_Tensor(s, ot)));
-        PyObject *f = K(tn_at_masked_fill__Scalar(w, m, TN_SI(0)));
-        OUTK(a, f ? w : NULL);
-    }
-    DONE;
-}
-static int f_maximum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, true); }
-static int f_minimum(tn_node *n, PyObject **g, PyObject **o) { return maxmin_pair(n, g, o, false); }
 
 /* ---- selecting reductions ---- */
 
@@ -972,8 +855,10 @@ static int f_masked_fill_t(tn_node *n, PyObject **g, PyObject **o) {
     if (need(n, 2)) OUTK(2, K(tn_at_sum(K(tn_at_masked_select(g[0], m)), NULL)));
     DONE;
 }
-/* index.Tensor: _index_put_impl_(grad.new_zeros(self.sizes(), self.options()), indices, grad, true, true) */
-static int f_index(tn_node *n, PyObject **g, PyObject **o) {
+/* _unsafe_index.Tensor: upstream's _unsafe_index_put(grad.new_zeros(self.sizes(), self.options()),
+ * indices, grad, true); _unsafe_index_put has no kernel here, so the same sums through
+ * _index_put_impl_(..., accumulate=true, unsafe=true) (index.Tensor's formula is generated) */
+static int f_unsafe_index(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), TN_DT(meta(n, 0)->dtype), NULL, NULL, NULL));
     PyObject *r = K(tn_at__index_put_impl_(z, TN_TPY(K(arg_obj(n, 1))), g[0], true, true));
@@ -1060,14 +945,6 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight) */
-static int f_nll_loss(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *w = is_tensor_arg(n, 2) ? K(saved(n, 2)) : Py_None;
-    OUTK(0, K(tn_at_nll_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), w, (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
-    DONE;
-}
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
 
@@ -1083,29 +960,6 @@ static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more binary pointwise ---- */
 
-/* fmax / fmin: self: grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0);
- * other: grad.masked_fill((self >= other).logical_or_(other.isnan()), 0) (<= for fmin) */
-static int fmaxmin(tn_node *n, PyObject **g, PyObject **o, bool is_max) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    for (int a = 0; a < 2; a++) {
-        if (!need(n, a)) continue;
-        PyObject *c = K((is_max ? tn_at_ge_Tensor(s, ot) : tn_at_le_Tensor(s, ot)));
-        PyObject *m = K(tn_at_logical_or_(c, K(tn_at_isnan(ot))));
-        if (a == 0) m = K(tn_at_logical_not_(m));
-        OUTK(a, K(tn_at_masked_fill_Scalar(g[0], m, TN_SI(0))));
-    }
-    DONE;
-}
-static int f_fmax(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, true); }
-static int f_fmin(tn_node *n, PyObject **g, PyObject **o) { return fmaxmin(n, g, o, false); }
-/* nextafter: self: where(self != other, grad, 0); other: zeros_like(other) */
-static int f_nextafter(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(where0(K(tn_at_ne_Tensor(K(saved(n, 0)), K(saved(n, 1)))), g[0])));
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
 
 /* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
  * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
@@ -1217,18 +1071,6 @@ static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (g
 
 /* ---- more indexing ---- */
 
-/* index_put / index_put_ / _index_put_impl_ (self, indices, values, accumulate[, unsafe]):
- * self: accumulate ? grad : grad.index_put(indices, zeros_like(values), false); values: grad.index(indices) */
-static int f_index_put(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(arg_obj(n, 1));
-    if (need(n, 0)) {
-        if (n->args[3].u.i) PUT(0, Py_NewRef(g[0]));
-        else OUTK(0, K(tn_at_index_put(g[0], TN_TPY(idx), K(zeros_meta(g[0], meta(n, 2))), false)));
-    }
-    if (need(n, 2)) OUTK(2, K(tn_at_index_Tensor(g[0], TN_TPY(idx))));
-    DONE;
-}
 /* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
  * index_put_ with the expanded mask: the same positions, each written once) */
 static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
@@ -1568,20 +1410,6 @@ static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber
 }
 static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, false); }
 static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, true); }
-/* multi_margin_loss(self, target, p, margin, weight?, reduction) */
-static int f_multi_margin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *p = K(arg_obj(n, 2)), *m = K(arg_obj(n, 3));
-    OUTK(0, K(tn_at_multi_margin_loss_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), TN_SO(p), TN_SO(m), loss_w(n, 4, &T), (long long)arg_i(n, 5))));
-    DONE;
-}
-/* nll_loss2d_forward(self, target, weight?, reduction, ignore_index) -> (output, total_weight) */
-static int f_nll_loss2d(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    OUTK(0, K(tn_at_nll_loss2d_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), loss_w(n, 2, &T), (long long)arg_i(n, 3), (long long)arg_i(n, 4), K(result(n, 1)))));
-    DONE;
-}
 /* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
 static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -1846,28 +1674,6 @@ static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pa
 /* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
  * writes them ---- */
 
-/* convolution / _convolution(input, weight, bias?, stride, padding, dilation, transposed,
- * output_padding, groups, ...): convolution_backward(grad, input, weight, bias sizes, ...,
- * grad_input_mask); an absent bias passes sizes [0] as upstream's undefined tensor does */
-static int f_convolution(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    bool has_bias = is_tensor_arg(n, 2);
-    const tn_value *a = n->args;
-    PyObject *in = saved(n, 0), *w = in ? saved(n, 1) : NULL;
-    static const int64_t no_bias = 0;
-    PyObject *r = w ? tn_at_convolution_backward(g[0], in, w, has_bias ? TN_IN(tn_meta_sizes(meta(n, 2)), meta(n, 2)->ndim) : TN_IN(&no_bias, 1),
-                                                 tn_ints_of(&a[3]), tn_ints_of(&a[4]), tn_ints_of(&a[5]), a[6].u.i != 0,
-                                                 tn_ints_of(&a[7]), a[8].u.i, TN_IS(need(n, 0), need(n, 1), has_bias && need(n, 2)))
-                    : NULL;
-    Py_XDECREF(in); Py_XDECREF(w);
-    if (!r) return -1;
-    for (int k = 0; k < 3; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
-    }
-    Py_DECREF(r);
-    return 0;
-}
 /* convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
  * transposed, output_padding, groups, output_mask): upstream's _convolution_double_backward,
  * grads = (ggI, ggW, ggb): ggO = convolution(ggI, weight) + convolution(input, ggW) + ggb
@@ -2259,7 +2065,6 @@ fail:
  * _batch_norm_with_update / _no_update spellings -> native_batch_norm_backward / batch_norm_backward;
  * native_group_norm -> native_group_norm_backward) ==== */
 
-static PyObject *opt_saved(tn_node *n, int i) { return is_tensor_arg(n, i) ? saved(n, i) : Py_NewRef(Py_None); }
 /* grad_input_mask over (input, weight, bias) = args 0, 1, 2 */
 static PyObject *mask3(tn_node *n) {
     return Py_BuildValue("[OOO]", need(n, 0) ? Py_True : Py_False, need(n, 1) ? Py_True : Py_False,
@@ -2276,9 +2081,9 @@ static void put3(tn_node *n, PyObject **o, PyObject *r) {
 static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int train_i, bool train, int eps_i, bool nu) {
     if (!g[0]) return 0;
     if (train_i >= 0) train = n->args[train_i].u.i != 0;
-    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL;
-    PyObject *rm = w ? (rm_i >= 0 ? opt_saved(n, rm_i) : Py_NewRef(Py_None)) : NULL;
-    PyObject *rv = rm ? (rm_i >= 0 ? opt_saved(n, rm_i + 1) : Py_NewRef(Py_None)) : NULL;
+    PyObject *in = saved(n, 0), *w = in ? tn_bw_saved_opt(n, 1) : NULL;
+    PyObject *rm = w ? (rm_i >= 0 ? tn_bw_saved_opt(n, rm_i) : Py_NewRef(Py_None)) : NULL;
+    PyObject *rv = rm ? (rm_i >= 0 ? tn_bw_saved_opt(n, rm_i + 1) : Py_NewRef(Py_None)) : NULL;
     PyObject *sm = rv ? result(n, 1) : NULL, *si = sm ? result(n, 2) : NULL, *mask = si ? mask3(n) : NULL;
     PyObject *r = NULL;
     if (mask && !nu)
@@ -2294,12 +2099,6 @@ static int bn_formula(tn_node *n, PyObject **g, PyObject **o, int rm_i, int trai
     Py_DECREF(r);
     return 0;
 }
-/* native_batch_norm / _native_batch_norm_legit(input, weight, bias, running_mean, running_var, training, momentum, eps) */
-static int f_native_batch_norm(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, 5, false, 7, false); }
-/* _native_batch_norm_legit.no_stats(input, weight, bias, training, momentum, eps) */
-static int f_bn_legit_no_stats(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, -1, 3, false, 5, false); }
-/* _native_batch_norm_legit_no_training(input, weight, bias, running_mean, running_var, momentum, eps) */
-static int f_bn_legit_no_training(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, false); }
 /* _batch_norm_with_update / _batch_norm_no_update(input, weight, bias, running_mean, running_var, momentum, eps) */
 static int f_bn_with_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, true, 6, true); }
 static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_formula(n, g, o, 3, -1, false, 6, true); }
@@ -2311,7 +2110,7 @@ static int f_bn_no_update(tn_node *n, PyObject **g, PyObject **o) { return bn_fo
 static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
     if (tn_grad_enabled() || g[1] || g[2]) return gn_inf_diff_backward(n, g, o);
     if (!g[0]) return 0;
-    PyObject *in = saved(n, 0), *w = in ? opt_saved(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
+    PyObject *in = saved(n, 0), *w = in ? tn_bw_saved_opt(n, 1) : NULL, *mean = w ? result(n, 1) : NULL;
     PyObject *rstd = mean ? result(n, 2) : NULL, *gc = rstd ? tn_at_contiguous(g[0], NULL) : NULL;
     PyObject *ic = gc ? tn_at_contiguous(in, NULL) : NULL;
     PyObject *mask = ic ? mask3(n) : NULL;
@@ -3147,15 +2946,8 @@ static int f_ormqr(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas; narrow_copy:
- * slice_backward_wrapper(grad, self.sizes(), dim, start, start + length, 1) ---- */
-static int f_narrow_copy(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *sz = sizes_of(n, 0);
-    if (!sz) return -1;
-    int64_t start = arg_i(n, 2), len = arg_i(n, 3);
-    PUTX(0, tn_at_slice_backward(g[0], TN_IPY(sz), (long long)arg_i(n, 1), (long long)start, (long long)(start + len), 1LL), sz);
-    return 0;
-}
+/* ---- *_copy view variants (ops/copies.c; helper-opa): the views' formulas (narrow_copy's is
+ * generated) ---- */
 
 /* ---- distances: _cdist_forward / _pdist_forward / _euclidean_dist (ops/distance.c; helper-opa) ---- */
 /* _euclidean_dist_backward(grad, x1, x2, res): ratio = grad / res, 0 where res == 0;
@@ -3281,14 +3073,6 @@ static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* chan
     OUTK(0, K(tn_at_channel_shuffle(g[0], (long long)(gr ? c / gr : 0))));
     DONE;
 }
-static int f_prelu_kernel(tn_node *n, PyObject **g, PyObject **o) {   /* _prelu_kernel_backward(grad, self, weight) */
-    T_;
-    PyObject *r = K(tn_at__prelu_kernel_backward(g[0], K(saved(n, 0)), K(saved(n, 1))));
-    if (!r) { drop_(&T); return -1; }
-    OUTK(0, PyTuple_GetItem(r, 0));
-    OUTK(1, PyTuple_GetItem(r, 1));
-    DONE;
-}
 /* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
  * and sumdim / its expand swapped */
 static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
@@ -3344,50 +3128,6 @@ static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 
     OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
-/* special_xlog1py (and its Scalar overloads) */
-static int f_xlog1py(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0), to = is_tensor_arg(n, 1);
-    PyObject *s = ts ? K(saved(n, 0)) : K(arg_obj(n, 0)), *ot = to ? K(saved(n, 1)) : K(arg_obj(n, 1));
-    if (ts && need(n, 0)) {
-        PyObject *x = K((to ? tn_at_special_xlog1py(g[0], ot) : tn_at_special_xlog1py_other_scalar(g[0], TN_SO(ot))));
-        if (to) {
-            PyObject *m = K(tn_at_bitwise_and_Tensor(K(tn_at_eq_Scalar(s, TN_SD(0.0))), K(tn_at_le_Scalar(ot, TN_SD(-1.0)))));
-            x = K(tn_at_masked_fill_Scalar(x, m, TN_SD(0.0)));
-        } else if (!(arg_f(n, 1) > -1.0)) {
-            x = K(tn_at_masked_fill_Scalar(x, K(tn_at_eq_Scalar(s, TN_SD(0.0))), TN_SD(0.0)));
-        }
-        OUTK(0, x);
-    }
-    if (to && need(n, 1)) {   /* grad * self / (other + 1) */
-        PyObject *gs = K(ts ? tn_at_mul_Tensor(g[0], s) : tn_at_mul_Scalar(g[0], TN_SO(s)));
-        OUTK(1, K(tn_at_div_Tensor(gs, K(tn_at_add_Scalar(ot, TN_SI(1), TN_SDEF)))));
-    }
-    DONE;
-}
-/* special_zeta: other: grad * -self * special_zeta(self + 1., other); self: not implemented */
-static int f_zeta(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool ts = is_tensor_arg(n, 0);
-    if (ts && need(n, 0)) {
-        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'zeta' is not implemented.");
-        return -1;
-    }
-    if (is_tensor_arg(n, 1) && need(n, 1)) {
-        PyObject *ot = K(saved(n, 1)), *z, *ns;
-        if (ts) {
-            PyObject *s = K(saved(n, 0));
-            z = K(tn_at_special_zeta(K(tn_at_add_Scalar(s, TN_SD(1.0), TN_SDEF)), ot));
-            ns = K(tn_at_mul_Tensor(g[0], K(tn_at_neg(s))));
-        } else {
-            double sv = arg_f(n, 0);
-            z = K(tn_at_special_zeta_self_scalar(TN_SD(sv + 1.0), ot));
-            ns = K(tn_at_mul_Scalar(g[0], TN_SD(-sv)));
-        }
-        OUTK(1, K(tn_at_mul_Tensor(ns, z)));
-    }
-    DONE;
-}
 /* angle_backward for a real self: zeros_like(self) */
 static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
     T_; PyObject *s = K(saved(n, 0));
@@ -3420,23 +3160,6 @@ static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, K(tn_at_mul_Tensor(a, e)));
     DONE;
 }
-/* igamma / igammac: self not implemented; other: (+/-) grad * exp((self - 1) * log(other) - other - lgamma(self)) */
-static int igamma_grad(tn_node *n, PyObject **g, PyObject **o, bool upper) {
-    T_;
-    if (need(n, 0)) {
-        PyErr_SetString(PyExc_NotImplementedError, upper ? "the derivative for 'igammac: input' is not implemented."
-                                                         : "the derivative for 'igamma: input' is not implemented.");
-        return -1;
-    }
-    PyObject *s = K(saved(n, 0)), *ot = K(saved(n, 1));
-    PyObject *t = K(tn_at_mul_Tensor(K(tn_at_sub_Scalar(s, TN_SI(1), TN_SDEF)), K(tn_at_log(ot))));
-    t = K(tn_at_sub_Tensor(K(tn_at_sub_Tensor(t, ot, TN_SDEF)), K(tn_at_lgamma(s)), TN_SDEF));
-    PyObject *gg = upper ? K(tn_at_neg(g[0])) : g[0];
-    OUTK(1, K(tn_at_mul_Tensor(gg, K(tn_at_exp(t)))));
-    DONE;
-}
-static int f_igamma(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, false); }
-static int f_igammac(tn_node *n, PyObject **g, PyObject **o) { return igamma_grad(n, g, o, true); }
 
 /* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
  * angle: real(grad_conj * (result * 1j)) */
@@ -3608,22 +3331,6 @@ done:
 }
 
 /* ---- breadth-more (helper-breadth, docs/breadth_more.md) ---- */
-/* _unsafe_masked_index(self, mask, indices, fill): self:
- * _unsafe_masked_index_put_accumulate(grad.new_zeros(self.sizes()), mask, indices, grad) */
-static int f_unsafe_masked_index(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    OUTK(0, z ? K(tn_at__unsafe_masked_index_put_accumulate(z, K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), g[0])) : NULL);
-    DONE;
-}
-/* _unsafe_masked_index_put_accumulate(self, mask, indices, values): self: grad;
- * values: _unsafe_masked_index(grad, mask, indices, 0) */
-static int f_unsafe_masked_index_put_acc(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) PUT(0, Py_NewRef(g[0]));
-    if (need(n, 3)) OUTK(3, K(tn_at__unsafe_masked_index(g[0], K(saved(n, 1)), TN_TPY(K(arg_obj(n, 2))), TN_SI(0))));
-    DONE;
-}
 
 /* segment_reduce: data: _segment_reduce_backward(grad, result, data, reduce, lengths, offsets,
  * axis, initial) (args: data, reduce, lengths, indices, offsets, axis, unsafe, initial) */
@@ -3720,22 +3427,6 @@ static int f_weight_norm_interface(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* grid_sampler_{2,3}d(input, grid, interpolation_mode, padding_mode, align_corners): input, grid:
- * grid_sampler_{2,3}d_backward(grad, input, grid, ..., grad_input_mask) */
-static int f_grid_sampler(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *in = K(saved(n, 0)), *grid = K(saved(n, 1));
-    if (!in || !grid) { drop_(&T); return -1; }
-    PyObject *r = K((n->op == TN_ROW_grid_sampler_2d ? tn_at_grid_sampler_2d_backward : tn_at_grid_sampler_3d_backward)(
-        g[0], in, grid, arg_i(n, 2), arg_i(n, 3), n->args[4].u.i != 0, TN_IS(need(n, 0), need(n, 1))));
-    if (!r) { drop_(&T); return -1; }
-    for (int k = 0; k < 2; k++) {
-        PyObject *x = PyTuple_GetItem(r, k);
-        if (x && x != Py_None && need(n, k)) put(n, o, k, Py_NewRef(x));
-    }
-    DONE;
-}
 
 /* ==== helper-autograd (second round): sgn's derivative (abs's double backward goes through it) ====
  * sgn_backward(self, grad, result), op for op as upstream's (measured under a dispatch mode):
@@ -3763,26 +3454,18 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
     {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_permute, f_permute},
-    {TN_ROW_slice_Tensor, f_slice}, {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
+    {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_native_layer_norm, f_native_layer_norm}, {TN_ROW_embedding, f_embedding},
+    {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
     {TN_ROW_acosh, f_acosh},
-    {TN_ROW_atan2, f_atan2}, {TN_ROW_atan2_, f_atan2},
-    {TN_ROW_div_Tensor_mode, f_div_mode}, {TN_ROW_div__Tensor_mode, f_div_mode},
-    {TN_ROW_div_Scalar_mode, f_div_mode}, {TN_ROW_div__Scalar_mode, f_div_mode},
-    {TN_ROW_xlogy_Tensor, f_xlogy}, {TN_ROW_xlogy__Tensor, f_xlogy},
-    {TN_ROW_xlogy_Scalar_Other, f_xlogy}, {TN_ROW_xlogy__Scalar_Other, f_xlogy},
     {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
     {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
-    {TN_ROW_clamp_min, f_clamp_min}, {TN_ROW_clamp_min_, f_clamp_min}, {TN_ROW_clamp_min_Tensor, f_clamp_min}, {TN_ROW_clamp_min__Tensor, f_clamp_min},
-    {TN_ROW_clamp_max, f_clamp_max}, {TN_ROW_clamp_max_, f_clamp_max}, {TN_ROW_clamp_max_Tensor, f_clamp_max}, {TN_ROW_clamp_max__Tensor, f_clamp_max},
-    {TN_ROW_maximum, f_maximum}, {TN_ROW_minimum, f_minimum},
     {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
     /* reductions */
     {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
@@ -3794,23 +3477,19 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
     {TN_ROW_masked_fill_Tensor, f_masked_fill_t}, {TN_ROW_masked_fill__Tensor, f_masked_fill_t},
-    {TN_ROW_index_Tensor, f_index}, {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
+    {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
-    {TN_ROW_nll_loss_forward, f_nll_loss},
     {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
     {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
-    {TN_ROW_fmax, f_fmax}, {TN_ROW_fmin, f_fmin},
-    {TN_ROW_nextafter, f_nextafter}, {TN_ROW_nextafter_, f_nextafter},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
     {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
     {TN_ROW_mse_loss_backward, f_mse_loss_backward},
-    {TN_ROW_index_put, f_index_put}, {TN_ROW_index_put_, f_index_put}, {TN_ROW__index_put_impl_, f_index_put},
-    {TN_ROW__unsafe_index_Tensor, f_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
@@ -3818,13 +3497,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
-    {TN_ROW_native_batch_norm, f_native_batch_norm}, {TN_ROW__native_batch_norm_legit, f_native_batch_norm},
-    {TN_ROW__native_batch_norm_legit_no_stats, f_bn_legit_no_stats},
-    {TN_ROW__native_batch_norm_legit_no_training, f_bn_legit_no_training},
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},
     /* convolution family */
-    {TN_ROW_convolution, f_convolution}, {TN_ROW__convolution, f_convolution},
     {TN_ROW_convolution_backward, f_convolution_backward},
     {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
@@ -3835,8 +3510,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
     {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
     {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
-    {TN_ROW_multi_margin_loss, f_multi_margin},
-    {TN_ROW_nll_loss2d_forward, f_nll_loss2d}, {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
+    {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
     {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
@@ -3852,10 +3526,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
-    {TN_ROW_permute_copy, f_permute}, {TN_ROW_slice_copy_Tensor, f_slice},
+    {TN_ROW_permute_copy, f_permute},
     {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split},
     {TN_ROW_unbind_copy_int, f_unbind},
-    {TN_ROW_narrow_copy, f_narrow_copy},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
@@ -3865,18 +3538,15 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
     {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
-    {TN_ROW_channel_shuffle, f_channel_shuffle}, {TN_ROW__prelu_kernel, f_prelu_kernel},
+    {TN_ROW_channel_shuffle, f_channel_shuffle},
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc},
     {TN_ROW_special_ndtri, f_ndtri},
-    {TN_ROW_special_xlog1py, f_xlog1py},
-    {TN_ROW_special_xlog1py_other_scalar, f_xlog1py},
-    {TN_ROW_special_zeta_self_scalar, f_zeta},
     {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
-    {TN_ROW_special_log_ndtr, f_log_ndtr}, {TN_ROW_igamma, f_igamma}, {TN_ROW_igamma_, f_igamma},
-    {TN_ROW_igammac, f_igammac}, {TN_ROW_igammac_, f_igammac}, {TN_ROW_polar, f_polar},
+    {TN_ROW_special_log_ndtr, f_log_ndtr},
+    {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     {TN_ROW_addbmm, f_addbmm},
     {TN_ROW_dist, f_dist},
@@ -3887,15 +3557,12 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* recurrent layers (helper-rnn) */
     {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */
-    {TN_ROW__unsafe_masked_index, f_unsafe_masked_index},
-    {TN_ROW__unsafe_masked_index_put_accumulate, f_unsafe_masked_index_put_acc},
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
-    {TN_ROW__embedding_bag, f_embedding_bag}, {TN_ROW_grid_sampler_2d, f_grid_sampler}, {TN_ROW_grid_sampler_3d, f_grid_sampler},
+    {TN_ROW__embedding_bag, f_embedding_bag},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
-
 };
 
 tn_apply_fn tn_formula_for(int op) {

@@ -129,6 +129,7 @@ grads("gradf_unary", {
     "hyperbolic": "ps = leaves((6,)); x = ps[0] * 0.5; out = x.asinh() + (x.abs() + 1.5).acosh() + x.atanh()",
     "arc_aliases": "ps = leaves((6,)); x = ps[0] * 0.5; out = x.arcsin() + x.arccos() + x.arctan() + x.arcsinh() + x.arctanh()",
     "atan2": "ps = leaves((3, 4), (4,)); out = torch.atan2(ps[0], ps[1])",
+    "atan2_origin": "ps = [leaf([0., 1., 0., -2.]), leaf([0., 0., 3., 0.])]; out = torch.atan2(ps[0], ps[1]) + ps[0].clone().atan2_(ps[1])",
     "hypot": "ps = leaves((3, 4), (4,)); out = torch.hypot(ps[0], ps[1])",
     "rounding": "ps = leaves((6,)); x = ps[0] * 3; out = x.sign() + x.round() + x.floor() + x.ceil() + x.trunc() + x.frac() + x.round(decimals=1) + x.fix() + x.sgn()",
     "fmod_remainder": "ps = leaves((3, 4), (4,)); out = torch.fmod(ps[0] * 3, ps[1]) + torch.remainder(ps[0] * 3, ps[1]) + ps[0].fmod(0.7) + ps[0] % 0.3",
