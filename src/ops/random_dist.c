@@ -1,6 +1,7 @@
 /* ops/random_dist.c — the samplers torch.distributions calls: _standard_gamma (Gamma, Chi2,
  * StudentT, Beta through Dirichlet), _sample_dirichlet (Dirichlet, Beta, LKJCholesky), poisson,
- * binomial, and _standard_gamma_grad (Gamma.rsample's backward).
+ * binomial, and the reparameterized gradients _standard_gamma_grad (Gamma.rsample's backward) and
+ * _dirichlet_grad (Dirichlet.rsample's, Beta.rsample's).
  *
  * Upstream's CPU kernels (Distributions.cpp) allocate a contiguous result of the first input's
  * sizes and run one serial TensorIterator loop over it, so elements are drawn in the logical
@@ -188,6 +189,36 @@ PyObject *tn_op__sample_dirichlet(tn_value *a) {
 
 PyObject *tn_op__sample_dirichlet_out(tn_value *a) {
     return autogen_out(tn_at__sample_dirichlet(a[0].u.obj, gen_obj(&a[1])), a[2].u.obj, "_sample_dirichlet");
+}
+
+/* ---------------------------------------------------------------- _dirichlet_grad */
+/* Dirichlet.rsample's backward (torch.distributions' _Dirichlet): x, alpha, total broadcast, all of
+ * x's dtype (TensorIterator's check), F32 / F64. */
+
+PyObject *tn_op__dirichlet_grad(tn_value *a) {
+    if (tn_door_on_meta()) return meta_no_kernel("_dirichlet_grad");
+    tn_dtype dt = TN_T(a[0])->dtype;
+    if (same_dtype(dt, TN_T(a[1])->dtype) < 0 || same_dtype(dt, TN_T(a[2])->dtype) < 0) return NULL;
+    PyObject *ins[3], *in[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
+    PyObject *res = broadcast_result(3, in, dt, ins, "_dirichlet_grad");
+    if (!res) return NULL;
+    int64_t n = tn_numel(tn_tensor_of(res));
+    const void *x = tn_data(tn_tensor_of(ins[0])), *al = tn_data(tn_tensor_of(ins[1]));
+    const void *tot = tn_data(tn_tensor_of(ins[2]));
+    if (dt == TN_DTYPE_F32)
+        tn_dirichlet_grad_f32(x, al, tot, (float *)tn_data(tn_tensor_of(res)), n);
+    else if (dt == TN_DTYPE_F64)
+        tn_dirichlet_grad_f64(x, al, tot, (double *)tn_data(tn_tensor_of(res)), n);
+    else {
+        Py_CLEAR(res);
+        tn_kernel_missing("_dirichlet_grad_cpu", dt);
+    }
+    for (int k = 0; k < 3; k++) Py_DECREF(ins[k]);
+    return res;
+}
+
+PyObject *tn_op__dirichlet_grad_out(tn_value *a) {
+    return autogen_out(tn_at__dirichlet_grad(a[0].u.obj, a[1].u.obj, a[2].u.obj), a[3].u.obj, "_dirichlet_grad");
 }
 
 /* ---------------------------------------------------------------- poisson */

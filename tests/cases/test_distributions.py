@@ -168,3 +168,36 @@ grads("gamma_rsample_grad", {
 grads("gamma_grad_f64", {
     "direct": "ps = [leaf([2.0, 0.5, 30.0, 8.5], dtype=torch.float64)]\nout = torch._standard_gamma(ps[0]) * 2",
 }, tol=F64)
+
+# _dirichlet_grad: every branch of upstream's dirichlet_grad_one (Taylor near 0 and 1, saddle point
+# for large alpha and beta, the rational correction), bit-exact
+DG = """
+def dg_inputs(dt):
+    torch.manual_seed(3)
+    al = torch.cat([torch.rand(200, dtype=dt) * 0.5, torch.rand(200, dtype=dt) * 12 + 0.01, torch.rand(200, dtype=dt) * 3])
+    tot = al + torch.cat([torch.rand(200, dtype=dt) * 0.5, torch.rand(200, dtype=dt) * 12 + 0.01, torch.rand(200, dtype=dt) * 20])
+    x = torch.cat([torch.rand(200, dtype=dt) * 0.01, 1 - torch.rand(200, dtype=dt) * 0.01, torch.rand(200, dtype=dt)])
+    return x, al, tot
+"""
+cases("dirichlet_grad", {
+    "float32": "torch._dirichlet_grad(*dg_inputs(torch.float32))",
+    "float64": "torch._dirichlet_grad(*dg_inputs(torch.float64))",
+    "at_mean": "x, al, tot = dg_inputs(torch.float32); torch._dirichlet_grad(al / tot, al, tot)",
+    "at_mean_f64": "x, al, tot = dg_inputs(torch.float64); torch._dirichlet_grad(al / tot, al, tot)",
+    "values": "torch._dirichlet_grad(torch.tensor([0.2, 0.8, 1e-8, 0.5]), torch.tensor([1., 2., 0.1, 7.]), torch.tensor([3., 3., 0.3, 15]))",
+    "broadcast": "torch._dirichlet_grad(torch.tensor([0.2, 0.8]), torch.tensor([1.]), torch.tensor([[3.], [5.]]))",
+    "bad_shape": "torch._dirichlet_grad(torch.ones(2) / 2, torch.ones(3), torch.ones(2))",
+    "dtype_mismatch": "torch._dirichlet_grad(torch.tensor([0.2]), torch.tensor([1.], dtype=torch.float64), torch.tensor([3.]))",
+    "dtype_mismatch_total": "torch._dirichlet_grad(torch.tensor([0.2]), torch.tensor([1.]), torch.tensor([3.], dtype=torch.float64))",
+    "half": "torch._dirichlet_grad(torch.tensor([0.2]).half(), torch.tensor([1.]).half(), torch.tensor([3.]).half())",
+    "out": a + "_dirichlet_grad.out(torch.tensor([0.2, 0.8]), torch.tensor([1., 2.]), torch.tensor([3., 3.]), out=torch.empty(0))",
+    "out_dtype": a + "_dirichlet_grad.out(torch.tensor([0.2]), torch.tensor([1.]), torch.tensor([3.]), out=torch.empty(1, dtype=torch.float64))",
+    "meta": "torch._dirichlet_grad(torch.ones(2, device='meta'), torch.ones(2, device='meta'), torch.ones(2, device='meta'))",
+}, setup=DG, strides=True)
+
+grads("dirichlet_rsample_grad", {
+    "dirichlet": G + "ps = [leaf([0.5, 2.0, 3.0, 9.0])]\nout = D.Dirichlet(ps[0]).rsample((5,)) * torch.arange(4.)",
+    "beta": G + "ps = [leaf([0.5, 2.0, 8.0]), leaf([1.5, 0.3, 9.0])]\nout = D.Beta(ps[0], ps[1]).rsample((4,))",
+    "beta_f64": G + "ps = [leaf([0.5, 2.0, 8.0], dtype=torch.float64), leaf([1.5, 0.3, 9.0], dtype=torch.float64)]\n"
+                "out = D.Beta(ps[0], ps[1]).rsample((4,))",
+}, tol=F32)
