@@ -201,3 +201,23 @@ grads("dirichlet_rsample_grad", {
     "beta_f64": G + "ps = [leaf([0.5, 2.0, 8.0], dtype=torch.float64), leaf([1.5, 0.3, 9.0], dtype=torch.float64)]\n"
                 "out = D.Beta(ps[0], ps[1]).rsample((4,))",
 }, tol=F32)
+
+# autograd around the samplers: poisson's zeros_like gradient, binomial / _sample_dirichlet outputs
+# (no formula upstream: backward refuses with upstream's message)
+cases("sampler_autograd", {
+    "poisson_grad": "x = torch.tensor([2., 30.], requires_grad=True); y = torch.poisson(x); y.sum().backward(); (y, x.grad)",
+    "binomial_requires_grad": "p = torch.tensor([0.3, 0.6], requires_grad=True); y = torch.binomial(torch.tensor([10., 20.]), p); (y, y.requires_grad)",
+    "dirichlet_requires_grad": "p = torch.tensor([0.3, 0.6], requires_grad=True); y = torch._sample_dirichlet(p); (y, y.requires_grad)",
+    "dirichlet_backward": "p = torch.tensor([0.3, 0.6], requires_grad=True)\ntry:\n    torch._sample_dirichlet(p).sum().backward(); result = None\n"
+                          "except Exception as e:\n    result = (type(e).__name__, str(e))",
+}, strides=False)
+
+cases("distributions_more", {
+    "kumaraswamy": "run(lambda: D.Kumaraswamy(torch.tensor([2.0]), torch.tensor([3.0])).rsample((3,)))",
+    "fisher_snedecor": "run(lambda: D.FisherSnedecor(torch.tensor([3.0]), torch.tensor([5.0])).rsample((3,)))",
+    "inverse_gamma_rsample": "run(lambda: D.InverseGamma(torch.tensor([2.0]), torch.tensor([3.0])).rsample((3,)))",
+    "student_t_rsample": "run(lambda: D.StudentT(torch.tensor([3.0, 30.])).rsample((3,)))",
+    "lkj_log_prob": "run(lambda: (lambda d: d.log_prob(d.sample((3,))))(D.LKJCholesky(3, torch.tensor(2.0))))",
+    "kl_gamma": "run(lambda: D.kl_divergence(D.Gamma(torch.tensor([2.0]), 1.0), D.Gamma(torch.tensor([3.0]), 2.0)))",
+    "kl_dirichlet": "run(lambda: D.kl_divergence(D.Dirichlet(torch.tensor([2.0, 1.0])), D.Dirichlet(torch.tensor([3.0, 2.0]))))",
+}, setup=DSETUP, tol="float")
