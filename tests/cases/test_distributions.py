@@ -221,3 +221,28 @@ cases("distributions_more", {
     "kl_gamma": "run(lambda: D.kl_divergence(D.Gamma(torch.tensor([2.0]), 1.0), D.Gamma(torch.tensor([3.0]), 2.0)))",
     "kl_dirichlet": "run(lambda: D.kl_divergence(D.Dirichlet(torch.tensor([2.0, 1.0])), D.Dirichlet(torch.tensor([3.0, 2.0]))))",
 }, setup=DSETUP, tol="float")
+
+# vmap: upstream's unary_pointwise_random_batch_rule for _standard_gamma, _sample_dirichlet, poisson,
+# bernoulli, normal(Tensor, float), normal(float, Tensor): one call on the whole batch ('different'
+# expands an unbatched tensor to [batch, *shape]); 'same' refuses a batched tensor, 'error' refuses
+VSETUP = SETUP + "from torch.func import vmap\ntorch.manual_seed(42)\nx = torch.rand(3, 2) * 3\ntorch.manual_seed(0)\n"
+vm = {}
+for rnd in ("different", "same", "error"):
+    vm.update({
+        "gamma_batched_" + rnd: "run(lambda: vmap(torch._standard_gamma, randomness=%r)(x))" % rnd,
+        "gamma_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch._standard_gamma(x[0]) + y, randomness=%r)(x))" % rnd,
+        "gamma_in_dims1_" + rnd: "run(lambda: vmap(torch._standard_gamma, in_dims=1, randomness=%r)(x))" % rnd,
+        "poisson_batched_" + rnd: "run(lambda: vmap(torch.poisson, randomness=%r)(x))" % rnd,
+        "poisson_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch.poisson(x[0]) + y, randomness=%r)(x))" % rnd,
+        "dirichlet_batched_" + rnd: "run(lambda: vmap(torch._sample_dirichlet, randomness=%r)(x))" % rnd,
+        "dirichlet_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch._sample_dirichlet(x[0]) + y, randomness=%r)(x))" % rnd,
+        "bernoulli_batched_" + rnd: "run(lambda: vmap(torch.bernoulli, randomness=%r)(x / 3))" % rnd,
+        "bernoulli_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch.bernoulli(x[0] / 3) + y, randomness=%r)(x))" % rnd,
+        "bernoulli_p_" + rnd: "run(lambda: vmap(lambda y: torch.bernoulli(y, 0.3), randomness=%r)(x))" % rnd,
+        "normal_tensor_float_" + rnd: "run(lambda: vmap(lambda y: torch.normal(y, 2.0), randomness=%r)(x))" % rnd,
+        "normal_float_tensor_" + rnd: "run(lambda: vmap(lambda y: torch.normal(2.0, y), randomness=%r)(x))" % rnd,
+        "normal_float_tensor_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch.normal(2.0, x[0]) + y, randomness=%r)(x))" % rnd,
+    })
+vm["binomial_same"] = "run(lambda: vmap(lambda c: torch.binomial(c, torch.full((2,), 0.4)), randomness='same')(x.round()))"
+vm["binomial_error"] = "run(lambda: vmap(lambda c: torch.binomial(c, torch.full((2,), 0.4)), randomness='error')(x.round()))"
+cases("vmap_samplers", vm, setup=VSETUP, strides=False)
