@@ -677,6 +677,10 @@ static PyObject *slice_of(PyObject *x, int L, int64_t b) {
     return tn_at_select_int(O(x)->bt_value, O(x)->bt_bdim, (long long)b);
 }
 
+/* The random op the slow fallback is calling slice by slice (-1: none): each slice's call is an
+ * ordinary draw of that slice, as upstream's fallback runs it, not a random factory under vmap. */
+static _Thread_local int random_slicing_op = -1;
+
 /* upstream's slow fallback: one call per batch slice, results stacked along a new front dim */
 static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int64_t B) {
     const tn_op_def *d = tn_op_at(op);
@@ -738,7 +742,10 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
                 local[i].u.obj = tup;
             }
         }
+        int was_slicing = random_slicing_op;
+        if (tn_op_tags(op) & TN_TAG_RANDOM) random_slicing_op = op;
         r = tn_door_call(op, local);
+        random_slicing_op = was_slicing;
         if (!r) goto fail;
         if (first_write < 0 && !tn_py_is_tensor(r) && !PyTuple_Check(r) && !PyList_Check(r) && r != Py_None) {
             Py_DECREF(r);
@@ -942,7 +949,7 @@ static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s) {
         PyObject *r = tn_composite_under_mode(op, args, &h);
         if (h) return r;
     }
-    if (tn_op_tags(op) & TN_TAG_RANDOM) {
+    if ((tn_op_tags(op) & TN_TAG_RANDOM) && op != random_slicing_op) {
         layer *l = innermost_vmap();
         if (l && l->randomness == R_ERROR) {
             PyErr_SetString(PyExc_RuntimeError,

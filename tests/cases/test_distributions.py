@@ -243,6 +243,8 @@ for rnd in ("different", "same", "error"):
         "normal_float_tensor_" + rnd: "run(lambda: vmap(lambda y: torch.normal(2.0, y), randomness=%r)(x))" % rnd,
         "normal_float_tensor_unbatched_" + rnd: "run(lambda: vmap(lambda y: torch.normal(2.0, x[0]) + y, randomness=%r)(x))" % rnd,
     })
+vm["binomial_different"] = "run(lambda: vmap(lambda c: torch.binomial(c, torch.full((2,), 0.4)), randomness='different')(x.round()))"
+vm["binomial_different_both"] = "run(lambda: vmap(torch.binomial, randomness='different')(x.round() * 10, x / 3))"
 vm["binomial_same"] = "run(lambda: vmap(lambda c: torch.binomial(c, torch.full((2,), 0.4)), randomness='same')(x.round()))"
 vm["binomial_error"] = "run(lambda: vmap(lambda c: torch.binomial(c, torch.full((2,), 0.4)), randomness='error')(x.round()))"
 cases("vmap_samplers", vm, setup=VSETUP, strides=False)
