@@ -681,6 +681,11 @@ static PyObject *slice_of(PyObject *x, int L, int64_t b) {
  * ordinary draw of that slice, as upstream's fallback runs it, not a random factory under vmap. */
 static _Thread_local int random_slicing_op = -1;
 
+/* Random ops that take upstream's slow fallback (no batch rule there): its check_randomness, then
+ * one ordinary draw per slice. The random ops upstream has batch rules for and we do not
+ * (normal_, normal.Tensor_Tensor, ...) draw differently per slice, so they keep refusing. */
+static bool upstream_random_fallback(int op) { return op == TN_ROW_binomial; }
+
 /* upstream's slow fallback: one call per batch slice, results stacked along a new front dim */
 static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int64_t B) {
     const tn_op_def *d = tn_op_at(op);
@@ -696,7 +701,7 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write && args[i].tag == TN_V_TENSOR && tn_bt_level(args[i].u.obj) != L && any_batched_other)
             return inplace_error(d);
-    if ((tn_op_tags(op) & TN_TAG_RANDOM) && any_batched_other) {   /* upstream's check_randomness */
+    if (upstream_random_fallback(op) && any_batched_other) {   /* upstream's check_randomness */
         layer *l = innermost_vmap();
         if (l && l->randomness == R_SAME) {
             PyErr_SetString(PyExc_RuntimeError, "Vmap does not currently support same randomness with a batched "
@@ -743,7 +748,7 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
             }
         }
         int was_slicing = random_slicing_op;
-        if (tn_op_tags(op) & TN_TAG_RANDOM) random_slicing_op = op;
+        if (upstream_random_fallback(op)) random_slicing_op = op;
         r = tn_door_call(op, local);
         random_slicing_op = was_slicing;
         if (!r) goto fail;
