@@ -7,6 +7,7 @@
  * normal path, the exact draw widths), since any deviation changes the stream. */
 #include "core/random.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -840,4 +841,220 @@ int tn_rng_random_bounds(tn_dtype dt, int64_t from, bool has_to, int64_t to, tn_
     b->range = (uint64_t)to_inc - (uint64_t)from + 1;
     b->base = from;
     return TN_RNG_BOUNDS_RANGE;
+}
+
+/* ---- gamma, Dirichlet's gammas, Poisson, binomial ------------------------------------------
+ * Upstream's CPU kernels (Distributions.cpp / Distributions.h) run one serial loop over the
+ * elements, drawing 53-bit double uniforms (uniform_real_distribution<double>) and double normals
+ * (normal_distribution<double>: Box-Muller that fills and uses the generator's cached second
+ * sample, tn_rng_normal_double). Their arithmetic mixes float literals (1.0f / 3.0f, 0.0331f) and
+ * the element type: for float elements some steps run in float, the rest in double. The code
+ * below keeps each step in the type upstream's expression has. */
+
+/* Marsaglia-Tsang with the alpha < 1 boost (one uniform first, pow(1 - u, 1 / alpha)). For float
+ * elements alpha, 1 / alpha and alpha - 1/3 are float maths; the rest double. Returns the double
+ * before the cast to the element type. */
+static double gamma_f32(tn_generator *g, float alpha) {
+    double scale = 1.0;
+    if (alpha < 1.0f) {
+        if (alpha == 0.f) return 0.0;
+        scale *= pow(1 - u01_f64(g), (double)(1.0f / alpha));
+        alpha += 1.0f;
+    }
+    const double d = (double)(alpha - 1.0f / 3.0f);
+    const double c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x, y;
+        do {
+            x = tn_rng_normal_double(g, 0.0, 1.0);
+            y = 1.0 + c * x;
+        } while (y <= 0);
+        const double v = y * y * y;
+        const double u = 1 - u01_f64(g);
+        const double xx = x * x;
+        if (u < 1.0 - (double)0.0331f * xx * xx) return scale * d * v;
+        if (log(u) < 0.5 * xx + d * (1.0 - v + log(v))) return scale * d * v;
+    }
+}
+
+double tn_rng_gamma_double(tn_generator *g, double alpha) {
+    double scale = 1.0;
+    if (alpha < 1.0) {
+        if (alpha == 0.) return 0.0;
+        scale *= pow(1 - u01_f64(g), 1.0 / alpha);
+        alpha += 1.0;
+    }
+    const double d = alpha - (double)(1.0f / 3.0f);
+    const double c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x, y;
+        do {
+            x = tn_rng_normal_double(g, 0.0, 1.0);
+            y = 1.0 + c * x;
+        } while (y <= 0);
+        const double v = y * y * y;
+        const double u = 1 - u01_f64(g);
+        const double xx = x * x;
+        if (u < 1.0 - (double)0.0331f * xx * xx) return scale * d * v;
+        if (log(u) < 0.5 * xx + d * (1.0 - v + log(v))) return scale * d * v;
+    }
+}
+
+int tn_rng_standard_gamma_(tn_generator *g, const void *alpha, void *out, int64_t n, tn_dtype dt) {
+    if (n <= 0) return 0;
+    if (dt == TN_DTYPE_F32) {
+        const float *a = alpha;
+        float *o = out;
+        for (int64_t i = 0; i < n; i++) {
+            float s = (float)gamma_f32(g, a[i]);
+            o[i] = FLT_MIN < s ? s : FLT_MIN; /* std::max(min, s): NaN gives min */
+        }
+        return 0;
+    }
+    if (dt == TN_DTYPE_F64) {
+        const double *a = alpha;
+        double *o = out;
+        for (int64_t i = 0; i < n; i++) {
+            double s = tn_rng_gamma_double(g, a[i]);
+            o[i] = DBL_MIN < s ? s : DBL_MIN;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+int tn_rng_dirichlet_gammas(tn_generator *g, const void *alpha, tn_dtype dt, double *out, int64_t n) {
+    if (n <= 0) return 0;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        double s = tn_rng_gamma_double(g, load_as_f64(alpha, i, dt));
+        out[i] = DBL_MIN < s ? s : DBL_MIN;
+    }
+    return 0;
+}
+
+/* Numpy's Poisson sampler as upstream's sample_poisson: transformed rejection (Hoermann) for
+ * lambda >= 10, multiplication of uniforms below. */
+static int64_t poisson_one(tn_generator *g, double lambda) {
+    if (lambda >= 10) {
+        double slam = sqrt(lambda), loglam = log(lambda);
+        double b = 0.931 + 2.53 * slam;
+        double a = -0.059 + 0.02483 * b;
+        double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        double vr = 0.9277 - 3.6224 / (b - 2);
+        for (;;) {
+            double U = u01_f64(g) - 0.5;
+            double V = u01_f64(g);
+            double us = 0.5 - fabs(U);
+            int64_t k = (int64_t)floor((2 * a / us + b) * U + lambda + 0.43);
+            if ((us >= 0.07) && (V <= vr)) return k;
+            if ((k < 0) || ((us < 0.013) && (V > us))) continue;
+            if ((log(V) + log(invalpha) - log(a / (us * us) + b)) <= (-lambda + k * loglam - lgamma((double)k + 1)))
+                return k;
+        }
+    }
+    if (lambda == 0) return 0;
+    double enlam = exp(-lambda), prod = 1.0;
+    int64_t X = 0;
+    for (;;) {
+        prod *= u01_f64(g);
+        if (prod > enlam) X += 1;
+        else return X;
+    }
+}
+
+int64_t tn_rng_poisson_(tn_generator *g, const void *lambda, void *out, int64_t n, tn_dtype dt) {
+    if (!is_float_dt(dt)) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        double l = load_as_f64(lambda, i, dt);
+        if (!(l >= 0)) return i;
+        store_i64(out, i, dt, poisson_one(g, l));
+    }
+    return n;
+}
+
+/* Binomial as upstream's sample_binomial<scalar_t, double> (TensorFlow's BTRS and inversion):
+ * T is the element type; expressions of two T operands stay in T (sqrt, floor and log1p of a T
+ * are T's), the rest is double. */
+static double stirling_tail(double k) {
+    static const double tail[] = {0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                                  0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                                  0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                                  0.00833056343336287};
+    if (k <= 9) return tail[(size_t)k];
+    double kp1sq = (k + 1) * (k + 1);
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1);
+}
+
+#define TN_BINOMIAL_DEFS(T, SFX, SQRT, FLOOR, LOG1P)                                                  \
+    static T binomial_inversion_##SFX(tn_generator *g, T count, T prob) {                            \
+        double geom_sum = 0;                                                                         \
+        T num_geom = 0;                                                                              \
+        double logprob = LOG1P(-prob);                                                               \
+        for (;;) {                                                                                   \
+            double U = u01_f64(g);                                                                   \
+            double geom = ceil(log(U) / logprob);                                                    \
+            geom_sum += geom;                                                                        \
+            if (geom_sum > count) break;                                                             \
+            num_geom = num_geom + 1;                                                                 \
+        }                                                                                            \
+        return num_geom;                                                                             \
+    }                                                                                                \
+    static T btrs_##SFX(tn_generator *g, T count, T prob) {                                          \
+        const double stddev = SQRT(count * prob * (1 - prob));                                       \
+        const double b = 1.15 + 2.53 * stddev;                                                       \
+        const double a = -0.0873 + 0.0248 * b + 0.01 * prob;                                         \
+        const double c = count * prob + 0.5;                                                         \
+        const double v_r = 0.92 - 4.2 / b;                                                           \
+        const double r = prob / (1 - prob);                                                          \
+        const double alpha = (2.83 + 5.1 / b) * stddev;                                              \
+        const double m = FLOOR((count + 1) * prob);                                                  \
+        for (;;) {                                                                                   \
+            double U = u01_f64(g) - 0.5;                                                             \
+            double V = u01_f64(g);                                                                   \
+            double us = 0.5 - fabs(U);                                                               \
+            T k = (T)floor((2 * a / us + b) * U + c);                                                \
+            if (k < 0 || k > count) continue;                                                        \
+            if (us >= 0.07 && V <= v_r) return k;                                                    \
+            V = log(V * alpha / (a / (us * us) + b));                                                \
+            double upperbound = ((m + 0.5) * log((m + 1) / (r * (count - m + 1))) +                  \
+                                 (count + 1) * log((count - m + 1) / (count - k + 1)) +              \
+                                 (k + 0.5) * log(r * (count - k + 1) / (k + 1)) + stirling_tail(m) + \
+                                 stirling_tail(count - m) - stirling_tail(k) -                       \
+                                 stirling_tail(count - k));                                          \
+            if (V <= upperbound) return k;                                                           \
+        }                                                                                            \
+    }                                                                                                \
+    static T binomial_##SFX(tn_generator *g, T count, T prob) {                                      \
+        if (count <= 0.0 || prob <= 0.0) return 0;                                                   \
+        if (prob >= 1.0) return count;                                                               \
+        if (prob <= 0.5) {                                                                           \
+            if (count * prob >= 10.0) return btrs_##SFX(g, count, prob);                             \
+            return binomial_inversion_##SFX(g, count, prob);                                         \
+        }                                                                                            \
+        if (prob > 0.5) {                                                                            \
+            T qprob = (T)(1.0 - prob);                                                               \
+            if (count * qprob >= 10.0) return count - btrs_##SFX(g, count, qprob);                   \
+            return count - binomial_inversion_##SFX(g, count, qprob);                                \
+        }                                                                                            \
+        return (T)NAN;                                                                               \
+    }
+TN_BINOMIAL_DEFS(float, f32, sqrtf, floorf, log1pf)
+TN_BINOMIAL_DEFS(double, f64, sqrt, floor, log1p)
+
+int tn_rng_binomial_(tn_generator *g, const void *count, const void *prob, void *out, int64_t n, tn_dtype dt) {
+    if (n <= 0) return 0;
+    if (dt == TN_DTYPE_F32) {
+        const float *c = count, *p = prob;
+        float *o = out;
+        for (int64_t i = 0; i < n; i++) o[i] = binomial_f32(g, c[i], p[i]);
+        return 0;
+    }
+    if (dt == TN_DTYPE_F64) {
+        const double *c = count, *p = prob;
+        double *o = out;
+        for (int64_t i = 0; i < n; i++) o[i] = binomial_f64(g, c[i], p[i]);
+        return 0;
+    }
+    return -1;
 }

@@ -197,4 +197,26 @@ int tn_rng_multinomial(tn_generator *g, const void *probs, tn_dtype dt, int64_t 
                        int64_t n_cat, int64_t n_sample, bool replacement, int64_t *out,
                        void *scratch);
 
+/* ---- torch.distributions samplers (upstream's Distributions.cpp / Distributions.h) ----------
+ * One serial loop over n contiguous elements; per element 53-bit double uniforms and double
+ * normals from the generator's scalar Box-Muller with its cached second sample
+ * (tn_rng_normal_double), so a call leaves that cache as upstream's does. */
+/* _standard_gamma: Marsaglia-Tsang (alpha < 1: one uniform first, scale pow(1 - u, 1 / alpha),
+ * alpha + 1), result at least the dtype's smallest normal (NaN gives it too). F32 alpha computes
+ * alpha, 1 / alpha and alpha - 1/3 in float, the rest in double; F64 all double. Only F32 / F64. */
+int tn_rng_standard_gamma_(tn_generator *g, const void *alpha, void *out, int64_t n, tn_dtype dt);
+/* One sample_gamma<double, double>(alpha) draw, before the clamp. */
+double tn_rng_gamma_double(tn_generator *g, double alpha);
+/* _sample_dirichlet's first pass: out[i] = max(DBL_MIN, gamma_double(alpha[i])), alpha F32 / F64. */
+int tn_rng_dirichlet_gammas(tn_generator *g, const void *alpha, tn_dtype dt, double *out, int64_t n);
+/* poisson: numpy's sampler (transformed rejection for rate >= 10, else products of uniforms) on the
+ * rate widened to double, the int64 count cast to dt (float dtypes). Returns n, or the index of the
+ * first rate that is negative or NaN (upstream raises there, after drawing for the ones before),
+ * or -1 for another dtype. */
+int64_t tn_rng_poisson_(tn_generator *g, const void *lambda, void *out, int64_t n, tn_dtype dt);
+/* binomial(count, prob), F32 / F64 (count and prob already broadcast, contiguous): upstream's
+ * sample_binomial (BTRS when count * p >= 10 with p = min(prob, 1 - prob), else geometric
+ * inversion), with float elements' float steps kept in float. */
+int tn_rng_binomial_(tn_generator *g, const void *count, const void *prob, void *out, int64_t n, tn_dtype dt);
+
 #endif

@@ -677,6 +677,15 @@ static PyObject *slice_of(PyObject *x, int L, int64_t b) {
     return tn_at_select_int(O(x)->bt_value, O(x)->bt_bdim, (long long)b);
 }
 
+/* The random op the slow fallback is calling slice by slice (-1: none): each slice's call is an
+ * ordinary draw of that slice, as upstream's fallback runs it, not a random factory under vmap. */
+static _Thread_local int random_slicing_op = -1;
+
+/* Random ops that take upstream's slow fallback (no batch rule there): its check_randomness, then
+ * one ordinary draw per slice. The random ops upstream has batch rules for and we do not
+ * (normal_, normal.Tensor_Tensor, ...) draw differently per slice, so they keep refusing. */
+static bool upstream_random_fallback(int op) { return op == TN_ROW_binomial; }
+
 /* upstream's slow fallback: one call per batch slice, results stacked along a new front dim */
 static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int64_t B) {
     const tn_op_def *d = tn_op_at(op);
@@ -692,6 +701,14 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write && args[i].tag == TN_V_TENSOR && tn_bt_level(args[i].u.obj) != L && any_batched_other)
             return inplace_error(d);
+    if (upstream_random_fallback(op) && any_batched_other) {   /* upstream's check_randomness */
+        layer *l = innermost_vmap();
+        if (l && l->randomness == R_SAME) {
+            PyErr_SetString(PyExc_RuntimeError, "Vmap does not currently support same randomness with a batched "
+                                                "tensor input. Please file an issue with functorch");
+            return NULL;
+        }
+    }
     if (tn_vmap_fallback_warn &&
         PyErr_WarnFormat(PyExc_UserWarning, 1,
                          "There is a performance drop because we have not yet implemented the batching rule for "
@@ -730,7 +747,10 @@ static PyObject *fallback(int op, const tn_schema *s, tn_value *args, int L, int
                 local[i].u.obj = tup;
             }
         }
+        int was_slicing = random_slicing_op;
+        if (upstream_random_fallback(op)) random_slicing_op = op;
         r = tn_door_call(op, local);
+        random_slicing_op = was_slicing;
         if (!r) goto fail;
         if (first_write < 0 && !tn_py_is_tensor(r) && !PyTuple_Check(r) && !PyList_Check(r) && r != Py_None) {
             Py_DECREF(r);
@@ -831,6 +851,62 @@ bool tn_vmap_first(int op, const tn_value *args) {
     return true;
 }
 
+
+/* upstream's unary_pointwise_random_batch_rule (functorch's BatchRulesRandomness): the random ops
+ * whose one tensor argument gives the result's shape (_standard_gamma, _sample_dirichlet, poisson,
+ * bernoulli, bernoulli.p, normal.Tensor_float, normal.float_Tensor). -1 for other ops, else the
+ * index of that argument. */
+static int unary_random_arg(int op) {
+    if (op == TN_ROW__standard_gamma || op == TN_ROW__sample_dirichlet || op == TN_ROW_poisson ||
+        op == TN_ROW_bernoulli || op == TN_ROW_bernoulli_p || op == TN_ROW_normal_Tensor_float)
+        return 0;
+    if (op == TN_ROW_normal_float_Tensor) return 1;
+    return -1;
+}
+
+/* The rule: the tensor unwrapped at the innermost vmap level with its batch dim in front;
+ * randomness='same' refuses a batched tensor, 'different' expands an unbatched one to
+ * [batch, *shape]; one call on the whole tensor (one stream, as upstream's), batched at dim 0
+ * except for 'same' with an unbatched tensor. */
+static PyObject *unary_pointwise_random(int op, const tn_schema *s, tn_value *args, layer *l, int ti) {
+    if (vmap_layers > 1) return refuse("nested vmap over aten::%s%s", tn_op_at(op)->name, "");
+    int level = (int)(l - stack) + 1;
+    PyObject *x = args[ti].u.obj;
+    bool batched = tn_bt_level(x) == level;
+    if (l->randomness == R_SAME && batched) {
+        PyErr_SetString(PyExc_RuntimeError, "Vmap does not currently support same randomness with a batched tensor "
+                                            "input. Please file an issue with functorch");
+        return NULL;
+    }
+    PyObject *v;
+    if (batched) {
+        v = front(x);
+    } else if (l->randomness == R_DIFFERENT) {
+        const tn_tensor *t = tn_tensor_of(x);
+        if (t->ndim + 1 > TN_MAX_DIMS) return tn_not_implemented("vmap over a tensor with this many dimensions");
+        int64_t sz[TN_MAX_DIMS];
+        sz[0] = l->batch;
+        for (int k = 0; k < t->ndim; k++) sz[k + 1] = t->sizes[k];
+        v = tn_at_expand(x, TN_IN(sz, t->ndim + 1), false);
+    } else {
+        v = Py_NewRef(x);
+    }
+    if (!v) return NULL;
+    if (s->nargs > 64) {
+        Py_DECREF(v);
+        return tn_not_implemented("vmap over an operator with this many arguments");
+    }
+    tn_value local[64];
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    local[ti].u.obj = v;
+    PyObject *r = tn_door_below_vmap(op, local);
+    Py_DECREF(v);
+    if (!r || (l->randomness == R_SAME && !batched)) return r;
+    PyObject *b = tn_bt_make(r, 0, level);
+    Py_DECREF(r);
+    return b;
+}
+
 static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s);
 
 /* Reached below an inner grad or jvp level (vmap(grad(f)) inside grad(...)): that level recorded
@@ -878,7 +954,7 @@ static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s) {
         PyObject *r = tn_composite_under_mode(op, args, &h);
         if (h) return r;
     }
-    if (tn_op_tags(op) & TN_TAG_RANDOM) {
+    if ((tn_op_tags(op) & TN_TAG_RANDOM) && op != random_slicing_op) {
         layer *l = innermost_vmap();
         if (l && l->randomness == R_ERROR) {
             PyErr_SetString(PyExc_RuntimeError,
@@ -887,6 +963,8 @@ static PyObject *vmap_call(int op, tn_value *args, int L, const tn_schema *s) {
                             "out of vmap");
             return NULL;
         }
+        int ti = l ? unary_random_arg(op) : -1;
+        if (ti >= 0 && args[ti].tag == TN_V_TENSOR) return unary_pointwise_random(op, s, args, l, ti);
         if (l && l->randomness == R_DIFFERENT && L == 0) return different_factory(op, s, args, l);
         if (L == 0) return tn_door_below_vmap(op, args);
     }
