@@ -851,17 +851,8 @@ int tn_rng_random_bounds(tn_dtype dt, int64_t from, bool has_to, int64_t to, tn_
  * the element type: for float elements some steps run in float, the rest in double. The code
  * below keeps each step in the type upstream's expression has. */
 
-/* Marsaglia-Tsang with the alpha < 1 boost (one uniform first, pow(1 - u, 1 / alpha)). For float
- * elements alpha, 1 / alpha and alpha - 1/3 are float maths; the rest double. Returns the double
- * before the cast to the element type. */
-static double gamma_f32(tn_generator *g, float alpha) {
-    double scale = 1.0;
-    if (alpha < 1.0f) {
-        if (alpha == 0.f) return 0.0;
-        scale *= pow(1 - u01_f64(g), (double)(1.0f / alpha));
-        alpha += 1.0f;
-    }
-    const double d = (double)(alpha - 1.0f / 3.0f);
+/* Marsaglia-Tsang's acceptance loop of both precisions, d and the small-alpha scale given */
+static double gamma_accept(tn_generator *g, double d, double scale) {
     const double c = 1.0 / sqrt(9.0 * d);
     for (;;) {
         double x, y;
@@ -877,6 +868,20 @@ static double gamma_f32(tn_generator *g, float alpha) {
     }
 }
 
+/* Marsaglia-Tsang with the alpha < 1 boost (one uniform first, pow(1 - u, 1 / alpha)). For float
+ * elements alpha, 1 / alpha and alpha - 1/3 are float maths; the rest double. Returns the double
+ * before the cast to the element type. */
+static double gamma_f32(tn_generator *g, float alpha) {
+    double scale = 1.0;
+    if (alpha < 1.0f) {
+        if (alpha == 0.f) return 0.0;
+        scale *= pow(1 - u01_f64(g), (double)(1.0f / alpha));
+        alpha += 1.0f;
+    }
+    const double d = (double)(alpha - 1.0f / 3.0f);
+    return gamma_accept(g, d, scale);
+}
+
 double tn_rng_gamma_double(tn_generator *g, double alpha) {
     double scale = 1.0;
     if (alpha < 1.0) {
@@ -885,19 +890,7 @@ double tn_rng_gamma_double(tn_generator *g, double alpha) {
         alpha += 1.0;
     }
     const double d = alpha - (double)(1.0f / 3.0f);
-    const double c = 1.0 / sqrt(9.0 * d);
-    for (;;) {
-        double x, y;
-        do {
-            x = tn_rng_normal_double(g, 0.0, 1.0);
-            y = 1.0 + c * x;
-        } while (y <= 0);
-        const double v = y * y * y;
-        const double u = 1 - u01_f64(g);
-        const double xx = x * x;
-        if (u < 1.0 - (double)0.0331f * xx * xx) return scale * d * v;
-        if (log(u) < 0.5 * xx + d * (1.0 - v + log(v))) return scale * d * v;
-    }
+    return gamma_accept(g, d, scale);
 }
 
 int tn_rng_standard_gamma_(tn_generator *g, const void *alpha, void *out, int64_t n, tn_dtype dt) {
