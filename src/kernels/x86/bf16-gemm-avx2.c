@@ -10,6 +10,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_lp_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -65,13 +66,6 @@ TN_AVX2 static void micro16x6(int64_t K, const uint16_t *q, int64_t ldq, const u
     _mm_setcsr(csr);
 }
 
-/* Sixteen lanes held as two vectors (lanes 0-7, 8-15) folded by halves (tn_lp_fold16). */
-TN_AVX2 static inline float fold16(__m256 lo, __m256 hi) {
-    __m256 a = _mm256_add_ps(lo, hi);
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 /* 32 k of a row pair-dotted into the lanes (lo: pairs 0-7, hi: pairs 8-15). */
 #define TN_DOT32(acc0, acc1, x0, x1, w0, w1)                                                       \
@@ -129,7 +123,7 @@ TN_AVX2 __attribute__((always_inline)) static inline void rows_m(const int m, in
         _mm_setcsr(csr);
         for (int i = 0; i < m; i++)
             for (int r = 0; r < nr; r++)
-                C[i * ldc + j + r] = tn_lp_close(true, fold16(acc[i][r][0], acc[i][r][1]), alpha, beta, C + i * ldc + j + r);
+                C[i * ldc + j + r] = tn_lp_close(true, tn_fold16_ymm(acc[i][r][0], acc[i][r][1]), alpha, beta, C + i * ldc + j + r);
     }
 }
 

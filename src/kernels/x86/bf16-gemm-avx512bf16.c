@@ -10,6 +10,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_lp_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -58,13 +59,6 @@ TN_BF16 static void micro32x12(int64_t K, const uint16_t *q, int64_t ldq, const 
     TN_STORE(6) TN_STORE(7) TN_STORE(8) TN_STORE(9) TN_STORE(10) TN_STORE(11)
 }
 
-/* Lanes folded by halves: l + l+8, + l+4, + l+2, + l+1 (tn_lp_fold16). */
-TN_BF16 static inline float fold16(__m512 v) {
-    __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 TN_BF16 __attribute__((always_inline)) static inline void rows_m(const int m, int64_t N, int64_t K, float alpha,
                                                                   const uint16_t *A, int64_t lda, const uint16_t *W,
@@ -110,7 +104,7 @@ TN_BF16 __attribute__((always_inline)) static inline void rows_m(const int m, in
         }
         for (int i = 0; i < m; i++)
             for (int r = 0; r < nr; r++)
-                C[i * ldc + j + r] = tn_lp_close(true, fold16(acc[i][r]), alpha, beta, C + i * ldc + j + r);
+                C[i * ldc + j + r] = tn_lp_close(true, tn_fold16_zmm(acc[i][r]), alpha, beta, C + i * ldc + j + r);
     }
 }
 

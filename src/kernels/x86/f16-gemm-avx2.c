@@ -10,6 +10,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_lp_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -56,12 +57,6 @@ TN_F16C static void micro16x6(int64_t K, const uint16_t *q, int64_t ldq, const u
     _mm256_storeu_ps(tile + 80, c50); _mm256_storeu_ps(tile + 88, c51);
 }
 
-TN_F16C static inline float fold16(__m256 lo, __m256 hi) {
-    __m256 a = _mm256_add_ps(lo, hi);
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 TN_F16C static inline __m256 ld8(const uint16_t *p) { return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p)); }
 
@@ -100,7 +95,7 @@ TN_F16C __attribute__((always_inline)) static inline void rows_m(const int m, in
         }
         for (int i = 0; i < m; i++)
             for (int r = 0; r < nr; r++) {
-                float s = fold16(acc[i][r][0], acc[i][r][1]);
+                float s = tn_fold16_ymm(acc[i][r][0], acc[i][r][1]);
                 for (int64_t k = kb; k < K; k++) s = __builtin_fmaf(h2f(A[i * lda + k]), h2f(w[r][k]), s);
                 C[i * ldc + j + r] = tn_lp_close(false, s, alpha, beta, C + i * ldc + j + r);
             }

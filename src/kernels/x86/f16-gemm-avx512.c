@@ -5,6 +5,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_lp_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 
@@ -15,13 +16,6 @@ TN_512 static inline __m512 ld16(const uint16_t *p) { return _mm512_cvtph_ps(_mm
 
 TN_512 static inline float h2f(uint16_t h) { return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h))); }
 
-/* lanes l and l+8, then halves: the AVX2 kernel's fold16 */
-TN_512 static inline float fold16(__m512 v) {
-    __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 TN_512 __attribute__((always_inline)) static inline void rows_m(const int m, int64_t N, int64_t K, float alpha,
                                                                 const uint16_t *A, int64_t lda, const uint16_t *W,
@@ -54,7 +48,7 @@ TN_512 __attribute__((always_inline)) static inline void rows_m(const int m, int
         }
         for (int i = 0; i < m; i++)
             for (int r = 0; r < nr; r++) {
-                float s = fold16(acc[i][r]);
+                float s = tn_fold16_zmm(acc[i][r]);
                 for (int64_t k = kb; k < K; k++) s = __builtin_fmaf(h2f(A[i * lda + k]), h2f(w[r][k]), s);
                 C[i * ldc + j + r] = tn_lp_close(false, s, alpha, beta, C + i * ldc + j + r);
             }

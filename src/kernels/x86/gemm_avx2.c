@@ -13,6 +13,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 #include <stdbool.h>
@@ -183,14 +184,6 @@ TN_AVX2 void tn_gemm_avx2_nt_few(int64_t M, int64_t N, int64_t K, float alpha, c
 
 /* ------------------------------------------------------------------ one row of A @ W^T */
 
-/* The 16 lanes lo (0..7) and hi (8..15) folded by halves: l + l+8, + l+4, + l+2, + l+1
- * (tn_gemv_nt_ref_f32's order). */
-TN_AVX2 TN_INLINE float fold16(__m256 lo, __m256 hi) {
-    __m256 a = _mm256_add_ps(lo, hi);
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 /* 4 rows of W at a time, two 8-lane accumulators each. */
 TN_AVX2 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, const float *W, int64_t ldw, float beta,
@@ -215,7 +208,7 @@ TN_AVX2 static void gemv16(int64_t N, int64_t K, float alpha, const float *a, co
             l3 = _mm256_fmadd_ps(xl, _mm256_loadu_ps(w[3] + k), l3);
             h3 = _mm256_fmadd_ps(xh, _mm256_loadu_ps(w[3] + k + 8), h3);
         }
-        float s[4] = {fold16(l0, h0), fold16(l1, h1), fold16(l2, h2), fold16(l3, h3)};
+        float s[4] = {tn_fold16_ymm(l0, h0), tn_fold16_ymm(l1, h1), tn_fold16_ymm(l2, h2), tn_fold16_ymm(l3, h3)};
         for (int r = 0; r < nr; r++) {
             for (int64_t k = kb; k < K; k++) s[r] = __builtin_fmaf(a[k], w[r][k], s[r]);
             c[j + r] = tn_gemm_finish(s[r], alpha, beta, c[j + r]);

@@ -7,6 +7,7 @@
 #if defined(__x86_64__)
 
 #include "kernels/gemm_isa.h"
+#include "kernels/x86/fold16.h"
 
 #include <immintrin.h>
 #include <stdbool.h>
@@ -43,13 +44,6 @@ TN_AVX512 static void micro32x12(int64_t K, const float *q, int64_t ldq, const f
     TN_STORE(6) TN_STORE(7) TN_STORE(8) TN_STORE(9) TN_STORE(10) TN_STORE(11)
 }
 
-/* Lanes folded by halves: l + l+8, + l+4, + l+2, + l+1 (tn_gemv_nt_ref_f32's order). */
-TN_AVX512 static inline float fold16(__m512 v) {
-    __m256 a = _mm256_add_ps(_mm512_castps512_ps256(v), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-    __m128 b = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-    __m128 c = _mm_add_ps(b, _mm_movehl_ps(b, b));
-    return _mm_cvtss_f32(_mm_add_ss(c, _mm_movehdup_ps(c)));
-}
 
 /* Up to 6 rows of A (m, a constant after inlining) against 4 rows of W per step, each output
  * in tn_gemv_nt_ref_f32's lane order; W streams once for all m rows (one row is decode). */
@@ -84,7 +78,7 @@ TN_AVX512 __attribute__((always_inline)) static inline void rows_m(const int m, 
         }
         for (int i = 0; i < m; i++)
             for (int r = 0; r < nr; r++) {
-                float s = fold16(acc[i][r]);
+                float s = tn_fold16_zmm(acc[i][r]);
                 for (int64_t k = kb; k < K; k++) s = __builtin_fmaf(A[i * lda + k], w[r][k], s);
                 C[i * ldc + j + r] = tn_gemm_finish(s, alpha, beta, C[i * ldc + j + r]);
             }
