@@ -91,9 +91,8 @@ static PyObject *to_impl(PyObject *self, tn_dtype dt, tn_device_type dev, bool c
     bool cl = false;
     if (t->ndim == 4 && !tn_is_contiguous(t)) {
         int64_t st[4];
-        PyObject *d = tn_py_named_constants(), *clo = d ? PyDict_GetItemString(d, "channels_last") : NULL;
-        cl = clo && tn_cr_format_strides(clo, 4, t->sizes, st) == 0 && memcmp(st, t->strides, sizeof st) == 0;
-        PyErr_Clear();
+        PyObject *clo = tn_py.memory_format_channels_last;
+        cl = tn_cr_format_strides(clo, 4, t->sizes, st) == 0 && memcmp(st, t->strides, sizeof st) == 0;
         if (mf && mf != tn_py.memory_format_preserve && mf != tn_py.memory_format_contiguous) {
             bool same = mf == clo && cl;
             if (t->dtype == dt && t->storage->device == dev && !copy && same) return Py_NewRef(self);

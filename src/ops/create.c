@@ -302,15 +302,10 @@ static void infer_dense_strides(const tn_tensor *t, int64_t *out) {
     }
 }
 
-static PyObject *named_constant(const char *name) {
-    PyObject *d = tn_py_named_constants();
-    return d ? PyDict_GetItemString(d, name) : NULL;
-}
-
-/* Strides for `nd`/`sizes` under memory format object mf (NULL/None: contiguous). */
+/* Strides for `nd`/`sizes` under memory format object mf (NULL/None/preserve: contiguous). */
 int tn_cr_format_strides(PyObject *mf, int nd, const int64_t *sizes, int64_t *strides) {
-    PyObject *cl = named_constant("channels_last"), *cl3 = named_constant("channels_last_3d");
-    if (mf && mf != Py_None && cl && mf == cl) {
+    const int code = tn_py_memformat_code(mf);
+    if (code == 2) {
         if (nd != 4) { PyErr_SetString(PyExc_RuntimeError, "required rank 4 tensor to use channels_last format"); return -1; }
         strides[1] = 1;
         strides[3] = sizes[1] > 1 ? sizes[1] : 1;
@@ -318,7 +313,7 @@ int tn_cr_format_strides(PyObject *mf, int nd, const int64_t *sizes, int64_t *st
         strides[0] = strides[2] * (sizes[2] > 1 ? sizes[2] : 1);
         return 0;
     }
-    if (mf && mf != Py_None && cl3 && mf == cl3) {
+    if (code == 3) {
         if (nd != 5) { PyErr_SetString(PyExc_RuntimeError, "required rank 5 tensor to use channels_last_3d format"); return -1; }
         strides[1] = 1;
         strides[4] = sizes[1] > 1 ? sizes[1] : 1;
@@ -327,7 +322,7 @@ int tn_cr_format_strides(PyObject *mf, int nd, const int64_t *sizes, int64_t *st
         strides[0] = strides[2] * (sizes[2] > 1 ? sizes[2] : 1);
         return 0;
     }
-    if (mf && mf != Py_None && mf != tn_py.memory_format_contiguous && mf != tn_py.memory_format_preserve) {
+    if (code < 0) {
         tn_not_implemented("this memory_format");
         return -1;
     }
