@@ -606,7 +606,11 @@ static PyObject *d_sdpa(tn_value *a) {
     const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k), *vt = tn_tensor_of(v);
     tn_dtype dt = qt->dtype;
     bool has_mask = a[3].tag == TN_V_TENSOR, causal = a[5].u.i;
+    const bool gqa = a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && vt->ndim >= 3;
+    const int64_t hq = gqa ? qt->sizes[qt->ndim - 3] : 1, hk = gqa ? kt->sizes[kt->ndim - 3] : 1,
+                  hv = gqa ? vt->sizes[vt->ndim - 3] : 1;
     if (qt->ndim < 2 || kt->ndim < 2 || vt->ndim < 2 || kt->dtype != dt || vt->dtype != dt || (causal && has_mask) ||
+        (gqa && (!hk || !hv || hq % hk || hq % hv)) ||
         (has_mask && tn_tensor_of(a[3].u.obj)->dtype != TN_DTYPE_BOOL && tn_tensor_of(a[3].u.obj)->dtype != dt)) {
         PyObject *r = tn_door_below_autograd(TN_ROW_scaled_dot_product_attention, a);   /* its own errors */
         if (!r) return NULL;
@@ -657,10 +661,10 @@ static PyObject *d_sdpa(tn_value *a) {
     }
     /* grouped query attention: key and value repeat_interleave'd along the heads (dim -3) */
     PyObject *kr = NULL, *vr = NULL;
-    if (qs && a[7].u.i && qt->ndim >= 3 && kt->ndim >= 3 && qt->sizes[qt->ndim - 3] != kt->sizes[kt->ndim - 3]) {
-        const int64_t hdim = -3, rep = kt->sizes[kt->ndim - 3] ? qt->sizes[qt->ndim - 3] / kt->sizes[kt->ndim - 3] : 1;
-        kr = tn_at_repeat_interleave_self_int(k, rep, &hdim, NULL);
-        vr = kr ? tn_at_repeat_interleave_self_int(v, rep, &hdim, NULL) : NULL;
+    if (qs && gqa && (hq != hk || hq != hv)) {
+        const int64_t hdim = -3;
+        kr = tn_at_repeat_interleave_self_int(k, hq / hk, &hdim, NULL);
+        vr = kr ? tn_at_repeat_interleave_self_int(v, hq / hv, &hdim, NULL) : NULL;
         if (!vr) Py_CLEAR(qs);
         k = kr, v = vr;
     }

@@ -208,24 +208,24 @@ void tn_shape_str(char *buf, size_t n, int nd, const int64_t *s) {
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
+int tn_broadcast_shapes_checked(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out) {
+    if (tn_broadcast_shapes(na, a, nb, b, nout, out)) return 0;
+    /* upstream names the first mismatching dimension, counted from the right */
+    int off = 0;
+    for (int d = 1; d <= na && d <= nb; d++)
+        if (a[na - d] != b[nb - d] && a[na - d] != 1 && b[nb - d] != 1) { off = d; break; }
+    PyErr_Format(PyExc_RuntimeError,
+                 "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
+                 (long long)a[na - off], (long long)b[nb - off], (na > nb ? na : nb) - off);
+    return -1;
+}
+
 int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape) {
     int nd = 0;
     for (int i = 0; i < n; i++) {
         int64_t tmp[TN_MAX_DIMS];
         int k;
-        if (!tn_broadcast_shapes(nd, shape, ts[i]->ndim, ts[i]->sizes, &k, tmp)) {
-            /* upstream names the first mismatching dimension, counted from the right */
-            int off = 0;
-            for (int d = 1; d <= nd && d <= ts[i]->ndim; d++) {
-                int64_t x = shape[nd - d], y = ts[i]->sizes[ts[i]->ndim - d];
-                if (x != y && x != 1 && y != 1) { off = d; break; }
-            }
-            PyErr_Format(PyExc_RuntimeError,
-                         "The size of tensor a (%lld) must match the size of tensor b (%lld) at non-singleton dimension %d",
-                         (long long)shape[nd - off], (long long)ts[i]->sizes[ts[i]->ndim - off],
-                         (nd > ts[i]->ndim ? nd : ts[i]->ndim) - off);
-            return -1;
-        }
+        if (tn_broadcast_shapes_checked(nd, shape, ts[i]->ndim, ts[i]->sizes, &k, tmp) < 0) return -1;
         nd = k;
         memcpy(shape, tmp, (size_t)k * sizeof *tmp);
     }

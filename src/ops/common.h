@@ -114,6 +114,7 @@ int tn_out_linalg_castable(const char *api, tn_dtype from, PyObject *out);
 /* The same naming the out tensor `name` ("solution", "rank", ...) instead of "result". */
 int tn_out_linalg_castable_named(const char *api, const char *name, tn_dtype from, PyObject *out);
 /* Broadcast shapes of n tensors; RuntimeError naming the mismatch on failure. */
+int tn_broadcast_shapes_checked(int na, const int64_t *a, int nb, const int64_t *b, int *nout, int64_t *out);
 int tn_broadcast_tensors_shape(int n, const tn_tensor *const *ts, int *ndim, int64_t *shape);
 /* Fill every element of t with the number v (converted to t's dtype). */
 int tn_fill_number(PyObject *t, const tn_value *v);

@@ -96,10 +96,7 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, cnum cbeta, c
     int64_t M = x->sizes[x->ndim - 2], K = x->sizes[x->ndim - 1], N = y->sizes[y->ndim - 1];
     int nbatch;
     int64_t batch[TN_MAX_DIMS];
-    if (!tn_broadcast_shapes(nb_a, x->sizes, nb_b, y->sizes, &nbatch, batch)) {
-        PyErr_SetString(PyExc_RuntimeError, "The size of tensor a must match the size of tensor b at non-singleton dimension");
-        return NULL;
-    }
+    if (tn_broadcast_shapes_checked(nb_a, x->sizes, nb_b, y->sizes, &nbatch, batch) < 0) return NULL;
     int64_t nbat = 1;
     for (int i = 0; i < nbatch; i++) nbat *= batch[i];
     int64_t sa[TN_MAX_DIMS], sb[TN_MAX_DIMS], za[TN_MAX_DIMS], zb[TN_MAX_DIMS];

@@ -347,44 +347,51 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
         PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0");
         return NULL;
     }
-    if (flash ? (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)
-              : (q->ndim < 2 || q->ndim > 4 || k->ndim != q->ndim || v->ndim != q->ndim)) {
-        if (flash || q->ndim > 4) {
-            PyErr_Format(flash ? PyExc_RuntimeError : PyExc_NotImplementedError,
-                         flash ? "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs shape of {B, H, T, K}"
-                               : "torchnative: aten::scaled_dot_product_attention on %d-d inputs is not implemented",
-                         q->ndim);
-        } else {
-            PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention: query, key and value must have the same "
-                                                "number of dimensions (2, 3 or 4)");
+    if (maskv && maskv->tag == TN_V_TENSOR) {
+        tn_dtype md = TN_T(*maskv)->dtype;
+        if (md != TN_DTYPE_BOOL && md != q->dtype && md != TN_DTYPE_F32) {
+            PyErr_Format(PyExc_RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                         "attn_mask.dtype: %s and  query.dtype: %s instead.", tn_dtype_cxx_name(md), tn_dtype_cxx_name(q->dtype));
+            return NULL;
         }
+    }
+    if (flash && (q->ndim != 4 || k->ndim != 4 || v->ndim != 4)) {
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Accept only 4 dims inputs shape of {B, H, T, K}");
         return NULL;
+    }
+    /* the math path: upstream's validate_sdpa_input; shapes
+     * the kernel below does not take went to the decomposition (sdpa_kernel_fits) */
+    if (!flash) {
+        if (q->ndim < 2 || k->ndim < 2 || v->ndim < 2) {
+            PyErr_Format(PyExc_RuntimeError, "Expected query, key, and value to all be  at least 2 dimensional, but got "
+                         "query.dim: %d key.dim: %d and value.dim: %d instead.", q->ndim, k->ndim, v->ndim);
+            return NULL;
+        }
+        if (gqa && q->ndim >= 3 && k->ndim >= 3 && v->ndim >= 3) {
+            int64_t hq = q->sizes[q->ndim - 3], hk = k->sizes[k->ndim - 3], hv = v->sizes[v->ndim - 3];
+            if (!hk || !hv || hq % hk || hq % hv) {   /* upstream's message ends so */
+                PyErr_SetString(PyExc_RuntimeError, "Number of heads in key and value must divide the number of heads in ");
+                return NULL;
+            }
+        }
+        if (check_only) return Py_NewRef(Py_None);
     }
     int64_t qz[4], qs[4], kz[4], ks[4], vz[4], vs[4];
     as4(q, qz, qs);
     as4(k, kz, ks);
     as4(v, vz, vs);
     int64_t B = qz[0], H = qz[1], L = qz[2], E = qz[3], Hk = kz[1], S = kz[2], Ev = vz[3];
+    /* flash only: sdpa_kernel_fits sent every other shape the math path's kernel does not take
+     * to the decomposition */
     if (kz[3] != E || (flash && Ev != E)) {
-        PyErr_SetString(PyExc_RuntimeError, flash ? "scaled_dot_product_attention_flash_attention: Q/K/V should have the same head size"
-                                                  : "scaled_dot_product_attention: key's embedding size must match query's");
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Q/K/V should have the same head size");
         return NULL;
     }
-    if (vz[2] != S || kz[0] != B || vz[0] != B || vz[1] != Hk) {
-        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention: batch size, number of heads or sequence length "
-                                            "of query, key and value do not match");
+    if (vz[2] != S || kz[0] != B || vz[0] != B || vz[1] != Hk || (Hk != H && (Hk == 0 || H % Hk != 0))) {
+        /* upstream's flash kernel reads past its operands here; refused instead */
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: batch size, number of heads or "
+                                            "sequence length of query, key and value do not match");
         return NULL;
-    }
-    if (Hk != H) {
-        if (!(gqa || flash)) {
-            PyErr_Format(PyExc_RuntimeError, "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
-                         "non-singleton dimension 1", (long long)H, (long long)Hk);
-            return NULL;
-        }
-        if (Hk == 0 || H % Hk != 0) {
-            PyErr_SetString(PyExc_RuntimeError, "Number of heads in key and value must divide the number of heads in query");
-            return NULL;
-        }
     }
     tn_dtype dt = q->dtype, ct = tn_nn_compute(dt);
     double scale = scalev && scalev->tag == TN_V_FLOAT ? scalev->u.f : 1.0 / sqrt((double)E);
@@ -400,12 +407,6 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     /* The mask: bool (True = attend) becomes 0 / -inf; float must be f32 or the query dtype. */
     if (maskv && maskv->tag == TN_V_TENSOR) {
         tn_tensor *m = TN_T(*maskv);
-        if (m->dtype != TN_DTYPE_BOOL && m->dtype != dt && m->dtype != TN_DTYPE_F32) {
-            PyErr_Format(PyExc_RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
-                         "attn_mask.dtype: %s and  query.dtype: %s instead.", tn_dtype_cpp_name(m->dtype),
-                         tn_dtype_cpp_name(dt));
-            return NULL;
-        }
         if (m->ndim > 4) {
             PyErr_SetString(PyExc_RuntimeError, "attn_mask must have at most 4 dimensions");
             return NULL;
@@ -550,6 +551,29 @@ static bool sdpa_flash_fits(const tn_value *a) {
            (vt->strides[3] == 1 || vt->sizes[3] == 1);
 }
 
+/* the shapes the non-flash kernel takes: q, k, v of one rank 2..4 with equal batch, k / v heads
+ * equal (or dividing q's under enable_gqa), equal sequence and head sizes where the product needs
+ * them, a mask broadcasting to (B, H, L, S); the rest (broadcast batches, mixed ranks, 5-d) runs
+ * upstream's math path op by op, whose ops raise upstream's errors */
+static bool sdpa_kernel_fits(const tn_value *a) {
+    const tn_tensor *q = TN_T(a[0]), *k = TN_T(a[1]), *v = TN_T(a[2]);
+    int n = q->ndim;
+    if (n < 2 || n > 4 || k->ndim != n || v->ndim != n) return false;
+    int64_t L = q->sizes[n - 2], S = k->sizes[n - 2], H = n >= 3 ? q->sizes[n - 3] : 1,
+            Hk = n >= 3 ? k->sizes[n - 3] : 1;
+    if (k->sizes[n - 1] != q->sizes[n - 1] || v->sizes[n - 2] != S || (n >= 3 && v->sizes[n - 3] != Hk)) return false;
+    if (n == 4 && (k->sizes[0] != q->sizes[0] || v->sizes[0] != q->sizes[0])) return false;
+    if (Hk != H && !(a[7].u.i && Hk && H % Hk == 0)) return false;
+    if (a[3].tag == TN_V_TENSOR) {
+        const tn_tensor *m = TN_T(a[3]);
+        int64_t full[4] = {n == 4 ? q->sizes[0] : 1, H, L, S};
+        if (m->ndim > 4) return false;
+        for (int i = 0; i < m->ndim; i++)
+            if (m->sizes[i] != 1 && m->sizes[i] != full[4 - m->ndim + i]) return false;
+    }
+    return true;
+}
+
 int tn_sdpa_choice(const tn_value *a) {
     if (!tn_sdp_flash_enabled && !tn_sdp_math_enabled) {
         PyErr_SetString(PyExc_RuntimeError, "No viable backend for scaled_dot_product_attention was found. This is likely "
@@ -569,11 +593,19 @@ int tn_sdpa_choice(const tn_value *a) {
 PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
     int choice = tn_sdpa_choice(a);
     if (choice < 0) return NULL;
+    if (choice == TN_SDP_MATH && a[3].tag == TN_V_TENSOR && nn_bool(&a[5])) {   /* the math function's check, */
+        PyObject *ok = attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, true, &a[6], nn_bool(&a[7]), false,
+                                 true);   /* after validate_sdpa_input's */
+        if (!ok) return NULL;
+        Py_DECREF(ok);
+        PyErr_SetString(PyExc_RuntimeError, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True");
+        return NULL;
+    }
     /* dropout (never flash): upstream's math path op by op (autograd/decomp.c: the dropout draws
      * the generator as upstream's empty_like, bernoulli_, div_, mul), which checks what upstream's
      * validate_sdpa_input checks by asking this op (in_math: checks only); anything else fails in
      * the math path's own ops, as upstream's */
-    if (a[4].u.f > 0.0) {
+    if (a[4].u.f > 0.0 || (choice == TN_SDP_MATH && !sdpa_kernel_fits(a))) {
         static _Thread_local bool in_math;
         if (in_math) /* the decomposition asking for the arguments' errors */
             return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false,

@@ -242,6 +242,8 @@ grads("gradf_nn", {
     "sdpa_bool_mask": "ps = leaves((2, 3, 4), (2, 3, 4), (2, 3, 4)); m = torch.tensor([[True, False, True], [True, True, False], [False, False, False]]); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m)",
     "sdpa_float_mask_scale": "ps = leaves((2, 3, 4), (2, 3, 4), (2, 3, 4), (3, 3)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=ps[3], scale=0.3)",
     "sdpa_4d": "ps = leaves((2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 4)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2]) * torch.arange(4.)",
+    "sdpa_mixed_ranks": "ps = leaves((2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], is_causal=True)",
+    "sdpa_gqa_kv_heads": "ps = leaves((1, 4, 3, 4), (1, 2, 5, 4), (1, 1, 5, 4)); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], enable_gqa=True)",
     "sdpa_4d_bool_mask": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.tensor([[True, False, True], [True, True, False], [False, True, True]]); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m)",
     "sdpa_4d_masked_row": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.tensor([[True, False, True], [False, False, False], [False, True, True]]); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m)",
     "sdpa_4d_float_mask": "ps = leaves((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4)); m = torch.randn(1, 1, 3, 3); out = torch.nn.functional.scaled_dot_product_attention(ps[0], ps[1], ps[2], attn_mask=m, scale=0.4)",

@@ -125,6 +125,34 @@ cases("sdpa", [
     "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.bfloat16(), k.bfloat16(), v.bfloat16())",
 ], setup=ATT, tol="float", strides=True)
 
+# Shapes only upstream's math path takes (mixed ranks, broadcast batch or heads, 5-d): run op by op
+# as upstream's; and the math path's checks (validate_sdpa_input, GQA head counts, causal + mask).
+cases("sdpa_math_shapes", [
+    "F.scaled_dot_product_attention(q[0, :3], k, v)", "F.scaled_dot_product_attention(q[0, :3], k, v, is_causal=True)",
+    "F.scaled_dot_product_attention(q[:1], k, v)", "F.scaled_dot_product_attention(q, k[:, :1], v[:, :1])",
+    "F.scaled_dot_product_attention(q[0, 0], k[0], v[0])",
+    "F.scaled_dot_product_attention(q.expand(3, 2, 4, 5, 8), k.expand(3, 2, 4, 7, 8), v.expand(3, 2, 4, 7, 8))",
+    "F.scaled_dot_product_attention(q[:1], k, v, attn_mask=torch.randn(5, 7))",
+    "F.scaled_dot_product_attention(q[:1], k, v, attn_mask=torch.randn(2, 1, 5, 1) > 0)",
+    "F.scaled_dot_product_attention(q[0, :3], k[0, :3], v[0, :3])",   # the kernel's shape: unchanged
+    "F.scaled_dot_product_attention(q[0], k[:, :1], v[:, :1], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :2], v[:, :1], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :3], v[:, :3], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q, k[:, :2], v[:, :3], enable_gqa=True)",
+    "F.scaled_dot_product_attention(q[0, 0, 0], k[0, 0], v[0, 0])",
+    "F.scaled_dot_product_attention(q[0, 0], k[0, 0, 0], v[0, 0])",
+    "F.scaled_dot_product_attention(q[0, :2], k[0, :3], v[0, :3])",
+    "F.scaled_dot_product_attention(q[0], k[0, ..., :6], v[0])",
+    "F.scaled_dot_product_attention(q[0], k[0], v[0, :, :6])",
+    "F.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=torch.randn(5, 7), is_causal=True)",
+    "F.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=torch.randn(5, 6))",
+    "F.scaled_dot_product_attention(q[:1], k, v, attn_mask=torch.randn(5, 6))",
+    "F.scaled_dot_product_attention(q, k, v, attn_mask=torch.randn(5, 7).double())",
+    "F.scaled_dot_product_attention(q[0], k[0], v[0], attn_mask=torch.randn(5, 7).half())",
+    "F.scaled_dot_product_attention(q[:1], k, v, attn_mask=torch.ones(5, 7, dtype=torch.int64))",
+    "torch.matmul(q[0], k[:3].transpose(-2, -1))",
+], setup=ATT, tol="float", strides=True)
+
 # Sequences longer than the f32 kernel's 64-row query block (kernels/attention.c): several
 # (batch, head, block) units shared over the thread pool, causal blocks cut at the diagonal,
 # grouped key/value heads, masks and a query layout whose heads are not outermost (Llama's).
