@@ -108,6 +108,13 @@ static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
     return k2;
 }
 
+/* Queries upstream answers from the tensor itself (CompositeImplicitAutograd ops that call no
+ * other op): no mode, vmap level or subclass sees them, whichever spelling calls them. */
+static bool tensor_query(int row) {
+    return row == TN_ROW_is_floating_point || row == TN_ROW_is_complex || row == TN_ROW_is_signed ||
+           row == TN_ROW_is_conj || row == TN_ROW_is_neg || row == TN_ROW_is_inference;
+}
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
@@ -180,7 +187,7 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             int r = tn_args_parse(s, self, args, kw, flags, &a);
             if (r == TN_PARSE_OK) {
                 last_row = row;
-                PyObject *res = tn_door_call(row, a.v);
+                PyObject *res = tensor_query(row) ? d->fn(a.v) : tn_door_call(row, a.v);
                 tn_args_release(&a);
                 /* upstream's bindings of in-place _foreach_ ops (schema "-> ()") return the list
                  * they were given */

@@ -85,3 +85,16 @@ with Trace() as t:
 result = (t.ops, [w1.grad, b1.grad, w2.grad, w3.grad, b3.grad, wl.grad])
 """,
 }, tol=GRAD_TOL, vars=False)
+
+# Queries upstream answers from the tensor itself (composites calling no op): a mode never sees
+# them, whichever spelling calls them; is_same_size dispatches.
+cases("opstream_queries", {
+    "queries": PRE + """
+x = torch.randn(2); c = torch.randn(2, dtype=torch.cfloat).conj()
+with Trace() as t:
+    r = (torch.is_floating_point(x), torch.is_complex(c), torch.is_signed(x), torch.is_conj(c), torch.is_neg(x),
+         torch.is_inference(x), x.is_signed(), c.is_conj(), x.is_neg(), x.is_inference(),
+         torch.is_same_size(x, x), torch.ops.aten.is_floating_point(x), torch.ops.aten.is_complex.default(c))
+result = (t.ops, r)
+""",
+})
