@@ -154,6 +154,15 @@ PyObject *tn_op_is_signed(tn_value *a) {
     return PyBool_FromLong(k != TN_KIND_UINT && k != TN_KIND_BOOL && k != TN_KIND_SUBBYTE_UINT);
 }
 
+/* is_pinned(self, device=None): no accelerator, so no memory is pinned */
+PyObject *tn_op_is_pinned(tn_value *a) {
+    if (a[1].tag != TN_V_NONE &&
+        PyErr_WarnEx(PyExc_DeprecationWarning, "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not "
+                                               "pass this argument.", 1) < 0)
+        return NULL;
+    Py_RETURN_FALSE;
+}
+
 PyObject *tn_op_is_same_size(tn_value *a) {
     tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
     return PyBool_FromLong(x->ndim == y->ndim && !memcmp(x->sizes, y->sizes, (size_t)x->ndim * sizeof(int64_t)));

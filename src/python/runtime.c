@@ -566,6 +566,7 @@ static int add_functions(PyObject *mod, PyMethodDef *defs, int only_if_absent) {
 int tn_runtime_flags_init(PyObject *m);   /* runtime_flags.c */
 int tn_threads_init(PyObject *m);         /* threads.c */
 int tn_cpu_info_init(PyObject *m);        /* cpu_info.c */
+int tn_dlpack_init(PyObject *m);          /* dlpack.c */
 
 /* torchnative has no TorchScript compiler, so torch runs in upstream's documented JIT-disabled
  * mode unless the user set PYTORCH_JIT: torch.jit.script/trace return the Python callable, which
@@ -583,7 +584,8 @@ static int default_jit_disabled(void) {
 }
 
 int tn_runtime_init(PyObject *m) {
-    if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0) return -1;
+    if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0 || tn_dlpack_init(m) < 0)
+        return -1;
     if (default_jit_disabled() < 0) return -1;
     tf_stack = PyList_New(0);
     opaque_types = PySet_New(NULL);
