@@ -24,13 +24,21 @@ static bool same_strides(const tn_tensor *a, const tn_tensor *b) {
     return true;
 }
 
-static int run_dict_hooks(PyObject *dict, PyObject *arg, PyObject **replace) {
+/* Calls each hook of `dict` on arg (or on *replace, which a hook's non-None result replaces). With
+ * none_msg, a hook returning anything but None is a RuntimeError of that message. */
+static int run_dict_hooks(PyObject *dict, PyObject *arg, PyObject **replace, const char *none_msg) {
     if (!dict || dict == Py_None) return 0;
     PyObject *vals = PyMapping_Values(dict);
     if (!vals) return -1;
     for (Py_ssize_t i = 0; i < PyList_Size(vals); i++) {
         PyObject *r = PyObject_CallFunctionObjArgs(PyList_GetItem(vals, i), replace ? *replace : arg, NULL);
         if (!r) { Py_DECREF(vals); return -1; }
+        if (none_msg && r != Py_None) {
+            Py_DECREF(r);
+            Py_DECREF(vals);
+            PyErr_SetString(PyExc_RuntimeError, none_msg);
+            return -1;
+        }
         if (replace && r != Py_None) Py_SETREF(*replace, r);
         else Py_DECREF(r);
     }
@@ -69,7 +77,7 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     PyObject *hooks = PyObject_GetAttrString(var, "_post_accumulate_grad_hooks");
     if (!hooks && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
     if (!hooks) { PyErr_Clear(); hooks = Py_NewRef(Py_None); }
-    int r = run_dict_hooks(hooks, var, NULL);
+    int r = run_dict_hooks(hooks, var, NULL, "Tensor post accumulate grad hooks should return None.");
     Py_DECREF(hooks);
     return r;
 }
@@ -302,7 +310,7 @@ static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
         PyObject *d = PyObject_GetAttrString(nd->variable, "_backward_hooks");
         if (!d && !PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
         if (!d) { PyErr_Clear(); d = Py_NewRef(Py_None); }
-        int r = run_dict_hooks(d, NULL, &buf[0]);
+        int r = run_dict_hooks(d, NULL, &buf[0], NULL);
         Py_DECREF(d);
         if (r < 0) return -1;
     }
@@ -310,7 +318,7 @@ static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
         PyObject *pair = PyList_GetItem(nd->tensor_hooks, i);
         int nr = (int)PyLong_AsLong(PyTuple_GetItem(pair, 1));
         if (nr < 0 || nr >= nd->nout || !buf[nr]) continue;
-        if (run_dict_hooks(PyTuple_GetItem(pair, 0), NULL, &buf[nr]) < 0) return -1;
+        if (run_dict_hooks(PyTuple_GetItem(pair, 0), NULL, &buf[nr], NULL) < 0) return -1;
     }
     for (Py_ssize_t i = 0; nd->retains && i < PyList_Size(nd->retains); i++) {
         PyObject *pair = PyList_GetItem(nd->retains, i);

@@ -87,6 +87,8 @@ cases("autograd_engine", {
     "inputs_arg": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); (a * b * 2).sum().backward(inputs=[a]); (a.grad, b.grad)",
     "allow_unused": "a = torch.ones(2, requires_grad=True); b = torch.ones(2, requires_grad=True); torch.autograd.grad((a * 2).sum(), [a, b], allow_unused=True)",
     "post_acc_hook": "p = torch.ones(2, requires_grad=True); log = []; p.register_post_accumulate_grad_hook(lambda t: log.append(t.grad.clone())); (p * 5).sum().backward(); log",
+    "post_acc_hook_returns": "p = torch.ones(2, requires_grad=True); p.register_post_accumulate_grad_hook(lambda t: t.grad.mul_(2)); (p * 5).sum().backward()",
+    "post_acc_hook_returns_grad": "p = torch.ones(2, requires_grad=True); p.register_post_accumulate_grad_hook(lambda t: t.grad.mul_(2))\ntry:\n    (p * 5).sum().backward()\nexcept RuntimeError: pass\np.grad",
     "node_hooks": "x = torch.ones(2, requires_grad=True); y = x * 3; log = []; y.grad_fn.register_prehook(lambda go: log.append(('pre', go[0].clone()))); y.grad_fn.register_hook(lambda gi, go: log.append(('post', gi[0].clone()))); y.sum().backward(); log",
     "saved": "x = torch.tensor([1., 2.], requires_grad=True); y = x * 3; z = x.exp(); (y.grad_fn._saved_other, z.grad_fn._saved_result, y.grad_fn.name(), x.grad is None)",
     "no_grad": "x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    y = x * 2\n(y.requires_grad, y.grad_fn, torch.is_grad_enabled())",
