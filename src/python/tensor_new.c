@@ -18,6 +18,7 @@
 
 #include "dispatch/door.h"
 #include "dispatch/args.h"
+#include "dispatch/modes.h"
 #include "python/common.h"
 #include "python/tensor.h"
 #include "autograd/autograd.h"
@@ -383,6 +384,16 @@ static PyObject *tensor_to(PyObject *t, tn_dtype dt, tn_device_type dev, bool co
     return r;
 }
 
+/* A tensor made from Python data or a NumPy array is handed to lift_fresh, as upstream's
+ * constructors do; only a dispatch mode can see it (FakeTensorMode makes its fakes there), so
+ * without one it is skipped. Steals r. */
+static PyObject *lift_fresh(PyObject *r) {
+    if (!r || tn_dispatch_mode_len() == 0 || tn_dispatch_modes_disabled()) return r;
+    PyObject *l = tn_at_lift_fresh(r);
+    Py_DECREF(r);
+    return l;
+}
+
 /* upstream's internal_new_from_data. dt UNDEFINED: infer. */
 static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, bool copy_tensors, bool copy_numpy,
                                const char *warn_name) {
@@ -394,6 +405,15 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
             if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) return NULL;
         }
         tn_tensor *t = tn_tensor_of(data);
+        if (copy_tensors && tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
+            /* a mode sees upstream's steps: detach, then _to_copy */
+            PyObject *d = tn_at_detach(data);
+            PyObject *r = d ? tn_at__to_copy(d, TN_DT(dt == TN_DTYPE_UNDEFINED ? t->dtype : dt), NULL,
+                                             dev == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu, NULL, false,
+                                             NULL) : NULL;
+            Py_XDECREF(d);
+            return r;
+        }
         PyObject *r = tensor_to(data, dt == TN_DTYPE_UNDEFINED ? t->dtype : dt, dev, copy_tensors);
         if (r && r != data && copy_tensors) ((tn_tensor_obj *)r)->requires_grad = false;
         return r;
@@ -403,7 +423,7 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
         if (!t) return NULL;
         PyObject *r = tensor_to(t, dt == TN_DTYPE_UNDEFINED ? tn_tensor_of(t)->dtype : dt, dev, copy_numpy);
         Py_DECREF(t);
-        return r;
+        return lift_fresh(r);
     }
     if (PyErr_Occurred()) return NULL;
     tn_dtype inferred = dt;
@@ -428,7 +448,7 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
         Py_DECREF(r);
         r = m;
     }
-    return r;
+    return lift_fresh(r);
 }
 
 /* ---------- keyword parsing helpers ---------- */
@@ -564,7 +584,7 @@ static PyObject *f_asarray(PyObject *m, PyObject *args, PyObject *kw) {
     return finish(r, rg);
 }
 
-static PyObject *f_from_numpy(PyObject *m, PyObject *arr) { return from_numpy_obj(arr); }
+static PyObject *f_from_numpy(PyObject *m, PyObject *arr) { return lift_fresh(from_numpy_obj(arr)); }
 
 typedef struct { Py_buffer view; } buf_ctx;
 

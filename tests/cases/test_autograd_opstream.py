@@ -98,3 +98,19 @@ with Trace() as t:
 result = (t.ops, r)
 """,
 })
+
+# Tensors made from Python data or NumPy arrays pass lift_fresh (a mode sees it, as FakeTensorMode
+# relies on); torch.tensor(tensor) runs detach + _to_copy.
+cases("opstream_constructors", {
+    "constructors": PRE + """
+import numpy as np
+import warnings
+warnings.filterwarnings("ignore")
+src = torch.ones(2)
+with Trace() as t:
+    r = (torch.tensor(1.), torch.tensor([1, 2]), torch.as_tensor([1., 2.]), torch.as_tensor(np.ones(2)),
+         torch.from_numpy(np.ones(2)), torch.tensor(src), torch.Tensor([1.]),
+         torch.tensor([1.], dtype=torch.float64, requires_grad=True), torch.scalar_tensor(1.))
+result = (t.ops, r)
+""",
+})
