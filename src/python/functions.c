@@ -112,7 +112,8 @@ static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
  * other op): no mode, vmap level or subclass sees them, whichever spelling calls them. */
 static bool tensor_query(int row) {
     return row == TN_ROW_is_floating_point || row == TN_ROW_is_complex || row == TN_ROW_is_signed ||
-           row == TN_ROW_is_conj || row == TN_ROW_is_neg || row == TN_ROW_is_inference;
+           row == TN_ROW_is_conj || row == TN_ROW_is_neg || row == TN_ROW_is_inference ||
+           row == TN_ROW__has_compatible_shallow_copy_type;
 }
 
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,

@@ -89,12 +89,17 @@ result = (t.ops, [w1.grad, b1.grad, w2.grad, w3.grad, b3.grad, wl.grad])
 # Queries upstream answers from the tensor itself (composites calling no op): a mode never sees
 # them, whichever spelling calls them; is_same_size dispatches.
 cases("opstream_queries", {
+    # Module.to_empty / _apply ask _has_compatible_shallow_copy_type(meta param, cpu tensor)
+    "meta_module_to_empty": "m = torch.nn.Linear(2, 3, device='meta').to_empty(device='cpu'); (m.weight.shape, m.weight.device.type, "
+                            "torch.nn.utils.skip_init(torch.nn.Linear, 4, 4).weight.shape)",
     "queries": PRE + """
 x = torch.randn(2); c = torch.randn(2, dtype=torch.cfloat).conj()
 with Trace() as t:
     r = (torch.is_floating_point(x), torch.is_complex(c), torch.is_signed(x), torch.is_conj(c), torch.is_neg(x),
          torch.is_inference(x), x.is_signed(), c.is_conj(), x.is_neg(), x.is_inference(),
-         torch.is_same_size(x, x), torch.ops.aten.is_floating_point(x), torch.ops.aten.is_complex.default(c))
+         torch.is_same_size(x, x), torch.ops.aten.is_floating_point(x), torch.ops.aten.is_complex.default(c),
+         torch._has_compatible_shallow_copy_type(torch.empty(2, device="meta"), x),
+         torch._has_compatible_shallow_copy_type(x, x))
 result = (t.ops, r)
 """,
 })
