@@ -7,6 +7,7 @@
  * into one input slot are summed; with inputs= only nodes leading to those inputs run, and
  * autograd.grad (accumulate_grad=False) captures gradients instead of accumulating them. Saved
  * values are freed after a node runs unless retain_graph. See docs/ARCHITECTURE.md. */
+#include "core/profiler.h"
 #include "autograd/autograd.h"
 #include "dispatch/functorch.h"
 
@@ -388,7 +389,52 @@ static int check_nan(tn_node *nd, PyObject **outs) {
     return 0;
 }
 
+/* The profiler's backward scopes (core/profiler.h), as upstream's engine opens them:
+ * "autograd::engine::evaluate_function: <name>" around a node's whole evaluation, and "<name>"
+ * (RecordScope BACKWARD_FUNCTION) around its apply; the node's sequence number (-1 for
+ * AccumulateGrad) and the forward thread. The ops a node calls are above autograd again. */
+static int64_t prof_node_begin(tn_node *nd, bool inner, PyObject **grads) {
+    PyObject *nm = PyObject_CallMethod((PyObject *)nd, "name", NULL);
+    const char *c = nm ? PyUnicode_AsUTF8AndSize(nm, NULL) : NULL;
+    if (!c) { PyErr_Clear(); Py_XDECREF(nm); return -1; }
+    char buf[320];
+    snprintf(buf, sizeof buf, "%s%s", inner ? "" : "autograd::engine::evaluate_function: ", c);
+    bool acc = nd->kind == TN_NODE_ACCUMULATE;
+    int64_t seq = acc || nd->seq == UINT64_MAX ? -1 : (int64_t)nd->seq;
+    int64_t h = tn_prof_begin(buf, "", inner ? TN_PROF_SCOPE_BACKWARD_FUNCTION : TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_OP,
+                              seq, acc ? 0 : tn_prof_thread_id());
+    Py_DECREF(nm);
+    if (h >= 0 && inner && tn_prof_record_inputs()) {   /* the node's inputs: the incoming gradients */
+        tn_prof_input *in = calloc((size_t)(nd->nout ? nd->nout : 1), sizeof *in);
+        for (int k = 0; in && k < nd->nout; k++)
+            if (grads[k]) tn_prof_input_tensor(&in[k], tn_tensor_of(grads[k]));
+            else in[k].kind = TN_PI_NONE;
+        if (in) tn_prof_set_inputs(h, in, nd->nout);
+    }
+    return h;
+}
+
+static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps);
+/* A node's whole evaluation (hooks, formula, fitting and summing its outputs) runs with grad mode
+ * = create_graph, as upstream's GraphTask sets it for the backward pass. */
 static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
+    bool gm = tn_grad_mode_set(create_graph);
+    int rc;
+    if (__builtin_expect(!tn_prof_on, 1)) {
+        rc = execute_node(r, si, keep_graph, create_graph, accumulate, caps, ncaps);
+    } else {
+        int64_t h = prof_node_begin(r->s[si].node, false, NULL);
+        int was = tn_prof_set_below(0), was_nested = tn_prof_set_nested(1);
+        rc = execute_node(r, si, keep_graph, create_graph, accumulate, caps, ncaps);
+        tn_prof_set_below(was);
+        tn_prof_set_nested(was_nested);
+        tn_prof_end(h);
+    }
+    tn_grad_mode_set(gm);
+    return rc;
+}
+
+static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
     tn_node *nd = r->s[si].node;
     PyObject **buf = r->s[si].buf;
     int rc = -1;
@@ -414,7 +460,9 @@ static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accu
     for (int k = 0; k < nd->nout; k++) any |= buf[k] != NULL;
     if (any || nd->kind == TN_NODE_PY) {
         bool was = tn_grad_mode_set(create_graph);
+        int64_t ph = tn_prof_on ? prof_node_begin(nd, true, buf) : -1;
         int a = nd->apply(nd, buf, outs);
+        tn_prof_end(ph);
         tn_grad_mode_set(was);
         if (a < 0) { anomaly_report(nd); goto done; }
         if (tn_anomaly_check_nan() && check_nan(nd, outs) < 0) { anomaly_report(nd); goto done; }
