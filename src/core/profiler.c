@@ -16,7 +16,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static tn_prof_event *evs;
 static size_t nev, cap;
 static uint32_t generation;          /* handles carry the session's generation */
-static bool shapes, flops;
+static bool shapes, flops, memory;
 static int64_t session_start;
 static char *meta;
 static uint64_t next_corr = 1;
@@ -50,6 +50,7 @@ int tn_prof_nested(void) { return nested; }
 
 bool tn_prof_record_shapes(void) { return shapes; }
 bool tn_prof_with_flops(void) { return flops; }
+bool tn_prof_profile_memory(void) { return memory; }
 bool tn_prof_record_inputs(void) { return shapes || flops; }
 
 void tn_prof_inputs_free(tn_prof_input *in, int n) {
@@ -74,11 +75,22 @@ static void free_events(tn_prof_event *e, size_t n) {
     free(e);
 }
 
-int tn_prof_start(bool record_shapes, bool with_flops) {
+/* A forked child (a DataLoader worker) does not inherit the session: its copy of the events
+ * belongs to the parent, and the lock may have been held by another thread at the fork. */
+static void after_fork_child(void) {
+    pthread_mutex_init(&mu, NULL);
+    tn_prof_on = 0;
+    evs = NULL, nev = cap = 0, meta = NULL;   /* the parent's memory, not freed here */
+    generation++;
+}
+
+int tn_prof_start(bool record_shapes, bool with_flops, bool profile_memory) {
+    static bool fork_hook;
+    if (!fork_hook) fork_hook = pthread_atfork(NULL, NULL, after_fork_child) == 0;
     pthread_mutex_lock(&mu);
     if (tn_prof_on) { pthread_mutex_unlock(&mu); return -1; }
     evs = NULL, nev = cap = 0;
-    shapes = record_shapes, flops = with_flops;
+    shapes = record_shapes, flops = with_flops, memory = profile_memory;
     generation++;
     session_start = tn_prof_now_ns();
     free(meta);
@@ -147,7 +159,8 @@ int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kin
         evs = ne, cap = nc;
     }
     tn_prof_event *e = &evs[nev];
-    *e = (tn_prof_event){nm, overload ? overload : "", t, -1, seq, tid, tid, fwd_tid, next_corr++, scope, kind, -1, NULL};
+    *e = (tn_prof_event){nm, overload ? overload : "", t, -1, seq, tid, tid, fwd_tid, kind == TN_PROF_KIND_MEMORY ? 0 : next_corr++,
+                         scope, kind, 0, -1, NULL};
     int64_t h = HANDLE(generation, nev);
     nev++;
     pthread_mutex_unlock(&mu);
@@ -166,6 +179,16 @@ void tn_prof_set_inputs(int64_t h, tn_prof_input *in, int n) {
     if (e) e->inputs = in, e->ninputs = n;
     pthread_mutex_unlock(&mu);
     if (!e) tn_prof_inputs_free(in, n);
+}
+
+void tn_prof_memory(int64_t nbytes) {
+    if (!memory) return;
+    int64_t h = tn_prof_begin("[memory]", "", TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_MEMORY, -1, 0);
+    if (h < 0) return;
+    pthread_mutex_lock(&mu);
+    tn_prof_event *e = lookup(h);
+    if (e) e->nbytes = nbytes, e->end_ns = e->start_ns;
+    pthread_mutex_unlock(&mu);
 }
 
 void tn_prof_end(int64_t h) {

@@ -22,7 +22,7 @@ extern int tn_prof_on;
 enum { TN_PROF_SCOPE_FUNCTION = 0, TN_PROF_SCOPE_BACKWARD_FUNCTION = 1, TN_PROF_SCOPE_USER = 7 };
 /* what an event is: an operator / backward scope (cpu_op), a record_function scope
  * (user_annotation) */
-enum { TN_PROF_KIND_OP = 0, TN_PROF_KIND_USER = 1 };
+enum { TN_PROF_KIND_OP = 0, TN_PROF_KIND_USER = 1, TN_PROF_KIND_MEMORY = 2 };
 
 /* One recorded input (upstream's IValue kinds as the profiler lists them). */
 typedef enum {
@@ -55,6 +55,7 @@ typedef struct {
     uint64_t tid, end_tid, fwd_tid;
     uint64_t corr;             /* correlation id: one count per process */
     int scope, kind;
+    int64_t nbytes;            /* TN_PROF_KIND_MEMORY: bytes allocated (> 0) or freed (< 0) */
     int ninputs;               /* -1: inputs not recorded */
     tn_prof_input *inputs;     /* owned */
 } tn_prof_event;
@@ -68,7 +69,7 @@ typedef struct {
 
 /* Start a session (0), or -1 when one is on already. with_flops keeps the inputs too (the FLOP
  * estimate reads their shapes) without listing them as the event's shapes. */
-int tn_prof_start(bool record_shapes, bool with_flops);
+int tn_prof_start(bool record_shapes, bool with_flops, bool profile_memory);
 /* Stop the session and hand its events over (ownership to *out; -1 when none was on). */
 int tn_prof_stop(tn_prof_session *out);
 void tn_prof_session_free(tn_prof_session *s);
@@ -84,6 +85,10 @@ int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kin
 /* Attach inputs (ownership passes; freed when the handle is stale). */
 void tn_prof_set_inputs(int64_t h, tn_prof_input *in, int n);
 void tn_prof_end(int64_t h);
+/* profile_memory: a "[memory]" instant event for a CPU allocation (nbytes > 0) or release (< 0);
+ * core/tensor.c calls it for storages when tn_prof_on. */
+void tn_prof_memory(int64_t nbytes);
+bool tn_prof_profile_memory(void);
 void tn_prof_inputs_free(tn_prof_input *in, int n);
 /* Fill p with a tensor's dtype, sizes and strides (on no memory: the dtype only). */
 struct tn_tensor;

@@ -340,8 +340,10 @@ static PyObject *ev_scope(PyObject *s, PyObject *u) { return PyLong_FromLong(EV(
 static PyObject *ev_seq(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->seq); }
 static PyObject *ev_user(PyObject *s, PyObject *u) { return PyBool_FromLong(EV(s)->kind == TN_PROF_KIND_USER); }
 static PyObject *ev_activity(PyObject *s, PyObject *u) {
-    return PyUnicode_FromString(EV(s)->kind == TN_PROF_KIND_USER ? "user_annotation" : "cpu_op");
+    int k = EV(s)->kind;
+    return PyUnicode_FromString(k == TN_PROF_KIND_USER ? "user_annotation" : k == TN_PROF_KIND_MEMORY ? "cpu_instant_event" : "cpu_op");
 }
+static PyObject *ev_nbytes(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->nbytes); }
 static PyObject *ev_repr(PyObject *s) { return PyUnicode_FromFormat("<torch._C._autograd._KinetoEvent %s>", EV(s)->name); }
 
 static PyMethodDef event_methods[] = {
@@ -368,7 +370,7 @@ static PyMethodDef event_methods[] = {
     {"scope", ev_scope, METH_NOARGS, NULL},
     {"sequence_nr", ev_seq, METH_NOARGS, NULL},
     {"flops", ev_flops, METH_NOARGS, NULL},
-    {"nbytes", ev_zero, METH_NOARGS, NULL},
+    {"nbytes", ev_nbytes, METH_NOARGS, NULL},
     {"cuda_elapsed_us", ev_minus1, METH_NOARGS, NULL},
     {"privateuse1_elapsed_us", ev_minus1, METH_NOARGS, NULL},
     {"is_user_annotation", ev_user, METH_NOARGS, NULL},
@@ -506,6 +508,12 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
             (double)(r->s.start_ns - base) / 1e3, pid);
     for (size_t i = 0; i < r->s.n; i++) {
         const tn_prof_event *e = &r->s.ev[i];
+        if (e->kind == TN_PROF_KIND_MEMORY) {   /* an instant event, as Kineto writes [memory] */
+            fprintf(f, "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": %ld, "
+                       "\"tid\": %ld, \"ts\": %.3f, \"args\": {\"Device Type\": 0, \"Device Id\": -1, \"Bytes\": %lld, \"Ev Idx\": %zu}},\n",
+                    pid, pid, (double)(e->start_ns - base) / 1e3, (long long)e->nbytes, i);
+            continue;
+        }
         fprintf(f, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", e->kind == TN_PROF_KIND_USER ? "user_annotation" : "cpu_op");
         json_str(f, e->name);
         fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, pid,
@@ -658,7 +666,7 @@ static PyObject *enable_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     if (!tid) PyErr_Clear();
     Py_XSETREF(trace_id, tid && PyUnicode_Check(tid) ? Py_NewRef(tid) : NULL);
     Py_XDECREF(tid);
-    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"));
+    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"));
     Py_RETURN_NONE;
 }
 

@@ -163,13 +163,23 @@ cases("profiler_results", {
                   "[(e.name, e.cpu_parent is None) for e in p.function_events if _kept(e)]",
     "legacy_shapes": "with torch.autograd.profiler.profile(record_shapes=True) as p:\n    x.mul(y)\n"
                      "[(e.name, e.input_shapes) for e in p.function_events if _kept(e)]",
-    "other_options": "prof = run(lambda: x.add(y), profile_memory=True, with_flops=True, with_modules=True)\n"
+    "other_options": "prof = run(lambda: x.add(y), with_flops=True, with_modules=True)\n"
                      "[(e.name, e.flops) for e in prof.events() if e.name == 'aten::add']",
     "flops": "a = torch.randn(2, 3)\nb = torch.randn(3, 5)\nA = torch.randn(4, 2, 3)\nB = torch.randn(4, 3, 5)\nimg = torch.randn(1, 4, 6, 6)\n"
              "def f():\n    a.mm(b); torch.addmm(torch.zeros(5), a, b); A.bmm(B); torch.baddbmm(torch.zeros(4, 2, 5), A, B); a.mul(a); a.add(1); a.sub(a)\n"
              "    torch.nn.functional.conv2d(img, torch.randn(8, 2, 3, 3), groups=2); torch.nn.functional.conv2d(img, torch.randn(8, 4, 2, 2), stride=(2, 1), dilation=(1, 2))\n"
              "prof = run(f, with_flops=True)\n"
              "([(e.name(), e.flops()) for e in prof.profiler.kineto_results.events() if e.flops()], 'Total FLOPs' in prof.key_averages().table())",
+    "memory": "a = torch.randn(10, 10)\n"
+              "def f():\n    w = a @ a\n    z = torch.empty(1000)\n    del z\n    s = a.sum()\n    c = torch.cat([a, a])\n    del c\n"
+              "prof = run(f, profile_memory=True)\n"
+              "([e.nbytes() for e in prof.profiler.kineto_results.events() if e.name() == '[memory]'], "
+              "sorted((k.key, k.cpu_memory_usage, k.self_cpu_memory_usage, k.count) for k in prof.key_averages() "
+              "if k.key in ('aten::empty', 'aten::mm', 'aten::matmul', 'aten::sum', 'aten::cat', '[memory]')), "
+              "'CPU Mem' in prof.key_averages().table())",
+    "memory_trace": "prof = run(lambda: torch.empty(100), profile_memory=True)\n"
+                    "p = os.path.join(tempfile.mkdtemp(), 't.json')\nprof.export_chrome_trace(p)\n"
+                    "[(e['ph'], e['args']['Bytes']) for e in json.load(open(p))['traceEvents'] if e.get('name') == '[memory]']",
     "experimental_config": "c = torch._C._profiler._ExperimentalConfig(trace_only=True, custom_profiler_config='')\n"
                            "import copy\nc2 = copy.copy(c)\nc2.trace_only = False\n(c.trace_only, c2.trace_only, c.custom_profiler_config, torch._C._profiler._ExperimentalConfig().trace_only)",
     "supported": "(sorted(str(a) for a in torch._C._autograd._supported_activities()), torch._C._autograd.kineto_available(), torch.profiler.supported_activities() == {ProfilerActivity.CPU})",
