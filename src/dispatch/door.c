@@ -783,16 +783,9 @@ static bool inference_write(int op, tn_value *args) {
     return false;
 }
 
-static PyObject *door_call(int op, tn_value *args);
 static PyObject *profiled_call(int op, tn_value *args);
-
-/* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
- * autograd recording (record.c), then dispatch modes, meta, the CPU op function. While a
- * profiler session is on, the call is recorded around all of them (profiled_call). */
-PyObject *tn_door_call(int op, tn_value *args) {
-    if (__builtin_expect(tn_prof_on, 0)) return profiled_call(op, args);
-    return door_call(op, args);
-}
+/* set by profiled_call just before it re-enters the door for the call it records */
+static _Thread_local bool prof_recorded;
 
 /* ---- the profiler's event (core/profiler.h, docs/profiler.md) --------------------------------
  * upstream's Dispatcher::call opens a RecordFunction named "aten::<name>" with the overload name;
@@ -914,7 +907,9 @@ static PyObject *profiled_call(int op, tn_value *args) {
     const tn_op_def *d = tn_op_at(op);
     if (!strncmp(d->name, "profiler::", 10) || tn_prof_hidden() || inline_query(d)) {
         int hid = tn_prof_set_hidden(0);   /* what the hidden call runs is not hidden */
-        PyObject *r = door_call(op, args);
+        prof_recorded = true;
+        PyObject *r = tn_door_call(op, args);
+        prof_recorded = false;   /* already false unless the session stopped meanwhile */
         tn_prof_set_hidden(hid);
         return r;
     }
@@ -941,14 +936,19 @@ static PyObject *profiled_call(int op, tn_value *args) {
     PyObject *r;
     /* upstream's CompositeImplicitAutograd kernel always decomposes, also where we have a kernel
      * of our own for the composite (to, reshape, linear, layer_norm, ...): while profiling, such a
-     * call runs as its decomposition, as a dispatch mode sees it, so its pieces are events too */
+     * call runs as its decomposition, as a dispatch mode sees it, so its pieces are events too
+     * (each piece passes the door's own checks: an inference-tensor write is refused there) */
     bool handled = false;
     if (decomposes && d->fn && tn_decomp_computes(op) && !any_meta(s, args) && !tn_inference_mode() &&
-        !inference_write(op, args) && !tn_autocast_wants(op, args) && !tn_vmap_first(op, args) &&
+        !tn_autocast_wants(op, args) && !tn_vmap_first(op, args) &&
         !tn_vmap_wants(op, args) && !tn_forward_wants(op, args) && !tn_autograd_wants(op, args) &&
         !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()))
         r = tn_composite_under_mode(op, args, &handled);
-    if (!handled) r = door_call(op, args);
+    if (!handled) {
+        prof_recorded = true;
+        r = tn_door_call(op, args);
+        prof_recorded = false;
+    }
     tn_prof_set_below(was);
     tn_prof_set_nested(was_nested);
     tn_prof_end(hi);
@@ -956,7 +956,15 @@ static PyObject *profiled_call(int op, tn_value *args) {
     return r;
 }
 
-static PyObject *door_call(int op, tn_value *args) {
+/* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
+ * autograd recording (record.c), then dispatch modes, meta, the CPU op function. While a
+ * profiler session is on, the call is recorded around all of them (profiled_call, which comes
+ * back here with prof_recorded set): the one branch on tn_prof_on when no session is on. */
+PyObject *tn_door_call(int op, tn_value *args) {
+    if (__builtin_expect(tn_prof_on, 0)) {
+        if (!prof_recorded) return profiled_call(op, args);
+        prof_recorded = false;
+    }
     if (!tn_inference_mode() && inference_write(op, args)) {
         /* upstream bumps the version after the kernel ran: the write happens, then the error */
         const tn_schema *s = tn_op_schema(op);
