@@ -405,11 +405,17 @@ static int64_t prof_node_begin(tn_node *nd, bool inner, PyObject **grads) {
                               seq, acc ? 0 : tn_prof_thread_id());
     Py_DECREF(nm);
     if (h >= 0 && inner && tn_prof_record_inputs()) {   /* the node's inputs: the incoming gradients */
+        /* the gradients of the differentiable outputs only (upstream's node has no input for
+         * nll_loss's total_weight or attention's logsumexp) */
         tn_prof_input *in = calloc((size_t)(nd->nout ? nd->nout : 1), sizeof *in);
-        for (int k = 0; in && k < nd->nout; k++)
-            if (grads[k]) tn_prof_input_tensor(&in[k], tn_tensor_of(grads[k]));
-            else in[k].kind = TN_PI_NONE;
-        if (in) tn_prof_set_inputs(h, in, nd->nout);
+        int n = 0;
+        for (int k = 0; in && k < nd->nout; k++) {
+            if (k < 64 && (nd->nodiff_out >> k & 1)) continue;
+            if (grads[k]) tn_prof_input_tensor(&in[n], tn_tensor_of(grads[k]));
+            else in[n].kind = TN_PI_NONE;
+            n++;
+        }
+        if (in) tn_prof_set_inputs(h, in, n);
     }
     return h;
 }

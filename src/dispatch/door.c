@@ -903,9 +903,16 @@ static bool inline_query(const tn_op_def *d) {
     return false;
 }
 
+/* upstream's Tensor::contiguous dispatches only when a copy is needed */
+static bool contiguous_already(int op, const tn_value *args) {
+    if (op != TN_ROW_contiguous || args[0].tag != TN_V_TENSOR) return false;
+    int fmt = args[1].tag == TN_V_MEMFORMAT ? tn_py_memformat_code(args[1].u.obj) : 0;
+    return fmt >= 0 && fmt != 1 && tn_is_contiguous_as(tn_tensor_of(args[0].u.obj), fmt);
+}
+
 static PyObject *profiled_call(int op, tn_value *args) {
     const tn_op_def *d = tn_op_at(op);
-    if (!strncmp(d->name, "profiler::", 10) || tn_prof_hidden() || inline_query(d)) {
+    if (!strncmp(d->name, "profiler::", 10) || tn_prof_hidden() || inline_query(d) || contiguous_already(op, args)) {
         int hid = tn_prof_set_hidden(0);   /* what the hidden call runs is not hidden */
         prof_recorded = true;
         PyObject *r = tn_door_call(op, args);
