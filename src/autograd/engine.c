@@ -10,6 +10,7 @@
 #include "core/profiler.h"
 #include "autograd/autograd.h"
 #include "dispatch/functorch.h"
+#include "dispatch/modes.h"
 
 #include "tn_ops_gen.h"
 
@@ -240,8 +241,33 @@ fail:
 }
 
 /* Sum `g` into a buffer slot (steals g). */
+/* upstream's InputBuffer::accumulate: with grad mode off, a buffer tensor nothing else holds (its
+ * only reference and its storage's, dense, a plain torch.Tensor on CPU) takes the sum in place
+ * (aten::add_), otherwise old + new (aten::add); the same values either way. Under a
+ * TorchDispatchMode upstream's gradients have been through Python (their use count is not one:
+ * measured, a mode sees aten.add.Tensor), so there it is always old + new. */
+static bool can_accumulate_inplace(PyObject *v) {
+    if (Py_TYPE(v) != tn_py.tensor_class || Py_REFCNT(v) != 1) return false;
+    const tn_tensor *t = tn_tensor_of(v);
+    const tn_storage *s = t->storage;
+    return s->refcnt == 1 && !s->alias_of && !s->aliases && !s->release && s->device == TN_DEVICE_CPU && !t->math_bits &&
+           (tn_is_contiguous(t) || (t->ndim == 4 && tn_is_contiguous_as(t, 2)) || (t->ndim == 5 && tn_is_contiguous_as(t, 3)));
+}
+
 static int buffer_add(PyObject **slotp, PyObject *g) {
     if (!*slotp) { *slotp = g; return 0; }
+    if (!tn_grad_enabled() && (tn_dispatch_mode_len() == 0 || tn_dispatch_modes_disabled()) && can_accumulate_inplace(*slotp)) {
+        const tn_tensor *o = tn_tensor_of(*slotp), *n = tn_tensor_of(g);
+        bool same = o->ndim == n->ndim && o->dtype == n->dtype;
+        for (int d = 0; same && d < o->ndim; d++) same = o->sizes[d] == n->sizes[d];
+        if (same) {
+            PyObject *s = tn_at_add__Tensor(*slotp, g, TN_SDEF);
+            Py_DECREF(g);
+            if (!s) return -1;
+            Py_SETREF(*slotp, s);
+            return 0;
+        }
+    }
     PyObject *s = tn_at_add_Tensor(*slotp, g, TN_SDEF);
     Py_DECREF(g);
     if (!s) return -1;
