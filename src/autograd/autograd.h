@@ -88,6 +88,7 @@ bool tn_is_node(PyObject *o);
 int tn_exposed_nr(PyObject *fn, int nr);
 extern PyTypeObject *tn_function_base_type;
 uint64_t tn_next_sequence_nr(void);
+uint64_t tn_peek_sequence_nr(void);   /* the number the next node takes (the profiler's sequence_nr) */
 void tn_meta_set(tn_meta *m, const tn_tensor *t);
 void tn_meta_clear(tn_meta *m);
 /* The gradient edge of a tensor: (grad_fn, output_nr), or its AccumulateGrad when a leaf that

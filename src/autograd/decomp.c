@@ -67,7 +67,7 @@ static PyObject *d_linear(tn_value *a) {
         return r;
     }
     PyObject *wt = tn_at_t(w);
-    r = wt ? matmul2(x, wt) : NULL;
+    r = wt ? tn_at_matmul(x, wt) : NULL;   /* through the door, as upstream's at::matmul */
     Py_XDECREF(wt);
     if (r && b) {
         PyObject *s2 = tn_at_add_Tensor(r, b, TN_SDEF);
@@ -842,7 +842,7 @@ static PyObject *ce_label_smoothing(tn_value *a) {
     int64_t red = a[3].u.i;
     PyObject *w = A(2, a);
     PyObject *in = w ? log_softmax_self(self, cd) : NULL;
-    PyObject *nll = in ? nll_nd(in, target, w, (long long)red, (long long)a[4].u.i) : NULL;
+    PyObject *nll = in ? tn_at_nll_loss_nd(in, target, w == Py_None ? NULL : w, red, a[4].u.i) : NULL;
     int64_t nc = t->sizes[cd];
     PyObject *ig = nll ? tn_at_eq_Scalar(target, TN_SI((long long)a[4].u.i)) : NULL;
     PyObject *sm = NULL;
@@ -895,7 +895,8 @@ static PyObject *d_cross_entropy(tn_value *a) {
     int cd = t->ndim == 1 ? 0 : 1;
     PyObject *ls = tn_at_log_softmax_int(a[0].u.obj, cd, TN_DT(t->dtype));
     PyObject *w = ls ? A(2, a) : NULL;
-    PyObject *r = w ? nll_nd(ls, a[1].u.obj, w, (long long)a[3].u.i, (long long)a[4].u.i) : NULL;
+    /* upstream's cross_entropy_loss calls at::nll_loss_nd (through the door) */
+    PyObject *r = w ? tn_at_nll_loss_nd(ls, a[1].u.obj, w == Py_None ? NULL : w, a[3].u.i, a[4].u.i) : NULL;
     Py_XDECREF(ls); Py_XDECREF(w);
     return r;
 }

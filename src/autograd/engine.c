@@ -7,8 +7,10 @@
  * into one input slot are summed; with inputs= only nodes leading to those inputs run, and
  * autograd.grad (accumulate_grad=False) captures gradients instead of accumulating them. Saved
  * values are freed after a node runs unless retain_graph. See docs/ARCHITECTURE.md. */
+#include "core/profiler.h"
 #include "autograd/autograd.h"
 #include "dispatch/functorch.h"
+#include "dispatch/modes.h"
 
 #include "tn_ops_gen.h"
 
@@ -247,8 +249,33 @@ fail:
 }
 
 /* Sum `g` into a buffer slot (steals g). */
+/* upstream's InputBuffer::accumulate: with grad mode off, a buffer tensor nothing else holds (its
+ * only reference and its storage's, dense, a plain torch.Tensor on CPU) takes the sum in place
+ * (aten::add_), otherwise old + new (aten::add); the same values either way. Under a
+ * TorchDispatchMode upstream's gradients have been through Python (their use count is not one:
+ * measured, a mode sees aten.add.Tensor), so there it is always old + new. */
+static bool can_accumulate_inplace(PyObject *v) {
+    if (Py_TYPE(v) != tn_py.tensor_class || Py_REFCNT(v) != 1) return false;
+    const tn_tensor *t = tn_tensor_of(v);
+    const tn_storage *s = t->storage;
+    return s->refcnt == 1 && !s->alias_of && !s->aliases && !s->release && s->device == TN_DEVICE_CPU && !t->math_bits &&
+           (tn_is_contiguous(t) || (t->ndim == 4 && tn_is_contiguous_as(t, 2)) || (t->ndim == 5 && tn_is_contiguous_as(t, 3)));
+}
+
 static int buffer_add(PyObject **slotp, PyObject *g) {
     if (!*slotp) { *slotp = g; return 0; }
+    if (!tn_grad_enabled() && (tn_dispatch_mode_len() == 0 || tn_dispatch_modes_disabled()) && can_accumulate_inplace(*slotp)) {
+        const tn_tensor *o = tn_tensor_of(*slotp), *n = tn_tensor_of(g);
+        bool same = o->ndim == n->ndim && o->dtype == n->dtype;
+        for (int d = 0; same && d < o->ndim; d++) same = o->sizes[d] == n->sizes[d];
+        if (same) {
+            PyObject *s = tn_at_add__Tensor(*slotp, g, TN_SDEF);
+            Py_DECREF(g);
+            if (!s) return -1;
+            Py_SETREF(*slotp, s);
+            return 0;
+        }
+    }
     PyObject *s = tn_at_add_Tensor(*slotp, g, TN_SDEF);
     Py_DECREF(g);
     if (!s) return -1;
@@ -396,7 +423,58 @@ static int check_nan(tn_node *nd, PyObject **outs) {
     return 0;
 }
 
+/* The profiler's backward scopes (core/profiler.h), as upstream's engine opens them:
+ * "autograd::engine::evaluate_function: <name>" around a node's whole evaluation, and "<name>"
+ * (RecordScope BACKWARD_FUNCTION) around its apply; the node's sequence number (-1 for
+ * AccumulateGrad) and the forward thread. The ops a node calls are above autograd again. */
+static int64_t prof_node_begin(tn_node *nd, bool inner, PyObject **grads) {
+    PyObject *nm = PyObject_CallMethod((PyObject *)nd, "name", NULL);
+    const char *c = nm ? PyUnicode_AsUTF8AndSize(nm, NULL) : NULL;
+    if (!c) { PyErr_Clear(); Py_XDECREF(nm); return -1; }
+    char buf[320];
+    snprintf(buf, sizeof buf, "%s%s", inner ? "" : "autograd::engine::evaluate_function: ", c);
+    bool acc = nd->kind == TN_NODE_ACCUMULATE;
+    int64_t seq = acc || nd->seq == UINT64_MAX ? -1 : (int64_t)nd->seq;
+    int64_t h = tn_prof_begin(buf, "", inner ? TN_PROF_SCOPE_BACKWARD_FUNCTION : TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_OP,
+                              seq, acc ? 0 : tn_prof_thread_id());
+    Py_DECREF(nm);
+    if (h >= 0 && inner && tn_prof_record_inputs()) {   /* the node's inputs: the incoming gradients */
+        /* the gradients of the differentiable outputs only (upstream's node has no input for
+         * nll_loss's total_weight or attention's logsumexp) */
+        tn_prof_input *in = calloc((size_t)(nd->nout ? nd->nout : 1), sizeof *in);
+        int n = 0;
+        for (int k = 0; in && k < nd->nout; k++) {
+            if (k < 64 && (nd->nodiff_out >> k & 1)) continue;
+            if (grads[k]) tn_prof_input_tensor(&in[n], tn_tensor_of(grads[k]));
+            else in[n].kind = TN_PI_NONE;
+            n++;
+        }
+        if (in) tn_prof_set_inputs(h, in, n);
+    }
+    return h;
+}
+
+static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps);
+/* A node's whole evaluation (hooks, formula, fitting and summing its outputs) runs with grad mode
+ * = create_graph, as upstream's GraphTask sets it for the backward pass. */
 static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
+    bool gm = tn_grad_mode_set(create_graph);
+    int rc;
+    if (__builtin_expect(!tn_prof_on, 1)) {
+        rc = execute_node(r, si, keep_graph, create_graph, accumulate, caps, ncaps);
+    } else {
+        int64_t h = prof_node_begin(r->s[si].node, false, NULL);
+        int was = tn_prof_set_below(0), was_nested = tn_prof_set_nested(1);
+        rc = execute_node(r, si, keep_graph, create_graph, accumulate, caps, ncaps);
+        tn_prof_set_below(was);
+        tn_prof_set_nested(was_nested);
+        tn_prof_end(h);
+    }
+    tn_grad_mode_set(gm);
+    return rc;
+}
+
+static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
     tn_node *nd = r->s[si].node;
     PyObject **buf = r->s[si].buf;
     int rc = -1;
@@ -422,7 +500,9 @@ static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accu
     for (int k = 0; k < nd->nout; k++) any |= buf[k] != NULL;
     if (any || nd->kind == TN_NODE_PY) {
         bool was = tn_grad_mode_set(create_graph);
+        int64_t ph = tn_prof_on ? prof_node_begin(nd, true, buf) : -1;
         int a = nd->apply(nd, buf, outs);
+        tn_prof_end(ph);
         tn_grad_mode_set(was);
         if (a < 0) { anomaly_report(nd); goto done; }
         if (tn_anomaly_check_nan() && check_nan(nd, outs) < 0) { anomaly_report(nd); goto done; }

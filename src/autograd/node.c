@@ -3,6 +3,7 @@
  * layout (tn_node). Python sees name(), next_functions, metadata, register_hook,
  * register_prehook, _register_hook_dict, _sequence_nr, _saved_<arg> / _saved_result and
  * AccumulateGrad.variable. See docs/ARCHITECTURE.md, "Autograd". */
+#include "core/profiler.h"
 #include "autograd/autograd.h"
 #include "dispatch/functorch.h"
 #include "autograd/forward.h"
@@ -15,6 +16,7 @@
 
 static _Thread_local uint64_t next_seq;
 uint64_t tn_next_sequence_nr(void) { return next_seq++; }
+uint64_t tn_peek_sequence_nr(void) { return next_seq; }
 
 void tn_meta_set(tn_meta *m, const tn_tensor *t) {
     m->defined = true;
@@ -441,7 +443,9 @@ PyObject *tn_node_saved_result(tn_node *n, int k) {
     /* the unpacked output has this node as its grad_fn again (double backward goes through it);
      * upstream's unpack dispatches a detach */
     bool was = tn_grad_mode_set(false);
+    int hid = tn_prof_set_hidden(1);   /* not a profiler event upstream */
     PyObject *a = tn_at_detach(r);
+    tn_prof_set_hidden(hid);
     tn_grad_mode_set(was);
     if (!a) return NULL;
     /* the tangents saved with it (torch.func's jvp over grad) */

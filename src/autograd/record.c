@@ -11,6 +11,7 @@
  *    saved, the outputs' geometry; differentiable outputs get it as grad_fn.
  * In-place ops check upstream's rules (leaf, out=) and take the node as the tensor's new
  * grad_fn. */
+#include "core/profiler.h"
 #include "autograd/autograd.h"
 
 #include "ops/common.h"
@@ -239,7 +240,9 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             /* a saved differentiable output is detached through the dispatcher, as upstream's
              * SavedVariable (a mode sees aten.detach); a non-differentiable one is kept as is */
             bool diff = (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype);
+            int hid = tn_prof_set_hidden(1);   /* not a profiler event upstream */
             n->results[k] = diff ? tn_at_detach(outs[k]) : Py_NewRef(outs[k]);
+            tn_prof_set_hidden(hid);
             if (!n->results[k]) goto fail;
             if (diff) n->result_diff |= (uint8_t)(1u << k);
             n->result_ver[k] = tn_tensor_of(outs[k])->storage->version;

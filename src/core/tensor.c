@@ -1,5 +1,6 @@
 /* tensor.c — storage lifetime and shape arithmetic. */
 #include "core/tensor.h"
+#include "core/profiler.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static void advise_huge(char *p, size_t nbytes) {
 
 _Thread_local bool tn_tls_inference_mode;
 
-static tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed) {
+static inline __attribute__((always_inline)) tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed) {
     tn_storage *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->refcnt = 1;
@@ -74,6 +75,7 @@ static tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed
         s->data = zeroed ? calloc(1, nbytes) : malloc(nbytes);
         if (!s->data) { free(s); return NULL; }
         if (!zeroed) advise_huge(s->data, nbytes);
+        if (__builtin_expect(tn_prof_on, 0)) tn_prof_memory((int64_t)nbytes);   /* profile_memory */
     }
     s->nbytes = nbytes;
     return s;
@@ -118,7 +120,10 @@ tn_storage *tn_storage_alias(tn_storage *s) {
 void tn_storage_decref(tn_storage *s) {
     if (!s || --s->refcnt > 0) return;
     if (s->release) s->release(s->release_ctx, s->data, s->nbytes);
-    else free(s->data);
+    else {
+        if (__builtin_expect(tn_prof_on, 0) && s->data) tn_prof_memory(-(int64_t)s->nbytes);
+        free(s->data);
+    }
     if (s->weakcnt > 0) {   /* expired; the struct stays for its weak references */
         s->data = NULL;
         s->nbytes = 0;
@@ -139,6 +144,10 @@ tn_status tn_storage_resize(tn_storage *s, size_t nbytes) {
     if (s->release || s->aliases) return TN_ERR_IO; /* borrowed memory, or memory aliases see, cannot grow */
     char *p = realloc(s->data, nbytes);
     if (!p) return TN_ERR_NOMEM;
+    if (__builtin_expect(tn_prof_on, 0)) {   /* as a new block and the old one released */
+        tn_prof_memory((int64_t)nbytes);
+        if (s->nbytes) tn_prof_memory(-(int64_t)s->nbytes);
+    }
     advise_huge(p, nbytes);
     s->data = p;
     s->nbytes = nbytes;

@@ -20,6 +20,7 @@
 #include "dispatch/args.h"
 #include "core/pystate.h"
 #include "core/object.h"
+#include "core/profiler.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
 
@@ -782,9 +783,195 @@ static bool inference_write(int op, tn_value *args) {
     return false;
 }
 
+static PyObject *profiled_call(int op, tn_value *args);
+/* set by profiled_call just before it re-enters the door for the call it records */
+static _Thread_local bool prof_recorded;
+
+/* ---- the profiler's event (core/profiler.h, docs/profiler.md) --------------------------------
+ * upstream's Dispatcher::call opens a RecordFunction named "aten::<name>" with the overload name;
+ * its sequence number is the autograd counter's next value when the call dispatches at an
+ * autograd key with grad mode on (a tensor argument that is not an inference tensor, the op has
+ * an autograd kernel: CompositeImplicitAutograd or anything but derivatives.yaml's
+ * DONT_REQUIRE_DERIVATIVE list), else -1; calls an op kernel makes run below autograd (-1).
+ * profiler:: operators (the record_function scopes) are not observed. */
+static bool autograd_keyed(int op, const tn_schema *s, const tn_value *args) {
+    const tn_op_def *d = tn_op_at(op);
+    if (strstr(d->name, "::") || tn_inference_mode() || !tn_grad_enabled()) return false;
+    if (!tn_op_autograd_defs[op].composite && tn_op_autograd_defs[op].nondiff) return false;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && !tn_tensor_of(args[i].u.obj)->storage->inference) return true;
+        if (args[i].tag == TN_V_TENSORLIST)
+            for (Py_ssize_t k = 0; k < PyTuple_Size(args[i].u.obj); k++) {
+                PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
+                if (tn_py_is_tensor(e) && !tn_tensor_of(e)->storage->inference) return true;
+            }
+    }
+    return false;
+}
+
+static tn_prof_input *record_inputs(const tn_schema *s, const tn_value *args) {
+    tn_prof_input *in = calloc((size_t)(s->nargs ? s->nargs : 1), sizeof *in);
+    if (!in) return NULL;
+    for (int i = 0; i < s->nargs; i++) {
+        const tn_value *v = &args[i];
+        tn_prof_input *p = &in[i];
+        switch (v->tag) {
+        case TN_V_NONE:
+            /* upstream's Python bindings build TensorOptions with pinned_memory(false): a call
+             * from Python (not from inside another operator or the engine) lists it as False */
+            if (!tn_prof_nested() && s->args[i].name && !strcmp(s->args[i].name, "pin_memory"))
+                p->kind = TN_PI_BOOL, p->v.i = 0;
+            else
+                p->kind = TN_PI_NONE;
+            break;
+        case TN_V_TENSOR: tn_prof_input_tensor(p, tn_tensor_of(v->u.obj)); break;
+        case TN_V_INT:
+            if (s->args[i].is_list && s->args[i].list_size > 0) {   /* int[2] given as one int: the list */
+                int n = s->args[i].list_size;
+                p->kind = TN_PI_INTLIST, p->n = 0;
+                if ((p->ints = malloc((size_t)n * sizeof *p->ints))) {
+                    for (int k = 0; k < n; k++) p->ints[k] = v->u.i;
+                    p->n = n;
+                }
+            } else {
+                p->kind = TN_PI_INT, p->v.i = v->u.i;
+            }
+            break;
+        case TN_V_BOOL: p->kind = TN_PI_BOOL, p->v.i = v->u.i; break;
+        case TN_V_FLOAT: p->kind = TN_PI_FLOAT, p->v.f = v->u.f; break;
+        case TN_V_DTYPE: p->kind = TN_PI_INT, p->v.i = v->u.dtype; break;   /* ScalarType code */
+        case TN_V_LAYOUT: p->kind = TN_PI_INT, p->v.i = 0; break;             /* strided */
+        case TN_V_MEMFORMAT: {
+            /* c10::MemoryFormat codes: Contiguous 0, Preserve 1, ChannelsLast 2, ChannelsLast3d 3 */
+            int c = tn_py_memformat_code(v->u.obj);
+            p->kind = TN_PI_INT, p->v.i = c < 0 ? 0 : c;
+            break;
+        }
+        case TN_V_INTLIST: case TN_V_BOOLLIST:
+            p->kind = TN_PI_INTLIST, p->n = v->u.ints.n;
+            if (v->u.ints.n && (p->ints = malloc((size_t)v->u.ints.n * sizeof *p->ints)))
+                memcpy(p->ints, v->u.ints.v, (size_t)v->u.ints.n * sizeof *p->ints);
+            else p->n = 0;
+            break;
+        case TN_V_FLOATLIST: case TN_V_SCALARLIST:
+            p->kind = TN_PI_FLOATLIST, p->n = v->u.floats.n;
+            if (v->u.floats.n && (p->floats = malloc((size_t)v->u.floats.n * sizeof *p->floats)))
+                memcpy(p->floats, v->u.floats.v, (size_t)v->u.floats.n * sizeof *p->floats);
+            else p->n = 0;
+            break;
+        case TN_V_TENSORLIST: {   /* per element: ndim, sizes, strides */
+            PyObject *l = v->u.obj;
+            Py_ssize_t n = PyTuple_Size(l), len = 0;
+            p->kind = TN_PI_TENSORLIST;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(l, k);
+                len += 1 + (tn_py_is_tensor(e) ? 2 * tn_tensor_of(e)->ndim : 0);
+            }
+            if (!n || !(p->ints = malloc((size_t)len * sizeof *p->ints))) break;
+            p->n = (int32_t)n;
+            for (Py_ssize_t k = 0, at = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(l, k);
+                const tn_tensor *t = tn_py_is_tensor(e) ? tn_tensor_of(e) : NULL;
+                int nd = t ? t->ndim : 0;
+                p->ints[at++] = nd;
+                if (nd) {
+                    memcpy(p->ints + at, t->sizes, (size_t)nd * sizeof *p->ints);
+                    memcpy(p->ints + at + nd, t->strides, (size_t)nd * sizeof *p->ints);
+                }
+                at += 2 * nd;
+            }
+            break;
+        }
+        case TN_V_STR: p->kind = TN_PI_STRING; break;
+        default: p->kind = TN_PI_OTHER; break;
+        }
+    }
+    return in;
+}
+
+/* Queries upstream's Tensor answers inline in C++ (manual_cpp_binding in native_functions.yaml:
+ * x.dim(), torch.is_complex(x), x.size(0), ...): they never reach its dispatcher, so they are no
+ * events (the spelling torch.ops.aten.X, which does dispatch upstream, is not told apart). */
+static bool inline_query(const tn_op_def *d) {
+    static const char *const names[] = {
+        "is_floating_point", "is_complex", "is_conj", "_is_zerotensor", "is_neg", "is_signed", "is_inference",
+        "numel", "dim", "get_device", "storage_offset", "is_contiguous", "size", "stride", "sym_size", "sym_stride",
+        "sym_numel", "sym_storage_offset", "sym_is_contiguous", "is_leaf", "output_nr", "_version", "retains_grad",
+        "requires_grad_", "retain_grad", "data", "set_data"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(d->name, names[i])) return true;
+    return false;
+}
+
+/* upstream's Tensor::contiguous dispatches only when a copy is needed */
+static bool contiguous_already(int op, const tn_value *args) {
+    if (op != TN_ROW_contiguous || args[0].tag != TN_V_TENSOR) return false;
+    int fmt = args[1].tag == TN_V_MEMFORMAT ? tn_py_memformat_code(args[1].u.obj) : 0;
+    return fmt >= 0 && fmt != 1 && tn_is_contiguous_as(tn_tensor_of(args[0].u.obj), fmt);
+}
+
+static PyObject *profiled_call(int op, tn_value *args) {
+    const tn_op_def *d = tn_op_at(op);
+    if (!strncmp(d->name, "profiler::", 10) || tn_prof_hidden() || inline_query(d) || contiguous_already(op, args)) {
+        int hid = tn_prof_set_hidden(0);   /* what the hidden call runs is not hidden */
+        prof_recorded = true;
+        PyObject *r = tn_door_call(op, args);
+        prof_recorded = false;   /* already false unless the session stopped meanwhile */
+        tn_prof_set_hidden(hid);
+        return r;
+    }
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) return NULL;
+    char name[192];
+    snprintf(name, sizeof name, "%s%s", strstr(d->name, "::") ? "" : "aten::", d->name);
+    int64_t seq = !tn_prof_below() && autograd_keyed(op, s, args) ? (int64_t)tn_peek_sequence_nr() : -1;
+    /* upstream's ADInplaceOrView kernel of detach / detach_ opens a scope of its own named
+     * "detach" / "detach_" inside the operator's (not below another kernel) */
+    bool inner = (op == TN_ROW_detach || op == TN_ROW_detach_) && !tn_prof_below();
+    int64_t h = tn_prof_begin(name, d->overload, TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_OP, seq, 0);
+    int64_t hi = inner ? tn_prof_begin(d->name, "", TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_OP, -1, 0) : -1;
+    if (tn_prof_record_inputs()) {
+        tn_prof_input *in = h >= 0 ? record_inputs(s, args) : NULL;
+        if (in) tn_prof_set_inputs(h, in, s->nargs);
+        in = hi >= 0 ? record_inputs(s, args) : NULL;
+        if (in) tn_prof_set_inputs(hi, in, s->nargs);
+    }
+    /* the calls this one makes: a CompositeImplicitAutograd op run as its decomposition makes
+     * them above autograd (their own events get sequence numbers), a kernel below */
+    bool decomposes = tn_op_autograd_defs[op].composite;
+    int was = tn_prof_set_below(!decomposes), was_nested = tn_prof_set_nested(1);
+    PyObject *r;
+    /* upstream's CompositeImplicitAutograd kernel always decomposes, also where we have a kernel
+     * of our own for the composite (to, reshape, linear, layer_norm, ...): while profiling, such a
+     * call runs as its decomposition, as a dispatch mode sees it, so its pieces are events too
+     * (each piece passes the door's own checks: an inference-tensor write is refused there) */
+    bool handled = false;
+    if (decomposes && d->fn && tn_decomp_computes(op) && !any_meta(s, args) && !tn_inference_mode() &&
+        !tn_autocast_wants(op, args) && !tn_vmap_first(op, args) &&
+        !tn_vmap_wants(op, args) && !tn_forward_wants(op, args) && !tn_autograd_wants(op, args) &&
+        !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()))
+        r = tn_composite_under_mode(op, args, &handled);
+    if (!handled) {
+        prof_recorded = true;
+        r = tn_door_call(op, args);
+        prof_recorded = false;
+    }
+    tn_prof_set_below(was);
+    tn_prof_set_nested(was_nested);
+    tn_prof_end(hi);
+    tn_prof_end(h);
+    return r;
+}
+
 /* The door's stages, in upstream's dispatch-key order: autocast (autocast.c), forward AD and
- * autograd recording (record.c), then dispatch modes, meta, the CPU op function. */
+ * autograd recording (record.c), then dispatch modes, meta, the CPU op function. While a
+ * profiler session is on, the call is recorded around all of them (profiled_call, which comes
+ * back here with prof_recorded set): the one branch on tn_prof_on when no session is on. */
 PyObject *tn_door_call(int op, tn_value *args) {
+    if (__builtin_expect(tn_prof_on, 0)) {
+        if (!prof_recorded) return profiled_call(op, args);
+        prof_recorded = false;
+    }
     if (!tn_inference_mode() && inference_write(op, args)) {
         /* upstream bumps the version after the kernel ran: the write happens, then the error */
         const tn_schema *s = tn_op_schema(op);

@@ -3,13 +3,16 @@
  * `_record_function_enter_new(str name, str? args=None) -> _RecordFunction` and
  * `_record_function_exit._RecordFunction(Any record) -> ()`, plus the legacy tensor-handle pair.
  *
- * No profiler collects events here, so a scope is a near-free C object: the handle holds the
- * scope's name and args and whether it has ended (upstream's RecordFunction is likewise inactive
- * when no profiler callback is registered). These rows live in src/ops/extra_schemas.txt (names
+ * A scope is a near-free C object: the handle holds the scope's name and args and whether it has
+ * ended (upstream's RecordFunction is likewise inactive when no profiler callback is registered);
+ * while a profiler session is on (core/profiler.h) it is also an event: a user annotation named
+ * after the scope (RecordScope USER_SCOPE), opened here and closed by the exit op. These rows live in src/ops/extra_schemas.txt (names
  * with a namespace), which the generated table cannot bind to a C function; door.c asks
  * tn_extra_op_fn for them instead of refusing. */
 #include "ops/common.h"
 #include "ops/quant.h"
+
+#include "core/profiler.h"
 
 #include <string.h>
 
@@ -17,6 +20,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *name, *args;
     int ended;
+    int64_t event;   /* the profiler's event handle, -1 none */
 } record_fn;
 
 static void rf_dealloc(PyObject *o) {
@@ -49,6 +53,12 @@ static PyObject *new_record(tn_value *args) {
     r->name = Py_NewRef(args[0].tag == TN_V_STR ? args[0].u.obj : Py_None);
     r->args = Py_NewRef(args[1].tag == TN_V_STR ? args[1].u.obj : Py_None);
     r->ended = 0;
+    r->event = -1;
+    if (tn_prof_on && args[0].tag == TN_V_STR) {
+        const char *nm = PyUnicode_AsUTF8AndSize(args[0].u.obj, NULL);
+        if (!nm) { Py_DECREF(r); return NULL; }
+        r->event = tn_prof_begin(nm, "", TN_PROF_SCOPE_USER, TN_PROF_KIND_USER, -1, 0);
+    }
     return (PyObject *)r;
 }
 
@@ -62,7 +72,9 @@ static PyObject *exit_record(tn_value *args) {
         PyErr_SetString(PyExc_RuntimeError, "Expected a _RecordFunction handle from _record_function_enter_new");
         return NULL;
     }
-    ((record_fn *)o)->ended = 1;
+    record_fn *r = (record_fn *)o;
+    if (!r->ended) tn_prof_end(r->event);
+    r->ended = 1;
     Py_RETURN_NONE;
 }
 

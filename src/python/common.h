@@ -52,5 +52,6 @@ int tn_dataloader_init(PyObject *m);   /* DataLoader worker supervision (dataloa
 int tn_fx_init(PyObject *m);           /* torch.fx's _NodeBase, _NodeIter, _fx_map_* (fx.c) */
 int tn_stream_init(PyObject *m);       /* torch.Stream, torch.Event for CPU and meta (stream.c) */
 int tn_optim_support_init(PyObject *m); /* _group_tensors_by_device_and_dtype (optim_support.c) */
+int tn_profiler_init(PyObject *m);     /* torch._C._autograd's profiler functions, _profiler's configs (profiler.c) */
 
 #endif
