@@ -38,6 +38,9 @@ typedef struct tn_storage {
     /* made in inference mode (torch.inference_mode): its tensors and their views are inference
      * tensors (no version counter, no autograd; autograd/grad_mode.c) */
     bool inference;
+    /* a wrapper subclass's storage (Tensor._make_wrapper_subclass): nbytes for aliasing, no bytes
+     * (data stays NULL); the door refuses to hand one to a kernel (dispatch/subclass.c) */
+    bool no_data;
 } tn_storage;
 
 /* inference mode, thread-local (set by autograd/grad_mode.c's guard): storage made while it is on

@@ -150,6 +150,11 @@ static PyMethodDef mode_methods[] = {
  * `guard = _DisableTorchDispatch(); ...; del guard`). */
 static int dispatch_disabled;
 bool tn_dispatch_modes_disabled(void) { return dispatch_disabled != 0; }
+bool tn_dispatch_set_disabled(bool on) {
+    bool was = dispatch_disabled != 0;
+    dispatch_disabled = on;
+    return was;
+}
 
 typedef struct {
     PyObject_HEAD

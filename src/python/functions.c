@@ -331,16 +331,18 @@ static const struct { const char *dunder, *op; } dunders[] = {
 static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObject *kw) {
     int name = tn_name_find(dunders[which].op);
     if (name < 0) return tn_not_implemented(dunders[which].op);
-    PyObject *rel;
+    PyObject *rel, *r;
     if (tn_torch_function_active(self, args, kw, &rel)) {
+        /* as upstream's bindings: the public_api is the method the dunder binds (x + y: Tensor.add),
+         * and a TypeError from it (a subclass's handlers all NotImplemented) is NotImplemented too */
         PyObject *api = PyObject_GetAttrString((PyObject *)(tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase),
-                                               dunders[which].dunder);
+                                               dunders[which].op);
         if (!api) { Py_DECREF(rel); return NULL; }
-        PyObject *r = tn_torch_function_call(api, rel, self, args, kw);
+        r = tn_torch_function_call(api, rel, self, args, kw);
         Py_DECREF(api);
-        return r;
+    } else {
+        r = call_name(name, CALL_METHOD, self, args, kw);
     }
-    PyObject *r = call_name(name, CALL_METHOD, self, args, kw);
     if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && args && PyTuple_Size(args) == 1 &&
         !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
         PyErr_Clear();

@@ -55,12 +55,29 @@ static const char *const torch_refusing[] = {
     "_functionalize_has_metadata_mutation", "_functionalize_inductor_storage_resized_counter",
     "_functionalize_is_multi_output_view", "_functionalize_is_symbolic", "_functionalize_mark_mutation_hidden_from_autograd",
     "_functionalize_mark_storage_changed", "_functionalize_mutation_counter", "_functionalize_replace",
-    "_functionalize_storage_changed_counter", "_functionalize_sync", "_functionalize_unsafe_set",
+    "_functionalize_storage_changed_counter", "_functionalize_sync",
     "_functionalize_was_inductor_storage_resized", "_functionalize_was_storage_changed", "_mirror_autograd_meta_to",
     "_to_functional_tensor", "to_dlpack", NULL,
 };
+/* torch._functionalize_unsafe_set(dst, src): dst shares src's storage, its own sizes, strides and
+ * offset kept (what return_and_correct_aliasing does to a wrapper subclass's view results) */
+static PyObject *rt_unsafe_set(PyObject *self, PyObject *args) {
+    PyObject *dst, *src;
+    if (!PyArg_ParseTuple(args, "OO:_functionalize_unsafe_set", &dst, &src)) return NULL;
+    if (!tn_py_is_tensor(dst) || !tn_py_is_tensor(src)) {
+        PyErr_SetString(PyExc_TypeError, "_functionalize_unsafe_set(): expected (Tensor dst, Tensor src)");
+        return NULL;
+    }
+    tn_tensor *d = tn_tensor_of(dst);
+    tn_storage *st = tn_tensor_of(src)->storage;
+    tn_storage_incref(st);
+    tn_storage_decref(d->storage);
+    d->storage = st;
+    Py_RETURN_NONE;
+}
 static PyMethodDef never_def[] = {{"_is_functional_tensor", rt_never, METH_O, NULL},
-                                  {"_is_functional_tensor_base", rt_never, METH_O, NULL}};
+                                  {"_is_functional_tensor_base", rt_never, METH_O, NULL},
+                                  {"_functionalize_unsafe_set", rt_unsafe_set, METH_VARARGS, NULL}};
 static PyMethodDef refuse_torch_def = {"refusing", (PyCFunction)(void (*)(void))rt_refuse_torch, METH_VARARGS | METH_KEYWORDS, NULL};
 
 static int add_torch_functions(PyObject *torch) {

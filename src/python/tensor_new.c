@@ -18,6 +18,7 @@
 
 #include "dispatch/door.h"
 #include "dispatch/args.h"
+#include "dispatch/subclass.h"
 #include "python/common.h"
 #include "python/tensor.h"
 #include "autograd/autograd.h"
@@ -683,6 +684,8 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
 }
 
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
+    if (tn_has_torch_dispatch(self))
+        return PyErr_Format(PyExc_RuntimeError, ".tolist() is not supported for tensor subclasses, got %s", tn_py_type_name(self));
     if (T(self)->math_bits) {   /* the values it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
         PyObject *l = r ? m_tolist(r, unused) : NULL;
@@ -717,6 +720,7 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
+    if (t->storage->no_data) { tn_no_data_error(); return -1; }   /* a wrapper subclass's */
     if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
     if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
@@ -840,6 +844,10 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
+    if (tn_has_torch_dispatch(self)) {
+        PyErr_SetString(PyExc_RuntimeError, ".numpy() is not supported for tensor subclasses.");
+        return NULL;
+    }
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     tn_tensor *t = &o->t;
     if (!force && (o->requires_grad || o->grad_fn)) {
