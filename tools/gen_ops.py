@@ -103,6 +103,24 @@ def main():
                              (2 if "nondeterministic_seeded" in r.get("tags", []) else 0) |
                              (4 if "inplace_view" in r.get("tags", []) else 0)) for r in rows))
     out.append("};")
+    # every tag upstream's OpOverload.tags lists (_get_operation_overload): the yaml's, "inplace" /
+    # "out" by the schema's kind as torchgen derives them, pt2_compliant_tag on every aten op;
+    # comma-separated names (functions.c sorts them by torch.Tag value)
+    def all_tags(r):
+        t = list(r.get("tags", []))
+        name, args = r["name"], r["func"].split("->")[0]
+        inplace = (name.endswith("_") and not name.startswith("__")) or \
+                  (name.startswith("__i") and name.endswith("__"))
+        kwonly = args.split("*", 1)[1] if "*" in args else ""
+        if inplace:
+            t.append("inplace")
+        elif "!)" in kwonly:
+            t.append("out")
+        t.append("pt2_compliant_tag")
+        return ",".join(dict.fromkeys(t))
+    out.append("static const char *const tn_op_tag_names[TN_OP_COUNT] = {")
+    out.append(", ".join(f'"{all_tags(r)}"' for r in rows))
+    out.append("};")
     infos_by_row = {}
     out += autograd_table(yaml_path, rows, impl, cname, infos_by_row)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

@@ -434,6 +434,33 @@ static int find_row(PyObject *qualname, PyObject *overload) {
     return name[0] ? tn_op_find(name, ov) : -1;
 }
 
+/* a row's tags as torch._C.Tag members in value order, as upstream's list */
+static PyObject *op_tags(int row) {
+    PyObject *tag_type = PyObject_GetAttrString(tn_py.module, "Tag");
+    PyObject *names = tag_type ? PyUnicode_FromString(tn_op_tag_list(row)) : NULL;
+    PyObject *sep = names ? PyUnicode_FromString(",") : NULL;
+    PyObject *parts = sep ? PyUnicode_Split(names, sep, -1) : NULL;
+    PyObject *tags = parts ? PyList_New(0) : NULL;
+    for (Py_ssize_t i = 0; tags && i < PyList_Size(parts); i++) {
+        PyObject *t = PyObject_GetAttr(tag_type, PyList_GetItem(parts, i));
+        if (!t) { PyErr_Clear(); continue; }   /* a tag this build's enum lacks */
+        if (PyList_Append(tags, t) < 0) Py_CLEAR(tags);
+        Py_DECREF(t);
+    }
+    PyObject *key = tags ? PyObject_GetAttrString(tag_type, "__index__") : NULL;   /* value order */
+    if (!key) PyErr_Clear();
+    else {
+        PyObject *sort = PyObject_GetAttrString(tags, "sort");
+        PyObject *kw = sort ? Py_BuildValue("{sO}", "key", key) : NULL;
+        PyObject *empty = kw ? PyTuple_New(0) : NULL;
+        PyObject *r = empty ? PyObject_Call(sort, empty, kw) : NULL;
+        if (!r) Py_CLEAR(tags);
+        Py_XDECREF(r); Py_XDECREF(empty); Py_XDECREF(kw); Py_XDECREF(sort); Py_DECREF(key);
+    }
+    Py_XDECREF(tag_type); Py_XDECREF(names); Py_XDECREF(sep); Py_XDECREF(parts);
+    return tags;
+}
+
 static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     PyObject *q, *ov;
     if (!PyArg_ParseTuple(args, "UU:_get_operation_overload", &q, &ov)) return NULL;
@@ -447,7 +474,7 @@ static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     const char *name = tn_op_at(row)->name;
     PyObject *f = make_function(name, -(long)row - 1, NULL);
     PyObject *fdk = make_function(name, -(long)row - 1, NULL); /* the dispatch-key variant */
-    PyObject *tags = PyList_New(0);
+    PyObject *tags = op_tags(row);
     if (!f || !fdk || !tags) { Py_XDECREF(f); Py_XDECREF(fdk); Py_XDECREF(tags); return NULL; }
     return Py_BuildValue("(NNN)", f, fdk, tags);
 }

@@ -599,7 +599,21 @@ static int default_jit_disabled(void) {
     return r ? 0 : -1;
 }
 
+/* torch._C._profiler.symbolize_tracebacks(tracebacks): nothing to symbolize for no tracebacks
+ * (what LoggingTensor's capture_logs passes without collect_traceback); any traceback refuses */
+static PyObject *rt_symbolize_tracebacks(PyObject *self, PyObject *tbs) {
+    Py_ssize_t n = PySequence_Size(tbs);
+    if (n < 0) return NULL;
+    if (n > 0) return tn_not_implemented("torch._C._profiler.symbolize_tracebacks");
+    return PyList_New(0);
+}
+static PyMethodDef profiler_methods[] = {{"symbolize_tracebacks", rt_symbolize_tracebacks, METH_O, NULL}, {NULL}};
+
 int tn_runtime_init(PyObject *m) {
+    PyObject *prof = tn_py_submodule("_profiler");
+    int prc = prof ? PyModule_AddFunctions(prof, profiler_methods) : -1;
+    Py_XDECREF(prof);
+    if (prc < 0) return -1;
     if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0) return -1;
     if (default_jit_disabled() < 0) return -1;
     tf_stack = PyList_New(0);

@@ -367,13 +367,19 @@ static int policy_bits(PyObject *pol) {
 }
 
 /* a tuple of ints for size / strides; -1 with upstream's TypeError */
-static int int_list_arg(PyObject *o, const char *name, int pos, int64_t *out, int *n) {
+static int int_list_arg(PyObject *o, const char *name, int pos, int64_t *out, int *n, bool symbolic) {
     PyObject *seq = PyTuple_Check(o) || PyList_Check(o) || PyObject_TypeCheck(o, tn_py.size_type) ? PySequence_Tuple(o) : NULL;
     Py_ssize_t len = seq ? PyTuple_Size(seq) : -1;
     bool ok = seq && len <= TN_MAX_DIMS;
     for (Py_ssize_t i = 0; ok && i < len; i++) {
         PyObject *e = PyTuple_GetItem(seq, i);
         ok = !PyFloat_Check(e) && !PyBool_Check(e);
+        if (ok && symbolic && tn_py_is_symint(e)) {
+            /* a torch.SymInt (a jagged tensor's nested int): the class answers its sizes itself
+             * (the "sizes" policy); C keeps 0 there */
+            out[i] = 0;
+            continue;
+        }
         PyObject *v = ok ? PyNumber_Index(e) : NULL;
         ok = v != NULL;
         if (v) { out[i] = PyLong_AsLongLong(v); Py_DECREF(v); ok = !PyErr_Occurred(); }
@@ -433,8 +439,10 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     }
     int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
     int nd, nst = -1;
-    if (int_list_arg(size, "size", 2, sz, &nd) < 0) return NULL;
-    if (strides != Py_None && int_list_arg(strides, "strides", 3, st, &nst) < 0) return NULL;
+    int bits = policy_bits(pol);
+    if (bits < 0) return NULL;
+    if (int_list_arg(size, "size", 2, sz, &nd, bits == TN_PY_SIZES) < 0) return NULL;
+    if (strides != Py_None && int_list_arg(strides, "strides", 3, st, &nst, bits == TN_PY_SIZES) < 0) return NULL;
     int64_t off = 0;
     if (offset != Py_None) {
         PyObject *v = PyNumber_Index(offset);
@@ -457,8 +465,6 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     if (layout != Py_None && !PyObject_TypeCheck(layout, tn_py.layout_type))
         return PyErr_Format(PyExc_TypeError, "_make_wrapper_subclass(): argument 'layout' (position 7) must be torch.layout, not %s",
                             tn_py_type_name(layout));
-    int bits = policy_bits(pol);
-    if (bits < 0) return NULL;
     int b_rg = PyObject_IsTrue(rg), b_dev = PyObject_IsTrue(ddev), b_lay = PyObject_IsTrue(dlay);
     if (b_rg < 0 || b_dev < 0 || b_lay < 0) return NULL;
     /* upstream's computeStorageNbytes[Contiguous] unless storage_size says */
@@ -507,6 +513,10 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     (void)mf; (void)pin; (void)keys; (void)dix;
     return (PyObject *)o;
 }
+
+/* upstream re-owns the C++ tensor from a Python object revived through a weak reference; this
+ * object is the tensor, so there is nothing to fix */
+static PyObject *m_fix_weakref(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
 
 /* x.half(), x.float(), ... : x.to(dtype) through the door, as upstream's manual bindings do. */
 static PyObject *to_dtype(PyObject *self, PyObject *args, PyObject *kw, tn_dtype d) {
@@ -718,6 +728,7 @@ static PyMethodDef tensor_methods[] = {
     {"_is_view", m_is_view, METH_NOARGS, NULL},
     {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
     {"_make_wrapper_subclass", (PyCFunction)(void (*)(void))m_make_wrapper_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     /* indexing (python/indexing.c) */
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
