@@ -47,7 +47,9 @@ typedef struct {
     PyObject *layout;
 } tn_tensor_obj;
 
-enum { TN_PY_STRIDES = 1, TN_PY_SIZES = 2, TN_PY_DEVICE = 4, TN_PY_LAYOUT = 8 };
+/* TN_PY_NESTED: made with the NestedTensor dispatch key (a jagged NestedTensor): is_nested, and
+ * CompositeImplicitAutograd ops reach its class undecomposed, as upstream's nested keys */
+enum { TN_PY_STRIDES = 1, TN_PY_SIZES = 2, TN_PY_DEVICE = 4, TN_PY_LAYOUT = 8, TN_PY_NESTED = 16 };
 
 typedef struct {
     PyObject_HEAD

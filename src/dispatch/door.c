@@ -878,10 +878,11 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
         return handled ? r : to_mode(op, args);
     }
     /* then tensor subclasses' __torch_dispatch__ (subclass.c), after the modes as upstream's
-     * Python key; a CompositeImplicitAutograd op reaches them decomposed */
+     * Python key; a CompositeImplicitAutograd op reaches them decomposed, except with a nested
+     * (jagged) tensor among the arguments */
     if (!tn_dispatch_modes_disabled() && tn_subclass_wants(op, args)) {
-        bool handled;
-        PyObject *r = tn_composite_under_mode(op, args, &handled);
+        bool handled = false;
+        PyObject *r = tn_subclass_nested(op, args) ? NULL : tn_composite_under_mode(op, args, &handled);
         return handled ? r : tn_subclass_call(op, args);
     }
     const tn_op_def *d = tn_op_at(op);

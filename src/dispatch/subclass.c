@@ -54,6 +54,20 @@ bool tn_subclass_wants(int op, tn_value *args) {
     return false;
 }
 
+static bool nested(PyObject *o) { return tn_py_is_tensor(o) && (((tn_tensor_obj *)o)->py_policy & TN_PY_NESTED); }
+
+bool tn_subclass_nested(int op, tn_value *args) {
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return false; }
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && nested(args[i].u.obj)) return true;
+        if (args[i].tag == TN_V_TENSORLIST)
+            for (Py_ssize_t k = 0; k < PyTuple_Size(args[i].u.obj); k++)
+                if (nested(PyTuple_GetItem(args[i].u.obj, k))) return true;
+    }
+    return false;
+}
+
 /* "torch._ops.aten.add.Tensor", as upstream names func in its error */
 static PyObject *func_name(int op) {
     const tn_op_def *d = tn_op_at(op);

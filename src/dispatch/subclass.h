@@ -11,6 +11,9 @@ int tn_subclass_init(PyObject *m);
 bool tn_has_torch_dispatch(PyObject *o);
 /* Does a tensor argument of the call (inside lists too) have such a class? */
 bool tn_subclass_wants(int op, tn_value *args);
+/* Is a tensor argument a nested (jagged) one (made with the NestedTensor dispatch key)? Upstream's
+ * CompositeImplicitAutograd kernels do not cover the nested keys: such calls reach the class whole. */
+bool tn_subclass_nested(int op, tn_value *args);
 /* Hand the call to the first such class's __torch_dispatch__ (new reference, NULL with an error). */
 PyObject *tn_subclass_call(int op, tn_value *args);
 /* A metadata query of a tensor whose class asked for it (_make_wrapper_subclass's

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "dispatch/door.h"
+#include "autograd/autograd.h"
 #include "dispatch/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
@@ -108,6 +109,10 @@ static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
     return k2;
 }
 
+/* set while OpOverload._op_dk(CompositeImplicitAutograd, ...) runs: the parsed call runs as its
+ * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
+static bool dk_composite;
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
@@ -153,6 +158,10 @@ static PyObject *aten_bad_value(const tn_schema *s, int i, PyObject *value) {
     return NULL;
 }
 
+/* set while OpOverload._op_dk(CompositeImplicitAutograd, ...) runs: the parsed call runs as its
+ * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
+static bool dk_composite;
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
@@ -180,7 +189,10 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             int r = tn_args_parse(s, self, args, kw, flags, &a);
             if (r == TN_PARSE_OK) {
                 last_row = row;
-                PyObject *res = tn_door_call(row, a.v);
+                bool handled = false, dk = dk_composite;
+                dk_composite = false;   /* the ops the decomposition calls run as usual */
+                PyObject *res = dk ? tn_composite_under_mode(row, a.v, &handled) : NULL;
+                if (!handled) res = dk ? tn_not_implemented("OpOverload._op_dk(CompositeImplicitAutograd) of an operator without a decomposition") : tn_door_call(row, a.v);
                 tn_args_release(&a);
                 /* upstream's bindings of in-place _foreach_ ops (schema "-> ()") return the list
                  * they were given */
@@ -289,6 +301,33 @@ static PyObject *function_entry(PyObject *m_self, PyObject *args, PyObject *kw) 
     if (name_funcs[k] && tn_torch_function_active(NULL, args, kw, &rel))
         return tn_torch_function_call(name_funcs[k], rel, NULL, args, kw);
     return call_name((int)k, CALL_FUNCTION, NULL, args, kw);
+}
+
+/* OpOverload._op_dk(dispatch_key, *args, **kwargs): only CompositeImplicitAutograd runs (the
+ * decomposition, on the arguments as they are); other keys refuse by name */
+static PyObject *function_dk_entry(PyObject *m_self, PyObject *args, PyObject *kw) {
+    long k = PyLong_AsLong(m_self);
+    if (PyTuple_Size(args) < 1) return PyErr_Format(PyExc_TypeError, "_op_dk() missing the dispatch key");
+    PyObject *ks = PyObject_Str(PyTuple_GetItem(args, 0));
+    const char *key = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
+    if (!key) { Py_XDECREF(ks); return NULL; }
+    bool composite = !strcmp(key, "DispatchKey.CompositeImplicitAutograd") || !strcmp(key, "CompositeImplicitAutograd");
+    if (!composite) {
+        char what[160];
+        snprintf(what, sizeof what, "OpOverload._op_dk(%s, ...)", key);
+        Py_DECREF(ks);
+        return tn_not_implemented(what);
+    }
+    Py_DECREF(ks);
+    PyObject *rest = PyTuple_GetSlice(args, 1, PyTuple_Size(args));
+    if (!rest) return NULL;
+    const tn_op_def *d = tn_op_at((int)(-k - 1));
+    bool was = dk_composite;
+    dk_composite = true;
+    PyObject *r = as_ivalue(call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, rest, kw));
+    dk_composite = was;
+    Py_DECREF(rest);
+    return r;
 }
 
 static PyObject *make_function(const char *pyname, long key, PyObject *modname) {
@@ -474,6 +513,12 @@ static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     const char *name = tn_op_at(row)->name;
     PyObject *f = make_function(name, -(long)row - 1, NULL);
     PyObject *fdk = make_function(name, -(long)row - 1, NULL); /* the dispatch-key variant */
+    if (fdk) {
+        static PyMethodDef dk_def = {"_op_dk", (PyCFunction)(void (*)(void))function_dk_entry, METH_VARARGS | METH_KEYWORDS, NULL};
+        PyObject *self = PyLong_FromLong(-(long)row - 1);
+        Py_XSETREF(fdk, self ? PyCFunction_NewEx(&dk_def, self, NULL) : NULL);
+        Py_XDECREF(self);
+    }
     PyObject *tags = op_tags(row);
     if (!f || !fdk || !tags) { Py_XDECREF(f); Py_XDECREF(fdk); Py_XDECREF(tags); return NULL; }
     return Py_BuildValue("(NNN)", f, fdk, tags);

@@ -609,7 +609,39 @@ static PyObject *rt_symbolize_tracebacks(PyObject *self, PyObject *tbs) {
 }
 static PyMethodDef profiler_methods[] = {{"symbolize_tracebacks", rt_symbolize_tracebacks, METH_O, NULL}, {NULL}};
 
+/* torch._C._get_constant_bool_symnode(b): upstream's ConstantSymNodeImpl<bool>, the node a
+ * torch.SymBool wraps when a comparison of nested ints (torch.nested's jagged sizes) is decided:
+ * bool_() / guard_bool() / constant_bool() give b, and it says it is a constant */
+typedef struct { PyObject_HEAD bool v; } const_bool_node;
+static PyObject *cbn_value(PyObject *self, PyObject *a) { return PyBool_FromLong(((const_bool_node *)self)->v); }
+static PyObject *cbn_true(PyObject *self, PyObject *a) { Py_RETURN_TRUE; }
+static PyObject *cbn_false(PyObject *self, PyObject *a) { Py_RETURN_FALSE; }
+static PyObject *cbn_str(PyObject *self) { return PyUnicode_FromString(((const_bool_node *)self)->v ? "True" : "False"); }
+static PyObject *cbn_str_m(PyObject *self, PyObject *a) { return cbn_str(self); }
+static PyMethodDef cbn_methods[] = {
+    {"bool_", cbn_value, METH_VARARGS, NULL}, {"guard_bool", cbn_value, METH_VARARGS, NULL},
+    {"expect_true", cbn_value, METH_VARARGS, NULL}, {"constant_bool", cbn_value, METH_NOARGS, NULL},
+    {"maybe_as_bool", cbn_value, METH_NOARGS, NULL}, {"is_constant", cbn_true, METH_NOARGS, NULL},
+    {"has_hint", cbn_true, METH_NOARGS, NULL}, {"is_bool", cbn_true, METH_NOARGS, NULL},
+    {"is_symbolic", cbn_false, METH_NOARGS, NULL}, {"is_nested_int", cbn_false, METH_NOARGS, NULL},
+    {"is_int", cbn_false, METH_NOARGS, NULL}, {"is_float", cbn_false, METH_NOARGS, NULL},
+    {"str", cbn_str_m, METH_NOARGS, NULL}, {"_graph_repr", cbn_str_m, METH_NOARGS, NULL}, {NULL}};
+static PyType_Slot cbn_slots[] = {{Py_tp_methods, cbn_methods}, {Py_tp_str, cbn_str}, {Py_tp_repr, cbn_str}, {0, NULL}};
+static PyType_Spec cbn_spec = {"torch._C._ConstantBoolSymNode", sizeof(const_bool_node), 0, Py_TPFLAGS_DEFAULT, cbn_slots};
+static PyObject *cbn_type;
+static PyObject *rt_constant_bool_symnode(PyObject *self, PyObject *arg) {
+    int v = PyObject_IsTrue(arg);
+    if (v < 0) return NULL;
+    if (!cbn_type && !(cbn_type = PyType_FromSpec(&cbn_spec))) return NULL;
+    allocfunc a = (allocfunc)PyType_GetSlot((PyTypeObject *)cbn_type, Py_tp_alloc);
+    const_bool_node *n = (const_bool_node *)a((PyTypeObject *)cbn_type, 0);
+    if (n) n->v = v;
+    return (PyObject *)n;
+}
+static PyMethodDef symnode_methods[] = {{"_get_constant_bool_symnode", rt_constant_bool_symnode, METH_O, NULL}, {NULL}};
+
 int tn_runtime_init(PyObject *m) {
+    if (PyModule_AddFunctions(m, symnode_methods) < 0) return -1;
     PyObject *prof = tn_py_submodule("_profiler");
     int prc = prof ? PyModule_AddFunctions(prof, profiler_methods) : -1;
     Py_XDECREF(prof);

@@ -510,7 +510,16 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     o->requires_grad = b_rg;
     o->py_policy = (uint8_t)(bits | (b_dev ? TN_PY_DEVICE : 0) | (b_lay ? TN_PY_LAYOUT : 0));
     if (layout != Py_None && layout != tn_py.layout_strided) o->layout = Py_NewRef(layout);
-    (void)mf; (void)pin; (void)keys; (void)dix;
+    if (keys != Py_None) {   /* _extra_dispatch_keys: the NestedTensor key is the one that changes behaviour */
+        PyObject *dk = PyObject_GetAttrString(tn_py.module, "DispatchKey");
+        PyObject *nk = dk ? PyObject_GetAttrString(dk, "NestedTensor") : NULL;
+        PyObject *has = nk ? PyObject_CallMethod(keys, "has", "O", nk) : NULL;
+        int t = has ? PyObject_IsTrue(has) : -1;
+        Py_XDECREF(dk); Py_XDECREF(nk); Py_XDECREF(has);
+        if (t < 0) { Py_DECREF(o); return NULL; }
+        if (t) o->py_policy |= TN_PY_NESTED;
+    }
+    (void)mf; (void)pin; (void)dix;
     return (PyObject *)o;
 }
 
@@ -775,6 +784,7 @@ static PyObject *g_layout(PyObject *self, void *c) {
     return Py_NewRef(l ? l : tn_py.layout_strided);
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED)); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
@@ -906,7 +916,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_sparse_csr", g_false, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},
-    {"is_nested", g_false, NULL, NULL, NULL},
+    {"is_nested", g_is_nested, NULL, NULL, NULL},
     {"itemsize", g_itemsize, NULL, NULL, NULL},
     {"nbytes", g_nbytes, NULL, NULL, NULL},
     {"_version", g_version, NULL, NULL, NULL},
