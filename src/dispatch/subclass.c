@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "core/object.h"
+#include "autograd/autograd.h"
 #include "dispatch/door.h"
 #include "dispatch/modes.h"
 #include "tn_ops_gen.h"
@@ -102,11 +103,47 @@ static PyObject *call_handlers(PyObject *func, PyObject *types, PyObject *pargs,
     return all_not_implemented(name, types);
 }
 
+/* upstream's ADInplaceOrView sits above the Python key: a view op's results (a return aliasing an
+ * argument without writing it: values(), unbind, t, ...) are views of that argument, whatever
+ * the subclass returned */
+static void mark_view(PyObject *out, PyObject *base) {
+    if (!tn_py_is_tensor(out) || out == base || ((tn_tensor_obj *)out)->base) return;
+    PyObject *root = ((tn_tensor_obj *)base)->base ? ((tn_tensor_obj *)base)->base : base;
+    ((tn_tensor_obj *)out)->base = Py_NewRef(root);
+    ((tn_tensor_obj *)out)->view_version = tn_tensor_of(out)->storage->version;
+}
+
+static void mark_views(int op, tn_value *args, PyObject *r) {
+    const tn_schema *s = tn_op_schema(op);
+    if (!s) { PyErr_Clear(); return; }
+    for (int i = 0; i < s->nrets; i++) {
+        if (!s->rets[i].alias_set || s->rets[i].is_write) continue;
+        PyObject *base = NULL;
+        for (int j = 0; j < s->nargs && !base; j++)
+            if (s->args[j].alias_set == s->rets[i].alias_set && !s->args[j].is_write && args[j].tag == TN_V_TENSOR)
+                base = args[j].u.obj;
+        if (!base) continue;
+        PyObject *out = s->nrets == 1 ? r : (PyTuple_Check(r) && i < PyTuple_Size(r) ? PyTuple_GetItem(r, i) : NULL);
+        if (out && (PyList_Check(out) || PyTuple_Check(out)))
+            for (Py_ssize_t k = 0; k < PySequence_Size(out); k++) {
+                PyObject *e = PySequence_GetItem(out, k);
+                if (e) { mark_view(e, base); Py_DECREF(e); }
+            }
+        else if (out) mark_view(out, base);
+    }
+}
+
 PyObject *tn_subclass_call(int op, tn_value *args) {
     PyObject *func, *pargs, *kwargs, *types;
     if (tn_door_python_call(op, args, &func, &pargs, &kwargs, &types) < 0) return NULL;
     PyObject *name = func_name(op);
+    /* below autograd and ADInplaceOrView, as upstream's Python key: no recording, no view tracking */
+    bool grad = tn_grad_mode_set(false), untracked = tn_tls_untracked_views;
+    tn_tls_untracked_views = true;
     PyObject *r = name ? call_handlers(func, types, pargs, kwargs, name) : NULL;
+    tn_tls_untracked_views = untracked;
+    tn_grad_mode_set(grad);
+    if (r) mark_views(op, args, r);
     Py_XDECREF(name);
     Py_DECREF(pargs); Py_DECREF(kwargs); Py_DECREF(types);
     return r;

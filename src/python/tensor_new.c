@@ -720,6 +720,23 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
+    if (tn_has_torch_dispatch(self)) {
+        /* a subclass with __torch_dispatch__ answers: _local_scalar_dense through the door, as
+         * upstream's item() / is_nonzero() reach it */
+        PyObject *r = tn_at__local_scalar_dense(self);
+        if (!r) return -1;
+        int rc = 0;
+        if (PyBool_Check(r)) { v->tag = TN_V_BOOL; v->u.i = r == Py_True; }
+        else if (PyLong_Check(r)) { v->tag = TN_V_INT; v->u.i = PyLong_AsLongLong(r); rc = v->u.i == -1 && PyErr_Occurred() ? -1 : 0; }
+        else if (PyFloat_Check(r)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(r); }
+        else if (PyComplex_Check(r)) { v->tag = TN_V_COMPLEX; v->u.c.re = PyComplex_RealAsDouble(r); v->u.c.im = PyComplex_ImagAsDouble(r); }
+        else {
+            PyErr_Format(PyExc_TypeError, "_local_scalar_dense returned %s, expected a number", tn_py_type_name(r));
+            rc = -1;
+        }
+        Py_DECREF(r);
+        return rc;
+    }
     if (t->storage->no_data) { tn_no_data_error(); return -1; }   /* a wrapper subclass's */
     if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
     if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
