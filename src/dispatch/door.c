@@ -5,7 +5,9 @@
  * kwargs) runs, as upstream does, so ops it issues reach the next mode or the kernels. func is
  * the OpOverload (torch.ops.aten.<name>.<overload>); arguments are passed the way upstream
  * passes them: positional arguments up to the last one given, keyword-only ones given by the
- * caller as kwargs. Otherwise the door calls the overload's op function, or refuses by name.
+ * caller as kwargs. Then a tensor subclass among the arguments gets it through its class's
+ * __torch_dispatch__ (subclass.c). Otherwise the door calls the overload's op function, or
+ * refuses by name.
  * Before all of that, autocast casts the arguments of the ops on its list (autocast.c) and
  * autograd records the call when it needs to (autograd/record.c). */
 #include "dispatch/door.h"

@@ -27,9 +27,28 @@
 
 static PyObject *disabled_impl;   /* torch._C._disabled_torch_dispatch_impl */
 
+/* The answer per class, looked up once (upstream decides when the tensor is made, from its class):
+ * a few classes (nn.Parameter, buffers' subclasses, the user's) held so their address stays theirs */
+#define N_SEEN 64
+static struct { PyObject *type; bool has; } seen[N_SEEN];
+static int nseen;
+
+static bool lookup(PyTypeObject *tp);
+
 bool tn_has_torch_dispatch(PyObject *o) {
     PyTypeObject *tp = Py_TYPE(o);
     if (tp == tn_py.tensor_class || tp == tn_py.TensorBase || !disabled_impl) return false;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].type == (PyObject *)tp) return seen[i].has;
+    bool has = lookup(tp);
+    if (nseen < N_SEEN) {
+        seen[nseen].type = Py_NewRef((PyObject *)tp);
+        seen[nseen++].has = has;
+    }
+    return has;
+}
+
+static bool lookup(PyTypeObject *tp) {
     PyObject *td = PyObject_GetAttrString((PyObject *)tp, "__torch_dispatch__");
     if (!td) { PyErr_Clear(); return false; }
     /* a classmethod or staticmethod: compare the function it wraps */
