@@ -640,7 +640,67 @@ static PyObject *rt_constant_bool_symnode(PyObject *self, PyObject *arg) {
 }
 static PyMethodDef symnode_methods[] = {{"_get_constant_bool_symnode", rt_constant_bool_symnode, METH_O, NULL}, {NULL}};
 
+/* torch._C._SDPAParams(query, key, value, attn_mask, dropout, is_causal, enable_gqa): the fields
+ * scaled_dot_product_attention's backend choice reads (torch.nested's jagged path builds one);
+ * _can_use_flash_attention / _mem_efficient_ / _cudnn_ answer False, as upstream's CPU build */
+typedef struct { PyObject_HEAD PyObject *f[7]; } sdpa_params;
+static const char *const sdpa_fields[] = {"query", "key", "value", "attn_mask", "dropout", "is_causal", "enable_gqa"};
+static int sdpa_init(PyObject *self, PyObject *args, PyObject *kw) {
+    sdpa_params *o = (sdpa_params *)self;
+    if ((kw && PyDict_Size(kw)) || PyTuple_Size(args) != 7) {
+        PyErr_SetString(PyExc_TypeError, "__init__(): incompatible constructor arguments: expected (query, key, value, "
+                                         "attn_mask, dropout, is_causal, enable_gqa)");
+        return -1;
+    }
+    for (int i = 0; i < 7; i++) {
+        PyObject *v = PyTuple_GetItem(args, i);
+        bool ok = i < 3 ? tn_py_is_tensor(v) : i == 3 ? (v == Py_None || tn_py_is_tensor(v))
+                : i == 4 ? PyFloat_Check(v) || PyLong_Check(v) : PyBool_Check(v);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "__init__(): incompatible constructor arguments: argument %d (%s) got %s", i,
+                         sdpa_fields[i], tn_py_type_name(v));
+            return -1;
+        }
+        if (i == 4) v = PyNumber_Float(v); else Py_INCREF(v);
+        if (!v) return -1;
+        Py_XSETREF(o->f[i], v);
+    }
+    return 0;
+}
+static void sdpa_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    for (int i = 0; i < 7; i++) Py_CLEAR(((sdpa_params *)self)->f[i]);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+static PyObject *sdpa_get(PyObject *self, void *i) {
+    PyObject *v = ((sdpa_params *)self)->f[(intptr_t)i];
+    return Py_NewRef(v ? v : Py_None);
+}
+static PyGetSetDef sdpa_getset[] = {
+    {"query", sdpa_get, NULL, NULL, (void *)0}, {"key", sdpa_get, NULL, NULL, (void *)1},
+    {"value", sdpa_get, NULL, NULL, (void *)2}, {"attn_mask", sdpa_get, NULL, NULL, (void *)3},
+    {"dropout", sdpa_get, NULL, NULL, (void *)4}, {"is_causal", sdpa_get, NULL, NULL, (void *)5},
+    {"enable_gqa", sdpa_get, NULL, NULL, (void *)6}, {NULL}};
+static PyType_Slot sdpa_slots[] = {{Py_tp_init, sdpa_init}, {Py_tp_new, PyType_GenericNew}, {Py_tp_dealloc, sdpa_dealloc},
+                                   {Py_tp_getset, sdpa_getset}, {0, NULL}};
+static PyType_Spec sdpa_spec = {"torch._C._SDPAParams", sizeof(sdpa_params), 0, Py_TPFLAGS_DEFAULT, sdpa_slots};
+static PyObject *rt_sdpa_no_kernel(PyObject *self, PyObject *args) {
+    PyObject *p, *debug = NULL;
+    if (!PyArg_ParseTuple(args, "O|O", &p, &debug)) return NULL;
+    Py_RETURN_FALSE;
+}
+static PyMethodDef sdpa_methods[] = {
+    {"_can_use_flash_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {"_can_use_mem_efficient_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {"_can_use_cudnn_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {NULL}};
+
 int tn_runtime_init(PyObject *m) {
+    PyObject *sp = PyType_FromSpec(&sdpa_spec);
+    if (!sp || PyModule_AddObject(m, "_SDPAParams", sp) < 0) { Py_XDECREF(sp); return -1; }
+    if (PyModule_AddFunctions(m, sdpa_methods) < 0) return -1;
     if (PyModule_AddFunctions(m, symnode_methods) < 0) return -1;
     PyObject *prof = tn_py_submodule("_profiler");
     int prc = prof ? PyModule_AddFunctions(prof, profiler_methods) : -1;

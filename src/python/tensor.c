@@ -523,6 +523,19 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     return (PyObject *)o;
 }
 
+/* x.as_subclass(cls): self.alias() (through the door: AliasBackward0, a view of self) as a cls object */
+static PyObject *m_as_subclass(PyObject *self, PyObject *cls) {
+    if (!PyType_Check(cls)) return PyErr_Format(PyExc_TypeError, "cls must be a type (got %s)", tn_py_type_name(cls));
+    if (!PyType_IsSubtype((PyTypeObject *)cls, tn_py.TensorBase)) {
+        PyErr_SetString(PyExc_TypeError, "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                                         "possible. Make sure your class inherits from Tensor.");
+        return NULL;
+    }
+    PyObject *r = tn_at_alias(self);
+    if (r && Py_TYPE(r) != (PyTypeObject *)cls && PyObject_SetAttrString(r, "__class__", cls) < 0) Py_CLEAR(r);
+    return r;
+}
+
 /* upstream re-owns the C++ tensor from a Python object revived through a weak reference; this
  * object is the tensor, so there is nothing to fix */
 static PyObject *m_fix_weakref(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
@@ -738,6 +751,7 @@ static PyMethodDef tensor_methods[] = {
     {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
+    {"as_subclass", m_as_subclass, METH_O, NULL},
     {"_make_wrapper_subclass", (PyCFunction)(void (*)(void))m_make_wrapper_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     /* indexing (python/indexing.c) */
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
