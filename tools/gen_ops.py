@@ -45,7 +45,10 @@ def main():
         keys = {k.strip() for kk in disp for k in kk.split(",")}
         cpu_kernel = "structured_delegate" in e or bool(keys & {"CPU", "CompositeExplicitAutograd",
                                                                "CompositeExplicitAutogradNonFunctional"})
-        composite = (not disp and "structured_delegate" not in e) or ("CompositeImplicitAutograd" in keys and not cpu_kernel)
+        # (an explicit empty `dispatch: {}` — torch.nested's jagged accessors — has no kernel at all,
+        # implicit or not: only a tensor subclass answers it)
+        composite = ("dispatch" not in e and "structured_delegate" not in e) or \
+                    ("CompositeImplicitAutograd" in keys and not cpu_kernel)
         tags = e.get("tags") or []
         tags = [tags] if isinstance(tags, str) else tags
         nofunc, nometh = python_hidden(func, name, tags)

@@ -341,6 +341,25 @@ result = (type(a.grad).__name__, a.grad.a, a.grad.b)
 }, tol="float", vars=False)
 
 cases("subclass_njt_float", {
+    "backward_to_padded": NJT + """
+n = nt(requires_grad=True)
+y = (n.sin() * 2).to_padded_tensor(0.0)
+y.sum().backward()
+result = (type(y.grad_fn).__name__, type(n.grad).__name__, n.grad.to_padded_tensor(0.0), y)
+""",
+    "backward_components": NJT + """
+aa = a.clone().requires_grad_(); bb = b.clone().requires_grad_()
+n = torch.nested.as_nested_tensor([aa, bb], layout=torch.jagged)
+(n.cos() * 3).values().sum().backward()
+result = (aa.grad, bb.grad)
+""",
+    "encoder_layer": NJT + """
+torch.manual_seed(1)
+layer = torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True).eval()
+x = nt(torch.randn(3, 8), torch.randn(5, 8))
+with torch.no_grad():
+    layer(x)
+""",
     "linear_matmul": NJT + """
 n = nt()
 result = (torch.nn.functional.linear(n, torch.ones(5, 4), torch.ones(5)).to_padded_tensor(0.0),
