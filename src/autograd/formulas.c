@@ -3510,7 +3510,7 @@ static int f_nested_from_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-static const struct { const char *name; tn_apply_fn fn; } named_formulas[] = {
+static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
     {"_nested_get_values", f_nested_get_values}, {"_nested_view_from_jagged", f_nested_view_from_jagged},
     {"to_padded_tensor", f_to_padded_tensor}, {"_nested_from_padded_tensor", f_nested_from_padded_tensor},
 };
@@ -3640,9 +3640,9 @@ tn_apply_fn tn_formula_for(int op) {
         if (!by_row) return NULL;
         for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) by_row[formulas[i].row] = formulas[i].fn;
         /* rows without a kernel of ours (no TN_ROW_ constant): only a tensor subclass runs them */
-        for (size_t i = 0; i < sizeof named_formulas / sizeof *named_formulas; i++) {
-            int row = tn_op_find(named_formulas[i].name, "");
-            if (row >= 0) by_row[row] = named_formulas[i].fn;
+        for (size_t i = 0; i < sizeof formula_by_name / sizeof *formula_by_name; i++) {
+            int row = tn_op_find(formula_by_name[i].name, "");
+            if (row >= 0) by_row[row] = formula_by_name[i].fn;
         }
     }
     if (op < 0 || op >= TN_OP_COUNT) return NULL;

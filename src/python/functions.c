@@ -372,10 +372,13 @@ static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObjec
     if (name < 0) return tn_not_implemented(dunders[which].op);
     PyObject *rel, *r;
     if (tn_torch_function_active(self, args, kw, &rel)) {
-        /* as upstream's bindings: the public_api is the method the dunder binds (x + y: Tensor.add),
-         * and a TypeError from it (a subclass's handlers all NotImplemented) is NotImplemented too */
+        /* as upstream's bindings: the public_api is the method the dunder binds (x + y: Tensor.add;
+         * == and ~ are their own methods, measured), and a TypeError from it (a subclass's handlers
+         * all NotImplemented) is NotImplemented too */
+        const char *d = dunders[which].dunder;
+        bool own = !strcmp(d, "__eq__") || !strcmp(d, "__invert__");
         PyObject *api = PyObject_GetAttrString((PyObject *)(tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase),
-                                               dunders[which].op);
+                                               own ? d : dunders[which].op);
         if (!api) { Py_DECREF(rel); return NULL; }
         r = tn_torch_function_call(api, rel, self, args, kw);
         Py_DECREF(api);

@@ -92,6 +92,21 @@ with M():
     x + 1; x * 2.5; torch.add(x, 1, alpha=2); x + True
 result = MODE
 """,
+    # the public_api a dunder hands to __torch_function__ (x + 1: Tensor.add; == and ~: their own)
+    "torch_function_dunder_api": """
+import operator as o
+from torch.overrides import TorchFunctionMode
+names = []
+class M(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        names.append(getattr(func, "__name__", str(func)))
+        return func(*args, **(kwargs or {}))
+x = torch.ones(2); i = torch.ones(2, dtype=torch.int64)
+with M():
+    x + 1; 1 + x; x * 2; x - 1; 1 - x; x / 2; x == 1; x != 1; x < 1; -x; ~i; i & i; 1 | i; i << 1
+    o.iadd(x.clone(), 1); o.imul(x.clone(), 2); o.iand(i.clone(), i); x @ x; x % 2
+result = names
+""",
     "tags": """
 a = torch.ops.aten
 result = [f.tags for f in (a.add.Tensor, a.add_.Tensor, a.add.out, a.sum.default, a.view.default,
