@@ -113,7 +113,23 @@ static PyObject *all_not_implemented(PyObject *name, PyObject *types) {
     return NULL;
 }
 
+/* torch.distributed.tensor.DTensor, if that module is loaded (NULL otherwise; borrowed from it) */
+static PyObject *dtensor_class(void) {
+    PyObject *mods = PyImport_GetModuleDict();   /* borrowed */
+    PyObject *mod = mods ? PyDict_GetItemString(mods, "torch.distributed.tensor._api") : NULL;
+    PyObject *c = mod ? PyObject_GetAttrString(mod, "DTensor") : NULL;
+    if (!c) PyErr_Clear();
+    Py_XDECREF(c);   /* the module keeps it */
+    return c;
+}
+
 static PyObject *call_handlers(PyObject *func, PyObject *types, PyObject *pargs, PyObject *kwargs, PyObject *name) {
+    /* upstream dispatches a DTensor in C++ (dispatchDTensorOp: sharding propagation, redistribution,
+     * the local op); its Python __torch_dispatch__ only re-enters that path */
+    PyObject *dt = dtensor_class();
+    for (Py_ssize_t i = 0; dt && PyType_Check(dt) && i < PyTuple_Size(types); i++)
+        if (PyType_IsSubtype((PyTypeObject *)PyTuple_GetItem(types, i), (PyTypeObject *)dt))
+            return tn_not_implemented("DTensor operator dispatch (upstream's dispatchDTensorOp)");
     for (Py_ssize_t i = 0; i < PyTuple_Size(types); i++) {
         PyObject *r = PyObject_CallMethod(PyTuple_GetItem(types, i), "__torch_dispatch__", "OOOO", func, types, pargs, kwargs);
         if (r != Py_NotImplemented) return r;

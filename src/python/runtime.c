@@ -697,7 +697,24 @@ static PyMethodDef sdpa_methods[] = {
     {"_can_use_cudnn_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
     {NULL}};
 
+/* torch._C._dispatch_tls_is_dispatch_key_included(key): the thread's local include set. Eager
+ * torchnative never includes a key there (no PythonDispatcher, functionalization or tracing
+ * state), except AutocastCPU while CPU autocast is on, as upstream's autocast guard */
+static PyObject *rt_tls_key_included(PyObject *self, PyObject *key) {
+    PyObject *ks = PyObject_Str(key);
+    const char *k = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
+    if (!k) { Py_XDECREF(ks); return NULL; }
+    if (!strncmp(k, "DispatchKey.", 12)) k += 12;
+    PyObject *r;
+    if (!strcmp(k, "AutocastCPU")) r = PyObject_CallMethod(tn_py.module, "is_autocast_enabled", "s", "cpu");
+    else r = Py_NewRef(Py_False);
+    Py_DECREF(ks);
+    return r;
+}
+static PyMethodDef tls_methods[] = {{"_dispatch_tls_is_dispatch_key_included", rt_tls_key_included, METH_O, NULL}, {NULL}};
+
 int tn_runtime_init(PyObject *m) {
+    if (PyModule_AddFunctions(m, tls_methods) < 0) return -1;
     PyObject *sp = PyType_FromSpec(&sdpa_spec);
     if (!sp || PyModule_AddObject(m, "_SDPAParams", sp) < 0) { Py_XDECREF(sp); return -1; }
     if (PyModule_AddFunctions(m, sdpa_methods) < 0) return -1;

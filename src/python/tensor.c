@@ -540,6 +540,41 @@ static PyObject *m_as_subclass(PyObject *self, PyObject *cls) {
  * object is the tensor, so there is nothing to fix */
 static PyObject *m_fix_weakref(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
 
+/* Tensor._dtensor__new__(cls, local_tensor, spec, requires_grad): DTensor's constructor, upstream's
+ * shortcut of _make_wrapper_subclass: sizes and strides from spec.tensor_meta, dtype and device
+ * from the local tensor; then `_spec` and `_local_tensor` are set on the new object */
+static PyObject *m_dtensor_new(PyObject *unused, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"cls", "local_tensor", "spec", "requires_grad", NULL};
+    PyObject *cls, *local, *spec;
+    int rg;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOp:_dtensor__new__", kws, &cls, &local, &spec, &rg)) return NULL;
+    if (!tn_py_is_tensor(local))
+        return PyErr_Format(PyExc_TypeError, "_dtensor__new__(): argument 'local_tensor' must be Tensor, not %s", tn_py_type_name(local));
+    if (((tn_tensor_obj *)local)->requires_grad && !rg &&
+        PyErr_WarnEx(PyExc_UserWarning, "To construct DTensor from torch.Tensor, it's recommended to use "
+                                        "local_tensor.detach() and make requires_grad consistent.", 1) < 0)
+        return NULL;
+    PyObject *meta = PyObject_GetAttrString(spec, "tensor_meta");
+    if (!meta) return NULL;
+    if (meta == Py_None) { Py_DECREF(meta); PyErr_SetString(PyExc_RuntimeError, "Expected !tensor_meta.is_none() to be true, but got false."); return NULL; }
+    PyObject *shape = PyObject_GetAttrString(meta, "shape"), *stride = shape ? PyObject_GetAttrString(meta, "stride") : NULL;
+    Py_DECREF(meta);
+    PyObject *r = NULL;
+    if (stride && (!PyTuple_Check(shape) || !PyTuple_Check(stride)))
+        PyErr_Format(PyExc_RuntimeError, "spec.tensor_meta.%s must be a tuple", PyTuple_Check(shape) ? "stride" : "shape");
+    else if (stride) {
+        PyObject *dt = tn_py_from_dtype(tn_tensor_of(local)->dtype);
+        PyObject *dev = PyObject_GetAttrString(local, "device");
+        PyObject *a = dt && dev ? PyTuple_Pack(3, cls, shape, stride) : NULL;
+        PyObject *k = a ? Py_BuildValue("{sOsOsO}", "dtype", dt, "device", dev, "requires_grad", rg ? Py_True : Py_False) : NULL;
+        r = k ? m_make_wrapper_subclass(NULL, a, k) : NULL;
+        Py_XDECREF(dt); Py_XDECREF(dev); Py_XDECREF(a); Py_XDECREF(k);
+        if (r && (PyObject_SetAttrString(r, "_spec", spec) < 0 || PyObject_SetAttrString(r, "_local_tensor", local) < 0)) Py_CLEAR(r);
+    }
+    Py_XDECREF(shape); Py_XDECREF(stride);
+    return r;
+}
+
 /* x.half(), x.float(), ... : x.to(dtype) through the door, as upstream's manual bindings do. */
 static PyObject *to_dtype(PyObject *self, PyObject *args, PyObject *kw, tn_dtype d) {
     static char *kws[] = {"memory_format", NULL};
@@ -752,6 +787,7 @@ static PyMethodDef tensor_methods[] = {
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
     {"as_subclass", m_as_subclass, METH_O, NULL},
+    {"_dtensor__new__", (PyCFunction)(void (*)(void))m_dtensor_new, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     {"_make_wrapper_subclass", (PyCFunction)(void (*)(void))m_make_wrapper_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     /* indexing (python/indexing.c) */
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
