@@ -511,6 +511,16 @@ static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObj
     o->py_policy = (uint8_t)(bits | (b_dev ? TN_PY_DEVICE : 0) | (b_lay ? TN_PY_LAYOUT : 0));
     if (layout != Py_None && layout != tn_py.layout_strided) o->layout = Py_NewRef(layout);
     if (keys != Py_None) {   /* _extra_dispatch_keys: the NestedTensor key is the one that changes behaviour */
+        PyObject *kst = PyObject_GetAttrString(tn_py.module, "DispatchKeySet");
+        int isks = kst ? PyObject_IsInstance(keys, kst) : -1;
+        Py_XDECREF(kst);
+        if (isks <= 0) {
+            if (isks == 0)
+                PyErr_Format(PyExc_TypeError, "_make_wrapper_subclass(): argument '_extra_dispatch_keys' must be DispatchKeySet, not %s",
+                             tn_py_type_name(keys));
+            Py_DECREF(o);
+            return NULL;
+        }
         PyObject *dk = PyObject_GetAttrString(tn_py.module, "DispatchKey");
         PyObject *nk = dk ? PyObject_GetAttrString(dk, "NestedTensor") : NULL;
         PyObject *has = nk ? PyObject_CallMethod(keys, "has", "O", nk) : NULL;

@@ -212,6 +212,9 @@ except TypeError as e:
     "negative_size": NI + "mws(N, (2, -3))",
     "unknown_keyword": NI + "mws(N, (2, 3), foo=1)",
     "missing_size": NI + "mws(N)",
+    "extra_keys_not_keyset": NI + "mws(N, (2, 3), _extra_dispatch_keys=5)",
+    "strides_rank_mismatch": NI + "mws(N, (2, 3), (1,))",
+    "huge_size": NI + "mws(N, (2**40, 2**40, 2**40))",
     "strided_given": NI + """
 t = mws(N, (2, 3), (1, 2), 2)
 result = (t.shape, t.stride(), t.storage_offset(), t.untyped_storage().nbytes())
