@@ -392,17 +392,17 @@ result = (torch.softmax(n, dim=-1).to_padded_tensor(0.0), n.sum(dim=-1).to_padde
 cases("jagged_dense_ops", {
     "to_padded": """
 v = torch.arange(12.).reshape(6, 2); off = torch.tensor([0, 2, 5, 6])
-result = (torch.ops.aten._jagged_to_padded_dense_forward(v, [off], [3], -1.0),
-          torch.ops.aten._jagged_to_padded_dense_forward(v, [off], [2]),
-          torch.ops.aten._jagged_to_padded_dense_forward(torch.arange(6), [off.int()], [4], 7.0))
+result = (torch.ops.aten._jagged_to_padded_dense_forward.default(v, [off], [3], -1.0),
+          torch.ops.aten._jagged_to_padded_dense_forward.default(v, [off], [2]),
+          torch.ops.aten._jagged_to_padded_dense_forward.default(torch.arange(6), [off.int()], [4], 7.0))
 """,
     "to_jagged": """
 p = torch.arange(24.).reshape(3, 4, 2); off = torch.tensor([0, 2, 5, 6])
-result = (torch.ops.aten._padded_dense_to_jagged_forward(p, [off]),
-          torch.ops.aten._padded_dense_to_jagged_forward(p, [off], 6))
+result = (torch.ops.aten._padded_dense_to_jagged_forward.default(p, [off]),
+          torch.ops.aten._padded_dense_to_jagged_forward.default(p, [off], 6))
 """,
-    "to_jagged_total_mismatch": "torch.ops.aten._padded_dense_to_jagged_forward(torch.ones(3, 4, 2), [torch.tensor([0, 2, 5, 6])], 7)",
-    "to_jagged_too_long": "torch.ops.aten._padded_dense_to_jagged_forward(torch.ones(3, 2, 2), [torch.tensor([0, 2, 5, 6])])",
-    "to_jagged_1d": "torch.ops.aten._padded_dense_to_jagged_forward(torch.ones(3), [torch.tensor([0, 2, 3])])",
-    "offsets_2d": "torch.ops.aten._jagged_to_padded_dense_forward(torch.ones(3, 2), [torch.tensor([[0, 2, 3]])], [2])",
+    "to_jagged_total_mismatch": "torch.ops.aten._padded_dense_to_jagged_forward.default(torch.ones(3, 4, 2), [torch.tensor([0, 2, 5, 6])], 7)",
+    "to_jagged_too_long": "torch.ops.aten._padded_dense_to_jagged_forward.default(torch.ones(3, 2, 2), [torch.tensor([0, 2, 5, 6])])",
+    "to_jagged_1d": "torch.ops.aten._padded_dense_to_jagged_forward.default(torch.ones(3), [torch.tensor([0, 2, 3])])",
+    "offsets_2d": "torch.ops.aten._jagged_to_padded_dense_forward.default(torch.ones(3, 2), [torch.tensor([[0, 2, 3]])], [2])",
 })
