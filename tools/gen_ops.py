@@ -45,7 +45,10 @@ def main():
         keys = {k.strip() for kk in disp for k in kk.split(",")}
         cpu_kernel = "structured_delegate" in e or bool(keys & {"CPU", "CompositeExplicitAutograd",
                                                                "CompositeExplicitAutogradNonFunctional"})
-        composite = (not disp and "structured_delegate" not in e) or ("CompositeImplicitAutograd" in keys and not cpu_kernel)
+        # (an explicit empty `dispatch: {}` — torch.nested's jagged accessors — has no kernel at all,
+        # implicit or not: only a tensor subclass answers it)
+        composite = ("dispatch" not in e and "structured_delegate" not in e) or \
+                    ("CompositeImplicitAutograd" in keys and not cpu_kernel)
         tags = e.get("tags") or []
         tags = [tags] if isinstance(tags, str) else tags
         nofunc, nometh = python_hidden(func, name, tags)
@@ -102,6 +105,24 @@ def main():
     out.append(", ".join(str((1 if "pointwise" in r.get("tags", []) else 0) |
                              (2 if "nondeterministic_seeded" in r.get("tags", []) else 0) |
                              (4 if "inplace_view" in r.get("tags", []) else 0)) for r in rows))
+    out.append("};")
+    # every tag upstream's OpOverload.tags lists (_get_operation_overload): the yaml's, "inplace" /
+    # "out" by the schema's kind as torchgen derives them, pt2_compliant_tag on every aten op;
+    # comma-separated names (functions.c sorts them by torch.Tag value)
+    def all_tags(r):
+        t = list(r.get("tags", []))
+        name, args = r["name"], r["func"].split("->")[0]
+        inplace = (name.endswith("_") and not name.startswith("__")) or \
+                  (name.startswith("__i") and name.endswith("__"))
+        kwonly = args.split("*", 1)[1] if "*" in args else ""
+        if inplace:
+            t.append("inplace")
+        elif "!)" in kwonly:
+            t.append("out")
+        t.append("pt2_compliant_tag")
+        return ",".join(dict.fromkeys(t))
+    out.append("static const char *const tn_op_tag_names[TN_OP_COUNT] = {")
+    out.append(", ".join(f'"{all_tags(r)}"' for r in rows))
     out.append("};")
     infos_by_row = {}
     out += autograd_table(yaml_path, rows, impl, cname, infos_by_row)

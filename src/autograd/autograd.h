@@ -146,6 +146,9 @@ int tn_decomp_kind(int op);
  * upstream's (the Python key sits below the composite kernels): the result, or NULL with
  * *handled false when the op has no decomposition. */
 PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled);
+/* a CompositeImplicitAutograd overload that runs as its decomposition (what
+ * _dispatch_has_kernel_for_dispatch_key(name, CompositeImplicitAutograd) says) */
+bool tn_op_decomposes(int op);
 /* Ops are called from C through the typed op API (dispatch/aten.h). */
 
 /* g summed over the dimensions broadcasting added (upstream's at::sum_to): new reference. */

@@ -1786,6 +1786,13 @@ static PyObject *d_float_power__t(tn_value *a) { return float_power_inplace(a, t
 
 /* composites whose results carry no gradient */
 static PyObject *d_nondiff(tn_value *a) { return NULL; }
+/* item(): upstream's CompositeImplicitAutograd kernel checks the element count, then
+ * _local_scalar_dense (what a dispatch mode or a tensor subclass sees) */
+static PyObject *d_item(tn_value *a) {
+    int64_t n = tn_numel(tn_tensor_of(a[0].u.obj));
+    if (n != 1) return PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)n);
+    return tn_at__local_scalar_dense(a[0].u.obj);
+}
 
 /* batch / group / instance norm composites: built in ops/bnorm.c from the ops upstream's composites call */
 static PyObject *d_batch_norm(tn_value *a) { return tn_op_batch_norm(a); }
@@ -1878,7 +1885,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_swapaxes, NULL, TN_ROW_transpose_int}, {TN_ROW_swapdims, NULL, TN_ROW_transpose_int},
     {TN_ROW_swapaxes_, NULL, TN_ROW_transpose_}, {TN_ROW_swapdims_, NULL, TN_ROW_transpose_},
     {TN_ROW_zeros_like, d_nondiff, -3}, {TN_ROW_randn_like, d_nondiff, -3}, {TN_ROW_result_type_Tensor, d_nondiff, -3},
-    {TN_ROW_is_floating_point, d_nondiff, -3}, {TN_ROW_is_complex, d_nondiff, -3}, {TN_ROW_item, d_nondiff, -3},
+    {TN_ROW_is_floating_point, d_nondiff, -3}, {TN_ROW_is_complex, d_nondiff, -3}, {TN_ROW_item, d_item, -1},
     {TN_ROW_is_nonzero, d_nondiff, -3}, {TN_ROW_isclose, d_nondiff, -3}, {TN_ROW_isfinite, d_nondiff, -3},
     {TN_ROW_argmax, d_nondiff, -3}, {TN_ROW_argmin, d_nondiff, -3}, {TN_ROW_argsort, d_nondiff, -3},
     /* pooling and interpolation family: upstream's composites, written in ops/pool.c over the door */

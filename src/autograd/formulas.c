@@ -3447,6 +3447,74 @@ static int f_sgn(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* ==== torch.nested's jagged layout (derivatives.yaml): the NestedTensor accessors below are
+ * answered by its class through the door (dispatch/subclass.c) ==== */
+static PyObject *undef_null(PyObject *o) { return o == Py_None ? NULL : o; }   /* an undefined tensor */
+
+/* the jagged metadata of saved NestedTensor `self`: offsets, dummy, lengths, ragged_idx, min / max seqlen */
+typedef struct { PyObject *off, *dummy, *len, *min, *max; int64_t ragged_idx; } jagged_meta;
+static int jagged_of(tmps *t, PyObject *self, jagged_meta *j) {
+    j->off = keep_(t, tn_at__nested_get_offsets(self));
+    j->dummy = j->off ? keep_(t, tn_at__nested_get_jagged_dummy(self)) : NULL;
+    j->len = j->dummy ? keep_(t, tn_at__nested_get_lengths(self)) : NULL;
+    PyObject *ri = j->len ? keep_(t, tn_at__nested_get_ragged_idx(self)) : NULL;
+    j->min = ri ? keep_(t, tn_at__nested_get_min_seqlen(self)) : NULL;
+    j->max = j->min ? keep_(t, tn_at__nested_get_max_seqlen(self)) : NULL;
+    if (!j->max) return -1;
+    j->ragged_idx = PyLong_AsLongLong(ri);
+    return j->ragged_idx == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+/* _nested_get_values: self = _nested_view_from_jagged(grad, offsets, dummy, lengths, ragged_idx, min, max) */
+static int f_nested_get_values(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    jagged_meta j;
+    PyObject *self = K(saved(n, 0));
+    if (!self || jagged_of(&T, self, &j) < 0) DONE_ERR;
+    OUTK(0, K(tn_at__nested_view_from_jagged(g[0], j.off, j.dummy, undef_null(j.len), j.ragged_idx, undef_null(j.min),
+                                             undef_null(j.max))));
+    DONE;
+}
+
+/* _nested_view_from_jagged: self = grad.values() */
+static int f_nested_view_from_jagged(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    OUTK(0, K(tn_at__nested_get_values(g[0])));
+    DONE;
+}
+
+/* to_padded_tensor of a jagged tensor: _nested_from_padded_tensor(grad, offsets, dummy, ragged_idx,
+ * min, max, values.size(0)) (the strided NestedTensorImpl's branch is not supported) */
+static int f_to_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    jagged_meta j;
+    PyObject *self = K(saved(n, 0));
+    if (!self) DONE_ERR;
+    if (!(((tn_tensor_obj *)self)->py_policy & TN_PY_NESTED)) {
+        tn_not_implemented("the derivative of aten::to_padded_tensor for a strided nested tensor");
+        DONE_ERR;
+    }
+    if (jagged_of(&T, self, &j) < 0) DONE_ERR;
+    PyObject *vals = K(tn_at__nested_get_values(self));
+    if (!vals) DONE_ERR;
+    int64_t total = tn_tensor_of(vals)->ndim ? tn_tensor_of(vals)->sizes[0] : 1;
+    OUTK(0, K(tn_at__nested_from_padded_tensor(g[0], j.off, j.dummy, j.ragged_idx, undef_null(j.min), undef_null(j.max), &total)));
+    DONE;
+}
+
+/* _nested_from_padded_tensor: padded = grad.to_padded_tensor(0.0, padded.sizes()) */
+static int f_nested_from_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *sz = K(sizes_of(n, 0));
+    OUTK(0, sz ? K(tn_at_to_padded_tensor(g[0], 0.0, TN_IPY(sz))) : NULL);
+    DONE;
+}
+
+static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
+    {"_nested_get_values", f_nested_get_values}, {"_nested_view_from_jagged", f_nested_view_from_jagged},
+    {"to_padded_tensor", f_to_padded_tensor}, {"_nested_from_padded_tensor", f_nested_from_padded_tensor},
+};
+
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
     {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
@@ -3571,6 +3639,11 @@ tn_apply_fn tn_formula_for(int op) {
         by_row = calloc(TN_OP_COUNT, sizeof *by_row);
         if (!by_row) return NULL;
         for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) by_row[formulas[i].row] = formulas[i].fn;
+        /* rows without a kernel of ours (no TN_ROW_ constant): only a tensor subclass runs them */
+        for (size_t i = 0; i < sizeof formula_by_name / sizeof *formula_by_name; i++) {
+            int row = tn_op_find(formula_by_name[i].name, "");
+            if (row >= 0) by_row[row] = formula_by_name[i].fn;
+        }
     }
     if (op < 0 || op >= TN_OP_COUNT) return NULL;
     /* a hand-written override, else the formula generated from derivatives.yaml (docs/bw_formulas.md) */

@@ -487,6 +487,8 @@ fail:
     return NULL;
 }
 
+bool tn_op_decomposes(int op) { return tn_op_autograd_defs[op].composite && tn_decomp_computes(op); }
+
 PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled) {
     *handled = tn_op_autograd_defs[op].composite && tn_decomp_computes(op);
     return *handled ? tn_decomp_for(op)(args) : NULL;

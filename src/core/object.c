@@ -110,7 +110,7 @@ PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, con
     t.offset = offset;
     tn_storage_incref(t.storage);
     PyObject *v = tn_tensor_wrap(&t);
-    if (v) {
+    if (v && !tn_tls_untracked_views) {
         PyObject *root = ((tn_tensor_obj *)base)->base ? ((tn_tensor_obj *)base)->base : base;
         ((tn_tensor_obj *)v)->base = Py_NewRef(root);
         ((tn_tensor_obj *)v)->view_version = t.storage->version;   /* autograd/views.c: written since? */

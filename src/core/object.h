@@ -39,7 +39,17 @@ typedef struct {
     int bt_level, bt_bdim;
     int grad_level;
     uint64_t grad_gen;       /* which push of that level (levels are reused) */
+    /* tensor subclasses (dispatch/subclass.c): py_policy's TN_PY_* bits say which metadata queries
+     * go to the class's __torch_dispatch__ (_make_wrapper_subclass's dispatch_sizes_strides_policy,
+     * dispatch_device, dispatch_layout); layout is the one given to _make_wrapper_subclass (NULL:
+     * strided) */
+    uint8_t py_policy;
+    PyObject *layout;
 } tn_tensor_obj;
+
+/* TN_PY_NESTED: made with the NestedTensor dispatch key (a jagged NestedTensor): is_nested, and
+ * CompositeImplicitAutograd ops reach its class undecomposed, as upstream's nested keys */
+enum { TN_PY_STRIDES = 1, TN_PY_SIZES = 2, TN_PY_DEVICE = 4, TN_PY_LAYOUT = 8, TN_PY_NESTED = 16 };
 
 typedef struct {
     PyObject_HEAD

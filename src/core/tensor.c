@@ -63,6 +63,7 @@ static void advise_huge(char *p, size_t nbytes) {
 }
 
 _Thread_local bool tn_tls_inference_mode;
+_Thread_local bool tn_tls_untracked_views;
 
 static inline __attribute__((always_inline)) tn_storage *storage_new(size_t nbytes, tn_device_type device, bool zeroed) {
     tn_storage *s = calloc(1, sizeof *s);

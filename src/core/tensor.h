@@ -38,11 +38,17 @@ typedef struct tn_storage {
     /* made in inference mode (torch.inference_mode): its tensors and their views are inference
      * tensors (no version counter, no autograd; autograd/grad_mode.c) */
     bool inference;
+    /* a wrapper subclass's storage (Tensor._make_wrapper_subclass): nbytes for aliasing, no bytes
+     * (data stays NULL); the door refuses to hand one to a kernel (dispatch/subclass.c) */
+    bool no_data;
 } tn_storage;
 
 /* inference mode, thread-local (set by autograd/grad_mode.c's guard): storage made while it is on
  * is inference storage */
 extern _Thread_local bool tn_tls_inference_mode;
+/* set while a tensor subclass's __torch_dispatch__ runs (dispatch/subclass.c): upstream runs it
+ * below autograd and ADInplaceOrView, so views made there have no _base (core/object.c) */
+extern _Thread_local bool tn_tls_untracked_views;
 
 /* Upstream's lazy math bits: a tensor with TN_BIT_CONJ reads as the complex conjugate of its
  * stored values, one with TN_BIT_NEG as their negation. Only views carry them (conj(), .imag of a

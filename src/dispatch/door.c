@@ -5,7 +5,9 @@
  * kwargs) runs, as upstream does, so ops it issues reach the next mode or the kernels. func is
  * the OpOverload (torch.ops.aten.<name>.<overload>); arguments are passed the way upstream
  * passes them: positional arguments up to the last one given, keyword-only ones given by the
- * caller as kwargs. Otherwise the door calls the overload's op function, or refuses by name.
+ * caller as kwargs. Then a tensor subclass among the arguments gets it through its class's
+ * __torch_dispatch__ (subclass.c). Otherwise the door calls the overload's op function, or
+ * refuses by name.
  * Before all of that, autocast casts the arguments of the ops on its list (autocast.c) and
  * autograd records the call when it needs to (autograd/record.c). */
 #include "dispatch/door.h"
@@ -17,6 +19,7 @@
 #include "dispatch/autocast.h"
 #include "dispatch/functorch.h"
 #include "dispatch/modes.h"
+#include "dispatch/subclass.h"
 #include "dispatch/args.h"
 #include "core/pystate.h"
 #include "core/object.h"
@@ -73,45 +76,93 @@ static PyObject *op_overload(int op) {
     return ov;
 }
 
-/* Hand the call to the innermost dispatch mode. */
-static PyObject *to_mode(int op, tn_value *args) {
+/* The Python form of a call, as upstream hands it to __torch_dispatch__ (modes and subclasses):
+ * trailing positional arguments and keyword-only ones equal to their defaults are left out, a
+ * wrapped Python number (x + 1) is the number again. types: the classes of the tensor arguments
+ * that define their own __torch_dispatch__, once each, in argument order (tensors inside lists
+ * included) with a subclass placed before a class it derives from (upstream's
+ * append_overloaded_arg). */
+static int add_type(PyObject *types, PyObject *o) {
+    if (!tn_py_is_tensor(o) || !tn_has_torch_dispatch(o)) return 0;
+    PyObject *tp = (PyObject *)Py_TYPE(o);
+    Py_ssize_t n = PyList_Size(types), at = n;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *t = PyList_GetItem(types, i);
+        if (t == tp) return 0;
+        if (at == n && PyType_IsSubtype((PyTypeObject *)tp, (PyTypeObject *)t)) at = i;
+    }
+    return PyList_Insert(types, at, tp);
+}
+
+/* a wrapped number's value, read directly (no op: a mode must not see one) */
+static PyObject *wrapped_value(PyObject *t) {
+    const tn_tensor *g = tn_tensor_of(t);
+    const char *p = tn_data(g);
+    switch (g->dtype) {
+    case TN_DTYPE_BOOL: return PyBool_FromLong(*(const bool *)p);
+    case TN_DTYPE_I64: return PyLong_FromLongLong(*(const int64_t *)p);
+    case TN_DTYPE_F64: return PyFloat_FromDouble(*(const double *)p);
+    case TN_DTYPE_C128: return PyComplex_FromDoubles(((const double *)p)[0], ((const double *)p)[1]);
+    default: return Py_NewRef(t);
+    }
+}
+
+int tn_door_python_call(int op, tn_value *args, PyObject **func, PyObject **pargs_out,
+                        PyObject **kwargs_out, PyObject **types_out) {
+    *func = *pargs_out = *kwargs_out = *types_out = NULL;
     const tn_schema *s = tn_op_schema(op);
-    PyObject *func = s ? op_overload(op) : NULL;
-    if (!func) return NULL;
-    /* as upstream: trailing positional arguments and keyword-only ones equal to their defaults
-     * are left out */
+    PyObject *f = s ? op_overload(op) : NULL;
+    if (!f) return -1;
     int last_pos = -1;
     for (int i = 0; i < s->nargs; i++)
         if (!s->args[i].kwarg_only && !args[i].defaulted && !tn_value_is_default(&s->args[i], &args[i])) last_pos = i;
     PyObject *pargs = PyList_New(0), *kwargs = PyDict_New(), *types = PyList_New(0);
-    for (int i = 0; pargs && kwargs && types && i < s->nargs; i++) {
+    int r = pargs && kwargs && types ? 0 : -1;
+    for (int i = 0; r == 0 && i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSORLIST)   /* every tensor counts, given or not */
+            for (Py_ssize_t k = 0; r == 0 && k < PyTuple_Size(args[i].u.obj); k++)
+                r = add_type(types, PyTuple_GetItem(args[i].u.obj, k));
+        if (r == 0 && args[i].tag == TN_V_TENSOR) r = add_type(types, args[i].u.obj);
+        if (r < 0) break;
         if (s->args[i].kwarg_only ? (args[i].defaulted || tn_value_is_default(&s->args[i], &args[i])) : i > last_pos) continue;
-        PyObject *o = tn_value_to_python(&args[i]);
-        if (!o) { Py_CLEAR(pargs); break; }
-        int r = s->args[i].kwarg_only ? PyDict_SetItemString(kwargs, s->args[i].name, o) : PyList_Append(pargs, o);
-        if (r == 0 && args[i].tag == TN_V_TENSOR && PySequence_Contains(types, (PyObject *)Py_TYPE(o)) == 0)
-            r = PyList_Append(types, (PyObject *)Py_TYPE(o));
+        bool number = args[i].tag == TN_V_TENSOR && ((tn_tensor_obj *)args[i].u.obj)->wrapped_number;
+        PyObject *o = number ? wrapped_value(args[i].u.obj) : tn_value_to_python(&args[i]);
+        if (!o) { r = -1; break; }
+        r = s->args[i].kwarg_only ? PyDict_SetItemString(kwargs, s->args[i].name, o) : PyList_Append(pargs, o);
         Py_DECREF(o);
-        if (r < 0) { Py_CLEAR(pargs); break; }
     }
-    PyObject *targs = pargs ? PyList_AsTuple(pargs) : NULL, *ttypes = types ? PyList_AsTuple(types) : NULL;
+    PyObject *targs = r == 0 ? PyList_AsTuple(pargs) : NULL, *ttypes = r == 0 ? PyList_AsTuple(types) : NULL;
+    Py_XDECREF(pargs); Py_XDECREF(types);
+    if (!targs || !ttypes) {
+        Py_XDECREF(targs); Py_XDECREF(ttypes); Py_XDECREF(kwargs);
+        return -1;
+    }
+    *func = f;   /* borrowed: kept for the process */
+    *pargs_out = targs;
+    *kwargs_out = kwargs;
+    *types_out = ttypes;
+    return 0;
+}
+
+/* Hand the call to the innermost dispatch mode. */
+static PyObject *to_mode(int op, tn_value *args) {
+    PyObject *func, *targs, *kwargs, *ttypes;
+    if (tn_door_python_call(op, args, &func, &targs, &kwargs, &ttypes) < 0) return NULL;
     PyObject *res = NULL;
-    if (targs && ttypes && kwargs) {
-        PyObject *mode = tn_dispatch_mode_pop_top();
-        if (mode) {
-            res = PyObject_CallMethod(mode, "__torch_dispatch__", "OOOO", func, ttypes, targs, kwargs);
-            PyObject *et, *ev, *tb;
-            PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
-            if (tn_dispatch_mode_push(mode) < 0) {
-                Py_CLEAR(res);
-                Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
-            } else {
-                PyErr_Restore(et, ev, tb);
-            }
-            Py_DECREF(mode);
+    PyObject *mode = tn_dispatch_mode_pop_top();
+    if (mode) {
+        res = PyObject_CallMethod(mode, "__torch_dispatch__", "OOOO", func, ttypes, targs, kwargs);
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
+        if (tn_dispatch_mode_push(mode) < 0) {
+            Py_CLEAR(res);
+            Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+        } else {
+            PyErr_Restore(et, ev, tb);
         }
+        Py_DECREF(mode);
     }
-    Py_XDECREF(pargs); Py_XDECREF(kwargs); Py_XDECREF(types); Py_XDECREF(targs); Py_XDECREF(ttypes);
+    Py_DECREF(targs); Py_DECREF(kwargs); Py_DECREF(ttypes);
     return res;
 }
 
@@ -1015,6 +1066,14 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
         PyObject *r = tn_composite_under_mode(op, args, &handled);
         return handled ? r : to_mode(op, args);
     }
+    /* then tensor subclasses' __torch_dispatch__ (subclass.c), after the modes as upstream's
+     * Python key; a CompositeImplicitAutograd op reaches them decomposed, except with a nested
+     * (jagged) tensor among the arguments */
+    if (!tn_dispatch_modes_disabled() && tn_subclass_wants(op, args)) {
+        bool handled = false;
+        PyObject *r = tn_subclass_nested(op, args) ? NULL : tn_composite_under_mode(op, args, &handled);
+        return handled ? r : tn_subclass_call(op, args);
+    }
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) {
         /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */
@@ -1043,6 +1102,7 @@ PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_v
         if (r && composite_same_device(row, s, args) < 0) Py_CLEAR(r);
         return r;
     }
+    if (tn_door_no_data((int)(d - tn_op_at(0)), args)) return NULL;
     PyObject *r = d->fn(args);
     if (r) fresh_versions(s, r);
     return r;

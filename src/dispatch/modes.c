@@ -150,6 +150,11 @@ static PyMethodDef mode_methods[] = {
  * `guard = _DisableTorchDispatch(); ...; del guard`). */
 static int dispatch_disabled;
 bool tn_dispatch_modes_disabled(void) { return dispatch_disabled != 0; }
+bool tn_dispatch_set_disabled(bool on) {
+    bool was = dispatch_disabled != 0;
+    dispatch_disabled = on;
+    return was;
+}
 
 typedef struct {
     PyObject_HEAD
@@ -177,9 +182,22 @@ static PyType_Slot disable_slots[] = {
 static PyType_Spec disable_spec = {"torch._C._DisableTorchDispatch", sizeof(disable_obj), 0, Py_TPFLAGS_DEFAULT,
                                    disable_slots};
 
+/* torch._C._RestorePythonTLSSnapshot: upstream re-enables the Python dispatch state captured
+ * when dispatch entered Python (torch.overrides.enable_reentrant_dispatch, what torch.nested's
+ * jagged fallback uses to run a decomposition); the mode stack and the subclass stage here are
+ * process state, never a snapshot, so there is nothing to restore */
+static PyType_Slot restore_slots[] = {{Py_tp_methods, disable_methods}, {0, NULL}};
+static PyType_Spec restore_spec = {"torch._C._RestorePythonTLSSnapshot", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT,
+                                   restore_slots};
+
 int tn_modes_init(PyObject *m) {
     PyObject *t = PyType_FromSpec(&disable_spec);
     if (!t || PyModule_AddObject(m, "_DisableTorchDispatch", t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    t = PyType_FromSpec(&restore_spec);
+    if (!t || PyModule_AddObject(m, "_RestorePythonTLSSnapshot", t) < 0) {
         Py_XDECREF(t);
         return -1;
     }

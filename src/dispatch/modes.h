@@ -12,5 +12,7 @@ PyObject *tn_dispatch_mode_pop_top(void);
 int tn_dispatch_mode_push(PyObject *mode);
 /* True while a torch._C._DisableTorchDispatch guard lives: calls skip the modes. */
 bool tn_dispatch_modes_disabled(void);
+/* Set that state (also the tensor-subclass stage's switch, subclass.c); returns the previous one. */
+bool tn_dispatch_set_disabled(bool on);
 
 #endif

@@ -22,6 +22,7 @@ int tn_name_find(const char *name) {
 }
 const tn_op_def *tn_op_at(int i) { return &tn_op_defs[i]; }
 int tn_op_tags(int i) { return i >= 0 && i < TN_OP_COUNT ? tn_op_tag_bits[i] : 0; }
+const char *tn_op_tag_list(int i) { return i >= 0 && i < TN_OP_COUNT ? tn_op_tag_names[i] : ""; }
 
 static int first_named(const char *name) {
     int lo = 0, hi = TN_OP_COUNT;

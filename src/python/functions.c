@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "dispatch/door.h"
+#include "autograd/autograd.h"
 #include "dispatch/args.h"
 #include "python/common.h"
 #include "python/tensor.h"
@@ -116,6 +117,10 @@ static bool tensor_query(int row) {
            row == TN_ROW__has_compatible_shallow_copy_type;
 }
 
+/* set while OpOverload._op_dk(CompositeImplicitAutograd, ...) runs: the parsed call runs as its
+ * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
+static bool dk_composite;
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
@@ -161,6 +166,10 @@ static PyObject *aten_bad_value(const tn_schema *s, int i, PyObject *value) {
     return NULL;
 }
 
+/* set while OpOverload._op_dk(CompositeImplicitAutograd, ...) runs: the parsed call runs as its
+ * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
+static bool dk_composite;
+
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
@@ -188,7 +197,12 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             int r = tn_args_parse(s, self, args, kw, flags, &a);
             if (r == TN_PARSE_OK) {
                 last_row = row;
-                PyObject *res = tensor_query(row) ? d->fn(a.v) : tn_door_call(row, a.v);
+                bool handled = false, dk = dk_composite;
+                dk_composite = false;   /* the ops the decomposition calls run as usual */
+                PyObject *res = NULL;
+                if (tensor_query(row)) res = d->fn(a.v), handled = true;
+                else if (dk) res = tn_composite_under_mode(row, a.v, &handled);
+                if (!handled) res = dk ? tn_not_implemented("OpOverload._op_dk(CompositeImplicitAutograd) of an operator without a decomposition") : tn_door_call(row, a.v);
                 tn_args_release(&a);
                 /* upstream's bindings of in-place _foreach_ ops (schema "-> ()") return the list
                  * they were given */
@@ -299,6 +313,33 @@ static PyObject *function_entry(PyObject *m_self, PyObject *args, PyObject *kw) 
     return call_name((int)k, CALL_FUNCTION, NULL, args, kw);
 }
 
+/* OpOverload._op_dk(dispatch_key, *args, **kwargs): only CompositeImplicitAutograd runs (the
+ * decomposition, on the arguments as they are); other keys refuse by name */
+static PyObject *function_dk_entry(PyObject *m_self, PyObject *args, PyObject *kw) {
+    long k = PyLong_AsLong(m_self);
+    if (PyTuple_Size(args) < 1) return PyErr_Format(PyExc_TypeError, "_op_dk() missing the dispatch key");
+    PyObject *ks = PyObject_Str(PyTuple_GetItem(args, 0));
+    const char *key = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
+    if (!key) { Py_XDECREF(ks); return NULL; }
+    bool composite = !strcmp(key, "DispatchKey.CompositeImplicitAutograd") || !strcmp(key, "CompositeImplicitAutograd");
+    if (!composite) {
+        char what[160];
+        snprintf(what, sizeof what, "OpOverload._op_dk(%s, ...)", key);
+        Py_DECREF(ks);
+        return tn_not_implemented(what);
+    }
+    Py_DECREF(ks);
+    PyObject *rest = PyTuple_GetSlice(args, 1, PyTuple_Size(args));
+    if (!rest) return NULL;
+    const tn_op_def *d = tn_op_at((int)(-k - 1));
+    bool was = dk_composite;
+    dk_composite = true;
+    PyObject *r = as_ivalue(call_rows(d->name, (int)(-k - 1), (int)(-k), CALL_ATEN, NULL, rest, kw));
+    dk_composite = was;
+    Py_DECREF(rest);
+    return r;
+}
+
 static PyObject *make_function(const char *pyname, long key, PyObject *modname) {
     PyMethodDef *def = PyMem_Calloc(1, sizeof *def); /* lives as long as the function: forever */
     char *nm = PyMem_Malloc(strlen(pyname) + 1);
@@ -339,16 +380,21 @@ static const struct { const char *dunder, *op; } dunders[] = {
 static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObject *kw) {
     int name = tn_name_find(dunders[which].op);
     if (name < 0) return tn_not_implemented(dunders[which].op);
-    PyObject *rel;
+    PyObject *rel, *r;
     if (tn_torch_function_active(self, args, kw, &rel)) {
+        /* as upstream's bindings: the public_api is the method the dunder binds (x + y: Tensor.add;
+         * == and ~ are their own methods, measured), and a TypeError from it (a subclass's handlers
+         * all NotImplemented) is NotImplemented too */
+        const char *d = dunders[which].dunder;
+        bool own = !strcmp(d, "__eq__") || !strcmp(d, "__invert__");
         PyObject *api = PyObject_GetAttrString((PyObject *)(tn_py.tensor_class ? tn_py.tensor_class : tn_py.TensorBase),
-                                               dunders[which].dunder);
+                                               own ? d : dunders[which].op);
         if (!api) { Py_DECREF(rel); return NULL; }
-        PyObject *r = tn_torch_function_call(api, rel, self, args, kw);
+        r = tn_torch_function_call(api, rel, self, args, kw);
         Py_DECREF(api);
-        return r;
+    } else {
+        r = call_name(name, CALL_METHOD, self, args, kw);
     }
-    PyObject *r = call_name(name, CALL_METHOD, self, args, kw);
     if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && args && PyTuple_Size(args) == 1 &&
         !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
         PyErr_Clear();
@@ -440,6 +486,33 @@ static int find_row(PyObject *qualname, PyObject *overload) {
     return name[0] ? tn_op_find(name, ov) : -1;
 }
 
+/* a row's tags as torch._C.Tag members in value order, as upstream's list */
+static PyObject *op_tags(int row) {
+    PyObject *tag_type = PyObject_GetAttrString(tn_py.module, "Tag");
+    PyObject *names = tag_type ? PyUnicode_FromString(tn_op_tag_list(row)) : NULL;
+    PyObject *sep = names ? PyUnicode_FromString(",") : NULL;
+    PyObject *parts = sep ? PyUnicode_Split(names, sep, -1) : NULL;
+    PyObject *tags = parts ? PyList_New(0) : NULL;
+    for (Py_ssize_t i = 0; tags && i < PyList_Size(parts); i++) {
+        PyObject *t = PyObject_GetAttr(tag_type, PyList_GetItem(parts, i));
+        if (!t) { PyErr_Clear(); continue; }   /* a tag this build's enum lacks */
+        if (PyList_Append(tags, t) < 0) Py_CLEAR(tags);
+        Py_DECREF(t);
+    }
+    PyObject *key = tags ? PyObject_GetAttrString(tag_type, "__index__") : NULL;   /* value order */
+    if (!key) PyErr_Clear();
+    else {
+        PyObject *sort = PyObject_GetAttrString(tags, "sort");
+        PyObject *kw = sort ? Py_BuildValue("{sO}", "key", key) : NULL;
+        PyObject *empty = kw ? PyTuple_New(0) : NULL;
+        PyObject *r = empty ? PyObject_Call(sort, empty, kw) : NULL;
+        if (!r) Py_CLEAR(tags);
+        Py_XDECREF(r); Py_XDECREF(empty); Py_XDECREF(kw); Py_XDECREF(sort); Py_DECREF(key);
+    }
+    Py_XDECREF(tag_type); Py_XDECREF(names); Py_XDECREF(sep); Py_XDECREF(parts);
+    return tags;
+}
+
 static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     PyObject *q, *ov;
     if (!PyArg_ParseTuple(args, "UU:_get_operation_overload", &q, &ov)) return NULL;
@@ -453,7 +526,13 @@ static PyObject *get_operation_overload(PyObject *m, PyObject *args) {
     const char *name = tn_op_at(row)->name;
     PyObject *f = make_function(name, -(long)row - 1, NULL);
     PyObject *fdk = make_function(name, -(long)row - 1, NULL); /* the dispatch-key variant */
-    PyObject *tags = PyList_New(0);
+    if (fdk) {
+        static PyMethodDef dk_def = {"_op_dk", (PyCFunction)(void (*)(void))function_dk_entry, METH_VARARGS | METH_KEYWORDS, NULL};
+        PyObject *self = PyLong_FromLong(-(long)row - 1);
+        Py_XSETREF(fdk, self ? PyCFunction_NewEx(&dk_def, self, NULL) : NULL);
+        Py_XDECREF(self);
+    }
+    PyObject *tags = op_tags(row);
     if (!f || !fdk || !tags) { Py_XDECREF(f); Py_XDECREF(fdk); Py_XDECREF(tags); return NULL; }
     return Py_BuildValue("(NNN)", f, fdk, tags);
 }

@@ -13,6 +13,7 @@
 #include "python/common.h"
 #include "python/schema_type.h"
 #include "dispatch/door.h"
+#include "autograd/autograd.h"
 
 /* qualname "ns::name" -> list of [overload (str), schema (FunctionSchema), impls (dict key->fn)] */
 static PyObject *registry;
@@ -268,6 +269,8 @@ static int has_kernel(PyObject *qualified, const char *key) {
         int row = tn_op_find(q + 6, ov);
         if (row >= 0 && !key && tn_op_at(row)->variants) return 1;
         if (row >= 0 && key && tn_op_at(row)->fn && !strcmp(key, "CPU")) return 1;
+        /* a CompositeImplicitAutograd overload we run as its decomposition (autograd/decomp.c) */
+        if (row >= 0 && key && !strcmp(key, "CompositeImplicitAutograd")) return tn_op_decomposes(row);
     }
     return 0;
 }

@@ -9,6 +9,7 @@
 #include "autograd/forward.h"
 #include "python/library.h"
 #include "dispatch/modes.h"
+#include "dispatch/subclass.h"
 #include "python/distributed.h"
 
 #include <string.h>
@@ -64,7 +65,7 @@ PyMODINIT_FUNC PyInit__C(void) {
     tn_py.default_dtype = TN_DTYPE_F32;
     tn_storage_tune_malloc();
     if (tn_types_init(m) < 0 || tn_tensor_type_init(m) < 0 || tn_functions_init(m) < 0 ||
-        tn_tensor_new_init(m) < 0 || tn_library_init(m) < 0 || tn_grad_mode_init(m) < 0 || tn_forward_init(m) < 0 || tn_autograd_init(m) < 0 || tn_modes_init(m) < 0 || tn_functorch_init(m) < 0 || tn_autocast_init(m) < 0 || tn_return_types_init(m) < 0 || tn_schema_types_init(m) < 0 || tn_dynamo_init(m) < 0 || tn_serialization_init(m) < 0 ||
+        tn_tensor_new_init(m) < 0 || tn_library_init(m) < 0 || tn_grad_mode_init(m) < 0 || tn_forward_init(m) < 0 || tn_autograd_init(m) < 0 || tn_modes_init(m) < 0 || tn_subclass_init(m) < 0 || tn_functorch_init(m) < 0 || tn_autocast_init(m) < 0 || tn_return_types_init(m) < 0 || tn_schema_types_init(m) < 0 || tn_dynamo_init(m) < 0 || tn_serialization_init(m) < 0 ||
         tn_parse_to_init(m) < 0 || tn_optim_support_init(m) < 0 || tn_dataloader_init(m) < 0 || tn_fx_init(m) < 0 || tn_stream_init(m) < 0 ||
         tn_future_init(m) < 0 || tn_distributed_init(m) < 0 || tn_linalg_init(m) < 0 || tn_profiler_init(m) < 0 || tn_surface_init(m) < 0) {
         Py_DECREF(m);

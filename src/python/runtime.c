@@ -55,12 +55,29 @@ static const char *const torch_refusing[] = {
     "_functionalize_has_metadata_mutation", "_functionalize_inductor_storage_resized_counter",
     "_functionalize_is_multi_output_view", "_functionalize_is_symbolic", "_functionalize_mark_mutation_hidden_from_autograd",
     "_functionalize_mark_storage_changed", "_functionalize_mutation_counter", "_functionalize_replace",
-    "_functionalize_storage_changed_counter", "_functionalize_sync", "_functionalize_unsafe_set",
+    "_functionalize_storage_changed_counter", "_functionalize_sync",
     "_functionalize_was_inductor_storage_resized", "_functionalize_was_storage_changed", "_mirror_autograd_meta_to",
     "_to_functional_tensor", "to_dlpack", NULL,
 };
+/* torch._functionalize_unsafe_set(dst, src): dst shares src's storage, its own sizes, strides and
+ * offset kept (what return_and_correct_aliasing does to a wrapper subclass's view results) */
+static PyObject *rt_unsafe_set(PyObject *self, PyObject *args) {
+    PyObject *dst, *src;
+    if (!PyArg_ParseTuple(args, "OO:_functionalize_unsafe_set", &dst, &src)) return NULL;
+    if (!tn_py_is_tensor(dst) || !tn_py_is_tensor(src)) {
+        PyErr_SetString(PyExc_TypeError, "_functionalize_unsafe_set(): expected (Tensor dst, Tensor src)");
+        return NULL;
+    }
+    tn_tensor *d = tn_tensor_of(dst);
+    tn_storage *st = tn_tensor_of(src)->storage;
+    tn_storage_incref(st);
+    tn_storage_decref(d->storage);
+    d->storage = st;
+    Py_RETURN_NONE;
+}
 static PyMethodDef never_def[] = {{"_is_functional_tensor", rt_never, METH_O, NULL},
-                                  {"_is_functional_tensor_base", rt_never, METH_O, NULL}};
+                                  {"_is_functional_tensor_base", rt_never, METH_O, NULL},
+                                  {"_functionalize_unsafe_set", rt_unsafe_set, METH_VARARGS, NULL}};
 static PyMethodDef refuse_torch_def = {"refusing", (PyCFunction)(void (*)(void))rt_refuse_torch, METH_VARARGS | METH_KEYWORDS, NULL};
 
 static int add_torch_functions(PyObject *torch) {
@@ -583,7 +600,130 @@ static int default_jit_disabled(void) {
     return r ? 0 : -1;
 }
 
+/* torch._C._profiler.symbolize_tracebacks(tracebacks): nothing to symbolize for no tracebacks
+ * (what LoggingTensor's capture_logs passes without collect_traceback); any traceback refuses */
+static PyObject *rt_symbolize_tracebacks(PyObject *self, PyObject *tbs) {
+    Py_ssize_t n = PySequence_Size(tbs);
+    if (n < 0) return NULL;
+    if (n > 0) return tn_not_implemented("torch._C._profiler.symbolize_tracebacks");
+    return PyList_New(0);
+}
+static PyMethodDef profiler_methods[] = {{"symbolize_tracebacks", rt_symbolize_tracebacks, METH_O, NULL}, {NULL}};
+
+/* torch._C._get_constant_bool_symnode(b): upstream's ConstantSymNodeImpl<bool>, the node a
+ * torch.SymBool wraps when a comparison of nested ints (torch.nested's jagged sizes) is decided:
+ * bool_() / guard_bool() / constant_bool() give b, and it says it is a constant */
+typedef struct { PyObject_HEAD bool v; } const_bool_node;
+static PyObject *cbn_value(PyObject *self, PyObject *a) { return PyBool_FromLong(((const_bool_node *)self)->v); }
+static PyObject *cbn_true(PyObject *self, PyObject *a) { Py_RETURN_TRUE; }
+static PyObject *cbn_false(PyObject *self, PyObject *a) { Py_RETURN_FALSE; }
+static PyObject *cbn_str(PyObject *self) { return PyUnicode_FromString(((const_bool_node *)self)->v ? "True" : "False"); }
+static PyObject *cbn_str_m(PyObject *self, PyObject *a) { return cbn_str(self); }
+static PyMethodDef cbn_methods[] = {
+    {"bool_", cbn_value, METH_VARARGS, NULL}, {"guard_bool", cbn_value, METH_VARARGS, NULL},
+    {"expect_true", cbn_value, METH_VARARGS, NULL}, {"constant_bool", cbn_value, METH_NOARGS, NULL},
+    {"maybe_as_bool", cbn_value, METH_NOARGS, NULL}, {"is_constant", cbn_true, METH_NOARGS, NULL},
+    {"has_hint", cbn_true, METH_NOARGS, NULL}, {"is_bool", cbn_true, METH_NOARGS, NULL},
+    {"is_symbolic", cbn_false, METH_NOARGS, NULL}, {"is_nested_int", cbn_false, METH_NOARGS, NULL},
+    {"is_int", cbn_false, METH_NOARGS, NULL}, {"is_float", cbn_false, METH_NOARGS, NULL},
+    {"str", cbn_str_m, METH_NOARGS, NULL}, {"_graph_repr", cbn_str_m, METH_NOARGS, NULL}, {NULL}};
+static PyType_Slot cbn_slots[] = {{Py_tp_methods, cbn_methods}, {Py_tp_str, cbn_str}, {Py_tp_repr, cbn_str}, {0, NULL}};
+static PyType_Spec cbn_spec = {"torch._C._ConstantBoolSymNode", sizeof(const_bool_node), 0, Py_TPFLAGS_DEFAULT, cbn_slots};
+static PyObject *cbn_type;
+static PyObject *rt_constant_bool_symnode(PyObject *self, PyObject *arg) {
+    int v = PyObject_IsTrue(arg);
+    if (v < 0) return NULL;
+    if (!cbn_type && !(cbn_type = PyType_FromSpec(&cbn_spec))) return NULL;
+    allocfunc a = (allocfunc)PyType_GetSlot((PyTypeObject *)cbn_type, Py_tp_alloc);
+    const_bool_node *n = (const_bool_node *)a((PyTypeObject *)cbn_type, 0);
+    if (n) n->v = v;
+    return (PyObject *)n;
+}
+static PyMethodDef symnode_methods[] = {{"_get_constant_bool_symnode", rt_constant_bool_symnode, METH_O, NULL}, {NULL}};
+
+/* torch._C._SDPAParams(query, key, value, attn_mask, dropout, is_causal, enable_gqa): the fields
+ * scaled_dot_product_attention's backend choice reads (torch.nested's jagged path builds one);
+ * _can_use_flash_attention / _mem_efficient_ / _cudnn_ answer False, as upstream's CPU build */
+typedef struct { PyObject_HEAD PyObject *f[7]; } sdpa_params;
+static const char *const sdpa_fields[] = {"query", "key", "value", "attn_mask", "dropout", "is_causal", "enable_gqa"};
+static int sdpa_init(PyObject *self, PyObject *args, PyObject *kw) {
+    sdpa_params *o = (sdpa_params *)self;
+    if ((kw && PyDict_Size(kw)) || PyTuple_Size(args) != 7) {
+        PyErr_SetString(PyExc_TypeError, "__init__(): incompatible constructor arguments: expected (query, key, value, "
+                                         "attn_mask, dropout, is_causal, enable_gqa)");
+        return -1;
+    }
+    for (int i = 0; i < 7; i++) {
+        PyObject *v = PyTuple_GetItem(args, i);
+        bool ok = i < 3 ? tn_py_is_tensor(v) : i == 3 ? (v == Py_None || tn_py_is_tensor(v))
+                : i == 4 ? PyFloat_Check(v) || PyLong_Check(v) : PyBool_Check(v);
+        if (!ok) {
+            PyErr_Format(PyExc_TypeError, "__init__(): incompatible constructor arguments: argument %d (%s) got %s", i,
+                         sdpa_fields[i], tn_py_type_name(v));
+            return -1;
+        }
+        if (i == 4) v = PyNumber_Float(v); else Py_INCREF(v);
+        if (!v) return -1;
+        Py_XSETREF(o->f[i], v);
+    }
+    return 0;
+}
+static void sdpa_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    for (int i = 0; i < 7; i++) Py_CLEAR(((sdpa_params *)self)->f[i]);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+static PyObject *sdpa_get(PyObject *self, void *i) {
+    PyObject *v = ((sdpa_params *)self)->f[(intptr_t)i];
+    return Py_NewRef(v ? v : Py_None);
+}
+static PyGetSetDef sdpa_getset[] = {
+    {"query", sdpa_get, NULL, NULL, (void *)0}, {"key", sdpa_get, NULL, NULL, (void *)1},
+    {"value", sdpa_get, NULL, NULL, (void *)2}, {"attn_mask", sdpa_get, NULL, NULL, (void *)3},
+    {"dropout", sdpa_get, NULL, NULL, (void *)4}, {"is_causal", sdpa_get, NULL, NULL, (void *)5},
+    {"enable_gqa", sdpa_get, NULL, NULL, (void *)6}, {NULL}};
+static PyType_Slot sdpa_slots[] = {{Py_tp_init, sdpa_init}, {Py_tp_new, PyType_GenericNew}, {Py_tp_dealloc, sdpa_dealloc},
+                                   {Py_tp_getset, sdpa_getset}, {0, NULL}};
+static PyType_Spec sdpa_spec = {"torch._C._SDPAParams", sizeof(sdpa_params), 0, Py_TPFLAGS_DEFAULT, sdpa_slots};
+static PyObject *rt_sdpa_no_kernel(PyObject *self, PyObject *args) {
+    PyObject *p, *debug = NULL;
+    if (!PyArg_ParseTuple(args, "O|O", &p, &debug)) return NULL;
+    Py_RETURN_FALSE;
+}
+static PyMethodDef sdpa_methods[] = {
+    {"_can_use_flash_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {"_can_use_mem_efficient_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {"_can_use_cudnn_attention", rt_sdpa_no_kernel, METH_VARARGS, NULL},
+    {NULL}};
+
+/* torch._C._dispatch_tls_is_dispatch_key_included(key): the thread's local include set. Eager
+ * torchnative never includes a key there (no PythonDispatcher, functionalization or tracing
+ * state), except AutocastCPU while CPU autocast is on, as upstream's autocast guard */
+static PyObject *rt_tls_key_included(PyObject *self, PyObject *key) {
+    PyObject *ks = PyObject_Str(key);
+    const char *k = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
+    if (!k) { Py_XDECREF(ks); return NULL; }
+    if (!strncmp(k, "DispatchKey.", 12)) k += 12;
+    PyObject *r;
+    if (!strcmp(k, "AutocastCPU")) r = PyObject_CallMethod(tn_py.module, "is_autocast_enabled", "s", "cpu");
+    else r = Py_NewRef(Py_False);
+    Py_DECREF(ks);
+    return r;
+}
+static PyMethodDef tls_methods[] = {{"_dispatch_tls_is_dispatch_key_included", rt_tls_key_included, METH_O, NULL}, {NULL}};
+
 int tn_runtime_init(PyObject *m) {
+    if (PyModule_AddFunctions(m, tls_methods) < 0) return -1;
+    PyObject *sp = PyType_FromSpec(&sdpa_spec);
+    if (!sp || PyModule_AddObject(m, "_SDPAParams", sp) < 0) { Py_XDECREF(sp); return -1; }
+    if (PyModule_AddFunctions(m, sdpa_methods) < 0) return -1;
+    if (PyModule_AddFunctions(m, symnode_methods) < 0) return -1;
+    PyObject *prof = tn_py_submodule("_profiler");
+    int prc = prof ? PyModule_AddFunctions(prof, profiler_methods) : -1;
+    Py_XDECREF(prof);
+    if (prc < 0) return -1;
     if (tn_runtime_flags_init(m) < 0 || tn_threads_init(m) < 0 || tn_cpu_info_init(m) < 0 || tn_dlpack_init(m) < 0)
         return -1;
     if (default_jit_disabled() < 0) return -1;

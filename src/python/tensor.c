@@ -5,6 +5,7 @@
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
 #include "dispatch/functorch.h"
+#include "dispatch/subclass.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
@@ -26,6 +27,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->fw_grad);
     for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
+    Py_VISIT(o->layout);
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -44,6 +46,7 @@ static int tensor_clear(PyObject *self) {
     o->fw_nmore = 0;
     if (o->bt_value) tn_bt_live--;
     Py_CLEAR(o->bt_value);
+    Py_CLEAR(o->layout);
     return 0;
 }
 
@@ -106,10 +109,74 @@ static PyObject *int_tuple(int n, const int64_t *v) {
     return t;
 }
 
+/* ---- metadata a wrapper subclass asked to answer itself (dispatch/subclass.c) ----
+ * As upstream's TensorImpl with python_custom_sizes_strides / device / layout: "sizes" sends
+ * sym_size, sym_stride, dim, sym_numel, sym_storage_offset and is_contiguous to the class's
+ * __torch_dispatch__, "strides" only sym_stride and is_contiguous; a None answer (sizes, strides,
+ * numel, offset, contiguity) means the tensor's own, dim must answer an int. */
+static bool custom(PyObject *self, uint8_t bit) { return (((tn_tensor_obj *)self)->py_policy & bit) != 0; }
+
+static PyObject *query(PyObject *self, const char *name) { return tn_subclass_query(self, "aten", name); }
+
+/* dim under the "sizes" policy: -1 with an error */
+static int custom_dim(PyObject *self) {
+    PyObject *r = query(self, "dim");
+    if (!r) return -1;
+    if (!PyLong_Check(r)) {
+        PyErr_Format(PyExc_RuntimeError, "dim returned invalid type %s, expected int", tn_py_type_name(r));
+        Py_DECREF(r);
+        return -1;
+    }
+    long d = PyLong_AsLong(r);
+    Py_DECREF(r);
+    return (int)d;
+}
+
+/* sizes or strides under the policy as a tuple (torch.Size for sizes); NULL with an error */
+static PyObject *custom_list(PyObject *self, bool sizes) {
+    PyObject *r = query(self, sizes ? "sym_size" : "sym_stride");
+    if (!r) return NULL;
+    tn_tensor *t = tn_tensor_of(self);
+    if (r == Py_None) {
+        Py_DECREF(r);
+        if (sizes) return tn_py_size_new(t->ndim, t->sizes);
+        PyObject *tup = PyTuple_New(t->ndim);
+        for (int i = 0; tup && i < t->ndim; i++) PyTuple_SetItem(tup, i, PyLong_FromLongLong(t->strides[i]));
+        return tup;
+    }
+    PyObject *tup = PySequence_Tuple(r);
+    Py_DECREF(r);
+    if (!tup || !sizes) return tup;
+    PyObject *sz = PyObject_CallFunctionObjArgs((PyObject *)tn_py.size_type, tup, NULL);
+    Py_DECREF(tup);
+    return sz;
+}
+
+static PyObject *custom_item(PyObject *self, PyObject *list, PyObject *dim) {
+    if (!list) return NULL;
+    Py_ssize_t n = PyTuple_Size(list), lim = n ? n : 1;
+    long d = PyLong_AsLong(dim);
+    if (d == -1 && PyErr_Occurred()) { Py_DECREF(list); return NULL; }
+    if (d < -lim || d >= lim) {
+        Py_DECREF(list);
+        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%zd, %zd], but got %ld)",
+                            -lim, lim - 1, d);
+    }
+    if (!n) { Py_DECREF(list); return PyLong_FromLong(1); }
+    PyObject *r = Py_NewRef(PyTuple_GetItem(list, d < 0 ? d + n : d));
+    Py_DECREF(list);
+    return r;
+}
+
 static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:size", kws, &dim)) return NULL;
+    if (custom(self, TN_PY_SIZES)) {
+        if (dim && dim != Py_None && custom_dim(self) < 0) return NULL;
+        PyObject *l = custom_list(self, true);
+        return dim && dim != Py_None ? custom_item(self, l, dim) : l;
+    }
     tn_tensor *t = tn_tensor_of(self);
     if (!dim || dim == Py_None) return tn_py_size_new(t->ndim, t->sizes);
     int d;
@@ -122,6 +189,10 @@ static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:stride", kws, &dim)) return NULL;
+    if (custom(self, TN_PY_STRIDES | TN_PY_SIZES)) {
+        PyObject *l = custom_list(self, false);
+        return dim && dim != Py_None ? custom_item(self, l, dim) : l;
+    }
     tn_tensor *t = tn_tensor_of(self);
     if (!dim || dim == Py_None) return int_tuple(t->ndim, t->strides);
     int d;
@@ -130,12 +201,30 @@ static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     return PyLong_FromLongLong(t->strides[d]);
 }
 
-static PyObject *m_dim(PyObject *self, PyObject *unused) { return PyLong_FromLong(tn_tensor_of(self)->ndim); }
-static PyObject *m_numel(PyObject *self, PyObject *unused) { return PyLong_FromLongLong(tn_numel(tn_tensor_of(self))); }
+static PyObject *m_dim(PyObject *self, PyObject *unused) {
+    if (custom(self, TN_PY_SIZES)) {
+        int d = custom_dim(self);
+        return d < 0 && PyErr_Occurred() ? NULL : PyLong_FromLong(d);
+    }
+    return PyLong_FromLong(tn_tensor_of(self)->ndim);
+}
+static PyObject *m_numel(PyObject *self, PyObject *unused) {
+    if (custom(self, TN_PY_SIZES)) {
+        PyObject *r = query(self, "sym_numel");
+        if (r != Py_None) return r;
+        Py_DECREF(r);
+    }
+    return PyLong_FromLongLong(tn_numel(tn_tensor_of(self)));
+}
 static PyObject *m_element_size(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(tn_dtype_itemsize(tn_tensor_of(self)->dtype));
 }
 static PyObject *m_storage_offset(PyObject *self, PyObject *unused) {
+    if (custom(self, TN_PY_SIZES)) {
+        PyObject *r = query(self, "sym_storage_offset");
+        if (r != Py_None) return r;
+        Py_DECREF(r);
+    }
     return PyLong_FromLongLong(tn_tensor_of(self)->offset);
 }
 static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
@@ -150,6 +239,11 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$O:is_contiguous", kws, &mf)) return NULL;
+    if (custom(self, TN_PY_STRIDES | TN_PY_SIZES) && tn_py_memformat_code(mf) == 0) {
+        PyObject *r = query(self, "is_contiguous");
+        if (r != Py_None) return r;
+        Py_DECREF(r);
+    }
     int code = tn_py_memformat_code(mf);
     if (code < 0 || mf == Py_None) { /* torch's own types by their qualified name, as upstream prints them */
         PyObject *mod = PyObject_GetAttrString((PyObject *)Py_TYPE(mf), "__module__");
@@ -215,6 +309,8 @@ static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw)
     return Py_NewRef(self);
 }
 
+static int policy_bits(PyObject *pol);
+
 /* Tensor._make_subclass(cls, data, require_grad=False): a new `cls` object aliasing data. */
 static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
     static char *kws[] = {"cls", "data", "require_grad", "dispatch_sizes_strides_policy",
@@ -248,7 +344,245 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
         return NULL;
     }
     o->requires_grad = rg;
+    int bits = policy_bits(a);
+    int b_dev = b ? PyObject_IsTrue(b) : 0, b_lay = c ? PyObject_IsTrue(c) : 0;
+    if (bits < 0 || b_dev < 0 || b_lay < 0) { Py_DECREF(o); return NULL; }
+    o->py_policy = (uint8_t)(bits | (b_dev ? TN_PY_DEVICE : 0) | (b_lay ? TN_PY_LAYOUT : 0));
     return (PyObject *)o;
+}
+
+/* dispatch_sizes_strides_policy: None, "strides" or "sizes" (upstream's
+ * parseSizesStridesPolicyArgument) as TN_PY_* bits; -1 with ValueError */
+static int policy_bits(PyObject *pol) {
+    if (!pol || pol == Py_None) return 0;
+    const char *p = PyUnicode_Check(pol) ? PyUnicode_AsUTF8AndSize(pol, NULL) : NULL;
+    if (!p) {
+        PyErr_Format(PyExc_TypeError, "dispatch_sizes_strides_policy must be str or None, not %s", tn_py_type_name(pol));
+        return -1;
+    }
+    if (!strcmp(p, "strides")) return TN_PY_STRIDES;
+    if (!strcmp(p, "sizes")) return TN_PY_SIZES;
+    PyErr_Format(PyExc_ValueError, "Unknown sizes_strides_policy: %s; expected 'strides' or 'sizes'", p);
+    return -1;
+}
+
+/* a tuple of ints for size / strides; -1 with upstream's TypeError */
+static int int_list_arg(PyObject *o, const char *name, int pos, int64_t *out, int *n, bool symbolic) {
+    PyObject *seq = PyTuple_Check(o) || PyList_Check(o) || PyObject_TypeCheck(o, tn_py.size_type) ? PySequence_Tuple(o) : NULL;
+    Py_ssize_t len = seq ? PyTuple_Size(seq) : -1;
+    bool ok = seq && len <= TN_MAX_DIMS;
+    for (Py_ssize_t i = 0; ok && i < len; i++) {
+        PyObject *e = PyTuple_GetItem(seq, i);
+        ok = !PyFloat_Check(e) && !PyBool_Check(e);
+        if (ok && symbolic && tn_py_is_symint(e)) {
+            /* a torch.SymInt (a jagged tensor's nested int): the class answers its sizes itself
+             * (the "sizes" policy); C keeps 0 there */
+            out[i] = 0;
+            continue;
+        }
+        PyObject *v = ok ? PyNumber_Index(e) : NULL;
+        ok = v != NULL;
+        if (v) { out[i] = PyLong_AsLongLong(v); Py_DECREF(v); ok = !PyErr_Occurred(); }
+    }
+    if (!ok) {
+        bool too_many = seq && len > TN_MAX_DIMS;
+        Py_XDECREF(seq);
+        PyErr_Clear();
+        if (too_many) {
+            PyErr_Format(PyExc_RuntimeError, "torchnative: tensors of more than %d dimensions are not supported", TN_MAX_DIMS);
+            return -1;
+        }
+        PyErr_Format(PyExc_TypeError, "_make_wrapper_subclass(): argument '%s' (position %d) must be tuple of ints, not %s",
+                     name, pos, tn_py_type_name(o));
+        return -1;
+    }
+    *n = (int)len;
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* Tensor._make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None,
+ * dtype=None, layout=torch.strided, device=None, pin_memory=False, requires_grad=False,
+ * dispatch_sizes_strides_policy=None, dispatch_device=False, dispatch_layout=False,
+ * _extra_dispatch_keys=None, storage_size=None): a `cls` tensor with this metadata and a storage
+ * of upstream's byte size that holds no bytes (dispatch/subclass.c); cls must define
+ * __torch_dispatch__, which then receives every operation on it. memory_format is accepted and
+ * unused, as upstream's. */
+static PyObject *m_make_wrapper_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"cls", "size", "strides", "storage_offset", "memory_format", "dtype", "layout", "device",
+                          "pin_memory", "requires_grad", "dispatch_sizes_strides_policy", "dispatch_device",
+                          "dispatch_layout", "_extra_dispatch_keys", "storage_size", NULL};
+    PyObject *cls, *size, *strides = Py_None, *offset = Py_None, *mf = Py_None, *dtype = Py_None, *layout = Py_None,
+             *device = Py_None, *pin = Py_False, *rg = Py_False, *pol = Py_None, *ddev = Py_False, *dlay = Py_False,
+             *keys = Py_None, *ssize = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOOOOOOOOOO:_make_wrapper_subclass", kws, &cls, &size, &strides,
+                                     &offset, &mf, &dtype, &layout, &device, &pin, &rg, &pol, &ddev, &dlay, &keys, &ssize))
+        return NULL;
+    if (!PyType_Check(cls))
+        return PyErr_Format(PyExc_TypeError, "cls must be a type (got %s)", tn_py_type_name(cls));
+    if (!PyType_IsSubtype((PyTypeObject *)cls, tn_py.TensorBase)) {
+        PyErr_SetString(PyExc_TypeError, "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                                         "possible. Make sure your class inherits from Tensor.");
+        return NULL;
+    }
+    PyObject *td = PyObject_GetAttrString(cls, "__torch_dispatch__");
+    PyObject *dis = td ? PyObject_GetAttrString(tn_py.module, "_disabled_torch_dispatch_impl") : NULL;
+    PyObject *fn = td ? PyObject_GetAttrString(td, "__func__") : NULL;
+    PyErr_Clear();
+    bool defined = td && (fn ? fn : td) != dis;
+    Py_XDECREF(td); Py_XDECREF(dis); Py_XDECREF(fn);
+    if (!defined) {
+        PyObject *qn = PyType_GetName((PyTypeObject *)cls);
+        if (qn) PyErr_Format(PyExc_TypeError, "%U must define __torch_dispatch__", qn);
+        Py_XDECREF(qn);
+        return NULL;
+    }
+    int64_t sz[TN_MAX_DIMS], st[TN_MAX_DIMS];
+    int nd, nst = -1;
+    int bits = policy_bits(pol);
+    if (bits < 0) return NULL;
+    if (int_list_arg(size, "size", 2, sz, &nd, bits == TN_PY_SIZES) < 0) return NULL;
+    if (strides != Py_None && int_list_arg(strides, "strides", 3, st, &nst, bits == TN_PY_SIZES) < 0) return NULL;
+    int64_t off = 0;
+    if (offset != Py_None) {
+        PyObject *v = PyNumber_Index(offset);
+        if (!v) return NULL;
+        off = PyLong_AsLongLong(v);
+        Py_DECREF(v);
+        if (off == -1 && PyErr_Occurred()) return NULL;
+        if (nst < 0) {
+            PyErr_SetString(PyExc_RuntimeError, "setting storage offset without stride not supported");
+            return NULL;
+        }
+    }
+    if (nst >= 0 && nst != nd)
+        return PyErr_Format(PyExc_RuntimeError, "dimensionality of sizes (%d) must match dimensionality of strides (%d)", nd, nst);
+    tn_dtype dt = tn_py.default_dtype;
+    if (dtype != Py_None && tn_py_to_dtype(dtype, &dt) < 0) return NULL;
+    tn_device_type dev = TN_DEVICE_CPU;
+    int dix = -1;
+    if (device != Py_None && tn_py_parse_device(device, &dev, &dix) < 0) return NULL;
+    if (layout != Py_None && !PyObject_TypeCheck(layout, tn_py.layout_type))
+        return PyErr_Format(PyExc_TypeError, "_make_wrapper_subclass(): argument 'layout' (position 7) must be torch.layout, not %s",
+                            tn_py_type_name(layout));
+    int b_rg = PyObject_IsTrue(rg), b_dev = PyObject_IsTrue(ddev), b_lay = PyObject_IsTrue(dlay);
+    if (b_rg < 0 || b_dev < 0 || b_lay < 0) return NULL;
+    /* upstream's computeStorageNbytes[Contiguous] unless storage_size says */
+    int64_t numel = 1, itemsize = tn_dtype_itemsize(dt);
+    for (int i = 0; i < nd; i++) {
+        if (sz[i] < 0) return PyErr_Format(PyExc_RuntimeError, "numel: integer multiplication overflow");
+        if (sz[i] && numel > INT64_MAX / sz[i]) return PyErr_Format(PyExc_RuntimeError, "numel: integer multiplication overflow");
+        numel *= sz[i];
+    }
+    if (nst < 0) {   /* contiguous strides */
+        int64_t acc = 1;
+        for (int i = nd - 1; i >= 0; i--) { st[i] = acc; acc *= sz[i] > 1 ? sz[i] : 1; }
+    }
+    int64_t nbytes = 0;
+    if (ssize != Py_None) {
+        PyObject *v = PyNumber_Index(ssize);
+        if (!v) return NULL;
+        nbytes = PyLong_AsLongLong(v);
+        Py_DECREF(v);
+        if (nbytes == -1 && PyErr_Occurred()) return NULL;
+    } else if (numel) {
+        int64_t span = 1;
+        for (int i = 0; i < nd; i++) span += (sz[i] - 1) * st[i];
+        nbytes = (off + span) * itemsize;
+    }
+    if (b_rg && !tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) {
+        PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
+        return NULL;
+    }
+    tn_storage *stor = tn_storage_new(0, dev == TN_DEVICE_META ? TN_DEVICE_META : TN_DEVICE_CPU);
+    if (!stor) return PyErr_NoMemory();
+    stor->nbytes = (size_t)(nbytes > 0 ? nbytes : 0);
+    stor->no_data = true;
+    tn_tensor_obj *o = (tn_tensor_obj *)tn_obj_alloc((PyTypeObject *)cls);
+    if (!o) { tn_storage_decref(stor); return NULL; }
+    memset(&o->t, 0, sizeof o->t);
+    o->t.storage = stor;
+    o->t.dtype = dt;
+    o->t.ndim = nd;
+    o->t.offset = off;
+    memcpy(o->t.sizes, sz, (size_t)nd * sizeof *sz);
+    memcpy(o->t.strides, st, (size_t)nd * sizeof *st);
+    o->requires_grad = b_rg;
+    o->py_policy = (uint8_t)(bits | (b_dev ? TN_PY_DEVICE : 0) | (b_lay ? TN_PY_LAYOUT : 0));
+    if (layout != Py_None && layout != tn_py.layout_strided) o->layout = Py_NewRef(layout);
+    if (keys != Py_None) {   /* _extra_dispatch_keys: the NestedTensor key is the one that changes behaviour */
+        PyObject *kst = PyObject_GetAttrString(tn_py.module, "DispatchKeySet");
+        int isks = kst ? PyObject_IsInstance(keys, kst) : -1;
+        Py_XDECREF(kst);
+        if (isks <= 0) {
+            if (isks == 0)
+                PyErr_Format(PyExc_TypeError, "_make_wrapper_subclass(): argument '_extra_dispatch_keys' must be DispatchKeySet, not %s",
+                             tn_py_type_name(keys));
+            Py_DECREF(o);
+            return NULL;
+        }
+        PyObject *dk = PyObject_GetAttrString(tn_py.module, "DispatchKey");
+        PyObject *nk = dk ? PyObject_GetAttrString(dk, "NestedTensor") : NULL;
+        PyObject *has = nk ? PyObject_CallMethod(keys, "has", "O", nk) : NULL;
+        int t = has ? PyObject_IsTrue(has) : -1;
+        Py_XDECREF(dk); Py_XDECREF(nk); Py_XDECREF(has);
+        if (t < 0) { Py_DECREF(o); return NULL; }
+        if (t) o->py_policy |= TN_PY_NESTED;
+    }
+    (void)mf; (void)pin; (void)dix;
+    return (PyObject *)o;
+}
+
+/* x.as_subclass(cls): self.alias() (through the door: AliasBackward0, a view of self) as a cls object */
+static PyObject *m_as_subclass(PyObject *self, PyObject *cls) {
+    if (!PyType_Check(cls)) return PyErr_Format(PyExc_TypeError, "cls must be a type (got %s)", tn_py_type_name(cls));
+    if (!PyType_IsSubtype((PyTypeObject *)cls, tn_py.TensorBase)) {
+        PyErr_SetString(PyExc_TypeError, "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                                         "possible. Make sure your class inherits from Tensor.");
+        return NULL;
+    }
+    PyObject *r = tn_at_alias(self);
+    if (r && Py_TYPE(r) != (PyTypeObject *)cls && PyObject_SetAttrString(r, "__class__", cls) < 0) Py_CLEAR(r);
+    return r;
+}
+
+/* upstream re-owns the C++ tensor from a Python object revived through a weak reference; this
+ * object is the tensor, so there is nothing to fix */
+static PyObject *m_fix_weakref(PyObject *self, PyObject *unused) { Py_RETURN_NONE; }
+
+/* Tensor._dtensor__new__(cls, local_tensor, spec, requires_grad): DTensor's constructor, upstream's
+ * shortcut of _make_wrapper_subclass: sizes and strides from spec.tensor_meta, dtype and device
+ * from the local tensor; then `_spec` and `_local_tensor` are set on the new object */
+static PyObject *m_dtensor_new(PyObject *unused, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"cls", "local_tensor", "spec", "requires_grad", NULL};
+    PyObject *cls, *local, *spec;
+    int rg;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOp:_dtensor__new__", kws, &cls, &local, &spec, &rg)) return NULL;
+    if (!tn_py_is_tensor(local))
+        return PyErr_Format(PyExc_TypeError, "_dtensor__new__(): argument 'local_tensor' must be Tensor, not %s", tn_py_type_name(local));
+    if (((tn_tensor_obj *)local)->requires_grad && !rg &&
+        PyErr_WarnEx(PyExc_UserWarning, "To construct DTensor from torch.Tensor, it's recommended to use "
+                                        "local_tensor.detach() and make requires_grad consistent.", 1) < 0)
+        return NULL;
+    PyObject *meta = PyObject_GetAttrString(spec, "tensor_meta");
+    if (!meta) return NULL;
+    if (meta == Py_None) { Py_DECREF(meta); PyErr_SetString(PyExc_RuntimeError, "Expected !tensor_meta.is_none() to be true, but got false."); return NULL; }
+    PyObject *shape = PyObject_GetAttrString(meta, "shape"), *stride = shape ? PyObject_GetAttrString(meta, "stride") : NULL;
+    Py_DECREF(meta);
+    PyObject *r = NULL;
+    if (stride && (!PyTuple_Check(shape) || !PyTuple_Check(stride)))
+        PyErr_Format(PyExc_RuntimeError, "spec.tensor_meta.%s must be a tuple", PyTuple_Check(shape) ? "stride" : "shape");
+    else if (stride) {
+        PyObject *dt = tn_py_from_dtype(tn_tensor_of(local)->dtype);
+        PyObject *dev = PyObject_GetAttrString(local, "device");
+        PyObject *a = dt && dev ? PyTuple_Pack(3, cls, shape, stride) : NULL;
+        PyObject *k = a ? Py_BuildValue("{sOsOsO}", "dtype", dt, "device", dev, "requires_grad", rg ? Py_True : Py_False) : NULL;
+        r = k ? m_make_wrapper_subclass(NULL, a, k) : NULL;
+        Py_XDECREF(dt); Py_XDECREF(dev); Py_XDECREF(a); Py_XDECREF(k);
+        if (r && (PyObject_SetAttrString(r, "_spec", spec) < 0 || PyObject_SetAttrString(r, "_local_tensor", local) < 0)) Py_CLEAR(r);
+    }
+    Py_XDECREF(shape); Py_XDECREF(stride);
+    return r;
 }
 
 /* x.half(), x.float(), ... : x.to(dtype) through the door, as upstream's manual bindings do. */
@@ -461,6 +795,10 @@ static PyMethodDef tensor_methods[] = {
     {"_is_view", m_is_view, METH_NOARGS, NULL},
     {"requires_grad_", (PyCFunction)(void (*)(void))m_requires_grad_, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_make_subclass", (PyCFunction)(void (*)(void))m_make_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_fix_weakref", m_fix_weakref, METH_NOARGS, NULL},
+    {"as_subclass", m_as_subclass, METH_O, NULL},
+    {"_dtensor__new__", (PyCFunction)(void (*)(void))m_dtensor_new, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
+    {"_make_wrapper_subclass", (PyCFunction)(void (*)(void))m_make_wrapper_subclass, METH_VARARGS | METH_KEYWORDS | METH_STATIC, NULL},
     /* indexing (python/indexing.c) */
     {"__getitem__", tn_tensor_getitem, METH_O, NULL},
     {"__setitem__", tn_tensor_setitem, METH_VARARGS, NULL},
@@ -476,14 +814,37 @@ static PyMethodDef tensor_methods[] = {
 /* ---------- properties ---------- */
 
 #define T(self) tn_tensor_of(self)
-static PyObject *g_shape(PyObject *self, void *c) { return tn_py_size_new(T(self)->ndim, T(self)->sizes); }
+static PyObject *g_shape(PyObject *self, void *c) {
+    if (custom(self, TN_PY_SIZES)) return custom_list(self, true);
+    return tn_py_size_new(T(self)->ndim, T(self)->sizes);
+}
 static PyObject *g_dtype(PyObject *self, void *c) { return tn_py_from_dtype(T(self)->dtype); }
 static PyObject *g_device(PyObject *self, void *c) {
+    if (custom(self, TN_PY_DEVICE)) {
+        PyObject *r = tn_subclass_query(self, "prim", "device");
+        if (r && !PyObject_TypeCheck(r, tn_py.device_type)) {
+            PyErr_Format(PyExc_RuntimeError, "device returned invalid type %s, expected Device", tn_py_type_name(r));
+            Py_CLEAR(r);
+        }
+        return r;
+    }
     return Py_NewRef(T(self)->storage->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu);
 }
-static PyObject *g_ndim(PyObject *self, void *c) { return PyLong_FromLong(T(self)->ndim); }
-static PyObject *g_layout(PyObject *self, void *c) { return Py_NewRef(tn_py.layout_strided); }
+static PyObject *g_ndim(PyObject *self, void *c) { return m_dim(self, NULL); }
+static PyObject *g_layout(PyObject *self, void *c) {
+    if (custom(self, TN_PY_LAYOUT)) {
+        PyObject *r = tn_subclass_query(self, "prim", "layout");
+        if (r && !PyObject_TypeCheck(r, tn_py.layout_type)) {
+            PyErr_Format(PyExc_RuntimeError, "layout returned invalid type %s, expected Layout", tn_py_type_name(r));
+            Py_CLEAR(r);
+        }
+        return r;
+    }
+    PyObject *l = ((tn_tensor_obj *)self)->layout;
+    return Py_NewRef(l ? l : tn_py.layout_strided);
+}
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED)); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
@@ -615,7 +976,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_sparse_csr", g_false, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},
-    {"is_nested", g_false, NULL, NULL, NULL},
+    {"is_nested", g_is_nested, NULL, NULL, NULL},
     {"itemsize", g_itemsize, NULL, NULL, NULL},
     {"nbytes", g_nbytes, NULL, NULL, NULL},
     {"_version", g_version, NULL, NULL, NULL},
@@ -704,7 +1065,15 @@ static PyObject *storage_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 
 #define S(self) (((tn_storage_obj *)self)->s)
 static PyObject *sm_nbytes(PyObject *self, PyObject *u) { return PyLong_FromSize_t(S(self)->nbytes); }
-static PyObject *sm_data_ptr(PyObject *self, PyObject *u) { return PyLong_FromVoidPtr(S(self)->data); }
+/* a wrapper subclass's storage (_make_wrapper_subclass) has a size and no bytes */
+static bool sm_no_bytes(PyObject *self) { return S(self)->no_data && S(self)->nbytes; }
+static PyObject *sm_data_ptr(PyObject *self, PyObject *u) {
+    if (S(self)->no_data) {
+        PyErr_SetString(PyExc_RuntimeError, "Attempted to access the data pointer on an invalid python storage.");
+        return NULL;
+    }
+    return PyLong_FromVoidPtr(S(self)->data);
+}
 static PyObject *sm_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(1); }
 static PyObject *sm_resizable(PyObject *self, PyObject *u) { return PyBool_FromLong(S(self)->resizable && !S(self)->release); }
 static PyObject *sm_device(PyObject *self, void *c) {
@@ -732,6 +1101,7 @@ static PyObject *sm_resize_(PyObject *self, PyObject *arg) {
 static PyObject *sm_fill_(PyObject *self, PyObject *arg) {
     long v = PyLong_AsLong(arg);
     if (v == -1 && PyErr_Occurred()) return NULL;
+    if (sm_no_bytes(self)) return tn_no_data_error();
     if (S(self)->data) memset(S(self)->data, (int)(unsigned char)v, S(self)->nbytes);
     return Py_NewRef(self);
 }
@@ -747,6 +1117,7 @@ static PyObject *sm_copy_(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "size does not match");
         return NULL;
     }
+    if (sm_no_bytes(self) || sm_no_bytes(src)) return tn_no_data_error();
     if (S(self)->data && S(src)->data) memmove(S(self)->data, S(src)->data, S(self)->nbytes);
     return Py_NewRef(self);
 }
@@ -788,6 +1159,7 @@ static PyObject *sm_getitem(PyObject *self, PyObject *key) {
         PyErr_Format(PyExc_IndexError, "index %zd out of range for storage of size %zd", i, n);
         return NULL;
     }
+    if (!S(self)->data) return sm_no_bytes(self) ? tn_no_data_error() : tn_not_implemented("reading the bytes of a meta storage");
     return PyLong_FromLong((unsigned char)S(self)->data[i]);
 }
 static Py_ssize_t sm_len(PyObject *self) { return (Py_ssize_t)S(self)->nbytes; }

@@ -19,6 +19,7 @@
 #include "dispatch/door.h"
 #include "dispatch/args.h"
 #include "dispatch/modes.h"
+#include "dispatch/subclass.h"
 #include "python/common.h"
 #include "python/tensor.h"
 #include "autograd/autograd.h"
@@ -703,6 +704,8 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
 }
 
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
+    if (tn_has_torch_dispatch(self))
+        return PyErr_Format(PyExc_RuntimeError, ".tolist() is not supported for tensor subclasses, got %s", tn_py_type_name(self));
     if (T(self)->math_bits) {   /* the values it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
         PyObject *l = r ? m_tolist(r, unused) : NULL;
@@ -737,6 +740,24 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
+    if (tn_has_torch_dispatch(self)) {
+        /* a subclass with __torch_dispatch__ answers: _local_scalar_dense through the door, as
+         * upstream's item() / is_nonzero() reach it */
+        PyObject *r = tn_at__local_scalar_dense(self);
+        if (!r) return -1;
+        int rc = 0;
+        if (PyBool_Check(r)) { v->tag = TN_V_BOOL; v->u.i = r == Py_True; }
+        else if (PyLong_Check(r)) { v->tag = TN_V_INT; v->u.i = PyLong_AsLongLong(r); rc = v->u.i == -1 && PyErr_Occurred() ? -1 : 0; }
+        else if (PyFloat_Check(r)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(r); }
+        else if (PyComplex_Check(r)) { v->tag = TN_V_COMPLEX; v->u.c.re = PyComplex_RealAsDouble(r); v->u.c.im = PyComplex_ImagAsDouble(r); }
+        else {
+            PyErr_Format(PyExc_TypeError, "_local_scalar_dense returned %s, expected a number", tn_py_type_name(r));
+            rc = -1;
+        }
+        Py_DECREF(r);
+        return rc;
+    }
+    if (t->storage->no_data) { tn_no_data_error(); return -1; }   /* a wrapper subclass's */
     if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
     if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
@@ -860,6 +881,10 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
+    if (tn_has_torch_dispatch(self)) {
+        PyErr_SetString(PyExc_RuntimeError, ".numpy() is not supported for tensor subclasses.");
+        return NULL;
+    }
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     tn_tensor *t = &o->t;
     if (!force && (o->requires_grad || o->grad_fn)) {

@@ -609,6 +609,16 @@ PyObject *tn_py_size_new(int ndim, const int64_t *sizes) {
     return r;
 }
 
+bool tn_py_is_symint(PyObject *o) {
+    if (PyLong_Check(o)) return false;
+    PyObject *torch = PyImport_AddModule("torch");   /* borrowed */
+    PyObject *si = torch ? PyObject_GetAttrString(torch, "SymInt") : NULL;
+    int r = si && PyType_Check(si) ? PyObject_IsInstance(o, si) : 0;
+    Py_XDECREF(si);
+    if (r < 0 || !si) PyErr_Clear();
+    return r > 0;
+}
+
 static PyObject *size_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     PyObject *src = NULL;
     if (!PyArg_ParseTuple(args, "|O:Size", &src)) return NULL;
@@ -631,6 +641,9 @@ static PyObject *size_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
         PyObject *v = NULL;
         if (PyLong_Check(it)) {
             v = PyNumber_Index(it);
+        } else if (tn_py_is_symint(it)) {   /* kept as it is (a jagged tensor's nested int), as upstream */
+            PyTuple_SetItem(t, i, it);
+            continue;
         } else if (!PyFloat_Check(it) && PyObject_HasAttrString(it, "__index__")) {
             v = PyNumber_Index(it);
         } else {
