@@ -169,8 +169,10 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
-    if (tn_require_computable(name, ct) < 0) return NULL;
     tn_loop loop = tn_unary_loop(op, ct);
+    /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
+     * in upstream's words after the out= checks */
+    if (!loop && !tn_dtype_barebones(ct) && tn_require_computable(name, ct) < 0) return NULL;
     return urun(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT);
 }
 
@@ -344,7 +346,8 @@ static PyObject *nan_to_num_impl(tn_value *a, PyObject *out, bool inplace) {
                      tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(dt));
         return NULL;
     }
-    if (tn_require_computable("nan_to_num", dt) < 0) return NULL;
+    if (tn_dtype_infos[dt].kind == TN_KIND_FLOAT8) return tn_kernel_missing("nan_to_num", dt);
+    if (!tn_dtype_is_integral(dt, true) && tn_require_computable("nan_to_num", dt) < 0) return NULL;
     if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) { /* nothing to replace: a copy */
         if (inplace) return Py_NewRef(self);
         return urun("nan_to_num", tn_cast_loop(dt, dt), NULL, self, dt, dt, out, false, true);
@@ -480,8 +483,9 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         PyErr_Format(PyExc_RuntimeError, "%s not implemented for complex tensors.", s->name);
         return NULL;
     }
-    if (tn_require_computable(s->name, ct) < 0) return NULL;
     tn_loop loop = tn_binary_loop(s->op, ct);
+    bool barebones = tn_dtype_barebones(ct); /* a few kernels; the rest refused below */
+    if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     if (s->op == TN_BINARY_NEXTAFTER && !loop) loop = tn_pw_nextafter16_loop(ct);
     if (s->op == TN_BINARY_XLOGY && tn_pw_xlogy16_loop(ct)) loop = tn_pw_xlogy16_loop(ct);
     tn_dtype rt = tn_binary_out_dtype(s->op, ct);
@@ -508,7 +512,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
-    if (!loop) return tn_kernel_missing_cpu(s->name, ct); /* after the shape / dtype checks, as upstream */
+    if (!loop) /* after the shape / dtype checks, as upstream */
+        return barebones ? tn_binary_kernel_missing(s->op, false, ct) : tn_kernel_missing_cpu(s->name, ct);
     int64_t nres = 1;
     for (int i = 0; i < nd; i++) nres *= shape[i];
     if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && nres > 0 && zero_divisor(b->u.obj, ct) < 0) return NULL;
