@@ -433,7 +433,8 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
 
 static PyObject *index_tensor(PyObject *self, PyObject *list) {
     adv_index ai;
-    if (tn_require_computable("index", tn_tensor_of(self)->dtype) < 0) return NULL;
+    tn_dtype sdt = tn_tensor_of(self)->dtype; /* moves bytes: upstream's index runs for uint16/32/64 and float8 too */
+    if (!tn_dtype_barebones(sdt) && tn_require_computable("index", sdt) < 0) return NULL;
     if (list && PyTuple_Check(list) && PyTuple_Size(list) == 0) {   /* aten.index(x, []), _unsafe_masked_index */
         PyErr_SetString(PyExc_IndexError, "at least one index must be provided");
         return NULL;
@@ -481,9 +482,20 @@ PyObject *tn_op_index_Tensor_out(tn_value *a) {
     return ok < 0 ? NULL : Py_NewRef(a[2].u.obj);
 }
 
+static bool is_f8_with_put(tn_dtype d) {
+    return tn_dtype_infos[d].kind == TN_KIND_FLOAT8 && d != TN_DTYPE_F8E8M0FNU;
+}
+
 static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, bool accumulate) {
     tn_tensor *t = tn_tensor_of(self), *v = tn_tensor_of(values);
-    if (tn_require_computable("index_put_", t->dtype) < 0) return NULL;
+    /* upstream's index_put kernel covers the float8 formats but float8_e8m0fnu and, accumulating,
+     * adds (no float8 add here yet); not uint16/32/64 */
+    if (tn_dtype_barebones(t->dtype) && (accumulate || !is_f8_with_put(t->dtype))) {
+        if (accumulate && is_f8_with_put(t->dtype))
+            return tn_not_implemented("index_put_ with accumulate=True for float8");
+        return tn_kernel_missing("index_put", t->dtype);
+    }
+    if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_put_", t->dtype) < 0) return NULL;
     if (t->dtype != v->dtype) {
         PyErr_Format(PyExc_RuntimeError,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
@@ -570,7 +582,9 @@ static PyObject *index_select(PyObject *self, int64_t dim, PyObject *index, PyOb
     }
     PyObject *ins[2] = {self, index};
     if (out && tn_check_no_overlap(out, 2, ins) < 0) return NULL;   /* upstream's assert_no_overlap */
-    if (tn_require_computable("index_select", t->dtype) < 0) return NULL;
+    if (tn_dtype_barebones(t->dtype) && tn_dtype_infos[t->dtype].kind != TN_KIND_FLOAT8)
+        return tn_kernel_missing("index_select", t->dtype);   /* upstream's covers float8, not uint16/32/64 */
+    if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_select", t->dtype) < 0) return NULL;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     PyObject *idx = as_long_index(index);
     if (!idx) return NULL;
@@ -946,6 +960,7 @@ PyObject *tn_op_take(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "take(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
         return NULL;
     }
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("take_cpu", t->dtype); /* no uint16/32/64, float8 kernel */
     int64_t numel = tn_numel(t), bad;
     int r = check_bounds(index, numel, &bad);
     if (r == -2) return NULL;

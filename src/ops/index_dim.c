@@ -141,6 +141,7 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     const tn_tensor *t = tn_tensor_of(self);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("index_fill_cpu", t->dtype); /* none upstream */
     if (tensor_value && tn_tensor_of(a[3].u.obj)->ndim != 0)
         return PyErr_Format(PyExc_RuntimeError, "index_fill_ only supports a 0-dimensional value tensor, but got "
                                                 "tensor with %d dimension(s).", tn_tensor_of(a[3].u.obj)->ndim);
@@ -248,6 +249,10 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
     PyObject *ix = index_values(kind, a[2].u.obj, &n);
     if (!ix) return NULL;
     if (check_source(kind, t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
+    if (tn_dtype_barebones(t->dtype)) { /* upstream has no uint16/32/64 or float8 kernel */
+        Py_DECREF(ix);
+        return tn_kernel_missing(kind == IX_ADD ? "index_add_" : "index_copy_cpu", t->dtype);
+    }
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     for (int64_t i = 0; i < n; i++)
         if (iv[i] < 0 || iv[i] >= size) {

@@ -230,6 +230,7 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     int dim;
     if (tn_wrap_dim_i(a[2].u.i, t->ndim, &dim) < 0) return NULL;
     int64_t n = t->ndim ? t->sizes[dim] : 1, k = a[1].u.i;
+    if (tn_dtype_barebones(t->dtype) && k >= 0 && k <= n) return tn_kernel_missing("topk_cpu", t->dtype);
     if (k < 0 || k > n) {
         PyErr_SetString(PyExc_RuntimeError, "selected index k out of range");
         return NULL;
