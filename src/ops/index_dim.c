@@ -141,13 +141,16 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     const tn_tensor *t = tn_tensor_of(self);
     int dim;
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &dim) < 0) return NULL;
-    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("index_fill_cpu", t->dtype); /* none upstream */
     if (tensor_value && tn_tensor_of(a[3].u.obj)->ndim != 0)
         return PyErr_Format(PyExc_RuntimeError, "index_fill_ only supports a 0-dimensional value tensor, but got "
                                                 "tensor with %d dimension(s).", tn_tensor_of(a[3].u.obj)->ndim);
     int64_t n;
     PyObject *ix = index_values(IX_FILL, a[2].u.obj, &n);
     if (!ix) return NULL;
+    if (tn_dtype_barebones(t->dtype)) { /* no uint16/32/64 or float8 kernel upstream; its bounds check is in the kernel */
+        Py_DECREF(ix);
+        return tn_kernel_missing("index_fill_cpu", t->dtype);
+    }
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     int64_t *w = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *w);
     if (!w) { Py_DECREF(ix); return PyErr_NoMemory(); }
