@@ -218,7 +218,8 @@ static PyObject *item(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return NULL;
     }
-    if (tn_require_computable("item", t->dtype) < 0) return NULL;
+    if (tn_require_castable("item", t->dtype) < 0) return NULL; /* uint16/32/64 and float8 read through their casts */
+    if (t->dtype == TN_DTYPE_U64) return PyLong_FromUnsignedLongLong(*(const uint64_t *)tn_data(t));
     tn_value v;
     tn_cr_load(tn_data(t), t->dtype, &v);
     return tn_cr_number_to_python(&v);

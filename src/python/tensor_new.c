@@ -717,7 +717,16 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
-    if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
+    if (!tn_dtype_computable(t->dtype) && !tn_cast_loop(t->dtype, TN_DTYPE_I64)) {
+        tn_not_implemented("scalar conversion of this dtype");
+        return -1;
+    }
+    /* uint64 above int64's range: upstream's int() / bool() convert through int64 and refuse it
+     * (its float() gives the value: not reproduced here, refused too) */
+    if (t->dtype == TN_DTYPE_U64 && *(const uint64_t *)tn_data(t) > (uint64_t)INT64_MAX) {
+        PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+        return -1;
+    }
     if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
         if (!r) return -1;

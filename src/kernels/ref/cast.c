@@ -295,6 +295,18 @@ static bool ctab_ready;
     CAST_TYPES2(REG_INNER, dsfx, DTS, DLD, DCONV, DE) \
     ctab[TN_DTYPE_##DE][TN_DTYPE_##DE] = copy_##dsfx;
 
+/* float8_e4m3fnuz / e5m2fnuz / e8m0fnu -> bool, for all / any and .bool() (their other casts
+ * are not here yet): non-zero is every code but 0x00 (the fnuz formats' 0x80 is NaN, true; e8m0fnu
+ * has no zero) */
+static void cast_b8_f8fnuz(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    for (int64_t k = 0; k < n; k++) *(uint8_t *)(d[0] + k * s[0]) = *(const uint8_t *)(d[1] + k * s[1]) != 0;
+}
+static void cast_b8_f8e8m0(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    (void)ctx;
+    for (int64_t k = 0; k < n; k++) *(uint8_t *)(d[0] + k * s[0]) = 1;
+}
+
 tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
     if ((unsigned)dst >= TN_DTYPE_COUNT || (unsigned)src >= TN_DTYPE_COUNT) return NULL;
     if (!ctab_ready) { /* idempotent: racing initialisers write identical values */
@@ -313,6 +325,9 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         ctab[TN_DTYPE_U32][TN_DTYPE_C128] = cast_u32_c128_up;
         ctab[TN_DTYPE_U32][TN_DTYPE_C64] = cast_u32_c64_up;
         ctab[TN_DTYPE_U32][TN_DTYPE_BF16] = cast_u32_bf16_up;
+        ctab[TN_DTYPE_BOOL][TN_DTYPE_F8E4M3FNUZ] = cast_b8_f8fnuz;
+        ctab[TN_DTYPE_BOOL][TN_DTYPE_F8E5M2FNUZ] = cast_b8_f8fnuz;
+        ctab[TN_DTYPE_BOOL][TN_DTYPE_F8E8M0FNU] = cast_b8_f8e8m0;
         ctab_ready = true;
     }
     if (!ctab[dst][src] && dst == src && tn_dtype_infos[dst].kind != TN_KIND_QUANT) { /* same dtype, no kernels (uint16, float8, ...): bytes */
