@@ -434,7 +434,7 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
 static PyObject *index_tensor(PyObject *self, PyObject *list) {
     adv_index ai;
     tn_dtype sdt = tn_tensor_of(self)->dtype; /* moves bytes: upstream's index runs for uint16/32/64 and float8 too */
-    if (!tn_dtype_barebones(sdt) && tn_require_computable("index", sdt) < 0) return NULL;
+    if (!tn_dtype_barebones(sdt) && sdt != TN_DTYPE_C32 && tn_require_computable("index", sdt) < 0) return NULL;
     if (list && PyTuple_Check(list) && PyTuple_Size(list) == 0) {   /* aten.index(x, []), _unsafe_masked_index */
         PyErr_SetString(PyExc_IndexError, "at least one index must be provided");
         return NULL;

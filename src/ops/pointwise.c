@@ -158,6 +158,33 @@ static int uprecheck(tn_unary_op op, tn_dtype dt) {
 }
 
 static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
+                          bool inplace, const void *ctx);
+
+/* complex32 neg / abs / isnan: upstream's kernels compute in complex<float> (c10::complex<Half>
+ * widens) and round the result once; neg and isnan are exact either way */
+static PyObject *unary_c32(tn_unary_op op, const char *name, tn_value *a, PyObject *out, bool inplace, unsigned fl) {
+    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : op == TN_UNARY_ISNAN ? TN_DTYPE_BOOL : TN_DTYPE_C32;
+    PyObject *self = a[0].u.obj, *target = inplace ? self : out;
+    if (inplace && !tn_can_cast(rt, TN_DTYPE_C32)) return tn_cast_error(rt, TN_DTYPE_C32);
+    if (inplace && op == TN_UNARY_ABS) {
+        PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
+        return NULL;
+    }
+    tn_value w = a[0];
+    w.u.obj = tn_as_dtype(self, TN_DTYPE_C64, false);
+    if (!w.u.obj) return NULL;
+    PyObject *wide = unary_ex(op, name, fl, &w, NULL, false, NULL);
+    Py_DECREF(w.u.obj);
+    if (!wide) return NULL;
+    const tn_tensor *t0 = tn_tensor_of(self);   /* the layout the input's iterator gives */
+    PyObject *res = tn_new_result(t0->ndim, t0->sizes, rt, 1, &t0);
+    if (res && tn_copy_into(res, wide) < 0) Py_CLEAR(res);
+    Py_DECREF(wide);
+    if (!res || !target) return res;
+    return tn_out_deliver(res, target, name);
+}
+
+static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
                           bool inplace, const void *ctx) {
     PyObject *self = a[0].u.obj;
     tn_dtype dt = TN_T(a[0])->dtype;
@@ -169,6 +196,8 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
+    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN))
+        return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
     /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
      * in upstream's words after the out= checks */
@@ -483,6 +512,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         PyErr_Format(PyExc_RuntimeError, "%s not implemented for complex tensors.", s->name);
         return NULL;
     }
+    /* complex32 eq / ne: upstream compares complex<Half> values, which complex64 holds exactly */
+    if (ct == TN_DTYPE_C32 && (s->op == TN_BINARY_EQ || s->op == TN_BINARY_NE)) ct = TN_DTYPE_C64;
     tn_loop loop = tn_binary_loop(s->op, ct);
     bool barebones = tn_dtype_barebones(ct); /* a few kernels; the rest refused below */
     if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
@@ -885,7 +916,7 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
     /* where moves bytes: upstream runs it for uint16/32/64 and float8 too */
-    if (!tn_dtype_barebones(ct) && tn_require_computable("where", ct) < 0) return NULL;
+    if (!tn_dtype_barebones(ct) && ct != TN_DTYPE_C32 && tn_require_computable("where", ct) < 0) return NULL;
     tn_loop loop = tn_where_loop(ct);
     if (!loop) return tn_kernel_missing_cpu("where", ct);
     const tn_tensor *ts[3] = {c, TN_T(*x), TN_T(*y)};

@@ -695,7 +695,9 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
         return NULL;
     }
     bool wide_uint = t->dtype == TN_DTYPE_U16 || t->dtype == TN_DTYPE_U32 || t->dtype == TN_DTYPE_U64;
-    if (!tn_dtype_computable(t->dtype) && !wide_uint) return tn_not_implemented("tolist() for this dtype");
+    /* storable dtypes with casts (complex32, float8) read each element through them */
+    if (!tn_dtype_computable(t->dtype) && !wide_uint && !tn_cast_loop(t->dtype, TN_DTYPE_I64))
+        return tn_not_implemented("tolist() for this dtype");
     const char *base = tn_numel(t) ? tn_data(t) : NULL;
     if (!base && t->ndim == 0) return tn_not_implemented("tolist() of a tensor without data");
     return tolist_rec(t, 0, base);

@@ -251,3 +251,43 @@ for d in ("float8_e4m3fn", "float8_e5m2"):
     c[f"{d}_equal_nan"] = f"ev(lambda: torch.equal({x}[120:130], {x}[120:130].clone()))"
     # index_put_(accumulate=True) on float8: upstream adds in float8 arithmetic; not here yet (refused by name)
 cases("float8_barebones_ops", c, setup=F8OPS)
+
+# complex32 (ComplexHalf): casts, printing, views, and the few kernels upstream builds for it on CPU
+C32 = SETUP + """
+import warnings
+warnings.simplefilter("ignore")
+def ev(f):
+    try:
+        r = f()
+        if isinstance(r, torch.Tensor):
+            b = torch.view_as_real(r).contiguous().view(torch.int16) if r.dtype == torch.complex32 else r
+            return ("ok", str(r.dtype), tuple(r.shape), r.stride(), b.view(torch.int16).tolist() if b.dtype == torch.float16 else b.tolist())
+        return ("ok", r)
+    except Exception as e:
+        return type(e).__name__  # refusals by type: ours may name the op, not upstream's kernel
+G = torch.tensor([0., -0., 1., -1.5, 3.14159, 1e-6, 6e-8, 65504., 65520., 7e4, -1e5, math.inf, -math.inf, math.nan, 0.1, 2.5e-5])
+Z64 = torch.complex(G.view(4, 4), G.flip(0).view(4, 4))
+z = Z64.to(torch.complex32)
+"""
+c = {}
+for k, e in [
+    ("from_c64", "z"), ("from_c128", "Z64.to(torch.complex128).to(torch.complex32)"), ("from_f32", "G.to(torch.complex32)"),
+    ("from_f16", "G.half().to(torch.complex32)"), ("from_int", "torch.tensor([1, -3, 70000]).to(torch.complex32)"),
+    ("from_bool", "torch.tensor([True, False]).to(torch.complex32)"), ("to_c64", "z.to(torch.complex64)"), ("to_c128", "z.to(torch.complex128)"),
+    ("to_f32", "z.to(torch.float32)"), ("to_f16", "z.to(torch.float16)"), ("to_i64", "z[:2].to(torch.int64)"), ("to_bool", "z.to(torch.bool)"),
+    ("tolist", "z.to(torch.complex64).tolist() == z.tolist()"), ("tolist_vals", "str(z[0].tolist())"), ("item", "str(z[0, 2].item())"),
+    ("repr", "repr(z[:2, :2])"), ("view_as_real", "torch.view_as_real(z)"), ("view_as_complex", "torch.view_as_complex(G.half().view(8, 2))"),
+    ("real", "z.real"), ("imag", "z.imag"), ("add", "z + (1 - 2j)"), ("sub", "z - 1"), ("mul", "z * z.t()"), ("neg", "-z"),
+    ("neg_", "z.clone().neg_()"), ("neg_out", "torch.neg(z, out=torch.empty(0, dtype=torch.complex32))"), ("abs", "z.abs()"),
+    ("abs_strided", "z.t().abs()"), ("abs_out", "torch.abs(z, out=torch.empty(0, dtype=torch.float16))"),
+    ("abs_out_bad", "torch.abs(z, out=torch.empty(0, dtype=torch.float32))"), ("abs_", "z.clone().abs_()"),
+    ("eq", "z == z.t()"), ("ne", "z != z"), ("eq_s", "z == 1"), ("eq_", "z.clone().eq_(z)"), ("isnan", "z.isnan()"),
+    ("cat", "torch.cat([z, z[:1]])"), ("stack", "torch.stack([z, z.t()], 2)"), ("fill", "torch.zeros(3, dtype=torch.complex32).fill_(1 + 2j)"),
+    ("full", "torch.full((2,), 3j, dtype=torch.complex32)"), ("ones", "torch.ones(2, dtype=torch.complex32)"),
+    ("index", "z[[0, 3], 1:]"), ("index_mask", "z[z.isnan()]"), ("where", "torch.where(z.isnan(), z, z.t())"),
+    ("copy", "torch.zeros(4, 4, dtype=torch.complex32).copy_(Z64)"), ("clone", "z.t().clone()"),
+    ("sum", "z.sum()"), ("exp", "z.exp()"), ("sqrt", "z.sqrt()"), ("mm", "z @ z"), ("pow", "z ** 2"), ("reciprocal", "z.reciprocal()"),
+    ("div", "z / z"), ("promote_f32", "z + torch.ones(4)"), ("promote_c64", "z * torch.ones(4, dtype=torch.complex64)"),
+]:
+    c[f"c32_{k}"] = f"ev(lambda: {e})"
+cases("complex32_basics", c, setup=C32)

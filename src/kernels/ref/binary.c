@@ -608,7 +608,8 @@ static void where_tn__b16(char **d, const int64_t *s, int64_t n, const void *ctx
 }
 
 tn_loop tn_where_loop(tn_dtype dt) {
-    if ((unsigned)dt >= TN_DTYPE_COUNT || (!tn_dtype_computable(dt) && !tn_dtype_barebones(dt))) return NULL;
+    if ((unsigned)dt >= TN_DTYPE_COUNT || (!tn_dtype_computable(dt) && !tn_dtype_barebones(dt) && dt != TN_DTYPE_C32))
+        return NULL;
     switch (tn_dtype_itemsize(dt)) {
     case 1: return where_uint8_t;
     case 2: return where_uint16_t;
