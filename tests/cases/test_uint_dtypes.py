@@ -291,3 +291,25 @@ for k, e in [
 ]:
     c[f"c32_{k}"] = f"ev(lambda: {e})"
 cases("complex32_basics", c, setup=C32)
+
+# random_ / randint into uint16/32/64: upstream's from-to kernel covers them (the same draws as
+# the signed types); random_() without bounds and the full 64-bit range refuse
+RND = SETUP + """
+def ev(f):
+    try:
+        r = f()
+        return ("ok", str(r.dtype), r.view(torch.int64).tolist() if r.dtype == torch.uint64 else r.tolist())
+    except Exception as e:
+        return (type(e).__name__, str(e).split("\\n")[0])
+g = lambda s: torch.Generator().manual_seed(s)
+"""
+c = {}
+for d in ("uint16", "uint32", "uint64"):
+    for k, e in [("to", "torch.ones(9, dtype=D).random_(5, generator=g(1))"), ("from_to", "torch.ones(9, dtype=D).random_(3, 70, generator=g(2))"),
+                 ("from", "torch.ones(5, dtype=D).random_(3, None, generator=g(6))"), ("randint", "torch.randint(0, 5, (7,), dtype=D, generator=g(3))"),
+                 ("randint_wide", "torch.randint(0, 2**40, (3,), dtype=D, generator=g(4))"), ("randint_31", "torch.randint(2**29, 2**31, (4,), dtype=D, generator=g(5))"),
+                 ("randint_neg", "torch.randint(-1, 5, (3,), dtype=D)"), ("plain", "torch.ones(3, dtype=D).random_()"),
+                 ("full64", "torch.ones(3, dtype=D).random_(-2**63, None)"), ("full64_empty", "torch.ones(0, dtype=D).random_(-2**63, None)"),
+                 ("randint_like", "torch.randint_like(torch.ones(4, dtype=D), 10, generator=g(7))")]:
+        c[f"{d}_{k}"] = f"D = torch.{d}; ev(lambda: {e})"
+cases("uint_random", c, setup=RND)
