@@ -224,7 +224,7 @@ static int check_nonneg_bounds(PyObject *idx, int64_t size, int64_t *bad) {
 /* nonzero as an int64 [n, ndim] tensor with upstream's (1, n) strides. */
 static PyObject *nonzero_of(PyObject *x) {
     tn_tensor *t = tn_tensor_of(x);
-    if (tn_require_computable("nonzero", t->dtype) < 0) return NULL;
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable("nonzero", t->dtype) < 0) return NULL; /* complex32: upstream's too */
     PyObject *b = tn_as_dtype(x, TN_DTYPE_BOOL, true);
     if (!b) return NULL;
     int64_t total = tn_numel(t), n = 0;
@@ -583,8 +583,9 @@ static PyObject *index_select(PyObject *self, int64_t dim, PyObject *index, PyOb
     PyObject *ins[2] = {self, index};
     if (out && tn_check_no_overlap(out, 2, ins) < 0) return NULL;   /* upstream's assert_no_overlap */
     if (tn_dtype_barebones(t->dtype) && tn_dtype_infos[t->dtype].kind != TN_KIND_FLOAT8)
-        return tn_kernel_missing("index_select", t->dtype);   /* upstream's covers float8, not uint16/32/64 */
-    if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_select", t->dtype) < 0) return NULL;
+        return tn_kernel_missing("index_select", t->dtype);   /* upstream's covers float8 and complex32, not uint16/32/64 */
+    if (!tn_dtype_barebones(t->dtype) && t->dtype != TN_DTYPE_C32 && tn_require_computable("index_select", t->dtype) < 0)
+        return NULL;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     PyObject *idx = as_long_index(index);
     if (!idx) return NULL;
@@ -864,7 +865,7 @@ static PyObject *masked_fill(tn_value *a, bool inplace) {
     /* the kernel's value.to<scalar_t>(), after the iterator's shape checks */
     bool kernel = tn_dtype_computable(t->dtype) || t->dtype == TN_DTYPE_C32; /* upstream's dispatch list */
     if (kernel && a[2].tag != TN_V_TENSOR && tn_cr_check_scalar(&a[2], t->dtype) < 0) return NULL;
-    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     PyObject *dst;
     if (inplace) {
         dst = Py_NewRef(self);
@@ -893,7 +894,9 @@ PyObject *tn_op_masked_fill__Tensor(tn_value *a) { return masked_fill(a, true); 
 static PyObject *masked_select(PyObject *self, PyObject *mask, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self), *m = tn_tensor_of(mask);
     if (m->dtype != TN_DTYPE_BOOL) { PyErr_SetString(PyExc_RuntimeError, "masked_select: expected BoolTensor for mask"); return NULL; }
-    if (tn_require_computable("masked_select", t->dtype) < 0) return NULL;
+    /* moves bytes: upstream's covers complex32 and the float8 formats, not uint16/32/64 */
+    bool bytes_ok = t->dtype == TN_DTYPE_C32 || tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8;
+    if (!bytes_ok && tn_require_computable("masked_select", t->dtype) < 0) return NULL;
     const tn_tensor *both[2] = {t, m};
     int nd;
     int64_t shape[TN_MAX_DIMS];

@@ -313,3 +313,42 @@ for d in ("uint16", "uint32", "uint64"):
                  ("randint_like", "torch.randint_like(torch.ones(4, dtype=D), 10, generator=g(7))")]:
         c[f"{d}_{k}"] = f"D = torch.{d}; ev(lambda: {e})"
 cases("uint_random", c, setup=RND)
+
+# more byte-moving ops upstream runs for float8 / complex32, and the sort family's refusals
+MORE = SETUP + """
+import warnings
+warnings.simplefilter("ignore")
+def bitsv(r):
+    if r.dtype.is_complex:
+        r = torch.view_as_real(r)
+    if r.dtype.is_floating_point:
+        r = r.contiguous().view({1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[r.dtype.itemsize])
+    return r.to(torch.int64).tolist() if r.dtype != torch.uint64 else r.view(torch.int64).tolist()
+def ev(f):
+    try:
+        r = f()
+        r = r[0] if isinstance(r, tuple) else r
+        return ("ok", str(r.dtype), tuple(r.shape), r.stride(), bitsv(r))
+    except NotImplementedError:  # a missing kernel: ours may name the op rather than upstream's kernel
+        return "NotImplementedError"
+    except Exception as e:
+        return (type(e).__name__, str(e).split("\\n")[0])
+M = torch.tensor([True, False, True, False])
+def src(d):
+    if d in (torch.float8_e4m3fnuz, torch.float8_e5m2fnuz, torch.float8_e8m0fnu):
+        return torch.tensor([0, 56, 64, 200], dtype=torch.uint8).view(d)
+    return torch.tensor([0, 1, 2, 0]).to(d)
+"""
+c = {}
+for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "complex32", "uint16", "uint64"):
+    for k, e in [("eye", "torch.eye(3, dtype=D)"), ("eye_nm", "torch.eye(2, 3, dtype=D)"), ("eye_out", "torch.eye(2, out=torch.empty(5, dtype=D))"),
+                 ("masked_select", "src(D).masked_select(M)"), ("masked_select_bcast", "src(D).view(4, 1).expand(4, 2).masked_select(M.view(4, 1))"),
+                 ("masked_fill", "src(D).masked_fill(M, 1)"), ("index_select", "src(D).index_select(0, torch.tensor([1, 3]))"),
+                 ("nonzero", "src(D).nonzero()"), ("masked_scatter", "src(D).masked_scatter(M, src(D))"),
+                 ("sort", "src(D).sort()"), ("argsort_stable", "src(D).argsort(stable=True)"), ("topk", "src(D).topk(1)"),
+                 ("msort", "src(D).msort()")]:
+        c[f"{d}_{k}"] = f"D = torch.{d}; ev(lambda: {e})"
+for k, e in [("sort_c64", "torch.ones(3, dtype=torch.complex64).sort()"), ("topk_c64", "torch.ones(3, dtype=torch.complex64).topk(1)"),
+             ("argsort_c128", "torch.ones(3, dtype=torch.complex128).argsort()")]:
+    c[k] = f"ev(lambda: {e})"
+cases("float8_complex32_more", c, setup=MORE)
