@@ -84,6 +84,18 @@ static void add_into(tn_dtype dt, char *d, const char *s, bool mul) {
         memcpy(d, r, 16);
         break;
     }
+    case TN_DTYPE_F8E4M3FN: case TN_DTYPE_F8E5M2: { /* c10's float8 operators: in float, rounded once */
+        tn_loop ld = tn_cast_loop(TN_DTYPE_F32, dt), st = tn_cast_loop(dt, TN_DTYPE_F32);
+        float a, b;
+        int64_t z[2] = {0, 0};
+        char *p1[2] = {(char *)&a, d}, *p2[2] = {(char *)&b, (char *)s};
+        ld(p1, z, 1, NULL);
+        ld(p2, z, 1, NULL);
+        float r = mul ? a * b : a + b;
+        char *p3[2] = {d, (char *)&r};
+        st(p3, z, 1, NULL);
+        break;
+    }
     default: break;
     }
 }
@@ -488,11 +500,12 @@ static bool is_f8_with_put(tn_dtype d) {
 
 static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, bool accumulate) {
     tn_tensor *t = tn_tensor_of(self), *v = tn_tensor_of(values);
-    /* upstream's index_put kernel covers the float8 formats but float8_e8m0fnu and, accumulating,
-     * adds (no float8 add here yet); not uint16/32/64 */
-    if (tn_dtype_barebones(t->dtype) && (accumulate || !is_f8_with_put(t->dtype))) {
+    /* upstream's index_put kernel covers the float8 formats but float8_e8m0fnu (accumulating: adds
+     * in float, rounded each time; here for e4m3fn / e5m2, which have casts); not uint16/32/64 */
+    bool f8_add = t->dtype == TN_DTYPE_F8E4M3FN || t->dtype == TN_DTYPE_F8E5M2;
+    if (tn_dtype_barebones(t->dtype) && (!is_f8_with_put(t->dtype) || (accumulate && !f8_add))) {
         if (accumulate && is_f8_with_put(t->dtype))
-            return tn_not_implemented("index_put_ with accumulate=True for float8");
+            return tn_not_implemented("index_put_ with accumulate=True for the float8 fnuz formats");
         return tn_kernel_missing("index_put", t->dtype);
     }
     if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_put_", t->dtype) < 0) return NULL;

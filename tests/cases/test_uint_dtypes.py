@@ -249,7 +249,9 @@ for d in ("float8_e4m3fn", "float8_e5m2"):
     c[f"{d}_sum_f32"] = f"ev(lambda: {x}.view(16, 16).sum(1, dtype=torch.float32))"
     c[f"{d}_cumsum_f64"] = f"ev(lambda: {x}[:100].cumsum(0, dtype=torch.float64))"
     c[f"{d}_equal_nan"] = f"ev(lambda: torch.equal({x}[120:130], {x}[120:130].clone()))"
-    # index_put_(accumulate=True) on float8: upstream adds in float8 arithmetic; not here yet (refused by name)
+    c[f"{d}_index_put_acc"] = f"ev(lambda: {x}.clone().index_put_((torch.tensor([1, 5, 1, 200, 1]),), {x}[60:65], accumulate=True))"
+    c[f"{d}_index_put_acc_all"] = (f"ev(lambda: {x}[:128].clone().index_put_((torch.arange(128) % 7,), "
+                                   f"{x}[torch.arange(255, 127, -1)], accumulate=True))")
 cases("float8_barebones_ops", c, setup=F8OPS)
 
 # complex32 (ComplexHalf): casts, printing, views, and the few kernels upstream builds for it on CPU
