@@ -29,6 +29,7 @@ const char *tn_cr_ctype_name(tn_dtype d) {
     case TN_DTYPE_F8E5M2: return "c10::Float8_e5m2";
     case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
     case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
+    case TN_DTYPE_F8E8M0FNU: return "c10::Float8_e8m0fnu";
     case TN_DTYPE_U16: return "uint16_t";
     case TN_DTYPE_U32: return "uint32_t";
     case TN_DTYPE_U64: return "uint64_t";
@@ -54,6 +55,9 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
     case TN_DTYPE_I64: *lo = -9223372036854775808.0; *hi = 9223372036854775807.0; break;
     case TN_DTYPE_F8E4M3FN: *lo = -448; *hi = 448; break;
     case TN_DTYPE_F8E5M2: *lo = -57344; *hi = 57344; break;
+    case TN_DTYPE_F8E4M3FNUZ: *lo = -240; *hi = 240; break;
+    case TN_DTYPE_F8E5M2FNUZ: *lo = -57344; *hi = 57344; break;
+    case TN_DTYPE_F8E8M0FNU: *lo = 0x1p-127; *hi = 0x1p127; break;   /* no zero, no negatives */
     case TN_DTYPE_U16: *lo = 0; *hi = 65535; break;
     case TN_DTYPE_U32: *lo = 0; *hi = 4294967295.0; break;
     case TN_DTYPE_U64: *lo = 0; *hi = 18446744073709551615.0; break;
@@ -67,7 +71,9 @@ static void real_limits(tn_dtype d, double *lo, double *hi) {
 /* upstream's c10::overflows<To, double>(f) for one real component */
 static bool double_overflows(tn_dtype to, double f) {
     bool fl = tn_dtype_is_floating(to) || tn_dtype_is_complex(to);
-    if (fl && isinf(f) && to != TN_DTYPE_F8E4M3FN) return false; /* e4m3fn has no infinity */
+    if (fl && isinf(f) && to != TN_DTYPE_F8E4M3FN && to != TN_DTYPE_F8E4M3FNUZ && to != TN_DTYPE_F8E5M2FNUZ &&
+        to != TN_DTYPE_F8E8M0FNU)
+        return false; /* e4m3fn, the fnuz formats and e8m0fnu have no infinity */
     if (!fl && f != f) return true;
     double lo, hi;
     real_limits(to, &lo, &hi);

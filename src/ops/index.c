@@ -84,7 +84,8 @@ static void add_into(tn_dtype dt, char *d, const char *s, bool mul) {
         memcpy(d, r, 16);
         break;
     }
-    case TN_DTYPE_F8E4M3FN: case TN_DTYPE_F8E5M2: { /* c10's float8 operators: in float, rounded once */
+    case TN_DTYPE_F8E4M3FN: case TN_DTYPE_F8E5M2: case TN_DTYPE_F8E4M3FNUZ: case TN_DTYPE_F8E5M2FNUZ: {
+        /* c10's float8 operators: in float, rounded once */
         tn_loop ld = tn_cast_loop(TN_DTYPE_F32, dt), st = tn_cast_loop(dt, TN_DTYPE_F32);
         float a, b;
         int64_t z[2] = {0, 0};
@@ -501,13 +502,8 @@ static bool is_f8_with_put(tn_dtype d) {
 static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, bool accumulate) {
     tn_tensor *t = tn_tensor_of(self), *v = tn_tensor_of(values);
     /* upstream's index_put kernel covers the float8 formats but float8_e8m0fnu (accumulating: adds
-     * in float, rounded each time; here for e4m3fn / e5m2, which have casts); not uint16/32/64 */
-    bool f8_add = t->dtype == TN_DTYPE_F8E4M3FN || t->dtype == TN_DTYPE_F8E5M2;
-    if (tn_dtype_barebones(t->dtype) && (!is_f8_with_put(t->dtype) || (accumulate && !f8_add))) {
-        if (accumulate && is_f8_with_put(t->dtype))
-            return tn_not_implemented("index_put_ with accumulate=True for the float8 fnuz formats");
-        return tn_kernel_missing("index_put", t->dtype);
-    }
+     * in float, rounded each time); not uint16/32/64 */
+    if (tn_dtype_barebones(t->dtype) && !is_f8_with_put(t->dtype)) return tn_kernel_missing("index_put", t->dtype);
     if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_put_", t->dtype) < 0) return NULL;
     if (t->dtype != v->dtype) {
         PyErr_Format(PyExc_RuntimeError,

@@ -82,7 +82,7 @@ def codes(dt):
     return torch.arange(256).to(torch.uint8).view(dt)
 """
 c = {}
-for d in ("float8_e4m3fn", "float8_e5m2"):
+for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"):
     c[f"from_f32_{d}"] = f"digest(grid().to(torch.{d}))"
     c[f"from_f64_{d}"] = f"digest((grid().double() * (1 + 2**-30)).to(torch.{d}))"  # rounds through float
     for o in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool",
@@ -235,13 +235,8 @@ for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", 
         ("fmax", f"torch.fmax({x}, {x})"), ("mul_scalar", f"{x} * 2"), ("mul_0dim", f"{x} * {x}[3]"), ("mul_one_elem", f"{x} * {x}[3:4]"),
         ("promote", f"{x} == torch.ones(256)"),
     ]:
-        # the fnuz and e8m0fnu formats have no casts here yet beyond bool (docs/outdev.md): skip
-        # what needs one (a Python number converted to them, equal's comparison in float)
-        if "fnuz" in d or "e8m0" in d:
-            if k in ("eq_scalar", "equal_clone", "equal_other", "mul_scalar", "promote"):
-                continue
         c[f"{d}_{k}"] = f"ev(lambda: {e})"
-for d in ("float8_e4m3fn", "float8_e5m2"):
+for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"):
     x = f"codes(torch.{d})"
     c[f"{d}_mul_all_pairs"] = f"ev(lambda: {x}.view(256, 1) * {x}.view(1, 256))"
     c[f"{d}_mul_inplace"] = f"ev(lambda: {x}.clone().mul_({x}.flip(0).contiguous()))"
