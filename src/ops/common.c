@@ -786,6 +786,11 @@ const char *tn_dtype_cxx_name(tn_dtype d) {
     case TN_DTYPE_U16: return "short unsigned int";
     case TN_DTYPE_U32: return "unsigned int";
     case TN_DTYPE_U64: return "long unsigned int";
+    case TN_DTYPE_F8E4M3FN: return "c10::Float8_e4m3fn";
+    case TN_DTYPE_F8E5M2: return "c10::Float8_e5m2";
+    case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
+    case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
+    case TN_DTYPE_F8E8M0FNU: return "c10::Float8_e8m0fnu";
     default: return tn_dtype_cpp_name(d);
     }
 }

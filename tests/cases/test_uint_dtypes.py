@@ -349,3 +349,22 @@ for k, e in [("sort_c64", "torch.ones(3, dtype=torch.complex64).sort()"), ("topk
              ("argsort_c128", "torch.ones(3, dtype=torch.complex128).argsort()")]:
     c[k] = f"ev(lambda: {e})"
 cases("float8_complex32_more", c, setup=MORE)
+
+# float8 matrix products: upstream runs mm / addmm (not e8m0fnu) as float sums rounded once; mv,
+# dot, bmm, baddbmm and unfoldable batched matmul refuse; out= must have the result's dtype
+MMF8 = MORE + """
+g = torch.Generator().manual_seed(0)
+def ab(d, m=7, k=33, n=5, s=3.0):
+    return (torch.randn(m, k, generator=g) * s).to(d), (torch.randn(k, n, generator=g) * s).to(d), torch.randn(n, generator=g).to(d)
+"""
+c = {}
+for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu"):
+    for k, e in [("mm", "a @ b"), ("mm_small", "(lambda a, b, c: a @ b)(*ab(D, 3, 4, 2, 0.3))"), ("mm_t", "a.t().contiguous().t() @ b"),
+                 ("mm_out", "torch.mm(a, b, out=torch.empty(0, dtype=D))"), ("mm_out_f32", "torch.mm(a, b, out=torch.empty(0))"),
+                 ("addmm", "torch.addmm(bias, a, b, beta=0.5, alpha=2)"), ("matmul_fold", "torch.matmul(a[None], b)"),
+                 ("matmul_batched", "torch.matmul(a[None].expand(2, 7, 33), b[None].expand(2, 33, 5))"), ("mv", "a @ b[:, 0]"),
+                 ("vm", "a[0] @ b"), ("dot", "a[0] @ a[1]"), ("bmm", "torch.bmm(a[None], b[None])"),
+                 ("baddbmm", "torch.baddbmm(bias.expand(1, 7, 5), a[None], b[None])"), ("linear", "torch.nn.functional.linear(a, b.t())"),
+                 ("empty_k", "a[:, :0] @ b[:0]"), ("mixed", "a @ b.to(torch.float32)")]:
+        c[f"{d}_{k}"] = f"D = torch.{d}; a, b, bias = ab(D); ev(lambda: {e})"
+cases("float8_matmul", c, setup=MMF8)
