@@ -404,7 +404,9 @@ PyObject *tn_op_linear(tn_value *a) {
      * one folded to 2-D): the bias joins the f32 sum before the one rounding (measured upstream:
      * rounding the product first and adding the bias in bf16 differs in ~25% of outputs). */
     tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
-    if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16) && w->ndim == 2 && bt && bt->dtype == x->dtype &&
+    /* (float8 too: upstream's addmm is its only float8 product with a bias) */
+    if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16 || tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) &&
+        w->ndim == 2 && bt && bt->dtype == x->dtype &&
         bt->ndim == 1 && bt->sizes[0] == w->sizes[0] && x->sizes[x->ndim - 1] == w->sizes[1] &&
         (x->ndim == 2 || x->ndim == 1 || (x->ndim >= 3 && tn_is_contiguous(x)))) {
         int64_t K = w->sizes[1], N = w->sizes[0], rows = 1, xs[2], xst[2], os[TN_MAX_DIMS], ost[TN_MAX_DIMS];

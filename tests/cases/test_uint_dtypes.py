@@ -365,6 +365,7 @@ for d in ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", 
                  ("matmul_batched", "torch.matmul(a[None].expand(2, 7, 33), b[None].expand(2, 33, 5))"), ("mv", "a @ b[:, 0]"),
                  ("vm", "a[0] @ b"), ("dot", "a[0] @ a[1]"), ("bmm", "torch.bmm(a[None], b[None])"),
                  ("baddbmm", "torch.baddbmm(bias.expand(1, 7, 5), a[None], b[None])"), ("linear", "torch.nn.functional.linear(a, b.t())"),
+                 ("linear_bias", "torch.nn.functional.linear(a, b.t(), bias)"), ("linear_bias_3d", "torch.nn.functional.linear(a.view(7, 1, 33), b.t(), bias)"),
                  ("empty_k", "a[:, :0] @ b[:0]"), ("mixed", "a @ b.to(torch.float32)")]:
         c[f"{d}_{k}"] = f"D = torch.{d}; a, b, bias = ab(D); ev(lambda: {e})"
 cases("float8_matmul", c, setup=MMF8)
