@@ -514,6 +514,10 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
     }
     /* complex32 eq / ne: upstream compares complex<Half> values, which complex64 holds exactly */
     if (ct == TN_DTYPE_C32 && (s->op == TN_BINARY_EQ || s->op == TN_BINARY_NE)) ct = TN_DTYPE_C64;
+    /* complex32 add / sub / mul (subtract, rsub, ...): the arithmetic driver's complex64 compute,
+     * rounded once */
+    if (ct == TN_DTYPE_C32 && (s->op == TN_BINARY_ADD || s->op == TN_BINARY_SUB || s->op == TN_BINARY_MUL))
+        return tn_binary(s->op, s->name, a, b, out, inplace, ctx);
     tn_loop loop = tn_binary_loop(s->op, ct);
     bool barebones = tn_dtype_barebones(ct); /* a few kernels; the rest refused below */
     if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;

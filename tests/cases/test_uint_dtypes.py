@@ -265,6 +265,7 @@ def ev(f):
 G = torch.tensor([0., -0., 1., -1.5, 3.14159, 1e-6, 6e-8, 65504., 65520., 7e4, -1e5, math.inf, -math.inf, math.nan, 0.1, 2.5e-5])
 Z64 = torch.complex(G.view(4, 4), G.flip(0).view(4, 4))
 z = Z64.to(torch.complex32)
+zf = torch.tensor([1 + 2j, -0.5 + 3j, 100 - 7j, 0.1 + 0.2j]).to(torch.complex32)  # finite: see docs/outdev.md on inf - inf
 """
 c = {}
 for k, e in [
@@ -284,7 +285,8 @@ for k, e in [
     ("index", "z[[0, 3], 1:]"), ("index_mask", "z[z.isnan()]"), ("where", "torch.where(z.isnan(), z, z.t())"),
     ("copy", "torch.zeros(4, 4, dtype=torch.complex32).copy_(Z64)"), ("clone", "z.t().clone()"),
     ("sum", "z.sum()"), ("exp", "z.exp()"), ("sqrt", "z.sqrt()"), ("mm", "z @ z"), ("pow", "z ** 2"), ("reciprocal", "z.reciprocal()"),
-    ("div", "z / z"), ("promote_f32", "z + torch.ones(4)"), ("promote_c64", "z * torch.ones(4, dtype=torch.complex64)"),
+    ("div", "z / z"), ("rsub", "torch.rsub(zf, 1 - 2j)"), ("rsub_alpha", "torch.rsub(zf, zf.flip(0), alpha=2)"),
+    ("subtract", "torch.subtract(z, 0.5)"), ("subtract_", "zf.clone().subtract_(zf[1])"), ("promote_f32", "z + torch.ones(4)"), ("promote_c64", "z * torch.ones(4, dtype=torch.complex64)"),
 ]:
     c[f"c32_{k}"] = f"ev(lambda: {e})"
 cases("complex32_basics", c, setup=C32)
