@@ -96,6 +96,11 @@ static inline bool tn_dtype_is_integral(tn_dtype d, bool include_bool) {
 }
 /* Dtypes with kernels: f32 f64 f16 bf16 c64 i8 u8 i16 i32 i64 bool (+ c128 where cheap). */
 bool tn_dtype_computable(tn_dtype d);
+/* uint16/32/64 and the float8 formats: upstream builds only a few kernels for them ("barebones"
+ * unsigned support, float8 storage); their other ops refuse naming upstream's kernel. */
+static inline bool tn_dtype_barebones(tn_dtype d) {
+    return d == TN_DTYPE_U16 || d == TN_DTYPE_U32 || d == TN_DTYPE_U64 || tn_dtype_infos[d].kind == TN_KIND_FLOAT8;
+}
 
 /* bf16 / f16 <-> f32. Narrowing rounds to nearest even (DESIGN.md §4). */
 static inline float tn_bf16_to_f32(uint16_t h) {

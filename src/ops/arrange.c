@@ -252,7 +252,7 @@ PyObject *tn_op_trace(tn_value *a) {
     tn_dtype dt = t->dtype;
     bool float4 = dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16;
     bool cplx = dt == TN_DTYPE_C64 || dt == TN_DTYPE_C128;
-    if (!float4 && !cplx && !tn_dtype_is_integral(dt, false)) return tn_kernel_missing("trace", dt);
+    if ((!float4 && !cplx && !tn_dtype_is_integral(dt, false)) || tn_dtype_barebones(dt)) return tn_kernel_missing("trace", dt);
     if (t->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "trace: expected a matrix, but got tensor with dim %d", t->ndim);
     bool integral = tn_dtype_is_integral(dt, false);
     PyObject *res = tn_tensor_new_empty(0, NULL, integral ? TN_DTYPE_I64 : dt, TN_DEVICE_CPU);

@@ -586,6 +586,23 @@ PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, c
     return res;
 }
 
+/* Upstream's refusal of a binary kernel its dispatch macro lacks the dtype for (uint16/32/64 and
+ * float8 have few kernels): the kernel's name as upstream spells it. */
+PyObject *tn_binary_kernel_missing(tn_binary_op op, bool reduced_float_scalar, tn_dtype dt) {
+    const char *k = NULL;
+    switch (op) {
+    case TN_BINARY_ADD: case TN_BINARY_SUB: k = "add_stub"; break;
+    case TN_BINARY_POW: k = "pow"; break;
+    case TN_BINARY_MUL: if (reduced_float_scalar) k = "mul_cpu_reduced_float"; break;
+    case TN_BINARY_FMAX: case TN_BINARY_FMIN:  /* integral fmax / fmin are maximum / minimum */
+        if (!tn_dtype_is_floating(dt)) k = op == TN_BINARY_FMAX ? "maximum_cpu" : "minimum_cpu";
+        break;
+    default: break;
+    }
+    if (k) return tn_kernel_missing(k, dt);
+    return tn_kernel_missing_cpu(tn_binary_names[op], dt);
+}
+
 PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *b, PyObject *out,
                     bool inplace, const void *ctx) {
     tn_value pair[2] = {*a, *b};
@@ -601,9 +618,17 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
      * dtype the kernel runs in */
     tn_dtype kt = ct;
     if (ct == TN_DTYPE_C32 && (op == TN_BINARY_ADD || op == TN_BINARY_SUB || op == TN_BINARY_MUL)) kt = TN_DTYPE_C64;
-    if (tn_require_computable(opname, kt) < 0) return NULL;
-    tn_loop loop = tn_binary_loop(op, kt);
-    if (!loop) { /* upstream raises NotImplementedError naming the kernel and ScalarType */
+    /* float8: upstream's mul converts each element to float (exact) and rounds the product
+     * once; a second operand of one element takes mul's reduced-float scalar
+     * path, which has no float8 kernel (measured) */
+    bool f8 = tn_dtype_infos[ct].kind == TN_KIND_FLOAT8;
+    bool f8_scalar_mul = f8 && op == TN_BINARY_MUL && tn_numel(TN_T(*b)) == 1;
+    if (f8 && !f8_scalar_mul && op == TN_BINARY_MUL && tn_cast_loop(ct, TN_DTYPE_F32))
+        kt = TN_DTYPE_F32;
+    /* a dtype without the kernel (uint16/32/64 and float8 have only a few) is refused after the
+     * iterator's shape and dtype checks, as upstream's dispatch comes after them */
+    tn_loop loop = f8_scalar_mul ? NULL : tn_binary_loop(op, kt);
+    if (!loop && tn_dtype_computable(kt)) { /* upstream raises NotImplementedError naming the kernel and ScalarType */
         PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", tn_binary_names[op],
                      tn_dtype_cpp_name(ct));
         return NULL;
@@ -630,6 +655,7 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     } else if (out && tn_out_prepare(out, nd, shape, compare ? TN_DTYPE_BOOL : rt, opname) < 0) {
         return NULL;
     }
+    if (!loop) return tn_binary_kernel_missing(op, f8_scalar_mul, ct);
     /* integer division by zero raises, as upstream does */
     int64_t nres = 1;
     for (int i = 0; i < nd; i++) nres *= shape[i];
@@ -661,7 +687,8 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
     if (!x || (!sloop && !(y = tn_as_dtype(b->u.obj, kt, false)))) goto fail;
     PyObject *ins[2] = {x, y};
     bool direct = target && kt == ct && tn_inplace_direct(target, rt, sloop ? 1 : 2, ins);
-    res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, kt != ct ? kt : rt, 2, ts);
+    bool narrow = kt != ct && !compare;
+    res = direct ? Py_NewRef(target) : tn_new_result(nd, shape, narrow ? kt : rt, 2, ts);
     if (!res) goto fail;
     if (sloop) {
         tn_scalar sc;
@@ -671,7 +698,7 @@ PyObject *tn_binary(tn_binary_op op, const char *opname, tn_value *a, tn_value *
         tn_run_loop(loop, ctx, res, 2, ins);
     }
     if (direct) { tn_tensor_of(res)->storage->version++; Py_DECREF(x); Py_XDECREF(y); return res; }
-    if (kt != ct) { /* narrow once */
+    if (narrow) { /* narrow once */
         PyObject *nr = tn_new_result(nd, shape, rt, 2, ts);
         if (!nr || tn_copy_into(nr, res) < 0) { Py_XDECREF(nr); goto fail; }
         Py_DECREF(res);
@@ -759,6 +786,11 @@ const char *tn_dtype_cxx_name(tn_dtype d) {
     case TN_DTYPE_U16: return "short unsigned int";
     case TN_DTYPE_U32: return "unsigned int";
     case TN_DTYPE_U64: return "long unsigned int";
+    case TN_DTYPE_F8E4M3FN: return "c10::Float8_e4m3fn";
+    case TN_DTYPE_F8E5M2: return "c10::Float8_e5m2";
+    case TN_DTYPE_F8E4M3FNUZ: return "c10::Float8_e4m3fnuz";
+    case TN_DTYPE_F8E5M2FNUZ: return "c10::Float8_e5m2fnuz";
+    case TN_DTYPE_F8E8M0FNU: return "c10::Float8_e8m0fnu";
     default: return tn_dtype_cpp_name(d);
     }
 }

@@ -95,6 +95,7 @@ static inline tn_dtype tn_nn_compute(tn_dtype d) { return d == TN_DTYPE_F64 ? TN
 PyObject *tn_kernel_missing(const char *kname, tn_dtype dt);
 /* the same for upstream's kernels named "<name>_cpu" */
 PyObject *tn_kernel_missing_cpu(const char *name, tn_dtype dt);
+PyObject *tn_binary_kernel_missing(tn_binary_op op, bool reduced_float_scalar, tn_dtype dt);
 /* RuntimeError "result type X can't be cast to the desired output type Y" (out= / in-place) */
 PyObject *tn_cast_error(tn_dtype from, tn_dtype to);
 

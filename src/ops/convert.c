@@ -218,7 +218,8 @@ static PyObject *item(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return NULL;
     }
-    if (tn_require_computable("item", t->dtype) < 0) return NULL;
+    if (tn_require_castable("item", t->dtype) < 0) return NULL; /* uint16/32/64 and float8 read through their casts */
+    if (t->dtype == TN_DTYPE_U64) return PyLong_FromUnsignedLongLong(*(const uint64_t *)tn_data(t));
     tn_value v;
     tn_cr_load(tn_data(t), t->dtype, &v);
     return tn_cr_number_to_python(&v);
@@ -268,8 +269,18 @@ PyObject *tn_op_equal(tn_value *a) {
     if (x->ndim != y->ndim || memcmp(x->sizes, y->sizes, (size_t)x->ndim * sizeof *x->sizes) != 0) Py_RETURN_FALSE;
     if (x->storage->device == TN_DEVICE_META || y->storage->device == TN_DEVICE_META)
         return tn_not_implemented("aten::equal on meta tensors");
-    tn_dtype pt = tn_promote_types(x->dtype, y->dtype);
-    if (tn_require_computable("equal", pt) < 0) return NULL;
+    tn_dtype pt = tn_promote_types_checked(x->dtype, y->dtype); /* upstream refuses uint16/32/64, float8 mixes */
+    if (pt == TN_DTYPE_UNDEFINED) return NULL;
+    if (tn_dtype_barebones(pt)) { /* upstream's equal: uint16/32/64 compare; float8 too, except a
+                                    * tensor with itself, which takes the NaN check it has no float8 kernel for */
+        bool f8 = tn_dtype_infos[pt].kind == TN_KIND_FLOAT8;
+        if (f8 && x->storage == y->storage && x->offset == y->offset && x->dtype == y->dtype &&
+            memcmp(x->strides, y->strides, (size_t)x->ndim * sizeof *x->strides) == 0)
+            return tn_kernel_missing("equal_notnan_cpu", pt);
+        if (f8 && !tn_cast_loop(pt, TN_DTYPE_F64)) return tn_kernel_missing("equal_cpu", pt);
+    } else if (tn_require_computable("equal", pt) < 0) {
+        return NULL;
+    }
     tn_dtype wide = tn_dtype_is_complex(pt) ? TN_DTYPE_C128 : tn_dtype_is_floating(pt) ? TN_DTYPE_F64 : TN_DTYPE_I64;
     PyObject *px = NULL, *py = NULL, *wx = NULL, *wy = NULL, *res = NULL;
     px = tn_as_dtype(a[0].u.obj, pt, false);
@@ -413,7 +424,11 @@ static PyObject *isclose(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "atol must be greater than or equal to zero, but got %s", b);
         return NULL;
     }
-    if (tn_require_computable("isclose", x->dtype) < 0) return NULL;
+    /* float8: upstream's formula multiplies rtol in through the reduced-float scalar path, which
+     * has no float8 kernel; uint16/32/64 run it (here in int64: exact below 2^63) */
+    if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("mul_cpu_reduced_float", x->dtype);
+    bool wide_uint = tn_dtype_barebones(x->dtype);
+    if (!wide_uint && tn_require_computable("isclose", x->dtype) < 0) return NULL;
     const tn_tensor *ts[2] = {x, y};
     int nd;
     int64_t shape[TN_MAX_DIMS];
@@ -421,9 +436,15 @@ static PyObject *isclose(tn_value *a) {
     bool meta = x->storage->device == TN_DEVICE_META || y->storage->device == TN_DEVICE_META;
     PyObject *out = tn_tensor_new_empty(nd, shape, TN_DTYPE_BOOL, meta ? TN_DEVICE_META : TN_DEVICE_CPU);
     if (!out || meta) return out;
-    close_ctx c = {x->dtype, rtol, atol, a[4].u.i != 0};
+    close_ctx c = {wide_uint ? TN_DTYPE_I64 : x->dtype, rtol, atol, a[4].u.i != 0};
     PyObject *ins[2] = {a[0].u.obj, a[1].u.obj};
+    if (wide_uint) {
+        ins[0] = tn_as_dtype(a[0].u.obj, TN_DTYPE_I64, false);
+        ins[1] = ins[0] ? tn_as_dtype(a[1].u.obj, TN_DTYPE_I64, false) : NULL;
+        if (!ins[1]) { Py_XDECREF(ins[0]); Py_DECREF(out); return NULL; }
+    }
     tn_run_loop(close_loop, &c, out, 2, ins);
+    if (wide_uint) { Py_DECREF(ins[0]); Py_DECREF(ins[1]); }
     return out;
 }
 

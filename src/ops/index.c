@@ -84,6 +84,19 @@ static void add_into(tn_dtype dt, char *d, const char *s, bool mul) {
         memcpy(d, r, 16);
         break;
     }
+    case TN_DTYPE_F8E4M3FN: case TN_DTYPE_F8E5M2: case TN_DTYPE_F8E4M3FNUZ: case TN_DTYPE_F8E5M2FNUZ: {
+        /* c10's float8 operators: in float, rounded once */
+        tn_loop ld = tn_cast_loop(TN_DTYPE_F32, dt), st = tn_cast_loop(dt, TN_DTYPE_F32);
+        float a, b;
+        int64_t z[2] = {0, 0};
+        char *p1[2] = {(char *)&a, d}, *p2[2] = {(char *)&b, (char *)s};
+        ld(p1, z, 1, NULL);
+        ld(p2, z, 1, NULL);
+        float r = mul ? a * b : a + b;
+        char *p3[2] = {d, (char *)&r};
+        st(p3, z, 1, NULL);
+        break;
+    }
     default: break;
     }
 }
@@ -224,7 +237,7 @@ static int check_nonneg_bounds(PyObject *idx, int64_t size, int64_t *bad) {
 /* nonzero as an int64 [n, ndim] tensor with upstream's (1, n) strides. */
 static PyObject *nonzero_of(PyObject *x) {
     tn_tensor *t = tn_tensor_of(x);
-    if (tn_require_computable("nonzero", t->dtype) < 0) return NULL;
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable("nonzero", t->dtype) < 0) return NULL; /* complex32: upstream's too */
     PyObject *b = tn_as_dtype(x, TN_DTYPE_BOOL, true);
     if (!b) return NULL;
     int64_t total = tn_numel(t), n = 0;
@@ -433,7 +446,8 @@ static int adv_prepare(PyObject *self, PyObject *list, adv_index *ai) {
 
 static PyObject *index_tensor(PyObject *self, PyObject *list) {
     adv_index ai;
-    if (tn_require_computable("index", tn_tensor_of(self)->dtype) < 0) return NULL;
+    tn_dtype sdt = tn_tensor_of(self)->dtype; /* moves bytes: upstream's index runs for uint16/32/64 and float8 too */
+    if (!tn_dtype_barebones(sdt) && sdt != TN_DTYPE_C32 && tn_require_computable("index", sdt) < 0) return NULL;
     if (list && PyTuple_Check(list) && PyTuple_Size(list) == 0) {   /* aten.index(x, []), _unsafe_masked_index */
         PyErr_SetString(PyExc_IndexError, "at least one index must be provided");
         return NULL;
@@ -481,9 +495,16 @@ PyObject *tn_op_index_Tensor_out(tn_value *a) {
     return ok < 0 ? NULL : Py_NewRef(a[2].u.obj);
 }
 
+static bool is_f8_with_put(tn_dtype d) {
+    return tn_dtype_infos[d].kind == TN_KIND_FLOAT8 && d != TN_DTYPE_F8E8M0FNU;
+}
+
 static PyObject *index_put(PyObject *self, PyObject *list, PyObject *values, bool accumulate) {
     tn_tensor *t = tn_tensor_of(self), *v = tn_tensor_of(values);
-    if (tn_require_computable("index_put_", t->dtype) < 0) return NULL;
+    /* upstream's index_put kernel covers the float8 formats but float8_e8m0fnu (accumulating: adds
+     * in float, rounded each time); not uint16/32/64 */
+    if (tn_dtype_barebones(t->dtype) && !is_f8_with_put(t->dtype)) return tn_kernel_missing("index_put", t->dtype);
+    if (!tn_dtype_barebones(t->dtype) && tn_require_computable("index_put_", t->dtype) < 0) return NULL;
     if (t->dtype != v->dtype) {
         PyErr_Format(PyExc_RuntimeError,
                      "Index put requires the source and destination dtypes match, got %s for the destination and %s for the source.",
@@ -570,7 +591,10 @@ static PyObject *index_select(PyObject *self, int64_t dim, PyObject *index, PyOb
     }
     PyObject *ins[2] = {self, index};
     if (out && tn_check_no_overlap(out, 2, ins) < 0) return NULL;   /* upstream's assert_no_overlap */
-    if (tn_require_computable("index_select", t->dtype) < 0) return NULL;
+    if (tn_dtype_barebones(t->dtype) && tn_dtype_infos[t->dtype].kind != TN_KIND_FLOAT8)
+        return tn_kernel_missing("index_select", t->dtype);   /* upstream's covers float8 and complex32, not uint16/32/64 */
+    if (!tn_dtype_barebones(t->dtype) && t->dtype != TN_DTYPE_C32 && tn_require_computable("index_select", t->dtype) < 0)
+        return NULL;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     PyObject *idx = as_long_index(index);
     if (!idx) return NULL;
@@ -850,7 +874,7 @@ static PyObject *masked_fill(tn_value *a, bool inplace) {
     /* the kernel's value.to<scalar_t>(), after the iterator's shape checks */
     bool kernel = tn_dtype_computable(t->dtype) || t->dtype == TN_DTYPE_C32; /* upstream's dispatch list */
     if (kernel && a[2].tag != TN_V_TENSOR && tn_cr_check_scalar(&a[2], t->dtype) < 0) return NULL;
-    if (tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
+    if (t->dtype != TN_DTYPE_C32 && tn_require_computable("masked_fill", t->dtype) < 0) return NULL;
     PyObject *dst;
     if (inplace) {
         dst = Py_NewRef(self);
@@ -879,7 +903,9 @@ PyObject *tn_op_masked_fill__Tensor(tn_value *a) { return masked_fill(a, true); 
 static PyObject *masked_select(PyObject *self, PyObject *mask, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self), *m = tn_tensor_of(mask);
     if (m->dtype != TN_DTYPE_BOOL) { PyErr_SetString(PyExc_RuntimeError, "masked_select: expected BoolTensor for mask"); return NULL; }
-    if (tn_require_computable("masked_select", t->dtype) < 0) return NULL;
+    /* moves bytes: upstream's covers complex32 and the float8 formats, not uint16/32/64 */
+    bool bytes_ok = t->dtype == TN_DTYPE_C32 || tn_dtype_infos[t->dtype].kind == TN_KIND_FLOAT8;
+    if (!bytes_ok && tn_require_computable("masked_select", t->dtype) < 0) return NULL;
     const tn_tensor *both[2] = {t, m};
     int nd;
     int64_t shape[TN_MAX_DIMS];
@@ -946,6 +972,7 @@ PyObject *tn_op_take(tn_value *a) {
         PyErr_Format(PyExc_RuntimeError, "take(): Expected a long tensor for index, but got %s", tn_dtype_cpp_name(it->dtype));
         return NULL;
     }
+    if (tn_dtype_barebones(t->dtype)) return tn_kernel_missing("take_cpu", t->dtype); /* no uint16/32/64, float8 kernel */
     int64_t numel = tn_numel(t), bad;
     int r = check_bounds(index, numel, &bad);
     if (r == -2) return NULL;

@@ -147,6 +147,10 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     int64_t n;
     PyObject *ix = index_values(IX_FILL, a[2].u.obj, &n);
     if (!ix) return NULL;
+    if (tn_dtype_barebones(t->dtype)) { /* no uint16/32/64 or float8 kernel upstream; its bounds check is in the kernel */
+        Py_DECREF(ix);
+        return tn_kernel_missing("index_fill_cpu", t->dtype);
+    }
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     int64_t *w = PyMem_Malloc((size_t)(n ? n : 1) * sizeof *w);
     if (!w) { Py_DECREF(ix); return PyErr_NoMemory(); }
@@ -248,6 +252,10 @@ static PyObject *add_or_copy(ix_kind kind, tn_value *a, bool inplace, PyObject *
     PyObject *ix = index_values(kind, a[2].u.obj, &n);
     if (!ix) return NULL;
     if (check_source(kind, t, s, dim, n) < 0) { Py_DECREF(ix); return NULL; }
+    if (tn_dtype_barebones(t->dtype)) { /* upstream has no uint16/32/64 or float8 kernel */
+        Py_DECREF(ix);
+        return tn_kernel_missing(kind == IX_ADD ? "index_add_" : "index_copy_cpu", t->dtype);
+    }
     int64_t size = t->ndim ? t->sizes[dim] : 1, *iv = (int64_t *)tn_data(tn_tensor_of(ix));
     for (int64_t i = 0; i < n; i++)
         if (iv[i] < 0 || iv[i] >= size) {

@@ -92,7 +92,11 @@ static PyObject *product(PyObject *a, PyObject *b, PyObject *bias, cnum cbeta, c
     double beta = cbeta.v[0], alpha = calpha.v[0];
     tn_tensor *x = tn_tensor_of(a), *y = tn_tensor_of(b);
     tn_dtype dt = x->dtype, ct = compute_type(dt);
-    if (tn_require_computable("mm", dt) < 0) return NULL;
+    /* float8 (but e8m0fnu): upstream's mm / addmm products are float sums of exact float products,
+     * rounded once into the format (here in float32: the same bits while the sum is exact there) */
+    bool f8 = tn_dtype_infos[dt].kind == TN_KIND_FLOAT8;
+    if (dt == TN_DTYPE_F8E8M0FNU && tn_numel(x) && tn_numel(y)) return tn_kernel_missing("addmm_impl_cpu_", dt);
+    if (!f8 && tn_require_computable("mm", dt) < 0) return NULL;
     int64_t M = x->sizes[x->ndim - 2], K = x->sizes[x->ndim - 1], N = y->sizes[y->ndim - 1];
     int nbatch;
     int64_t batch[TN_MAX_DIMS];
@@ -156,7 +160,10 @@ done:
 
 /* out= given as an optional schema value (None or a tensor). */
 static PyObject *finish(PyObject *res, const tn_value *out) {
-    return tn_out_deliver(res, out && out->tag == TN_V_TENSOR ? out->u.obj : NULL, "mm");
+    PyObject *o = out && out->tag == TN_V_TENSOR ? out->u.obj : NULL;
+    /* structured mm / bmm / addmm / addmv: out= has the result's dtype exactly */
+    if (res && o && tn_out_dtype_exact(o, tn_tensor_of(res)->dtype) < 0) { Py_DECREF(res); return NULL; }
+    return tn_out_deliver(res, o, "mm");
 }
 
 static int need_dim(tn_tensor *t, int nd, const char *what) {
@@ -174,6 +181,7 @@ static PyObject *mm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("m1", "m2", x, y) < 0) return NULL;
+    if (out && out->tag == TN_V_TENSOR && tn_out_dtype_exact(out->u.obj, x->dtype) < 0) return NULL; /* meta's check, before the kernel */
     return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 0, 0), out);
 }
 PyObject *tn_op_mm(tn_value *a) { return mm(a, NULL); }
@@ -191,6 +199,7 @@ static PyObject *bmm(tn_value *args, tn_value *out) {
         return NULL;
     }
     if (same_dtype("batch1", "batch2", x, y) < 0) return NULL;
+    if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("baddbmm_with_gemm", x->dtype); /* none upstream */
     return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 1, 1), out);
 }
 PyObject *tn_op_bmm(tn_value *a) { return bmm(a, NULL); }
@@ -211,6 +220,7 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
         return NULL;
     }
     if (same_dtype("mat1", "mat2", x, y) < 0 || same_dtype("self", "mat2", TN_T(args[0]), y) < 0) return NULL;
+    if (nbatch && tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("baddbmm_with_gemm", x->dtype);
     cnum beta = cnum_of(&args[3]), alpha = cnum_of(&args[4]);
     if (!tn_dtype_is_complex(x->dtype)) beta.v[1] = alpha.v[1] = 0;
     PyObject *res = product(args[1].u.obj, args[2].u.obj, args[0].u.obj, beta, alpha, nbatch, nbatch);
@@ -294,6 +304,12 @@ static PyObject *matmul(PyObject *a, PyObject *b) {
         return NULL;
     }
     if (same_dtype("m1", "m2", x, y) < 0) return NULL;
+    if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) { /* upstream's float8 kernels: mm / addmm only */
+        if (x->ndim == 1 && y->ndim == 1) return tn_kernel_missing("dot", x->dtype);
+        if (y->ndim == 1) return tn_kernel_missing("addmv_impl_cpu", x->dtype);
+        if ((x->ndim >= 3 || y->ndim >= 3) && !tn_matmul_should_fold(a, b))
+            return tn_kernel_missing("baddbmm_with_gemm", x->dtype);
+    }
     int64_t xs[TN_MAX_DIMS], xst[TN_MAX_DIMS], ys[TN_MAX_DIMS], yst[TN_MAX_DIMS];
     int xn = x->ndim, yn = y->ndim;
     memcpy(xs, x->sizes, sizeof(int64_t) * (size_t)xn); memcpy(xst, x->strides, sizeof(int64_t) * (size_t)xn);
@@ -385,7 +401,9 @@ PyObject *tn_op_linear(tn_value *a) {
      * one folded to 2-D): the bias joins the f32 sum before the one rounding (measured upstream:
      * rounding the product first and adding the bias in bf16 differs in ~25% of outputs). */
     tn_tensor *bt = a[2].tag == TN_V_TENSOR ? TN_T(a[2]) : NULL;
-    if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16) && w->ndim == 2 && bt && bt->dtype == x->dtype &&
+    /* (float8 too: upstream's addmm is its only float8 product with a bias) */
+    if ((x->dtype == TN_DTYPE_BF16 || x->dtype == TN_DTYPE_F16 || tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) &&
+        w->ndim == 2 && bt && bt->dtype == x->dtype &&
         bt->ndim == 1 && bt->sizes[0] == w->sizes[0] && x->sizes[x->ndim - 1] == w->sizes[1] &&
         (x->ndim == 2 || x->ndim == 1 || (x->ndim >= 3 && tn_is_contiguous(x)))) {
         int64_t K = w->sizes[1], N = w->sizes[0], rows = 1, xs[2], xst[2], os[TN_MAX_DIMS], ost[TN_MAX_DIMS];

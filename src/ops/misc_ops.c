@@ -739,6 +739,8 @@ static PyObject *masked_scatter_into(PyObject *self, PyObject *mask, PyObject *s
                      tn_dtype_cpp_name(mt->dtype));
         return NULL;
     }
+    if (tn_dtype_barebones(t->dtype) || t->dtype == TN_DTYPE_C32) /* no kernel upstream for these */
+        return tn_kernel_missing("masked_scatter", t->dtype);
     PyObject *me = tn_at_expand(mask, TN_IN(t->sizes, t->ndim), false);
     if (!me) return NULL;
     PyObject *mc = tn_clone_contiguous(me), *sc = mc ? tn_clone_contiguous(source) : NULL;

@@ -158,6 +158,33 @@ static int uprecheck(tn_unary_op op, tn_dtype dt) {
 }
 
 static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
+                          bool inplace, const void *ctx);
+
+/* complex32 neg / abs / isnan: upstream's kernels compute in complex<float> (c10::complex<Half>
+ * widens) and round the result once; neg and isnan are exact either way */
+static PyObject *unary_c32(tn_unary_op op, const char *name, tn_value *a, PyObject *out, bool inplace, unsigned fl) {
+    tn_dtype rt = op == TN_UNARY_ABS ? TN_DTYPE_F16 : op == TN_UNARY_ISNAN ? TN_DTYPE_BOOL : TN_DTYPE_C32;
+    PyObject *self = a[0].u.obj, *target = inplace ? self : out;
+    if (inplace && !tn_can_cast(rt, TN_DTYPE_C32)) return tn_cast_error(rt, TN_DTYPE_C32);
+    if (inplace && op == TN_UNARY_ABS) {
+        PyErr_SetString(PyExc_RuntimeError, "In-place abs is not supported for complex tensors.");
+        return NULL;
+    }
+    tn_value w = a[0];
+    w.u.obj = tn_as_dtype(self, TN_DTYPE_C64, false);
+    if (!w.u.obj) return NULL;
+    PyObject *wide = unary_ex(op, name, fl, &w, NULL, false, NULL);
+    Py_DECREF(w.u.obj);
+    if (!wide) return NULL;
+    const tn_tensor *t0 = tn_tensor_of(self);   /* the layout the input's iterator gives */
+    PyObject *res = tn_new_result(t0->ndim, t0->sizes, rt, 1, &t0);
+    if (res && tn_copy_into(res, wide) < 0) Py_CLEAR(res);
+    Py_DECREF(wide);
+    if (!res || !target) return res;
+    return tn_out_deliver(res, target, name);
+}
+
+static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_value *a, PyObject *out,
                           bool inplace, const void *ctx) {
     PyObject *self = a[0].u.obj;
     tn_dtype dt = TN_T(a[0])->dtype;
@@ -169,8 +196,12 @@ static PyObject *unary_ex(tn_unary_op op, const char *name, unsigned fl, tn_valu
     tn_dtype ct = dt;
     if ((fl & U_FLOAT) && is_int(ct)) ct = tn_py.default_dtype;
     if (op == TN_UNARY_SQUARE && ct == TN_DTYPE_BOOL) ct = TN_DTYPE_I64; /* pow(x, 2) promotes */
-    if (tn_require_computable(name, ct) < 0) return NULL;
+    if (ct == TN_DTYPE_C32 && (op == TN_UNARY_NEG || op == TN_UNARY_ABS || op == TN_UNARY_ISNAN))
+        return unary_c32(op, name, a, out, inplace, fl);
     tn_loop loop = tn_unary_loop(op, ct);
+    /* uint16/32/64 and float8 have a few kernels (kernels/ref/unary.c); urun refuses the rest
+     * in upstream's words after the out= checks */
+    if (!loop && !tn_dtype_barebones(ct) && tn_require_computable(name, ct) < 0) return NULL;
     return urun(name, loop, ctx, self, ct, tn_unary_out_dtype(op, ct), out, inplace, fl & U_STRICT);
 }
 
@@ -344,7 +375,8 @@ static PyObject *nan_to_num_impl(tn_value *a, PyObject *out, bool inplace) {
                      tn_dtype_cpp_name(tn_tensor_of(out)->dtype), tn_dtype_cpp_name(dt));
         return NULL;
     }
-    if (tn_require_computable("nan_to_num", dt) < 0) return NULL;
+    if (tn_dtype_infos[dt].kind == TN_KIND_FLOAT8) return tn_kernel_missing("nan_to_num", dt);
+    if (!tn_dtype_is_integral(dt, true) && tn_require_computable("nan_to_num", dt) < 0) return NULL;
     if (!tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt)) { /* nothing to replace: a copy */
         if (inplace) return Py_NewRef(self);
         return urun("nan_to_num", tn_cast_loop(dt, dt), NULL, self, dt, dt, out, false, true);
@@ -480,8 +512,15 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         PyErr_Format(PyExc_RuntimeError, "%s not implemented for complex tensors.", s->name);
         return NULL;
     }
-    if (tn_require_computable(s->name, ct) < 0) return NULL;
+    /* complex32 eq / ne: upstream compares complex<Half> values, which complex64 holds exactly */
+    if (ct == TN_DTYPE_C32 && (s->op == TN_BINARY_EQ || s->op == TN_BINARY_NE)) ct = TN_DTYPE_C64;
+    /* complex32 add / sub / mul (subtract, rsub, ...): the arithmetic driver's complex64 compute,
+     * rounded once */
+    if (ct == TN_DTYPE_C32 && (s->op == TN_BINARY_ADD || s->op == TN_BINARY_SUB || s->op == TN_BINARY_MUL))
+        return tn_binary(s->op, s->name, a, b, out, inplace, ctx);
     tn_loop loop = tn_binary_loop(s->op, ct);
+    bool barebones = tn_dtype_barebones(ct); /* a few kernels; the rest refused below */
+    if (!barebones && tn_require_computable(s->name, ct) < 0) return NULL;
     if (s->op == TN_BINARY_NEXTAFTER && !loop) loop = tn_pw_nextafter16_loop(ct);
     if (s->op == TN_BINARY_XLOGY && tn_pw_xlogy16_loop(ct)) loop = tn_pw_xlogy16_loop(ct);
     tn_dtype rt = tn_binary_out_dtype(s->op, ct);
@@ -508,7 +547,8 @@ static PyObject *binary(const bspec *s, tn_value *a, tn_value *b, PyObject *out,
         }
         if (tn_out_prepare(out, nd, shape, rt, s->name) < 0) return NULL;
     }
-    if (!loop) return tn_kernel_missing_cpu(s->name, ct); /* after the shape / dtype checks, as upstream */
+    if (!loop) /* after the shape / dtype checks, as upstream */
+        return barebones ? tn_binary_kernel_missing(s->op, false, ct) : tn_kernel_missing_cpu(s->name, ct);
     int64_t nres = 1;
     for (int i = 0; i < nd; i++) nres *= shape[i];
     if ((s->fl & B_ZERO) && tn_dtype_is_integral(ct, false) && nres > 0 && zero_divisor(b->u.obj, ct) < 0) return NULL;
@@ -879,7 +919,8 @@ static PyObject *where_impl(tn_value *cond, tn_value *x, tn_value *y, PyObject *
     tn_value pair[2] = {*x, *y};
     tn_dtype ct = tn_result_type(2, pair);
     if (ct == TN_DTYPE_UNDEFINED) return NULL;
-    if (tn_require_computable("where", ct) < 0) return NULL;
+    /* where moves bytes: upstream runs it for uint16/32/64 and float8 too */
+    if (!tn_dtype_barebones(ct) && ct != TN_DTYPE_C32 && tn_require_computable("where", ct) < 0) return NULL;
     tn_loop loop = tn_where_loop(ct);
     if (!loop) return tn_kernel_missing_cpu("where", ct);
     const tn_tensor *ts[3] = {c, TN_T(*x), TN_T(*y)};

@@ -376,9 +376,9 @@ static const char *type_meta_name(tn_dtype d) {
     case TN_DTYPE_I16: return "short";
     case TN_DTYPE_I32: return "int";
     case TN_DTYPE_I64: return "long";
-    case TN_DTYPE_U16: return "unsigned short";
+    case TN_DTYPE_U16: return "short unsigned int";   /* as upstream's messages print them (measured) */
     case TN_DTYPE_U32: return "unsigned int";
-    case TN_DTYPE_U64: return "unsigned long";
+    case TN_DTYPE_U64: return "long unsigned int";
     case TN_DTYPE_F16: return "c10::Half";
     case TN_DTYPE_BF16: return "c10::BFloat16";
     case TN_DTYPE_F32: return "float";
@@ -401,7 +401,9 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
     if (tn_door_on_meta()) return Py_NewRef(self); /* no meta checks */
     tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
-    if (tn_dtype_is_complex(dt) || !tn_dtype_computable(dt)) return tn_kernel_missing("random_from_to_kernel_cpu", dt);
+    bool wide_uint = dt == TN_DTYPE_U16 || dt == TN_DTYPE_U32 || dt == TN_DTYPE_U64; /* upstream's kernel covers them */
+    if (tn_dtype_is_complex(dt) || (!tn_dtype_computable(dt) && !wide_uint))
+        return tn_kernel_missing("random_from_to_kernel_cpu", dt);
     tn_rng_bounds b;
     int rc = tn_rng_random_bounds(dt, from, has_to, to, &b);
     switch (rc) {
@@ -438,6 +440,7 @@ static PyObject *random_from_to(PyObject *self, int64_t from, bool has_to, int64
             if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) return NULL;
         }
     rnd_ctx c = {rc == TN_RNG_BOUNDS_FULL64 ? 1 : 0, b.range, b.base};
+    if (c.kind == 1 && wide_uint && tn_numel(t) > 0) return tn_kernel_missing("random_full_64_bits_range_kernel_cpu", dt);
     if (c.kind == 1 && tn_numel(t) > 0 && dt != TN_DTYPE_I64 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_F32 && dt != TN_DTYPE_BF16) {
         PyErr_SetString(PyExc_RuntimeError, "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
         return NULL;

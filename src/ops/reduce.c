@@ -39,8 +39,36 @@ static bool is_meta(const tn_tensor *t) { return t->storage->device == TN_DEVICE
 
 /* Run tn_reduce into a new tensor of the reduced shape. */
 static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
+                            bool keepdim, tn_dtype od);
+
+/* uint16/32/64 and float8 have no reduction kernels upstream: a reduction into another dtype
+ * (sum's int64 default for the unsigned types, an explicit dtype=, all / any's bool) reads the
+ * input cast to it, as upstream's iterator does; one in the input's own dtype is refused with
+ * upstream's kernel name. */
+static PyObject *reduce_barebones(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
+                                  bool keepdim, tn_dtype od) {
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    tn_dtype via = op == TN_REDUCE_ALL || op == TN_REDUCE_ANY ? TN_DTYPE_BOOL : od;
+    if (via != dt && tn_dtype_computable(via) &&
+        (op == TN_REDUCE_SUM || op == TN_REDUCE_PROD || op == TN_REDUCE_ALL || op == TN_REDUCE_ANY)) {
+        PyObject *x = tn_as_dtype(self, via, false);
+        if (!x) return NULL;
+        PyObject *r = run_reduce(op, kname, x, mask, keepdim, od);
+        Py_DECREF(x);
+        return r;
+    }
+    const char *k = op == TN_REDUCE_SUM || op == TN_REDUCE_MEAN ? "sum_cpu"
+                  : op == TN_REDUCE_PROD ? "prod_out_cpu"
+                  : op == TN_REDUCE_AMAX ? "max_values_cpu"
+                  : op == TN_REDUCE_AMIN ? "min_values_cpu"
+                  : op == TN_REDUCE_COUNT_NONZERO ? "nonzero_count_cpu" : kname;
+    return tn_kernel_missing(k, dt);
+}
+
+static PyObject *run_reduce(tn_reduce_op op, const char *kname, PyObject *self, uint64_t mask,
                             bool keepdim, tn_dtype od) {
     tn_tensor *t = tn_tensor_of(self);
+    if (tn_dtype_barebones(t->dtype)) return reduce_barebones(op, kname, self, mask, keepdim, od);
     if (tn_require_computable(kname, t->dtype) < 0 || tn_require_computable(kname, od) < 0) return NULL;
     int64_t sz[TN_MAX_DIMS];
     int k = reduced_shape(t, mask, keepdim, sz);
@@ -297,7 +325,7 @@ static PyObject *allany(bool is_all, tn_value *self, const tn_value *dimv, bool 
     if (tn_dims_mask(t, dimv, false, &mask) < 0) return NULL;
     /* a uint8 result reduces self cast to uint8 (measured: any(x, out=uint8) of -0.7 and 0.4 is 0) */
     PyObject *in = od == TN_DTYPE_U8 && t->dtype != TN_DTYPE_U8 ? tn_as_dtype(self->u.obj, TN_DTYPE_U8, false)
-                                                                : Py_NewRef(self->u.obj);
+                                                                : Py_NewRef(self->u.obj);   /* (uint16/32/64, float8: run_reduce reads it as bool) */
     if (!in) return NULL;
     PyObject *r = run_reduce(is_all ? TN_REDUCE_ALL : TN_REDUCE_ANY, name, in, mask, keepdim, od);
     Py_DECREF(in);
@@ -340,12 +368,22 @@ static PyObject *scan(tn_scan_op op, const char *name, tn_value *a, PyObject *ou
                 : inplace ? t->dtype
                 : out ? tn_tensor_of(out)->dtype
                 : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
-    if (tn_require_computable(name, t->dtype) < 0 || tn_require_computable(name, od) < 0) return NULL;
+    PyObject *src = NULL; /* uint16/32/64: no scan kernel upstream; into another dtype it reads the input cast */
+    if (tn_dtype_barebones(t->dtype)) {
+        if (od == t->dtype || !tn_dtype_computable(od))
+            return tn_kernel_missing(op == TN_SCAN_CUMSUM ? "cumsum_out_cpu" : "cumprod_out_cpu", t->dtype);
+        if (!(src = tn_as_dtype(a[0].u.obj, od, false))) return NULL;
+        t = tn_tensor_of(src);
+    }
+    if (tn_require_computable(name, t->dtype) < 0 || tn_require_computable(name, od) < 0) { Py_XDECREF(src); return NULL; }
     PyObject *res = tn_tensor_new_empty(t->ndim, t->sizes, od, t->storage->device);
-    if (!res) return NULL;
-    if (!is_meta(t) && !tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od)) {
+    if (!res) { Py_XDECREF(src); return NULL; }
+    bool ran = is_meta(t) || tn_scan(op, t, t->ndim ? dim : 0, tn_data(tn_tensor_of(res)), od);
+    tn_dtype in_dt = t->dtype;
+    Py_XDECREF(src);
+    if (!ran) {
         Py_DECREF(res);
-        return tn_kernel_missing(name, t->dtype);
+        return tn_kernel_missing(name, in_dt);
     }
     if (inplace) {
         int r = tn_copy_into(a[0].u.obj, res);

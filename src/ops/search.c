@@ -85,7 +85,7 @@ static PyObject *searchsorted(PyObject *bnd, PyObject *self, bool out_int32, boo
                                                     "but got %s", tn_dtype_cpp_name(s->dtype));
     }
     tn_dtype common = tn_promote_types(b->dtype, v->dtype);
-    if (common == TN_DTYPE_BOOL || tn_dtype_is_complex(common) || common == TN_DTYPE_U64)
+    if (common == TN_DTYPE_BOOL || tn_dtype_is_complex(common) || tn_dtype_barebones(common))
         return tn_kernel_missing("searchsorted_out_cpu", common);
     PyObject *bw = search_operand(bnd, common), *vw = bw ? search_operand(self, common) : NULL;
     PyObject *sw = vw && sorter ? tn_as_dtype(sorter, TN_DTYPE_I64, true) : NULL;

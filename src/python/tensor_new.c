@@ -718,7 +718,9 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
         return NULL;
     }
     bool wide_uint = t->dtype == TN_DTYPE_U16 || t->dtype == TN_DTYPE_U32 || t->dtype == TN_DTYPE_U64;
-    if (!tn_dtype_computable(t->dtype) && !wide_uint) return tn_not_implemented("tolist() for this dtype");
+    /* storable dtypes with casts (complex32, float8) read each element through them */
+    if (!tn_dtype_computable(t->dtype) && !wide_uint && !tn_cast_loop(t->dtype, TN_DTYPE_I64))
+        return tn_not_implemented("tolist() for this dtype");
     const char *base = tn_numel(t) ? tn_data(t) : NULL;
     if (!base && t->ndim == 0) return tn_not_implemented("tolist() of a tensor without data");
     return tolist_rec(t, 0, base);
@@ -758,7 +760,16 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         return rc;
     }
     if (t->storage->no_data) { tn_no_data_error(); return -1; }   /* a wrapper subclass's */
-    if (!tn_dtype_computable(t->dtype)) { tn_not_implemented("scalar conversion of this dtype"); return -1; }
+    if (!tn_dtype_computable(t->dtype) && !tn_cast_loop(t->dtype, TN_DTYPE_I64)) {
+        tn_not_implemented("scalar conversion of this dtype");
+        return -1;
+    }
+    /* uint64 above int64's range: upstream's int() / bool() convert through int64 and refuse it
+     * (its float() gives the value: not reproduced here, refused too) */
+    if (t->dtype == TN_DTYPE_U64 && *(const uint64_t *)tn_data(t) > (uint64_t)INT64_MAX) {
+        PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int64_t without overflow");
+        return -1;
+    }
     if (t->math_bits) {   /* the value it reads as (conj / neg bits applied) */
         PyObject *r = tn_resolve_bits(self);
         if (!r) return -1;

@@ -230,6 +230,8 @@ TN_FAM_BOOL(AS_B, _)
 #define OPS_I(X) X(MUL) X(DIV_TRUNC) X(DIV_FLOOR) X(REMAINDER) X(FMOD) X(POW) X(MAXIMUM)         \
     X(MINIMUM) X(FMAX) X(FMIN) X(BITWISE_AND) X(BITWISE_OR) X(BITWISE_XOR) X(LSHIFT) X(RSHIFT)
 #define OPS_IP(X) OPS_FP(X)
+#define OPS_UW(X) X(MUL) X(BITWISE_AND) X(BITWISE_OR) X(BITWISE_XOR)
+#define OPS_UWP(X) X(EQ) X(NE)
 #define OPS_B(X) X(MUL) X(MAXIMUM) X(MINIMUM) X(FMAX) X(FMIN) X(BITWISE_AND) X(BITWISE_OR) X(BITWISE_XOR)
 #define OPS_BP(X) OPS_FP(X)
 
@@ -239,6 +241,8 @@ TN_FAM_BOOL(AS_B, _)
 #define GEN_CP(op) TN_FAM_C(INSTP_C, op)
 #define GEN_I(op) TN_FAM_I(INST_I, op)
 #define GEN_IP(op) TN_FAM_I(INSTP_I, op)
+#define GEN_UW(op) TN_FAM_UW(INST_I, op)
+#define GEN_UWP(op) TN_FAM_UW(INSTP_I, op)
 #define GEN_B(op) TN_FAM_BOOL(INST_B, op)
 #define GEN_BP(op) TN_FAM_BOOL(INSTP_B, op)
 OPS_F(GEN_F)
@@ -247,6 +251,8 @@ OPS_C(GEN_C)
 OPS_CP(GEN_CP)
 OPS_I(GEN_I)
 OPS_IP(GEN_IP)
+OPS_UW(GEN_UW)
+OPS_UWP(GEN_UWP)
 OPS_B(GEN_B)
 OPS_BP(GEN_BP)
 /* nextafter only where it is exact in the compute type (f32, f64). */
@@ -310,6 +316,31 @@ static void b_SUB16_bf16(char **d, const int64_t *s, int64_t n, const void *ctx)
 LP_BINARY(bf16, TN_LP_BF16)
 LP_BINARY(f16, TN_LP_F16)
 
+/* float8 eq / ne on the bits (upstream converts to float: NaN equals nothing, -0 == +0 where the
+ * format has a negative zero; measured over all 256 x 256 code pairs of each format) */
+#define F8NAN_fn(c) (((c) & 0x7F) == 0x7F)
+#define F8NAN_e5m2(c) (((c) & 0x7F) > 0x7C)
+#define F8NAN_fnuz(c) ((c) == 0x80)
+#define F8NAN_e8m0(c) ((c) == 0xFF)
+#define F8EQ(f, SIGNED_ZERO)                                                                    \
+    static inline bool f8eq_##f(uint8_t x, uint8_t y) {                                         \
+        return !F8NAN_##f(x) && !F8NAN_##f(y) && (x == y || (SIGNED_ZERO && ((x | y) & 0x7F) == 0)); \
+    }                                                                                           \
+    static void b_EQ_f8##f(char **d, const int64_t *s, int64_t n, const void *ctx) {            \
+        (void)ctx;                                                                              \
+        for (int64_t k = 0; k < n; k++)                                                         \
+            *(bool *)(d[0] + k * s[0]) = f8eq_##f(*(const uint8_t *)(d[1] + k * s[1]), *(const uint8_t *)(d[2] + k * s[2])); \
+    }                                                                                           \
+    static void b_NE_f8##f(char **d, const int64_t *s, int64_t n, const void *ctx) {            \
+        (void)ctx;                                                                              \
+        for (int64_t k = 0; k < n; k++)                                                         \
+            *(bool *)(d[0] + k * s[0]) = !f8eq_##f(*(const uint8_t *)(d[1] + k * s[1]), *(const uint8_t *)(d[2] + k * s[2])); \
+    }
+F8EQ(fn, 1)
+F8EQ(e5m2, 1)
+F8EQ(fnuz, 0)
+F8EQ(e8m0, 0)
+
 static tn_loop btab[TN_BINARY_COUNT][TN_DTYPE_COUNT];
 static bool btab_ready;
 
@@ -318,6 +349,7 @@ static bool btab_ready;
 #define REG_C(op) TN_FAM_C(REG, op)
 #define REG_I(op) TN_FAM_I(REG, op)
 #define REG_B(op) TN_FAM_BOOL(REG, op)
+#define REG_UW(op) TN_FAM_UW(REG, op)
 
 /* pow(tensor, tensor) on float32 / float64 as upstream's kernel: Sleef's pow over the vector body
  * (every operand contiguous, or one input a broadcast element), std::pow (powf for float32) on
@@ -342,6 +374,10 @@ static void btab_init(void) {
     OPS_C(REG_C) OPS_CP(REG_C) REG_C(ADD) REG_C(SUB)
     OPS_I(REG_I) OPS_IP(REG_I) REG_I(ADD) REG_I(SUB)
     OPS_B(REG_B) OPS_BP(REG_B) REG_B(ADD)
+    OPS_UW(REG_UW) OPS_UWP(REG_UW)
+#define REG_F8(E, f) btab[TN_BINARY_EQ][TN_DTYPE_##E] = b_EQ_f8##f; btab[TN_BINARY_NE][TN_DTYPE_##E] = b_NE_f8##f;
+    REG_F8(F8E4M3FN, fn) REG_F8(F8E5M2, e5m2) REG_F8(F8E4M3FNUZ, fnuz) REG_F8(F8E5M2FNUZ, fnuz)
+    REG_F8(F8E8M0FNU, e8m0)
     btab[TN_BINARY_POW][TN_DTYPE_F32] = b_POWV_f32;
     btab[TN_BINARY_POW][TN_DTYPE_F64] = b_POWV_f64;
     btab[TN_BINARY_NEXTAFTER][TN_DTYPE_F32] = b_NEXTAFTER_f32;
@@ -572,7 +608,8 @@ static void where_tn__b16(char **d, const int64_t *s, int64_t n, const void *ctx
 }
 
 tn_loop tn_where_loop(tn_dtype dt) {
-    if ((unsigned)dt >= TN_DTYPE_COUNT || !tn_dtype_computable(dt)) return NULL;
+    if ((unsigned)dt >= TN_DTYPE_COUNT || (!tn_dtype_computable(dt) && !tn_dtype_barebones(dt) && dt != TN_DTYPE_C32))
+        return NULL;
     switch (tn_dtype_itemsize(dt)) {
     case 1: return where_uint8_t;
     case 2: return where_uint16_t;

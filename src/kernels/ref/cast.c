@@ -79,6 +79,66 @@ static inline uint16_t tn__f8e5_half(uint8_t b) {
     return (uint16_t)((b << 8) | ((b & 0x7C) == 0x7C && (b & 3) ? 0x0200 : 0));
 }
 static inline float tn__f8e5_load(uint8_t b) { return tn__h2f(tn__f8e5_half(b)); }
+/* float8_e4m3fnuz / e5m2fnuz (measured over the float grid): round to nearest even on the grid
+ * like the fn formats, but no infinity and no negative zero: NaN, infinities and anything that
+ * rounds above the largest finite (240 / 57344) give the NaN code 0x80, a result of zero is 0x00.
+ * Loading 0x80 gives the float bits 0x7F800001 (upstream's value: quieted when widened further). */
+static inline uint8_t tn__f2f8z(float f, int mbits, int bias, float maxv) {
+    const float a = fabsf(f);
+    if (a != a || a == INFINITY) return 0x80;
+    const int mq = 1 << mbits;
+    int r;
+    if (a >= ldexpf(1.0f, 1 - bias)) {
+        int e;
+        (void)frexpf(a, &e);
+        e -= 1;
+        float q = nearbyintf(ldexpf(a, mbits - e));
+        if (q >= 2 * mq) { q = (float)mq; e++; }
+        if (ldexpf(q, e - mbits) > maxv) return 0x80;
+        r = ((e + bias) << mbits) | ((int)q - mq);
+    } else {
+        r = (int)nearbyintf(ldexpf(a, mbits + bias - 1));
+    }
+    return r == 0 ? 0 : (uint8_t)((signbit(f) ? 0x80 : 0) | r);
+}
+static inline float tn__f8_nan(void) {
+    const uint32_t u = 0x7F800001u;
+    float r;
+    memcpy(&r, &u, sizeof r);
+    return r;
+}
+static inline float tn__f8z_load(uint8_t b, int mbits, int bias) {
+    if (b == 0x80) return tn__f8_nan();
+    const int e = (b >> mbits) & ((1 << (7 - mbits)) - 1), m = b & ((1 << mbits) - 1);
+    const float v = e == 0 ? ldexpf((float)m, 1 - bias - mbits) : ldexpf((float)((1 << mbits) + m), e - bias - mbits);
+    return b & 0x80 ? -v : v;
+}
+/* float8_e8m0fnu: the exponent of a float, 2^(b - 127); 0xFF is NaN. From a float: its exponent
+ * field, rounded up when the mantissa's top bit is set and (the bits below it, or the implied
+ * leading bit of a normal) make it more than a tie-to-even down (c10's guard / round / sticky
+ * rule; the sign is dropped); NaN and infinities give 0xFF. */
+static inline uint8_t tn__f2e8m0(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t e = (u >> 23) & 0xFF;
+    if (e == 0xFF) return 0xFF;
+    const bool g = u & 0x400000, r = u & 0x200000, s = u & 0x1FFFFF, lsb = e > 0;
+    if (g && (r || s || lsb)) e++;
+    return (uint8_t)e;
+}
+static inline float tn__e8m0_load(uint8_t b) {
+    if (b == 0xFF) return tn__f8_nan();
+    const uint32_t u = b ? (uint32_t)b << 23 : 0x400000u;
+    float r;
+    memcpy(&r, &u, sizeof r);
+    return r;
+}
+#define TO_F8E4Z(v) tn__f2f8z(TO_F32(v), 3, 8, 240.0f)
+#define TO_F8E5Z(v) tn__f2f8z(TO_F32(v), 2, 16, 57344.0f)
+#define TO_F8E8(v) tn__f2e8m0(TO_F32(v))
+#define TN_LD_F8E4Z(v) tn__f8z_load(v, 3, 8)
+#define TN_LD_F8E5Z(v) tn__f8z_load(v, 2, 16)
+#define TN_LD_F8E8(v) tn__e8m0_load(v)
 #define TO_F8E4(v) tn__f2f8(TO_F32(v), 3, 7, 448.0f, true)
 #define TO_F8E5(v) tn__f2f8(TO_F32(v), 2, 15, 57344.0f, false)
 #define TN_LD_F8E4(v) tn__f8e4_load(v)
@@ -127,6 +187,9 @@ static inline tn_c32_t tn__c32_from_c64(tn_c64_t v) {
     X(u64, uint64_t, TN_LD_ID, TO_U64, U64, __VA_ARGS__)                                        \
     X(f8e4, uint8_t, TN_LD_F8E4, TO_F8E4, F8E4M3FN, __VA_ARGS__)                              \
     X(f8e5, uint8_t, TN_LD_F8E5, TO_F8E5, F8E5M2, __VA_ARGS__)                                  \
+    X(f8e4z, uint8_t, TN_LD_F8E4Z, TO_F8E4Z, F8E4M3FNUZ, __VA_ARGS__)                           \
+    X(f8e5z, uint8_t, TN_LD_F8E5Z, TO_F8E5Z, F8E5M2FNUZ, __VA_ARGS__)                           \
+    X(f8e8, uint8_t, TN_LD_F8E8, TO_F8E8, F8E8M0FNU, __VA_ARGS__)                               \
     X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 /* A second copy of the list: a macro cannot expand inside its own expansion. */
 #define CAST_TYPES2(X, ...)                                                                      \
@@ -147,6 +210,9 @@ static inline tn_c32_t tn__c32_from_c64(tn_c64_t v) {
     X(u64, uint64_t, TN_LD_ID, TO_U64, U64, __VA_ARGS__)                                        \
     X(f8e4, uint8_t, TN_LD_F8E4, TO_F8E4, F8E4M3FN, __VA_ARGS__)                              \
     X(f8e5, uint8_t, TN_LD_F8E5, TO_F8E5, F8E5M2, __VA_ARGS__)                                  \
+    X(f8e4z, uint8_t, TN_LD_F8E4Z, TO_F8E4Z, F8E4M3FNUZ, __VA_ARGS__)                           \
+    X(f8e5z, uint8_t, TN_LD_F8E5Z, TO_F8E5Z, F8E5M2FNUZ, __VA_ARGS__)                           \
+    X(f8e8, uint8_t, TN_LD_F8E8, TO_F8E8, F8E8M0FNU, __VA_ARGS__)                               \
     X(c32, tn_c32_t, TN_LD_C32, TO_C32, C32, __VA_ARGS__)
 #define TN_LD_BOOL_U8(v) ((uint8_t)((v) != 0))
 
@@ -295,6 +361,34 @@ static bool ctab_ready;
     CAST_TYPES2(REG_INNER, dsfx, DTS, DLD, DCONV, DE) \
     ctab[TN_DTYPE_##DE][TN_DTYPE_##DE] = copy_##dsfx;
 
+/* the NaN code of the fnuz / e8m0fnu formats to int64 / int32 / uint64 gives 0 upstream
+ * (measured; the other integer types come out as 0 through int32 / int64 anyway) */
+#define F8NAN_INT(fmt, NANCODE, LD, U64NAN)                                                             \
+    static void cast_i64_##fmt##_nan(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
+        (void)ctx;                                                                              \
+        for (int64_t k = 0; k < n; k++) {                                                       \
+            const uint8_t b = *(const uint8_t *)(d[1] + k * s[1]);                              \
+            *(int64_t *)(d[0] + k * s[0]) = b == NANCODE ? 0 : TO_I64(LD(b));                   \
+        }                                                                                       \
+    }                                                                                           \
+    static void cast_i32_##fmt##_nan(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
+        (void)ctx;                                                                              \
+        for (int64_t k = 0; k < n; k++) {                                                       \
+            const uint8_t b = *(const uint8_t *)(d[1] + k * s[1]);                              \
+            *(int32_t *)(d[0] + k * s[0]) = b == NANCODE ? 0 : TO_I32(LD(b));                   \
+        }                                                                                       \
+    }                                                                                           \
+    static void cast_u64_##fmt##_nan(char **d, const int64_t *s, int64_t n, const void *ctx) {  \
+        (void)ctx;                                                                              \
+        for (int64_t k = 0; k < n; k++) {                                                       \
+            const uint8_t b = *(const uint8_t *)(d[1] + k * s[1]);                              \
+            *(uint64_t *)(d[0] + k * s[0]) = b == NANCODE ? (U64NAN) : TO_U64(LD(b));           \
+        }                                                                                       \
+    }
+F8NAN_INT(f8e4z, 0x80, TN_LD_F8E4Z, 0)
+F8NAN_INT(f8e5z, 0x80, TN_LD_F8E5Z, 0)
+F8NAN_INT(f8e8, 0xFF, TN_LD_F8E8, 0)
+
 tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
     if ((unsigned)dst >= TN_DTYPE_COUNT || (unsigned)src >= TN_DTYPE_COUNT) return NULL;
     if (!ctab_ready) { /* idempotent: racing initialisers write identical values */
@@ -313,6 +407,9 @@ tn_loop tn_cast_loop(tn_dtype dst, tn_dtype src) {
         ctab[TN_DTYPE_U32][TN_DTYPE_C128] = cast_u32_c128_up;
         ctab[TN_DTYPE_U32][TN_DTYPE_C64] = cast_u32_c64_up;
         ctab[TN_DTYPE_U32][TN_DTYPE_BF16] = cast_u32_bf16_up;
+#define REG_F8NAN(fmt, E) ctab[TN_DTYPE_I64][TN_DTYPE_##E] = cast_i64_##fmt##_nan; \
+        ctab[TN_DTYPE_I32][TN_DTYPE_##E] = cast_i32_##fmt##_nan; ctab[TN_DTYPE_U64][TN_DTYPE_##E] = cast_u64_##fmt##_nan;
+        REG_F8NAN(f8e4z, F8E4M3FNUZ) REG_F8NAN(f8e5z, F8E5M2FNUZ) REG_F8NAN(f8e8, F8E8M0FNU)
         ctab_ready = true;
     }
     if (!ctab[dst][src] && dst == src && tn_dtype_infos[dst].kind != TN_KIND_QUANT) { /* same dtype, no kernels (uint16, float8, ...): bytes */

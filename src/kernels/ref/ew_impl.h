@@ -110,11 +110,18 @@ TN_CPLX_HELPERS(tn_c128_t, double)
     X(i16, int16_t, int16_t, TN_LD_ID, TN_ST_ID, I16, __VA_ARGS__)         \
     X(i32, int32_t, int32_t, TN_LD_ID, TN_ST_ID, I32, __VA_ARGS__)         \
     X(i64, int64_t, int64_t, TN_LD_ID, TN_ST_ID, I64, __VA_ARGS__)
+/* uint16 / uint32 / uint64: upstream's "barebones" unsigned types, for the few kernels upstream
+ * builds for them (eq / ne / mul / bitwise and, or, xor; docs/outdev.md "Fourth round"). */
+#define TN_FAM_UW(X, ...)                                                  \
+    X(u16, uint16_t, uint16_t, TN_LD_ID, TN_ST_ID, U16, __VA_ARGS__)       \
+    X(u32, uint32_t, uint32_t, TN_LD_ID, TN_ST_ID, U32, __VA_ARGS__)       \
+    X(u64, uint64_t, uint64_t, TN_LD_ID, TN_ST_ID, U64, __VA_ARGS__)
 #define TN_FAM_BOOL(X, ...) X(b8, uint8_t, bool, TN_LD_BOOL, TN_ST_BOOL, BOOL, __VA_ARGS__)
 
 /* Unsigned twin of an integer compute type, for wrap-around arithmetic without UB. */
 #define TN_UNS(T) __typeof__(_Generic((T)0, int8_t: (uint8_t)0, uint8_t: (uint8_t)0,       \
-                                      int16_t: (uint16_t)0, int32_t: (uint32_t)0,           \
+                                      int16_t: (uint16_t)0, uint16_t: (uint16_t)0,          \
+                                      int32_t: (uint32_t)0, uint32_t: (uint32_t)0,          \
                                       int64_t: (uint64_t)0, default: (uint64_t)0))
 #define TN_IS_SIGNED(T) ((T)-1 < (T)0)
 #define TN_TMIN(T) (TN_IS_SIGNED(T) ? (T)((TN_UNS(T))1 << (sizeof(T) * 8 - 1)) : (T)0)

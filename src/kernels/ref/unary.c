@@ -360,6 +360,8 @@ static inline tn_c128_t tn__cscale_tn_c128_t(tn_c128_t z, double k) { return CMP
 #define OPS_I(X) X(NEG) X(ABS) X(SQUARE) X(SIGN) X(RELU) X(CEIL) X(FLOOR) X(ROUND) X(TRUNC) \
     X(BITWISE_NOT)
 #define OPS_IP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
+#define OPS_UW(X) X(CEIL) X(FLOOR) X(ROUND) X(TRUNC)   /* uint16/32/64: what upstream builds */
+#define OPS_UWP(X) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF)
 #define OPS_B(X) X(BITWISE_NOT) X(SIGN) X(ABS)
 #define OPS_BP(X) X(LOGICAL_NOT) X(ISNAN) X(ISINF) X(ISFINITE) X(ISPOSINF) X(ISNEGINF) X(SIGNBIT)
 
@@ -369,6 +371,8 @@ static inline tn_c128_t tn__cscale_tn_c128_t(tn_c128_t z, double k) { return CMP
 #define GEN_CP(op) TN_FAM_C(INSTP_C, op)
 #define GEN_I(op) TN_FAM_I(INST_I, op)
 #define GEN_IP(op) TN_FAM_I(INSTP_I, op)
+#define GEN_UW(op) TN_FAM_UW(INST_I, op)
+#define GEN_UWP(op) TN_FAM_UW(INSTP_I, op)
 #define GEN_B(op) TN_FAM_BOOL(INST_B, op)
 #define GEN_BP(op) TN_FAM_BOOL(INSTP_B, op)
 OPS_F(GEN_F)
@@ -379,8 +383,39 @@ OPS_C(GEN_C)
 OPS_CP(GEN_CP)
 OPS_I(GEN_I)
 OPS_IP(GEN_IP)
+OPS_UW(GEN_UW)
+OPS_UWP(GEN_UWP)
 OPS_B(GEN_B)
 OPS_BP(GEN_BP)
+
+/* ---- float8: upstream's CPU kernels for these formats are abs, isnan, and isinf / isfinite for
+ * e5m2 (isfinite also for e8m0fnu, where it is true for every code, NaN included). The rules on
+ * the bits, measured over all 256 codes of each format: abs clears the sign of a non-zero,
+ * non-NaN value (upstream's x < 0 ? -x : x keeps -0 and every NaN as they are). ---- */
+#define F8NAN_e4m3fn(c) (((c) & 0x7F) == 0x7F)
+#define F8NAN_e5m2(c) (((c) & 0x7F) > 0x7C)
+#define F8NAN_fnuz(c) ((c) == 0x80)
+#define F8NAN_e8m0(c) ((c) == 0xFF)
+#define F8LOOP(name, OT, EXPR)                                                                  \
+    static void name(char **d, const int64_t *s, int64_t n, const void *ctx) {                 \
+        (void)ctx;                                                                              \
+        char *o = d[0];                                                                         \
+        const char *a = d[1];                                                                   \
+        for (int64_t k = 0; k < n; k++, o += s[0], a += s[1]) {                                 \
+            const uint8_t c = *(const uint8_t *)a;                                              \
+            *(OT *)o = (OT)(EXPR);                                                              \
+        }                                                                                       \
+    }
+#define F8FMT(f)                                                                                \
+    F8LOOP(u_ABS_f8##f, uint8_t, (c & 0x80) && (c & 0x7F) && !F8NAN_##f(c) ? c & 0x7F : c)    \
+    F8LOOP(u_ISNAN_f8##f, bool, F8NAN_##f(c))
+F8FMT(e4m3fn)
+F8FMT(e5m2)
+F8FMT(fnuz)
+F8LOOP(u_ISNAN_f8e8m0, bool, F8NAN_e8m0(c))
+F8LOOP(u_ISINF_f8e5m2, bool, (c & 0x7F) == 0x7C)
+F8LOOP(u_ISFINITE_f8e5m2, bool, (c & 0x7C) != 0x7C)
+F8LOOP(u_TRUE_f8, bool, ((void)c, true))
 
 /* abs of complex: real output. */
 #define UC_ABS_F(x, T, P) cabsf(x)
@@ -468,8 +503,25 @@ static bool utab_ready;
 #define REG_C(op) TN_FAM_C(REG, op)
 #define REG_I(op) TN_FAM_I(REG, op)
 #define REG_B(op) TN_FAM_BOOL(REG, op)
+#define REG_UW(op) TN_FAM_UW(REG, op)
 
 static void utab_init(void) {
+    OPS_UW(REG_UW) OPS_UWP(REG_UW)
+    utab[TN_UNARY_SIGNBIT][TN_DTYPE_U16] = u_ISNEGINF_u16; /* never set for an unsigned value */
+    utab[TN_UNARY_SIGNBIT][TN_DTYPE_U32] = u_ISNEGINF_u32;
+    utab[TN_UNARY_SIGNBIT][TN_DTYPE_U64] = u_ISNEGINF_u64;
+    utab[TN_UNARY_ABS][TN_DTYPE_F8E4M3FN] = u_ABS_f8e4m3fn;
+    utab[TN_UNARY_ABS][TN_DTYPE_F8E5M2] = u_ABS_f8e5m2;
+    utab[TN_UNARY_ABS][TN_DTYPE_F8E4M3FNUZ] = u_ABS_f8fnuz;
+    utab[TN_UNARY_ABS][TN_DTYPE_F8E5M2FNUZ] = u_ABS_f8fnuz;
+    utab[TN_UNARY_ISNAN][TN_DTYPE_F8E4M3FN] = u_ISNAN_f8e4m3fn;
+    utab[TN_UNARY_ISNAN][TN_DTYPE_F8E5M2] = u_ISNAN_f8e5m2;
+    utab[TN_UNARY_ISNAN][TN_DTYPE_F8E4M3FNUZ] = u_ISNAN_f8fnuz;
+    utab[TN_UNARY_ISNAN][TN_DTYPE_F8E5M2FNUZ] = u_ISNAN_f8fnuz;
+    utab[TN_UNARY_ISNAN][TN_DTYPE_F8E8M0FNU] = u_ISNAN_f8e8m0;
+    utab[TN_UNARY_ISINF][TN_DTYPE_F8E5M2] = u_ISINF_f8e5m2;
+    utab[TN_UNARY_ISFINITE][TN_DTYPE_F8E5M2] = u_ISFINITE_f8e5m2;
+    utab[TN_UNARY_ISFINITE][TN_DTYPE_F8E8M0FNU] = u_TRUE_f8;
     OPS_F(REG_F) OPS_FP(REG_F)
     OPS_C(REG_C) OPS_CP(REG_C)
     OPS_I(REG_I) OPS_IP(REG_I)
