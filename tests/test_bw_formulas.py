@@ -277,6 +277,46 @@ cases = {
  "igamma": lambda: one(lambda x, y: torch.igamma(x.detach().abs() + 1, y.abs() + 0.5) + torch.igammac(x.detach().abs() + 2, y.abs() + 0.5) * 2
                        + (x.detach().abs() + 1).igamma_(y.abs() + 0.5) * 3, L(5), L(5, seed=3)),
  "prelu": lambda: one(lambda x, w: F.prelu(x, w) + F.prelu(x, w.detach()) * 2, L(2, 3, 4), L(3, seed=1, scale=0.1)),
+ # FunctionsManual helpers written as formula text (bw_formulas.py INLINE) and new constructs
+ "silu": lambda: one(lambda a: F.silu(a) + F.silu(a.clone(), inplace=True) * 4, L(5)),   # grad mode off: silu_backward
+ "silu_mish_logit_dbl": lambda: dbl(lambda a: F.silu(a) + F.mish(a) * 2 + torch.logit(a.sigmoid() * 0.9 + 0.05) + torch.logit(a.sigmoid(), eps=0.1) * 3, L(5)),
+ "mvlgamma_angle": lambda: one(lambda a: torch.mvlgamma(a.abs() + 2, 3) + (a.abs() + 3).mvlgamma_(2) * 2 + torch.angle(a) * 3, L(4)),
+ "masked_fill_tensor": lambda: one(lambda a, v: torch.masked_fill(a, torch.tensor([True, False, True, False]), v) * 2
+                                   + a.clone().masked_fill_(torch.tensor([False, True, True, False]), v), L(4), L(seed=2)),
+ "permute": lambda: one(lambda a: a.permute(2, 0, 1).pow(2) .sum() + torch.permute_copy(a, (1, -1, 0)).pow(3).sum(), L(2, 3, 4)),
+ "pow": lambda: one(lambda a, b: (a.abs() + 0.1) ** 2.5 + a ** 0 + a ** 3 + torch.pow(a.abs() + 0.1, b) * 2 + torch.pow(2.0, b) * 3 + torch.pow(0.0, b.abs()) * 4
+                    + (a.abs() + 0.1).pow_(b) * 5 + a.clone().pow_(2) * 6 + torch.pow(a * torch.tensor([0., 1., 0., 1., 1.], dtype=torch.float64), b.abs()) * 7, L(5), L(5, seed=3)),
+ "pow_mixed": lambda: one(lambda a, b: torch.pow(a.abs() + 0.1, b.float()).double() + torch.pow(a.float().abs() + 0.1, b).double(), L(5), L(5, seed=3)),
+ "sum_mean": lambda: one(lambda a: a.sum(1).pow(2).sum() + a.sum((0, 2), keepdim=True).pow(2).sum() + a.mean().pow(2) + a.mean(1).pow(2).sum()
+                         + a.mean((0, -1), keepdim=True).pow(2).sum() + a.mean(()).pow(2) + a.sum(()).pow(2) + torch.sum(a, 1, dtype=torch.float32).pow(2).sum(), L(2, 3, 4)),
+ "nansum_logsumexp_amax": lambda: one(lambda a: torch.nansum(a * torch.tensor([1., float("nan"), 1., 1.], dtype=torch.float64), 1).pow(2).sum()
+                                      + torch.nansum(a).pow(2) + torch.logsumexp(a, 1).pow(2).sum() + torch.logsumexp(a, (0, 1), keepdim=True).pow(2).sum()
+                                      + torch.amax(a, 1).pow(2).sum() + torch.amin(a, (0, 1), keepdim=True).pow(2).sum() + torch.amax(a.round(), -1).sum(), L(3, 4)),
+ "log1p_sinc_celu": lambda: one(lambda a: torch.log1p(a.abs()) + a.abs().log1p_() * 2 + torch.sinc(a * torch.tensor([1., 0., 1., 1., 0.], dtype=torch.float64)) * 3
+                                + a.clone().sinc_() * 4 + F.celu(a, 0.7) * 5 + F.celu(a.clone(), 1.3, inplace=True) * 6, L(5)),
+ "ndtri_log_ndtr": lambda: one(lambda a: torch.special.ndtri(a.sigmoid()) + torch.special.log_ndtr(a) * 2, L(5)),
+ # `grads`: split / unbind with pieces that get no gradient
+ "split_unbind": lambda: one(lambda a: a.split(2, 1)[0].pow(2).sum() + a.split(2, 1)[2].sum() + torch.split(a, [1, 2], 0)[1].pow(2).sum()
+                             + a.unbind(1)[3].pow(2).sum() + torch.unbind(a, -1)[0].sum() + torch.unsafe_split(a, 3, -1)[1].pow(2).sum()
+                             + torch.unsafe_split_with_sizes(a, [2, 3], 1)[0].sum() + torch.split_copy(a, 2, 0)[1].pow(2).sum()
+                             + torch.split_with_sizes_copy(a, [3, 2], 1)[1].sum() + torch.unbind_copy(a, 0)[2].pow(2).sum()
+                             + sum(p.pow(2).sum() for p in a.chunk(2, 1)), L(3, 5)),
+ "split_dbl": lambda: dbl(lambda a: torch.cat([a.split(2, 1)[1], torch.split(a, [1, 2], 0)[0][:, :2]], 0).pow(3), L(3, 5)),
+ # var / std (Scalar? correction, grads[k] of var_mean / std_mean), the losses' double backward,
+ # softmax's backward rows, native_dropout_backward, channel_shuffle
+ "var_std": lambda: one(lambda a: a.var() + a.var(1).pow(2).sum() + a.var((0, 1), keepdim=True, correction=0).pow(2).sum() + a.std(1).pow(2).sum()
+                        + torch.std(a, correction=2) + torch.var(a[:1, :1], correction=1) * 0 + torch.std(a[0], 0, correction=0.5).sum()
+                        + torch.var_mean(a, 1)[0].pow(2).sum() + torch.var_mean(a, 0, keepdim=True)[1].pow(2).sum()
+                        + sum(t.pow(2).sum() for t in torch.std_mean(a, (0, 1))) + torch.std_mean(a)[1] + torch.var(a[0, 0]), L(3, 4)),
+ "var_std_dbl": lambda: dbl(lambda a: a.var(1) + a.std(0).sum() + torch.var_mean(a, 1)[0] * torch.var_mean(a, 1)[1] + torch.std_mean(a, 1, correction=0)[0], L(3, 4)),
+ "loss_dbl": lambda: dbl(lambda x, t: F.mse_loss(x, t) + F.mse_loss(x, t, reduction="sum") + F.smooth_l1_loss(x, t, beta=0.5) + F.smooth_l1_loss(x, t, beta=0.3, reduction="sum")
+                         + F.huber_loss(x, t, delta=0.7) + F.huber_loss(x, t, reduction="none").sum() + F.soft_margin_loss(x, t.sign().detach()) + F.soft_margin_loss(x, t.sign().detach(), reduction="sum")
+                         + F.logsigmoid(x).pow(2).sum() + F.mse_loss(x, t, reduction="none").sum(), L(2, 3), L(2, 3, seed=4)),
+ "softmax_dbl": lambda: dbl(lambda x: torch.softmax(x, 1).pow(2) + torch.log_softmax(x, 0).pow(2) + torch.softmax(x.float(), 1, dtype=torch.float64), L(3, 4)),
+ "dropout_chshuffle": lambda: dbl(lambda x: torch.ops.aten.native_dropout(x, 0.0, True)[0].pow(2) + F.channel_shuffle(x[None, :, :, None], 2)[0, :, :, 0].pow(2), L(4, 3)),
+ "clamp": lambda: one(lambda x, lo, hi: x.clamp(-0.5, 0.8) + x.clamp(min=0.1) * 2 + x.clamp(max=0.2) * 3 + x.clone().clamp_(-0.3, 0.3) * 4
+                      + torch.clamp(x, lo, hi) * 5 + torch.clamp(x, min=lo) * 6 + torch.clamp(x, max=hi) * 7 + x.clone().clamp_(lo, hi) * 8
+                      + torch.clamp(x, hi, lo) * 9 + torch.clamp(x, lo.detach(), hi) * 10 + x.clone().clamp_(min=lo) * 11, L(5), L(5, seed=3, scale=0.1), L(5, seed=5, scale=0.1)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
@@ -304,7 +344,10 @@ print(json.dumps(res))
 # test_nn.py) compare the gradients with the kernels' tolerances. igamma's other gradient goes
 # through lgamma, whose forward kernel differs from upstream's in the last bit (measured: one of
 # the five lgamma values differs by one ulp).
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma"}
+# special_log_ndtr's backward reads its result, whose forward kernel differs from upstream's by
+# one ulp on one of the five values (measured); so does softmax's forward (one ulp on one value of
+# the first row, measured), which softmax_dbl's double backward reads.
+_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -76,11 +76,113 @@ HELPERS = {
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
+    "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],
+    "mean_backward": [(("T", ("A", "ints"), ("A", "ints"), "int", "bool"), "tn_bw_mean_backward")],
+    "logsumexp_backward": [(("T", "T", "T", ("A", "ints"), "bool"), "tn_bw_logsumexp_backward")],
+    "restore_reduced_dims": [(("T", ("A", "ints"), "bool"), "tn_bw_restore_reduced_dims")],
+    "permute_backwards": [(("T", ("A", "ints")), "tn_bw_permute_backwards")],
+    "pow_backward": [(("T", "T", "S"), "tn_bw_pow_backward")],
+    "split_backward": [(("grads", "int", "int", ("A", "ints"), "optdt"), "tn_bw_split_backward")],
+    "split_with_sizes_backward": [(("grads", ("A", "ints"), "int", ("A", "ints"), "optdt"), "tn_bw_split_with_sizes_backward")],
+    "unbind_backward": [(("grads", "int"), "tn_bw_unbind_backward")],
+    "var_backward": [(("T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_var_backward")],
+    "std_backward": [(("T", "T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_std_backward")],
+    "var_mean_backward": [(("Tu", "Tu", "T", ("A", "ints"), "S?", "bool"), "tn_bw_var_mean_backward")],
+    "std_mean_backward": [(("Tu", "Tu", "T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_std_mean_backward")],
+    "clamp_backward": [(("T", "T", "S?", "S?"), "tn_bw_clamp_backward"), (("T", "T", "T?", "T?"), "tn_bw_clamp_backward_t")],
+    "clamp_backward_min_max": [(("T", "T", "T?", "T?", ("A", "ints")), "tn_bw_clamp_backward_min_max")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
-TUPLE_HELPERS = {"atan2_backward"}
+TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max"}
+# FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as
+# expressions): name -> [(parameter types, parameter names, body)]. The body is `name = expr;`
+# statements, then the result expression; it is compiled like a derivatives.yaml formula, in place
+# (the arguments evaluated first, as a C++ call does), so the ops and their order come from the same
+# translation (a helper's `areAnyTensorSubclassLike` is SUBCLASS_LIKE: a dispatch mode is active).
+INLINE = {
+    "infinitely_differentiable_silu_backward": [(("T", "T"), ("grad_output", "input"), """
+        sigmoid = input.sigmoid();
+        grad_output * sigmoid * (1.0 + input * (1.0 - sigmoid))""")],
+    "infinitely_differentiable_mish_backward": [(("T", "T"), ("grad_output", "input"), """
+        sigmoid = input.sigmoid();
+        softplus = input.exp().log1p();
+        tanh_softplus = softplus.tanh();
+        grad_output * (tanh_softplus + input * sigmoid * (1.0 - tanh_softplus * tanh_softplus))""")],
+    "infinitely_differentiable_logit_backward": [(("T", "T", ("A", "optfloat")), ("grad", "self", "eps"), """
+        eps ? logit_backward_eps_(grad, self, eps.value(), 1.0 - eps.value())
+            : at::where(at::logical_and(self >= 0.0, self <= 1.0), grad / (self * (1.0 - self)),
+                        at::empty({}, self.options()).fill_(NAN)) """)],
+    "logit_backward_eps_": [(("T", "T", "double", "double"), ("grad", "self", "lo", "hi"), """
+        at::where(at::logical_and(self >= lo, self <= hi), grad / (self * (1.0 - self)), at::zeros({}, self.options()))""")],
+    "mvlgamma_backward": [(("T", "T", "int"), ("grad", "self", "p"), """
+        args0 = at::arange(-p / 2.0 + 0.5, 0.5, 0.5, self.options());
+        args = args0.add(self.unsqueeze(-1));
+        grad * args.digamma_().sum(-1)""")],
+    "sgn_backward": [(("T", "T", "T"), ("x", "gx", "sgn"), """
+        x.is_complex() ? sgn_backward_complex_(x, gx, sgn) : at::_efficientzerotensor(sgn.sizes(), sgn.options())""")],
+    "sgn_backward_complex_": [(("T", "T", "T"), ("x", "gx", "sgn"), """
+        abs = x.abs();
+        ((gx - (sgn * sgn) * gx.conj()) / (2.0 * abs)).masked_fill_(abs == 0.0, 0.0)""")],
+    "masked_fill_backward": [(("T", "T"), ("grad", "mask"), """
+        SUBCLASS_LIKE ? at::where(mask, grad, 0).sum() : grad.masked_select(mask).sum()""")],
+    "pow_backward_exponent": [(("T", "T", "T", "T"), ("grad", "self", "exponent", "result"), """
+        cond = exponent.is_complex() ? at::logical_and(self == 0, at::logical_and(at::imag(exponent) == 0, at::real(exponent) >= 0))
+                                     : at::logical_and(self == 0, exponent >= 0);
+        self_ = self.to(at::result_type(self, exponent));
+        out = grad * at::where(cond, at::scalar_tensor(0.0, grad.options()), (result * self_.log()).conj());
+        handle_r_to_c(exponent, out)""")],
+    "pow_backward_self": [(("T", "T", "T"), ("grad", "self", "exponent"), """
+        out = at::where(exponent == 0.0, at::scalar_tensor(0.0, grad.options()), grad * (exponent * self.pow(exponent - 1)).conj());
+        handle_r_to_c(self, out)""")],
+    "nansum_backward": [(("T", "T", ("A", "ints"), "bool"), ("grad", "self", "dims", "keepdim"), """
+        sum_backward(grad, self.sizes(), dims, keepdim) * self.isnan().logical_not()""")],
+    "scale_grad_by_count": [(("T", "T", ("A", "ints")), ("grad", "mask", "dims"), """
+        (grad / mask.sum(dims, true)) * mask""")],
+    "log1p_backward": [(("T", "T"), ("grad", "self"), """
+        grad / (self + 1).conj()""")],
+    "sinc_backward": [(("T", "T"), ("grad", "self"), """
+        self_pi = self * M_PI;
+        self_squared_pi = self * self * M_PI;
+        out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj();
+        at::where(self_squared_pi == 0.0, at::scalar_tensor(0.0, grad.options()), out)""")],
+    "log_sigmoid_double_backward": [(("T", "T"), ("grad", "input"), """
+        z = input.sigmoid();
+        grad * (z - 1) * z""")],
+    "mse_loss_double_backward": [(("T", "T", "int"), ("grad", "input", "reduction"), """
+        grad_input = 2 * grad;
+        reduction == 1 ? grad_input.div_(input.sym_numel()) : grad_input""")],
+    "smooth_l1_loss_double_backward": [(("T", "T", "T", "int", "double"), ("grad", "input", "target", "reduction", "beta"), """
+        beta == 0 ? at::zeros(grad.sizes(), grad.options()) : smooth_l1_loss_double_backward_(grad, input, target, reduction, beta)""")],
+    "smooth_l1_loss_double_backward_": [(("T", "T", "T", "int", "double"), ("grad", "input", "target", "reduction", "beta"), """
+        d = (input - target).abs();
+        grad_input = grad * (d < beta).type_as(grad) / beta;
+        reduction == 1 ? grad_input.div_(input.sym_numel()) : grad_input""")],
+    "huber_loss_double_backward": [(("T", "T", "T", "int", "double"), ("grad", "input", "target", "reduction", "delta"), """
+        d = (input - target).abs();
+        grad_input = grad * (d < delta);
+        reduction == 1 ? grad_input.div_(input.sym_numel()) : grad_input""")],
+    "huber_loss_double_backward_grad_output": [(("T", "T", "T", "T", "int", "double"),
+                                                ("grad", "grad_output", "input", "target", "reduction", "delta"), """
+        reduction == 0 ? at::huber_loss_backward(grad, input, target, reduction, delta)
+                       : (at::huber_loss_backward(at::ones_like(grad_output), input, target, reduction, delta) * grad).sum()""")],
+    "soft_margin_loss_double_backward": [(("T", "T", "T", "int"), ("grad", "input", "target", "reduction"), """
+        z = (input * -target).exp();
+        zplus1 = z + 1;
+        grad_input = grad * (target * target) * z / (zplus1 * zplus1);
+        reduction == 1 ? grad_input.div_(input.sym_numel()) : grad_input""")],
+    "soft_margin_loss_double_backward_grad_output": [(("T", "T", "T", "T", "int"), ("grad", "grad_output", "input", "target", "reduction"), """
+        reduction == 0 ? at::soft_margin_loss_backward(grad, input, target, reduction)
+                       : (at::soft_margin_loss_backward(at::ones_like(grad_output), input, target, reduction) * grad).sum()""")],
+    "softmax_double_backward": [(("T", "T", "int", "T"), ("grad", "grad_output", "dim", "output"), """
+        grad_output * grad - (output * grad_output).sum(dim, true) * grad - grad_output * (output * grad).sum(dim, true)""")],
+    "native_dropout_double_backward": [(("T", "T", "T", "double"), ("ggI", "grad", "mask", "scale"), """
+        ggI.type_as(grad) * (mask.type_as(grad) * scale)""")],
+    "angle_backward": [(("T", "T"), ("grad", "self"), """
+        self.is_complex() ? not_implemented("angle_backward of a complex input")
+                          : at::zeros_like(self)""")],
+}
 
 
 def prep(formula):
@@ -89,6 +191,8 @@ def prep(formula):
     undefined tensors upstream's other branch gives)."""
     m = re.fullmatch(r"\s*grad\.defined\(\)\s*\?\s*(.*?)\s*:\s*std::tuple<[\w\s,]*>\(\)\s*", formula, re.S)
     formula = m.group(1) if m else formula
+    formula = re.sub(r"\bstd::(sqrt|exp|log)\(", r"\1(", formula)   # C's math on constants
+    formula = re.sub(r"\bgrads\[(\d+)\]", r"grads_\1", formula)   # output k's gradient (may be undefined)
     # `x.has_value() ? std::optional<std::string_view>(x.value()) : std::nullopt` is x itself
     return re.sub(r"(\w+)\.has_value\(\)\s*\?\s*std::optional<std::string_view>\(\1\.value\(\)\)\s*:\s*std::nullopt",
                   r"\1", formula)
@@ -137,6 +241,8 @@ class Compiler:
         names = [p[1] for p in params(r["func"])]
         types = [p[0] for p in params(r["func"])]
         self.names, self.types = names, types
+        self.env = []   # scopes of an inlined helper (INLINE): name -> (type, C text)
+        self.uses_grads = False
         self.saved_in = {s.nctype.name for s in info.all_saved_inputs}
         self.saved_out = {s.nctype.name for s in info.all_saved_outputs}
         self.rets = r["func"].rsplit("->", 1)[1].strip()
@@ -213,7 +319,10 @@ class Compiler:
                "    int rc = -1;"]
         if decl:
             out.append(f"    PyObject {decl};")
-        out.append("    if (!g[0]) return 0;   /* no gradient flowed: upstream's any_grad_defined */")
+        if self.uses_grads:
+            out.append("    if (!tn_bw_any_grad(n, g)) return 0;   /* no gradient flowed: upstream's any_grad_defined */")
+        else:
+            out.append("    if (!g[0]) return 0;   /* no gradient flowed: upstream's any_grad_defined */")
         out += unpack
         out += body
         out.append("    rc = 0;")
@@ -257,6 +366,8 @@ class Compiler:
             return ("A", "str"), '"%s"' % " ".join(e[1:])
         if head == "?":
             cty, cc = self.expr(e[1], fn)
+            if cty == ("A", "optfloat"):   # std::optional<double> as a condition: has a value
+                cty, cc = "bool", f"({cc} != NULL)"
             if cty != "bool":
                 raise Unsupported(f"condition of type {cty}")
             lines, fn.lines = fn.lines, []
@@ -279,6 +390,28 @@ class Compiler:
             return "T?", "Py_None"
         if head == "c" and e[1] == "GradMode_is_enabled" and len(e) == 2:
             return "bool", "tn_grad_enabled()"
+        if head in ("&&", "||"):
+            a = self.expr(e[1], fn)
+            lines, fn.lines = fn.lines, []
+            b = self.expr(e[2], fn)
+            lb, fn.lines = fn.lines, lines
+            if a[0] != "bool" or b[0] != "bool" or lb:
+                raise Unsupported(f"{a[0]} {head} {b[0]}")
+            return "bool", f"({a[1]} {head} {b[1]})"
+        if head == "not":
+            a = self.expr(e[1], fn)
+            if a[0] != "bool":
+                raise Unsupported(f"!{a[0]}")
+            return "bool", f"(!{a[1]})"
+        if head == "l":   # a braced int list ({}, {0, 1})
+            items = [self.expr(x, fn) for x in e[1:][::-1]][::-1]
+            if items and all(t == "T" for t, _ in items):   # {a, b}: a list of tensors
+                t = fn.tmp()
+                fn.lines.append(f'if (!({t} = Py_BuildValue("[{"O" * len(items)}]", {", ".join(c for _, c in items)}))) goto fail;')
+                return ("A", "tensors"), f"TN_TPY({t})"
+            if any(t != "int" for t, _ in items):
+                raise Unsupported("braced list of non-ints")
+            return ("A", "ints"), ("TN_IS(%s)" % ", ".join(c for _, c in items)) if items else "TN_IS0"
         if head == "neg":
             ty, c = self.expr(e[1], fn)
             if ty in ("int", "double"):
@@ -329,6 +462,27 @@ class Compiler:
                 return "opts", recv[1]
             if recv[0] == "S" and name == "toDouble" and len(e) == 3:   # Scalar::toDouble()
                 return "double", f"tn_value_as_double({recv[1]})"
+            if recv[0] == "S" and name == "toFloat" and len(e) == 3:   # Scalar::toFloat(): single precision
+                return "double", f"(double)(float)tn_value_as_double({recv[1]})"
+            if recv[0] == "S" and name == "isComplex" and len(e) == 3:
+                return "bool", f"(({recv[1]})->tag == TN_V_COMPLEX)"
+            if recv[0] == ("A", "optfloat") and name == "value" and len(e) == 3:
+                return "double", f"(*{recv[1]})"
+            if recv[0] == "T" and len(e) == 4 and name in ("size", "sym_size"):   # x.size(d): an int
+                d = self.expr(e[3], fn)
+                if d[0] != "int":
+                    raise Unsupported(f"size of {d[0]}")
+                return "int", f"tn_bw_size({recv[1]}, {d[1]})"
+            if recv[0] == "T" and len(e) == 3 and name in ("is_complex", "sizes", "sym_numel", "numel", "dim", "dtype"):
+                if name == "dtype":
+                    return "dt", f"tn_tensor_of({recv[1]})->dtype"
+                if name == "is_complex":
+                    return "bool", f"tn_dtype_is_complex(tn_tensor_of({recv[1]})->dtype)"
+                if name == "sizes":
+                    return ("A", "ints"), f"tn_bw_sizes({recv[1]})"
+                if name == "dim":
+                    return "int", f"(int64_t)tn_tensor_of({recv[1]})->ndim"
+                return "int", f"tn_bw_numel({recv[1]})"
             if recv[0] == "S" and name == "conj" and len(e) == 3:   # Scalar::conj()
                 return "S", f"((const tn_value[]){{tn_bw_sconj({recv[1]})}})"
             if recv[0] != "T":
@@ -348,12 +502,31 @@ class Compiler:
                 return "double", f"{name}((double){args[0][1]})"
             if name in HELPERS and name not in TUPLE_HELPERS:
                 return "T", self.call_helper(fn, name, args)
+            if name in INLINE:
+                return self.inline(fn, name, args)
+            if name == "result_type" and [a[0] for a in args] == ["T", "T"]:
+                return "dt", f"tn_bw_result_type({args[0][1]}, {args[1][1]})"
             return "T", self.call_row(fn, name, args)
         raise Unsupported(f"expression {head}")
 
     def var(self, name, fn):
+        if self.env and name in self.env[-1]:
+            return self.env[-1][name]
+        if self.env:   # inside an inlined helper only its parameters and locals are visible
+            if name == "NAN":
+                return "double", "NAN"
+            if name == "SUBCLASS_LIKE":   # areAnyTensorSubclassLike(...): a dispatch mode is active
+                return "bool", "tn_bw_subclass_like()"
+            raise Unsupported(f"variable {name} in a helper")
         if name == "grad":
             return "T", "g[0]"
+        if name == "grads":   # every output's gradient (NULL where none flowed): the node and g
+            self.uses_grads = True
+            return "grads", "n, g"
+        m = re.fullmatch(r"grads_(\d+)", name)
+        if m:   # grads[k]: output k's gradient, NULL when none flowed (an undefined tensor)
+            self.uses_grads = True
+            return "Tu", f"g[{m.group(1)}]"
         if name in self.unpacked:
             return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
         if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output
@@ -365,6 +538,10 @@ class Compiler:
                 raise Unsupported(f"{name} is not saved")
             if typ == "Scalar":
                 return "S", f"(&n->args[{i}])"
+            if typ == "Scalar?":   # NULL for None
+                return "S?", f"tn_bw_opt_scalar(&n->args[{i}])"
+            if typ == "ScalarType":
+                return "dt", f"n->args[{i}].u.dtype"
             if typ == "bool":
                 return "bool", f"(n->args[{i}].u.i != 0)"
             k = kind(typ)
@@ -380,6 +557,10 @@ class Compiler:
             if typ == "float":
                 return "double", f"tn_value_as_double(&n->args[{i}])"
             raise Unsupported(f"argument {name} of type {typ}")
+        m = re.fullmatch(r"(\w+)_sym_numel", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved self.sym_numel(): the input's recorded element count
+            return "int", f"tn_bw_meta_numel(&n->arg_meta[{self.names.index(m.group(1))}][0])"
         m = re.fullmatch(r"(\w+)_(info|dim)", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             i = self.names.index(m.group(1))
@@ -406,6 +587,30 @@ class Compiler:
             return ("A", "ints"), f"TN_IN(tn_meta_sizes(&n->arg_meta[{i}][0]), n->arg_meta[{i}][0].ndim)"
         raise Unsupported(f"variable {name}")
 
+    def inline(self, fn, name, args):
+        """A FunctionsManual helper written as formula text (INLINE), compiled in place with its
+        parameters bound to the (already evaluated) arguments: (type, C text) of its result."""
+        tys = tuple(a[0] for a in args)
+        for sig, pnames, body in INLINE[name]:
+            if sig != tys:
+                continue
+            stmts = [x.strip() for x in body.strip().split(";")]
+            self.env.append(dict(zip(pnames, args)))
+            try:
+                for st in stmts[:-1]:
+                    m = re.fullmatch(r"(\w+)\s*=\s*(.*)", st, re.S)
+                    prog = translate(m.group(2)) if m else None
+                    if prog is None:
+                        raise Unsupported(f"helper {name}: statement not parsed: {st}")
+                    self.env[-1][m.group(1)] = self.expr(read_sexpr(prog), fn)
+                prog = translate(stmts[-1])
+                if prog is None:
+                    raise Unsupported(f"helper {name}: not parsed: {stmts[-1]}")
+                return self.expr(read_sexpr(prog), fn)
+            finally:
+                self.env.pop()
+        raise Unsupported(f"no helper {name}({', '.join(str(t) for t in tys)})")
+
     def call_helper(self, fn, name, args):
         """A FunctionsManual helper with a C version (HELPERS): the first signature that takes
         the argument types exactly."""
@@ -425,9 +630,11 @@ class Compiler:
         want = "(" + ", ".join(["Tensor"] * ntuple) + ")" if ntuple else "Tensor"
         # TensorOptions (x_options) fill a schema's dtype, layout, device, pin_memory: the input's
         # dtype, strided, CPU, and pin_memory left to its default, as upstream's call records them
-        args = [b for a in args for b in ([("dt", a[1]), ("layout", "tn_py.layout_strided"),
+        # (x.options() of a tensor at hand: its dtype, the same way)
+        args = [b for a in args for b in ([("dt", a[1] if a[0] == "optdt" else f"tn_tensor_of({a[1]})->dtype"),
+                                             ("layout", "tn_py.layout_strided"),
                                              ("device", "tn_py.device_cpu"), ("dflt", "NULL")]
-                                            if a[0] == "optdt" else [a])]
+                                            if a[0] in ("optdt", "opts") else [a])]
         for ri, r, ps, rets in self.by_name.get(name, []):
             if rets != want or len(args) > len(ps):
                 continue
@@ -469,14 +676,14 @@ def conv_cost(ty, pt):
         return 0 if pt == "Tensor?" else None
     if ty == "S":
         return 0 if base == "Scalar" else None
-    if ty == "dt":
-        return 0 if base == "ScalarType" else None
+    if ty == "dt":   # a ScalarType: exact for ScalarType, a conversion for ScalarType? (TensorOptions)
+        return (1 if pt.endswith("?") else 0) if base == "ScalarType" else None
     if ty in ("layout", "device"):
         return 0 if base == ty.capitalize() else None
     if ty == "dflt":   # an optional parameter left to its default (None)
         return 0 if pt.endswith("?") else None
-    if ty == "int":
-        return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base)
+    if ty == "int":   # an int to an int list too (C++'s IntArrayRef from one int)
+        return {"int": 0, "SymInt": 0, "Scalar": 1, "float": 2}.get(base, 3 if kind(pt) == "ints" else None)
     if ty == "double":
         return {"float": 0, "Scalar": 1}.get(base)
     if ty == "bool":
@@ -492,6 +699,8 @@ def pass_arg(ty, c, pt):
         return c
     if isinstance(ty, tuple) or k == "obj":
         return c
+    if k == "ints" and ty == "int":
+        return f"TN_IS({c})"
     if k == "scalar":
         return {"S": f"TN_SV({c})", "int": f"TN_SI({c})", "double": f"TN_SD({c})", "bool": f"TN_SB({c})"}[ty]
     if k in ("int", "float", "bool"):

@@ -370,6 +370,397 @@ static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints siz
     return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
 }
 
+/* ---- small typed pieces the generated code and the formula-text helpers (bw_formulas.py
+ * INLINE) use ---- */
+
+/* upstream's areAnyTensorSubclassLike(...) / isTensorSubclassLike: true while a dispatch mode is
+ * active (a mode makes every tensor subclass-like to the formula; measured) */
+static inline bool tn_bw_subclass_like(void) { return tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled(); }
+/* x.sizes() of a tensor (the array lives as long as x) */
+static inline tn_ints tn_bw_sizes(PyObject *x) { const tn_tensor *t = tn_tensor_of(x); return TN_IN(t->sizes, t->ndim); }
+static inline int64_t tn_bw_numel(PyObject *x) { return tn_numel(tn_tensor_of(x)); }
+/* x.size(d), d wrapped (an out-of-range d gives size 1 here; the ops given it refuse it) */
+static inline int64_t tn_bw_size(PyObject *x, int64_t d) {
+    const tn_tensor *t = tn_tensor_of(x);
+    if (d < 0) d += t->ndim;
+    return d >= 0 && d < t->ndim ? t->sizes[d] : 1;
+}
+/* torchgen's saved `x.sym_numel()`: the input's recorded element count */
+static inline int64_t tn_bw_meta_numel(const tn_meta *m) {
+    int64_t k = 1;
+    for (int d = 0; d < m->ndim; d++) k *= tn_meta_sizes(m)[d];
+    return k;
+}
+/* at::result_type(a, b) of two tensors (dim-0 tensors rank below dimensioned ones) */
+static inline tn_dtype tn_bw_result_type(PyObject *a, PyObject *b) {
+    tn_value v[2] = {tn_tensor_value(a), tn_tensor_value(b)};
+    return tn_result_type(2, v);
+}
+
+/* unsqueeze_multiple(t, dims, n_dims): None or several dims: t unsqueezed at each (wrapped
+ * against n_dims) in increasing order; one dim: t.unsqueeze(dim) as given; none: t itself */
+static inline PyObject *tn_bw_unsqueeze_multiple(PyObject *t, tn_ints dims, int64_t n_dims) {
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    if (k == 0) return Py_NewRef(t);
+    if (k == 1) return tn_at_unsqueeze(t, dv[0]);
+    bool mask[64] = {0};
+    if (n_dims > 64) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: unsqueeze_multiple: more than 64 dims");
+        return NULL;
+    }
+    for (int64_t i = 0; i < (k < 0 ? n_dims : k); i++) {
+        int64_t d = i;
+        if (k > 0) {
+            if (tn_wrap_dim(dv[i], n_dims, &d) < 0) return NULL;
+            if (mask[d]) {
+                PyErr_Format(PyExc_RuntimeError, "dim %lld appears multiple times in the list of dims", (long long)d);
+                return NULL;
+            }
+        }
+        mask[d] = true;
+    }
+    PyObject *r = Py_NewRef(t);
+    for (int64_t d = 0; d < n_dims && r; d++)
+        if (mask[d]) Py_SETREF(r, tn_at_unsqueeze(r, d));
+    return r;
+}
+
+/* sum_backward(grad, sizes, dims?, keepdim): grad unsqueezed at the reduced dims (without
+ * keepdim, for a non-0-dim input and a non-empty dims list), then expanded to sizes */
+static inline PyObject *tn_bw_sum_backward(PyObject *grad, tn_ints sizes, tn_ints dims, bool keepdim) {
+    const int64_t *sz, *dv;
+    int nd = tn_bw_ints(sizes, &sz), k = tn_bw_ints(dims, &dv);
+    PyObject *g = !keepdim && nd > 0 && k > 0 ? tn_bw_unsqueeze_multiple(grad, dims, nd) : Py_NewRef(grad);
+    PyObject *r = g ? tn_at_expand(g, TN_IN(sz, nd), false) : NULL;
+    Py_XDECREF(g);
+    return r;
+}
+/* mean_backward(grad, sizes, dims?, numel, keepdim): sum_backward(...) / n, n the number of
+ * elements reduced (numel for None or an empty dims list) */
+static inline PyObject *tn_bw_mean_backward(PyObject *grad, tn_ints sizes, tn_ints dims, int64_t numel, bool keepdim) {
+    const int64_t *sz, *dv;
+    int nd = tn_bw_ints(sizes, &sz), k = tn_bw_ints(dims, &dv);
+    int64_t cnt = 1;
+    if (k <= 0) cnt = numel;
+    else if (nd > 0)
+        for (int i = 0; i < k; i++) {
+            int64_t d;
+            if (tn_wrap_dim(dv[i], nd, &d) < 0) return NULL;
+            cnt *= sz[d];
+        }
+    PyObject *s = tn_bw_sum_backward(grad, sizes, dims, keepdim), *r = s ? tn_at_div_Scalar(s, TN_SI(cnt)) : NULL;
+    Py_XDECREF(s);
+    return r;
+}
+
+/* logsumexp_backward(grad, self, result, dims, keepdim): grad * (self - result).exp().conj(),
+ * grad and result unsqueezed at dims first (without keepdim, for a non-0-dim self) */
+static inline PyObject *tn_bw_logsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, tn_ints dims, bool keepdim) {
+    int64_t nd = tn_tensor_of(self)->ndim;
+    bool u = !keepdim && nd != 0;
+    PyObject *g = u ? tn_bw_unsqueeze_multiple(grad, dims, nd) : Py_NewRef(grad);
+    PyObject *r = !g ? NULL : u ? tn_bw_unsqueeze_multiple(result, dims, nd) : Py_NewRef(result);
+    PyObject *d = r ? tn_at_sub_Tensor(self, r, TN_SDEF) : NULL, *e = d ? tn_at_exp(d) : NULL;
+    PyObject *c = e ? tn_bw_conj(e) : NULL, *out = c ? tn_at_mul_Tensor(g, c) : NULL;
+    Py_XDECREF(g); Py_XDECREF(r); Py_XDECREF(d); Py_XDECREF(e); Py_XDECREF(c);
+    return out;
+}
+
+/* restore_reduced_dims(output, dims, keepdim): output reshaped with a 1 at each reduced dim */
+static inline PyObject *tn_bw_restore_reduced_dims(PyObject *output, tn_ints dims, bool keepdim) {
+    if (keepdim) return Py_NewRef(output);
+    const tn_tensor *t = tn_tensor_of(output);
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    if (k < 0) k = 0;
+    int64_t total = t->ndim + k, shape[2 * TN_MAX_DIMS];
+    if (total > 2 * TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: restore_reduced_dims: too many dims");
+        return NULL;
+    }
+    for (int64_t i = 0; i < total; i++) shape[i] = 0;
+    for (int i = 0; i < k; i++) {
+        int64_t d = dv[i] < 0 ? total + dv[i] : dv[i];
+        if (d < 0 || d >= total) {
+            PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                         (long long)-total, (long long)(total - 1), (long long)dv[i]);
+            return NULL;
+        }
+        shape[d] = 1;
+    }
+    int64_t j = 0;
+    for (int i = 0; i < t->ndim; i++) {
+        while (j < total && shape[j] > 0) j++;
+        if (j < total) shape[j++] = t->sizes[i];
+    }
+    return tn_at_reshape(output, TN_IN(shape, total));
+}
+
+/* permute_backwards(grad, dims): grad permuted by the inverse permutation */
+static inline PyObject *tn_bw_permute_backwards(PyObject *grad, tn_ints fwd) {
+    const int64_t *dv;
+    int k = tn_bw_ints(fwd, &dv);
+    int64_t inv[TN_MAX_DIMS];
+    if (k < 0 || k > TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: permute_backwards: bad dims");
+        return NULL;
+    }
+    for (int i = 0; i < k; i++) {
+        int64_t d;
+        if (tn_wrap_dim(dv[i], k, &d) < 0) return NULL;
+        inv[d] = i;
+    }
+    return tn_at_permute(grad, TN_IN(inv, k));
+}
+
+/* pow_backward(grad, self, exponent) for a Scalar exponent: zeros_like(self, contiguous) for a
+ * 0 exponent, else handle_r_to_c(self, grad * (exponent * self.pow(exponent - 1)).conj()) with
+ * the exponent as a double (or a complex) */
+static inline PyObject *tn_bw_pow_backward(PyObject *grad, PyObject *self, const tn_value *e) {
+    bool cplx = e->tag == TN_V_COMPLEX;
+    double re = cplx ? e->u.c.re : tn_value_as_double(e), im = cplx ? e->u.c.im : 0.0;
+    if (re == 0.0 && im == 0.0) return tn_at_zeros_like(self, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+    tn_value em1 = {.tag = cplx ? TN_V_COMPLEX : TN_V_FLOAT}, ev = em1;
+    if (cplx) { em1.u.c.re = re - 1; em1.u.c.im = im; ev.u.c.re = re; ev.u.c.im = im; }
+    else { em1.u.f = re - 1; ev.u.f = re; }
+    PyObject *p = tn_at_pow_Tensor_Scalar(self, TN_SV(&em1)), *m = p ? tn_at_mul_Scalar(p, TN_SV(&ev)) : NULL;
+    PyObject *c = m ? tn_bw_conj(m) : NULL, *out = c ? tn_at_mul_Tensor(grad, c) : NULL;
+    PyObject *r = out ? tn_bw_r_to_c_t(self, out) : NULL;
+    Py_XDECREF(p); Py_XDECREF(m); Py_XDECREF(c); Py_XDECREF(out);
+    return r;
+}
+
+/* ---- `grads`: all of a node's output gradients (a formula over several outputs); a missing
+ * one is NULL ---- */
+static inline bool tn_bw_any_grad(tn_node *n, PyObject **g) {
+    for (int k = 0; k < n->nout; k++)
+        if (g[k]) return true;
+    return false;
+}
+
+/* split_with_sizes_backward(grads, split_sizes, dim, sizes, options): the pieces' gradients
+ * concatenated along dim, a missing one as zeros(sizes with split_sizes[j] at dim, options) */
+static inline PyObject *tn_bw_split_with_sizes_backward(tn_node *n, PyObject **g, tn_ints split_sizes, int64_t dim,
+                                                        tn_ints sizes, tn_dtype dt) {
+    const int64_t *sz, *ss;
+    int nd = tn_bw_ints(sizes, &sz), ns = tn_bw_ints(split_sizes, &ss);
+    int64_t d, shape[TN_MAX_DIMS];
+    if (tn_wrap_dim(dim, nd, &d) < 0) return NULL;
+    if (nd > TN_MAX_DIMS || ns < n->nout) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: split_with_sizes_backward: sizes do not fit");
+        return NULL;
+    }
+    PyObject *l = PyList_New(n->nout);
+    if (!l) return NULL;
+    for (int j = 0; j < n->nout; j++) {
+        PyObject *p;
+        if (g[j]) p = Py_NewRef(g[j]);
+        else {
+            for (int i = 0; i < nd; i++) shape[i] = sz[i];
+            shape[d] = ss[j];
+            p = tn_at_zeros(TN_IN(shape, nd), TN_DT(dt), tn_py.layout_strided, tn_py.device_cpu, NULL);
+        }
+        if (!p) { Py_DECREF(l); return NULL; }
+        PyList_SetItem(l, j, p);
+    }
+    PyObject *r = tn_at_cat(TN_TPY(l), d);
+    Py_DECREF(l);
+    return r;
+}
+/* split_backward(grads, split_size, dim, sizes, options): split_with_sizes_backward with every
+ * piece split_size long but the last, which takes the rest */
+static inline PyObject *tn_bw_split_backward(tn_node *n, PyObject **g, int64_t split_size, int64_t dim, tn_ints sizes, tn_dtype dt) {
+    const int64_t *sz;
+    int nd = tn_bw_ints(sizes, &sz);
+    int64_t d, ss[64];
+    if (tn_wrap_dim(dim, nd, &d) < 0) return NULL;
+    if (n->nout > 64 || n->nout < 1) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: split_backward: more than 64 pieces");
+        return NULL;
+    }
+    for (int j = 0; j < n->nout; j++) ss[j] = split_size;
+    ss[n->nout - 1] = split_size - (split_size * n->nout - sz[d]);
+    return tn_bw_split_with_sizes_backward(n, g, TN_IN(ss, n->nout), d, sizes, dt);
+}
+/* unbind_backward(grads, dim): the pieces' gradients stacked along dim, a missing one as
+ * zeros({}, options).expand(sizes), sizes and options those of the first gradient there is */
+static inline PyObject *tn_bw_unbind_backward(tn_node *n, PyObject **g, int64_t dim) {
+    PyObject *like = NULL;
+    for (int k = 0; k < n->nout && !like; k++) like = g[k];
+    if (!like) return NULL;
+    PyObject *l = PyList_New(n->nout);
+    if (!l) return NULL;
+    for (int j = 0; j < n->nout; j++) {
+        PyObject *p;
+        if (g[j]) p = Py_NewRef(g[j]);
+        else {
+            PyObject *z = tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+            p = z ? tn_at_expand(z, tn_bw_sizes(like), false) : NULL;
+            Py_XDECREF(z);
+        }
+        if (!p) { Py_DECREF(l); return NULL; }
+        PyList_SetItem(l, j, p);
+    }
+    PyObject *r = tn_at_stack(TN_TPY(l), dim);
+    Py_DECREF(l);
+    return r;
+}
+
+/* ---- var / std (a Scalar? correction: NULL for None) ---- */
+static inline const tn_value *tn_bw_opt_scalar(const tn_value *v) { return v->tag == TN_V_NONE ? NULL : v; }
+
+/* var_backward(grad, self, dims?, correction?, keepdim): 2 / (n - correction) * grad * (self -
+ * mean), n the number of elements reduced; for a full reduction with n <= correction, grad *
+ * where(self == self.mean(), NaN, inf) */
+static inline PyObject *tn_bw_var_backward(PyObject *grad, PyObject *self, tn_ints dims, const tn_value *corr, bool keepdim) {
+    double c = corr ? tn_value_as_double(corr) : 1.0;
+    const tn_tensor *st = tn_tensor_of(self);
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    if (st->ndim == 0 || k < 0) {
+        double dof = (double)tn_numel(st) - c;
+        PyObject *m = tn_at_mean(self, NULL), *r = NULL;
+        if (!m) return NULL;
+        if (dof <= 0) {
+            /* upstream's where(cond, Scalar, Scalar): where.self of the two as scalar tensors of the
+             * default dtype (other's first; measured: float32, so a float32 result the engine casts) */
+            tn_dtype dd = tn_py.default_dtype;
+            PyObject *eq = tn_at_eq_Tensor(self, m);
+            PyObject *inf = eq ? tn_at_scalar_tensor(TN_SD(INFINITY), TN_DT(dd), tn_py.layout_strided, tn_py.device_cpu, NULL) : NULL;
+            PyObject *nan = inf ? tn_at_scalar_tensor(TN_SD(NAN), TN_DT(dd), tn_py.layout_strided, tn_py.device_cpu, NULL) : NULL;
+            PyObject *w = nan ? tn_at_where_self(eq, nan, inf) : NULL;
+            r = w ? tn_at_mul_Tensor(grad, w) : NULL;
+            Py_XDECREF(eq); Py_XDECREF(inf); Py_XDECREF(nan); Py_XDECREF(w);
+        } else {
+            PyObject *d = tn_at_sub_Tensor(self, m, TN_SDEF), *gs = d ? tn_at_mul_Scalar(grad, TN_SD(2.0 / dof)) : NULL;
+            r = gs ? tn_at_mul_Tensor(gs, d) : NULL;
+            Py_XDECREF(d); Py_XDECREF(gs);
+        }
+        Py_DECREF(m);
+        return r;
+    }
+    PyObject *g = !keepdim && st->ndim > 1 ? tn_bw_unsqueeze_multiple(grad, dims, st->ndim) : Py_NewRef(grad);
+    if (!g) return NULL;
+    double rnumel = 1;
+    for (int i = 0; i < k; i++) {
+        int64_t d;
+        if (tn_wrap_dim(dv[i], st->ndim, &d) < 0) { Py_DECREF(g); return NULL; }
+        rnumel *= (double)st->sizes[d];
+    }
+    PyObject *m = tn_at_mean_dim(self, dims, true, NULL), *d = m ? tn_at_sub_Tensor(self, m, TN_SDEF) : NULL;
+    PyObject *gs = d ? tn_at_mul_Scalar(g, TN_SD(2.0 / (rnumel - c))) : NULL, *r = gs ? tn_at_mul_Tensor(gs, d) : NULL;
+    Py_XDECREF(g); Py_XDECREF(m); Py_XDECREF(d); Py_XDECREF(gs);
+    return r;
+}
+/* std_backward(result, grad, self, dims?, correction?, keepdim): var_backward of
+ * (grad / (result * 2)).masked_fill_(result == 0, 0) */
+static inline PyObject *tn_bw_std_backward(PyObject *result, PyObject *grad, PyObject *self, tn_ints dims, const tn_value *corr,
+                                           bool keepdim) {
+    PyObject *r2 = tn_at_mul_Scalar(result, TN_SI(2)), *q = r2 ? tn_at_div_Tensor(grad, r2) : NULL;
+    PyObject *z = q ? tn_at_eq_Scalar(result, TN_SI(0)) : NULL, *f = z ? tn_at_masked_fill__Scalar(q, z, TN_SI(0)) : NULL;
+    PyObject *r = f ? tn_bw_var_backward(q, self, dims, corr, keepdim) : NULL;
+    Py_XDECREF(r2); Py_XDECREF(q); Py_XDECREF(z); Py_XDECREF(f);
+    return r;
+}
+/* var_mean_backward(gvar, gmean, self, dims?, correction?, keepdim) and std_mean_backward(gstd,
+ * gmean, self, std, ...): the var (std) part for a defined gvar (gstd), plus mean_backward of
+ * gmean (dims None as []) for a defined gmean; NULL is an undefined gradient */
+static inline PyObject *tn_bw_moments_mean_part(PyObject *gself, PyObject *gmean, PyObject *self, tn_ints dims, bool keepdim) {
+    if (!gmean) return gself;
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    PyObject *aux = tn_bw_mean_backward(gmean, tn_bw_sizes(self), k < 0 ? TN_IS0 : dims, tn_bw_numel(self), keepdim);
+    if (!aux) { Py_XDECREF(gself); return NULL; }
+    if (!gself) return aux;
+    PyObject *r = tn_at_add_Tensor(gself, aux, TN_SDEF);
+    Py_DECREF(gself); Py_DECREF(aux);
+    return r;
+}
+static inline PyObject *tn_bw_var_mean_backward(PyObject *gvar, PyObject *gmean, PyObject *self, tn_ints dims, const tn_value *corr,
+                                                bool keepdim) {
+    PyObject *gself = NULL;
+    if (gvar && !(gself = tn_bw_var_backward(gvar, self, dims, corr, keepdim))) return NULL;
+    return tn_bw_moments_mean_part(gself, gmean, self, dims, keepdim);
+}
+static inline PyObject *tn_bw_std_mean_backward(PyObject *gstd, PyObject *gmean, PyObject *self, PyObject *std, tn_ints dims,
+                                                const tn_value *corr, bool keepdim) {
+    PyObject *gself = NULL;
+    if (gstd && !(gself = tn_bw_std_backward(std, gstd, self, dims, corr, keepdim))) return NULL;
+    return tn_bw_moments_mean_part(gself, gmean, self, dims, keepdim);
+}
+
+/* ---- clamp ---- */
+/* clamp_backward(grad, self, min?, max?) for Scalar bounds: grad where self is within the bounds
+ * it has, 0 elsewhere (scalar_tensor(0., grad's dtype) first, then the mask, then where) */
+static inline PyObject *tn_bw_clamp_backward(PyObject *grad, PyObject *self, const tn_value *min, const tn_value *max) {
+    if (!min && !max) return Py_NewRef(grad);
+    PyObject *zero = tn_bw_scalar_tensor(0.0, grad), *pred = NULL, *r = NULL;
+    if (!zero) return NULL;
+    if (min && max) {
+        PyObject *ge = tn_at_ge_Scalar(self, TN_SV(min)), *le = ge ? tn_at_le_Scalar(self, TN_SV(max)) : NULL;
+        pred = le ? tn_at_logical_and_(ge, le) : NULL;
+        Py_XDECREF(ge); Py_XDECREF(le);
+    } else pred = min ? tn_at_ge_Scalar(self, TN_SV(min)) : tn_at_le_Scalar(self, TN_SV(max));
+    r = pred ? tn_at_where_self(pred, grad, zero) : NULL;
+    Py_DECREF(zero); Py_XDECREF(pred);
+    return r;
+}
+/* the same for Tensor? bounds (None: absent); logical_and out of place while a dispatch mode is
+ * active (upstream's areAnyTensorSubclassLike branch) */
+static inline PyObject *tn_bw_clamp_backward_t(PyObject *grad, PyObject *self, PyObject *min, PyObject *max) {
+    bool hmin = min && min != Py_None, hmax = max && max != Py_None;
+    if (!hmin && !hmax) return Py_NewRef(grad);
+    PyObject *zero = tn_bw_scalar_tensor(0.0, grad), *pred = NULL, *r = NULL;
+    if (!zero) return NULL;
+    if (hmin && hmax) {
+        PyObject *ge = tn_at_ge_Tensor(self, min), *le = ge ? tn_at_le_Tensor(self, max) : NULL;
+        pred = le ? (tn_bw_subclass_like() ? tn_at_logical_and(ge, le) : tn_at_logical_and_(ge, le)) : NULL;
+        Py_XDECREF(ge); Py_XDECREF(le);
+    } else pred = hmin ? tn_at_ge_Tensor(self, min) : tn_at_le_Tensor(self, max);
+    r = pred ? tn_at_where_self(pred, grad, zero) : NULL;
+    Py_DECREF(zero); Py_XDECREF(pred);
+    return r;
+}
+/* clamp_backward_min_max(grad, self, min?, max?, mask) -> (min's, max's): grad where the bound was
+ * the one taken (with both: self < min and min < max for min, self > max or max < min for max),
+ * 0 elsewhere; None where the mask says no or the bound is absent */
+static inline PyObject *tn_bw_clamp_backward_min_max(PyObject *grad, PyObject *self, PyObject *min, PyObject *max, tn_ints mask) {
+    const int64_t *m;
+    if (tn_bw_ints(mask, &m) != 2) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: clamp_backward_min_max: a mask of 2");
+        return NULL;
+    }
+    bool hmin = min && min != Py_None, hmax = max && max != Py_None, sub = tn_bw_subclass_like();
+    PyObject *zero = tn_bw_scalar_tensor(0.0, grad), *a = NULL, *b = NULL, *r = NULL;
+    bool ok = zero != NULL;
+    if (ok && hmin && hmax) {
+        if (m[0]) {
+            PyObject *x = tn_at_lt_Tensor(self, min), *y = x ? tn_at_lt_Tensor(min, max) : NULL;
+            PyObject *p = y ? (sub ? tn_at_logical_and(x, y) : tn_at_logical_and_(x, y)) : NULL;
+            ok = p && (a = tn_at_where_self(p, grad, zero));
+            Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(p);
+        }
+        if (ok && m[1]) {
+            PyObject *x = tn_at_gt_Tensor(self, max), *y = x ? tn_at_lt_Tensor(max, min) : NULL;
+            PyObject *p = y ? (sub ? tn_at_logical_or(x, y) : tn_at_logical_or_(x, y)) : NULL;
+            ok = p && (b = tn_at_where_self(p, grad, zero));
+            Py_XDECREF(x); Py_XDECREF(y); Py_XDECREF(p);
+        }
+    } else if (ok && hmin && m[0]) {
+        PyObject *p = tn_at_lt_Tensor(self, min);
+        ok = p && (a = tn_at_where_self(p, grad, zero));
+        Py_XDECREF(p);
+    } else if (ok && hmax && m[1]) {
+        PyObject *p = tn_at_gt_Tensor(self, max);
+        ok = p && (b = tn_at_where_self(p, grad, zero));
+        Py_XDECREF(p);
+    }
+    if (ok) r = PyTuple_Pack(2, a ? a : Py_None, b ? b : Py_None);
+    Py_XDECREF(zero); Py_XDECREF(a); Py_XDECREF(b);
+    return r;
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

@@ -82,108 +82,11 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 static PyObject *cj(PyObject *x);
 
-/* pow.Tensor_Scalar: grad * (exponent * self.pow(exponent - 1)) */
-static int f_pow_scalar(tn_node *n, PyObject **g, PyObject **o) {
-    double e = arg_f(n, 1);
-    if (!need(n, 0)) return 0;
-    if (e == 0.0) { PUT(0, tn_at_zeros_like(g[0], NULL, NULL, NULL, NULL, NULL)); return 0; }
-    PyObject *self = saved(n, 0);
-    if (!self) return -1;
-    bool is_int = n->args[1].tag == TN_V_INT;
-    PyObject *em1 = is_int ? PyLong_FromLongLong(arg_i(n, 1) - 1) : PyFloat_FromDouble(e - 1);
-    PyObject *ex = is_int ? PyLong_FromLongLong(arg_i(n, 1)) : PyFloat_FromDouble(e);
-    PyObject *p = tn_at_pow_Tensor_Scalar(self, TN_SO(em1));
-    PyObject *m = p ? cj(tn_at_mul_Scalar(p, TN_SO(ex))) : NULL;   /* (exponent * self.pow(...)).conj() */
-    PyObject *r = m ? tn_at_mul_Tensor(g[0], m) : NULL;
-    Py_DECREF(self); Py_XDECREF(em1); Py_XDECREF(ex); Py_XDECREF(p); Py_XDECREF(m);
-    PUT(0, r);
-    return 0;
-}
 
 static PyObject *scalar_minus(double c, PyObject *t);
-static int f_silu(tn_node *n, PyObject **g, PyObject **o) {
-    PyObject *s = saved(n, 0);
-    if (!s) return -1;
-    if (tn_grad_enabled()) {   /* infinitely_differentiable_silu_backward: grad * sig * (1.0 + self * (1.0 - sig)) */
-        PyObject *sg = tn_at_sigmoid(s), *om = scalar_minus(1.0, sg);
-        PyObject *xm = om ? tn_at_mul_Tensor(s, om) : NULL;
-        PyObject *ad = xm ? tn_at_add_Scalar(xm, TN_SD(1.0), TN_SDEF) : NULL;
-        PyObject *gs = ad ? tn_at_mul_Tensor(g[0], sg) : NULL;
-        PyObject *r = gs ? tn_at_mul_Tensor(gs, ad) : NULL;
-        Py_XDECREF(sg); Py_XDECREF(om); Py_XDECREF(xm); Py_XDECREF(ad); Py_XDECREF(gs); Py_DECREF(s);
-        PUT(0, r);
-        return 0;
-    }
-    PUTX(0, tn_at_silu_backward(g[0], s), s);
-    return 0;
-}
 
 /* ---- reductions ---- */
 
-static PyObject *expand_to(PyObject *t, tn_node *n, int i) {
-    PyObject *sz = sizes_of(n, i);
-    PyObject *r = sz ? tn_at_expand(t, TN_IPY(sz), false) : NULL;
-    Py_XDECREF(sz);
-    return r;
-}
-/* sum_backward(grad, sizes, dims, keepdim): unsqueeze the reduced dims (ascending), expand */
-static PyObject *sum_backward(PyObject *grad, tn_node *n, int dims_arg, bool keepdim) {
-    const tn_meta *m = meta(n, 0);
-    PyObject *gg = Py_NewRef(grad);
-    if (!keepdim && m->ndim > 0) {
-        bool mask[TN_MAX_DIMS] = {0};
-        const tn_value *dv = dims_arg >= 0 ? &n->args[dims_arg] : NULL;
-        if (!dv || dv->tag != TN_V_INTLIST || dv->u.ints.n == 0) {
-            for (int d = 0; d < m->ndim; d++) mask[d] = true;
-        } else {
-            for (int k = 0; k < dv->u.ints.n; k++) {
-                int64_t d = dv->u.ints.v[k];
-                if (d < 0) d += m->ndim;
-                if (d >= 0 && d < m->ndim) mask[d] = true;
-            }
-        }
-        int cnt = 0;
-        for (int d = 0; d < m->ndim; d++) cnt += mask[d];
-        if (cnt == 1) {
-            for (int d = 0; d < m->ndim; d++)
-                if (mask[d]) Py_SETREF(gg, tn_at_unsqueeze(gg, d));
-        } else if (tn_tensor_of(gg)->ndim != m->ndim) {
-            for (int d = 0; d < m->ndim && gg; d++)
-                if (mask[d]) Py_SETREF(gg, tn_at_unsqueeze(gg, d));
-        }
-        if (!gg) return NULL;
-    }
-    PyObject *r = expand_to(gg, n, 0);
-    Py_DECREF(gg);
-    return r;
-}
-static int f_sum_dim(tn_node *n, PyObject **g, PyObject **o) { PUT(0, sum_backward(g[0], n, 1, n->args[2].u.i)); return 0; }
-static int f_mean(tn_node *n, PyObject **g, PyObject **o) {   /* grad.expand(sizes) / numel */
-    int64_t numel = 1;
-    for (int d = 0; d < meta(n, 0)->ndim; d++) numel *= tn_meta_sizes(meta(n, 0))[d];
-    PyObject *e = expand_to(g[0], n, 0);
-    if (!e) return -1;
-    PUTX(0, tn_at_div_Scalar(e, TN_SI((long long)numel)), e);
-    return 0;
-}
-static int f_mean_dim(tn_node *n, PyObject **g, PyObject **o) {
-    const tn_meta *m = meta(n, 0);
-    const tn_value *dv = &n->args[1];
-    int64_t cnt = 1;
-    if (dv->tag != TN_V_INTLIST || dv->u.ints.n == 0) {
-        for (int d = 0; d < m->ndim; d++) cnt *= tn_meta_sizes(m)[d];
-    } else {
-        for (int k = 0; k < dv->u.ints.n; k++) {
-            int64_t d = dv->u.ints.v[k];
-            if (d < 0) d += m->ndim;
-            cnt *= m->ndim ? tn_meta_sizes(m)[d] : 1;
-        }
-    }
-    PyObject *s = sum_backward(g[0], n, 1, n->args[2].u.i);
-    if (!s) return -1;
-    PUTX(0, tn_at_div_Scalar(s, TN_SI((long long)cnt)), s);
-    return 0;
-}
 
 /* ---- matrix products ---- */
 
@@ -291,20 +194,6 @@ static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NUL
 
 /* ---- views and shape ---- */
 
-static int f_permute(tn_node *n, PyObject **g, PyObject **o) {
-    const tn_value *dv = &n->args[1];
-    int nd = dv->u.ints.n;
-    PyObject *inv = PyList_New(nd);
-    if (!inv) return -1;
-    for (int i = 0; i < nd; i++) PyList_SetItem(inv, i, PyLong_FromLong(0));
-    for (int i = 0; i < nd; i++) {
-        int64_t d = dv->u.ints.v[i];
-        if (d < 0) d += nd;
-        PyList_SetItem(inv, d, PyLong_FromLong(i));
-    }
-    PUTX(0, tn_at_permute(g[0], TN_IPY(inv)), inv);
-    return 0;
-}
 static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m));
     PyObject *r = sz ? tn_at_new_zeros(like, TN_IPY(sz), NULL, NULL, NULL, NULL) : NULL;
@@ -347,24 +236,6 @@ static int f_stack(tn_node *n, PyObject **g, PyObject **o) {
     }
     return 0;
 }
-/* split / split_with_sizes / unbind: the gradients of the pieces (zeros for pieces without one)
- * joined again */
-static int join_pieces(tn_node *n, PyObject **g, PyObject **o, int64_t dim, bool stack) {
-    PyObject *like = NULL;
-    for (int k = 0; k < n->nout && !like; k++) like = g[k];
-    if (!like) return 0;
-    PyObject *l = PyList_New(n->nout);
-    if (!l) return -1;
-    for (int k = 0; k < n->nout; k++) {
-        PyObject *p = g[k] ? Py_NewRef(g[k]) : zeros_meta(like, &n->out_meta[k]);
-        if (!p) { Py_DECREF(l); return -1; }
-        PyList_SetItem(l, k, p);
-    }
-    PUTX(0, (stack ? tn_at_stack(TN_TPY(l), (long long)dim) : tn_at_cat(TN_TPY(l), (long long)dim)), l);
-    return 0;
-}
-static int f_split(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[2].u.i, false); }
-static int f_unbind(tn_node *n, PyObject **g, PyObject **o) { return join_pieces(n, g, o, n->args[1].u.i, true); }
 
 /* _to_copy_backward: a complex gradient of a real input loses its imaginary part through
  * at::real (no warning), then grad.to(self's dtype) (no op when it already has it) */
@@ -476,39 +347,7 @@ static PyObject *scalar_minus(double c, PyObject *t) {
 /* ---- pointwise ---- */
 
 static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
-static int f_log1p(tn_node *n, PyObject **g, PyObject **o) {   /* grad / (self + 1) */
-    T_; PyObject *s = K(saved(n, 0));
-    OUTK(0, K(tn_at_div_Tensor(g[0], K(tn_at_add_Scalar(s, TN_SI(1), TN_SDEF)))));
-    DONE;
-}
-static int f_acosh(tn_node *n, PyObject **g, PyObject **o) {   /* real: grad * (self * self - 1).rsqrt() */
-    T_; PyObject *s = K(saved(n, 0));
-    if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) { drop_(&T); tn_not_implemented("complex acosh gradients"); return -1; }
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_rsqrt(K(tn_at_sub_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SI(1), TN_SDEF)))))));
-    DONE;
-}
 
-/* pow.Tensor_Tensor: pow_backward_self / pow_backward_exponent */
-static int f_pow_tt(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *e = K(saved(n, 1));
-    if (need(n, 0)) {   /* where(exponent == 0.0, 0, grad * (exponent * self.pow(exponent - 1))) */
-        PyObject *p = K(tn_at_pow_Tensor_Tensor(s, K(tn_at_sub_Scalar(e, TN_SI(1), TN_SDEF))));
-        PyObject *v = K(tn_at_mul_Tensor(g[0], K(tn_at_mul_Tensor(e, p))));
-        PyObject *c = K(tn_at_eq_Scalar(e, TN_SD(0.0)));
-        PyObject *z = K(scalar_like(g[0], 0.0));
-        OUTK(0, K(tn_at_where_self(c, z, v)));
-    }
-    if (need(n, 1)) {   /* grad * where(self == 0 & exponent >= 0, 0, result * self.to(promoted).log()) */
-        PyObject *r = K(result(n, 0));
-        PyObject *c = K(tn_at_logical_and(K(tn_at_eq_Scalar(s, TN_SI(0))), K(tn_at_ge_Scalar(e, TN_SI(0)))));
-        PyObject *s2 = r ? K(to_dt(s, tn_tensor_of(r)->dtype)) : NULL;
-        PyObject *v = K(tn_at_mul_Tensor(r, K(tn_at_log(s2))));
-        PyObject *w = K(tn_at_where_self(c, K(scalar_like(g[0], 0.0)), v));
-        OUTK(1, K(tn_at_mul_Tensor(g[0], w)));
-    }
-    DONE;
-}
 /* pow.Scalar(Scalar self, Tensor exponent): grad * (result * log(self)), zero where base == 0 and exponent >= 0 */
 static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -526,81 +365,13 @@ static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- clamp ---- */
 
-/* clamp(self, min?, max?) with Scalars: where((self >= min).logical_and_(self <= max), grad, 0) */
-static int f_clamp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool hmin = n->args[1].tag != TN_V_NONE, hmax = n->args[2].tag != TN_V_NONE;
-    if (!hmin && !hmax) { PUT(0, Py_NewRef(g[0])); DONE; }
-    PyObject *s = K(saved(n, 0)), *c = NULL;
-    if (hmin) c = K(tn_at_ge_Scalar(s, TN_SV(&n->args[1])));
-    if (hmax) {
-        PyObject *le = K(tn_at_le_Scalar(s, TN_SV(&n->args[2])));
-        c = hmin ? K(tn_at_logical_and_(c, le)) : le;
-    }
-    OUTK(0, K(where0(c, g[0])));
-    DONE;
-}
-/* clamp.Tensor(self, min?, max?): clamp_backward and clamp_backward_min_max */
-static int f_clamp_t(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool hmin = is_tensor_arg(n, 1), hmax = is_tensor_arg(n, 2);
-    PyObject *s = K(saved(n, 0)), *mn = hmin ? K(saved(n, 1)) : NULL, *mx = hmax ? K(saved(n, 2)) : NULL;
-    if (need(n, 0)) {
-        if (!hmin && !hmax) PUT(0, Py_NewRef(g[0]));
-        else {
-            PyObject *c = NULL;
-            if (hmin) c = K(tn_at_ge_Tensor(s, mn));
-            if (hmax) {
-                PyObject *le = K(tn_at_le_Tensor(s, mx));
-                c = hmin ? K(tn_at_logical_and_(c, le)) : le;
-            }
-            OUTK(0, K(where0(c, g[0])));
-        }
-    }
-    if (hmin && hmax) {
-        if (need(n, 1)) OUTK(1, K(where0(K(tn_at_logical_and_(K(tn_at_lt_Tensor(s, mn)), K(tn_at_lt_Tensor(mn, mx)))), g[0])));
-        if (need(n, 2)) OUTK(2, K(where0(K(tn_at_logical_or_(K(tn_at_gt_Tensor(s, mx)), K(tn_at_lt_Tensor(mx, mn)))), g[0])));
-    } else if (hmin) {
-        if (need(n, 1)) OUTK(1, K(where0(K(tn_at_lt_Tensor(s, mn)), g[0])));
-    } else if (hmax) {
-        if (need(n, 2)) OUTK(2, K(where0(K(tn_at_gt_Tensor(s, mx)), g[0])));
-    }
-    DONE;
-}
 
 
 /* ---- selecting reductions ---- */
 
-/* restore_reduced_dims(output, dims, keepdim): reshape with ones at the reduced dims */
-static PyObject *restore_reduced_dims(PyObject *out, const tn_value *dv, bool keepdim) {
-    if (!out) return NULL;
-    if (keepdim) return Py_NewRef(out);
-    const tn_tensor *t = tn_tensor_of(out);
-    int nd = dv->tag == TN_V_INTLIST ? dv->u.ints.n : 0, total = t->ndim + nd;
-    int64_t shape[TN_MAX_DIMS] = {0};
-    for (int k = 0; k < nd; k++) { int64_t i = dv->u.ints.v[k]; if (i < 0) i += total; if (i >= 0 && i < total) shape[i] = 1; }
-    int j = 0;
-    for (int d = 0; d < t->ndim; d++) { while (shape[j] > 0) j++; shape[j++] = t->sizes[d]; }
-    PyObject *l = tn_int_list(shape, total), *r = l ? tn_at_reshape(out, TN_IPY(l)) : NULL;
-    Py_XDECREF(l);
-    return r;
-}
-/* amax / amin: scale_grad_by_count(restore(grad), restore(result) == self, dim) = (g / mask.sum(dim, true)) * mask */
-static int f_amax(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool kd = n->args[2].u.i;
-    PyObject *gr = K(restore_reduced_dims(g[0], &n->args[1], kd));
-    PyObject *rr = K(restore_reduced_dims(K(result(n, 0)), &n->args[1], kd));
-    PyObject *mask = K(tn_at_eq_Tensor(rr, K(saved(n, 0))));
-    PyObject *dims = K(arg_obj(n, 1));
-    PyObject *cnt = K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL));
-    OUTK(0, K(tn_at_mul_Tensor(K(tn_at_div_Tensor(gr, cnt)), mask)));
-    DONE;
-}
 
 /* ---- variance / std ---- */
 
-static double correction_of(tn_node *n, int i) { return n->args[i].tag == TN_V_NONE ? 1.0 : arg_f(n, i); }
 /* var_backward(grad, self, dim?, correction?, keepdim) */
 static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv, double corr, bool keepdim) {
     T_;
@@ -628,74 +399,7 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
     drop_(&T);
     return r;
 }
-/* (grad / (result * 2)).masked_fill_(result == 0, 0) */
-static PyObject *std_grad_var(PyObject *grad, PyObject *res) {
-    T_;
-    PyObject *q = K(tn_at_div_Tensor(grad, K(tn_at_mul_Scalar(res, TN_SI(2)))));
-    PyObject *f = K(tn_at_masked_fill__Scalar(q, K(tn_at_eq_Scalar(res, TN_SI(0))), TN_SI(0)));
-    PyObject *r = f ? Py_NewRef(q) : NULL;
-    drop_(&T);
-    return r;
-}
-/* mean_backward(grad, sizes, dim or [], numel, keepdim) */
-static PyObject *mean_backward(PyObject *grad, tn_node *n, const tn_value *dv, bool keepdim) {
-    T_;
-    const tn_meta *m = meta(n, 0);
-    int64_t numel = 1;
-    for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
-    bool all = dv->tag != TN_V_INTLIST || dv->u.ints.n == 0;
-    PyObject *e, *r;
-    if (all) {
-        e = K(expand_to(grad, n, 0));
-        r = K(tn_at_div_Scalar(e, TN_SI((long long)numel)));
-    } else {
-        int64_t cnt = 1;
-        for (int k = 0; k < dv->u.ints.n; k++) cnt *= m->ndim ? tn_meta_sizes(m)[wrap_dim(dv->u.ints.v[k], m->ndim)] : 1;
-        PyObject *gg = grad;
-        if (!keepdim && m->ndim > 0) gg = K(unsqueeze_multiple(grad, dv, m->ndim));
-        e = K(expand_to(gg, n, 0));
-        r = K(tn_at_div_Scalar(e, TN_SI((long long)cnt)));
-    }
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-/* var.correction / std.correction / var_mean.correction / std_mean.correction (self, dim?, correction?, keepdim) */
-static int var_std(tn_node *n, PyObject **g, PyObject **o, bool is_std, bool with_mean) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    bool kd = n->args[3].u.i;
-    double corr = correction_of(n, 2);
-    PyObject *gself = NULL;
-    if (g[0]) {
-        PyObject *gv = is_std ? K(std_grad_var(g[0], K(result(n, 0)))) : g[0];
-        gself = gv ? K(var_backward(gv, s, &n->args[1], corr, kd)) : NULL;
-        if (!gself) { drop_(&T); return -1; }
-    }
-    if (with_mean && g[1]) {
-        PyObject *aux = K(mean_backward(g[1], n, &n->args[1], kd));
-        gself = gself ? K(tn_at_add_Tensor(gself, aux, TN_SDEF)) : aux;
-    }
-    if (gself || PyErr_Occurred()) OUTK(0, gself);
-    DONE;
-}
-static int f_var(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, false); }
-static int f_std(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, false); }
-static int f_var_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, false, true); }
-static int f_std_mean(tn_node *n, PyObject **g, PyObject **o) { return var_std(n, g, o, true, true); }
 
-/* logsumexp(self, dim, keepdim): grad * (self - result).exp().conj() (grad, result unsqueezed) */
-static int f_logsumexp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0)), *r = K(result(n, 0)), *gg = g[0];
-    int nd = meta(n, 0)->ndim;
-    if (!n->args[2].u.i && nd != 0) {
-        gg = K(unsqueeze_multiple(gg, &n->args[1], nd));
-        r = K(unsqueeze_multiple(r, &n->args[1], nd));
-    }
-    OUTK(0, K(tn_at_mul_Tensor(gg, K(cj(tn_at_exp(K(tn_at_sub_Tensor(s, r, TN_SDEF))))))));
-    DONE;
-}
 
 /* prod_safe_zeros_backward(grad, inp, dim) */
 static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
@@ -833,28 +537,9 @@ static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return
 
 /* ---- activations with aten backward ops ---- */
 
-/* celu(self, alpha) / celu_: elu_backward(grad, alpha, 1, 1.0 / float(alpha), is_result, self or result) */
-static int f_celu(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    bool inpl = n->inplace;
-    PyObject *x = inpl ? K(result(n, 0)) : K(saved(n, 0));
-    PyObject *alpha = K(arg_obj(n, 1));
-    double al = alpha ? PyFloat_AsDouble(alpha) : 1.0;
-    if (al == -1.0 && PyErr_Occurred()) return -1;
-    OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(alpha), TN_SI(1), TN_SD(1.0 / (double)(float)al), inpl, x)));
-    DONE;
-}
 
 /* ---- indexing, scatter / gather ---- */
 
-/* masked_fill.Tensor: self: grad.masked_fill(mask, 0); value: grad.masked_select(mask).sum() */
-static int f_masked_fill_t(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *m = K(saved(n, 1));
-    OUTK(0, K(tn_at_masked_fill_Scalar(g[0], m, TN_SI(0))));
-    if (need(n, 2)) OUTK(2, K(tn_at_sum(K(tn_at_masked_select(g[0], m)), NULL)));
-    DONE;
-}
 /* _unsafe_index.Tensor: upstream's _unsafe_index_put(grad.new_zeros(self.sizes(), self.options()),
  * indices, grad, true); _unsafe_index_put has no kernel here, so the same sums through
  * _index_put_impl_(..., accumulate=true, unsafe=true) (index.Tensor's formula is generated) */
@@ -948,15 +633,6 @@ static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
 
-static int f_zeros_all(tn_node *n, PyObject **g, PyObject **o) {
-    for (int i = 0; i < n->nargs; i++) {
-        if (!is_tensor_arg(n, i) || !need(n, i)) continue;
-        PyObject *z = zeros_meta(g[0], meta(n, i));
-        if (!z) return -1;
-        put(n, o, i, z);
-    }
-    return 0;
-}
 
 /* ---- more binary pointwise ---- */
 
@@ -1015,59 +691,6 @@ static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- double backward: formulas of the backward ops ---- */
 
-/* _softmax_backward_data(grad_output, output, dim, input_dtype) */
-static int f_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *out = K(saved(n, 1));
-    long long dim = (long long)arg_i(n, 2);
-    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
-    if (need(n, 0)) OUTK(0, K(tn_at__softmax_backward_data(gg, out, dim, K(arg_obj(n, 3)))));
-    if (need(n, 1)) {   /* softmax_double_backward(gg, grad_output, dim, output) */
-        PyObject *go = K(saved(n, 0));
-        PyObject *t0 = K(tn_at_mul_Tensor(go, gg));
-        PyObject *t1 = K(tn_at_mul_Tensor(K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(out, go)), TN_IS(dim), true, NULL)), gg));
-        PyObject *t2 = K(tn_at_mul_Tensor(go, K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(out, gg)), TN_IS(dim), true, NULL))));
-        PyObject *r = K(tn_at_sub_Tensor(K(tn_at_sub_Tensor(t0, t1, TN_SDEF)), t2, TN_SDEF));
-        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
-    }
-    DONE;
-}
-/* _log_softmax_backward_data(grad_output, output, dim, input_dtype) */
-static int f_log_softmax_backward_data(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *out = K(saved(n, 1));
-    long long dim = (long long)arg_i(n, 2);
-    PyObject *gg = out ? K(to_dt(g[0], tn_tensor_of(out)->dtype)) : NULL;
-    PyObject *ex = K(tn_at_exp(out));
-    if (need(n, 0)) OUTK(0, K(tn_at_sub_Tensor(gg, K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(gg, ex)), TN_IS(dim), true, NULL)), TN_SDEF)));
-    if (need(n, 1)) {
-        PyObject *ns = K(tn_at_neg(K(tn_at_sum_dim_IntList(K(saved(n, 0)), TN_IS(dim), true, NULL))));
-        PyObject *r = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(ns, ex)), gg));
-        OUTK(1, r ? K(to_dt(r, tn_tensor_of(out)->dtype)) : NULL);
-    }
-    DONE;
-}
-/* mse_loss_double_backward(grad, input, reduction): 2 * grad, / numel for mean */
-static PyObject *mse_double(PyObject *grad, const tn_meta *m, int64_t reduction) {
-    PyObject *r = tn_at_mul_Scalar(grad, TN_SI(2));
-    if (r && reduction == 1) {
-        int64_t numel = 1;
-        for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
-        PyObject *q = tn_at_div__Scalar(r, TN_SI((long long)numel));
-        if (!q) Py_CLEAR(r);
-        Py_XDECREF(q);
-    }
-    return r;
-}
-static int f_mse_loss_backward(tn_node *n, PyObject **g, PyObject **o) {   /* (grad_output, self, target, reduction) */
-    T_;
-    int64_t red = arg_i(n, 3);
-    if (need(n, 0)) OUTK(0, K(tn_at_mse_loss_backward(g[0], K(saved(n, 1)), K(saved(n, 2)), (long long)red)));
-    PyObject *ggo = (need(n, 1) || need(n, 2)) ? K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))) : NULL;
-    if (need(n, 1)) OUTK(1, K(mse_double(ggo, meta(n, 1), red)));
-    if (need(n, 2)) OUTK(2, K(tn_at_neg(K(mse_double(ggo, meta(n, 2), red)))));
-    DONE;
-}
 
 /* ---- more indexing ---- */
 
@@ -1351,65 +974,7 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* log_sigmoid_backward(grad_output, self, buffer): grad_output: log_sigmoid_backward(grad, self, buffer);
- * self: log_sigmoid_double_backward(grad * grad_output, self) = g * (sigmoid(self) - 1) * sigmoid(self) */
-static int f_log_sigmoid_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (need(n, 0)) OUTK(0, K(tn_at_log_sigmoid_backward(g[0], K(saved(n, 1)), K(saved(n, 2)))));
-    if (need(n, 1)) {
-        PyObject *gg = K(tn_at_mul_Tensor(g[0], K(saved(n, 0))));
-        PyObject *z = gg ? K(tn_at_sigmoid(K(saved(n, 1)))) : NULL;
-        PyObject *zm = z ? K(tn_at_sub_Scalar(z, TN_SI(1), TN_SDEF)) : NULL;
-        PyObject *m = zm ? K(tn_at_mul_Tensor(gg, zm)) : NULL;
-        OUTK(1, m ? K(tn_at_mul_Tensor(m, z)) : NULL);
-    }
-    DONE;
-}
-/* smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
- * grad * (|input - target| < beta).type_as(grad) / beta [/= numel]; huber's: grad * (|d| < delta) [/= numel] */
-static PyObject *sl1_huber_double(tn_node *n, tmps *T, PyObject *g, bool huber) {
-    int64_t red = arg_i(n, 3);
-    double par = arg_f(n, 4);
-    PyObject *gg = keep_(T, tn_at_mul_Tensor(g, keep_(T, saved(n, 0))));
-    if (!gg) return NULL;
-    if (!huber && par == 0) return keep_(T, zeros_grad(gg));
-    PyObject *d = keep_(T, tn_at_sub_Tensor(keep_(T, saved(n, 1)), keep_(T, saved(n, 2)), TN_SDEF));
-    PyObject *ad = d ? keep_(T, tn_at_abs(d)) : NULL;
-    PyObject *lt = ad ? keep_(T, tn_at_lt_Scalar(ad, TN_SD(par))) : NULL;
-    PyObject *r = NULL;
-    if (lt && huber) r = keep_(T, tn_at_mul_Tensor(gg, lt));
-    else if (lt) {
-        PyObject *ta = keep_(T, to_dt(lt, tn_tensor_of(gg)->dtype));
-        PyObject *m = ta ? keep_(T, tn_at_mul_Tensor(gg, ta)) : NULL;
-        r = m ? keep_(T, tn_at_div_Scalar(m, TN_SD(par))) : NULL;
-    }
-    return loss_mean_div(r, T, red, meta(n, 1));
-}
 typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
-/* smooth_l1_loss_backward / huber_loss_backward(grad_output, self, target, reduction, beta|delta) */
-static int loss_pair_backward(tn_node *n, PyObject **g, PyObject **o, bool huber) {
-    T_;
-    loss_backward_fn bwd = huber ? tn_at_huber_loss_backward : tn_at_smooth_l1_loss_backward;
-    int64_t red = arg_i(n, 3);
-    if (need(n, 0)) {
-        PyObject *s = K(saved(n, 1)), *t = K(saved(n, 2));
-        if (!huber || red == 0) OUTK(0, K(bwd(g[0], s, t, red, arg_f(n, 4))));
-        else {   /* huber_loss_double_backward_grad_output: (huber_loss_backward(ones_like(grad_output), ...) * grad).sum() */
-            PyObject *ones = K(tn_at_ones_like(K(saved(n, 0)), NULL, NULL, NULL, NULL, NULL));
-            PyObject *r = ones ? K(bwd(ones, s, t, red, arg_f(n, 4))) : NULL;
-            PyObject *m = r ? K(tn_at_mul_Tensor(r, g[0])) : NULL;
-            OUTK(0, m ? K(tn_at_sum(m, NULL)) : NULL);
-        }
-    }
-    if (need(n, 1)) OUTK(1, sl1_huber_double(n, &T, g[0], huber));
-    if (need(n, 2)) {
-        PyObject *r = sl1_huber_double(n, &T, g[0], huber);
-        OUTK(2, r ? K(tn_at_neg(r)) : NULL);
-    }
-    DONE;
-}
-static int f_smooth_l1_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, false); }
-static int f_huber_backward(tn_node *n, PyObject **g, PyObject **o) { return loss_pair_backward(n, g, o, true); }
 /* nll_loss2d_backward: grad_output: nll_loss2d(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
 static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -2162,17 +1727,6 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *m = result(n, 1);
     if (!m) return -1;
     PUTX(0, dropout_bw(g[0], m, scale), m);
-    return 0;
-}
-static int f_native_dropout_backward(tn_node *n, PyObject **g, PyObject **o) {
-    /* native_dropout_double_backward: ggI.type_as(grad) * (mask.type_as(grad) * scale) */
-    PyObject *go = saved(n, 0), *m = go ? saved(n, 1) : NULL;
-    PyObject *gt = m ? tn_at_type_as(g[0], go) : NULL;
-    PyObject *mt = gt ? tn_at_type_as(m, go) : NULL;
-    PyObject *ms = mt ? tn_at_mul_Scalar(mt, TN_SD(arg_f(n, 2))) : NULL;
-    Py_XDECREF(go); Py_XDECREF(m); Py_XDECREF(mt);
-    if (!ms) { Py_XDECREF(gt); return -1; }
-    PUTX(0, tn_at_mul_Tensor(gt, ms), gt, ms);
     return 0;
 }
 
@@ -2976,19 +2530,6 @@ static int f__euclidean_dist(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- breadth family (helper-opb): gamma functions ----
- * mvlgamma: mvlgamma_backward(grad, self, p) (FunctionsManual:
- * arange(-p/2 + 0.5, 0.5, 0.5, self.options()).add(self.unsqueeze(-1)).digamma_().sum(-1) * grad). */
-static int f_mvlgamma(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    int64_t p = arg_i(n, 1);
-    PyObject *ar = s ? K(tn_at_arange_start_step(TN_SD(-(double)p / 2. + 0.5), TN_SD(0.5), TN_SD(0.5),
-                                                 TN_DT(tn_tensor_of(s)->dtype), NULL, NULL, NULL)) : NULL;
-    PyObject *args = K(tn_at_add_Tensor(ar, K(tn_at_unsqueeze(s, -1)), TN_SDEF));
-    PyObject *dg = K(tn_at_digamma_(args));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], K(tn_at_sum_dim_IntList(dg, TN_IS(-1), false, NULL)))));
-    DONE;
-}
 
 /* ==== misc breadth family (ops/misc_ops.c; helper-misc) ==== */
 
@@ -3066,13 +2607,6 @@ static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
     Py_XDECREF(re);
     return 0;
 }
-/* ---- nn.functional breadth (helper-nnf): channel shuffle, prelu ---- */
-static int f_channel_shuffle(tn_node *n, PyObject **g, PyObject **o) {   /* channel_shuffle(grad, grad.size(1) / groups) */
-    T_;
-    int64_t gr = arg_i(n, 1), c = tn_tensor_of(g[0])->ndim > 1 ? tn_tensor_of(g[0])->sizes[1] : 0;
-    OUTK(0, K(tn_at_channel_shuffle(g[0], (long long)(gr ? c / gr : 0))));
-    DONE;
-}
 /* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
  * and sumdim / its expand swapped */
 static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
@@ -3108,58 +2642,7 @@ static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
 }
 static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
 static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
-/* sinc_backward: self_pi = self * pi; self_squared_pi = self * self * pi;
- * out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj()  (upstream's graph);
- * where(self_squared_pi == 0, zeros({}, grad.options()), out) */
-static int f_sinc(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *sp = K(tn_at_mul_Scalar(s, TN_SD(3.14159265358979323846)));
-    PyObject *ssp = K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(s, s)), TN_SD(3.14159265358979323846)));
-    PyObject *num = K(tn_at_sub_Tensor(K(tn_at_mul_Tensor(sp, K(tn_at_cos(sp)))), K(tn_at_sin(sp)), TN_SDEF));
-    PyObject *out = K(tn_at_mul_Tensor(g[0], K(cj(tn_at_div_Tensor(num, ssp)))));
-    PyObject *z = K(scalar_like(g[0], 0.0));
-    OUTK(0, K(tn_at_where_self(K(tn_at_eq_Scalar(ssp, TN_SD(0.0))), z, out)));
-    DONE;
-}
-static int f_ndtri(tn_node *n, PyObject **g, PyObject **o) {   /* grad * sqrt(2 pi) * (result.square() / 2).exp() */
-    T_; PyObject *r = K(result(n, 0));
-    PyObject *a = K(tn_at_mul_Scalar(g[0], TN_SD(2.50662827463100050242)));
-    PyObject *e = K(tn_at_exp(K(tn_at_div_Scalar(K(tn_at_square(r)), TN_SI(2)))));
-    OUTK(0, K(tn_at_mul_Tensor(a, e)));
-    DONE;
-}
-/* angle_backward for a real self: zeros_like(self) */
-static int f_angle(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    if (s && tn_dtype_is_complex(tn_tensor_of(s)->dtype)) {
-        PyErr_SetString(PyExc_NotImplementedError, "torchnative: the derivative of aten::angle for complex inputs is not implemented");
-        drop_(&T);
-        return -1;
-    }
-    OUTK(0, K(tn_at_zeros_like(s, NULL, NULL, NULL, NULL, NULL)));
-    DONE;
-}
-/* nansum_backward(grad.to(self.scalar_type()), self, dim, keepdim):
- * sum_backward(grad, self.sizes(), dim, keepdim) * self.isnan().logical_not() */
-static int f_nansum(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0));
-    PyObject *gg = g[0];
-    if (s) gg = K(to_dt(gg, tn_tensor_of(s)->dtype));
-    PyObject *sb = K(sum_backward(gg, n, 1, n->args[2].tag == TN_V_BOOL || n->args[2].tag == TN_V_INT ? n->args[2].u.i != 0 : false));
-    PyObject *m = K(tn_at_logical_not(K(tn_at_isnan(s))));
-    OUTK(0, K(tn_at_mul_Tensor(sb, m)));
-    DONE;
-}
 
-/* special_log_ndtr: grad / sqrt(2 pi) * (result + self.pow(2) / 2).neg().exp() */
-static int f_log_ndtr(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    PyObject *a = K(tn_at_div_Scalar(g[0], TN_SD(2.50662827463100050242)));
-    PyObject *e = K(tn_at_add_Tensor(r, K(tn_at_div_Scalar(K(tn_at_pow_Tensor_Scalar(s, TN_SI(2))), TN_SI(2))), TN_SDEF));
-    e = K(tn_at_exp(K(tn_at_neg(e))));
-    OUTK(0, K(tn_at_mul_Tensor(a, e)));
-    DONE;
-}
 
 /* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
  * angle: real(grad_conj * (result * 1j)) */
@@ -3283,16 +2766,6 @@ static int f_fft_c2r(tn_node *n, PyObject **g, PyObject **o) {
     Py_DECREF(dim);
     if (!gi) return -1;
     put(n, o, 0, gi);
-    return 0;
-}
-static int f_fft_c2c(tn_node *n, PyObject **g, PyObject **o) {
-    if (!need(n, 0)) return 0;
-    PyObject *dim = arg_obj(n, 1);
-    if (!dim) return -1;
-    PyObject *r = tn_at__fft_c2c(g[0], TN_IPY(dim), (long long)arg_i(n, 2), !(arg_i(n, 3)));
-    Py_DECREF(dim);
-    if (!r) return -1;
-    put(n, o, 0, r);
     return 0;
 }
 
@@ -3517,46 +2990,28 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
-    {TN_ROW_pow_Tensor_Scalar, f_pow_scalar}, {TN_ROW_pow__Scalar, f_pow_scalar},
-    {TN_ROW_silu, f_silu}, {TN_ROW_silu_, f_silu},
-    {TN_ROW_sum_dim_IntList, f_sum_dim}, {TN_ROW_mean, f_mean}, {TN_ROW_mean_dim, f_mean_dim},
     {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
-    {TN_ROW_permute, f_permute},
     {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
-    {TN_ROW_split_Tensor, f_split}, {TN_ROW_split_with_sizes, f_split}, {TN_ROW_unbind_int, f_unbind},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_log1p, f_log1p}, {TN_ROW_log1p_, f_log1p},
-    {TN_ROW_acosh, f_acosh},
-    {TN_ROW_pow_Tensor_Tensor, f_pow_tt}, {TN_ROW_pow__Tensor, f_pow_tt}, {TN_ROW_pow_Scalar, f_pow_sc},
-    {TN_ROW_clamp, f_clamp}, {TN_ROW_clamp_, f_clamp}, {TN_ROW_clamp_Tensor, f_clamp_t}, {TN_ROW_clamp__Tensor, f_clamp_t},
-    {TN_ROW_celu, f_celu}, {TN_ROW_celu_, f_celu},
+    {TN_ROW_pow_Scalar, f_pow_sc},
     /* reductions */
-    {TN_ROW_amax, f_amax}, {TN_ROW_amin, f_amax},
-    {TN_ROW_var_correction, f_var}, {TN_ROW_std_correction, f_std},
-    {TN_ROW_var_mean_correction, f_var_mean}, {TN_ROW_std_mean_correction, f_std_mean},
-    {TN_ROW_logsumexp, f_logsumexp},
     {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
     {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
     {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
-    {TN_ROW_masked_fill_Tensor, f_masked_fill_t}, {TN_ROW_masked_fill__Tensor, f_masked_fill_t},
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
-    {TN_ROW_normal_Tensor_float, f_zeros_all}, {TN_ROW_normal_float_Tensor, f_zeros_all},
-    {TN_ROW_normal_Tensor_Tensor, f_zeros_all},
     {TN_ROW_addmm_, f_addmm},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW__softmax_backward_data, f_softmax_backward_data}, {TN_ROW__log_softmax_backward_data, f_log_softmax_backward_data},
-    {TN_ROW_mse_loss_backward, f_mse_loss_backward},
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
@@ -3573,11 +3028,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* pooling and interpolation family */
     {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
     /* training family (dropout, embedding; helper-data) */
-    {TN_ROW_native_dropout, f_native_dropout}, {TN_ROW_native_dropout_backward, f_native_dropout_backward},
+    {TN_ROW_native_dropout, f_native_dropout}, 
     /* loss family (ops/loss.c) */
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
-    {TN_ROW_log_sigmoid_backward, f_log_sigmoid_backward},
-    {TN_ROW_smooth_l1_loss_backward, f_smooth_l1_backward}, {TN_ROW_huber_loss_backward, f_huber_backward},
     {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
@@ -3594,26 +3047,16 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
-    {TN_ROW_permute_copy, f_permute},
-    {TN_ROW_split_copy_Tensor, f_split}, {TN_ROW_split_with_sizes_copy, f_split},
-    {TN_ROW_unbind_copy_int, f_unbind},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
-    {TN_ROW_mvlgamma, f_mvlgamma}, {TN_ROW_mvlgamma_, f_mvlgamma},
     /* misc breadth family (helper-misc) */
     {TN_ROW_aminmax, f_aminmax},
-    {TN_ROW_unsafe_split_Tensor, f_split}, {TN_ROW_unsafe_split_with_sizes, f_split},
     {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
-    {TN_ROW_channel_shuffle, f_channel_shuffle},
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
-    {TN_ROW_sinc, f_sinc}, {TN_ROW_sinc_, f_sinc},
-    {TN_ROW_special_ndtri, f_ndtri},
-    {TN_ROW_angle, f_angle}, {TN_ROW_nansum, f_nansum},
-    {TN_ROW_special_log_ndtr, f_log_ndtr},
     {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     {TN_ROW_addbmm, f_addbmm},
@@ -3621,7 +3064,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */
-    {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, {TN_ROW__fft_c2c, f_fft_c2c},
+    {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, 
     /* recurrent layers (helper-rnn) */
     {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */

@@ -584,8 +584,14 @@ done:
 
 /* A tensor an op made with storage of its own starts at version 0, as upstream's (kernels that
  * fill a fresh result through an in-place step, randn's normal_, must not count). Ops that write
- * an argument keep their counts. */
-static void fresh_versions(const tn_schema *s, PyObject *r) {
+ * an argument keep their counts, and so does an argument returned as it is (to() or contiguous()
+ * with nothing to do: upstream returns self, its version untouched). */
+static bool is_tensor_arg(const tn_schema *s, const tn_value *args, PyObject *t) {
+    for (int i = 0; i < s->nargs; i++)
+        if (args[i].tag == TN_V_TENSOR && args[i].u.obj == t) return true;
+    return false;
+}
+static void fresh_versions(const tn_schema *s, const tn_value *args, PyObject *r) {
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write) return;
     PyObject *one[1] = {r};
@@ -594,7 +600,8 @@ static void fresh_versions(const tn_schema *s, PyObject *r) {
     if (PyTuple_Check(r)) { n = PyTuple_Size(r); items = NULL; }
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *t = items ? items[k] : PyTuple_GetItem(r, k);
-        if (t && tn_py_is_tensor(t) && tn_tensor_of(t)->storage->refcnt == 1 && !((tn_tensor_obj *)t)->base)
+        if (t && tn_py_is_tensor(t) && tn_tensor_of(t)->storage->refcnt == 1 && !((tn_tensor_obj *)t)->base &&
+            !is_tensor_arg(s, args, t))
             tn_tensor_of(t)->storage->version = 0;
     }
 }
@@ -1104,6 +1111,6 @@ PyObject *tn_door_below_autograd_op(const tn_op_def *d, const tn_schema *s, tn_v
     }
     if (tn_door_no_data((int)(d - tn_op_at(0)), args)) return NULL;
     PyObject *r = d->fn(args);
-    if (r) fresh_versions(s, r);
+    if (r) fresh_versions(s, args, r);
     return r;
 }

@@ -313,3 +313,22 @@ with fwAD.dual_level():
     r = [fwAD.unpack_dual(torch.prod(x)).tangent, fwAD.unpack_dual(x.prod(1)).tangent, fwAD.unpack_dual(x.prod(0, True)).tangent]
 r""",
 }.items()}, tol=F32, vars=False)
+
+# An op returning its argument as it is (to() with nothing to do, contiguous() of a contiguous
+# tensor) leaves that tensor's version counter alone: a saved input read twice (retain_graph)
+# after such a call inside the backward formula (pow's `self.to(result_type)`) still matches.
+cases("version_kept_by_noop_ops", {
+    "to_same_dtype": "x = torch.ones(3); x.add_(1); y = x.to(torch.float32); (y is x, x._version)",
+    "to_no_grad": "x = torch.ones(3, requires_grad=True)\nwith torch.no_grad():\n    x.add_(1)\n    y = x.to(torch.float32)\n(y is x, x._version)",
+    "contiguous": "x = torch.ones(2, 3); x.mul_(2); y = x.contiguous(); (y is x, x._version)",
+    "pow_twice": """
+a = torch.tensor(1.5, dtype=torch.float64, requires_grad=True)
+b = torch.tensor(0.7, dtype=torch.float64, requires_grad=True)
+with torch.no_grad():
+    a.add_(1)
+    b.add_(1)
+y = torch.pow(a, b)
+g1 = torch.autograd.grad(y, (a, b), retain_graph=True)
+g2 = torch.autograd.grad(y, (a, b))
+(g1, g2, a._version, b._version)""",
+})
