@@ -17,6 +17,7 @@
 
 #include "autograd/autograd.h"
 #include "core/profiler.h"
+#include "ops/common.h"
 
 /* ---- ProfilerConfig / _ExperimentalConfig ---------------------------------------------------- */
 
@@ -203,15 +204,6 @@ static const char *input_type(const tn_prof_input *p, char *buf, size_t n) {
     }
 }
 
-static PyObject *int_list(const int64_t *v, int n) {
-    PyObject *l = PyList_New(n);
-    for (int i = 0; l && i < n; i++) {
-        PyObject *x = PyLong_FromLongLong(v[i]);
-        if (!x) { Py_CLEAR(l); break; }
-        PyList_SetItem(l, i, x);
-    }
-    return l;
-}
 
 /* concrete value of a scalar input (None for tensors, None, strings) */
 static PyObject *input_value(const tn_prof_input *p) {
@@ -219,7 +211,7 @@ static PyObject *input_value(const tn_prof_input *p) {
     case TN_PI_INT: return PyLong_FromLongLong(p->v.i);
     case TN_PI_BOOL: return PyBool_FromLong((long)p->v.i);
     case TN_PI_FLOAT: return PyFloat_FromDouble(p->v.f);
-    case TN_PI_INTLIST: return int_list(p->ints, p->n);
+    case TN_PI_INTLIST: return tn_int_list(p->ints, p->n);
     case TN_PI_FLOATLIST: {
         PyObject *l = PyList_New(p->n);
         for (int i = 0; l && i < p->n; i++) PyList_SetItem(l, i, PyFloat_FromDouble(p->floats[i]));
@@ -240,13 +232,13 @@ static PyObject *inputs_list(PyObject *self, int what) {
         char buf[64];
         if (what == 1) x = PyUnicode_FromString(input_type(p, buf, sizeof buf));
         else if (what == 2) x = input_value(p);
-        else if (p->kind == TN_PI_TENSOR) x = int_list(p->ints + (what == 4 ? p->n : 0), p->n);
+        else if (p->kind == TN_PI_TENSOR) x = tn_int_list(p->ints + (what == 4 ? p->n : 0), p->n);
         else if (p->kind == TN_PI_TENSORLIST && what >= 3) {
             /* ints: per element ndim, sizes, strides */
             x = PyList_New(0);
             for (int k = 0, at = 0; x && k < p->n; k++) {
                 int nd = (int)p->ints[at];
-                PyObject *s = int_list(p->ints + at + 1 + (what == 4 ? nd : 0), nd);
+                PyObject *s = tn_int_list(p->ints + at + 1 + (what == 4 ? nd : 0), nd);
                 if (!s || PyList_Append(x, s) < 0) Py_CLEAR(x);
                 Py_XDECREF(s);
                 at += 1 + 2 * nd;
