@@ -155,8 +155,8 @@ PyObject *tn_storage_to_python(tn_storage *s) {
     return (PyObject *)o;
 }
 
-/* A 0-dim tensor holding a Python number: bool -> bool, int -> int64, float -> float64,
- * complex -> complex128 (upstream's scalar_to_tensor); `wrapped` marks it a wrapped number for
+/* A 0-dim tensor holding a Python number: bool -> bool, int -> int64 (uint64 in [2**63, 2**64)),
+ * float -> float64, complex -> complex128 (upstream's scalar_to_tensor); `wrapped` marks it a wrapped number for
  * type promotion, where it only decides the category. */
 PyObject *tn_tensor_from_number(PyObject *num, bool wrapped) {
     tn_dtype dt;
@@ -165,8 +165,19 @@ PyObject *tn_tensor_from_number(PyObject *num, bool wrapped) {
     else if (PyLong_Check(num)) {
         int overflow;
         v.i = PyLong_AsLongLongAndOverflow(num, &overflow);
-        if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return NULL; }
         dt = TN_DTYPE_I64;
+        if (overflow > 0) {   /* [2**63, 2**64): upstream's unsigned Scalar becomes a uint64 tensor */
+            uint64_t u = PyLong_AsUnsignedLongLong(num);
+            if (u == (uint64_t)-1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                overflow = 1;
+            } else {
+                memcpy(&v.i, &u, sizeof u);
+                dt = TN_DTYPE_U64;
+                overflow = 0;
+            }
+        }
+        if (overflow) { PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long"); return NULL; }
     } else if (PyFloat_Check(num)) { dt = TN_DTYPE_F64; v.f = PyFloat_AsDouble(num); }
     else if (PyComplex_Check(num)) {
         dt = TN_DTYPE_C128;

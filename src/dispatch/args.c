@@ -53,7 +53,8 @@ bool tn_value_is_number(const tn_value *v) {
 
 double tn_value_as_double(const tn_value *v) {
     switch (v->tag) {
-    case TN_V_INT: case TN_V_BOOL: return (double)v->u.i;
+    case TN_V_INT: return v->uns ? (double)(uint64_t)v->u.i : (double)v->u.i;
+    case TN_V_BOOL: return (double)v->u.i;
     case TN_V_FLOAT: return v->u.f;
     case TN_V_COMPLEX: return v->u.c.re;
     default: return 0;
@@ -63,11 +64,11 @@ double tn_value_as_double(const tn_value *v) {
 /* A Python number (or 0-dim tensor for Scalar) into a number value. 1 ok, 0 not a number, -1 error.
  * An int outside int64 is read as upstream reads a Scalar: as uint64, so below INT64_MIN and
  * from 2**64 on it raises the OverflowError of that conversion ("can't convert negative int to
- * unsigned", "int too big to convert"); in [2**63, 2**64) upstream makes an unsigned Scalar,
- * cast to the result dtype where it is used: we hold it as a float64 when a floating tensor takes
- * part (`float_peer`), as the int64 the cast wraps it to when only integral tensors do
- * (`int_peers`, as wrapped_uint64), else refuse. */
-static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer, bool int_peers) {
+ * unsigned", "int too big to convert"); in [2**63, 2**64) upstream makes an unsigned Scalar: we
+ * hold it as a float64 when a floating tensor takes part (`float_peer`), else as an INT flagged
+ * `uns` holding its bits (the int64 a cast wraps it to; Scalar::to<T>()'s overflow check,
+ * tn_cr_check_scalar, and tn_cr_store read the flag). */
+static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer) {
     if (PyBool_Check(o)) { v->tag = TN_V_BOOL; v->u.i = o == Py_True; return 1; }
     if (PyLong_Check(o)) {
         int overflow;
@@ -76,9 +77,8 @@ static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer,
             unsigned long long u = PyLong_AsUnsignedLongLong(o);
             if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;   /* upstream's OverflowError */
             if (float_peer) { v->tag = TN_V_FLOAT; v->u.f = (double)u; return 1; }
-            if (int_peers) { v->tag = TN_V_INT; v->u.i = (long long)(u - (1ULL << 63)) + INT64_MIN; return 1; }
-            PyErr_SetString(PyExc_RuntimeError, "Overflow when unpacking long");
-            return -1;
+            v->tag = TN_V_INT; v->u.i = (int64_t)(u - (1ULL << 63)) + INT64_MIN; v->uns = true;   /* its bits */
+            return 1;
         }
         v->tag = TN_V_INT; v->u.i = x; return 1;
     }
@@ -92,7 +92,7 @@ static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer,
     if (tensors_ok && tn_py_is_tensor(o) && tn_tensor_of(o)->ndim == 0) {
         PyObject *item = PyObject_CallMethod(o, "item", NULL);
         if (!item) return -1;
-        int r = to_number(item, v, false, false, false);
+        int r = to_number(item, v, false, false);
         Py_DECREF(item);
         return r;
     }
@@ -100,7 +100,7 @@ static int to_number(PyObject *o, tn_value *v, bool tensors_ok, bool float_peer,
     if (PyIndex_Check(o) && !tn_py_is_tensor(o)) {
         PyObject *i = PyNumber_Index(o);
         if (!i) return -1;
-        int r = to_number(i, v, false, false, false);
+        int r = to_number(i, v, false, false);
         Py_DECREF(i);
         return r;
     }
@@ -146,38 +146,10 @@ static int int_list(PyObject *o, const tn_arg *p, tn_args *a, tn_value *v) {
     return 1;
 }
 
-enum { PEER_FLOAT = 1, PEER_BOOL = 2, PEER_INT = 4 }; /* kinds of tensor arguments in a call */
-
-/* A Python int in [2**63, 2**64): upstream makes an unsigned Scalar of it, wrapped as a number
- * whose value is then cast to the result dtype: x + 2**63 wraps to INT64_MIN for integral x and
- * stays 9.2e18 for floating x. We have no computable uint64, so the wrapped number is an int64
- * holding the wrapped value (the same cast result for every integral/bool result) unless a
- * floating/complex tensor takes part, when it is a float64 holding the value; with only bool
- * tensors upstream refuses the Bool/UInt64 promotion. 1 made, 0 not such an int, -1 error
- * (OverflowError beyond uint64 or below int64, as upstream). */
-static int wrapped_uint64(PyObject *o, int peers, tn_args *a, tn_value *v) {
-    int overflow;
-    (void)PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (!overflow) return PyErr_Occurred() ? -1 : 0;
-    unsigned long long u = PyLong_AsUnsignedLongLong(o);
-    if (u == (unsigned long long)-1 && PyErr_Occurred()) return -1;
-    bool float_peer = peers & PEER_FLOAT;
-    if (peers == PEER_BOOL) { /* only bool tensors: upstream promotes Bool with UInt64 and refuses */
-        PyErr_SetString(PyExc_RuntimeError, "Promotion for uint16, uint32, uint64 types is not supported, "
-                                            "attempted to promote Bool and UInt64");
-        return -1;
-    }
-    PyObject *num = float_peer ? PyFloat_FromDouble((double)u) : PyLong_FromLongLong((long long)(u - (1ULL << 63)) + INT64_MIN);
-    PyObject *t = num ? tn_tensor_from_number(num, true) : NULL;
-    Py_XDECREF(num);
-    if (!t || tn_args_own(a, t) < 0) return -1;
-    v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
-    return 1;
-}
 
 /* Convert Python object `o` for parameter p. 1 ok, 0 no match, -1 error. */
 static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool tensors_as_scalars,
-                   int peers, tn_args *a, tn_value *v) {
+                   bool float_peer, tn_args *a, tn_value *v) {
     memset(v, 0, sizeof *v);
     if (o == Py_None && (p->optional || (p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional))) {
         v->tag = TN_V_NONE;
@@ -252,10 +224,12 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
     case TN_TYPE_TENSOR:
         if (tn_py_is_tensor(o)) { v->tag = TN_V_TENSOR; v->u.obj = o; return 1; }
         if (numbers_as_tensors && (PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o))) {
-            if (PyLong_Check(o) && !PyBool_Check(o)) {
-                int r = wrapped_uint64(o, peers, a, v);
-                if (r) return r;
-            }
+            /* an int in [2**63, 2**64) is upstream's unsigned Scalar, a uint64 wrapped number
+             * (tn_tensor_from_number); beyond it upstream's OverflowError */
+            int overflow;
+            if (PyLong_Check(o) && (PyLong_AsLongLongAndOverflow(o, &overflow), overflow) &&
+                PyLong_AsUnsignedLongLong(o) == (unsigned long long)-1 && PyErr_Occurred())
+                return -1;
             PyObject *t = tn_tensor_from_number(o, true);
             if (!t || tn_args_own(a, t) < 0) return -1;
             v->tag = TN_V_TENSOR; v->u.obj = t; v->wrapped = true;
@@ -284,7 +258,7 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
         v->tag = TN_V_BOOL; v->u.i = o == Py_True;
         return 1;
     case TN_TYPE_COMPLEX: case TN_TYPE_SCALAR:
-        return to_number(o, v, tensors_as_scalars, (peers & PEER_FLOAT) != 0, peers == PEER_INT);
+        return to_number(o, v, tensors_as_scalars, float_peer);
     case TN_TYPE_STR:
         if (!PyUnicode_Check(o)) return 0;
         v->tag = TN_V_STR; v->u.obj = o;
@@ -586,12 +560,10 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     /* overloads with out= parameters match only when out= is given, and vice versa */
     if (nout && !given[first_out]) return TN_PARSE_NOMATCH;
     if (!nout && a->out && a->out != Py_None) return TN_PARSE_NOMATCH;
-    int peers = 0; /* kinds of tensor arguments (see wrapped_uint64) */
+    bool float_peer = false; /* a floating or complex tensor argument (see to_number) */
     for (int i = 0; i < np; i++)
-        if (given[i] && tn_py_is_tensor(given[i])) {
-            tn_dtype d = tn_tensor_of(given[i])->dtype;
-            peers |= d == TN_DTYPE_BOOL ? PEER_BOOL : tn_dtype_is_integral(d, false) ? PEER_INT : PEER_FLOAT;
-        }
+        if (given[i] && tn_py_is_tensor(given[i]) && !tn_dtype_is_integral(tn_tensor_of(given[i])->dtype, true))
+            float_peer = true;
     for (int i = 0; i < np; i++) {
         const tn_arg *p = &s->args[i];
         int r;
@@ -638,7 +610,7 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
-        if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, peers, a, &a->v[i]);
+        if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);
         if (r == 0) { last_bad = i; last_bad_value = given[i]; }
         if (r == 0 && ovf_pos >= 0 && !(flags & TN_PARSE_ATEN)) {
             /* upstream's Python bindings: the int unpacks with a ValueError, a list element

@@ -26,6 +26,7 @@ typedef struct {
     tn_value_tag tag;
     bool wrapped;          /* TN_V_TENSOR made from a Python number */
     bool defaulted;        /* filled from the schema's default, not given by the caller */
+    bool uns;              /* INT: u.i holds the bits of an unsigned Scalar (a Python int in [2**63, 2**64)) */
     union {
         PyObject *obj;     /* TENSOR, STR (unicode), GENERATOR, OBJECT, TENSORLIST (a sequence), LAYOUT, MEMFORMAT */
         int64_t i;         /* INT, BOOL */

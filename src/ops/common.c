@@ -340,7 +340,9 @@ int tn_fill_number(PyObject *t, const tn_value *v) {
     PyObject *src = NULL;
     if (v->tag == TN_V_TENSOR) src = Py_NewRef(v->u.obj);
     else {
+        bool uns_float = v->tag == TN_V_INT && v->uns && !tn_dtype_is_integral(x->dtype, true);
         PyObject *num = v->tag == TN_V_BOOL ? PyBool_FromLong((long)v->u.i)
+                      : uns_float ? PyFloat_FromDouble((double)(uint64_t)v->u.i)   /* an unsigned Scalar */
                       : v->tag == TN_V_INT ? PyLong_FromLongLong(v->u.i)
                       : v->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(v->u.c.re, v->u.c.im)
                       : PyFloat_FromDouble(v->u.f);
@@ -847,6 +849,7 @@ int tn_value_as_tensor(const tn_value *in, tn_value *out) {
     memset(out, 0, sizeof *out);
     if (in->tag == TN_V_TENSOR) { *out = *in; Py_INCREF(out->u.obj); return 0; }
     PyObject *num = in->tag == TN_V_BOOL ? PyBool_FromLong((long)in->u.i)
+                  : in->tag == TN_V_INT && in->uns ? PyLong_FromUnsignedLongLong((uint64_t)in->u.i)
                   : in->tag == TN_V_INT ? PyLong_FromLongLong(in->u.i)
                   : in->tag == TN_V_COMPLEX ? PyComplex_FromDoubles(in->u.c.re, in->u.c.im)
                   : PyFloat_FromDouble(in->u.f);

@@ -67,6 +67,8 @@ tn_dtype tn_number_dtype(const tn_value *v);
 /* Would upstream's Scalar::to<T>() refuse number v for dtype dt? 0, or -1 with its RuntimeError
  * ("value cannot be converted to type T without overflow") set (ops/create.c). */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
+/* fill_(t, v) with that check first (upstream's fill_ of a number; ops/create.c). 0 or -1. */
+int tn_cr_fill_checked(PyObject *t, const tn_value *v);
 /* A kernel's scalar.to<T>() of a Scalar argument v once it dispatched on dtype ct: T is ct
  * itself, or with `opmath` ct's opmath type (float for Half / BFloat16, complex<float> for
  * ComplexHalf), as the kernel takes it; nothing is checked for a missing v or on a meta call

@@ -12,7 +12,6 @@
 #include <math.h>
 
 /* helpers from ops/create.c */
-int tn_cr_fill_checked(PyObject *t, const tn_value *v);
 void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
 PyObject *tn_cr_number_to_python(const tn_value *v);
 PyObject *tn_cr_empty_like(const tn_tensor *t, PyObject *mf, tn_dtype dt, tn_device_type dev);

@@ -84,7 +84,9 @@ static bool double_overflows(tn_dtype to, double f) {
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt) {
     bool bad = false;
     if (dt == TN_DTYPE_BOOL || v->tag == TN_V_BOOL) return 0;
-    if (v->tag == TN_V_INT) {
+    if (v->tag == TN_V_INT && v->uns) {   /* an unsigned Scalar: fits uint64 and the floating types' ranges */
+        if (dt != TN_DTYPE_U64) bad = double_overflows(dt, (double)(uint64_t)v->u.i) || tn_dtype_is_integral(dt, false);
+    } else if (v->tag == TN_V_INT) {
         int64_t i = v->u.i;
         if (tn_dtype_is_integral(dt, false)) {
             double lo, hi;
@@ -118,7 +120,10 @@ void tn_cr_store(char *p, tn_dtype dt, const tn_value *v) {
     tn_dtype sd;
     switch (v->tag) {
     case TN_V_BOOL: sd = TN_DTYPE_BOOL; src.b = v->u.i != 0; break;
-    case TN_V_INT: sd = TN_DTYPE_I64; src.i = v->u.i; break;
+    case TN_V_INT:
+        if (v->uns && dt != TN_DTYPE_U64 && !tn_dtype_is_integral(dt, true)) { sd = TN_DTYPE_F64; src.f = (double)(uint64_t)v->u.i; }
+        else { sd = TN_DTYPE_I64; src.i = v->u.i; }   /* the bits: uint64 exactly, other integers wrapped */
+        break;
     case TN_V_COMPLEX: sd = TN_DTYPE_C128; src.c[0] = v->u.c.re; src.c[1] = v->u.c.im; break;
     default: sd = TN_DTYPE_F64; src.f = v->u.f; break;
     }
@@ -559,7 +564,7 @@ static int scalar_double(const tn_value *v, double *out) {
 
 /* Scalar::to<int64_t>() */
 static int scalar_int64(const tn_value *v, int64_t *out) {
-    if (v->tag == TN_V_INT || v->tag == TN_V_BOOL) { *out = v->u.i; return 0; }
+    if ((v->tag == TN_V_INT && !v->uns) || v->tag == TN_V_BOOL) { *out = v->u.i; return 0; }
     if (tn_cr_check_scalar(v, TN_DTYPE_I64) < 0) return -1;
     double d;
     if (scalar_double(v, &d) < 0) return -1;

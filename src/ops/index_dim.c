@@ -167,7 +167,7 @@ static PyObject *index_fill(tn_value *a, bool inplace, bool tensor_value) {
     }
     Py_DECREF(ix);
     PyObject *val = tn_tensor_new_empty(0, NULL, t->dtype, TN_DEVICE_CPU);
-    int rc = !val ? -1 : tensor_value ? tn_copy_into(val, a[3].u.obj) : tn_fill_number(val, &a[3]);
+    int rc = !val ? -1 : tensor_value ? tn_copy_into(val, a[3].u.obj) : tn_cr_fill_checked(val, &a[3]);
     PyObject *dst = rc < 0 ? NULL : inplace ? Py_NewRef(self) : tn_at_clone(self, NULL);
     if (dst && run(IX_FILL, dst, dim, w, n, NULL, tn_data(tn_tensor_of(val)), 0) < 0) Py_CLEAR(dst);
     Py_XDECREF(val);

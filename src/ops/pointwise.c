@@ -831,6 +831,7 @@ static PyObject *pow_ts(tn_value *a, PyObject *out, bool inplace, bool fpow) {
         tn_value pair[2] = {a[0], *e};
         ct = tn_result_type(2, pair);
         if (ct == TN_DTYPE_UNDEFINED) return NULL;
+        if (e->tag == TN_V_INT && e->uns && tn_cr_check_scalar(e, ct) < 0) return NULL;
         if (is_int(ct) && e->tag == TN_V_INT && e->u.i < 0) {
             PyErr_SetString(PyExc_RuntimeError, "Integers to negative integer powers are not allowed.");
             return NULL;
@@ -954,6 +955,8 @@ done:
 
 static PyObject *where_sc(tn_value *a, bool wx, bool wy, PyObject *out) {
     tn_value x, y;
+    for (int i = 1; i < 3; i++)   /* upstream makes an unsigned Scalar an int64 tensor here: it overflows */
+        if (a[i].tag == TN_V_INT && a[i].uns && tn_cr_check_scalar(&a[i], TN_DTYPE_I64) < 0) return NULL;
     if (tn_value_as_tensor(&a[1], &x) < 0) return NULL;
     if (tn_value_as_tensor(&a[2], &y) < 0) { Py_DECREF(x.u.obj); return NULL; }
     (void)wx; (void)wy;
