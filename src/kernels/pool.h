@@ -84,6 +84,10 @@ typedef struct {
 } tn_aa_plan;
 void tn_interp_aa_f32(const tn_aa_plan *p, const float *in, float *out);
 void tn_interp_aa_f64(const tn_aa_plan *p, const double *in, double *out);
+/* uint8 (bilinear / bicubic, antialiased or not): w holds int16 weights scaled by 2**prec;
+ *   out = clamp((2**(prec-1) + sum_j in[...] * w[k * width + j]) >> prec, 0, 255)
+ * in exact integer arithmetic (so every summation order gives these bits). */
+void tn_interp_aa_u8(const tn_aa_plan *p, int prec, const uint8_t *in, uint8_t *out);
 /* Backward over H (plan h) and W (plan w) at once, in upstream's order: per plane, output row,
  * output column, then each (y, x) of the window: gin += (wx * wy) * gout (fused). gin is zeroed
  * here. */

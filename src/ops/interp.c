@@ -266,6 +266,9 @@ static int bwd_check(int nd, const tn_tensor *g, int in_n, const int64_t *isz, i
 static int64_t vec_width(tn_dtype dt) { return 32 / tn_dtype_itemsize(dt); }
 
 /* forward: a = (self, output_size, [align_corners], scales...) */
+static PyObject *separable_resize(PyObject *self, const int64_t *osz, bool cubic, bool aa, bool align,
+                                  const tn_value *sh, const tn_value *sw);
+
 static PyObject *interp_fwd(const iop *op, tn_value *a) {
     tn_tensor *t = TN_T(a[0]);
     int nd = op->nd;
@@ -288,8 +291,10 @@ static PyObject *interp_fwd(const iop *op, tn_value *a) {
              (op->kind == K_LINEAR && tn_get_num_threads() == 1 && C == 3);
     if (nd == 3 && op->kind != K_CUBIC) cl = cl_contiguous(t) && C > 3;
     bool floaty = tn_nn_float(dt);
+    /* uint8 bilinear / bicubic: upstream's integer separable path (antialiased section below) */
+    if (dt == TN_DTYPE_U8 && lin && nd == 2)
+        return separable_resize(a[0].u.obj, osz, op->kind == K_CUBIC, false, align, scales[0], scales[1]);
     if (!floaty && !(dt == TN_DTYPE_U8 && !lin)) {
-        if (dt == TN_DTYPE_U8) return tn_not_implemented("uint8 linear / cubic interpolation");
         const char *kn = op->kind == K_LINEAR ? (cl ? (nd == 2 ? "upsample_bilinear2d_channels_last" : "upsample_trilinear3d_channels_last")
                                                     : "compute_indices_weights_linear")
                          : op->kind == K_CUBIC ? "compute_indices_weights_cubic"
@@ -413,9 +418,9 @@ PyObject *tn_op_upsample_bicubic2d_backward(tn_value *a) { return interp_bwd(&OP
  * first, then H. The arithmetic keeps upstream's mixed float / double steps (its `center`,
  * `support` and filter argument round through double). */
 #define AA_TABLES(SUF, T, FMA)                                                                          \
-    /* Keys' cubic with a = -0.5; unlike the plain bicubic's, every step is fused in upstream's build */ \
-    static T aa_filter_##SUF(T x, bool cubic) {                                                          \
-        const T A = (T)-0.5;                                                                            \
+    /* Keys' cubic (a = -0.5 antialiased, -0.75 in the uint8 plain path); unlike the plain bicubic's \
+     * kernel, every step is fused in upstream's build */                                               \
+    static T aa_filter_##SUF(T x, bool cubic, T A) {                                                     \
         x = x < 0 ? -x : x;                                                                             \
         if (!cubic) return x < 1.0 ? (T)(1.0 - x) : (T)0;                                               \
         if (x < 1.0) return FMA(FMA(A + 2, x, -(A + 3)) * x, x, (T)1);                                  \
@@ -439,7 +444,7 @@ PyObject *tn_op_upsample_bicubic2d_backward(tn_value *a) { return interp_bwd(&OP
             n = n < 0 ? 0 : n > width ? width : n;                                                      \
             int64_t j = 0;                                                                              \
             for (; j < n; j++) {                                                                        \
-                wi[j] = aa_filter_##SUF((T)(((double)((T)(j + lo) - center) + 0.5) * (double)inv), cubic); \
+                wi[j] = aa_filter_##SUF((T)(((double)((T)(j + lo) - center) + 0.5) * (double)inv), cubic, (T)-0.5); \
                 total += wi[j];                                                                         \
             }                                                                                           \
             if (total != 0)                                                                             \
@@ -452,15 +457,61 @@ PyObject *tn_op_upsample_bicubic2d_backward(tn_value *a) { return interp_bwd(&OP
 AA_TABLES(f32, float, fmaf)
 AA_TABLES(f64, double, fma)
 
-/* one dim's window table: xmin / xsize / weights in one allocation (weights of the data's type) */
+/* The plain (not antialiased) kernel's taps as upstream's uint8 path weighs them (its
+ * _compute_indices_min_size_weights): 2 (linear) or 4 (cubic, Keys a = -0.75) filter values around
+ * the source index, taps outside the input folded onto the edge tap. Returns the largest weight
+ * seen while accumulating, as upstream's precision rule takes it. */
+static double u8_plain_table(bool cubic, int64_t I, int64_t O, double scale, bool align, int64_t *xmin,
+                             int64_t *xsize, double *w) {
+    int64_t width = cubic ? 4 : 2, support = width / 2;
+    double wmax = 0;
+    for (int64_t i = 0; i < O; i++) {
+        double lambda, *wi = w + i * width;
+        int64_t idx = guard_f64(src_f64(scale, i, align, cubic, true), I, &lambda);
+        int64_t umin = idx - support + 1, umax = idx + support + 1;
+        int64_t lo = umin > 0 ? umin : 0, n = (umax < I ? umax : I) - lo;
+        n = n < 1 ? 1 : n > width ? width : n;   /* >= 1: the input is not empty */
+        for (int64_t j = 0, k = 0; j < width; j++, k++) {
+            wi[j] = 0;
+            if (umin + j <= 0) k = 0;
+            else if (umin + j >= I - 1) k = n - 1;
+            wi[k] += aa_filter_f64((double)(j + 1 - support) - lambda, cubic, -0.75);
+            wmax = wi[k] > wmax ? wi[k] : wmax;
+        }
+        xmin[i] = lo;
+        xsize[i] = n;
+    }
+    return wmax;
+}
+
+/* upstream's int16 weights: the largest precision p < 22 with round(2 * wmax * 2**p) < 2**15, each
+ * weight rounded half away from zero at 2**p; converted in place (an int16 is written at or
+ * before the double it comes from). Returns p. */
+static int u8_int16_weights(double *w, int64_t n, double wmax) {
+    int p;
+    for (p = 0; p < 22; p++)
+        if ((int)(0.5 + wmax * (double)(1 << (p + 1))) >= (1 << 15)) break;
+    int16_t *k = (int16_t *)w;
+    for (int64_t i = 0; i < n; i++) {
+        double v = w[i] * (double)(1 << p);
+        k[i] = (int16_t)(v < 0 ? (int)(-0.5 + v) : (int)(0.5 + v));
+    }
+    return p;
+}
+
+/* one dim's window table: xmin / xsize / weights in one allocation (weights of the data's type;
+ * for uint8, upstream's double weights turned into int16 at precision `prec`) */
 typedef struct {
     tn_aa_plan p;
+    int prec;
     void *buf;
 } aa_dim;
 
-static int aa_dim_build(aa_dim *d, bool cubic, bool dbl, int64_t I, int64_t O, bool align, const tn_value *s) {
+static int aa_dim_build(aa_dim *d, bool cubic, tn_dtype dt, bool aa, int64_t I, int64_t O, bool align, const tn_value *s) {
+    bool dbl = dt != TN_DTYPE_F32;   /* float64, and uint8's double weights */
     int64_t width;
-    if (dbl) width = (int64_t)ceil(aa_support_f64(scale_f64(I, O, align, s), cubic)) * 2 + 1;
+    if (!aa) width = cubic ? 4 : 2;
+    else if (dbl) width = (int64_t)ceil(aa_support_f64(scale_f64(I, O, align, s), cubic)) * 2 + 1;
     else width = (int64_t)ceilf(aa_support_f32(scale_f32(I, O, align, s), cubic)) * 2 + 1;
     size_t wsz = dbl ? sizeof(double) : sizeof(float);
     d->buf = PyMem_Malloc((size_t)O * (2 * sizeof(int64_t) + (size_t)width * wsz) + 1);
@@ -470,26 +521,32 @@ static int aa_dim_build(aa_dim *d, bool cubic, bool dbl, int64_t I, int64_t O, b
     }
     int64_t *xmin = d->buf, *xsize = xmin + O;
     void *w = xsize + O;
-    if (dbl) aa_table_f64(cubic, I, O, scale_f64(I, O, align, s), width, xmin, xsize, w);
+    double wmax = 0;
+    if (!aa) wmax = u8_plain_table(cubic, I, O, scale_f64(I, O, align, s), align, xmin, xsize, w);
+    else if (dbl) aa_table_f64(cubic, I, O, scale_f64(I, O, align, s), width, xmin, xsize, w);
     else aa_table_f32(cubic, I, O, scale_f32(I, O, align, s), width, xmin, xsize, w);
+    if (aa && dt == TN_DTYPE_U8)
+        for (int64_t i = 0; i < O * width; i++) wmax = ((double *)w)[i] > wmax ? ((double *)w)[i] : wmax;
+    d->prec = dt == TN_DTYPE_U8 ? u8_int16_weights(w, O * width, wmax) : 0;
     d->p = (tn_aa_plan){.in_n = I, .out_n = O, .xmin = xmin, .xsize = xsize, .width = width, .w = w};
     return 0;
 }
 
 /* one pass over dim `dim` (2: H, 3: W) of a contiguous (N, C, H, W) tensor x into sizes `to` */
-static PyObject *aa_pass(PyObject *x, int dim, const int64_t *to, bool cubic, bool align, const tn_value *s) {
+static PyObject *aa_pass(PyObject *x, int dim, const int64_t *to, bool cubic, bool aa, bool align, const tn_value *s) {
     const tn_tensor *t = tn_tensor_of(x);
-    bool dbl = t->dtype == TN_DTYPE_F64;
+    tn_dtype dt = t->dtype;
     aa_dim d;
-    if (aa_dim_build(&d, cubic, dbl, t->sizes[dim], to[dim], align, s) < 0) return NULL;
+    if (aa_dim_build(&d, cubic, dt, aa, t->sizes[dim], to[dim], align, s) < 0) return NULL;
     d.p.outer = dim == 3 ? t->sizes[0] * t->sizes[1] * t->sizes[2] : t->sizes[0] * t->sizes[1];
     d.p.inner = dim == 3 ? 1 : t->sizes[3];
-    PyObject *r = tn_tensor_new_empty(4, to, t->dtype, TN_DEVICE_CPU);
+    PyObject *r = tn_tensor_new_empty(4, to, dt, TN_DEVICE_CPU);
     if (r) {
         const void *in = tn_data(t);
         void *out = tn_data(tn_tensor_of(r));
         Py_BEGIN_ALLOW_THREADS
-        if (dbl) tn_interp_aa_f64(&d.p, in, out);
+        if (dt == TN_DTYPE_U8) tn_interp_aa_u8(&d.p, d.prec, in, out);
+        else if (dt == TN_DTYPE_F64) tn_interp_aa_f64(&d.p, in, out);
         else tn_interp_aa_f32(&d.p, in, out);
         Py_END_ALLOW_THREADS
     }
@@ -497,26 +554,24 @@ static PyObject *aa_pass(PyObject *x, int dim, const int64_t *to, bool cubic, bo
     return r;
 }
 
-/* a = (self, output_size, align_corners, scales_h, scales_w) */
-static PyObject *aa_fwd(bool cubic, tn_value *a) {
-    tn_tensor *t = TN_T(a[0]);
-    const int64_t *osz = a[1].u.ints.v;
-    if (fwd_check(2, t, a[1].u.ints.n, osz) < 0) return NULL;
+/* Separable resize of a 4-d tensor: W, then H, each only when its size changes (upstream's
+ * separable kernels, and its uint8 AVX2 one, skip such a dim); the result in the input's
+ * suggested layout. sh / sw: the scales. */
+static PyObject *separable_resize(PyObject *self, const int64_t *osz, bool cubic, bool aa, bool align,
+                                  const tn_value *sh, const tn_value *sw) {
+    const tn_tensor *t = tn_tensor_of(self);
     tn_dtype dt = t->dtype;
-    if (dt == TN_DTYPE_U8) return tn_not_implemented("uint8 antialiased interpolation");
-    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_kernel_missing("compute_index_ranges_weights", dt);
-    bool align = a[2].u.i != 0;
     int64_t out_sizes[4] = {t->sizes[0], t->sizes[1], osz[0], osz[1]}, mid[4] = {t->sizes[0], t->sizes[1], t->sizes[2], osz[1]};
     int fmt = tn_suggest_format(t);
     if (tn_numel(t) == 0) return tn_pool_new(4, out_sizes, dt, fmt);
-    PyObject *x = tn_as_dtype(a[0].u.obj, dt, true), *r = x;
+    PyObject *x = tn_as_dtype(self, dt, true), *r = x;
     if (r && osz[1] != t->sizes[3]) {
-        r = aa_pass(x, 3, mid, cubic, align, &a[4]);
+        r = aa_pass(x, 3, mid, cubic, aa, align, sw);
         Py_DECREF(x);
         x = r;
     }
     if (r && osz[0] != t->sizes[2]) {
-        r = aa_pass(x, 2, out_sizes, cubic, align, &a[3]);
+        r = aa_pass(x, 2, out_sizes, cubic, aa, align, sh);
         Py_DECREF(x);
     }
     if (!r) return NULL;
@@ -524,6 +579,15 @@ static PyObject *aa_fwd(bool cubic, tn_value *a) {
     if (o && tn_copy_into(o, r) < 0) Py_CLEAR(o);
     Py_DECREF(r);
     return o;
+}
+
+/* a = (self, output_size, align_corners, scales_h, scales_w) */
+static PyObject *aa_fwd(bool cubic, tn_value *a) {
+    tn_tensor *t = TN_T(a[0]);
+    if (fwd_check(2, t, a[1].u.ints.n, a[1].u.ints.v) < 0) return NULL;
+    tn_dtype dt = t->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && dt != TN_DTYPE_U8) return tn_kernel_missing("compute_index_ranges_weights", dt);
+    return separable_resize(a[0].u.obj, a[1].u.ints.v, cubic, true, a[2].u.i != 0, &a[3], &a[4]);
 }
 
 /* a = (grad_output, output_size, input_size, align_corners, scales_h, scales_w) */
@@ -539,8 +603,8 @@ static PyObject *aa_bwd(bool cubic, const char *kname, tn_value *a) {
     PyObject *r = gc ? tn_tensor_new_empty(4, in_sizes, dt, TN_DEVICE_CPU) : NULL;
     aa_dim h = {0}, w = {0};
     if (r && tn_numel(tn_tensor_of(r)) > 0) {
-        if (aa_dim_build(&h, cubic, dbl, isz[2], osz[0], align, &a[4]) < 0 ||
-            aa_dim_build(&w, cubic, dbl, isz[3], osz[1], align, &a[5]) < 0) {
+        if (aa_dim_build(&h, cubic, dt, true, isz[2], osz[0], align, &a[4]) < 0 ||
+            aa_dim_build(&w, cubic, dt, true, isz[3], osz[1], align, &a[5]) < 0) {
             Py_CLEAR(r);
         } else {
             const void *gv = tn_data(tn_tensor_of(gc));

@@ -394,6 +394,34 @@ cases("interp_antialias", aa, tol="float", strides=True)
 cases("interp_antialias_f64", {m: AA + "torch.nn.functional.interpolate(xd, size=(4, 5), mode=%r, antialias=True)" % m
                                for m in ("bilinear", "bicubic")}, tol=(1.9e-14, 0.0), strides=True)
 
+# uint8 images (bilinear / bicubic, antialiased or not): upstream's integer path, whose sums are
+# exact (int16 weights, int32 sums, one rounding shift per pass), so values compare exactly. A 1x1
+# output of fewer than 4 channels is left out: upstream's AVX2 kernel fails an internal assert there
+# ("num_channels == unpacked_output.size(0) INTERNAL ASSERT FAILED", an upstream bug); ours computes it
+U8 = SEED + ("u = torch.randint(0, 256, (2, 3, 17, 23), generator=g, dtype=torch.uint8)\n"
+             "u1 = torch.randint(0, 256, (1, 1, 9, 40), generator=g, dtype=torch.uint8)\n"
+             "u5 = torch.randint(0, 256, (2, 5, 12, 11), generator=g, dtype=torch.uint8)\n"
+             "u4c = torch.randint(0, 256, (1, 4, 15, 14), generator=g, dtype=torch.uint8).to(memory_format=torch.channels_last)\n"
+             "u3c = torch.randint(0, 256, (1, 3, 15, 14), generator=g, dtype=torch.uint8).to(memory_format=torch.channels_last)\n"
+             "big = torch.randint(0, 256, (1, 3, 224, 200), generator=g, dtype=torch.uint8)\n")
+u8 = {}
+for m in ("bilinear", "bicubic"):
+    for aa_ in (False, True):
+        k = "%s-%s" % (m, "aa" if aa_ else "plain")
+        for i, (x, kw) in enumerate([("u", "size=(7, 9)"), ("u", "size=(40, 31)"), ("u", "size=(17, 5)"), ("u", "size=(3, 23)"),
+                                     ("u", "scale_factor=(0.5, 1.7)"), ("u", "size=(1, 2)"), ("u1", "size=(2, 3)"),
+                                     ("u5", "size=(5, 20)"), ("u4c", "size=(6, 8)"), ("u3c", "size=(31, 5)"),
+                                     ("u", "size=(17, 23)"), ("u.transpose(2, 3)", "size=(9, 6)"), ("big", "size=(112, 64)"),
+                                     ("big", "size=(9, 300)")]):
+            u8["%s-%d" % (k, i)] = U8 + "torch.nn.functional.interpolate(%s, %s, mode=%r, antialias=%s)" % (x, kw, m, aa_)
+        u8[k + "-align"] = U8 + "torch.nn.functional.interpolate(u, size=(9, 40), mode=%r, antialias=%s, align_corners=True)" % (m, aa_)
+u8["bilinear-vec"] = U8 + "torch.ops.aten.upsample_bilinear2d.vec(u, None, False, [0.4, 2.5])"
+u8["bicubic-op-scales"] = U8 + "torch.ops.aten.upsample_bicubic2d.default(u, [8, 30], True, 0.5, 1.3)"
+u8["aa-op-scales"] = U8 + "torch.ops.aten._upsample_bilinear2d_aa.default(u, [8, 30], False, 0.5, 1.3)"
+u8["empty"] = U8 + "torch.nn.functional.interpolate(torch.zeros(0, 3, 5, 5, dtype=torch.uint8), size=(2, 2), mode='bilinear')"
+u8["linear1d-refused"] = X + "msg(lambda: torch.nn.functional.interpolate(torch.zeros(1, 2, 5, dtype=torch.uint8), size=3, mode='linear'))"
+cases("interp_uint8", u8, setup=MSG, strides=True)
+
 GA = {}
 for m in ("bilinear", "bicubic"):
     GA[m + "-down"] = "ps = leaves((2, 3, 10, 20))\nout = torch.nn.functional.interpolate(ps[0], size=(4, 7), mode=%r, antialias=True)" % m

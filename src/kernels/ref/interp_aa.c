@@ -69,3 +69,34 @@ typedef struct { const tn_aa_plan *h, *w; const void *gout; void *gin; } aa_bwd_
 #define AA_PLAIN(x, w, acc) ((acc) + (x) * (w))
 AA_KERNELS(f32, float, fmaf, AA_PLAIN)
 AA_KERNELS(f64, double, fma, AA_PLAIN)
+
+typedef struct { const tn_aa_plan *p; int prec; const uint8_t *in; uint8_t *out; } aa_u8_job;
+
+static void aa_run_u8(int64_t b, int64_t e, void *ctx) {
+    const aa_u8_job *j = ctx;
+    const tn_aa_plan *p = j->p;
+    const int16_t *w = p->w;
+    int64_t In = p->in_n, On = p->out_n, inner = p->inner;
+    int32_t half = (int32_t)1 << (j->prec - 1);
+    for (int64_t o = b; o < e; o++) {
+        const uint8_t *x = j->in + o * In * inner;
+        uint8_t *y = j->out + o * On * inner;
+        for (int64_t k = 0; k < On; k++) {
+            const uint8_t *xk = x + p->xmin[k] * inner;
+            const int16_t *wk = w + k * p->width;
+            int64_t n = p->xsize[k];
+            for (int64_t i = 0; i < inner; i++) {
+                int32_t acc = half;   /* |sum| < 255 * 2**22: no overflow */
+                for (int64_t q = 0; q < n; q++) acc += (int32_t)xk[q * inner + i] * wk[q];
+                acc >>= j->prec;      /* arithmetic: floors a negative sum */
+                y[k * inner + i] = (uint8_t)(acc < 0 ? 0 : acc > 255 ? 255 : acc);
+            }
+        }
+    }
+}
+
+void tn_interp_aa_u8(const tn_aa_plan *p, int prec, const uint8_t *in, uint8_t *out) {
+    aa_u8_job j = {p, prec, in, out};
+    int64_t per = (p->in_n + p->out_n) * p->inner + 1;
+    tn_parallel_for(p->outer, per >= 32768 ? 1 : 32768 / per + 1, aa_run_u8, &j);
+}
