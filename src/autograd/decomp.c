@@ -300,7 +300,7 @@ static PyObject *d_square(tn_value *a) { return tn_at_pow_Tensor_Scalar(a[0].u.o
 
 static PyObject *to_dtype(PyObject *x, tn_dtype dt, bool copy, PyObject *mf) {
     const tn_tensor *t = tn_tensor_of(x);
-    if (dt == t->dtype && !copy && (!mf || mf == Py_None || tn_is_contiguous(t))) return Py_NewRef(x);
+    if (tn_to_will_alias(t, dt, t->storage->device, copy, mf)) return Py_NewRef(x);
     return tn_at__to_copy(x, TN_DT(dt), NULL, NULL, NULL, false, mf ? mf : Py_None);
 }
 static PyObject *d_to_dtype(tn_value *a) {   /* to.dtype(self, dtype, non_blocking, copy, memory_format) */
@@ -310,9 +310,17 @@ static PyObject *d_to_dtype(tn_value *a) {   /* to.dtype(self, dtype, non_blocki
     return r;
 }
 static PyObject *d_to_other(tn_value *a) {   /* to.other(self, other, non_blocking, copy, memory_format) */
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj), *o = tn_tensor_of(a[1].u.obj);
     PyObject *mf = A(4, a);
-    PyObject *r = mf ? to_dtype(a[0].u.obj, tn_tensor_of(a[1].u.obj)->dtype, a[3].u.i, mf) : NULL;
-    Py_XDECREF(mf);
+    if (!mf) return NULL;
+    PyObject *r;
+    if (tn_to_will_alias(t, o->dtype, o->storage->device, a[3].u.i, mf)) r = Py_NewRef(a[0].u.obj);
+    else {   /* upstream passes other's dtype and device */
+        PyObject *dev = PyObject_GetAttrString(a[1].u.obj, "device");
+        r = dev ? tn_at__to_copy(a[0].u.obj, TN_DT(o->dtype), NULL, dev, NULL, a[2].u.i != 0, mf) : NULL;
+        Py_XDECREF(dev);
+    }
+    Py_DECREF(mf);
     return r;
 }
 static PyObject *d_type_as(tn_value *a) { return to_dtype(a[0].u.obj, tn_tensor_of(a[1].u.obj)->dtype, false, NULL); }
@@ -325,10 +333,21 @@ static PyObject *d_to_device(tn_value *a) {   /* to.device(self, device, dtype, 
 }
 static PyObject *d_to_dtype_layout(tn_value *a) {   /* (self, dtype?, layout?, device?, pin_memory?, non_blocking, copy, memory_format?) */
     if (a[3].tag == TN_V_DEVICE && a[3].u.device.type != TN_DEVICE_CPU) return tn_not_implemented("autograd through .to(device) off the CPU");
-    tn_dtype dt = a[1].tag == TN_V_DTYPE ? a[1].u.dtype : tn_tensor_of(a[0].u.obj)->dtype;
+    const tn_tensor *t = tn_tensor_of(a[0].u.obj);
+    tn_dtype dt = a[1].tag == TN_V_DTYPE ? a[1].u.dtype : t->dtype;
     PyObject *mf = A(7, a);
-    PyObject *r = mf ? to_dtype(a[0].u.obj, dt, a[6].u.i, mf) : NULL;
-    Py_XDECREF(mf);
+    if (!mf) return NULL;
+    if (tn_to_will_alias(t, dt, t->storage->device, a[6].u.i, mf)) {
+        Py_DECREF(mf);
+        return Py_NewRef(a[0].u.obj);
+    }
+    /* upstream's to_impl hands its options to _to_copy as given */
+    PyObject *o[3] = {A(1, a), A(2, a), A(3, a)}, *r = NULL;
+    bool pin = a[4].u.i != 0;
+    if (o[0] && o[1] && o[2])
+        r = tn_at__to_copy(a[0].u.obj, o[0], o[1], o[2], a[4].tag == TN_V_BOOL ? &pin : NULL, a[5].u.i != 0, mf);
+    for (int i = 0; i < 3; i++) Py_XDECREF(o[i]);
+    Py_DECREF(mf);
     return r;
 }
 

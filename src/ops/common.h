@@ -69,6 +69,9 @@ tn_dtype tn_number_dtype(const tn_value *v);
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
 /* fill_(t, v) with that check first (upstream's fill_ of a number; ops/create.c). 0 or -1. */
 int tn_cr_fill_checked(PyObject *t, const tn_value *v);
+/* upstream's to_will_alias (ops/convert.c): Tensor.to returns self rather than a copy. mf: a
+ * memory format object, None or NULL. */
+bool tn_to_will_alias(const tn_tensor *t, tn_dtype dt, tn_device_type dev, bool copy, PyObject *mf);
 /* A kernel's scalar.to<T>() of a Scalar argument v once it dispatched on dtype ct: T is ct
  * itself, or with `opmath` ct's opmath type (float for Half / BFloat16, complex<float> for
  * ComplexHalf), as the kernel takes it; nothing is checked for a missing v or on a meta call

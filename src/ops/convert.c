@@ -83,23 +83,24 @@ PyObject *tn_op__to_copy(tn_value *a) {
     return to_copy(a[0].u.obj, dt, dev, memformat_of(&a[6]));
 }
 
-/* upstream's to(): alias when dtype, device and format already match and copy is false. */
-static PyObject *to_impl(PyObject *self, tn_dtype dt, tn_device_type dev, bool copy, PyObject *mf) {
-    tn_tensor *t = tn_tensor_of(self);
-    /* upstream compares with suggest_memory_format: channels_last only for 4-d channels-last strides */
+/* upstream's to_will_alias: dtype and device already match, copy is false and the format is
+ * preserve / None or the tensor's suggested one (channels_last only for a non-contiguous 4-d
+ * tensor with channels-last strides). */
+bool tn_to_will_alias(const tn_tensor *t, tn_dtype dt, tn_device_type dev, bool copy, PyObject *mf) {
+    if (copy || t->dtype != dt || t->storage->device != dev) return false;
+    if (!mf || mf == Py_None || mf == tn_py.memory_format_preserve) return true;
     bool cl = false;
     if (t->ndim == 4 && !tn_is_contiguous(t)) {
         int64_t st[4];
-        PyObject *clo = tn_py.memory_format_channels_last;
-        cl = tn_cr_format_strides(clo, 4, t->sizes, st) == 0 && memcmp(st, t->strides, sizeof st) == 0;
-        if (mf && mf != tn_py.memory_format_preserve && mf != tn_py.memory_format_contiguous) {
-            bool same = mf == clo && cl;
-            if (t->dtype == dt && t->storage->device == dev && !copy && same) return Py_NewRef(self);
-            return to_copy(self, dt, dev, mf);
-        }
+        cl = tn_cr_format_strides(tn_py.memory_format_channels_last, 4, t->sizes, st) == 0 &&
+             memcmp(st, t->strides, sizeof st) == 0;
     }
-    bool same_format = !mf || mf == tn_py.memory_format_preserve || (mf == tn_py.memory_format_contiguous && !cl);
-    if (t->dtype == dt && t->storage->device == dev && !copy && same_format) return Py_NewRef(self);
+    return mf == (cl ? tn_py.memory_format_channels_last : tn_py.memory_format_contiguous);
+}
+
+/* upstream's to(): alias when nothing would change, else a copy */
+static PyObject *to_impl(PyObject *self, tn_dtype dt, tn_device_type dev, bool copy, PyObject *mf) {
+    if (tn_to_will_alias(tn_tensor_of(self), dt, dev, copy, mf)) return Py_NewRef(self);
     return to_copy(self, dt, dev, mf);
 }
 

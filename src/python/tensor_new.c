@@ -1023,10 +1023,19 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
         row = tn_op_find("to", "dtype_layout");
         if (dt != TN_DTYPE_UNDEFINED) { v[1].tag = TN_V_DTYPE; v[1].u.dtype = dt; } else v[1].tag = TN_V_NONE;
         v[2].tag = TN_V_NONE;
+        bool has_dev = dvo && dvo != Py_None;
+        if (has_dev || dt == TN_DTYPE_UNDEFINED) {
+            /* upstream's binding passes self's options with the device and dtype given (a dtype
+             * alone goes to to.dtype's composite: nothing else filled) */
+            const tn_tensor *t = tn_tensor_of(self);
+            if (dt == TN_DTYPE_UNDEFINED) { v[1].tag = TN_V_DTYPE; v[1].u.dtype = t->dtype; }
+            v[2].tag = TN_V_LAYOUT; v[2].u.obj = tn_py.layout_strided;
+            if (!has_dev) { v[3].tag = TN_V_DEVICE; v[3].u.device.type = t->storage->device; v[3].u.device.index = -1; }
+        }
         if (dvo && dvo != Py_None) {
             v[3].tag = TN_V_DEVICE;
             if (tn_py_parse_device(dvo, &v[3].u.device.type, &v[3].u.device.index) < 0) return NULL;
-        } else v[3].tag = TN_V_NONE;
+        } else if (v[3].tag != TN_V_DEVICE) v[3].tag = TN_V_NONE;
         v[4].tag = TN_V_NONE;
         v[5] = vnb; v[6] = vcp; v[7] = vmf;
     }

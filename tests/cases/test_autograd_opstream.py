@@ -119,3 +119,28 @@ with Trace() as t:
 result = (t.ops, r)
 """,
 })
+
+# Tensor.to under a dispatch mode and under autocast: the composite's alias rule (upstream's
+# to_will_alias: the suggested memory format decides) and the _to_copy call with the options
+# upstream's binding passes (self's dtype / layout / device when the call names neither)
+cases("opstream_to", {
+    "to_forms": PRE + """
+class KwTrace(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append((str(func), sorted((k, str(v)) for k, v in (kwargs or {}).items())))
+        return func(*args, **(kwargs or {}))
+x = torch.ones(1, 3, 2, 2); xc = torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last)
+with KwTrace() as t:
+    r = [y.stride() for y in (x.to(memory_format=torch.channels_last), x.to(torch.float64, memory_format=torch.channels_last),
+                              x.to("cpu", memory_format=torch.channels_last), x.to(memory_format=torch.contiguous_format),
+                              xc.to(memory_format=torch.channels_last), xc.to(memory_format=torch.contiguous_format),
+                              xc.to(torch.float16), x.to(x, memory_format=torch.channels_last), x.to(copy=True))]
+    r.append([x.to(memory_format=torch.contiguous_format) is x, xc.to(memory_format=torch.channels_last) is xc])
+result = (t.ops, r)
+""",
+    "to_autocast": "x = torch.ones(1, 3, 2, 2)\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n"
+                   "    r = (x.to(memory_format=torch.channels_last).stride(), x.to(memory_format=torch.channels_last).dtype)\nresult = r",
+})
