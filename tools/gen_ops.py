@@ -39,6 +39,8 @@ def main():
         head = func.split("(", 1)[0]
         name, _, overload = head.partition(".")
         variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
+        if name in MANUAL_TORCH_FUNCTIONS:
+            variants.append("function")
         disp = e.get("dispatch") or {}
         # CompositeImplicitAutograd on CPU: no kernel of its own (a structured delegate, a CPU or
         # CompositeExplicit kernel take precedence over the composite, as in upstream's table)
@@ -200,8 +202,10 @@ def main():
 # binds by hand (python_torch_functions_manual.cpp, python_variable_methods.cpp): here the
 # generated binding stands in for the manual one, so these stay visible (measured on 2.13.0:
 # dir(torch), dir(torch.Tensor)).
+# method-only rows upstream also binds as torch.* by hand (python_torch_functions_manual.cpp)
+MANUAL_TORCH_FUNCTIONS = {"get_device", "numel"}
 MANUAL_FUNCTIONS = {"nonzero", "range", "sparse_bsc_tensor", "sparse_bsr_tensor", "sparse_compressed_tensor",
-                    "sparse_coo_tensor", "sparse_csc_tensor", "sparse_csr_tensor"}
+                    "sparse_coo_tensor", "sparse_csc_tensor", "sparse_csr_tensor"} | MANUAL_TORCH_FUNCTIONS
 MANUAL_METHODS = {"_version", "contiguous", "copy_", "data", "dim", "get_device", "is_contiguous", "is_leaf", "item",
                   "mH", "mT", "nonzero", "numel", "output_nr", "requires_grad_", "retains_grad", "set_",
                   "storage_offset", "to"}

@@ -500,7 +500,9 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
     tn_apply_fn apply = NULL;
-    if (ad->nondiff || op == TN_ROW_detach || op == TN_ROW_detach_) {   /* upstream's DONT_REQUIRE_DERIVATIVE: results depend only on shapes */
+    /* upstream's DONT_REQUIRE_DERIVATIVE (results depend only on shapes), detach, and the aten
+     * spellings of Tensor.data / requires_grad_, which set or drop autograd state themselves */
+    if (ad->nondiff || op == TN_ROW_detach || op == TN_ROW_detach_ || op == TN_ROW_data || op == TN_ROW_requires_grad_) {
         bool was = tn_grad_mode_set(false);
         PyObject *r = tn_door_below_autograd(op, args);
         tn_grad_mode_set(was);

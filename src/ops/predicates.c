@@ -187,3 +187,52 @@ PyObject *tn_op_is_nonzero(tn_value *a) {
     Py_DECREF(b);
     return r;
 }
+
+/* ---- geometry and autograd queries (upstream answers them inline in C++; these are the aten
+ * spellings, torch.ops.aten.numel(x) / torch.numel(x) / torch.get_device(x), ...) ---- */
+
+PyObject *tn_op_numel(tn_value *a) { return PyLong_FromLongLong(tn_numel(TN_T(a[0]))); }
+PyObject *tn_op_sym_numel(tn_value *a) { return tn_op_numel(a); }
+PyObject *tn_op_dim(tn_value *a) { return PyLong_FromLong(TN_T(a[0])->ndim); }
+PyObject *tn_op_dense_dim(tn_value *a) { return tn_op_dim(a); }   /* strided: every dim is dense */
+PyObject *tn_op_sparse_dim(tn_value *a) { return PyLong_FromLong(0); }
+PyObject *tn_op_storage_offset(tn_value *a) { return PyLong_FromLongLong(TN_T(a[0])->offset); }
+PyObject *tn_op_sym_storage_offset(tn_value *a) { return tn_op_storage_offset(a); }
+PyObject *tn_op_get_device(tn_value *a) { return PyLong_FromLong(-1); }   /* CPU and meta tensors */
+
+static PyObject *size_or_stride(tn_value *a, bool stride) {
+    const tn_tensor *t = TN_T(a[0]);
+    int d;
+    if (t->ndim == 0)
+        return PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)a[1].u.i);
+    if (tn_wrap_dim_i(a[1].u.i, t->ndim, &d) < 0) return NULL;
+    return PyLong_FromLongLong(stride ? t->strides[d] : t->sizes[d]);
+}
+PyObject *tn_op_size_int(tn_value *a) { return size_or_stride(a, false); }
+PyObject *tn_op_sym_size_int(tn_value *a) { return size_or_stride(a, false); }
+PyObject *tn_op_stride_int(tn_value *a) { return size_or_stride(a, true); }
+PyObject *tn_op_sym_stride_int(tn_value *a) { return size_or_stride(a, true); }
+
+PyObject *tn_op_is_contiguous(tn_value *a) { return PyBool_FromLong(tn_is_contiguous(TN_T(a[0]))); }
+static PyObject *contiguous_as(tn_value *a) {
+    int fmt = a[1].tag == TN_V_MEMFORMAT ? tn_py_memformat_code(a[1].u.obj) : 0;
+    return PyBool_FromLong(fmt >= 0 && tn_is_contiguous_as(TN_T(a[0]), fmt));
+}
+PyObject *tn_op_is_contiguous_memory_format(tn_value *a) { return contiguous_as(a); }
+PyObject *tn_op_sym_is_contiguous(tn_value *a) { return contiguous_as(a); }
+
+PyObject *tn_op_is_coalesced(tn_value *a) {
+    PyErr_SetString(PyExc_RuntimeError, "is_coalesced expected sparse coordinate tensor layout but got Strided");
+    return NULL;
+}
+
+/* the autograd state lives on the Python tensor (python/tensor.c): its attributes answer */
+static PyObject *attr(tn_value *a, const char *name) { return PyObject_GetAttrString(a[0].u.obj, name); }
+PyObject *tn_op_is_leaf(tn_value *a) { return attr(a, "is_leaf"); }
+PyObject *tn_op_output_nr(tn_value *a) { return attr(a, "output_nr"); }
+PyObject *tn_op__version(tn_value *a) { return attr(a, "_version"); }
+PyObject *tn_op_retains_grad(tn_value *a) { return attr(a, "retains_grad"); }
+PyObject *tn_op_data(tn_value *a) { return attr(a, "data"); }
+PyObject *tn_op_requires_grad_(tn_value *a) {
+    return PyObject_CallMethod(a[0].u.obj, "requires_grad_", "O", a[1].u.i ? Py_True : Py_False);
+}

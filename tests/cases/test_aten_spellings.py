@@ -911,3 +911,32 @@ cases("aten_conj", {
 })
 import pytest  # noqa: E402
 test_aten_conj = pytest.mark.skip(reason="needs the lazy conjugate bit for complex tensors, not built yet")(test_aten_conj)  # noqa: F821
+
+# queries upstream's Tensor answers inline (manual_cpp_binding rows): their aten spellings, and
+# torch.numel / torch.get_device, which upstream binds as functions by hand
+cases("aten_queries", {
+    "numel": "(torch.ops.aten.numel.default(f[:, 1:]), torch.numel(f), torch.numel(torch.tensor(2.)), torch.ops.aten.sym_numel.default(f))",
+    "dim": "(torch.ops.aten.dim.default(f), torch.ops.aten.dim.default(torch.tensor(1.)), torch.ops.aten.dense_dim.default(f), torch.ops.aten.sparse_dim.default(f))",
+    "size_stride": "(torch.ops.aten.size.int(f, 1), torch.ops.aten.size.int(f, -2), torch.ops.aten.stride.int(f.t(), 0), "
+                   "torch.ops.aten.sym_size.int(f, 0), torch.ops.aten.sym_stride.int(f, -1))",
+    "size_bad_dim": "err(lambda: torch.ops.aten.size.int(f, 2))",
+    "size_0dim": "err(lambda: torch.ops.aten.size.int(torch.tensor(1.), 0))",
+    "stride_0dim": "err(lambda: torch.ops.aten.stride.int(torch.tensor(1.), -1))",
+    "storage_offset": "(torch.ops.aten.storage_offset.default(f[1:, 2:]), torch.ops.aten.sym_storage_offset.default(f[2]))",
+    "contiguous": "(torch.ops.aten.is_contiguous.default(f), torch.ops.aten.is_contiguous.default(f.t()), "
+                  "torch.ops.aten.is_contiguous.memory_format(torch.ones(2, 3, 4, 5).to(memory_format=torch.channels_last), torch.channels_last), "
+                  "torch.ops.aten.sym_is_contiguous.default(f.t()))",
+    "get_device": "(torch.ops.aten.get_device.default(f), torch.get_device(f), f.get_device())",
+    "is_coalesced": "err(lambda: torch.ops.aten.is_coalesced.default(f))",
+    "autograd_state": "(lambda w: (torch.ops.aten.is_leaf.default(w), torch.ops.aten.is_leaf.default(w * 2), torch.ops.aten.output_nr.default(w.unbind()[1]), "
+                      "torch.ops.aten._version.default(f.clone().add_(1)), torch.ops.aten.retains_grad.default(w), torch.ops.aten.data.default(w).requires_grad, "
+                      "torch.ops.aten.requires_grad_.default(f.clone()).requires_grad, torch.ops.aten.requires_grad_.default(f.clone(), False).requires_grad))"
+                      "(f.clone().requires_grad_())",
+    "numel_bad": "err(lambda: torch.numel([1]))[0]",
+}, setup=S + """
+def err(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return (type(e).__name__, str(e).split("\\n")[0])
+""")
