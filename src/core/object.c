@@ -6,6 +6,7 @@
  * docs/ARCHITECTURE.md, "Layers and folders". */
 #include "core/object.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 tn_py_state tn_py;
@@ -88,6 +89,37 @@ PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn
     if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
     tn_contiguous_strides(ndim, sizes, t.strides);
     return tn_tensor_wrap(&t);
+}
+
+int64_t tn_nested_live;
+
+tn_nested *tn_nested_alloc(int64_t n, int dim) {
+    size_t per = (size_t)(2 * dim + 1);
+    tn_nested *nt = malloc(sizeof *nt + (size_t)(n > 0 ? n : 1) * per * sizeof(int64_t));
+    if (!nt) return NULL;
+    nt->n = n;
+    nt->dim = dim;
+    nt->sizes = (int64_t *)(nt + 1);
+    nt->strides = nt->sizes + n * dim;
+    nt->offsets = nt->strides + n * dim;
+    return nt;
+}
+
+bool tn_nested_is_contiguous(const tn_nested *nt) {
+    int64_t next = 0;
+    for (int64_t i = 0; i < nt->n; i++) {
+        const int64_t *sz = nt->sizes + i * nt->dim, *st = nt->strides + i * nt->dim;
+        int64_t expect = 1, numel = 1;
+        for (int d = nt->dim - 1; d >= 0; d--) {
+            if (sz[d] != 1 && st[d] != expect) return false;
+            expect *= sz[d];
+        }
+        numel = expect;
+        if (numel == 0) continue;
+        if (nt->offsets[i] != next) return false;
+        next += numel;
+    }
+    return true;
 }
 
 PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,

@@ -359,6 +359,18 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
         if (v == -1 && PyErr_Occurred()) return NULL;
         return select_checked(self, 0, 0, v);
     }
+    /* a strided nested tensor: its component first (select.int on dim 0), then the rest on it */
+    if (((tn_tensor_obj *)self)->nested && PyTuple_Check(index) && PyTuple_Size(index) > 0 &&
+        is_int_index(PyTuple_GetItem(index, 0))) {
+        int64_t v = PyLong_AsLongLong(PyTuple_GetItem(index, 0));
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        PyObject *c = select_checked(self, 0, 0, v);
+        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
+        PyObject *r = rest ? tn_tensor_getitem(c, rest) : NULL;
+        Py_XDECREF(c);
+        Py_XDECREF(rest);
+        return r;
+    }
     if (PySlice_Check(index)) {
         if (tn_tensor_of(self)->ndim == 0) {
             PyErr_SetString(PyExc_IndexError, "too many indices for tensor of dimension 0");
