@@ -824,6 +824,7 @@ static PyObject *k_cat(int op, tn_value *a) {
     return r;
 }
 
+
 /* ---- the inference fast path (transformer.c) on a nested input: upstream pads inside its
  * attention; here the whole layer runs on the padded batch with the lengths as a key padding
  * mask (mask_type 1), and each component's rows are taken back */
@@ -836,18 +837,30 @@ static PyObject *padding_mask(const tn_nested *m, int64_t T) {
         for (int64_t t = 0; t < T; t++) p[i * T + t] = t >= csz(m, i)[0];
     return mk;
 }
-static PyObject *c_rows(PyObject *c, int64_t i, tn_value *a) {
-    int64_t zero = 0, len = tn_tensor_of(c)->sizes[0];
-    PyObject *row = tn_at_select_int(a[0].u.obj, 0, i);
-    PyObject *r = row ? tn_at_slice_Tensor(row, 0, &zero, &len, 1) : NULL;
-    Py_XDECREF(row);
-    return r;
-}
 /* the nested tensor of like's lengths from a padded (B, T, D) result */
 static PyObject *unpad(PyObject *like, PyObject *padded) {
-    tn_value v = {.tag = TN_V_TENSOR, .u.obj = padded};
-    return padded ? per_component(like, c_rows, &v, true) : NULL;
+    return padded ? tn_at__nested_from_padded_and_nested_example(padded, like) : NULL;
 }
+/* _nested_from_padded_and_nested_example(padded, nt_example): each component's leading block of
+ * padded[i] (to_padded_tensor's backward) */
+static PyObject *c_block(PyObject *c, int64_t i, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(c);
+    PyObject *r = tn_at_select_int(a[0].u.obj, 0, i);
+    for (int d = 0; r && d < t->ndim; d++) {
+        int64_t zero = 0, len = t->sizes[d];
+        Py_SETREF(r, tn_at_slice_Tensor(r, d, &zero, &len, 1));
+    }
+    return r;
+}
+PyObject *tn_op__nested_from_padded_and_nested_example(tn_value *a) {
+    PyObject *like = a[1].u.obj;
+    if (!NT(like)) return dense_backend(TN_ROW__nested_from_padded_and_nested_example);
+    if (NT(a[0].u.obj)) return err("_nested_from_padded_and_nested_example: padded must be a dense tensor");
+    if (TN_T(a[0])->ndim != NT(like)->dim + 1)
+        return err("_nested_from_padded_and_nested_example: padded must have one dim more than each component");
+    return per_component(like, c_block, a, true);
+}
+
 static int check_3d(PyObject *nt, const char *what) {
     const tn_nested *m = NT(nt);
     if (m->dim != 2) {
@@ -913,7 +926,8 @@ static const struct { int row; nested_fn fn; } kernels[] = {
     {TN_ROW_mul__Scalar, k_inplace}, {TN_ROW_fill__Scalar, k_inplace}, {TN_ROW_zero_, k_inplace},
     {TN_ROW_add_Tensor, k_binary}, {TN_ROW_sub_Tensor, k_binary}, {TN_ROW_mul_Tensor, k_binary},
     {TN_ROW_div_Tensor, k_binary}, {TN_ROW_add__Tensor, k_binary}, {TN_ROW_mul__Tensor, k_binary},
-    {TN_ROW_masked_fill_Scalar, k_binary}, {TN_ROW_copy_, k_binary},
+    {TN_ROW_masked_fill_Scalar, k_binary}, {TN_ROW_copy_, k_binary}, {TN_ROW_threshold_backward, k_binary},
+    {TN_ROW_gelu_backward, k_binary}, {TN_ROW_silu_backward, k_binary},
     /* copies and views */
     {TN_ROW_clone, k_clone}, {TN_ROW_contiguous, k_contiguous}, {TN_ROW__to_copy, k_map}, {TN_ROW_detach, k_alias},
     {TN_ROW_alias, k_alias}, {TN_ROW_unbind_int, k_unbind}, {TN_ROW_select_int, k_select},
@@ -926,7 +940,7 @@ static const struct { int row; nested_fn fn; } kernels[] = {
     {TN_ROW__transformer_encoder_layer_fwd, k_encoder_layer}, {TN_ROW__native_multi_head_attention, k_mha},
     /* nested.def */
     {TN_ROW_to_padded_tensor, k_own}, {TN_ROW_nested_to_padded_tensor, k_own}, {TN_ROW__nested_tensor_size, k_own},
-    {TN_ROW__nested_tensor_strides, k_own}, {TN_ROW__nested_tensor_storage_offsets, k_own},
+    {TN_ROW__nested_tensor_strides, k_own}, {TN_ROW__nested_from_padded_and_nested_example, k_own}, {TN_ROW__nested_tensor_storage_offsets, k_own},
 };
 
 static bool is_nested_value(const tn_value *v) {
