@@ -105,6 +105,27 @@ tn_nested *tn_nested_alloc(int64_t n, int dim) {
     return nt;
 }
 
+tn_nested *tn_nested_copy(const tn_nested *m) {
+    tn_nested *c = tn_nested_alloc(m->n, m->dim);
+    if (c) memcpy(c->sizes, m->sizes, (size_t)(m->n * (2 * m->dim + 1)) * sizeof(int64_t));
+    return c;
+}
+
+int tn_nested_set(PyObject *dst, const tn_nested *src) {
+    tn_tensor_obj *o = (tn_tensor_obj *)dst;
+    tn_nested *c = NULL;
+    if (src) {
+        if (!(c = tn_nested_copy(src))) { PyErr_NoMemory(); return -1; }
+        tn_nested_live++;
+    }
+    if (o->nested) {
+        free(o->nested);
+        tn_nested_live--;
+    }
+    o->nested = c;
+    return 0;
+}
+
 bool tn_nested_is_contiguous(const tn_nested *nt) {
     int64_t next = 0;
     for (int64_t i = 0; i < nt->n; i++) {

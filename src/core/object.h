@@ -19,6 +19,10 @@ typedef struct tn_nested {
 /* live strided nested tensors: the door looks for one among the arguments only while any exists */
 extern int64_t tn_nested_live;
 tn_nested *tn_nested_alloc(int64_t n, int dim);   /* NULL on allocation failure (no exception) */
+tn_nested *tn_nested_copy(const tn_nested *m);    /* the same; NULL on allocation failure */
+/* dst (a tensor object) gets a copy of src's metadata (NULL: none), its own freed; -1 with
+ * MemoryError. Every path that copies a tensor object's t copies this with it. */
+int tn_nested_set(PyObject *dst, const tn_nested *src);
 static inline int64_t tn_nested_numel(const tn_nested *nt) {
     int64_t total = 0;
     for (int64_t i = 0; i < nt->n; i++) {

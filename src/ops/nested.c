@@ -45,14 +45,6 @@ static tn_nested *meta_contig(int64_t n, int dim, const int64_t *sizes) {
     return m;
 }
 
-/* a copy of the metadata (a view's) */
-static tn_nested *meta_dup(const tn_nested *m) {
-    tn_nested *c = tn_nested_alloc(m->n, m->dim);
-    if (!c) { PyErr_NoMemory(); return NULL; }
-    memcpy(c->sizes, m->sizes, (size_t)(m->n * (2 * m->dim + 1)) * sizeof(int64_t));
-    return c;
-}
-
 /* a nested tensor over the storage of t's geometry (its storage reference is taken) */
 static PyObject *wrap_t(tn_tensor *t, tn_nested *m) {
     if (!m) { tn_storage_decref(t->storage); return NULL; }
@@ -61,6 +53,11 @@ static PyObject *wrap_t(tn_tensor *t, tn_nested *m) {
     ((tn_tensor_obj *)o)->nested = m;
     tn_nested_live++;
     return o;
+}
+static tn_nested *meta_dup(const tn_nested *m) {
+    tn_nested *c = tn_nested_copy(m);
+    if (!c) PyErr_NoMemory();
+    return c;
 }
 
 /* a new nested tensor whose buffer is buf's elements in order (buf: a dense tensor, the reference

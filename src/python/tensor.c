@@ -365,6 +365,7 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     if (!o) return NULL;
     o->t = *tn_tensor_of(data);
     tn_storage_incref(o->t.storage);
+    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0) { Py_DECREF(o); return NULL; }
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         Py_DECREF(o);
         PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
@@ -938,6 +939,7 @@ static PyObject *g_data(PyObject *self, void *c) {
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
     PyObject *r = tn_tensor_wrap(&t);
+    if (r && tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0) Py_CLEAR(r);
     if (r) tn_bt_copy_meta(r, self);
     if (r && t.storage->inference && !tn_inference_mode()) ((tn_tensor_obj *)r)->inf_versioned = true;   /* as detach */
     return r;
@@ -947,6 +949,11 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
         PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got something else");
         return -1;
     }
+    if (!((tn_tensor_obj *)self)->nested != !((tn_tensor_obj *)v)->nested) {   /* a nested and a dense tensor */
+        PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
+        return -1;
+    }
+    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0) return -1;
     tn_tensor t = *T(v);
     tn_storage_incref(t.storage);
     tn_storage_decref(T(self)->storage);
