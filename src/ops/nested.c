@@ -501,9 +501,7 @@ static int64_t wrap_dim(int64_t d, const tn_nested *m, bool *ok) {
 }
 
 static PyObject *k_unbind(int op, tn_value *a) {
-    bool ok;
-    int64_t d = wrap_dim(a[1].u.i, NT(a[0].u.obj), &ok);
-    if (!ok) return NULL;
+    int64_t d = a[1].u.i;   /* not wrapped, as upstream's */
     if (d != 0) return PyErr_Format(PyExc_RuntimeError, "NestedTensor can only be unbound along dimension 0 got dimension %lld instead.", (long long)d);
     return components(a[0].u.obj);
 }
@@ -644,6 +642,11 @@ static PyObject *k_transpose(int op, tn_value *a) {
     return from_views(a[0].u.obj, per_component(a[0].u.obj, c_transpose, v, false));
 }
 
+static PyObject *k_mT(int op, tn_value *a) {
+    tn_value v[3] = {a[0], {.tag = TN_V_INT, .u.i = -2}, {.tag = TN_V_INT, .u.i = -1}};
+    return k_transpose(op, v);
+}
+
 /* view / reshape: size[0] the batch; a -1 at a position the components have keeps each one's own
  * size there, one past them is inferred per component */
 static PyObject *c_view(PyObject *c, int64_t i, tn_value *a) {
@@ -759,8 +762,14 @@ static PyObject *k_narrow(int op, tn_value *a) {
     int64_t d = wrap_dim(a[1].u.i, m, &ok), start = a[2].u.i, len = a[3].u.i;
     if (!ok) return NULL;
     if (d != 0) return err("narrow(): only dim=0 supported for nested tensors, but got: 1");
+    if (start < -m->n || start > m->n)
+        return PyErr_Format(PyExc_IndexError, "start out of range (expected to be in range of [%lld, %lld], but got %lld)",
+                            (long long)-m->n, (long long)m->n, (long long)start);
     if (start < 0) start += m->n;
-    if (start < 0 || len < 0 || start + len > m->n) return err("start + length exceeds the dimension size");
+    if (len < 0) return err("narrow(): length must be non-negative.");
+    if (start + len > m->n)
+        return PyErr_Format(PyExc_RuntimeError, "start (%lld) + length (%lld) exceeds dimension size (%lld).", (long long)start,
+                            (long long)len, (long long)m->n);
     tn_nested *r = tn_nested_alloc(len, m->dim);
     if (!r) return PyErr_NoMemory();
     memcpy(r->sizes, m->sizes + start * m->dim, (size_t)(len * m->dim) * sizeof(int64_t));
@@ -768,6 +777,9 @@ static PyObject *k_narrow(int op, tn_value *a) {
     memcpy(r->offsets, m->offsets + start, (size_t)len * sizeof(int64_t));
     return rewrap(a[0].u.obj, r);
 }
+
+static PyObject *k_self(int op, tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* to_dense: already strided */
+static PyObject *k_false(int op, tn_value *a) { Py_RETURN_FALSE; }                  /* is_pinned */
 
 static PyObject *k_is_same_size(int op, tn_value *a) {
     const tn_nested *x = NT(a[0].u.obj), *y = NT(a[1].u.obj);
@@ -928,9 +940,10 @@ static const struct { int row; nested_fn fn; } kernels[] = {
     /* copies and views */
     {TN_ROW_clone, k_clone}, {TN_ROW_contiguous, k_contiguous}, {TN_ROW__to_copy, k_map}, {TN_ROW_detach, k_alias},
     {TN_ROW_alias, k_alias}, {TN_ROW_unbind_int, k_unbind}, {TN_ROW_select_int, k_select},
-    {TN_ROW_transpose_int, k_transpose}, {TN_ROW_view, k_view}, {TN_ROW_reshape, k_view}, {TN_ROW_unsqueeze, k_unsqueeze},
+    {TN_ROW_transpose_int, k_transpose}, {TN_ROW_mT, k_mT}, {TN_ROW_view, k_view}, {TN_ROW_reshape, k_view}, {TN_ROW_unsqueeze, k_unsqueeze},
     {TN_ROW_narrow, k_narrow}, {TN_ROW_squeeze, k_squeeze_all}, {TN_ROW_squeeze_dim, k_squeeze},
     {TN_ROW_chunk, k_chunk}, {TN_ROW_eq_Tensor, k_eq_tensor}, {TN_ROW_cat, k_cat}, {TN_ROW_is_same_size, k_is_same_size},
+    {TN_ROW_is_pinned, k_false},
     /* the rest */
     {TN_ROW__softmax, k_softmax}, {TN_ROW_sum_dim_IntList, k_sum}, {TN_ROW_linear, k_linear}, {TN_ROW_bmm, k_bmm},
     {TN_ROW_matmul, k_bmm}, {TN_ROW_native_layer_norm, k_layer_norm},
@@ -957,17 +970,27 @@ bool tn_nested_among(int op, tn_value *args) {
 }
 
 PyObject *tn_nested_call(int op, tn_value *args) {
-    static int values_row = -2;   /* values has no dense kernel: no TN_ROW_ constant */
-    if (values_row == -2) values_row = tn_op_find("values", "");
-    if (op == values_row) return k_values(op, args);
+    /* rows without a dense kernel have no TN_ROW_ constant: found by name once */
+    static struct { const char *name; nested_fn fn; int row; } by_name[] = {{"values", k_values, -2}, {"to_dense", k_self, -2}};
+    for (size_t i = 0; i < sizeof by_name / sizeof *by_name; i++) {
+        if (by_name[i].row == -2) by_name[i].row = tn_op_find(by_name[i].name, "");
+        if (op == by_name[i].row) return by_name[i].fn(op, args);
+    }
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
         if (kernels[i].row == op) return kernels[i].fn(op, args);
     const tn_op_def *d = tn_op_at(op);
-    /* upstream's math kernels cover the nested key unless it registers one of its own */
+    /* upstream's math kernels cover the nested key unless it registers one of its own; ours read
+     * the dense geometry, so only those that do not run on a nested tensor (the others fail as
+     * upstream's do where they ask for its sizes) */
     if (!(tn_op_tags(op) & TN_TAG_NESTED)) {
-        bool handled;
-        PyObject *r = tn_composite_under_mode(op, args, &handled);
+        static const int geometry_free[] = {TN_ROW_softmax_int, TN_ROW_log_softmax_int, TN_ROW_layer_norm, TN_ROW_to_dtype,
+                                            TN_ROW_to_other, TN_ROW_to_device, TN_ROW_to_dtype_layout, TN_ROW_type_as};
+        bool handled = false, free_ = false;
+        for (size_t i = 0; i < sizeof geometry_free / sizeof *geometry_free; i++) free_ |= geometry_free[i] == op;
+        PyObject *r = free_ ? tn_composite_under_mode(op, args, &handled) : NULL;
         if (handled) return r;
+        if (tn_op_decomposes(op))
+            return err("Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
         return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s%s%s' with arguments from the 'NestedTensorCPU' backend. This "
                             "could be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
                             "build process (if using custom build).", d->name, d->overload[0] ? "." : "", d->overload);

@@ -371,6 +371,21 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
         Py_XDECREF(rest);
         return r;
     }
+    /* (..., x): x on the last dim; other forms reach the slice op, which nested tensors refuse */
+    if (((tn_tensor_obj *)self)->nested && !PySlice_Check(index)) {
+        PyObject *last = PyTuple_Check(index) && PyTuple_Size(index) == 2 && PyTuple_GetItem(index, 0) == Py_Ellipsis
+                             ? PyTuple_GetItem(index, 1) : NULL;
+        if (last && is_int_index(last)) {
+            int64_t v = PyLong_AsLongLong(last);
+            return v == -1 && PyErr_Occurred() ? NULL : op_select(self, -1, v);
+        }
+        if (last == Py_None) return op_unsqueeze(self, -1);
+        if (last && PySlice_Check(last)) {
+            int64_t a, b, c;
+            return slice_args(last, &a, &b, &c) < 0 ? NULL : op_slice(self, -1, a, b, c);
+        }
+        return tn_not_implemented("this index of a strided nested tensor");
+    }
     if (PySlice_Check(index)) {
         if (tn_tensor_of(self)->ndim == 0) {
             PyErr_SetString(PyExc_IndexError, "too many indices for tensor of dimension 0");
