@@ -780,6 +780,7 @@ static PyObject *k_narrow(int op, tn_value *a) {
 
 static PyObject *k_self(int op, tn_value *a) { return Py_NewRef(a[0].u.obj); }   /* to_dense: already strided */
 static PyObject *k_false(int op, tn_value *a) { Py_RETURN_FALSE; }                  /* is_pinned */
+static PyObject *k_cpu_device(int op, tn_value *a) { return PyLong_FromLong(-1); }  /* get_device */
 
 static PyObject *k_is_same_size(int op, tn_value *a) {
     const tn_nested *x = NT(a[0].u.obj), *y = NT(a[1].u.obj);
@@ -971,7 +972,8 @@ bool tn_nested_among(int op, tn_value *args) {
 
 PyObject *tn_nested_call(int op, tn_value *args) {
     /* rows without a dense kernel have no TN_ROW_ constant: found by name once */
-    static struct { const char *name; nested_fn fn; int row; } by_name[] = {{"values", k_values, -2}, {"to_dense", k_self, -2}};
+    static struct { const char *name; nested_fn fn; int row; } by_name[] = {{"values", k_values, -2}, {"to_dense", k_self, -2},
+                                                                 {"get_device", k_cpu_device, -2}};
     for (size_t i = 0; i < sizeof by_name / sizeof *by_name; i++) {
         if (by_name[i].row == -2) by_name[i].row = tn_op_find(by_name[i].name, "");
         if (op == by_name[i].row) return by_name[i].fn(op, args);

@@ -490,6 +490,22 @@ static PyObject *value_tensor(PyObject *self, PyObject *value) {
 }
 
 static int setitem(PyObject *self, PyObject *index, PyObject *value) {
+    /* a strided nested tensor: into a component (select.int on dim 0) when the index starts with
+     * an int; any other index needs its sizes, which upstream's NestedTensorImpl refuses */
+    if (((tn_tensor_obj *)self)->nested) {
+        if (!PyTuple_Check(index) || PyTuple_Size(index) == 0 || !is_int_index(PyTuple_GetItem(index, 0))) {
+            PyErr_SetString(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
+            return -1;
+        }
+        int64_t v = PyLong_AsLongLong(PyTuple_GetItem(index, 0));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        PyObject *c = select_checked(self, 0, 0, v);
+        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
+        int rc = rest ? setitem(c, rest, value) : -1;
+        Py_XDECREF(c);
+        Py_XDECREF(rest);
+        return rc;
+    }
     PyObject *val = value_tensor(self, value);
     if (!val) return -1;
     int rc = -1;

@@ -285,7 +285,7 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     tn_nested *nt = ((tn_tensor_obj *)self)->nested;
-    if (nt) return PyBool_FromLong(code <= 1 && tn_nested_is_contiguous(nt));
+    if (nt) return PyBool_FromLong(tn_nested_is_contiguous(nt));   /* whatever the memory format, as upstream */
     return PyBool_FromLong(tn_is_contiguous_as(tn_tensor_of(self), code == 1 ? 0 : code));
 }
 static PyObject *m_is_floating_point(PyObject *self, PyObject *unused) {

@@ -407,7 +407,11 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
             if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) return NULL;
         }
         tn_tensor *t = tn_tensor_of(data);
-        if (copy_tensors && tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
+        /* a strided nested tensor has no dense geometry to copy: detach + _to_copy (ops/nested.c) */
+        bool nested = ((tn_tensor_obj *)data)->nested != NULL;
+        if (nested && !copy_tensors && (dt == TN_DTYPE_UNDEFINED || dt == t->dtype) && dev == t->storage->device)
+            return Py_NewRef(data);
+        if ((copy_tensors && tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) || nested) {
             /* a mode sees upstream's steps: detach, then _to_copy */
             PyObject *d = tn_at_detach(data);
             PyObject *r = d ? tn_at__to_copy(d, TN_DT(dt == TN_DTYPE_UNDEFINED ? t->dtype : dt), NULL,
