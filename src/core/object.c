@@ -130,12 +130,11 @@ bool tn_nested_is_contiguous(const tn_nested *nt) {
     int64_t next = 0;
     for (int64_t i = 0; i < nt->n; i++) {
         const int64_t *sz = nt->sizes + i * nt->dim, *st = nt->strides + i * nt->dim;
-        int64_t expect = 1, numel = 1;
+        int64_t numel = 1;   /* the stride a packed dim has */
         for (int d = nt->dim - 1; d >= 0; d--) {
-            if (sz[d] != 1 && st[d] != expect) return false;
-            expect *= sz[d];
+            if (sz[d] != 1 && st[d] != numel) return false;
+            numel *= sz[d];
         }
-        numel = expect;
         if (numel == 0) continue;
         if (nt->offsets[i] != next) return false;
         next += numel;

@@ -227,30 +227,40 @@ static PyObject *call_with(int op, tn_value *a, int i, PyObject *with, int j, Py
 
 /* ---- elementwise: the dense op once on the buffer */
 
-/* MAP: result = op(buffer, ...) with self's sizes; INPLACE: op_(buffer, ...), self returned */
-static PyObject *k_map(int op, tn_value *a) {
-    PyObject *nt = a[0].u.obj, *b = buffer(nt);
+/* the op's dense row with self's buffer for self */
+static PyObject *on_buffer(int op, tn_value *a) {
+    PyObject *b = buffer(a[0].u.obj);
     PyObject *r = b ? call_with(op, a, 0, b, -1, NULL) : NULL;
     Py_XDECREF(b);
-    if (!r) return NULL;
+    return r;
+}
+static PyObject *like_self(PyObject *r, PyObject *nt) {
     const tn_nested *m = NT(nt);
     return wrap(r, meta_contig(m->n, m->dim, m->sizes));
 }
+/* the result with self's sizes */
+static PyObject *k_map(int op, tn_value *a) {
+    PyObject *r = on_buffer(op, a);
+    return r ? like_self(r, a[0].u.obj) : NULL;
+}
 /* a tuple result (native_dropout's output and mask): each element with self's sizes */
 static PyObject *k_map_tuple(int op, tn_value *a) {
-    PyObject *nt = a[0].u.obj, *b = buffer(nt);
-    PyObject *r = b ? call_with(op, a, 0, b, -1, NULL) : NULL;
-    Py_XDECREF(b);
-    if (!r) return NULL;
-    const tn_nested *m = NT(nt);
-    PyObject *out = PyTuple_New(PyTuple_Size(r));
+    PyObject *r = on_buffer(op, a);
+    PyObject *out = r ? PyTuple_New(PyTuple_Size(r)) : NULL;
     for (Py_ssize_t i = 0; out && i < PyTuple_Size(r); i++) {
-        PyObject *e = wrap(Py_NewRef(PyTuple_GetItem(r, i)), meta_contig(m->n, m->dim, m->sizes));
+        PyObject *e = like_self(Py_NewRef(PyTuple_GetItem(r, i)), a[0].u.obj);
         if (!e) Py_CLEAR(out);
         else PyTuple_SetItem(out, i, e);
     }
-    Py_DECREF(r);
+    Py_XDECREF(r);
     return out;
+}
+/* in place on the buffer, self returned */
+static PyObject *k_inplace(int op, tn_value *a) {
+    PyObject *r = on_buffer(op, a);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(a[0].u.obj);
 }
 /* dropout: upstream's takes native_dropout for a nested input, in eval too (a copy) */
 static PyObject *k_dropout(int op, tn_value *a) {
@@ -258,14 +268,6 @@ static PyObject *k_dropout(int op, tn_value *a) {
     PyObject *out = r ? Py_NewRef(PyTuple_GetItem(r, 0)) : NULL;
     Py_XDECREF(r);
     return out;
-}
-static PyObject *k_inplace(int op, tn_value *a) {
-    PyObject *nt = a[0].u.obj, *b = buffer(nt);
-    PyObject *r = b ? call_with(op, a, 0, b, -1, NULL) : NULL;
-    Py_XDECREF(b);
-    if (!r) return NULL;
-    Py_DECREF(r);
-    return Py_NewRef(nt);
 }
 
 static const char *base_name(int op) { return tn_op_at(op)->name; }
@@ -295,11 +297,10 @@ static PyObject *k_binary(int op, tn_value *a) {
     PyObject *bx = cy ? buffer(cx) : NULL;
     PyObject *by = bx ? buffer(cy) : NULL;
     PyObject *r = by ? call_with(op, a, 0, bx, 1, by) : NULL;
-    const tn_nested *m = mx;
     Py_XDECREF(cx); Py_XDECREF(cy); Py_XDECREF(bx); Py_XDECREF(by);
     if (!r) return NULL;
     if (inplace) { Py_DECREF(r); return Py_NewRef(x); }
-    return wrap(r, meta_contig(m->n, m->dim, m->sizes));
+    return like_self(r, x);
 }
 
 /* ---- the nested-only rows of nested.def */
@@ -343,9 +344,11 @@ PyObject *tn_op__nested_tensor_from_tensor_list(tn_value *a) {
 
 /* an int64 tensor's elements as a C array (contiguous copy); NULL with an error */
 static int64_t *ints_of(PyObject *t, int64_t *count) {
-    PyObject *c = tn_at_to_dtype(t, TN_DT(TN_DTYPE_I64), false, false, NULL);
-    PyObject *cc = c ? tn_at_contiguous(c, NULL) : NULL;
-    Py_XDECREF(c);
+    if (tn_tensor_of(t)->dtype != TN_DTYPE_I64) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Long but found %s", tn_dtype_cpp_name(tn_tensor_of(t)->dtype));
+        return NULL;
+    }
+    PyObject *cc = tn_at_contiguous(t, NULL);
     if (!cc) return NULL;
     int64_t n = tn_numel(tn_tensor_of(cc));
     int64_t *v = malloc((size_t)(n + 1) * sizeof *v);

@@ -350,6 +350,34 @@ static PyObject *index_tuple(index_list *l) {
     return tup;
 }
 
+/* a strided nested tensor (ops/nested.c): an index starting with an int takes that component
+ * (select.int on dim 0), then the rest on it; (..., x) takes x on the last dim; other forms fail
+ * (a slice reaches the slice op, which nested tensors refuse, as upstream) */
+static PyObject *nested_getitem(PyObject *self, PyObject *index) {
+    PyObject *first = PyTuple_Check(index) && PyTuple_Size(index) > 0 ? PyTuple_GetItem(index, 0) : NULL;
+    if (first && is_int_index(first)) {
+        int64_t v = PyLong_AsLongLong(first);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        PyObject *c = select_checked(self, 0, 0, v);
+        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
+        PyObject *r = rest ? tn_tensor_getitem(c, rest) : NULL;
+        Py_XDECREF(c);
+        Py_XDECREF(rest);
+        return r;
+    }
+    PyObject *last = first == Py_Ellipsis && PyTuple_Size(index) == 2 ? PyTuple_GetItem(index, 1) : NULL;
+    if (last && is_int_index(last)) {
+        int64_t v = PyLong_AsLongLong(last);
+        return v == -1 && PyErr_Occurred() ? NULL : op_select(self, -1, v);
+    }
+    if (last == Py_None) return op_unsqueeze(self, -1);
+    if (last && PySlice_Check(last)) {
+        int64_t a, b, c;
+        return slice_args(last, &a, &b, &c) < 0 ? NULL : op_slice(self, -1, a, b, c);
+    }
+    return tn_not_implemented("this index of a strided nested tensor");
+}
+
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
     /* fast paths, as upstream */
     if (index == Py_None) return op_unsqueeze(self, 0);
@@ -359,33 +387,7 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
         if (v == -1 && PyErr_Occurred()) return NULL;
         return select_checked(self, 0, 0, v);
     }
-    /* a strided nested tensor: its component first (select.int on dim 0), then the rest on it */
-    if (((tn_tensor_obj *)self)->nested && PyTuple_Check(index) && PyTuple_Size(index) > 0 &&
-        is_int_index(PyTuple_GetItem(index, 0))) {
-        int64_t v = PyLong_AsLongLong(PyTuple_GetItem(index, 0));
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        PyObject *c = select_checked(self, 0, 0, v);
-        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
-        PyObject *r = rest ? tn_tensor_getitem(c, rest) : NULL;
-        Py_XDECREF(c);
-        Py_XDECREF(rest);
-        return r;
-    }
-    /* (..., x): x on the last dim; other forms reach the slice op, which nested tensors refuse */
-    if (((tn_tensor_obj *)self)->nested && !PySlice_Check(index)) {
-        PyObject *last = PyTuple_Check(index) && PyTuple_Size(index) == 2 && PyTuple_GetItem(index, 0) == Py_Ellipsis
-                             ? PyTuple_GetItem(index, 1) : NULL;
-        if (last && is_int_index(last)) {
-            int64_t v = PyLong_AsLongLong(last);
-            return v == -1 && PyErr_Occurred() ? NULL : op_select(self, -1, v);
-        }
-        if (last == Py_None) return op_unsqueeze(self, -1);
-        if (last && PySlice_Check(last)) {
-            int64_t a, b, c;
-            return slice_args(last, &a, &b, &c) < 0 ? NULL : op_slice(self, -1, a, b, c);
-        }
-        return tn_not_implemented("this index of a strided nested tensor");
-    }
+    if (((tn_tensor_obj *)self)->nested && !PySlice_Check(index)) return nested_getitem(self, index);
     if (PySlice_Check(index)) {
         if (tn_tensor_of(self)->ndim == 0) {
             PyErr_SetString(PyExc_IndexError, "too many indices for tensor of dimension 0");

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,11 +47,7 @@ static int tensor_clear(PyObject *self) {
     if (o->bt_value) tn_bt_live--;
     Py_CLEAR(o->bt_value);
     Py_CLEAR(o->layout);
-    if (o->nested) {
-        free(o->nested);
-        o->nested = NULL;
-        tn_nested_live--;
-    }
+    tn_nested_set(self, NULL);   /* frees a nested tensor's metadata; cannot fail */
     return 0;
 }
 
@@ -187,10 +182,10 @@ static PyObject *nested_size(PyObject *self, const tn_nested *nt, PyObject *dim)
         return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %ld)", -nd, nd - 1, d);
     if (d < 0) d += nd;
     if (d == 0) return PyLong_FromLongLong(nt->n);
-    for (int64_t i = 1; i < nt->n; i++)
-        if (nt->sizes[i * nt->dim + d - 1] != nt->sizes[d - 1])
-            return PyErr_Format(PyExc_RuntimeError, "Given dimension %ld is irregular and does not have a size.", d);
-    return nt->n ? PyLong_FromLongLong(nt->sizes[d - 1]) : PyErr_Format(PyExc_RuntimeError, "Given dimension %ld is irregular and does not have a size.", d);
+    bool regular = nt->n > 0;
+    for (int64_t i = 1; i < nt->n; i++) regular = regular && nt->sizes[i * nt->dim + d - 1] == nt->sizes[d - 1];
+    if (!regular) return PyErr_Format(PyExc_RuntimeError, "Given dimension %ld is irregular and does not have a size.", d);
+    return PyLong_FromLongLong(nt->sizes[d - 1]);
 }
 
 static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {

@@ -227,6 +227,7 @@ cases("nested_bad", {
     "buffer_negative_size": "torch._nested_view_from_buffer(torch.arange(10.), torch.tensor([[-2], [3]]), torch.tensor([[1], [1]]), torch.tensor([0, 5]))",
     "buffer_huge": "torch._nested_view_from_buffer(torch.arange(10.), torch.tensor([[2 ** 40], [3]]), torch.tensor([[2 ** 40], [1]]), torch.tensor([0, 5]))",
     "buffer_offsets_short": "torch._nested_view_from_buffer(torch.arange(10.), torch.tensor([[2], [3]]), torch.tensor([[1], [1]]), torch.tensor([0]))",
+    "buffer_float_sizes": "torch._nested_view_from_buffer(torch.arange(10.), torch.tensor([[2.], [3.]]), torch.tensor([[1], [1]]), torch.tensor([0, 5]))",
     "buffer_2d": "torch._nested_view_from_buffer(torch.arange(10.).reshape(2, 5), torch.tensor([[2], [3]]), torch.tensor([[1], [1]]), torch.tensor([0, 5]))",
     "buffer_sizes_1d": "torch._nested_view_from_buffer(torch.arange(10.), torch.tensor([2, 3]), torch.tensor([1, 1]), torch.tensor([0, 5]))",
     "pad_huge": "nt.to_padded_tensor(0., (2, 2 ** 40, 3))",
