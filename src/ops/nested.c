@@ -45,8 +45,19 @@ static tn_nested *meta_contig(int64_t n, int dim, const int64_t *sizes) {
     return m;
 }
 
-/* a nested tensor over the storage of t's geometry (its storage reference is taken) */
+/* a nested tensor over the storage of t's geometry (its storage reference is taken); the first
+ * one made warns as upstream's NestedTensorImpl constructor does (TORCH_WARN_ONCE) */
 static PyObject *wrap_t(tn_tensor *t, tn_nested *m) {
+    static bool warned;
+    if (m && !warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "The PyTorch API of nested tensors is in prototype stage and will change in the near "
+                         "future. We recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout "
+                         "receives active development, has better operator coverage, and works with torch.compile.", 1) < 0) {
+            free(m);
+            m = NULL;
+        }
+    }
     if (!m) { tn_storage_decref(t->storage); return NULL; }
     PyObject *o = tn_tensor_wrap(t);
     if (!o) { free(m); return NULL; }
