@@ -2957,15 +2957,15 @@ static int f_nested_view_from_jagged(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* to_padded_tensor of a jagged tensor: _nested_from_padded_tensor(grad, offsets, dummy, ragged_idx,
- * min, max, values.size(0)) (the strided NestedTensorImpl's branch is not supported) */
+ * min, max, values.size(0)); of a strided one (ops/nested.c): _nested_from_padded_and_nested_example */
 static int f_to_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     jagged_meta j;
     PyObject *self = K(saved(n, 0));
     if (!self) DONE_ERR;
     if (!(((tn_tensor_obj *)self)->py_policy & TN_PY_NESTED)) {
-        tn_not_implemented("the derivative of aten::to_padded_tensor for a strided nested tensor");
-        DONE_ERR;
+        OUTK(0, K(tn_at__nested_from_padded_and_nested_example(g[0], self)));
+        DONE;
     }
     if (jagged_of(&T, self, &j) < 0) DONE_ERR;
     PyObject *vals = K(tn_at__nested_get_values(self));

@@ -15,6 +15,7 @@
 #include "autograd/autograd.h"
 
 #include "ops/common.h"
+#include "ops/nested.h"
 #include "dispatch/args.h"
 #include "tn_ops_gen.h"
 
@@ -489,8 +490,14 @@ fail:
 
 bool tn_op_decomposes(int op) { return tn_op_autograd_defs[op].composite && tn_decomp_computes(op); }
 
+/* a composite upstream gives a kernel of its own for strided nested tensors (linear, matmul,
+ * reshape, ...) stays whole when one is among the arguments (ops/nested.c) */
+static bool nested_whole(int op, tn_value *args) {
+    return __builtin_expect(tn_nested_live > 0, 0) && (tn_op_tags(op) & TN_TAG_NESTED) && tn_nested_among(op, args);
+}
+
 PyObject *tn_composite_under_mode(int op, tn_value *args, bool *handled) {
-    *handled = tn_op_autograd_defs[op].composite && tn_decomp_computes(op);
+    *handled = tn_op_autograd_defs[op].composite && tn_decomp_computes(op) && !nested_whole(op, args);
     return *handled ? tn_decomp_for(op)(args) : NULL;
 }
 
@@ -515,7 +522,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     }
     if (ad->composite) {   /* upstream never runs a CompositeImplicitAutograd op's own formula on CPU */
         tn_decomp_fn dec = tn_decomp_for(op);
-        if (dec) return dec(args);
+        if (dec && !nested_whole(op, args)) return dec(args);
         apply = refuse_composite_apply;
     }
     /* upstream's check_no_requires_grad: a tensor argument with no formula (class weights, BCE's

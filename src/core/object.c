@@ -6,6 +6,7 @@
  * docs/ARCHITECTURE.md, "Layers and folders". */
 #include "core/object.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 tn_py_state tn_py;
@@ -88,6 +89,57 @@ PyObject *tn_tensor_new_empty(int ndim, const int64_t *sizes, tn_dtype dtype, tn
     if (ndim) memcpy(t.sizes, sizes, (size_t)ndim * sizeof *sizes);
     tn_contiguous_strides(ndim, sizes, t.strides);
     return tn_tensor_wrap(&t);
+}
+
+int64_t tn_nested_live;
+
+tn_nested *tn_nested_alloc(int64_t n, int dim) {
+    size_t per = (size_t)(2 * dim + 1);
+    tn_nested *nt = malloc(sizeof *nt + (size_t)(n > 0 ? n : 1) * per * sizeof(int64_t));
+    if (!nt) return NULL;
+    nt->n = n;
+    nt->dim = dim;
+    nt->sizes = (int64_t *)(nt + 1);
+    nt->strides = nt->sizes + n * dim;
+    nt->offsets = nt->strides + n * dim;
+    return nt;
+}
+
+tn_nested *tn_nested_copy(const tn_nested *m) {
+    tn_nested *c = tn_nested_alloc(m->n, m->dim);
+    if (c) memcpy(c->sizes, m->sizes, (size_t)(m->n * (2 * m->dim + 1)) * sizeof(int64_t));
+    return c;
+}
+
+int tn_nested_set(PyObject *dst, const tn_nested *src) {
+    tn_tensor_obj *o = (tn_tensor_obj *)dst;
+    tn_nested *c = NULL;
+    if (src) {
+        if (!(c = tn_nested_copy(src))) { PyErr_NoMemory(); return -1; }
+        tn_nested_live++;
+    }
+    if (o->nested) {
+        free(o->nested);
+        tn_nested_live--;
+    }
+    o->nested = c;
+    return 0;
+}
+
+bool tn_nested_is_contiguous(const tn_nested *nt) {
+    int64_t next = 0;
+    for (int64_t i = 0; i < nt->n; i++) {
+        const int64_t *sz = nt->sizes + i * nt->dim, *st = nt->strides + i * nt->dim;
+        int64_t numel = 1;   /* the stride a packed dim has */
+        for (int d = nt->dim - 1; d >= 0; d--) {
+            if (sz[d] != 1 && st[d] != numel) return false;
+            numel *= sz[d];
+        }
+        if (numel == 0) continue;
+        if (nt->offsets[i] != next) return false;
+        next += numel;
+    }
+    return true;
 }
 
 PyObject *tn_tensor_new_view(PyObject *base, int ndim, const int64_t *sizes, const int64_t *strides,

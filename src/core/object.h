@@ -7,6 +7,36 @@
 
 #include "core/pystate.h"
 
+/* A strided nested tensor (upstream's NestedTensorImpl; ops/nested.c, docs/nested_strided.md): the
+ * tensor object's t is its buffer, a 1-d contiguous view of the storage; component i (of n) has
+ * dim sizes and strides at sizes[i * dim] / strides[i * dim] and starts offsets[i] elements after
+ * the buffer's start. One allocation (tn_nested_alloc); NULL on every other tensor. */
+typedef struct tn_nested {
+    int64_t n;
+    int dim;
+    int64_t *sizes, *strides, *offsets;
+} tn_nested;
+/* live strided nested tensors: the door looks for one among the arguments only while any exists */
+extern int64_t tn_nested_live;
+tn_nested *tn_nested_alloc(int64_t n, int dim);   /* NULL on allocation failure (no exception) */
+tn_nested *tn_nested_copy(const tn_nested *m);    /* the same; NULL on allocation failure */
+/* dst (a tensor object) gets a copy of src's metadata (NULL: none), its own freed; -1 with
+ * MemoryError. Every path that copies a tensor object's t copies this with it. */
+int tn_nested_set(PyObject *dst, const tn_nested *src);
+static inline int64_t tn_nested_numel(const tn_nested *nt) {
+    int64_t total = 0;
+    for (int64_t i = 0; i < nt->n; i++) {
+        int64_t p = 1;
+        for (int d = 0; d < nt->dim; d++) p *= nt->sizes[i * nt->dim + d];
+        total += p;
+    }
+    return total;
+}
+
+/* each component densely packed, one after another from the buffer's start (upstream's
+ * nested_tensor_impl_is_contiguous) */
+bool tn_nested_is_contiguous(const tn_nested *nt);
+
 /* a tangent of a nested forward level (autograd/forward.c), valid while gen is the level's */
 typedef struct tn_fw_slot { PyObject *g; uint64_t gen; } tn_fw_slot;
 
@@ -45,6 +75,7 @@ typedef struct {
      * strided) */
     uint8_t py_policy;
     PyObject *layout;
+    tn_nested *nested;       /* a strided nested tensor's components (above), or NULL */
 } tn_tensor_obj;
 
 /* TN_PY_NESTED: made with the NestedTensor dispatch key (a jagged NestedTensor): is_nested, and
@@ -66,6 +97,7 @@ static inline bool tn_py_is_tensor(PyObject *o) {
     return PyObject_TypeCheck(o, tn_py.TensorBase);
 }
 static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
+static inline tn_nested *tn_nested_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->nested : NULL; }
 /* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
  * _version are refused */
 static inline bool tn_no_version(PyObject *o) {

@@ -76,7 +76,8 @@ int tn_op_count(void);
 const tn_op_def *tn_op_at(int i);
 /* upstream's tags of row i: TN_TAG_POINTWISE, TN_TAG_RANDOM (nondeterministic_seeded),
  * TN_TAG_INPLACE_VIEW (an in-place op that changes only self's geometry: squeeze_, t_, ...) */
-enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2, TN_TAG_INPLACE_VIEW = 4 };
+/* TN_TAG_NESTED: upstream has a kernel for strided nested tensors (ops/nested.c) */
+enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2, TN_TAG_INPLACE_VIEW = 4, TN_TAG_NESTED = 8 };
 /* all of row i's tag names, comma-separated, as upstream's OpOverload.tags lists them */
 const char *tn_op_tag_list(int i);
 int tn_op_tags(int i);

@@ -350,6 +350,34 @@ static PyObject *index_tuple(index_list *l) {
     return tup;
 }
 
+/* a strided nested tensor (ops/nested.c): an index starting with an int takes that component
+ * (select.int on dim 0), then the rest on it; (..., x) takes x on the last dim; other forms fail
+ * (a slice reaches the slice op, which nested tensors refuse, as upstream) */
+static PyObject *nested_getitem(PyObject *self, PyObject *index) {
+    PyObject *first = PyTuple_Check(index) && PyTuple_Size(index) > 0 ? PyTuple_GetItem(index, 0) : NULL;
+    if (first && is_int_index(first)) {
+        int64_t v = PyLong_AsLongLong(first);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        PyObject *c = select_checked(self, 0, 0, v);
+        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
+        PyObject *r = rest ? tn_tensor_getitem(c, rest) : NULL;
+        Py_XDECREF(c);
+        Py_XDECREF(rest);
+        return r;
+    }
+    PyObject *last = first == Py_Ellipsis && PyTuple_Size(index) == 2 ? PyTuple_GetItem(index, 1) : NULL;
+    if (last && is_int_index(last)) {
+        int64_t v = PyLong_AsLongLong(last);
+        return v == -1 && PyErr_Occurred() ? NULL : op_select(self, -1, v);
+    }
+    if (last == Py_None) return op_unsqueeze(self, -1);
+    if (last && PySlice_Check(last)) {
+        int64_t a, b, c;
+        return slice_args(last, &a, &b, &c) < 0 ? NULL : op_slice(self, -1, a, b, c);
+    }
+    return tn_not_implemented("this index of a strided nested tensor");
+}
+
 PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
     /* fast paths, as upstream */
     if (index == Py_None) return op_unsqueeze(self, 0);
@@ -359,6 +387,7 @@ PyObject *tn_tensor_getitem(PyObject *self, PyObject *index) {
         if (v == -1 && PyErr_Occurred()) return NULL;
         return select_checked(self, 0, 0, v);
     }
+    if (((tn_tensor_obj *)self)->nested && !PySlice_Check(index)) return nested_getitem(self, index);
     if (PySlice_Check(index)) {
         if (tn_tensor_of(self)->ndim == 0) {
             PyErr_SetString(PyExc_IndexError, "too many indices for tensor of dimension 0");
@@ -463,6 +492,22 @@ static PyObject *value_tensor(PyObject *self, PyObject *value) {
 }
 
 static int setitem(PyObject *self, PyObject *index, PyObject *value) {
+    /* a strided nested tensor: into a component (select.int on dim 0) when the index starts with
+     * an int; any other index needs its sizes, which upstream's NestedTensorImpl refuses */
+    if (((tn_tensor_obj *)self)->nested) {
+        if (!PyTuple_Check(index) || PyTuple_Size(index) == 0 || !is_int_index(PyTuple_GetItem(index, 0))) {
+            PyErr_SetString(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
+            return -1;
+        }
+        int64_t v = PyLong_AsLongLong(PyTuple_GetItem(index, 0));
+        if (v == -1 && PyErr_Occurred()) return -1;
+        PyObject *c = select_checked(self, 0, 0, v);
+        PyObject *rest = c ? PyTuple_GetSlice(index, 1, PyTuple_Size(index)) : NULL;
+        int rc = rest ? setitem(c, rest, value) : -1;
+        Py_XDECREF(c);
+        Py_XDECREF(rest);
+        return rc;
+    }
     PyObject *val = value_tensor(self, value);
     if (!val) return -1;
     int rc = -1;

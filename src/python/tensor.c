@@ -47,6 +47,7 @@ static int tensor_clear(PyObject *self) {
     if (o->bt_value) tn_bt_live--;
     Py_CLEAR(o->bt_value);
     Py_CLEAR(o->layout);
+    tn_nested_set(self, NULL);   /* frees a nested tensor's metadata; cannot fail */
     return 0;
 }
 
@@ -168,6 +169,25 @@ static PyObject *custom_item(PyObject *self, PyObject *list, PyObject *dim) {
     return r;
 }
 
+/* ---- a strided nested tensor (core/object.h tn_nested): upstream's NestedTensorImpl answers dim,
+ * numel and size(d) of a regular dim, and refuses sizes() and strides() whole */
+static PyObject *nested_refuse(const char *what) {
+    return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support %s. Please file an issue.", what);
+}
+static PyObject *nested_size(PyObject *self, const tn_nested *nt, PyObject *dim) {
+    int nd = nt->dim + 1;
+    long d = PyLong_AsLong(dim);
+    if (d == -1 && PyErr_Occurred()) return NULL;
+    if (d < -nd || d >= nd)
+        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %ld)", -nd, nd - 1, d);
+    if (d < 0) d += nd;
+    if (d == 0) return PyLong_FromLongLong(nt->n);
+    bool regular = nt->n > 0;
+    for (int64_t i = 1; i < nt->n; i++) regular = regular && nt->sizes[i * nt->dim + d - 1] == nt->sizes[d - 1];
+    if (!regular) return PyErr_Format(PyExc_RuntimeError, "Given dimension %ld is irregular and does not have a size.", d);
+    return PyLong_FromLongLong(nt->sizes[d - 1]);
+}
+
 static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
@@ -178,6 +198,8 @@ static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
         return dim && dim != Py_None ? custom_item(self, l, dim) : l;
     }
     tn_tensor *t = tn_tensor_of(self);
+    tn_nested *nt = ((tn_tensor_obj *)self)->nested;
+    if (nt) return !dim || dim == Py_None ? nested_refuse("sizes") : nested_size(self, nt, dim);
     if (!dim || dim == Py_None) return tn_py_size_new(t->ndim, t->sizes);
     int d;
     if (parse_dim(self, dim, &d) < 0) return NULL;
@@ -194,6 +216,7 @@ static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
         return dim && dim != Py_None ? custom_item(self, l, dim) : l;
     }
     tn_tensor *t = tn_tensor_of(self);
+    if (((tn_tensor_obj *)self)->nested) return nested_refuse("strides");
     if (!dim || dim == Py_None) return int_tuple(t->ndim, t->strides);
     int d;
     if (parse_dim(self, dim, &d) < 0) return NULL;
@@ -206,7 +229,8 @@ static PyObject *m_dim(PyObject *self, PyObject *unused) {
         int d = custom_dim(self);
         return d < 0 && PyErr_Occurred() ? NULL : PyLong_FromLong(d);
     }
-    return PyLong_FromLong(tn_tensor_of(self)->ndim);
+    tn_nested *nt = ((tn_tensor_obj *)self)->nested;
+    return PyLong_FromLong(nt ? nt->dim + 1 : tn_tensor_of(self)->ndim);
 }
 static PyObject *m_numel(PyObject *self, PyObject *unused) {
     if (custom(self, TN_PY_SIZES)) {
@@ -214,7 +238,8 @@ static PyObject *m_numel(PyObject *self, PyObject *unused) {
         if (r != Py_None) return r;
         Py_DECREF(r);
     }
-    return PyLong_FromLongLong(tn_numel(tn_tensor_of(self)));
+    tn_nested *nt = ((tn_tensor_obj *)self)->nested;
+    return PyLong_FromLongLong(nt ? tn_nested_numel(nt) : tn_numel(tn_tensor_of(self)));
 }
 static PyObject *m_element_size(PyObject *self, PyObject *unused) {
     return PyLong_FromLong(tn_dtype_itemsize(tn_tensor_of(self)->dtype));
@@ -254,6 +279,8 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
                      torch_type ? "torch." : "", tn_py_type_name(mf));
         return NULL;
     }
+    tn_nested *nt = ((tn_tensor_obj *)self)->nested;
+    if (nt) return PyBool_FromLong(tn_nested_is_contiguous(nt));   /* whatever the memory format, as upstream */
     return PyBool_FromLong(tn_is_contiguous_as(tn_tensor_of(self), code == 1 ? 0 : code));
 }
 static PyObject *m_is_floating_point(PyObject *self, PyObject *unused) {
@@ -333,6 +360,7 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     if (!o) return NULL;
     o->t = *tn_tensor_of(data);
     tn_storage_incref(o->t.storage);
+    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0) { Py_DECREF(o); return NULL; }
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         Py_DECREF(o);
         PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
@@ -816,6 +844,7 @@ static PyMethodDef tensor_methods[] = {
 #define T(self) tn_tensor_of(self)
 static PyObject *g_shape(PyObject *self, void *c) {
     if (custom(self, TN_PY_SIZES)) return custom_list(self, true);
+    if (((tn_tensor_obj *)self)->nested) return nested_refuse("sizes");
     return tn_py_size_new(T(self)->ndim, T(self)->sizes);
 }
 static PyObject *g_dtype(PyObject *self, void *c) { return tn_py_from_dtype(T(self)->dtype); }
@@ -844,7 +873,7 @@ static PyObject *g_layout(PyObject *self, void *c) {
     return Py_NewRef(l ? l : tn_py.layout_strided);
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
-static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED)); }
+static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED) || ((tn_tensor_obj *)self)->nested); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
@@ -905,6 +934,7 @@ static PyObject *g_data(PyObject *self, void *c) {
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
     PyObject *r = tn_tensor_wrap(&t);
+    if (r && tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0) Py_CLEAR(r);
     if (r) tn_bt_copy_meta(r, self);
     if (r && t.storage->inference && !tn_inference_mode()) ((tn_tensor_obj *)r)->inf_versioned = true;   /* as detach */
     return r;
@@ -914,6 +944,11 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
         PyErr_SetString(PyExc_TypeError, "Variable data has to be a tensor, but got something else");
         return -1;
     }
+    if (!((tn_tensor_obj *)self)->nested != !((tn_tensor_obj *)v)->nested) {   /* a nested and a dense tensor */
+        PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
+        return -1;
+    }
+    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0) return -1;
     tn_tensor t = *T(v);
     tn_storage_incref(t.storage);
     tn_storage_decref(T(self)->storage);

@@ -25,6 +25,7 @@
 #include "autograd/autograd.h"
 #include "python/torch_function.h"
 #include "kernels/elementwise.h"
+#include "ops/nested.h"
 
 /* helpers from ops/create.c */
 int tn_cr_check_scalar(const tn_value *v, tn_dtype dt);
@@ -406,7 +407,11 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
             if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) return NULL;
         }
         tn_tensor *t = tn_tensor_of(data);
-        if (copy_tensors && tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
+        /* a strided nested tensor has no dense geometry to copy: detach + _to_copy (ops/nested.c) */
+        bool nested = ((tn_tensor_obj *)data)->nested != NULL;
+        if (nested && !copy_tensors && (dt == TN_DTYPE_UNDEFINED || dt == t->dtype) && dev == t->storage->device)
+            return Py_NewRef(data);
+        if ((copy_tensors && tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) || nested) {
             /* a mode sees upstream's steps: detach, then _to_copy */
             PyObject *d = tn_at_detach(data);
             PyObject *r = d ? tn_at__to_copy(d, TN_DT(dt == TN_DTYPE_UNDEFINED ? t->dtype : dt), NULL,
@@ -704,6 +709,8 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
 }
 
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
+    if (((tn_tensor_obj *)self)->nested)   /* upstream's NestedTensorImpl has no strides */
+        return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support strides. Please file an issue.");
     if (tn_has_torch_dispatch(self))
         return PyErr_Format(PyExc_RuntimeError, ".tolist() is not supported for tensor subclasses, got %s", tn_py_type_name(self));
     if (T(self)->math_bits) {   /* the values it reads as (conj / neg bits applied) */
@@ -892,6 +899,8 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
+    if (((tn_tensor_obj *)self)->nested)
+        return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
     if (tn_has_torch_dispatch(self)) {
         PyErr_SetString(PyExc_RuntimeError, ".numpy() is not supported for tensor subclasses.");
         return NULL;
@@ -1169,6 +1178,50 @@ static PyObject *nonzero_method(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* ---------- init ---------- */
 
+/* torch._C._nested.nested_tensor(tensor_list, *, dtype=None, device=None, requires_grad=False,
+ * pin_memory=False): each element a tensor or data for torch.tensor, copied into a strided nested
+ * tensor (ops/nested.c) that is a leaf */
+static PyObject *f_nested_tensor(PyObject *m, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"tensor_list", "dtype", "device", "requires_grad", "pin_memory", NULL};
+    PyObject *list, *dtype = Py_None, *device = Py_None;
+    int rg = 0, pin = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OOpp:nested_tensor", kws, &list, &dtype, &device, &rg, &pin)) return NULL;
+    if (!PyList_Check(list))
+        return PyErr_Format(PyExc_TypeError, "Only lists (List[Tensor] and List[List...[Scalar]]) are accepted in nested_tensor");
+    if (device != Py_None) {
+        tn_device_type dt;
+        int idx;
+        if (tn_py_parse_device(device, &dt, &idx) < 0) return NULL;
+        if (dt != TN_DEVICE_CPU) return tn_not_implemented("torch.nested.nested_tensor on a device other than cpu");
+    }
+    Py_ssize_t n = PyList_Size(list);
+    PyObject *items = PyTuple_New(n);
+    for (Py_ssize_t i = 0; items && i < n; i++) {
+        PyObject *e = PyList_GetItem(list, i), *t;
+        if (tn_py_is_tensor(e)) {
+            t = Py_NewRef(e);
+        } else if (PyUnicode_Check(e) || PyBytes_Check(e)) {
+            PyErr_Format(PyExc_TypeError, "new(): invalid data type '%s'", tn_py_type_name(e));
+            t = NULL;
+        } else {
+            PyObject *a = PyTuple_Pack(1, e);
+            t = a ? f_tensor(NULL, a, NULL) : NULL;
+            Py_XDECREF(a);
+        }
+        if (!t) Py_CLEAR(items);
+        else PyTuple_SetItem(items, i, t);
+    }
+    PyObject *r = items ? tn_nested_from_list(items, dtype) : NULL;
+    Py_XDECREF(items);
+    if (r && rg) ((tn_tensor_obj *)r)->requires_grad = true;
+    return r;
+}
+
+static PyMethodDef nested_functions[] = {
+    {"nested_tensor", (PyCFunction)(void (*)(void))f_nested_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef module_functions[] = {
     {"tensor", (PyCFunction)(void (*)(void))f_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
     {"as_tensor", (PyCFunction)(void (*)(void))f_as_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -1212,6 +1265,12 @@ int tn_tensor_new_init(PyObject *m) {
         if (!f || PyObject_SetAttrString(vf, d->ml_name, f) < 0) { Py_XDECREF(f); goto fail; }
         Py_DECREF(f);
     }
+    PyObject *nested = PyObject_GetAttrString(m, "_nested");
+    PyObject *nmod = nested ? PyUnicode_FromString("torch._C._nested") : NULL;
+    PyObject *nf = nmod ? PyCFunction_NewEx(&nested_functions[0], NULL, nmod) : NULL;
+    int nrc = nf ? PyObject_SetAttrString(nested, "nested_tensor", nf) : -1;
+    Py_XDECREF(nested); Py_XDECREF(nmod); Py_XDECREF(nf);
+    if (nrc < 0) goto fail;
     PyObject *fft = PyObject_GetAttrString(m, "_fft");
     if (!fft) PyErr_Clear();
     for (int i = 0; i < N_RG_FUNCS; i++) {
