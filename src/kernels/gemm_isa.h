@@ -16,8 +16,12 @@
 typedef struct {
     const char *name;
     int V, R; /* lanes of the packed operand, broadcast rows */
-    /* acc: the chain (from 0) is added to the tile's values (the sums of earlier k chunks) */
-    void (*micro)(int64_t K, const float *q, int64_t ldq, const float *p, float *tile /* [R][V] */, int acc);
+    /* acc: the chain (from 0) is added to the tile's values (the sums of earlier k chunks);
+     * tile row r at tile + r*ldt (a tile buffer, or C itself) */
+    void (*micro)(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int64_t ldt, int acc);
+    /* the same for 1 <= rows < R broadcast rows (only those rows are read and written) */
+    void (*micro_rows)(int rows, int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int64_t ldt,
+                       int acc);
     /* rows [0, n) of src (row i at src + i*ld, k contiguous) into V-lane k-major panels,
      * zero padded to a multiple of V */
     void (*pack_t)(int64_t n, int64_t K, const float *src, int64_t ld, int V, float *dst);
