@@ -307,6 +307,24 @@ TN_PANEL_ISA static void im2col_panels(const tn_conv_geom *g, int64_t ch, const 
     }
 }
 
+/* the plain columns (ch * K0*K1*K2 rows of P) from the padded image, a line at a time */
+TN_PANEL_ISA static void im2col_rows(const tn_conv_geom *g, int64_t ch, const float *pad, float *col) {
+    const int64_t O0 = g->O[0], O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
+    const int64_t J1 = g->I[1] + 2 * g->P[1], J2 = g->I[2] + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+                for (int64_t k2 = 0; k2 < g->K[2]; k2++) {
+                    const float *src = pad + c * plane + (k0 * g->D[0] * J1 + k1 * g->D[1]) * J2 + k2 * g->D[2];
+                    for (int64_t o0 = 0; o0 < O0; o0++)
+                        for (int64_t o1 = 0; o1 < O1; o1++, col += O2) {
+                            const float *s = src + (o0 * g->S[0] * J1 + o1 * g->S[1]) * J2;
+                            if (S2 == 1) for (int64_t l = 0; l < O2; l++) col[l] = s[l];
+                            else for (int64_t l = 0; l < O2; l++) col[l] = s[l * S2];
+                        }
+                }
+}
+
 static void fwd_item(const job *j, int64_t it, char *col, void *gs) {
     const tn_conv_geom *g = j->g;
     const size_t es = esize(j->t);
@@ -458,7 +476,12 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
         for (int64_t gr = 0; gr < g->groups; gr++) {
             const char *ib = j->b + (size_t)((n * g->C + gr * Cg) * Pin) * es;
             const char *B = ib;
-            if (!trivial(g)) {
+            if (fwd_panel(g, j->t)) { /* f32 on a blocked kernel: from the padded image */
+                float *pad = (float *)(col + col_bytes(g, j->t));
+                pad_image(g, Cg, (const float *)ib, pad);
+                im2col_rows(g, Cg, pad, (float *)col);
+                B = col;
+            } else if (!trivial(g)) {
                 tn_im2col(g, j->t, Cg, ib, col);
                 B = col;
             }
@@ -470,10 +493,15 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
     }
 }
 
+/* per slot: the columns, and the padded image where im2col_rows builds them */
+static size_t gw_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    return col_bytes(g, t) + (fwd_panel(g, t) ? align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float)) : 0);
+}
+
 size_t tn_conv_grad_weight_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
     size_t parts = align64((size_t)((g->bf16_steps ? 1 : chunks(g) - 1) * g->OC * ckg_of(g)) * esize(t));
-    return parts + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+    return parts + (size_t)(slots < 1 ? 1 : slots) * (gw_col_bytes(g, t) + align64(gs)) + 64;
 }
 
 void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *in, void *gw,
@@ -489,7 +517,7 @@ void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout
     size_t parts = align64((size_t)((g->bf16_steps ? 1 : nc - 1) * total) * es);
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
     job j = {.g = g, .t = t, .a = gout, .b = in, .out = gw, .shared = shared, .slots = shared + parts,
-             .col_bytes = col_bytes(g, t), .items = nc, .item = gw_item};
+             .col_bytes = gw_col_bytes(g, t), .items = nc, .item = gw_item};
     j.slot_bytes = j.col_bytes + align64(gs);
     run(&j, slots);
     /* the chunks' partial sums, added in chunk order */

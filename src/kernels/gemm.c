@@ -141,8 +141,8 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
             if (direct) continue;
             /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
             if (!b->last) store(tile, V, rq, lv, c, b->ldc, 1, 0); /* raw partial sums */
-            else if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)
-                b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc);
+            else if (b->nt && b->isa->store_t && b->alpha == 1 && (b->beta == 0 || b->beta == 1))
+                b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->beta == 1);
             else if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
             else store(tile, V, rq, lv, c, b->ldc, b->alpha, b->beta);
         }

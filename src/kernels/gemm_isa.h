@@ -28,9 +28,10 @@ typedef struct {
     /* C = alpha * A @ W^T + beta*C for a few rows of A (no packing), in-order chains */
     void (*nt_few)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                    int64_t ldw, float beta, float *C, int64_t ldc);
-    /* C[l][r] = tile[r][l] for r < rows, l < cols (the nt tile store with alpha 1, beta 0);
-     * tile rows up to R + 7 may be read (the caller pads the buffer). NULL: scalar. */
-    void (*store_t)(const float *tile, int V, int rows, int cols, float *C, int64_t ldc);
+    /* C[l][r] = tile[r][l] for r < rows, l < cols (the nt tile store with alpha 1, beta 0), or
+     * with add C[l][r] = tile[r][l] + C[l][r] (alpha 1, beta 1); tile rows up to R + 7 may be
+     * read (the caller pads the buffer). NULL: scalar. */
+    void (*store_t)(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, int add);
     /* M rows of A @ W^T, each in tn_gemv_nt_ref_f32's order */
     void (*gemv_rows)(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *W,
                       int64_t ldw, float beta, float *C, int64_t ldc);
@@ -40,7 +41,7 @@ typedef struct {
 extern const tn_gemm_isa tn_gemm_isa_avx2, tn_gemm_isa_avx512;
 /* The AVX2 packing and few-row kernels, which the AVX-512 variant shares. */
 void tn_gemm_avx2_pack_t(int64_t n, int64_t K, const float *src, int64_t ld, int V, float *dst);
-void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc);
+void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, int add);
 void tn_gemm_avx2_nt_few(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                          const float *W, int64_t ldw, float beta, float *C, int64_t ldc);
 #endif

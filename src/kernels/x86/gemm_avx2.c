@@ -137,7 +137,7 @@ TN_AVX2 void tn_gemm_avx2_pack_t(int64_t n, int64_t K, const float *src, int64_t
 
 /* ------------------------------------------------------------------ transposed tile store */
 
-TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc) {
+TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, int add) {
     for (int r0 = 0; r0 < rows; r0 += 8) {
         const int nr = rows - r0 < 8 ? rows - r0 : 8;
         const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -150,9 +150,14 @@ TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, 
             const int nl = cols - l0 < 8 ? cols - l0 : 8;
             for (int i = 0; i < nl; i++) {
                 float *c = C + (int64_t)(l0 + i) * ldc + r0;
-                if (nr == 8) _mm256_storeu_ps(c, t[i]);
-                else if (nr == 4) _mm_storeu_ps(c, _mm256_castps256_ps128(t[i])); /* R = 12's last rows */
-                else _mm256_maskstore_ps(c, keep, t[i]); /* slow on AMD: kept for odd row counts */
+                if (nr == 8) {
+                    _mm256_storeu_ps(c, add ? _mm256_add_ps(t[i], _mm256_loadu_ps(c)) : t[i]);
+                } else if (nr == 4) { /* R = 12's last rows */
+                    __m128 v = _mm256_castps256_ps128(t[i]);
+                    _mm_storeu_ps(c, add ? _mm_add_ps(v, _mm_loadu_ps(c)) : v);
+                } else { /* slow on AMD: kept for odd row counts */
+                    _mm256_maskstore_ps(c, keep, add ? _mm256_add_ps(t[i], _mm256_maskload_ps(c, keep)) : t[i]);
+                }
             }
         }
     }
