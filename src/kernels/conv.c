@@ -376,6 +376,78 @@ void tn_conv_forward(const tn_conv_geom *g, tn_conv_type t, const void *in, cons
 
 /* ---- input gradient ---- */
 
+/* The f32 input gradient on a blocked kernel (not flipped(), no bfloat16 steps): gout's columns
+ * packed once per image, then a few channels at a time their column rows (W^T @ gout, the same
+ * products as the plain path) and at once their col2im into the zero-padded image, while the rows
+ * are in cache; the padded image's interior is the gradient. The additions are col2im's, in its
+ * order: the plain path's bits. */
+#define TN_CONV_GIN_ROWS_FLOATS (64 * 1024) /* column rows per channel block, about */
+static int64_t gin_block(const tn_conv_geom *g) {
+    const int64_t per = prod3(g->K) * prod3(g->O);
+    int64_t b = TN_CONV_GIN_ROWS_FLOATS / (per > 0 ? per : 1);
+    if (b > 4) b -= b % 4; /* 36 rows of a 3x3 kernel: whole groups of the kernels' 12 or 6 rows */
+    return b < 1 ? 1 : b > cg_of(g) ? cg_of(g) : b;
+}
+
+static int gin_panel(const tn_conv_geom *g, tn_conv_type t) {
+    return g->bf16_steps ? 0 : fwd_panel(g, t);
+}
+
+static size_t gin_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    const int V = gin_panel(g, t);
+    if (!V) return col_bytes(g, t);
+    const int64_t P = prod3(g->O), padded = (P + V - 1) / V * V;
+    return align64((size_t)(ocg_of(g) * padded) * sizeof(float)) +
+           align64((size_t)(gin_block(g) * prod3(g->K) * P) * sizeof(float)) +
+           align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float));
+}
+
+/* col2im of ch channels' rows into the padded image (no bounds: every position is inside) */
+TN_PANEL_ISA static void col2im_padded(const tn_conv_geom *g, int64_t ch, const float *col, float *pad) {
+    const int64_t O0 = g->O[0], O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
+    const int64_t J1 = g->I[1] + 2 * g->P[1], J2 = g->I[2] + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+                for (int64_t k2 = 0; k2 < g->K[2]; k2++) {
+                    float *dst = pad + c * plane + (k0 * g->D[0] * J1 + k1 * g->D[1]) * J2 + k2 * g->D[2];
+                    for (int64_t o0 = 0; o0 < O0; o0++)
+                        for (int64_t o1 = 0; o1 < O1; o1++, col += O2) {
+                            float *d = dst + (o0 * g->S[0] * J1 + o1 * g->S[1]) * J2;
+                            if (S2 == 1) for (int64_t l = 0; l < O2; l++) d[l] += col[l];
+                            else for (int64_t l = 0; l < O2; l++) d[l * S2] += col[l];
+                        }
+                }
+}
+
+/* the padded image's interior (ch channels) to img */
+TN_PANEL_ISA static void unpad_image(const tn_conv_geom *g, int64_t ch, const float *pad, float *img) {
+    const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2];
+    const int64_t J1 = I1 + 2 * g->P[1], J2 = I2 + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t i0 = 0; i0 < I0; i0++)
+            for (int64_t i1 = 0; i1 < I1; i1++, img += I2) {
+                const float *s = pad + c * plane + ((i0 + g->P[0]) * J1 + i1 + g->P[1]) * J2 + g->P[2];
+                for (int64_t i = 0; i < I2; i++) img[i] = s[i];
+            }
+}
+
+static void gin_panels(const job *j, const float *gb, const float *wt, float *gi, char *col, int V) {
+    const tn_conv_geom *g = j->g;
+    const int64_t Cg = cg_of(g), OCg = ocg_of(g), KK = prod3(g->K), P = prod3(g->O), cb = gin_block(g);
+    float *bp = (float *)col;
+    float *rows = (float *)(col + align64((size_t)(OCg * ((P + V - 1) / V * V)) * sizeof(float)));
+    float *pad = (float *)((char *)rows + align64((size_t)(cb * KK * P) * sizeof(float)));
+    tn_gemm_f32_pack_b(P, OCg, gb, P, bp);
+    memset(pad, 0, (size_t)(Cg * padded_plane(g)) * sizeof(float));
+    for (int64_t c0 = 0; c0 < Cg; c0 += cb) {
+        const int64_t nc = Cg - c0 < cb ? Cg - c0 : cb;
+        tn_gemm_f32_packed(nc * KK, P, OCg, wt + c0 * KK * OCg, OCg, bp, rows, P);
+        col2im_padded(g, nc, rows, pad + c0 * padded_plane(g));
+    }
+    unpad_image(g, Cg, pad, gi);
+}
+
 static void gin_item(const job *j, int64_t it, char *col, void *gs) {
     const tn_conv_geom *g = j->g;
     const size_t es = esize(j->t);
@@ -384,8 +456,11 @@ static void gin_item(const job *j, int64_t it, char *col, void *gs) {
     const char *gb = j->a + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
     const char *wt = j->shared + (size_t)(gr * CKg * OCg) * es;
     char *gi = j->out + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+    const int V = gin_panel(g, j->t);
     if (trivial(g)) {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, gi, Pin, gs);
+    } else if (V) {
+        gin_panels(j, (const float *)gb, (const float *)wt, (float *)gi, col, V);
     } else {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, col, Pout, gs);
         if (g->bf16_steps && j->t == TN_CONV_F32)
@@ -401,9 +476,10 @@ static size_t wt_bytes(const tn_conv_geom *g, tn_conv_type t) { return align64((
 /* With stride 1 (f32 on a blocked kernel, no bfloat16 steps) the input gradient is itself a
  * forward convolution: of gout, padded by D*(K-1) - P, with the weight flipped in space and its
  * two channel axes swapped; it then runs on the forward's packed columns instead of a product
- * into columns and col2im. f: that convolution's geometry. */
+ * into columns and col2im. Taken when those columns are no more than col2im's (OC/groups <=
+ * C/groups); otherwise gin_panels. f: that convolution's geometry. */
 static bool flipped(const tn_conv_geom *g, tn_conv_type t, tn_conv_geom *f) {
-    if (t != TN_CONV_F32 || g->bf16_steps || trivial(g) || !tn_gemm_f32_panel()) return false;
+    if (t != TN_CONV_F32 || g->bf16_steps || trivial(g) || !tn_gemm_f32_panel() || ocg_of(g) > cg_of(g)) return false;
     *f = *g;
     f->C = g->OC;
     f->OC = g->C;
@@ -420,7 +496,7 @@ size_t tn_conv_grad_input_scratch(const tn_conv_geom *g, tn_conv_type t, int slo
     tn_conv_geom f;
     if (flipped(g, t, &f)) return wt_bytes(g, t) + tn_conv_forward_scratch(&f, t, slots) + 64;
     size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ckg_of(g), prod3(g->O), ocg_of(g)) : 0;
-    return wt_bytes(g, t) + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+    return wt_bytes(g, t) + (size_t)(slots < 1 ? 1 : slots) * (gin_col_bytes(g, t) + align64(gs)) + 64;
 }
 
 void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *w, const void *bias,
@@ -448,7 +524,7 @@ void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout,
                 memcpy(shared + (size_t)((gr * CKg + k) * OCg + oc) * es, (const char *)w + (size_t)((gr * OCg + oc) * CKg + k) * es, es);
     size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(CKg, prod3(g->O), OCg) : 0;
     job j = {.g = g, .t = t, .a = gout, .bias = bias, .out = gin, .shared = shared, .slots = shared + wt_bytes(g, t),
-             .col_bytes = col_bytes(g, t), .items = g->N * g->groups, .item = gin_item};
+             .col_bytes = gin_col_bytes(g, t), .items = g->N * g->groups, .item = gin_item};
     j.slot_bytes = j.col_bytes + align64(gs);
     run(&j, slots);
 }

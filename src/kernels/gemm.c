@@ -69,6 +69,14 @@ static size_t blocked_scratch(const tn_gemm_isa *isa, int64_t np, int64_t K) {
 static void pack_cols(int64_t n, int64_t K, const float *B, int64_t ld, int V, float *dst) {
     for (int64_t p = 0; p < n; p += V, dst += (int64_t)V * K) {
         int64_t w = n - p < V ? n - p : V;
+        if (w == 32 && V == 32) { /* whole panels: fixed-size copies the compiler inlines */
+            for (int64_t k = 0; k < K; k++) memcpy(dst + k * 32, B + k * ld + p, 32 * sizeof(float));
+            continue;
+        }
+        if (w == 16 && V == 16) {
+            for (int64_t k = 0; k < K; k++) memcpy(dst + k * 16, B + k * ld + p, 16 * sizeof(float));
+            continue;
+        }
         for (int64_t k = 0; k < K; k++) {
             memcpy(dst + k * V, B + k * ld + p, (size_t)w * sizeof(float));
             memset(dst + k * V + w, 0, (size_t)(V - w) * sizeof(float));
@@ -225,6 +233,10 @@ void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, i
 int tn_gemm_f32_panel(void) {
     const tn_gemm_isa *isa = gemm_isa();
     return isa ? isa->V : 0;
+}
+
+void tn_gemm_f32_pack_b(int64_t N, int64_t K, const float *B, int64_t ldb, float *dst) {
+    pack_cols(N, K, B, ldb, gemm_isa()->V, dst);
 }
 
 void tn_gemm_f32_packed(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,

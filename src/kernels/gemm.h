@@ -29,6 +29,8 @@ void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, i
  * the panels one after another. Same results as tn_gemm_f32 with alpha 1, beta 0. Only when
  * tn_gemm_f32_panel() is not 0 (a blocked kernel exists for this CPU). */
 int tn_gemm_f32_panel(void);
+/* B (K x N, row stride ldb) into that layout (dst: K * N rounded up to V floats) */
+void tn_gemm_f32_pack_b(int64_t N, int64_t K, const float *B, int64_t ldb, float *dst);
 void tn_gemm_f32_packed(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
                         int64_t ldc);
 void tn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,

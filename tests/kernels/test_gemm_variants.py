@@ -45,6 +45,15 @@ cx, cw = torch.randn(3, 7, 9, 10), torch.randn(13, 7, 3, 3)
 cgo = torch.randn(3, 13, 9, 10)
 put("conv weight grad", torch.ops.aten.convolution_backward(cgo, cx, cw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
                                                             [False, True, False])[1])
+# the forward on packed columns (bias added to the finished sums) and the input gradient through
+# column blocks and col2im (more output than input channels, or strided) keep the plain path's bits
+put("conv forward", F.conv2d(cx, cw, torch.randn(13), padding=1))
+put("conv forward strided", F.conv2d(torch.randn(2, 40, 33, 30), torch.randn(13, 40, 3, 3), stride=(2, 3), padding=(1, 0)))
+put("conv grad input", torch.ops.aten.convolution_backward(cgo, cx, cw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                           [True, False, False])[0])
+sgo = torch.randn(3, 13, 5, 5)
+put("conv grad input strided", torch.ops.aten.convolution_backward(sgo, cx, cw, None, [2, 2], [1, 1], [1, 1], False, [0, 0], 1,
+                                                                   [True, False, False])[0])
 # long k: A @ B split into k blocks (kernels/gemm.c, blocked()), row / column / k tails, alpha,
 # and a transposed left operand (copied through kernels/ref/cast.c's tiles)
 for M, K, N in [(5, 20000, 40), (13, 3000, 1000), (37, 5000, 200), (64, 49152, 96)]:
