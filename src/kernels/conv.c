@@ -1,12 +1,19 @@
 /* kernels/conv.c — convolution on the GEMM kernels, see conv.h.
  *
- * Per image and group: forward out = W_g @ im2col(in) (the bias written first and added by the
- * GEMM's closing step); input gradient col = W_g^T @ gout then col2im (W^T packed once per call);
- * weight gradient W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in
- * place). A 1x1 kernel with stride 1 and no padding skips im2col: the image is its own column
- * matrix. Images (and groups) are shared out over the slots, each slot taking the next one when
- * it finishes (a thread another process delays takes fewer); with fewer images than slots the
- * images run one by one on the GEMM's own threading instead. */
+ * Per image and group: forward out = W_g @ im2col(in) (the bias added to the finished sums);
+ * input gradient col = W_g^T @ gout then col2im (W^T packed once per call); weight gradient
+ * W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in place). A 1x1 kernel
+ * with stride 1 and no padding skips im2col: the image is its own column matrix. Images (and
+ * groups) are shared out over the slots, each slot taking the next one when it finishes (a
+ * thread another process delays takes fewer); with fewer images than slots the images run one by
+ * one on the GEMM's own threading instead.
+ *
+ * f32 with a blocked GEMM kernel for the CPU (tn_gemm_f32_panel()) avoids the column matrix's
+ * extra passes: the image is copied once zero padded, so every piece of a column row is a plain
+ * copy; the forward builds its columns straight in the GEMM's packed panels, an L2-sized block
+ * at a time (tn_gemm_f32_packed); a stride-1 input gradient with no more output than input
+ * channels is itself such a forward (flipped()); otherwise gout is packed once and the column
+ * rows are made and col2im'ed a few channels at a time (gin_panels). docs/speed_training.md. */
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
 #include "core/parallel.h"
@@ -210,9 +217,9 @@ static size_t col_bytes(const tn_conv_geom *g, tn_conv_type t) {
 
 /* ---- forward ---- */
 
-/* The f32 forward with a blocked GEMM kernel builds its columns straight in the kernel's packed
- * layout (V output positions a panel, see tn_gemm_f32_packed): one channel's kernel rows at a
- * time into a small buffer, then cut into the panels. 0: the plain columns and tn_gemm_f32. */
+/* The panel width V of the f32 paths on a blocked GEMM kernel (the forward's columns built in the
+ * kernel's packed layout, V output positions a panel, see tn_gemm_f32_packed; the columns of
+ * the gradients from a padded image); 0: the plain columns and tn_gemm_f32. */
 #define TN_CONV_MAX_PANEL 32
 static int fwd_panel(const tn_conv_geom *g, tn_conv_type t) {
     const int V = t == TN_CONV_F32 && !trivial(g) && ocg_of(g) > 0 ? tn_gemm_f32_panel() : 0;
@@ -241,10 +248,8 @@ static size_t fwd_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
            align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float));
 }
 
-/* im2col of ch channels (f32) straight into V-lane panels: column row k (of K) at position p goes
- * to dst[((p - p0) / V) * K * V + k * V + p % V]; lanes past the last position are zeroed. The
- * image is first copied zero padded (pad_image), so every piece of a line is a plain copy; panel
- * by panel, so the writes run in order. Short pieces: plain loops, not memcpy / memset calls. */
+/* The copies below move short pieces (a line, or its part in one panel): plain loops, not
+ * memcpy / memset calls (TN_NO_LIBCALLS). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define TN_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
 #else
@@ -271,7 +276,10 @@ TN_PANEL_ISA static void pad_image(const tn_conv_geom *g, int64_t ch, const floa
             }
 }
 
-/* positions [p0, p1) (p0 a multiple of V) of the padded image's columns into panels at dst */
+/* im2col of ch channels into V-lane panels, positions [p0, p1) (p0 a multiple of V) from the
+ * padded image (pad_image: every piece of a line is a plain copy): column row k (of K) at
+ * position p goes to dst[((p - p0) / V) * K * V + k * V + p % V], lanes past p1 zeroed; panel by
+ * panel, so the writes run in order. */
 TN_PANEL_ISA static void im2col_panels(const tn_conv_geom *g, int64_t ch, const float *pad, int V, int64_t K,
                                          int64_t p0, int64_t p1, float *dst) {
     const int64_t O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
