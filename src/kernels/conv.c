@@ -1,12 +1,19 @@
 /* kernels/conv.c — convolution on the GEMM kernels, see conv.h.
  *
- * Per image and group: forward out = W_g @ im2col(in) (the bias written first and added by the
- * GEMM's closing step); input gradient col = W_g^T @ gout then col2im (W^T packed once per call);
- * weight gradient W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in
- * place). A 1x1 kernel with stride 1 and no padding skips im2col: the image is its own column
- * matrix. Images (and groups) are shared out over the slots, each slot taking the next one when
- * it finishes (a thread another process delays takes fewer); with fewer images than slots the
- * images run one by one on the GEMM's own threading instead. */
+ * Per image and group: forward out = W_g @ im2col(in) (the bias added to the finished sums);
+ * input gradient col = W_g^T @ gout then col2im (W^T packed once per call); weight gradient
+ * W_g += gout @ im2col(in)^T (the A @ W^T product, reading the columns in place). A 1x1 kernel
+ * with stride 1 and no padding skips im2col: the image is its own column matrix. Images (and
+ * groups) are shared out over the slots, each slot taking the next one when it finishes (a
+ * thread another process delays takes fewer); with fewer images than slots the images run one by
+ * one on the GEMM's own threading instead.
+ *
+ * f32 with a blocked GEMM kernel for the CPU (tn_gemm_f32_panel()) avoids the column matrix's
+ * extra passes: the image is copied once zero padded, so every piece of a column row is a plain
+ * copy; the forward builds its columns straight in the GEMM's packed panels, an L2-sized block
+ * at a time (tn_gemm_f32_packed); a stride-1 input gradient with no more output than input
+ * channels is itself such a forward (flipped()); otherwise gout is packed once and the column
+ * rows are made and col2im'ed a few channels at a time (gin_panels). docs/speed_training.md. */
 #include "kernels/conv.h"
 #include "kernels/gemm.h"
 #include "core/parallel.h"
@@ -210,39 +217,244 @@ static size_t col_bytes(const tn_conv_geom *g, tn_conv_type t) {
 
 /* ---- forward ---- */
 
+/* The panel width V of the f32 paths on a blocked GEMM kernel (the forward's columns built in the
+ * kernel's packed layout, V output positions a panel, see tn_gemm_f32_packed; the columns of
+ * the gradients from a padded image); 0: the plain columns and tn_gemm_f32. */
+#define TN_CONV_MAX_PANEL 32
+static int fwd_panel(const tn_conv_geom *g, tn_conv_type t) {
+    const int V = t == TN_CONV_F32 && !trivial(g) && ocg_of(g) > 0 ? tn_gemm_f32_panel() : 0;
+    return V <= TN_CONV_MAX_PANEL ? V : 0;
+}
+
+/* the image zero padded on every side: (ch, I0 + 2 P0, I1 + 2 P1, I2 + 2 P2) */
+static int64_t padded_plane(const tn_conv_geom *g) {
+    return (g->I[0] + 2 * g->P[0]) * (g->I[1] + 2 * g->P[1]) * (g->I[2] + 2 * g->P[2]);
+}
+
+/* positions per block of panels: the columns are built and multiplied a block at a time, the
+ * block (about TN_CONV_BLOCK_FLOATS) staying in L2 between the two */
+#define TN_CONV_BLOCK_FLOATS (128 * 1024)
+static int64_t fwd_block(const tn_conv_geom *g, int V) {
+    const int64_t P = prod3(g->O), all = (P + V - 1) / V * V;
+    int64_t b = TN_CONV_BLOCK_FLOATS / (ckg_of(g) > 0 ? ckg_of(g) : 1) / V * V;
+    b = b < V ? V : b;
+    return b < all ? b : all;
+}
+
+static size_t fwd_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    const int V = fwd_panel(g, t);
+    if (!V) return col_bytes(g, t);
+    return align64((size_t)(ckg_of(g) * fwd_block(g, V)) * sizeof(float)) +
+           align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float));
+}
+
+/* The copies below move short pieces (a line, or its part in one panel): plain loops, not
+ * memcpy / memset calls (TN_NO_LIBCALLS). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TN_NO_LIBCALLS __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define TN_NO_LIBCALLS
+#endif
+/* These run only when a blocked GEMM kernel was chosen for the CPU (tn_gemm_f32_panel() > 0),
+ * which on x86 needs AVX2: they are compiled for it (wider copies), the binary still runs
+ * anywhere. */
+#if defined(__x86_64__)
+#define TN_PANEL_ISA TN_NO_LIBCALLS __attribute__((target("avx2")))
+#else
+#define TN_PANEL_ISA TN_NO_LIBCALLS
+#endif
+TN_PANEL_ISA static void pad_image(const tn_conv_geom *g, int64_t ch, const float *img, float *pad) {
+    const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2];
+    const int64_t J1 = I1 + 2 * g->P[1], J2 = I2 + 2 * g->P[2], plane = padded_plane(g);
+    memset(pad, 0, (size_t)(ch * plane) * sizeof(float));
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t i0 = 0; i0 < I0; i0++)
+            for (int64_t i1 = 0; i1 < I1; i1++) {
+                const float *s = img + ((c * I0 + i0) * I1 + i1) * I2;
+                float *d = pad + c * plane + ((i0 + g->P[0]) * J1 + i1 + g->P[1]) * J2 + g->P[2];
+                for (int64_t i = 0; i < I2; i++) d[i] = s[i];
+            }
+}
+
+/* im2col of ch channels into V-lane panels, positions [p0, p1) (p0 a multiple of V) from the
+ * padded image (pad_image: every piece of a line is a plain copy): column row k (of K) at
+ * position p goes to dst[((p - p0) / V) * K * V + k * V + p % V], lanes past p1 zeroed; panel by
+ * panel, so the writes run in order. */
+TN_PANEL_ISA static void im2col_panels(const tn_conv_geom *g, int64_t ch, const float *pad, int V, int64_t K,
+                                         int64_t p0, int64_t p1, float *dst) {
+    const int64_t O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
+    const int64_t J1 = g->I[1] + 2 * g->P[1], J2 = g->I[2] + 2 * g->P[2], plane = padded_plane(g);
+    struct { int64_t off, n, lane; } seg[TN_CONV_MAX_PANEL];
+    for (; p0 < p1; p0 += V, dst += K * V) {
+        /* the panel's positions as pieces of output lines, each at an offset of the padded image */
+        const int64_t end = p1 - p0 < V ? p1 : p0 + V;
+        int ns = 0;
+        for (int64_t p = p0; p < end; ns++) {
+            const int64_t line = p / O2, o2 = p % O2, n = O2 - o2 < end - p ? O2 - o2 : end - p;
+            const int64_t o0 = line / O1, o1 = line % O1;
+            seg[ns].off = (o0 * g->S[0] * J1 + o1 * g->S[1]) * J2 + o2 * S2;
+            seg[ns].n = n;
+            seg[ns].lane = p - p0;
+            p += n;
+        }
+        float *d = dst;
+        for (int64_t c = 0; c < ch; c++)
+            for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+                for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+                    for (int64_t k2 = 0; k2 < g->K[2]; k2++, d += V) {
+                        const float *src = pad + c * plane + (k0 * g->D[0] * J1 + k1 * g->D[1]) * J2 + k2 * g->D[2];
+                        for (int i = 0; i < ns; i++) {
+                            const float *s = src + seg[i].off;
+                            float *o = d + seg[i].lane;
+                            const int64_t n = seg[i].n;
+                            if (S2 == 1) for (int64_t l = 0; l < n; l++) o[l] = s[l];
+                            else for (int64_t l = 0; l < n; l++) o[l] = s[l * S2];
+                        }
+                        for (int64_t l = end - p0; l < V; l++) d[l] = 0.0f;
+                    }
+    }
+}
+
+/* the plain columns (ch * K0*K1*K2 rows of P) from the padded image, a line at a time */
+TN_PANEL_ISA static void im2col_rows(const tn_conv_geom *g, int64_t ch, const float *pad, float *col) {
+    const int64_t O0 = g->O[0], O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
+    const int64_t J1 = g->I[1] + 2 * g->P[1], J2 = g->I[2] + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+                for (int64_t k2 = 0; k2 < g->K[2]; k2++) {
+                    const float *src = pad + c * plane + (k0 * g->D[0] * J1 + k1 * g->D[1]) * J2 + k2 * g->D[2];
+                    for (int64_t o0 = 0; o0 < O0; o0++)
+                        for (int64_t o1 = 0; o1 < O1; o1++, col += O2) {
+                            const float *s = src + (o0 * g->S[0] * J1 + o1 * g->S[1]) * J2;
+                            if (S2 == 1) for (int64_t l = 0; l < O2; l++) col[l] = s[l];
+                            else for (int64_t l = 0; l < O2; l++) col[l] = s[l * S2];
+                        }
+                }
+}
+
 static void fwd_item(const job *j, int64_t it, char *col, void *gs) {
     const tn_conv_geom *g = j->g;
     const size_t es = esize(j->t);
     const int64_t n = it / g->groups, gr = it % g->groups, Cg = cg_of(g), OCg = ocg_of(g), CKg = ckg_of(g);
     const int64_t Pin = prod3(g->I), Pout = prod3(g->O);
     const char *ib = j->a + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+    const char *wg = j->b + (size_t)(gr * OCg * CKg) * es;
+    char *ob = j->out + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
+    const int V = fwd_panel(g, j->t);
+    if (V) {
+        const int64_t blk = fwd_block(g, V);
+        float *pad = (float *)(col + align64((size_t)(CKg * blk) * sizeof(float)));
+        pad_image(g, Cg, (const float *)ib, pad);
+        for (int64_t p0 = 0; p0 < Pout; p0 += blk) {
+            const int64_t n = Pout - p0 < blk ? Pout - p0 : blk;
+            im2col_panels(g, Cg, pad, V, CKg, p0, p0 + n, (float *)col);
+            tn_gemm_f32_packed(OCg, n, CKg, (const float *)wg, CKg, (const float *)col, (float *)ob + p0, Pout);
+        }
+        /* the bias added to each finished sum: the bits of sum + bias, as the accumulating GEMM's */
+        if (j->bias) fill_rows(j->t, ob, OCg, Pout, j->bias + (size_t)(gr * OCg) * es, true);
+        return;
+    }
     const char *B = ib;
     if (!trivial(g)) {
         tn_im2col(g, j->t, Cg, ib, col);
         B = col;
     }
-    char *ob = j->out + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
     if (j->bias) fill_rows(j->t, ob, OCg, Pout, j->bias + (size_t)(gr * OCg) * es, false);
-    mm(j->t, OCg, Pout, CKg, j->b + (size_t)(gr * OCg * CKg) * es, CKg, B, Pout, j->bias != NULL, ob, Pout, gs);
+    mm(j->t, OCg, Pout, CKg, wg, CKg, B, Pout, j->bias != NULL, ob, Pout, gs);
+}
+
+static size_t fwd_gemm_scratch(const tn_conv_geom *g, tn_conv_type t) {
+    return t == TN_CONV_F32 && !fwd_panel(g, t) ? tn_gemm_f32_scratch(ocg_of(g), prod3(g->O), ckg_of(g)) : 0;
 }
 
 size_t tn_conv_forward_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
-    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ocg_of(g), prod3(g->O), ckg_of(g)) : 0;
-    return (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+    return (size_t)(slots < 1 ? 1 : slots) * (fwd_col_bytes(g, t) + align64(fwd_gemm_scratch(g, t))) + 64;
 }
 
 static char *aligned(void *p) { return (char *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
 
 void tn_conv_forward(const tn_conv_geom *g, tn_conv_type t, const void *in, const void *w, const void *bias, void *out,
                      void *scratch, int slots) {
-    size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ocg_of(g), prod3(g->O), ckg_of(g)) : 0;
     job j = {.g = g, .t = t, .a = in, .b = w, .bias = bias, .out = out, .slots = aligned(scratch),
-             .col_bytes = col_bytes(g, t), .items = g->N * g->groups, .item = fwd_item};
-    j.slot_bytes = j.col_bytes + align64(gs);
+             .col_bytes = fwd_col_bytes(g, t), .items = g->N * g->groups, .item = fwd_item};
+    j.slot_bytes = j.col_bytes + align64(fwd_gemm_scratch(g, t));
     run(&j, slots);
 }
 
 /* ---- input gradient ---- */
+
+/* The f32 input gradient on a blocked kernel (not flipped(), no bfloat16 steps): gout's columns
+ * packed once per image, then a few channels at a time their column rows (W^T @ gout, the same
+ * products as the plain path) and at once their col2im into the zero-padded image, while the rows
+ * are in cache; the padded image's interior is the gradient. The additions are col2im's, in its
+ * order: the plain path's bits. */
+#define TN_CONV_GIN_ROWS_FLOATS (64 * 1024) /* column rows per channel block, about */
+static int64_t gin_block(const tn_conv_geom *g) {
+    const int64_t per = prod3(g->K) * prod3(g->O);
+    int64_t b = TN_CONV_GIN_ROWS_FLOATS / (per > 0 ? per : 1);
+    if (b > 4) b -= b % 4; /* 36 rows of a 3x3 kernel: whole groups of the kernels' 12 or 6 rows */
+    return b < 1 ? 1 : b > cg_of(g) ? cg_of(g) : b;
+}
+
+static int gin_panel(const tn_conv_geom *g, tn_conv_type t) {
+    return g->bf16_steps ? 0 : fwd_panel(g, t);
+}
+
+static size_t gin_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    const int V = gin_panel(g, t);
+    if (!V) return col_bytes(g, t);
+    const int64_t P = prod3(g->O), padded = (P + V - 1) / V * V;
+    return align64((size_t)(ocg_of(g) * padded) * sizeof(float)) +
+           align64((size_t)(gin_block(g) * prod3(g->K) * P) * sizeof(float)) +
+           align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float));
+}
+
+/* col2im of ch channels' rows into the padded image (no bounds: every position is inside) */
+TN_PANEL_ISA static void col2im_padded(const tn_conv_geom *g, int64_t ch, const float *col, float *pad) {
+    const int64_t O0 = g->O[0], O1 = g->O[1], O2 = g->O[2], S2 = g->S[2];
+    const int64_t J1 = g->I[1] + 2 * g->P[1], J2 = g->I[2] + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t k0 = 0; k0 < g->K[0]; k0++)
+            for (int64_t k1 = 0; k1 < g->K[1]; k1++)
+                for (int64_t k2 = 0; k2 < g->K[2]; k2++) {
+                    float *dst = pad + c * plane + (k0 * g->D[0] * J1 + k1 * g->D[1]) * J2 + k2 * g->D[2];
+                    for (int64_t o0 = 0; o0 < O0; o0++)
+                        for (int64_t o1 = 0; o1 < O1; o1++, col += O2) {
+                            float *d = dst + (o0 * g->S[0] * J1 + o1 * g->S[1]) * J2;
+                            if (S2 == 1) for (int64_t l = 0; l < O2; l++) d[l] += col[l];
+                            else for (int64_t l = 0; l < O2; l++) d[l * S2] += col[l];
+                        }
+                }
+}
+
+/* the padded image's interior (ch channels) to img */
+TN_PANEL_ISA static void unpad_image(const tn_conv_geom *g, int64_t ch, const float *pad, float *img) {
+    const int64_t I0 = g->I[0], I1 = g->I[1], I2 = g->I[2];
+    const int64_t J1 = I1 + 2 * g->P[1], J2 = I2 + 2 * g->P[2], plane = padded_plane(g);
+    for (int64_t c = 0; c < ch; c++)
+        for (int64_t i0 = 0; i0 < I0; i0++)
+            for (int64_t i1 = 0; i1 < I1; i1++, img += I2) {
+                const float *s = pad + c * plane + ((i0 + g->P[0]) * J1 + i1 + g->P[1]) * J2 + g->P[2];
+                for (int64_t i = 0; i < I2; i++) img[i] = s[i];
+            }
+}
+
+static void gin_panels(const job *j, const float *gb, const float *wt, float *gi, char *col, int V) {
+    const tn_conv_geom *g = j->g;
+    const int64_t Cg = cg_of(g), OCg = ocg_of(g), KK = prod3(g->K), P = prod3(g->O), cb = gin_block(g);
+    float *bp = (float *)col;
+    float *rows = (float *)(col + align64((size_t)(OCg * ((P + V - 1) / V * V)) * sizeof(float)));
+    float *pad = (float *)((char *)rows + align64((size_t)(cb * KK * P) * sizeof(float)));
+    tn_gemm_f32_pack_b(P, OCg, gb, P, bp);
+    memset(pad, 0, (size_t)(Cg * padded_plane(g)) * sizeof(float));
+    for (int64_t c0 = 0; c0 < Cg; c0 += cb) {
+        const int64_t nc = Cg - c0 < cb ? Cg - c0 : cb;
+        tn_gemm_f32_packed(nc * KK, P, OCg, wt + c0 * KK * OCg, OCg, bp, rows, P);
+        col2im_padded(g, nc, rows, pad + c0 * padded_plane(g));
+    }
+    unpad_image(g, Cg, pad, gi);
+}
 
 static void gin_item(const job *j, int64_t it, char *col, void *gs) {
     const tn_conv_geom *g = j->g;
@@ -252,8 +464,11 @@ static void gin_item(const job *j, int64_t it, char *col, void *gs) {
     const char *gb = j->a + (size_t)((n * g->OC + gr * OCg) * Pout) * es;
     const char *wt = j->shared + (size_t)(gr * CKg * OCg) * es;
     char *gi = j->out + (size_t)((n * g->C + gr * Cg) * Pin) * es;
+    const int V = gin_panel(g, j->t);
     if (trivial(g)) {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, gi, Pin, gs);
+    } else if (V) {
+        gin_panels(j, (const float *)gb, (const float *)wt, (float *)gi, col, V);
     } else {
         mm(j->t, CKg, Pout, OCg, wt, OCg, gb, Pout, false, col, Pout, gs);
         if (g->bf16_steps && j->t == TN_CONV_F32)
@@ -266,16 +481,50 @@ static void gin_item(const job *j, int64_t it, char *col, void *gs) {
 
 static size_t wt_bytes(const tn_conv_geom *g, tn_conv_type t) { return align64((size_t)(g->OC * ckg_of(g)) * esize(t)); }
 
+/* With stride 1 (f32 on a blocked kernel, no bfloat16 steps) the input gradient is itself a
+ * forward convolution: of gout, padded by D*(K-1) - P, with the weight flipped in space and its
+ * two channel axes swapped; it then runs on the forward's packed columns instead of a product
+ * into columns and col2im. Taken when those columns are no more than col2im's (OC/groups <=
+ * C/groups); otherwise gin_panels. f: that convolution's geometry. */
+static bool flipped(const tn_conv_geom *g, tn_conv_type t, tn_conv_geom *f) {
+    if (t != TN_CONV_F32 || g->bf16_steps || trivial(g) || !tn_gemm_f32_panel() || ocg_of(g) > cg_of(g)) return false;
+    *f = *g;
+    f->C = g->OC;
+    f->OC = g->C;
+    for (int d = 0; d < 3; d++) {
+        f->P[d] = g->D[d] * (g->K[d] - 1) - g->P[d];
+        f->I[d] = g->O[d];
+        f->O[d] = g->I[d];
+        if (g->S[d] != 1 || f->P[d] < 0 || f->I[d] + 2 * f->P[d] - g->D[d] * (g->K[d] - 1) != f->O[d]) return false;
+    }
+    return fwd_panel(f, t) != 0;
+}
+
 size_t tn_conv_grad_input_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
+    tn_conv_geom f;
+    if (flipped(g, t, &f)) return wt_bytes(g, t) + tn_conv_forward_scratch(&f, t, slots) + 64;
     size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(ckg_of(g), prod3(g->O), ocg_of(g)) : 0;
-    return wt_bytes(g, t) + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+    return wt_bytes(g, t) + (size_t)(slots < 1 ? 1 : slots) * (gin_col_bytes(g, t) + align64(gs)) + 64;
 }
 
 void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *w, const void *bias,
                         void *gin, void *scratch, int slots) {
     const size_t es = esize(t);
-    const int64_t OCg = ocg_of(g), CKg = ckg_of(g);
+    const int64_t OCg = ocg_of(g), CKg = ckg_of(g), Cg = cg_of(g), KK = prod3(g->K);
     char *shared = aligned(scratch);
+    tn_conv_geom f;
+    if (flipped(g, t, &f)) {
+        /* W' (C, OC/groups, K...) with W'[gr Cg + c][oc][last - k] = W[gr OCg + oc][c][k] */
+        float *wf = (float *)shared;
+        const float *ws = w;
+        for (int64_t gr = 0; gr < g->groups; gr++)
+            for (int64_t oc = 0; oc < OCg; oc++)
+                for (int64_t c = 0; c < Cg; c++)
+                    for (int64_t k = 0; k < KK; k++)
+                        wf[((gr * Cg + c) * OCg + oc) * KK + KK - 1 - k] = ws[((gr * OCg + oc) * Cg + c) * KK + k];
+        tn_conv_forward(&f, t, gout, wf, bias, gin, shared + wt_bytes(g, t), slots);
+        return;
+    }
     /* W_g^T (CKg, OCg) for every group, packed once */
     for (int64_t gr = 0; gr < g->groups; gr++)
         for (int64_t oc = 0; oc < OCg; oc++)
@@ -283,7 +532,7 @@ void tn_conv_grad_input(const tn_conv_geom *g, tn_conv_type t, const void *gout,
                 memcpy(shared + (size_t)((gr * CKg + k) * OCg + oc) * es, (const char *)w + (size_t)((gr * OCg + oc) * CKg + k) * es, es);
     size_t gs = t == TN_CONV_F32 ? tn_gemm_f32_scratch(CKg, prod3(g->O), OCg) : 0;
     job j = {.g = g, .t = t, .a = gout, .bias = bias, .out = gin, .shared = shared, .slots = shared + wt_bytes(g, t),
-             .col_bytes = col_bytes(g, t), .items = g->N * g->groups, .item = gin_item};
+             .col_bytes = gin_col_bytes(g, t), .items = g->N * g->groups, .item = gin_item};
     j.slot_bytes = j.col_bytes + align64(gs);
     run(&j, slots);
 }
@@ -311,7 +560,12 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
         for (int64_t gr = 0; gr < g->groups; gr++) {
             const char *ib = j->b + (size_t)((n * g->C + gr * Cg) * Pin) * es;
             const char *B = ib;
-            if (!trivial(g)) {
+            if (fwd_panel(g, j->t)) { /* f32 on a blocked kernel: from the padded image */
+                float *pad = (float *)(col + col_bytes(g, j->t));
+                pad_image(g, Cg, (const float *)ib, pad);
+                im2col_rows(g, Cg, pad, (float *)col);
+                B = col;
+            } else if (!trivial(g)) {
                 tn_im2col(g, j->t, Cg, ib, col);
                 B = col;
             }
@@ -323,10 +577,15 @@ static void gw_item(const job *j, int64_t c, char *col, void *gs) {
     }
 }
 
+/* per slot: the columns, and the padded image where im2col_rows builds them */
+static size_t gw_col_bytes(const tn_conv_geom *g, tn_conv_type t) {
+    return col_bytes(g, t) + (fwd_panel(g, t) ? align64((size_t)(cg_of(g) * padded_plane(g)) * sizeof(float)) : 0);
+}
+
 size_t tn_conv_grad_weight_scratch(const tn_conv_geom *g, tn_conv_type t, int slots) {
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
     size_t parts = align64((size_t)((g->bf16_steps ? 1 : chunks(g) - 1) * g->OC * ckg_of(g)) * esize(t));
-    return parts + (size_t)(slots < 1 ? 1 : slots) * (col_bytes(g, t) + align64(gs)) + 64;
+    return parts + (size_t)(slots < 1 ? 1 : slots) * (gw_col_bytes(g, t) + align64(gs)) + 64;
 }
 
 void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout, const void *in, void *gw,
@@ -342,7 +601,7 @@ void tn_conv_grad_weight(const tn_conv_geom *g, tn_conv_type t, const void *gout
     size_t parts = align64((size_t)((g->bf16_steps ? 1 : nc - 1) * total) * es);
     size_t gs = t == TN_CONV_F32 ? tn_gemm_nt_f32_scratch(ocg_of(g), ckg_of(g), prod3(g->O)) : 0;
     job j = {.g = g, .t = t, .a = gout, .b = in, .out = gw, .shared = shared, .slots = shared + parts,
-             .col_bytes = col_bytes(g, t), .items = nc, .item = gw_item};
+             .col_bytes = gw_col_bytes(g, t), .items = nc, .item = gw_item};
     j.slot_bytes = j.col_bytes + align64(gs);
     run(&j, slots);
     /* the chunks' partial sums, added in chunk order */

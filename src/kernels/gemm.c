@@ -60,8 +60,8 @@ static bool k_split(const tn_gemm_isa *isa, bool nt, int64_t np, int64_t K, floa
 }
 
 static size_t blocked_scratch(const tn_gemm_isa *isa, int64_t np, int64_t K) {
-    size_t whole = (size_t)((block_lanes(isa, np, K) + isa->R) * K) * sizeof(float);
-    size_t split = (size_t)((TN_GEMM_BLOCK_FLOATS / TN_GEMM_KBLOCK + isa->R) * TN_GEMM_KBLOCK) * sizeof(float);
+    size_t whole = (size_t)(block_lanes(isa, np, K) * K) * sizeof(float);
+    size_t split = (size_t)(TN_GEMM_BLOCK_FLOATS / TN_GEMM_KBLOCK * TN_GEMM_KBLOCK) * sizeof(float);
     return !k_split(isa, false, np, K, 0) || whole > split ? whole : split;
 }
 
@@ -69,6 +69,14 @@ static size_t blocked_scratch(const tn_gemm_isa *isa, int64_t np, int64_t K) {
 static void pack_cols(int64_t n, int64_t K, const float *B, int64_t ld, int V, float *dst) {
     for (int64_t p = 0; p < n; p += V, dst += (int64_t)V * K) {
         int64_t w = n - p < V ? n - p : V;
+        if (w == 32 && V == 32) { /* whole panels: fixed-size copies the compiler inlines */
+            for (int64_t k = 0; k < K; k++) memcpy(dst + k * 32, B + k * ld + p, 32 * sizeof(float));
+            continue;
+        }
+        if (w == 16 && V == 16) {
+            for (int64_t k = 0; k < K; k++) memcpy(dst + k * 16, B + k * ld + p, 16 * sizeof(float));
+            continue;
+        }
         for (int64_t k = 0; k < K; k++) {
             memcpy(dst + k * V, B + k * ld + p, (size_t)w * sizeof(float));
             memset(dst + k * V + w, 0, (size_t)(V - w) * sizeof(float));
@@ -98,13 +106,14 @@ static void store_t(const float *tile, int V, int rows, int cols, float *C, int6
         for (int r = 0; r < rows; r++) C[l * ldc + r] = tn_gemm_finish(tile[r * V + l], alpha, beta, C[l * ldc + r]);
 }
 
-/* One packed block against broadcast-row groups [g0, g1) (R rows each). */
+/* One packed block against broadcast-row groups [g0, g1) (R rows each; the last group may have
+ * fewer, run by micro_rows). */
 typedef struct {
     const tn_gemm_isa *isa;
     bool nt;
     int64_t nq, K, p0, pn, ldq, ldc;
     const float *Q, *packed;
-    float *qpad, *C, alpha, beta;
+    float *C, alpha, beta;
     bool acc, last; /* a K block after the first: its sums add to C's; the last one closes */
 } blk_job;
 
@@ -117,30 +126,31 @@ static void blk_groups(int64_t g0, int64_t g1, void *vjob) {
         int64_t q0 = g * R;
         int rq = b->nq - q0 < R ? (int)(b->nq - q0) : R;
         const float *q = b->Q + q0 * b->ldq;
-        int64_t ld = b->ldq;
-        if (rq < R) { /* the last rows (one group only), zero padded to R */
-            for (int r = 0; r < rq; r++) memcpy(b->qpad + r * K, q + r * b->ldq, (size_t)K * sizeof(float));
-            memset(b->qpad + rq * K, 0, (size_t)((R - rq) * K) * sizeof(float));
-            q = b->qpad;
-            ld = K;
-        }
         for (int64_t l0 = 0; l0 < b->pn; l0 += V) {
             int lv = b->pn - l0 < V ? (int)(b->pn - l0) : V;
             float *c = b->C + q0 * b->ldc + b->p0 + l0;
-            if (b->acc) { /* (K blocks: never nt) the partial sums so far, padding zeroed */
-                for (int r = 0; r < R; r++) {
-                    if (r < rq) memcpy(tile + r * V, c + r * b->ldc, (size_t)lv * sizeof(float));
-                    memset(tile + r * V + (r < rq ? lv : 0), 0, (size_t)(r < rq ? V - lv : V) * sizeof(float));
+            /* A @ B with whole panels whose result is the raw sum: the kernel works in C itself */
+            const bool direct = !b->nt && lv == V && (!b->last || (b->alpha == 1 && b->beta == 0));
+            float *t = direct ? c : tile;
+            const int64_t ldt = direct ? b->ldc : V;
+            if (b->acc && !direct) { /* (K blocks: never nt) the partial sums so far, padding zeroed */
+                for (int r = 0; r < rq; r++) {
+                    memcpy(tile + r * V, c + r * b->ldc, (size_t)lv * sizeof(float));
+                    memset(tile + r * V + lv, 0, (size_t)(V - lv) * sizeof(float));
                 }
             }
             /* one chain per TN_GEMM_KC chunk of k, each added to the sums so far */
-            for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC)
-                b->isa->micro(K - k0 < TN_GEMM_KC ? K - k0 : TN_GEMM_KC, q + k0, ld, b->packed + l0 * K + k0 * V,
-                              tile, b->acc || k0 > 0);
+            for (int64_t k0 = 0; k0 < K; k0 += TN_GEMM_KC) {
+                const int64_t kc = K - k0 < TN_GEMM_KC ? K - k0 : TN_GEMM_KC;
+                const float *pk = b->packed + l0 * K + k0 * V;
+                if (rq == R) b->isa->micro(kc, q + k0, b->ldq, pk, t, ldt, b->acc || k0 > 0);
+                else b->isa->micro_rows(rq, kc, q + k0, b->ldq, pk, t, ldt, b->acc || k0 > 0);
+            }
+            if (direct) continue;
             /* tile[r][l] is output (row p0+l0+l, column q0+r) for nt, else (q0+r, p0+l0+l) */
             if (!b->last) store(tile, V, rq, lv, c, b->ldc, 1, 0); /* raw partial sums */
-            else if (b->nt && b->isa->store_t && b->alpha == 1 && b->beta == 0)
-                b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc);
+            else if (b->nt && b->isa->store_t && b->alpha == 1 && (b->beta == 0 || b->beta == 1))
+                b->isa->store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->beta == 1);
             else if (b->nt) store_t(tile, V, rq, lv, b->C + (b->p0 + l0) * b->ldc + q0, b->ldc, b->alpha, b->beta);
             else store(tile, V, rq, lv, c, b->ldc, b->alpha, b->beta);
         }
@@ -171,25 +181,30 @@ static void pack_panels(int64_t u0, int64_t u1, void *vjob) {
  * Groups of R broadcast rows are shared out over the thread pool (each output is computed by
  * one thread, so the thread count never changes a result). */
 static void blocked(const tn_gemm_isa *isa, bool nt, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
+                    int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch,
+                    const float *prepacked) {
     const int64_t np = nt ? M : N, nq = nt ? N : M;
     /* A long K with B's columns packed (A @ B, beta 0: the gradient products of backward, e.g.
      * (128 x 49152) @ (49152 x 576)) is split into K blocks, so a packed block holds many lanes
      * and A streams from memory once per lane block instead of once per V lanes; the partial
      * sums wait in C and each chain continues in order, so the bits are the unsplit ones. */
-    const bool ksplit = k_split(isa, nt, np, K, beta);
+    const bool ksplit = !prepacked && k_split(isa, nt, np, K, beta);
     const int64_t kb = ksplit ? TN_GEMM_KBLOCK : K;
     const int64_t pb = ksplit ? TN_GEMM_BLOCK_FLOATS / TN_GEMM_KBLOCK : block_lanes(isa, np, K);
     blk_job job = {.isa = isa, .nt = nt, .nq = nq, .ldq = nt ? ldb : lda, .ldc = ldc,
-                   .packed = scratch, .qpad = scratch + pb * kb, .C = C, .alpha = alpha, .beta = beta};
+                   .packed = scratch, .C = C, .alpha = alpha, .beta = beta};
     const int64_t groups = (nq + isa->R - 1) / isa->R;
     for (int64_t p0 = 0; p0 < np; p0 += pb) {
         int64_t pn = np - p0 < pb ? np - p0 : pb;
         for (int64_t k0 = 0; k0 < K; k0 += kb) {
             int64_t kn = K - k0 < kb ? K - k0 : kb;
-            pack_job pj = {isa, nt, pn, kn, nt ? A + p0 * lda + k0 : B + k0 * ldb + p0, nt ? lda : ldb, scratch};
-            /* panels of V lanes are independent: packed over the pool too, ~64K floats a chunk */
-            tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 16) / (isa->V * kn + 1) + 1, pack_panels, &pj);
+            if (prepacked) { /* the caller's panels: this block's are at p0 * K */
+                job.packed = prepacked + p0 * K;
+            } else {
+                pack_job pj = {isa, nt, pn, kn, nt ? A + p0 * lda + k0 : B + k0 * ldb + p0, nt ? lda : ldb, scratch};
+                /* panels of V lanes are independent: packed over the pool too, ~64K floats a chunk */
+                tn_parallel_for((pn + isa->V - 1) / isa->V, (1 << 16) / (isa->V * kn + 1) + 1, pack_panels, &pj);
+            }
             job.p0 = p0;
             job.pn = pn;
             job.K = kn;
@@ -211,8 +226,22 @@ size_t tn_gemm_f32_scratch(int64_t M, int64_t N, int64_t K) {
 void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda, const float *B,
                  int64_t ldb, float beta, float *C, int64_t ldc, float *scratch) {
     const tn_gemm_isa *isa = gemm_isa();
-    if (isa && M >= TN_GEMM_NN_MIN_M && K > 0) blocked(isa, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch);
+    if (isa && M >= TN_GEMM_NN_MIN_M && K > 0) blocked(isa, false, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, scratch, NULL);
     else tn_gemm_ref_f32(M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+int tn_gemm_f32_panel(void) {
+    const tn_gemm_isa *isa = gemm_isa();
+    return isa ? isa->V : 0;
+}
+
+void tn_gemm_f32_pack_b(int64_t N, int64_t K, const float *B, int64_t ldb, float *dst) {
+    pack_cols(N, K, B, ldb, gemm_isa()->V, dst);
+}
+
+void tn_gemm_f32_packed(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                        int64_t ldc) {
+    if (M > 0 && N > 0 && K > 0) blocked(gemm_isa(), false, M, N, K, 1, A, lda, NULL, 0, 0, C, ldc, NULL, Bp);
 }
 
 size_t tn_gemm_nt_f32_scratch(int64_t M, int64_t N, int64_t K) {
@@ -260,6 +289,6 @@ void tn_gemm_nt_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A
         /* a unit is 8 x M x K multiply-adds; aim for ~256K per chunk */
         tn_parallel_for((N + 7) / 8, (1 << 18) / (8 * M * K + 1) + 1, nt_cols, &c);
     } else {
-        blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch);
+        blocked(isa, true, M, N, K, alpha, A, lda, W, ldw, beta, C, ldc, scratch, NULL);
     }
 }

@@ -24,6 +24,15 @@
 size_t tn_gemm_f32_scratch(int64_t M, int64_t N, int64_t K);
 void tn_gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                  const float *B, int64_t ldb, float beta, float *C, int64_t ldc, float *scratch);
+/* C = A @ B with B already in the blocked kernel's packed layout: panels of V = tn_gemm_f32_panel()
+ * columns, panel j holding columns [jV, jV+V) as K rows of V floats (k-major, zero padded past N),
+ * the panels one after another. Same results as tn_gemm_f32 with alpha 1, beta 0. Only when
+ * tn_gemm_f32_panel() is not 0 (a blocked kernel exists for this CPU). */
+int tn_gemm_f32_panel(void);
+/* B (K x N, row stride ldb) into that layout (dst: K * N rounded up to V floats) */
+void tn_gemm_f32_pack_b(int64_t N, int64_t K, const float *B, int64_t ldb, float *dst);
+void tn_gemm_f32_packed(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda, const float *Bp, float *C,
+                        int64_t ldc);
 void tn_gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A, int64_t lda,
                  const double *B, int64_t ldb, double beta, double *C, int64_t ldc);
 void tn_gemm_i64(int64_t M, int64_t N, int64_t K, int64_t alpha, const int64_t *A, int64_t lda,

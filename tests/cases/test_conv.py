@@ -252,6 +252,30 @@ for name, (xx, ww, gg) in {"cl-input": ("x.to(memory_format=torch.channels_last)
                            "cl-grad": ("x", "w", "go.to(memory_format=torch.channels_last)")}.items():
     cbw[name] = B + "result = CB(%s, %s, %s, [6], [2, 1], [1, 1], [1, 1], False, [0, 0], 2, [True, True, True])" % (gg, xx, ww)
 cases("conv_backward_op", cbw, tol="float", strides=True)
+
+# ---- shapes of the packed-panel paths (kernels/conv.c): the forward builds its columns a block
+# of panels at a time (several blocks here), a stride-1 input gradient runs as the forward of a
+# flipped weight (dilated, groups, 1-d / 3-d, transposed stride 1), and the fallbacks (stride 2,
+# padding past the kernel's reach) ----
+LG = SEED + "CB = torch.ops.aten.convolution_backward\n"
+ALL = "[True, True, True]"
+large = {
+    "3x3-blocks": "CB(torch.randn(2, 24, 20, 21), torch.randn(2, 40, 20, 21), torch.randn(24, 40, 3, 3), [24], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, %s)",
+    "3x3-rows-tail": "CB(torch.randn(3, 13, 9, 11), torch.randn(3, 7, 9, 11), torch.randn(13, 7, 3, 3), [13], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, %s)",
+    "dilated-stride1": "CB(torch.randn(2, 6, 8, 7), torch.randn(2, 5, 12, 11), torch.randn(6, 5, 3, 3), [6], [1, 1], [0, 0], [2, 2], False, [0, 0], 1, %s)",
+    "pad-past-reach": "CB(torch.randn(2, 6, 14, 13), torch.randn(2, 5, 10, 9), torch.randn(6, 5, 3, 3), [6], [1, 1], [3, 3], [1, 1], False, [0, 0], 1, %s)",
+    "groups-asym": "CB(torch.randn(2, 8, 9, 6), torch.randn(2, 6, 9, 8), torch.randn(8, 3, 3, 5), [8], [1, 1], [1, 2], [1, 1], False, [0, 0], 2, %s)",
+    "stride2": "CB(torch.randn(2, 16, 8, 8), torch.randn(2, 12, 16, 16), torch.randn(16, 12, 3, 3), [16], [2, 2], [1, 1], [1, 1], False, [0, 0], 1, %s)",
+    "1d": "CB(torch.randn(3, 10, 70), torch.randn(3, 9, 70), torch.randn(10, 9, 5), [10], [1], [2], [1], False, [0], 1, %s)",
+    "3d": "CB(torch.randn(2, 4, 5, 6, 7), torch.randn(2, 3, 5, 6, 7), torch.randn(4, 3, 3, 3, 3), [4], [1], [1], [1], False, [0], 1, %s)",
+    "transposed-stride1": "CB(torch.randn(2, 5, 12, 11), torch.randn(2, 6, 10, 9), torch.randn(6, 5, 3, 3), [5], [1, 1], [0, 0], [1, 1], True, [0, 0], 1, %s)",
+}
+cases("conv_panels", {k: LG + "result = " + v % ALL for k, v in large.items()} | {
+    "fwd-3x3-blocks": SEED + "result = F.conv2d(torch.randn(2, 40, 20, 21), torch.randn(24, 40, 3, 3), torch.randn(24), padding=1)",
+    "fwd-strided-blocks": SEED + "result = F.conv2d(torch.randn(2, 40, 33, 30), torch.randn(13, 40, 3, 3), stride=(2, 3), padding=(1, 0))",
+    "fwd-transposed-stride1": SEED + "result = F.conv_transpose2d(torch.randn(2, 6, 10, 9), torch.randn(6, 5, 3, 3), torch.randn(5))",
+    "fwd-transposed-dilated": SEED + "result = F.conv_transpose2d(torch.randn(2, 6, 10, 9), torch.randn(6, 5, 3, 3), dilation=2, padding=1)",
+}, tol="float")
 ETYPE = """
 def etype(f):
     try:

@@ -32,12 +32,28 @@ for M in [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 31, 33, 64, 100]:
         put("mm %d %d %d" % (M, N, K), x @ y)
         put("mm xT %d %d %d" % (M, N, K), x @ w.t())
         put("addmm %d %d %d" % (M, N, K), torch.addmm(torch.randn(M, N), x, y, beta=0.5, alpha=1.5))
+        # A @ W^T added to C (alpha 1, beta 1: the transposing tile store's add)
+        put("addmm wT %d %d %d" % (M, N, K), torch.addmm(torch.randn(M, N), x, w.t()))
 xs = torch.randn(4, 150, 96)
 put("linear 3d", F.linear(xs, torch.randn(40, 96)))
 put("linear sliced", F.linear(xs[:, ::2, :64], torch.randn(24, 100)[:, 10:74]))
 put("bmm", torch.bmm(torch.randn(6, 37, 21), torch.randn(6, 21, 45)))
 put("baddbmm", torch.baddbmm(torch.randn(3, 20, 30), torch.randn(3, 20, 11), torch.randn(3, 11, 30), alpha=0.7))
 put("big", F.linear(torch.randn(300, 1100), torch.randn(50, 1100)))
+# a convolution's weight gradient (A @ W^T per image, each added to the sum so far)
+cx, cw = torch.randn(3, 7, 9, 10), torch.randn(13, 7, 3, 3)
+cgo = torch.randn(3, 13, 9, 10)
+put("conv weight grad", torch.ops.aten.convolution_backward(cgo, cx, cw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                            [False, True, False])[1])
+# the forward on packed columns (bias added to the finished sums) and the input gradient through
+# column blocks and col2im (more output than input channels, or strided) keep the plain path's bits
+put("conv forward", F.conv2d(cx, cw, torch.randn(13), padding=1))
+put("conv forward strided", F.conv2d(torch.randn(2, 40, 33, 30), torch.randn(13, 40, 3, 3), stride=(2, 3), padding=(1, 0)))
+put("conv grad input", torch.ops.aten.convolution_backward(cgo, cx, cw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1,
+                                                           [True, False, False])[0])
+sgo = torch.randn(3, 13, 5, 5)
+put("conv grad input strided", torch.ops.aten.convolution_backward(sgo, cx, cw, None, [2, 2], [1, 1], [1, 1], False, [0, 0], 1,
+                                                                   [True, False, False])[0])
 # long k: A @ B split into k blocks (kernels/gemm.c, blocked()), row / column / k tails, alpha,
 # and a transposed left operand (copied through kernels/ref/cast.c's tiles)
 for M, K, N in [(5, 20000, 40), (13, 3000, 1000), (37, 5000, 200), (64, 49152, 96)]:

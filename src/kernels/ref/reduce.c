@@ -356,6 +356,25 @@ static double row_sum(const sctx *c, const char *p, int64_t start, int64_t step,
  * across lanes without reassociating anything. */
 #define F32_LANES 64
 
+/* acc[l] += p[i * step + l] for i < n, l < nl, each lane in i order; 8 or 16 lanes (upstream's
+ * vector widths) held in registers for the whole run, not stored and reloaded every row */
+static inline __attribute__((always_inline)) void add_rows(float *acc, const float *p, int64_t step, int64_t n, int nl) {
+    if (nl == 16 || nl == 8) {
+        float a[16];
+        memcpy(a, acc, 16 * sizeof(float));
+        if (nl == 16)
+            for (int64_t i = 0; i < n; i++)
+                for (int l = 0; l < 16; l++) a[l] += p[i * step + l];
+        else
+            for (int64_t i = 0; i < n; i++)
+                for (int l = 0; l < 8; l++) a[l] += p[i * step + l];
+        memcpy(acc, a, (size_t)nl * sizeof(float));
+        return;
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int l = 0; l < nl; l++) acc[l] += p[i * step + l];
+}
+
 TN_EW_CLONES static void cascade_f32_lanes(const float *p, int64_t step, int64_t m, int nl, float *res) {
     int64_t lp = ceil_log2(m) / 4;
     if (lp < 4) lp = 4;
@@ -363,10 +382,8 @@ TN_EW_CLONES static void cascade_f32_lanes(const float *p, int64_t step, int64_t
     float acc[4][F32_LANES] = {{0}};
     int64_t i = 0;
     while (i + ls <= m) {
-        for (int64_t j = 0; j < ls; j++, i++) {
-            const float *r = p + i * step;
-            for (int l = 0; l < nl; l++) acc[0][l] += r[l];
-        }
+        add_rows(acc[0], p + i * step, step, ls, nl);
+        i += ls;
         for (int j = 1; j < 4; j++) {
             for (int l = 0; l < nl; l++) { acc[j][l] += acc[j - 1][l]; acc[j - 1][l] = 0; }
             if ((i & (lmask << (j * lp))) != 0) break;

@@ -4,7 +4,7 @@
  *
  * Bit-identical to the reference kernels: vectors run across outputs, never across k, so each
  * output is still one fused multiply-add chain over k in order.
- *  - micro: 16 lanes (two ymm) x 6 broadcast rows, 12 accumulators.
+ *  - micro: 16 lanes (two ymm) x 6 broadcast rows, 12 accumulators; micro_rows: fewer rows.
  *  - pack_t: rows into k-major panels through 8x8 register transposes.
  *  - nt_few: A @ W^T for up to a few rows without packing: W is read in 8x8 blocks, transposed
  *    in registers so 8 consecutive outputs share a vector, each row of A broadcast. Decode
@@ -47,7 +47,8 @@ TN_AVX2 TN_INLINE void transpose8(__m256 r[8]) {
     c##r##0 = _mm256_fmadd_ps(a0, b, c##r##0);                                                     \
     c##r##1 = _mm256_fmadd_ps(a1, b, c##r##1);
 
-TN_AVX2 static void micro16x6(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int acc) {
+TN_AVX2 static void micro16x6(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int64_t ldt,
+                              int acc) {
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     const float *q0 = q, *q1 = q + ldq, *q2 = q + 2 * ldq, *q3 = q + 3 * ldq, *q4 = q + 4 * ldq, *q5 = q + 5 * ldq;
@@ -57,16 +58,57 @@ TN_AVX2 static void micro16x6(int64_t K, const float *q, int64_t ldq, const floa
     }
     if (acc) { /* the tile holds earlier k chunks' sums: add this chunk's */
 #define TN_ADD(c, o) c = _mm256_add_ps(_mm256_loadu_ps(tile + o), c);
-        TN_ADD(c00, 0) TN_ADD(c01, 8) TN_ADD(c10, 16) TN_ADD(c11, 24) TN_ADD(c20, 32) TN_ADD(c21, 40)
-        TN_ADD(c30, 48) TN_ADD(c31, 56) TN_ADD(c40, 64) TN_ADD(c41, 72) TN_ADD(c50, 80) TN_ADD(c51, 88)
+        TN_ADD(c00, 0) TN_ADD(c01, 8) TN_ADD(c10, ldt) TN_ADD(c11, ldt + 8) TN_ADD(c20, 2 * ldt)
+        TN_ADD(c21, 2 * ldt + 8) TN_ADD(c30, 3 * ldt) TN_ADD(c31, 3 * ldt + 8) TN_ADD(c40, 4 * ldt)
+        TN_ADD(c41, 4 * ldt + 8) TN_ADD(c50, 5 * ldt) TN_ADD(c51, 5 * ldt + 8)
 #undef TN_ADD
     }
     _mm256_storeu_ps(tile + 0, c00); _mm256_storeu_ps(tile + 8, c01);
-    _mm256_storeu_ps(tile + 16, c10); _mm256_storeu_ps(tile + 24, c11);
-    _mm256_storeu_ps(tile + 32, c20); _mm256_storeu_ps(tile + 40, c21);
-    _mm256_storeu_ps(tile + 48, c30); _mm256_storeu_ps(tile + 56, c31);
-    _mm256_storeu_ps(tile + 64, c40); _mm256_storeu_ps(tile + 72, c41);
-    _mm256_storeu_ps(tile + 80, c50); _mm256_storeu_ps(tile + 88, c51);
+    _mm256_storeu_ps(tile + ldt, c10); _mm256_storeu_ps(tile + ldt + 8, c11);
+    _mm256_storeu_ps(tile + 2 * ldt, c20); _mm256_storeu_ps(tile + 2 * ldt + 8, c21);
+    _mm256_storeu_ps(tile + 3 * ldt, c30); _mm256_storeu_ps(tile + 3 * ldt + 8, c31);
+    _mm256_storeu_ps(tile + 4 * ldt, c40); _mm256_storeu_ps(tile + 4 * ldt + 8, c41);
+    _mm256_storeu_ps(tile + 5 * ldt, c50); _mm256_storeu_ps(tile + 5 * ldt + 8, c51);
+}
+
+/* The same for n < 6 rows (a constant after inlining): a product's last rows, no padding rows. */
+TN_AVX2 TN_INLINE void micro_n(const int n, int64_t K, const float *q, int64_t ldq, const float *p, float *tile,
+                               int64_t ldt, int acc) {
+    __m256 c[5][2];
+#pragma GCC unroll 5
+    for (int r = 0; r < 5; r++)
+        if (r < n) c[r][0] = c[r][1] = _mm256_setzero_ps();
+    for (int64_t k = 0; k < K; k++, p += 16) {
+        const __m256 a0 = _mm256_loadu_ps(p), a1 = _mm256_loadu_ps(p + 8);
+#pragma GCC unroll 5
+        for (int r = 0; r < 5; r++)
+            if (r < n) {
+                const __m256 b = _mm256_broadcast_ss(q + r * ldq + k);
+                c[r][0] = _mm256_fmadd_ps(a0, b, c[r][0]);
+                c[r][1] = _mm256_fmadd_ps(a1, b, c[r][1]);
+            }
+    }
+#pragma GCC unroll 5
+    for (int r = 0; r < 5; r++)
+        if (r < n) {
+            if (acc) {
+                c[r][0] = _mm256_add_ps(_mm256_loadu_ps(tile + r * ldt), c[r][0]);
+                c[r][1] = _mm256_add_ps(_mm256_loadu_ps(tile + r * ldt + 8), c[r][1]);
+            }
+            _mm256_storeu_ps(tile + r * ldt, c[r][0]);
+            _mm256_storeu_ps(tile + r * ldt + 8, c[r][1]);
+        }
+}
+
+TN_AVX2 static void micro_rows(int rows, int64_t K, const float *q, int64_t ldq, const float *p, float *tile,
+                               int64_t ldt, int acc) {
+    switch (rows) {
+    case 1: micro_n(1, K, q, ldq, p, tile, ldt, acc); break;
+    case 2: micro_n(2, K, q, ldq, p, tile, ldt, acc); break;
+    case 3: micro_n(3, K, q, ldq, p, tile, ldt, acc); break;
+    case 4: micro_n(4, K, q, ldq, p, tile, ldt, acc); break;
+    default: micro_n(5, K, q, ldq, p, tile, ldt, acc); break;
+    }
 }
 
 #undef TN_ROW
@@ -95,7 +137,7 @@ TN_AVX2 void tn_gemm_avx2_pack_t(int64_t n, int64_t K, const float *src, int64_t
 
 /* ------------------------------------------------------------------ transposed tile store */
 
-TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc) {
+TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, float *C, int64_t ldc, int add) {
     for (int r0 = 0; r0 < rows; r0 += 8) {
         const int nr = rows - r0 < 8 ? rows - r0 : 8;
         const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -108,9 +150,14 @@ TN_AVX2 void tn_gemm_avx2_store_t(const float *tile, int V, int rows, int cols, 
             const int nl = cols - l0 < 8 ? cols - l0 : 8;
             for (int i = 0; i < nl; i++) {
                 float *c = C + (int64_t)(l0 + i) * ldc + r0;
-                if (nr == 8) _mm256_storeu_ps(c, t[i]);
-                else if (nr == 4) _mm_storeu_ps(c, _mm256_castps256_ps128(t[i])); /* R = 12's last rows */
-                else _mm256_maskstore_ps(c, keep, t[i]); /* slow on AMD: kept for odd row counts */
+                if (nr == 8) {
+                    _mm256_storeu_ps(c, add ? _mm256_add_ps(t[i], _mm256_loadu_ps(c)) : t[i]);
+                } else if (nr == 4) { /* R = 12's last rows */
+                    __m128 v = _mm256_castps256_ps128(t[i]);
+                    _mm_storeu_ps(c, add ? _mm_add_ps(v, _mm_loadu_ps(c)) : v);
+                } else { /* slow on AMD: kept for odd row counts */
+                    _mm256_maskstore_ps(c, keep, add ? _mm256_add_ps(t[i], _mm256_maskload_ps(c, keep)) : t[i]);
+                }
             }
         }
     }
@@ -223,7 +270,7 @@ static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, const float 
 }
 
 const tn_gemm_isa tn_gemm_isa_avx2 = {
-    .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .pack_t = tn_gemm_avx2_pack_t,
+    .name = "avx2", .V = 16, .R = 6, .micro = micro16x6, .micro_rows = micro_rows, .pack_t = tn_gemm_avx2_pack_t,
     .nt_few = tn_gemm_avx2_nt_few, .gemv_rows = gemv_rows,
     .store_t = tn_gemm_avx2_store_t};
 

@@ -1,6 +1,7 @@
 /* kernels/x86/gemm_avx512.c — the AVX-512 microkernel of the blocked f32 GEMM (see
  * kernels/gemm_isa.h): 32 lanes (two zmm) x 12 broadcast rows, 24 accumulators, one fused
- * multiply-add chain per output over k in order (bit-identical to the reference). Packing and
+ * multiply-add chain per output over k in order (bit-identical to the reference); fewer rows
+ * (a product's last ones) by micro_rows. Packing and
  * the few-row path are the AVX2 ones (every AVX-512 CPU has AVX2). Only called after the CPU
  * reported AVX512F. Also A @ W^T for one row (decode) or a few: 16 lanes along k,
  * see tn_gemv_nt_ref_f32. */
@@ -19,14 +20,15 @@
     c##r##0 = _mm512_fmadd_ps(a0, b, c##r##0);                                                     \
     c##r##1 = _mm512_fmadd_ps(a1, b, c##r##1);
 #define TN_STORE(r)                                                                                \
-    _mm512_storeu_ps(tile + r * 32, c##r##0);                                                      \
-    _mm512_storeu_ps(tile + r * 32 + 16, c##r##1);
+    _mm512_storeu_ps(tile + r * ldt, c##r##0);                                                     \
+    _mm512_storeu_ps(tile + r * ldt + 16, c##r##1);
 
 #define TN_ADD(r)                                                                                  \
-    c##r##0 = _mm512_add_ps(_mm512_loadu_ps(tile + r * 32), c##r##0);                              \
-    c##r##1 = _mm512_add_ps(_mm512_loadu_ps(tile + r * 32 + 16), c##r##1);
+    c##r##0 = _mm512_add_ps(_mm512_loadu_ps(tile + r * ldt), c##r##0);                             \
+    c##r##1 = _mm512_add_ps(_mm512_loadu_ps(tile + r * ldt + 16), c##r##1);
 
-TN_AVX512 static void micro32x12(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int acc) {
+TN_AVX512 static void micro32x12(int64_t K, const float *q, int64_t ldq, const float *p, float *tile, int64_t ldt,
+                                 int acc) {
     __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     __m512 c60 = c00, c61 = c00, c70 = c00, c71 = c00, c80 = c00, c81 = c00;
@@ -42,6 +44,53 @@ TN_AVX512 static void micro32x12(int64_t K, const float *q, int64_t ldq, const f
     }
     TN_STORE(0) TN_STORE(1) TN_STORE(2) TN_STORE(3) TN_STORE(4) TN_STORE(5)
     TN_STORE(6) TN_STORE(7) TN_STORE(8) TN_STORE(9) TN_STORE(10) TN_STORE(11)
+}
+
+/* The same for n < 12 rows (a constant after inlining): the last rows of a product, without
+ * computing padding rows. */
+TN_AVX512 __attribute__((always_inline)) static inline void micro_n(const int n, int64_t K, const float *q, int64_t ldq,
+                                                                     const float *p, float *tile, int64_t ldt, int acc) {
+    __m512 c[11][2];
+#pragma GCC unroll 11
+    for (int r = 0; r < 11; r++)
+        if (r < n) c[r][0] = c[r][1] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < K; k++, p += 32) {
+        const __m512 a0 = _mm512_loadu_ps(p), a1 = _mm512_loadu_ps(p + 16);
+#pragma GCC unroll 11
+        for (int r = 0; r < 11; r++)
+            if (r < n) {
+                const __m512 b = _mm512_set1_ps(q[r * ldq + k]);
+                c[r][0] = _mm512_fmadd_ps(a0, b, c[r][0]);
+                c[r][1] = _mm512_fmadd_ps(a1, b, c[r][1]);
+            }
+    }
+#pragma GCC unroll 11
+    for (int r = 0; r < 11; r++)
+        if (r < n) {
+            if (acc) {
+                c[r][0] = _mm512_add_ps(_mm512_loadu_ps(tile + r * ldt), c[r][0]);
+                c[r][1] = _mm512_add_ps(_mm512_loadu_ps(tile + r * ldt + 16), c[r][1]);
+            }
+            _mm512_storeu_ps(tile + r * ldt, c[r][0]);
+            _mm512_storeu_ps(tile + r * ldt + 16, c[r][1]);
+        }
+}
+
+TN_AVX512 static void micro_rows(int rows, int64_t K, const float *q, int64_t ldq, const float *p, float *tile,
+                                 int64_t ldt, int acc) {
+    switch (rows) {
+    case 1: micro_n(1, K, q, ldq, p, tile, ldt, acc); break;
+    case 2: micro_n(2, K, q, ldq, p, tile, ldt, acc); break;
+    case 3: micro_n(3, K, q, ldq, p, tile, ldt, acc); break;
+    case 4: micro_n(4, K, q, ldq, p, tile, ldt, acc); break;
+    case 5: micro_n(5, K, q, ldq, p, tile, ldt, acc); break;
+    case 6: micro_n(6, K, q, ldq, p, tile, ldt, acc); break;
+    case 7: micro_n(7, K, q, ldq, p, tile, ldt, acc); break;
+    case 8: micro_n(8, K, q, ldq, p, tile, ldt, acc); break;
+    case 9: micro_n(9, K, q, ldq, p, tile, ldt, acc); break;
+    case 10: micro_n(10, K, q, ldq, p, tile, ldt, acc); break;
+    default: micro_n(11, K, q, ldq, p, tile, ldt, acc); break;
+    }
 }
 
 
@@ -102,7 +151,7 @@ TN_AVX512 static void gemv_rows(int64_t M, int64_t N, int64_t K, float alpha, co
 }
 
 const tn_gemm_isa tn_gemm_isa_avx512 = {
-    .name = "avx512", .V = 32, .R = 12, .micro = micro32x12, .pack_t = tn_gemm_avx2_pack_t,
+    .name = "avx512", .V = 32, .R = 12, .micro = micro32x12, .micro_rows = micro_rows, .pack_t = tn_gemm_avx2_pack_t,
     .nt_few = tn_gemm_avx2_nt_few,
     .gemv_rows = gemv_rows, .store_t = tn_gemm_avx2_store_t};
 
