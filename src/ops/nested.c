@@ -168,6 +168,7 @@ PyObject *tn_nested_from_list(PyObject *seq, PyObject *dtype) {
     }
     Py_DECREF(tup);
     if (!buf) { free(m); return NULL; }
+    tn_tensor_of(buf)->storage->version = 0;   /* a fresh buffer, as upstream's cat makes it: the copies are no writes to it */
     return wrap(buf, m);
 }
 
@@ -995,6 +996,13 @@ PyObject *tn_nested_call(int op, tn_value *args) {
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++)
         if (kernels[i].row == op) return kernels[i].fn(op, args);
     const tn_op_def *d = tn_op_at(op);
+    /* the queries upstream's Tensor answers inline (ops/predicates.c asks a nested tensor's methods) */
+    static const int queries[] = {TN_ROW_numel, TN_ROW_sym_numel, TN_ROW_dim, TN_ROW_size_int, TN_ROW_sym_size_int,
+                                  TN_ROW_stride_int, TN_ROW_storage_offset, TN_ROW_is_contiguous,
+                                  TN_ROW_is_contiguous_memory_format, TN_ROW_sym_is_contiguous, TN_ROW_is_leaf,
+                                  TN_ROW_output_nr, TN_ROW__version, TN_ROW_retains_grad, TN_ROW_data, TN_ROW_requires_grad_};
+    for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
+        if (queries[i] == op) return d->fn(args);
     /* upstream's math kernels cover the nested key unless it registers one of its own; ours read
      * the dense geometry, so only those that do not run on a nested tensor (the others fail as
      * upstream's do where they ask for its sizes) */

@@ -191,18 +191,29 @@ PyObject *tn_op_is_nonzero(tn_value *a) {
 /* ---- geometry and autograd queries (upstream answers them inline in C++; these are the aten
  * spellings, torch.ops.aten.numel(x) / torch.numel(x) / torch.get_device(x), ...) ---- */
 
-PyObject *tn_op_numel(tn_value *a) { return PyLong_FromLongLong(tn_numel(TN_T(a[0]))); }
+/* a strided nested tensor's Tensor methods (python/tensor.c) read its component metadata */
+static bool nested(tn_value *a) { return ((tn_tensor_obj *)a[0].u.obj)->nested != NULL; }
+static PyObject *method(tn_value *a, const char *name, PyObject *arg) {
+    return PyObject_CallMethod(a[0].u.obj, name, arg ? "O" : NULL, arg);
+}
+
+PyObject *tn_op_numel(tn_value *a) { return PyLong_FromLongLong(tn_numel(TN_T(a[0]))); }   /* nested: the buffer's */
 PyObject *tn_op_sym_numel(tn_value *a) { return tn_op_numel(a); }
-PyObject *tn_op_dim(tn_value *a) { return PyLong_FromLong(TN_T(a[0])->ndim); }
+PyObject *tn_op_dim(tn_value *a) { return nested(a) ? method(a, "dim", NULL) : PyLong_FromLong(TN_T(a[0])->ndim); }
 PyObject *tn_op_dense_dim(tn_value *a) { return tn_op_dim(a); }   /* strided: every dim is dense */
 PyObject *tn_op_sparse_dim(tn_value *a) { return PyLong_FromLong(0); }
-PyObject *tn_op_storage_offset(tn_value *a) { return PyLong_FromLongLong(TN_T(a[0])->offset); }
+PyObject *tn_op_storage_offset(tn_value *a) { return nested(a) ? method(a, "storage_offset", NULL) : PyLong_FromLongLong(TN_T(a[0])->offset); }
 PyObject *tn_op_sym_storage_offset(tn_value *a) { return tn_op_storage_offset(a); }
 PyObject *tn_op_get_device(tn_value *a) { return PyLong_FromLong(-1); }   /* CPU and meta tensors */
 
 static PyObject *size_or_stride(tn_value *a, bool stride) {
     const tn_tensor *t = TN_T(a[0]);
     int d;
+    if (nested(a)) {
+        PyObject *dim = PyLong_FromLongLong(a[1].u.i), *r = dim ? method(a, stride ? "stride" : "size", dim) : NULL;
+        Py_XDECREF(dim);
+        return r;
+    }
     if (t->ndim == 0)
         return PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)a[1].u.i);
     if (tn_wrap_dim_i(a[1].u.i, t->ndim, &d) < 0) return NULL;
@@ -213,8 +224,9 @@ PyObject *tn_op_sym_size_int(tn_value *a) { return size_or_stride(a, false); }
 PyObject *tn_op_stride_int(tn_value *a) { return size_or_stride(a, true); }
 PyObject *tn_op_sym_stride_int(tn_value *a) { return size_or_stride(a, true); }
 
-PyObject *tn_op_is_contiguous(tn_value *a) { return PyBool_FromLong(tn_is_contiguous(TN_T(a[0]))); }
+PyObject *tn_op_is_contiguous(tn_value *a) { return nested(a) ? method(a, "is_contiguous", NULL) : PyBool_FromLong(tn_is_contiguous(TN_T(a[0]))); }
 static PyObject *contiguous_as(tn_value *a) {
+    if (nested(a)) return method(a, "is_contiguous", NULL);   /* whatever the format, as upstream's */
     int fmt = a[1].tag == TN_V_MEMFORMAT ? tn_py_memformat_code(a[1].u.obj) : 0;
     return PyBool_FromLong(fmt >= 0 && tn_is_contiguous_as(TN_T(a[0]), fmt));
 }

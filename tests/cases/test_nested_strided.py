@@ -320,3 +320,24 @@ cases("nested_transformer_modes", {
                           "with Log(): run(E, x, src_key_padding_mask=trail); run(E, x, src_key_padding_mask=gap)\n"
                           "seen",
 }, setup=SETUP + TSETUP, tol="float")
+
+# the aten spellings of the queries upstream's Tensor answers inline, on a nested tensor (its
+# NestedTensorImpl's answers), and a fresh nested tensor's version counter
+cases("nested_queries", {
+    "numel_dim": "(torch.numel(nt), torch.ops.aten.numel.default(nt), torch.ops.aten.sym_numel.default(nt), torch.ops.aten.dim.default(nt))",
+    "size_int": "(torch.ops.aten.size.int(nt, 0), torch.ops.aten.size.int(nt, 2), torch.ops.aten.sym_size.int(nt, -1))",
+    "size_irregular": "err(lambda: torch.ops.aten.size.int(nt, 1))",
+    "stride_int": "err(lambda: torch.ops.aten.stride.int(nt, 0))[0]",
+    "contiguous": "(torch.ops.aten.is_contiguous.default(nt), torch.ops.aten.is_contiguous.memory_format(nt, torch.channels_last), "
+                  "torch.ops.aten.sym_is_contiguous.default(nt), torch.ops.aten.storage_offset.default(nt))",
+    "autograd_state": "(torch.ops.aten.is_leaf.default(nt), torch.ops.aten.output_nr.default(nt), torch.ops.aten._version.default(nt), "
+                      "torch.ops.aten.retains_grad.default(nt), torch.ops.aten.data.default(nt).is_nested, "
+                      "torch.ops.aten.requires_grad_.default(nt.clone()).requires_grad, torch.get_device(nt))",
+    "fresh_version": "(torch.nested.nested_tensor([a, b])._version, torch.nested.as_nested_tensor([a, b])._version)",
+}, setup=SETUP + """
+def err(fn):
+    try:
+        return fn()
+    except Exception as e:
+        return (type(e).__name__, str(e).split("\\n")[0])
+""")
