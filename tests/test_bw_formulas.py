@@ -317,6 +317,21 @@ cases = {
  "clamp": lambda: one(lambda x, lo, hi: x.clamp(-0.5, 0.8) + x.clamp(min=0.1) * 2 + x.clamp(max=0.2) * 3 + x.clone().clamp_(-0.3, 0.3) * 4
                       + torch.clamp(x, lo, hi) * 5 + torch.clamp(x, min=lo) * 6 + torch.clamp(x, max=hi) * 7 + x.clone().clamp_(lo, hi) * 8
                       + torch.clamp(x, hi, lo) * 9 + torch.clamp(x, lo.detach(), hi) * 10 + x.clone().clamp_(min=lo) * 11, L(5), L(5, seed=3, scale=0.1), L(5, seed=5, scale=0.1)),
+ # prod_backward / norm_backward in C, `x.scalar_type()` (prod / norm with a dtype: self.to(grad's dtype))
+ "prod": lambda: one(lambda a, z, z2: a.prod() + a.prod(1).pow(2).sum() + a.prod(0, keepdim=True).sum() * 2 + z.prod() * 3 + z.prod(1).pow(2).sum()
+                     + z2.prod() * 4 + torch.prod(a, dtype=torch.float32).double() + torch.prod(a, -1, dtype=torch.float32).double().sum() + a[0, 0].prod()
+                     + a[0, 0].prod(0) + a[:0].prod(0).sum(),
+                     L(3, 4, scale=0.3), (L(3, 4, scale=0.3).detach() * torch.tensor([1., 0., 1., 1.], dtype=torch.float64)).requires_grad_(),
+                     (L(4, seed=1).detach() * torch.tensor([0., 1., 0., 1.], dtype=torch.float64)).requires_grad_()),
+ "prod_dbl": lambda: dbl(lambda a: a.prod() + a.prod(1).sum() + a.prod(0, keepdim=True).pow(2).sum(), L(3, 4, scale=0.3)),
+ "norms": lambda: one(lambda a, b: torch.ops.aten.norm.Scalar(a, 3) + torch.ops.aten.norm.Scalar(a, 1) * 2 + torch.ops.aten.norm.ScalarOpt_dim(a, 1.5, [1]).pow(2).sum()
+                      + torch.ops.aten.norm.ScalarOpt_dim(a, None, [0], True).sum() + torch.ops.aten.norm.ScalarOpt_dtype(a, 0.5, dtype=torch.float64)
+                      + torch.ops.aten.norm.ScalarOpt_dim_dtype(a, float("inf"), [0], False, dtype=torch.float64).pow(2).sum() + torch.ops.aten.norm.Scalar(a, 0)
+                      + torch.linalg.vector_norm(a) + torch.linalg.vector_norm(a, 2.5, 1).pow(2).sum() + torch.linalg.vector_norm(a, float("-inf"), (0, 1), keepdim=True).sum()
+                      + torch.linalg.vector_norm(a * torch.tensor([0., 1., 1., 0.], dtype=torch.float64), 0.5, 0).sum() + torch.linalg.vector_norm(b * 0, 2, 0).sum()
+                      + torch.linalg.vector_norm(a.float(), 3, dtype=torch.float64) + torch.dist(a, b) + torch.dist(a, b, 1) * 2 + torch.dist(a, b.detach(), 4) * 3
+                      + torch.dist(a, b, float("inf")), L(3, 4), L(3, 4, seed=3)),
+ "norms_dbl": lambda: dbl(lambda a, b: torch.linalg.vector_norm(a, 3, 1) + torch.ops.aten.norm.ScalarOpt_dim(a, 2.5, [1]) + torch.dist(a, b, 2.5) + torch.ops.aten.norm.Scalar(a, 2), L(3, 4), L(3, 4, seed=3)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

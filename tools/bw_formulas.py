@@ -91,6 +91,10 @@ HELPERS = {
     "std_mean_backward": [(("Tu", "Tu", "T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_std_mean_backward")],
     "clamp_backward": [(("T", "T", "S?", "S?"), "tn_bw_clamp_backward"), (("T", "T", "T?", "T?"), "tn_bw_clamp_backward_t")],
     "clamp_backward_min_max": [(("T", "T", "T?", "T?", ("A", "ints")), "tn_bw_clamp_backward_min_max")],
+    "prod_backward": [(("T", "T", "T"), "tn_bw_prod_backward"), (("T", "T", "T", "int", "bool"), "tn_bw_prod_backward_dim")],
+    "norm_backward": [(("T", "T", "S", "T"), "tn_bw_norm_backward_all"), (("T", "T", "S?", "T"), "tn_bw_norm_backward_all"),
+                      (("T", "T", "S?", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
+    "linalg_vector_norm_backward": [(("T", "T", "S", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
@@ -473,8 +477,8 @@ class Compiler:
                 if d[0] != "int":
                     raise Unsupported(f"size of {d[0]}")
                 return "int", f"tn_bw_size({recv[1]}, {d[1]})"
-            if recv[0] == "T" and len(e) == 3 and name in ("is_complex", "sizes", "sym_numel", "numel", "dim", "dtype"):
-                if name == "dtype":
+            if recv[0] == "T" and len(e) == 3 and name in ("is_complex", "sizes", "sym_numel", "numel", "dim", "dtype", "scalar_type"):
+                if name in ("dtype", "scalar_type"):
                     return "dt", f"tn_tensor_of({recv[1]})->dtype"
                 if name == "is_complex":
                     return "bool", f"tn_dtype_is_complex(tn_tensor_of({recv[1]})->dtype)"

@@ -15,8 +15,11 @@ static inline bool need(tn_node *n, int arg) {
     int e = n->arg_edge[arg];
     return e >= 0 && e < n->nnext && n->next[e].fn;
 }
-/* the gradient of argument `arg` (steals v) */
-static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
+/* the gradient of argument `arg` (steals v; None, a helper's undefined tensor, is no gradient) */
+static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) {
+    if (v == Py_None) Py_DECREF(v);
+    else o[n->arg_edge[arg]] = v;
+}
 static inline PyObject *saved(tn_node *n, int i) { return tn_node_saved_arg(n, i); }     /* new ref */
 static inline PyObject *result(tn_node *n, int k) { return tn_node_saved_result(n, k); }  /* new ref */
 /* a saved Tensor? input: the tensor, or None when the argument was None (new ref) */
@@ -759,6 +762,18 @@ static inline PyObject *tn_bw_clamp_backward_min_max(PyObject *grad, PyObject *s
     if (ok) r = PyTuple_Pack(2, a ? a : Py_None, b ? b : Py_None);
     Py_XDECREF(zero); Py_XDECREF(a); Py_XDECREF(b);
     return r;
+}
+
+/* ---- bw_helpers.c ---- */
+/* prod_backward(grad, input, result[, dim, keepdim]) (prod, prod.dim_int and prod's forward-AD formula) */
+PyObject *tn_bw_prod_backward(PyObject *grad, PyObject *input, PyObject *result);
+PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *result, int64_t dim, bool keepdim);
+/* norm_backward(grad, self, p?, norm, dims, keepdim) (also linalg_vector_norm_backward, dims None
+ * as none); p NULL is 2; None (no gradient) for p == 0 */
+PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm, tn_ints dims, bool keepdim);
+/* norm_backward(grad, self, p?, norm): over all dims, keepdim */
+static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm) {
+    return tn_bw_norm_backward(grad, self, p, norm, TN_IS0, true);
 }
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not

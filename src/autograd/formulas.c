@@ -401,140 +401,6 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
 }
 
 
-/* prod_safe_zeros_backward(grad, inp, dim) */
-static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
-    T_;
-    const tn_tensor *t = tn_tensor_of(inp);
-    PyObject *r;
-    if (tn_numel(t) == 0) r = K(tn_at_expand_as(grad, inp));
-    else if (t->sizes[dim] == 1) r = K(Py_NewRef(grad));
-    else {
-        int64_t sz[TN_MAX_DIMS];
-        for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
-        sz[dim] = 1;
-        PyObject *ones = K(tn_at_ones(TN_IN(sz, t->ndim), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL));
-        long long len = (long long)t->sizes[dim] - 1;
-        PyObject *dl = K(Py_BuildValue("[L]", (long long)dim));
-        PyObject *en = K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, K(tn_at_narrow(inp, (long long)dim, 0LL, len))), (long long)dim)), (long long)dim, NULL));
-        PyObject *nr = K(tn_at_flip(K(tn_at_narrow(inp, (long long)dim, 1LL, len)), TN_IPY(dl)));
-        PyObject *er = K(tn_at_flip(K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, nr), (long long)dim)), (long long)dim, NULL)), TN_IPY(dl)));
-        r = K(tn_at_mul_Tensor(grad, K(tn_at_mul_Tensor(en, er))));
-    }
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-/* upstream's prod_backward(grad, input, result[, dim, keepdim]) on tensors (input already in the
- * result's dtype): the backward formulas below and the forward-AD formula of prod
- * (forward_formulas.c) share it. New reference. */
-PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim0, bool keepdim) {
-    T_;
-    PyObject *res = NULL;
-    const tn_tensor *t = tn_tensor_of(in);
-    if (t->ndim == 0) { res = Py_NewRef(grad); goto out; }
-    if (!has_dim) {
-        PyObject *zi = K(tn_at_nonzero(K(tn_at_eq_Scalar(in, TN_SI(0)))));
-        if (!zi) goto out;
-        const tn_tensor *zt = tn_tensor_of(zi);
-        if (tn_numel(zt) == 0) res = tn_at_mul_Tensor(grad, K(tn_at_div_Tensor(r, in)));
-        else if (!tn_grad_enabled() && zt->sizes[0] > 1) res = tn_at_zeros_like(in, NULL, NULL, NULL, NULL, NULL);
-        else {
-            PyObject *flat = K(tn_at_view(K(tn_at_contiguous(in, NULL)), TN_IS(-1)));
-            PyObject *b = flat ? K(prod_safe_zeros_backward(grad, flat, 0)) : NULL;
-            res = b ? tn_at_view_as(b, in) : NULL;
-        }
-        goto out;
-    }
-    int64_t dim = wrap_dim(dim0, t->ndim);
-    PyObject *gg = grad;
-    if (!keepdim) {
-        gg = K(tn_at_unsqueeze(gg, (long long)dim));
-        r = K(tn_at_unsqueeze(r, (long long)dim));
-    }
-    PyObject *zm = K(tn_at_eq_Scalar(in, TN_SI(0)));
-    PyObject *cnt = K(tn_at_sum(K(tn_at_sum_dim_IntList(zm, TN_IS((long long)dim), true, NULL)), NULL));
-    PyObject *tot = cnt ? K(tn_at_item(cnt)) : NULL;
-    if (!tot) goto out;
-    if (PyLong_AsLongLong(tot) == 0) res = tn_at_mul_Tensor(gg, K(tn_at_div_Tensor(r, in)));
-    else res = prod_safe_zeros_backward(gg, in, dim);
-out:
-    drop_(&T);
-    return res;
-}
-static int f_prod(tn_node *n, PyObject **g, PyObject **o) {   /* prod(self, dtype) */
-    T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
-    if (!in || !r) { drop_(&T); return -1; }
-    OUTK(0, K(tn_prod_backward(g[0], in, r, false, 0, false)));
-    DONE;
-}
-static int f_prod_dim(tn_node *n, PyObject **g, PyObject **o) {   /* prod.dim_int(self, dim, keepdim, dtype) */
-    T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
-    if (!in || !r) { drop_(&T); return -1; }
-    OUTK(0, K(tn_prod_backward(g[0], in, r, true, arg_i(n, 1), n->args[2].u.i)));
-    DONE;
-}
-
-/* norm_backward(grad, self, p, norm, dim, keepdim) */
-static PyObject *norm_backward(PyObject *grad, PyObject *self, double p, PyObject *norm, const tn_value *dv, bool keepdim) {
-    T_;
-    int nd = tn_tensor_of(self)->ndim;
-    if (!keepdim && nd != 0) {
-        grad = K(unsqueeze_multiple(grad, dv, nd));
-        norm = K(unsqueeze_multiple(norm, dv, nd));
-    }
-    PyObject *r = NULL;
-    PyObject *dims = dv && dv->tag == TN_V_INTLIST ? K(tn_value_to_python((tn_value *)dv)) : K(PyList_New(0));
-    if (p == 0.0) r = NULL;
-    else if (p == 1.0) r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), grad));
-    else if (p == 2.0) {
-        PyObject *q = K(tn_at_div_Tensor(self, norm));
-        PyObject *f = K(tn_at_masked_fill__Scalar(q, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
-        r = f ? K(tn_at_mul_Tensor(grad, q)) : NULL;
-    } else if (isinf(p)) {
-        PyObject *ab = K(tn_at_abs(self));
-        PyObject *mask = K(tn_at_logical_or(K(tn_at_eq_Tensor(ab, norm)), K(tn_at_isnan(ab))));
-        PyObject *q = K(tn_at_div_Tensor(grad, K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL))));
-        r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_mul_Tensor(q, mask))));
-    } else if (p < 1.0) {
-        PyObject *pw = K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)));
-        PyObject *f = K(tn_at_masked_fill__Scalar(pw, K(tn_at_eq_Scalar(self, TN_SI(0))), TN_SI(0)));
-        PyObject *ss = f ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), pw)) : NULL;
-        r = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(ss, grad)), K(tn_at_pow_Tensor_Scalar(norm, TN_SD(1 - p)))));
-    } else {
-        PyObject *ss = p < 2.0
-            ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)))))
-            : K(tn_at_mul_Tensor(self, K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 2)))));
-        PyObject *sv = K(tn_at_div_Tensor(grad, K(tn_at_pow_Tensor_Scalar(norm, TN_SD(p - 1)))));
-        PyObject *f = K(tn_at_masked_fill__Scalar(sv, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
-        r = f ? K(tn_at_mul_Tensor(ss, sv)) : NULL;
-    }
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-static int norm_like(tn_node *n, PyObject **g, PyObject **o, int p_arg, int dim_arg, int kd_arg, bool to_grad) {
-    T_;
-    double p = n->args[p_arg].tag == TN_V_NONE ? 2.0 : arg_f(n, p_arg);
-    if (p == 0.0) DONE;   /* upstream returns an undefined gradient */
-    PyObject *s = K(saved(n, 0));
-    if (to_grad) s = K(to_dt(s, tn_tensor_of(g[0])->dtype));
-    tn_value none = {.tag = TN_V_NONE};
-    tn_value empty = {.tag = TN_V_INTLIST};
-    const tn_value *dv = dim_arg >= 0 ? &n->args[dim_arg] : &empty;
-    if (dv->tag == TN_V_NONE) dv = &empty;
-    (void)none;
-    bool kd = kd_arg >= 0 ? n->args[kd_arg].u.i : true;
-    OUTK(0, s ? K(norm_backward(g[0], s, p, K(result(n, 0)), dv, kd)) : NULL);
-    DONE;
-}
-static int f_vector_norm(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
-static int f_norm_scalar(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, false); }
-static int f_norm_opt_dim(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
-static int f_norm_opt_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, true); }
-static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, true); }
-
 /* ---- activations with aten backward ops ---- */
 
 
@@ -2687,20 +2553,6 @@ static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     Py_DECREF(ge);
     return 0;
 }
-/* dist(self, other, p): self: norm_backward(grad, self - other, p, result); other: -that */
-static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double p = arg_f(n, 2);
-    if (p == 0.0) DONE;   /* norm_backward's undefined gradient */
-    tn_value empty = {.tag = TN_V_INTLIST};
-    PyObject *x = K(saved(n, 0)), *y = x ? K(saved(n, 1)) : NULL;
-    PyObject *d = y ? K(tn_at_sub_Tensor(x, y, TN_SDEF)) : NULL;
-    PyObject *nb = d ? K(norm_backward(g[0], d, p, K(result(n, 0)), &empty, true)) : NULL;
-    OUTK(0, nb);
-    OUTK(1, nb ? K(tn_at_neg(nb)) : NULL);
-    DONE;
-}
-
 /* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
@@ -3000,9 +2852,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     {TN_ROW_pow_Scalar, f_pow_sc},
     /* reductions */
-    {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
-    {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
-    {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
@@ -3060,7 +2909,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     {TN_ROW_addbmm, f_addbmm},
-    {TN_ROW_dist, f_dist},
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */

@@ -1,0 +1,143 @@
+/* bw_helpers.c — the FunctionsManual helpers of bw_helpers.h too long to be inline: prod and norm
+ * backward (docs/bw_formulas.md). Each follows upstream's torch/csrc/autograd/FunctionsManual.cpp
+ * step for step, calling ops through the typed op API in the order upstream's build evaluates them
+ * (operands of a Tensor operator right to left, a method's receiver before its arguments). Tensor
+ * arguments are borrowed; results are new references, NULL with an exception. */
+#include "autograd/bw_helpers.h"
+
+#include <math.h>
+
+/* prod_safe_zeros_backward(grad, inp, dim): grad * (exclusive cumprod from the left * exclusive
+ * cumprod from the right).conj() along dim; grad expanded for an empty inp, grad itself when dim has
+ * size 1 */
+static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(inp);
+    if (tn_numel(t) == 0) return tn_at_expand_as(grad, inp);
+    int64_t len = t->sizes[dim] - 1, sz[TN_MAX_DIMS];
+    if (len == 0) return Py_NewRef(grad);
+    for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
+    sz[dim] = 1;
+    PyObject *ones = tn_at_ones(TN_IN(sz, t->ndim), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *lead = ones ? tn_at_narrow(inp, dim, 0, len) : NULL;
+    PyObject *c1 = lead ? tn_at_cat(TN_TS(ones, lead), dim) : NULL, *en = c1 ? tn_at_cumprod(c1, dim, NULL) : NULL;
+    PyObject *tail = en ? tn_at_narrow(inp, dim, 1, len) : NULL, *rev = tail ? tn_at_flip(tail, TN_IS(dim)) : NULL;
+    PyObject *c2 = rev ? tn_at_cat(TN_TS(ones, rev), dim) : NULL, *cp = c2 ? tn_at_cumprod(c2, dim, NULL) : NULL;
+    PyObject *er = cp ? tn_at_flip(cp, TN_IS(dim)) : NULL, *m = er ? tn_at_mul_Tensor(en, er) : NULL;
+    PyObject *c = m ? tn_bw_conj(m) : NULL, *r = c ? tn_at_mul_Tensor(grad, c) : NULL;
+    Py_XDECREF(ones); Py_XDECREF(lead); Py_XDECREF(c1); Py_XDECREF(en); Py_XDECREF(tail); Py_XDECREF(rev);
+    Py_XDECREF(c2); Py_XDECREF(cp); Py_XDECREF(er); Py_XDECREF(m); Py_XDECREF(c);
+    return r;
+}
+
+/* prod_safe_zeros_backward over input.contiguous().view(-1), viewed back as input */
+static PyObject *prod_safe_flat(PyObject *grad, PyObject *input) {
+    PyObject *c = tn_at_contiguous(input, NULL), *v = c ? tn_at_view(c, TN_IS(-1)) : NULL;
+    PyObject *b = v ? prod_safe_zeros_backward(grad, v, 0) : NULL, *r = b ? tn_at_view_as(b, input) : NULL;
+    Py_XDECREF(c); Py_XDECREF(v); Py_XDECREF(b);
+    return r;
+}
+
+/* grad * (result / input).conj() */
+static PyObject *prod_no_zeros(PyObject *grad, PyObject *input, PyObject *result) {
+    PyObject *q = tn_at_div_Tensor(result, input), *c = q ? tn_bw_conj(q) : NULL, *r = c ? tn_at_mul_Tensor(grad, c) : NULL;
+    Py_XDECREF(q); Py_XDECREF(c);
+    return r;
+}
+
+/* prod_backward(grad, input, result) (prod over all elements): grad for a 0-dim input; the safe
+ * path while a dispatch mode is active (upstream's isTensorSubclassLike branch); without zeros
+ * grad * (result / input).conj(); with more than one zero and grad mode off zeros; else the safe
+ * path over the flattened input */
+PyObject *tn_bw_prod_backward(PyObject *grad, PyObject *input, PyObject *result) {
+    if (tn_tensor_of(input)->ndim == 0) return Py_NewRef(grad);
+    if (tn_bw_subclass_like()) return prod_safe_flat(grad, input);
+    PyObject *eq = tn_at_eq_Scalar(input, TN_SI(0)), *zi = eq ? tn_at_nonzero(eq) : NULL, *r = NULL;
+    Py_XDECREF(eq);
+    if (!zi) return NULL;
+    const tn_tensor *zt = tn_tensor_of(zi);
+    if (tn_numel(zt) == 0) r = prod_no_zeros(grad, input, result);
+    else if (!tn_grad_enabled() && zt->sizes[0] > 1)
+        r = tn_at_zeros_like(input, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+    else r = prod_safe_flat(grad, input);
+    Py_DECREF(zi);
+    return r;
+}
+
+/* prod_backward(grad, input, result, dim, keepdim): grad and result unsqueezed at dim without
+ * keepdim; the safe path while a dispatch mode is active or when a slice holds a zero (counted
+ * with sum(dim, true).sum().item()), else grad * (result / input).conj() */
+PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *result, int64_t dim, bool keepdim) {
+    const tn_tensor *t = tn_tensor_of(input);
+    if (t->ndim == 0) return Py_NewRef(grad);
+    int64_t d;
+    if (tn_wrap_dim(dim, t->ndim, &d) < 0) return NULL;
+    PyObject *g = keepdim ? Py_NewRef(grad) : tn_at_unsqueeze(grad, d);
+    PyObject *res = !g ? NULL : keepdim ? Py_NewRef(result) : tn_at_unsqueeze(result, d), *r = NULL;
+    if (!res) goto out;
+    if (tn_bw_subclass_like()) {
+        r = prod_safe_zeros_backward(g, input, d);
+        goto out;
+    }
+    PyObject *zm = tn_at_eq_Scalar(input, TN_SI(0)), *cnt = zm ? tn_at_sum_dim_IntList(zm, TN_IS(d), true, NULL) : NULL;
+    PyObject *tot = cnt ? tn_at_sum(cnt, NULL) : NULL, *item = tot ? tn_at_item(tot) : NULL;
+    long long zeros = item ? PyLong_AsLongLong(item) : -1;
+    Py_XDECREF(zm); Py_XDECREF(cnt); Py_XDECREF(tot); Py_XDECREF(item);
+    if (zeros < 0 && PyErr_Occurred()) goto out;
+    r = zeros == 0 ? prod_no_zeros(g, input, res) : prod_safe_zeros_backward(g, input, d);
+out:
+    Py_XDECREF(g); Py_XDECREF(res);
+    return r;
+}
+
+/* norm_backward(grad, self, p?, norm, dims, keepdim) (p None: 2): grad and norm unsqueezed at the
+ * reduced dims without keepdim (for a non-0-dim self; dims None as none); then by p: 0 gives no
+ * gradient (None), 1 self.sgn() * grad, 2 grad * (self / norm) with 0 where norm is 0, inf the
+ * gradient shared among the elements whose abs is the norm (or NaN), below 1 / below 2 / above
+ * upstream's three scaled forms */
+PyObject *tn_bw_norm_backward(PyObject *grad0, PyObject *self, const tn_value *pv, PyObject *norm0, tn_ints dims, bool keepdim) {
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    tn_ints dl = k < 0 ? TN_IS0 : dims;
+    int64_t nd = tn_tensor_of(self)->ndim;
+    double p = pv ? tn_value_as_double(pv) : 2.0;
+    bool u = !keepdim && nd != 0;
+    PyObject *grad = u ? tn_bw_unsqueeze_multiple(grad0, dl, nd) : Py_NewRef(grad0);
+    PyObject *norm = !grad ? NULL : u ? tn_bw_unsqueeze_multiple(norm0, dl, nd) : Py_NewRef(norm0);
+    PyObject *a = NULL, *b = NULL, *c = NULL, *e = NULL, *r = NULL;
+    if (!norm) goto out;
+    if (p == 0.0) r = Py_NewRef(Py_None);   /* an undefined gradient */
+    else if (p == 1.0) {
+        if ((a = tn_at_sgn(self))) r = tn_at_mul_Tensor(a, grad);
+    } else if (p == 2.0) {   /* grad * (self / norm).masked_fill_(norm == 0, 0) */
+        if ((a = tn_at_div_Tensor(self, norm)) && (b = tn_at_eq_Scalar(norm, TN_SI(0))) && (c = tn_at_masked_fill__Scalar(a, b, TN_SI(0))))
+            r = tn_at_mul_Tensor(grad, a);
+    } else if (isinf(p)) {   /* self.sgn() * ((grad / mask.sum(dim, true)) * mask) */
+        PyObject *ab = tn_at_abs(self), *eq = ab ? tn_at_eq_Tensor(ab, norm) : NULL, *nan = eq ? tn_at_isnan(ab) : NULL;
+        PyObject *mask = nan ? tn_at_logical_or(eq, nan) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(eq); Py_XDECREF(nan);
+        if (mask && (a = tn_at_sum_dim_IntList(mask, dl, true, NULL)) && (b = tn_at_div_Tensor(grad, a))
+            && (c = tn_at_mul_Tensor(b, mask)) && (e = tn_at_sgn(self)))
+            r = tn_at_mul_Tensor(e, c);
+        Py_XDECREF(mask);
+    } else if (p < 1.0) {   /* self.sgn() * self.abs().pow_(p - 1).masked_fill_(self == 0, 0) * grad * norm.pow(1 - p) */
+        PyObject *ab = tn_at_abs(self), *pw = ab ? tn_at_pow__Scalar(ab, TN_SD(p - 1)) : NULL;
+        PyObject *z = pw ? tn_at_eq_Scalar(self, TN_SI(0)) : NULL, *f = z ? tn_at_masked_fill__Scalar(ab, z, TN_SI(0)) : NULL;
+        if (f && (a = tn_at_sgn(self)) && (b = tn_at_mul_Tensor(a, ab)) && (c = tn_at_pow_Tensor_Scalar(norm, TN_SD(1 - p)))
+            && (e = tn_at_mul_Tensor(b, grad)))
+            r = tn_at_mul_Tensor(e, c);
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(z); Py_XDECREF(f);
+    } else {   /* self_scaled * scale_v, scale_v = (grad / norm.pow(p - 1)).masked_fill_(norm == 0, 0) */
+        PyObject *ab = tn_at_abs(self), *pw = ab ? tn_at_pow__Scalar(ab, TN_SD(p < 2.0 ? p - 1 : p - 2)) : NULL, *sc = NULL;
+        if (pw) {
+            if (p < 2.0) { if ((a = tn_at_sgn(self))) sc = tn_at_mul_Tensor(a, ab); }   /* self.sgn() * self.abs().pow_(p - 1) */
+            else sc = tn_at_mul_Tensor(self, ab);                                      /* self * self.abs().pow_(p - 2) */
+        }
+        PyObject *np = sc ? tn_at_pow_Tensor_Scalar(norm, TN_SD(p - 1)) : NULL, *sv = np ? tn_at_div_Tensor(grad, np) : NULL;
+        if (sv && (b = tn_at_eq_Scalar(norm, TN_SI(0))) && (c = tn_at_masked_fill__Scalar(sv, b, TN_SI(0))))
+            r = tn_at_mul_Tensor(sc, sv);
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(sc); Py_XDECREF(np); Py_XDECREF(sv);
+    }
+out:
+    Py_XDECREF(grad); Py_XDECREF(norm); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(e);
+    return r;
+}
