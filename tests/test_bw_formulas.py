@@ -332,6 +332,15 @@ cases = {
                       + torch.linalg.vector_norm(a.float(), 3, dtype=torch.float64) + torch.dist(a, b) + torch.dist(a, b, 1) * 2 + torch.dist(a, b.detach(), 4) * 3
                       + torch.dist(a, b, float("inf")), L(3, 4), L(3, 4, seed=3)),
  "norms_dbl": lambda: dbl(lambda a, b: torch.linalg.vector_norm(a, 3, 1) + torch.ops.aten.norm.ScalarOpt_dim(a, 2.5, [1]) + torch.dist(a, b, 2.5) + torch.ops.aten.norm.Scalar(a, 2), L(3, 4), L(3, 4, seed=3)),
+ # Tensor[] inputs: cat / stack / block_diag (a list of gradients, `tensors_args_sizes` / `_scalartypes`)
+ "cat_stack_block_diag": lambda: one(lambda a, b, c, e: torch.cat([a, b.detach(), a], 1).pow(2).sum() + torch.cat([e, a, e], -1).sum() * 2 + torch.cat([a, b], 0).pow(3).sum()
+                                     + torch.stack([a, b, a.detach()], 1).pow(2).sum() + torch.stack([a, b], -1).sum() * 3
+                                     + torch.block_diag(a, c, b).pow(2).sum() + torch.block_diag(a, e, b, c[0], c[0, 0]).pow(2).sum()
+                                     + torch.view_as_real(torch.cat([torch.complex(a, b), b], 1)).pow(2).sum()
+                                     + torch.view_as_real(torch.stack([torch.complex(b, a), b])).pow(2).sum()
+                                     + torch.view_as_real(torch.block_diag(torch.complex(a, b), b)).pow(2).sum(),
+                                     L(2, 3), L(2, 3, seed=1), L(3, 2, seed=2), torch.zeros(0, dtype=torch.float64, requires_grad=True)),
+ "cat_stack_dbl": lambda: dbl(lambda a, b: torch.cat([a, b], 1).pow(3) .sum() + torch.stack([a, b]).pow(3).sum() + torch.block_diag(a, b).pow(3).sum(), L(2, 3), L(2, 3, seed=1)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -95,11 +95,16 @@ HELPERS = {
     "norm_backward": [(("T", "T", "S", "T"), "tn_bw_norm_backward_all"), (("T", "T", "S?", "T"), "tn_bw_norm_backward_all"),
                       (("T", "T", "S?", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
     "linalg_vector_norm_backward": [(("T", "T", "S", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
+    "cat_tensors_backward": [(("T", "metas", "metas", "int"), "tn_bw_cat_tensors_backward")],
+    "stack_tensors_backward": [(("T", "int", "metas"), "tn_bw_stack_tensors_backward")],
+    "block_diag_backward": [(("T", "metas", "metas"), "tn_bw_block_diag_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max"}
+# helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
+LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as
 # expressions): name -> [(parameter types, parameter names, body)]. The body is `name = expr;`
 # statements, then the result expression; it is compiled like a derivatives.yaml formula, in place
@@ -297,8 +302,9 @@ class Compiler:
                     c = self.several(tree, fn)
                 else:
                     ty, c = self.expr(tree, fn)
-                    if ty != "T":
-                        raise Unsupported(f"formula is not a tensor: {dv.formula}")
+                    want = "TL" if types[names.index(dv.var_names[0])] == "Tensor[]" else "T"
+                    if ty != want:
+                        raise Unsupported(f"formula is not a {'tensor list' if want == 'TL' else 'tensor'}: {dv.formula}")
             except Unsupported as e:
                 return None, f"unsupported: {e}"
             if len(dv.var_names) > 1:
@@ -311,6 +317,12 @@ class Compiler:
                 body.append("    }")
                 continue
             i = names.index(var)
+            if types[i] == "Tensor[]":   # one gradient per tensor of the list (upstream's copy_range)
+                body.append(f"    if (tn_bw_need_list(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
+                body += ["        " + l for l in fn.lines]
+                body.append(f"        if (tn_bw_put_list(n, o, {i}, {c}) < 0) goto fail;")
+                body.append("    }")
+                continue
             body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
             body += ["        " + l for l in fn.lines]
             if c.startswith("t"):
@@ -505,7 +517,7 @@ class Compiler:
             if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
                 return "double", f"{name}((double){args[0][1]})"
             if name in HELPERS and name not in TUPLE_HELPERS:
-                return "T", self.call_helper(fn, name, args)
+                return ("TL" if name in LIST_HELPERS else "T"), self.call_helper(fn, name, args)
             if name in INLINE:
                 return self.inline(fn, name, args)
             if name == "result_type" and [a[0] for a in args] == ["T", "T"]:
@@ -561,6 +573,12 @@ class Compiler:
             if typ == "float":
                 return "double", f"tn_value_as_double(&n->args[{i}])"
             raise Unsupported(f"argument {name} of type {typ}")
+        m = re.fullmatch(r"(\w+)_args_(?:sizes_symint|sizes|scalartypes)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor[]":
+            # torchgen's to_args_sizes(x) / to_args_scalartypes(x) of a Tensor[] input: its tensors'
+            # recorded metadata (shapes and dtypes)
+            i = self.names.index(m.group(1))
+            return "metas", f"n->arg_meta[{i}], n->arg_nmeta[{i}]"
         m = re.fullmatch(r"(\w+)_sym_numel", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.sym_numel(): the input's recorded element count

@@ -141,3 +141,95 @@ out:
     Py_XDECREF(grad); Py_XDECREF(norm); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(e);
     return r;
 }
+
+/* ---- Tensor[] inputs: one gradient per tensor of the list, as a Python list ---- */
+
+/* grad and, for a complex grad, at::real(grad) (taken once, before the pieces, as upstream's) */
+static int grad_and_real(PyObject *grad, PyObject **re) {
+    *re = NULL;
+    if (!tn_dtype_is_complex(tn_tensor_of(grad)->dtype)) return 0;
+    return (*re = tn_at_real(grad)) ? 0 : -1;
+}
+/* the gradient a piece of dtype dt takes: the real part for a real piece of a complex grad */
+static PyObject *grad_for(PyObject *grad, PyObject *re, tn_dtype dt) { return re && !tn_dtype_is_complex(dt) ? re : grad; }
+static bool legacy_empty(const tn_meta *m) { return m->ndim == 1 && tn_meta_sizes(m)[0] == 0; }
+static PyObject *zeros0(PyObject *like) {   /* at::zeros({0}, like.options()) */
+    return tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+}
+
+/* cat_tensors_backward(grad, sizes, dtypes, dim): grad narrowed along dim to each input's extent
+ * (dim wrapped against the first input that is not a legacy empty 1-D tensor); a legacy empty
+ * input gets zeros({0}) */
+PyObject *tn_bw_cat_tensors_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2, int64_t dim) {
+    (void)m2; (void)k2;   /* the dtypes: the same inputs' metadata */
+    int64_t d = dim, at = 0;
+    for (int i = 0; i < k; i++)
+        if (!legacy_empty(&m[i])) {
+            if (tn_wrap_dim(dim, m[i].ndim, &d) < 0) return NULL;
+            break;
+        }
+    PyObject *re, *l = NULL;
+    if (grad_and_real(grad, &re) < 0 || !(l = PyList_New(k))) goto fail;
+    for (int i = 0; i < k; i++) {
+        PyObject *gv = grad_for(grad, re, m[i].dtype), *p;
+        if (legacy_empty(&m[i])) p = zeros0(gv);
+        else {
+            int64_t len = tn_meta_sizes(&m[i])[d];
+            p = tn_at_narrow(gv, d, at, len);
+            at += len;
+        }
+        if (!p) goto fail;
+        PyList_SetItem(l, i, p);
+    }
+    Py_XDECREF(re);
+    return l;
+fail:
+    Py_XDECREF(re); Py_XDECREF(l);
+    return NULL;
+}
+
+/* stack_tensors_backward(grad, dim, dtypes): grad.select(dim, i) for every input (real for a real
+ * input of a complex grad) */
+PyObject *tn_bw_stack_tensors_backward(PyObject *grad, int64_t dim, const tn_meta *m, int k) {
+    bool gc = tn_dtype_is_complex(tn_tensor_of(grad)->dtype);
+    PyObject *l = PyList_New(k);
+    for (int i = 0; l && i < k; i++) {
+        PyObject *p = tn_at_select_int(grad, dim, i);
+        if (p && gc && !tn_dtype_is_complex(m[i].dtype)) Py_SETREF(p, tn_at_real(p));
+        if (!p) { Py_CLEAR(l); break; }
+        PyList_SetItem(l, i, p);
+    }
+    return l;
+}
+
+/* block_diag_backward(grad, sizes, dtypes): each input's block, sliced from grad at the running
+ * row / column (a 1-D input is one row, a 0-d one 1 x 1, squeezed back); a legacy empty input
+ * gets zeros({0}) and moves neither (upstream's, measured) */
+PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2) {
+    (void)m2; (void)k2;   /* the dtypes: the same inputs' metadata */
+    int64_t c0 = 0, c1 = 0;
+    PyObject *re, *l = NULL;
+    if (grad_and_real(grad, &re) < 0 || !(l = PyList_New(k))) goto fail;
+    for (int i = 0; i < k; i++) {
+        PyObject *gv = grad_for(grad, re, m[i].dtype), *p;
+        const int64_t *sz = tn_meta_sizes(&m[i]);
+        if (legacy_empty(&m[i])) p = zeros0(gv);
+        else {
+            int nd = m[i].ndim;
+            int64_t d0 = nd == 2 ? sz[0] : 1, d1 = nd == 2 ? sz[1] : nd == 1 ? sz[0] : 1, e0 = c0 + d0, e1 = c1 + d1;
+            PyObject *s0 = tn_at_slice_Tensor(gv, 0, &c0, &e0, 1);
+            p = s0 ? tn_at_slice_Tensor(s0, 1, &c1, &e1, 1) : NULL;
+            Py_XDECREF(s0);
+            for (int q = nd; p && q < 2; q++) Py_SETREF(p, tn_at_squeeze_dim(p, -1));
+            c0 = e0;
+            c1 = e1;
+        }
+        if (!p) goto fail;
+        PyList_SetItem(l, i, p);
+    }
+    Py_XDECREF(re);
+    return l;
+fail:
+    Py_XDECREF(re); Py_XDECREF(l);
+    return NULL;
+}

@@ -776,6 +776,35 @@ static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, 
     return tn_bw_norm_backward(grad, self, p, norm, TN_IS0, true);
 }
 
+/* the helpers of a Tensor[] input (cat, stack, block_diag): a list of one gradient per tensor.
+ * torchgen's `tensors_args_sizes` / `tensors_args_scalartypes` are both the inputs' recorded
+ * metadata (m, k: n->arg_meta[i], n->arg_nmeta[i]) */
+PyObject *tn_bw_cat_tensors_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2, int64_t dim);
+PyObject *tn_bw_stack_tensors_backward(PyObject *grad, int64_t dim, const tn_meta *m, int k);
+PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2);
+/* a Tensor[] input wants a gradient: any of its tensors has an edge to a node */
+static inline bool tn_bw_need_list(tn_node *n, int arg) {
+    for (int i = 0; i < n->arg_nmeta[arg]; i++) {
+        int e = n->arg_edge[arg] + i;
+        if (e >= 0 && e < n->nnext && n->next[e].fn) return true;
+    }
+    return false;
+}
+/* element i of the list l (borrowed) to tensor i of the Tensor[] input arg, where that tensor has an
+ * edge and the element is not None (upstream's copy_range) */
+static inline int tn_bw_put_list(tn_node *n, PyObject **o, int arg, PyObject *l) {
+    if (!PyList_Check(l) || PyList_Size(l) != n->arg_nmeta[arg]) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: a backward formula for a tensor list returned another count");
+        return -1;
+    }
+    for (int i = 0; i < n->arg_nmeta[arg]; i++) {
+        int e = n->arg_edge[arg] + i;
+        PyObject *x = PyList_GetItem(l, i);
+        if (x != Py_None && e >= 0 && e < n->nnext && n->next[e].fn) o[e] = Py_NewRef(x);
+    }
+    return 0;
+}
+
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);

@@ -200,42 +200,6 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
- * upstream's cat_tensors_backward does; a legacy empty 1-D input gets zeros({0}) */
-static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t dim = n->args[1].u.i, at = 0;
-    int nd = 0;
-    for (int i = 0; i < k; i++) if (n->arg_meta[0][i].ndim > 1 || (n->arg_meta[0][i].ndim == 1 && tn_meta_sizes(&n->arg_meta[0][i])[0])) { nd = n->arg_meta[0][i].ndim; break; }
-    if (dim < 0) dim += nd;
-    for (int i = 0; i < k; i++) {
-        const tn_meta *m = &n->arg_meta[0][i];
-        int e = n->arg_edge[0] + i;
-        PyObject *part;
-        if (m->ndim == 1 && tn_meta_sizes(m)[0] == 0) {
-            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL);
-        } else {
-            int64_t len = tn_meta_sizes(m)[dim];
-            part = tn_at_narrow(g[0], (long long)dim, (long long)at, (long long)len);
-            at += len;
-        }
-        if (!part) return -1;
-        if (n->next[e].fn) o[e] = part;
-        else Py_DECREF(part);
-    }
-    return 0;
-}
-static int f_stack(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t dim = n->args[1].u.i;
-    if (dim < 0) dim += n->arg_meta[0][0].ndim + 1;
-    for (int i = 0; i < k; i++) {
-        int e = n->arg_edge[0] + i;
-        if (!n->next[e].fn) continue;
-        if (!(o[e] = tn_at_select_int(g[0], (long long)dim, (long long)i))) return -1;
-    }
-    return 0;
-}
 
 /* _to_copy_backward: a complex gradient of a real input loses its imaginary part through
  * at::real (no warning), then grad.to(self's dtype) (no op when it already has it) */
@@ -2437,42 +2401,6 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
-/* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
- * squeeze(-1) for a 1-d input and twice for a 0-dim one, zeros({0}) for an empty 1-d input; a
- * real input of a complex grad takes at::real(grad) */
-static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t c0 = 0, c1 = 0;
-    bool gc = tn_dtype_is_complex(tn_tensor_of(g[0])->dtype);
-    PyObject *re = NULL;
-    for (int i = 0; i < k; i++) {
-        const tn_meta *m = &n->arg_meta[0][i];
-        int e = n->arg_edge[0] + i;
-        PyObject *gg = g[0];
-        if (gc && !tn_dtype_is_complex(m->dtype)) {
-            if (!re && !(re = tn_at_real(g[0]))) return -1;
-            gg = re;
-        }
-        PyObject *part;
-        const int64_t *sz = tn_meta_sizes(m);
-        if (m->ndim == 1 && sz[0] == 0) {
-            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(gg)->dtype), NULL, NULL, NULL);
-            c0 += 1;   /* the forward gave it one row */
-        } else {
-            int64_t d0 = m->ndim == 2 ? sz[0] : 1, d1 = m->ndim == 2 ? sz[1] : m->ndim == 1 ? sz[0] : 1;
-            PyObject *s0 = tn_at_slice_Tensor(gg, 0LL, TN_I((long long)c0), TN_I((long long)(c0 + d0)), 1);
-            part = s0 ? tn_at_slice_Tensor(s0, 1LL, TN_I((long long)c1), TN_I((long long)(c1 + d1)), 1) : NULL;
-            Py_XDECREF(s0);
-            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_at_squeeze_dim(part, -1));
-            c0 += d0; c1 += d1;
-        }
-        if (!part) { Py_XDECREF(re); return -1; }
-        if (n->next[e].fn) o[e] = part;
-        else Py_DECREF(part);
-    }
-    Py_XDECREF(re);
-    return 0;
-}
 /* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
  * and sumdim / its expand swapped */
 static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
@@ -2843,7 +2771,6 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
     {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
-    {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_embedding, f_embedding},
@@ -2901,7 +2828,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* breadth family (helper-opb): gamma functions */
     /* misc breadth family (helper-misc) */
     {TN_ROW_aminmax, f_aminmax},
-    {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
