@@ -341,6 +341,17 @@ cases = {
                                      + torch.view_as_real(torch.block_diag(torch.complex(a, b), b)).pow(2).sum(),
                                      L(2, 3), L(2, 3, seed=1), L(3, 2, seed=2), torch.zeros(0, dtype=torch.float64, requires_grad=True)),
  "cat_stack_dbl": lambda: dbl(lambda a, b: torch.cat([a, b], 1).pow(3) .sum() + torch.stack([a, b]).pow(3).sum() + torch.block_diag(a, b).pow(3).sum(), L(2, 3), L(2, 3, seed=1)),
+ # TensorGeometry (`x_geometry`): as_strided_backward / as_strided_scatter_backward in C
+ "as_strided": lambda: one(lambda a, s: a.as_strided((2, 3), (3, 1)).pow(2).sum() + a.as_strided((3, 2), (1, 3), 1).sum() * 2
+                           + a.as_strided((2, 2), (1, 1)).pow(2).sum() + torch.as_strided_copy(a, (2, 1, 4), (4, 0, 1), 2).pow(3).sum()
+                           + a.as_strided((3, 4), (0, 1)).pow(2).sum() + a.as_strided((2, 0), (1, 1)).sum() + a[1:].as_strided((2, 2), (2, 1), 3).pow(2).sum()
+                           + a.t().as_strided((2, 2), (1, 3)).pow(2).sum() + a.expand(2, 3, 4).as_strided((2, 2), (0, 1)).pow(2).sum()
+                           + (a * 1).as_strided_((3, 2), (2, 1)).pow(2).sum()
+                           + torch.as_strided_scatter(a, s, (2, 2), (1, 2), 1).pow(2).sum() + torch.as_strided_scatter(a, s, (2, 2), (4, 1)).pow(3).sum(),
+                           L(3, 4), L(2, 2, seed=1)),
+ # (only the overlapping output here: the copy_ into the storage's view of the other path records
+ # CopySlices, whose backward here calls zero_ where upstream's does not; views.c, measured)
+ "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum(), L(3, 4)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -98,6 +98,9 @@ HELPERS = {
     "cat_tensors_backward": [(("T", "metas", "metas", "int"), "tn_bw_cat_tensors_backward")],
     "stack_tensors_backward": [(("T", "int", "metas"), "tn_bw_stack_tensors_backward")],
     "block_diag_backward": [(("T", "metas", "metas"), "tn_bw_block_diag_backward")],
+    "as_strided_backward": [(("T", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")), "tn_bw_as_strided_backward")],
+    "as_strided_scatter_backward": [(("T", "geom", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")),
+                                     "tn_bw_as_strided_scatter_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
@@ -579,6 +582,10 @@ class Compiler:
             # recorded metadata (shapes and dtypes)
             i = self.names.index(m.group(1))
             return "metas", f"n->arg_meta[{i}], n->arg_nmeta[{i}]"
+        m = re.fullmatch(r"(\w+)_geometry", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's TensorGeometry(x): the input's recorded sizes, strides and storage offset
+            return "geom", f"(&n->arg_meta[{self.names.index(m.group(1))}][0])"
         m = re.fullmatch(r"(\w+)_sym_numel", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.sym_numel(): the input's recorded element count

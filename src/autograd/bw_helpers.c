@@ -6,6 +6,7 @@
 #include "autograd/bw_helpers.h"
 
 #include <math.h>
+#include <string.h>
 
 /* prod_safe_zeros_backward(grad, inp, dim): grad * (exclusive cumprod from the left * exclusive
  * cumprod from the right).conj() along dim; grad expanded for an empty inp, grad itself when dim has
@@ -232,4 +233,128 @@ PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, con
 fail:
     Py_XDECREF(re); Py_XDECREF(l);
     return NULL;
+}
+
+/* ---- as_strided (TensorGeometry: an input's recorded sizes, strides and storage offset) ---- */
+
+/* the NOTE [ Detecting Memory Overlap Within A Strided Tensor ] check on dims of size > 1: sorted
+ * by stride, each stride must exceed the furthest offset of the dims before it */
+static bool maybe_overlapping_memory(const int64_t *sz, const int64_t *st, int k) {
+    int ord[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) ord[i] = i;
+    for (int i = 1; i < k; i++)   /* stable insertion sort by increasing stride */
+        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+    int64_t mx = 0;
+    for (int i = 0; i < k; i++) {
+        if (st[ord[i]] <= mx) return true;
+        mx += st[ord[i]] * (sz[ord[i]] - 1);
+    }
+    return false;
+}
+/* the storage a tensor of these sizes, strides and offset needs */
+static int64_t min_storage_size(const int64_t *sz, const int64_t *st, int k, int64_t off) {
+    int64_t r = off + 1;
+    for (int i = 0; i < k; i++) {
+        if (sz[i] == 0) return off;
+        r += (sz[i] - 1) * st[i];
+    }
+    return r;
+}
+static PyObject *zeros_of_meta(const tn_meta *m, PyObject *like) {   /* at::zeros(m's sizes, like.options()) */
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+}
+
+/* as_strided_backward(grad, input_geometry, sizes, strides, storage_offset?): the output's dims of
+ * size 1 squeezed and of stride 0 summed away (last dim first); a storage tensor of the size both
+ * geometries need (offsets relative to the smaller); grad copied into it through the output's
+ * geometry (index_add_ of arange indices when the output may overlap itself), divided by how often
+ * the input's geometry sees each element when it may overlap; viewed by the input's geometry */
+PyObject *tn_bw_as_strided_backward(PyObject *grad0, const tn_meta *im, tn_ints sizes, tn_ints strides, const int64_t *offset) {
+    const int64_t *sz, *st;
+    int ns = tn_bw_ints(sizes, &sz), nt = tn_bw_ints(strides, &st);
+    int odim = tn_tensor_of(grad0)->ndim;
+    if (ns < odim || nt < odim || im->ndim > TN_MAX_DIMS || odim > TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: as_strided_backward: sizes and strides do not fit the gradient");
+        return NULL;
+    }
+    int64_t in_off = im->offset, out_off = offset ? *offset : in_off;
+    int64_t osz[TN_MAX_DIMS], ost[TN_MAX_DIMS], isz[TN_MAX_DIMS], ist[TN_MAX_DIMS];
+    int ok = 0, ik = 0;
+    PyObject *grad = Py_NewRef(grad0), *storage = NULL, *full = NULL, *r = NULL;
+    for (int i = odim - 1; i >= 0; i--) {
+        if (sz[i] == 0) { Py_DECREF(grad); return zeros_of_meta(im, grad0); }
+        if (sz[i] == 1) Py_SETREF(grad, tn_at_squeeze_dim(grad, i));
+        else if (st[i] == 0) Py_SETREF(grad, tn_at_sum_dim_IntList(grad, TN_IS(i), false, NULL));
+        else {
+            memmove(osz + 1, osz, (size_t)ok * sizeof *osz);
+            memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
+            osz[0] = sz[i];
+            ost[0] = st[i];
+            ok++;
+        }
+        if (!grad) return NULL;
+    }
+    bool out_overlap = maybe_overlapping_memory(osz, ost, ok);
+    const int64_t *imsz = tn_meta_sizes(im), *imst = tn_meta_strides(im);
+    for (int i = im->ndim - 1; i >= 0; i--) {
+        if (imsz[i] == 0) { Py_DECREF(grad); return zeros_of_meta(im, grad0); }
+        if (imsz[i] != 1) {
+            memmove(isz + 1, isz, (size_t)ik * sizeof *isz);
+            memmove(ist + 1, ist, (size_t)ik * sizeof *ist);
+            isz[0] = imsz[i];
+            ist[0] = imst[i];
+            ik++;
+        }
+    }
+    bool in_overlap = maybe_overlapping_memory(isz, ist, ik);
+    int64_t shared = in_off < out_off ? in_off : out_off, ie = in_off - shared, oe = out_off - shared;
+    int64_t b1 = min_storage_size(isz, ist, ik, ie), b2 = min_storage_size(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
+    if (!(storage = tn_at_new_zeros(grad, TN_IS(base), NULL, NULL, NULL, NULL))) goto out;
+    if ((in_overlap || out_overlap)
+        && !(full = tn_at_arange_start(TN_SI(0), TN_SI(base), TN_DT(TN_DTYPE_I64), tn_py.layout_strided, tn_py.device_cpu, NULL)))
+        goto out;
+    if (out_overlap) {   /* storage.index_add_(0, out_indices.reshape(-1), grad.reshape(-1)) */
+        PyObject *oi = tn_at_as_strided(full, TN_IN(osz, ok), TN_IN(ost, ok), &oe);
+        PyObject *gf = oi ? tn_at_reshape(grad, TN_IS(-1)) : NULL, *of = gf ? tn_at_reshape(oi, TN_IS(-1)) : NULL;
+        PyObject *a = of ? tn_at_index_add_(storage, 0, of, gf, TN_SDEF) : NULL;
+        Py_XDECREF(oi); Py_XDECREF(gf); Py_XDECREF(of);
+        if (!a) goto out;
+        Py_DECREF(a);
+    } else {
+        PyObject *v = tn_at_as_strided(storage, TN_IN(osz, ok), TN_IN(ost, ok), &oe), *c = v ? tn_at_copy_(v, grad, false) : NULL;
+        Py_XDECREF(v);
+        if (!c) goto out;
+        Py_DECREF(c);
+    }
+    if (in_overlap) {   /* storage.div_(count), count: how often the input's geometry reads each element */
+        PyObject *cnt = tn_at_zeros_like(storage, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+        PyObject *iv = cnt ? tn_at_as_strided(full, TN_IN(isz, ik), TN_IN(ist, ik), &ie) : NULL;
+        PyObject *ii = iv ? tn_at_reshape(iv, TN_IS(-1)) : NULL;
+        PyObject *one = ii ? tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL) : NULL;
+        PyObject *ones = one ? tn_at_expand_as(one, ii) : NULL, *a = ones ? tn_at_index_add_(cnt, 0, ii, ones, TN_SDEF) : NULL;
+        PyObject *d = a ? tn_at_div__Tensor(storage, cnt) : NULL;
+        Py_XDECREF(cnt); Py_XDECREF(iv); Py_XDECREF(ii); Py_XDECREF(one); Py_XDECREF(ones); Py_XDECREF(a);
+        if (!d) goto out;
+        Py_DECREF(d);
+    }
+    r = tn_at_as_strided(storage, TN_IN(imsz, im->ndim), TN_IN(imst, im->ndim), &ie);
+out:
+    Py_XDECREF(grad); Py_XDECREF(storage); Py_XDECREF(full);
+    return r;
+}
+
+/* as_strided_scatter_backward(grad, input_geometry, src_geometry, sizes, strides, storage_offset?):
+ * grad made contiguous, the scattered window zeroed: a new_zeros buffer of the input's sizes,
+ * viewed by the input's geometry, with grad's window copied into the same window of it */
+PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *im, const tn_meta *sm, tn_ints sizes, tn_ints strides,
+                                            const int64_t *offset) {
+    (void)sm;
+    PyObject *g = tn_at_contiguous(grad, NULL), *gs = g ? tn_at_as_strided(g, sizes, strides, offset) : NULL;
+    PyObject *buf = gs ? tn_at_new_zeros(g, TN_IN(tn_meta_sizes(im), im->ndim), NULL, NULL, NULL, NULL) : NULL;
+    PyObject *res = buf ? tn_at_as_strided(buf, TN_IN(tn_meta_sizes(im), im->ndim), TN_IN(tn_meta_strides(im), im->ndim), NULL) : NULL;
+    PyObject *rs = res ? tn_at_as_strided(buf, sizes, strides, offset) : NULL, *c = rs ? tn_at_copy_(rs, gs, false) : NULL;
+    Py_XDECREF(g); Py_XDECREF(gs); Py_XDECREF(buf); Py_XDECREF(rs);
+    if (!c) { Py_XDECREF(res); return NULL; }
+    Py_DECREF(c);
+    return res;
 }

@@ -782,6 +782,12 @@ static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, 
 PyObject *tn_bw_cat_tensors_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2, int64_t dim);
 PyObject *tn_bw_stack_tensors_backward(PyObject *grad, int64_t dim, const tn_meta *m, int k);
 PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2);
+/* as_strided_backward(grad, input_geometry, sizes, strides, storage_offset?) and
+ * as_strided_scatter_backward(grad, input_geometry, src_geometry, ...): a geometry is the input's
+ * recorded metadata (sizes, strides, storage offset) */
+PyObject *tn_bw_as_strided_backward(PyObject *grad, const tn_meta *input, tn_ints sizes, tn_ints strides, const int64_t *offset);
+PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *input, const tn_meta *src, tn_ints sizes, tn_ints strides,
+                                            const int64_t *offset);
 /* a Tensor[] input wants a gradient: any of its tensors has an edge to a node */
 static inline bool tn_bw_need_list(tn_node *n, int arg) {
     for (int i = 0; i < n->arg_nmeta[arg]; i++) {

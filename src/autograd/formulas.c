@@ -953,83 +953,6 @@ static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, gw ? K(tn_at_view(gw, TN_IN(sz, it->ndim + 1))) : NULL);
     DONE;
 }
-/* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
- * of both geometries, the gradient scattered by the output's, read back by the input's; storage
- * offsets relative to the smaller of the input's and the output's). */
-static bool maybe_overlap(const int64_t *sz, const int64_t *st, int k) {
-    int ord[TN_MAX_DIMS];
-    for (int i = 0; i < k; i++) ord[i] = i;
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
-    int64_t mx = 0;
-    for (int i = 0; i < k; i++) {
-        if (st[ord[i]] <= mx) return true;
-        mx += st[ord[i]] * (sz[ord[i]] - 1);
-    }
-    return false;
-}
-static int64_t min_storage(const int64_t *sz, const int64_t *st, int k, int64_t off) {
-    int64_t r = off + 1;
-    for (int i = 0; i < k; i++) {
-        if (sz[i] == 0) return off;
-        r += (sz[i] - 1) * st[i];
-    }
-    return r;
-}
-static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *szv = &n->args[1], *stv = &n->args[2];
-    const tn_meta *im = meta(n, 0);
-    /* offsets relative to the smaller of the two (the output's is the input's when not given) */
-    int64_t in_off = im->offset, out_off = n->args[3].tag == TN_V_NONE ? in_off : n->args[3].u.i;
-    int64_t shared = in_off < out_off ? in_off : out_off;
-    int64_t ie = in_off - shared, oe = out_off - shared;
-    PyObject *grad = g[0];
-    int64_t osz[TN_MAX_DIMS] = {0}, ost[TN_MAX_DIMS] = {0};
-    int ok = 0;
-    for (int i = szv->u.ints.n - 1; i >= 0 && grad; i--) {
-        int64_t s = szv->u.ints.v[i], t = stv->u.ints.v[i];
-        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-        if (s == 1) grad = K(tn_at_squeeze_dim(grad, i));
-        else if (t == 0) grad = K(tn_at_sum_dim_IntList(grad, TN_IS(i), false, NULL));
-        else {
-            memmove(osz + 1, osz, (size_t)ok * sizeof *osz); memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
-            osz[0] = s; ost[0] = t; ok++;
-        }
-    }
-    if (!grad) { drop_(&T); return -1; }
-    int64_t isz[TN_MAX_DIMS] = {0}, ist[TN_MAX_DIMS] = {0};
-    int ik = 0;
-    for (int i = 0; i < im->ndim; i++) {
-        int64_t s = tn_meta_sizes(im)[i];
-        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-        if (s != 1) { isz[ik] = s; ist[ik] = tn_meta_strides(im)[i]; ik++; }
-    }
-    bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
-    int64_t b1 = min_storage(isz, ist, ik, ie), b2 = min_storage(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
-    PyObject *storage = K(tn_at_new_zeros(grad, TN_IS((long long)base), NULL, NULL, NULL, NULL));
-    PyObject *full = NULL;
-    if (oo || io) {
-        full = K(tn_at_arange(TN_SI(base), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
-    }
-    PyObject *osl = K(tn_int_list(osz, ok)), *ostl = K(tn_int_list(ost, ok));
-    if (oo) {
-        PyObject *oi = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), TN_IS(-1)));
-        if (!K(tn_at_index_put_(storage, TN_TS(oi), K(tn_at_reshape(grad, TN_IS(-1))), true))) storage = NULL;
-    } else {
-        if (!K(tn_at_copy_(K(tn_at_as_strided(storage, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), grad, false))) storage = NULL;
-    }
-    if (storage && io) {
-        PyObject *cnt = K(tn_at_zeros_like(storage, NULL, NULL, NULL, NULL, NULL));
-        PyObject *ii = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IN(isz, ik), TN_IN(ist, ik), TN_I((long long)ie))), TN_IS(-1)));
-        PyObject *ones = ii ? K(tn_at_expand_as(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), ii)) : NULL;
-        if (!K(tn_at_index_put_(cnt, TN_TS(ii), ones, true)) || !K(tn_at_div__Tensor(storage, cnt))) storage = NULL;
-    }
-    PyObject *isl = K(sizes_of(n, 0)), *istl = K(tn_int_list(tn_meta_strides(im), im->ndim));
-    OUTK(0, storage ? K(tn_at_as_strided(storage, TN_IPY(isl), TN_IPY(istl), TN_I((long long)ie))) : NULL);
-    DONE;
-}
-
 /* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
  * (not here) accumulate each output position's gradient into the input position it was read
  * from; here per padded dim, index_put_ with accumulate over that dim's source index map
@@ -2792,7 +2715,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
-    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided}, {TN_ROW_as_strided_, f_as_strided},
+    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
@@ -2822,7 +2745,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
+    {TN_ROW_diagonal_copy, f_diagonal},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
