@@ -352,6 +352,14 @@ cases = {
  # (only the overlapping output here: the copy_ into the storage's view of the other path records
  # CopySlices, whose backward here calls zero_ where upstream's does not; views.c, measured)
  "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum(), L(3, 4)),
+ # mm_mat1_backward / mm_mat2_backward in C (x_sym_strides, x_layout): row- and column-major inputs, alpha / beta
+ "mm_addmm": lambda: one(lambda a, b, c, bias: (a @ b).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).sum() * 2 + torch.mm(a, c.t()).pow(2).sum()
+                         + torch.addmm(bias, a, b).pow(2).sum() + torch.addmm(bias, a, b, beta=0.5, alpha=2).sum() * 3 + torch.addmm(bias, a.t().contiguous().t(), c.t(), alpha=1.5).pow(2).sum()
+                         + bias.expand(2, 4).clone().addmm_(a, b, beta=2).pow(2).sum() + torch.addmm(bias, a, b.detach(), beta=1, alpha=1).pow(2).sum()
+                         + torch.nn.functional.linear(a, c, bias).pow(2).sum(),
+                         L(2, 3), L(3, 4, seed=1), L(4, 3, seed=2), L(4, seed=3)),
+ "mm_dbl": lambda: dbl(lambda a, b: (a @ b).pow(2).sum() + torch.addmm(a[:, :1], a, b, alpha=2).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).pow(2).sum(), L(2, 3), L(3, 4, seed=1)),
+ "mm_complex": lambda: one(lambda a, b: torch.view_as_real(torch.mm(torch.complex(a, b), torch.complex(b, a).t())).pow(2).sum(), L(3, 3), L(3, 3, seed=1)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
@@ -381,8 +389,10 @@ print(json.dumps(res))
 # the five lgamma values differs by one ulp).
 # special_log_ndtr's backward reads its result, whose forward kernel differs from upstream's by
 # one ulp on one of the five values (measured); so does softmax's forward (one ulp on one value of
-# the first row, measured), which softmax_dbl's double backward reads.
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl"}
+# the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
+# matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
+# them with the product tolerance).
+_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -101,6 +101,10 @@ HELPERS = {
     "as_strided_backward": [(("T", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")), "tn_bw_as_strided_backward")],
     "as_strided_scatter_backward": [(("T", "geom", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")),
                                      "tn_bw_as_strided_scatter_backward")],
+    "mm_mat1_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat1_backward_i"),
+                         (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat1_backward")],
+    "mm_mat2_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat2_backward_i"),
+                         (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat2_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
@@ -582,6 +586,13 @@ class Compiler:
             # recorded metadata (shapes and dtypes)
             i = self.names.index(m.group(1))
             return "metas", f"n->arg_meta[{i}], n->arg_nmeta[{i}]"
+        m = re.fullmatch(r"(\w+)_(sym_strides|layout)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved x.sym_strides() (the input's recorded strides) and x.layout() (strided)
+            i = self.names.index(m.group(1))
+            if m.group(2) == "layout":
+                return "layout", "tn_py.layout_strided"
+            return ("A", "ints"), f"TN_IN(tn_meta_strides(&n->arg_meta[{i}][0]), n->arg_meta[{i}][0].ndim)"
         m = re.fullmatch(r"(\w+)_geometry", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's TensorGeometry(x): the input's recorded sizes, strides and storage offset

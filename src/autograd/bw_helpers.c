@@ -358,3 +358,59 @@ PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *im, c
     Py_DECREF(c);
     return res;
 }
+
+/* ---- mm / addmm ---- */
+
+/* maybe_multiply(t, alpha.conj()), stealing t */
+static PyObject *times_alpha_conj(PyObject *t, const tn_value *alpha) {
+    if (!t) return NULL;
+    tn_value c = tn_bw_sconj(alpha);
+    PyObject *r = tn_bw_maybe_multiply(t, &c);
+    Py_DECREF(t);
+    return r;
+}
+/* the recorded matrix was column-major: strides (1, rows) */
+static bool column_major(tn_ints sizes, tn_ints strides) {
+    const int64_t *sz, *st;
+    return tn_bw_ints(sizes, &sz) == 2 && tn_bw_ints(strides, &st) == 2 && st[0] == 1 && st[1] == sz[0];
+}
+
+/* mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, mat1_layout, alpha): for a column-major
+ * mat1 mat2.conj().mm(grad.t()).t() (a column-major gradient), else grad.mm(mat2.t().conj());
+ * times alpha.conj() unless it is 1 (every layout here is strided) */
+PyObject *tn_bw_mm_mat1_backward(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha) {
+    (void)layout;
+    PyObject *a, *b, *p = NULL;
+    if (column_major(sizes, strides)) {
+        a = tn_bw_conj(mat2);
+        b = a ? tn_at_t(grad) : NULL;
+        PyObject *m = b ? tn_at_mm(a, b) : NULL;
+        p = m ? tn_at_t(m) : NULL;
+        Py_XDECREF(m);
+    } else {
+        a = tn_at_t(mat2);
+        b = a ? tn_bw_conj(a) : NULL;
+        p = b ? tn_at_mm(grad, b) : NULL;
+    }
+    Py_XDECREF(a); Py_XDECREF(b);
+    return times_alpha_conj(p, alpha);
+}
+/* mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, mat2_layout, alpha): for a column-major
+ * mat2 grad.t().mm(mat1.conj()).t(), else mat1.t().conj().mm(grad); times alpha.conj() */
+PyObject *tn_bw_mm_mat2_backward(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha) {
+    (void)layout;
+    PyObject *a, *b, *p = NULL;
+    if (column_major(sizes, strides)) {
+        a = tn_at_t(grad);
+        b = a ? tn_bw_conj(mat1) : NULL;
+        PyObject *m = b ? tn_at_mm(a, b) : NULL;
+        p = m ? tn_at_t(m) : NULL;
+        Py_XDECREF(m);
+    } else {
+        a = tn_at_t(mat1);
+        b = a ? tn_bw_conj(a) : NULL;
+        p = b ? tn_at_mm(b, grad) : NULL;
+    }
+    Py_XDECREF(a); Py_XDECREF(b);
+    return times_alpha_conj(p, alpha);
+}

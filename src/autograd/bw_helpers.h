@@ -788,6 +788,20 @@ PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, con
 PyObject *tn_bw_as_strided_backward(PyObject *grad, const tn_meta *input, tn_ints sizes, tn_ints strides, const int64_t *offset);
 PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *input, const tn_meta *src, tn_ints sizes, tn_ints strides,
                                             const int64_t *offset);
+/* mm_mat1_backward / mm_mat2_backward(grad, other, sizes, strides, layout, alpha) (mm, addmm); the
+ * _i forms take an int alpha (mm's literal 1) */
+PyObject *tn_bw_mm_mat1_backward(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha);
+PyObject *tn_bw_mm_mat2_backward(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha);
+static inline PyObject *tn_bw_mm_mat1_backward_i(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout,
+                                                 int64_t alpha) {
+    tn_value a = {.tag = TN_V_INT, .u.i = alpha};
+    return tn_bw_mm_mat1_backward(grad, mat2, sizes, strides, layout, &a);
+}
+static inline PyObject *tn_bw_mm_mat2_backward_i(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout,
+                                                 int64_t alpha) {
+    tn_value a = {.tag = TN_V_INT, .u.i = alpha};
+    return tn_bw_mm_mat2_backward(grad, mat1, sizes, strides, layout, &a);
+}
 /* a Tensor[] input wants a gradient: any of its tensors has an edge to a node */
 static inline bool tn_bw_need_list(tn_node *n, int arg) {
     for (int i = 0; i < n->arg_nmeta[arg]; i++) {

@@ -80,7 +80,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 /* ---- arithmetic ---- */
 
-static PyObject *cj(PyObject *x);
 
 
 static PyObject *scalar_minus(double c, PyObject *t);
@@ -90,68 +89,6 @@ static PyObject *scalar_minus(double c, PyObject *t);
 
 /* ---- matrix products ---- */
 
-static bool col_major(const tn_meta *m) {
-    return m->ndim == 2 && tn_meta_strides(m)[0] == 1 && tn_meta_strides(m)[1] == tn_meta_sizes(m)[0];
-}
-static PyObject *t_(PyObject *x) { return x ? tn_at_t(x) : NULL; }
-/* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x
- * (upstream's product formulas conjugate: grad.mm(mat2.t().conj()), ...) */
-static PyObject *cj(PyObject *x) {
-    if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
-    PyObject *r = tn_at_conj(x);
-    Py_DECREF(x);
-    return r;
-}
-/* mm_mat1_backward: grad.mm(mat2.t()), or mat2.mm(grad.t()).t() when mat1 was column-major */
-static PyObject *mm_mat1_backward(PyObject *grad, PyObject *mat2, const tn_meta *m1) {
-    if (col_major(m1)) {
-        PyObject *m2c = cj(Py_NewRef(mat2));
-        PyObject *gt = t_(grad), *p = gt && m2c ? tn_at_mm(m2c, gt) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m2c);
-        return r;
-    }
-    PyObject *m2t = cj(t_(mat2)), *r = m2t ? tn_at_mm(grad, m2t) : NULL;
-    Py_XDECREF(m2t);
-    return r;
-}
-static PyObject *mm_mat2_backward(PyObject *grad, PyObject *mat1, const tn_meta *m2) {
-    if (col_major(m2)) {
-        PyObject *m1c = cj(Py_NewRef(mat1));
-        PyObject *gt = t_(grad), *p = gt && m1c ? tn_at_mm(gt, m1c) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m1c);
-        return r;
-    }
-    PyObject *m1t = cj(t_(mat1)), *r = m1t ? tn_at_mm(m1t, grad) : NULL;
-    Py_XDECREF(m1t);
-    return r;
-}
-/* a1/a2: the two matrices; when a2's name sorts before self's (mat2, batch2) it goes first */
-static int mm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
-    for (int pass = 0; pass < 2; pass++) {
-        bool first = a1 == 0 ? pass == 1 : pass == 0;   /* mm(self, mat2): mat2, self; addmm: mat1, mat2 */
-        if (first && need(n, a1)) {
-            PyObject *m2 = saved(n, a2);
-            if (!m2) return -1;
-            PyObject *r = mm_mat1_backward(g[0], m2, meta(n, a1));
-            Py_DECREF(m2);
-            PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-        if (pass == 0 && need(n, a2)) {
-            PyObject *m1 = saved(n, a1);
-            if (!m1) return -1;
-            PyObject *r = mm_mat2_backward(g[0], m1, meta(n, a2));
-            Py_DECREF(m1);
-            PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-    }
-    return 0;
-}
-static int f_mm(tn_node *n, PyObject **g, PyObject **o) { return mm_like(n, g, o, 0, 1, -1); }
-static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, mat1, mat2, beta, alpha) */
-    if (mm_like(n, g, o, 1, 2, 4) < 0) return -1;
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return 0;
-}
 /* _grouped_mm: upstream's _grouped_mm_mat1_backward / _grouped_mm_mat2_backward, each one more
  * _grouped_mm with the same offs; when the input was column-major in its last two dims, the
  * product is taken transposed so its gradient comes out column-major too. mat2 first, as mm. */
@@ -2379,6 +2316,13 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
 /* addbmm(self, batch1, batch2, beta, alpha): self: grad * beta;
  * batch1: grad.unsqueeze(0).expand({b, n, p}).bmm(batch2.transpose(1, 2).conj()) * alpha;
  * batch2: batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand({b, n, p})) * alpha */
+/* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x */
+static PyObject *cj(PyObject *x) {
+    if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
+    PyObject *r = tn_at_conj(x);
+    Py_DECREF(x);
+    return r;
+}
 static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
     if (!need(n, 1) && !need(n, 2)) return 0;
@@ -2693,7 +2637,7 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
+    {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
     {TN_ROW_embedding, f_embedding},
@@ -2707,7 +2651,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* shape */
     {TN_ROW_roll, f_roll},
     {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
-    {TN_ROW_addmm_, f_addmm},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
