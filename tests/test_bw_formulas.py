@@ -360,6 +360,18 @@ cases = {
                          L(2, 3), L(3, 4, seed=1), L(4, 3, seed=2), L(4, seed=3)),
  "mm_dbl": lambda: dbl(lambda a, b: (a @ b).pow(2).sum() + torch.addmm(a[:, :1], a, b, alpha=2).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).pow(2).sum(), L(2, 3), L(3, 4, seed=1)),
  "mm_complex": lambda: one(lambda a, b: torch.view_as_real(torch.mm(torch.complex(a, b), torch.complex(b, a).t())).pow(2).sum(), L(3, 3), L(3, 3, seed=1)),
+ # torchgen's x_sym_argsize_k (an input's recorded size at dim k): _adaptive_avg_pool*_backward, embedding,
+ # _embedding_bag, addbmm, im2col
+ "adaptive_avg_dbl": lambda: dbl(lambda a, b: F.adaptive_avg_pool2d(a, (4, 3)).pow(2).sum() + F.adaptive_avg_pool3d(b, (3, 2, 3)).pow(2).sum(), I4(), I5()),
+ "embedding": lambda: one(lambda w, p: F.embedding(torch.tensor([[0, 2], [1, 2]]), w).pow(2).sum() + F.embedding(torch.tensor([3, 0, 0]), w, padding_idx=0).sum()
+                          + F.embedding(torch.tensor([1, 1, 3]), w, scale_grad_by_freq=True).pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 2]), mode="sum", per_sample_weights=p).pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 1]), mode="mean").pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 3]), mode="max").pow(2).sum(), L(4, 3), L(4, seed=1)),
+ "embedding_dbl": lambda: dbl(lambda w: F.embedding(torch.tensor([[0, 2], [1, 2]]), w).pow(3).sum(), L(4, 3)),
+ "addbmm": lambda: one(lambda s, b1, b2: torch.addbmm(s, b1, b2).pow(2).sum() + torch.addbmm(s, b1, b2, beta=0.5, alpha=2).sum()
+                       + torch.addbmm(s, b1, b2.detach(), beta=1, alpha=1).pow(2).sum(), L(2, 4), L(3, 2, 5, seed=1), L(3, 5, 4, seed=2)),
+ "im2col": lambda: one(lambda x: F.unfold(x, 2, dilation=1, padding=1, stride=1).pow(2).sum() + F.unfold(x, (2, 3), dilation=(1, 2), stride=(2, 1)).pow(3).sum(), L(1, 2, 4, 5)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
@@ -392,7 +404,7 @@ print(json.dumps(res))
 # the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex"}
+_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

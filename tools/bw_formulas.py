@@ -586,6 +586,11 @@ class Compiler:
             # recorded metadata (shapes and dtypes)
             i = self.names.index(m.group(1))
             return "metas", f"n->arg_meta[{i}], n->arg_nmeta[{i}]"
+        m = re.fullmatch(r"(\w+)_sym_argsize_(minus_)?(\d+)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved x.sym_size(k) / x.sym_size(-k): the input's recorded size at that dim
+            d = ("-" if m.group(2) else "") + m.group(3)
+            return "int", f"tn_bw_meta_size(&n->arg_meta[{self.names.index(m.group(1))}][0], {d})"
         m = re.fullmatch(r"(\w+)_(sym_strides|layout)", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved x.sym_strides() (the input's recorded strides) and x.layout() (strided)

@@ -394,6 +394,12 @@ static inline int64_t tn_bw_meta_numel(const tn_meta *m) {
     for (int d = 0; d < m->ndim; d++) k *= tn_meta_sizes(m)[d];
     return k;
 }
+/* torchgen's saved `x.sym_size(d)`: the input's recorded size at dim d (wrapped; 1 out of range,
+ * which the ops given it refuse) */
+static inline int64_t tn_bw_meta_size(const tn_meta *m, int64_t d) {
+    if (d < 0) d += m->ndim;
+    return d >= 0 && d < m->ndim ? tn_meta_sizes(m)[d] : 1;
+}
 /* at::result_type(a, b) of two tensors (dim-0 tensors rank below dimensioned ones) */
 static inline tn_dtype tn_bw_result_type(PyObject *a, PyObject *b) {
     tn_value v[2] = {tn_tensor_value(a), tn_tensor_value(b)};

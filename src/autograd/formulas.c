@@ -42,17 +42,6 @@ static int64_t arg_i(tn_node *n, int i) { return n->args[i].u.i; }
 static const tn_meta *meta(tn_node *n, int i) { return &n->arg_meta[i][0]; }
 static PyObject *sizes_of(tn_node *n, int i) { return tn_py_size_new(meta(n, i)->ndim, tn_meta_sizes(meta(n, i))); }
 
-/* maybe_multiply(t, s): t when s is 1, else t * s. Steals t. */
-static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
-    if (!t) return NULL;
-    const tn_value *v = &n->args[si];
-    if (v->tag == TN_V_NONE || (tn_value_is_number(v) && v->tag != TN_V_COMPLEX && tn_value_as_double(v) == 1.0)) return t;
-    PyObject *s = arg_obj(n, si);
-    PyObject *r = s ? tn_at_mul_Scalar(t, TN_SO(s)) : NULL;   /* upstream's t * s: mul.Scalar */
-    Py_XDECREF(s);
-    Py_DECREF(t);
-    return r;
-}
 
 /* upstream's at::sum_to: one sum over the leading dims and the dims broadcast from 1 (keepdim),
  * then a view to the target shape when there were leading dims */
@@ -127,7 +116,6 @@ static int f_grouped_mm(tn_node *n, PyObject **g, PyObject **o) {
     Py_XDECREF(offs);
     return 0;
 }
-static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NULL; }
 
 /* ---- views and shape ---- */
 
@@ -163,17 +151,6 @@ static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- nn ---- */
 
-/* embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) */
-static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->args[4].u.i) {
-        tn_not_implemented("sparse embedding gradients");
-        return -1;
-    }
-    PyObject *idx = saved(n, 1);
-    if (!idx) return -1;
-    PUTX(0, tn_at_embedding_dense_backward(g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0], (long long)arg_i(n, 2), n->args[3].u.i), idx);
-    return 0;
-}
 
 /* ==== more formulas (derivatives.yaml / FunctionsManual.cpp, op by op) ==== */
 
@@ -992,14 +969,6 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
     if (gW && need(n, 2)) put(n, o, 2, gW); else Py_XDECREF(gW);
     return 0;
 }
-/* im2col(self, kernel_size, dilation, padding, stride): col2im(grad, self.shape[-2:], ...) */
-static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
-    const tn_meta *m = meta(n, 0);
-    const int64_t *sz = tn_meta_sizes(m);
-    PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
-    PUTX(0, s ? tn_at_col2im(g[0], TN_IS((long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1]), TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
-    return s ? 0 : -1;
-}
 
 /* ---- table ---- */
 
@@ -1383,19 +1352,6 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
  * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
 typedef PyObject *(*avg_pool_fn)(PyObject *self, tn_ints kernel_size, tn_ints stride, tn_ints padding, bool ceil_mode,
                                    bool count_include_pad, const int64_t *divisor_override);
-/* _adaptive_avg_pool{2,3}d_backward: grad_output: _adaptive_avg_pool{2,3}d(grad, grad_output's
- * last k sizes); self: zeros_like(self) */
-static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, PyObject *(*pool)(PyObject *, tn_ints), int k) {
-    T_;
-    if (need(n, 0)) {
-        const tn_meta *m = meta(n, 0);
-        OUTK(0, K(pool(g[0], TN_IN(tn_meta_sizes(m) + m->ndim - k, k))));
-    }
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
-static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool2d, 2); }
-static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool3d, 3); }
 
 /* ==== training family (dropout, embedding; helper-data) ==== */
 
@@ -2311,43 +2267,6 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* ==== linalg family, more (ops/linalg_more.c; helper-linalg): derivatives.yaml's formulas for
- * addbmm, linalg_cross and dist, op by op (addmv and addr: generated) ==== */
-/* addbmm(self, batch1, batch2, beta, alpha): self: grad * beta;
- * batch1: grad.unsqueeze(0).expand({b, n, p}).bmm(batch2.transpose(1, 2).conj()) * alpha;
- * batch2: batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand({b, n, p})) * alpha */
-/* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x */
-static PyObject *cj(PyObject *x) {
-    if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
-    PyObject *r = tn_at_conj(x);
-    Py_DECREF(x);
-    return r;
-}
-static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    if (!need(n, 1) && !need(n, 2)) return 0;
-    const tn_meta *m1 = meta(n, 1), *m2 = meta(n, 2);
-    PyObject *u = tn_at_unsqueeze(g[0], 0);
-    PyObject *ge = u ? tn_at_expand(u, TN_IS((long long)tn_meta_sizes(m1)[0], (long long)tn_meta_sizes(m1)[1], (long long)tn_meta_sizes(m2)[2]), false) : NULL;
-    Py_XDECREF(u);
-    if (!ge) return -1;
-    if (need(n, 1)) {
-        PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_at_bmm(ge, b2t) : NULL;
-        Py_XDECREF(b2); Py_XDECREF(b2t);
-        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
-        if (!v) { Py_DECREF(ge); return -1; }
-        put(n, o, 1, v);
-    }
-    if (need(n, 2)) {
-        PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_at_bmm(b1t, ge) : NULL;
-        Py_XDECREF(b1); Py_XDECREF(b1t);
-        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
-        if (!v) { Py_DECREF(ge); return -1; }
-        put(n, o, 2, v);
-    }
-    Py_DECREF(ge);
-    return 0;
-}
 /* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
@@ -2502,31 +2421,6 @@ static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ==== embedding_bag / grid_sample / affine_grid (helper-embbag) ==== */
-/* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
- * include_last_offset, padding_idx):
- * weight: _embedding_bag_backward(grad, indices, offsets, result1, result2, result3,
- *   weight.size(0), scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
- * per_sample_weights: _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets,
- *   result1, mode, padding_idx) */
-static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *idx = K(saved(n, 1)), *off = K(saved(n, 2)), *r1 = K(result(n, 1));
-    if (!idx || !off || !r1) { drop_(&T); return -1; }
-    PyObject *psw = n->args[6].tag == TN_V_TENSOR ? K(saved(n, 6)) : Py_None;
-    if (!psw) { drop_(&T); return -1; }
-    if (need(n, 0)) {
-        PyObject *r2 = K(result(n, 2)), *r3 = K(result(n, 3));
-        if (!r2 || !r3) { drop_(&T); return -1; }
-        OUTK(0, K(tn_at__embedding_bag_backward(g[0], idx, off, r1, r2, r3, (long long)tn_meta_sizes(meta(n, 0))[0], n->args[3].u.i, (long long)arg_i(n, 4), n->args[5].u.i, psw, (long long)arg_i(n, 8))));
-    }
-    if (need(n, 6)) {
-        PyObject *w = K(saved(n, 0));
-        OUTK(6, w ? K(tn_at__embedding_bag_per_sample_weights_backward(g[0], w, idx, off, r1, (long long)arg_i(n, 4), (long long)arg_i(n, 8))) : NULL);
-    }
-    DONE;
-}
 
 /* _weight_norm_interface(v, g, dim) -> (w, norm): v, g: grad.defined() ? (GradMode::is_enabled() ?
  * _weight_norm_differentiable_backward(grad.contiguous(), v, g, result1, dim) :
@@ -2640,7 +2534,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
@@ -2666,9 +2559,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_native_group_norm, f_native_group_norm},
     /* convolution family */
     {TN_ROW_convolution_backward, f_convolution_backward},
-    {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
-    {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, 
     /* loss family (ops/loss.c) */
@@ -2700,7 +2591,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
-    {TN_ROW_addbmm, f_addbmm},
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */
@@ -2711,7 +2601,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
-    {TN_ROW__embedding_bag, f_embedding_bag},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
 };
