@@ -372,6 +372,11 @@ cases = {
  "addbmm": lambda: one(lambda s, b1, b2: torch.addbmm(s, b1, b2).pow(2).sum() + torch.addbmm(s, b1, b2, beta=0.5, alpha=2).sum()
                        + torch.addbmm(s, b1, b2.detach(), beta=1, alpha=1).pow(2).sum(), L(2, 4), L(3, 2, 5, seed=1), L(3, 5, 4, seed=2)),
  "im2col": lambda: one(lambda x: F.unfold(x, 2, dilation=1, padding=1, stride=1).pow(2).sum() + F.unfold(x, (2, 3), dilation=(1, 2), stride=(2, 1)).pow(3).sum(), L(1, 2, 4, 5)),
+ # take_backward and elu_double_backward as formula text (INLINE), constant_pad_nd_backward in C
+ "take_pad": lambda: one(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2).sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(2).sum()
+                         + F.pad(a, (-1, 2)).pow(2).sum() + torch.constant_pad_nd(a, (0, 0, 1, 1)).pow(3).sum(), L(3, 4)),
+ "take_pad_dbl": lambda: dbl(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2) .sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(3).sum(), L(3, 4)),
+ "elu_dbl": lambda: dbl(lambda a: F.elu(a, 0.7) + F.selu(a) * 2 + F.elu(a * 1, 0.7, inplace=True) * 3 + F.celu(a, 1.3) * 4, L(5)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -105,6 +105,7 @@ HELPERS = {
                          (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat1_backward")],
     "mm_mat2_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat2_backward_i"),
                          (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat2_backward")],
+    "constant_pad_nd_backward": [(("T", ("A", "ints")), "tn_bw_constant_pad_nd_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
@@ -195,6 +196,13 @@ INLINE = {
         grad_output * grad - (output * grad_output).sum(dim, true) * grad - grad_output * (output * grad).sum(dim, true)""")],
     "native_dropout_double_backward": [(("T", "T", "T", "double"), ("ggI", "grad", "mask", "scale"), """
         ggI.type_as(grad) * (mask.type_as(grad) * scale)""")],
+    "take_backward": [(("T", "T", "T"), ("grad", "self", "indices"), """
+        SUBCLASS_LIKE ? at::zeros_like(self).put(indices, grad, true) : at::zeros_like(self).put_(indices, grad, true)""")],
+    "elu_double_backward": [(("T", "T", "S", "S", "S", "bool", "T"),
+                             ("grad", "grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result"), """
+        is_result ? grad * grad_output * input_scale * (self_or_result < 0).type_as(grad)
+                  : at::elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, is_result, self_or_result)
+                    * (self_or_result < 0).type_as(grad)""")],
     "angle_backward": [(("T", "T"), ("grad", "self"), """
         self.is_complex() ? not_implemented("angle_backward of a complex input")
                           : at::zeros_like(self)""")],

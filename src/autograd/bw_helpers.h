@@ -373,6 +373,19 @@ static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints siz
     return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
 }
 
+/* constant_pad_nd_backward(grad, pad): constant_pad_nd(grad, -pad, 0) */
+static inline PyObject *tn_bw_constant_pad_nd_backward(PyObject *grad, tn_ints pad) {
+    const int64_t *pv;
+    int k = tn_bw_ints(pad, &pv);
+    int64_t neg[2 * TN_MAX_DIMS];
+    if (k < 0 || k > 2 * TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: constant_pad_nd_backward: bad pad");
+        return NULL;
+    }
+    for (int i = 0; i < k; i++) neg[i] = -pv[i];
+    return tn_at_constant_pad_nd(grad, TN_IN(neg, k), TN_SI(0));
+}
+
 /* ---- small typed pieces the generated code and the formula-text helpers (bw_formulas.py
  * INLINE) use ---- */
 

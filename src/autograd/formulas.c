@@ -342,15 +342,6 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, c ? z : NULL);
     DONE;
 }
-/* constant_pad_nd(self, pad, value): constant_pad_nd(grad, -pad, 0) */
-static int f_constant_pad_nd(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *pv = &n->args[1];
-    PyObject *l = K(PyList_New(pv->u.ints.n));
-    for (int i = 0; l && i < pv->u.ints.n; i++) PyList_SetItem(l, i, PyLong_FromLongLong(-pv->u.ints.v[i]));
-    OUTK(0, K(tn_at_constant_pad_nd(g[0], TN_IPY(l), TN_SI(0))));
-    DONE;
-}
 /* repeat_backward(grad, repeats, input_shape) */
 static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
     T_;
@@ -452,18 +443,6 @@ static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
     PyObject *m = K(tn_at_expand(K(saved(n, 1)), TN_IPY(sh), false));
     PyObject *r = K(tn_at_index_put_(z, TN_TS(m), g[0], false));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
-/* take: zeros_like(self).put_(index, grad, accumulate=true); here as index_put_ with accumulate
- * on the flattened zeros (the same sums, in index order) */
-static int f_take(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    PyObject *flat = K(tn_at_view(z, TN_IS(-1)));
-    PyObject *ix = K(tn_at_reshape(K(saved(n, 1)), TN_IS(-1)));
-    PyObject *gv = K(tn_at_reshape(g[0], TN_IS(-1)));
-    PyObject *r = K(tn_at_index_put_(flat, TN_TS(ix), gv, true));
     OUTK(0, r ? z : NULL);
     DONE;
 }
@@ -830,21 +809,6 @@ static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
             gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), d));
         }
         OUTK(1, gI);
-    }
-    DONE;
-}
-/* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
-static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
-    bool isr = n->args[4].u.i;
-    PyObject *sor = K(saved(n, 5));
-    if (need(n, 0)) OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(al), TN_SO(sc), TN_SO(is), isr, sor)));
-    if (need(n, 5)) {
-        PyObject *neg = sor ? K(to_dt(K(tn_at_lt_Scalar(sor, TN_SI(0))), tn_tensor_of(g[0])->dtype)) : NULL;
-        PyObject *gg = K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), TN_SO(is)));
-        PyObject *v = isr ? gg : K(tn_at_elu_backward(gg, TN_SO(al), TN_SO(sc), TN_SO(is), false, sor));
-        OUTK(5, K(tn_at_mul_Tensor(v, neg)));
     }
     DONE;
 }
@@ -2543,14 +2507,14 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
+    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
+    {TN_ROW_gelu_backward, f_gelu_backward},
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
