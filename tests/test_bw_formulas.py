@@ -377,6 +377,13 @@ cases = {
                          + F.pad(a, (-1, 2)).pow(2).sum() + torch.constant_pad_nd(a, (0, 0, 1, 1)).pow(3).sum(), L(3, 4)),
  "take_pad_dbl": lambda: dbl(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2) .sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(3).sum(), L(3, 4)),
  "elu_dbl": lambda: dbl(lambda a: F.elu(a, 0.7) + F.selu(a) * 2 + F.elu(a * 1, 0.7, inplace=True) * 3 + F.celu(a, 1.3) * 4, L(5)),
+ # pow.Scalar (pow_backward_exponent with a Scalar base, in C) and lerp.Scalar (numbers and Scalars:
+ # `1 - weight.conj().toComplexDouble()`)
+ "pow_scalar_lerp": lambda: one(lambda e, a, b: torch.pow(2.5, e) + torch.pow(0.0, e) * 2 + torch.pow(3, e) * 3 + torch.pow(0, e.abs()) * 4
+                                + torch.lerp(a, b, 0.3) * 5 + a.clone().lerp_(b, -1.5) * 6 + torch.lerp(a, b, 2) * 7, L(4), L(4, seed=1), L(4, seed=2)),
+ "lerp_complex": lambda: one(lambda a, b: torch.view_as_real(torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.25 + 0.5j)
+                                                       + torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.7) * 2), L(4), L(4, seed=1)),
+ "pow_scalar_dbl": lambda: dbl(lambda e: torch.pow(2.5, e) + torch.pow(0.0, e) * 2, L(4)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

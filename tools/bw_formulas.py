@@ -82,6 +82,7 @@ HELPERS = {
     "restore_reduced_dims": [(("T", ("A", "ints"), "bool"), "tn_bw_restore_reduced_dims")],
     "permute_backwards": [(("T", ("A", "ints")), "tn_bw_permute_backwards")],
     "pow_backward": [(("T", "T", "S"), "tn_bw_pow_backward")],
+    "pow_backward_exponent": [(("T", "S", "T", "T"), "tn_bw_pow_backward_exponent_s")],
     "split_backward": [(("grads", "int", "int", ("A", "ints"), "optdt"), "tn_bw_split_backward")],
     "split_with_sizes_backward": [(("grads", ("A", "ints"), "int", ("A", "ints"), "optdt"), "tn_bw_split_with_sizes_backward")],
     "unbind_backward": [(("grads", "int"), "tn_bw_unbind_backward")],
@@ -471,6 +472,10 @@ class Compiler:
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return ("double" if "double" in (a[0], b[0]) else "int"), f"({a[1]} {head} {b[1]})"
+            if "S" in (a[0], b[0]) and a[0] in ("int", "double", "S") and b[0] in ("int", "double", "S"):
+                # numbers and Scalars (C++'s complex / double arithmetic): a Scalar value
+                va, vb = (f"*{x[1]}" if x[0] == "S" else f"tn_bw_snum({x[1]})" for x in (a, b))
+                return "S", f"((const tn_value[]){{tn_bw_sarith('{head}', {va}, {vb})}})"
             if a[0] == "T":
                 return "T", self.call_row(fn, TENSOR_BINOPS[head], [a, b])
             if b[0] == "T" and head in "*+":   # Scalar op Tensor: other.mul(self), other.add(self)
@@ -495,6 +500,8 @@ class Compiler:
                 return "double", f"tn_value_as_double({recv[1]})"
             if recv[0] == "S" and name == "toFloat" and len(e) == 3:   # Scalar::toFloat(): single precision
                 return "double", f"(double)(float)tn_value_as_double({recv[1]})"
+            if recv[0] == "S" and name == "toComplexDouble" and len(e) == 3:
+                return "S", f"((const tn_value[]){{tn_bw_scomplex({recv[1]})}})"
             if recv[0] == "S" and name == "isComplex" and len(e) == 3:
                 return "bool", f"(({recv[1]})->tag == TN_V_COMPLEX)"
             if recv[0] == ("A", "optfloat") and name == "value" and len(e) == 3:
@@ -531,7 +538,10 @@ class Compiler:
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
             if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
                 return "double", f"{name}((double){args[0][1]})"
-            if name in HELPERS and name not in TUPLE_HELPERS:
+            # a helper with both a C form and a text form (pow_backward_exponent: a Scalar base in
+            # C, a tensor one as text) takes the C one for the signatures it has
+            in_c = name in HELPERS and (name not in INLINE or any(sig == tuple(a[0] for a in args) for sig, _ in HELPERS[name]))
+            if in_c and name not in TUPLE_HELPERS:
                 return ("TL" if name in LIST_HELPERS else "T"), self.call_helper(fn, name, args)
             if name in INLINE:
                 return self.inline(fn, name, args)

@@ -414,3 +414,38 @@ PyObject *tn_bw_mm_mat2_backward(PyObject *grad, PyObject *mat1, tn_ints sizes, 
     Py_XDECREF(a); Py_XDECREF(b);
     return times_alpha_conj(p, alpha);
 }
+
+/* ---- pow.Scalar: a Scalar base ---- */
+
+/* pow_backward_exponent(grad, base, exponent, result) for a Scalar base: grad * (result *
+ * base.log()).conj() (the base as complex for a complex exponent; Scalar::log is the complex log
+ * of a complex base, else log of the double), with 0 where base == 0 and the exponent is real and
+ * >= 0 (at::where with zeros({}) of grad's options); handle_r_to_c(exponent, ...) */
+PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, PyObject *exponent, PyObject *result) {
+    bool ce = tn_dtype_is_complex(tn_tensor_of(exponent)->dtype), cb = base->tag == TN_V_COMPLEX;
+    double re = cb ? base->u.c.re : tn_value_as_double(base), im = cb ? base->u.c.im : 0.0;
+    tn_value lg = {.tag = TN_V_FLOAT};
+    if (cb || ce) {   /* log of the complex base: log|b| + i arg(b) */
+        lg.tag = TN_V_COMPLEX;
+        lg.u.c.re = log(hypot(re, im));
+        lg.u.c.im = atan2(im, re);
+    } else lg.u.f = log(re);
+    PyObject *m = tn_at_mul_Scalar(result, TN_SV(&lg)), *l = m ? tn_bw_conj(m) : NULL, *w = NULL, *out = NULL, *r = NULL;
+    Py_XDECREF(m);
+    if (!l) return NULL;
+    if (re == 0.0 && im == 0.0) {   /* base.equal(0.0) */
+        PyObject *z = tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL), *cond = NULL;
+        if (z && ce) {   /* logical_and(imag(exp) == 0, real(exp) >= 0), its arguments right to left */
+            PyObject *rl = tn_at_real(exponent), *ge = rl ? tn_at_ge_Scalar(rl, TN_SI(0)) : NULL;
+            PyObject *ig = ge ? tn_at_imag(exponent) : NULL, *eq = ig ? tn_at_eq_Scalar(ig, TN_SI(0)) : NULL;
+            cond = eq ? tn_at_logical_and(eq, ge) : NULL;
+            Py_XDECREF(rl); Py_XDECREF(ge); Py_XDECREF(ig); Py_XDECREF(eq);
+        } else if (z) cond = tn_at_ge_Scalar(exponent, TN_SI(0));
+        w = cond ? tn_at_where_self(cond, z, l) : NULL;
+        Py_XDECREF(z); Py_XDECREF(cond);
+    } else w = Py_NewRef(l);
+    out = w ? tn_at_mul_Tensor(grad, w) : NULL;
+    r = out ? tn_bw_r_to_c_t(exponent, out) : NULL;
+    Py_XDECREF(l); Py_XDECREF(w); Py_XDECREF(out);
+    return r;
+}

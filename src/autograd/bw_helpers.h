@@ -70,6 +70,34 @@ static inline tn_value tn_bw_sneg(const tn_value *s) {
     return r;
 }
 
+/* C++'s arithmetic of numbers and Scalars (`1 - weight.conj().toComplexDouble()`): complex when
+ * either side is complex, else double */
+static inline tn_value tn_bw_sarith(char op, tn_value a, tn_value b) {
+    bool c = a.tag == TN_V_COMPLEX || b.tag == TN_V_COMPLEX;
+    double ar = a.tag == TN_V_COMPLEX ? a.u.c.re : tn_value_as_double(&a), ai = a.tag == TN_V_COMPLEX ? a.u.c.im : 0.0;
+    double br = b.tag == TN_V_COMPLEX ? b.u.c.re : tn_value_as_double(&b), bi = b.tag == TN_V_COMPLEX ? b.u.c.im : 0.0;
+    double rr = 0, ri = 0;
+    switch (op) {
+    case '+': rr = ar + br; ri = ai + bi; break;
+    case '-': rr = ar - br; ri = ai - bi; break;
+    case '*': rr = ar * br - ai * bi; ri = ar * bi + ai * br; break;
+    default: { double d = br * br + bi * bi; rr = (ar * br + ai * bi) / d; ri = (ai * br - ar * bi) / d; }
+    }
+    tn_value r = {.tag = c ? TN_V_COMPLEX : TN_V_FLOAT};
+    if (c) { r.u.c.re = rr; r.u.c.im = ri; }
+    else r.u.f = rr;
+    return r;
+}
+/* a number as a Scalar value, and Scalar::toComplexDouble() */
+static inline tn_value tn_bw_snum(double x) { tn_value r = {.tag = TN_V_FLOAT}; r.u.f = x; return r; }
+static inline tn_value tn_bw_scomplex(const tn_value *s) {
+    if (s->tag == TN_V_COMPLEX) return *s;
+    tn_value r = {.tag = TN_V_COMPLEX};
+    r.u.c.re = tn_value_as_double(s);
+    r.u.c.im = 0.0;
+    return r;
+}
+
 /* handle_r_to_c(self_st, g): the real part of a complex gradient of a real input */
 static inline PyObject *tn_bw_r_to_c(tn_dtype self_st, PyObject *g) {
     if (!tn_dtype_is_complex(self_st) && tn_dtype_is_complex(tn_tensor_of(g)->dtype)) return tn_at_real(g);
@@ -821,6 +849,8 @@ static inline PyObject *tn_bw_mm_mat2_backward_i(PyObject *grad, PyObject *mat1,
     tn_value a = {.tag = TN_V_INT, .u.i = alpha};
     return tn_bw_mm_mat2_backward(grad, mat1, sizes, strides, layout, &a);
 }
+/* pow_backward_exponent(grad, base, exponent, result) for a Scalar base (pow.Scalar) */
+PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, PyObject *exponent, PyObject *result);
 /* a Tensor[] input wants a gradient: any of its tensors has an edge to a node */
 static inline bool tn_bw_need_list(tn_node *n, int arg) {
     for (int i = 0; i < n->arg_nmeta[arg]; i++) {

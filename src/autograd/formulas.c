@@ -226,20 +226,6 @@ static PyObject *scalar_minus(double c, PyObject *t) {
 
 static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
 
-/* pow.Scalar(Scalar self, Tensor exponent): grad * (result * log(self)), zero where base == 0 and exponent >= 0 */
-static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double base = arg_f(n, 0);
-    PyObject *r = K(result(n, 0));
-    PyObject *v = K(tn_at_mul_Scalar(r, TN_SD(log(base))));
-    if (base == 0.0) {
-        PyObject *e = K(saved(n, 1));
-        PyObject *z = K(tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL));
-        v = K(tn_at_where_self(K(tn_at_ge_Scalar(e, TN_SI(0))), z, v));
-    }
-    OUTK(1, K(tn_at_mul_Tensor(g[0], v)));
-    DONE;
-}
 
 /* ---- clamp ---- */
 
@@ -938,14 +924,6 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
 
-/* lerp.Scalar(self, end, weight): end: grad * weight; self: grad * (1 - weight) */
-static int f_lerp_scalar(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double w = arg_f(n, 2);
-    OUTK(1, K(tn_at_mul_Scalar(g[0], TN_SD(w))));
-    OUTK(0, K(tn_at_mul_Scalar(g[0], TN_SD(1 - w))));
-    DONE;
-}
 
 /* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
  * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
@@ -2494,14 +2472,12 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 };
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
-    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
     {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_copy_, f_copy},
     {TN_ROW__to_copy, f_to_copy},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_pow_Scalar, f_pow_sc},
     /* reductions */
     /* indexing */
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
