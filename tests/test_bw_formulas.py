@@ -376,6 +376,8 @@ cases = {
  "take_pad": lambda: one(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2).sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(2).sum()
                          + F.pad(a, (-1, 2)).pow(2).sum() + torch.constant_pad_nd(a, (0, 0, 1, 1)).pow(3).sum(), L(3, 4)),
  "take_pad_dbl": lambda: dbl(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2) .sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(3).sum(), L(3, 4)),
+ # gelu_double_backward as formula text (`approximate == "tanh"`: a string comparison)
+ "gelu_dbl": lambda: dbl(lambda a: F.gelu(a) + F.gelu(a, approximate="tanh") * 2, L(5)),
  "elu_dbl": lambda: dbl(lambda a: F.elu(a, 0.7) + F.selu(a) * 2 + F.elu(a * 1, 0.7, inplace=True) * 3 + F.celu(a, 1.3) * 4, L(5)),
  # pow.Scalar (pow_backward_exponent with a Scalar base, in C) and lerp.Scalar (numbers and Scalars:
  # `1 - weight.conj().toComplexDouble()`)

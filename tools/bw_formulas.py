@@ -204,6 +204,29 @@ INLINE = {
         is_result ? grad * grad_output * input_scale * (self_or_result < 0).type_as(grad)
                   : at::elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, is_result, self_or_result)
                     * (self_or_result < 0).type_as(grad)""")],
+    "gelu_double_backward": [(("T", "T", "T", ("A", "str")), ("ggI", "gO", "input", "approximate"), """
+        approximate == "tanh" ? gelu_double_backward_tanh_(ggI, gO, input) : gelu_double_backward_erf_(ggI, gO, input)""")],
+    "gelu_double_backward_tanh_": [(("T", "T", "T"), ("ggI", "gO", "input"), """
+        kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;
+        kKappa = 0.044715;
+        inner = kBeta * (input + kKappa * pow(input, 3));
+        tanh_inner = tanh(inner);
+        sech_inner = 1 / cosh(inner);
+        f = 0.5 * input;
+        g = 1 - tanh_inner * tanh_inner;
+        h = kBeta * (1 + 3 * kKappa * input * input);
+        f_prime_gh = 0.5 * g * h;
+        g_prime = (2 * sech_inner) * (-sech_inner * tanh_inner) * h;
+        g_prime_fh = f * h * g_prime;
+        h_prime = 6 * kKappa * input * kBeta;
+        h_prime_fg = f * g * h_prime;
+        ggI * gO * (2 * f_prime_gh + g_prime_fh + h_prime_fg)""")],
+    "gelu_double_backward_erf_": [(("T", "T", "T"), ("ggI", "gO", "input"), """
+        kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+        input_sq = input * input;
+        pdf = kBeta * at::exp(-0.5 * input_sq);
+        dgrad_dInput = 2 * pdf - input_sq * pdf;
+        ggI * gO * dgrad_dInput""")],
     "angle_backward": [(("T", "T"), ("grad", "self"), """
         self.is_complex() ? not_implemented("angle_backward of a complex input")
                           : at::zeros_like(self)""")],
@@ -458,6 +481,8 @@ class Compiler:
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return "bool", f"({a[1]} {head} {b[1]})"
+            if a[0] == b[0] == ("A", "str") and head in ("==", "!="):   # std::string_view == "literal"
+                return "bool", f"(strcmp({a[1]}, {b[1]}) {head} 0)"
             if a[0] == "T":   # x.gt(y) ...
                 return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
             raise Unsupported(f"{a[0]} {head} {b[0]}")

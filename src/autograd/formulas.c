@@ -749,55 +749,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
-static PyObject *scalar_over(double c, PyObject *t) {
-    if (!t) return NULL;
-    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
-    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(c)) : NULL;
-    PyObject *r = f ? tn_at_div__Tensor(e, t) : NULL;
-    Py_XDECREF(f);
-    if (!r) { Py_XDECREF(e); return NULL; }
-    Py_DECREF(r);
-    return e;
-}
-/* gelu_backward(grad_output, self, approximate): grad_output: gelu_backward(grad, self, approximate);
- * self: gelu_double_backward(grad, grad_output, self, approximate) */
-static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *go = K(saved(n, 0)), *x = K(saved(n, 1)), *ap = K(arg_obj(n, 2));
-    const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
-    if (!go || !x || !mode) { drop_(&T); return -1; }
-    if (need(n, 0)) {
-        OUTK(0, K(tn_at_gelu_backward(g[0], x, mode)));
-    }
-    if (need(n, 1)) {
-        PyObject *gI;
-        if (!strcmp(mode, "tanh")) {
-            const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
-            PyObject *inner = K(tn_at_mul_Scalar(K(tn_at_add_Tensor(x, K(tn_at_mul_Scalar(K(tn_at_pow_Tensor_Scalar(x, TN_SI(3))), TN_SD(kKappa))), TN_SDEF)), TN_SD(kBeta)));
-            PyObject *th = K(tn_at_tanh(inner));
-            PyObject *sech = K(scalar_over(1, K(tn_at_cosh(inner))));
-            PyObject *f = K(tn_at_mul_Scalar(x, TN_SD(0.5)));
-            PyObject *gg = K(scalar_minus(1, K(tn_at_mul_Tensor(th, th))));
-            PyObject *h = K(tn_at_mul_Scalar(K(tn_at_add_Scalar(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(x, TN_SD(3 * kKappa))), x)), TN_SI(1), TN_SDEF)), TN_SD(kBeta)));
-            PyObject *fpgh = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(gg, TN_SD(0.5))), h));
-            PyObject *gp = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(sech, TN_SI(2))), K(tn_at_mul_Tensor(K(tn_at_neg(sech)), th)))), h));
-            PyObject *gpfh = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, h)), gp));
-            PyObject *hp = K(tn_at_mul_Scalar(K(tn_at_mul_Scalar(x, TN_SD(6 * kKappa))), TN_SD(kBeta)));
-            PyObject *hpfg = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, gg)), hp));
-            PyObject *sum = K(tn_at_add_Tensor(K(tn_at_add_Tensor(K(tn_at_mul_Scalar(fpgh, TN_SI(2))), gpfh, TN_SDEF)), hpfg, TN_SDEF));
-            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), sum));
-        } else {
-            const double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
-            PyObject *sq = K(tn_at_mul_Tensor(x, x));
-            PyObject *pdf = K(tn_at_mul_Scalar(K(tn_at_exp(K(tn_at_mul_Scalar(sq, TN_SD(-0.5))))), TN_SD(kBeta)));
-            PyObject *d = K(tn_at_sub_Tensor(K(tn_at_mul_Scalar(pdf, TN_SI(2))), K(tn_at_mul_Tensor(sq, pdf)), TN_SDEF));
-            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), d));
-        }
-        OUTK(1, gI);
-    }
-    DONE;
-}
 /* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
  * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
 static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
@@ -2490,7 +2441,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_gelu_backward, f_gelu_backward},
     {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
