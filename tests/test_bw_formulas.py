@@ -386,6 +386,11 @@ cases = {
  "lerp_complex": lambda: one(lambda a, b: torch.view_as_real(torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.25 + 0.5j)
                                                        + torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.7) * 2), L(4), L(4, seed=1)),
  "pow_scalar_dbl": lambda: dbl(lambda e: torch.pow(2.5, e) + torch.pow(0.0, e) * 2, L(4)),
+ # _to_copy_backward in C (x_options: the input's dtype; a complex grad of a real input: its real part)
+ "to_copy": lambda: one(lambda a, f: a.float().double().pow(2).sum() + a.to(torch.float32).sum() + torch.view_as_real(a.to(torch.complex128)).pow(2).sum()
+                        + f.double().pow(2).sum() + a.double().sum() + torch.ops.aten._to_copy(a, dtype=torch.float32).pow(3).sum(),
+                        L(4), L(4, seed=1, dtype=torch.float32)),
+ "to_copy_dbl": lambda: dbl(lambda a: a.float().pow(2).double() + torch.ops.aten._to_copy(a).pow(3), L(4)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

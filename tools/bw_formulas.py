@@ -106,6 +106,7 @@ HELPERS = {
                          (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat1_backward")],
     "mm_mat2_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat2_backward_i"),
                          (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat2_backward")],
+    "_to_copy_backward": [(("T", "optdt"), "tn_bw_to_copy_backward")],
     "constant_pad_nd_backward": [(("T", ("A", "ints")), "tn_bw_constant_pad_nd_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],

@@ -401,6 +401,16 @@ static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints siz
     return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
 }
 
+/* _to_copy_backward(grad, self_options): the real part of a complex grad for a real input, then
+ * grad.to(self's dtype, strided, CPU) (to.dtype_layout: no op when it has them already) */
+static inline PyObject *tn_bw_to_copy_backward(PyObject *grad, tn_dtype dt) {
+    PyObject *g = tn_bw_r_to_c(dt, grad);
+    if (!g) return NULL;
+    PyObject *r = tn_at_to_dtype_layout(g, TN_DT(dt), tn_py.layout_strided, tn_py.device_cpu, NULL, false, false, NULL);
+    Py_DECREF(g);
+    return r;
+}
+
 /* constant_pad_nd_backward(grad, pad): constant_pad_nd(grad, -pad, 0) */
 static inline PyObject *tn_bw_constant_pad_nd_backward(PyObject *grad, tn_ints pad) {
     const int64_t *pv;

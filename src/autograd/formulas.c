@@ -126,18 +126,6 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     return r;
 }
 
-/* _to_copy_backward: a complex gradient of a real input loses its imaginary part through
- * at::real (no warning), then grad.to(self's dtype) (no op when it already has it) */
-static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
-    if (!need(n, 0)) return 0;
-    tn_dtype want = meta(n, 0)->dtype;
-    PyObject *gr = tn_bw_r_to_c(want, g[0]);
-    if (!gr) return -1;
-    if (tn_tensor_of(gr)->dtype != want) Py_SETREF(gr, tn_at__to_copy(gr, TN_DT(want), NULL, NULL, NULL, false, NULL));
-    if (!gr) return -1;
-    put(n, o, 0, gr);
-    return 0;
-}
 
 /* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
  * src's shape and casts it to src's dtype) */
@@ -2425,7 +2413,6 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_copy_, f_copy},
-    {TN_ROW__to_copy, f_to_copy},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
