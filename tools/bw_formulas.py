@@ -49,7 +49,9 @@ TENSOR_BINOPS = {"*": "mul", "/": "div", "+": "add", "-": "sub"}
 CONJ_LIKE = {"conj": "tn_bw_conj"}
 # FunctionsManual helpers with a C version in src/autograd/bw_helpers.h: name -> [(argument types,
 # C function)], first match wins. Types: T tensor, S a node's Scalar, dt a dtype (`x_scalar_type`),
-# ("A", kind) a node argument passed as parsed.
+# ("A", kind) a node argument passed as parsed, optdt an input's options (`x_options`: its dtype),
+# layout (`x_layout`), geom an input's recorded geometry (`x_geometry`), metas a Tensor[] input's
+# recorded metadata (`x_args_sizes`, `x_args_scalartypes`: the tn_meta array and its length).
 HELPERS = {
     "handle_r_to_c": [(("dt", "T"), "tn_bw_r_to_c"), (("T", "T"), "tn_bw_r_to_c_t")],
     "maybe_multiply": [(("T", "S"), "tn_bw_maybe_multiply")],
