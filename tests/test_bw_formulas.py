@@ -317,6 +317,80 @@ cases = {
  "clamp": lambda: one(lambda x, lo, hi: x.clamp(-0.5, 0.8) + x.clamp(min=0.1) * 2 + x.clamp(max=0.2) * 3 + x.clone().clamp_(-0.3, 0.3) * 4
                       + torch.clamp(x, lo, hi) * 5 + torch.clamp(x, min=lo) * 6 + torch.clamp(x, max=hi) * 7 + x.clone().clamp_(lo, hi) * 8
                       + torch.clamp(x, hi, lo) * 9 + torch.clamp(x, lo.detach(), hi) * 10 + x.clone().clamp_(min=lo) * 11, L(5), L(5, seed=3, scale=0.1), L(5, seed=5, scale=0.1)),
+ # prod_backward / norm_backward in C, `x.scalar_type()` (prod / norm with a dtype: self.to(grad's dtype))
+ "prod": lambda: one(lambda a, z, z2: a.prod() + a.prod(1).pow(2).sum() + a.prod(0, keepdim=True).sum() * 2 + z.prod() * 3 + z.prod(1).pow(2).sum()
+                     + z2.prod() * 4 + torch.prod(a, dtype=torch.float32).double() + torch.prod(a, -1, dtype=torch.float32).double().sum() + a[0, 0].prod()
+                     + a[0, 0].prod(0) + a[:0].prod(0).sum(),
+                     L(3, 4, scale=0.3), (L(3, 4, scale=0.3).detach() * torch.tensor([1., 0., 1., 1.], dtype=torch.float64)).requires_grad_(),
+                     (L(4, seed=1).detach() * torch.tensor([0., 1., 0., 1.], dtype=torch.float64)).requires_grad_()),
+ "prod_dbl": lambda: dbl(lambda a: a.prod() + a.prod(1).sum() + a.prod(0, keepdim=True).pow(2).sum(), L(3, 4, scale=0.3)),
+ "norms": lambda: one(lambda a, b: torch.ops.aten.norm.Scalar(a, 3) + torch.ops.aten.norm.Scalar(a, 1) * 2 + torch.ops.aten.norm.ScalarOpt_dim(a, 1.5, [1]).pow(2).sum()
+                      + torch.ops.aten.norm.ScalarOpt_dim(a, None, [0], True).sum() + torch.ops.aten.norm.ScalarOpt_dtype(a, 0.5, dtype=torch.float64)
+                      + torch.ops.aten.norm.ScalarOpt_dim_dtype(a, float("inf"), [0], False, dtype=torch.float64).pow(2).sum() + torch.ops.aten.norm.Scalar(a, 0)
+                      + torch.linalg.vector_norm(a) + torch.linalg.vector_norm(a, 2.5, 1).pow(2).sum() + torch.linalg.vector_norm(a, float("-inf"), (0, 1), keepdim=True).sum()
+                      + torch.linalg.vector_norm(a * torch.tensor([0., 1., 1., 0.], dtype=torch.float64), 0.5, 0).sum() + torch.linalg.vector_norm(b * 0, 2, 0).sum()
+                      + torch.linalg.vector_norm(a.float(), 3, dtype=torch.float64) + torch.dist(a, b) + torch.dist(a, b, 1) * 2 + torch.dist(a, b.detach(), 4) * 3
+                      + torch.dist(a, b, float("inf")), L(3, 4), L(3, 4, seed=3)),
+ "norms_dbl": lambda: dbl(lambda a, b: torch.linalg.vector_norm(a, 3, 1) + torch.ops.aten.norm.ScalarOpt_dim(a, 2.5, [1]) + torch.dist(a, b, 2.5) + torch.ops.aten.norm.Scalar(a, 2), L(3, 4), L(3, 4, seed=3)),
+ # Tensor[] inputs: cat / stack / block_diag (a list of gradients, `tensors_args_sizes` / `_scalartypes`)
+ "cat_stack_block_diag": lambda: one(lambda a, b, c, e: torch.cat([a, b.detach(), a], 1).pow(2).sum() + torch.cat([e, a, e], -1).sum() * 2 + torch.cat([a, b], 0).pow(3).sum()
+                                     + torch.stack([a, b, a.detach()], 1).pow(2).sum() + torch.stack([a, b], -1).sum() * 3
+                                     + torch.block_diag(a, c, b).pow(2).sum() + torch.block_diag(a, e, b, c[0], c[0, 0]).pow(2).sum()
+                                     + torch.view_as_real(torch.cat([torch.complex(a, b), b], 1)).pow(2).sum()
+                                     + torch.view_as_real(torch.stack([torch.complex(b, a), b])).pow(2).sum()
+                                     + torch.view_as_real(torch.block_diag(torch.complex(a, b), b)).pow(2).sum(),
+                                     L(2, 3), L(2, 3, seed=1), L(3, 2, seed=2), torch.zeros(0, dtype=torch.float64, requires_grad=True)),
+ "cat_stack_dbl": lambda: dbl(lambda a, b: torch.cat([a, b], 1).pow(3) .sum() + torch.stack([a, b]).pow(3).sum() + torch.block_diag(a, b).pow(3).sum(), L(2, 3), L(2, 3, seed=1)),
+ # TensorGeometry (`x_geometry`): as_strided_backward / as_strided_scatter_backward in C
+ "as_strided": lambda: one(lambda a, s: a.as_strided((2, 3), (3, 1)).pow(2).sum() + a.as_strided((3, 2), (1, 3), 1).sum() * 2
+                           + a.as_strided((2, 2), (1, 1)).pow(2).sum() + torch.as_strided_copy(a, (2, 1, 4), (4, 0, 1), 2).pow(3).sum()
+                           + a.as_strided((3, 4), (0, 1)).pow(2).sum() + a.as_strided((2, 0), (1, 1)).sum() + a[1:].as_strided((2, 2), (2, 1), 3).pow(2).sum()
+                           + a.t().as_strided((2, 2), (1, 3)).pow(2).sum() + a.expand(2, 3, 4).as_strided((2, 2), (0, 1)).pow(2).sum()
+                           + (a * 1).as_strided_((3, 2), (2, 1)).pow(2).sum()
+                           + torch.as_strided_scatter(a, s, (2, 2), (1, 2), 1).pow(2).sum() + torch.as_strided_scatter(a, s, (2, 2), (4, 1)).pow(3).sum(),
+                           L(3, 4), L(2, 2, seed=1)),
+ # (only the overlapping output here: the copy_ into the storage's view of the other path records
+ # CopySlices, whose backward here calls zero_ where upstream's does not; views.c, measured)
+ "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum(), L(3, 4)),
+ # mm_mat1_backward / mm_mat2_backward in C (x_sym_strides, x_layout): row- and column-major inputs, alpha / beta
+ "mm_addmm": lambda: one(lambda a, b, c, bias: (a @ b).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).sum() * 2 + torch.mm(a, c.t()).pow(2).sum()
+                         + torch.addmm(bias, a, b).pow(2).sum() + torch.addmm(bias, a, b, beta=0.5, alpha=2).sum() * 3 + torch.addmm(bias, a.t().contiguous().t(), c.t(), alpha=1.5).pow(2).sum()
+                         + bias.expand(2, 4).clone().addmm_(a, b, beta=2).pow(2).sum() + torch.addmm(bias, a, b.detach(), beta=1, alpha=1).pow(2).sum()
+                         + torch.nn.functional.linear(a, c, bias).pow(2).sum(),
+                         L(2, 3), L(3, 4, seed=1), L(4, 3, seed=2), L(4, seed=3)),
+ "mm_dbl": lambda: dbl(lambda a, b: (a @ b).pow(2).sum() + torch.addmm(a[:, :1], a, b, alpha=2).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).pow(2).sum(), L(2, 3), L(3, 4, seed=1)),
+ "mm_complex": lambda: one(lambda a, b: torch.view_as_real(torch.mm(torch.complex(a, b), torch.complex(b, a).t())).pow(2).sum(), L(3, 3), L(3, 3, seed=1)),
+ # torchgen's x_sym_argsize_k (an input's recorded size at dim k): _adaptive_avg_pool*_backward, embedding,
+ # _embedding_bag, addbmm, im2col
+ "adaptive_avg_dbl": lambda: dbl(lambda a, b: F.adaptive_avg_pool2d(a, (4, 3)).pow(2).sum() + F.adaptive_avg_pool3d(b, (3, 2, 3)).pow(2).sum(), I4(), I5()),
+ "embedding": lambda: one(lambda w, p: F.embedding(torch.tensor([[0, 2], [1, 2]]), w).pow(2).sum() + F.embedding(torch.tensor([3, 0, 0]), w, padding_idx=0).sum()
+                          + F.embedding(torch.tensor([1, 1, 3]), w, scale_grad_by_freq=True).pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 2]), mode="sum", per_sample_weights=p).pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 1]), mode="mean").pow(2).sum()
+                          + F.embedding_bag(torch.tensor([0, 2, 1, 3]), w, torch.tensor([0, 3]), mode="max").pow(2).sum(), L(4, 3), L(4, seed=1)),
+ "embedding_dbl": lambda: dbl(lambda w: F.embedding(torch.tensor([[0, 2], [1, 2]]), w).pow(3).sum(), L(4, 3)),
+ "addbmm": lambda: one(lambda s, b1, b2: torch.addbmm(s, b1, b2).pow(2).sum() + torch.addbmm(s, b1, b2, beta=0.5, alpha=2).sum()
+                       + torch.addbmm(s, b1, b2.detach(), beta=1, alpha=1).pow(2).sum(), L(2, 4), L(3, 2, 5, seed=1), L(3, 5, 4, seed=2)),
+ "im2col": lambda: one(lambda x: F.unfold(x, 2, dilation=1, padding=1, stride=1).pow(2).sum() + F.unfold(x, (2, 3), dilation=(1, 2), stride=(2, 1)).pow(3).sum(), L(1, 2, 4, 5)),
+ # take_backward and elu_double_backward as formula text (INLINE), constant_pad_nd_backward in C
+ "take_pad": lambda: one(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2).sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(2).sum()
+                         + F.pad(a, (-1, 2)).pow(2).sum() + torch.constant_pad_nd(a, (0, 0, 1, 1)).pow(3).sum(), L(3, 4)),
+ "take_pad_dbl": lambda: dbl(lambda a: torch.take(a, torch.tensor([[0, 5], [5, 11]])).pow(2) .sum() + F.pad(a, (1, 2, 0, 1), value=0.5).pow(3).sum(), L(3, 4)),
+ # gelu_double_backward as formula text (`approximate == "tanh"`: a string comparison)
+ "gelu_dbl": lambda: dbl(lambda a: F.gelu(a) + F.gelu(a, approximate="tanh") * 2, L(5)),
+ "elu_dbl": lambda: dbl(lambda a: F.elu(a, 0.7) + F.selu(a) * 2 + F.elu(a * 1, 0.7, inplace=True) * 3 + F.celu(a, 1.3) * 4, L(5)),
+ # pow.Scalar (pow_backward_exponent with a Scalar base, in C) and lerp.Scalar (numbers and Scalars:
+ # `1 - weight.conj().toComplexDouble()`)
+ "pow_scalar_lerp": lambda: one(lambda e, a, b: torch.pow(2.5, e) + torch.pow(0.0, e) * 2 + torch.pow(3, e) * 3 + torch.pow(0, e.abs()) * 4
+                                + torch.lerp(a, b, 0.3) * 5 + a.clone().lerp_(b, -1.5) * 6 + torch.lerp(a, b, 2) * 7, L(4), L(4, seed=1), L(4, seed=2)),
+ "lerp_complex": lambda: one(lambda a, b: torch.view_as_real(torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.25 + 0.5j)
+                                                       + torch.lerp(torch.complex(a, b), torch.complex(b, a), 0.7) * 2), L(4), L(4, seed=1)),
+ "pow_scalar_dbl": lambda: dbl(lambda e: torch.pow(2.5, e) + torch.pow(0.0, e) * 2, L(4)),
+ # _to_copy_backward in C (x_options: the input's dtype; a complex grad of a real input: its real part)
+ "to_copy": lambda: one(lambda a, f: a.float().double().pow(2).sum() + a.to(torch.float32).sum() + torch.view_as_real(a.to(torch.complex128)).pow(2).sum()
+                        + f.double().pow(2).sum() + a.double().sum() + torch.ops.aten._to_copy(a, dtype=torch.float32).pow(3).sum(),
+                        L(4), L(4, seed=1, dtype=torch.float32)),
+ "to_copy_dbl": lambda: dbl(lambda a: a.float().pow(2).double() + torch.ops.aten._to_copy(a).pow(3), L(4)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
@@ -346,8 +420,10 @@ print(json.dumps(res))
 # the five lgamma values differs by one ulp).
 # special_log_ndtr's backward reads its result, whose forward kernel differs from upstream's by
 # one ulp on one of the five values (measured); so does softmax's forward (one ulp on one value of
-# the first row, measured), which softmax_dbl's double backward reads.
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl"}
+# the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
+# matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
+# them with the product tolerance).
+_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -49,7 +49,9 @@ TENSOR_BINOPS = {"*": "mul", "/": "div", "+": "add", "-": "sub"}
 CONJ_LIKE = {"conj": "tn_bw_conj"}
 # FunctionsManual helpers with a C version in src/autograd/bw_helpers.h: name -> [(argument types,
 # C function)], first match wins. Types: T tensor, S a node's Scalar, dt a dtype (`x_scalar_type`),
-# ("A", kind) a node argument passed as parsed.
+# ("A", kind) a node argument passed as parsed, optdt an input's options (`x_options`: its dtype),
+# layout (`x_layout`), geom an input's recorded geometry (`x_geometry`), metas a Tensor[] input's
+# recorded metadata (`x_args_sizes`, `x_args_scalartypes`: the tn_meta array and its length).
 HELPERS = {
     "handle_r_to_c": [(("dt", "T"), "tn_bw_r_to_c"), (("T", "T"), "tn_bw_r_to_c_t")],
     "maybe_multiply": [(("T", "S"), "tn_bw_maybe_multiply")],
@@ -82,6 +84,7 @@ HELPERS = {
     "restore_reduced_dims": [(("T", ("A", "ints"), "bool"), "tn_bw_restore_reduced_dims")],
     "permute_backwards": [(("T", ("A", "ints")), "tn_bw_permute_backwards")],
     "pow_backward": [(("T", "T", "S"), "tn_bw_pow_backward")],
+    "pow_backward_exponent": [(("T", "S", "T", "T"), "tn_bw_pow_backward_exponent_s")],
     "split_backward": [(("grads", "int", "int", ("A", "ints"), "optdt"), "tn_bw_split_backward")],
     "split_with_sizes_backward": [(("grads", ("A", "ints"), "int", ("A", "ints"), "optdt"), "tn_bw_split_with_sizes_backward")],
     "unbind_backward": [(("grads", "int"), "tn_bw_unbind_backward")],
@@ -91,11 +94,29 @@ HELPERS = {
     "std_mean_backward": [(("Tu", "Tu", "T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_std_mean_backward")],
     "clamp_backward": [(("T", "T", "S?", "S?"), "tn_bw_clamp_backward"), (("T", "T", "T?", "T?"), "tn_bw_clamp_backward_t")],
     "clamp_backward_min_max": [(("T", "T", "T?", "T?", ("A", "ints")), "tn_bw_clamp_backward_min_max")],
+    "prod_backward": [(("T", "T", "T"), "tn_bw_prod_backward"), (("T", "T", "T", "int", "bool"), "tn_bw_prod_backward_dim")],
+    "norm_backward": [(("T", "T", "S", "T"), "tn_bw_norm_backward_all"), (("T", "T", "S?", "T"), "tn_bw_norm_backward_all"),
+                      (("T", "T", "S?", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
+    "linalg_vector_norm_backward": [(("T", "T", "S", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
+    "cat_tensors_backward": [(("T", "metas", "metas", "int"), "tn_bw_cat_tensors_backward")],
+    "stack_tensors_backward": [(("T", "int", "metas"), "tn_bw_stack_tensors_backward")],
+    "block_diag_backward": [(("T", "metas", "metas"), "tn_bw_block_diag_backward")],
+    "as_strided_backward": [(("T", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")), "tn_bw_as_strided_backward")],
+    "as_strided_scatter_backward": [(("T", "geom", "geom", ("A", "ints"), ("A", "ints"), ("A", "optint")),
+                                     "tn_bw_as_strided_scatter_backward")],
+    "mm_mat1_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat1_backward_i"),
+                         (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat1_backward")],
+    "mm_mat2_backward": [(("T", "T", ("A", "ints"), ("A", "ints"), "layout", "int"), "tn_bw_mm_mat2_backward_i"),
+                         (("T", "T", ("A", "ints"), ("A", "ints"), "layout", "S"), "tn_bw_mm_mat2_backward")],
+    "_to_copy_backward": [(("T", "optdt"), "tn_bw_to_copy_backward")],
+    "constant_pad_nd_backward": [(("T", ("A", "ints")), "tn_bw_constant_pad_nd_backward")],
     "slice_backward_wrapper": [(("T", ("A", "ints"), "int", ("A", "optint"), ("A", "optint"), "int"), "tn_bw_slice_backward_wrapper"),
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max"}
+# helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
+LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as
 # expressions): name -> [(parameter types, parameter names, body)]. The body is `name = expr;`
 # statements, then the result expression; it is compiled like a derivatives.yaml formula, in place
@@ -179,6 +200,36 @@ INLINE = {
         grad_output * grad - (output * grad_output).sum(dim, true) * grad - grad_output * (output * grad).sum(dim, true)""")],
     "native_dropout_double_backward": [(("T", "T", "T", "double"), ("ggI", "grad", "mask", "scale"), """
         ggI.type_as(grad) * (mask.type_as(grad) * scale)""")],
+    "take_backward": [(("T", "T", "T"), ("grad", "self", "indices"), """
+        SUBCLASS_LIKE ? at::zeros_like(self).put(indices, grad, true) : at::zeros_like(self).put_(indices, grad, true)""")],
+    "elu_double_backward": [(("T", "T", "S", "S", "S", "bool", "T"),
+                             ("grad", "grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result"), """
+        is_result ? grad * grad_output * input_scale * (self_or_result < 0).type_as(grad)
+                  : at::elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, is_result, self_or_result)
+                    * (self_or_result < 0).type_as(grad)""")],
+    "gelu_double_backward": [(("T", "T", "T", ("A", "str")), ("ggI", "gO", "input", "approximate"), """
+        approximate == "tanh" ? gelu_double_backward_tanh_(ggI, gO, input) : gelu_double_backward_erf_(ggI, gO, input)""")],
+    "gelu_double_backward_tanh_": [(("T", "T", "T"), ("ggI", "gO", "input"), """
+        kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;
+        kKappa = 0.044715;
+        inner = kBeta * (input + kKappa * pow(input, 3));
+        tanh_inner = tanh(inner);
+        sech_inner = 1 / cosh(inner);
+        f = 0.5 * input;
+        g = 1 - tanh_inner * tanh_inner;
+        h = kBeta * (1 + 3 * kKappa * input * input);
+        f_prime_gh = 0.5 * g * h;
+        g_prime = (2 * sech_inner) * (-sech_inner * tanh_inner) * h;
+        g_prime_fh = f * h * g_prime;
+        h_prime = 6 * kKappa * input * kBeta;
+        h_prime_fg = f * g * h_prime;
+        ggI * gO * (2 * f_prime_gh + g_prime_fh + h_prime_fg)""")],
+    "gelu_double_backward_erf_": [(("T", "T", "T"), ("ggI", "gO", "input"), """
+        kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
+        input_sq = input * input;
+        pdf = kBeta * at::exp(-0.5 * input_sq);
+        dgrad_dInput = 2 * pdf - input_sq * pdf;
+        ggI * gO * dgrad_dInput""")],
     "angle_backward": [(("T", "T"), ("grad", "self"), """
         self.is_complex() ? not_implemented("angle_backward of a complex input")
                           : at::zeros_like(self)""")],
@@ -293,8 +344,9 @@ class Compiler:
                     c = self.several(tree, fn)
                 else:
                     ty, c = self.expr(tree, fn)
-                    if ty != "T":
-                        raise Unsupported(f"formula is not a tensor: {dv.formula}")
+                    want = "TL" if types[names.index(dv.var_names[0])] == "Tensor[]" else "T"
+                    if ty != want:
+                        raise Unsupported(f"formula is not a {'tensor list' if want == 'TL' else 'tensor'}: {dv.formula}")
             except Unsupported as e:
                 return None, f"unsupported: {e}"
             if len(dv.var_names) > 1:
@@ -307,6 +359,12 @@ class Compiler:
                 body.append("    }")
                 continue
             i = names.index(var)
+            if types[i] == "Tensor[]":   # one gradient per tensor of the list (upstream's copy_range)
+                body.append(f"    if (tn_bw_need_list(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
+                body += ["        " + l for l in fn.lines]
+                body.append(f"        if (tn_bw_put_list(n, o, {i}, {c}) < 0) goto fail;")
+                body.append("    }")
+                continue
             body.append(f"    if (need(n, {i})) {{   /* {var}: {comment_text(dv.formula)} */")
             body += ["        " + l for l in fn.lines]
             if c.startswith("t"):
@@ -426,6 +484,8 @@ class Compiler:
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return "bool", f"({a[1]} {head} {b[1]})"
+            if a[0] == b[0] == ("A", "str") and head in ("==", "!="):   # std::string_view == "literal"
+                return "bool", f"(strcmp({a[1]}, {b[1]}) {head} 0)"
             if a[0] == "T":   # x.gt(y) ...
                 return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
             raise Unsupported(f"{a[0]} {head} {b[0]}")
@@ -440,6 +500,10 @@ class Compiler:
             a = self.expr(e[1], fn)
             if a[0] in ("int", "double") and b[0] in ("int", "double"):
                 return ("double" if "double" in (a[0], b[0]) else "int"), f"({a[1]} {head} {b[1]})"
+            if "S" in (a[0], b[0]) and a[0] in ("int", "double", "S") and b[0] in ("int", "double", "S"):
+                # numbers and Scalars (C++'s complex / double arithmetic): a Scalar value
+                va, vb = (f"*{x[1]}" if x[0] == "S" else f"tn_bw_snum({x[1]})" for x in (a, b))
+                return "S", f"((const tn_value[]){{tn_bw_sarith('{head}', {va}, {vb})}})"
             if a[0] == "T":
                 return "T", self.call_row(fn, TENSOR_BINOPS[head], [a, b])
             if b[0] == "T" and head in "*+":   # Scalar op Tensor: other.mul(self), other.add(self)
@@ -464,6 +528,8 @@ class Compiler:
                 return "double", f"tn_value_as_double({recv[1]})"
             if recv[0] == "S" and name == "toFloat" and len(e) == 3:   # Scalar::toFloat(): single precision
                 return "double", f"(double)(float)tn_value_as_double({recv[1]})"
+            if recv[0] == "S" and name == "toComplexDouble" and len(e) == 3:
+                return "S", f"((const tn_value[]){{tn_bw_scomplex({recv[1]})}})"
             if recv[0] == "S" and name == "isComplex" and len(e) == 3:
                 return "bool", f"(({recv[1]})->tag == TN_V_COMPLEX)"
             if recv[0] == ("A", "optfloat") and name == "value" and len(e) == 3:
@@ -473,8 +539,8 @@ class Compiler:
                 if d[0] != "int":
                     raise Unsupported(f"size of {d[0]}")
                 return "int", f"tn_bw_size({recv[1]}, {d[1]})"
-            if recv[0] == "T" and len(e) == 3 and name in ("is_complex", "sizes", "sym_numel", "numel", "dim", "dtype"):
-                if name == "dtype":
+            if recv[0] == "T" and len(e) == 3 and name in ("is_complex", "sizes", "sym_numel", "numel", "dim", "dtype", "scalar_type"):
+                if name in ("dtype", "scalar_type"):
                     return "dt", f"tn_tensor_of({recv[1]})->dtype"
                 if name == "is_complex":
                     return "bool", f"tn_dtype_is_complex(tn_tensor_of({recv[1]})->dtype)"
@@ -500,8 +566,11 @@ class Compiler:
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
             if name in C_MATH and all(a[0] in ("int", "double") for a in args) and len(args) == 1:
                 return "double", f"{name}((double){args[0][1]})"
-            if name in HELPERS and name not in TUPLE_HELPERS:
-                return "T", self.call_helper(fn, name, args)
+            # a helper with both a C form and a text form (pow_backward_exponent: a Scalar base in
+            # C, a tensor one as text) takes the C one for the signatures it has
+            in_c = name in HELPERS and (name not in INLINE or any(sig == tuple(a[0] for a in args) for sig, _ in HELPERS[name]))
+            if in_c and name not in TUPLE_HELPERS:
+                return ("TL" if name in LIST_HELPERS else "T"), self.call_helper(fn, name, args)
             if name in INLINE:
                 return self.inline(fn, name, args)
             if name == "result_type" and [a[0] for a in args] == ["T", "T"]:
@@ -557,6 +626,28 @@ class Compiler:
             if typ == "float":
                 return "double", f"tn_value_as_double(&n->args[{i}])"
             raise Unsupported(f"argument {name} of type {typ}")
+        m = re.fullmatch(r"(\w+)_args_(?:sizes_symint|sizes|scalartypes)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor[]":
+            # torchgen's to_args_sizes(x) / to_args_scalartypes(x) of a Tensor[] input: its tensors'
+            # recorded metadata (shapes and dtypes)
+            i = self.names.index(m.group(1))
+            return "metas", f"n->arg_meta[{i}], n->arg_nmeta[{i}]"
+        m = re.fullmatch(r"(\w+)_sym_argsize_(minus_)?(\d+)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved x.sym_size(k) / x.sym_size(-k): the input's recorded size at that dim
+            d = ("-" if m.group(2) else "") + m.group(3)
+            return "int", f"tn_bw_meta_size(&n->arg_meta[{self.names.index(m.group(1))}][0], {d})"
+        m = re.fullmatch(r"(\w+)_(sym_strides|layout)", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's saved x.sym_strides() (the input's recorded strides) and x.layout() (strided)
+            i = self.names.index(m.group(1))
+            if m.group(2) == "layout":
+                return "layout", "tn_py.layout_strided"
+            return ("A", "ints"), f"TN_IN(tn_meta_strides(&n->arg_meta[{i}][0]), n->arg_meta[{i}][0].ndim)"
+        m = re.fullmatch(r"(\w+)_geometry", name)
+        if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
+            # torchgen's TensorGeometry(x): the input's recorded sizes, strides and storage offset
+            return "geom", f"(&n->arg_meta[{self.names.index(m.group(1))}][0])"
         m = re.fullmatch(r"(\w+)_sym_numel", name)
         if m and m.group(1) in self.names and self.types[self.names.index(m.group(1))] == "Tensor":
             # torchgen's saved self.sym_numel(): the input's recorded element count

@@ -128,8 +128,6 @@ PyObject *tn_resolve_bits(PyObject *t);
 
 /* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
 tn_apply_fn tn_formula_for(int op);
-/* upstream's prod_backward (formulas.c), also prod's forward-AD formula's helper */
-PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim, bool keepdim);
 /* FunctionsManual's forward-AD helpers of linalg_pinv, linalg_lstsq and linalg_householder_product
  * (formulas.c, docs/breadth_more2.md): new references */
 PyObject *tn_pinv_jvp(PyObject *A, PyObject *pinvA, PyObject *dA);

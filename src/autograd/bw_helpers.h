@@ -15,8 +15,11 @@ static inline bool need(tn_node *n, int arg) {
     int e = n->arg_edge[arg];
     return e >= 0 && e < n->nnext && n->next[e].fn;
 }
-/* the gradient of argument `arg` (steals v) */
-static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) { o[n->arg_edge[arg]] = v; }
+/* the gradient of argument `arg` (steals v; None, a helper's undefined tensor, is no gradient) */
+static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) {
+    if (v == Py_None) Py_DECREF(v);
+    else o[n->arg_edge[arg]] = v;
+}
 static inline PyObject *saved(tn_node *n, int i) { return tn_node_saved_arg(n, i); }     /* new ref */
 static inline PyObject *result(tn_node *n, int k) { return tn_node_saved_result(n, k); }  /* new ref */
 /* a saved Tensor? input: the tensor, or None when the argument was None (new ref) */
@@ -64,6 +67,34 @@ static inline tn_value tn_bw_sneg(const tn_value *s) {
     if (r.tag == TN_V_COMPLEX) { r.u.c.re = -r.u.c.re; r.u.c.im = -r.u.c.im; }
     else if (r.tag == TN_V_FLOAT) r.u.f = -r.u.f;
     else if (r.tag == TN_V_INT || r.tag == TN_V_BOOL) { r.tag = TN_V_INT; r.u.i = -r.u.i; }
+    return r;
+}
+
+/* C++'s arithmetic of numbers and Scalars (`1 - weight.conj().toComplexDouble()`): complex when
+ * either side is complex, else double */
+static inline tn_value tn_bw_sarith(char op, tn_value a, tn_value b) {
+    bool c = a.tag == TN_V_COMPLEX || b.tag == TN_V_COMPLEX;
+    double ar = a.tag == TN_V_COMPLEX ? a.u.c.re : tn_value_as_double(&a), ai = a.tag == TN_V_COMPLEX ? a.u.c.im : 0.0;
+    double br = b.tag == TN_V_COMPLEX ? b.u.c.re : tn_value_as_double(&b), bi = b.tag == TN_V_COMPLEX ? b.u.c.im : 0.0;
+    double rr = 0, ri = 0;
+    switch (op) {
+    case '+': rr = ar + br; ri = ai + bi; break;
+    case '-': rr = ar - br; ri = ai - bi; break;
+    case '*': rr = ar * br - ai * bi; ri = ar * bi + ai * br; break;
+    default: { double d = br * br + bi * bi; rr = (ar * br + ai * bi) / d; ri = (ai * br - ar * bi) / d; }
+    }
+    tn_value r = {.tag = c ? TN_V_COMPLEX : TN_V_FLOAT};
+    if (c) { r.u.c.re = rr; r.u.c.im = ri; }
+    else r.u.f = rr;
+    return r;
+}
+/* a number as a Scalar value, and Scalar::toComplexDouble() */
+static inline tn_value tn_bw_snum(double x) { tn_value r = {.tag = TN_V_FLOAT}; r.u.f = x; return r; }
+static inline tn_value tn_bw_scomplex(const tn_value *s) {
+    if (s->tag == TN_V_COMPLEX) return *s;
+    tn_value r = {.tag = TN_V_COMPLEX};
+    r.u.c.re = tn_value_as_double(s);
+    r.u.c.im = 0.0;
     return r;
 }
 
@@ -370,6 +401,29 @@ static inline PyObject *tn_bw_slice_backward_wrapper(PyObject *grad, tn_ints siz
     return tn_at_slice_backward(grad, sizes, dim, start ? *start : 0, end ? *end : INT64_MAX, step);
 }
 
+/* _to_copy_backward(grad, self_options): the real part of a complex grad for a real input, then
+ * grad.to(self's dtype, strided, CPU) (to.dtype_layout: no op when it has them already) */
+static inline PyObject *tn_bw_to_copy_backward(PyObject *grad, tn_dtype dt) {
+    PyObject *g = tn_bw_r_to_c(dt, grad);
+    if (!g) return NULL;
+    PyObject *r = tn_at_to_dtype_layout(g, TN_DT(dt), tn_py.layout_strided, tn_py.device_cpu, NULL, false, false, NULL);
+    Py_DECREF(g);
+    return r;
+}
+
+/* constant_pad_nd_backward(grad, pad): constant_pad_nd(grad, -pad, 0) */
+static inline PyObject *tn_bw_constant_pad_nd_backward(PyObject *grad, tn_ints pad) {
+    const int64_t *pv;
+    int k = tn_bw_ints(pad, &pv);
+    int64_t neg[2 * TN_MAX_DIMS];
+    if (k < 0 || k > 2 * TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: constant_pad_nd_backward: bad pad");
+        return NULL;
+    }
+    for (int i = 0; i < k; i++) neg[i] = -pv[i];
+    return tn_at_constant_pad_nd(grad, TN_IN(neg, k), TN_SI(0));
+}
+
 /* ---- small typed pieces the generated code and the formula-text helpers (bw_formulas.py
  * INLINE) use ---- */
 
@@ -390,6 +444,12 @@ static inline int64_t tn_bw_meta_numel(const tn_meta *m) {
     int64_t k = 1;
     for (int d = 0; d < m->ndim; d++) k *= tn_meta_sizes(m)[d];
     return k;
+}
+/* torchgen's saved `x.sym_size(d)`: the input's recorded size at dim d (wrapped; 1 out of range,
+ * which the ops given it refuse) */
+static inline int64_t tn_bw_meta_size(const tn_meta *m, int64_t d) {
+    if (d < 0) d += m->ndim;
+    return d >= 0 && d < m->ndim ? tn_meta_sizes(m)[d] : 1;
 }
 /* at::result_type(a, b) of two tensors (dim-0 tensors rank below dimensioned ones) */
 static inline tn_dtype tn_bw_result_type(PyObject *a, PyObject *b) {
@@ -759,6 +819,69 @@ static inline PyObject *tn_bw_clamp_backward_min_max(PyObject *grad, PyObject *s
     if (ok) r = PyTuple_Pack(2, a ? a : Py_None, b ? b : Py_None);
     Py_XDECREF(zero); Py_XDECREF(a); Py_XDECREF(b);
     return r;
+}
+
+/* ---- bw_helpers.c ---- */
+/* prod_backward(grad, input, result[, dim, keepdim]) (prod, prod.dim_int and prod's forward-AD formula) */
+PyObject *tn_bw_prod_backward(PyObject *grad, PyObject *input, PyObject *result);
+PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *result, int64_t dim, bool keepdim);
+/* norm_backward(grad, self, p?, norm, dims, keepdim) (also linalg_vector_norm_backward, dims None
+ * as none); p NULL is 2; None (no gradient) for p == 0 */
+PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm, tn_ints dims, bool keepdim);
+/* norm_backward(grad, self, p?, norm): over all dims, keepdim */
+static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm) {
+    return tn_bw_norm_backward(grad, self, p, norm, TN_IS0, true);
+}
+
+/* the helpers of a Tensor[] input (cat, stack, block_diag): a list of one gradient per tensor.
+ * torchgen's `tensors_args_sizes` / `tensors_args_scalartypes` are both the inputs' recorded
+ * metadata (m, k: n->arg_meta[i], n->arg_nmeta[i]) */
+PyObject *tn_bw_cat_tensors_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2, int64_t dim);
+PyObject *tn_bw_stack_tensors_backward(PyObject *grad, int64_t dim, const tn_meta *m, int k);
+PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2);
+/* as_strided_backward(grad, input_geometry, sizes, strides, storage_offset?) and
+ * as_strided_scatter_backward(grad, input_geometry, src_geometry, ...): a geometry is the input's
+ * recorded metadata (sizes, strides, storage offset) */
+PyObject *tn_bw_as_strided_backward(PyObject *grad, const tn_meta *input, tn_ints sizes, tn_ints strides, const int64_t *offset);
+PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *input, const tn_meta *src, tn_ints sizes, tn_ints strides,
+                                            const int64_t *offset);
+/* mm_mat1_backward / mm_mat2_backward(grad, other, sizes, strides, layout, alpha) (mm, addmm); the
+ * _i forms take an int alpha (mm's literal 1) */
+PyObject *tn_bw_mm_mat1_backward(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha);
+PyObject *tn_bw_mm_mat2_backward(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha);
+static inline PyObject *tn_bw_mm_mat1_backward_i(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout,
+                                                 int64_t alpha) {
+    tn_value a = {.tag = TN_V_INT, .u.i = alpha};
+    return tn_bw_mm_mat1_backward(grad, mat2, sizes, strides, layout, &a);
+}
+static inline PyObject *tn_bw_mm_mat2_backward_i(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout,
+                                                 int64_t alpha) {
+    tn_value a = {.tag = TN_V_INT, .u.i = alpha};
+    return tn_bw_mm_mat2_backward(grad, mat1, sizes, strides, layout, &a);
+}
+/* pow_backward_exponent(grad, base, exponent, result) for a Scalar base (pow.Scalar) */
+PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, PyObject *exponent, PyObject *result);
+/* a Tensor[] input wants a gradient: any of its tensors has an edge to a node */
+static inline bool tn_bw_need_list(tn_node *n, int arg) {
+    for (int i = 0; i < n->arg_nmeta[arg]; i++) {
+        int e = n->arg_edge[arg] + i;
+        if (e >= 0 && e < n->nnext && n->next[e].fn) return true;
+    }
+    return false;
+}
+/* element i of the list l (borrowed) to tensor i of the Tensor[] input arg, where that tensor has an
+ * edge and the element is not None (upstream's copy_range) */
+static inline int tn_bw_put_list(tn_node *n, PyObject **o, int arg, PyObject *l) {
+    if (!PyList_Check(l) || PyList_Size(l) != n->arg_nmeta[arg]) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: a backward formula for a tensor list returned another count");
+        return -1;
+    }
+    for (int i = 0; i < n->arg_nmeta[arg]; i++) {
+        int e = n->arg_edge[arg] + i;
+        PyObject *x = PyList_GetItem(l, i);
+        if (x != Py_None && e >= 0 && e < n->nnext && n->next[e].fn) o[e] = Py_NewRef(x);
+    }
+    return 0;
 }
 
 /* the generated formula of op row `op` (tn_bw_gen.c), NULL when derivatives.yaml's formula was not

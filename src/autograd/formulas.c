@@ -42,17 +42,6 @@ static int64_t arg_i(tn_node *n, int i) { return n->args[i].u.i; }
 static const tn_meta *meta(tn_node *n, int i) { return &n->arg_meta[i][0]; }
 static PyObject *sizes_of(tn_node *n, int i) { return tn_py_size_new(meta(n, i)->ndim, tn_meta_sizes(meta(n, i))); }
 
-/* maybe_multiply(t, s): t when s is 1, else t * s. Steals t. */
-static PyObject *maybe_multiply(PyObject *t, tn_node *n, int si) {
-    if (!t) return NULL;
-    const tn_value *v = &n->args[si];
-    if (v->tag == TN_V_NONE || (tn_value_is_number(v) && v->tag != TN_V_COMPLEX && tn_value_as_double(v) == 1.0)) return t;
-    PyObject *s = arg_obj(n, si);
-    PyObject *r = s ? tn_at_mul_Scalar(t, TN_SO(s)) : NULL;   /* upstream's t * s: mul.Scalar */
-    Py_XDECREF(s);
-    Py_DECREF(t);
-    return r;
-}
 
 /* upstream's at::sum_to: one sum over the leading dims and the dims broadcast from 1 (keepdim),
  * then a view to the target shape when there were leading dims */
@@ -80,7 +69,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 
 /* ---- arithmetic ---- */
 
-static PyObject *cj(PyObject *x);
 
 
 static PyObject *scalar_minus(double c, PyObject *t);
@@ -90,68 +78,6 @@ static PyObject *scalar_minus(double c, PyObject *t);
 
 /* ---- matrix products ---- */
 
-static bool col_major(const tn_meta *m) {
-    return m->ndim == 2 && tn_meta_strides(m)[0] == 1 && tn_meta_strides(m)[1] == tn_meta_sizes(m)[0];
-}
-static PyObject *t_(PyObject *x) { return x ? tn_at_t(x) : NULL; }
-/* x.conj() for complex x (a conjugate view through the door), x itself otherwise; steals x
- * (upstream's product formulas conjugate: grad.mm(mat2.t().conj()), ...) */
-static PyObject *cj(PyObject *x) {
-    if (!x || !tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
-    PyObject *r = tn_at_conj(x);
-    Py_DECREF(x);
-    return r;
-}
-/* mm_mat1_backward: grad.mm(mat2.t()), or mat2.mm(grad.t()).t() when mat1 was column-major */
-static PyObject *mm_mat1_backward(PyObject *grad, PyObject *mat2, const tn_meta *m1) {
-    if (col_major(m1)) {
-        PyObject *m2c = cj(Py_NewRef(mat2));
-        PyObject *gt = t_(grad), *p = gt && m2c ? tn_at_mm(m2c, gt) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m2c);
-        return r;
-    }
-    PyObject *m2t = cj(t_(mat2)), *r = m2t ? tn_at_mm(grad, m2t) : NULL;
-    Py_XDECREF(m2t);
-    return r;
-}
-static PyObject *mm_mat2_backward(PyObject *grad, PyObject *mat1, const tn_meta *m2) {
-    if (col_major(m2)) {
-        PyObject *m1c = cj(Py_NewRef(mat1));
-        PyObject *gt = t_(grad), *p = gt && m1c ? tn_at_mm(gt, m1c) : NULL, *r = t_(p);
-        Py_XDECREF(gt); Py_XDECREF(p); Py_XDECREF(m1c);
-        return r;
-    }
-    PyObject *m1t = cj(t_(mat1)), *r = m1t ? tn_at_mm(m1t, grad) : NULL;
-    Py_XDECREF(m1t);
-    return r;
-}
-/* a1/a2: the two matrices; when a2's name sorts before self's (mat2, batch2) it goes first */
-static int mm_like(tn_node *n, PyObject **g, PyObject **o, int a1, int a2, int alpha) {
-    for (int pass = 0; pass < 2; pass++) {
-        bool first = a1 == 0 ? pass == 1 : pass == 0;   /* mm(self, mat2): mat2, self; addmm: mat1, mat2 */
-        if (first && need(n, a1)) {
-            PyObject *m2 = saved(n, a2);
-            if (!m2) return -1;
-            PyObject *r = mm_mat1_backward(g[0], m2, meta(n, a1));
-            Py_DECREF(m2);
-            PUT(a1, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-        if (pass == 0 && need(n, a2)) {
-            PyObject *m1 = saved(n, a1);
-            if (!m1) return -1;
-            PyObject *r = mm_mat2_backward(g[0], m1, meta(n, a2));
-            Py_DECREF(m1);
-            PUT(a2, alpha >= 0 ? maybe_multiply(r, n, alpha) : r);
-        }
-    }
-    return 0;
-}
-static int f_mm(tn_node *n, PyObject **g, PyObject **o) { return mm_like(n, g, o, 0, 1, -1); }
-static int f_addmm(tn_node *n, PyObject **g, PyObject **o) {   /* addmm(self, mat1, mat2, beta, alpha) */
-    if (mm_like(n, g, o, 1, 2, 4) < 0) return -1;
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    return 0;
-}
 /* _grouped_mm: upstream's _grouped_mm_mat1_backward / _grouped_mm_mat2_backward, each one more
  * _grouped_mm with the same offs; when the input was column-major in its last two dims, the
  * product is taken transposed so its gradient comes out column-major too. mat2 first, as mm. */
@@ -190,7 +116,6 @@ static int f_grouped_mm(tn_node *n, PyObject **g, PyObject **o) {
     Py_XDECREF(offs);
     return 0;
 }
-static PyObject *bt(PyObject *x) { return x ? tn_at_transpose_int(x, 1, 2) : NULL; }
 
 /* ---- views and shape ---- */
 
@@ -200,55 +125,7 @@ static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
     Py_XDECREF(sz);
     return r;
 }
-/* cat: every input's part of the gradient along dim (narrow), computed for all inputs as
- * upstream's cat_tensors_backward does; a legacy empty 1-D input gets zeros({0}) */
-static int f_cat(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t dim = n->args[1].u.i, at = 0;
-    int nd = 0;
-    for (int i = 0; i < k; i++) if (n->arg_meta[0][i].ndim > 1 || (n->arg_meta[0][i].ndim == 1 && tn_meta_sizes(&n->arg_meta[0][i])[0])) { nd = n->arg_meta[0][i].ndim; break; }
-    if (dim < 0) dim += nd;
-    for (int i = 0; i < k; i++) {
-        const tn_meta *m = &n->arg_meta[0][i];
-        int e = n->arg_edge[0] + i;
-        PyObject *part;
-        if (m->ndim == 1 && tn_meta_sizes(m)[0] == 0) {
-            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL);
-        } else {
-            int64_t len = tn_meta_sizes(m)[dim];
-            part = tn_at_narrow(g[0], (long long)dim, (long long)at, (long long)len);
-            at += len;
-        }
-        if (!part) return -1;
-        if (n->next[e].fn) o[e] = part;
-        else Py_DECREF(part);
-    }
-    return 0;
-}
-static int f_stack(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t dim = n->args[1].u.i;
-    if (dim < 0) dim += n->arg_meta[0][0].ndim + 1;
-    for (int i = 0; i < k; i++) {
-        int e = n->arg_edge[0] + i;
-        if (!n->next[e].fn) continue;
-        if (!(o[e] = tn_at_select_int(g[0], (long long)dim, (long long)i))) return -1;
-    }
-    return 0;
-}
 
-/* _to_copy_backward: a complex gradient of a real input loses its imaginary part through
- * at::real (no warning), then grad.to(self's dtype) (no op when it already has it) */
-static int f_to_copy(tn_node *n, PyObject **g, PyObject **o) {
-    if (!need(n, 0)) return 0;
-    tn_dtype want = meta(n, 0)->dtype;
-    PyObject *gr = tn_bw_r_to_c(want, g[0]);
-    if (!gr) return -1;
-    if (tn_tensor_of(gr)->dtype != want) Py_SETREF(gr, tn_at__to_copy(gr, TN_DT(want), NULL, NULL, NULL, false, NULL));
-    if (!gr) return -1;
-    put(n, o, 0, gr);
-    return 0;
-}
 
 /* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
  * src's shape and casts it to src's dtype) */
@@ -262,17 +139,6 @@ static int f_copy(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- nn ---- */
 
-/* embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse) */
-static int f_embedding(tn_node *n, PyObject **g, PyObject **o) {
-    if (n->args[4].u.i) {
-        tn_not_implemented("sparse embedding gradients");
-        return -1;
-    }
-    PyObject *idx = saved(n, 1);
-    if (!idx) return -1;
-    PUTX(0, tn_at_embedding_dense_backward(g[0], idx, (long long)tn_meta_sizes(meta(n, 0))[0], (long long)arg_i(n, 2), n->args[3].u.i), idx);
-    return 0;
-}
 
 /* ==== more formulas (derivatives.yaml / FunctionsManual.cpp, op by op) ==== */
 
@@ -348,20 +214,6 @@ static PyObject *scalar_minus(double c, PyObject *t) {
 
 static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g[0])); return 0; }   /* sign, round, floor, ... */
 
-/* pow.Scalar(Scalar self, Tensor exponent): grad * (result * log(self)), zero where base == 0 and exponent >= 0 */
-static int f_pow_sc(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double base = arg_f(n, 0);
-    PyObject *r = K(result(n, 0));
-    PyObject *v = K(tn_at_mul_Scalar(r, TN_SD(log(base))));
-    if (base == 0.0) {
-        PyObject *e = K(saved(n, 1));
-        PyObject *z = K(tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(g[0])->dtype), NULL, NULL, NULL));
-        v = K(tn_at_where_self(K(tn_at_ge_Scalar(e, TN_SI(0))), z, v));
-    }
-    OUTK(1, K(tn_at_mul_Tensor(g[0], v)));
-    DONE;
-}
 
 /* ---- clamp ---- */
 
@@ -400,140 +252,6 @@ static PyObject *var_backward(PyObject *grad, PyObject *self, const tn_value *dv
     return r;
 }
 
-
-/* prod_safe_zeros_backward(grad, inp, dim) */
-static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
-    T_;
-    const tn_tensor *t = tn_tensor_of(inp);
-    PyObject *r;
-    if (tn_numel(t) == 0) r = K(tn_at_expand_as(grad, inp));
-    else if (t->sizes[dim] == 1) r = K(Py_NewRef(grad));
-    else {
-        int64_t sz[TN_MAX_DIMS];
-        for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
-        sz[dim] = 1;
-        PyObject *ones = K(tn_at_ones(TN_IN(sz, t->ndim), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL));
-        long long len = (long long)t->sizes[dim] - 1;
-        PyObject *dl = K(Py_BuildValue("[L]", (long long)dim));
-        PyObject *en = K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, K(tn_at_narrow(inp, (long long)dim, 0LL, len))), (long long)dim)), (long long)dim, NULL));
-        PyObject *nr = K(tn_at_flip(K(tn_at_narrow(inp, (long long)dim, 1LL, len)), TN_IPY(dl)));
-        PyObject *er = K(tn_at_flip(K(tn_at_cumprod(K(tn_at_cat(TN_TS(ones, nr), (long long)dim)), (long long)dim, NULL)), TN_IPY(dl)));
-        r = K(tn_at_mul_Tensor(grad, K(tn_at_mul_Tensor(en, er))));
-    }
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-/* upstream's prod_backward(grad, input, result[, dim, keepdim]) on tensors (input already in the
- * result's dtype): the backward formulas below and the forward-AD formula of prod
- * (forward_formulas.c) share it. New reference. */
-PyObject *tn_prod_backward(PyObject *grad, PyObject *in, PyObject *r, bool has_dim, int64_t dim0, bool keepdim) {
-    T_;
-    PyObject *res = NULL;
-    const tn_tensor *t = tn_tensor_of(in);
-    if (t->ndim == 0) { res = Py_NewRef(grad); goto out; }
-    if (!has_dim) {
-        PyObject *zi = K(tn_at_nonzero(K(tn_at_eq_Scalar(in, TN_SI(0)))));
-        if (!zi) goto out;
-        const tn_tensor *zt = tn_tensor_of(zi);
-        if (tn_numel(zt) == 0) res = tn_at_mul_Tensor(grad, K(tn_at_div_Tensor(r, in)));
-        else if (!tn_grad_enabled() && zt->sizes[0] > 1) res = tn_at_zeros_like(in, NULL, NULL, NULL, NULL, NULL);
-        else {
-            PyObject *flat = K(tn_at_view(K(tn_at_contiguous(in, NULL)), TN_IS(-1)));
-            PyObject *b = flat ? K(prod_safe_zeros_backward(grad, flat, 0)) : NULL;
-            res = b ? tn_at_view_as(b, in) : NULL;
-        }
-        goto out;
-    }
-    int64_t dim = wrap_dim(dim0, t->ndim);
-    PyObject *gg = grad;
-    if (!keepdim) {
-        gg = K(tn_at_unsqueeze(gg, (long long)dim));
-        r = K(tn_at_unsqueeze(r, (long long)dim));
-    }
-    PyObject *zm = K(tn_at_eq_Scalar(in, TN_SI(0)));
-    PyObject *cnt = K(tn_at_sum(K(tn_at_sum_dim_IntList(zm, TN_IS((long long)dim), true, NULL)), NULL));
-    PyObject *tot = cnt ? K(tn_at_item(cnt)) : NULL;
-    if (!tot) goto out;
-    if (PyLong_AsLongLong(tot) == 0) res = tn_at_mul_Tensor(gg, K(tn_at_div_Tensor(r, in)));
-    else res = prod_safe_zeros_backward(gg, in, dim);
-out:
-    drop_(&T);
-    return res;
-}
-static int f_prod(tn_node *n, PyObject **g, PyObject **o) {   /* prod(self, dtype) */
-    T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
-    if (!in || !r) { drop_(&T); return -1; }
-    OUTK(0, K(tn_prod_backward(g[0], in, r, false, 0, false)));
-    DONE;
-}
-static int f_prod_dim(tn_node *n, PyObject **g, PyObject **o) {   /* prod.dim_int(self, dim, keepdim, dtype) */
-    T_;
-    PyObject *in = K(to_dt(K(saved(n, 0)), tn_tensor_of(g[0])->dtype)), *r = K(result(n, 0));
-    if (!in || !r) { drop_(&T); return -1; }
-    OUTK(0, K(tn_prod_backward(g[0], in, r, true, arg_i(n, 1), n->args[2].u.i)));
-    DONE;
-}
-
-/* norm_backward(grad, self, p, norm, dim, keepdim) */
-static PyObject *norm_backward(PyObject *grad, PyObject *self, double p, PyObject *norm, const tn_value *dv, bool keepdim) {
-    T_;
-    int nd = tn_tensor_of(self)->ndim;
-    if (!keepdim && nd != 0) {
-        grad = K(unsqueeze_multiple(grad, dv, nd));
-        norm = K(unsqueeze_multiple(norm, dv, nd));
-    }
-    PyObject *r = NULL;
-    PyObject *dims = dv && dv->tag == TN_V_INTLIST ? K(tn_value_to_python((tn_value *)dv)) : K(PyList_New(0));
-    if (p == 0.0) r = NULL;
-    else if (p == 1.0) r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), grad));
-    else if (p == 2.0) {
-        PyObject *q = K(tn_at_div_Tensor(self, norm));
-        PyObject *f = K(tn_at_masked_fill__Scalar(q, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
-        r = f ? K(tn_at_mul_Tensor(grad, q)) : NULL;
-    } else if (isinf(p)) {
-        PyObject *ab = K(tn_at_abs(self));
-        PyObject *mask = K(tn_at_logical_or(K(tn_at_eq_Tensor(ab, norm)), K(tn_at_isnan(ab))));
-        PyObject *q = K(tn_at_div_Tensor(grad, K(tn_at_sum_dim_IntList(mask, TN_IPY(dims), true, NULL))));
-        r = K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_mul_Tensor(q, mask))));
-    } else if (p < 1.0) {
-        PyObject *pw = K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)));
-        PyObject *f = K(tn_at_masked_fill__Scalar(pw, K(tn_at_eq_Scalar(self, TN_SI(0))), TN_SI(0)));
-        PyObject *ss = f ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), pw)) : NULL;
-        r = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(ss, grad)), K(tn_at_pow_Tensor_Scalar(norm, TN_SD(1 - p)))));
-    } else {
-        PyObject *ss = p < 2.0
-            ? K(tn_at_mul_Tensor(K(tn_at_sgn(self)), K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 1)))))
-            : K(tn_at_mul_Tensor(self, K(tn_at_pow__Scalar(K(tn_at_abs(self)), TN_SD(p - 2)))));
-        PyObject *sv = K(tn_at_div_Tensor(grad, K(tn_at_pow_Tensor_Scalar(norm, TN_SD(p - 1)))));
-        PyObject *f = K(tn_at_masked_fill__Scalar(sv, K(tn_at_eq_Scalar(norm, TN_SI(0))), TN_SI(0)));
-        r = f ? K(tn_at_mul_Tensor(ss, sv)) : NULL;
-    }
-    Py_XINCREF(r);
-    drop_(&T);
-    return r;
-}
-static int norm_like(tn_node *n, PyObject **g, PyObject **o, int p_arg, int dim_arg, int kd_arg, bool to_grad) {
-    T_;
-    double p = n->args[p_arg].tag == TN_V_NONE ? 2.0 : arg_f(n, p_arg);
-    if (p == 0.0) DONE;   /* upstream returns an undefined gradient */
-    PyObject *s = K(saved(n, 0));
-    if (to_grad) s = K(to_dt(s, tn_tensor_of(g[0])->dtype));
-    tn_value none = {.tag = TN_V_NONE};
-    tn_value empty = {.tag = TN_V_INTLIST};
-    const tn_value *dv = dim_arg >= 0 ? &n->args[dim_arg] : &empty;
-    if (dv->tag == TN_V_NONE) dv = &empty;
-    (void)none;
-    bool kd = kd_arg >= 0 ? n->args[kd_arg].u.i : true;
-    OUTK(0, s ? K(norm_backward(g[0], s, p, K(result(n, 0)), dv, kd)) : NULL);
-    DONE;
-}
-static int f_vector_norm(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
-static int f_norm_scalar(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, false); }
-static int f_norm_opt_dim(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, false); }
-static int f_norm_opt_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, -1, -1, true); }
-static int f_norm_opt_dim_dtype(tn_node *n, PyObject **g, PyObject **o) { return norm_like(n, g, o, 1, 2, 3, true); }
 
 /* ---- activations with aten backward ops ---- */
 
@@ -596,15 +314,6 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *d = K(tn_at_diagonal(z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
     PyObject *c = K(tn_at_copy_(d, g[0], false));
     OUTK(0, c ? z : NULL);
-    DONE;
-}
-/* constant_pad_nd(self, pad, value): constant_pad_nd(grad, -pad, 0) */
-static int f_constant_pad_nd(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *pv = &n->args[1];
-    PyObject *l = K(PyList_New(pv->u.ints.n));
-    for (int i = 0; l && i < pv->u.ints.n; i++) PyList_SetItem(l, i, PyLong_FromLongLong(-pv->u.ints.v[i]));
-    OUTK(0, K(tn_at_constant_pad_nd(g[0], TN_IPY(l), TN_SI(0))));
     DONE;
 }
 /* repeat_backward(grad, repeats, input_shape) */
@@ -708,18 +417,6 @@ static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
     PyObject *m = K(tn_at_expand(K(saved(n, 1)), TN_IPY(sh), false));
     PyObject *r = K(tn_at_index_put_(z, TN_TS(m), g[0], false));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
-/* take: zeros_like(self).put_(index, grad, accumulate=true); here as index_put_ with accumulate
- * on the flattened zeros (the same sums, in index order) */
-static int f_take(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_meta(g[0], meta(n, 0)));
-    PyObject *flat = K(tn_at_view(z, TN_IS(-1)));
-    PyObject *ix = K(tn_at_reshape(K(saved(n, 1)), TN_IS(-1)));
-    PyObject *gv = K(tn_at_reshape(g[0], TN_IS(-1)));
-    PyObject *r = K(tn_at_index_put_(flat, TN_TS(ix), gv, true));
     OUTK(0, r ? z : NULL);
     DONE;
 }
@@ -1040,70 +737,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* C++ `c / t` (Scalar / Tensor) in upstream's formulas: empty_like(t).fill_(c).div_(t) */
-static PyObject *scalar_over(double c, PyObject *t) {
-    if (!t) return NULL;
-    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
-    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(c)) : NULL;
-    PyObject *r = f ? tn_at_div__Tensor(e, t) : NULL;
-    Py_XDECREF(f);
-    if (!r) { Py_XDECREF(e); return NULL; }
-    Py_DECREF(r);
-    return e;
-}
-/* gelu_backward(grad_output, self, approximate): grad_output: gelu_backward(grad, self, approximate);
- * self: gelu_double_backward(grad, grad_output, self, approximate) */
-static int f_gelu_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *go = K(saved(n, 0)), *x = K(saved(n, 1)), *ap = K(arg_obj(n, 2));
-    const char *mode = ap && PyUnicode_Check(ap) ? PyUnicode_AsUTF8AndSize(ap, NULL) : "none";
-    if (!go || !x || !mode) { drop_(&T); return -1; }
-    if (need(n, 0)) {
-        OUTK(0, K(tn_at_gelu_backward(g[0], x, mode)));
-    }
-    if (need(n, 1)) {
-        PyObject *gI;
-        if (!strcmp(mode, "tanh")) {
-            const double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5, kKappa = 0.044715;
-            PyObject *inner = K(tn_at_mul_Scalar(K(tn_at_add_Tensor(x, K(tn_at_mul_Scalar(K(tn_at_pow_Tensor_Scalar(x, TN_SI(3))), TN_SD(kKappa))), TN_SDEF)), TN_SD(kBeta)));
-            PyObject *th = K(tn_at_tanh(inner));
-            PyObject *sech = K(scalar_over(1, K(tn_at_cosh(inner))));
-            PyObject *f = K(tn_at_mul_Scalar(x, TN_SD(0.5)));
-            PyObject *gg = K(scalar_minus(1, K(tn_at_mul_Tensor(th, th))));
-            PyObject *h = K(tn_at_mul_Scalar(K(tn_at_add_Scalar(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(x, TN_SD(3 * kKappa))), x)), TN_SI(1), TN_SDEF)), TN_SD(kBeta)));
-            PyObject *fpgh = K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(gg, TN_SD(0.5))), h));
-            PyObject *gp = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(K(tn_at_mul_Scalar(sech, TN_SI(2))), K(tn_at_mul_Tensor(K(tn_at_neg(sech)), th)))), h));
-            PyObject *gpfh = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, h)), gp));
-            PyObject *hp = K(tn_at_mul_Scalar(K(tn_at_mul_Scalar(x, TN_SD(6 * kKappa))), TN_SD(kBeta)));
-            PyObject *hpfg = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(f, gg)), hp));
-            PyObject *sum = K(tn_at_add_Tensor(K(tn_at_add_Tensor(K(tn_at_mul_Scalar(fpgh, TN_SI(2))), gpfh, TN_SDEF)), hpfg, TN_SDEF));
-            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), sum));
-        } else {
-            const double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;
-            PyObject *sq = K(tn_at_mul_Tensor(x, x));
-            PyObject *pdf = K(tn_at_mul_Scalar(K(tn_at_exp(K(tn_at_mul_Scalar(sq, TN_SD(-0.5))))), TN_SD(kBeta)));
-            PyObject *d = K(tn_at_sub_Tensor(K(tn_at_mul_Scalar(pdf, TN_SI(2))), K(tn_at_mul_Tensor(sq, pdf)), TN_SDEF));
-            gI = K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(g[0], go)), d));
-        }
-        OUTK(1, gI);
-    }
-    DONE;
-}
-/* elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result) */
-static int f_elu_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *al = K(arg_obj(n, 1)), *sc = K(arg_obj(n, 2)), *is = K(arg_obj(n, 3));
-    bool isr = n->args[4].u.i;
-    PyObject *sor = K(saved(n, 5));
-    if (need(n, 0)) OUTK(0, K(tn_at_elu_backward(g[0], TN_SO(al), TN_SO(sc), TN_SO(is), isr, sor)));
-    if (need(n, 5)) {
-        PyObject *neg = sor ? K(to_dt(K(tn_at_lt_Scalar(sor, TN_SI(0))), tn_tensor_of(g[0])->dtype)) : NULL;
-        PyObject *gg = K(tn_at_mul_Scalar(K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))), TN_SO(is)));
-        PyObject *v = isr ? gg : K(tn_at_elu_backward(gg, TN_SO(al), TN_SO(sc), TN_SO(is), false, sor));
-        OUTK(5, K(tn_at_mul_Tensor(v, neg)));
-    }
-    DONE;
-}
 /* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
  * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
 static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
@@ -1123,83 +756,6 @@ static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, gw ? K(tn_at_view(gw, TN_IN(sz, it->ndim + 1))) : NULL);
     DONE;
 }
-/* as_strided(self, size, stride, storage_offset?): upstream's as_strided_backward (the storage
- * of both geometries, the gradient scattered by the output's, read back by the input's; storage
- * offsets relative to the smaller of the input's and the output's). */
-static bool maybe_overlap(const int64_t *sz, const int64_t *st, int k) {
-    int ord[TN_MAX_DIMS];
-    for (int i = 0; i < k; i++) ord[i] = i;
-    for (int i = 1; i < k; i++)
-        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
-    int64_t mx = 0;
-    for (int i = 0; i < k; i++) {
-        if (st[ord[i]] <= mx) return true;
-        mx += st[ord[i]] * (sz[ord[i]] - 1);
-    }
-    return false;
-}
-static int64_t min_storage(const int64_t *sz, const int64_t *st, int k, int64_t off) {
-    int64_t r = off + 1;
-    for (int i = 0; i < k; i++) {
-        if (sz[i] == 0) return off;
-        r += (sz[i] - 1) * st[i];
-    }
-    return r;
-}
-static int f_as_strided(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *szv = &n->args[1], *stv = &n->args[2];
-    const tn_meta *im = meta(n, 0);
-    /* offsets relative to the smaller of the two (the output's is the input's when not given) */
-    int64_t in_off = im->offset, out_off = n->args[3].tag == TN_V_NONE ? in_off : n->args[3].u.i;
-    int64_t shared = in_off < out_off ? in_off : out_off;
-    int64_t ie = in_off - shared, oe = out_off - shared;
-    PyObject *grad = g[0];
-    int64_t osz[TN_MAX_DIMS] = {0}, ost[TN_MAX_DIMS] = {0};
-    int ok = 0;
-    for (int i = szv->u.ints.n - 1; i >= 0 && grad; i--) {
-        int64_t s = szv->u.ints.v[i], t = stv->u.ints.v[i];
-        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-        if (s == 1) grad = K(tn_at_squeeze_dim(grad, i));
-        else if (t == 0) grad = K(tn_at_sum_dim_IntList(grad, TN_IS(i), false, NULL));
-        else {
-            memmove(osz + 1, osz, (size_t)ok * sizeof *osz); memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
-            osz[0] = s; ost[0] = t; ok++;
-        }
-    }
-    if (!grad) { drop_(&T); return -1; }
-    int64_t isz[TN_MAX_DIMS] = {0}, ist[TN_MAX_DIMS] = {0};
-    int ik = 0;
-    for (int i = 0; i < im->ndim; i++) {
-        int64_t s = tn_meta_sizes(im)[i];
-        if (s == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-        if (s != 1) { isz[ik] = s; ist[ik] = tn_meta_strides(im)[i]; ik++; }
-    }
-    bool oo = maybe_overlap(osz, ost, ok), io = maybe_overlap(isz, ist, ik);
-    int64_t b1 = min_storage(isz, ist, ik, ie), b2 = min_storage(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
-    PyObject *storage = K(tn_at_new_zeros(grad, TN_IS((long long)base), NULL, NULL, NULL, NULL));
-    PyObject *full = NULL;
-    if (oo || io) {
-        full = K(tn_at_arange(TN_SI(base), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
-    }
-    PyObject *osl = K(tn_int_list(osz, ok)), *ostl = K(tn_int_list(ost, ok));
-    if (oo) {
-        PyObject *oi = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), TN_IS(-1)));
-        if (!K(tn_at_index_put_(storage, TN_TS(oi), K(tn_at_reshape(grad, TN_IS(-1))), true))) storage = NULL;
-    } else {
-        if (!K(tn_at_copy_(K(tn_at_as_strided(storage, TN_IPY(osl), TN_IPY(ostl), TN_I((long long)oe))), grad, false))) storage = NULL;
-    }
-    if (storage && io) {
-        PyObject *cnt = K(tn_at_zeros_like(storage, NULL, NULL, NULL, NULL, NULL));
-        PyObject *ii = K(tn_at_reshape(K(tn_at_as_strided(full, TN_IN(isz, ik), TN_IN(ist, ik), TN_I((long long)ie))), TN_IS(-1)));
-        PyObject *ones = ii ? K(tn_at_expand_as(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), ii)) : NULL;
-        if (!K(tn_at_index_put_(cnt, TN_TS(ii), ones, true)) || !K(tn_at_div__Tensor(storage, cnt))) storage = NULL;
-    }
-    PyObject *isl = K(sizes_of(n, 0)), *istl = K(tn_int_list(tn_meta_strides(im), im->ndim));
-    OUTK(0, storage ? K(tn_at_as_strided(storage, TN_IPY(isl), TN_IPY(istl), TN_I((long long)ie))) : NULL);
-    DONE;
-}
-
 /* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
  * (not here) accumulate each output position's gradient into the input position it was read
  * from; here per padded dim, index_put_ with accumulate over that dim's source index map
@@ -1302,27 +858,11 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
     if (gW && need(n, 2)) put(n, o, 2, gW); else Py_XDECREF(gW);
     return 0;
 }
-/* im2col(self, kernel_size, dilation, padding, stride): col2im(grad, self.shape[-2:], ...) */
-static int f_im2col(tn_node *n, PyObject **g, PyObject **o) {
-    const tn_meta *m = meta(n, 0);
-    const int64_t *sz = tn_meta_sizes(m);
-    PyObject *k = arg_obj(n, 1), *d = k ? arg_obj(n, 2) : NULL, *p = d ? arg_obj(n, 3) : NULL, *s = p ? arg_obj(n, 4) : NULL;
-    PUTX(0, s ? tn_at_col2im(g[0], TN_IS((long long)sz[m->ndim - 2], (long long)sz[m->ndim - 1]), TN_IPY(k), TN_IPY(d), TN_IPY(p), TN_IPY(s)) : NULL, k, d, p, s);
-    return s ? 0 : -1;
-}
 
 /* ---- table ---- */
 
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
 
-/* lerp.Scalar(self, end, weight): end: grad * weight; self: grad * (1 - weight) */
-static int f_lerp_scalar(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double w = arg_f(n, 2);
-    OUTK(1, K(tn_at_mul_Scalar(g[0], TN_SD(w))));
-    OUTK(0, K(tn_at_mul_Scalar(g[0], TN_SD(1 - w))));
-    DONE;
-}
 
 /* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
  * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
@@ -1693,19 +1233,6 @@ static int f_native_group_norm(tn_node *n, PyObject **g, PyObject **o) {
  * ceil_mode, count_include_pad, divisor_override); self: zeros_like(self) */
 typedef PyObject *(*avg_pool_fn)(PyObject *self, tn_ints kernel_size, tn_ints stride, tn_ints padding, bool ceil_mode,
                                    bool count_include_pad, const int64_t *divisor_override);
-/* _adaptive_avg_pool{2,3}d_backward: grad_output: _adaptive_avg_pool{2,3}d(grad, grad_output's
- * last k sizes); self: zeros_like(self) */
-static int adaptive_avg_bwd_formula(tn_node *n, PyObject **g, PyObject **o, PyObject *(*pool)(PyObject *, tn_ints), int k) {
-    T_;
-    if (need(n, 0)) {
-        const tn_meta *m = meta(n, 0);
-        OUTK(0, K(pool(g[0], TN_IN(tn_meta_sizes(m) + m->ndim - k, k))));
-    }
-    if (need(n, 1)) OUTK(1, K(zeros_meta(g[0], meta(n, 1))));
-    DONE;
-}
-static int f_adaptive_avg2d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool2d, 2); }
-static int f_adaptive_avg3d_bwd(tn_node *n, PyObject **g, PyObject **o) { return adaptive_avg_bwd_formula(n, g, o, tn_at__adaptive_avg_pool3d, 3); }
 
 /* ==== training family (dropout, embedding; helper-data) ==== */
 
@@ -2571,42 +2098,6 @@ static int f_aminmax(tn_node *n, PyObject **g, PyObject **o) {
     if (r || PyErr_Occurred()) OUTK(0, r);
     DONE;
 }
-/* block_diag(tensors): block_diag_backward: each input's block of grad (slices along 0 then 1),
- * squeeze(-1) for a 1-d input and twice for a 0-dim one, zeros({0}) for an empty 1-d input; a
- * real input of a complex grad takes at::real(grad) */
-static int f_block_diag(tn_node *n, PyObject **g, PyObject **o) {
-    int k = n->arg_nmeta[0];
-    int64_t c0 = 0, c1 = 0;
-    bool gc = tn_dtype_is_complex(tn_tensor_of(g[0])->dtype);
-    PyObject *re = NULL;
-    for (int i = 0; i < k; i++) {
-        const tn_meta *m = &n->arg_meta[0][i];
-        int e = n->arg_edge[0] + i;
-        PyObject *gg = g[0];
-        if (gc && !tn_dtype_is_complex(m->dtype)) {
-            if (!re && !(re = tn_at_real(g[0]))) return -1;
-            gg = re;
-        }
-        PyObject *part;
-        const int64_t *sz = tn_meta_sizes(m);
-        if (m->ndim == 1 && sz[0] == 0) {
-            part = tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(gg)->dtype), NULL, NULL, NULL);
-            c0 += 1;   /* the forward gave it one row */
-        } else {
-            int64_t d0 = m->ndim == 2 ? sz[0] : 1, d1 = m->ndim == 2 ? sz[1] : m->ndim == 1 ? sz[0] : 1;
-            PyObject *s0 = tn_at_slice_Tensor(gg, 0LL, TN_I((long long)c0), TN_I((long long)(c0 + d0)), 1);
-            part = s0 ? tn_at_slice_Tensor(s0, 1LL, TN_I((long long)c1), TN_I((long long)(c1 + d1)), 1) : NULL;
-            Py_XDECREF(s0);
-            for (int q = m->ndim; part && q < 2; q++) Py_SETREF(part, tn_at_squeeze_dim(part, -1));
-            c0 += d0; c1 += d1;
-        }
-        if (!part) { Py_XDECREF(re); return -1; }
-        if (n->next[e].fn) o[e] = part;
-        else Py_DECREF(part);
-    }
-    Py_XDECREF(re);
-    return 0;
-}
 /* _trilinear: _trilinear_backward, each input's gradient another _trilinear with grad in its place
  * and sumdim / its expand swapped */
 static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
@@ -2657,50 +2148,6 @@ static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
     }
     DONE;
 }
-/* ==== linalg family, more (ops/linalg_more.c; helper-linalg): derivatives.yaml's formulas for
- * addbmm, linalg_cross and dist, op by op (addmv and addr: generated) ==== */
-/* addbmm(self, batch1, batch2, beta, alpha): self: grad * beta;
- * batch1: grad.unsqueeze(0).expand({b, n, p}).bmm(batch2.transpose(1, 2).conj()) * alpha;
- * batch2: batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand({b, n, p})) * alpha */
-static int f_addbmm(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, maybe_multiply(Py_NewRef(g[0]), n, 3));
-    if (!need(n, 1) && !need(n, 2)) return 0;
-    const tn_meta *m1 = meta(n, 1), *m2 = meta(n, 2);
-    PyObject *u = tn_at_unsqueeze(g[0], 0);
-    PyObject *ge = u ? tn_at_expand(u, TN_IS((long long)tn_meta_sizes(m1)[0], (long long)tn_meta_sizes(m1)[1], (long long)tn_meta_sizes(m2)[2]), false) : NULL;
-    Py_XDECREF(u);
-    if (!ge) return -1;
-    if (need(n, 1)) {
-        PyObject *b2 = saved(n, 2), *b2t = cj(bt(b2)), *r = b2t ? tn_at_bmm(ge, b2t) : NULL;
-        Py_XDECREF(b2); Py_XDECREF(b2t);
-        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
-        if (!v) { Py_DECREF(ge); return -1; }
-        put(n, o, 1, v);
-    }
-    if (need(n, 2)) {
-        PyObject *b1 = saved(n, 1), *b1t = cj(bt(b1)), *r = b1t ? tn_at_bmm(b1t, ge) : NULL;
-        Py_XDECREF(b1); Py_XDECREF(b1t);
-        PyObject *v = r ? maybe_multiply(r, n, 4) : NULL;   /* steals r */
-        if (!v) { Py_DECREF(ge); return -1; }
-        put(n, o, 2, v);
-    }
-    Py_DECREF(ge);
-    return 0;
-}
-/* dist(self, other, p): self: norm_backward(grad, self - other, p, result); other: -that */
-static int f_dist(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    double p = arg_f(n, 2);
-    if (p == 0.0) DONE;   /* norm_backward's undefined gradient */
-    tn_value empty = {.tag = TN_V_INTLIST};
-    PyObject *x = K(saved(n, 0)), *y = x ? K(saved(n, 1)) : NULL;
-    PyObject *d = y ? K(tn_at_sub_Tensor(x, y, TN_SDEF)) : NULL;
-    PyObject *nb = d ? K(norm_backward(g[0], d, p, K(result(n, 0)), &empty, true)) : NULL;
-    OUTK(0, nb);
-    OUTK(1, nb ? K(tn_at_neg(nb)) : NULL);
-    DONE;
-}
-
 /* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
@@ -2855,31 +2302,6 @@ static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ==== embedding_bag / grid_sample / affine_grid (helper-embbag) ==== */
-/* _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
- * include_last_offset, padding_idx):
- * weight: _embedding_bag_backward(grad, indices, offsets, result1, result2, result3,
- *   weight.size(0), scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
- * per_sample_weights: _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets,
- *   result1, mode, padding_idx) */
-static int f_embedding_bag(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (!g[0]) DONE;
-    PyObject *idx = K(saved(n, 1)), *off = K(saved(n, 2)), *r1 = K(result(n, 1));
-    if (!idx || !off || !r1) { drop_(&T); return -1; }
-    PyObject *psw = n->args[6].tag == TN_V_TENSOR ? K(saved(n, 6)) : Py_None;
-    if (!psw) { drop_(&T); return -1; }
-    if (need(n, 0)) {
-        PyObject *r2 = K(result(n, 2)), *r3 = K(result(n, 3));
-        if (!r2 || !r3) { drop_(&T); return -1; }
-        OUTK(0, K(tn_at__embedding_bag_backward(g[0], idx, off, r1, r2, r3, (long long)tn_meta_sizes(meta(n, 0))[0], n->args[3].u.i, (long long)arg_i(n, 4), n->args[5].u.i, psw, (long long)arg_i(n, 8))));
-    }
-    if (need(n, 6)) {
-        PyObject *w = K(saved(n, 0));
-        OUTK(6, w ? K(tn_at__embedding_bag_per_sample_weights_backward(g[0], w, idx, off, r1, (long long)arg_i(n, 4), (long long)arg_i(n, 8))) : NULL);
-    }
-    DONE;
-}
 
 /* _weight_norm_interface(v, g, dim) -> (w, norm): v, g: grad.defined() ? (GradMode::is_enabled() ?
  * _weight_norm_differentiable_backward(grad.contiguous(), v, g, result1, dim) :
@@ -2989,34 +2411,24 @@ static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
 };
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
-    {TN_ROW_lerp_Scalar, f_lerp_scalar}, {TN_ROW_lerp__Scalar, f_lerp_scalar},
-    {TN_ROW_mm, f_mm}, {TN_ROW_addmm, f_addmm}, {TN_ROW__grouped_mm, f_grouped_mm},
-    {TN_ROW_cat, f_cat}, {TN_ROW_stack, f_stack},
+    {TN_ROW__grouped_mm, f_grouped_mm},
     {TN_ROW_copy_, f_copy},
-    {TN_ROW__to_copy, f_to_copy},
-    {TN_ROW_embedding, f_embedding},
     {TN_ROW__weight_norm_interface, f_weight_norm_interface},
     /* pointwise */
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
-    {TN_ROW_pow_Scalar, f_pow_sc},
     /* reductions */
-    {TN_ROW_prod, f_prod}, {TN_ROW_prod_dim_int, f_prod_dim},
-    {TN_ROW_linalg_vector_norm, f_vector_norm}, {TN_ROW_norm_Scalar, f_norm_scalar}, {TN_ROW_norm_ScalarOpt_dim, f_norm_opt_dim},
-    {TN_ROW_norm_ScalarOpt_dtype, f_norm_opt_dtype}, {TN_ROW_norm_ScalarOpt_dim_dtype, f_norm_opt_dim_dtype},
     /* indexing */
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_constant_pad_nd, f_constant_pad_nd}, {TN_ROW_repeat, f_repeat},
-    {TN_ROW_addmm_, f_addmm},
+    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_repeat, f_repeat},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select}, {TN_ROW_take, f_take},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_gelu_backward, f_gelu_backward}, {TN_ROW_elu_backward, f_elu_backward},
-    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward}, {TN_ROW_as_strided, f_as_strided}, {TN_ROW_as_strided_, f_as_strided},
+    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
@@ -3024,9 +2436,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_native_group_norm, f_native_group_norm},
     /* convolution family */
     {TN_ROW_convolution_backward, f_convolution_backward},
-    {TN_ROW_im2col, f_im2col},
     /* pooling and interpolation family */
-    {TN_ROW__adaptive_avg_pool2d_backward, f_adaptive_avg2d_bwd}, {TN_ROW__adaptive_avg_pool3d_backward, f_adaptive_avg3d_bwd},
     /* training family (dropout, embedding; helper-data) */
     {TN_ROW_native_dropout, f_native_dropout}, 
     /* loss family (ops/loss.c) */
@@ -3046,21 +2456,18 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_as_strided_copy, f_as_strided}, {TN_ROW_diagonal_copy, f_diagonal},
+    {TN_ROW_diagonal_copy, f_diagonal},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
     /* misc breadth family (helper-misc) */
     {TN_ROW_aminmax, f_aminmax},
-    {TN_ROW_block_diag, f_block_diag},
     /* nn.functional breadth (helper-nnf) */
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
     {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
     {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
-    {TN_ROW_addbmm, f_addbmm},
-    {TN_ROW_dist, f_dist},
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */
@@ -3071,7 +2478,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
-    {TN_ROW__embedding_bag, f_embedding_bag},
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
     {TN_ROW_sgn, f_sgn}, {TN_ROW_sgn_, f_sgn},
 };

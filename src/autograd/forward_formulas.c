@@ -11,6 +11,7 @@
 #include "dispatch/args.h"
 #include "tn_ops_gen.h"
 #include "autograd/forward.h"
+#include "autograd/bw_helpers.h"
 #include "ops/matrix_exp.h"
 #include "dispatch/functorch.h"
 
@@ -792,8 +793,8 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "prod_backward") && (n == 3 || n == 5) && is_tensor(argv[1].o) && is_tensor(argv[2].o)) {
         bool has_dim = n == 5;   /* prod_backward(grad, input, result[, dim, keepdim]) */
-        out->o = tn_prod_backward(a0, argv[1].o, argv[2].o, has_dim, has_dim ? PyLong_AsLongLong(argv[3].o) : 0,
-                                  has_dim && truthy(argv[4].o));
+        out->o = has_dim ? tn_bw_prod_backward_dim(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o), truthy(argv[4].o))
+                         : tn_bw_prod_backward(a0, argv[1].o, argv[2].o);
         return out->o ? 0 : -1;
     }
     /* the linear-algebra jvps of FunctionsManual written in formulas.c (docs/breadth_more2.md) */

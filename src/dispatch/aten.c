@@ -73,6 +73,13 @@ void tn_call_obj(tn_call *c, int i, PyObject *o) {
         v->u.obj = o;
         return;
     }
+    if (o == Py_None && p->type == TN_TYPE_TENSOR && !p->is_list && !p->optional) {
+        /* an undefined tensor (a backward helper's no-gradient) given to an op: upstream's error */
+        PyErr_Format(PyExc_RuntimeError, "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #%d '%s'",
+                     i, p->name);
+        c->failed = true;
+        return;
+    }
     int r = tn_args_convert(p, o, &c->a, v);
     if (r < 0) c->failed = true;
     else if (r == 0) fail_type(c, i);

@@ -1,0 +1,451 @@
+/* bw_helpers.c — the FunctionsManual helpers of bw_helpers.h too long to be inline: prod and norm
+ * backward (docs/bw_formulas.md). Each follows upstream's torch/csrc/autograd/FunctionsManual.cpp
+ * step for step, calling ops through the typed op API in the order upstream's build evaluates them
+ * (operands of a Tensor operator right to left, a method's receiver before its arguments). Tensor
+ * arguments are borrowed; results are new references, NULL with an exception. */
+#include "autograd/bw_helpers.h"
+
+#include <math.h>
+#include <string.h>
+
+/* prod_safe_zeros_backward(grad, inp, dim): grad * (exclusive cumprod from the left * exclusive
+ * cumprod from the right).conj() along dim; grad expanded for an empty inp, grad itself when dim has
+ * size 1 */
+static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(inp);
+    if (tn_numel(t) == 0) return tn_at_expand_as(grad, inp);
+    int64_t len = t->sizes[dim] - 1, sz[TN_MAX_DIMS];
+    if (len == 0) return Py_NewRef(grad);
+    for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
+    sz[dim] = 1;
+    PyObject *ones = tn_at_ones(TN_IN(sz, t->ndim), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *lead = ones ? tn_at_narrow(inp, dim, 0, len) : NULL;
+    PyObject *c1 = lead ? tn_at_cat(TN_TS(ones, lead), dim) : NULL, *en = c1 ? tn_at_cumprod(c1, dim, NULL) : NULL;
+    PyObject *tail = en ? tn_at_narrow(inp, dim, 1, len) : NULL, *rev = tail ? tn_at_flip(tail, TN_IS(dim)) : NULL;
+    PyObject *c2 = rev ? tn_at_cat(TN_TS(ones, rev), dim) : NULL, *cp = c2 ? tn_at_cumprod(c2, dim, NULL) : NULL;
+    PyObject *er = cp ? tn_at_flip(cp, TN_IS(dim)) : NULL, *m = er ? tn_at_mul_Tensor(en, er) : NULL;
+    PyObject *c = m ? tn_bw_conj(m) : NULL, *r = c ? tn_at_mul_Tensor(grad, c) : NULL;
+    Py_XDECREF(ones); Py_XDECREF(lead); Py_XDECREF(c1); Py_XDECREF(en); Py_XDECREF(tail); Py_XDECREF(rev);
+    Py_XDECREF(c2); Py_XDECREF(cp); Py_XDECREF(er); Py_XDECREF(m); Py_XDECREF(c);
+    return r;
+}
+
+/* prod_safe_zeros_backward over input.contiguous().view(-1), viewed back as input */
+static PyObject *prod_safe_flat(PyObject *grad, PyObject *input) {
+    PyObject *c = tn_at_contiguous(input, NULL), *v = c ? tn_at_view(c, TN_IS(-1)) : NULL;
+    PyObject *b = v ? prod_safe_zeros_backward(grad, v, 0) : NULL, *r = b ? tn_at_view_as(b, input) : NULL;
+    Py_XDECREF(c); Py_XDECREF(v); Py_XDECREF(b);
+    return r;
+}
+
+/* grad * (result / input).conj() */
+static PyObject *prod_no_zeros(PyObject *grad, PyObject *input, PyObject *result) {
+    PyObject *q = tn_at_div_Tensor(result, input), *c = q ? tn_bw_conj(q) : NULL, *r = c ? tn_at_mul_Tensor(grad, c) : NULL;
+    Py_XDECREF(q); Py_XDECREF(c);
+    return r;
+}
+
+/* prod_backward(grad, input, result) (prod over all elements): grad for a 0-dim input; the safe
+ * path while a dispatch mode is active (upstream's isTensorSubclassLike branch); without zeros
+ * grad * (result / input).conj(); with more than one zero and grad mode off zeros; else the safe
+ * path over the flattened input */
+PyObject *tn_bw_prod_backward(PyObject *grad, PyObject *input, PyObject *result) {
+    if (tn_tensor_of(input)->ndim == 0) return Py_NewRef(grad);
+    if (tn_bw_subclass_like()) return prod_safe_flat(grad, input);
+    PyObject *eq = tn_at_eq_Scalar(input, TN_SI(0)), *zi = eq ? tn_at_nonzero(eq) : NULL, *r = NULL;
+    Py_XDECREF(eq);
+    if (!zi) return NULL;
+    const tn_tensor *zt = tn_tensor_of(zi);
+    if (tn_numel(zt) == 0) r = prod_no_zeros(grad, input, result);
+    else if (!tn_grad_enabled() && zt->sizes[0] > 1)
+        r = tn_at_zeros_like(input, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+    else r = prod_safe_flat(grad, input);
+    Py_DECREF(zi);
+    return r;
+}
+
+/* prod_backward(grad, input, result, dim, keepdim): grad and result unsqueezed at dim without
+ * keepdim; the safe path while a dispatch mode is active or when a slice holds a zero (counted
+ * with sum(dim, true).sum().item()), else grad * (result / input).conj() */
+PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *result, int64_t dim, bool keepdim) {
+    const tn_tensor *t = tn_tensor_of(input);
+    if (t->ndim == 0) return Py_NewRef(grad);
+    int64_t d;
+    if (tn_wrap_dim(dim, t->ndim, &d) < 0) return NULL;
+    PyObject *g = keepdim ? Py_NewRef(grad) : tn_at_unsqueeze(grad, d);
+    PyObject *res = !g ? NULL : keepdim ? Py_NewRef(result) : tn_at_unsqueeze(result, d), *r = NULL;
+    if (!res) goto out;
+    if (tn_bw_subclass_like()) {
+        r = prod_safe_zeros_backward(g, input, d);
+        goto out;
+    }
+    PyObject *zm = tn_at_eq_Scalar(input, TN_SI(0)), *cnt = zm ? tn_at_sum_dim_IntList(zm, TN_IS(d), true, NULL) : NULL;
+    PyObject *tot = cnt ? tn_at_sum(cnt, NULL) : NULL, *item = tot ? tn_at_item(tot) : NULL;
+    long long zeros = item ? PyLong_AsLongLong(item) : -1;
+    Py_XDECREF(zm); Py_XDECREF(cnt); Py_XDECREF(tot); Py_XDECREF(item);
+    if (zeros < 0 && PyErr_Occurred()) goto out;
+    r = zeros == 0 ? prod_no_zeros(g, input, res) : prod_safe_zeros_backward(g, input, d);
+out:
+    Py_XDECREF(g); Py_XDECREF(res);
+    return r;
+}
+
+/* norm_backward(grad, self, p?, norm, dims, keepdim) (p None: 2): grad and norm unsqueezed at the
+ * reduced dims without keepdim (for a non-0-dim self; dims None as none); then by p: 0 gives no
+ * gradient (None), 1 self.sgn() * grad, 2 grad * (self / norm) with 0 where norm is 0, inf the
+ * gradient shared among the elements whose abs is the norm (or NaN), below 1 / below 2 / above
+ * upstream's three scaled forms */
+PyObject *tn_bw_norm_backward(PyObject *grad0, PyObject *self, const tn_value *pv, PyObject *norm0, tn_ints dims, bool keepdim) {
+    const int64_t *dv;
+    int k = tn_bw_ints(dims, &dv);
+    tn_ints dl = k < 0 ? TN_IS0 : dims;
+    int64_t nd = tn_tensor_of(self)->ndim;
+    double p = pv ? tn_value_as_double(pv) : 2.0;
+    bool u = !keepdim && nd != 0;
+    PyObject *grad = u ? tn_bw_unsqueeze_multiple(grad0, dl, nd) : Py_NewRef(grad0);
+    PyObject *norm = !grad ? NULL : u ? tn_bw_unsqueeze_multiple(norm0, dl, nd) : Py_NewRef(norm0);
+    PyObject *a = NULL, *b = NULL, *c = NULL, *e = NULL, *r = NULL;
+    if (!norm) goto out;
+    if (p == 0.0) r = Py_NewRef(Py_None);   /* an undefined gradient */
+    else if (p == 1.0) {
+        if ((a = tn_at_sgn(self))) r = tn_at_mul_Tensor(a, grad);
+    } else if (p == 2.0) {   /* grad * (self / norm).masked_fill_(norm == 0, 0) */
+        if ((a = tn_at_div_Tensor(self, norm)) && (b = tn_at_eq_Scalar(norm, TN_SI(0))) && (c = tn_at_masked_fill__Scalar(a, b, TN_SI(0))))
+            r = tn_at_mul_Tensor(grad, a);
+    } else if (isinf(p)) {   /* self.sgn() * ((grad / mask.sum(dim, true)) * mask) */
+        PyObject *ab = tn_at_abs(self), *eq = ab ? tn_at_eq_Tensor(ab, norm) : NULL, *nan = eq ? tn_at_isnan(ab) : NULL;
+        PyObject *mask = nan ? tn_at_logical_or(eq, nan) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(eq); Py_XDECREF(nan);
+        if (mask && (a = tn_at_sum_dim_IntList(mask, dl, true, NULL)) && (b = tn_at_div_Tensor(grad, a))
+            && (c = tn_at_mul_Tensor(b, mask)) && (e = tn_at_sgn(self)))
+            r = tn_at_mul_Tensor(e, c);
+        Py_XDECREF(mask);
+    } else if (p < 1.0) {   /* self.sgn() * self.abs().pow_(p - 1).masked_fill_(self == 0, 0) * grad * norm.pow(1 - p) */
+        PyObject *ab = tn_at_abs(self), *pw = ab ? tn_at_pow__Scalar(ab, TN_SD(p - 1)) : NULL;
+        PyObject *z = pw ? tn_at_eq_Scalar(self, TN_SI(0)) : NULL, *f = z ? tn_at_masked_fill__Scalar(ab, z, TN_SI(0)) : NULL;
+        if (f && (a = tn_at_sgn(self)) && (b = tn_at_mul_Tensor(a, ab)) && (c = tn_at_pow_Tensor_Scalar(norm, TN_SD(1 - p)))
+            && (e = tn_at_mul_Tensor(b, grad)))
+            r = tn_at_mul_Tensor(e, c);
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(z); Py_XDECREF(f);
+    } else {   /* self_scaled * scale_v, scale_v = (grad / norm.pow(p - 1)).masked_fill_(norm == 0, 0) */
+        PyObject *ab = tn_at_abs(self), *pw = ab ? tn_at_pow__Scalar(ab, TN_SD(p < 2.0 ? p - 1 : p - 2)) : NULL, *sc = NULL;
+        if (pw) {
+            if (p < 2.0) { if ((a = tn_at_sgn(self))) sc = tn_at_mul_Tensor(a, ab); }   /* self.sgn() * self.abs().pow_(p - 1) */
+            else sc = tn_at_mul_Tensor(self, ab);                                      /* self * self.abs().pow_(p - 2) */
+        }
+        PyObject *np = sc ? tn_at_pow_Tensor_Scalar(norm, TN_SD(p - 1)) : NULL, *sv = np ? tn_at_div_Tensor(grad, np) : NULL;
+        if (sv && (b = tn_at_eq_Scalar(norm, TN_SI(0))) && (c = tn_at_masked_fill__Scalar(sv, b, TN_SI(0))))
+            r = tn_at_mul_Tensor(sc, sv);
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(sc); Py_XDECREF(np); Py_XDECREF(sv);
+    }
+out:
+    Py_XDECREF(grad); Py_XDECREF(norm); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(e);
+    return r;
+}
+
+/* ---- Tensor[] inputs: one gradient per tensor of the list, as a Python list ---- */
+
+/* grad and, for a complex grad, at::real(grad) (taken once, before the pieces, as upstream's) */
+static int grad_and_real(PyObject *grad, PyObject **re) {
+    *re = NULL;
+    if (!tn_dtype_is_complex(tn_tensor_of(grad)->dtype)) return 0;
+    return (*re = tn_at_real(grad)) ? 0 : -1;
+}
+/* the gradient a piece of dtype dt takes: the real part for a real piece of a complex grad */
+static PyObject *grad_for(PyObject *grad, PyObject *re, tn_dtype dt) { return re && !tn_dtype_is_complex(dt) ? re : grad; }
+static bool legacy_empty(const tn_meta *m) { return m->ndim == 1 && tn_meta_sizes(m)[0] == 0; }
+static PyObject *zeros0(PyObject *like) {   /* at::zeros({0}, like.options()) */
+    return tn_at_zeros(TN_IS(0), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+}
+
+/* cat_tensors_backward(grad, sizes, dtypes, dim): grad narrowed along dim to each input's extent
+ * (dim wrapped against the first input that is not a legacy empty 1-D tensor); a legacy empty
+ * input gets zeros({0}) */
+PyObject *tn_bw_cat_tensors_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2, int64_t dim) {
+    (void)m2; (void)k2;   /* the dtypes: the same inputs' metadata */
+    int64_t d = dim, at = 0;
+    for (int i = 0; i < k; i++)
+        if (!legacy_empty(&m[i])) {
+            if (tn_wrap_dim(dim, m[i].ndim, &d) < 0) return NULL;
+            break;
+        }
+    PyObject *re, *l = NULL;
+    if (grad_and_real(grad, &re) < 0 || !(l = PyList_New(k))) goto fail;
+    for (int i = 0; i < k; i++) {
+        PyObject *gv = grad_for(grad, re, m[i].dtype), *p;
+        if (legacy_empty(&m[i])) p = zeros0(gv);
+        else {
+            int64_t len = tn_meta_sizes(&m[i])[d];
+            p = tn_at_narrow(gv, d, at, len);
+            at += len;
+        }
+        if (!p) goto fail;
+        PyList_SetItem(l, i, p);
+    }
+    Py_XDECREF(re);
+    return l;
+fail:
+    Py_XDECREF(re); Py_XDECREF(l);
+    return NULL;
+}
+
+/* stack_tensors_backward(grad, dim, dtypes): grad.select(dim, i) for every input (real for a real
+ * input of a complex grad) */
+PyObject *tn_bw_stack_tensors_backward(PyObject *grad, int64_t dim, const tn_meta *m, int k) {
+    bool gc = tn_dtype_is_complex(tn_tensor_of(grad)->dtype);
+    PyObject *l = PyList_New(k);
+    for (int i = 0; l && i < k; i++) {
+        PyObject *p = tn_at_select_int(grad, dim, i);
+        if (p && gc && !tn_dtype_is_complex(m[i].dtype)) Py_SETREF(p, tn_at_real(p));
+        if (!p) { Py_CLEAR(l); break; }
+        PyList_SetItem(l, i, p);
+    }
+    return l;
+}
+
+/* block_diag_backward(grad, sizes, dtypes): each input's block, sliced from grad at the running
+ * row / column (a 1-D input is one row, a 0-d one 1 x 1, squeezed back); a legacy empty input
+ * gets zeros({0}) and moves neither (upstream's, measured) */
+PyObject *tn_bw_block_diag_backward(PyObject *grad, const tn_meta *m, int k, const tn_meta *m2, int k2) {
+    (void)m2; (void)k2;   /* the dtypes: the same inputs' metadata */
+    int64_t c0 = 0, c1 = 0;
+    PyObject *re, *l = NULL;
+    if (grad_and_real(grad, &re) < 0 || !(l = PyList_New(k))) goto fail;
+    for (int i = 0; i < k; i++) {
+        PyObject *gv = grad_for(grad, re, m[i].dtype), *p;
+        const int64_t *sz = tn_meta_sizes(&m[i]);
+        if (legacy_empty(&m[i])) p = zeros0(gv);
+        else {
+            int nd = m[i].ndim;
+            int64_t d0 = nd == 2 ? sz[0] : 1, d1 = nd == 2 ? sz[1] : nd == 1 ? sz[0] : 1, e0 = c0 + d0, e1 = c1 + d1;
+            PyObject *s0 = tn_at_slice_Tensor(gv, 0, &c0, &e0, 1);
+            p = s0 ? tn_at_slice_Tensor(s0, 1, &c1, &e1, 1) : NULL;
+            Py_XDECREF(s0);
+            for (int q = nd; p && q < 2; q++) Py_SETREF(p, tn_at_squeeze_dim(p, -1));
+            c0 = e0;
+            c1 = e1;
+        }
+        if (!p) goto fail;
+        PyList_SetItem(l, i, p);
+    }
+    Py_XDECREF(re);
+    return l;
+fail:
+    Py_XDECREF(re); Py_XDECREF(l);
+    return NULL;
+}
+
+/* ---- as_strided (TensorGeometry: an input's recorded sizes, strides and storage offset) ---- */
+
+/* the NOTE [ Detecting Memory Overlap Within A Strided Tensor ] check on dims of size > 1: sorted
+ * by stride, each stride must exceed the furthest offset of the dims before it */
+static bool maybe_overlapping_memory(const int64_t *sz, const int64_t *st, int k) {
+    int ord[TN_MAX_DIMS];
+    for (int i = 0; i < k; i++) ord[i] = i;
+    for (int i = 1; i < k; i++)   /* stable insertion sort by increasing stride */
+        for (int j = i; j > 0 && st[ord[j]] < st[ord[j - 1]]; j--) { int t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+    int64_t mx = 0;
+    for (int i = 0; i < k; i++) {
+        if (st[ord[i]] <= mx) return true;
+        mx += st[ord[i]] * (sz[ord[i]] - 1);
+    }
+    return false;
+}
+/* the storage a tensor of these sizes, strides and offset needs */
+static int64_t min_storage_size(const int64_t *sz, const int64_t *st, int k, int64_t off) {
+    int64_t r = off + 1;
+    for (int i = 0; i < k; i++) {
+        if (sz[i] == 0) return off;
+        r += (sz[i] - 1) * st[i];
+    }
+    return r;
+}
+static PyObject *zeros_of_meta(const tn_meta *m, PyObject *like) {   /* at::zeros(m's sizes, like.options()) */
+    return tn_at_zeros(TN_IN(tn_meta_sizes(m), m->ndim), TN_DT(tn_tensor_of(like)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+}
+
+/* as_strided_backward(grad, input_geometry, sizes, strides, storage_offset?): the output's dims of
+ * size 1 squeezed and of stride 0 summed away (last dim first); a storage tensor of the size both
+ * geometries need (offsets relative to the smaller); grad copied into it through the output's
+ * geometry (index_add_ of arange indices when the output may overlap itself), divided by how often
+ * the input's geometry sees each element when it may overlap; viewed by the input's geometry */
+PyObject *tn_bw_as_strided_backward(PyObject *grad0, const tn_meta *im, tn_ints sizes, tn_ints strides, const int64_t *offset) {
+    const int64_t *sz, *st;
+    int ns = tn_bw_ints(sizes, &sz), nt = tn_bw_ints(strides, &st);
+    int odim = tn_tensor_of(grad0)->ndim;
+    if (ns < odim || nt < odim || im->ndim > TN_MAX_DIMS || odim > TN_MAX_DIMS) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: as_strided_backward: sizes and strides do not fit the gradient");
+        return NULL;
+    }
+    int64_t in_off = im->offset, out_off = offset ? *offset : in_off;
+    int64_t osz[TN_MAX_DIMS], ost[TN_MAX_DIMS], isz[TN_MAX_DIMS], ist[TN_MAX_DIMS];
+    int ok = 0, ik = 0;
+    PyObject *grad = Py_NewRef(grad0), *storage = NULL, *full = NULL, *r = NULL;
+    for (int i = odim - 1; i >= 0; i--) {
+        if (sz[i] == 0) { Py_DECREF(grad); return zeros_of_meta(im, grad0); }
+        if (sz[i] == 1) Py_SETREF(grad, tn_at_squeeze_dim(grad, i));
+        else if (st[i] == 0) Py_SETREF(grad, tn_at_sum_dim_IntList(grad, TN_IS(i), false, NULL));
+        else {
+            memmove(osz + 1, osz, (size_t)ok * sizeof *osz);
+            memmove(ost + 1, ost, (size_t)ok * sizeof *ost);
+            osz[0] = sz[i];
+            ost[0] = st[i];
+            ok++;
+        }
+        if (!grad) return NULL;
+    }
+    bool out_overlap = maybe_overlapping_memory(osz, ost, ok);
+    const int64_t *imsz = tn_meta_sizes(im), *imst = tn_meta_strides(im);
+    for (int i = im->ndim - 1; i >= 0; i--) {
+        if (imsz[i] == 0) { Py_DECREF(grad); return zeros_of_meta(im, grad0); }
+        if (imsz[i] != 1) {
+            memmove(isz + 1, isz, (size_t)ik * sizeof *isz);
+            memmove(ist + 1, ist, (size_t)ik * sizeof *ist);
+            isz[0] = imsz[i];
+            ist[0] = imst[i];
+            ik++;
+        }
+    }
+    bool in_overlap = maybe_overlapping_memory(isz, ist, ik);
+    int64_t shared = in_off < out_off ? in_off : out_off, ie = in_off - shared, oe = out_off - shared;
+    int64_t b1 = min_storage_size(isz, ist, ik, ie), b2 = min_storage_size(osz, ost, ok, oe), base = b1 > b2 ? b1 : b2;
+    if (!(storage = tn_at_new_zeros(grad, TN_IS(base), NULL, NULL, NULL, NULL))) goto out;
+    if ((in_overlap || out_overlap)
+        && !(full = tn_at_arange_start(TN_SI(0), TN_SI(base), TN_DT(TN_DTYPE_I64), tn_py.layout_strided, tn_py.device_cpu, NULL)))
+        goto out;
+    if (out_overlap) {   /* storage.index_add_(0, out_indices.reshape(-1), grad.reshape(-1)) */
+        PyObject *oi = tn_at_as_strided(full, TN_IN(osz, ok), TN_IN(ost, ok), &oe);
+        PyObject *gf = oi ? tn_at_reshape(grad, TN_IS(-1)) : NULL, *of = gf ? tn_at_reshape(oi, TN_IS(-1)) : NULL;
+        PyObject *a = of ? tn_at_index_add_(storage, 0, of, gf, TN_SDEF) : NULL;
+        Py_XDECREF(oi); Py_XDECREF(gf); Py_XDECREF(of);
+        if (!a) goto out;
+        Py_DECREF(a);
+    } else {
+        PyObject *v = tn_at_as_strided(storage, TN_IN(osz, ok), TN_IN(ost, ok), &oe), *c = v ? tn_at_copy_(v, grad, false) : NULL;
+        Py_XDECREF(v);
+        if (!c) goto out;
+        Py_DECREF(c);
+    }
+    if (in_overlap) {   /* storage.div_(count), count: how often the input's geometry reads each element */
+        PyObject *cnt = tn_at_zeros_like(storage, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+        PyObject *iv = cnt ? tn_at_as_strided(full, TN_IN(isz, ik), TN_IN(ist, ik), &ie) : NULL;
+        PyObject *ii = iv ? tn_at_reshape(iv, TN_IS(-1)) : NULL;
+        PyObject *one = ii ? tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL) : NULL;
+        PyObject *ones = one ? tn_at_expand_as(one, ii) : NULL, *a = ones ? tn_at_index_add_(cnt, 0, ii, ones, TN_SDEF) : NULL;
+        PyObject *d = a ? tn_at_div__Tensor(storage, cnt) : NULL;
+        Py_XDECREF(cnt); Py_XDECREF(iv); Py_XDECREF(ii); Py_XDECREF(one); Py_XDECREF(ones); Py_XDECREF(a);
+        if (!d) goto out;
+        Py_DECREF(d);
+    }
+    r = tn_at_as_strided(storage, TN_IN(imsz, im->ndim), TN_IN(imst, im->ndim), &ie);
+out:
+    Py_XDECREF(grad); Py_XDECREF(storage); Py_XDECREF(full);
+    return r;
+}
+
+/* as_strided_scatter_backward(grad, input_geometry, src_geometry, sizes, strides, storage_offset?):
+ * grad made contiguous, the scattered window zeroed: a new_zeros buffer of the input's sizes,
+ * viewed by the input's geometry, with grad's window copied into the same window of it */
+PyObject *tn_bw_as_strided_scatter_backward(PyObject *grad, const tn_meta *im, const tn_meta *sm, tn_ints sizes, tn_ints strides,
+                                            const int64_t *offset) {
+    (void)sm;
+    PyObject *g = tn_at_contiguous(grad, NULL), *gs = g ? tn_at_as_strided(g, sizes, strides, offset) : NULL;
+    PyObject *buf = gs ? tn_at_new_zeros(g, TN_IN(tn_meta_sizes(im), im->ndim), NULL, NULL, NULL, NULL) : NULL;
+    PyObject *res = buf ? tn_at_as_strided(buf, TN_IN(tn_meta_sizes(im), im->ndim), TN_IN(tn_meta_strides(im), im->ndim), NULL) : NULL;
+    PyObject *rs = res ? tn_at_as_strided(buf, sizes, strides, offset) : NULL, *c = rs ? tn_at_copy_(rs, gs, false) : NULL;
+    Py_XDECREF(g); Py_XDECREF(gs); Py_XDECREF(buf); Py_XDECREF(rs);
+    if (!c) { Py_XDECREF(res); return NULL; }
+    Py_DECREF(c);
+    return res;
+}
+
+/* ---- mm / addmm ---- */
+
+/* maybe_multiply(t, alpha.conj()), stealing t */
+static PyObject *times_alpha_conj(PyObject *t, const tn_value *alpha) {
+    if (!t) return NULL;
+    tn_value c = tn_bw_sconj(alpha);
+    PyObject *r = tn_bw_maybe_multiply(t, &c);
+    Py_DECREF(t);
+    return r;
+}
+/* the recorded matrix was column-major: strides (1, rows) */
+static bool column_major(tn_ints sizes, tn_ints strides) {
+    const int64_t *sz, *st;
+    return tn_bw_ints(sizes, &sz) == 2 && tn_bw_ints(strides, &st) == 2 && st[0] == 1 && st[1] == sz[0];
+}
+
+/* mm_mat1_backward(grad, mat2, mat1_sizes, mat1_strides, mat1_layout, alpha): for a column-major
+ * mat1 mat2.conj().mm(grad.t()).t() (a column-major gradient), else grad.mm(mat2.t().conj());
+ * times alpha.conj() unless it is 1 (every layout here is strided) */
+PyObject *tn_bw_mm_mat1_backward(PyObject *grad, PyObject *mat2, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha) {
+    (void)layout;
+    PyObject *a, *b, *p = NULL;
+    if (column_major(sizes, strides)) {
+        a = tn_bw_conj(mat2);
+        b = a ? tn_at_t(grad) : NULL;
+        PyObject *m = b ? tn_at_mm(a, b) : NULL;
+        p = m ? tn_at_t(m) : NULL;
+        Py_XDECREF(m);
+    } else {
+        a = tn_at_t(mat2);
+        b = a ? tn_bw_conj(a) : NULL;
+        p = b ? tn_at_mm(grad, b) : NULL;
+    }
+    Py_XDECREF(a); Py_XDECREF(b);
+    return times_alpha_conj(p, alpha);
+}
+/* mm_mat2_backward(grad, mat1, mat2_sizes, mat2_strides, mat2_layout, alpha): for a column-major
+ * mat2 grad.t().mm(mat1.conj()).t(), else mat1.t().conj().mm(grad); times alpha.conj() */
+PyObject *tn_bw_mm_mat2_backward(PyObject *grad, PyObject *mat1, tn_ints sizes, tn_ints strides, PyObject *layout, const tn_value *alpha) {
+    (void)layout;
+    PyObject *a, *b, *p = NULL;
+    if (column_major(sizes, strides)) {
+        a = tn_at_t(grad);
+        b = a ? tn_bw_conj(mat1) : NULL;
+        PyObject *m = b ? tn_at_mm(a, b) : NULL;
+        p = m ? tn_at_t(m) : NULL;
+        Py_XDECREF(m);
+    } else {
+        a = tn_at_t(mat1);
+        b = a ? tn_bw_conj(a) : NULL;
+        p = b ? tn_at_mm(b, grad) : NULL;
+    }
+    Py_XDECREF(a); Py_XDECREF(b);
+    return times_alpha_conj(p, alpha);
+}
+
+/* ---- pow.Scalar: a Scalar base ---- */
+
+/* pow_backward_exponent(grad, base, exponent, result) for a Scalar base: grad * (result *
+ * base.log()).conj() (the base as complex for a complex exponent; Scalar::log is the complex log
+ * of a complex base, else log of the double), with 0 where base == 0 and the exponent is real and
+ * >= 0 (at::where with zeros({}) of grad's options); handle_r_to_c(exponent, ...) */
+PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, PyObject *exponent, PyObject *result) {
+    bool ce = tn_dtype_is_complex(tn_tensor_of(exponent)->dtype), cb = base->tag == TN_V_COMPLEX;
+    double re = cb ? base->u.c.re : tn_value_as_double(base), im = cb ? base->u.c.im : 0.0;
+    tn_value lg = {.tag = TN_V_FLOAT};
+    if (cb || ce) {   /* log of the complex base: log|b| + i arg(b) */
+        lg.tag = TN_V_COMPLEX;
+        lg.u.c.re = log(hypot(re, im));
+        lg.u.c.im = atan2(im, re);
+    } else lg.u.f = log(re);
+    PyObject *m = tn_at_mul_Scalar(result, TN_SV(&lg)), *l = m ? tn_bw_conj(m) : NULL, *w = NULL, *out = NULL, *r = NULL;
+    Py_XDECREF(m);
+    if (!l) return NULL;
+    if (re == 0.0 && im == 0.0) {   /* base.equal(0.0) */
+        PyObject *z = tn_at_zeros(TN_IS0, TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL), *cond = NULL;
+        if (z && ce) {   /* logical_and(imag(exp) == 0, real(exp) >= 0), its arguments right to left */
+            PyObject *rl = tn_at_real(exponent), *ge = rl ? tn_at_ge_Scalar(rl, TN_SI(0)) : NULL;
+            PyObject *ig = ge ? tn_at_imag(exponent) : NULL, *eq = ig ? tn_at_eq_Scalar(ig, TN_SI(0)) : NULL;
+            cond = eq ? tn_at_logical_and(eq, ge) : NULL;
+            Py_XDECREF(rl); Py_XDECREF(ge); Py_XDECREF(ig); Py_XDECREF(eq);
+        } else if (z) cond = tn_at_ge_Scalar(exponent, TN_SI(0));
+        w = cond ? tn_at_where_self(cond, z, l) : NULL;
+        Py_XDECREF(z); Py_XDECREF(cond);
+    } else w = Py_NewRef(l);
+    out = w ? tn_at_mul_Tensor(grad, w) : NULL;
+    r = out ? tn_bw_r_to_c_t(exponent, out) : NULL;
+    Py_XDECREF(l); Py_XDECREF(w); Py_XDECREF(out);
+    return r;
+}
