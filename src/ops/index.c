@@ -1150,6 +1150,11 @@ static PyObject *index_reduce_op(tn_value *a, bool inplace, PyObject *out) {
                      (long long)n, (long long)ssz, (long long)d);
         return NULL;
     }
+    static bool warned;   /* upstream's TORCH_WARN_ONCE, where its kernel starts (after the checks above) */
+    if (!warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "index_reduce() is in beta and the API may change at any time.", 1) < 0) return NULL;
+    }
     if (tn_dtype_is_complex(t->dtype) || t->dtype == TN_DTYPE_BOOL) {
         PyErr_Format(PyExc_NotImplementedError, "\"index_func_\" not implemented for '%s'", tn_dtype_cpp_name(t->dtype));
         return NULL;

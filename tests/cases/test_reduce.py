@@ -92,3 +92,14 @@ cases("logsumexp_bits", [
     "torch.zeros(0, 3).logsumexp(0)", "torch.manual_seed(3)\ntorch.randn(3, 4).t().logsumexp(1)",
     "torch.manual_seed(4)\no = torch.empty(0)\ntorch.logsumexp(torch.randn(4, 5), 1, out=o)\no",
 ], strides=False)
+
+# torch.return_types' repr is upstream's returned_structseq_repr (one field per line); the type's
+# own __repr__ attribute keeps the struct sequence's one-line form
+cases("return_types_repr", {
+    "max_dim": "repr(torch.max(torch.tensor([[1., 2.], [3., 0.]]), 1))",
+    "eigh_multiline": "repr(torch.linalg.eigh(torch.eye(2)))",
+    "frexp": "str(torch.frexp(torch.tensor([8., 0.3])))",
+    "non_tensor_fields": "repr(torch.return_types.max([1, 'a']))",
+    "in_list": "repr([torch.aminmax(torch.tensor([3, 1, 2]))])",
+    "type_repr_attr": "(lambda r: type(r).__repr__(r))(torch.sort(torch.tensor([2, 1])))",
+})
