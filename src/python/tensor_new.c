@@ -1231,11 +1231,101 @@ static PyMethodDef module_functions[] = {
     {NULL},
 };
 
+/* ---------- Tensor.apply_ / map_ / map2_ ----------
+ * upstream's CPU-only helpers: fn is called per element, in index order, with Python numbers
+ * (self's element, then the others' broadcast to self's shape), and its result is stored into self
+ * with the dtype's cast (an int tensor truncates a float result). They write through no op, so
+ * the version counter stays as it is (upstream's does). */
+static int elem_from_python(PyObject *r, tn_dtype dt, tn_value *v) {
+    memset(v, 0, sizeof *v);
+    if (tn_dtype_is_complex(dt)) {
+        v->tag = TN_V_COMPLEX;
+        v->u.c.re = PyComplex_RealAsDouble(r);
+        v->u.c.im = PyComplex_Check(r) ? PyComplex_ImagAsDouble(r) : 0.0;
+        if (PyErr_Occurred()) return -1;
+    } else if (PyLong_Check(r) && tn_dtype_is_integral(dt, true)) {
+        v->tag = TN_V_INT; v->u.i = PyLong_AsLongLong(r);
+        if (v->u.i == -1 && PyErr_Occurred()) return -1;
+    } else {
+        v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(r);
+        if (v->u.f == -1.0 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static PyObject *apply_elems(PyObject *self, const char *name, PyObject *fn, int nothers, PyObject *const *others) {
+    PyObject *rgo = PyObject_GetAttrString(self, "requires_grad");
+    if (!rgo) return NULL;
+    int rg = PyObject_IsTrue(rgo);
+    Py_DECREF(rgo);
+    if (rg)
+        return PyErr_Format(PyExc_RuntimeError, "Can't call %s() on Variable that requires grad. Use var.detach().%s() instead.", name, name);
+    if (!PyCallable_Check(fn)) return PyErr_Format(PyExc_TypeError, "'%s' object is not callable", tn_py_type_name(fn));
+    const tn_tensor *t = tn_tensor_of(self);
+    PyObject *ex[2] = {NULL, NULL}, *res = NULL;
+    for (int k = 0; k < nothers; k++) {
+        if (!tn_py_is_tensor(others[k])) { PyErr_Format(PyExc_TypeError, "%s: expected a Tensor", name); goto done; }
+        if (tn_tensor_of(others[k])->dtype != t->dtype) {
+            PyObject *want = PyObject_CallMethod(self, "type", NULL), *got = want ? PyObject_CallMethod(others[k], "type", NULL) : NULL;
+            if (got) PyErr_Format(PyExc_TypeError, "%s: expected %U for '%s' (got %U)", name, want, k ? "x2" : nothers > 1 ? "x1" : "other", got);
+            Py_XDECREF(want); Py_XDECREF(got);
+            goto done;
+        }
+        if (!(ex[k] = PyObject_CallMethod(others[k], "expand_as", "O", self))) goto done;
+    }
+    int nd = t->ndim;
+    int64_t idx[TN_MAX_DIMS] = {0}, n = tn_numel(t);
+    size_t isz = (size_t)tn_dtype_itemsize(t->dtype);
+    for (int64_t e = 0; e < n; e++) {
+        const tn_tensor *ts[3] = {t, ex[0] ? tn_tensor_of(ex[0]) : NULL, ex[1] ? tn_tensor_of(ex[1]) : NULL};
+        char *ptr[3];
+        PyObject *args = PyTuple_New(1 + nothers);
+        if (!args) goto done;
+        for (int k = 0; k <= nothers; k++) {
+            int64_t off = 0;
+            for (int d = 0; d < nd; d++) off += idx[d] * ts[k]->strides[d];
+            ptr[k] = (char *)tn_data(ts[k]) + off * (int64_t)isz;
+            tn_value v;
+            tn_cr_load(ptr[k], t->dtype, &v);
+            PyObject *o = tn_cr_number_to_python(&v);
+            if (!o) { Py_DECREF(args); goto done; }
+            PyTuple_SetItem(args, k, o);
+        }
+        PyObject *r = PyObject_Call(fn, args, NULL);
+        Py_DECREF(args);
+        tn_value v;
+        int rc = r ? elem_from_python(r, t->dtype, &v) : -1;
+        Py_XDECREF(r);
+        if (rc < 0) goto done;
+        tn_cr_store(ptr[0], t->dtype, &v);
+        for (int d = nd - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) idx[d] = 0;
+    }
+    res = Py_NewRef(self);
+done:
+    Py_XDECREF(ex[0]);
+    Py_XDECREF(ex[1]);
+    return res;
+}
+static PyObject *m_apply_(PyObject *self, PyObject *fn) { return apply_elems(self, "apply_", fn, 0, NULL); }
+static PyObject *m_map_(PyObject *self, PyObject *args) {
+    PyObject *other, *fn;
+    if (!PyArg_ParseTuple(args, "OO:map_", &other, &fn)) return NULL;
+    return apply_elems(self, "map_", fn, 1, &other);
+}
+static PyObject *m_map2_(PyObject *self, PyObject *args) {
+    PyObject *xs[2], *fn;
+    if (!PyArg_ParseTuple(args, "OOO:map2_", &xs[0], &xs[1], &fn)) return NULL;
+    return apply_elems(self, "map2_", fn, 2, xs);
+}
+
 static PyMethodDef tensor_methods[] = {
     {"tolist", m_tolist, METH_NOARGS, NULL},
     {"numpy", (PyCFunction)(void (*)(void))m_numpy, METH_VARARGS | METH_KEYWORDS, NULL},
     {"new_tensor", (PyCFunction)(void (*)(void))m_new_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
     {"to", (PyCFunction)(void (*)(void))m_to, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"apply_", m_apply_, METH_O, NULL},
+    {"map_", m_map_, METH_VARARGS, NULL},
+    {"map2_", m_map2_, METH_VARARGS, NULL},
     {"__bool__", m_bool, METH_NOARGS, NULL},
     {"__nonzero__", m_bool, METH_NOARGS, NULL},
     {"__int__", m_int, METH_NOARGS, NULL},

@@ -320,3 +320,31 @@ cases("vander", {   # upstream's composite: promoted with int64, cumprod of the 
     "err_negative_N": "def f():\n    try:\n        torch.vander(torch.ones(2), N=-1)\n    except RuntimeError as e:\n        return str(e)\nf()",
     "meta": "r = torch.vander(torch.ones(3, device='meta'), N=2)\nr.shape, r.dtype, r.device.type",
 })
+
+# Tensor.apply_ / map_ / map2_: fn per element (Python numbers of the dtype's kind), the result
+# cast into self (truncated for integers), no version bump; upstream's errors
+cases("tensor_apply_map", {
+    "apply_int_truncates": "(lambda t: (t.apply_(lambda v: v * 1.5), t._version))(torch.arange(4))",
+    "apply_float": "torch.arange(4.).apply_(lambda v: int(v) * 2)",
+    "apply_transposed": "torch.arange(6.).reshape(2, 3).t().apply_(lambda v: v + 1)",
+    "apply_strided": "(lambda b: (b[::2].apply_(lambda v: -v), b))(torch.arange(4.))[1]",
+    "apply_bool": "torch.tensor([True, False]).apply_(lambda v: not v)",
+    "apply_kinds": "(torch.arange(3.).apply_(lambda v: type(v).__name__ == 'float' and v), torch.arange(3).apply_(lambda v: type(v).__name__ == 'int' and v))",
+    "apply_complex": "torch.ones(3, dtype=torch.complex64).apply_(lambda v: v * (2 + 1j))",
+    "apply_half": "torch.ones(3, dtype=torch.float16).apply_(lambda v: v / 3)",
+    "map_": "torch.ones(3).map_(torch.arange(3.), lambda a, b: a + b)",
+    "map_broadcast": "torch.ones(2, 3).map_(torch.arange(3.), lambda a, b: a * b)",
+    "map2_": "torch.ones(3).map2_(torch.arange(3.), torch.arange(3.), lambda a, b, c: a + b + c)",
+    "err_str": "msg(lambda: torch.arange(4.).apply_(lambda v: 'a'))",
+    "err_requires_grad": "msg(lambda: torch.ones(2, requires_grad=True).apply_(lambda v: v))",
+    "err_not_callable": "msg(lambda: torch.ones(3).apply_(1))",
+    "err_map_dtype": "msg(lambda: torch.ones(3).map_(torch.arange(3), lambda a, b: a + b))",
+    "err_map_shape": "msg(lambda: torch.ones(3).map_(torch.arange(2.), lambda a, b: a + b))",
+    "err_raises": "msg(lambda: torch.ones(2).apply_(lambda v: 1 / 0))",
+}, setup="""
+def msg(f):
+    try:
+        return f()
+    except Exception as e:
+        return (type(e).__name__, str(e))
+""")
