@@ -37,6 +37,10 @@ def structure(prof, shapes=False):
 def counts(prof, names):
     return {k.key: k.count for k in prof.key_averages() if k.key in names}
 def run(fn, **kw):
+    # garbage left by earlier cases in this worker must not be collected inside the window (a GC
+    # pass there adds its frees to profile_memory's events, on either side)
+    import gc
+    gc.collect()
     with profile(activities=[ProfilerActivity.CPU], **kw) as prof:
         fn()
     return prof
