@@ -163,6 +163,29 @@ PyObject *tn_op_is_pinned(tn_value *a) {
     Py_RETURN_FALSE;
 }
 
+/* pin_memory(self, device=None): upstream's composite asks is_pinned, then _pin_memory, which
+ * needs an accelerator's pinned-memory allocator; this build has none, so it raises upstream's
+ * CPU-only errors (measured on 2.13.0). */
+PyObject *tn_op__pin_memory(tn_value *a) {
+    if (a[1].tag == TN_V_DEVICE && a[1].u.device.type == TN_DEVICE_CPU)
+        PyErr_SetString(PyExc_RuntimeError, "CPU device type not an accelerator.");
+    else
+        PyErr_SetString(PyExc_RuntimeError, "Cannot access accelerator device when none is available.");
+    return NULL;
+}
+PyObject *tn_op_pin_memory(tn_value *a) {
+    if (a[1].tag != TN_V_NONE &&
+        PyErr_WarnEx(PyExc_DeprecationWarning, "The argument 'device' of Tensor.pin_memory() is deprecated. Please do "
+                                               "not pass this argument.", 1) < 0)
+        return NULL;
+    PyObject *pinned = tn_at_is_pinned(a[0].u.obj, Py_None);
+    if (!pinned) return NULL;
+    int yes = PyObject_IsTrue(pinned);
+    Py_DECREF(pinned);
+    if (yes) return Py_NewRef(a[0].u.obj);
+    return tn_op__pin_memory(a);
+}
+
 PyObject *tn_op_is_same_size(tn_value *a) {
     tn_tensor *x = TN_T(a[0]), *y = TN_T(a[1]);
     return PyBool_FromLong(x->ndim == y->ndim && !memcmp(x->sizes, y->sizes, (size_t)x->ndim * sizeof(int64_t)));

@@ -1,7 +1,8 @@
 """DLPack exchange (src/python/dlpack.c): torch.utils.dlpack, Tensor.__dlpack__ /
 __dlpack_device__, torch.from_dlpack, NumPy's from_dlpack in both directions (memory shared, not
 copied), every dtype DLPack names, strides, consumed and dropped capsules, and the errors, compared
-with upstream. Also Tensor.is_pinned (no accelerator: never pinned)."""
+with upstream. Also Tensor.is_pinned (no accelerator: never pinned) and pin_memory (upstream's
+errors for a build without an accelerator)."""
 from harness import cases
 
 SETUP = """
@@ -41,4 +42,10 @@ cases("dlpack", {
     "err_requires_grad": "torch.from_dlpack(torch.ones(2, requires_grad=True))",
     "err_conj": "torch.from_dlpack(torch.randn(2, dtype=torch.cfloat).conj())",
     "is_pinned": "(t.is_pinned(), torch.empty(2, device='meta').is_pinned(), torch.ops.aten.is_pinned.default(t))",
+    "pin_memory": "t.pin_memory()",
+    "pin_memory_grad": "torch.ones(2, requires_grad=True).pin_memory()",
+    "pin_memory_cpu": "t.pin_memory('cpu')",
+    "pin_memory_aten": "torch.ops.aten.pin_memory.default(t)",
+    "_pin_memory": "torch.ops.aten._pin_memory.default(t)",
+    "_pin_memory_cpu": "torch.ops.aten._pin_memory.default(t, torch.device('cpu'))",
 }, setup=SETUP)
