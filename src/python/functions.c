@@ -17,6 +17,7 @@
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
 #include "python/schema_type.h"
 #include "python/library.h"
+#include "python/arg_errors.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
 #include "tn_ops_gen.h"
@@ -39,7 +40,11 @@ static bool numbers_as_tensors(const char *name) {
     return false;
 }
 
-static PyObject *no_match(const char *name, PyObject *self, PyObject *args, PyObject *kw) {
+static PyObject *no_match(const char *name, int mode, PyObject *args, PyObject *kw) {
+    if (mode != CALL_ATEN) {
+        if (tn_arg_error(name, mode == CALL_METHOD, args, kw)) return NULL;
+        PyErr_Clear();
+    }
     PyObject *types = PyList_New(0);
     Py_ssize_t n = args ? PyTuple_Size(args) : 0;
     for (Py_ssize_t i = 0; types && i < n; i++) {
@@ -225,7 +230,7 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             if (r == TN_PARSE_ERROR) return NULL;
         }
     }
-    return no_match(name, self, args, kw);
+    return no_match(name, mode, args, kw);
 }
 
 static PyObject *call_name(int name, int mode, PyObject *self, PyObject *args, PyObject *kw) {

@@ -976,14 +976,19 @@ static bool dtype_like(PyObject *o) {
            o == (PyObject *)&PyBool_Type || o == (PyObject *)&PyComplex_Type;
 }
 
-static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
+static PyObject *to_impl(PyObject *self, PyObject *args, PyObject *kw, PyObject **wrapped_out) {
     Py_ssize_t n = PyTuple_Size(args);
     PyObject *pos[4] = {0}, *other = NULL, *dto = NULL, *dvo = NULL, *nb = NULL, *cp = NULL, *mf = NULL;
     if (n > 4) return to_no_match(args, kw);
     for (Py_ssize_t i = 0; i < n; i++) pos[i] = PyTuple_GetItem(args, i);
     enum { F_DEVICE, F_DTYPE, F_OTHER } form = F_DEVICE;
     Py_ssize_t k = 0;
-    if (n && tn_py_is_tensor(pos[0])) { form = F_OTHER; other = pos[k++]; }
+    /* to(3.5): upstream lets a Python number bind its Tensor `other` (an int is a device index) */
+    if (n && (PyBool_Check(pos[0]) || PyFloat_Check(pos[0]) || PyComplex_Check(pos[0]))) {
+        if (!(other = *wrapped_out = tn_tensor_from_number(pos[0], true))) return NULL;
+        form = F_OTHER;
+        k++;
+    } else if (n && tn_py_is_tensor(pos[0])) { form = F_OTHER; other = pos[k++]; }
     else if (n && dtype_like(pos[0])) { form = F_DTYPE; dto = pos[k++]; }
     else {
         if (n) dvo = pos[k++];
@@ -1050,6 +1055,12 @@ static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
     }
     if (row < 0) return tn_not_implemented("aten::to");
     return tn_door_call(row, v);
+}
+static PyObject *m_to(PyObject *self, PyObject *args, PyObject *kw) {
+    PyObject *wrapped = NULL;
+    PyObject *r = to_impl(self, args, kw, &wrapped);
+    Py_XDECREF(wrapped);
+    return r;
 }
 
 /* ---------- requires_grad= for factories ---------- */

@@ -10,6 +10,12 @@ import gc
 import numpy as np
 from torch.utils.dlpack import to_dlpack, from_dlpack
 t = torch.arange(12.).view(3, 4)
+def msg(f):
+    try:
+        f()
+        return None
+    except Exception as e:
+        return (type(e).__name__, str(e))
 def shares(a, b):
     return a.data_ptr() == b.data_ptr()
 """
@@ -43,6 +49,7 @@ cases("dlpack", {
     "err_conj": "torch.from_dlpack(torch.randn(2, dtype=torch.cfloat).conj())",
     "is_pinned": "(t.is_pinned(), torch.empty(2, device='meta').is_pinned(), torch.ops.aten.is_pinned.default(t))",
     "pin_memory": "t.pin_memory()",
+    "pin_memory_msg": "(msg(lambda: t.pin_memory()), msg(lambda: torch.ops.aten._pin_memory.default(t, torch.device('cpu'))))",
     "pin_memory_grad": "torch.ones(2, requires_grad=True).pin_memory()",
     "pin_memory_cpu": "t.pin_memory('cpu')",
     "pin_memory_aten": "torch.ops.aten.pin_memory.default(t)",
