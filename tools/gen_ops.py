@@ -174,14 +174,18 @@ def main():
     # One trampoline per method name: PyMethodDef carries no closure, so each method gets its own
     # C entry that passes its name index on to tn_call_method.
     out.append("#ifdef TN_WANT_METHOD_TRAMPOLINES")
+    # (and a METH_NOARGS form, used where upstream's binding takes no arguments: CPython words
+    # the error then, as upstream's)
     for k, (n, a, b, m) in enumerate(names):
         if m:
             out.append(f"static PyObject *tn_meth_{k}(PyObject *s, PyObject *a, PyObject *kw) "
                        f"{{ return tn_call_method({k}, s, a, kw); }}")
-    out.append("static const struct { int name; PyCFunction fn; } tn_method_trampolines[] = {")
+            out.append(f"static PyObject *tn_meth0_{k}(PyObject *s, PyObject *u) "
+                       f"{{ (void)u; return tn_call_method_noargs({k}, s); }}")
+    out.append("static const struct { int name; PyCFunction fn, fn0; } tn_method_trampolines[] = {")
     for k, (n, a, b, m) in enumerate(names):
         if m:
-            out.append(f"    {{{k}, (PyCFunction)(void (*)(void))tn_meth_{k}}},")
+            out.append(f"    {{{k}, (PyCFunction)(void (*)(void))tn_meth_{k}, tn_meth0_{k}}},")
     out.append("};")
     out.append("#endif")
     out.append("#endif")

@@ -15,11 +15,18 @@ import sys
 # torch functions whose upstream binding is hand-written (python_torch_functions_manual.cpp), with
 # the parser signatures written there; the rest of those (tensor, as_tensor, sparse factories, ...)
 # have their own bindings here too and word their own errors.
+# Tensor methods likewise (python_variable_methods.cpp; get_device is METH_NOARGS there).
 MANUAL = {
     "f:numel": ["numel(Tensor input)"],
     "f:get_device": ["get_device(Tensor input)"],
     "f:nonzero": ["nonzero(Tensor input, *, bool as_tuple=False, Tensor out=None)"],
+    "m:get_device": ["get_device()"],
+    "m:cpu": ["cpu(*, MemoryFormat? memory_format=None)"],
+    "m:nonzero": ["nonzero()", "nonzero(*, bool as_tuple)"],
 }
+for _n in ("bool", "byte", "char", "double", "float", "half", "int", "long", "short", "bfloat16", "cfloat", "cdouble"):
+    MANUAL[f"m:{_n}"] = [f"{_n}(*, MemoryFormat? memory_format=None)"]
+NOARGS = {"m:get_device"}
 
 
 def signatures(yaml_path):
@@ -52,7 +59,7 @@ def signatures(yaml_path):
             out[f"{kind}:{name}"] = (noarg, sigs)
     for key, sigs in MANUAL.items():
         assert key not in out, key
-        out[key] = (False, sigs)
+        out[key] = (key in NOARGS, sigs)
     return out
 
 

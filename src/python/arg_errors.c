@@ -468,6 +468,10 @@ static int sig_parse(const signature *s, PyObject *args, PyObject *kw, bool rais
         if (!is_kwd) arg_pos++;
         else if (o) remaining--;
     }
+    if (arg_pos < nargs) { /* permute((0, 1), 5): a list given whole, then more positional values */
+        if (raise) extra_args(s, nargs);
+        return 0;
+    }
     if (remaining > 0) {
         if (raise) extra_kwargs(s, kw, nargs);
         return 0;
@@ -804,10 +808,19 @@ static int format_invalid_args(const char *fname, const signature *sigs, int nsi
 
 static int cmp_entry(const void *k, const void *e) { return strcmp((const char *)k, ((const tn_pysig_entry *)e)->key); }
 
-int tn_arg_error(const char *name, bool method, PyObject *args, PyObject *kw) {
+static const tn_pysig_entry *find(const char *name, bool method) {
     char key[128];
     snprintf(key, sizeof key, "%c:%s", method ? 'm' : 'f', name);
-    const tn_pysig_entry *e = bsearch(key, tn_pysigs, sizeof tn_pysigs / sizeof *tn_pysigs, sizeof *tn_pysigs, cmp_entry);
+    return bsearch(key, tn_pysigs, sizeof tn_pysigs / sizeof *tn_pysigs, sizeof *tn_pysigs, cmp_entry);
+}
+
+bool tn_arg_noargs(const char *name) {
+    const tn_pysig_entry *e = find(name, true);
+    return e && e->noarg;
+}
+
+int tn_arg_error(const char *name, bool method, PyObject *args, PyObject *kw) {
+    const tn_pysig_entry *e = find(name, method);
     if (!e) return 0;
     PyObject *empty = NULL;
     if (!args) args = empty = PyTuple_New(0);

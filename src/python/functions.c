@@ -15,6 +15,7 @@
 #include "python/torch_function.h"
 
 PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw);
+static PyObject *tn_call_method_noargs(int name, PyObject *self);
 #include "python/schema_type.h"
 #include "python/library.h"
 #include "python/arg_errors.h"
@@ -262,6 +263,14 @@ PyObject *tn_call_method(int name, PyObject *self, PyObject *args, PyObject *kw)
     return call_name(name, CALL_METHOD, self, args, kw);
 }
 
+/* A method upstream binds as METH_NOARGS (CPython rejects any argument before this runs). */
+static PyObject *tn_call_method_noargs(int name, PyObject *self) {
+    PyObject *empty = PyTuple_New(0);
+    PyObject *r = empty ? tn_call_method(name, self, empty, NULL) : NULL;
+    Py_XDECREF(empty);
+    return r;
+}
+
 /* Module-level functions: m_self is a Python int holding the name index (functions) or
  * -(row+1) (one torch.ops overload) or name index + ATEN_BASE (a torch.ops packet). */
 #define ATEN_BASE (1 << 20)
@@ -440,8 +449,9 @@ PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual, const PyGetSe
         for (int j = 0; props[j].name && !dup; j++) dup = !strcmp(props[j].name, nm);
         if (dup) continue;
         defs[n].ml_name = nm;
-        defs[n].ml_meth = tn_method_trampolines[i].fn;
-        defs[n].ml_flags = METH_VARARGS | METH_KEYWORDS;
+        bool noargs = tn_arg_noargs(nm);
+        defs[n].ml_meth = noargs ? tn_method_trampolines[i].fn0 : tn_method_trampolines[i].fn;
+        defs[n].ml_flags = noargs ? METH_NOARGS : METH_VARARGS | METH_KEYWORDS;
         n++;
     }
     for (int i = 0; i < NDUNDERS; i++) {
@@ -685,6 +695,15 @@ int tn_functions_init(PyObject *m) {
         if (!f || PyObject_SetAttrString(target, n->name, f) < 0) { Py_XDECREF(f); Py_XDECREF(sub); return -1; }
         name_funcs[k] = f; /* kept: the public_api handed to __torch_function__ */
         Py_XDECREF(sub);
+    }
+    /* upstream's aliases: the canonical function under another name (its errors name the canonical) */
+    static const char *const aliases[][2] = {{"spmm", "mm"}, {"dsmm", "mm"}, {"hsmm", "hspmm"}, {"saddmm", "sspaddmm"}};
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++) {
+        int k = tn_name_find(aliases[i][1]);
+        if (k < 0 || !name_funcs[k]) continue;
+        PyObject *f = make_function(aliases[i][0], k, vfmod);
+        if (!f || PyObject_SetAttrString(vf, aliases[i][0], f) < 0) { Py_XDECREF(f); return -1; }
+        Py_DECREF(f);
     }
     Py_DECREF(vfmod);
     if (PyModule_AddObjectRef(m, "_VariableFunctions", vf) < 0 ||

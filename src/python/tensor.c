@@ -4,6 +4,7 @@
  * autograd fields. Operators are not here: they reach tensors through the door (functions.c).
  * Here live only the manual members upstream binds by hand (size, stride, dim, data_ptr, ...). */
 #include "python/tensor.h"
+#include "python/arg_errors.h"
 #include "dispatch/functorch.h"
 #include "dispatch/subclass.h"
 #include "autograd/autograd.h"
@@ -613,11 +614,25 @@ static PyObject *m_dtensor_new(PyObject *unused, PyObject *args, PyObject *kw) {
     return r;
 }
 
+/* The arguments of upstream's "name(*, MemoryFormat? memory_format=None)" bindings: *mf is the
+ * memory format or NULL; -1 with upstream's TypeError for anything else (python/arg_errors.c). */
+static int memory_format_only(const char *name, PyObject *args, PyObject *kw, PyObject **mf) {
+    *mf = kw ? PyDict_GetItemString(kw, "memory_format") : NULL;
+    bool ok = PyTuple_Size(args) == 0 && (!kw || PyDict_Size(kw) == (*mf ? 1 : 0)) &&
+              (!*mf || *mf == Py_None || PyObject_TypeCheck(*mf, tn_py.memory_format_type));
+    if (ok) {
+        if (*mf == Py_None) *mf = NULL;
+        return 0;
+    }
+    if (!tn_arg_error(name, true, args, kw))
+        PyErr_Format(PyExc_TypeError, "%s() received an invalid combination of arguments", name);
+    return -1;
+}
+
 /* x.half(), x.float(), ... : x.to(dtype) through the door, as upstream's manual bindings do. */
-static PyObject *to_dtype(PyObject *self, PyObject *args, PyObject *kw, tn_dtype d) {
-    static char *kws[] = {"memory_format", NULL};
-    PyObject *mf = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O", kws, &mf)) return NULL;
+static PyObject *to_dtype(const char *name, PyObject *self, PyObject *args, PyObject *kw, tn_dtype d) {
+    PyObject *mf;
+    if (memory_format_only(name, args, kw, &mf) < 0) return NULL;
     PyObject *to = PyObject_GetAttrString(self, "to");
     if (!to) return NULL;
     PyObject *a = PyTuple_Pack(1, tn_py.dtypes[d]);
@@ -629,7 +644,7 @@ static PyObject *to_dtype(PyObject *self, PyObject *args, PyObject *kw, tn_dtype
     return r;
 }
 #define TO_DTYPE(NAME, D) \
-    static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { return to_dtype(self, args, kw, D); }
+    static PyObject *m_##NAME(PyObject *self, PyObject *args, PyObject *kw) { return to_dtype(#NAME, self, args, kw, D); }
 TO_DTYPE(half, TN_DTYPE_F16) TO_DTYPE(float, TN_DTYPE_F32) TO_DTYPE(double, TN_DTYPE_F64)
 TO_DTYPE(bfloat16, TN_DTYPE_BF16) TO_DTYPE(int, TN_DTYPE_I32) TO_DTYPE(long, TN_DTYPE_I64)
 TO_DTYPE(short, TN_DTYPE_I16) TO_DTYPE(char, TN_DTYPE_I8) TO_DTYPE(byte, TN_DTYPE_U8)
@@ -684,8 +699,15 @@ static PyObject *m_type(PyObject *self, PyObject *args, PyObject *kw) {
 
 /* x.cpu(): x itself for CPU tensors, else x.to("cpu") through the door. */
 static PyObject *m_cpu(PyObject *self, PyObject *args, PyObject *kw) {
-    if (tn_tensor_of(self)->storage->device == TN_DEVICE_CPU) return Py_NewRef(self);
-    return PyObject_CallMethod(self, "to", "s", "cpu");
+    PyObject *mf;
+    if (memory_format_only("cpu", args, kw, &mf) < 0) return NULL;
+    if (!mf && tn_tensor_of(self)->storage->device == TN_DEVICE_CPU) return Py_NewRef(self);
+    PyObject *to = PyObject_GetAttrString(self, "to");
+    PyObject *a = to ? Py_BuildValue("(s)", "cpu") : NULL;
+    PyObject *k = a && mf ? Py_BuildValue("{sO}", "memory_format", mf) : NULL;
+    PyObject *r = a ? PyObject_Call(to, a, k) : NULL;
+    Py_XDECREF(to); Py_XDECREF(a); Py_XDECREF(k);
+    return r;
 }
 
 /* indexing (python/indexing.c) */

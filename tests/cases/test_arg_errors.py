@@ -115,6 +115,27 @@ cases("arg_errors_lists", {
     "noargs_method": "err(lambda: t.exp(1))",
     "noargs_method_kw": "err(lambda: t.exp(a=1))",
     "noargs_method_both": "err(lambda: t.exp(1, a=1))",
+    "noargs_bound_method": "err(lambda: getattr(t, 'exp')(1))",
+    "noargs_get_device": "err(lambda: t.get_device(1))",
+    "noargs_ok": "(t.exp(), t.neg_().neg_(), t.get_device())",
+    "list_then_more_positional": "err(lambda: t.permute((0, 1), 5))",
+    "list_then_more_positional_view": "err(lambda: m.view((2, 2), 3))",
+    "squeeze_tuple_complex": "err(lambda: m.clone().squeeze_((1, 2), 1j))",
+    "method_nonzero": "err(lambda: t.nonzero(1, 2))",
+    "dtype_method_positional": "err(lambda: t.half(1))",
+    "dtype_method_memory_format": "err(lambda: t.float(memory_format=3))",
+    "dtype_method_ok": "(t.double(memory_format=torch.contiguous_format), t.bool(memory_format=None))",
+    "cpu_positional": "err(lambda: t.cpu(t))",
+    "cpu_memory_format": "(lambda r: (r, r is t))(t.cpu(memory_format=torch.contiguous_format))",
+    "cpu_channels_last": "torch.ones(1, 2, 3, 3).cpu(memory_format=torch.channels_last).stride()",
+}, setup=ERR)
+
+cases("aliases", {   # torch.spmm / dsmm are mm, hsmm is hspmm, saddmm is sspaddmm (errors name the canonical)
+    "spmm": "torch.spmm(m, m)",
+    "dsmm": "torch.dsmm(m, m)",
+    "spmm_name": "(torch.spmm.__name__, torch.dsmm.__name__, torch.hsmm.__name__, torch.saddmm.__name__)",
+    "spmm_error": "err(lambda: torch.spmm(m))",
+    "hsmm_error": "err(lambda: torch.hsmm(1j, m))",
 }, setup=ERR)
 
 cases("to_python_number", {   # upstream binds a bool / float / complex to to(Tensor other)
