@@ -23,10 +23,15 @@ MANUAL = {
     "m:get_device": ["get_device()"],
     "m:cpu": ["cpu(*, MemoryFormat? memory_format=None)"],
     "m:nonzero": ["nonzero()", "nonzero(*, bool as_tuple)"],
+    "m:item": ["item()"],
+    "m:contiguous": ["contiguous(*, MemoryFormat memory_format=contiguous_format)"],
+    "m:requires_grad_": ["requires_grad_(bool requires_grad=True)"],
+    "m:size": ["size(int64_t? dim=None)"],      # 2.13 has no Dimname form here (measured: t.size('a'))
+    "m:stride": ["stride(int64_t? dim=None)"],
 }
 for _n in ("bool", "byte", "char", "double", "float", "half", "int", "long", "short", "bfloat16", "cfloat", "cdouble"):
     MANUAL[f"m:{_n}"] = [f"{_n}(*, MemoryFormat? memory_format=None)"]
-NOARGS = {"m:get_device"}
+NOARGS = {"m:get_device", "m:item"}
 
 
 def signatures(yaml_path):

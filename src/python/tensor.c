@@ -189,10 +189,26 @@ static PyObject *nested_size(PyObject *self, const tn_nested *nt, PyObject *dim)
     return PyLong_FromLongLong(nt->sizes[d - 1]);
 }
 
+/* A hand-written method's bad arguments: upstream's TypeError (python/arg_errors.c), else the
+ * one already set. */
+static PyObject *arg_error(const char *name, PyObject *args, PyObject *kw) {
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (tn_arg_error(name, true, args, kw)) {
+        Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
+    } else {
+        PyErr_Restore(type, value, tb);
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "%s() received an invalid combination of arguments", name);
+    }
+    return NULL;
+}
+
 static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:size", kws, &dim)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:size", kws, &dim) ||
+        (dim && dim != Py_None && (PyBool_Check(dim) || !PyIndex_Check(dim))))
+        return arg_error("size", args, kw);
     if (custom(self, TN_PY_SIZES)) {
         if (dim && dim != Py_None && custom_dim(self) < 0) return NULL;
         PyObject *l = custom_list(self, true);
@@ -211,7 +227,9 @@ static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
 static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:stride", kws, &dim)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:stride", kws, &dim) ||
+        (dim && dim != Py_None && (PyBool_Check(dim) || !PyIndex_Check(dim))))
+        return arg_error("stride", args, kw);
     if (custom(self, TN_PY_STRIDES | TN_PY_SIZES)) {
         PyObject *l = custom_list(self, false);
         return dim && dim != Py_None ? custom_item(self, l, dim) : l;
@@ -318,8 +336,10 @@ static PyObject *m_requires_grad_(PyObject *self, PyObject *args, PyObject *kw) 
 }
 static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"requires_grad", NULL};
-    int rg = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p:requires_grad_", kws, &rg)) return NULL;
+    PyObject *rgo = Py_True;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|O:requires_grad_", kws, &rgo) || !PyBool_Check(rgo))
+        return arg_error("requires_grad_", args, kw);
+    int rg = rgo == Py_True;
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     if (rg && o->t.storage->inference && !tn_inference_mode()) {
         PyErr_SetString(PyExc_RuntimeError, "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
