@@ -55,8 +55,11 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     bool gm = tn_grad_enabled();
     if (!v->grad) {
         const tn_tensor *gt = tn_tensor_of(g);
-        /* steal, as upstream: no other reference to the gradient, and it has the variable's layout */
-        if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
+        /* steal, as upstream: no other reference to the gradient, and it has the variable's layout;
+         * a sparse gradient is kept sparse (stolen, or cloned) */
+        if (tn_sparse_of(g)) {
+            v->grad = !gm && Py_REFCNT(g) <= 1 ? tn_at_detach(g) : tn_at_clone(g, NULL);
+        } else if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
             v->grad = tn_at_detach(g);
         } else {
             PyObject *e = tn_at_new_empty_strided(g, TN_IN(v->t.sizes, v->t.ndim), TN_IN(v->t.strides, v->t.ndim),

@@ -28,6 +28,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
     Py_VISIT(o->layout);
+    if (o->sparse) { Py_VISIT(o->sparse->indices); Py_VISIT(o->sparse->values); }
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -48,6 +49,7 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->bt_value);
     Py_CLEAR(o->layout);
     tn_nested_set(self, NULL);   /* frees a nested tensor's metadata; cannot fail */
+    tn_sparse_set(self, NULL);   /* releases a sparse tensor's indices and values; cannot fail */
     return 0;
 }
 
@@ -252,7 +254,13 @@ static PyObject *m_storage_offset(PyObject *self, PyObject *unused) {
     }
     return PyLong_FromLongLong(tn_tensor_of(self)->offset);
 }
+/* a sparse COO tensor has no storage of its own (upstream's SparseTensorImpl) */
+static PyObject *no_storage(void) {
+    PyErr_SetString(PyExc_RuntimeError, "Cannot access data pointer of Tensor that doesn't have storage");
+    return NULL;
+}
 static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
+    if (((tn_tensor_obj *)self)->sparse) return no_storage();
     return PyLong_FromVoidPtr(tn_data(tn_tensor_of(self)));
 }
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
@@ -294,6 +302,10 @@ static PyObject *m_is_signed(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(k != TN_KIND_UINT && k != TN_KIND_BOOL && k != TN_KIND_SUBBYTE_UINT);
 }
 static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
+    if (((tn_tensor_obj *)self)->sparse) {
+        PyErr_SetString(PyExc_NotImplementedError, "Cannot access storage of SparseTensorImpl");
+        return NULL;
+    }
     return tn_storage_to_python(tn_tensor_of(self)->storage);
 }
 static PyObject *m_is_view(PyObject *self, PyObject *unused) {
@@ -360,7 +372,10 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     if (!o) return NULL;
     o->t = *tn_tensor_of(data);
     tn_storage_incref(o->t.storage);
-    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0) { Py_DECREF(o); return NULL; }
+    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0 || tn_tensor_copy_sparse((PyObject *)o, data) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         Py_DECREF(o);
         PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
@@ -873,11 +888,18 @@ static PyObject *g_layout(PyObject *self, void *c) {
     return Py_NewRef(l ? l : tn_py.layout_strided);
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *g_is_sparse(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->sparse != NULL); }
 static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED) || ((tn_tensor_obj *)self)->nested); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
 static PyObject *g_nbytes(PyObject *self, void *c) {
+    if (((tn_tensor_obj *)self)->sparse) {
+        PyErr_SetString(PyExc_RuntimeError, "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                        "tensors, add the nbytes of the indices and values.  If you want the size of the  equivalent dense "
+                        "tensor, multiply numel() by element_size()");
+        return NULL;
+    }
     return PyLong_FromLongLong(tn_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
 }
 static PyObject *g_version(PyObject *self, void *c) {
@@ -934,7 +956,7 @@ static PyObject *g_data(PyObject *self, void *c) {
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
     PyObject *r = tn_tensor_wrap(&t);
-    if (r && tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0) Py_CLEAR(r);
+    if (r && (tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0 || tn_tensor_copy_sparse(r, self) < 0)) Py_CLEAR(r);
     if (r) tn_bt_copy_meta(r, self);
     if (r && t.storage->inference && !tn_inference_mode()) ((tn_tensor_obj *)r)->inf_versioned = true;   /* as detach */
     return r;
@@ -948,7 +970,11 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
         PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
         return -1;
     }
-    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0) return -1;
+    if (!((tn_tensor_obj *)self)->sparse != !((tn_tensor_obj *)v)->sparse) {   /* a sparse and a dense tensor */
+        PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
+        return -1;
+    }
+    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0 || tn_tensor_copy_sparse(self, v) < 0) return -1;
     tn_tensor t = *T(v);
     tn_storage_incref(t.storage);
     tn_storage_decref(T(self)->storage);
@@ -1007,7 +1033,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_xla", g_false, NULL, NULL, NULL},
     {"is_maia", g_false, NULL, NULL, NULL},
     {"is_vulkan", g_false, NULL, NULL, NULL},
-    {"is_sparse", g_false, NULL, NULL, NULL},
+    {"is_sparse", g_is_sparse, NULL, NULL, NULL},
     {"is_sparse_csr", g_false, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},
