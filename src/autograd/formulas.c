@@ -2405,9 +2405,34 @@ static int f_nested_from_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
-    {"_nested_get_values", f_nested_get_values}, {"_nested_view_from_jagged", f_nested_view_from_jagged},
-    {"to_padded_tensor", f_to_padded_tensor}, {"_nested_from_padded_tensor", f_nested_from_padded_tensor},
+/* ---- sparse COO tensors (ops/sparse.c) */
+/* _to_dense(self, dtype, masked_grad): to_dense_backward(grad, self, masked_grad) */
+static int f_to_dense(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0));
+    const bool *masked = n->args[2].tag == TN_V_BOOL ? TN_B(n->args[2].u.i) : NULL;
+    OUTK(0, self ? K(tn_at_to_dense_backward(g[0], self, masked)) : NULL);
+    DONE;
+}
+/* _to_sparse / _to_sparse.sparse_dim: to_sparse_backward, the gradient's dense form */
+static int f_to_sparse(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_at_to_dense(g[0], NULL, NULL));
+    return 0;
+}
+/* _sparse_coo_tensor_with_dims_and_tensors: values: grad.sparse_mask(result)._values() */
+static int f_sparse_coo_values(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *res = K(result(n, 0));
+    PyObject *m = res ? K(tn_at_sparse_mask(g[0], res)) : NULL;
+    OUTK(4, m ? K(tn_at__values(m)) : NULL);
+    DONE;
+}
+
+static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
+    {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
+    {"_sparse_coo_tensor_with_dims_and_tensors", "", f_sparse_coo_values},
+    {"_nested_get_values", "", f_nested_get_values}, {"_nested_view_from_jagged", "", f_nested_view_from_jagged},
+    {"to_padded_tensor", "", f_to_padded_tensor}, {"_nested_from_padded_tensor", "", f_nested_from_padded_tensor},
 };
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -2490,7 +2515,7 @@ tn_apply_fn tn_formula_for(int op) {
         for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) by_row[formulas[i].row] = formulas[i].fn;
         /* rows without a kernel of ours (no TN_ROW_ constant): only a tensor subclass runs them */
         for (size_t i = 0; i < sizeof formula_by_name / sizeof *formula_by_name; i++) {
-            int row = tn_op_find(formula_by_name[i].name, "");
+            int row = tn_op_find(formula_by_name[i].name, formula_by_name[i].overload);
             if (row >= 0) by_row[row] = formula_by_name[i].fn;
         }
     }

@@ -138,7 +138,7 @@ PyObject *tn_op__sparse_coo_tensor_with_dims_and_tensors(tn_value *a) {
                                 fmt_sizes(b1, 100, size + sd, (int)dd), fmt_sizes(b1 + 100, 100, v->sizes + 1, v->ndim - 1));
     PyObject *vals = tn_at_detach(a[4].u.obj);
     if (vals && a[5].tag == TN_V_DTYPE && a[5].u.dtype != v->dtype) Py_SETREF(vals, tn_at__to_copy(vals, TN_DT(a[5].u.dtype), NULL, NULL, NULL, false, NULL));
-    bool coalesced = a[10].tag == TN_V_BOOL ? a[10].u.i != 0 : ix->sizes[1] < 2;
+    bool coalesced = a[9].tag == TN_V_BOOL ? a[9].u.i != 0 : ix->sizes[1] < 2;
     return make(size, nd, (int)sd, tn_at_detach(a[3].u.obj), vals, coalesced);
 }
 
@@ -245,7 +245,7 @@ PyObject *tn_sparse_d_coo_tensor_unsafe(tn_value *a) {
     int64_t sd = ix->ndim > 0 ? ix->sizes[0] : 0, dd = tn_tensor_of(v)->ndim - 1;
     PyObject *r = tn_at__sparse_coo_tensor_with_dims_and_tensors(sd, dd, tn_ints_of(&a[2]), a[0].u.obj, v, obj_or_null(&a[3]),
                                                                  tn_py.layout_sparse_coo, NULL, NULL,
-                                                                 a[8].tag == TN_V_BOOL ? TN_B(a[8].u.i) : NULL);
+                                                                 a[7].tag == TN_V_BOOL ? TN_B(a[7].u.i) : NULL);
     Py_DECREF(v);
     return r;
 }
@@ -263,14 +263,14 @@ static PyObject *expected_sparse_layout(const tn_value *layout) {
 /* sparse_coo_tensor.indices_size(indices, values, size, *, dtype, layout, device, pin_memory, is_coalesced) */
 PyObject *tn_sparse_d_coo_tensor_indices_size(tn_value *a) {
     if (!expected_sparse_layout(&a[4])) return NULL;
+    const bool *coalesced = a[7].tag == TN_V_BOOL ? TN_B(a[7].u.i) : NULL;
     if (tn_sparse_check_invariants) {
-        PyObject *ok = tn_at__validate_sparse_coo_tensor_args(a[0].u.obj, a[1].u.obj, tn_ints_of(&a[2]),
-                                                              a[8].tag == TN_V_BOOL ? TN_B(a[8].u.i) : NULL, NULL);
+        PyObject *ok = tn_at__validate_sparse_coo_tensor_args(a[0].u.obj, a[1].u.obj, tn_ints_of(&a[2]), coalesced, NULL);
         if (!ok) return NULL;
         Py_DECREF(ok);
     }
     return tn_at__sparse_coo_tensor_unsafe(a[0].u.obj, a[1].u.obj, tn_ints_of(&a[2]), obj_or_null(&a[3]), tn_py.layout_sparse_coo,
-                                           NULL, NULL, a[8].tag == TN_V_BOOL ? TN_B(a[8].u.i) : NULL);
+                                           NULL, NULL, coalesced);
 }
 
 /* sparse_coo_tensor.indices(indices, values, *, dtype, layout, device, pin_memory, is_coalesced):
@@ -298,7 +298,7 @@ PyObject *tn_sparse_d_coo_tensor_indices(tn_value *a) {
     for (int64_t d = 0; d < dd; d++) size[sd + d] = vt->sizes[d + 1];
     PyObject *r = tn_at__sparse_coo_tensor_with_dims_and_tensors(sd, dd, TN_IN(size, sd + dd), a[0].u.obj, v, obj_or_null(&a[2]),
                                                                  tn_py.layout_sparse_coo, NULL, NULL,
-                                                                 a[7].tag == TN_V_BOOL ? TN_B(a[7].u.i) : NULL);
+                                                                 a[6].tag == TN_V_BOOL ? TN_B(a[6].u.i) : NULL);
     Py_DECREF(v);
     return r;
 }
@@ -407,6 +407,15 @@ static int cmp_keyed(const void *x, const void *y) {
     return p->pos < q->pos ? -1 : p->pos > q->pos;
 }
 
+/* each entry's linear index over the sparse dims (ix: contiguous [sd, nnz]) */
+static void linear_keys(const int64_t *ix, const int64_t *sizes, int64_t sd, int64_t nnz, keyed *k) {
+    for (int64_t i = 0; i < nnz; i++) {
+        int64_t key = 0;
+        for (int64_t d = 0; d < sd; d++) key = key * sizes[d] + ix[d * nnz + i];
+        k[i] = (keyed){key, i};
+    }
+}
+
 static PyObject *coalesce_kernel(PyObject *self) {
     tn_sparse *m = SP(self);
     const tn_tensor *t = tn_tensor_of(self);
@@ -424,11 +433,7 @@ static PyObject *coalesce_kernel(PyObject *self) {
             *perm = malloc((size_t)nnz * sizeof *perm);
     PyObject *r = NULL, *newix = NULL, *p = NULL, *f = NULL, *g = NULL, *sorted = NULL, *vals = NULL;
     if (!k || !first || !group || !perm) { PyErr_NoMemory(); goto done; }
-    for (int64_t i = 0; i < nnz; i++) {
-        int64_t key = 0;
-        for (int64_t d = 0; d < sd; d++) key = key * t->sizes[d] + ix[d * nnz + i];
-        k[i] = (keyed){key, i};
-    }
+    linear_keys(ix, t->sizes, sd, nnz, k);
     qsort(k, (size_t)nnz, sizeof *k, cmp_keyed);
     int64_t n = 0;
     for (int64_t i = 0; i < nnz; i++) {
@@ -518,25 +523,58 @@ static PyObject *add_dense_sparse(PyObject *dense, PyObject *sparse, const tn_va
     if (inplace && !tn_can_cast(ct, d->dtype))
         return PyErr_Format(PyExc_RuntimeError, "Can't convert result type %s to output %s in add operation", tn_dtype_cpp_name(ct),
                             tn_dtype_cpp_name(d->dtype));
-    PyObject *c = tn_at_coalesce(sparse);
-    if (!c) return NULL;
-    PyObject *vals = tn_as_dtype(SP(c)->values, ct, false);
-    if (vals && alpha && !alpha->defaulted) Py_SETREF(vals, tn_at_mul_Scalar(vals, TN_SV(alpha)));
-    PyObject *rows = vals ? index_rows(SP(c)->indices) : NULL;
-    PyObject *r = NULL;
-    if (rows) {
-        PyObject *target = inplace && ct == d->dtype ? Py_NewRef(dense) : tn_at__to_copy(dense, TN_DT(ct), NULL, NULL, NULL, false, NULL);
-        r = target ? tn_at_index_put_(target, TN_TPY(rows), vals, true) : NULL;
-        Py_XDECREF(target);
-        if (r && inplace && r != dense) {
-            PyObject *w = tn_at_copy_(dense, r, false);
-            Py_SETREF(r, w);
+    /* entries in their order, uncoalesced, as upstream: a round takes each index's next occurrence,
+     * so no round has two entries at one place */
+    tn_sparse *m = SP(sparse);
+    int64_t nnz = nnz_of(m), sd = m->sparse_dim;
+    PyObject *target = inplace && ct == d->dtype ? Py_NewRef(dense) : tn_at__to_copy(dense, TN_DT(ct), NULL, NULL, NULL, false, NULL);
+    PyObject *ixc = target ? tn_at_contiguous(m->indices, NULL) : NULL;
+    keyed *k = malloc((size_t)(nnz ? nnz : 1) * sizeof *k);
+    int64_t *occ = malloc((size_t)(nnz ? nnz : 1) * 2 * sizeof *occ), *pos = occ ? occ + nnz : NULL;
+    bool ok = ixc && k && occ;
+    if (ixc && !ok) PyErr_NoMemory();
+    int64_t rounds = 0;
+    if (ok) {
+        linear_keys((const int64_t *)tn_data(tn_tensor_of(ixc)), s->sizes, sd, nnz, k);
+        qsort(k, (size_t)nnz, sizeof *k, cmp_keyed);
+        for (int64_t i = 0, run = 0; i < nnz; i++) {
+            run = i > 0 && k[i].key == k[i - 1].key ? run + 1 : 0;
+            occ[k[i].pos] = run;
+            if (run + 1 > rounds) rounds = run + 1;
         }
     }
-    Py_DECREF(c);
-    Py_XDECREF(vals);
-    Py_XDECREF(rows);
-    return r;
+    for (int64_t r = 0; ok && r < rounds; r++) {
+        int64_t np = 0;
+        for (int64_t i = 0; i < nnz; i++)
+            if (occ[i] == r) pos[np++] = i;
+        PyObject *p = int_tensor(pos, np);
+        PyObject *ix = p ? tn_at_index_select(m->indices, 1, p) : NULL;
+        PyObject *v = ix ? tn_at_index_select(m->values, 0, p) : NULL;
+        if (v) Py_SETREF(v, tn_as_dtype(v, ct, false));
+        PyObject *rows = v ? index_rows(ix) : NULL, *res = NULL;
+        if (rows && m->dense_dim > 0) {   /* block.add_(values[k], alpha): the dense add's rounding */
+            PyObject *cur = tn_at_index_Tensor(target, TN_TPY(rows));
+            PyObject *nw = cur ? tn_at_add_Tensor(cur, v, alpha && !alpha->defaulted ? TN_SV(alpha) : TN_SDEF) : NULL;
+            res = nw ? tn_at_index_put_(target, TN_TPY(rows), nw, false) : NULL;
+            Py_XDECREF(cur);
+            Py_XDECREF(nw);
+        } else if (rows) {                /* r[index] += alpha * values[k] */
+            if (alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
+            res = v ? tn_at_index_put_(target, TN_TPY(rows), v, true) : NULL;
+        }
+        ok = res != NULL;
+        Py_XDECREF(p); Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(rows); Py_XDECREF(res);
+    }
+    free(k);
+    free(occ);
+    Py_XDECREF(ixc);
+    if (!ok) { Py_XDECREF(target); return NULL; }
+    if (inplace && target != dense) {
+        PyObject *w = tn_at_copy_(dense, target, false);
+        Py_DECREF(target);
+        return w;
+    }
+    return target;
 }
 
 /* sparse + alpha * sparse: upstream's merge of two index lists in order (add_out_sparse_contiguous):
@@ -806,6 +844,16 @@ static PyObject *k_mm(int op, tn_value *a) {
     Py_XDECREF(d);
     return r;
 }
+/* mv(self, vec): sparse @ vec as a one-column mm */
+static PyObject *k_mv(int op, tn_value *a) {
+    if (!SP(a[0].u.obj) || SP(a[1].u.obj)) return tn_not_implemented("aten::mv with a dense matrix or a sparse vector");
+    PyObject *col = tn_at_unsqueeze(a[1].u.obj, 1);
+    PyObject *r = col ? tn_at_mm(a[0].u.obj, col) : NULL;
+    Py_XDECREF(col);
+    if (r) Py_SETREF(r, tn_at_squeeze_dim(r, 1));
+    return r;
+}
+static PyObject *k_reshape(int op, tn_value *a) { return err(PyExc_RuntimeError, "reshape is not implemented for sparse tensors"); }
 /* addmm(self, mat1, mat2, *, beta, alpha) / _sparse_addmm */
 static PyObject *k_addmm(int op, tn_value *a) {
     if (SP(a[0].u.obj) || !SP(a[1].u.obj)) return tn_not_implemented("aten::addmm with a sparse self or a dense mat1 and sparse mat2");
@@ -884,7 +932,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
     {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
     {"_to_copy", "", k_to_copy, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
-    {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"addmm", "", k_addmm, -2},
+    {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},
     {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2},
 };
 

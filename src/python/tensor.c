@@ -815,7 +815,23 @@ PyObject *tn_legacy_tensor_new(tn_dtype dt, tn_device_type device, PyObject *arg
     Py_XDECREF(kwd); Py_XDECREF(a); Py_DECREF(f);
     return r;
 }
+/* Tensor.new on a sparse tensor (upstream's legacy_sparse_tensor_new): new(indices, values[, size])
+ * builds a sparse tensor of self's dtype; new(*sizes) / new(size) an empty one */
+static PyObject *sparse_legacy_new(PyObject *self, PyObject *args) {
+    Py_ssize_t n = PyTuple_Size(args);
+    PyObject *dt = tn_py.dtypes[tn_tensor_of(self)->dtype];
+    PyObject *a0 = n > 0 ? PyTuple_GetItem(args, 0) : NULL, *a1 = n > 1 ? PyTuple_GetItem(args, 1) : NULL;
+    if (a1 && tn_py_is_tensor(a0) && tn_py_is_tensor(a1) && n <= 3)
+        return n == 3 ? tn_at_sparse_coo_tensor_indices_size(a0, a1, TN_IPY(PyTuple_GetItem(args, 2)), dt, NULL, NULL, NULL, NULL)
+                      : tn_at_sparse_coo_tensor_indices(a0, a1, dt, NULL, NULL, NULL, NULL);
+    PyObject *sizes = n == 1 && PySequence_Check(a0) ? a0 : args;
+    Py_ssize_t nd = PySequence_Size(sizes);
+    if (nd < 0) return NULL;
+    return tn_at__sparse_coo_tensor_with_dims(n ? nd : 1, 0, n ? TN_IPY(sizes) : TN_IS(0), dt, tn_py.layout_sparse_coo, NULL, NULL);
+}
+
 static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
+    if (((tn_tensor_obj *)self)->sparse && (!kw || !PyDict_Size(kw))) return sparse_legacy_new(self, args);
     return tn_legacy_tensor_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
 }
 
