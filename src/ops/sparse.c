@@ -523,50 +523,60 @@ static PyObject *add_dense_sparse(PyObject *dense, PyObject *sparse, const tn_va
     if (inplace && !tn_can_cast(ct, d->dtype))
         return PyErr_Format(PyExc_RuntimeError, "Can't convert result type %s to output %s in add operation", tn_dtype_cpp_name(ct),
                             tn_dtype_cpp_name(d->dtype));
-    /* entries in their order, uncoalesced, as upstream: a round takes each index's next occurrence,
-     * so no round has two entries at one place */
+    /* entries in their order, uncoalesced, as upstream */
     tn_sparse *m = SP(sparse);
     int64_t nnz = nnz_of(m), sd = m->sparse_dim;
     PyObject *target = inplace && ct == d->dtype ? Py_NewRef(dense) : tn_at__to_copy(dense, TN_DT(ct), NULL, NULL, NULL, false, NULL);
     PyObject *ixc = target ? tn_at_contiguous(m->indices, NULL) : NULL;
-    keyed *k = malloc((size_t)(nnz ? nnz : 1) * sizeof *k);
-    int64_t *occ = malloc((size_t)(nnz ? nnz : 1) * 2 * sizeof *occ), *pos = occ ? occ + nnz : NULL;
-    bool ok = ixc && k && occ;
-    if (ixc && !ok) PyErr_NoMemory();
-    int64_t rounds = 0;
-    if (ok) {
-        linear_keys((const int64_t *)tn_data(tn_tensor_of(ixc)), s->sizes, sd, nnz, k);
-        qsort(k, (size_t)nnz, sizeof *k, cmp_keyed);
-        for (int64_t i = 0, run = 0; i < nnz; i++) {
-            run = i > 0 && k[i].key == k[i - 1].key ? run + 1 : 0;
-            occ[k[i].pos] = run;
-            if (run + 1 > rounds) rounds = run + 1;
+    bool ok = ixc != NULL;
+    if (ok && m->dense_dim > 0) {
+        /* each entry's dense block: block.add_(values[k], alpha), one by one as upstream (the dense
+         * add's rounding depends on the block's length, so blocks are not batched) */
+        const int64_t *ix = (const int64_t *)tn_data(tn_tensor_of(ixc));
+        PyObject *vals = tn_as_dtype(m->values, ct, false);
+        ok = vals != NULL;
+        for (int64_t k = 0; ok && k < nnz; k++) {
+            PyObject *dst = Py_NewRef(target);
+            for (int64_t dd = 0; dst && dd < sd; dd++) Py_SETREF(dst, tn_at_select_int(dst, 0, ix[dd * nnz + k]));
+            PyObject *src = dst ? tn_at_select_int(vals, 0, k) : NULL;
+            PyObject *res = src ? tn_at_add__Tensor(dst, src, alpha && !alpha->defaulted ? TN_SV(alpha) : TN_SDEF) : NULL;
+            ok = res != NULL;
+            Py_XDECREF(dst); Py_XDECREF(src); Py_XDECREF(res);
         }
-    }
-    for (int64_t r = 0; ok && r < rounds; r++) {
-        int64_t np = 0;
-        for (int64_t i = 0; i < nnz; i++)
-            if (occ[i] == r) pos[np++] = i;
-        PyObject *p = int_tensor(pos, np);
-        PyObject *ix = p ? tn_at_index_select(m->indices, 1, p) : NULL;
-        PyObject *v = ix ? tn_at_index_select(m->values, 0, p) : NULL;
-        if (v) Py_SETREF(v, tn_as_dtype(v, ct, false));
-        PyObject *rows = v ? index_rows(ix) : NULL, *res = NULL;
-        if (rows && m->dense_dim > 0) {   /* block.add_(values[k], alpha): the dense add's rounding */
-            PyObject *cur = tn_at_index_Tensor(target, TN_TPY(rows));
-            PyObject *nw = cur ? tn_at_add_Tensor(cur, v, alpha && !alpha->defaulted ? TN_SV(alpha) : TN_SDEF) : NULL;
-            res = nw ? tn_at_index_put_(target, TN_TPY(rows), nw, false) : NULL;
-            Py_XDECREF(cur);
-            Py_XDECREF(nw);
-        } else if (rows) {                /* r[index] += alpha * values[k] */
-            if (alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
-            res = v ? tn_at_index_put_(target, TN_TPY(rows), v, true) : NULL;
+        Py_XDECREF(vals);
+    } else if (ok) {
+        /* r[index] += alpha * values[k] in order: a round takes each place's next occurrence, so no
+         * round writes one place twice */
+        keyed *k = malloc((size_t)(nnz ? nnz : 1) * sizeof *k);
+        int64_t *occ = malloc((size_t)(nnz ? nnz : 1) * 2 * sizeof *occ), *pos = occ ? occ + nnz : NULL;
+        int64_t rounds = 0;
+        if (!k || !occ) { PyErr_NoMemory(); ok = false; }
+        else {
+            linear_keys((const int64_t *)tn_data(tn_tensor_of(ixc)), s->sizes, sd, nnz, k);
+            qsort(k, (size_t)nnz, sizeof *k, cmp_keyed);
+            for (int64_t i = 0, run = 0; i < nnz; i++) {
+                run = i > 0 && k[i].key == k[i - 1].key ? run + 1 : 0;
+                occ[k[i].pos] = run;
+                if (run + 1 > rounds) rounds = run + 1;
+            }
         }
-        ok = res != NULL;
-        Py_XDECREF(p); Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(rows); Py_XDECREF(res);
+        for (int64_t r = 0; ok && r < rounds; r++) {
+            int64_t np = 0;
+            for (int64_t i = 0; i < nnz; i++)
+                if (occ[i] == r) pos[np++] = i;
+            PyObject *p = int_tensor(pos, np);
+            PyObject *ix = p ? tn_at_index_select(m->indices, 1, p) : NULL;
+            PyObject *v = ix ? tn_at_index_select(m->values, 0, p) : NULL;
+            if (v) Py_SETREF(v, tn_as_dtype(v, ct, false));
+            if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
+            PyObject *rows = v ? index_rows(ix) : NULL;
+            PyObject *res = rows ? tn_at_index_put_(target, TN_TPY(rows), v, true) : NULL;
+            ok = res != NULL;
+            Py_XDECREF(p); Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(rows); Py_XDECREF(res);
+        }
+        free(k);
+        free(occ);
     }
-    free(k);
-    free(occ);
     Py_XDECREF(ixc);
     if (!ok) { Py_XDECREF(target); return NULL; }
     if (inplace && target != dense) {
