@@ -441,10 +441,13 @@ static PyObject *coalesce_kernel(PyObject *self) {
         group[i] = n - 1;
         perm[i] = k[i].pos;
     }
-    if (!(newix = tn_at_empty_memory_format(TN_IS(sd, n), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL))) goto done;
+    /* made [sd, nnz] and narrowed to the n kept, as upstream (its strides show) */
+    if (!(newix = tn_at_empty_memory_format(TN_IS(sd, nnz), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL))) goto done;
     int64_t *o = (int64_t *)tn_data(tn_tensor_of(newix));
     for (int64_t j = 0; j < n; j++)
-        for (int64_t d = 0; d < sd; d++) o[d * n + j] = ix[d * nnz + first[j]];
+        for (int64_t d = 0; d < sd; d++) o[d * nnz + j] = ix[d * nnz + first[j]];
+    if (n < nnz) Py_SETREF(newix, tn_at_narrow(newix, 1, 0, n));
+    if (!newix) goto done;
     /* values: each group's first (in sorted order) copied, the rest added in order */
     p = int_tensor(perm, nnz);
     f = int_tensor(first, n);
@@ -478,11 +481,17 @@ typedef PyObject *(*sparse_fn)(int op, tn_value *a);
 #define SELF a[0].u.obj
 #define M SP(a[0].u.obj)
 
-static PyObject *k_indices_raw(int op, tn_value *a) { return tn_at_alias(M->indices); }
-static PyObject *k_values_raw(int op, tn_value *a) { return tn_at_alias(M->values); }
+/* a new tensor object over t's storage and geometry, not a view (upstream returns its member) */
+static PyObject *share(PyObject *t) {
+    tn_tensor c = *tn_tensor_of(t);
+    tn_storage_incref(c.storage);
+    return tn_tensor_wrap(&c);
+}
+static PyObject *k_indices_raw(int op, tn_value *a) { return share(M->indices); }
+static PyObject *k_values_raw(int op, tn_value *a) { return share(M->values); }
 static PyObject *k_indices(int op, tn_value *a) {
     if (!M->coalesced) return err(PyExc_RuntimeError, "Cannot get indices on an uncoalesced tensor, please call .coalesce() first");
-    return tn_at_alias(M->indices);
+    return share(M->indices);
 }
 static PyObject *k_values(int op, tn_value *a) {
     if (!M->coalesced) return err(PyExc_RuntimeError, "Cannot get values on an uncoalesced tensor, please call .coalesce() first");
@@ -638,15 +647,19 @@ static PyObject *add_sparse_sparse(PyObject *t, PyObject *s, const tn_value *alp
         if (cmp <= 0) { s_to[j] = ri; if (cmp < 0) pos[ri] = tn + j; j++; }
         ri++;
     }
-    if (!(rix = tn_at_empty_memory_format(TN_IS(sd, ri), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL))) goto done;
+    /* made [sd, tn + sn] and narrowed to the ri entries, as upstream */
+    int64_t mx = tn + sn;
+    if (!(rix = tn_at_empty_memory_format(TN_IS(sd, mx), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL))) goto done;
     int64_t *o = (int64_t *)tn_data(tn_tensor_of(rix));
     for (int64_t k = 0; k < ri; k++)
-        for (int64_t d = 0; d < sd; d++) o[d * ri + k] = pos[k] < tn ? A[d * tn + pos[k]] : B[d * sn + pos[k] - tn];
+        for (int64_t d = 0; d < sd; d++) o[d * mx + k] = pos[k] < tn ? A[d * tn + pos[k]] : B[d * sn + pos[k] - tn];
+    if (ri < mx) Py_SETREF(rix, tn_at_narrow(rix, 1, 0, ri));
+    if (!rix) goto done;
     /* values: zeros, + self's, + alpha * other's (upstream's axpy order) */
     const tn_tensor *tv = tn_tensor_of(tm->values);
     int64_t vs[TN_MAX_DIMS + 1];
     memcpy(vs, tv->sizes, (size_t)tv->ndim * sizeof *vs);
-    vs[0] = ri;
+    vs[0] = mx;
     vals = tn_at_zeros(TN_IN(vs, tv->ndim), TN_DT(ct), NULL, NULL, NULL);
     a1 = int_tensor(t_to, tn);
     a2 = int_tensor(s_to, sn);
@@ -658,6 +671,8 @@ static PyObject *add_sparse_sparse(PyObject *t, PyObject *s, const tn_value *alp
     if (!y) goto done;
     Py_DECREF(y);
     if (ct != out_dt) Py_SETREF(vals, tn_as_dtype(vals, out_dt, false));
+    if (vals && ri < mx) Py_SETREF(vals, tn_at_narrow(vals, 0, 0, ri));
+    if (!vals) goto done;
     r = make_like(t, rix, vals, tm->coalesced && sm->coalesced);
     rix = vals = NULL;
 done:
