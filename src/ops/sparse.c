@@ -554,8 +554,8 @@ static PyObject *add_dense_sparse(PyObject *dense, PyObject *sparse, const tn_va
         }
         Py_XDECREF(vals);
     } else if (ok) {
-        /* r[index] += alpha * values[k] in order: a round takes each place's next occurrence, so no
-         * round writes one place twice */
+        /* r[index] += alpha * values[k] in order (one rounding, as upstream's: the dense add with
+         * alpha): a round takes each place's next occurrence, so no round writes one place twice */
         keyed *k = malloc((size_t)(nnz ? nnz : 1) * sizeof *k);
         int64_t *occ = malloc((size_t)(nnz ? nnz : 1) * 2 * sizeof *occ), *pos = occ ? occ + nnz : NULL;
         int64_t rounds = 0;
@@ -577,11 +577,12 @@ static PyObject *add_dense_sparse(PyObject *dense, PyObject *sparse, const tn_va
             PyObject *ix = p ? tn_at_index_select(m->indices, 1, p) : NULL;
             PyObject *v = ix ? tn_at_index_select(m->values, 0, p) : NULL;
             if (v) Py_SETREF(v, tn_as_dtype(v, ct, false));
-            if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
             PyObject *rows = v ? index_rows(ix) : NULL;
-            PyObject *res = rows ? tn_at_index_put_(target, TN_TPY(rows), v, true) : NULL;
+            PyObject *cur = rows ? tn_at_index_Tensor(target, TN_TPY(rows)) : NULL;
+            PyObject *nw = cur ? tn_at_add_Tensor(cur, v, alpha && !alpha->defaulted ? TN_SV(alpha) : TN_SDEF) : NULL;
+            PyObject *res = nw ? tn_at_index_put_(target, TN_TPY(rows), nw, false) : NULL;
             ok = res != NULL;
-            Py_XDECREF(p); Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(rows); Py_XDECREF(res);
+            Py_XDECREF(p); Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(rows); Py_XDECREF(cur); Py_XDECREF(nw); Py_XDECREF(res);
         }
         free(k);
         free(occ);
@@ -845,10 +846,11 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
     PyObject *r = NULL;
     bool beta0 = beta && !beta->defaulted && ((beta->tag == TN_V_INT && beta->u.i == 0) || (beta->tag == TN_V_FLOAT && beta->u.f == 0));
     if (!self || beta0) r = tn_at_zeros(TN_IS(st->sizes[0], dt->sizes[1]), TN_DT(dt->dtype), NULL, NULL, NULL);
-    else if (beta && !beta->defaulted) r = tn_at_mul_Scalar(self, TN_SV(beta));
-    else r = tn_at_clone(self, NULL);
-    if (r && self && !beta0) Py_SETREF(r, tn_at_expand(r, TN_IS(st->sizes[0], dt->sizes[1]), false));
-    if (r) Py_SETREF(r, tn_at_contiguous(r, NULL));
+    else {   /* beta * self broadcast to the result, a new contiguous tensor */
+        PyObject *e = tn_at_expand(self, TN_IS(st->sizes[0], dt->sizes[1]), false);
+        r = !e ? NULL : beta && !beta->defaulted ? tn_at_mul_Scalar(e, TN_SV(beta)) : tn_at_clone(e, tn_py.memory_format_contiguous);
+        Py_XDECREF(e);
+    }
     PyObject *rows = r ? tn_at_select_int(m->indices, 0, 0) : NULL, *cols = rows ? tn_at_select_int(m->indices, 0, 1) : NULL;
     PyObject *v = cols ? tn_as_dtype(m->values, dt->dtype, false) : NULL;
     if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
@@ -864,9 +866,15 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
 /* mm(self, mat2): sparse @ dense, or dense @ sparse through the sparse matrix's dense form */
 static PyObject *k_mm(int op, tn_value *a) {
     if (SP(a[0].u.obj)) return addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL);
-    PyObject *d = tn_at_to_dense(a[1].u.obj, NULL, NULL);
-    PyObject *r = d ? tn_at_mm(a[0].u.obj, d) : NULL;
-    Py_XDECREF(d);
+    /* dense @ sparse = (sparse^T @ dense^T)^T, upstream's transposed result */
+    PyObject *st = tn_at_t(a[1].u.obj), *dt = st ? tn_at_t(a[0].u.obj) : NULL;
+    PyObject *r = dt ? tn_at_mm(st, dt) : NULL;
+    Py_XDECREF(st);
+    Py_XDECREF(dt);
+    PyObject *tr = r ? tn_at_t(r) : NULL;
+    Py_XDECREF(r);
+    r = tr ? share(tr) : NULL;   /* the transposed result itself, not a view of a temporary */
+    Py_XDECREF(tr);
     return r;
 }
 /* mv(self, vec): sparse @ vec as a one-column mm */
@@ -876,6 +884,7 @@ static PyObject *k_mv(int op, tn_value *a) {
     PyObject *r = col ? tn_at_mm(a[0].u.obj, col) : NULL;
     Py_XDECREF(col);
     if (r) Py_SETREF(r, tn_at_squeeze_dim(r, 1));
+    if (r) Py_SETREF(r, tn_at_clone(r, NULL));   /* a new tensor, not a view */
     return r;
 }
 static PyObject *k_reshape(int op, tn_value *a) { return err(PyExc_RuntimeError, "reshape is not implemented for sparse tensors"); }
@@ -883,6 +892,46 @@ static PyObject *k_reshape(int op, tn_value *a) { return err(PyExc_RuntimeError,
 static PyObject *k_addmm(int op, tn_value *a) {
     if (SP(a[0].u.obj) || !SP(a[1].u.obj)) return tn_not_implemented("aten::addmm with a sparse self or a dense mat1 and sparse mat2");
     return addmm(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], &a[4]);
+}
+
+/* sparse_mask of a sparse self: each mask entry takes the value of self's first entry at its
+ * place (zero where self has none) */
+static PyObject *sparse_mask_sparse(PyObject *self, PyObject *mask) {
+    tn_sparse *m = SP(self), *mk = SP(mask);
+    const tn_tensor *t = tn_tensor_of(self);
+    if (m->sparse_dim != mk->sparse_dim) return tn_not_implemented("aten::sparse_mask of sparse tensors of different sparse dims");
+    int64_t n = nnz_of(m), nm = nnz_of(mk), sd = m->sparse_dim;
+    PyObject *ia = tn_at_contiguous(m->indices, NULL), *ib = ia ? tn_at_contiguous(mk->indices, NULL) : NULL;
+    keyed *ka = malloc((size_t)(n + nm + 1) * sizeof *ka), *kb = ka ? ka + n : NULL;
+    int64_t *pick = malloc((size_t)(nm + 1) * sizeof *pick), np = 0;
+    int64_t *where = malloc((size_t)(nm + 1) * sizeof *where);
+    PyObject *r = NULL;
+    if (!ib || !ka || !pick || !where) { if (ib) PyErr_NoMemory(); goto done; }
+    linear_keys((const int64_t *)tn_data(tn_tensor_of(ia)), t->sizes, sd, n, ka);
+    linear_keys((const int64_t *)tn_data(tn_tensor_of(ib)), t->sizes, sd, nm, kb);
+    qsort(ka, (size_t)n, sizeof *ka, cmp_keyed);
+    for (int64_t j = 0; j < nm; j++) {   /* binary search for the first entry of self at the place */
+        int64_t lo = 0, hi = n;
+        while (lo < hi) { int64_t mid = (lo + hi) / 2; if (ka[mid].key < kb[j].key) lo = mid + 1; else hi = mid; }
+        if (lo < n && ka[lo].key == kb[j].key) { pick[np] = ka[lo].pos; where[np++] = j; }
+    }
+    const tn_tensor *tv = tn_tensor_of(m->values);
+    int64_t vs[TN_MAX_DIMS + 1];
+    memcpy(vs, tv->sizes, (size_t)tv->ndim * sizeof *vs);
+    vs[0] = nm;
+    PyObject *vals = tn_at_zeros(TN_IN(vs, tv->ndim), TN_DT(tv->dtype), NULL, NULL, NULL);
+    PyObject *pi = vals ? int_tensor(pick, np) : NULL, *wi = pi ? int_tensor(where, np) : NULL;
+    PyObject *got = wi ? tn_at_index_select(m->values, 0, pi) : NULL;
+    PyObject *put_ = got ? tn_at_index_put_(vals, TN_TS(wi), got, false) : NULL;
+    Py_XDECREF(pi); Py_XDECREF(wi); Py_XDECREF(got);
+    if (put_) {
+        Py_DECREF(put_);
+        r = make_like(mask, tn_at_clone(mk->indices, NULL), vals, mk->coalesced);
+    } else Py_XDECREF(vals);
+done:
+    free(ka); free(pick); free(where);
+    Py_XDECREF(ia); Py_XDECREF(ib);
+    return r;
 }
 
 /* sparse_mask(self, mask): self's values at mask's indices, mask's flag */
@@ -893,10 +942,9 @@ static PyObject *k_sparse_mask(int op, tn_value *a) {
     for (int i = 0; same && i < s->ndim; i++) same = s->sizes[i] == mt->sizes[i];
     if (!mk) return err(PyExc_RuntimeError, "sparse_mask expects mask to be sparse");
     if (!same) return err(PyExc_RuntimeError, "sparse_mask(): operands have incompatible sizes; self has size [...] but mask has size [...]");
-    PyObject *src = SP(a[0].u.obj) ? tn_at_to_dense(a[0].u.obj, NULL, NULL) : Py_NewRef(a[0].u.obj);
-    PyObject *rows = src ? index_rows(mk->indices) : NULL;
-    PyObject *v = rows ? tn_at_index_Tensor(src, TN_TPY(rows)) : NULL;
-    Py_XDECREF(src);
+    if (SP(a[0].u.obj)) return sparse_mask_sparse(a[0].u.obj, a[1].u.obj);
+    PyObject *rows = index_rows(mk->indices);
+    PyObject *v = rows ? tn_at_index_Tensor(a[0].u.obj, TN_TPY(rows)) : NULL;
     Py_XDECREF(rows);
     return make_like(a[1].u.obj, v ? tn_at_clone(mk->indices, NULL) : NULL, v, mk->coalesced);
 }
@@ -937,6 +985,9 @@ PyObject *tn_sparse_d_embedding_sparse_backward(tn_value *a) {
     }
     if (ix) Py_SETREF(ix, tn_at_unsqueeze(ix, 0));
     if (ix) Py_SETREF(ix, tn_as_dtype(ix, TN_DTYPE_I64, false));
+    /* fresh contiguous indices and values (upstream's do not alias the arguments) */
+    if (ix) Py_SETREF(ix, tn_at_clone(ix, tn_py.memory_format_contiguous));
+    if (vals) Py_SETREF(vals, tn_at_clone(vals, tn_py.memory_format_contiguous));
     PyObject *r = ix && vals ? tn_at__sparse_coo_tensor_unsafe(ix, vals, TN_IS(a[2].u.i, D), NULL, tn_py.layout_sparse_coo, NULL, NULL, NULL) : NULL;
     Py_XDECREF(ix);
     Py_XDECREF(vals);
