@@ -952,6 +952,125 @@ static PyObject *k_sparse_mask(int op, tn_value *a) {
 static PyObject *k_to_sparse_dim(int op, tn_value *a) { return sparse_to_sparse_dim(SELF, a[1].u.i); }
 static PyObject *k_to_sparse(int op, tn_value *a) { return tn_op__to_sparse(a); }
 
+/* index_select(self, dim, index): a sparse dim takes, for each position of index in turn, self's
+ * entries at that index in their order (uncoalesced); a dense dim selects in the values */
+static PyObject *k_index_select(int op, tn_value *a) {
+    tn_sparse *m = M;
+    const tn_tensor *t = tn_tensor_of(SELF);
+    if (SP(a[2].u.obj)) return tn_not_implemented("aten::index_select with a sparse index");
+    int64_t dim;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    const tn_tensor *it = TN_T(a[2]);
+    if (it->ndim > 1) return err(PyExc_IndexError, "index_select(): Index is supposed to be a vector");
+    int64_t size[TN_MAX_DIMS];
+    memcpy(size, t->sizes, (size_t)t->ndim * sizeof *size);
+    size[dim] = tn_numel(it);
+    if (dim >= m->sparse_dim) {
+        PyObject *v = tn_at_index_select(m->values, dim - m->sparse_dim + 1, a[2].u.obj);
+        return make(size, t->ndim, m->sparse_dim, v ? tn_at_clone(m->indices, NULL) : NULL, v, m->coalesced);
+    }
+    PyObject *ix64 = tn_as_dtype(a[2].u.obj, TN_DTYPE_I64, false), *ixc = ix64 ? tn_at_contiguous(ix64, NULL) : NULL;
+    PyObject *ic = ixc ? tn_at_contiguous(m->indices, NULL) : NULL;
+    Py_XDECREF(ix64);
+    if (!ic) { Py_XDECREF(ixc); return NULL; }
+    int64_t n = nnz_of(m), ni = tn_numel(it), sd = m->sparse_dim;
+    const int64_t *idx = (const int64_t *)tn_data(tn_tensor_of(ixc)), *I = (const int64_t *)tn_data(tn_tensor_of(ic));
+    for (int64_t j = 0; j < ni; j++)
+        if (idx[j] < -t->sizes[dim] || idx[j] >= t->sizes[dim]) {
+            Py_DECREF(ixc); Py_DECREF(ic);
+            return PyErr_Format(PyExc_IndexError, "index out of range in self");
+        }
+    int64_t cap = 16, cnt = 0, *src = malloc((size_t)cap * sizeof *src), *dst = malloc((size_t)cap * sizeof *dst);
+    bool ok = src && dst;
+    for (int64_t j = 0; ok && j < ni; j++) {
+        int64_t want = idx[j] < 0 ? idx[j] + t->sizes[dim] : idx[j];
+        for (int64_t k = 0; ok && k < n; k++) {
+            if (I[dim * n + k] != want) continue;
+            if (cnt == cap) {
+                cap *= 2;
+                int64_t *s2 = realloc(src, (size_t)cap * sizeof *src), *d2 = s2 ? realloc(dst, (size_t)cap * sizeof *dst) : NULL;
+                if (s2) src = s2;
+                if (d2) dst = d2;
+                ok = s2 && d2;
+                if (!ok) break;
+            }
+            src[cnt] = k;
+            dst[cnt++] = j;
+        }
+    }
+    PyObject *r = NULL;
+    if (!ok) PyErr_NoMemory();
+    else {
+        PyObject *nix = tn_at_empty_memory_format(TN_IS(sd, cnt), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL);
+        if (nix) {
+            int64_t *o = (int64_t *)tn_data(tn_tensor_of(nix));
+            for (int64_t c = 0; c < cnt; c++)
+                for (int64_t d = 0; d < sd; d++) o[d * cnt + c] = d == dim ? dst[c] : I[d * n + src[c]];
+        }
+        PyObject *p = nix ? int_tensor(src, cnt) : NULL;
+        PyObject *v = p ? tn_at_index_select(m->values, 0, p) : NULL;
+        Py_XDECREF(p);
+        r = make(size, t->ndim, (int)sd, v ? nix : (Py_XDECREF(nix), NULL), v, false);
+    }
+    free(src);
+    free(dst);
+    Py_DECREF(ixc);
+    Py_DECREF(ic);
+    return r;
+}
+
+/* _sparse_sum.dim(self, dim) / sum.dim_IntList(self, dim, keepdim, dtype): summed dense dims in
+ * the values; summed sparse dims dropped from the indices and the entries coalesced; every sparse
+ * dim summed: a dense result */
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims);
+static PyObject *sparse_sum_dims(PyObject *self, const tn_value *dims) {   /* on the coalesced input, as upstream */
+    PyObject *c = tn_at_coalesce(self);
+    PyObject *r = c ? sparse_sum_dims_(c, dims) : NULL;
+    Py_XDECREF(c);
+    return r;
+}
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
+    tn_sparse *m = SP(self);
+    const tn_tensor *t = tn_tensor_of(self);
+    uint64_t mask = 0;
+    for (int i = 0; i < dims->u.ints.n; i++) {
+        int64_t d;
+        if (tn_wrap_dim(dims->u.ints.v[i], t->ndim, &d) < 0) return NULL;
+        mask |= 1ull << d;
+    }
+    int64_t vd[TN_MAX_DIMS], nvd = 0, keep[TN_MAX_DIMS], nk = 0, size[TN_MAX_DIMS], ns = 0;
+    for (int d = m->sparse_dim; d < t->ndim; d++)
+        if (mask >> d & 1) vd[nvd++] = d - m->sparse_dim + 1;
+    for (int d = 0; d < m->sparse_dim; d++)
+        if (!(mask >> d & 1)) { keep[nk++] = d; size[ns++] = t->sizes[d]; }
+    for (int d = m->sparse_dim; d < t->ndim; d++)
+        if (!(mask >> d & 1)) size[ns++] = t->sizes[d];
+    PyObject *v = nvd ? tn_at_sum_dim_IntList(m->values, TN_IN(vd, nvd), false, NULL) : Py_NewRef(m->values);
+    if (!v) return NULL;
+    if (nk == m->sparse_dim) return make(size, (int)ns, (int)nk, tn_at_clone(m->indices, NULL), v, true);
+    if (nk == 0) {   /* dense */
+        PyObject *r = tn_at_sum_dim_IntList(v, TN_IS(0), false, NULL);
+        Py_DECREF(v);
+        return r;
+    }
+    PyObject *p = int_tensor(keep, nk);
+    PyObject *ix = p ? tn_at_index_select(m->indices, 0, p) : NULL;
+    Py_XDECREF(p);
+    PyObject *u = make(size, (int)ns, (int)nk, ix, ix ? v : (Py_DECREF(v), NULL), false);
+    PyObject *r = u ? coalesce_kernel(u) : NULL;
+    Py_XDECREF(u);
+    return r;
+}
+static PyObject *k_sparse_sum_dim(int op, tn_value *a) { return sparse_sum_dims(SELF, &a[1]); }
+static PyObject *k_sum_dim(int op, tn_value *a) {
+    if (a[1].tag != TN_V_INTLIST || a[1].u.ints.n == 0) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor over every dim");
+    if (a[2].u.i) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor with keepdim=True");
+    PyObject *r = sparse_sum_dims(SELF, &a[1]);
+    if (r && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(r)->dtype)
+        Py_SETREF(r, tn_at__to_copy(r, TN_DT(a[3].u.dtype), NULL, NULL, NULL, false, NULL));
+    return r;
+}
+
 /* ---- decompositions of composites with a sparse meaning ---- */
 
 /* _sparse_mm(sparse, dense): mm */
@@ -1009,7 +1128,8 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
     {"_to_copy", "", k_to_copy, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
     {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},
-    {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2},
+    {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2}, {"index_select", "", k_index_select, -2},
+    {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
 };
 
 static bool is_sparse_value(const tn_value *v) {
