@@ -42,6 +42,14 @@ static const char *fmt_sizes(char *b, size_t n, const int64_t *v, int nd) {
 static PyObject *make(const int64_t *size, int ndim, int sparse_dim, PyObject *indices, PyObject *values, bool coalesced) {
     PyObject *o = NULL;
     if (!indices || !values) goto done;
+    int64_t numel = 1;
+    for (int d = 0; d < ndim && numel; d++) {   /* upstream's numel check */
+        if (size[d] > 0 && numel > INT64_MAX / size[d]) {
+            PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
+            goto done;
+        }
+        numel *= size[d];
+    }
     tn_storage *st = tn_storage_new(0, tn_tensor_of(values)->storage->device);
     if (!st) { PyErr_NoMemory(); goto done; }
     st->no_data = true;
@@ -121,6 +129,7 @@ PyObject *tn_op__sparse_coo_tensor_with_dims_and_tensors(tn_value *a) {
                             "sparse_dim = %lld, dense_dim = %lld", nd, (long long)sd, (long long)dd);
     if (ix->dtype != TN_DTYPE_I64)
         return PyErr_Format(PyExc_RuntimeError, "indices must be an int64 tensor");
+    if (v->ndim == 0) return err(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
     if (v->ndim == 0 || ix->ndim != 2 || ix->sizes[0] != sd) {
         if (ix->ndim != 2 || ix->sizes[0] != sd)
             return PyErr_Format(PyExc_RuntimeError, "dimensionality of indices must match sparse_dim, but got %lld and %lld",
@@ -409,10 +418,10 @@ static int cmp_keyed(const void *x, const void *y) {
 
 /* each entry's linear index over the sparse dims (ix: contiguous [sd, nnz]) */
 static void linear_keys(const int64_t *ix, const int64_t *sizes, int64_t sd, int64_t nnz, keyed *k) {
-    for (int64_t i = 0; i < nnz; i++) {
-        int64_t key = 0;
-        for (int64_t d = 0; d < sd; d++) key = key * sizes[d] + ix[d * nnz + i];
-        k[i] = (keyed){key, i};
+    for (int64_t i = 0; i < nnz; i++) {   /* unsigned: sizes whose product overflows wrap, no UB */
+        uint64_t key = 0;
+        for (int64_t d = 0; d < sd; d++) key = key * (uint64_t)sizes[d] + (uint64_t)ix[d * nnz + i];
+        k[i] = (keyed){(int64_t)key, i};
     }
 }
 
@@ -785,7 +794,12 @@ static PyObject *k_to_copy(int op, tn_value *a) {
 /* copy_(self, src, non_blocking): a sparse self takes a copy of a sparse src */
 static PyObject *k_copy_(int op, tn_value *a) {
     tn_sparse *s = SP(a[1].u.obj);
-    if (!M || !s) return tn_not_implemented("aten::copy_ between a sparse and a dense tensor");
+    if (!M || !s) {
+        tn_dtype ds = TN_T(a[0])->dtype, dr = TN_T(a[1])->dtype;
+        return PyErr_Format(PyExc_RuntimeError, "copy_() between dense and sparse Tensors is not implemented! Found self type = "
+                            "torch.%s%sTensor and src type = torch.%s%sTensor", M ? "sparse." : "", tn_dtype_cpp_name(ds),
+                            s ? "sparse." : "", tn_dtype_cpp_name(dr));
+    }
     const tn_tensor *src = TN_T(a[1]);
     tn_tensor *t = tn_tensor_of(SELF);
     PyObject *v = tn_as_dtype(s->values, t->dtype, false);
@@ -961,7 +975,7 @@ static PyObject *k_index_select(int op, tn_value *a) {
     int64_t dim;
     if (tn_wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
     const tn_tensor *it = TN_T(a[2]);
-    if (it->ndim > 1) return err(PyExc_IndexError, "index_select(): Index is supposed to be a vector");
+    if (it->ndim > 1) return err(PyExc_IndexError, "index_select() argument index must be 1-D strided (non-sparse) long-tensor.");
     int64_t size[TN_MAX_DIMS];
     memcpy(size, t->sizes, (size_t)t->ndim * sizeof *size);
     size[dim] = tn_numel(it);

@@ -66,6 +66,8 @@ cases("sparse_make", {
     "err_validate_dims": "torch._validate_sparse_coo_tensor_args(i, v, [2, 3, 4])",
     "err_values_nnz": "torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.tensor([[1., 2.]]), (3, 2))",
     "err_with_dims_no_layout": "torch.ops.aten._sparse_coo_tensor_with_dims_and_tensors(2, 0, [2, 3], i, v)",
+    "err_numel_overflow": "torch.sparse_coo_tensor(torch.tensor([[0], [0]]), torch.tensor([1.]), (2**40, 2**40))",
+    "err_with_dims_values_0d": "torch.ops.aten._sparse_coo_tensor_with_dims_and_tensors(1, 0, [3], torch.tensor([[0]]), torch.tensor(1.), layout=torch.sparse_coo)",
     "err_with_dims_sum": "torch.ops.aten._sparse_coo_tensor_with_dims_and_tensors(2, 1, [2, 3], i, v, layout=torch.sparse_coo)",
 }, setup=SETUP)
 
@@ -179,6 +181,9 @@ cases("sparse_arith", {
     "index_select_dense_dim": "d(h.index_select(1, torch.tensor([1]))), d(h.index_select(0, torch.tensor([2, 0, 3])))",
     "sum_dims": "w = torch.sparse_coo_tensor(torch.tensor([[1, 0, 1, 2], [2, 2, 0, 1]]), torch.tensor([1., 2., 3., 4.]), (3, 3)); d(torch.sparse.sum(w, 0)), torch.sparse.sum(w, [0, 1]), d(w.sum(1)), d(torch.sum(w, -1))",
     "sum_dims_dense": "d(torch.sparse.sum(h, 1)), torch.sparse.sum(h, 0), d(h.sum(1, dtype=torch.float64))",
+    "err_index_select_2d": "s.index_select(0, torch.tensor([[0]]))",
+    "err_copy_dense_sparse": "s.clone().copy_(torch.ones(2, 3))",
+    "err_copy_sparse_dense": "torch.ones(2, 3).copy_(s)",
     "err_index_select_range": "s.index_select(0, torch.tensor([5]))",
     "err_sparse_plus_dense": "s + torch.ones(2, 3)",
     "err_dense_plus_sparse_size": "torch.ones(3, 2) + s",
