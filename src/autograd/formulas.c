@@ -2428,7 +2428,50 @@ static int f_sparse_coo_values(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* values(self) of a coalesced sparse tensor: values_backward, the gradient at self's indices */
+static int f_values(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0));
+    PyObject *ix = self ? K(tn_at__indices(self)) : NULL;
+    PyObject *sz = ix ? K(sizes_of(n, 0)) : NULL;
+    PyObject *r = sz ? K(tn_at__sparse_coo_tensor_unsafe(ix, g[0], TN_IPY(sz), NULL, NULL, NULL, NULL, NULL)) : NULL;
+    OUTK(0, r);
+    DONE;
+}
+/* scalar * x, x itself when the scalar is 1 (maybe_multiply) */
+static PyObject *maybe_mul(PyObject *x, const tn_value *c) {
+    if (c->defaulted || (c->tag == TN_V_INT && c->u.i == 1) || (c->tag == TN_V_FLOAT && c->u.f == 1.0)) return Py_NewRef(x);
+    return tn_at_mul_Scalar(x, TN_SV(c));
+}
+/* _sparse_addmm(self, mat1, mat2, *, beta, alpha): self: maybe_multiply(grad, beta); mat1 (sparse):
+ * (grad @ mat2^T) * alpha at mat1's entries; mat2: mat1^T @ grad * alpha */
+static int f_sparse_addmm(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(maybe_mul(g[0], &n->args[3])));
+    if (need(n, 1)) {
+        PyObject *m1 = K(saved(n, 1)), *m2 = m1 ? K(saved(n, 2)) : NULL;
+        PyObject *m2t = m2 ? K(tn_at_t(m2)) : NULL;
+        PyObject *p = m2t ? K(tn_at_mm(g[0], m2t)) : NULL;
+        PyObject *pa = p ? K(maybe_mul(p, &n->args[4])) : NULL;
+        OUTK(1, pa ? K(tn_at_sparse_mask(pa, m1)) : NULL);
+    }
+    if (need(n, 2)) {
+        PyObject *m1 = K(saved(n, 1));
+        PyObject *m1t = m1 ? K(tn_at_t(m1)) : NULL;
+        PyObject *p = m1t ? K(tn_at_mm(m1t, g[0])) : NULL;
+        OUTK(2, p ? K(maybe_mul(p, &n->args[4])) : NULL);
+    }
+    DONE;
+}
+
+/* _coalesce: self: grad */
+static int f_coalesce(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, Py_NewRef(g[0]));
+    return 0;
+}
+
 static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
+    {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
     {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
     {"_sparse_coo_tensor_with_dims_and_tensors", "", f_sparse_coo_values},
     {"_nested_get_values", "", f_nested_get_values}, {"_nested_view_from_jagged", "", f_nested_view_from_jagged},

@@ -404,7 +404,11 @@ PyObject *tn_sparse_d_to_dense(tn_value *a) {
 PyObject *tn_sparse_d_to_dense_backward(tn_value *a) {
     if (!SP(a[1].u.obj)) return Py_NewRef(a[0].u.obj);
     bool masked = a[2].tag == TN_V_BOOL ? a[2].u.i != 0 : true;
-    return masked ? tn_at_sparse_mask(a[0].u.obj, a[1].u.obj) : tn_at__to_sparse_sparse_dim(a[0].u.obj, SP(a[1].u.obj)->sparse_dim);
+    if (!masked) return tn_at__to_sparse_sparse_dim(a[0].u.obj, SP(a[1].u.obj)->sparse_dim);
+    PyObject *c = tn_at_coalesce(a[1].u.obj);   /* masked to the coalesced input, as upstream */
+    PyObject *r = c ? tn_at_sparse_mask(a[0].u.obj, c) : NULL;
+    Py_XDECREF(c);
+    return r;
 }
 
 /* ---- coalescing: indices sorted row-major (stable), duplicates' values summed in that order ---- */
@@ -1087,8 +1091,16 @@ static PyObject *k_sum_dim(int op, tn_value *a) {
 
 /* ---- decompositions of composites with a sparse meaning ---- */
 
-/* _sparse_mm(sparse, dense): mm */
-PyObject *tn_sparse_d_sparse_mm(tn_value *a) { return tn_at_mm(a[0].u.obj, a[1].u.obj); }
+/* _sparse_mm(sparse, dense): _sparse_addmm(zeros, sparse, dense, beta=0), upstream's (its graph
+ * node is SparseAddmmBackward0); a dense first argument: mm */
+PyObject *tn_sparse_d_sparse_mm(tn_value *a) {
+    PyObject *sp = a[0].u.obj, *dn = a[1].u.obj;
+    if (!SP(sp) || SP(dn) || tn_tensor_of(sp)->ndim != 2 || tn_tensor_of(dn)->ndim != 2) return tn_at_mm(sp, dn);
+    PyObject *z = tn_at_zeros(TN_IS(tn_tensor_of(sp)->sizes[0], tn_tensor_of(dn)->sizes[1]), TN_DT(tn_tensor_of(dn)->dtype), NULL, NULL, NULL);
+    PyObject *r = z ? tn_at__sparse_addmm(z, sp, dn, TN_SI(0), TN_SI(1)) : NULL;
+    Py_XDECREF(z);
+    return r;
+}
 /* _sparse_sum(self): the coalesced values' sum */
 PyObject *tn_sparse_d_sparse_sum(tn_value *a) {
     PyObject *c = tn_at_coalesce(a[0].u.obj);
