@@ -785,6 +785,19 @@ static PyObject *k_zero_(int op, tn_value *a) {
     return replace(SELF, empty_indices(M->sparse_dim), empty_values(t->sizes + M->sparse_dim, M->dense_dim, t->dtype), true);
 }
 
+/* empty_like / zeros_like(self, *, dtype, layout, device, pin_memory, memory_format): no entries,
+ * self's sparse and dense dims (upstream's empty_like_sparse_coo); layout=torch.strided: dense zeros */
+static PyObject *k_empty_like(int op, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(SELF);
+    tn_dtype dt = a[1].tag == TN_V_DTYPE ? a[1].u.dtype : t->dtype;
+    if (a[2].tag == TN_V_LAYOUT && a[2].u.obj == tn_py.layout_strided)
+        return tn_at_zeros(TN_IN(t->sizes, t->ndim), TN_DT(dt), NULL, NULL, NULL);
+    if (a[2].tag == TN_V_LAYOUT && a[2].u.obj != tn_py.layout_sparse_coo)
+        return tn_not_implemented("aten::empty_like of a sparse tensor in a sparse compressed layout");
+    return make(t->sizes, t->ndim, M->sparse_dim, empty_indices(M->sparse_dim), empty_values(t->sizes + M->sparse_dim, M->dense_dim, dt),
+                true);
+}
+
 /* _to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format) */
 static PyObject *k_to_copy(int op, tn_value *a) {
     if (a[2].tag == TN_V_LAYOUT && a[2].u.obj != tn_py.layout_sparse_coo) {
@@ -1152,7 +1165,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"div", "Tensor", k_scale, -2}, {"div", "Scalar", k_scale, -2}, {"div_", "Tensor", k_scale, -2}, {"div_", "Scalar", k_scale, -2},
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
     {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
-    {"_to_copy", "", k_to_copy, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
+    {"_to_copy", "", k_to_copy, -2}, {"empty_like", "", k_empty_like, -2}, {"zeros_like", "", k_empty_like, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
     {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},
     {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2}, {"index_select", "", k_index_select, -2},
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},

@@ -174,6 +174,8 @@ cases("sparse_arith", {
     "clone": "t = s.clone(); t._values()[0] = 9; d(t), d(s)",
     "detach": "t = s.detach(); t._values()[0] = 9; d(s)",
     "zero_": "t = s.clone(); t.zero_(); d(t)",
+    "zeros_like": "d(torch.zeros_like(s)), d(torch.zeros_like(h)), d(torch.zeros_like(h, dtype=torch.float64)), torch.zeros_like(h, layout=torch.strided)",
+    "empty_like": "e = torch.empty_like(h); d(e), torch.empty_like(h, layout=torch.strided).shape",
     "to_dtype": "d(s.double()), d(s.to(torch.int64)), d(u.half())",
     "sparse_mask": "d(torch.arange(6.).reshape(2, 3).sparse_mask(u)), d(torch.arange(6.).reshape(2, 3).sparse_mask(s.coalesce()))",
     "copy_": "t = torch.sparse_coo_tensor(torch.tensor([[0, 1]]), torch.tensor([1., 2.]), (2, 3)); t.copy_(s); d(t)",
