@@ -720,6 +720,18 @@ static PyObject *k_add(int op, tn_value *a) {
 /* the scalar of a 0-dim dense `other` (mul / div of a sparse tensor by a number) */
 static bool zero_dim_dense(PyObject *o) { return !SP(o) && tn_tensor_of(o)->ndim == 0; }
 
+/* sparse * dense of the same shape (upstream's intersection_binary_op_sparse_dense): the dense
+ * values at the sparse entries times the sparse values, the sparse tensor's indices (copied) and flag */
+static PyObject *mul_sparse_dense(PyObject *sp, PyObject *dn) {
+    tn_sparse *m = SP(sp);
+    PyObject *rows = index_rows(m->indices);
+    PyObject *df = rows ? tn_at_index_Tensor(dn, TN_TPY(rows)) : NULL;
+    PyObject *v = df ? tn_at_mul_Tensor(df, m->values) : NULL;
+    Py_XDECREF(rows);
+    Py_XDECREF(df);
+    return v ? make_like(sp, tn_at_clone(m->indices, NULL), v, m->coalesced) : NULL;
+}
+
 /* mul / div by a scalar or a 0-dim tensor: the values scaled, indices copied, flag kept; in
  * place: the values themselves */
 static PyObject *k_scale(int op, tn_value *a) {
@@ -727,10 +739,17 @@ static PyObject *k_scale(int op, tn_value *a) {
     bool div = op == TN_ROW_div_Tensor || op == TN_ROW_div_Scalar || op == TN_ROW_div__Tensor || op == TN_ROW_div__Scalar;
     bool inplace = op == TN_ROW_mul__Tensor || op == TN_ROW_mul__Scalar || op == TN_ROW_div__Tensor || op == TN_ROW_div__Scalar;
     bool tensor = a[1].tag == TN_V_TENSOR;
+    if (!inplace && !div && tensor && !SP(self) != !SP(a[1].u.obj)) {   /* sparse * dense of one shape, either order */
+        PyObject *sp = SP(self) ? self : a[1].u.obj, *dn = SP(self) ? a[1].u.obj : self;
+        const tn_tensor *st = tn_tensor_of(sp), *dt = tn_tensor_of(dn);
+        bool same = st->ndim == dt->ndim;
+        for (int i = 0; same && i < st->ndim; i++) same = st->sizes[i] == dt->sizes[i];
+        if (same) return mul_sparse_dense(sp, dn);
+    }
     if (!SP(self)) {
         if (div) return err(PyExc_RuntimeError, "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape [] for "
                                                 "divisor)");
-        return tn_not_implemented("aten::mul of a dense tensor by a sparse tensor");
+        return tn_not_implemented("aten::mul of a dense tensor by a sparse tensor of another shape");
     }
     if (tensor && !zero_dim_dense(a[1].u.obj)) {
         if (div) {

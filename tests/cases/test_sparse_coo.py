@@ -153,6 +153,7 @@ cases("sparse_arith", {
     "dense_add_dense_dims_": "t = torch.ones(4, 2); t.add_(h, alpha=-0.3); t",
     "sparse_add_": "t = s.clone(); t.add_(u); d(t)",
     "mul_scalar": "d(s * 2), d(2 * s), d(s * 0.5)",
+    "mul_dense_same_shape": "g = torch.arange(6.).reshape(2, 3); d(s * g), d(g * s), d(u * g), d(h * torch.arange(8.).reshape(4, 2)), d(s * torch.arange(6).reshape(2, 3)), d(s * g.double())",
     "mul_zero_dim": "d(s * torch.tensor(3.))",
     "mul_": "t = s.clone(); t.mul_(2); d(t)",
     "div": "d(s / 2), d(s / torch.tensor(4.))",
