@@ -36,6 +36,8 @@ cases("sparse_make", {
     "int32_indices": "d(torch.sparse_coo_tensor(i.int(), v, (2, 3)))",
     "empty": "d(torch.sparse_coo_tensor(torch.zeros(2, 0, dtype=torch.long), torch.zeros(0), (2, 3)))",
     "empty_dense": "d(torch.sparse_coo_tensor(torch.zeros(1, 0, dtype=torch.long), torch.zeros(0, 2), (3, 2)))",
+    "zeros_layout": "d(torch.zeros(2, 3, layout=torch.sparse_coo)), d(torch.zeros(4, layout=torch.sparse_coo, dtype=torch.float64))",
+    "empty_layout": "d(torch.empty(2, 3, layout=torch.sparse_coo)), d(torch.empty((3,), layout=torch.sparse_coo, dtype=torch.int64))",
     "size_only": "d(torch.sparse_coo_tensor((3,)))",
     "size_only_2d": "d(torch.sparse_coo_tensor([2, 4], dtype=torch.float64))",
     "requires_grad": "t = torch.sparse_coo_tensor(i, v, (2, 3), requires_grad=True); d(t), t.is_leaf, t.grad_fn",
