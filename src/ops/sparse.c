@@ -817,6 +817,14 @@ static PyObject *k_empty_like(int op, tn_value *a) {
                 true);
 }
 
+/* new_zeros / new_empty(self, size, *, dtype, layout, device, pin_memory): an empty sparse tensor
+ * of that size, every dim sparse (self's options, as upstream's); layout=torch.strided: dense zeros */
+static PyObject *k_new_zeros(int op, tn_value *a) {
+    PyObject *dt = TN_DT(a[2].tag == TN_V_DTYPE ? a[2].u.dtype : tn_tensor_of(SELF)->dtype);
+    if (a[3].tag == TN_V_LAYOUT && a[3].u.obj == tn_py.layout_strided) return tn_at_zeros(tn_ints_of(&a[1]), dt, NULL, NULL, NULL);
+    return tn_at__sparse_coo_tensor_with_dims(a[1].u.ints.n, 0, tn_ints_of(&a[1]), dt, tn_py.layout_sparse_coo, NULL, NULL);
+}
+
 /* _to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format) */
 static PyObject *k_to_copy(int op, tn_value *a) {
     if (a[2].tag == TN_V_LAYOUT && a[2].u.obj != tn_py.layout_sparse_coo) {
@@ -1184,7 +1192,8 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"div", "Tensor", k_scale, -2}, {"div", "Scalar", k_scale, -2}, {"div_", "Tensor", k_scale, -2}, {"div_", "Scalar", k_scale, -2},
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
     {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
-    {"_to_copy", "", k_to_copy, -2}, {"empty_like", "", k_empty_like, -2}, {"zeros_like", "", k_empty_like, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
+    {"_to_copy", "", k_to_copy, -2}, {"empty_like", "", k_empty_like, -2}, {"zeros_like", "", k_empty_like, -2},
+    {"new_zeros", "", k_new_zeros, -2}, {"new_empty", "", k_new_zeros, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
     {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},
     {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2}, {"index_select", "", k_index_select, -2},
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},

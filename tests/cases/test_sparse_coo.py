@@ -178,6 +178,7 @@ cases("sparse_arith", {
     "detach": "t = s.detach(); t._values()[0] = 9; d(s)",
     "zero_": "t = s.clone(); t.zero_(); d(t)",
     "zeros_like": "d(torch.zeros_like(s)), d(torch.zeros_like(h)), d(torch.zeros_like(h, dtype=torch.float64)), torch.zeros_like(h, layout=torch.strided)",
+    "new_zeros": "d(h.new_zeros(3)), d(h.new_zeros((2, 2), dtype=torch.int64)), d(h.new_empty((2, 2))), h.new_zeros((2, 2), layout=torch.strided)",
     "empty_like": "e = torch.empty_like(h); d(e), torch.empty_like(h, layout=torch.strided).shape",
     "to_dtype": "d(s.double()), d(s.to(torch.int64)), d(u.half())",
     "sparse_mask": "d(torch.arange(6.).reshape(2, 3).sparse_mask(u)), d(torch.arange(6.).reshape(2, 3).sparse_mask(s.coalesce()))",
