@@ -58,7 +58,8 @@ def main():
                          function="function" in variants, method="method" in variants,
                          nofunc=nofunc, nometh=nometh, module=e.get("python_module", ""),
                          key=f"{name}.{overload}", tags=tags,
-                         nested=any("NestedTensor" in k for k in keys)))
+                         nested=any("NestedTensor" in k for k in keys),
+                         sparse="SparseCPU" in keys or "CompositeExplicitAutograd" in keys))
     # Non-aten operators libtorch registers (src/ops/extra_schemas.txt): named "ns::name".
     # Our own namespace (src/ops/torchnative_schemas.txt: torch.ops.torchnative.*) joins them.
     ops_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src", "ops")
@@ -104,12 +105,15 @@ def main():
     out.append("};")
     # upstream's tags read below the door (door.h TN_TAG_*): 1 pointwise, 2 nondeterministic_seeded
     # (a random op), 4 inplace_view (squeeze_, t_, ...: autograd records them as views); 8: not a
-    # tag, upstream registers a kernel for strided nested tensors (a NestedTensor dispatch key)
+    # tag, upstream registers a kernel for strided nested tensors (a NestedTensor dispatch key);
+    # 16: not a tag, upstream runs something on a sparse COO tensor (a SparseCPU kernel, or a
+    # CompositeExplicitAutograd one, which covers the sparse keys too)
     out.append("static const unsigned char tn_op_tag_bits[TN_OP_COUNT] = {")
     out.append(", ".join(str((1 if "pointwise" in r.get("tags", []) else 0) |
                              (2 if "nondeterministic_seeded" in r.get("tags", []) else 0) |
                              (4 if "inplace_view" in r.get("tags", []) else 0) |
-                             (8 if r.get("nested") else 0)) for r in rows))
+                             (8 if r.get("nested") else 0) |
+                             (16 if r.get("sparse") else 0)) for r in rows))
     out.append("};")
     # every tag upstream's OpOverload.tags lists (_get_operation_overload): the yaml's, "inplace" /
     # "out" by the schema's kind as torchgen derives them, pt2_compliant_tag on every aten op;

@@ -15,6 +15,7 @@
 #include "ops/misc_ops.h"
 #include "ops/nnmore.h"
 #include "ops/rnn.h"
+#include "ops/sparse.h"
 #include "autograd/autograd.h"
 
 #include "dispatch/modes.h"
@@ -1500,6 +1501,13 @@ static PyObject *d_relu6_(tn_value *a) { return tn_at_hardtanh_(a[0].u.obj, TN_S
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
     {"selu", "", d_selu}, {"selu_", "", d_selu_}, {"relu6", "", d_relu6}, {"relu6_", "", d_relu6_},
     {"l1_loss", "", d_l1_loss},
+    /* sparse COO tensors (ops/sparse.c) */
+    {"sparse_coo_tensor", "indices", tn_sparse_d_coo_tensor_indices}, {"sparse_coo_tensor", "indices_size", tn_sparse_d_coo_tensor_indices_size},
+    {"_sparse_coo_tensor_unsafe", "", tn_sparse_d_coo_tensor_unsafe}, {"_validate_sparse_coo_tensor_args", "", tn_sparse_d_validate_args},
+    {"to_dense", "", tn_sparse_d_to_dense}, {"to_dense_backward", "", tn_sparse_d_to_dense_backward},
+    {"to_sparse", "", tn_sparse_d_to_sparse}, {"to_sparse", "sparse_dim", tn_sparse_d_to_sparse_dim},
+    {"coalesce", "", tn_sparse_d_coalesce}, {"_sparse_mm", "", tn_sparse_d_sparse_mm}, {"_sparse_sum", "", tn_sparse_d_sparse_sum},
+    {"embedding_sparse_backward", "", tn_sparse_d_embedding_sparse_backward},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */
     {"conv1d", "", d_conv1d}, {"conv2d", "", d_conv2d}, {"conv3d", "", d_conv3d},

@@ -55,8 +55,20 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     bool gm = tn_grad_enabled();
     if (!v->grad) {
         const tn_tensor *gt = tn_tensor_of(g);
-        /* steal, as upstream: no other reference to the gradient, and it has the variable's layout */
-        if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
+        /* steal, as upstream: no other reference to the gradient, and it has the variable's layout;
+         * a sparse gradient is kept sparse (stolen, or cloned) */
+        if (tn_sparse_of(g)) {
+            /* upstream steals contiguous indices and values into a new sparse tensor (whose
+             * coalesced flag is not carried over), else clones */
+            const tn_sparse *sg = tn_sparse_of(g);
+            bool steal = !gm && Py_REFCNT(g) <= 1 && tn_is_contiguous(tn_tensor_of(sg->indices)) &&
+                         tn_is_contiguous(tn_tensor_of(sg->values));
+            v->grad = steal ? tn_at__sparse_coo_tensor_unsafe(sg->indices, sg->values, TN_IN(gt->sizes, gt->ndim), NULL, NULL, NULL,
+                                                              NULL, NULL)
+                            : tn_at_clone(g, NULL);
+        } else if (v->sparse) {   /* a dense gradient of a sparse variable: a contiguous clone */
+            v->grad = tn_at_clone(g, tn_py.memory_format_contiguous);
+        } else if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
             v->grad = tn_at_detach(g);
         } else {
             PyObject *e = tn_at_new_empty_strided(g, TN_IN(v->t.sizes, v->t.ndim), TN_IN(v->t.strides, v->t.ndim),

@@ -2405,9 +2405,77 @@ static int f_nested_from_padded_tensor(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-static const struct { const char *name; tn_apply_fn fn; } formula_by_name[] = {
-    {"_nested_get_values", f_nested_get_values}, {"_nested_view_from_jagged", f_nested_view_from_jagged},
-    {"to_padded_tensor", f_to_padded_tensor}, {"_nested_from_padded_tensor", f_nested_from_padded_tensor},
+/* ---- sparse COO tensors (ops/sparse.c) */
+/* _to_dense(self, dtype, masked_grad): to_dense_backward(grad, self, masked_grad) */
+static int f_to_dense(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0));
+    const bool *masked = n->args[2].tag == TN_V_BOOL ? TN_B(n->args[2].u.i) : NULL;
+    OUTK(0, self ? K(tn_at_to_dense_backward(g[0], self, masked)) : NULL);
+    DONE;
+}
+/* _to_sparse / _to_sparse.sparse_dim: to_sparse_backward, the gradient's dense form */
+static int f_to_sparse(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, tn_at_to_dense(g[0], NULL, NULL));
+    return 0;
+}
+/* _sparse_coo_tensor_with_dims_and_tensors: values: grad.sparse_mask(result)._values() */
+static int f_sparse_coo_values(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *res = K(result(n, 0));
+    PyObject *m = res ? K(tn_at_sparse_mask(g[0], res)) : NULL;
+    OUTK(4, m ? K(tn_at__values(m)) : NULL);
+    DONE;
+}
+
+/* values(self) of a coalesced sparse tensor: values_backward, the gradient at self's indices */
+static int f_values(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0));
+    PyObject *ix = self ? K(tn_at__indices(self)) : NULL;
+    PyObject *sz = ix ? K(sizes_of(n, 0)) : NULL;
+    PyObject *r = sz ? K(tn_at__sparse_coo_tensor_unsafe(ix, g[0], TN_IPY(sz), NULL, NULL, NULL, NULL, NULL)) : NULL;
+    OUTK(0, r);
+    DONE;
+}
+/* scalar * x, x itself when the scalar is 1 (maybe_multiply) */
+static PyObject *maybe_mul(PyObject *x, const tn_value *c) {
+    if (c->defaulted || (c->tag == TN_V_INT && c->u.i == 1) || (c->tag == TN_V_FLOAT && c->u.f == 1.0)) return Py_NewRef(x);
+    return tn_at_mul_Scalar(x, TN_SV(c));
+}
+/* _sparse_addmm(self, mat1, mat2, *, beta, alpha): self: maybe_multiply(grad, beta); mat1 (sparse):
+ * (grad @ mat2^T) * alpha at mat1's entries; mat2: mat1^T @ grad * alpha */
+static int f_sparse_addmm(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(maybe_mul(g[0], &n->args[3])));
+    if (need(n, 1)) {
+        PyObject *m1 = K(saved(n, 1)), *m2 = m1 ? K(saved(n, 2)) : NULL;
+        PyObject *m2t = m2 ? K(tn_at_t(m2)) : NULL;
+        PyObject *p = m2t ? K(tn_at_mm(g[0], m2t)) : NULL;
+        PyObject *pa = p ? K(maybe_mul(p, &n->args[4])) : NULL;
+        OUTK(1, pa ? K(tn_at_sparse_mask(pa, m1)) : NULL);
+    }
+    if (need(n, 2)) {
+        PyObject *m1 = K(saved(n, 1));
+        PyObject *m1t = m1 ? K(tn_at_t(m1)) : NULL;
+        PyObject *p = m1t ? K(tn_at_mm(m1t, g[0])) : NULL;
+        OUTK(2, p ? K(maybe_mul(p, &n->args[4])) : NULL);
+    }
+    DONE;
+}
+
+/* _coalesce: self: grad */
+static int f_coalesce(tn_node *n, PyObject **g, PyObject **o) {
+    PUT(0, Py_NewRef(g[0]));
+    return 0;
+}
+
+static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
+    {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
+    {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
+    {"_sparse_coo_tensor_with_dims_and_tensors", "", f_sparse_coo_values},
+    {"_nested_get_values", "", f_nested_get_values}, {"_nested_view_from_jagged", "", f_nested_view_from_jagged},
+    {"to_padded_tensor", "", f_to_padded_tensor}, {"_nested_from_padded_tensor", "", f_nested_from_padded_tensor},
 };
 
 static const struct { int row; tn_apply_fn fn; } formulas[] = {
@@ -2490,7 +2558,7 @@ tn_apply_fn tn_formula_for(int op) {
         for (size_t i = 0; i < sizeof formulas / sizeof *formulas; i++) by_row[formulas[i].row] = formulas[i].fn;
         /* rows without a kernel of ours (no TN_ROW_ constant): only a tensor subclass runs them */
         for (size_t i = 0; i < sizeof formula_by_name / sizeof *formula_by_name; i++) {
-            int row = tn_op_find(formula_by_name[i].name, "");
+            int row = tn_op_find(formula_by_name[i].name, formula_by_name[i].overload);
             if (row >= 0) by_row[row] = formula_by_name[i].fn;
         }
     }

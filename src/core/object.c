@@ -126,6 +126,40 @@ int tn_nested_set(PyObject *dst, const tn_nested *src) {
     return 0;
 }
 
+int64_t tn_sparse_live;
+
+int tn_sparse_set(PyObject *dst, const tn_sparse *src) {
+    tn_tensor_obj *o = (tn_tensor_obj *)dst;
+    tn_sparse *c = NULL;
+    if (src) {
+        if (!(c = malloc(sizeof *c))) { PyErr_NoMemory(); return -1; }
+        *c = *src;
+        Py_XINCREF(c->indices);
+        Py_XINCREF(c->values);
+        tn_sparse_live++;
+    }
+    tn_sparse *old = o->sparse;
+    o->sparse = c;
+    if (old) {
+        tn_sparse_live--;
+        Py_XDECREF(old->indices);
+        Py_XDECREF(old->values);
+        free(old);
+    }
+    return 0;
+}
+
+int tn_tensor_copy_sparse(PyObject *dst, PyObject *src) {
+    tn_tensor_obj *d = (tn_tensor_obj *)dst, *s = (tn_tensor_obj *)src;
+    if (!d->sparse && !s->sparse) return 0;
+    if (tn_sparse_set(dst, s->sparse) < 0) return -1;
+    PyObject *old = d->layout;
+    d->layout = s->layout;
+    Py_XINCREF(d->layout);
+    Py_XDECREF(old);
+    return 0;
+}
+
 bool tn_nested_is_contiguous(const tn_nested *nt) {
     int64_t next = 0;
     for (int64_t i = 0; i < nt->n; i++) {

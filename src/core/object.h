@@ -37,6 +37,24 @@ static inline int64_t tn_nested_numel(const tn_nested *nt) {
  * nested_tensor_impl_is_contiguous) */
 bool tn_nested_is_contiguous(const tn_nested *nt);
 
+/* A sparse COO tensor (upstream's SparseTensorImpl, layout torch.sparse_coo; ops/sparse.c,
+ * docs/sparse_coo.md): the tensor object's t carries the size and dtype over a storage holding no
+ * bytes (zero strides), its layout field is torch.sparse_coo, and this (one allocation) holds
+ * indices (int64 [sparse_dim, nnz]) and values ([nnz, *dense sizes]), both held, and the coalesced
+ * flag. NULL on every other tensor. */
+typedef struct tn_sparse {
+    int sparse_dim, dense_dim;
+    bool coalesced;
+    PyObject *indices, *values;
+} tn_sparse;
+/* live sparse tensors: the door looks for one among the arguments only while any exists */
+extern int64_t tn_sparse_live;
+/* dst (a tensor object) gets src's metadata (NULL: none; indices and values shared, as upstream's
+ * shallow copy), its own released; -1 with MemoryError */
+int tn_sparse_set(PyObject *dst, const tn_sparse *src);
+/* dst takes src's sparse metadata and layout (a detach, .data, set_data); nothing when neither is sparse */
+int tn_tensor_copy_sparse(PyObject *dst, PyObject *src);
+
 /* a tangent of a nested forward level (autograd/forward.c), valid while gen is the level's */
 typedef struct tn_fw_slot { PyObject *g; uint64_t gen; } tn_fw_slot;
 
@@ -76,6 +94,7 @@ typedef struct {
     uint8_t py_policy;
     PyObject *layout;
     tn_nested *nested;       /* a strided nested tensor's components (above), or NULL */
+    tn_sparse *sparse;       /* a sparse COO tensor's indices and values (above), or NULL */
 } tn_tensor_obj;
 
 /* TN_PY_NESTED: made with the NestedTensor dispatch key (a jagged NestedTensor): is_nested, and
@@ -98,6 +117,7 @@ static inline bool tn_py_is_tensor(PyObject *o) {
 }
 static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
 static inline tn_nested *tn_nested_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->nested : NULL; }
+static inline tn_sparse *tn_sparse_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->sparse : NULL; }
 /* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
  * _version are refused */
 static inline bool tn_no_version(PyObject *o) {

@@ -28,7 +28,7 @@ typedef struct {
     PyTypeObject *dtype_type, *device_type, *size_type, *layout_type, *memory_format_type;
     PyTypeObject *generator_type, *storage_type;
     PyObject *dtypes[TN_DTYPE_COUNT];  /* torch.float32, ... */
-    PyObject *layout_strided, *memory_format_contiguous, *memory_format_preserve;
+    PyObject *layout_strided, *layout_sparse_coo, *memory_format_contiguous, *memory_format_preserve;
     PyObject *memory_format_channels_last, *memory_format_channels_last_3d;
     PyObject *device_cpu, *device_meta;
     PyObject *default_generator;

@@ -26,6 +26,7 @@
 #include "core/profiler.h"
 #include "ops/common.h"
 #include "ops/nested.h"
+#include "ops/sparse.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>
@@ -1084,6 +1085,8 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
     }
     /* strided nested tensors (ops/nested.c): the one counter test while none exists */
     if (__builtin_expect(tn_nested_live > 0, 0) && tn_nested_among(op, args)) return tn_nested_call(op, args);
+    /* sparse COO tensors (ops/sparse.c): likewise one counter test while none exists */
+    if (__builtin_expect(tn_sparse_live > 0, 0) && tn_sparse_among(op, args)) return tn_sparse_call(op, args);
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) {
         /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */

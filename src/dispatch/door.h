@@ -76,8 +76,9 @@ int tn_op_count(void);
 const tn_op_def *tn_op_at(int i);
 /* upstream's tags of row i: TN_TAG_POINTWISE, TN_TAG_RANDOM (nondeterministic_seeded),
  * TN_TAG_INPLACE_VIEW (an in-place op that changes only self's geometry: squeeze_, t_, ...) */
-/* TN_TAG_NESTED: upstream has a kernel for strided nested tensors (ops/nested.c) */
-enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2, TN_TAG_INPLACE_VIEW = 4, TN_TAG_NESTED = 8 };
+/* TN_TAG_NESTED: upstream has a kernel for strided nested tensors (ops/nested.c); TN_TAG_SPARSE:
+ * upstream runs a kernel on sparse COO arguments (a SparseCPU or CompositeExplicitAutograd one; ops/sparse.c) */
+enum { TN_TAG_POINTWISE = 1, TN_TAG_RANDOM = 2, TN_TAG_INPLACE_VIEW = 4, TN_TAG_NESTED = 8, TN_TAG_SPARSE = 16 };
 /* all of row i's tag names, comma-separated, as upstream's OpOverload.tags lists them */
 const char *tn_op_tag_list(int i);
 int tn_op_tags(int i);

@@ -380,13 +380,9 @@ PyObject *tn_op_embedding_dense_backward(tn_value *a) { return embedding_bwd(a, 
 PyObject *tn_op_embedding_dense_backward_out(tn_value *a) { return embedding_bwd(a, a[5].u.obj); }
 
 /* embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
- * upstream's composite: the dense backward unless sparse. */
+ * upstream's composite: the dense backward unless sparse (embedding_sparse_backward, ops/sparse.c) */
 PyObject *tn_op_embedding_backward(tn_value *a) {
-    if (bw_bool(&a[5])) {
-        PyErr_SetString(PyExc_NotImplementedError, "torchnative: aten::embedding_backward with sparse=True is not "
-                                                   "implemented (sparse tensors)");
-        return NULL;
-    }
+    if (bw_bool(&a[5])) return tn_at_embedding_sparse_backward(a[0].u.obj, a[1].u.obj, a[2].u.i, a[3].u.i, bw_bool(&a[4]));
     return embedding_bwd(a, NULL);
 }
 

@@ -385,9 +385,18 @@ static int out_resize(PyObject *out, int nd, const int64_t *sizes) {
 
 /* ---------- empty / zeros / ones / full ---------- */
 
+/* empty / zeros with layout=torch.sparse_coo: upstream's empty_sparse, an empty sparse tensor with
+ * every dim sparse (ops/sparse.c) */
+static bool sparse_layout(const tn_value *layout) { return layout->tag == TN_V_LAYOUT && layout->u.obj == tn_py.layout_sparse_coo; }
+static PyObject *empty_sparse(const tn_value *size, const tn_value *dtype) {
+    return tn_at__sparse_coo_tensor_with_dims(size->u.ints.n, 0, tn_ints_of(size), dtype->tag == TN_V_DTYPE ? TN_DT(dtype->u.dtype) : NULL,
+                                              tn_py.layout_sparse_coo, NULL, NULL);
+}
+
 PyObject *tn_op_empty_memory_format(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
+    if (sparse_layout(&a[2])) return empty_sparse(&a[0], &a[1]);
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     int64_t strides[TN_MAX_DIMS];
     if (tn_cr_check_sizes(a[0].u.ints.n, a[0].u.ints.v) < 0) return NULL;
@@ -440,6 +449,7 @@ PyObject *tn_op_zeros(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (check_zeros_sizes(&a[0]) < 0) return NULL;
+    if (sparse_layout(&a[2])) return empty_sparse(&a[0], &a[1]);
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     return make_filled(a[0].u.ints.n, a[0].u.ints.v, dt, dev, NULL);
 }

@@ -19,6 +19,7 @@ static PyObject *tn_call_method_noargs(int name, PyObject *self);
 #include "python/schema_type.h"
 #include "python/library.h"
 #include "python/arg_errors.h"
+#include "ops/sparse.h"
 
 #define TN_WANT_METHOD_TRAMPOLINES
 #include "tn_ops_gen.h"
@@ -93,26 +94,75 @@ static bool function_has_out(int first, int last) {
     return false;
 }
 
-/* Keywords upstream's hand-written bindings of the sparse factories (sparse_coo_tensor,
- * sparse_compressed_tensor, sparse_csr/csc/bsr/bsc_tensor) take beyond the aten schemas: the
- * optional bools check_invariants (and is_coalesced for COO). Given a bool or None, they are
- * dropped before matching, so the call reaches the overload and its refusal by name; none of
- * these factories is implemented (docs/opinfo.md). Any other value stays and fails to match. */
+/* Keywords upstream's hand-written bindings of the sparse compressed factories
+ * (sparse_compressed_tensor, sparse_csr/csc/bsr/bsc_tensor) take beyond the aten schemas: the
+ * optional bool check_invariants. Given a bool or None, it is dropped before matching, so the call
+ * reaches the overload and its refusal by name; none of these factories is implemented
+ * (docs/opinfo.md). Any other value stays and fails to match. */
 static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
-    static const char *const names[] = {"sparse_coo_tensor", "sparse_compressed_tensor", "sparse_csr_tensor",
-                                        "sparse_csc_tensor", "sparse_bsr_tensor", "sparse_bsc_tensor"};
+    static const char *const names[] = {"sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+                                        "sparse_bsc_tensor"};
     bool hit = false;
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) hit = hit || !strcmp(name, names[i]);
     if (!hit || !kw) return NULL;
-    const char *flags[2] = {"check_invariants", name[7] == 'c' && name[8] == 'o' ? "is_coalesced" : NULL};
-    PyObject *k2 = NULL;
-    for (int i = 0; i < 2 && flags[i]; i++) {
-        PyObject *v = PyDict_GetItemString(kw, flags[i]);
-        if (!v || !(v == Py_None || PyBool_Check(v))) continue;
-        if (!k2 && !(k2 = PyDict_Copy(kw))) return NULL;
-        if (PyDict_DelItemString(k2, flags[i]) < 0) { Py_DECREF(k2); return NULL; }
-    }
+    PyObject *v = PyDict_GetItemString(kw, "check_invariants");
+    if (!v || !(v == Py_None || PyBool_Check(v))) return NULL;
+    PyObject *k2 = PyDict_Copy(kw);
+    if (k2 && PyDict_DelItemString(k2, "check_invariants") < 0) Py_CLEAR(k2);
     return k2;
+}
+
+static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
+                            PyObject *args, PyObject *kw);
+
+/* torch.sparse_coo_tensor(indices, values, size=None, *, dtype, device, pin_memory, requires_grad,
+ * check_invariants, is_coalesced), upstream's hand-written binding: indices read as int64 and
+ * values as torch.tensor reads them (dtype given: in it), check_invariants sets the invariant
+ * checks for the call, requires_grad is set on the result; the rest reaches the aten overloads
+ * (sparse_coo_tensor.indices / .indices_size; the size-only form goes to them as it is) */
+static PyObject *sparse_coo_ctor(int first, int last, PyObject *args, PyObject *kw) {
+    Py_ssize_t n = PyTuple_Size(args);
+    bool two = n >= 2 || (kw && PyDict_GetItemString(kw, "values"));
+    PyObject *k2 = kw ? PyDict_Copy(kw) : PyDict_New();
+    if (!k2) return NULL;
+    PyObject *rg = NULL, *check = NULL, *a2 = NULL, *r = NULL;
+    if ((rg = PyDict_GetItemString(k2, "requires_grad"))) { Py_INCREF(rg); PyDict_DelItemString(k2, "requires_grad"); }
+    if ((check = PyDict_GetItemString(k2, "check_invariants"))) { Py_INCREF(check); PyDict_DelItemString(k2, "check_invariants"); }
+    if (two) {
+        PyObject *ix = n > 0 ? PyTuple_GetItem(args, 0) : PyDict_GetItemString(k2, "indices");
+        PyObject *v = n > 1 ? PyTuple_GetItem(args, 1) : PyDict_GetItemString(k2, "values");
+        PyObject *dto = PyDict_GetItemString(k2, "dtype");
+        tn_dtype dt = TN_DTYPE_UNDEFINED;
+        if (!ix || !v) {
+            PyErr_SetString(PyExc_TypeError, "sparse_coo_tensor() missing required argument 'indices' (pos 1)");
+            goto done;
+        }
+        if (dto && dto != Py_None && tn_py_to_dtype(dto, &dt) < 0) goto done;
+        PyObject *ixt = tn_py_sparse_operand(ix, TN_DTYPE_I64);
+        PyObject *vt = ixt ? tn_py_sparse_operand(v, dt) : NULL;
+        if (!vt) { Py_XDECREF(ixt); goto done; }
+        a2 = PyTuple_New(n > 2 ? n : 2);
+        if (!a2) { Py_DECREF(ixt); Py_DECREF(vt); goto done; }
+        PyTuple_SetItem(a2, 0, ixt);
+        PyTuple_SetItem(a2, 1, vt);
+        for (Py_ssize_t i = 2; i < n; i++) PyTuple_SetItem(a2, i, Py_NewRef(PyTuple_GetItem(args, i)));
+        if (n < 1) PyDict_DelItemString(k2, "indices");
+        if (n < 2) PyDict_DelItemString(k2, "values");
+    } else {
+        a2 = Py_NewRef(args);
+        if (PyDict_GetItemString(k2, "is_coalesced")) PyDict_DelItemString(k2, "is_coalesced");
+    }
+    bool was = tn_sparse_check_invariants;
+    if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
+    r = call_rows_("sparse_coo_tensor", first, last, CALL_FUNCTION, NULL, a2, PyDict_Size(k2) ? k2 : NULL);
+    tn_sparse_check_invariants = was;
+    if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);
+done:
+    Py_XDECREF(rg);
+    Py_XDECREF(check);
+    Py_XDECREF(a2);
+    Py_DECREF(k2);
+    return r;
 }
 
 /* Queries upstream answers from the tensor itself (CompositeImplicitAutograd ops that call no
@@ -127,10 +177,9 @@ static bool tensor_query(int row) {
  * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
 static bool dk_composite;
 
-static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
-                            PyObject *args, PyObject *kw);
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
+    if (mode == CALL_FUNCTION && !strcmp(name, "sparse_coo_tensor")) return sparse_coo_ctor(first, last, args, kw);
     if (mode == CALL_FUNCTION && kw) {
         PyObject *k2 = drop_sparse_factory_flags(name, kw);
         if (PyErr_Occurred()) return NULL;

@@ -16,6 +16,7 @@
  * the sparse-invariants switch _validate_loaded_sparse_tensors reads. */
 #include "python/common.h"
 #include "python/tensor.h"
+#include "ops/sparse.h"
 
 #include <errno.h>
 #include <string.h>
@@ -975,16 +976,14 @@ static PyObject *h_set_tensor_metadata(PyObject *mod, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-static int check_sparse_invariants;
-
 static PyObject *h_check_sparse(PyObject *mod, PyObject *unused) {
-    return PyBool_FromLong(check_sparse_invariants);
+    return PyBool_FromLong(tn_sparse_check_invariants);
 }
 
 static PyObject *h_set_check_sparse(PyObject *mod, PyObject *arg) {
     int v = PyObject_IsTrue(arg);
     if (v < 0) return NULL;
-    check_sparse_invariants = v;
+    tn_sparse_check_invariants = v;
     Py_RETURN_NONE;
 }
 

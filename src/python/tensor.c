@@ -29,6 +29,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
     Py_VISIT(o->layout);
+    if (o->sparse) { Py_VISIT(o->sparse->indices); Py_VISIT(o->sparse->values); }
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -49,6 +50,7 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->bt_value);
     Py_CLEAR(o->layout);
     tn_nested_set(self, NULL);   /* frees a nested tensor's metadata; cannot fail */
+    tn_sparse_set(self, NULL);   /* releases a sparse tensor's indices and values; cannot fail */
     return 0;
 }
 
@@ -271,7 +273,13 @@ static PyObject *m_storage_offset(PyObject *self, PyObject *unused) {
     }
     return PyLong_FromLongLong(tn_tensor_of(self)->offset);
 }
+/* a sparse COO tensor has no storage of its own (upstream's SparseTensorImpl) */
+static PyObject *no_storage(void) {
+    PyErr_SetString(PyExc_RuntimeError, "Cannot access data pointer of Tensor that doesn't have storage");
+    return NULL;
+}
 static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
+    if (((tn_tensor_obj *)self)->sparse) return no_storage();
     return PyLong_FromVoidPtr(tn_data(tn_tensor_of(self)));
 }
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
@@ -313,6 +321,10 @@ static PyObject *m_is_signed(PyObject *self, PyObject *unused) {
     return PyBool_FromLong(k != TN_KIND_UINT && k != TN_KIND_BOOL && k != TN_KIND_SUBBYTE_UINT);
 }
 static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
+    if (((tn_tensor_obj *)self)->sparse) {
+        PyErr_SetString(PyExc_NotImplementedError, "Cannot access storage of SparseTensorImpl");
+        return NULL;
+    }
     return tn_storage_to_python(tn_tensor_of(self)->storage);
 }
 static PyObject *m_is_view(PyObject *self, PyObject *unused) {
@@ -381,7 +393,10 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     if (!o) return NULL;
     o->t = *tn_tensor_of(data);
     tn_storage_incref(o->t.storage);
-    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0) { Py_DECREF(o); return NULL; }
+    if (tn_nested_set((PyObject *)o, ((tn_tensor_obj *)data)->nested) < 0 || tn_tensor_copy_sparse((PyObject *)o, data) < 0) {
+        Py_DECREF(o);
+        return NULL;
+    }
     if (rg && !tn_dtype_is_floating(o->t.dtype) && !tn_dtype_is_complex(o->t.dtype)) {
         Py_DECREF(o);
         PyErr_SetString(PyExc_RuntimeError, "Only Tensors of floating point and complex dtype can require gradients");
@@ -842,7 +857,23 @@ PyObject *tn_legacy_tensor_new(tn_dtype dt, tn_device_type device, PyObject *arg
     Py_XDECREF(kwd); Py_XDECREF(a); Py_DECREF(f);
     return r;
 }
+/* Tensor.new on a sparse tensor (upstream's legacy_sparse_tensor_new): new(indices, values[, size])
+ * builds a sparse tensor of self's dtype; new(*sizes) / new(size) an empty one */
+static PyObject *sparse_legacy_new(PyObject *self, PyObject *args) {
+    Py_ssize_t n = PyTuple_Size(args);
+    PyObject *dt = tn_py.dtypes[tn_tensor_of(self)->dtype];
+    PyObject *a0 = n > 0 ? PyTuple_GetItem(args, 0) : NULL, *a1 = n > 1 ? PyTuple_GetItem(args, 1) : NULL;
+    if (a1 && tn_py_is_tensor(a0) && tn_py_is_tensor(a1) && n <= 3)
+        return n == 3 ? tn_at_sparse_coo_tensor_indices_size(a0, a1, TN_IPY(PyTuple_GetItem(args, 2)), dt, NULL, NULL, NULL, NULL)
+                      : tn_at_sparse_coo_tensor_indices(a0, a1, dt, NULL, NULL, NULL, NULL);
+    PyObject *sizes = n == 1 && PySequence_Check(a0) ? a0 : args;
+    Py_ssize_t nd = PySequence_Size(sizes);
+    if (nd < 0) return NULL;
+    return tn_at__sparse_coo_tensor_with_dims(n ? nd : 1, 0, n ? TN_IPY(sizes) : TN_IS(0), dt, tn_py.layout_sparse_coo, NULL, NULL);
+}
+
 static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
+    if (((tn_tensor_obj *)self)->sparse && (!kw || !PyDict_Size(kw))) return sparse_legacy_new(self, args);
     return tn_legacy_tensor_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
 }
 
@@ -915,11 +946,18 @@ static PyObject *g_layout(PyObject *self, void *c) {
     return Py_NewRef(l ? l : tn_py.layout_strided);
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
+static PyObject *g_is_sparse(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->sparse != NULL); }
 static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED) || ((tn_tensor_obj *)self)->nested); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
 static PyObject *g_nbytes(PyObject *self, void *c) {
+    if (((tn_tensor_obj *)self)->sparse) {
+        PyErr_SetString(PyExc_RuntimeError, "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                        "tensors, add the nbytes of the indices and values.  If you want the size of the  equivalent dense "
+                        "tensor, multiply numel() by element_size()");
+        return NULL;
+    }
     return PyLong_FromLongLong(tn_numel(T(self)) * tn_dtype_itemsize(T(self)->dtype));
 }
 static PyObject *g_version(PyObject *self, void *c) {
@@ -976,7 +1014,7 @@ static PyObject *g_data(PyObject *self, void *c) {
     t.storage = tn_storage_alias(t.storage);
     if (!t.storage) return PyErr_NoMemory();
     PyObject *r = tn_tensor_wrap(&t);
-    if (r && tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0) Py_CLEAR(r);
+    if (r && (tn_nested_set(r, ((tn_tensor_obj *)self)->nested) < 0 || tn_tensor_copy_sparse(r, self) < 0)) Py_CLEAR(r);
     if (r) tn_bt_copy_meta(r, self);
     if (r && t.storage->inference && !tn_inference_mode()) ((tn_tensor_obj *)r)->inf_versioned = true;   /* as detach */
     return r;
@@ -990,7 +1028,11 @@ static int s_data(PyObject *self, PyObject *v, void *c) {
         PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
         return -1;
     }
-    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0) return -1;
+    if (!((tn_tensor_obj *)self)->sparse != !((tn_tensor_obj *)v)->sparse) {   /* a sparse and a dense tensor */
+        PyErr_SetString(PyExc_RuntimeError, "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type.");
+        return -1;
+    }
+    if (tn_nested_set(self, ((tn_tensor_obj *)v)->nested) < 0 || tn_tensor_copy_sparse(self, v) < 0) return -1;
     tn_tensor t = *T(v);
     tn_storage_incref(t.storage);
     tn_storage_decref(T(self)->storage);
@@ -1049,7 +1091,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_xla", g_false, NULL, NULL, NULL},
     {"is_maia", g_false, NULL, NULL, NULL},
     {"is_vulkan", g_false, NULL, NULL, NULL},
-    {"is_sparse", g_false, NULL, NULL, NULL},
+    {"is_sparse", g_is_sparse, NULL, NULL, NULL},
     {"is_sparse_csr", g_false, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_false, NULL, NULL, NULL},

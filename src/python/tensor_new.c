@@ -459,6 +459,11 @@ static PyObject *new_from_data(PyObject *data, tn_dtype dt, tn_device_type dev, 
 
 /* ---------- keyword parsing helpers ---------- */
 
+/* torch.sparse_coo_tensor's conversion of its indices and values (upstream's internal_new_from_data
+ * without copying a tensor of the right dtype): a tensor converted to dt (TN_DTYPE_UNDEFINED: kept),
+ * anything else read as torch.tensor reads it */
+PyObject *tn_py_sparse_operand(PyObject *data, tn_dtype dt) { return new_from_data(data, dt, TN_DEVICE_CPU, false, true, NULL); }
+
 static int opt_dtype(PyObject *o, tn_dtype *out) {
     if (!o || o == Py_None) { *out = TN_DTYPE_UNDEFINED; return 0; }
     if (o == (PyObject *)&PyFloat_Type) { *out = TN_DTYPE_F64; return 0; }
@@ -711,6 +716,8 @@ static PyObject *tolist_rec(const tn_tensor *t, int dim, const char *p) {
 static PyObject *m_tolist(PyObject *self, PyObject *unused) {
     if (((tn_tensor_obj *)self)->nested)   /* upstream's NestedTensorImpl has no strides */
         return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support strides. Please file an issue.");
+    if (((tn_tensor_obj *)self)->sparse)
+        return PyErr_Format(PyExc_RuntimeError, "Cannot access data pointer of Tensor that doesn't have storage");
     if (tn_has_torch_dispatch(self))
         return PyErr_Format(PyExc_RuntimeError, ".tolist() is not supported for tensor subclasses, got %s", tn_py_type_name(self));
     if (T(self)->math_bits) {   /* the values it reads as (conj / neg bits applied) */
@@ -899,6 +906,8 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
+    if (((tn_tensor_obj *)self)->sparse)
+        return PyErr_Format(PyExc_TypeError, "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.");
     if (((tn_tensor_obj *)self)->nested)
         return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
     if (tn_has_torch_dispatch(self)) {

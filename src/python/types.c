@@ -811,6 +811,7 @@ int tn_types_init(PyObject *m) {
         PyObject *o = named_make(layout_t, layout_names[i]);
         if (!o) return -1;
         if (i == 0) tn_py.layout_strided = o;
+        else if (i == 1) tn_py.layout_sparse_coo = o;
         else Py_DECREF(o);
     }
     for (int i = 0; memfmt_names[i]; i++) {
