@@ -1,0 +1,44 @@
+/* fakequant.h — fake quantization (quantization-aware training) kernels, kernels/ref/fakequant.c.
+ * Plain C: no Python, no allocation. Formulas and their rounding are upstream's scalar ones
+ * (ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp, fbgemm's QuantUtils.cc,
+ * ATen/native/quantized/cpu/quant_utils.h): nearbyint of x * (1.0f / scale) (round half to even),
+ * the products in the same types as upstream's C++ (docs/quant_tensors.md). */
+#ifndef TN_KERNELS_FAKEQUANT_H
+#define TN_KERNELS_FAKEQUANT_H
+
+#include "core/iter.h"
+#include "core/dtype.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+    float scale, inv_scale;
+    int64_t zero_point, qmin, qmax;
+    bool on;             /* fake_quant_enabled: off copies the input and sets the mask */
+    float grad_factor;   /* learnable backward */
+    tn_dtype zp_dtype;   /* per channel: i32, f32 or f16 zero points */
+} tn_fq_params;
+
+/* per tensor, operands {out, mask (bool), in}, out and in of dtype dt (f32 f64 f16 bf16) */
+tn_loop tn_fq_tensor_loop(tn_dtype dt);
+/* per channel, operands {out, mask, in, scale (f32), zero_point (zp_dtype)} */
+tn_loop tn_fq_channel_loop(tn_dtype dt);
+/* learnable backward, f32 operands {dX, dScale, dZeroPoint, X, dY} (per tensor: scalars in the
+ * params) or {dX, dScale, dZeroPoint, X, dY, scale, zero_point (rounded, f32)} (per channel) */
+void tn_fq_learnable_tensor_grad(char **data, const int64_t *strides, int64_t n, const void *ctx);
+void tn_fq_learnable_channel_grad(char **data, const int64_t *strides, int64_t n, const void *ctx);
+
+/* upstream's ChooseQuantizationParams: fbgemm's (float scale, as _fused_moving_avg_obs_fq_helper
+ * uses) when fbgemm is true, else quant_utils' (double scale, reduce_range, the small-scale cutoff:
+ * _choose_qparams_per_tensor). Returns false for quant_utils' refused inputs (min > max, qmin >= qmax). */
+bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool preserve_sparsity,
+                          bool reduce_range, bool fbgemm, double *scale, int32_t *zero_point);
+
+/* x86's conversion of a float outside int64's range (or NaN) to int64: INT64_MIN, as upstream's
+ * compiled static_cast / lrint give on this architecture */
+static inline int64_t tn_fq_to_i64(double v) {
+    return (v >= -9223372036854775808.0 && v < 9223372036854775808.0) ? (int64_t)v : INT64_MIN;
+}
+
+#endif
