@@ -1,6 +1,6 @@
 /* fakequant.h — fake quantization (quantization-aware training) kernels, kernels/ref/fakequant.c.
  * Plain C: no Python, no allocation. Formulas and their rounding are upstream's scalar ones
- * (ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp, fbgemm's QuantUtils.cc,
+ * (ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp,
  * ATen/native/quantized/cpu/quant_utils.h): nearbyint of x * (1.0f / scale) (round half to even),
  * the products in the same types as upstream's C++ (docs/quant_tensors.md). */
 #ifndef TN_KERNELS_FAKEQUANT_H
@@ -29,11 +29,12 @@ tn_loop tn_fq_channel_loop(tn_dtype dt);
 void tn_fq_learnable_tensor_grad(char **data, const int64_t *strides, int64_t n, const void *ctx);
 void tn_fq_learnable_channel_grad(char **data, const int64_t *strides, int64_t n, const void *ctx);
 
-/* upstream's ChooseQuantizationParams: fbgemm's (float scale, as _fused_moving_avg_obs_fq_helper
- * uses) when fbgemm is true, else quant_utils' (double scale, reduce_range, the small-scale cutoff:
- * _choose_qparams_per_tensor). Returns false for quant_utils' refused inputs (min > max, qmin >= qmax). */
+/* upstream's quant_utils::ChooseQuantizationParams (what _fused_moving_avg_obs_fq_helper and
+ * _choose_qparams_per_tensor use, measured: the small-scale cut-off at 6.1e-5 shows): double scale,
+ * reduce_range halving qmin / qmax, symmetric ranges for preserve_sparsity. false for the inputs it
+ * refuses (min > max or NaN, qmin >= qmax). */
 bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool preserve_sparsity,
-                          bool reduce_range, bool fbgemm, double *scale, int32_t *zero_point);
+                          bool reduce_range, double *scale, int32_t *zero_point);
 
 /* x86's conversion of a float outside int64's range (or NaN) to int64: INT64_MIN, as upstream's
  * compiled static_cast / lrint give on this architecture */

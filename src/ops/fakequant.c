@@ -291,6 +291,13 @@ static PyObject *triple(PyObject *a, PyObject *b, PyObject *c) {
     return t;
 }
 
+/* upstream's kernel makes views below autograd, so its results are no views: a copy of one element */
+static PyObject *not_a_view(PyObject *v) {
+    PyObject *c = v ? tn_at_clone(v, NULL) : NULL;
+    Py_XDECREF(v);
+    return c;
+}
+
 /* _fake_quantize_learnable_per_tensor_affine_backward(grad, self, scale, zero_point, quant_min,
  * quant_max, grad_factor) -> (dX, dScale, dZeroPoint): the zero point rounds as zp + 0.5f
  * truncated; dScale / dZeroPoint are the gradient vectors' sums, unsqueezed to 1 element */
@@ -316,8 +323,8 @@ PyObject *tn_op__fake_quantize_learnable_per_tensor_affine_backward(tn_value *a)
     PyObject *v[3];
     if (!learnable_grads(x, dy, 0, NULL, tn_fq_learnable_tensor_grad, &p, v)) return NULL;
     PyObject *ds = NULL, *dz = NULL, *t;
-    if ((t = tn_at_sum(v[1], NULL))) { ds = tn_at_unsqueeze(t, 0); Py_DECREF(t); }
-    if (ds && (t = tn_at_sum(v[2], NULL))) { dz = tn_at_unsqueeze(t, 0); Py_DECREF(t); }
+    if ((t = tn_at_sum(v[1], NULL))) { ds = not_a_view(tn_at_unsqueeze(t, 0)); Py_DECREF(t); }
+    if (ds && (t = tn_at_sum(v[2], NULL))) { dz = not_a_view(tn_at_unsqueeze(t, 0)); Py_DECREF(t); }
     Py_DECREF(v[1]); Py_DECREF(v[2]);
     if (!dz) { Py_DECREF(v[0]); Py_XDECREF(ds); return NULL; }
     return triple(v[0], ds, dz);
@@ -415,6 +422,14 @@ done:
 
 /* ---- the fused moving-average observer + fake quantize (FusedMovingAvgObsFakeQuantize) ---- */
 
+/* quant_utils::ChooseQuantizationParams with its checks */
+static int choose_qparams(float mn, float mx, int32_t qmin, int32_t qmax, bool sym, bool reduce_range, double *s, int32_t *z) {
+    if (tn_fq_choose_qparams(mn, mx, qmin, qmax, sym, reduce_range, s, z)) return 0;
+    rt_error(!(mn <= mx) ? "In ChooseQuantizationParams, min should be less than or equal to max"
+                         : "In ChooseQuantizationParams, qmin should be less than qmax");
+    return -1;
+}
+
 static int require_float_buf(PyObject *t) {
     tn_dtype d = tn_tensor_of(t)->dtype;
     if (d == TN_DTYPE_F32) return 0;
@@ -501,6 +516,10 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
             }
             if (rc < 0) { Py_DECREF(y); return NULL; }
         }
+        if (observe && ch != 0) {
+            Py_DECREF(y);
+            return rt_error("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");
+        }
         int rc = observe ? moving_average(y, rmin, rmax, c, true) : 0;
         Py_DECREF(y);
         if (rc < 0) return NULL;
@@ -528,7 +547,7 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
     for (int64_t i = 0; i < n; i++) {
         double s;
         int32_t z;
-        tn_fq_choose_qparams(*f32_at(rmin, i), *f32_at(rmax, i), (int32_t)qmin, (int32_t)qmax, sym, false, true, &s, &z);
+        if (choose_qparams(*f32_at(rmin, i), *f32_at(rmax, i), (int32_t)qmin, (int32_t)qmax, sym, false, &s, &z) < 0) return NULL;
         store_at(scale, i, s, false);
         store_at(zp, i, z, zint);
     }
@@ -577,9 +596,6 @@ PyObject *tn_op__choose_qparams_per_tensor(tn_value *a) {
     if (item_float(tn_at_min(a[0].u.obj), &mn) < 0 || item_float(tn_at_max(a[0].u.obj), &mx) < 0) return NULL;
     double s;
     int32_t z;
-    if (!tn_fq_choose_qparams(mn, mx, 0, 255, false, a[1].u.i != 0, false, &s, &z)) {
-        if (!(mn <= mx)) return rt_error("In ChooseQuantizationParams, min should be less than or equal to max");
-        return rt_error("In ChooseQuantizationParams, qmin should be less than qmax");
-    }
+    if (choose_qparams(mn, mx, 0, 255, false, a[1].u.i != 0, &s, &z) < 0) return NULL;
     return Py_BuildValue("(dl)", s, (long)z);
 }
