@@ -141,6 +141,7 @@ cases("fused_moving_avg_obs_fake_quant", {
     "fake_quant_off": "fused(x, False, False, 0, 255, fq=0)",
     "float_zero_point": "fused(x, False, False, 0, 255, zdt=torch.float)",
     "composite": "rmin = torch.tensor([float('inf')]); rmax = torch.tensor([float('-inf')]); sc = torch.ones(1); zp = torch.zeros(1, dtype=torch.int32); r = torch.fused_moving_avg_obs_fake_quant(x, torch.tensor([1]), torch.tensor([1]), rmin, rmax, sc, zp, 0.01, 0, 255, 0, False, False); r, rmin, rmax, sc, zp",
+    "composite_aten": "torch.ops.aten.fused_moving_avg_obs_fake_quant.default(w, torch.tensor([1]), torch.tensor([1]), torch.tensor([]), torch.tensor([]), torch.tensor([]), torch.tensor([], dtype=torch.int32), 0.01, -128, 127, 0, True, True)",
     "composite_empty": "torch.fused_moving_avg_obs_fake_quant(torch.empty(0), torch.tensor([1]), torch.tensor([1]), torch.ones(1), torch.ones(1), torch.ones(1), torch.zeros(1, dtype=torch.int32), 0.01, 0, 255, 0, False, False)",
     "aten": "torch.ops.aten._fused_moving_avg_obs_fq_helper.default(x, torch.tensor([1]), torch.tensor([1]), torch.tensor([float('inf')]), torch.tensor([float('-inf')]), torch.ones(1), torch.zeros(1, dtype=torch.int32), 0.01, 0, 255, 0, False, False)",
     "backward": "t = x.clone().requires_grad_(); out = fused(t, False, False, 0, 127)[0]; out.backward(torch.ones_like(out)); out.grad_fn.name(), t.grad",
