@@ -26,6 +26,7 @@
 #include "core/profiler.h"
 #include "ops/common.h"
 #include "ops/nested.h"
+#include "ops/qtensor.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>
@@ -1082,8 +1083,12 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
         PyObject *r = tn_subclass_nested(op, args) ? NULL : tn_composite_under_mode(op, args, &handled);
         return handled ? r : tn_subclass_call(op, args);
     }
-    /* strided nested tensors (ops/nested.c): the one counter test while none exists */
-    if (__builtin_expect(tn_nested_live > 0, 0) && tn_nested_among(op, args)) return tn_nested_call(op, args);
+    /* strided nested tensors (ops/nested.c) and quantized tensors (ops/qtensor.c): the one
+     * counter test while none exists */
+    if (__builtin_expect((tn_nested_live | tn_quant_live) > 0, 0)) {
+        if (tn_nested_live > 0 && tn_nested_among(op, args)) return tn_nested_call(op, args);
+        if (tn_quant_live > 0 && tn_quant_among(op, args)) return tn_quant_call(op, args);
+    }
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) {
         /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */

@@ -1,4 +1,5 @@
-/* fakequant.h — fake quantization (quantization-aware training) kernels, kernels/ref/fakequant.c.
+/* fakequant.h — fake quantization (quantization-aware training) and quantized tensor kernels,
+ * kernels/ref/fakequant.c.
  * Plain C: no Python, no allocation. Formulas and their rounding are upstream's scalar ones
  * (ATen/native/quantized/cpu/kernels/QuantizedOpKernels.cpp,
  * ATen/native/quantized/cpu/quant_utils.h): nearbyint of x * (1.0f / scale) (round half to even),
@@ -35,6 +36,21 @@ void tn_fq_learnable_channel_grad(char **data, const int64_t *strides, int64_t n
  * refuses (min > max or NaN, qmin >= qmax). */
 bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool preserve_sparsity,
                           bool reduce_range, double *scale, int32_t *zero_point);
+
+/* Quantized tensors (ops/qtensor.c): the integers are read / written as int64 through the
+ * quantized dtype's underlying type (quint8: uint8, qint8: int8, qint32: int32).
+ * quantize: {q, x (f32)[, scale (f64), zero_point (i64)]}: clamp(nearbyint(fmaf(x, 1 / scale, zp)))
+ * (upstream's fbgemm / AVX2 quantizer, per channel too); dequantize: {y (f32), q[, scale, zp]}:
+ * per tensor float(q - zp) * float scale, per channel float((q - zp) * double scale). */
+typedef struct {
+    tn_dtype qdtype;
+    float scale;             /* per tensor */
+    int64_t zero_point, qmin, qmax;
+} tn_q_params;
+void tn_q_quantize_tensor(char **data, const int64_t *strides, int64_t n, const void *ctx);
+void tn_q_quantize_channel(char **data, const int64_t *strides, int64_t n, const void *ctx);
+void tn_q_dequantize_tensor(char **data, const int64_t *strides, int64_t n, const void *ctx);
+void tn_q_dequantize_channel(char **data, const int64_t *strides, int64_t n, const void *ctx);
 
 /* x86's conversion of a float outside int64's range (or NaN) to int64: INT64_MIN, as upstream's
  * compiled static_cast / lrint give on this architecture */

@@ -185,3 +185,50 @@ bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool
     *zp_out = zp;
     return true;
 }
+
+/* ---- quantized tensors ---- */
+#define QP ((const tn_q_params *)ctx)
+
+static inline int64_t q_load(const char *p, tn_dtype dt) {
+    switch (dt) {
+    case TN_DTYPE_QI8: return *(const int8_t *)p;
+    case TN_DTYPE_QI32: return *(const int32_t *)p;
+    default: return *(const uint8_t *)p;
+    }
+}
+static inline void q_store(char *p, tn_dtype dt, int64_t v) {
+    switch (dt) {
+    case TN_DTYPE_QI8: *(int8_t *)p = (int8_t)v; break;
+    case TN_DTYPE_QI32: *(int32_t *)p = (int32_t)v; break;
+    default: *(uint8_t *)p = (uint8_t)v; break;
+    }
+}
+static inline int64_t q_round(float x, float inv, int64_t zp, int64_t qmin, int64_t qmax) {
+    double v = nearbyintf(fmaf(x, inv, (float)zp));
+    v = v < (double)qmin ? (double)qmin : v > (double)qmax ? (double)qmax : v;
+    return v == v ? (int64_t)v : qmin;
+}
+
+void tn_q_quantize_tensor(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    const float inv = 1.0f / QP->scale;
+    for (int64_t k = 0; k < n; k++)
+        q_store(d[0] + k * s[0], QP->qdtype, q_round(*(const float *)(d[1] + k * s[1]), inv, QP->zero_point, QP->qmin, QP->qmax));
+}
+void tn_q_quantize_channel(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    for (int64_t k = 0; k < n; k++) {
+        float inv = 1.0f / (float)*(const double *)(d[2] + k * s[2]);
+        int64_t zp = *(const int64_t *)(d[3] + k * s[3]);
+        q_store(d[0] + k * s[0], QP->qdtype, q_round(*(const float *)(d[1] + k * s[1]), inv, zp, QP->qmin, QP->qmax));
+    }
+}
+void tn_q_dequantize_tensor(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    for (int64_t k = 0; k < n; k++)
+        *(float *)(d[0] + k * s[0]) = (float)(q_load(d[1] + k * s[1], QP->qdtype) - QP->zero_point) * QP->scale;
+}
+void tn_q_dequantize_channel(char **d, const int64_t *s, int64_t n, const void *ctx) {
+    for (int64_t k = 0; k < n; k++) {
+        double sc = *(const double *)(d[2] + k * s[2]);
+        int64_t zp = *(const int64_t *)(d[3] + k * s[3]);
+        *(float *)(d[0] + k * s[0]) = (float)((double)(q_load(d[1] + k * s[1], QP->qdtype) - zp) * sc);
+    }
+}
