@@ -400,10 +400,12 @@ static PyObject *like_self(PyObject *r, PyObject *self) {
     return r;
 }
 
-/* clone(self, memory_format): the integers copied, the quantizer kept */
+/* clone(self, memory_format): the integers copied, the quantizer kept; contiguous unless a
+ * format is asked for (upstream's quantized clone allocates with empty_quantized, measured) */
 static PyObject *q_clone(int op, tn_value *a) {
     PyObject *v = int_alias(a[0].u.obj);
-    PyObject *r = v ? tn_at_clone(v, tn_is_none(&a[1]) ? NULL : a[1].u.obj) : NULL;
+    PyObject *mf = tn_is_none(&a[1]) || a[1].u.obj == tn_py.memory_format_preserve ? tn_py.memory_format_contiguous : a[1].u.obj;
+    PyObject *r = v ? tn_at_clone(v, mf) : NULL;
     Py_XDECREF(v);
     return like_self(r, a[0].u.obj);
 }

@@ -188,3 +188,88 @@ cases("observers", {
     "fused_module": "fq = tq.FusedMovingAvgObsFakeQuantize(); y = fq(x); y2 = fq(x * 2); y, y2, fq.scale, fq.zero_point",
     "fused_per_channel_module": "fq = tq.default_fused_per_channel_wt_fake_quant(); y = fq(w); y, fq.scale, fq.zero_point",
 }, setup=OBS)
+
+QT = SETUP + """
+import io
+def d(q):
+    if not (isinstance(q, torch.Tensor) and q.is_quantized):
+        return q
+    per_channel = q.qscheme() == torch.per_channel_affine
+    return (q.int_repr(), q.dequantize(), q.dtype, q.qscheme(), q.shape, q.stride(), q.is_contiguous(), repr(q),
+            (q.q_per_channel_scales(), q.q_per_channel_zero_points(), q.q_per_channel_axis()) if per_channel
+            else (q.q_scale(), q.q_zero_point()))
+q = torch.quantize_per_tensor(x, 0.1, 10, torch.quint8)
+p = torch.quantize_per_channel(w, sc3, torch.tensor([0, 3, 1]), 0, torch.qint8)
+"""
+
+cases("quantized_tensor", {
+    "quint8": "d(q)",
+    "qint8": "d(torch.quantize_per_tensor(x, 0.05, -3, torch.qint8))",
+    "qint32": "d(torch.quantize_per_tensor(x * 1000, 0.01, 7, torch.qint32))",
+    "ties": "d(torch.quantize_per_tensor(ties, 0.5, 0, torch.qint8))",
+    "special": "d(torch.quantize_per_tensor(special[3:], 0.1, 0, torch.qint8))",
+    "transposed_input": "d(torch.quantize_per_tensor(x.t(), 0.1, 10, torch.quint8))",
+    "zero_dim": "d(torch.quantize_per_tensor(torch.tensor(1.26), 0.1, 0, torch.qint8))",
+    "empty": "d(torch.quantize_per_tensor(torch.empty(0, 2), 0.1, 0, torch.qint8))",
+    "tensor_qparams": "d(torch.quantize_per_tensor(x, torch.tensor(0.1), torch.tensor(10), torch.quint8))",
+    "list": "[d(t) for t in torch.quantize_per_tensor([x, x * 2], torch.tensor([0.1, 0.2]), torch.tensor([10, 3]), torch.quint8)]",
+    "dynamic_quint8": "d(torch.quantize_per_tensor_dynamic(x, torch.quint8, False))",
+    "dynamic_qint8_reduce": "d(torch.quantize_per_tensor_dynamic(x, torch.qint8, True))",
+    "per_channel": "d(p)",
+    "per_channel_axis1": "d(torch.quantize_per_channel(w, torch.tensor([0.1, 0.2, 0.3, 0.4]), torch.tensor([0, 1, 2, 3]), 1, torch.quint8))",
+    "per_channel_qint32": "d(torch.quantize_per_channel(w * 100, sc3, torch.tensor([0, 3, 1]), 0, torch.qint32))",
+    "per_channel_float_params": "d(torch.quantize_per_channel(w, sc3.double(), torch.tensor([0, 3, 1], dtype=torch.int32), 0, torch.qint8))",
+    "aten": "d(torch.ops.aten.quantize_per_tensor.default(x, 0.1, 10, torch.quint8))",
+    "aten_tensor_qparams": "d(torch.ops.aten.quantize_per_tensor.tensor_qparams(x, torch.tensor(0.1), torch.tensor(10), torch.quint8))",
+    "aten_tensors": "[d(t) for t in torch.ops.aten.quantize_per_tensor.tensors([x], torch.tensor([0.1]), torch.tensor([10]), torch.quint8)]",
+    "aten_per_channel": "d(torch.ops.aten.quantize_per_channel.default(w, sc3, torch.tensor([0, 3, 1]), 0, torch.qint8))",
+    "aten_dynamic": "d(torch.ops.aten.quantize_per_tensor_dynamic.default(x, torch.quint8, False))",
+    "err_double_input": "torch.quantize_per_tensor(x.double(), 0.1, 10, torch.quint8)",
+    "err_int_input": "torch.quantize_per_tensor(x.int(), 0.1, 10, torch.quint8)",
+    "err_float_dtype": "torch.quantize_per_tensor(x, 0.1, 10, torch.float)",
+    "err_per_channel_axis": "torch.quantize_per_channel(w, sc3, torch.tensor([0, 3, 1]), 3, torch.qint8)",
+    "err_per_channel_len": "torch.quantize_per_channel(w, sc3[:2], torch.tensor([0, 3]), 0, torch.qint8)",
+}, setup=QT)
+
+cases("quantized_tensor_ops", {
+    "dequantize": "q.dequantize(), torch.dequantize(p)",
+    "dequantize_dense": "torch.dequantize(x.double())",
+    "dequantize_list": "torch.dequantize([q, p])",
+    "aten_dequantize": "torch.ops.aten.dequantize.self(q), torch.ops.aten.dequantize.tensors([q, p])",
+    "int_repr": "q.int_repr(), torch.int_repr(p), torch.ops.aten.int_repr.default(q)",
+    "accessors": "q.q_scale(), q.q_zero_point(), q.qscheme(), p.q_per_channel_axis(), p.qscheme(), q.is_quantized, x.is_quantized",
+    "aten_accessors": "(torch.ops.aten.q_scale.default(q), torch.ops.aten.q_zero_point.default(q), torch.ops.aten.q_per_channel_scales.default(p), torch.ops.aten.q_per_channel_zero_points.default(p), torch.ops.aten.q_per_channel_axis.default(p))",
+    "meta": "q.dtype, q.layout, q.device, q.shape, q.stride(), q.storage_offset(), q.element_size(), q.numel(), q.dim(), q.is_contiguous(), q.requires_grad",
+    "err_q_scale_per_channel": "p.q_scale()",
+    "err_scales_per_tensor": "q.q_per_channel_scales()",
+    "err_q_scale_dense": "x.q_scale()",
+    "err_qscheme_dense": "x.qscheme()",
+    "err_int_repr_dense": "x.int_repr()",
+    "make_per_tensor": "d(torch._make_per_tensor_quantized_tensor(torch.tensor([1, 2, 250], dtype=torch.uint8), 0.5, 3))",
+    "make_per_tensor_int8": "d(torch._make_per_tensor_quantized_tensor(torch.tensor([1, 2, -5], dtype=torch.int8), 0.5, 3))",
+    "make_per_tensor_int32": "d(torch._make_per_tensor_quantized_tensor(torch.tensor([1, 2, -5], dtype=torch.int32), 0.5, 3))",
+    "make_per_channel": "d(torch._make_per_channel_quantized_tensor(torch.tensor([[1, 2], [3, 4]], dtype=torch.int8), torch.tensor([0.5, 0.25], dtype=torch.double), torch.tensor([0, 1]), 1))",
+    "err_make_long": "torch._make_per_tensor_quantized_tensor(torch.tensor([1, 2, 5]), 0.5, 3)",
+    "empty_affine": "e = torch._empty_affine_quantized([2, 3], scale=0.5, zero_point=1, dtype=torch.qint8); e.shape, e.dtype, e.q_scale(), e.q_zero_point()",
+    "empty_per_channel": "e = torch._empty_per_channel_affine_quantized([2, 3], scales=torch.tensor([0.5, 0.25]), zero_points=torch.tensor([1, 2]), axis=0, dtype=torch.quint8); e.shape, e.q_per_channel_scales(), e.q_per_channel_zero_points()",
+    "views": "d(q.t()), d(q[1]), d(q[:, 1:4]), d(q.view(6, 4)), d(q.permute(1, 0)), d(q.unsqueeze(0)), d(q.detach())",
+    "view_shares": "v = q.t(); v.int_repr(), v.untyped_storage().data_ptr() == q.untyped_storage().data_ptr()",
+    "clone": "d(q.t().clone()), d(p.clone())",
+    "contiguous": "d(q.t().contiguous()), q.contiguous() is q",
+    "relu": "d(q.relu()), d(torch.relu(torch.quantize_per_tensor(x, 0.1, 0, torch.qint8)))",
+    "relu_": "c = q.clone(); torch.relu_(c); d(c)",
+    "equal": "torch.equal(q, q.clone()), torch.equal(q, p), torch.equal(p, p.clone()), torch.equal(q, x)",
+    "eq": "q == q.clone(), q.eq(1.0)",
+    "to_same": "q.to(torch.quint8) is q",
+    "save_load": "b = io.BytesIO(); torch.save({'q': q, 'p': p, 'v': q[1:]}, b); b.seek(0); r = torch.load(b); d(r['q']), d(r['p']), d(r['v'])",
+    "err_to_float": "q.float()",
+    "err_to_qint8": "q.to(torch.qint8)",
+    "err_relu_per_channel": "p.relu()",
+    "err_add_number": "q + 1",
+    "err_mul_number": "q * 2",
+    "err_add_tensor": "q - q",
+    "err_sum": "q.sum()",
+    "err_tolist": "q.tolist()",
+    "err_numpy": "q.numpy()",
+    "err_requires_grad": "q.requires_grad_()",
+}, setup=QT)
