@@ -527,6 +527,8 @@ PyObject *tn_quant_call(int op, tn_value *args) {
             if (Q->scheme != QS_PER_TENSOR && op != TN_ROW_detach && op != TN_ROW_alias) break;
             return like_self(d->fn(args), self);
         }
+    /* namespaced rows (quantized::linear_prepack, ...) have no kernel here at all: refused by name */
+    if (strstr(d->name, "::")) return tn_refuse_op(op);
     return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s%s%s' with arguments from the 'QuantizedCPU' backend. "
                         "This could be because the operator doesn't exist for this backend, or was omitted during the "
                         "selective/custom build process (if using custom build).", d->name, d->overload[0] ? "." : "", d->overload);
