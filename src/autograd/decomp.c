@@ -1505,6 +1505,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fake_quantize_per_channel_affine", "", tn_op_fake_quantize_per_channel_affine},
     {"fake_quantize_per_channel_affine_cachemask_backward", "", tn_op_fake_quantize_per_channel_affine_cachemask_backward},
     {"fused_moving_avg_obs_fake_quant", "", tn_op_fused_moving_avg_obs_fake_quant}, {"_choose_qparams_per_tensor", "", tn_op__choose_qparams_per_tensor},
+    {"choose_qparams_optimized", "", tn_op_choose_qparams_optimized},
     {"l1_loss", "", d_l1_loss},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */

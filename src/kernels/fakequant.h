@@ -37,6 +37,13 @@ void tn_fq_learnable_channel_grad(char **data, const int64_t *strides, int64_t n
 bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool preserve_sparsity,
                           bool reduce_range, double *scale, int32_t *zero_point);
 
+/* choose_qparams_optimized's greedy search (upstream's QTensor.cpp, no FMA there): over the first
+ * n floats of x, nudge [min, max] by (max - min) / n_bins while more than n_bins * (1 - ratio)
+ * bins remain, keeping the pair of the smallest local L2 error of a bit_width-bit fake quantization
+ * (xmin and the scale rounded through float16, as upstream's). */
+void tn_fq_choose_qparams_optimized(const float *x, int64_t n, int64_t n_bins, double ratio, int bit_width,
+                                    float *xmin_out, float *xmax_out);
+
 /* Quantized tensors (ops/qtensor.c): the integers are read / written as int64 through the
  * quantized dtype's underlying type (quint8: uint8, qint8: int8, qint32: int32).
  * quantize: {q, x (f32)[, scale (f64), zero_point (i64)]}: clamp(nearbyint(fmaf(x, 1 / scale, zp)))

@@ -599,3 +599,29 @@ PyObject *tn_op__choose_qparams_per_tensor(tn_value *a) {
     if (choose_qparams(mn, mx, 0, 255, false, a[1].u.i != 0, &s, &z) < 0) return NULL;
     return Py_BuildValue("(dl)", s, (long)z);
 }
+
+/* choose_qparams_optimized(input, numel, n_bins, ratio, bit_width) -> (xmax [1], xmin [1]): the
+ * first numel floats of input's memory, as upstream's (which reads past a shorter input: refused) */
+PyObject *tn_op_choose_qparams_optimized(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *x = tn_tensor_of(self);
+    int64_t n = a[1].u.i;
+    if (require_float_buf(self) < 0) return NULL;
+    if (n <= 0 || n > tn_numel(x))
+        return tn_not_implemented("aten::choose_qparams_optimized with numel outside 1..input.numel()");
+    PyObject *c = tn_at_contiguous(self, NULL);
+    if (!c) return NULL;
+    float mn, mx;
+    tn_fq_choose_qparams_optimized((const float *)tn_data(tn_tensor_of(c)), n, a[2].u.i, a[3].u.f, (int)a[4].u.i, &mn, &mx);
+    Py_DECREF(c);
+    int64_t one = 1;
+    PyObject *rmax = tn_tensor_new_empty(1, &one, TN_DTYPE_F32, TN_DEVICE_CPU);
+    PyObject *rmin = rmax ? tn_tensor_new_empty(1, &one, TN_DTYPE_F32, TN_DEVICE_CPU) : NULL;
+    if (!rmin) { Py_XDECREF(rmax); return NULL; }
+    *(float *)tn_data(tn_tensor_of(rmax)) = mx;
+    *(float *)tn_data(tn_tensor_of(rmin)) = mn;
+    PyObject *t = PyTuple_Pack(2, rmax, rmin);
+    Py_DECREF(rmax);
+    Py_DECREF(rmin);
+    return t;
+}

@@ -159,6 +159,12 @@ cases("choose_qparams", {
     "tiny_both_signs": "torch._choose_qparams_per_tensor(torch.tensor([-1e-7, 2e-7]))",
     "aten": "torch.ops.aten._choose_qparams_per_tensor.default(x, False)",
     "err_empty": "torch._choose_qparams_per_tensor(torch.empty(0))",
+    "optimized_4bit": "torch.choose_qparams_optimized(torch.randn(64), 64, 200, 0.16, 4)",
+    "optimized_2bit": "torch.choose_qparams_optimized(torch.randn(300) * 100 + 3, 300, 50, 0.5, 2)",
+    "optimized_prefix": "torch.choose_qparams_optimized(x, 10, 20, 0.3, 8)",
+    "optimized_constant": "torch.choose_qparams_optimized(torch.ones(10), 10, 200, 0.16, 4)",
+    "optimized_aten": "torch.ops.aten.choose_qparams_optimized.default(w, 24, 10, 0.3, 4)",
+    "err_optimized_double": "torch.choose_qparams_optimized(x.double(), 5, 10, 0.3, 4)",
 }, setup=SETUP)
 
 cases("quantized_dtype_info", {

@@ -186,6 +186,49 @@ bool tn_fq_choose_qparams(float min, float max, int32_t qmin, int32_t qmax, bool
     return true;
 }
 
+/* ---- choose_qparams_optimized ---- */
+static float via_half(float v) { return tn__h2f(tn__f2h(v)); }
+
+static float quant_loss(const float *x, int64_t n, float xmin, float xmax, int bit_width) {
+    xmin = via_half(xmin);
+    float range = xmax - xmin, qmax = (float)((1 << bit_width) - 1);
+    float scale = range == 0 ? 1.0f : via_half(range / qmax);
+    float inv = scale == 0 ? 1.0f : 1.0f / scale;
+    float norm = 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        float q = nearbyintf((x[i] - xmin) * inv);
+        q = q < qmax ? q : qmax;
+        q = 0.0f > q ? 0.0f : q;
+        q = q * scale + xmin;
+        norm += (x[i] - q) * (x[i] - q);
+    }
+    return sqrtf(norm);
+}
+
+void tn_fq_choose_qparams_optimized(const float *x, int64_t n, int64_t n_bins, double ratio, int bit_width,
+                                    float *xmin_out, float *xmax_out) {
+    float xmin = x[0], xmax = x[0];
+    for (int64_t i = 1; i < n; i++) {
+        if (x[i] < xmin) xmin = x[i];
+        if (x[i] > xmax) xmax = x[i];
+    }
+    float step = (xmax - xmin) / (float)n_bins;
+    int min_bins = (int)((double)n_bins * (1.0 - (double)(float)ratio));
+    float loss = quant_loss(x, n, xmin, xmax, bit_width), best = loss;
+    float cur_min = xmin, cur_max = xmax, cur = loss, thr = (float)min_bins * step;
+    while (cur_min + thr < cur_max) {
+        float l1 = quant_loss(x, n, cur_min + step, cur_max, bit_width);
+        float l2 = quant_loss(x, n, cur_min, cur_max - step, bit_width);
+        if (cur < l1 && cur < l2 && cur < best) { best = cur; xmin = cur_min; xmax = cur_max; }
+        float m0 = cur_min, m1 = cur_max;
+        if (l1 < l2) { cur_min = cur_min + step; cur = l1; }
+        else { cur_max = cur_max - step; cur = l2; }
+        if (cur_min == m0 && cur_max == m1) break;   /* a step lost to rounding: upstream loops forever */
+    }
+    *xmin_out = xmin;
+    *xmax_out = xmax;
+}
+
 /* ---- quantized tensors ---- */
 #define QP ((const tn_q_params *)ctx)
 
