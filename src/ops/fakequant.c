@@ -8,6 +8,7 @@
  * derivatives.yaml (the generated formulas call the cachemask backwards and the learnable
  * backward rows). */
 
+#include "ops/fakequant.h"
 #include "ops/common.h"
 #include "core/iter.h"
 #include "kernels/fakequant.h"
@@ -19,22 +20,23 @@
 void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);   /* ops/create.c */
 void tn_cr_store(char *p, tn_dtype dt, const tn_value *v);
 
-static PyObject *rt_error(const char *msg) {
+
+/* ---- helpers shared with ops/qtensor.c (ops/fakequant.h) ---- */
+
+PyObject *tn_fq_error(const char *msg) {
     PyErr_SetString(PyExc_RuntimeError, msg);
     return NULL;
 }
+
 /* upstream's TORCH_CHECK(cond) without a message */
-static PyObject *check_failed(const char *cond) {
+PyObject *tn_fq_check_failed(const char *cond) {
     PyErr_Format(PyExc_RuntimeError, "Expected %s to be true, but got false.  (Could this error message be "
                  "improved?  If so, please report an enhancement request to PyTorch.)", cond);
     return NULL;
 }
 
-#define QMIN_MAX_MSG "`quant_min` should be less than or         equal to `quant_max`."
-#define ZP_RANGE_MSG "`zero_point` must be between `quant_min` and `quant_max`."
-
 /* A one-element tensor's value as a number (Tensor.item()): upstream's message otherwise. */
-static int item_of(PyObject *t, tn_value *v) {
+int tn_fq_item(PyObject *t, tn_value *v) {
     const tn_tensor *x = tn_tensor_of(t);
     int64_t n = tn_numel(x);
     if (n != 1) {
@@ -44,9 +46,16 @@ static int item_of(PyObject *t, tn_value *v) {
     tn_cr_load(tn_data(x), x->dtype, v);
     return 0;
 }
-static double num_f(const tn_value *v) { return v->tag == TN_V_FLOAT ? v->u.f : (double)v->u.i; }
-/* c10::Scalar::toInt / toLong of a float: truncation */
-static int64_t num_i(const tn_value *v) { return v->tag == TN_V_FLOAT ? (int64_t)v->u.f : v->u.i; }
+
+PyObject *tn_fq_to_dtype(PyObject *t, tn_dtype dt) {
+    PyObject *d = tn_py_from_dtype(dt);
+    PyObject *r = d ? tn_at_to_dtype(t, d, false, false, NULL) : NULL;
+    Py_XDECREF(d);
+    return r;
+}
+
+#define QMIN_MAX_MSG "`quant_min` should be less than or         equal to `quant_max`."
+#define ZP_RANGE_MSG "`zero_point` must be between `quant_min` and `quant_max`."
 
 /* t[0].item(): upstream indexes the first element of dim 0 before reading it */
 static int first_item(PyObject *t, tn_value *v) {
@@ -111,8 +120,8 @@ static tn_fq_params tensor_params(double scale, int64_t zp, int64_t qmin, int64_
 }
 
 static PyObject *cachemask(PyObject *self, double scale, int64_t zp, int64_t qmin, int64_t qmax) {
-    if (qmin > qmax) return rt_error(QMIN_MAX_MSG);
-    if (zp < qmin || zp > qmax) return rt_error(ZP_RANGE_MSG);
+    if (qmin > qmax) return tn_fq_error(QMIN_MAX_MSG);
+    if (zp < qmin || zp > qmax) return tn_fq_error(ZP_RANGE_MSG);
     tn_fq_params p = tensor_params(scale, zp, qmin, qmax, true);
     return per_tensor(self, &p, "fake_quantize_per_tensor_affine_cachemask");
 }
@@ -126,10 +135,10 @@ PyObject *tn_op_fake_quantize_per_tensor_affine_cachemask(tn_value *a) {
  * fake_quant_enabled, quant_min, quant_max): the qparams read with .item() (zero point, then
  * scale, then the switch: the order upstream's compiled call evaluates them), no range check */
 PyObject *tn_op__fake_quantize_per_tensor_affine_cachemask_tensor_qparams(tn_value *a) {
-    if (a[4].u.i > a[5].u.i) return rt_error(QMIN_MAX_MSG);
+    if (a[4].u.i > a[5].u.i) return tn_fq_error(QMIN_MAX_MSG);
     tn_value zp, sc, on;
-    if (item_of(a[2].u.obj, &zp) < 0 || item_of(a[1].u.obj, &sc) < 0 || item_of(a[3].u.obj, &on) < 0) return NULL;
-    tn_fq_params p = tensor_params((float)num_f(&sc), num_i(&zp), a[4].u.i, a[5].u.i, num_i(&on) != 0);
+    if (tn_fq_item(a[2].u.obj, &zp) < 0 || tn_fq_item(a[1].u.obj, &sc) < 0 || tn_fq_item(a[3].u.obj, &on) < 0) return NULL;
+    tn_fq_params p = tensor_params((float)tn_fq_num_f(&sc), tn_fq_num_i(&zp), a[4].u.i, a[5].u.i, tn_fq_num_i(&on) != 0);
     return per_tensor(a[0].u.obj, &p, "_fake_quantize_per_tensor_affine_cachemask_tensor_qparams");
 }
 
@@ -159,7 +168,7 @@ PyObject *tn_op_fake_quantize_per_tensor_affine_tensor_qparams(tn_value *a) {
 /* fake_quantize_per_{tensor,channel}_affine_cachemask_backward(grad, mask): grad * mask */
 static PyObject *cachemask_backward(tn_value *a, bool sym) {
     const tn_tensor *g = tn_tensor_of(a[0].u.obj), *m = tn_tensor_of(a[1].u.obj);
-    if (m->dtype != TN_DTYPE_BOOL) return check_failed("mask.scalar_type() == ScalarType::Bool");
+    if (m->dtype != TN_DTYPE_BOOL) return tn_fq_check_failed("mask.scalar_type() == ScalarType::Bool");
     if (tn_numel(m) != tn_numel(g)) {
         PyErr_Format(PyExc_RuntimeError, "`mask` and `dY` are not the same size: `mask` is size %lld and `dY` is size %lld",
                      (long long)tn_numel(m), (long long)tn_numel(g));
@@ -174,15 +183,6 @@ PyObject *tn_op_fake_quantize_per_channel_affine_cachemask_backward(tn_value *a)
 
 /* ---- per channel ---- */
 
-/* scale / zero_point (1-d) as operands broadcast along `axis` of an ndim-d input */
-static tn_tensor along_axis(const tn_tensor *v, int ndim, int axis) {
-    tn_tensor r = *v;
-    r.ndim = ndim;
-    for (int i = 0; i < ndim; i++) { r.sizes[i] = 1; r.strides[i] = 0; }
-    r.sizes[axis] = v->sizes[0];
-    r.strides[axis] = v->strides[0];
-    return r;
-}
 
 static PyObject *channel_cachemask(PyObject *self, PyObject *scale, PyObject *zp, int64_t axis, int64_t qmin, int64_t qmax) {
     const tn_tensor *x = tn_tensor_of(self), *s = tn_tensor_of(scale), *z = tn_tensor_of(zp);
@@ -194,21 +194,21 @@ static PyObject *channel_cachemask(PyObject *self, PyObject *scale, PyObject *zp
         PyErr_Format(PyExc_RuntimeError, "Zero-point must be Int32, Float or Half, found %s", tn_dtype_cpp_name(z->dtype));
         return NULL;
     }
-    if (s->ndim != 1) return rt_error("scale should be a 1-D tensor");
-    if (z->ndim != 1) return rt_error("zero point should be a 1-D tensor");
-    if (tn_numel(s) != tn_numel(z)) return rt_error("scale and zero-point need to have the same dimensions");
+    if (s->ndim != 1) return tn_fq_error("scale should be a 1-D tensor");
+    if (z->ndim != 1) return tn_fq_error("zero point should be a 1-D tensor");
+    if (tn_numel(s) != tn_numel(z)) return tn_fq_error("scale and zero-point need to have the same dimensions");
     int64_t d;
     if (tn_wrap_dim(axis, x->ndim, &d) < 0) return NULL;
-    if (tn_numel(s) != x->sizes[d]) return rt_error("dimensions of scale and zero-point are not consistent with input tensor");
-    if (qmin > qmax) return rt_error(QMIN_MAX_MSG);
+    if (tn_numel(s) != x->sizes[d]) return tn_fq_error("dimensions of scale and zero-point are not consistent with input tensor");
+    if (qmin > qmax) return tn_fq_error(QMIN_MAX_MSG);
     if (z->dtype == TN_DTYPE_I32) {
         const char *base = tn_data(z);
         for (int64_t i = 0; i < z->sizes[0]; i++) {
             int32_t v = *(const int32_t *)(base + i * z->strides[0] * 4);
-            if (v < qmin || v > qmax) return rt_error(ZP_RANGE_MSG);
+            if (v < qmin || v > qmax) return tn_fq_error(ZP_RANGE_MSG);
         }
     }
-    if (axis < 0 || axis > x->ndim) return rt_error("`axis` must be between 0 and number of dimensions of input");
+    if (axis < 0 || axis > x->ndim) return tn_fq_error("`axis` must be between 0 and number of dimensions of input");
     if (s->dtype == TN_DTYPE_BF16)   /* upstream's kernel reads a bf16 scale as float (out of bounds) */
         return tn_not_implemented("aten::fake_quantize_per_channel_affine_cachemask with a bfloat16 scale");
     PyObject *y = empty_like(self, x->dtype);
@@ -223,7 +223,7 @@ static PyObject *channel_cachemask(PyObject *self, PyObject *scale, PyObject *zp
     p.qmin = qmin;
     p.qmax = qmax;
     p.zp_dtype = z->dtype;
-    tn_tensor sv = along_axis(s, x->ndim, (int)axis), zv = along_axis(z, x->ndim, (int)axis);
+    tn_tensor sv = tn_fq_along_axis(s, x->ndim, (int)axis), zv = tn_fq_along_axis(z, x->ndim, (int)axis);
     tn_iter it;
     tn_iter_init(&it, 5, x->ndim, x->sizes);
     tn_iter_set_tensor(&it, 0, tn_tensor_of(y));
@@ -252,15 +252,15 @@ PyObject *tn_op_fake_quantize_per_channel_affine(tn_value *a) {
 PyObject *tn_op__fake_quantize_learnable_per_tensor_affine(tn_value *a) {
     tn_value sc, zp;
     if (first_item(a[1].u.obj, &sc) < 0 || first_item(a[2].u.obj, &zp) < 0) return NULL;
-    float zf = nearbyintf((float)num_f(&zp));
+    float zf = nearbyintf((float)tn_fq_num_f(&zp));
     zf = fminf(fmaxf(zf, (float)a[3].u.i), (float)a[4].u.i);
-    return first_of_pair(tn_at_fake_quantize_per_tensor_affine_cachemask(a[0].u.obj, (float)num_f(&sc), (int64_t)zf,
+    return first_of_pair(tn_at_fake_quantize_per_tensor_affine_cachemask(a[0].u.obj, (float)tn_fq_num_f(&sc), (int64_t)zf,
                                                                           a[3].u.i, a[4].u.i));
 }
 
 static int require_f32(PyObject *t, const char *cond) {
     if (tn_tensor_of(t)->dtype == TN_DTYPE_F32) return 0;
-    check_failed(cond);
+    tn_fq_check_failed(cond);
     return -1;
 }
 
@@ -306,17 +306,17 @@ PyObject *tn_op__fake_quantize_learnable_per_tensor_affine_backward(tn_value *a)
     int64_t qmin = a[4].u.i, qmax = a[5].u.i;
     tn_value sv, zv;
     if (first_item(scale, &sv) < 0 || first_item(zp, &zv) < 0) return NULL;
-    float sf = (float)num_f(&sv);
-    float zf = fminf(fmaxf((float)num_f(&zv) + 0.5f, (float)qmin), (float)qmax);
+    float sf = (float)tn_fq_num_f(&sv);
+    float zf = fminf(fmaxf((float)tn_fq_num_f(&zv) + 0.5f, (float)qmin), (float)qmax);
     int64_t zpv = (int64_t)zf;
     if (require_f32(dy, "dY.scalar_type() == ScalarType::Float") < 0 || require_f32(x, "X.scalar_type() == ScalarType::Float") < 0 ||
         require_f32(scale, "scale.scalar_type() == ScalarType::Float") < 0 ||
         require_f32(zp, "zero_point.scalar_type() == ScalarType::Float") < 0)
         return NULL;
-    if (tn_numel(tn_tensor_of(x)) != tn_numel(tn_tensor_of(dy))) return rt_error("`X` and `dY` are not the same size");
+    if (tn_numel(tn_tensor_of(x)) != tn_numel(tn_tensor_of(dy))) return tn_fq_error("`X` and `dY` are not the same size");
     if (!(qmin <= 0 && qmax >= 0))
-        return rt_error("`quant_min` should be less than or         equal to `quant_max`, and the quantization range should include 0.");
-    if (zpv < qmin || zpv > qmax) return rt_error(ZP_RANGE_MSG);
+        return tn_fq_error("`quant_min` should be less than or         equal to `quant_max`, and the quantization range should include 0.");
+    if (zpv < qmin || zpv > qmax) return tn_fq_error(ZP_RANGE_MSG);
     if (tn_numel(tn_tensor_of(x)) <= 0) return triple(Py_NewRef(x), Py_NewRef(scale), Py_NewRef(zp));
     tn_fq_params p = tensor_params(sf, zpv, qmin, qmax, true);
     p.grad_factor = (float)a[6].u.f;
@@ -339,18 +339,12 @@ static PyObject *rounded_zp(PyObject *zp, int64_t qmin, int64_t qmax) {
     return c;
 }
 
-static PyObject *to_dtype(PyObject *t, tn_dtype dt) {
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *r = d ? tn_at_to_dtype(t, d, false, false, NULL) : NULL;
-    Py_XDECREF(d);
-    return r;
-}
 
 /* _fake_quantize_learnable_per_channel_affine(self, scale, zero_point, axis, quant_min, quant_max,
  * grad_factor): the zero points rounded, clamped and made int32, then the per-channel cachemask op */
 PyObject *tn_op__fake_quantize_learnable_per_channel_affine(tn_value *a) {
     PyObject *zr = rounded_zp(a[2].u.obj, a[4].u.i, a[5].u.i);
-    PyObject *zi = zr ? to_dtype(zr, TN_DTYPE_I32) : NULL;
+    PyObject *zi = zr ? tn_fq_to_dtype(zr, TN_DTYPE_I32) : NULL;
     Py_XDECREF(zr);
     if (!zi) return NULL;
     PyObject *r = tn_at_fake_quantize_per_channel_affine_cachemask(a[0].u.obj, a[1].u.obj, zi, a[3].u.i, a[4].u.i, a[5].u.i);
@@ -367,7 +361,7 @@ PyObject *tn_op__fake_quantize_learnable_per_channel_affine_backward(tn_value *a
     bool bf16 = tn_tensor_of(in[1])->dtype == TN_DTYPE_BF16;
     PyObject *res = NULL, *zr = NULL;
     for (int i = 0; i < 4; i++)
-        if (!(cv[i] = bf16 ? to_dtype(in[i], TN_DTYPE_F32) : Py_NewRef(in[i]))) goto done;
+        if (!(cv[i] = bf16 ? tn_fq_to_dtype(in[i], TN_DTYPE_F32) : Py_NewRef(in[i]))) goto done;
     PyObject *dy = cv[0], *x = cv[1], *scale = cv[2], *zp = cv[3];
     if (!(zr = rounded_zp(zp, qmin, qmax))) goto done;
     if (require_f32(dy, "dY_.scalar_type() == ScalarType::Float") < 0 || require_f32(x, "X_.scalar_type() == ScalarType::Float") < 0 ||
@@ -376,17 +370,17 @@ PyObject *tn_op__fake_quantize_learnable_per_channel_affine_backward(tn_value *a
         goto done;
     const tn_tensor *xt = tn_tensor_of(x), *dt = tn_tensor_of(dy), *st = tn_tensor_of(scale), *zt = tn_tensor_of(zr);
     if (xt->ndim != dt->ndim || memcmp(xt->sizes, dt->sizes, (size_t)xt->ndim * sizeof *xt->sizes)) {
-        rt_error("`X` and `dY` are not the same size");
+        tn_fq_error("`X` and `dY` are not the same size");
         goto done;
     }
-    if (!(qmin <= 0 && qmax >= 0)) { rt_error("Expecting `quant_min` <= 0 and `quant_max` >= 0"); goto done; }
-    if (st->ndim != 1) { rt_error("scale should be a 1-D tensor"); goto done; }
-    if (zt->ndim != 1) { rt_error("zero point should be a 1-D tensor"); goto done; }
-    if (tn_numel(st) != tn_numel(zt)) { rt_error("scale and zero-point need to have the same dimensions"); goto done; }
+    if (!(qmin <= 0 && qmax >= 0)) { tn_fq_error("Expecting `quant_min` <= 0 and `quant_max` >= 0"); goto done; }
+    if (st->ndim != 1) { tn_fq_error("scale should be a 1-D tensor"); goto done; }
+    if (zt->ndim != 1) { tn_fq_error("zero point should be a 1-D tensor"); goto done; }
+    if (tn_numel(st) != tn_numel(zt)) { tn_fq_error("scale and zero-point need to have the same dimensions"); goto done; }
     int64_t d;
     if (tn_wrap_dim(axis, xt->ndim, &d) < 0) goto done;
     if (tn_numel(st) != xt->sizes[d]) {
-        rt_error("dimensions of scale and zero-point are not consistent with input tensor");
+        tn_fq_error("dimensions of scale and zero-point are not consistent with input tensor");
         goto done;
     }
     if (tn_numel(zt) == 0) {
@@ -395,11 +389,11 @@ PyObject *tn_op__fake_quantize_learnable_per_channel_affine_backward(tn_value *a
     }
     for (int64_t i = 0; i < zt->sizes[0]; i++) {
         float v = *(const float *)(tn_data(zt) + i * zt->strides[0] * 4);
-        if (v < qmin || v > qmax) { rt_error(ZP_RANGE_MSG); goto done; }
+        if (v < qmin || v > qmax) { tn_fq_error(ZP_RANGE_MSG); goto done; }
     }
-    if (axis < 0 || axis >= xt->ndim) { rt_error("`axis` must be between 0 and number of dimensions of input"); goto done; }
+    if (axis < 0 || axis >= xt->ndim) { tn_fq_error("`axis` must be between 0 and number of dimensions of input"); goto done; }
     if (tn_numel(xt) <= 0) { res = triple(Py_NewRef(in[1]), Py_NewRef(in[2]), Py_NewRef(in[3])); goto done; }
-    tn_tensor extra[2] = {along_axis(st, xt->ndim, (int)axis), along_axis(zt, xt->ndim, (int)axis)};
+    tn_tensor extra[2] = {tn_fq_along_axis(st, xt->ndim, (int)axis), tn_fq_along_axis(zt, xt->ndim, (int)axis)};
     tn_fq_params p = {0};
     p.qmin = qmin;
     p.qmax = qmax;
@@ -425,7 +419,7 @@ done:
 /* quant_utils::ChooseQuantizationParams with its checks */
 static int choose_qparams(float mn, float mx, int32_t qmin, int32_t qmax, bool sym, bool reduce_range, double *s, int32_t *z) {
     if (tn_fq_choose_qparams(mn, mx, qmin, qmax, sym, reduce_range, s, z)) return 0;
-    rt_error(!(mn <= mx) ? "In ChooseQuantizationParams, min should be less than or equal to max"
+    tn_fq_error(!(mn <= mx) ? "In ChooseQuantizationParams, min should be less than or equal to max"
                          : "In ChooseQuantizationParams, qmin should be less than qmax");
     return -1;
 }
@@ -487,8 +481,8 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
     bool per_row = a[11].u.i != 0, sym = a[12].u.i != 0;
     const tn_tensor *x = tn_tensor_of(self);
     tn_value ov;
-    if (item_of(a[1].u.obj, &ov) < 0) return NULL;
-    bool observe = num_i(&ov) != 0;
+    if (tn_fq_item(a[1].u.obj, &ov) < 0) return NULL;
+    bool observe = tn_fq_num_i(&ov) != 0;
     if (per_row) {
         PyObject *y = Py_NewRef(self);
         int64_t d;
@@ -518,7 +512,7 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
         }
         if (observe && ch != 0) {
             Py_DECREF(y);
-            return rt_error("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");
+            return tn_fq_error("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");
         }
         int rc = observe ? moving_average(y, rmin, rmax, c, true) : 0;
         Py_DECREF(y);
@@ -527,8 +521,8 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
         return NULL;
     }
     tn_value fv;
-    if (item_of(a[2].u.obj, &fv) < 0) return NULL;
-    if (num_i(&fv) == 0) {
+    if (tn_fq_item(a[2].u.obj, &fv) < 0) return NULL;
+    if (tn_fq_num_i(&fv) == 0) {
         PyObject *dt = tn_py_from_dtype(TN_DTYPE_BOOL);
         PyObject *m = dt ? tn_at_ones_like(self, dt, NULL, NULL, NULL, NULL) : NULL;
         Py_XDECREF(dt);
@@ -537,7 +531,7 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
     }
     if (require_float_buf(rmin) < 0 || require_float_buf(rmax) < 0) return NULL;
     int64_t n = per_row ? tn_numel(tn_tensor_of(rmin)) : 1;
-    if (!per_row && (item_of(rmin, &ov) < 0 || item_of(rmax, &ov) < 0)) return NULL;
+    if (!per_row && (tn_fq_item(rmin, &ov) < 0 || tn_fq_item(rmax, &ov) < 0)) return NULL;
     if (tn_numel(tn_tensor_of(scale)) < n || tn_numel(tn_tensor_of(zp)) < n) {
         PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension 0 with size %lld", (long long)(n - 1),
                      (long long)tn_numel(tn_tensor_of(scale)));
@@ -583,9 +577,9 @@ PyObject *tn_op_fused_moving_avg_obs_fake_quant(tn_value *a) {
 static int item_float(PyObject *t, float *out) {
     tn_value v;
     if (!t) return -1;
-    int rc = item_of(t, &v);
+    int rc = tn_fq_item(t, &v);
     Py_DECREF(t);
-    if (rc == 0) *out = (float)num_f(&v);
+    if (rc == 0) *out = (float)tn_fq_num_f(&v);
     return rc;
 }
 

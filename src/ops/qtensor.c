@@ -8,6 +8,7 @@
  * FMA build; dequantize in float per tensor, in double per channel). */
 #include "ops/qtensor.h"
 
+#include "ops/fakequant.h"
 #include "ops/common.h"
 #include "core/iter.h"
 #include "kernels/fakequant.h"
@@ -17,12 +18,10 @@
 #include <math.h>
 #include <string.h>
 
+void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);   /* ops/create.c */
+
 enum { QS_PER_TENSOR = 0, QS_PER_CHANNEL = 1 };
 
-static PyObject *rt_error(const char *msg) {
-    PyErr_SetString(PyExc_RuntimeError, msg);
-    return NULL;
-}
 
 static bool is_qdtype(tn_dtype d) { return d == TN_DTYPE_QU8 || d == TN_DTYPE_QI8 || d == TN_DTYPE_QI32; }
 static tn_dtype underlying(tn_dtype d) {
@@ -118,18 +117,6 @@ static PyObject *quantize_tensor(PyObject *self, double scale, int64_t zp, tn_dt
     return r;
 }
 
-static int item_num(PyObject *t, tn_value *v) {
-    void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
-    const tn_tensor *x = tn_tensor_of(t);
-    if (tn_numel(x) != 1) {
-        PyErr_Format(PyExc_RuntimeError, "a Tensor with %lld elements cannot be converted to Scalar", (long long)tn_numel(x));
-        return -1;
-    }
-    tn_cr_load(tn_data(x), x->dtype, v);
-    return 0;
-}
-static double vf(const tn_value *v) { return v->tag == TN_V_FLOAT ? v->u.f : (double)v->u.i; }
-static int64_t vi(const tn_value *v) { return v->tag == TN_V_FLOAT ? (int64_t)v->u.f : v->u.i; }
 
 /* quantize_per_tensor(self, float scale, int zero_point, ScalarType dtype) */
 PyObject *tn_op_quantize_per_tensor(tn_value *a) { return quantize_tensor(a[0].u.obj, a[1].u.f, a[2].u.i, a[3].u.dtype); }
@@ -137,23 +124,22 @@ PyObject *tn_op_quantize_per_tensor(tn_value *a) { return quantize_tensor(a[0].u
 /* .tensor_qparams: scale.item() as float, zero_point.item() as int */
 PyObject *tn_op_quantize_per_tensor_tensor_qparams(tn_value *a) {
     tn_value s, z;
-    if (item_num(a[1].u.obj, &s) < 0 || item_num(a[2].u.obj, &z) < 0) return NULL;
-    return quantize_tensor(a[0].u.obj, (float)vf(&s), vi(&z), a[3].u.dtype);
+    if (tn_fq_item(a[1].u.obj, &s) < 0 || tn_fq_item(a[2].u.obj, &z) < 0) return NULL;
+    return quantize_tensor(a[0].u.obj, (float)tn_fq_num_f(&s), tn_fq_num_i(&z), a[3].u.dtype);
 }
 
 /* .tensors(tensors, scales, zero_points, dtype): element i with scales[i], zero_points[i] */
 PyObject *tn_op_quantize_per_tensor_tensors(tn_value *a) {
-    void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);
     PyObject *ts = a[0].u.obj;
     Py_ssize_t n = PyTuple_Size(ts);
     const tn_tensor *s = tn_tensor_of(a[1].u.obj), *z = tn_tensor_of(a[2].u.obj);
-    if (tn_numel(s) < n || tn_numel(z) < n || s->ndim != 1 || z->ndim != 1) return rt_error("quantize_per_tensor: scales and zero_points need one element per tensor");
+    if (tn_numel(s) < n || tn_numel(z) < n || s->ndim != 1 || z->ndim != 1) return tn_fq_error("quantize_per_tensor: scales and zero_points need one element per tensor");
     PyObject *out = PyList_New(n);
     for (Py_ssize_t i = 0; out && i < n; i++) {
         tn_value sv, zv;
         tn_cr_load(tn_data(s) + i * s->strides[0] * tn_dtype_itemsize(s->dtype), s->dtype, &sv);
         tn_cr_load(tn_data(z) + i * z->strides[0] * tn_dtype_itemsize(z->dtype), z->dtype, &zv);
-        PyObject *r = quantize_tensor(PyTuple_GetItem(ts, i), (float)vf(&sv), vi(&zv), a[3].u.dtype);
+        PyObject *r = quantize_tensor(PyTuple_GetItem(ts, i), (float)tn_fq_num_f(&sv), tn_fq_num_i(&zv), a[3].u.dtype);
         if (!r) Py_CLEAR(out);
         else PyList_SetItem(out, i, r);
     }
@@ -165,12 +151,12 @@ PyObject *tn_op_quantize_per_tensor_dynamic(tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_dtype qd = a[1].u.dtype;
     if (qd != TN_DTYPE_QU8 && qd != TN_DTYPE_QI8 && qd != TN_DTYPE_F16)
-        return rt_error("dtype must be one of torch.quint8, torch.qint8 or torch.float16");
+        return tn_fq_error("dtype must be one of torch.quint8, torch.qint8 or torch.float16");
     if (qd == TN_DTYPE_F16) return tn_not_implemented("aten::quantize_per_tensor_dynamic to float16");
     if (require_float(self) < 0) return NULL;
     PyObject *mn = tn_at_min(self), *mx = mn ? tn_at_max(self) : NULL;
     tn_value v1, v2;
-    int rc = mx ? (item_num(mn, &v1) < 0 || item_num(mx, &v2) < 0 ? -1 : 0) : -1;
+    int rc = mx ? (tn_fq_item(mn, &v1) < 0 || tn_fq_item(mx, &v2) < 0 ? -1 : 0) : -1;
     Py_XDECREF(mn);
     Py_XDECREF(mx);
     if (rc < 0) return NULL;
@@ -178,34 +164,19 @@ PyObject *tn_op_quantize_per_tensor_dynamic(tn_value *a) {
     qrange(qd, &lo, &hi);
     double scale;
     int32_t zp;
-    if (!tn_fq_choose_qparams((float)vf(&v1), (float)vf(&v2), (int32_t)lo, (int32_t)hi, false, a[2].u.i != 0, &scale, &zp))
-        return rt_error("In ChooseQuantizationParams, min should be less than or equal to max");
+    if (!tn_fq_choose_qparams((float)tn_fq_num_f(&v1), (float)tn_fq_num_f(&v2), (int32_t)lo, (int32_t)hi, false, a[2].u.i != 0, &scale, &zp))
+        return tn_fq_error("In ChooseQuantizationParams, min should be less than or equal to max");
     return quantize_tensor(self, scale, zp, qd);
 }
 
-/* a 1-d per-channel parameter along `axis` of an nd-d tensor, as an iterator operand */
-static tn_tensor along_axis(const tn_tensor *v, int nd, int axis) {
-    tn_tensor r = *v;
-    r.ndim = nd;
-    for (int i = 0; i < nd; i++) { r.sizes[i] = 1; r.strides[i] = 0; }
-    r.sizes[axis] = v->sizes[0];
-    r.strides[axis] = v->strides[0];
-    return r;
-}
 
-static PyObject *to_dtype(PyObject *t, tn_dtype dt) {
-    PyObject *d = tn_py_from_dtype(dt);
-    PyObject *r = d ? tn_at_to_dtype(t, d, false, false, NULL) : NULL;
-    Py_XDECREF(d);
-    return r;
-}
 
 /* the per-channel quantizer: scales as float64, zero points as int64 (upstream's), checked */
 static int channel_qparams(PyObject *self, PyObject *scales, PyObject *zps, int64_t axis, tn_qparams *q) {
     const tn_tensor *x = tn_tensor_of(self), *s = tn_tensor_of(scales), *z = tn_tensor_of(zps);
-    if (s->ndim != 1) { rt_error("scale tensor must have dimension 1"); return -1; }
-    if (z->ndim != 1) { rt_error("zero_points tensor must have dimension 1"); return -1; }
-    if (tn_numel(s) != tn_numel(z)) { rt_error("number of elements in scales and zero_points must match"); return -1; }
+    if (s->ndim != 1) { tn_fq_error("scale tensor must have dimension 1"); return -1; }
+    if (z->ndim != 1) { tn_fq_error("zero_points tensor must have dimension 1"); return -1; }
+    if (tn_numel(s) != tn_numel(z)) { tn_fq_error("number of elements in scales and zero_points must match"); return -1; }
     if (axis < 0 || axis >= x->ndim) {
         PyErr_Format(PyExc_RuntimeError, "Channel axis out of range in per channel affine quantization. Got: %lld Expected: < %d",
                      (long long)axis, x->ndim);
@@ -218,8 +189,8 @@ static int channel_qparams(PyObject *self, PyObject *scales, PyObject *zps, int6
     }
     q->scheme = QS_PER_CHANNEL;
     q->axis = axis;
-    q->scales = to_dtype(scales, TN_DTYPE_F64);
-    q->zero_points = q->scales ? to_dtype(zps, TN_DTYPE_I64) : NULL;
+    q->scales = tn_fq_to_dtype(scales, TN_DTYPE_F64);
+    q->zero_points = q->scales ? tn_fq_to_dtype(zps, TN_DTYPE_I64) : NULL;
     if (!q->zero_points) { Py_XDECREF(q->scales); return -1; }
     return 0;
 }
@@ -235,7 +206,7 @@ PyObject *tn_op_quantize_per_channel(tn_value *a) {
     if (r) {
         tn_q_params p = {a[4].u.dtype, 0, 0, 0, 0};
         qrange(p.qdtype, &p.qmin, &p.qmax);
-        tn_tensor sv = along_axis(tn_tensor_of(q.scales), x->ndim, (int)q.axis), zv = along_axis(tn_tensor_of(q.zero_points), x->ndim, (int)q.axis);
+        tn_tensor sv = tn_fq_along_axis(tn_tensor_of(q.scales), x->ndim, (int)q.axis), zv = tn_fq_along_axis(tn_tensor_of(q.zero_points), x->ndim, (int)q.axis);
         tn_iter it;
         tn_iter_init(&it, 4, x->ndim, x->sizes);
         tn_iter_set_tensor(&it, 0, tn_tensor_of(r));
@@ -254,7 +225,7 @@ PyObject *tn_op_quantize_per_channel(tn_value *a) {
 static PyObject *dequantize(PyObject *self) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams *Q = tn_quant_of(self);
-    if (!Q) return to_dtype(self, TN_DTYPE_F32);   /* upstream's dense kernel: self.to(float) */
+    if (!Q) return tn_fq_to_dtype(self, TN_DTYPE_F32);   /* upstream's dense kernel: self.to(float) */
     PyObject *r = tn_tensor_new_empty(x->ndim, x->sizes, TN_DTYPE_F32, TN_DEVICE_CPU);
     if (!r) return NULL;
     tn_q_params p = {x->dtype, (float)Q->scale, Q->zero_point, 0, 0};
@@ -265,7 +236,7 @@ static PyObject *dequantize(PyObject *self) {
         tn_iter_set_tensor(&it, 1, x);
         tn_iter_run_parallel(&it, tn_q_dequantize_tensor, &p);
     } else {
-        tn_tensor sv = along_axis(tn_tensor_of(Q->scales), x->ndim, (int)Q->axis), zv = along_axis(tn_tensor_of(Q->zero_points), x->ndim, (int)Q->axis);
+        tn_tensor sv = tn_fq_along_axis(tn_tensor_of(Q->scales), x->ndim, (int)Q->axis), zv = tn_fq_along_axis(tn_tensor_of(Q->zero_points), x->ndim, (int)Q->axis);
         tn_iter_init(&it, 4, x->ndim, x->sizes);
         tn_iter_set_tensor(&it, 0, tn_tensor_of(r));
         tn_iter_set_tensor(&it, 1, x);
@@ -302,16 +273,10 @@ PyObject *tn_op_int_repr(tn_value *a) {
     return r;
 }
 
-static PyObject *check_scheme(bool ok, const char *cond) {
-    PyErr_Format(PyExc_RuntimeError, "Expected %s to be true, but got false.  (Could this error message be improved?  If so, "
-                 "please report an enhancement request to PyTorch.)", cond);
-    (void)ok;
-    return NULL;
-}
-#define PER_TENSOR_ONLY if (Q->scheme != QS_PER_TENSOR) return check_scheme(false, "quantizer->qscheme() == kPerTensorAffine")
+#define PER_TENSOR_ONLY if (Q->scheme != QS_PER_TENSOR) return tn_fq_check_failed("quantizer->qscheme() == kPerTensorAffine")
 #define PER_CHANNEL_ONLY                                                                                           \
     if (Q->scheme != QS_PER_CHANNEL)                                                                               \
-    return check_scheme(false, "quantizer->qscheme() == kPerChannelAffine || quantizer->qscheme() == "              \
+    return tn_fq_check_failed("quantizer->qscheme() == kPerChannelAffine || quantizer->qscheme() == "              \
                                "kPerChannelAffineFloatQParams")
 
 PyObject *tn_op_q_scale(tn_value *a) { QPARAMS(a[0].u.obj, "q_scale"); PER_TENSOR_ONLY; return PyFloat_FromDouble(Q->scale); }
@@ -327,7 +292,7 @@ PyObject *tn_op_qscheme(tn_value *a) { QPARAMS(a[0].u.obj, "qscheme"); return qs
 static PyObject *from_ints(PyObject *self, const tn_qparams *q) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_dtype qd = quantized_of(x->dtype);
-    if (qd == TN_DTYPE_UNDEFINED) return rt_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
+    if (qd == TN_DTYPE_UNDEFINED) return tn_fq_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
     PyObject *r = new_qtensor(x->ndim, x->sizes, qd, q);
     PyObject *v = r ? int_alias(r) : NULL;
     int rc = v ? tn_copy_into(v, self) : -1;
@@ -355,7 +320,7 @@ PyObject *tn_op__empty_affine_quantized(tn_value *a) {
     tn_dtype qd = tn_is_none(&a[1]) ? TN_DTYPE_QU8 : a[1].u.dtype;
     tn_qparams q = {QS_PER_TENSOR, a[5].u.f, a[6].u.i, NULL, NULL, 0};
     for (int i = 0; i < a[0].u.ints.n; i++)
-        if (a[0].u.ints.v[i] < 0) return rt_error("Trying to create tensor with negative dimension");
+        if (a[0].u.ints.v[i] < 0) return tn_fq_error("Trying to create tensor with negative dimension");
     return new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q);
 }
 
@@ -414,7 +379,7 @@ static PyObject *q_clone(int op, tn_value *a) {
 static PyObject *q_relu(int op, tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_qparams *Q = tn_quant_of(self);
-    if (Q->scheme != QS_PER_TENSOR) return check_scheme(false, "quantizer->qscheme() == kPerTensorAffine");
+    if (Q->scheme != QS_PER_TENSOR) return tn_fq_check_failed("quantizer->qscheme() == kPerTensorAffine");
     PyObject *v = int_alias(self), *r = NULL;
     if (!v) return NULL;
     if (op == TN_ROW_relu_) {
@@ -443,8 +408,8 @@ static PyObject *q_to(int op, tn_value *a) {
     for (int i = 0; s && i < s->nargs; i++)
         if (a[i].tag == TN_V_DTYPE && a[i].u.dtype != tn_tensor_of(self)->dtype) {
             if (is_qdtype(a[i].u.dtype))
-                return check_scheme(false, "self.scalar_type() == src.scalar_type()");
-            return rt_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
+                return tn_fq_check_failed("self.scalar_type() == src.scalar_type()");
+            return tn_fq_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
         }
     return op == TN_ROW__to_copy ? q_clone(op, (tn_value[]){a[0], {.tag = TN_V_NONE}}) : Py_NewRef(self);
 }
@@ -515,7 +480,7 @@ PyObject *tn_quant_call(int op, tn_value *args) {
     static const int arith[] = {TN_ROW_add_Tensor, TN_ROW_sub_Tensor, TN_ROW_mul_Tensor, TN_ROW_div_Tensor};
     for (size_t i = 0; i < sizeof arith / sizeof *arith; i++)
         if (arith[i] == op && args[1].tag == TN_V_TENSOR && ((tn_tensor_obj *)args[1].u.obj)->wrapped_number)
-            return rt_error("empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
+            return tn_fq_error("empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
     /* views of a per-tensor quantized tensor keep its quantizer (per channel: the axis would move) */
     static const int views[] = {TN_ROW_detach, TN_ROW_alias, TN_ROW_view, TN_ROW_t, TN_ROW_transpose_int, TN_ROW_select_int,
                                 TN_ROW_slice_Tensor, TN_ROW_permute, TN_ROW_unsqueeze, TN_ROW_squeeze_dim, TN_ROW_expand,
