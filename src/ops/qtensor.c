@@ -16,6 +16,7 @@
 #include "tn_ops_gen.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void tn_cr_load(const char *p, tn_dtype dt, tn_value *v);   /* ops/create.c */
@@ -481,7 +482,8 @@ PyObject *tn_quant_call(int op, tn_value *args) {
     for (size_t i = 0; i < sizeof arith / sizeof *arith; i++)
         if (arith[i] == op && args[1].tag == TN_V_TENSOR && ((tn_tensor_obj *)args[1].u.obj)->wrapped_number)
             return tn_fq_error("empty_strided not supported on quantized tensors yet see https://github.com/pytorch/pytorch/issues/74540");
-    /* views of a per-tensor quantized tensor keep its quantizer (per channel: the axis would move) */
+    /* views of a per-tensor quantized tensor keep its quantizer; of a per-channel one, those that
+     * set strides fail as upstream's, the others (upstream moves or slices the axis) refuse by name */
     static const int views[] = {TN_ROW_detach, TN_ROW_alias, TN_ROW_view, TN_ROW_t, TN_ROW_transpose_int, TN_ROW_select_int,
                                 TN_ROW_slice_Tensor, TN_ROW_permute, TN_ROW_unsqueeze, TN_ROW_squeeze_dim, TN_ROW_expand,
                                 TN_ROW_as_strided, TN_ROW__reshape_alias};
@@ -489,8 +491,12 @@ PyObject *tn_quant_call(int op, tn_value *args) {
     tn_qparams *Q = self ? tn_quant_of(self) : NULL;
     for (size_t i = 0; i < sizeof views / sizeof *views; i++)
         if (views[i] == op && Q) {
-            if (Q->scheme != QS_PER_TENSOR && op != TN_ROW_detach && op != TN_ROW_alias) break;
-            return like_self(d->fn(args), self);
+            if (Q->scheme == QS_PER_TENSOR || op == TN_ROW_detach || op == TN_ROW_alias) return like_self(d->fn(args), self);
+            if (op == TN_ROW_t || op == TN_ROW_transpose_int || op == TN_ROW_permute || op == TN_ROW_expand || op == TN_ROW_as_strided)
+                return tn_fq_error("Setting strides is possible only on uniformly quantized tensor");
+            char what[128];
+            snprintf(what, sizeof what, "aten::%s%s%s of a per-channel quantized tensor", d->name, d->overload[0] ? "." : "", d->overload);
+            return tn_not_implemented(what);
         }
     /* namespaced rows (quantized::linear_prepack, ...) have no kernel here at all: refused by name */
     if (strstr(d->name, "::")) return tn_refuse_op(op);
