@@ -480,6 +480,11 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
     int64_t qmin = a[8].u.i, qmax = a[9].u.i, ch = a[10].u.i;
     bool per_row = a[11].u.i != 0, sym = a[12].u.i != 0;
     const tn_tensor *x = tn_tensor_of(self);
+    PyObject *bufs[4] = {rmin, rmax, scale, zp};
+    for (int i = 0; i < 4; i++)   /* upstream indexes them as vectors (t[i]) */
+        if (tn_tensor_of(bufs[i])->ndim > 1)
+            return tn_not_implemented("aten::_fused_moving_avg_obs_fq_helper with running_min / running_max / scale / zero_point of more than one dimension");
+    if (ch >= x->ndim) return tn_fq_error("Error in fused_moving_avg_obs_fake_quant_cpu: ch_axis must be < self.dim()");
     tn_value ov;
     if (tn_fq_item(a[1].u.obj, &ov) < 0) return NULL;
     bool observe = tn_fq_num_i(&ov) != 0;
@@ -501,7 +506,6 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
         int64_t size = x->sizes[d];
         if (tn_numel(tn_tensor_of(rmin)) == 0) {
             int rc = 0;
-            PyObject *bufs[4] = {rmin, rmax, scale, zp};
             for (int i = 0; i < 4 && rc == 0; i++) rc = tn_resize(bufs[i], 1, &size);
             if (rc == 0) {
                 for (int64_t i = 0; i < size; i++) { store_at(rmin, i, INFINITY, false); store_at(rmax, i, -INFINITY, false); }
@@ -603,6 +607,9 @@ PyObject *tn_op_choose_qparams_optimized(tn_value *a) {
     if (require_float_buf(self) < 0) return NULL;
     if (n <= 0 || n > tn_numel(x))
         return tn_not_implemented("aten::choose_qparams_optimized with numel outside 1..input.numel()");
+    /* upstream shifts by bit_width and loops forever with negative bins (its behaviour there is undefined) */
+    if (a[4].u.i < 0 || a[4].u.i > 30 || a[2].u.i < 0 || a[2].u.i > (1 << 24))
+        return tn_not_implemented("aten::choose_qparams_optimized with bit_width outside 0..30 or n_bins outside 0..2^24");
     PyObject *c = tn_at_contiguous(self, NULL);
     if (!c) return NULL;
     float mn, mx;

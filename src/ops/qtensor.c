@@ -102,12 +102,21 @@ static int require_float(PyObject *self) {
     return -1;
 }
 
+/* upstream's zero point check of the quantize kernels */
+static int zp_in_range(const char *kernel, tn_dtype qd, int64_t zp) {
+    int64_t lo, hi;
+    qrange(qd, &lo, &hi);
+    if (zp >= lo && zp <= hi) return 0;
+    PyErr_Format(PyExc_RuntimeError, "%s zero_point %lld is %s bound.", kernel, (long long)zp, zp < lo ? "below lower" : "above upper");
+    return -1;
+}
+
 static PyObject *quantize_tensor(PyObject *self, double scale, int64_t zp, tn_dtype qd) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams q = {QS_PER_TENSOR, scale, zp, NULL, NULL, 0};
     PyObject *r = new_qtensor(x->ndim, x->sizes, qd, &q);
     if (!r) return NULL;
-    if (require_float(self) < 0) { Py_DECREF(r); return NULL; }
+    if (require_float(self) < 0 || zp_in_range("quantize_tensor_per_tensor_affine", qd, zp) < 0) { Py_DECREF(r); return NULL; }
     tn_q_params p = {qd, (float)scale, zp, 0, 0};
     qrange(qd, &p.qmin, &p.qmax);
     tn_iter it;
@@ -173,8 +182,8 @@ PyObject *tn_op_quantize_per_tensor_dynamic(tn_value *a) {
 
 
 /* the per-channel quantizer: scales as float64, zero points as int64 (upstream's), checked */
-static int channel_qparams(PyObject *self, PyObject *scales, PyObject *zps, int64_t axis, tn_qparams *q) {
-    const tn_tensor *x = tn_tensor_of(self), *s = tn_tensor_of(scales), *z = tn_tensor_of(zps);
+static int channel_qparams(const tn_tensor *x, PyObject *scales, PyObject *zps, int64_t axis, tn_qparams *q) {
+    const tn_tensor *s = tn_tensor_of(scales), *z = tn_tensor_of(zps);
     if (s->ndim != 1) { tn_fq_error("scale tensor must have dimension 1"); return -1; }
     if (z->ndim != 1) { tn_fq_error("zero_points tensor must have dimension 1"); return -1; }
     if (tn_numel(s) != tn_numel(z)) { tn_fq_error("number of elements in scales and zero_points must match"); return -1; }
@@ -201,9 +210,12 @@ PyObject *tn_op_quantize_per_channel(tn_value *a) {
     PyObject *self = a[0].u.obj;
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams q = {0};
-    if (channel_qparams(self, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
+    if (channel_qparams(x, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
     PyObject *r = new_qtensor(x->ndim, x->sizes, a[4].u.dtype, &q);
     if (r && require_float(self) < 0) Py_CLEAR(r);
+    const tn_tensor *zt = tn_tensor_of(q.zero_points);
+    for (int64_t i = 0; r && i < zt->sizes[0]; i++)
+        if (zp_in_range("quantize_tensor_per_channel_affine", a[4].u.dtype, ((const int64_t *)tn_data(zt))[i * zt->strides[0]]) < 0) Py_CLEAR(r);
     if (r) {
         tn_q_params p = {a[4].u.dtype, 0, 0, 0, 0};
         qrange(p.qdtype, &p.qmin, &p.qmax);
@@ -309,7 +321,7 @@ PyObject *tn_op__make_per_tensor_quantized_tensor(tn_value *a) {
 
 PyObject *tn_op__make_per_channel_quantized_tensor(tn_value *a) {
     tn_qparams q = {0};
-    if (channel_qparams(a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
+    if (channel_qparams(tn_tensor_of(a[0].u.obj), a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
     PyObject *r = from_ints(a[0].u.obj, &q);
     Py_DECREF(q.scales);
     Py_DECREF(q.zero_points);
@@ -328,12 +340,12 @@ PyObject *tn_op__empty_affine_quantized(tn_value *a) {
 /* _empty_per_channel_affine_quantized(size, *, scales, zero_points, axis, dtype, ...) */
 PyObject *tn_op__empty_per_channel_affine_quantized(tn_value *a) {
     tn_dtype qd = tn_is_none(&a[4]) ? TN_DTYPE_QU8 : a[4].u.dtype;
-    PyObject *probe = tn_tensor_new_empty(a[0].u.ints.n, a[0].u.ints.v, TN_DTYPE_U8, TN_DEVICE_CPU);
-    if (!probe) return NULL;
+    if (a[0].u.ints.n > TN_MAX_DIMS) return tn_fq_error("too many dimensions");
+    tn_tensor shape = {0};
+    shape.ndim = a[0].u.ints.n;
+    memcpy(shape.sizes, a[0].u.ints.v, (size_t)shape.ndim * sizeof *shape.sizes);
     tn_qparams q = {0};
-    int rc = channel_qparams(probe, a[1].u.obj, a[2].u.obj, a[3].u.i, &q);
-    Py_DECREF(probe);
-    if (rc < 0) return NULL;
+    if (channel_qparams(&shape, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
     PyObject *r = new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q);
     Py_DECREF(q.scales);
     Py_DECREF(q.zero_points);

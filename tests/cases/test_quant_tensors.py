@@ -146,6 +146,8 @@ cases("fused_moving_avg_obs_fake_quant", {
     "aten": "torch.ops.aten._fused_moving_avg_obs_fq_helper.default(x, torch.tensor([1]), torch.tensor([1]), torch.tensor([float('inf')]), torch.tensor([float('-inf')]), torch.ones(1), torch.zeros(1, dtype=torch.int32), 0.01, 0, 255, 0, False, False)",
     "backward": "t = x.clone().requires_grad_(); out = fused(t, False, False, 0, 127)[0]; out.backward(torch.ones_like(out)); out.grad_fn.name(), t.grad",
     "err_per_row_axis": "fused(w, True, True, -128, 127, n=2, ch=1)",
+    "err_ch_axis_range": "fused(x, False, False, 0, 255, ch=5)",
+    "err_per_row_negative_axis": "fused(x, True, True, -128, 127, n=4, ch=-1)",
     "err_double_buffers": "torch._fused_moving_avg_obs_fq_helper(x, torch.tensor([1]), torch.tensor([1]), torch.ones(1).double(), torch.ones(1).double(), torch.ones(1), torch.zeros(1, dtype=torch.int32), 0.01, 0, 255, 0, False, False)",
 }, setup=FUSED)
 
@@ -235,6 +237,9 @@ cases("quantized_tensor", {
     "err_float_dtype": "torch.quantize_per_tensor(x, 0.1, 10, torch.float)",
     "err_per_channel_axis": "torch.quantize_per_channel(w, sc3, torch.tensor([0, 3, 1]), 3, torch.qint8)",
     "err_per_channel_len": "torch.quantize_per_channel(w, sc3[:2], torch.tensor([0, 3]), 0, torch.qint8)",
+    "err_zero_point_low": "torch.quantize_per_tensor(x, 0.1, -1000, torch.qint8)",
+    "err_zero_point_high": "torch.quantize_per_tensor(x, 0.1, 1000, torch.quint8)",
+    "err_per_channel_zero_point": "torch.quantize_per_channel(w, sc3, torch.tensor([0, 0, 300]), 0, torch.quint8)",
 }, setup=QT)
 
 cases("quantized_tensor_ops", {
