@@ -166,7 +166,7 @@ PyObject *tn_op_fake_quantize_per_tensor_affine_tensor_qparams(tn_value *a) {
 }
 
 /* fake_quantize_per_{tensor,channel}_affine_cachemask_backward(grad, mask): grad * mask */
-static PyObject *cachemask_backward(tn_value *a, bool sym) {
+static PyObject *cachemask_backward(tn_value *a) {
     const tn_tensor *g = tn_tensor_of(a[0].u.obj), *m = tn_tensor_of(a[1].u.obj);
     if (m->dtype != TN_DTYPE_BOOL) return tn_fq_check_failed("mask.scalar_type() == ScalarType::Bool");
     if (tn_numel(m) != tn_numel(g)) {
@@ -174,12 +174,11 @@ static PyObject *cachemask_backward(tn_value *a, bool sym) {
                      (long long)tn_numel(m), (long long)tn_numel(g));
         return NULL;
     }
-    (void)sym;
     if (tn_numel(g) <= 0) return Py_NewRef(a[0].u.obj);
     return tn_at_mul_Tensor(a[0].u.obj, a[1].u.obj);
 }
-PyObject *tn_op_fake_quantize_per_tensor_affine_cachemask_backward(tn_value *a) { return cachemask_backward(a, true); }
-PyObject *tn_op_fake_quantize_per_channel_affine_cachemask_backward(tn_value *a) { return cachemask_backward(a, false); }
+PyObject *tn_op_fake_quantize_per_tensor_affine_cachemask_backward(tn_value *a) { return cachemask_backward(a); }
+PyObject *tn_op_fake_quantize_per_channel_affine_cachemask_backward(tn_value *a) { return cachemask_backward(a); }
 
 /* ---- per channel ---- */
 
