@@ -1500,6 +1500,13 @@ static PyObject *d_relu6_(tn_value *a) { return tn_at_hardtanh_(a[0].u.obj, TN_S
 
 static const struct { const char *name, *overload; tn_decomp_fn fn; } named_decomps[] = {
     {"selu", "", d_selu}, {"selu_", "", d_selu_}, {"relu6", "", d_relu6}, {"relu6_", "", d_relu6_},
+    /* fake quantization (ops/fakequant.c) */
+    {"fake_quantize_per_tensor_affine", "", tn_op_fake_quantize_per_tensor_affine}, {"fake_quantize_per_tensor_affine", "tensor_qparams", tn_op_fake_quantize_per_tensor_affine_tensor_qparams},
+    {"fake_quantize_per_tensor_affine_cachemask_backward", "", tn_op_fake_quantize_per_tensor_affine_cachemask_backward},
+    {"fake_quantize_per_channel_affine", "", tn_op_fake_quantize_per_channel_affine},
+    {"fake_quantize_per_channel_affine_cachemask_backward", "", tn_op_fake_quantize_per_channel_affine_cachemask_backward},
+    {"fused_moving_avg_obs_fake_quant", "", tn_op_fused_moving_avg_obs_fake_quant}, {"_choose_qparams_per_tensor", "", tn_op__choose_qparams_per_tensor},
+    {"choose_qparams_optimized", "", tn_op_choose_qparams_optimized},
     {"l1_loss", "", d_l1_loss},
     /* sparse COO tensors (ops/sparse.c) */
     {"sparse_coo_tensor", "indices", tn_sparse_d_coo_tensor_indices}, {"sparse_coo_tensor", "indices_size", tn_sparse_d_coo_tensor_indices_size},

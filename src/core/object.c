@@ -160,6 +160,28 @@ int tn_tensor_copy_sparse(PyObject *dst, PyObject *src) {
     return 0;
 }
 
+int64_t tn_quant_live;
+
+int tn_quant_set(PyObject *dst, const tn_qparams *src) {
+    tn_tensor_obj *o = (tn_tensor_obj *)dst;
+    tn_qparams *c = NULL;
+    if (src) {
+        if (!(c = malloc(sizeof *c))) { PyErr_NoMemory(); return -1; }
+        *c = *src;
+        Py_XINCREF(c->scales);
+        Py_XINCREF(c->zero_points);
+        tn_quant_live++;
+    }
+    if (o->quant) {
+        Py_XDECREF(o->quant->scales);
+        Py_XDECREF(o->quant->zero_points);
+        free(o->quant);
+        tn_quant_live--;
+    }
+    o->quant = c;
+    return 0;
+}
+
 bool tn_nested_is_contiguous(const tn_nested *nt) {
     int64_t next = 0;
     for (int64_t i = 0; i < nt->n; i++) {

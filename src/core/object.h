@@ -54,6 +54,21 @@ extern int64_t tn_sparse_live;
 int tn_sparse_set(PyObject *dst, const tn_sparse *src);
 /* dst takes src's sparse metadata and layout (a detach, .data, set_data); nothing when neither is sparse */
 int tn_tensor_copy_sparse(PyObject *dst, PyObject *src);
+/* A quantized tensor (upstream's QTensorImpl; ops/qtensor.c, docs/quant_tensors.md): `t` holds the
+ * integers with the quantized dtype (quint8 / qint8 / qint32), this its quantizer. One
+ * allocation (tn_quant_set); NULL on every other tensor. */
+typedef struct tn_qparams {
+    int scheme;              /* index into torch's qschemes: 0 per_tensor_affine, 1 per_channel_affine, ... */
+    double scale;            /* per tensor */
+    int64_t zero_point;
+    PyObject *scales;        /* per channel: float64 and int64 1-d tensors (held), the axis */
+    PyObject *zero_points;
+    int64_t axis;
+} tn_qparams;
+/* live quantized tensors: the door looks for one among the arguments only while any exists */
+extern int64_t tn_quant_live;
+/* dst's quantizer becomes a copy of src (NULL: none); -1 with an exception on allocation failure */
+int tn_quant_set(PyObject *dst, const tn_qparams *src);
 
 /* a tangent of a nested forward level (autograd/forward.c), valid while gen is the level's */
 typedef struct tn_fw_slot { PyObject *g; uint64_t gen; } tn_fw_slot;
@@ -95,6 +110,7 @@ typedef struct {
     PyObject *layout;
     tn_nested *nested;       /* a strided nested tensor's components (above), or NULL */
     tn_sparse *sparse;       /* a sparse COO tensor's indices and values (above), or NULL */
+    tn_qparams *quant;       /* a quantized tensor's quantizer (above), or NULL */
 } tn_tensor_obj;
 
 /* TN_PY_NESTED: made with the NestedTensor dispatch key (a jagged NestedTensor): is_nested, and
@@ -118,6 +134,7 @@ static inline bool tn_py_is_tensor(PyObject *o) {
 static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
 static inline tn_nested *tn_nested_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->nested : NULL; }
 static inline tn_sparse *tn_sparse_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->sparse : NULL; }
+static inline tn_qparams *tn_quant_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->quant : NULL; }
 /* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
  * _version are refused */
 static inline bool tn_no_version(PyObject *o) {

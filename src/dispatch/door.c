@@ -27,6 +27,7 @@
 #include "ops/common.h"
 #include "ops/nested.h"
 #include "ops/sparse.h"
+#include "ops/qtensor.h"
 #include "tn_ops_gen.h"
 
 #include <string.h>
@@ -1083,10 +1084,13 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
         PyObject *r = tn_subclass_nested(op, args) ? NULL : tn_composite_under_mode(op, args, &handled);
         return handled ? r : tn_subclass_call(op, args);
     }
-    /* strided nested tensors (ops/nested.c): the one counter test while none exists */
-    if (__builtin_expect(tn_nested_live > 0, 0) && tn_nested_among(op, args)) return tn_nested_call(op, args);
-    /* sparse COO tensors (ops/sparse.c): likewise one counter test while none exists */
-    if (__builtin_expect(tn_sparse_live > 0, 0) && tn_sparse_among(op, args)) return tn_sparse_call(op, args);
+    /* strided nested, sparse COO and quantized tensors (ops/nested.c, ops/sparse.c, ops/qtensor.c):
+     * the one counter test while none exists */
+    if (__builtin_expect((tn_nested_live | tn_sparse_live | tn_quant_live) > 0, 0)) {
+        if (tn_nested_live > 0 && tn_nested_among(op, args)) return tn_nested_call(op, args);
+        if (tn_sparse_live > 0 && tn_sparse_among(op, args)) return tn_sparse_call(op, args);
+        if (tn_quant_live > 0 && tn_quant_among(op, args)) return tn_quant_call(op, args);
+    }
     const tn_op_def *d = tn_op_at(op);
     if (!d->fn) {
         /* Namespaced rows (extra_schemas.txt) implemented in C: the profiler scopes. */

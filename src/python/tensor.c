@@ -30,6 +30,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(o->bt_value);
     Py_VISIT(o->layout);
     if (o->sparse) { Py_VISIT(o->sparse->indices); Py_VISIT(o->sparse->values); }
+    if (o->quant) { Py_VISIT(o->quant->scales); Py_VISIT(o->quant->zero_points); }
     Py_VISIT(Py_TYPE(self));
     return 0;
 }
@@ -51,6 +52,7 @@ static int tensor_clear(PyObject *self) {
     Py_CLEAR(o->layout);
     tn_nested_set(self, NULL);   /* frees a nested tensor's metadata; cannot fail */
     tn_sparse_set(self, NULL);   /* releases a sparse tensor's indices and values; cannot fail */
+    tn_quant_set(self, NULL);    /* and a quantized tensor's quantizer */
     return 0;
 }
 
@@ -947,6 +949,7 @@ static PyObject *g_layout(PyObject *self, void *c) {
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
 static PyObject *g_is_sparse(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->sparse != NULL); }
+static PyObject *g_is_quantized(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->quant != NULL); }
 static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED) || ((tn_tensor_obj *)self)->nested); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
@@ -1094,7 +1097,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_sparse", g_is_sparse, NULL, NULL, NULL},
     {"is_sparse_csr", g_false, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
-    {"is_quantized", g_false, NULL, NULL, NULL},
+    {"is_quantized", g_is_quantized, NULL, NULL, NULL},
     {"is_nested", g_is_nested, NULL, NULL, NULL},
     {"itemsize", g_itemsize, NULL, NULL, NULL},
     {"nbytes", g_nbytes, NULL, NULL, NULL},

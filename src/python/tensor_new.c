@@ -733,6 +733,10 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
     }
     bool wide_uint = t->dtype == TN_DTYPE_U16 || t->dtype == TN_DTYPE_U32 || t->dtype == TN_DTYPE_U64;
     /* storable dtypes with casts (complex32, float8) read each element through them */
+    if (tn_dtype_infos[t->dtype].kind == TN_KIND_QUANT) {   /* upstream's message for a quantized tensor */
+        PyErr_SetString(PyExc_RuntimeError, "load_scalar: invalid type");
+        return NULL;
+    }
     if (!tn_dtype_computable(t->dtype) && !wide_uint && !tn_cast_loop(t->dtype, TN_DTYPE_I64))
         return tn_not_implemented("tolist() for this dtype");
     const char *base = tn_numel(t) ? tn_data(t) : NULL;

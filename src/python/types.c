@@ -175,9 +175,14 @@ static int iinfo_fill(tn_info_obj *o, tn_dtype d) {
     }
     if (in->kind == TN_KIND_BOOL)
         PyErr_SetString(PyExc_TypeError, "torch.bool is not supported by torch.iinfo");
-    else if (in->kind == TN_KIND_QUANT)
-        PyErr_Format(PyExc_NotImplementedError, "\"dtype\" not implemented for '%s'", tn_dtype_cpp_name(d));
-    else
+    else if (in->kind == TN_KIND_QUANT) {
+        /* upstream fills bits / min / max from the underlying integer type (quint4x2 and quint2x4:
+         * uint8's); .dtype, repr and str raise (measured) */
+        o->bits = d == TN_DTYPE_QI32 ? 32 : 8;
+        o->imin = d == TN_DTYPE_QI8 ? -128 : d == TN_DTYPE_QI32 ? INT32_MIN : 0;
+        o->imax = d == TN_DTYPE_QI8 ? 127 : d == TN_DTYPE_QI32 ? INT32_MAX : 255;
+        return 0;
+    } else
         PyErr_SetString(PyExc_TypeError, "torch.iinfo() requires an integer input type. "
                                          "Use torch.finfo to handle 'torch.iinfo'");
     return -1;
@@ -214,7 +219,11 @@ static PyObject *iinfo_new(PyTypeObject *tp, PyObject *a, PyObject *k) { return 
 
 #define INFO(o) ((tn_info_obj *)(o))
 static PyObject *fi_bits(PyObject *s, void *c) { return PyLong_FromLong(INFO(s)->bits); }
-static PyObject *fi_dtype(PyObject *s, void *c) { return PyUnicode_FromString(tn_dtype_infos[INFO(s)->d].name); }
+static PyObject *fi_dtype(PyObject *s, void *c) {
+    if (tn_dtype_infos[INFO(s)->d].kind == TN_KIND_QUANT)
+        return PyErr_Format(PyExc_NotImplementedError, "\"dtype\" not implemented for '%s'", tn_dtype_cpp_name(INFO(s)->d));
+    return PyUnicode_FromString(tn_dtype_infos[INFO(s)->d].name);
+}
 static PyObject *fi_double(PyObject *s, void *c) {
     return PyFloat_FromDouble(*(double *)((char *)s + (size_t)(uintptr_t)c));
 }
@@ -261,6 +270,7 @@ static PyObject *finfo_repr(PyObject *s) {
 }
 static PyObject *iinfo_repr(PyObject *s) {
     tn_info_obj *o = INFO(s);
+    if (tn_dtype_infos[o->d].kind == TN_KIND_QUANT) return fi_dtype(s, NULL);
     char mn[40], mx[40];
     fmt_g(mn, sizeof mn, (double)o->imin); fmt_g(mx, sizeof mx, (double)o->imax);
     return PyUnicode_FromFormat("iinfo(min=%s, max=%s, dtype=%s)", mn, mx, tn_dtype_infos[o->d].name);
