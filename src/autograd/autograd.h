@@ -163,6 +163,12 @@ PyObject *tn_saved_unpack(tn_node *n, PyObject *packed);
 
 /* ---- engine (engine.c) ---- */
 int tn_engine_init(PyObject *m);
+/* inside a backward pass with inputs=: whether the engine will run node fn (upstream's
+ * task_should_compute_output); true outside one */
+extern _Thread_local bool tn_engine_filtering;
+bool tn_engine_will_execute(PyObject *fn);
+int tn_engine_mark_needed(PyObject *fn);   /* CopySlices: its op node's first edge is needed */
+int tn_retain_grad(PyObject *t);           /* Tensor.retain_grad (node.c) */
 
 /* ---- grad mode (grad_mode.c) ---- */
 bool tn_grad_enabled(void);
