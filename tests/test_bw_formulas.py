@@ -349,9 +349,12 @@ cases = {
                            + (a * 1).as_strided_((3, 2), (2, 1)).pow(2).sum()
                            + torch.as_strided_scatter(a, s, (2, 2), (1, 2), 1).pow(2).sum() + torch.as_strided_scatter(a, s, (2, 2), (4, 1)).pow(3).sum(),
                            L(3, 4), L(2, 2, seed=1)),
- # (only the overlapping output here: the copy_ into the storage's view of the other path records
- # CopySlices, whose backward here calls zero_ where upstream's does not; views.c, measured)
- "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum(), L(3, 4)),
+ # (the overlapping output and, through the copy_ into the storage's view, CopySlices)
+ "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum()
+                               + a.as_strided((2, 3), (3, 1), 1).pow(3).sum(), L(3, 4)),
+ # layer_norm_double_backward in C (bw_helpers.c): with and without weight / bias
+ "layer_norm_dbl": lambda: dbl(lambda a, w, b: F.layer_norm(a, (3, 4), w, b).pow(2).sum() + F.layer_norm(a, (4,)).pow(3).sum()
+                               + F.layer_norm(a, (4,), w[0]).sin().sum(), L(2, 3, 4), L(3, 4, seed=1), L(3, 4, seed=2)),
  # mm_mat1_backward / mm_mat2_backward in C (x_sym_strides, x_layout): row- and column-major inputs, alpha / beta
  "mm_addmm": lambda: one(lambda a, b, c, bias: (a @ b).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).sum() * 2 + torch.mm(a, c.t()).pow(2).sum()
                          + torch.addmm(bias, a, b).pow(2).sum() + torch.addmm(bias, a, b, beta=0.5, alpha=2).sum() * 3 + torch.addmm(bias, a.t().contiguous().t(), c.t(), alpha=1.5).pow(2).sum()
@@ -423,7 +426,7 @@ print(json.dumps(res))
 # the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
+_KERNEL_GRADS = {"layer_norm", "layer_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -449,3 +449,134 @@ PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, Py
     Py_XDECREF(l); Py_XDECREF(w); Py_XDECREF(out);
     return r;
 }
+
+/* ---- layer_norm_double_backward (derivatives.yaml: native_layer_norm_backward) ---- */
+
+/* intermediates of a long helper: each op's result is kept here and released at the end */
+typedef struct { PyObject *v[96]; int n; bool bad; } pool;
+static PyObject *keep(pool *p, PyObject *o) {
+    if (!o || p->bad) { Py_XDECREF(o); p->bad = true; return NULL; }
+    if (p->n == 96) { Py_DECREF(o); p->bad = true; PyErr_SetString(PyExc_RuntimeError, "torchnative: helper temporaries"); return NULL; }
+    return p->v[p->n++] = o;
+}
+static void pool_free(pool *p) { for (int i = 0; i < p->n; i++) Py_DECREF(p->v[i]); }
+/* ops on pooled operands: a NULL operand (an earlier failure) gives NULL without a call */
+#define P(expr) (pp->bad ? NULL : keep(pp, (expr)))
+static PyObject *l_sum1(pool *p, PyObject *t) { return p->bad ? NULL : keep(p, tn_at_sum_dim_IntList(t, TN_IS(1), true, NULL)); }
+static PyObject *l_mul(pool *p, PyObject *a, PyObject *b) { return p->bad ? NULL : keep(p, tn_at_mul_Tensor(a, b)); }
+/* an in-place Scalar op on a pooled tensor (returns it) */
+static PyObject *l_div_(pool *p, PyObject *t, int64_t s) {
+    if (p->bad) return NULL;
+    PyObject *r = tn_at_div__Scalar(t, TN_SI(s));
+    if (!r) { p->bad = true; return NULL; }
+    Py_DECREF(r);
+    return t;
+}
+static PyObject *l_inplace(pool *p, PyObject *(*f)(PyObject *, PyObject *, tn_scalar_arg), PyObject *t, PyObject *o) {
+    if (p->bad) return NULL;
+    PyObject *r = f(t, o, TN_SDEF);
+    if (!r) { p->bad = true; return NULL; }
+    Py_DECREF(r);
+    return t;
+}
+
+/* the first backward's grad_input for (gO_local, gamma_local): (gamma * s12).div_(N) *
+ * (N * gO).sub_(gO.sum(1, true)).sub_(input_sub_mu.mul(s1) * (gO * input_sub_mu).sum(1, true)) */
+static PyObject *ln_first_bwd(pool *p, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t N) {
+    pool *pp = p;
+    PyObject *h0 = l_div_(pp, l_mul(pp, gamma, s12), N);
+    PyObject *h1 = P(tn_at_mul_Scalar(gO, TN_SI(N)));
+    l_inplace(pp, tn_at_sub__Tensor, h1, l_sum1(pp, gO));
+    PyObject *rs = l_sum1(pp, l_mul(pp, gO, xmu));
+    PyObject *ls = P(tn_at_mul_Tensor(xmu, s1));
+    l_inplace(pp, tn_at_sub__Tensor, h1, l_mul(pp, ls, rs));
+    return l_mul(pp, h0, h1);
+}
+
+/* layer_norm_double_backward(input, gamma, ggI, ggG, ggB, gO, save_mean, save_invstd,
+ * normalized_shape, mask) -> (input's, gamma's, grad_out's): upstream's FunctionsManual helper
+ * step for step over [M, N] reshapes (M the leading elements, N the normalized ones); the mask
+ * does not skip work there either. ggI / ggG / ggB may be NULL (no gradient flowed). */
+PyObject *tn_bw_layer_norm_double_backward(PyObject *input_t, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                           PyObject *gO_t, PyObject *mean_t, PyObject *invstd_t, tn_ints normalized_shape,
+                                           tn_ints mask) {
+    const int64_t *ns;
+    int nn = tn_bw_ints(normalized_shape, &ns);
+    const tn_tensor *it = tn_tensor_of(input_t);
+    if (nn < 0 || nn > it->ndim) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: layer_norm_double_backward: normalized_shape");
+        return NULL;
+    }
+    int axis = it->ndim - nn;
+    int64_t M = 1, N = 1;
+    for (int d = 0; d < it->ndim; d++) *(d < axis ? &M : &N) *= it->sizes[d];
+    bool affine = gamma && gamma != Py_None;
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *input = P(tn_at_reshape(input_t, TN_IS(M, N)));
+    PyObject *gO = P(tn_at_reshape(gO_t, TN_IS(M, N)));
+    PyObject *save_mean = P(tn_at_reshape(mean_t, TN_IS(M, 1)));
+    PyObject *save_invstd = P(tn_at_reshape(invstd_t, TN_IS(M, 1)));
+    PyObject *gamma_e = NULL, *ggG_e = NULL, *ggB_e = NULL, *ggI_e = NULL;
+    if (affine) {
+        gamma_e = P(tn_at_reshape(gamma, TN_IS(1, N)));
+        if (ggG) ggG_e = P(tn_at_reshape(ggG, TN_IS(1, N)));
+        if (ggB) ggB_e = P(tn_at_reshape(ggB, TN_IS(1, N)));
+    } else {
+        gamma_e = P(tn_at_ones(TN_IS(1), TN_DT(it->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL));
+    }
+    if (ggI) ggI_e = P(tn_at_reshape(ggI, TN_IS(M, N)));
+    /* save_mean / save_invstd .to(input's dtype): themselves when it is theirs */
+    PyObject *mu = save_mean && tn_tensor_of(save_mean)->dtype != it->dtype
+                       ? P(tn_at__to_copy(save_mean, TN_DT(it->dtype), NULL, NULL, NULL, false, NULL)) : save_mean;
+    PyObject *xmu = P(tn_at_sub_Tensor(input, mu, TN_SDEF));
+    PyObject *s12 = save_invstd && tn_tensor_of(save_invstd)->dtype != it->dtype
+                        ? P(tn_at__to_copy(save_invstd, TN_DT(it->dtype), NULL, NULL, NULL, false, NULL)) : save_invstd;
+    PyObject *s1 = P(tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
+    PyObject *s32 = P(tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
+    PyObject *gI = NULL, *gG = NULL, *ggO = NULL;
+    PyObject *xmu_s32 = l_mul(pp, xmu, s32);
+    if (ggI) {
+        PyObject *gxhat = l_mul(pp, gO, gamma_e);
+        PyObject *gxhat_mu_sum = l_sum1(pp, l_mul(pp, gxhat, xmu));
+        PyObject *gxhat_sum = l_sum1(pp, gxhat);
+        PyObject *ggI_sum = l_sum1(pp, ggI_e);
+        PyObject *ggI_mu_sum = l_sum1(pp, l_mul(pp, ggI_e, xmu));
+        PyObject *all = l_div_(pp, l_mul(pp, ggI_sum, gxhat_sum), N);
+        l_inplace(pp, tn_at_sub__Tensor, all, l_sum1(pp, l_mul(pp, ggI_e, gxhat)));
+        PyObject *t3 = l_mul(pp, l_mul(pp, s1, gxhat_mu_sum), ggI_mu_sum);
+        if (t3 && !P(tn_at_mul__Scalar(t3, TN_SD(3. / (double)N)))) t3 = NULL;
+        l_inplace(pp, tn_at_add__Tensor, all, t3);
+        PyObject *gI0 = l_div_(pp, l_mul(pp, xmu_s32, all), N);
+        PyObject *r1 = P(tn_at_sub_Tensor(P(tn_at_div_Scalar(gxhat_sum, TN_SI(N))), gxhat, TN_SDEF));
+        PyObject *gI1 = l_mul(pp, l_div_(pp, l_mul(pp, ggI_mu_sum, s32), N), r1);
+        PyObject *r2 = P(tn_at_sub_Tensor(P(tn_at_div_Scalar(ggI_sum, TN_SI(N))), ggI_e, TN_SDEF));
+        PyObject *gI2 = l_mul(pp, l_div_(pp, l_mul(pp, gxhat_mu_sum, s32), N), r2);
+        gI = l_inplace(pp, tn_at_add__Tensor, l_inplace(pp, tn_at_add__Tensor, gI0, gI1), gI2);
+    }
+    if (affine && ggG) {
+        PyObject *t0 = l_mul(pp, l_mul(pp, gO, ggG_e), s12);
+        PyObject *t1 = l_div_(pp, l_mul(pp, s12, l_sum1(pp, l_mul(pp, gO, ggG_e))), -N);
+        PyObject *t2 = l_div_(pp, l_mul(pp, xmu_s32, l_sum1(pp, l_mul(pp, l_mul(pp, gO, ggG_e), xmu))), -N);
+        PyObject *term = l_inplace(pp, tn_at_add__Tensor, l_inplace(pp, tn_at_add__Tensor, t0, t1), t2);
+        gI = gI ? l_inplace(pp, tn_at_add__Tensor, gI, term) : term;
+    }
+    if (gI) gI = P(tn_at_reshape(gI, TN_IN(it->sizes, it->ndim)));
+    if (affine && ggI) {
+        PyObject *one = P(tn_at_ones(TN_IS0, TN_DT(s12 ? tn_tensor_of(s12)->dtype : it->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL));
+        PyObject *fb = pp->bad ? NULL : ln_first_bwd(pp, ggI_e, one, s12, s1, xmu, N);
+        gG = P(tn_at_sum_dim_IntList(l_mul(pp, gO, fb), TN_IS(0), false, NULL));
+        if (gG) gG = P(tn_at_reshape(gG, TN_IN(tn_tensor_of(gamma)->sizes, tn_tensor_of(gamma)->ndim)));
+    }
+    if (ggI) ggO = pp->bad ? NULL : ln_first_bwd(pp, ggI_e, gamma_e, s12, s1, xmu, N);
+    if (ggG && ggG_e) {
+        PyObject *term = l_mul(pp, l_mul(pp, ggG_e, xmu), s12);
+        ggO = ggO ? l_inplace(pp, tn_at_add__Tensor, ggO, term) : term;
+    }
+    if (ggB && ggB_e) ggO = ggO ? l_inplace(pp, tn_at_add__Tensor, ggO, ggB_e) : ggB_e;
+    if (ggO) ggO = P(tn_at_reshape(P(tn_at_expand(ggO, TN_IS(M, N), false)), TN_IN(it->sizes, it->ndim)));
+    (void)mask;
+    PyObject *r = pp->bad ? NULL : PyTuple_Pack(3, gI ? gI : Py_None, gG ? gG : Py_None, ggO ? ggO : Py_None);
+    pool_free(pp);
+    if (!r && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: layer_norm_double_backward failed");
+    return r;
+}

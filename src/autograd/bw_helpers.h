@@ -828,6 +828,10 @@ PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *res
 /* norm_backward(grad, self, p?, norm, dims, keepdim) (also linalg_vector_norm_backward, dims None
  * as none); p NULL is 2; None (no gradient) for p == 0 */
 PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm, tn_ints dims, bool keepdim);
+/* layer_norm_double_backward(input, weight?, grads[0..2] (maybe NULL), grad_out, mean, rstd,
+ * normalized_shape, mask) -> (input's, weight's, grad_out's) (bw_helpers.c) */
+PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
+                                           PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */
 static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm) {
     return tn_bw_norm_backward(grad, self, p, norm, TN_IS0, true);

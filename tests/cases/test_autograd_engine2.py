@@ -206,3 +206,40 @@ r3 = err(lambda: torch.autograd.grad((x * w).sum(), [x]))
 result = (r1, r2, r3, err(lambda: torch._C._will_engine_execute_node(x.exp().grad_fn)))
 """,
 }, tol=F32)
+
+# layer_norm's double backward (derivatives.yaml: native_layer_norm_backward ->
+# layer_norm_double_backward, a C helper in src/autograd/bw_helpers.c): gradgradcheck, the values
+# and the op stream of the second backward under a dispatch mode
+LN = PRE + """
+import torch.nn.functional as F
+def second(shape, norm, affine, bias, dtype, wrt_w=True):
+    torch.manual_seed(0)
+    x = torch.randn(*shape, dtype=dtype, requires_grad=True)
+    w = torch.randn(*norm, dtype=dtype, requires_grad=True) if affine else None
+    b = torch.randn(*norm, dtype=dtype, requires_grad=True) if bias else None
+    y = F.layer_norm(x, norm, w, b)
+    ins = [p for p in (x, w, b) if p is not None]
+    gs = torch.autograd.grad((y * y.detach().sin()).sum(), ins, create_graph=True)
+    loss = gs[0].pow(2).sum()
+    if affine and wrt_w:
+        loss = loss + (gs[1] * gs[1]).sum()
+    if bias:
+        loss = loss + gs[-1].sin().sum()
+    with Trace() as t:
+        r = torch.autograd.grad(loss, ins[:2] if affine else ins, allow_unused=True)
+    return t.ops, r
+"""
+cases("layer_norm_double_backward", {
+    "gradgradcheck": LN + """
+x = torch.randn(2, 3, 4, dtype=torch.float64, requires_grad=True)
+w = torch.randn(4, dtype=torch.float64, requires_grad=True); b = torch.randn(4, dtype=torch.float64, requires_grad=True)
+w2 = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+result = (torch.autograd.gradgradcheck(lambda x, w, b: F.layer_norm(x, (4,), w, b), (x, w, b)),
+          torch.autograd.gradgradcheck(lambda x: F.layer_norm(x, (3, 4)), (x,)),
+          torch.autograd.gradgradcheck(lambda x, w: F.layer_norm(x, (3, 4), w), (x, w2)))
+""",
+    "affine_bias_f64": LN + "result = second((2, 3, 4), (3, 4), True, True, torch.float64)",
+    "affine_f32": LN + "result = second((5, 6), (6,), True, False, torch.float32)",
+    "no_affine_f64": LN + "result = second((2, 3, 4), (4,), False, False, torch.float64)",
+    "input_only_f32": LN + "result = second((4, 2, 3), (2, 3), True, True, torch.float32, wrt_w=False)",
+}, tol=F32)
