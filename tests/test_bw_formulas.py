@@ -352,6 +352,12 @@ cases = {
  # (the overlapping output and, through the copy_ into the storage's view, CopySlices)
  "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum()
                                + a.as_strided((2, 3), (3, 1), 1).pow(3).sum(), L(3, 4)),
+ # batchnorm_double_backward in C (bw_helpers.c): training and eval, affine or not; and through
+ # batch_norm_backward (nn.BatchNorm2d's path)
+ "batch_norm_dbl": lambda: dbl(lambda a, w, b: F.batch_norm(a, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), w, b, True).pow(2).sum()
+                               + F.batch_norm(a, torch.zeros(3, dtype=torch.float64) + 0.5, torch.ones(3, dtype=torch.float64) * 2, w, b, False).pow(3).sum()
+                               + F.batch_norm(a, None, None, training=True).sin().sum() + torch.ops.aten._batch_norm_with_update(a, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0].pow(2).sum(),
+                               L(2, 3, 2, 2), L(3, seed=1), L(3, seed=2)),
  # layer_norm_double_backward in C (bw_helpers.c): with and without weight / bias
  "layer_norm_dbl": lambda: dbl(lambda a, w, b: F.layer_norm(a, (3, 4), w, b).pow(2).sum() + F.layer_norm(a, (4,)).pow(3).sum()
                                + F.layer_norm(a, (4,), w[0]).sin().sum(), L(2, 3, 4), L(3, 4, seed=1), L(3, 4, seed=2)),
@@ -426,7 +432,7 @@ print(json.dumps(res))
 # the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"layer_norm", "layer_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
+_KERNEL_GRADS = {"layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -453,10 +453,10 @@ PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, Py
 /* ---- layer_norm_double_backward (derivatives.yaml: native_layer_norm_backward) ---- */
 
 /* intermediates of a long helper: each op's result is kept here and released at the end */
-typedef struct { PyObject *v[96]; int n; bool bad; } pool;
+typedef struct { PyObject *v[192]; int n; bool bad; } pool;
 static PyObject *keep(pool *p, PyObject *o) {
     if (!o || p->bad) { Py_XDECREF(o); p->bad = true; return NULL; }
-    if (p->n == 96) { Py_DECREF(o); p->bad = true; PyErr_SetString(PyExc_RuntimeError, "torchnative: helper temporaries"); return NULL; }
+    if (p->n == 192) { Py_DECREF(o); p->bad = true; PyErr_SetString(PyExc_RuntimeError, "torchnative: helper temporaries"); return NULL; }
     return p->v[p->n++] = o;
 }
 static void pool_free(pool *p) { for (int i = 0; i < p->n; i++) Py_DECREF(p->v[i]); }
@@ -579,4 +579,174 @@ PyObject *tn_bw_layer_norm_double_backward(PyObject *input_t, PyObject *gamma, P
     pool_free(pp);
     if (!r && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: layer_norm_double_backward failed");
     return r;
+}
+
+/* ---- batchnorm_double_backward (moved from formulas.c) ---- */
+
+#define NFAIL(x) do { if (!(x)) goto fail; } while (0)
+
+/* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
+static PyObject *bn_sum_exclude_dim1(pool *tt, PyObject *t, bool keepdim) {
+    if (!t) return NULL;
+    PyObject *r = keep(tt, tn_at_sum_dim_IntList(t, TN_IS(0), keepdim, NULL));
+    if (!r) return NULL;
+    int start = keepdim ? 1 : 0;
+    for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
+        if (!(r = keep(tt, tn_at_sum_dim_IntList(r, TN_IS(d), keepdim, NULL)))) return NULL;
+    return r;
+}
+/* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
+static PyObject *bn_unsqueeze_dim1(pool *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    int nd = tn_tensor_of(target)->ndim;
+    while (tn_tensor_of(src)->ndim < nd - 1)
+        if (!(src = keep(tt, tn_at_unsqueeze(src, 1)))) return NULL;
+    if (tn_tensor_of(src)->ndim == nd - 1) src = keep(tt, tn_at_unsqueeze(src, 0));
+    return src;
+}
+/* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
+static PyObject *bn_expand_as_dim1(pool *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    const tn_tensor *t = tn_tensor_of(target);
+    while (tn_tensor_of(src)->ndim < t->ndim - 1)
+        if (!(src = keep(tt, tn_at_unsqueeze(src, 1)))) return NULL;
+    PyObject *sz = keep(tt, tn_py_size_new(t->ndim, t->sizes));
+    return sz ? keep(tt, tn_at_expand(src, TN_IPY(sz), false)) : NULL;
+}
+/* .to(dtype of like): the tensor itself when the dtype is already like's */
+static PyObject *bn_to_dtype_of(pool *tt, PyObject *t, PyObject *like) {
+    if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
+    return keep(tt, tn_at__to_copy(t, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL, false, NULL));
+}
+static PyObject *bn_ones0(pool *tt, PyObject *like) {   /* at::ones({}, like.options()) */
+    return keep(tt, tn_at_ones(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL));
+}
+/* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
+static PyObject *bn_first_back(pool *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
+    PyObject *h0 = keep(tt, tn_at_mul_Tensor(gamma, s12));
+    if (!h0 || !keep(tt, tn_at_div__Scalar(h0, TN_SI((long long)M)))) return NULL;
+    PyObject *h1 = keep(tt, tn_at_mul_Scalar(gO, TN_SI((long long)M)));
+    if (!h1 || !keep(tt, tn_at_sub__Tensor(h1, bn_sum_exclude_dim1(tt, gO, true), TN_SDEF))) return NULL;
+    PyObject *b = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true);   /* right operand first */
+    PyObject *a = keep(tt, tn_at_mul_Tensor(xmu, s1));
+    PyObject *ab = a && b ? keep(tt, tn_at_mul_Tensor(a, b)) : NULL;
+    if (!ab || !keep(tt, tn_at_sub__Tensor(h1, ab, TN_SDEF))) return NULL;
+    return keep(tt, tn_at_mul_Tensor(h0, h1));
+}
+
+/* batchnorm_double_backward(input, gamma, ggI, ggG, ggB, gO, running_mean, running_var, train, eps,
+ * save_mean, save_invstd, mask) -> (input's, gamma's, gO's) (derivatives.yaml:
+ * native_batch_norm_backward and batch_norm_backward): upstream's FunctionsManual helper op by op;
+ * ggI / ggG / ggB may be NULL (no gradient flowed), gamma and the statistics None. */
+PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma_opt, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                          PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
+                                          double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask) {
+    pool NT_ = {{0}, 0, false}, *tt = &NT_;
+    (void)mask;
+    bool affine = gamma_opt && gamma_opt != Py_None;
+    PyObject *gamma = affine ? gamma_opt : NULL;
+    PyObject *gamma_e, *ggG_e = NULL, *ggB_e = NULL;
+    if (affine) {
+        NFAIL(gamma_e = bn_expand_as_dim1(tt, gamma, input));
+        if (ggG) NFAIL(ggG_e = bn_expand_as_dim1(tt, ggG, input));
+        if (ggB) NFAIL(ggB_e = bn_expand_as_dim1(tt, ggB, input));
+    } else {
+        NFAIL(gamma_e = bn_ones0(tt, input));
+    }
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t M = it->sizes[0];
+    for (int d = 2; d < it->ndim; d++) M *= it->sizes[d];
+    /* mu, input - mu, then the inverse standard deviation (upstream's order) */
+    PyObject *mu, *s12;
+    NFAIL(mu = bn_unsqueeze_dim1(tt, training ? bn_to_dtype_of(tt, save_mean, input) : running_mean, input));
+    PyObject *xmu = keep(tt, tn_at_sub_Tensor(input, mu, TN_SDEF));
+    if (training) {
+        NFAIL(s12 = bn_unsqueeze_dim1(tt, bn_to_dtype_of(tt, save_invstd, input), input));
+    } else {
+        PyObject *ve = keep(tt, tn_at_add_Scalar(running_var, TN_SD(eps), TN_SDEF));
+        NFAIL(s12 = bn_unsqueeze_dim1(tt, ve ? keep(tt, tn_at_pow_Tensor_Scalar(ve, TN_SD(-0.5))) : NULL, input));
+    }
+    PyObject *s1 = keep(tt, tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
+    PyObject *s32 = keep(tt, tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
+    NFAIL(xmu && s1 && s32);
+    /* gI */
+    PyObject *xmu_s32 = keep(tt, tn_at_mul_Tensor(xmu, s32));
+    PyObject *gOinmu_sum = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true);
+    PyObject *gO_sum = bn_sum_exclude_dim1(tt, gO, true);
+    NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
+    PyObject *gI = NULL;
+    if (ggI && training) {
+        PyObject *ggI_sum = bn_sum_exclude_dim1(tt, ggI, true);
+        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(ggI, xmu)), true);
+        NFAIL(ggI_sum && ggIinmu_sum);
+        PyObject *all = keep(tt, tn_at_mul_Tensor(ggI_sum, gO_sum));
+        NFAIL(all && keep(tt, tn_at_div__Scalar(all, TN_SI((long long)M))));
+        NFAIL(keep(tt, tn_at_sub__Tensor(all, bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, ggI)), true), TN_SDEF)));
+        PyObject *t3 = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(s1, gOinmu_sum)), ggIinmu_sum));
+        NFAIL(t3 && keep(tt, tn_at_mul__Scalar(t3, TN_SD(3. / (double)M))));
+        NFAIL(keep(tt, tn_at_add__Tensor(all, t3, TN_SDEF)));
+        PyObject *gI0 = keep(tt, tn_at_mul_Tensor(xmu_s32, all));
+        NFAIL(gI0 && keep(tt, tn_at_div__Scalar(gI0, TN_SI((long long)M))));
+        /* (x * s32).div_(M) * (s.div(M) - g): the right operand first */
+        PyObject *r1 = keep(tt, tn_at_sub_Tensor(keep(tt, tn_at_div_Scalar(gO_sum, TN_SI((long long)M))), gO, TN_SDEF));
+        PyObject *a1 = keep(tt, tn_at_mul_Tensor(ggIinmu_sum, s32));
+        NFAIL(r1 && a1 && keep(tt, tn_at_div__Scalar(a1, TN_SI((long long)M))));
+        PyObject *gI1 = keep(tt, tn_at_mul_Tensor(a1, r1));
+        PyObject *r2 = keep(tt, tn_at_sub_Tensor(keep(tt, tn_at_div_Scalar(ggI_sum, TN_SI((long long)M))), ggI, TN_SDEF));
+        PyObject *a2 = keep(tt, tn_at_mul_Tensor(gOinmu_sum, s32));
+        NFAIL(gI1 && r2 && a2 && keep(tt, tn_at_div__Scalar(a2, TN_SI((long long)M))));
+        PyObject *gI2 = keep(tt, tn_at_mul_Tensor(a2, r2));
+        NFAIL(gI2 && keep(tt, tn_at_add__Tensor(gI0, gI1, TN_SDEF)) && keep(tt, tn_at_add__Tensor(gI0, gI2, TN_SDEF)));
+        NFAIL(gI = keep(tt, tn_at_mul_Tensor(gamma_e, gI0)));
+    }
+    if (affine && ggG) {
+        PyObject *term;
+        if (training) {
+            PyObject *t0 = keep(tt, tn_at_mul_Tensor(gO, s12));
+            PyObject *t1 = keep(tt, tn_at_mul_Tensor(s12, gO_sum));
+            NFAIL(t0 && t1 && keep(tt, tn_at_div__Scalar(t1, TN_SI((long long)-M))));
+            PyObject *t2 = keep(tt, tn_at_mul_Tensor(xmu_s32, bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true)));
+            NFAIL(t2 && keep(tt, tn_at_div__Scalar(t2, TN_SI((long long)-M))));
+            NFAIL(keep(tt, tn_at_add__Tensor(t0, t1, TN_SDEF)) && keep(tt, tn_at_add__Tensor(t0, t2, TN_SDEF)));
+            term = keep(tt, tn_at_mul_Tensor(ggG_e, t0));
+        } else {
+            term = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggG_e, s12)), gO));
+        }
+        NFAIL(term);
+        if (gI) NFAIL(keep(tt, tn_at_add__Tensor(gI, term, TN_SDEF)));
+        else gI = term;
+    }
+    PyObject *gG = NULL;
+    if (affine && ggI) {
+        if (training) {
+            PyObject *one = bn_ones0(tt, s12);
+            PyObject *fb = one ? bn_first_back(tt, gO, one, s12, s1, xmu, M) : NULL;
+            NFAIL(gG = bn_sum_exclude_dim1(tt, fb ? keep(tt, tn_at_mul_Tensor(ggI, fb)) : NULL, false));
+        } else {
+            PyObject *p = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggI, gO)), s12));
+            NFAIL(gG = bn_sum_exclude_dim1(tt, p, false));
+        }
+    }
+    PyObject *ggO = NULL;
+    if (ggI) {
+        if (training) NFAIL(ggO = bn_first_back(tt, ggI, gamma_e, s12, s1, xmu, M));
+        else NFAIL(ggO = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggI, s12)), gamma_e)));
+    }
+    if (ggG && ggG_e) {
+        PyObject *term = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggG_e, xmu)), s12));
+        NFAIL(term);
+        if (ggO) NFAIL(keep(tt, tn_at_add__Tensor(ggO, term, TN_SDEF)));
+        else ggO = term;
+    }
+    if (ggB && ggB_e) {
+        if (ggO) NFAIL(keep(tt, tn_at_add__Tensor(ggO, ggB_e, TN_SDEF)));
+        else ggO = ggB_e;
+    }
+    PyObject *r = PyTuple_Pack(3, gI ? gI : Py_None, gG ? gG : Py_None, ggO ? ggO : Py_None);
+    pool_free(tt);
+    return r;
+fail:
+    pool_free(tt);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
+    return NULL;
 }

@@ -830,6 +830,11 @@ PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *res
 PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm, tn_ints dims, bool keepdim);
 /* layer_norm_double_backward(input, weight?, grads[0..2] (maybe NULL), grad_out, mean, rstd,
  * normalized_shape, mask) -> (input's, weight's, grad_out's) (bw_helpers.c) */
+/* batchnorm_double_backward(input, weight?, grads[0..2] (maybe NULL), grad_out, running_mean?,
+ * running_var?, train, eps, save_mean?, save_invstd?, mask) -> (input's, weight's, grad_out's) */
+PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                          PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
+                                          double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask);
 PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
                                            PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */

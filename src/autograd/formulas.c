@@ -864,9 +864,8 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
 
 
-/* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
- * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
- * batchnorm_double_backward; native_group_norm with create_graph ->
+/* ==== helper-autograd: group norm's double backward and the view backward ops' backward
+ * (derivatives.yaml: native_group_norm with create_graph ->
  * infinitely_differentiable_native_group_norm_backward; slice_backward / select_backward ->
  * grad.slice / grad.select). Written op by op after upstream's FunctionsManual helpers. ==== */
 
@@ -880,193 +879,6 @@ static PyObject *nkeep_(ntmps *t, PyObject *o) {
 static void ndrop_(ntmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); t->n = 0; }
 #define NK(x) nkeep_(&NT, (x))
 #define NFAIL(x) do { if (!(x)) goto fail; } while (0)
-
-/* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
-static PyObject *bn_sum_exclude_dim1(ntmps *tt, PyObject *t, bool keepdim) {
-    if (!t) return NULL;
-    PyObject *r = nkeep_(tt, tn_at_sum_dim_IntList(t, TN_IS(0), keepdim, NULL));
-    if (!r) return NULL;
-    int start = keepdim ? 1 : 0;
-    for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
-        if (!(r = nkeep_(tt, tn_at_sum_dim_IntList(r, TN_IS(d), keepdim, NULL)))) return NULL;
-    return r;
-}
-/* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
-static PyObject *bn_unsqueeze_dim1(ntmps *tt, PyObject *src, PyObject *target) {
-    if (!src) return NULL;
-    int nd = tn_tensor_of(target)->ndim;
-    while (tn_tensor_of(src)->ndim < nd - 1)
-        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
-    if (tn_tensor_of(src)->ndim == nd - 1) src = nkeep_(tt, tn_at_unsqueeze(src, 0));
-    return src;
-}
-/* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
-static PyObject *bn_expand_as_dim1(ntmps *tt, PyObject *src, PyObject *target) {
-    if (!src) return NULL;
-    const tn_tensor *t = tn_tensor_of(target);
-    while (tn_tensor_of(src)->ndim < t->ndim - 1)
-        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
-    PyObject *sz = nkeep_(tt, tn_py_size_new(t->ndim, t->sizes));
-    return sz ? nkeep_(tt, tn_at_expand(src, TN_IPY(sz), false)) : NULL;
-}
-/* .to(dtype of like): the tensor itself when the dtype is already like's */
-static PyObject *bn_to_dtype_of(ntmps *tt, PyObject *t, PyObject *like) {
-    if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
-    return nkeep_(tt, tn_at__to_copy(t, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL, false, NULL));
-}
-static PyObject *bn_ones0(ntmps *tt, PyObject *like) {   /* at::ones({}, like.options()) */
-    return nkeep_(tt, tn_at_ones(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL));
-}
-/* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
-static PyObject *bn_first_back(ntmps *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
-    PyObject *h0 = nkeep_(tt, tn_at_mul_Tensor(gamma, s12));
-    if (!h0 || !nkeep_(tt, tn_at_div__Scalar(h0, TN_SI((long long)M)))) return NULL;
-    PyObject *h1 = nkeep_(tt, tn_at_mul_Scalar(gO, TN_SI((long long)M)));
-    if (!h1 || !nkeep_(tt, tn_at_sub__Tensor(h1, bn_sum_exclude_dim1(tt, gO, true), TN_SDEF))) return NULL;
-    PyObject *a = nkeep_(tt, tn_at_mul_Tensor(xmu, s1));
-    PyObject *b = bn_sum_exclude_dim1(tt, nkeep_(tt, tn_at_mul_Tensor(gO, xmu)), true);
-    PyObject *ab = a && b ? nkeep_(tt, tn_at_mul_Tensor(a, b)) : NULL;
-    if (!ab || !nkeep_(tt, tn_at_sub__Tensor(h1, ab, TN_SDEF))) return NULL;
-    return nkeep_(tt, tn_at_mul_Tensor(h0, h1));
-}
-
-/* native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
- * save_invstd, train, eps, output_mask) and batch_norm_backward(..., update, eps, output_mask,
- * reserve): batchnorm_double_backward(input, weight, ggI = grads[0], ggG = grads[1],
- * ggB = grads[2], gO = grad_out, running_mean, running_var, train, eps, save_mean, save_invstd) ->
- * (input, weight, grad_out) */
-static int f_bn_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    ntmps NT = {{0}, 0};
-    static const char *const what[] = {NULL, NULL, NULL, NULL, NULL, "save_mean", "save_invstd"};
-    bool legit = n->op == TN_ROW_native_batch_norm_backward;
-    for (int i = 5; i <= 6; i++)
-        if (need(n, i)) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "the derivative for '%s %s' is not implemented.",
-                     legit ? "native_batch_norm_backward" : "batch_norm_backward", legit || i == 5 ? what[i] : "save_var");
-            PyErr_SetString(PyExc_NotImplementedError, msg);
-            return -1;
-        }
-    if (!legit && n->nargs > 10 && need(n, 10)) {
-        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'batch_norm_backward reserve' is not implemented.");
-        return -1;
-    }
-    PyObject *ggI = g[0], *ggG = g[1], *ggB = g[2];
-    bool training = n->args[7].u.i != 0;
-    double eps = arg_f(n, 8);
-    PyObject *input = NK(saved(n, 1)), *gO = input ? NK(saved(n, 0)) : NULL;
-    NFAIL(gO);
-    bool affine = is_tensor_arg(n, 2);
-    PyObject *gamma = affine ? NK(saved(n, 2)) : NULL;
-    if (affine) NFAIL(gamma);
-    PyObject *gamma_e, *ggG_e = NULL, *ggB_e = NULL;
-    if (affine) {
-        NFAIL(gamma_e = bn_expand_as_dim1(&NT, gamma, input));
-        if (ggG) NFAIL(ggG_e = bn_expand_as_dim1(&NT, ggG, input));
-        if (ggB) NFAIL(ggB_e = bn_expand_as_dim1(&NT, ggB, input));
-    } else {
-        NFAIL(gamma_e = bn_ones0(&NT, input));
-    }
-    const tn_tensor *it = tn_tensor_of(input);
-    int64_t M = it->sizes[0];
-    for (int d = 2; d < it->ndim; d++) M *= it->sizes[d];
-    PyObject *mu, *s12;
-    if (training) {
-        PyObject *sm = NK(saved(n, 5)), *si = sm ? NK(saved(n, 6)) : NULL;
-        NFAIL(si);
-        NFAIL(mu = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, sm, input), input));
-        NFAIL(s12 = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, si, input), input));
-    } else {
-        PyObject *rm = NK(saved(n, 3)), *rv = rm ? NK(saved(n, 4)) : NULL;
-        NFAIL(rv);
-        NFAIL(mu = bn_unsqueeze_dim1(&NT, rm, input));
-        PyObject *ve = NK(tn_at_add_Scalar(rv, TN_SD(eps), TN_SDEF));
-        NFAIL(s12 = bn_unsqueeze_dim1(&NT, ve ? NK(tn_at_pow_Tensor_Scalar(ve, TN_SD(-0.5))) : NULL, input));
-    }
-    PyObject *xmu = NK(tn_at_sub_Tensor(input, mu, TN_SDEF));
-    PyObject *s1 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
-    PyObject *s32 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
-    NFAIL(xmu && s1 && s32);
-    /* gI */
-    PyObject *xmu_s32 = NK(tn_at_mul_Tensor(xmu, s32));
-    PyObject *gOinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true);
-    PyObject *gO_sum = bn_sum_exclude_dim1(&NT, gO, true);
-    NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
-    PyObject *gI = NULL;
-    if (ggI && training) {
-        PyObject *ggI_sum = bn_sum_exclude_dim1(&NT, ggI, true);
-        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(ggI, xmu)), true);
-        NFAIL(ggI_sum && ggIinmu_sum);
-        PyObject *all = NK(tn_at_mul_Tensor(ggI_sum, gO_sum));
-        NFAIL(all && NK(tn_at_div__Scalar(all, TN_SI((long long)M))));
-        NFAIL(NK(tn_at_sub__Tensor(all, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, ggI)), true), TN_SDEF)));
-        PyObject *t3 = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(s1, gOinmu_sum)), ggIinmu_sum));
-        NFAIL(t3 && NK(tn_at_mul__Scalar(t3, TN_SD(3. / (double)M))));
-        NFAIL(NK(tn_at_add__Tensor(all, t3, TN_SDEF)));
-        PyObject *gI0 = NK(tn_at_mul_Tensor(xmu_s32, all));
-        NFAIL(gI0 && NK(tn_at_div__Scalar(gI0, TN_SI((long long)M))));
-        PyObject *a1 = NK(tn_at_mul_Tensor(ggIinmu_sum, s32));
-        NFAIL(a1 && NK(tn_at_div__Scalar(a1, TN_SI((long long)M))));
-        PyObject *gI1 = NK(tn_at_mul_Tensor(a1, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(gO_sum, TN_SI((long long)M))), gO, TN_SDEF))));
-        PyObject *a2 = NK(tn_at_mul_Tensor(gOinmu_sum, s32));
-        NFAIL(gI1 && a2 && NK(tn_at_div__Scalar(a2, TN_SI((long long)M))));
-        PyObject *gI2 = NK(tn_at_mul_Tensor(a2, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(ggI_sum, TN_SI((long long)M))), ggI, TN_SDEF))));
-        NFAIL(gI2 && NK(tn_at_add__Tensor(gI0, gI1, TN_SDEF)) && NK(tn_at_add__Tensor(gI0, gI2, TN_SDEF)));
-        NFAIL(gI = NK(tn_at_mul_Tensor(gamma_e, gI0)));
-    }
-    if (affine && ggG) {
-        PyObject *term;
-        if (training) {
-            PyObject *t0 = NK(tn_at_mul_Tensor(gO, s12));
-            PyObject *t1 = NK(tn_at_mul_Tensor(s12, gO_sum));
-            NFAIL(t0 && t1 && NK(tn_at_div__Scalar(t1, TN_SI((long long)-M))));
-            PyObject *t2 = NK(tn_at_mul_Tensor(xmu_s32, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true)));
-            NFAIL(t2 && NK(tn_at_div__Scalar(t2, TN_SI((long long)-M))));
-            NFAIL(NK(tn_at_add__Tensor(t0, t1, TN_SDEF)) && NK(tn_at_add__Tensor(t0, t2, TN_SDEF)));
-            term = NK(tn_at_mul_Tensor(ggG_e, t0));
-        } else {
-            term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, s12)), gO));
-        }
-        NFAIL(term);
-        if (gI) NFAIL(NK(tn_at_add__Tensor(gI, term, TN_SDEF)));
-        else gI = term;
-    }
-    PyObject *gG = NULL;
-    if (affine && ggI) {
-        if (training) {
-            PyObject *one = bn_ones0(&NT, s12);
-            PyObject *fb = one ? bn_first_back(&NT, gO, one, s12, s1, xmu, M) : NULL;
-            NFAIL(gG = bn_sum_exclude_dim1(&NT, fb ? NK(tn_at_mul_Tensor(ggI, fb)) : NULL, false));
-        } else {
-            PyObject *p = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, gO)), s12));
-            NFAIL(gG = bn_sum_exclude_dim1(&NT, p, false));
-        }
-    }
-    PyObject *ggO = NULL;
-    if (ggI) {
-        if (training) NFAIL(ggO = bn_first_back(&NT, ggI, gamma_e, s12, s1, xmu, M));
-        else NFAIL(ggO = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, s12)), gamma_e)));
-    }
-    if (ggG && ggG_e) {
-        PyObject *term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, xmu)), s12));
-        NFAIL(term);
-        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, term, TN_SDEF)));
-        else ggO = term;
-    }
-    if (ggB && ggB_e) {
-        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, ggB_e, TN_SDEF)));
-        else ggO = ggB_e;
-    }
-    if (gI && need(n, 1)) put(n, o, 1, Py_NewRef(gI));
-    if (gG && need(n, 2)) put(n, o, 2, Py_NewRef(gG));
-    if (ggO && need(n, 0)) put(n, o, 0, Py_NewRef(ggO));
-    ndrop_(&NT);
-    return 0;
-fail:
-    ndrop_(&NT);
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
-    return -1;
-}
 
 /* var_mean_backward(gvar, gmean, X, dims {2, 3}, correction 0, keepdim true) */
 static PyObject *gn_var_mean_backward(ntmps *tt, PyObject *gvar, PyObject *gmean, PyObject *X) {
@@ -2469,7 +2281,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_polar, f_polar},
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
-    {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */
     {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, 
     /* recurrent layers (helper-rnn) */

@@ -6,7 +6,9 @@ retain_grad still fire there; a node that also leads further captures the gradie
 hooks), backward(inputs=) makes non-leaf inputs retain their gradient, a single root leading to
 no input still runs its tensor hooks, AccumulateGrad of leaves not requested never runs, and
 CopySlices computes only the wanted gradients (no zero_ for the base when none is wanted).
-torch._C._will_engine_execute_node (register_multi_grad_hook) answers from the same bookkeeping."""
+torch._C._will_engine_execute_node (register_multi_grad_hook) answers from the same bookkeeping.
+Then the norms' double backward (layer_norm_double_backward, batchnorm_double_backward): values and
+the op stream of the second backward under a dispatch mode."""
 from harness import cases
 from harness.autograd import F32
 
@@ -242,4 +244,38 @@ result = (torch.autograd.gradgradcheck(lambda x, w, b: F.layer_norm(x, (4,), w, 
     "affine_f32": LN + "result = second((5, 6), (6,), True, False, torch.float32)",
     "no_affine_f64": LN + "result = second((2, 3, 4), (4,), False, False, torch.float64)",
     "input_only_f32": LN + "result = second((4, 2, 3), (2, 3), True, True, torch.float32, wrt_w=False)",
+}, tol=F32)
+
+# batch norm's double backward (batchnorm_double_backward, moved to bw_helpers.c as the helper of
+# the generated native_batch_norm_backward / batch_norm_backward rows; its op order is upstream's)
+BN = PRE + """
+import torch.nn.functional as F
+def second(training, affine, module=False):
+    torch.manual_seed(0)
+    x = torch.randn(3, 4, 2, 2, dtype=torch.float64, requires_grad=True)
+    if module:
+        m = torch.nn.BatchNorm2d(4).double()
+        if not training:
+            m.eval()
+        y = m(x)
+        ins = [x] + list(m.parameters())
+    else:
+        w = torch.randn(4, dtype=torch.float64, requires_grad=True) if affine else None
+        b = torch.randn(4, dtype=torch.float64, requires_grad=True) if affine else None
+        rm = torch.randn(4, dtype=torch.float64); rv = torch.rand(4, dtype=torch.float64) + 0.5
+        y = F.batch_norm(x, rm, rv, w, b, training=training)
+        ins = [p for p in (x, w, b) if p is not None]
+    gs = torch.autograd.grad((y * y.detach().sin()).sum(), ins, create_graph=True)
+    loss = sum((g * g).sum() for g in gs)
+    with Trace() as t:
+        r = torch.autograd.grad(loss, ins, allow_unused=True)
+    return t.ops, r
+"""
+cases("batch_norm_double_backward", {
+    "train_affine": BN + "result = second(True, True)",
+    "train_plain": BN + "result = second(True, False)",
+    "eval_affine": BN + "result = second(False, True)",
+    "eval_plain": BN + "result = second(False, False)",
+    "module_train": BN + "result = second(True, True, module=True)",
+    "module_eval": BN + "result = second(False, True, module=True)",
 }, tol=F32)
