@@ -279,3 +279,35 @@ cases("batch_norm_double_backward", {
     "module_train": BN + "result = second(True, True, module=True)",
     "module_eval": BN + "result = second(False, True, module=True)",
 }, tol=F32)
+
+# upstream's Negative and Conjugate fallbacks as a dispatch mode sees them (dispatch/door.c): an op
+# without a fallthrough gets each conjugate / negative view as a `clone` first (a written one is
+# copied back with `copy_`); views, copy_, clone, mm / addmm / bmm / dot and the tensor utilities
+# take the view as it is; composites decompose first (matmul reaches mm)
+CJ = PRE + """
+a = torch.randn(3, dtype=torch.complex64); b = torch.randn(3, dtype=torch.complex64)
+A = torch.randn(3, 3, dtype=torch.complex64)
+def trace(f):
+    with Trace() as t:
+        r = f()
+    return t.ops, r.is_conj(), r.is_neg(), r.resolve_conj().resolve_neg()
+"""
+cases("conj_fallback_under_mode", {
+    "pointwise": CJ + "result = [trace(f) for f in (lambda: a.conj() + b, lambda: a.conj().abs(), lambda: a.conj().sum(), lambda: torch.where(a.real > 0, a.conj(), b))]",
+    "linalg_fallthrough": CJ + "result = [trace(f) for f in (lambda: torch.mm(A.conj(), A), lambda: A.conj() @ A, lambda: torch.dot(a.conj(), b), lambda: A.conj().t().contiguous())]",
+    "views_and_copies": CJ + "result = [trace(f) for f in (lambda: a.conj().clone(), lambda: a.conj().resolve_conj(), lambda: a.conj().view(3, 1), lambda: a.conj()[1], lambda: a.conj().to(torch.complex128))]",
+    "lists": CJ + "result = [trace(f) for f in (lambda: torch.cat([a.conj(), b]), lambda: torch.stack([a.conj(), b.conj()]))]",
+    "written": CJ + "result = [trace(f) for f in (lambda: a.clone().conj().add_(b), lambda: a.clone().add_(b.conj()), lambda: torch.mul(a, b, out=torch.zeros(3, dtype=torch.complex64).conj()), lambda: torch.zeros(3, dtype=torch.complex64).conj().copy_(a))]",
+    "negative_view": CJ + "result = [trace(f) for f in (lambda: a.conj().imag * 2, lambda: a.conj().imag.clone(), lambda: torch._neg_view(a) + 1)]",
+    "complex_backward": CJ + '''
+x = torch.randn(3, dtype=torch.complex64, requires_grad=True); y = torch.randn(3, dtype=torch.complex64, requires_grad=True)
+g = torch.randn(3, dtype=torch.complex64)
+out = []
+for f in (lambda: x * y, lambda: x.sgn(), lambda: x.conj() * 2, lambda: (x.abs() * y).exp()):
+    z = f()
+    with Trace() as t:
+        r = torch.autograd.grad(z, (x, y), g, allow_unused=True)
+    out.append((t.ops, r))
+result = out
+''',
+}, tol=F32)
