@@ -358,6 +358,10 @@ cases = {
                                + F.batch_norm(a, torch.zeros(3, dtype=torch.float64) + 0.5, torch.ones(3, dtype=torch.float64) * 2, w, b, False).pow(3).sum()
                                + F.batch_norm(a, None, None, training=True).sin().sum() + torch.ops.aten._batch_norm_with_update(a, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0].pow(2).sum(),
                                L(2, 3, 2, 2), L(3, seed=1), L(3, seed=2)),
+ # i1_backward / i1e_backward / polar_backward in C (bw_helpers.c)
+ "i1_i1e_polar": lambda: one(lambda x, a, t: torch.special.i1(x).pow(2).sum() + torch.special.i1e(x).sin().sum()
+                             + torch.view_as_real(torch.polar(a, t)).pow(2).sum() + torch.polar(a, t).abs().sum() * 0 + torch.polar(a.detach(), t).real.sum(),
+                             L(5), L(3, seed=1).abs() + 0.5, L(3, seed=2)),
  # layer_norm_double_backward in C (bw_helpers.c): with and without weight / bias
  "layer_norm_dbl": lambda: dbl(lambda a, w, b: F.layer_norm(a, (3, 4), w, b).pow(2).sum() + F.layer_norm(a, (4,)).pow(3).sum()
                                + F.layer_norm(a, (4,), w[0]).sin().sum(), L(2, 3, 4), L(3, 4, seed=1), L(3, 4, seed=2)),

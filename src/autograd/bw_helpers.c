@@ -750,3 +750,49 @@ fail:
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
     return NULL;
 }
+
+/* ---- i1_backward / i1e_backward / polar_backward ---- */
+
+/* i1_backward(grad, self, result) and (scaled) i1e_backward: safe_self = where(|self| > eps,
+ * self, eps) (eps the dtype's epsilon; i1 has float and double kernels only); gradx =
+ * i0(safe_self) - result * safe_self.reciprocal(), or special_i0e(safe_self) - result *
+ * (safe_self.sgn() + safe_self.reciprocal()); grad * where(|self| > eps, gradx, 0.5). Right
+ * operands first, as upstream's build evaluates them. */
+static PyObject *i1_like_backward(PyObject *grad, PyObject *self, PyObject *result, bool scaled) {
+    double eps = tn_tensor_of(self)->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *big = P(tn_at_gt_Scalar(P(tn_at_abs(self)), TN_SD(eps)));
+    PyObject *st = P(tn_bw_scalar_tensor(eps, self));
+    PyObject *safe = P(tn_at_where_self(big, self, st));
+    PyObject *rhs;
+    if (!scaled) {
+        rhs = P(tn_at_mul_Tensor(result, P(tn_at_reciprocal(safe))));
+    } else {
+        PyObject *rc = P(tn_at_reciprocal(safe));
+        PyObject *sum = P(tn_at_add_Tensor(P(tn_at_sgn(safe)), rc, TN_SDEF));
+        rhs = P(tn_at_mul_Tensor(result, sum));
+    }
+    PyObject *lhs = P(scaled ? tn_at_special_i0e(safe) : tn_at_i0(safe));
+    PyObject *gx = P(tn_at_sub_Tensor(lhs, rhs, TN_SDEF));
+    PyObject *half = P(tn_bw_scalar_tensor(0.5, self));
+    PyObject *w = P(tn_at_where_self(big, gx, half));
+    PyObject *r = pp->bad ? NULL : tn_at_mul_Tensor(grad, w);
+    pool_free(pp);
+    return r;
+}
+PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result) { return i1_like_backward(grad, self, result, false); }
+PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result) { return i1_like_backward(grad, self, result, true); }
+
+/* polar_backward(grad, result) -> (abs's, angle's): grad_conj = grad.conj(); real(grad_conj *
+ * sgn(result)); real(grad_conj * (result * 1j)); both computed, as upstream's helper */
+PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result) {
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *gc = P(tn_bw_conj(grad));
+    PyObject *ga = P(tn_at_real(P(tn_at_mul_Tensor(gc, P(tn_at_sgn(result))))));
+    PyObject *j = P(PyComplex_FromDoubles(0.0, 1.0));
+    PyObject *rj = P(tn_at_mul_Scalar(result, TN_SO(j)));
+    PyObject *gt = P(tn_at_real(P(tn_at_mul_Tensor(gc, rj))));
+    PyObject *r = pp->bad ? NULL : PyTuple_Pack(2, ga, gt);
+    pool_free(pp);
+    return r;
+}

@@ -835,6 +835,10 @@ PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p,
 PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
                                           PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
                                           double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask);
+/* i1_backward / i1e_backward(grad, self, result); polar_backward(grad, result) -> (abs's, angle's) */
+PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result);
+PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
+PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
 PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
                                            PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */

@@ -1926,40 +1926,8 @@ static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
  * xlog1py, zeta, ldexp, complex, frexp, angle, nansum ----
  * derivatives.yaml and FunctionsManual (i1_backward, i1e_backward, sinc_backward, angle_backward,
  * nansum_backward), op by op. */
-/* i1_backward / i1e_backward: safe_self = where(|self| > eps, self, eps); gradx at safe_self;
- * grad * where(|self| > eps, gradx, 0.5) */
-static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
-    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    tn_dtype dt = s ? tn_tensor_of(s)->dtype : TN_DTYPE_F32;
-    double eps = dt == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-    PyObject *big = K(tn_at_gt_Scalar(K(tn_at_abs(s)), TN_SD(eps)));
-    PyObject *safe = K(tn_at_where_self(big, s, K(scalar_like(s, eps))));
-    PyObject *gx;
-    if (!scaled)   /* safe_self.i0() - result * safe_self.reciprocal() */
-        gx = K(tn_at_sub_Tensor(K(tn_at_i0(safe)), K(tn_at_mul_Tensor(r, K(tn_at_reciprocal(safe)))), TN_SDEF));
-    else           /* special_i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal()) */
-        gx = K(tn_at_sub_Tensor(K(tn_at_special_i0e(safe)), K(tn_at_mul_Tensor(r, K(tn_at_add_Tensor(K(tn_at_sgn(safe)), K(tn_at_reciprocal(safe)), TN_SDEF)))), TN_SDEF));
-    PyObject *w = K(tn_at_where_self(big, gx, K(scalar_like(s, 0.5))));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], w)));
-    DONE;
-}
-static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
-static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
 
 
-/* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
- * angle: real(grad_conj * (result * 1j)) */
-static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *r = K(result(n, 0));
-    PyObject *gc = K(tn_at_conj(g[0]));
-    if (need(n, 0)) OUTK(0, K(tn_at_real(K(tn_at_mul_Tensor(gc, K(tn_at_sgn(r)))))));
-    if (need(n, 1)) {
-        PyObject *j = K(PyComplex_FromDoubles(0.0, 1.0));
-        PyObject *rj = K(tn_at_mul_Scalar(r, TN_SO(j)));
-        OUTK(1, K(tn_at_real(K(tn_at_mul_Tensor(gc, rj)))));
-    }
-    DONE;
-}
 /* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
@@ -2277,8 +2245,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* nn.functional breadth (helper-nnf) */
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
-    {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
-    {TN_ROW_polar, f_polar},
+    
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
     /* fft family (helper-fft) */
