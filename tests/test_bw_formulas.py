@@ -358,6 +358,9 @@ cases = {
                                + F.batch_norm(a, torch.zeros(3, dtype=torch.float64) + 0.5, torch.ones(3, dtype=torch.float64) * 2, w, b, False).pow(3).sum()
                                + F.batch_norm(a, None, None, training=True).sin().sum() + torch.ops.aten._batch_norm_with_update(a, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0].pow(2).sum(),
                                L(2, 3, 2, 2), L(3, seed=1), L(3, seed=2)),
+ # repeat_backward in C (bw_helpers.c): leading new dims, repeats of 1, a zero repeat
+ "repeat": lambda: one(lambda x: x.repeat(2, 1).pow(2).sum() + x.repeat(1, 1).sum() + x.repeat(3, 2, 2).pow(3).sum() + x.repeat(2, 0).sum()
+                       + x.repeat(1, 2, 1, 3).sin().sum(), L(2, 3)),
  # i1_backward / i1e_backward / polar_backward in C (bw_helpers.c)
  "i1_i1e_polar": lambda: one(lambda x, a, t: torch.special.i1(x).pow(2).sum() + torch.special.i1e(x).sin().sum()
                              + torch.view_as_real(torch.polar(a, t)).pow(2).sum() + torch.polar(a, t).abs().sum() * 0 + torch.polar(a.detach(), t).real.sum(),

@@ -796,3 +796,33 @@ PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result) {
     pool_free(pp);
     return r;
 }
+
+/* repeat_backward(grad, repeats, input_shape): zeros of the input's shape when a repeat is 0;
+ * else the leading new dims summed away one at a time, then one reshape to [repeat, size] pairs
+ * (a pair only where repeat != 1) and one sum over the repeat dims */
+PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape) {
+    const int64_t *rp, *in;
+    int nr = tn_bw_ints(repeats, &rp), ni = nr < 0 ? -1 : tn_bw_ints(input_shape, &in);
+    if (ni < 0 || ni > TN_MAX_DIMS || nr < ni) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: repeat_backward: repeats");
+        return NULL;
+    }
+    for (int i = 0; i < nr; i++)
+        if (rp[i] == 0)
+            return tn_at_zeros(TN_IN(in, ni), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *g = Py_NewRef(grad);
+    int nun = tn_tensor_of(grad)->ndim - ni;
+    for (int i = 0; g && i < nun; i++) Py_SETREF(g, tn_at_sum_dim_IntList(g, TN_IS(0), false, NULL));
+    int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
+    int ng = 0, ns = 0;
+    for (int d = 0; d < ni; d++) {
+        int64_t rep = rp[d + nun];
+        if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
+        gs[ng++] = in[d];
+    }
+    if (g && ns > 0) {
+        Py_SETREF(g, tn_at_reshape(g, TN_IN(gs, ng)));
+        if (g) Py_SETREF(g, tn_at_sum_dim_IntList(g, TN_IN(sd, ns), false, NULL));
+    }
+    return g;
+}

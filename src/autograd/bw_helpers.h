@@ -839,6 +839,8 @@ PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyOb
 PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
+/* repeat_backward(grad, repeats, input_shape) */
+PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape);
 PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
                                            PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */

@@ -316,28 +316,6 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, c ? z : NULL);
     DONE;
 }
-/* repeat_backward(grad, repeats, input_shape) */
-static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *rv = &n->args[1];
-    const tn_meta *m = meta(n, 0);
-    const int64_t *in = tn_meta_sizes(m);
-    for (int i = 0; i < rv->u.ints.n; i++)
-        if (rv->u.ints.v[i] == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-    PyObject *gg = g[0];
-    int nun = tn_tensor_of(g[0])->ndim - m->ndim;
-    for (int i = 0; i < nun; i++) gg = K(tn_at_sum_dim_IntList(gg, TN_IS(0), false, NULL));
-    int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
-    int ng = 0, ns = 0;
-    for (int d = 0; d < m->ndim; d++) {
-        int64_t rep = rv->u.ints.v[d + nun];
-        if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
-        gs[ng++] = in[d];
-    }
-    if (ns > 0) gg = K(tn_at_sum_dim_IntList(K(tn_at_reshape(gg, TN_IN(gs, ng))), TN_IN(sd, ns), false, NULL));
-    OUTK(0, gg);
-    DONE;
-}
 
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
@@ -2201,7 +2179,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_repeat, f_repeat},
+    {TN_ROW_diagonal, f_diagonal},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
