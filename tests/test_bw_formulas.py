@@ -358,6 +358,9 @@ cases = {
                                + F.batch_norm(a, torch.zeros(3, dtype=torch.float64) + 0.5, torch.ones(3, dtype=torch.float64) * 2, w, b, False).pow(3).sum()
                                + F.batch_norm(a, None, None, training=True).sin().sum() + torch.ops.aten._batch_norm_with_update(a, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0].pow(2).sum(),
                                L(2, 3, 2, 2), L(3, seed=1), L(3, seed=2)),
+ # embedding_dense_double_backward in C (bw_helpers.c): with and without padding_idx
+ "embedding_dbl_pad": lambda: dbl(lambda w: F.embedding(torch.tensor([[0, 2, 5], [2, 2, 1]]), w).pow(2).sum()
+                              + F.embedding(torch.tensor([[0, 2, 5], [2, 2, 1]]), w, padding_idx=2, scale_grad_by_freq=True).pow(3).sum(), L(6, 3)),
  # repeat_backward in C (bw_helpers.c): leading new dims, repeats of 1, a zero repeat
  "repeat": lambda: one(lambda x: x.repeat(2, 1).pow(2).sum() + x.repeat(1, 1).sum() + x.repeat(3, 2, 2).pow(3).sum() + x.repeat(2, 0).sum()
                        + x.repeat(1, 2, 1, 3).sin().sum(), L(2, 3)),

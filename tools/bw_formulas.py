@@ -99,6 +99,7 @@ HELPERS = {
     "i1_backward": [(("T", "T", "T"), "tn_bw_i1_backward")],
     "i1e_backward": [(("T", "T", "T"), "tn_bw_i1e_backward")],
     "polar_backward": [(("T", "T"), "tn_bw_polar_backward")],
+    "embedding_dense_double_backward": [(("T", "T", "int"), "tn_bw_embedding_dense_double_backward")],
     "repeat_backward": [(("T", ("A", "ints"), ("A", "ints")), "tn_bw_repeat_backward")],
     "layer_norm_double_backward": [(("T", "T?", "Tu", "Tu", "Tu", "T", "T", "T", ("A", "ints"), ("A", "ints")),
                                     "tn_bw_layer_norm_double_backward")],

@@ -826,3 +826,22 @@ PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_s
     }
     return g;
 }
+
+/* embedding_dense_double_backward(grad, indices, padding_idx): grad's rows at the indices
+ * (index_select over indices.reshape(-1)), the padding index's rows masked to 0, viewed as
+ * indices.shape + [-1] */
+PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indices, int64_t padding_idx) {
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *gw = P(tn_at_index_select(grad, 0, P(tn_at_reshape(indices, TN_IS(-1)))));
+    if (padding_idx >= 0) {
+        PyObject *m = P(tn_at_reshape(P(tn_at_eq_Scalar(indices, TN_SI(padding_idx))), TN_IS(-1, 1)));
+        P(tn_at_masked_fill__Scalar(gw, m, TN_SI(0)));
+    }
+    const tn_tensor *it = tn_tensor_of(indices);
+    int64_t sz[TN_MAX_DIMS + 1];
+    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
+    sz[it->ndim] = -1;
+    PyObject *r = pp->bad ? NULL : tn_at_view(gw, TN_IN(sz, it->ndim + 1));
+    pool_free(pp);
+    return r;
+}

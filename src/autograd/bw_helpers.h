@@ -841,6 +841,8 @@ PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
 /* repeat_backward(grad, repeats, input_shape) */
 PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape);
+/* embedding_dense_double_backward(grad, indices, padding_idx) */
+PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indices, int64_t padding_idx);
 PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
                                            PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */

@@ -715,25 +715,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
- * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
-static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(saved(n, 1));
-    if (!idx) { drop_(&T); return -1; }
-    PyObject *gw = K(tn_at_index_select(g[0], 0, K(tn_at_reshape(idx, TN_IS(-1)))));
-    int64_t pad = arg_i(n, 3);
-    if (gw && pad >= 0) {
-        PyObject *m = K(tn_at_reshape(K(tn_at_eq_Scalar(idx, TN_SI((long long)pad))), TN_IS(-1, 1)));
-        if (!K(tn_at_masked_fill__Scalar(gw, m, TN_SI(0)))) gw = NULL;
-    }
-    const tn_tensor *it = tn_tensor_of(idx);
-    int64_t sz[TN_MAX_DIMS + 1];
-    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
-    sz[it->ndim] = -1;
-    OUTK(0, gw ? K(tn_at_view(gw, TN_IN(sz, it->ndim + 1))) : NULL);
-    DONE;
-}
 /* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
  * (not here) accumulate each output position's gradient into the input position it was read
  * from; here per padded dim, index_put_ with accumulate over that dim's source index map
@@ -2186,7 +2167,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
