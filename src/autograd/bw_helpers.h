@@ -11,10 +11,7 @@
 #include "dispatch/modes.h"
 
 /* argument `arg`'s gradient is wanted: it has an edge to a node the engine will run */
-static inline bool need(tn_node *n, int arg) {
-    int e = n->arg_edge[arg];
-    return e >= 0 && e < n->nnext && n->next[e].fn && (!tn_engine_filtering || tn_engine_will_execute(n->next[e].fn));
-}
+static inline bool need(tn_node *n, int arg) { return tn_edge_wanted(n, n->arg_edge[arg]); }
 /* the gradient of argument `arg` (steals v; None, a helper's undefined tensor, is no gradient) */
 static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) {
     if (v == Py_None) Py_DECREF(v);

@@ -71,13 +71,6 @@ static int as_strided_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     return 0;
 }
 
-/* the first edge of CopySlices is the base's history, its op node's the view's history before
- * the write: the op computes its first gradient exactly when the CopySlices' is wanted (upstream's
- * update_exec_info; need() in bw_helpers.h) */
-static bool wants(tn_node *n, int e) {
-    return e < n->nnext && n->next[e].fn && (!tn_engine_filtering || tn_engine_will_execute(n->next[e].fn));
-}
-
 static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     geometry *g = geom(n);
     tn_node *fn = (tn_node *)n->inner;
@@ -90,7 +83,10 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     if (!c) goto fail;
     Py_DECREF(c);
     if (!(slice = view_of(r, g))) goto fail;
-    if (fn->nnext && fn->next[0].fn && wants(n, 0) && tn_engine_mark_needed(fn->next[0].fn) < 0) goto fail;
+    /* the first edge of CopySlices is the base's history, its op node's the view's history
+     * before the write: the op computes its first gradient exactly when the CopySlices' is
+     * wanted (upstream's update_exec_info) */
+    if (fn->nnext && fn->next[0].fn && tn_edge_wanted(n, 0) && tn_engine_mark_needed(fn->next[0].fn) < 0) goto fail;
     PyObject *sl = tn_at_clone(slice, tn_py.memory_format_contiguous);
     if (!sl) goto fail;
     PyObject **fo = calloc((size_t)fn->nnext + 1, sizeof *fo);
@@ -98,9 +94,9 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     if (!fo) { Py_DECREF(sl); PyErr_NoMemory(); goto fail; }
     int rc = fn->apply(fn, fg, fo);
     Py_DECREF(sl);
-    /* a wanted gradient the op did not give is none at all (upstream treats it as zero: the
-     * base gets no gradient from here) */
-    if (rc == 0 && fo[0] && wants(n, 0)) {
+    /* a wanted gradient the op did not give stays undefined (upstream's `continue`: no
+     * gradient reads as zeros), where this used to zero_ the slice */
+    if (rc == 0 && fo[0] && tn_edge_wanted(n, 0)) {
         c = tn_at_copy_(slice, fo[0], false);
         Py_XDECREF(c);
         if (!c) rc = -1;
@@ -108,7 +104,7 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     }
     Py_XDECREF(fo[0]);
     for (int i = 1; i < fn->nnext; i++) {
-        if (rc == 0 && i < n->nnext && wants(n, i)) outs[i] = fo[i];
+        if (rc == 0 && tn_edge_wanted(n, i)) outs[i] = fo[i];
         else Py_XDECREF(fo[i]);
     }
     free(fo);
