@@ -349,9 +349,28 @@ cases = {
                            + (a * 1).as_strided_((3, 2), (2, 1)).pow(2).sum()
                            + torch.as_strided_scatter(a, s, (2, 2), (1, 2), 1).pow(2).sum() + torch.as_strided_scatter(a, s, (2, 2), (4, 1)).pow(3).sum(),
                            L(3, 4), L(2, 2, seed=1)),
- # (only the overlapping output here: the copy_ into the storage's view of the other path records
- # CopySlices, whose backward here calls zero_ where upstream's does not; views.c, measured)
- "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum(), L(3, 4)),
+ # (the overlapping output and, through the copy_ into the storage's view, CopySlices)
+ "as_strided_dbl": lambda: dbl(lambda a: a.as_strided((2, 2), (1, 1)).pow(3).sum() + a.t().as_strided((3, 2), (1, 1), 2).pow(3).sum()
+                               + a.as_strided((2, 3), (3, 1), 1).pow(3).sum(), L(3, 4)),
+ # batchnorm_double_backward in C (bw_helpers.c): training and eval, affine or not; and through
+ # batch_norm_backward (nn.BatchNorm2d's path)
+ "batch_norm_dbl": lambda: dbl(lambda a, w, b: F.batch_norm(a, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), w, b, True).pow(2).sum()
+                               + F.batch_norm(a, torch.zeros(3, dtype=torch.float64) + 0.5, torch.ones(3, dtype=torch.float64) * 2, w, b, False).pow(3).sum()
+                               + F.batch_norm(a, None, None, training=True).sin().sum() + torch.ops.aten._batch_norm_with_update(a, w, b, torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64), 0.1, 1e-5)[0].pow(2).sum(),
+                               L(2, 3, 2, 2), L(3, seed=1), L(3, seed=2)),
+ # embedding_dense_double_backward in C (bw_helpers.c): with and without padding_idx
+ "embedding_dbl_pad": lambda: dbl(lambda w: F.embedding(torch.tensor([[0, 2, 5], [2, 2, 1]]), w).pow(2).sum()
+                              + F.embedding(torch.tensor([[0, 2, 5], [2, 2, 1]]), w, padding_idx=2, scale_grad_by_freq=True).pow(3).sum(), L(6, 3)),
+ # repeat_backward in C (bw_helpers.c): leading new dims, repeats of 1, a zero repeat
+ "repeat": lambda: one(lambda x: x.repeat(2, 1).pow(2).sum() + x.repeat(1, 1).sum() + x.repeat(3, 2, 2).pow(3).sum() + x.repeat(2, 0).sum()
+                       + x.repeat(1, 2, 1, 3).sin().sum(), L(2, 3)),
+ # i1_backward / i1e_backward / polar_backward in C (bw_helpers.c)
+ "i1_i1e_polar": lambda: one(lambda x, a, t: torch.special.i1(x).pow(2).sum() + torch.special.i1e(x).sin().sum()
+                             + torch.view_as_real(torch.polar(a, t)).pow(2).sum() + torch.polar(a, t).abs().sum() * 0 + torch.polar(a.detach(), t).real.sum(),
+                             L(5), L(3, seed=1).abs() + 0.5, L(3, seed=2)),
+ # layer_norm_double_backward in C (bw_helpers.c): with and without weight / bias
+ "layer_norm_dbl": lambda: dbl(lambda a, w, b: F.layer_norm(a, (3, 4), w, b).pow(2).sum() + F.layer_norm(a, (4,)).pow(3).sum()
+                               + F.layer_norm(a, (4,), w[0]).sin().sum(), L(2, 3, 4), L(3, 4, seed=1), L(3, 4, seed=2)),
  # mm_mat1_backward / mm_mat2_backward in C (x_sym_strides, x_layout): row- and column-major inputs, alpha / beta
  "mm_addmm": lambda: one(lambda a, b, c, bias: (a @ b).pow(2).sum() + torch.mm(a.t().contiguous().t(), b).sum() * 2 + torch.mm(a, c.t()).pow(2).sum()
                          + torch.addmm(bias, a, b).pow(2).sum() + torch.addmm(bias, a, b, beta=0.5, alpha=2).sum() * 3 + torch.addmm(bias, a.t().contiguous().t(), c.t(), alpha=1.5).pow(2).sum()
@@ -423,7 +442,7 @@ print(json.dumps(res))
 # the first row, measured), which softmax_dbl's double backward reads. The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"layer_norm", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
+_KERNEL_GRADS = {"layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -94,6 +94,15 @@ HELPERS = {
     "std_mean_backward": [(("Tu", "Tu", "T", "T", ("A", "ints"), "S?", "bool"), "tn_bw_std_mean_backward")],
     "clamp_backward": [(("T", "T", "S?", "S?"), "tn_bw_clamp_backward"), (("T", "T", "T?", "T?"), "tn_bw_clamp_backward_t")],
     "clamp_backward_min_max": [(("T", "T", "T?", "T?", ("A", "ints")), "tn_bw_clamp_backward_min_max")],
+    "batchnorm_double_backward": [(("T", t, "Tu", "Tu", "Tu", "T", "T?", "T?", "bool", "double", "T?", "T?", ("A", "ints")),
+                                   "tn_bw_batchnorm_double_backward") for t in ("T?", "T")],
+    "i1_backward": [(("T", "T", "T"), "tn_bw_i1_backward")],
+    "i1e_backward": [(("T", "T", "T"), "tn_bw_i1e_backward")],
+    "polar_backward": [(("T", "T"), "tn_bw_polar_backward")],
+    "embedding_dense_double_backward": [(("T", "T", "int"), "tn_bw_embedding_dense_double_backward")],
+    "repeat_backward": [(("T", ("A", "ints"), ("A", "ints")), "tn_bw_repeat_backward")],
+    "layer_norm_double_backward": [(("T", "T?", "Tu", "Tu", "Tu", "T", "T", "T", ("A", "ints"), ("A", "ints")),
+                                    "tn_bw_layer_norm_double_backward")],
     "prod_backward": [(("T", "T", "T"), "tn_bw_prod_backward"), (("T", "T", "T", "int", "bool"), "tn_bw_prod_backward_dim")],
     "norm_backward": [(("T", "T", "S", "T"), "tn_bw_norm_backward_all"), (("T", "T", "S?", "T"), "tn_bw_norm_backward_all"),
                       (("T", "T", "S?", "T", ("A", "ints"), "bool"), "tn_bw_norm_backward")],
@@ -114,7 +123,8 @@ HELPERS = {
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
-TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max"}
+TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
+                 "polar_backward"}
 # helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
 LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as
@@ -345,6 +355,9 @@ class Compiler:
                 else:
                     ty, c = self.expr(tree, fn)
                     want = "TL" if types[names.index(dv.var_names[0])] == "Tensor[]" else "T"
+                    if ty == "T?" and c == "Py_None" and not fn.lines:   # `Tensor()`: no gradient
+                        body.append(f"    /* {var}: Tensor() (no gradient) */")
+                        continue
                     if ty != want:
                         raise Unsupported(f"formula is not a {'tensor list' if want == 'TL' else 'tensor'}: {dv.formula}")
             except Unsupported as e:

@@ -163,6 +163,16 @@ PyObject *tn_saved_unpack(tn_node *n, PyObject *packed);
 
 /* ---- engine (engine.c) ---- */
 int tn_engine_init(PyObject *m);
+/* inside a backward pass with inputs=: whether the engine will run node fn (upstream's
+ * task_should_compute_output); true outside one */
+extern _Thread_local bool tn_engine_filtering;
+bool tn_engine_will_execute(PyObject *fn);
+int tn_engine_mark_needed(PyObject *fn);   /* CopySlices: its op node's first edge is needed */
+/* node n's edge e leads to a node (that the running pass will run) */
+static inline bool tn_edge_wanted(const tn_node *n, int e) {
+    return e >= 0 && e < n->nnext && n->next[e].fn && (!tn_engine_filtering || tn_engine_will_execute(n->next[e].fn));
+}
+int tn_retain_grad(PyObject *t);           /* Tensor.retain_grad (node.c) */
 
 /* ---- grad mode (grad_mode.c) ---- */
 bool tn_grad_enabled(void);

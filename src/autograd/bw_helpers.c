@@ -449,3 +449,399 @@ PyObject *tn_bw_pow_backward_exponent_s(PyObject *grad, const tn_value *base, Py
     Py_XDECREF(l); Py_XDECREF(w); Py_XDECREF(out);
     return r;
 }
+
+/* ---- layer_norm_double_backward (derivatives.yaml: native_layer_norm_backward) ---- */
+
+/* intermediates of a long helper: each op's result is kept here and released at the end */
+typedef struct { PyObject *v[192]; int n; bool bad; } pool;
+static PyObject *keep(pool *p, PyObject *o) {
+    if (!o || p->bad) { Py_XDECREF(o); p->bad = true; return NULL; }
+    if (p->n == 192) { Py_DECREF(o); p->bad = true; PyErr_SetString(PyExc_RuntimeError, "torchnative: helper temporaries"); return NULL; }
+    return p->v[p->n++] = o;
+}
+static void pool_free(pool *p) { for (int i = 0; i < p->n; i++) Py_DECREF(p->v[i]); }
+/* ops on pooled operands: a NULL operand (an earlier failure) gives NULL without a call */
+#define P(expr) (pp->bad ? NULL : keep(pp, (expr)))
+static PyObject *l_sum1(pool *p, PyObject *t) { return p->bad ? NULL : keep(p, tn_at_sum_dim_IntList(t, TN_IS(1), true, NULL)); }
+static PyObject *l_mul(pool *p, PyObject *a, PyObject *b) { return p->bad ? NULL : keep(p, tn_at_mul_Tensor(a, b)); }
+/* an in-place Scalar op on a pooled tensor (returns it) */
+static PyObject *l_div_(pool *p, PyObject *t, int64_t s) {
+    if (p->bad) return NULL;
+    PyObject *r = tn_at_div__Scalar(t, TN_SI(s));
+    if (!r) { p->bad = true; return NULL; }
+    Py_DECREF(r);
+    return t;
+}
+static PyObject *l_inplace(pool *p, PyObject *(*f)(PyObject *, PyObject *, tn_scalar_arg), PyObject *t, PyObject *o) {
+    if (p->bad) return NULL;
+    PyObject *r = f(t, o, TN_SDEF);
+    if (!r) { p->bad = true; return NULL; }
+    Py_DECREF(r);
+    return t;
+}
+
+/* the first backward's grad_input for (gO_local, gamma_local): (gamma * s12).div_(N) *
+ * (N * gO).sub_(gO.sum(1, true)).sub_(input_sub_mu.mul(s1) * (gO * input_sub_mu).sum(1, true)) */
+static PyObject *ln_first_bwd(pool *p, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t N) {
+    pool *pp = p;
+    PyObject *h0 = l_div_(pp, l_mul(pp, gamma, s12), N);
+    PyObject *h1 = P(tn_at_mul_Scalar(gO, TN_SI(N)));
+    l_inplace(pp, tn_at_sub__Tensor, h1, l_sum1(pp, gO));
+    PyObject *rs = l_sum1(pp, l_mul(pp, gO, xmu));
+    PyObject *ls = P(tn_at_mul_Tensor(xmu, s1));
+    l_inplace(pp, tn_at_sub__Tensor, h1, l_mul(pp, ls, rs));
+    return l_mul(pp, h0, h1);
+}
+
+/* layer_norm_double_backward(input, gamma, ggI, ggG, ggB, gO, save_mean, save_invstd,
+ * normalized_shape, mask) -> (input's, gamma's, grad_out's): upstream's FunctionsManual helper
+ * step for step over [M, N] reshapes (M the leading elements, N the normalized ones); the mask
+ * does not skip work there either. ggI / ggG / ggB may be NULL (no gradient flowed). */
+PyObject *tn_bw_layer_norm_double_backward(PyObject *input_t, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                           PyObject *gO_t, PyObject *mean_t, PyObject *invstd_t, tn_ints normalized_shape,
+                                           tn_ints mask) {
+    const int64_t *ns;
+    int nn = tn_bw_ints(normalized_shape, &ns);
+    const tn_tensor *it = tn_tensor_of(input_t);
+    if (nn < 0 || nn > it->ndim) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: layer_norm_double_backward: normalized_shape");
+        return NULL;
+    }
+    int axis = it->ndim - nn;
+    int64_t M = 1, N = 1;
+    for (int d = 0; d < it->ndim; d++) *(d < axis ? &M : &N) *= it->sizes[d];
+    bool affine = gamma && gamma != Py_None;
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *input = P(tn_at_reshape(input_t, TN_IS(M, N)));
+    PyObject *gO = P(tn_at_reshape(gO_t, TN_IS(M, N)));
+    PyObject *save_mean = P(tn_at_reshape(mean_t, TN_IS(M, 1)));
+    PyObject *save_invstd = P(tn_at_reshape(invstd_t, TN_IS(M, 1)));
+    PyObject *gamma_e = NULL, *ggG_e = NULL, *ggB_e = NULL, *ggI_e = NULL;
+    if (affine) {
+        gamma_e = P(tn_at_reshape(gamma, TN_IS(1, N)));
+        if (ggG) ggG_e = P(tn_at_reshape(ggG, TN_IS(1, N)));
+        if (ggB) ggB_e = P(tn_at_reshape(ggB, TN_IS(1, N)));
+    } else {
+        gamma_e = P(tn_at_ones(TN_IS(1), TN_DT(it->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL));
+    }
+    if (ggI) ggI_e = P(tn_at_reshape(ggI, TN_IS(M, N)));
+    /* save_mean / save_invstd .to(input's dtype): themselves when it is theirs */
+    PyObject *mu = save_mean && tn_tensor_of(save_mean)->dtype != it->dtype
+                       ? P(tn_at__to_copy(save_mean, TN_DT(it->dtype), NULL, NULL, NULL, false, NULL)) : save_mean;
+    PyObject *xmu = P(tn_at_sub_Tensor(input, mu, TN_SDEF));
+    PyObject *s12 = save_invstd && tn_tensor_of(save_invstd)->dtype != it->dtype
+                        ? P(tn_at__to_copy(save_invstd, TN_DT(it->dtype), NULL, NULL, NULL, false, NULL)) : save_invstd;
+    PyObject *s1 = P(tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
+    PyObject *s32 = P(tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
+    PyObject *gI = NULL, *gG = NULL, *ggO = NULL;
+    PyObject *xmu_s32 = l_mul(pp, xmu, s32);
+    if (ggI) {
+        PyObject *gxhat = l_mul(pp, gO, gamma_e);
+        PyObject *gxhat_mu_sum = l_sum1(pp, l_mul(pp, gxhat, xmu));
+        PyObject *gxhat_sum = l_sum1(pp, gxhat);
+        PyObject *ggI_sum = l_sum1(pp, ggI_e);
+        PyObject *ggI_mu_sum = l_sum1(pp, l_mul(pp, ggI_e, xmu));
+        PyObject *all = l_div_(pp, l_mul(pp, ggI_sum, gxhat_sum), N);
+        l_inplace(pp, tn_at_sub__Tensor, all, l_sum1(pp, l_mul(pp, ggI_e, gxhat)));
+        PyObject *t3 = l_mul(pp, l_mul(pp, s1, gxhat_mu_sum), ggI_mu_sum);
+        if (t3 && !P(tn_at_mul__Scalar(t3, TN_SD(3. / (double)N)))) t3 = NULL;
+        l_inplace(pp, tn_at_add__Tensor, all, t3);
+        PyObject *gI0 = l_div_(pp, l_mul(pp, xmu_s32, all), N);
+        PyObject *r1 = P(tn_at_sub_Tensor(P(tn_at_div_Scalar(gxhat_sum, TN_SI(N))), gxhat, TN_SDEF));
+        PyObject *gI1 = l_mul(pp, l_div_(pp, l_mul(pp, ggI_mu_sum, s32), N), r1);
+        PyObject *r2 = P(tn_at_sub_Tensor(P(tn_at_div_Scalar(ggI_sum, TN_SI(N))), ggI_e, TN_SDEF));
+        PyObject *gI2 = l_mul(pp, l_div_(pp, l_mul(pp, gxhat_mu_sum, s32), N), r2);
+        gI = l_inplace(pp, tn_at_add__Tensor, l_inplace(pp, tn_at_add__Tensor, gI0, gI1), gI2);
+    }
+    if (affine && ggG) {
+        PyObject *t0 = l_mul(pp, l_mul(pp, gO, ggG_e), s12);
+        PyObject *t1 = l_div_(pp, l_mul(pp, s12, l_sum1(pp, l_mul(pp, gO, ggG_e))), -N);
+        PyObject *t2 = l_div_(pp, l_mul(pp, xmu_s32, l_sum1(pp, l_mul(pp, l_mul(pp, gO, ggG_e), xmu))), -N);
+        PyObject *term = l_inplace(pp, tn_at_add__Tensor, l_inplace(pp, tn_at_add__Tensor, t0, t1), t2);
+        gI = gI ? l_inplace(pp, tn_at_add__Tensor, gI, term) : term;
+    }
+    if (gI) gI = P(tn_at_reshape(gI, TN_IN(it->sizes, it->ndim)));
+    if (affine && ggI) {
+        PyObject *one = P(tn_at_ones(TN_IS0, TN_DT(s12 ? tn_tensor_of(s12)->dtype : it->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL));
+        PyObject *fb = pp->bad ? NULL : ln_first_bwd(pp, ggI_e, one, s12, s1, xmu, N);
+        gG = P(tn_at_sum_dim_IntList(l_mul(pp, gO, fb), TN_IS(0), false, NULL));
+        if (gG) gG = P(tn_at_reshape(gG, TN_IN(tn_tensor_of(gamma)->sizes, tn_tensor_of(gamma)->ndim)));
+    }
+    if (ggI) ggO = pp->bad ? NULL : ln_first_bwd(pp, ggI_e, gamma_e, s12, s1, xmu, N);
+    if (ggG && ggG_e) {
+        PyObject *term = l_mul(pp, l_mul(pp, ggG_e, xmu), s12);
+        ggO = ggO ? l_inplace(pp, tn_at_add__Tensor, ggO, term) : term;
+    }
+    if (ggB && ggB_e) ggO = ggO ? l_inplace(pp, tn_at_add__Tensor, ggO, ggB_e) : ggB_e;
+    if (ggO) ggO = P(tn_at_reshape(P(tn_at_expand(ggO, TN_IS(M, N), false)), TN_IN(it->sizes, it->ndim)));
+    (void)mask;
+    PyObject *r = pp->bad ? NULL : PyTuple_Pack(3, gI ? gI : Py_None, gG ? gG : Py_None, ggO ? ggO : Py_None);
+    pool_free(pp);
+    if (!r && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: layer_norm_double_backward failed");
+    return r;
+}
+
+/* ---- batchnorm_double_backward (moved from formulas.c) ---- */
+
+#define NFAIL(x) do { if (!(x)) goto fail; } while (0)
+
+/* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
+static PyObject *bn_sum_exclude_dim1(pool *tt, PyObject *t, bool keepdim) {
+    if (!t) return NULL;
+    PyObject *r = keep(tt, tn_at_sum_dim_IntList(t, TN_IS(0), keepdim, NULL));
+    if (!r) return NULL;
+    int start = keepdim ? 1 : 0;
+    for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
+        if (!(r = keep(tt, tn_at_sum_dim_IntList(r, TN_IS(d), keepdim, NULL)))) return NULL;
+    return r;
+}
+/* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
+static PyObject *bn_unsqueeze_dim1(pool *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    int nd = tn_tensor_of(target)->ndim;
+    while (tn_tensor_of(src)->ndim < nd - 1)
+        if (!(src = keep(tt, tn_at_unsqueeze(src, 1)))) return NULL;
+    if (tn_tensor_of(src)->ndim == nd - 1) src = keep(tt, tn_at_unsqueeze(src, 0));
+    return src;
+}
+/* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
+static PyObject *bn_expand_as_dim1(pool *tt, PyObject *src, PyObject *target) {
+    if (!src) return NULL;
+    const tn_tensor *t = tn_tensor_of(target);
+    while (tn_tensor_of(src)->ndim < t->ndim - 1)
+        if (!(src = keep(tt, tn_at_unsqueeze(src, 1)))) return NULL;
+    PyObject *sz = keep(tt, tn_py_size_new(t->ndim, t->sizes));
+    return sz ? keep(tt, tn_at_expand(src, TN_IPY(sz), false)) : NULL;
+}
+/* .to(dtype of like): the tensor itself when the dtype is already like's */
+static PyObject *bn_to_dtype_of(pool *tt, PyObject *t, PyObject *like) {
+    if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
+    return keep(tt, tn_at__to_copy(t, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL, false, NULL));
+}
+static PyObject *bn_ones0(pool *tt, PyObject *like) {   /* at::ones({}, like.options()) */
+    return keep(tt, tn_at_ones(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL));
+}
+/* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
+static PyObject *bn_first_back(pool *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
+    PyObject *h0 = keep(tt, tn_at_mul_Tensor(gamma, s12));
+    if (!h0 || !keep(tt, tn_at_div__Scalar(h0, TN_SI((long long)M)))) return NULL;
+    PyObject *h1 = keep(tt, tn_at_mul_Scalar(gO, TN_SI((long long)M)));
+    if (!h1 || !keep(tt, tn_at_sub__Tensor(h1, bn_sum_exclude_dim1(tt, gO, true), TN_SDEF))) return NULL;
+    PyObject *b = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true);   /* right operand first */
+    PyObject *a = keep(tt, tn_at_mul_Tensor(xmu, s1));
+    PyObject *ab = a && b ? keep(tt, tn_at_mul_Tensor(a, b)) : NULL;
+    if (!ab || !keep(tt, tn_at_sub__Tensor(h1, ab, TN_SDEF))) return NULL;
+    return keep(tt, tn_at_mul_Tensor(h0, h1));
+}
+
+/* batchnorm_double_backward(input, gamma, ggI, ggG, ggB, gO, running_mean, running_var, train, eps,
+ * save_mean, save_invstd, mask) -> (input's, gamma's, gO's) (derivatives.yaml:
+ * native_batch_norm_backward and batch_norm_backward): upstream's FunctionsManual helper op by op;
+ * ggI / ggG / ggB may be NULL (no gradient flowed), gamma and the statistics None. */
+PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma_opt, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                          PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
+                                          double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask) {
+    pool NT_ = {{0}, 0, false}, *tt = &NT_;
+    (void)mask;
+    bool affine = gamma_opt && gamma_opt != Py_None;
+    PyObject *gamma = affine ? gamma_opt : NULL;
+    PyObject *gamma_e, *ggG_e = NULL, *ggB_e = NULL;
+    if (affine) {
+        NFAIL(gamma_e = bn_expand_as_dim1(tt, gamma, input));
+        if (ggG) NFAIL(ggG_e = bn_expand_as_dim1(tt, ggG, input));
+        if (ggB) NFAIL(ggB_e = bn_expand_as_dim1(tt, ggB, input));
+    } else {
+        NFAIL(gamma_e = bn_ones0(tt, input));
+    }
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t M = it->sizes[0];
+    for (int d = 2; d < it->ndim; d++) M *= it->sizes[d];
+    /* mu, input - mu, then the inverse standard deviation (upstream's order) */
+    PyObject *mu, *s12;
+    NFAIL(mu = bn_unsqueeze_dim1(tt, training ? bn_to_dtype_of(tt, save_mean, input) : running_mean, input));
+    PyObject *xmu = keep(tt, tn_at_sub_Tensor(input, mu, TN_SDEF));
+    if (training) {
+        NFAIL(s12 = bn_unsqueeze_dim1(tt, bn_to_dtype_of(tt, save_invstd, input), input));
+    } else {
+        PyObject *ve = keep(tt, tn_at_add_Scalar(running_var, TN_SD(eps), TN_SDEF));
+        NFAIL(s12 = bn_unsqueeze_dim1(tt, ve ? keep(tt, tn_at_pow_Tensor_Scalar(ve, TN_SD(-0.5))) : NULL, input));
+    }
+    PyObject *s1 = keep(tt, tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
+    PyObject *s32 = keep(tt, tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
+    NFAIL(xmu && s1 && s32);
+    /* gI */
+    PyObject *xmu_s32 = keep(tt, tn_at_mul_Tensor(xmu, s32));
+    PyObject *gOinmu_sum = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true);
+    PyObject *gO_sum = bn_sum_exclude_dim1(tt, gO, true);
+    NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
+    PyObject *gI = NULL;
+    if (ggI && training) {
+        PyObject *ggI_sum = bn_sum_exclude_dim1(tt, ggI, true);
+        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(ggI, xmu)), true);
+        NFAIL(ggI_sum && ggIinmu_sum);
+        PyObject *all = keep(tt, tn_at_mul_Tensor(ggI_sum, gO_sum));
+        NFAIL(all && keep(tt, tn_at_div__Scalar(all, TN_SI((long long)M))));
+        NFAIL(keep(tt, tn_at_sub__Tensor(all, bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, ggI)), true), TN_SDEF)));
+        PyObject *t3 = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(s1, gOinmu_sum)), ggIinmu_sum));
+        NFAIL(t3 && keep(tt, tn_at_mul__Scalar(t3, TN_SD(3. / (double)M))));
+        NFAIL(keep(tt, tn_at_add__Tensor(all, t3, TN_SDEF)));
+        PyObject *gI0 = keep(tt, tn_at_mul_Tensor(xmu_s32, all));
+        NFAIL(gI0 && keep(tt, tn_at_div__Scalar(gI0, TN_SI((long long)M))));
+        /* (x * s32).div_(M) * (s.div(M) - g): the right operand first */
+        PyObject *r1 = keep(tt, tn_at_sub_Tensor(keep(tt, tn_at_div_Scalar(gO_sum, TN_SI((long long)M))), gO, TN_SDEF));
+        PyObject *a1 = keep(tt, tn_at_mul_Tensor(ggIinmu_sum, s32));
+        NFAIL(r1 && a1 && keep(tt, tn_at_div__Scalar(a1, TN_SI((long long)M))));
+        PyObject *gI1 = keep(tt, tn_at_mul_Tensor(a1, r1));
+        PyObject *r2 = keep(tt, tn_at_sub_Tensor(keep(tt, tn_at_div_Scalar(ggI_sum, TN_SI((long long)M))), ggI, TN_SDEF));
+        PyObject *a2 = keep(tt, tn_at_mul_Tensor(gOinmu_sum, s32));
+        NFAIL(gI1 && r2 && a2 && keep(tt, tn_at_div__Scalar(a2, TN_SI((long long)M))));
+        PyObject *gI2 = keep(tt, tn_at_mul_Tensor(a2, r2));
+        NFAIL(gI2 && keep(tt, tn_at_add__Tensor(gI0, gI1, TN_SDEF)) && keep(tt, tn_at_add__Tensor(gI0, gI2, TN_SDEF)));
+        NFAIL(gI = keep(tt, tn_at_mul_Tensor(gamma_e, gI0)));
+    }
+    if (affine && ggG) {
+        PyObject *term;
+        if (training) {
+            PyObject *t0 = keep(tt, tn_at_mul_Tensor(gO, s12));
+            PyObject *t1 = keep(tt, tn_at_mul_Tensor(s12, gO_sum));
+            NFAIL(t0 && t1 && keep(tt, tn_at_div__Scalar(t1, TN_SI((long long)-M))));
+            PyObject *t2 = keep(tt, tn_at_mul_Tensor(xmu_s32, bn_sum_exclude_dim1(tt, keep(tt, tn_at_mul_Tensor(gO, xmu)), true)));
+            NFAIL(t2 && keep(tt, tn_at_div__Scalar(t2, TN_SI((long long)-M))));
+            NFAIL(keep(tt, tn_at_add__Tensor(t0, t1, TN_SDEF)) && keep(tt, tn_at_add__Tensor(t0, t2, TN_SDEF)));
+            term = keep(tt, tn_at_mul_Tensor(ggG_e, t0));
+        } else {
+            term = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggG_e, s12)), gO));
+        }
+        NFAIL(term);
+        if (gI) NFAIL(keep(tt, tn_at_add__Tensor(gI, term, TN_SDEF)));
+        else gI = term;
+    }
+    PyObject *gG = NULL;
+    if (affine && ggI) {
+        if (training) {
+            PyObject *one = bn_ones0(tt, s12);
+            PyObject *fb = one ? bn_first_back(tt, gO, one, s12, s1, xmu, M) : NULL;
+            NFAIL(gG = bn_sum_exclude_dim1(tt, fb ? keep(tt, tn_at_mul_Tensor(ggI, fb)) : NULL, false));
+        } else {
+            PyObject *p = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggI, gO)), s12));
+            NFAIL(gG = bn_sum_exclude_dim1(tt, p, false));
+        }
+    }
+    PyObject *ggO = NULL;
+    if (ggI) {
+        if (training) NFAIL(ggO = bn_first_back(tt, ggI, gamma_e, s12, s1, xmu, M));
+        else NFAIL(ggO = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggI, s12)), gamma_e)));
+    }
+    if (ggG && ggG_e) {
+        PyObject *term = keep(tt, tn_at_mul_Tensor(keep(tt, tn_at_mul_Tensor(ggG_e, xmu)), s12));
+        NFAIL(term);
+        if (ggO) NFAIL(keep(tt, tn_at_add__Tensor(ggO, term, TN_SDEF)));
+        else ggO = term;
+    }
+    if (ggB && ggB_e) {
+        if (ggO) NFAIL(keep(tt, tn_at_add__Tensor(ggO, ggB_e, TN_SDEF)));
+        else ggO = ggB_e;
+    }
+    PyObject *r = PyTuple_Pack(3, gI ? gI : Py_None, gG ? gG : Py_None, ggO ? ggO : Py_None);
+    pool_free(tt);
+    return r;
+fail:
+    pool_free(tt);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
+    return NULL;
+}
+
+/* ---- i1_backward / i1e_backward / polar_backward ---- */
+
+/* i1_backward(grad, self, result) and (scaled) i1e_backward: safe_self = where(|self| > eps,
+ * self, eps) (eps the dtype's epsilon; i1 has float and double kernels only); gradx =
+ * i0(safe_self) - result * safe_self.reciprocal(), or special_i0e(safe_self) - result *
+ * (safe_self.sgn() + safe_self.reciprocal()); grad * where(|self| > eps, gradx, 0.5). Right
+ * operands first, as upstream's build evaluates them. */
+static PyObject *i1_like_backward(PyObject *grad, PyObject *self, PyObject *result, bool scaled) {
+    double eps = tn_tensor_of(self)->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *big = P(tn_at_gt_Scalar(P(tn_at_abs(self)), TN_SD(eps)));
+    PyObject *st = P(tn_bw_scalar_tensor(eps, self));
+    PyObject *safe = P(tn_at_where_self(big, self, st));
+    PyObject *rhs;
+    if (!scaled) {
+        rhs = P(tn_at_mul_Tensor(result, P(tn_at_reciprocal(safe))));
+    } else {
+        PyObject *rc = P(tn_at_reciprocal(safe));
+        PyObject *sum = P(tn_at_add_Tensor(P(tn_at_sgn(safe)), rc, TN_SDEF));
+        rhs = P(tn_at_mul_Tensor(result, sum));
+    }
+    PyObject *lhs = P(scaled ? tn_at_special_i0e(safe) : tn_at_i0(safe));
+    PyObject *gx = P(tn_at_sub_Tensor(lhs, rhs, TN_SDEF));
+    PyObject *half = P(tn_bw_scalar_tensor(0.5, self));
+    PyObject *w = P(tn_at_where_self(big, gx, half));
+    PyObject *r = pp->bad ? NULL : tn_at_mul_Tensor(grad, w);
+    pool_free(pp);
+    return r;
+}
+PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result) { return i1_like_backward(grad, self, result, false); }
+PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result) { return i1_like_backward(grad, self, result, true); }
+
+/* polar_backward(grad, result) -> (abs's, angle's): grad_conj = grad.conj(); real(grad_conj *
+ * sgn(result)); real(grad_conj * (result * 1j)); both computed, as upstream's helper */
+PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result) {
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *gc = P(tn_bw_conj(grad));
+    PyObject *ga = P(tn_at_real(P(tn_at_mul_Tensor(gc, P(tn_at_sgn(result))))));
+    PyObject *j = P(PyComplex_FromDoubles(0.0, 1.0));
+    PyObject *rj = P(tn_at_mul_Scalar(result, TN_SO(j)));
+    PyObject *gt = P(tn_at_real(P(tn_at_mul_Tensor(gc, rj))));
+    PyObject *r = pp->bad ? NULL : PyTuple_Pack(2, ga, gt);
+    pool_free(pp);
+    return r;
+}
+
+/* repeat_backward(grad, repeats, input_shape): zeros of the input's shape when a repeat is 0;
+ * else the leading new dims summed away one at a time, then one reshape to [repeat, size] pairs
+ * (a pair only where repeat != 1) and one sum over the repeat dims */
+PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape) {
+    const int64_t *rp, *in;
+    int nr = tn_bw_ints(repeats, &rp), ni = nr < 0 ? -1 : tn_bw_ints(input_shape, &in);
+    if (ni < 0 || ni > TN_MAX_DIMS || nr < ni) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: repeat_backward: repeats");
+        return NULL;
+    }
+    for (int i = 0; i < nr; i++)
+        if (rp[i] == 0)
+            return tn_at_zeros(TN_IN(in, ni), TN_DT(tn_tensor_of(grad)->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *g = Py_NewRef(grad);
+    int nun = tn_tensor_of(grad)->ndim - ni;
+    for (int i = 0; g && i < nun; i++) Py_SETREF(g, tn_at_sum_dim_IntList(g, TN_IS(0), false, NULL));
+    int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
+    int ng = 0, ns = 0;
+    for (int d = 0; d < ni; d++) {
+        int64_t rep = rp[d + nun];
+        if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
+        gs[ng++] = in[d];
+    }
+    if (g && ns > 0) {
+        Py_SETREF(g, tn_at_reshape(g, TN_IN(gs, ng)));
+        if (g) Py_SETREF(g, tn_at_sum_dim_IntList(g, TN_IN(sd, ns), false, NULL));
+    }
+    return g;
+}
+
+/* embedding_dense_double_backward(grad, indices, padding_idx): grad's rows at the indices
+ * (index_select over indices.reshape(-1)), the padding index's rows masked to 0, viewed as
+ * indices.shape + [-1] */
+PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indices, int64_t padding_idx) {
+    pool pl = {{0}, 0, false}, *pp = &pl;
+    PyObject *gw = P(tn_at_index_select(grad, 0, P(tn_at_reshape(indices, TN_IS(-1)))));
+    if (padding_idx >= 0) {
+        PyObject *m = P(tn_at_reshape(P(tn_at_eq_Scalar(indices, TN_SI(padding_idx))), TN_IS(-1, 1)));
+        P(tn_at_masked_fill__Scalar(gw, m, TN_SI(0)));
+    }
+    const tn_tensor *it = tn_tensor_of(indices);
+    int64_t sz[TN_MAX_DIMS + 1];
+    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
+    sz[it->ndim] = -1;
+    PyObject *r = pp->bad ? NULL : tn_at_view(gw, TN_IN(sz, it->ndim + 1));
+    pool_free(pp);
+    return r;
+}

@@ -10,11 +10,8 @@
 #include "ops/common.h"
 #include "dispatch/modes.h"
 
-/* argument `arg`'s gradient is wanted: it has an edge to a node */
-static inline bool need(tn_node *n, int arg) {
-    int e = n->arg_edge[arg];
-    return e >= 0 && e < n->nnext && n->next[e].fn;
-}
+/* argument `arg`'s gradient is wanted: it has an edge to a node the engine will run */
+static inline bool need(tn_node *n, int arg) { return tn_edge_wanted(n, n->arg_edge[arg]); }
 /* the gradient of argument `arg` (steals v; None, a helper's undefined tensor, is no gradient) */
 static inline void put(tn_node *n, PyObject **o, int arg, PyObject *v) {
     if (v == Py_None) Py_DECREF(v);
@@ -828,6 +825,23 @@ PyObject *tn_bw_prod_backward_dim(PyObject *grad, PyObject *input, PyObject *res
 /* norm_backward(grad, self, p?, norm, dims, keepdim) (also linalg_vector_norm_backward, dims None
  * as none); p NULL is 2; None (no gradient) for p == 0 */
 PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm, tn_ints dims, bool keepdim);
+/* layer_norm_double_backward(input, weight?, grads[0..2] (maybe NULL), grad_out, mean, rstd,
+ * normalized_shape, mask) -> (input's, weight's, grad_out's) (bw_helpers.c) */
+/* batchnorm_double_backward(input, weight?, grads[0..2] (maybe NULL), grad_out, running_mean?,
+ * running_var?, train, eps, save_mean?, save_invstd?, mask) -> (input's, weight's, grad_out's) */
+PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
+                                          PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
+                                          double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask);
+/* i1_backward / i1e_backward(grad, self, result); polar_backward(grad, result) -> (abs's, angle's) */
+PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result);
+PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
+PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
+/* repeat_backward(grad, repeats, input_shape) */
+PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape);
+/* embedding_dense_double_backward(grad, indices, padding_idx) */
+PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indices, int64_t padding_idx);
+PyObject *tn_bw_layer_norm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB, PyObject *gO,
+                                           PyObject *mean, PyObject *invstd, tn_ints normalized_shape, tn_ints mask);
 /* norm_backward(grad, self, p?, norm): over all dims, keepdim */
 static inline PyObject *tn_bw_norm_backward_all(PyObject *grad, PyObject *self, const tn_value *p, PyObject *norm) {
     return tn_bw_norm_backward(grad, self, p, norm, TN_IS0, true);

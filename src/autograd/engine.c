@@ -102,7 +102,7 @@ typedef struct {
     tn_node *node;      /* borrowed: the run holds the graph through the roots */
     int deps;
     PyObject **buf;     /* nout gradients (owned) */
-    bool needed, visited, queued;
+    bool needed, captured, visited, queued;
 } slot;
 
 typedef struct {
@@ -111,6 +111,7 @@ typedef struct {
     int *table;         /* open addressing: node -> slot index + 1 */
     int tcap;
     int *heap, nheap;   /* ready queue: slot indices, max-heap by seq */
+    bool filtered;      /* inputs= given: only needed or captured nodes run */
 } run;
 
 static size_t hash_ptr(const void *p) { uintptr_t x = (uintptr_t)p; x ^= x >> 17; x *= 0x9E3779B97F4A7C15ull; return (size_t)(x >> 7); }
@@ -204,9 +205,12 @@ static int pop_ready(run *r) {
     return top;
 }
 
-/* Count dependencies over the graph reachable from the roots; mark nodes leading to `targets`. */
-static int discover(run *r, tn_node **roots, int nroots, tn_node **targets, int ntargets) {
-    int *stack = NULL, ns = 0, cap = 0;
+/* Count dependencies over the graph reachable from the roots. With inputs= (ntargets >= 0), as
+ * upstream's GraphTask::init_to_execute: backward(inputs=) marks the inputs' nodes needed,
+ * autograd.grad marks them captured; then a node is needed when one of its next nodes is needed
+ * or captured (decided in reverse topological order). Without inputs= every node is needed. */
+static int discover(run *r, tn_node **roots, int nroots, tn_node **targets, int ntargets, bool accumulate) {
+    int *stack = NULL, ns = 0, cap = 0, *order = NULL, *left = NULL;
     for (int i = 0; i < nroots; i++) {
         int s = find_slot(r, roots[i], true);
         if (s < 0) goto fail;
@@ -231,33 +235,72 @@ static int discover(run *r, tn_node **roots, int nroots, tn_node **targets, int 
         }
     }
     free(stack);
+    stack = NULL;
     if (ntargets < 0) {
         for (int i = 0; i < r->n; i++) r->s[i].needed = true;
         return 0;
     }
-    /* needed: a target, or a node with a needed successor (fixed point over the discovered set) */
+    r->filtered = true;
     for (int i = 0; i < ntargets; i++) {
-        int s = find_slot(r, targets[i], false);
-        if (s >= 0) r->s[s].needed = true;
+        int s = targets[i] ? find_slot(r, targets[i], false) : -2;
+        if (s < 0) continue;
+        if (accumulate) r->s[s].needed = true;
+        else r->s[s].captured = true;
     }
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (int i = 0; i < r->n; i++) {
-            if (r->s[i].needed) continue;
-            tn_node *nd = r->s[i].node;
-            for (int e = 0; e < nd->nnext; e++) {
-                if (!nd->next[e].fn) continue;
-                int s = find_slot(r, (tn_node *)nd->next[e].fn, false);
-                if (s >= 0 && r->s[s].needed) { r->s[i].needed = changed = true; break; }
-            }
+    /* topological order (Kahn's, over a copy of the dependency counts), then needed from the
+     * leaves up */
+    int n = r->n, no = 0, head = 0;
+    order = malloc((size_t)(n ? n : 1) * sizeof *order);
+    left = malloc((size_t)(n ? n : 1) * sizeof *left);
+    if (!order || !left) goto nomem;
+    for (int i = 0; i < n; i++) { left[i] = r->s[i].deps; if (!left[i]) order[no++] = i; }
+    while (head < no) {
+        tn_node *nd = r->s[order[head++]].node;
+        for (int e = 0; e < nd->nnext; e++) {
+            if (!nd->next[e].fn) continue;
+            int s = find_slot(r, (tn_node *)nd->next[e].fn, false);
+            if (s >= 0 && --left[s] == 0) order[no++] = s;
         }
     }
+    for (int k = no - 1; k >= 0; k--) {
+        slot *sl = &r->s[order[k]];
+        for (int e = 0; !sl->needed && e < sl->node->nnext; e++) {
+            if (!sl->node->next[e].fn) continue;
+            int s = find_slot(r, (tn_node *)sl->node->next[e].fn, false);
+            if (s >= 0 && (r->s[s].needed || r->s[s].captured)) sl->needed = true;
+        }
+    }
+    free(order); free(left);
     return 0;
 nomem:
     PyErr_NoMemory();
 fail:
-    free(stack);
+    free(stack); free(order); free(left);
     return -1;
+}
+
+/* The run whose formulas are executing (a thread's backward passes nest): with inputs= a formula
+ * computes the gradient of an input only when the engine will run the node it flows to
+ * (upstream's task_should_compute_output, through need() in bw_helpers.h). */
+static _Thread_local run *current_run;
+_Thread_local bool tn_engine_filtering;
+
+static bool should_execute(run *r, int s) { return s >= 0 && (!r->filtered || r->s[s].needed || r->s[s].captured); }
+
+bool tn_engine_will_execute(PyObject *fn) {
+    run *r = current_run;
+    return !r || !r->filtered || should_execute(r, find_slot(r, (tn_node *)fn, false));
+}
+
+/* CopySlices' update_exec_info: its op node's first edge (the view's history before the write)
+ * is not part of the discovered graph; it is needed as the CopySlices' own first edge is. */
+int tn_engine_mark_needed(PyObject *fn) {
+    run *r = current_run;
+    if (!r || !r->filtered) return 0;
+    int s = find_slot(r, (tn_node *)fn, true);
+    if (s < 0) return -1;
+    r->s[s].needed = true;
+    return 0;
 }
 
 /* Sum `g` into a buffer slot (steals g). */
@@ -368,7 +411,7 @@ static int call_tensor_hooks(tn_node *nd, PyObject **buf) {
         tn_tensor_obj *o = (tn_tensor_obj *)t;
         if (!o->retains_grad || o->grad_fn != (PyObject *)nd) continue;
         PyObject *ng = o->grad ? tn_at_add_Tensor(o->grad, buf[nr], TN_SDEF)
-                               : tn_at_clone(buf[nr], NULL);
+                               : tn_at_clone(buf[nr], tn_py.memory_format_contiguous);
         if (!ng) return -1;
         Py_XSETREF(o->grad, ng);
     }
@@ -486,16 +529,30 @@ static int execute(run *r, int si, bool keep_graph, bool create_graph, bool accu
     return rc;
 }
 
-static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
-    tn_node *nd = r->s[si].node;
-    PyObject **buf = r->s[si].buf;
-    int rc = -1;
-    PyObject **outs = calloc((size_t)(nd->nnext ? nd->nnext : 1), sizeof *outs);
-    if (!outs) { PyErr_NoMemory(); return -1; }
-    if (call_tensor_hooks(nd, buf) < 0) goto done;
+static void capture_grads(tn_node *nd, PyObject **buf, capture *caps, int ncaps) {
     for (int c = 0; c < ncaps; c++)
         if (caps[c].node == nd && caps[c].nr < nd->nout && buf[caps[c].nr])
             Py_XSETREF(caps[c].grad, Py_NewRef(buf[caps[c].nr]));
+}
+
+static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool accumulate, capture *caps, int ncaps) {
+    tn_node *nd = r->s[si].node;
+    PyObject **buf = r->s[si].buf;
+    bool needed = r->s[si].needed, captured = r->s[si].captured;
+    int rc = -1;
+    PyObject **outs = calloc((size_t)(nd->nnext ? nd->nnext : 1), sizeof *outs);
+    if (!outs) { PyErr_NoMemory(); return -1; }
+    /* upstream's evaluate_function: a node that is not needed (only captured, or a root leading
+     * to no input) runs its tensor pre-hooks and retain_grad, gives its captures the hooked
+     * gradients and stops; a needed node's captures take the gradients as they arrived */
+    if (!needed) {
+        if (call_tensor_hooks(nd, buf) < 0) goto done;
+        capture_grads(nd, buf, caps, ncaps);
+        rc = 0;
+        goto done;
+    }
+    if (captured) capture_grads(nd, buf, caps, ncaps);
+    if (call_tensor_hooks(nd, buf) < 0) goto done;
     if (nd->pre_hooks && PyList_Size(nd->pre_hooks)) {
         for (Py_ssize_t i = 0; i < PyList_Size(nd->pre_hooks); i++) {
             PyObject *t = tuple_of(buf, nd->nout);
@@ -547,7 +604,8 @@ static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool
         tn_node *nx = (tn_node *)nd->next[e].fn;
         if (!nx) continue;
         int s = find_slot(r, nx, false);
-        if (s < 0) { PyErr_SetString(PyExc_RuntimeError, "autograd engine: edge to an undiscovered node"); goto done; }
+        if (s < 0 && !r->filtered) { PyErr_SetString(PyExc_RuntimeError, "autograd engine: edge to an undiscovered node"); goto done; }
+        if (!should_execute(r, s)) { Py_CLEAR(outs[e]); continue; }   /* upstream drops it */
         if (outs[e]) {
             int nr = nd->next[e].nr;
             PyObject *g = outs[e];
@@ -555,7 +613,7 @@ static int execute_node(run *r, int si, bool keep_graph, bool create_graph, bool
             if (nr >= nx->nout) { Py_DECREF(g); continue; }
             if (buffer_add(&r->s[s].buf[nr], g) < 0) goto done;
         }
-        if (--r->s[s].deps == 0 && r->s[s].needed && push_ready(r, s) < 0) goto done;
+        if (--r->s[s].deps == 0 && push_ready(r, s) < 0) goto done;
     }
     rc = 0;
 done:
@@ -632,13 +690,18 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
             PyErr_SetString(PyExc_RuntimeError, "One of the differentiated Tensors does not require grad");
             goto done;
         }
+        /* backward(inputs=): a non-leaf input retains its gradient (upstream's run_backward) */
+        if (accumulate && caps[i].tensor && ((tn_tensor_obj *)caps[i].tensor)->grad_fn && tn_retain_grad(caps[i].tensor) < 0) {
+            Py_DECREF(e.fn);
+            goto done;
+        }
         PyList_Append(rootrefs, e.fn);
         Py_DECREF(e.fn);
         targets[i] = (tn_node *)e.fn;
         caps[i].node = (tn_node *)e.fn;
         caps[i].nr = e.nr;
     }
-    if (discover(&r, roots, (int)nt, targets, ins ? (int)ni : -1) < 0) goto done;
+    if (discover(&r, roots, (int)nt, targets, ins ? (int)ni : -1, accumulate) < 0) goto done;
     /* seed: each root's gradient into its slot */
     for (Py_ssize_t i = 0; i < nt; i++) {
         PyObject *t = PyTuple_GetItem(ts, i), *g = PyTuple_GetItem(gs, i);
@@ -660,25 +723,23 @@ static PyObject *run_backward(PyObject *self, PyObject *args, PyObject *kw) {
         else if (nr >= roots[i]->nout) Py_DECREF(g);
     }
     for (Py_ssize_t i = 0; i < nt; i++) {
+        /* a single root is queued whatever it leads to (upstream's graph root); several hang
+         * on a GraphRoot that passes gradients only to the nodes that will run */
         int s = find_slot(&r, roots[i], false);
-        if (r.s[s].deps == 0 && r.s[s].needed && push_ready(&r, s) < 0) goto done;
+        if (r.s[s].deps == 0 && (nt == 1 || should_execute(&r, s)) && push_ready(&r, s) < 0) goto done;
     }
     if (run_depth++ == 0 && !final_callbacks && !(final_callbacks = PyList_New(0))) { run_depth--; goto done; }
     int err = 0;
     int64_t outer_task = graph_task;
     graph_task = graph_tasks++;
-    while (r.nheap && !err) err = execute(&r, pop_ready(&r), keep, create, accumulate, caps, (int)ni) < 0;
+    run *outer_run = current_run;
+    bool outer_filtering = tn_engine_filtering;
+    current_run = &r;
+    tn_engine_filtering = r.filtered;
+    while (r.nheap && !err) err = execute(&r, pop_ready(&r), keep, create, accumulate, caps, accumulate ? 0 : (int)ni) < 0;
+    current_run = outer_run;
+    tn_engine_filtering = outer_filtering;
     graph_task = outer_task;
-    if (!err && accumulate && ins) {
-        /* backward(inputs=...): non-leaf inputs get their captured gradient in .grad */
-        for (Py_ssize_t i = 0; i < ni; i++) {
-            tn_tensor_obj *o = caps[i].tensor ? (tn_tensor_obj *)caps[i].tensor : NULL;
-            if (!o || !o->grad_fn || !caps[i].grad) continue;
-            PyObject *ng = o->grad ? tn_at_add_Tensor(o->grad, caps[i].grad, TN_SDEF) : Py_NewRef(caps[i].grad);
-            if (!ng) { err = 1; break; }
-            Py_XSETREF(o->grad, ng);
-        }
-    }
     if (--run_depth == 0) {
         PyObject *cbs = final_callbacks;
         final_callbacks = NULL;
@@ -759,8 +820,32 @@ static PyObject *remove_tls(PyObject *m, PyObject *k) {
     Py_RETURN_NONE;
 }
 static PyObject *current_graph_task_id(PyObject *m, PyObject *u) { return PyLong_FromLongLong(graph_task); }
+/* torch._C._will_engine_execute_node (register_multi_grad_hook counts with it): whether the
+ * running backward pass reaches the node and, with inputs=, will run it */
+static PyObject *will_engine_execute_node(PyObject *m, PyObject *fn) {
+    if (!tn_is_node(fn)) {
+        PyErr_Format(PyExc_RuntimeError, "_will_engine_execute_node expects an grad_fn, but got %s", tn_py_type_name(fn));
+        return NULL;
+    }
+    run *r = current_run;
+    if (!r) {
+        PyErr_SetString(PyExc_RuntimeError, "_get_should_execute_nodes should only be called during the backward pass");
+        return NULL;
+    }
+    int s = find_slot(r, (tn_node *)fn, false);
+    if (s == -1) return NULL;
+    bool will = s >= 0 && should_execute(r, s);
+    if (will && r->filtered && r->s[s].captured && ((tn_node *)fn)->kind == TN_NODE_ACCUMULATE) {
+        PyErr_SetString(PyExc_RuntimeError, "A leaf node was passed to _will_engine_execute_node but we are currently "
+                        "running autograd.grad(). This is currently not supported.");
+        return NULL;
+    }
+    return PyBool_FromLong(will);
+}
+
 static PyMethodDef tls_methods[] = {
     {"_current_graph_task_id", current_graph_task_id, METH_NOARGS, NULL},
+    {"_will_engine_execute_node", will_engine_execute_node, METH_O, NULL},
     {"_stash_obj_in_tls", stash, METH_VARARGS, NULL},
     {"_get_obj_in_tls", get_tls, METH_O, NULL},
     {"_is_key_in_tls", in_tls, METH_O, NULL},

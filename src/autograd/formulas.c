@@ -316,28 +316,6 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, c ? z : NULL);
     DONE;
 }
-/* repeat_backward(grad, repeats, input_shape) */
-static int f_repeat(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_value *rv = &n->args[1];
-    const tn_meta *m = meta(n, 0);
-    const int64_t *in = tn_meta_sizes(m);
-    for (int i = 0; i < rv->u.ints.n; i++)
-        if (rv->u.ints.v[i] == 0) { OUTK(0, K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype))); DONE; }
-    PyObject *gg = g[0];
-    int nun = tn_tensor_of(g[0])->ndim - m->ndim;
-    for (int i = 0; i < nun; i++) gg = K(tn_at_sum_dim_IntList(gg, TN_IS(0), false, NULL));
-    int64_t gs[2 * TN_MAX_DIMS], sd[TN_MAX_DIMS];
-    int ng = 0, ns = 0;
-    for (int d = 0; d < m->ndim; d++) {
-        int64_t rep = rv->u.ints.v[d + nun];
-        if (rep != 1) { gs[ng++] = rep; sd[ns++] = ng - 1; }
-        gs[ng++] = in[d];
-    }
-    if (ns > 0) gg = K(tn_at_sum_dim_IntList(K(tn_at_reshape(gg, TN_IN(gs, ng))), TN_IN(sd, ns), false, NULL));
-    OUTK(0, gg);
-    DONE;
-}
 
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
@@ -737,25 +715,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
- * grad_output: embedding_dense_double_backward(grad, indices, padding_idx) */
-static int f_embedding_dense_backward(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *idx = K(saved(n, 1));
-    if (!idx) { drop_(&T); return -1; }
-    PyObject *gw = K(tn_at_index_select(g[0], 0, K(tn_at_reshape(idx, TN_IS(-1)))));
-    int64_t pad = arg_i(n, 3);
-    if (gw && pad >= 0) {
-        PyObject *m = K(tn_at_reshape(K(tn_at_eq_Scalar(idx, TN_SI((long long)pad))), TN_IS(-1, 1)));
-        if (!K(tn_at_masked_fill__Scalar(gw, m, TN_SI(0)))) gw = NULL;
-    }
-    const tn_tensor *it = tn_tensor_of(idx);
-    int64_t sz[TN_MAX_DIMS + 1];
-    for (int d = 0; d < it->ndim; d++) sz[d] = it->sizes[d];
-    sz[it->ndim] = -1;
-    OUTK(0, gw ? K(tn_at_view(gw, TN_IN(sz, it->ndim + 1))) : NULL);
-    DONE;
-}
 /* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
  * (not here) accumulate each output position's gradient into the input position it was read
  * from; here per padded dim, index_put_ with accumulate over that dim's source index map
@@ -864,9 +823,8 @@ static int f_convolution_backward(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- blend family (lerp, addcmul, addcdiv), as derivatives.yaml writes them ---- */
 
 
-/* ==== helper-autograd: double backward of the batch norm / group norm backward ops and of the
- * view backward ops (derivatives.yaml: native_batch_norm_backward and batch_norm_backward ->
- * batchnorm_double_backward; native_group_norm with create_graph ->
+/* ==== helper-autograd: group norm's double backward and the view backward ops' backward
+ * (derivatives.yaml: native_group_norm with create_graph ->
  * infinitely_differentiable_native_group_norm_backward; slice_backward / select_backward ->
  * grad.slice / grad.select). Written op by op after upstream's FunctionsManual helpers. ==== */
 
@@ -880,193 +838,6 @@ static PyObject *nkeep_(ntmps *t, PyObject *o) {
 static void ndrop_(ntmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); t->n = 0; }
 #define NK(x) nkeep_(&NT, (x))
 #define NFAIL(x) do { if (!(x)) goto fail; } while (0)
-
-/* r = t.sum(0, keepdim), then the dims from last down to (keepdim ? 2 : 1), one at a time */
-static PyObject *bn_sum_exclude_dim1(ntmps *tt, PyObject *t, bool keepdim) {
-    if (!t) return NULL;
-    PyObject *r = nkeep_(tt, tn_at_sum_dim_IntList(t, TN_IS(0), keepdim, NULL));
-    if (!r) return NULL;
-    int start = keepdim ? 1 : 0;
-    for (int d = tn_tensor_of(r)->ndim - 1; d > start; d--)
-        if (!(r = nkeep_(tt, tn_at_sum_dim_IntList(r, TN_IS(d), keepdim, NULL)))) return NULL;
-    return r;
-}
-/* unsqueeze(1) until one dim short of target, then unsqueeze(0) (keepdim-shaped statistics) */
-static PyObject *bn_unsqueeze_dim1(ntmps *tt, PyObject *src, PyObject *target) {
-    if (!src) return NULL;
-    int nd = tn_tensor_of(target)->ndim;
-    while (tn_tensor_of(src)->ndim < nd - 1)
-        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
-    if (tn_tensor_of(src)->ndim == nd - 1) src = nkeep_(tt, tn_at_unsqueeze(src, 0));
-    return src;
-}
-/* unsqueeze(1) until one dim short of target, then expand to target's sizes (expand_as) */
-static PyObject *bn_expand_as_dim1(ntmps *tt, PyObject *src, PyObject *target) {
-    if (!src) return NULL;
-    const tn_tensor *t = tn_tensor_of(target);
-    while (tn_tensor_of(src)->ndim < t->ndim - 1)
-        if (!(src = nkeep_(tt, tn_at_unsqueeze(src, 1)))) return NULL;
-    PyObject *sz = nkeep_(tt, tn_py_size_new(t->ndim, t->sizes));
-    return sz ? nkeep_(tt, tn_at_expand(src, TN_IPY(sz), false)) : NULL;
-}
-/* .to(dtype of like): the tensor itself when the dtype is already like's */
-static PyObject *bn_to_dtype_of(ntmps *tt, PyObject *t, PyObject *like) {
-    if (!t || tn_tensor_of(t)->dtype == tn_tensor_of(like)->dtype) return t;
-    return nkeep_(tt, tn_at__to_copy(t, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL, false, NULL));
-}
-static PyObject *bn_ones0(ntmps *tt, PyObject *like) {   /* at::ones({}, like.options()) */
-    return nkeep_(tt, tn_at_ones(TN_IS0, TN_DT(tn_tensor_of(like)->dtype), NULL, NULL, NULL));
-}
-/* first backward's grad_input: (gamma * s12).div_(M) * ((M * gO).sub_(sum(gO)).sub_(xmu.mul(s1) * sum(gO * xmu))) */
-static PyObject *bn_first_back(ntmps *tt, PyObject *gO, PyObject *gamma, PyObject *s12, PyObject *s1, PyObject *xmu, int64_t M) {
-    PyObject *h0 = nkeep_(tt, tn_at_mul_Tensor(gamma, s12));
-    if (!h0 || !nkeep_(tt, tn_at_div__Scalar(h0, TN_SI((long long)M)))) return NULL;
-    PyObject *h1 = nkeep_(tt, tn_at_mul_Scalar(gO, TN_SI((long long)M)));
-    if (!h1 || !nkeep_(tt, tn_at_sub__Tensor(h1, bn_sum_exclude_dim1(tt, gO, true), TN_SDEF))) return NULL;
-    PyObject *a = nkeep_(tt, tn_at_mul_Tensor(xmu, s1));
-    PyObject *b = bn_sum_exclude_dim1(tt, nkeep_(tt, tn_at_mul_Tensor(gO, xmu)), true);
-    PyObject *ab = a && b ? nkeep_(tt, tn_at_mul_Tensor(a, b)) : NULL;
-    if (!ab || !nkeep_(tt, tn_at_sub__Tensor(h1, ab, TN_SDEF))) return NULL;
-    return nkeep_(tt, tn_at_mul_Tensor(h0, h1));
-}
-
-/* native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
- * save_invstd, train, eps, output_mask) and batch_norm_backward(..., update, eps, output_mask,
- * reserve): batchnorm_double_backward(input, weight, ggI = grads[0], ggG = grads[1],
- * ggB = grads[2], gO = grad_out, running_mean, running_var, train, eps, save_mean, save_invstd) ->
- * (input, weight, grad_out) */
-static int f_bn_backward_backward(tn_node *n, PyObject **g, PyObject **o) {
-    ntmps NT = {{0}, 0};
-    static const char *const what[] = {NULL, NULL, NULL, NULL, NULL, "save_mean", "save_invstd"};
-    bool legit = n->op == TN_ROW_native_batch_norm_backward;
-    for (int i = 5; i <= 6; i++)
-        if (need(n, i)) {
-            char msg[128];
-            snprintf(msg, sizeof msg, "the derivative for '%s %s' is not implemented.",
-                     legit ? "native_batch_norm_backward" : "batch_norm_backward", legit || i == 5 ? what[i] : "save_var");
-            PyErr_SetString(PyExc_NotImplementedError, msg);
-            return -1;
-        }
-    if (!legit && n->nargs > 10 && need(n, 10)) {
-        PyErr_SetString(PyExc_NotImplementedError, "the derivative for 'batch_norm_backward reserve' is not implemented.");
-        return -1;
-    }
-    PyObject *ggI = g[0], *ggG = g[1], *ggB = g[2];
-    bool training = n->args[7].u.i != 0;
-    double eps = arg_f(n, 8);
-    PyObject *input = NK(saved(n, 1)), *gO = input ? NK(saved(n, 0)) : NULL;
-    NFAIL(gO);
-    bool affine = is_tensor_arg(n, 2);
-    PyObject *gamma = affine ? NK(saved(n, 2)) : NULL;
-    if (affine) NFAIL(gamma);
-    PyObject *gamma_e, *ggG_e = NULL, *ggB_e = NULL;
-    if (affine) {
-        NFAIL(gamma_e = bn_expand_as_dim1(&NT, gamma, input));
-        if (ggG) NFAIL(ggG_e = bn_expand_as_dim1(&NT, ggG, input));
-        if (ggB) NFAIL(ggB_e = bn_expand_as_dim1(&NT, ggB, input));
-    } else {
-        NFAIL(gamma_e = bn_ones0(&NT, input));
-    }
-    const tn_tensor *it = tn_tensor_of(input);
-    int64_t M = it->sizes[0];
-    for (int d = 2; d < it->ndim; d++) M *= it->sizes[d];
-    PyObject *mu, *s12;
-    if (training) {
-        PyObject *sm = NK(saved(n, 5)), *si = sm ? NK(saved(n, 6)) : NULL;
-        NFAIL(si);
-        NFAIL(mu = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, sm, input), input));
-        NFAIL(s12 = bn_unsqueeze_dim1(&NT, bn_to_dtype_of(&NT, si, input), input));
-    } else {
-        PyObject *rm = NK(saved(n, 3)), *rv = rm ? NK(saved(n, 4)) : NULL;
-        NFAIL(rv);
-        NFAIL(mu = bn_unsqueeze_dim1(&NT, rm, input));
-        PyObject *ve = NK(tn_at_add_Scalar(rv, TN_SD(eps), TN_SDEF));
-        NFAIL(s12 = bn_unsqueeze_dim1(&NT, ve ? NK(tn_at_pow_Tensor_Scalar(ve, TN_SD(-0.5))) : NULL, input));
-    }
-    PyObject *xmu = NK(tn_at_sub_Tensor(input, mu, TN_SDEF));
-    PyObject *s1 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(2)));
-    PyObject *s32 = NK(tn_at_pow_Tensor_Scalar(s12, TN_SI(3)));
-    NFAIL(xmu && s1 && s32);
-    /* gI */
-    PyObject *xmu_s32 = NK(tn_at_mul_Tensor(xmu, s32));
-    PyObject *gOinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true);
-    PyObject *gO_sum = bn_sum_exclude_dim1(&NT, gO, true);
-    NFAIL(xmu_s32 && gOinmu_sum && gO_sum);
-    PyObject *gI = NULL;
-    if (ggI && training) {
-        PyObject *ggI_sum = bn_sum_exclude_dim1(&NT, ggI, true);
-        PyObject *ggIinmu_sum = bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(ggI, xmu)), true);
-        NFAIL(ggI_sum && ggIinmu_sum);
-        PyObject *all = NK(tn_at_mul_Tensor(ggI_sum, gO_sum));
-        NFAIL(all && NK(tn_at_div__Scalar(all, TN_SI((long long)M))));
-        NFAIL(NK(tn_at_sub__Tensor(all, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, ggI)), true), TN_SDEF)));
-        PyObject *t3 = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(s1, gOinmu_sum)), ggIinmu_sum));
-        NFAIL(t3 && NK(tn_at_mul__Scalar(t3, TN_SD(3. / (double)M))));
-        NFAIL(NK(tn_at_add__Tensor(all, t3, TN_SDEF)));
-        PyObject *gI0 = NK(tn_at_mul_Tensor(xmu_s32, all));
-        NFAIL(gI0 && NK(tn_at_div__Scalar(gI0, TN_SI((long long)M))));
-        PyObject *a1 = NK(tn_at_mul_Tensor(ggIinmu_sum, s32));
-        NFAIL(a1 && NK(tn_at_div__Scalar(a1, TN_SI((long long)M))));
-        PyObject *gI1 = NK(tn_at_mul_Tensor(a1, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(gO_sum, TN_SI((long long)M))), gO, TN_SDEF))));
-        PyObject *a2 = NK(tn_at_mul_Tensor(gOinmu_sum, s32));
-        NFAIL(gI1 && a2 && NK(tn_at_div__Scalar(a2, TN_SI((long long)M))));
-        PyObject *gI2 = NK(tn_at_mul_Tensor(a2, NK(tn_at_sub_Tensor(NK(tn_at_div_Scalar(ggI_sum, TN_SI((long long)M))), ggI, TN_SDEF))));
-        NFAIL(gI2 && NK(tn_at_add__Tensor(gI0, gI1, TN_SDEF)) && NK(tn_at_add__Tensor(gI0, gI2, TN_SDEF)));
-        NFAIL(gI = NK(tn_at_mul_Tensor(gamma_e, gI0)));
-    }
-    if (affine && ggG) {
-        PyObject *term;
-        if (training) {
-            PyObject *t0 = NK(tn_at_mul_Tensor(gO, s12));
-            PyObject *t1 = NK(tn_at_mul_Tensor(s12, gO_sum));
-            NFAIL(t0 && t1 && NK(tn_at_div__Scalar(t1, TN_SI((long long)-M))));
-            PyObject *t2 = NK(tn_at_mul_Tensor(xmu_s32, bn_sum_exclude_dim1(&NT, NK(tn_at_mul_Tensor(gO, xmu)), true)));
-            NFAIL(t2 && NK(tn_at_div__Scalar(t2, TN_SI((long long)-M))));
-            NFAIL(NK(tn_at_add__Tensor(t0, t1, TN_SDEF)) && NK(tn_at_add__Tensor(t0, t2, TN_SDEF)));
-            term = NK(tn_at_mul_Tensor(ggG_e, t0));
-        } else {
-            term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, s12)), gO));
-        }
-        NFAIL(term);
-        if (gI) NFAIL(NK(tn_at_add__Tensor(gI, term, TN_SDEF)));
-        else gI = term;
-    }
-    PyObject *gG = NULL;
-    if (affine && ggI) {
-        if (training) {
-            PyObject *one = bn_ones0(&NT, s12);
-            PyObject *fb = one ? bn_first_back(&NT, gO, one, s12, s1, xmu, M) : NULL;
-            NFAIL(gG = bn_sum_exclude_dim1(&NT, fb ? NK(tn_at_mul_Tensor(ggI, fb)) : NULL, false));
-        } else {
-            PyObject *p = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, gO)), s12));
-            NFAIL(gG = bn_sum_exclude_dim1(&NT, p, false));
-        }
-    }
-    PyObject *ggO = NULL;
-    if (ggI) {
-        if (training) NFAIL(ggO = bn_first_back(&NT, ggI, gamma_e, s12, s1, xmu, M));
-        else NFAIL(ggO = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggI, s12)), gamma_e)));
-    }
-    if (ggG && ggG_e) {
-        PyObject *term = NK(tn_at_mul_Tensor(NK(tn_at_mul_Tensor(ggG_e, xmu)), s12));
-        NFAIL(term);
-        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, term, TN_SDEF)));
-        else ggO = term;
-    }
-    if (ggB && ggB_e) {
-        if (ggO) NFAIL(NK(tn_at_add__Tensor(ggO, ggB_e, TN_SDEF)));
-        else ggO = ggB_e;
-    }
-    if (gI && need(n, 1)) put(n, o, 1, Py_NewRef(gI));
-    if (gG && need(n, 2)) put(n, o, 2, Py_NewRef(gG));
-    if (ggO && need(n, 0)) put(n, o, 0, Py_NewRef(ggO));
-    ndrop_(&NT);
-    return 0;
-fail:
-    ndrop_(&NT);
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: batchnorm_double_backward failed");
-    return -1;
-}
 
 /* var_mean_backward(gvar, gmean, X, dims {2, 3}, correction 0, keepdim true) */
 static PyObject *gn_var_mean_backward(ntmps *tt, PyObject *gvar, PyObject *gmean, PyObject *X) {
@@ -2114,40 +1885,8 @@ static int f_trilinear(tn_node *n, PyObject **g, PyObject **o) {
  * xlog1py, zeta, ldexp, complex, frexp, angle, nansum ----
  * derivatives.yaml and FunctionsManual (i1_backward, i1e_backward, sinc_backward, angle_backward,
  * nansum_backward), op by op. */
-/* i1_backward / i1e_backward: safe_self = where(|self| > eps, self, eps); gradx at safe_self;
- * grad * where(|self| > eps, gradx, 0.5) */
-static int i1_grad(tn_node *n, PyObject **g, PyObject **o, bool scaled) {
-    T_; PyObject *s = K(saved(n, 0)), *r = K(result(n, 0));
-    tn_dtype dt = s ? tn_tensor_of(s)->dtype : TN_DTYPE_F32;
-    double eps = dt == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-    PyObject *big = K(tn_at_gt_Scalar(K(tn_at_abs(s)), TN_SD(eps)));
-    PyObject *safe = K(tn_at_where_self(big, s, K(scalar_like(s, eps))));
-    PyObject *gx;
-    if (!scaled)   /* safe_self.i0() - result * safe_self.reciprocal() */
-        gx = K(tn_at_sub_Tensor(K(tn_at_i0(safe)), K(tn_at_mul_Tensor(r, K(tn_at_reciprocal(safe)))), TN_SDEF));
-    else           /* special_i0e(safe_self) - result * (safe_self.sgn() + safe_self.reciprocal()) */
-        gx = K(tn_at_sub_Tensor(K(tn_at_special_i0e(safe)), K(tn_at_mul_Tensor(r, K(tn_at_add_Tensor(K(tn_at_sgn(safe)), K(tn_at_reciprocal(safe)), TN_SDEF)))), TN_SDEF));
-    PyObject *w = K(tn_at_where_self(big, gx, K(scalar_like(s, 0.5))));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], w)));
-    DONE;
-}
-static int f_i1(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, false); }
-static int f_i1e(tn_node *n, PyObject **g, PyObject **o) { return i1_grad(n, g, o, true); }
 
 
-/* polar_backward(grad, result): grad_conj = grad.conj(); abs: real(grad_conj * sgn(result));
- * angle: real(grad_conj * (result * 1j)) */
-static int f_polar(tn_node *n, PyObject **g, PyObject **o) {
-    T_; PyObject *r = K(result(n, 0));
-    PyObject *gc = K(tn_at_conj(g[0]));
-    if (need(n, 0)) OUTK(0, K(tn_at_real(K(tn_at_mul_Tensor(gc, K(tn_at_sgn(r)))))));
-    if (need(n, 1)) {
-        PyObject *j = K(PyComplex_FromDoubles(0.0, 1.0));
-        PyObject *rj = K(tn_at_mul_Scalar(r, TN_SO(j)));
-        OUTK(1, K(tn_at_real(K(tn_at_mul_Tensor(gc, rj)))));
-    }
-    DONE;
-}
 /* ---- fft family (helper-fft): derivatives.yaml's _fft_r2c / _fft_c2r / _fft_c2c, following
  * FunctionsManual's fft_r2c_backward / fft_c2r_backward op by op ---- */
 static PyObject *fft_real_of(PyObject *c) {   /* at::real: view_as_real + select(-1, 0); steals c */
@@ -2489,14 +2228,13 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal}, {TN_ROW_repeat, f_repeat},
+    {TN_ROW_diagonal, f_diagonal},
     {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
     {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
     {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_embedding_dense_backward, f_embedding_dense_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
     {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
@@ -2533,11 +2271,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* nn.functional breadth (helper-nnf) */
     {TN_ROW__trilinear, f_trilinear},
     /* special family (helper-special) */
-    {TN_ROW_special_i1, f_i1}, {TN_ROW_special_i1e, f_i1e},
-    {TN_ROW_polar, f_polar},
+    
     /* linalg family, more (ops/linalg_more.c; helper-linalg) */
     /* helper-autograd: double backward of batch norm's backward ops and of the view backward ops */
-    {TN_ROW_native_batch_norm_backward, f_bn_backward_backward}, {TN_ROW_batch_norm_backward, f_bn_backward_backward},
     /* fft family (helper-fft) */
     {TN_ROW__fft_r2c, f_fft_r2c}, {TN_ROW__fft_c2r, f_fft_c2r}, 
     /* recurrent layers (helper-rnn) */

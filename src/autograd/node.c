@@ -491,20 +491,24 @@ int tn_gradient_edge(PyObject *t, tn_edge *e) {
 
 /* ---- Tensor.retain_grad / retains_grad ---- */
 
-static PyObject *t_retain_grad(PyObject *self, PyObject *u) {
+int tn_retain_grad(PyObject *self) {
     tn_tensor_obj *o = (tn_tensor_obj *)self;
     if (!tn_requires_grad(self)) {
         PyErr_SetString(PyExc_RuntimeError, "can't retain_grad on Tensor that has requires_grad=False");
-        return NULL;
+        return -1;
     }
-    if (!o->grad_fn || o->retains_grad) Py_RETURN_NONE;
+    if (!o->grad_fn || o->retains_grad) return 0;
     tn_node *n = (tn_node *)o->grad_fn;
     PyObject *ref = PyWeakref_NewRef(self, NULL);
     PyObject *pair = ref ? Py_BuildValue("(Ni)", ref, o->output_nr) : NULL;
     int r = pair && lazy_list(&n->retains) ? PyList_Append(n->retains, pair) : -1;
     Py_XDECREF(pair);
-    if (r < 0) return NULL;
+    if (r < 0) return -1;
     o->retains_grad = true;
+    return 0;
+}
+static PyObject *t_retain_grad(PyObject *self, PyObject *u) {
+    if (tn_retain_grad(self) < 0) return NULL;
     Py_RETURN_NONE;
 }
 static PyObject *t_retains_grad(PyObject *self, void *c) {

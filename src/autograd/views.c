@@ -74,6 +74,7 @@ static int as_strided_apply(tn_node *n, PyObject **grads, PyObject **outs) {
 static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     geometry *g = geom(n);
     tn_node *fn = (tn_node *)n->inner;
+    if (!grads[0]) return 0;
     /* upstream's order: the base-shaped copy of the gradient first, then its view (made after
      * the copy, so with create_graph the view hangs on the copy's history) */
     PyObject *slice = NULL, *r = base_like(grads[0], g, false, NULL);
@@ -82,29 +83,34 @@ static int copy_slices_apply(tn_node *n, PyObject **grads, PyObject **outs) {
     if (!c) goto fail;
     Py_DECREF(c);
     if (!(slice = view_of(r, g))) goto fail;
-    PyObject *sl = tn_at_clone(slice, NULL);
+    /* the first edge of CopySlices is the base's history, its op node's the view's history
+     * before the write: the op computes its first gradient exactly when the CopySlices' is
+     * wanted (upstream's update_exec_info) */
+    if (fn->nnext && fn->next[0].fn && tn_edge_wanted(n, 0) && tn_engine_mark_needed(fn->next[0].fn) < 0) goto fail;
+    PyObject *sl = tn_at_clone(slice, tn_py.memory_format_contiguous);
     if (!sl) goto fail;
     PyObject **fo = calloc((size_t)fn->nnext + 1, sizeof *fo);
     PyObject *fg[1] = {sl};
     if (!fo) { Py_DECREF(sl); PyErr_NoMemory(); goto fail; }
     int rc = fn->apply(fn, fg, fo);
     Py_DECREF(sl);
-    if (rc < 0) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
-    if (fo[0]) {
+    /* a wanted gradient the op did not give stays undefined (upstream's `continue`: no
+     * gradient reads as zeros), where this used to zero_ the slice */
+    if (rc == 0 && fo[0] && tn_edge_wanted(n, 0)) {
         c = tn_at_copy_(slice, fo[0], false);
         Py_XDECREF(c);
-        if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
-    } else {
-        c = tn_at_zero_(slice);
-        Py_XDECREF(c);
-        if (!c) { for (int i = 0; i < fn->nnext; i++) Py_XDECREF(fo[i]); free(fo); goto fail; }
+        if (!c) rc = -1;
+        else outs[0] = Py_NewRef(r);
     }
     Py_XDECREF(fo[0]);
-    outs[0] = r;
-    for (int i = 1; i < fn->nnext && i < n->nnext; i++) outs[i] = fo[i];
+    for (int i = 1; i < fn->nnext; i++) {
+        if (rc == 0 && tn_edge_wanted(n, i)) outs[i] = fo[i];
+        else Py_XDECREF(fo[i]);
+    }
     free(fo);
     Py_DECREF(slice);
-    return 0;
+    Py_DECREF(r);
+    return rc;
 fail:
     Py_XDECREF(slice);
     Py_DECREF(r);

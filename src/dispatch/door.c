@@ -1058,6 +1058,104 @@ PyObject *tn_door_call(int op, tn_value *args) {
     return r;
 }
 
+/* ---- upstream's Negative and Conjugate fallbacks as a dispatch mode sees them ----
+ * Upstream's Negative and Conjugate keys sit between autograd and the Python key (Negative first):
+ * an op without a fallthrough there gets each argument with the bit as at::clone(arg) (resolved;
+ * the mode sees `clone`), and a written one is copied back after (`copy_`). Our kernels resolve
+ * the bits themselves (math_bits_call), below the mode, so while a mode is active the clones are
+ * made here, visibly. */
+static bool bit_is(PyObject *t, uint8_t bit) { return tn_py_is_tensor(t) && (tn_tensor_of(t)->math_bits & bit); }
+static bool row_in(const tn_op_def *d, const char *const *rows, size_t n) {
+    size_t nl = strlen(d->name);
+    for (size_t i = 0; i < n; i++)
+        if (!strncmp(rows[i], d->name, nl) && rows[i][nl] == '.' && !strcmp(rows[i] + nl + 1, d->overload)) return true;
+    return false;
+}
+static bool bit_fallthrough(const tn_op_def *d, const tn_schema *s, uint8_t bit) {
+    /* both keys: the view functions (they alias their input), tensor utilities and constructors */
+    static const char *const both[] = {
+        "set_.source_Storage_storage_offset", "set_.source_Tensor", "set_.", "copy_.", "clone.", "resolve_conj.",
+        "resolve_neg.", "repeat_interleave.Tensor", "repeat_interleave.self_Tensor", "repeat_interleave.self_int",
+        "_has_same_storage_numel.", "_new_zeros_with_same_feature_meta.", "linalg_solve_triangular.",
+        "linalg_solve_triangular.out", "empty_like.", "empty.memory_format", "empty.out", "empty_strided.", "full_like.",
+        "stride.int", "stride.Dimname", "size.int", "size.Dimname", "is_complex.", "is_floating_point.",
+        "requires_grad_.", "_unsafe_view.", "resize_.", "as_strided.", "view."};
+    static const char *const conj_only[] = {
+        "_conj_physical.", "conj_physical.", "conj_physical_.", "dot.", "vdot.", "dot.out", "vdot.out", "mm.", "mm.out",
+        "addmm.", "addmm_.", "addmm.out", "bmm.", "bmm.out", "baddbmm.", "baddbmm_.", "baddbmm.out", "linalg_svd.",
+        "linalg_svd.U"};
+    static const char *const neg_only[] = {"neg_."};
+    if (bit_aware(d) || alias_op(s) || row_in(d, both, sizeof both / sizeof *both)) return true;
+    return bit == TN_BIT_CONJ ? row_in(d, conj_only, sizeof conj_only / sizeof *conj_only)
+                              : row_in(d, neg_only, sizeof neg_only / sizeof *neg_only);
+}
+static bool bit_in_list(PyObject *tup, uint8_t bit) {
+    for (Py_ssize_t k = 0; k < PyTuple_Size(tup); k++)
+        if (bit_is(PyTuple_GetItem(tup, k), bit)) return true;
+    return false;
+}
+static bool bits_wanted(const tn_schema *s, tn_value *args, uint8_t bit) {
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && bit_is(args[i].u.obj, bit)) return true;
+        if (args[i].tag == TN_V_TENSORLIST && bit_in_list(args[i].u.obj, bit)) return true;
+    }
+    return false;
+}
+static PyObject *bit_clone(PyObject *t) {   /* through the door, grad mode off: the mode sees it */
+    bool was = tn_grad_mode_set(false);
+    PyObject *c = tn_at_clone(t, NULL);
+    tn_grad_mode_set(was);
+    return c;
+}
+static PyObject *bit_fallback_under_mode(int op, const tn_schema *s, tn_value *args, uint8_t bit) {
+    const char *what = bit == TN_BIT_CONJ ? "conjugate" : "negation";
+    if (s->nargs > 64) return tn_not_implemented("the conjugate / negative fallback for an operator with this many arguments");
+    tn_value local[64];
+    PyObject *made[64], *orig = NULL, *copy = NULL, *r = NULL;
+    int nmade = 0;
+    memcpy(local, args, (size_t)s->nargs * sizeof *local);
+    for (int i = 0; i < s->nargs; i++) {
+        if (local[i].tag == TN_V_TENSOR && bit_is(local[i].u.obj, bit)) {
+            if (s->args[i].is_write && orig) {
+                PyErr_Format(PyExc_RuntimeError, "%s fallback does not support operators with more than one mutable tensors with %sbit set to true.", what, what);
+                goto done;
+            }
+            PyObject *c = bit_clone(local[i].u.obj);
+            if (!c) goto done;
+            made[nmade++] = c;
+            if (s->args[i].is_write) { orig = local[i].u.obj; copy = c; }
+            local[i].u.obj = c;
+        } else if (local[i].tag == TN_V_TENSORLIST && bit_in_list(local[i].u.obj, bit)) {
+            if (s->args[i].is_write) {
+                PyErr_Format(PyExc_RuntimeError, "%s fallback doesn't currently support mutable TensorLists with %s inputs.", what, what);
+                goto done;
+            }
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            PyObject *tup = PyTuple_New(n);
+            if (!tup) goto done;
+            made[nmade++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
+                PyObject *c = bit_is(e, bit) ? bit_clone(e) : Py_NewRef(e);
+                if (!c) goto done;
+                PyTuple_SetItem(tup, k, c);
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    r = tn_door_below_vmap(op, local);
+    if (r && orig) {   /* the written argument: the result copied back into it */
+        bool was = tn_grad_mode_set(false);
+        PyObject *cp = tn_at_copy_(orig, tn_py_is_tensor(r) ? r : copy, false);
+        tn_grad_mode_set(was);
+        if (!cp) Py_CLEAR(r);
+        else { Py_DECREF(cp); r = swap_result(r, copy, orig); }
+    }
+done:
+    for (int i = 0; i < nmade; i++) Py_DECREF(made[i]);
+    return r;
+}
+
 /* Below autograd: torch.func's vmap stage (functorch.c), then dispatch modes, meta, kernels. */
 PyObject *tn_door_below_autograd(int op, tn_value *args) {
     PyObject *r = tn_vmap_wants(op, args) ? tn_vmap_call(op, args) : tn_door_below_vmap(op, args);
@@ -1074,7 +1172,15 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
     if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
         bool handled;
         PyObject *r = tn_composite_under_mode(op, args, &handled);
-        return handled ? r : to_mode(op, args);
+        if (handled) return r;
+        /* the Negative then the Conjugate fallback, below the composites' decomposition */
+        const tn_schema *cs = tn_op_schema(op);
+        if (!cs) return NULL;
+        for (int k = 0; k < 2; k++) {
+            uint8_t bit = k == 0 ? TN_BIT_NEG : TN_BIT_CONJ;
+            if (bits_wanted(cs, args, bit) && !bit_fallthrough(tn_op_at(op), cs, bit)) return bit_fallback_under_mode(op, cs, args, bit);
+        }
+        return to_mode(op, args);
     }
     /* then tensor subclasses' __torch_dispatch__ (subclass.c), after the modes as upstream's
      * Python key; a CompositeImplicitAutograd op reaches them decomposed, except with a nested
