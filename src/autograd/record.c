@@ -127,9 +127,9 @@ static int copy_value(tn_value *dst, const tn_value *src) {
         memcpy(dst->u.ints.v, src->u.ints.v, (size_t)src->u.ints.n * sizeof(int64_t));
         return 0;
     case TN_V_FLOATLIST: case TN_V_SCALARLIST:
-        dst->u.floats.v = malloc(((size_t)src->u.floats.n + 1) * sizeof(double));
+        dst->u.floats.v = malloc((tn_scalarlist_slots(src) + 1) * sizeof(double));
         if (!dst->u.floats.v) return -1;
-        memcpy(dst->u.floats.v, src->u.floats.v, (size_t)src->u.floats.n * sizeof(double));
+        memcpy(dst->u.floats.v, src->u.floats.v, tn_scalarlist_slots(src) * sizeof(double));
         return 0;
     default:
         if (tn_value_holds_object(src->tag)) Py_INCREF(src->u.obj);
@@ -333,8 +333,7 @@ static int foreach_elem(int ref, const tn_schema *s, const tn_value *args, int n
                 PyErr_SetString(PyExc_RuntimeError, "Tensor list must have same number of elements as scalar list.");
                 return -1;
             }
-            out[j].tag = TN_V_FLOAT;
-            out[j].u.f = args[j].u.floats.v[i];
+            tn_scalarlist_get(&args[j], (int)i, &out[j]);
         }
     }
     return 0;
