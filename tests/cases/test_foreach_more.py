@@ -13,7 +13,7 @@ requires_grad: the grad_fn's name and type and the gradients of a weighted sum (
 tests/harness/autograd.py). Smaller cases pin the scalar-list element types, the packed scalar
 tensor of addcmul/addcdiv.Tensor, the functional _foreach_copy and the error messages."""
 from harness import cases
-from harness.autograd import F64
+from harness.autograd import F64, GRAPH
 
 DBS = {
     "unary": ["exp", "acos", "asin", "atan", "cos", "cosh", "log", "log10", "log2", "tan", "tanh", "sin", "sinh",
@@ -96,11 +96,9 @@ cases("foreach_opinfo", {"%s-%s" % (n, d): "forward(%r, %r, %r)" % (db, n, d)
       setup=SETUP, tol="float", vars=False)
 
 # Left out: add/mul/div (a sample where upstream's autograd.grad raises "inconsistent range for
-# TensorList output", ours a size mismatch), maximum/minimum (the .Scalar/.ScalarList overloads'
-# own derivatives.yaml formulas are not implemented yet: their backward refuses by name), addcdiv
-# (upstream raises IndexError on an empty packed-scalar sample), mm (float64 summation order
-# beyond F64)
-GRAD_KNOWN = {"zero", "copy", "add", "mul", "div", "maximum", "minimum", "addcdiv", "mm"}
+# TensorList output", ours a size mismatch), addcdiv (upstream raises IndexError on an empty
+# packed-scalar sample), mm (float64 summation order beyond F64)
+GRAD_KNOWN = {"zero", "copy", "add", "mul", "div", "addcdiv", "mm"}
 GRAD = [(db, n) for db, names in DBS.items() for n in names if n not in GRAD_KNOWN]
 cases("foreach_opinfo_grad", {n: "gradient(%r, %r)" % (db, n) for db, n in GRAD}, setup=SETUP, tol=F64, vars=False)
 
@@ -160,3 +158,64 @@ with M():
     torch._foreach_cos(t); torch._foreach_pow(2., t); torch._foreach_maximum(t, [1, 2.5]); torch._foreach_add(t, [1, True])
 seen""",
 }.items()}, vars=False)
+
+# ---- autograd of the new overloads: one node per functional call (Foreach<reference><overload>,
+# CppFunction for torchgen-generated ones, the op's own derivatives.yaml node otherwise), per
+# element nodes for in-place calls (the reference's node, also where the foreach kernel has no
+# per-tensor in-place op: maximum_ -> MaximumBackward0), NotImplemented where upstream has no
+# derivative (_foreach_copy_, _foreach_maximum_.Scalar, _foreach_addcmul_.Tensor)
+AG = GRAPH + """
+def err(f):
+    try:
+        return ("ok", f())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+torch.manual_seed(0)
+x = [torch.randn(3, dtype=torch.float64, requires_grad=True), torch.randn(2, 2, dtype=torch.float64, requires_grad=True)]
+y = [torch.rand(3, dtype=torch.float64, requires_grad=True) + 0.5, torch.rand(2, 2, dtype=torch.float64, requires_grad=True) + 0.5]
+x[0].data[1] = 0.
+def run(outs):
+    w = [torch.linspace(-1, 2, o.numel(), dtype=o.dtype).reshape(o.shape) for o in outs]
+    loss = sum((o * wi).sum() for o, wi in zip(outs, w))
+    return ([(type(o.grad_fn).__name__, graph(o)) for o in outs], [o.output_nr for o in outs],
+            err(lambda: torch.autograd.grad(loss, x + y, allow_unused=True)))
+def inplace(f):
+    a = [t * 1 for t in x]
+    r = err(lambda: f(a))
+    return (r, run(a))
+"""
+cases("foreach_more_grad", {k: AG + v for k, v in {
+    "cos": "run(torch._foreach_cos(x))",
+    "sigmoid_frac_round": "(run(torch._foreach_sigmoid(x)), run(torch._foreach_frac(x)), run(torch._foreach_round(x)))",
+    "pow_List": "run(torch._foreach_pow(y, x))",
+    "pow_Scalar": "run(torch._foreach_pow(x, 3.))",
+    "pow_ScalarList": "run(torch._foreach_pow(x, [2., 3]))",
+    "pow_ScalarAndTensor": "run(torch._foreach_pow(2.5, x))",
+    "maximum_Scalar": "run(torch._foreach_maximum(x, 0.))",
+    "maximum_ScalarList": "run(torch._foreach_maximum(x, [0., 0.1]))",
+    "minimum_Scalar": "run(torch._foreach_minimum(x, 0.))",
+    "minimum_ScalarList": "run(torch._foreach_minimum(x, [0., -0.1]))",
+    "minimum_List": "run(torch._foreach_minimum(x, y))",
+    "clamp_min_List": "run(torch._foreach_clamp_min(x, y))",
+    "clamp_max_ScalarList": "run(torch._foreach_clamp_max(x, [0., 0.2]))",
+    "lerp_ScalarList": "run(torch._foreach_lerp(x, y, [0.3, 0.6]))",
+    "addcmul_Tensor": "run(torch._foreach_addcmul(x, y, y, torch.tensor([1., 2.], dtype=torch.float64)))",
+    "max": "run(torch._foreach_max(x))",
+    "clone": "run(torch._foreach_clone(x))",
+    "copy": "run(torch.ops.aten._foreach_copy(x, y))",
+    "mm": "run(torch._foreach_mm([x[1], y[1]], [y[1], x[1]]))",
+    "inplace_maximum_List": "inplace(lambda a: torch._foreach_maximum_(a, y))",
+    "inplace_minimum_List": "inplace(lambda a: torch._foreach_minimum_(a, y))",
+    "inplace_clamp_min_List": "inplace(lambda a: torch._foreach_clamp_min_(a, y))",
+    "inplace_pow_List": "inplace(lambda a: torch._foreach_pow_(a, y))",
+    "inplace_pow_Scalar": "inplace(lambda a: torch._foreach_pow_(a, 2.))",
+    "inplace_pow_ScalarList": "inplace(lambda a: torch._foreach_pow_(a, [2., 3]))",
+    "inplace_cos_sigmoid": "inplace(lambda a: (torch._foreach_cos_(a), torch._foreach_sigmoid_(a)))",
+    "inplace_lerp_ScalarList": "inplace(lambda a: torch._foreach_lerp_(a, y, [0.2, 0.7]))",
+    "inplace_maximum_Scalar": "inplace(lambda a: torch._foreach_maximum_(a, 0.))",
+    "inplace_addcmul_Tensor": "inplace(lambda a: torch._foreach_addcmul_(a, y, y, torch.tensor([0.2, 0.7])))",
+    "inplace_copy": "inplace(lambda a: torch._foreach_copy_(a, y))",
+    "inplace_copy_into_plain": "a = [t.detach().clone() for t in x]; torch._foreach_copy_(a, y); "
+                               "([(type(t.grad_fn).__name__, t.requires_grad, graph(t)) for t in a], err(lambda: a[0].sum().backward()))",
+    "inplace_leaf": "err(lambda: torch._foreach_maximum_(x, y))",
+}.items()}, tol=F64, vars=False)
