@@ -248,9 +248,9 @@ FE(_foreach_mm, "mm", "", "L0 L1", false, FE_MM)
 /* _foreach_copy_(Tensor(a!)[] self, Tensor[] src, bool non_blocking=False) -> () */
 FE(_foreach_copy_, "copy_", "", "L0 L1 V2", true, FE_PLAIN)
 
-/* _foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None): linalg_vector_norm(
- * t, ord, dim=None, keepdim=False, dtype) per tensor. */
-PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {
+/* _foreach_norm.Scalar / _foreach_powsum.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None):
+ * linalg_vector_norm / linalg__powsum(t, ord, dim=None, keepdim=False, dtype) per tensor. */
+static PyObject *per_tensor_norm(tn_value *a, const char *op, int *cache, bool norm) {
     tn_value b[5];
     memset(b, 0, sizeof b);
     b[0].tag = TN_V_TENSOR;
@@ -258,13 +258,13 @@ PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {
     b[2].tag = TN_V_NONE; b[2].defaulted = true;
     b[3].tag = TN_V_BOOL; b[3].u.i = 0; b[3].defaulted = true;
     b[4] = a[2];
-    static int cache;
-    int row = row_of("linalg_vector_norm", "", &cache);
+    int row = row_of(op, "", cache);
     if (row < 0) return NULL;
     Py_ssize_t len = PyTuple_Size(a[0].u.obj);
     if (len == 0) return check_fail("Tensor list must have at least one tensor.");
-    if (a[1].tag != TN_V_INT && a[1].tag != TN_V_FLOAT) return check_fail("foreach_tensor_norm_slow expects ord to be integer or float");
-    bool inf = a[1].tag == TN_V_FLOAT && isinf(a[1].u.f) && a[1].u.f > 0;
+    if (norm && a[1].tag != TN_V_INT && a[1].tag != TN_V_FLOAT)
+        return check_fail("foreach_tensor_norm_slow expects ord to be integer or float");
+    bool inf = norm && a[1].tag == TN_V_FLOAT && isinf(a[1].u.f) && a[1].u.f > 0;
     PyObject *res = PyTuple_New(len);
     for (Py_ssize_t i = 0; res && i < len; i++) {
         b[0].u.obj = PyTuple_GetItem(a[0].u.obj, i);
@@ -280,6 +280,15 @@ PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {
     return res;
 }
 
+PyObject *tn_op__foreach_norm_Scalar(tn_value *a) {
+    static int cache;
+    return per_tensor_norm(a, "linalg_vector_norm", &cache, true);
+}
+
+PyObject *tn_op__foreach_powsum_Scalar(tn_value *a) {
+    static int cache;
+    return per_tensor_norm(a, "linalg__powsum", &cache, false);
+}
 
 /* _foreach_copy(Tensor[] self, Tensor[] src, bool non_blocking=False) -> Tensor[] self_out: the
  * functional form upstream generates from _foreach_copy_ -- each self cloned, then copied into. */

@@ -219,3 +219,29 @@ cases("foreach_more_grad", {k: AG + v for k, v in {
                                "([(type(t.grad_fn).__name__, t.requires_grad, graph(t)) for t in a], err(lambda: a[0].sum().backward()))",
     "inplace_leaf": "err(lambda: torch._foreach_maximum_(x, y))",
 }.items()}, tol=F64, vars=False)
+
+# ---- linalg__powsum (sum(|x|^ord), what _foreach_powsum runs per tensor): bit for bit, the
+# vectorised ord-2 rows and the pow fold alike
+PS = """
+P = torch.ops.aten.linalg__powsum
+def err(f):
+    try:
+        return ("ok", f())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+torch.manual_seed(0)
+x = torch.randn(7, 45) * 3
+z = torch.tensor([0., 1., -2., 0.5, float('nan')])
+"""
+cases("powsum", {k: PS + v for k, v in {
+    "orders": "[P(x, p) for p in (2, 2.0, 1, 3, 0, 0.5, -1, 2.5, float('inf'), float('-inf'), True)]",
+    "orders_zero_nan": "[P(z[:4], p) for p in (0, 1, 2, 3, -1, float('inf'), float('-inf'))] + [P(z, 2), P(z, float('inf'))]",
+    "dims": "(P(x, 2, [1]), P(x, 2, [0], True), P(x.T, 2, [0]), P(x.T, 3, [1]), P(x[:, ::2], 2, 1), P(x.reshape(7, 5, 9), 2, [0, 2]), P(x.reshape(7, 45, 1), 2, [2]))",
+    "dtypes": "(P(x.double(), 2), P(x.double(), 3, 1), P(x.bfloat16(), 2), P(x.bfloat16(), 2, 1), P(x.half(), 2), P(x.half(), 2, dtype=torch.float32), "
+              "P(x.double(), 2, dtype=torch.float32), P(x, 2, dtype=torch.float64), P(x.to(torch.complex64), 2), P(x.to(torch.complex128), 3, 0))",
+    "errors_empty": "(err(lambda: P(torch.arange(3), 2)), err(lambda: P(x, 2, dtype=torch.int64)), err(lambda: P(x, 1j)), err(lambda: P(x, 2, [5])), "
+                    "P(torch.zeros(0), float('inf')), P(torch.zeros(0), -1), P(torch.zeros(2, 0), 2, [1]))",
+    "foreach": "(torch._foreach_powsum([x, x.double(), x[:, 1:]], 3), torch._foreach_powsum([x, x.bfloat16()]), torch._foreach_powsum([x.half()], 2, torch.float32), "
+               "err(lambda: torch._foreach_powsum([])), err(lambda: torch._foreach_powsum([torch.arange(3)])))",
+    "foreach_grad": "a = [x.clone().requires_grad_()]; r = torch._foreach_powsum(a); (r[0].grad_fn.name(), err(lambda: r[0].backward()))",
+}.items()}, vars=False)
