@@ -367,6 +367,13 @@ static int foreach_apply(tn_node *n, PyObject **g, PyObject **o) {
             int fe = n->arg_edge[j];
             if (fe < 0) { Py_CLEAR(so[k]); continue; }
             bool list = j < s->nargs && s->args[j].is_list;
+            if (!list && len > 1) {
+                /* upstream's generated code gathers a per-element gradient for a single tensor
+                 * argument (add.Tensor's other) and copies the n results into its one slot */
+                for (int q = 0; q < e->nnext; q++) Py_XDECREF(so[q]);
+                PyErr_SetString(PyExc_RuntimeError, "inconsistent range for TensorList output");
+                return -1;
+            }
             int dst = list ? fe + (int)i : fe;
             if (!o[dst]) { o[dst] = so[k]; so[k] = NULL; continue; }
             PyObject *sum = tn_at_add_Tensor(o[dst], so[k], TN_SDEF);
