@@ -290,28 +290,26 @@ PyObject *tn_op__foreach_powsum_Scalar(tn_value *a) {
     return per_tensor_norm(a, "linalg__powsum", &cache, false);
 }
 
-/* _foreach_copy(Tensor[] self, Tensor[] src, bool non_blocking=False) -> Tensor[] self_out: the
- * functional form upstream generates from _foreach_copy_ -- each self cloned, then copied into. */
+/* _foreach_copy(Tensor[] self, Tensor[] src, bool non_blocking=False) -> Tensor[] self_out: as
+ * measured, one new tensor per self with its sizes, strides and dtype (kept even when not dense),
+ * src copied into it; empty lists give an empty list. (Upstream does not check the lengths: a
+ * shorter src gives a shorter result, a longer one reads past self; ours raises the list-length
+ * error of _foreach_copy_.) */
 PyObject *tn_op__foreach_copy(tn_value *a) {
     Py_ssize_t len = PyTuple_Size(a[0].u.obj);
-    static int clone_cache;
-    int crow = row_of("clone", "", &clone_cache);
-    if (crow < 0) return NULL;
-    PyObject *clones = PyTuple_New(len);
-    for (Py_ssize_t i = 0; clones && i < len; i++) {
-        tn_value c[2];
-        memset(c, 0, sizeof c);
-        c[0].tag = TN_V_TENSOR; c[0].u.obj = PyTuple_GetItem(a[0].u.obj, i);
-        c[1].tag = TN_V_NONE; c[1].defaulted = true;
-        PyObject *r = tn_op_at(crow)->fn(c);
-        if (!r) { Py_CLEAR(clones); break; }
-        PyTuple_SetItem(clones, i, r);
+    if (len == 0 && PyTuple_Size(a[1].u.obj) == 0) return PyTuple_New(0);
+    PyObject *outs = PyTuple_New(len);
+    for (Py_ssize_t i = 0; outs && i < len; i++) {
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(a[0].u.obj, i));
+        PyObject *r = tn_cr_empty_strided(t->ndim, t->sizes, t->strides, t->dtype, t->storage->device);
+        if (!r) { Py_CLEAR(outs); break; }
+        PyTuple_SetItem(outs, i, r);
     }
-    if (!clones) return NULL;
+    if (!outs) return NULL;
     tn_value b[3] = {a[0], a[1], a[2]};
-    b[0].u.obj = clones;
+    b[0].u.obj = outs;
     PyObject *r = tn_op__foreach_copy_(b);
-    if (!r) { Py_DECREF(clones); return NULL; }
+    if (!r) { Py_DECREF(outs); return NULL; }
     Py_DECREF(r);
-    return clones;
+    return outs;
 }

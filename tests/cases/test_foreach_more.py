@@ -137,7 +137,8 @@ cases("foreach_more", {k: ERRS + v for k, v in {
                               "b = [x.clone() for x in i]; (a, err(lambda: torch._foreach_addcmul_(b, i, i, torch.tensor([1.5, 2.]))), b)",
     "copy_functional": "s = [torch.tensor([1.5, 2.5, 3.5]), torch.tensor([0.25])]; "
                        "(torch.ops.aten._foreach_copy(i, s), i, torch.ops.aten._foreach_copy.default(t, s), "
-                       "hasattr(torch, '_foreach_copy'))",
+                       "hasattr(torch, '_foreach_copy'), torch.ops.aten._foreach_copy([], []), "
+                       "[(r.stride(), r) for r in torch.ops.aten._foreach_copy([torch.zeros(2, 3)[:, ::2], t[1].T], [torch.ones(2), s[1]])])",
     "max": "(torch._foreach_max(i + t), err(lambda: torch._foreach_max([torch.zeros(0)])), torch._foreach_max([torch.tensor([True, False])]))",
     "norm_inf_empty": "(err(lambda: torch._foreach_norm([torch.zeros(0)], float('inf'))), "
                       "err(lambda: torch._foreach_norm([torch.zeros(0)], float('-inf'))), torch._foreach_norm([torch.zeros(0)], 2))",
