@@ -4,7 +4,9 @@
 foreach_binary_op_db, foreach_pointwise_op_db, foreach_reduce_op_db and foreach_other_op_db. For
 each entry and dtype each case makes the entry's sample inputs (torch.manual_seed(0) first; both
 sides make them, and the inputs are returned too, so a difference in generation shows) and runs
-the functional op and, on clones, the in-place variant: float results within upstream's float error
+the functional op and, on clones, the in-place variant, and checks on each side that the functional
+results equal the entry's per-tensor reference op element by element, bit for bit (a list of
+booleans, compared exactly): float results within upstream's float error
 (tol="float", as tests/harness/opinfo.py: the foreach ops run the per-tensor kernels, whose float
 bits for transcendental functions depend on upstream's vector code), integers, bools, shapes and
 dtypes exactly, exception type and message where a sample raises. A dtype the entry does not list on CPU gives "unsupported" on both
@@ -46,11 +48,26 @@ def forward(db, name, dtype):
     out = []
     for s in samples(op, dtype):
         r = [s.input, s.args, s.kwargs, err(lambda: op.op(s.input, *s.args, **s.kwargs))]
+        r.append(per_tensor_same(op, s, r[3]))
         if op.inplace_variant is not None and op.inplace_variant is not op.op:
             xs = [t.clone() for t in s.input]
             r.append((err(lambda: op.inplace_variant(xs, *s.args, **s.kwargs)), xs))
         out.append(r)
     return out
+def same_bits(a, b):
+    return (a.dtype == b.dtype and a.shape == b.shape and
+            bool(((a == b) | ((a != a) & (b != b))).all()))
+def per_tensor_same(op, s, r):
+    # the foreach result against op.ref (the per-tensor op) on each element, bit for bit (NaN
+    # where NaN): None where the sample's arguments do not map onto the per-tensor op
+    if r[0] != "ok" or not isinstance(s.input, (list, tuple)) or op.ref is None or op.inplace_variant is op.op:
+        return None
+    try:
+        ref = [op.ref(t, *[a[i] if isinstance(a, (list, tuple)) else a for a in s.args], **s.kwargs)
+               for i, t in enumerate(s.input)]
+    except Exception:
+        return None
+    return [same_bits(a, b) for a, b in zip(r[1], ref)]
 def flat(x):
     if isinstance(x, torch.Tensor):
         return [x]
