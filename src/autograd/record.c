@@ -432,7 +432,7 @@ static PyObject *foreach_inplace_record(int op, int ref, tn_value *args, const t
     PyObject *selfs = args[0].u.obj;
     Py_ssize_t len = PyTuple_Size(selfs);
     for (Py_ssize_t i = 0; i < len; i++)
-        if (inplace_leaf_check(PyTuple_GetItem(selfs, i)) < 0) return NULL;
+        if (tn_ng_view_inplace(PyTuple_GetItem(selfs, i)) < 0 || inplace_leaf_check(PyTuple_GetItem(selfs, i)) < 0) return NULL;
     const tn_schema *rs = ref >= 0 ? tn_op_schema(ref) : NULL;
     if (ref >= 0 && !rs) return NULL;
     if (rs && rs->nargs > 16) return tn_not_implemented("a foreach reference op with more than 16 arguments");
@@ -668,17 +668,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     tn_tensor self_before = {0};
     if (inplace && args[0].tag == TN_V_TENSOR) {
         PyObject *self = args[0].u.obj;
-        tn_tensor_obj *so = (tn_tensor_obj *)self;
-        if (tn_ng_view_inplace(self) < 0) return NULL;
-        if (!so->grad_fn && so->requires_grad) {
-            PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
-            return NULL;
-        }
-        PyObject *b = so->base;
-        if (b && !((tn_tensor_obj *)b)->grad_fn && ((tn_tensor_obj *)b)->requires_grad) {
-            PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-            return NULL;
-        }
+        if (tn_ng_view_inplace(self) < 0 || inplace_leaf_check(self) < 0) return NULL;
         self_ver = tn_tensor_of(self)->storage->version;
         self_before = *tn_tensor_of(self);
     }

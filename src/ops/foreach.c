@@ -59,21 +59,23 @@ static int packed_scalars_check(const tn_tensor *t, Py_ssize_t len) {
     return 0;
 }
 
-static int packed_scalar(PyObject *packed, Py_ssize_t i, tn_value *out) {
+/* the packed scalars widened once (int64, bool, float64 or complex128; contiguous) */
+static PyObject *packed_widen(PyObject *packed) {
     const tn_tensor *t = tn_tensor_of(packed);
     tn_dtype wide = tn_dtype_is_complex(t->dtype) ? TN_DTYPE_C128
                     : t->dtype == TN_DTYPE_BOOL ? TN_DTYPE_BOOL
                     : tn_dtype_is_integral(t->dtype, false) ? TN_DTYPE_I64 : TN_DTYPE_F64;
-    PyObject *w = tn_as_dtype(packed, wide, true);
-    if (!w) return -1;
-    const char *p = tn_data(tn_tensor_of(w)) + i * tn_dtype_itemsize(wide);
+    return tn_as_dtype(packed, wide, true);
+}
+
+static void packed_scalar(PyObject *wide, Py_ssize_t i, tn_value *out) {
+    const tn_tensor *t = tn_tensor_of(wide);
+    const char *p = tn_data(t) + i * tn_dtype_itemsize(t->dtype);
     memset(out, 0, sizeof *out);
-    if (wide == TN_DTYPE_C128) { out->tag = TN_V_COMPLEX; memcpy(&out->u.c.re, p, 8); memcpy(&out->u.c.im, p + 8, 8); }
-    else if (wide == TN_DTYPE_BOOL) { out->tag = TN_V_BOOL; out->u.i = *p != 0; }
-    else if (wide == TN_DTYPE_I64) { out->tag = TN_V_INT; memcpy(&out->u.i, p, 8); }
+    if (t->dtype == TN_DTYPE_C128) { out->tag = TN_V_COMPLEX; memcpy(&out->u.c.re, p, 8); memcpy(&out->u.c.im, p + 8, 8); }
+    else if (t->dtype == TN_DTYPE_BOOL) { out->tag = TN_V_BOOL; out->u.i = *p != 0; }
+    else if (t->dtype == TN_DTYPE_I64) { out->tag = TN_V_INT; memcpy(&out->u.i, p, 8); }
     else { out->tag = TN_V_FLOAT; memcpy(&out->u.f, p, 8); }
-    Py_DECREF(w);
-    return 0;
 }
 
 static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
@@ -119,8 +121,11 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
     }
     int row = row_of(sp->op, sp->ovl, &sp->row);
     if (row < 0) return NULL;
+    PyObject *wide = NULL;   /* the one packed scalars tensor ('T'), widened */
+    for (int j = 0; j < n; j++)
+        if (kind[j] == 'T' && !(wide = packed_widen(a[src[j]].u.obj))) return NULL;
     PyObject *res = inplace ? NULL : PyTuple_New(len);
-    if (!inplace && !res) return NULL;
+    if (!inplace && !res) { Py_XDECREF(wide); return NULL; }
     for (Py_ssize_t i = 0; i < len; i++) {
         tn_value v[8];
         memset(v, 0, sizeof v);
@@ -129,19 +134,20 @@ static PyObject *run(fe_spec *sp, tn_value *a, bool inplace) {
             case 'L': v[j].tag = TN_V_TENSOR; v[j].u.obj = PyTuple_GetItem(a[src[j]].u.obj, i); break;
             case 'V': v[j] = a[src[j]]; break;
             case 'S': tn_scalarlist_get(&a[src[j]], (int)i, &v[j]); break;
-            case 'T': if (packed_scalar(a[src[j]].u.obj, i, &v[j]) < 0) { Py_XDECREF(res); return NULL; } break;
+            case 'T': packed_scalar(wide, i, &v[j]); break;
             default: v[j].tag = TN_V_INT; v[j].u.i = 1; v[j].defaulted = true; break;
             }
         }
-        if (sp->check == FE_MAX && tn_numel(TN_T(v[0])) == 0) {
-            Py_XDECREF(res);
-            return check_fail("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is undefined.");
-        }
-        PyObject *r = tn_op_at(row)->fn(v);
-        if (!r) { Py_XDECREF(res); return NULL; }
+        PyObject *r = NULL;
+        if (sp->check == FE_MAX && tn_numel(TN_T(v[0])) == 0)
+            check_fail("_foreach_max cannot compute the maximum of an empty tensor; max over zero elements is undefined.");
+        else
+            r = tn_op_at(row)->fn(v);
+        if (!r) { Py_XDECREF(res); Py_XDECREF(wide); return NULL; }
         if (inplace) Py_DECREF(r);
         else PyTuple_SetItem(res, i, r);
     }
+    Py_XDECREF(wide);
     if (inplace) Py_RETURN_NONE;
     return res;
 }
