@@ -395,18 +395,43 @@ def autograd_table(yaml_path, rows, impl, cname, infos_by_row=None):
     refrow = {}
     # foreach rows with their own derivatives.yaml entry whose formula is the reference's per
     # element (_foreach_norm.Scalar: norm_backward(grads[i], self[i], ord, result[i]), norm.Scalar's)
-    manual_ref = {"_foreach_norm.Scalar": "norm.Scalar"}
+    # (_foreach_maximum/minimum.Scalar/.ScalarList: their element nodes are recorded as clamp_min /
+    # clamp_max, which save the same self and scalar; the formula is their own, formulas.c's
+    # tn_foreach_formula)
+    manual_ref = {"_foreach_norm.Scalar": "norm.Scalar",
+                  "_foreach_maximum.Scalar": "clamp_min.", "_foreach_maximum.ScalarList": "clamp_min.",
+                  "_foreach_minimum.Scalar": "clamp_max.", "_foreach_minimum.ScalarList": "clamp_max."}
     for ri, r in enumerate(rows):
         if r["key"] in manual_ref and manual_ref[r["key"]] in key_row and manual_ref[r["key"]] in impl:
             refrow[ri] = key_row[manual_ref[r["key"]]]
+    # the per-tensor in-place op of an in-place row is the reference's in-place form, matched by
+    # signature as torchgen matches them (pow_.Tensor is pow.Tensor_Tensor's); an in-place row
+    # whose reference has none (_foreach_maximum_.List: maximum) records the functional
+    # reference's node on each written tensor (tn_op_foreach_ref_fn), as upstream's
+    inplace_by_sig = {}
+    for i, r in enumerate(rows):
+        if r["name"].endswith("_") and not r["name"].startswith("_") and r["key"] in impl:
+            try:
+                inplace_by_sig.setdefault((r["name"][:-1], str(FunctionSchema.parse(r["func"]).signature())), i)
+            except Exception:
+                pass
+    refrow_fn = {}
     for ri, (ref, rinfo) in foreach_ref.items():
         k = f"{ref.name.name}.{ref.name.overload_name}"
         if rows[ri]["name"].endswith("_"):
-            k = f"{ref.name.name.base}_.{ref.name.overload_name}"
+            i = inplace_by_sig.get((str(ref.name.name), str(ref.signature())))
+            if i is not None:
+                refrow[ri] = i
+            elif k in key_row and k in impl:
+                refrow_fn[ri] = key_row[k]
+            continue
         if k in key_row and k in impl:
             refrow[ri] = key_row[k]
     out.append("static const int tn_op_foreach_ref[TN_OP_COUNT] = {")
     out.append(", ".join(str(refrow.get(i, -1)) for i in range(len(rows))))
+    out.append("};")
+    out.append("static const int tn_op_foreach_ref_fn[TN_OP_COUNT] = {")
+    out.append(", ".join(str(refrow_fn.get(i, -1)) for i in range(len(rows))))
     out.append("};")
     # 1: the node is torchgen-generated (gen_foreach_derivativeinfo): upstream gives it no Python
     # class of its own (type CppFunction); 0: a derivatives.yaml entry (ForeachDivBackward0)

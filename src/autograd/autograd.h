@@ -128,6 +128,8 @@ PyObject *tn_resolve_bits(PyObject *t);
 
 /* ---- formulas (formulas.c) and composite decompositions (decomp.c) ---- */
 tn_apply_fn tn_formula_for(int op);
+/* the per-element formula of foreach op `op` whose element nodes are recorded as `ref` */
+tn_apply_fn tn_foreach_formula(int op, int ref);
 /* FunctionsManual's forward-AD helpers of linalg_pinv, linalg_lstsq and linalg_householder_product
  * (formulas.c, docs/breadth_more2.md): new references */
 PyObject *tn_pinv_jvp(PyObject *A, PyObject *pinvA, PyObject *dA);

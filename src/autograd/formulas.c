@@ -2209,6 +2209,31 @@ static int f_coalesce(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
+/* _foreach_maximum/minimum.Scalar/.ScalarList have derivatives.yaml formulas of their own (no
+ * per-tensor op has them): per element, where(self[i] == s, grads[i] / 2, grads[i])
+ * .masked_fill_(self[i] < s, 0) (maximum; > for minimum). The element node is recorded as the
+ * reference clamp_min / clamp_max (record.c), whose saved self and scalar (args 0, 1) they read. */
+static int fe_minmax_scalar(tn_node *n, PyObject **g, PyObject **o, bool max) {
+    T_;
+    if (!g[0] || !need(n, 0)) DONE;
+    PyObject *self = K(saved(n, 0));
+    if (!self) DONE_ERR;
+    tn_scalar_arg sc = TN_SV(&n->args[1]);
+    PyObject *eq = K(tn_at_eq_Scalar(self, sc)), *half = eq ? K(tn_at_div_Scalar(g[0], TN_SI(2))) : NULL;
+    PyObject *w = half ? K(tn_at_where_self(eq, half, g[0])) : NULL;
+    PyObject *m = w ? K(max ? tn_at_lt_Scalar(self, sc) : tn_at_gt_Scalar(self, sc)) : NULL;
+    OUTK(0, m ? K(tn_at_masked_fill__Scalar(w, m, TN_SI(0))) : NULL);
+    DONE;
+}
+static int f_fe_maximum_scalar(tn_node *n, PyObject **g, PyObject **o) { return fe_minmax_scalar(n, g, o, true); }
+static int f_fe_minimum_scalar(tn_node *n, PyObject **g, PyObject **o) { return fe_minmax_scalar(n, g, o, false); }
+
+tn_apply_fn tn_foreach_formula(int op, int ref) {
+    if (op == TN_ROW__foreach_maximum_Scalar || op == TN_ROW__foreach_maximum_ScalarList) return f_fe_maximum_scalar;
+    if (op == TN_ROW__foreach_minimum_Scalar || op == TN_ROW__foreach_minimum_ScalarList) return f_fe_minimum_scalar;
+    return tn_formula_for(ref);
+}
+
 static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
     {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
     {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},

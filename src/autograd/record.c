@@ -127,9 +127,9 @@ static int copy_value(tn_value *dst, const tn_value *src) {
         memcpy(dst->u.ints.v, src->u.ints.v, (size_t)src->u.ints.n * sizeof(int64_t));
         return 0;
     case TN_V_FLOATLIST: case TN_V_SCALARLIST:
-        dst->u.floats.v = malloc(((size_t)src->u.floats.n + 1) * sizeof(double));
+        dst->u.floats.v = malloc((tn_scalarlist_slots(src) + 1) * sizeof(double));
         if (!dst->u.floats.v) return -1;
-        memcpy(dst->u.floats.v, src->u.floats.v, (size_t)src->u.floats.n * sizeof(double));
+        memcpy(dst->u.floats.v, src->u.floats.v, tn_scalarlist_slots(src) * sizeof(double));
         return 0;
     default:
         if (tn_value_holds_object(src->tag)) Py_INCREF(src->u.obj);
@@ -333,8 +333,7 @@ static int foreach_elem(int ref, const tn_schema *s, const tn_value *args, int n
                 PyErr_SetString(PyExc_RuntimeError, "Tensor list must have same number of elements as scalar list.");
                 return -1;
             }
-            out[j].tag = TN_V_FLOAT;
-            out[j].u.f = args[j].u.floats.v[i];
+            tn_scalarlist_get(&args[j], (int)i, &out[j]);
         }
     }
     return 0;
@@ -368,6 +367,13 @@ static int foreach_apply(tn_node *n, PyObject **g, PyObject **o) {
             int fe = n->arg_edge[j];
             if (fe < 0) { Py_CLEAR(so[k]); continue; }
             bool list = j < s->nargs && s->args[j].is_list;
+            if (!list && len > 1) {
+                /* upstream's generated code gathers a per-element gradient for a single tensor
+                 * argument (add.Tensor's other) and copies the n results into its one slot */
+                for (int q = 0; q < e->nnext; q++) Py_XDECREF(so[q]);
+                PyErr_SetString(PyExc_RuntimeError, "inconsistent range for TensorList output");
+                return -1;
+            }
             int dst = list ? fe + (int)i : fe;
             if (!o[dst]) { o[dst] = so[k]; so[k] = NULL; continue; }
             PyObject *sum = tn_at_add_Tensor(o[dst], so[k], TN_SDEF);
@@ -395,12 +401,120 @@ static PyObject *foreach_inplace(int ref, tn_value *args, const tn_schema *s) {
     Py_RETURN_NONE;
 }
 
+/* upstream's NotImplemented node of an in-place foreach op without a derivative: its message
+ * names the op without a namespace ("derivative for _foreach_copy_ is not implemented") */
+static int foreach_no_derivative_apply(tn_node *n, PyObject **g, PyObject **o) {
+    PyErr_Format(PyExc_RuntimeError, "derivative for %s is not implemented", tn_op_at(n->op)->name);
+    return -1;
+}
+
+static int inplace_leaf_check(PyObject *self) {
+    tn_tensor_obj *so = (tn_tensor_obj *)self;
+    if (!so->grad_fn && so->requires_grad) {
+        PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
+        return -1;
+    }
+    PyObject *b = so->base;
+    if (b && !((tn_tensor_obj *)b)->grad_fn && ((tn_tensor_obj *)b)->requires_grad) {
+        PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+        return -1;
+    }
+    return 0;
+}
+
+/* An in-place foreach op with no per-tensor in-place op to run (_foreach_maximum_.List: no
+ * maximum_) or no derivative at all (_foreach_copy_, _foreach_maximum_.Scalar): the foreach kernel
+ * runs once below autograd, then each written tensor gets, as upstream's generated code gives it,
+ * the functional reference's node (MaximumBackward0, with a clone of self taken before the write
+ * when the formula reads self) or, with no reference (ref < 0), a NotImplemented node whose
+ * edges are element i of each list argument and each tensor argument. */
+static PyObject *foreach_inplace_record(int op, int ref, tn_value *args, const tn_schema *s) {
+    PyObject *selfs = args[0].u.obj;
+    Py_ssize_t len = PyTuple_Size(selfs);
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (tn_ng_view_inplace(PyTuple_GetItem(selfs, i)) < 0 || inplace_leaf_check(PyTuple_GetItem(selfs, i)) < 0) return NULL;
+    const tn_schema *rs = ref >= 0 ? tn_op_schema(ref) : NULL;
+    if (ref >= 0 && !rs) return NULL;
+    if (rs && rs->nargs > 16) return tn_not_implemented("a foreach reference op with more than 16 arguments");
+    const tn_op_autograd_def *rad = ref >= 0 ? &tn_op_autograd_defs[ref] : NULL;
+    bool save_self = rad && rad->node && (rad->save & 1);
+    PyObject *clones = PyTuple_New(len);
+    uint64_t *seqs = calloc((size_t)len + 1, sizeof *seqs);
+    int64_t *vers = calloc((size_t)len + 1, sizeof *vers);
+    tn_tensor *before = calloc((size_t)len + 1, sizeof *before);
+    PyObject *res = NULL;
+    if (!clones || !seqs || !vers || !before) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *t = PyTuple_GetItem(selfs, i);
+        seqs[i] = tn_next_sequence_nr();
+        PyObject *c = save_self ? tn_at_clone(t, NULL) : Py_NewRef(Py_None);
+        if (!c) goto done;
+        PyTuple_SetItem(clones, i, c);
+        before[i] = *tn_tensor_of(t);
+        vers[i] = tn_tensor_of(t)->storage->version;
+    }
+    bool was = tn_grad_mode_set(false);
+    res = tn_door_below_autograd(op, args);
+    tn_grad_mode_set(was);
+    if (!res) goto done;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        PyObject *t = PyTuple_GetItem(selfs, i);
+        if (tn_tensor_of(t)->storage->version == vers[i]) tn_tensor_of(t)->storage->version++;
+        if (!differentiable_dtype(tn_tensor_of(t)->dtype)) continue;
+        if (rs) {
+            tn_value e[16];
+            if (foreach_elem(ref, s, args, rs->nargs, i, e) < 0) { Py_CLEAR(res); goto done; }
+            tn_apply_fn rapply = rad->has_formula ? tn_formula_for(ref) : NULL;
+            PyObject *c = PyTuple_GetItem(clones, i);
+            PyObject *r = record(ref, e, rs, Py_NewRef(t), rapply ? rapply : refuse_apply,
+                                 rad->node ? rad->node : "NotImplemented", rad->node ? rad->diff : ~0ull,
+                                 rad->node ? rad->save : 0, rad->node ? rad->save_out : 0, rad->node ? rad->out_diff : 0xff,
+                                 true, c == Py_None ? NULL : c, &before[i], seqs[i], NULL);
+            if (!r) { Py_CLEAR(res); goto done; }
+            Py_DECREF(r);
+            continue;
+        }
+        /* edges as measured: self[i], every element of the other lists, then each tensor
+         * argument (addcmul_.Tensor's scalars, even when it does not require grad) */
+        PyObject *edge_of[64];
+        int nnext = 0;
+        edge_of[nnext++] = t;
+        for (int j = 1; j < s->nargs; j++) {
+            if (args[j].tag == TN_V_TENSORLIST)
+                for (Py_ssize_t k = 0; k < PyTuple_Size(args[j].u.obj) && nnext < 64; k++)
+                    edge_of[nnext++] = PyTuple_GetItem(args[j].u.obj, k);
+            else if (args[j].tag == TN_V_TENSOR && nnext < 64)
+                edge_of[nnext++] = args[j].u.obj;
+        }
+        tn_node *n = tn_node_new("NotImplemented", TN_NODE_OP, nnext, 1);
+        if (!n) { Py_CLEAR(res); goto done; }
+        n->seq = seqs[i];
+        n->op = op;
+        n->apply = foreach_no_derivative_apply;
+        n->inplace = true;
+        for (int k = 0; k < nnext; k++)   /* self's edge is its history before the write */
+            if (tn_gradient_edge(edge_of[k], &n->next[k]) < 0) { Py_DECREF(n); Py_CLEAR(res); goto done; }
+        tn_meta_set(&n->out_meta[0], tn_tensor_of(t));
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        Py_XSETREF(o->grad_fn, (PyObject *)n);
+        o->output_nr = 0;
+        o->view_version = o->t.storage->version;
+        o->requires_grad = false;
+    }
+done:
+    Py_XDECREF(clones);
+    free(seqs);
+    free(vers);
+    free(before);
+    return res;
+}
+
 static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema *s, const tn_op_autograd_def *ad) {
     const tn_schema *rs = tn_op_schema(ref);
     if (!rs) return NULL;
     if (rs->nargs > 16) return tn_not_implemented("a foreach reference op with more than 16 arguments");
     const tn_op_autograd_def *rad = &tn_op_autograd_defs[ref];
-    tn_apply_fn rapply = rad->has_formula ? tn_formula_for(ref) : NULL;
+    tn_apply_fn rapply = rad->has_formula ? tn_foreach_formula(op, ref) : NULL;
     if (!rapply) rapply = refuse_apply;
     uint64_t seq = tn_next_sequence_nr();   /* upstream makes the node before the op runs */
     bool was = tn_grad_mode_set(false);
@@ -515,10 +629,11 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_grad_mode_set(was);
         return r;
     }
-    if (tn_op_foreach_ref[op] >= 0 && foreach_len(s, args) >= 0) {
-        bool ip = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only;
-        if (ip) return foreach_inplace(tn_op_foreach_ref[op], args, s);
-        if (ad->node) return foreach_record(op, tn_op_foreach_ref[op], args, s, ad);
+    if (!strncmp(d->name, "_foreach_", 9) && foreach_len(s, args) >= 0) {
+        bool ip = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only && args[0].tag == TN_V_TENSORLIST;
+        if (ip && tn_op_foreach_ref[op] >= 0) return foreach_inplace(tn_op_foreach_ref[op], args, s);
+        if (ip) return foreach_inplace_record(op, tn_op_foreach_ref_fn[op], args, s);
+        if (tn_op_foreach_ref[op] >= 0 && ad->node) return foreach_record(op, tn_op_foreach_ref[op], args, s, ad);
     }
     if (ad->composite) {   /* upstream never runs a CompositeImplicitAutograd op's own formula on CPU */
         tn_decomp_fn dec = tn_decomp_for(op);
@@ -553,17 +668,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     tn_tensor self_before = {0};
     if (inplace && args[0].tag == TN_V_TENSOR) {
         PyObject *self = args[0].u.obj;
-        tn_tensor_obj *so = (tn_tensor_obj *)self;
-        if (tn_ng_view_inplace(self) < 0) return NULL;
-        if (!so->grad_fn && so->requires_grad) {
-            PyErr_SetString(PyExc_RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.");
-            return NULL;
-        }
-        PyObject *b = so->base;
-        if (b && !((tn_tensor_obj *)b)->grad_fn && ((tn_tensor_obj *)b)->requires_grad) {
-            PyErr_SetString(PyExc_RuntimeError, "a view of a leaf Variable that requires grad is being used in an in-place operation.");
-            return NULL;
-        }
+        if (tn_ng_view_inplace(self) < 0 || inplace_leaf_check(self) < 0) return NULL;
         self_ver = tn_tensor_of(self)->storage->version;
         self_before = *tn_tensor_of(self);
     }
@@ -617,6 +722,10 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
     if (!apply) apply = ad->node ? refuse_apply : no_derivative_apply;
     uint64_t dmask = ad->node ? ad->diff : ~0ull;
+    if (!ad->node && !strncmp(d->name, "_foreach_", 9))   /* as measured: a tensor beside the lists (addcmul.Tensor's
+                                                             * scalars) is an input only when it requires grad */
+        for (int i = 0; i < s->nargs && i < 64; i++)
+            if (args[i].tag == TN_V_TENSOR && !tn_requires_grad(args[i].u.obj)) dmask &= ~(1ull << i);
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,

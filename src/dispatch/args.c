@@ -187,17 +187,35 @@ static int convert(PyObject *o, const tn_arg *p, bool numbers_as_tensors, bool t
                 return 0;
             }
             Py_ssize_t n = PySequence_Size(o);
-            double *st = (double *)tn_args_int_store(a, n);
+            bool sl = p->type == TN_TYPE_SCALAR;
+            double *st = (double *)tn_args_int_store(a, sl ? 3 * n : n);
             if (!st) { PyErr_NoMemory(); return -1; }
             for (Py_ssize_t i = 0; i < n; i++) {
                 PyObject *e = PySequence_GetItem(o, i);
                 if (!e) return -1;
-                bool ok = (PyFloat_Check(e) || PyLong_Check(e)) && !(p->type == TN_TYPE_FLOAT && PyBool_Check(e));
-                st[i] = ok ? PyFloat_AsDouble(e) : 0;
+                bool ok = (PyFloat_Check(e) || PyLong_Check(e) || (sl && PyComplex_Check(e))) &&
+                          !(p->type == TN_TYPE_FLOAT && PyBool_Check(e));
+                int64_t kind = TN_SL_FLOAT, bits = 0;
+                if (ok && sl && PyComplex_Check(e)) {
+                    kind = TN_SL_COMPLEX;
+                    st[i] = PyComplex_RealAsDouble(e);
+                    double im = PyComplex_ImagAsDouble(e);
+                    memcpy(&bits, &im, 8);
+                } else if (ok && sl && PyLong_Check(e)) {   /* ints and bools keep their exact value */
+                    int ovf = 0;
+                    bits = PyLong_AsLongLongAndOverflow(e, &ovf);
+                    kind = PyBool_Check(e) ? TN_SL_BOOL : TN_SL_INT;
+                    ok = !ovf;
+                    st[i] = (double)bits;
+                } else {
+                    st[i] = ok ? PyFloat_AsDouble(e) : 0;
+                    if (ok) memcpy(&bits, &st[i], 8);
+                }
                 Py_DECREF(e);
                 if (!ok) return 0;
+                if (sl) { memcpy(&st[n + i], &bits, 8); memcpy(&st[2 * n + i], &kind, 8); }
             }
-            v->tag = p->type == TN_TYPE_FLOAT ? TN_V_FLOATLIST : TN_V_SCALARLIST;
+            v->tag = sl ? TN_V_SCALARLIST : TN_V_FLOATLIST;
             v->u.floats.v = st; v->u.floats.n = (int)n;
             return 1;
         }

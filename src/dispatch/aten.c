@@ -44,7 +44,7 @@ static void put_value(tn_call *c, tn_value *v, const tn_value *src) {
     v->defaulted = false;
     bool ints = v->tag == TN_V_INTLIST || v->tag == TN_V_BOOLLIST, floats = v->tag == TN_V_FLOATLIST || v->tag == TN_V_SCALARLIST;
     if (!ints && !floats) return;
-    int k = ints ? v->u.ints.n : v->u.floats.n;
+    int k = ints ? v->u.ints.n : (int)tn_scalarlist_slots(v);
     int64_t *st = tn_args_int_store(&c->a, k);
     if (!st) { PyErr_NoMemory(); c->failed = true; return; }
     if (k) memcpy(st, ints ? (const void *)v->u.ints.v : (const void *)v->u.floats.v, (size_t)k * 8);

@@ -54,7 +54,12 @@ PyObject *tn_value_to_python(const tn_value *v) {
     }
     case TN_V_FLOATLIST: case TN_V_SCALARLIST: {
         PyObject *l = PyList_New(v->u.floats.n);
-        for (int i = 0; l && i < v->u.floats.n; i++) PyList_SetItem(l, i, PyFloat_FromDouble(v->u.floats.v[i]));
+        for (int i = 0; l && i < v->u.floats.n; i++) {
+            tn_value e;
+            if (v->tag == TN_V_SCALARLIST) tn_scalarlist_get(v, i, &e);
+            else e.tag = TN_V_FLOAT, e.u.f = v->u.floats.v[i];
+            PyList_SetItem(l, i, tn_value_to_python(&e));
+        }
         return l;
     }
     }

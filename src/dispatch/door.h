@@ -10,6 +10,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 #include "core/tensor.h"
 #include "dispatch/schema.h"
@@ -35,9 +36,39 @@ typedef struct {
         tn_dtype dtype;
         struct { tn_device_type type; int index; } device;
         struct { int64_t *v; int n; } ints;     /* INTLIST, BOOLLIST (0/1) */
-        struct { double *v; int n; } floats;
+        struct { double *v; int n; } floats;   /* FLOATLIST; SCALARLIST (layout below) */
     } u;
 } tn_value;
+
+/* A SCALARLIST of n elements holds 3n 8-byte slots: v[0..n) each value as a double (a complex's
+ * real part), v[n..2n) an int's exact int64 bits or a complex's imaginary part, v[2n..3n) each
+ * element's kind (TN_SL_*, stored as an int64), so `[1, 2.5, True, 1j]` keeps its Python types as
+ * upstream's Scalar[] does. */
+enum { TN_SL_FLOAT, TN_SL_INT, TN_SL_BOOL, TN_SL_COMPLEX };
+static inline size_t tn_scalarlist_slots(const tn_value *v) {
+    return (v->tag == TN_V_SCALARLIST ? 3 : 1) * (size_t)v->u.floats.n;
+}
+static inline int tn_scalarlist_kind(const tn_value *v, int i) {
+    int64_t k;
+    memcpy(&k, &v->u.floats.v[2 * v->u.floats.n + i], 8);
+    return (int)k;
+}
+/* element i of a SCALARLIST as a scalar value (INT, BOOL, FLOAT or COMPLEX) */
+static inline void tn_scalarlist_get(const tn_value *v, int i, tn_value *out) {
+    memset(out, 0, sizeof *out);
+    int n = v->u.floats.n, k = tn_scalarlist_kind(v, i);
+    if (k == TN_SL_INT || k == TN_SL_BOOL) {
+        out->tag = k == TN_SL_INT ? TN_V_INT : TN_V_BOOL;
+        memcpy(&out->u.i, &v->u.floats.v[n + i], 8);
+    } else if (k == TN_SL_COMPLEX) {
+        out->tag = TN_V_COMPLEX;
+        out->u.c.re = v->u.floats.v[i];
+        out->u.c.im = v->u.floats.v[n + i];
+    } else {
+        out->tag = TN_V_FLOAT;
+        out->u.f = v->u.floats.v[i];
+    }
+}
 
 /* Whether a value holds a Python object in u.obj (a reference its owner must release). */
 static inline bool tn_value_holds_object(tn_value_tag t) {

@@ -37,6 +37,7 @@ typedef struct {
     bool f32acc;      /* accumulate in float (else double) */
     bool fast_ok;     /* kernel input dtype == output dtype (vectorised p=2 path allowed) */
     tn_norm_mode mode;
+    bool powsum;      /* linalg__powsum: sum(|x|^p) without the root; p = 0, +-inf through pow too */
 } tn_norm_cfg;
 
 /* |x| (or x != 0 when `nz`) of one element, widened to double (exact for every input dtype,
@@ -81,7 +82,10 @@ static double norm_fold(double acc, const char *base, int64_t n, int64_t stride,
                         const tn_norm_cfg *c, double pw) {
     const double p = c->p;
     const bool f = c->f32acc;
-    if (p == 0.0) {
+    if (c->powsum && p != 1.0 && p != 2.0) {
+        for (int64_t i = 0; i < n; i++)
+            acc = norm_round(acc + norm_round(pow(norm_load_abs(base + i * stride, dt, false), pw), f), f);
+    } else if (p == 0.0) {
         for (int64_t i = 0; i < n; i++) acc = norm_round(acc + norm_load_abs(base + i * stride, dt, true), f);
     } else if (p == 1.0) {
         for (int64_t i = 0; i < n; i++) acc = norm_round(acc + norm_load_abs(base + i * stride, dt, false), f);
@@ -103,7 +107,7 @@ static double norm_fold(double acc, const char *base, int64_t n, int64_t stride,
 
 static double norm_project(double acc, const tn_norm_cfg *c) {
     const double p = c->p;
-    if (p == 0.0 || p == 1.0 || p == INFINITY || p == -INFINITY) return acc;
+    if (c->powsum || p == 0.0 || p == 1.0 || p == INFINITY || p == -INFINITY) return acc;
     if (p == 2.0) return norm_round(sqrt(acc), c->f32acc);
     double inv = c->f32acc ? (double)(1.0f / (float)p) : 1.0 / p;
     return norm_round(pow(acc, inv), c->f32acc);
@@ -111,7 +115,7 @@ static double norm_project(double acc, const tn_norm_cfg *c) {
 
 /* Upstream's vectorised p=2 row: L lanes of x*x (no FMA), lanes folded left to right, tail
  * squares added in order, sqrt. bf16 rows feed 16 values per step as two 8-lane halves. */
-static double norm_two_row(const char *row, int64_t n, tn_dtype dt) {
+static double norm_two_row(const char *row, int64_t n, tn_dtype dt, bool root) {
     if (dt == TN_DTYPE_F64) {
         const double *x = (const double *)row;
         double acc[4] = {0, 0, 0, 0};
@@ -121,7 +125,7 @@ static double norm_two_row(const char *row, int64_t n, tn_dtype dt) {
         double b = acc[0];
         for (int j = 1; j < 4; j++) b = b + acc[j];
         for (; d < n; d++) { double sq = x[d] * x[d]; b = b + sq; }
-        return sqrt(b);
+        return root ? sqrt(b) : b;
     }
     float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t d = 0;
@@ -143,7 +147,7 @@ static double norm_two_row(const char *row, int64_t n, tn_dtype dt) {
         float sq = v * v;
         b = b + sq;
     }
-    return (double)sqrtf(b);
+    return root ? (double)sqrtf(b) : (double)b;
 }
 
 /* Reduce `in` over the dims in `mask` (0 on a 0-dim tensor: its one element) into contiguous
@@ -161,7 +165,7 @@ static void tn_norm_kernel(const tn_tensor *in, uint64_t mask, const tn_norm_cfg
     }
     if (nout == 0) return;
     if (nred == 0) {
-        for (int64_t o = 0; o < nout; o++) norm_store(out + o * osz, od, c->p < 0 ? INFINITY : 0.0);
+        for (int64_t o = 0; o < nout; o++) norm_store(out + o * osz, od, c->p < 0 && !c->powsum ? INFINITY : 0.0);
         return;
     }
     /* TensorIterator's order of the reduced dims: start from the last dim innermost and
@@ -188,7 +192,7 @@ static void tn_norm_kernel(const tn_tensor *in, uint64_t mask, const tn_norm_cfg
     bool fast = c->mode == TN_NORM_REDUCE && c->p == 2.0 && c->fast_ok && one_run &&
                 (dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_BF16);
     double pw = c->f32acc ? (double)(float)c->p : c->p;
-    double init = c->p == -INFINITY ? INFINITY : 0.0;
+    double init = c->p == -INFINITY && !c->powsum ? INFINITY : 0.0;
 
     int64_t kidx[TN_MAX_DIMS] = {0};
     for (int64_t o = 0; o < nout; o++) {
@@ -199,7 +203,7 @@ static void tn_norm_kernel(const tn_tensor *in, uint64_t mask, const tn_norm_cfg
         if (c->mode == TN_NORM_ELEMWISE) {
             r = norm_load_abs(base, dt, c->p == 0.0);
         } else if (fast) {
-            r = norm_two_row(base, nred, dt);
+            r = norm_two_row(base, nred, dt, !c->powsum);
         } else if (nr == 0) {
             r = norm_project(norm_fold(init, base, 1, 0, dt, c, pw), c);
         } else {
@@ -497,3 +501,54 @@ PyObject *tn_op_linalg_norm(tn_value *a) { return linalg_norm_impl(a, NULL); }
 PyObject *tn_op_linalg_norm_out(tn_value *a) { return linalg_norm_impl(a, a[5].u.obj); }
 PyObject *tn_op_linalg_norm_ord_str(tn_value *a) { return linalg_norm_str_impl(a, NULL); }
 PyObject *tn_op_linalg_norm_ord_str_out(tn_value *a) { return linalg_norm_str_impl(a, a[5].u.obj); }
+
+/* linalg__powsum(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+ * ScalarType? dtype=None): sum(|x|^ord) over dim, linalg_vector_norm's kernel without the root
+ * (upstream's powsum kernel: its vectorised p=2 rows, pow for every other order but 1, so
+ * ord 0 counts zeros too and +-inf give inf); the input converted to dtype first (narrowing
+ * allowed, as measured); an empty reduction is 0; no |x| short-cut for size-1 dims. */
+PyObject *tn_op_linalg__powsum(tn_value *a) {
+    PyObject *self = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(self);
+    double p = 2.0;
+    if (a[1].tag == TN_V_COMPLEX) {
+        PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type double without overflow");
+        return NULL;
+    }
+    if (a[1].tag == TN_V_FLOAT) p = a[1].u.f;
+    else if (a[1].tag == TN_V_INT || a[1].tag == TN_V_BOOL) p = (double)a[1].u.i;
+    uint64_t mask;
+    bool given;
+    if (norm_dims(t, &a[2], &mask, &given) < 0) return NULL;
+    tn_dtype cdt = a[4].tag == TN_V_DTYPE ? a[4].u.dtype : t->dtype;
+    if (!float_or_complex(cdt)) {
+        PyErr_SetString(PyExc_NotImplementedError, "\"powsum_cpu\" not implemented for 'Long'");
+        return NULL;
+    }
+    if (cdt == TN_DTYPE_C32) return tn_not_implemented("linalg__powsum for complex32");
+    bool keepdim = arg_bool(&a[3]);
+    int64_t sz[TN_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (!(mask >> d & 1)) sz[k++] = t->sizes[d];
+        else if (keepdim) sz[k++] = 1;
+    }
+    tn_dtype od = to_real(cdt);
+    PyObject *res = tn_tensor_new_empty(k, sz, od, t->storage->device);
+    if (!res || t->storage->device == TN_DEVICE_META) return res;
+    PyObject *src = cdt == t->dtype ? Py_NewRef(self) : tn_as_dtype(self, cdt, false);
+    if (!src) { Py_DECREF(res); return NULL; }
+    const tn_tensor *st = tn_tensor_of(src);
+    tn_norm_cfg cfg = {.p = p, .f32acc = to_real(st->dtype) != TN_DTYPE_F64, .fast_ok = true,
+                       .mode = TN_NORM_REDUCE, .powsum = true};
+    char *dst = tn_data(tn_tensor_of(res));
+    if (tn_numel(st) >= 65536) {
+        Py_BEGIN_ALLOW_THREADS
+        tn_norm_kernel(st, mask, &cfg, dst, od);
+        Py_END_ALLOW_THREADS
+    } else {
+        tn_norm_kernel(st, mask, &cfg, dst, od);
+    }
+    Py_DECREF(src);
+    return res;
+}
