@@ -242,13 +242,14 @@ cases("foreach_more_grad", {k: AG + v for k, v in {
                                "([(type(t.grad_fn).__name__, t.requires_grad, graph(t)) for t in a], err(lambda: a[0].sum().backward()))",
     "inplace_leaf": "err(lambda: torch._foreach_maximum_(x, y))",
     # a single tensor argument requiring grad beside a list of more than one: upstream's
-    # generated backward copies n per-element gradients into its one slot and raises (left out:
-    # a task that does not ask for that argument's gradient, where upstream computes and ours
-    # raises all the same, docs/foreach.md)
+    # generated backward copies n per-element gradients into its one slot and raises; a task
+    # that does not ask for that argument's gradient computes (the engine's exec_info pruning
+    # tells the node which gradients are wanted)
     "tensor_arg_grad": "s = torch.tensor(1.5, dtype=torch.float64, requires_grad=True); "
                        "(err(lambda: torch.autograd.grad(sum(t.sum() for t in torch._foreach_mul(x, s)), [s])), "
                        "err(lambda: sum(t.sum() for t in torch._foreach_add(x, s)).backward()), "
-                       "torch.autograd.grad(torch._foreach_mul(x[:1], s)[0].sum(), [s]))",
+                       "torch.autograd.grad(torch._foreach_mul(x[:1], s)[0].sum(), [s]), "
+                       "torch.autograd.grad(sum(t.sum() for t in torch._foreach_add(x, s)), x))",
 }.items()}, tol=F64, vars=False)
 
 # ---- linalg__powsum (sum(|x|^ord), what _foreach_powsum runs per tensor): bit for bit, the
