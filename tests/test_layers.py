@@ -9,7 +9,8 @@ Read from the `#include "..."` lines of every C file under src/ (no build needed
   reaches <Python.h> through any chain of includes (both run without the GIL).
 An include is resolved as the compiler does (src/ is the include root, then the including file's
 folder); `tn_ops_gen.h` (the operator table) and `tn_aten_gen.h` (the typed op API) are generated
-into build/meson and belong to dispatch/. A quoted
+into build/meson and belong to dispatch/, `tn_pysigs_gen.h` (upstream's Python parser signatures,
+tools/gen_pysigs.py: plain data) to python/. A quoted
 include that resolves nowhere fails too, so a misspelt path cannot hide a violation.
 """
 import os
@@ -18,8 +19,8 @@ import re
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
 # generated into the build folder: the operator table (includes dispatch/door.h) and the typed op
-# API's declarations (include dispatch/aten.h)
-GENERATED = {"tn_ops_gen.h": "dispatch", "tn_aten_gen.h": "dispatch"}
+# API's declarations (include dispatch/aten.h); upstream's parser signatures (data for python/)
+GENERATED = {"tn_ops_gen.h": "dispatch", "tn_aten_gen.h": "dispatch", "tn_pysigs_gen.h": "python"}
 SKIP = ("third_party",)
 # layer -> the layers (top folders of src/) it may include; a layer not listed may include anything
 ALLOWED = {
