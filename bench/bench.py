@@ -12,6 +12,8 @@ environments and each figure is a median, because the machines are shared and no
     blocks with BatchNorm, cross-entropy, SGD with momentum), at 1 and 2 threads
 The micro workers run one thread (OMP_NUM_THREADS=1 / MKL_NUM_THREADS=1 on both sides); the
 convolution workers set both to the thread count they measure.
+--quick (CI, BENCH_QUICK=1): one worker round per side instead of five, three import runs
+instead of seven: it shows the benchmark runs; its ratios are noisier than the full run's.
 usage: bench.py [--quick] [--json FILE] [--only conv|resnet]  (resnet: that row alone)
 """
 import json
@@ -130,7 +132,7 @@ def main():
     rows = []
     conv = {k: v for k, v in CONV.items() if only != "resnet" or k.startswith("ResNet")}
     for threads in (1, 2):
-        for name, ours, ref in side_by_side(conv, 3 if quick else 5, 3, threads):
+        for name, ours, ref in side_by_side(conv, 1 if quick else 5, 3, threads):
             rows.append(("%s, %d thr (ms)" % (name, threads), ours, ref))
     if only in ("conv", "resnet"):
         return report(rows)
@@ -139,7 +141,7 @@ def main():
         imp["ref"].append(import_time(REF))
         imp["ours"].append(import_time(OURS))
     rows.append(("import torch (s)", statistics.median(imp["ours"]), statistics.median(imp["ref"])))
-    rows += [(name + " (us)", ours, ref) for name, ours, ref in side_by_side(MICRO, 3 if quick else 5, 5, 1)]
+    rows += [(name + " (us)", ours, ref) for name, ours, ref in side_by_side(MICRO, 1 if quick else 5, 5, 1)]
     report(rows)
 
 

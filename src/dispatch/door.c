@@ -700,6 +700,55 @@ static PyObject *swap_result(PyObject *r, PyObject *from, PyObject *to) {
     return r;
 }
 
+static bool bit_is(PyObject *t, uint8_t bit) { return tn_py_is_tensor(t) && (tn_tensor_of(t)->math_bits & bit); }
+static bool bit_in_list(PyObject *tup, uint8_t bit) {
+    for (Py_ssize_t k = 0; k < PyTuple_Size(tup); k++)
+        if (bit_is(PyTuple_GetItem(tup, k), bit)) return true;
+    return false;
+}
+/* upstream's name for the fallback that refuses: the Negative one runs before the Conjugate one */
+static const char *bit_word(uint8_t bits) { return bits & TN_BIT_NEG ? "negation" : "conjugate"; }
+
+/* The arguments carrying any of `bits` replaced in local[] by resolve(arg) (new references kept
+ * in made[]), as upstream's MathBitsFallback: at most one written tensor with a bit (*orig, its
+ * copy *copy), no written tensor list with one; upstream's errors. -1 with the error set. */
+static int resolve_bit_args(const tn_op_def *d, const tn_schema *s, tn_value *local, uint8_t bits,
+                            PyObject *(*resolve)(PyObject *), PyObject **made, int *nmade,
+                            PyObject **orig, PyObject **copy) {
+    for (int i = 0; i < s->nargs; i++) {
+        if (local[i].tag == TN_V_TENSOR && bit_is(local[i].u.obj, bits)) {
+            if (s->args[i].is_write && *orig) {
+                const char *w = bit_word(tn_tensor_of(*orig)->math_bits & tn_tensor_of(local[i].u.obj)->math_bits & bits);
+                PyErr_Format(PyExc_RuntimeError, "%s fallback does not support operators with more than one mutable tensors with %sbit set to true.", w, w);
+                return -1;
+            }
+            PyObject *c = resolve(local[i].u.obj);
+            if (!c) return -1;
+            made[(*nmade)++] = c;
+            if (s->args[i].is_write) { *orig = local[i].u.obj; *copy = c; }
+            local[i].u.obj = c;
+        } else if (local[i].tag == TN_V_TENSORLIST && bit_in_list(local[i].u.obj, bits)) {
+            if (s->args[i].is_write) {
+                const char *w = bit_word(bit_in_list(local[i].u.obj, TN_BIT_NEG & bits) ? TN_BIT_NEG : TN_BIT_CONJ);
+                PyErr_Format(PyExc_RuntimeError, " fallback doesn't currently support mutable TensorLists with %s inputs. Please materialize all the %s input tensor(s) in the mutable TensorList inputs before calling aten::%s", w, w, d->name);
+                return -1;
+            }
+            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
+            PyObject *tup = PyTuple_New(n);
+            if (!tup) return -1;
+            made[(*nmade)++] = tup;
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
+                PyObject *c = bit_is(e, bits) ? resolve(e) : Py_NewRef(e);
+                if (!c) return -1;
+                PyTuple_SetItem(tup, k, c);
+            }
+            local[i].u.obj = tup;
+        }
+    }
+    return 0;
+}
+
 /* An aliasing op on bit-free views of its arguments; then each result tensor sharing an
  * argument's storage takes that argument's bits, composed with any the op set (a view of a
  * conjugate view is one; mH of one is not; the argument
@@ -775,37 +824,7 @@ static PyObject *math_bits_call(const tn_op_def *d, const tn_schema *s, tn_value
     int nmade = 0;
     PyObject *orig = NULL, *copy = NULL, *r = NULL;
     memcpy(local, args, (size_t)s->nargs * sizeof *local);
-    for (int i = 0; i < s->nargs; i++) {
-        if (local[i].tag == TN_V_TENSOR && bits_of(local[i].u.obj)) {
-            if (s->args[i].is_write && orig) {
-                PyErr_Format(PyExc_RuntimeError, "%s fallback does not support operators with more than one mutable tensors with the conjugate or negative bit set", d->name);
-                goto done;
-            }
-            PyObject *c = tn_resolve_bits(local[i].u.obj);
-            if (!c) goto done;
-            made[nmade++] = c;
-            if (s->args[i].is_write) { orig = local[i].u.obj; copy = c; }
-            local[i].u.obj = c;
-        } else if (local[i].tag == TN_V_TENSORLIST) {
-            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
-            bool any = false;
-            for (Py_ssize_t k = 0; k < n; k++) any |= bits_of(PyTuple_GetItem(local[i].u.obj, k));
-            if (!any) continue;
-            if (s->args[i].is_write) {
-                r = tn_not_implemented("written tensor lists with the conjugate or negative bit set");
-                goto done;
-            }
-            PyObject *tup = PyTuple_New(n);
-            if (!tup) goto done;
-            made[nmade++] = tup;
-            for (Py_ssize_t k = 0; k < n; k++) {
-                PyObject *e = tn_resolve_bits(PyTuple_GetItem(local[i].u.obj, k));
-                if (!e) goto done;
-                PyTuple_SetItem(tup, k, e);
-            }
-            local[i].u.obj = tup;
-        }
-    }
+    if (resolve_bit_args(d, s, local, TN_BIT_NEG | TN_BIT_CONJ, tn_resolve_bits, made, &nmade, &orig, &copy) < 0) goto done;
     r = tn_door_below_autograd_op(d, s, local);
     if (r && orig) {
         /* write the result back through the original's bits: store bits(values) */
@@ -1069,7 +1088,6 @@ PyObject *tn_door_call(int op, tn_value *args) {
  * the mode sees `clone`), and a written one is copied back after (`copy_`). Our kernels resolve
  * the bits themselves (math_bits_call), below the mode, so while a mode is active the clones are
  * made here, visibly. */
-static bool bit_is(PyObject *t, uint8_t bit) { return tn_py_is_tensor(t) && (tn_tensor_of(t)->math_bits & bit); }
 static bool row_in(const tn_op_def *d, const char *const *rows, size_t n) {
     size_t nl = strlen(d->name);
     for (size_t i = 0; i < n; i++)
@@ -1094,11 +1112,6 @@ static bool bit_fallthrough(const tn_op_def *d, const tn_schema *s, uint8_t bit)
     return bit == TN_BIT_CONJ ? row_in(d, conj_only, sizeof conj_only / sizeof *conj_only)
                               : row_in(d, neg_only, sizeof neg_only / sizeof *neg_only);
 }
-static bool bit_in_list(PyObject *tup, uint8_t bit) {
-    for (Py_ssize_t k = 0; k < PyTuple_Size(tup); k++)
-        if (bit_is(PyTuple_GetItem(tup, k), bit)) return true;
-    return false;
-}
 static bool bits_wanted(const tn_schema *s, tn_value *args, uint8_t bit) {
     for (int i = 0; i < s->nargs; i++) {
         if (args[i].tag == TN_V_TENSOR && bit_is(args[i].u.obj, bit)) return true;
@@ -1113,41 +1126,12 @@ static PyObject *bit_clone(PyObject *t) {   /* through the door, grad mode off: 
     return c;
 }
 static PyObject *bit_fallback_under_mode(int op, const tn_schema *s, tn_value *args, uint8_t bit) {
-    const char *what = bit == TN_BIT_CONJ ? "conjugate" : "negation";
     if (s->nargs > 64) return tn_not_implemented("the conjugate / negative fallback for an operator with this many arguments");
     tn_value local[64];
     PyObject *made[64], *orig = NULL, *copy = NULL, *r = NULL;
     int nmade = 0;
     memcpy(local, args, (size_t)s->nargs * sizeof *local);
-    for (int i = 0; i < s->nargs; i++) {
-        if (local[i].tag == TN_V_TENSOR && bit_is(local[i].u.obj, bit)) {
-            if (s->args[i].is_write && orig) {
-                PyErr_Format(PyExc_RuntimeError, "%s fallback does not support operators with more than one mutable tensors with %sbit set to true.", what, what);
-                goto done;
-            }
-            PyObject *c = bit_clone(local[i].u.obj);
-            if (!c) goto done;
-            made[nmade++] = c;
-            if (s->args[i].is_write) { orig = local[i].u.obj; copy = c; }
-            local[i].u.obj = c;
-        } else if (local[i].tag == TN_V_TENSORLIST && bit_in_list(local[i].u.obj, bit)) {
-            if (s->args[i].is_write) {
-                PyErr_Format(PyExc_RuntimeError, "%s fallback doesn't currently support mutable TensorLists with %s inputs.", what, what);
-                goto done;
-            }
-            Py_ssize_t n = PyTuple_Size(local[i].u.obj);
-            PyObject *tup = PyTuple_New(n);
-            if (!tup) goto done;
-            made[nmade++] = tup;
-            for (Py_ssize_t k = 0; k < n; k++) {
-                PyObject *e = PyTuple_GetItem(local[i].u.obj, k);
-                PyObject *c = bit_is(e, bit) ? bit_clone(e) : Py_NewRef(e);
-                if (!c) goto done;
-                PyTuple_SetItem(tup, k, c);
-            }
-            local[i].u.obj = tup;
-        }
-    }
+    if (resolve_bit_args(tn_op_at(op), s, local, bit, bit_clone, made, &nmade, &orig, &copy) < 0) goto done;
     r = tn_door_below_vmap(op, local);
     if (r && orig) {   /* the written argument: the result copied back into it */
         bool was = tn_grad_mode_set(false);

@@ -260,6 +260,17 @@ static int norm_dims(const tn_tensor *t, const tn_value *dv, uint64_t *mask, boo
     return tn_dims_mask(t, dv, true, mask);
 }
 
+/* tn_norm_kernel, without the GIL for a large input (other Python threads run meanwhile) */
+static void norm_run(const tn_tensor *in, uint64_t mask, const tn_norm_cfg *c, char *out, tn_dtype od) {
+    if (tn_numel(in) >= 65536) {
+        Py_BEGIN_ALLOW_THREADS
+        tn_norm_kernel(in, mask, c, out, od);
+        Py_END_ALLOW_THREADS
+    } else {
+        tn_norm_kernel(in, mask, c, out, od);
+    }
+}
+
 /* linalg_vector_norm with upstream's checks. ordv: the order Scalar (NONE means 2). dtype:
  * UNDEFINED for none. out: out= tensor or NULL. out_dtype_override: for the legacy norm overloads
  * with a dtype, the result dtype they ask for (may be complex, which then fails the out check as
@@ -362,14 +373,7 @@ static PyObject *vector_norm(tn_value *selfv, const tn_value *ordv, const tn_val
             .fast_ok = true,
             .mode = all_one ? TN_NORM_ELEMWISE : TN_NORM_REDUCE,
         };
-        char *dst = tn_data(tn_tensor_of(res));
-        if (tn_numel(st) >= 65536) {
-            Py_BEGIN_ALLOW_THREADS
-            tn_norm_kernel(st, mask, &cfg, dst, od);
-            Py_END_ALLOW_THREADS
-        } else {
-            tn_norm_kernel(st, mask, &cfg, dst, od);
-        }
+        norm_run(st, mask, &cfg, tn_data(tn_tensor_of(res)), od);
         Py_DECREF(src);
     }
     return tn_out_deliver(res, out, "linalg_vector_norm");
@@ -541,14 +545,7 @@ PyObject *tn_op_linalg__powsum(tn_value *a) {
     const tn_tensor *st = tn_tensor_of(src);
     tn_norm_cfg cfg = {.p = p, .f32acc = to_real(st->dtype) != TN_DTYPE_F64, .fast_ok = true,
                        .mode = TN_NORM_REDUCE, .powsum = true};
-    char *dst = tn_data(tn_tensor_of(res));
-    if (tn_numel(st) >= 65536) {
-        Py_BEGIN_ALLOW_THREADS
-        tn_norm_kernel(st, mask, &cfg, dst, od);
-        Py_END_ALLOW_THREADS
-    } else {
-        tn_norm_kernel(st, mask, &cfg, dst, od);
-    }
+    norm_run(st, mask, &cfg, tn_data(tn_tensor_of(res)), od);
     Py_DECREF(src);
     return res;
 }

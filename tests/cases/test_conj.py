@@ -91,3 +91,19 @@ cases("product_composites", {
 grads("product_composites_grad", {
     "outer_vecdot": "torch.manual_seed(0); a = torch.randn(3, dtype=torch.complex128, requires_grad=True); b = torch.randn(3, dtype=torch.complex128, requires_grad=True); ps = [a, b]; out = torch.outer(a, b).abs().sum() + torch.linalg.vecdot(a, b).real + torch.ger(a.real, b.imag).sum()",
 }, tol=F64)
+
+# A written tensor list carrying a bit: upstream's MathBitsFallback refuses (the Negative fallback
+# before the Conjugate one), with its message (compared as text)
+WRITTEN_LIST = """
+def err(f):
+    try:
+        return ("ok", f())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+"""
+cases("conj_bit_written_list", {
+    "conj": WRITTEN_LIST + "err(lambda: torch._foreach_add_([torch.ones(2, dtype=torch.complex64).conj()], 1))",
+    "neg": WRITTEN_LIST + "err(lambda: torch._foreach_mul_([torch.ones(2), torch.ones(2)._neg_view()], 2.0))",
+    "neg_conj": WRITTEN_LIST + "err(lambda: torch._foreach_add_([torch.ones(2, dtype=torch.complex64).conj(), torch.ones(2, dtype=torch.complex64)._neg_view()], 1))",
+    "read_list": "l = [torch.tensor([1 + 2j, 3j]).conj(), torch.tensor([1 - 1j, 2j])._neg_view()]; (torch._foreach_add(l, 1), torch._foreach_mul(l, l))",
+}, tol="float")

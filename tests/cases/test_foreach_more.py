@@ -122,7 +122,7 @@ KNOWN = {
 # other dtypes here.
 cases("foreach_opinfo", {"%s-%s" % (n, d): "forward(%r, %r, %r)" % (db, n, d)
                          for db, names in DBS.items() for n in names for d in DTYPES
-                         if (n, d) not in KNOWN and d != "complex64"},
+                         if (n, d) not in KNOWN},
       setup=SETUP, tol="float", vars=False)
 
 # Left out: addcdiv (upstream raises IndexError on an empty packed-scalar sample), mm (float64
