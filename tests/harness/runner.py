@@ -36,7 +36,9 @@ f64 2^-52; Python floats count as f64), so F * eps * |ref| is 2 to 4 ulps of ref
 upstream's own error for that output: the reference runs the snippet a second time (same
 seed) under a TorchFunctionMode that widens every floating tensor argument and floating dtype
 argument of every call to float64 (complex to complex128), leaving alone factory calls without
-tensor arguments and random draws (so the same random inputs are used), the self of in-place
+tensor arguments and random draws (so the same random inputs are used), view ops (a widened
+copy would lose writes through the view: make_tensor fills complex tensors through
+view_as_real), the self of in-place
 calls and `out=` tensors; a call with a narrow `out=` tensor runs its functional form in float64
 and is delivered into `out` (rounded once), and an in-place call that refuses the wider
 arguments (addmm_) likewise into self; `err` is the largest |ref - ref_float64| over positions

@@ -216,6 +216,13 @@ def run_snippet(torch, code, want_values, mode=None):
 # float64 re-run for tol="float" (reference only)
 
 _NARROWING_METHODS = {"half", "bfloat16", "float"}
+# ops whose result views their argument: run on it unchanged, as a widened copy would break the
+# aliasing an in-place write through the view relies on (make_tensor fills a complex tensor with
+# view_as_real(t).uniform_(): widened, the fill went to a copy and t kept torch.empty's memory, so
+# the float64 re-run of every complex sample computed on garbage); exact, so err is unchanged
+_VIEWS = {"view_as_real", "view_as_complex", "view", "__getitem__", "select", "narrow", "transpose",
+          "t", "unsqueeze", "squeeze", "expand", "expand_as", "permute", "diagonal", "as_strided",
+          "unbind", "split", "chunk", "unfold", "movedim"}
 _RANDOM = {"randn", "rand", "randint", "normal", "normal_", "uniform_", "bernoulli", "bernoulli_",
            "randn_like", "rand_like", "randint_like", "multinomial", "dropout", "random_",
            "exponential_", "cauchy_", "log_normal_", "geometric_", "randperm", "poisson"}
@@ -300,8 +307,8 @@ def make_widening_mode(torch):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = dict(kwargs or {})
             name, inplace, _ = op_kind(func)
-            if name in _RANDOM or not has_tensor((args, kwargs)):
-                return func(*args, **kwargs)  # factories and random draws run unchanged
+            if name in _RANDOM or name in _VIEWS or not has_tensor((args, kwargs)):
+                return func(*args, **kwargs)  # factories, random draws and views run unchanged
             if name in _NARROWING_METHODS and len(args) == 1 and not kwargs:
                 return widen(args[0])
             inplace = inplace or name.startswith("__i") or name == "__setitem__"
