@@ -443,7 +443,10 @@ static PyObject *nanmean_run(tn_value *a, PyObject *out) {
                      "floating point or complex dtype. Got: %s", tn_dtype_cpp_name(a[3].u.dtype));
         return NULL;
     }
-    PyObject *m = tn_at_isnan(a[0].u.obj);
+    /* upstream calls the isnan kernel directly on a detached self: detach, then ne(d, d) */
+    PyObject *d = tn_at_detach(a[0].u.obj);
+    PyObject *m = d ? tn_at_ne_Tensor(d, d) : NULL;
+    Py_XDECREF(d);
     PyObject *nm = m ? tn_at_logical_not_(m) : NULL;
     PyObject *cnt = NULL, *s = NULL, *r = NULL;
     if (nm) {

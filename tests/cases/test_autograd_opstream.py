@@ -102,6 +102,13 @@ with Trace() as t:
          torch._has_compatible_shallow_copy_type(x, x))
 result = (t.ops, r)
 """,
+    # nanmean counts with upstream's isnan kernel on a detached self (detach, ne), not aten::isnan
+    "nanmean": PRE + """
+x = torch.tensor([[1., float('nan'), 3.], [4., 5., float('nan')]])
+with Trace() as t:
+    r = (torch.nanmean(x), x.nanmean(1), torch.nanmean(x, 0, keepdim=True), torch.isnan(x))
+result = (t.ops, r)
+""",
 })
 
 # Tensors made from Python data or NumPy arrays pass lift_fresh (a mode sees it, as FakeTensorMode
