@@ -1,0 +1,51 @@
+/* kernels/qlinear.h — dynamic quantized Linear (quantized::linear_dynamic / _fp16; ops/qlinear.c,
+ * docs/quant_tensors.md), with the float steps of upstream's x86 engine (fbgemm), measured:
+ *
+ * int8 weights:
+ *   - x's min / max as fbgemm's FindMinMax (eight AVX lanes over the first n/8*8 values, folded,
+ *     then the tail; NaN handling of MINPS / std::min follows from that);
+ *   - x quantized to uint8 as upstream's fbgemm quantizer (measured: the zero point is added in
+ *     an FMA, as its QTensor quantizer): t = min(fmaf(x, 1.f / scale, zp), 2147483520.f), cvtps
+ *     (round half to even; out of range: INT32_MIN), clamped to [0, 255]; its row sums are the
+ *     row offsets;
+ *   - the exact int32 product (VNNI hosts: no int16 saturation) and fbgemm's requantizeForFloat:
+ *       raw = acc - a_zp * col_off[j] - row_off[i] * w_zp[j]       (wrapping int32)
+ *       y   = fmaf((float)raw, a_scale * w_scale[j], bias[j])      (without bias: the product)
+ *     (upstream's AVX2 build contracts the multiply and the bias add into one FMA);
+ *   - relu variant: y = 0 > y ? 0 : y.
+ * float16 weights (fbgemm's PackedGemmMatrixFP16): per output, K in blocks of 512, each block a
+ * sequential fmaf chain from 0 over its k, the blocks' sums added in order; the bias is added
+ * afterwards by the op.
+ *
+ * Kernels never allocate: the caller passes scratch (M*K bytes + M int32 row offsets). */
+#ifndef TN_KERNELS_QLINEAR_H
+#define TN_KERNELS_QLINEAR_H
+
+#include <stdint.h>
+
+void tn_qdyn_minmax(const float *x, int64_t n, float *mn, float *mx);
+
+typedef struct {
+    int64_t M, N, K;
+    const float *x;            /* M rows of K floats, contiguous */
+    float a_scale;             /* the activation's qparams (quant_utils' ChooseQuantizationParams) */
+    int32_t a_zp;
+    const int8_t *w;           /* N rows of K, contiguous */
+    const int32_t *col_off;    /* N: sum_k w[j][k] - w_zp[j] * K */
+    const float *w_scale;      /* N (per tensor: the one scale repeated) */
+    const int32_t *w_zp;       /* N */
+    const float *bias;         /* N or NULL */
+    float *y;                  /* M rows of N */
+    uint8_t *qx;               /* scratch: M*K */
+    int32_t *row_off;          /* scratch: M */
+    int relu;
+} tn_qdyn_args;
+
+/* y for the whole problem, rows shared over the thread pool */
+void tn_qdyn_linear(const tn_qdyn_args *a);
+
+/* y[M][N] = x[M][K] . w16[N][K]^T, w16 the float16 weights widened to float (as stored, N rows of
+ * K), blocks of 512 as above; rows shared over the thread pool */
+void tn_qdyn_linear_fp16(int64_t M, int64_t N, int64_t K, const float *x, const float *w16, float *y);
+
+#endif
