@@ -344,11 +344,25 @@ static PyObject *op_linear_prepack_fp16(tn_value *a) {
 }
 
 /* quantized::linear_unpack / linear_unpack_fp16(LinearPackedParamsBase) -> (Tensor, Tensor?):
- * upstream's unpack is the object's own, whichever name is called */
-static PyObject *op_linear_unpack(tn_value *a) {
-    packed *p = packed_arg(&a[0], "quantized::linear_unpack");
+ * upstream's unpack is the object's own, whichever name is called. A tensor or None matches
+ * upstream's .legacy overload first, which refuses (upstream's errors, by type). */
+static PyObject *unpack_op(tn_value *a, const char *op) {
+    PyObject *o = a[0].tag == TN_V_NONE ? Py_None : a[0].u.obj;
+    if (o == Py_None)
+        return PyErr_Format(PyExc_NotImplementedError, "There were no tensor arguments to this function (e.g., you "
+                            "passed an empty list of Tensors), but no fallback function is registered for schema "
+                            "%s.legacy.", op);
+    if (tn_py_is_tensor(o)) {
+        if (tn_quant_of(o)) return PyErr_Format(PyExc_NotImplementedError, "Could not run '%s.legacy' with arguments "
+                                                "from the 'QuantizedCPU' backend.", op);
+        return tn_fq_error("quantized.linear_unpack(Tensor) is unsupported! Please upgrade your model to use the "
+                           "newer quantized.linear_unpack(LinearPackedParamsBase) overload");
+    }
+    packed *p = packed_arg(&a[0], op);
     return p ? unpack(p) : NULL;
 }
+static PyObject *op_linear_unpack(tn_value *a) { return unpack_op(a, "quantized::linear_unpack"); }
+static PyObject *op_linear_unpack_fp16(tn_value *a) { return unpack_op(a, "quantized::linear_unpack_fp16"); }
 
 /* quantized::linear_dynamic(Tensor X, LinearPackedParamsBase W_prepack, bool reduce_range=False)
  * (CPU); the object's own apply_dynamic: float16 weights ignore reduce_range */
@@ -381,7 +395,7 @@ static const struct { const char *name; tn_op_fn fn; } qlinear_ops[] = {
     {"quantized::linear_prepack_fp16", op_linear_prepack_fp16},
     {"_quantized::linear_prepack_fp16", op_linear_prepack_fp16},
     {"quantized::linear_unpack", op_linear_unpack},
-    {"quantized::linear_unpack_fp16", op_linear_unpack},
+    {"quantized::linear_unpack_fp16", op_linear_unpack_fp16},
     {"quantized::linear_dynamic", op_linear_dynamic},
     {"_quantized::linear_dynamic", op_linear_dynamic},
     {"quantized::linear_relu_dynamic", op_linear_relu_dynamic},
@@ -505,6 +519,18 @@ static PyObject *so_method_names(PyObject *self, PyObject *unused) {
     return Py_BuildValue("[ssss]", "__getstate__", "__setstate__", "bias", "unpack");
 }
 
+static PyObject *so_has_method(PyObject *self, PyObject *name) {
+    PyObject *names = so_method_names(self, NULL);
+    int r = names ? PySequence_Contains(names, name) : -1;
+    Py_XDECREF(names);
+    return r < 0 ? NULL : PyBool_FromLong(r);
+}
+
+static PyObject *so_properties(PyObject *self, PyObject *unused) { return PyList_New(0); }
+
+/* the TorchScript side of the object (its ClassType, methods as callables) is not here */
+static PyObject *so_refuse(PyObject *self, PyObject *args) { return tn_not_implemented("torch._C.ScriptObject._type / _get_method"); }
+
 static PyObject *so_repr(PyObject *self) { return PyUnicode_FromFormat("<torch.ScriptObject object at %p>", self); }
 static PyObject *so_str(PyObject *self) { return PyUnicode_FromString("ScriptObject <" CLASS_NAME ">"); }
 
@@ -529,6 +555,10 @@ static PyMethodDef so_methods[] = {
     {"unpack", so_unpack, METH_NOARGS, NULL},
     {"bias", so_bias, METH_NOARGS, NULL},
     {"_method_names", so_method_names, METH_NOARGS, NULL},
+    {"_has_method", so_has_method, METH_O, NULL},
+    {"_properties", so_properties, METH_NOARGS, NULL},
+    {"_type", so_refuse, METH_VARARGS, NULL},
+    {"_get_method", so_refuse, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
