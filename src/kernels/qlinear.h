@@ -17,7 +17,8 @@
  * sequential fmaf chain from 0 over its k, the blocks' sums added in order; the bias is added
  * afterwards by the op.
  *
- * Kernels never allocate: the caller passes scratch (M*K bytes + M int32 row offsets). */
+ * Kernels never allocate: the caller passes scratch (M rows of tn_qdyn_row_stride(K) bytes + M int32
+ * row offsets). */
 #ifndef TN_KERNELS_QLINEAR_H
 #define TN_KERNELS_QLINEAR_H
 
@@ -31,18 +32,29 @@ typedef struct {
     float a_scale;             /* the activation's qparams (quant_utils' ChooseQuantizationParams) */
     int32_t a_zp;
     const int8_t *w;           /* N rows of K, contiguous */
+    const int8_t *wp;          /* the same packed by tn_qdyn_pack, or NULL (the reference runs) */
     const int32_t *col_off;    /* N: sum_k w[j][k] - w_zp[j] * K */
     const float *w_scale;      /* N (per tensor: the one scale repeated) */
     const int32_t *w_zp;       /* N */
     const float *bias;         /* N or NULL */
     float *y;                  /* M rows of N */
-    uint8_t *qx;               /* scratch: M*K */
+    uint8_t *qx;               /* scratch: M rows of ldq bytes */
+    int64_t ldq;               /* tn_qdyn_row_stride(K) */
     int32_t *row_off;          /* scratch: M */
     int relu;
 } tn_qdyn_args;
 
-/* y for the whole problem, rows shared over the thread pool */
+/* y for the whole problem, columns shared over the thread pool; the integer products by the
+ * reference or AVX-512 VNNI (exact either way; TN_QDYN=ref forces the reference) */
 void tn_qdyn_linear(const tn_qdyn_args *a);
+/* the integer products' variant in use: "ref" or "avx512vnni" */
+const char *tn_qdyn_isa(void);
+/* bytes of the weights packed for the variant in use (0: the reference reads them unpacked),
+ * and the packing (N rows of K int8 into out) */
+int64_t tn_qdyn_packed_bytes(int64_t N, int64_t K);
+void tn_qdyn_pack(const int8_t *w, int64_t N, int64_t K, int8_t *out);
+/* the activation rows' stride in the scratch (K, or K rounded up to 4 for the packed kernel) */
+int64_t tn_qdyn_row_stride(int64_t K);
 
 /* y[M][N] = x[M][K] . w16[N][K]^T, w16 the float16 weights widened to float (as stored, N rows of
  * K), blocks of 512 as above; rows shared over the thread pool */

@@ -39,6 +39,7 @@ typedef struct {
     int per_channel;
     float *w_scale;            /* PK_INT8: N each (per tensor: the one value repeated) */
     int32_t *w_zp, *col_off;
+    int8_t *wp;                /* PK_INT8: the weights packed for the kernel variant, or NULL */
 } packed;
 
 static PyTypeObject *packed_type;
@@ -49,6 +50,8 @@ static void packed_clear(packed *p) {
     free(p->w_scale);
     free(p->w_zp);
     free(p->col_off);
+    free(p->wp);
+    p->wp = NULL;
     p->w_scale = NULL;
     p->w_zp = p->col_off = NULL;
     p->kind = PK_EMPTY;
@@ -137,6 +140,17 @@ static int pack_int8(packed *p, PyObject *W, PyObject *B) {
         uint32_t sum = 0;
         for (int64_t k = 0; k < K; k++) sum += (uint32_t)(int32_t)wd[j * K + k];
         p->col_off[j] = (int32_t)(sum - (uint32_t)p->w_zp[j] * (uint32_t)K);
+    }
+    int64_t pb = tn_qdyn_packed_bytes(N, K);
+    if (pb > 0) {
+        if (!(p->wp = malloc((size_t)pb))) {
+            PyErr_NoMemory();
+            Py_DECREF(wc);
+            Py_XDECREF(bc);
+            packed_clear(p);
+            return -1;
+        }
+        tn_qdyn_pack(wd, N, K, p->wp);
     }
     p->kind = PK_INT8;
     p->N = N;
@@ -262,7 +276,8 @@ static PyObject *apply_int8(packed *p, PyObject *X, bool reduce_range, int relu)
     memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     sizes[x->ndim - 1] = p->N;
     PyObject *y = tn_tensor_new_empty(x->ndim, sizes, TN_DTYPE_F32, TN_DEVICE_CPU);
-    void *scratch = y ? malloc((size_t)(M * K) + (size_t)M * sizeof(int32_t) + 1) : NULL;
+    int64_t ldq = tn_qdyn_row_stride(K);
+    void *scratch = y ? malloc((size_t)(M * ldq) + (size_t)M * sizeof(int32_t) + 1) : NULL;
     if (!scratch) {
         if (y) PyErr_NoMemory();
         Py_DECREF(xc);
@@ -271,9 +286,9 @@ static PyObject *apply_int8(packed *p, PyObject *X, bool reduce_range, int relu)
     }
     tn_qdyn_args a = {
         .M = M, .N = p->N, .K = K, .x = xd, .a_scale = (float)scale, .a_zp = zp,
-        .w = (const int8_t *)tn_data(tn_tensor_of(p->w)), .col_off = p->col_off, .w_scale = p->w_scale, .w_zp = p->w_zp,
+        .w = (const int8_t *)tn_data(tn_tensor_of(p->w)), .wp = p->wp, .col_off = p->col_off, .w_scale = p->w_scale, .w_zp = p->w_zp,
         .bias = p->bias ? (const float *)tn_data(tn_tensor_of(p->bias)) : NULL, .y = (float *)tn_data(tn_tensor_of(y)),
-        .row_off = (int32_t *)scratch, .qx = (uint8_t *)scratch + (size_t)M * sizeof(int32_t), .relu = relu,
+        .row_off = (int32_t *)scratch, .qx = (uint8_t *)scratch + (size_t)M * sizeof(int32_t), .ldq = ldq, .relu = relu,
     };
     Py_BEGIN_ALLOW_THREADS
     tn_qdyn_linear(&a);

@@ -5,6 +5,18 @@
 #include "core/parallel.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+void tn_qdyn_pack_vnni(const int8_t *w, int64_t N, int64_t K, int8_t *out);
+void tn_qdyn_tile_vnni(const uint8_t *a, int64_t lda, int mr, const int8_t *wp, int64_t kg, int nb, int32_t *out,
+                       int64_t ldo);
+int32_t tn_qdyn_quantize_row_vnni(const float *x, int64_t K, float inv, int32_t zp, uint8_t *q);
+void tn_qdyn_requant_vnni(const int32_t *acc, int64_t n, int32_t a_zp, float a_scale, int32_t row_off,
+                          const int32_t *col_off, const int32_t *w_zp, const float *w_scale, const float *bias,
+                          int relu, float *y);
+#endif
 
 /* MINPS / MAXPS: the second operand unless the first compares below / above it */
 static inline float vmin(float a, float b) { return a < b ? a : b; }
@@ -55,8 +67,15 @@ static int32_t quantize_row(const float *x, int64_t K, float inv, int32_t zp, ui
 static void quantize_rows(int64_t begin, int64_t end, void *ctx) {
     const tn_qdyn_args *a = ctx;
     float inv = 1.0f / a->a_scale;
-    for (int64_t i = begin; i < end; i++)
-        a->row_off[i] = quantize_row(a->x + i * a->K, a->K, inv, a->a_zp, a->qx + i * a->K);
+    for (int64_t i = begin; i < end; i++) {
+        uint8_t *q = a->qx + i * a->ldq;
+#if defined(__x86_64__)
+        if (a->wp) a->row_off[i] = tn_qdyn_quantize_row_vnni(a->x + i * a->K, a->K, inv, a->a_zp, q);
+        else
+#endif
+        a->row_off[i] = quantize_row(a->x + i * a->K, a->K, inv, a->a_zp, q);
+        memset(q + a->K, 0, (size_t)(a->ldq - a->K));   /* the packed kernel's padding */
+    }
 }
 
 static inline float requant(const tn_qdyn_args *a, int64_t i, int64_t j, uint32_t acc) {
@@ -66,39 +85,70 @@ static inline float requant(const tn_qdyn_args *a, int64_t i, int64_t j, uint32_
     return a->relu && 0.0f > y ? 0.0f : y;
 }
 
-/* columns [jb, je) for every row, rows four at a time (one pass over a weight row serves four) */
+/* the reference: columns [jb, je) for every row, each output one exact (wrapping) int32 sum */
 static void gemm_cols(int64_t jb, int64_t je, void *ctx) {
     const tn_qdyn_args *a = ctx;
-    const int64_t K = a->K, N = a->N;
-    int64_t i = 0;
-    for (; i + 4 <= a->M; i += 4) {
-        const uint8_t *q0 = a->qx + i * K, *q1 = q0 + K, *q2 = q1 + K, *q3 = q2 + K;
+    for (int64_t i = 0; i < a->M; i++) {
+        const uint8_t *q = a->qx + i * a->ldq;
         for (int64_t j = jb; j < je; j++) {
-            const int8_t *w = a->w + j * K;
-            uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (int64_t k = 0; k < K; k++) {
-                int32_t wk = w[k];
-                s0 += (uint32_t)(q0[k] * wk);
-                s1 += (uint32_t)(q1[k] * wk);
-                s2 += (uint32_t)(q2[k] * wk);
-                s3 += (uint32_t)(q3[k] * wk);
-            }
-            a->y[i * N + j] = requant(a, i, j, s0);
-            a->y[(i + 1) * N + j] = requant(a, i + 1, j, s1);
-            a->y[(i + 2) * N + j] = requant(a, i + 2, j, s2);
-            a->y[(i + 3) * N + j] = requant(a, i + 3, j, s3);
-        }
-    }
-    for (; i < a->M; i++) {
-        const uint8_t *q = a->qx + i * K;
-        for (int64_t j = jb; j < je; j++) {
-            const int8_t *w = a->w + j * K;
+            const int8_t *w = a->w + j * a->K;
             uint32_t s = 0;
-            for (int64_t k = 0; k < K; k++) s += (uint32_t)(q[k] * (int32_t)w[k]);
-            a->y[i * N + j] = requant(a, i, j, s);
+            for (int64_t k = 0; k < a->K; k++) s += (uint32_t)(q[k] * (int32_t)w[k]);
+            a->y[i * a->N + j] = requant(a, i, j, s);
         }
     }
 }
+
+#if defined(__x86_64__)
+
+/* groups [gb, ge) of four packed column blocks (64 columns), every row four at a time */
+static void gemm_vnni(int64_t gb, int64_t ge, void *ctx) {
+    const tn_qdyn_args *a = ctx;
+    int64_t kg = (a->K + 3) / 4, nblocks = (a->N + 15) / 16;
+    int32_t acc[4 * 64];
+    for (int64_t g = gb; g < ge; g++) {
+        int nb = nblocks - g * 4 < 4 ? (int)(nblocks - g * 4) : 4;
+        int64_t j0 = g * 64, nc = a->N - j0 < 64 ? a->N - j0 : 64;
+        for (int64_t i = 0; i < a->M; i += 4) {
+            int mr = a->M - i < 4 ? (int)(a->M - i) : 4;
+            tn_qdyn_tile_vnni(a->qx + i * a->ldq, a->ldq, mr, a->wp + g * 4 * kg * 64, kg, nb, acc, 64);
+            for (int r = 0; r < mr; r++)
+                tn_qdyn_requant_vnni(acc + r * 64, nc, a->a_zp, a->a_scale, a->row_off[i + r], a->col_off + j0,
+                                     a->w_zp + j0, a->w_scale + j0, a->bias ? a->bias + j0 : NULL, a->relu,
+                                     a->y + (i + r) * a->N + j0);
+        }
+    }
+}
+#endif
+
+/* the integer products' variant: AVX-512 VNNI when the CPU has it (TN_QDYN=ref forces the
+ * reference); both give the same exact sums */
+static int use_vnni(void) {
+    static int chosen = -1;
+    if (chosen < 0) {   /* a benign race: every thread finds the same */
+        int v = 0;
+#if defined(__x86_64__)
+        const char *env = getenv("TN_QDYN");
+        __builtin_cpu_init();
+        v = !(env && !strcmp(env, "ref")) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vnni");
+#endif
+        chosen = v;
+    }
+    return chosen;
+}
+
+const char *tn_qdyn_isa(void) { return use_vnni() ? "avx512vnni" : "ref"; }
+
+int64_t tn_qdyn_packed_bytes(int64_t N, int64_t K) { return use_vnni() ? (N + 15) / 16 * ((K + 3) / 4) * 64 : 0; }
+
+void tn_qdyn_pack(const int8_t *w, int64_t N, int64_t K, int8_t *out) {
+#if defined(__x86_64__)
+    if (use_vnni()) tn_qdyn_pack_vnni(w, N, K, out);
+#endif
+}
+
+int64_t tn_qdyn_row_stride(int64_t K) { return use_vnni() ? (K + 3) / 4 * 4 : K; }
 
 static int64_t grain_for(int64_t work_per_item) {
     int64_t g = 65536 / (work_per_item > 0 ? work_per_item : 1);
@@ -108,6 +158,12 @@ static int64_t grain_for(int64_t work_per_item) {
 void tn_qdyn_linear(const tn_qdyn_args *a) {
     if (a->M <= 0 || a->N <= 0) return;
     tn_parallel_for(a->M, grain_for(a->K), quantize_rows, (void *)a);
+#if defined(__x86_64__)
+    if (a->wp) {
+        tn_parallel_for((a->N + 63) / 64, grain_for(a->M * a->K * 64), gemm_vnni, (void *)a);
+        return;
+    }
+#endif
     tn_parallel_for(a->N, grain_for(a->M * a->K), gemm_cols, (void *)a);
 }
 
