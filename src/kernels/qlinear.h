@@ -42,6 +42,19 @@ typedef struct {
     int64_t ldq;               /* tn_qdyn_row_stride(K) */
     int32_t *row_off;          /* scratch: M */
     int relu;
+    /* static (quantized::linear): xq, the quint8 input (M rows of K, contiguous), instead of x;
+     * the output yq quint8, requantized as fbgemm's ReQuantizeOutput with a float bias:
+     *   f = (float)raw + b,  b = per channel: bias[j] / atws[j]; per tensor: fmaf(bias[j], rcp, f)
+     *       (upstream's build contracts this one; rcp = (float)(1.0 / atws[0]))
+     *   q = CVTPS2DQ(f * mult[j]), saturated to int16, + out_zp saturated to int16, clamped to
+     *       [relu ? out_zp : 0, 255]
+     * with atws[j] = a_scale * w_scale[j] and mult[j] = atws[j] / (float)output_scale */
+    const uint8_t *xq;
+    uint8_t *yq;
+    const float *atws, *mult;
+    float rcp;
+    int per_channel;
+    int32_t out_zp;
 } tn_qdyn_args;
 
 /* y for the whole problem, columns shared over the thread pool; the integer products by the

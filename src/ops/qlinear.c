@@ -334,6 +334,61 @@ static PyObject *apply_fp16(packed *p, PyObject *X, int relu) {
     return r;
 }
 
+/* quantized::linear: upstream's PackedLinearWeight::apply (fbgemm): quint8 input, quint8 output
+ * of scale oscale and zero point ozp */
+static PyObject *apply_static(packed *p, PyObject *X, double oscale, int64_t ozp, int relu) {
+    if (p->kind == PK_FP16) return tn_not_implemented("quantized::linear on float16 packed weights");
+    const tn_tensor *x = tn_tensor_of(X);
+    tn_qparams *Q = tn_quant_of(X);
+    if (x->dtype != TN_DTYPE_QU8)
+        return PyErr_Format(PyExc_RuntimeError, "Expected input data type QUInt8 but got %s", tn_dtype_cpp_name(x->dtype));
+    if (x->ndim < 2) return tn_fq_error("The dimension of input tensor should be larger than or equal to 2");
+    int64_t K = x->sizes[x->ndim - 1], M = 1;
+    if (K != p->K)
+        return PyErr_Format(PyExc_RuntimeError, "The number of rows in the packB should be equal to K: %lld", (long long)K);
+    if (Q->scheme != 0) return tn_at_q_scale(X);   /* upstream's q_scale() error */
+    if (p->bias && tn_tensor_of(p->bias)->dtype != TN_DTYPE_F32) return not_float(tn_tensor_of(p->bias));
+    for (int i = 0; i < x->ndim - 1; i++) M *= x->sizes[i];
+    int64_t N = p->N, sizes[TN_MAX_DIMS];
+    memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    sizes[x->ndim - 1] = N;
+    PyObject *ints = tn_at_int_repr(X);
+    PyObject *xc = ints ? tn_as_dtype(ints, TN_DTYPE_U8, true) : NULL;
+    Py_XDECREF(ints);
+    PyObject *y = xc ? tn_tensor_new_empty(x->ndim, sizes, TN_DTYPE_U8, TN_DEVICE_CPU) : NULL;
+    int64_t ldq = tn_qdyn_row_stride(K);
+    size_t nn = (size_t)(N > 0 ? N : 1);
+    void *scratch = y ? malloc((size_t)(M * ldq) + (size_t)M * sizeof(int32_t) + 2 * nn * sizeof(float) + 1) : NULL;
+    if (!scratch) {
+        if (y) PyErr_NoMemory();
+        Py_XDECREF(xc);
+        Py_XDECREF(y);
+        return NULL;
+    }
+    float a_scale = (float)Q->scale, *atws = (float *)scratch, *mult = atws + nn;
+    for (int64_t j = 0; j < N; j++) {
+        atws[j] = a_scale * p->w_scale[j];
+        mult[j] = atws[j] / (float)oscale;
+    }
+    tn_qdyn_args a = {
+        .M = M, .N = N, .K = K, .a_scale = a_scale, .a_zp = (int32_t)Q->zero_point,
+        .w = (const int8_t *)tn_data(tn_tensor_of(p->w)), .wp = p->wp, .col_off = p->col_off, .w_scale = p->w_scale,
+        .w_zp = p->w_zp, .bias = p->bias ? (const float *)tn_data(tn_tensor_of(p->bias)) : NULL,
+        .row_off = (int32_t *)(mult + nn), .qx = (uint8_t *)(mult + nn) + (size_t)M * sizeof(int32_t), .ldq = ldq,
+        .relu = relu, .xq = (const uint8_t *)tn_data(tn_tensor_of(xc)), .yq = (uint8_t *)tn_data(tn_tensor_of(y)),
+        .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]), .per_channel = p->per_channel,
+        .out_zp = (int32_t)ozp,
+    };
+    Py_BEGIN_ALLOW_THREADS
+    tn_qdyn_linear(&a);
+    Py_END_ALLOW_THREADS
+    free(scratch);
+    Py_DECREF(xc);
+    PyObject *r = tn_at__make_per_tensor_quantized_tensor(y, oscale, ozp);
+    Py_DECREF(y);
+    return r;
+}
+
 static PyObject *apply(packed *p, PyObject *X, bool reduce_range, int relu) {
     return p->kind == PK_FP16 ? apply_fp16(p, X, relu) : apply_int8(p, X, reduce_range, relu);
 }
@@ -392,6 +447,16 @@ static PyObject *op_linear_relu_dynamic(tn_value *a) { return dynamic(a, "quanti
 static PyObject *op_linear_dynamic_fp16(tn_value *a) { return dynamic(a, "quantized::linear_dynamic_fp16", false, 0); }
 static PyObject *op_linear_relu_dynamic_fp16(tn_value *a) { return dynamic(a, "quantized::linear_relu_dynamic_fp16", false, 1); }
 
+/* quantized::linear(Tensor X, LinearPackedParamsBase W_prepack, float Y_scale_i, int
+ * Y_zero_point_i) (QuantizedCPU), and linear_relu */
+static PyObject *static_op(tn_value *a, const char *op, int relu) {
+    if (!tn_quant_of(a[0].u.obj)) return backend_error(op, "CPU");
+    packed *p = packed_arg(&a[1], op);
+    return p ? apply_static(p, a[0].u.obj, a[2].u.f, a[3].u.i, relu) : NULL;
+}
+static PyObject *op_linear(tn_value *a) { return static_op(a, "quantized::linear", 0); }
+static PyObject *op_linear_relu(tn_value *a) { return static_op(a, "quantized::linear_relu", 1); }
+
 /* quantized::linear_dynamic_fp16_unpacked_weight(Tensor X, Tensor weight, Tensor? bias) */
 static PyObject *op_linear_dynamic_fp16_unpacked_weight(tn_value *a) {
     if (tn_quant_of(a[0].u.obj) || tn_quant_of(a[1].u.obj))
@@ -417,6 +482,9 @@ static const struct { const char *name; tn_op_fn fn; } qlinear_ops[] = {
     {"quantized::linear_dynamic_fp16", op_linear_dynamic_fp16},
     {"quantized::linear_relu_dynamic_fp16", op_linear_relu_dynamic_fp16},
     {"quantized::linear_dynamic_fp16_unpacked_weight", op_linear_dynamic_fp16_unpacked_weight},
+    {"quantized::linear", op_linear},
+    {"_quantized::linear", op_linear},
+    {"quantized::linear_relu", op_linear_relu},
 };
 
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload) {

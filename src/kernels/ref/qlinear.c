@@ -64,6 +64,19 @@ static int32_t quantize_row(const float *x, int64_t K, float inv, int32_t zp, ui
     return (int32_t)sum;
 }
 
+/* static: the quint8 input rows copied into the scratch (padded), their sums the row offsets */
+static void load_rows(int64_t begin, int64_t end, void *ctx) {
+    const tn_qdyn_args *a = ctx;
+    for (int64_t i = begin; i < end; i++) {
+        const uint8_t *x = a->xq + i * a->K;
+        uint8_t *q = a->qx + i * a->ldq;
+        uint32_t sum = 0;
+        for (int64_t k = 0; k < a->K; k++) sum += q[k] = x[k];
+        memset(q + a->K, 0, (size_t)(a->ldq - a->K));
+        a->row_off[i] = (int32_t)sum;
+    }
+}
+
 static void quantize_rows(int64_t begin, int64_t end, void *ctx) {
     const tn_qdyn_args *a = ctx;
     float inv = 1.0f / a->a_scale;
@@ -76,6 +89,18 @@ static void quantize_rows(int64_t begin, int64_t end, void *ctx) {
         a->row_off[i] = quantize_row(a->x + i * a->K, a->K, inv, a->a_zp, q);
         memset(q + a->K, 0, (size_t)(a->ldq - a->K));   /* the packed kernel's padding */
     }
+}
+
+static inline int32_t sat16(int32_t v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : v; }
+
+/* static: one quint8 output (kernels/qlinear.h) */
+static inline uint8_t requant_static(const tn_qdyn_args *a, int64_t i, int64_t j, uint32_t acc) {
+    uint32_t raw = acc - (uint32_t)a->a_zp * (uint32_t)a->col_off[j] - (uint32_t)a->row_off[i] * (uint32_t)a->w_zp[j];
+    float f = (float)(int32_t)raw;
+    if (a->bias) f = a->per_channel ? f + a->bias[j] / a->atws[j] : fmaf(a->bias[j], a->rcp, f);
+    int32_t q = sat16(sat16(cvtps(f * a->mult[a->per_channel ? j : 0])) + a->out_zp);
+    int32_t lo = a->relu ? a->out_zp : 0;
+    return (uint8_t)(q < lo ? lo : q > 255 ? 255 : q);
 }
 
 static inline float requant(const tn_qdyn_args *a, int64_t i, int64_t j, uint32_t acc) {
@@ -94,7 +119,8 @@ static void gemm_cols(int64_t jb, int64_t je, void *ctx) {
             const int8_t *w = a->w + j * a->K;
             uint32_t s = 0;
             for (int64_t k = 0; k < a->K; k++) s += (uint32_t)(q[k] * (int32_t)w[k]);
-            a->y[i * a->N + j] = requant(a, i, j, s);
+            if (a->yq) a->yq[i * a->N + j] = requant_static(a, i, j, s);
+            else a->y[i * a->N + j] = requant(a, i, j, s);
         }
     }
 }
@@ -112,6 +138,12 @@ static void gemm_vnni(int64_t gb, int64_t ge, void *ctx) {
         for (int64_t i = 0; i < a->M; i += 4) {
             int mr = a->M - i < 4 ? (int)(a->M - i) : 4;
             tn_qdyn_tile_vnni(a->qx + i * a->ldq, a->ldq, mr, a->wp + g * 4 * kg * 64, kg, nb, acc, 64);
+            if (a->yq) {
+                for (int r = 0; r < mr; r++)
+                    for (int64_t c = 0; c < nc; c++)
+                        a->yq[(i + r) * a->N + j0 + c] = requant_static(a, i + r, j0 + c, (uint32_t)acc[r * 64 + c]);
+                continue;
+            }
             for (int r = 0; r < mr; r++)
                 tn_qdyn_requant_vnni(acc + r * 64, nc, a->a_zp, a->a_scale, a->row_off[i + r], a->col_off + j0,
                                      a->w_zp + j0, a->w_scale + j0, a->bias ? a->bias + j0 : NULL, a->relu,
@@ -157,7 +189,7 @@ static int64_t grain_for(int64_t work_per_item) {
 
 void tn_qdyn_linear(const tn_qdyn_args *a) {
     if (a->M <= 0 || a->N <= 0) return;
-    tn_parallel_for(a->M, grain_for(a->K), quantize_rows, (void *)a);
+    tn_parallel_for(a->M, grain_for(a->K), a->xq ? load_rows : quantize_rows, (void *)a);
 #if defined(__x86_64__)
     if (a->wp) {
         tn_parallel_for((a->N + 63) / 64, grain_for(a->M * a->K * 64), gemm_vnni, (void *)a);
