@@ -40,8 +40,40 @@ def llama():
     return LlamaForCausalLM(cfg).eval()
 
 
+class StaticMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        from torch.ao.quantization import DeQuantStub, QuantStub
+        self.q, self.dq = QuantStub(), DeQuantStub()
+        self.l1, self.r1, self.l2, self.r2, self.l3 = nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 48), nn.ReLU(), nn.Linear(48, 10)
+
+    def forward(self, x):
+        return self.dq(self.l3(self.r2(self.l2(self.r1(self.l1(self.q(x)))))))
+
+
+def static(name):
+    """static post-training quantization (x86's qconfig: per-channel weights, reduce_range
+    activations; or default_qconfig: per-tensor weights), calibrated on seeded batches"""
+    import torch.ao.quantization as tq
+    torch.manual_seed(0)
+    m = StaticMLP().eval()
+    m.qconfig = tq.get_default_qconfig("x86") if name == "static_x86" else tq.default_qconfig
+    m = tq.fuse_modules(m, [["l1", "r1"], ["l2", "r2"]])
+    p = tq.prepare(m)
+    g = torch.Generator().manual_seed(5)
+    with torch.no_grad():
+        for _ in range(4):
+            p(torch.randn(16, 32, generator=g) * 2)
+    return tq.convert(p)
+
+
 def quantized(name):
     """(quantized model, run(model) -> output tensor, float output)"""
+    if name.startswith("static"):
+        x = torch.randn(7, 32, generator=torch.Generator().manual_seed(3)) * 2
+        m = static(name)
+        run = lambda mod: mod(x)
+        return m, run, run(m)
     if name.startswith("mlp"):
         m = mlp()
         x = torch.randn(7, 32, generator=torch.Generator().manual_seed(3)) * 2
@@ -60,7 +92,7 @@ def quantized(name):
     return q, run, ref_float
 
 
-MODELS = ("mlp", "mlp_per_channel", "mlp_fp16", "bert", "llama")
+MODELS = ("mlp", "mlp_per_channel", "mlp_fp16", "bert", "llama", "static_x86", "static_per_tensor")
 
 
 def packed_arrays(q, prefix):
@@ -79,11 +111,13 @@ def packed_arrays(q, prefix):
                 out[f"{prefix}.{n}.w16"] = w.numpy()
             if b is not None:
                 out[f"{prefix}.{n}.bias"] = b.detach().numpy()
+        if isinstance(getattr(mod, "scale", None), (float, torch.Tensor)) and hasattr(mod, "zero_point"):
+            out[f"{prefix}.{n}.out_qp"] = np.array([float(mod.scale), int(mod.zero_point)])
     return out
 
 
 def make(d):
-    res = {"repr.mlp": np.array(repr(quantized("mlp")[0]))}
+    res = {"repr.mlp": np.array(repr(quantized("mlp")[0])), "repr.static": np.array(repr(static("static_x86")))}
     for name in MODELS:
         q, run, ref_float = quantized(name)
         with torch.no_grad():
@@ -91,7 +125,7 @@ def make(d):
         res[f"float.{name}"] = ref_float.numpy()
         res.update(packed_arrays(q, name))
         torch.save(q.state_dict(), os.path.join(d, f"{name}.sd.pt"))
-        if name.startswith("mlp"):
+        if name.startswith(("mlp", "static")):
             torch.save(q, os.path.join(d, f"{name}.model.pt"))
     np.savez(os.path.join(d, "outputs.npz"), **res)
 
@@ -103,7 +137,7 @@ def load(src, d):
         q.load_state_dict(torch.load(os.path.join(src, f"{name}.sd.pt")))
         with torch.no_grad():
             res[f"sd.{name}"] = run(q).numpy()
-        if name.startswith("mlp"):
+        if name.startswith(("mlp", "static")):
             whole = torch.load(os.path.join(src, f"{name}.model.pt"), weights_only=False)
             with torch.no_grad():
                 res[f"whole.{name}"] = run(whole).numpy()

@@ -1,13 +1,17 @@
-"""Dynamic quantization end to end against upstream (docs/quant_tensors.md "Dynamic quantization"):
-torch.ao.quantization.quantize_dynamic of seeded float models on both torches
-(tests/qdyn_worker.py): an MLP (default qint8 per-tensor qconfig, per-channel, float16), a small
-transformers BertModel and a small LlamaForCausalLM built from configs (no downloads).
+"""Dynamic (and static Linear) quantization end to end against upstream (docs/quant_tensors.md
+"Dynamic quantization"): torch.ao.quantization.quantize_dynamic of seeded float models on both
+torches (tests/qdyn_worker.py): an MLP (default qint8 per-tensor qconfig, per-channel, float16), a
+small transformers BertModel and a small LlamaForCausalLM built from configs (no downloads); and
+static post-training quantization (QuantStub, fused Linear+ReLU, Linear, DeQuantStub: prepare,
+calibrate, convert) of an MLP under x86's qconfig (per-channel weights) and default_qconfig (per
+tensor).
 
 Checked:
 - every quantized Linear's packed weight (integers, scale / zero point or per-channel parameters,
   float16 values) and bias: identical to upstream's;
 - outputs: the MLPs' must be bit-identical (every op between input and output is a quantized
-  Linear or relu, all reproduced with upstream's float steps). The transformers models also run
+  Linear, relu, quantize or dequantize, all reproduced with upstream's float steps), the static
+  models' output scales / zero points too. The transformers models also run
   float ops (attention, norms, activations) whose last bits may differ from upstream's, and the
   dynamic quantization of a Linear's input can turn such a difference into a rounding flip; the
   rule there: bit-identical while the float models' outputs agree to the bit, else a deviation of
@@ -32,7 +36,8 @@ ROOT = os.path.dirname(HERE)
 WORKER = os.path.join(HERE, "qdyn_worker.py")
 REF = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
 SUB = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
-MODELS = ("mlp", "mlp_per_channel", "mlp_fp16", "bert", "llama")
+MODELS = ("mlp", "mlp_per_channel", "mlp_fp16", "bert", "llama", "static_x86", "static_per_tensor")
+EXACT = ("mlp", "static")   # models whose every op between input and output is reproduced to the bit
 
 
 def _start(python, *args):
@@ -89,7 +94,7 @@ def test_outputs(runs, model):
     if _identical(r, s):
         return
     float_same = _identical(ref["float." + model], sub["float." + model])
-    assert not model.startswith("mlp") and not float_same, "quantized outputs differ from upstream's bits"
+    assert not model.startswith(EXACT) and not float_same, "quantized outputs differ from upstream's bits"
     qerr = np.abs(r.astype(np.float64) - ref["float." + model]).max()
     dev = np.abs(r.astype(np.float64) - s).max()
     assert dev <= 0.05 * qerr, "deviation %.3g, allowed 5%% of upstream's quantization error %.3g" % (dev, qerr)
@@ -101,9 +106,10 @@ def test_saved_and_loaded(runs, model, direction):
     loaded, saver = ("sub_loaded", "ref") if direction == "ours_loads_upstream" else ("ref_loaded", "sub")
     got, want = runs[loaded], runs[saver]["out." + model]
     assert _identical(got["sd." + model], want), "state_dict round trip"
-    if model.startswith("mlp"):
+    if model.startswith(EXACT):
         assert _identical(got["whole." + model], want), "whole pickled model"
 
 
-def test_repr(runs):
-    assert str(runs["ref"]["repr.mlp"]) == str(runs["sub"]["repr.mlp"])
+@pytest.mark.parametrize("which", ["mlp", "static"])
+def test_repr(runs, which):
+    assert str(runs["ref"]["repr." + which]) == str(runs["sub"]["repr." + which])

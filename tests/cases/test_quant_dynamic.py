@@ -110,3 +110,28 @@ cases("linear_dynamic_fp16", {
     "err_quantized_weight": "Q.linear_prepack_fp16(qw, None)",
     "err_unpacked_weight_3d": "Q.linear_dynamic_fp16_unpacked_weight(x, w.reshape(7, 4, 6), None)",
 }, setup=SETUP)
+
+STATIC = SETUP + """
+xq = torch.quantize_per_tensor(x, 0.02, 120, torch.quint8)
+def r(q):
+    return q.int_repr(), q.q_scale(), q.q_zero_point(), q.dtype
+"""
+
+cases("linear_static", {
+    "per_tensor": "r(Q.linear(xq, p, 0.05, 60))",
+    "per_channel": "r(Q.linear(xq, pc, 0.05, 60))",
+    "relu": "r(Q.linear_relu(xq, p, 0.05, 60)), r(Q.linear_relu(xq, pc, 0.03, 0))",
+    "no_bias": "r(Q.linear(xq, Q.linear_prepack(qw, None), 0.05, 60))",
+    "large_bias": "r(Q.linear(xq, Q.linear_prepack(qw, b * 40), 0.07, 128))",
+    "saturating": "r(Q.linear(xq, p, 1e-4, 250)), r(Q.linear(xq, p, 1e-4, 0)), r(Q.linear(xq, p, 1e-9, 3))",
+    "batched_3d": "r(Q.linear(torch.quantize_per_tensor(x.reshape(5, 1, 24).expand(5, 3, 24).contiguous(), 0.02, 120, torch.quint8), p, 0.05, 60))",
+    # one output of these 12,800 rounds differently unless the bias enters through upstream's FMA
+    "bias_fma": "torch.manual_seed(46); w2 = torch.quantize_per_tensor(torch.randn(64, 64) * 0.2, 0.003, 0, torch.qint8); b2 = torch.randn(64) * 3; r(Q.linear(torch.quantize_per_tensor(torch.randn(200, 64) * 2, 0.03, 100, torch.quint8), Q.linear_prepack(w2, b2), 0.0106, 128))",
+    "empty": "r(Q.linear(torch.quantize_per_tensor(torch.empty(0, 24), 0.02, 120, torch.quint8), p, 0.05, 60))",
+    "_quantized_namespace": "r(torch.ops._quantized.linear(xq, p, 0.05, 60))",
+    "err_dense_input": "Q.linear(x, p, 0.05, 60)",
+    "err_qint8_input": "Q.linear(torch.quantize_per_tensor(x, 0.02, 0, torch.qint8), p, 0.05, 60)",
+    "err_1d_input": "Q.linear(xq[0], p, 0.05, 60)",
+    "err_k_mismatch": "Q.linear(torch.quantize_per_tensor(x[:, :5], 0.02, 120, torch.quint8), p, 0.05, 60)",
+    "err_not_packed": "Q.linear(xq, qw, 0.05, 60)",
+}, setup=STATIC)
