@@ -66,6 +66,13 @@ const char *tn_qdyn_isa(void);
  * and the packing (N rows of K int8 into out) */
 int64_t tn_qdyn_packed_bytes(int64_t N, int64_t K);
 void tn_qdyn_pack(const int8_t *w, int64_t N, int64_t K, int8_t *out);
+/* fbgemm's column offsets: col_off[j] = sum_k w[j][k] - w_zp[j] * K (wrapping int32) */
+void tn_qdyn_col_offsets(const int8_t *w, int64_t N, int64_t K, const int32_t *w_zp, int32_t *col_off);
+/* float16 weights: upstream's in-place saturation of a contiguous float weight (beyond +-65504,
+ * NaN kept), and fbgemm's packing rounding (beyond +-65504 saturates, NaN becomes -65504, the rest
+ * to the nearest float16, ties to even, subnormals kept), over n values */
+void tn_qdyn_saturate_f16(float *w, int64_t n);
+void tn_qdyn_round_f16(float *w, int64_t n);
 /* the activation rows' stride in the scratch (K, or K rounded up to 4 for the packed kernel) */
 int64_t tn_qdyn_row_stride(int64_t K);
 

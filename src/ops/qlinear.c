@@ -113,22 +113,21 @@ static int pack_int8(packed *p, PyObject *W, PyObject *B) {
     PyObject *ints = tn_at_int_repr(W);
     PyObject *wc = ints ? tn_as_dtype(ints, TN_DTYPE_I8, true) : NULL;
     Py_XDECREF(ints);
+    p->w = wc;
+    p->bias = bc;
+    if (!wc) goto fail;
     size_t n = (size_t)(N > 0 ? N : 1);
+    int64_t pb = tn_qdyn_packed_bytes(N, K);
     p->w_scale = malloc(n * sizeof(float));
     p->w_zp = malloc(n * sizeof(int32_t));
     p->col_off = malloc(n * sizeof(int32_t));
-    if (!wc || !p->w_scale || !p->w_zp || !p->col_off) {
-        if (wc) PyErr_NoMemory();
-        Py_XDECREF(wc);
-        Py_XDECREF(bc);
-        packed_clear(p);
-        return -1;
-    }
+    p->wp = pb > 0 ? malloc((size_t)pb) : NULL;
+    if (!p->w_scale || !p->w_zp || !p->col_off || (pb > 0 && !p->wp)) { PyErr_NoMemory(); goto fail; }
     if (Q->scheme == 0) {
         for (int64_t j = 0; j < N; j++) { p->w_scale[j] = (float)Q->scale; p->w_zp[j] = (int32_t)Q->zero_point; }
     } else {
         PyObject *s = tn_as_dtype(Q->scales, TN_DTYPE_F64, true), *z = s ? tn_as_dtype(Q->zero_points, TN_DTYPE_I64, true) : NULL;
-        if (!z) { Py_XDECREF(s); Py_DECREF(wc); Py_XDECREF(bc); packed_clear(p); return -1; }
+        if (!z) { Py_XDECREF(s); goto fail; }
         const double *sd = (const double *)tn_data(tn_tensor_of(s));
         const int64_t *zd = (const int64_t *)tn_data(tn_tensor_of(z));
         for (int64_t j = 0; j < N; j++) { p->w_scale[j] = (float)sd[j]; p->w_zp[j] = (int32_t)zd[j]; }
@@ -136,38 +135,16 @@ static int pack_int8(packed *p, PyObject *W, PyObject *B) {
         Py_DECREF(z);
     }
     const int8_t *wd = (const int8_t *)tn_data(tn_tensor_of(wc));
-    for (int64_t j = 0; j < N; j++) {   /* fbgemm's column offsets: the row sum less zp * K */
-        uint32_t sum = 0;
-        for (int64_t k = 0; k < K; k++) sum += (uint32_t)(int32_t)wd[j * K + k];
-        p->col_off[j] = (int32_t)(sum - (uint32_t)p->w_zp[j] * (uint32_t)K);
-    }
-    int64_t pb = tn_qdyn_packed_bytes(N, K);
-    if (pb > 0) {
-        if (!(p->wp = malloc((size_t)pb))) {
-            PyErr_NoMemory();
-            Py_DECREF(wc);
-            Py_XDECREF(bc);
-            packed_clear(p);
-            return -1;
-        }
-        tn_qdyn_pack(wd, N, K, p->wp);
-    }
+    tn_qdyn_col_offsets(wd, N, K, p->w_zp, p->col_off);
+    if (p->wp) tn_qdyn_pack(wd, N, K, p->wp);
     p->kind = PK_INT8;
     p->N = N;
     p->K = K;
-    p->w = wc;
-    p->bias = bc;
     p->per_channel = Q->scheme == 1;
     return 0;
-}
-
-/* fbgemm's float16 packing: beyond +-65504 saturates, NaN becomes -65504, the rest rounds to
- * nearest even (subnormals kept) */
-static float to_f16(float v) {
-    if (v != v) return -65504.0f;
-    if (v > 65504.0f) return 65504.0f;
-    if (v < -65504.0f) return -65504.0f;
-    return tn_f16_to_f32(tn_f32_to_f16(v));
+fail:
+    packed_clear(p);
+    return -1;
 }
 
 /* upstream's PackedLinearWeightFp16::prepack: weight.to(float); a contiguous float weight is
@@ -183,19 +160,12 @@ static int pack_fp16(packed *p, PyObject *W, PyObject *B) {
     if (!wf) return -1;
     tn_tensor *ft = tn_tensor_of(wf);
     int64_t N = w->sizes[0], K = w->sizes[1];
-    if (tn_is_contiguous(ft)) {
-        float *d = (float *)tn_data(ft);
-        for (int64_t i = 0; i < N * K; i++) {
-            if (d[i] > 65504.0f) d[i] = 65504.0f;
-            if (d[i] < -65504.0f) d[i] = -65504.0f;
-        }
-    }
+    if (tn_is_contiguous(ft)) tn_qdyn_saturate_f16((float *)tn_data(ft), N * K);
     PyObject *c = tn_tensor_new_empty(2, w->sizes, TN_DTYPE_F32, TN_DEVICE_CPU);
     int rc = c ? tn_copy_into(c, wf) : -1;
     Py_DECREF(wf);
     if (rc < 0) { Py_XDECREF(c); return -1; }
-    float *d = (float *)tn_data(tn_tensor_of(c));
-    for (int64_t i = 0; i < N * K; i++) d[i] = to_f16(d[i]);
+    tn_qdyn_round_f16((float *)tn_data(tn_tensor_of(c)), N * K);
     p->kind = PK_FP16;
     p->N = N;
     p->K = K;

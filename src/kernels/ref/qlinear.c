@@ -2,6 +2,7 @@
  * steps, upstream's fbgemm x86 ones, measured). */
 #include "kernels/qlinear.h"
 
+#include "core/dtype.h"
 #include "core/parallel.h"
 
 #include <math.h>
@@ -197,6 +198,28 @@ void tn_qdyn_linear(const tn_qdyn_args *a) {
     }
 #endif
     tn_parallel_for(a->N, grain_for(a->M * a->K), gemm_cols, (void *)a);
+}
+
+void tn_qdyn_col_offsets(const int8_t *w, int64_t N, int64_t K, const int32_t *w_zp, int32_t *col_off) {
+    for (int64_t j = 0; j < N; j++) {
+        uint32_t sum = 0;
+        for (int64_t k = 0; k < K; k++) sum += (uint32_t)(int32_t)w[j * K + k];
+        col_off[j] = (int32_t)(sum - (uint32_t)w_zp[j] * (uint32_t)K);
+    }
+}
+
+void tn_qdyn_saturate_f16(float *w, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        if (w[i] > 65504.0f) w[i] = 65504.0f;
+        if (w[i] < -65504.0f) w[i] = -65504.0f;
+    }
+}
+
+void tn_qdyn_round_f16(float *w, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float v = w[i];
+        w[i] = v != v ? -65504.0f : v > 65504.0f ? 65504.0f : v < -65504.0f ? -65504.0f : tn_f16_to_f32(tn_f32_to_f16(v));
+    }
 }
 
 typedef struct {
