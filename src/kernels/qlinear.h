@@ -77,7 +77,12 @@ void tn_qdyn_round_f16(float *w, int64_t n);
 int64_t tn_qdyn_row_stride(int64_t K);
 
 /* y[M][N] = x[M][K] . w16[N][K]^T, w16 the float16 weights widened to float (as stored, N rows of
- * K), blocks of 512 as above; rows shared over the thread pool */
-void tn_qdyn_linear_fp16(int64_t M, int64_t N, int64_t K, const float *x, const float *w16, float *y);
+ * K), blocks of 512 as above; columns shared over the thread pool. wp: the same packed by
+ * tn_qdyn_fp16_pack for the AVX-512 variant (16 outputs' chains side by side in one register:
+ * the same fused multiply-adds in the same order, so the reference's bits), or NULL */
+void tn_qdyn_linear_fp16(int64_t M, int64_t N, int64_t K, const float *x, const float *w16, const float *wp, float *y);
+/* floats of the packed copy for the variant in use (0: the reference reads w16 as stored) */
+int64_t tn_qdyn_fp16_packed_floats(int64_t N, int64_t K);
+void tn_qdyn_fp16_pack(const float *w16, int64_t N, int64_t K, float *out);
 
 #endif

@@ -40,6 +40,7 @@ typedef struct {
     float *w_scale;            /* PK_INT8: N each (per tensor: the one value repeated) */
     int32_t *w_zp, *col_off;
     int8_t *wp;                /* PK_INT8: the weights packed for the kernel variant, or NULL */
+    float *wp16;               /* PK_FP16: the same */
 } packed;
 
 static PyTypeObject *packed_type;
@@ -51,7 +52,9 @@ static void packed_clear(packed *p) {
     free(p->w_zp);
     free(p->col_off);
     free(p->wp);
+    free(p->wp16);
     p->wp = NULL;
+    p->wp16 = NULL;
     p->w_scale = NULL;
     p->w_zp = p->col_off = NULL;
     p->kind = PK_EMPTY;
@@ -166,6 +169,11 @@ static int pack_fp16(packed *p, PyObject *W, PyObject *B) {
     Py_DECREF(wf);
     if (rc < 0) { Py_XDECREF(c); return -1; }
     tn_qdyn_round_f16((float *)tn_data(tn_tensor_of(c)), N * K);
+    int64_t pf = tn_qdyn_fp16_packed_floats(N, K);
+    if (pf > 0) {
+        if (!(p->wp16 = malloc((size_t)pf * sizeof(float)))) { Py_DECREF(c); PyErr_NoMemory(); return -1; }
+        tn_qdyn_fp16_pack((const float *)tn_data(tn_tensor_of(c)), N, K, p->wp16);
+    }
     p->kind = PK_FP16;
     p->N = N;
     p->K = K;
@@ -287,7 +295,7 @@ static PyObject *apply_fp16(packed *p, PyObject *X, int relu) {
     const float *xd = (const float *)tn_data(tn_tensor_of(xc)), *wd = (const float *)tn_data(tn_tensor_of(p->w));
     float *yd = (float *)tn_data(tn_tensor_of(y));
     Py_BEGIN_ALLOW_THREADS
-    tn_qdyn_linear_fp16(M, p->N, K, xd, wd, yd);
+    tn_qdyn_linear_fp16(M, p->N, K, xd, wd, p->wp16, yd);
     Py_END_ALLOW_THREADS
     Py_DECREF(xc);
     PyObject *r = y;

@@ -224,9 +224,29 @@ void tn_qdyn_round_f16(float *w, int64_t n) {
 
 typedef struct {
     int64_t M, N, K;
-    const float *x, *w;
+    const float *x, *w, *wp;
     float *y;
 } fp16_args;
+
+#if defined(__x86_64__)
+void tn_qdyn_fp16_pack_avx512(const float *w, int64_t N, int64_t K, float *out);
+void tn_qdyn_fp16_cols_avx512(int64_t M, int64_t N, int64_t K, const float *x, const float *wp, int64_t bb,
+                              int64_t be, float *y);
+
+/* column blocks [bb, be) of 16 */
+static void fp16_blocks(int64_t bb, int64_t be, void *ctx) {
+    const fp16_args *a = ctx;
+    tn_qdyn_fp16_cols_avx512(a->M, a->N, a->K, a->x, a->wp, bb, be, a->y);
+}
+#endif
+
+int64_t tn_qdyn_fp16_packed_floats(int64_t N, int64_t K) { return use_vnni() ? (N + 15) / 16 * 16 * K : 0; }
+
+void tn_qdyn_fp16_pack(const float *w16, int64_t N, int64_t K, float *out) {
+#if defined(__x86_64__)
+    if (use_vnni()) tn_qdyn_fp16_pack_avx512(w16, N, K, out);
+#endif
+}
 
 #define FP16_KBLOCK 512
 
@@ -248,8 +268,14 @@ static void fp16_cols(int64_t jb, int64_t je, void *ctx) {
     }
 }
 
-void tn_qdyn_linear_fp16(int64_t M, int64_t N, int64_t K, const float *x, const float *w16, float *y) {
+void tn_qdyn_linear_fp16(int64_t M, int64_t N, int64_t K, const float *x, const float *w16, const float *wp, float *y) {
     if (M <= 0 || N <= 0) return;
-    fp16_args a = {M, N, K, x, w16, y};
+    fp16_args a = {M, N, K, x, w16, wp, y};
+#if defined(__x86_64__)
+    if (wp) {
+        tn_parallel_for((N + 15) / 16, grain_for(M * K * 16), fp16_blocks, &a);
+        return;
+    }
+#endif
     tn_parallel_for(N, grain_for(M * K), fp16_cols, &a);
 }

@@ -99,4 +99,66 @@ TARGET void tn_qdyn_requant_vnni(const int32_t *acc, int64_t n, int32_t a_zp, fl
     }
 }
 
+/* float16 weights (widened to float): blocks of 16 columns, k-major inside a block
+ * (out[(j / 16) * K * 16 + k * 16 + j % 16]), zero padded */
+void tn_qdyn_fp16_pack_avx512(const float *w, int64_t N, int64_t K, float *out) {
+    int64_t nb = (N + 15) / 16;
+    memset(out, 0, (size_t)(nb * K * 16) * sizeof(float));
+    for (int64_t j = 0; j < N; j++)
+        for (int64_t k = 0; k < K; k++) out[(j / 16) * K * 16 + k * 16 + j % 16] = w[j * K + k];
+}
+
+/* rows [i, i + MR) by column blocks [b, b + NB): per lane (one output) the reference's chain:
+ * K in blocks of 512, each a sequential fused multiply-add chain from 0, the blocks' sums added in
+ * order */
+#define FTILE(MR, NB)                                                                                       \
+    TARGET static void ftile_##MR##x##NB(const float *x, int64_t K, const float *wp, float *y, int64_t ldy,  \
+                                         int64_t ncols) {                                                    \
+        __m512 tot[MR][NB];                                                                                  \
+        UNROLL for (int r = 0; r < MR; r++)                                                                  \
+            UNROLL for (int c = 0; c < NB; c++) tot[r][c] = _mm512_setzero_ps();                             \
+        for (int64_t k0 = 0; k0 < K; k0 += 512) {                                                            \
+            int64_t k1 = k0 + 512 < K ? k0 + 512 : K;                                                        \
+            __m512 acc[MR][NB];                                                                              \
+            UNROLL for (int r = 0; r < MR; r++)                                                              \
+                UNROLL for (int c = 0; c < NB; c++) acc[r][c] = _mm512_setzero_ps();                         \
+            for (int64_t k = k0; k < k1; k++) {                                                              \
+                __m512 wv[NB];                                                                               \
+                UNROLL for (int c = 0; c < NB; c++) wv[c] = _mm512_loadu_ps(wp + c * K * 16 + k * 16);       \
+                UNROLL for (int r = 0; r < MR; r++) {                                                        \
+                    __m512 xv = _mm512_set1_ps(x[r * K + k]);                                                \
+                    UNROLL for (int c = 0; c < NB; c++) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);   \
+                }                                                                                            \
+            }                                                                                                \
+            UNROLL for (int r = 0; r < MR; r++)                                                              \
+                UNROLL for (int c = 0; c < NB; c++) tot[r][c] = k0 ? _mm512_add_ps(tot[r][c], acc[r][c]) : acc[r][c]; \
+        }                                                                                                    \
+        UNROLL for (int r = 0; r < MR; r++)                                                                  \
+            UNROLL for (int c = 0; c < NB; c++) {                                                            \
+                int64_t left = ncols - c * 16;                                                               \
+                if (left > 0)                                                                                \
+                    _mm512_mask_storeu_ps(y + r * ldy + c * 16, left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1), tot[r][c]); \
+            }                                                                                                \
+    }
+FTILE(4, 2)
+FTILE(1, 2)
+FTILE(4, 1)
+FTILE(1, 1)
+
+/* rows [0, M) by the column blocks [bb, be) (pairs first), y row stride N */
+TARGET void tn_qdyn_fp16_cols_avx512(int64_t M, int64_t N, int64_t K, const float *x, const float *wp, int64_t bb,
+                                     int64_t be, float *y) {
+    for (int64_t b = bb; b < be;) {
+        int two = be - b >= 2;
+        int64_t ncols = N - b * 16 < (two ? 32 : 16) ? N - b * 16 : (two ? 32 : 16);
+        const float *w = wp + b * K * 16;
+        int64_t i = 0;
+        for (; i + 4 <= M; i += 4)
+            (two ? ftile_4x2 : ftile_4x1)(x + i * K, K, w, y + i * N + b * 16, N, ncols);
+        for (; i < M; i++)
+            (two ? ftile_1x2 : ftile_1x1)(x + i * K, K, w, y + i * N + b * 16, N, ncols);
+        b += two ? 2 : 1;
+    }
+}
+
 #endif
