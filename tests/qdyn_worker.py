@@ -1,4 +1,4 @@
-"""Worker of tests/test_quant_dynamic.py: run under either torch (ours or upstream).
+"""Worker of tests/test_quant_dynamic_models.py: run under either torch (ours or upstream).
 
     python qdyn_worker.py make DIR   seeded float models -> quantize_dynamic -> outputs.npz,
                                      packed weights, state_dicts and whole models saved in DIR

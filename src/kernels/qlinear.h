@@ -1,4 +1,4 @@
-/* kernels/qlinear.h — dynamic quantized Linear (quantized::linear_dynamic / _fp16; ops/qlinear.c,
+/* kernels/qlinear.h — quantized Linear (quantized::linear_dynamic / _fp16 / linear; ops/qlinear.c,
  * docs/quant_tensors.md), with the float steps of upstream's x86 engine (fbgemm), measured:
  *
  * int8 weights:

@@ -1,5 +1,6 @@
-/* qlinear.c — dynamic quantized Linear as upstream's x86 engine (fbgemm) runs it
- * (docs/quant_tensors.md "Dynamic quantization").
+/* qlinear.c — quantized Linear, dynamic (float in and out) and static (quint8 in and out), as
+ * upstream's x86 engine (fbgemm) runs it (docs/quant_tensors.md "Dynamic quantization", "Static
+ * Linear").
  *
  * quantized::linear_prepack returns upstream's packed parameters, a torch.ScriptObject of the
  * custom class __torch__.torch.classes.quantized.LinearPackedParamsBase. Upstream's Python only
@@ -12,7 +13,8 @@
  *
  * The kernels (kernels/ref/qlinear.c) follow fbgemm's float steps, measured bit for bit against
  * upstream: min / max, quant_utils' qparams (with reduce_range), uint8 activations, exact int32
- * products, requantization with one FMA for the bias; float16 weights in K blocks of 512. */
+ * products, requantization with one FMA for the bias; float16 weights in K blocks of 512; the
+ * static output requantized as fbgemm's ReQuantizeOutput. */
 #include "ops/qlinear.h"
 
 #include "ops/common.h"

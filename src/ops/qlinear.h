@@ -1,4 +1,4 @@
-/* ops/qlinear.h — dynamic quantized Linear: the packed-parameters object (torch.ScriptObject of
+/* ops/qlinear.h — quantized Linear (dynamic and static): the packed-parameters object (torch.ScriptObject of
  * upstream's custom class quantized.LinearPackedParamsBase) and the quantized:: operators on it
  * (ops/qlinear.c; docs/quant_tensors.md). The door finds the operators through tn_extra_op_fn
  * (ops/profiler.c). */

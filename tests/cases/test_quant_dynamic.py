@@ -4,7 +4,7 @@ linear_relu_dynamic and their float16 forms, the packed parameters (torch.Script
 pickling, copies, str), and upstream's errors. Values bit-exact: the activation's qparams
 (reduce_range or not), its uint8 rounding (ties and specials included), the exact int32 product
 and the requantization with its FMA are upstream's x86 (fbgemm) steps. The model-level comparison
-(quantize_dynamic of an MLP, BERT, Llama; state_dict both ways) is tests/test_quant_dynamic.py."""
+(quantize_dynamic of an MLP, BERT, Llama; state_dict both ways) is tests/test_quant_dynamic_models.py."""
 from harness import cases
 
 SETUP = """
