@@ -11,6 +11,7 @@
  * tn_extra_op_fn for them instead of refusing. */
 #include "ops/common.h"
 #include "ops/quant.h"
+#include "ops/qlinear.h"
 
 #include "core/profiler.h"
 
@@ -107,5 +108,5 @@ static const struct { const char *name, *overload; tn_op_fn fn; } extra_ops[] = 
 tn_op_fn tn_extra_op_fn(const char *name, const char *overload) {
     for (size_t i = 0; i < sizeof extra_ops / sizeof *extra_ops; i++)
         if (!strcmp(extra_ops[i].name, name) && !strcmp(extra_ops[i].overload, overload)) return extra_ops[i].fn;
-    return NULL;
+    return tn_qlinear_op_fn(name, overload);   /* quantized:: Linear (ops/qlinear.c) */
 }

@@ -9,6 +9,7 @@
 #include "ops/qtensor.h"
 
 #include "ops/fakequant.h"
+#include "ops/qlinear.h"
 #include "ops/common.h"
 #include "core/iter.h"
 #include "kernels/fakequant.h"
@@ -510,8 +511,12 @@ PyObject *tn_quant_call(int op, tn_value *args) {
             snprintf(what, sizeof what, "aten::%s%s%s of a per-channel quantized tensor", d->name, d->overload[0] ? "." : "", d->overload);
             return tn_not_implemented(what);
         }
-    /* namespaced rows (quantized::linear_prepack, ...) have no kernel here at all: refused by name */
-    if (strstr(d->name, "::")) return tn_refuse_op(op);
+    /* namespaced rows: those ops/qlinear.c implements (quantized::linear_prepack, ...), the
+     * others refused by name */
+    if (strstr(d->name, "::")) {
+        tn_op_fn f = tn_qlinear_op_fn(d->name, d->overload);
+        return f ? f(args) : tn_refuse_op(op);
+    }
     return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s%s%s' with arguments from the 'QuantizedCPU' backend. "
                         "This could be because the operator doesn't exist for this backend, or was omitted during the "
                         "selective/custom build process (if using custom build).", d->name, d->overload[0] ? "." : "", d->overload);

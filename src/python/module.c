@@ -4,6 +4,7 @@
  * then the operator functions, and last the surface of remaining names upstream reads, which only
  * fills in names nobody provided for real. */
 #include "ops/linalg_lapack.h"
+#include "ops/qlinear.h"
 #include "python/common.h"
 #include "autograd/autograd.h"
 #include "autograd/forward.h"
@@ -67,7 +68,7 @@ PyMODINIT_FUNC PyInit__C(void) {
     if (tn_types_init(m) < 0 || tn_tensor_type_init(m) < 0 || tn_functions_init(m) < 0 ||
         tn_tensor_new_init(m) < 0 || tn_library_init(m) < 0 || tn_grad_mode_init(m) < 0 || tn_forward_init(m) < 0 || tn_autograd_init(m) < 0 || tn_modes_init(m) < 0 || tn_subclass_init(m) < 0 || tn_functorch_init(m) < 0 || tn_autocast_init(m) < 0 || tn_return_types_init(m) < 0 || tn_schema_types_init(m) < 0 || tn_dynamo_init(m) < 0 || tn_serialization_init(m) < 0 ||
         tn_parse_to_init(m) < 0 || tn_optim_support_init(m) < 0 || tn_dataloader_init(m) < 0 || tn_fx_init(m) < 0 || tn_stream_init(m) < 0 ||
-        tn_future_init(m) < 0 || tn_distributed_init(m) < 0 || tn_linalg_init(m) < 0 || tn_profiler_init(m) < 0 || tn_surface_init(m) < 0) {
+        tn_future_init(m) < 0 || tn_distributed_init(m) < 0 || tn_linalg_init(m) < 0 || tn_profiler_init(m) < 0 || tn_qlinear_init(m) < 0 || tn_surface_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

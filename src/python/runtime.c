@@ -367,13 +367,15 @@ static PyObject *rt_dlpack_exchange_api(PyObject *s, PyObject *a) {
     return PyCapsule_New(&api, "dlpack_exchange_api", NULL);
 }
 
-/* _get_custom_class_python_wrapper(ns, name): the torch::class_ registry. The only custom class
- * upstream's core registers is aten::OpaqueObject (it exists; its methods refuse); any other name
- * raises upstream's RuntimeError. */
+/* _get_custom_class_python_wrapper(ns, name): the torch::class_ registry. Of the custom classes
+ * upstream's core registers, aten::OpaqueObject and quantized::LinearPackedParamsBase (whose
+ * objects quantized::linear_prepack makes, ops/qlinear.c) exist here; their methods refuse; any
+ * other name raises upstream's RuntimeError. */
 static PyObject *rt_custom_class_wrapper(PyObject *s, PyObject *args) {
     const char *ns, *name;
     if (!PyArg_ParseTuple(args, "ss:_get_custom_class_python_wrapper", &ns, &name)) return NULL;
-    if (strcmp(ns, "aten") == 0 && strcmp(name, "OpaqueObject") == 0) {
+    if ((strcmp(ns, "aten") == 0 && strcmp(name, "OpaqueObject") == 0) ||
+        (strcmp(ns, "quantized") == 0 && strcmp(name, "LinearPackedParamsBase") == 0)) {
         PyObject *cls = PyObject_GetAttrString(tn_py.module, "ScriptClass");
         if (!cls) return NULL;
         PyObject *o = PyType_Check(cls) ? PyType_GenericAlloc((PyTypeObject *)cls, 0) : NULL;
