@@ -8,10 +8,10 @@
  * torch._C._cpu._init_amx(): whether AMX tiles could be enabled — we use none, so False.
  * torch._C._get_cpu_capability(): the ISA level the kernels dispatch to ("AVX512", "AVX2",
  * "DEFAULT"), as gemm.c / vmath.c choose it.
- * Quantized engines (torch.backends.quantized): torchnative has no quantized kernels, so it
- * supports no engine — _supported_qengines() is [] and _get_qengine() is NoQEngine (0), which is
- * what upstream reports when built without FBGEMM, oneDNN and QNNPACK; _set_qengine refuses
- * every engine with upstream's message. */
+ * Quantized engines (torch.backends.quantized): torchnative's quantized kernels (ops/qlinear.c,
+ * docs/quant_tensors.md) reproduce upstream's x86 engine (fbgemm's arithmetic), so it supports X86
+ * (4, the default, as upstream's on x86) and FBGEMM (1), which run the same kernels there;
+ * QNNPACK and ONEDNN round differently and are refused with upstream's message. */
 #include "python/common.h"
 
 #include <stdio.h>
@@ -194,15 +194,24 @@ static PyObject *get_cpu_capability(PyObject *self, PyObject *unused) {
     return PyUnicode_FromString("DEFAULT");
 }
 
-static PyObject *supported_qengines(PyObject *self, PyObject *unused) { return PyList_New(0); }
-static PyObject *get_qengine(PyObject *self, PyObject *unused) { return PyLong_FromLong(0); }
+static long qengine = 4;   /* X86 */
+static PyObject *supported_qengines(PyObject *self, PyObject *unused) { return Py_BuildValue("[ii]", 4, 1); }
+static PyObject *get_qengine(PyObject *self, PyObject *unused) { return PyLong_FromLong(qengine); }
 static PyObject *set_qengine(PyObject *self, PyObject *arg) {
     static const char *const names[] = {"NoQEngine", "FBGEMM", "QNNPACK", "ONEDNN", "X86"};
     long e = PyLong_AsLong(arg);
     if (e == -1 && PyErr_Occurred()) return NULL;
-    PyErr_Format(PyExc_RuntimeError, "quantized engine %s is not supported",
-                 e >= 0 && e < 5 ? names[e] : "UNKNOWN");
-    return NULL;
+    e &= 0xff;   /* upstream's QEngine is an int8_t enum read back as a byte */
+    if (e > 4) {
+        PyErr_Format(PyExc_RuntimeError, "Unrecognized Quantized Engine: %ld", e);
+        return NULL;
+    }
+    if (e != 1 && e != 4) {
+        PyErr_Format(PyExc_RuntimeError, "quantized engine %s is not supported", names[e]);
+        return NULL;
+    }
+    qengine = e;
+    Py_RETURN_NONE;
 }
 
 static PyMethodDef cpu_methods[] = {

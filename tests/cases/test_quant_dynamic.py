@@ -135,3 +135,26 @@ cases("linear_static", {
     "err_k_mismatch": "Q.linear(torch.quantize_per_tensor(x[:, :5], 0.02, 120, torch.quint8), p, 0.05, 60)",
     "err_not_packed": "Q.linear(xq, qw, 0.05, 60)",
 }, setup=STATIC)
+
+# torch.backends.quantized.engine: upstream's default on x86 is X86; FBGEMM runs the same kernels
+# there. (QNNPACK / ONEDNN, which upstream also lists, round differently: ours refuses them by
+# name, so they are not golden cases.) Each case puts the default back.
+ENGINE = """
+def err(f):
+    try:
+        return ("ok", f())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+def engine_after(name):
+    torch.backends.quantized.engine = name
+    got = (torch.backends.quantized.engine, torch._C._get_qengine())
+    torch.backends.quantized.engine = "x86"
+    return got
+"""
+cases("quant_engine", {
+    "default": "(torch.backends.quantized.engine, torch._C._get_qengine())",
+    "fbgemm": ENGINE + "engine_after('fbgemm')",
+    "x86": ENGINE + "engine_after('x86')",
+    "bad_none": ENGINE + "err(lambda: torch._C._set_qengine(0))",
+    "bad_unknown": ENGINE + "(err(lambda: torch._C._set_qengine(9)), err(lambda: torch._C._set_qengine(-1)), torch.backends.quantized.engine)",
+})
