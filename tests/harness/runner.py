@@ -151,7 +151,23 @@ def torch_version_of(python):
 # Environment variables that change which code paths upstream takes (and so its bits); part of
 # the reference cache key.
 REF_PATH_VARS = ("ATEN_CPU_CAPABILITY", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_CBWR",
-                 "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
+                 "MKL_ENABLE_INSTRUCTIONS", "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA",
+                 "FBGEMM_ENABLE_INSTRUCTIONS")
+
+
+def fbgemm_vnni():
+    """Whether upstream's fbgemm (its quantized Linear kernels) runs its AVX-512 VNNI path here:
+    the CPU has avx512_vnni (with avx512bw / vl) and FBGEMM_ENABLE_INSTRUCTIONS, if set, allows it.
+    Without VNNI its AVX2 / AVX-512 paths sum uint8 x int8 pairs in saturating int16 (vpmaddubsw)
+    and its float16 GEMM sums in another order, so their bits are another host's: measured with
+    FBGEMM_ENABLE_INSTRUCTIONS=AVX2 and =AVX512, 23 of 91 quantized Linear cases differ."""
+    try:
+        flags = open("/proc/cpuinfo").read()
+    except OSError:
+        return False
+    forced = os.environ.get("FBGEMM_ENABLE_INSTRUCTIONS", "").upper()
+    return (all(f in flags for f in ("avx512_vnni", "avx512bw", "avx512vl")) and
+            forced in ("", "AVX512_VNNI", "AVX512_E1"))
 
 
 def _worker_env():
