@@ -352,14 +352,15 @@ static PyObject *sparse_to_sparse_dim(PyObject *self, int64_t sd) {
 
 /* _to_sparse.sparse_dim(self, sparse_dim) */
 PyObject *tn_op__to_sparse_sparse_dim(tn_value *a) {
+    if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, a[1].u.i);
     return SP(a[0].u.obj) ? sparse_to_sparse_dim(a[0].u.obj, a[1].u.i) : dense_to_sparse(a[0].u.obj, a[1].u.i);
 }
 
+static bool compressed_layout(const tn_value *layout) {
+    return layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_sparse_coo && layout->u.obj != Py_None &&
+           layout->u.obj != tn_py.layout_strided;
+}
 static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
-    if (layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_sparse_coo && layout->u.obj != Py_None) {
-        tn_not_implemented("conversion to sparse compressed layouts (to_sparse(layout=...))");
-        return -1;
-    }
     if (blocksize->tag != TN_V_NONE) {
         PyErr_SetString(PyExc_RuntimeError, "to_sparse for Strided to SparseCoo conversion does not use specified blocksize");
         return -1;
@@ -367,9 +368,11 @@ static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
     return 0;
 }
 
-/* _to_sparse(self, *, layout, blocksize, dense_dim) */
+/* _to_sparse(self, *, layout, blocksize, dense_dim): COO, or a compressed layout (sparse_compressed.c) */
 PyObject *tn_op__to_sparse(tn_value *a) {
+    if (compressed_layout(&a[1])) return tn_compressed_to_layout(a[0].u.obj, a[1].u.obj, &a[2], &a[3]);
     if (check_coo_layout(&a[1], &a[2]) < 0) return NULL;
+    if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, -1);
     if (SP(a[0].u.obj)) return Py_NewRef(a[0].u.obj);
     int64_t dd = a[3].tag == TN_V_INT ? a[3].u.i : 0;
     return dense_to_sparse(a[0].u.obj, TN_T(a[0])->ndim - dd);
@@ -377,7 +380,7 @@ PyObject *tn_op__to_sparse(tn_value *a) {
 
 /* to_sparse(self, *, layout, blocksize, dense_dim): self when already sparse COO */
 PyObject *tn_sparse_d_to_sparse(tn_value *a) {
-    if (SP(a[0].u.obj)) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
+    if (SP(a[0].u.obj) && !compressed_layout(&a[1])) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
     return tn_at__to_sparse(a[0].u.obj, obj_or_null(&a[1]), a[2].tag == TN_V_NONE ? TN_INONE : tn_ints_of(&a[2]), tn_opt_int_of(&a[3]));
 }
 
@@ -393,7 +396,7 @@ PyObject *tn_sparse_d_coalesce(tn_value *a) {
 
 /* to_dense(self, dtype, *, masked_grad): self when strided */
 PyObject *tn_sparse_d_to_dense(tn_value *a) {
-    if (!SP(a[0].u.obj)) {
+    if (!SP(a[0].u.obj) && !tn_compressed_of(a[0].u.obj)) {
         if (a[1].tag == TN_V_DTYPE && a[1].u.dtype != TN_T(a[0])->dtype) return tn_at_to_dtype(a[0].u.obj, TN_DT(a[1].u.dtype), false, false, NULL);
         return Py_NewRef(a[0].u.obj);
     }
@@ -402,6 +405,7 @@ PyObject *tn_sparse_d_to_dense(tn_value *a) {
 
 /* to_dense_backward(grad, input, masked_grad): the gradient at the input's specified entries */
 PyObject *tn_sparse_d_to_dense_backward(tn_value *a) {
+    if (tn_compressed_of(a[1].u.obj)) return tn_at_sparse_mask(a[0].u.obj, a[1].u.obj);   /* the gradient at its elements */
     if (!SP(a[1].u.obj)) return Py_NewRef(a[0].u.obj);
     bool masked = a[2].tag == TN_V_BOOL ? a[2].u.i != 0 : true;
     if (!masked) return tn_at__to_sparse_sparse_dim(a[0].u.obj, SP(a[1].u.obj)->sparse_dim);
@@ -1199,11 +1203,13 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
 };
 
+/* a COO or compressed tensor */
+static bool any_sparse(PyObject *o) { return tn_py_is_tensor(o) && ((tn_tensor_obj *)o)->sparse; }
 static bool is_sparse_value(const tn_value *v) {
-    if (v->tag == TN_V_TENSOR) return SP(v->u.obj) != NULL;
+    if (v->tag == TN_V_TENSOR) return any_sparse(v->u.obj);
     if (v->tag == TN_V_TENSORLIST)
         for (Py_ssize_t k = 0; k < PyTuple_Size(v->u.obj); k++)
-            if (SP(PyTuple_GetItem(v->u.obj, k))) return true;
+            if (any_sparse(PyTuple_GetItem(v->u.obj, k))) return true;
     return false;
 }
 
@@ -1216,9 +1222,13 @@ bool tn_sparse_among(int op, tn_value *args) {
 }
 
 PyObject *tn_sparse_call(int op, tn_value *args) {
+    bool handled = false;
+    PyObject *cr = tn_compressed_call(op, args, &handled);
+    if (handled) return cr;
+    bool compressed = tn_compressed_among(op, args);
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
         if (kernels[i].row == -2) kernels[i].row = tn_op_find(kernels[i].name, kernels[i].overload);
-        if (op == kernels[i].row) return kernels[i].fn(op, args);
+        if (op == kernels[i].row && !compressed) return kernels[i].fn(op, args);
     }
     const tn_op_def *d = tn_op_at(op);
     /* the queries upstream's Tensor answers itself */
@@ -1227,12 +1237,12 @@ PyObject *tn_sparse_call(int op, tn_value *args) {
                                   TN_ROW_requires_grad_, TN_ROW_is_same_size, TN_ROW_get_device, TN_ROW_is_pinned};
     for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
         if (queries[i] == op) return d->fn(args);
-    bool handled = false;
     PyObject *r = tn_composite_under_mode(op, args, &handled);
     if (handled) return r;
-    if (tn_op_tags(op) & TN_TAG_SPARSE) {
+    if (compressed || (tn_op_tags(op) & TN_TAG_SPARSE)) {
         char what[160];
-        snprintf(what, sizeof what, "aten::%s%s%s for sparse COO tensors", d->name, d->overload[0] ? "." : "", d->overload);
+        snprintf(what, sizeof what, "aten::%s%s%s for sparse %s tensors", d->name, d->overload[0] ? "." : "", d->overload,
+                 compressed ? "compressed" : "COO");
         return tn_not_implemented(what);
     }
     return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s%s%s' with arguments from the 'SparseCPU' backend. This "
