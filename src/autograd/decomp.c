@@ -1528,6 +1528,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"_validate_sparse_bsr_tensor_args", "", tn_compressed_d_validate_bsr}, {"_validate_sparse_bsc_tensor_args", "", tn_compressed_d_validate_bsc},
     {"to_sparse_csr", "", tn_compressed_d_to_csr}, {"to_sparse_csc", "", tn_compressed_d_to_csc},
     {"to_sparse_bsr", "", tn_compressed_d_to_bsr}, {"to_sparse_bsc", "", tn_compressed_d_to_bsc},
+    {"_sparse_mm", "reduce", tn_compressed_d_sparse_mm_reduce},
     {"nll_loss", "", d_nll_loss}, {"nll_loss_nd", "", d_nll_loss_nd}, {"cross_entropy_loss", "", d_cross_entropy},
     /* convolution */
     {"conv1d", "", d_conv1d}, {"conv2d", "", d_conv2d}, {"conv3d", "", d_conv3d},

@@ -38,6 +38,8 @@ PyObject *tn_compressed_call(int op, tn_value *args, bool *handled);
 PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_value *blocksize, const tn_value *dense_dim);
 /* a compressed tensor's COO form (sparse_dim: -1, or the one asked) */
 PyObject *tn_compressed_to_coo(PyObject *self, int64_t sparse_dim);
+/* torch.empty / torch.zeros with a compressed layout (who: "empty" / "zeros"): no elements */
+PyObject *tn_compressed_empty(const int64_t *size, int n, PyObject *layout, tn_dtype dtype, const char *who);
 /* decompositions: the factories, their validation and the conversions' composites */
 PyObject *tn_compressed_d_unsafe(tn_value *a);        /* _sparse_compressed_tensor_unsafe */
 PyObject *tn_compressed_d_csr_size(tn_value *a);      /* sparse_csr_tensor.crow_col_value_size */
@@ -61,5 +63,6 @@ PyObject *tn_compressed_d_to_csr(tn_value *a);        /* to_sparse_csr */
 PyObject *tn_compressed_d_to_csc(tn_value *a);        /* to_sparse_csc */
 PyObject *tn_compressed_d_to_bsr(tn_value *a);        /* to_sparse_bsr */
 PyObject *tn_compressed_d_to_bsc(tn_value *a);        /* to_sparse_bsc */
+PyObject *tn_compressed_d_sparse_mm_reduce(tn_value *a); /* _sparse_mm.reduce */
 
 #endif

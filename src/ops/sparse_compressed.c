@@ -10,6 +10,7 @@
  * (batch, compressed, plain) triple per specified element and check upstream's index invariants. */
 #include "ops/sparse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -666,7 +667,7 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
         PyObject *nzm = tn_at_ne_Scalar(self, TN_SI(0));
         if (nzm) Py_SETREF(nzm, tn_at_reshape(nzm, TN_IS(ws[0], ws[1], ws[2], ws[3], ws[4], rest)));
         if (nzm) Py_SETREF(nzm, tn_at_permute(nzm, TN_IS(0, 1, 3, 2, 4, 5)));
-        if (nzm) Py_SETREF(nzm, tn_at_reshape(nzm, TN_IS(ws[0], ws[1], ws[3], -1)));
+        if (nzm) Py_SETREF(nzm, tn_at_reshape(nzm, TN_IS(ws[0], ws[1], ws[3], ws[2] * ws[4] * rest)));
         if (nzm && br * bc * rest == 0) Py_SETREF(nzm, tn_at_zeros(TN_IS(ws[0], ws[1], ws[3]), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL));
         else if (nzm) Py_SETREF(nzm, tn_at_any_dim(nzm, 3, false));
         mask = nzm;
@@ -972,6 +973,162 @@ static PyObject *k_sampled_addmm(int op, tn_value *a) {
     return make_like(self, v ? tn_at_clone(m->indices, NULL) : NULL, v ? tn_at_clone(m->plain, NULL) : NULL, v);
 }
 
+/* _sparse_mm_reduce_impl(self, other, reduce): each row of a CSR self reduced over its elements'
+ * products with other's rows, upstream's spmm_reduce: "sum" / "mean" accumulate each product with
+ * one fused multiply-add, in storage order (its vectorised fmadd); "mean" divides by the row's
+ * count; "amax" / "amin" take the rounded products; rows without elements stay 0. The second
+ * result is upstream's empty arg_out (filled only for its backward). */
+static void spmm_rows(int red, bool f64, const int64_t *crow, const int64_t *col, const void *vals, const void *x, void *out, int64_t nrows,
+                      int64_t N) {
+    for (int64_t i = 0; i < nrows; i++) {
+        int64_t lo = crow[i], hi = crow[i + 1];
+        for (int64_t j = 0; j < N; j++) {
+            double acc = 0;
+            float accf = 0;
+            for (int64_t k = lo; k < hi; k++) {
+                if (f64) {
+                    double a = ((const double *)vals)[k], b = ((const double *)x)[col[k] * N + j];
+                    if (red < 2) acc = fma(a, b, acc);
+                    else if (k == lo || (red == 2 ? a * b > acc : a * b < acc)) acc = a * b;
+                } else {
+                    float a = ((const float *)vals)[k], b = ((const float *)x)[col[k] * N + j];
+                    if (red < 2) accf = fmaf(a, b, accf);
+                    else if (k == lo || (red == 2 ? a * b > accf : a * b < accf)) accf = a * b;
+                }
+            }
+            if (red == 1 && hi > lo) { acc /= (double)(hi - lo); accf /= (float)(hi - lo); }
+            if (f64) ((double *)out)[i * N + j] = acc;
+            else ((float *)out)[i * N + j] = accf;
+        }
+    }
+}
+static PyObject *k_mm_reduce(int op, tn_value *a) {
+    static const char *const reds[] = {"sum", "mean", "amax", "amin", "max", "min"};   /* max / min: amax / amin */
+    const char *red = tn_str_of(&a[2]);
+    if (!red) return NULL;
+    int r = -1;
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(red, reds[i])) r = i < 4 ? i : i - 2;
+    if (r < 0 && !strcmp(red, "prod")) return err("sparse_mm_reduce: reduce type of prod has not been enabled.");
+    if (r < 0) return PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", red);
+    tn_sparse *m = M;
+    if (!m || m->kind != TN_SPARSE_CSR)
+        return PyErr_Format(PyExc_RuntimeError, "sparse_mm_reduce: expect self to be SparseCsr, got %s", tensor_layout_name(SELF));
+    const tn_tensor *t = tn_tensor_of(SELF), *o = TN_T(a[1]);
+    if (t->ndim != 2 || m->dense_dim) return tn_not_implemented("aten::_sparse_mm_reduce_impl of a batched or hybrid CSR tensor");
+    if (o->ndim != 2 || o->sizes[0] != t->sizes[1])
+        return PyErr_Format(PyExc_RuntimeError, "Expected a tensor of dimension 2 and tensor.size[0] == %lld but got: dimension %d and "
+                            "tensor.size[0] = %lld", (long long)t->sizes[1], o->ndim, (long long)(o->ndim ? o->sizes[0] : 0));
+    if ((t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) || o->dtype != t->dtype)
+        return tn_not_implemented("aten::_sparse_mm_reduce_impl other than of float32 / float64 operands of one dtype");
+    entries_t e;
+    if (entries(SELF, &e) < 0) return NULL;   /* checks the index structure */
+    entries_free(&e);
+    int64_t M_ = t->sizes[0], N = o->sizes[1];
+    PyObject *C = tn_as_dtype(m->indices, TN_DTYPE_I64, true), *P = C ? tn_as_dtype(m->plain, TN_DTYPE_I64, true) : NULL;
+    PyObject *V = P ? tn_at_contiguous(m->values, NULL) : NULL, *X = V ? tn_at_contiguous(a[1].u.obj, NULL) : NULL;
+    PyObject *out = X ? tn_at_empty_memory_format(TN_IS(M_, N), TN_DT(t->dtype), NULL, NULL, NULL, NULL) : NULL;
+    PyObject *arg = out ? tn_at_empty_memory_format(TN_IS(0), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
+    PyObject *res = NULL;
+    if (arg) {
+        spmm_rows(r, t->dtype == TN_DTYPE_F64, (const int64_t *)tn_data(tn_tensor_of(C)), (const int64_t *)tn_data(tn_tensor_of(P)),
+                  tn_data(tn_tensor_of(V)), tn_data(tn_tensor_of(X)), tn_data(tn_tensor_of(out)), M_, N);
+        res = PyTuple_Pack(2, out, arg);
+    }
+    Py_XDECREF(C); Py_XDECREF(P); Py_XDECREF(V); Py_XDECREF(X); Py_XDECREF(out); Py_XDECREF(arg);
+    return res;
+}
+/* _sparse_mm.reduce(sparse, dense, reduce) (CompositeImplicitAutograd): the reduction's first result */
+PyObject *tn_compressed_d_sparse_mm_reduce(tn_value *a) {
+    PyObject *r = tn_at__sparse_mm_reduce_impl(a[0].u.obj, a[1].u.obj, tn_str_of(&a[2]));
+    PyObject *o = r ? Py_NewRef(PyTuple_GetItem(r, 0)) : NULL;
+    Py_XDECREF(r);
+    return o;
+}
+
+/* add.Tensor(self, other, alpha): two compressed tensors of one layout (their COO sum, back in the
+ * layout: the union of their elements), or dense + alpha * compressed (dense) */
+static PyObject *k_add(int op, tn_value *a) {
+    PyObject *x = a[0].u.obj, *y = a[1].u.obj;
+    tn_sparse *mx = CP(x), *my = CP(y);
+    if (!mx && !((tn_tensor_obj *)x)->sparse && my) {
+        const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+        bool same = p->ndim == q->ndim;
+        for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
+        if (!same) return tn_not_implemented("aten::add of a dense and a sparse compressed tensor of other shapes");
+        PyObject *dn = to_dense(y);
+        if (dn && !a[2].defaulted) Py_SETREF(dn, tn_at_mul_Scalar(dn, TN_SV(&a[2])));
+        PyObject *r = dn ? tn_at_add_Tensor(x, dn, TN_SDEF) : NULL;
+        Py_XDECREF(dn);
+        return r;
+    }
+    if (mx && my && (mx->kind == TN_SPARSE_CSC || my->kind == TN_SPARSE_CSC))   /* upstream adds through crow_indices */
+        return err("crow_indices expected sparse row compressed tensor layout but got SparseCsc");
+    if (!mx || !my || mx->kind != TN_SPARSE_CSR || my->kind != TN_SPARSE_CSR)
+        return tn_not_implemented("aten::add of sparse compressed tensors other than two CSR tensors or a dense and a compressed one");
+    PyObject *cx = to_coo(x), *cy = cx ? to_coo(y) : NULL;
+    PyObject *s = cy ? tn_at_add_Tensor(cx, cy, TN_SV(&a[2])) : NULL;
+    Py_XDECREF(cx);
+    Py_XDECREF(cy);
+    tn_value dd = {.tag = TN_V_NONE};
+    PyObject *r = s ? convert(s, mx->kind, NULL, &dd) : NULL;
+    Py_XDECREF(s);
+    return r;
+}
+
+/* zeros_like / empty_like(self, *, dtype, layout, device, pin_memory, memory_format) of a
+ * compressed self: no elements (zeros_like), self's indices with zero values (empty_like, whose
+ * values upstream leaves uninitialised); layout=torch.strided: dense zeros */
+static PyObject *k_like(int op, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(SELF);
+    tn_dtype dt = a[1].tag == TN_V_DTYPE ? a[1].u.dtype : t->dtype;
+    if (a[2].tag == TN_V_LAYOUT && a[2].u.obj == tn_py.layout_strided)
+        return PyErr_Format(PyExc_RuntimeError, "empty_like with different sparse layout is not supported (self is %s but you requested Strided)",
+                            tensor_layout_name(SELF));
+    if (a[2].tag == TN_V_LAYOUT && a[2].u.obj != layout_of_kind(M->kind)) {   /* torch.zeros in that layout */
+        if (op == TN_ROW_empty_like) return tn_not_implemented("aten::empty_like of a sparse compressed tensor in another sparse layout");
+        return tn_at_zeros(TN_IN(t->sizes, t->ndim), TN_DT(dt), a[2].u.obj, NULL, NULL);
+    }
+    const tn_tensor *vt = tn_tensor_of(M->values);
+    if (op == TN_ROW_empty_like) {
+        PyObject *v = tn_at_zeros(TN_IN(vt->sizes, vt->ndim), TN_DT(dt), NULL, NULL, NULL);
+        return make_like(SELF, v ? tn_at_clone(M->indices, NULL) : NULL, v ? tn_at_clone(M->plain, NULL) : NULL, v);
+    }
+    const tn_tensor *ct = tn_tensor_of(M->indices), *pt = tn_tensor_of(M->plain);
+    int batch = ct->ndim - 1;
+    int64_t ps[TN_MAX_DIMS + 1], vs[TN_MAX_DIMS + 4];
+    memcpy(ps, pt->sizes, (size_t)pt->ndim * sizeof *ps);
+    memcpy(vs, vt->sizes, (size_t)vt->ndim * sizeof *vs);
+    ps[batch] = vs[batch] = 0;
+    PyObject *ci = tn_at_zeros(TN_IN(ct->sizes, ct->ndim), TN_DT(ct->dtype), NULL, NULL, NULL);
+    PyObject *pi = ci ? tn_at_zeros(TN_IN(ps, pt->ndim), TN_DT(pt->dtype), NULL, NULL, NULL) : NULL;
+    PyObject *v = pi ? tn_at_zeros(TN_IN(vs, vt->ndim), TN_DT(dt), NULL, NULL, NULL) : NULL;
+    return make_like(SELF, ci, pi, v);
+}
+
+/* torch.empty / torch.zeros(size, layout=<CSR or CSC>): no elements, zero compressed indices */
+PyObject *tn_compressed_empty(const int64_t *size, int n, PyObject *layout, tn_dtype dtype, const char *who) {
+    int k = kind_of_layout(layout);
+    char b[120];
+    if (n < 2) {
+        fmt_dims(b, sizeof b, size, n);
+        return PyErr_Format(PyExc_RuntimeError, "torch.%s: Only batched sparse compressed (non-block) tensors are supported, but got size %s",
+                            who, b);
+    }
+    if (blocked(k))
+        return PyErr_Format(PyExc_RuntimeError, "%s_sparse_compressed expected sparse compressed (non-block) tensor layout but got %s", who,
+                            layout_name(layout));
+    int64_t cs[TN_MAX_DIMS], ps[TN_MAX_DIMS];
+    memcpy(cs, size, (size_t)(n - 2) * sizeof *cs);
+    memcpy(ps, size, (size_t)(n - 2) * sizeof *ps);
+    cs[n - 2] = size[row_major(k) ? n - 2 : n - 1] + 1;
+    ps[n - 2] = 0;
+    PyObject *ci = tn_at_zeros(TN_IN(cs, n - 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
+    PyObject *pi = ci ? tn_at_zeros(TN_IN(ps, n - 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL) : NULL;
+    PyObject *v = pi ? tn_at_zeros(TN_IN(ps, n - 1), TN_DT(dtype), NULL, NULL, NULL) : NULL;
+    return make(k, size, n, ci, pi, v);
+}
+
 /* ---- the stage ---- */
 
 static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } kernels[] = {
@@ -985,7 +1142,8 @@ static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } ke
     {"mul", "Tensor", k_scale, false, -2}, {"mul", "Scalar", k_scale, false, -2}, {"neg", "", k_unary, false, -2}, {"abs", "", k_unary, false, -2},
     {"sin", "", k_unary, false, -2}, {"sqrt", "", k_unary, false, -2}, {"tanh", "", k_unary, false, -2}, {"sum", "", k_sum, false, -2},
     {"transpose", "int", k_transpose, false, -2}, {"t", "", k_t, false, -2}, {"mm", "", k_mm, false, -2}, {"addmm", "", k_addmm, false, -2},
-    {"mv", "", k_mv, false, -2}, {"_to_sparse", "", k_to_sparse, false, -2}, {"_to_sparse", "sparse_dim", k_to_sparse_dim, false, -2}, {"sparse_mask", "", k_sparse_mask, false, -2}, {"sparse_sampled_addmm", "", k_sampled_addmm, false, -2},
+    {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2}, {"add", "Tensor", k_add, false, -2},
+    {"zeros_like", "", k_like, false, -2}, {"empty_like", "", k_like, false, -2}, {"_to_sparse", "", k_to_sparse, false, -2}, {"_to_sparse", "sparse_dim", k_to_sparse_dim, false, -2}, {"sparse_mask", "", k_sparse_mask, false, -2}, {"sparse_sampled_addmm", "", k_sampled_addmm, false, -2},
 };
 
 static bool compressed_value(const tn_value *v) {
