@@ -1019,21 +1019,24 @@ static PyObject *k_mm_reduce(int op, tn_value *a) {
     if (o->ndim != 2 || o->sizes[0] != t->sizes[1])
         return PyErr_Format(PyExc_RuntimeError, "Expected a tensor of dimension 2 and tensor.size[0] == %lld but got: dimension %d and "
                             "tensor.size[0] = %lld", (long long)t->sizes[1], o->ndim, (long long)(o->ndim ? o->sizes[0] : 0));
-    if ((t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) || o->dtype != t->dtype)
-        return tn_not_implemented("aten::_sparse_mm_reduce_impl other than of float32 / float64 operands of one dtype");
+    bool reduced = t->dtype == TN_DTYPE_BF16 || t->dtype == TN_DTYPE_F16;   /* accumulated in float32, rounded once */
+    if ((t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64 && !reduced) || o->dtype != t->dtype)
+        return tn_not_implemented("aten::_sparse_mm_reduce_impl other than of floating operands of one dtype");
+    tn_dtype wt = reduced ? TN_DTYPE_F32 : t->dtype;
     entries_t e;
     if (entries(SELF, &e) < 0) return NULL;   /* checks the index structure */
     entries_free(&e);
     int64_t M_ = t->sizes[0], N = o->sizes[1];
     PyObject *C = tn_as_dtype(m->indices, TN_DTYPE_I64, true), *P = C ? tn_as_dtype(m->plain, TN_DTYPE_I64, true) : NULL;
-    PyObject *V = P ? tn_at_contiguous(m->values, NULL) : NULL, *X = V ? tn_at_contiguous(a[1].u.obj, NULL) : NULL;
-    PyObject *out = X ? tn_at_empty_memory_format(TN_IS(M_, N), TN_DT(t->dtype), NULL, NULL, NULL, NULL) : NULL;
+    PyObject *V = P ? tn_as_dtype(m->values, wt, true) : NULL, *X = V ? tn_as_dtype(a[1].u.obj, wt, true) : NULL;
+    PyObject *out = X ? tn_at_empty_memory_format(TN_IS(M_, N), TN_DT(wt), NULL, NULL, NULL, NULL) : NULL;
     PyObject *arg = out ? tn_at_empty_memory_format(TN_IS(0), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
     PyObject *res = NULL;
     if (arg) {
-        spmm_rows(r, t->dtype == TN_DTYPE_F64, (const int64_t *)tn_data(tn_tensor_of(C)), (const int64_t *)tn_data(tn_tensor_of(P)),
+        spmm_rows(r, wt == TN_DTYPE_F64, (const int64_t *)tn_data(tn_tensor_of(C)), (const int64_t *)tn_data(tn_tensor_of(P)),
                   tn_data(tn_tensor_of(V)), tn_data(tn_tensor_of(X)), tn_data(tn_tensor_of(out)), M_, N);
-        res = PyTuple_Pack(2, out, arg);
+        if (reduced) Py_SETREF(out, tn_as_dtype(out, t->dtype, false));
+        res = out ? PyTuple_Pack(2, out, arg) : NULL;
     }
     Py_XDECREF(C); Py_XDECREF(P); Py_XDECREF(V); Py_XDECREF(X); Py_XDECREF(out); Py_XDECREF(arg);
     return res;

@@ -178,6 +178,7 @@ cases("compressed_matmul", {
     "err_shapes": "torch.mm(c, torch.ones(2, 2))",
     "mm_reduce": "a = torch.randn(6, 40); a[a.abs() < 0.5] = 0; x = torch.randn(40, 7); [torch.sparse.mm(a.to_sparse_csr(), x, r) for r in ('sum', 'mean', 'amax', 'amin')]",
     "mm_reduce_f64": "a = torch.randn(5, 20, dtype=torch.float64); a[a.abs() < 0.5] = 0; x = torch.randn(20, 3, dtype=torch.float64); [torch.sparse.mm(a.to_sparse_csr(), x, r) for r in ('sum', 'mean', 'amax', 'amin')]",
+    "mm_reduce_bf16": "a = torch.randn(6, 12).bfloat16(); a[a.abs() < 0.5] = 0; x = torch.randn(12, 5).bfloat16(); [torch.sparse.mm(a.to_sparse_csr(), x, r) for r in ('sum', 'mean', 'amax', 'amin')]",
     "mm_reduce_empty_rows": "[torch.sparse.mm(c, torch.arange(6.).reshape(3, 2) - 2, r) for r in ('sum', 'mean', 'amax', 'amin')]",
     "mm_reduce_impl": "torch.ops.aten._sparse_mm_reduce_impl(c, torch.ones(3, 2), 'amax')",
     "mm_reduce_grad_fn": "type(torch.sparse.mm(c.detach().requires_grad_(), torch.ones(3, 2), 'sum').grad_fn).__name__",
