@@ -1033,9 +1033,23 @@ static PyObject *k_mm_reduce(int op, tn_value *a) {
     PyObject *arg = out ? tn_at_empty_memory_format(TN_IS(0), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
     PyObject *res = NULL;
     if (arg) {
-        spmm_rows(r, wt == TN_DTYPE_F64, (const int64_t *)tn_data(tn_tensor_of(C)), (const int64_t *)tn_data(tn_tensor_of(P)),
-                  tn_data(tn_tensor_of(V)), tn_data(tn_tensor_of(X)), tn_data(tn_tensor_of(out)), M_, N);
+        /* reduced dtypes: a mean's sum is rounded to the dtype before its division, as upstream's */
+        bool sum_first = reduced && r == 1;
+        const int64_t *cv = (const int64_t *)tn_data(tn_tensor_of(C));
+        spmm_rows(sum_first ? 0 : r, wt == TN_DTYPE_F64, cv, (const int64_t *)tn_data(tn_tensor_of(P)), tn_data(tn_tensor_of(V)),
+                  tn_data(tn_tensor_of(X)), tn_data(tn_tensor_of(out)), M_, N);
         if (reduced) Py_SETREF(out, tn_as_dtype(out, t->dtype, false));
+        if (out && sum_first) {
+            PyObject *cnt = tn_at_empty_memory_format(TN_IS(M_, 1), TN_DT(TN_DTYPE_F32), NULL, NULL, NULL, NULL);
+            if (cnt)
+                for (int64_t i = 0; i < M_; i++) ((float *)tn_data(tn_tensor_of(cnt)))[i] = cv[i + 1] > cv[i] ? (float)(cv[i + 1] - cv[i]) : 1.f;
+            PyObject *f = cnt ? tn_as_dtype(out, TN_DTYPE_F32, false) : NULL;
+            PyObject *q = f ? tn_at_div_Tensor(f, cnt) : NULL;
+            Py_XDECREF(cnt);
+            Py_XDECREF(f);
+            Py_SETREF(out, q ? tn_as_dtype(q, t->dtype, false) : NULL);
+            Py_XDECREF(q);
+        }
         res = out ? PyTuple_Pack(2, out, arg) : NULL;
     }
     Py_XDECREF(C); Py_XDECREF(P); Py_XDECREF(V); Py_XDECREF(X); Py_XDECREF(out); Py_XDECREF(arg);
