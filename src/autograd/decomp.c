@@ -1515,6 +1515,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"to_sparse", "", tn_sparse_d_to_sparse}, {"to_sparse", "sparse_dim", tn_sparse_d_to_sparse_dim},
     {"coalesce", "", tn_sparse_d_coalesce}, {"_sparse_mm", "", tn_sparse_d_sparse_mm}, {"_sparse_sum", "", tn_sparse_d_sparse_sum},
     {"embedding_sparse_backward", "", tn_sparse_d_embedding_sparse_backward},
+    {"_sparse_softmax", "int", tn_sparse_d_softmax_int}, {"_sparse_log_softmax", "int", tn_sparse_d_log_softmax_int},
     /* the sparse compressed layouts (ops/sparse_compressed.c) */
     {"_sparse_compressed_tensor_unsafe", "", tn_compressed_d_unsafe},
     {"sparse_csr_tensor", "crow_col_value_size", tn_compressed_d_csr_size}, {"sparse_csc_tensor", "ccol_row_value_size", tn_compressed_d_csc_size},

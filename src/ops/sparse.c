@@ -1445,17 +1445,26 @@ done:
     return r;
 }
 #undef SOFTMAX_POOL
+/* _sparse_softmax / _sparse_log_softmax(self, dim, half_to_float) (the .int forms are composites
+ * decomposed to these: softmax_int) */
 static PyObject *k_softmax(int op, tn_value *a) {
-    const tn_op_def *d = tn_op_at(op);
-    bool logsm = strstr(d->name, "log") != NULL, int_form = !strcmp(d->overload, "int");
-    bool h2f = !int_form && a[2].u.i;
     tn_value f = {.tag = TN_V_DTYPE};
     f.u.dtype = TN_DTYPE_F32;
-    const tn_value *dt = int_form ? &a[2] : h2f ? &f : NULL;
-    return sparse_softmax(SELF, a[1].u.i, logsm, dt);
+    return sparse_softmax(SELF, a[1].u.i, strstr(tn_op_at(op)->name, "log") != NULL, a[2].u.i ? &f : NULL);
 }
 
 /* ---- decompositions of composites with a sparse meaning ---- */
+
+/* _sparse_softmax.int / _sparse_log_softmax.int (self, dim, dtype): the input in dtype, then the
+ * half_to_float form, as upstream's composite */
+static PyObject *softmax_int(tn_value *a, bool logsm) {
+    PyObject *x = a[2].tag == TN_V_DTYPE ? tn_at__to_copy(a[0].u.obj, TN_DT(a[2].u.dtype), NULL, NULL, NULL, false, NULL) : Py_NewRef(a[0].u.obj);
+    PyObject *r = !x ? NULL : logsm ? tn_at__sparse_log_softmax(x, a[1].u.i, false) : tn_at__sparse_softmax(x, a[1].u.i, false);
+    Py_XDECREF(x);
+    return r;
+}
+PyObject *tn_sparse_d_softmax_int(tn_value *a) { return softmax_int(a, false); }
+PyObject *tn_sparse_d_log_softmax_int(tn_value *a) { return softmax_int(a, true); }
 
 /* _sparse_mm(sparse, dense): _sparse_addmm(zeros, sparse, dense, beta=0), upstream's (its graph
  * node is SparseAddmmBackward0); a dense first argument: mm */
@@ -1524,8 +1533,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2}, {"index_select", "", k_index_select, -2},
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
     {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
-    {"_sparse_softmax", "int", k_softmax, -2}, {"_sparse_log_softmax", "int", k_softmax, -2}, {"_sparse_softmax", "", k_softmax, -2},
-    {"_sparse_log_softmax", "", k_softmax, -2},
+    {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
     {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
 {"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
     {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},

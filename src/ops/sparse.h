@@ -28,6 +28,8 @@ PyObject *tn_sparse_d_coalesce(tn_value *a);                 /* coalesce */
 PyObject *tn_sparse_d_sparse_mm(tn_value *a);                /* _sparse_mm */
 PyObject *tn_sparse_d_sparse_sum(tn_value *a);               /* _sparse_sum */
 PyObject *tn_sparse_d_embedding_sparse_backward(tn_value *a); /* embedding_sparse_backward */
+PyObject *tn_sparse_d_softmax_int(tn_value *a);              /* _sparse_softmax.int */
+PyObject *tn_sparse_d_log_softmax_int(tn_value *a);          /* _sparse_log_softmax.int */
 
 /* the sparse compressed layouts (ops/sparse_compressed.c, docs/sparse_compressed.md) */
 /* whether a compressed tensor is among the call's tensor arguments */
