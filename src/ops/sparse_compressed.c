@@ -812,10 +812,14 @@ static PyObject *k_to_copy(int op, tn_value *a) {
     PyObject *v = tn_at__to_copy(M->values, a[1].tag == TN_V_DTYPE ? TN_DT(a[1].u.dtype) : NULL, NULL, NULL, NULL, a[5].u.i != 0, NULL);
     return make_like(SELF, v ? tn_at_clone(M->indices, NULL) : NULL, v ? tn_at_clone(M->plain, NULL) : NULL, v);
 }
+static PyObject *mul_tensor(PyObject *x, PyObject *y);
+
 /* mul by a number or a 0-dim dense tensor: the values scaled (upstream has no compressed div) */
 static PyObject *k_scale(int op, tn_value *a) {
-    if (a[1].tag == TN_V_TENSOR && (((tn_tensor_obj *)a[1].u.obj)->sparse || TN_T(a[1])->ndim != 0))
-        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of dims");
+    if (a[1].tag == TN_V_TENSOR && (((tn_tensor_obj *)a[1].u.obj)->sparse || TN_T(a[1])->ndim != 0)) {
+        if (!M) return mul_tensor(a[1].u.obj, SELF);   /* dense * compressed */
+        return mul_tensor(SELF, a[1].u.obj);
+    }
     if (!M) return tn_not_implemented("aten::mul of a number by a sparse compressed tensor");
     PyObject *v = M->values;
     PyObject *nv = a[1].tag == TN_V_TENSOR ? tn_at_mul_Tensor(v, a[1].u.obj) : tn_at_mul_Scalar(v, TN_SV(&a[1]));
@@ -852,6 +856,42 @@ static PyObject *k_transpose(int op, tn_value *a) { return transpose(SELF, a[1].
 static PyObject *k_t(int op, tn_value *a) {
     if (tn_tensor_of(SELF)->ndim != 2) return err("t() expects a tensor with <= 2 dimensions");
     return transpose(SELF, 0, 1);
+}
+
+/* select.int(self, dim, index): the COO form's select, flagged coalesced as upstream's */
+static PyObject *k_select(int op, tn_value *a) {
+    PyObject *coo = to_coo(SELF);
+    if (coo && !tn_sparse_of(coo)->coalesced) Py_SETREF(coo, tn_at_coalesce(coo));
+    PyObject *r = coo ? tn_at_select_int(coo, a[1].u.i, a[2].u.i) : NULL;
+    Py_XDECREF(coo);
+    if (r && tn_sparse_of(r)) tn_sparse_of(r)->coalesced = true;
+    return r;
+}
+
+/* mul(self, other) of a compressed self and a compressed or dense tensor of its shape: self's
+ * layout; the elements both specify (their COO product, converted back), or self's pattern times
+ * the dense values at it */
+static PyObject *mul_tensor(PyObject *x, PyObject *y) {
+    tn_sparse *mx = CP(x), *my = CP(y);
+    const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+    bool same = p->ndim == q->ndim;
+    for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
+    if (!mx || !same || (!my && ((tn_tensor_obj *)y)->sparse) || blocked(mx->kind) || (my && blocked(my->kind)))
+        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of another shape, layout or blocked");
+    if (!my) {
+        PyObject *v = tn_at_sparse_mask(y, x);   /* y's values at x's elements */
+        PyObject *nv = v ? tn_at_mul_Tensor(mx->values, CP(v)->values) : NULL;
+        Py_XDECREF(v);
+        return make_like(x, nv ? tn_at_clone(mx->indices, NULL) : NULL, nv ? tn_at_clone(mx->plain, NULL) : NULL, nv);
+    }
+    PyObject *cx = to_coo(x), *cy = cx ? to_coo(y) : NULL;
+    PyObject *pr = cy ? tn_at_mul_Tensor(cx, cy) : NULL;
+    Py_XDECREF(cx);
+    Py_XDECREF(cy);
+    tn_value dd = {.tag = TN_V_NONE};
+    PyObject *r = pr ? convert(pr, mx->kind, NULL, &dd) : NULL;
+    Py_XDECREF(pr);
+    return r;
 }
 
 /* ---- products (dense results) ---- */
@@ -919,7 +959,7 @@ static PyObject *k_mv(int op, tn_value *a) {
     return r;
 }
 
-/* sparse_mask(self, mask): a dense self's values at a compressed mask's elements */
+/* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements */
 static PyObject *k_sparse_mask(int op, tn_value *a) {
     tn_sparse *mk = CP(a[1].u.obj);
     if (!mk || ((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_not_implemented("aten::sparse_mask of a sparse self by a sparse compressed mask");
@@ -928,16 +968,23 @@ static PyObject *k_sparse_mask(int op, tn_value *a) {
     for (int i = 0; same && i < s->ndim; i++) same = s->sizes[i] == mt->sizes[i];
     if (!same) return err("sparse_mask(): operands have incompatible sizes");
     PyObject *mask = a[1].u.obj;
-    if (blocked(mk->kind) || mk->dense_dim > 0) return tn_not_implemented("aten::sparse_mask with a blocked or hybrid sparse compressed mask");
-    int batch = batch_of(mask);
+    int batch = batch_of(mask), dd = mk->dense_dim;
+    int64_t br, bc;
+    blocksize_of(mk, &br, &bc);
     entries_t e;
     if (entries(mask, &e) < 0) return NULL;
-    PyObject *flat = tn_at_reshape(a[0].u.obj, TN_IS(e.B, mt->sizes[batch], mt->sizes[batch + 1]));
+    /* self as [B, Rb, Cb, br, bc, *dense], the blocks at the elements, in the values' shape */
+    int64_t ws[TN_MAX_DIMS + 4] = {e.B, mt->sizes[batch] / br, br, mt->sizes[batch + 1] / bc, bc};
+    int64_t perm[TN_MAX_DIMS + 4] = {0, 1, 3, 2, 4};
+    for (int i = 0; i < dd; i++) { ws[5 + i] = mt->sizes[batch + 2 + i]; perm[5 + i] = 5 + i; }
+    PyObject *w = tn_at_reshape(a[0].u.obj, TN_IN(ws, 5 + dd));
+    if (w) Py_SETREF(w, tn_at_permute(w, TN_IN(perm, 5 + dd)));
     PyObject *rows = row_major(mk->kind) ? e.c : e.p, *cols = row_major(mk->kind) ? e.p : e.c;
-    PyObject *v = flat ? tn_at_index_Tensor(flat, TN_TS(e.b, rows, cols)) : NULL;
-    Py_XDECREF(flat);
+    PyObject *v = w ? tn_at_index_Tensor(w, TN_TS(e.b, rows, cols)) : NULL;
+    Py_XDECREF(w);
     entries_free(&e);
-    if (v) Py_SETREF(v, tn_at_reshape(v, TN_IN(tn_tensor_of(mk->plain)->sizes, batch + 1)));
+    const tn_tensor *vt = tn_tensor_of(mk->values);
+    if (v) Py_SETREF(v, tn_at_reshape(v, TN_IN(vt->sizes, vt->ndim)));
     if (v) Py_SETREF(v, tn_at_clone(v, tn_py.memory_format_contiguous));
     return make_like(mask, v ? tn_at_clone(mk->indices, NULL) : NULL, v ? tn_at_clone(mk->plain, NULL) : NULL, v);
 }
@@ -1158,7 +1205,7 @@ static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } ke
     {"detach", "", k_detach, false, -2}, {"alias", "", k_detach, false, -2}, {"_to_copy", "", k_to_copy, false, -2},
     {"mul", "Tensor", k_scale, false, -2}, {"mul", "Scalar", k_scale, false, -2}, {"neg", "", k_unary, false, -2}, {"abs", "", k_unary, false, -2},
     {"sin", "", k_unary, false, -2}, {"sqrt", "", k_unary, false, -2}, {"tanh", "", k_unary, false, -2}, {"sum", "", k_sum, false, -2},
-    {"transpose", "int", k_transpose, false, -2}, {"t", "", k_t, false, -2}, {"mm", "", k_mm, false, -2}, {"addmm", "", k_addmm, false, -2},
+    {"transpose", "int", k_transpose, false, -2}, {"select", "int", k_select, false, -2}, {"t", "", k_t, false, -2}, {"mm", "", k_mm, false, -2}, {"addmm", "", k_addmm, false, -2},
     {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2}, {"add", "Tensor", k_add, false, -2},
     {"zeros_like", "", k_like, false, -2}, {"empty_like", "", k_like, false, -2}, {"_to_sparse", "", k_to_sparse, false, -2}, {"_to_sparse", "sparse_dim", k_to_sparse_dim, false, -2}, {"sparse_mask", "", k_sparse_mask, false, -2}, {"sparse_sampled_addmm", "", k_sampled_addmm, false, -2},
 };

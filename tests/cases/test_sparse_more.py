@@ -208,12 +208,18 @@ cases("compressed_add_like", {
     "err_zeros_1d": "torch.zeros(3, layout=torch.sparse_csr)",
     "err_empty_1d": "torch.empty(3, layout=torch.sparse_csc)",
     "err_zeros_bsr": "torch.zeros(2, 2, layout=torch.sparse_bsr)",
+    "mul_tensor": "cd(c.mul(c)), cd(c * c), cd(torch.mul(c, d.to_sparse_csc())), cd(c * d), cd(d * c)",
+    "mul_random": "a = torch.randn(6, 8); a[a.abs() < 0.5] = 0; b = torch.randn(6, 8); b[b.abs() < 0.5] = 0; cd(a.to_sparse_csr() * b.to_sparse_csr(), text=False), cd(a.to_sparse_csr() * b, text=False)",
+    "sparse_mask_blocked": "cd(sq.sparse_mask(sq.to_sparse_bsr((2, 2)))), cd((sq + 1).sparse_mask(sq.to_sparse_bsc((2, 2)))), cd(torch.ones(2, 2, 3).sparse_mask(torch.ones(2, 2, 3).to_sparse_csr()))",
 }, setup=SETUP)
 
 cases("compressed_autograd", {
     "to_dense_grad": "t = d.to_sparse_csr().requires_grad_(); r = t.to_dense(); (r * torch.arange(12.).reshape(4, 3)).sum().backward(); cd(t.grad), type(r.grad_fn).__name__",
     "mm_grads": "t = d.to_sparse_csr().requires_grad_(); x = torch.arange(6.).reshape(3, 2).requires_grad_(); r = torch.mm(t, x); r.sum().backward(); t.grad, x.grad, type(r.grad_fn).__name__",
     "mm_dense_grad": "x = torch.arange(6.).reshape(3, 2).requires_grad_(); (c @ x).pow(2).sum().backward(); x.grad",
+    "to_csr_grad": "w = d.clone().requires_grad_(); r = w.to_sparse_csr(); r.to_dense().sum().backward(); w.grad, type(r.grad_fn).__name__",
+    "to_bsr_grad": "w = d.clone().requires_grad_(); r = w.to_sparse_bsr((2, 1)); (r.to_dense() * torch.arange(12.).reshape(4, 3)).sum().backward(); w.grad",
+    "to_csc_bsc_grad": "w = sq.clone().requires_grad_(); (w.to_sparse_csc().to_dense() * 2 + w.to_sparse_bsc((2, 2)).to_dense()).sum().backward(); w.grad",
     "grad_fns": "t = d.to_sparse_csr().requires_grad_(); [type(f).__name__ for f in (torch.mv(t, torch.ones(3)).grad_fn, torch.matmul(t, torch.ones(3, 2)).grad_fn, torch.addmm(torch.zeros(4, 2), t, torch.ones(3, 2)).grad_fn)]",
 }, setup=SETUP)
 
@@ -273,3 +279,10 @@ cases("coo_softmax_float", {
     "softmax_f64": "a = torch.randn(4, 6, dtype=torch.float64); a[a.abs() < 0.6] = 0; torch.sparse.softmax(a.to_sparse(), 1)._values()",
     "softmax_dtype": "a = torch.randn(4, 6); a[a.abs() < 0.6] = 0; torch.sparse.softmax(a.to_sparse(), 1, dtype=torch.float64)._values()",
 }, setup=COO, tol="float")
+
+# select / x[i] of a compressed tensor: a COO result; upstream's members are views into the
+# compressed tensor's own (their storage offsets show), ours new tensors: values, indices, flags
+# and repr compared, not storage geometry
+cases("compressed_select", {
+    "select": "[(t._indices().clone(), t._values().clone(), t.shape, t._nnz(), t.is_coalesced(), t.layout, repr(t)) for t in (c[0], c[1], c.select(1, 0), c.select(0, -1), d.to_sparse_csc()[1], d.to_sparse_bsr((2, 1))[0])]",
+}, setup=SETUP)
