@@ -413,7 +413,11 @@ static int entries(PyObject *self, entries_t *e) {
     e->B = 1;
     for (int d = 0; d < batch; d++) e->B *= ci->sizes[d];
     e->ncomp = ci->sizes[batch] - 1;
-    e->nnz = pi->sizes[batch];
+    e->nnz = pi->sizes[pi->ndim - 1];
+    if (pi->ndim != ci->ndim || tn_numel(pi) != e->B * e->nnz) {   /* an unchecked tensor whose members disagree */
+        PyErr_Format(PyExc_RuntimeError, "%s and %s dimensionalities or batch sizes must be equal", cname(m->kind), pname(m->kind));
+        return -1;
+    }
     PyObject *C = tn_as_dtype(m->indices, TN_DTYPE_I64, true), *P = C ? tn_as_dtype(m->plain, TN_DTYPE_I64, true) : NULL;
     int64_t n = e->B * e->nnz;
     if (P && n >= 0) {
@@ -1074,11 +1078,20 @@ static PyObject *k_mm_reduce(int op, tn_value *a) {
     if (entries(SELF, &e) < 0) return NULL;   /* checks the index structure */
     entries_free(&e);
     int64_t M_ = t->sizes[0], N = o->sizes[1];
+    if (tn_numel(tn_tensor_of(m->values)) != e.nnz || tn_tensor_of(m->indices)->sizes[0] != M_ + 1)
+        return err("sparse_mm_reduce: the values or crow_indices do not match the tensor's size");
     PyObject *C = tn_as_dtype(m->indices, TN_DTYPE_I64, true), *P = C ? tn_as_dtype(m->plain, TN_DTYPE_I64, true) : NULL;
     PyObject *V = P ? tn_as_dtype(m->values, wt, true) : NULL, *X = V ? tn_as_dtype(a[1].u.obj, wt, true) : NULL;
     PyObject *out = X ? tn_at_empty_memory_format(TN_IS(M_, N), TN_DT(wt), NULL, NULL, NULL, NULL) : NULL;
     PyObject *arg = out ? tn_at_empty_memory_format(TN_IS(0), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
     PyObject *res = NULL;
+    for (int64_t k = 0; arg && k < e.nnz; k++) {   /* the plain indices read other's rows: in range */
+        int64_t col = ((const int64_t *)tn_data(tn_tensor_of(P)))[k];
+        if (col < 0 || col >= o->sizes[0]) {
+            PyErr_SetString(PyExc_RuntimeError, "`0 <= col_indices < ncols` is not satisfied.");
+            Py_CLEAR(arg);
+        }
+    }
     if (arg) {
         /* reduced dtypes: a mean's sum is rounded to the dtype before its division, as upstream's */
         bool sum_first = reduced && r == 1;
