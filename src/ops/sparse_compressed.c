@@ -912,13 +912,11 @@ static PyObject *matrix_coo(PyObject *self, const char *what) {
     return to_coo(self);
 }
 
-static bool is_matrix_operand(PyObject *o) { return CP(o) != NULL; }
-
 /* mm(self, mat2): a compressed matrix times a dense one (or a dense one times it): dense */
 static PyObject *k_mm(int op, tn_value *a) {
     PyObject *x = a[0].u.obj, *y = a[1].u.obj;
-    if (is_matrix_operand(x) && ((tn_tensor_obj *)y)->sparse) return tn_not_implemented("aten::mm of two sparse matrices");
-    if (is_matrix_operand(x)) {
+    if (CP(x) && ((tn_tensor_obj *)y)->sparse) return tn_not_implemented("aten::mm of two sparse matrices");
+    if (CP(x)) {
         if (TN_T(a[1])->ndim != 2 || tn_tensor_of(x)->ndim != 2) return err("mm: matrices expected");
         if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) {
             const tn_tensor *p = tn_tensor_of(x), *q = TN_T(a[1]);
@@ -947,7 +945,7 @@ static PyObject *k_mm(int op, tn_value *a) {
 }
 /* addmm(self, mat1, mat2, *, beta, alpha) with a compressed mat1 */
 static PyObject *k_addmm(int op, tn_value *a) {
-    if (!is_matrix_operand(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
+    if (!CP(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
         return tn_not_implemented("aten::addmm with a sparse compressed self or mat2");
     PyObject *c = matrix_coo(a[1].u.obj, "addmm");
     PyObject *r = c ? tn_at_addmm(a[0].u.obj, c, a[2].u.obj, TN_SV(&a[3]), TN_SV(&a[4])) : NULL;
