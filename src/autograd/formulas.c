@@ -2153,7 +2153,9 @@ static int f_to_dense(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, self ? K(tn_at_to_dense_backward(g[0], self, masked)) : NULL);
     DONE;
 }
-/* _to_sparse / _to_sparse.sparse_dim: to_sparse_backward, the gradient's dense form */
+/* _to_sparse / _to_sparse.sparse_dim / _to_sparse_csr / _csc / _bsr / _bsc: to_sparse_backward,
+ * the gradient's dense form (upstream's for a strided self; a sparse self would get one in its own
+ * layout there, ours stays dense: docs/sparse_compressed.md) */
 static int f_to_sparse(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, tn_at_to_dense(g[0], NULL, NULL));
     return 0;
@@ -2237,6 +2239,8 @@ tn_apply_fn tn_foreach_formula(int op, int ref) {
 static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
     {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
     {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
+    {"_to_sparse_csr", "", f_to_sparse}, {"_to_sparse_csc", "", f_to_sparse}, {"_to_sparse_bsr", "", f_to_sparse},
+    {"_to_sparse_bsc", "", f_to_sparse},
     {"_sparse_coo_tensor_with_dims_and_tensors", "", f_sparse_coo_values},
     {"_nested_get_values", "", f_nested_get_values}, {"_nested_view_from_jagged", "", f_nested_view_from_jagged},
     {"to_padded_tensor", "", f_to_padded_tensor}, {"_nested_from_padded_tensor", "", f_nested_from_padded_tensor},

@@ -136,6 +136,7 @@ int tn_sparse_set(PyObject *dst, const tn_sparse *src) {
         *c = *src;
         Py_XINCREF(c->indices);
         Py_XINCREF(c->values);
+        Py_XINCREF(c->plain);
         tn_sparse_live++;
     }
     tn_sparse *old = o->sparse;
@@ -144,6 +145,7 @@ int tn_sparse_set(PyObject *dst, const tn_sparse *src) {
         tn_sparse_live--;
         Py_XDECREF(old->indices);
         Py_XDECREF(old->values);
+        Py_XDECREF(old->plain);
         free(old);
     }
     return 0;

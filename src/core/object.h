@@ -46,7 +46,15 @@ typedef struct tn_sparse {
     int sparse_dim, dense_dim;
     bool coalesced;
     PyObject *indices, *values;
+    /* the sparse compressed layouts (upstream's SparseCsrTensorImpl; ops/sparse_compressed.c,
+     * docs/sparse_compressed.md): kind is TN_SPARSE_CSR / CSC / BSR / BSC, indices the compressed
+     * indices ([*batch, ncompressed + 1]), plain the plain ones ([*batch, nnz]), values
+     * [*batch, nnz, *block, *dense]; sparse_dim is 2 and dense_dim counts the dense dims. A COO
+     * tensor has kind TN_SPARSE_COO and no plain. */
+    int kind;
+    PyObject *plain;
 } tn_sparse;
+enum { TN_SPARSE_COO, TN_SPARSE_CSR, TN_SPARSE_CSC, TN_SPARSE_BSR, TN_SPARSE_BSC };
 /* live sparse tensors: the door looks for one among the arguments only while any exists */
 extern int64_t tn_sparse_live;
 /* dst (a tensor object) gets src's metadata (NULL: none; indices and values shared, as upstream's
@@ -109,7 +117,7 @@ typedef struct {
     uint8_t py_policy;
     PyObject *layout;
     tn_nested *nested;       /* a strided nested tensor's components (above), or NULL */
-    tn_sparse *sparse;       /* a sparse COO tensor's indices and values (above), or NULL */
+    tn_sparse *sparse;       /* a sparse COO or compressed tensor's indices and values (above), or NULL */
     tn_qparams *quant;       /* a quantized tensor's quantizer (above), or NULL */
 } tn_tensor_obj;
 
@@ -133,7 +141,16 @@ static inline bool tn_py_is_tensor(PyObject *o) {
 }
 static inline tn_tensor *tn_tensor_of(PyObject *o) { return &((tn_tensor_obj *)o)->t; }
 static inline tn_nested *tn_nested_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->nested : NULL; }
-static inline tn_sparse *tn_sparse_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->sparse : NULL; }
+/* a sparse COO tensor's metadata (NULL on any other tensor, the compressed layouts included) */
+static inline tn_sparse *tn_sparse_of(PyObject *o) {
+    tn_sparse *m = tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->sparse : NULL;
+    return m && m->kind == TN_SPARSE_COO ? m : NULL;
+}
+/* a sparse compressed (CSR, CSC, BSR, BSC) tensor's metadata, or NULL */
+static inline tn_sparse *tn_compressed_of(PyObject *o) {
+    tn_sparse *m = tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->sparse : NULL;
+    return m && m->kind != TN_SPARSE_COO ? m : NULL;
+}
 static inline tn_qparams *tn_quant_of(PyObject *o) { return tn_py_is_tensor(o) ? ((tn_tensor_obj *)o)->quant : NULL; }
 /* an inference tensor without a version counter (core/tensor.h): writes outside inference mode and
  * _version are refused */

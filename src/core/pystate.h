@@ -29,6 +29,7 @@ typedef struct {
     PyTypeObject *generator_type, *storage_type;
     PyObject *dtypes[TN_DTYPE_COUNT];  /* torch.float32, ... */
     PyObject *layout_strided, *layout_sparse_coo, *memory_format_contiguous, *memory_format_preserve;
+    PyObject *layout_sparse_csr, *layout_sparse_csc, *layout_sparse_bsr, *layout_sparse_bsc;
     PyObject *memory_format_channels_last, *memory_format_channels_last_3d;
     PyObject *device_cpu, *device_meta;
     PyObject *default_generator;

@@ -11,6 +11,7 @@
  * A few helpers here are shared with ops/convert.c and python/tensor_new.c (declared at the top
  * of those files; prefix tn_cr_). */
 #include "ops/common.h"
+#include "ops/sparse.h"
 
 #include <complex.h>
 #include <math.h>
@@ -386,9 +387,17 @@ static int out_resize(PyObject *out, int nd, const int64_t *sizes) {
 /* ---------- empty / zeros / ones / full ---------- */
 
 /* empty / zeros with layout=torch.sparse_coo: upstream's empty_sparse, an empty sparse tensor with
- * every dim sparse (ops/sparse.c) */
-static bool sparse_layout(const tn_value *layout) { return layout->tag == TN_V_LAYOUT && layout->u.obj == tn_py.layout_sparse_coo; }
-static PyObject *empty_sparse(const tn_value *size, const tn_value *dtype) {
+ * every dim sparse (ops/sparse.c); with a compressed layout, one without elements
+ * (ops/sparse_compressed.c) */
+static bool sparse_layout(const tn_value *layout) {
+    PyObject *l = layout->tag == TN_V_LAYOUT ? layout->u.obj : NULL;
+    return l && (l == tn_py.layout_sparse_coo || l == tn_py.layout_sparse_csr || l == tn_py.layout_sparse_csc || l == tn_py.layout_sparse_bsr ||
+                 l == tn_py.layout_sparse_bsc);
+}
+static PyObject *empty_sparse_(const tn_value *size, const tn_value *dtype, const tn_value *layout, const char *who) {
+    if (layout->u.obj != tn_py.layout_sparse_coo)
+        return tn_compressed_empty(size->u.ints.v, size->u.ints.n, layout->u.obj, dtype->tag == TN_V_DTYPE ? dtype->u.dtype : tn_py.default_dtype,
+                                   who);
     return tn_at__sparse_coo_tensor_with_dims(size->u.ints.n, 0, tn_ints_of(size), dtype->tag == TN_V_DTYPE ? TN_DT(dtype->u.dtype) : NULL,
                                               tn_py.layout_sparse_coo, NULL, NULL);
 }
@@ -396,7 +405,7 @@ static PyObject *empty_sparse(const tn_value *size, const tn_value *dtype) {
 PyObject *tn_op_empty_memory_format(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
-    if (sparse_layout(&a[2])) return empty_sparse(&a[0], &a[1]);
+    if (sparse_layout(&a[2])) return empty_sparse_(&a[0], &a[1], &a[2], "empty");
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     int64_t strides[TN_MAX_DIMS];
     if (tn_cr_check_sizes(a[0].u.ints.n, a[0].u.ints.v) < 0) return NULL;
@@ -449,7 +458,7 @@ PyObject *tn_op_zeros(tn_value *a) {
     tn_dtype dt;
     tn_device_type dev;
     if (check_zeros_sizes(&a[0]) < 0) return NULL;
-    if (sparse_layout(&a[2])) return empty_sparse(&a[0], &a[1]);
+    if (sparse_layout(&a[2])) return empty_sparse_(&a[0], &a[1], &a[2], "zeros");
     if (tn_cr_options(&a[1], &a[2], &a[3], &a[4], tn_py.default_dtype, TN_DEVICE_CPU, &dt, &dev) < 0) return NULL;
     return make_filled(a[0].u.ints.n, a[0].u.ints.v, dt, dev, NULL);
 }

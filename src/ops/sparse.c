@@ -12,6 +12,7 @@
  * words ("Could not run ... 'SparseCPU' backend") otherwise. */
 #include "ops/sparse.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,14 +353,15 @@ static PyObject *sparse_to_sparse_dim(PyObject *self, int64_t sd) {
 
 /* _to_sparse.sparse_dim(self, sparse_dim) */
 PyObject *tn_op__to_sparse_sparse_dim(tn_value *a) {
+    if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, a[1].u.i);
     return SP(a[0].u.obj) ? sparse_to_sparse_dim(a[0].u.obj, a[1].u.i) : dense_to_sparse(a[0].u.obj, a[1].u.i);
 }
 
+static bool compressed_layout(const tn_value *layout) {
+    return layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_sparse_coo && layout->u.obj != Py_None &&
+           layout->u.obj != tn_py.layout_strided;
+}
 static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
-    if (layout->tag == TN_V_LAYOUT && layout->u.obj != tn_py.layout_sparse_coo && layout->u.obj != Py_None) {
-        tn_not_implemented("conversion to sparse compressed layouts (to_sparse(layout=...))");
-        return -1;
-    }
     if (blocksize->tag != TN_V_NONE) {
         PyErr_SetString(PyExc_RuntimeError, "to_sparse for Strided to SparseCoo conversion does not use specified blocksize");
         return -1;
@@ -367,9 +369,11 @@ static int check_coo_layout(const tn_value *layout, const tn_value *blocksize) {
     return 0;
 }
 
-/* _to_sparse(self, *, layout, blocksize, dense_dim) */
+/* _to_sparse(self, *, layout, blocksize, dense_dim): COO, or a compressed layout (sparse_compressed.c) */
 PyObject *tn_op__to_sparse(tn_value *a) {
+    if (compressed_layout(&a[1])) return tn_compressed_to_layout(a[0].u.obj, a[1].u.obj, &a[2], &a[3]);
     if (check_coo_layout(&a[1], &a[2]) < 0) return NULL;
+    if (tn_compressed_of(a[0].u.obj)) return tn_compressed_to_coo(a[0].u.obj, -1);
     if (SP(a[0].u.obj)) return Py_NewRef(a[0].u.obj);
     int64_t dd = a[3].tag == TN_V_INT ? a[3].u.i : 0;
     return dense_to_sparse(a[0].u.obj, TN_T(a[0])->ndim - dd);
@@ -377,7 +381,7 @@ PyObject *tn_op__to_sparse(tn_value *a) {
 
 /* to_sparse(self, *, layout, blocksize, dense_dim): self when already sparse COO */
 PyObject *tn_sparse_d_to_sparse(tn_value *a) {
-    if (SP(a[0].u.obj)) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
+    if (SP(a[0].u.obj) && !compressed_layout(&a[1])) return check_coo_layout(&a[1], &a[2]) < 0 ? NULL : Py_NewRef(a[0].u.obj);
     return tn_at__to_sparse(a[0].u.obj, obj_or_null(&a[1]), a[2].tag == TN_V_NONE ? TN_INONE : tn_ints_of(&a[2]), tn_opt_int_of(&a[3]));
 }
 
@@ -393,7 +397,7 @@ PyObject *tn_sparse_d_coalesce(tn_value *a) {
 
 /* to_dense(self, dtype, *, masked_grad): self when strided */
 PyObject *tn_sparse_d_to_dense(tn_value *a) {
-    if (!SP(a[0].u.obj)) {
+    if (!SP(a[0].u.obj) && !tn_compressed_of(a[0].u.obj)) {
         if (a[1].tag == TN_V_DTYPE && a[1].u.dtype != TN_T(a[0])->dtype) return tn_at_to_dtype(a[0].u.obj, TN_DT(a[1].u.dtype), false, false, NULL);
         return Py_NewRef(a[0].u.obj);
     }
@@ -402,6 +406,7 @@ PyObject *tn_sparse_d_to_dense(tn_value *a) {
 
 /* to_dense_backward(grad, input, masked_grad): the gradient at the input's specified entries */
 PyObject *tn_sparse_d_to_dense_backward(tn_value *a) {
+    if (tn_compressed_of(a[1].u.obj)) return tn_at_sparse_mask(a[0].u.obj, a[1].u.obj);   /* the gradient at its elements */
     if (!SP(a[1].u.obj)) return Py_NewRef(a[0].u.obj);
     bool masked = a[2].tag == TN_V_BOOL ? a[2].u.i != 0 : true;
     if (!masked) return tn_at__to_sparse_sparse_dim(a[0].u.obj, SP(a[1].u.obj)->sparse_dim);
@@ -717,6 +722,9 @@ static PyObject *k_add(int op, tn_value *a) {
     return out;
 }
 
+static PyObject *mul_sparse_sparse(PyObject *x, PyObject *y);
+static PyObject *unsqueeze(PyObject *self, int64_t dim);
+
 /* the scalar of a 0-dim dense `other` (mul / div of a sparse tensor by a number) */
 static bool zero_dim_dense(PyObject *o) { return !SP(o) && tn_tensor_of(o)->ndim == 0; }
 
@@ -758,7 +766,8 @@ static PyObject *k_scale(int op, tn_value *a) {
             return PyErr_Format(PyExc_RuntimeError, "Sparse division requires a scalar or zero-dim dense tensor divisor (got shape %s "
                                 "for divisor)", fmt_sizes(b, sizeof b, o->sizes, o->ndim));
         }
-        return tn_not_implemented("aten::mul of a sparse tensor by a sparse or dense tensor of dims");
+        if (!div && !inplace && SP(a[1].u.obj)) return mul_sparse_sparse(self, a[1].u.obj);
+        return tn_not_implemented("aten::mul of a sparse tensor by a dense tensor of another shape, or in place");
     }
     PyObject *v = M->values;
     if (inplace) {
@@ -780,11 +789,17 @@ static PyObject *k_neg(int op, tn_value *a) {
 }
 /* upstream's coalesced_unary_ufunc: the op on the coalesced values (f(0) = 0 ops) */
 static PyObject *k_unary(int op, tn_value *a) {
+    if (op == TN_ROW_pow_Tensor_Scalar && ((a[1].tag == TN_V_INT && a[1].u.i == 0) || (a[1].tag == TN_V_FLOAT && a[1].u.f == 0)))
+        return err(PyExc_RuntimeError, "pow: cannot raise to zeroth power on sparse tensor; it would make the result tensor dense");
+    const tn_schema *sc = tn_op_schema(op);
+    if (!sc) return NULL;
     PyObject *c = tn_at_coalesce(SELF);
     if (!c) return NULL;
-    tn_value b[1] = {a[0]};
+    tn_value b[16];
+    int n = sc->nargs < 16 ? sc->nargs : 16;
+    memcpy(b, a, (size_t)n * sizeof *b);   /* the other arguments as given (exponent, decimals, ...) */
     b[0].u.obj = SP(c)->values;
-    PyObject *nv = tn_call_row(op, b, 1);
+    PyObject *nv = tn_call_row(op, b, n);
     PyObject *r = make_like(c, nv ? tn_at_clone(SP(c)->indices, NULL) : NULL, nv, true);
     Py_DECREF(c);
     return r;
@@ -1119,17 +1134,337 @@ static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
     Py_XDECREF(u);
     return r;
 }
+/* keepdim: the summed dims put back with size 1 (sparse ones with index 0; the result flagged
+ * uncoalesced, as upstream's; a dense result reshaped); a new reference */
+static PyObject *keep_summed_dims(PyObject *self, PyObject *r, const tn_value *dims) {
+    const tn_tensor *t = tn_tensor_of(self);
+    uint64_t mask = 0;
+    for (int i = 0; i < dims->u.ints.n; i++) {
+        int64_t d;
+        if (tn_wrap_dim(dims->u.ints.v[i], t->ndim, &d) < 0) return NULL;
+        mask |= 1ull << d;
+    }
+    int64_t size[TN_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) size[d] = mask >> d & 1 ? 1 : t->sizes[d];
+    if (!SP(r)) {   /* a new tensor, not a view */
+        PyObject *v = tn_at_reshape(r, TN_IN(size, t->ndim));
+        if (v && ((tn_tensor_obj *)v)->base) Py_SETREF(v, share(v));
+        return v;
+    }
+    PyObject *o = Py_NewRef(r);
+    for (int d = 0; d < t->ndim && o; d++)
+        if (mask >> d & 1) Py_SETREF(o, unsqueeze(o, d));
+    return o;
+}
 static PyObject *k_sparse_sum_dim(int op, tn_value *a) { return sparse_sum_dims(SELF, &a[1]); }
 static PyObject *k_sum_dim(int op, tn_value *a) {
     if (a[1].tag != TN_V_INTLIST || a[1].u.ints.n == 0) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor over every dim");
-    if (a[2].u.i) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor with keepdim=True");
     PyObject *r = sparse_sum_dims(SELF, &a[1]);
+    if (r && a[2].u.i) Py_SETREF(r, keep_summed_dims(SELF, r, &a[1]));
     if (r && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(r)->dtype)
         Py_SETREF(r, tn_at__to_copy(r, TN_DT(a[3].u.dtype), NULL, NULL, NULL, false, NULL));
     return r;
 }
 
+/* select.int(self, dim, index): a sparse dim keeps self's entries at that index in their order (the
+ * dim dropped; every sparse dim gone: the dense sum of their values), a dense dim selects in the
+ * values; coalesced when self is and dim is 0, as upstream's select_sparse */
+static PyObject *k_select(int op, tn_value *a) {
+    tn_sparse *m = M;
+    const tn_tensor *t = tn_tensor_of(SELF);
+    int64_t dim, idx = a[2].u.i;
+    if (tn_wrap_dim(a[1].u.i, t->ndim, &dim) < 0) return NULL;
+    if (idx < -t->sizes[dim] || idx >= t->sizes[dim])
+        return PyErr_Format(PyExc_IndexError, "index %lld is out of bounds for dimension %lld with size %lld", (long long)idx, (long long)dim,
+                            (long long)t->sizes[dim]);
+    if (idx < 0) idx += t->sizes[dim];
+    int64_t size[TN_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < t->ndim; d++)
+        if (d != dim) size[nd++] = t->sizes[d];
+    if (dim >= m->sparse_dim) {   /* the values' view, as upstream's */
+        PyObject *v = tn_at_select_int(m->values, dim - m->sparse_dim + 1, idx);
+        return make(size, nd, m->sparse_dim, v ? tn_at_clone(m->indices, NULL) : NULL, v, m->coalesced && dim == 0);
+    }
+    PyObject *row = tn_at_select_int(m->indices, 0, dim);
+    PyObject *hit = row ? tn_at_eq_Scalar(row, TN_SI(idx)) : NULL;
+    PyObject *pos = hit ? tn_at_nonzero(hit) : NULL;
+    if (pos) Py_SETREF(pos, tn_at_reshape(pos, TN_IS(-1)));
+    Py_XDECREF(row);
+    Py_XDECREF(hit);
+    if (!pos) return NULL;
+    PyObject *v = tn_at_index_select(m->values, 0, pos);
+    if (m->sparse_dim == 1) {   /* a dense result: the sum's only row (a view, as upstream's) */
+        PyObject *r = v ? tn_at_sum_dim_IntList(v, TN_IS(0), true, NULL) : NULL;
+        if (r) Py_SETREF(r, tn_at_select_int(r, 0, 0));
+        Py_DECREF(pos);
+        Py_XDECREF(v);
+        return r;
+    }
+    int64_t keep[TN_MAX_DIMS], nk = 0;
+    for (int d = 0; d < m->sparse_dim; d++)
+        if (d != dim) keep[nk++] = d;
+    PyObject *k = int_tensor(keep, nk);
+    PyObject *ix = k ? tn_at_index_select(m->indices, 0, k) : NULL;
+    if (ix) Py_SETREF(ix, tn_at_index_select(ix, 1, pos));
+    Py_XDECREF(k);
+    Py_DECREF(pos);
+    return make(size, nd, m->sparse_dim - 1, ix, ix ? v : (Py_XDECREF(v), NULL), m->coalesced && dim == 0);
+}
+
+/* unsqueeze(self, dim): a new sparse dim of index 0 (dim <= sparse_dim) or a dense one; flagged
+ * uncoalesced, as upstream */
+static PyObject *unsqueeze(PyObject *self, int64_t dim) {
+    tn_sparse *m = SP(self);
+    const tn_tensor *t = tn_tensor_of(self);
+    if (dim < -(t->ndim + 1) || dim > t->ndim)
+        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -(t->ndim + 1),
+                            t->ndim, (long long)dim);
+    if (dim < 0) dim += t->ndim + 1;
+    if (t->ndim >= TN_MAX_DIMS) return err(PyExc_RuntimeError, "unsqueeze: too many dimensions");
+    int64_t size[TN_MAX_DIMS];
+    for (int d = 0, k = 0; d <= t->ndim; d++) size[d] = d == dim ? 1 : t->sizes[k++];
+    if (dim <= m->sparse_dim) {
+        int64_t n = nnz_of(m);
+        PyObject *z = tn_at_zeros(TN_IS(1, n), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
+        PyObject *lo = z ? tn_at_narrow(m->indices, 0, 0, dim) : NULL, *hi = lo ? tn_at_narrow(m->indices, 0, dim, m->sparse_dim - dim) : NULL;
+        PyObject *ix = hi ? tn_at_cat(TN_TS(lo, z, hi), 0) : NULL;
+        Py_XDECREF(z); Py_XDECREF(lo); Py_XDECREF(hi);
+        return make(size, t->ndim + 1, m->sparse_dim + 1, ix, ix ? Py_NewRef(m->values) : NULL, false);   /* values shared, as upstream */
+    }
+    PyObject *v = tn_at_unsqueeze(m->values, dim - m->sparse_dim + 1);
+    if (v) Py_SETREF(v, tn_at_clone(v, tn_py.memory_format_contiguous));
+    return make(size, t->ndim + 1, m->sparse_dim, v ? tn_at_clone(m->indices, NULL) : NULL, v, false);
+}
+static PyObject *k_unsqueeze(int op, tn_value *a) { return unsqueeze(SELF, a[1].u.i); }
+
+/* cat(tensors, dim) of sparse tensors along a sparse dim: the indices shifted by the sizes before
+ * them, indices and values concatenated in order (uncoalesced), the promoted dtype */
+static PyObject *cat_sparse(PyObject *list, int64_t dim) {
+    Py_ssize_t n = PyTuple_Size(list);
+    if (n == 0) return err(PyExc_RuntimeError, "torch.cat(): expected a non-empty list of Tensors");
+    PyObject *first = PyTuple_GetItem(list, 0);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (!SP(PyTuple_GetItem(list, k)))
+            return PyErr_Format(PyExc_RuntimeError, "Concatenating sparse tensors, but a dense tensor was found at position %zd.", k);
+    tn_sparse *m0 = SP(first);
+    const tn_tensor *t0 = tn_tensor_of(first);
+    int64_t d;
+    if (tn_wrap_dim(dim, t0->ndim, &d) < 0) return NULL;
+    tn_dtype dt = t0->dtype;
+    int64_t size[TN_MAX_DIMS];
+    memcpy(size, t0->sizes, (size_t)t0->ndim * sizeof *size);
+    size[d] = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyTuple_GetItem(list, k);
+        tn_sparse *m = SP(x);
+        const tn_tensor *t = tn_tensor_of(x);
+        if (m->sparse_dim != m0->sparse_dim || m->dense_dim != m0->dense_dim)
+            return PyErr_Format(PyExc_RuntimeError, "All tensors must have the same sparse_dim and dense_dim: %d, %d, but tensor at position %zd "
+                                "has %d, %d.", m0->sparse_dim, m0->dense_dim, k, m->sparse_dim, m->dense_dim);
+        for (int i = 0; i < t->ndim; i++)
+            if (i != d && t->sizes[i] != t0->sizes[i]) {
+                char b1[100], b2[100];
+                return PyErr_Format(PyExc_RuntimeError, "All tensors must have the same shape: %s (except in the concatenating dimension), but "
+                                    "tensor at position %zd has %s.", fmt_sizes(b1, sizeof b1, t0->sizes, t0->ndim), k,
+                                    fmt_sizes(b2, sizeof b2, t->sizes, t->ndim));
+            }
+        dt = tn_promote_types(dt, t->dtype);
+    }
+    if (d >= m0->sparse_dim) return tn_not_implemented("aten::cat of sparse COO tensors along a dense dim");
+    PyObject *ixs = PyTuple_New(n), *vs = ixs ? PyTuple_New(n) : NULL;
+    PyObject *r = NULL;
+    if (!vs) goto done;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyTuple_GetItem(list, k);
+        tn_sparse *m = SP(x);
+        PyObject *ix = tn_at_clone(m->indices, NULL);
+        if (ix && size[d]) {
+            PyObject *row = tn_at_select_int(ix, 0, d);
+            PyObject *w = row ? tn_at_add__Scalar(row, TN_SI(size[d]), TN_SDEF) : NULL;
+            if (!w) Py_CLEAR(ix);
+            Py_XDECREF(row);
+            Py_XDECREF(w);
+        }
+        PyObject *v = ix ? tn_as_dtype(m->values, dt, false) : NULL;
+        if (!v) { Py_XDECREF(ix); goto done; }
+        PyTuple_SetItem(ixs, k, ix);
+        PyTuple_SetItem(vs, k, v);
+        size[d] += tn_tensor_of(x)->sizes[d];
+    }
+    PyObject *ix = tn_at_cat(TN_TPY(ixs), 1);
+    r = make(size, t0->ndim, m0->sparse_dim, ix, ix ? tn_at_cat(TN_TPY(vs), 0) : NULL, false);
+done:
+    Py_XDECREF(ixs);
+    Py_XDECREF(vs);
+    return r;
+}
+static PyObject *k_cat(int op, tn_value *a) { return cat_sparse(a[0].u.obj, a[1].u.i); }
+/* stack(tensors, dim): each unsqueezed at dim, then cat */
+static PyObject *k_stack(int op, tn_value *a) {
+    Py_ssize_t n = PyTuple_Size(a[0].u.obj);
+    PyObject *l = PyTuple_New(n);
+    if (!l) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *x = PyTuple_GetItem(a[0].u.obj, k);
+        PyObject *u = SP(x) ? unsqueeze(x, a[1].u.i) : NULL;
+        if (!u) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_RuntimeError, "Concatenating sparse tensors, but a dense tensor was found at position %zd.", k);
+            Py_DECREF(l);
+            return NULL;
+        }
+        PyTuple_SetItem(l, k, u);
+    }
+    int64_t d = a[1].u.i < 0 ? a[1].u.i + tn_tensor_of(PyTuple_GetItem(a[0].u.obj, 0))->ndim + 1 : a[1].u.i;
+    PyObject *r = cat_sparse(l, d);
+    Py_DECREF(l);
+    return r;
+}
+
+/* sparse * sparse of one shape (upstream's intersection kernel): the entries of the "source" in
+ * their order, each times the other's (coalesced) value at its place, entries without one dropped.
+ * The source is the operand other than the one upstream coalesces (x when coalesced, else y when
+ * coalesced, else the one with more entries, x on a tie); the result's flag is the source's. */
+static PyObject *mul_sparse_sparse(PyObject *x, PyObject *y) {
+    tn_sparse *mx = SP(x), *my = SP(y);
+    const tn_tensor *tx = tn_tensor_of(x), *ty = tn_tensor_of(y);
+    bool same = tx->ndim == ty->ndim;
+    for (int i = 0; same && i < tx->ndim; i++) same = tx->sizes[i] == ty->sizes[i];
+    if (!same || mx->sparse_dim != my->sparse_dim) return tn_not_implemented("aten::mul of sparse COO tensors of other shapes or sparse dims");
+    PyObject *pc = mx->coalesced ? x : my->coalesced ? y : nnz_of(mx) >= nnz_of(my) ? x : y;
+    PyObject *src = pc == x ? y : x;
+    PyObject *c = tn_at_coalesce(pc);
+    if (!c) return NULL;
+    tn_sparse *mc = SP(c), *ms = SP(src);
+    int64_t n = nnz_of(mc), ns = nnz_of(ms), sd = mc->sparse_dim;
+    PyObject *ia = tn_at_contiguous(mc->indices, NULL), *ib = ia ? tn_at_contiguous(ms->indices, NULL) : NULL;
+    keyed *ka = malloc((size_t)(n + ns + 1) * sizeof *ka), *kb = ka ? ka + n : NULL;
+    int64_t *pick = malloc((size_t)(ns + 1) * sizeof *pick), *keep = malloc((size_t)(ns + 1) * sizeof *keep), np = 0;
+    PyObject *r = NULL;
+    if (!ib || !ka || !pick || !keep) { if (ib) PyErr_NoMemory(); goto done; }
+    linear_keys((const int64_t *)tn_data(tn_tensor_of(ia)), tx->sizes, sd, n, ka);   /* coalesced: sorted by key */
+    linear_keys((const int64_t *)tn_data(tn_tensor_of(ib)), tx->sizes, sd, ns, kb);
+    for (int64_t j = 0; j < ns; j++) {
+        int64_t lo = 0, hi = n;
+        while (lo < hi) { int64_t mid = (lo + hi) / 2; if (ka[mid].key < kb[j].key) lo = mid + 1; else hi = mid; }
+        if (lo < n && ka[lo].key == kb[j].key) { pick[np] = lo; keep[np++] = j; }
+    }
+    PyObject *pi = int_tensor(pick, np), *ki = pi ? int_tensor(keep, np) : NULL;
+    PyObject *va = ki ? tn_at_index_select(mc->values, 0, pi) : NULL, *vb = va ? tn_at_index_select(ms->values, 0, ki) : NULL;
+    PyObject *v = vb ? tn_at_mul_Tensor(src == y ? va : vb, src == y ? vb : va) : NULL;
+    PyObject *ix = v ? tn_at_index_select(ms->indices, 1, ki) : NULL;
+    Py_XDECREF(pi); Py_XDECREF(ki); Py_XDECREF(va); Py_XDECREF(vb);
+    r = make(tx->sizes, tx->ndim, (int)sd, ix, ix ? v : (Py_XDECREF(v), NULL), ms->coalesced);
+done:
+    free(ka); free(pick); free(keep);
+    Py_XDECREF(ia); Py_XDECREF(ib); Py_DECREF(c);
+    return r;
+}
+
+/* _sparse_softmax.int / _sparse_log_softmax.int (self, dim, dtype) and their half_to_float forms,
+ * upstream's cpu_sparse_coo_softmax: over a dense dim, the values' (log_)softmax; over a sparse
+ * dim, on the coalesced input, each pool (the entries sharing the other sparse indices) in entry
+ * order: the max, exp(v - max) summed, then exp * (1 / sum) or v - (max + log(sum)), with the
+ * C library's exp / log (float32 and float64, as upstream) */
+#define SOFTMAX_POOL(T, EXP, LOG)                                                                             \
+    do {                                                                                                     \
+        const T *in = (const T *)iv;                                                                         \
+        T *out = (T *)ov, *mx = (T *)scratch, *sm = mx + nv;                                                 \
+        for (int64_t j = 0; j < nv; j++) { mx[j] = -INFINITY; sm[j] = 0; }                                  \
+        for (int64_t q = g0; q < g1; q++)                                                                    \
+            for (int64_t j = 0; j < nv; j++) { T x = in[k[q].pos * nv + j]; if (x > mx[j]) mx[j] = x; }       \
+        for (int64_t q = g0; q < g1; q++)                                                                    \
+            for (int64_t j = 0; j < nv; j++) {                                                               \
+                T e = EXP(in[k[q].pos * nv + j] - mx[j]);                                                    \
+                if (!logsm) out[k[q].pos * nv + j] = e;                                                      \
+                sm[j] += e;                                                                                  \
+            }                                                                                                \
+        for (int64_t j = 0; j < nv; j++) {                                                                   \
+            if (logsm) mx[j] += LOG(sm[j]);                                                                  \
+            else sm[j] = (T)(1.0 / (double)sm[j]);                                                           \
+        }                                                                                                    \
+        for (int64_t q = g0; q < g1; q++)                                                                    \
+            for (int64_t j = 0; j < nv; j++) {                                                               \
+                int64_t at = k[q].pos * nv + j;                                                              \
+                if (logsm) out[at] = in[at] - mx[j];                                                         \
+                else out[at] *= sm[j];                                                                       \
+            }                                                                                                \
+    } while (0)
+static PyObject *sparse_softmax(PyObject *self, int64_t dim, bool logsm, const tn_value *dtype) {
+    PyObject *c = tn_at_coalesce(self);
+    if (!c) return NULL;
+    tn_sparse *m = SP(c);
+    const tn_tensor *t = tn_tensor_of(c);
+    PyObject *vals = Py_NewRef(m->values), *r = NULL, *nv_ = NULL;
+    if (dtype && dtype->tag == TN_V_DTYPE) Py_SETREF(vals, tn_as_dtype(vals, dtype->u.dtype, false));
+    int64_t d;
+    if (!vals || tn_wrap_dim(dim, t->ndim, &d) < 0) goto done;
+    tn_dtype vd = tn_tensor_of(vals)->dtype;
+    if (vd != TN_DTYPE_F32 && vd != TN_DTYPE_F64) {
+        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", logsm ? "log_softmax" : "softmax", tn_dtype_cpp_name(vd));
+        goto done;
+    }
+    if (d >= m->sparse_dim) {
+        int64_t dv = d - m->sparse_dim + 1;
+        nv_ = logsm ? tn_at__log_softmax(vals, dv, false) : tn_at__softmax(vals, dv, false);
+    } else {
+        int64_t n = nnz_of(m), sd = m->sparse_dim, nv = 1;
+        for (int e = 1; e < tn_tensor_of(vals)->ndim; e++) nv *= tn_tensor_of(vals)->sizes[e];
+        PyObject *ix = tn_at_contiguous(m->indices, NULL), *vin = ix ? tn_as_dtype(vals, vd, true) : NULL;
+        nv_ = vin ? tn_at_empty_like(vin, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous) : NULL;
+        keyed *k = nv_ ? malloc((size_t)(n ? n : 1) * sizeof *k) : NULL;
+        double *scratch = k ? malloc((size_t)(2 * nv + 1) * sizeof *scratch) : NULL;
+        if (nv_ && !scratch) PyErr_NoMemory();
+        if (scratch) {
+            const int64_t *I = (const int64_t *)tn_data(tn_tensor_of(ix));
+            for (int64_t q = 0; q < n; q++) {   /* the pool: the entry's place over the other sparse dims */
+                uint64_t key = 0;
+                for (int64_t e = 0; e < sd; e++)
+                    if (e != d) key = key * (uint64_t)t->sizes[e] + (uint64_t)I[e * n + q];
+                k[q] = (keyed){(int64_t)key, q};
+            }
+            qsort(k, (size_t)n, sizeof *k, cmp_keyed);   /* stable by position: each pool in entry order */
+            const void *iv = tn_data(tn_tensor_of(vin));
+            void *ov = tn_data(tn_tensor_of(nv_));
+            for (int64_t g0 = 0, g1; g0 < n; g0 = g1) {
+                for (g1 = g0 + 1; g1 < n && k[g1].key == k[g0].key; g1++) {}
+                if (vd == TN_DTYPE_F64) SOFTMAX_POOL(double, exp, log);
+                else SOFTMAX_POOL(float, expf, logf);
+            }
+        } else Py_CLEAR(nv_);
+        free(k);
+        free(scratch);
+        Py_XDECREF(ix);
+        Py_XDECREF(vin);
+    }
+    r = make_like(c, nv_ ? tn_at_clone(m->indices, tn_py.memory_format_contiguous) : NULL, nv_, true);
+    nv_ = NULL;
+done:
+    Py_XDECREF(vals);
+    Py_DECREF(c);
+    return r;
+}
+#undef SOFTMAX_POOL
+/* _sparse_softmax / _sparse_log_softmax(self, dim, half_to_float) (the .int forms are composites
+ * decomposed to these: softmax_int) */
+static PyObject *k_softmax(int op, tn_value *a) {
+    tn_value f = {.tag = TN_V_DTYPE};
+    f.u.dtype = TN_DTYPE_F32;
+    return sparse_softmax(SELF, a[1].u.i, strstr(tn_op_at(op)->name, "log") != NULL, a[2].u.i ? &f : NULL);
+}
+
 /* ---- decompositions of composites with a sparse meaning ---- */
+
+/* _sparse_softmax.int / _sparse_log_softmax.int (self, dim, dtype): the input in dtype, then the
+ * half_to_float form, as upstream's composite */
+static PyObject *softmax_int(tn_value *a, bool logsm) {
+    PyObject *x = a[2].tag == TN_V_DTYPE ? tn_at__to_copy(a[0].u.obj, TN_DT(a[2].u.dtype), NULL, NULL, NULL, false, NULL) : Py_NewRef(a[0].u.obj);
+    PyObject *r = !x ? NULL : logsm ? tn_at__sparse_log_softmax(x, a[1].u.i, false) : tn_at__sparse_softmax(x, a[1].u.i, false);
+    Py_XDECREF(x);
+    return r;
+}
+PyObject *tn_sparse_d_softmax_int(tn_value *a) { return softmax_int(a, false); }
+PyObject *tn_sparse_d_log_softmax_int(tn_value *a) { return softmax_int(a, true); }
 
 /* _sparse_mm(sparse, dense): _sparse_addmm(zeros, sparse, dense, beta=0), upstream's (its graph
  * node is SparseAddmmBackward0); a dense first argument: mm */
@@ -1197,13 +1532,24 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},
     {"_sparse_addmm", "", k_addmm, -2}, {"sparse_mask", "", k_sparse_mask, -2}, {"index_select", "", k_index_select, -2},
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
+    {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
+    {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
+    {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
+{"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
+    {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},
+    {"sinh", "", k_unary, -2}, {"tan", "", k_unary, -2}, {"asinh", "", k_unary, -2}, {"atanh", "", k_unary, -2},
+    {"erf", "", k_unary, -2}, {"deg2rad", "", k_unary, -2}, {"rad2deg", "", k_unary, -2}, {"nan_to_num", "", k_unary, -2},
+    {"relu", "", k_unary, -2}, {"isnan", "", k_unary, -2}, {"isinf", "", k_unary, -2}, {"signbit", "", k_unary, -2},
+    {"pow", "Tensor_Scalar", k_unary, -2},
 };
 
+/* a COO or compressed tensor */
+static bool any_sparse(PyObject *o) { return tn_py_is_tensor(o) && ((tn_tensor_obj *)o)->sparse; }
 static bool is_sparse_value(const tn_value *v) {
-    if (v->tag == TN_V_TENSOR) return SP(v->u.obj) != NULL;
+    if (v->tag == TN_V_TENSOR) return any_sparse(v->u.obj);
     if (v->tag == TN_V_TENSORLIST)
         for (Py_ssize_t k = 0; k < PyTuple_Size(v->u.obj); k++)
-            if (SP(PyTuple_GetItem(v->u.obj, k))) return true;
+            if (any_sparse(PyTuple_GetItem(v->u.obj, k))) return true;
     return false;
 }
 
@@ -1216,9 +1562,13 @@ bool tn_sparse_among(int op, tn_value *args) {
 }
 
 PyObject *tn_sparse_call(int op, tn_value *args) {
+    bool handled = false;
+    PyObject *cr = tn_compressed_call(op, args, &handled);
+    if (handled) return cr;
+    bool compressed = tn_compressed_among(op, args);
     for (size_t i = 0; i < sizeof kernels / sizeof *kernels; i++) {
         if (kernels[i].row == -2) kernels[i].row = tn_op_find(kernels[i].name, kernels[i].overload);
-        if (op == kernels[i].row) return kernels[i].fn(op, args);
+        if (op == kernels[i].row && !compressed) return kernels[i].fn(op, args);
     }
     const tn_op_def *d = tn_op_at(op);
     /* the queries upstream's Tensor answers itself */
@@ -1227,12 +1577,12 @@ PyObject *tn_sparse_call(int op, tn_value *args) {
                                   TN_ROW_requires_grad_, TN_ROW_is_same_size, TN_ROW_get_device, TN_ROW_is_pinned};
     for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
         if (queries[i] == op) return d->fn(args);
-    bool handled = false;
     PyObject *r = tn_composite_under_mode(op, args, &handled);
     if (handled) return r;
-    if (tn_op_tags(op) & TN_TAG_SPARSE) {
+    if (compressed || (tn_op_tags(op) & TN_TAG_SPARSE)) {
         char what[160];
-        snprintf(what, sizeof what, "aten::%s%s%s for sparse COO tensors", d->name, d->overload[0] ? "." : "", d->overload);
+        snprintf(what, sizeof what, "aten::%s%s%s for sparse %s tensors", d->name, d->overload[0] ? "." : "", d->overload,
+                 compressed ? "compressed" : "COO");
         return tn_not_implemented(what);
     }
     return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::%s%s%s' with arguments from the 'SparseCPU' backend. This "

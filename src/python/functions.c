@@ -94,24 +94,6 @@ static bool function_has_out(int first, int last) {
     return false;
 }
 
-/* Keywords upstream's hand-written bindings of the sparse compressed factories
- * (sparse_compressed_tensor, sparse_csr/csc/bsr/bsc_tensor) take beyond the aten schemas: the
- * optional bool check_invariants. Given a bool or None, it is dropped before matching, so the call
- * reaches the overload and its refusal by name; none of these factories is implemented
- * (docs/opinfo.md). Any other value stays and fails to match. */
-static PyObject *drop_sparse_factory_flags(const char *name, PyObject *kw) {
-    static const char *const names[] = {"sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
-                                        "sparse_bsc_tensor"};
-    bool hit = false;
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) hit = hit || !strcmp(name, names[i]);
-    if (!hit || !kw) return NULL;
-    PyObject *v = PyDict_GetItemString(kw, "check_invariants");
-    if (!v || !(v == Py_None || PyBool_Check(v))) return NULL;
-    PyObject *k2 = PyDict_Copy(kw);
-    if (k2 && PyDict_DelItemString(k2, "check_invariants") < 0) Py_CLEAR(k2);
-    return k2;
-}
-
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 
@@ -165,6 +147,59 @@ done:
     return r;
 }
 
+/* torch.sparse_compressed_tensor / sparse_csr_tensor / sparse_csc_tensor / sparse_bsr_tensor /
+ * sparse_bsc_tensor(compressed_indices, plain_indices, values, size=None, *, dtype, layout, device,
+ * pin_memory, requires_grad, check_invariants), upstream's hand-written bindings: the indices and
+ * values read as torch.tensor reads them (tensors as they are; values in `dtype` when given), a
+ * fixed layout's factory checks the layout given, check_invariants sets the invariant checks for
+ * the call, requires_grad is set on the result (ops/sparse_compressed.c) */
+static const char *const compressed_ctors[] = {"sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
+                                               "sparse_bsc_tensor"};
+static PyObject *sparse_compressed_ctor(int which, int first, int last, PyObject *args, PyObject *kw) {
+    static const char *const names[] = {"", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
+    PyObject *k2 = kw ? PyDict_Copy(kw) : PyDict_New();
+    if (!k2) return NULL;
+    PyObject *rg = NULL, *check = NULL, *a2 = NULL, *r = NULL;
+    if ((rg = PyDict_GetItemString(k2, "requires_grad"))) { Py_INCREF(rg); PyDict_DelItemString(k2, "requires_grad"); }
+    if ((check = PyDict_GetItemString(k2, "check_invariants"))) { Py_INCREF(check); PyDict_DelItemString(k2, "check_invariants"); }
+    PyObject *lay = PyDict_GetItemString(k2, "layout");
+    if (which && lay && lay != Py_None) {
+        PyObject *want[] = {NULL, tn_py.layout_sparse_csr, tn_py.layout_sparse_csc, tn_py.layout_sparse_bsr, tn_py.layout_sparse_bsc};
+        if (lay != want[which]) {
+            const char *got = lay == tn_py.layout_strided ? "Strided" : lay == tn_py.layout_sparse_coo ? "Sparse" : NULL;
+            for (int k = 1; !got && k <= 4; k++)
+                if (lay == want[k]) got = names[k];
+            PyErr_Format(PyExc_RuntimeError, "%s: layout must be %s but got %s", compressed_ctors[which], names[which], got ? got : "Mkldnn");
+            goto done;
+        }
+    }
+    Py_ssize_t n = PyTuple_Size(args);
+    if (n >= 3) {
+        PyObject *dto = PyDict_GetItemString(k2, "dtype");
+        tn_dtype dt = TN_DTYPE_UNDEFINED;
+        if (dto && dto != Py_None && tn_py_to_dtype(dto, &dt) < 0) goto done;
+        if (!(a2 = PyTuple_New(n))) goto done;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *x = PyTuple_GetItem(args, i);
+            PyObject *c = i < 2 ? (tn_py_is_tensor(x) ? Py_NewRef(x) : tn_py_sparse_operand(x, TN_DTYPE_UNDEFINED))
+                                : i == 2 ? tn_py_sparse_operand(x, dt) : Py_NewRef(x);
+            if (!c) goto done;
+            PyTuple_SetItem(a2, i, c);
+        }
+    } else a2 = Py_NewRef(args);
+    bool was = tn_sparse_check_invariants;
+    if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
+    r = call_rows_(compressed_ctors[which], first, last, CALL_FUNCTION, NULL, a2, PyDict_Size(k2) ? k2 : NULL);
+    tn_sparse_check_invariants = was;
+    if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);
+done:
+    Py_XDECREF(rg);
+    Py_XDECREF(check);
+    Py_XDECREF(a2);
+    Py_DECREF(k2);
+    return r;
+}
+
 /* Queries upstream answers from the tensor itself (CompositeImplicitAutograd ops that call no
  * other op): no mode, vmap level or subclass sees them, whichever spelling calls them. */
 static bool tensor_query(int row) {
@@ -180,15 +215,9 @@ static bool dk_composite;
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
     if (mode == CALL_FUNCTION && !strcmp(name, "sparse_coo_tensor")) return sparse_coo_ctor(first, last, args, kw);
-    if (mode == CALL_FUNCTION && kw) {
-        PyObject *k2 = drop_sparse_factory_flags(name, kw);
-        if (PyErr_Occurred()) return NULL;
-        if (k2) {
-            PyObject *r = call_rows_(name, first, last, mode, self, args, PyDict_Size(k2) ? k2 : NULL);
-            Py_DECREF(k2);
-            return r;
-        }
-    }
+    if (mode == CALL_FUNCTION && !strncmp(name, "sparse_", 7))
+        for (int k = 0; k < 5; k++)
+            if (!strcmp(name, compressed_ctors[k])) return sparse_compressed_ctor(k, first, last, args, kw);
     if (mode == CALL_FUNCTION && kw && PyDict_GetItemString(kw, "out") == Py_None && function_has_out(first, last)) {
         PyObject *k2 = PyDict_Copy(kw);
         if (!k2 || PyDict_DelItemString(k2, "out") < 0) { Py_XDECREF(k2); return NULL; }

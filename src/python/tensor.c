@@ -29,7 +29,7 @@ static int tensor_traverse(PyObject *self, visitproc visit, void *arg) {
     for (int i = 0; i < o->fw_nmore; i++) Py_VISIT(o->fw_more[i].g);
     Py_VISIT(o->bt_value);
     Py_VISIT(o->layout);
-    if (o->sparse) { Py_VISIT(o->sparse->indices); Py_VISIT(o->sparse->values); }
+    if (o->sparse) { Py_VISIT(o->sparse->indices); Py_VISIT(o->sparse->values); Py_VISIT(o->sparse->plain); }
     if (o->quant) { Py_VISIT(o->quant->scales); Py_VISIT(o->quant->zero_points); }
     Py_VISIT(Py_TYPE(self));
     return 0;
@@ -228,6 +228,12 @@ static PyObject *m_size(PyObject *self, PyObject *args, PyObject *kw) {
     return PyLong_FromLongLong(t->sizes[d]);
 }
 
+/* a sparse compressed tensor has no strides (upstream's SparseCsrTensorImpl: "Sparse CSR tensors do
+ * not have strides", the layout's name upper-cased) */
+static const char *const compressed_names[] = {"", "CSR", "CSC", "BSR", "BSC"};
+static PyObject *no_strides(PyObject *self, const char *what) {
+    return PyErr_Format(PyExc_RuntimeError, "Sparse %s tensors do not have %s", compressed_names[tn_compressed_of(self)->kind], what);
+}
 static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"dim", NULL};
     PyObject *dim = NULL;
@@ -240,6 +246,7 @@ static PyObject *m_stride(PyObject *self, PyObject *args, PyObject *kw) {
     }
     tn_tensor *t = tn_tensor_of(self);
     if (((tn_tensor_obj *)self)->nested) return nested_refuse("strides");
+    if (tn_compressed_of(self)) return no_strides(self, "strides");
     if (!dim || dim == Py_None) return int_tuple(t->ndim, t->strides);
     int d;
     if (parse_dim(self, dim, &d) < 0) return NULL;
@@ -309,6 +316,7 @@ static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
         return NULL;
     }
     tn_nested *nt = ((tn_tensor_obj *)self)->nested;
+    if (tn_compressed_of(self)) return no_strides(self, "is_contiguous");
     if (nt) return PyBool_FromLong(tn_nested_is_contiguous(nt));   /* whatever the memory format, as upstream */
     return PyBool_FromLong(tn_is_contiguous_as(tn_tensor_of(self), code == 1 ? 0 : code));
 }
@@ -324,7 +332,8 @@ static PyObject *m_is_signed(PyObject *self, PyObject *unused) {
 }
 static PyObject *m_untyped_storage(PyObject *self, PyObject *unused) {
     if (((tn_tensor_obj *)self)->sparse) {
-        PyErr_SetString(PyExc_NotImplementedError, "Cannot access storage of SparseTensorImpl");
+        PyErr_SetString(PyExc_NotImplementedError, tn_compressed_of(self) ? "Cannot access storage of SparseCsrTensorImpl"
+                                                                          : "Cannot access storage of SparseTensorImpl");
         return NULL;
     }
     return tn_storage_to_python(tn_tensor_of(self)->storage);
@@ -875,7 +884,8 @@ static PyObject *sparse_legacy_new(PyObject *self, PyObject *args) {
 }
 
 static PyObject *m_legacy_new(PyObject *self, PyObject *args, PyObject *kw) {
-    if (((tn_tensor_obj *)self)->sparse && (!kw || !PyDict_Size(kw))) return sparse_legacy_new(self, args);
+    if (tn_sparse_of(self) && (!kw || !PyDict_Size(kw))) return sparse_legacy_new(self, args);
+    if (tn_compressed_of(self)) return PyErr_Format(PyExc_RuntimeError, "Cannot map DispatchKey SparseCsrCPU to a unique layout.");
     return tn_legacy_tensor_new(tn_tensor_of(self)->dtype, tn_tensor_of(self)->storage->device, args, kw);
 }
 
@@ -948,14 +958,18 @@ static PyObject *g_layout(PyObject *self, void *c) {
     return Py_NewRef(l ? l : tn_py.layout_strided);
 }
 static PyObject *g_false(PyObject *self, void *c) { Py_RETURN_FALSE; }
-static PyObject *g_is_sparse(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->sparse != NULL); }
+static PyObject *g_is_sparse(PyObject *self, void *c) { return PyBool_FromLong(tn_sparse_of(self) != NULL); }
+static PyObject *g_is_sparse_csr(PyObject *self, void *c) {
+    tn_sparse *m = tn_compressed_of(self);
+    return PyBool_FromLong(m && m->kind == TN_SPARSE_CSR);
+}
 static PyObject *g_is_quantized(PyObject *self, void *c) { return PyBool_FromLong(((tn_tensor_obj *)self)->quant != NULL); }
 static PyObject *g_is_nested(PyObject *self, void *c) { return PyBool_FromLong(custom(self, TN_PY_NESTED) || ((tn_tensor_obj *)self)->nested); }
 static PyObject *g_is_cpu(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_CPU); }
 static PyObject *g_is_meta(PyObject *self, void *c) { return PyBool_FromLong(T(self)->storage->device == TN_DEVICE_META); }
 static PyObject *g_itemsize(PyObject *self, void *c) { return PyLong_FromLong(tn_dtype_itemsize(T(self)->dtype)); }
 static PyObject *g_nbytes(PyObject *self, void *c) {
-    if (((tn_tensor_obj *)self)->sparse) {
+    if (tn_sparse_of(self)) {
         PyErr_SetString(PyExc_RuntimeError, "nbytes is not defined for sparse tensors.  If you want the size of the constituent "
                         "tensors, add the nbytes of the indices and values.  If you want the size of the  equivalent dense "
                         "tensor, multiply numel() by element_size()");
@@ -1095,7 +1109,7 @@ static PyGetSetDef tensor_getset[] = {
     {"is_maia", g_false, NULL, NULL, NULL},
     {"is_vulkan", g_false, NULL, NULL, NULL},
     {"is_sparse", g_is_sparse, NULL, NULL, NULL},
-    {"is_sparse_csr", g_false, NULL, NULL, NULL},
+    {"is_sparse_csr", g_is_sparse_csr, NULL, NULL, NULL},
     {"is_mkldnn", g_false, NULL, NULL, NULL},
     {"is_quantized", g_is_quantized, NULL, NULL, NULL},
     {"is_nested", g_is_nested, NULL, NULL, NULL},

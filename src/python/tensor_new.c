@@ -910,8 +910,11 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     static char *kws[] = {"force", NULL};
     int force = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$p:numpy", kws, &force)) return NULL;
-    if (((tn_tensor_obj *)self)->sparse)
-        return PyErr_Format(PyExc_TypeError, "can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.");
+    if (((tn_tensor_obj *)self)->sparse) {
+        static const char *const names[] = {"Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
+        return PyErr_Format(PyExc_TypeError, "can't convert %s layout tensor to numpy. Use Tensor.to_dense() first.",
+                            names[((tn_tensor_obj *)self)->sparse->kind]);
+    }
     if (((tn_tensor_obj *)self)->nested)
         return PyErr_Format(PyExc_RuntimeError, "Internal error: NestedTensorImpl doesn't support sizes. Please file an issue.");
     if (tn_has_torch_dispatch(self)) {

@@ -822,6 +822,10 @@ int tn_types_init(PyObject *m) {
         if (!o) return -1;
         if (i == 0) tn_py.layout_strided = o;
         else if (i == 1) tn_py.layout_sparse_coo = o;
+        else if (i == 2) tn_py.layout_sparse_csr = o;
+        else if (i == 3) tn_py.layout_sparse_csc = o;
+        else if (i == 4) tn_py.layout_sparse_bsr = o;
+        else if (i == 5) tn_py.layout_sparse_bsc = o;
         else Py_DECREF(o);
     }
     for (int i = 0; memfmt_names[i]; i++) {
