@@ -97,6 +97,24 @@ static bool function_has_out(int first, int last) {
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw);
 
+/* kw[key] removed from the (copied) dict kw and returned (new reference), or NULL */
+static PyObject *pop_kw(PyObject *kw, const char *key) {
+    PyObject *v = PyDict_GetItemString(kw, key);
+    if (v) { Py_INCREF(v); PyDict_DelItemString(kw, key); }
+    return v;
+}
+/* a sparse factory's aten overloads under the invariant checks `check` asks for (None or absent:
+ * the global setting), then requires_grad set on the result when `rg` is true */
+static PyObject *sparse_ctor_call(const char *name, int first, int last, PyObject *args, PyObject *kw,
+                                  PyObject *check, PyObject *rg) {
+    bool was = tn_sparse_check_invariants;
+    if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
+    PyObject *r = call_rows_(name, first, last, CALL_FUNCTION, NULL, args, PyDict_Size(kw) ? kw : NULL);
+    tn_sparse_check_invariants = was;
+    if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);
+    return r;
+}
+
 /* torch.sparse_coo_tensor(indices, values, size=None, *, dtype, device, pin_memory, requires_grad,
  * check_invariants, is_coalesced), upstream's hand-written binding: indices read as int64 and
  * values as torch.tensor reads them (dtype given: in it), check_invariants sets the invariant
@@ -108,8 +126,8 @@ static PyObject *sparse_coo_ctor(int first, int last, PyObject *args, PyObject *
     PyObject *k2 = kw ? PyDict_Copy(kw) : PyDict_New();
     if (!k2) return NULL;
     PyObject *rg = NULL, *check = NULL, *a2 = NULL, *r = NULL;
-    if ((rg = PyDict_GetItemString(k2, "requires_grad"))) { Py_INCREF(rg); PyDict_DelItemString(k2, "requires_grad"); }
-    if ((check = PyDict_GetItemString(k2, "check_invariants"))) { Py_INCREF(check); PyDict_DelItemString(k2, "check_invariants"); }
+    rg = pop_kw(k2, "requires_grad");
+    check = pop_kw(k2, "check_invariants");
     if (two) {
         PyObject *ix = n > 0 ? PyTuple_GetItem(args, 0) : PyDict_GetItemString(k2, "indices");
         PyObject *v = n > 1 ? PyTuple_GetItem(args, 1) : PyDict_GetItemString(k2, "values");
@@ -134,11 +152,7 @@ static PyObject *sparse_coo_ctor(int first, int last, PyObject *args, PyObject *
         a2 = Py_NewRef(args);
         if (PyDict_GetItemString(k2, "is_coalesced")) PyDict_DelItemString(k2, "is_coalesced");
     }
-    bool was = tn_sparse_check_invariants;
-    if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
-    r = call_rows_("sparse_coo_tensor", first, last, CALL_FUNCTION, NULL, a2, PyDict_Size(k2) ? k2 : NULL);
-    tn_sparse_check_invariants = was;
-    if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);
+    r = sparse_ctor_call("sparse_coo_tensor", first, last, a2, k2, check, rg);
 done:
     Py_XDECREF(rg);
     Py_XDECREF(check);
@@ -160,8 +174,8 @@ static PyObject *sparse_compressed_ctor(int which, int first, int last, PyObject
     PyObject *k2 = kw ? PyDict_Copy(kw) : PyDict_New();
     if (!k2) return NULL;
     PyObject *rg = NULL, *check = NULL, *a2 = NULL, *r = NULL;
-    if ((rg = PyDict_GetItemString(k2, "requires_grad"))) { Py_INCREF(rg); PyDict_DelItemString(k2, "requires_grad"); }
-    if ((check = PyDict_GetItemString(k2, "check_invariants"))) { Py_INCREF(check); PyDict_DelItemString(k2, "check_invariants"); }
+    rg = pop_kw(k2, "requires_grad");
+    check = pop_kw(k2, "check_invariants");
     PyObject *lay = PyDict_GetItemString(k2, "layout");
     if (which && lay && lay != Py_None) {
         PyObject *want[] = {NULL, tn_py.layout_sparse_csr, tn_py.layout_sparse_csc, tn_py.layout_sparse_bsr, tn_py.layout_sparse_bsc};
@@ -187,11 +201,7 @@ static PyObject *sparse_compressed_ctor(int which, int first, int last, PyObject
             PyTuple_SetItem(a2, i, c);
         }
     } else a2 = Py_NewRef(args);
-    bool was = tn_sparse_check_invariants;
-    if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
-    r = call_rows_(compressed_ctors[which], first, last, CALL_FUNCTION, NULL, a2, PyDict_Size(k2) ? k2 : NULL);
-    tn_sparse_check_invariants = was;
-    if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);
+    r = sparse_ctor_call(compressed_ctors[which], first, last, a2, k2, check, rg);
 done:
     Py_XDECREF(rg);
     Py_XDECREF(check);
