@@ -6,7 +6,8 @@ Also writes tn_aten_gen.h / tn_aten_gen.c beside out.h: the typed C op API (tool
 
 Emits one row per upstream schema: name, overload, full schema text, variants, python module, and
 the op-layer function when the overload is listed in src/ops/*.def (tn_op_<name>_<overload>).
-Rows are sorted by name; overloads of one name keep upstream's yaml order. A name listed in
+Rows are sorted by name; overloads of one name keep upstream's yaml order (any / all: the
+default overload first, as upstream's Python bindings try it). A name listed in
 implemented.def that upstream lacks fails the build.
 """
 import os
@@ -79,6 +80,14 @@ def main():
     if missing:
         sys.exit(f"gen_ops: src/ops/*.def list overloads upstream lacks: {missing}")
     impl = set(implemented)
+    # Where upstream's Python bindings try an overload before the ones yaml lists ahead of it and
+    # both take the call: torch.any(t) / t.all() are any.default / all.default there (torchgen's
+    # signature order puts `any(Tensor input)` first), where yaml order would give any.dims with
+    # dim=None (same values; a dispatch mode sees the overload). Measured with a dispatch mode
+    # over the reductions, factories and pointwise ops whose orders differ.
+    for r in rows:
+        if (r["name"], r["overload"]) in {("any", ""), ("all", "")}:
+            r["order"] = -1
     rows.sort(key=lambda r: (r["name"], r["order"]))
 
     def cname(key):

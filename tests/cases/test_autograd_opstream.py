@@ -102,6 +102,13 @@ with Trace() as t:
          torch._has_compatible_shallow_copy_type(x, x))
 result = (t.ops, r)
 """,
+    # torch.any(t) / t.all(): the default overloads, as upstream's Python bindings try them first
+    "any_all_default": PRE + """
+x = torch.tensor([[1., 0., 2.], [0., 0., 3.]])
+with Trace() as t:
+    r = (torch.any(x), torch.all(x), x.any(), x.all(), torch.any(x, 1), x.all(dim=0), torch.any(x, (0, 1)), x.any(keepdim=True, dim=1))
+result = (t.ops, r)
+""",
     # nanmean counts with upstream's isnan kernel on a detached self (detach, ne), not aten::isnan
     "nanmean": PRE + """
 x = torch.tensor([[1., float('nan'), 3.], [4., 5., float('nan')]])
