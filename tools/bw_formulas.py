@@ -178,6 +178,9 @@ INLINE = {
         self_squared_pi = self * self * M_PI;
         out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj();
         at::where(self_squared_pi == 0.0, at::scalar_tensor(0.0, grad.options()), out)""")],
+    "softplus_double_backward": [(("T", "T", "S", "S"), ("grad", "input", "beta", "threshold"), """
+        x = input * beta;
+        sigmoid_backward(grad, x.sigmoid()) * (x < threshold).type_as(grad) * beta""")],
     "log_sigmoid_double_backward": [(("T", "T"), ("grad", "input"), """
         z = input.sigmoid();
         grad * (z - 1) * z""")],
@@ -263,6 +266,7 @@ C_MATH = {"sqrt", "exp", "log"}
 # ATen's TensorOperators.h, x > y is x.gt(y))
 NUM_CMP = {">", ">=", "<", "<=", "==", "!="}
 TENSOR_CMP = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
+CMP_FLIP = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 # Tensor & Tensor (TensorOperators.h: bitwise_and)
 TENSOR_BITOPS = {"&": "bitwise_and"}
 
@@ -501,6 +505,8 @@ class Compiler:
                 return "bool", f"(strcmp({a[1]}, {b[1]}) {head} 0)"
             if a[0] == "T":   # x.gt(y) ...
                 return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
+            if b[0] == "T" and a[0] in ("int", "double", "S"):   # ATen's `Scalar < Tensor` is y.gt(x) ...
+                return "T", self.call_row(fn, TENSOR_CMP[CMP_FLIP[head]], [b, a])
             raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head in TENSOR_BITOPS:
             b = self.expr(e[2], fn)
@@ -574,6 +580,21 @@ class Compiler:
                 return "T", t
             args = [recv] + [self.expr(a, fn) for a in e[3:][::-1]][::-1]
             return "T", self.call_row(fn, name, args)
+        if head == "c" and e[1] == "tuple_get" and len(e) == 4 and isinstance(e[3], list) and e[3][0] == "c":
+            # std::get<k>(at::f(...)): element k of a row returning a tuple of tensors
+            k = self.expr(e[2], fn)
+            if k[0] != "int" or not k[1].isdigit():
+                raise Unsupported("std::get")
+            args = [self.expr(a, fn) for a in e[3][2:][::-1]][::-1]
+            for ntuple in range(max(2, int(k[1]) + 1), 6):
+                try:
+                    tup = self.call_row(fn, e[3][1], args, ntuple)
+                except Unsupported:
+                    continue
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = Py_XNewRef(PyTuple_GetItem({tup}, {k[1]})))) goto fail;")
+                return "T", t
+            raise Unsupported(f"no aten overload {e[3][1]} returning a tuple")
         if head == "c":
             name = e[1]
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]

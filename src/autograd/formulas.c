@@ -163,13 +163,6 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 static PyObject *scalar_like(PyObject *g, double v) {
     return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL);
 }
-/* where(cond, grad, scalar_tensor(0., grad.options())) */
-static PyObject *where0(PyObject *cond, PyObject *g) {
-    if (!cond) return NULL;
-    PyObject *z = scalar_like(g, 0.0), *r = z ? tn_at_where_self(cond, g, z) : NULL;
-    Py_XDECREF(z);
-    return r;
-}
 /* zeros(sizes, dtype) */
 static PyObject *zeros_sized(PyObject *sizes, tn_dtype d) {
     return sizes ? tn_at_zeros(TN_IPY(sizes), TN_DT(d), NULL, NULL, NULL) : NULL;
@@ -268,32 +261,6 @@ static int f_unsafe_index(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, r);
     DONE;
 }
-/* index_select(self, dim, index): grad.new_zeros(sizes).index_add_(dim, index, grad); here as
- * index_put_ with accumulate over (None, ..., index) (the same sums, in index order) */
-static int f_index_select(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    int nd = meta(n, 0)->ndim;
-    int64_t dim = wrap_dim(arg_i(n, 1), nd);
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *idx = K(saved(n, 2));
-    PyObject *l = K(PyList_New(dim + 1));
-    if (l) { for (int64_t d = 0; d < dim; d++) PyList_SetItem(l, d, Py_NewRef(Py_None)); PyList_SetItem(l, dim, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
-    PyObject *gg = g[0];
-    if (nd == 0) { gg = K(tn_at_reshape(g[0], TN_IS0)); }
-    PyObject *r = idx && nd > 0 ? K(tn_at_index_put_(z, TN_TPY(l), gg, true)) : NULL;
-    if (nd == 0) OUTK(0, gg);
-    else OUTK(0, r ? z : NULL);
-    DONE;
-}
-/* gather(self, dim, index, sparse_grad): grad.new_zeros(self.sizes()).scatter_add_(dim, index, grad) */
-static int f_gather(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (n->args[3].u.i) { drop_(&T); tn_not_implemented("sparse gather gradients"); return -1; }
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *r = K(tn_at_scatter_add_(z, (long long)arg_i(n, 1), K(saved(n, 2)), g[0]));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
 
 /* ---- shape ---- */
 
@@ -307,15 +274,6 @@ static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reve
     OUTK(0, K(tn_at_roll(g[0], TN_IPY(sh), TN_IPY(dm))));
     DONE;
 }
-/* diagonal: zeros(input_sizes, grad.options()); .diagonal(offset, dim1, dim2).copy_(grad) */
-static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    PyObject *d = K(tn_at_diagonal(z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
-    PyObject *c = K(tn_at_copy_(d, g[0], false));
-    OUTK(0, c ? z : NULL);
-    DONE;
-}
 
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
@@ -327,77 +285,12 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
  * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
 
-/* softplus_backward: z = exp(self * beta); (self * beta) > threshold ? grad : grad * z / (z + 1) */
-static int f_softplus(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *xb = K(tn_at_mul_Scalar(K(saved(n, 0)), TN_SV(&n->args[1])));
-    PyObject *z = K(tn_at_exp(xb));
-    PyObject *v = K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], z)), K(tn_at_add_Scalar(z, TN_SI(1), TN_SDEF))));
-    OUTK(0, K(tn_at_where_self(K(tn_at_gt_Scalar(xb, TN_SV(&n->args[2]))), g[0], v)));
-    DONE;
-}
-/* hardsigmoid_backward: (-3 < self < 3) ? grad * (1/6) : 0 */
-static int f_hardsigmoid(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *c = K(tn_at_logical_and(K(tn_at_gt_Scalar(s, TN_SI(-3))), K(tn_at_lt_Scalar(s, TN_SI(3)))));
-    OUTK(0, K(where0(c, K(tn_at_mul_Scalar(g[0], TN_SD(1.0 / 6.0))))));
-    DONE;
-}
-/* hardswish_backward: self < -3 ? 0 : self <= 3 ? grad * (self / 3 + 0.5) : grad */
-static int f_hardswish(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *mid = K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_div_Scalar(s, TN_SI(3))), TN_SD(0.5), TN_SDEF))));
-    PyObject *hi = K(tn_at_where_self(K(tn_at_le_Scalar(s, TN_SI(3))), mid, g[0]));
-    OUTK(0, K(tn_at_where_self(K(tn_at_lt_Scalar(s, TN_SI(-3))), K(scalar_like(g[0], 0.0)), hi)));
-    DONE;
-}
-/* mish: infinitely_differentiable_mish_backward */
-static int f_mish(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *sig = K(tn_at_sigmoid(s));
-    PyObject *ts = K(tn_at_tanh(K(tn_at_log1p(K(tn_at_exp(s))))));
-    PyObject *one_m = K(scalar_minus(1.0, K(tn_at_mul_Tensor(ts, ts))));
-    PyObject *inner = K(tn_at_add_Tensor(ts, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(s, sig)), one_m)), TN_SDEF));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], inner)));
-    DONE;
-}
-/* logit: infinitely_differentiable_logit_backward */
-static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    bool has_eps = n->args[1].tag != TN_V_NONE;
-    double lo = has_eps ? arg_f(n, 1) : 0.0, hi = 1.0 - lo;
-    PyObject *c = K(tn_at_logical_and(K(tn_at_ge_Scalar(s, TN_SD(lo))), K(tn_at_le_Scalar(s, TN_SD(hi)))));
-    PyObject *v = K(tn_at_div_Tensor(g[0], K(tn_at_mul_Tensor(s, K(scalar_minus(1.0, s))))));
-    OUTK(0, K(tn_at_where_self(c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
-    DONE;
-}
 
 /* ---- double backward: formulas of the backward ops ---- */
 
 
 /* ---- more indexing ---- */
 
-/* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
- * index_put_ with the expanded mask: the same positions, each written once) */
-static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *a = meta(n, 0), *b = meta(n, 1);
-    int nd;
-    int64_t shape[TN_MAX_DIMS];
-    if (!tn_broadcast_shapes(a->ndim, tn_meta_sizes(a), b->ndim, tn_meta_sizes(b), &nd, shape)) {
-        drop_(&T); PyErr_SetString(PyExc_RuntimeError, "masked_select backward: shapes"); return -1;
-    }
-    PyObject *sh = K(tn_int_list(shape, nd));
-    PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
-    PyObject *m = K(tn_at_expand(K(saved(n, 1)), TN_IPY(sh), false));
-    PyObject *r = K(tn_at_index_put_(z, TN_TS(m), g[0], false));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
 
 /* ---- attention ---- */
 
@@ -1030,20 +923,6 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- scans (ops/scan.c) ---- */
 
-/* cummax / cummin: cummaxmin_backward(grad, self, indices, dim): zeros of self's sizes with grad
- * scatter-added at the indices (the out-of-place scatter_add while a dispatch mode is active,
- * upstream's isTensorSubclassLike branch); an empty self is its own gradient */
-static int f_cummaxmin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *self = K(saved(n, 0)), *idx = K(result(n, 1));
-    if (!self || !idx) { drop_(&T); return -1; }
-    if (tn_numel(tn_tensor_of(self)) == 0) { OUTK(0, self); DONE; }
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(self)->dtype));
-    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    OUTK(0, z ? K((mode ? tn_at_scatter_add(z, (long long)arg_i(n, 1), idx, g[0]) : tn_at_scatter_add_(z, (long long)arg_i(n, 1), idx, g[0])))
-              : NULL);
-    DONE;
-}
 
 /* flip(logcumsumexp(flip(x, {dim}), dim), {dim}) */
 static PyObject *rev_logcumsumexp(PyObject *x, long long dim) {
@@ -1085,43 +964,6 @@ static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* ---- writes along one dim at indexed positions (ops/index_dim.c) ---- */
-
-/* grad.index_fill(dim, index, 0) */
-static PyObject *index_fill0(tn_node *n, PyObject *g) {
-    PyObject *idx = saved(n, 2);
-    PyObject *r = idx ? tn_at_index_fill_int_Scalar(g, (long long)arg_i(n, 1), idx, TN_SI(0)) : NULL;
-    Py_XDECREF(idx);
-    return r;
-}
-/* index_fill(self, dim, index, value): self: grad.index_fill(dim, index, 0); a tensor value's
- * gradient (grad.index_select(dim, _unique(index)).sum()) needs aten::_unique, not implemented */
-static int f_index_fill(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, index_fill0(n, g[0]));
-    if (n->nargs > 3 && is_tensor_arg(n, 3) && need(n, 3)) {
-        tn_not_implemented("the derivative of aten::index_fill.int_Tensor for value (aten::_unique)");
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- trace (ops/arrange.c) ---- */
-
-/* trace(self): trace_backward(grad, sizes): zeros(rows * cols) with grad filled at the diagonal's
- * flat positions (arange(0, min(rows, cols) * (cols + 1), cols + 1)), viewed as sizes; index_fill
- * out of place while a dispatch mode is active (upstream's isTensorSubclassLike branch) */
-static int f_trace(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *m = meta(n, 0);
-    const int64_t *sz = tn_meta_sizes(m);
-    int64_t rows = sz[0], cols = sz[1];
-    PyObject *z = K(zeros_sized(K(Py_BuildValue("[L]", (long long)(rows * cols))), tn_tensor_of(g[0])->dtype));
-    PyObject *ix = z ? K(tn_at_arange_start_step(TN_SI(0), TN_SI((rows < cols ? rows : cols) * (cols + 1)), TN_SI(cols + 1),
-                                                 TN_DT(TN_DTYPE_I64), NULL, NULL, NULL)) : NULL;
-    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    PyObject *f = ix ? K((mode ? tn_at_index_fill_int_Tensor(z, 0, ix, g[0]) : tn_at_index_fill__int_Tensor(z, 0, ix, g[0]))) : NULL;
-    OUTK(0, f ? K(tn_at_view(mode ? f : z, TN_IPY(K(sizes_of(n, 0))))) : NULL);
-    DONE;
-}
 
 /* ---- linalg family (ops/linalg_lapack.c; helper-linalg): FunctionsManual's linalg backward
  * formulas, op by op (real dtypes) ---- */
@@ -2250,14 +2092,9 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     /* reductions */
     /* indexing */
-    {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal},
-    {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
-    {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
-    {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
@@ -2275,10 +2112,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* scans (ops/scan.c) */
-    {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
-    /* index_fill / index_add / index_copy (ops/index_dim.c) */
-    {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
-    {TN_ROW_trace, f_trace},
+    {TN_ROW_logcumsumexp, f_logcumsumexp},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
@@ -2287,7 +2121,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_diagonal_copy, f_diagonal},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */
