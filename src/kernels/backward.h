@@ -28,7 +28,7 @@ typedef enum {
     TN_BWD_ELU,        /* p0 alpha, p1 scale, p2 input_scale, flag is_result */
     TN_BWD_SHRINK,     /* -p0 <= x <= p0 ? 0 : grad (hard/softshrink backward; i0: upstream's vector width) */
     TN_BWD_HARDSIGMOID, /* -3 < x < 3 ? grad * (float)(1/6) : 0 */
-    TN_BWD_HARDSWISH,  /* x < -3 ? 0 : x >= 3 ? grad : grad * (x / 3 + 0.5) (upstream's vector body) */
+    TN_BWD_HARDSWISH,  /* x <= -3 ? 0 : x >= 3 ? grad : grad * (x / 3 + 0.5) (upstream's vector body) */
     TN_BWD_SOFTPLUS,   /* p0 beta, p1 threshold: x * beta > threshold ? grad : grad * z / (z + 1), z = exp(x * beta) */
     TN_BWD_MISH,       /* grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(log1p(exp(x))) */
     TN_BWD_COUNT

@@ -210,15 +210,17 @@ PyObject *tn_op_softplus_backward(tn_value *a) { return softplus_bwd(a, NULL); }
 PyObject *tn_op_softplus_backward_grad_input(tn_value *a) { return softplus_bwd(a, a[4].u.obj); }
 
 /* mish_backward(grad_output, self): upstream's grad_input is an empty tensor of self's dtype the
- * binary iterator resizes, so the result has self's dtype (computed in the promoted one) */
+ * binary iterator resizes and restrides: the result has self's dtype (computed in the promoted
+ * one) and the iterator's layout */
 PyObject *tn_op_mish_backward(tn_value *a) {
-    tn_tensor *x = TN_T(a[1]);
-    int64_t zero = 0;
-    PyObject *out = tn_tensor_new_empty(1, &zero, x->dtype, TN_DEVICE_CPU);
-    if (!out) return NULL;
-    PyObject *r = ew_backward("mish_backward_cpu", TN_BWD_MISH, NULL, &a[0], &a[1], out);
-    Py_DECREF(out);
-    return r;
+    tn_dtype dt = TN_T(a[1])->dtype;
+    PyObject *r = ew_backward("mish_backward_cpu", TN_BWD_MISH, NULL, &a[0], &a[1], NULL);
+    if (!r || tn_tensor_of(r)->dtype == dt) return r;
+    const tn_tensor *t = tn_tensor_of(r);
+    PyObject *c = tn_tensor_new_strided(t->ndim, t->sizes, t->strides, dt);
+    if (c && tn_copy_into(c, r) < 0) Py_CLEAR(c);
+    Py_DECREF(r);
+    return c;
 }
 
 /* logit_backward(grad_output, self, eps=None): eps None is -1 (NaN outside [0, 1]) */

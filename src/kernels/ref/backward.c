@@ -31,8 +31,8 @@
 #define BF_ELU(g, x, T, P) tn__elu_bwd_##T(g, x, PP)
 /* upstream's one_sixth is scalar_t(1.0f / 6.0f): the float quotient, also for double */
 #define BF_HARDSIGMOID(g, x, T, P) (((x) > (T)-3 && (x) < (T)3) ? (g) * (T)(1.0f / 6.0f) : (T)0)
-/* upstream's vector body: blendv(blendv(g * (x / 3 + 1/2), g, x >= 3), 0, x < -3) (NaN x: NaN) */
-#define BF_HARDSWISH(g, x, T, P) ((x) < (T)-3 ? (T)0 : (x) >= (T)3 ? (g) : (g) * ((x) / (T)3 + (T)0.5))
+/* upstream's vector body (2.13: 0 from x <= -3 on, measured; NaN x gives NaN) */
+#define BF_HARDSWISH(g, x, T, P) ((x) <= (T)-3 ? (T)0 : (x) >= (T)3 ? (g) : (g) * ((x) / (T)3 + (T)0.5))
 #define BF_SOFTPLUS(g, x, T, P) tn__softplus_bwd_##T(g, x, PP)
 #define BF_MISH(g, x, T, P) tn__mish_bwd_##T(g, x)
 
