@@ -426,6 +426,11 @@ cases = {
  "index_dbl": lambda: dbl(lambda a: torch.index_select(a, 1, torch.tensor([3, 0, 3])).pow(2).sum() + torch.gather(a, 0, torch.tensor([[2, 0, 1, 1]])).pow(2).sum()
                           + torch.masked_select(a, a > 0.5).pow(2).sum() + torch.trace(a).pow(2) + torch.diagonal(a, 1).pow(2).sum()
                           + torch.cummax(a, 1).values.pow(2).sum() + torch.cummin(a, 0).values.pow(2).sum(), L(3, 4, scale=0.3)),
+ "pad_bw": lambda: one(lambda a, b, c: F.pad(a, (2, 3), mode="reflect").pow(2).sum() + F.pad(b, (1, 2, 2, 0), mode="reflect").pow(2).sum()
+                       + F.pad(c, (1, 0, 2, 1, 1, 1), mode="reflect").pow(2).sum() + F.pad(a, (3, 1), mode="replicate").pow(2).sum()
+                       + F.pad(b, (2, 1, 0, 3), mode="replicate").pow(2).sum() + F.pad(c, (1, 2, 0, 1, 2, 1), mode="replicate").pow(2).sum(), I3(), I4(), I5()),
+ "pad_dbl": lambda: dbl(lambda a, b, c: F.pad(a, (2, 3), mode="reflect").pow(2).sum() + F.pad(b, (1, 2, 2, 0), mode="replicate").pow(2).sum()
+                        + F.pad(c, (1, 0, 2, 1, 1, 1), mode="reflect").pow(2).sum(), I3(), I4(), I5()),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -608,41 +608,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
- * (not here) accumulate each output position's gradient into the input position it was read
- * from; here per padded dim, index_put_ with accumulate over that dim's source index map
- * (reflect: (len-1) - |(len-1) - |i||; replicate: clamp(i, 0, len-1), i from -left) */
-static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflect) {
-    T_;
-    const tn_value *pv = &n->args[1];
-    const tn_meta *m = meta(n, 0);
-    int k = pv->u.ints.n / 2, nd = m->ndim;
-    PyObject *gg = g[0];
-    for (int i = 0; i < k && gg; i++) {
-        int d = nd - 1 - i;
-        int64_t len = tn_meta_sizes(m)[d], l = pv->u.ints.v[2 * i], r = pv->u.ints.v[2 * i + 1];
-        PyObject *idx = K(tn_at_arange_start(TN_SI(-l), TN_SI(len + r), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
-        if (reflect) {
-            PyObject *a = K(tn_at_abs(idx));
-            PyObject *b = K(tn_at_abs(K(tn_at_rsub_Scalar(a, TN_SI((long long)(len - 1)), TN_SDEF))));
-            idx = K(tn_at_rsub_Scalar(b, TN_SI((long long)(len - 1)), TN_SDEF));
-        } else {
-            idx = K(tn_at_clamp(idx, TN_SI(0LL), TN_SI((long long)(len - 1))));
-        }
-        const tn_tensor *gt = gg ? tn_tensor_of(gg) : NULL;
-        int64_t sz[TN_MAX_DIMS];
-        for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
-        if (gt) sz[d] = len;
-        PyObject *z = gt ? K(tn_at_new_zeros(gg, TN_IN(sz, gt->ndim), NULL, NULL, NULL, NULL)) : NULL;
-        PyObject *ix = K(PyList_New(d + 1));
-        if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
-        gg = z && idx && K(tn_at_index_put_(z, TN_TPY(ix), gg, true)) ? z : NULL;
-    }
-    OUTK(0, gg);
-    DONE;
-}
-static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
-static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
 
 /* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
  * writes them ---- */
@@ -2097,8 +2062,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
     {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
-    {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
     /* batch norm / group norm family */
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},

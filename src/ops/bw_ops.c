@@ -1,6 +1,7 @@
 /* ops/bw_ops.c — aten backward operators that upstream writes as compositions of other ops
  * (trace_backward, index_select_backward, gather_backward, masked_select_backward,
  * cummaxmin_backward: CompositeImplicitAutograd; diagonal_backward: CompositeExplicitAutograd),
+ * and the reflection / replication pad backward kernels' op layer,
  * so the formulas generated from derivatives.yaml can call them (docs/bw_formulas.md).
  *
  * Each calls the ops upstream's composite calls, through the typed op API, in upstream's order.
@@ -10,9 +11,14 @@
  * the ops they call. */
 #include "ops/bw_ops.h"
 
+#include "kernels/pad_backward.h"
+
 #include "dispatch/modes.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
+
+#include <stdio.h>
+#include <string.h>
 
 /* upstream's isTensorSubclassLike on plain tensors: a dispatch mode is active */
 static bool subclass_like(void) { return tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled(); }
@@ -118,3 +124,127 @@ PyObject *tn_op_cummaxmin_backward(tn_value *a) {
     PyObject *z = tn_at_zeros(TN_IN(t->sizes, t->ndim), OPTS(t->dtype));
     return scatter_add_into(z, a[3].u.i, indices, g);
 }
+
+/* ---- reflection_pad{1,2,3}d_backward / replication_pad{1,2,3}d_backward(grad_output, self,
+ * padding): a zero tensor of self's shape gets each output position's gradient added at the
+ * input position the pad read it from (kernels/pad_backward.h). The checks and their wording
+ * are each op's upstream ones (measured). */
+static const char *const dim_names[] = {"width", "height", "depth"};
+
+static PyObject *pad_too_big(int64_t l, int64_t r, int dim, const tn_tensor *xt) {
+    char shape[256];
+    tn_shape_str(shape, sizeof shape, xt->ndim, xt->sizes);
+    PyErr_Format(PyExc_RuntimeError, "Argument #4: Padding size should be less than the corresponding input dimension, "
+                 "but got: padding (%lld, %lld) at dimension %d of input %s", (long long)l, (long long)r, dim, shape);
+    return NULL;
+}
+
+static PyObject *pad_backward(tn_value *a, int k, bool reflect) {
+    PyObject *go = a[0].u.obj, *self = a[1].u.obj;
+    const tn_tensor *gt = tn_tensor_of(go), *xt = tn_tensor_of(self);
+    const tn_value *pv = &a[2];
+    char kname[40];
+    snprintf(kname, sizeof kname, "%s_pad%dd_backward", reflect ? "reflection" : "replication", k);
+    const bool rep3 = !reflect && k == 3;
+    if (pv->u.ints.n != 2 * k && (!reflect || k == 3)) {   /* reflection 1d / 2d read the first 2k */
+        if (reflect) PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d, but got: %d", 2 * k, pv->u.ints.n);
+        else PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d", 2 * k);
+        return NULL;
+    }
+    if (pv->u.ints.n < 2 * k) {
+        PyErr_Format(PyExc_RuntimeError, "padding size is expected to be %d", 2 * k);
+        return NULL;
+    }
+    if (xt->ndim <= k) {
+        if (reflect && k == 3) {
+            PyErr_SetString(PyExc_RuntimeError, "Expected input.dim() > 3 to be true, but got false.  (Could this error message "
+                                                "be improved?  If so, please report an enhancement request to PyTorch.)");
+            return NULL;
+        }
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -xt->ndim,
+                     xt->ndim - 1, k);
+        return NULL;
+    }
+    if (xt->ndim > k + 2 || gt->ndim != xt->ndim) {
+        PyErr_Format(PyExc_RuntimeError, "%s: expected grad_output of %d dims like self, got %d", kname, xt->ndim, gt->ndim);
+        return NULL;
+    }
+    int64_t in[3], out[3], pb[3];
+    for (int j = 0; j < k; j++) {   /* trailing dim j of k: padding pair k - 1 - j */
+        const int d = xt->ndim - k + j, q = k - 1 - j;
+        in[j] = xt->sizes[d];
+        pb[j] = pv->u.ints.v[2 * q];
+        out[j] = in[j] + pb[j] + pv->u.ints.v[2 * q + 1];
+    }
+    if (reflect && k == 1)
+        for (int j = 0; j < k; j++) {
+            int64_t l = pv->u.ints.v[2 * j], r = pv->u.ints.v[2 * j + 1];
+            if (l >= in[k - 1 - j] || r >= in[k - 1 - j]) {
+                return pad_too_big(l, r, xt->ndim - 1 - j, xt);
+            }
+        }
+    const int pd = xt->ndim - k - 1;   /* the plane (channel) dim */
+    if (rep3 && gt->sizes[pd] != xt->sizes[pd]) {
+        PyErr_Format(PyExc_RuntimeError, "gradOutput channel unexpected. Expected: %lld, Got: %lld", (long long)xt->sizes[pd],
+                     (long long)gt->sizes[pd]);
+        return NULL;
+    }
+    for (int j = k - 1; j >= 0; j--) {   /* width first */
+        const int64_t got = gt->sizes[xt->ndim - k + j];
+        if (got == out[j]) continue;
+        const char *nm = dim_names[k - 1 - j];
+        if (!reflect && k == 1)
+            PyErr_Format(PyExc_RuntimeError, "gradOutput %s unexpected. Expected: %lld Got: %lld", nm, (long long)out[j], (long long)got);
+        else
+            PyErr_Format(PyExc_RuntimeError, "%s %s unexpected. Expected: %lld, Got: %lld",
+                         (reflect && k != 2) ? "grad_output" : "gradOutput", nm, (long long)out[j], (long long)got);
+        return NULL;
+    }
+    for (int d = 0; d < xt->ndim - k; d++)
+        if (gt->sizes[d] != xt->sizes[d]) {
+            PyErr_Format(PyExc_RuntimeError, "%s: grad_output size %lld at dim %d, self's is %lld", kname, (long long)gt->sizes[d], d,
+                         (long long)xt->sizes[d]);
+            return NULL;
+        }
+    if (reflect)   /* the reflected index needs padding < size (upstream checks it in the forward) */
+        for (int j = 0; j < k; j++) {
+            int64_t l = pb[j], r = out[j] - in[j] - pb[j];
+            if (l >= in[j] || r >= in[j]) {
+                return pad_too_big(l, r, xt->ndim - k + j, xt);
+            }
+        }
+    if (!reflect)
+        for (int j = 0; j < k; j++)
+            if (in[j] == 0 && out[j] > 0) {
+                PyErr_Format(PyExc_RuntimeError, "%s: an empty input dimension cannot be padded", kname);
+                return NULL;
+            }
+    if (gt->dtype != xt->dtype) {
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(gt->dtype), tn_dtype_cpp_name(xt->dtype));
+        return NULL;
+    }
+    const tn_dtype dt = xt->dtype;
+    if (!(dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_C64 ||
+          dt == TN_DTYPE_C128))
+        return tn_kernel_missing(kname, dt);
+    PyObject *r = tn_tensor_new_empty(xt->ndim, xt->sizes, dt, TN_DEVICE_CPU);
+    if (!r) return NULL;
+    memset(tn_data(tn_tensor_of(r)), 0, (size_t)tn_numel(xt) * tn_dtype_itemsize(dt));
+    if (tn_numel(gt) == 0) return r;
+    PyObject *gc = tn_as_dtype(go, dt, true);
+    if (!gc) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    int64_t planes = 1;
+    for (int d = 0; d < xt->ndim - k; d++) planes *= xt->sizes[d];
+    tn_pad_backward(dt, reflect, k, planes, in, out, pb, tn_data(tn_tensor_of(gc)), tn_data(tn_tensor_of(r)));
+    Py_DECREF(gc);
+    return r;
+}
+PyObject *tn_op_reflection_pad1d_backward(tn_value *a) { return pad_backward(a, 1, true); }
+PyObject *tn_op_reflection_pad2d_backward(tn_value *a) { return pad_backward(a, 2, true); }
+PyObject *tn_op_reflection_pad3d_backward(tn_value *a) { return pad_backward(a, 3, true); }
+PyObject *tn_op_replication_pad1d_backward(tn_value *a) { return pad_backward(a, 1, false); }
+PyObject *tn_op_replication_pad2d_backward(tn_value *a) { return pad_backward(a, 2, false); }
+PyObject *tn_op_replication_pad3d_backward(tn_value *a) { return pad_backward(a, 3, false); }

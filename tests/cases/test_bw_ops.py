@@ -169,3 +169,47 @@ cases("bw_rows_grad", {
     "hardswish_dbl": "gr(gr(F.hardswish(x).pow(2), x)[0] * torch.arange(5.), x)",
     "softplus_dbl": "gr(gr(F.softplus(x, 2, 3).pow(2), x)[0] * torch.arange(5.), x)",
 }, setup=GSETUP, tol="float")
+
+# ---------------------------------------------------------------- pad backward (ops/bw_ops.c)
+
+PSETUP = """
+torch.manual_seed(0)
+A = torch.ops.aten
+x1 = torch.randn(2, 3, 7)
+x2 = torch.randn(2, 3, 5, 6)
+x3 = torch.randn(1, 2, 4, 5, 3)
+"""
+pad = {}
+for kind in ("reflection", "replication"):
+    for d, (xn, p) in {1: ("x1", "[2, 3]"), 2: ("x2", "[1, 2, 3, 0]"), 3: ("x3", "[1, 0, 2, 3, 1, 2]")}.items():
+        op = "A.%s_pad%dd_backward" % (kind, d)
+        fwd = "A.%s_pad%dd(%s, %s)" % (kind, d, xn, p)
+        for i, dt in enumerate(DT + ["torch.complex64"]):
+            pad["%s%d_%d" % (kind, d, i)] = "%s(torch.randn_like(%s).to(%s), %s.to(%s), %s)" % (op, fwd, dt, xn, dt, p)
+        pad["%s%d_unbatched" % (kind, d)] = "%s(torch.randn_like(%s[0]), %s[0], %s)" % (op, fwd, xn, p)
+        pad["%s%d_neg" % (kind, d)] = "%s(torch.randn_like(A.%s_pad%dd(%s, [-1] * %d)), %s, [-1] * %d)" % (op, kind, d, xn, 2 * d, xn, 2 * d)
+        pad["%s%d_nc" % (kind, d)] = "%s(torch.randn_like(%s).transpose(0, 1).contiguous().transpose(0, 1), %s, %s)" % (op, fwd, xn, p)
+        pad["%s%d_default" % (kind, d)] = "%s.default(torch.randn_like(%s), %s, %s)" % (op, fwd, xn, p)
+pad["replication1_wide"] = "A.replication_pad1d_backward(torch.randn(2, 3, 27), x1, [10, 10])"
+pad["reflection2_c128"] = "A.reflection_pad2d_backward(torch.randn(2, 3, 8, 9, dtype=torch.complex128), x2.to(torch.complex128), [2, 1, 3, 0])"
+pad["replication3_empty"] = "A.replication_pad3d_backward(torch.randn(0, 2, 5, 6, 6), torch.randn(0, 2, 4, 5, 3), [1, 2, 0, 1, 1, 1])"
+cases("bw_pad", pad, setup=PSETUP)
+
+cases("bw_pad_errors", {
+    "refl1_int": "A.reflection_pad1d_backward(torch.ones(2, 6).int(), torch.ones(2, 4).int(), [1, 1])",
+    "refl1_shape": "A.reflection_pad1d_backward(torch.ones(2, 5), torch.ones(2, 4), [1, 1])",
+    "refl1_big": "A.reflection_pad1d_backward(torch.ones(2, 14), torch.ones(2, 4), [5, 5])",
+    "refl1_dim": "A.reflection_pad1d_backward(torch.ones(6), torch.ones(4), [1, 1])",
+    "refl2_shape": "A.reflection_pad2d_backward(torch.ones(1, 5, 5), torch.ones(1, 3, 4), [1, 1, 1, 1])",
+    "refl2_height": "A.reflection_pad2d_backward(torch.ones(1, 4, 6), torch.ones(1, 3, 4), [1, 1, 1, 1])",
+    "refl3_padlen": "A.reflection_pad3d_backward(torch.ones(1, 4, 5, 6), torch.ones(1, 2, 3, 4), [1] * 7)",
+    "refl3_dim": "A.reflection_pad3d_backward(torch.ones(4, 5, 6), torch.ones(2, 3, 4), [1] * 6)",
+    "refl3_bool": "A.reflection_pad3d_backward(torch.ones(1, 4, 5, 6).bool(), torch.ones(1, 2, 3, 4).bool(), [1] * 6)",
+    "repl1_shape": "A.replication_pad1d_backward(torch.ones(2, 5), torch.ones(2, 4), [1, 1])",
+    "repl1_padlen": "A.replication_pad1d_backward(torch.ones(2, 6), torch.ones(2, 4), [1, 1, 1])",
+    "repl2_shape": "A.replication_pad2d_backward(torch.ones(1, 5, 5), torch.ones(1, 3, 4), [1, 1, 1, 1])",
+    "repl2_dim": "A.replication_pad2d_backward(torch.ones(5, 6), torch.ones(3, 4), [1, 1, 1, 1])",
+    "repl3_channel": "A.replication_pad3d_backward(torch.ones(11, 14, 15, 16), torch.ones(1, 2, 3, 4), [5] * 6)",
+    "repl3_mixed": "A.replication_pad3d_backward(torch.ones(1, 4, 5, 6).double(), torch.ones(1, 2, 3, 4), [1] * 6)",
+    "repl3_shape": "A.replication_pad3d_backward(torch.ones(1, 4, 5, 5), torch.ones(1, 2, 3, 4), [1] * 6)",
+}, setup=PSETUP)
