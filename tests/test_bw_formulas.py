@@ -431,6 +431,11 @@ cases = {
                        + F.pad(b, (2, 1, 0, 3), mode="replicate").pow(2).sum() + F.pad(c, (1, 2, 0, 1, 2, 1), mode="replicate").pow(2).sum(), I3(), I4(), I5()),
  "pad_dbl": lambda: dbl(lambda a, b, c: F.pad(a, (2, 3), mode="reflect").pow(2).sum() + F.pad(b, (1, 2, 2, 0), mode="replicate").pow(2).sum()
                         + F.pad(c, (1, 0, 2, 1, 1, 1), mode="reflect").pow(2).sum(), I3(), I4(), I5()),
+ "cumprod": lambda: one(lambda a, b: torch.cumprod(a, 1).pow(2).sum() + torch.cumprod(a * torch.tensor([1., 0., 1., 1.], dtype=torch.float64), 1).pow(2).sum()
+                        + torch.cumprod(b * torch.tensor([[0.], [1.], [0.]], dtype=torch.float64), 0).pow(2).sum() + (a * 1).cumprod_(0).sum()
+                        + torch.cumprod(a, -1, dtype=torch.float32).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
+ "cumprod_dbl": lambda: dbl(lambda a: torch.cumprod(a, 1).pow(2).sum() + torch.cumprod(a * torch.tensor([1., 0., 1., 1.], dtype=torch.float64), 0).pow(2).sum(), L(3, 4, scale=0.3)),
+ "cumprod_complex": lambda: one(lambda a, b: torch.view_as_real(torch.cumprod(torch.complex(a, b), 1)).pow(2).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),
@@ -463,10 +468,12 @@ print(json.dumps(res))
 # the first row, measured), which softmax_dbl's double backward reads. act_bw_exp's gradients are
 # softplus_backward's and mish_backward's kernels, whose float64 exp / log1p / tanh are upstream's
 # vector library's (Sleef, 1 ulp): measured, 1 of 40 softplus and 18 of 40 mish values differ in the
-# last bits (tests/cases/test_bw_ops.py compares them with tol="float"). The mm cases' gradients are
+# last bits (tests/cases/test_bw_ops.py compares them with tol="float"). cumprod_complex divides by
+# the complex input, where upstream's complex division (c10::complex) and the C library's round
+# differently in the last bit (measured, 6e-16 relative). The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"act_bw_exp", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
+_KERNEL_GRADS = {"act_bw_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -1512,7 +1512,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     /* backward composites the generated formulas call (ops/bw_ops.c) */
     {"trace_backward", "", tn_op_trace_backward}, {"index_select_backward", "", tn_op_index_select_backward},
     {"gather_backward", "", tn_op_gather_backward}, {"masked_select_backward", "", tn_op_masked_select_backward},
-    {"cummaxmin_backward", "", tn_op_cummaxmin_backward},
+    {"cummaxmin_backward", "", tn_op_cummaxmin_backward}, {"cumprod_backward", "", tn_op_cumprod_backward},
     /* sparse COO tensors (ops/sparse.c) */
     {"sparse_coo_tensor", "indices", tn_sparse_d_coo_tensor_indices}, {"sparse_coo_tensor", "indices_size", tn_sparse_d_coo_tensor_indices_size},
     {"_sparse_coo_tensor_unsafe", "", tn_sparse_d_coo_tensor_unsafe}, {"_validate_sparse_coo_tensor_args", "", tn_sparse_d_validate_args},

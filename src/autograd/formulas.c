@@ -163,10 +163,6 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 static PyObject *scalar_like(PyObject *g, double v) {
     return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL);
 }
-/* zeros(sizes, dtype) */
-static PyObject *zeros_sized(PyObject *sizes, tn_dtype d) {
-    return sizes ? tn_at_zeros(TN_IPY(sizes), TN_DT(d), NULL, NULL, NULL) : NULL;
-}
 /* self.to(dtype): self itself when it has it */
 static PyObject *to_dt(PyObject *x, tn_dtype d) {
     if (!x) return NULL;
@@ -382,77 +378,6 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- cumprod ---- */
-
-static PyObject *rev_cumsum(PyObject *w, long long dim) {   /* w.flip(dim).cumsum(dim).flip(dim) */
-    PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_at_flip(w, TN_IPY(dl)) : NULL;
-    PyObject *c = f ? tn_at_cumsum(f, dim, NULL) : NULL;
-    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
-    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
-    return r;
-}
-/* cumprod(self, dim, dtype): cumprod_backward(grad.to(self.scalar_type()), self, dim, result) */
-static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *grad = K(to_dt(g[0], meta(n, 0)->dtype)), *in = K(saved(n, 0)), *out = K(result(n, 0));
-    if (!grad || !in || !out) { drop_(&T); return -1; }
-    const tn_tensor *t = tn_tensor_of(in);
-    if (tn_numel(t) <= 1) { OUTK(0, grad); DONE; }
-    long long dim = (long long)wrap_dim(arg_i(n, 1), t->ndim);
-    int64_t ds = t->sizes[dim];
-    if (ds == 1) { OUTK(0, grad); DONE; }
-    PyObject *w = K(tn_at_mul_Tensor(out, grad));
-    PyObject *isz = K(tn_at_eq_Scalar(in, TN_SI(0)));
-    PyObject *anyz = K(tn_at_item(K(tn_at_any(isz))));
-    if (!anyz) { drop_(&T); return -1; }
-    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_at_div_Tensor(K(rev_cumsum(w, dim)), in))); DONE; }
-    if (!tn_grad_enabled()) {   /* the O(n) path; masked_scatter_(m, x.masked_select(m)) as where(m, x, .) */
-        PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
-        PyObject *cs = K(tn_at_cumsum(isz, dim, NULL));
-        PyObject *mask = K(tn_at_eq_Scalar(cs, TN_SI(0)));
-        PyObject *x1 = K(tn_at_div_Tensor(K(rev_cumsum(K(tn_at_masked_fill_Scalar(w, K(tn_at_logical_not(mask)), TN_SD(0.0))), dim)), in));
-        gi = K(tn_at_where_self(mask, x1, gi));
-        mask = K(tn_at_eq_Scalar(cs, TN_SI(1)));
-        PyObject *mx = K(tn_at_max_dim(mask, dim, true));
-        PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
-        PyObject *fzm = K(tn_at_logical_and_(K(tn_at_scatter__value(K(tn_at_zeros_like(mask, NULL, NULL, NULL, NULL, NULL)), dim, fzi, TN_SI(1))), mask));
-        mask = K(tn_at_logical_and(mask, K(tn_at_logical_not(fzm))));
-        PyObject *cp = K(tn_at_cumprod(K(tn_at_masked_fill_Scalar(in, K(tn_at_logical_not(mask)), TN_SD(1.0))), dim, NULL));
-        PyObject *gm = K(tn_at_masked_fill_Scalar(grad, K(tn_at_ne_Scalar(cs, TN_SI(1))), TN_SD(0.0)));
-        PyObject *sm = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(cp, gm)), TN_IS(dim), true, NULL));
-        PyObject *ga = K(tn_at_gather(out, dim, K(tn_at_clamp_min(K(tn_at_sub_Scalar(fzi, TN_SI(1), TN_SDEF)), TN_SI(0))), false));
-        PyObject *gf = K(tn_at_masked_fill_Scalar(ga, K(tn_at_eq_Scalar(fzi, TN_SI(0))), TN_SD(1.0)));
-        OUTK(0, K(tn_at_where_self(fzm, K(tn_at_mul_Tensor(sm, gf)), gi)));
-        DONE;
-    }
-    /* grad mode (double backward): the O(n^2) path, differentiable */
-    int64_t osz[TN_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
-    osz[dim] = 1;
-    PyObject *ones = K(tn_at_expand(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), TN_IN(osz, t->ndim), false));
-    PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
-    for (int64_t k = 0; k < ds && gi; k++) {
-        PyObject *om;
-        if (k == 0) {
-            PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I(1LL), NULL, 1)), dim, NULL));
-            om = K(tn_at_cat(TN_TS(ones, pf), dim));
-        } else {
-            PyObject *pu = K(tn_at_prod_dim_int(K(tn_at_slice_Tensor(in, dim, TN_I(0LL), TN_I((long long)k), 1)), dim, true, NULL));
-            if (k == ds - 1) om = pu;
-            else {
-                PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I((long long)k + 1), NULL, 1)), dim, NULL));
-                PyObject *pr = K(tn_at_mul_Tensor(K(tn_at_expand_as(pu, pf)), pf));
-                om = K(tn_at_cat(TN_TS(pu, pr), dim));
-            }
-        }
-        PyObject *gs = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(K(tn_at_slice_Tensor(grad, dim, TN_I((long long)k), NULL, 1)), om)), TN_IS(dim), false, NULL));
-        PyObject *c = K(tn_at_copy_(K(tn_at_select_int(gi, dim, (long long)k)), gs, false));
-        if (!c) gi = NULL;
-    }
-    OUTK(0, gi);
-    DONE;
-}
 
 /* nll_loss_backward(grad_output, self, target, weight?, reduction, ignore_index, total_weight):
  * grad_output: nll_loss(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
@@ -2061,7 +1986,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_roll, f_roll},
     {TN_ROW__unsafe_index_Tensor, f_unsafe_index},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
-    {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
+    {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     /* batch norm / group norm family */
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},

@@ -13,6 +13,7 @@
 
 #include "kernels/pad_backward.h"
 
+#include "autograd/autograd.h"
 #include "dispatch/modes.h"
 #include "ops/common.h"
 #include "tn_ops_gen.h"
@@ -124,6 +125,115 @@ PyObject *tn_op_cummaxmin_backward(tn_value *a) {
     PyObject *z = tn_at_zeros(TN_IN(t->sizes, t->ndim), OPTS(t->dtype));
     return scatter_add_into(z, a[3].u.i, indices, g);
 }
+
+/* ---- cumprod_backward(grad, input, dim, output): upstream's three paths, op by op ---- */
+
+/* a pool of temporaries released together (the ops fail without running once one failed) */
+typedef struct { PyObject *v[48]; int n; bool full; } tmps;
+static PyObject *keep(tmps *t, PyObject *x) {
+    if (x && t->n < 48) t->v[t->n++] = x;
+    else if (x) { Py_DECREF(x); x = NULL; t->full = true; PyErr_SetString(PyExc_RuntimeError, "cumprod_backward: too many temporaries"); }
+    return x;
+}
+static void drop(tmps *t) {
+    while (t->n) Py_DECREF(t->v[--t->n]);
+}
+#define K(x) keep(&T, (x))
+
+/* w.flip(dim).cumsum(dim).flip(dim) */
+static PyObject *reversed_cumsum(tmps *tp, PyObject *w, int64_t dim) {
+    tmps T = *tp;
+    PyObject *r = K(tn_at_flip(K(tn_at_cumsum(K(tn_at_flip(w, TN_IN(&dim, 1))), dim, NULL)), TN_IN(&dim, 1)));
+    *tp = T;
+    return r;
+}
+/* x.conj(): a conjugate view of a complex tensor, x itself otherwise (nothing recorded) */
+static PyObject *conj_of(tmps *tp, PyObject *x) {
+    if (!tn_dtype_is_complex(tn_tensor_of(x)->dtype)) return x;
+    return keep(tp, tn_at_conj(x));
+}
+
+PyObject *tn_op_cumprod_backward(tn_value *a) {
+    PyObject *grad = a[0].u.obj, *input = a[1].u.obj, *output = a[3].u.obj;
+    const tn_tensor *it = tn_tensor_of(input);
+    if (tn_numel(it) <= 1) return Py_NewRef(grad);
+    int64_t dim;
+    if (tn_wrap_dim(a[2].u.i, it->ndim, &dim) < 0) return NULL;
+    const int64_t n = it->sizes[dim];
+    if (n == 1) return Py_NewRef(grad);
+    tmps T = {.n = 0};
+    PyObject *r = NULL;
+    PyObject *in_c = conj_of(&T, input), *out_c = in_c ? conj_of(&T, output) : NULL;
+    const bool sub = subclass_like();
+    PyObject *w = K(tn_at_mul_Tensor(out_c, grad));
+    PyObject *is_zero = K(tn_at_eq_Scalar(input, TN_SI(0)));
+    if (!is_zero) goto done;
+    if (!sub) {
+        PyObject *any = K(tn_at_item(K(tn_at_any(is_zero))));
+        if (!any) goto done;
+        if (!PyObject_IsTrue(any)) {
+            r = tn_at_div_Tensor(reversed_cumsum(&T, w, dim), in_c);
+            goto done;
+        }
+    }
+    const tn_dtype gdt = tn_tensor_of(grad)->dtype;
+    if (!tn_grad_enabled()) {   /* the O(n) path: masks around the first zero, out of place (where) */
+        PyObject *gi = K(tn_at_zeros(TN_IN(it->sizes, it->ndim), OPTS(gdt)));
+        PyObject *cs = K(tn_at_cumsum(is_zero, dim, NULL));
+        PyObject *mask = K(tn_at_eq_Scalar(cs, TN_SI(0)));
+        PyObject *wm = K(tn_at_masked_fill_Scalar(w, K(tn_at_bitwise_not(mask)), TN_SD(0.0)));
+        gi = K(tn_at_where_self(mask, K(tn_at_div_Tensor(reversed_cumsum(&T, wm, dim), in_c)), gi));
+        mask = K(tn_at_eq_Scalar(cs, TN_SI(1)));
+        PyObject *mx = K(tn_at_max_dim(mask, dim, true));
+        PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
+        PyObject *fzm = K(tn_at_logical_and_(K(tn_at_scatter__value(K(tn_at_zeros_like(mask, NULL, NULL, NULL, NULL, NULL)), dim, fzi, TN_SI(1))), mask));
+        K(tn_at_bitwise_and__Tensor(mask, K(tn_at_bitwise_not(fzm))));
+        /* upstream's order: the cumprod, the masked grad and the gathered output, then the products */
+        PyObject *cp = K(tn_at_cumprod(K(tn_at_masked_fill_Scalar(in_c, K(tn_at_bitwise_not(mask)), TN_SD(1.0))), dim, NULL));
+        PyObject *gm = K(tn_at_masked_fill_Scalar(grad, K(tn_at_ne_Scalar(cs, TN_SI(1))), TN_SD(0.0)));
+        PyObject *ga = K(tn_at_gather(out_c, dim, K(tn_at_relu_(K(tn_at_sub_Scalar(fzi, TN_SI(1), TN_SDEF)))), false));
+        K(tn_at_masked_fill__Scalar(ga, K(tn_at_eq_Scalar(fzi, TN_SI(0))), TN_SD(1.0)));
+        PyObject *sm = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(cp, gm)), TN_IN(&dim, 1), true, NULL));
+        r = tn_at_where_self(fzm, K(tn_at_mul_Tensor(sm, ga)), gi);
+        goto done;
+    }
+    /* grad mode (double backward) or a subclass: the O(n^2) path, differentiable */
+    PyObject *gi = sub ? NULL : K(tn_at_zeros(TN_IN(it->sizes, it->ndim), OPTS(gdt)));
+    PyObject *slices = sub ? K(PyList_New(0)) : NULL;
+    int64_t osz[TN_MAX_DIMS];
+    for (int d = 0; d < it->ndim; d++) osz[d] = it->sizes[d];
+    osz[dim] = 1;
+    const int64_t one = 1;
+    PyObject *ones = K(tn_at_expand(K(tn_at_ones(TN_IN(&one, 1), OPTS(gdt))), TN_IN(osz, it->ndim), false));
+    if (!ones || (sub && !slices) || (!sub && !gi)) goto done;
+    for (int64_t k = 0; k < n; k++) {
+        tmps L = {.n = 0};
+        PyObject *om;
+#define KL(x) keep(&L, (x))
+        if (k == 0) {
+            PyObject *pf = KL(tn_at_cumprod(KL(tn_at_slice_Tensor(in_c, dim, TN_I(1), NULL, 1)), dim, NULL));
+            om = KL(tn_at_cat(TN_TS(ones, pf), dim));
+        } else if (k == n - 1) {
+            om = KL(tn_at_prod_dim_int(KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1)), dim, true, NULL));
+        } else {
+            PyObject *pu = KL(tn_at_prod_dim_int(KL(tn_at_slice_Tensor(in_c, dim, TN_I(0), TN_I(k), 1)), dim, true, NULL));
+            PyObject *pf = KL(tn_at_cumprod(KL(tn_at_slice_Tensor(in_c, dim, TN_I(k + 1), NULL, 1)), dim, NULL));
+            PyObject *pr = KL(tn_at_mul_Tensor(KL(tn_at_expand_as(pu, pf)), pf));
+            om = KL(tn_at_cat(TN_TS(pu, pr), dim));
+        }
+        PyObject *gs = KL(tn_at_sum_dim_IntList(KL(tn_at_mul_Tensor(KL(tn_at_slice_Tensor(grad, dim, TN_I(k), NULL, 1)), om)),
+                                                TN_IN(&dim, 1), false, NULL));
+        bool ok = gs && (sub ? PyList_Append(slices, gs) == 0 : KL(tn_at_copy_(KL(tn_at_select_int(gi, dim, k)), gs, false)) != NULL);
+#undef KL
+        drop(&L);
+        if (!ok) goto done;
+    }
+    r = sub ? tn_at_stack(TN_TPY(slices), dim) : Py_NewRef(gi);
+done:
+    drop(&T);
+    return r;
+}
+#undef K
 
 /* ---- reflection_pad{1,2,3}d_backward / replication_pad{1,2,3}d_backward(grad_output, self,
  * padding): a zero tensor of self's shape gets each output position's gradient added at the

@@ -10,5 +10,6 @@ PyObject *tn_op_index_select_backward(tn_value *a);
 PyObject *tn_op_gather_backward(tn_value *a);
 PyObject *tn_op_masked_select_backward(tn_value *a);
 PyObject *tn_op_cummaxmin_backward(tn_value *a);
+PyObject *tn_op_cumprod_backward(tn_value *a);
 
 #endif
