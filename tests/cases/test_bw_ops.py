@@ -168,7 +168,16 @@ cases("bw_rows_grad", {
     "index_fill_value": "gr(torch.index_fill(x, 1, torch.tensor([0, 2, 2]), p.sum()).pow(2), p)",
     "hardswish_dbl": "gr(gr(F.hardswish(x).pow(2), x)[0] * torch.arange(5.), x)",
     "softplus_dbl": "gr(gr(F.softplus(x, 2, 3).pow(2), x)[0] * torch.arange(5.), x)",
+    "mish_dbl": "gr(gr(F.mish(x).pow(2), x)[0] * torch.arange(5.), x)",
+    "logit_dbl": "gr(gr(torch.logit(p, 0.1).pow(2), p)[0] * torch.arange(5.), p)",
+    "cumprod_dbl": "gr(gr(torch.cumprod(x * (x > -2), 1).pow(2), x)[0] * torch.arange(5.), x)",
+    "pad_dbl": "gr(gr(F.pad(x[None], (2, 1), mode='reflect').pow(3) + F.pad(x[None], (1, 2), mode='replicate').pow(2), x)[0] * torch.arange(5.), x)",
 }, setup=GSETUP, tol="float")
+
+cases("bw_rows_grad_errors", {
+    # upstream has no formula for hardsigmoid_backward: its double backward raises
+    "hardsigmoid_dbl": "gr(gr(F.hardsigmoid(x).pow(2), x)[0].sum(), x)",
+}, setup=GSETUP)
 
 # ---------------------------------------------------------------- pad backward (ops/bw_ops.c)
 
