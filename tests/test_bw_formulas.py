@@ -437,6 +437,8 @@ cases = {
                         + torch.cumprod(a, -1, dtype=torch.float32).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
  "cumprod_dbl": lambda: dbl(lambda a: torch.cumprod(a, 1).pow(2).sum() + torch.cumprod(a * torch.tensor([1., 0., 1., 1.], dtype=torch.float64), 0).pow(2).sum(), L(3, 4, scale=0.3)),
  "cumprod_complex": lambda: one(lambda a, b: torch.view_as_real(torch.cumprod(torch.complex(a, b), 1)).pow(2).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
+ "logcumsumexp": lambda: one(lambda a, b: torch.logcumsumexp(a, 1).pow(2).sum() + torch.logcumsumexp(a, 0).sum() + torch.logcumsumexp(b[0, 0], 0)
+                             + torch.view_as_real(torch.logcumsumexp(torch.complex(a, b), 1)).pow(2).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -845,3 +845,54 @@ PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indice
     pool_free(pp);
     return r;
 }
+
+/* flip(logcumsumexp(flip(x, {dim}), dim), {dim}); steals x */
+static PyObject *reverse_logcumsumexp(PyObject *x, int64_t dim) {
+    PyObject *f = x ? tn_at_flip(x, TN_IN(&dim, 1)) : NULL;
+    PyObject *c = f ? tn_at_logcumsumexp(f, dim) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IN(&dim, 1)) : NULL;
+    Py_XDECREF(x); Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+/* (reverse_logcumsumexp(lg - result) + self).exp(); steals lg */
+static PyObject *lcse_term(PyObject *lg, PyObject *self, PyObject *result, int64_t dim) {
+    PyObject *d = lg ? tn_at_sub_Tensor(lg, result, TN_SDEF) : NULL;
+    PyObject *rv = reverse_logcumsumexp(d, dim);
+    PyObject *a = rv ? tn_at_add_Tensor(rv, self, TN_SDEF) : NULL;
+    PyObject *r = a ? tn_at_exp(a) : NULL;
+    Py_XDECREF(lg); Py_XDECREF(rv); Py_XDECREF(a);
+    return r;
+}
+/* logcumsumexp_backward(grad, self, result, dim): grad itself for a 0-dim or empty grad; complex:
+ * (rev(grad.conj().log() - result) + self).exp().conj(); real: the positive and negative parts of
+ * grad in log space (log|grad| where grad > 0 / < 0, the dtype's lowest value elsewhere), each
+ * through the same, their difference (upstream's op order, measured with a dispatch mode) */
+PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim) {
+    const tn_tensor *gt = tn_tensor_of(grad);
+    if (gt->ndim == 0 || tn_numel(gt) == 0) return Py_NewRef(grad);
+    if (tn_dtype_is_complex(gt->dtype)) {
+        PyObject *c = tn_at_conj(grad);
+        PyObject *lg = c ? tn_at_log(c) : NULL;
+        Py_XDECREF(c);
+        PyObject *out = lcse_term(lg, self, result, dim);
+        PyObject *r = out ? tn_at_conj(out) : NULL;
+        Py_XDECREF(out);
+        return r;
+    }
+    const double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
+                        : gt->dtype == TN_DTYPE_F16 ? -65504.0
+                        : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
+    PyObject *gmin = tn_at_scalar_tensor(TN_SD(lowest), TN_DT(gt->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *ab = gmin ? tn_at_abs(grad) : NULL;
+    PyObject *lag = ab ? tn_at_log(ab) : NULL;
+    PyObject *gp = lag ? tn_at_gt_Scalar(grad, TN_SI(0)) : NULL;
+    PyObject *pos = gp ? tn_at_where_self(gp, lag, gmin) : NULL;
+    PyObject *ln = pos ? tn_at_lt_Scalar(grad, TN_SI(0)) : NULL;
+    PyObject *neg = ln ? tn_at_where_self(ln, lag, gmin) : NULL;
+    PyObject *op = neg ? lcse_term(Py_NewRef(pos), self, result, dim) : NULL;
+    PyObject *on = op ? lcse_term(Py_NewRef(neg), self, result, dim) : NULL;
+    PyObject *r = on ? tn_at_sub_Tensor(op, on, TN_SDEF) : NULL;
+    Py_XDECREF(gmin); Py_XDECREF(ab); Py_XDECREF(lag); Py_XDECREF(gp); Py_XDECREF(pos);
+    Py_XDECREF(ln); Py_XDECREF(neg); Py_XDECREF(op); Py_XDECREF(on);
+    return r;
+}

@@ -70,7 +70,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* ---- arithmetic ---- */
 
 
-
 static PyObject *scalar_minus(double c, PyObject *t);
 
 /* ---- reductions ---- */
@@ -205,7 +204,6 @@ static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g
 
 
 /* ---- clamp ---- */
-
 
 
 /* ---- selecting reductions ---- */
@@ -809,48 +807,6 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
     if (!m) return -1;
     PUTX(0, dropout_bw(g[0], m, scale), m);
     return 0;
-}
-
-/* ---- scans (ops/scan.c) ---- */
-
-
-/* flip(logcumsumexp(flip(x, {dim}), dim), {dim}) */
-static PyObject *rev_logcumsumexp(PyObject *x, long long dim) {
-    if (!x) return NULL;
-    PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_at_flip(x, TN_IPY(dl)) : NULL;
-    PyObject *c = f ? tn_at_logcumsumexp(f, dim) : NULL;
-    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
-    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
-    return r;
-}
-/* logcumsumexp(self, dim): logcumsumexp_backward(grad, self, result, dim), upstream's log-space
- * form: the positive and negative parts of grad each through a reversed logcumsumexp */
-static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_tensor *gt = tn_tensor_of(g[0]);
-    if (gt->ndim == 0 || tn_numel(gt) == 0) { OUTK(0, g[0]); DONE; }
-    PyObject *self = K(saved(n, 0)), *res = K(result(n, 0));
-    if (!self || !res) { drop_(&T); return -1; }
-    long long dim = (long long)arg_i(n, 1);
-    if (tn_dtype_is_complex(gt->dtype)) {   /* (rev(grad.conj().log() - result) + self).exp().conj() */
-        PyObject *lg = K(tn_at_log(K(tn_at_conj(g[0]))));
-        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_at_sub_Tensor(lg, res, TN_SDEF)), dim)) : NULL;
-        PyObject *ex = rv ? K(tn_at_exp(K(tn_at_add_Tensor(rv, self, TN_SDEF)))) : NULL;
-        OUTK(0, ex ? K(tn_at_conj(ex)) : NULL);
-        DONE;
-    }
-    double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
-                  : gt->dtype == TN_DTYPE_F16 ? -65504.0
-                  : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
-    PyObject *gmin = K(scalar_like(g[0], lowest));
-    PyObject *lag = gmin ? K(tn_at_log(K(tn_at_abs(g[0])))) : NULL;
-    PyObject *pos = lag ? K(tn_at_where_self(K(tn_at_gt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
-    PyObject *neg = pos ? K(tn_at_where_self(K(tn_at_lt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
-    PyObject *op = neg ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(pos, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
-    PyObject *on = op ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(neg, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
-    OUTK(0, on ? K(tn_at_sub_Tensor(op, on, TN_SDEF)) : NULL);
-    DONE;
 }
 
 /* ---- writes along one dim at indexed positions (ops/index_dim.c) ---- */
@@ -1999,8 +1955,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
     {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
-    /* scans (ops/scan.c) */
-    {TN_ROW_logcumsumexp, f_logcumsumexp},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
