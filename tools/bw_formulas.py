@@ -102,6 +102,7 @@ HELPERS = {
     "embedding_dense_double_backward": [(("T", "T", "int"), "tn_bw_embedding_dense_double_backward")],
     "repeat_backward": [(("T", ("A", "ints"), ("A", "ints")), "tn_bw_repeat_backward")],
     "logcumsumexp_backward": [(("T", "T", "T", "int"), "tn_bw_logcumsumexp_backward")],
+    "renorm_backward": [(("T", "T", "S", "int", "S"), "tn_bw_renorm_backward")],
     "layer_norm_double_backward": [(("T", "T?", "Tu", "Tu", "Tu", "T", "T", "T", ("A", "ints"), ("A", "ints")),
                                     "tn_bw_layer_norm_double_backward")],
     "prod_backward": [(("T", "T", "T"), "tn_bw_prod_backward"), (("T", "T", "T", "int", "bool"), "tn_bw_prod_backward_dim")],

@@ -896,3 +896,41 @@ PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *
     Py_XDECREF(ln); Py_XDECREF(neg); Py_XDECREF(op); Py_XDECREF(on);
     return r;
 }
+
+/* renorm_backward(grad, self, p, dim, maxnorm): upstream's norm over every dim but `dim` in the
+ * accumulate type (CPU: float -> double, 16-bit -> float), norm_backward of the summed
+ * self.conj() * grad (its real part for a complex self), then
+ * where(norm > maxnorm, (maxnorm * invnorm * (grad - invnorm * nb)).to(grad's dtype), grad),
+ * invnorm = 1 / (norm + 1e-7); upstream's op order (measured with a dispatch mode) */
+PyObject *tn_bw_renorm_backward(PyObject *grad, PyObject *self, const tn_value *p, int64_t dim, const tn_value *maxnorm) {
+    const tn_tensor *st = tn_tensor_of(self);
+    int nd = st->ndim;
+    if (tn_wrap_dim(dim, nd, &dim) < 0) return NULL;
+    int64_t rd[TN_MAX_DIMS];
+    int nr = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != dim) rd[nr++] = d;
+    tn_dtype acc = st->dtype == TN_DTYPE_F32 ? TN_DTYPE_F64
+                 : st->dtype == TN_DTYPE_F16 || st->dtype == TN_DTYPE_BF16 ? TN_DTYPE_F32
+                 : st->dtype == TN_DTYPE_C64 ? TN_DTYPE_C128 : st->dtype;
+    bool cplx = tn_dtype_is_complex(acc);
+    tn_dtype racc = acc == TN_DTYPE_C128 ? TN_DTYPE_F64 : acc;
+    PyObject *norm = tn_at_linalg_vector_norm(self, TN_SV(p), TN_IN(rd, nr), true, TN_DT(acc));
+    PyObject *sc = norm ? tn_bw_conj(self) : NULL;
+    PyObject *m = sc ? tn_at_mul_Tensor(sc, grad) : NULL;
+    PyObject *re = m && cplx ? tn_at_real(m) : Py_XNewRef(m);
+    PyObject *go = re ? tn_at_sum_dim_IntList(re, TN_IN(rd, nr), true, TN_DT(racc)) : NULL;
+    PyObject *nb = go ? tn_bw_norm_backward(go, self, p, norm, TN_IN(rd, nr), true) : NULL;
+    PyObject *a = nb ? tn_at_add_Scalar(norm, TN_SD(1e-7), TN_SDEF) : NULL;
+    PyObject *inv = a ? tn_at_reciprocal(a) : NULL;
+    PyObject *in = inv ? tn_at_mul_Tensor(inv, nb) : NULL;
+    PyObject *df = in ? tn_at_sub_Tensor(grad, in, TN_SDEF) : NULL;
+    PyObject *f = df ? tn_at_mul_Scalar(inv, TN_SV(maxnorm)) : NULL;
+    PyObject *gn = f ? tn_at_mul_Tensor(f, df) : NULL;
+    PyObject *gt = gn ? tn_at_to_dtype(gn, TN_DT(tn_tensor_of(grad)->dtype), false, false, NULL) : NULL;
+    PyObject *c = gt ? tn_at_gt_Scalar(norm, TN_SV(maxnorm)) : NULL;
+    PyObject *r = c ? tn_at_where_self(c, gt, grad) : NULL;
+    PyObject *tmp[] = {norm, sc, m, re, go, nb, a, inv, in, df, f, gn, gt, c};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) Py_XDECREF(tmp[i]);
+    return r;
+}

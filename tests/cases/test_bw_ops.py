@@ -177,6 +177,8 @@ cases("bw_rows_grad", {
     "diagonal": "gr(torch.diagonal(x, 1).pow(2) + torch.diagonal_copy(x).pow(3)[:4], x)",
     "cummax": "gr(torch.cummax(x, 1).values.pow(2) + torch.cummin(x, 0).values, x)",
     "index_fill_value": "gr(torch.index_fill(x, 1, torch.tensor([0, 2, 2]), p.sum()).pow(2), p)",
+    "renorm": "gr(torch.renorm(x, 2, 0, 3.0).pow(2) + torch.renorm(x, 1, 1, 2.0), x)",
+    "renorm_f32": "gr(torch.renorm(x.float(), 2, 1, 3.0).pow(2).double(), x)",
     "hardswish_dbl": "gr(gr(F.hardswish(x).pow(2), x)[0] * torch.arange(5.), x)",
     "softplus_dbl": "gr(gr(F.softplus(x, 2, 3).pow(2), x)[0] * torch.arange(5.), x)",
     "mish_dbl": "gr(gr(F.mish(x).pow(2), x)[0] * torch.arange(5.), x)",
