@@ -71,12 +71,7 @@ PyObject *tn_op_index_select_backward(tn_value *a) {
     PyObject *g = a[0].u.obj, *index = a[3].u.obj;
     PyObject *z = tn_at_new_zeros(g, tn_ints_of(&a[1]), OPTS(tn_tensor_of(g)->dtype));
     if (!z) return NULL;
-    if (subclass_like()) {
-        PyObject *r = tn_at_index_add(z, a[2].u.i, index, g, TN_SDEF);
-        Py_DECREF(z);
-        return r;
-    }
-    PyObject *r = tn_at_index_add_(z, a[2].u.i, index, g, TN_SDEF);
+    PyObject *r = subclass_like() ? tn_at_index_add(z, a[2].u.i, index, g, TN_SDEF) : tn_at_index_add_(z, a[2].u.i, index, g, TN_SDEF);
     Py_DECREF(z);
     return r;
 }
@@ -129,10 +124,14 @@ PyObject *tn_op_cummaxmin_backward(tn_value *a) {
 /* ---- cumprod_backward(grad, input, dim, output): upstream's three paths, op by op ---- */
 
 /* a pool of temporaries released together (the ops fail without running once one failed) */
-typedef struct { PyObject *v[48]; int n; bool full; } tmps;
+typedef struct { PyObject *v[48]; int n; } tmps;
 static PyObject *keep(tmps *t, PyObject *x) {
     if (x && t->n < 48) t->v[t->n++] = x;
-    else if (x) { Py_DECREF(x); x = NULL; t->full = true; PyErr_SetString(PyExc_RuntimeError, "cumprod_backward: too many temporaries"); }
+    else if (x) {
+        Py_DECREF(x);
+        x = NULL;
+        PyErr_SetString(PyExc_RuntimeError, "cumprod_backward: too many temporaries");
+    }
     return x;
 }
 static void drop(tmps *t) {
@@ -141,11 +140,8 @@ static void drop(tmps *t) {
 #define K(x) keep(&T, (x))
 
 /* w.flip(dim).cumsum(dim).flip(dim) */
-static PyObject *reversed_cumsum(tmps *tp, PyObject *w, int64_t dim) {
-    tmps T = *tp;
-    PyObject *r = K(tn_at_flip(K(tn_at_cumsum(K(tn_at_flip(w, TN_IN(&dim, 1))), dim, NULL)), TN_IN(&dim, 1)));
-    *tp = T;
-    return r;
+static PyObject *reversed_cumsum(tmps *t, PyObject *w, int64_t dim) {
+    return keep(t, tn_at_flip(keep(t, tn_at_cumsum(keep(t, tn_at_flip(w, TN_IN(&dim, 1))), dim, NULL)), TN_IN(&dim, 1)));
 }
 /* x.conj(): a conjugate view of a complex tensor, x itself otherwise (nothing recorded) */
 static PyObject *conj_of(tmps *tp, PyObject *x) {
