@@ -443,6 +443,10 @@ cases = {
                        + (a * 1).renorm_(3, 0, 0.2).sum() + torch.renorm(b, 2, 0, 100.0).sum() + torch.renorm(b.float(), 2, 1, 0.5).double().pow(2).sum()
                        + torch.view_as_real(torch.renorm(torch.complex(a, b), 2, 0, 0.5)).pow(2).sum(), L(3, 4, scale=0.3), L(3, 4, seed=2, scale=0.3)),
  "renorm_dbl": lambda: dbl(lambda a: torch.renorm(a, 2, 0, 1.0).pow(2).sum() + torch.renorm(a, 3, 1, 0.5).pow(2).sum(), L(3, 4, scale=0.3)),
+ # `grads[k].defined()` (the other of two outputs' gradients defined in the else branch): prelu's double backward
+ "prelu_dbl": lambda: dbl(lambda a, w: F.prelu(a, w).pow(2).sum() + F.prelu(a, w[:1]).pow(3).sum(), L(2, 3, 4, scale=0.3), L(3, seed=2, scale=0.3)),
+ "prelu_dbl_one": lambda: (lambda a, w: (lambda g: (S(g, 11), [a, w]))(torch.autograd.grad(S(F.prelu(a, w).pow(2)), a, create_graph=True)[0]))(L(2, 3, 4, scale=0.3), L(3, seed=2, scale=0.3)),
+ "prelu_dbl_w": lambda: (lambda a, w: (lambda g: (S(g, 11), [a, w]))(torch.autograd.grad(S(F.prelu(a, w).pow(2)), w, create_graph=True)[0]))(L(2, 3, 4, scale=0.3), L(3, seed=2, scale=0.3)),
  "nll_multi_margin": lambda: one(lambda a, a4, w=L(3, seed=1).detach().abs(): F.nll_loss(a.log_softmax(1), torch.tensor([1, 0, 2]), w) + F.nll_loss(a.log_softmax(1), torch.tensor([2, 0, 1]), reduction="sum")
                                  + F.multi_margin_loss(a, torch.tensor([1, 0, 2]), weight=w) + F.multi_margin_loss(a, torch.tensor([2, 2, 0]), p=2, margin=0.5)
                                  + F.nll_loss(a4.log_softmax(1), torch.tensor([[[1, 0], [2, 2]]]), w, ignore_index=2),

@@ -287,6 +287,7 @@ class Fn:
 class Compiler:
     def __init__(self, rows, impl, cname):
         self.rows, self.impl, self.cname = rows, impl, cname
+        self.defined_grads = set()   # grads_k names known defined (inside `grads[k].defined() ? ...`)
         self.by_name = {}
         for ri, r in enumerate(rows):
             if "tags" not in r or "::" in r["name"]:
@@ -448,9 +449,26 @@ class Compiler:
             if cty != "bool":
                 raise Unsupported(f"condition of type {cty}")
             lines, fn.lines = fn.lines, []
-            a = self.expr(e[2], fn)
+            # `grads[k].defined() ? x : y`: grads[k] is a tensor in x
+            known = e[1][2][1] if (isinstance(e[1], list) and e[1][:2] == ["m", "defined"] and len(e[1]) == 3
+                                   and isinstance(e[1][2], list) and e[1][2][0] == "v") else None
+            if known:
+                self.defined_grads.add(known)
+            try:
+                a = self.expr(e[2], fn)
+            finally:
+                self.defined_grads.discard(known)
             la, fn.lines = fn.lines, []
-            b = self.expr(e[3], fn)
+            # ... and with two outputs, the other one is in y (the node runs when one is defined)
+            other = None
+            m2 = re.fullmatch(r"grads_([01])", known or "")
+            if m2 and len(self.rets.strip("()").split(",")) == 2:
+                other = "grads_%d" % (1 - int(m2.group(1)))
+                self.defined_grads.add(other)
+            try:
+                b = self.expr(e[3], fn)
+            finally:
+                self.defined_grads.discard(other)
             lb, fn.lines = fn.lines, lines
             if a[0] != b[0]:
                 raise Unsupported(f"branches of types {a[0]} and {b[0]}")
@@ -553,6 +571,8 @@ class Compiler:
                 return "S", f"((const tn_value[]){{tn_bw_scomplex({recv[1]})}})"
             if recv[0] == "S" and name == "isComplex" and len(e) == 3:
                 return "bool", f"(({recv[1]})->tag == TN_V_COMPLEX)"
+            if recv[0] in ("Tu", "T") and name == "defined" and len(e) == 3:   # grads[k].defined()
+                return "bool", (f"({recv[1]} != NULL)" if recv[0] == "Tu" else "true")
             if recv[0] == ("A", "optfloat") and name == "value" and len(e) == 3:
                 return "double", f"(*{recv[1]})"
             if recv[0] == "T" and len(e) == 4 and name in ("size", "sym_size"):   # x.size(d): an int
@@ -631,7 +651,7 @@ class Compiler:
         m = re.fullmatch(r"grads_(\d+)", name)
         if m:   # grads[k]: output k's gradient, NULL when none flowed (an undefined tensor)
             self.uses_grads = True
-            return "Tu", f"g[{m.group(1)}]"
+            return ("T" if name in self.defined_grads else "Tu"), f"g[{m.group(1)}]"
         if name in self.unpacked:
             return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
         if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output
