@@ -101,6 +101,8 @@ HELPERS = {
     "polar_backward": [(("T", "T"), "tn_bw_polar_backward")],
     "embedding_dense_double_backward": [(("T", "T", "int"), "tn_bw_embedding_dense_double_backward")],
     "repeat_backward": [(("T", ("A", "ints"), ("A", "ints")), "tn_bw_repeat_backward")],
+    "logcumsumexp_backward": [(("T", "T", "T", "int"), "tn_bw_logcumsumexp_backward")],
+    "renorm_backward": [(("T", "T", "S", "int", "S"), "tn_bw_renorm_backward")],
     "layer_norm_double_backward": [(("T", "T?", "Tu", "Tu", "Tu", "T", "T", "T", ("A", "ints"), ("A", "ints")),
                                     "tn_bw_layer_norm_double_backward")],
     "prod_backward": [(("T", "T", "T"), "tn_bw_prod_backward"), (("T", "T", "T", "int", "bool"), "tn_bw_prod_backward_dim")],
@@ -178,6 +180,9 @@ INLINE = {
         self_squared_pi = self * self * M_PI;
         out = grad * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi).conj();
         at::where(self_squared_pi == 0.0, at::scalar_tensor(0.0, grad.options()), out)""")],
+    "softplus_double_backward": [(("T", "T", "S", "S"), ("grad", "input", "beta", "threshold"), """
+        x = input * beta;
+        sigmoid_backward(grad, x.sigmoid()) * (x < threshold).type_as(grad) * beta""")],
     "log_sigmoid_double_backward": [(("T", "T"), ("grad", "input"), """
         z = input.sigmoid();
         grad * (z - 1) * z""")],
@@ -263,6 +268,7 @@ C_MATH = {"sqrt", "exp", "log"}
 # ATen's TensorOperators.h, x > y is x.gt(y))
 NUM_CMP = {">", ">=", "<", "<=", "==", "!="}
 TENSOR_CMP = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "==": "eq", "!=": "ne"}
+CMP_FLIP = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "==": "==", "!=": "!="}
 # Tensor & Tensor (TensorOperators.h: bitwise_and)
 TENSOR_BITOPS = {"&": "bitwise_and"}
 
@@ -281,6 +287,7 @@ class Fn:
 class Compiler:
     def __init__(self, rows, impl, cname):
         self.rows, self.impl, self.cname = rows, impl, cname
+        self.defined_grads = set()   # grads_k names known defined (inside `grads[k].defined() ? ...`)
         self.by_name = {}
         for ri, r in enumerate(rows):
             if "tags" not in r or "::" in r["name"]:
@@ -442,9 +449,26 @@ class Compiler:
             if cty != "bool":
                 raise Unsupported(f"condition of type {cty}")
             lines, fn.lines = fn.lines, []
-            a = self.expr(e[2], fn)
+            # `grads[k].defined() ? x : y`: grads[k] is a tensor in x
+            known = e[1][2][1] if (isinstance(e[1], list) and e[1][:2] == ["m", "defined"] and len(e[1]) == 3
+                                   and isinstance(e[1][2], list) and e[1][2][0] == "v") else None
+            if known:
+                self.defined_grads.add(known)
+            try:
+                a = self.expr(e[2], fn)
+            finally:
+                self.defined_grads.discard(known)
             la, fn.lines = fn.lines, []
-            b = self.expr(e[3], fn)
+            # ... and with two outputs, the other one is in y (the node runs when one is defined)
+            other = None
+            m2 = re.fullmatch(r"grads_([01])", known or "")
+            if m2 and len(self.rets.strip("()").split(",")) == 2:
+                other = "grads_%d" % (1 - int(m2.group(1)))
+                self.defined_grads.add(other)
+            try:
+                b = self.expr(e[3], fn)
+            finally:
+                self.defined_grads.discard(other)
             lb, fn.lines = fn.lines, lines
             if a[0] != b[0]:
                 raise Unsupported(f"branches of types {a[0]} and {b[0]}")
@@ -501,6 +525,8 @@ class Compiler:
                 return "bool", f"(strcmp({a[1]}, {b[1]}) {head} 0)"
             if a[0] == "T":   # x.gt(y) ...
                 return "T", self.call_row(fn, TENSOR_CMP[head], [a, b])
+            if b[0] == "T" and a[0] in ("int", "double", "S"):   # ATen's `Scalar < Tensor` is y.gt(x) ...
+                return "T", self.call_row(fn, TENSOR_CMP[CMP_FLIP[head]], [b, a])
             raise Unsupported(f"{a[0]} {head} {b[0]}")
         if head in TENSOR_BITOPS:
             b = self.expr(e[2], fn)
@@ -545,6 +571,8 @@ class Compiler:
                 return "S", f"((const tn_value[]){{tn_bw_scomplex({recv[1]})}})"
             if recv[0] == "S" and name == "isComplex" and len(e) == 3:
                 return "bool", f"(({recv[1]})->tag == TN_V_COMPLEX)"
+            if recv[0] in ("Tu", "T") and name == "defined" and len(e) == 3:   # grads[k].defined()
+                return "bool", (f"({recv[1]} != NULL)" if recv[0] == "Tu" else "true")
             if recv[0] == ("A", "optfloat") and name == "value" and len(e) == 3:
                 return "double", f"(*{recv[1]})"
             if recv[0] == "T" and len(e) == 4 and name in ("size", "sym_size"):   # x.size(d): an int
@@ -574,6 +602,21 @@ class Compiler:
                 return "T", t
             args = [recv] + [self.expr(a, fn) for a in e[3:][::-1]][::-1]
             return "T", self.call_row(fn, name, args)
+        if head == "c" and e[1] == "tuple_get" and len(e) == 4 and isinstance(e[3], list) and e[3][0] == "c":
+            # std::get<k>(at::f(...)): element k of a row returning a tuple of tensors
+            k = self.expr(e[2], fn)
+            if k[0] != "int" or not k[1].isdigit():
+                raise Unsupported("std::get")
+            args = [self.expr(a, fn) for a in e[3][2:][::-1]][::-1]
+            for ntuple in range(max(2, int(k[1]) + 1), 6):
+                try:
+                    tup = self.call_row(fn, e[3][1], args, ntuple)
+                except Unsupported:
+                    continue
+                t = fn.tmp()
+                fn.lines.append(f"if (!({t} = Py_XNewRef(PyTuple_GetItem({tup}, {k[1]})))) goto fail;")
+                return "T", t
+            raise Unsupported(f"no aten overload {e[3][1]} returning a tuple")
         if head == "c":
             name = e[1]
             args = [self.expr(a, fn) for a in e[2:][::-1]][::-1]
@@ -608,7 +651,7 @@ class Compiler:
         m = re.fullmatch(r"grads_(\d+)", name)
         if m:   # grads[k]: output k's gradient, NULL when none flowed (an undefined tensor)
             self.uses_grads = True
-            return "Tu", f"g[{m.group(1)}]"
+            return ("T" if name in self.defined_grads else "Tu"), f"g[{m.group(1)}]"
         if name in self.unpacked:
             return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
         if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output

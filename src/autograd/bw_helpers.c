@@ -845,3 +845,92 @@ PyObject *tn_bw_embedding_dense_double_backward(PyObject *grad, PyObject *indice
     pool_free(pp);
     return r;
 }
+
+/* flip(logcumsumexp(flip(x, {dim}), dim), {dim}); steals x */
+static PyObject *reverse_logcumsumexp(PyObject *x, int64_t dim) {
+    PyObject *f = x ? tn_at_flip(x, TN_IN(&dim, 1)) : NULL;
+    PyObject *c = f ? tn_at_logcumsumexp(f, dim) : NULL;
+    PyObject *r = c ? tn_at_flip(c, TN_IN(&dim, 1)) : NULL;
+    Py_XDECREF(x); Py_XDECREF(f); Py_XDECREF(c);
+    return r;
+}
+/* (reverse_logcumsumexp(lg - result) + self).exp(); steals lg */
+static PyObject *lcse_term(PyObject *lg, PyObject *self, PyObject *result, int64_t dim) {
+    PyObject *d = lg ? tn_at_sub_Tensor(lg, result, TN_SDEF) : NULL;
+    PyObject *rv = reverse_logcumsumexp(d, dim);
+    PyObject *a = rv ? tn_at_add_Tensor(rv, self, TN_SDEF) : NULL;
+    PyObject *r = a ? tn_at_exp(a) : NULL;
+    Py_XDECREF(lg); Py_XDECREF(rv); Py_XDECREF(a);
+    return r;
+}
+/* logcumsumexp_backward(grad, self, result, dim): grad itself for a 0-dim or empty grad; complex:
+ * (rev(grad.conj().log() - result) + self).exp().conj(); real: the positive and negative parts of
+ * grad in log space (log|grad| where grad > 0 / < 0, the dtype's lowest value elsewhere), each
+ * through the same, their difference (upstream's op order, measured with a dispatch mode) */
+PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim) {
+    const tn_tensor *gt = tn_tensor_of(grad);
+    if (gt->ndim == 0 || tn_numel(gt) == 0) return Py_NewRef(grad);
+    if (tn_dtype_is_complex(gt->dtype)) {
+        PyObject *c = tn_at_conj(grad);
+        PyObject *lg = c ? tn_at_log(c) : NULL;
+        Py_XDECREF(c);
+        PyObject *out = lcse_term(lg, self, result, dim);
+        PyObject *r = out ? tn_at_conj(out) : NULL;
+        Py_XDECREF(out);
+        return r;
+    }
+    const double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
+                        : gt->dtype == TN_DTYPE_F16 ? -65504.0
+                        : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
+    PyObject *gmin = tn_at_scalar_tensor(TN_SD(lowest), TN_DT(gt->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *ab = gmin ? tn_at_abs(grad) : NULL;
+    PyObject *lag = ab ? tn_at_log(ab) : NULL;
+    PyObject *gp = lag ? tn_at_gt_Scalar(grad, TN_SI(0)) : NULL;
+    PyObject *pos = gp ? tn_at_where_self(gp, lag, gmin) : NULL;
+    PyObject *ln = pos ? tn_at_lt_Scalar(grad, TN_SI(0)) : NULL;
+    PyObject *neg = ln ? tn_at_where_self(ln, lag, gmin) : NULL;
+    PyObject *op = neg ? lcse_term(Py_NewRef(pos), self, result, dim) : NULL;
+    PyObject *on = op ? lcse_term(Py_NewRef(neg), self, result, dim) : NULL;
+    PyObject *r = on ? tn_at_sub_Tensor(op, on, TN_SDEF) : NULL;
+    Py_XDECREF(gmin); Py_XDECREF(ab); Py_XDECREF(lag); Py_XDECREF(gp); Py_XDECREF(pos);
+    Py_XDECREF(ln); Py_XDECREF(neg); Py_XDECREF(op); Py_XDECREF(on);
+    return r;
+}
+
+/* renorm_backward(grad, self, p, dim, maxnorm): upstream's norm over every dim but `dim` in the
+ * accumulate type (CPU: float -> double, 16-bit -> float), norm_backward of the summed
+ * self.conj() * grad (its real part for a complex self), then
+ * where(norm > maxnorm, (maxnorm * invnorm * (grad - invnorm * nb)).to(grad's dtype), grad),
+ * invnorm = 1 / (norm + 1e-7); upstream's op order (measured with a dispatch mode) */
+PyObject *tn_bw_renorm_backward(PyObject *grad, PyObject *self, const tn_value *p, int64_t dim, const tn_value *maxnorm) {
+    const tn_tensor *st = tn_tensor_of(self);
+    int nd = st->ndim;
+    if (tn_wrap_dim(dim, nd, &dim) < 0) return NULL;
+    int64_t rd[TN_MAX_DIMS];
+    int nr = 0;
+    for (int d = 0; d < nd; d++)
+        if (d != dim) rd[nr++] = d;
+    tn_dtype acc = st->dtype == TN_DTYPE_F32 ? TN_DTYPE_F64
+                 : st->dtype == TN_DTYPE_F16 || st->dtype == TN_DTYPE_BF16 ? TN_DTYPE_F32
+                 : st->dtype == TN_DTYPE_C64 ? TN_DTYPE_C128 : st->dtype;
+    bool cplx = tn_dtype_is_complex(acc);
+    tn_dtype racc = acc == TN_DTYPE_C128 ? TN_DTYPE_F64 : acc;
+    PyObject *norm = tn_at_linalg_vector_norm(self, TN_SV(p), TN_IN(rd, nr), true, TN_DT(acc));
+    PyObject *sc = norm ? tn_bw_conj(self) : NULL;
+    PyObject *m = sc ? tn_at_mul_Tensor(sc, grad) : NULL;
+    PyObject *re = m && cplx ? tn_at_real(m) : Py_XNewRef(m);
+    PyObject *go = re ? tn_at_sum_dim_IntList(re, TN_IN(rd, nr), true, TN_DT(racc)) : NULL;
+    PyObject *nb = go ? tn_bw_norm_backward(go, self, p, norm, TN_IN(rd, nr), true) : NULL;
+    PyObject *a = nb ? tn_at_add_Scalar(norm, TN_SD(1e-7), TN_SDEF) : NULL;
+    PyObject *inv = a ? tn_at_reciprocal(a) : NULL;
+    PyObject *in = inv ? tn_at_mul_Tensor(inv, nb) : NULL;
+    PyObject *df = in ? tn_at_sub_Tensor(grad, in, TN_SDEF) : NULL;
+    PyObject *f = df ? tn_at_mul_Scalar(inv, TN_SV(maxnorm)) : NULL;
+    PyObject *gn = f ? tn_at_mul_Tensor(f, df) : NULL;
+    PyObject *gt = gn ? tn_at_to_dtype(gn, TN_DT(tn_tensor_of(grad)->dtype), false, false, NULL) : NULL;
+    PyObject *c = gt ? tn_at_gt_Scalar(norm, TN_SV(maxnorm)) : NULL;
+    PyObject *r = c ? tn_at_where_self(c, gt, grad) : NULL;
+    PyObject *tmp[] = {norm, sc, m, re, go, nb, a, inv, in, df, f, gn, gt, c};
+    for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) Py_XDECREF(tmp[i]);
+    return r;
+}

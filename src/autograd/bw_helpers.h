@@ -836,6 +836,10 @@ PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyOb
 PyObject *tn_bw_i1_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
+/* renorm_backward(grad, self, p, dim, maxnorm) */
+PyObject *tn_bw_renorm_backward(PyObject *grad, PyObject *self, const tn_value *p, int64_t dim, const tn_value *maxnorm);
+/* logcumsumexp_backward(grad, self, result, dim) */
+PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */
 PyObject *tn_bw_repeat_backward(PyObject *grad, tn_ints repeats, tn_ints input_shape);
 /* embedding_dense_double_backward(grad, indices, padding_idx) */

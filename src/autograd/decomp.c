@@ -15,6 +15,7 @@
 #include "ops/misc_ops.h"
 #include "ops/nnmore.h"
 #include "ops/rnn.h"
+#include "ops/bw_ops.h"
 #include "ops/sparse.h"
 #include "autograd/autograd.h"
 
@@ -1508,6 +1509,10 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"fused_moving_avg_obs_fake_quant", "", tn_op_fused_moving_avg_obs_fake_quant}, {"_choose_qparams_per_tensor", "", tn_op__choose_qparams_per_tensor},
     {"choose_qparams_optimized", "", tn_op_choose_qparams_optimized},
     {"l1_loss", "", d_l1_loss},
+    /* backward composites the generated formulas call (ops/bw_ops.c) */
+    {"trace_backward", "", tn_op_trace_backward}, {"index_select_backward", "", tn_op_index_select_backward},
+    {"gather_backward", "", tn_op_gather_backward}, {"masked_select_backward", "", tn_op_masked_select_backward},
+    {"cummaxmin_backward", "", tn_op_cummaxmin_backward}, {"cumprod_backward", "", tn_op_cumprod_backward},
     /* sparse COO tensors (ops/sparse.c) */
     {"sparse_coo_tensor", "indices", tn_sparse_d_coo_tensor_indices}, {"sparse_coo_tensor", "indices_size", tn_sparse_d_coo_tensor_indices_size},
     {"_sparse_coo_tensor_unsafe", "", tn_sparse_d_coo_tensor_unsafe}, {"_validate_sparse_coo_tensor_args", "", tn_sparse_d_validate_args},

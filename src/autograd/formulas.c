@@ -70,7 +70,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* ---- arithmetic ---- */
 
 
-
 static PyObject *scalar_minus(double c, PyObject *t);
 
 /* ---- reductions ---- */
@@ -163,17 +162,6 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 static PyObject *scalar_like(PyObject *g, double v) {
     return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL);
 }
-/* where(cond, grad, scalar_tensor(0., grad.options())) */
-static PyObject *where0(PyObject *cond, PyObject *g) {
-    if (!cond) return NULL;
-    PyObject *z = scalar_like(g, 0.0), *r = z ? tn_at_where_self(cond, g, z) : NULL;
-    Py_XDECREF(z);
-    return r;
-}
-/* zeros(sizes, dtype) */
-static PyObject *zeros_sized(PyObject *sizes, tn_dtype d) {
-    return sizes ? tn_at_zeros(TN_IPY(sizes), TN_DT(d), NULL, NULL, NULL) : NULL;
-}
 /* self.to(dtype): self itself when it has it */
 static PyObject *to_dt(PyObject *x, tn_dtype d) {
     if (!x) return NULL;
@@ -216,7 +204,6 @@ static int f_zeros(tn_node *n, PyObject **g, PyObject **o) { PUT(0, zeros_grad(g
 
 
 /* ---- clamp ---- */
-
 
 
 /* ---- selecting reductions ---- */
@@ -268,32 +255,6 @@ static int f_unsafe_index(tn_node *n, PyObject **g, PyObject **o) {
     OUTK(0, r);
     DONE;
 }
-/* index_select(self, dim, index): grad.new_zeros(sizes).index_add_(dim, index, grad); here as
- * index_put_ with accumulate over (None, ..., index) (the same sums, in index order) */
-static int f_index_select(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    int nd = meta(n, 0)->ndim;
-    int64_t dim = wrap_dim(arg_i(n, 1), nd);
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *idx = K(saved(n, 2));
-    PyObject *l = K(PyList_New(dim + 1));
-    if (l) { for (int64_t d = 0; d < dim; d++) PyList_SetItem(l, d, Py_NewRef(Py_None)); PyList_SetItem(l, dim, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
-    PyObject *gg = g[0];
-    if (nd == 0) { gg = K(tn_at_reshape(g[0], TN_IS0)); }
-    PyObject *r = idx && nd > 0 ? K(tn_at_index_put_(z, TN_TPY(l), gg, true)) : NULL;
-    if (nd == 0) OUTK(0, gg);
-    else OUTK(0, r ? z : NULL);
-    DONE;
-}
-/* gather(self, dim, index, sparse_grad): grad.new_zeros(self.sizes()).scatter_add_(dim, index, grad) */
-static int f_gather(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    if (n->args[3].u.i) { drop_(&T); tn_not_implemented("sparse gather gradients"); return -1; }
-    PyObject *z = K(tn_at_new_zeros(g[0], TN_IPY(K(sizes_of(n, 0))), NULL, NULL, NULL, NULL));
-    PyObject *r = K(tn_at_scatter_add_(z, (long long)arg_i(n, 1), K(saved(n, 2)), g[0]));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
 
 /* ---- shape ---- */
 
@@ -307,15 +268,6 @@ static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reve
     OUTK(0, K(tn_at_roll(g[0], TN_IPY(sh), TN_IPY(dm))));
     DONE;
 }
-/* diagonal: zeros(input_sizes, grad.options()); .diagonal(offset, dim1, dim2).copy_(grad) */
-static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(g[0])->dtype));
-    PyObject *d = K(tn_at_diagonal(z, (long long)arg_i(n, 1), (long long)arg_i(n, 2), (long long)arg_i(n, 3)));
-    PyObject *c = K(tn_at_copy_(d, g[0], false));
-    OUTK(0, c ? z : NULL);
-    DONE;
-}
 
 
 /* ---- zeros for every differentiable input (fill, zero_, random fills, in-place comparisons) ---- */
@@ -327,77 +279,12 @@ static int f_diagonal(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- activations without an aten backward op here: upstream's backward kernels' arithmetic,
  * written with ops (the infinitely differentiable forms upstream uses under grad mode) ---- */
 
-/* softplus_backward: z = exp(self * beta); (self * beta) > threshold ? grad : grad * z / (z + 1) */
-static int f_softplus(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *xb = K(tn_at_mul_Scalar(K(saved(n, 0)), TN_SV(&n->args[1])));
-    PyObject *z = K(tn_at_exp(xb));
-    PyObject *v = K(tn_at_div_Tensor(K(tn_at_mul_Tensor(g[0], z)), K(tn_at_add_Scalar(z, TN_SI(1), TN_SDEF))));
-    OUTK(0, K(tn_at_where_self(K(tn_at_gt_Scalar(xb, TN_SV(&n->args[2]))), g[0], v)));
-    DONE;
-}
-/* hardsigmoid_backward: (-3 < self < 3) ? grad * (1/6) : 0 */
-static int f_hardsigmoid(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *c = K(tn_at_logical_and(K(tn_at_gt_Scalar(s, TN_SI(-3))), K(tn_at_lt_Scalar(s, TN_SI(3)))));
-    OUTK(0, K(where0(c, K(tn_at_mul_Scalar(g[0], TN_SD(1.0 / 6.0))))));
-    DONE;
-}
-/* hardswish_backward: self < -3 ? 0 : self <= 3 ? grad * (self / 3 + 0.5) : grad */
-static int f_hardswish(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *mid = K(tn_at_mul_Tensor(g[0], K(tn_at_add_Scalar(K(tn_at_div_Scalar(s, TN_SI(3))), TN_SD(0.5), TN_SDEF))));
-    PyObject *hi = K(tn_at_where_self(K(tn_at_le_Scalar(s, TN_SI(3))), mid, g[0]));
-    OUTK(0, K(tn_at_where_self(K(tn_at_lt_Scalar(s, TN_SI(-3))), K(scalar_like(g[0], 0.0)), hi)));
-    DONE;
-}
-/* mish: infinitely_differentiable_mish_backward */
-static int f_mish(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    PyObject *sig = K(tn_at_sigmoid(s));
-    PyObject *ts = K(tn_at_tanh(K(tn_at_log1p(K(tn_at_exp(s))))));
-    PyObject *one_m = K(scalar_minus(1.0, K(tn_at_mul_Tensor(ts, ts))));
-    PyObject *inner = K(tn_at_add_Tensor(ts, K(tn_at_mul_Tensor(K(tn_at_mul_Tensor(s, sig)), one_m)), TN_SDEF));
-    OUTK(0, K(tn_at_mul_Tensor(g[0], inner)));
-    DONE;
-}
-/* logit: infinitely_differentiable_logit_backward */
-static int f_logit(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *s = K(saved(n, 0));
-    bool has_eps = n->args[1].tag != TN_V_NONE;
-    double lo = has_eps ? arg_f(n, 1) : 0.0, hi = 1.0 - lo;
-    PyObject *c = K(tn_at_logical_and(K(tn_at_ge_Scalar(s, TN_SD(lo))), K(tn_at_le_Scalar(s, TN_SD(hi)))));
-    PyObject *v = K(tn_at_div_Tensor(g[0], K(tn_at_mul_Tensor(s, K(scalar_minus(1.0, s))))));
-    OUTK(0, K(tn_at_where_self(c, v, K(scalar_like(g[0], has_eps ? 0.0 : NAN)))));
-    DONE;
-}
 
 /* ---- double backward: formulas of the backward ops ---- */
 
 
 /* ---- more indexing ---- */
 
-/* masked_select: zeros of the broadcast shape, grad written where mask (masked_scatter_; here
- * index_put_ with the expanded mask: the same positions, each written once) */
-static int f_masked_select(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *a = meta(n, 0), *b = meta(n, 1);
-    int nd;
-    int64_t shape[TN_MAX_DIMS];
-    if (!tn_broadcast_shapes(a->ndim, tn_meta_sizes(a), b->ndim, tn_meta_sizes(b), &nd, shape)) {
-        drop_(&T); PyErr_SetString(PyExc_RuntimeError, "masked_select backward: shapes"); return -1;
-    }
-    PyObject *sh = K(tn_int_list(shape, nd));
-    PyObject *z = K(zeros_sized(sh, tn_tensor_of(g[0])->dtype));
-    PyObject *m = K(tn_at_expand(K(saved(n, 1)), TN_IPY(sh), false));
-    PyObject *r = K(tn_at_index_put_(z, TN_TS(m), g[0], false));
-    OUTK(0, r ? z : NULL);
-    DONE;
-}
 
 /* ---- attention ---- */
 
@@ -489,77 +376,6 @@ static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* ---- cumprod ---- */
-
-static PyObject *rev_cumsum(PyObject *w, long long dim) {   /* w.flip(dim).cumsum(dim).flip(dim) */
-    PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_at_flip(w, TN_IPY(dl)) : NULL;
-    PyObject *c = f ? tn_at_cumsum(f, dim, NULL) : NULL;
-    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
-    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
-    return r;
-}
-/* cumprod(self, dim, dtype): cumprod_backward(grad.to(self.scalar_type()), self, dim, result) */
-static int f_cumprod(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *grad = K(to_dt(g[0], meta(n, 0)->dtype)), *in = K(saved(n, 0)), *out = K(result(n, 0));
-    if (!grad || !in || !out) { drop_(&T); return -1; }
-    const tn_tensor *t = tn_tensor_of(in);
-    if (tn_numel(t) <= 1) { OUTK(0, grad); DONE; }
-    long long dim = (long long)wrap_dim(arg_i(n, 1), t->ndim);
-    int64_t ds = t->sizes[dim];
-    if (ds == 1) { OUTK(0, grad); DONE; }
-    PyObject *w = K(tn_at_mul_Tensor(out, grad));
-    PyObject *isz = K(tn_at_eq_Scalar(in, TN_SI(0)));
-    PyObject *anyz = K(tn_at_item(K(tn_at_any(isz))));
-    if (!anyz) { drop_(&T); return -1; }
-    if (!PyObject_IsTrue(anyz)) { OUTK(0, K(tn_at_div_Tensor(K(rev_cumsum(w, dim)), in))); DONE; }
-    if (!tn_grad_enabled()) {   /* the O(n) path; masked_scatter_(m, x.masked_select(m)) as where(m, x, .) */
-        PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
-        PyObject *cs = K(tn_at_cumsum(isz, dim, NULL));
-        PyObject *mask = K(tn_at_eq_Scalar(cs, TN_SI(0)));
-        PyObject *x1 = K(tn_at_div_Tensor(K(rev_cumsum(K(tn_at_masked_fill_Scalar(w, K(tn_at_logical_not(mask)), TN_SD(0.0))), dim)), in));
-        gi = K(tn_at_where_self(mask, x1, gi));
-        mask = K(tn_at_eq_Scalar(cs, TN_SI(1)));
-        PyObject *mx = K(tn_at_max_dim(mask, dim, true));
-        PyObject *fzi = mx ? PyTuple_GetItem(mx, 1) : NULL;
-        PyObject *fzm = K(tn_at_logical_and_(K(tn_at_scatter__value(K(tn_at_zeros_like(mask, NULL, NULL, NULL, NULL, NULL)), dim, fzi, TN_SI(1))), mask));
-        mask = K(tn_at_logical_and(mask, K(tn_at_logical_not(fzm))));
-        PyObject *cp = K(tn_at_cumprod(K(tn_at_masked_fill_Scalar(in, K(tn_at_logical_not(mask)), TN_SD(1.0))), dim, NULL));
-        PyObject *gm = K(tn_at_masked_fill_Scalar(grad, K(tn_at_ne_Scalar(cs, TN_SI(1))), TN_SD(0.0)));
-        PyObject *sm = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(cp, gm)), TN_IS(dim), true, NULL));
-        PyObject *ga = K(tn_at_gather(out, dim, K(tn_at_clamp_min(K(tn_at_sub_Scalar(fzi, TN_SI(1), TN_SDEF)), TN_SI(0))), false));
-        PyObject *gf = K(tn_at_masked_fill_Scalar(ga, K(tn_at_eq_Scalar(fzi, TN_SI(0))), TN_SD(1.0)));
-        OUTK(0, K(tn_at_where_self(fzm, K(tn_at_mul_Tensor(sm, gf)), gi)));
-        DONE;
-    }
-    /* grad mode (double backward): the O(n^2) path, differentiable */
-    int64_t osz[TN_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) osz[d] = t->sizes[d];
-    osz[dim] = 1;
-    PyObject *ones = K(tn_at_expand(K(tn_at_ones(TN_IS(1), TN_DT(tn_tensor_of(grad)->dtype), NULL, NULL, NULL)), TN_IN(osz, t->ndim), false));
-    PyObject *gi = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(grad)->dtype));
-    for (int64_t k = 0; k < ds && gi; k++) {
-        PyObject *om;
-        if (k == 0) {
-            PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I(1LL), NULL, 1)), dim, NULL));
-            om = K(tn_at_cat(TN_TS(ones, pf), dim));
-        } else {
-            PyObject *pu = K(tn_at_prod_dim_int(K(tn_at_slice_Tensor(in, dim, TN_I(0LL), TN_I((long long)k), 1)), dim, true, NULL));
-            if (k == ds - 1) om = pu;
-            else {
-                PyObject *pf = K(tn_at_cumprod(K(tn_at_slice_Tensor(in, dim, TN_I((long long)k + 1), NULL, 1)), dim, NULL));
-                PyObject *pr = K(tn_at_mul_Tensor(K(tn_at_expand_as(pu, pf)), pf));
-                om = K(tn_at_cat(TN_TS(pu, pr), dim));
-            }
-        }
-        PyObject *gs = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(K(tn_at_slice_Tensor(grad, dim, TN_I((long long)k), NULL, 1)), om)), TN_IS(dim), false, NULL));
-        PyObject *c = K(tn_at_copy_(K(tn_at_select_int(gi, dim, (long long)k)), gs, false));
-        if (!c) gi = NULL;
-    }
-    OUTK(0, gi);
-    DONE;
-}
 
 /* nll_loss_backward(grad_output, self, target, weight?, reduction, ignore_index, total_weight):
  * grad_output: nll_loss(grad, target, weight, reduction, ignore_index); self: zeros_like(grad) */
@@ -715,41 +531,6 @@ static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- more double backward ---- */
 
-/* reflection_pad{1,2,3}d / replication_pad{1,2,3}d (self, padding): upstream's *_backward ops
- * (not here) accumulate each output position's gradient into the input position it was read
- * from; here per padded dim, index_put_ with accumulate over that dim's source index map
- * (reflect: (len-1) - |(len-1) - |i||; replicate: clamp(i, 0, len-1), i from -left) */
-static int pad_edge_backward(tn_node *n, PyObject **g, PyObject **o, bool reflect) {
-    T_;
-    const tn_value *pv = &n->args[1];
-    const tn_meta *m = meta(n, 0);
-    int k = pv->u.ints.n / 2, nd = m->ndim;
-    PyObject *gg = g[0];
-    for (int i = 0; i < k && gg; i++) {
-        int d = nd - 1 - i;
-        int64_t len = tn_meta_sizes(m)[d], l = pv->u.ints.v[2 * i], r = pv->u.ints.v[2 * i + 1];
-        PyObject *idx = K(tn_at_arange_start(TN_SI(-l), TN_SI(len + r), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL));
-        if (reflect) {
-            PyObject *a = K(tn_at_abs(idx));
-            PyObject *b = K(tn_at_abs(K(tn_at_rsub_Scalar(a, TN_SI((long long)(len - 1)), TN_SDEF))));
-            idx = K(tn_at_rsub_Scalar(b, TN_SI((long long)(len - 1)), TN_SDEF));
-        } else {
-            idx = K(tn_at_clamp(idx, TN_SI(0LL), TN_SI((long long)(len - 1))));
-        }
-        const tn_tensor *gt = gg ? tn_tensor_of(gg) : NULL;
-        int64_t sz[TN_MAX_DIMS];
-        for (int j = 0; gt && j < gt->ndim; j++) sz[j] = gt->sizes[j];
-        if (gt) sz[d] = len;
-        PyObject *z = gt ? K(tn_at_new_zeros(gg, TN_IN(sz, gt->ndim), NULL, NULL, NULL, NULL)) : NULL;
-        PyObject *ix = K(PyList_New(d + 1));
-        if (ix) { for (int j = 0; j < d; j++) PyList_SetItem(ix, j, Py_NewRef(Py_None)); PyList_SetItem(ix, d, idx ? Py_NewRef(idx) : Py_NewRef(Py_None)); }
-        gg = z && idx && K(tn_at_index_put_(z, TN_TPY(ix), gg, true)) ? z : NULL;
-    }
-    OUTK(0, gg);
-    DONE;
-}
-static int f_reflection_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, true); }
-static int f_replication_pad(tn_node *n, PyObject **g, PyObject **o) { return pad_edge_backward(n, g, o, false); }
 
 /* ---- convolution family (convolution, _convolution, im2col, col2im), as derivatives.yaml
  * writes them ---- */
@@ -1028,100 +809,7 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* ---- scans (ops/scan.c) ---- */
-
-/* cummax / cummin: cummaxmin_backward(grad, self, indices, dim): zeros of self's sizes with grad
- * scatter-added at the indices (the out-of-place scatter_add while a dispatch mode is active,
- * upstream's isTensorSubclassLike branch); an empty self is its own gradient */
-static int f_cummaxmin(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    PyObject *self = K(saved(n, 0)), *idx = K(result(n, 1));
-    if (!self || !idx) { drop_(&T); return -1; }
-    if (tn_numel(tn_tensor_of(self)) == 0) { OUTK(0, self); DONE; }
-    PyObject *z = K(zeros_sized(K(sizes_of(n, 0)), tn_tensor_of(self)->dtype));
-    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    OUTK(0, z ? K((mode ? tn_at_scatter_add(z, (long long)arg_i(n, 1), idx, g[0]) : tn_at_scatter_add_(z, (long long)arg_i(n, 1), idx, g[0])))
-              : NULL);
-    DONE;
-}
-
-/* flip(logcumsumexp(flip(x, {dim}), dim), {dim}) */
-static PyObject *rev_logcumsumexp(PyObject *x, long long dim) {
-    if (!x) return NULL;
-    PyObject *dl = Py_BuildValue("[L]", dim);
-    PyObject *f = dl ? tn_at_flip(x, TN_IPY(dl)) : NULL;
-    PyObject *c = f ? tn_at_logcumsumexp(f, dim) : NULL;
-    PyObject *r = c ? tn_at_flip(c, TN_IPY(dl)) : NULL;
-    Py_XDECREF(dl); Py_XDECREF(f); Py_XDECREF(c);
-    return r;
-}
-/* logcumsumexp(self, dim): logcumsumexp_backward(grad, self, result, dim), upstream's log-space
- * form: the positive and negative parts of grad each through a reversed logcumsumexp */
-static int f_logcumsumexp(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_tensor *gt = tn_tensor_of(g[0]);
-    if (gt->ndim == 0 || tn_numel(gt) == 0) { OUTK(0, g[0]); DONE; }
-    PyObject *self = K(saved(n, 0)), *res = K(result(n, 0));
-    if (!self || !res) { drop_(&T); return -1; }
-    long long dim = (long long)arg_i(n, 1);
-    if (tn_dtype_is_complex(gt->dtype)) {   /* (rev(grad.conj().log() - result) + self).exp().conj() */
-        PyObject *lg = K(tn_at_log(K(tn_at_conj(g[0]))));
-        PyObject *rv = lg ? K(rev_logcumsumexp(K(tn_at_sub_Tensor(lg, res, TN_SDEF)), dim)) : NULL;
-        PyObject *ex = rv ? K(tn_at_exp(K(tn_at_add_Tensor(rv, self, TN_SDEF)))) : NULL;
-        OUTK(0, ex ? K(tn_at_conj(ex)) : NULL);
-        DONE;
-    }
-    double lowest = gt->dtype == TN_DTYPE_F64 ? -1.7976931348623157e308
-                  : gt->dtype == TN_DTYPE_F16 ? -65504.0
-                  : gt->dtype == TN_DTYPE_BF16 ? -3.3895313892515355e38 : -3.4028234663852886e38;
-    PyObject *gmin = K(scalar_like(g[0], lowest));
-    PyObject *lag = gmin ? K(tn_at_log(K(tn_at_abs(g[0])))) : NULL;
-    PyObject *pos = lag ? K(tn_at_where_self(K(tn_at_gt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
-    PyObject *neg = pos ? K(tn_at_where_self(K(tn_at_lt_Scalar(g[0], TN_SI(0))), lag, gmin)) : NULL;
-    PyObject *op = neg ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(pos, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
-    PyObject *on = op ? K(tn_at_exp(K(tn_at_add_Tensor(K(rev_logcumsumexp(K(tn_at_sub_Tensor(neg, res, TN_SDEF)), dim)), self, TN_SDEF)))) : NULL;
-    OUTK(0, on ? K(tn_at_sub_Tensor(op, on, TN_SDEF)) : NULL);
-    DONE;
-}
-
 /* ---- writes along one dim at indexed positions (ops/index_dim.c) ---- */
-
-/* grad.index_fill(dim, index, 0) */
-static PyObject *index_fill0(tn_node *n, PyObject *g) {
-    PyObject *idx = saved(n, 2);
-    PyObject *r = idx ? tn_at_index_fill_int_Scalar(g, (long long)arg_i(n, 1), idx, TN_SI(0)) : NULL;
-    Py_XDECREF(idx);
-    return r;
-}
-/* index_fill(self, dim, index, value): self: grad.index_fill(dim, index, 0); a tensor value's
- * gradient (grad.index_select(dim, _unique(index)).sum()) needs aten::_unique, not implemented */
-static int f_index_fill(tn_node *n, PyObject **g, PyObject **o) {
-    PUT(0, index_fill0(n, g[0]));
-    if (n->nargs > 3 && is_tensor_arg(n, 3) && need(n, 3)) {
-        tn_not_implemented("the derivative of aten::index_fill.int_Tensor for value (aten::_unique)");
-        return -1;
-    }
-    return 0;
-}
-
-/* ---- trace (ops/arrange.c) ---- */
-
-/* trace(self): trace_backward(grad, sizes): zeros(rows * cols) with grad filled at the diagonal's
- * flat positions (arange(0, min(rows, cols) * (cols + 1), cols + 1)), viewed as sizes; index_fill
- * out of place while a dispatch mode is active (upstream's isTensorSubclassLike branch) */
-static int f_trace(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *m = meta(n, 0);
-    const int64_t *sz = tn_meta_sizes(m);
-    int64_t rows = sz[0], cols = sz[1];
-    PyObject *z = K(zeros_sized(K(Py_BuildValue("[L]", (long long)(rows * cols))), tn_tensor_of(g[0])->dtype));
-    PyObject *ix = z ? K(tn_at_arange_start_step(TN_SI(0), TN_SI((rows < cols ? rows : cols) * (cols + 1)), TN_SI(cols + 1),
-                                                 TN_DT(TN_DTYPE_I64), NULL, NULL, NULL)) : NULL;
-    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
-    PyObject *f = ix ? K((mode ? tn_at_index_fill_int_Tensor(z, 0, ix, g[0]) : tn_at_index_fill__int_Tensor(z, 0, ix, g[0]))) : NULL;
-    OUTK(0, f ? K(tn_at_view(mode ? f : z, TN_IPY(K(sizes_of(n, 0))))) : NULL);
-    DONE;
-}
 
 /* ---- linalg family (ops/linalg_lapack.c; helper-linalg): FunctionsManual's linalg backward
  * formulas, op by op (real dtypes) ---- */
@@ -2254,18 +1942,11 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_sgn, f_zeros}, {TN_ROW_sgn_, f_zeros},
     /* reductions */
     /* indexing */
-    {TN_ROW_index_select, f_index_select}, {TN_ROW_gather, f_gather},
     /* shape */
     {TN_ROW_roll, f_roll},
-    {TN_ROW_diagonal, f_diagonal},
-    {TN_ROW_softplus, f_softplus}, {TN_ROW_hardsigmoid, f_hardsigmoid}, {TN_ROW_hardsigmoid_, f_hardsigmoid},
-    {TN_ROW_hardswish, f_hardswish}, {TN_ROW_hardswish_, f_hardswish}, {TN_ROW_mish, f_mish}, {TN_ROW_mish_, f_mish},
-    {TN_ROW_logit, f_logit}, {TN_ROW_logit_, f_logit},
-    {TN_ROW__unsafe_index_Tensor, f_unsafe_index}, {TN_ROW_masked_select, f_masked_select},
+    {TN_ROW__unsafe_index_Tensor, f_unsafe_index},
     {TN_ROW__scaled_dot_product_flash_attention_for_cpu, f_flash_cpu},
-    {TN_ROW_cumprod, f_cumprod}, {TN_ROW_cumprod_, f_cumprod}, {TN_ROW_nll_loss_backward, f_nll_loss_backward},
-    {TN_ROW_reflection_pad1d, f_reflection_pad}, {TN_ROW_reflection_pad2d, f_reflection_pad}, {TN_ROW_reflection_pad3d, f_reflection_pad},
-    {TN_ROW_replication_pad1d, f_replication_pad}, {TN_ROW_replication_pad2d, f_replication_pad}, {TN_ROW_replication_pad3d, f_replication_pad},
+    {TN_ROW_nll_loss_backward, f_nll_loss_backward},
     /* batch norm / group norm family */
     {TN_ROW__batch_norm_with_update, f_bn_with_update}, {TN_ROW__batch_norm_no_update, f_bn_no_update},
     {TN_ROW_native_group_norm, f_native_group_norm},
@@ -2278,11 +1959,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_binary_cross_entropy, f_bce}, {TN_ROW_binary_cross_entropy_with_logits, f_bce_logits},
     {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
-    /* scans (ops/scan.c) */
-    {TN_ROW_cummax, f_cummaxmin}, {TN_ROW_cummin, f_cummaxmin}, {TN_ROW_logcumsumexp, f_logcumsumexp},
-    /* index_fill / index_add / index_copy (ops/index_dim.c) */
-    {TN_ROW_index_fill_int_Tensor, f_index_fill}, {TN_ROW_index_fill__int_Tensor, f_index_fill},
-    {TN_ROW_trace, f_trace},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
@@ -2291,7 +1967,6 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
     /* *_copy view variants (ops/copies.c; helper-opa) */
-    {TN_ROW_diagonal_copy, f_diagonal},
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
     /* breadth family (helper-opb): gamma functions */

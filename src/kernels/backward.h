@@ -27,6 +27,10 @@ typedef enum {
     TN_BWD_LEAKY_RELU, /* x > 0 ? grad : grad * p0 */
     TN_BWD_ELU,        /* p0 alpha, p1 scale, p2 input_scale, flag is_result */
     TN_BWD_SHRINK,     /* -p0 <= x <= p0 ? 0 : grad (hard/softshrink backward; i0: upstream's vector width) */
+    TN_BWD_HARDSIGMOID, /* -3 < x < 3 ? grad * (float)(1/6) : 0 */
+    TN_BWD_HARDSWISH,  /* x <= -3 ? 0 : x >= 3 ? grad : grad * (x / 3 + 0.5) (upstream's vector body) */
+    TN_BWD_SOFTPLUS,   /* p0 beta, p1 threshold: x * beta > threshold ? grad : grad * z / (z + 1), z = exp(x * beta) */
+    TN_BWD_MISH,       /* grad * (t + x * sigmoid(x) * (1 - t * t)), t = tanh(log1p(exp(x))) */
     TN_BWD_COUNT
 } tn_bwd_op;
 
@@ -38,6 +42,12 @@ typedef struct {
 
 /* NULL when upstream has no kernel for (op, dt). */
 tn_loop tn_bwd_loop(tn_bwd_op op, tn_dtype dt);
+
+/* logit_backward: data = {out, grad, x}, all of dt (f32, f64, f16, bf16; NULL otherwise); ctx =
+ * const tn_bwd_params *: flag set when eps < 0 (NaN outside [0, 1]), else p0 = eps (0 outside
+ * [eps, 1 - eps]); inside, grad / (x * (1 - x)). 16-bit types round after every operation, as
+ * upstream's BFloat16 / Half arithmetic. */
+tn_loop tn_logit_backward_loop(tn_dtype dt);
 
 /* mse_loss_backward: data = {out, input, target, grad_output}, all of dt; ctx = const double*
  * norm (2 or 2/numel), converted to dt first as upstream does. Floating and integral dt. */

@@ -1,5 +1,6 @@
 /* ops/backward.c — the aten backward operators autograd's formulas call: activation backwards
- * (threshold / relu, sigmoid, tanh, silu, gelu, hardtanh, leaky_relu, elu), softmax and
+ * (threshold / relu, sigmoid, tanh, silu, gelu, hardtanh, leaky_relu, elu, hardsigmoid, hardswish,
+ * softplus, mish, logit), softmax and
  * log_softmax backward, embedding backward, layer norm backward, mse_loss backward and
  * nll_loss forward / backward.
  *
@@ -186,6 +187,73 @@ static PyObject *elu_bwd(tn_value *a, PyObject *out) {
 }
 PyObject *tn_op_elu_backward(tn_value *a) { return elu_bwd(a, NULL); }
 PyObject *tn_op_elu_backward_grad_input(tn_value *a) { return elu_bwd(a, a[6].u.obj); }
+
+/* hardsigmoid_backward / hardswish_backward(grad_output, self) */
+PyObject *tn_op_hardsigmoid_backward(tn_value *a) {
+    return ew_backward("hardsigmoid_backward", TN_BWD_HARDSIGMOID, NULL, &a[0], &a[1], NULL);
+}
+PyObject *tn_op_hardsigmoid_backward_grad_input(tn_value *a) {
+    return ew_backward("hardsigmoid_backward", TN_BWD_HARDSIGMOID, NULL, &a[0], &a[1], a[2].u.obj);
+}
+PyObject *tn_op_hardswish_backward(tn_value *a) {
+    return ew_backward("hardswish_backward_cpu", TN_BWD_HARDSWISH, NULL, &a[0], &a[1], NULL);
+}
+
+/* softplus_backward(grad_output, self, beta, threshold) */
+static PyObject *softplus_bwd(tn_value *a, PyObject *out) {
+    tn_bwd_params p = {0};
+    p.p0 = bw_num(&a[2]);
+    p.p1 = bw_num(&a[3]);
+    return ew_backward_s("softplus_backward_cpu", TN_BWD_SOFTPLUS, &p, &a[0], &a[1], out, &a[2], &a[3], true);
+}
+PyObject *tn_op_softplus_backward(tn_value *a) { return softplus_bwd(a, NULL); }
+PyObject *tn_op_softplus_backward_grad_input(tn_value *a) { return softplus_bwd(a, a[4].u.obj); }
+
+/* mish_backward(grad_output, self): upstream's grad_input is an empty tensor of self's dtype the
+ * binary iterator resizes and restrides: the result has self's dtype (computed in the promoted
+ * one) and the iterator's layout */
+PyObject *tn_op_mish_backward(tn_value *a) {
+    tn_dtype dt = TN_T(a[1])->dtype;
+    PyObject *r = ew_backward("mish_backward_cpu", TN_BWD_MISH, NULL, &a[0], &a[1], NULL);
+    if (!r || tn_tensor_of(r)->dtype == dt) return r;
+    const tn_tensor *t = tn_tensor_of(r);
+    PyObject *c = tn_tensor_new_strided(t->ndim, t->sizes, t->strides, dt);
+    if (c && tn_copy_into(c, r) < 0) Py_CLEAR(c);
+    Py_DECREF(r);
+    return c;
+}
+
+/* logit_backward(grad_output, self, eps=None): eps None is -1 (NaN outside [0, 1]) */
+static PyObject *logit_bwd(tn_value *a, PyObject *out) {
+    tn_bwd_params p = {0};
+    p.p0 = tn_is_none(&a[2]) ? -1.0 : bw_num(&a[2]);
+    p.flag = p.p0 < 0.0;
+    tn_value pair[2] = {a[0], a[1]};
+    PyObject *orig[2] = {a[0].u.obj, a[1].u.obj};
+    if (out && tn_check_overlap(out, 2, orig) < 0) return NULL;
+    tn_dtype ct = tn_result_type(2, pair);
+    if (ct == TN_DTYPE_UNDEFINED) return NULL;
+    tn_loop loop = tn_logit_backward_loop(ct);
+    if (!loop) return tn_kernel_missing("logit_backward_cpu", ct);
+    const tn_tensor *ts[2] = {TN_T(a[0]), TN_T(a[1])};
+    int nd;
+    int64_t shape[TN_MAX_DIMS];
+    if (tn_broadcast_tensors_shape(2, ts, &nd, shape) < 0) return NULL;
+    if (out && tn_out_prepare(out, nd, shape, ct, "logit_backward") < 0) return NULL;
+    PyObject *g = tn_as_dtype(a[0].u.obj, ct, false), *x = NULL, *res = NULL;
+    if (!g) return NULL;
+    if (!(x = tn_as_dtype(a[1].u.obj, ct, false))) goto done;
+    if (!(res = tn_new_result(nd, shape, ct, 2, ts))) goto done;
+    PyObject *ins[2] = {g, x};
+    tn_run_loop(loop, &p, res, 2, ins);
+    res = tn_out_deliver(res, out, "logit_backward");
+done:
+    Py_DECREF(g);
+    Py_XDECREF(x);
+    return res;
+}
+PyObject *tn_op_logit_backward(tn_value *a) { return logit_bwd(a, NULL); }
+PyObject *tn_op_logit_backward_grad_input(tn_value *a) { return logit_bwd(a, a[3].u.obj); }
 
 /* ---------------------------------------------------------------- mse_loss_backward */
 

@@ -29,6 +29,12 @@
 #define BF_HARDTANH(g, x, T, P) (((x) <= (T)PP->p0 || (x) >= (T)PP->p1) ? (T)0 : (g))
 #define BF_LEAKY_RELU(g, x, T, P) ((x) > (T)0 ? (g) : (g) * (T)PP->p0)
 #define BF_ELU(g, x, T, P) tn__elu_bwd_##T(g, x, PP)
+/* upstream's one_sixth is scalar_t(1.0f / 6.0f): the float quotient, also for double */
+#define BF_HARDSIGMOID(g, x, T, P) (((x) > (T)-3 && (x) < (T)3) ? (g) * (T)(1.0f / 6.0f) : (T)0)
+/* upstream's vector body (2.13: 0 from x <= -3 on, measured; NaN x gives NaN) */
+#define BF_HARDSWISH(g, x, T, P) ((x) <= (T)-3 ? (T)0 : (x) >= (T)3 ? (g) : (g) * ((x) / (T)3 + (T)0.5))
+#define BF_SOFTPLUS(g, x, T, P) tn__softplus_bwd_##T(g, x, PP)
+#define BF_MISH(g, x, T, P) tn__mish_bwd_##T(g, x)
 
 #define TN_BWD_HELPERS(T)                                                                      \
     static inline T tn__silu_bwd_##T(T dy, T x) {                                              \
@@ -61,6 +67,15 @@
         const T negcoef = (T)p->p0 * (T)p->p1, poscoef = (T)p->p1, negiptcoef = (T)p->p2;      \
         if (p->flag) return b <= (T)0 ? a * negiptcoef * (b + negcoef) : a * poscoef;          \
         return b <= (T)0 ? a * negiptcoef * negcoef * exp(b * negiptcoef) : a * poscoef;       \
+    }                                                                                          \
+    static inline T tn__softplus_bwd_##T(T a, T b, const tn_bwd_params *p) {                   \
+        const T beta = (T)p->p0, xb = b * beta, z = exp(xb);                                   \
+        return xb > (T)p->p1 ? a : a * z / (z + (T)1);                                         \
+    }                                                                                          \
+    static inline T tn__mish_bwd_##T(T dy, T x) {                                              \
+        const T sig = (T)1 / ((T)1 + exp(-x));                                                 \
+        const T tsp = tanh(log1p(exp(x)));                                                     \
+        return dy * (tsp + x * sig * ((T)1 - tsp * tsp));                                      \
     }
 TN_BWD_HELPERS(float)
 TN_BWD_HELPERS(double)
@@ -90,7 +105,7 @@ TN_BWD_CPLX(tn_c128_t, double, CMPLX)
 #define INST_I(sfx, TS, CT, LD, ST, E, op) INST(BI, sfx, TS, CT, LD, ST, E, op)
 
 #define OPS_F(X) X(THRESHOLD) X(SIGMOID) X(TANH) X(SILU) X(GELU) X(GELU_TANH) X(HARDTANH) \
-    X(LEAKY_RELU) X(ELU)
+    X(LEAKY_RELU) X(ELU) X(HARDSIGMOID) X(HARDSWISH) X(SOFTPLUS) X(MISH)
 #define OPS_C(X) X(SIGMOID) X(TANH)
 #define OPS_I(X) X(THRESHOLD)
 #define GEN_F(op) TN_FAM_F(INST_F, op)
@@ -179,6 +194,36 @@ tn_loop tn_bwd_loop(tn_bwd_op op, tn_dtype dt) {
     if ((unsigned)op >= TN_BWD_COUNT || (unsigned)dt >= TN_DTYPE_COUNT) return NULL;
     if (!btab_ready) btab_init(); /* idempotent: racing initialisers write identical values */
     return btab[op][dt];
+}
+
+/* ---- logit_backward in the storage type's arithmetic (R rounds a 16-bit intermediate) ---- */
+#define TN_LOGIT_F(sfx, TS, CT, LD, ST, R)                                                     \
+    static void logit_##sfx(char **data, const int64_t *s, int64_t n, const void *ctx_) {      \
+        const bool nan_mode = PP->flag;                                                        \
+        const CT lo = R((CT)PP->p0), hi = R((CT)1 - lo);                                       \
+        for (int64_t k = 0; k < n; k++) {                                                      \
+            CT g = LD(*(const TS *)(data[1] + k * s[1])), x = LD(*(const TS *)(data[2] + k * s[2])); \
+            CT r;                                                                              \
+            if (nan_mode ? (x < (CT)0 || x > (CT)1) : (x < lo || x > hi))                      \
+                r = nan_mode ? (CT)NAN : (CT)0;                                                \
+            else                                                                               \
+                r = R(g / R(x * R((CT)1 - x)));                                                \
+            *(TS *)(data[0] + k * s[0]) = ST(r);                                               \
+        }                                                                                      \
+    }
+TN_LOGIT_F(f32, float, float, TN_LD_ID, TN_ST_ID, R_ID)
+TN_LOGIT_F(f64, double, double, TN_LD_ID, TN_ST_ID, R_ID)
+TN_LOGIT_F(f16, uint16_t, float, TN_LD_H, TN_ST_H, R_H)
+TN_LOGIT_F(bf16, uint16_t, float, TN_LD_B, TN_ST_B, R_B)
+
+tn_loop tn_logit_backward_loop(tn_dtype dt) {
+    switch (dt) {
+    case TN_DTYPE_F32: return logit_f32;
+    case TN_DTYPE_F64: return logit_f64;
+    case TN_DTYPE_F16: return logit_f16;
+    case TN_DTYPE_BF16: return logit_bf16;
+    default: return NULL;
+    }
 }
 
 /* ---- mse_loss_backward: norm * (x - t) * g, in the storage type's arithmetic ---- */
