@@ -292,7 +292,7 @@ def within(sub, ref, err, k, dtype):
     if sub.shape != ref.shape:
         return False, float("inf"), float("inf")
     fin = np.isfinite(ref)
-    if not np.array_equal(fin, np.isfinite(sub)) or not np.array_equal(ref[~fin], sub[~fin]):
+    if not np.array_equal(fin, np.isfinite(sub)) or not np.array_equal(ref[~fin], sub[~fin], equal_nan=True):
         return False, float("inf"), float("inf")
     tol = np.maximum(k * err, FLOOR_ULP * EPS[dtype] * np.abs(ref[fin]))
     d = np.abs(sub[fin] - ref[fin])
