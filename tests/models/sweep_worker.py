@@ -234,7 +234,7 @@ def _shrink_dims(d, orig):
         prf = rp.get("partial_rotary_factor", d.get("partial_rotary_factor", 1.0)) or 1.0
         rp["mrope_section"] = _split(int(hd * prf) // 2, [2, 3, 3])
     for nh, dh, ex in (("mamba_n_heads", "mamba_d_head", "mamba_expand"),
-                       ("num_heads", "head_dim", "expand")):   # state-space: heads * dim = expand * hidden
+                       ("num_heads", "head_dim", "expand")):   # heads * dim = expand * hidden
         if all(isinstance(d.get(k), int) for k in (nh, dh, ex)) and isinstance(hid, int):
             d[nh] = min(d[nh], HEADS)
             d[dh] = d[ex] * hid // d[nh]
