@@ -427,8 +427,9 @@ def _build(torch, cls, config):
     torch.manual_seed(0)
     cc = getattr(cls, "config_class", None)
     if (isinstance(cc, type) and not isinstance(config, cc) and hasattr(config, "get_text_config")
-            and isinstance(config.get_text_config(), cc)):
-        config = config.get_text_config()   # the causal-LM class of a composite config (qwen3_5)
+            and isinstance(config.get_text_config(decoder=True), cc)):
+        # the causal-LM class of a composite config (qwen3_5, musicgen) gets its text decoder's
+        config = config.get_text_config(decoder=True)
     m = cls(config)
     m.eval()
     return m
