@@ -20,7 +20,10 @@ import sweep  # noqa: E402
 
 SUBSET = ["bert", "roberta", "distilbert", "electra", "gpt2", "gpt_neox", "opt", "bloom",
           "llama", "mistral", "qwen2", "gemma", "phi", "mixtral", "t5", "bart", "vit", "deit",
-          "convnext", "resnet", "pvt_v2", "wav2vec2", "hubert", "whisper", "clip", "llava"]
+          "convnext", "resnet", "pvt_v2", "wav2vec2", "hubert", "whisper", "clip", "llava",
+          # runnable since the 2026-12-05 shrink rules: multi-head latent attention, a hybrid
+          # (one linear-attention and one attention layer), M-RoPE, frames-first audio features
+          "deepseek_v3", "qwen3_next", "qwen2_vl", "parakeet_ctc"]
 
 # Known failures on torchnative: {model type: the blocker}, marked xfail(strict=True) so a fix
 # shows up as an unexpected pass.
