@@ -728,21 +728,22 @@ static int scatter_into(PyObject *dst, int64_t dim, PyObject *index, PyObject *s
                         bool accumulate, bool multiply, const char *op) {
     return scatter_into_ex(dst, dim, index, src, value, accumulate, multiply, 0, op);
 }
-/* upstream's scatter_meta_impl checks: dim, dtypes, shapes */
-static int scatter_meta(tn_tensor *t, int64_t dim, PyObject *index, PyObject *src, const char *op, int64_t *d) {
+/* upstream's scatter_meta_impl checks: dim, dtypes, shapes (worded "scatter()" for every scatter
+ * variant, scatter_add and scatter_reduce included, as upstream's) */
+static int scatter_meta(tn_tensor *t, int64_t dim, PyObject *index, PyObject *src, int64_t *d) {
     if (tn_wrap_dim(dim, t->ndim, d) < 0) return -1;
     if (src && tn_tensor_of(src)->dtype != t->dtype) {
-        PyErr_Format(PyExc_RuntimeError, "%s(): Expected self.dtype to be equal to src.dtype", op);
+        PyErr_SetString(PyExc_RuntimeError, "scatter(): Expected self.dtype to be equal to src.dtype");
         return -1;
     }
-    return gs_check(op, t, *d, tn_tensor_of(index), src ? tn_tensor_of(src) : NULL, true);
+    return gs_check("scatter", t, *d, tn_tensor_of(index), src ? tn_tensor_of(src) : NULL, true);
 }
 
 static int scatter_into_ex(PyObject *dst, int64_t dim, PyObject *index, PyObject *src, const tn_value *value,
                            bool accumulate, bool multiply, int extreme, const char *op) {
     tn_tensor *t = tn_tensor_of(dst), *it = tn_tensor_of(index);
     int64_t d;
-    if (scatter_meta(t, dim, index, src, op, &d) < 0) return -1;
+    if (scatter_meta(t, dim, index, src, &d) < 0) return -1;
     if (tn_require_computable(op, t->dtype) < 0) return -1;
     int64_t size = t->ndim ? t->sizes[d] : 1, bad;
     int r = check_nonneg_bounds(index, size, &bad);
@@ -817,7 +818,7 @@ static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bo
     if (out) { /* structured out=: the meta checks, the out's overlap, then its dtype, before the kernel */
         int64_t d;
         PyObject *given[2] = {a[2].u.obj, is_src ? a[3].u.obj : NULL}; /* self may overlap */
-        if (scatter_meta(tn_tensor_of(self), a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, op, &d) < 0 ||
+        if (scatter_meta(tn_tensor_of(self), a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &d) < 0 ||
             tn_check_overlap(out, 2, given) < 0 || tn_out_dtype_exact(out, tn_tensor_of(self)->dtype) < 0)
             return NULL;
     }

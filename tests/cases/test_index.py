@@ -128,3 +128,20 @@ cases("where_condition", [
     "torch.ops.aten.nonzero_numpy.default(torch.tensor(1.))",
     "torch.where(torch.zeros(*[1] * 3))",
 ])
+
+# the scatter family's dtype checks are worded "scatter()" for scatter_add and scatter_reduce too,
+# as upstream's scatter_meta_impl words them (compared as text)
+SCATTER_ERR = """
+def err(f):
+    try:
+        return ("ok", f())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+x = torch.zeros(3); i = torch.tensor([0, 1]); s = torch.ones(2, dtype=torch.float64)
+"""
+cases("scatter_dtype_errors", {
+    "scatter_add": SCATTER_ERR + "(err(lambda: torch.scatter_add(x, 0, i, s)), err(lambda: x.clone().scatter_add_(0, i, s)))",
+    "scatter_add_index": SCATTER_ERR + "err(lambda: torch.scatter_add(x, 0, i.float(), s.float()))",
+    "scatter_reduce": SCATTER_ERR + "(err(lambda: torch.scatter_reduce(x, 0, i, s, 'sum')), err(lambda: torch.scatter(x, 0, i, s)))",
+    "scatter_add_out": SCATTER_ERR + "err(lambda: torch.scatter_add(x, 0, i, s.float(), out=torch.zeros(3, dtype=torch.float64)))",
+})
