@@ -622,14 +622,19 @@ static void fresh_versions(const tn_schema *s, const tn_value *args, PyObject *r
  * self, out=) with a bit runs on its materialised copy, which is then written back through the
  * bits (conj / neg of the result stored in the original's storage) and returned in its place.
  * As upstream: at most one written argument may carry a bit. */
-static bool bits_of(PyObject *t) { return tn_py_is_tensor(t) && tn_tensor_of(t)->math_bits; }
-
-static bool any_bits(const tn_schema *s, tn_value *args) {
+#define TN_BITS_ALL (TN_BIT_CONJ | TN_BIT_NEG)
+static bool bit_is(PyObject *t, uint8_t bit) { return tn_py_is_tensor(t) && (tn_tensor_of(t)->math_bits & bit); }
+static bool bits_of(PyObject *t) { return bit_is(t, TN_BITS_ALL); }
+static bool bit_in_list(PyObject *tup, uint8_t bit) {
+    for (Py_ssize_t k = 0; k < PyTuple_Size(tup); k++)
+        if (bit_is(PyTuple_GetItem(tup, k), bit)) return true;
+    return false;
+}
+/* whether an argument (or a tensor in a list argument) carries any of `bit` */
+static bool bits_wanted(const tn_schema *s, tn_value *args, uint8_t bit) {
     for (int i = 0; i < s->nargs; i++) {
-        if (args[i].tag == TN_V_TENSOR && bits_of(args[i].u.obj)) return true;
-        if (args[i].tag == TN_V_TENSORLIST)
-            for (Py_ssize_t k = 0; k < PyTuple_Size(args[i].u.obj); k++)
-                if (bits_of(PyTuple_GetItem(args[i].u.obj, k))) return true;
+        if (args[i].tag == TN_V_TENSOR && bit_is(args[i].u.obj, bit)) return true;
+        if (args[i].tag == TN_V_TENSORLIST && bit_in_list(args[i].u.obj, bit)) return true;
     }
     return false;
 }
@@ -700,12 +705,6 @@ static PyObject *swap_result(PyObject *r, PyObject *from, PyObject *to) {
     return r;
 }
 
-static bool bit_is(PyObject *t, uint8_t bit) { return tn_py_is_tensor(t) && (tn_tensor_of(t)->math_bits & bit); }
-static bool bit_in_list(PyObject *tup, uint8_t bit) {
-    for (Py_ssize_t k = 0; k < PyTuple_Size(tup); k++)
-        if (bit_is(PyTuple_GetItem(tup, k), bit)) return true;
-    return false;
-}
 /* upstream's name for the fallback that refuses: the Negative one runs before the Conjugate one */
 static const char *bit_word(uint8_t bits) { return bits & TN_BIT_NEG ? "negation" : "conjugate"; }
 
@@ -824,7 +823,7 @@ static PyObject *math_bits_call(const tn_op_def *d, const tn_schema *s, tn_value
     int nmade = 0;
     PyObject *orig = NULL, *copy = NULL, *r = NULL;
     memcpy(local, args, (size_t)s->nargs * sizeof *local);
-    if (resolve_bit_args(d, s, local, TN_BIT_NEG | TN_BIT_CONJ, tn_resolve_bits, made, &nmade, &orig, &copy) < 0) goto done;
+    if (resolve_bit_args(d, s, local, TN_BITS_ALL, tn_resolve_bits, made, &nmade, &orig, &copy) < 0) goto done;
     r = tn_door_below_autograd_op(d, s, local);
     if (r && orig) {
         /* write the result back through the original's bits: store bits(values) */
@@ -1112,13 +1111,6 @@ static bool bit_fallthrough(const tn_op_def *d, const tn_schema *s, uint8_t bit)
     return bit == TN_BIT_CONJ ? row_in(d, conj_only, sizeof conj_only / sizeof *conj_only)
                               : row_in(d, neg_only, sizeof neg_only / sizeof *neg_only);
 }
-static bool bits_wanted(const tn_schema *s, tn_value *args, uint8_t bit) {
-    for (int i = 0; i < s->nargs; i++) {
-        if (args[i].tag == TN_V_TENSOR && bit_is(args[i].u.obj, bit)) return true;
-        if (args[i].tag == TN_V_TENSORLIST && bit_in_list(args[i].u.obj, bit)) return true;
-    }
-    return false;
-}
 static PyObject *bit_clone(PyObject *t) {   /* through the door, grad mode off: the mode sees it */
     bool was = tn_grad_mode_set(false);
     PyObject *c = tn_at_clone(t, NULL);
@@ -1198,7 +1190,7 @@ PyObject *tn_door_below_vmap(int op, tn_value *args) {
     }
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
-    if (any_bits(s, args) && !bit_aware(d))
+    if (bits_wanted(s, args, TN_BITS_ALL) && !bit_aware(d))
         return alias_op(s) ? alias_bits_call(d, s, args) : math_bits_call(d, s, args);
     return tn_door_below_autograd_op(d, s, args);
 }
