@@ -221,6 +221,20 @@ cases = {
  "polygamma": lambda: one(lambda a: torch.polygamma(2, a.abs() + 0.5) + (a.abs() + 0.5).polygamma_(1), L(4)),
  "rot90_round": lambda: one(lambda a: torch.rot90(a, 1, (0, 1)).sum() + torch.rot90(a, -2, (1, 0)).pow(2).sum() + torch.round(a, decimals=1).sum() + a.clone().round_(decimals=2).sum(), L(2, 3)),
  "rrelu": lambda: one(lambda a: F.rrelu(a, training=True) * 0 + F.rrelu(a) + F.rrelu(a.clone(), inplace=True), L(5)),
+ # scatter_reduce_backward / index_reduce_backward (bw_scatter.c): self and src taken from one leaf so
+ # amax / amin see ties between them, zeros masked in for prod (two src zeros reach slot (1, 1))
+ "scatter_reduce": lambda: one(lambda b: torch.cat([torch.scatter_reduce(
+     b[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]].view(3, 4) * torch.tensor([1., 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(3, 4),
+     0, torch.tensor([[0, 1, 0, 2], [2, 1, 0, 0]]),
+     b[[0, 1, 2, 3, 0, 5, 0, 2]].view(2, 4) * torch.tensor([1., 0, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(2, 4), r, include_self=inc).flatten()
+     for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)]), L(6)),
+ "index_reduce": lambda: one(lambda b: torch.cat([b[[k % 6 for k in range(20)]].view(5, 4).index_reduce(
+     0, torch.tensor([0, 4, 0]),
+     b[[(3 * k) % 6 for k in range(12)]].view(3, 4) * torch.tensor([1., 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(3, 4),
+     r, include_self=inc).flatten() for r in ("prod", "mean", "amax", "amin") for inc in (True, False)]), L(6)),
+ "scatter_reduce_dbl": lambda: dbl(lambda a, s: sum(torch.scatter_reduce(a, 0, torch.tensor([[0, 1, 0, 2], [2, 1, 0, 0]]), s, r, include_self=inc).pow(2).sum()
+                                                    for r in ("sum", "prod", "mean") for inc in (True, False))
+                                   + a.index_reduce(0, torch.tensor([2, 0]), s, "prod").pow(2).sum(), L(3, 4, scale=0.3), L(2, 4, seed=1, scale=0.3)),
  "scatter": lambda: one(lambda a, s: torch.scatter(a, 1, torch.tensor([[0, 2], [1, 0]]), s) + torch.scatter(a, 1, torch.tensor([[0, 2], [1, 0]]), 1.5)
                         + a.clone().scatter_(1, torch.tensor([[0, 1], [2, 0]]), s) + a.clone().scatter_(0, torch.tensor([[1, 0]]), -1.0)
                         + torch.scatter_add(a, 1, torch.tensor([[0, 0], [1, 1]]), s) + a.clone().scatter_add_(1, torch.tensor([[2, 0], [1, 2]]), s), L(2, 3), L(2, 2, seed=1)),

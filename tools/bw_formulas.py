@@ -77,6 +77,8 @@ HELPERS = {
     "copysign_tensor_self_backward": [(("T", "T", "T"), "tn_bw_copysign_tensor_self_backward")],
     "cumsum_backward": [(("T", "int"), "tn_bw_cumsum_backward")],
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
+    "scatter_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_scatter_reduce_backward")],
+    "index_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_index_reduce_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
     "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],
     "mean_backward": [(("T", ("A", "ints"), ("A", "ints"), "int", "bool"), "tn_bw_mean_backward")],
@@ -126,7 +128,7 @@ HELPERS = {
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
-                 "polar_backward"}
+                 "polar_backward", "scatter_reduce_backward", "index_reduce_backward"}
 # helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
 LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as

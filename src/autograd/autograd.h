@@ -175,6 +175,9 @@ static inline bool tn_edge_wanted(const tn_node *n, int e) {
     return e >= 0 && e < n->nnext && n->next[e].fn && (!tn_engine_filtering || tn_engine_will_execute(n->next[e].fn));
 }
 int tn_retain_grad(PyObject *t);           /* Tensor.retain_grad (node.c) */
+/* t aliased behind an Error node raising msg in backward, as torch._C._functions.DelayedError(msg,
+ * 1)(t) (function.c); t's alias without a node when gradients are not being recorded */
+PyObject *tn_delayed_error(const char *msg, PyObject *t);
 
 /* ---- grad mode (grad_mode.c) ---- */
 bool tn_grad_enabled(void);

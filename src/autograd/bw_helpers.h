@@ -838,6 +838,12 @@ PyObject *tn_bw_i1e_backward(PyObject *grad, PyObject *self, PyObject *result);
 PyObject *tn_bw_polar_backward(PyObject *grad, PyObject *result);
 /* renorm_backward(grad, self, p, dim, maxnorm) */
 PyObject *tn_bw_renorm_backward(PyObject *grad, PyObject *self, const tn_value *p, int64_t dim, const tn_value *maxnorm);
+/* scatter_reduce_backward / index_reduce_backward(grad, self, dim, index, src, reduce, include_self,
+ * result) -> (grad_self, grad_src) (bw_scatter.c) */
+PyObject *tn_bw_scatter_reduce_backward(PyObject *grad, PyObject *self, int64_t dim, PyObject *index, PyObject *src,
+                                        const char *reduce, bool include_self, PyObject *result);
+PyObject *tn_bw_index_reduce_backward(PyObject *grad, PyObject *self, int64_t dim, PyObject *index, PyObject *source,
+                                      const char *reduce, bool include_self, PyObject *result);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

@@ -869,10 +869,10 @@ static void de_dealloc(PyObject *self) {
     ((freefunc)PyType_GetSlot(tp, Py_tp_free))(self);
     Py_DECREF(tp);
 }
-static PyObject *de_call(PyObject *self, PyObject *args, PyObject *kw) {
-    delayed *d = (delayed *)self;
+/* the outputs of DelayedError(msg, n)(*args): aliases of the inputs, with an Error node raising msg
+ * when any of them requires grad and gradients are being recorded */
+static PyObject *delayed_apply(PyObject *msg, PyObject *args) {
     Py_ssize_t na = PyTuple_Size(args);
-    if (na != d->n) return PyErr_Format(PyExc_TypeError, "DelayedError expected %d inputs, got %zd", d->n, na);
     bool any = false;
     for (Py_ssize_t i = 0; i < na; i++) {
         PyObject *a = PyTuple_GetItem(args, i);
@@ -883,7 +883,7 @@ static PyObject *de_call(PyObject *self, PyObject *args, PyObject *kw) {
     if (any && tn_grad_enabled()) {
         if (!(n = tn_node_new("Error", TN_NODE_ERROR, (int)na, (int)na))) return NULL;
         n->apply = error_apply;
-        n->extra = Py_NewRef(d->msg);
+        n->extra = Py_NewRef(msg);
     }
     PyObject *out = PyTuple_New(na);
     for (Py_ssize_t i = 0; out && i < na; i++) {
@@ -905,6 +905,18 @@ static PyObject *de_call(PyObject *self, PyObject *args, PyObject *kw) {
         return x;
     }
     return out;
+}
+static PyObject *de_call(PyObject *self, PyObject *args, PyObject *kw) {
+    delayed *d = (delayed *)self;
+    Py_ssize_t na = PyTuple_Size(args);
+    if (na != d->n) return PyErr_Format(PyExc_TypeError, "DelayedError expected %d inputs, got %zd", d->n, na);
+    return delayed_apply(d->msg, args);
+}
+PyObject *tn_delayed_error(const char *msg, PyObject *t) {
+    PyObject *m = PyUnicode_FromString(msg), *args = m ? PyTuple_Pack(1, t) : NULL, *r = args ? delayed_apply(m, args) : NULL;
+    Py_XDECREF(m);
+    Py_XDECREF(args);
+    return r;
 }
 static PyType_Slot de_slots[] = {{Py_tp_new, de_new}, {Py_tp_dealloc, de_dealloc}, {Py_tp_call, de_call}, {0, NULL}};
 static PyType_Spec de_spec = {"torch._C._functions.DelayedError", sizeof(delayed), 0, Py_TPFLAGS_DEFAULT, de_slots};

@@ -56,3 +56,29 @@ cases("index_reduce_shapes", {
     "bad_slice": "torch.zeros(3, 2).index_reduce(0, torch.tensor([0]), torch.ones(1, 3), 'prod')",
     "bad_ndim": "torch.zeros(3, 2).index_reduce(0, torch.tensor([0]), torch.ones(1, 2, 1), 'prod')",
 })
+
+# gradients (scatter_reduce_backward / index_reduce_backward, src/autograd/bw_scatter.c): every
+# reduction, include_self both ways, ties between self and src (amax / amin share the gradient),
+# zeros in self and src (prod: one zero per slot, two zeros in one slot), double backward, and the
+# DelayedError of prod's double backward when two zeros of src reach one slot
+GSETUP = """
+torch.manual_seed(0)
+b = torch.randn(6, dtype=torch.float64)
+x = b[[0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]].view(3, 4) * torch.tensor([1., 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(3, 4)
+s = b[[0, 1, 2, 3, 0, 5, 0, 2]].view(2, 4) * torch.tensor([1., 0, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(2, 4)
+i = torch.tensor([[0, 1, 0, 2], [2, 1, 0, 0]])
+xs, ss = x.clone().requires_grad_(), s.clone().requires_grad_()
+src5 = b[[(3 * k) % 6 for k in range(12)]].view(3, 4).clone().requires_grad_()
+x5 = b[[k % 6 for k in range(20)]].view(5, 4).clone().requires_grad_()
+def gr(y, *ins, **kw):
+    return torch.autograd.grad((y * torch.arange(y.numel(), dtype=y.dtype).view(y.shape)).sum(), ins, **kw)
+"""
+cases("scatter_reduce_grad", {
+    "scatter": "[(m, b_, gr(torch.scatter_reduce(xs, 0, i, ss, m, include_self=b_), xs, ss)) for m in ('sum', 'prod', 'mean', 'amax', 'amin') for b_ in (True, False)]",
+    "index": "[(m, b_, gr(x5.index_reduce(0, torch.tensor([0, 4, 0]), src5 * torch.tensor([1., 0, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1], dtype=torch.float64).view(3, 4), m, include_self=b_), x5, src5)) for m in ('prod', 'mean', 'amax', 'amin') for b_ in (True, False)]",
+    "float32": "[gr(torch.scatter_reduce(xs.float(), 1, i, ss.float(), m), xs, ss) for m in ('prod', 'mean', 'amax')]",
+    "node": "y = torch.scatter_reduce(xs, 0, i, ss, 'amax')\nz = x5.index_reduce(0, torch.tensor([1]), src5[:1], 'mean')\n(y.grad_fn.name(), z.grad_fn.name(), [type(f[0]).__name__ for f in y.grad_fn.next_functions])",
+    "double": "g = gr(torch.scatter_reduce(xs, 0, i, ss.detach().clamp(min=0.1).requires_grad_(), 'prod', include_self=False), xs, create_graph=True)[0]\ngr(g, xs)",
+    "double_two_zeros": "g = gr(torch.scatter_reduce(xs, 0, i, ss, 'prod'), ss, create_graph=True)[0]\n(g.grad_fn.name(), gr(g, ss))",
+    "double_index_two_zeros": "g = gr(x5.index_reduce(0, torch.tensor([0, 0, 1]), src5 * 0, 'prod'), src5, create_graph=True)[0]\ngr(g, src5)",
+}, setup=GSETUP, tol="float")
