@@ -19,6 +19,7 @@
 
 #include "ops/common.h"
 #include "ops/fakequant.h"
+#include "ops/qconv.h"
 #include "kernels/fakequant.h"
 #include "kernels/qlinear.h"
 #include "tn_aten_gen.h"
@@ -28,7 +29,7 @@
 
 #define CLASS_NAME "__torch__.torch.classes.quantized.LinearPackedParamsBase"
 
-enum { PK_EMPTY, PK_INT8, PK_FP16 };
+enum { PK_EMPTY, PK_INT8, PK_FP16, PK_CONV };   /* PK_CONV: ops/qconv.c's Conv2dPackedParamsBase */
 
 typedef struct {
     PyObject_HEAD
@@ -43,6 +44,7 @@ typedef struct {
     int32_t *w_zp, *col_off;
     int8_t *wp;                /* PK_INT8: the weights packed for the kernel variant, or NULL */
     float *wp16;               /* PK_FP16: the same */
+    tn_qconv_w *conv;          /* PK_CONV (owned) */
 } packed;
 
 static PyTypeObject *packed_type;
@@ -55,6 +57,8 @@ static void packed_clear(packed *p) {
     free(p->col_off);
     free(p->wp);
     free(p->wp16);
+    tn_qconv_free(p->conv);
+    p->conv = NULL;
     p->wp = NULL;
     p->wp16 = NULL;
     p->w_scale = NULL;
@@ -191,6 +195,11 @@ static packed *packed_arg(const tn_value *v, const char *op) {
     PyObject *o = v->tag == TN_V_NONE ? Py_None : v->u.obj;
     if (PyObject_TypeCheck(o, packed_type)) {
         packed *p = (packed *)o;
+        if (p->kind == PK_CONV) {
+            PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '" CLASS_NAME " (of Python compilation unit "
+                         "at: 0)' for argument 'W_prepack' but instead found type '" TN_QCONV_CLASS "'.", op);
+            return NULL;
+        }
         if (p->kind != PK_EMPTY) return p;
         PyErr_SetString(PyExc_RuntimeError, "torchnative: this torch.ScriptObject holds no packed parameters "
                         "(made by ScriptObject.__new__ and never given a state)");
@@ -207,6 +216,7 @@ static packed *packed_arg(const tn_value *v, const char *op) {
  * weights as a new float tensor; and the bias */
 static PyObject *unpack(packed *p) {
     PyObject *w;
+    if (p->kind == PK_CONV) return tn_qconv_unpack(p->conv);
     if (p->kind == PK_FP16) {
         w = tn_at_clone(p->w, NULL);
     } else if (!p->per_channel) {
@@ -468,6 +478,8 @@ static const struct { const char *name; tn_op_fn fn; } qlinear_ops[] = {
 };
 
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload) {
+    tn_op_fn f = tn_qconv_op_fn(name, overload);
+    if (f) return f;
     if (overload[0]) return NULL;   /* the .legacy overloads stay refused */
     for (size_t i = 0; i < sizeof qlinear_ops / sizeof *qlinear_ops; i++)
         if (!strcmp(qlinear_ops[i].name, name)) return qlinear_ops[i].fn;
@@ -487,6 +499,10 @@ static packed *filled(PyObject *self) {
 /* __getstate__(): ((weight, bias), qualified class name), upstream's */
 static PyObject *so_getstate(PyObject *self, PyObject *unused) {
     packed *p = filled(self);
+    if (p && p->kind == PK_CONV) {
+        PyObject *st = tn_qconv_getstate(p->conv);
+        return st ? Py_BuildValue("(Ns)", st, TN_QCONV_CLASS) : NULL;
+    }
     PyObject *wb = p ? unpack(p) : NULL;
     if (!wb) return NULL;
     PyObject *r = Py_BuildValue("(Ns)", wb, CLASS_NAME);
@@ -497,6 +513,15 @@ static PyObject *so_getstate(PyObject *self, PyObject *unused) {
  * packs as int8, a float one as float16 */
 static PyObject *so_setstate(PyObject *self, PyObject *state) {
     PyObject *wb = NULL, *name = NULL;
+    if (PyTuple_Check(state) && PyTuple_Size(state) == 2 && PyUnicode_Check(name = PyTuple_GetItem(state, 1)) &&
+        PyUnicode_CompareWithASCIIString(name, TN_QCONV_CLASS) == 0) {
+        tn_qconv_w *c = tn_qconv_from_state(PyTuple_GetItem(state, 0));
+        if (!c) return NULL;
+        packed_clear((packed *)self);
+        ((packed *)self)->conv = c;
+        ((packed *)self)->kind = PK_CONV;
+        Py_RETURN_NONE;
+    }
     if (!PyTuple_Check(state) || PyTuple_Size(state) != 2 || !PyTuple_Check(wb = PyTuple_GetItem(state, 0)) ||
         PyTuple_Size(wb) != 2 || !PyUnicode_Check(name = PyTuple_GetItem(state, 1))) {
         PyErr_SetString(PyExc_RuntimeError, "torchnative: ScriptObject.__setstate__ expects ((weight, bias), class name)");
@@ -564,10 +589,32 @@ static PyObject *so_unpack(PyObject *self, PyObject *unused) {
 
 static PyObject *so_bias(PyObject *self, PyObject *unused) {
     packed *p = filled(self);
+    if (p && p->kind == PK_CONV) return tn_qconv_method(p->conv, TN_QCONV_BIAS);
     return p ? Py_NewRef(p->bias ? p->bias : Py_None) : NULL;
 }
 
+/* the Conv2dPackedParamsBase methods (ops/qconv.c); on a Linear object, Python's AttributeError */
+static PyObject *conv_method(PyObject *self, int which, const char *name) {
+    packed *p = filled(self);
+    if (!p) return NULL;
+    if (p->kind != PK_CONV)
+        return PyErr_Format(PyExc_AttributeError, "'torch.ScriptObject' object has no attribute '%s'", name);
+    return tn_qconv_method(p->conv, which);
+}
+static PyObject *so_weight(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_WEIGHT, "weight"); }
+static PyObject *so_stride(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_STRIDE, "stride"); }
+static PyObject *so_padding(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_PADDING, "padding"); }
+static PyObject *so_output_padding(PyObject *self, PyObject *unused) {
+    return conv_method(self, TN_QCONV_OUTPUT_PADDING, "output_padding");
+}
+static PyObject *so_dilation(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_DILATION, "dilation"); }
+static PyObject *so_groups(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_GROUPS, "groups"); }
+static PyObject *so_transpose(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_TRANSPOSE, "transpose"); }
+
 static PyObject *so_method_names(PyObject *self, PyObject *unused) {
+    if (((packed *)self)->kind == PK_CONV)
+        return Py_BuildValue("[sssssssssss]", "__getstate__", "__setstate__", "weight", "bias", "unpack", "stride",
+                             "padding", "output_padding", "dilation", "groups", "transpose");
     return Py_BuildValue("[ssss]", "__getstate__", "__setstate__", "bias", "unpack");
 }
 
@@ -584,7 +631,9 @@ static PyObject *so_properties(PyObject *self, PyObject *unused) { return PyList
 static PyObject *so_refuse(PyObject *self, PyObject *args) { return tn_not_implemented("torch._C.ScriptObject._type / _get_method"); }
 
 static PyObject *so_repr(PyObject *self) { return PyUnicode_FromFormat("<torch.ScriptObject object at %p>", self); }
-static PyObject *so_str(PyObject *self) { return PyUnicode_FromString("ScriptObject <" CLASS_NAME ">"); }
+static PyObject *so_str(PyObject *self) {
+    return PyUnicode_FromString(((packed *)self)->kind == PK_CONV ? "ScriptObject <" TN_QCONV_CLASS ">" : "ScriptObject <" CLASS_NAME ">");
+}
 
 static int so_init(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_TypeError, "torch._C.ScriptObject: No constructor defined!");
@@ -606,6 +655,13 @@ static PyMethodDef so_methods[] = {
     {"__deepcopy__", so_copy, METH_O, NULL},
     {"unpack", so_unpack, METH_NOARGS, NULL},
     {"bias", so_bias, METH_NOARGS, NULL},
+    {"weight", so_weight, METH_NOARGS, NULL},
+    {"stride", so_stride, METH_NOARGS, NULL},
+    {"padding", so_padding, METH_NOARGS, NULL},
+    {"output_padding", so_output_padding, METH_NOARGS, NULL},
+    {"dilation", so_dilation, METH_NOARGS, NULL},
+    {"groups", so_groups, METH_NOARGS, NULL},
+    {"transpose", so_transpose, METH_NOARGS, NULL},
     {"_method_names", so_method_names, METH_NOARGS, NULL},
     {"_has_method", so_has_method, METH_O, NULL},
     {"_properties", so_properties, METH_NOARGS, NULL},
@@ -624,6 +680,18 @@ static PyType_Slot so_slots[] = {
     {0, NULL},
 };
 static PyType_Spec so_spec = {"torch.ScriptObject", sizeof(packed), 0, Py_TPFLAGS_DEFAULT, so_slots};
+
+PyObject *tn_qpacked_new_conv(tn_qconv_w *c) {
+    packed *p = (packed *)packed_alloc();
+    if (!p) { tn_qconv_free(c); return NULL; }
+    p->conv = c;
+    p->kind = PK_CONV;
+    return (PyObject *)p;
+}
+
+tn_qconv_w *tn_qpacked_conv(PyObject *o) {
+    return PyObject_TypeCheck(o, packed_type) && ((packed *)o)->kind == PK_CONV ? ((packed *)o)->conv : NULL;
+}
 
 int tn_qlinear_init(PyObject *m) {
     if (!(packed_type = (PyTypeObject *)PyType_FromSpec(&so_spec))) return -1;

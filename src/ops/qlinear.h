@@ -5,9 +5,15 @@
 #ifndef TN_OPS_QLINEAR_H
 #define TN_OPS_QLINEAR_H
 #include "dispatch/door.h"
+#include "ops/qconv.h"
 
 /* torch._C.ScriptObject (the packed parameters' type) added to module m */
 int tn_qlinear_init(PyObject *m);
+
+/* the packed object over conv parameters (ops/qconv.c; takes c, freeing it on failure), and the
+ * conv parameters an object holds (NULL when it is not a Conv2dPackedParamsBase one) */
+PyObject *tn_qpacked_new_conv(tn_qconv_w *c);
+tn_qconv_w *tn_qpacked_conv(PyObject *o);
 
 /* the C function of a quantized:: row this file implements (name "ns::op", overload), or NULL */
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload);
