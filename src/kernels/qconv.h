@@ -17,19 +17,20 @@
  *     channels 1 or 2 per group, square 3x3 / 5x5 / 7x7 kernel, padding (K - 1) / 2, stride 1 or 2,
  *     dilation 1) sums the raw uint8 x int8 products of consecutive taps in pairs saturated to
  *     int16 (VPMADDUBSW, even on VNNI hosts); the rest as above.
- * The kernel never allocates; the output is NHWC (upstream's channels-last result). */
+ * The kernel never allocates; the output is NHWC (upstream's channels-last result); the sums are
+ * channel-innermost dot products of the zero-point-shifted int16 values (exact either way). */
 #ifndef TN_KERNELS_QCONV_H
 #define TN_KERNELS_QCONV_H
 
 #include <stdint.h>
 
 typedef struct {
-    int64_t N, C, H, W;            /* the input, NCHW contiguous uint8 */
-    int64_t OC, OH, OW, KH, KW, G; /* weights OC x (C / G) x KH x KW contiguous int8 */
+    int64_t N, C, H, W;            /* the input: x - x_zp as int16, NHWC contiguous */
+    int64_t OC, OH, OW, KH, KW, G; /* the weights: w - w_zp[oc] as int16, OC x KH x KW x (C / G) */
     int64_t sh, sw, ph, pw, dh, dw;
-    const uint8_t *x;
+    const int16_t *x;
     int32_t x_zp;
-    const int8_t *w;
+    const int16_t *w;
     const int32_t *w_zp;           /* OC */
     const float *bias;             /* OC, or NULL */
     int onednn;
@@ -45,6 +46,10 @@ typedef struct {
     int relu;
     uint8_t *y;                    /* N x OH x OW x OC */
 } tn_qconv_args;
+
+/* the input's int16 form: out[i] = x[i] - zp over n values (the caller's scratch) */
+typedef struct { const uint8_t *x; int32_t zp; int64_t n; int16_t *out; } tn_qconv_prep;
+void tn_qconv_prep_input(const tn_qconv_prep *p);
 
 /* the whole convolution, output rows shared over the thread pool */
 void tn_qconv2d(const tn_qconv_args *a);

@@ -27,6 +27,7 @@ long tn_qengine_current(void);   /* python/cpu_info.c: 1 FBGEMM, 4 X86 */
 struct tn_qconv_w {
     PyObject *w;               /* the quantized weight as given (contiguous) */
     PyObject *wi;              /* its integers, int8, OC x C/G x KH x KW contiguous */
+    int16_t *w16;              /* the kernel's: w - w_zp[oc], OC x KH x KW x C/G */
     PyObject *bias;            /* or NULL */
     int64_t OC, CG, KH, KW, groups;
     int64_t stride[2], padding[2], dilation[2];
@@ -43,6 +44,7 @@ void tn_qconv_free(tn_qconv_w *c) {
     Py_XDECREF(c->bias);
     free(c->w_scale);
     free(c->w_zp);
+    free(c->w16);
     free(c);
 }
 
@@ -146,6 +148,13 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
     c->wi = ints ? tn_as_dtype(ints, TN_DTYPE_I8, true) : NULL;
     Py_XDECREF(ints);
     if (!c->wi) goto fail;
+    int64_t kk = c->KH * c->KW, per = kk * c->CG;
+    if (!(c->w16 = malloc((size_t)(OC * per > 0 ? OC * per : 1) * sizeof(int16_t)))) { PyErr_NoMemory(); goto fail; }
+    const int8_t *wd = (const int8_t *)tn_data(tn_tensor_of(c->wi));
+    for (int64_t o = 0; o < OC; o++)
+        for (int64_t ci = 0; ci < c->CG; ci++)
+            for (int64_t t = 0; t < kk; t++)
+                c->w16[o * per + t * c->CG + ci] = (int16_t)(wd[o * per + ci * kk + t] - c->w_zp[o]);
     if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
     return c;
 fail:
@@ -305,13 +314,15 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         return tn_not_implemented("quantized::conv2d (oneDNN) with a bias that is not float32");
     PyObject *bf = c->bias ? tn_as_dtype(c->bias, TN_DTYPE_F32, true) : NULL;
     if (c->bias && !bf) return NULL;
-    PyObject *ints = tn_at_int_repr(X);
-    PyObject *xc = ints ? tn_as_dtype(ints, TN_DTYPE_U8, true) : NULL;
+    PyObject *ints = tn_at_int_repr(X);   /* channels last stays so: NHWC below without a copy */
+    PyObject *nhwc = ints ? tn_at_permute(ints, TN_IS(0, 2, 3, 1)) : NULL;
     Py_XDECREF(ints);
-    int64_t ys[4] = {N, OH, OW, c->OC};
+    PyObject *xc = nhwc ? tn_as_dtype(nhwc, TN_DTYPE_U8, true) : NULL;
+    Py_XDECREF(nhwc);
+    int64_t ys[4] = {N, OH, OW, c->OC}, nx = N * H * Wd * C;
     PyObject *y = xc ? tn_tensor_new_empty(4, ys, TN_DTYPE_U8, TN_DEVICE_CPU) : NULL;
     size_t nn = (size_t)(c->OC > 0 ? c->OC : 1);
-    float *sc = y ? malloc(3 * nn * sizeof(float)) : NULL;
+    float *sc = y ? malloc(3 * nn * sizeof(float) + (size_t)nx * sizeof(int16_t)) : NULL;
     if (!sc) {
         if (y) PyErr_NoMemory();
         Py_XDECREF(bf);
@@ -327,13 +338,15 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .x = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x_zp = (int32_t)Q->zero_point,
-        .w = (const int8_t *)tn_data(tn_tensor_of(c->wi)), .w_zp = c->w_zp,
+        .dw = c->dilation[1], .x = (const int16_t *)(sc + 3 * nn), .x_zp = (int32_t)Q->zero_point, .w = c->w16,
+        .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
         .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };
+    tn_qconv_prep prep = {(const uint8_t *)tn_data(tn_tensor_of(xc)), a.x_zp, nx, (int16_t *)(sc + 3 * nn)};
     Py_BEGIN_ALLOW_THREADS
+    tn_qconv_prep_input(&prep);
     tn_qconv2d(&a);
     Py_END_ALLOW_THREADS
     free(sc);
