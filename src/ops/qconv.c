@@ -48,12 +48,6 @@ void tn_qconv_free(tn_qconv_w *c) {
     free(c);
 }
 
-static PyObject *backend_error(const char *op, const char *backend) {
-    return PyErr_Format(PyExc_NotImplementedError, "Could not run '%s' with arguments from the '%s' backend. This could "
-                        "be because the operator doesn't exist for this backend, or was omitted during the "
-                        "selective/custom build process (if using custom build).", op, backend);
-}
-
 /* oneDNN's refusal of a convolution it cannot describe (mismatched channels, groups, ...) */
 static PyObject *onednn_error(void) {
     return tn_fq_error("could not create a primitive descriptor for the convolution forward propagation primitive. "
@@ -168,21 +162,7 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
     /* upstream's unpack gives a new weight each call; oneDNN keeps the weight as given, fbgemm
      * rebuilds it from float scales (as quantized::linear's) */
     PyObject *w;
-    if (c->onednn) w = tn_at_clone(c->w, NULL);
-    else if (!c->per_channel) w = tn_at__make_per_tensor_quantized_tensor(c->wi, (double)c->w_scale[0], c->w_zp[0]);
-    else {
-        PyObject *s = tn_tensor_new_empty(1, &c->OC, TN_DTYPE_F64, TN_DEVICE_CPU);
-        PyObject *z = s ? tn_tensor_new_empty(1, &c->OC, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
-        w = NULL;
-        if (z) {
-            double *sd = (double *)tn_data(tn_tensor_of(s));
-            int64_t *zd = (int64_t *)tn_data(tn_tensor_of(z));
-            for (int64_t j = 0; j < c->OC; j++) { sd[j] = c->w_scale[j]; zd[j] = c->w_zp[j]; }
-            w = tn_at__make_per_channel_quantized_tensor(c->wi, s, z, 0);
-        }
-        Py_XDECREF(s);
-        Py_XDECREF(z);
-    }
+    w = c->onednn ? tn_at_clone(c->w, NULL) : tn_q_weight(c->wi, c->per_channel, c->OC, c->w_scale, c->w_zp);
     if (!w) return NULL;
     if (!c->onednn) {   /* fbgemm's unpacked weight is channels last (measured) */
         PyObject *cl = tn_at_clone(w, tn_py.memory_format_channels_last);
@@ -381,7 +361,7 @@ static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? 
  * dilation, int groups) -> Any; conv1d_prepack: the same over weight.unsqueeze(2) with stride
  * [1, s], padding [0, p], dilation [1, d] */
 static PyObject *prepack_op(tn_value *a, const char *op, int one_d) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error(op, "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
     tn_qconv_w *c;
     if (!one_d) {
         c = prepack(a[0].u.obj, opt_tensor(&a[1]), a[2].u.ints.v, a[2].u.ints.n, a[3].u.ints.v, a[3].u.ints.n,
@@ -403,7 +383,7 @@ static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantize
 /* quantized::conv2d.new(Tensor qx, Any packed_weight, float output_scale, int output_zero_point),
  * conv2d_relu.new; conv1d / conv1d_relu: over qx.unsqueeze(2), the result squeezed */
 static PyObject *run(tn_value *a, const char *op, int relu, int one_d) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error(op, "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
     tn_qconv_w *c = conv_arg(&a[1], op);
     if (!c) return NULL;
     if (!one_d) return apply(c, a[0].u.obj, a[2].u.f, a[3].u.i, relu);

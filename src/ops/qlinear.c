@@ -71,7 +71,7 @@ static PyObject *packed_alloc(void) {
     return (PyObject *)p;   /* zero-filled: PK_EMPTY */
 }
 
-static PyObject *backend_error(const char *op, const char *backend) {
+PyObject *tn_q_backend_error(const char *op, const char *backend) {
     return PyErr_Format(PyExc_NotImplementedError, "Could not run '%s' with arguments from the '%s' backend. This could "
                         "be because the operator doesn't exist for this backend, or was omitted during the "
                         "selective/custom build process (if using custom build).", op, backend);
@@ -211,29 +211,29 @@ static packed *packed_arg(const tn_value *v, const char *op) {
     return NULL;
 }
 
+PyObject *tn_q_weight(PyObject *ints, int per_channel, int64_t n, const float *scale, const int32_t *zp) {
+    if (!per_channel) return tn_at__make_per_tensor_quantized_tensor(ints, (double)scale[0], zp[0]);
+    PyObject *s = tn_tensor_new_empty(1, &n, TN_DTYPE_F64, TN_DEVICE_CPU);
+    PyObject *z = s ? tn_tensor_new_empty(1, &n, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
+    PyObject *w = NULL;
+    if (z) {
+        double *sd = (double *)tn_data(tn_tensor_of(s));
+        int64_t *zd = (int64_t *)tn_data(tn_tensor_of(z));
+        for (int64_t j = 0; j < n; j++) { sd[j] = scale[j]; zd[j] = zp[j]; }
+        w = tn_at__make_per_channel_quantized_tensor(ints, s, z, 0);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(z);
+    return w;
+}
+
 /* upstream's unpack(): a new quantized weight (per tensor: scale rounded through float; per
  * channel: float scales as float64, zero points as int64, axis 0), or the float16-rounded
  * weights as a new float tensor; and the bias */
 static PyObject *unpack(packed *p) {
     PyObject *w;
     if (p->kind == PK_CONV) return tn_qconv_unpack(p->conv);
-    if (p->kind == PK_FP16) {
-        w = tn_at_clone(p->w, NULL);
-    } else if (!p->per_channel) {
-        w = tn_at__make_per_tensor_quantized_tensor(p->w, (double)p->w_scale[0], p->w_zp[0]);
-    } else {
-        PyObject *s = tn_tensor_new_empty(1, &p->N, TN_DTYPE_F64, TN_DEVICE_CPU);
-        PyObject *z = s ? tn_tensor_new_empty(1, &p->N, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
-        w = NULL;
-        if (z) {
-            double *sd = (double *)tn_data(tn_tensor_of(s));
-            int64_t *zd = (int64_t *)tn_data(tn_tensor_of(z));
-            for (int64_t j = 0; j < p->N; j++) { sd[j] = p->w_scale[j]; zd[j] = p->w_zp[j]; }
-            w = tn_at__make_per_channel_quantized_tensor(p->w, s, z, 0);
-        }
-        Py_XDECREF(s);
-        Py_XDECREF(z);
-    }
+    w = p->kind == PK_FP16 ? tn_at_clone(p->w, NULL) : tn_q_weight(p->w, p->per_channel, p->N, p->w_scale, p->w_zp);
     if (!w) return NULL;
     PyObject *r = PyTuple_Pack(2, w, p->bias ? p->bias : Py_None);
     Py_DECREF(w);
@@ -389,7 +389,7 @@ static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? 
 
 /* quantized::linear_prepack(Tensor W, Tensor? B=None) -> LinearPackedParamsBase (QuantizedCPU) */
 static PyObject *op_linear_prepack(tn_value *a) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error("quantized::linear_prepack", "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error("quantized::linear_prepack", "CPU");
     PyObject *p = packed_alloc();
     if (p && pack_int8((packed *)p, a[0].u.obj, opt_tensor(&a[1])) < 0) Py_CLEAR(p);
     return p;
@@ -397,7 +397,7 @@ static PyObject *op_linear_prepack(tn_value *a) {
 
 /* quantized::linear_prepack_fp16(Tensor W, Tensor? B=None) (CPU) */
 static PyObject *op_linear_prepack_fp16(tn_value *a) {
-    if (tn_quant_of(a[0].u.obj)) return backend_error("quantized::linear_prepack_fp16", "QuantizedCPU");
+    if (tn_quant_of(a[0].u.obj)) return tn_q_backend_error("quantized::linear_prepack_fp16", "QuantizedCPU");
     PyObject *p = packed_alloc();
     if (p && pack_fp16((packed *)p, a[0].u.obj, opt_tensor(&a[1])) < 0) Py_CLEAR(p);
     return p;
@@ -429,7 +429,7 @@ static PyObject *op_linear_unpack_fp16(tn_value *a) { return unpack_op(a, "quant
 static PyObject *dynamic(tn_value *a, const char *op, bool has_rr, int relu) {
     packed *p = packed_arg(&a[1], op);
     if (!p) return NULL;
-    if (tn_quant_of(a[0].u.obj)) return backend_error(op, "QuantizedCPU");
+    if (tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "QuantizedCPU");
     return apply(p, a[0].u.obj, has_rr && a[2].u.i != 0, relu);
 }
 static PyObject *op_linear_dynamic(tn_value *a) { return dynamic(a, "quantized::linear_dynamic", true, 0); }
@@ -440,7 +440,7 @@ static PyObject *op_linear_relu_dynamic_fp16(tn_value *a) { return dynamic(a, "q
 /* quantized::linear(Tensor X, LinearPackedParamsBase W_prepack, float Y_scale_i, int
  * Y_zero_point_i) (QuantizedCPU), and linear_relu */
 static PyObject *static_op(tn_value *a, const char *op, int relu) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error(op, "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
     packed *p = packed_arg(&a[1], op);
     return p ? apply_static(p, a[0].u.obj, a[2].u.f, a[3].u.i, relu) : NULL;
 }
@@ -450,7 +450,7 @@ static PyObject *op_linear_relu(tn_value *a) { return static_op(a, "quantized::l
 /* quantized::linear_dynamic_fp16_unpacked_weight(Tensor X, Tensor weight, Tensor? bias) */
 static PyObject *op_linear_dynamic_fp16_unpacked_weight(tn_value *a) {
     if (tn_quant_of(a[0].u.obj) || tn_quant_of(a[1].u.obj))
-        return backend_error("quantized::linear_dynamic_fp16_unpacked_weight", "QuantizedCPU");
+        return tn_q_backend_error("quantized::linear_dynamic_fp16_unpacked_weight", "QuantizedCPU");
     if (tn_tensor_of(a[1].u.obj)->ndim != 2) return tn_fq_error("The dimension of weight tensor should be equal to 2");
     PyObject *o = packed_alloc();
     if (!o || pack_fp16((packed *)o, a[1].u.obj, opt_tensor(&a[2])) < 0) { Py_XDECREF(o); return NULL; }

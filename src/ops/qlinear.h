@@ -15,6 +15,12 @@ int tn_qlinear_init(PyObject *m);
 PyObject *tn_qpacked_new_conv(tn_qconv_w *c);
 tn_qconv_w *tn_qpacked_conv(PyObject *o);
 
+/* upstream's "Could not run 'op' with arguments from the 'backend' backend ..." NotImplementedError */
+PyObject *tn_q_backend_error(const char *op, const char *backend);
+/* a quantized weight over the integer tensor ints (fbgemm's unpack): per tensor scale[0] (through
+ * float) / zp[0], or per channel along axis 0 the n float scales as float64, zero points as int64 */
+PyObject *tn_q_weight(PyObject *ints, int per_channel, int64_t n, const float *scale, const int32_t *zp);
+
 /* the C function of a quantized:: row this file implements (name "ns::op", overload), or NULL */
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload);
 
