@@ -369,7 +369,8 @@ static PyObject *prepack_op(tn_value *a, const char *op, int one_d) {
     } else {
         if (a[2].u.ints.n != 1 || a[3].u.ints.n != 1 || a[4].u.ints.n != 1)
             return tn_not_implemented("quantized::conv1d_prepack with stride / padding / dilation of other than one element");
-        if (tn_tensor_of(a[0].u.obj)->ndim != 3) return tn_fq_error("Weights are expected to have 3 dimensions");
+        if (tn_tensor_of(a[0].u.obj)->ndim != 3)   /* upstream unsqueezes any weight */
+            return tn_not_implemented("quantized::conv1d_prepack of a weight that is not 3-d");
         int64_t s[2] = {1, a[2].u.ints.v[0]}, p[2] = {0, a[3].u.ints.v[0]}, d[2] = {1, a[4].u.ints.v[0]};
         PyObject *w4 = reshaped_at_2(a[0].u.obj, 1);
         c = w4 ? prepack(w4, opt_tensor(&a[1]), s, 2, p, 2, d, 2, a[5].u.i) : NULL;
