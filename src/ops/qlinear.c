@@ -19,6 +19,7 @@
 
 #include "ops/common.h"
 #include "ops/fakequant.h"
+#include "ops/qconv.h"
 #include "kernels/fakequant.h"
 #include "kernels/qlinear.h"
 #include "tn_aten_gen.h"
@@ -28,7 +29,7 @@
 
 #define CLASS_NAME "__torch__.torch.classes.quantized.LinearPackedParamsBase"
 
-enum { PK_EMPTY, PK_INT8, PK_FP16 };
+enum { PK_EMPTY, PK_INT8, PK_FP16, PK_CONV };   /* PK_CONV: ops/qconv.c's Conv2dPackedParamsBase */
 
 typedef struct {
     PyObject_HEAD
@@ -43,6 +44,7 @@ typedef struct {
     int32_t *w_zp, *col_off;
     int8_t *wp;                /* PK_INT8: the weights packed for the kernel variant, or NULL */
     float *wp16;               /* PK_FP16: the same */
+    tn_qconv_w *conv;          /* PK_CONV (owned) */
 } packed;
 
 static PyTypeObject *packed_type;
@@ -55,6 +57,8 @@ static void packed_clear(packed *p) {
     free(p->col_off);
     free(p->wp);
     free(p->wp16);
+    tn_qconv_free(p->conv);
+    p->conv = NULL;
     p->wp = NULL;
     p->wp16 = NULL;
     p->w_scale = NULL;
@@ -67,7 +71,7 @@ static PyObject *packed_alloc(void) {
     return (PyObject *)p;   /* zero-filled: PK_EMPTY */
 }
 
-static PyObject *backend_error(const char *op, const char *backend) {
+PyObject *tn_q_backend_error(const char *op, const char *backend) {
     return PyErr_Format(PyExc_NotImplementedError, "Could not run '%s' with arguments from the '%s' backend. This could "
                         "be because the operator doesn't exist for this backend, or was omitted during the "
                         "selective/custom build process (if using custom build).", op, backend);
@@ -191,6 +195,11 @@ static packed *packed_arg(const tn_value *v, const char *op) {
     PyObject *o = v->tag == TN_V_NONE ? Py_None : v->u.obj;
     if (PyObject_TypeCheck(o, packed_type)) {
         packed *p = (packed *)o;
+        if (p->kind == PK_CONV) {
+            PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '" CLASS_NAME " (of Python compilation unit "
+                         "at: 0)' for argument 'W_prepack' but instead found type '" TN_QCONV_CLASS "'.", op);
+            return NULL;
+        }
         if (p->kind != PK_EMPTY) return p;
         PyErr_SetString(PyExc_RuntimeError, "torchnative: this torch.ScriptObject holds no packed parameters "
                         "(made by ScriptObject.__new__ and never given a state)");
@@ -202,28 +211,29 @@ static packed *packed_arg(const tn_value *v, const char *op) {
     return NULL;
 }
 
+PyObject *tn_q_weight(PyObject *ints, int per_channel, int64_t n, const float *scale, const int32_t *zp) {
+    if (!per_channel) return tn_at__make_per_tensor_quantized_tensor(ints, (double)scale[0], zp[0]);
+    PyObject *s = tn_tensor_new_empty(1, &n, TN_DTYPE_F64, TN_DEVICE_CPU);
+    PyObject *z = s ? tn_tensor_new_empty(1, &n, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
+    PyObject *w = NULL;
+    if (z) {
+        double *sd = (double *)tn_data(tn_tensor_of(s));
+        int64_t *zd = (int64_t *)tn_data(tn_tensor_of(z));
+        for (int64_t j = 0; j < n; j++) { sd[j] = scale[j]; zd[j] = zp[j]; }
+        w = tn_at__make_per_channel_quantized_tensor(ints, s, z, 0);
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(z);
+    return w;
+}
+
 /* upstream's unpack(): a new quantized weight (per tensor: scale rounded through float; per
  * channel: float scales as float64, zero points as int64, axis 0), or the float16-rounded
  * weights as a new float tensor; and the bias */
 static PyObject *unpack(packed *p) {
     PyObject *w;
-    if (p->kind == PK_FP16) {
-        w = tn_at_clone(p->w, NULL);
-    } else if (!p->per_channel) {
-        w = tn_at__make_per_tensor_quantized_tensor(p->w, (double)p->w_scale[0], p->w_zp[0]);
-    } else {
-        PyObject *s = tn_tensor_new_empty(1, &p->N, TN_DTYPE_F64, TN_DEVICE_CPU);
-        PyObject *z = s ? tn_tensor_new_empty(1, &p->N, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
-        w = NULL;
-        if (z) {
-            double *sd = (double *)tn_data(tn_tensor_of(s));
-            int64_t *zd = (int64_t *)tn_data(tn_tensor_of(z));
-            for (int64_t j = 0; j < p->N; j++) { sd[j] = p->w_scale[j]; zd[j] = p->w_zp[j]; }
-            w = tn_at__make_per_channel_quantized_tensor(p->w, s, z, 0);
-        }
-        Py_XDECREF(s);
-        Py_XDECREF(z);
-    }
+    if (p->kind == PK_CONV) return tn_qconv_unpack(p->conv);
+    w = p->kind == PK_FP16 ? tn_at_clone(p->w, NULL) : tn_q_weight(p->w, p->per_channel, p->N, p->w_scale, p->w_zp);
     if (!w) return NULL;
     PyObject *r = PyTuple_Pack(2, w, p->bias ? p->bias : Py_None);
     Py_DECREF(w);
@@ -379,7 +389,7 @@ static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? 
 
 /* quantized::linear_prepack(Tensor W, Tensor? B=None) -> LinearPackedParamsBase (QuantizedCPU) */
 static PyObject *op_linear_prepack(tn_value *a) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error("quantized::linear_prepack", "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error("quantized::linear_prepack", "CPU");
     PyObject *p = packed_alloc();
     if (p && pack_int8((packed *)p, a[0].u.obj, opt_tensor(&a[1])) < 0) Py_CLEAR(p);
     return p;
@@ -387,7 +397,7 @@ static PyObject *op_linear_prepack(tn_value *a) {
 
 /* quantized::linear_prepack_fp16(Tensor W, Tensor? B=None) (CPU) */
 static PyObject *op_linear_prepack_fp16(tn_value *a) {
-    if (tn_quant_of(a[0].u.obj)) return backend_error("quantized::linear_prepack_fp16", "QuantizedCPU");
+    if (tn_quant_of(a[0].u.obj)) return tn_q_backend_error("quantized::linear_prepack_fp16", "QuantizedCPU");
     PyObject *p = packed_alloc();
     if (p && pack_fp16((packed *)p, a[0].u.obj, opt_tensor(&a[1])) < 0) Py_CLEAR(p);
     return p;
@@ -419,7 +429,7 @@ static PyObject *op_linear_unpack_fp16(tn_value *a) { return unpack_op(a, "quant
 static PyObject *dynamic(tn_value *a, const char *op, bool has_rr, int relu) {
     packed *p = packed_arg(&a[1], op);
     if (!p) return NULL;
-    if (tn_quant_of(a[0].u.obj)) return backend_error(op, "QuantizedCPU");
+    if (tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "QuantizedCPU");
     return apply(p, a[0].u.obj, has_rr && a[2].u.i != 0, relu);
 }
 static PyObject *op_linear_dynamic(tn_value *a) { return dynamic(a, "quantized::linear_dynamic", true, 0); }
@@ -430,7 +440,7 @@ static PyObject *op_linear_relu_dynamic_fp16(tn_value *a) { return dynamic(a, "q
 /* quantized::linear(Tensor X, LinearPackedParamsBase W_prepack, float Y_scale_i, int
  * Y_zero_point_i) (QuantizedCPU), and linear_relu */
 static PyObject *static_op(tn_value *a, const char *op, int relu) {
-    if (!tn_quant_of(a[0].u.obj)) return backend_error(op, "CPU");
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
     packed *p = packed_arg(&a[1], op);
     return p ? apply_static(p, a[0].u.obj, a[2].u.f, a[3].u.i, relu) : NULL;
 }
@@ -440,7 +450,7 @@ static PyObject *op_linear_relu(tn_value *a) { return static_op(a, "quantized::l
 /* quantized::linear_dynamic_fp16_unpacked_weight(Tensor X, Tensor weight, Tensor? bias) */
 static PyObject *op_linear_dynamic_fp16_unpacked_weight(tn_value *a) {
     if (tn_quant_of(a[0].u.obj) || tn_quant_of(a[1].u.obj))
-        return backend_error("quantized::linear_dynamic_fp16_unpacked_weight", "QuantizedCPU");
+        return tn_q_backend_error("quantized::linear_dynamic_fp16_unpacked_weight", "QuantizedCPU");
     if (tn_tensor_of(a[1].u.obj)->ndim != 2) return tn_fq_error("The dimension of weight tensor should be equal to 2");
     PyObject *o = packed_alloc();
     if (!o || pack_fp16((packed *)o, a[1].u.obj, opt_tensor(&a[2])) < 0) { Py_XDECREF(o); return NULL; }
@@ -468,6 +478,8 @@ static const struct { const char *name; tn_op_fn fn; } qlinear_ops[] = {
 };
 
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload) {
+    tn_op_fn f = tn_qconv_op_fn(name, overload);
+    if (f) return f;
     if (overload[0]) return NULL;   /* the .legacy overloads stay refused */
     for (size_t i = 0; i < sizeof qlinear_ops / sizeof *qlinear_ops; i++)
         if (!strcmp(qlinear_ops[i].name, name)) return qlinear_ops[i].fn;
@@ -487,6 +499,10 @@ static packed *filled(PyObject *self) {
 /* __getstate__(): ((weight, bias), qualified class name), upstream's */
 static PyObject *so_getstate(PyObject *self, PyObject *unused) {
     packed *p = filled(self);
+    if (p && p->kind == PK_CONV) {
+        PyObject *st = tn_qconv_getstate(p->conv);
+        return st ? Py_BuildValue("(Ns)", st, TN_QCONV_CLASS) : NULL;
+    }
     PyObject *wb = p ? unpack(p) : NULL;
     if (!wb) return NULL;
     PyObject *r = Py_BuildValue("(Ns)", wb, CLASS_NAME);
@@ -497,6 +513,15 @@ static PyObject *so_getstate(PyObject *self, PyObject *unused) {
  * packs as int8, a float one as float16 */
 static PyObject *so_setstate(PyObject *self, PyObject *state) {
     PyObject *wb = NULL, *name = NULL;
+    if (PyTuple_Check(state) && PyTuple_Size(state) == 2 && PyUnicode_Check(name = PyTuple_GetItem(state, 1)) &&
+        PyUnicode_CompareWithASCIIString(name, TN_QCONV_CLASS) == 0) {
+        tn_qconv_w *c = tn_qconv_from_state(PyTuple_GetItem(state, 0));
+        if (!c) return NULL;
+        packed_clear((packed *)self);
+        ((packed *)self)->conv = c;
+        ((packed *)self)->kind = PK_CONV;
+        Py_RETURN_NONE;
+    }
     if (!PyTuple_Check(state) || PyTuple_Size(state) != 2 || !PyTuple_Check(wb = PyTuple_GetItem(state, 0)) ||
         PyTuple_Size(wb) != 2 || !PyUnicode_Check(name = PyTuple_GetItem(state, 1))) {
         PyErr_SetString(PyExc_RuntimeError, "torchnative: ScriptObject.__setstate__ expects ((weight, bias), class name)");
@@ -564,10 +589,32 @@ static PyObject *so_unpack(PyObject *self, PyObject *unused) {
 
 static PyObject *so_bias(PyObject *self, PyObject *unused) {
     packed *p = filled(self);
+    if (p && p->kind == PK_CONV) return tn_qconv_method(p->conv, TN_QCONV_BIAS);
     return p ? Py_NewRef(p->bias ? p->bias : Py_None) : NULL;
 }
 
+/* the Conv2dPackedParamsBase methods (ops/qconv.c); on a Linear object, Python's AttributeError */
+static PyObject *conv_method(PyObject *self, int which, const char *name) {
+    packed *p = filled(self);
+    if (!p) return NULL;
+    if (p->kind != PK_CONV)
+        return PyErr_Format(PyExc_AttributeError, "'torch.ScriptObject' object has no attribute '%s'", name);
+    return tn_qconv_method(p->conv, which);
+}
+static PyObject *so_weight(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_WEIGHT, "weight"); }
+static PyObject *so_stride(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_STRIDE, "stride"); }
+static PyObject *so_padding(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_PADDING, "padding"); }
+static PyObject *so_output_padding(PyObject *self, PyObject *unused) {
+    return conv_method(self, TN_QCONV_OUTPUT_PADDING, "output_padding");
+}
+static PyObject *so_dilation(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_DILATION, "dilation"); }
+static PyObject *so_groups(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_GROUPS, "groups"); }
+static PyObject *so_transpose(PyObject *self, PyObject *unused) { return conv_method(self, TN_QCONV_TRANSPOSE, "transpose"); }
+
 static PyObject *so_method_names(PyObject *self, PyObject *unused) {
+    if (((packed *)self)->kind == PK_CONV)
+        return Py_BuildValue("[sssssssssss]", "__getstate__", "__setstate__", "weight", "bias", "unpack", "stride",
+                             "padding", "output_padding", "dilation", "groups", "transpose");
     return Py_BuildValue("[ssss]", "__getstate__", "__setstate__", "bias", "unpack");
 }
 
@@ -584,7 +631,9 @@ static PyObject *so_properties(PyObject *self, PyObject *unused) { return PyList
 static PyObject *so_refuse(PyObject *self, PyObject *args) { return tn_not_implemented("torch._C.ScriptObject._type / _get_method"); }
 
 static PyObject *so_repr(PyObject *self) { return PyUnicode_FromFormat("<torch.ScriptObject object at %p>", self); }
-static PyObject *so_str(PyObject *self) { return PyUnicode_FromString("ScriptObject <" CLASS_NAME ">"); }
+static PyObject *so_str(PyObject *self) {
+    return PyUnicode_FromString(((packed *)self)->kind == PK_CONV ? "ScriptObject <" TN_QCONV_CLASS ">" : "ScriptObject <" CLASS_NAME ">");
+}
 
 static int so_init(PyObject *self, PyObject *args, PyObject *kw) {
     PyErr_SetString(PyExc_TypeError, "torch._C.ScriptObject: No constructor defined!");
@@ -606,6 +655,13 @@ static PyMethodDef so_methods[] = {
     {"__deepcopy__", so_copy, METH_O, NULL},
     {"unpack", so_unpack, METH_NOARGS, NULL},
     {"bias", so_bias, METH_NOARGS, NULL},
+    {"weight", so_weight, METH_NOARGS, NULL},
+    {"stride", so_stride, METH_NOARGS, NULL},
+    {"padding", so_padding, METH_NOARGS, NULL},
+    {"output_padding", so_output_padding, METH_NOARGS, NULL},
+    {"dilation", so_dilation, METH_NOARGS, NULL},
+    {"groups", so_groups, METH_NOARGS, NULL},
+    {"transpose", so_transpose, METH_NOARGS, NULL},
     {"_method_names", so_method_names, METH_NOARGS, NULL},
     {"_has_method", so_has_method, METH_O, NULL},
     {"_properties", so_properties, METH_NOARGS, NULL},
@@ -624,6 +680,18 @@ static PyType_Slot so_slots[] = {
     {0, NULL},
 };
 static PyType_Spec so_spec = {"torch.ScriptObject", sizeof(packed), 0, Py_TPFLAGS_DEFAULT, so_slots};
+
+PyObject *tn_qpacked_new_conv(tn_qconv_w *c) {
+    packed *p = (packed *)packed_alloc();
+    if (!p) { tn_qconv_free(c); return NULL; }
+    p->conv = c;
+    p->kind = PK_CONV;
+    return (PyObject *)p;
+}
+
+tn_qconv_w *tn_qpacked_conv(PyObject *o) {
+    return PyObject_TypeCheck(o, packed_type) && ((packed *)o)->kind == PK_CONV ? ((packed *)o)->conv : NULL;
+}
 
 int tn_qlinear_init(PyObject *m) {
     if (!(packed_type = (PyTypeObject *)PyType_FromSpec(&so_spec))) return -1;

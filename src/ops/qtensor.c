@@ -11,6 +11,7 @@
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
 #include "ops/common.h"
+#include "ops/pad.h"
 #include "core/iter.h"
 #include "kernels/fakequant.h"
 #include "tn_aten_gen.h"
@@ -281,7 +282,9 @@ PyObject *tn_op_int_repr(tn_value *a) {
     QPARAMS(a[0].u.obj, "int_repr");
     (void)Q;
     PyObject *v = int_alias(a[0].u.obj);
-    PyObject *mf = tn_py.memory_format_contiguous;
+    int sf = tn_suggest_format(tn_tensor_of(a[0].u.obj));   /* upstream's suggest_memory_format */
+    PyObject *mf = sf == 2 ? tn_py.memory_format_channels_last : sf == 3 ? tn_py.memory_format_channels_last_3d
+                                                                         : tn_py.memory_format_contiguous;
     PyObject *r = v ? tn_at_clone(v, mf) : NULL;
     Py_XDECREF(v);
     return r;
@@ -295,8 +298,8 @@ PyObject *tn_op_int_repr(tn_value *a) {
 
 PyObject *tn_op_q_scale(tn_value *a) { QPARAMS(a[0].u.obj, "q_scale"); PER_TENSOR_ONLY; return PyFloat_FromDouble(Q->scale); }
 PyObject *tn_op_q_zero_point(tn_value *a) { QPARAMS(a[0].u.obj, "q_zero_point"); PER_TENSOR_ONLY; return PyLong_FromLongLong(Q->zero_point); }
-PyObject *tn_op_q_per_channel_scales(tn_value *a) { QPARAMS(a[0].u.obj, "q_per_channel_scales"); PER_CHANNEL_ONLY; return tn_at_clone(Q->scales, NULL); }
-PyObject *tn_op_q_per_channel_zero_points(tn_value *a) { QPARAMS(a[0].u.obj, "q_per_channel_zero_points"); PER_CHANNEL_ONLY; return tn_at_clone(Q->zero_points, NULL); }
+PyObject *tn_op_q_per_channel_scales(tn_value *a) { QPARAMS(a[0].u.obj, "q_per_channel_scales"); PER_CHANNEL_ONLY; return Py_NewRef(Q->scales); }   /* the quantizer's own, as upstream's */
+PyObject *tn_op_q_per_channel_zero_points(tn_value *a) { QPARAMS(a[0].u.obj, "q_per_channel_zero_points"); PER_CHANNEL_ONLY; return Py_NewRef(Q->zero_points); }
 PyObject *tn_op_q_per_channel_axis(tn_value *a) { QPARAMS(a[0].u.obj, "q_per_channel_axis"); PER_CHANNEL_ONLY; return PyLong_FromLongLong(Q->axis); }
 PyObject *tn_op_qscheme(tn_value *a) { QPARAMS(a[0].u.obj, "qscheme"); return qscheme_obj(Q->scheme); }
 

@@ -195,6 +195,7 @@ static PyObject *get_cpu_capability(PyObject *self, PyObject *unused) {
 }
 
 static long qengine = 4;   /* X86 */
+long tn_qengine_current(void) { return qengine; }   /* ops/qconv.c: the engine a conv prepack follows */
 static PyObject *supported_qengines(PyObject *self, PyObject *unused) { return Py_BuildValue("[ii]", 4, 1); }
 static PyObject *get_qengine(PyObject *self, PyObject *unused) { return PyLong_FromLong(qengine); }
 static PyObject *set_qengine(PyObject *self, PyObject *arg) {

@@ -1,0 +1,105 @@
+/* kernels/ref/qconv.c — static quantized convolution, portable C (kernels/qconv.h has the
+ * arithmetic, measured against upstream's oneDNN and fbgemm paths). */
+#include "kernels/qconv.h"
+
+#include "core/parallel.h"
+
+#include <math.h>
+
+/* CVTPS2DQ: round half to even; NaN and out of range give INT32_MIN */
+static inline int32_t cvtps(float t) {
+    if (!(t >= -2147483648.0f && t < 2147483648.0f)) return INT32_MIN;
+    return (int32_t)nearbyintf(t);
+}
+
+static inline int32_t sat16(int32_t v) { return v < -32768 ? -32768 : v > 32767 ? 32767 : v; }
+
+static inline uint8_t requant(const tn_qconv_args *a, int64_t oc, uint32_t acc) {
+    if (a->onednn) {
+        float f = (float)(int32_t)acc * a->comb[oc];
+        if (a->bias) f += a->bias[oc];
+        if (a->relu && !(f > 0.0f)) f = 0.0f;
+        f = f * a->dinv + (float)a->y_zp;
+        f = f < 0.0f ? 0.0f : f > 255.0f ? 255.0f : f;   /* oneDNN saturates before converting */
+        return (uint8_t)cvtps(f);
+    }
+    float f = (float)(int32_t)acc;
+    if (a->bias) f = a->per_channel ? f + a->bias[oc] / a->atws[oc] : fmaf(a->bias[oc], a->rcp, f);
+    int32_t q = sat16(sat16(cvtps(f * a->mult[a->per_channel ? oc : 0])) + a->y_zp);
+    int32_t lo = a->relu ? a->y_zp : 0;
+    return (uint8_t)(q < lo ? lo : q > 255 ? 255 : q);
+}
+
+/* fbgemm's depthwise kernel: the raw uint8 (a padded position is x_zp) times the raw weights,
+ * taps in row-major order summed in pairs saturated to int16 (VPMADDUBSW), then the zero points'
+ * offsets. x: the input pixel row of channel c (stride C between pixels); w: KH x KW (minus wz) */
+static uint32_t dw_pairs(const tn_qconv_args *a, const int16_t *x, const int16_t *w, int32_t wz, int64_t oh, int64_t ow) {
+    int64_t kk = a->KH * a->KW;
+    uint32_t s = 0, ro = 0, cs = 0;
+    int32_t prev = 0;
+    for (int64_t t = 0; t < kk; t++) {
+        int64_t ih = oh * a->sh - a->ph + t / a->KW, iw = ow * a->sw - a->pw + t % a->KW;
+        int32_t xv = ih < 0 || ih >= a->H || iw < 0 || iw >= a->W ? a->x_zp : x[(ih * a->W + iw) * a->C] + a->x_zp;
+        int32_t wv = w[t] + wz;
+        ro += (uint32_t)xv;
+        cs += (uint32_t)wv;
+        int32_t pr = xv * wv;
+        if (t & 1) s += (uint32_t)sat16(prev + pr);
+        else prev = pr;
+    }
+    if (kk & 1) s += (uint32_t)sat16(prev);
+    return s - (uint32_t)a->x_zp * (cs - (uint32_t)wz * (uint32_t)kk) - ro * (uint32_t)wz;
+}
+
+/* the exact sum of n products (wrapping, as the int32 accumulators) */
+static inline uint32_t dot16(const int16_t *x, const int16_t *w, int64_t n) {
+    uint32_t s = 0;
+    for (int64_t i = 0; i < n; i++) s += (uint32_t)((int32_t)x[i] * (int32_t)w[i]);
+    return s;
+}
+
+/* output rows [b, e) of all N * OH, every column and channel */
+static void rows(int64_t b, int64_t e, void *ctx) {
+    const tn_qconv_args *a = ctx;
+    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KH * a->KW;
+    for (int64_t r = b; r < e; r++) {
+        int64_t n = r / a->OH, oh = r % a->OH;
+        const int16_t *xn = a->x + n * a->H * a->W * a->C;
+        for (int64_t ow = 0; ow < a->OW; ow++) {
+            uint8_t *y = a->y + (r * a->OW + ow) * a->OC;
+            for (int64_t oc = 0; oc < a->OC; oc++) {
+                const int16_t *w = a->w + oc * kk * cg, *xg = xn + (oc / og) * cg;
+                if (a->dw_pairs) {
+                    y[oc] = requant(a, oc, dw_pairs(a, xg, w, a->w_zp[oc], oh, ow));
+                    continue;
+                }
+                uint32_t s = 0;
+                for (int64_t kh = 0; kh < a->KH; kh++) {
+                    int64_t ih = oh * a->sh - a->ph + kh * a->dh;
+                    if (ih < 0 || ih >= a->H) continue;
+                    for (int64_t kw = 0; kw < a->KW; kw++) {
+                        int64_t iw = ow * a->sw - a->pw + kw * a->dw;
+                        if (iw < 0 || iw >= a->W) continue;   /* the zero point: adds nothing */
+                        s += dot16(xg + (ih * a->W + iw) * a->C, w + (kh * a->KW + kw) * cg, cg);
+                    }
+                }
+                y[oc] = requant(a, oc, s);
+            }
+        }
+    }
+}
+
+static void prep(int64_t b, int64_t e, void *ctx) {
+    const tn_qconv_prep *p = ctx;
+    for (int64_t i = b; i < e; i++) p->out[i] = (int16_t)((int32_t)p->x[i] - p->zp);
+}
+
+void tn_qconv_prep_input(const tn_qconv_prep *p) { tn_parallel_for(p->n, 65536, prep, (void *)p); }
+
+void tn_qconv2d(const tn_qconv_args *a) {
+    int64_t nr = a->N * a->OH;
+    if (nr <= 0 || a->OW <= 0 || a->OC <= 0) return;
+    int64_t work = a->OW * a->OC * (a->C / a->G) * a->KH * a->KW;
+    int64_t grain = 65536 / (work > 0 ? work : 1);
+    tn_parallel_for(nr, grain > 0 ? grain : 1, rows, (void *)a);
+}

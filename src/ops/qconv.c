@@ -1,0 +1,460 @@
+/* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
+ * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height), as
+ * upstream's x86 engine runs it (docs/quant_tensors.md "Static convolution").
+ *
+ * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
+ * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
+ * symmetric (zero points all 0), fbgemm otherwise (and always under the fbgemm engine). The two
+ * requantize differently (kernels/qconv.h); this file makes the same choice at prepack, so the
+ * output and the error messages are those of the kernel upstream would run on this host.
+ *
+ * The packed parameters are upstream's Conv2dPackedParamsBase inside the torch.ScriptObject type of
+ * ops/qlinear.c; their state is upstream's version-2 serialization, so state_dicts and pickles of
+ * the object load on either torch. */
+#include "ops/qconv.h"
+
+#include "ops/common.h"
+#include "ops/fakequant.h"
+#include "ops/qlinear.h"
+#include "kernels/qconv.h"
+#include "tn_aten_gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+long tn_qengine_current(void);   /* python/cpu_info.c: 1 FBGEMM, 4 X86 */
+
+struct tn_qconv_w {
+    PyObject *w;               /* the quantized weight as given (contiguous) */
+    PyObject *wi;              /* its integers, int8, OC x C/G x KH x KW contiguous */
+    int16_t *w16;              /* the kernel's: w - w_zp[oc], OC x KH x KW x C/G */
+    PyObject *bias;            /* or NULL */
+    int64_t OC, CG, KH, KW, groups;
+    int64_t stride[2], padding[2], dilation[2];
+    int per_channel, onednn;
+    int dw_fast;               /* fbgemm's depthwise fast path (kernels/qconv.h dw_pairs) */
+    float *w_scale;            /* OC */
+    int32_t *w_zp;             /* OC */
+};
+
+void tn_qconv_free(tn_qconv_w *c) {
+    if (!c) return;
+    Py_XDECREF(c->w);
+    Py_XDECREF(c->wi);
+    Py_XDECREF(c->bias);
+    free(c->w_scale);
+    free(c->w_zp);
+    free(c->w16);
+    free(c);
+}
+
+/* oneDNN's refusal of a convolution it cannot describe (mismatched channels, groups, ...) */
+static PyObject *onednn_error(void) {
+    return tn_fq_error("could not create a primitive descriptor for the convolution forward propagation primitive. "
+                       "Run workload with environment variable ONEDNN_VERBOSE=all to get additional diagnostic information.");
+}
+
+static bool avx512vnni(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512vnni");
+#else
+    return false;
+#endif
+}
+
+/* W (quantized, per tensor or per channel along axis 0) with a dimension of size 1 inserted at 2
+ * (insert) or removed from 2: made from its integers, as the per-channel views are not here */
+static PyObject *reshaped_at_2(PyObject *W, int insert) {
+    tn_qparams *Q = tn_quant_of(W);
+    PyObject *ints = tn_at_int_repr(W);
+    PyObject *v = ints ? (insert ? tn_at_unsqueeze(ints, 2) : tn_at_squeeze_dim(ints, 2)) : NULL;
+    Py_XDECREF(ints);
+    if (!v) return NULL;
+    PyObject *r = Q->scheme == 0 ? tn_at__make_per_tensor_quantized_tensor(v, Q->scale, Q->zero_point)
+                                 : tn_at__make_per_channel_quantized_tensor(v, Q->scales, Q->zero_points, Q->axis);
+    Py_DECREF(v);
+    return r;
+}
+
+/* ---- packing: upstream's conv2d_prepack (x86 engine) ---- */
+
+static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int ns, const int64_t *padding, int np,
+                           const int64_t *dilation, int nd, int64_t groups) {
+    const tn_tensor *w = tn_tensor_of(W);
+    tn_qparams *Q = tn_quant_of(W);
+    if (ns != 2) { tn_fq_error("stride should contain 2 elements for 2D convolution."); return NULL; }
+    if (np != 2) {
+        tn_fq_error("Specify front/top/left padding only. end/bottom/right padding assumed to be equal to front/top/left");
+        return NULL;
+    }
+    if (nd != 2) { tn_fq_error("dilation should contain 2 elements for 2D convolution."); return NULL; }
+    if (w->ndim != 4) { tn_fq_error("Weights are expected to have 4 dimensions"); return NULL; }
+    for (int i = 0; i < 2; i++)
+        if (stride[i] <= 0) { tn_fq_error("quantized::conv_prepack: stride should be positive."); return NULL; }
+    if (w->dtype != TN_DTYPE_QI8) { tn_not_implemented("quantized::conv2d_prepack of a weight that is not qint8"); return NULL; }
+    if (Q->scheme != 0 && !(Q->scheme == 1 && Q->axis == 0)) {
+        tn_not_implemented("quantized::conv2d_prepack of a weight of this qscheme (per tensor, or per channel along axis 0)");
+        return NULL;
+    }
+    int64_t OC = w->sizes[0];
+    if (B) {
+        const tn_tensor *b = tn_tensor_of(B);
+        if (b->ndim != 1) { tn_fq_error("bias should be a vector (1D Tensor)"); return NULL; }
+        if (b->sizes[0] != OC) { PyErr_Format(PyExc_RuntimeError, "bias should have K elements: %lld", (long long)OC); return NULL; }
+    }
+    tn_qconv_w *c = calloc(1, sizeof *c);
+    if (!c) { PyErr_NoMemory(); return NULL; }
+    size_t n = (size_t)(OC > 0 ? OC : 1);
+    c->w_scale = malloc(n * sizeof(float));
+    c->w_zp = malloc(n * sizeof(int32_t));
+    if (!c->w_scale || !c->w_zp) { PyErr_NoMemory(); goto fail; }
+    c->OC = OC;
+    c->CG = w->sizes[1];
+    c->KH = w->sizes[2];
+    c->KW = w->sizes[3];
+    c->groups = groups;
+    memcpy(c->stride, stride, sizeof c->stride);
+    memcpy(c->padding, padding, sizeof c->padding);
+    memcpy(c->dilation, dilation, sizeof c->dilation);
+    c->per_channel = Q->scheme == 1;
+    int symmetric = 1;
+    if (!c->per_channel) {
+        for (int64_t j = 0; j < OC; j++) { c->w_scale[j] = (float)Q->scale; c->w_zp[j] = (int32_t)Q->zero_point; }
+    } else {
+        PyObject *s = tn_as_dtype(Q->scales, TN_DTYPE_F64, true), *z = s ? tn_as_dtype(Q->zero_points, TN_DTYPE_I64, true) : NULL;
+        if (!z) { Py_XDECREF(s); goto fail; }
+        const double *sd = (const double *)tn_data(tn_tensor_of(s));
+        const int64_t *zd = (const int64_t *)tn_data(tn_tensor_of(z));
+        for (int64_t j = 0; j < OC; j++) { c->w_scale[j] = (float)sd[j]; c->w_zp[j] = (int32_t)zd[j]; }
+        Py_DECREF(s);
+        Py_DECREF(z);
+    }
+    for (int64_t j = 0; j < OC; j++) symmetric &= c->w_zp[j] == 0;
+    c->onednn = tn_qengine_current() == 4 && avx512vnni() && groups <= 100 && symmetric;
+    /* fbgemm's takeDepthWiseFastPath (measured: its int16 pair sums show on exactly these) */
+    c->dw_fast = !c->onednn && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW &&
+                 (c->KH == 3 || c->KH == 5 || c->KH == 7);
+    for (int i = 0; i < 2; i++)
+        c->dw_fast &= (stride[i] == 1 || stride[i] == 2) && dilation[i] == 1 && padding[i] == (c->KH - 1) / 2;
+    if (!(c->w = tn_is_contiguous(w) ? Py_NewRef(W) : tn_at_clone(W, tn_py.memory_format_contiguous))) goto fail;
+    PyObject *ints = tn_at_int_repr(W);
+    c->wi = ints ? tn_as_dtype(ints, TN_DTYPE_I8, true) : NULL;
+    Py_XDECREF(ints);
+    if (!c->wi) goto fail;
+    int64_t kk = c->KH * c->KW, per = kk * c->CG;
+    if (!(c->w16 = malloc((size_t)(OC * per > 0 ? OC * per : 1) * sizeof(int16_t)))) { PyErr_NoMemory(); goto fail; }
+    const int8_t *wd = (const int8_t *)tn_data(tn_tensor_of(c->wi));
+    for (int64_t o = 0; o < OC; o++)
+        for (int64_t ci = 0; ci < c->CG; ci++)
+            for (int64_t t = 0; t < kk; t++)
+                c->w16[o * per + t * c->CG + ci] = (int16_t)(wd[o * per + ci * kk + t] - c->w_zp[o]);
+    if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
+    return c;
+fail:
+    tn_qconv_free(c);
+    return NULL;
+}
+
+/* ---- the object's surface ---- */
+
+PyObject *tn_qconv_unpack(tn_qconv_w *c) {
+    /* upstream's unpack gives a new weight each call; oneDNN keeps the weight as given, fbgemm
+     * rebuilds it from float scales (as quantized::linear's) */
+    PyObject *w;
+    w = c->onednn ? tn_at_clone(c->w, NULL) : tn_q_weight(c->wi, c->per_channel, c->OC, c->w_scale, c->w_zp);
+    if (!w) return NULL;
+    if (!c->onednn) {   /* fbgemm's unpacked weight is channels last (measured) */
+        PyObject *cl = tn_at_clone(w, tn_py.memory_format_channels_last);
+        Py_DECREF(w);
+        if (!(w = cl)) return NULL;
+    }
+    return Py_BuildValue("(NO)", w, c->bias ? c->bias : Py_None);
+}
+
+static PyObject *pair(const int64_t *v) { return Py_BuildValue("[LL]", (long long)v[0], (long long)v[1]); }
+
+PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
+    static const int64_t zeros[2] = {0, 0};
+    switch (which) {
+    case TN_QCONV_WEIGHT: {
+        PyObject *wb = tn_qconv_unpack(c);
+        PyObject *w = wb ? Py_NewRef(PyTuple_GetItem(wb, 0)) : NULL;
+        Py_XDECREF(wb);
+        return w;
+    }
+    case TN_QCONV_BIAS: return Py_NewRef(c->bias ? c->bias : Py_None);
+    case TN_QCONV_STRIDE: return pair(c->stride);
+    case TN_QCONV_PADDING: return pair(c->padding);
+    case TN_QCONV_OUTPUT_PADDING: return pair(zeros);
+    case TN_QCONV_DILATION: return pair(c->dilation);
+    case TN_QCONV_GROUPS: return PyLong_FromLongLong(c->groups);
+    default: Py_RETURN_FALSE;   /* TN_QCONV_TRANSPOSE */
+    }
+}
+
+/* ('2', [config, weight], [bias]); config int16: [2, stride, padding, dilation, output_padding,
+ * groups, transpose] */
+PyObject *tn_qconv_getstate(tn_qconv_w *c) {
+    int64_t n = 11;
+    PyObject *cfg = tn_tensor_new_empty(1, &n, TN_DTYPE_I16, TN_DEVICE_CPU);
+    if (!cfg) return NULL;
+    int16_t *d = (int16_t *)tn_data(tn_tensor_of(cfg));
+    int64_t v[11] = {2, c->stride[0], c->stride[1], c->padding[0], c->padding[1], c->dilation[0], c->dilation[1], 0, 0,
+                     c->groups, 0};
+    for (int i = 0; i < 11; i++) d[i] = (int16_t)v[i];
+    PyObject *wb = tn_qconv_unpack(c);
+    if (!wb) { Py_DECREF(cfg); return NULL; }
+    PyObject *r = Py_BuildValue("(s[NO][O])", "2", cfg, PyTuple_GetItem(wb, 0), PyTuple_GetItem(wb, 1));
+    Py_DECREF(wb);
+    return r;
+}
+
+tn_qconv_w *tn_qconv_from_state(PyObject *st) {
+    PyObject *ver, *ts, *opt;
+    if (!PyTuple_Check(st) || PyTuple_Size(st) != 3 || !PyUnicode_Check(ver = PyTuple_GetItem(st, 0)) ||
+        !PyList_Check(ts = PyTuple_GetItem(st, 1)) || !PyList_Check(opt = PyTuple_GetItem(st, 2))) {
+        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a state other than version '2'");
+        return NULL;
+    }
+    if (PyUnicode_CompareWithASCIIString(ver, "2") != 0 || PyList_Size(ts) != 2 || PyList_Size(opt) != 1) {
+        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a state other than version '2'");
+        return NULL;
+    }
+    PyObject *cfg = PyList_GetItem(ts, 0), *W = PyList_GetItem(ts, 1), *B = PyList_GetItem(opt, 0);
+    if (!tn_py_is_tensor(cfg) || !tn_py_is_tensor(W) || !tn_quant_of(W) || (B != Py_None && !tn_py_is_tensor(B))) {
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: Conv2dPackedParamsBase.__setstate__ expects ('2', [Tensor, "
+                        "Tensor], [Tensor?])");
+        return NULL;
+    }
+    PyObject *ci = tn_as_dtype(cfg, TN_DTYPE_I64, true);
+    if (!ci) return NULL;
+    const tn_tensor *ct = tn_tensor_of(ci);
+    const int64_t *v = (const int64_t *)tn_data(ct);
+    tn_qconv_w *c = NULL;
+    if (ct->ndim != 1 || ct->sizes[0] != 11 || v[0] != 2) {
+        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a configuration other than 2-d");
+    } else if (v[7] || v[8] || v[10]) {
+        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a transposed convolution");
+    } else {
+        c = prepack(W, B == Py_None ? NULL : B, v + 1, 2, v + 3, 2, v + 5, 2, v[9]);
+    }
+    Py_DECREF(ci);
+    return c;
+}
+
+/* ---- applying: upstream's apply (quint8 in, quint8 out of scale oscale, zero point ozp) ---- */
+
+static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu) {
+    const tn_tensor *x = tn_tensor_of(X);
+    tn_qparams *Q = tn_quant_of(X);
+    if (c->onednn) {
+        if (x->dtype != TN_DTYPE_QU8) return tn_fq_error("quantized::conv2d (ONEDNN): data type of input should be QUint8.");
+        if (x->ndim != 4)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv2d2d(): Expected activation tensor to have 4 "
+                                "dimensions, got %d", x->ndim);
+    } else {
+        if (x->dtype != TN_DTYPE_QU8)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv(FBGEMM): Expected activation data type QUInt8 but "
+                                "got %s", tn_dtype_cpp_name(x->dtype));
+        if (x->ndim != 4)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv2d(): Expected activation tensor to have 4 "
+                                "dimensions, got %d", x->ndim);
+    }
+    if (Q->scheme != 0) return tn_at_q_scale(X);   /* upstream's q_scale() check failure */
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
+    for (int i = 0; i < 2; i++)
+        if (c->padding[i] < 0 || c->dilation[i] <= 0) {
+            if (c->onednn) return onednn_error();
+            return tn_not_implemented("quantized::conv2d with a negative padding or a dilation below 1 (fbgemm)");
+        }
+    if (G <= 0 || c->OC % G != 0 || C != c->CG * G) {
+        if (c->onednn) return onednn_error();
+        if (G > 0 && c->OC % G != 0)
+            return PyErr_Format(PyExc_RuntimeError, "groups = %lld does not divide number of output channels = %lld",
+                                (long long)G, (long long)c->OC);
+        return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, "
+                            "expected input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels "
+                            "instead", (long long)G, (long long)c->OC, (long long)c->KH, (long long)c->KW,
+                            (long long)c->CG, (long long)N, (long long)C, (long long)H, (long long)Wd,
+                            (long long)(c->CG * G), (long long)C);
+    }
+    /* upstream's output size, C's truncating division included */
+    int64_t eh = H + 2 * c->padding[0] - c->dilation[0] * (c->KH - 1) - 1;
+    int64_t ew = Wd + 2 * c->padding[1] - c->dilation[1] * (c->KW - 1) - 1;
+    int64_t OH = eh / c->stride[0] + 1, OW = ew / c->stride[1] + 1;
+    if (!c->onednn && (OH <= 0 || OW <= 0)) return tn_fq_error("[QConv2D] each dimension of output tensor should be greater than 0");
+    if (OH < 0 || OW < 0)
+        return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld, %lld, %lld, "
+                            "%lld]", (long long)(OH < 0 ? OH : OW), (long long)N, (long long)c->OC, (long long)OH, (long long)OW);
+    if ((eh < 0 && OH > 0) || (ew < 0 && OW > 0)) return onednn_error();
+    if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32 && !c->onednn)
+        return tn_fq_error("[QConv3D] The 'bias' tensor must have 'torch.float' dtype");
+    if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32)   /* upstream's output is not the float bias's */
+        return tn_not_implemented("quantized::conv2d (oneDNN) with a bias that is not float32");
+    PyObject *bf = c->bias ? tn_as_dtype(c->bias, TN_DTYPE_F32, true) : NULL;
+    if (c->bias && !bf) return NULL;
+    PyObject *ints = tn_at_int_repr(X);   /* channels last stays so: NHWC below without a copy */
+    PyObject *nhwc = ints ? tn_at_permute(ints, TN_IS(0, 2, 3, 1)) : NULL;
+    Py_XDECREF(ints);
+    PyObject *xc = nhwc ? tn_as_dtype(nhwc, TN_DTYPE_U8, true) : NULL;
+    Py_XDECREF(nhwc);
+    int64_t ys[4] = {N, OH, OW, c->OC}, nx = N * H * Wd * C;
+    PyObject *y = xc ? tn_tensor_new_empty(4, ys, TN_DTYPE_U8, TN_DEVICE_CPU) : NULL;
+    size_t nn = (size_t)(c->OC > 0 ? c->OC : 1);
+    float *sc = y ? malloc(3 * nn * sizeof(float) + (size_t)nx * sizeof(int16_t)) : NULL;
+    if (!sc) {
+        if (y) PyErr_NoMemory();
+        Py_XDECREF(bf);
+        Py_XDECREF(xc);
+        Py_XDECREF(y);
+        return NULL;
+    }
+    float a_scale = (float)Q->scale, *comb = sc, *atws = sc + nn, *mult = sc + 2 * nn;
+    for (int64_t j = 0; j < c->OC; j++) {
+        comb[j] = atws[j] = a_scale * c->w_scale[j];
+        mult[j] = atws[j] / (float)oscale;
+    }
+    tn_qconv_args a = {
+        .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
+        .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
+        .dw = c->dilation[1], .x = (const int16_t *)(sc + 3 * nn), .x_zp = (int32_t)Q->zero_point, .w = c->w16,
+        .w_zp = c->w_zp,
+        .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
+        .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
+        .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
+    };
+    tn_qconv_prep prep = {(const uint8_t *)tn_data(tn_tensor_of(xc)), a.x_zp, nx, (int16_t *)(sc + 3 * nn)};
+    Py_BEGIN_ALLOW_THREADS
+    tn_qconv_prep_input(&prep);
+    tn_qconv2d(&a);
+    Py_END_ALLOW_THREADS
+    free(sc);
+    Py_XDECREF(bf);
+    Py_DECREF(xc);
+    PyObject *q = tn_at__make_per_tensor_quantized_tensor(y, oscale, ozp);
+    Py_DECREF(y);
+    /* NCHW, channels last as upstream's (an empty one with upstream's strides, which do not round
+     * zero sizes up to 1 as a permuted contiguous tensor's do) */
+    int64_t st[4] = {OH * OW * c->OC, 1, OW * c->OC, c->OC};
+    PyObject *r = !q ? NULL : N * OH * OW * c->OC != 0 ? tn_at_permute(q, TN_IS(0, 3, 1, 2))
+                                                  : tn_at_as_strided(q, TN_IS(N, c->OC, OH, OW), TN_IN(st, 4), NULL);
+    Py_XDECREF(q);
+    return r;
+}
+
+/* ---- the operators ---- */
+
+static tn_qconv_w *conv_arg(const tn_value *v, const char *op) {
+    PyObject *o = v->tag == TN_V_NONE ? Py_None : v->u.obj;
+    tn_qconv_w *c = tn_qpacked_conv(o);
+    if (!c)
+        PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '" TN_QCONV_CLASS " (of Python compilation unit "
+                     "at: 0)' for argument 'packed_weight' but instead found type '%s'.", op,
+                     tn_py_is_tensor(o) ? "Tensor" : tn_py_type_name(o));
+    return c;
+}
+
+static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? v->u.obj : NULL; }
+
+/* quantized::conv2d_prepack(Tensor weight, Tensor? bias, int[] stride, int[] padding, int[]
+ * dilation, int groups) -> Any; conv1d_prepack: the same over weight.unsqueeze(2) with stride
+ * [1, s], padding [0, p], dilation [1, d] */
+static PyObject *prepack_op(tn_value *a, const char *op, int one_d) {
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
+    tn_qconv_w *c;
+    if (!one_d) {
+        c = prepack(a[0].u.obj, opt_tensor(&a[1]), a[2].u.ints.v, a[2].u.ints.n, a[3].u.ints.v, a[3].u.ints.n,
+                    a[4].u.ints.v, a[4].u.ints.n, a[5].u.i);
+    } else {
+        if (a[2].u.ints.n != 1 || a[3].u.ints.n != 1 || a[4].u.ints.n != 1)
+            return tn_not_implemented("quantized::conv1d_prepack with stride / padding / dilation of other than one element");
+        if (tn_tensor_of(a[0].u.obj)->ndim != 3)   /* upstream unsqueezes any weight */
+            return tn_not_implemented("quantized::conv1d_prepack of a weight that is not 3-d");
+        int64_t s[2] = {1, a[2].u.ints.v[0]}, p[2] = {0, a[3].u.ints.v[0]}, d[2] = {1, a[4].u.ints.v[0]};
+        PyObject *w4 = reshaped_at_2(a[0].u.obj, 1);
+        c = w4 ? prepack(w4, opt_tensor(&a[1]), s, 2, p, 2, d, 2, a[5].u.i) : NULL;
+        Py_XDECREF(w4);
+    }
+    return c ? tn_qpacked_new_conv(c) : NULL;
+}
+static PyObject *op_conv2d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv2d_prepack", 0); }
+static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv1d_prepack", 1); }
+
+/* quantized::conv2d.new(Tensor qx, Any packed_weight, float output_scale, int output_zero_point),
+ * conv2d_relu.new; conv1d / conv1d_relu: over qx.unsqueeze(2), the result squeezed */
+static PyObject *run(tn_value *a, const char *op, int relu, int one_d) {
+    if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
+    tn_qconv_w *c = conv_arg(&a[1], op);
+    if (!c) return NULL;
+    if (!one_d) return apply(c, a[0].u.obj, a[2].u.f, a[3].u.i, relu);
+    if (c->onednn) relu = 0;   /* upstream's conv1d_relu on oneDNN returns conv1d's values (measured) */
+    if (tn_tensor_of(a[0].u.obj)->ndim != 3) return tn_not_implemented("quantized::conv1d of an input that is not 3-d");
+    PyObject *x4 = tn_at_unsqueeze(a[0].u.obj, 2);
+    PyObject *y = x4 ? apply(c, x4, a[2].u.f, a[3].u.i, relu) : NULL;
+    Py_XDECREF(x4);
+    PyObject *r = y ? tn_at_squeeze_dim(y, 2) : NULL;
+    Py_XDECREF(y);
+    return r;
+}
+static PyObject *op_conv2d(tn_value *a) { return run(a, "quantized::conv2d.new", 0, 0); }
+static PyObject *op_conv2d_relu(tn_value *a) { return run(a, "quantized::conv2d_relu.new", 1, 0); }
+static PyObject *op_conv1d(tn_value *a) { return run(a, "quantized::conv1d", 0, 1); }
+static PyObject *op_conv1d_relu(tn_value *a) { return run(a, "quantized::conv1d_relu", 1, 1); }
+
+/* quantized::conv2d_unpack / conv_unpack / conv1d_unpack (the weight squeezed at 2) */
+static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
+    tn_qconv_w *c = conv_arg(&a[0], op);
+    PyObject *wb = c ? tn_qconv_unpack(c) : NULL;
+    if (!wb || !one_d) return wb;
+    PyObject *w = reshaped_at_2(PyTuple_GetItem(wb, 0), 0);
+    PyObject *r = w ? Py_BuildValue("(NO)", w, PyTuple_GetItem(wb, 1)) : NULL;
+    Py_DECREF(wb);
+    return r;
+}
+static PyObject *op_conv2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv2d_unpack", 0); }
+static PyObject *op_conv_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_unpack", 0); }
+static PyObject *op_conv1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv1d_unpack", 1); }
+
+static PyObject *qc_getter(tn_value *a, const char *op, int which) {
+    tn_qconv_w *c = conv_arg(&a[0], op);
+    if (!c) return NULL;
+    if (which == TN_QCONV_TRANSPOSE) return PyLong_FromLong(0);   /* the op returns int */
+    return tn_qconv_method(c, which);
+}
+static PyObject *op_stride(tn_value *a) { return qc_getter(a, "quantized::conv2d_stride", TN_QCONV_STRIDE); }
+static PyObject *op_padding(tn_value *a) { return qc_getter(a, "quantized::conv2d_padding", TN_QCONV_PADDING); }
+static PyObject *op_output_padding(tn_value *a) {
+    return qc_getter(a, "quantized::conv2d_output_padding", TN_QCONV_OUTPUT_PADDING);
+}
+static PyObject *op_dilation(tn_value *a) { return qc_getter(a, "quantized::conv2d_dilation", TN_QCONV_DILATION); }
+static PyObject *op_groups(tn_value *a) { return qc_getter(a, "quantized::conv2d_groups", TN_QCONV_GROUPS); }
+static PyObject *op_transpose(tn_value *a) { return qc_getter(a, "quantized::conv2d_transpose", TN_QCONV_TRANSPOSE); }
+
+static const struct { const char *name, *overload; tn_op_fn fn; } qconv_ops[] = {
+    {"quantized::conv2d_prepack", "", op_conv2d_prepack},
+    {"_quantized::conv2d_prepack", "", op_conv2d_prepack},
+    {"quantized::conv_prepack", "", op_conv2d_prepack},
+    {"quantized::conv1d_prepack", "", op_conv1d_prepack},
+    {"quantized::conv2d", "new", op_conv2d},
+    {"_quantized::conv2d", "", op_conv2d},
+    {"quantized::conv2d_relu", "new", op_conv2d_relu},
+    {"_quantized::conv2d_relu", "", op_conv2d_relu},
+    {"quantized::conv1d", "", op_conv1d},
+    {"quantized::conv1d_relu", "", op_conv1d_relu},
+    {"quantized::conv2d_unpack", "", op_conv2d_unpack},
+    {"quantized::conv_unpack", "", op_conv_unpack},
+    {"quantized::conv1d_unpack", "", op_conv1d_unpack},
+    {"quantized::conv2d_stride", "", op_stride},
+    {"quantized::conv2d_padding", "", op_padding},
+    {"quantized::conv2d_output_padding", "", op_output_padding},
+    {"quantized::conv2d_dilation", "", op_dilation},
+    {"quantized::conv2d_groups", "", op_groups},
+    {"quantized::conv2d_transpose", "", op_transpose},
+};
+
+tn_op_fn tn_qconv_op_fn(const char *name, const char *overload) {
+    for (size_t i = 0; i < sizeof qconv_ops / sizeof *qconv_ops; i++)
+        if (!strcmp(qconv_ops[i].name, name) && !strcmp(qconv_ops[i].overload, overload)) return qconv_ops[i].fn;
+    return NULL;
+}

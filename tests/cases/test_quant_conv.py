@@ -1,0 +1,113 @@
+"""Static quantized convolution (src/ops/qconv.c, kernels/ref/qconv.c; docs/quant_tensors.md
+"Static convolution"): quantized::conv2d_prepack / conv2d / conv2d_relu / conv2d_unpack / the
+getters, conv1d (upstream's: a conv2d over an unsqueezed height), the packed parameters
+(torch.ScriptObject of Conv2dPackedParamsBase: state, pickling, copies, str) and upstream's errors.
+
+Upstream's x86 engine runs a conv on oneDNN when the host has AVX-512 VNNI, groups <= 100 and the
+weight is symmetric, else on fbgemm; the two requantize differently and word their errors
+differently, and both are here (`w`, `wc`: oneDNN; `wa`, `wca`, 128 groups: fbgemm). On a host
+without VNNI upstream takes fbgemm throughout, whose AVX2 sums saturate in int16: those bits are
+another host's, hence the skip. Values are compared to the bit (int_repr, scale, zero point,
+shape, strides: upstream's result is channels last). The model-level comparison (prepare /
+calibrate / convert of ConvNets, state_dicts both ways) is tests/test_quant_conv_models.py."""
+import pytest
+
+from harness import cases
+from harness.runner import fbgemm_vnni
+
+pytestmark = pytest.mark.skipif(not fbgemm_vnni(), reason="upstream's x86 engine runs oneDNN convolutions only on "
+                                "AVX-512 VNNI hosts (elsewhere fbgemm with int16-saturating sums): these bits are the VNNI host's")
+
+SETUP = """
+import copy, pickle, warnings
+warnings.simplefilter("ignore")
+torch.manual_seed(0)
+Q = torch.ops.quantized
+x = torch.randn(2, 4, 9, 8) * 2
+xq = torch.quantize_per_tensor(x, 0.03, 110, torch.quint8)
+wf = torch.randn(6, 4, 3, 3) * 0.3
+b = torch.randn(6)
+w = torch.quantize_per_tensor(wf, 0.004, 0, torch.qint8)
+wa = torch.quantize_per_tensor(wf, 0.004, 3, torch.qint8)
+sc = torch.rand(6).double() * 0.004 + 0.001
+wc = torch.quantize_per_channel(wf, sc, torch.zeros(6, dtype=torch.long), 0, torch.qint8)
+wca = torch.quantize_per_channel(wf, sc, torch.randint(-4, 4, (6,)), 0, torch.qint8)
+def pk(wt, bias=b, s=(1, 1), p=(0, 0), d=(1, 1), g=1):
+    return Q.conv2d_prepack(wt, bias, list(s), list(p), list(d), g)
+def r(q):
+    return q.int_repr(), q.q_scale(), q.q_zero_point(), q.dtype, q.shape, q.stride()
+def wd(q):
+    if q.qscheme() == torch.per_tensor_affine:
+        return q.int_repr(), q.q_scale(), q.q_zero_point()
+    return q.int_repr(), q.q_per_channel_scales(), q.q_per_channel_zero_points(), q.q_per_channel_axis()
+def state(o):
+    (ver, (cfg, wt), (bias,)), name = o.__getstate__()
+    return ver, cfg, wd(wt), bias, name
+dw = torch.quantize_per_tensor(torch.randn(128, 1, 3, 3) * 0.3, 0.004, 0, torch.qint8)
+xdw = torch.quantize_per_tensor(torch.randn(1, 128, 6, 7), 0.03, 100, torch.quint8)
+"""
+
+cases("qconv2d", {
+    "per_tensor": "r(Q.conv2d(xq, pk(w), 0.05, 60))",
+    "per_channel": "r(Q.conv2d(xq, pk(wc), 0.05, 60))",
+    "per_tensor_fbgemm": "r(Q.conv2d(xq, pk(wa), 0.05, 60))",
+    "per_channel_fbgemm": "r(Q.conv2d(xq, pk(wca), 0.05, 60))",
+    "relu": "r(Q.conv2d_relu(xq, pk(w), 0.05, 60)), r(Q.conv2d_relu(xq, pk(wc), 0.03, 0))",
+    "relu_fbgemm": "r(Q.conv2d_relu(xq, pk(wa), 0.05, 60)), r(Q.conv2d_relu(xq, pk(wca), 0.03, 0))",
+    "no_bias": "r(Q.conv2d(xq, pk(w, None), 0.05, 60)), r(Q.conv2d(xq, pk(wca, None), 0.05, 60))",
+    "stride_padding_dilation": "r(Q.conv2d(xq, pk(wc, s=(2, 1), p=(1, 2), d=(2, 1)), 0.05, 60)), r(Q.conv2d(xq, pk(wca, s=(1, 3), p=(2, 0), d=(1, 2)), 0.05, 60))",
+    "groups": "wg = torch.quantize_per_channel(torch.randn(6, 2, 3, 2) * 0.3, sc, torch.zeros(6, dtype=torch.long), 0, torch.qint8); r(Q.conv2d(xq, pk(wg, g=2), 0.05, 60))",
+    "depthwise": "wg = torch.quantize_per_tensor(torch.randn(8, 1, 3, 3) * 0.3, 0.004, 0, torch.qint8); r(Q.conv2d(xq, pk(wg, None, p=(1, 1), g=4), 0.02, 128))",
+    "depthwise_128_groups_fbgemm": "r(Q.conv2d(xdw, pk(dw, None, p=(1, 1), g=128), 0.02, 128)), r(Q.conv2d_relu(xdw, pk(dw, torch.randn(128), g=128), 0.02, 128))",
+    "kernel_1x1": "wg = torch.quantize_per_tensor(torch.randn(5, 4, 1, 1) * 0.3, 0.004, 0, torch.qint8); r(Q.conv2d(xq, pk(wg, None), 0.01, 128))",
+    "large_bias": "r(Q.conv2d(xq, pk(w, b * 40), 0.07, 128)), r(Q.conv2d(xq, pk(wa, b * 40), 0.07, 128))",
+    "saturating": "r(Q.conv2d(xq, pk(w), 1e-4, 250)), r(Q.conv2d(xq, pk(wa), 1e-4, 0)), r(Q.conv2d(xq, pk(wc), 1e-9, 3))",
+    "output_zero_points": "[r(Q.conv2d(xq, pk(wc), 0.05, z)) for z in (0, 255)]",
+    # power-of-two scales: outputs exactly halfway between integers round to even
+    "ties": "wt = torch._make_per_tensor_quantized_tensor(torch.randint(-20, 20, (6, 4, 3, 3), dtype=torch.int8), 0.5, 0); xt = torch._make_per_tensor_quantized_tensor(torch.randint(0, 256, (1, 4, 12, 12), dtype=torch.uint8), 0.5, 128); r(Q.conv2d(xt, pk(wt, torch.full((6,), 0.25), p=(1, 1)), 64.0, 100)), r(Q.conv2d(xt, pk(wt, None), 64.0, 100))",
+    "channels_last_input": "r(Q.conv2d(xq.contiguous(memory_format=torch.channels_last), pk(wc), 0.05, 60))",
+    "noncontiguous_input": "r(Q.conv2d(xq[:, :, ::2], pk(wca), 0.05, 60))",
+    "empty_batch": "r(Q.conv2d(torch.quantize_per_tensor(torch.randn(0, 4, 9, 8), 0.03, 110, torch.quint8), pk(w), 0.05, 60))",
+    "empty_output": "r(Q.conv2d(torch.quantize_per_tensor(torch.randn(1, 4, 2, 2), 0.03, 110, torch.quint8), pk(w), 0.05, 60))",
+    "_quantized_namespace": "r(torch.ops._quantized.conv2d(xq, pk(w), 0.05, 60)), r(torch.ops._quantized.conv2d_relu(xq, pk(wc), 0.05, 60))",
+    "conv1d": "x1 = torch.quantize_per_tensor(torch.randn(2, 4, 11), 0.03, 110, torch.quint8); p1 = Q.conv1d_prepack(torch.quantize_per_channel(torch.randn(5, 4, 3) * 0.3, sc[:5], torch.zeros(5, dtype=torch.long), 0, torch.qint8), b[:5], [2], [1], [1], 1); r(Q.conv1d(x1, p1, 0.05, 60)), r(Q.conv1d_relu(x1, p1, 0.05, 60)), state(p1), wd(Q.conv1d_unpack(p1)[0])",
+    "err_dense_input": "Q.conv2d(x, pk(w), 0.05, 60)",
+    "err_qint8_input": "Q.conv2d(torch.quantize_per_tensor(x, 0.03, 0, torch.qint8), pk(w), 0.05, 60)",
+    "err_qint8_input_fbgemm": "Q.conv2d(torch.quantize_per_tensor(x, 0.03, 0, torch.qint8), pk(wa), 0.05, 60)",
+    "err_3d_input": "Q.conv2d(xq[0], pk(w), 0.05, 60)",
+    "err_3d_input_fbgemm": "Q.conv2d(xq[0], pk(wa), 0.05, 60)",
+    "err_channels": "Q.conv2d(xq[:, :3], pk(w), 0.05, 60)",
+    "err_channels_fbgemm": "Q.conv2d(xq[:, :3], pk(wa), 0.05, 60)",
+    "err_groups_fbgemm": "Q.conv2d(xq, pk(wa, g=4), 0.05, 60)",
+    "err_small_input_fbgemm": "Q.conv2d(torch.quantize_per_tensor(torch.randn(1, 4, 2, 2), 0.03, 110, torch.quint8), pk(wa), 0.05, 60)",
+    "err_negative_output": "Q.conv2d(torch.quantize_per_tensor(torch.randn(1, 4, 1, 5), 0.03, 110, torch.quint8), pk(w), 0.05, 60)",
+    "err_double_bias_fbgemm": "Q.conv2d(xq, pk(wa, b.double()), 0.05, 60)",
+    "err_per_channel_input": "Q.conv2d(torch.quantize_per_channel(x, torch.ones(2).double(), torch.zeros(2, dtype=torch.long), 0, torch.quint8), pk(w), 0.05, 60)",
+    "err_not_packed": "Q.conv2d(xq, w, 0.05, 60)",
+}, setup=SETUP)
+
+cases("qconv2d_prepack", {
+    "unpack_per_tensor": "wt, bias = Q.conv2d_unpack(pk(w)); wd(wt), bias",
+    "unpack_per_channel": "wt, bias = pk(wc).unpack(); wd(wt), bias",
+    "unpack_fbgemm": "wd(pk(wa).unpack()[0]), wd(pk(wca).unpack()[0]), wd(Q.conv_unpack(pk(wca))[0])",
+    "unpack_bias_identity": "p = pk(wc); p.unpack()[1] is b, p.bias() is b, p.unpack()[0] is p.unpack()[0]",
+    "getters": "p = pk(wc, s=(2, 1), p=(1, 0), d=(1, 2), g=1); p.stride(), p.padding(), p.dilation(), p.groups(), p.transpose(), p.output_padding(), wd(p.weight())",
+    "getter_ops": "p = pk(wc, s=(2, 1), p=(1, 0), d=(1, 2)); Q.conv2d_stride(p), Q.conv2d_padding(p), Q.conv2d_dilation(p), Q.conv2d_groups(p), Q.conv2d_transpose(p), Q.conv2d_output_padding(p)",
+    "methods": "p = pk(w); p._method_names(), p._has_method('stride'), str(p), isinstance(p, torch.ScriptObject)",
+    "getstate": "state(pk(w)), state(pk(wca, None, s=(2, 2), p=(1, 1), g=1))",
+    "setstate": "o = torch.ScriptObject.__new__(torch.ScriptObject); o.__setstate__(pk(wc).__getstate__()); r(Q.conv2d(xq, o, 0.05, 60)), state(o)",
+    "pickle": "o = pickle.loads(pickle.dumps(pk(wca, s=(1, 2)))); r(Q.conv2d(xq, o, 0.05, 60)), state(o)",
+    "deepcopy": "p = pk(wc); o = copy.deepcopy(p); r(Q.conv2d(xq, o, 0.05, 60)), o.bias() is b",
+    "double_bias_kept": "pk(wc, b.double()).bias().dtype",
+    "_quantized_and_conv_prepack": "state(torch.ops._quantized.conv2d_prepack(wc, b, [1, 1], [0, 0], [1, 1], 1)), state(Q.conv_prepack(wc, b, [1, 1], [0, 0], [1, 1], 1))",
+    "err_dense_weight": "pk(wf)",
+    "err_3d_weight": "pk(w[0])",
+    "err_stride_len": "Q.conv2d_prepack(w, b, [1], [0, 0], [1, 1], 1)",
+    "err_padding_len": "Q.conv2d_prepack(w, b, [1, 1], [0], [1, 1], 1)",
+    "err_dilation_len": "Q.conv2d_prepack(w, b, [1, 1], [0, 0], [1], 1)",
+    "err_stride_zero": "pk(w, s=(0, 1))",
+    "err_bias_size": "pk(w, b[:3])",
+    "err_bias_2d": "pk(w, b.reshape(6, 1))",
+    "err_linear_params": "Q.conv2d(xq, Q.linear_prepack(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.qint8), None), 0.05, 60)",
+    "err_conv_params_to_linear": "Q.linear(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.quint8), pk(w), 0.05, 60)",
+}, setup=SETUP)
