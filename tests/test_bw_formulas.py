@@ -221,6 +221,11 @@ cases = {
  "polygamma": lambda: one(lambda a: torch.polygamma(2, a.abs() + 0.5) + (a.abs() + 0.5).polygamma_(1), L(4)),
  "rot90_round": lambda: one(lambda a: torch.rot90(a, 1, (0, 1)).sum() + torch.rot90(a, -2, (1, 0)).pow(2).sum() + torch.round(a, decimals=1).sum() + a.clone().round_(decimals=2).sum(), L(2, 3)),
  "rrelu": lambda: one(lambda a: F.rrelu(a, training=True) * 0 + F.rrelu(a) + F.rrelu(a.clone(), inplace=True), L(5)),
+ # cholesky_inverse_backward / cholesky_solve_backward (bw_linalg.c), both triangles
+ "cholesky": lambda: one(lambda l, u, b: torch.cholesky_inverse(l).sum() + torch.cholesky_solve(b, l).pow(2).sum()
+                         + torch.cholesky_inverse(u, upper=True).pow(2).sum() + torch.cholesky_solve(b, u, upper=True).sum(),
+                         (L(3, 3, scale=0.1).detach().tril() + 2 * torch.eye(3, dtype=torch.float64)).requires_grad_(),
+                         (L(3, 3, seed=2, scale=0.1).detach().triu() + 2 * torch.eye(3, dtype=torch.float64)).requires_grad_(), L(3, 2, seed=1)),
  # scatter_reduce_backward / index_reduce_backward (bw_scatter.c): self and src taken from one leaf so
  # amax / amin see ties between them, zeros masked in for prod (two src zeros reach slot (1, 1))
  "scatter_reduce": lambda: one(lambda b: torch.cat([torch.scatter_reduce(
@@ -500,7 +505,7 @@ print(json.dumps(res))
 # differently in the last bit (measured, 6e-16 relative). The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm"}
+_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -79,6 +79,8 @@ HELPERS = {
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
     "scatter_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_scatter_reduce_backward")],
     "index_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_index_reduce_backward")],
+    "cholesky_inverse_backward": [(("T", "T", "bool", "T"), "tn_bw_cholesky_inverse_backward")],
+    "cholesky_solve_backward": [(("T", "T", "T", "T", "bool", ("A", "ints")), "tn_bw_cholesky_solve_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
     "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],
     "mean_backward": [(("T", ("A", "ints"), ("A", "ints"), "int", "bool"), "tn_bw_mean_backward")],
@@ -128,7 +130,7 @@ HELPERS = {
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
-                 "polar_backward", "scatter_reduce_backward", "index_reduce_backward"}
+                 "polar_backward", "scatter_reduce_backward", "index_reduce_backward", "cholesky_solve_backward"}
 # helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
 LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as
@@ -317,6 +319,7 @@ class Compiler:
         self.saved_out = {s.nctype.name for s in info.all_saved_outputs}
         self.rets = r["func"].rsplit("->", 1)[1].strip()
         ret_names = [p.split()[-1] if len(p.split()) > 1 else None for p in self.rets.strip("()").split(",")]
+        self.ret_names = ret_names
         fn = Fn()
         body = []
         # upstream's node unpacks its saved tensors first (inputs, then outputs, in the loader's
@@ -654,6 +657,10 @@ class Compiler:
         if m:   # grads[k]: output k's gradient, NULL when none flowed (an undefined tensor)
             self.uses_grads = True
             return ("T" if name in self.defined_grads else "Tu"), f"g[{m.group(1)}]"
+        m = re.fullmatch(r"grad_(\w+)", name)
+        if m and m.group(1) in self.ret_names:   # torchgen's grad_<output name>: that output's gradient, as grads[k]
+            self.uses_grads = True
+            return "Tu", f"g[{self.ret_names.index(m.group(1))}]"
         if name in self.unpacked:
             return ("T?" if name in self.opt_unpacked else "T"), self.unpacked[name]
         if name == "grad_input_mask":   # upstream's std::array<bool, N> of should_compute_output

@@ -844,6 +844,10 @@ PyObject *tn_bw_scatter_reduce_backward(PyObject *grad, PyObject *self, int64_t 
                                         const char *reduce, bool include_self, PyObject *result);
 PyObject *tn_bw_index_reduce_backward(PyObject *grad, PyObject *self, int64_t dim, PyObject *index, PyObject *source,
                                       const char *reduce, bool include_self, PyObject *result);
+/* cholesky_inverse_backward(grad, L, upper, inverse) and cholesky_solve_backward(grad, self, input2,
+ * result, upper, mask) -> (self's, input2's) (bw_linalg.c) */
+PyObject *tn_bw_cholesky_inverse_backward(PyObject *grad, PyObject *L, bool upper, PyObject *inverse);
+PyObject *tn_bw_cholesky_solve_backward(PyObject *grad, PyObject *self, PyObject *input2, PyObject *result, bool upper, tn_ints mask);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

@@ -225,6 +225,10 @@ grads("grad_linalg", {k: G + "out = " + v + W for k, v in {
     "solve_triangular_right_unit": "torch.linalg.solve_triangular(A.tril(), B.mT, upper=False, left=False, unitriangular=True)",
     "eigvalsh": "torch.linalg.eigvalsh(A @ A.mT)",
     "eigh_vectors": "torch.linalg.eigh(A @ A.mT).eigenvectors.abs()",
+    "cholesky_inverse": "torch.cholesky_inverse(A.tril())",
+    "cholesky_inverse_upper": "torch.cholesky_inverse(A.triu(), upper=True)",
+    "cholesky_solve": "torch.cholesky_solve(B, A.tril())",
+    "cholesky_solve_upper": "torch.cholesky_solve(B, A.triu(), upper=True)",
 }.items()}, tol=F64)
 
 cases("diag_embed", [
