@@ -541,6 +541,17 @@ static PyObject *norm_jvp(PyObject *sp, PyObject *st, PyObject *pord, PyObject *
         Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
         return r;
     }
+    if (p < 2.0) {   /* (|x|^(p-1) * sgn(x) * t).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
+        PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow_", "(Od)", ab, p - 1) : NULL;
+        PyObject *sg = pw ? callv("sgn", "(O)", sp) : NULL, *m = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *m2 = m ? callv("mul", "(OO)", ab, m) : NULL, *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL;
+        PyObject *np = sm ? callv("pow", "(Od)", norm, p - 1) : NULL, *dv = np ? callv("div", "(OO)", sm, np) : NULL;
+        PyObject *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+        r = z ? callv("masked_fill_", "(OOi)", dv, z, 0) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(sg); Py_XDECREF(m); Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
+        Py_XDECREF(dv); Py_XDECREF(z);
+        return r;
+    }
     /* (self_p * self_t * |self_p|^(p-2)).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
     PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow", "(Od)", ab, p - 2) : NULL;
     PyObject *m = pw ? callv("mul", "(OO)", sp, st) : NULL, *m2 = m ? callv("mul", "(OO)", m, pw) : NULL;
@@ -608,6 +619,97 @@ static PyObject *var_backward(PyObject *g, PyObject *self, PyObject *dim, PyObje
     PyObject *a = mean ? callv("mul", "(Od)", gg, 2.0 / (rnumel - c)) : NULL, *d = a ? callv("sub", "(OO)", self, mean) : NULL;
     r = d ? callv("mul", "(OO)", a, d) : NULL;
     Py_XDECREF(gg); Py_XDECREF(dl); Py_XDECREF(mean); Py_XDECREF(a); Py_XDECREF(d);
+    return r;
+}
+
+/* cumprod_jvp(self_t, self_p, result, dim): (self_t / self_p).cumsum(dim) * result where no zero came
+ * before; from a slice's first zero on, cumprod of the input with that zero replaced by its tangent */
+static PyObject *cumprod_jvp(PyObject *st, PyObject *sp, PyObject *result, int64_t dim) {
+    PyObject *q = callv("div", "(OO)", st, sp), *cs = q ? callv("cumsum", "(OL)", q, (long long)dim) : NULL;
+    PyObject *g = cs ? callv("mul", "(OO)", cs, result) : NULL, *r = NULL;
+    Py_XDECREF(q);
+    Py_XDECREF(cs);
+    if (!g) return NULL;
+    PyObject *mz = callv("eq", "(Oi)", sp, 0);
+    if (!mz) { Py_DECREF(g); return NULL; }
+    if (tdim(sp) == 0) {
+        r = callv("masked_fill_", "(OOO)", g, mz, st);
+        Py_DECREF(mz);
+        Py_DECREF(g);
+        return r;
+    }
+    PyObject *c1 = callv("cumsum", "(OL)", mz, (long long)dim), *e1 = c1 ? callv("eq", "(Oi)", c1, 1) : NULL;
+    PyObject *first = e1 ? callv("logical_and", "(OO)", mz, e1) : NULL;
+    PyObject *w = first ? callv("where", "(OOO)", first, st, sp) : NULL;
+    PyObject *ng = w ? callv("cumprod", "(OL)", w, (long long)dim) : NULL;
+    PyObject *after = ng ? callv("cumsum", "(OL)", first, (long long)dim) : NULL;
+    PyObject *bt = after ? tn_py_from_dtype(TN_DTYPE_BOOL) : NULL, *ab = bt ? callv("to", "(OO)", after, bt) : NULL;
+    r = ab ? callv("where", "(OOO)", ab, ng, g) : NULL;
+    Py_DECREF(g); Py_DECREF(mz); Py_XDECREF(c1); Py_XDECREF(e1); Py_XDECREF(first); Py_XDECREF(w); Py_XDECREF(ng);
+    Py_XDECREF(after); Py_XDECREF(bt); Py_XDECREF(ab);
+    return r;
+}
+
+/* logcumsumexp_jvp(self_p, self_t, dim): cumsum(exp(x - max) * t) / (cumsum(exp(x - max)) + 1e-13) */
+static PyObject *logcumsumexp_jvp(PyObject *sp, PyObject *st, int64_t dim) {
+    PyObject *e;
+    if (!tn_dtype_is_complex(tn_tensor_of(sp)->dtype)) {
+        PyObject *mx = callv("max", "(OLO)", sp, (long long)dim, Py_True);
+        PyObject *d = mx ? callv("sub", "(OO)", sp, PyTuple_GetItem(mx, 0)) : NULL;
+        e = d ? callv("exp", "(O)", d) : NULL;
+        Py_XDECREF(mx);
+        Py_XDECREF(d);
+    } else {
+        e = callv("exp", "(O)", sp);   /* at::max has no complex kernel */
+    }
+    if (!e) return NULL;
+    PyObject *csp = callv("cumsum", "(OL)", e, (long long)dim), *r = NULL;
+    /* upstream's areAnyTensorSubclassLike branch (a vmap BatchedTensor) takes the out-of-place ops */
+    bool sub = tn_bt_level(sp) || tn_bt_level(st);
+    PyObject *m = csp ? callv(sub ? "mul" : "mul_", "(OO)", e, st) : NULL;
+    PyObject *ct = m ? callv("cumsum", "(OL)", m, (long long)dim) : NULL;
+    PyObject *den = ct ? callv("add_", "(Od)", csp, 1e-13) : NULL;
+    r = den ? callv(sub ? "div" : "div_", "(OO)", ct, den) : NULL;
+    Py_DECREF(e); Py_XDECREF(csp); Py_XDECREF(m); Py_XDECREF(ct); Py_XDECREF(den);
+    return r;
+}
+
+/* renorm_jvp(self_p, self_t, p, dim, maxnorm): where(norm > maxnorm, factor * (t - x * invnorm *
+ * norm_jvp), t) with the norm over every dim but `dim` (float for half / bfloat16 inputs) */
+static PyObject *renorm_jvp(PyObject *sp, PyObject *st, PyObject *pord, int64_t dim, PyObject *maxnorm) {
+    const tn_tensor *x = tn_tensor_of(sp);
+    int nd = x->ndim;
+    if (dim < -nd || dim >= (nd ? nd : 1)) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                     nd ? -nd : -1, nd ? nd - 1 : 0, (long long)dim);
+        return NULL;
+    }
+    if (dim < 0) dim += nd;
+    PyObject *dims = PyTuple_New(nd > 0 ? nd - 1 : 0);
+    for (int i = 0, k = 0; dims && i < nd; i++)
+        if (i != dim) PyTuple_SetItem(dims, k++, PyLong_FromLong(i));
+    if (!dims) return NULL;
+    double pv = PyFloat_AsDouble(pord), mn = PyFloat_AsDouble(maxnorm);
+    if (PyErr_Occurred()) { Py_DECREF(dims); return NULL; }
+    PyObject *norm;
+    if (x->dtype == TN_DTYPE_F16 || x->dtype == TN_DTYPE_BF16) {
+        PyObject *f = tn_py_from_dtype(TN_DTYPE_F32), *kw = f ? Py_BuildValue("{sN}", "dtype", f) : NULL;
+        PyObject *a = kw ? Py_BuildValue("(OdOO)", sp, pv, dims, Py_True) : NULL;
+        norm = a ? call_name_kw("linalg_vector_norm", a, kw) : NULL;
+        Py_XDECREF(kw);
+        Py_XDECREF(a);
+    } else {
+        norm = callv("linalg_vector_norm", "(OdOO)", sp, pv, dims, Py_True);
+    }
+    PyObject *pd = norm ? PyFloat_FromDouble(pv) : NULL;
+    PyObject *np1 = pd ? callv("add", "(Od)", norm, 1e-7) : NULL, *inv = np1 ? callv("reciprocal", "(O)", np1) : NULL;
+    PyObject *factor = inv ? callv("mul", "(Od)", inv, mn) : NULL;
+    PyObject *nj = factor ? norm_jvp(sp, st, pd, norm, dims, true) : NULL;
+    PyObject *xi = nj ? callv("mul", "(OO)", sp, inv) : NULL, *xin = xi ? callv("mul", "(OO)", xi, nj) : NULL;
+    PyObject *d = xin ? callv("sub", "(OO)", st, xin) : NULL, *fd = d ? callv("mul", "(OO)", factor, d) : NULL;
+    PyObject *gt = fd ? callv("gt", "(Od)", norm, mn) : NULL, *r = gt ? callv("where", "(OOO)", gt, fd, st) : NULL;
+    Py_DECREF(dims); Py_XDECREF(norm); Py_XDECREF(pd); Py_XDECREF(np1); Py_XDECREF(inv); Py_XDECREF(factor);
+    Py_XDECREF(nj); Py_XDECREF(xi); Py_XDECREF(xin); Py_XDECREF(d); Py_XDECREF(fd); Py_XDECREF(gt);
     return r;
 }
 
@@ -880,13 +982,50 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = pow_backward_exponent(a0, argv[1].o, argv[2].o, argv[3].o);
         return out->o ? 0 : -1;
     }
-    if ((!strcmp(name, "scalar_tensor") || !strcmp(name, "zeros") || !strcmp(name, "ones")) && n == 2 && is_tensor(argv[1].o)) {
-        PyObject *dt = tensor_dtype_obj(argv[1].o);
+    /* factories given another tensor's options (its dtype): scalar_tensor, zeros, ones, empty,
+     * arange(start, end, step, options); _efficientzerotensor is zeros flagged as a ZeroTensor */
+    bool ezt = !strcmp(name, "_efficientzerotensor");
+    if ((!strcmp(name, "scalar_tensor") || !strcmp(name, "zeros") || !strcmp(name, "ones") || !strcmp(name, "empty") || ezt ||
+         (!strcmp(name, "arange") && n == 4)) && (n == 2 || n == 4) && is_tensor(argv[n - 1].o)) {
+        PyObject *dt = tensor_dtype_obj(argv[n - 1].o);
         PyObject *kw = dt ? Py_BuildValue("{sN}", "dtype", dt) : NULL;
-        PyObject *a = kw ? PyTuple_Pack(1, a0) : NULL;
-        out->o = a ? call_name_kw(name, a, kw) : NULL;
+        PyObject *a = kw ? PyTuple_New(n - 1) : NULL;
+        for (int i = 0; a && i < n - 1; i++) PyTuple_SetItem(a, i, Py_NewRef(argv[i].o));
+        out->o = a ? call_name_kw(ezt ? "zeros" : name, a, kw) : NULL;
+        out->zero = ezt;
         Py_XDECREF(a);
         Py_XDECREF(kw);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "value") && method && n == 1) { out->o = Py_NewRef(a0); return 0; }   /* optional.value() */
+    if (!strcmp(name, "toFloat") && n == 1 && is_number(a0)) {   /* Scalar::toFloat: rounded to float */
+        double x = PyFloat_AsDouble(a0);
+        out->o = PyFloat_FromDouble((double)(float)x);
+        return out->o ? 0 : -1;
+    }
+    /* FunctionsManual helpers the backward formulas share (bw_helpers.h, bw_helpers.c) */
+    if (!strcmp(name, "copysign_tensor_self_backward") && n == 3) {
+        out->o = tn_bw_copysign_tensor_self_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "rad2deg_backward") || !strcmp(name, "deg2rad_backward")) && n == 1) {
+        out->o = name[0] == 'r' ? tn_bw_rad2deg_backward(a0) : tn_bw_deg2rad_backward(a0);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "i1_backward") || !strcmp(name, "i1e_backward")) && n == 3) {
+        out->o = name[2] == 'e' ? tn_bw_i1e_backward(a0, argv[1].o, argv[2].o) : tn_bw_i1_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "cumprod_jvp") && n == 4) {
+        out->o = cumprod_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "logcumsumexp_jvp") && n == 3) {
+        out->o = logcumsumexp_jvp(a0, argv[1].o, PyLong_AsLongLong(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "renorm_jvp") && n == 5) {
+        out->o = renorm_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o), argv[4].o);
         return out->o ? 0 : -1;
     }
     /* a function name upstream's FunctionsManual defines that we have not written yet */
@@ -909,6 +1048,52 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     if (out->o && (!strcmp(name, "view") || !strcmp(name, "_reshape_alias")) && argv[0].zero) out->zero = true;
     return out->o ? 0 : -1;
 #undef ARGN
+}
+
+/* (with k name1 .. namek e1 .. ek body): an inlined FunctionsManual helper's parameters or one of
+ * its statements. The values are evaluated first, then bound (shadowing the formula's names) while
+ * body runs, then the previous bindings come back. */
+static int bind(fctx *c, const char *name, PyObject *v, bool zero);
+static int eval_with(fctx *c, const char **p, fv *out) {
+    char buf[16], names[8][64];
+    read_atom(p, buf, sizeof buf);
+    int k = atoi(buf);
+    if (k < 1 || k > 8) { PyErr_SetString(PyExc_RuntimeError, "torchnative: malformed forward formula"); return -1; }
+    for (int i = 0; i < k; i++) read_atom(p, names[i], sizeof names[i]);
+    fv vals[8];
+    int n = 0, rc = -1;
+    for (; n < k; n++)
+        if (eval(c, p, &vals[n]) < 0) { release(vals, n); return -1; }
+    PyObject *old[8] = {0}, *keys[8] = {0};
+    int was_zero[8] = {0}, bound = 0;
+    for (; bound < k; bound++) {
+        keys[bound] = PyUnicode_FromString(names[bound]);
+        if (!keys[bound]) break;
+        old[bound] = Py_XNewRef(PyDict_GetItemWithError(c->env, keys[bound]));
+        was_zero[bound] = PySet_Contains(c->zeros, keys[bound]);
+        if (PyErr_Occurred() || was_zero[bound] < 0 || PySet_Discard(c->zeros, keys[bound]) < 0 ||
+            bind(c, names[bound], vals[bound].o, vals[bound].zero) < 0) { bound++; break; }
+    }
+    if (bound == k && !PyErr_Occurred()) {
+        rc = eval(c, p, out);
+        if (rc == 0) {
+            skip_ws(p);
+            if (**p == ')') (*p)++;
+        }
+    }
+    for (int i = bound - 1; i >= 0; i--) {   /* restore, innermost first */
+        if (!keys[i]) continue;
+        PySet_Discard(c->zeros, keys[i]);
+        if (old[i]) PyDict_SetItem(c->env, keys[i], old[i]);
+        else PyDict_DelItem(c->env, keys[i]);
+        if (was_zero[i] == 1) PySet_Add(c->zeros, keys[i]);
+        Py_XDECREF(old[i]);
+        Py_DECREF(keys[i]);
+    }
+    release(vals, k);
+    if (rc == 0 && PyErr_Occurred()) rc = -1;   /* a restore failed */
+    if (rc < 0) Py_CLEAR(out->o);
+    return rc;
 }
 
 static int eval(fctx *c, const char **p, fv *out) {
@@ -1009,6 +1194,8 @@ static int eval(fctx *c, const char **p, fv *out) {
         }
         release(argv, n);
         return out->o ? 0 : -1;
+    } else if (!strcmp(head, "with")) {
+        return eval_with(c, p, out);
     } else if (!strcmp(head, "c") || !strcmp(head, "m")) {
         read_atom(p, name, sizeof name);
         if (eval_args(c, p, argv, 16, &n) < 0) { release(argv, n); return -1; }
