@@ -127,6 +127,7 @@ static PyObject *intlist(PyObject *o) {   /* an int or a sequence of ints, as a 
 }
 
 static int tdim(PyObject *t) { return tn_tensor_of(t)->ndim; }
+static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
 
 /* restore_reduced_dims(output, dims, keepdim) */
 static PyObject *restore_reduced_dims(PyObject *out, PyObject *dims, bool keepdim) {
@@ -713,6 +714,250 @@ static PyObject *renorm_jvp(PyObject *sp, PyObject *st, PyObject *pord, int64_t 
     return r;
 }
 
+/* ---- batch / group norm (FunctionsManual's _invstd_jvp, _norm_jvp, _affine_jvp); `sub` is
+ * upstream's areAnyTensorSubclassLike (a vmap BatchedTensor), which takes out-of-place ops ---- */
+static bool any_batched(PyObject *const *ts, int n) {
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i] != Py_None && tn_bt_level(ts[i])) return true;
+    return false;
+}
+
+/* a tuple of ints from C */
+static PyObject *int_tuple(const int64_t *v, int n) {
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, PyLong_FromLongLong(v[i]));
+    return t;
+}
+
+/* sum(((t - t.mean(dims)) * (p - mean) * -invstd^3), dims, keepdim) / numel */
+static PyObject *invstd_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel,
+                            bool keepdim) {
+    PyObject *ts[] = {ip, it, mean, invstd};
+    bool sub = any_batched(ts, 4);
+    PyObject *mt = callv("mean", "(OOO)", it, dims, Py_True), *a = mt ? callv("sub", "(OO)", it, mt) : NULL, *r = NULL;
+    PyObject *d = a ? callv("sub", "(OO)", ip, mean) : NULL, *ad = NULL, *p3 = NULL, *np3 = NULL, *v = NULL, *sm = NULL;
+    if (sub) {   /* -invstd^3 * (t - t.mean) * (p - mean) */
+        p3 = d ? callv("pow", "(Oi)", invstd, 3) : NULL;
+        np3 = p3 ? callv("neg", "(O)", p3) : NULL;
+        ad = np3 ? callv("mul", "(OO)", np3, a) : NULL;
+        v = ad ? callv("mul", "(OO)", ad, d) : NULL;
+    } else {
+        ad = d ? callv("mul_", "(OO)", a, d) : NULL;
+        p3 = ad ? callv("pow", "(Oi)", invstd, 3) : NULL;
+        np3 = p3 ? callv("neg", "(O)", p3) : NULL;
+        v = np3 ? callv("mul_", "(OO)", a, np3) : NULL;
+    }
+    sm = v ? callv("sum", "(OOO)", v, dims, keepdim ? Py_True : Py_False) : NULL;
+    r = sm ? callv(sub ? "div" : "div_", "(OL)", sm, (long long)numel) : NULL;
+    Py_XDECREF(mt); Py_XDECREF(a); Py_XDECREF(d); Py_XDECREF(ad); Py_XDECREF(p3); Py_XDECREF(np3); Py_XDECREF(v);
+    Py_XDECREF(sm);
+    return r;
+}
+
+/* the tangent of (input - mean) * invstd over dims */
+static PyObject *norm_t_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel) {
+    PyObject *ts[] = {ip, it, mean, invstd};
+    bool sub = any_batched(ts, 4);
+    PyObject *inv_t = invstd_jvp(ip, it, mean, invstd, dims, numel, true);
+    PyObject *mt = inv_t ? callv("mean", "(OOO)", it, dims, Py_True) : NULL, *a = mt ? callv("sub", "(OO)", it, mt) : NULL;
+    PyObject *ai = a ? callv(sub ? "mul" : "mul_", "(OO)", a, invstd) : NULL;
+    PyObject *b = ai ? callv("sub", "(OO)", ip, mean) : NULL, *bi = b ? callv(sub ? "mul" : "mul_", "(OO)", b, inv_t) : NULL;
+    PyObject *r = bi ? callv(sub ? "add" : "add_", "(OO)", ai, bi) : NULL;
+    Py_XDECREF(inv_t); Py_XDECREF(mt); Py_XDECREF(a); Py_XDECREF(ai); Py_XDECREF(b); Py_XDECREF(bi);
+    return r;
+}
+
+/* _affine_jvp: result_t * weight_p + result_p * weight_t + bias_t (each part when present; the
+ * ZeroTensor tangents of a weight / bias without one add nothing). Steals result_t. */
+static PyObject *affine_jvp(PyObject *result_p, PyObject *rt, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                            bool bt_zero) {
+    if (!rt) return NULL;
+    PyObject *ts[] = {result_p, rt, wp, wt};
+    if (wp) {
+        bool sub = any_batched(ts, 4) || wt_zero;
+        PyObject *a = callv(sub ? "mul" : "mul_", "(OO)", rt, wp), *b = NULL, *c = NULL;
+        if (a && !wt_zero) {
+            b = callv(sub ? "mul" : "mul_", "(OO)", result_p, wt);
+            c = b ? callv(sub ? "add" : "add_", "(OO)", a, b) : NULL;
+        } else {
+            c = Py_XNewRef(a);
+        }
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_SETREF(rt, c);
+        if (!rt) return NULL;
+    }
+    if (bt && !bt_zero) {
+        PyObject *ts2[] = {rt, bt};
+        Py_SETREF(rt, callv(any_batched(ts2, 2) ? "add" : "add_", "(OO)", rt, bt));
+    }
+    return rt;
+}
+
+static PyObject *view_opt(PyObject *t, PyObject *shape) {   /* t.view(shape), NULL for an undefined t */
+    return t && t != Py_None ? callv("view", "(OO)", t, shape) : NULL;
+}
+
+/* batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var,
+ * saved_mean, saved_invstd, train, eps) */
+static PyObject *batch_norm_jvp(PyObject *ip, PyObject *it, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                                bool bt_zero, PyObject *rm, PyObject *rv, PyObject *sm, PyObject *si, bool train, double eps) {
+    const tn_tensor *x = tn_tensor_of(it);
+    int64_t vs[TN_MAX_DIMS], dl[TN_MAX_DIMS], numel = 1;
+    int nd = x->ndim, k = 0;
+    for (int i = 0; i < nd; i++) {
+        vs[i] = i == 1 ? x->sizes[i] : 1;
+        if (i != 1) { numel *= x->sizes[i]; dl[k++] = i; }
+    }
+    PyObject *view = int_tuple(vs, nd), *dims = view ? int_tuple(dl, k) : NULL;
+    PyObject *mean = NULL, *invstd = NULL, *rt = NULL, *r = NULL, *rp = NULL, *wpv = NULL, *wtv = NULL, *btv = NULL;
+    if (!dims) goto done;
+    if (train) {
+        if (!(mean = callv("view", "(OO)", sm, view)) || !(invstd = callv("view", "(OO)", si, view))) goto done;
+        rt = norm_t_jvp(ip, it, mean, invstd, dims, numel);
+    } else {
+        if (!rm || rm == Py_None || !rv || rv == Py_None || tn_fw_grad(rm) || tn_fw_grad(rv)) {
+            PyErr_SetString(PyExc_RuntimeError, "batch_norm is not differentiable wrt running_mean and running_var, they "
+                                                "cannot have forward grad defined");
+            goto done;
+        }
+        PyObject *a = callv("add", "(Od)", rv, eps), *sq = a ? callv("sqrt", "(O)", a) : NULL;
+        PyObject *q = sq ? callv("div", "(iO)", 1, sq) : NULL;
+        invstd = q ? callv("view", "(OO)", q, view) : NULL;
+        Py_XDECREF(a); Py_XDECREF(sq); Py_XDECREF(q);
+        if (!invstd || !(mean = callv("view", "(OO)", rm, view))) goto done;
+        rt = callv("mul", "(OO)", it, invstd);
+    }
+    if (!rt) goto done;
+    if (wp && wp != Py_None) {
+        PyObject *d = callv("sub", "(OO)", ip, mean);
+        rp = d ? callv("mul", "(OO)", d, invstd) : NULL;
+        Py_XDECREF(d);
+        if (!rp || !(wpv = view_opt(wp, view)) || !(wtv = view_opt(wt, view))) goto done;
+    }
+    if (bt && bt != Py_None && !(btv = view_opt(bt, view))) goto done;
+    r = affine_jvp(rp, rt, wpv, wtv, wt_zero, btv, bt_zero);
+    rt = NULL;
+done:
+    Py_XDECREF(view); Py_XDECREF(dims); Py_XDECREF(mean); Py_XDECREF(invstd); Py_XDECREF(rt); Py_XDECREF(rp);
+    Py_XDECREF(wpv); Py_XDECREF(wtv); Py_XDECREF(btv);
+    return r;
+}
+
+/* group norm views the input as (1, N * groups, rest) */
+static PyObject *group_view(PyObject *t, int64_t groups) {
+    const tn_tensor *x = tn_tensor_of(t);
+    int64_t N = x->ndim ? x->sizes[0] : 1, v[3] = {1, N * groups, N ? -1 : 1};
+    PyObject *shape = int_tuple(v, 3), *r = shape ? callv("view", "(OO)", t, shape) : NULL;
+    Py_XDECREF(shape);
+    return r;
+}
+
+static PyObject *group_norm_jvp(PyObject *ip, PyObject *it, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                                bool bt_zero, PyObject *sm, PyObject *si, int64_t groups) {
+    const tn_tensor *x = tn_tensor_of(ip);
+    PyObject *shape = tn_py_size_new(x->ndim, x->sizes);
+    PyObject *itr = shape ? group_view(it, groups) : NULL, *ipr = itr ? group_view(ip, groups) : NULL;
+    PyObject *bn = ipr ? batch_norm_jvp(ipr, itr, NULL, NULL, false, NULL, false, NULL, NULL, sm, si, true, 0.0) : NULL;
+    PyObject *rt = bn ? callv("view", "(OO)", bn, shape) : NULL, *rp = NULL, *aff = NULL, *wpv = NULL, *wtv = NULL,
+             *btv = NULL, *r = NULL;
+    if (!rt) goto done;
+    int64_t av[TN_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++) av[i] = i == 1 ? x->sizes[1] : 1;
+    if (!(aff = int_tuple(av, x->ndim))) goto done;
+    if (wp && wp != Py_None) {
+        int64_t vs[3] = {1, tn_tensor_of(itr)->sizes[1], 1};
+        PyObject *v = int_tuple(vs, 3), *m = v ? callv("view", "(OO)", sm, v) : NULL, *s2 = m ? callv("view", "(OO)", si, v) : NULL;
+        PyObject *d = s2 ? callv("sub", "(OO)", ipr, m) : NULL, *q = d ? callv("mul", "(OO)", d, s2) : NULL;
+        rp = q ? callv("view", "(OO)", q, shape) : NULL;
+        Py_XDECREF(v); Py_XDECREF(m); Py_XDECREF(s2); Py_XDECREF(d); Py_XDECREF(q);
+        if (!rp || !(wpv = view_opt(wp, aff)) || !(wtv = view_opt(wt, aff))) goto done;
+    }
+    if (bt && bt != Py_None && !(btv = view_opt(bt, aff))) goto done;
+    r = affine_jvp(rp, rt, wpv, wtv, wt_zero, btv, bt_zero);
+    rt = NULL;
+done:
+    Py_XDECREF(shape); Py_XDECREF(itr); Py_XDECREF(ipr); Py_XDECREF(bn); Py_XDECREF(rt); Py_XDECREF(rp); Py_XDECREF(aff);
+    Py_XDECREF(wpv); Py_XDECREF(wtv); Py_XDECREF(btv);
+    return r;
+}
+
+/* group_norm_mean_jvp(input_t, mean_p, groups) and group_norm_invstd_jvp(input_p, input_t, mean_p,
+ * invstd_p, groups); the latter passes input_t where _invstd_jvp takes input_p, as upstream does */
+static PyObject *group_norm_stat_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, int64_t groups) {
+    PyObject *itr = group_view(it, groups), *r = NULL, *two = PyLong_FromLong(2), *ipr = NULL, *mv = NULL, *iv = NULL;
+    PyObject *d2 = two ? PyTuple_Pack(1, two) : NULL, *v = NULL;
+    if (!itr || !d2) goto done;
+    if (!ip) {
+        v = callv("mean", "(OOO)", itr, d2, Py_False);
+        r = v ? callv("view_as", "(OO)", v, mean) : NULL;
+        goto done;
+    }
+    if (!(ipr = group_view(ip, groups)) || !(mv = group_view(mean, groups)) || !(iv = group_view(invstd, groups))) goto done;
+    v = invstd_jvp(itr, ipr, mv, iv, d2, tn_tensor_of(itr)->sizes[2], false);
+    r = v ? callv("view_as", "(OO)", v, invstd) : NULL;
+done:
+    Py_XDECREF(itr); Py_XDECREF(two); Py_XDECREF(d2); Py_XDECREF(ipr); Py_XDECREF(mv); Py_XDECREF(iv); Py_XDECREF(v);
+    return r;
+}
+
+/* convolution_jvp / _convolution_jvp: conv(input_t, weight_p) + conv(input_p, weight_t, bias_t);
+ * `rest` is stride .. groups (and _convolution's benchmark .. allow_tf32) */
+static PyObject *convolution_jvp(const char *op, fv *argv, int n) {
+    PyObject *bias_t = argv[5].o;
+    PyObject *a = PyTuple_New(n - 3), *b = a ? PyTuple_New(n - 3) : NULL, *r = NULL;
+    if (!b) { Py_XDECREF(a); return NULL; }
+    PyTuple_SetItem(a, 0, Py_NewRef(argv[1].o));
+    PyTuple_SetItem(a, 1, Py_NewRef(argv[2].o));
+    PyTuple_SetItem(a, 2, Py_NewRef(Py_None));
+    PyTuple_SetItem(b, 0, Py_NewRef(argv[0].o));
+    PyTuple_SetItem(b, 1, Py_NewRef(argv[3].o));
+    PyTuple_SetItem(b, 2, Py_NewRef(bias_t && !argv[5].zero ? bias_t : Py_None));
+    for (int i = 6; i < n; i++) {
+        PyTuple_SetItem(a, i - 3, Py_NewRef(argv[i].o));
+        PyTuple_SetItem(b, i - 3, Py_NewRef(argv[i].o));
+    }
+    PyObject *x = call_name(op, a), *y = x ? call_name(op, b) : NULL;
+    r = y ? callv("add", "(OO)", x, y) : NULL;
+    Py_DECREF(a); Py_DECREF(b); Py_XDECREF(x); Py_XDECREF(y);
+    return r;
+}
+
+/* safe_logsumexp_jvp(self_p, self_t, dim, keepdim): logsumexp_jvp, 0 on rows that are all -inf */
+static PyObject *safe_logsumexp_jvp(PyObject *sp, PyObject *st, PyObject *dim, bool keepdim) {
+    PyObject *j = logsumexp_jvp(sp, st, dim, keepdim);
+    PyObject *dt = j ? tensor_dtype_obj(j) : NULL, *kw = dt ? Py_BuildValue("{sN}", "dtype", dt) : NULL;
+    PyObject *a = kw ? Py_BuildValue("(d)", -INFINITY) : NULL, *ninf = a ? call_name_kw("scalar_tensor", a, kw) : NULL;
+    PyObject *mk = ninf ? callv("eq", "(OO)", sp, ninf) : NULL, *rows = mk ? callv("all", "(OOO)", mk, dim, Py_True) : NULL;
+    PyObject *a0 = rows ? Py_BuildValue("(d)", 0.0) : NULL, *zero = a0 ? call_name_kw("scalar_tensor", a0, kw) : NULL;
+    PyObject *r = zero ? callv("where", "(OOO)", rows, zero, j) : NULL;
+    Py_XDECREF(j); Py_XDECREF(kw); Py_XDECREF(a); Py_XDECREF(ninf); Py_XDECREF(mk); Py_XDECREF(rows); Py_XDECREF(a0);
+    Py_XDECREF(zero);
+    return r;
+}
+
+/* scatter_reduce_jvp(self_p, self_t, dim, index, src_p, src_t, reduce, include_self, result):
+ * linear for sum / mean; for amin / amax the tangents of the tied extrema averaged; none for prod */
+static PyObject *scatter_reduce_jvp(PyObject *sp, PyObject *st, PyObject *dim, PyObject *index, PyObject *srcp,
+                                    PyObject *srct, PyObject *reduce, PyObject *incl, PyObject *result) {
+    const char *red = PyUnicode_AsUTF8AndSize(reduce, NULL);
+    if (!red) return NULL;
+    if (!strcmp(red, "sum") || !strcmp(red, "mean"))
+        return callv("scatter_reduce", "(OOOOOO)", st, dim, index, srct, reduce, incl);
+    if (strcmp(red, "amin") && strcmp(red, "amax")) Py_RETURN_NONE;
+    PyObject *g = callv("gather", "(OOO)", result, dim, index), *ms = g ? callv("eq", "(OO)", sp, result) : NULL;
+    PyObject *mr = ms ? callv("eq", "(OO)", srcp, g) : NULL, *mst = mr ? callv("where", "(OOd)", mr, srct, 0.0) : NULL;
+    PyObject *dt = mst ? tensor_dtype_obj(st) : NULL, *a = dt ? callv("to", "(OO)", ms, dt) : NULL;
+    PyObject *b = a ? callv("to", "(OO)", mr, dt) : NULL, *sum = b ? PyUnicode_FromString("sum") : NULL;
+    PyObject *div = sum ? callv("scatter_reduce", "(OOOOOO)", a, dim, index, b, sum, incl) : NULL;
+    PyObject *w = div ? callv("where", "(OOd)", ms, st, 0.0) : NULL;
+    PyObject *sr = w ? callv("scatter_reduce", "(OOOOOO)", w, dim, index, mst, sum, incl) : NULL;
+    PyObject *r = sr ? callv("div", "(OO)", sr, div) : NULL;
+    Py_XDECREF(g); Py_XDECREF(ms); Py_XDECREF(mr); Py_XDECREF(mst); Py_XDECREF(dt); Py_XDECREF(a); Py_XDECREF(b);
+    Py_XDECREF(sum); Py_XDECREF(div); Py_XDECREF(w); Py_XDECREF(sr);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -810,7 +1055,6 @@ static const char *binop_name(const char *op) {
     return NULL;
 }
 
-static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
 
 /* function/method call: helpers first, then aten by name. argv[0] is the receiver of a method. */
 static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
@@ -1014,6 +1258,43 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if ((!strcmp(name, "i1_backward") || !strcmp(name, "i1e_backward")) && n == 3) {
         out->o = name[2] == 'e' ? tn_bw_i1e_backward(a0, argv[1].o, argv[2].o) : tn_bw_i1_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "Tensor") && n == 0) { out->o = Py_NewRef(Py_None); return 0; }   /* an undefined Tensor() */
+#define UNDEF(k) (argv[k].o == Py_None ? NULL : argv[k].o)
+    if (!strcmp(name, "batch_norm_jvp") && n == 12) {
+        double eps = PyFloat_AsDouble(argv[11].o);
+        if (eps == -1.0 && PyErr_Occurred()) return -1;
+        out->o = batch_norm_jvp(a0, argv[1].o, UNDEF(2), UNDEF(3), argv[3].zero, UNDEF(5), argv[5].zero, UNDEF(6), UNDEF(7),
+                                argv[8].o, argv[9].o, truthy(argv[10].o), eps);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "group_norm_jvp") && n == 9) {
+        out->o = group_norm_jvp(a0, argv[1].o, UNDEF(2), UNDEF(3), argv[3].zero, UNDEF(5), argv[5].zero, argv[6].o,
+                                argv[7].o, PyLong_AsLongLong(argv[8].o));
+        return out->o ? 0 : -1;
+    }
+#undef UNDEF
+    if (!strcmp(name, "group_norm_mean_jvp") && n == 3) {
+        out->o = group_norm_stat_jvp(NULL, a0, argv[1].o, NULL, PyLong_AsLongLong(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "group_norm_invstd_jvp") && n == 5) {
+        out->o = group_norm_stat_jvp(a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "convolution_jvp") && n == 12) || (!strcmp(name, "_convolution_jvp") && n == 16)) {
+        out->o = convolution_jvp(name[0] == '_' ? "_convolution" : "convolution", argv, n);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "safe_logsumexp_jvp") && n == 4) {
+        PyObject *dl = intlist(argv[2].o);
+        out->o = dl ? safe_logsumexp_jvp(a0, argv[1].o, dl, truthy(argv[3].o)) : NULL;
+        Py_XDECREF(dl);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "scatter_reduce_jvp") && n == 9) {
+        out->o = scatter_reduce_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o, argv[6].o, argv[7].o, argv[8].o);
         return out->o ? 0 : -1;
     }
     if (!strcmp(name, "cumprod_jvp") && n == 4) {
