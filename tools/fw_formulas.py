@@ -290,7 +290,9 @@ def forward_table(yaml_path, tags_path, deriv_path, rows, impl, cname, arg_names
         names = arg_names(r["func"])
         ds, ok = [], True
         for fw in fws:
-            prog = translate(fw.formula)
+            # a foreach formula runs once per list element i (src/autograd/forward_formulas.c):
+            # `result[i]`, `scalars[i]` read element i
+            prog = translate(re.sub(r"\b(\w+)\[i\]", r"foreach_elem_(\1, i)", fw.formula))
             try:
                 prog = prog and inline_helpers(prog)
             except Unsupported:

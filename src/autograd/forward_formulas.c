@@ -1192,7 +1192,9 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "norm_jvp") && (n == 4 || n == 6)) {
         PyObject *dims = n == 6 ? Py_NewRef(argv[4].o) : PyTuple_New(0);
-        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 6 && truthy(argv[5].o)) : NULL;
+        /* the 4-argument form is norm_jvp(self_p, self_t, p, norm, {}, keepdim=true): a tangent of
+         * shape (1, .., 1), which setting on the 0-dim result refuses, as upstream's does */
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 4 || truthy(argv[5].o)) : NULL;
         Py_XDECREF(dims);
         return out->o ? 0 : -1;
     }
@@ -1259,6 +1261,12 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     if ((!strcmp(name, "i1_backward") || !strcmp(name, "i1e_backward")) && n == 3) {
         out->o = name[2] == 'e' ? tn_bw_i1e_backward(a0, argv[1].o, argv[2].o) : tn_bw_i1_backward(a0, argv[1].o, argv[2].o);
         return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "foreach_elem_") && n == 2) {   /* list[i] in a foreach formula */
+        PyObject *e = PySequence_GetItem(a0, PyLong_AsSsize_t(argv[1].o));
+        if (!e) return -1;
+        out->o = e;
+        return 0;
     }
     if (!strcmp(name, "Tensor") && n == 0) { out->o = Py_NewRef(Py_None); return 0; }   /* an undefined Tensor() */
 #define UNDEF(k) (argv[k].o == Py_None ? NULL : argv[k].o)
@@ -1537,6 +1545,49 @@ static int bind_tensor(fctx *c, const char *base, PyObject *t, bool wrapped, boo
     return r;
 }
 
+/* An out-of-place foreach op: upstream's generated code runs the formula once per element i, with
+ * each Tensor[] argument's name_p / name_t bound to element i and its tangent (a ZeroTensor where
+ * it has none), `i` bound for the formula's list[i]; an element where no required list has a
+ * tangent gets none. The tangents come back as a list (None for those). */
+static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s) {
+    Py_ssize_t len = -1;
+    for (int a = 0; a < s->nargs && len < 0; a++)
+        if (s->args[a].type == TN_TYPE_TENSOR && s->args[a].is_list) {
+            PyObject *l = PyDict_GetItemString(c->env, s->args[a].name);
+            len = l ? PySequence_Size(l) : -1;
+        }
+    if (len < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: a foreach forward formula without a list");
+        return NULL;
+    }
+    PyObject *out = PyList_New(len);
+    for (Py_ssize_t i = 0; out && i < len; i++) {
+        bool any = false;
+        for (int a = 0; a < s->nargs && out; a++) {
+            if (s->args[a].type != TN_TYPE_TENSOR || !s->args[a].is_list) continue;
+            PyObject *l = PyDict_GetItemString(c->env, s->args[a].name), *e = l ? PySequence_GetItem(l, i) : NULL;
+            if (!e) { Py_CLEAR(out); break; }
+            if (a < 64 && (d->req_t >> a & 1) && tn_fw_grad(e)) any = true;
+            char nm[96];
+            snprintf(nm, sizeof nm, "%s_t", s->args[a].name);
+            PyObject *k = PyUnicode_FromString(nm);   /* element i - 1's ZeroTensor flag goes */
+            if (!k || PySet_Discard(c->zeros, k) < 0 || bind_tensor(c, s->args[a].name, e, false, false) < 0) Py_CLEAR(out);
+            Py_XDECREF(k);
+            Py_DECREF(e);
+        }
+        if (!out) break;
+        PyObject *iv = PyLong_FromSsize_t(i);
+        if (!iv || bind(c, "i", iv, false) < 0) { Py_XDECREF(iv); Py_CLEAR(out); break; }
+        Py_DECREF(iv);
+        if (!any) { PyList_SetItem(out, i, Py_NewRef(Py_None)); continue; }
+        const char *p = d->prog;
+        fv v;
+        if (eval(c, &p, &v) < 0) { Py_CLEAR(out); break; }
+        PyList_SetItem(out, i, v.o);
+    }
+    return out;
+}
+
 PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, PyObject *res,
                      PyObject **outs, int nouts, PyObject *orig_self, bool inplace) {
     fctx c = {PyDict_New(), PySet_New(NULL)};
@@ -1562,6 +1613,10 @@ PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_sche
         snprintf(nm, sizeof nm, "result%d", k);
         if (outs[k] && bind(&c, nm, outs[k], false) < 0) goto done;
         if (k < s->nrets && s->rets[k].name && outs[k] && bind(&c, s->rets[k].name, outs[k], false) < 0) goto done;
+    }
+    if (!strncmp(s->name, "_foreach_", 9) && s->nrets == 1 && s->rets[0].is_list && !inplace) {
+        r = foreach_eval(&c, d, args, s);
+        goto done;
     }
     const char *p = d->prog;
     fv v;
