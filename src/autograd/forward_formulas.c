@@ -319,7 +319,8 @@ static PyObject *list_tangents(PyObject *tensors) {
     return out;
 }
 
-/* cat_jvp / stack_jvp: the op over the tangents (zeros for tensors without one), or none at all */
+/* cat_jvp / stack_jvp / block_diag_jvp (dim NULL): the op over the tangents (zeros for tensors
+ * without one), or none at all */
 static PyObject *list_jvp(const char *op, PyObject *tensors, PyObject *dim) {
     PyObject *seq = PySequence_Tuple(tensors);
     if (!seq) return NULL;
@@ -329,7 +330,7 @@ static PyObject *list_jvp(const char *op, PyObject *tensors, PyObject *dim) {
     if (!any) Py_RETURN_NONE;
     PyObject *ts = list_tangents(tensors);
     if (!ts) return NULL;
-    PyObject *r = callv(op, "(OO)", ts, dim);
+    PyObject *r = dim ? callv(op, "(OO)", ts, dim) : callv(op, "(O)", ts);
     Py_DECREF(ts);
     return r;
 }
@@ -958,6 +959,23 @@ static PyObject *scatter_reduce_jvp(PyObject *sp, PyObject *st, PyObject *dim, P
     return r;
 }
 
+/* glu_jvp(glu, x, dx, dim): upstream's is an aten kernel (not implemented here); the same
+ * expression in ops: da * sig_b + glu * (db - sig_b * db), sig_b = sigmoid of x's second half */
+static PyObject *glu_jvp(PyObject *glu, PyObject *x, PyObject *dx, int64_t dim) {
+    int nd = tdim(x);
+    if (dim < 0) dim += nd;
+    int64_t h = tn_tensor_of(glu)->sizes[dim];
+    PyObject *b = callv("narrow", "(OLLL)", x, (long long)dim, (long long)h, (long long)h);
+    PyObject *da = b ? callv("narrow", "(OLLL)", dx, (long long)dim, 0LL, (long long)h) : NULL;
+    PyObject *db = da ? callv("narrow", "(OLLL)", dx, (long long)dim, (long long)h, (long long)h) : NULL;
+    PyObject *sg = db ? callv("sigmoid", "(O)", b) : NULL, *a1 = sg ? callv("mul", "(OO)", da, sg) : NULL;
+    PyObject *sd = a1 ? callv("mul", "(OO)", sg, db) : NULL, *d = sd ? callv("sub", "(OO)", db, sd) : NULL;
+    PyObject *a2 = d ? callv("mul", "(OO)", glu, d) : NULL, *r = a2 ? callv("add", "(OO)", a1, a2) : NULL;
+    Py_XDECREF(b); Py_XDECREF(da); Py_XDECREF(db); Py_XDECREF(sg); Py_XDECREF(a1); Py_XDECREF(sd); Py_XDECREF(d);
+    Py_XDECREF(a2);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -1125,6 +1143,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = list_jvp(name[0] == 'c' ? "cat" : "stack", a0, argv[1].o);
         return out->o ? 0 : -1;
     }
+    if (!strcmp(name, "block_diag_jvp") && n == 1) {
+        out->o = list_jvp("block_diag", a0, NULL);
+        return out->o ? 0 : -1;
+    }
     if (!strcmp(name, "gather_with_keepdimed_indices") && n == 4) {
         out->o = gather_keepdim(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
         return out->o ? 0 : -1;
@@ -1267,6 +1289,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         if (!e) return -1;
         out->o = e;
         return 0;
+    }
+    if (!strcmp(name, "glu_jvp") && n == 4) {
+        out->o = glu_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o));
+        return out->o ? 0 : -1;
     }
     if (!strcmp(name, "Tensor") && n == 0) { out->o = Py_NewRef(Py_None); return 0; }   /* an undefined Tensor() */
 #define UNDEF(k) (argv[k].o == Py_None ? NULL : argv[k].o)
