@@ -128,6 +128,15 @@ static PyObject *intlist(PyObject *o) {   /* an int or a sequence of ints, as a 
 
 static int tdim(PyObject *t) { return tn_tensor_of(t)->ndim; }
 static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
+/* upstream's areAnyTensorSubclassLike, whose helpers then take out-of-place ops: true inside a
+ * torch.func transform (upstream's tensors are functorch wrappers there) or for a vmap
+ * BatchedTensor */
+static bool subclass_like(PyObject *const *ts, int n) {
+    if (tn_functorch_depth() > 0) return true;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i] != Py_None && tn_bt_level(ts[i])) return true;
+    return false;
+}
 
 /* restore_reduced_dims(output, dims, keepdim) */
 static PyObject *restore_reduced_dims(PyObject *out, PyObject *dims, bool keepdim) {
@@ -667,7 +676,8 @@ static PyObject *logcumsumexp_jvp(PyObject *sp, PyObject *st, int64_t dim) {
     if (!e) return NULL;
     PyObject *csp = callv("cumsum", "(OL)", e, (long long)dim), *r = NULL;
     /* upstream's areAnyTensorSubclassLike branch (a vmap BatchedTensor) takes the out-of-place ops */
-    bool sub = tn_bt_level(sp) || tn_bt_level(st);
+    PyObject *both[] = {sp, st};
+    bool sub = subclass_like(both, 2);
     PyObject *m = csp ? callv(sub ? "mul" : "mul_", "(OO)", e, st) : NULL;
     PyObject *ct = m ? callv("cumsum", "(OL)", m, (long long)dim) : NULL;
     PyObject *den = ct ? callv("add_", "(Od)", csp, 1e-13) : NULL;
@@ -715,13 +725,7 @@ static PyObject *renorm_jvp(PyObject *sp, PyObject *st, PyObject *pord, int64_t 
     return r;
 }
 
-/* ---- batch / group norm (FunctionsManual's _invstd_jvp, _norm_jvp, _affine_jvp); `sub` is
- * upstream's areAnyTensorSubclassLike (a vmap BatchedTensor), which takes out-of-place ops ---- */
-static bool any_batched(PyObject *const *ts, int n) {
-    for (int i = 0; i < n; i++)
-        if (ts[i] && ts[i] != Py_None && tn_bt_level(ts[i])) return true;
-    return false;
-}
+/* ---- batch / group norm (FunctionsManual's _invstd_jvp, _norm_jvp, _affine_jvp) ---- */
 
 /* a tuple of ints from C */
 static PyObject *int_tuple(const int64_t *v, int n) {
@@ -734,7 +738,7 @@ static PyObject *int_tuple(const int64_t *v, int n) {
 static PyObject *invstd_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel,
                             bool keepdim) {
     PyObject *ts[] = {ip, it, mean, invstd};
-    bool sub = any_batched(ts, 4);
+    bool sub = subclass_like(ts, 4);
     PyObject *mt = callv("mean", "(OOO)", it, dims, Py_True), *a = mt ? callv("sub", "(OO)", it, mt) : NULL, *r = NULL;
     PyObject *d = a ? callv("sub", "(OO)", ip, mean) : NULL, *ad = NULL, *p3 = NULL, *np3 = NULL, *v = NULL, *sm = NULL;
     if (sub) {   /* -invstd^3 * (t - t.mean) * (p - mean) */
@@ -758,7 +762,7 @@ static PyObject *invstd_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject
 /* the tangent of (input - mean) * invstd over dims */
 static PyObject *norm_t_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel) {
     PyObject *ts[] = {ip, it, mean, invstd};
-    bool sub = any_batched(ts, 4);
+    bool sub = subclass_like(ts, 4);
     PyObject *inv_t = invstd_jvp(ip, it, mean, invstd, dims, numel, true);
     PyObject *mt = inv_t ? callv("mean", "(OOO)", it, dims, Py_True) : NULL, *a = mt ? callv("sub", "(OO)", it, mt) : NULL;
     PyObject *ai = a ? callv(sub ? "mul" : "mul_", "(OO)", a, invstd) : NULL;
@@ -775,7 +779,7 @@ static PyObject *affine_jvp(PyObject *result_p, PyObject *rt, PyObject *wp, PyOb
     if (!rt) return NULL;
     PyObject *ts[] = {result_p, rt, wp, wt};
     if (wp) {
-        bool sub = any_batched(ts, 4) || wt_zero;
+        bool sub = subclass_like(ts, 4) || wt_zero;
         PyObject *a = callv(sub ? "mul" : "mul_", "(OO)", rt, wp), *b = NULL, *c = NULL;
         if (a && !wt_zero) {
             b = callv(sub ? "mul" : "mul_", "(OO)", result_p, wt);
@@ -790,7 +794,7 @@ static PyObject *affine_jvp(PyObject *result_p, PyObject *rt, PyObject *wp, PyOb
     }
     if (bt && !bt_zero) {
         PyObject *ts2[] = {rt, bt};
-        Py_SETREF(rt, callv(any_batched(ts2, 2) ? "add" : "add_", "(OO)", rt, bt));
+        Py_SETREF(rt, callv(subclass_like(ts2, 2) ? "add" : "add_", "(OO)", rt, bt));
     }
     return rt;
 }
