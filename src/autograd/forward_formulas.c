@@ -980,6 +980,106 @@ static PyObject *glu_jvp(PyObject *glu, PyObject *x, PyObject *dx, int64_t dim) 
     return r;
 }
 
+/* ---- linear algebra (FunctionsManual's cholesky_jvp, cholesky_inverse_jvp, linalg_lu_jvp,
+ * lu_factor_ex_jvp, op for op) ---- */
+static PyObject *solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
+    return callv("linalg_solve_triangular", "(OOOOO)", A, B, upper ? Py_True : Py_False, left ? Py_True : Py_False,
+                 unit ? Py_True : Py_False);
+}
+
+/* dL = L pi(L^-1 dA L^-H), pi(X) = X.tril() - 0.5 diag(X) (upper: the same on L^H, transposed back) */
+static PyObject *cholesky_jvp(PyObject *dA, PyObject *L, bool upper) {
+    PyObject *L_ = upper ? callv("mH", "(O)", L) : Py_NewRef(L);
+    PyObject *a = L_ ? solve_tri(L_, dA, false, true, false) : NULL, *Lh = a ? callv("mH", "(O)", L_) : NULL;
+    PyObject *b = Lh ? solve_tri(Lh, a, true, false, false) : NULL, *tl = b ? callv("tril", "(O)", b) : NULL;
+    PyObject *dg = tl ? callv("diagonal", "(Oiii)", b, 0, -2, -1) : NULL, *h = dg ? callv("mul", "(Od)", dg, 0.5) : NULL;
+    PyObject *de = h ? callv("diag_embed", "(O)", h) : NULL, *d = de ? callv("sub", "(OO)", tl, de) : NULL;
+    PyObject *m = d ? callv("matmul", "(OO)", L_, d) : NULL, *r = m && upper ? callv("mH", "(O)", m) : Py_XNewRef(m);
+    Py_XDECREF(L_); Py_XDECREF(a); Py_XDECREF(Lh); Py_XDECREF(b); Py_XDECREF(tl); Py_XDECREF(dg); Py_XDECREF(h);
+    Py_XDECREF(de); Py_XDECREF(d); Py_XDECREF(m);
+    return r;
+}
+
+/* X = (L L^H)^-1: K = -X dCF X CF, dX = K + K^H */
+static PyObject *cholesky_inverse_jvp(PyObject *F, PyObject *dF, PyObject *X, bool upper) {
+    PyObject *CF = upper ? Py_NewRef(F) : callv("mH", "(O)", F), *dCF = CF ? (upper ? callv("mH", "(O)", dF) : Py_NewRef(dF)) : NULL;
+    PyObject *a = dCF ? callv("matmul", "(OO)", X, dCF) : NULL, *b = a ? callv("matmul", "(OO)", a, X) : NULL;
+    PyObject *c = b ? callv("matmul", "(OO)", b, CF) : NULL, *k = c ? callv("neg", "(O)", c) : NULL;
+    PyObject *kh = k ? callv("mH", "(O)", k) : NULL, *r = kh ? callv("add", "(OO)", k, kh) : NULL;
+    Py_XDECREF(CF); Py_XDECREF(dCF); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(k); Py_XDECREF(kh);
+    return r;
+}
+
+static PyObject *narrow2(PyObject *t, int d1, int64_t s1, int64_t l1, int d2, int64_t s2, int64_t l2) {
+    PyObject *a = callv("narrow", "(OiLL)", t, d1, (long long)s1, (long long)l1);
+    PyObject *r = a && d2 ? callv("narrow", "(OiLL)", a, d2, (long long)s2, (long long)l2) : Py_XNewRef(a);
+    Py_XDECREF(a);
+    return r;
+}
+
+/* linalg_lu_jvp(dA, P, L, U, pivot): (dL, dU) from dK = L1^-1 P^T dA1 U1^-1 (block form for
+ * rectangular A) */
+static PyObject *linalg_lu_jvp(PyObject *dA, PyObject *P, PyObject *L, PyObject *U, bool pivot) {
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n;
+    PyObject *r = NULL, *PT = NULL, *PdA = NULL, *PdA1 = NULL, *L1 = NULL, *U1 = NULL, *dK0 = NULL, *dK = NULL, *tl = NULL,
+             *dL1 = NULL, *tu = NULL, *dU1 = NULL, *PdA2 = NULL, *X2 = NULL, *s = NULL, *p = NULL, *d2 = NULL, *c = NULL;
+    if (pivot) {
+        if (!(PT = callv("mT", "(O)", P)) || !(PdA = callv("matmul", "(OO)", PT, dA))) goto done;
+    } else {
+        PdA = Py_NewRef(dA);
+    }
+    if (!(PdA1 = narrow2(PdA, -2, 0, k, -1, 0, k)) || !(L1 = narrow2(L, -2, 0, k, -1, 0, k)) ||
+        !(U1 = narrow2(U, -2, 0, k, -1, 0, k)))
+        goto done;
+    if (!(dK0 = solve_tri(L1, PdA1, false, true, true)) || !(dK = solve_tri(U1, dK0, true, false, false))) goto done;
+    if (!(tl = callv("tril", "(Oi)", dK, -1)) || !(dL1 = callv("matmul", "(OO)", L1, tl))) goto done;
+    if (!(tu = callv("triu", "(O)", dK)) || !(dU1 = callv("matmul", "(OO)", tu, U1))) goto done;
+    if (m == n) {
+        r = PyTuple_Pack(2, dL1, dU1);
+    } else if (m < n) {   /* dU2 = L1^-1 PdA2 - dK.tril(-1) U2 */
+        if (!(PdA2 = callv("narrow", "(OiLL)", PdA, -1, (long long)k, (long long)(n - k))) ||
+            !(X2 = callv("narrow", "(OiLL)", U, -1, (long long)k, (long long)(n - k))) ||
+            !(s = solve_tri(L1, PdA2, false, true, true)) || !(p = callv("matmul", "(OO)", tl, X2)) ||
+            !(d2 = callv("sub", "(OO)", s, p)))
+            goto done;
+        PyObject *l = PyTuple_Pack(2, dU1, d2);
+        c = l ? callv("cat", "(Oi)", l, -1) : NULL;
+        Py_XDECREF(l);
+        r = c ? PyTuple_Pack(2, dL1, c) : NULL;
+    } else {   /* dL2 = PdA2 U1^-1 - L2 dK.triu() */
+        if (!(PdA2 = callv("narrow", "(OiLL)", PdA, -2, (long long)k, (long long)(m - k))) ||
+            !(X2 = callv("narrow", "(OiLL)", L, -2, (long long)k, (long long)(m - k))) ||
+            !(s = solve_tri(U1, PdA2, true, false, false)) || !(p = callv("matmul", "(OO)", X2, tu)) ||
+            !(d2 = callv("sub", "(OO)", s, p)))
+            goto done;
+        PyObject *l = PyTuple_Pack(2, dL1, d2);
+        c = l ? callv("cat", "(Oi)", l, -2) : NULL;
+        Py_XDECREF(l);
+        r = c ? PyTuple_Pack(2, c, dU1) : NULL;
+    }
+done:
+    Py_XDECREF(PT); Py_XDECREF(PdA); Py_XDECREF(PdA1); Py_XDECREF(L1); Py_XDECREF(U1); Py_XDECREF(dK0); Py_XDECREF(dK);
+    Py_XDECREF(tl); Py_XDECREF(dL1); Py_XDECREF(tu); Py_XDECREF(dU1); Py_XDECREF(PdA2); Py_XDECREF(X2); Py_XDECREF(s);
+    Py_XDECREF(p); Py_XDECREF(d2); Py_XDECREF(c);
+    return r;
+}
+
+/* lu_factor_ex_jvp(dA, LU, pivots, pivot): dL and dU packed as LU is */
+static PyObject *lu_factor_ex_jvp(PyObject *dA, PyObject *LU, PyObject *piv, bool pivot) {
+    PyObject *plu = callv("lu_unpack", "(OOOO)", LU, piv, Py_True, pivot ? Py_True : Py_False);
+    PyObject *j = plu ? linalg_lu_jvp(dA, PyTuple_GetItem(plu, 0), PyTuple_GetItem(plu, 1), PyTuple_GetItem(plu, 2), pivot) : NULL;
+    Py_XDECREF(plu);
+    if (!j) return NULL;
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1];
+    PyObject *dL = PyTuple_GetItem(j, 0), *dU = PyTuple_GetItem(j, 1), *into = m >= n ? dL : dU;
+    PyObject *part = callv("narrow", "(OiLL)", into, m >= n ? -2 : -1, 0LL, (long long)(m >= n ? n : m));
+    PyObject *a = part ? callv("add_", "(OO)", part, m >= n ? dU : dL) : NULL, *r = a ? Py_NewRef(into) : NULL;
+    Py_XDECREF(part); Py_XDECREF(a); Py_DECREF(j);
+    return r;
+}
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -1293,6 +1393,22 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         if (!e) return -1;
         out->o = e;
         return 0;
+    }
+    if (!strcmp(name, "cholesky_jvp") && n == 3) {
+        out->o = cholesky_jvp(a0, argv[1].o, truthy(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "cholesky_inverse_jvp") && n == 4) {
+        out->o = cholesky_inverse_jvp(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "linalg_lu_jvp") && n == 5) {
+        out->o = linalg_lu_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "lu_factor_ex_jvp") && n == 4) {
+        out->o = lu_factor_ex_jvp(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
+        return out->o ? 0 : -1;
     }
     if (!strcmp(name, "glu_jvp") && n == 4) {
         out->o = glu_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o));

@@ -6,7 +6,8 @@ in float64 and float32.
   the input included), logcumsumexp_jvp, renorm_jvp (and norm_jvp's 1 <= p < 2 branch it uses),
   batch_norm_jvp (training and eval, weight / bias with and without tangents), group_norm_jvp and
   its mean / invstd outputs, convolution_jvp, safe_logsumexp_jvp, scatter_reduce_jvp, glu_jvp,
-  block_diag_jvp, and the backward helpers the formulas share (copysign, rad2deg, i1, i1e);
+  block_diag_jvp, cholesky_jvp, cholesky_inverse_jvp, linalg_lu_jvp, lu_factor_ex_jvp, and the
+  backward helpers the formulas share (copysign, rad2deg, i1, i1e);
 - helpers tools/bw_formulas.py writes as formula text (its INLINE table), expanded into the forward
   programs: mish and logit (infinitely_differentiable_*), sgn (a ZeroTensor tangent for real
   input), sinc, mvlgamma, celu's `alpha.toFloat()`, ndtri / log_ndtr's `std::sqrt`;
@@ -147,3 +148,32 @@ r""",
 for dt, tag, tol in (("torch.float64", "f64", F64), ("torch.float32", "f32", F32)):
     cases(f"forward_ad_formulas_{tag}", {k: PRE.replace("DT = torch.float64", f"DT = {dt}") + v for k, v in OPS.items()},
           tol=tol, vars=False)
+
+# linear algebra (cholesky_jvp, cholesky_inverse_jvp, linalg_lu_jvp, lu_factor_ex_jvp): LAPACK
+# factorizations compared with the harness's lapack rule
+LA = {
+    "cholesky": """
+A = T(4, 4)
+S, tS = A @ A.mT + 4 * torch.eye(4, dtype=DT), T(4, 4)
+tS = tS + tS.mT
+info(jvp(lambda a: (torch.linalg.cholesky(a), torch.linalg.cholesky(a, upper=True), torch.linalg.cholesky_ex(a).L), (S,), (tS,)))""",
+    "cholesky_inverse": """
+A = T(4, 4)
+L = torch.linalg.cholesky(A @ A.mT + 4 * torch.eye(4, dtype=DT))
+info(jvp(lambda l: (torch.cholesky_inverse(l), torch.cholesky_inverse(l.mT, upper=True)), (L,), (T(4, 4).tril(),)))""",
+    "lu": """
+r = []
+for shape in ((4, 4), (3, 5), (5, 3), (2, 3, 3)):
+    r += info(jvp(lambda a: torch.linalg.lu(a), (T(*shape),), (T(*shape),)))
+    r += info(jvp(lambda a: torch.linalg.lu(a, pivot=False), (T(*shape) + 5 * torch.eye(*shape[-2:], dtype=DT),), (T(*shape),)))
+r""",
+    "lu_factor": """
+r = []
+for shape in ((4, 4), (3, 5), (5, 3)):
+    r += info(jvp(lambda a: torch.linalg.lu_factor(a).LU, (T(*shape),), (T(*shape),)))
+    r += info(jvp(lambda a: torch.linalg.lu_factor_ex(a, pivot=False).LU, (T(*shape) + 5 * torch.eye(*shape, dtype=DT),), (T(*shape),)))
+r""",
+}
+for dt, tag in (("torch.float64", "f64"), ("torch.float32", "f32")):
+    cases(f"forward_ad_linalg_{tag}", {k: PRE.replace("DT = torch.float64", f"DT = {dt}") + v for k, v in LA.items()},
+          tol="lapack", vars=False)
