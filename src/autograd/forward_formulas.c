@@ -753,7 +753,7 @@ static PyObject *invstd_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject
         v = np3 ? callv("mul_", "(OO)", a, np3) : NULL;
     }
     sm = v ? callv("sum", "(OOO)", v, dims, keepdim ? Py_True : Py_False) : NULL;
-    r = sm ? callv(sub ? "div" : "div_", "(OL)", sm, (long long)numel) : NULL;
+    r = sm ? callv("div_", "(OL)", sm, (long long)numel) : NULL;
     Py_XDECREF(mt); Py_XDECREF(a); Py_XDECREF(d); Py_XDECREF(ad); Py_XDECREF(p3); Py_XDECREF(np3); Py_XDECREF(v);
     Py_XDECREF(sm);
     return r;
@@ -846,6 +846,21 @@ static PyObject *batch_norm_jvp(PyObject *ip, PyObject *it, PyObject *wp, PyObje
 done:
     Py_XDECREF(view); Py_XDECREF(dims); Py_XDECREF(mean); Py_XDECREF(invstd); Py_XDECREF(rt); Py_XDECREF(rp);
     Py_XDECREF(wpv); Py_XDECREF(wtv); Py_XDECREF(btv);
+    return r;
+}
+
+/* convolution_backward_jvp_grad_bias(grad_out_t, grad_bias): grad_out_t summed over all but dim 1 */
+static PyObject *conv_bw_jvp_grad_bias(PyObject *gt, PyObject *grad_bias) {
+    if (!grad_bias || grad_bias == Py_None) Py_RETURN_NONE;
+    int nd = tdim(gt);
+    if (nd < 3 || nd > 5) {
+        PyErr_Format(PyExc_RuntimeError, "convolution_backward_jvp_grad_bias expected dim of grad_out_t to be 3, 4, or 5, "
+                                         "but got: %d", nd);
+        return NULL;
+    }
+    int64_t dl[4] = {0, 2, 3, 4};
+    PyObject *dims = int_tuple(dl, nd - 1), *r = dims ? callv("sum", "(OO)", gt, dims) : NULL;
+    Py_XDECREF(dims);
     return r;
 }
 
@@ -1429,6 +1444,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         return out->o ? 0 : -1;
     }
 #undef UNDEF
+    if (!strcmp(name, "convolution_backward_jvp_grad_bias") && n == 2) {
+        out->o = conv_bw_jvp_grad_bias(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
     if (!strcmp(name, "group_norm_mean_jvp") && n == 3) {
         out->o = group_norm_stat_jvp(NULL, a0, argv[1].o, NULL, PyLong_AsLongLong(argv[2].o));
         return out->o ? 0 : -1;

@@ -5,7 +5,8 @@ in float64 and float32.
 - FunctionsManual helpers written in C in src/autograd/forward_formulas.c: cumprod_jvp (zeros in
   the input included), logcumsumexp_jvp, renorm_jvp (and norm_jvp's 1 <= p < 2 branch it uses),
   batch_norm_jvp (training and eval, weight / bias with and without tangents), group_norm_jvp and
-  its mean / invstd outputs, convolution_jvp, safe_logsumexp_jvp, scatter_reduce_jvp, glu_jvp,
+  its mean / invstd outputs, convolution_jvp,
+  convolution_backward's three tangents, safe_logsumexp_jvp, scatter_reduce_jvp, glu_jvp,
   block_diag_jvp, cholesky_jvp, cholesky_inverse_jvp, linalg_lu_jvp, lu_factor_ex_jvp, and the
   backward helpers the formulas share (copysign, rad2deg, i1, i1e);
 - helpers tools/bw_formulas.py writes as formula text (its INLINE table), expanded into the forward
@@ -104,6 +105,12 @@ r = info(jvp(lambda x, w, b: F.group_norm(x, 3, w, b), (x, w, b), (T(2, 6, 5), T
 r += info(jvp(lambda x: F.group_norm(x, 2), (x,), (T(2, 6, 5),)))
 r += info(jvp(lambda x: torch.native_group_norm(x, w, b, 2, 6, 5, 2, 1e-5), (x,), (T(2, 6, 5),)))
 r""",
+    "convolution_backward": """
+x, w, g = T(2, 3, 5, 5), T(4, 3, 3, 3), T(2, 4, 3, 3)
+def f(g, x, w):
+    return torch.ops.aten.convolution_backward(g, x, w, [4], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, True])
+r = info(jvp(f, (g, x, w), (T(2, 4, 3, 3), T(2, 3, 5, 5), T(4, 3, 3, 3))))
+r + info(jvp(lambda g: f(g, x, w), (g,), (T(2, 4, 3, 3),)))""",
     "safe_softmax": """
 x = T(3, 4)
 x[1] = float('-inf')
