@@ -288,20 +288,34 @@ def forward_table(yaml_path, tags_path, deriv_path, rows, impl, cname, arg_names
             stats[2 if has_diff else 0] = stats.get(2 if has_diff else 0, 0) + 1
             continue
         names = arg_names(r["func"])
+        # an in-place foreach op's formulas are its reference op's (mul_.Scalar's `other` is
+        # _foreach_mul_.Scalar's `scalar`): its argument names, position by position
+        ref_args = [a.name for a in info.func.func.arguments.flat_all]
+        rename = dict((a, b) for a, b in zip(ref_args, names) if a != b) if r["name"].startswith("_foreach_") else {}
         ds, ok = [], True
         for fw in fws:
             # a foreach formula runs once per list element i (src/autograd/forward_formulas.c):
             # `result[i]`, `scalars[i]` read element i
-            prog = translate(re.sub(r"\b(\w+)\[i\]", r"foreach_elem_(\1, i)", fw.formula))
+            formula = fw.formula
+            if rename:   # one pass, so that names swapped between the two ops stay apart
+                formula = re.sub(r"\b(%s)(_t_raw|_t|_p)?\b" % "|".join(rename),
+                                 lambda m: rename[m.group(1)] + (m.group(2) or ""), formula)
+            prog = translate(re.sub(r"\b(\w+)\[i\]", r"foreach_elem_(\1, i)", formula))
             try:
                 prog = prog and inline_helpers(prog)
             except Unsupported:
                 prog = None
+            # an in-place foreach op reading original_self: forward.c clones self before the op,
+            # and self is a list there (refused by name instead)
+            if r["name"].startswith("_foreach_") and r["name"].endswith("_") and fw.required_original_self_value:
+                prog = None
             if prog is None:
                 ok = False
                 break
-            rt = sum(1 << i for i, n in enumerate(names) if n in (fw.required_inputs_fw_grad or ()) and i < 64)
-            rp = sum(1 << i for i, n in enumerate(names) if n in (fw.required_inputs_primal or ()) and i < 64)
+            req_t = {rename.get(n, n) for n in fw.required_inputs_fw_grad or ()}
+            req_p = {rename.get(n, n) for n in fw.required_inputs_primal or ()}
+            rt = sum(1 << i for i, n in enumerate(names) if n in req_t and i < 64)
+            rp = sum(1 << i for i, n in enumerate(names) if n in req_p and i < 64)
             prog_c = prog.replace("\\", "\\\\").replace('"', '\\"')
             ds.append('{"%s", %dULL, %dULL, %d, %d, "%s"}' % (" ".join(fw.var_names), rt, rp,
                                                               int(fw.required_original_self_value),

@@ -1710,11 +1710,13 @@ static int bind_tensor(fctx *c, const char *base, PyObject *t, bool wrapped, boo
     return r;
 }
 
-/* An out-of-place foreach op: upstream's generated code runs the formula once per element i, with
- * each Tensor[] argument's name_p / name_t bound to element i and its tangent (a ZeroTensor where
- * it has none), `i` bound for the formula's list[i]; an element where no required list has a
- * tangent gets none. The tangents come back as a list (None for those). */
-static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s) {
+/* A foreach op: upstream's generated code runs the formula once per element i, with each Tensor[]
+ * argument's name_p / name_t bound to element i and its tangent (a ZeroTensor where it has none;
+ * zeros for an in-place op's self), `i` bound for the formula's list[i]; an element where no
+ * required list has a tangent gets none. Out of place, the tangents come back as a list (None for
+ * those); in place, the formula has written into self[i]'s tangent or the new one is set on
+ * self[i] here, and the answer is None. */
+static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, bool inplace) {
     Py_ssize_t len = -1;
     for (int a = 0; a < s->nargs && len < 0; a++)
         if (s->args[a].type == TN_TYPE_TENSOR && s->args[a].is_list) {
@@ -1736,7 +1738,8 @@ static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, con
             char nm[96];
             snprintf(nm, sizeof nm, "%s_t", s->args[a].name);
             PyObject *k = PyUnicode_FromString(nm);   /* element i - 1's ZeroTensor flag goes */
-            if (!k || PySet_Discard(c->zeros, k) < 0 || bind_tensor(c, s->args[a].name, e, false, false) < 0) Py_CLEAR(out);
+            if (!k || PySet_Discard(c->zeros, k) < 0 || bind_tensor(c, s->args[a].name, e, false, inplace && a == 0) < 0)
+                Py_CLEAR(out);
             Py_XDECREF(k);
             Py_DECREF(e);
         }
@@ -1748,8 +1751,18 @@ static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, con
         const char *p = d->prog;
         fv v;
         if (eval(c, &p, &v) < 0) { Py_CLEAR(out); break; }
+        if (inplace) {   /* self[i] had no tangent: it gets this one */
+            PyObject *l = PyDict_GetItemString(c->env, s->args[0].name), *e = l ? PySequence_GetItem(l, i) : NULL;
+            int rc = !e ? -1 : tn_fw_grad(e) || !tn_py_is_tensor(v.o) ? 0 : tn_fw_set(e, v.o, true);
+            Py_XDECREF(e);
+            Py_DECREF(v.o);
+            if (rc < 0) { Py_CLEAR(out); break; }
+            PyList_SetItem(out, i, Py_NewRef(Py_None));
+            continue;
+        }
         PyList_SetItem(out, i, v.o);
     }
+    if (out && inplace) Py_SETREF(out, Py_NewRef(Py_None));
     return out;
 }
 
@@ -1779,8 +1792,9 @@ PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_sche
         if (outs[k] && bind(&c, nm, outs[k], false) < 0) goto done;
         if (k < s->nrets && s->rets[k].name && outs[k] && bind(&c, s->rets[k].name, outs[k], false) < 0) goto done;
     }
-    if (!strncmp(s->name, "_foreach_", 9) && s->nrets == 1 && s->rets[0].is_list && !inplace) {
-        r = foreach_eval(&c, d, args, s);
+    if (!strncmp(s->name, "_foreach_", 9) && s->nargs > 0 && s->args[0].type == TN_TYPE_TENSOR && s->args[0].is_list &&
+        ((s->nrets == 1 && s->rets[0].is_list) || inplace)) {
+        r = foreach_eval(&c, d, args, s, inplace);
         goto done;
     }
     const char *p = d->prog;

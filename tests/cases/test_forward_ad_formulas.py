@@ -12,8 +12,8 @@ in float64 and float32.
 - helpers tools/bw_formulas.py writes as formula text (its INLINE table), expanded into the forward
   programs: mish and logit (infinitely_differentiable_*), sgn (a ZeroTensor tangent for real
   input), sinc, mvlgamma, celu's `alpha.toFloat()`, ndtri / log_ndtr's `std::sqrt`;
-- the out-of-place _foreach_* ops: the formula once per element (`result[i]`, `scalars[i]`),
-  elements without a tangent getting none, and _foreach_norm's refusal (upstream's norm_jvp gives
+- the _foreach_* ops: the formula once per element (`result[i]`, `scalars[i]`), elements without
+  a tangent getting none, in-place ones too (those reading original_self refuse by name), and _foreach_norm's refusal (upstream's norm_jvp gives
   a (1, 1) tangent for a 0-dim result, which set_fw_grad refuses).
 
 Tolerance: the fixed rule of the autograd cases (tests/harness/autograd.py: F64 = rtol 64 eps(float64),
@@ -141,6 +141,19 @@ with fwAD.dual_level():
     d = fwAD.make_dual(a, T(3, 4))
     outs = torch._foreach_tanh([u, d]) + torch._foreach_add([d, u], [u, u]) + torch._foreach_div([u, d], 2.)
     r = [(fwAD.unpack_dual(o).primal, fwAD.unpack_dual(o).tangent) for o in outs]
+r""",
+    # in place: the formula per element (mul_.Scalar's `other` is the foreach's `scalar`). The
+    # in-place ops reading original_self (mul_.List, pow_, sin_, ...) refuse by name (not compared).
+    # _foreach_addcmul_ is left out: upstream's crashes (SIGSEGV) under the harness's dispatch mode
+    # (outside one it agrees with ours)
+    "foreach_inplace": """
+r = []
+for f in (lambda l: torch._foreach_add_(l, [torch.ones(3, 4, dtype=DT), T(2, 5)]), torch._foreach_exp_,
+          lambda l: torch._foreach_mul_(l, 2.), lambda l: torch._foreach_div_(l, [T(3, 4), T(2, 5)]), torch._foreach_sigmoid_):
+    with fwAD.dual_level():
+        l = [fwAD.make_dual(T(3, 4), T(3, 4)), T(2, 5)]
+        f(l)
+        r.append([tuple(fwAD.unpack_dual(x)) for x in l])
 r""",
     "foreach_norm_refused": """
 r = []
