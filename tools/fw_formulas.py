@@ -10,7 +10,13 @@ FunctionsManual.cpp defines, written in C in src/autograd/forward_formulas.c).
 Notation (one expression):  (v name) variable | (n 1.5) float | (i 2) int | (b 1) bool | (s str)
   | (none) | (l e...) braced list | (c fn e...) call | (m name recv e...) method call
   | (? c a b) | (op a b) for + - * / < <= > >= == != && || | (neg e) | (not e) | (deref e)
+  | (with k name1 .. namek e1 .. ek body): e1..ek evaluated, then bound to the names while body runs
 An expression the parser does not understand yields None: that overload refuses by name.
+
+A call of a FunctionsManual helper that tools/bw_formulas.py writes as formula text (its INLINE
+table) and src/autograd/forward_formulas.c has no C version of is expanded in place: its
+parameters, then each `name = expr;` statement, become `with` bindings around its result
+expression (one text for both directions).
 """
 import math
 import re
@@ -162,6 +168,8 @@ class Parser:
             return "(c GradMode_is_enabled)"
         if val in CONSTANTS:
             return f"(n {CONSTANTS[val]!r})"
+        if val.startswith("std::") and val[5:] in ("sqrt", "exp", "log") and self.peek()[1] == "(":
+            val = val[5:]   # C's math on a formula's constants
         if self.peek()[1] == "(":
             self.take("(")
             name = val
@@ -197,6 +205,51 @@ def translate(formula):
         return e
     except Unsupported:
         return None
+
+
+# FunctionsManual helpers forward_formulas.c computes in C although bw_formulas.py has their text
+FW_C_HELPERS = {"infinitely_differentiable_silu_backward", "pow_backward_self", "pow_backward_exponent",
+                "log1p_backward", "angle_backward"}
+
+
+def inline_helpers(prog):
+    """prog with each call of an INLINE helper (bw_formulas.py) expanded into `with` bindings;
+    Unsupported when a helper's text does not translate or needs what the forward evaluator lacks."""
+    from bw_formulas import INLINE, read_sexpr
+
+    def walk(t):
+        if not isinstance(t, list):
+            return t
+        t = [walk(x) for x in t]
+        if t == ["v", "NAN"]:
+            return ["n", "nan"]
+        if t[0] == "v" and t[1] == "SUBCLASS_LIKE":
+            raise Unsupported("areAnyTensorSubclassLike in a forward formula")
+        if len(t) >= 2 and t[0] == "c" and t[1] in INLINE and t[1] not in FW_C_HELPERS:
+            return expand(t[1], t[2:])
+        return t
+
+    def expand(name, args):
+        bodies = [b for b in INLINE[name] if len(b[1]) == len(args)]
+        if len(bodies) != 1:
+            raise Unsupported(f"helper {name} with {len(args)} arguments")
+        _, pnames, body = bodies[0]
+        stmts = [x.strip() for x in body.strip().split(";")]
+        prog = translate(stmts[-1])
+        if prog is None:
+            raise Unsupported(f"helper {name}: {stmts[-1]}")
+        e = walk(read_sexpr(prog))
+        for st in reversed(stmts[:-1]):
+            m = re.fullmatch(r"(\w+)\s*=\s*(.*)", st, re.S)
+            v = translate(m.group(2)) if m else None
+            if v is None:
+                raise Unsupported(f"helper {name}: {st}")
+            e = ["with", "1", m.group(1), walk(read_sexpr(v)), e]
+        return ["with", str(len(args)), *pnames, *args, e]
+
+    def show(t):
+        return "(" + " ".join(show(x) for x in t) + ")" if isinstance(t, list) else t
+    return show(walk(read_sexpr(prog)))
 
 
 def forward_table(yaml_path, tags_path, deriv_path, rows, impl, cname, arg_names):
@@ -235,14 +288,34 @@ def forward_table(yaml_path, tags_path, deriv_path, rows, impl, cname, arg_names
             stats[2 if has_diff else 0] = stats.get(2 if has_diff else 0, 0) + 1
             continue
         names = arg_names(r["func"])
+        # an in-place foreach op's formulas are its reference op's (mul_.Scalar's `other` is
+        # _foreach_mul_.Scalar's `scalar`): its argument names, position by position
+        ref_args = [a.name for a in info.func.func.arguments.flat_all]
+        rename = dict((a, b) for a, b in zip(ref_args, names) if a != b) if r["name"].startswith("_foreach_") else {}
         ds, ok = [], True
         for fw in fws:
-            prog = translate(fw.formula)
+            # a foreach formula runs once per list element i (src/autograd/forward_formulas.c):
+            # `result[i]`, `scalars[i]` read element i
+            formula = fw.formula
+            if rename:   # one pass, so that names swapped between the two ops stay apart
+                formula = re.sub(r"\b(%s)(_t_raw|_t|_p)?\b" % "|".join(rename),
+                                 lambda m: rename[m.group(1)] + (m.group(2) or ""), formula)
+            prog = translate(re.sub(r"\b(\w+)\[i\]", r"foreach_elem_(\1, i)", formula))
+            try:
+                prog = prog and inline_helpers(prog)
+            except Unsupported:
+                prog = None
+            # an in-place foreach op reading original_self: forward.c clones self before the op,
+            # and self is a list there (refused by name instead)
+            if r["name"].startswith("_foreach_") and r["name"].endswith("_") and fw.required_original_self_value:
+                prog = None
             if prog is None:
                 ok = False
                 break
-            rt = sum(1 << i for i, n in enumerate(names) if n in (fw.required_inputs_fw_grad or ()) and i < 64)
-            rp = sum(1 << i for i, n in enumerate(names) if n in (fw.required_inputs_primal or ()) and i < 64)
+            req_t = {rename.get(n, n) for n in fw.required_inputs_fw_grad or ()}
+            req_p = {rename.get(n, n) for n in fw.required_inputs_primal or ()}
+            rt = sum(1 << i for i, n in enumerate(names) if n in req_t and i < 64)
+            rp = sum(1 << i for i, n in enumerate(names) if n in req_p and i < 64)
             prog_c = prog.replace("\\", "\\\\").replace('"', '\\"')
             ds.append('{"%s", %dULL, %dULL, %d, %d, "%s"}' % (" ".join(fw.var_names), rt, rp,
                                                               int(fw.required_original_self_value),

@@ -127,6 +127,16 @@ static PyObject *intlist(PyObject *o) {   /* an int or a sequence of ints, as a 
 }
 
 static int tdim(PyObject *t) { return tn_tensor_of(t)->ndim; }
+static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
+/* upstream's areAnyTensorSubclassLike, whose helpers then take out-of-place ops: true inside a
+ * torch.func transform (upstream's tensors are functorch wrappers there) or for a vmap
+ * BatchedTensor */
+static bool subclass_like(PyObject *const *ts, int n) {
+    if (tn_functorch_depth() > 0) return true;
+    for (int i = 0; i < n; i++)
+        if (ts[i] && ts[i] != Py_None && tn_bt_level(ts[i])) return true;
+    return false;
+}
 
 /* restore_reduced_dims(output, dims, keepdim) */
 static PyObject *restore_reduced_dims(PyObject *out, PyObject *dims, bool keepdim) {
@@ -318,7 +328,8 @@ static PyObject *list_tangents(PyObject *tensors) {
     return out;
 }
 
-/* cat_jvp / stack_jvp: the op over the tangents (zeros for tensors without one), or none at all */
+/* cat_jvp / stack_jvp / block_diag_jvp (dim NULL): the op over the tangents (zeros for tensors
+ * without one), or none at all */
 static PyObject *list_jvp(const char *op, PyObject *tensors, PyObject *dim) {
     PyObject *seq = PySequence_Tuple(tensors);
     if (!seq) return NULL;
@@ -328,7 +339,7 @@ static PyObject *list_jvp(const char *op, PyObject *tensors, PyObject *dim) {
     if (!any) Py_RETURN_NONE;
     PyObject *ts = list_tangents(tensors);
     if (!ts) return NULL;
-    PyObject *r = callv(op, "(OO)", ts, dim);
+    PyObject *r = dim ? callv(op, "(OO)", ts, dim) : callv(op, "(O)", ts);
     Py_DECREF(ts);
     return r;
 }
@@ -541,6 +552,17 @@ static PyObject *norm_jvp(PyObject *sp, PyObject *st, PyObject *pord, PyObject *
         Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
         return r;
     }
+    if (p < 2.0) {   /* (|x|^(p-1) * sgn(x) * t).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
+        PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow_", "(Od)", ab, p - 1) : NULL;
+        PyObject *sg = pw ? callv("sgn", "(O)", sp) : NULL, *m = sg ? callv("mul", "(OO)", sg, st) : NULL;
+        PyObject *m2 = m ? callv("mul", "(OO)", ab, m) : NULL, *sm = m2 ? callv("sum", "(OOO)", m2, dim, kd) : NULL;
+        PyObject *np = sm ? callv("pow", "(Od)", norm, p - 1) : NULL, *dv = np ? callv("div", "(OO)", sm, np) : NULL;
+        PyObject *z = dv ? callv("eq", "(Oi)", norm, 0) : NULL;
+        r = z ? callv("masked_fill_", "(OOi)", dv, z, 0) : NULL;
+        Py_XDECREF(ab); Py_XDECREF(pw); Py_XDECREF(sg); Py_XDECREF(m); Py_XDECREF(m2); Py_XDECREF(sm); Py_XDECREF(np);
+        Py_XDECREF(dv); Py_XDECREF(z);
+        return r;
+    }
     /* (self_p * self_t * |self_p|^(p-2)).sum(dim, keepdim) / norm^(p-1), 0 where norm == 0 */
     PyObject *ab = callv("abs", "(O)", sp), *pw = ab ? callv("pow", "(Od)", ab, p - 2) : NULL;
     PyObject *m = pw ? callv("mul", "(OO)", sp, st) : NULL, *m2 = m ? callv("mul", "(OO)", m, pw) : NULL;
@@ -608,6 +630,468 @@ static PyObject *var_backward(PyObject *g, PyObject *self, PyObject *dim, PyObje
     PyObject *a = mean ? callv("mul", "(Od)", gg, 2.0 / (rnumel - c)) : NULL, *d = a ? callv("sub", "(OO)", self, mean) : NULL;
     r = d ? callv("mul", "(OO)", a, d) : NULL;
     Py_XDECREF(gg); Py_XDECREF(dl); Py_XDECREF(mean); Py_XDECREF(a); Py_XDECREF(d);
+    return r;
+}
+
+/* cumprod_jvp(self_t, self_p, result, dim): (self_t / self_p).cumsum(dim) * result where no zero came
+ * before; from a slice's first zero on, cumprod of the input with that zero replaced by its tangent */
+static PyObject *cumprod_jvp(PyObject *st, PyObject *sp, PyObject *result, int64_t dim) {
+    PyObject *q = callv("div", "(OO)", st, sp), *cs = q ? callv("cumsum", "(OL)", q, (long long)dim) : NULL;
+    PyObject *g = cs ? callv("mul", "(OO)", cs, result) : NULL, *r = NULL;
+    Py_XDECREF(q);
+    Py_XDECREF(cs);
+    if (!g) return NULL;
+    PyObject *mz = callv("eq", "(Oi)", sp, 0);
+    if (!mz) { Py_DECREF(g); return NULL; }
+    if (tdim(sp) == 0) {
+        r = callv("masked_fill_", "(OOO)", g, mz, st);
+        Py_DECREF(mz);
+        Py_DECREF(g);
+        return r;
+    }
+    PyObject *c1 = callv("cumsum", "(OL)", mz, (long long)dim), *e1 = c1 ? callv("eq", "(Oi)", c1, 1) : NULL;
+    PyObject *first = e1 ? callv("logical_and", "(OO)", mz, e1) : NULL;
+    PyObject *w = first ? callv("where", "(OOO)", first, st, sp) : NULL;
+    PyObject *ng = w ? callv("cumprod", "(OL)", w, (long long)dim) : NULL;
+    PyObject *after = ng ? callv("cumsum", "(OL)", first, (long long)dim) : NULL;
+    PyObject *bt = after ? tn_py_from_dtype(TN_DTYPE_BOOL) : NULL, *ab = bt ? callv("to", "(OO)", after, bt) : NULL;
+    r = ab ? callv("where", "(OOO)", ab, ng, g) : NULL;
+    Py_DECREF(g); Py_DECREF(mz); Py_XDECREF(c1); Py_XDECREF(e1); Py_XDECREF(first); Py_XDECREF(w); Py_XDECREF(ng);
+    Py_XDECREF(after); Py_XDECREF(bt); Py_XDECREF(ab);
+    return r;
+}
+
+/* logcumsumexp_jvp(self_p, self_t, dim): cumsum(exp(x - max) * t) / (cumsum(exp(x - max)) + 1e-13) */
+static PyObject *logcumsumexp_jvp(PyObject *sp, PyObject *st, int64_t dim) {
+    PyObject *e;
+    if (!tn_dtype_is_complex(tn_tensor_of(sp)->dtype)) {
+        PyObject *mx = callv("max", "(OLO)", sp, (long long)dim, Py_True);
+        PyObject *d = mx ? callv("sub", "(OO)", sp, PyTuple_GetItem(mx, 0)) : NULL;
+        e = d ? callv("exp", "(O)", d) : NULL;
+        Py_XDECREF(mx);
+        Py_XDECREF(d);
+    } else {
+        e = callv("exp", "(O)", sp);   /* at::max has no complex kernel */
+    }
+    if (!e) return NULL;
+    PyObject *csp = callv("cumsum", "(OL)", e, (long long)dim), *r = NULL;
+    /* upstream's areAnyTensorSubclassLike branch (a vmap BatchedTensor) takes the out-of-place ops */
+    PyObject *both[] = {sp, st};
+    bool sub = subclass_like(both, 2);
+    PyObject *m = csp ? callv(sub ? "mul" : "mul_", "(OO)", e, st) : NULL;
+    PyObject *ct = m ? callv("cumsum", "(OL)", m, (long long)dim) : NULL;
+    PyObject *den = ct ? callv("add_", "(Od)", csp, 1e-13) : NULL;
+    r = den ? callv(sub ? "div" : "div_", "(OO)", ct, den) : NULL;
+    Py_DECREF(e); Py_XDECREF(csp); Py_XDECREF(m); Py_XDECREF(ct); Py_XDECREF(den);
+    return r;
+}
+
+/* renorm_jvp(self_p, self_t, p, dim, maxnorm): where(norm > maxnorm, factor * (t - x * invnorm *
+ * norm_jvp), t) with the norm over every dim but `dim` (float for half / bfloat16 inputs) */
+static PyObject *renorm_jvp(PyObject *sp, PyObject *st, PyObject *pord, int64_t dim, PyObject *maxnorm) {
+    const tn_tensor *x = tn_tensor_of(sp);
+    int nd = x->ndim;
+    if (dim < -nd || dim >= (nd ? nd : 1)) {
+        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                     nd ? -nd : -1, nd ? nd - 1 : 0, (long long)dim);
+        return NULL;
+    }
+    if (dim < 0) dim += nd;
+    PyObject *dims = PyTuple_New(nd > 0 ? nd - 1 : 0);
+    for (int i = 0, k = 0; dims && i < nd; i++)
+        if (i != dim) PyTuple_SetItem(dims, k++, PyLong_FromLong(i));
+    if (!dims) return NULL;
+    double pv = PyFloat_AsDouble(pord), mn = PyFloat_AsDouble(maxnorm);
+    if (PyErr_Occurred()) { Py_DECREF(dims); return NULL; }
+    PyObject *norm;
+    if (x->dtype == TN_DTYPE_F16 || x->dtype == TN_DTYPE_BF16) {
+        PyObject *f = tn_py_from_dtype(TN_DTYPE_F32), *kw = f ? Py_BuildValue("{sN}", "dtype", f) : NULL;
+        PyObject *a = kw ? Py_BuildValue("(OdOO)", sp, pv, dims, Py_True) : NULL;
+        norm = a ? call_name_kw("linalg_vector_norm", a, kw) : NULL;
+        Py_XDECREF(kw);
+        Py_XDECREF(a);
+    } else {
+        norm = callv("linalg_vector_norm", "(OdOO)", sp, pv, dims, Py_True);
+    }
+    PyObject *pd = norm ? PyFloat_FromDouble(pv) : NULL;
+    PyObject *np1 = pd ? callv("add", "(Od)", norm, 1e-7) : NULL, *inv = np1 ? callv("reciprocal", "(O)", np1) : NULL;
+    PyObject *factor = inv ? callv("mul", "(Od)", inv, mn) : NULL;
+    PyObject *nj = factor ? norm_jvp(sp, st, pd, norm, dims, true) : NULL;
+    PyObject *xi = nj ? callv("mul", "(OO)", sp, inv) : NULL, *xin = xi ? callv("mul", "(OO)", xi, nj) : NULL;
+    PyObject *d = xin ? callv("sub", "(OO)", st, xin) : NULL, *fd = d ? callv("mul", "(OO)", factor, d) : NULL;
+    PyObject *gt = fd ? callv("gt", "(Od)", norm, mn) : NULL, *r = gt ? callv("where", "(OOO)", gt, fd, st) : NULL;
+    Py_DECREF(dims); Py_XDECREF(norm); Py_XDECREF(pd); Py_XDECREF(np1); Py_XDECREF(inv); Py_XDECREF(factor);
+    Py_XDECREF(nj); Py_XDECREF(xi); Py_XDECREF(xin); Py_XDECREF(d); Py_XDECREF(fd); Py_XDECREF(gt);
+    return r;
+}
+
+/* ---- batch / group norm (FunctionsManual's _invstd_jvp, _norm_jvp, _affine_jvp) ---- */
+
+/* a tuple of ints from C */
+static PyObject *int_tuple(const int64_t *v, int n) {
+    PyObject *t = PyTuple_New(n);
+    for (int i = 0; t && i < n; i++) PyTuple_SetItem(t, i, PyLong_FromLongLong(v[i]));
+    return t;
+}
+
+/* sum(((t - t.mean(dims)) * (p - mean) * -invstd^3), dims, keepdim) / numel */
+static PyObject *invstd_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel,
+                            bool keepdim) {
+    PyObject *ts[] = {ip, it, mean, invstd};
+    bool sub = subclass_like(ts, 4);
+    PyObject *mt = callv("mean", "(OOO)", it, dims, Py_True), *a = mt ? callv("sub", "(OO)", it, mt) : NULL, *r = NULL;
+    PyObject *d = a ? callv("sub", "(OO)", ip, mean) : NULL, *ad = NULL, *p3 = NULL, *np3 = NULL, *v = NULL, *sm = NULL;
+    if (sub) {   /* -invstd^3 * (t - t.mean) * (p - mean) */
+        p3 = d ? callv("pow", "(Oi)", invstd, 3) : NULL;
+        np3 = p3 ? callv("neg", "(O)", p3) : NULL;
+        ad = np3 ? callv("mul", "(OO)", np3, a) : NULL;
+        v = ad ? callv("mul", "(OO)", ad, d) : NULL;
+    } else {
+        ad = d ? callv("mul_", "(OO)", a, d) : NULL;
+        p3 = ad ? callv("pow", "(Oi)", invstd, 3) : NULL;
+        np3 = p3 ? callv("neg", "(O)", p3) : NULL;
+        v = np3 ? callv("mul_", "(OO)", a, np3) : NULL;
+    }
+    sm = v ? callv("sum", "(OOO)", v, dims, keepdim ? Py_True : Py_False) : NULL;
+    r = sm ? callv("div_", "(OL)", sm, (long long)numel) : NULL;
+    Py_XDECREF(mt); Py_XDECREF(a); Py_XDECREF(d); Py_XDECREF(ad); Py_XDECREF(p3); Py_XDECREF(np3); Py_XDECREF(v);
+    Py_XDECREF(sm);
+    return r;
+}
+
+/* the tangent of (input - mean) * invstd over dims */
+static PyObject *norm_t_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, PyObject *dims, int64_t numel) {
+    PyObject *ts[] = {ip, it, mean, invstd};
+    bool sub = subclass_like(ts, 4);
+    PyObject *inv_t = invstd_jvp(ip, it, mean, invstd, dims, numel, true);
+    PyObject *mt = inv_t ? callv("mean", "(OOO)", it, dims, Py_True) : NULL, *a = mt ? callv("sub", "(OO)", it, mt) : NULL;
+    PyObject *ai = a ? callv(sub ? "mul" : "mul_", "(OO)", a, invstd) : NULL;
+    PyObject *b = ai ? callv("sub", "(OO)", ip, mean) : NULL, *bi = b ? callv(sub ? "mul" : "mul_", "(OO)", b, inv_t) : NULL;
+    PyObject *r = bi ? callv(sub ? "add" : "add_", "(OO)", ai, bi) : NULL;
+    Py_XDECREF(inv_t); Py_XDECREF(mt); Py_XDECREF(a); Py_XDECREF(ai); Py_XDECREF(b); Py_XDECREF(bi);
+    return r;
+}
+
+/* _affine_jvp: result_t * weight_p + result_p * weight_t + bias_t (each part when present; the
+ * ZeroTensor tangents of a weight / bias without one add nothing). Steals result_t. */
+static PyObject *affine_jvp(PyObject *result_p, PyObject *rt, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                            bool bt_zero) {
+    if (!rt) return NULL;
+    PyObject *ts[] = {result_p, rt, wp, wt};
+    if (wp) {
+        bool sub = subclass_like(ts, 4) || wt_zero;
+        PyObject *a = callv(sub ? "mul" : "mul_", "(OO)", rt, wp), *b = NULL, *c = NULL;
+        if (a && !wt_zero) {
+            b = callv(sub ? "mul" : "mul_", "(OO)", result_p, wt);
+            c = b ? callv(sub ? "add" : "add_", "(OO)", a, b) : NULL;
+        } else {
+            c = Py_XNewRef(a);
+        }
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        Py_SETREF(rt, c);
+        if (!rt) return NULL;
+    }
+    if (bt && !bt_zero) {
+        PyObject *ts2[] = {rt, bt};
+        Py_SETREF(rt, callv(subclass_like(ts2, 2) ? "add" : "add_", "(OO)", rt, bt));
+    }
+    return rt;
+}
+
+static PyObject *view_opt(PyObject *t, PyObject *shape) {   /* t.view(shape), NULL for an undefined t */
+    return t && t != Py_None ? callv("view", "(OO)", t, shape) : NULL;
+}
+
+/* batch_norm_jvp(input_p, input_t, weight_p, weight_t, bias_p, bias_t, running_mean, running_var,
+ * saved_mean, saved_invstd, train, eps) */
+static PyObject *batch_norm_jvp(PyObject *ip, PyObject *it, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                                bool bt_zero, PyObject *rm, PyObject *rv, PyObject *sm, PyObject *si, bool train, double eps) {
+    const tn_tensor *x = tn_tensor_of(it);
+    int64_t vs[TN_MAX_DIMS], dl[TN_MAX_DIMS], numel = 1;
+    int nd = x->ndim, k = 0;
+    for (int i = 0; i < nd; i++) {
+        vs[i] = i == 1 ? x->sizes[i] : 1;
+        if (i != 1) { numel *= x->sizes[i]; dl[k++] = i; }
+    }
+    PyObject *view = int_tuple(vs, nd), *dims = view ? int_tuple(dl, k) : NULL;
+    PyObject *mean = NULL, *invstd = NULL, *rt = NULL, *r = NULL, *rp = NULL, *wpv = NULL, *wtv = NULL, *btv = NULL;
+    if (!dims) goto done;
+    if (train) {
+        if (!(mean = callv("view", "(OO)", sm, view)) || !(invstd = callv("view", "(OO)", si, view))) goto done;
+        rt = norm_t_jvp(ip, it, mean, invstd, dims, numel);
+    } else {
+        if (!rm || rm == Py_None || !rv || rv == Py_None || tn_fw_grad(rm) || tn_fw_grad(rv)) {
+            PyErr_SetString(PyExc_RuntimeError, "batch_norm is not differentiable wrt running_mean and running_var, they "
+                                                "cannot have forward grad defined");
+            goto done;
+        }
+        PyObject *a = callv("add", "(Od)", rv, eps), *sq = a ? callv("sqrt", "(O)", a) : NULL;
+        PyObject *q = sq ? callv("div", "(iO)", 1, sq) : NULL;
+        invstd = q ? callv("view", "(OO)", q, view) : NULL;
+        Py_XDECREF(a); Py_XDECREF(sq); Py_XDECREF(q);
+        if (!invstd || !(mean = callv("view", "(OO)", rm, view))) goto done;
+        rt = callv("mul", "(OO)", it, invstd);
+    }
+    if (!rt) goto done;
+    if (wp && wp != Py_None) {
+        PyObject *d = callv("sub", "(OO)", ip, mean);
+        rp = d ? callv("mul", "(OO)", d, invstd) : NULL;
+        Py_XDECREF(d);
+        if (!rp || !(wpv = view_opt(wp, view)) || !(wtv = view_opt(wt, view))) goto done;
+    }
+    if (bt && bt != Py_None && !(btv = view_opt(bt, view))) goto done;
+    r = affine_jvp(rp, rt, wpv, wtv, wt_zero, btv, bt_zero);
+    rt = NULL;
+done:
+    Py_XDECREF(view); Py_XDECREF(dims); Py_XDECREF(mean); Py_XDECREF(invstd); Py_XDECREF(rt); Py_XDECREF(rp);
+    Py_XDECREF(wpv); Py_XDECREF(wtv); Py_XDECREF(btv);
+    return r;
+}
+
+/* convolution_backward_jvp_grad_bias(grad_out_t, grad_bias): grad_out_t summed over all but dim 1 */
+static PyObject *conv_bw_jvp_grad_bias(PyObject *gt, PyObject *grad_bias) {
+    if (!grad_bias || grad_bias == Py_None) Py_RETURN_NONE;
+    int nd = tdim(gt);
+    if (nd < 3 || nd > 5) {
+        PyErr_Format(PyExc_RuntimeError, "convolution_backward_jvp_grad_bias expected dim of grad_out_t to be 3, 4, or 5, "
+                                         "but got: %d", nd);
+        return NULL;
+    }
+    int64_t dl[4] = {0, 2, 3, 4};
+    PyObject *dims = int_tuple(dl, nd - 1), *r = dims ? callv("sum", "(OO)", gt, dims) : NULL;
+    Py_XDECREF(dims);
+    return r;
+}
+
+/* group norm views the input as (1, N * groups, rest) */
+static PyObject *group_view(PyObject *t, int64_t groups) {
+    const tn_tensor *x = tn_tensor_of(t);
+    int64_t N = x->ndim ? x->sizes[0] : 1, v[3] = {1, N * groups, N ? -1 : 1};
+    PyObject *shape = int_tuple(v, 3), *r = shape ? callv("view", "(OO)", t, shape) : NULL;
+    Py_XDECREF(shape);
+    return r;
+}
+
+static PyObject *group_norm_jvp(PyObject *ip, PyObject *it, PyObject *wp, PyObject *wt, bool wt_zero, PyObject *bt,
+                                bool bt_zero, PyObject *sm, PyObject *si, int64_t groups) {
+    const tn_tensor *x = tn_tensor_of(ip);
+    PyObject *shape = tn_py_size_new(x->ndim, x->sizes);
+    PyObject *itr = shape ? group_view(it, groups) : NULL, *ipr = itr ? group_view(ip, groups) : NULL;
+    PyObject *bn = ipr ? batch_norm_jvp(ipr, itr, NULL, NULL, false, NULL, false, NULL, NULL, sm, si, true, 0.0) : NULL;
+    PyObject *rt = bn ? callv("view", "(OO)", bn, shape) : NULL, *rp = NULL, *aff = NULL, *wpv = NULL, *wtv = NULL,
+             *btv = NULL, *r = NULL;
+    if (!rt) goto done;
+    int64_t av[TN_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++) av[i] = i == 1 ? x->sizes[1] : 1;
+    if (!(aff = int_tuple(av, x->ndim))) goto done;
+    if (wp && wp != Py_None) {
+        int64_t vs[3] = {1, tn_tensor_of(itr)->sizes[1], 1};
+        PyObject *v = int_tuple(vs, 3), *m = v ? callv("view", "(OO)", sm, v) : NULL, *s2 = m ? callv("view", "(OO)", si, v) : NULL;
+        PyObject *d = s2 ? callv("sub", "(OO)", ipr, m) : NULL, *q = d ? callv("mul", "(OO)", d, s2) : NULL;
+        rp = q ? callv("view", "(OO)", q, shape) : NULL;
+        Py_XDECREF(v); Py_XDECREF(m); Py_XDECREF(s2); Py_XDECREF(d); Py_XDECREF(q);
+        if (!rp || !(wpv = view_opt(wp, aff)) || !(wtv = view_opt(wt, aff))) goto done;
+    }
+    if (bt && bt != Py_None && !(btv = view_opt(bt, aff))) goto done;
+    r = affine_jvp(rp, rt, wpv, wtv, wt_zero, btv, bt_zero);
+    rt = NULL;
+done:
+    Py_XDECREF(shape); Py_XDECREF(itr); Py_XDECREF(ipr); Py_XDECREF(bn); Py_XDECREF(rt); Py_XDECREF(rp); Py_XDECREF(aff);
+    Py_XDECREF(wpv); Py_XDECREF(wtv); Py_XDECREF(btv);
+    return r;
+}
+
+/* group_norm_mean_jvp(input_t, mean_p, groups) and group_norm_invstd_jvp(input_p, input_t, mean_p,
+ * invstd_p, groups); the latter passes input_t where _invstd_jvp takes input_p, as upstream does */
+static PyObject *group_norm_stat_jvp(PyObject *ip, PyObject *it, PyObject *mean, PyObject *invstd, int64_t groups) {
+    PyObject *itr = group_view(it, groups), *r = NULL, *two = PyLong_FromLong(2), *ipr = NULL, *mv = NULL, *iv = NULL;
+    PyObject *d2 = two ? PyTuple_Pack(1, two) : NULL, *v = NULL;
+    if (!itr || !d2) goto done;
+    if (!ip) {
+        v = callv("mean", "(OOO)", itr, d2, Py_False);
+        r = v ? callv("view_as", "(OO)", v, mean) : NULL;
+        goto done;
+    }
+    if (!(ipr = group_view(ip, groups)) || !(mv = group_view(mean, groups)) || !(iv = group_view(invstd, groups))) goto done;
+    v = invstd_jvp(itr, ipr, mv, iv, d2, tn_tensor_of(itr)->sizes[2], false);
+    r = v ? callv("view_as", "(OO)", v, invstd) : NULL;
+done:
+    Py_XDECREF(itr); Py_XDECREF(two); Py_XDECREF(d2); Py_XDECREF(ipr); Py_XDECREF(mv); Py_XDECREF(iv); Py_XDECREF(v);
+    return r;
+}
+
+/* convolution_jvp / _convolution_jvp: conv(input_t, weight_p) + conv(input_p, weight_t, bias_t);
+ * `rest` is stride .. groups (and _convolution's benchmark .. allow_tf32) */
+static PyObject *convolution_jvp(const char *op, fv *argv, int n) {
+    PyObject *bias_t = argv[5].o;
+    PyObject *a = PyTuple_New(n - 3), *b = a ? PyTuple_New(n - 3) : NULL, *r = NULL;
+    if (!b) { Py_XDECREF(a); return NULL; }
+    PyTuple_SetItem(a, 0, Py_NewRef(argv[1].o));
+    PyTuple_SetItem(a, 1, Py_NewRef(argv[2].o));
+    PyTuple_SetItem(a, 2, Py_NewRef(Py_None));
+    PyTuple_SetItem(b, 0, Py_NewRef(argv[0].o));
+    PyTuple_SetItem(b, 1, Py_NewRef(argv[3].o));
+    PyTuple_SetItem(b, 2, Py_NewRef(bias_t && !argv[5].zero ? bias_t : Py_None));
+    for (int i = 6; i < n; i++) {
+        PyTuple_SetItem(a, i - 3, Py_NewRef(argv[i].o));
+        PyTuple_SetItem(b, i - 3, Py_NewRef(argv[i].o));
+    }
+    PyObject *x = call_name(op, a), *y = x ? call_name(op, b) : NULL;
+    r = y ? callv("add", "(OO)", x, y) : NULL;
+    Py_DECREF(a); Py_DECREF(b); Py_XDECREF(x); Py_XDECREF(y);
+    return r;
+}
+
+/* safe_logsumexp_jvp(self_p, self_t, dim, keepdim): logsumexp_jvp, 0 on rows that are all -inf */
+static PyObject *safe_logsumexp_jvp(PyObject *sp, PyObject *st, PyObject *dim, bool keepdim) {
+    PyObject *j = logsumexp_jvp(sp, st, dim, keepdim);
+    PyObject *dt = j ? tensor_dtype_obj(j) : NULL, *kw = dt ? Py_BuildValue("{sN}", "dtype", dt) : NULL;
+    PyObject *a = kw ? Py_BuildValue("(d)", -INFINITY) : NULL, *ninf = a ? call_name_kw("scalar_tensor", a, kw) : NULL;
+    PyObject *mk = ninf ? callv("eq", "(OO)", sp, ninf) : NULL, *rows = mk ? callv("all", "(OOO)", mk, dim, Py_True) : NULL;
+    PyObject *a0 = rows ? Py_BuildValue("(d)", 0.0) : NULL, *zero = a0 ? call_name_kw("scalar_tensor", a0, kw) : NULL;
+    PyObject *r = zero ? callv("where", "(OOO)", rows, zero, j) : NULL;
+    Py_XDECREF(j); Py_XDECREF(kw); Py_XDECREF(a); Py_XDECREF(ninf); Py_XDECREF(mk); Py_XDECREF(rows); Py_XDECREF(a0);
+    Py_XDECREF(zero);
+    return r;
+}
+
+/* scatter_reduce_jvp(self_p, self_t, dim, index, src_p, src_t, reduce, include_self, result):
+ * linear for sum / mean; for amin / amax the tangents of the tied extrema averaged; none for prod */
+static PyObject *scatter_reduce_jvp(PyObject *sp, PyObject *st, PyObject *dim, PyObject *index, PyObject *srcp,
+                                    PyObject *srct, PyObject *reduce, PyObject *incl, PyObject *result) {
+    const char *red = PyUnicode_AsUTF8AndSize(reduce, NULL);
+    if (!red) return NULL;
+    if (!strcmp(red, "sum") || !strcmp(red, "mean"))
+        return callv("scatter_reduce", "(OOOOOO)", st, dim, index, srct, reduce, incl);
+    if (strcmp(red, "amin") && strcmp(red, "amax")) Py_RETURN_NONE;
+    PyObject *g = callv("gather", "(OOO)", result, dim, index), *ms = g ? callv("eq", "(OO)", sp, result) : NULL;
+    PyObject *mr = ms ? callv("eq", "(OO)", srcp, g) : NULL, *mst = mr ? callv("where", "(OOd)", mr, srct, 0.0) : NULL;
+    PyObject *dt = mst ? tensor_dtype_obj(st) : NULL, *a = dt ? callv("to", "(OO)", ms, dt) : NULL;
+    PyObject *b = a ? callv("to", "(OO)", mr, dt) : NULL, *sum = b ? PyUnicode_FromString("sum") : NULL;
+    PyObject *div = sum ? callv("scatter_reduce", "(OOOOOO)", a, dim, index, b, sum, incl) : NULL;
+    PyObject *w = div ? callv("where", "(OOd)", ms, st, 0.0) : NULL;
+    PyObject *sr = w ? callv("scatter_reduce", "(OOOOOO)", w, dim, index, mst, sum, incl) : NULL;
+    PyObject *r = sr ? callv("div", "(OO)", sr, div) : NULL;
+    Py_XDECREF(g); Py_XDECREF(ms); Py_XDECREF(mr); Py_XDECREF(mst); Py_XDECREF(dt); Py_XDECREF(a); Py_XDECREF(b);
+    Py_XDECREF(sum); Py_XDECREF(div); Py_XDECREF(w); Py_XDECREF(sr);
+    return r;
+}
+
+/* glu_jvp(glu, x, dx, dim): upstream's is an aten kernel (not implemented here); the same
+ * expression in ops: da * sig_b + glu * (db - sig_b * db), sig_b = sigmoid of x's second half */
+static PyObject *glu_jvp(PyObject *glu, PyObject *x, PyObject *dx, int64_t dim) {
+    int nd = tdim(x);
+    if (dim < 0) dim += nd;
+    int64_t h = tn_tensor_of(glu)->sizes[dim];
+    PyObject *b = callv("narrow", "(OLLL)", x, (long long)dim, (long long)h, (long long)h);
+    PyObject *da = b ? callv("narrow", "(OLLL)", dx, (long long)dim, 0LL, (long long)h) : NULL;
+    PyObject *db = da ? callv("narrow", "(OLLL)", dx, (long long)dim, (long long)h, (long long)h) : NULL;
+    PyObject *sg = db ? callv("sigmoid", "(O)", b) : NULL, *a1 = sg ? callv("mul", "(OO)", da, sg) : NULL;
+    PyObject *sd = a1 ? callv("mul", "(OO)", sg, db) : NULL, *d = sd ? callv("sub", "(OO)", db, sd) : NULL;
+    PyObject *a2 = d ? callv("mul", "(OO)", glu, d) : NULL, *r = a2 ? callv("add", "(OO)", a1, a2) : NULL;
+    Py_XDECREF(b); Py_XDECREF(da); Py_XDECREF(db); Py_XDECREF(sg); Py_XDECREF(a1); Py_XDECREF(sd); Py_XDECREF(d);
+    Py_XDECREF(a2);
+    return r;
+}
+
+/* ---- linear algebra (FunctionsManual's cholesky_jvp, cholesky_inverse_jvp, linalg_lu_jvp,
+ * lu_factor_ex_jvp, op for op) ---- */
+static PyObject *solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
+    return callv("linalg_solve_triangular", "(OOOOO)", A, B, upper ? Py_True : Py_False, left ? Py_True : Py_False,
+                 unit ? Py_True : Py_False);
+}
+
+/* dL = L pi(L^-1 dA L^-H), pi(X) = X.tril() - 0.5 diag(X) (upper: the same on L^H, transposed back) */
+static PyObject *cholesky_jvp(PyObject *dA, PyObject *L, bool upper) {
+    PyObject *L_ = upper ? callv("mH", "(O)", L) : Py_NewRef(L);
+    PyObject *a = L_ ? solve_tri(L_, dA, false, true, false) : NULL, *Lh = a ? callv("mH", "(O)", L_) : NULL;
+    PyObject *b = Lh ? solve_tri(Lh, a, true, false, false) : NULL, *tl = b ? callv("tril", "(O)", b) : NULL;
+    PyObject *dg = tl ? callv("diagonal", "(Oiii)", b, 0, -2, -1) : NULL, *h = dg ? callv("mul", "(Od)", dg, 0.5) : NULL;
+    PyObject *de = h ? callv("diag_embed", "(O)", h) : NULL, *d = de ? callv("sub", "(OO)", tl, de) : NULL;
+    PyObject *m = d ? callv("matmul", "(OO)", L_, d) : NULL, *r = m && upper ? callv("mH", "(O)", m) : Py_XNewRef(m);
+    Py_XDECREF(L_); Py_XDECREF(a); Py_XDECREF(Lh); Py_XDECREF(b); Py_XDECREF(tl); Py_XDECREF(dg); Py_XDECREF(h);
+    Py_XDECREF(de); Py_XDECREF(d); Py_XDECREF(m);
+    return r;
+}
+
+/* X = (L L^H)^-1: K = -X dCF X CF, dX = K + K^H */
+static PyObject *cholesky_inverse_jvp(PyObject *F, PyObject *dF, PyObject *X, bool upper) {
+    PyObject *CF = upper ? Py_NewRef(F) : callv("mH", "(O)", F), *dCF = CF ? (upper ? callv("mH", "(O)", dF) : Py_NewRef(dF)) : NULL;
+    PyObject *a = dCF ? callv("matmul", "(OO)", X, dCF) : NULL, *b = a ? callv("matmul", "(OO)", a, X) : NULL;
+    PyObject *c = b ? callv("matmul", "(OO)", b, CF) : NULL, *k = c ? callv("neg", "(O)", c) : NULL;
+    PyObject *kh = k ? callv("mH", "(O)", k) : NULL, *r = kh ? callv("add", "(OO)", k, kh) : NULL;
+    Py_XDECREF(CF); Py_XDECREF(dCF); Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(c); Py_XDECREF(k); Py_XDECREF(kh);
+    return r;
+}
+
+static PyObject *narrow2(PyObject *t, int d1, int64_t s1, int64_t l1, int d2, int64_t s2, int64_t l2) {
+    PyObject *a = callv("narrow", "(OiLL)", t, d1, (long long)s1, (long long)l1);
+    PyObject *r = a && d2 ? callv("narrow", "(OiLL)", a, d2, (long long)s2, (long long)l2) : Py_XNewRef(a);
+    Py_XDECREF(a);
+    return r;
+}
+
+/* linalg_lu_jvp(dA, P, L, U, pivot): (dL, dU) from dK = L1^-1 P^T dA1 U1^-1 (block form for
+ * rectangular A) */
+static PyObject *linalg_lu_jvp(PyObject *dA, PyObject *P, PyObject *L, PyObject *U, bool pivot) {
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = m < n ? m : n;
+    PyObject *r = NULL, *PT = NULL, *PdA = NULL, *PdA1 = NULL, *L1 = NULL, *U1 = NULL, *dK0 = NULL, *dK = NULL, *tl = NULL,
+             *dL1 = NULL, *tu = NULL, *dU1 = NULL, *PdA2 = NULL, *X2 = NULL, *s = NULL, *p = NULL, *d2 = NULL, *c = NULL;
+    if (pivot) {
+        if (!(PT = callv("mT", "(O)", P)) || !(PdA = callv("matmul", "(OO)", PT, dA))) goto done;
+    } else {
+        PdA = Py_NewRef(dA);
+    }
+    if (!(PdA1 = narrow2(PdA, -2, 0, k, -1, 0, k)) || !(L1 = narrow2(L, -2, 0, k, -1, 0, k)) ||
+        !(U1 = narrow2(U, -2, 0, k, -1, 0, k)))
+        goto done;
+    if (!(dK0 = solve_tri(L1, PdA1, false, true, true)) || !(dK = solve_tri(U1, dK0, true, false, false))) goto done;
+    if (!(tl = callv("tril", "(Oi)", dK, -1)) || !(dL1 = callv("matmul", "(OO)", L1, tl))) goto done;
+    if (!(tu = callv("triu", "(O)", dK)) || !(dU1 = callv("matmul", "(OO)", tu, U1))) goto done;
+    if (m == n) {
+        r = PyTuple_Pack(2, dL1, dU1);
+    } else if (m < n) {   /* dU2 = L1^-1 PdA2 - dK.tril(-1) U2 */
+        if (!(PdA2 = callv("narrow", "(OiLL)", PdA, -1, (long long)k, (long long)(n - k))) ||
+            !(X2 = callv("narrow", "(OiLL)", U, -1, (long long)k, (long long)(n - k))) ||
+            !(s = solve_tri(L1, PdA2, false, true, true)) || !(p = callv("matmul", "(OO)", tl, X2)) ||
+            !(d2 = callv("sub", "(OO)", s, p)))
+            goto done;
+        PyObject *l = PyTuple_Pack(2, dU1, d2);
+        c = l ? callv("cat", "(Oi)", l, -1) : NULL;
+        Py_XDECREF(l);
+        r = c ? PyTuple_Pack(2, dL1, c) : NULL;
+    } else {   /* dL2 = PdA2 U1^-1 - L2 dK.triu() */
+        if (!(PdA2 = callv("narrow", "(OiLL)", PdA, -2, (long long)k, (long long)(m - k))) ||
+            !(X2 = callv("narrow", "(OiLL)", L, -2, (long long)k, (long long)(m - k))) ||
+            !(s = solve_tri(U1, PdA2, true, false, false)) || !(p = callv("matmul", "(OO)", X2, tu)) ||
+            !(d2 = callv("sub", "(OO)", s, p)))
+            goto done;
+        PyObject *l = PyTuple_Pack(2, dL1, d2);
+        c = l ? callv("cat", "(Oi)", l, -2) : NULL;
+        Py_XDECREF(l);
+        r = c ? PyTuple_Pack(2, c, dU1) : NULL;
+    }
+done:
+    Py_XDECREF(PT); Py_XDECREF(PdA); Py_XDECREF(PdA1); Py_XDECREF(L1); Py_XDECREF(U1); Py_XDECREF(dK0); Py_XDECREF(dK);
+    Py_XDECREF(tl); Py_XDECREF(dL1); Py_XDECREF(tu); Py_XDECREF(dU1); Py_XDECREF(PdA2); Py_XDECREF(X2); Py_XDECREF(s);
+    Py_XDECREF(p); Py_XDECREF(d2); Py_XDECREF(c);
+    return r;
+}
+
+/* lu_factor_ex_jvp(dA, LU, pivots, pivot): dL and dU packed as LU is */
+static PyObject *lu_factor_ex_jvp(PyObject *dA, PyObject *LU, PyObject *piv, bool pivot) {
+    PyObject *plu = callv("lu_unpack", "(OOOO)", LU, piv, Py_True, pivot ? Py_True : Py_False);
+    PyObject *j = plu ? linalg_lu_jvp(dA, PyTuple_GetItem(plu, 0), PyTuple_GetItem(plu, 1), PyTuple_GetItem(plu, 2), pivot) : NULL;
+    Py_XDECREF(plu);
+    if (!j) return NULL;
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1];
+    PyObject *dL = PyTuple_GetItem(j, 0), *dU = PyTuple_GetItem(j, 1), *into = m >= n ? dL : dU;
+    PyObject *part = callv("narrow", "(OiLL)", into, m >= n ? -2 : -1, 0LL, (long long)(m >= n ? n : m));
+    PyObject *a = part ? callv("add_", "(OO)", part, m >= n ? dU : dL) : NULL, *r = a ? Py_NewRef(into) : NULL;
+    Py_XDECREF(part); Py_XDECREF(a); Py_DECREF(j);
     return r;
 }
 
@@ -708,7 +1192,6 @@ static const char *binop_name(const char *op) {
     return NULL;
 }
 
-static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
 
 /* function/method call: helpers first, then aten by name. argv[0] is the receiver of a method. */
 static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
@@ -779,6 +1262,10 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = list_jvp(name[0] == 'c' ? "cat" : "stack", a0, argv[1].o);
         return out->o ? 0 : -1;
     }
+    if (!strcmp(name, "block_diag_jvp") && n == 1) {
+        out->o = list_jvp("block_diag", a0, NULL);
+        return out->o ? 0 : -1;
+    }
     if (!strcmp(name, "gather_with_keepdimed_indices") && n == 4) {
         out->o = gather_keepdim(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
         return out->o ? 0 : -1;
@@ -846,7 +1333,9 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     }
     if (!strcmp(name, "norm_jvp") && (n == 4 || n == 6)) {
         PyObject *dims = n == 6 ? Py_NewRef(argv[4].o) : PyTuple_New(0);
-        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 6 && truthy(argv[5].o)) : NULL;
+        /* the 4-argument form is norm_jvp(self_p, self_t, p, norm, {}, keepdim=true): a tangent of
+         * shape (1, .., 1), which setting on the 0-dim result refuses, as upstream's does */
+        out->o = dims ? norm_jvp(a0, argv[1].o, argv[2].o, argv[3].o, dims, n == 4 || truthy(argv[5].o)) : NULL;
         Py_XDECREF(dims);
         return out->o ? 0 : -1;
     }
@@ -880,13 +1369,117 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = pow_backward_exponent(a0, argv[1].o, argv[2].o, argv[3].o);
         return out->o ? 0 : -1;
     }
-    if ((!strcmp(name, "scalar_tensor") || !strcmp(name, "zeros") || !strcmp(name, "ones")) && n == 2 && is_tensor(argv[1].o)) {
-        PyObject *dt = tensor_dtype_obj(argv[1].o);
+    /* factories given another tensor's options (its dtype): scalar_tensor, zeros, ones, empty,
+     * arange(start, end, step, options); _efficientzerotensor is zeros flagged as a ZeroTensor */
+    bool ezt = !strcmp(name, "_efficientzerotensor");
+    if ((!strcmp(name, "scalar_tensor") || !strcmp(name, "zeros") || !strcmp(name, "ones") || !strcmp(name, "empty") || ezt ||
+         (!strcmp(name, "arange") && n == 4)) && (n == 2 || n == 4) && is_tensor(argv[n - 1].o)) {
+        PyObject *dt = tensor_dtype_obj(argv[n - 1].o);
         PyObject *kw = dt ? Py_BuildValue("{sN}", "dtype", dt) : NULL;
-        PyObject *a = kw ? PyTuple_Pack(1, a0) : NULL;
-        out->o = a ? call_name_kw(name, a, kw) : NULL;
+        PyObject *a = kw ? PyTuple_New(n - 1) : NULL;
+        for (int i = 0; a && i < n - 1; i++) PyTuple_SetItem(a, i, Py_NewRef(argv[i].o));
+        out->o = a ? call_name_kw(ezt ? "zeros" : name, a, kw) : NULL;
+        out->zero = ezt;
         Py_XDECREF(a);
         Py_XDECREF(kw);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "value") && method && n == 1) { out->o = Py_NewRef(a0); return 0; }   /* optional.value() */
+    if (!strcmp(name, "toFloat") && n == 1 && is_number(a0)) {   /* Scalar::toFloat: rounded to float */
+        double x = PyFloat_AsDouble(a0);
+        out->o = PyFloat_FromDouble((double)(float)x);
+        return out->o ? 0 : -1;
+    }
+    /* FunctionsManual helpers the backward formulas share (bw_helpers.h, bw_helpers.c) */
+    if (!strcmp(name, "copysign_tensor_self_backward") && n == 3) {
+        out->o = tn_bw_copysign_tensor_self_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "rad2deg_backward") || !strcmp(name, "deg2rad_backward")) && n == 1) {
+        out->o = name[0] == 'r' ? tn_bw_rad2deg_backward(a0) : tn_bw_deg2rad_backward(a0);
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "i1_backward") || !strcmp(name, "i1e_backward")) && n == 3) {
+        out->o = name[2] == 'e' ? tn_bw_i1e_backward(a0, argv[1].o, argv[2].o) : tn_bw_i1_backward(a0, argv[1].o, argv[2].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "foreach_elem_") && n == 2) {   /* list[i] in a foreach formula */
+        PyObject *e = PySequence_GetItem(a0, PyLong_AsSsize_t(argv[1].o));
+        if (!e) return -1;
+        out->o = e;
+        return 0;
+    }
+    if (!strcmp(name, "cholesky_jvp") && n == 3) {
+        out->o = cholesky_jvp(a0, argv[1].o, truthy(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "cholesky_inverse_jvp") && n == 4) {
+        out->o = cholesky_inverse_jvp(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "linalg_lu_jvp") && n == 5) {
+        out->o = linalg_lu_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "lu_factor_ex_jvp") && n == 4) {
+        out->o = lu_factor_ex_jvp(a0, argv[1].o, argv[2].o, truthy(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "glu_jvp") && n == 4) {
+        out->o = glu_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "Tensor") && n == 0) { out->o = Py_NewRef(Py_None); return 0; }   /* an undefined Tensor() */
+#define UNDEF(k) (argv[k].o == Py_None ? NULL : argv[k].o)
+    if (!strcmp(name, "batch_norm_jvp") && n == 12) {
+        double eps = PyFloat_AsDouble(argv[11].o);
+        if (eps == -1.0 && PyErr_Occurred()) return -1;
+        out->o = batch_norm_jvp(a0, argv[1].o, UNDEF(2), UNDEF(3), argv[3].zero, UNDEF(5), argv[5].zero, UNDEF(6), UNDEF(7),
+                                argv[8].o, argv[9].o, truthy(argv[10].o), eps);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "group_norm_jvp") && n == 9) {
+        out->o = group_norm_jvp(a0, argv[1].o, UNDEF(2), UNDEF(3), argv[3].zero, UNDEF(5), argv[5].zero, argv[6].o,
+                                argv[7].o, PyLong_AsLongLong(argv[8].o));
+        return out->o ? 0 : -1;
+    }
+#undef UNDEF
+    if (!strcmp(name, "convolution_backward_jvp_grad_bias") && n == 2) {
+        out->o = conv_bw_jvp_grad_bias(a0, argv[1].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "group_norm_mean_jvp") && n == 3) {
+        out->o = group_norm_stat_jvp(NULL, a0, argv[1].o, NULL, PyLong_AsLongLong(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "group_norm_invstd_jvp") && n == 5) {
+        out->o = group_norm_stat_jvp(a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o));
+        return out->o ? 0 : -1;
+    }
+    if ((!strcmp(name, "convolution_jvp") && n == 12) || (!strcmp(name, "_convolution_jvp") && n == 16)) {
+        out->o = convolution_jvp(name[0] == '_' ? "_convolution" : "convolution", argv, n);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "safe_logsumexp_jvp") && n == 4) {
+        PyObject *dl = intlist(argv[2].o);
+        out->o = dl ? safe_logsumexp_jvp(a0, argv[1].o, dl, truthy(argv[3].o)) : NULL;
+        Py_XDECREF(dl);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "scatter_reduce_jvp") && n == 9) {
+        out->o = scatter_reduce_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, argv[5].o, argv[6].o, argv[7].o, argv[8].o);
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "cumprod_jvp") && n == 4) {
+        out->o = cumprod_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "logcumsumexp_jvp") && n == 3) {
+        out->o = logcumsumexp_jvp(a0, argv[1].o, PyLong_AsLongLong(argv[2].o));
+        return out->o ? 0 : -1;
+    }
+    if (!strcmp(name, "renorm_jvp") && n == 5) {
+        out->o = renorm_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o), argv[4].o);
         return out->o ? 0 : -1;
     }
     /* a function name upstream's FunctionsManual defines that we have not written yet */
@@ -909,6 +1502,52 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
     if (out->o && (!strcmp(name, "view") || !strcmp(name, "_reshape_alias")) && argv[0].zero) out->zero = true;
     return out->o ? 0 : -1;
 #undef ARGN
+}
+
+/* (with k name1 .. namek e1 .. ek body): an inlined FunctionsManual helper's parameters or one of
+ * its statements. The values are evaluated first, then bound (shadowing the formula's names) while
+ * body runs, then the previous bindings come back. */
+static int bind(fctx *c, const char *name, PyObject *v, bool zero);
+static int eval_with(fctx *c, const char **p, fv *out) {
+    char buf[16], names[8][64];
+    read_atom(p, buf, sizeof buf);
+    int k = atoi(buf);
+    if (k < 1 || k > 8) { PyErr_SetString(PyExc_RuntimeError, "torchnative: malformed forward formula"); return -1; }
+    for (int i = 0; i < k; i++) read_atom(p, names[i], sizeof names[i]);
+    fv vals[8];
+    int n = 0, rc = -1;
+    for (; n < k; n++)
+        if (eval(c, p, &vals[n]) < 0) { release(vals, n); return -1; }
+    PyObject *old[8] = {0}, *keys[8] = {0};
+    int was_zero[8] = {0}, bound = 0;
+    for (; bound < k; bound++) {
+        keys[bound] = PyUnicode_FromString(names[bound]);
+        if (!keys[bound]) break;
+        old[bound] = Py_XNewRef(PyDict_GetItemWithError(c->env, keys[bound]));
+        was_zero[bound] = PySet_Contains(c->zeros, keys[bound]);
+        if (PyErr_Occurred() || was_zero[bound] < 0 || PySet_Discard(c->zeros, keys[bound]) < 0 ||
+            bind(c, names[bound], vals[bound].o, vals[bound].zero) < 0) { bound++; break; }
+    }
+    if (bound == k && !PyErr_Occurred()) {
+        rc = eval(c, p, out);
+        if (rc == 0) {
+            skip_ws(p);
+            if (**p == ')') (*p)++;
+        }
+    }
+    for (int i = bound - 1; i >= 0; i--) {   /* restore, innermost first */
+        if (!keys[i]) continue;
+        PySet_Discard(c->zeros, keys[i]);
+        if (old[i]) PyDict_SetItem(c->env, keys[i], old[i]);
+        else PyDict_DelItem(c->env, keys[i]);
+        if (was_zero[i] == 1) PySet_Add(c->zeros, keys[i]);
+        Py_XDECREF(old[i]);
+        Py_DECREF(keys[i]);
+    }
+    release(vals, k);
+    if (rc == 0 && PyErr_Occurred()) rc = -1;   /* a restore failed */
+    if (rc < 0) Py_CLEAR(out->o);
+    return rc;
 }
 
 static int eval(fctx *c, const char **p, fv *out) {
@@ -1009,6 +1648,8 @@ static int eval(fctx *c, const char **p, fv *out) {
         }
         release(argv, n);
         return out->o ? 0 : -1;
+    } else if (!strcmp(head, "with")) {
+        return eval_with(c, p, out);
     } else if (!strcmp(head, "c") || !strcmp(head, "m")) {
         read_atom(p, name, sizeof name);
         if (eval_args(c, p, argv, 16, &n) < 0) { release(argv, n); return -1; }
@@ -1069,6 +1710,62 @@ static int bind_tensor(fctx *c, const char *base, PyObject *t, bool wrapped, boo
     return r;
 }
 
+/* A foreach op: upstream's generated code runs the formula once per element i, with each Tensor[]
+ * argument's name_p / name_t bound to element i and its tangent (a ZeroTensor where it has none;
+ * zeros for an in-place op's self), `i` bound for the formula's list[i]; an element where no
+ * required list has a tangent gets none. Out of place, the tangents come back as a list (None for
+ * those); in place, the formula has written into self[i]'s tangent or the new one is set on
+ * self[i] here, and the answer is None. */
+static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, bool inplace) {
+    Py_ssize_t len = -1;
+    for (int a = 0; a < s->nargs && len < 0; a++)
+        if (s->args[a].type == TN_TYPE_TENSOR && s->args[a].is_list) {
+            PyObject *l = PyDict_GetItemString(c->env, s->args[a].name);
+            len = l ? PySequence_Size(l) : -1;
+        }
+    if (len < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: a foreach forward formula without a list");
+        return NULL;
+    }
+    PyObject *out = PyList_New(len);
+    for (Py_ssize_t i = 0; out && i < len; i++) {
+        bool any = false;
+        for (int a = 0; a < s->nargs && out; a++) {
+            if (s->args[a].type != TN_TYPE_TENSOR || !s->args[a].is_list) continue;
+            PyObject *l = PyDict_GetItemString(c->env, s->args[a].name), *e = l ? PySequence_GetItem(l, i) : NULL;
+            if (!e) { Py_CLEAR(out); break; }
+            if (a < 64 && (d->req_t >> a & 1) && tn_fw_grad(e)) any = true;
+            char nm[96];
+            snprintf(nm, sizeof nm, "%s_t", s->args[a].name);
+            PyObject *k = PyUnicode_FromString(nm);   /* element i - 1's ZeroTensor flag goes */
+            if (!k || PySet_Discard(c->zeros, k) < 0 || bind_tensor(c, s->args[a].name, e, false, inplace && a == 0) < 0)
+                Py_CLEAR(out);
+            Py_XDECREF(k);
+            Py_DECREF(e);
+        }
+        if (!out) break;
+        PyObject *iv = PyLong_FromSsize_t(i);
+        if (!iv || bind(c, "i", iv, false) < 0) { Py_XDECREF(iv); Py_CLEAR(out); break; }
+        Py_DECREF(iv);
+        if (!any) { PyList_SetItem(out, i, Py_NewRef(Py_None)); continue; }
+        const char *p = d->prog;
+        fv v;
+        if (eval(c, &p, &v) < 0) { Py_CLEAR(out); break; }
+        if (inplace) {   /* self[i] had no tangent: it gets this one */
+            PyObject *l = PyDict_GetItemString(c->env, s->args[0].name), *e = l ? PySequence_GetItem(l, i) : NULL;
+            int rc = !e ? -1 : tn_fw_grad(e) || !tn_py_is_tensor(v.o) ? 0 : tn_fw_set(e, v.o, true);
+            Py_XDECREF(e);
+            Py_DECREF(v.o);
+            if (rc < 0) { Py_CLEAR(out); break; }
+            PyList_SetItem(out, i, Py_NewRef(Py_None));
+            continue;
+        }
+        PyList_SetItem(out, i, v.o);
+    }
+    if (out && inplace) Py_SETREF(out, Py_NewRef(Py_None));
+    return out;
+}
+
 PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, PyObject *res,
                      PyObject **outs, int nouts, PyObject *orig_self, bool inplace) {
     fctx c = {PyDict_New(), PySet_New(NULL)};
@@ -1094,6 +1791,11 @@ PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_sche
         snprintf(nm, sizeof nm, "result%d", k);
         if (outs[k] && bind(&c, nm, outs[k], false) < 0) goto done;
         if (k < s->nrets && s->rets[k].name && outs[k] && bind(&c, s->rets[k].name, outs[k], false) < 0) goto done;
+    }
+    if (!strncmp(s->name, "_foreach_", 9) && s->nargs > 0 && s->args[0].type == TN_TYPE_TENSOR && s->args[0].is_list &&
+        ((s->nrets == 1 && s->rets[0].is_list) || inplace)) {
+        r = foreach_eval(&c, d, args, s, inplace);
+        goto done;
     }
     const char *p = d->prog;
     fv v;
