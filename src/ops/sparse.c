@@ -723,6 +723,9 @@ static PyObject *add_sparse_sparse(PyObject *t, PyObject *s, const tn_value *alp
         return make_like(t, v ? tn_at_clone(tm->indices, NULL) : NULL, v, tm->coalesced);
     }
     if (tn == 0) {   /* alpha * other */
+        if (out_dt == TN_DTYPE_BOOL)   /* upstream's mul_out_sparse_scalar: bool values times the number alpha */
+            return PyErr_Format(PyExc_RuntimeError, "result type %s can't be cast to the desired output type Bool",
+                                alpha && alpha->tag == TN_V_FLOAT ? "Float" : "Long");
         PyObject *v = tn_as_dtype(sm->values, out_dt, false);
         if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
         else if (v) Py_SETREF(v, tn_at_clone(v, NULL));
@@ -731,6 +734,9 @@ static PyObject *add_sparse_sparse(PyObject *t, PyObject *s, const tn_value *alp
     if (tm->sparse_dim != sm->sparse_dim)
         return PyErr_Format(PyExc_RuntimeError, "add: expected 'self' and 'other' to have same density, but 'self' has %d sparse "
                             "dimensions while 'other' has %d sparse dimensions", tm->sparse_dim, sm->sparse_dim);
+    if (ct == TN_DTYPE_F16 || ct == TN_DTYPE_BOOL)   /* upstream's AT_DISPATCH for "cadd_sparse" has neither */
+        return PyErr_Format(PyExc_NotImplementedError, "\"cadd_sparse\" not implemented for '%s'",
+                            ct == TN_DTYPE_F16 ? "Half" : "Bool");
     int64_t sd = tm->sparse_dim;
     PyObject *tix = tn_at_contiguous(tm->indices, NULL), *six = tix ? tn_at_contiguous(sm->indices, NULL) : NULL;
     int64_t *ti = malloc((size_t)(tn + sn) * 2 * sizeof *ti);
