@@ -1595,7 +1595,8 @@ static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
         if (check_like("allreduce", t, PyList_GetItem(res, i), i - 1) < 0) { Py_DECREF(res); return NULL; }
     long r = opt_redop(opts);
     const tn_sparse *sp0 = ((tn_tensor_obj *)t)->sparse;
-    if (r >= 0 && sp0 && sp0->kind != TN_SPARSE_COO) {   /* upstream's makeAllreduceCPUWork */
+    if (r >= 0 && sp0 && sp0->kind != TN_SPARSE_COO) {   /* upstream's makeAllreduceCPUWork, after its nextTag() */
+        next_tag(gloo_of(self));
         PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allreduce: unsupported layout");
         r = -1;
     }
@@ -2808,9 +2809,14 @@ static PyObject *no_tensor_err(const char *op) {
 static PyObject *forward(PyObject *self, PyObject *args, PyObject *kw, const char *name) {
     pg_obj *p = (pg_obj *)self;
     PyObject *t = first_tensor(args), *dev = NULL;
-    if (!t && (!strcmp(name, "allreduce") || !strcmp(name, "broadcast") || !strcmp(name, "allgather") ||
-               !strcmp(name, "reduce") || !strcmp(name, "gather") || !strcmp(name, "scatter")))
-        return no_tensor_err(name);
+    int listed = !strcmp(name, "allreduce") || !strcmp(name, "broadcast") || !strcmp(name, "allgather") ||
+                 !strcmp(name, "reduce") || !strcmp(name, "gather") || !strcmp(name, "scatter");
+    if (!t && listed) return no_tensor_err(name);
+    const tn_sparse *sp = t ? ((tn_tensor_obj *)t)->sparse : NULL;
+    if (listed && sp && sp->kind != TN_SPARSE_COO)   /* the c10d ops have CPU and SparseCPU kernels only */
+        return PyErr_Format(PyExc_NotImplementedError, "Could not run 'c10d::%s_' with arguments from the 'SparseCsrCPU' "
+                            "backend. This could be because the operator doesn't exist for this backend, or was omitted "
+                            "during the selective/custom build process (if using custom build).", name);
     if (t) {
         dev = PyObject_GetAttrString(t, "device");
         if (!dev) return NULL;
