@@ -339,6 +339,63 @@ def test_hostile_peer(mode, tmp_path):
     assert out.startswith("RAISED RuntimeError"), (out, err[-2000:])
 
 
+SPARSE_RANK0 = r"""
+import os, sys, time, datetime, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=40))
+dist.distributed_c10d._get_default_group()._get_backend(torch.device("cpu"))._set_default_timeout(
+    datetime.timedelta(seconds=4))
+s = torch.sparse_coo_tensor([[0, 2]], [1., 2.], (5,))
+t0 = time.time()
+try:
+    dist.all_reduce(s)
+    print("NO-ERROR")
+except Exception as e:
+    print("RAISED", type(e).__name__, round(time.time() - t0, 1), str(e)[:200])
+sys.stdout.flush()
+os._exit(0)
+"""
+
+# the peer's half of a sparse all_reduce's first exchange: an allgather of 9 int64 on the next tag
+# (dist.all_gather_into_tensor has the same wire shape), holding hostile metadata; then silence
+SPARSE_FAKE_RANK1 = r"""
+import os, sys, time, datetime, torch, torch.distributed as dist
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=40))
+meta = torch.zeros(9, dtype=torch.int64)
+meta[0], meta[8] = int(sys.argv[1]), int(sys.argv[2])
+dist.all_gather_into_tensor(torch.empty(18, dtype=torch.int64), meta)
+time.sleep(10)
+os._exit(0)
+"""
+
+
+@pytest.mark.parametrize("mode,size,nnz,says", [("negative_nnz", 5, -3, "announced -3 sparse entries"),
+                                                 ("huge_nnz", 5, 2**62, "announced 4611686018427387904 sparse"),
+                                                 ("other_size", 6, 1, "Sparse dimensions do not match"),
+                                                 ("silent", 5, 1000, "Timed out waiting 4000ms")])
+def test_sparse_all_reduce_hostile_metadata(mode, size, nnz, says, tmp_path):
+    """a peer announcing a negative or impossible number of entries, other sizes, or entries it never
+    sends: our rank raises RuntimeError (at once; the timeout for the silent peer), never allocates
+    from the peer's word unchecked, crashes or hangs"""
+    port = _free_port()
+    e = dict(os.environ)
+    e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2"})
+    ours = subprocess.Popen([SUBJECT_PY, "-c", SPARSE_RANK0], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=dict(e, RANK="0"))
+    fake = subprocess.Popen([REF_PY, "-c", SPARSE_FAKE_RANK1, str(size), str(nnz)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=dict(e, RANK="1"))
+    try:
+        out, err = ours.communicate(timeout=60)
+    finally:
+        for p in (ours, fake):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert ours.returncode == 0, err[-3000:]
+    assert out.startswith("RAISED RuntimeError") and says in out, (out, err[-2000:])
+    seconds = float(out.split()[2])
+    assert seconds < (10 if mode == "silent" else 3), out
+
+
 TORCHRUN_SCRIPT = r"""
 import os, sys, torch, torch.distributed as dist
 dist.init_process_group("gloo")

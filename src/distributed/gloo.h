@@ -79,6 +79,9 @@ int tn_gloo_barrier(tn_gloo_ctx *, uint32_t tag, int64_t timeout_ms, tn_derr *er
 /* out holds size * inbytes; in NULL: this rank's block is already in place */
 int tn_gloo_allgather(tn_gloo_ctx *, const void *in, void *out, size_t inbytes, uint32_t tag,
                       int64_t timeout_ms, tn_derr *err);
+/* counts: bytes per rank; out holds their sum; in NULL: this rank's block is already in place */
+int tn_gloo_allgatherv(tn_gloo_ctx *, const void *in, void *out, const size_t *counts, uint32_t tag,
+                       int64_t timeout_ms, tn_derr *err);
 int tn_gloo_gather(tn_gloo_ctx *, const void *in, void *out, size_t inbytes, int root,
                    uint32_t tag, int64_t timeout_ms, tn_derr *err);
 /* ins: size pointers (root only) */

@@ -1,6 +1,7 @@
 /* gloo_coll.c — gloo's collective algorithms over the transport of gloo.c, step for step as
  * gloo (allreduce.cc ring with its segmenting, broadcast.cc binomial tree, barrier.cc
- * dissemination, allgather.cc ring of half chunks, gather/scatter/alltoall(v) direct), so a
+ * dissemination, allgather.cc ring of half chunks, allgatherv.cc ring of blocks,
+ * gather/scatter/alltoall(v) direct), so a
  * mixed world of our ranks and upstream's exchanges the same frames and computes the same bytes.
  * The element reductions are ProcessGroupGloo's (gloo::sum/product/min/max on the element type,
  * half types through float, bitwise ops on integers). No Python; call without the GIL. */
@@ -299,6 +300,46 @@ fail:
     free(sq);
     free(rq);
     return -1;
+}
+
+/* ---------------------------------------------------------------- allgatherv (gloo allgatherv.cc) */
+
+/* gloo's allgatherv: the allgather slot, then W - 1 ring steps, each sending block
+ * (rank - i) to rank + 1 and receiving block (rank - i - 1) from rank - 1 (blocks of counts[r]
+ * bytes, zero-length ones too), waiting the previous step's send and recv before the next */
+int tn_gloo_allgatherv(tn_gloo_ctx *c, const void *in, void *outp, const size_t *counts, uint32_t tag, int64_t t,
+                       tn_derr *err) {
+    int size = tn_gloo_ctx_size(c), rank = tn_gloo_ctx_rank(c);
+    uint8_t *out = outp;
+    const uint64_t slot = tn_gloo_slot(TN_GLOO_ALLGATHER, tag);
+    size_t *off = calloc((size_t)size, sizeof *off), total = 0;
+    if (!off) {
+        tn_derr_set(err, TN_DERR_MEMORY, "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < size; i++) {
+        off[i] = total;
+        total += counts[i];
+    }
+    if (in && counts[rank]) memmove(out + off[rank], in, counts[rank]);
+    int rc = 0;
+    tn_gloo_op *ops[2] = {NULL, NULL};
+    if (size == 1 || total == 0) goto done;
+    const int recv_rank = (size + rank - 1) % size, send_rank = (rank + 1) % size;
+    for (int i = 0; i < size - 1; i++) {
+        size_t si = (size_t)(size + rank - i) % (size_t)size, ri = (size_t)(size + rank - i - 1) % (size_t)size;
+        if (wait_op(c, &ops[0], t, err) < 0 || wait_op(c, &ops[1], t, err) < 0 ||
+            !(ops[0] = tn_gloo_send(c, send_rank, slot, out + off[si], counts[si], err)) ||
+            !(ops[1] = tn_gloo_recv(c, recv_rank, slot, out + off[ri], counts[ri], err))) {
+            rc = -1;
+            goto done;
+        }
+    }
+    if (wait_op(c, &ops[0], t, err) < 0 || wait_op(c, &ops[1], t, err) < 0) rc = -1;
+done:
+    abandon(c, ops, 2);
+    free(off);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- gather / scatter */

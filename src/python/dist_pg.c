@@ -910,6 +910,8 @@ struct ajob {
     size_t *cin, *cout;     /* alltoallv's byte counts */
     const void **ptrs;      /* scatter's inputs */
     PyObject *o1, *o2;      /* what fin works on */
+    void *ext;              /* a job's own state (sparse all_reduce), freed by ext_free */
+    void (*ext_free)(void *);
     tn_derr err;
 };
 
@@ -923,6 +925,7 @@ static ajob *job_new(int nbuf) {
 }
 /* with the GIL: drop what the job holds (not its Work) */
 static void job_release(ajob *j) {
+    if (j->ext_free) j->ext_free(j->ext);
     for (int i = 0; i < j->nbuf; i++) tbuf_done(&j->bufs[i], 0);
     free(j->bufs);
     free(j->flat);
@@ -1280,6 +1283,13 @@ static int check_shape(const char *op, tn_tensor *want, PyObject *o, int i) {
     return -1;
 }
 
+/* c10's name of a tensor's layout (upstream's "invalid tensor layout" / TensorOptions texts) */
+static const char *layout_name(PyObject *o) {
+    const tn_sparse *sp = ((tn_tensor_obj *)o)->sparse;
+    if (!sp) return "Strided";
+    static const char *const names[] = {"Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
+    return sp->kind >= 0 && sp->kind <= TN_SPARSE_BSC ? names[sp->kind] : "Sparse";
+}
 /* c10's TensorOptions text of a CPU tensor, as upstream's "invalid tensor type" messages print it */
 static const char *typemeta_name(const char *torch_name);
 static int opts_text(PyObject *o, char *buf, size_t n) {
@@ -1287,9 +1297,9 @@ static int opts_text(PyObject *o, char *buf, size_t n) {
     Py_XDECREF(dt);
     if (!ds) return -1;
     snprintf(buf, n,
-             "TensorOptions(dtype=%s, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false "
+             "TensorOptions(dtype=%s, device=cpu, layout=%s, requires_grad=false (default), pinned_memory=false "
              "(default), memory_format=(nullopt))",
-             typemeta_name(PyUnicode_AsUTF8AndSize(ds, NULL)));
+             typemeta_name(PyUnicode_AsUTF8AndSize(ds, NULL)), layout_name(o));
     Py_DECREF(ds);
     return 0;
 }
@@ -1336,6 +1346,230 @@ static int red_for(long r, tbuf *tb) {
     return red_code(r, tb->gt);
 }
 
+/* ---- all_reduce of sparse COO tensors: upstream's AsyncSparseAllreduceWork (measured on upstream
+ * 2.13, docs/distributed.md "Sparse all_reduce"). The list is summed into tensors[0] (add_) and
+ * coalesced; one tag carries three exchanges on the allgather slot: an allgather of every rank's
+ * 9 int64 (sparse sizes [0:4], dense sizes [4:8], zero-padded, nnz [8]), an allgatherv of the
+ * indices ([sparse_dim, nnz] row-major int64) and one of the values ([nnz, *dense]); then every
+ * rank sums the W sparse tensors in rank order (add_), coalesces, and copy_s the sum into every
+ * input. The metadata of a peer is checked before anything is sized from it. */
+enum { SP_META = 9, SP_MAXDIM = 4 };
+typedef struct {
+    int sdim, ddim, gt;                 /* gt < 0: upstream's "Invalid scalar type" at the values */
+    const char *fail;                   /* a run-time failure before the exchange (upstream's assert) */
+    int64_t *meta;                      /* W rows of SP_META */
+    const void *idx, *val;              /* this rank's coalesced indices / values (held by o2) */
+    size_t dnumel, esz;
+    size_t *icnt, *vcnt;                /* bytes per rank */
+    uint8_t *iout, *vout;
+} spjob;
+
+/* upstream's SparseTensorMetadata::sizes(): the sparse then dense sizes, each list up to its first
+ * entry <= 0 */
+static int sp_sizes(const int64_t *m, int64_t *out) {
+    int n = 0;
+    for (int i = 0; i < SP_MAXDIM && m[i] > 0; i++) out[n++] = m[i];
+    for (int i = SP_MAXDIM; i < 2 * SP_MAXDIM && m[i] > 0; i++) out[n++] = m[i];
+    return n;
+}
+
+static int run_sparse_allreduce(ajob *j) {
+    spjob *sp = j->ext;
+    tn_gloo_ctx *c = jctx(j, j->tag);
+    int W = j->size;
+    if (sp->fail) {
+        tn_derr_set(&j->err, TN_DERR_BACKEND, "%s", sp->fail);
+        return -1;
+    }
+    if (tn_gloo_allgather(c, NULL, sp->meta, SP_META * sizeof(int64_t), j->tag, j->tmo, &j->err) < 0) return -1;
+    int64_t mine[2 * SP_MAXDIM], theirs[2 * SP_MAXDIM];
+    int nm = sp_sizes(sp->meta + (size_t)j->rank * SP_META, mine);
+    for (int r = 0; r < W; r++) {
+        const int64_t *m = sp->meta + (size_t)r * SP_META;
+        if (r != j->rank) {
+            int nt = sp_sizes(m, theirs);
+            if (nt != nm || memcmp(mine, theirs, (size_t)nm * sizeof *mine)) {
+                tn_derr_set(&j->err, TN_DERR_BACKEND, "Sparse dimensions do not match");
+                return -1;
+            }
+        }
+        /* a peer's nnz sizes our buffers: refuse what no real tensor has (the transport's 2^48 cap) */
+        uint64_t nnz = (uint64_t)m[8], lim = (uint64_t)1 << 48;
+        if (m[8] < 0 || nnz > lim / 8 / (uint64_t)(sp->sdim ? sp->sdim : 1) ||
+            (sp->dnumel && nnz > lim / sp->esz / sp->dnumel)) {
+            tn_derr_set(&j->err, TN_DERR_BACKEND, "ProcessGroupGloo::allreduce: rank %d announced %lld sparse entries",
+                        r, (long long)m[8]);
+            return -1;
+        }
+        sp->icnt[r] = (size_t)nnz * (size_t)sp->sdim * 8;
+        sp->vcnt[r] = (size_t)nnz * sp->dnumel * sp->esz;
+    }
+    size_t it = 0, vt = 0;
+    for (int r = 0; r < W; r++) it += sp->icnt[r], vt += sp->vcnt[r];
+    if (!(sp->iout = malloc(it ? it : 1)) || !(sp->vout = malloc(vt ? vt : 1))) {
+        tn_derr_set(&j->err, TN_DERR_MEMORY, "out of memory");
+        return -1;
+    }
+    if (tn_gloo_allgatherv(c, sp->idx, sp->iout, sp->icnt, j->tag, j->tmo, &j->err) < 0) return -1;
+    if (sp->gt < 0) {
+        tn_derr_set(&j->err, TN_DERR_BACKEND, "Invalid scalar type");
+        return -1;
+    }
+    return tn_gloo_allgatherv(c, sp->val, sp->vout, sp->vcnt, j->tag, j->tmo, &j->err);
+}
+
+/* a new tensor of `dtype` and shape (n, *rest) holding nbytes of p */
+static PyObject *sp_tensor(PyObject *torch, PyObject *dtype, PyObject *shape, const void *p, size_t nbytes) {
+    PyObject *kw = Py_BuildValue("{s:O}", "dtype", dtype);
+    PyObject *fn = kw ? PyObject_GetAttrString(torch, "empty") : NULL;
+    PyObject *a = fn ? PyTuple_Pack(1, shape) : NULL;
+    PyObject *t = a ? PyObject_Call(fn, a, kw) : NULL;
+    Py_XDECREF(kw);
+    Py_XDECREF(fn);
+    Py_XDECREF(a);
+    if (t && nbytes) memcpy(tn_data(tn_tensor_of(t)), p, nbytes);
+    return t;
+}
+
+/* with the GIL: sum the gathered tensors in rank order, coalesce, copy into every input (o2[0:]) */
+static int fin_sparse_allreduce(ajob *j) {
+    spjob *sp = j->ext;
+    PyObject *inputs = PyTuple_GetItem(j->o2, 0), *c = j->o1;
+    PyObject *torch = PyImport_ImportModule("torch"), *sum = NULL;
+    PyObject *dtype = torch ? PyObject_GetAttrString(c, "dtype") : NULL, *size = NULL, *kw = NULL, *ctor = NULL;
+    int rc = -1;
+    if (!dtype || !(size = PyObject_CallMethod(c, "size", NULL)) || !(kw = Py_BuildValue("{s:O}", "check_invariants", Py_False)) ||
+        !(ctor = PyObject_GetAttrString(torch, "sparse_coo_tensor")))
+        goto out;
+    PyObject *i64 = PyObject_GetAttrString(torch, "int64");
+    if (!i64) goto out;
+    size_t ioff = 0, voff = 0;
+    for (int r = 0; r < j->size; r++) {
+        long long nnz = (long long)sp->meta[(size_t)r * SP_META + 8];
+        PyObject *ish = Py_BuildValue("(iL)", sp->sdim, nnz), *vsh = PyTuple_New(1 + sp->ddim);
+        if (vsh) {
+            PyTuple_SetItem(vsh, 0, PyLong_FromLongLong(nnz));
+            for (int d = 0; d < sp->ddim; d++)
+                PyTuple_SetItem(vsh, 1 + d, PyLong_FromLongLong(tn_tensor_of(c)->sizes[sp->sdim + d]));
+        }
+        PyObject *it = ish ? sp_tensor(torch, i64, ish, sp->iout + ioff, sp->icnt[r]) : NULL;
+        PyObject *vt = it && vsh ? sp_tensor(torch, dtype, vsh, sp->vout + voff, sp->vcnt[r]) : NULL;
+        PyObject *args = vt ? PyTuple_Pack(3, it, vt, size) : NULL;
+        PyObject *one = args ? PyObject_Call(ctor, args, kw) : NULL;
+        Py_XDECREF(ish);
+        Py_XDECREF(vsh);
+        Py_XDECREF(it);
+        Py_XDECREF(vt);
+        Py_XDECREF(args);
+        if (!one) { Py_DECREF(i64); goto out; }
+        ioff += sp->icnt[r];
+        voff += sp->vcnt[r];
+        if (!sum) { sum = one; continue; }
+        PyObject *x = PyObject_CallMethod(sum, "add_", "O", one);
+        Py_DECREF(one);
+        if (!x) { Py_DECREF(i64); goto out; }
+        Py_DECREF(x);
+    }
+    Py_DECREF(i64);
+    PyObject *co = PyObject_CallMethod(sum, "coalesce", NULL);
+    Py_DECREF(sum);
+    if (!(sum = co)) goto out;
+    for (Py_ssize_t i = 0; i < PyList_Size(inputs); i++) {
+        PyObject *x = PyObject_CallMethod(PyList_GetItem(inputs, i), "copy_", "O", sum);
+        if (!x) goto out;
+        Py_DECREF(x);
+    }
+    rc = 0;
+out:
+    Py_XDECREF(torch);
+    Py_XDECREF(sum);
+    Py_XDECREF(dtype);
+    Py_XDECREF(size);
+    Py_XDECREF(kw);
+    Py_XDECREF(ctor);
+    return rc;
+}
+
+static void sp_free(void *p) {
+    spjob *sp = p;
+    free(sp->meta);
+    free(sp->icnt);
+    free(sp->vcnt);
+    free(sp->iout);
+    free(sp->vout);
+    free(sp);
+}
+
+/* the call half: res the checked list of sparse COO tensors, r the ReduceOp */
+static PyObject *sparse_allreduce(PyObject *self, PyObject *res, long r, PyObject *opts) {
+    if (r != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allreduce: unsupported reduction operation "
+                                            "(allreduce of sparse tensors only works with ReduceOp.SUM)");
+        return NULL;
+    }
+    backend_obj *b = (backend_obj *)self;
+    PyObject *t0 = PyList_GetItem(res, 0), *c = NULL, *idx = NULL, *val = NULL;
+    for (Py_ssize_t i = 1; i < PyList_Size(res); i++) {   /* upstream's input += tensors[i] */
+        PyObject *x = PyObject_CallMethod(t0, "add_", "O", PyList_GetItem(res, i));
+        if (!x) return NULL;
+        Py_DECREF(x);
+    }
+    ajob *j = job_new(0);
+    spjob *sp = j ? calloc(1, sizeof *sp) : NULL;
+    if (!sp) { if (j) job_release(j); return PyErr_NoMemory(); }
+    j->ext = sp;
+    j->ext_free = sp_free;
+    if (!(c = PyObject_CallMethod(t0, "coalesce", NULL))) goto fail;
+    const tn_sparse *s = ((tn_tensor_obj *)c)->sparse;
+    tn_tensor *ct = tn_tensor_of(c);
+    sp->sdim = s->sparse_dim;
+    sp->ddim = s->dense_dim;
+    int cx;
+    sp->gt = gloo_type(ct->dtype, &cx);
+    if (cx) sp->gt = -1;
+    sp->esz = (size_t)tn_dtype_itemsize(ct->dtype);
+    sp->dnumel = 1;
+    for (int d = sp->sdim; d < ct->ndim; d++) sp->dnumel *= (size_t)ct->sizes[d];
+    if (sp->sdim > SP_MAXDIM)   /* upstream's AT_ASSERT in SparseTensorMetadata, word for word */
+        sp->fail = "sparse_dim <= 4 INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/torch/csrc/distributed/c10d/"
+                   "ProcessGroupGlooDetail.hpp\":433, please report a bug to PyTorch. ";
+    else if (sp->ddim > SP_MAXDIM)
+        sp->fail = "dense_dim <= 4 INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/torch/csrc/distributed/c10d/"
+                   "ProcessGroupGlooDetail.hpp\":440, please report a bug to PyTorch. ";
+    if (!(sp->meta = calloc((size_t)b->size * SP_META, sizeof *sp->meta)) ||
+        !(sp->icnt = calloc((size_t)b->size, sizeof *sp->icnt)) || !(sp->vcnt = calloc((size_t)b->size, sizeof *sp->vcnt))) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (!sp->fail) {
+        int64_t *m = sp->meta + (size_t)b->rank * SP_META;
+        for (int d = 0; d < sp->sdim; d++) m[d] = ct->sizes[d];
+        for (int d = 0; d < sp->ddim; d++) m[SP_MAXDIM + d] = ct->sizes[sp->sdim + d];
+        PyObject *iv = PyObject_CallMethod(c, "_indices", NULL), *vv = PyObject_CallMethod(c, "_values", NULL);
+        idx = iv ? PyObject_CallMethod(iv, "contiguous", NULL) : NULL;
+        val = vv ? PyObject_CallMethod(vv, "contiguous", NULL) : NULL;
+        Py_XDECREF(iv);
+        Py_XDECREF(vv);
+        if (!idx || !val) goto fail;
+        m[8] = tn_tensor_of(idx)->ndim == 2 ? tn_tensor_of(idx)->sizes[1] : 0;
+        sp->idx = tn_numel(tn_tensor_of(idx)) ? tn_data(tn_tensor_of(idx)) : NULL;
+        sp->val = tn_numel(tn_tensor_of(val)) ? tn_data(tn_tensor_of(val)) : NULL;
+    }
+    j->run = run_sparse_allreduce;
+    j->fin = fin_sparse_allreduce;
+    j->o1 = c;
+    j->o2 = Py_BuildValue("(ONN)", res, idx ? idx : Py_NewRef(Py_None), val ? val : Py_NewRef(Py_None));
+    idx = val = NULL;
+    if (!j->o2) { job_release(j); return NULL; }
+    return submit(self, j, res, 1, opts, 0);
+fail:
+    Py_XDECREF(c);
+    Py_XDECREF(idx);
+    Py_XDECREF(val);
+    job_release(j);
+    return NULL;
+}
+
 /* allreduce of a list of tensors of one dtype and shape (upstream checks tensors[1:] against
  * tensors[0], reporting their index in that tail); every tensor gets the reduction of all of them
  * on every rank; AVG divides the first tensor only (measured on upstream 2.13: its
@@ -1350,9 +1584,27 @@ static PyObject *g_allreduce(PyObject *self, PyObject *args, PyObject *kw) {
     if (!res) return NULL;
     Py_ssize_t n = PyList_Size(res);
     PyObject *t = PyList_GetItem(res, 0);
+    for (Py_ssize_t i = 1; i < n; i++)   /* upstream's assertLayoutMatch, then assertTypeAndSizesMatch */
+        if (strcmp(layout_name(PyList_GetItem(res, i)), layout_name(t))) {
+            PyErr_Format(PyExc_RuntimeError, "ProcessGroupGloo::allreduce: invalid tensor layout at index %zd "
+                         "(expected %s, got %s)", i, layout_name(t), layout_name(PyList_GetItem(res, i)));
+            Py_DECREF(res);
+            return NULL;
+        }
     for (Py_ssize_t i = 1; i < n; i++)
         if (check_like("allreduce", t, PyList_GetItem(res, i), i - 1) < 0) { Py_DECREF(res); return NULL; }
     long r = opt_redop(opts);
+    const tn_sparse *sp0 = ((tn_tensor_obj *)t)->sparse;
+    if (r >= 0 && sp0 && sp0->kind != TN_SPARSE_COO) {   /* upstream's makeAllreduceCPUWork, after its nextTag() */
+        next_tag(gloo_of(self));
+        PyErr_SetString(PyExc_RuntimeError, "ProcessGroupGloo::allreduce: unsupported layout");
+        r = -1;
+    }
+    if (r >= 0 && sp0) {
+        PyObject *w = sparse_allreduce(self, res, r, opts);
+        Py_DECREF(res);
+        return w;
+    }
     ajob *j = r < 0 ? NULL : job_new((int)n);
     if (!j) { Py_DECREF(res); return NULL; }
     for (Py_ssize_t i = 0; i < n; i++, j->nbuf++)
@@ -2557,9 +2809,14 @@ static PyObject *no_tensor_err(const char *op) {
 static PyObject *forward(PyObject *self, PyObject *args, PyObject *kw, const char *name) {
     pg_obj *p = (pg_obj *)self;
     PyObject *t = first_tensor(args), *dev = NULL;
-    if (!t && (!strcmp(name, "allreduce") || !strcmp(name, "broadcast") || !strcmp(name, "allgather") ||
-               !strcmp(name, "reduce") || !strcmp(name, "gather") || !strcmp(name, "scatter")))
-        return no_tensor_err(name);
+    int listed = !strcmp(name, "allreduce") || !strcmp(name, "broadcast") || !strcmp(name, "allgather") ||
+                 !strcmp(name, "reduce") || !strcmp(name, "gather") || !strcmp(name, "scatter");
+    if (!t && listed) return no_tensor_err(name);
+    const tn_sparse *sp = t ? ((tn_tensor_obj *)t)->sparse : NULL;
+    if (listed && sp && sp->kind != TN_SPARSE_COO)   /* the c10d ops have CPU and SparseCPU kernels only */
+        return PyErr_Format(PyExc_NotImplementedError, "Could not run 'c10d::%s_' with arguments from the 'SparseCsrCPU' "
+                            "backend. This could be because the operator doesn't exist for this backend, or was omitted "
+                            "during the selective/custom build process (if using custom build).", name);
     if (t) {
         dev = PyObject_GetAttrString(t, "device");
         if (!dev) return NULL;
