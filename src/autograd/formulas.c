@@ -1893,6 +1893,19 @@ static int f_sparse_addmm(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* _sparse_softmax / _sparse_log_softmax(self, dim, half_to_float): self:
+ * _sparse_(log_)softmax_backward_data(grad, result, dim, self) (ops/sparse.c) */
+static int sparse_softmax_bw(tn_node *n, PyObject **g, PyObject **o, bool logsm) {
+    T_;
+    PyObject *self = K(saved(n, 0)), *res = self ? K(result(n, 0)) : NULL;
+    int64_t dim = n->args[1].u.i;
+    OUTK(0, res ? K(logsm ? tn_at__sparse_log_softmax_backward_data(g[0], res, dim, self)
+                          : tn_at__sparse_softmax_backward_data(g[0], res, dim, self)) : NULL);
+    DONE;
+}
+static int f_sparse_softmax(tn_node *n, PyObject **g, PyObject **o) { return sparse_softmax_bw(n, g, o, false); }
+static int f_sparse_log_softmax(tn_node *n, PyObject **g, PyObject **o) { return sparse_softmax_bw(n, g, o, true); }
+
 /* _coalesce: self: grad */
 static int f_coalesce(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, Py_NewRef(g[0]));
@@ -1926,6 +1939,7 @@ tn_apply_fn tn_foreach_formula(int op, int ref) {
 
 static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
     {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
+    {"_sparse_softmax", "", f_sparse_softmax}, {"_sparse_log_softmax", "", f_sparse_log_softmax},
     {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
     {"_to_sparse_csr", "", f_to_sparse}, {"_to_sparse_csc", "", f_to_sparse}, {"_to_sparse_bsr", "", f_to_sparse},
     {"_to_sparse_bsc", "", f_to_sparse},

@@ -1238,8 +1238,9 @@ static PyObject *unsqueeze(PyObject *self, int64_t dim) {
 }
 static PyObject *k_unsqueeze(int op, tn_value *a) { return unsqueeze(SELF, a[1].u.i); }
 
-/* cat(tensors, dim) of sparse tensors along a sparse dim: the indices shifted by the sizes before
- * them, indices and values concatenated in order (uncoalesced), the promoted dtype */
+/* cat(tensors, dim) of sparse tensors: along a sparse dim the indices shifted by the sizes before
+ * them, along a dense dim each one's values placed at its offset in zeros of the result's size;
+ * indices and values concatenated in order (uncoalesced), the promoted dtype */
 static PyObject *cat_sparse(PyObject *list, int64_t dim) {
     Py_ssize_t n = PyTuple_Size(list);
     if (n == 0) return err(PyExc_RuntimeError, "torch.cat(): expected a non-empty list of Tensors");
@@ -1271,7 +1272,8 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
             }
         dt = tn_promote_types(dt, t->dtype);
     }
-    if (d >= m0->sparse_dim) return tn_not_implemented("aten::cat of sparse COO tensors along a dense dim");
+    int64_t total = 0;   /* the result's size at a dense dim */
+    for (Py_ssize_t k = 0; k < n; k++) total += tn_tensor_of(PyTuple_GetItem(list, k))->sizes[d];
     PyObject *ixs = PyTuple_New(n), *vs = ixs ? PyTuple_New(n) : NULL;
     PyObject *r = NULL;
     if (!vs) goto done;
@@ -1279,7 +1281,7 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
         PyObject *x = PyTuple_GetItem(list, k);
         tn_sparse *m = SP(x);
         PyObject *ix = tn_at_clone(m->indices, NULL);
-        if (ix && size[d]) {
+        if (ix && d < m0->sparse_dim && size[d]) {
             PyObject *row = tn_at_select_int(ix, 0, d);
             PyObject *w = row ? tn_at_add__Scalar(row, TN_SI(size[d]), TN_SDEF) : NULL;
             if (!w) Py_CLEAR(ix);
@@ -1287,6 +1289,20 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
             Py_XDECREF(w);
         }
         PyObject *v = ix ? tn_as_dtype(m->values, dt, false) : NULL;
+        if (v && d >= m0->sparse_dim) {   /* a dense dim: the values placed at their offset in zeros of the whole size */
+            const tn_tensor *vt = tn_tensor_of(v);
+            int vd = (int)d - m0->sparse_dim + 1;
+            int64_t vs_[TN_MAX_DIMS];
+            memcpy(vs_, vt->sizes, (size_t)vt->ndim * sizeof *vs_);
+            vs_[vd] = total;
+            PyObject *z = tn_at_zeros(TN_IN(vs_, vt->ndim), TN_DT(dt), NULL, NULL, NULL);
+            PyObject *part = z ? tn_at_narrow(z, vd, (long long)size[d], (long long)vt->sizes[vd]) : NULL;
+            PyObject *w = part ? tn_at_copy_(part, v, false) : NULL;
+            Py_XDECREF(w);
+            Py_XDECREF(part);
+            Py_SETREF(v, w ? z : NULL);
+            if (!w) Py_XDECREF(z);
+        }
         if (!v) { Py_XDECREF(ix); goto done; }
         PyTuple_SetItem(ixs, k, ix);
         PyTuple_SetItem(vs, k, v);
@@ -1453,6 +1469,114 @@ static PyObject *k_softmax(int op, tn_value *a) {
     return sparse_softmax(SELF, a[1].u.i, strstr(tn_op_at(op)->name, "log") != NULL, a[2].u.i ? &f : NULL);
 }
 
+/* _sparse_softmax_backward_data / _sparse_log_softmax_backward_data(grad_output, output, dim, self):
+ * upstream's cpu_sparse_coo_softmax_backward on the coalesced grad and output: output's entries,
+ * each matched to grad's entry at its place (none: a zero gradient there); over a dense dim the
+ * values' dense backward; over a sparse dim per pool in entry order, tmp -= out * g (log: tmp -= g),
+ * then out * (g + tmp) (log: g + exp(out) * tmp) */
+#define SOFTMAX_BW_POOL(T, EXP)                                                                          \
+    do {                                                                                                 \
+        const T *ov = (const T *)tn_data(tn_tensor_of(oc)), *gv = (const T *)tn_data(tn_tensor_of(gc)); \
+        T *rv = (T *)tn_data(tn_tensor_of(res)), *tmp = (T *)scratch;                                    \
+        for (int64_t j = 0; j < nv; j++) tmp[j] = 0;                                                     \
+        for (int64_t q = g0; q < g1; q++) {                                                              \
+            int64_t i = k[q].pos, m_ = match[i];                                                         \
+            for (int64_t j = 0; m_ >= 0 && j < nv; j++)                                                  \
+                tmp[j] -= logsm ? gv[m_ * nv + j] : ov[i * nv + j] * gv[m_ * nv + j];                    \
+        }                                                                                                \
+        for (int64_t q = g0; q < g1; q++) {                                                              \
+            int64_t i = k[q].pos, m_ = match[i];                                                         \
+            for (int64_t j = 0; j < nv; j++) {                                                           \
+                T o_ = ov[i * nv + j];                                                                   \
+                if (m_ >= 0) rv[i * nv + j] = logsm ? gv[m_ * nv + j] + EXP(o_) * tmp[j] : o_ * (gv[m_ * nv + j] + tmp[j]); \
+                else rv[i * nv + j] = logsm ? EXP(o_) * tmp[j] : o_ * tmp[j];                            \
+            }                                                                                            \
+        }                                                                                                \
+    } while (0)
+static PyObject *k_softmax_backward(int op, tn_value *a) {
+    bool logsm = strstr(tn_op_at(op)->name, "log") != NULL;
+    PyObject *g = tn_at_coalesce(a[0].u.obj), *o = g ? tn_at_coalesce(a[1].u.obj) : NULL;
+    PyObject *res = NULL, *gc = NULL, *oc = NULL, *oix = NULL, *gix = NULL;
+    int64_t *match = NULL, *goff = NULL;
+    keyed *k = NULL;
+    double *scratch = NULL;
+    if (!o) goto done;   /* a strided grad or output: coalesce's error, as upstream's */
+    tn_sparse *mo = SP(o), *mg = SP(g);
+    const tn_tensor *t = tn_tensor_of(o);
+    int64_t d, sd = mo->sparse_dim, no = nnz_of(mo), ng = nnz_of(mg), nv = 1;
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &d) < 0) goto done;
+    tn_dtype dt = tn_tensor_of(mo->values)->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) {
+        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", logsm ? "log_softmax_backward" : "softmax_backward",
+                     tn_dtype_cpp_name(dt));
+        goto done;
+    }
+    if (mg->sparse_dim != sd || tn_tensor_of(g)->ndim != t->ndim) {
+        PyErr_SetString(PyExc_RuntimeError, "softmax_backward: expected grad and output of the same sparse and dense dims");
+        goto done;
+    }
+    for (int e = sd; e < t->ndim; e++) nv *= t->sizes[e];
+    oix = tn_at_contiguous(mo->indices, NULL);
+    gix = oix ? tn_at_contiguous(mg->indices, NULL) : NULL;
+    oc = gix ? tn_as_dtype(mo->values, dt, true) : NULL;
+    gc = oc ? tn_as_dtype(mg->values, dt, true) : NULL;
+    match = gc ? malloc((size_t)(no ? no : 1) * sizeof *match) : NULL;
+    goff = match ? malloc((size_t)(ng ? ng : 1) * sizeof *goff) : NULL;
+    k = goff ? malloc((size_t)(no ? no : 1) * sizeof *k) : NULL;
+    scratch = k ? malloc((size_t)(nv + 1) * sizeof *scratch) : NULL;
+    if (gc && !scratch) { PyErr_NoMemory(); goto done; }
+    if (!scratch) goto done;
+    /* each entry's place (row-major over the sparse dims); grad's sorted (coalesced) */
+    const int64_t *OI = (const int64_t *)tn_data(tn_tensor_of(oix)), *GI = (const int64_t *)tn_data(tn_tensor_of(gix));
+    for (int64_t q = 0; q < ng; q++) {
+        int64_t off = 0;
+        for (int64_t e = 0; e < sd; e++) off = off * t->sizes[e] + GI[e * ng + q];
+        goff[q] = off;
+    }
+    for (int64_t q = 0; q < no; q++) {
+        int64_t off = 0, key = 0;
+        for (int64_t e = 0; e < sd; e++) {
+            off = off * t->sizes[e] + OI[e * no + q];
+            if (e != d) key = key * t->sizes[e] + OI[e * no + q];
+        }
+        int64_t lo = 0, hi = ng;
+        while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (goff[mid] < off) lo = mid + 1; else hi = mid; }
+        match[q] = lo < ng && goff[lo] == off ? lo : -1;
+        k[q] = (keyed){key, q};
+    }
+    if (d >= sd) {   /* a dense dim: grad's values aligned to output's entries (zeros where it has none) */
+        PyObject *al = tn_at_zeros_like(oc, NULL, NULL, NULL, NULL, NULL);
+        if (!al) goto done;
+        size_t row = (size_t)nv * (size_t)tn_dtype_itemsize(dt);
+        for (int64_t q = 0; q < no; q++)
+            if (match[q] >= 0) memcpy((char *)tn_data(tn_tensor_of(al)) + q * row, (const char *)tn_data(tn_tensor_of(gc)) + match[q] * row, row);
+        res = logsm ? tn_at__log_softmax_backward_data(al, oc, d - sd + 1, TN_DT(dt)) : tn_at__softmax_backward_data(al, oc, d - sd + 1, TN_DT(dt));
+        Py_DECREF(al);
+    } else {
+        res = tn_at_empty_like(oc, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+        if (!res) goto done;
+        qsort(k, (size_t)no, sizeof *k, cmp_keyed);
+        for (int64_t g0 = 0, g1; g0 < no; g0 = g1) {
+            for (g1 = g0 + 1; g1 < no && k[g1].key == k[g0].key; g1++) {}
+            if (dt == TN_DTYPE_F64) SOFTMAX_BW_POOL(double, exp);
+            else SOFTMAX_BW_POOL(float, expf);
+        }
+    }
+    if (res) res = make_like(o, tn_at_clone(mo->indices, tn_py.memory_format_contiguous), res, true);
+done:
+    free(match); free(goff); free(k); free(scratch);
+    Py_XDECREF(oix); Py_XDECREF(gix); Py_XDECREF(oc); Py_XDECREF(gc); Py_XDECREF(g); Py_XDECREF(o);
+    return res;
+}
+#undef SOFTMAX_BW_POOL
+
+/* mean / mean.dim: upstream has no sparse kernel; mean() runs mean.dim, whose dispatch fails */
+static PyObject *k_mean(int op, tn_value *a) {
+    return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::mean.dim' with arguments from the 'SparseCPU' backend. This "
+                        "could be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+                        "build process (if using custom build).");
+}
+
 /* ---- decompositions of composites with a sparse meaning ---- */
 
 /* _sparse_softmax.int / _sparse_log_softmax.int (self, dim, dtype): the input in dtype, then the
@@ -1534,6 +1658,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
     {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
     {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
+    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
     {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
 {"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
     {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},
