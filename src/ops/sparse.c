@@ -1095,14 +1095,16 @@ static PyObject *k_index_select(int op, tn_value *a) {
 /* _sparse_sum.dim(self, dim) / sum.dim_IntList(self, dim, keepdim, dtype): summed dense dims in
  * the values; summed sparse dims dropped from the indices and the entries coalesced; every sparse
  * dim summed: a dense result */
-static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims);
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims, bool fresh);
 static PyObject *sparse_sum_dims(PyObject *self, const tn_value *dims) {   /* on the coalesced input, as upstream */
     PyObject *c = tn_at_coalesce(self);
-    PyObject *r = c ? sparse_sum_dims_(c, dims) : NULL;
+    PyObject *r = c ? sparse_sum_dims_(c, dims, c != self) : NULL;
     Py_XDECREF(c);
     return r;
 }
-static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
+/* fresh: self is a coalesced copy made here, whose indices the result may keep (upstream's show
+ * in their strides) */
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims, bool fresh) {
     tn_sparse *m = SP(self);
     const tn_tensor *t = tn_tensor_of(self);
     uint64_t mask = 0;
@@ -1118,9 +1120,9 @@ static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
         if (!(mask >> d & 1)) { keep[nk++] = d; size[ns++] = t->sizes[d]; }
     for (int d = m->sparse_dim; d < t->ndim; d++)
         if (!(mask >> d & 1)) size[ns++] = t->sizes[d];
-    PyObject *v = nvd ? tn_at_sum_dim_IntList(m->values, TN_IN(vd, nvd), false, NULL) : Py_NewRef(m->values);
+    PyObject *v = nvd ? tn_at_sum_dim_IntList(m->values, TN_IN(vd, nvd), false, NULL) : tn_at_clone(m->values, NULL);
     if (!v) return NULL;
-    if (nk == m->sparse_dim) return make(size, (int)ns, (int)nk, tn_at_clone(m->indices, NULL), v, true);
+    if (nk == m->sparse_dim) return make(size, (int)ns, (int)nk, fresh ? Py_NewRef(m->indices) : tn_at_clone(m->indices, NULL), v, true);
     if (nk == 0) {   /* dense */
         PyObject *r = tn_at_sum_dim_IntList(v, TN_IS(0), false, NULL);
         Py_DECREF(v);
@@ -1139,11 +1141,13 @@ static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
 static PyObject *keep_summed_dims(PyObject *self, PyObject *r, const tn_value *dims) {
     const tn_tensor *t = tn_tensor_of(self);
     uint64_t mask = 0;
-    for (int i = 0; i < dims->u.ints.n; i++) {
+    int n = dims->tag == TN_V_INTLIST ? dims->u.ints.n : 0;
+    for (int i = 0; i < n; i++) {
         int64_t d;
         if (tn_wrap_dim(dims->u.ints.v[i], t->ndim, &d) < 0) return NULL;
         mask |= 1ull << d;
     }
+    if (!n) mask = ~0ull;   /* no dims (None or empty): every dim, as upstream's make_dim_mask */
     int64_t size[TN_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) size[d] = mask >> d & 1 ? 1 : t->sizes[d];
     if (!SP(r)) {   /* a new tensor, not a view */
@@ -1157,12 +1161,21 @@ static PyObject *keep_summed_dims(PyObject *self, PyObject *r, const tn_value *d
     return o;
 }
 static PyObject *k_sparse_sum_dim(int op, tn_value *a) { return sparse_sum_dims(SELF, &a[1]); }
+/* sum.dim_IntList(self, dim, keepdim, dtype), upstream's sum_sparse_coo: dims given: _sparse_sum of
+ * self in dtype (integral and bool in int64 when no dtype is given; no dims: the coalesced self);
+ * dim None: the values' dense sum; keepdim: the summed dims (every dim when none are named) put back */
 static PyObject *k_sum_dim(int op, tn_value *a) {
-    if (a[1].tag != TN_V_INTLIST || a[1].u.ints.n == 0) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor over every dim");
-    PyObject *r = sparse_sum_dims(SELF, &a[1]);
+    bool given = a[3].tag == TN_V_DTYPE;
+    PyObject *r;
+    if (a[1].tag != TN_V_INTLIST) r = tn_at_sum(M->values, given ? TN_DT(a[3].u.dtype) : NULL);
+    else {
+        const tn_tensor *t = tn_tensor_of(SELF);
+        tn_dtype dt = given ? a[3].u.dtype : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+        PyObject *x = dt != t->dtype ? tn_at__to_copy(SELF, TN_DT(dt), NULL, NULL, NULL, false, NULL) : Py_NewRef(SELF);
+        r = x ? sparse_sum_dims(x, &a[1]) : NULL;
+        Py_XDECREF(x);
+    }
     if (r && a[2].u.i) Py_SETREF(r, keep_summed_dims(SELF, r, &a[1]));
-    if (r && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(r)->dtype)
-        Py_SETREF(r, tn_at__to_copy(r, TN_DT(a[3].u.dtype), NULL, NULL, NULL, false, NULL));
     return r;
 }
 
@@ -1607,6 +1620,19 @@ PyObject *tn_sparse_d_sparse_sum(tn_value *a) {
     PyObject *r = v ? tn_at_sum(v, NULL) : NULL;
     Py_XDECREF(c);
     Py_XDECREF(v);
+    return r;
+}
+/* _sparse_sum.dtype(self, dtype) / _sparse_sum.dim_dtype(self, dim, dtype): _sparse_sum of self in dtype */
+PyObject *tn_sparse_d_sparse_sum_dtype(tn_value *a) {
+    PyObject *x = tn_at__to_copy(a[0].u.obj, TN_DT(a[1].u.dtype), NULL, NULL, NULL, false, NULL);
+    PyObject *r = x ? tn_at__sparse_sum(x) : NULL;
+    Py_XDECREF(x);
+    return r;
+}
+PyObject *tn_sparse_d_sparse_sum_dim_dtype(tn_value *a) {
+    PyObject *x = tn_at__to_copy(a[0].u.obj, TN_DT(a[2].u.dtype), NULL, NULL, NULL, false, NULL);
+    PyObject *r = x ? tn_at__sparse_sum_dim(x, tn_ints_of(&a[1])) : NULL;
+    Py_XDECREF(x);
     return r;
 }
 

@@ -27,6 +27,8 @@ PyObject *tn_sparse_d_to_sparse_dim(tn_value *a);            /* to_sparse.sparse
 PyObject *tn_sparse_d_coalesce(tn_value *a);                 /* coalesce */
 PyObject *tn_sparse_d_sparse_mm(tn_value *a);                /* _sparse_mm */
 PyObject *tn_sparse_d_sparse_sum(tn_value *a);               /* _sparse_sum */
+PyObject *tn_sparse_d_sparse_sum_dtype(tn_value *a);         /* _sparse_sum.dtype */
+PyObject *tn_sparse_d_sparse_sum_dim_dtype(tn_value *a);     /* _sparse_sum.dim_dtype */
 PyObject *tn_sparse_d_embedding_sparse_backward(tn_value *a); /* embedding_sparse_backward */
 PyObject *tn_sparse_d_softmax_int(tn_value *a);              /* _sparse_softmax.int */
 PyObject *tn_sparse_d_log_softmax_int(tn_value *a);          /* _sparse_log_softmax.int */

@@ -627,6 +627,34 @@ done:
 
 static const char *const conv_suffix[] = {"", "csr", "csc", "bsr", "bsc"};
 
+/* upstream's refusals of a conversion of a sparse self (_to_sparse_check_arguments and the
+ * kernels' checks), `who` naming the function in their words: a dense_dim given; a blocked self
+ * to CSR / CSC; a blocked self to a blocked layout with another block size */
+static int sparse_source_check(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim, const char *who) {
+    tn_sparse *m = ((tn_tensor_obj *)self)->sparse;
+    if (!m) return 0;
+    PyObject *from = m->kind ? layout_of_kind(m->kind) : tn_py.layout_sparse_coo;
+    if (dense_dim && dense_dim->tag == TN_V_INT) {
+        PyErr_Format(PyExc_RuntimeError, "%s: conversion from %s to %s with dense_dim argument given is not supported", who, layout_name(from),
+                     layout_name(layout_of_kind(kind)));
+        return -1;
+    }
+    if (!m->kind || !blocked(m->kind)) return 0;
+    if (!blocked(kind)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: expected SparseCsr or SparseCsc layout but got %s", who, layout_name(from));
+        return -1;
+    }
+    int64_t br, bc;
+    blocksize_of(m, &br, &bc);
+    if (blocksize && blocksize->tag == TN_V_INTLIST && blocksize->u.ints.n == 2 && (blocksize->u.ints.v[0] != br || blocksize->u.ints.v[1] != bc)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: conversion from %s to %s with blocksize changed from [%lld, %lld] to [%lld, %lld] is not supported",
+                     who, layout_name(from), layout_name(layout_of_kind(kind)), (long long)br, (long long)bc,
+                     (long long)blocksize->u.ints.v[0], (long long)blocksize->u.ints.v[1]);
+        return -1;
+    }
+    return 0;
+}
+
 /* _to_sparse_{csr,csc,bsr,bsc}(self, [blocksize,] dense_dim): any layout to `kind` */
 static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim) {
     const tn_tensor *t = tn_tensor_of(self);
@@ -649,8 +677,9 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
                                 t->ndim - 2 < 0 ? 0 : t->ndim - 2, dd);
     } else {
         dd = any->dense_dim;
-        if (dense_dim && dense_dim->tag == TN_V_INT && dense_dim->u.i != dd)
-            return tn_not_implemented("conversion between sparse layouts with another dense_dim");
+        if (any->kind == kind)   /* the composites return such a self before the kernel (upstream asserts here) */
+            return PyErr_Format(PyExc_RuntimeError, "%s: unexpected same input and output layout", name);
+        if (sparse_source_check(self, kind, blocksize, dense_dim, name) < 0) return NULL;
         if (any->kind == TN_SPARSE_COO && any->sparse_dim < 2)
             return err("Can only convert sparse tensors of two or more sparse dims to a sparse compressed layout");
     }
@@ -711,27 +740,31 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
     return r;
 }
 
-/* the same layout and block size: self itself */
-static bool same_layout(PyObject *self, int kind, const tn_value *blocksize) {
+PyObject *tn_op__to_sparse_csr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_csc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_bsr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
+PyObject *tn_op__to_sparse_bsc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
+
+/* to_sparse_csr / ... (CompositeImplicitAutograd): self in that layout already (a dense_dim or
+ * another block size refused, as upstream's _to_sparse_check_arguments), else the conversion */
+static bool same_layout_checked(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim, const char *who, int *rc) {
     tn_sparse *m = CP(self);
+    *rc = 0;
     if (!m || m->kind != kind) return false;
-    if (!blocked(kind)) return true;
-    int64_t br, bc;
-    blocksize_of(m, &br, &bc);
-    return blocksize && blocksize->tag == TN_V_INTLIST && blocksize->u.ints.n == 2 && blocksize->u.ints.v[0] == br &&
-           blocksize->u.ints.v[1] == bc;
+    *rc = sparse_source_check(self, kind, blocksize, dense_dim, who);
+    return true;
 }
-
-PyObject *tn_op__to_sparse_csr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSR, NULL) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_csc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSC, NULL) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_bsr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSR, &a[1]) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
-PyObject *tn_op__to_sparse_bsc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSC, &a[1]) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
-
-/* to_sparse_csr / ... (CompositeImplicitAutograd): self in that layout already, else the conversion */
-PyObject *tn_compressed_d_to_csr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSR, NULL) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_csr(a[0].u.obj, tn_opt_int_of(&a[1])); }
-PyObject *tn_compressed_d_to_csc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSC, NULL) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_csc(a[0].u.obj, tn_opt_int_of(&a[1])); }
-PyObject *tn_compressed_d_to_bsr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSR, &a[1]) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_bsr(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2])); }
-PyObject *tn_compressed_d_to_bsc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSC, &a[1]) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_bsc(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2])); }
+#define TO_LAYOUT(KIND, BS, DD, CALL)                                                                  \
+    int rc;                                                                                            \
+    char who[24];                                                                                      \
+    snprintf(who, sizeof who, "to_sparse_%s", conv_suffix[KIND]);                                      \
+    if (same_layout_checked(a[0].u.obj, KIND, BS, DD, who, &rc)) return rc < 0 ? NULL : Py_NewRef(a[0].u.obj); \
+    return CALL
+PyObject *tn_compressed_d_to_csr(tn_value *a) { TO_LAYOUT(TN_SPARSE_CSR, NULL, &a[1], tn_at__to_sparse_csr(a[0].u.obj, tn_opt_int_of(&a[1]))); }
+PyObject *tn_compressed_d_to_csc(tn_value *a) { TO_LAYOUT(TN_SPARSE_CSC, NULL, &a[1], tn_at__to_sparse_csc(a[0].u.obj, tn_opt_int_of(&a[1]))); }
+PyObject *tn_compressed_d_to_bsr(tn_value *a) { TO_LAYOUT(TN_SPARSE_BSR, &a[1], &a[2], tn_at__to_sparse_bsr(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2]))); }
+PyObject *tn_compressed_d_to_bsc(tn_value *a) { TO_LAYOUT(TN_SPARSE_BSC, &a[1], &a[2], tn_at__to_sparse_bsc(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2]))); }
+#undef TO_LAYOUT
 
 /* _to_sparse(self, *, layout, blocksize, dense_dim) to a compressed layout (sparse.c's caller) */
 PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_value *blocksize, const tn_value *dense_dim) {
@@ -742,7 +775,11 @@ PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_val
     if (!blocked(k) && blocksize && blocksize->tag != TN_V_NONE)
         return PyErr_Format(PyExc_RuntimeError, "to_sparse for %s to %s conversion does not use specified blocksize",
                             tensor_layout_name(self), layout_name(layout));
-    if (same_layout(self, k, blocksize)) return Py_NewRef(self);
+    tn_sparse *m = ((tn_tensor_obj *)self)->sparse;
+    int rc;
+    if (same_layout_checked(self, k, blocksize, dense_dim, "to_sparse", &rc)) return rc < 0 ? NULL : Py_NewRef(self);
+    if (m && dense_dim && dense_dim->tag == TN_V_INT)   /* the dense_dim refusal in _to_sparse's words */
+        return sparse_source_check(self, k, NULL, dense_dim, m->kind ? "sparse_compressed_to_sparse" : "sparse_coo_to_sparse"), NULL;
     return convert(self, k, blocksize, dense_dim);
 }
 /* a compressed tensor to COO (to_sparse() / _to_sparse.sparse_dim of a compressed self) */
@@ -925,7 +962,14 @@ static PyObject *spgemm(PyObject *x, PyObject *y);
 static PyObject *k_mm(int op, tn_value *a) {
     PyObject *x = a[0].u.obj, *y = a[1].u.obj;
     if (CP(x) && CP(y)) return spgemm(x, y);
-    if (CP(x) && ((tn_tensor_obj *)y)->sparse) return tn_not_implemented("aten::mm of a sparse compressed and a sparse COO matrix");
+    if (CP(x) && ((tn_tensor_obj *)y)->sparse) {   /* a COO mat2: upstream's shape check, then its refusal */
+        const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+        if (p->ndim == 2 && q->ndim == 2 && p->sizes[1] != q->sizes[0])
+            return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
+                                (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+        return PyErr_Format(PyExc_RuntimeError, "addmm: computation on CPU is not implemented for %s + %s @ Sparse", tensor_layout_name(x),
+                            tensor_layout_name(x));
+    }
     if (CP(x)) {
         if (tn_tensor_of(x)->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", tn_tensor_of(x)->ndim);
         if (TN_T(a[1])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", TN_T(a[1])->ndim);

@@ -89,6 +89,8 @@ cases("compressed_spgemm", {
     "random_f64": "a = rnd(10, 20, 0.5, torch.float64).to_sparse_csr(); b = rnd(20, 7, 0.5, torch.float64).to_sparse_csr(); cd(a @ b, text=False)",
     "err_shapes": "c @ c",
     "err_blocked": "sq.to_sparse_bsr((2, 2)) @ sq.to_sparse_bsr((2, 2))",
+    "err_coo": "c @ d.t().to_sparse()",
+    "err_coo_shapes": "c @ d.to_sparse()",
 }, setup=SETUP)
 
 # upstream multiplies BSR operands with MKL (mkl_sparse_?_mm / _mv), whose summation order is its
@@ -118,6 +120,27 @@ cases("compressed_bsr_float", {
     "mv": "a = rnd(6, 9).to_sparse_bsr((3, 3)); torch.mv(a, torch.randn(9))",
 }, setup=SETUP, tol="float")
 
+# conversions of a sparse self: upstream refuses a dense_dim argument, a blocked self to CSR / CSC
+# and another block size between blocked layouts (its words name the function refusing)
+cases("compressed_convert_errors", {
+    "same_layout": "cd(c.to_sparse_csr()), cd(sq.to_sparse_bsr((2, 2)).to_sparse_bsr((2, 2))), cd(c.to_sparse(layout=torch.sparse_csr))",
+    "bsr_to_bsc": "cd(sq.to_sparse_bsr((2, 2)).to_sparse_bsc((2, 2))), cd(c.to_sparse_bsr((2, 2)))",
+    "err_dense_dim_same": "c.to_sparse_csr(dense_dim=0)",
+    "err_dense_dim_other": "c.to_sparse_csc(dense_dim=0)",
+    "err_dense_dim_hybrid": "d.unsqueeze(-1).to_sparse_csr(dense_dim=1).to_sparse_csc(dense_dim=1)",
+    "err_dense_dim_blocked": "c.to_sparse_bsr((2, 1), dense_dim=0)",
+    "err_dense_dim_coo": "d.to_sparse().to_sparse_csr(dense_dim=0)",
+    "err_dense_dim_to_sparse": "c.to_sparse(layout=torch.sparse_csc, dense_dim=0)",
+    "err_dense_dim_coo_to_sparse": "d.to_sparse().to_sparse(layout=torch.sparse_csr, dense_dim=0)",
+    "err_bsr_to_csr": "sq.to_sparse_bsr((2, 2)).to_sparse_csr()",
+    "err_bsc_to_csc": "sq.to_sparse_bsc((2, 2)).to_sparse_csc()",
+    "err_bsr_to_sparse_csr": "sq.to_sparse_bsr((2, 2)).to_sparse(layout=torch.sparse_csr)",
+    "err_blocksize_same": "sq.to_sparse_bsr((2, 2)).to_sparse_bsr((1, 1))",
+    "err_blocksize_other": "sq.to_sparse_bsr((2, 2)).to_sparse_bsc((1, 1))",
+    "err_blocksize_to_sparse": "sq.to_sparse_bsr((2, 2)).to_sparse(layout=torch.sparse_bsr, blocksize=(1, 1))",
+    "err_kernel_same_layout": "torch.ops.aten._to_sparse_csr(c)",
+}, setup=SETUP)
+
 COO = """
 import warnings
 warnings.simplefilter("ignore")
@@ -135,6 +158,10 @@ cases("coo_more2", {
     "cat_dense_other_sizes": "h = dd.to_sparse(1); g = torch.ones(4, 2).to_sparse(1); co(torch.cat([h, g], 1)), co(torch.cat([g, h], 1))",
     "stack_dense_dim": "h = dd.to_sparse(1); co(torch.stack([h, h], 2))",
     "err_cat_dims": "torch.cat([dd.unsqueeze(-1).to_sparse(1), dd.unsqueeze(-1).to_sparse(2)], 0)",
+    "sum_no_dims": "s = torch.sparse_coo_tensor([[1, 0, 1], [0, 1, 0]], [1., 2, 3], (2, 2)); co(s.sum(dim=())), co(s.sum(dim=[], keepdim=True)), s.sum(dim=None), s.sum(dim=None, keepdim=True)",
+    "sum_dtype": "s = dd.to_sparse(); co(s.sum(0, dtype=torch.float64)), co(s.int().sum(0)), co(s.bool().sum(1)), co(s.int().sum(0, keepdim=True)), s.int().sum(dim=None), co(s.int().sum(dim=()))",
+    "sparse_sum_dtype": "s = dd.to_sparse(); torch.sparse.sum(s, dtype=torch.float64), co(torch.sparse.sum(s, 0, dtype=torch.float64)), co(torch.sparse.sum(s.int(), 0)), co(torch.sparse.sum(s.bool(), 0)), torch.sparse.sum(s.int(), dtype=torch.int64)",
+    "sum_dtype_bits": "a = torch.randn(40, 6); a[a.abs() < 0.5] = 0; s = a.to_sparse(); s.sum(0, dtype=torch.float64).to_dense(), torch.sparse.sum(s, 0, dtype=torch.float64).to_dense()",
     "err_mean": "dd.to_sparse().mean()",
     "err_mean_dim": "dd.to_sparse().mean(0)",
     "softmax_grad": "s = dd.to_sparse().requires_grad_(); y = torch.sparse.softmax(s, 1); y.to_dense().sum().backward(); co(s.grad), type(y.grad_fn).__name__",
