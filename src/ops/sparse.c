@@ -767,6 +767,14 @@ static PyObject *k_scale(int op, tn_value *a) {
                                 "for divisor)", fmt_sizes(b, sizeof b, o->sizes, o->ndim));
         }
         if (!div && !inplace && SP(a[1].u.obj)) return mul_sparse_sparse(self, a[1].u.obj);
+        if (!div && SP(a[1].u.obj)) {   /* mul_ by a sparse tensor: self takes the product's members */
+            PyObject *p = mul_sparse_sparse(self, a[1].u.obj);
+            if (!p) return NULL;
+            bool co = SP(p)->coalesced;
+            PyObject *r = replace(self, Py_NewRef(SP(p)->indices), tn_as_dtype(SP(p)->values, tn_tensor_of(self)->dtype, false), co);
+            Py_DECREF(p);
+            return r;
+        }
         return tn_not_implemented("aten::mul of a sparse tensor by a dense tensor of another shape, or in place");
     }
     PyObject *v = M->values;
@@ -803,6 +811,23 @@ static PyObject *k_unary(int op, tn_value *a) {
     PyObject *r = make_like(c, nv ? tn_at_clone(SP(c)->indices, NULL) : NULL, nv, true);
     Py_DECREF(c);
     return r;
+}
+
+/* the in-place forms (abs_, sin_, ...; upstream's coalesced_unary_ufunc_): the op on the values in
+ * place; a self not coalesced refused in upstream's words, except for neg_ (f(a) + f(b) = f(a + b)) */
+static PyObject *k_unary_(int op, tn_value *a) {
+    const tn_schema *sc = tn_op_schema(op);
+    if (!sc) return NULL;
+    if (!M->coalesced && op != TN_ROW_neg_)
+        return PyErr_Format(PyExc_RuntimeError, "%s requires coalesced input", tn_op_at(op)->name);
+    tn_value b[16];
+    int n = sc->nargs < 16 ? sc->nargs : 16;
+    memcpy(b, a, (size_t)n * sizeof *b);
+    b[0].u.obj = M->values;
+    PyObject *r = tn_call_row(op, b, n);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(SELF);
 }
 
 /* clone: indices and values copied, flag kept */
@@ -1673,6 +1698,14 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_coalesced_", "", k_coalesced_, -2}, {"_coalesce", "", k_coalesce, -2}, {"_to_dense", "", k_to_dense, -2},
     {"_to_sparse", "sparse_dim", k_to_sparse_dim, -2}, {"_to_sparse", "", k_to_sparse, -2},
     {"add", "Tensor", k_add, -2}, {"add_", "Tensor", k_add, -2}, {"sub", "Tensor", k_add, -2}, {"sub_", "Tensor", k_add, -2},
+    {"abs_", "", k_unary_, -2}, {"neg_", "", k_unary_, -2}, {"sin_", "", k_unary_, -2}, {"sqrt_", "", k_unary_, -2},
+    {"tanh_", "", k_unary_, -2}, {"floor_", "", k_unary_, -2}, {"ceil_", "", k_unary_, -2}, {"trunc_", "", k_unary_, -2},
+    {"round_", "", k_unary_, -2}, {"frac_", "", k_unary_, -2}, {"sign_", "", k_unary_, -2}, {"sgn_", "", k_unary_, -2},
+    {"log1p_", "", k_unary_, -2}, {"expm1_", "", k_unary_, -2}, {"asin_", "", k_unary_, -2}, {"atan_", "", k_unary_, -2},
+    {"sinh_", "", k_unary_, -2}, {"tan_", "", k_unary_, -2}, {"asinh_", "", k_unary_, -2}, {"atanh_", "", k_unary_, -2},
+    {"erf_", "", k_unary_, -2}, {"erfinv_", "", k_unary_, -2}, {"deg2rad_", "", k_unary_, -2}, {"rad2deg_", "", k_unary_, -2},
+    {"relu_", "", k_unary_, -2}, {"nan_to_num_", "", k_unary_, -2},
+    {"erfinv", "", k_unary, -2}, {"isposinf", "", k_unary, -2}, {"isneginf", "", k_unary, -2},
     {"mul", "Tensor", k_scale, -2}, {"mul", "Scalar", k_scale, -2}, {"mul_", "Tensor", k_scale, -2}, {"mul_", "Scalar", k_scale, -2},
     {"div", "Tensor", k_scale, -2}, {"div", "Scalar", k_scale, -2}, {"div_", "Tensor", k_scale, -2}, {"div_", "Scalar", k_scale, -2},
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
@@ -1730,6 +1763,15 @@ PyObject *tn_sparse_call(int op, tn_value *args) {
         if (queries[i] == op) return d->fn(args);
     PyObject *r = tn_composite_under_mode(op, args, &handled);
     if (handled) return r;
+    /* upstream's TensorIterator refuses the layout (nan_to_num, not structured, has no kernel there) */
+    if (compressed && (tn_op_tags(op) & TN_TAG_POINTWISE) && op != TN_ROW_nan_to_num && op != TN_ROW_nan_to_num_) {
+        const tn_schema *sc = tn_op_schema(op);
+        for (int i = 0; sc && i < sc->nargs; i++)
+            if (args[i].tag == TN_V_TENSOR && tn_compressed_of(args[i].u.obj)) {
+                static const char *const names[] = {"Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
+                return PyErr_Format(PyExc_RuntimeError, "unsupported tensor layout: %s", names[tn_compressed_of(args[i].u.obj)->kind]);
+            }
+    }
     if (compressed || (tn_op_tags(op) & TN_TAG_SPARSE)) {
         char what[160];
         snprintf(what, sizeof what, "aten::%s%s%s for sparse %s tensors", d->name, d->overload[0] ? "." : "", d->overload,

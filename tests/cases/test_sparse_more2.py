@@ -41,6 +41,11 @@ cases("compressed_pointwise", {
     "add_mul_inplace": "x = c.clone(); x.add_(c); a = cd(x); x.mul_(2); b = cd(x); x.mul_(c); a, b, cd(x), cd(c.clone().mul_(torch.tensor(3.)))",
     "add_mul_inplace_other_pattern": "x = c.clone(); v = x.values(); x.add_(torch.eye(4, 3).to_sparse_csr()); y = c.clone(); w = y.values(); y.mul_(torch.eye(4, 3).to_sparse_csr()); cd(x), v, cd(y), w",
     "err_mean": "c.mean()",
+    "err_pointwise_layout": "c / 2",
+    "err_pointwise_layout_sub": "c - c",
+    "err_pointwise_layout_pow": "c.pow(2)",
+    "err_pointwise_layout_exp": "sq.to_sparse_bsr((2, 2)).exp()",
+    "err_nan_to_num": "c.nan_to_num()",
 }, setup=SETUP)
 
 # the transcendental ones: the dense kernels on the values, where ours and upstream's differ by 1 ulp
@@ -162,6 +167,12 @@ cases("coo_more2", {
     "sum_dtype": "s = dd.to_sparse(); co(s.sum(0, dtype=torch.float64)), co(s.int().sum(0)), co(s.bool().sum(1)), co(s.int().sum(0, keepdim=True)), s.int().sum(dim=None), co(s.int().sum(dim=()))",
     "sparse_sum_dtype": "s = dd.to_sparse(); torch.sparse.sum(s, dtype=torch.float64), co(torch.sparse.sum(s, 0, dtype=torch.float64)), co(torch.sparse.sum(s.int(), 0)), co(torch.sparse.sum(s.bool(), 0)), torch.sparse.sum(s.int(), dtype=torch.int64)",
     "sum_dtype_bits": "a = torch.randn(40, 6); a[a.abs() < 0.5] = 0; s = a.to_sparse(); s.sum(0, dtype=torch.float64).to_dense(), torch.sparse.sum(s, 0, dtype=torch.float64).to_dense()",
+    "unary_inplace": "x = torch.tensor([[0., -1.5, 0], [0.25, 0, 3.7]]).to_sparse(); [co(getattr(x.clone(), f)()) for f in ('abs_', 'neg_', 'ceil_', 'floor_', 'trunc_', 'round_', 'frac_', 'sign_', 'sgn_', 'rad2deg_', 'deg2rad_', 'relu_', 'nan_to_num_')]",
+    "unary_inplace_shares": "x = dd.to_sparse(); v = x._values(); x.neg_(); x.abs_(); v",
+    "neg_uncoalesced": "u = torch.sparse_coo_tensor([[1, 0, 1], [0, 1, 0]], [1., 2, 3], (2, 2)); co(u.neg_())",
+    "err_uncoalesced": "torch.sparse_coo_tensor([[1, 0, 1], [0, 1, 0]], [1., 2, 3], (2, 2)).sin_()",
+    "unary_more": "x = torch.tensor([[0., -0.5, 0], [float('inf'), 0, -float('inf')]]).to_sparse(); co(x.isposinf()), co(x.isneginf()), co(torch.tensor([[0., -0.5, 0], [0.25, 0, 0.75]]).to_sparse().erfinv())",
+    "mul_inplace_sparse": "u = torch.sparse_coo_tensor([[1, 0, 1], [0, 1, 0]], [1., 2, 3], (2, 2)); co(u.clone().mul_(u)), co(u.coalesce().mul_(u.coalesce())), co(dd.to_sparse().mul_(dd.t().t().to_sparse()))",
     "err_mean": "dd.to_sparse().mean()",
     "err_mean_dim": "dd.to_sparse().mean(0)",
     "softmax_grad": "s = dd.to_sparse().requires_grad_(); y = torch.sparse.softmax(s, 1); y.to_dense().sum().backward(); co(s.grad), type(y.grad_fn).__name__",
@@ -171,6 +182,10 @@ cases("coo_more2", {
 }, setup=COO)
 
 # the gradients' values: exp / log of the C library, as the forward (coo_softmax_float)
+cases("coo_unary_inplace_float", {
+    "inplace": "x = torch.tensor([[0., -0.5, 0], [0.25, 0, 0.75]]).to_sparse(); [co(getattr(x.clone(), f)()) for f in ('sin_', 'sqrt_', 'tanh_', 'log1p_', 'expm1_', 'asin_', 'atan_', 'sinh_', 'tan_', 'asinh_', 'atanh_', 'erf_', 'erfinv_')]",
+}, setup=COO, tol="float")
+
 cases("coo_softmax_grad_float", {
     "softmax": "s = dd.to_sparse().requires_grad_(); torch.sparse.softmax(s, 1).to_dense().mul(torch.arange(12.).reshape(4, 3)).sum().backward(); co(s.grad)",
     "log_softmax": "s = dd.to_sparse(); y = torch.sparse_coo_tensor(s._indices(), torch.tensor([-0.5, -1.25, -0.75, -2., -0.125]), s.shape); co(torch.ops.aten._sparse_log_softmax_backward_data(s * 3, y, 0, s))",
