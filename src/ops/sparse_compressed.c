@@ -1018,10 +1018,20 @@ static PyObject *k_mv(int op, tn_value *a) {
     return r;
 }
 
-/* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements */
+/* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements; a
+ * compressed self: the elements both specify, self's values there, in the mask's layout (upstream's
+ * intersection: a mask of ones in self's dtype times self, 1 * v being v) */
 static PyObject *k_sparse_mask(int op, tn_value *a) {
     tn_sparse *mk = CP(a[1].u.obj);
-    if (!mk || ((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_not_implemented("aten::sparse_mask of a sparse self by a sparse compressed mask");
+    if (mk && CP(a[0].u.obj)) {
+        if (mk->kind != TN_SPARSE_CSR || CP(a[0].u.obj)->kind != TN_SPARSE_CSR) return err("Expected result Tensor to be of format CSR");
+        PyObject *one = tn_at_ones_like(mk->values, TN_DT(tn_tensor_of(a[0].u.obj)->dtype), NULL, NULL, NULL, NULL);
+        PyObject *ones = one ? make_like(a[1].u.obj, tn_at_clone(mk->indices, NULL), tn_at_clone(mk->plain, NULL), one) : NULL;
+        PyObject *r = ones ? mul_tensor(ones, a[0].u.obj) : NULL;
+        Py_XDECREF(ones);
+        return r;
+    }
+    if (!mk || ((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_not_implemented("aten::sparse_mask of a sparse COO self by a sparse compressed mask");
     const tn_tensor *s = TN_T(a[0]), *mt = TN_T(a[1]);
     bool same = s->ndim == mt->ndim;
     for (int i = 0; same && i < s->ndim; i++) same = s->sizes[i] == mt->sizes[i];
@@ -1170,6 +1180,71 @@ static PyObject *k_mm_reduce(int op, tn_value *a) {
     Py_XDECREF(C); Py_XDECREF(P); Py_XDECREF(V); Py_XDECREF(X); Py_XDECREF(out); Py_XDECREF(arg);
     return res;
 }
+/* _sparse_mm_reduce_impl_backward(self, grad_out, weight, reduce, arg_out, output_mask) for "sum"
+ * and "mean": self's gradient has self's pattern, each element (r, c) grad_out[r] . weight[c]
+ * (sampled_addmm), over the row's count for "mean"; weight's is self^T @ grad_out (self's values
+ * over their rows' counts for "mean"). "amax" / "amin" (which read arg_out) are refused by name. */
+static PyObject *k_mm_reduce_backward(int op, tn_value *a) {
+    PyObject *self = a[0].u.obj, *go = a[1].u.obj, *w = a[2].u.obj;
+    tn_sparse *m = CP(self);
+    const char *red = tn_str_of(&a[3]);
+    if (!red) return NULL;
+    bool mean = !strcmp(red, "mean");
+    if (!mean && strcmp(red, "sum")) return tn_not_implemented("the backward of torch.sparse.mm(..., reduce) other than \"sum\" or \"mean\"");
+    if (!m || m->kind != TN_SPARSE_CSR || tn_tensor_of(self)->ndim != 2 || m->dense_dim)
+        return tn_not_implemented("aten::_sparse_mm_reduce_impl_backward other than of a 2-d CSR self");
+    bool want[2] = {true, true};
+    for (int i = 0; a[5].tag == TN_V_INTLIST && i < a[5].u.ints.n && i < 2; i++) want[i] = a[5].u.ints.v[i] != 0;
+    /* each element's row count (mean) */
+    PyObject *cnt = NULL;
+    if (mean) {
+        entries_t e;
+        if (entries(self, &e) < 0) return NULL;
+        PyObject *ci = tn_as_dtype(m->indices, TN_DTYPE_I64, false);
+        PyObject *df = ci ? tn_at_diff(ci, 1, -1, NULL, NULL) : NULL;
+        cnt = df ? tn_at_index_select(df, 0, e.c) : NULL;
+        if (cnt) Py_SETREF(cnt, tn_as_dtype(cnt, tn_tensor_of(m->values)->dtype, false));
+        Py_XDECREF(ci);
+        Py_XDECREF(df);
+        entries_free(&e);
+        if (!cnt) return NULL;
+    }
+    PyObject *gs = Py_NewRef(Py_None), *gw = Py_NewRef(Py_None);
+    bool ok = true;
+    if (want[0]) {
+        PyObject *z = tn_at_zeros_like(m->values, NULL, NULL, NULL, NULL, NULL);
+        PyObject *zs = z ? make_like(self, tn_at_clone(m->indices, NULL), tn_at_clone(m->plain, NULL), z) : NULL;
+        PyObject *wt = zs ? tn_at_t(w) : NULL;
+        PyObject *r = wt ? tn_at_sparse_sampled_addmm(zs, go, wt, TN_SI(0), TN_SI(1)) : NULL;
+        if (r && mean) {
+            PyObject *v = tn_at_div_Tensor(CP(r)->values, cnt);
+            Py_SETREF(r, v ? make_like(r, Py_NewRef(CP(r)->indices), Py_NewRef(CP(r)->plain), v) : NULL);
+        }
+        Py_XDECREF(zs);
+        Py_XDECREF(wt);
+        ok = r != NULL;
+        if (r) Py_SETREF(gs, r);
+    }
+    if (ok && want[1]) {
+        PyObject *src = Py_NewRef(self);
+        if (mean) {
+            PyObject *v = tn_at_div_Tensor(m->values, cnt);
+            Py_SETREF(src, v ? make_like(self, Py_NewRef(m->indices), Py_NewRef(m->plain), v) : NULL);
+        }
+        PyObject *st = src ? transpose(src, 0, 1) : NULL;
+        PyObject *r = st ? tn_at_mm(st, go) : NULL;
+        Py_XDECREF(src);
+        Py_XDECREF(st);
+        ok = r != NULL;
+        if (r) Py_SETREF(gw, r);
+    }
+    Py_XDECREF(cnt);
+    PyObject *res = ok ? PyTuple_Pack(2, gs, gw) : NULL;
+    Py_DECREF(gs);
+    Py_DECREF(gw);
+    return res;
+}
+
 /* _sparse_mm.reduce(sparse, dense, reduce) (CompositeImplicitAutograd): the reduction's first result */
 PyObject *tn_compressed_d_sparse_mm_reduce(tn_value *a) {
     PyObject *r = tn_at__sparse_mm_reduce_impl(a[0].u.obj, a[1].u.obj, tn_str_of(&a[2]));
@@ -1523,7 +1598,8 @@ static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } ke
     {"mul", "Tensor", k_scale, false, -2}, {"mul", "Scalar", k_scale, false, -2}, {"neg", "", k_unary, false, -2}, {"abs", "", k_unary, false, -2},
     {"sin", "", k_unary, false, -2}, {"sqrt", "", k_unary, false, -2}, {"tanh", "", k_unary, false, -2}, {"sum", "", k_sum, false, -2},
     {"transpose", "int", k_transpose, false, -2}, {"select", "int", k_select, false, -2}, {"t", "", k_t, false, -2}, {"mm", "", k_mm, false, -2}, {"addmm", "", k_addmm, false, -2},
-    {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2}, {"add", "Tensor", k_add, false, -2},
+    {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2},
+    {"_sparse_mm_reduce_impl_backward", "", k_mm_reduce_backward, false, -2}, {"add", "Tensor", k_add, false, -2},
     {"zero_", "", k_zero_, false, -2}, {"copy_", "", k_copy_, false, -2}, {"fill_", "Scalar", k_unary_, false, -2},
     {"add_", "Tensor", k_arith_, false, -2}, {"mul_", "Tensor", k_arith_, false, -2}, {"mul_", "Scalar", k_arith_, false, -2},
     {"sum", "dim_IntList", k_sum_dim, false, -2},

@@ -125,6 +125,22 @@ cases("compressed_bsr_float", {
     "mv": "a = rnd(6, 9).to_sparse_bsr((3, 3)); torch.mv(a, torch.randn(9))",
 }, setup=SETUP, tol="float")
 
+cases("compressed_grads", {
+    "sampled_addmm": "t = c.clone().requires_grad_(); m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); y = torch.sparse.sampled_addmm(t, m1, m2, beta=0.5, alpha=2); (y.to_dense() * torch.arange(12.).reshape(4, 3)).sum().backward(); cd(t.grad), m1.grad, m2.grad, type(y.grad_fn).__name__",
+    "sampled_addmm_mats_only": "m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); torch.sparse.sampled_addmm(c, m1, m2).to_dense().sum().backward(); m1.grad, m2.grad",
+    "mm_reduce_sum": "t = c.clone().requires_grad_(); x = torch.arange(6.).reshape(3, 2).requires_grad_(); (torch.sparse.mm(t, x, 'sum') * torch.arange(8.).reshape(4, 2)).sum().backward(); cd(t.grad), x.grad",
+    "mm_reduce_mean": "t = c.clone().requires_grad_(); x = torch.arange(6.).reshape(3, 2).requires_grad_(); (torch.sparse.mm(t, x, 'mean') * torch.arange(8.).reshape(4, 2)).sum().backward(); cd(t.grad), x.grad",
+    "mm_reduce_other_only": "x = torch.arange(6.).reshape(3, 2).requires_grad_(); torch.sparse.mm(c, x, 'mean').sum().backward(); x.grad",
+    "sparse_mask_compressed": "m = torch.tensor([[1., 1, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0]]); cd(c.sparse_mask(c)), cd((c * 2).sparse_mask(torch.eye(4, 3).to_sparse_csr())), cd(c.sparse_mask(m.to_sparse_csr())), cd(c.double().sparse_mask(m.to_sparse_csr()))",
+    "err_sparse_mask_csc": "d.to_sparse_csc().sparse_mask(d.to_sparse_csc())",
+}, setup=SETUP)
+
+# the gradients' dot products: upstream reduces them vectorised (as sampled_addmm's forward)
+cases("compressed_grads_float", {
+    "sampled_addmm": "a = rnd(6, 8).to_sparse_csr().requires_grad_(); m1 = torch.randn(6, 20, requires_grad=True); m2 = torch.randn(20, 8, requires_grad=True); y = torch.sparse.sampled_addmm(a, m1, m2, beta=0.3, alpha=0.7); (y.to_dense() * torch.randn(6, 8)).sum().backward(); a.grad.values(), m1.grad, m2.grad",
+    "mm_reduce": "a = rnd(6, 30).to_sparse_csr(); x = torch.randn(30, 9); w = torch.randn(6, 9); [torch.autograd.grad((torch.sparse.mm(t, y, r) * w).sum(), (t, y)) for r in ('sum', 'mean') for t, y in [(a.clone().requires_grad_(), x.clone().requires_grad_())]]",
+}, setup=SETUP + "\ndef _vals(g):\n    return g.values() if g.layout != torch.strided else g\n", tol="float")
+
 # conversions of a sparse self: upstream refuses a dense_dim argument, a blocked self to CSR / CSC
 # and another block size between blocked layouts (its words name the function refusing)
 cases("compressed_convert_errors", {
