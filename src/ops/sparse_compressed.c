@@ -858,6 +858,7 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y);
 /* mul by a number or a 0-dim dense tensor: the values scaled (upstream has no compressed div) */
 static PyObject *k_scale(int op, tn_value *a) {
     if (a[1].tag == TN_V_TENSOR && (((tn_tensor_obj *)a[1].u.obj)->sparse || TN_T(a[1])->ndim != 0)) {
+        if (!M && CP(a[1].u.obj) && blocked(CP(a[1].u.obj)->kind)) return err("Expected result Tensor to be of format CSR");
         if (!M) return mul_tensor(a[1].u.obj, SELF);   /* dense * compressed */
         return mul_tensor(SELF, a[1].u.obj);
     }
@@ -917,8 +918,11 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y) {
     const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
     bool same = p->ndim == q->ndim;
     for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
-    if (!mx || !same || (!my && ((tn_tensor_obj *)y)->sparse) || blocked(mx->kind) || (my && blocked(my->kind)))
-        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of another shape, layout or blocked");
+    if (mx && (blocked(mx->kind) || (my && blocked(my->kind))))   /* upstream's result allocation refuses blocked layouts */
+        return PyErr_Format(PyExc_RuntimeError, "empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got %s",
+                            tensor_layout_name(blocked(mx->kind) ? x : y));
+    if (!mx || !same || (!my && ((tn_tensor_obj *)y)->sparse))
+        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of another shape or layout");
     if (!my) {
         PyObject *v = tn_at_sparse_mask(y, x);   /* y's values at x's elements */
         PyObject *nv = v ? tn_at_mul_Tensor(mx->values, CP(v)->values) : NULL;
@@ -1263,14 +1267,21 @@ static PyObject *k_add(int op, tn_value *a) {
         bool same = p->ndim == q->ndim;
         for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
         if (!same) return tn_not_implemented("aten::add of a dense and a sparse compressed tensor of other shapes");
+        if (blocked(my->kind))   /* upstream asserts there (its add_out_dense_sparse_compressed_cpu takes CSR / CSC only) */
+            return PyErr_Format(PyExc_RuntimeError, "add of a dense and a %s tensor is not supported", tensor_layout_name(y));
         PyObject *dn = to_dense(y);
         if (dn && !a[2].defaulted) Py_SETREF(dn, tn_at_mul_Scalar(dn, TN_SV(&a[2])));
         PyObject *r = dn ? tn_at_add_Tensor(x, dn, TN_SDEF) : NULL;
         Py_XDECREF(dn);
         return r;
     }
-    if (mx && my && (mx->kind == TN_SPARSE_CSC || my->kind == TN_SPARSE_CSC))   /* upstream adds through crow_indices */
-        return err("crow_indices expected sparse row compressed tensor layout but got SparseCsc");
+    if (mx && my && !row_major(mx->kind))   /* upstream adds through crow_indices */
+        return PyErr_Format(PyExc_RuntimeError, "crow_indices expected sparse row compressed tensor layout but got %s", tensor_layout_name(x));
+    if (mx && my && !row_major(my->kind))
+        return PyErr_Format(PyExc_RuntimeError, "crow_indices expected sparse row compressed tensor layout but got %s", tensor_layout_name(y));
+    if (mx && my && (blocked(mx->kind) || blocked(my->kind)))   /* upstream's MKL path fails (1x1 blocks: a malformed result) */
+        return PyErr_Format(PyExc_RuntimeError, "add of %s and %s tensors is not supported (upstream's MKL path fails with an MKL error)",
+                            tensor_layout_name(x), tensor_layout_name(y));
     if (!mx || !my || mx->kind != TN_SPARSE_CSR || my->kind != TN_SPARSE_CSR)
         return tn_not_implemented("aten::add of sparse compressed tensors other than two CSR tensors or a dense and a compressed one");
     PyObject *cx = to_coo(x), *cy = cx ? to_coo(y) : NULL;

@@ -125,6 +125,18 @@ cases("compressed_bsr_float", {
     "mv": "a = rnd(6, 9).to_sparse_bsr((3, 3)); torch.mv(a, torch.randn(9))",
 }, setup=SETUP, tol="float")
 
+A = "A = torch.tensor([[1., 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 3, 0]]); B = torch.tensor([[0., 0, 1, 0], [0, 0, 0, 0], [0, 0, 0, 2], [0, 0, 3, 0]]); "
+cases("compressed_blocked_add_mul", {
+    "err_add_bsr": A + "A.to_sparse_bsr((2, 2)) + B.to_sparse_bsr((2, 2))",
+    "err_add_bsr_csr": A + "A.to_sparse_bsr((2, 2)) + A.to_sparse_csr()",
+    "err_add_bsc": A + "A.to_sparse_bsc((2, 2)) + A.to_sparse_bsc((2, 2))",
+    "err_add_dense_bsr": A + "A + A.to_sparse_bsr((2, 2))",
+    "err_mul_bsr": A + "A.to_sparse_bsr((2, 2)) * A.to_sparse_bsr((2, 2))",
+    "err_mul_bsr_dense": A + "A.to_sparse_bsr((2, 2)) * A",
+    "err_mul_dense_bsr": A + "A * A.to_sparse_bsr((2, 2))",
+    "mul_bsr_scalar": A + "cd(A.to_sparse_bsr((2, 2)) * 3), cd(A.to_sparse_bsc((2, 2)) * torch.tensor(0.5))",
+}, setup=SETUP)
+
 cases("compressed_grads", {
     "sampled_addmm": "t = c.clone().requires_grad_(); m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); y = torch.sparse.sampled_addmm(t, m1, m2, beta=0.5, alpha=2); (y.to_dense() * torch.arange(12.).reshape(4, 3)).sum().backward(); cd(t.grad), m1.grad, m2.grad, type(y.grad_fn).__name__",
     "sampled_addmm_mats_only": "m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); torch.sparse.sampled_addmm(c, m1, m2).to_dense().sum().backward(); m1.grad, m2.grad",
