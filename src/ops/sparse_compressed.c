@@ -987,6 +987,8 @@ static PyObject *k_mm(int op, tn_value *a) {
         Py_XDECREF(c);
         return r;
     }
+    if (((tn_tensor_obj *)x)->sparse)   /* COO @ compressed */
+        return PyErr_Format(PyExc_RuntimeError, "addmm: computation on CPU is not implemented for Sparse + Sparse @ %s", tensor_layout_name(y));
     /* dense @ compressed = (compressed^T @ dense^T)^T, contiguous as upstream's */
     if (CP(y)->kind == TN_SPARSE_BSR) return err("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr");
     if (TN_T(a[0])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", TN_T(a[0])->ndim);
@@ -1020,6 +1022,24 @@ static PyObject *k_mv(int op, tn_value *a) {
     PyObject *r = c ? tn_at_mv(c, a[1].u.obj) : NULL;
     Py_XDECREF(c);
     return r;
+}
+
+/* addmv(self, mat, vec, *, beta, alpha) with a compressed mat: beta * self + alpha * (mat @ vec)
+ * (self ignored when beta is 0). Upstream runs MKL's sparse mv, whose order is its own. */
+static PyObject *k_addmv(int op, tn_value *a) {
+    if (!CP(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
+        return tn_not_implemented("aten::addmv with a sparse compressed self or vec");
+    PyObject *r = tn_at_mv(a[1].u.obj, a[2].u.obj);
+    bool beta0 = (a[3].tag == TN_V_INT && a[3].u.i == 0) || (a[3].tag == TN_V_FLOAT && a[3].u.f == 0);
+    PyObject *b = !r ? NULL : beta0 ? tn_at_zeros_like(r, NULL, NULL, NULL, NULL, NULL) : tn_at_mul_Scalar(a[0].u.obj, TN_SV(&a[3]));
+    PyObject *out = b ? tn_at_add_Tensor(b, r, TN_SV(&a[4])) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(b);
+    return out;
+}
+/* expand (matmul's batched path reaches it): upstream's refusal */
+static PyObject *k_expand(int op, tn_value *a) {
+    return PyErr_Format(PyExc_RuntimeError, "expand is unsupported for %s tensors", tensor_layout_name(SELF));
 }
 
 /* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements; a
@@ -1275,6 +1295,17 @@ static PyObject *k_add(int op, tn_value *a) {
         Py_XDECREF(dn);
         return r;
     }
+    if (mx && !blocked(mx->kind) && !((tn_tensor_obj *)y)->sparse) {   /* compressed + dense: upstream's dense + alpha * compressed */
+        const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+        bool same = p->ndim == q->ndim;
+        for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
+        if (!same) return tn_not_implemented("aten::add of a sparse compressed and a dense tensor of other shapes");
+        PyObject *dn = to_dense(x);
+        if (dn && !a[2].defaulted) Py_SETREF(dn, tn_at_mul_Scalar(dn, TN_SV(&a[2])));
+        PyObject *r = dn ? tn_at_add_Tensor(y, dn, TN_SDEF) : NULL;
+        Py_XDECREF(dn);
+        return r;
+    }
     if (mx && my && !row_major(mx->kind))   /* upstream adds through crow_indices */
         return PyErr_Format(PyExc_RuntimeError, "crow_indices expected sparse row compressed tensor layout but got %s", tensor_layout_name(x));
     if (mx && my && !row_major(my->kind))
@@ -1385,7 +1416,12 @@ static PyObject *k_zero_(int op, tn_value *a) {
 static PyObject *k_arith_(int op, tn_value *a) {
     static int add_ = -2, mul_t = -2;
     if (add_ == -2) { add_ = tn_op_find("add_", "Tensor"); mul_t = tn_op_find("mul_", "Tensor"); }
-    if (!M) return tn_not_implemented("aten::add_ / mul_ of a dense self by a sparse compressed tensor");
+    if (!M && op == add_) {   /* a dense self: the dense sum copied into it */
+        PyObject *r = tn_at_add_Tensor(SELF, a[1].u.obj, TN_SV(&a[2]));
+        if (r) Py_SETREF(r, tn_at_copy_(SELF, r, false));
+        return r;
+    }
+    if (!M) return tn_not_implemented("aten::mul_ of a dense self by a sparse compressed tensor");
     if (op != add_ && (op != mul_t || (!CP(a[1].u.obj) && !((tn_tensor_obj *)a[1].u.obj)->sparse && TN_T(a[1])->ndim == 0)))
         return k_unary_(op, a);
     PyObject *r = op == add_ ? tn_at_add_Tensor(SELF, a[1].u.obj, TN_SV(&a[2])) : tn_at_mul_Tensor(SELF, a[1].u.obj);
@@ -1613,7 +1649,7 @@ static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } ke
     {"_sparse_mm_reduce_impl_backward", "", k_mm_reduce_backward, false, -2}, {"add", "Tensor", k_add, false, -2},
     {"zero_", "", k_zero_, false, -2}, {"copy_", "", k_copy_, false, -2}, {"fill_", "Scalar", k_unary_, false, -2},
     {"add_", "Tensor", k_arith_, false, -2}, {"mul_", "Tensor", k_arith_, false, -2}, {"mul_", "Scalar", k_arith_, false, -2},
-    {"sum", "dim_IntList", k_sum_dim, false, -2},
+    {"sum", "dim_IntList", k_sum_dim, false, -2}, {"addmv", "", k_addmv, false, -2}, {"expand", "", k_expand, false, -2},
     /* the f(0) = 0 pointwise ops of upstream's SparseCsrCPU rows, on the values */
     {"angle", "", k_unary, false, -2}, {"sgn", "", k_unary, false, -2}, {"asinh", "", k_unary, false, -2}, {"atanh", "", k_unary, false, -2},
     {"asin", "", k_unary, false, -2}, {"atan", "", k_unary, false, -2}, {"ceil", "", k_unary, false, -2}, {"erf", "", k_unary, false, -2},

@@ -137,6 +137,17 @@ cases("compressed_blocked_add_mul", {
     "mul_bsr_scalar": A + "cd(A.to_sparse_bsr((2, 2)) * 3), cd(A.to_sparse_bsc((2, 2)) * torch.tensor(0.5))",
 }, setup=SETUP)
 
+cases("compressed_dense_operands", {
+    "add_dense": "x = torch.randn(4, 3); c + x, torch.add(c, x, alpha=0.3), torch.add(c.double(), x.double(), alpha=-2)",
+    "add_dense_random": "a = rnd(20, 30).to_sparse_csr(); x = torch.randn(20, 30); torch.add(a, x, alpha=0.3), torch.add(x, a, alpha=0.3)",
+    "dense_add_": "x = torch.randn(4, 3); y = x.clone(); r = y.add_(c, alpha=0.5); r is y, y",
+    "addmv": "torch.addmv(torch.ones(4), c, torch.ones(3)), torch.addmv(torch.arange(4.), c, torch.tensor([1., 2, 3]), beta=0.5, alpha=2), torch.addmv(torch.full((4,), float('nan')), c, torch.ones(3), beta=0)",
+    "err_add_inplace_dense": "c.clone().add_(d)",
+    "err_matmul_batched": "torch.stack([d, d]).to_sparse_csr() @ torch.ones(2, 3, 2)",
+    "err_matmul_batched_dense": "c @ torch.ones(2, 3, 2)",
+    "err_coo_csc": "d.to_sparse() @ c.t()",
+}, setup=SETUP)
+
 cases("compressed_grads", {
     "sampled_addmm": "t = c.clone().requires_grad_(); m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); y = torch.sparse.sampled_addmm(t, m1, m2, beta=0.5, alpha=2); (y.to_dense() * torch.arange(12.).reshape(4, 3)).sum().backward(); cd(t.grad), m1.grad, m2.grad, type(y.grad_fn).__name__",
     "sampled_addmm_mats_only": "m1 = torch.arange(8.).reshape(4, 2).requires_grad_(); m2 = torch.arange(6.).reshape(2, 3).requires_grad_(); torch.sparse.sampled_addmm(c, m1, m2).to_dense().sum().backward(); m1.grad, m2.grad",
