@@ -961,8 +961,38 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
     Py_DECREF(done_);
     return r;
 }
+/* sparse @ sparse (mm, _sparse_sparse_matmul), upstream's sparse_sparse_matmul_cpu: a coalesced COO
+ * result, each element the products added in Gustavson's order (self's row in column order, then
+ * other's row), which is the compressed kernel's (ops/sparse_compressed.c) on the CSR forms; the
+ * result's columns sorted by coalescing */
+static PyObject *sparse_matmul(PyObject *x, PyObject *y) {
+    const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+    if (p->ndim != 2 || q->ndim != 2 || SP(x)->dense_dim || SP(y)->dense_dim)
+        return tn_not_implemented("aten::mm of sparse COO tensors other than two 2-d matrices without dense dims");
+    if (p->sizes[1] != q->sizes[0])
+        return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
+                            (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+    if (p->dtype != q->dtype)
+        return PyErr_Format(PyExc_RuntimeError, "mat1 dtype %s does not match mat2 dtype %s", tn_dtype_cpp_name(p->dtype), tn_dtype_cpp_name(q->dtype));
+    if (p->dtype != TN_DTYPE_F32 && p->dtype != TN_DTYPE_F64)
+        return PyErr_Format(PyExc_NotImplementedError, "\"sparse_matmul\" not implemented for '%s'", tn_dtype_cpp_name(p->dtype));
+    PyObject *cx = tn_at__to_sparse_csr(x, NULL), *cy = cx ? tn_at__to_sparse_csr(y, NULL) : NULL;
+    PyObject *r = cy ? tn_at_mm(cx, cy) : NULL;
+    Py_XDECREF(cx);
+    Py_XDECREF(cy);
+    PyObject *co = r ? tn_compressed_to_coo(r, -1) : NULL;
+    Py_XDECREF(r);
+    if (!co) return NULL;
+    SP(co)->coalesced = false;   /* the columns in first-appearance order: sorted by coalescing */
+    PyObject *out = tn_at_coalesce(co);
+    Py_DECREF(co);
+    return out;
+}
+static PyObject *k_sparse_matmul(int op, tn_value *a) { return sparse_matmul(a[0].u.obj, a[1].u.obj); }
+
 /* mm(self, mat2): sparse @ dense, or dense @ sparse through the sparse matrix's dense form */
 static PyObject *k_mm(int op, tn_value *a) {
+    if (SP(a[0].u.obj) && SP(a[1].u.obj)) return sparse_matmul(a[0].u.obj, a[1].u.obj);
     if (SP(a[0].u.obj)) return addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL);
     /* dense @ sparse = (sparse^T @ dense^T)^T, upstream's transposed result */
     PyObject *st = tn_at_t(a[1].u.obj), *dt = st ? tn_at_t(a[0].u.obj) : NULL;
@@ -1717,7 +1747,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
     {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
     {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
-    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
+    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"_sparse_sparse_matmul", "", k_sparse_matmul, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
     {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
 {"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
     {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},
