@@ -941,6 +941,12 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y) {
 
 /* ---- products (dense results) ---- */
 
+/* upstream's "mat1 and mat2 shapes cannot be multiplied" for 2-d p @ q */
+static PyObject *shapes_error(const tn_tensor *p, const tn_tensor *q) {
+    return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
+                        (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+}
+
 /* the operand as COO for the COO kernels (sparse.c), whose entry order is the compressed one's:
  * a 2-d non-blocked matrix without dense dims */
 static PyObject *matrix_coo(PyObject *self, const char *what) {
@@ -968,20 +974,14 @@ static PyObject *k_mm(int op, tn_value *a) {
     if (CP(x) && CP(y)) return spgemm(x, y);
     if (CP(x) && ((tn_tensor_obj *)y)->sparse) {   /* a COO mat2: upstream's shape check, then its refusal */
         const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
-        if (p->ndim == 2 && q->ndim == 2 && p->sizes[1] != q->sizes[0])
-            return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
-                                (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+        if (p->ndim == 2 && q->ndim == 2 && p->sizes[1] != q->sizes[0]) return shapes_error(p, q);
         return PyErr_Format(PyExc_RuntimeError, "addmm: computation on CPU is not implemented for %s + %s @ Sparse", tensor_layout_name(x),
                             tensor_layout_name(x));
     }
     if (CP(x)) {
         if (tn_tensor_of(x)->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", tn_tensor_of(x)->ndim);
         if (TN_T(a[1])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", TN_T(a[1])->ndim);
-        if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) {
-            const tn_tensor *p = tn_tensor_of(x), *q = TN_T(a[1]);
-            return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                                (long long)p->sizes[0], (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
-        }
+        if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) return shapes_error(tn_tensor_of(x), TN_T(a[1]));
         PyObject *c = matrix_coo(x, "mm");
         PyObject *r = c ? tn_at_mm(c, y) : NULL;
         Py_XDECREF(c);
@@ -993,11 +993,7 @@ static PyObject *k_mm(int op, tn_value *a) {
     if (CP(y)->kind == TN_SPARSE_BSR) return err("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr");
     if (TN_T(a[0])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", TN_T(a[0])->ndim);
     if (tn_tensor_of(y)->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", tn_tensor_of(y)->ndim);
-    if (TN_T(a[0])->sizes[1] != tn_tensor_of(y)->sizes[0]) {
-        const tn_tensor *p = TN_T(a[0]), *q = tn_tensor_of(y);
-        return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                            (long long)p->sizes[0], (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
-    }
+    if (TN_T(a[0])->sizes[1] != tn_tensor_of(y)->sizes[0]) return shapes_error(TN_T(a[0]), tn_tensor_of(y));
     PyObject *yt = transpose(y, 0, 1), *xt = yt ? tn_at_t(x) : NULL;
     PyObject *r = xt ? tn_at_mm(yt, xt) : NULL;
     Py_XDECREF(yt);
@@ -1558,9 +1554,7 @@ static PyObject *spgemm(PyObject *x, PyObject *y) {
     }
     if (p->ndim != 2 || q->ndim != 2 || mx->dense_dim || my->dense_dim)
         return tn_not_implemented("aten::mm of batched or hybrid sparse compressed tensors");
-    if (p->sizes[1] != q->sizes[0])
-        return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
-                            (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+    if (p->sizes[1] != q->sizes[0]) return shapes_error(p, q);
     tn_dtype dt = tn_promote_types(p->dtype, q->dtype);
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_not_implemented("aten::mm of two sparse compressed matrices other than float32 / float64");
     tn_value dd = {.tag = TN_V_NONE};
