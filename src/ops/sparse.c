@@ -930,8 +930,45 @@ static PyObject *k_t(int op, tn_value *a) {
     return tn_tensor_of(SELF)->ndim < 2 ? k_detach(op, a) : transpose(SELF, 0, 1);
 }
 
-/* beta * self + alpha * sparse @ dense (upstream's s_addmm_out_sparse_dense: entries in order) */
-static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const tn_value *beta, const tn_value *alpha) {
+/* r (a new contiguous [M, N] float32 / float64 tensor) += alpha * sparse @ dense, upstream's
+ * s_addmm_out_sparse_dense_worker: per entry in order, its BLAS axpy of the dense row scaled by
+ * alpha * value (rounded to the dtype), each element one fused multiply-add (MKL's axpy) */
+static PyObject *addmm_axpy(PyObject *r, tn_sparse *m, PyObject *dense, const tn_value *alpha) {
+    tn_dtype dt = tn_tensor_of(r)->dtype;
+    int64_t nrows = tn_tensor_of(r)->sizes[0], ncols = tn_tensor_of(r)->sizes[1], kdim = tn_tensor_of(dense)->sizes[0], nnz = nnz_of(m);
+    PyObject *ix = tn_at_contiguous(m->indices, NULL), *v = ix ? tn_as_dtype(m->values, dt, true) : NULL;
+    if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
+    if (v) Py_SETREF(v, tn_as_dtype(v, dt, true));
+    PyObject *d = v ? tn_as_dtype(dense, dt, true) : NULL;
+    bool ok = d != NULL;
+    const int64_t *I = ok ? (const int64_t *)tn_data(tn_tensor_of(ix)) : NULL;
+    for (int64_t k = 0; ok && k < nnz; k++)
+        if (I[k] < 0 || I[k] >= nrows || I[nnz + k] < 0 || I[nnz + k] >= kdim) {
+            PyErr_Format(PyExc_RuntimeError, "index out of bounds in addmm: entry (%lld, %lld) of a %lldx%lld matrix", (long long)I[k],
+                         (long long)I[nnz + k], (long long)nrows, (long long)kdim);
+            ok = false;
+        }
+    for (int64_t k = 0; ok && k < nnz; k++) {
+        int64_t row = I[k], col = I[nnz + k];
+        if (dt == TN_DTYPE_F32) {
+            float a = ((const float *)tn_data(tn_tensor_of(v)))[k], *o = (float *)tn_data(tn_tensor_of(r)) + row * ncols;
+            const float *x = (const float *)tn_data(tn_tensor_of(d)) + col * ncols;
+            for (int64_t j = 0; j < ncols; j++) o[j] = fmaf(a, x[j], o[j]);
+        } else {
+            double a = ((const double *)tn_data(tn_tensor_of(v)))[k], *o = (double *)tn_data(tn_tensor_of(r)) + row * ncols;
+            const double *x = (const double *)tn_data(tn_tensor_of(d)) + col * ncols;
+            for (int64_t j = 0; j < ncols; j++) o[j] = fma(a, x[j], o[j]);
+        }
+    }
+    Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(d);
+    if (!ok) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+/* beta * self + alpha * sparse @ dense (upstream's s_addmm_out_sparse_dense: entries in order);
+ * fused: float32 / float64 through addmm_axpy (COO); else each product rounded, then added (the
+ * compressed layouts' kernels, ops/sparse_compressed.c) */
+PyObject *tn_sparse_addmm(PyObject *self, PyObject *sparse, PyObject *dense, const tn_value *beta, const tn_value *alpha, bool fused) {
     tn_sparse *m = SP(sparse);
     const tn_tensor *st = tn_tensor_of(sparse), *dt = tn_tensor_of(dense);
     if (m->sparse_dim != 2 || m->dense_dim != 0)
@@ -949,6 +986,8 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
         r = !e ? NULL : beta && !beta->defaulted ? tn_at_mul_Scalar(e, TN_SV(beta)) : tn_at_clone(e, tn_py.memory_format_contiguous);
         Py_XDECREF(e);
     }
+    if (r && fused && (dt->dtype == TN_DTYPE_F32 || dt->dtype == TN_DTYPE_F64))   /* upstream's BLAS axpy per entry */
+        return addmm_axpy(r, m, dense, alpha);
     PyObject *rows = r ? tn_at_select_int(m->indices, 0, 0) : NULL, *cols = rows ? tn_at_select_int(m->indices, 0, 1) : NULL;
     PyObject *v = cols ? tn_as_dtype(m->values, dt->dtype, false) : NULL;
     if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
@@ -993,7 +1032,7 @@ static PyObject *k_sparse_matmul(int op, tn_value *a) { return sparse_matmul(a[0
 /* mm(self, mat2): sparse @ dense, or dense @ sparse through the sparse matrix's dense form */
 static PyObject *k_mm(int op, tn_value *a) {
     if (SP(a[0].u.obj) && SP(a[1].u.obj)) return sparse_matmul(a[0].u.obj, a[1].u.obj);
-    if (SP(a[0].u.obj)) return addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL);
+    if (SP(a[0].u.obj)) return tn_sparse_addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL, true);
     /* dense @ sparse = (sparse^T @ dense^T)^T, upstream's transposed result */
     PyObject *st = tn_at_t(a[1].u.obj), *dt = st ? tn_at_t(a[0].u.obj) : NULL;
     PyObject *r = dt ? tn_at_mm(st, dt) : NULL;
@@ -1004,6 +1043,40 @@ static PyObject *k_mm(int op, tn_value *a) {
     r = tr ? share(tr) : NULL;   /* the transposed result itself, not a view of a temporary */
     Py_XDECREF(tr);
     return r;
+}
+/* hspmm(mat1, mat2): sparse @ dense as a hybrid COO tensor (upstream's hspmm_out_sparse_cpu): the
+ * rows of the coalesced mat1 holding entries (sorted), each with its dense row of the product
+ * (the entries added in order, as mm); flagged uncoalesced, as upstream's */
+static PyObject *k_hspmm(int op, tn_value *a) {
+    PyObject *x = a[0].u.obj, *y = a[1].u.obj;
+    tn_sparse *m = SP(x);
+    if (!m || m->sparse_dim != 2 || m->dense_dim)
+        return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #2: matrices expected, got %dD tensor", m ? m->sparse_dim : 0);
+    const tn_tensor *q = tn_tensor_of(y);
+    if (SP(y)) return tn_not_implemented("aten::hspmm of two sparse matrices");
+    if (q->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #3: matrices expected, got %dD tensor", q->ndim);
+    if (q->sizes[0] != tn_tensor_of(x)->sizes[1])
+        return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #3: Expected dim 0 size %lld, got %lld", (long long)tn_tensor_of(x)->sizes[1],
+                            (long long)q->sizes[0]);
+    PyObject *c = tn_at_coalesce(x);
+    PyObject *r = c ? tn_sparse_addmm(NULL, c, y, NULL, NULL, true) : NULL;
+    PyObject *ix = r ? tn_at_contiguous(SP(c)->indices, NULL) : NULL;
+    int64_t n = ix ? nnz_of(SP(c)) : 0, nr = 0;
+    PyObject *rows = ix ? tn_tensor_new_empty(1, &n, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
+    if (rows) {
+        const int64_t *I = (const int64_t *)tn_data(tn_tensor_of(ix));
+        int64_t *o = (int64_t *)tn_data(tn_tensor_of(rows));
+        for (int64_t k = 0; k < n; k++)   /* coalesced: each row's entries together, rows ascending */
+            if (!nr || o[nr - 1] != I[k]) o[nr++] = I[k];
+        Py_SETREF(rows, tn_at_narrow(rows, 0, 0, nr));
+    }
+    PyObject *v = rows ? tn_at_index_select(r, 0, rows) : NULL;
+    PyObject *ri = v ? tn_at_unsqueeze(rows, 0) : NULL;
+    if (ri) Py_SETREF(ri, tn_at_clone(ri, tn_py.memory_format_contiguous));
+    int64_t size[2] = {tn_tensor_of(x)->sizes[0], q->sizes[1]};
+    PyObject *out = ri ? make(size, 2, 1, ri, v, false) : (Py_XDECREF(v), NULL);
+    Py_XDECREF(c); Py_XDECREF(r); Py_XDECREF(ix); Py_XDECREF(rows);
+    return out;
 }
 /* mv(self, vec): sparse @ vec as a one-column mm */
 static PyObject *k_mv(int op, tn_value *a) {
@@ -1019,7 +1092,7 @@ static PyObject *k_reshape(int op, tn_value *a) { return err(PyExc_RuntimeError,
 /* addmm(self, mat1, mat2, *, beta, alpha) / _sparse_addmm */
 static PyObject *k_addmm(int op, tn_value *a) {
     if (SP(a[0].u.obj) || !SP(a[1].u.obj)) return tn_not_implemented("aten::addmm with a sparse self or a dense mat1 and sparse mat2");
-    return addmm(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], &a[4]);
+    return tn_sparse_addmm(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], &a[4], true);
 }
 
 /* sparse_mask of a sparse self: each mask entry takes the value of self's first entry at its
@@ -1747,7 +1820,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
     {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
     {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
-    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"_sparse_sparse_matmul", "", k_sparse_matmul, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
+    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"_sparse_sparse_matmul", "", k_sparse_matmul, -2}, {"hspmm", "", k_hspmm, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
     {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
 {"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
     {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},

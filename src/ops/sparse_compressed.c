@@ -983,7 +983,7 @@ static PyObject *k_mm(int op, tn_value *a) {
         if (TN_T(a[1])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", TN_T(a[1])->ndim);
         if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) return shapes_error(tn_tensor_of(x), TN_T(a[1]));
         PyObject *c = matrix_coo(x, "mm");
-        PyObject *r = c ? tn_at_mm(c, y) : NULL;
+        PyObject *r = c ? tn_sparse_addmm(NULL, c, y, NULL, NULL, false) : NULL;
         Py_XDECREF(c);
         return r;
     }
@@ -1007,7 +1007,7 @@ static PyObject *k_addmm(int op, tn_value *a) {
     if (!CP(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
         return tn_not_implemented("aten::addmm with a sparse compressed self or mat2");
     PyObject *c = matrix_coo(a[1].u.obj, "addmm");
-    PyObject *r = c ? tn_at_addmm(a[0].u.obj, c, a[2].u.obj, TN_SV(&a[3]), TN_SV(&a[4])) : NULL;
+    PyObject *r = c ? tn_sparse_addmm(a[0].u.obj, c, a[2].u.obj, &a[3], &a[4], false) : NULL;
     Py_XDECREF(c);
     return r;
 }
@@ -1015,8 +1015,12 @@ static PyObject *k_addmm(int op, tn_value *a) {
 static PyObject *k_mv(int op, tn_value *a) {
     if (!M || ((tn_tensor_obj *)a[1].u.obj)->sparse) return tn_not_implemented("aten::mv with a sparse vector");
     PyObject *c = matrix_coo(SELF, "mv");
-    PyObject *r = c ? tn_at_mv(c, a[1].u.obj) : NULL;
+    PyObject *col = c ? tn_at_unsqueeze(a[1].u.obj, 1) : NULL;
+    PyObject *r = col ? tn_sparse_addmm(NULL, c, col, NULL, NULL, false) : NULL;
     Py_XDECREF(c);
+    Py_XDECREF(col);
+    if (r) Py_SETREF(r, tn_at_squeeze_dim(r, 1));
+    if (r) Py_SETREF(r, tn_at_clone(r, NULL));   /* a new tensor, not a view */
     return r;
 }
 
