@@ -1519,6 +1519,7 @@ static const struct { const char *name, *overload; tn_decomp_fn fn; } named_deco
     {"to_dense", "", tn_sparse_d_to_dense}, {"to_dense_backward", "", tn_sparse_d_to_dense_backward},
     {"to_sparse", "", tn_sparse_d_to_sparse}, {"to_sparse", "sparse_dim", tn_sparse_d_to_sparse_dim},
     {"coalesce", "", tn_sparse_d_coalesce}, {"_sparse_mm", "", tn_sparse_d_sparse_mm}, {"_sparse_sum", "", tn_sparse_d_sparse_sum},
+    {"_sparse_sum", "dtype", tn_sparse_d_sparse_sum_dtype}, {"_sparse_sum", "dim_dtype", tn_sparse_d_sparse_sum_dim_dtype},
     {"embedding_sparse_backward", "", tn_sparse_d_embedding_sparse_backward},
     {"_sparse_softmax", "int", tn_sparse_d_softmax_int}, {"_sparse_log_softmax", "int", tn_sparse_d_log_softmax_int},
     /* the sparse compressed layouts (ops/sparse_compressed.c) */

@@ -1893,6 +1893,53 @@ static int f_sparse_addmm(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
+/* _sparse_softmax / _sparse_log_softmax(self, dim, half_to_float): self:
+ * _sparse_(log_)softmax_backward_data(grad, result, dim, self) (ops/sparse.c) */
+static int sparse_softmax_bw(tn_node *n, PyObject **g, PyObject **o, bool logsm) {
+    T_;
+    PyObject *self = K(saved(n, 0)), *res = self ? K(result(n, 0)) : NULL;
+    int64_t dim = n->args[1].u.i;
+    OUTK(0, res ? K(logsm ? tn_at__sparse_log_softmax_backward_data(g[0], res, dim, self)
+                          : tn_at__sparse_softmax_backward_data(g[0], res, dim, self)) : NULL);
+    DONE;
+}
+static int f_sparse_softmax(tn_node *n, PyObject **g, PyObject **o) { return sparse_softmax_bw(n, g, o, false); }
+static int f_sparse_log_softmax(tn_node *n, PyObject **g, PyObject **o) { return sparse_softmax_bw(n, g, o, true); }
+
+/* sparse_sampled_addmm(self, mat1, mat2, *, beta, alpha), upstream's sparse_sampled_addmm_backward:
+ * g = grad.sparse_mask(self); self: grad * beta; mat1: g @ mat2^H * alpha; mat2: mat1^H @ g * alpha */
+static int f_sampled_addmm(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    if (need(n, 0)) OUTK(0, K(maybe_mul(g[0], &n->args[3])));
+    if (need(n, 1) || need(n, 2)) {
+        PyObject *self = K(saved(n, 0));
+        PyObject *gp = self ? K(tn_at_sparse_mask(g[0], self)) : NULL;
+        if (need(n, 1)) {
+            PyObject *m2 = gp ? K(saved(n, 2)) : NULL, *m2h = m2 ? K(tn_at_mH(m2)) : NULL;
+            PyObject *p = m2h ? K(tn_at_matmul(gp, m2h)) : NULL;
+            OUTK(1, p ? K(maybe_mul(p, &n->args[4])) : NULL);
+        }
+        if (need(n, 2)) {
+            PyObject *m1 = gp ? K(saved(n, 1)) : NULL, *m1h = m1 ? K(tn_at_mH(m1)) : NULL;
+            PyObject *p = m1h ? K(tn_at_matmul(m1h, gp)) : NULL;
+            OUTK(2, p ? K(maybe_mul(p, &n->args[4])) : NULL);
+        }
+    }
+    DONE;
+}
+
+/* _sparse_mm_reduce_impl(self, other, reduce): self, other: _sparse_mm_reduce_impl_backward(self,
+ * grad, other, reduce, result1, grad_input_mask) (ops/sparse_compressed.c) */
+static int f_sparse_mm_reduce(tn_node *n, PyObject **g, PyObject **o) {
+    T_;
+    PyObject *self = K(saved(n, 0)), *other = self ? K(saved(n, 1)) : NULL, *arg = other ? K(result(n, 1)) : NULL;
+    PyObject *r = arg ? K(tn_at__sparse_mm_reduce_impl_backward(self, g[0], other, tn_str_of(&n->args[2]), arg,
+                                                               TN_IS(need(n, 0), need(n, 1)))) : NULL;
+    OUTK(0, r ? PyTuple_GetItem(r, 0) : NULL);
+    OUTK(1, r ? PyTuple_GetItem(r, 1) : NULL);
+    DONE;
+}
+
 /* _coalesce: self: grad */
 static int f_coalesce(tn_node *n, PyObject **g, PyObject **o) {
     PUT(0, Py_NewRef(g[0]));
@@ -1926,6 +1973,8 @@ tn_apply_fn tn_foreach_formula(int op, int ref) {
 
 static const struct { const char *name, *overload; tn_apply_fn fn; } formula_by_name[] = {
     {"values", "", f_values}, {"_coalesce", "", f_coalesce}, {"_sparse_addmm", "", f_sparse_addmm},
+    {"_sparse_softmax", "", f_sparse_softmax}, {"sparse_sampled_addmm", "", f_sampled_addmm},
+    {"_sparse_mm_reduce_impl", "", f_sparse_mm_reduce}, {"_sparse_log_softmax", "", f_sparse_log_softmax},
     {"_to_dense", "", f_to_dense}, {"_to_sparse", "", f_to_sparse}, {"_to_sparse", "sparse_dim", f_to_sparse},
     {"_to_sparse_csr", "", f_to_sparse}, {"_to_sparse_csc", "", f_to_sparse}, {"_to_sparse_bsr", "", f_to_sparse},
     {"_to_sparse_bsc", "", f_to_sparse},

@@ -859,6 +859,14 @@ static PyObject *k_scale(int op, tn_value *a) {
                                 "for divisor)", fmt_sizes(b, sizeof b, o->sizes, o->ndim));
         }
         if (!div && !inplace && SP(a[1].u.obj)) return mul_sparse_sparse(self, a[1].u.obj);
+        if (!div && SP(a[1].u.obj)) {   /* mul_ by a sparse tensor: self takes the product's members */
+            PyObject *p = mul_sparse_sparse(self, a[1].u.obj);
+            if (!p) return NULL;
+            bool co = SP(p)->coalesced;
+            PyObject *r = replace(self, Py_NewRef(SP(p)->indices), tn_as_dtype(SP(p)->values, tn_tensor_of(self)->dtype, false), co);
+            Py_DECREF(p);
+            return r;
+        }
         return tn_not_implemented("aten::mul of a sparse tensor by a dense tensor of another shape, or in place");
     }
     PyObject *v = M->values;
@@ -895,6 +903,23 @@ static PyObject *k_unary(int op, tn_value *a) {
     PyObject *r = make_like(c, nv ? tn_at_clone(SP(c)->indices, NULL) : NULL, nv, true);
     Py_DECREF(c);
     return r;
+}
+
+/* the in-place forms (abs_, sin_, ...; upstream's coalesced_unary_ufunc_): the op on the values in
+ * place; a self not coalesced refused in upstream's words, except for neg_ (f(a) + f(b) = f(a + b)) */
+static PyObject *k_unary_(int op, tn_value *a) {
+    const tn_schema *sc = tn_op_schema(op);
+    if (!sc) return NULL;
+    if (!M->coalesced && op != TN_ROW_neg_)
+        return PyErr_Format(PyExc_RuntimeError, "%s requires coalesced input", tn_op_at(op)->name);
+    tn_value b[16];
+    int n = sc->nargs < 16 ? sc->nargs : 16;
+    memcpy(b, a, (size_t)n * sizeof *b);
+    b[0].u.obj = M->values;
+    PyObject *r = tn_call_row(op, b, n);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(SELF);
 }
 
 /* clone: indices and values copied, flag kept */
@@ -997,8 +1022,45 @@ static PyObject *k_t(int op, tn_value *a) {
     return tn_tensor_of(SELF)->ndim < 2 ? k_detach(op, a) : transpose(SELF, 0, 1);
 }
 
-/* beta * self + alpha * sparse @ dense (upstream's s_addmm_out_sparse_dense: entries in order) */
-static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const tn_value *beta, const tn_value *alpha) {
+/* r (a new contiguous [M, N] float32 / float64 tensor) += alpha * sparse @ dense, upstream's
+ * s_addmm_out_sparse_dense_worker: per entry in order, its BLAS axpy of the dense row scaled by
+ * alpha * value (rounded to the dtype), each element one fused multiply-add (MKL's axpy) */
+static PyObject *addmm_axpy(PyObject *r, tn_sparse *m, PyObject *dense, const tn_value *alpha) {
+    tn_dtype dt = tn_tensor_of(r)->dtype;
+    int64_t nrows = tn_tensor_of(r)->sizes[0], ncols = tn_tensor_of(r)->sizes[1], kdim = tn_tensor_of(dense)->sizes[0], nnz = nnz_of(m);
+    PyObject *ix = tn_at_contiguous(m->indices, NULL), *v = ix ? tn_as_dtype(m->values, dt, true) : NULL;
+    if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
+    if (v) Py_SETREF(v, tn_as_dtype(v, dt, true));
+    PyObject *d = v ? tn_as_dtype(dense, dt, true) : NULL;
+    bool ok = d != NULL;
+    const int64_t *I = ok ? (const int64_t *)tn_data(tn_tensor_of(ix)) : NULL;
+    for (int64_t k = 0; ok && k < nnz; k++)
+        if (I[k] < 0 || I[k] >= nrows || I[nnz + k] < 0 || I[nnz + k] >= kdim) {
+            PyErr_Format(PyExc_RuntimeError, "index out of bounds in addmm: entry (%lld, %lld) of a %lldx%lld matrix", (long long)I[k],
+                         (long long)I[nnz + k], (long long)nrows, (long long)kdim);
+            ok = false;
+        }
+    for (int64_t k = 0; ok && k < nnz; k++) {
+        int64_t row = I[k], col = I[nnz + k];
+        if (dt == TN_DTYPE_F32) {
+            float a = ((const float *)tn_data(tn_tensor_of(v)))[k], *o = (float *)tn_data(tn_tensor_of(r)) + row * ncols;
+            const float *x = (const float *)tn_data(tn_tensor_of(d)) + col * ncols;
+            for (int64_t j = 0; j < ncols; j++) o[j] = fmaf(a, x[j], o[j]);
+        } else {
+            double a = ((const double *)tn_data(tn_tensor_of(v)))[k], *o = (double *)tn_data(tn_tensor_of(r)) + row * ncols;
+            const double *x = (const double *)tn_data(tn_tensor_of(d)) + col * ncols;
+            for (int64_t j = 0; j < ncols; j++) o[j] = fma(a, x[j], o[j]);
+        }
+    }
+    Py_XDECREF(ix); Py_XDECREF(v); Py_XDECREF(d);
+    if (!ok) { Py_DECREF(r); return NULL; }
+    return r;
+}
+
+/* beta * self + alpha * sparse @ dense (upstream's s_addmm_out_sparse_dense: entries in order);
+ * fused: float32 / float64 through addmm_axpy (COO); else each product rounded, then added (the
+ * compressed layouts' kernels, ops/sparse_compressed.c) */
+PyObject *tn_sparse_addmm(PyObject *self, PyObject *sparse, PyObject *dense, const tn_value *beta, const tn_value *alpha, bool fused) {
     tn_sparse *m = SP(sparse);
     const tn_tensor *st = tn_tensor_of(sparse), *dt = tn_tensor_of(dense);
     if (m->sparse_dim != 2 || m->dense_dim != 0)
@@ -1016,6 +1078,8 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
         r = !e ? NULL : beta && !beta->defaulted ? tn_at_mul_Scalar(e, TN_SV(beta)) : tn_at_clone(e, tn_py.memory_format_contiguous);
         Py_XDECREF(e);
     }
+    if (r && fused && (dt->dtype == TN_DTYPE_F32 || dt->dtype == TN_DTYPE_F64))   /* upstream's BLAS axpy per entry */
+        return addmm_axpy(r, m, dense, alpha);
     PyObject *rows = r ? tn_at_select_int(m->indices, 0, 0) : NULL, *cols = rows ? tn_at_select_int(m->indices, 0, 1) : NULL;
     PyObject *v = cols ? tn_as_dtype(m->values, dt->dtype, false) : NULL;
     if (v && alpha && !alpha->defaulted) Py_SETREF(v, tn_at_mul_Scalar(v, TN_SV(alpha)));
@@ -1028,9 +1092,39 @@ static PyObject *addmm(PyObject *self, PyObject *sparse, PyObject *dense, const 
     Py_DECREF(done_);
     return r;
 }
+/* sparse @ sparse (mm, _sparse_sparse_matmul), upstream's sparse_sparse_matmul_cpu: a coalesced COO
+ * result, each element the products added in Gustavson's order (self's row in column order, then
+ * other's row), which is the compressed kernel's (ops/sparse_compressed.c) on the CSR forms; the
+ * result's columns sorted by coalescing */
+static PyObject *sparse_matmul(PyObject *x, PyObject *y) {
+    const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+    if (p->ndim != 2 || q->ndim != 2 || SP(x)->dense_dim || SP(y)->dense_dim)
+        return tn_not_implemented("aten::mm of sparse COO tensors other than two 2-d matrices without dense dims");
+    if (p->sizes[1] != q->sizes[0])
+        return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
+                            (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+    if (p->dtype != q->dtype)
+        return PyErr_Format(PyExc_RuntimeError, "mat1 dtype %s does not match mat2 dtype %s", tn_dtype_cpp_name(p->dtype), tn_dtype_cpp_name(q->dtype));
+    if (p->dtype != TN_DTYPE_F32 && p->dtype != TN_DTYPE_F64)
+        return PyErr_Format(PyExc_NotImplementedError, "\"sparse_matmul\" not implemented for '%s'", tn_dtype_cpp_name(p->dtype));
+    PyObject *cx = tn_at__to_sparse_csr(x, NULL), *cy = cx ? tn_at__to_sparse_csr(y, NULL) : NULL;
+    PyObject *r = cy ? tn_at_mm(cx, cy) : NULL;
+    Py_XDECREF(cx);
+    Py_XDECREF(cy);
+    PyObject *co = r ? tn_compressed_to_coo(r, -1) : NULL;
+    Py_XDECREF(r);
+    if (!co) return NULL;
+    SP(co)->coalesced = false;   /* the columns in first-appearance order: sorted by coalescing */
+    PyObject *out = tn_at_coalesce(co);
+    Py_DECREF(co);
+    return out;
+}
+static PyObject *k_sparse_matmul(int op, tn_value *a) { return sparse_matmul(a[0].u.obj, a[1].u.obj); }
+
 /* mm(self, mat2): sparse @ dense, or dense @ sparse through the sparse matrix's dense form */
 static PyObject *k_mm(int op, tn_value *a) {
-    if (SP(a[0].u.obj)) return addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL);
+    if (SP(a[0].u.obj) && SP(a[1].u.obj)) return sparse_matmul(a[0].u.obj, a[1].u.obj);
+    if (SP(a[0].u.obj)) return tn_sparse_addmm(NULL, a[0].u.obj, a[1].u.obj, NULL, NULL, true);
     /* dense @ sparse = (sparse^T @ dense^T)^T, upstream's transposed result */
     PyObject *st = tn_at_t(a[1].u.obj), *dt = st ? tn_at_t(a[0].u.obj) : NULL;
     PyObject *r = dt ? tn_at_mm(st, dt) : NULL;
@@ -1041,6 +1135,40 @@ static PyObject *k_mm(int op, tn_value *a) {
     r = tr ? share(tr) : NULL;   /* the transposed result itself, not a view of a temporary */
     Py_XDECREF(tr);
     return r;
+}
+/* hspmm(mat1, mat2): sparse @ dense as a hybrid COO tensor (upstream's hspmm_out_sparse_cpu): the
+ * rows of the coalesced mat1 holding entries (sorted), each with its dense row of the product
+ * (the entries added in order, as mm); flagged uncoalesced, as upstream's */
+static PyObject *k_hspmm(int op, tn_value *a) {
+    PyObject *x = a[0].u.obj, *y = a[1].u.obj;
+    tn_sparse *m = SP(x);
+    if (!m || m->sparse_dim != 2 || m->dense_dim)
+        return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #2: matrices expected, got %dD tensor", m ? m->sparse_dim : 0);
+    const tn_tensor *q = tn_tensor_of(y);
+    if (SP(y)) return tn_not_implemented("aten::hspmm of two sparse matrices");
+    if (q->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #3: matrices expected, got %dD tensor", q->ndim);
+    if (q->sizes[0] != tn_tensor_of(x)->sizes[1])
+        return PyErr_Format(PyExc_RuntimeError, "hspmm: Argument #3: Expected dim 0 size %lld, got %lld", (long long)tn_tensor_of(x)->sizes[1],
+                            (long long)q->sizes[0]);
+    PyObject *c = tn_at_coalesce(x);
+    PyObject *r = c ? tn_sparse_addmm(NULL, c, y, NULL, NULL, true) : NULL;
+    PyObject *ix = r ? tn_at_contiguous(SP(c)->indices, NULL) : NULL;
+    int64_t n = ix ? nnz_of(SP(c)) : 0, nr = 0;
+    PyObject *rows = ix ? tn_tensor_new_empty(1, &n, TN_DTYPE_I64, TN_DEVICE_CPU) : NULL;
+    if (rows) {
+        const int64_t *I = (const int64_t *)tn_data(tn_tensor_of(ix));
+        int64_t *o = (int64_t *)tn_data(tn_tensor_of(rows));
+        for (int64_t k = 0; k < n; k++)   /* coalesced: each row's entries together, rows ascending */
+            if (!nr || o[nr - 1] != I[k]) o[nr++] = I[k];
+        Py_SETREF(rows, tn_at_narrow(rows, 0, 0, nr));
+    }
+    PyObject *v = rows ? tn_at_index_select(r, 0, rows) : NULL;
+    PyObject *ri = v ? tn_at_unsqueeze(rows, 0) : NULL;
+    if (ri) Py_SETREF(ri, tn_at_clone(ri, tn_py.memory_format_contiguous));
+    int64_t size[2] = {tn_tensor_of(x)->sizes[0], q->sizes[1]};
+    PyObject *out = ri ? make(size, 2, 1, ri, v, false) : (Py_XDECREF(v), NULL);
+    Py_XDECREF(c); Py_XDECREF(r); Py_XDECREF(ix); Py_XDECREF(rows);
+    return out;
 }
 /* mv(self, vec): sparse @ vec as a one-column mm */
 static PyObject *k_mv(int op, tn_value *a) {
@@ -1056,7 +1184,7 @@ static PyObject *k_reshape(int op, tn_value *a) { return err(PyExc_RuntimeError,
 /* addmm(self, mat1, mat2, *, beta, alpha) / _sparse_addmm */
 static PyObject *k_addmm(int op, tn_value *a) {
     if (SP(a[0].u.obj) || !SP(a[1].u.obj)) return tn_not_implemented("aten::addmm with a sparse self or a dense mat1 and sparse mat2");
-    return addmm(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], &a[4]);
+    return tn_sparse_addmm(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], &a[4], true);
 }
 
 /* sparse_mask of a sparse self: each mask entry takes the value of self's first entry at its
@@ -1187,14 +1315,16 @@ static PyObject *k_index_select(int op, tn_value *a) {
 /* _sparse_sum.dim(self, dim) / sum.dim_IntList(self, dim, keepdim, dtype): summed dense dims in
  * the values; summed sparse dims dropped from the indices and the entries coalesced; every sparse
  * dim summed: a dense result */
-static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims);
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims, bool fresh);
 static PyObject *sparse_sum_dims(PyObject *self, const tn_value *dims) {   /* on the coalesced input, as upstream */
     PyObject *c = tn_at_coalesce(self);
-    PyObject *r = c ? sparse_sum_dims_(c, dims) : NULL;
+    PyObject *r = c ? sparse_sum_dims_(c, dims, c != self) : NULL;
     Py_XDECREF(c);
     return r;
 }
-static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
+/* fresh: self is a coalesced copy made here, whose indices the result may keep (upstream's show
+ * in their strides) */
+static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims, bool fresh) {
     tn_sparse *m = SP(self);
     const tn_tensor *t = tn_tensor_of(self);
     uint64_t mask = 0;
@@ -1210,9 +1340,9 @@ static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
         if (!(mask >> d & 1)) { keep[nk++] = d; size[ns++] = t->sizes[d]; }
     for (int d = m->sparse_dim; d < t->ndim; d++)
         if (!(mask >> d & 1)) size[ns++] = t->sizes[d];
-    PyObject *v = nvd ? tn_at_sum_dim_IntList(m->values, TN_IN(vd, nvd), false, NULL) : Py_NewRef(m->values);
+    PyObject *v = nvd ? tn_at_sum_dim_IntList(m->values, TN_IN(vd, nvd), false, NULL) : tn_at_clone(m->values, NULL);
     if (!v) return NULL;
-    if (nk == m->sparse_dim) return make(size, (int)ns, (int)nk, tn_at_clone(m->indices, NULL), v, true);
+    if (nk == m->sparse_dim) return make(size, (int)ns, (int)nk, fresh ? Py_NewRef(m->indices) : tn_at_clone(m->indices, NULL), v, true);
     if (nk == 0) {   /* dense */
         PyObject *r = tn_at_sum_dim_IntList(v, TN_IS(0), false, NULL);
         Py_DECREF(v);
@@ -1231,11 +1361,13 @@ static PyObject *sparse_sum_dims_(PyObject *self, const tn_value *dims) {
 static PyObject *keep_summed_dims(PyObject *self, PyObject *r, const tn_value *dims) {
     const tn_tensor *t = tn_tensor_of(self);
     uint64_t mask = 0;
-    for (int i = 0; i < dims->u.ints.n; i++) {
+    int n = dims->tag == TN_V_INTLIST ? dims->u.ints.n : 0;
+    for (int i = 0; i < n; i++) {
         int64_t d;
         if (tn_wrap_dim(dims->u.ints.v[i], t->ndim, &d) < 0) return NULL;
         mask |= 1ull << d;
     }
+    if (!n) mask = ~0ull;   /* no dims (None or empty): every dim, as upstream's make_dim_mask */
     int64_t size[TN_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) size[d] = mask >> d & 1 ? 1 : t->sizes[d];
     if (!SP(r)) {   /* a new tensor, not a view */
@@ -1249,12 +1381,21 @@ static PyObject *keep_summed_dims(PyObject *self, PyObject *r, const tn_value *d
     return o;
 }
 static PyObject *k_sparse_sum_dim(int op, tn_value *a) { return sparse_sum_dims(SELF, &a[1]); }
+/* sum.dim_IntList(self, dim, keepdim, dtype), upstream's sum_sparse_coo: dims given: _sparse_sum of
+ * self in dtype (integral and bool in int64 when no dtype is given; no dims: the coalesced self);
+ * dim None: the values' dense sum; keepdim: the summed dims (every dim when none are named) put back */
 static PyObject *k_sum_dim(int op, tn_value *a) {
-    if (a[1].tag != TN_V_INTLIST || a[1].u.ints.n == 0) return tn_not_implemented("aten::sum.dim_IntList of a sparse tensor over every dim");
-    PyObject *r = sparse_sum_dims(SELF, &a[1]);
+    bool given = a[3].tag == TN_V_DTYPE;
+    PyObject *r;
+    if (a[1].tag != TN_V_INTLIST) r = tn_at_sum(M->values, given ? TN_DT(a[3].u.dtype) : NULL);
+    else {
+        const tn_tensor *t = tn_tensor_of(SELF);
+        tn_dtype dt = given ? a[3].u.dtype : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+        PyObject *x = dt != t->dtype ? tn_at__to_copy(SELF, TN_DT(dt), NULL, NULL, NULL, false, NULL) : Py_NewRef(SELF);
+        r = x ? sparse_sum_dims(x, &a[1]) : NULL;
+        Py_XDECREF(x);
+    }
     if (r && a[2].u.i) Py_SETREF(r, keep_summed_dims(SELF, r, &a[1]));
-    if (r && a[3].tag == TN_V_DTYPE && a[3].u.dtype != tn_tensor_of(r)->dtype)
-        Py_SETREF(r, tn_at__to_copy(r, TN_DT(a[3].u.dtype), NULL, NULL, NULL, false, NULL));
     return r;
 }
 
@@ -1330,8 +1471,9 @@ static PyObject *unsqueeze(PyObject *self, int64_t dim) {
 }
 static PyObject *k_unsqueeze(int op, tn_value *a) { return unsqueeze(SELF, a[1].u.i); }
 
-/* cat(tensors, dim) of sparse tensors along a sparse dim: the indices shifted by the sizes before
- * them, indices and values concatenated in order (uncoalesced), the promoted dtype */
+/* cat(tensors, dim) of sparse tensors: along a sparse dim the indices shifted by the sizes before
+ * them, along a dense dim each one's values placed at its offset in zeros of the result's size;
+ * indices and values concatenated in order (uncoalesced), the promoted dtype */
 static PyObject *cat_sparse(PyObject *list, int64_t dim) {
     Py_ssize_t n = PyTuple_Size(list);
     if (n == 0) return err(PyExc_RuntimeError, "torch.cat(): expected a non-empty list of Tensors");
@@ -1363,7 +1505,8 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
             }
         dt = tn_promote_types(dt, t->dtype);
     }
-    if (d >= m0->sparse_dim) return tn_not_implemented("aten::cat of sparse COO tensors along a dense dim");
+    int64_t total = 0;   /* the result's size at a dense dim */
+    for (Py_ssize_t k = 0; k < n; k++) total += tn_tensor_of(PyTuple_GetItem(list, k))->sizes[d];
     PyObject *ixs = PyTuple_New(n), *vs = ixs ? PyTuple_New(n) : NULL;
     PyObject *r = NULL;
     if (!vs) goto done;
@@ -1371,7 +1514,7 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
         PyObject *x = PyTuple_GetItem(list, k);
         tn_sparse *m = SP(x);
         PyObject *ix = tn_at_clone(m->indices, NULL);
-        if (ix && size[d]) {
+        if (ix && d < m0->sparse_dim && size[d]) {
             PyObject *row = tn_at_select_int(ix, 0, d);
             PyObject *w = row ? tn_at_add__Scalar(row, TN_SI(size[d]), TN_SDEF) : NULL;
             if (!w) Py_CLEAR(ix);
@@ -1379,6 +1522,20 @@ static PyObject *cat_sparse(PyObject *list, int64_t dim) {
             Py_XDECREF(w);
         }
         PyObject *v = ix ? tn_as_dtype(m->values, dt, false) : NULL;
+        if (v && d >= m0->sparse_dim) {   /* a dense dim: the values placed at their offset in zeros of the whole size */
+            const tn_tensor *vt = tn_tensor_of(v);
+            int vd = (int)d - m0->sparse_dim + 1;
+            int64_t vs_[TN_MAX_DIMS];
+            memcpy(vs_, vt->sizes, (size_t)vt->ndim * sizeof *vs_);
+            vs_[vd] = total;
+            PyObject *z = tn_at_zeros(TN_IN(vs_, vt->ndim), TN_DT(dt), NULL, NULL, NULL);
+            PyObject *part = z ? tn_at_narrow(z, vd, (long long)size[d], (long long)vt->sizes[vd]) : NULL;
+            PyObject *w = part ? tn_at_copy_(part, v, false) : NULL;
+            Py_XDECREF(w);
+            Py_XDECREF(part);
+            Py_SETREF(v, w ? z : NULL);
+            if (!w) Py_XDECREF(z);
+        }
         if (!v) { Py_XDECREF(ix); goto done; }
         PyTuple_SetItem(ixs, k, ix);
         PyTuple_SetItem(vs, k, v);
@@ -1545,6 +1702,114 @@ static PyObject *k_softmax(int op, tn_value *a) {
     return sparse_softmax(SELF, a[1].u.i, strstr(tn_op_at(op)->name, "log") != NULL, a[2].u.i ? &f : NULL);
 }
 
+/* _sparse_softmax_backward_data / _sparse_log_softmax_backward_data(grad_output, output, dim, self):
+ * upstream's cpu_sparse_coo_softmax_backward on the coalesced grad and output: output's entries,
+ * each matched to grad's entry at its place (none: a zero gradient there); over a dense dim the
+ * values' dense backward; over a sparse dim per pool in entry order, tmp -= out * g (log: tmp -= g),
+ * then out * (g + tmp) (log: g + exp(out) * tmp) */
+#define SOFTMAX_BW_POOL(T, EXP)                                                                          \
+    do {                                                                                                 \
+        const T *ov = (const T *)tn_data(tn_tensor_of(oc)), *gv = (const T *)tn_data(tn_tensor_of(gc)); \
+        T *rv = (T *)tn_data(tn_tensor_of(res)), *tmp = (T *)scratch;                                    \
+        for (int64_t j = 0; j < nv; j++) tmp[j] = 0;                                                     \
+        for (int64_t q = g0; q < g1; q++) {                                                              \
+            int64_t i = k[q].pos, m_ = match[i];                                                         \
+            for (int64_t j = 0; m_ >= 0 && j < nv; j++)                                                  \
+                tmp[j] -= logsm ? gv[m_ * nv + j] : ov[i * nv + j] * gv[m_ * nv + j];                    \
+        }                                                                                                \
+        for (int64_t q = g0; q < g1; q++) {                                                              \
+            int64_t i = k[q].pos, m_ = match[i];                                                         \
+            for (int64_t j = 0; j < nv; j++) {                                                           \
+                T o_ = ov[i * nv + j];                                                                   \
+                if (m_ >= 0) rv[i * nv + j] = logsm ? gv[m_ * nv + j] + EXP(o_) * tmp[j] : o_ * (gv[m_ * nv + j] + tmp[j]); \
+                else rv[i * nv + j] = logsm ? EXP(o_) * tmp[j] : o_ * tmp[j];                            \
+            }                                                                                            \
+        }                                                                                                \
+    } while (0)
+static PyObject *k_softmax_backward(int op, tn_value *a) {
+    bool logsm = strstr(tn_op_at(op)->name, "log") != NULL;
+    PyObject *g = tn_at_coalesce(a[0].u.obj), *o = g ? tn_at_coalesce(a[1].u.obj) : NULL;
+    PyObject *res = NULL, *gc = NULL, *oc = NULL, *oix = NULL, *gix = NULL;
+    int64_t *match = NULL, *goff = NULL;
+    keyed *k = NULL;
+    double *scratch = NULL;
+    if (!o) goto done;   /* a strided grad or output: coalesce's error, as upstream's */
+    tn_sparse *mo = SP(o), *mg = SP(g);
+    const tn_tensor *t = tn_tensor_of(o);
+    int64_t d, sd = mo->sparse_dim, no = nnz_of(mo), ng = nnz_of(mg), nv = 1;
+    if (tn_wrap_dim(a[2].u.i, t->ndim, &d) < 0) goto done;
+    tn_dtype dt = tn_tensor_of(mo->values)->dtype;
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) {
+        PyErr_Format(PyExc_NotImplementedError, "\"%s\" not implemented for '%s'", logsm ? "log_softmax_backward" : "softmax_backward",
+                     tn_dtype_cpp_name(dt));
+        goto done;
+    }
+    if (mg->sparse_dim != sd || tn_tensor_of(g)->ndim != t->ndim) {
+        PyErr_SetString(PyExc_RuntimeError, "softmax_backward: expected grad and output of the same sparse and dense dims");
+        goto done;
+    }
+    for (int e = sd; e < t->ndim; e++) nv *= t->sizes[e];
+    oix = tn_at_contiguous(mo->indices, NULL);
+    gix = oix ? tn_at_contiguous(mg->indices, NULL) : NULL;
+    oc = gix ? tn_as_dtype(mo->values, dt, true) : NULL;
+    gc = oc ? tn_as_dtype(mg->values, dt, true) : NULL;
+    match = gc ? malloc((size_t)(no ? no : 1) * sizeof *match) : NULL;
+    goff = match ? malloc((size_t)(ng ? ng : 1) * sizeof *goff) : NULL;
+    k = goff ? malloc((size_t)(no ? no : 1) * sizeof *k) : NULL;
+    scratch = k ? malloc((size_t)(nv + 1) * sizeof *scratch) : NULL;
+    if (gc && !scratch) { PyErr_NoMemory(); goto done; }
+    if (!scratch) goto done;
+    /* each entry's place (row-major over the sparse dims); grad's sorted (coalesced) */
+    const int64_t *OI = (const int64_t *)tn_data(tn_tensor_of(oix)), *GI = (const int64_t *)tn_data(tn_tensor_of(gix));
+    for (int64_t q = 0; q < ng; q++) {
+        int64_t off = 0;
+        for (int64_t e = 0; e < sd; e++) off = off * t->sizes[e] + GI[e * ng + q];
+        goff[q] = off;
+    }
+    for (int64_t q = 0; q < no; q++) {
+        int64_t off = 0, key = 0;
+        for (int64_t e = 0; e < sd; e++) {
+            off = off * t->sizes[e] + OI[e * no + q];
+            if (e != d) key = key * t->sizes[e] + OI[e * no + q];
+        }
+        int64_t lo = 0, hi = ng;
+        while (lo < hi) { int64_t mid = lo + (hi - lo) / 2; if (goff[mid] < off) lo = mid + 1; else hi = mid; }
+        match[q] = lo < ng && goff[lo] == off ? lo : -1;
+        k[q] = (keyed){key, q};
+    }
+    if (d >= sd) {   /* a dense dim: grad's values aligned to output's entries (zeros where it has none) */
+        PyObject *al = tn_at_zeros_like(oc, NULL, NULL, NULL, NULL, NULL);
+        if (!al) goto done;
+        size_t row = (size_t)nv * (size_t)tn_dtype_itemsize(dt);
+        for (int64_t q = 0; q < no; q++)
+            if (match[q] >= 0) memcpy((char *)tn_data(tn_tensor_of(al)) + q * row, (const char *)tn_data(tn_tensor_of(gc)) + match[q] * row, row);
+        res = logsm ? tn_at__log_softmax_backward_data(al, oc, d - sd + 1, TN_DT(dt)) : tn_at__softmax_backward_data(al, oc, d - sd + 1, TN_DT(dt));
+        Py_DECREF(al);
+    } else {
+        res = tn_at_empty_like(oc, NULL, NULL, NULL, NULL, tn_py.memory_format_contiguous);
+        if (!res) goto done;
+        qsort(k, (size_t)no, sizeof *k, cmp_keyed);
+        for (int64_t g0 = 0, g1; g0 < no; g0 = g1) {
+            for (g1 = g0 + 1; g1 < no && k[g1].key == k[g0].key; g1++) {}
+            if (dt == TN_DTYPE_F64) SOFTMAX_BW_POOL(double, exp);
+            else SOFTMAX_BW_POOL(float, expf);
+        }
+    }
+    if (res) res = make_like(o, tn_at_clone(mo->indices, tn_py.memory_format_contiguous), res, true);
+done:
+    free(match); free(goff); free(k); free(scratch);
+    Py_XDECREF(oix); Py_XDECREF(gix); Py_XDECREF(oc); Py_XDECREF(gc); Py_XDECREF(g); Py_XDECREF(o);
+    return res;
+}
+#undef SOFTMAX_BW_POOL
+
+/* mean / mean.dim: upstream has no sparse kernel; mean() runs mean.dim, whose dispatch fails */
+static PyObject *k_mean(int op, tn_value *a) {
+    return PyErr_Format(PyExc_NotImplementedError, "Could not run 'aten::mean.dim' with arguments from the 'SparseCPU' backend. This "
+                        "could be because the operator doesn't exist for this backend, or was omitted during the selective/custom "
+                        "build process (if using custom build).");
+}
+
 /* ---- decompositions of composites with a sparse meaning ---- */
 
 /* _sparse_softmax.int / _sparse_log_softmax.int (self, dim, dtype): the input in dtype, then the
@@ -1575,6 +1840,19 @@ PyObject *tn_sparse_d_sparse_sum(tn_value *a) {
     PyObject *r = v ? tn_at_sum(v, NULL) : NULL;
     Py_XDECREF(c);
     Py_XDECREF(v);
+    return r;
+}
+/* _sparse_sum.dtype(self, dtype) / _sparse_sum.dim_dtype(self, dim, dtype): _sparse_sum of self in dtype */
+PyObject *tn_sparse_d_sparse_sum_dtype(tn_value *a) {
+    PyObject *x = tn_at__to_copy(a[0].u.obj, TN_DT(a[1].u.dtype), NULL, NULL, NULL, false, NULL);
+    PyObject *r = x ? tn_at__sparse_sum(x) : NULL;
+    Py_XDECREF(x);
+    return r;
+}
+PyObject *tn_sparse_d_sparse_sum_dim_dtype(tn_value *a) {
+    PyObject *x = tn_at__to_copy(a[0].u.obj, TN_DT(a[2].u.dtype), NULL, NULL, NULL, false, NULL);
+    PyObject *r = x ? tn_at__sparse_sum_dim(x, tn_ints_of(&a[1])) : NULL;
+    Py_XDECREF(x);
     return r;
 }
 
@@ -1615,6 +1893,14 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_coalesced_", "", k_coalesced_, -2}, {"_coalesce", "", k_coalesce, -2}, {"_to_dense", "", k_to_dense, -2},
     {"_to_sparse", "sparse_dim", k_to_sparse_dim, -2}, {"_to_sparse", "", k_to_sparse, -2},
     {"add", "Tensor", k_add, -2}, {"add_", "Tensor", k_add, -2}, {"sub", "Tensor", k_add, -2}, {"sub_", "Tensor", k_add, -2},
+    {"abs_", "", k_unary_, -2}, {"neg_", "", k_unary_, -2}, {"sin_", "", k_unary_, -2}, {"sqrt_", "", k_unary_, -2},
+    {"tanh_", "", k_unary_, -2}, {"floor_", "", k_unary_, -2}, {"ceil_", "", k_unary_, -2}, {"trunc_", "", k_unary_, -2},
+    {"round_", "", k_unary_, -2}, {"frac_", "", k_unary_, -2}, {"sign_", "", k_unary_, -2}, {"sgn_", "", k_unary_, -2},
+    {"log1p_", "", k_unary_, -2}, {"expm1_", "", k_unary_, -2}, {"asin_", "", k_unary_, -2}, {"atan_", "", k_unary_, -2},
+    {"sinh_", "", k_unary_, -2}, {"tan_", "", k_unary_, -2}, {"asinh_", "", k_unary_, -2}, {"atanh_", "", k_unary_, -2},
+    {"erf_", "", k_unary_, -2}, {"erfinv_", "", k_unary_, -2}, {"deg2rad_", "", k_unary_, -2}, {"rad2deg_", "", k_unary_, -2},
+    {"relu_", "", k_unary_, -2}, {"nan_to_num_", "", k_unary_, -2},
+    {"erfinv", "", k_unary, -2}, {"isposinf", "", k_unary, -2}, {"isneginf", "", k_unary, -2},
     {"mul", "Tensor", k_scale, -2}, {"mul", "Scalar", k_scale, -2}, {"mul_", "Tensor", k_scale, -2}, {"mul_", "Scalar", k_scale, -2},
     {"div", "Tensor", k_scale, -2}, {"div", "Scalar", k_scale, -2}, {"div_", "Tensor", k_scale, -2}, {"div_", "Scalar", k_scale, -2},
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
@@ -1626,6 +1912,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"_sparse_sum", "dim", k_sparse_sum_dim, -2}, {"sum", "dim_IntList", k_sum_dim, -2},
     {"select", "int", k_select, -2}, {"unsqueeze", "", k_unsqueeze, -2}, {"cat", "", k_cat, -2}, {"stack", "", k_stack, -2},
     {"_sparse_softmax", "", k_softmax, -2}, {"_sparse_log_softmax", "", k_softmax, -2},
+    {"_sparse_softmax_backward_data", "", k_softmax_backward, -2}, {"mean", "", k_mean, -2}, {"_sparse_sparse_matmul", "", k_sparse_matmul, -2}, {"hspmm", "", k_hspmm, -2}, {"mean", "dim", k_mean, -2}, {"_sparse_log_softmax_backward_data", "", k_softmax_backward, -2},
     {"floor", "", k_unary, -2}, {"ceil", "", k_unary, -2}, {"trunc", "", k_unary, -2}, {"round", "", k_unary, -2},
 {"frac", "", k_unary, -2}, {"sign", "", k_unary, -2}, {"sgn", "", k_unary, -2},
     {"log1p", "", k_unary, -2}, {"expm1", "", k_unary, -2}, {"asin", "", k_unary, -2}, {"atan", "", k_unary, -2},
@@ -1671,6 +1958,15 @@ PyObject *tn_sparse_call(int op, tn_value *args) {
         if (queries[i] == op) return d->fn(args);
     PyObject *r = tn_composite_under_mode(op, args, &handled);
     if (handled) return r;
+    /* upstream's TensorIterator refuses the layout (nan_to_num, not structured, has no kernel there) */
+    if (compressed && (tn_op_tags(op) & TN_TAG_POINTWISE) && op != TN_ROW_nan_to_num && op != TN_ROW_nan_to_num_) {
+        const tn_schema *sc = tn_op_schema(op);
+        for (int i = 0; sc && i < sc->nargs; i++)
+            if (args[i].tag == TN_V_TENSOR && tn_compressed_of(args[i].u.obj)) {
+                static const char *const names[] = {"Sparse", "SparseCsr", "SparseCsc", "SparseBsr", "SparseBsc"};
+                return PyErr_Format(PyExc_RuntimeError, "unsupported tensor layout: %s", names[tn_compressed_of(args[i].u.obj)->kind]);
+            }
+    }
     if (compressed || (tn_op_tags(op) & TN_TAG_SPARSE)) {
         char what[160];
         snprintf(what, sizeof what, "aten::%s%s%s for sparse %s tensors", d->name, d->overload[0] ? "." : "", d->overload,

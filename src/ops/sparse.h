@@ -15,6 +15,11 @@ bool tn_sparse_among(int op, tn_value *args);
  * CompositeImplicitAutograd decomposition, or a refusal (upstream's words where upstream has no kernel) */
 PyObject *tn_sparse_call(int op, tn_value *args);
 
+/* beta * self + alpha * sparse @ dense for a 2-d COO matrix (self NULL: zeros), entries in order;
+ * fused: each float32 / float64 entry's row added with fused multiply-adds (upstream's COO axpy),
+ * else each product rounded (the compressed layouts, upstream's sequential CSR kernels) */
+PyObject *tn_sparse_addmm(PyObject *self, PyObject *sparse, PyObject *dense, const tn_value *beta, const tn_value *alpha, bool fused);
+
 /* decompositions (upstream's CompositeImplicitAutograd bodies), through the typed op API */
 PyObject *tn_sparse_d_coo_tensor_indices(tn_value *a);       /* sparse_coo_tensor.indices */
 PyObject *tn_sparse_d_coo_tensor_indices_size(tn_value *a);  /* sparse_coo_tensor.indices_size */
@@ -27,6 +32,8 @@ PyObject *tn_sparse_d_to_sparse_dim(tn_value *a);            /* to_sparse.sparse
 PyObject *tn_sparse_d_coalesce(tn_value *a);                 /* coalesce */
 PyObject *tn_sparse_d_sparse_mm(tn_value *a);                /* _sparse_mm */
 PyObject *tn_sparse_d_sparse_sum(tn_value *a);               /* _sparse_sum */
+PyObject *tn_sparse_d_sparse_sum_dtype(tn_value *a);         /* _sparse_sum.dtype */
+PyObject *tn_sparse_d_sparse_sum_dim_dtype(tn_value *a);     /* _sparse_sum.dim_dtype */
 PyObject *tn_sparse_d_embedding_sparse_backward(tn_value *a); /* embedding_sparse_backward */
 PyObject *tn_sparse_d_softmax_int(tn_value *a);              /* _sparse_softmax.int */
 PyObject *tn_sparse_d_log_softmax_int(tn_value *a);          /* _sparse_log_softmax.int */

@@ -627,6 +627,34 @@ done:
 
 static const char *const conv_suffix[] = {"", "csr", "csc", "bsr", "bsc"};
 
+/* upstream's refusals of a conversion of a sparse self (_to_sparse_check_arguments and the
+ * kernels' checks), `who` naming the function in their words: a dense_dim given; a blocked self
+ * to CSR / CSC; a blocked self to a blocked layout with another block size */
+static int sparse_source_check(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim, const char *who) {
+    tn_sparse *m = ((tn_tensor_obj *)self)->sparse;
+    if (!m) return 0;
+    PyObject *from = m->kind ? layout_of_kind(m->kind) : tn_py.layout_sparse_coo;
+    if (dense_dim && dense_dim->tag == TN_V_INT) {
+        PyErr_Format(PyExc_RuntimeError, "%s: conversion from %s to %s with dense_dim argument given is not supported", who, layout_name(from),
+                     layout_name(layout_of_kind(kind)));
+        return -1;
+    }
+    if (!m->kind || !blocked(m->kind)) return 0;
+    if (!blocked(kind)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: expected SparseCsr or SparseCsc layout but got %s", who, layout_name(from));
+        return -1;
+    }
+    int64_t br, bc;
+    blocksize_of(m, &br, &bc);
+    if (blocksize && blocksize->tag == TN_V_INTLIST && blocksize->u.ints.n == 2 && (blocksize->u.ints.v[0] != br || blocksize->u.ints.v[1] != bc)) {
+        PyErr_Format(PyExc_RuntimeError, "%s: conversion from %s to %s with blocksize changed from [%lld, %lld] to [%lld, %lld] is not supported",
+                     who, layout_name(from), layout_name(layout_of_kind(kind)), (long long)br, (long long)bc,
+                     (long long)blocksize->u.ints.v[0], (long long)blocksize->u.ints.v[1]);
+        return -1;
+    }
+    return 0;
+}
+
 /* _to_sparse_{csr,csc,bsr,bsc}(self, [blocksize,] dense_dim): any layout to `kind` */
 static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim) {
     const tn_tensor *t = tn_tensor_of(self);
@@ -649,8 +677,9 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
                                 t->ndim - 2 < 0 ? 0 : t->ndim - 2, dd);
     } else {
         dd = any->dense_dim;
-        if (dense_dim && dense_dim->tag == TN_V_INT && dense_dim->u.i != dd)
-            return tn_not_implemented("conversion between sparse layouts with another dense_dim");
+        if (any->kind == kind)   /* the composites return such a self before the kernel (upstream asserts here) */
+            return PyErr_Format(PyExc_RuntimeError, "%s: unexpected same input and output layout", name);
+        if (sparse_source_check(self, kind, blocksize, dense_dim, name) < 0) return NULL;
         if (any->kind == TN_SPARSE_COO && any->sparse_dim < 2)
             return err("Can only convert sparse tensors of two or more sparse dims to a sparse compressed layout");
     }
@@ -711,27 +740,31 @@ static PyObject *convert(PyObject *self, int kind, const tn_value *blocksize, co
     return r;
 }
 
-/* the same layout and block size: self itself */
-static bool same_layout(PyObject *self, int kind, const tn_value *blocksize) {
+PyObject *tn_op__to_sparse_csr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_csc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
+PyObject *tn_op__to_sparse_bsr(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
+PyObject *tn_op__to_sparse_bsc(tn_value *a) { return convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
+
+/* to_sparse_csr / ... (CompositeImplicitAutograd): self in that layout already (a dense_dim or
+ * another block size refused, as upstream's _to_sparse_check_arguments), else the conversion */
+static bool same_layout_checked(PyObject *self, int kind, const tn_value *blocksize, const tn_value *dense_dim, const char *who, int *rc) {
     tn_sparse *m = CP(self);
+    *rc = 0;
     if (!m || m->kind != kind) return false;
-    if (!blocked(kind)) return true;
-    int64_t br, bc;
-    blocksize_of(m, &br, &bc);
-    return blocksize && blocksize->tag == TN_V_INTLIST && blocksize->u.ints.n == 2 && blocksize->u.ints.v[0] == br &&
-           blocksize->u.ints.v[1] == bc;
+    *rc = sparse_source_check(self, kind, blocksize, dense_dim, who);
+    return true;
 }
-
-PyObject *tn_op__to_sparse_csr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSR, NULL) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_CSR, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_csc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSC, NULL) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_CSC, NULL, &a[1]); }
-PyObject *tn_op__to_sparse_bsr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSR, &a[1]) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_BSR, &a[1], &a[2]); }
-PyObject *tn_op__to_sparse_bsc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSC, &a[1]) ? Py_NewRef(a[0].u.obj) : convert(a[0].u.obj, TN_SPARSE_BSC, &a[1], &a[2]); }
-
-/* to_sparse_csr / ... (CompositeImplicitAutograd): self in that layout already, else the conversion */
-PyObject *tn_compressed_d_to_csr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSR, NULL) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_csr(a[0].u.obj, tn_opt_int_of(&a[1])); }
-PyObject *tn_compressed_d_to_csc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_CSC, NULL) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_csc(a[0].u.obj, tn_opt_int_of(&a[1])); }
-PyObject *tn_compressed_d_to_bsr(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSR, &a[1]) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_bsr(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2])); }
-PyObject *tn_compressed_d_to_bsc(tn_value *a) { return same_layout(a[0].u.obj, TN_SPARSE_BSC, &a[1]) ? Py_NewRef(a[0].u.obj) : tn_at__to_sparse_bsc(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2])); }
+#define TO_LAYOUT(KIND, BS, DD, CALL)                                                                  \
+    int rc;                                                                                            \
+    char who[24];                                                                                      \
+    snprintf(who, sizeof who, "to_sparse_%s", conv_suffix[KIND]);                                      \
+    if (same_layout_checked(a[0].u.obj, KIND, BS, DD, who, &rc)) return rc < 0 ? NULL : Py_NewRef(a[0].u.obj); \
+    return CALL
+PyObject *tn_compressed_d_to_csr(tn_value *a) { TO_LAYOUT(TN_SPARSE_CSR, NULL, &a[1], tn_at__to_sparse_csr(a[0].u.obj, tn_opt_int_of(&a[1]))); }
+PyObject *tn_compressed_d_to_csc(tn_value *a) { TO_LAYOUT(TN_SPARSE_CSC, NULL, &a[1], tn_at__to_sparse_csc(a[0].u.obj, tn_opt_int_of(&a[1]))); }
+PyObject *tn_compressed_d_to_bsr(tn_value *a) { TO_LAYOUT(TN_SPARSE_BSR, &a[1], &a[2], tn_at__to_sparse_bsr(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2]))); }
+PyObject *tn_compressed_d_to_bsc(tn_value *a) { TO_LAYOUT(TN_SPARSE_BSC, &a[1], &a[2], tn_at__to_sparse_bsc(a[0].u.obj, tn_ints_of(&a[1]), tn_opt_int_of(&a[2]))); }
+#undef TO_LAYOUT
 
 /* _to_sparse(self, *, layout, blocksize, dense_dim) to a compressed layout (sparse.c's caller) */
 PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_value *blocksize, const tn_value *dense_dim) {
@@ -742,7 +775,11 @@ PyObject *tn_compressed_to_layout(PyObject *self, PyObject *layout, const tn_val
     if (!blocked(k) && blocksize && blocksize->tag != TN_V_NONE)
         return PyErr_Format(PyExc_RuntimeError, "to_sparse for %s to %s conversion does not use specified blocksize",
                             tensor_layout_name(self), layout_name(layout));
-    if (same_layout(self, k, blocksize)) return Py_NewRef(self);
+    tn_sparse *m = ((tn_tensor_obj *)self)->sparse;
+    int rc;
+    if (same_layout_checked(self, k, blocksize, dense_dim, "to_sparse", &rc)) return rc < 0 ? NULL : Py_NewRef(self);
+    if (m && dense_dim && dense_dim->tag == TN_V_INT)   /* the dense_dim refusal in _to_sparse's words */
+        return sparse_source_check(self, k, NULL, dense_dim, m->kind ? "sparse_compressed_to_sparse" : "sparse_coo_to_sparse"), NULL;
     return convert(self, k, blocksize, dense_dim);
 }
 /* a compressed tensor to COO (to_sparse() / _to_sparse.sparse_dim of a compressed self) */
@@ -821,6 +858,7 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y);
 /* mul by a number or a 0-dim dense tensor: the values scaled (upstream has no compressed div) */
 static PyObject *k_scale(int op, tn_value *a) {
     if (a[1].tag == TN_V_TENSOR && (((tn_tensor_obj *)a[1].u.obj)->sparse || TN_T(a[1])->ndim != 0)) {
+        if (!M && CP(a[1].u.obj) && blocked(CP(a[1].u.obj)->kind)) return err("Expected result Tensor to be of format CSR");
         if (!M) return mul_tensor(a[1].u.obj, SELF);   /* dense * compressed */
         return mul_tensor(SELF, a[1].u.obj);
     }
@@ -880,8 +918,11 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y) {
     const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
     bool same = p->ndim == q->ndim;
     for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
-    if (!mx || !same || (!my && ((tn_tensor_obj *)y)->sparse) || blocked(mx->kind) || (my && blocked(my->kind)))
-        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of another shape, layout or blocked");
+    if (mx && (blocked(mx->kind) || (my && blocked(my->kind))))   /* upstream's result allocation refuses blocked layouts */
+        return PyErr_Format(PyExc_RuntimeError, "empty_sparse_compressed expected sparse compressed (non-block) tensor layout but got %s",
+                            tensor_layout_name(blocked(mx->kind) ? x : y));
+    if (!mx || !same || (!my && ((tn_tensor_obj *)y)->sparse))
+        return tn_not_implemented("aten::mul of a sparse compressed tensor by a tensor of another shape or layout");
     if (!my) {
         PyObject *v = tn_at_sparse_mask(y, x);   /* y's values at x's elements */
         PyObject *nv = v ? tn_at_mul_Tensor(mx->values, CP(v)->values) : NULL;
@@ -900,41 +941,59 @@ static PyObject *mul_tensor(PyObject *x, PyObject *y) {
 
 /* ---- products (dense results) ---- */
 
+/* upstream's "mat1 and mat2 shapes cannot be multiplied" for 2-d p @ q */
+static PyObject *shapes_error(const tn_tensor *p, const tn_tensor *q) {
+    return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)", (long long)p->sizes[0],
+                        (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
+}
+
 /* the operand as COO for the COO kernels (sparse.c), whose entry order is the compressed one's:
  * a 2-d non-blocked matrix without dense dims */
 static PyObject *matrix_coo(PyObject *self, const char *what) {
     tn_sparse *m = CP(self);
-    if (blocked(m->kind) || batch_of(self) > 0 || m->dense_dim > 0) {
-        char b[160];
-        snprintf(b, sizeof b, "aten::%s of a batched, blocked or hybrid sparse compressed tensor", what);
-        return tn_not_implemented(b);
-    }
+    int nd = tn_tensor_of(self)->ndim;
+    if (nd != 2 && !strcmp(what, "mv"))   /* a batched or hybrid operand: upstream's shape checks */
+        return PyErr_Format(PyExc_RuntimeError, "vector + matrix @ vector expected, got 1, %d, 1", nd);
+    if (nd != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", nd);
+    if (m->kind == TN_SPARSE_BSC)
+        return PyErr_Format(PyExc_RuntimeError, strcmp(what, "mv") ? "addmm: computation on CPU is not implemented for Strided + SparseBsc @ Strided"
+                                                                   : "torch.addmv: operation not supported for mat with SparseBsc layout");
+    int64_t br, bc;
+    blocksize_of(m, &br, &bc);
+    if (br != bc) return err("MKL Sparse doesn't support matrices with non-square blocks.");
+    tn_dtype dt = tn_tensor_of(self)->dtype;
+    if (strcmp(what, "mv") && !tn_dtype_is_floating(dt) && !tn_dtype_is_complex(dt))
+        return PyErr_Format(PyExc_NotImplementedError, "\"addmm_out_sparse_csr_impl_mkl\" not implemented for '%s'", tn_dtype_cpp_name(dt));
     return to_coo(self);
 }
 
 /* mm(self, mat2): a compressed matrix times a dense one (or a dense one times it): dense */
+static PyObject *spgemm(PyObject *x, PyObject *y);
 static PyObject *k_mm(int op, tn_value *a) {
     PyObject *x = a[0].u.obj, *y = a[1].u.obj;
-    if (CP(x) && ((tn_tensor_obj *)y)->sparse) return tn_not_implemented("aten::mm of two sparse matrices");
+    if (CP(x) && CP(y)) return spgemm(x, y);
+    if (CP(x) && ((tn_tensor_obj *)y)->sparse) {   /* a COO mat2: upstream's shape check, then its refusal */
+        const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+        if (p->ndim == 2 && q->ndim == 2 && p->sizes[1] != q->sizes[0]) return shapes_error(p, q);
+        return PyErr_Format(PyExc_RuntimeError, "addmm: computation on CPU is not implemented for %s + %s @ Sparse", tensor_layout_name(x),
+                            tensor_layout_name(x));
+    }
     if (CP(x)) {
-        if (TN_T(a[1])->ndim != 2 || tn_tensor_of(x)->ndim != 2) return err("mm: matrices expected");
-        if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) {
-            const tn_tensor *p = tn_tensor_of(x), *q = TN_T(a[1]);
-            return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                                (long long)p->sizes[0], (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
-        }
+        if (tn_tensor_of(x)->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", tn_tensor_of(x)->ndim);
+        if (TN_T(a[1])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", TN_T(a[1])->ndim);
+        if (tn_tensor_of(x)->sizes[1] != TN_T(a[1])->sizes[0]) return shapes_error(tn_tensor_of(x), TN_T(a[1]));
         PyObject *c = matrix_coo(x, "mm");
-        PyObject *r = c ? tn_at_mm(c, y) : NULL;
+        PyObject *r = c ? tn_sparse_addmm(NULL, c, y, NULL, NULL, false) : NULL;
         Py_XDECREF(c);
         return r;
     }
+    if (((tn_tensor_obj *)x)->sparse)   /* COO @ compressed */
+        return PyErr_Format(PyExc_RuntimeError, "addmm: computation on CPU is not implemented for Sparse + Sparse @ %s", tensor_layout_name(y));
     /* dense @ compressed = (compressed^T @ dense^T)^T, contiguous as upstream's */
-    if (TN_T(a[0])->ndim != 2 || tn_tensor_of(y)->ndim != 2) return err("mm: matrices expected");
-    if (TN_T(a[0])->sizes[1] != tn_tensor_of(y)->sizes[0]) {
-        const tn_tensor *p = TN_T(a[0]), *q = tn_tensor_of(y);
-        return PyErr_Format(PyExc_RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
-                            (long long)p->sizes[0], (long long)p->sizes[1], (long long)q->sizes[0], (long long)q->sizes[1]);
-    }
+    if (CP(y)->kind == TN_SPARSE_BSR) return err("addmm: computation on CPU is not implemented for Strided + Strided @ SparseBsr");
+    if (TN_T(a[0])->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat1 must be a matrix, got %d-D tensor", TN_T(a[0])->ndim);
+    if (tn_tensor_of(y)->ndim != 2) return PyErr_Format(PyExc_RuntimeError, "mat2 must be a matrix, got %d-D tensor", tn_tensor_of(y)->ndim);
+    if (TN_T(a[0])->sizes[1] != tn_tensor_of(y)->sizes[0]) return shapes_error(TN_T(a[0]), tn_tensor_of(y));
     PyObject *yt = transpose(y, 0, 1), *xt = yt ? tn_at_t(x) : NULL;
     PyObject *r = xt ? tn_at_mm(yt, xt) : NULL;
     Py_XDECREF(yt);
@@ -948,7 +1007,7 @@ static PyObject *k_addmm(int op, tn_value *a) {
     if (!CP(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
         return tn_not_implemented("aten::addmm with a sparse compressed self or mat2");
     PyObject *c = matrix_coo(a[1].u.obj, "addmm");
-    PyObject *r = c ? tn_at_addmm(a[0].u.obj, c, a[2].u.obj, TN_SV(&a[3]), TN_SV(&a[4])) : NULL;
+    PyObject *r = c ? tn_sparse_addmm(a[0].u.obj, c, a[2].u.obj, &a[3], &a[4], false) : NULL;
     Py_XDECREF(c);
     return r;
 }
@@ -956,15 +1015,47 @@ static PyObject *k_addmm(int op, tn_value *a) {
 static PyObject *k_mv(int op, tn_value *a) {
     if (!M || ((tn_tensor_obj *)a[1].u.obj)->sparse) return tn_not_implemented("aten::mv with a sparse vector");
     PyObject *c = matrix_coo(SELF, "mv");
-    PyObject *r = c ? tn_at_mv(c, a[1].u.obj) : NULL;
+    PyObject *col = c ? tn_at_unsqueeze(a[1].u.obj, 1) : NULL;
+    PyObject *r = col ? tn_sparse_addmm(NULL, c, col, NULL, NULL, false) : NULL;
     Py_XDECREF(c);
+    Py_XDECREF(col);
+    if (r) Py_SETREF(r, tn_at_squeeze_dim(r, 1));
+    if (r) Py_SETREF(r, tn_at_clone(r, NULL));   /* a new tensor, not a view */
     return r;
 }
 
-/* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements */
+/* addmv(self, mat, vec, *, beta, alpha) with a compressed mat: beta * self + alpha * (mat @ vec)
+ * (self ignored when beta is 0). Upstream runs MKL's sparse mv, whose order is its own. */
+static PyObject *k_addmv(int op, tn_value *a) {
+    if (!CP(a[1].u.obj) || ((tn_tensor_obj *)a[0].u.obj)->sparse || ((tn_tensor_obj *)a[2].u.obj)->sparse)
+        return tn_not_implemented("aten::addmv with a sparse compressed self or vec");
+    PyObject *r = tn_at_mv(a[1].u.obj, a[2].u.obj);
+    bool beta0 = (a[3].tag == TN_V_INT && a[3].u.i == 0) || (a[3].tag == TN_V_FLOAT && a[3].u.f == 0);
+    PyObject *b = !r ? NULL : beta0 ? tn_at_zeros_like(r, NULL, NULL, NULL, NULL, NULL) : tn_at_mul_Scalar(a[0].u.obj, TN_SV(&a[3]));
+    PyObject *out = b ? tn_at_add_Tensor(b, r, TN_SV(&a[4])) : NULL;
+    Py_XDECREF(r);
+    Py_XDECREF(b);
+    return out;
+}
+/* expand (matmul's batched path reaches it): upstream's refusal */
+static PyObject *k_expand(int op, tn_value *a) {
+    return PyErr_Format(PyExc_RuntimeError, "expand is unsupported for %s tensors", tensor_layout_name(SELF));
+}
+
+/* sparse_mask(self, mask): a dense self's values (blocks) at a compressed mask's elements; a
+ * compressed self: the elements both specify, self's values there, in the mask's layout (upstream's
+ * intersection: a mask of ones in self's dtype times self, 1 * v being v) */
 static PyObject *k_sparse_mask(int op, tn_value *a) {
     tn_sparse *mk = CP(a[1].u.obj);
-    if (!mk || ((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_not_implemented("aten::sparse_mask of a sparse self by a sparse compressed mask");
+    if (mk && CP(a[0].u.obj)) {
+        if (mk->kind != TN_SPARSE_CSR || CP(a[0].u.obj)->kind != TN_SPARSE_CSR) return err("Expected result Tensor to be of format CSR");
+        PyObject *one = tn_at_ones_like(mk->values, TN_DT(tn_tensor_of(a[0].u.obj)->dtype), NULL, NULL, NULL, NULL);
+        PyObject *ones = one ? make_like(a[1].u.obj, tn_at_clone(mk->indices, NULL), tn_at_clone(mk->plain, NULL), one) : NULL;
+        PyObject *r = ones ? mul_tensor(ones, a[0].u.obj) : NULL;
+        Py_XDECREF(ones);
+        return r;
+    }
+    if (!mk || ((tn_tensor_obj *)a[0].u.obj)->sparse) return tn_not_implemented("aten::sparse_mask of a sparse COO self by a sparse compressed mask");
     const tn_tensor *s = TN_T(a[0]), *mt = TN_T(a[1]);
     bool same = s->ndim == mt->ndim;
     for (int i = 0; same && i < s->ndim; i++) same = s->sizes[i] == mt->sizes[i];
@@ -1113,6 +1204,71 @@ static PyObject *k_mm_reduce(int op, tn_value *a) {
     Py_XDECREF(C); Py_XDECREF(P); Py_XDECREF(V); Py_XDECREF(X); Py_XDECREF(out); Py_XDECREF(arg);
     return res;
 }
+/* _sparse_mm_reduce_impl_backward(self, grad_out, weight, reduce, arg_out, output_mask) for "sum"
+ * and "mean": self's gradient has self's pattern, each element (r, c) grad_out[r] . weight[c]
+ * (sampled_addmm), over the row's count for "mean"; weight's is self^T @ grad_out (self's values
+ * over their rows' counts for "mean"). "amax" / "amin" (which read arg_out) are refused by name. */
+static PyObject *k_mm_reduce_backward(int op, tn_value *a) {
+    PyObject *self = a[0].u.obj, *go = a[1].u.obj, *w = a[2].u.obj;
+    tn_sparse *m = CP(self);
+    const char *red = tn_str_of(&a[3]);
+    if (!red) return NULL;
+    bool mean = !strcmp(red, "mean");
+    if (!mean && strcmp(red, "sum")) return tn_not_implemented("the backward of torch.sparse.mm(..., reduce) other than \"sum\" or \"mean\"");
+    if (!m || m->kind != TN_SPARSE_CSR || tn_tensor_of(self)->ndim != 2 || m->dense_dim)
+        return tn_not_implemented("aten::_sparse_mm_reduce_impl_backward other than of a 2-d CSR self");
+    bool want[2] = {true, true};
+    for (int i = 0; a[5].tag == TN_V_INTLIST && i < a[5].u.ints.n && i < 2; i++) want[i] = a[5].u.ints.v[i] != 0;
+    /* each element's row count (mean) */
+    PyObject *cnt = NULL;
+    if (mean) {
+        entries_t e;
+        if (entries(self, &e) < 0) return NULL;
+        PyObject *ci = tn_as_dtype(m->indices, TN_DTYPE_I64, false);
+        PyObject *df = ci ? tn_at_diff(ci, 1, -1, NULL, NULL) : NULL;
+        cnt = df ? tn_at_index_select(df, 0, e.c) : NULL;
+        if (cnt) Py_SETREF(cnt, tn_as_dtype(cnt, tn_tensor_of(m->values)->dtype, false));
+        Py_XDECREF(ci);
+        Py_XDECREF(df);
+        entries_free(&e);
+        if (!cnt) return NULL;
+    }
+    PyObject *gs = Py_NewRef(Py_None), *gw = Py_NewRef(Py_None);
+    bool ok = true;
+    if (want[0]) {
+        PyObject *z = tn_at_zeros_like(m->values, NULL, NULL, NULL, NULL, NULL);
+        PyObject *zs = z ? make_like(self, tn_at_clone(m->indices, NULL), tn_at_clone(m->plain, NULL), z) : NULL;
+        PyObject *wt = zs ? tn_at_t(w) : NULL;
+        PyObject *r = wt ? tn_at_sparse_sampled_addmm(zs, go, wt, TN_SI(0), TN_SI(1)) : NULL;
+        if (r && mean) {
+            PyObject *v = tn_at_div_Tensor(CP(r)->values, cnt);
+            Py_SETREF(r, v ? make_like(r, Py_NewRef(CP(r)->indices), Py_NewRef(CP(r)->plain), v) : NULL);
+        }
+        Py_XDECREF(zs);
+        Py_XDECREF(wt);
+        ok = r != NULL;
+        if (r) Py_SETREF(gs, r);
+    }
+    if (ok && want[1]) {
+        PyObject *src = Py_NewRef(self);
+        if (mean) {
+            PyObject *v = tn_at_div_Tensor(m->values, cnt);
+            Py_SETREF(src, v ? make_like(self, Py_NewRef(m->indices), Py_NewRef(m->plain), v) : NULL);
+        }
+        PyObject *st = src ? transpose(src, 0, 1) : NULL;
+        PyObject *r = st ? tn_at_mm(st, go) : NULL;
+        Py_XDECREF(src);
+        Py_XDECREF(st);
+        ok = r != NULL;
+        if (r) Py_SETREF(gw, r);
+    }
+    Py_XDECREF(cnt);
+    PyObject *res = ok ? PyTuple_Pack(2, gs, gw) : NULL;
+    Py_DECREF(gs);
+    Py_DECREF(gw);
+    return res;
+}
+
 /* _sparse_mm.reduce(sparse, dense, reduce) (CompositeImplicitAutograd): the reduction's first result */
 PyObject *tn_compressed_d_sparse_mm_reduce(tn_value *a) {
     PyObject *r = tn_at__sparse_mm_reduce_impl(a[0].u.obj, a[1].u.obj, tn_str_of(&a[2]));
@@ -1131,14 +1287,32 @@ static PyObject *k_add(int op, tn_value *a) {
         bool same = p->ndim == q->ndim;
         for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
         if (!same) return tn_not_implemented("aten::add of a dense and a sparse compressed tensor of other shapes");
+        if (blocked(my->kind))   /* upstream asserts there (its add_out_dense_sparse_compressed_cpu takes CSR / CSC only) */
+            return PyErr_Format(PyExc_RuntimeError, "add of a dense and a %s tensor is not supported", tensor_layout_name(y));
         PyObject *dn = to_dense(y);
         if (dn && !a[2].defaulted) Py_SETREF(dn, tn_at_mul_Scalar(dn, TN_SV(&a[2])));
         PyObject *r = dn ? tn_at_add_Tensor(x, dn, TN_SDEF) : NULL;
         Py_XDECREF(dn);
         return r;
     }
-    if (mx && my && (mx->kind == TN_SPARSE_CSC || my->kind == TN_SPARSE_CSC))   /* upstream adds through crow_indices */
-        return err("crow_indices expected sparse row compressed tensor layout but got SparseCsc");
+    if (mx && !blocked(mx->kind) && !((tn_tensor_obj *)y)->sparse) {   /* compressed + dense: upstream's dense + alpha * compressed */
+        const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+        bool same = p->ndim == q->ndim;
+        for (int i = 0; same && i < p->ndim; i++) same = p->sizes[i] == q->sizes[i];
+        if (!same) return tn_not_implemented("aten::add of a sparse compressed and a dense tensor of other shapes");
+        PyObject *dn = to_dense(x);
+        if (dn && !a[2].defaulted) Py_SETREF(dn, tn_at_mul_Scalar(dn, TN_SV(&a[2])));
+        PyObject *r = dn ? tn_at_add_Tensor(y, dn, TN_SDEF) : NULL;
+        Py_XDECREF(dn);
+        return r;
+    }
+    if (mx && my && !row_major(mx->kind))   /* upstream adds through crow_indices */
+        return PyErr_Format(PyExc_RuntimeError, "crow_indices expected sparse row compressed tensor layout but got %s", tensor_layout_name(x));
+    if (mx && my && !row_major(my->kind))
+        return PyErr_Format(PyExc_RuntimeError, "crow_indices expected sparse row compressed tensor layout but got %s", tensor_layout_name(y));
+    if (mx && my && (blocked(mx->kind) || blocked(my->kind)))   /* upstream's MKL path fails (1x1 blocks: a malformed result) */
+        return PyErr_Format(PyExc_RuntimeError, "add of %s and %s tensors is not supported (upstream's MKL path fails with an MKL error)",
+                            tensor_layout_name(x), tensor_layout_name(y));
     if (!mx || !my || mx->kind != TN_SPARSE_CSR || my->kind != TN_SPARSE_CSR)
         return tn_not_implemented("aten::add of sparse compressed tensors other than two CSR tensors or a dense and a compressed one");
     PyObject *cx = to_coo(x), *cy = cx ? to_coo(y) : NULL;
@@ -1204,6 +1378,258 @@ PyObject *tn_compressed_empty(const int64_t *size, int n, PyObject *layout, tn_d
     return make(k, size, n, ci, pi, v);
 }
 
+/* ---- in place ---- */
+
+/* the in-place unary ops (abs_, sin_, ...), fill_.Scalar and mul_ by a number: the values changed
+ * in place, the pattern kept (upstream's values-only kernels) */
+static PyObject *k_unary_(int op, tn_value *a) {
+    const tn_schema *sc = tn_op_schema(op);
+    int n = sc && sc->nargs <= 4 ? sc->nargs : 1;
+    tn_value b[4];
+    memcpy(b, a, (size_t)n * sizeof *b);
+    b[0].u.obj = M->values;
+    PyObject *r = tn_call_row(op, b, n);
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(SELF);
+}
+/* zero_: no elements, as upstream's zero_sparse_csr_: the compressed indices zeroed, the plain
+ * indices and values resized to no elements, all in place */
+static PyObject *k_zero_(int op, tn_value *a) {
+    int batch = batch_of(SELF);
+    PyObject *r = tn_at_zero_(M->indices);
+    for (int i = 0; r && i < 2; i++) {
+        PyObject *x = i ? M->values : M->plain;
+        const tn_tensor *t = tn_tensor_of(x);
+        int64_t sz[TN_MAX_DIMS];
+        memcpy(sz, t->sizes, (size_t)t->ndim * sizeof *sz);
+        sz[batch] = 0;
+        Py_SETREF(r, tn_at_resize_(x, TN_IN(sz, t->ndim), NULL));
+    }
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(SELF);
+}
+/* add_.Tensor / mul_.Tensor by a compressed tensor: the out-of-place result copied into self's
+ * members, each resized in place (upstream's: views of self's values see the new ones); mul_ by a
+ * number or a 0-dim tensor: the values scaled in place */
+static PyObject *k_arith_(int op, tn_value *a) {
+    static int add_ = -2, mul_t = -2;
+    if (add_ == -2) { add_ = tn_op_find("add_", "Tensor"); mul_t = tn_op_find("mul_", "Tensor"); }
+    if (!M && op == add_) {   /* a dense self: the dense sum copied into it */
+        PyObject *r = tn_at_add_Tensor(SELF, a[1].u.obj, TN_SV(&a[2]));
+        if (r) Py_SETREF(r, tn_at_copy_(SELF, r, false));
+        return r;
+    }
+    if (!M) return tn_not_implemented("aten::mul_ of a dense self by a sparse compressed tensor");
+    if (op != add_ && (op != mul_t || (!CP(a[1].u.obj) && !((tn_tensor_obj *)a[1].u.obj)->sparse && TN_T(a[1])->ndim == 0)))
+        return k_unary_(op, a);
+    PyObject *r = op == add_ ? tn_at_add_Tensor(SELF, a[1].u.obj, TN_SV(&a[2])) : tn_at_mul_Tensor(SELF, a[1].u.obj);
+    tn_sparse *m = r ? CP(r) : NULL;
+    if (r && !m) PyErr_SetString(PyExc_RuntimeError, "the result of an in-place op on a sparse compressed tensor must keep its layout");
+    PyObject *mine[3] = {M->indices, M->plain, M->values}, *theirs[3] = {m ? m->indices : NULL, m ? m->plain : NULL, m ? m->values : NULL};
+    bool ok = m != NULL;
+    for (int i = 0; ok && i < 3; i++) {
+        const tn_tensor *t = tn_tensor_of(theirs[i]);
+        PyObject *w = tn_at_resize_(mine[i], TN_IN(t->sizes, t->ndim), NULL);
+        if (w) Py_SETREF(w, tn_at_copy_(mine[i], theirs[i], false));
+        ok = w != NULL;
+        Py_XDECREF(w);
+    }
+    Py_XDECREF(r);
+    return ok ? Py_NewRef(SELF) : NULL;
+}
+/* copy_(self, src, non_blocking): src's members copied into self's, upstream's checks in its order
+ * (copy_sparse_compressed_) */
+static PyObject *k_copy_(int op, tn_value *a) {
+    PyObject *self = SELF, *src = a[1].u.obj;
+    tn_sparse *m = CP(self), *s = CP(src);
+    if (!m) return tn_not_implemented("aten::copy_ of a sparse compressed tensor into a tensor of another layout");
+    if (!s || s->kind != m->kind)
+        return PyErr_Format(PyExc_RuntimeError, "torch.copy_: copy of sparse compressed tensors having different layouts is not supported. "
+                            "self layout is %s and src layout is %s", tensor_layout_name(self), tensor_layout_name(src));
+    const tn_tensor *pm = tn_tensor_of(m->plain), *ps = tn_tensor_of(s->plain);
+    if (pm->sizes[pm->ndim - 1] != ps->sizes[ps->ndim - 1])
+        return err("torch.copy_: only sparse compressed tensors with the same number of specified elements are supported.");
+    const tn_tensor *t = tn_tensor_of(self), *u = tn_tensor_of(src);
+    int cd = batch_of(self) + (row_major(m->kind) ? 0 : 1), cs = batch_of(src) + (row_major(s->kind) ? 0 : 1);
+    if (t->sizes[cd] != u->sizes[cs])
+        return PyErr_Format(PyExc_RuntimeError, "torch.copy_: expected shapes of self and src to match along dimension %d for %s layout but "
+                            "the corresponding dimensions of self and src are %lld and %lld, respectively.", cd, tensor_layout_name(self),
+                            (long long)t->sizes[cd], (long long)u->sizes[cs]);
+    int64_t b1, b2, s1, s2;
+    blocksize_of(m, &b1, &b2);
+    blocksize_of(s, &s1, &s2);
+    if (b1 != s1 || b2 != s2)
+        return PyErr_Format(PyExc_RuntimeError, "torch.copy_: copy of sparse compressed tensors having different block sizes is not supported. "
+                            "self and src block sizes are (%lld, %lld) and (%lld, %lld), respectively.", (long long)b1, (long long)b2,
+                            (long long)s1, (long long)s2);
+    bool nb = a[2].u.i != 0;
+    PyObject *r = tn_at_copy_(m->indices, s->indices, nb);
+    if (r) Py_SETREF(r, tn_at_copy_(m->plain, s->plain, nb));
+    if (r) Py_SETREF(r, tn_at_copy_(m->values, s->values, nb));
+    if (!r) return NULL;
+    Py_DECREF(r);
+    return Py_NewRef(self);
+}
+
+/* sum.dim_IntList(self, dim, keepdim, dtype) of a 2-d CSR matrix (upstream's reduce_sparse_csr):
+ * keepdim only; dim 1: each row holding elements one element, the row's values added in storage
+ * order; dim 0: each column holding elements (sorted) one, added in storage order; both: one
+ * element, every value added in storage order. Integral inputs sum in int64. */
+static PyObject *k_sum_dim(int op, tn_value *a) {
+    tn_sparse *m = M;
+    const tn_tensor *t = tn_tensor_of(SELF);
+    if (m->kind != TN_SPARSE_CSR)
+        return PyErr_Format(PyExc_RuntimeError, "Currently the only compressed sparse format supported for sum.dim_IntList is CSR, but got "
+                            "layout %s", tensor_layout_name(SELF));
+    bool rows = false, cols = false;
+    int n = a[1].tag == TN_V_INTLIST ? a[1].u.ints.n : 0;
+    for (int i = 0; i < n; i++) {
+        int64_t d;
+        if (tn_wrap_dim(a[1].u.ints.v[i], t->ndim, &d) < 0) return NULL;
+        if (d == t->ndim - 2) rows = true; else if (d == t->ndim - 1) cols = true;
+    }
+    if (!a[2].u.i) return err("reduction operations on CSR tensors with keepdim=False is unsupported");
+    if (t->ndim != 2 || m->dense_dim) return err("reduction of a batched or hybrid CSR tensor: input_dim == 2 is required (upstream's internal assert)");
+    if (!n) rows = cols = true;
+    if (t->dtype == TN_DTYPE_BOOL) return PyErr_Format(PyExc_NotImplementedError, "\"_sparse_csr_sum_cpu\" not implemented for 'Bool'");
+    tn_dtype dt = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : tn_dtype_is_integral(t->dtype, true) ? TN_DTYPE_I64 : t->dtype;
+    /* float16 / bfloat16 add in float32 and round once (upstream's accumulate type) */
+    tn_dtype acc = dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 ? TN_DTYPE_F32 : dt;
+    entries_t e;
+    if (entries(SELF, &e) < 0) return NULL;
+    int64_t R = t->sizes[0], C = t->sizes[1], nout = rows && cols ? 1 : rows ? C : R;
+    PyObject *where = rows && cols ? e.b : rows ? e.p : e.c;   /* the output slot of each element */
+    PyObject *v = tn_as_dtype(m->values, acc, false);
+    PyObject *z = v ? tn_at_zeros(TN_IS(nout), TN_DT(acc), NULL, NULL, NULL) : NULL;
+    PyObject *s = z ? tn_at_index_add(z, 0, where, v, TN_SDEF) : NULL;
+    Py_XDECREF(v);
+    Py_XDECREF(z);
+    if (s && acc != dt) Py_SETREF(s, tn_as_dtype(s, dt, false));
+    /* the slots holding elements, in order */
+    PyObject *hit = s ? tn_at_empty_memory_format(TN_IS(nout), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
+    int64_t nh = 0, *h = hit ? (int64_t *)tn_data(tn_tensor_of(hit)) : NULL;
+    if (h) {
+        const int64_t *w = (const int64_t *)tn_data(tn_tensor_of(where));
+        bool *seen = calloc((size_t)nout + 1, 1);
+        if (!seen) { PyErr_NoMemory(); Py_CLEAR(hit); }
+        for (int64_t k = 0; seen && k < e.nnz; k++) seen[w[k]] = true;
+        for (int64_t i = 0; seen && i < nout; i++)
+            if (seen[i]) h[nh++] = i;
+        free(seen);
+    }
+    entries_free(&e);
+    PyObject *ci = NULL, *pi = NULL, *nv = NULL;
+    if (hit) {
+        Py_SETREF(hit, tn_at_narrow(hit, 0, 0, nh));
+        nv = hit ? tn_at_index_select(s, 0, hit) : NULL;
+        int64_t nc = rows ? 1 : R;
+        ci = nv ? tn_at_empty_memory_format(TN_IS(nc + 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
+        if (ci) {
+            int64_t *cv = (int64_t *)tn_data(tn_tensor_of(ci));
+            const int64_t *hv = (const int64_t *)tn_data(tn_tensor_of(hit));
+            cv[0] = 0;
+            if (rows) cv[1] = nh;
+            else
+                for (int64_t i = 0, k = 0; i < R; i++) { k += k < nh && hv[k] == i; cv[i + 1] = k; }
+            pi = rows && !cols ? tn_at_clone(hit, NULL) : tn_at_zeros(TN_IS(nh), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL);
+        }
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(hit);
+    tn_dtype it = tn_tensor_of(m->indices)->dtype;
+    if (ci) Py_SETREF(ci, tn_as_dtype(ci, it, false));
+    if (pi) Py_SETREF(pi, tn_as_dtype(pi, it, false));
+    int64_t size[2] = {rows ? 1 : R, cols ? 1 : C};
+    return make(TN_SPARSE_CSR, size, 2, ci, pi, nv);
+}
+
+/* mm of two compressed matrices (CSR or CSC, not blocked): a CSR result, upstream's (MKL's
+ * mkl_sparse_spmm) Gustavson product: row i of the result gathers, for each element (k, a) of
+ * self's row i in order, each element (j, b) of other's row k in order, a column taking its place
+ * at its first appearance and its value the products added in that order */
+static PyObject *spgemm(PyObject *x, PyObject *y) {
+    const tn_tensor *p = tn_tensor_of(x), *q = tn_tensor_of(y);
+    tn_sparse *mx = CP(x), *my = CP(y);
+    if (blocked(mx->kind) || blocked(my->kind)) {
+        return PyErr_Format(PyExc_RuntimeError, "zeros_sparse_compressed expected sparse compressed (non-block) tensor layout but got %s",
+                            tensor_layout_name(blocked(mx->kind) ? x : y));
+    }
+    if (p->ndim != 2 || q->ndim != 2 || mx->dense_dim || my->dense_dim)
+        return tn_not_implemented("aten::mm of batched or hybrid sparse compressed tensors");
+    if (p->sizes[1] != q->sizes[0]) return shapes_error(p, q);
+    tn_dtype dt = tn_promote_types(p->dtype, q->dtype);
+    if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64) return tn_not_implemented("aten::mm of two sparse compressed matrices other than float32 / float64");
+    tn_value dd = {.tag = TN_V_NONE};
+    PyObject *a = mx->kind == TN_SPARSE_CSR ? Py_NewRef(x) : convert(x, TN_SPARSE_CSR, NULL, &dd);
+    PyObject *b = a ? (my->kind == TN_SPARSE_CSR ? Py_NewRef(y) : convert(y, TN_SPARSE_CSR, NULL, &dd)) : NULL;
+    PyObject *ac = b ? tn_as_dtype(CP(a)->indices, TN_DTYPE_I64, true) : NULL, *ap = ac ? tn_as_dtype(CP(a)->plain, TN_DTYPE_I64, true) : NULL;
+    PyObject *av = ap ? tn_as_dtype(CP(a)->values, dt, true) : NULL;
+    PyObject *bc = av ? tn_as_dtype(CP(b)->indices, TN_DTYPE_I64, true) : NULL, *bp = bc ? tn_as_dtype(CP(b)->plain, TN_DTYPE_I64, true) : NULL;
+    PyObject *bv = bp ? tn_as_dtype(CP(b)->values, dt, true) : NULL;
+    int64_t R = p->sizes[0], K = p->sizes[1], N = q->sizes[1];
+    PyObject *res = NULL, *ci = NULL, *pi = NULL, *v = NULL;
+    int64_t *mark = NULL;
+    if (!bv) goto done;
+    entries_t e;   /* checks both index structures */
+    if (entries(a, &e) < 0) goto done;
+    entries_free(&e);
+    if (entries(b, &e) < 0) goto done;
+    entries_free(&e);
+    const int64_t *AC = (const int64_t *)tn_data(tn_tensor_of(ac)), *AP = (const int64_t *)tn_data(tn_tensor_of(ap));
+    const int64_t *BC = (const int64_t *)tn_data(tn_tensor_of(bc)), *BP = (const int64_t *)tn_data(tn_tensor_of(bp));
+    for (int64_t k = 0; k < AC[R]; k++)
+        if (AP[k] < 0 || AP[k] >= K) { PyErr_SetString(PyExc_RuntimeError, "`0 <= col_indices < ncols` is not satisfied."); goto done; }
+    for (int64_t k = 0; k < BC[K]; k++)
+        if (BP[k] < 0 || BP[k] >= N) { PyErr_SetString(PyExc_RuntimeError, "`0 <= col_indices < ncols` is not satisfied."); goto done; }
+    /* the result's size: each row's distinct columns */
+    mark = malloc((size_t)(N ? N : 1) * sizeof *mark);
+    if (!mark) { PyErr_NoMemory(); goto done; }
+    for (int64_t j = 0; j < N; j++) mark[j] = -1;
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < R; i++)
+        for (int64_t k = AC[i]; k < AC[i + 1]; k++)
+            for (int64_t l = BC[AP[k]]; l < BC[AP[k] + 1]; l++)
+                if (mark[BP[l]] != i) { mark[BP[l]] = i; nnz++; }
+    ci = tn_at_empty_memory_format(TN_IS(R + 1), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL);
+    pi = ci ? tn_at_empty_memory_format(TN_IS(nnz), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, NULL) : NULL;
+    v = pi ? tn_at_empty_memory_format(TN_IS(nnz), TN_DT(dt), NULL, NULL, NULL, NULL) : NULL;
+    if (!v) goto done;
+    int64_t *RC = (int64_t *)tn_data(tn_tensor_of(ci)), *RP = (int64_t *)tn_data(tn_tensor_of(pi));
+    bool f64 = dt == TN_DTYPE_F64;
+    const void *A = tn_data(tn_tensor_of(av)), *B = tn_data(tn_tensor_of(bv));
+    void *V = tn_data(tn_tensor_of(v));
+    for (int64_t j = 0; j < N; j++) mark[j] = -1;   /* mark[j]: j's place in the result, this row */
+    int64_t q_ = 0;
+    RC[0] = 0;
+    for (int64_t i = 0; i < R; i++) {
+        int64_t start = q_;
+        for (int64_t k = AC[i]; k < AC[i + 1]; k++)
+            for (int64_t l = BC[AP[k]]; l < BC[AP[k] + 1]; l++) {
+                int64_t j = BP[l];
+                bool first = mark[j] < start;
+                if (first) { mark[j] = q_; RP[q_++] = j; }
+                if (f64) {
+                    double pr = ((const double *)A)[k] * ((const double *)B)[l];
+                    ((double *)V)[mark[j]] = first ? pr : ((double *)V)[mark[j]] + pr;
+                } else {
+                    float pr = ((const float *)A)[k] * ((const float *)B)[l];
+                    ((float *)V)[mark[j]] = first ? pr : ((float *)V)[mark[j]] + pr;
+                }
+            }
+        RC[i + 1] = q_;
+    }
+    int64_t size[2] = {R, N};
+    res = make(TN_SPARSE_CSR, size, 2, ci, pi, v);
+    ci = pi = v = NULL;
+done:
+    free(mark);
+    Py_XDECREF(ci); Py_XDECREF(pi); Py_XDECREF(v);
+    Py_XDECREF(a); Py_XDECREF(b); Py_XDECREF(ac); Py_XDECREF(ap); Py_XDECREF(av); Py_XDECREF(bc); Py_XDECREF(bp); Py_XDECREF(bv);
+    return res;
+}
+
 /* ---- the stage ---- */
 
 static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } kernels[] = {
@@ -1217,7 +1643,28 @@ static struct { const char *name, *overload; cfn fn; bool coo_too; int row; } ke
     {"mul", "Tensor", k_scale, false, -2}, {"mul", "Scalar", k_scale, false, -2}, {"neg", "", k_unary, false, -2}, {"abs", "", k_unary, false, -2},
     {"sin", "", k_unary, false, -2}, {"sqrt", "", k_unary, false, -2}, {"tanh", "", k_unary, false, -2}, {"sum", "", k_sum, false, -2},
     {"transpose", "int", k_transpose, false, -2}, {"select", "int", k_select, false, -2}, {"t", "", k_t, false, -2}, {"mm", "", k_mm, false, -2}, {"addmm", "", k_addmm, false, -2},
-    {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2}, {"add", "Tensor", k_add, false, -2},
+    {"mv", "", k_mv, false, -2}, {"_sparse_mm_reduce_impl", "", k_mm_reduce, false, -2},
+    {"_sparse_mm_reduce_impl_backward", "", k_mm_reduce_backward, false, -2}, {"add", "Tensor", k_add, false, -2},
+    {"zero_", "", k_zero_, false, -2}, {"copy_", "", k_copy_, false, -2}, {"fill_", "Scalar", k_unary_, false, -2},
+    {"add_", "Tensor", k_arith_, false, -2}, {"mul_", "Tensor", k_arith_, false, -2}, {"mul_", "Scalar", k_arith_, false, -2},
+    {"sum", "dim_IntList", k_sum_dim, false, -2}, {"addmv", "", k_addmv, false, -2}, {"expand", "", k_expand, false, -2},
+    /* the f(0) = 0 pointwise ops of upstream's SparseCsrCPU rows, on the values */
+    {"angle", "", k_unary, false, -2}, {"sgn", "", k_unary, false, -2}, {"asinh", "", k_unary, false, -2}, {"atanh", "", k_unary, false, -2},
+    {"asin", "", k_unary, false, -2}, {"atan", "", k_unary, false, -2}, {"ceil", "", k_unary, false, -2}, {"erf", "", k_unary, false, -2},
+    {"expm1", "", k_unary, false, -2}, {"floor", "", k_unary, false, -2}, {"frac", "", k_unary, false, -2}, {"isnan", "", k_unary, false, -2},
+    {"log1p", "", k_unary, false, -2}, {"rad2deg", "", k_unary, false, -2}, {"deg2rad", "", k_unary, false, -2},
+    {"round", "", k_unary, false, -2}, {"relu", "", k_unary, false, -2}, {"sinh", "", k_unary, false, -2}, {"tan", "", k_unary, false, -2},
+    {"trunc", "", k_unary, false, -2}, {"erfinv", "", k_unary, false, -2}, {"sign", "", k_unary, false, -2},
+    {"signbit", "", k_unary, false, -2}, {"isinf", "", k_unary, false, -2}, {"isposinf", "", k_unary, false, -2},
+    {"isneginf", "", k_unary, false, -2}, {"_conj_physical", "", k_unary, false, -2},
+    {"abs_", "", k_unary_, false, -2}, {"sgn_", "", k_unary_, false, -2}, {"asinh_", "", k_unary_, false, -2}, {"atanh_", "", k_unary_, false, -2},
+    {"asin_", "", k_unary_, false, -2}, {"atan_", "", k_unary_, false, -2}, {"ceil_", "", k_unary_, false, -2}, {"erf_", "", k_unary_, false, -2},
+    {"expm1_", "", k_unary_, false, -2}, {"floor_", "", k_unary_, false, -2}, {"frac_", "", k_unary_, false, -2},
+    {"log1p_", "", k_unary_, false, -2}, {"rad2deg_", "", k_unary_, false, -2}, {"deg2rad_", "", k_unary_, false, -2},
+    {"neg_", "", k_unary_, false, -2}, {"round_", "", k_unary_, false, -2}, {"relu_", "", k_unary_, false, -2}, {"sin_", "", k_unary_, false, -2},
+    {"sinh_", "", k_unary_, false, -2}, {"sqrt_", "", k_unary_, false, -2}, {"tan_", "", k_unary_, false, -2}, {"tanh_", "", k_unary_, false, -2},
+    {"trunc_", "", k_unary_, false, -2}, {"erfinv_", "", k_unary_, false, -2}, {"sign_", "", k_unary_, false, -2},
+    {"conj_physical_", "", k_unary_, false, -2},
     {"zeros_like", "", k_like, false, -2}, {"empty_like", "", k_like, false, -2}, {"_to_sparse", "", k_to_sparse, false, -2}, {"_to_sparse", "sparse_dim", k_to_sparse_dim, false, -2}, {"sparse_mask", "", k_sparse_mask, false, -2}, {"sparse_sampled_addmm", "", k_sampled_addmm, false, -2},
 };
 
