@@ -24,12 +24,11 @@ unpickling (their __setstate__ leaves out _backward_hooks), measured.
 """
 import os
 import re
-import subprocess
-import tempfile
 
 import numpy as np
 import pytest
 
+from harness import crossload
 from harness.runner import fbgemm_vnni
 
 pytestmark = pytest.mark.skipif(not fbgemm_vnni(), reason="upstream's x86 engine runs oneDNN convolutions only on "
@@ -39,35 +38,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKER = os.path.join(HERE, "qconv_worker.py")
 REF = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-SUB = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 MODELS = ("conv_x86", "conv_per_tensor", "depthwise128")
-
-
-def _start(python, *args):
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-    env.pop("PYTHONPATH", None)
-    return subprocess.Popen([python, WORKER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-
-def _wait(procs):
-    for name, p in procs:
-        out, err = p.communicate(timeout=600)
-        assert p.returncode == 0, "%s worker failed:\n%s" % (name, err[-3000:])
 
 
 @pytest.fixture(scope="module")
 def runs():
     if not os.path.exists(REF):
         pytest.skip("upstream environment .venv-ref missing")
-    with tempfile.TemporaryDirectory() as d:
-        dirs = {k: os.path.join(d, k) for k in ("ref", "sub", "ref_loaded", "sub_loaded")}
-        for v in dirs.values():
-            os.makedirs(v)
-        _wait([("ref make", _start(REF, "make", dirs["ref"])), ("subject make", _start(SUB, "make", dirs["sub"]))])
-        _wait([("ref load", _start(REF, "load", dirs["sub"], dirs["ref_loaded"])),
-               ("subject load", _start(SUB, "load", dirs["ref"], dirs["sub_loaded"]))])
-        yield {k: dict(np.load(os.path.join(v, "outputs.npz" if k in ("ref", "sub") else "loaded.npz")))
-               for k, v in dirs.items()}
+    return crossload.runs(WORKER)
 
 
 def _identical(a, b):

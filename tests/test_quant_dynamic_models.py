@@ -24,13 +24,11 @@ Checked:
 - print(model) identical.
 """
 import os
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
 
+from harness import crossload
 from harness.runner import fbgemm_vnni
 
 pytestmark = pytest.mark.skipif(not fbgemm_vnni(), reason="upstream's fbgemm runs without AVX-512 VNNI here "
@@ -40,38 +38,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKER = os.path.join(HERE, "qdyn_worker.py")
 REF = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-SUB = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 MODELS = ("mlp", "mlp_per_channel", "mlp_fp16", "bert", "llama", "static_x86", "static_per_tensor")
 EXACT = ("mlp", "static")   # models whose every op between input and output is reproduced to the bit
-
-
-def _start(python, *args):
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONHASHSEED="0")
-    env.pop("PYTHONPATH", None)
-    return subprocess.Popen([python, WORKER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-
-
-def _wait(procs):
-    for name, p in procs:
-        out, err = p.communicate(timeout=600)
-        assert p.returncode == 0, "%s worker failed:\n%s" % (name, err[-3000:])
 
 
 @pytest.fixture(scope="module")
 def runs():
     if not os.path.exists(REF):
         pytest.skip("upstream environment .venv-ref missing")
-    with tempfile.TemporaryDirectory() as d:
-        dirs = {k: os.path.join(d, k) for k in ("ref", "sub", "ref_loaded", "sub_loaded")}
-        for v in dirs.values():
-            os.makedirs(v)
-        _wait([("ref make", _start(REF, "make", dirs["ref"])), ("subject make", _start(SUB, "make", dirs["sub"]))])
-        _wait([("ref load", _start(REF, "load", dirs["sub"], dirs["ref_loaded"])),
-               ("subject load", _start(SUB, "load", dirs["ref"], dirs["sub_loaded"]))])
-        yield {"ref": dict(np.load(os.path.join(dirs["ref"], "outputs.npz"))),
-               "sub": dict(np.load(os.path.join(dirs["sub"], "outputs.npz"))),
-               "ref_loaded": dict(np.load(os.path.join(dirs["ref_loaded"], "loaded.npz"))),
-               "sub_loaded": dict(np.load(os.path.join(dirs["sub_loaded"], "loaded.npz")))}
+    return crossload.runs(WORKER)
 
 
 def _bits(a):
