@@ -835,7 +835,7 @@ static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved
     return true;
 }
 
-/* linalg_cholesky_ex: cholesky_backward(grad, upper, L) */
+/* linalg_cholesky_ex and the deprecated cholesky(self, upper): cholesky_backward(grad, upper, L) */
 static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0]) return 0;
     bool upper = arg_i(n, 1) != 0;
@@ -2010,6 +2010,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
+    {TN_ROW_cholesky, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
     {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},

@@ -225,6 +225,8 @@ grads("grad_linalg", {k: G + "out = " + v + W for k, v in {
     "solve_triangular_right_unit": "torch.linalg.solve_triangular(A.tril(), B.mT, upper=False, left=False, unitriangular=True)",
     "eigvalsh": "torch.linalg.eigvalsh(A @ A.mT)",
     "eigh_vectors": "torch.linalg.eigh(A @ A.mT).eigenvectors.abs()",
+    "cholesky_deprecated": "torch.cholesky(A @ A.mT)",
+    "cholesky_deprecated_upper": "torch.cholesky(A @ A.mT, upper=True)",
     "cholesky_inverse": "torch.cholesky_inverse(A.tril())",
     "cholesky_inverse_upper": "torch.cholesky_inverse(A.triu(), upper=True)",
     "cholesky_solve": "torch.cholesky_solve(B, A.tril())",
