@@ -221,6 +221,8 @@ cases = {
  "polygamma": lambda: one(lambda a: torch.polygamma(2, a.abs() + 0.5) + (a.abs() + 0.5).polygamma_(1), L(4)),
  "rot90_round": lambda: one(lambda a: torch.rot90(a, 1, (0, 1)).sum() + torch.rot90(a, -2, (1, 0)).pow(2).sum() + torch.round(a, decimals=1).sum() + a.clone().round_(decimals=2).sum(), L(2, 3)),
  "rrelu": lambda: one(lambda a: F.rrelu(a, training=True) * 0 + F.rrelu(a) + F.rrelu(a.clone(), inplace=True), L(5)),
+ # glu_backward's gradients (glu's double backward): glu_double_backward(_grad_output), dims 1 and -1
+ "glu_dbl": lambda: dbl(lambda a: F.glu(a, 1).pow(2).sum() + F.glu(a, -1).pow(3).sum() + F.glu(a.t(), 0).sum(), L(3, 4)),
  # cholesky_inverse_backward / cholesky_solve_backward (bw_linalg.c), both triangles
  "cholesky": lambda: one(lambda l, u, b: torch.cholesky_inverse(l).sum() + torch.cholesky_solve(b, l).pow(2).sum()
                          + torch.cholesky_inverse(u, upper=True).pow(2).sum() + torch.cholesky_solve(b, u, upper=True).sum(),

@@ -80,6 +80,8 @@ HELPERS = {
     "scatter_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_scatter_reduce_backward")],
     "index_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_index_reduce_backward")],
     "cholesky_inverse_backward": [(("T", "T", "bool", "T"), "tn_bw_cholesky_inverse_backward")],
+    "glu_double_backward_grad_output": [(("T", "T", "int"), "tn_bw_glu_double_backward_grad_output")],
+    "glu_double_backward": [(("T", "T", "T", "int"), "tn_bw_glu_double_backward")],
     "cholesky_solve_backward": [(("T", "T", "T", "T", "bool", ("A", "ints")), "tn_bw_cholesky_solve_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
     "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],

@@ -934,3 +934,44 @@ PyObject *tn_bw_renorm_backward(PyObject *grad, PyObject *self, const tn_value *
     for (size_t i = 0; i < sizeof tmp / sizeof *tmp; i++) Py_XDECREF(tmp[i]);
     return r;
 }
+
+/* glu_double_backward_grad_output(grad, input, dim): tmp = grad * glu_backward(ones(input's sizes
+ * with dim halved), input, dim), then the sum of tmp's two halves along dim */
+PyObject *tn_bw_glu_double_backward_grad_output(PyObject *grad, PyObject *input, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(input);
+    if (tn_wrap_dim(dim, t->ndim, &dim) < 0) return NULL;
+    int64_t sz[TN_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++) sz[d] = t->sizes[d];
+    sz[dim] /= 2;
+    int64_t h = sz[dim];
+    PyObject *ones = tn_at_ones(TN_IN(sz, t->ndim), TN_DT(t->dtype), tn_py.layout_strided, tn_py.device_cpu, NULL);
+    PyObject *gb = ones ? tn_at_glu_backward(ones, input, dim) : NULL, *tmp = gb ? tn_at_mul_Tensor(grad, gb) : NULL;
+    PyObject *b = tmp ? tn_at_narrow(tmp, dim, h, h) : NULL, *a = b ? tn_at_narrow(tmp, dim, 0, h) : NULL;
+    PyObject *r = a ? tn_at_add_Tensor(a, b, TN_SDEF) : NULL;
+    Py_XDECREF(ones); Py_XDECREF(gb); Py_XDECREF(tmp); Py_XDECREF(b); Py_XDECREF(a);
+    return r;
+}
+
+/* glu_double_backward(grad, grad_output, input, dim): with a, b the halves of input, s =
+ * sigmoid(b), t = s (1 - s): the first half's gradient gg_b * gO * t, the second's
+ * gg_b * a * gO * (t (1 - s) - s t) + gg_a * gO * t, concatenated along dim */
+PyObject *tn_bw_glu_double_backward(PyObject *grad, PyObject *gO, PyObject *input, int64_t dim) {
+    const tn_tensor *t = tn_tensor_of(input);
+    if (tn_wrap_dim(dim, t->ndim, &dim) < 0) return NULL;
+    int64_t h = t->sizes[dim] / 2;
+    PyObject *tmp[24] = {0};
+    int k = 0;
+#define T_(e) (tmp[k++] = (e))
+    PyObject *r = NULL, *fh, *sh, *sig, *oms, *sos, *ga, *gb, *gbfh, *m1, *gi1, *m2, *m3, *so, *m4, *m5, *m6, *m7, *gi2;
+    if (T_(fh = tn_at_narrow(input, dim, 0, h)) && T_(sh = tn_at_narrow(input, dim, h, h)) && T_(sig = tn_at_sigmoid(sh)) &&
+        T_(oms = tn_bw_scalar_rop(TN_SI(1), sig, false)) && T_(sos = tn_at_mul_Tensor(sig, oms)) &&
+        T_(ga = tn_at_narrow(grad, dim, 0, h)) && T_(gb = tn_at_narrow(grad, dim, h, h)) && T_(gbfh = tn_at_mul_Tensor(gb, fh)) &&
+        T_(m1 = tn_at_mul_Tensor(gb, gO)) && T_(gi1 = tn_at_mul_Tensor(m1, sos)) &&
+        T_(m2 = tn_at_mul_Tensor(sig, sos)) && T_(m3 = tn_at_mul_Tensor(sos, oms)) && T_(so = tn_at_sub_Tensor(m3, m2, TN_SDEF)) &&
+        T_(m4 = tn_at_mul_Tensor(ga, gO)) && T_(m5 = tn_at_mul_Tensor(m4, sos)) &&
+        T_(m6 = tn_at_mul_Tensor(gbfh, gO)) && T_(m7 = tn_at_mul_Tensor(m6, so)) && T_(gi2 = tn_at_add_Tensor(m7, m5, TN_SDEF)))
+        r = tn_at_cat(TN_TS(gi1, gi2), dim);
+#undef T_
+    for (int i = 0; i < k; i++) Py_XDECREF(tmp[i]);
+    return r;
+}

@@ -848,6 +848,10 @@ PyObject *tn_bw_index_reduce_backward(PyObject *grad, PyObject *self, int64_t di
  * result, upper, mask) -> (self's, input2's) (bw_linalg.c) */
 PyObject *tn_bw_cholesky_inverse_backward(PyObject *grad, PyObject *L, bool upper, PyObject *inverse);
 PyObject *tn_bw_cholesky_solve_backward(PyObject *grad, PyObject *self, PyObject *input2, PyObject *result, bool upper, tn_ints mask);
+/* glu_backward's own gradients (double backward of glu): glu_double_backward_grad_output(grad,
+ * input, dim) and glu_double_backward(grad, grad_output, input, dim) (bw_helpers.c) */
+PyObject *tn_bw_glu_double_backward_grad_output(PyObject *grad, PyObject *input, int64_t dim);
+PyObject *tn_bw_glu_double_backward(PyObject *grad, PyObject *gO, PyObject *input, int64_t dim);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

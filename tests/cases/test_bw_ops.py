@@ -182,6 +182,7 @@ cases("bw_rows_grad", {
     "hardswish_dbl": "gr(gr(F.hardswish(x).pow(2), x)[0] * torch.arange(5.), x)",
     "softplus_dbl": "gr(gr(F.softplus(x, 2, 3).pow(2), x)[0] * torch.arange(5.), x)",
     "mish_dbl": "gr(gr(F.mish(x).pow(2), x)[0] * torch.arange(5.), x)",
+    "glu_dbl": "gr(gr(F.glu(x[:, :4], 1).pow(2), x)[0] * torch.arange(5.), x)",
     "logit_dbl": "gr(gr(torch.logit(p, 0.1).pow(2), p)[0] * torch.arange(5.), p)",
     "cumprod_dbl": "gr(gr(torch.cumprod(x * (x > -2), 1).pow(2), x)[0] * torch.arange(5.), x)",
     "pad_dbl": "gr(gr(F.pad(x[None], (2, 1), mode='reflect').pow(3) + F.pad(x[None], (1, 2), mode='replicate').pow(2), x)[0] * torch.arange(5.), x)",
