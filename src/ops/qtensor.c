@@ -10,6 +10,7 @@
 
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
+#include "ops/qops.h"
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "core/iter.h"
@@ -409,11 +410,13 @@ static PyObject *q_relu(int op, tn_value *a) {
     return r;
 }
 
-/* contiguous(self, memory_format): self when already so, else a contiguous clone */
+/* contiguous(self, memory_format): self when already so in that format, else a clone in it */
 static PyObject *q_contiguous(int op, tn_value *a) {
     PyObject *self = a[0].u.obj;
-    if (tn_is_contiguous(tn_tensor_of(self))) return Py_NewRef(self);
-    tn_value c[2] = {a[0], {.tag = TN_V_MEMFORMAT, .u.obj = tn_py.memory_format_contiguous}};
+    PyObject *mf = a[1].tag == TN_V_MEMFORMAT ? a[1].u.obj : tn_py.memory_format_contiguous;
+    int fmt = tn_py_memformat_code(mf);
+    if (fmt == 1 || tn_is_contiguous_as(tn_tensor_of(self), fmt)) return Py_NewRef(self);
+    tn_value c[2] = {a[0], {.tag = TN_V_MEMFORMAT, .u.obj = mf}};
     return q_clone(op, c);
 }
 
@@ -486,6 +489,9 @@ PyObject *tn_quant_call(int op, tn_value *args) {
                               TN_ROW_is_pinned};
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (own[i] == op) return d->fn(args);
+    /* ops/qops.c: the ConvNet ops (hardtanh, relu6, max_pool2d, ...) on a quantized first argument */
+    tn_op_fn qf = args[0].tag == TN_V_TENSOR && tn_quant_of(args[0].u.obj) ? tn_qops_aten_fn(d->name, d->overload) : NULL;
+    if (qf) return qf(args);
     static const struct { int row; PyObject *(*fn)(int, tn_value *); } handlers[] = {
         {TN_ROW_clone, q_clone}, {TN_ROW_relu, q_relu}, {TN_ROW_relu_, q_relu}, {TN_ROW_contiguous, q_contiguous},
         {TN_ROW_to_dtype, q_to}, {TN_ROW_to_other, q_to}, {TN_ROW_to_device, q_to}, {TN_ROW_to_dtype_layout, q_to},
