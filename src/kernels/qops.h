@@ -7,7 +7,8 @@
  * 64 on AVX2 ones) and its scalar lambda over the rest; the two round differently:
  *   vector: d = fmaf(s, (float)q, s * (float)-zp) per input, c = da + db (relu: max(c, 0)),
  *           q = rint(c * (1.0f / out_scale)) + out_zp, clamped;
- *   scalar: d = ((float)q - (float)zp) * s, c as above, q = rint(fmaf(c, 1.0f / out_scale, out_zp)), clamped.
+ *   scalar: d = ((float)q - (float)zp) * s, c as above, q = rint(out_zp + c * (1.0f / out_scale)), clamped
+ *           (quantize_val: upstream builds it without FMA).
  * mul / mul_relu: c = (qa - za) * (qb - zb) (int32), q = out_zp + rint((float)c * m) with
  *   m = sa * sb * (1.0f / out_scale) in float, clamped (relu: at least out_zp); vector and scalar
  *   agree.
@@ -67,5 +68,27 @@ typedef struct {
 } tn_qpool_args;
 
 void tn_qmaxpool2d(const tn_qpool_args *a);
+
+/* avg_pool2d / adaptive_avg_pool2d (output qparams = input's): s = the window's integer sum,
+ * n its element count, d the divisor (avg: the window with padding or not, or the override);
+ *   avg, NCHW input:      q = nearbyintf((float)(s - n * zp) * (float)(1.0 / d) + zp), clamped
+ *   adaptive, NCHW input: q = nearbyintf((float)s * r), r = ((float)(1.0 / kh) / kw) in float
+ *   channels-last inputs (upstream's NHWC kernels), m = 1.0f / d, a = s - n * zp:
+ *     channels below vend (whole 16-channel groups, 8-bit types):
+ *        avg: rint(a * m) + zp; adaptive: rint(fmaf(a, i, zp)) with i = 1.0f / (1.0f / m)
+ *     the others: rint(zp + a * i) (quantize_val, no FMA), clamped
+ * The output is written NCHW or NHWC-dense by ys (upstream's NHWC kernels write NHWC whatever
+ * the output's strides). */
+typedef struct {
+    int dt, adaptive, nhwc;
+    int64_t N, C, H, W, OH, OW, kh, kw, sh, sw, ph, pw, divisor;
+    bool count_include_pad;
+    const char *x;
+    char *y;
+    int64_t xs[4], ys[4], vend;
+    int32_t zp;
+} tn_qavg_args;
+
+void tn_qavgpool2d(const tn_qavg_args *a);
 
 #endif

@@ -22,6 +22,9 @@
 
 enum { PER_TENSOR = 0 };
 
+PyObject *tn_op_max_pool2d(tn_value *a);              /* ops/pool.c: upstream's composites */
+PyObject *tn_op_adaptive_avg_pool2d(tn_value *a);
+
 static int dtcode(tn_dtype d) { return d == TN_DTYPE_QU8 ? 0 : d == TN_DTYPE_QI8 ? 1 : 2; }
 static tn_dtype underlying(tn_dtype d) {
     return d == TN_DTYPE_QI8 ? TN_DTYPE_I8 : d == TN_DTYPE_QI32 ? TN_DTYPE_I32 : TN_DTYPE_U8;
@@ -42,12 +45,13 @@ static int vec_bytes(void) {
 /* Vectorized<T>::size() */
 static int64_t vec_size(tn_dtype qd) { return qd == TN_DTYPE_QI32 ? vec_bytes() / 4 : vec_bytes(); }
 
-/* upstream's quantize_val of one float (fbgemm's Quantize as built: x * (1 / scale) + zp fused,
- * rounded half to even), clamped to the type's range */
+/* upstream's quantize_val of one float (fbgemm's Quantize: zp + x * (1 / scale), no FMA, rounded
+ * half to even), clamped to the type's range */
 static int64_t quantize_val(double scale, int64_t zp, float x, tn_dtype qd) {
     int64_t lo, hi;
     qrange(qd, &lo, &hi);
-    float q = rintf(fmaf(x, 1.0f / (float)scale, (float)zp));
+    float t = x * (1.0f / (float)scale);
+    float q = rintf((float)zp + t);
     return q != q ? lo : q < (float)lo ? lo : q > (float)hi ? hi : (int64_t)q;
 }
 
@@ -389,8 +393,181 @@ static PyObject *maxpool(tn_value *a, const char *op) {
     Py_END_ALLOW_THREADS
     return y;
 }
-static PyObject *aten_max_pool2d(tn_value *a) { return maxpool(a, "aten::quantized_max_pool2d"); }
+static PyObject *aten_quantized_max_pool2d(tn_value *a) { return maxpool(a, "aten::quantized_max_pool2d"); }
 static PyObject *op_max_pool2d(tn_value *a) { return maxpool(a, "quantized::max_pool2d"); }
+
+/* ---- avg_pool2d / adaptive_avg_pool2d ---- */
+
+/* the strides (N, C, H, W) of a 3-d or 4-d tensor, a 3-d one as one image */
+static void nchw_strides(const tn_tensor *t, int64_t s[4]) {
+    int b = t->ndim - 3;
+    for (int i = 0; i < 4; i++) s[i] = b ? t->strides[i] : i == 0 ? 0 : t->strides[i - 1];
+}
+
+/* the pooled result of qx in upstream's layout: channels-last inputs through its NHWC kernels
+ * (the output allocated in suggest_memory_format, written NHWC), the others NCHW contiguous */
+static PyObject *avg_run(PyObject *qx, tn_qavg_args *k) {
+    tn_qparams *Q = tn_quant_of(qx);
+    if (Q->scheme != PER_TENSOR) return per_tensor_failed();
+    const tn_tensor *t = tn_tensor_of(qx);
+    int b = t->ndim - 3;
+    k->nhwc = t->ndim == 4 && tn_is_contiguous_as(t, 2);
+    int64_t ys[4] = {k->N, k->C, k->OH, k->OW};
+    PyObject *y = new_q(t->ndim, ys + 1 - b, k->nhwc ? tn_suggest_format(t) : 0, t->dtype, Q->scale, Q->zero_point);
+    if (!y) return NULL;
+    k->dt = dtcode(t->dtype);
+    k->x = tn_data(t);
+    k->y = tn_data(tn_tensor_of(y));
+    k->zp = (int32_t)Q->zero_point;
+    nchw_strides(t, k->xs);
+    int64_t nhwc[4] = {k->OH * k->OW * k->C, 1, k->OW * k->C, k->C};
+    if (k->nhwc) memcpy(k->ys, nhwc, sizeof nhwc);
+    else nchw_strides(tn_tensor_of(y), k->ys);
+    /* the NHWC kernels' vector part: whole 16-channel groups of the 8-bit types */
+    k->vend = k->nhwc && t->dtype != TN_DTYPE_QI32 ? k->C / 16 * 16 : 0;
+    if (k->N * k->C * k->OH * k->OW > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        tn_qavgpool2d(k);
+        Py_END_ALLOW_THREADS
+    }
+    return y;
+}
+
+/* avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override) */
+static PyObject *aten_avg_pool2d(tn_value *a) {
+    PyObject *qx = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(qx);
+    int64_t k[2], s[2], p[2];
+    int nk = pair(&a[1], k, 0, 0);
+    if (nk != 1 && nk != 2)
+        return PyErr_Format(PyExc_RuntimeError, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
+    int ns = pair(&a[2], s, k[0], k[1]);
+    if (ns > 2)
+        return PyErr_Format(PyExc_RuntimeError, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
+    int np = pair(&a[3], p, 0, 0);
+    if (a[3].tag == TN_V_INTLIST && np != 1 && np != 2)
+        return PyErr_Format(PyExc_RuntimeError, "avg_pool2d: padding must either be a single int, or a tuple of two ints");
+    if (t->ndim != 3 && t->ndim != 4) return tn_not_implemented("quantized avg_pool2d of an input that is not 3-d or 4-d");
+    bool has_div = a[6].tag != TN_V_NONE;
+    if (has_div && a[6].u.i == 0) return PyErr_Format(PyExc_RuntimeError, "divisor must be not zero");
+    for (int i = 0; i < 2; i++) {
+        if (s[i] == 0) return PyErr_Format(PyExc_RuntimeError, "stride should not be zero");
+        if (p[i] < 0) return PyErr_Format(PyExc_RuntimeError, "pad must be non-negative, but got pad: %lld", (long long)p[i]);
+        if (p[i] > k[i] / 2)
+            return PyErr_Format(PyExc_RuntimeError, "pad should be at most half of effective kernel size, but got pad=%lld, "
+                                "kernel_size=%lld and dilation=1", (long long)p[i], (long long)k[i]);
+    }
+    int b = t->ndim - 3;
+    bool ceil = a[4].u.i != 0;
+    tn_qavg_args q = {.N = b ? t->sizes[0] : 1, .C = t->sizes[b], .H = t->sizes[b + 1], .W = t->sizes[b + 2], .kh = k[0],
+                      .kw = k[1], .sh = s[0], .sw = s[1], .ph = p[0], .pw = p[1], .divisor = has_div ? a[6].u.i : 0,
+                      .count_include_pad = a[5].u.i != 0};
+    q.OH = pool_out(q.H, k[0], p[0], s[0], 1, ceil);
+    q.OW = pool_out(q.W, k[1], p[1], s[1], 1, ceil);
+    if (q.OH < 0 || q.OW < 0) {   /* upstream's allocation refuses the shape */
+        char sz[160];
+        if (b) snprintf(sz, sizeof sz, "[%lld, %lld, %lld, %lld]", (long long)q.N, (long long)q.C, (long long)q.OH, (long long)q.OW);
+        else snprintf(sz, sizeof sz, "[%lld, %lld, %lld]", (long long)q.C, (long long)q.OH, (long long)q.OW);
+        return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: %s",
+                            (long long)(q.OH < 0 ? q.OH : q.OW), sz);
+    }
+    return avg_run(qx, &q);
+}
+
+/* _adaptive_avg_pool2d(self, output_size) */
+static PyObject *aten__adaptive_avg_pool2d(tn_value *a) {
+    PyObject *qx = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(qx);
+    if (a[1].u.ints.n != 2)
+        return PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool2d: output_size must be 2");
+    int64_t oh = a[1].u.ints.v[0], ow = a[1].u.ints.v[1];
+    for (int i = 1; i < t->ndim; i++)
+        if (t->sizes[i] <= 0) {
+            char sz[256];
+            int o = snprintf(sz, sizeof sz, "[");
+            for (int j = 0; j < t->ndim && o < 200; j++) o += snprintf(sz + o, sizeof sz - o, "%s%lld", j ? ", " : "", (long long)t->sizes[j]);
+            snprintf(sz + o, sizeof sz - o, "]");
+            return PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pooling2d(): expected input to have non-empty spatial dimensions, "
+                                "but input has sizes %s with dimension %d being empty", sz, i);
+        }
+    if (t->ndim != 3 && t->ndim != 4)
+        return PyErr_Format(PyExc_RuntimeError, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    if (oh < 0 || ow < 0) return tn_not_implemented("quantized _adaptive_avg_pool2d with a negative output size");
+    int b = t->ndim - 3;
+    tn_qavg_args q = {.adaptive = 1, .N = b ? t->sizes[0] : 1, .C = t->sizes[b], .H = t->sizes[b + 1], .W = t->sizes[b + 2],
+                      .OH = oh, .OW = ow};
+    return avg_run(qx, &q);
+}
+
+/* ---- aten::cat, flatten / reshape ---- */
+
+/* cat(tensors, dim) with a quantized input: upstream's quantized cat at the first input's qparams
+ * (warning when they differ), dim wrapped */
+static PyObject *aten_cat(tn_value *a) {
+    PyObject *xs = a[0].u.obj;
+    Py_ssize_t n = PyTuple_Size(xs);
+    tn_qparams *Q0 = n ? tn_quant_of(PyTuple_GetItem(xs, 0)) : NULL;
+    if (!Q0) return tn_q_backend_error("aten::qscheme", "CPU");
+    if (Q0->scheme != PER_TENSOR) return PyErr_Format(PyExc_RuntimeError, "Only per-tensor quantization is supported in 'cat'!");
+    bool same = true;
+    for (Py_ssize_t i = 1; i < n; i++) {
+        tn_qparams *Q = tn_quant_of(PyTuple_GetItem(xs, i));
+        same = same && Q && Q->scheme == PER_TENSOR && Q->scale == Q0->scale && Q->zero_point == Q0->zero_point;
+    }
+    if (!same && PyErr_WarnEx(PyExc_UserWarning, "All inputs of this cat operator must share the same quantization parameters. "
+                              "Otherwise large numerical inaccuracies may occur.", 1) < 0)
+        return NULL;
+    int64_t dim = a[1].u.i;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (tn_tensor_of(PyTuple_GetItem(xs, i))->ndim == 0)
+            return PyErr_Format(PyExc_RuntimeError, "zero-dimensional tensor (at position %zd) cannot be concatenated", i);
+    for (Py_ssize_t i = 0; i < n; i++) {   /* legacy_cat_wrap_dim: the first input that is not 1-d empty */
+        const tn_tensor *t = tn_tensor_of(PyTuple_GetItem(xs, i));
+        if (t->ndim == 1 && t->sizes[0] == 0) continue;
+        if (dim < -t->ndim || dim >= t->ndim)
+            return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)",
+                                -t->ndim, t->ndim - 1, (long long)dim);
+        if (dim < 0) dim += t->ndim;
+        break;
+    }
+    tn_value c[4] = {a[0], {.tag = TN_V_INT, .u.i = dim}, {.tag = TN_V_NONE}, {.tag = TN_V_NONE}};
+    return cat(c, "aten::cat", 0);
+}
+
+/* reshape(self, shape): a view when the strides allow, else of a contiguous copy (upstream's
+ * composite: view or clone + _unsafe_view) */
+static PyObject *reshape_to(PyObject *qx, tn_ints shape) {
+    PyObject *r = tn_at_view(qx, shape);
+    if (r || !PyErr_ExceptionMatches(PyExc_RuntimeError)) return r;
+    PyErr_Clear();
+    PyObject *c = tn_at_contiguous(qx, tn_py.memory_format_contiguous);
+    r = c ? tn_at_view(c, shape) : NULL;
+    Py_XDECREF(c);
+    return r;
+}
+static PyObject *aten_reshape(tn_value *a) { return reshape_to(a[0].u.obj, TN_IN(a[1].u.ints.v, a[1].u.ints.n)); }
+/* flatten.using_ints(self, start_dim, end_dim) */
+static PyObject *aten_flatten(tn_value *a) {
+    PyObject *qx = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(qx);
+    int nd = t->ndim ? t->ndim : 1;
+    int64_t s = a[1].u.i, e = a[2].u.i;
+    if (s < -nd || s >= nd || e < -nd || e >= nd)
+        return PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %lld)", -nd,
+                            nd - 1, (long long)(s < -nd || s >= nd ? s : e));
+    if (s < 0) s += nd;
+    if (e < 0) e += nd;
+    if (s > e) return PyErr_Format(PyExc_RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (t->ndim == 0) return reshape_to(qx, TN_IS(1));
+    if (s == e) return Py_NewRef(qx);
+    int64_t shape[TN_MAX_DIMS], m = 1;
+    int n = 0;
+    for (int d = 0; d < s; d++) shape[n++] = t->sizes[d];
+    for (int64_t d = s; d <= e; d++) m *= t->sizes[d];
+    shape[n++] = m;
+    for (int d = (int)e + 1; d < t->ndim; d++) shape[n++] = t->sizes[d];
+    return reshape_to(qx, TN_IN(shape, n));
+}
 
 /* ---- the tables ---- */
 
@@ -406,11 +583,15 @@ tn_op_fn tn_qops_op_fn(const char *name, const char *overload) {
     return NULL;
 }
 
-/* aten rows on a quantized first argument (upstream's QuantizedCPU kernels; relu6 is upstream's
- * composite over hardtanh, max_pool2d's over quantized_max_pool2d) */
+/* aten rows with a quantized argument (upstream's QuantizedCPU kernels; relu6 is upstream's
+ * composite over hardtanh; max_pool2d and adaptive_avg_pool2d run ops/pool.c's composites, which
+ * reach quantized_max_pool2d / _adaptive_avg_pool2d here) */
 static const struct { const char *name, *overload; tn_op_fn fn; } aten_ops[] = {
     {"hardtanh", "", aten_hardtanh},     {"hardtanh_", "", aten_hardtanh_},           {"relu6", "", aten_relu6},
-    {"relu6_", "", aten_relu6_},         {"max_pool2d", "", aten_max_pool2d},          {"quantized_max_pool2d", "", aten_max_pool2d},
+    {"relu6_", "", aten_relu6_},         {"max_pool2d", "", tn_op_max_pool2d},         {"quantized_max_pool2d", "", aten_quantized_max_pool2d},
+    {"avg_pool2d", "", aten_avg_pool2d}, {"_adaptive_avg_pool2d", "", aten__adaptive_avg_pool2d},
+    {"adaptive_avg_pool2d", "", tn_op_adaptive_avg_pool2d}, {"cat", "", aten_cat}, {"flatten", "using_ints", aten_flatten},
+    {"reshape", "", aten_reshape},
 };
 
 tn_op_fn tn_qops_aten_fn(const char *name, const char *overload) {

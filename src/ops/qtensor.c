@@ -489,8 +489,8 @@ PyObject *tn_quant_call(int op, tn_value *args) {
                               TN_ROW_is_pinned};
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (own[i] == op) return d->fn(args);
-    /* ops/qops.c: the ConvNet ops (hardtanh, relu6, max_pool2d, ...) on a quantized first argument */
-    tn_op_fn qf = args[0].tag == TN_V_TENSOR && tn_quant_of(args[0].u.obj) ? tn_qops_aten_fn(d->name, d->overload) : NULL;
+    /* ops/qops.c: the ConvNet ops (hardtanh, max_pool2d, avg pools, cat, flatten, ...) */
+    tn_op_fn qf = tn_qops_aten_fn(d->name, d->overload);
     if (qf) return qf(args);
     static const struct { int row; PyObject *(*fn)(int, tn_value *); } handlers[] = {
         {TN_ROW_clone, q_clone}, {TN_ROW_relu, q_relu}, {TN_ROW_relu_, q_relu}, {TN_ROW_contiguous, q_contiguous},

@@ -23,8 +23,13 @@ static int64_t quant_vec(float c, float inv, int32_t zp) {
     if (t > 2147483520.f) t = 2147483520.f;
     return (int64_t)rintf(t) + zp;
 }
-/* the scalar lambda's quantize_val (fbgemm's Quantize as compiled: one fused multiply-add) */
-static int64_t quant_scalar(float c, float inv, int32_t zp) { return (int64_t)rintf(fmaf(c, inv, (float)zp)); }
+/* upstream's quantize_val (fbgemm's Quantize, built without FMA there): zp + x * inv, rounded */
+static int64_t quant_scalar(float c, float inv, int32_t zp) {
+    float t = c * inv;
+    return (int64_t)rintf((float)zp + t);
+}
+/* fbgemm's vector Quantize (quantize_vec): x * inv + zp fused, rounded */
+static int64_t quant_fma(float c, float inv, int32_t zp) { return (int64_t)rintf(fmaf(c, inv, (float)zp)); }
 
 static int64_t one(const tn_qbin_args *a, int32_t qa, int32_t qb, bool vec, float inv, float ma, float mb, float mul) {
     if (a->mul) {
@@ -112,4 +117,52 @@ void tn_qmaxpool2d(const tn_qpool_args *a) {
                     store(a->dt, a->y + (n * a->ys[0] + c * a->ys[1] + oh * a->ys[2] + ow * a->ys[3]) * is, m);
                 }
         }
+}
+
+void tn_qavgpool2d(const tn_qavg_args *a) {
+    int64_t is = itemsize(a->dt);
+    for (int64_t n = 0; n < a->N; n++)
+        for (int64_t oh = 0; oh < a->OH; oh++)
+            for (int64_t ow = 0; ow < a->OW; ow++) {
+                int64_t h0, h1, w0, w1, div;
+                if (a->adaptive) {
+                    h0 = (int64_t)floorf((float)(oh * a->H) / (float)a->OH);
+                    h1 = (int64_t)ceilf((float)((oh + 1) * a->H) / (float)a->OH);
+                    w0 = (int64_t)floorf((float)(ow * a->W) / (float)a->OW);
+                    w1 = (int64_t)ceilf((float)((ow + 1) * a->W) / (float)a->OW);
+                    div = (h1 - h0) * (w1 - w0);
+                } else {
+                    h0 = oh * a->sh - a->ph;
+                    w0 = ow * a->sw - a->pw;
+                    h1 = h0 + a->kh < a->H + a->ph ? h0 + a->kh : a->H + a->ph;
+                    w1 = w0 + a->kw < a->W + a->pw ? w0 + a->kw : a->W + a->pw;
+                    int64_t pool = (h1 - h0) * (w1 - w0);
+                    if (h0 < 0) h0 = 0;
+                    if (w0 < 0) w0 = 0;
+                    if (h1 > a->H) h1 = a->H;
+                    if (w1 > a->W) w1 = a->W;
+                    div = a->divisor ? a->divisor : a->count_include_pad ? pool : (h1 - h0) * (w1 - w0);
+                }
+                int64_t cnt = (h1 - h0) * (w1 - w0);
+                for (int64_t c = 0; c < a->C; c++) {
+                    const char *x = a->x + (n * a->xs[0] + c * a->xs[1]) * is;
+                    int64_t s = 0;
+                    for (int64_t h = h0; h < h1; h++)
+                        for (int64_t w = w0; w < w1; w++) s += load(a->dt, x + (h * a->xs[2] + w * a->xs[3]) * is);
+                    int64_t q;
+                    if (!a->nhwc && !a->adaptive) {
+                        float m = (float)(1.0 / (double)div);
+                        q = (int64_t)nearbyintf((float)(int32_t)(s - cnt * a->zp) * m + (float)a->zp);
+                    } else if (!a->nhwc) {
+                        float r = (float)(1.0 / (double)(h1 - h0)) / (float)(w1 - w0);
+                        q = (int64_t)nearbyintf((float)s * r);
+                    } else {
+                        float m = 1.0f / (float)div, acc = (float)(int32_t)(s - cnt * a->zp), inv = 1.0f / (1.0f / m);
+                        if (c >= a->vend) q = quant_scalar(acc, inv, a->zp);
+                        else if (!a->adaptive) q = quant_vec(acc, m, a->zp);
+                        else q = quant_fma(acc, inv, a->zp);
+                    }
+                    store(a->dt, a->y + (n * a->ys[0] + c * a->ys[1] + oh * a->ys[2] + ow * a->ys[3]) * is, q);
+                }
+            }
 }
