@@ -2,9 +2,10 @@
  * docs/quant_tensors.md "Quantized ops between the convolutions"), with the arithmetic of upstream
  * 2.13.0's x86 build, measured against it:
  *
+ * Upstream registers these kernels for AVX2 only: AVX-512 hosts run the AVX2 code (32-byte vectors).
  * add / add_relu (quantized::add): upstream's TensorIterator loop runs its vector body over whole
- * blocks of 2 * Vectorized::size() elements of each contiguous run (128 bytes on AVX-512 hosts,
- * 64 on AVX2 ones) and its scalar lambda over the rest; the two round differently:
+ * blocks of 2 * Vectorized::size() elements of each contiguous run (64 quint8 / qint8, 16 qint32)
+ * and its scalar lambda over the rest; the two round differently:
  *   vector: d = fmaf(s, (float)q, s * (float)-zp) per input, c = da + db (relu: max(c, 0)),
  *           q = rint(c * (1.0f / out_scale)) + out_zp, clamped;
  *   scalar: d = ((float)q - (float)zp) * s, c as above, q = rint(out_zp + c * (1.0f / out_scale)), clamped
@@ -14,9 +15,9 @@
  *   agree.
  * cat of channels-last 4-d inputs along dim 1 (upstream's NHWC kernel): an input whose scale and
  *   zero point are the output's is copied (without relu), the others requantized per pixel
- *   row: the first floor(C / V) * V channels (V = Vectorized::size(): 64 bytes on AVX-512) and then
- *   whole 16-float groups (AVX-512 only) by the vector formula above (one input), the rest by the
- *   scalar one.
+ *   row: the first floor(C / V) * V channels (V = Vectorized::size(): 32 quint8 / qint8, 8 qint32)
+ *   and then whole 8-float groups (8-bit types) by the vector formula above (one input; its reciprocal
+ *   (float)(1.0 / scale) taken in double there), the rest by the scalar one.
  * max_pool2d: integers compared, the output keeps the input's scale and zero point.
  * Integers are handled as int32 whatever the quantized type (quint8, qint8, qint32 ranges). */
 #ifndef TN_KERNELS_QOPS_H
@@ -49,8 +50,8 @@ typedef struct {
     const char *x;
     char *y;
     bool copy;                       /* same qparams, no relu: the bytes as they are */
-    int64_t vlen, flen;              /* Vectorized<T>::size(), and 16 floats on AVX-512 (0 on AVX2) */
-    float sx, so;
+    int64_t vlen, flen;              /* Vectorized<T>::size(), and 8 floats for the 8-bit types (else 0) */
+    float sx, so, inv;                /* inv: (float)(1.0 / the output scale in double), the vector part's */
     int32_t zx, zo;
     int relu;
 } tn_qcat_args;
@@ -74,7 +75,7 @@ void tn_qmaxpool2d(const tn_qpool_args *a);
  *   avg, NCHW input:      q = nearbyintf((float)(s - n * zp) * (float)(1.0 / d) + zp), clamped
  *   adaptive, NCHW input: q = nearbyintf((float)s * r), r = ((float)(1.0 / kh) / kw) in float
  *   channels-last inputs (upstream's NHWC kernels), m = 1.0f / d, a = s - n * zp:
- *     channels below vend (whole 16-channel groups, 8-bit types):
+ *     channels below vend (whole 8-channel groups, 8-bit types):
  *        avg: rint(a * m) + zp; adaptive: rint(fmaf(a, i, zp)) with i = 1.0f / (1.0f / m)
  *     the others: rint(zp + a * i) (quantize_val, no FMA), clamped
  * The output is written NCHW or NHWC-dense by ys (upstream's NHWC kernels write NHWC whatever

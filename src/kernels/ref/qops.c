@@ -23,13 +23,14 @@ static int64_t quant_vec(float c, float inv, int32_t zp) {
     if (t > 2147483520.f) t = 2147483520.f;
     return (int64_t)rintf(t) + zp;
 }
+/* fbgemm's vector Quantize as quantize_vec reaches it for 8-bit types: x * inv + zp fused, rounded */
+static int64_t quant_fma(float c, float inv, int32_t zp) { return (int64_t)rintf(fmaf(c, inv, (float)zp)); }
 /* upstream's quantize_val (fbgemm's Quantize, built without FMA there): zp + x * inv, rounded */
 static int64_t quant_scalar(float c, float inv, int32_t zp) {
     float t = c * inv;
     return (int64_t)rintf((float)zp + t);
 }
-/* fbgemm's vector Quantize (quantize_vec): x * inv + zp fused, rounded */
-static int64_t quant_fma(float c, float inv, int32_t zp) { return (int64_t)rintf(fmaf(c, inv, (float)zp)); }
+
 
 static int64_t one(const tn_qbin_args *a, int32_t qa, int32_t qb, bool vec, float inv, float ma, float mb, float mul) {
     if (a->mul) {
@@ -75,7 +76,7 @@ void tn_qbinary(const tn_qbin_args *a) {
 
 void tn_qcat_nhwc(const tn_qcat_args *a) {
     int64_t is = itemsize(a->dt);
-    float inv = 1.0f / a->so, m = a->sx * -(float)a->zx;
+    float inv = a->inv, m = a->sx * -(float)a->zx;
     int64_t vend = a->C / a->vlen * a->vlen;
     if (a->flen && a->C - vend >= a->flen) vend += (a->C - vend) / a->flen * a->flen;
     for (int64_t r = 0; r < a->rows; r++) {
@@ -90,7 +91,7 @@ void tn_qcat_nhwc(const tn_qcat_args *a) {
             bool vec = c < vend;
             float f = vec ? fmaf(a->sx, (float)q, m) : ((float)q - (float)a->zx) * a->sx;
             if (a->relu) f = fmaxf(f, 0.f);
-            store(a->dt, y + c * is, vec ? quant_vec(f, inv, a->zo) : quant_scalar(f, inv, a->zo));
+            store(a->dt, y + c * is, vec ? quant_vec(f, inv, a->zo) : quant_scalar(f, 1.0f / a->so, a->zo));
         }
     }
 }
