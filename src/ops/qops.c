@@ -11,6 +11,7 @@
 #include "ops/common.h"
 #include "core/object.h"
 #include "ops/qlinear.h"
+#include "ops/qtensor.h"
 #include "ops/pad.h"
 #include "kernels/qops.h"
 #include "tn_aten_gen.h"
@@ -63,21 +64,6 @@ static PyObject *new_q(int nd, const int64_t *sizes, int fmt, tn_dtype qd, doubl
     t->dtype = qd;
     tn_qparams q = {PER_TENSOR, scale, zp, NULL, NULL, 0};
     if (tn_quant_set(r, &q) < 0) Py_CLEAR(r);
-    return r;
-}
-
-/* the integers of a quantized tensor as a plain tensor sharing its storage */
-static PyObject *ints_of(PyObject *q) {
-    tn_tensor t = *tn_tensor_of(q);
-    t.dtype = underlying(t.dtype);
-    tn_storage_incref(t.storage);
-    return tn_tensor_wrap(&t);
-}
-/* a plain integer result made quantized with the quantizer of like */
-static PyObject *requant_like(PyObject *r, PyObject *like) {
-    if (!r) return NULL;
-    tn_tensor_of(r)->dtype = tn_tensor_of(like)->dtype;
-    if (tn_quant_set(r, tn_quant_of(like)) < 0) Py_CLEAR(r);
     return r;
 }
 
@@ -282,7 +268,7 @@ static PyObject *op_cat_relu(tn_value *a) { return cat(a, "quantized::cat_relu",
 
 /* the integers of qx clamped to [lo, hi] (quantize_val of the float bounds), in place or new */
 static PyObject *qclamp(PyObject *qx, int64_t lo, int64_t hi, bool inplace) {
-    PyObject *v = ints_of(qx), *r = NULL;
+    PyObject *v = tn_quant_int_alias(qx), *r = NULL;
     if (!v) return NULL;
     if (inplace) {
         PyObject *c = tn_at_clamp_(v, TN_SI(lo), TN_SI(hi));
@@ -292,7 +278,7 @@ static PyObject *qclamp(PyObject *qx, int64_t lo, int64_t hi, bool inplace) {
             r = Py_NewRef(qx);
         }
     } else {
-        r = requant_like(tn_at_clamp(v, TN_SI(lo), TN_SI(hi)), qx);
+        r = tn_quant_like(tn_at_clamp(v, TN_SI(lo), TN_SI(hi)), qx);
     }
     Py_DECREF(v);
     return r;
