@@ -1,7 +1,8 @@
 /* qops.c — the quantized ops a converted ConvNet runs between its convolutions
  * (docs/quant_tensors.md "Quantized ops between the convolutions"): quantized::add / add_relu /
- * mul / mul_relu (FloatFunctional), quantized::cat / cat_relu, quantized::relu6, and on quantized
- * tensors aten's hardtanh / relu6 and max_pool2d (quantized_max_pool2d, quantized::max_pool2d).
+ * mul / mul_relu (FloatFunctional), quantized::cat / cat_relu, quantized::relu6 / max_pool2d, and on
+ * quantized tensors aten's hardtanh / relu6, max_pool2d (quantized_max_pool2d), avg_pool2d,
+ * adaptive_avg_pool2d (_adaptive_avg_pool2d), cat, flatten and reshape.
  * Checks, allocation and layouts here; the arithmetic (upstream's vector and scalar roundings) in
  * kernels/ref/qops.c. ops/qtensor.c's door stage asks tn_qops_aten_fn for aten rows on quantized
  * tensors, ops/qlinear.c's tn_qlinear_op_fn asks tn_qops_op_fn for the quantized:: rows. */
