@@ -76,7 +76,8 @@ void tn_qmaxpool2d(const tn_qpool_args *a);
  *   adaptive, NCHW input: q = nearbyintf((float)s * r), r = ((float)(1.0 / kh) / kw) in float
  *   channels-last inputs (upstream's NHWC kernels), m = 1.0f / d, a = s - n * zp:
  *     channels below vend (whole 8-channel groups, 8-bit types):
- *        avg: rint(a * m) + zp; adaptive: rint(fmaf(a, i, zp)) with i = 1.0f / (1.0f / m)
+ *        avg (QuantizeAvx2 over them): whole 16-channel groups rint(a * m) + zp, the rest rint(zp + a * m);
+ *        adaptive: rint(fmaf(a, i, zp)) with i = 1.0f / (1.0f / m)
  *     the others: rint(zp + a * i) (quantize_val, no FMA), clamped
  * The output is written NCHW or NHWC-dense by ys (upstream's NHWC kernels write NHWC whatever
  * the output's strides). */

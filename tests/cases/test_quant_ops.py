@@ -111,6 +111,7 @@ cases("qpool", {
     "err_max_pool2d_indices": "F.max_pool2d(a, 2, return_indices=True)",
     "avg_pool2d": "r(F.avg_pool2d(a, 2)), r(F.avg_pool2d(a, 3, 2, 1)), r(F.avg_pool2d(a, 3, 2, 1, count_include_pad=False, ceil_mode=True))",
     "avg_pool2d_nhwc": "[r(F.avg_pool2d(q((2, c, 6, 5), 2 ** -4, 100, cl=True), 2, 1, 1, divisor_override=d)) for c, d in ((3, None), (16, None), (40, 3), (130, None))]",
+    "avg_pool2d_nhwc_ties": "[r(F.avg_pool2d(q((1, c, 4, 4), 0.05, 101, cl=True), 2, 1)) for c in (8, 16, 40, 48, 72)]",
     "avg_pool2d_types": "r(F.avg_pool2d(i8, 3, 1, 1)), r(F.avg_pool2d(i32, 2)), r(F.avg_pool2d(i8.contiguous(memory_format=torch.channels_last), 3, 1, 1)), r(F.avg_pool2d(a[0], 2))",
     "adaptive_avg_pool2d": "r(F.adaptive_avg_pool2d(a, 1)), r(F.adaptive_avg_pool2d(a, (3, 4))), r(F.adaptive_avg_pool2d(a[0], (2, 2)))",
     "adaptive_avg_pool2d_nhwc": "[r(F.adaptive_avg_pool2d(q((2, c, 7, 6), 0.03, 100, cl=True), o)) for c, o in ((3, 1), (17, (2, 3)), (40, (4, 4)), (130, 1))]",

@@ -160,8 +160,9 @@ void tn_qavgpool2d(const tn_qavg_args *a) {
                     } else {
                         float m = 1.0f / (float)div, acc = (float)(int32_t)(s - cnt * a->zp), inv = 1.0f / (1.0f / m);
                         if (c >= a->vend) q = quant_scalar(acc, inv, a->zp);
-                        else if (!a->adaptive) q = quant_vec(acc, m, a->zp);
-                        else q = quant_fma(acc, inv, a->zp);
+                        else if (a->adaptive) q = quant_fma(acc, inv, a->zp);
+                        else if (c < a->vend / 16 * 16) q = quant_vec(acc, m, a->zp);
+                        else q = quant_scalar(acc, m, a->zp);   /* QuantizeAvx2's scalar tail */
                     }
                     store(a->dt, a->y + (n * a->ys[0] + c * a->ys[1] + oh * a->ys[2] + ow * a->ys[3]) * is, q);
                 }
