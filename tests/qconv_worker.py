@@ -20,7 +20,7 @@ import torch.ao.quantization as tq  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 torch.set_num_threads(1)
-MODELS = ("conv_x86", "conv_per_tensor", "depthwise128")
+MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor")
 
 
 class ConvNet(nn.Module):
@@ -51,16 +51,42 @@ class Depthwise128(nn.Module):
         return self.dq(self.c3(self.c2(self.r1(self.c1(self.q(x))))))
 
 
+class Residual(nn.Module):
+    """the usual ConvNet shape: conv-bn-relu (fused), max_pool2d, a residual block whose skip is
+    FloatFunctional.add_relu, then FloatFunctional add / mul / cat, ReLU6, Hardtanh, avg_pool2d,
+    adaptive_avg_pool2d, flatten, Linear (ops/qops.c between the convolutions)"""
+    def __init__(self):
+        super().__init__()
+        self.q, self.dq = tq.QuantStub(), tq.DeQuantStub()
+        self.c1, self.b1, self.r1 = nn.Conv2d(3, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU()
+        self.pool = nn.MaxPool2d(2)
+        self.c2, self.b2, self.r2 = nn.Conv2d(24, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU()
+        self.c3, self.b3 = nn.Conv2d(24, 24, 3, padding=1), nn.BatchNorm2d(24)
+        self.skip, self.add, self.mul, self.cat = (torch.ao.nn.quantized.FloatFunctional() for _ in range(4))
+        self.r6, self.ht = nn.ReLU6(), nn.Hardtanh(-2.0, 2.0)
+        self.avg, self.gap = nn.AvgPool2d(3, 1, 1), nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(48, 10)
+        self.fuse = [["c1", "b1", "r1"], ["c2", "b2", "r2"], ["c3", "b3"]]
+
+    def forward(self, x):
+        x = self.pool(self.r1(self.b1(self.c1(self.q(x)))))
+        y = self.skip.add_relu(self.b3(self.c3(self.r2(self.b2(self.c2(x))))), x)
+        z = self.mul.mul(self.add.add(y, x), y)
+        z = self.ht(self.r6(self.cat.cat([z, y], 1)))
+        z = torch.flatten(self.gap(self.avg(z)), 1)
+        return self.dq(self.fc(z))
+
+
 def model(name):
     torch.manual_seed(0)
-    m = (Depthwise128() if name == "depthwise128" else ConvNet())
-    if hasattr(m, "b1"):   # a trained-looking batch norm
-        m.b1.running_mean.uniform_(-0.2, 0.2)
-        m.b1.running_var.uniform_(0.5, 2.0)
-        m.b1.weight.data.uniform_(0.5, 1.5)
-        m.b1.bias.data.uniform_(-0.1, 0.1)
+    m = Depthwise128() if name == "depthwise128" else Residual() if name.startswith("residual") else ConvNet()
+    for bn in [v for v in m.modules() if isinstance(v, nn.BatchNorm2d)]:   # a trained-looking batch norm
+        bn.running_mean.uniform_(-0.2, 0.2)
+        bn.running_var.uniform_(0.5, 2.0)
+        bn.weight.data.uniform_(0.5, 1.5)
+        bn.bias.data.uniform_(-0.1, 0.1)
     m.eval()
-    m.qconfig = tq.default_qconfig if name == "conv_per_tensor" else tq.get_default_qconfig("x86")
+    m.qconfig = tq.default_qconfig if name.endswith("per_tensor") else tq.get_default_qconfig("x86")
     m = tq.fuse_modules(m, m.fuse)
     p = tq.prepare(m)
     g = torch.Generator().manual_seed(5)

@@ -6,7 +6,10 @@ torches (tests/qconv_worker.py):
   (per-channel symmetric weights, reduce_range activations): every conv on upstream's oneDNN path;
 - conv_per_tensor: the same under default_qconfig (per-tensor weights);
 - depthwise128: a 128-group depthwise conv, which upstream's x86 engine runs on fbgemm's depthwise
-  kernel (int16 pair sums), between two oneDNN convs.
+  kernel (int16 pair sums), between two oneDNN convs;
+- residual_x86 / residual_per_tensor: the usual ConvNet shape, conv-bn-relu (fused), max_pool2d, a
+  residual block with FloatFunctional.add_relu as its skip, FloatFunctional add / mul / cat, ReLU6,
+  Hardtanh, avg_pool2d, adaptive_avg_pool2d, flatten, Linear (src/ops/qops.c between the convs).
 
 Checked:
 - every conv's unpacked weight (integers, scales, zero points) and bias identical to upstream's;
@@ -38,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKER = os.path.join(HERE, "qconv_worker.py")
 REF = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-MODELS = ("conv_x86", "conv_per_tensor", "depthwise128")
+MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor")
 
 
 @pytest.fixture(scope="module")

@@ -1017,6 +1017,11 @@ static PyObject *pool_squeeze_pair(PyObject *r) {
 }
 PyObject *tn_op_max_pool2d(tn_value *a) {
     PyObject *k = tn_value_to_python(&a[1]), *s = tn_value_to_python(&a[2]), *p = tn_value_to_python(&a[3]), *d = tn_value_to_python(&a[4]);
+    if (k && s && p && d && tn_quant_of(a[0].u.obj)) {   /* upstream's composite: quantized_max_pool2d (ops/qops.c) */
+        PyObject *q = tn_at_quantized_max_pool2d(a[0].u.obj, TN_IPY(k), TN_IPY(s), TN_IPY(p), TN_IPY(d), a[5].u.i);
+        Py_DECREF(k); Py_DECREF(s); Py_DECREF(p); Py_DECREF(d);
+        return q;
+    }
     PyObject *r = k && s && p && d ? tn_at_max_pool2d_with_indices(a[0].u.obj, TN_IPY(k), TN_IPY(s), TN_IPY(p), TN_IPY(d), a[5].u.i) : NULL;
     Py_XDECREF(k); Py_XDECREF(s); Py_XDECREF(p); Py_XDECREF(d);
     return pool_item(r, 0);
@@ -1082,7 +1087,7 @@ static PyObject *adaptive_avg_nd(tn_value *a, int k) {
     bool ones = true;
     for (int i = 0; i < k; i++) ones = ones && o[i] == 1;
     PyObject *x = a[0].u.obj;
-    if (!ones) {
+    if (!ones || tn_quant_of(x)) {   /* upstream's composite: quantized inputs never take the mean */
         PyObject *os = tn_value_to_python(&a[1]), *r = os ? (k == 2 ? tn_at__adaptive_avg_pool2d(x, TN_IPY(os)) : tn_at__adaptive_avg_pool3d(x, TN_IPY(os))) : NULL;
         Py_XDECREF(os);
         return r;

@@ -16,6 +16,7 @@
  * products, requantization with one FMA for the bias; float16 weights in K blocks of 512; the
  * static output requantized as fbgemm's ReQuantizeOutput. */
 #include "ops/qlinear.h"
+#include "ops/qops.h"
 
 #include "ops/common.h"
 #include "ops/fakequant.h"
@@ -479,7 +480,7 @@ static const struct { const char *name; tn_op_fn fn; } qlinear_ops[] = {
 
 tn_op_fn tn_qlinear_op_fn(const char *name, const char *overload) {
     tn_op_fn f = tn_qconv_op_fn(name, overload);
-    if (f) return f;
+    if (f || (f = tn_qops_op_fn(name, overload))) return f;   /* ops/qconv.c, ops/qops.c */
     if (overload[0]) return NULL;   /* the .legacy overloads stay refused */
     for (size_t i = 0; i < sizeof qlinear_ops / sizeof *qlinear_ops; i++)
         if (!strcmp(qlinear_ops[i].name, name)) return qlinear_ops[i].fn;

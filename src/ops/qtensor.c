@@ -10,6 +10,7 @@
 
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
+#include "ops/qops.h"
 #include "ops/common.h"
 #include "ops/pad.h"
 #include "core/iter.h"
@@ -73,7 +74,7 @@ static PyObject *new_qtensor(int nd, const int64_t *sizes, tn_dtype qd, const tn
 
 /* the integers of a quantized tensor as a plain tensor of its underlying type (a fresh object
  * sharing the storage, no autograd base) */
-static PyObject *int_alias(PyObject *q) {
+PyObject *tn_quant_int_alias(PyObject *q) {
     tn_tensor t = *tn_tensor_of(q);
     t.dtype = underlying(t.dtype);
     tn_storage_incref(t.storage);
@@ -281,7 +282,7 @@ PyObject *tn_op_dequantize_tensors(tn_value *a) {
 PyObject *tn_op_int_repr(tn_value *a) {
     QPARAMS(a[0].u.obj, "int_repr");
     (void)Q;
-    PyObject *v = int_alias(a[0].u.obj);
+    PyObject *v = tn_quant_int_alias(a[0].u.obj);
     int sf = tn_suggest_format(tn_tensor_of(a[0].u.obj));   /* upstream's suggest_memory_format */
     PyObject *mf = sf == 2 ? tn_py.memory_format_channels_last : sf == 3 ? tn_py.memory_format_channels_last_3d
                                                                          : tn_py.memory_format_contiguous;
@@ -311,7 +312,7 @@ static PyObject *from_ints(PyObject *self, const tn_qparams *q) {
     tn_dtype qd = quantized_of(x->dtype);
     if (qd == TN_DTYPE_UNDEFINED) return tn_fq_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
     PyObject *r = new_qtensor(x->ndim, x->sizes, qd, q);
-    PyObject *v = r ? int_alias(r) : NULL;
+    PyObject *v = r ? tn_quant_int_alias(r) : NULL;
     int rc = v ? tn_copy_into(v, self) : -1;
     Py_XDECREF(v);
     if (rc < 0) Py_CLEAR(r);
@@ -375,7 +376,7 @@ bool tn_quant_among(int op, tn_value *args) {
 }
 
 /* a result of a dense kernel on self's integers made quantized like self */
-static PyObject *like_self(PyObject *r, PyObject *self) {
+PyObject *tn_quant_like(PyObject *r, PyObject *self) {
     if (!r || !tn_py_is_tensor(r)) return r;
     tn_tensor_of(r)->dtype = tn_tensor_of(self)->dtype;
     if (tn_quant_set(r, tn_quant_of(self)) < 0) Py_CLEAR(r);
@@ -385,11 +386,11 @@ static PyObject *like_self(PyObject *r, PyObject *self) {
 /* clone(self, memory_format): the integers copied, the quantizer kept; contiguous unless a
  * format is asked for (upstream's quantized clone allocates with empty_quantized, measured) */
 static PyObject *q_clone(int op, tn_value *a) {
-    PyObject *v = int_alias(a[0].u.obj);
+    PyObject *v = tn_quant_int_alias(a[0].u.obj);
     PyObject *mf = tn_is_none(&a[1]) || a[1].u.obj == tn_py.memory_format_preserve ? tn_py.memory_format_contiguous : a[1].u.obj;
     PyObject *r = v ? tn_at_clone(v, mf) : NULL;
     Py_XDECREF(v);
-    return like_self(r, a[0].u.obj);
+    return tn_quant_like(r, a[0].u.obj);
 }
 
 /* relu / relu_ (per tensor): the integers clamped below at the zero point */
@@ -397,23 +398,25 @@ static PyObject *q_relu(int op, tn_value *a) {
     PyObject *self = a[0].u.obj;
     tn_qparams *Q = tn_quant_of(self);
     if (Q->scheme != QS_PER_TENSOR) return tn_fq_check_failed("quantizer->qscheme() == kPerTensorAffine");
-    PyObject *v = int_alias(self), *r = NULL;
+    PyObject *v = tn_quant_int_alias(self), *r = NULL;
     if (!v) return NULL;
     if (op == TN_ROW_relu_) {
         PyObject *c = tn_at_clamp_min_(v, TN_SI(Q->zero_point));
         if (c) { Py_DECREF(c); tn_tensor_of(self)->storage->version++; r = Py_NewRef(self); }
     } else {
-        r = like_self(tn_at_clamp_min(v, TN_SI(Q->zero_point)), self);
+        r = tn_quant_like(tn_at_clamp_min(v, TN_SI(Q->zero_point)), self);
     }
     Py_DECREF(v);
     return r;
 }
 
-/* contiguous(self, memory_format): self when already so, else a contiguous clone */
+/* contiguous(self, memory_format): self when already so in that format, else a clone in it */
 static PyObject *q_contiguous(int op, tn_value *a) {
     PyObject *self = a[0].u.obj;
-    if (tn_is_contiguous(tn_tensor_of(self))) return Py_NewRef(self);
-    tn_value c[2] = {a[0], {.tag = TN_V_MEMFORMAT, .u.obj = tn_py.memory_format_contiguous}};
+    PyObject *mf = a[1].tag == TN_V_MEMFORMAT ? a[1].u.obj : tn_py.memory_format_contiguous;
+    int fmt = tn_py_memformat_code(mf);
+    if (fmt == 1 || tn_is_contiguous_as(tn_tensor_of(self), fmt)) return Py_NewRef(self);
+    tn_value c[2] = {a[0], {.tag = TN_V_MEMFORMAT, .u.obj = mf}};
     return q_clone(op, c);
 }
 
@@ -450,7 +453,7 @@ static PyObject *q_equal(int op, tn_value *a) {
         if ((r = tn_at_equal(qx->zero_points, qy->zero_points)) != Py_True) return r;
         Py_DECREF(r);
     }
-    PyObject *vx = int_alias(x), *vy = vx ? int_alias(y) : NULL;
+    PyObject *vx = tn_quant_int_alias(x), *vy = vx ? tn_quant_int_alias(y) : NULL;
     r = vy ? tn_at_equal(vx, vy) : NULL;
     Py_XDECREF(vx);
     Py_XDECREF(vy);
@@ -486,6 +489,9 @@ PyObject *tn_quant_call(int op, tn_value *args) {
                               TN_ROW_is_pinned};
     for (size_t i = 0; i < sizeof own / sizeof *own; i++)
         if (own[i] == op) return d->fn(args);
+    /* ops/qops.c: the ConvNet ops (hardtanh, max_pool2d, avg pools, cat, flatten, ...) */
+    tn_op_fn qf = tn_qops_aten_fn(d->name, d->overload);
+    if (qf) return qf(args);
     static const struct { int row; PyObject *(*fn)(int, tn_value *); } handlers[] = {
         {TN_ROW_clone, q_clone}, {TN_ROW_relu, q_relu}, {TN_ROW_relu_, q_relu}, {TN_ROW_contiguous, q_contiguous},
         {TN_ROW_to_dtype, q_to}, {TN_ROW_to_other, q_to}, {TN_ROW_to_device, q_to}, {TN_ROW_to_dtype_layout, q_to},
@@ -507,7 +513,7 @@ PyObject *tn_quant_call(int op, tn_value *args) {
     tn_qparams *Q = self ? tn_quant_of(self) : NULL;
     for (size_t i = 0; i < sizeof views / sizeof *views; i++)
         if (views[i] == op && Q) {
-            if (Q->scheme == QS_PER_TENSOR || op == TN_ROW_detach || op == TN_ROW_alias) return like_self(d->fn(args), self);
+            if (Q->scheme == QS_PER_TENSOR || op == TN_ROW_detach || op == TN_ROW_alias) return tn_quant_like(d->fn(args), self);
             if (op == TN_ROW_t || op == TN_ROW_transpose_int || op == TN_ROW_permute || op == TN_ROW_expand || op == TN_ROW_as_strided)
                 return tn_fq_error("Setting strides is possible only on uniformly quantized tensor");
             char what[128];
