@@ -848,6 +848,16 @@ PyObject *tn_bw_index_reduce_backward(PyObject *grad, PyObject *self, int64_t di
  * result, upper, mask) -> (self's, input2's) (bw_linalg.c) */
 PyObject *tn_bw_cholesky_inverse_backward(PyObject *grad, PyObject *L, bool upper, PyObject *inverse);
 PyObject *tn_bw_cholesky_solve_backward(PyObject *grad, PyObject *self, PyObject *input2, PyObject *result, bool upper, tn_ints mask);
+/* the LU, triangular_solve and eig helpers (bw_linalg.c); a gradient argument that may be
+ * undefined is NULL or None, an undefined result None */
+PyObject *tn_bw_linalg_lu_backward(PyObject *L_grad, PyObject *U_grad, PyObject *P, PyObject *L, PyObject *U, bool pivot);
+PyObject *tn_bw_lu_factor_ex_backward(PyObject *grad, PyObject *LU, PyObject *pivots, bool pivot);
+PyObject *tn_bw_lu_unpack_backward(PyObject *L_grad, PyObject *U_grad, int64_t m, int64_t n);
+PyObject *tn_bw_linalg_lu_solve_LU(PyObject *gX, PyObject *LU, PyObject *pivots, PyObject *X, bool left, bool adjoint);
+/* -> (self's, A's) */
+PyObject *tn_bw_triangular_solve_backward(PyObject *grad_x, PyObject *grad_m, PyObject *b, PyObject *a, PyObject *x, bool upper,
+                                          bool transpose, bool unitriangular, tn_ints mask);
+PyObject *tn_bw_linalg_eig_backward(PyObject *gL, PyObject *gV, PyObject *L, PyObject *V, bool is_hermitian);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

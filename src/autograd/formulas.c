@@ -118,13 +118,6 @@ static int f_grouped_mm(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- views and shape ---- */
 
-static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
-    PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m));
-    PyObject *r = sz ? tn_at_new_zeros(like, TN_IPY(sz), NULL, NULL, NULL, NULL) : NULL;
-    Py_XDECREF(sz);
-    return r;
-}
-
 
 /* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
  * src's shape and casts it to src's dtype) */
@@ -968,39 +961,6 @@ static int f__linalg_slogdet(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* _linalg_eigh: linalg_eig_backward(gL, gV, L, V, is_hermitian=true) */
-static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
-    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
-    PyObject *L = result(n, 0), *V = result(n, 1), *r = NULL;
-    if (!L || !V) { LA_DECREF(L, V); return -1; }
-    if (!g[1]) {   /* V (gL unsqueeze(-2)) V^H */
-        PyObject *u = tn_at_unsqueeze(g[0], -2), *p = u ? tn_at_mul_Tensor(V, u) : NULL;
-        PyObject *VH = p ? la_mT(V) : NULL;
-        r = la_mm(p, VH);
-        LA_DECREF(u, p, VH);
-    } else {
-        PyObject *VH = la_mT(V), *VhgV = la_mm(VH, g[1]), *VhgVH = la_mT(VhgV);
-        PyObject *sk = VhgVH ? tn_at_sub_Tensor(VhgV, VhgVH, TN_SDEF) : NULL;
-        PyObject *h = sk ? tn_at_mul_Scalar(sk, TN_SD(0.5)) : NULL;
-        PyObject *u2 = h ? tn_at_unsqueeze(L, -2) : NULL, *u1 = u2 ? tn_at_unsqueeze(L, -1) : NULL;
-        PyObject *E = u1 ? tn_at_sub_Tensor(u2, u1, TN_SDEF) : NULL;
-        PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
-        PyObject *ret = f ? tn_at_div__Tensor(h, E) : NULL, *cp = NULL;
-        if (ret && g[0]) {
-            PyObject *rd = tn_at_diagonal(ret, 0, -2, -1);
-            cp = rd ? tn_at_copy_(rd, g[0], false) : NULL;
-            Py_XDECREF(rd);
-            if (!cp) Py_CLEAR(ret);
-        }
-        PyObject *VH2 = ret ? la_mT(V) : NULL, *t = la_mm(ret, VH2);
-        r = la_mm(V, t);
-        LA_DECREF(VH, VhgV, VhgVH, sk, h, u2, u1, E, Ed, f, ret, cp, VH2, t);
-    }
-    LA_DECREF(L, V);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
 
 static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
     return x ? tn_at_narrow(x, dim, (long long)0, (long long)len) : NULL;
@@ -1693,31 +1653,6 @@ static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* lu_unpack: LU_data: lu_unpack_backward(grad_L, grad_U, m, n): grad_L.tril(-1) on the first
- * k = min(m, n) columns and grad_U.triu() on the first k rows of LU's shape (a missing one
- * contributes nothing) */
-static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *mt = meta(n, 0);
-    int64_t m = tn_meta_sizes(mt)[mt->ndim - 2], nn = tn_meta_sizes(mt)[mt->ndim - 1], k = m < nn ? m : nn;
-    PyObject *gl = g[1] ? K(tn_at_tril(g[1], -1)) : NULL;
-    PyObject *gu = g[2] ? K(tn_at_triu(g[2], 0)) : NULL;
-    if ((g[1] && !gl) || (g[2] && !gu)) { drop_(&T); return -1; }
-    if (!gl && !gu) DONE;
-    if (m == nn) {
-        OUTK(0, gl && gu ? K(tn_at_add_Tensor(gl, gu, TN_SDEF)) : gl ? gl : gu);
-        DONE;
-    }
-    /* the full-shape part (U's when wide, L's when tall) or zeros, the other added on its narrow */
-    PyObject *full = m < nn ? gu : gl, *part = m < nn ? gl : gu;
-    PyObject *acc = full ? K(tn_at_clone(full, NULL)) : K(zeros_meta(part, mt));
-    if (part && acc) {
-        PyObject *nv = K(tn_at_narrow(acc, m < nn ? -1 : -2, 0LL, (long long)k));
-        if (!nv || !K(tn_at_add__Tensor(nv, part, TN_SDEF))) { drop_(&T); return -1; }
-    }
-    OUTK(0, acc);
-    DONE;
-}
 
 /* linalg_matrix_exp: self: linalg_matrix_exp_differential(self, grad, adjoint = true) */
 static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
@@ -1962,7 +1897,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
-    {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
@@ -1983,7 +1918,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* recurrent layers (helper-rnn) */
     {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */
-    {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    {TN_ROW_segment_reduce, f_segment_reduce},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */
