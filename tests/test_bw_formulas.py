@@ -252,6 +252,11 @@ cases = {
                     L(4, 4, scale=0.3), L(4, 4, seed=1, scale=0.3)),
  "eigh": lambda: one(lambda a: torch.cat([torch.linalg.eigvalsh(a @ a.mT), torch.linalg.eigh(a @ a.mT).eigenvectors.abs().flatten(),
                                           torch.linalg.eigh(a @ a.mT)[0]]), L(3, 3, scale=0.3)),
+ # slogdet_backward (bw_linalg.c): real (logabsdet, through A.mT and logdet), complex (sign and logabsdet)
+ "slogdet": lambda: one(lambda a: torch.cat([torch.view_as_real(torch.linalg.slogdet(torch.complex(a, a.mT)).sign), torch.linalg.slogdet(a).logabsdet[None],
+                                             torch.linalg.slogdet(a.mT).logabsdet[None], torch.logdet(a @ a.mT)[None], torch.linalg.slogdet(torch.complex(a, a.mT)).logabsdet[None],
+                                             torch.linalg.slogdet(torch.complex(a, a.mT * 0.5)).logabsdet[None]]),
+                        (L(3, 3, scale=0.1).detach() + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_()),
  # scatter_reduce_backward / index_reduce_backward (bw_scatter.c): self and src taken from one leaf so
  # amax / amin see ties between them, zeros masked in for prod (two src zeros reach slot (1, 1))
  "scatter_reduce": lambda: one(lambda b: torch.cat([torch.scatter_reduce(
@@ -532,7 +537,7 @@ print(json.dumps(res))
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
 _KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky", "lu",
-                 "lu_solve", "triangular_solve", "eig", "eigh"}
+                 "lu_solve", "triangular_solve", "eig", "eigh", "slogdet"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -858,6 +858,7 @@ PyObject *tn_bw_linalg_lu_solve_LU(PyObject *gX, PyObject *LU, PyObject *pivots,
 PyObject *tn_bw_triangular_solve_backward(PyObject *grad_x, PyObject *grad_m, PyObject *b, PyObject *a, PyObject *x, bool upper,
                                           bool transpose, bool unitriangular, tn_ints mask);
 PyObject *tn_bw_linalg_eig_backward(PyObject *gL, PyObject *gV, PyObject *L, PyObject *V, bool is_hermitian);
+PyObject *tn_bw_slogdet_backward(PyObject *grad_sign, PyObject *grad_logabsdet, PyObject *A, PyObject *sign, PyObject *LU, PyObject *pivots);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

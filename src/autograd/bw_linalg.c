@@ -298,3 +298,33 @@ done:
     drain(&P_);
     return r;
 }
+
+/* slogdet_backward(grad_sign, grad_logabsdet, A, sign, LU, pivots): g = grad_logabsdet
+ * (- i Im(conj(grad_sign) sign) for a complex A), then A^{-H} diag(g): an lu_solve with the
+ * saved LU, or (recording gradients) a linalg_solve of A^H so that the LU is differentiated too */
+PyObject *tn_bw_slogdet_backward(PyObject *gs, PyObject *gl, PyObject *A, PyObject *sign, PyObject *LU, PyObject *piv) {
+    pool P_ = {{0}, 0};
+    PyObject *r = NULL, *g = NULL, *a, *b, *d;
+    bool hs = DEF(gs), hl = DEF(gl), cplx = tn_dtype_is_complex(tn_tensor_of(A)->dtype);
+    if ((!hs && !hl) || (!cplx && !hl)) return Py_NewRef(Py_None);
+    if (cplx && hs) {   /* (g -) i * imag(conj(grad_sign) * sign) */
+        PyObject *i;
+        if (!(KEEP(a = tn_bw_conj(gs)) && KEEP(b = tn_at_mul_Tensor(a, sign)) && KEEP(a = tn_at_imag(b)) &&
+              KEEP(i = PyComplex_FromDoubles(0.0, hl ? 1.0 : -1.0)) && KEEP(g = tn_at_mul_Scalar(a, TN_SO(i)))))
+            goto done;
+        if (hl && !KEEP(g = tn_at_sub_Tensor(gl, g, TN_SDEF))) goto done;
+    } else if (cplx) {
+        if (!KEEP(g = tn_at_to_dtype(gl, TN_DT(tn_tensor_of(A)->dtype), false, false, NULL))) goto done;
+    } else {
+        g = gl;
+    }
+    /* d = diag_embed(g.unsqueeze(-1).expand_as(pivots)).mT() */
+    if (!(KEEP(a = tn_at_unsqueeze(g, -1)) && KEEP(b = tn_at_expand_as(a, piv)) && KEEP(a = tn_at_diag_embed(b, 0, -2, -1)) &&
+          KEEP(d = tn_at_mT(a))))
+        goto done;
+    if (!tn_grad_enabled()) r = tn_at_linalg_lu_solve(LU, piv, d, true, !(tn_is_contiguous(tn_tensor_of(A)) && !cplx));
+    else if (KEEP(a = tn_at_mH(A))) r = tn_at_linalg_solve(a, d, true);
+done:
+    drain(&P_);
+    return r;
+}

@@ -945,23 +945,6 @@ static int f__linalg_det(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* _linalg_slogdet: slogdet_backward (real: the logabsdet gradient only) */
-static int f__linalg_slogdet(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[1] || !need(n, 0)) return 0;
-    PyObject *LU = result(n, 2), *piv = result(n, 3), *d = la_diag_d(g[1], piv), *r = NULL;
-    if (d && !tn_grad_enabled()) r = la_lu_solve(LU, piv, d, true, !la_contig(n, 0));
-    else if (d) {
-        PyObject *A = saved(n, 0), *AH = la_mT(A);
-        r = AH ? tn_at_linalg_solve(AH, d, true) : NULL;
-        LA_DECREF(A, AH);
-    }
-    LA_DECREF(LU, piv, d);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
-
-
 static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
     return x ? tn_at_narrow(x, dim, (long long)0, (long long)len) : NULL;
 }
@@ -1897,7 +1880,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
-    {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet},
+    {TN_ROW__linalg_det, f__linalg_det},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
