@@ -252,6 +252,11 @@ cases = {
                     L(4, 4, scale=0.3), L(4, 4, seed=1, scale=0.3)),
  "eigh": lambda: one(lambda a: torch.cat([torch.linalg.eigvalsh(a @ a.mT), torch.linalg.eigh(a @ a.mT).eigenvectors.abs().flatten(),
                                           torch.linalg.eigh(a @ a.mT)[0]]), L(3, 3, scale=0.3)),
+ # linalg_qr_backward (bw_linalg.c): tall, wide, Q or R alone, complete, complex
+ "qr": lambda: one(lambda a, w, b: torch.cat([torch.view_as_real(torch.cat([t.flatten() for t in torch.linalg.qr(torch.complex(a, b))])).flatten()]
+                                           + [t.flatten() for t in torch.linalg.qr(a)] + [t.flatten() for t in torch.linalg.qr(w)] + [torch.linalg.qr(a).Q.flatten(), torch.linalg.qr(w).R.flatten()]
+                                           + [t.flatten() for t in torch.linalg.qr(w, "complete")] + [torch.view_as_real(torch.linalg.qr(torch.complex(w, w.flip(0))).Q).flatten()]),
+                  L(4, 3, scale=0.3), L(3, 5, seed=1, scale=0.3), L(4, 3, seed=2, scale=0.3)),
  # slogdet_backward (bw_linalg.c): real (logabsdet, through A.mT and logdet), complex (sign and logabsdet)
  "slogdet": lambda: one(lambda a: torch.cat([torch.view_as_real(torch.linalg.slogdet(torch.complex(a, a.mT)).sign), torch.linalg.slogdet(a).logabsdet[None],
                                              torch.linalg.slogdet(a.mT).logabsdet[None], torch.logdet(a @ a.mT)[None], torch.linalg.slogdet(torch.complex(a, a.mT)).logabsdet[None],
@@ -537,7 +542,7 @@ print(json.dumps(res))
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
 _KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky", "lu",
-                 "lu_solve", "triangular_solve", "eig", "eigh", "slogdet"}
+                 "lu_solve", "triangular_solve", "eig", "eigh", "slogdet", "qr"}
 
 
 def test_switched_rows_match_upstream_op_stream():

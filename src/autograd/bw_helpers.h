@@ -859,6 +859,7 @@ PyObject *tn_bw_triangular_solve_backward(PyObject *grad_x, PyObject *grad_m, Py
                                           bool transpose, bool unitriangular, tn_ints mask);
 PyObject *tn_bw_linalg_eig_backward(PyObject *gL, PyObject *gV, PyObject *L, PyObject *V, bool is_hermitian);
 PyObject *tn_bw_slogdet_backward(PyObject *grad_sign, PyObject *grad_logabsdet, PyObject *A, PyObject *sign, PyObject *LU, PyObject *pivots);
+PyObject *tn_bw_linalg_qr_backward(PyObject *gQ, PyObject *gR, PyObject *Q, PyObject *R, const char *mode);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

@@ -4,6 +4,8 @@
  * call). Tensor arguments are borrowed; results are new references, NULL with an exception. */
 #include "autograd/bw_helpers.h"
 
+#include <string.h>
+
 /* cholesky_inverse_backward(grad, L, upper, inverse): common = inverse (grad + grad^H) inverse;
  * -(L common) when upper, else -(common L) */
 PyObject *tn_bw_cholesky_inverse_backward(PyObject *grad, PyObject *L, bool upper, PyObject *inverse) {
@@ -324,6 +326,57 @@ PyObject *tn_bw_slogdet_backward(PyObject *gs, PyObject *gl, PyObject *A, PyObje
         goto done;
     if (!tn_grad_enabled()) r = tn_at_linalg_lu_solve(LU, piv, d, true, !(tn_is_contiguous(tn_tensor_of(A)) && !cplx));
     else if (KEEP(a = tn_at_mH(A))) r = tn_at_linalg_solve(a, d, true);
+done:
+    drain(&P_);
+    return r;
+}
+
+/* linalg_qr_backward(gQ, gR, Q, R, mode): m >= n: gA = (Q syminvadj(triu(gR R^H - Q^H gQ)) + gQ) R^{-H};
+ * m < n: gA = (Q trilImInvAdjSkew(-(gR R^H - Q^H gQ)) R_1^{-H} | 0) + Q gR */
+PyObject *tn_bw_linalg_qr_backward(PyObject *gQ, PyObject *gR, PyObject *Q, PyObject *R, const char *mode) {
+    pool P_ = {{0}, 0};
+    PyObject *r = NULL, *A = NULL, *a, *b, *c;
+    bool hQ = DEF(gQ), hR = DEF(gR), cplx = tn_dtype_is_complex(tn_tensor_of(Q)->dtype);
+    if (!strcmp(mode, "r")) {
+        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+        return NULL;
+    }
+    int64_t m = size_at(Q, -2), n = size_at(R, -1);
+    if (!strcmp(mode, "complete") && m > n) {
+        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+        return NULL;
+    }
+    if (!hQ && !hR) return Py_NewRef(Py_None);
+    if (hQ) {   /* [gR R^H] - Q^H gQ: the right operand first */
+        if (!(KEEP(a = tn_at_mH(Q)) && KEEP(b = tn_at_matmul(a, gQ)))) goto done;
+        if (hR ? !(KEEP(a = tn_at_mH(R)) && KEEP(c = tn_at_matmul(gR, a)) && KEEP(A = tn_at_sub_Tensor(c, b, TN_SDEF))) : !KEEP(A = tn_at_neg(b)))
+            goto done;
+    } else if (!(KEEP(a = tn_at_mH(R)) && KEEP(A = tn_at_matmul(gR, a)))) {
+        goto done;
+    }
+    if (m >= n) {   /* syminvadj(X) = X + X^H with re(diag) halved */
+        if (!(KEEP(a = tn_at_triu(A, 0)) && KEEP(b = tn_at_mH(a)) && KEEP(c = tn_at_add_Tensor(a, b, TN_SDEF)) &&
+              KEEP(b = tn_at_diagonal(c, 0, -2, -1)) && (!cplx || KEEP(b = tn_at_real(b))) && KEEP(b = tn_at_mul__Scalar(b, TN_SD(0.5))) &&
+              KEEP(A = tn_at_matmul(Q, c))))
+            goto done;
+        if (hQ && !KEEP(A = tn_at_add_Tensor(A, gQ, TN_SDEF))) goto done;
+        r = RET(solve_tri_h(&P_, R, A, false, false, false));
+    } else {        /* trilImInvAdjSkew(X) = (X - X^H).tril() with im(diag) halved */
+        const tn_tensor *rt = tn_tensor_of(R);
+        int64_t sz[TN_MAX_DIMS];
+        for (int i = 0; i < rt->ndim; i++) sz[i] = rt->sizes[i];
+        sz[rt->ndim - 1] = n - m;
+        if (!(KEEP(a = tn_at_neg(A)) && KEEP(b = tn_at_mH(a)) && KEEP(c = tn_at_sub_Tensor(a, b, TN_SDEF)) && KEEP(c = tn_at_tril(c, 0))))
+            goto done;
+        if (cplx && !(KEEP(b = tn_at_diagonal(c, 0, -2, -1)) && KEEP(b = tn_at_imag(b)) && KEEP(b = tn_at_mul__Scalar(b, TN_SD(0.5))))) goto done;
+        if (!(KEEP(A = tn_at_matmul(Q, c)) && KEEP(a = tn_at_narrow(R, -1, 0, m)) && KEEP(b = tn_at_mH(a)) &&
+              KEEP(A = tn_at_linalg_solve_triangular(b, A, false, false, false)) &&
+              KEEP(a = tn_at_new_zeros(A, TN_IN(sz, rt->ndim), NULL, NULL, NULL, NULL)) && KEEP(A = tn_at_cat(TN_TS(A, a), -1))))
+            goto done;
+        if (hR && !(KEEP(a = tn_at_matmul(Q, gR)) && KEEP(A = tn_at_add_Tensor(A, a, TN_SDEF)))) goto done;
+        r = RET(A);
+    }
 done:
     drain(&P_);
     return r;

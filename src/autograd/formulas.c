@@ -1033,72 +1033,6 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* linalg_qr: linalg_qr_backward(grad_Q, grad_R, Q, R, mode) (real case) */
-static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
-    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
-    const char *mode = n->args[1].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(n->args[1].u.obj, NULL) : "reduced";
-    if (!mode) return -1;
-    if (!strcmp(mode, "r")) {
-        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
-        return -1;
-    }
-    PyObject *Q = result(n, 0), *R = result(n, 1);
-    if (!Q || !R) { LA_DECREF(Q, R); return -1; }
-    int64_t m = tn_tensor_of(Q)->sizes[tn_tensor_of(Q)->ndim - 2], nn = tn_tensor_of(R)->sizes[tn_tensor_of(R)->ndim - 1];
-    if (!strcmp(mode, "complete") && m > nn) {
-        LA_DECREF(Q, R);
-        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
-        return -1;
-    }
-    PyObject *gQ = g[0], *gR = g[1], *gA = NULL, *r = NULL;
-    if (gQ) {
-        PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
-        if (gR) {
-            PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
-            gA = tn_sub_tt(q, p);
-            LA_DECREF(RH, q);
-        } else gA = p ? tn_at_neg(p) : NULL;
-        LA_DECREF(QH, p);
-    } else {
-        PyObject *RH = la_mT(R);
-        gA = la_mm(gR, RH);
-        Py_XDECREF(RH);
-    }
-    if (gA && m >= nn) {
-        PyObject *tu = tn_at_triu(gA, 0), *tuH = la_mT(tu), *X = tn_add_tt(tu, tuH);
-        PyObject *dg = X ? tn_at_diagonal(X, 0, -2, -1) : NULL, *ml = dg ? tn_at_mul__Scalar(dg, TN_SD(0.5)) : NULL;
-        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? tn_add_tt(a, gQ) : (a ? Py_NewRef(a) : NULL);
-        PyObject *RH = b ? la_mT(R) : NULL;
-        r = la_solve_tri(RH, b, false, false, false);
-        LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
-    } else if (gA) {
-        PyObject *ng = tn_at_neg(gA), *ngH = la_mT(ng), *d = tn_sub_tt(ng, ngH);
-        PyObject *tl = d ? tn_at_tril(d, 0) : NULL, *a = la_mm(Q, tl);
-        PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
-        const tn_tensor *rt = tn_tensor_of(R);
-        int64_t zs[TN_MAX_DIMS];
-        memcpy(zs, rt->sizes, (size_t)rt->ndim * sizeof *zs);
-        zs[rt->ndim - 1] = nn - m;
-        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_at_new_zeros(b, TN_IPY(zsz), NULL, NULL, NULL, NULL) : NULL;
-        PyObject *lst = z ? PyList_New(2) : NULL, *c = NULL;
-        if (lst) {
-            PyList_SetItem(lst, 0, Py_NewRef(b));
-            PyList_SetItem(lst, 1, Py_NewRef(z));
-            c = tn_at_cat(TN_TPY(lst), -1);
-        }
-        if (c && gR) {
-            PyObject *qg = la_mm(Q, gR);
-            r = tn_add_tt(c, qg);
-            LA_DECREF(qg, c);
-        } else r = c;
-        LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
-    }
-    LA_DECREF(Q, R, gA);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
 /* ---- pseudo-inverse and least squares (docs/breadth_more2.md): FunctionsManual's pinv_backward and
  * linalg_lstsq_backward, op by op ---- */
 static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_at_mH(x)) : NULL; }
@@ -1883,7 +1817,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW__linalg_det, f__linalg_det},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
-    {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
+    {TN_ROW__linalg_svd, f__linalg_svd},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},

@@ -259,6 +259,8 @@ grads("grad_linalg_complex", {k: GCX + "out = torch.view_as_real(" + v + ")" + W
     "eigvals": "torch.linalg.eigvals(A)",
     "eig_abs": "torch.linalg.eig(A).eigenvectors.abs().to(A.dtype)",
     "eigh_abs": "torch.linalg.eigh(A @ A.mH).eigenvectors.abs().to(A.dtype)",
+    "qr_tall": "torch.cat([t.flatten() for t in torch.linalg.qr(B)])",
+    "qr_wide": "torch.cat([t.flatten() for t in torch.linalg.qr(B.mT)])",
     "slogdet_sign": "torch.linalg.slogdet(A).sign",
     "slogdet_logabsdet": "torch.linalg.slogdet(A).logabsdet.to(A.dtype)",
     "slogdet_both": "(lambda r: r.sign * r.logabsdet)(torch.linalg.slogdet(A))",
