@@ -808,6 +808,7 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
  * formulas, op by op (real dtypes) ---- */
 #define LA_DECREF(...) do { PyObject *la_[] = {__VA_ARGS__}; for (size_t i_ = 0; i_ < sizeof la_ / sizeof *la_; i_++) Py_XDECREF(la_[i_]); } while (0)
 static PyObject *la_mT(PyObject *x) { return x ? tn_at_transpose_int(x, -2, -1) : NULL; }
+static PyObject *la_mH1(PyObject *x) { return x ? tn_at_mH(x) : NULL; }   /* x^H (a transpose for a real x) */
 static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_at_matmul(a, b) : NULL; }
 static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
     if (!A || !B) return NULL;
@@ -850,10 +851,10 @@ static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
 static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
     bool upper = arg_i(n, 2) != 0, left = arg_i(n, 3) != 0, unit = arg_i(n, 4) != 0;
-    PyObject *A = saved(n, 0), *AH = la_mT(A), *GB = la_solve_tri(AH, g[0], !upper, left, unit);
+    PyObject *A = saved(n, 0), *AH = la_mH1(A), *GB = la_solve_tri(AH, g[0], !upper, left, unit);
     if (!GB) { LA_DECREF(A, AH); return -1; }
     if (need(n, 0)) {
-        PyObject *X = result(n, 0), *XH = la_mT(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
+        PyObject *X = result(n, 0), *XH = la_mH1(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
         PyObject *ng = p ? tn_at_neg(p) : NULL;
         PyObject *GA = ng ? (upper ? tn_at_triu(ng, upper ? (int)unit : -(int)unit) : tn_at_tril(ng, upper ? (int)unit : -(int)unit)) : NULL;
         LA_DECREF(X, XH, p, ng);
@@ -879,7 +880,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!gX) return -1;
     PyObject *A = saved(n, 0);
     if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
-        PyObject *AH = la_mT(A);
+        PyObject *AH = la_mH1(A);
         gB_ = AH ? tn_at_linalg_solve(AH, gX, left) : NULL;
         LA_DECREF(AH);
     } else {
@@ -891,7 +892,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!gB_) { Py_XDECREF(A); return -1; }
     if (need(n, 0)) {
         PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X)) : NULL;
-        PyObject *XH = la_mT(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
+        PyObject *XH = la_mH1(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
         PyObject *gA = p ? tn_at_neg(p) : NULL;
         LA_DECREF(X, Xm, XH, p);
         if (!gA) { LA_DECREF(A, gB_); return -1; }

@@ -259,6 +259,10 @@ grads("grad_linalg_complex", {k: GCX + "out = torch.view_as_real(" + v + ")" + W
     "eigvals": "torch.linalg.eigvals(A)",
     "eig_abs": "torch.linalg.eig(A).eigenvectors.abs().to(A.dtype)",
     "eigh_abs": "torch.linalg.eigh(A @ A.mH).eigenvectors.abs().to(A.dtype)",
+    # linalg_solve / solve_triangular (hand-written in formulas.c): X^H and A^H conjugate
+    "solve": "torch.linalg.solve(A, B)",
+    "solve_triangular": "torch.linalg.solve_triangular(A.triu(), B, upper=True)",
+    "solve_triangular_right_unit": "torch.linalg.solve_triangular(A.tril(), B.mT, upper=False, left=False, unitriangular=True)",
     "qr_tall": "torch.cat([t.flatten() for t in torch.linalg.qr(B)])",
     "qr_wide": "torch.cat([t.flatten() for t in torch.linalg.qr(B.mT)])",
     "slogdet_sign": "torch.linalg.slogdet(A).sign",
