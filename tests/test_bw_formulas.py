@@ -228,6 +228,42 @@ cases = {
                          + torch.cholesky_inverse(u, upper=True).pow(2).sum() + torch.cholesky_solve(b, u, upper=True).sum(),
                          (L(3, 3, scale=0.1).detach().tril() + 2 * torch.eye(3, dtype=torch.float64)).requires_grad_(),
                          (L(3, 3, seed=2, scale=0.1).detach().triu() + 2 * torch.eye(3, dtype=torch.float64)).requires_grad_(), L(3, 2, seed=1)),
+ # linalg_lu_backward / lu_factor_ex_backward (bw_linalg.c): square, wide and tall, L and U alone
+ "lu": lambda: one(lambda a, w, t: torch.cat([torch.linalg.lu_factor(a).LU.flatten(), torch.linalg.lu(a).L.flatten(), torch.linalg.lu(a).U.flatten()]
+                                           + [x.flatten() for x in torch.linalg.lu(w)[1:]] + [x.flatten() for x in torch.linalg.lu(t)[1:]]
+                                           + [torch.linalg.lu(w).L.flatten(), torch.linalg.lu(t).U.flatten(), torch.linalg.lu_factor(w).LU.flatten(), torch.linalg.lu_factor(t).LU.flatten()]),
+                   (L(4, 4, scale=0.1).detach() + 3 * torch.eye(4, dtype=torch.float64)).requires_grad_(),
+                   (L(3, 5, seed=1, scale=0.3).detach() + 3 * torch.eye(3, 5, dtype=torch.float64)).requires_grad_(),
+                   (L(2, 5, 3, seed=2, scale=0.3).detach() + 3 * torch.eye(5, 3, dtype=torch.float64)).requires_grad_()),
+ # linalg_lu_solve_LU (bw_linalg.c), every left / adjoint, B's gradient a linalg_lu_solve
+ "lu_solve": lambda: one(lambda a, b: torch.cat([torch.linalg.lu_solve(*torch.linalg.lu_factor(a), x, left=lf, adjoint=ad).flatten()
+                                                 for lf, x in ((True, b), (False, b.mT)) for ad in (False, True)]),
+                         (L(4, 4, scale=0.1).detach() + 3 * torch.eye(4, dtype=torch.float64)).requires_grad_(), L(4, 2, seed=1)),
+ # lu_unpack_backward (bw_linalg.c) from LU leaves: square, wide, tall, L or U alone (zeros + cat)
+ "lu_unpack": lambda: one(lambda a, w, t: torch.cat([x.flatten() for m in (a, w, t) for x in torch.lu_unpack(m, torch.arange(1, min(m.shape) + 1, dtype=torch.int32))[1:]]
+                                                + [torch.lu_unpack(m, torch.arange(1, min(m.shape) + 1, dtype=torch.int32))[k].flatten() for m in (w, t) for k in (1, 2)]),
+                          L(4, 4), L(3, 5, seed=1), L(5, 3, seed=2)),
+ # triangular_solve_backward (bw_linalg.c): the solution, the cloned coefficient, transpose / lower / unit
+ "triangular_solve": lambda: one(lambda b, a: torch.cat([torch.triangular_solve(b, a)[0].flatten(), torch.triangular_solve(b, a, False, True)[0].flatten(),
+                                                         torch.triangular_solve(b, a, unitriangular=True)[1].flatten()]
+                                                        + [x.flatten() for x in torch.triangular_solve(b, a, upper=False, transpose=True, unitriangular=True)]),
+                                 L(3, 2, seed=1), (L(3, 3, scale=0.1).detach() + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_()),
+ # linalg_eig_backward (bw_linalg.c): eigvals alone, eigenvectors (|V|), a complex input; eigh through the same helper
+ "eig": lambda: one(lambda a, b: torch.cat([torch.view_as_real(torch.linalg.eigvals(a)).flatten(), torch.linalg.eig(a).eigenvectors.abs().flatten(),
+                                            torch.view_as_real(torch.linalg.eig(a)[0]).flatten(), torch.view_as_real(torch.linalg.eigvals(torch.complex(a, b))).flatten()]),
+                    L(4, 4, scale=0.3), L(4, 4, seed=1, scale=0.3)),
+ "eigh": lambda: one(lambda a: torch.cat([torch.linalg.eigvalsh(a @ a.mT), torch.linalg.eigh(a @ a.mT).eigenvectors.abs().flatten(),
+                                          torch.linalg.eigh(a @ a.mT)[0]]), L(3, 3, scale=0.3)),
+ # linalg_qr_backward (bw_linalg.c): tall, wide, Q or R alone, complete, complex
+ "qr": lambda: one(lambda a, w, b: torch.cat([torch.view_as_real(torch.cat([t.flatten() for t in torch.linalg.qr(torch.complex(a, b))])).flatten()]
+                                           + [t.flatten() for t in torch.linalg.qr(a)] + [t.flatten() for t in torch.linalg.qr(w)] + [torch.linalg.qr(a).Q.flatten(), torch.linalg.qr(w).R.flatten()]
+                                           + [t.flatten() for t in torch.linalg.qr(w, "complete")] + [torch.view_as_real(torch.linalg.qr(torch.complex(w, w.flip(0))).Q).flatten()]),
+                  L(4, 3, scale=0.3), L(3, 5, seed=1, scale=0.3), L(4, 3, seed=2, scale=0.3)),
+ # slogdet_backward (bw_linalg.c): real (logabsdet, through A.mT and logdet), complex (sign and logabsdet)
+ "slogdet": lambda: one(lambda a: torch.cat([torch.view_as_real(torch.linalg.slogdet(torch.complex(a, a.mT)).sign), torch.linalg.slogdet(a).logabsdet[None],
+                                             torch.linalg.slogdet(a.mT).logabsdet[None], torch.logdet(a @ a.mT)[None], torch.linalg.slogdet(torch.complex(a, a.mT)).logabsdet[None],
+                                             torch.linalg.slogdet(torch.complex(a, a.mT * 0.5)).logabsdet[None]]),
+                        (L(3, 3, scale=0.1).detach() + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_()),
  # scatter_reduce_backward / index_reduce_backward (bw_scatter.c): self and src taken from one leaf so
  # amax / amin see ties between them, zeros masked in for prod (two src zeros reach slot (1, 1))
  "scatter_reduce": lambda: one(lambda b: torch.cat([torch.scatter_reduce(
@@ -507,7 +543,8 @@ print(json.dumps(res))
 # differently in the last bit (measured, 6e-16 relative). The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky"}
+_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky", "lu",
+                 "lu_solve", "triangular_solve", "eig", "eigh", "slogdet", "qr"}
 
 
 def test_switched_rows_match_upstream_op_stream():

@@ -83,6 +83,14 @@ HELPERS = {
     "glu_double_backward_grad_output": [(("T", "T", "int"), "tn_bw_glu_double_backward_grad_output")],
     "glu_double_backward": [(("T", "T", "T", "int"), "tn_bw_glu_double_backward")],
     "cholesky_solve_backward": [(("T", "T", "T", "T", "bool", ("A", "ints")), "tn_bw_cholesky_solve_backward")],
+    "linalg_lu_backward": [(("Tu", "Tu", "T", "T", "T", "bool"), "tn_bw_linalg_lu_backward")],
+    "lu_factor_ex_backward": [(("T", "T", "T", "bool"), "tn_bw_lu_factor_ex_backward")],
+    "lu_unpack_backward": [(("Tu", "Tu", "int", "int"), "tn_bw_lu_unpack_backward")],
+    "linalg_lu_solve_LU": [(("T", "T", "T", "T", "bool", "bool"), "tn_bw_linalg_lu_solve_LU")],
+    "triangular_solve_backward": [(("Tu", "Tu", "T", "T", "T", "bool", "bool", "bool", ("A", "ints")), "tn_bw_triangular_solve_backward")],
+    "linalg_eig_backward": [(("Tu", "Tu", "T", "T", "bool"), "tn_bw_linalg_eig_backward")],
+    "slogdet_backward": [(("Tu", "Tu", "T", "T", "T", "T"), "tn_bw_slogdet_backward")],
+    "linalg_qr_backward": [(("Tu", "Tu", "T", "T", ("A", "str")), "tn_bw_linalg_qr_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
     "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],
     "mean_backward": [(("T", ("A", "ints"), ("A", "ints"), "int", "bool"), "tn_bw_mean_backward")],
@@ -132,7 +140,8 @@ HELPERS = {
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
 TUPLE_HELPERS = {"atan2_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
-                 "polar_backward", "scatter_reduce_backward", "index_reduce_backward", "cholesky_solve_backward"}
+                 "polar_backward", "scatter_reduce_backward", "index_reduce_backward", "cholesky_solve_backward",
+                 "triangular_solve_backward"}
 # helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")
 LIST_HELPERS = {"cat_tensors_backward", "stack_tensors_backward", "block_diag_backward"}
 # FunctionsManual helpers written as formula text (upstream's FunctionsManual.cpp bodies, rewritten as

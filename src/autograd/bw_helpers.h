@@ -852,6 +852,18 @@ PyObject *tn_bw_cholesky_solve_backward(PyObject *grad, PyObject *self, PyObject
  * input, dim) and glu_double_backward(grad, grad_output, input, dim) (bw_helpers.c) */
 PyObject *tn_bw_glu_double_backward_grad_output(PyObject *grad, PyObject *input, int64_t dim);
 PyObject *tn_bw_glu_double_backward(PyObject *grad, PyObject *gO, PyObject *input, int64_t dim);
+/* the LU, triangular_solve and eig helpers (bw_linalg.c); a gradient argument that may be
+ * undefined is NULL or None, an undefined result None */
+PyObject *tn_bw_linalg_lu_backward(PyObject *L_grad, PyObject *U_grad, PyObject *P, PyObject *L, PyObject *U, bool pivot);
+PyObject *tn_bw_lu_factor_ex_backward(PyObject *grad, PyObject *LU, PyObject *pivots, bool pivot);
+PyObject *tn_bw_lu_unpack_backward(PyObject *L_grad, PyObject *U_grad, int64_t m, int64_t n);
+PyObject *tn_bw_linalg_lu_solve_LU(PyObject *gX, PyObject *LU, PyObject *pivots, PyObject *X, bool left, bool adjoint);
+/* -> (self's, A's) */
+PyObject *tn_bw_triangular_solve_backward(PyObject *grad_x, PyObject *grad_m, PyObject *b, PyObject *a, PyObject *x, bool upper,
+                                          bool transpose, bool unitriangular, tn_ints mask);
+PyObject *tn_bw_linalg_eig_backward(PyObject *gL, PyObject *gV, PyObject *L, PyObject *V, bool is_hermitian);
+PyObject *tn_bw_slogdet_backward(PyObject *grad_sign, PyObject *grad_logabsdet, PyObject *A, PyObject *sign, PyObject *LU, PyObject *pivots);
+PyObject *tn_bw_linalg_qr_backward(PyObject *gQ, PyObject *gR, PyObject *Q, PyObject *R, const char *mode);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

@@ -118,13 +118,6 @@ static int f_grouped_mm(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- views and shape ---- */
 
-static PyObject *zeros_meta(PyObject *like, const tn_meta *m) {
-    PyObject *sz = tn_py_size_new(m->ndim, tn_meta_sizes(m));
-    PyObject *r = sz ? tn_at_new_zeros(like, TN_IPY(sz), NULL, NULL, NULL, NULL) : NULL;
-    Py_XDECREF(sz);
-    return r;
-}
-
 
 /* copy_(self, src): self gets nothing of the gradient, src all of it (the engine sums it to
  * src's shape and casts it to src's dtype) */
@@ -815,6 +808,7 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
  * formulas, op by op (real dtypes) ---- */
 #define LA_DECREF(...) do { PyObject *la_[] = {__VA_ARGS__}; for (size_t i_ = 0; i_ < sizeof la_ / sizeof *la_; i_++) Py_XDECREF(la_[i_]); } while (0)
 static PyObject *la_mT(PyObject *x) { return x ? tn_at_transpose_int(x, -2, -1) : NULL; }
+static PyObject *la_mH1(PyObject *x) { return x ? tn_at_mH(x) : NULL; }   /* x^H (a transpose for a real x) */
 static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_at_matmul(a, b) : NULL; }
 static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
     if (!A || !B) return NULL;
@@ -857,10 +851,10 @@ static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
 static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
     bool upper = arg_i(n, 2) != 0, left = arg_i(n, 3) != 0, unit = arg_i(n, 4) != 0;
-    PyObject *A = saved(n, 0), *AH = la_mT(A), *GB = la_solve_tri(AH, g[0], !upper, left, unit);
+    PyObject *A = saved(n, 0), *AH = la_mH1(A), *GB = la_solve_tri(AH, g[0], !upper, left, unit);
     if (!GB) { LA_DECREF(A, AH); return -1; }
     if (need(n, 0)) {
-        PyObject *X = result(n, 0), *XH = la_mT(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
+        PyObject *X = result(n, 0), *XH = la_mH1(X), *p = left ? la_mm(GB, XH) : la_mm(XH, GB);
         PyObject *ng = p ? tn_at_neg(p) : NULL;
         PyObject *GA = ng ? (upper ? tn_at_triu(ng, upper ? (int)unit : -(int)unit) : tn_at_tril(ng, upper ? (int)unit : -(int)unit)) : NULL;
         LA_DECREF(X, XH, p, ng);
@@ -886,7 +880,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!gX) return -1;
     PyObject *A = saved(n, 0);
     if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
-        PyObject *AH = la_mT(A);
+        PyObject *AH = la_mH1(A);
         gB_ = AH ? tn_at_linalg_solve(AH, gX, left) : NULL;
         LA_DECREF(AH);
     } else {
@@ -898,7 +892,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!gB_) { Py_XDECREF(A); return -1; }
     if (need(n, 0)) {
         PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X)) : NULL;
-        PyObject *XH = la_mT(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
+        PyObject *XH = la_mH1(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
         PyObject *gA = p ? tn_at_neg(p) : NULL;
         LA_DECREF(X, Xm, XH, p);
         if (!gA) { LA_DECREF(A, gB_); return -1; }
@@ -947,56 +941,6 @@ static int f__linalg_det(tn_node *n, PyObject **g, PyObject **o) {
         LA_DECREF(A, AH);
     }
     LA_DECREF(det, LU, piv, dd, d);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
-
-/* _linalg_slogdet: slogdet_backward (real: the logabsdet gradient only) */
-static int f__linalg_slogdet(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[1] || !need(n, 0)) return 0;
-    PyObject *LU = result(n, 2), *piv = result(n, 3), *d = la_diag_d(g[1], piv), *r = NULL;
-    if (d && !tn_grad_enabled()) r = la_lu_solve(LU, piv, d, true, !la_contig(n, 0));
-    else if (d) {
-        PyObject *A = saved(n, 0), *AH = la_mT(A);
-        r = AH ? tn_at_linalg_solve(AH, d, true) : NULL;
-        LA_DECREF(A, AH);
-    }
-    LA_DECREF(LU, piv, d);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
-
-/* _linalg_eigh: linalg_eig_backward(gL, gV, L, V, is_hermitian=true) */
-static int f__linalg_eigh(tn_node *n, PyObject **g, PyObject **o) {
-    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
-    PyObject *L = result(n, 0), *V = result(n, 1), *r = NULL;
-    if (!L || !V) { LA_DECREF(L, V); return -1; }
-    if (!g[1]) {   /* V (gL unsqueeze(-2)) V^H */
-        PyObject *u = tn_at_unsqueeze(g[0], -2), *p = u ? tn_at_mul_Tensor(V, u) : NULL;
-        PyObject *VH = p ? la_mT(V) : NULL;
-        r = la_mm(p, VH);
-        LA_DECREF(u, p, VH);
-    } else {
-        PyObject *VH = la_mT(V), *VhgV = la_mm(VH, g[1]), *VhgVH = la_mT(VhgV);
-        PyObject *sk = VhgVH ? tn_at_sub_Tensor(VhgV, VhgVH, TN_SDEF) : NULL;
-        PyObject *h = sk ? tn_at_mul_Scalar(sk, TN_SD(0.5)) : NULL;
-        PyObject *u2 = h ? tn_at_unsqueeze(L, -2) : NULL, *u1 = u2 ? tn_at_unsqueeze(L, -1) : NULL;
-        PyObject *E = u1 ? tn_at_sub_Tensor(u2, u1, TN_SDEF) : NULL;
-        PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
-        PyObject *ret = f ? tn_at_div__Tensor(h, E) : NULL, *cp = NULL;
-        if (ret && g[0]) {
-            PyObject *rd = tn_at_diagonal(ret, 0, -2, -1);
-            cp = rd ? tn_at_copy_(rd, g[0], false) : NULL;
-            Py_XDECREF(rd);
-            if (!cp) Py_CLEAR(ret);
-        }
-        PyObject *VH2 = ret ? la_mT(V) : NULL, *t = la_mm(ret, VH2);
-        r = la_mm(V, t);
-        LA_DECREF(VH, VhgV, VhgVH, sk, h, u2, u1, E, Ed, f, ret, cp, VH2, t);
-    }
-    LA_DECREF(L, V);
     if (!r) return -1;
     PUT(0, r);
     return 0;
@@ -1090,72 +1034,6 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* linalg_qr: linalg_qr_backward(grad_Q, grad_R, Q, R, mode) (real case) */
-static int f_linalg_qr(tn_node *n, PyObject **g, PyObject **o) {
-    if ((!g[0] && !g[1]) || !need(n, 0)) return 0;
-    const char *mode = n->args[1].tag == TN_V_STR ? PyUnicode_AsUTF8AndSize(n->args[1].u.obj, NULL) : "reduced";
-    if (!mode) return -1;
-    if (!strcmp(mode, "r")) {
-        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
-                        "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
-        return -1;
-    }
-    PyObject *Q = result(n, 0), *R = result(n, 1);
-    if (!Q || !R) { LA_DECREF(Q, R); return -1; }
-    int64_t m = tn_tensor_of(Q)->sizes[tn_tensor_of(Q)->ndim - 2], nn = tn_tensor_of(R)->sizes[tn_tensor_of(R)->ndim - 1];
-    if (!strcmp(mode, "complete") && m > nn) {
-        LA_DECREF(Q, R);
-        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
-        return -1;
-    }
-    PyObject *gQ = g[0], *gR = g[1], *gA = NULL, *r = NULL;
-    if (gQ) {
-        PyObject *QH = la_mT(Q), *p = la_mm(QH, gQ);
-        if (gR) {
-            PyObject *RH = la_mT(R), *q = la_mm(gR, RH);
-            gA = tn_sub_tt(q, p);
-            LA_DECREF(RH, q);
-        } else gA = p ? tn_at_neg(p) : NULL;
-        LA_DECREF(QH, p);
-    } else {
-        PyObject *RH = la_mT(R);
-        gA = la_mm(gR, RH);
-        Py_XDECREF(RH);
-    }
-    if (gA && m >= nn) {
-        PyObject *tu = tn_at_triu(gA, 0), *tuH = la_mT(tu), *X = tn_add_tt(tu, tuH);
-        PyObject *dg = X ? tn_at_diagonal(X, 0, -2, -1) : NULL, *ml = dg ? tn_at_mul__Scalar(dg, TN_SD(0.5)) : NULL;
-        PyObject *a = ml ? la_mm(Q, X) : NULL, *b = a && gQ ? tn_add_tt(a, gQ) : (a ? Py_NewRef(a) : NULL);
-        PyObject *RH = b ? la_mT(R) : NULL;
-        r = la_solve_tri(RH, b, false, false, false);
-        LA_DECREF(tu, tuH, X, dg, ml, a, b, RH);
-    } else if (gA) {
-        PyObject *ng = tn_at_neg(gA), *ngH = la_mT(ng), *d = tn_sub_tt(ng, ngH);
-        PyObject *tl = d ? tn_at_tril(d, 0) : NULL, *a = la_mm(Q, tl);
-        PyObject *R1 = la_narrow(R, -1, m), *R1H = la_mT(R1), *b = la_solve_tri(R1H, a, false, false, false);
-        const tn_tensor *rt = tn_tensor_of(R);
-        int64_t zs[TN_MAX_DIMS];
-        memcpy(zs, rt->sizes, (size_t)rt->ndim * sizeof *zs);
-        zs[rt->ndim - 1] = nn - m;
-        PyObject *zsz = b ? tn_py_size_new(rt->ndim, zs) : NULL, *z = zsz ? tn_at_new_zeros(b, TN_IPY(zsz), NULL, NULL, NULL, NULL) : NULL;
-        PyObject *lst = z ? PyList_New(2) : NULL, *c = NULL;
-        if (lst) {
-            PyList_SetItem(lst, 0, Py_NewRef(b));
-            PyList_SetItem(lst, 1, Py_NewRef(z));
-            c = tn_at_cat(TN_TPY(lst), -1);
-        }
-        if (c && gR) {
-            PyObject *qg = la_mm(Q, gR);
-            r = tn_add_tt(c, qg);
-            LA_DECREF(qg, c);
-        } else r = c;
-        LA_DECREF(ng, ngH, d, tl, a, R1, R1H, b, zsz, z, lst);
-    }
-    LA_DECREF(Q, R, gA);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
 /* ---- pseudo-inverse and least squares (docs/breadth_more2.md): FunctionsManual's pinv_backward and
  * linalg_lstsq_backward, op by op ---- */
 static PyObject *la_mH(tmps *T, PyObject *x) { return x ? keep_(T, tn_at_mH(x)) : NULL; }
@@ -1693,31 +1571,6 @@ static int f_segment_reduce(tn_node *n, PyObject **g, PyObject **o) {
     DONE;
 }
 
-/* lu_unpack: LU_data: lu_unpack_backward(grad_L, grad_U, m, n): grad_L.tril(-1) on the first
- * k = min(m, n) columns and grad_U.triu() on the first k rows of LU's shape (a missing one
- * contributes nothing) */
-static int f_lu_unpack(tn_node *n, PyObject **g, PyObject **o) {
-    T_;
-    const tn_meta *mt = meta(n, 0);
-    int64_t m = tn_meta_sizes(mt)[mt->ndim - 2], nn = tn_meta_sizes(mt)[mt->ndim - 1], k = m < nn ? m : nn;
-    PyObject *gl = g[1] ? K(tn_at_tril(g[1], -1)) : NULL;
-    PyObject *gu = g[2] ? K(tn_at_triu(g[2], 0)) : NULL;
-    if ((g[1] && !gl) || (g[2] && !gu)) { drop_(&T); return -1; }
-    if (!gl && !gu) DONE;
-    if (m == nn) {
-        OUTK(0, gl && gu ? K(tn_at_add_Tensor(gl, gu, TN_SDEF)) : gl ? gl : gu);
-        DONE;
-    }
-    /* the full-shape part (U's when wide, L's when tall) or zeros, the other added on its narrow */
-    PyObject *full = m < nn ? gu : gl, *part = m < nn ? gl : gu;
-    PyObject *acc = full ? K(tn_at_clone(full, NULL)) : K(zeros_meta(part, mt));
-    if (part && acc) {
-        PyObject *nv = K(tn_at_narrow(acc, m < nn ? -1 : -2, 0LL, (long long)k));
-        if (!nv || !K(tn_at_add__Tensor(nv, part, TN_SDEF))) { drop_(&T); return -1; }
-    }
-    OUTK(0, acc);
-    DONE;
-}
 
 /* linalg_matrix_exp: self: linalg_matrix_exp_differential(self, grad, adjoint = true) */
 static int f_linalg_matrix_exp(tn_node *n, PyObject **g, PyObject **o) {
@@ -2012,10 +1865,10 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
     {TN_ROW_cholesky, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
-    {TN_ROW__linalg_det, f__linalg_det}, {TN_ROW__linalg_slogdet, f__linalg_slogdet}, {TN_ROW__linalg_eigh, f__linalg_eigh},
+    {TN_ROW__linalg_det, f__linalg_det},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
-    {TN_ROW__linalg_svd, f__linalg_svd}, {TN_ROW_linalg_qr, f_linalg_qr},
+    {TN_ROW__linalg_svd, f__linalg_svd},
     /* *_copy view variants (ops/copies.c; helper-opa) */
     /* distances (ops/distance.c; helper-opa) */
     {TN_ROW__euclidean_dist, f__euclidean_dist},
@@ -2033,7 +1886,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     /* recurrent layers (helper-rnn) */
     {TN_ROW_mkldnn_rnn_layer, f_mkldnn_rnn_layer},
     /* breadth-more (helper-breadth) */
-    {TN_ROW_segment_reduce, f_segment_reduce}, {TN_ROW_lu_unpack, f_lu_unpack},
+    {TN_ROW_segment_reduce, f_segment_reduce},
     {TN_ROW_linalg_matrix_exp, f_linalg_matrix_exp},
     /* embedding_bag / grid_sample / affine_grid (helper-embbag) */
     /* helper-autograd, second round (later rows override earlier ones: sgn was f_zeros) */

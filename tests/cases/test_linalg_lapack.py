@@ -231,6 +231,45 @@ grads("grad_linalg", {k: G + "out = " + v + W for k, v in {
     "cholesky_inverse_upper": "torch.cholesky_inverse(A.triu(), upper=True)",
     "cholesky_solve": "torch.cholesky_solve(B, A.tril())",
     "cholesky_solve_upper": "torch.cholesky_solve(B, A.triu(), upper=True)",
+    # the LU family, triangular_solve and eig (FunctionsManual helpers in src/autograd/bw_linalg.c)
+    "lu_factor": "torch.linalg.lu_factor(A).LU",
+    "lu_factor_ex_wide": "torch.linalg.lu_factor_ex(B.mT + 3 * torch.eye(3, 4, dtype=torch.float64)).LU",
+    "lu": "torch.cat([t.flatten() for t in torch.linalg.lu(A)[1:]])",
+    "lu_L_tall": "torch.linalg.lu(B + 3 * torch.eye(4, 3, dtype=torch.float64)).L",
+    "lu_U_wide": "torch.linalg.lu(B.mT + 3 * torch.eye(3, 4, dtype=torch.float64)).U",
+    "lu_solve": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)",
+    "lu_solve_adjoint": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B, adjoint=True)",
+    "lu_solve_right": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B.mT, left=False)",
+    "lu_solve_right_adjoint": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B.mT, left=False, adjoint=True)",
+    "lu_unpack": "torch.cat([t.flatten() for t in torch.lu_unpack(*torch.linalg.lu_factor(A))[1:]])",
+    "lu_unpack_tall_L": "torch.lu_unpack(*torch.linalg.lu_factor(B + 3 * torch.eye(4, 3, dtype=torch.float64)))[1]",
+    "triangular_solve": "torch.triangular_solve(B, A.triu()).solution",
+    "triangular_solve_lower_T_unit": "torch.cat([t.flatten() for t in torch.triangular_solve(B, A, upper=False, transpose=True, unitriangular=True)])",
+    "eigvals": "torch.view_as_real(torch.linalg.eigvals(A))",
+    "eig_abs": "torch.linalg.eig(A).eigenvectors.abs()",
+}.items()}, tol=F64)
+# complex inputs (upstream differentiates all of these for complex A)
+GCX = "ps = leaves((2, 4, 4), (2, 4, 3), dtype=torch.complex128)\nA = ps[0] + 4 * torch.eye(4, dtype=torch.complex128)\nB = ps[1]\n"
+grads("grad_linalg_complex", {k: GCX + "out = torch.view_as_real(" + v + ")" + W for k, v in {
+    "lu_factor": "torch.linalg.lu_factor(A).LU",
+    "lu_U_wide": "torch.linalg.lu(B.mT + 3 * torch.eye(3, 4, dtype=torch.complex128)).U",
+    "lu_solve": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B)",
+    "lu_solve_adjoint": "torch.linalg.lu_solve(*torch.linalg.lu_factor(A), B, adjoint=True)",
+    "lu_unpack": "torch.lu_unpack(*torch.linalg.lu_factor(A))[2]",
+    "triangular_solve": "torch.triangular_solve(B, A.triu()).solution",
+    "triangular_solve_T": "torch.triangular_solve(B, A.tril(), upper=False, transpose=True).solution",
+    "eigvals": "torch.linalg.eigvals(A)",
+    "eig_abs": "torch.linalg.eig(A).eigenvectors.abs().to(A.dtype)",
+    "eigh_abs": "torch.linalg.eigh(A @ A.mH).eigenvectors.abs().to(A.dtype)",
+    # linalg_solve / solve_triangular (hand-written in formulas.c): X^H and A^H conjugate
+    "solve": "torch.linalg.solve(A, B)",
+    "solve_triangular": "torch.linalg.solve_triangular(A.triu(), B, upper=True)",
+    "solve_triangular_right_unit": "torch.linalg.solve_triangular(A.tril(), B.mT, upper=False, left=False, unitriangular=True)",
+    "qr_tall": "torch.cat([t.flatten() for t in torch.linalg.qr(B)])",
+    "qr_wide": "torch.cat([t.flatten() for t in torch.linalg.qr(B.mT)])",
+    "slogdet_sign": "torch.linalg.slogdet(A).sign",
+    "slogdet_logabsdet": "torch.linalg.slogdet(A).logabsdet.to(A.dtype)",
+    "slogdet_both": "(lambda r: r.sign * r.logabsdet)(torch.linalg.slogdet(A))",
 }.items()}, tol=F64)
 
 cases("diag_embed", [
@@ -261,6 +300,9 @@ grads("grad_linalg_svd_qr", {k: GC + f"ps = leaves({s}, dtype=torch.float64)\nX 
 cases("grad_linalg_errors", [
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'r').R.sum().backward()",
     "x = torch.randn(5, 3, dtype=torch.float64, requires_grad=True)\ntorch.linalg.qr(x, 'complete').Q.sum().backward()",
+    # an eigenvector loss that depends on the phase: linalg_eig_backward's / linalg_eigh_backward's check
+    "x = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)\n(torch.view_as_real(torch.linalg.eig(x).eigenvectors) * torch.arange(18.).reshape(3, 3, 2)).sum().backward()",
+    "x = torch.randn(3, 3, dtype=torch.complex128, requires_grad=True)\n(torch.view_as_real(torch.linalg.eigh(x @ x.mH).eigenvectors) * torch.arange(18.).reshape(3, 3, 2)).sum().backward()",
 ])
 
 # general eigendecomposition (geev in both LAPACKs): eigenvalues raw, eigenvectors as |V| (unique
