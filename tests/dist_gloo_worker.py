@@ -40,6 +40,16 @@ def data(dtype, n, seed):
     return torch.frombuffer(bytearray(b), dtype=dtype).clone()
 
 
+def record_errors(res, prefix, calls, cut):
+    """res[prefix + name]: the exception type and first line (up to `cut`) each call raises, or "no error" """
+    for k, f in calls.items():
+        try:
+            f()
+            res[prefix + k] = "no error"
+        except Exception as e:  # noqa: BLE001 - type and message are the evidence
+            res[prefix + k] = [type(e).__name__, str(e).splitlines()[0].split(cut)[0][:400]]
+
+
 def digest(t):
     if isinstance(t, (list, tuple)):
         return [digest(x) for x in t]
@@ -381,14 +391,9 @@ def lists(W):
            "scatter": lambda: pg.scatter([x, x], [[x] * W] * 2),
            "reduce_scatter": lambda: pg.reduce_scatter([x, x], [[x] * W] * 2),
            "send": lambda: pg.send([x, x], (RANK + 1) % W, 0)}
-    for k, f in bad.items():
-        try:
-            f()
-            res[f"li_bad_{k}"] = "no error"
-        except Exception as e:  # noqa: BLE001 - type and message are the evidence
-            # the dispatcher's error goes on with the kernels upstream's build registered
-            # ("  Available functions are [CPU, CUDA, ...]"): compared up to there
-            res[f"li_bad_{k}"] = [type(e).__name__, str(e).splitlines()[0].split("  Available functions")[0][:400]]
+    # the dispatcher's error goes on with the kernels upstream's build registered
+    # ("  Available functions are [CPU, CUDA, ...]"): compared up to there
+    record_errors(res, "li_bad_", bad, "  Available functions")
     t = data(torch.float32, 1023, 94)
     dist.all_reduce(t)   # the tags still agree
     res["li_after"] = digest(t)
@@ -464,13 +469,8 @@ def sparse(W):
            "csr": lambda: dist.all_reduce(torch.ones(2, 2).to_sparse_csr()),
            "csr_backend": lambda: pg._get_backend(torch.device("cpu")).allreduce([torch.ones(2, 2).to_sparse_csr()]),
            "half": lambda: dist.all_reduce(sp("y", (5,), (), torch.float16, 2, 223))}
-    for k, f in bad.items():
-        try:
-            f()
-            res[f"sp_bad_{k}"] = "no error"
-        except Exception as e:  # noqa: BLE001 - type and message are the evidence
-            # the dispatcher's text goes on with the backends upstream's build registered
-            res[f"sp_bad_{k}"] = [type(e).__name__, str(e).splitlines()[0].split(" If you are a Facebook")[0][:400]]
+    # the dispatcher's text goes on with the backends upstream's build registered
+    record_errors(res, "sp_bad_", bad, " If you are a Facebook")
     t = data(torch.float32, 1023, 221)
     dist.all_reduce(t)   # the tags still agree
     res["sp_after"] = digest(t)
