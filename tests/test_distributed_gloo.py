@@ -317,17 +317,13 @@ time.sleep(3)
 """
 
 
-@pytest.mark.parametrize("mode", ["garbage", "toolong", "truncated", "silent"])
-def test_hostile_peer(mode, tmp_path):
-    """a peer that sends a malformed frame, data longer than the posted recv, a truncated frame, or
-    nothing: our rank raises RuntimeError (the timeout for the silent peer), never crashes or hangs"""
-    port = _free_port()
-    e = dict(os.environ)
-    e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2", "RANK": "0"})
-    ours = subprocess.Popen([SUBJECT_PY, "-c", HOSTILE_RANK0], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=e)
-    fake = subprocess.Popen([REF_PY, "-c", FAKE_RANK1, str(port), mode], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def _against_fake_peer(rank0_script, env, fake_cmd, fake_env):
+    """Our rank 0 (rank0_script, in the subject interpreter) against a fake rank 1 (`fake_cmd`: an
+    upstream-interpreter script and its arguments); returns our (returncode, stdout, stderr)"""
+    ours = subprocess.Popen([SUBJECT_PY, "-c", rank0_script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=env)
+    fake = subprocess.Popen([REF_PY, "-c", *fake_cmd], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=fake_env)
     try:
         out, err = ours.communicate(timeout=60)
     finally:
@@ -335,7 +331,18 @@ def test_hostile_peer(mode, tmp_path):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-    assert ours.returncode == 0, err[-3000:]
+    return ours.returncode, out, err
+
+
+@pytest.mark.parametrize("mode", ["garbage", "toolong", "truncated", "silent"])
+def test_hostile_peer(mode, tmp_path):
+    """a peer that sends a malformed frame, data longer than the posted recv, a truncated frame, or
+    nothing: our rank raises RuntimeError (the timeout for the silent peer), never crashes or hangs"""
+    port = _free_port()
+    e = dict(os.environ)
+    e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2", "RANK": "0"})
+    rc, out, err = _against_fake_peer(HOSTILE_RANK0, e, [FAKE_RANK1, str(port), mode], None)
+    assert rc == 0, err[-3000:]
     assert out.startswith("RAISED RuntimeError"), (out, err[-2000:])
 
 
@@ -379,18 +386,8 @@ def test_sparse_all_reduce_hostile_metadata(mode, size, nnz, says, tmp_path):
     port = _free_port()
     e = dict(os.environ)
     e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2"})
-    ours = subprocess.Popen([SUBJECT_PY, "-c", SPARSE_RANK0], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=dict(e, RANK="0"))
-    fake = subprocess.Popen([REF_PY, "-c", SPARSE_FAKE_RANK1, str(size), str(nnz)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=dict(e, RANK="1"))
-    try:
-        out, err = ours.communicate(timeout=60)
-    finally:
-        for p in (ours, fake):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-    assert ours.returncode == 0, err[-3000:]
+    rc, out, err = _against_fake_peer(SPARSE_RANK0, dict(e, RANK="0"), [SPARSE_FAKE_RANK1, str(size), str(nnz)], dict(e, RANK="1"))
+    assert rc == 0, err[-3000:]
     assert out.startswith("RAISED RuntimeError") and says in out, (out, err[-2000:])
     seconds = float(out.split()[2])
     assert seconds < (10 if mode == "silent" else 3), out
