@@ -112,13 +112,19 @@ cases("sparse_coalesce", {
     "op": "d(torch.ops.aten._coalesce.default(u))",
     # more than 16 entries: upstream sorts with std::sort (not stable), so duplicates are summed in
     # its order, which changes float sums in the last bit (both cases differed with a stable sort)
-    "unstable_order": "g = torch.Generator().manual_seed(6); k = torch.randint(0, 50, (1, 30), generator=g); "
-                      "w = torch.randn(30, generator=g) * 10 ** (torch.rand(30, generator=g) * 6 - 3); "
-                      "d(torch.sparse_coo_tensor(k, w, (50,)).coalesce(), text=False)",
     "unstable_order_many": "g = torch.Generator().manual_seed(8); k = torch.randint(0, 40, (2, 3000), generator=g); "
                            "w = torch.randn(3000, 2, generator=g) * 10 ** (torch.rand(3000, 2, generator=g) * 6 - 3); "
                            "d(torch.sparse_coo_tensor(k, w, (40, 40, 2)).coalesce(), text=False)",
 }, setup=SETUP)
+
+# The same with 30 entries: bit for bit with upstream on AVX-512 hosts (ours follows that order), but
+# upstream's summation order of these duplicates changes with its CPU path (measured 2026-12-05 with
+# ATEN_CPU_CAPABILITY=avx2: 1 of 25 sums differs by one ulp), so compared within the float rule
+cases("sparse_coalesce_host", {
+    "unstable_order": "g = torch.Generator().manual_seed(6); k = torch.randint(0, 50, (1, 30), generator=g); "
+                      "w = torch.randn(30, generator=g) * 10 ** (torch.rand(30, generator=g) * 6 - 3); "
+                      "d(torch.sparse_coo_tensor(k, w, (50,)).coalesce(), text=False)",
+}, setup=SETUP, tol="float")
 
 cases("sparse_convert", {
     "to_sparse": "d(x.to_sparse())",

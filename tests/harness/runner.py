@@ -156,8 +156,9 @@ REF_PATH_VARS = ("ATEN_CPU_CAPABILITY", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "M
 
 
 def fbgemm_vnni():
-    """Whether upstream's fbgemm (its quantized Linear kernels) runs its AVX-512 VNNI path here:
-    the CPU has avx512_vnni (with avx512bw / vl) and FBGEMM_ENABLE_INSTRUCTIONS, if set, allows it.
+    """Whether upstream's fbgemm (its quantized Linear kernels) and oneDNN (its quantized
+    convolutions) run their AVX-512 VNNI paths here: the CPU has avx512_vnni (with avx512bw / vl) and
+    FBGEMM_ENABLE_INSTRUCTIONS / ONEDNN_MAX_CPU_ISA, if set, allow them.
     Without VNNI its AVX2 / AVX-512 paths sum uint8 x int8 pairs in saturating int16 (vpmaddubsw)
     and its float16 GEMM sums in another order, so their bits are another host's: measured with
     FBGEMM_ENABLE_INSTRUCTIONS=AVX2 and =AVX512, 23 of 91 quantized Linear cases differ."""
@@ -166,8 +167,14 @@ def fbgemm_vnni():
     except OSError:
         return False
     forced = os.environ.get("FBGEMM_ENABLE_INSTRUCTIONS", "").upper()
+    # the quantized convolutions run on oneDNN there (docs/quant_tensors.md): ONEDNN_MAX_CPU_ISA, if
+    # set, must leave it its AVX-512 VNNI kernels (forced to AVX2 its int8 convolutions' bits differ:
+    # 14 of 58 quantized-conv cases, measured)
+    isa = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    onednn_vnni = isa in ("", "ALL", "DEFAULT") or isa.startswith("AVX10") or \
+        (isa.startswith("AVX512_CORE_") and isa != "AVX512_CORE")
     return (all(f in flags for f in ("avx512_vnni", "avx512bw", "avx512vl")) and
-            forced in ("", "AVX512_VNNI", "AVX512_E1"))
+            forced in ("", "AVX512_VNNI", "AVX512_E1") and onednn_vnni)
 
 
 def _worker_env():
