@@ -611,6 +611,22 @@ static PyObject *d_rms_norm(tn_value *a) {
     return r;
 }
 
+/* _fused_rms_norm(input, normalized_shape, weight?, eps?): CompositeImplicitAutograd on CPU upstream
+ * (rms_norm_composite): the same steps, returning (output, rstd); float32 / float64 (other dtypes
+ * run the kernel) */
+static PyObject *d_fused_rms_norm(tn_value *a) {
+    PyObject *in = a[0].u.obj;
+    const tn_tensor *t = tn_tensor_of(in);
+    if ((t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) || a[1].u.ints.n > t->ndim)
+        return tn_door_below_autograd(TN_ROW__fused_rms_norm, a);
+    double eps = a[3].tag == TN_V_FLOAT ? a[3].u.f : t->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    PyObject *rs = NULL, *y = tn_rms_norm_steps(in, a[1].u.ints.n, eps, &rs);
+    if (y && a[2].tag == TN_V_TENSOR) Py_SETREF(y, tn_at_mul_Tensor(y, a[2].u.obj));
+    PyObject *r = y && rs ? PyTuple_Pack(2, y, rs) : NULL;
+    Py_XDECREF(y); Py_XDECREF(rs);
+    return r;
+}
+
 /* where(mask, 0.0, scalar_tensor(-inf, dtype)) for a boolean mask (convert_boolean_attn_mask) */
 static PyObject *bool_mask_to_additive(PyObject *mask, tn_dtype dt) {
     PyObject *ninf = tn_at_scalar_tensor(TN_SD(-INFINITY), TN_DT(dt), NULL, NULL, NULL);
@@ -1881,7 +1897,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_pad, d_pad, -1}, {TN_ROW__pad_circular, d_pad_circular, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
     {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},
-    {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
+    {TN_ROW_rms_norm, d_rms_norm, -1}, {TN_ROW__fused_rms_norm, d_fused_rms_norm, -1}, {TN_ROW_scaled_dot_product_attention, d_sdpa, -1},
     {TN_ROW_silu_backward, d_silu_backward, -1},
     {TN_ROW_broadcast_tensors, d_broadcast_tensors, -1},
     /* ops/arrange.c: composites written as the door calls upstream's composite makes */

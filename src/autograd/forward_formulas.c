@@ -199,9 +199,10 @@ static PyObject *amaxamin_jvp(PyObject *x, PyObject *dx, PyObject *result, PyObj
     PyObject *mask = rr ? callv("eq", "(OO)", x, rr) : NULL;
     Py_XDECREF(rr);
     if (!mask) return NULL;
-    PyObject *w = callv("where", "(OOd)", mask, dx, 0.0);
+    /* the mask's count first: upstream's operands of `/` evaluate right to left */
+    PyObject *den = callv("sum", "(OOO)", mask, dim, keepdim ? Py_True : Py_False);
+    PyObject *w = den ? callv("where", "(OOd)", mask, dx, 0.0) : NULL;
     PyObject *num = w ? callv("sum", "(OOO)", w, dim, keepdim ? Py_True : Py_False) : NULL;
-    PyObject *den = num ? callv("sum", "(OOO)", mask, dim, keepdim ? Py_True : Py_False) : NULL;
     PyObject *r = den ? callv("div", "(OO)", num, den) : NULL;
     Py_XDECREF(w);
     Py_XDECREF(num);
@@ -1095,6 +1096,539 @@ static PyObject *lu_factor_ex_jvp(PyObject *dA, PyObject *LU, PyObject *piv, boo
     return r;
 }
 
+/* ---- FunctionsManual's loss, rms_norm, aminmax and linear-algebra jvps (helper-fwlin), op for op
+ * through the typed op API. Each keeps its temporaries in a pool released at the end; KP(x) stores
+ * x and is false when x is NULL (an exception is set). Tensor arguments are borrowed. ---- */
+typedef struct { PyObject *t[64]; int n; } fpool;
+static PyObject *fkeep(fpool *p, PyObject *x) {
+    if (x && p->n == 64) {   /* a guard: the bodies below keep fewer */
+        Py_DECREF(x);
+        PyErr_SetString(PyExc_RuntimeError, "torchnative: forward formula temporaries exhausted");
+        return NULL;
+    }
+    if (x) p->t[p->n++] = x;
+    return x;
+}
+static void fdrain(fpool *p) { while (p->n) Py_DECREF(p->t[--p->n]); }
+#define KP(e) (fkeep(&P_, (e)) != NULL)
+#define FDEF(x) ((x) && (x) != Py_None)
+
+/* glu_backward_jvp(grad_x, grad_glu, x, dgrad_glu, dx, dim): an aten kernel upstream; the tangent
+ * of glu_backward's (grad_glu s, grad_glu a s (1 - s)), s = sigmoid(b), in ops:
+ * (dgrad_glu s + grad_x_a (1 - s) db, dgrad_glu a s (1 - s) + grad_x_a (1 - s) da + grad_x_b (1 - 2s) db) */
+static PyObject *glu_backward_jvp(PyObject *gx, PyObject *gg, PyObject *x, PyObject *dgg, PyObject *dx, int64_t dim) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *a, *b, *da, *db, *gxa, *gxb, *s, *oms, *u, *v, *ra, *rb;
+    if (dim < 0) dim += tdim(x);
+    int64_t h = tn_tensor_of(gg)->sizes[dim];
+    if (!(KP(a = tn_at_narrow(x, dim, 0, h)) && KP(b = tn_at_narrow(x, dim, h, h)) && KP(da = tn_at_narrow(dx, dim, 0, h)) &&
+          KP(db = tn_at_narrow(dx, dim, h, h)) && KP(gxa = tn_at_narrow(gx, dim, 0, h)) && KP(gxb = tn_at_narrow(gx, dim, h, h)) &&
+          KP(s = tn_at_sigmoid(b)) && KP(oms = tn_at_rsub_Scalar(s, TN_SI(1), TN_SDEF))))
+        goto done;
+    /* first half */
+    if (!(KP(u = tn_at_mul_Tensor(dgg, s)) && KP(v = tn_at_mul_Tensor(gxa, oms)) && KP(v = tn_at_mul_Tensor(v, db)) &&
+          KP(ra = tn_at_add_Tensor(u, v, TN_SDEF))))
+        goto done;
+    /* second half */
+    if (!(KP(u = tn_at_mul_Tensor(dgg, a)) && KP(u = tn_at_mul_Tensor(u, s)) && KP(u = tn_at_mul_Tensor(u, oms)) &&
+          KP(v = tn_at_mul_Tensor(gxa, oms)) && KP(v = tn_at_mul_Tensor(v, da)) && KP(rb = tn_at_add_Tensor(u, v, TN_SDEF)) &&
+          KP(u = tn_at_mul_Scalar(s, TN_SI(2))) && KP(u = tn_at_rsub_Scalar(u, TN_SI(1), TN_SDEF)) &&
+          KP(u = tn_at_mul_Tensor(gxb, u)) && KP(u = tn_at_mul_Tensor(u, db)) && KP(rb = tn_at_add_Tensor(rb, u, TN_SDEF))))
+        goto done;
+    r = tn_at_cat(TN_TS(ra, rb), dim);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+
+static int64_t numel_of(PyObject *t) {
+    const tn_tensor *x = tn_tensor_of(t);
+    int64_t n = 1;
+    for (int i = 0; i < x->ndim; i++) n *= x->sizes[i];
+    return n;
+}
+static bool is_cplx(PyObject *t) { return tn_dtype_is_complex(tn_tensor_of(t)->dtype); }
+/* C++'s `s - t` for a Scalar s: empty_like(t).fill_(s).sub_(t) */
+static PyObject *scalar_sub(double s, PyObject *t) {
+    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
+    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(s)) : NULL, *r = f ? tn_at_sub__Tensor(e, t, TN_SDEF) : NULL;
+    Py_XDECREF(f);
+    Py_XDECREF(e);
+    return r;
+}
+/* x * y in place (x.mul_(y)) or not: x borrowed, a new reference */
+static PyObject *mul_maybe(PyObject *x, PyObject *y, bool inplace) {
+    return inplace ? tn_at_mul__Tensor(x, y) : tn_at_mul_Tensor(x, y);
+}
+/* _efficientzerotensor(like.sizes(), like.options()): zeros flagged as a ZeroTensor by the caller */
+static PyObject *zeros_of(PyObject *like) {
+    const tn_tensor *x = tn_tensor_of(like);
+    return tn_at_zeros(TN_IN(x->sizes, x->ndim), TN_DT(x->dtype), NULL, NULL, NULL);
+}
+
+/* binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+ * -logit(self) * grad [* weight] [/ target.numel() for Mean] */
+static PyObject *bce_target_backward(PyObject *grad, PyObject *self, PyObject *target, PyObject *w, int64_t red) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *g, *a, *ts[] = {grad};
+    bool sub = subclass_like(ts, 1);
+    if (!(KP(g = tn_at_logit(self, NULL)) && KP(a = tn_at_neg_(g)) && KP(g = mul_maybe(g, grad, !sub)))) goto done;
+    if (FDEF(w) && !KP(g = mul_maybe(g, w, !subclass_like(&w, 1)))) goto done;
+    if (red == 1 && !KP(a = tn_at_div__Scalar(g, TN_SI((long long)numel_of(target))))) goto done;
+    r = Py_NewRef(g);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction) and
+ * its _grad_output form (go NULL): the derivative of bce's backward in input, and in grad_output */
+static PyObject *bce_double_backward(PyObject *go, PyObject *grad, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *xe, *ome, *a, *b, *c, *g;
+    if (!(KP(xe = tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF)) && KP(a = scalar_sub(1.0, x)) &&
+          KP(ome = tn_at_add_Scalar(a, TN_SD(1e-12), TN_SDEF))))
+        goto done;
+    if (go) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) */
+        if (!(KP(a = tn_at_mul_Tensor(x, x)) && KP(b = tn_at_mul_Scalar(x, TN_SI(2))) && KP(b = tn_at_mul_Tensor(b, t)) &&
+              KP(a = tn_at_sub_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_add_Tensor(a, t, TN_SDEF)) &&
+              KP(b = tn_at_pow_Tensor_Scalar(xe, TN_SI(2))) && KP(c = tn_at_pow_Tensor_Scalar(ome, TN_SI(2))) &&
+              KP(b = tn_at_mul_Tensor(b, c)) && KP(g = tn_at_div_Tensor(a, b))))
+            goto done;
+        PyObject *ts[] = {g, grad};
+        bool sub = subclass_like(ts, 2);
+        if (!(KP(a = tn_at_mul_Tensor(grad, go)) && KP(g = mul_maybe(g, a, !sub)))) goto done;
+    } else {    /* (x - t) / ((x + eps) (1 - x + eps)) */
+        if (!(KP(a = tn_at_sub_Tensor(x, t, TN_SDEF)) && KP(b = tn_at_mul_Tensor(xe, ome)) && KP(g = tn_at_div_Tensor(a, b))))
+            goto done;
+        PyObject *ts[] = {g, grad};
+        if (!KP(g = mul_maybe(g, grad, !subclass_like(ts, 2)))) goto done;
+    }
+    if (FDEF(w) && !KP(g = mul_maybe(g, w, !subclass_like(&w, 1)))) goto done;
+    r = red == 1 ? tn_at_div_Scalar(g, TN_SI((long long)numel_of(x))) : Py_NewRef(g);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
+ * -grad * grad_output [* weight] / clamp_min((1 - self) * self, 1e-12) [/ target.numel()] */
+static PyObject *bce_double_backward_target(PyObject *grad, PyObject *go, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *res, *a, *den;
+    if (!(KP(a = tn_at_neg(grad)) && KP(res = tn_at_mul_Tensor(a, go)))) goto done;
+    if (FDEF(w) && !KP(res = mul_maybe(res, w, !subclass_like(&w, 1)))) goto done;
+    if (!(KP(a = scalar_sub(1.0, x)) && KP(den = mul_maybe(a, x, !subclass_like(&x, 1))))) goto done;
+    bool was = tn_grad_mode_set(false);
+    a = tn_at_clamp_min_(den, TN_SD(1e-12));
+    tn_grad_mode_set(was);
+    if (!KP(a)) goto done;
+    if (!KP(res = subclass_like(&den, 1) ? tn_at_div_Tensor(res, den) : tn_at_div__Tensor(res, den))) goto done;
+    if (red == 1 && !KP(a = tn_at_div__Scalar(res, TN_SI((long long)numel_of(t))))) goto done;
+    r = Py_NewRef(res);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):
+ * ((pos_weight * target + 1 - target) * sigmoid(input) - pos_weight * target, or sigmoid(input) -
+ * target) * grad [* weight] [/ input.numel()]; out-of-place while grad mode is on */
+static PyObject *bce_logits_backward(PyObject *grad, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *g, *a, *s, *ts[] = {x, t};
+    bool gm = tn_grad_enabled(), oop = subclass_like(ts, 2) || gm;
+    if (FDEF(pw)) {
+        PyObject *pt;
+        if (!(KP(pt = tn_at_mul_Tensor(pw, t)) && KP(g = tn_at_add_Scalar(pt, TN_SI(1), TN_SDEF)) &&
+              KP(g = oop ? tn_at_sub_Tensor(g, t, TN_SDEF) : tn_at_sub__Tensor(g, t, TN_SDEF)) && KP(s = tn_at_sigmoid(x)) &&
+              KP(g = mul_maybe(g, s, !oop)) && KP(g = oop ? tn_at_sub_Tensor(g, pt, TN_SDEF) : tn_at_sub__Tensor(g, pt, TN_SDEF))))
+            goto done;
+    } else if (!(KP(s = tn_at_sigmoid(x)) && KP(g = oop ? tn_at_sub_Tensor(s, t, TN_SDEF) : tn_at_sub__Tensor(s, t, TN_SDEF)))) {
+        goto done;
+    }
+    if (!KP(g = mul_maybe(g, grad, !(subclass_like(&grad, 1) || gm)))) goto done;
+    if (FDEF(w) && !KP(g = mul_maybe(g, w, !(subclass_like(&w, 1) || gm)))) goto done;
+    if (red == 1 && !KP(a = tn_at_div__Scalar(g, TN_SI((long long)numel_of(x))))) goto done;
+    r = Py_NewRef(g);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight, pos_weight,
+ * reduction): (log_sigmoid(-self) - log_sigmoid(self) * pos_weight, or -self) * grad_output
+ * [* weight] [/ target.numel()] */
+static PyObject *bce_logits_target_backward(PyObject *go, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *g, *a, *b;
+    if (FDEF(pw)) {
+        PyObject *ts[] = {pw, go};
+        bool ip = !subclass_like(ts, 2);
+        if (!(KP(a = tn_at_neg(x)) && KP(a = tn_at_log_sigmoid(a)) && KP(b = tn_at_log_sigmoid(x)) && KP(b = mul_maybe(b, pw, ip)) &&
+              KP(g = ip ? tn_at_sub__Tensor(a, b, TN_SDEF) : tn_at_sub_Tensor(a, b, TN_SDEF)) && KP(g = mul_maybe(g, go, ip))))
+            goto done;
+    } else if (!(KP(a = tn_at_neg(x)) && KP(g = tn_at_mul_Tensor(a, go)))) {
+        goto done;
+    }
+    if (FDEF(w) && !KP(g = mul_maybe(g, w, !subclass_like(&w, 1)))) goto done;
+    if (red == 1 && !KP(a = tn_at_div__Scalar(g, TN_SI((long long)numel_of(t))))) goto done;
+    r = Py_NewRef(g);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* rms_norm_jvp / rms_norm_rstd_jvp (weight_p NULL: the rstd output's): rstd_t =
+ * sum(-rstd^3 * input_t * input_p over the normalized dims) / numel, result_t = input_t * rstd +
+ * input_p * rstd_t, then _affine_jvp with the weight */
+static PyObject *rms_norm_jvp(PyObject *ip, PyObject *it, bool it_zero, PyObject *wp, PyObject *wt, bool wt_zero,
+                              PyObject *rstd, PyObject *normalized_shape, bool rstd_only) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *ns = intlist(normalized_shape), *rp, *rt, *a, *b;
+    if (!ns || !fkeep(&P_, ns)) goto done;
+    const tn_tensor *x = tn_tensor_of(it);
+    int nd = x->ndim, nn = (int)PyTuple_Size(ns);
+    int64_t vs[TN_MAX_DIMS], va[TN_MAX_DIMS], dl[TN_MAX_DIMS], numel = 1;
+    int k = 0;
+    for (int i = 0; i < nd; i++) {
+        bool inner = i >= nd - nn;
+        vs[i] = inner ? 1 : x->sizes[i];
+        va[i] = inner ? x->sizes[i] : 1;
+        if (inner) { numel *= x->sizes[i]; dl[k++] = i; }
+    }
+    PyObject *ts[] = {it, ip, NULL};
+    if (!KP(rp = tn_at_view(rstd, TN_IN(vs, nd)))) goto done;
+    ts[2] = rp;
+    bool sub = subclass_like(ts, 3) || it_zero;
+    if (sub) {
+        if (!(KP(a = tn_at_pow_Tensor_Scalar(rp, TN_SI(3))) && KP(a = tn_at_neg(a)) && KP(a = tn_at_mul_Tensor(a, it)) &&
+              KP(rt = tn_at_mul_Tensor(a, ip))))
+            goto done;
+    } else if (!(KP(rt = tn_at_mul_Tensor(it, ip)) && KP(a = tn_at_pow_Tensor_Scalar(rp, TN_SI(3))) && KP(a = tn_at_neg(a)) &&
+                 KP(b = tn_at_mul__Tensor(rt, a)))) {
+        goto done;
+    }
+    if (!(KP(rt = tn_at_sum_dim_IntList(rt, TN_IN(dl, k), true, NULL)) && KP(a = tn_at_div__Scalar(rt, TN_SI((long long)numel)))))
+        goto done;
+    if (rstd_only) { r = Py_NewRef(rt); goto done; }
+    PyObject *res;
+    if (sub) {
+        if (!(KP(a = tn_at_mul_Tensor(it, rp)) && KP(b = tn_at_mul_Tensor(ip, rt)) && KP(res = tn_at_add_Tensor(a, b, TN_SDEF))))
+            goto done;
+    } else if (!(KP(res = tn_at_mul_Tensor(it, rp)) && KP(b = tn_at_mul_Tensor(ip, rt)) && KP(a = tn_at_add__Tensor(res, b, TN_SDEF)))) {
+        goto done;
+    }
+    PyObject *resp = NULL, *wpv = NULL, *wtv = NULL;
+    if (FDEF(wp) && !(KP(resp = tn_at_mul_Tensor(ip, rp)) && KP(wpv = tn_at_view(wp, TN_IN(va, nd))) &&
+                      (!FDEF(wt) || KP(wtv = tn_at_view(wt, TN_IN(va, nd))))))
+        goto done;
+    r = affine_jvp(resp, Py_NewRef(res), wpv, wtv, wt_zero, NULL, false);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* aminmax_jvp(self_p, self_t, result, dim?, keepdim): amaxamin_jvp over dim, or over every dim */
+static PyObject *aminmax_jvp(PyObject *sp, PyObject *st, PyObject *result, PyObject *dim, bool keepdim) {
+    int64_t dl[TN_MAX_DIMS];
+    int nd = tdim(sp);
+    for (int i = 0; i < nd; i++) dl[i] = i;
+    PyObject *dims = dim == Py_None ? int_tuple(dl, nd) : PyTuple_Pack(1, dim);
+    PyObject *r = dims ? amaxamin_jvp(sp, st, result, dims, keepdim) : NULL;
+    Py_XDECREF(dims);
+    return r;
+}
+
+/* linalg_det_jvp(dA, det, LU, pivots, use_A_T): tr(A^-1 dA) det, with the LU's zero pivots moved
+ * to eps (det is C^1) */
+static PyObject *linalg_det_jvp(PyObject *dA, PyObject *det, PyObject *LU, PyObject *piv, bool use_A_T) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *a, *b, *c;
+    tn_dtype d = tn_tensor_of(LU)->dtype;
+    double eps = d == TN_DTYPE_F64 || d == TN_DTYPE_C128 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    /* at::where(mask, eps, 0.): two double Scalars, so the default dtype */
+    PyObject *dt = TN_DT(TN_DTYPE_F32);
+    if (!(KP(a = tn_at_diagonal(LU, 0, -2, -1)) && KP(a = tn_at_eq_Scalar(a, TN_SD(0.0))) &&
+          KP(b = tn_at_scalar_tensor(TN_SD(0.0), dt, NULL, NULL, NULL)) && KP(c = tn_at_scalar_tensor(TN_SD(eps), dt, NULL, NULL, NULL)) &&
+          KP(a = tn_at_where_self(a, c, b)) && KP(a = tn_at_diag_embed(a, 0, -2, -1)) && KP(a = tn_at_add_Tensor(LU, a, TN_SDEF)) &&
+          KP(a = tn_at_linalg_lu_solve(a, piv, dA, true, use_A_T)) && KP(a = tn_at_diagonal(a, 0, -2, -1)) &&
+          KP(a = tn_at_sum_dim_IntList(a, TN_IS(-1), false, NULL))))
+        goto done;
+    r = tn_at_mul_Tensor(a, det);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* slogdet_jvp(LU, pivots, dA, sign, use_A_T) -> (sign_t, logabsdet_t) with tr = tr(A^-1 dA):
+ * complex (imag(tr) * i sign, real(tr)); real (a ZeroTensor, tr). *sign_zero: the first is one */
+static PyObject *slogdet_jvp(PyObject *LU, PyObject *piv, PyObject *dA, PyObject *sign, bool use_A_T) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *tr, *a, *b;
+    if (!(KP(a = tn_at_linalg_lu_solve(LU, piv, dA, true, use_A_T)) && KP(a = tn_at_diagonal(a, 0, -2, -1)) &&
+          KP(tr = tn_at_sum_dim_IntList(a, TN_IS(-1), false, NULL))))
+        goto done;
+    if (is_cplx(LU)) {
+        PyObject *i;
+        if (!(KP(i = PyComplex_FromDoubles(0.0, 1.0)) && KP(b = tn_at_mul_Scalar(sign, TN_SO(i))) && KP(a = tn_at_imag(tr)) &&
+              KP(a = tn_at_mul_Tensor(a, b)) && KP(b = tn_at_real(tr))))
+            goto done;
+        r = PyTuple_Pack(2, a, b);
+    } else if (KP(a = zeros_of(sign))) {
+        r = PyTuple_Pack(2, a, tr);
+    }
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_solve_is_vector_rhs(input, other): other is a vector, or a batch of them */
+static bool vector_rhs(PyObject *input, PyObject *other) {
+    const tn_tensor *a = tn_tensor_of(input), *b = tn_tensor_of(other);
+    if (b->ndim == 1) return true;
+    if (a->ndim - 1 != b->ndim) return false;
+    for (int i = 0; i < b->ndim; i++)
+        if (a->sizes[i] != b->sizes[i]) return false;
+    return true;
+}
+
+/* linalg_solve_jvp(dA, dB, X, LU, pivots, left): A^-1 (dB - dA X) (left) or (dB - X dA) A^-1 */
+static PyObject *linalg_solve_jvp(PyObject *dA, PyObject *dB, PyObject *X, PyObject *LU, PyObject *piv, bool left) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *Xm = X, *dBm = dB, *R, *a;
+    bool vec = vector_rhs(LU, X);
+    if (vec && !(KP(Xm = tn_at_unsqueeze(X, -1)) && KP(dBm = tn_at_unsqueeze(dB, -1)))) goto done;
+    if (!(KP(R = left ? tn_at_matmul(dA, Xm) : tn_at_matmul(Xm, dA)) && KP(a = tn_at_sub_Tensor(dBm, R, TN_SDEF)) &&
+          KP(a = tn_at_linalg_lu_solve(LU, piv, a, left, false))))
+        goto done;
+    r = vec ? tn_at_squeeze_dim(a, -1) : Py_NewRef(a);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* generic_solve_jvp's right-hand side dB - dA X (X a vector or not, as dB) */
+static PyObject *solve_rhs(fpool *p, PyObject *X, PyObject *dA, PyObject *dB) {
+    PyObject *c;
+    if (vector_rhs(dA, dB)) {
+        PyObject *xu = fkeep(p, tn_at_unsqueeze(X, -1)), *m = xu ? fkeep(p, tn_at_matmul(dA, xu)) : NULL;
+        c = m ? fkeep(p, tn_at_squeeze_dim(m, -1)) : NULL;
+    } else {
+        c = fkeep(p, tn_at_matmul(dA, X));
+    }
+    return c ? fkeep(p, tn_at_sub_Tensor(dB, c, TN_SDEF)) : NULL;
+}
+
+/* triangular_solve_jvp(X, A, dA, dB, upper, transpose, unitriangular) */
+static PyObject *triangular_solve_jvp(PyObject *X, PyObject *A, PyObject *dA, PyObject *dB, bool upper, bool tr, bool unit) {
+    fpool P_ = {{0}, 0};
+    PyObject *rhs = solve_rhs(&P_, X, dA, dB), *s = rhs ? tn_at_triangular_solve(rhs, A, upper, tr, unit) : NULL, *r = NULL;
+    if (s) r = Py_NewRef(PyTuple_GetItem(s, 0));
+    Py_XDECREF(s);
+    fdrain(&P_);
+    return r;
+}
+
+/* cholesky_solve_jvp(X, U, dU, dB, upper): dA = dK + dK^H with dK = dU^H U (upper) or dU U^H */
+static PyObject *cholesky_solve_jvp(PyObject *X, PyObject *U, PyObject *dU, PyObject *dB, bool upper) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *dK, *a, *rhs;
+    if (upper) { if (!(KP(a = tn_at_mH(dU)) && KP(dK = tn_at_matmul(a, U)))) goto done; }
+    else if (!(KP(a = tn_at_mH(U)) && KP(dK = tn_at_matmul(dU, a)))) goto done;
+    if (!(KP(a = tn_at_mH(dK)) && KP(a = tn_at_add_Tensor(dK, a, TN_SDEF)) && (rhs = solve_rhs(&P_, X, a, dB)))) goto done;
+    r = tn_at_cholesky_solve(rhs, U, upper);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_solve_triangular_forward_AD(A_t, B_t, A, X, upper, left, unitriangular):
+ * A^-1 (B_t - A_t' X) with A_t' projected on A's triangle */
+static PyObject *solve_triangular_jvp(PyObject *At, PyObject *Bt, PyObject *A, PyObject *X, bool upper, bool left, bool unit) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *p, *a;
+    if (!(KP(p = upper ? tn_at_triu(At, unit) : tn_at_tril(At, -(int64_t)unit)) &&
+          KP(a = left ? tn_at_matmul(p, X) : tn_at_matmul(X, p)) && KP(a = tn_at_sub_Tensor(Bt, a, TN_SDEF))))
+        goto done;
+    r = tn_at_linalg_solve_triangular(A, a, upper, left, unit);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_lu_solve_jvp(X, LU, pivots, dLU, dB, left, adjoint) */
+static PyObject *lu_solve_jvp(PyObject *X, PyObject *LU, PyObject *piv, PyObject *dLU, PyObject *dB, bool left, bool adjoint) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *S, *R, *U, *a, *b;
+    if (!KP(S = tn_at_linalg_lu_solve(LU, piv, dB, left, adjoint))) goto done;
+    if (left != adjoint) {   /* R = -U^-1 (dU + L^-1 dL U); dX = op_2(R op_2(X)) + S */
+        if (!(KP(a = tn_at_tril(dLU, -1)) && KP(R = tn_at_linalg_solve_triangular(LU, a, false, true, true)) &&
+              KP(U = tn_at_triu(LU, 0)) && KP(a = tn_at_triu(dLU, 0)) && KP(b = tn_at_matmul(R, U)) &&
+              KP(a = tn_at_add_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_linalg_solve_triangular(U, a, true, true, false)) &&
+              KP(R = tn_at_neg(a))))
+            goto done;
+        if (left) { if (!KP(a = tn_at_matmul(R, X))) goto done; }
+        else if (!(KP(b = tn_at_mH(R)) && KP(a = tn_at_matmul(X, b)))) goto done;
+    } else {   /* R = (L dU U^-1 + dL); dX = op_2((-op_3(X)^H P R L^-1 P^T)^H or itself) + S */
+        PyObject *plu, *P, *L, *V;
+        if (!KP(plu = tn_at_lu_unpack(LU, piv, true, true))) goto done;
+        P = PyTuple_GetItem(plu, 0), L = PyTuple_GetItem(plu, 1), U = PyTuple_GetItem(plu, 2);
+        if (!(KP(V = left ? tn_at_mH(X) : Py_NewRef(X)) && KP(a = tn_at_triu(dLU, 0)) && KP(a = tn_at_matmul(L, a)) &&
+              KP(a = tn_at_linalg_solve_triangular(U, a, true, false, false)) && KP(b = tn_at_tril(dLU, -1)) &&
+              KP(R = tn_at_add_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_matmul(V, P)) && KP(a = tn_at_matmul(a, R)) &&
+              KP(a = tn_at_neg(a)) && KP(a = tn_at_linalg_solve_triangular(L, a, false, false, true)) && KP(b = tn_at_mT(P)) &&
+              KP(a = tn_at_matmul(a, b)) && (!left || KP(a = tn_at_mH(a)))))
+            goto done;
+    }
+    r = tn_at_add_Tensor(a, S, TN_SDEF);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_eig_jvp(dA, L, V, is_hermitian) -> (dL, dV): dP = V^-1 dA V (V^H dA V hermitian), dL =
+ * diag(dP), dX = V ((dP / E) with a zero diagonal), dV = dX - V Re(diag(V^H dX)) (dX hermitian) */
+static PyObject *linalg_eig_jvp(PyObject *dA, PyObject *L, PyObject *V, bool herm) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *dP, *dL, *dV, *a, *b;
+    if (herm) {
+        if (!(KP(a = tn_at_mH(V)) && KP(a = tn_at_matmul(a, dA)) && KP(dP = tn_at_matmul(a, V)))) goto done;
+    } else {
+        tn_dtype d = tn_tensor_of(dA)->dtype;
+        tn_dtype cd = d == TN_DTYPE_F64 ? TN_DTYPE_C128 : d == TN_DTYPE_F32 ? TN_DTYPE_C64 : d;
+        PyObject *dt = TN_DT(cd);
+        if (!(KP(a = tn_at_to_dtype(dA, dt, false, false, NULL)) && KP(a = tn_at_matmul(a, V)) &&
+              KP(dP = tn_at_linalg_solve(V, a, true))))
+            goto done;
+    }
+    if (!KP(dL = tn_at_diagonal(dP, 0, -2, -1))) goto done;
+    if (herm && is_cplx(dA) && !KP(dL = tn_at_real(dL))) goto done;
+    if (!(KP(a = tn_at_unsqueeze(L, -2)) && KP(b = tn_at_unsqueeze(L, -1)) && KP(a = tn_at_sub_Tensor(a, b, TN_SDEF)) &&
+          KP(a = tn_at_div_Tensor(dP, a)) && KP(b = tn_at_diagonal(a, 0, -2, -1)) && KP(b = tn_at_zero_(b)) &&
+          KP(dV = tn_at_matmul(V, a))))
+        goto done;
+    if (!herm && !(KP(a = tn_at_mH(V)) && KP(a = tn_at_matmul(a, dV)) && KP(a = tn_at_diagonal(a, 0, -2, -1)) &&
+                   KP(a = tn_at_real(a)) && KP(a = tn_at_unsqueeze(a, -2)) && KP(a = tn_at_mul_Tensor(V, a)) &&
+                   KP(dV = tn_at_sub_Tensor(dV, a, TN_SDEF))))
+        goto done;
+    r = PyTuple_Pack(2, dL, dV);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_svd_jvp(dA, U, S, Vh, full_matrices) -> (dU, dS, dVh); svd_backward's derivation */
+static PyObject *linalg_svd_jvp(PyObject *dA, PyObject *U_, PyObject *S, PyObject *Vh_, bool full) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *U = U_, *Vh = Vh_, *V, *UH, *dP, *dS, *E, *d2S = NULL, *dU, *dVh, *a, *b, *c;
+    bool cplx = is_cplx(dA);
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1], k = tn_tensor_of(S)->sizes[tn_tensor_of(S)->ndim - 1];
+    if (full && !(KP(U = tn_at_narrow(U_, -1, 0, k)) && KP(Vh = tn_at_narrow(Vh_, -2, 0, k)))) goto done;
+    if (!(KP(V = tn_at_mH(Vh)) && KP(UH = tn_at_mH(U)))) goto done;
+    if (m < n) { if (!(KP(a = tn_at_matmul(dA, V)) && KP(dP = tn_at_matmul(UH, a)))) goto done; }
+    else if (!(KP(a = tn_at_matmul(UH, dA)) && KP(dP = tn_at_matmul(a, V)))) goto done;
+    if (!(KP(dS = tn_at_diagonal(dP, 0, -2, -1)) && (!cplx || KP(dS = tn_at_real(dS))) && KP(a = tn_at_diag_embed(dS, 0, -2, -1)) &&
+          KP(dP = tn_at_sub_Tensor(dP, a, TN_SDEF))))
+        goto done;
+    /* E_jk = S_k^2 - S_j^2, 1 on the diagonal */
+    if (!(KP(a = tn_at_mul_Tensor(S, S)) && KP(b = tn_at_unsqueeze(a, -2)) && KP(c = tn_at_unsqueeze(a, -1)) &&
+          KP(E = tn_at_sub_Tensor(b, c, TN_SDEF)) && KP(a = tn_at_diagonal(E, 0, -2, -1)) && KP(a = tn_at_fill__Scalar(a, TN_SI(1)))))
+        goto done;
+    if (cplx && !(KP(a = tn_at_diagonal(dP, 0, -2, -1)) && KP(b = tn_at_mul_Scalar(S, TN_SD(2.0))) && KP(d2S = tn_at_div_Tensor(a, b))))
+        goto done;
+    /* dU = U (sym(dP S) / E [+ diag(dP) / 2S]) */
+    if (!(KP(a = tn_at_unsqueeze(S, -2)) && KP(a = tn_at_mul_Tensor(dP, a)) && KP(b = tn_at_mH(a)) &&
+          KP(a = tn_at_add_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_div_Tensor(a, E))))
+        goto done;
+    if (cplx && !(KP(b = tn_at_diag_embed(d2S, 0, -2, -1)) && KP(a = tn_at_add_Tensor(a, b, TN_SDEF)))) goto done;
+    if (!KP(dU = tn_at_matmul(U, a))) goto done;
+    if (m > n) {   /* dU += (I - U U^H) dA V S^-1 */
+        if (!(KP(a = tn_at_unsqueeze(S, -2)) && KP(a = tn_at_div_Tensor(V, a)) && KP(a = tn_at_matmul(dA, a)) &&
+              KP(dU = tn_at_add_Tensor(dU, a, TN_SDEF)) && KP(b = tn_at_matmul(UH, a)) && KP(b = tn_at_matmul(U, b)) &&
+              KP(dU = tn_at_sub_Tensor(dU, b, TN_SDEF))))
+            goto done;
+        if (full) {
+            const tn_tensor *u = tn_tensor_of(dU);
+            int64_t sh[TN_MAX_DIMS];
+            for (int i = 0; i < u->ndim; i++) sh[i] = u->sizes[i];
+            sh[u->ndim - 1] = m - n;
+            if (!(KP(a = tn_at_new_zeros(dU, TN_IN(sh, u->ndim), NULL, NULL, NULL, NULL)) && KP(dU = tn_at_cat(TN_TS(dU, a), -1))))
+                goto done;
+        }
+    }
+    /* dVh = (sym(dP (-S)) / E [+ diag(dP) / 2S]) Vh */
+    if (!(KP(a = tn_at_neg(S)) && KP(a = tn_at_unsqueeze(a, -1)) && KP(a = tn_at_mul_Tensor(dP, a)) && KP(b = tn_at_mH(a)) &&
+          KP(a = tn_at_add_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_div_Tensor(a, E))))
+        goto done;
+    if (cplx && !(KP(b = tn_at_diag_embed(d2S, 0, -2, -1)) && KP(a = tn_at_add_Tensor(a, b, TN_SDEF)))) goto done;
+    if (!KP(dVh = tn_at_matmul(a, Vh))) goto done;
+    if (m < n) {   /* dVh += S^-1 U^H dA (I - V V^H) */
+        if (!(KP(a = tn_at_unsqueeze(S, -1)) && KP(a = tn_at_div_Tensor(UH, a)) && KP(a = tn_at_matmul(a, dA)) &&
+              KP(dVh = tn_at_add_Tensor(dVh, a, TN_SDEF)) && KP(b = tn_at_matmul(a, V)) && KP(b = tn_at_matmul(b, Vh)) &&
+              KP(dVh = tn_at_sub_Tensor(dVh, b, TN_SDEF))))
+            goto done;
+        if (full) {
+            const tn_tensor *v = tn_tensor_of(dVh);
+            int64_t sh[TN_MAX_DIMS];
+            for (int i = 0; i < v->ndim; i++) sh[i] = v->sizes[i];
+            sh[v->ndim - 2] = n - m;
+            if (!(KP(a = tn_at_new_zeros(dVh, TN_IN(sh, v->ndim), NULL, NULL, NULL, NULL)) && KP(dVh = tn_at_cat(TN_TS(dVh, a), -2))))
+                goto done;
+        }
+    }
+    r = PyTuple_Pack(3, dU, dS, dVh);
+done:
+    fdrain(&P_);
+    return r;
+}
+
+/* linalg_qr_jvp(dA, Q, R, mode) -> (dQ, dR) */
+static PyObject *linalg_qr_jvp(PyObject *dA, PyObject *Q, PyObject *R, const char *mode) {
+    fpool P_ = {{0}, 0};
+    PyObject *r = NULL, *dQ, *dR, *a, *b;
+    if (!strcmp(mode, "r")) {
+        PyErr_SetString(PyExc_RuntimeError, "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                                            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+        return NULL;
+    }
+    const tn_tensor *t = tn_tensor_of(dA);
+    int64_t m = t->sizes[t->ndim - 2], n = t->sizes[t->ndim - 1];
+    if (!strcmp(mode, "complete") && m > n) {
+        PyErr_SetString(PyExc_RuntimeError, "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+        return NULL;
+    }
+    if (m >= n) {   /* dR = syminv(sym(Q^H dA R^-1)) R, dQ = dA R^-1 - Q syminv(..) */
+        PyObject *dARinv;
+        if (!(KP(dARinv = tn_at_linalg_solve_triangular(R, dA, true, false, false)) && KP(a = tn_at_mH(Q)) &&
+              KP(a = tn_at_matmul(a, dARinv)) && KP(b = tn_at_mH(a)) && KP(a = tn_at_add_Tensor(a, b, TN_SDEF)) &&
+              KP(dR = tn_at_triu(a, 0)) && KP(a = tn_at_diagonal(dR, 0, -2, -1)) && KP(a = tn_at_mul__Scalar(a, TN_SD(0.5))) &&
+              KP(a = tn_at_matmul(Q, dR)) && KP(dQ = tn_at_sub_Tensor(dARinv, a, TN_SDEF)) && KP(dR = tn_at_matmul(dR, R))))
+            goto done;
+    } else {   /* dQ = Q triliminv(trilim(Q^H dA_1 R_1^-1)), dR = Q^H dA - dQ' R */
+        PyObject *QHdA, *X;
+        if (!(KP(a = tn_at_mH(Q)) && KP(QHdA = tn_at_matmul(a, dA)) && KP(a = tn_at_narrow(R, -1, 0, m)) &&
+              KP(b = tn_at_narrow(QHdA, -1, 0, m)) && KP(X = tn_at_linalg_solve_triangular(a, b, true, false, false))))
+            goto done;
+        if (is_cplx(X)) {
+            if (!(KP(X = tn_at_tril(X, 0)) && KP(a = tn_at_diagonal(X, 0, -2, -1)) && KP(a = tn_at_real(a)) && KP(a = tn_at_zero_(a)) &&
+                  KP(a = tn_at_mH(X)) && KP(dQ = tn_at_sub_Tensor(X, a, TN_SDEF)) && KP(a = tn_at_diagonal(dQ, 0, -2, -1)) &&
+                  KP(a = tn_at_mul__Scalar(a, TN_SD(0.5)))))
+                goto done;
+        } else if (!(KP(X = tn_at_tril(X, -1)) && KP(a = tn_at_mT(X)) && KP(dQ = tn_at_sub_Tensor(X, a, TN_SDEF)))) {
+            goto done;
+        }
+        if (!(KP(a = tn_at_matmul(dQ, R)) && KP(dR = tn_at_sub_Tensor(QHdA, a, TN_SDEF)) && KP(dQ = tn_at_matmul(Q, dQ)))) goto done;
+    }
+    r = PyTuple_Pack(2, dQ, dR);
+done:
+    fdrain(&P_);
+    return r;
+}
+#undef KP
+
 /* ---- the evaluator ---- */
 
 static void skip_ws(const char **p) { while (**p == ' ') (*p)++; }
@@ -1482,6 +2016,59 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         out->o = renorm_jvp(a0, argv[1].o, argv[2].o, PyLong_AsLongLong(argv[3].o), argv[4].o);
         return out->o ? 0 : -1;
     }
+    /* helper-fwlin: the losses, rms_norm, aminmax and the linear-algebra jvps */
+#define RET_(e) do { out->o = (e); return out->o ? 0 : -1; } while (0)
+#define OPT(k) (argv[k].o == Py_None ? NULL : argv[k].o)
+    if (!strcmp(name, "is_contiguous") && method && n == 1 && is_tensor(a0)) {
+        out->o = PyBool_FromLong(tn_is_contiguous(tn_tensor_of(a0)));
+        return 0;
+    }
+    if (!strcmp(name, "binary_cross_entropy_target_backward") && n == 5)
+        RET_(bce_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
+    if (!strcmp(name, "binary_cross_entropy_double_backward") && n == 6)
+        RET_(bce_double_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
+    if (!strcmp(name, "binary_cross_entropy_double_backward_grad_output") && n == 5)
+        RET_(bce_double_backward(NULL, a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
+    if (!strcmp(name, "binary_cross_entropy_double_backward_target") && n == 6)
+        RET_(bce_double_backward_target(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
+    if ((!strcmp(name, "binary_cross_entropy_with_logits_backward") ||
+         !strcmp(name, "binary_cross_entropy_with_logits_target_backward")) && n == 6) {
+        bool tgt = strstr(name, "target") != NULL;
+        if (argv[0].zero) {   /* a ZeroTensor grad: a ZeroTensor of input's (target's) shape */
+            out->zero = true;
+            RET_(zeros_of(tgt ? argv[2].o : argv[1].o));
+        }
+        long long red = PyLong_AsLongLong(argv[5].o);
+        RET_(tgt ? bce_logits_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red)
+                 : bce_logits_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red));
+    }
+    if (!strcmp(name, "rms_norm_jvp") && n == 6)
+        RET_(rms_norm_jvp(a0, argv[1].o, argv[1].zero, OPT(2), OPT(3), argv[3].zero, argv[4].o, argv[5].o, false));
+    if (!strcmp(name, "rms_norm_rstd_jvp") && n == 4)
+        RET_(rms_norm_jvp(a0, argv[1].o, argv[1].zero, NULL, NULL, false, argv[2].o, argv[3].o, true));
+    if (!strcmp(name, "glu_backward_jvp") && n == 6)
+        RET_(glu_backward_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
+    if (!strcmp(name, "aminmax_jvp") && n == 5) RET_(aminmax_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o)));
+    if (!strcmp(name, "linalg_det_jvp") && n == 5) RET_(linalg_det_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o)));
+    if (!strcmp(name, "slogdet_jvp") && n == 5) RET_(slogdet_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o)));
+    if (!strcmp(name, "linalg_solve_jvp") && n == 6)
+        RET_(linalg_solve_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, truthy(argv[5].o)));
+    if (!strcmp(name, "cholesky_solve_jvp") && n == 5)
+        RET_(cholesky_solve_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o)));
+    if (!strcmp(name, "linalg_lu_solve_jvp") && n == 7)
+        RET_(lu_solve_jvp(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, truthy(argv[5].o), truthy(argv[6].o)));
+    if (!strcmp(name, "triangular_solve_jvp") && n == 7)
+        RET_(triangular_solve_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o), truthy(argv[5].o), truthy(argv[6].o)));
+    if (!strcmp(name, "linalg_solve_triangular_forward_AD") && n == 7)
+        RET_(solve_triangular_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o), truthy(argv[5].o), truthy(argv[6].o)));
+    if (!strcmp(name, "linalg_svd_jvp") && n == 5) RET_(linalg_svd_jvp(a0, argv[1].o, argv[2].o, argv[3].o, truthy(argv[4].o)));
+    if (!strcmp(name, "linalg_eig_jvp") && n == 4) RET_(linalg_eig_jvp(a0, argv[1].o, argv[2].o, truthy(argv[3].o)));
+    if (!strcmp(name, "linalg_qr_jvp") && n == 4 && PyUnicode_Check(argv[3].o)) {
+        const char *mode = PyUnicode_AsUTF8AndSize(argv[3].o, NULL);
+        RET_(mode ? linalg_qr_jvp(a0, argv[1].o, argv[2].o, mode) : NULL);
+    }
+#undef OPT
+#undef RET_
     /* a function name upstream's FunctionsManual defines that we have not written yet */
     static const char *const manual_suffix[] = {"_jvp", NULL};
     size_t ln = strlen(name);

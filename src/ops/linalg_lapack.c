@@ -13,6 +13,7 @@
 #include "ops/lapack.h"
 #include "ops/linalg_lapack.h"
 #include "autograd/autograd.h"
+#include "autograd/forward.h"
 #include "tn_ops_gen.h"
 
 #include <math.h>
@@ -1903,8 +1904,10 @@ PyObject *tn_linalg_d_svd(tn_value *a) {
     Py_DECREF(r);
     return ret_n("linalg_svd", 3, v);
 }
-/* upstream's _may_require_fw_or_bw_grad(A): eigvalsh / svdvals then compute the vectors too */
+/* upstream's _may_require_fw_or_bw_grad(A): eigvalsh / svdvals then compute the vectors too
+ * (A has a tangent, or requires grad while grad mode is on) */
 static bool may_need_grad(PyObject *A) {
+    if (tn_fw_grad(A)) return true;
     if (!tn_grad_enabled()) return false;
     PyObject *rg = PyObject_GetAttrString(A, "requires_grad");
     bool r = rg && PyObject_IsTrue(rg) == 1;

@@ -163,6 +163,47 @@ for f in (lambda a: torch._foreach_norm([a, a]), lambda a: torch._foreach_norm([
     except RuntimeError as e:
         r.append(str(e))
 r""",
+    # helper-fwlin: aminmax_jvp (tied extrema), the binary_cross_entropy helpers (a target without a
+    # tangent: a ZeroTensor through binary_cross_entropy_with_logits_target_backward), rms_norm_jvp /
+    # rms_norm_rstd_jvp, glu_backward_jvp (an aten kernel upstream: ops here)
+    "aminmax": """
+x = T(3, 4)
+x[0, 1] = x[0, 3] = 5.
+x[2, 0] = x[2, 2] = -5.
+info(jvp(lambda a: (torch.aminmax(a, dim=1), torch.aminmax(a), torch.aminmax(a, dim=0, keepdim=True), torch.aminmax(a, keepdim=True)), (x,), (T(3, 4),)))""",
+    "bce": """
+p, y, w = torch.rand(3, 4, dtype=DT) * 0.8 + 0.1, torch.rand(3, 4, dtype=DT), torch.rand(4, dtype=DT)
+r = []
+for red in ("mean", "sum", "none"):
+    r += info(jvp(lambda a, b: F.binary_cross_entropy(a, b, w, reduction=red), (p, y), (T(3, 4), T(3, 4))))
+    r += info(jvp(lambda b: F.binary_cross_entropy(p, b, reduction=red), (y,), (T(3, 4),)))
+r""",
+    "bce_logits": """
+x, y, w = T(3, 4), torch.rand(3, 4, dtype=DT), torch.rand(4, dtype=DT)
+r = []
+for red in ("mean", "sum", "none"):
+    r += info(jvp(lambda a, b: F.binary_cross_entropy_with_logits(a, b, w, pos_weight=w + 1, reduction=red), (x, y), (T(3, 4), T(3, 4))))
+    r += info(jvp(lambda a: F.binary_cross_entropy_with_logits(a, y, reduction=red), (x,), (T(3, 4),)))
+    r += info(jvp(lambda b: F.binary_cross_entropy_with_logits(x, b, pos_weight=w, reduction=red), (y,), (T(3, 4),)))
+r""",
+    "bce_backward": """
+p, y, w, g = torch.rand(3, 4, dtype=DT) * 0.8 + 0.1, torch.rand(3, 4, dtype=DT), torch.rand(4, dtype=DT), T(3, 4)
+r = []
+for red in (0, 1, 2):
+    go = g if red == 0 else g.sum()
+    r += info(jvp(lambda gg, a, b: torch.ops.aten.binary_cross_entropy_backward(gg, a, b, w, red), (go, p, y), (torch.randn_like(go), T(3, 4), T(3, 4))))
+    r += info(jvp(lambda a: torch.ops.aten.binary_cross_entropy_backward(go, a, y, None, red), (p,), (T(3, 4),)))
+r""",
+    "rms_norm": """
+x, w = T(2, 3, 4), T(4)
+r = info(jvp(lambda a: F.rms_norm(a, (4,), w), (x,), (T(2, 3, 4),)))
+r += info(jvp(lambda a, b: F.rms_norm(a, (3, 4), b.expand(3, 4), eps=1e-3), (x, w), (T(2, 3, 4), T(4))))
+r += info(jvp(lambda b: F.rms_norm(x, (4,), b), (w,), (T(4),)))
+r += info(jvp(lambda a: torch.ops.aten._fused_rms_norm(a, [4], None, 1e-5), (x,), (T(2, 3, 4),)))
+r""",
+    "glu_backward": """
+x = T(4, 6)
+info(jvp(lambda g, a: (torch.ops.aten.glu_backward(g, a, 1), torch.ops.aten.glu_backward(T(2, 6), a, 0)), (T(4, 3), x), (T(4, 3), T(4, 6))))""",
 }
 
 for dt, tag, tol in (("torch.float64", "f64", F64), ("torch.float32", "f32", F32)):
@@ -197,3 +238,83 @@ r""",
 for dt, tag in (("torch.float64", "f64"), ("torch.float32", "f32")):
     cases(f"forward_ad_linalg_{tag}", {k: PRE.replace("DT = torch.float64", f"DT = {dt}") + v for k, v in LA.items()},
           tol="lapack", vars=False)
+
+# helper-fwlin: the linear-algebra jvps still refused before. float32 with the lapack rule; float64
+# results of a LAPACK factorisation carry no upstream float error to scale (err is 0 there) while
+# MKL's and our LAPACK's svd / eig / qr / solve differ by a few ulps normwise, so float64 takes the
+# a-priori bound of a backward-stable factorisation on these well-conditioned inputs, as
+# test_linalg_more.py does: (1e-12, 1e-12)
+LA2 = {
+    # det / slogdet (the real sign's tangent is a ZeroTensor upstream, zeros here:
+    # compared by value), the solves, svd / eigh / eig through gauge-invariant functions of the
+    # vectors (LAPACK's signs and phases are not compared), qr in all three shapes and its errors
+    "det_slogdet": """
+A, tA = T(2, 4, 4), T(2, 4, 4)
+(s, l), (ts, tl) = jvp(torch.linalg.slogdet, (A,), (tA,))
+info(jvp(torch.linalg.det, (A,), (tA,))) + [s, l, ts.abs().sum(), tl] + info(jvp(torch.linalg.det, (A.mT,), (tA,)))""",
+    "solve": """
+A, tA, B, tB = T(4, 4), T(4, 4), T(4, 2), T(4, 2)
+r = info(jvp(torch.linalg.solve, (A, B), (tA, tB)))
+r += info(jvp(torch.linalg.solve, (A, B[:, 0]), (tA, tB[:, 1])))
+r += info(jvp(lambda a, b: torch.linalg.solve(a, b, left=False), (A, B.mT), (tA, tB.mT)))
+r + info(jvp(lambda a: torch.linalg.solve(a, B), (A.mT,), (tA,)))""",
+    "triangular_solves": """
+A, tA, B, tB = T(4, 4), T(4, 4), T(4, 2), T(4, 2)
+U = torch.linalg.cholesky(A @ A.mT + 4 * torch.eye(4, dtype=DT))
+r = info(jvp(lambda u, b: torch.cholesky_solve(b, u), (U, B), (tA.tril(), tB)))
+r += info(jvp(lambda u, b: torch.cholesky_solve(b, u, upper=True), (U.mT, B), (tA.triu(), tB)))
+r += info(jvp(lambda a, b: torch.triangular_solve(b, a, upper=False), (U, B), (tA, tB)))
+r += info(jvp(lambda a, b: torch.triangular_solve(b, a, transpose=True, unitriangular=True), (U.mT, B), (tA, tB)))
+r += info(jvp(lambda a, b: torch.linalg.solve_triangular(a, b, upper=False), (U, B), (tA, tB)))
+r + info(jvp(lambda a, b: torch.linalg.solve_triangular(a, b, upper=True, left=False, unitriangular=True), (U.mT, B.mT), (tA, tB.mT)))""",
+    "lu_solve": """
+A, tA, B, tB = T(4, 4), T(4, 4), T(4, 2), T(4, 2)
+LU, piv = torch.linalg.lu_factor(A)
+r = []
+for left in (True, False):
+    for adj in (True, False):
+        r += info(jvp(lambda lu, b: torch.linalg.lu_solve(lu, piv, b, left=left, adjoint=adj), (LU, B if left else B.mT), (tA, tB if left else tB.mT)))
+r""",
+    "svd": """
+r = []
+for shape in ((4, 4), (5, 3), (3, 5), (2, 3, 3)):
+    def f(a):
+        U, S, Vh = torch.linalg.svd(a, full_matrices=False)
+        return S, U @ Vh, (U * S.unsqueeze(-2)) @ U.mT, torch.linalg.svdvals(a)
+    r += info(jvp(f, (T(*shape),), (T(*shape),)))
+r""",
+    "eig": """
+def sym(x): return x + x.mT
+def fh(a):
+    L, V = torch.linalg.eigh(a)
+    return L, (V * L.unsqueeze(-2)) @ V.mT, (V * torch.arange(4, dtype=DT)) @ V.mT, torch.linalg.eigvalsh(a)
+def fe(a):
+    L, V = torch.linalg.eig(a)
+    return L, V.abs(), torch.linalg.eigvals(a)
+A = T(4, 4)
+A[0, 1] = A[1, 0] + 3.   # real eigenvalues
+info(jvp(fh, (sym(T(4, 4)),), (sym(T(4, 4)),))) + info(jvp(fe, (A @ A.mT + torch.diag(torch.arange(4, dtype=DT)),), (T(4, 4),)))""",
+    "qr": """
+r = []
+for shape in ((4, 4), (5, 3), (3, 5)):
+    r += info(jvp(torch.linalg.qr, (T(*shape),), (T(*shape),)))
+r += info(jvp(lambda a: torch.linalg.qr(a, mode='complete'), (T(3, 5),), (T(3, 5),)))
+for mode, shape in (('r', (3, 3)), ('complete', (5, 3))):
+    try:
+        jvp(lambda a: torch.linalg.qr(a, mode=mode), (T(*shape),), (T(*shape),))
+    except RuntimeError as e:
+        r.append(str(e))
+r""",
+    "complex": """
+CT = torch.complex128 if DT == torch.float64 else torch.complex64
+C, tC, B, tB = (torch.randn(3, 3, dtype=CT) for _ in range(4))
+H = C + C.mH
+(s, l), (ts, tl) = jvp(torch.linalg.slogdet, (C,), (tC,))
+r = [s, l, ts, tl] + info(jvp(torch.linalg.det, (C,), (tC,))) + info(jvp(torch.linalg.solve, (C, B), (tC, tB)))
+r += info(jvp(lambda a: (torch.linalg.svdvals(a), torch.linalg.eigvals(a)), (C,), (tC,)))
+r += info(jvp(torch.linalg.eigvalsh, (H,), (tC + tC.mH,)))
+r + info(jvp(torch.linalg.qr, (C,), (tC,))) + info(jvp(torch.linalg.qr, (C[:2],), (tC[:2],)))""",
+}
+for dt, tag, tol in (("torch.float64", "f64", (1e-12, 1e-12)), ("torch.float32", "f32", "lapack")):
+    cases(f"forward_ad_linalg2_{tag}", {k: PRE.replace("DT = torch.float64", f"DT = {dt}") + v for k, v in LA2.items()},
+          tol=tol, vars=False)
