@@ -305,10 +305,6 @@ def forward_table(yaml_path, tags_path, deriv_path, rows, impl, cname, arg_names
                 prog = prog and inline_helpers(prog)
             except Unsupported:
                 prog = None
-            # an in-place foreach op reading original_self: forward.c clones self before the op,
-            # and self is a list there (refused by name instead)
-            if r["name"].startswith("_foreach_") and r["name"].endswith("_") and fw.required_original_self_value:
-                prog = None
             if prog is None:
                 ok = False
                 break

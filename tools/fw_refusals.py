@@ -39,7 +39,7 @@ for i, line in enumerate(gen[start + 1:start + 1 + len(rows)]):
     kind = int(re.match(r"\s*\{(\d+),", line).group(1))
     key = f"{name}.{ovl}" if ovl else name
     if kind == 3:
-        refuse["(no program: not parsed, or an in-place foreach reading original_self)"].append(key)
+        refuse["(no program: the formula was not parsed)"].append(key)
     elif kind == 1:
         for fn in sorted(set(re.findall(r"\((?:c|m) (\w+)", progs[i]))):
             if fn not in helpers and fn.rstrip("_") not in implemented and fn not in implemented:

@@ -591,10 +591,22 @@ PyObject *tn_forward_call(int op, tn_value *args) {
     bool need_orig = false;
     for (int k = 0; k < fd->n && k < 8; k++) need_orig |= run[k] && fd->d[k].orig_self;
     PyObject *orig = NULL;
-    if (inplace && need_orig) {   /* upstream clones self (with its tangent) before the op */
+    if (inplace && need_orig) {   /* upstream clones self (with its tangent) before the op; a foreach
+                                   * op's self is a list: each element (forward_formulas.c binds
+                                   * element i while the formula runs for it) */
         bool was = tn_grad_mode_set(false);
         int c = cap_set(L + 1);
-        orig = tn_at_clone(args[0].u.obj, NULL);
+        if (args[0].tag == TN_V_TENSORLIST) {
+            Py_ssize_t m = PyTuple_Size(args[0].u.obj);
+            orig = PyList_New(m);
+            for (Py_ssize_t k = 0; orig && k < m; k++) {
+                PyObject *e = tn_at_clone(PyTuple_GetItem(args[0].u.obj, k), NULL);
+                if (!e) Py_CLEAR(orig);
+                else PyList_SetItem(orig, k, e);
+            }
+        } else {
+            orig = tn_at_clone(args[0].u.obj, NULL);
+        }
         fw_cap = c;
         tn_grad_mode_set(was);
         if (!orig) return NULL;

@@ -2300,10 +2300,12 @@ static int bind_tensor(fctx *c, const char *base, PyObject *t, bool wrapped, boo
 /* A foreach op: upstream's generated code runs the formula once per element i, with each Tensor[]
  * argument's name_p / name_t bound to element i and its tangent (a ZeroTensor where it has none;
  * zeros for an in-place op's self), `i` bound for the formula's list[i]; an element where no
- * required list has a tangent gets none. Out of place, the tangents come back as a list (None for
+ * required list has a tangent gets none; an in-place op reading original_self gets element i of
+ * the clones of self made before the op (orig_list). Out of place, the tangents come back as a list (None for
  * those); in place, the formula has written into self[i]'s tangent or the new one is set on
  * self[i] here, and the answer is None. */
-static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, bool inplace) {
+static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, const tn_schema *s, bool inplace,
+                              PyObject *orig_list) {
     Py_ssize_t len = -1;
     for (int a = 0; a < s->nargs && len < 0; a++)
         if (s->args[a].type == TN_TYPE_TENSOR && s->args[a].is_list) {
@@ -2314,9 +2316,23 @@ static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, con
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: a foreach forward formula without a list");
         return NULL;
     }
+    /* in place, the formula is the reference op's: a Scalar[] argument's name stands for element i */
+    PyObject *slists[64] = {0};
+    for (int a = 1; inplace && a < s->nargs && a < 64; a++)
+        if (s->args[a].is_list && s->args[a].type != TN_TYPE_TENSOR) {
+            PyObject *l = PyDict_GetItemString(c->env, s->args[a].name);
+            if (l && PySequence_Check(l)) slists[a] = Py_NewRef(l);
+        }
     PyObject *out = PyList_New(len);
     for (Py_ssize_t i = 0; out && i < len; i++) {
         bool any = false;
+        for (int a = 1; a < s->nargs && a < 64 && out; a++) {
+            if (!slists[a]) continue;
+            PyObject *e = PySequence_GetItem(slists[a], i);
+            if (!e || bind(c, s->args[a].name, e, false) < 0) Py_CLEAR(out);
+            Py_XDECREF(e);
+        }
+        if (!out) break;
         for (int a = 0; a < s->nargs && out; a++) {
             if (s->args[a].type != TN_TYPE_TENSOR || !s->args[a].is_list) continue;
             PyObject *l = PyDict_GetItemString(c->env, s->args[a].name), *e = l ? PySequence_GetItem(l, i) : NULL;
@@ -2331,6 +2347,8 @@ static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, con
             Py_DECREF(e);
         }
         if (!out) break;
+        /* an in-place op reading the original self: element i of the clones forward.c made */
+        if (orig_list && bind_tensor(c, "original_self", PyList_GetItem(orig_list, i), false, true) < 0) { Py_CLEAR(out); break; }
         PyObject *iv = PyLong_FromSsize_t(i);
         if (!iv || bind(c, "i", iv, false) < 0) { Py_XDECREF(iv); Py_CLEAR(out); break; }
         Py_DECREF(iv);
@@ -2349,6 +2367,7 @@ static PyObject *foreach_eval(fctx *c, const tn_fw_deriv *d, tn_value *args, con
         }
         PyList_SetItem(out, i, v.o);
     }
+    for (int a = 0; a < 64; a++) Py_XDECREF(slists[a]);
     if (out && inplace) Py_SETREF(out, Py_NewRef(Py_None));
     return out;
 }
@@ -2371,7 +2390,7 @@ PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_sche
             if (bind_tensor(&c, nm, t, wrapped, inplace && i == 0) < 0) goto done;
         }
     }
-    if (orig_self && bind_tensor(&c, "original_self", orig_self, false, true) < 0) goto done;
+    if (orig_self && !PyList_Check(orig_self) && bind_tensor(&c, "original_self", orig_self, false, true) < 0) goto done;
     if (nouts == 1 && bind(&c, "result", outs[0], false) < 0) goto done;
     for (int k = 0; k < nouts; k++) {
         char nm[32];
@@ -2381,7 +2400,7 @@ PyObject *tn_fw_eval(int op, const tn_fw_deriv *d, tn_value *args, const tn_sche
     }
     if (!strncmp(s->name, "_foreach_", 9) && s->nargs > 0 && s->args[0].type == TN_TYPE_TENSOR && s->args[0].is_list &&
         ((s->nrets == 1 && s->rets[0].is_list) || inplace)) {
-        r = foreach_eval(&c, d, args, s, inplace);
+        r = foreach_eval(&c, d, args, s, inplace, orig_self);
         goto done;
     }
     const char *p = d->prog;

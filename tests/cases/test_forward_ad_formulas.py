@@ -142,8 +142,8 @@ with fwAD.dual_level():
     outs = torch._foreach_tanh([u, d]) + torch._foreach_add([d, u], [u, u]) + torch._foreach_div([u, d], 2.)
     r = [(fwAD.unpack_dual(o).primal, fwAD.unpack_dual(o).tangent) for o in outs]
 r""",
-    # in place: the formula per element (mul_.Scalar's `other` is the foreach's `scalar`). The
-    # in-place ops reading original_self (mul_.List, pow_, sin_, ...) refuse by name (not compared).
+    # in place: the formula per element (mul_.Scalar's `other` is the foreach's `scalar`); those
+    # reading original_self: foreach_inplace_original.
     # _foreach_addcmul_ is left out: upstream's crashes (SIGSEGV) under the harness's dispatch mode
     # (outside one it agrees with ours)
     "foreach_inplace": """
@@ -154,6 +154,23 @@ for f in (lambda l: torch._foreach_add_(l, [torch.ones(3, 4, dtype=DT), T(2, 5)]
         l = [fwAD.make_dual(T(3, 4), T(3, 4)), T(2, 5)]
         f(l)
         r.append([tuple(fwAD.unpack_dual(x)) for x in l])
+r""",
+    # in-place foreach ops whose formula reads the original self (forward.c clones each element
+    # before the op), a Scalar[] argument standing for element i, elements with and without tangents
+    "foreach_inplace_original": """
+r = []
+for f in (torch._foreach_sin_, torch._foreach_abs_, lambda l: torch._foreach_log_(l), lambda l: torch._foreach_pow_(l, 2.5),
+          lambda l: torch._foreach_pow_(l, [T(3, 4), T(2, 5)]), lambda l: torch._foreach_pow_(l, [2., 3.]),
+          lambda l: torch._foreach_mul_(l, [T(3, 4), T(2, 5)]), lambda l: torch._foreach_mul_(l, torch.tensor(3., dtype=DT)),
+          lambda l: torch._foreach_sub_(l, [2., 3.]), lambda l: torch._foreach_clamp_max_(l, [0.3, 0.5]),
+          lambda l: torch._foreach_maximum_(l, [T(3, 4), T(2, 5)]), lambda l: torch._foreach_lerp_(l, [T(3, 4), T(2, 5)], [T(3, 4), T(2, 5)]),
+          lambda l: torch._foreach_lerp_(l, [T(3, 4), T(2, 5)], [0.2, 0.7]), torch._foreach_lgamma_):
+    for both in (False, True):
+        with fwAD.dual_level():
+            a, b = T(3, 4).abs() + 0.1, T(2, 5).abs() + 0.1
+            l = [fwAD.make_dual(a, T(3, 4)), fwAD.make_dual(b, T(2, 5)) if both else b]
+            f(l)
+            r.append([tuple(fwAD.unpack_dual(x)) for x in l])
 r""",
     "foreach_norm_refused": """
 r = []
