@@ -12,8 +12,12 @@ in float64 and float32.
 - helpers tools/bw_formulas.py writes as formula text (its INLINE table), expanded into the forward
   programs: mish and logit (infinitely_differentiable_*), sgn (a ZeroTensor tangent for real
   input), sinc, mvlgamma, celu's `alpha.toFloat()`, ndtri / log_ndtr's `std::sqrt`;
+- helper-fwlin's round (docs/func.md "second round"): aminmax_jvp, the binary_cross_entropy
+  helpers, rms_norm_jvp (_fused_rms_norm decomposed as upstream's CPU composite), glu_backward_jvp,
+  the linear-algebra jvps (det, slogdet, the solves, svd, eig / eigh, qr; LA2 below) and the
+  in-place foreach ops reading original_self;
 - the _foreach_* ops: the formula once per element (`result[i]`, `scalars[i]`), elements without
-  a tangent getting none, in-place ones too (those reading original_self refuse by name), and _foreach_norm's refusal (upstream's norm_jvp gives
+  a tangent getting none, in-place ones too, and _foreach_norm's refusal (upstream's norm_jvp gives
   a (1, 1) tangent for a 0-dim result, which set_fw_grad refuses).
 
 Tolerance: the fixed rule of the autograd cases (tests/harness/autograd.py: F64 = rtol 64 eps(float64),
