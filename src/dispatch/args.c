@@ -585,6 +585,12 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     for (int i = 0; i < np; i++) {
         const tn_arg *p = &s->args[i];
         int r;
+        /* upstream's Python bindings: a list whose schema default is [] takes None as that default
+         * (torchgen writes the C++ default {} as None in the binding's signature, and its parser
+         * leaves a None given for a None default unset); torch.ops does not */
+        if (given[i] == Py_None && !(flags & TN_PARSE_ATEN) && p->is_list && !p->optional && p->default_text &&
+            !strcmp(p->default_text, "[]"))
+            given[i] = NULL;
         if (!given[i]) {
             if (!p->default_text) return TN_PARSE_NOMATCH;
             if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
