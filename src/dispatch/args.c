@@ -446,8 +446,6 @@ int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v) {
 
 static bool is_out_param(const tn_arg *p) { return p->kwarg_only && p->is_write; }
 
-/* Whether a value equals its parameter's schema default (upstream omits such trailing positional
- * and keyword-only arguments when it hands a call to a Python dispatch mode). */
 /* true when some of the n values differ from x */
 static bool any_differs(const int64_t *v, int n, int64_t x) {
     for (int i = 0; i < n; i++)
@@ -455,6 +453,8 @@ static bool any_differs(const int64_t *v, int n, int64_t x) {
     return false;
 }
 
+/* Whether a value equals its parameter's schema default (upstream omits such trailing positional
+ * and keyword-only arguments when it hands a call to a Python dispatch mode). */
 bool tn_value_is_default(const tn_arg *p, const tn_value *v) {
     if (!p->default_text) return false;
     tn_args tmp;
