@@ -439,7 +439,7 @@ static PyObject *d_pad(tn_value *a) {
                 (a[3].tag == TN_V_NONE || (a[3].tag == TN_V_FLOAT && a[3].u.f == 0.0) || (a[3].tag == TN_V_INT && a[3].u.i == 0));
     PyObject *r = NULL;
     if (!strcmp(mode, "constant")) {
-        PyObject *v = a[3].tag == TN_V_NONE ? PyLong_FromLong(0) : A(3, a);
+        PyObject *v = a[3].tag == TN_V_NONE ? PyFloat_FromDouble(0.0) : A(3, a);   /* value_or(0.0), as upstream */
         r = v ? tn_at_constant_pad_nd(a[0].u.obj, TN_IPY(pad), TN_SO(v)) : NULL;
         Py_XDECREF(v);
     } else if (!strcmp(mode, "reflect") && edge) {
@@ -451,7 +451,9 @@ static PyObject *d_pad(tn_value *a) {
     } else if (!strcmp(mode, "circular") && edge) {
         r = tn_at__pad_circular(a[0].u.obj, TN_IPY(pad));
     } else {
-        r = tn_door_below_autograd(TN_ROW_pad, a);   /* its own errors */
+        /* the kernel's own errors, raised before any dispatch as upstream's composite raises them:
+         * not through the door's mode stage, which would decompose pad back to here */
+        r = tn_door_below_autograd_op(tn_op_at(TN_ROW_pad), tn_op_schema(TN_ROW_pad), a);
         if (r) { Py_CLEAR(r); tn_not_implemented("autograd through aten::pad with this mode"); }
     }
     Py_DECREF(pad);
@@ -1865,6 +1867,20 @@ static PyObject *d_item(tn_value *a) {
     return tn_at__local_scalar_dense(a[0].u.obj);
 }
 
+/* is_nonzero(): upstream's CompositeImplicitAutograd kernel checks the element count, then item() */
+static PyObject *d_is_nonzero(tn_value *a) {
+    int64_t n = tn_numel(tn_tensor_of(a[0].u.obj));
+    if (n != 1) {
+        PyErr_SetString(PyExc_RuntimeError, n == 0 ? "Boolean value of Tensor with no values is ambiguous"
+                                                   : "Boolean value of Tensor with more than one value is ambiguous");
+        return NULL;
+    }
+    PyObject *v = tn_at_item(a[0].u.obj);
+    int b = v ? PyObject_IsTrue(v) : -1;
+    Py_XDECREF(v);
+    return b < 0 ? NULL : PyBool_FromLong(b);
+}
+
 /* batch / group / instance norm composites: built in ops/bnorm.c from the ops upstream's composites call */
 static PyObject *d_batch_norm(tn_value *a) { return tn_op_batch_norm(a); }
 static PyObject *d_batch_norm_impl_index(tn_value *a) { return tn_op__batch_norm_impl_index(a); }
@@ -1957,7 +1973,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_swapaxes_, NULL, TN_ROW_transpose_}, {TN_ROW_swapdims_, NULL, TN_ROW_transpose_},
     {TN_ROW_zeros_like, d_nondiff, -3}, {TN_ROW_randn_like, d_nondiff, -3}, {TN_ROW_result_type_Tensor, d_nondiff, -3},
     {TN_ROW_is_floating_point, d_nondiff, -3}, {TN_ROW_is_complex, d_nondiff, -3}, {TN_ROW_item, d_item, -1},
-    {TN_ROW_is_nonzero, d_nondiff, -3}, {TN_ROW_isclose, d_nondiff, -3}, {TN_ROW_isfinite, d_nondiff, -3},
+    {TN_ROW_is_nonzero, d_is_nonzero, -1}, {TN_ROW_isclose, d_nondiff, -3}, {TN_ROW_isfinite, d_nondiff, -3},
     {TN_ROW_argmax, d_nondiff, -3}, {TN_ROW_argmin, d_nondiff, -3}, {TN_ROW_argsort, d_nondiff, -3},
     /* pooling and interpolation family: upstream's composites, written in ops/pool.c over the door */
     {TN_ROW_max_pool2d, tn_op_max_pool2d, -1}, {TN_ROW_max_pool3d, tn_op_max_pool3d, -1},

@@ -446,6 +446,13 @@ int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v) {
 
 static bool is_out_param(const tn_arg *p) { return p->kwarg_only && p->is_write; }
 
+/* true when some of the n values differ from x */
+static bool any_differs(const int64_t *v, int n, int64_t x) {
+    for (int i = 0; i < n; i++)
+        if (v[i] != x) return true;
+    return false;
+}
+
 /* Whether a value equals its parameter's schema default (upstream omits such trailing positional
  * and keyword-only arguments when it hands a call to a Python dispatch mode). */
 bool tn_value_is_default(const tn_arg *p, const tn_value *v) {
@@ -456,11 +463,22 @@ bool tn_value_is_default(const tn_arg *p, const tn_value *v) {
     tn_value d;
     bool same = false;
     if (default_value(p, &tmp, &d) < 0) { PyErr_Clear(); tn_args_release(&tmp); return false; }
+    /* upstream compares IValues: a Scalar keeps its kind (alpha=1.0 or True is not the default 1,
+     * leaky_relu's 0 not its 0.01), an int / float / bool parameter holds its schema type; an
+     * int[N] default written as one number is that number N times */
+    bool scalar = p->type == TN_TYPE_SCALAR;
     if (d.tag == TN_V_NONE) same = v->tag == TN_V_NONE;
+    else if (d.tag == TN_V_INT && p->is_list)
+        same = (v->tag == TN_V_INT && v->u.i == d.u.i) ||   /* the default itself, unexpanded */
+               (v->tag == TN_V_INTLIST && v->u.ints.n == p->list_size && !any_differs(v->u.ints.v, v->u.ints.n, d.u.i));
     else if (d.tag == TN_V_BOOL || d.tag == TN_V_INT)
-        same = (v->tag == TN_V_BOOL || v->tag == TN_V_INT) && v->u.i == d.u.i;
+        same = (scalar ? v->tag == d.tag : (v->tag == TN_V_BOOL || v->tag == TN_V_INT)) && v->u.i == d.u.i;
     else if (d.tag == TN_V_FLOAT)
-        same = (v->tag == TN_V_FLOAT && v->u.f == d.u.f) || ((v->tag == TN_V_INT) && (double)v->u.i == d.u.f);
+        same = (v->tag == TN_V_FLOAT && v->u.f == d.u.f) || (!scalar && v->tag == TN_V_INT && (double)v->u.i == d.u.f);
+    else if (d.tag == TN_V_DTYPE)
+        same = v->tag == TN_V_DTYPE && v->u.dtype == d.u.dtype;
+    else if (d.tag == TN_V_LAYOUT || d.tag == TN_V_MEMFORMAT)
+        same = v->tag == d.tag && v->u.obj == d.u.obj;
     else if (d.tag == TN_V_INTLIST || d.tag == TN_V_BOOLLIST)
         same = v->tag == d.tag && v->u.ints.n == d.u.ints.n &&
                (d.u.ints.n == 0 || !memcmp(v->u.ints.v, d.u.ints.v, (size_t)d.u.ints.n * sizeof(int64_t)));
@@ -489,6 +507,36 @@ static _Thread_local PyObject *last_bad_value;
 int tn_args_last_bad(PyObject **value) {
     if (value) *value = last_bad_value;
     return last_bad;
+}
+
+/* Upstream's Python bindings pack dtype / layout / device / pin_memory into TensorOptions
+ * (torchgen's python.py): pin_memory is always a bool (False unless given), and a factory function
+ * (no tensor input, or category_override: factory; not new_* / *_like) takes the default device
+ * when none is given. The op sees the same values, so a dispatch mode sees them as upstream's. */
+static bool factory_override(const char *name) {
+    return !strcmp(name, "linspace") || !strcmp(name, "logspace") || !strcmp(name, "empty_quantized") ||
+           !strcmp(name, "_empty_per_channel_affine_quantized");
+}
+static void python_tensor_options(const tn_schema *s, tn_value *v) {
+    int pin = -1, dev = -1;
+    bool tensor_input = false;
+    for (int i = 0; i < s->nargs; i++) {
+        const tn_arg *p = &s->args[i];
+        if (p->kwarg_only && p->type == TN_TYPE_BOOL && !p->is_list && !strcmp(p->name, "pin_memory")) pin = i;
+        else if (p->kwarg_only && p->type == TN_TYPE_DEVICE && !strcmp(p->name, "device")) dev = i;
+        else if (p->type == TN_TYPE_TENSOR && !is_out_param(p)) tensor_input = true;
+    }
+    if (pin < 0 || dev < 0) return;   /* no TensorOptions group */
+    size_t n = strlen(s->name);
+    bool like_new = !strncmp(s->name, "new_", 4) || (n >= 5 && !strcmp(s->name + n - 5, "_like"));
+    if (!tensor_input || like_new || factory_override(s->name)) {
+        if (v[pin].tag == TN_V_NONE) { v[pin].tag = TN_V_BOOL; v[pin].u.i = 0; }
+        if (!like_new && v[dev].tag == TN_V_NONE) {
+            v[dev].tag = TN_V_DEVICE;
+            v[dev].u.device.type = TN_DEVICE_CPU;
+            v[dev].u.device.index = -1;
+        }
+    }
 }
 
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
@@ -585,6 +633,12 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
     for (int i = 0; i < np; i++) {
         const tn_arg *p = &s->args[i];
         int r;
+        /* upstream's Python bindings: a list whose schema default is [] takes None as that default
+         * (torchgen writes the C++ default {} as None in the binding's signature, and its parser
+         * leaves a None given for a None default unset); torch.ops does not */
+        if (given[i] == Py_None && !(flags & TN_PARSE_ATEN) && p->is_list && !p->optional && p->default_text &&
+            !strcmp(p->default_text, "[]"))
+            given[i] = NULL;
         if (!given[i]) {
             if (!p->default_text) return TN_PARSE_NOMATCH;
             if (default_value(p, a, &a->v[i]) < 0) return TN_PARSE_ERROR;
@@ -643,5 +697,6 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         }
         if (r != 1) return r < 0 ? TN_PARSE_ERROR : TN_PARSE_NOMATCH;
     }
+    if (!(flags & TN_PARSE_ATEN)) python_tensor_options(s, a->v);
     return TN_PARSE_OK;
 }

@@ -888,6 +888,20 @@ PyObject *tn_op_triangular_solve(tn_value *a) {
     PyObject *Ac = NULL, *X = trsm_solve(a[1].u.obj, a[0].u.obj, a[2].u.i != 0, true, a[3].u.i != 0, a[4].u.i != 0, api,
                                          "triangular_solve", &Ac);
     if (!X) return NULL;
+    /* upstream's TORCH_WARN_ONCE after the checks: once per process, whatever the warnings filter */
+    static bool warned;
+    if (!warned) {
+        warned = true;
+        if (PyErr_WarnEx(PyExc_UserWarning, "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+                         "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its arguments "
+                         "reversed and does not return a copy of one of the inputs.\nX = torch.triangular_solve(B, A).solution"
+                         "\nshould be replaced with\nX = torch.linalg.solve_triangular(A, B). (Triggered internally at "
+                         "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2273.)", 1) < 0) {
+            Py_DECREF(X);
+            Py_DECREF(Ac);
+            return NULL;
+        }
+    }
     return tn_return_pair("triangular_solve", X, Ac);
 }
 

@@ -19,6 +19,7 @@
 #include "dispatch/door.h"
 #include "dispatch/args.h"
 #include "dispatch/modes.h"
+#include "core/profiler.h"
 #include "dispatch/subclass.h"
 #include "python/common.h"
 #include "python/tensor.h"
@@ -744,6 +745,12 @@ static PyObject *m_tolist(PyObject *self, PyObject *unused) {
     return tolist_rec(t, 0, base);
 }
 
+/* Whether a conversion to a Python number is seen: by a subclass with __torch_dispatch__, a dispatch
+ * mode or the profiler; then it goes through the door as upstream's (item, or is_nonzero for bool) */
+static bool observed(PyObject *self) {
+    return tn_has_torch_dispatch(self) || (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) || tn_prof_on;
+}
+
 /* A 1-element tensor's value; ValueError (or RuntimeError for bool) otherwise. */
 static int single_value(PyObject *self, tn_value *v, bool for_bool) {
     tn_tensor *t = T(self);
@@ -760,10 +767,11 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         PyErr_SetString(PyExc_RuntimeError, "Tensor.item() cannot be called on meta tensors");
         return -1;
     }
-    if (tn_has_torch_dispatch(self)) {
-        /* a subclass with __torch_dispatch__ answers: _local_scalar_dense through the door, as
-         * upstream's item() / is_nonzero() reach it */
-        PyObject *r = tn_at__local_scalar_dense(self);
+    if (observed(self)) {
+        /* a subclass with __torch_dispatch__, a dispatch mode or the profiler sees the call:
+         * aten::item through the door (a mode or subclass gets its decomposition,
+         * _local_scalar_dense), as upstream's item() / float() / int() reach it */
+        PyObject *r = tn_at_item(self);
         if (!r) return -1;
         int rc = 0;
         if (PyBool_Check(r)) { v->tag = TN_V_BOOL; v->u.i = r == Py_True; }
@@ -771,7 +779,7 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
         else if (PyFloat_Check(r)) { v->tag = TN_V_FLOAT; v->u.f = PyFloat_AsDouble(r); }
         else if (PyComplex_Check(r)) { v->tag = TN_V_COMPLEX; v->u.c.re = PyComplex_RealAsDouble(r); v->u.c.im = PyComplex_ImagAsDouble(r); }
         else {
-            PyErr_Format(PyExc_TypeError, "_local_scalar_dense returned %s, expected a number", tn_py_type_name(r));
+            PyErr_Format(PyExc_TypeError, "item returned %s, expected a number", tn_py_type_name(r));
             rc = -1;
         }
         Py_DECREF(r);
@@ -801,6 +809,8 @@ static int single_value(PyObject *self, tn_value *v, bool for_bool) {
 
 static PyObject *m_bool(PyObject *self, PyObject *unused) {
     tn_value v;
+    if (observed(self) && tn_numel(T(self)) == 1 && T(self)->storage->device != TN_DEVICE_META)
+        return tn_at_is_nonzero(self);
     if (single_value(self, &v, true) < 0) return NULL;
     bool b = v.tag == TN_V_COMPLEX ? (v.u.c.re != 0 || v.u.c.im != 0) : v.tag == TN_V_FLOAT ? v.u.f != 0 : v.u.i != 0;
     return PyBool_FromLong(b);
@@ -939,6 +949,12 @@ static PyObject *m_numpy(PyObject *self, PyObject *args, PyObject *kw) {
     if (t->storage->device == TN_DEVICE_META) {
         PyErr_SetString(PyExc_TypeError, "can't convert meta device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
         return NULL;
+    }
+    if (tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()) {
+        /* upstream's tensor_to_numpy detaches after its checks: a dispatch mode sees aten.detach */
+        PyObject *d = tn_at_detach(self);
+        if (!d) return NULL;
+        Py_DECREF(d);
     }
     const char *ts = np_typestr(t->dtype);
     if (!ts) {

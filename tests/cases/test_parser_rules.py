@@ -113,3 +113,31 @@ cases("parser_int_tensor_and_numpy_names", {
     "x_a_x1_x2": "x = torch.arange(6.).view(2, 3)\n(torch.sum(a=x, axis=0), torch.add(x1=x, x2=x), torch.add(x, x2=x), torch.mean(x=x))",
     "both_names": "torch.arange(6.).mean(axis=0, dim=0)",
 })
+
+# upstream's bindings take None for a list argument whose schema default is [] (torchgen writes the
+# C++ default {} as None in the binding's signature); other defaulted lists, lists without a default
+# and torch.ops refuse it
+cases("parser_none_for_empty_default", {
+    "avg_pool2d_stride": "torch.nn.functional.avg_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, None, 0)",
+    "avg_pool2d_stride_kw": "torch._C._nn.avg_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, stride=None)",
+    "avg_pool1d_stride": "torch.avg_pool1d(torch.arange(8.).reshape(1, 1, 8), 2, None)",
+    "avg_pool3d_stride": "torch._C._nn.avg_pool3d(torch.arange(64.).reshape(1, 1, 4, 4, 4), 2, None)",
+    "max_pool2d_stride": "torch.max_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, None)",
+    "quantized_avg_pool2d": """
+        q = torch.quantize_per_tensor(torch.arange(16.).reshape(1, 1, 4, 4) / 4, 0.1, 0, torch.quint8)
+        torch.nn.functional.avg_pool2d(q, 2, None, 0).int_repr()
+    """,
+    "quantized_max_pool2d": """
+        q = torch.quantize_per_tensor(torch.arange(16.).reshape(1, 1, 4, 4) / 4, 0.1, 0, torch.quint8)
+        torch.nn.functional.max_pool2d(q, 2, None).int_repr()
+    """,
+    "amax_dim": "torch.amax(torch.arange(6.).reshape(2, 3), None)",
+    "amin_dim_kw": "torch.arange(6.).reshape(2, 3).amin(dim=None)",
+    "roll_dims": "torch.roll(torch.arange(6.).reshape(2, 3), 1, None)",
+    # refused: a list default other than [], a list without a default, torch.ops
+    "avg_pool2d_padding": "torch.nn.functional.avg_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, 2, None)",
+    "max_pool2d_dilation": "torch.max_pool2d(torch.arange(16.).reshape(1, 1, 4, 4), 2, 2, 0, None)",
+    "roll_shifts": "torch.roll(torch.arange(6.), None)",
+    "logsumexp_dim": "torch.logsumexp(torch.arange(6.), None)",
+    "aten_avg_pool2d_default": "torch.ops.aten.avg_pool2d.default(torch.arange(16.).reshape(1, 1, 4, 4), [2, 2], None)",
+})
