@@ -1,6 +1,7 @@
 """Static quantized convolution (src/ops/qconv.c, kernels/ref/qconv.c; docs/quant_tensors.md
 "Static convolution"): quantized::conv2d_prepack / conv2d / conv2d_relu / conv2d_unpack / the
-getters, conv1d (upstream's: a conv2d over an unsqueezed height), the packed parameters
+getters, conv1d (upstream's: a conv2d over an unsqueezed height), conv_transpose2d / 1d (docs
+"Transposed convolution"), the packed parameters
 (torch.ScriptObject of Conv2dPackedParamsBase: state, pickling, copies, str) and upstream's errors.
 
 Upstream's x86 engine runs a conv on oneDNN when the host has AVX-512 VNNI, groups <= 100 and the
