@@ -1,6 +1,7 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
- * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height), as
- * upstream's x86 engine runs it (docs/quant_tensors.md "Static convolution").
+ * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object), as upstream's x86
+ * engine runs it (docs/quant_tensors.md "Static convolution", "Transposed convolution").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
@@ -294,6 +295,15 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
 
 /* ---- applying: upstream's apply (quint8 in, quint8 out of scale oscale, zero point ozp) ---- */
 
+/* fbgemm's refusal of an input whose channels are not the weight's (both directions) */
+static PyObject *fbgemm_channels_error(const tn_qconv_w *c, const tn_tensor *x) {
+    return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, expected "
+                        "input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels instead",
+                        (long long)c->groups, (long long)c->OC, (long long)c->KH, (long long)c->KW, (long long)c->CG,
+                        (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3],
+                        (long long)(c->CG * c->groups), (long long)x->sizes[1]);
+}
+
 static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, double oscale, int64_t ozp, int relu);
 static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu);
 
@@ -326,11 +336,7 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         if (G > 0 && c->OC % G != 0)
             return PyErr_Format(PyExc_RuntimeError, "groups = %lld does not divide number of output channels = %lld",
                                 (long long)G, (long long)c->OC);
-        return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, "
-                            "expected input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels "
-                            "instead", (long long)G, (long long)c->OC, (long long)c->KH, (long long)c->KW,
-                            (long long)c->CG, (long long)N, (long long)C, (long long)H, (long long)Wd,
-                            (long long)(c->CG * G), (long long)C);
+        return fbgemm_channels_error(c, x);
     }
     /* upstream's output size, C's truncating division included */
     int64_t eh = H + 2 * c->padding[0] - c->dilation[0] * (c->KH - 1) - 1;
@@ -356,16 +362,12 @@ static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp,
         return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d%s(): Expected activation tensor to have 4 "
                             "dimensions, got %d", c->onednn ? "2d" : "", x->ndim);
     if (tn_quant_of(X)->scheme != 0) return tn_at_q_scale(X);
-    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
+    int64_t C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
     if (C != c->CG * G) {
         if (c->onednn)
             return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d (ONEDNN): input channel number should be "
                                 "%lld, but got %lld", (long long)(c->CG * G), (long long)C);
-        return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, "
-                            "expected input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels "
-                            "instead", (long long)G, (long long)c->OC, (long long)c->KH, (long long)c->KW,
-                            (long long)c->CG, (long long)N, (long long)C, (long long)H, (long long)Wd,
-                            (long long)(c->CG * G), (long long)C);
+        return fbgemm_channels_error(c, x);
     }
     for (int i = 0; i < 2; i++)
         if (c->padding[i] < 0 || c->dilation[i] <= 0) {
