@@ -20,7 +20,7 @@ import torch.ao.quantization as tq  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 torch.set_num_threads(1)
-MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor")
+MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor", "decoder_per_tensor")
 
 
 class ConvNet(nn.Module):
@@ -77,9 +77,27 @@ class Residual(nn.Module):
         return self.dq(self.fc(z))
 
 
+class Decoder(nn.Module):
+    """a small encoder-decoder: conv + relu (fused), a strided conv, then ConvTranspose2d upsampling
+    (2x2 stride 2, 8 -> 4 channels: upstream's oneDNN path reads such non-square weight blocks
+    permuted) + relu, a 3x3 ConvTranspose2d with padding, 4 -> 3 channels"""
+    def __init__(self):
+        super().__init__()
+        self.q, self.dq = tq.QuantStub(), tq.DeQuantStub()
+        self.c1, self.r1 = nn.Conv2d(3, 8, 3, padding=1), nn.ReLU()
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2, padding=1)
+        self.up, self.r2 = nn.ConvTranspose2d(8, 4, 2, stride=2), nn.ReLU()
+        self.out = nn.ConvTranspose2d(4, 3, 3, padding=1)
+        self.fuse = [["c1", "r1"]]
+
+    def forward(self, x):
+        return self.dq(self.out(self.r2(self.up(self.c2(self.r1(self.c1(self.q(x))))))))
+
+
 def model(name):
     torch.manual_seed(0)
-    m = Depthwise128() if name == "depthwise128" else Residual() if name.startswith("residual") else ConvNet()
+    m = (Depthwise128() if name == "depthwise128" else Residual() if name.startswith("residual")
+         else Decoder() if name.startswith("decoder") else ConvNet())
     for bn in [v for v in m.modules() if isinstance(v, nn.BatchNorm2d)]:   # a trained-looking batch norm
         bn.running_mean.uniform_(-0.2, 0.2)
         bn.running_var.uniform_(0.5, 2.0)

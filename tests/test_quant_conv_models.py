@@ -9,7 +9,10 @@ torches (tests/qconv_worker.py):
   kernel (int16 pair sums), between two oneDNN convs;
 - residual_x86 / residual_per_tensor: the usual ConvNet shape, conv-bn-relu (fused), max_pool2d, a
   residual block with FloatFunctional.add_relu as its skip, FloatFunctional add / mul / cat, ReLU6,
-  Hardtanh, avg_pool2d, adaptive_avg_pool2d, flatten, Linear (src/ops/qops.c between the convs).
+  Hardtanh, avg_pool2d, adaptive_avg_pool2d, flatten, Linear (src/ops/qops.c between the convs);
+- decoder_per_tensor: conv + relu, a strided conv, ConvTranspose2d upsampling (2x2, stride 2) +
+  relu and a 3x3 ConvTranspose2d, under default_qconfig (per-channel weights are refused for
+  transposed convs upstream): the transposed convs on upstream's oneDNN path.
 
 Checked:
 - every conv's unpacked weight (integers, scales, zero points) and bias identical to upstream's;
@@ -41,7 +44,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 WORKER = os.path.join(HERE, "qconv_worker.py")
 REF = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor")
+MODELS = ("conv_x86", "conv_per_tensor", "depthwise128", "residual_x86", "residual_per_tensor", "decoder_per_tensor")
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,8 @@
  *     channels 1 or 2 per group, square 3x3 / 5x5 / 7x7 kernel, padding (K - 1) / 2, stride 1 or 2,
  *     dilation 1) sums the raw uint8 x int8 products of consecutive taps in pairs saturated to
  *     int16 (VPMADDUBSW, even on VNNI hosts); the rest as above.
+ * A transposed convolution (quantized::conv_transpose2d) sums the same products gathered the other
+ * way (rows_t) and requantizes as above.
  * The kernel never allocates; the output is NHWC (upstream's channels-last result); the sums are
  * channel-innermost dot products of the zero-point-shifted int16 values (exact either way). */
 #ifndef TN_KERNELS_QCONV_H
@@ -42,6 +44,7 @@ typedef struct {
     float rcp;
     int per_channel;
     int dw_pairs;
+    int transpose;                 /* a transposed convolution (rows_t below): w is OC x KH x KW x (C / G) too */
     int32_t y_zp;
     int relu;
     uint8_t *y;                    /* N x OH x OW x OC */
@@ -51,7 +54,10 @@ typedef struct {
 typedef struct { const uint8_t *x; int32_t zp; int64_t n; int16_t *out; } tn_qconv_prep;
 void tn_qconv_prep_input(const tn_qconv_prep *p);
 
-/* the whole convolution, output rows shared over the thread pool */
+/* the whole convolution, output rows shared over the thread pool. Transposed (a->transpose): the
+ * same sums gathered the other way, output (oh, ow) from input (ih, iw) where oh = ih * sh - ph +
+ * kh * dh (and likewise ow), (x - x_zp) * w over the tap's group channels; OH / OW are the caller's
+ * (output padding included) */
 void tn_qconv2d(const tn_qconv_args *a);
 
 #endif

@@ -1,6 +1,7 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
- * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height), as
- * upstream's x86 engine runs it (docs/quant_tensors.md "Static convolution").
+ * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object), as upstream's x86
+ * engine runs it (docs/quant_tensors.md "Static convolution", "Transposed convolution").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
@@ -32,6 +33,8 @@ struct tn_qconv_w {
     int64_t OC, CG, KH, KW, groups;
     int64_t stride[2], padding[2], dilation[2];
     int per_channel, onednn;
+    int transpose;             /* conv_transpose2d: the weight is IC x OC/G x KH x KW; w16 as above */
+    int64_t output_padding[2];
     int dw_fast;               /* fbgemm's depthwise fast path (kernels/qconv.h dw_pairs) */
     float *w_scale;            /* OC */
     int32_t *w_zp;             /* OC */
@@ -77,27 +80,56 @@ static PyObject *reshaped_at_2(PyObject *W, int insert) {
     return r;
 }
 
-/* ---- packing: upstream's conv2d_prepack (x86 engine) ---- */
+/* upstream's oneDNN path of a transposed conv reads each group's IC/G x OC/G block of kernels as if
+ * transposed twice as (OC/G, IC/G) matrices (measured with one-hot weights: a square block is
+ * unchanged, others permuted): the kernel of block element e = ci * og + j is the one given at h(h(e)) */
+static int64_t onednn_t_src(int64_t e, int64_t cg, int64_t og) {
+    for (int i = 0; i < 2; i++) e = (e % og) * cg + e / og;
+    return e;
+}
+
+/* fbgemm's direct transposed convolution (takeDirectConvPath): its row offsets ignore the height
+ * stride and the batch, its products sum in int16-saturating pairs: measured off, not reproduced */
+static int fbgemm_directconv(const tn_qconv_w *c) {
+    int ok = c->transpose && !c->onednn && c->groups == 1 && (c->CG % 8) == 0 && (c->OC % 8) == 0 && c->KH == 2 &&
+             c->KW <= 6;
+    for (int i = 0; i < 2; i++)
+        ok &= (c->stride[i] == 1 || c->stride[i] == 2) && c->dilation[i] == 1 && c->padding[i] == 0;
+    return ok;
+}
+
+/* ---- packing: upstream's conv2d_prepack / conv_transpose2d_prepack (x86 engine; opad NULL: not
+ * transposed) ---- */
 
 static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int ns, const int64_t *padding, int np,
-                           const int64_t *dilation, int nd, int64_t groups) {
+                           const int64_t *dilation, int nd, int64_t groups, const int64_t *opad, int nop) {
     const tn_tensor *w = tn_tensor_of(W);
     tn_qparams *Q = tn_quant_of(W);
+    int transpose = opad != NULL;
     if (ns != 2) { tn_fq_error("stride should contain 2 elements for 2D convolution."); return NULL; }
     if (np != 2) {
         tn_fq_error("Specify front/top/left padding only. end/bottom/right padding assumed to be equal to front/top/left");
         return NULL;
     }
+    if (transpose && nop != 2) {
+        tn_fq_error("quantized::conv_prepack: Specify top/left output padding only. bottom/right padding assumed to be "
+                    "equal to top/left");
+        return NULL;
+    }
     if (nd != 2) { tn_fq_error("dilation should contain 2 elements for 2D convolution."); return NULL; }
     if (w->ndim != 4) { tn_fq_error("Weights are expected to have 4 dimensions"); return NULL; }
+    if (transpose && Q->scheme != 0) { tn_fq_error("Per Channel Quantization is currently disabled for transposed conv"); return NULL; }
     for (int i = 0; i < 2; i++)
         if (stride[i] <= 0) { tn_fq_error("quantized::conv_prepack: stride should be positive."); return NULL; }
+    if (transpose && (groups <= 0 || w->sizes[0] % groups != 0))
+        return PyErr_Format(PyExc_RuntimeError, "groups = %lld does not divide number of input channels = %lld",
+                            (long long)groups, (long long)w->sizes[0]), NULL;
     if (w->dtype != TN_DTYPE_QI8) { tn_not_implemented("quantized::conv2d_prepack of a weight that is not qint8"); return NULL; }
     if (Q->scheme != 0 && !(Q->scheme == 1 && Q->axis == 0)) {
         tn_not_implemented("quantized::conv2d_prepack of a weight of this qscheme (per tensor, or per channel along axis 0)");
         return NULL;
     }
-    int64_t OC = w->sizes[0];
+    int64_t OC = transpose ? w->sizes[1] * groups : w->sizes[0];
     if (B) {
         const tn_tensor *b = tn_tensor_of(B);
         if (b->ndim != 1) { tn_fq_error("bias should be a vector (1D Tensor)"); return NULL; }
@@ -110,7 +142,9 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
     c->w_zp = malloc(n * sizeof(int32_t));
     if (!c->w_scale || !c->w_zp) { PyErr_NoMemory(); goto fail; }
     c->OC = OC;
-    c->CG = w->sizes[1];
+    c->CG = transpose ? w->sizes[0] / groups : w->sizes[1];
+    c->transpose = transpose;
+    if (transpose) memcpy(c->output_padding, opad, sizeof c->output_padding);
     c->KH = w->sizes[2];
     c->KW = w->sizes[3];
     c->groups = groups;
@@ -131,9 +165,10 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
         Py_DECREF(z);
     }
     for (int64_t j = 0; j < OC; j++) symmetric &= c->w_zp[j] == 0;
-    c->onednn = tn_qengine_current() == 4 && avx512vnni() && groups <= 100 && symmetric;
+    c->onednn = tn_qengine_current() == 4 && avx512vnni() && groups <= 100 && symmetric &&
+                (!transpose || (opad[0] == 0 && opad[1] == 0));
     /* fbgemm's takeDepthWiseFastPath (measured: its int16 pair sums show on exactly these) */
-    c->dw_fast = !c->onednn && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW &&
+    c->dw_fast = !c->onednn && !transpose && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW &&
                  (c->KH == 3 || c->KH == 5 || c->KH == 7);
     for (int i = 0; i < 2; i++)
         c->dw_fast &= (stride[i] == 1 || stride[i] == 2) && dilation[i] == 1 && padding[i] == (c->KH - 1) / 2;
@@ -145,10 +180,20 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
     int64_t kk = c->KH * c->KW, per = kk * c->CG;
     if (!(c->w16 = malloc((size_t)(OC * per > 0 ? OC * per : 1) * sizeof(int16_t)))) { PyErr_NoMemory(); goto fail; }
     const int8_t *wd = (const int8_t *)tn_data(tn_tensor_of(c->wi));
-    for (int64_t o = 0; o < OC; o++)
-        for (int64_t ci = 0; ci < c->CG; ci++)
-            for (int64_t t = 0; t < kk; t++)
-                c->w16[o * per + t * c->CG + ci] = (int16_t)(wd[o * per + ci * kk + t] - c->w_zp[o]);
+    if (!transpose) {
+        for (int64_t o = 0; o < OC; o++)
+            for (int64_t ci = 0; ci < c->CG; ci++)
+                for (int64_t t = 0; t < kk; t++)
+                    c->w16[o * per + t * c->CG + ci] = (int16_t)(wd[o * per + ci * kk + t] - c->w_zp[o]);
+    } else {   /* weight (g * CG + ci, j) -> output channel g * og + j, input channel ci of the group */
+        int64_t og = OC / groups;
+        for (int64_t o = 0; o < OC; o++)
+            for (int64_t ci = 0; ci < c->CG; ci++) {
+                int64_t g = o / og, e = ci * og + o % og, src = c->onednn ? onednn_t_src(e, c->CG, og) : e;
+                const int8_t *wk = wd + ((g * c->CG + src / og) * og + src % og) * kk;
+                for (int64_t t = 0; t < kk; t++) c->w16[o * per + t * c->CG + ci] = (int16_t)(wk[t] - c->w_zp[o]);
+            }
+    }
     if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
     return c;
 fail:
@@ -164,10 +209,18 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
     PyObject *w;
     w = c->onednn ? tn_at_clone(c->w, NULL) : tn_q_weight(c->wi, c->per_channel, c->OC, c->w_scale, c->w_zp);
     if (!w) return NULL;
-    if (!c->onednn) {   /* fbgemm's unpacked weight is channels last (measured) */
+    if (!c->onednn && !c->transpose) {   /* fbgemm's unpacked weight is channels last (measured) */
         PyObject *cl = tn_at_clone(w, tn_py.memory_format_channels_last);
         Py_DECREF(w);
         if (!(w = cl)) return NULL;
+    } else if (!c->onednn) {   /* transposed: (IC, OC/G, KH, KW) over OC/G x KH x KW x IC memory (measured) */
+        PyObject *p = tn_at_permute(w, TN_IS(1, 2, 3, 0));
+        PyObject *cc = p ? tn_at_clone(p, tn_py.memory_format_contiguous) : NULL;
+        Py_XDECREF(p);
+        Py_DECREF(w);
+        w = cc ? tn_at_permute(cc, TN_IS(3, 0, 1, 2)) : NULL;
+        Py_XDECREF(cc);
+        if (!w) return NULL;
     }
     return Py_BuildValue("(NO)", w, c->bias ? c->bias : Py_None);
 }
@@ -175,7 +228,6 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
 static PyObject *pair(const int64_t *v) { return Py_BuildValue("[LL]", (long long)v[0], (long long)v[1]); }
 
 PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
-    static const int64_t zeros[2] = {0, 0};
     switch (which) {
     case TN_QCONV_WEIGHT: {
         PyObject *wb = tn_qconv_unpack(c);
@@ -186,10 +238,10 @@ PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
     case TN_QCONV_BIAS: return Py_NewRef(c->bias ? c->bias : Py_None);
     case TN_QCONV_STRIDE: return pair(c->stride);
     case TN_QCONV_PADDING: return pair(c->padding);
-    case TN_QCONV_OUTPUT_PADDING: return pair(zeros);
+    case TN_QCONV_OUTPUT_PADDING: return pair(c->output_padding);
     case TN_QCONV_DILATION: return pair(c->dilation);
     case TN_QCONV_GROUPS: return PyLong_FromLongLong(c->groups);
-    default: Py_RETURN_FALSE;   /* TN_QCONV_TRANSPOSE */
+    default: return PyBool_FromLong(c->transpose);   /* TN_QCONV_TRANSPOSE */
     }
 }
 
@@ -200,8 +252,8 @@ PyObject *tn_qconv_getstate(tn_qconv_w *c) {
     PyObject *cfg = tn_tensor_new_empty(1, &n, TN_DTYPE_I16, TN_DEVICE_CPU);
     if (!cfg) return NULL;
     int16_t *d = (int16_t *)tn_data(tn_tensor_of(cfg));
-    int64_t v[11] = {2, c->stride[0], c->stride[1], c->padding[0], c->padding[1], c->dilation[0], c->dilation[1], 0, 0,
-                     c->groups, 0};
+    int64_t v[11] = {2, c->stride[0], c->stride[1], c->padding[0], c->padding[1], c->dilation[0], c->dilation[1],
+                     c->output_padding[0], c->output_padding[1], c->groups, c->transpose};
     for (int i = 0; i < 11; i++) d[i] = (int16_t)v[i];
     PyObject *wb = tn_qconv_unpack(c);
     if (!wb) { Py_DECREF(cfg); return NULL; }
@@ -234,10 +286,8 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
     tn_qconv_w *c = NULL;
     if (ct->ndim != 1 || ct->sizes[0] != 11 || v[0] != 2) {
         tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a configuration other than 2-d");
-    } else if (v[7] || v[8] || v[10]) {
-        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a transposed convolution");
     } else {
-        c = prepack(W, B == Py_None ? NULL : B, v + 1, 2, v + 3, 2, v + 5, 2, v[9]);
+        c = prepack(W, B == Py_None ? NULL : B, v + 1, 2, v + 3, 2, v + 5, 2, v[9], v[10] ? v + 7 : NULL, 2);
     }
     Py_DECREF(ci);
     return c;
@@ -245,7 +295,20 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
 
 /* ---- applying: upstream's apply (quint8 in, quint8 out of scale oscale, zero point ozp) ---- */
 
+/* fbgemm's refusal of an input whose channels are not the weight's (both directions) */
+static PyObject *fbgemm_channels_error(const tn_qconv_w *c, const tn_tensor *x) {
+    return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, expected "
+                        "input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels instead",
+                        (long long)c->groups, (long long)c->OC, (long long)c->KH, (long long)c->KW, (long long)c->CG,
+                        (long long)x->sizes[0], (long long)x->sizes[1], (long long)x->sizes[2], (long long)x->sizes[3],
+                        (long long)(c->CG * c->groups), (long long)x->sizes[1]);
+}
+
+static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, double oscale, int64_t ozp, int relu);
+static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu);
+
 static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu) {
+    if (c->transpose) return apply_t(c, X, oscale, ozp, relu);
     const tn_tensor *x = tn_tensor_of(X);
     tn_qparams *Q = tn_quant_of(X);
     if (c->onednn) {
@@ -273,11 +336,7 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         if (G > 0 && c->OC % G != 0)
             return PyErr_Format(PyExc_RuntimeError, "groups = %lld does not divide number of output channels = %lld",
                                 (long long)G, (long long)c->OC);
-        return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, "
-                            "expected input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels "
-                            "instead", (long long)G, (long long)c->OC, (long long)c->KH, (long long)c->KW,
-                            (long long)c->CG, (long long)N, (long long)C, (long long)H, (long long)Wd,
-                            (long long)(c->CG * G), (long long)C);
+        return fbgemm_channels_error(c, x);
     }
     /* upstream's output size, C's truncating division included */
     int64_t eh = H + 2 * c->padding[0] - c->dilation[0] * (c->KH - 1) - 1;
@@ -288,6 +347,56 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld, %lld, %lld, "
                             "%lld]", (long long)(OH < 0 ? OH : OW), (long long)N, (long long)c->OC, (long long)OH, (long long)OW);
     if ((eh < 0 && OH > 0) || (ew < 0 && OW > 0)) return onednn_error();
+    return run_kernel(c, X, OH, OW, oscale, ozp, relu);
+}
+
+/* quantized::conv_transpose2d: upstream's checks (worded by the kernel it would run) and output size
+ * (H - 1) * s - 2 p + d (K - 1) + output_padding + 1 */
+static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu) {
+    const tn_tensor *x = tn_tensor_of(X);
+    if (x->dtype != TN_DTYPE_QU8)
+        return c->onednn ? tn_fq_error("quantized::conv_transpose2d (ONEDNN): data type of input should be QUint8.")
+                         : PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose(FBGEMM): Expected activation data "
+                                        "type QUInt8 but got %s", tn_dtype_cpp_name(x->dtype));
+    if (x->ndim != 4)
+        return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d%s(): Expected activation tensor to have 4 "
+                            "dimensions, got %d", c->onednn ? "2d" : "", x->ndim);
+    if (tn_quant_of(X)->scheme != 0) return tn_at_q_scale(X);
+    int64_t C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
+    if (C != c->CG * G) {
+        if (c->onednn)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d (ONEDNN): input channel number should be "
+                                "%lld, but got %lld", (long long)(c->CG * G), (long long)C);
+        return fbgemm_channels_error(c, x);
+    }
+    for (int i = 0; i < 2; i++)
+        if (c->padding[i] < 0 || c->dilation[i] <= 0) {
+            if (c->onednn)
+                return tn_fq_error("could not create a primitive descriptor for the deconvolution forward propagation "
+                                   "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
+                                   "additional diagnostic information.");
+            return tn_not_implemented("quantized::conv_transpose2d with a negative padding or a dilation below 1 (fbgemm)");
+        }
+    if (fbgemm_directconv(c))
+        return tn_not_implemented("quantized::conv_transpose2d on fbgemm's direct convolution path (an asymmetric weight "
+                                  "or output padding, 2 x (1-6) kernel, no padding, stride 1 or 2, channels multiples of 8)");
+    int64_t in[2] = {H, Wd}, k[2] = {c->KH, c->KW}, out[2];
+    for (int i = 0; i < 2; i++) {
+        out[i] = (in[i] - 1) * c->stride[i] - 2 * c->padding[i] + c->dilation[i] * (k[i] - 1) + c->output_padding[i] + 1;
+        if (out[i] <= 0)
+            return PyErr_Format(PyExc_RuntimeError, "Output dimension is zero for %d axis; kernel: %lld, stride: %lld, "
+                                "input padding: %lld, output padding: %lld, dilation: %lld", i, (long long)k[i],
+                                (long long)c->stride[i], (long long)c->padding[i], (long long)c->output_padding[i],
+                                (long long)c->dilation[i]);
+    }
+    return run_kernel(c, X, out[0], out[1], oscale, ozp, relu);
+}
+
+/* the shared part: the bias, the input's int16 form, the kernel, the NCHW (channels last) result */
+static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, double oscale, int64_t ozp, int relu) {
+    const tn_tensor *x = tn_tensor_of(X);
+    tn_qparams *Q = tn_quant_of(X);
+    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
     if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32 && !c->onednn)
         return tn_fq_error("[QConv3D] The 'bias' tensor must have 'torch.float' dtype");
     if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32)   /* upstream's output is not the float bias's */
@@ -322,7 +431,7 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
-        .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
+        .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .transpose = c->transpose, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };
     tn_qconv_prep prep = {(const uint8_t *)tn_data(tn_tensor_of(xc)), a.x_zp, nx, (int16_t *)(sc + 3 * nn)};
     Py_BEGIN_ALLOW_THREADS
@@ -359,27 +468,37 @@ static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? 
 
 /* quantized::conv2d_prepack(Tensor weight, Tensor? bias, int[] stride, int[] padding, int[]
  * dilation, int groups) -> Any; conv1d_prepack: the same over weight.unsqueeze(2) with stride
- * [1, s], padding [0, p], dilation [1, d] */
-static PyObject *prepack_op(tn_value *a, const char *op, int one_d) {
+ * [1, s], padding [0, p], dilation [1, d]; conv_transpose2d_prepack / conv_transpose1d_prepack:
+ * output_padding ([0, o] in 1-d) after padding */
+static PyObject *prepack_op(tn_value *a, const char *op, int one_d, int transpose) {
     if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
+    const tn_value *d = &a[transpose ? 5 : 4], *o = transpose ? &a[4] : NULL;
+    int64_t groups = a[transpose ? 6 : 5].u.i;
     tn_qconv_w *c;
     if (!one_d) {
         c = prepack(a[0].u.obj, opt_tensor(&a[1]), a[2].u.ints.v, a[2].u.ints.n, a[3].u.ints.v, a[3].u.ints.n,
-                    a[4].u.ints.v, a[4].u.ints.n, a[5].u.i);
+                    d->u.ints.v, d->u.ints.n, groups, o ? o->u.ints.v : NULL, o ? o->u.ints.n : 0);
     } else {
-        if (a[2].u.ints.n != 1 || a[3].u.ints.n != 1 || a[4].u.ints.n != 1)
+        if (a[2].u.ints.n != 1 || a[3].u.ints.n != 1 || d->u.ints.n != 1 || (o && o->u.ints.n != 1))
             return tn_not_implemented("quantized::conv1d_prepack with stride / padding / dilation of other than one element");
         if (tn_tensor_of(a[0].u.obj)->ndim != 3)   /* upstream unsqueezes any weight */
             return tn_not_implemented("quantized::conv1d_prepack of a weight that is not 3-d");
-        int64_t s[2] = {1, a[2].u.ints.v[0]}, p[2] = {0, a[3].u.ints.v[0]}, d[2] = {1, a[4].u.ints.v[0]};
+        int64_t s[2] = {1, a[2].u.ints.v[0]}, p[2] = {0, a[3].u.ints.v[0]}, dd[2] = {1, d->u.ints.v[0]};
+        int64_t op2[2] = {0, o ? o->u.ints.v[0] : 0};
         PyObject *w4 = reshaped_at_2(a[0].u.obj, 1);
-        c = w4 ? prepack(w4, opt_tensor(&a[1]), s, 2, p, 2, d, 2, a[5].u.i) : NULL;
+        c = w4 ? prepack(w4, opt_tensor(&a[1]), s, 2, p, 2, dd, 2, groups, o ? op2 : NULL, 2) : NULL;
         Py_XDECREF(w4);
     }
     return c ? tn_qpacked_new_conv(c) : NULL;
 }
-static PyObject *op_conv2d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv2d_prepack", 0); }
-static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv1d_prepack", 1); }
+static PyObject *op_conv2d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv2d_prepack", 0, 0); }
+static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv1d_prepack", 1, 0); }
+static PyObject *op_conv_transpose2d_prepack(tn_value *a) {
+    return prepack_op(a, "quantized::conv_transpose2d_prepack", 0, 1);
+}
+static PyObject *op_conv_transpose1d_prepack(tn_value *a) {
+    return prepack_op(a, "quantized::conv_transpose1d_prepack", 1, 1);
+}
 
 /* quantized::conv2d.new(Tensor qx, Any packed_weight, float output_scale, int output_zero_point),
  * conv2d_relu.new; conv1d / conv1d_relu: over qx.unsqueeze(2), the result squeezed */
@@ -401,6 +520,10 @@ static PyObject *op_conv2d(tn_value *a) { return run(a, "quantized::conv2d.new",
 static PyObject *op_conv2d_relu(tn_value *a) { return run(a, "quantized::conv2d_relu.new", 1, 0); }
 static PyObject *op_conv1d(tn_value *a) { return run(a, "quantized::conv1d", 0, 1); }
 static PyObject *op_conv1d_relu(tn_value *a) { return run(a, "quantized::conv1d_relu", 1, 1); }
+/* conv_transpose2d / conv_transpose1d: the packed object decides (a transposed one runs transposed,
+ * whichever op is called, as upstream's) */
+static PyObject *op_conv_transpose2d(tn_value *a) { return run(a, "quantized::conv_transpose2d", 0, 0); }
+static PyObject *op_conv_transpose1d(tn_value *a) { return run(a, "quantized::conv_transpose1d", 0, 1); }
 
 /* quantized::conv2d_unpack / conv_unpack / conv1d_unpack (the weight squeezed at 2) */
 static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
@@ -415,11 +538,13 @@ static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
 static PyObject *op_conv2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv2d_unpack", 0); }
 static PyObject *op_conv_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_unpack", 0); }
 static PyObject *op_conv1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv1d_unpack", 1); }
+static PyObject *op_conv_transpose2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose2d_unpack", 0); }
+static PyObject *op_conv_transpose1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose1d_unpack", 1); }
 
 static PyObject *qc_getter(tn_value *a, const char *op, int which) {
     tn_qconv_w *c = conv_arg(&a[0], op);
     if (!c) return NULL;
-    if (which == TN_QCONV_TRANSPOSE) return PyLong_FromLong(0);   /* the op returns int */
+    if (which == TN_QCONV_TRANSPOSE) return PyLong_FromLong(c->transpose);   /* the op returns int */
     return tn_qconv_method(c, which);
 }
 static PyObject *op_stride(tn_value *a) { return qc_getter(a, "quantized::conv2d_stride", TN_QCONV_STRIDE); }
@@ -451,6 +576,22 @@ static const struct { const char *name, *overload; tn_op_fn fn; } qconv_ops[] = 
     {"quantized::conv2d_dilation", "", op_dilation},
     {"quantized::conv2d_groups", "", op_groups},
     {"quantized::conv2d_transpose", "", op_transpose},
+    {"quantized::conv_transpose2d_prepack", "", op_conv_transpose2d_prepack},
+    {"_quantized::conv_transpose2d_prepack", "", op_conv_transpose2d_prepack},
+    {"quantized::conv_transpose1d_prepack", "", op_conv_transpose1d_prepack},
+    {"_quantized::conv_transpose1d_prepack", "", op_conv_transpose1d_prepack},
+    {"quantized::conv_transpose2d", "", op_conv_transpose2d},
+    {"_quantized::conv_transpose2d", "", op_conv_transpose2d},
+    {"quantized::conv_transpose1d", "", op_conv_transpose1d},
+    {"_quantized::conv_transpose1d", "", op_conv_transpose1d},
+    {"quantized::conv_transpose2d_unpack", "", op_conv_transpose2d_unpack},
+    {"quantized::conv_transpose1d_unpack", "", op_conv_transpose1d_unpack},
+    {"quantized::conv_transpose2d_stride", "", op_stride},
+    {"quantized::conv_transpose2d_padding", "", op_padding},
+    {"quantized::conv_transpose2d_output_padding", "", op_output_padding},
+    {"quantized::conv_transpose2d_dilation", "", op_dilation},
+    {"quantized::conv_transpose2d_groups", "", op_groups},
+    {"quantized::conv_transpose2d_transpose", "", op_transpose},
 };
 
 tn_op_fn tn_qconv_op_fn(const char *name, const char *overload) {

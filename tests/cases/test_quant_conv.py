@@ -1,6 +1,7 @@
 """Static quantized convolution (src/ops/qconv.c, kernels/ref/qconv.c; docs/quant_tensors.md
 "Static convolution"): quantized::conv2d_prepack / conv2d / conv2d_relu / conv2d_unpack / the
-getters, conv1d (upstream's: a conv2d over an unsqueezed height), the packed parameters
+getters, conv1d (upstream's: a conv2d over an unsqueezed height), conv_transpose2d / 1d (docs
+"Transposed convolution"), the packed parameters
 (torch.ScriptObject of Conv2dPackedParamsBase: state, pickling, copies, str) and upstream's errors.
 
 Upstream's x86 engine runs a conv on oneDNN when the host has AVX-512 VNNI, groups <= 100 and the
@@ -111,3 +112,54 @@ cases("qconv2d_prepack", {
     "err_linear_params": "Q.conv2d(xq, Q.linear_prepack(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.qint8), None), 0.05, 60)",
     "err_conv_params_to_linear": "Q.linear(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.quint8), pk(w), 0.05, 60)",
 }, setup=SETUP)
+
+# quantized conv_transpose2d / conv_transpose1d: the weight is IC x OC/G x KH x KW, per tensor only;
+# oneDNN for a symmetric weight without output padding (its weight blocks read double-transposed
+# when IC/G != OC/G: `nonsquare`), fbgemm otherwise (`ta`, output padding)
+SETUP_T = SETUP + """
+xt = torch.quantize_per_tensor(torch.randn(2, 4, 5, 6) * 2, 0.03, 110, torch.quint8)
+wtf = torch.randn(4, 6, 3, 3) * 0.3
+bt = torch.randn(6)
+wt = torch.quantize_per_tensor(wtf, 0.004, 0, torch.qint8)
+ta = torch.quantize_per_tensor(wtf, 0.004, 3, torch.qint8)
+def pt(wt, bias=bt, s=(1, 1), p=(0, 0), o=(0, 0), d=(1, 1), g=1):
+    return Q.conv_transpose2d_prepack(wt, bias, list(s), list(p), list(o), list(d), g)
+"""
+
+cases("qconv_transpose2d", {
+    "per_tensor": "r(Q.conv_transpose2d(xt, pt(wt), 0.05, 60))",
+    "fbgemm": "r(Q.conv_transpose2d(xt, pt(ta), 0.05, 60))",
+    "no_bias": "r(Q.conv_transpose2d(xt, pt(wt, None), 0.05, 60)), r(Q.conv_transpose2d(xt, pt(ta, None), 0.05, 60))",
+    "stride_padding_dilation": "r(Q.conv_transpose2d(xt, pt(wt, s=(2, 3), p=(1, 2), d=(2, 1)), 0.05, 60)), r(Q.conv_transpose2d(xt, pt(ta, s=(3, 2), p=(2, 0), d=(1, 2)), 0.05, 60))",
+    "upsample_2x2_stride_2": "w2 = torch.quantize_per_tensor(torch.randn(4, 6, 2, 2) * 0.3, 0.004, 0, torch.qint8); r(Q.conv_transpose2d(xt, pt(w2, s=(2, 2)), 0.05, 60))",
+    "output_padding_fbgemm": "r(Q.conv_transpose2d(xt, pt(wt, s=(2, 2), p=(1, 1), o=(1, 1)), 0.05, 60)), r(Q.conv_transpose2d(xt, pt(ta, s=(3, 2), o=(2, 0)), 0.05, 60))",
+    "nonsquare": "w2 = torch.quantize_per_tensor(torch.randn(4, 3, 3, 2) * 0.3, 0.004, 0, torch.qint8); w3 = torch.quantize_per_tensor(torch.randn(4, 16, 3, 3) * 0.3, 0.004, 0, torch.qint8); r(Q.conv_transpose2d(xt, pt(w2, None, s=(2, 1)), 0.05, 60)), r(Q.conv_transpose2d(xt, pt(w3, torch.randn(16), p=(1, 1)), 0.05, 60))",
+    "groups": "w2 = torch.quantize_per_tensor(torch.randn(4, 3, 3, 3) * 0.3, 0.004, 0, torch.qint8); r(Q.conv_transpose2d(xt, pt(w2, torch.randn(6), g=2), 0.05, 60)), r(Q.conv_transpose2d(xt, pt(torch.quantize_per_tensor(w2.dequantize(), 0.004, -2, torch.qint8), None, g=2), 0.05, 60))",
+    "depthwise": "w2 = torch.quantize_per_tensor(torch.randn(4, 1, 3, 3) * 0.3, 0.004, 0, torch.qint8); r(Q.conv_transpose2d(xt, pt(w2, None, s=(2, 2), g=4), 0.02, 128))",
+    "large_bias_saturating": "r(Q.conv_transpose2d(xt, pt(wt, bt * 40), 0.07, 128)), r(Q.conv_transpose2d(xt, pt(ta, bt * 40), 1e-4, 0)), r(Q.conv_transpose2d(xt, pt(wt), 1e-4, 250))",
+    "channels_last_input": "r(Q.conv_transpose2d(xt.contiguous(memory_format=torch.channels_last), pt(wt, s=(2, 2)), 0.05, 60))",
+    "noncontiguous_input": "r(Q.conv_transpose2d(xt[:, :, ::2], pt(ta), 0.05, 60))",
+    "empty_batch": "r(Q.conv_transpose2d(torch.quantize_per_tensor(torch.randn(0, 4, 5, 6), 0.03, 110, torch.quint8), pt(wt), 0.05, 60))",
+    "conv2d_op_on_transposed": "r(Q.conv2d(xt, pt(wt, s=(2, 1)), 0.05, 60)), r(torch.ops._quantized.conv_transpose2d(xt, pt(ta), 0.05, 60))",
+    "conv_transpose1d": "x1 = torch.quantize_per_tensor(torch.randn(2, 4, 7), 0.03, 110, torch.quint8); p1 = Q.conv_transpose1d_prepack(torch.quantize_per_tensor(torch.randn(4, 5, 3) * 0.3, 0.004, 0, torch.qint8), bt[:5], [2], [1], [0], [1], 1); r(Q.conv_transpose1d(x1, p1, 0.05, 60)), state(p1), wd(Q.conv_transpose1d_unpack(p1)[0])",
+    "conv_transpose1d_fbgemm": "x1 = torch.quantize_per_tensor(torch.randn(2, 4, 7), 0.03, 110, torch.quint8); p1 = Q.conv_transpose1d_prepack(torch.quantize_per_tensor(torch.randn(4, 5, 3) * 0.3, 0.004, 1, torch.qint8), None, [2], [1], [1], [2], 1); r(Q.conv_transpose1d(x1, p1, 0.05, 60)), state(p1)",
+    "unpack": "wd(pt(wt).unpack()[0]), pt(wt).unpack()[0].stride(), wd(Q.conv_transpose2d_unpack(pt(ta))[0]), Q.conv_transpose2d_unpack(pt(ta))[0].stride(), pt(ta).unpack()[1] is bt",
+    "getters": "p = pt(ta, s=(2, 1), p=(1, 0), o=(1, 0), d=(1, 2)); p.stride(), p.padding(), p.output_padding(), p.dilation(), p.groups(), p.transpose(), wd(p.weight())",
+    "getter_ops": "p = pt(wt, s=(2, 1), p=(1, 0), d=(1, 2)); Q.conv_transpose2d_stride(p), Q.conv_transpose2d_padding(p), Q.conv_transpose2d_output_padding(p), Q.conv_transpose2d_dilation(p), Q.conv_transpose2d_groups(p), Q.conv_transpose2d_transpose(p), Q.conv2d_transpose(p)",
+    "getstate": "state(pt(wt)), state(pt(ta, None, s=(2, 2), p=(1, 1), o=(1, 1)))",
+    "setstate_pickle_deepcopy": "o = torch.ScriptObject.__new__(torch.ScriptObject); o.__setstate__(pt(ta, s=(2, 2), o=(1, 0)).__getstate__()); u = pickle.loads(pickle.dumps(pt(wt, s=(2, 1)))); c = copy.deepcopy(pt(wt)); r(Q.conv_transpose2d(xt, o, 0.05, 60)), state(o), r(Q.conv_transpose2d(xt, u, 0.05, 60)), r(Q.conv_transpose2d(xt, c, 0.05, 60))",
+    "err_per_channel": "pt(torch.quantize_per_channel(wtf, torch.rand(4).double() * 0.01 + 0.001, torch.zeros(4, dtype=torch.long), 0, torch.qint8))",
+    "err_output_padding_len": "Q.conv_transpose2d_prepack(wt, bt, [1, 1], [0, 0], [0], [1, 1], 1)",
+    "err_bias_size": "pt(wt, bt[:3])",
+    "err_dense_weight": "pt(wtf)",
+    "err_dense_input": "Q.conv_transpose2d(xt.dequantize(), pt(wt), 0.05, 60)",
+    "err_qint8_input": "Q.conv_transpose2d(torch.quantize_per_tensor(xt.dequantize(), 0.03, 0, torch.qint8), pt(wt), 0.05, 60)",
+    "err_qint8_input_fbgemm": "Q.conv_transpose2d(torch.quantize_per_tensor(xt.dequantize(), 0.03, 0, torch.qint8), pt(ta), 0.05, 60)",
+    "err_3d_input": "Q.conv_transpose2d(xt[0], pt(wt), 0.05, 60)",
+    "err_3d_input_fbgemm": "Q.conv_transpose2d(xt[0], pt(ta), 0.05, 60)",
+    "err_channels": "Q.conv_transpose2d(xt[:, :3], pt(wt), 0.05, 60)",
+    "err_channels_fbgemm": "Q.conv_transpose2d(xt[:, :3], pt(ta), 0.05, 60)",
+    "err_groups_fbgemm": "Q.conv_transpose2d(xt, pt(ta, torch.randn(18), g=3), 0.05, 60)",
+    "err_output_size_zero": "Q.conv_transpose2d(xt[:, :, :1, :1], pt(wt, p=(2, 2)), 0.05, 60)",
+    "err_negative_padding": "Q.conv_transpose2d(xt, pt(wt, p=(-1, 0)), 0.05, 60)",
+}, setup=SETUP_T)

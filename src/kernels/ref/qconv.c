@@ -89,6 +89,34 @@ static void rows(int64_t b, int64_t e, void *ctx) {
     }
 }
 
+/* transposed: output rows [b, e) of all N * OH; output (oh, ow) gathers the taps with
+ * oh + ph - kh * dh = ih * sh (and likewise for the width), ih / iw inside the input */
+static void rows_t(int64_t b, int64_t e, void *ctx) {
+    const tn_qconv_args *a = ctx;
+    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KH * a->KW;
+    for (int64_t r = b; r < e; r++) {
+        int64_t n = r / a->OH, oh = r % a->OH;
+        const int16_t *xn = a->x + n * a->H * a->W * a->C;
+        for (int64_t ow = 0; ow < a->OW; ow++) {
+            uint8_t *y = a->y + (r * a->OW + ow) * a->OC;
+            for (int64_t oc = 0; oc < a->OC; oc++) {
+                const int16_t *w = a->w + oc * kk * cg, *xg = xn + (oc / og) * cg;
+                uint32_t s = 0;
+                for (int64_t kh = 0; kh < a->KH; kh++) {
+                    int64_t th = oh + a->ph - kh * a->dh;
+                    if (th < 0 || th % a->sh || th / a->sh >= a->H) continue;
+                    for (int64_t kw = 0; kw < a->KW; kw++) {
+                        int64_t tw = ow + a->pw - kw * a->dw;
+                        if (tw < 0 || tw % a->sw || tw / a->sw >= a->W) continue;
+                        s += dot16(xg + ((th / a->sh) * a->W + tw / a->sw) * a->C, w + (kh * a->KW + kw) * cg, cg);
+                    }
+                }
+                y[oc] = requant(a, oc, s);
+            }
+        }
+    }
+}
+
 static void prep(int64_t b, int64_t e, void *ctx) {
     const tn_qconv_prep *p = ctx;
     for (int64_t i = b; i < e; i++) p->out[i] = (int16_t)((int32_t)p->x[i] - p->zp);
@@ -101,5 +129,5 @@ void tn_qconv2d(const tn_qconv_args *a) {
     if (nr <= 0 || a->OW <= 0 || a->OC <= 0) return;
     int64_t work = a->OW * a->OC * (a->C / a->G) * a->KH * a->KW;
     int64_t grain = 65536 / (work > 0 ? work : 1);
-    tn_parallel_for(nr, grain > 0 ? grain : 1, rows, (void *)a);
+    tn_parallel_for(nr, grain > 0 ? grain : 1, a->transpose ? rows_t : rows, (void *)a);
 }
