@@ -758,10 +758,6 @@ static int init_buckets(red_obj *r, bucket_list *bl) {
             for (int j = 0; j < n; j++)
                 if (r->sparse[bl->b[bi].idx[j]])
                     return red_fail(r, PyUnicode_FromString("Buckets with more than one variable cannot include variables that expect a sparse gradient."));
-        if (b->sparse) {
-            PyErr_SetString(PyExc_NotImplementedError, "torchnative: DDP buckets of sparse gradients are not implemented");
-            return -1;
-        }
         b->n = n;
         b->vars = malloc((size_t)n * sizeof(int));
         b->offsets = malloc((size_t)n * sizeof(int64_t));
@@ -769,6 +765,13 @@ static int init_buckets(red_obj *r, bucket_list *bl) {
         b->variables = PyList_New(n);
         if (!b->vars || !b->offsets || !b->lengths || !b->variables) { PyErr_NoMemory(); return -1; }
         int64_t off = 0;
+        if (b->sparse) {   /* its gradient is the param's own sparse .grad, set when it is marked ready */
+            b->vars[0] = bl->b[bi].idx[0];
+            PyList_SetItem(b->variables, 0, Py_NewRef(PyList_GetItem(r->params, b->vars[0])));
+            r->loc_b[b->vars[0]] = bi;
+            r->loc_i[b->vars[0]] = 0;
+            continue;
+        }
         PyObject *dev0 = NULL;
         int dt0 = -1;
         for (int j = 0; j < n; j++) {
@@ -889,6 +892,20 @@ static int mark_dense(red_obj *r, int vi) {
     return 0;
 }
 
+/* upstream's mark_variable_ready_sparse: the bucket's gradient is the param's sparse .grad itself
+ * (divided in place without a comm hook); the all_reduce's result is copied back into it */
+static int mark_sparse(red_obj *r, int vi) {
+    PyObject *g = py_grad(PyList_GetItem(r->params, vi));
+    if (!g) return red_fail(r, PyUnicode_FromString("Expected sparse gradient to be defined."));
+    if (!tn_sparse_of(g)) return red_fail(r, PyUnicode_FromString("Expected variable to have sparse gradient."));
+    Py_XSETREF(r->b[r->loc_b[vi]].gradients, Py_NewRef(g));
+    return r->hook_kind == HOOK_NONE ? callv(g, "div_", "(i)", r->div_factor) : 0;
+}
+
+static int mark_grad(red_obj *r, int vi) {
+    return r->b[r->loc_b[vi]].sparse ? mark_sparse(r, vi) : mark_dense(r, vi);
+}
+
 /* run the comm hook (or the default allreduce) on a GradBucket: a Future */
 static PyObject *run_hook(red_obj *r, PyObject *gbo) {
     gb_obj *gb = (gb_obj *)gbo;
@@ -934,10 +951,11 @@ static PyObject *run_hook(red_obj *r, PyObject *gbo) {
 
 static PyObject *make_grad_bucket(red_obj *r, int bi, PyObject *buffer) {
     bucket_t *b = &r->b[bi];
-    PyObject *offs = PyList_New(b->n), *lens = PyList_New(b->n), *szs = PyList_New(b->n);
+    int n = b->sparse ? 0 : b->n;   /* a sparse bucket has no offsets, lengths nor sizes */
+    PyObject *offs = PyList_New(n), *lens = PyList_New(n), *szs = PyList_New(n);
     PyObject *res = NULL;
     if (!offs || !lens || !szs) goto done;
-    for (int j = 0; j < b->n; j++) {
+    for (int j = 0; j < n; j++) {
         PyList_SetItem(offs, j, PyLong_FromLongLong(b->offsets[j]));
         PyList_SetItem(lens, j, PyLong_FromLongLong(b->lengths[j]));
         PyObject *s = sizes_of(PyList_GetItem(b->variables, j));
@@ -1016,7 +1034,7 @@ static int mark_variable_ready(red_obj *r, int vi) {
     r->bwd_stats[vi] = now_ns() - r->bwd_start;
     r->require_finalize = true;
     bucket_t *b = &r->b[r->loc_b[vi]];
-    if (set_divide_factor(r) < 0 || mark_dense(r, vi) < 0) return -1;
+    if (set_divide_factor(r) < 0 || mark_grad(r, vi) < 0) return -1;
     if (--b->pending == 0 && mark_bucket_ready(r, r->loc_b[vi]) < 0) return -1;
     if (r->next_bucket == r->nb) {
         if (dyn_find_unused(r) && all_reduce_local_used_map(r) < 0) return -1;
@@ -1191,6 +1209,13 @@ static int finalize_backward(red_obj *r) {
             Py_XDECREF(res);
             return -1;
         }
+        r->div_factor = -1;
+        if (b->sparse) {   /* the result into the param's sparse .grad (the gradients tensor) */
+            int rc = res == b->gradients ? 0 : callv(b->gradients, "copy_", "(O)", res);
+            Py_DECREF(res);
+            if (rc < 0) return -1;
+            continue;
+        }
         /* views_out on the result (upstream's populate_bucket_views_out) */
         PyObject *outs = PyList_New(b->n);
         for (int j = 0; outs && j < b->n; j++) {
@@ -1201,7 +1226,6 @@ static int finalize_backward(red_obj *r) {
         Py_DECREF(res);
         if (!outs) return -1;
         Py_XSETREF(b->views_out, outs);
-        r->div_factor = -1;
         if (finalize_bucket_dense(r, b) < 0) return -1;
     }
     if (r->installed) {
@@ -1750,7 +1774,7 @@ static PyObject *r_delay_all_reduce(PyObject *self, PyObject *u) {
     r->require_finalize = true;
     for (int i = 0; i < r->np; i++) {
         if (r->hooks_seen[i] == 0) r->unused[r->nunused++] = i;
-        if (set_divide_factor(r) < 0 || mark_dense(r, i) < 0) return NULL;
+        if (set_divide_factor(r) < 0 || mark_grad(r, i) < 0) return NULL;
     }
     for (int b = 0; b < r->nb; b++) {
         r->next_bucket = b;   /* upstream's GradBucket index reads next_bucket_ */
@@ -1927,9 +1951,13 @@ static PyObject *join_ints(const int *v, int n, const char *sep) {
 }
 static PyObject *bucket_sizes_text(red_obj *r) {
     PyObject *l = PyList_New(r->nb);
-    for (int i = 0; l && i < r->nb; i++) {
-        tn_tensor *x = tn_tensor_of(r->b[i].gradients);
-        PyList_SetItem(l, i, PyUnicode_FromFormat("%lld", (long long)(t_numel(r->b[i].gradients) * (int64_t)tn_dtype_itemsize(x->dtype))));
+    for (int i = 0; l && i < r->nb; i++) {   /* the bucket's params' bytes (a sparse bucket has no flat buffer) */
+        int64_t bytes = 0;
+        for (int j = 0; j < r->b[i].n; j++) {
+            PyObject *v = PyList_GetItem(r->b[i].variables, j);
+            bytes += t_numel(v) * (int64_t)tn_dtype_itemsize(tn_tensor_of(v)->dtype);
+        }
+        PyList_SetItem(l, i, PyUnicode_FromFormat("%lld", (long long)bytes));
     }
     if (!l) return NULL;
     PyObject *s = PyUnicode_FromString(", ");
