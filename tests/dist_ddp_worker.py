@@ -122,6 +122,8 @@ def run_case(name):
         kw["static_graph"] = True
     if "skip" in name:
         kw["skip_all_reduce_unused_params"] = True
+    if "batched" in name:
+        kw["batched_grad_copy"] = True
     torch.manual_seed(0)
     if name.startswith("branch"):
         model = RankBranch()
@@ -203,6 +205,29 @@ def train(ddp, opt, params, local, nsteps, name, in_shape, nout, accumulate):
     return out
 
 
+def coll_case(name):
+    """all_reduce of complex sparse tensors (not DDP; the sparse path DDP's sparse buckets use):
+    dist.all_reduce runs it on view_as_real of the tensor, whose result does not reach the input;
+    the backend itself refuses complex values ("Invalid scalar type"); a dense all_reduce after each
+    shows the ranks' collectives still in step"""
+    out = {}
+    i = torch.tensor([[0, 2, 2]])
+    for dt in (torch.complex64, torch.complex128):
+        s = torch.sparse_coo_tensor(i, (torch.tensor([1 + 2j, 3 - 1j, 0.5j]) * (RANK + 1)).to(dt), (4,))
+        w = dist.all_reduce(s, async_op=True)
+        w.wait()
+        out[str(dt)] = [repr(s), s.is_coalesced(), repr(w.result())]
+    try:
+        dist.distributed_c10d._get_default_group().allreduce([s]).wait()
+        out["backend"] = "no error"
+    except Exception as e:  # noqa: BLE001 - compared with upstream's
+        out["backend"] = [type(e).__name__, str(e)]
+    t = torch.ones(2, dtype=torch.float64) * (RANK + 1)
+    dist.all_reduce(t)
+    out["dense_after"] = t.tolist()
+    return out
+
+
 def bad_case(name):
     if name == "bad_shapes":
         # rank 1's second layer has a different shape (same param count): upstream's
@@ -217,6 +242,12 @@ def bad_case(name):
         ddp = nn.parallel.DistributedDataParallel(model)
         for step in range(2):
             ddp(torch.ones(2, 12)).sum().backward()
+        return None
+    elif name == "bad_sparse_unused":
+        # a sparse-gradient param unused under find_unused_parameters: upstream's REDUCER_CHECK
+        model = EmbSparse()
+        ddp = nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
+        ddp.module.fc(torch.ones(2, 6)).sum().backward()
         return None
     elif name == "bad_mixed_precision":
         # DDP's mixed precision on CPU: upstream's root forward pre-hook records a torch.Event,
@@ -238,7 +269,7 @@ def main():
     for name in CASES_ARG.split(","):
         failed = False
         try:
-            res[name] = bad_case(name) if name.startswith("bad_") else run_case(name)
+            res[name] = (bad_case if name.startswith("bad_") else coll_case if name.startswith("coll_") else run_case)(name)
         except Exception as e:  # noqa: BLE001 - the test compares the exception with upstream's
             res[name] = {"error": type(e).__name__, "msg": str(e)[:3000]}
             failed = True

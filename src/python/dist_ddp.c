@@ -625,6 +625,7 @@ typedef struct {
     int pending;
     PyObject *future;           /* the comm hook's future or NULL */
     bool sparse;
+    char *deferred;             /* batched_grad_copy: params whose copy waits for the bucket's flush */
 } bucket_t;
 
 enum { HOOK_NONE, HOOK_PY, HOOK_ALLREDUCE, HOOK_FP16 };
@@ -644,7 +645,7 @@ typedef struct {
     int64_t bucket_bytes_cap, first_bucket_bytes_cap;
     int64_t *cap_list;
     int ncap_list;
-    bool find_unused, as_view, static_graph, skip_unused;
+    bool find_unused, as_view, static_graph, skip_unused, batched;
     bool expect_hooks, require_finalize, has_marked_unused, has_rebuilt, first_hook_called, lum_reduced, graph_static;
     bool optim_in_backward;
     bool mixed_precision;       /* _set_mixed_precision_param_dtype was called */
@@ -706,7 +707,7 @@ static void set_grad(PyObject *v, PyObject *g) { Py_XSETREF(((tn_tensor_obj *)v)
 static void free_buckets(red_obj *r) {
     for (int i = 0; r->b && i < r->nb; i++) {
         bucket_t *b = &r->b[i];
-        free(b->vars); free(b->offsets); free(b->lengths);
+        free(b->vars); free(b->offsets); free(b->lengths); free(b->deferred);
         Py_XDECREF(b->variables); Py_XDECREF(b->gradients); Py_XDECREF(b->views_in); Py_XDECREF(b->views_out);
         Py_XDECREF(b->future);
     }
@@ -762,8 +763,9 @@ static int init_buckets(red_obj *r, bucket_list *bl) {
         b->vars = malloc((size_t)n * sizeof(int));
         b->offsets = malloc((size_t)n * sizeof(int64_t));
         b->lengths = malloc((size_t)n * sizeof(int64_t));
+        b->deferred = calloc((size_t)n, 1);
         b->variables = PyList_New(n);
-        if (!b->vars || !b->offsets || !b->lengths || !b->variables) { PyErr_NoMemory(); return -1; }
+        if (!b->vars || !b->offsets || !b->lengths || !b->deferred || !b->variables) { PyErr_NoMemory(); return -1; }
         int64_t off = 0;
         if (b->sparse) {   /* its gradient is the param's own sparse .grad, set when it is marked ready */
             b->vars[0] = bl->b[bi].idx[0];
@@ -854,7 +856,9 @@ static int mark_dense(red_obj *r, int vi) {
     int j = r->loc_i[vi];
     PyObject *v = PyList_GetItem(r->params, vi), *view = PyList_GetItem(b->views_in, j), *g = py_grad(v);
     if (g) {
-        if (!is_alias_of(g, view)) {
+        if (!is_alias_of(g, view) && r->batched && !tn_requires_grad(g)) {
+            b->deferred[j] = 1;   /* copied and divided with the whole bucket (flush_deferred) */
+        } else if (!is_alias_of(g, view)) {
             if (r->hook_kind == HOOK_NONE) {
                 PyObject *mul = torch_attr("mul");
                 PyObject *kw = mul ? Py_BuildValue("{sO}", "out", view) : NULL;
@@ -873,7 +877,7 @@ static int mark_dense(red_obj *r, int vi) {
                 return -1;
             }
             if (r->as_view) set_grad(v, view);
-        } else if (r->hook_kind == HOOK_NONE) {
+        } else if (r->hook_kind == HOOK_NONE && !r->batched) {
             if (callv(view, "div_", "(i)", r->div_factor) < 0) return -1;
         }
     } else {
@@ -890,6 +894,25 @@ static int mark_dense(red_obj *r, int vi) {
         if (callv(view, "zero_", NULL) < 0) return -1;
     }
     return 0;
+}
+
+/* batched_grad_copy, a bucket whose gradients are all ready: the deferred copies (upstream's
+ * _foreach_copy_; gradient_as_bucket_view re-points .grad at the view), then one div_ of the whole
+ * flat bucket without a comm hook (division, not mul_out's 1/w: other bytes when w is not a power of 2) */
+static int flush_deferred(red_obj *r, bucket_t *b) {
+    if (b->sparse) return 0;
+    for (int j = 0; j < b->n; j++) {
+        if (!b->deferred[j]) continue;
+        b->deferred[j] = 0;
+        PyObject *v = PyList_GetItem(b->variables, j), *view = PyList_GetItem(b->views_in, j), *g = py_grad(v);
+        if (!g) {
+            PyErr_Format(PyExc_RuntimeError, "Gradient became undefined between defer and flush for variable %d", j);
+            return -1;
+        }
+        if (callv(view, "copy_", "(O)", g) < 0) return -1;
+        if (r->as_view) set_grad(v, view);
+    }
+    return r->hook_kind == HOOK_NONE ? callv(b->gradients, "div_", "(i)", r->div_factor) : 0;
 }
 
 /* upstream's mark_variable_ready_sparse: the bucket's gradient is the param's sparse .grad itself
@@ -1035,7 +1058,7 @@ static int mark_variable_ready(red_obj *r, int vi) {
     r->require_finalize = true;
     bucket_t *b = &r->b[r->loc_b[vi]];
     if (set_divide_factor(r) < 0 || mark_grad(r, vi) < 0) return -1;
-    if (--b->pending == 0 && mark_bucket_ready(r, r->loc_b[vi]) < 0) return -1;
+    if (--b->pending == 0 && ((r->batched && flush_deferred(r, b) < 0) || mark_bucket_ready(r, r->loc_b[vi]) < 0)) return -1;
     if (r->next_bucket == r->nb) {
         if (dyn_find_unused(r) && all_reduce_local_used_map(r) < 0) return -1;
         PyObject *wr = PyWeakref_NewRef((PyObject *)r, NULL);
@@ -1301,10 +1324,6 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_RuntimeError, "Reducer.__init__ called twice");
         return -1;
     }
-    if (batched) {
-        PyErr_SetString(PyExc_NotImplementedError, "torchnative: DDP batched_grad_copy=True is not implemented");
-        return -1;
-    }
     r->params = PySequence_List(params);
     if (!r->params) return -1;
     r->np = (int)PyList_Size(r->params);
@@ -1323,6 +1342,7 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
     r->find_unused = find_unused;
     r->as_view = as_view;
     r->skip_unused = skip;
+    r->batched = batched;
     r->div_factor = -1;
     r->graph_static = true;
     r->sample_rate = 100;
@@ -1778,7 +1798,7 @@ static PyObject *r_delay_all_reduce(PyObject *self, PyObject *u) {
     }
     for (int b = 0; b < r->nb; b++) {
         r->next_bucket = b;   /* upstream's GradBucket index reads next_bucket_ */
-        if (all_reduce_bucket(r, b) < 0) return NULL;
+        if ((r->batched && flush_deferred(r, &r->b[b]) < 0) || all_reduce_bucket(r, b) < 0) return NULL;
     }
     if (finalize_backward(r) < 0) return NULL;
     Py_RETURN_NONE;
