@@ -18,6 +18,10 @@
  *  - a bucket whose gradients are all ready is all-reduced when every earlier bucket was
  *    (buckets go out in index order); after the last one, with find_unused_parameters, the int32
  *    local_used_map is all-reduced too, and finalize_backward is queued on the engine.
+ *  - a sparse-gradient param has a bucket of its own without a flat buffer: its sparse .grad is
+ *    the bucket's gradient (divided in place without a comm hook), all-reduced by the sparse
+ *    all_reduce, the result copied back into it. batched_grad_copy defers the copies to the
+ *    bucket's last ready param, then divides the flat bucket once.
  *  - finalize_backward: waits each bucket's future, rebuilds views_out on the result, copies
  *    them into .grad (or points .grad at the view with gradient_as_bucket_view); globally unused
  *    params keep their .grad untouched.
