@@ -8,6 +8,7 @@ purpose so DDP's broadcast from rank 0 matters), trains 3 SGD steps under DDP wi
 differ per rank, and records the sha256 of every parameter's bytes (and of every .grad) after each
 step. OUT_DIR/rank<r>.json: {case: [[digest, ...] per step]} or {case: {"error": type, "msg": ...}}."""
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -40,6 +41,8 @@ def fill(model, seed):
 
 
 def raw(t):
+    if t.layout == torch.sparse_coo:   # a sparse .grad: its dense bytes (the sum is exact, so its order is not)
+        t = t.to_dense()
     return base64.b64encode(t.detach().contiguous().view(torch.uint8).numpy().tobytes()).decode()
 
 
@@ -75,6 +78,17 @@ class RankBranch(nn.Module):
         return self.a(h) if dist.get_rank() == 0 else self.b(h)
 
 
+class EmbSparse(nn.Module):
+    """an nn.Embedding(sparse=True) (a sparse .grad: a bucket of its own) feeding a Linear"""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 6, sparse=True)
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        return self.fc(self.emb(x).sum(1))
+
+
 class Conv(nn.Module):
     def __init__(self):
         super().__init__()
@@ -96,6 +110,8 @@ def run_case(name):
     hook = None
     if name.startswith("conv"):
         model_cls, in_shape, nout = Conv, (8, 3, 7, 7), 5
+    if name.startswith("emb"):
+        in_shape = (8, 3)
     if "unused" in name:
         kw["find_unused_parameters"] = True
     if "smallbucket" in name:
@@ -104,10 +120,16 @@ def run_case(name):
         kw["gradient_as_bucket_view"] = True
     if "static" in name:
         kw["static_graph"] = True
+    if "skip" in name:
+        kw["skip_all_reduce_unused_params"] = True
+    if "batched" in name:
+        kw["batched_grad_copy"] = True
     torch.manual_seed(0)
     if name.startswith("branch"):
         model = RankBranch()
         kw["find_unused_parameters"] = True
+    elif name.startswith("emb"):
+        model = EmbSparse()
     elif "unused_extra" in name:
         model = MLP(unused=True)
     else:
@@ -125,7 +147,8 @@ def run_case(name):
         ddp._register_builtin_comm_hook(dist.BuiltinCommHookType.FP16_COMPRESS)
     if "nosync" in name:
         accumulate = 2
-    opt = torch.optim.SGD(ddp.parameters(), lr=0.125, momentum=0.5)
+    # plain SGD (no momentum buffer) for the sparse gradient
+    opt = torch.optim.SGD(ddp.parameters(), lr=0.125, momentum=0 if name.startswith("emb") else 0.5)
     params = list(ddp.parameters())
     local = {}
 
@@ -136,12 +159,36 @@ def run_case(name):
         return h
     for i, p in enumerate(params):
         p.register_post_accumulate_grad_hook(keep_local(i))
+    # join: rank 1 has one batch fewer; inside ddp.join() rank 0's 3rd step all-reduces against
+    # rank 1's zeros, and leaving the context broadcasts the last joiner's parameters
+    join = ddp.join() if "join" in name else contextlib.nullcontext()
+    nsteps = 2 if "join" in name and RANK == 1 else 3
+    with join:
+        out = train(ddp, opt, params, local, nsteps, name, in_shape, nout, accumulate)
+    out += [{"grads": None, "local": None, "params": None}] * (3 - nsteps)
+    data = ddp._get_ddp_logging_data()
+    keep = {k: data.get(k) for k in ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
+                                      "has_rebuilt_buckets", "iteration", "num_buckets_reduced", "unused_parameter_size",
+                                      "prev_iteration_grad_ready_order_indices", "module_name", "dtypes",
+                                      "find_unused_parameters", "total_parameter_size_bytes", "comm_hook",
+                                      "join_uneven_inputs")}
+    return {"steps": out, "log": keep, "final": [digest(p) for p in params]}
+
+
+def rnd_input(shape, seed, name):
+    if name.startswith("emb"):   # 8 bags of 3 embedding rows, repeats included
+        rng = np.random.default_rng([seed, RANK])
+        return torch.tensor(rng.integers(0, 10, int(np.prod(shape))).reshape(shape).tolist(), dtype=torch.int64)
+    return rnd(shape, seed, 1.0)
+
+
+def train(ddp, opt, params, local, nsteps, name, in_shape, nout, accumulate):
     out = []
-    for step in range(3):
+    for step in range(nsteps):
         opt.zero_grad()
         local.clear()
         for micro in range(accumulate):
-            x = rnd(in_shape, 1000 + step * 10 + micro, 1.0)
+            x = rnd_input(in_shape, 1000 + step * 10 + micro, name)
             y = rnd((in_shape[0], nout), 2000 + step * 10 + micro, 1.0)
             if micro < accumulate - 1:
                 with ddp.no_sync():
@@ -155,12 +202,46 @@ def run_case(name):
         opt.step()
         rec["params"] = [digest(p) for p in params]
         out.append(rec)
-    data = ddp._get_ddp_logging_data()
-    keep = {k: data.get(k) for k in ("bucket_sizes", "rebuilt_bucket_sizes", "rebuilt_per_bucket_param_indices",
-                                      "has_rebuilt_buckets", "iteration", "num_buckets_reduced", "unused_parameter_size",
-                                      "prev_iteration_grad_ready_order_indices", "module_name", "dtypes",
-                                      "find_unused_parameters", "total_parameter_size_bytes", "comm_hook")}
-    return {"steps": out, "log": keep}
+    return out
+
+
+class EmbUnused(EmbSparse):
+    def forward(self, x):
+        return self.fc(x)
+
+
+def caught_case(name):
+    """a sparse-gradient param unused under find_unused_parameters: upstream's REDUCER_CHECK on
+    every rank before any collective, so the world goes on (the error is returned, not raised)"""
+    ddp = nn.parallel.DistributedDataParallel(EmbUnused().double(), find_unused_parameters=True)
+    try:
+        ddp(torch.ones(2, 6, dtype=torch.float64)).sum().backward()
+    except Exception as e:  # noqa: BLE001 - compared with upstream's
+        return {"error": type(e).__name__, "msg": str(e)}
+    return {"no error": True}
+
+
+def coll_case(name):
+    """all_reduce of complex sparse tensors (not DDP; the sparse path DDP's sparse buckets use):
+    dist.all_reduce runs it on view_as_real of the tensor, whose result does not reach the input;
+    the backend itself refuses complex values ("Invalid scalar type"); a dense all_reduce after each
+    shows the ranks' collectives still in step"""
+    out = {}
+    i = torch.tensor([[0, 2, 2]])
+    for dt in (torch.complex64, torch.complex128):
+        s = torch.sparse_coo_tensor(i, (torch.tensor([1 + 2j, 3 - 1j, 0.5j]) * (RANK + 1)).to(dt), (4,))
+        w = dist.all_reduce(s, async_op=True)
+        w.wait()
+        out[str(dt)] = [repr(s), s.is_coalesced(), repr(w.result())]
+    try:
+        dist.distributed_c10d._get_default_group().allreduce([s]).wait()
+        out["backend"] = "no error"
+    except Exception as e:  # noqa: BLE001 - compared with upstream's
+        out["backend"] = [type(e).__name__, str(e)]
+    t = torch.ones(2, dtype=torch.float64) * (RANK + 1)
+    dist.all_reduce(t)
+    out["dense_after"] = t.tolist()
+    return out
 
 
 def bad_case(name):
@@ -198,7 +279,8 @@ def main():
     for name in CASES_ARG.split(","):
         failed = False
         try:
-            res[name] = bad_case(name) if name.startswith("bad_") else run_case(name)
+            kind = name.split("_")[0]
+            res[name] = {"bad": bad_case, "coll": coll_case, "caught": caught_case}.get(kind, run_case)(name)
         except Exception as e:  # noqa: BLE001 - the test compares the exception with upstream's
             res[name] = {"error": type(e).__name__, "msg": str(e)[:3000]}
             failed = True

@@ -6,7 +6,8 @@ upstream; "un" the other way). Each case trains a small MLP or ConvNet (float64)
 under DDP: find_unused_parameters on/off (a parameter unused everywhere, and parameters used on
 one rank only), tiny bucket_cap_mb (many buckets, rebuilt after the first step), comm hooks
 (Python allreduce / fp16_compress, built-in ALLREDUCE / FP16_COMPRESS), no_sync accumulation,
-gradient_as_bucket_view, static_graph. Checks:
+gradient_as_bucket_view, static_graph, batched_grad_copy, skip_all_reduce_unused_params, an
+nn.Embedding(sparse=True) (sparse-gradient buckets), Join with uneven batch counts. Checks:
 
 * step 1 is byte-identical to the all-upstream world on every rank (parameters and .grad): the
   inputs are dyadic float64 values, so each rank's local backward is exact (the same bytes on
@@ -20,7 +21,10 @@ gradient_as_bucket_view, static_graph. Checks:
 * DDP's logging data (bucket sizes, rebuilt buckets and their param indices, gradient ready
   order, iteration, buckets reduced) equals upstream's;
 * bad input: params whose shapes or count differ across ranks, a parameter without gradient
-  under find_unused_parameters=False: upstream's exception type and message.
+  under find_unused_parameters=False, mixed precision on CPU, an unused sparse-gradient param:
+  upstream's exception type and message;
+* dist.all_reduce of complex sparse tensors (the sparse all_reduce DDP's sparse buckets use).
+Sparse gradients past step 1 and Join steps after a rank joined: see _check_world.
 
 By hand:  .venv/bin/python -m pytest -q tests/test_ddp.py
 """
@@ -42,8 +46,12 @@ TIMEOUT = 240
 
 CASES = ["mlp", "conv", "mlp_unused_extra", "branch", "mlp_smallbucket", "conv_smallbucket_unused",
          "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_allreduce", "mlp_builtin_fp16", "mlp_nosync",
-         "conv_nosync_unused", "mlp_asview", "mlp_smallbucket_asview_nosync", "mlp_static"]
+         "conv_nosync_unused", "mlp_asview", "mlp_smallbucket_asview_nosync", "mlp_static", "emb_sparse",
+         "emb_sparse_hook_allreduce", "mlp_join", "branch_join", "mlp_unused_extra_smallbucket_skip", "mlp_batched",
+         "mlp_smallbucket_asview_batched"]
 FP16 = ("hook_fp16", "builtin_fp16")
+# not training runs, compared whole with upstream's (test_extra_matches_upstream); last in each world
+EXTRA = ["caught_sparse_unused", "coll_complex_sparse"]
 
 
 def _free_port():
@@ -94,7 +102,7 @@ _cache = {}
 
 def world(spec, tmp_path_factory):
     if spec not in _cache:
-        _cache[spec] = _world(spec, CASES, str(tmp_path_factory.mktemp(spec)))
+        _cache[spec] = _world(spec, CASES + EXTRA, str(tmp_path_factory.mktemp(spec)))
     return _cache[spec]
 
 
@@ -136,12 +144,34 @@ def _check_world(spec, res, ref):
         if any(bad and b.startswith(case + ":") and "failed" in b for b in bad):
             continue
         a, b = res[0][case]["steps"], res[1][case]["steps"]
+        if res[0][case]["final"] != res[1][case]["final"]:
+            bad.append(f"{case}: the ranks end with different parameters")
         for step in range(3):
-            if a[step]["params"] != b[step]["params"]:
+            # join: a rank that has joined has no step (params None) and contributes zeros
+            if a[step]["params"] != b[step]["params"] and None not in (a[step]["params"], b[step]["params"]):
                 bad.append(f"{case}: step {step + 1}: the ranks' parameters differ")
-            for i, (l0, l1) in enumerate(zip(a[step]["local"], b[step]["local"])):
+            nparams = len(a[0]["grads"])
+            joined = a[step]["local"] is None or b[step]["local"] is None
+            for i, (l0, l1) in enumerate(zip(a[step]["local"] or [None] * nparams, b[step]["local"] or [None] * nparams)):
                 want = _expected_grad(case, _arr(l0), _arr(l1))
+                if i == 0 and step > 0 and case.startswith("emb"):
+                    # the sparse embedding past step 1 (values no longer exact): the all_reduce adds the
+                    # rows in its coalesce order, not the formula's, so: the same bytes on both ranks
+                    # (each rank sums the gathered rows itself: a mixed world shows a different order)
+                    # and the formula's value to 1e-12
+                    g0, g1 = _arr(a[step]["grads"][i]), _arr(b[step]["grads"][i])
+                    if g0.tobytes() != g1.tobytes() or not np.allclose(g0, want, rtol=0, atol=1e-12):
+                        bad.append(f"{case}: step {step + 1} param 0: the sparse .grad differs across ranks or from "
+                                   f"the reduction of the local gradients")
+                    continue
+                last = [x[step - 1]["local"][i] for x in (a, b) if x[step]["local"] is None]
+                if want is None and joined and last and last[0] is not None:
+                    # upstream: the joined rank all-reduces its last local_used_map, so a param it used
+                    # then counts as used and gets zeros (measured on the all-upstream world)
+                    want = np.zeros_like(_arr(last[0]))
                 for r, rank_steps in ((0, a), (1, b)):
+                    if rank_steps[step]["grads"] is None:
+                        continue
                     got = _arr(rank_steps[step]["grads"][i])
                     if (want is None) != (got is None) or (want is not None and want.tobytes() != got.tobytes()):
                         bad.append(f"{case}: step {step + 1} rank {r} param {i}: .grad is not upstream's reduction of "
@@ -198,7 +228,25 @@ def test_bad_input(case, spec, tmp_path, tmp_path_factory):
     assert checked >= 1, f"{case}: upstream raised nowhere: {ref}"
 
 
-CASES3 = ["mlp", "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_fp16", "conv_smallbucket_unused", "branch"]
+@pytest.mark.parametrize("spec", ["nn", "nu", "un"])
+def test_extra_matches_upstream(spec, tmp_path_factory):
+    """caught_sparse_unused: an nn.Embedding(sparse=True) unused under find_unused_parameters raises
+    upstream's RuntimeError "Expected sparse gradient to be defined." on every rank.
+    coll_complex_sparse: dist.all_reduce of complex sparse COO tensors reduces
+    view_as_real(tensor), a new sparse tensor, so the input keeps its own values (upstream's
+    behaviour, measured; the Work's result holds the sum); the backend's allreduce refuses complex
+    values ("Invalid scalar type") on every rank; a dense all_reduce after both agrees"""
+    ref = world("uu", tmp_path_factory)
+    res = world(spec, tmp_path_factory)
+    assert ref[0]["caught_sparse_unused"] == {"error": "RuntimeError", "msg": "Expected sparse gradient to be defined."}
+    assert ref[0]["coll_complex_sparse"]["backend"] == ["RuntimeError", "Invalid scalar type"]
+    assert ref[0]["coll_complex_sparse"]["dense_after"] == [3.0, 3.0]
+    for case in EXTRA:
+        for r in (0, 1):
+            assert res[r].get(case) == ref[r][case], f"{case}: rank {r} ({spec[r]})"
+
+
+CASES3 = ["mlp", "mlp_batched", "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_fp16", "conv_smallbucket_unused", "branch"]
 
 
 def test_three_ranks_mixed(tmp_path):

@@ -930,6 +930,21 @@ static PyObject *k_clone(int op, tn_value *a) {
 /* detach / alias: the same indices and values (upstream's shallow copy) */
 static PyObject *k_detach(int op, tn_value *a) { return make_like(SELF, Py_NewRef(M->indices), Py_NewRef(M->values), M->coalesced); }
 
+/* view_as_real: the same indices, the complex values as reals (one more dense dim of 2), as
+ * upstream's view_as_real_sparse (dist.all_reduce of a complex sparse tensor goes through it) */
+static PyObject *k_view_as_real(int op, tn_value *a) {
+    const tn_tensor *t = tn_tensor_of(SELF);
+    if (!tn_dtype_is_complex(t->dtype)) {
+        PyErr_SetString(PyExc_RuntimeError, "view_as_real_sparse is only supported for complex sparse tensors");
+        return NULL;
+    }
+    if (t->ndim + 1 > TN_MAX_DIMS) return tn_not_implemented("view_as_real of a sparse tensor with the most dimensions");
+    int64_t size[TN_MAX_DIMS];
+    memcpy(size, t->sizes, (size_t)t->ndim * sizeof *size);
+    size[t->ndim] = 2;
+    return make(size, t->ndim + 1, M->sparse_dim, Py_NewRef(M->indices), tn_at_view_as_real(M->values), M->coalesced);
+}
+
 /* zero_: no entries (upstream's sparse_resize_and_clear_) */
 static PyObject *k_zero_(int op, tn_value *a) {
     const tn_tensor *t = tn_tensor_of(SELF);
@@ -1904,7 +1919,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"mul", "Tensor", k_scale, -2}, {"mul", "Scalar", k_scale, -2}, {"mul_", "Tensor", k_scale, -2}, {"mul_", "Scalar", k_scale, -2},
     {"div", "Tensor", k_scale, -2}, {"div", "Scalar", k_scale, -2}, {"div_", "Tensor", k_scale, -2}, {"div_", "Scalar", k_scale, -2},
     {"neg", "", k_neg, -2}, {"abs", "", k_unary, -2}, {"sin", "", k_unary, -2}, {"sqrt", "", k_unary, -2}, {"tanh", "", k_unary, -2},
-    {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
+    {"clone", "", k_clone, -2}, {"detach", "", k_detach, -2}, {"view_as_real", "", k_view_as_real, -2}, {"alias", "", k_detach, -2}, {"zero_", "", k_zero_, -2},
     {"_to_copy", "", k_to_copy, -2}, {"empty_like", "", k_empty_like, -2}, {"zeros_like", "", k_empty_like, -2},
     {"new_zeros", "", k_new_zeros, -2}, {"new_empty", "", k_new_zeros, -2}, {"copy_", "", k_copy_, -2}, {"sum", "", k_sum, -2},
     {"transpose", "int", k_transpose, -2}, {"t", "", k_t, -2}, {"mm", "", k_mm, -2}, {"mv", "", k_mv, -2}, {"reshape", "", k_reshape, -2}, {"addmm", "", k_addmm, -2},

@@ -18,6 +18,10 @@
  *  - a bucket whose gradients are all ready is all-reduced when every earlier bucket was
  *    (buckets go out in index order); after the last one, with find_unused_parameters, the int32
  *    local_used_map is all-reduced too, and finalize_backward is queued on the engine.
+ *  - a sparse-gradient param has a bucket of its own without a flat buffer: its sparse .grad is
+ *    the bucket's gradient (divided in place without a comm hook), all-reduced by the sparse
+ *    all_reduce, the result copied back into it. batched_grad_copy defers the copies to the
+ *    bucket's last ready param, then divides the flat bucket once.
  *  - finalize_backward: waits each bucket's future, rebuilds views_out on the result, copies
  *    them into .grad (or points .grad at the view with gradient_as_bucket_view); globally unused
  *    params keep their .grad untouched.
@@ -625,6 +629,7 @@ typedef struct {
     int pending;
     PyObject *future;           /* the comm hook's future or NULL */
     bool sparse;
+    char *deferred;             /* batched_grad_copy: params whose copy waits for the bucket's flush */
 } bucket_t;
 
 enum { HOOK_NONE, HOOK_PY, HOOK_ALLREDUCE, HOOK_FP16 };
@@ -644,7 +649,7 @@ typedef struct {
     int64_t bucket_bytes_cap, first_bucket_bytes_cap;
     int64_t *cap_list;
     int ncap_list;
-    bool find_unused, as_view, static_graph, skip_unused;
+    bool find_unused, as_view, static_graph, skip_unused, batched;
     bool expect_hooks, require_finalize, has_marked_unused, has_rebuilt, first_hook_called, lum_reduced, graph_static;
     bool optim_in_backward;
     bool mixed_precision;       /* _set_mixed_precision_param_dtype was called */
@@ -706,7 +711,7 @@ static void set_grad(PyObject *v, PyObject *g) { Py_XSETREF(((tn_tensor_obj *)v)
 static void free_buckets(red_obj *r) {
     for (int i = 0; r->b && i < r->nb; i++) {
         bucket_t *b = &r->b[i];
-        free(b->vars); free(b->offsets); free(b->lengths);
+        free(b->vars); free(b->offsets); free(b->lengths); free(b->deferred);
         Py_XDECREF(b->variables); Py_XDECREF(b->gradients); Py_XDECREF(b->views_in); Py_XDECREF(b->views_out);
         Py_XDECREF(b->future);
     }
@@ -758,17 +763,21 @@ static int init_buckets(red_obj *r, bucket_list *bl) {
             for (int j = 0; j < n; j++)
                 if (r->sparse[bl->b[bi].idx[j]])
                     return red_fail(r, PyUnicode_FromString("Buckets with more than one variable cannot include variables that expect a sparse gradient."));
-        if (b->sparse) {
-            PyErr_SetString(PyExc_NotImplementedError, "torchnative: DDP buckets of sparse gradients are not implemented");
-            return -1;
-        }
         b->n = n;
         b->vars = malloc((size_t)n * sizeof(int));
         b->offsets = malloc((size_t)n * sizeof(int64_t));
         b->lengths = malloc((size_t)n * sizeof(int64_t));
+        b->deferred = calloc((size_t)n, 1);
         b->variables = PyList_New(n);
-        if (!b->vars || !b->offsets || !b->lengths || !b->variables) { PyErr_NoMemory(); return -1; }
+        if (!b->vars || !b->offsets || !b->lengths || !b->deferred || !b->variables) { PyErr_NoMemory(); return -1; }
         int64_t off = 0;
+        if (b->sparse) {   /* its gradient is the param's own sparse .grad, set when it is marked ready */
+            b->vars[0] = bl->b[bi].idx[0];
+            PyList_SetItem(b->variables, 0, Py_NewRef(PyList_GetItem(r->params, b->vars[0])));
+            r->loc_b[b->vars[0]] = bi;
+            r->loc_i[b->vars[0]] = 0;
+            continue;
+        }
         PyObject *dev0 = NULL;
         int dt0 = -1;
         for (int j = 0; j < n; j++) {
@@ -851,7 +860,9 @@ static int mark_dense(red_obj *r, int vi) {
     int j = r->loc_i[vi];
     PyObject *v = PyList_GetItem(r->params, vi), *view = PyList_GetItem(b->views_in, j), *g = py_grad(v);
     if (g) {
-        if (!is_alias_of(g, view)) {
+        if (!is_alias_of(g, view) && r->batched && !tn_requires_grad(g)) {
+            b->deferred[j] = 1;   /* copied and divided with the whole bucket (flush_deferred) */
+        } else if (!is_alias_of(g, view)) {
             if (r->hook_kind == HOOK_NONE) {
                 PyObject *mul = torch_attr("mul");
                 PyObject *kw = mul ? Py_BuildValue("{sO}", "out", view) : NULL;
@@ -870,7 +881,7 @@ static int mark_dense(red_obj *r, int vi) {
                 return -1;
             }
             if (r->as_view) set_grad(v, view);
-        } else if (r->hook_kind == HOOK_NONE) {
+        } else if (r->hook_kind == HOOK_NONE && !r->batched) {
             if (callv(view, "div_", "(i)", r->div_factor) < 0) return -1;
         }
     } else {
@@ -887,6 +898,39 @@ static int mark_dense(red_obj *r, int vi) {
         if (callv(view, "zero_", NULL) < 0) return -1;
     }
     return 0;
+}
+
+/* batched_grad_copy, a bucket whose gradients are all ready: the deferred copies (upstream's
+ * _foreach_copy_; gradient_as_bucket_view re-points .grad at the view), then one div_ of the whole
+ * flat bucket without a comm hook (division, not mul_out's 1/w: other bytes when w is not a power of 2) */
+static int flush_deferred(red_obj *r, bucket_t *b) {
+    if (b->sparse) return 0;
+    for (int j = 0; j < b->n; j++) {
+        if (!b->deferred[j]) continue;
+        b->deferred[j] = 0;
+        PyObject *v = PyList_GetItem(b->variables, j), *view = PyList_GetItem(b->views_in, j), *g = py_grad(v);
+        if (!g) {
+            PyErr_Format(PyExc_RuntimeError, "Gradient became undefined between defer and flush for variable %d", j);
+            return -1;
+        }
+        if (callv(view, "copy_", "(O)", g) < 0) return -1;
+        if (r->as_view) set_grad(v, view);
+    }
+    return r->hook_kind == HOOK_NONE ? callv(b->gradients, "div_", "(i)", r->div_factor) : 0;
+}
+
+/* upstream's mark_variable_ready_sparse: the bucket's gradient is the param's sparse .grad itself
+ * (divided in place without a comm hook); the all_reduce's result is copied back into it */
+static int mark_sparse(red_obj *r, int vi) {
+    PyObject *g = py_grad(PyList_GetItem(r->params, vi));
+    if (!g) return red_fail(r, PyUnicode_FromString("Expected sparse gradient to be defined."));
+    if (!tn_sparse_of(g)) return red_fail(r, PyUnicode_FromString("Expected variable to have sparse gradient."));
+    Py_XSETREF(r->b[r->loc_b[vi]].gradients, Py_NewRef(g));
+    return r->hook_kind == HOOK_NONE ? callv(g, "div_", "(i)", r->div_factor) : 0;
+}
+
+static int mark_grad(red_obj *r, int vi) {
+    return r->b[r->loc_b[vi]].sparse ? mark_sparse(r, vi) : mark_dense(r, vi);
 }
 
 /* run the comm hook (or the default allreduce) on a GradBucket: a Future */
@@ -934,10 +978,11 @@ static PyObject *run_hook(red_obj *r, PyObject *gbo) {
 
 static PyObject *make_grad_bucket(red_obj *r, int bi, PyObject *buffer) {
     bucket_t *b = &r->b[bi];
-    PyObject *offs = PyList_New(b->n), *lens = PyList_New(b->n), *szs = PyList_New(b->n);
+    int n = b->sparse ? 0 : b->n;   /* a sparse bucket has no offsets, lengths nor sizes */
+    PyObject *offs = PyList_New(n), *lens = PyList_New(n), *szs = PyList_New(n);
     PyObject *res = NULL;
     if (!offs || !lens || !szs) goto done;
-    for (int j = 0; j < b->n; j++) {
+    for (int j = 0; j < n; j++) {
         PyList_SetItem(offs, j, PyLong_FromLongLong(b->offsets[j]));
         PyList_SetItem(lens, j, PyLong_FromLongLong(b->lengths[j]));
         PyObject *s = sizes_of(PyList_GetItem(b->variables, j));
@@ -1016,8 +1061,8 @@ static int mark_variable_ready(red_obj *r, int vi) {
     r->bwd_stats[vi] = now_ns() - r->bwd_start;
     r->require_finalize = true;
     bucket_t *b = &r->b[r->loc_b[vi]];
-    if (set_divide_factor(r) < 0 || mark_dense(r, vi) < 0) return -1;
-    if (--b->pending == 0 && mark_bucket_ready(r, r->loc_b[vi]) < 0) return -1;
+    if (set_divide_factor(r) < 0 || mark_grad(r, vi) < 0) return -1;
+    if (--b->pending == 0 && ((r->batched && flush_deferred(r, b) < 0) || mark_bucket_ready(r, r->loc_b[vi]) < 0)) return -1;
     if (r->next_bucket == r->nb) {
         if (dyn_find_unused(r) && all_reduce_local_used_map(r) < 0) return -1;
         PyObject *wr = PyWeakref_NewRef((PyObject *)r, NULL);
@@ -1191,6 +1236,13 @@ static int finalize_backward(red_obj *r) {
             Py_XDECREF(res);
             return -1;
         }
+        r->div_factor = -1;
+        if (b->sparse) {   /* the result into the param's sparse .grad (the gradients tensor) */
+            int rc = res == b->gradients ? 0 : callv(b->gradients, "copy_", "(O)", res);
+            Py_DECREF(res);
+            if (rc < 0) return -1;
+            continue;
+        }
         /* views_out on the result (upstream's populate_bucket_views_out) */
         PyObject *outs = PyList_New(b->n);
         for (int j = 0; outs && j < b->n; j++) {
@@ -1201,7 +1253,6 @@ static int finalize_backward(red_obj *r) {
         Py_DECREF(res);
         if (!outs) return -1;
         Py_XSETREF(b->views_out, outs);
-        r->div_factor = -1;
         if (finalize_bucket_dense(r, b) < 0) return -1;
     }
     if (r->installed) {
@@ -1277,10 +1328,6 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
         PyErr_SetString(PyExc_RuntimeError, "Reducer.__init__ called twice");
         return -1;
     }
-    if (batched) {
-        PyErr_SetString(PyExc_NotImplementedError, "torchnative: DDP batched_grad_copy=True is not implemented");
-        return -1;
-    }
     r->params = PySequence_List(params);
     if (!r->params) return -1;
     r->np = (int)PyList_Size(r->params);
@@ -1299,6 +1346,7 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
     r->find_unused = find_unused;
     r->as_view = as_view;
     r->skip_unused = skip;
+    r->batched = batched;
     r->div_factor = -1;
     r->graph_static = true;
     r->sample_rate = 100;
@@ -1750,11 +1798,11 @@ static PyObject *r_delay_all_reduce(PyObject *self, PyObject *u) {
     r->require_finalize = true;
     for (int i = 0; i < r->np; i++) {
         if (r->hooks_seen[i] == 0) r->unused[r->nunused++] = i;
-        if (set_divide_factor(r) < 0 || mark_dense(r, i) < 0) return NULL;
+        if (set_divide_factor(r) < 0 || mark_grad(r, i) < 0) return NULL;
     }
     for (int b = 0; b < r->nb; b++) {
         r->next_bucket = b;   /* upstream's GradBucket index reads next_bucket_ */
-        if (all_reduce_bucket(r, b) < 0) return NULL;
+        if ((r->batched && flush_deferred(r, &r->b[b]) < 0) || all_reduce_bucket(r, b) < 0) return NULL;
     }
     if (finalize_backward(r) < 0) return NULL;
     Py_RETURN_NONE;
@@ -1927,9 +1975,13 @@ static PyObject *join_ints(const int *v, int n, const char *sep) {
 }
 static PyObject *bucket_sizes_text(red_obj *r) {
     PyObject *l = PyList_New(r->nb);
-    for (int i = 0; l && i < r->nb; i++) {
-        tn_tensor *x = tn_tensor_of(r->b[i].gradients);
-        PyList_SetItem(l, i, PyUnicode_FromFormat("%lld", (long long)(t_numel(r->b[i].gradients) * (int64_t)tn_dtype_itemsize(x->dtype))));
+    for (int i = 0; l && i < r->nb; i++) {   /* the bucket's params' bytes (a sparse bucket has no flat buffer) */
+        int64_t bytes = 0;
+        for (int j = 0; j < r->b[i].n; j++) {
+            PyObject *v = PyList_GetItem(r->b[i].variables, j);
+            bytes += t_numel(v) * (int64_t)tn_dtype_itemsize(tn_tensor_of(v)->dtype);
+        }
+        PyList_SetItem(l, i, PyUnicode_FromFormat("%lld", (long long)bytes));
     }
     if (!l) return NULL;
     PyObject *s = PyUnicode_FromString(", ");

@@ -218,6 +218,9 @@ cases("sparse_arith", {
     "err_transpose_dense_dim": "torch.sparse_coo_tensor(i, torch.ones(3, 2), (2, 3, 2)).transpose(1, 2)",
     "err_div_tensor": "s / torch.ones(2, 3)",
     "err_softmax": "s.softmax(0)",
+    "view_as_real": "c = torch.sparse_coo_tensor(i, torch.tensor([1+2j, 3-1j, 0.5j]), (2, 3)); d(torch.view_as_real(c)), d(torch.view_as_real(c.coalesce())), d(torch.view_as_real(torch.sparse_coo_tensor(torch.tensor([[0, 2]]), torch.ones(2, 3, dtype=torch.complex128), (4, 3))))",
+    "view_as_real_shares_values": "c = torch.sparse_coo_tensor(i, torch.tensor([1+2j, 3-1j, 0.5j]), (2, 3)); torch.view_as_real(c)._values()[0, 1] = 7; d(c)",
+    "err_view_as_real_real": "torch.view_as_real(s)",
 }, setup=SETUP)
 
 cases("sparse_mm_float", {
