@@ -17,20 +17,31 @@
  *     channels 1 or 2 per group, square 3x3 / 5x5 / 7x7 kernel, padding (K - 1) / 2, stride 1 or 2,
  *     dilation 1) sums the raw uint8 x int8 products of consecutive taps in pairs saturated to
  *     int16 (VPMADDUBSW, even on VNNI hosts); the rest as above.
- * The kernel never allocates; the output is NHWC (upstream's channels-last result); the sums are
- * channel-innermost dot products of the zero-point-shifted int16 values (exact either way). */
+ * The output is NHWC (upstream's channels-last result). Two variants give the same bits (the sums
+ * are exact int32 either way, the float steps the same IEEE operations in the same order):
+ *   - the reference (kernels/ref/qconv.c): channel-innermost dot products of the
+ *     zero-point-shifted int16 values; it never allocates;
+ *   - AVX-512 VNNI (kernels/x86/qconv-avx512vnni.c, chosen at prepack when the CPU has it;
+ *     TN_QCONV=ref forces the reference): im2col rows of the raw uint8 input (a padded position
+ *     holds x_zp) times the raw int8 weights packed at prepack, vpdpbusd, then
+ *     acc = S - x_zp * colsum[oc] - w_zp[oc] * rowsum + K * x_zp * w_zp[oc] (wrapping, so exact);
+ *     depthwise (one input and one output channel per group) 16 channels to a register, int32
+ *     products of x - x_zp and w - w_zp; fbgemm's dw_pairs stays on the reference. It allocates
+ *     one im2col row per thread (the reference runs when that fails). */
 #ifndef TN_KERNELS_QCONV_H
 #define TN_KERNELS_QCONV_H
 
 #include <stdint.h>
 
 typedef struct {
-    int64_t N, C, H, W;            /* the input: x - x_zp as int16, NHWC contiguous */
+    int64_t N, C, H, W;            /* the input's sizes */
     int64_t OC, OH, OW, KH, KW, G; /* the weights: w - w_zp[oc] as int16, OC x KH x KW x (C / G) */
     int64_t sh, sw, ph, pw, dh, dw;
-    const int16_t *x;
+    const uint8_t *xu;             /* the input, NHWC contiguous uint8 (NULL: x is already filled) */
+    int16_t *x;                    /* scratch of N x H x W x C: the reference writes x - x_zp here */
     int32_t x_zp;
     const int16_t *w;
+    const void *wp;                /* tn_qconv_pack's, or NULL (the reference runs) */
     const int32_t *w_zp;           /* OC */
     const float *bias;             /* OC, or NULL */
     int onednn;
@@ -53,5 +64,11 @@ void tn_qconv_prep_input(const tn_qconv_prep *p);
 
 /* the whole convolution, output rows shared over the thread pool */
 void tn_qconv2d(const tn_qconv_args *a);
+
+/* the weights packed for the fast variant (one malloc'd block, free() it), from the reference's
+ * w16 (OC x KH x KW x CG, w - w_zp) and w_zp; NULL when the reference is to run (TN_QCONV=ref,
+ * no AVX-512 VNNI, dw_pairs, groups not dividing OC, an empty window, or no memory) */
+void *tn_qconv_pack(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16,
+                    const int32_t *w_zp, int dw_pairs);
 
 #endif

@@ -28,6 +28,7 @@ struct tn_qconv_w {
     PyObject *w;               /* the quantized weight as given (contiguous) */
     PyObject *wi;              /* its integers, int8, OC x C/G x KH x KW contiguous */
     int16_t *w16;              /* the kernel's: w - w_zp[oc], OC x KH x KW x C/G */
+    void *wp;                  /* the same packed for the fast variant (tn_qconv_pack), or NULL */
     PyObject *bias;            /* or NULL */
     int64_t OC, CG, KH, KW, groups;
     int64_t stride[2], padding[2], dilation[2];
@@ -45,6 +46,7 @@ void tn_qconv_free(tn_qconv_w *c) {
     free(c->w_scale);
     free(c->w_zp);
     free(c->w16);
+    free(c->wp);
     free(c);
 }
 
@@ -149,6 +151,7 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
         for (int64_t ci = 0; ci < c->CG; ci++)
             for (int64_t t = 0; t < kk; t++)
                 c->w16[o * per + t * c->CG + ci] = (int16_t)(wd[o * per + ci * kk + t] - c->w_zp[o]);
+    c->wp = tn_qconv_pack(OC, groups, c->KH, c->KW, c->CG, c->w16, c->w_zp, c->dw_fast);
     if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
     return c;
 fail:
@@ -318,15 +321,13 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .x = (const int16_t *)(sc + 3 * nn), .x_zp = (int32_t)Q->zero_point, .w = c->w16,
-        .w_zp = c->w_zp,
+        .dw = c->dilation[1], .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
+        .x_zp = (int32_t)Q->zero_point, .w = c->w16, .wp = c->wp, .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
         .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };
-    tn_qconv_prep prep = {(const uint8_t *)tn_data(tn_tensor_of(xc)), a.x_zp, nx, (int16_t *)(sc + 3 * nn)};
     Py_BEGIN_ALLOW_THREADS
-    tn_qconv_prep_input(&prep);
     tn_qconv2d(&a);
     Py_END_ALLOW_THREADS
     free(sc);
