@@ -46,7 +46,7 @@ for i in range(count):
         OC = G * rnd.randint(1, 80)
         KH, KW = rnd.choice([(1, 1), (1, 1), (3, 3), (3, 3), (5, 5), (2, 3), (1, 7), (7, 1)])
         stride = [rnd.randint(1, 3), rnd.randint(1, 3)]
-        pad = [rnd.randint(0, KH), rnd.randint(0, KW)]
+        pad = [rnd.randint(0, KH + 2), rnd.randint(0, KW + 2)]
         dil = [rnd.randint(1, 2), rnd.randint(1, 2)]
     H, W = rnd.randint(1, 20), rnd.randint(1, 20)
     if (H + 2 * pad[0] - dil[0] * (KH - 1) - 1) < 0 or (W + 2 * pad[1] - dil[1] * (KW - 1) - 1) < 0:

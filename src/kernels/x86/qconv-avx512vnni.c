@@ -82,7 +82,7 @@ void *tn_qconv_pack_vnni(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t 
 
 /* y[0, n) (n <= 16) of output channels [oc, oc + n) from their exact sums: kernels/ref/qconv.c's
  * requant in lanes */
-TARGET static void requant(const tn_qconv_args *a, int64_t oc, __m512i acc, int n, uint8_t *y) {
+TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_args *a, int64_t oc, __m512i acc, int n, uint8_t *y) {
     __mmask16 m = n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
     __m512 f = _mm512_cvtepi32_ps(acc), zero = _mm512_setzero_ps();
     __m512i q;
@@ -144,15 +144,33 @@ TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, i
 static void im2col(const tn_qconv_args *a, const packed *p, int64_t r, int64_t g, uint8_t *col, int64_t ld,
                    int32_t *rs) {
     int64_t n = r / a->OH, oh = r % a->OH, CG = p->CG;
+    int runs = a->G == 1 && a->dw == 1;
     const uint8_t *xn = a->xu + n * a->H * a->W * a->C + g * CG;
     for (int64_t ow = 0; ow < a->OW; ow++) {
         uint8_t *d = col + ow * ld;
+        int64_t iw0 = ow * a->sw - a->pw;
         for (int64_t kh = 0; kh < a->KH; kh++) {
             int64_t ih = oh * a->sh - a->ph + kh * a->dh;
+            if (ih < 0 || ih >= a->H) {
+                memset(d, a->x_zp, (size_t)(a->KW * CG));
+                d += a->KW * CG;
+                continue;
+            }
+            const uint8_t *xr = xn + ih * a->W * a->C;
+            if (runs) {   /* the taps in bounds are one run of the row's bytes */
+                int64_t k0 = iw0 < 0 ? -iw0 : 0, k1 = a->W - iw0 < a->KW ? a->W - iw0 : a->KW;
+                if (k0 > a->KW) k0 = a->KW;
+                if (k1 < k0) k1 = k0;
+                memset(d, a->x_zp, (size_t)(k0 * CG));
+                memcpy(d + k0 * CG, xr + (iw0 + k0) * CG, (size_t)((k1 - k0) * CG));
+                memset(d + k1 * CG, a->x_zp, (size_t)((a->KW - k1) * CG));
+                d += a->KW * CG;
+                continue;
+            }
             for (int64_t kw = 0; kw < a->KW; kw++, d += CG) {
-                int64_t iw = ow * a->sw - a->pw + kw * a->dw;
-                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W) memset(d, a->x_zp, (size_t)CG);
-                else memcpy(d, xn + (ih * a->W + iw) * a->C, (size_t)CG);
+                int64_t iw = iw0 + kw * a->dw;
+                if (iw < 0 || iw >= a->W) memset(d, a->x_zp, (size_t)CG);
+                else memcpy(d, xr + iw * a->C, (size_t)CG);
             }
         }
         memset(d, 0, (size_t)(ld - p->K));
