@@ -16,6 +16,7 @@
 #include "ops/common.h"
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
+#include "ops/qtensor.h"
 #include "kernels/qconv.h"
 #include "tn_aten_gen.h"
 
@@ -297,7 +298,7 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         return tn_not_implemented("quantized::conv2d (oneDNN) with a bias that is not float32");
     PyObject *bf = c->bias ? tn_as_dtype(c->bias, TN_DTYPE_F32, true) : NULL;
     if (c->bias && !bf) return NULL;
-    PyObject *ints = tn_at_int_repr(X);   /* channels last stays so: NHWC below without a copy */
+    PyObject *ints = tn_quant_int_alias(X);   /* a channels-last input: NHWC below without a copy */
     PyObject *nhwc = ints ? tn_at_permute(ints, TN_IS(0, 2, 3, 1)) : NULL;
     Py_XDECREF(ints);
     PyObject *xc = nhwc ? tn_as_dtype(nhwc, TN_DTYPE_U8, true) : NULL;

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #define TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define UNROLL _Pragma("GCC unroll 4")
 
 /* kernels/x86/qlinear-avx512vnni.c */
 void tn_qdyn_pack_vnni(const int8_t *w, int64_t N, int64_t K, int8_t *out);
@@ -109,7 +110,7 @@ TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_
     _mm512_mask_cvtepi32_storeu_epi8(y, m, q);
 }
 
-/* depthwise: output rows [b, e), every column, 16 channels to a register */
+/* depthwise: output rows [b, e), every column; per pixel 64 channels at a time, 16 to a register */
 TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, int64_t e) {
     int64_t C = a->C;
     __m512i xz = _mm512_set1_epi32(a->x_zp);
@@ -118,22 +119,33 @@ TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, i
         const uint8_t *xn = a->xu + n * a->H * a->W * C;
         for (int64_t ow = 0; ow < a->OW; ow++) {
             uint8_t *y = a->y + (r * a->OW + ow) * C;
-            for (int64_t c = 0; c < C; c += 16) {
-                int nc = C - c >= 16 ? 16 : (int)(C - c);
-                __mmask16 m = nc == 16 ? (__mmask16)0xffff : (__mmask16)((1u << nc) - 1);
-                __m512i acc = _mm512_setzero_si512();
+            for (int64_t c0 = 0; c0 < C; c0 += 64) {
+                __mmask16 m[4];
+                for (int i = 0; i < 4; i++) {
+                    int64_t left = C - c0 - 16 * i;
+                    m[i] = left >= 16 ? (__mmask16)0xffff : left > 0 ? (__mmask16)((1u << left) - 1) : 0;
+                }
+                __m512i acc[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                                  _mm512_setzero_si512()};
                 for (int64_t kh = 0; kh < a->KH; kh++) {
                     int64_t ih = oh * a->sh - a->ph + kh * a->dh;
                     if (ih < 0 || ih >= a->H) continue;
                     for (int64_t kw = 0; kw < a->KW; kw++) {
                         int64_t iw = ow * a->sw - a->pw + kw * a->dw;
                         if (iw < 0 || iw >= a->W) continue;   /* the zero point: adds nothing */
-                        __m512i xv = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, xn + (ih * a->W + iw) * C + c));
-                        __m512i wv = _mm512_maskz_loadu_epi32(m, p->w32 + (kh * a->KW + kw) * C + c);
-                        acc = _mm512_add_epi32(acc, _mm512_mullo_epi32(_mm512_sub_epi32(xv, xz), wv));
+                        const uint8_t *x = xn + (ih * a->W + iw) * C + c0;
+                        const int32_t *w = p->w32 + (kh * a->KW + kw) * C + c0;
+                        UNROLL for (int i = 0; i < 4; i++) {
+                            __m512i xv = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m[i], x + 16 * i));
+                            __m512i wv = _mm512_maskz_loadu_epi32(m[i], w + 16 * i);
+                            acc[i] = _mm512_add_epi32(acc[i], _mm512_mullo_epi32(_mm512_sub_epi32(xv, xz), wv));
+                        }
                     }
                 }
-                requant(a, c, acc, nc, y + c);
+                for (int i = 0; i < 4 && m[i]; i++) {
+                    int64_t c = c0 + 16 * i;
+                    requant(a, c, acc[i], C - c >= 16 ? 16 : (int)(C - c), y + c);
+                }
             }
         }
     }
