@@ -9,7 +9,7 @@
  *     A 1x1 kernel without padding over G = 1 and C a multiple of four reads the input's pixels
  *     in place;
  *   - depthwise (one input and one output channel per group): 16 channels to a register, the
- *     int32 products of x - x_zp and w - w_zp[oc] summed over the window's taps in bounds;
+ *     exact products of x - x_zp and w - w_zp[oc] (vpmaddwd) summed over the window's taps in bounds;
  *   - the requantizations of kernels/ref/qconv.c in 16 lanes (the same IEEE operations in the same
  *     order; CVTPS2DQ itself).
  * Only called after the CPU reported AVX512F, BW, VL and VNNI (kernels/ref/qconv.c use_vnni). */
@@ -32,7 +32,8 @@ void tn_qdyn_tile_vnni(const uint8_t *a, int64_t lda, int mr, const int8_t *wp, 
                        int64_t ldo);
 
 /* the packed weights: this header, then colsum (OC int32) and the group blocks (GEMM), or w32
- * (depthwise: KH x KW x OC int32 of w - w_zp) */
+ * (depthwise: KH x KW x OC int32 lanes holding w - w_zp as int16 in the low half, 0 in the high:
+ * vpmaddwd of x - x_zp (an int16 in the low half) by it is the exact product) */
 typedef struct {
     int64_t OC, G, KH, KW, CG;
     int64_t K, kg, gbytes;     /* K = KH * KW * CG; kg = ceil(K / 4); bytes of one group's blocks */
@@ -59,7 +60,7 @@ void *tn_qconv_pack_vnni(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t 
     if (dw) {
         p->w32 = (int32_t *)d;
         for (int64_t o = 0; o < OC; o++)
-            for (int64_t t = 0; t < kk; t++) p->w32[t * OC + o] = w16[o * kk + t];
+            for (int64_t t = 0; t < kk; t++) p->w32[t * OC + o] = (int32_t)(uint16_t)w16[o * kk + t];
         return p;
     }
     p->colsum = (int32_t *)d;
@@ -138,7 +139,7 @@ TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, i
                         UNROLL for (int i = 0; i < 4; i++) {
                             __m512i xv = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m[i], x + 16 * i));
                             __m512i wv = _mm512_maskz_loadu_epi32(m[i], w + 16 * i);
-                            acc[i] = _mm512_add_epi32(acc[i], _mm512_mullo_epi32(_mm512_sub_epi32(xv, xz), wv));
+                            acc[i] = _mm512_add_epi32(acc[i], _mm512_madd_epi16(_mm512_sub_epi32(xv, xz), wv));
                         }
                     }
                 }
@@ -173,9 +174,9 @@ static void im2col(const tn_qconv_args *a, const packed *p, int64_t r, int64_t g
                 int64_t k0 = iw0 < 0 ? -iw0 : 0, k1 = a->W - iw0 < a->KW ? a->W - iw0 : a->KW;
                 if (k0 > a->KW) k0 = a->KW;
                 if (k1 < k0) k1 = k0;
-                memset(d, a->x_zp, (size_t)(k0 * CG));
+                if (k0) memset(d, a->x_zp, (size_t)(k0 * CG));
                 memcpy(d + k0 * CG, xr + (iw0 + k0) * CG, (size_t)((k1 - k0) * CG));
-                memset(d + k1 * CG, a->x_zp, (size_t)((a->KW - k1) * CG));
+                if (k1 < a->KW) memset(d + k1 * CG, a->x_zp, (size_t)((a->KW - k1) * CG));
                 d += a->KW * CG;
                 continue;
             }
@@ -185,7 +186,7 @@ static void im2col(const tn_qconv_args *a, const packed *p, int64_t r, int64_t g
                 else memcpy(d, xr + iw * a->C, (size_t)CG);
             }
         }
-        memset(d, 0, (size_t)(ld - p->K));
+        if (ld > p->K) memset(d, 0, (size_t)(ld - p->K));
         if (rs) {
             uint32_t s = 0;
             for (int64_t k = 0; k < p->K; k++) s += col[ow * ld + k];
