@@ -5,8 +5,8 @@ exact int32 either way and the float steps the same IEEE operations in the same 
 configurations (seeded: shapes, strides, padding, dilation, groups incl. depthwise and fbgemm's
 dw_pairs case, per tensor / per channel, weight zero points or not, both engines, bias or not, relu,
 channels-last input, output scales saturating some outputs) run in torchnative processes forced
-to TN_QCONV=ref (one thread) and on the default variant (two threads); the int_repr bytes are
-compared. `python tests/kernels/test_qconv_variants.py COUNT [ref]` prints COUNT configurations'
+to TN_QCONV=ref (one thread) and on the default variant and TN_QCONV=avx2 (two threads); the
+int_repr bytes are compared. `python tests/kernels/test_qconv_variants.py COUNT [ref]` prints COUNT configurations'
 hashes and their output count (the stress figure of docs/quant_tensors.md)."""
 import os
 import sys
@@ -80,24 +80,28 @@ def run(env_extra, threads, count):
     return run_snippet(OURS, SNIPPET, env_extra, threads=threads, unset="TN_QCONV", args=(str(count),), timeout=1800)
 
 
-def compare(count):
+def compare(count, variant):
     ref = run({"TN_QCONV": "ref"}, 1, count)
-    got = run({}, 2, count)
+    got = run({"TN_QCONV": variant} if variant else {}, 2, count)
     bad = [f"{a}  !=  {b}" for a, b in zip(got, ref) if a != b]
     return ref, got, bad
 
 
-def test_qconv_variants_match_reference_bits():
+# the default (AVX-512 VNNI where the CPU has it, else AVX2) and AVX2 forced (the reference where
+# the CPU lacks it: then the comparison is trivially equal)
+@pytest.mark.parametrize("variant", [None, "avx2"])
+def test_qconv_variants_match_reference_bits(variant):
     if not os.path.exists(OURS):
         pytest.skip("torchnative environment not built (make setup)")
-    ref, got, bad = compare(150)
+    ref, got, bad = compare(150, variant)
     assert len(ref) == 301
-    assert len(got) == len(ref) and not bad, "the default variant differs from the reference:\n" + "\n".join(bad[:20])
+    assert len(got) == len(ref) and not bad, "the variant differs from the reference:\n" + "\n".join(bad[:20])
 
 
 if __name__ == "__main__":
-    ref, got, bad = compare(int(sys.argv[1]))
-    same = sum(a == b for a, b in zip(got[:-1], ref[:-1]))
-    print("configurations x relu: %d, identical: %d, %s" % (len(ref) - 1, same, ref[-1]))
-    for b in bad[:20]:
-        print(b)
+    for variant in (None, "avx2"):
+        ref, got, bad = compare(int(sys.argv[1]), variant)
+        same = sum(a == b for a, b in zip(got[:-1], ref[:-1]))
+        print("%s: configurations x relu: %d, identical: %d, %s" % (variant or "default", len(ref) - 1, same, ref[-1]))
+        for b in bad[:20]:
+            print(b)

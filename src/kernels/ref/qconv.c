@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* kernels/x86/qconv-avx512vnni.c */
+/* kernels/x86/qconv-avx512vnni.c, kernels/x86/qconv-avx2.c */
 void *tn_qconv_pack_vnni(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16,
                          const int32_t *w_zp);
 int tn_qconv2d_vnni(const tn_qconv_args *a);
+void *tn_qconv_pack_avx2(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16);
+int tn_qconv2d_avx2(const tn_qconv_args *a);
 
 /* CVTPS2DQ: round half to even; NaN and out of range give INT32_MIN */
 static inline int32_t cvtps(float t) {
@@ -103,17 +105,22 @@ static void prep(int64_t b, int64_t e, void *ctx) {
 
 void tn_qconv_prep_input(const tn_qconv_prep *p) { tn_parallel_for(p->n, 65536, prep, (void *)p); }
 
-/* the fast variant: AVX-512 VNNI when the CPU has it (TN_QCONV=ref forces the reference); both
- * give the same bits */
-static int use_vnni(void) {
+/* the fast variant: AVX-512 VNNI when the CPU has it, else AVX2 (with FMA); TN_QCONV=ref forces
+ * the reference, TN_QCONV=avx2 the AVX2 one. All give the same bits. */
+enum { REF, VNNI, AVX2 };
+static int variant(void) {
     static int chosen = -1;
     if (chosen < 0) {   /* a benign race: every thread finds the same */
-        int v = 0;
+        int v = REF;
 #if defined(__x86_64__)
         const char *env = getenv("TN_QCONV");
         __builtin_cpu_init();
-        v = !(env && !strcmp(env, "ref")) && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        if (env && !strcmp(env, "ref")) v = REF;
+        else if (env && !strcmp(env, "avx2")) v = avx2 ? AVX2 : REF;
+        else if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) v = VNNI;
+        else v = avx2 ? AVX2 : REF;
 #endif
         chosen = v;
     }
@@ -123,8 +130,9 @@ static int use_vnni(void) {
 void *tn_qconv_pack(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16,
                     const int32_t *w_zp, int dw_pairs) {
 #if defined(__x86_64__)
-    if (use_vnni() && !dw_pairs && G > 0 && OC > 0 && OC % G == 0 && KH * KW * CG > 0)
-        return tn_qconv_pack_vnni(OC, G, KH, KW, CG, w16, w_zp);
+    if (dw_pairs || G <= 0 || OC <= 0 || OC % G != 0 || KH * KW * CG <= 0) return NULL;
+    if (variant() == VNNI) return tn_qconv_pack_vnni(OC, G, KH, KW, CG, w16, w_zp);
+    if (variant() == AVX2) return tn_qconv_pack_avx2(OC, G, KH, KW, CG, w16);
 #endif
     return NULL;
 }
@@ -133,12 +141,15 @@ void tn_qconv2d(const tn_qconv_args *a) {
     int64_t nr = a->N * a->OH;
     if (nr <= 0 || a->OW <= 0 || a->OC <= 0) return;
 #if defined(__x86_64__)
-    if (a->xu && a->wp && tn_qconv2d_vnni(a)) return;
+    if (a->xu && a->wp && variant() == VNNI && tn_qconv2d_vnni(a)) return;
 #endif
     if (a->xu) {
         tn_qconv_prep prep = {a->xu, a->x_zp, a->N * a->H * a->W * a->C, a->x};
         tn_qconv_prep_input(&prep);
     }
+#if defined(__x86_64__)
+    if (a->wp && variant() == AVX2 && tn_qconv2d_avx2(a)) return;
+#endif
     int64_t work = a->OW * a->OC * (a->C / a->G) * a->KH * a->KW;
     int64_t grain = 65536 / (work > 0 ? work : 1);
     tn_parallel_for(nr, grain > 0 ? grain : 1, rows, (void *)a);
