@@ -65,6 +65,12 @@ void tn_qconv_prep_input(const tn_qconv_prep *p);
 /* the whole convolution, output rows shared over the thread pool */
 void tn_qconv2d(const tn_qconv_args *a);
 
+/* the fast variants' im2col (kernels/x86/qconv-*.c): output row r's rows for group g, OW rows of ld
+ * elements of esz bytes (K = KH x KW x C/G values, then zeros) from x, the NHWC input of esz-byte
+ * elements; a padded position is `fill` in every byte */
+void tn_qconv_im2col(const tn_qconv_args *a, const void *x, int esz, uint8_t fill, int64_t r, int64_t g, void *col,
+                     int64_t ld);
+
 /* the weights packed for the fast variant (one malloc'd block, free() it), from the reference's
  * w16 (OC x KH x KW x CG, w - w_zp) and w_zp; NULL when the reference is to run (TN_QCONV=ref,
  * no AVX-512 VNNI, dw_pairs, groups not dividing OC, an empty window, or no memory) */

@@ -105,6 +105,41 @@ static void prep(int64_t b, int64_t e, void *ctx) {
 
 void tn_qconv_prep_input(const tn_qconv_prep *p) { tn_parallel_for(p->n, 65536, prep, (void *)p); }
 
+void tn_qconv_im2col(const tn_qconv_args *a, const void *x, int esz, uint8_t fill, int64_t r, int64_t g, void *col,
+                     int64_t ld) {
+    int64_t n = r / a->OH, oh = r % a->OH, CG = a->C / a->G, K = a->KH * a->KW * CG;
+    size_t cb = (size_t)(CG * esz);
+    const char *xn = (const char *)x + (n * a->H * a->W * a->C + g * CG) * esz;
+    int runs = a->G == 1 && a->dw == 1;   /* a kernel row's taps in bounds are one run of bytes */
+    for (int64_t ow = 0; ow < a->OW; ow++) {
+        char *d = (char *)col + ow * ld * esz;
+        int64_t iw0 = ow * a->sw - a->pw;
+        for (int64_t kh = 0; kh < a->KH; kh++, d += a->KW * cb) {
+            int64_t ih = oh * a->sh - a->ph + kh * a->dh;
+            if (ih < 0 || ih >= a->H) {
+                memset(d, fill, a->KW * cb);
+                continue;
+            }
+            const char *xr = xn + ih * a->W * a->C * esz;
+            if (runs) {
+                int64_t k0 = iw0 < 0 ? -iw0 : 0, k1 = a->W - iw0 < a->KW ? a->W - iw0 : a->KW;
+                if (k0 > a->KW) k0 = a->KW;
+                if (k1 < k0) k1 = k0;
+                if (k0) memset(d, fill, (size_t)k0 * cb);
+                memcpy(d + k0 * cb, xr + (iw0 + k0) * cb, (size_t)(k1 - k0) * cb);
+                if (k1 < a->KW) memset(d + k1 * cb, fill, (size_t)(a->KW - k1) * cb);
+                continue;
+            }
+            for (int64_t kw = 0; kw < a->KW; kw++) {
+                int64_t iw = iw0 + kw * a->dw;
+                if (iw < 0 || iw >= a->W) memset(d + kw * cb, fill, cb);
+                else memcpy(d + kw * cb, xr + iw * a->C * esz, cb);
+            }
+        }
+        if (ld > K) memset(d, 0, (size_t)((ld - K) * esz));
+    }
+}
+
 /* the fast variant: AVX-512 VNNI when the CPU has it, else AVX2 (with FMA); TN_QCONV=ref forces
  * the reference, TN_QCONV=avx2 the AVX2 one. All give the same bits. */
 enum { REF, VNNI, AVX2 };

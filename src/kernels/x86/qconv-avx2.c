@@ -170,25 +170,6 @@ TILE(1, 2)
 TILE(4, 1)
 TILE(1, 1)
 
-/* one output row's im2col rows for group g: OW rows of ld int16 (x - x_zp; 0 where padded and
- * after the K values) */
-static void im2col(const tn_qconv_args *a, const packed *p, int64_t r, int64_t g, int16_t *col, int64_t ld) {
-    int64_t n = r / a->OH, oh = r % a->OH, CG = p->CG;
-    const int16_t *xn = a->x + n * a->H * a->W * a->C + g * CG;
-    for (int64_t ow = 0; ow < a->OW; ow++) {
-        int16_t *d = col + ow * ld;
-        for (int64_t kh = 0; kh < a->KH; kh++) {
-            int64_t ih = oh * a->sh - a->ph + kh * a->dh;
-            for (int64_t kw = 0; kw < a->KW; kw++, d += CG) {
-                int64_t iw = ow * a->sw - a->pw + kw * a->dw;
-                if (ih < 0 || ih >= a->H || iw < 0 || iw >= a->W) memset(d, 0, (size_t)CG * 2);
-                else memcpy(d, xn + (ih * a->W + iw) * a->C, (size_t)CG * 2);
-            }
-        }
-        if (ld > p->K) *d = 0;
-    }
-}
-
 static int direct(const tn_qconv_args *a, const packed *p) {
     return p->KH == 1 && p->KW == 1 && a->G == 1 && a->C % 2 == 0 && a->ph == 0 && a->pw == 0;
 }
@@ -206,7 +187,7 @@ TARGET static void gemm_rows(const tn_qconv_args *a, const packed *p, int64_t b,
                 rows = a->x + ((n * a->H + oh * a->sh) * a->W) * a->C;
                 lda = a->sw * a->C;
             } else {
-                im2col(a, p, r, g, col, lda);
+                tn_qconv_im2col(a, a->x, 2, 0, r, g, col, lda);
             }
             const int16_t *wg = p->wq + g * p->gbytes / 2;
             for (int64_t j0 = 0; j0 < og; j0 += 16) {

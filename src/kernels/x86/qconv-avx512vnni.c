@@ -152,49 +152,6 @@ TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, i
     }
 }
 
-/* one output row's im2col rows for group g: OW rows of ld bytes (K raw values, x_zp where padded,
- * then zeros); rs[ow] their sums over the K values when wanted */
-static void im2col(const tn_qconv_args *a, const packed *p, int64_t r, int64_t g, uint8_t *col, int64_t ld,
-                   int32_t *rs) {
-    int64_t n = r / a->OH, oh = r % a->OH, CG = p->CG;
-    int runs = a->G == 1 && a->dw == 1;
-    const uint8_t *xn = a->xu + n * a->H * a->W * a->C + g * CG;
-    for (int64_t ow = 0; ow < a->OW; ow++) {
-        uint8_t *d = col + ow * ld;
-        int64_t iw0 = ow * a->sw - a->pw;
-        for (int64_t kh = 0; kh < a->KH; kh++) {
-            int64_t ih = oh * a->sh - a->ph + kh * a->dh;
-            if (ih < 0 || ih >= a->H) {
-                memset(d, a->x_zp, (size_t)(a->KW * CG));
-                d += a->KW * CG;
-                continue;
-            }
-            const uint8_t *xr = xn + ih * a->W * a->C;
-            if (runs) {   /* the taps in bounds are one run of the row's bytes */
-                int64_t k0 = iw0 < 0 ? -iw0 : 0, k1 = a->W - iw0 < a->KW ? a->W - iw0 : a->KW;
-                if (k0 > a->KW) k0 = a->KW;
-                if (k1 < k0) k1 = k0;
-                if (k0) memset(d, a->x_zp, (size_t)(k0 * CG));
-                memcpy(d + k0 * CG, xr + (iw0 + k0) * CG, (size_t)((k1 - k0) * CG));
-                if (k1 < a->KW) memset(d + k1 * CG, a->x_zp, (size_t)((a->KW - k1) * CG));
-                d += a->KW * CG;
-                continue;
-            }
-            for (int64_t kw = 0; kw < a->KW; kw++, d += CG) {
-                int64_t iw = iw0 + kw * a->dw;
-                if (iw < 0 || iw >= a->W) memset(d, a->x_zp, (size_t)CG);
-                else memcpy(d, xr + iw * a->C, (size_t)CG);
-            }
-        }
-        if (ld > p->K) memset(d, 0, (size_t)(ld - p->K));
-        if (rs) {
-            uint32_t s = 0;
-            for (int64_t k = 0; k < p->K; k++) s += col[ow * ld + k];
-            rs[ow] = (int32_t)s;
-        }
-    }
-}
-
 /* 1x1, no padding, G = 1, C % 4 == 0: the input's pixels are the rows */
 static int direct(const tn_qconv_args *a, const packed *p) {
     return p->KH == 1 && p->KW == 1 && a->G == 1 && a->C % 4 == 0 && a->ph == 0 && a->pw == 0;
@@ -214,15 +171,15 @@ TARGET static void gemm_rows(const tn_qconv_args *a, const packed *p, int64_t b,
                 int64_t n = r / a->OH, oh = r % a->OH;
                 rows = a->xu + ((n * a->H + oh * a->sh) * a->W) * a->C;
                 lda = a->sw * a->C;
-                if (p->any_wz)
-                    for (int64_t ow = 0; ow < a->OW; ow++) {
-                        uint32_t s = 0;
-                        for (int64_t k = 0; k < K; k++) s += rows[ow * lda + k];
-                        rs[ow] = (int32_t)s;
-                    }
             } else {
-                im2col(a, p, r, g, col, lda, p->any_wz ? rs : NULL);
+                tn_qconv_im2col(a, a->xu, 1, (uint8_t)a->x_zp, r, g, col, lda);
             }
+            if (p->any_wz)   /* the rows' sums over the K values */
+                for (int64_t ow = 0; ow < a->OW; ow++) {
+                    uint32_t s = 0;
+                    for (int64_t k = 0; k < K; k++) s += rows[ow * lda + k];
+                    rs[ow] = (int32_t)s;
+                }
             const int8_t *wg = p->wq + g * p->gbytes;
             for (int64_t j0 = 0; j0 < og; j0 += 64) {
                 int nb = (int)((og - j0 + 15) / 16 < 4 ? (og - j0 + 15) / 16 : 4);
