@@ -17,17 +17,18 @@
  *     channels 1 or 2 per group, square 3x3 / 5x5 / 7x7 kernel, padding (K - 1) / 2, stride 1 or 2,
  *     dilation 1) sums the raw uint8 x int8 products of consecutive taps in pairs saturated to
  *     int16 (VPMADDUBSW, even on VNNI hosts); the rest as above.
- * The output is NHWC (upstream's channels-last result). Two variants give the same bits (the sums
- * are exact int32 either way, the float steps the same IEEE operations in the same order):
+ * The output is NHWC (upstream's channels-last result). Three variants give the same bits (the
+ * sums are exact int32 each way, the float steps the same IEEE operations in the same order):
  *   - the reference (kernels/ref/qconv.c): channel-innermost dot products of the
  *     zero-point-shifted int16 values; it never allocates;
- *   - AVX-512 VNNI (kernels/x86/qconv-avx512vnni.c, chosen at prepack when the CPU has it;
- *     TN_QCONV=ref forces the reference): im2col rows of the raw uint8 input (a padded position
- *     holds x_zp) times the raw int8 weights packed at prepack, vpdpbusd, then
+ *   - AVX-512 VNNI (kernels/x86/qconv-avx512vnni.c): im2col rows of the raw uint8 input (a padded
+ *     position holds x_zp) times the raw int8 weights, vpdpbusd, then
  *     acc = S - x_zp * colsum[oc] - w_zp[oc] * rowsum + K * x_zp * w_zp[oc] (wrapping, so exact);
- *     depthwise (one input and one output channel per group) 16 channels to a register, int32
- *     products of x - x_zp and w - w_zp; fbgemm's dw_pairs stays on the reference. It allocates
- *     one im2col row per thread (the reference runs when that fails). */
+ *   - AVX2 (kernels/x86/qconv-avx2.c): im2col rows of x - x_zp times w - w_zp, vpmaddwd on pairs;
+ *   both with a depthwise loop (one input and one output channel per group: channels as lanes).
+ * The variant is chosen once, at the first prepack: AVX-512 VNNI when the CPU has it, else AVX2,
+ * else the reference (TN_QCONV=ref / avx2 force one); fbgemm's dw_pairs stays on the reference.
+ * The fast variants allocate one im2col row per thread (the reference runs when that fails). */
 #ifndef TN_KERNELS_QCONV_H
 #define TN_KERNELS_QCONV_H
 
