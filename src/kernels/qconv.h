@@ -72,6 +72,12 @@ void tn_qconv2d(const tn_qconv_args *a);
 void tn_qconv_im2col(const tn_qconv_args *a, const void *x, int esz, uint8_t fill, int64_t r, int64_t g, void *col,
                      int64_t ld);
 
+/* the fast variants' threading: output rows [0, N x OH) in one slot per thread (fewer when the
+ * work, rows x OW x OC x K, is small), fn given each slot's rows and its own `per` bytes of 64-byte
+ * aligned scratch (NULL when per is 0); 0 when the scratch cannot be had */
+typedef void (*tn_qconv_rows_fn)(const tn_qconv_args *a, int64_t b, int64_t e, void *scratch);
+int tn_qconv_run_rows(const tn_qconv_args *a, int64_t K, int64_t per, tn_qconv_rows_fn fn);
+
 /* the weights packed for the fast variant (one malloc'd block, free() it), from the reference's
  * w16 (OC x KH x KW x CG, w - w_zp) and w_zp; NULL when the reference is to run (TN_QCONV=ref,
  * no AVX-512 VNNI, dw_pairs, groups not dividing OC, an empty window, or no memory) */

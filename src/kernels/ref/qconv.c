@@ -140,6 +140,32 @@ void tn_qconv_im2col(const tn_qconv_args *a, const void *x, int esz, uint8_t fil
     }
 }
 
+typedef struct {
+    const tn_qconv_args *a;
+    tn_qconv_rows_fn fn;
+    int64_t nr, T, per;
+    char *scratch;
+} slots_job;
+
+static void slots(int64_t b, int64_t e, void *ctx) {
+    const slots_job *j = ctx;
+    for (int64_t s = b; s < e; s++)
+        j->fn(j->a, s * j->nr / j->T, (s + 1) * j->nr / j->T, j->scratch ? j->scratch + s * j->per : NULL);
+}
+
+int tn_qconv_run_rows(const tn_qconv_args *a, int64_t K, int64_t per, tn_qconv_rows_fn fn) {
+    int64_t nr = a->N * a->OH, work = nr * a->OW * a->OC * K;
+    int64_t T = tn_get_num_threads();
+    if (T > nr) T = nr;
+    if (T > work / 65536) T = work / 65536 > 1 ? work / 65536 : 1;
+    per = (per + 63) / 64 * 64;
+    slots_job j = {a, fn, nr, T, per, NULL};
+    if (per && !(j.scratch = aligned_alloc(64, (size_t)(T * per)))) return 0;
+    tn_parallel_for(T, 1, slots, &j);
+    free(j.scratch);
+    return 1;
+}
+
 /* the fast variant: AVX-512 VNNI when the CPU has it, else AVX2 (with FMA); TN_QCONV=ref forces
  * the reference, TN_QCONV=avx2 the AVX2 one. All give the same bits. */
 enum { REF, VNNI, AVX2 };

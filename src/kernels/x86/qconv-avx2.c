@@ -14,8 +14,6 @@
 
 #include "kernels/qconv.h"
 
-#include "core/parallel.h"
-
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,38 +208,16 @@ TARGET static void gemm_rows(const tn_qconv_args *a, const packed *p, int64_t b,
     }
 }
 
-typedef struct {
-    const tn_qconv_args *a;
-    const packed *p;
-    int64_t nr, T, per;
-    char *scratch;
-} job;
-
-static void slots(int64_t b, int64_t e, void *ctx) {
-    const job *j = ctx;
-    for (int64_t s = b; s < e; s++) {
-        int64_t r0 = s * j->nr / j->T, r1 = (s + 1) * j->nr / j->T;
-        if (j->p->dw) dw_rows(j->a, j->p, r0, r1);
-        else gemm_rows(j->a, j->p, r0, r1, (int16_t *)(j->scratch + s * j->per));
-    }
+static void rows(const tn_qconv_args *a, int64_t b, int64_t e, void *scratch) {
+    if (((const packed *)a->wp)->dw) dw_rows(a, a->wp, b, e);
+    else gemm_rows(a, a->wp, b, e, scratch);
 }
 
 /* a->x must hold x - x_zp (kernels/ref/qconv.c's prep); 0 when the scratch cannot be had */
 int tn_qconv2d_avx2(const tn_qconv_args *a) {
     const packed *p = a->wp;
     if (p->OC != a->OC || p->G != a->G || p->KH != a->KH || p->KW != a->KW || p->CG * a->G != a->C) return 0;
-    int64_t nr = a->N * a->OH, work = nr * a->OW * a->OC * p->K;
-    int64_t T = tn_get_num_threads();
-    if (T > nr) T = nr;
-    if (T > work / 65536) T = work / 65536 > 1 ? work / 65536 : 1;
-    job j = {a, p, nr, T, 0, NULL};
-    if (!p->dw) {
-        j.per = (int64_t)up64((size_t)(a->OW * p->kp * 4));
-        if (!(j.scratch = aligned_alloc(64, (size_t)(T * j.per)))) return 0;
-    }
-    tn_parallel_for(T, 1, slots, &j);
-    free(j.scratch);
-    return 1;
+    return tn_qconv_run_rows(a, p->K, p->dw ? 0 : a->OW * p->kp * 4, rows);
 }
 
 #endif

@@ -12,12 +12,10 @@
  *     exact products of x - x_zp and w - w_zp[oc] (vpmaddwd) summed over the window's taps in bounds;
  *   - the requantizations of kernels/ref/qconv.c in 16 lanes (the same IEEE operations in the same
  *     order; CVTPS2DQ itself).
- * Only called after the CPU reported AVX512F, BW, VL and VNNI (kernels/ref/qconv.c use_vnni). */
+ * Only called after the CPU reported AVX512F, BW, VL and VNNI (kernels/ref/qconv.c variant). */
 #if defined(__x86_64__)
 
 #include "kernels/qconv.h"
-
-#include "core/parallel.h"
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -209,40 +207,19 @@ TARGET static void gemm_rows(const tn_qconv_args *a, const packed *p, int64_t b,
     }
 }
 
-/* the pool's slots: slot s takes output rows [s * nr / T, (s + 1) * nr / T) with its own scratch */
-typedef struct {
-    const tn_qconv_args *a;
-    const packed *p;
-    int64_t nr, T, per;
-    char *scratch;
-} job;
-
-static void slots(int64_t b, int64_t e, void *ctx) {
-    const job *j = ctx;
-    for (int64_t s = b; s < e; s++) {
-        int64_t r0 = s * j->nr / j->T, r1 = (s + 1) * j->nr / j->T;
-        if (j->p->dw) { dw_rows(j->a, j->p, r0, r1); continue; }
-        uint8_t *col = (uint8_t *)(j->scratch + s * j->per);
-        gemm_rows(j->a, j->p, r0, r1, col, (int32_t *)(col + up64((size_t)(j->a->OW * j->p->kg * 4))));
-    }
+static void rows(const tn_qconv_args *a, int64_t b, int64_t e, void *scratch) {
+    const packed *p = a->wp;
+    if (p->dw) { dw_rows(a, p, b, e); return; }
+    uint8_t *col = scratch;
+    gemm_rows(a, p, b, e, col, (int32_t *)(col + up64((size_t)(a->OW * p->kg * 4))));
 }
 
 /* 0 when the scratch cannot be had (the caller then runs the reference) */
 int tn_qconv2d_vnni(const tn_qconv_args *a) {
     const packed *p = a->wp;
     if (p->OC != a->OC || p->G != a->G || p->KH != a->KH || p->KW != a->KW || p->CG * a->G != a->C) return 0;
-    int64_t nr = a->N * a->OH, work = nr * a->OW * a->OC * p->K;
-    int64_t T = tn_get_num_threads();
-    if (T > nr) T = nr;
-    if (T > work / 65536) T = work / 65536 > 1 ? work / 65536 : 1;
-    job j = {a, p, nr, T, 0, NULL};
-    if (!p->dw) {
-        j.per = (int64_t)(up64((size_t)(a->OW * p->kg * 4)) + up64((size_t)a->OW * 4));
-        if (!(j.scratch = aligned_alloc(64, (size_t)(T * j.per)))) return 0;
-    }
-    tn_parallel_for(T, 1, slots, &j);
-    free(j.scratch);
-    return 1;
+    int64_t per = p->dw ? 0 : (int64_t)(up64((size_t)(a->OW * p->kg * 4)) + up64((size_t)a->OW * 4));
+    return tn_qconv_run_rows(a, p->K, per, rows);
 }
 
 #endif
