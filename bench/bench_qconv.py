@@ -16,7 +16,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PYTHONS = {"ours": os.path.join(ROOT, ".venv", "bin", "python"), "upstream": os.path.join(ROOT, ".venv-ref", "bin", "python")}
+PYTHONS = {"ours": os.path.join(ROOT, ".venv", "bin", "python"),
+           "upstream": os.path.join(ROOT, ".venv-ref", "bin", "python")}
 
 # name, C, H (= W), OC, kernel, stride, groups
 SHAPES = [

@@ -130,7 +130,8 @@ TARGET static void dw_rows(const tn_qconv_args *a, const packed *p, int64_t b, i
                                 memcpy(xt, x + 8 * i, (size_t)(left < 8 ? left : 8) * 2);
                                 memcpy(wt, w + 8 * i, (size_t)(left < 8 ? left : 8) * 4);
                                 __m256i xv = _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)xt));
-                                acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(xv, _mm256_loadu_si256((const __m256i *)wt)));
+                                __m256i wv = _mm256_loadu_si256((const __m256i *)wt);
+                                acc[i] = _mm256_add_epi32(acc[i], _mm256_madd_epi16(xv, wv));
                             }
                         }
                     }

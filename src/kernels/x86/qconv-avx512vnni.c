@@ -82,7 +82,8 @@ void *tn_qconv_pack_vnni(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t 
 
 /* y[0, n) (n <= 16) of output channels [oc, oc + n) from their exact sums: kernels/ref/qconv.c's
  * requant in lanes */
-TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_args *a, int64_t oc, __m512i acc, int n, uint8_t *y) {
+TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_args *a, int64_t oc, __m512i acc, int n,
+                                                                  uint8_t *y) {
     __mmask16 m = n >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
     __m512 f = _mm512_cvtepi32_ps(acc), zero = _mm512_setzero_ps();
     __m512i q;
@@ -192,7 +193,8 @@ TARGET static void gemm_rows(const tn_qconv_args *a, const packed *p, int64_t b,
                             __mmask16 m = nc == 16 ? (__mmask16)0xffff : (__mmask16)((1u << nc) - 1);
                             int64_t oc = g * og + j;
                             __m512i s = _mm512_loadu_si512(acc + i * 64 + (j - j0));
-                            s = _mm512_sub_epi32(s, _mm512_mullo_epi32(xz, _mm512_maskz_loadu_epi32(m, p->colsum + oc)));
+                            __m512i cs = _mm512_maskz_loadu_epi32(m, p->colsum + oc);
+                            s = _mm512_sub_epi32(s, _mm512_mullo_epi32(xz, cs));
                             if (p->any_wz) {
                                 __m512i wz = _mm512_maskz_loadu_epi32(m, a->w_zp + oc);
                                 s = _mm512_add_epi32(_mm512_sub_epi32(s, _mm512_mullo_epi32(wz, rsv)),
