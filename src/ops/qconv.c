@@ -17,6 +17,7 @@
 #include "ops/common.h"
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
+#include "ops/qtensor.h"
 #include "kernels/qconv.h"
 #include "tn_aten_gen.h"
 
@@ -29,6 +30,7 @@ struct tn_qconv_w {
     PyObject *w;               /* the quantized weight as given (contiguous) */
     PyObject *wi;              /* its integers, int8, OC x C/G x KH x KW contiguous */
     int16_t *w16;              /* the kernel's: w - w_zp[oc], OC x KH x KW x C/G */
+    void *wp;                  /* the same packed for the fast variant (tn_qconv_pack), or NULL */
     PyObject *bias;            /* or NULL */
     int64_t OC, CG, KH, KW, groups;
     int64_t stride[2], padding[2], dilation[2];
@@ -48,6 +50,7 @@ void tn_qconv_free(tn_qconv_w *c) {
     free(c->w_scale);
     free(c->w_zp);
     free(c->w16);
+    free(c->wp);
     free(c);
 }
 
@@ -194,6 +197,8 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
                 for (int64_t t = 0; t < kk; t++) c->w16[o * per + t * c->CG + ci] = (int16_t)(wk[t] - c->w_zp[o]);
             }
     }
+    /* the fast variants take the forward convolution's weights (a transposed one runs the reference) */
+    if (!transpose) c->wp = tn_qconv_pack(OC, groups, c->KH, c->KW, c->CG, c->w16, c->w_zp, c->dw_fast);
     if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
     return c;
 fail:
@@ -403,7 +408,7 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, 
         return tn_not_implemented("quantized::conv2d (oneDNN) with a bias that is not float32");
     PyObject *bf = c->bias ? tn_as_dtype(c->bias, TN_DTYPE_F32, true) : NULL;
     if (c->bias && !bf) return NULL;
-    PyObject *ints = tn_at_int_repr(X);   /* channels last stays so: NHWC below without a copy */
+    PyObject *ints = tn_quant_int_alias(X);   /* a channels-last input: NHWC below without a copy */
     PyObject *nhwc = ints ? tn_at_permute(ints, TN_IS(0, 2, 3, 1)) : NULL;
     Py_XDECREF(ints);
     PyObject *xc = nhwc ? tn_as_dtype(nhwc, TN_DTYPE_U8, true) : NULL;
@@ -427,15 +432,13 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, 
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .x = (const int16_t *)(sc + 3 * nn), .x_zp = (int32_t)Q->zero_point, .w = c->w16,
-        .w_zp = c->w_zp,
+        .dw = c->dilation[1], .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
+        .x_zp = (int32_t)Q->zero_point, .w = c->w16, .wp = c->wp, .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
         .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .transpose = c->transpose, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };
-    tn_qconv_prep prep = {(const uint8_t *)tn_data(tn_tensor_of(xc)), a.x_zp, nx, (int16_t *)(sc + 3 * nn)};
     Py_BEGIN_ALLOW_THREADS
-    tn_qconv_prep_input(&prep);
     tn_qconv2d(&a);
     Py_END_ALLOW_THREADS
     free(sc);

@@ -5,6 +5,15 @@
 #include "core/parallel.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* kernels/x86/qconv-avx512vnni.c, kernels/x86/qconv-avx2.c */
+void *tn_qconv_pack_vnni(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16,
+                         const int32_t *w_zp);
+int tn_qconv2d_vnni(const tn_qconv_args *a);
+void *tn_qconv_pack_avx2(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16);
+int tn_qconv2d_avx2(const tn_qconv_args *a);
 
 /* CVTPS2DQ: round half to even; NaN and out of range give INT32_MIN */
 static inline int32_t cvtps(float t) {
@@ -124,9 +133,112 @@ static void prep(int64_t b, int64_t e, void *ctx) {
 
 void tn_qconv_prep_input(const tn_qconv_prep *p) { tn_parallel_for(p->n, 65536, prep, (void *)p); }
 
+void tn_qconv_im2col(const tn_qconv_args *a, const void *x, int esz, uint8_t fill, int64_t r, int64_t g, void *col,
+                     int64_t ld) {
+    int64_t n = r / a->OH, oh = r % a->OH, CG = a->C / a->G, K = a->KH * a->KW * CG;
+    size_t cb = (size_t)(CG * esz);
+    const char *xn = (const char *)x + (n * a->H * a->W * a->C + g * CG) * esz;
+    int runs = a->G == 1 && a->dw == 1;   /* a kernel row's taps in bounds are one run of bytes */
+    for (int64_t ow = 0; ow < a->OW; ow++) {
+        char *d = (char *)col + ow * ld * esz;
+        int64_t iw0 = ow * a->sw - a->pw;
+        for (int64_t kh = 0; kh < a->KH; kh++, d += a->KW * cb) {
+            int64_t ih = oh * a->sh - a->ph + kh * a->dh;
+            if (ih < 0 || ih >= a->H) {
+                memset(d, fill, a->KW * cb);
+                continue;
+            }
+            const char *xr = xn + ih * a->W * a->C * esz;
+            if (runs) {
+                int64_t k0 = iw0 < 0 ? -iw0 : 0, k1 = a->W - iw0 < a->KW ? a->W - iw0 : a->KW;
+                if (k0 > a->KW) k0 = a->KW;
+                if (k1 < k0) k1 = k0;
+                if (k0) memset(d, fill, (size_t)k0 * cb);
+                memcpy(d + k0 * cb, xr + (iw0 + k0) * cb, (size_t)(k1 - k0) * cb);
+                if (k1 < a->KW) memset(d + k1 * cb, fill, (size_t)(a->KW - k1) * cb);
+                continue;
+            }
+            for (int64_t kw = 0; kw < a->KW; kw++) {
+                int64_t iw = iw0 + kw * a->dw;
+                if (iw < 0 || iw >= a->W) memset(d + kw * cb, fill, cb);
+                else memcpy(d + kw * cb, xr + iw * a->C * esz, cb);
+            }
+        }
+        if (ld > K) memset(d, 0, (size_t)((ld - K) * esz));
+    }
+}
+
+typedef struct {
+    const tn_qconv_args *a;
+    tn_qconv_rows_fn fn;
+    int64_t nr, T, per;
+    char *scratch;
+} slots_job;
+
+static void slots(int64_t b, int64_t e, void *ctx) {
+    const slots_job *j = ctx;
+    for (int64_t s = b; s < e; s++)
+        j->fn(j->a, s * j->nr / j->T, (s + 1) * j->nr / j->T, j->scratch ? j->scratch + s * j->per : NULL);
+}
+
+int tn_qconv_run_rows(const tn_qconv_args *a, int64_t K, int64_t per, tn_qconv_rows_fn fn) {
+    int64_t nr = a->N * a->OH, work = nr * a->OW * a->OC * K;
+    int64_t T = tn_get_num_threads();
+    if (T > nr) T = nr;
+    if (T > work / 65536) T = work / 65536 > 1 ? work / 65536 : 1;
+    per = (per + 63) / 64 * 64;
+    slots_job j = {a, fn, nr, T, per, NULL};
+    if (per && !(j.scratch = aligned_alloc(64, (size_t)(T * per)))) return 0;
+    tn_parallel_for(T, 1, slots, &j);
+    free(j.scratch);
+    return 1;
+}
+
+/* the fast variant: AVX-512 VNNI when the CPU has it, else AVX2 (with FMA); TN_QCONV=ref forces
+ * the reference, TN_QCONV=avx2 the AVX2 one. All give the same bits. */
+enum { REF, VNNI, AVX2 };
+static int variant(void) {
+    static int chosen = -1;
+    if (chosen < 0) {   /* a benign race: every thread finds the same */
+        int v = REF;
+#if defined(__x86_64__)
+        const char *env = getenv("TN_QCONV");
+        __builtin_cpu_init();
+        int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        if (env && !strcmp(env, "ref")) v = REF;
+        else if (env && !strcmp(env, "avx2")) v = avx2 ? AVX2 : REF;
+        else if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni")) v = VNNI;
+        else v = avx2 ? AVX2 : REF;
+#endif
+        chosen = v;
+    }
+    return chosen;
+}
+
+void *tn_qconv_pack(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, const int16_t *w16,
+                    const int32_t *w_zp, int dw_pairs) {
+#if defined(__x86_64__)
+    if (dw_pairs || G <= 0 || OC <= 0 || OC % G != 0 || KH * KW * CG <= 0) return NULL;
+    if (variant() == VNNI) return tn_qconv_pack_vnni(OC, G, KH, KW, CG, w16, w_zp);
+    if (variant() == AVX2) return tn_qconv_pack_avx2(OC, G, KH, KW, CG, w16);
+#endif
+    return NULL;
+}
+
 void tn_qconv2d(const tn_qconv_args *a) {
     int64_t nr = a->N * a->OH;
     if (nr <= 0 || a->OW <= 0 || a->OC <= 0) return;
+#if defined(__x86_64__)
+    if (a->xu && a->wp && variant() == VNNI && tn_qconv2d_vnni(a)) return;
+#endif
+    if (a->xu) {
+        tn_qconv_prep prep = {a->xu, a->x_zp, a->N * a->H * a->W * a->C, a->x};
+        tn_qconv_prep_input(&prep);
+    }
+#if defined(__x86_64__)
+    if (a->wp && variant() == AVX2 && tn_qconv2d_avx2(a)) return;
+#endif
     int64_t work = a->OW * a->OC * (a->C / a->G) * a->KH * a->KW;
     int64_t grain = 65536 / (work > 0 ? work : 1);
     tn_parallel_for(nr, grain > 0 ? grain : 1, a->transpose ? rows_t : rows, (void *)a);
