@@ -81,3 +81,14 @@ cases("grad_linalg_complex2_errors", [
     "x = torch.randn(3, 3, dtype=torch.complex128, requires_grad=True)\n"
     "r = torch.linalg.svd(x)\n(torch.view_as_real(r.U).sum() + torch.view_as_real(r.Vh).sum()).backward()",
 ])
+
+# a complex right solve returns a conjugate view (upstream: the left solve of B^H, then .mH())
+CV = ("torch.manual_seed(0)\nA = torch.randn(2, 3, 3, dtype=torch.complex128) + 3 * torch.eye(3)\n"
+      "B = torch.randn(2, 2, 3, dtype=torch.complex128)\nLU, piv = torch.linalg.lu_factor(A)\n")
+cases("linalg_complex_conj_view", {k: CV + f"X = {v}\n(X.is_conj(), X.stride(), X.resolve_conj())" for k, v in {
+    "lu_solve_right": "torch.linalg.lu_solve(LU, piv, B, left=False)",
+    "lu_solve_right_adjoint": "torch.linalg.lu_solve(LU, piv, B, left=False, adjoint=True)",
+    "lu_solve_left": "torch.linalg.lu_solve(LU, piv, B.mT)",
+    "solve_right": "torch.linalg.solve(A, B, left=False)",
+    "solve_ex_right": "torch.ops.aten._linalg_solve_ex.default(A, B, left=False)[0]",
+}.items()}, tol=F64)
