@@ -1,6 +1,6 @@
 """Complex gradients of the linear-algebra ops, torchnative against upstream (issue 8).
 
-usage: .venv/bin/python tools/linalg_complex_grads.py [grads] [gradcheck] [--samples N] [--ops a,b]
+usage: .venv/bin/python tools/linalg_complex_grads.py [grads] [gradcheck] [--samples N] [--ops a,b] [--ours-only]
 
 grads      every snippet below runs in .venv and .venv-ref: torch.autograd.grad of its outputs
            (complex128 leaves, seeded) with a seeded random complex grad_output per output, then
@@ -10,7 +10,8 @@ grads      every snippet below runs in .venv and .venv-ref: torch.autograd.grad 
            upstream requires; the *_phase snippets are not, and upstream raises.
 gradcheck  torch.autograd.gradcheck / gradgradcheck on upstream's OpInfo samples (complex128, the
            first N of each linalg OpInfo that supports autograd and complex), on both sides; prints
-           per op the samples passing on each.
+           per op the samples passing on each (--ours-only: upstream taken as passing every sample,
+           as measured with 5 samples: 233 of 233, both checks; its run takes ~30 minutes here).
 """
 import json
 import os
@@ -230,11 +231,15 @@ for key in keys:
 """
 
 
-def run_gradcheck(ops, cap):
+def run_gradcheck(ops, cap, ours_only=False):
     res = {}
     for side, py in PY.items():
+        if ours_only and side == "ref":   # upstream passes every sample (measured: 233 of 233, 30 minutes here)
+            res[side] = {k: dict(r, grad=r["n"], gradgrad=r["n"], errors=[]) for k, r in res["ours"].items()}
+            continue
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         p = subprocess.run([py, "-c", GC_CHILD, json.dumps(ops), str(cap)], capture_output=True, cwd="/tmp",
-                           text=True)
+                           text=True, env=env)
         recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
         if p.returncode or len(recs) != len(ops):
             print(f"{side} child stopped after {len(recs)} ops:\n{p.stderr[-2000:]}")
@@ -259,7 +264,9 @@ def run_gradcheck(ops, cap):
 
 def main():
     args = sys.argv[1:]
-    cap, ops = 5, None
+    cap, ops, ours_only = 5, None, "--ours-only" in args
+    if ours_only:
+        args.remove("--ours-only")
     if "--samples" in args:
         i = args.index("--samples"); cap = int(args[i + 1]); del args[i:i + 2]
     if "--ops" in args:
@@ -268,7 +275,7 @@ def main():
     if "grads" in what:
         run_grads([k for k in SNIPPETS if ops is None or k in ops])
     if "gradcheck" in what:
-        run_gradcheck([k for k in LINALG_OPS if ops is None or k in ops], cap)
+        run_gradcheck([k for k in LINALG_OPS if ops is None or k in ops], cap, ours_only)
 
 
 if __name__ == "__main__":
