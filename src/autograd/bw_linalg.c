@@ -398,31 +398,74 @@ done:
     return r;
 }
 
+/* linalg_det_backward's singular branch: the adjugate through the SVD, (U * D.unsqueeze(-2)) Vh with
+ * D = prod_safe_zeros_backward(alpha.unsqueeze(-1), S, -1), alpha = conj(det U det Vh) grad */
+static PyObject *det_singular(pool *p, PyObject *A, PyObject *grad) {
+    PyObject *usv = keep(p, tn_at_linalg_svd(A, true, NULL)), *U, *S, *Vh, *a, *b;
+    if (!(U = tuple_item(p, usv, 0)) || !(S = tuple_item(p, usv, 1)) || !(Vh = tuple_item(p, usv, 2))) return NULL;
+    int64_t sd = tn_tensor_of(S)->ndim - 1;
+    if (!(keep(p, a = tn_at_linalg_det(Vh)) && keep(p, b = tn_at_linalg_det(U)) && keep(p, a = tn_at_mul_Tensor(b, a)) &&
+          keep(p, a = tn_bw_conj(a)) && keep(p, a = tn_at_mul_Tensor(a, grad)) && keep(p, a = tn_at_unsqueeze(a, -1)) &&
+          keep(p, a = tn_bw_prod_safe_zeros_backward(a, S, sd)) && keep(p, a = tn_at_unsqueeze(a, -2)) && keep(p, a = tn_at_mul_Tensor(U, a))))
+        return NULL;
+    return keep(p, tn_at_matmul(a, Vh));
+}
+static PyObject *det_nonsingular(pool *p, PyObject *A, PyObject *d) {   /* linalg_solve(A^H, d) */
+    PyObject *a = keep(p, tn_at_mH(A));
+    return a ? keep(p, tn_at_linalg_solve(a, d, true)) : NULL;
+}
+
 /* linalg_det_backward(grad, det, A, LU, pivots): G solves A^H G = conj(det) grad I. Without grad
  * mode an lu_solve with the saved LU (zero pivots nudged by the dtype's eps; adjoint unless A is
- * contiguous and real); recording gradients, linalg_solve(A^H, d) (upstream's non-singular branch;
- * its SVD branch for |det| < 100 eps is not written: such inputs take the solve as well) */
+ * contiguous and real); recording gradients, upstream's masked_fmap: linalg_solve(A^H, d) where
+ * |det| >= 100 eps, the SVD adjugate where it is smaller (every matrix the SVD under a dispatch mode,
+ * upstream's subclass branch) */
 PyObject *tn_bw_linalg_det_backward(PyObject *grad, PyObject *det, PyObject *A, PyObject *LU, PyObject *piv) {
     pool P_ = {{0}, 0};
     PyObject *r = NULL, *a, *b, *d, *z, *e, *LU_;
     const tn_tensor *at = tn_tensor_of(A);
     if (!DEF(grad) || tn_numel(at) == 0) return Py_NewRef(Py_None);
     bool cplx = tn_dtype_is_complex(at->dtype);
+    tn_dtype rd = at->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : at->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : at->dtype;
+    double eps = rd == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
     /* d = diag_embed((grad * det.conj()).unsqueeze(-1).expand_as(pivots)).mT() */
     if (!(KEEP(a = tn_bw_conj(det)) && KEEP(b = tn_at_mul_Tensor(grad, a)) && KEEP(a = tn_at_unsqueeze(b, -1)) &&
           KEEP(b = tn_at_expand_as(a, piv)) && KEEP(a = tn_at_diag_embed(b, 0, -2, -1)) && KEEP(d = tn_at_mT(a))))
         goto done;
     if (!tn_grad_enabled()) {
-        tn_dtype rd = at->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : at->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : at->dtype;
-        double eps = rd == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
         /* LU + diag_embed(where(LU.diagonal() == 0, eps, 0.)): where's Scalar form makes `other` first */
         if (KEEP(a = tn_at_diagonal(LU, 0, -2, -1)) && KEEP(z = tn_at_eq_Scalar(a, TN_SD(0.0))) &&
             KEEP(b = tn_at_scalar_tensor(TN_SD(0.0), NULL, NULL, NULL, NULL)) &&
             KEEP(e = tn_at_scalar_tensor(TN_SD(eps), NULL, NULL, NULL, NULL)) && KEEP(a = tn_at_where_self(z, e, b)) &&
             KEEP(b = tn_at_diag_embed(a, 0, -2, -1)) && KEEP(LU_ = tn_at_add_Tensor(LU, b, TN_SDEF)))
             r = tn_at_linalg_lu_solve(LU_, piv, d, true, !(tn_is_contiguous(at) && !cplx));
-    } else if (KEEP(a = tn_at_mH(A))) {
-        r = tn_at_linalg_solve(a, d, true);
+    } else if (tn_bw_subclass_like()) {
+        r = RET(det_singular(&P_, A, grad));
+    } else {   /* masked_fmap(|det| < 100 eps, singular, non_singular, A, d, grad) */
+        PyObject *mask, *nmask;
+        if (!(KEEP(a = tn_at_abs(det)) && KEEP(mask = tn_at_lt_Scalar(a, TN_SD(100.0 * eps))))) goto done;
+        int64_t k, all = tn_numel(at);
+        if (tn_tensor_of(mask)->ndim == 0) {   /* one matrix: all or none (A[mask] with a 0-dim mask is not written here) */
+            int t = PyObject_IsTrue(mask);
+            if (t < 0) goto done;
+            k = t ? all : 0;
+        } else if (KEEP(a = tn_at_index_Tensor(A, TN_TS(mask)))) {
+            k = tn_numel(tn_tensor_of(a));
+        } else {
+            goto done;
+        }
+        if (k == all) {
+            r = RET(det_singular(&P_, A, grad));
+        } else if (k == 0) {
+            r = RET(det_nonsingular(&P_, A, d));
+        } else {   /* empty_like(A).index_put_({mask}, singular(A[mask], ...)).index_put_({~mask}, non_singular(...)) */
+            PyObject *gs, *s1, *s2, *R;
+            if (KEEP(nmask = tn_at_logical_not(mask)) && KEEP(b = tn_at_index_Tensor(d, TN_TS(nmask))) &&
+                KEEP(e = tn_at_index_Tensor(A, TN_TS(nmask))) && (s2 = det_nonsingular(&P_, e, b)) &&
+                KEEP(gs = tn_at_index_Tensor(grad, TN_TS(mask))) && (s1 = det_singular(&P_, a, gs)) &&
+                KEEP(R = tn_at_empty_like(A, NULL, NULL, NULL, NULL, NULL)) && KEEP(R = tn_at_index_put_(R, TN_TS(mask), s1, false)))
+                r = tn_at_index_put_(R, TN_TS(nmask), s2, false);
+        }
     }
 done:
     drain(&P_);

@@ -69,6 +69,9 @@ grads("grad_linalg_complex2", {k: L + "out = " + v + WT for k, v in {
     "dbl_svdvals": first("torch.linalg.svdvals(T)"),
     "dbl_svd_UVh_wide": first("(lambda r: r.U @ r.Vh)(torch.linalg.svd(W, full_matrices=False))"),
     "dbl_qr_tall": first("torch.cat([t.flatten() for t in torch.linalg.qr(T)])"),
+    # det's first gradient recorded on a singular matrix (rows 0 and 1 dependent): upstream's SVD
+    # adjugate branch
+    "dbl_det_singular": first("torch.linalg.det(torch.stack([A0[0], 2 * A0[0], A0[2], A0[3]]))"),
 }.items()}, tol=F64)
 
 # a loss that depends on the singular vectors' phase: svd_backward's check (upstream's RuntimeError)
