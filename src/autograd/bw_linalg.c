@@ -1,4 +1,5 @@
-/* bw_linalg.c — FunctionsManual's cholesky_inverse_backward and cholesky_solve_backward
+/* bw_linalg.c — FunctionsManual's linear-algebra backward helpers (cholesky, LU, triangular_solve, eig,
+ * slogdet, qr, det, svd; real and complex: docs/linalg.md "Complex gradients")
  * (docs/bw_formulas.md), step for step through the typed op API in the order upstream's build
  * evaluates them (operands of a Tensor operator right to left, a call's arguments before the
  * call). Tensor arguments are borrowed; results are new references, NULL with an exception. */
