@@ -259,6 +259,17 @@ cases = {
                                            + [t.flatten() for t in torch.linalg.qr(a)] + [t.flatten() for t in torch.linalg.qr(w)] + [torch.linalg.qr(a).Q.flatten(), torch.linalg.qr(w).R.flatten()]
                                            + [t.flatten() for t in torch.linalg.qr(w, "complete")] + [torch.view_as_real(torch.linalg.qr(torch.complex(w, w.flip(0))).Q).flatten()]),
                   L(4, 3, scale=0.3), L(3, 5, seed=1, scale=0.3), L(4, 3, seed=2, scale=0.3)),
+ # cholesky_backward / linalg_det_backward (bw_linalg.c, generated rows) and svd_backward (formulas.c's
+ # _linalg_svd over bw_linalg.c), real and complex (torch.complex(a, b)): conjugate transposes throughout
+ "chol_det": lambda: one(lambda a, b: sum(S(torch.view_as_real(x) if x.is_complex() else x) for c in (a, torch.complex(a, b))
+                                                 for p in (c @ c.mH + 3 * torch.eye(3, dtype=c.dtype),)
+                                                 for x in (torch.linalg.cholesky(p), torch.linalg.cholesky(p, upper=True), torch.cholesky(p, upper=True),
+                                                           torch.linalg.det(c)[None], torch.linalg.det(c.mT)[None])),
+                         L(3, 3, scale=0.3), L(3, 3, seed=1, scale=0.3)),
+ "svd": lambda: one(lambda t, u: sum(S(torch.view_as_real(x) if x.is_complex() else x) for c in (t, torch.complex(t, u), t.mT, torch.complex(t, u).mT)
+                                            for r in (torch.linalg.svd(c, full_matrices=False),)
+                                            for x in (r.U @ r.Vh, (r.U * r.S.unsqueeze(-2)) @ r.Vh, torch.linalg.svdvals(c), r.U.abs(), torch.linalg.svd(c).S)),
+                    L(4, 3, scale=0.3), L(4, 3, seed=1, scale=0.3)),
  # slogdet_backward (bw_linalg.c): real (logabsdet, through A.mT and logdet), complex (sign and logabsdet)
  "slogdet": lambda: one(lambda a: torch.cat([torch.view_as_real(torch.linalg.slogdet(torch.complex(a, a.mT)).sign), torch.linalg.slogdet(a).logabsdet[None],
                                              torch.linalg.slogdet(a.mT).logabsdet[None], torch.logdet(a @ a.mT)[None], torch.linalg.slogdet(torch.complex(a, a.mT)).logabsdet[None],
@@ -543,7 +554,7 @@ print(json.dumps(res))
 # differently in the last bit (measured, 6e-16 relative). The mm cases' gradients are
 # matrix products, whose float64 sums upstream's MKL takes in another order (test_autograd*.py compare
 # them with the product tolerance).
-_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky", "lu",
+_KERNEL_GRADS = {"act_bw_exp", "act_dbl_exp", "cumprod_complex", "layer_norm", "layer_norm_dbl", "batch_norm_dbl", "batch_norm_rows", "grid_sample", "conv", "igamma", "ndtri_log_ndtr", "softmax_dbl", "mm_addmm", "mm_dbl", "mm_complex", "addbmm", "cholesky", "chol_det", "svd", "lu",
                  "lu_solve", "triangular_solve", "eig", "eigh", "slogdet", "qr"}
 
 

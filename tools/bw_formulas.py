@@ -93,6 +93,8 @@ HELPERS = {
     "linalg_eig_backward": [(("Tu", "Tu", "T", "T", "bool"), "tn_bw_linalg_eig_backward")],
     "slogdet_backward": [(("Tu", "Tu", "T", "T", "T", "T"), "tn_bw_slogdet_backward")],
     "linalg_qr_backward": [(("Tu", "Tu", "T", "T", ("A", "str")), "tn_bw_linalg_qr_backward")],
+    "cholesky_backward": [(("T", "bool", "T"), "tn_bw_cholesky_backward")],
+    "linalg_det_backward": [(("T", "T", "T", "T", "T"), "tn_bw_linalg_det_backward")],
     "index_backward": [(("T", ("A", "tensors"), "T"), "tn_bw_index_backward")],
     "sum_backward": [(("T", ("A", "ints"), ("A", "ints"), "bool"), "tn_bw_sum_backward")],
     "mean_backward": [(("T", ("A", "ints"), ("A", "ints"), "int", "bool"), "tn_bw_mean_backward")],

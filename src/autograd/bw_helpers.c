@@ -30,6 +30,10 @@ static PyObject *prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t
     return r;
 }
 
+PyObject *tn_bw_prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim) {
+    return prod_safe_zeros_backward(grad, inp, dim);
+}
+
 /* prod_safe_zeros_backward over input.contiguous().view(-1), viewed back as input */
 static PyObject *prod_safe_flat(PyObject *grad, PyObject *input) {
     PyObject *c = tn_at_contiguous(input, NULL), *v = c ? tn_at_view(c, TN_IS(-1)) : NULL;

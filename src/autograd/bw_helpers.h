@@ -869,6 +869,13 @@ PyObject *tn_bw_triangular_solve_backward(PyObject *grad_x, PyObject *grad_m, Py
 PyObject *tn_bw_linalg_eig_backward(PyObject *gL, PyObject *gV, PyObject *L, PyObject *V, bool is_hermitian);
 PyObject *tn_bw_slogdet_backward(PyObject *grad_sign, PyObject *grad_logabsdet, PyObject *A, PyObject *sign, PyObject *LU, PyObject *pivots);
 PyObject *tn_bw_linalg_qr_backward(PyObject *gQ, PyObject *gR, PyObject *Q, PyObject *R, const char *mode);
+/* cholesky_backward(grad, upper, L), linalg_det_backward(grad, det, A, LU, pivots) and svd_backward(gU, gS,
+ * gVh, U, S, Vh) (bw_linalg.c; _linalg_svd's hand-written formula in formulas.c cuts U / Vh first) */
+/* prod_safe_zeros_backward(grad, inp, dim) (bw_helpers.c; linalg_det_backward's singular branch) */
+PyObject *tn_bw_prod_safe_zeros_backward(PyObject *grad, PyObject *inp, int64_t dim);
+PyObject *tn_bw_cholesky_backward(PyObject *grad, bool upper, PyObject *L);
+PyObject *tn_bw_linalg_det_backward(PyObject *grad, PyObject *det, PyObject *A, PyObject *LU, PyObject *pivots);
+PyObject *tn_bw_svd_backward(PyObject *gU, PyObject *gS, PyObject *gVh, PyObject *U, PyObject *S, PyObject *Vh);
 /* logcumsumexp_backward(grad, self, result, dim) */
 PyObject *tn_bw_logcumsumexp_backward(PyObject *grad, PyObject *self, PyObject *result, int64_t dim);
 /* repeat_backward(grad, repeats, input_shape) */

@@ -1,4 +1,5 @@
-/* bw_linalg.c — FunctionsManual's cholesky_inverse_backward and cholesky_solve_backward
+/* bw_linalg.c — FunctionsManual's linear-algebra backward helpers (cholesky, LU, triangular_solve, eig,
+ * slogdet, qr, det, svd; real and complex: docs/linalg.md "Complex gradients")
  * (docs/bw_formulas.md), step for step through the typed op API in the order upstream's build
  * evaluates them (operands of a Tensor operator right to left, a call's arguments before the
  * call). Tensor arguments are borrowed; results are new references, NULL with an exception. */
@@ -33,7 +34,7 @@ PyObject *tn_bw_cholesky_solve_backward(PyObject *grad, PyObject *self, PyObject
 
 /* ---- the LU, triangular_solve and eig helpers. Each keeps its temporaries in a pool released at
  * the end; KEEP(x) stores x and is false when x is NULL (an exception is set). ---- */
-#define NTMP 40
+#define NTMP 64
 typedef struct { PyObject *t[NTMP]; int n; } pool;
 static PyObject *keep(pool *p, PyObject *x) {
     if (x && p->n == NTMP) {   /* never reached by the bodies below; a guard, not a path */
@@ -376,6 +377,175 @@ PyObject *tn_bw_linalg_qr_backward(PyObject *gQ, PyObject *gR, PyObject *Q, PyOb
             goto done;
         if (hR && !(KEEP(a = tn_at_matmul(Q, gR)) && KEEP(A = tn_at_add_Tensor(A, a, TN_SDEF)))) goto done;
         r = RET(A);
+    }
+done:
+    drain(&P_);
+    return r;
+}
+
+/* cholesky_backward(gL, upper, L): gA = L^{-H} pi*(tril(L^H gL)) L^{-1}, pi*(X) = 0.5 (X + tril(X, -1)^H);
+ * with upper, L and gL enter conjugate-transposed. Conjugate transposes throughout (a plain
+ * transpose gave wrong complex gradients, measured: tools/linalg_complex_grads.py). */
+PyObject *tn_bw_cholesky_backward(PyObject *gL, bool upper, PyObject *L) {
+    pool P_ = {{0}, 0};
+    PyObject *r = NULL, *L_ = L, *g_ = gL, *a, *b, *gA;
+    if (upper && !(KEEP(L_ = tn_at_mH(L)) && KEEP(g_ = tn_at_mH(gL)))) goto done;
+    if (KEEP(a = tn_at_mH(L_)) && KEEP(b = tn_at_matmul(a, g_)) && KEEP(gA = tn_at_tril(b, 0)) &&
+        KEEP(a = tn_at_tril(gA, -1)) && KEEP(b = tn_at_mH(a)) && KEEP(a = tn_at_add_Tensor(gA, b, TN_SDEF)) &&
+        KEEP(gA = tn_at_mul_Scalar(a, TN_SD(0.5))) && (gA = solve_tri_h(&P_, L_, gA, true, true, false)))
+        r = tn_at_linalg_solve_triangular(L_, gA, false, false, false);
+done:
+    drain(&P_);
+    return r;
+}
+
+/* linalg_det_backward's singular branch: the adjugate through the SVD, (U * D.unsqueeze(-2)) Vh with
+ * D = prod_safe_zeros_backward(alpha.unsqueeze(-1), S, -1), alpha = conj(det U det Vh) grad */
+static PyObject *det_singular(pool *p, PyObject *A, PyObject *grad) {
+    PyObject *usv = keep(p, tn_at_linalg_svd(A, true, NULL)), *U, *S, *Vh, *a, *b;
+    if (!(U = tuple_item(p, usv, 0)) || !(S = tuple_item(p, usv, 1)) || !(Vh = tuple_item(p, usv, 2))) return NULL;
+    int64_t sd = tn_tensor_of(S)->ndim - 1;
+    if (!(keep(p, a = tn_at_linalg_det(Vh)) && keep(p, b = tn_at_linalg_det(U)) && keep(p, a = tn_at_mul_Tensor(b, a)) &&
+          keep(p, a = tn_bw_conj(a)) && keep(p, a = tn_at_mul_Tensor(a, grad)) && keep(p, a = tn_at_unsqueeze(a, -1)) &&
+          keep(p, a = tn_bw_prod_safe_zeros_backward(a, S, sd)) && keep(p, a = tn_at_unsqueeze(a, -2)) && keep(p, a = tn_at_mul_Tensor(U, a))))
+        return NULL;
+    return keep(p, tn_at_matmul(a, Vh));
+}
+static PyObject *det_nonsingular(pool *p, PyObject *A, PyObject *d) {   /* linalg_solve(A^H, d) */
+    PyObject *a = keep(p, tn_at_mH(A));
+    return a ? keep(p, tn_at_linalg_solve(a, d, true)) : NULL;
+}
+
+/* linalg_det_backward(grad, det, A, LU, pivots): G solves A^H G = conj(det) grad I. Without grad
+ * mode an lu_solve with the saved LU (zero pivots nudged by the dtype's eps; adjoint unless A is
+ * contiguous and real); recording gradients, upstream's masked_fmap: linalg_solve(A^H, d) where
+ * |det| >= 100 eps, the SVD adjugate where it is smaller (every matrix the SVD under a dispatch mode,
+ * upstream's subclass branch) */
+PyObject *tn_bw_linalg_det_backward(PyObject *grad, PyObject *det, PyObject *A, PyObject *LU, PyObject *piv) {
+    pool P_ = {{0}, 0};
+    PyObject *r = NULL, *a, *b, *d, *z, *e, *LU_;
+    const tn_tensor *at = tn_tensor_of(A);
+    if (!DEF(grad) || tn_numel(at) == 0) return Py_NewRef(Py_None);
+    bool cplx = tn_dtype_is_complex(at->dtype);
+    tn_dtype rd = at->dtype == TN_DTYPE_C128 ? TN_DTYPE_F64 : at->dtype == TN_DTYPE_C64 ? TN_DTYPE_F32 : at->dtype;
+    double eps = rd == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
+    /* d = diag_embed((grad * det.conj()).unsqueeze(-1).expand_as(pivots)).mT() */
+    if (!(KEEP(a = tn_bw_conj(det)) && KEEP(b = tn_at_mul_Tensor(grad, a)) && KEEP(a = tn_at_unsqueeze(b, -1)) &&
+          KEEP(b = tn_at_expand_as(a, piv)) && KEEP(a = tn_at_diag_embed(b, 0, -2, -1)) && KEEP(d = tn_at_mT(a))))
+        goto done;
+    if (!tn_grad_enabled()) {
+        /* LU + diag_embed(where(LU.diagonal() == 0, eps, 0.)): where's Scalar form makes `other` first */
+        if (KEEP(a = tn_at_diagonal(LU, 0, -2, -1)) && KEEP(z = tn_at_eq_Scalar(a, TN_SD(0.0))) &&
+            KEEP(b = tn_at_scalar_tensor(TN_SD(0.0), NULL, NULL, NULL, NULL)) &&
+            KEEP(e = tn_at_scalar_tensor(TN_SD(eps), NULL, NULL, NULL, NULL)) && KEEP(a = tn_at_where_self(z, e, b)) &&
+            KEEP(b = tn_at_diag_embed(a, 0, -2, -1)) && KEEP(LU_ = tn_at_add_Tensor(LU, b, TN_SDEF)))
+            r = tn_at_linalg_lu_solve(LU_, piv, d, true, !(tn_is_contiguous(at) && !cplx));
+    } else if (tn_bw_subclass_like()) {
+        r = RET(det_singular(&P_, A, grad));
+    } else {   /* masked_fmap(|det| < 100 eps, singular, non_singular, A, d, grad) */
+        PyObject *mask, *nmask;
+        if (!(KEEP(a = tn_at_abs(det)) && KEEP(mask = tn_at_lt_Scalar(a, TN_SD(100.0 * eps))))) goto done;
+        int64_t k, all = tn_numel(at);
+        if (tn_tensor_of(mask)->ndim == 0) {   /* one matrix: all or none (A[mask] with a 0-dim mask is not written here) */
+            int t = PyObject_IsTrue(mask);
+            if (t < 0) goto done;
+            k = t ? all : 0;
+        } else if (KEEP(a = tn_at_index_Tensor(A, TN_TS(mask)))) {
+            k = tn_numel(tn_tensor_of(a));
+        } else {
+            goto done;
+        }
+        if (k == all) {
+            r = RET(det_singular(&P_, A, grad));
+        } else if (k == 0) {
+            r = RET(det_nonsingular(&P_, A, d));
+        } else {   /* empty_like(A).index_put_({mask}, singular(A[mask], ...)).index_put_({~mask}, non_singular(...)) */
+            PyObject *gs, *s1, *s2, *R;
+            if (KEEP(nmask = tn_at_logical_not(mask)) && KEEP(b = tn_at_index_Tensor(d, TN_TS(nmask))) &&
+                KEEP(e = tn_at_index_Tensor(A, TN_TS(nmask))) && (s2 = det_nonsingular(&P_, e, b)) &&
+                KEEP(gs = tn_at_index_Tensor(grad, TN_TS(mask))) && (s1 = det_singular(&P_, a, gs)) &&
+                KEEP(R = tn_at_empty_like(A, NULL, NULL, NULL, NULL, NULL)) && KEEP(R = tn_at_index_put_(R, TN_TS(mask), s1, false)))
+                r = tn_at_index_put_(R, TN_TS(nmask), s2, false);
+        }
+    }
+done:
+    drain(&P_);
+    return r;
+}
+
+/* svd_backward(gU, gS, gVh, U, S, Vh) (U / Vh already cut to k = len(S) columns / rows):
+ * gA = U [(skew(U^H gU) / E) S + S (skew(V^H gV) / E) + diag(gS) + i Im(diag(U^H gU)) / (2S)] V^H,
+ * plus (I - U U^H) gU S^{-1} V^H when m > n, U S^{-1} gVh (I - V V^H) when m < n; skew(X) = X - X^H,
+ * E_jk = S_k^2 - S_j^2 (1 on the diagonal). A complex loss must not depend on the phase of the
+ * singular vectors: Im(diag(U^H gU)) = -Im(diag(V^H gV)), checked as upstream's (rtol = atol = 1e-2). */
+static PyObject *skew_mm(pool *p, PyObject *x, PyObject *y) {   /* skew(x y) */
+    PyObject *a = keep(p, tn_at_matmul(x, y)), *b = a ? keep(p, tn_at_mH(a)) : NULL;
+    return b ? keep(p, tn_at_sub_Tensor(a, b, TN_SDEF)) : NULL;
+}
+PyObject *tn_bw_svd_backward(PyObject *gU, PyObject *gS, PyObject *gVh, PyObject *U, PyObject *S, PyObject *Vh) {
+    pool P_ = {{0}, 0};
+    PyObject *r = NULL, *a, *b, *c, *E, *G, *UhgU = NULL, *VhgV = NULL;
+    bool hU = DEF(gU), hS = DEF(gS), hV = DEF(gVh), cplx = tn_dtype_is_complex(tn_tensor_of(U)->dtype);
+    if (!hU && !hS && !hV) return Py_NewRef(Py_None);
+    int64_t m = size_at(U, -2), n = size_at(Vh, -1);
+    if (!hU && !hV) {   /* svdvals: U diag(gS) Vh */
+        if (m >= n) {
+            if (KEEP(a = tn_at_unsqueeze(gS, -1)) && KEEP(b = tn_at_mul_Tensor(a, Vh))) r = tn_at_matmul(U, b);
+        } else if (KEEP(a = tn_at_unsqueeze(gS, -2)) && KEEP(b = tn_at_mul_Tensor(U, a))) {
+            r = tn_at_matmul(b, Vh);
+        }
+        goto done;
+    }
+    if (hU && !(KEEP(a = tn_at_mH(U)) && (UhgU = skew_mm(&P_, a, gU)))) goto done;
+    if (hV && !(KEEP(a = tn_at_mH(gVh)) && (VhgV = skew_mm(&P_, Vh, a)))) goto done;
+    if (cplx) {   /* the phase check */
+        PyObject *iu, *iv, *ok;
+        if (!(hU ? KEEP(a = tn_at_diagonal(UhgU, 0, -2, -1)) && KEEP(iu = tn_at_imag(a)) : KEEP(iu = tn_at_zeros_like(S, NULL, NULL, NULL, NULL, NULL))) ||
+            !(hV ? KEEP(a = tn_at_diagonal(VhgV, 0, -2, -1)) && KEEP(iv = tn_at_imag(a)) : KEEP(iv = tn_at_zeros_like(S, NULL, NULL, NULL, NULL, NULL))) ||
+            !(KEEP(iv = tn_at_neg(iv)) && KEEP(ok = tn_at_allclose(iu, iv, 1e-2, 1e-2, false))))
+            goto done;
+        int t = PyObject_IsTrue(ok);
+        if (t < 0) goto done;
+        if (!t) {
+            PyErr_SetString(PyExc_RuntimeError, "svd_backward: The singular vectors in the complex case are specified up to multiplication "
+                            "by e^{i phi}. The specified loss function depends on this phase term, making it ill-defined.");
+            goto done;
+        }
+    }
+    /* E = S2.unsqueeze(-2) - S2.unsqueeze(-1), diagonal 1 */
+    if (!(KEEP(a = tn_at_mul_Tensor(S, S)) && KEEP(b = tn_at_unsqueeze(a, -1)) && KEEP(c = tn_at_unsqueeze(a, -2)) &&
+          KEEP(E = tn_at_sub_Tensor(c, b, TN_SDEF)) && KEEP(a = tn_at_diagonal(E, 0, -2, -1)) && KEEP(a = tn_at_fill__Scalar(a, TN_SD(1.0)))))
+        goto done;
+    if (hU && hV) {   /* (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E */
+        if (!(KEEP(a = tn_at_unsqueeze(S, -1)) && KEEP(b = tn_at_mul_Tensor(a, VhgV)) && KEEP(a = tn_at_unsqueeze(S, -2)) &&
+              KEEP(c = tn_at_mul_Tensor(UhgU, a)) && KEEP(a = tn_at_add_Tensor(c, b, TN_SDEF)) && KEEP(G = tn_at_div_Tensor(a, E))))
+            goto done;
+    } else if (hU) {  /* (UhgU / E) * S.unsqueeze(-2) */
+        if (!(KEEP(a = tn_at_unsqueeze(S, -2)) && KEEP(b = tn_at_div_Tensor(UhgU, E)) && KEEP(G = tn_at_mul_Tensor(b, a)))) goto done;
+    } else if (!(KEEP(a = tn_at_div_Tensor(VhgV, E)) && KEEP(b = tn_at_unsqueeze(S, -1)) && KEEP(G = tn_at_mul_Tensor(b, a)))) {
+        goto done;
+    }
+    if (hS && !(KEEP(a = tn_at_diag_embed(gS, 0, -2, -1)) && KEEP(G = tn_at_add_Tensor(G, a, TN_SDEF)))) goto done;
+    if (cplx && hU && hV &&   /* + (diag(UhgU) / (2 S)).diag_embed() */
+        !(KEEP(a = tn_at_mul_Scalar(S, TN_SD(2.0))) && KEEP(b = tn_at_diagonal(UhgU, 0, -2, -1)) && KEEP(c = tn_at_div_Tensor(b, a)) &&
+          KEEP(a = tn_at_diag_embed(c, 0, -2, -1)) && KEEP(G = tn_at_add_Tensor(G, a, TN_SDEF))))
+        goto done;
+    if (m > n && hU) {   /* [U G + gU S^{-1} - U (U^H gU S^{-1})] Vh */
+        if (!(KEEP(G = tn_at_matmul(U, G)) && KEEP(a = tn_at_unsqueeze(S, -2)) && KEEP(c = tn_at_div_Tensor(gU, a)) &&
+              KEEP(a = tn_at_mH(U)) && KEEP(a = tn_at_matmul(a, c)) && KEEP(a = tn_at_matmul(U, a)) &&
+              KEEP(b = tn_at_add_Tensor(G, c, TN_SDEF)) && KEEP(G = tn_at_sub_Tensor(b, a, TN_SDEF))))
+            goto done;
+        r = tn_at_matmul(G, Vh);
+    } else if (m < n && hV) {   /* U [G Vh + S^{-1} gVh - (S^{-1} gVh V) Vh] */
+        if (!(KEEP(G = tn_at_matmul(G, Vh)) && KEEP(a = tn_at_unsqueeze(S, -1)) && KEEP(c = tn_at_div_Tensor(gVh, a)) &&
+              KEEP(a = tn_at_mH(Vh)) && KEEP(a = tn_at_matmul(c, a)) && KEEP(a = tn_at_matmul(a, Vh)) &&
+              KEEP(b = tn_at_add_Tensor(G, c, TN_SDEF)) && KEEP(G = tn_at_sub_Tensor(b, a, TN_SDEF))))
+            goto done;
+        r = tn_at_matmul(U, G);
+    } else if (m >= n) {
+        if (KEEP(a = tn_at_matmul(G, Vh))) r = tn_at_matmul(U, a);
+    } else if (KEEP(a = tn_at_matmul(U, G))) {
+        r = tn_at_matmul(a, Vh);
     }
 done:
     drain(&P_);

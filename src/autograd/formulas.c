@@ -805,9 +805,9 @@ static int f_native_dropout(tn_node *n, PyObject **g, PyObject **o) {
 /* ---- writes along one dim at indexed positions (ops/index_dim.c) ---- */
 
 /* ---- linalg family (ops/linalg_lapack.c; helper-linalg): FunctionsManual's linalg backward
- * formulas, op by op (real dtypes) ---- */
+ * formulas, op by op (real and complex: conjugate transposes, as upstream's; cholesky_ex / cholesky
+ * and _linalg_det are generated through bw_linalg.c's helpers) ---- */
 #define LA_DECREF(...) do { PyObject *la_[] = {__VA_ARGS__}; for (size_t i_ = 0; i_ < sizeof la_ / sizeof *la_; i_++) Py_XDECREF(la_[i_]); } while (0)
-static PyObject *la_mT(PyObject *x) { return x ? tn_at_transpose_int(x, -2, -1) : NULL; }
 static PyObject *la_mH1(PyObject *x) { return x ? tn_at_mH(x) : NULL; }   /* x^H (a transpose for a real x) */
 static PyObject *la_mm(PyObject *a, PyObject *b) { return a && b ? tn_at_matmul(a, b) : NULL; }
 static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, bool unit) {
@@ -817,34 +817,6 @@ static PyObject *la_solve_tri(PyObject *A, PyObject *B, bool upper, bool left, b
 static PyObject *la_lu_solve(PyObject *LU, PyObject *piv, PyObject *B, bool left, bool adjoint) {
     if (!LU || !piv || !B) return NULL;
     return tn_at_linalg_lu_solve(LU, piv, B, left, adjoint);
-}
-static bool la_contig(tn_node *n, int i) {   /* A.is_contiguous() from the saved metadata */
-    const tn_meta *m = meta(n, i);
-    int64_t st = 1;
-    for (int d = m->ndim - 1; d >= 0; d--) {
-        int64_t sz = tn_meta_sizes(m)[d];
-        if (sz != 1 && tn_meta_strides(m)[d] != st) return false;
-        st *= sz;
-    }
-    return true;
-}
-
-/* linalg_cholesky_ex and the deprecated cholesky(self, upper): cholesky_backward(grad, upper, L) */
-static int f_linalg_cholesky_ex(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0]) return 0;
-    bool upper = arg_i(n, 1) != 0;
-    PyObject *L = result(n, 0);
-    PyObject *L_ = upper ? la_mT(L) : (L ? Py_NewRef(L) : NULL), *gL_ = upper ? la_mT(g[0]) : Py_NewRef(g[0]);
-    PyObject *LH = la_mT(L_), *p = la_mm(LH, gL_), *gA = p ? tn_at_tril(p, 0) : NULL;
-    PyObject *lo = gA ? tn_at_tril(gA, -1) : NULL, *loH = la_mT(lo);
-    PyObject *sum = loH ? tn_at_add_Tensor(gA, loH, TN_SDEF) : NULL;
-    PyObject *h = sum ? tn_at_mul_Scalar(sum, TN_SD(0.5)) : NULL;
-    PyObject *LH2 = h ? la_mT(L_) : NULL, *s1 = la_solve_tri(LH2, h, true, true, false);
-    PyObject *r = s1 ? la_solve_tri(L_, s1, false, false, false) : NULL;
-    LA_DECREF(L, L_, gL_, LH, p, gA, lo, loH, sum, h, LH2, s1);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
 }
 
 /* linalg_solve_triangular(self=A, B, upper, left, unitriangular) */
@@ -907,45 +879,6 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* d = diag_embed(v.unsqueeze(-1).expand_as(pivots)).mT() */
-static PyObject *la_diag_d(PyObject *v, PyObject *piv) {
-    PyObject *u = v ? tn_at_unsqueeze(v, -1) : NULL;
-    PyObject *sz = u && piv ? tn_py_size_new(tn_tensor_of(piv)->ndim, tn_tensor_of(piv)->sizes) : NULL;
-    PyObject *e = sz ? tn_at_expand(u, TN_IPY(sz), false) : NULL, *d = e ? tn_at_diag_embed(e, 0, -2, -1) : NULL;
-    PyObject *r = la_mT(d);
-    LA_DECREF(u, sz, e, d);
-    return r;
-}
-
-/* _linalg_det: linalg_det_backward (the non-singular LU path; with create_graph, linalg_solve
- * of A^H, as upstream's for non-singular inputs; its SVD path for singular ones refuses) */
-static int f__linalg_det(tn_node *n, PyObject **g, PyObject **o) {
-    if (!g[0] || !need(n, 0)) return 0;
-    const tn_meta *am = meta(n, 0);
-    int64_t numel = 1;
-    for (int i = 0; i < am->ndim; i++) numel *= tn_meta_sizes(am)[i];
-    if (!numel) return 0;
-    PyObject *det = result(n, 0), *LU = result(n, 1), *piv = result(n, 2);
-    PyObject *dd = det ? tn_at_mul_Tensor(g[0], det) : NULL, *d = la_diag_d(dd, piv), *r = NULL;
-    if (d && !tn_grad_enabled()) {
-        double eps = am->dtype == TN_DTYPE_F64 ? 2.220446049250313e-16 : 1.1920928955078125e-07;
-        PyObject *dg = tn_at_diagonal(LU, 0, -2, -1), *z = dg ? tn_at_eq_Scalar(dg, TN_SD(0.0)) : NULL;
-        PyObject *zero = z ? tn_at_scalar_tensor(TN_SD(0.0), NULL, NULL, NULL, NULL) : NULL, *ep = zero ? tn_at_scalar_tensor(TN_SD(eps), NULL, NULL, NULL, NULL) : NULL;
-        PyObject *wh = ep ? tn_at_where_self(z, ep, zero) : NULL, *de = wh ? tn_at_diag_embed(wh, 0, -2, -1) : NULL;
-        PyObject *LU_ = de ? tn_at_add_Tensor(LU, de, TN_SDEF) : NULL;
-        r = la_lu_solve(LU_, piv, d, true, !la_contig(n, 0));
-        LA_DECREF(dg, z, zero, ep, wh, de, LU_);
-    } else if (d) {
-        PyObject *A = saved(n, 0), *AH = la_mT(A);
-        r = AH ? tn_at_linalg_solve(AH, d, true) : NULL;
-        LA_DECREF(A, AH);
-    }
-    LA_DECREF(det, LU, piv, dd, d);
-    if (!r) return -1;
-    PUT(0, r);
-    return 0;
-}
-
 static PyObject *la_narrow(PyObject *x, int dim, int64_t len) {
     return x ? tn_at_narrow(x, dim, (long long)0, (long long)len) : NULL;
 }
@@ -953,7 +886,8 @@ static PyObject *la_mul(PyObject *a, PyObject *b) { return a && b ? tn_at_mul_Te
 static PyObject *la_div(PyObject *a, PyObject *b) { return a && b ? tn_at_div_Tensor(a, b) : NULL; }
 static PyObject *la_unsq(PyObject *x, int d) { return x ? tn_at_unsqueeze(x, d) : NULL; }
 
-/* _linalg_svd: svd_backward on the first k columns of U / rows of Vh (real case) */
+/* _linalg_svd: svd_backward (bw_linalg.c) on the first k = len(S) columns of U / rows of Vh and of
+ * their gradients when full_matrices */
 static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
     if ((!g[0] && !g[1] && !g[2]) || !need(n, 0)) return 0;
     bool full = arg_i(n, 1) != 0;
@@ -963,71 +897,7 @@ static int f__linalg_svd(tn_node *n, PyObject **g, PyObject **o) {
     PyObject *gU = g[0] ? (full ? la_narrow(g[0], -1, k) : Py_NewRef(g[0])) : NULL;
     PyObject *gVh = g[2] ? (full ? la_narrow(g[2], -2, k) : Py_NewRef(g[2])) : NULL;
     PyObject *U = full ? la_narrow(U0, -1, k) : Py_NewRef(U0), *Vh = full ? la_narrow(Vh0, -2, k) : Py_NewRef(Vh0);
-    PyObject *gS = g[1], *r = NULL;
-    int64_t m = tn_tensor_of(U)->sizes[tn_tensor_of(U)->ndim - 2], nn = tn_tensor_of(Vh)->sizes[tn_tensor_of(Vh)->ndim - 1];
-    if (!gU && !gVh) {
-        if (m >= nn) {
-            PyObject *u = la_unsq(gS, -1), *p = la_mul(u, Vh);
-            r = la_mm(U, p);
-            LA_DECREF(u, p);
-        } else {
-            PyObject *u = la_unsq(gS, -2), *p = la_mul(U, u);
-            r = la_mm(p, Vh);
-            LA_DECREF(u, p);
-        }
-    } else {
-        PyObject *UhgU = NULL, *VhgV = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *t4 = NULL;
-        if (gU) { t1 = la_mT(U); t2 = la_mm(t1, gU); PyObject *tt = la_mT(t2); UhgU = tn_sub_tt(t2, tt); Py_XDECREF(tt); }
-        if (gVh) { PyObject *gh = la_mT(gVh); t3 = la_mm(Vh, gh); PyObject *tt = la_mT(t3); VhgV = tn_sub_tt(t3, tt); LA_DECREF(gh, tt); }
-        PyObject *S2 = la_mul(S, S), *a2 = la_unsq(S2, -2), *a1 = la_unsq(S2, -1), *E = tn_sub_tt(a2, a1);
-        PyObject *Ed = E ? tn_at_diagonal(E, 0, -2, -1) : NULL, *f = Ed ? tn_at_fill__Scalar(Ed, TN_SD(1.0)) : NULL;
-        PyObject *ret = NULL;
-        if (f) {
-            if (gU && gVh) {
-                PyObject *s2 = la_unsq(S, -2), *x = la_mul(UhgU, s2), *s1 = la_unsq(S, -1), *y = la_mul(s1, VhgV);
-                PyObject *z = tn_add_tt(x, y);
-                ret = la_div(z, E);
-                LA_DECREF(s2, x, s1, y, z);
-            } else if (gU) {
-                PyObject *x = la_div(UhgU, E), *s2 = la_unsq(S, -2);
-                ret = la_mul(x, s2);
-                LA_DECREF(x, s2);
-            } else {
-                PyObject *s1 = la_unsq(S, -1), *x = la_div(VhgV, E);
-                ret = la_mul(s1, x);
-                LA_DECREF(s1, x);
-            }
-        }
-        if (ret && gS) {
-            PyObject *de = tn_at_diag_embed(gS, 0, -2, -1);
-            Py_SETREF(ret, tn_add_tt(ret, de));
-            Py_XDECREF(de);
-        }
-        if (ret) {
-            if (m > nn && gU) {
-                PyObject *a = la_mm(U, ret), *s2 = la_unsq(S, -2), *gUS = la_div(gU, s2);
-                PyObject *b = tn_add_tt(a, gUS), *UH = la_mT(U), *c = la_mm(UH, gUS), *d = la_mm(U, c);
-                PyObject *e = tn_sub_tt(b, d);
-                r = la_mm(e, Vh);
-                LA_DECREF(a, s2, gUS, b, UH, c, d, e);
-            } else if (m < nn && gVh) {
-                PyObject *a = la_mm(ret, Vh), *s1 = la_unsq(S, -1), *SgV = la_div(gVh, s1);
-                PyObject *b = tn_add_tt(a, SgV), *VhH = la_mT(Vh), *c = la_mm(SgV, VhH), *d = la_mm(c, Vh);
-                PyObject *e = tn_sub_tt(b, d);
-                r = la_mm(U, e);
-                LA_DECREF(a, s1, SgV, b, VhH, c, d, e);
-            } else if (m >= nn) {
-                PyObject *a = la_mm(ret, Vh);
-                r = la_mm(U, a);
-                Py_XDECREF(a);
-            } else {
-                PyObject *a = la_mm(U, ret);
-                r = la_mm(a, Vh);
-                Py_XDECREF(a);
-            }
-        }
-        LA_DECREF(UhgU, VhgV, t1, t2, t3, t4, S2, a2, a1, E, Ed, f, ret);
-    }
+    PyObject *r = (!g[0] || gU) && (!g[2] || gVh) && U && Vh ? tn_bw_svd_backward(gU, g[1], gVh, U, S, Vh) : NULL;
     LA_DECREF(U0, S, Vh0, gU, gVh, U, Vh);
     if (!r) return -1;
     PUT(0, r);
@@ -1862,10 +1732,7 @@ static const struct { int row; tn_apply_fn fn; } formulas[] = {
     {TN_ROW_nll_loss2d_backward, f_nll_loss2d_backward},
     {TN_ROW_binary_cross_entropy_backward, f_bce_backward},
     /* linalg family (ops/linalg_lapack.c; helper-linalg) */
-    {TN_ROW_linalg_cholesky_ex, f_linalg_cholesky_ex},
-    {TN_ROW_cholesky, f_linalg_cholesky_ex},
     {TN_ROW_linalg_solve_triangular, f_linalg_solve_triangular}, {TN_ROW__linalg_solve_ex, f__linalg_solve_ex},
-    {TN_ROW__linalg_det, f__linalg_det},
     {TN_ROW_linalg_pinv_atol_rtol_tensor, f_linalg_pinv}, {TN_ROW_linalg_lstsq, f_linalg_lstsq},
     {TN_ROW_linalg_householder_product, f_linalg_householder_product}, {TN_ROW_ormqr, f_ormqr},
     {TN_ROW__linalg_svd, f__linalg_svd},

@@ -25,8 +25,18 @@ void tn_geometry_free(void *geo) {
     free(g);
 }
 
-/* the part of a base-shaped tensor the view covers */
+/* the part of a base-shaped tensor the view covers; a real view of a complex base (real, imag,
+ * view_as_real: geometry in real elements) is taken from view_as_real of it, as upstream replays
+ * such a view's function rather than as_strided */
 static PyObject *view_of(PyObject *r, const geometry *g) {
+    if (tn_dtype_is_complex(tn_tensor_of(r)->dtype) && !tn_dtype_is_complex(g->view.dtype)) {
+        PyObject *rr = tn_at_view_as_real(r), *v = NULL;
+        if (rr)
+            v = tn_at_as_strided(rr, TN_IN(tn_meta_sizes(&g->view), g->view.ndim), TN_IN(tn_meta_strides(&g->view), g->view.ndim),
+                                 TN_I((long long)(g->view_off - 2 * g->base_off)));
+        Py_XDECREF(rr);
+        return v;
+    }
     return tn_at_as_strided(r, TN_IN(tn_meta_sizes(&g->view), g->view.ndim), TN_IN(tn_meta_strides(&g->view), g->view.ndim),
                             TN_I((long long)(g->view_off - g->base_off)));
 }

@@ -392,15 +392,20 @@ PyObject *tn_op__linalg_solve_ex(tn_value *a) {
     int isz = tn_dtype_itemsize(A->dtype), in = (int)n, ik = (int)k;
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv), *pi = (int *)D(info);
+    /* a complex right solve: A^H conj(X^T) = conj(B^T), the buffer keeps conj(X) and X carries the
+     * conjugate bit, as upstream's (the left solve of B^H, .mH()) */
+    bool conj_x = !left && !vec && tn_dtype_is_complex(A->dtype);
     Py_BEGIN_ALLOW_THREADS
     lu_batch(L, plu, pp, pi, abatch, in, in, isz);
+    if (conj_x) conj_buf(px, batch * n * k, A->dtype);
     for (int64_t b = 0; b < batch && n && k; b++) {
         int64_t ab = map_batch(b, nb, bs, anb, A->sizes);
         int inf2;
-        L->getrs(left ? "N" : "T", &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
+        L->getrs(left ? "N" : conj_x ? "C" : "T", &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
     }
     Py_END_ALLOW_THREADS
     Py_CLEAR(Bm);
+    if (conj_x) tn_tensor_of(X)->math_bits |= TN_BIT_CONJ;   /* a fresh tensor: no view, as upstream's */
     if (vec) {
         PyObject *s = tn_at_squeeze_dim(X, -1);   /* upstream's result is no view */
         PyObject *c = NULL;
@@ -670,9 +675,10 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
     if (!X || tn_copy_into(X, Bo) < 0) goto fail;
     int64_t batch = prod(nb, bs);
     int isz = tn_dtype_itemsize(LU->dtype), in = (int)n, ik = (int)k;
-    bool cplx = tn_dtype_is_complex(LU->dtype), conj_b = cplx && !left && adj;
-    /* X A^H = B for complex: conj(A) X^T = B^T, solved as A conj(X^T) = conj(B^T) */
-    const char *tr = left ? (adj ? (cplx ? "C" : "T") : "N") : (adj ? "N" : "T");
+    bool cplx = tn_dtype_is_complex(LU->dtype), conj_b = cplx && !left;
+    /* complex X A = B / X A^H = B: A^H conj(X^T) = conj(B^T) / A conj(X^T) = conj(B^T); the buffer
+     * keeps conj(X) and X carries the conjugate bit, as upstream's (lu_solve of B^H, .mH()) */
+    const char *tr = left ? (adj ? (cplx ? "C" : "T") : "N") : (adj ? "N" : (cplx ? "C" : "T"));
     char *plu = D(lu), *px = D(X);
     int *pp = (int *)D(piv);
     int64_t nx = batch * n * k;
@@ -683,10 +689,10 @@ PyObject *tn_op_linalg_lu_solve(tn_value *a) {
         int inf2;
         L->getrs(tr, &in, &ik, plu + ab * n * n * isz, &in, pp + ab * n, px + b * n * k * isz, &in, &inf2, 1);
     }
-    if (conj_b) conj_buf(px, nx, LU->dtype);
     Py_END_ALLOW_THREADS
     Py_DECREF(lu);
     Py_DECREF(piv);
+    if (conj_b) tn_tensor_of(X)->math_bits |= TN_BIT_CONJ;   /* a fresh tensor: no view, as upstream's */
     return X;
 fail:
     Py_XDECREF(lu); Py_XDECREF(piv); Py_XDECREF(X);
