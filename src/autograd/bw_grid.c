@@ -1,19 +1,20 @@
-/* bw_grid.c — grid_sampler_2d's double backward (derivatives.yaml: grid_sampler_2d_backward's
- * formula, FunctionsManual's grid_sampler_2d_double_backward), written from the op stream upstream
- * 2.13.0 dispatches (measured with a TorchDispatchMode, docs/embbag_grid.md):
+/* bw_grid.c — grid_sampler_2d's and grid_sampler_3d's double backward (derivatives.yaml: the
+ * grid_sampler_{2,3}d_backward formulas, FunctionsManual's grid_sampler_{2,3}d_double_backward), written
+ * from the op stream upstream 2.13.0 dispatches (measured with a TorchDispatchMode, docs/embbag_grid.md):
  *
- *   ggI (the incoming gradient of grad_input): grad_output's gradient grid_sampler_2d(ggI, grid),
- *     grid's gradient grid_sampler_2d_backward(grad_output, ggI, grid, mask {false, true})[1];
- *   ggGrid (that of grad_grid), bilinear only: the unnormalised coordinates and their derivative
- *     (zeros: ones_like * scale; border: the clip mask * scale), the four corners' values gathered
+ *   ggI (the incoming gradient of grad_input): grad_output's gradient grid_sampler_Nd(ggI, grid),
+ *     grid's gradient grid_sampler_Nd_backward(grad_output, ggI, grid, mask {false, true})[1];
+ *   ggGrid (that of grad_grid), bilinear / trilinear only: the unnormalised coordinates and their
+ *     derivative (zeros: ones_like * scale; border: the clip mask * scale; reflection: the reflected
+ *     coordinate, its two +-1 signs times the clip mask * scale), the 4 (8) corners' values gathered
  *     from input (zeros: masked to the valid corners), the corner weights' derivatives; then
- *     grad_output's gradient sum_corners(v * dw/dx) * ggx' + (... dw/dy) * ggy', input's gradient
- *     scattered back (scatter_add into zeros), grid's gradient from the mixed second derivative
+ *     grad_output's gradient sum_corners(v * dw/dx) * ggx' + ..., input's gradient scattered back
+ *     (scatter_add into zeros), grid's gradient from the mixed second derivatives, e.g. in 2-d
  *     sum_C(grad_output * (v00 - v10 - v01 + v11)).
  *
- * Nearest has no ggGrid term (its grid gradient is zero). Bicubic and reflection padding refuse by
- * name: upstream's longer streams for them are not reproduced. Every op goes through the typed op
- * API, so a dispatch mode sees upstream's stream and create_graph records it. */
+ * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d) refuses by name: upstream's
+ * ~500-op stream for it is not reproduced. Every op goes through the typed op API, so a dispatch mode
+ * sees upstream's stream and create_graph records it. */
 #include "autograd/bw_helpers.h"
 #include "autograd/autograd.h"
 #include "tn_aten_gen.h"
