@@ -128,6 +128,25 @@ static PyObject *mask_zeros(pool *pp, PyObject *vals, int nd, PyObject **cs, con
 #undef KP
 }
 
+/* input's gradient: grad_output times coef (the corners' coordinate-weighted derivatives, (N, ..., nc)),
+ * zeros padding masked, scattered (scatter_add into zeros) back to the input's shape */
+static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject *input, int nd, PyObject **cs,
+                               const int64_t *sz, int64_t P, int64_t padding) {
+#define KP(e) keep(pp, (e))
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = (int64_t)1 << nd;
+    for (int a = 0; a < nd; a++) S *= sz[a];
+    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P);
+    PyObject *cu = idx ? KP(tn_at_unsqueeze(coef, 1)) : NULL;
+    PyObject *contrib = cu ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
+    if (contrib && padding == 0) contrib = mask_zeros(pp, contrib, nd, cs, sz, it->dtype);
+    PyObject *dev = contrib ? KP(tn_py_device_new(it->storage->device, -1)) : NULL;
+    PyObject *z = dev ? KP(tn_at_zeros(TN_IS(N, C, S), TN_DT(it->dtype), tn_py.layout_strided, dev, NULL)) : NULL;
+    PyObject *sc = z ? KP(tn_at_scatter_add(z, 2, idx, KP(tn_at_view(contrib, TN_IS(N, C, P * nc))))) : NULL;
+    return sc ? KP(tn_at_view(sc, (tn_ints){it->sizes, it->ndim, NULL, NULL})) : NULL;
+#undef KP
+}
+
 PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
                                                 PyObject *grid, int64_t interpolation, int64_t padding, bool align,
                                                 tn_ints mask) {
@@ -186,16 +205,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gx, -1)), dwx));
         NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gy, -1)), dwy, TN_SDEF)));
-        PyObject *idx2 = corner_index(&tt, 2, cs, sz, N, C, P);
-        PyObject *cu = idx2 ? K(tn_at_unsqueeze(coef, 1)) : NULL;
-        PyObject *contrib = cu ? K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
-        if (contrib && padding == 0) contrib = mask_zeros(&tt, contrib, 2, cs, sz, dt);
-        NEED(contrib);
-        PyObject *z = K(tn_at_zeros(TN_IS(N, C, H * W), TN_DT(dt), tn_py.layout_strided,
-                                    K(tn_py_device_new(it->storage->device, -1)), NULL));
-        PyObject *sc = z ? K(tn_at_scatter_add(z, 2, idx2, K(tn_at_view(contrib, TN_IS(N, C, P * 4))))) : NULL;
-        d_input = sc ? K(tn_at_view(sc, TN_IS(N, C, H, W))) : NULL;
-        NEED(d_input);
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding));
         /* grid's gradient: the mixed second derivative, summed over channels against grad_output */
         PyObject *v0 = K(tn_at_select_int(vals, -1, 0)), *v1 = v0 ? K(tn_at_select_int(vals, -1, 1)) : NULL;
         PyObject *v2 = v1 ? K(tn_at_select_int(vals, -1, 2)) : NULL, *v3 = v2 ? K(tn_at_select_int(vals, -1, 3)) : NULL;
@@ -300,16 +310,7 @@ PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gg[0], -1)), dws[0]));
         for (int a = 1; a < 3; a++) NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gg[a], -1)), dws[a], TN_SDEF)));
-        PyObject *idx2 = corner_index(&tt, 3, cs, sz, N, C, P);
-        PyObject *cu = idx2 ? K(tn_at_unsqueeze(coef, 1)) : NULL;
-        PyObject *contrib = cu ? K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
-        if (contrib && padding == 0) contrib = mask_zeros(&tt, contrib, 3, cs, sz, dt);
-        NEED(contrib);
-        PyObject *z = K(tn_at_zeros(TN_IS(N, C, D * H * W), TN_DT(dt), tn_py.layout_strided,
-                                    K(tn_py_device_new(it->storage->device, -1)), NULL));
-        PyObject *sc = z ? K(tn_at_scatter_add(z, 2, idx2, K(tn_at_view(contrib, TN_IS(N, C, P * 8))))) : NULL;
-        d_input = sc ? K(tn_at_view(sc, TN_IS(N, C, D, H, W))) : NULL;
-        NEED(d_input);
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding));
         /* grid's gradient: the mixed second derivatives (xy, xz, yz), each the two faces' differences
          * interpolated along the third axis, summed over channels against grad_output */
         for (int a = 0; a < 3; a++) NEED(fu[a] = K(tn_at_unsqueeze(fr[a], 1)));
