@@ -79,6 +79,8 @@ HELPERS = {
     "atan2_backward": [(("T", "T", "T", ("A", "ints")), "tn_bw_atan2_backward")],
     "grid_sampler_2d_double_backward": [(("Tu", "Tu", "T", "T", "T", "int", "int", "bool", ("A", "ints")),
                                          "tn_bw_grid_sampler_2d_double_backward")],
+    "grid_sampler_3d_double_backward": [(("Tu", "Tu", "T", "T", "T", "int", "int", "bool", ("A", "ints")),
+                                         "tn_bw_grid_sampler_3d_double_backward")],
     "scatter_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_scatter_reduce_backward")],
     "index_reduce_backward": [(("T", "T", "int", "T", "T", ("A", "str"), "bool", "T"), "tn_bw_index_reduce_backward")],
     "cholesky_inverse_backward": [(("T", "T", "bool", "T"), "tn_bw_cholesky_inverse_backward")],
@@ -143,7 +145,7 @@ HELPERS = {
                                (("T", ("A", "ints"), "int", "int", "int", "int"), "tn_bw_slice_backward_wrapper_i")],
 }
 # helpers of HELPERS that return a tuple (one gradient per input of a formula for several inputs)
-TUPLE_HELPERS = {"atan2_backward", "grid_sampler_2d_double_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
+TUPLE_HELPERS = {"atan2_backward", "grid_sampler_2d_double_backward", "grid_sampler_3d_double_backward", "clamp_backward_min_max", "layer_norm_double_backward", "batchnorm_double_backward",
                  "polar_backward", "scatter_reduce_backward", "index_reduce_backward", "cholesky_solve_backward",
                  "triangular_solve_backward"}
 # helpers of HELPERS that return a list (one gradient per tensor of a Tensor[] input; type "TL")

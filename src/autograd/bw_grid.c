@@ -1,26 +1,27 @@
-/* bw_grid.c — grid_sampler_2d's double backward (derivatives.yaml: grid_sampler_2d_backward's
- * formula, FunctionsManual's grid_sampler_2d_double_backward), written from the op stream upstream
- * 2.13.0 dispatches (measured with a TorchDispatchMode, docs/embbag_grid.md):
+/* bw_grid.c — grid_sampler_2d's and grid_sampler_3d's double backward (derivatives.yaml: the
+ * grid_sampler_{2,3}d_backward formulas, FunctionsManual's grid_sampler_{2,3}d_double_backward), written
+ * from the op stream upstream 2.13.0 dispatches (measured with a TorchDispatchMode, docs/embbag_grid.md):
  *
- *   ggI (the incoming gradient of grad_input): grad_output's gradient grid_sampler_2d(ggI, grid),
- *     grid's gradient grid_sampler_2d_backward(grad_output, ggI, grid, mask {false, true})[1];
- *   ggGrid (that of grad_grid), bilinear only: the unnormalised coordinates and their derivative
- *     (zeros: ones_like * scale; border: the clip mask * scale), the four corners' values gathered
+ *   ggI (the incoming gradient of grad_input): grad_output's gradient grid_sampler_Nd(ggI, grid),
+ *     grid's gradient grid_sampler_Nd_backward(grad_output, ggI, grid, mask {false, true})[1];
+ *   ggGrid (that of grad_grid), bilinear / trilinear only: the unnormalised coordinates and their
+ *     derivative (zeros: ones_like * scale; border: the clip mask * scale; reflection: the reflected
+ *     coordinate, its two +-1 signs times the clip mask * scale), the 4 (8) corners' values gathered
  *     from input (zeros: masked to the valid corners), the corner weights' derivatives; then
- *     grad_output's gradient sum_corners(v * dw/dx) * ggx' + (... dw/dy) * ggy', input's gradient
- *     scattered back (scatter_add into zeros), grid's gradient from the mixed second derivative
+ *     grad_output's gradient sum_corners(v * dw/dx) * ggx' + ..., input's gradient scattered back
+ *     (scatter_add into zeros), grid's gradient from the mixed second derivatives, e.g. in 2-d
  *     sum_C(grad_output * (v00 - v10 - v01 + v11)).
  *
- * Nearest has no ggGrid term (its grid gradient is zero). Bicubic and reflection padding refuse by
- * name: upstream's longer streams for them are not reproduced. Every op goes through the typed op
- * API, so a dispatch mode sees upstream's stream and create_graph records it. */
+ * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d) refuses by name: upstream's
+ * ~500-op stream for it is not reproduced. Every op goes through the typed op API, so a dispatch mode
+ * sees upstream's stream and create_graph records it. */
 #include "autograd/bw_helpers.h"
 #include "autograd/autograd.h"
 #include "tn_aten_gen.h"
 
 #include <string.h>
 
-#define NT 192
+#define NT 320
 typedef struct { PyObject *t[NT]; int n; } pool;
 static PyObject *keep(pool *p, PyObject *o) {
     if (o && p->n < NT) p->t[p->n++] = o;
@@ -32,6 +33,27 @@ static void pool_free(pool *p) {
 }
 #define K(e) keep(&tt, (e))
 #define NEED(x) do { if (!(x)) goto fail; } while (0)
+#define STACK8(d) K(tn_at_stack(TN_TS((d)[0], (d)[1], (d)[2], (d)[3], (d)[4], (d)[5], (d)[6], (d)[7]), -1))
+
+/* k - t as ATen's Scalar - Tensor operator: empty_like(t).fill_(k).sub_(t) */
+static PyObject *k_minus(pool *pp, tn_scalar_arg k, PyObject *t) {
+#define KP(e) keep(pp, (e))
+    PyObject *e = KP(tn_at_empty_like(t, NULL, NULL, NULL, NULL, tn_py.memory_format_preserve));
+    PyObject *f = e ? KP(tn_at_fill__Scalar(e, k)) : NULL;
+    return f ? KP(tn_at_sub__Tensor(f, t, TN_SDEF)) : NULL;
+#undef KP
+}
+
+/* where(cond, 1.0, -1.0) as ATen's composite where.Scalar: two scalar_tensors of the default dtype
+ * (its arguments built right to left), then where.self */
+static PyObject *sign_of(pool *pp, PyObject *cond, PyObject *like) {
+#define KP(e) keep(pp, (e))
+    PyObject *dev = cond ? KP(tn_py_device_new(tn_tensor_of(like)->storage->device, -1)) : NULL;
+    PyObject *m = dev ? KP(tn_at_scalar_tensor(TN_SD(-1.0), TN_DT(tn_py.default_dtype), tn_py.layout_strided, dev, NULL)) : NULL;
+    PyObject *p = m ? KP(tn_at_scalar_tensor(TN_SD(1.0), TN_DT(tn_py.default_dtype), tn_py.layout_strided, dev, NULL)) : NULL;
+    return p ? KP(tn_at_where_self(cond, p, m)) : NULL;
+#undef KP
+}
 
 /* the unnormalised coordinate along one axis of `size` and its derivative: (ix, mult) */
 static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, bool align, PyObject **ix, PyObject **mult) {
@@ -40,11 +62,28 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
     PyObject *c = KP(tn_at_mul_Scalar(KP(tn_at_add_Scalar(g, TN_SI(1), TN_SDEF)), TN_SD(scale)));
     if (c && !align) c = KP(tn_at_sub_Scalar(c, TN_SD(0.5), TN_SDEF));
     if (!c) return -1;
-    if (padding == 1) {   /* border: clip_coordinates, whose derivative is the inside mask */
+    PyObject *s1 = NULL, *s2 = NULL;   /* reflection: the signs of the reflected coordinate's derivative */
+    if (padding == 2) {
+        double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
+        PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
+        PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
+        s1 = a ? sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), g) : NULL;
+        PyObject *flips = s1 ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
+        PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
+        s2 = even ? sign_of(pp, even, g) : NULL;
+        PyObject *extra = s2 ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
+        PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
+        PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
+        PyObject *e2 = e1 ? KP(tn_at_add_Scalar(back, TN_SD(lo), TN_SDEF)) : NULL;
+        c = e2 ? KP(tn_at_where_self(even, e1, e2)) : NULL;
+        if (!c) return -1;
+    }
+    if (padding >= 1) {   /* border (and reflection): clip_coordinates, whose derivative is the inside mask */
         PyObject *lt = KP(tn_at_lt_Scalar(c, TN_SD((double)(size - 1))));
         PyObject *gt = lt ? KP(tn_at_gt_Scalar(c, TN_SI(0))) : NULL;
         PyObject *in = gt ? KP(tn_at_bitwise_and_Tensor(lt, gt)) : NULL;
         PyObject *inf = in ? KP(tn_at__to_copy(in, TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL, false, NULL)) : NULL;
+        if (inf && s1) inf = KP(tn_at_mul_Tensor(KP(tn_at_mul_Tensor(s1, s2)), inf));
         c = inf ? KP(tn_at_clamp(c, TN_SI(0), TN_SI(size - 1))) : NULL;
         *mult = c ? KP(tn_at_mul_Scalar(inf, TN_SD(scale))) : NULL;
     } else {
@@ -55,36 +94,56 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
 #undef KP
 }
 
-/* the corners' linear indices (clamped), viewed (N, 1, Ho*Wo*4) and expanded over C */
-static PyObject *corner_index(pool *pp, PyObject *xs, PyObject *ys, int64_t N, int64_t C, int64_t H, int64_t W, int64_t P) {
+/* the corners' linear indices (clamped per axis x, y[, z]; (z * H + y) * W + x), viewed (N, 1, P * nc)
+ * and expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
+static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P) {
 #define KP(e) keep(pp, (e))
-    PyObject *xc = KP(tn_at_clamp(xs, TN_SI(0), TN_SI(W - 1)));
-    PyObject *yc = xc ? KP(tn_at_clamp(ys, TN_SI(0), TN_SI(H - 1))) : NULL;
-    PyObject *lin = yc ? KP(tn_at_add_Tensor(KP(tn_at_mul_Scalar(yc, TN_SI(W))), xc, TN_SDEF)) : NULL;
-    PyObject *v = lin ? KP(tn_at_view(lin, TN_IS(N, 1, P * 4))) : NULL;
-    return v ? KP(tn_at_expand(v, TN_IS(N, C, P * 4), false)) : NULL;
+    PyObject *cl[3];
+    for (int a = 0; a < nd; a++)
+        if (!(cl[a] = KP(tn_at_clamp(cs[a], TN_SI(0), TN_SI(sz[a] - 1))))) return NULL;
+    PyObject *lin = cl[nd - 1];
+    for (int a = nd - 2; a >= 0 && lin; a--)
+        lin = KP(tn_at_add_Tensor(KP(tn_at_mul_Scalar(lin, TN_SI(sz[a]))), cl[a], TN_SDEF));
+    int64_t nc = (int64_t)1 << nd;
+    PyObject *v = lin ? KP(tn_at_view(lin, TN_IS(N, 1, P * nc))) : NULL;
+    return v ? KP(tn_at_expand(v, TN_IS(N, C, P * nc), false)) : NULL;
 #undef KP
 }
 
-/* zeros padding: the values (N, C, Ho, Wo, 4) times the corners' inside mask */
-static PyObject *mask_zeros(pool *pp, PyObject *vals, PyObject *xs, PyObject *ys, int64_t H, int64_t W, tn_dtype dt) {
+/* zeros padding: the values (N, C, ..., nc) times the corners' inside mask */
+static PyObject *mask_zeros(pool *pp, PyObject *vals, int nd, PyObject **cs, const int64_t *sz, tn_dtype dt) {
 #define KP(e) keep(pp, (e))
-    PyObject *xl = KP(tn_at_lt_Scalar(xs, TN_SI(W))), *xg = xl ? KP(tn_at_ge_Scalar(xs, TN_SI(0))) : NULL;
-    PyObject *yl = xg ? KP(tn_at_lt_Scalar(ys, TN_SI(H))) : NULL, *yg = yl ? KP(tn_at_ge_Scalar(ys, TN_SI(0))) : NULL;
-    PyObject *mx = yg ? KP(tn_at_bitwise_and_Tensor(xl, xg)) : NULL;
-    PyObject *my = mx ? KP(tn_at_bitwise_and_Tensor(yl, yg)) : NULL;
-    PyObject *m = my ? KP(tn_at_bitwise_and_Tensor(mx, my)) : NULL;
+    PyObject *lt[3], *ge[3];
+    for (int a = 0; a < nd; a++) {
+        if (!(lt[a] = KP(tn_at_lt_Scalar(cs[a], TN_SI(sz[a]))))) return NULL;
+        if (!(ge[a] = KP(tn_at_ge_Scalar(cs[a], TN_SI(0))))) return NULL;
+    }
+    PyObject *in[3];
+    for (int a = 0; a < nd; a++)
+        if (!(in[a] = KP(tn_at_bitwise_and_Tensor(lt[a], ge[a])))) return NULL;
+    PyObject *m = in[0];
+    for (int a = 1; a < nd && m; a++) m = KP(tn_at_bitwise_and_Tensor(m, in[a]));
     PyObject *mf = m ? KP(tn_at__to_copy(KP(tn_at_unsqueeze(m, 1)), TN_DT(dt), NULL, NULL, NULL, false, NULL)) : NULL;
     return mf ? KP(tn_at_mul_Tensor(vals, mf)) : NULL;
 #undef KP
 }
 
-/* 1 - t as ATen's Scalar - Tensor operator: empty_like(t).fill_(1).sub_(t) */
-static PyObject *one_minus(pool *pp, PyObject *t) {
+/* input's gradient: grad_output times coef (the corners' coordinate-weighted derivatives, (N, ..., nc)),
+ * zeros padding masked, scattered (scatter_add into zeros) back to the input's shape */
+static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject *input, int nd, PyObject **cs,
+                               const int64_t *sz, int64_t P, int64_t padding) {
 #define KP(e) keep(pp, (e))
-    PyObject *e = KP(tn_at_empty_like(t, NULL, NULL, NULL, NULL, tn_py.memory_format_preserve));
-    PyObject *f = e ? KP(tn_at_fill__Scalar(e, TN_SD(1.0))) : NULL;
-    return f ? KP(tn_at_sub__Tensor(f, t, TN_SDEF)) : NULL;
+    const tn_tensor *it = tn_tensor_of(input);
+    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = (int64_t)1 << nd;
+    for (int a = 0; a < nd; a++) S *= sz[a];
+    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P);
+    PyObject *cu = idx ? KP(tn_at_unsqueeze(coef, 1)) : NULL;
+    PyObject *contrib = cu ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
+    if (contrib && padding == 0) contrib = mask_zeros(pp, contrib, nd, cs, sz, it->dtype);
+    PyObject *dev = contrib ? KP(tn_py_device_new(it->storage->device, -1)) : NULL;
+    PyObject *z = dev ? KP(tn_at_zeros(TN_IS(N, C, S), TN_DT(it->dtype), tn_py.layout_strided, dev, NULL)) : NULL;
+    PyObject *sc = z ? KP(tn_at_scatter_add(z, 2, idx, KP(tn_at_view(contrib, TN_IS(N, C, P * nc))))) : NULL;
+    return sc ? KP(tn_at_view(sc, (tn_ints){it->sizes, it->ndim, NULL, NULL})) : NULL;
 #undef KP
 }
 
@@ -92,10 +151,8 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
                                                 PyObject *grid, int64_t interpolation, int64_t padding, bool align,
                                                 tn_ints mask) {
     (void)mask;
-    if (interpolation == 2 || (interpolation == 0 && padding == 2) || interpolation < 0 || interpolation > 2 ||
-        padding < 0 || padding > 2)
-        return tn_not_implemented(interpolation == 2 ? "grid_sampler_2d double backward with bicubic interpolation"
-                                                     : "grid_sampler_2d double backward with reflection padding");
+    if (interpolation == 2 || interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2)
+        return tn_not_implemented("grid_sampler_2d double backward with bicubic interpolation");
     pool tt = {.n = 0};
     PyObject *d_go = NULL, *d_input = NULL, *d_grid = NULL;
     if (ggI) {
@@ -124,13 +181,15 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         PyObject *y1 = x1 ? K(tn_at_add_Scalar(y0, TN_SI(1), TN_SDEF)) : NULL;
         PyObject *xs = y1 ? K(tn_at_stack(TN_TS(x0, x1, x0, x1), -1)) : NULL;
         PyObject *ys = xs ? K(tn_at_stack(TN_TS(y0, y0, y1, y1), -1)) : NULL;
-        PyObject *idx = ys ? corner_index(&tt, xs, ys, N, C, H, W, P) : NULL;
+        PyObject *cs[2] = {xs, ys};
+        const int64_t sz[2] = {W, H};
+        PyObject *idx = ys ? corner_index(&tt, 2, cs, sz, N, C, P) : NULL;
         PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
         PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 4))) : NULL;
-        if (vals && padding == 0) vals = mask_zeros(&tt, vals, xs, ys, H, W, dt);
+        if (vals && padding == 0) vals = mask_zeros(&tt, vals, 2, cs, sz, dt);
         NEED(vals);
         /* the corner weights' derivatives: d/dx (-wy0, wy0, -fy, fy), d/dy (-wx0, -fx, wx0, fx) */
-        PyObject *wx0 = one_minus(&tt, fx), *wy0 = wx0 ? one_minus(&tt, fy) : NULL;
+        PyObject *wx0 = k_minus(&tt, TN_SD(1.0), fx), *wy0 = wx0 ? k_minus(&tt, TN_SD(1.0), fy) : NULL;
         NEED(wy0);
         PyObject *n1 = K(tn_at_neg(wy0)), *n2 = n1 ? K(tn_at_neg(fy)) : NULL;
         PyObject *dwx = n2 ? K(tn_at_stack(TN_TS(n1, wy0, n2, fy), -1)) : NULL;
@@ -146,16 +205,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gx, -1)), dwx));
         NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gy, -1)), dwy, TN_SDEF)));
-        PyObject *idx2 = corner_index(&tt, xs, ys, N, C, H, W, P);
-        PyObject *cu = idx2 ? K(tn_at_unsqueeze(coef, 1)) : NULL;
-        PyObject *contrib = cu ? K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
-        if (contrib && padding == 0) contrib = mask_zeros(&tt, contrib, xs, ys, H, W, dt);
-        NEED(contrib);
-        PyObject *z = K(tn_at_zeros(TN_IS(N, C, H * W), TN_DT(dt), tn_py.layout_strided,
-                                    K(tn_py_device_new(it->storage->device, -1)), NULL));
-        PyObject *sc = z ? K(tn_at_scatter_add(z, 2, idx2, K(tn_at_view(contrib, TN_IS(N, C, P * 4))))) : NULL;
-        d_input = sc ? K(tn_at_view(sc, TN_IS(N, C, H, W))) : NULL;
-        NEED(d_input);
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding));
         /* grid's gradient: the mixed second derivative, summed over channels against grad_output */
         PyObject *v0 = K(tn_at_select_int(vals, -1, 0)), *v1 = v0 ? K(tn_at_select_int(vals, -1, 1)) : NULL;
         PyObject *v2 = v1 ? K(tn_at_select_int(vals, -1, 2)) : NULL, *v3 = v2 ? K(tn_at_select_int(vals, -1, 3)) : NULL;
@@ -174,5 +224,130 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
 fail:
     pool_free(&tt);
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: grid_sampler_2d_double_backward failed");
+    return NULL;
+}
+
+/* a * b, or -a * b: one term of a corner weight's derivative */
+static PyObject *term(pool *pp, bool neg, PyObject *a, PyObject *b) {
+    PyObject *x = neg ? keep(pp, tn_at_neg(a)) : a;
+    return x ? keep(pp, tn_at_mul_Tensor(x, b)) : NULL;
+}
+
+/* v[i] - v[j] - v[k] + v[l]: a mixed difference over one face of the cell */
+static PyObject *cross(pool *pp, PyObject **v, int i, int j, int k, int l) {
+    PyObject *d = keep(pp, tn_at_sub_Tensor(v[i], v[j], TN_SDEF));
+    d = d ? keep(pp, tn_at_sub__Tensor(d, v[k], TN_SDEF)) : NULL;
+    return d ? keep(pp, tn_at_add__Tensor(d, v[l], TN_SDEF)) : NULL;
+}
+
+/* grid_sampler_3d's double backward: the 2-d one's scheme over the cell's 8 corners (k = x + 2y + 4z) */
+PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
+                                                PyObject *grid, int64_t interpolation, int64_t padding, bool align,
+                                                tn_ints mask) {
+    (void)mask;
+    if (interpolation < 0 || interpolation > 1 || padding < 0 || padding > 2)
+        return tn_not_implemented("grid_sampler_3d double backward with this interpolation / padding mode");
+    pool tt = {.n = 0};
+    PyObject *d_go = NULL, *d_input = NULL, *d_grid = NULL;
+    if (ggI) {
+        d_go = K(tn_at_grid_sampler_3d(ggI, grid, interpolation, padding, align));
+        PyObject *r = d_go ? K(tn_at_grid_sampler_3d_backward(gO, ggI, grid, interpolation, padding, align, TN_IS(0, 1))) : NULL;
+        NEED(r);
+        d_grid = PyTuple_GetItem(r, 1);
+        NEED(d_grid);
+    }
+    if (ggGrid && interpolation == 0) {
+        const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
+        int64_t N = it->sizes[0], C = it->sizes[1], D = it->sizes[2], H = it->sizes[3], W = it->sizes[4];
+        int64_t Do = gt->sizes[1], Ho = gt->sizes[2], Wo = gt->sizes[3], P = Do * Ho * Wo;
+        const int64_t sz[3] = {W, H, D};
+        tn_dtype dt = it->dtype;
+        PyObject *c[3], *m[3], *lo[3], *hi[3], *fr[3], *gg[3], *w0[3], *fu[3], *v[8];
+        for (int a = 0; a < 3; a++)
+            NEED(unnormalize(&tt, K(tn_at_select_int(grid, -1, a)), sz[a], padding, align, &c[a], &m[a]) == 0);
+        for (int a = 0; a < 3; a++)
+            NEED(lo[a] = K(tn_at__to_copy(K(tn_at_floor(c[a])), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)));
+        for (int a = 0; a < 3; a++) NEED(hi[a] = K(tn_at_add_Scalar(lo[a], TN_SI(1), TN_SDEF)));
+        for (int a = 0; a < 3; a++)
+            NEED(fr[a] = K(tn_at_sub_Tensor(c[a], K(tn_at__to_copy(lo[a], TN_DT(dt), NULL, NULL, NULL, false, NULL)), TN_SDEF)));
+        for (int a = 0; a < 3; a++) NEED(gg[a] = K(tn_at_mul_Tensor(K(tn_at_select_int(ggGrid, -1, a)), m[a])));
+        PyObject *cs[3];
+        NEED(cs[0] = K(tn_at_stack(TN_TS(lo[0], hi[0], lo[0], hi[0], lo[0], hi[0], lo[0], hi[0]), -1)));
+        NEED(cs[1] = K(tn_at_stack(TN_TS(lo[1], lo[1], hi[1], hi[1], lo[1], lo[1], hi[1], hi[1]), -1)));
+        NEED(cs[2] = K(tn_at_stack(TN_TS(lo[2], lo[2], lo[2], lo[2], hi[2], hi[2], hi[2], hi[2]), -1)));
+        PyObject *idx = corner_index(&tt, 3, cs, sz, N, C, P);
+        PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, D * H * W))) : NULL;
+        PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Do, Ho, Wo, 8))) : NULL;
+        if (vals && padding == 0) vals = mask_zeros(&tt, vals, 3, cs, sz, dt);
+        NEED(vals);
+        for (int a = 0; a < 3; a++) NEED(w0[a] = k_minus(&tt, TN_SD(1.0), fr[a]));
+        /* the corner weights' derivatives along x, y, z, in upstream's order of terms */
+        PyObject *dw[3][8], *dws[3];
+        for (int q = 0, k = 0; q < 2; q++)
+            for (int p = 0; p < 2; p++, k += 2) {
+                PyObject *wy = p ? fr[1] : w0[1], *wz = q ? fr[2] : w0[2];
+                NEED(dw[0][k] = term(&tt, true, wy, wz));
+                NEED(dw[0][k + 1] = term(&tt, false, wy, wz));
+            }
+        NEED(dws[0] = STACK8(dw[0]));
+        for (int q = 0; q < 2; q++)
+            for (int s = 1; s >= 0; s--)
+                for (int p = 0; p < 2; p++)
+                    NEED(dw[1][4 * q + 2 * (1 - s) + p] = term(&tt, s, p ? fr[0] : w0[0], q ? fr[2] : w0[2]));
+        NEED(dws[1] = STACK8(dw[1]));
+        for (int s = 1; s >= 0; s--)
+            for (int k = 0; k < 4; k++)
+                NEED(dw[2][4 * (1 - s) + k] = term(&tt, s, k & 1 ? fr[0] : w0[0], k & 2 ? fr[1] : w0[1]));
+        NEED(dws[2] = STACK8(dw[2]));
+        PyObject *dod[3];
+        for (int a = 0; a < 3; a++)
+            NEED(dod[a] = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(vals, K(tn_at_unsqueeze(dws[a], 1)))), TN_IS(-1), false, NULL)));
+        /* grad_output's gradient */
+        PyObject *go_g = K(tn_at_mul_Tensor(dod[0], K(tn_at_unsqueeze(gg[0], 1))));
+        for (int a = 1; a < 3; a++) NEED(go_g && K(tn_at_addcmul_(go_g, dod[a], K(tn_at_unsqueeze(gg[a], 1)), TN_SDEF)));
+        d_go = d_go ? K(tn_at_add_Tensor(d_go, go_g, TN_SDEF)) : go_g;
+        NEED(d_go);
+        /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
+        PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gg[0], -1)), dws[0]));
+        for (int a = 1; a < 3; a++) NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gg[a], -1)), dws[a], TN_SDEF)));
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding));
+        /* grid's gradient: the mixed second derivatives (xy, xz, yz), each the two faces' differences
+         * interpolated along the third axis, summed over channels against grad_output */
+        for (int a = 0; a < 3; a++) NEED(fu[a] = K(tn_at_unsqueeze(fr[a], 1)));
+        for (int k = 0; k < 8; k++) NEED(v[k] = K(tn_at_select_int(vals, -1, k)));
+        PyObject *a0 = cross(&tt, v, 0, 1, 2, 3), *b0 = a0 ? cross(&tt, v, 4, 5, 6, 7) : NULL;
+        PyObject *om = b0 ? k_minus(&tt, TN_SI(1), fu[2]) : NULL;
+        PyObject *dxy = om ? K(tn_at_mul_Tensor(om, a0)) : NULL;
+        NEED(dxy && K(tn_at_add__Tensor(dxy, K(tn_at_mul_Tensor(fu[2], b0)), TN_SDEF)));
+        static const int faces[2][2][2] = {{{0, 1}, {4, 5}}, {{0, 2}, {4, 6}}};
+        PyObject *dd[2];
+        for (int f = 0; f < 2; f++) {   /* xz (along y), yz (along x) */
+            const int i = faces[f][0][0], j = faces[f][0][1], k = faces[f][1][0], l = faces[f][1][1], st = f ? 1 : 2;
+            PyObject *a1 = cross(&tt, v, i, j, k, l), *b1 = a1 ? cross(&tt, v, i + st, j + st, k + st, l + st) : NULL;
+            PyObject *o1 = b1 ? k_minus(&tt, TN_SI(1), fu[1 - f]) : NULL;
+            NEED(dd[f] = o1 ? K(tn_at_mul_Tensor(o1, a1)) : NULL);
+            NEED(K(tn_at_addcmul_(dd[f], fu[1 - f], b1, TN_SDEF)));
+        }
+        PyObject *S[3] = {dxy, dd[0], dd[1]};   /* xy, xz, yz */
+        for (int a = 0; a < 3; a++) NEED(S[a] = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(gO, S[a])), TN_IS(1), false, NULL)));
+        /* d/dx: S_xy gy + S_xz gz; d/dy: S_xy gx + S_yz gz; d/dz: S_xz gx + S_yz gy */
+        static const int pick[3][4] = {{0, 1, 1, 2}, {0, 0, 2, 2}, {1, 0, 2, 1}};
+        PyObject *g3[3];
+        for (int a = 0; a < 3; a++) {
+            NEED(g3[a] = K(tn_at_mul_Tensor(S[pick[a][0]], gg[pick[a][1]])));
+            NEED(K(tn_at_addcmul_(g3[a], S[pick[a][2]], gg[pick[a][3]], TN_SDEF)));
+            NEED(K(tn_at_mul__Tensor(g3[a], m[a])));
+        }
+        PyObject *g2 = K(tn_at_stack(TN_TS(g3[0], g3[1], g3[2]), -1));
+        NEED(g2);
+        d_grid = d_grid ? K(tn_at_add_Tensor(d_grid, g2, TN_SDEF)) : g2;
+        NEED(d_grid);
+    }
+    PyObject *r = PyTuple_Pack(3, d_go ? d_go : Py_None, d_input ? d_input : Py_None, d_grid ? d_grid : Py_None);
+    pool_free(&tt);
+    return r;
+fail:
+    pool_free(&tt);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "torchnative: grid_sampler_3d_double_backward failed");
     return NULL;
 }

@@ -832,9 +832,12 @@ PyObject *tn_bw_norm_backward(PyObject *grad, PyObject *self, const tn_value *p,
 PyObject *tn_bw_batchnorm_double_backward(PyObject *input, PyObject *gamma, PyObject *ggI, PyObject *ggG, PyObject *ggB,
                                           PyObject *gO, PyObject *running_mean, PyObject *running_var, bool training,
                                           double eps, PyObject *save_mean, PyObject *save_invstd, tn_ints mask);
-/* grid_sampler_2d_double_backward(ggI, ggGrid (maybe NULL), grad_output, input, grid, interpolation,
+/* grid_sampler_{2,3}d_double_backward(ggI, ggGrid (maybe NULL), grad_output, input, grid, interpolation,
  * padding, align_corners, mask) -> (grad_output's, input's, grid's) (bw_grid.c) */
 PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
+                                                PyObject *grid, int64_t interpolation, int64_t padding, bool align,
+                                                tn_ints mask);
+PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
                                                 PyObject *grid, int64_t interpolation, int64_t padding, bool align,
                                                 tn_ints mask);
 /* i1_backward / i1e_backward(grad, self, result); polar_backward(grad, result) -> (abs's, angle's) */
