@@ -1,4 +1,4 @@
-/* kernels/qconv.h — static quantized convolution (quantized::conv2d / conv2d_relu; ops/qconv.c,
+/* kernels/qconv.h — static quantized convolution (quantized::conv2d / conv2d_relu, conv3d; ops/qconv.c,
  * docs/quant_tensors.md "Static convolution"), with the arithmetic of upstream's x86 engine,
  * measured against upstream 2.13.0:
  *
@@ -41,8 +41,9 @@ typedef struct {
     int64_t N, C, H, W;            /* the input's sizes */
     int64_t OC, OH, OW, KH, KW, G; /* the weights: w - w_zp[oc] as int16, OC x KH x KW x (C / G) */
     int64_t sh, sw, ph, pw, dh, dw;
-    /* a 3-d convolution's depth (D > 0: input NDHWC, weights OC x KD x KH x KW x (C / G), output
-     * N x OD x OH x OW x OC, the reference only); D = 0 is 2-d, the other fields then unread */
+    /* d3: a 3-d convolution, with a depth (input NDHWC, weights OC x KD x KH x KW x (C / G), output
+     * N x OD x OH x OW x OC, the reference only); d3 = 0 is 2-d, the depth fields then unread */
+    int d3;
     int64_t D, OD, KD, sd, pd, dd;
     const uint8_t *xu;             /* the input, NHWC contiguous uint8 (NULL: x is already filled) */
     int16_t *x;                    /* scratch of N x H x W x C: the reference writes x - x_zp here */
@@ -76,7 +77,7 @@ void tn_qconv_prep_input(const tn_qconv_prep *p);
  * same sums gathered the other way, output (oh, ow) from input (ih, iw) where oh = ih * sh - ph +
  * kh * dh (and likewise ow), (x - x_zp) * w over the tap's group channels; OH / OW are the caller's
  * (output padding included) */
-void tn_qconv2d(const tn_qconv_args *a);   /* and the 3-d one (a->D > 0) */
+void tn_qconv2d(const tn_qconv_args *a);   /* and the 3-d one (a->d3) */
 
 /* the fast variants' im2col (kernels/x86/qconv-*.c): output row r's rows for group g, OW rows of ld
  * elements of esz bytes (K = KH x KW x C/G values, then zeros) from x, the NHWC input of esz-byte

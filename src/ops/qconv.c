@@ -1,7 +1,8 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
  * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
- * transposed conv_transpose2d / conv_transpose1d on the same packed object), as upstream's x86
- * engine runs it (docs/quant_tensors.md "Static convolution", "Transposed convolution").
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d on a 3-d one,
+ * Conv3dPackedParamsBase), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
+ * convolution", "Transposed convolution", "Convolution 3-d").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
@@ -495,7 +496,7 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OD, int64_t OH, 
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .D = d3 ? D : 0, .OD = OD, .KD = c->KD, .sd = c->sd, .pd = c->pd, .dd = c->dd, .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
+        .dw = c->dilation[1], .d3 = d3, .D = D, .OD = OD, .KD = c->KD, .sd = c->sd, .pd = c->pd, .dd = c->dd, .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
         .x_zp = (int32_t)Q->zero_point, .w = c->w16, .wp = c->wp, .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
         .seq_scales = d3, .src_scale = a_scale,

@@ -238,12 +238,12 @@ void *tn_qconv_pack(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, c
 }
 
 void tn_qconv2d(const tn_qconv_args *a) {
-    tn_qconv_args b = *a;   /* 2-d (D = 0): one depth of one */
-    if (b.D <= 0) {
+    tn_qconv_args b = *a;   /* 2-d: one depth of one */
+    if (!b.d3) {
         b.D = b.OD = b.KD = b.sd = b.dd = 1;
         b.pd = 0;
     }
-    int two_d = a->D <= 0;
+    int two_d = !a->d3;
     int64_t nr = b.N * b.OD * b.OH;
     if (nr <= 0 || b.OW <= 0 || b.OC <= 0) return;
 #if defined(__x86_64__)
