@@ -1,4 +1,4 @@
-/* kernels/qconv.h — static quantized convolution (quantized::conv2d / conv2d_relu; ops/qconv.c,
+/* kernels/qconv.h — static quantized convolution (quantized::conv2d / conv2d_relu, conv3d; ops/qconv.c,
  * docs/quant_tensors.md "Static convolution"), with the arithmetic of upstream's x86 engine,
  * measured against upstream 2.13.0:
  *
@@ -9,7 +9,8 @@
  *   oneDNN (symmetric weights, groups <= 100, an AVX-512 VNNI host):
  *     f = (float)acc * comb[oc]  (+ bias[oc])  (relu: max(f, 0));  q = rint(clamp(f * dinv + y_zp, 0, 255))
  *     comb[oc] = src_scale * w_scale[oc] in float, dinv = (float)(1.0 / output_scale); rint is
- *     round half to even (CVTPS2DQ);
+ *     round half to even (CVTPS2DQ); in 3-d (seq_scales) the scales apply one after the other,
+ *     f = ((float)acc * src_scale) * w_scale[oc] (measured: the product form is off on ties);
  *   fbgemm (otherwise): fbgemm's ReQuantizeOutput with a float bias, as quantized::linear's
  *     (kernels/qlinear.h "static"): f = (float)acc + bias term, q = CVTPS2DQ(f * mult[oc]),
  *     int16-saturated, + the zero point, clamped to [relu ? y_zp : 0, 255];
@@ -40,6 +41,10 @@ typedef struct {
     int64_t N, C, H, W;            /* the input's sizes */
     int64_t OC, OH, OW, KH, KW, G; /* the weights: w - w_zp[oc] as int16, OC x KH x KW x (C / G) */
     int64_t sh, sw, ph, pw, dh, dw;
+    /* d3: a 3-d convolution, with a depth (input NDHWC, weights OC x KD x KH x KW x (C / G), output
+     * N x OD x OH x OW x OC, the reference only); d3 = 0 is 2-d, the depth fields then unread */
+    int d3;
+    int64_t D, OD, KD, sd, pd, dd;
     const uint8_t *xu;             /* the input, NHWC contiguous uint8 (NULL: x is already filled) */
     int16_t *x;                    /* scratch of N x H x W x C: the reference writes x - x_zp here */
     int32_t x_zp;
@@ -50,6 +55,8 @@ typedef struct {
     int onednn;
     /* oneDNN */
     const float *comb;             /* OC */
+    int seq_scales;                /* 3-d: f = ((float)acc * src_scale) * comb[oc], comb the weight scales */
+    float src_scale;
     float dinv;
     /* fbgemm (kernels/qlinear.h's static fields) */
     const float *atws, *mult;      /* OC */
@@ -70,7 +77,7 @@ void tn_qconv_prep_input(const tn_qconv_prep *p);
  * same sums gathered the other way, output (oh, ow) from input (ih, iw) where oh = ih * sh - ph +
  * kh * dh (and likewise ow), (x - x_zp) * w over the tap's group channels; OH / OW are the caller's
  * (output padding included) */
-void tn_qconv2d(const tn_qconv_args *a);
+void tn_qconv2d(const tn_qconv_args *a);   /* and the 3-d one (a->d3) */
 
 /* the fast variants' im2col (kernels/x86/qconv-*.c): output row r's rows for group g, OW rows of ld
  * elements of esz bytes (K = KH x KW x C/G values, then zeros) from x, the NHWC input of esz-byte

@@ -1,7 +1,8 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
  * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
- * transposed conv_transpose2d / conv_transpose1d on the same packed object), as upstream's x86
- * engine runs it (docs/quant_tensors.md "Static convolution", "Transposed convolution").
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d on a 3-d one,
+ * Conv3dPackedParamsBase), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
+ * convolution", "Transposed convolution", "Convolution 3-d").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
@@ -37,6 +38,8 @@ struct tn_qconv_w {
     int per_channel, onednn;
     int transpose;             /* conv_transpose2d: the weight is IC x OC/G x KH x KW; w16 as above */
     int64_t output_padding[2];
+    int dims;                  /* 2, or 3: conv3d (Conv3dPackedParamsBase), its depth below, w16 OC x KD x KH x KW x C/G */
+    int64_t KD, sd, pd, dd;    /* 1, 1, 0, 1 in 2-d */
     int dw_fast;               /* fbgemm's depthwise fast path (kernels/qconv.h dw_pairs) */
     float *w_scale;            /* OC */
     int32_t *w_zp;             /* OC */
@@ -104,13 +107,16 @@ static int fbgemm_directconv(const tn_qconv_w *c) {
 /* ---- packing: upstream's conv2d_prepack / conv_transpose2d_prepack (x86 engine; opad NULL: not
  * transposed) ---- */
 
-static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int ns, const int64_t *padding, int np,
-                           const int64_t *dilation, int nd, int64_t groups, const int64_t *opad, int nop) {
+static tn_qconv_w *prepack(int dims, PyObject *W, PyObject *B, const int64_t *stride, int ns, const int64_t *padding,
+                           int np, const int64_t *dilation, int nd, int64_t groups, const int64_t *opad, int nop) {
     const tn_tensor *w = tn_tensor_of(W);
     tn_qparams *Q = tn_quant_of(W);
     int transpose = opad != NULL;
-    if (ns != 2) { tn_fq_error("stride should contain 2 elements for 2D convolution."); return NULL; }
-    if (np != 2) {
+    if (ns != dims) {
+        PyErr_Format(PyExc_RuntimeError, "stride should contain %d elements for %dD convolution.", dims, dims);
+        return NULL;
+    }
+    if (np != dims) {
         tn_fq_error("Specify front/top/left padding only. end/bottom/right padding assumed to be equal to front/top/left");
         return NULL;
     }
@@ -119,10 +125,13 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
                     "equal to top/left");
         return NULL;
     }
-    if (nd != 2) { tn_fq_error("dilation should contain 2 elements for 2D convolution."); return NULL; }
-    if (w->ndim != 4) { tn_fq_error("Weights are expected to have 4 dimensions"); return NULL; }
+    if (nd != dims) {
+        PyErr_Format(PyExc_RuntimeError, "dilation should contain %d elements for %dD convolution.", dims, dims);
+        return NULL;
+    }
+    if (w->ndim != dims + 2) { PyErr_Format(PyExc_RuntimeError, "Weights are expected to have %d dimensions", dims + 2); return NULL; }
     if (transpose && Q->scheme != 0) { tn_fq_error("Per Channel Quantization is currently disabled for transposed conv"); return NULL; }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < dims; i++)
         if (stride[i] <= 0) { tn_fq_error("quantized::conv_prepack: stride should be positive."); return NULL; }
     if (transpose && (groups <= 0 || w->sizes[0] % groups != 0))
         return PyErr_Format(PyExc_RuntimeError, "groups = %lld does not divide number of input channels = %lld",
@@ -148,12 +157,18 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
     c->CG = transpose ? w->sizes[0] / groups : w->sizes[1];
     c->transpose = transpose;
     if (transpose) memcpy(c->output_padding, opad, sizeof c->output_padding);
-    c->KH = w->sizes[2];
-    c->KW = w->sizes[3];
+    c->dims = dims;
+    int d3 = dims == 3;   /* the depth leads each list; the 2-d fields hold height and width */
+    c->KD = d3 ? w->sizes[2] : 1;
+    c->sd = d3 ? stride[0] : 1;
+    c->pd = d3 ? padding[0] : 0;
+    c->dd = d3 ? dilation[0] : 1;
+    c->KH = w->sizes[2 + d3];
+    c->KW = w->sizes[3 + d3];
     c->groups = groups;
-    memcpy(c->stride, stride, sizeof c->stride);
-    memcpy(c->padding, padding, sizeof c->padding);
-    memcpy(c->dilation, dilation, sizeof c->dilation);
+    memcpy(c->stride, stride + d3, sizeof c->stride);
+    memcpy(c->padding, padding + d3, sizeof c->padding);
+    memcpy(c->dilation, dilation + d3, sizeof c->dilation);
     c->per_channel = Q->scheme == 1;
     int symmetric = 1;
     if (!c->per_channel) {
@@ -170,17 +185,20 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
     for (int64_t j = 0; j < OC; j++) symmetric &= c->w_zp[j] == 0;
     c->onednn = tn_qengine_current() == 4 && avx512vnni() && groups <= 100 && symmetric &&
                 (!transpose || (opad[0] == 0 && opad[1] == 0));
-    /* fbgemm's takeDepthWiseFastPath (measured: its int16 pair sums show on exactly these) */
-    c->dw_fast = !c->onednn && !transpose && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW &&
-                 (c->KH == 3 || c->KH == 5 || c->KH == 7);
-    for (int i = 0; i < 2; i++)
-        c->dw_fast &= (stride[i] == 1 || stride[i] == 2) && dilation[i] == 1 && padding[i] == (c->KH - 1) / 2;
+    /* fbgemm's takeDepthWiseFastPath (measured: its int16 pair sums show on exactly these; in 3-d
+     * the depth's kernel may differ from the square height x width one) */
+    c->dw_fast = !c->onednn && !transpose && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW;
+    int64_t k3[3] = {c->KD, c->KH, c->KW}, s3[3] = {c->sd, c->stride[0], c->stride[1]};
+    int64_t p3[3] = {c->pd, c->padding[0], c->padding[1]}, d3s[3] = {c->dd, c->dilation[0], c->dilation[1]};
+    for (int i = 3 - dims; i < 3; i++)
+        c->dw_fast &= (k3[i] == 3 || k3[i] == 5 || k3[i] == 7) && (s3[i] == 1 || s3[i] == 2) && d3s[i] == 1 &&
+                      p3[i] == (k3[i] - 1) / 2;
     if (!(c->w = tn_is_contiguous(w) ? Py_NewRef(W) : tn_at_clone(W, tn_py.memory_format_contiguous))) goto fail;
     PyObject *ints = tn_at_int_repr(W);
     c->wi = ints ? tn_as_dtype(ints, TN_DTYPE_I8, true) : NULL;
     Py_XDECREF(ints);
     if (!c->wi) goto fail;
-    int64_t kk = c->KH * c->KW, per = kk * c->CG;
+    int64_t kk = c->KD * c->KH * c->KW, per = kk * c->CG;
     if (!(c->w16 = malloc((size_t)(OC * per > 0 ? OC * per : 1) * sizeof(int16_t)))) { PyErr_NoMemory(); goto fail; }
     const int8_t *wd = (const int8_t *)tn_data(tn_tensor_of(c->wi));
     if (!transpose) {
@@ -197,8 +215,8 @@ static tn_qconv_w *prepack(PyObject *W, PyObject *B, const int64_t *stride, int 
                 for (int64_t t = 0; t < kk; t++) c->w16[o * per + t * c->CG + ci] = (int16_t)(wk[t] - c->w_zp[o]);
             }
     }
-    /* the fast variants take the forward convolution's weights (a transposed one runs the reference) */
-    if (!transpose) c->wp = tn_qconv_pack(OC, groups, c->KH, c->KW, c->CG, c->w16, c->w_zp, c->dw_fast);
+    /* the fast variants take the forward 2-d convolution's weights (the rest runs the reference) */
+    if (!transpose && dims == 2) c->wp = tn_qconv_pack(OC, groups, c->KH, c->KW, c->CG, c->w16, c->w_zp, c->dw_fast);
     if (B && !(c->bias = tn_is_contiguous(tn_tensor_of(B)) ? Py_NewRef(B) : tn_at_clone(B, tn_py.memory_format_contiguous))) goto fail;
     return c;
 fail:
@@ -215,7 +233,7 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
     w = c->onednn ? tn_at_clone(c->w, NULL) : tn_q_weight(c->wi, c->per_channel, c->OC, c->w_scale, c->w_zp);
     if (!w) return NULL;
     if (!c->onednn && !c->transpose) {   /* fbgemm's unpacked weight is channels last (measured) */
-        PyObject *cl = tn_at_clone(w, tn_py.memory_format_channels_last);
+        PyObject *cl = tn_at_clone(w, c->dims == 3 ? tn_py.memory_format_channels_last_3d : tn_py.memory_format_channels_last);
         Py_DECREF(w);
         if (!(w = cl)) return NULL;
     } else if (!c->onednn) {   /* transposed: (IC, OC/G, KH, KW) over OC/G x KH x KW x IC memory (measured) */
@@ -230,7 +248,11 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
     return Py_BuildValue("(NO)", w, c->bias ? c->bias : Py_None);
 }
 
-static PyObject *pair(const int64_t *v) { return Py_BuildValue("[LL]", (long long)v[0], (long long)v[1]); }
+/* a list per spatial dimension: the depth's d first in 3-d */
+static PyObject *spatial(const tn_qconv_w *c, const int64_t *v, int64_t d) {
+    if (c->dims == 3) return Py_BuildValue("[LLL]", (long long)d, (long long)v[0], (long long)v[1]);
+    return Py_BuildValue("[LL]", (long long)v[0], (long long)v[1]);
+}
 
 PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
     switch (which) {
@@ -241,25 +263,34 @@ PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
         return w;
     }
     case TN_QCONV_BIAS: return Py_NewRef(c->bias ? c->bias : Py_None);
-    case TN_QCONV_STRIDE: return pair(c->stride);
-    case TN_QCONV_PADDING: return pair(c->padding);
-    case TN_QCONV_OUTPUT_PADDING: return pair(c->output_padding);
-    case TN_QCONV_DILATION: return pair(c->dilation);
+    case TN_QCONV_STRIDE: return spatial(c, c->stride, c->sd);
+    case TN_QCONV_PADDING: return spatial(c, c->padding, c->pd);
+    case TN_QCONV_OUTPUT_PADDING: return spatial(c, c->output_padding, 0);
+    case TN_QCONV_DILATION: return spatial(c, c->dilation, c->dd);
     case TN_QCONV_GROUPS: return PyLong_FromLongLong(c->groups);
     default: return PyBool_FromLong(c->transpose);   /* TN_QCONV_TRANSPOSE */
     }
 }
 
-/* ('2', [config, weight], [bias]); config int16: [2, stride, padding, dilation, output_padding,
- * groups, transpose] */
+const char *tn_qconv_class(const tn_qconv_w *c) { return c->dims == 3 ? TN_QCONV3D_CLASS : TN_QCONV_CLASS; }
+
+/* ('2', [config, weight], [bias]); config int16: [dims, stride, padding, dilation, output_padding,
+ * groups, transpose], each list of dims values (the depth's first in 3-d) */
 PyObject *tn_qconv_getstate(tn_qconv_w *c) {
-    int64_t n = 11;
+    int64_t n = 0, v[15];
+    v[n++] = c->dims;
+    const int64_t *lists[4] = {c->stride, c->padding, c->dilation, c->output_padding}, dep[4] = {c->sd, c->pd, c->dd, 0};
+    for (int l = 0; l < 4; l++) {
+        if (c->dims == 3) v[n++] = dep[l];
+        v[n++] = lists[l][0];
+        v[n++] = lists[l][1];
+    }
+    v[n++] = c->groups;
+    v[n++] = c->transpose;
     PyObject *cfg = tn_tensor_new_empty(1, &n, TN_DTYPE_I16, TN_DEVICE_CPU);
     if (!cfg) return NULL;
     int16_t *d = (int16_t *)tn_data(tn_tensor_of(cfg));
-    int64_t v[11] = {2, c->stride[0], c->stride[1], c->padding[0], c->padding[1], c->dilation[0], c->dilation[1],
-                     c->output_padding[0], c->output_padding[1], c->groups, c->transpose};
-    for (int i = 0; i < 11; i++) d[i] = (int16_t)v[i];
+    for (int64_t i = 0; i < n; i++) d[i] = (int16_t)v[i];
     PyObject *wb = tn_qconv_unpack(c);
     if (!wb) { Py_DECREF(cfg); return NULL; }
     PyObject *r = Py_BuildValue("(s[NO][O])", "2", cfg, PyTuple_GetItem(wb, 0), PyTuple_GetItem(wb, 1));
@@ -289,10 +320,12 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
     const tn_tensor *ct = tn_tensor_of(ci);
     const int64_t *v = (const int64_t *)tn_data(ct);
     tn_qconv_w *c = NULL;
-    if (ct->ndim != 1 || ct->sizes[0] != 11 || v[0] != 2) {
-        tn_not_implemented("Conv2dPackedParamsBase.__setstate__ of a configuration other than 2-d");
+    int k = ct->ndim == 1 && ct->sizes[0] > 0 ? (int)v[0] : 0;   /* 2 or 3 spatial dimensions */
+    if (!((k == 2 && ct->sizes[0] == 11) || (k == 3 && ct->sizes[0] == 15 && !v[14]))) {
+        tn_not_implemented("ConvNdPackedParamsBase.__setstate__ of a configuration other than 2-d or 3-d (not transposed)");
     } else {
-        c = prepack(W, B == Py_None ? NULL : B, v + 1, 2, v + 3, 2, v + 5, 2, v[9], v[10] ? v + 7 : NULL, 2);
+        c = prepack(k, W, B == Py_None ? NULL : B, v + 1, k, v + 1 + k, k, v + 1 + 2 * k, k, v[1 + 4 * k],
+                    v[2 + 4 * k] ? v + 1 + 3 * k : NULL, k);
     }
     Py_DECREF(ci);
     return c;
@@ -302,6 +335,13 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
 
 /* fbgemm's refusal of an input whose channels are not the weight's (both directions) */
 static PyObject *fbgemm_channels_error(const tn_qconv_w *c, const tn_tensor *x) {
+    if (c->dims == 3)
+        return PyErr_Format(PyExc_RuntimeError, "[QConv3D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, %lld, "
+                            "expected input (NCDHW) %lld, %lld, %lld, %lld, %lld to have %lld channels, but got %lld "
+                            "channels instead", (long long)c->groups, (long long)c->OC, (long long)c->KD, (long long)c->KH,
+                            (long long)c->KW, (long long)c->CG, (long long)x->sizes[0], (long long)x->sizes[1],
+                            (long long)x->sizes[2], (long long)x->sizes[3], (long long)x->sizes[4],
+                            (long long)(c->CG * c->groups), (long long)x->sizes[1]);
     return PyErr_Format(PyExc_RuntimeError, "[QConv2D] Given groups=%lld, weight of size %lld, %lld, %lld, %lld, expected "
                         "input (NCHW) %lld, %lld, %lld, %lld to have %lld channels, but got %lld channels instead",
                         (long long)c->groups, (long long)c->OC, (long long)c->KH, (long long)c->KW, (long long)c->CG,
@@ -309,32 +349,39 @@ static PyObject *fbgemm_channels_error(const tn_qconv_w *c, const tn_tensor *x) 
                         (long long)(c->CG * c->groups), (long long)x->sizes[1]);
 }
 
-static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, double oscale, int64_t ozp, int relu);
+static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OD, int64_t OH, int64_t OW, double oscale, int64_t ozp,
+                            int relu);
 static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu);
 
 static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu) {
     if (c->transpose) return apply_t(c, X, oscale, ozp, relu);
     const tn_tensor *x = tn_tensor_of(X);
     tn_qparams *Q = tn_quant_of(X);
+    int k = c->dims;
     if (c->onednn) {
-        if (x->dtype != TN_DTYPE_QU8) return tn_fq_error("quantized::conv2d (ONEDNN): data type of input should be QUint8.");
-        if (x->ndim != 4)
-            return PyErr_Format(PyExc_RuntimeError, "quantized::conv2d2d(): Expected activation tensor to have 4 "
-                                "dimensions, got %d", x->ndim);
+        if (x->dtype != TN_DTYPE_QU8)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv%dd (ONEDNN): data type of input should be QUint8.", k);
+        if (x->ndim != k + 2)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv%dd%dd(): Expected activation tensor to have %d "
+                                "dimensions, got %d", k, k, k + 2, x->ndim);
     } else {
         if (x->dtype != TN_DTYPE_QU8)
             return PyErr_Format(PyExc_RuntimeError, "quantized::conv(FBGEMM): Expected activation data type QUInt8 but "
                                 "got %s", tn_dtype_cpp_name(x->dtype));
-        if (x->ndim != 4)
-            return PyErr_Format(PyExc_RuntimeError, "quantized::conv2d(): Expected activation tensor to have 4 "
-                                "dimensions, got %d", x->ndim);
+        if (x->ndim != k + 2)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv%dd(): Expected activation tensor to have %d "
+                                "dimensions, got %d", k, k + 2, x->ndim);
     }
     if (Q->scheme != 0) return tn_at_q_scale(X);   /* upstream's q_scale() check failure */
-    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
-    for (int i = 0; i < 2; i++)
-        if (c->padding[i] < 0 || c->dilation[i] <= 0) {
+    int64_t C = x->sizes[1], G = c->groups;
+    /* the spatial dimensions, depth (1 in 2-d), height, width */
+    int64_t in[3] = {k == 3 ? x->sizes[2] : 1, x->sizes[k], x->sizes[k + 1]}, kn[3] = {c->KD, c->KH, c->KW};
+    int64_t st[3] = {c->sd, c->stride[0], c->stride[1]}, pd[3] = {c->pd, c->padding[0], c->padding[1]};
+    int64_t dl[3] = {c->dd, c->dilation[0], c->dilation[1]}, out[3], ext[3];
+    for (int i = 0; i < 3; i++)
+        if (pd[i] < 0 || dl[i] <= 0) {
             if (c->onednn) return onednn_error();
-            return tn_not_implemented("quantized::conv2d with a negative padding or a dilation below 1 (fbgemm)");
+            return tn_not_implemented("quantized::conv2d / conv3d with a negative padding or a dilation below 1 (fbgemm)");
         }
     if (G <= 0 || c->OC % G != 0 || C != c->CG * G) {
         if (c->onednn) return onednn_error();
@@ -344,15 +391,27 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
         return fbgemm_channels_error(c, x);
     }
     /* upstream's output size, C's truncating division included */
-    int64_t eh = H + 2 * c->padding[0] - c->dilation[0] * (c->KH - 1) - 1;
-    int64_t ew = Wd + 2 * c->padding[1] - c->dilation[1] * (c->KW - 1) - 1;
-    int64_t OH = eh / c->stride[0] + 1, OW = ew / c->stride[1] + 1;
-    if (!c->onednn && (OH <= 0 || OW <= 0)) return tn_fq_error("[QConv2D] each dimension of output tensor should be greater than 0");
-    if (OH < 0 || OW < 0)
+    int pos = 1, neg = -1;
+    for (int i = 0; i < 3; i++) {
+        ext[i] = in[i] + 2 * pd[i] - dl[i] * (kn[i] - 1) - 1;
+        out[i] = ext[i] / st[i] + 1;
+        pos &= out[i] > 0;
+        if (out[i] < 0 && neg < 0) neg = i;
+    }
+    if (!c->onednn && !pos)
+        return PyErr_Format(PyExc_RuntimeError, "[QConv%dD] each dimension of output tensor should be greater than 0", k);
+    if (neg >= 0) {
+        if (k == 3)
+            return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld, %lld, "
+                                "%lld, %lld, %lld]", (long long)out[neg], (long long)x->sizes[0], (long long)c->OC,
+                                (long long)out[0], (long long)out[1], (long long)out[2]);
         return PyErr_Format(PyExc_RuntimeError, "Trying to create tensor with negative dimension %lld: [%lld, %lld, %lld, "
-                            "%lld]", (long long)(OH < 0 ? OH : OW), (long long)N, (long long)c->OC, (long long)OH, (long long)OW);
-    if ((eh < 0 && OH > 0) || (ew < 0 && OW > 0)) return onednn_error();
-    return run_kernel(c, X, OH, OW, oscale, ozp, relu);
+                            "%lld]", (long long)out[neg], (long long)x->sizes[0], (long long)c->OC, (long long)out[1],
+                            (long long)out[2]);
+    }
+    for (int i = 0; i < 3; i++)
+        if (ext[i] < 0 && out[i] > 0) return onednn_error();
+    return run_kernel(c, X, out[0], out[1], out[2], oscale, ozp, relu);
 }
 
 /* quantized::conv_transpose2d: upstream's checks (worded by the kernel it would run) and output size
@@ -394,14 +453,17 @@ static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp,
                                 (long long)c->stride[i], (long long)c->padding[i], (long long)c->output_padding[i],
                                 (long long)c->dilation[i]);
     }
-    return run_kernel(c, X, out[0], out[1], oscale, ozp, relu);
+    return run_kernel(c, X, 1, out[0], out[1], oscale, ozp, relu);
 }
 
-/* the shared part: the bias, the input's int16 form, the kernel, the NCHW (channels last) result */
-static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, double oscale, int64_t ozp, int relu) {
+/* the shared part: the bias, the input's int16 form, the kernel, the NC(D)HW (channels last) result */
+static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OD, int64_t OH, int64_t OW, double oscale, int64_t ozp,
+                            int relu) {
     const tn_tensor *x = tn_tensor_of(X);
     tn_qparams *Q = tn_quant_of(X);
-    int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
+    int d3 = c->dims == 3;
+    int64_t N = x->sizes[0], C = x->sizes[1], D = d3 ? x->sizes[2] : 1, H = x->sizes[2 + d3], Wd = x->sizes[3 + d3];
+    int64_t G = c->groups;
     if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32 && !c->onednn)
         return tn_fq_error("[QConv3D] The 'bias' tensor must have 'torch.float' dtype");
     if (c->bias && tn_tensor_of(c->bias)->dtype != TN_DTYPE_F32)   /* upstream's output is not the float bias's */
@@ -409,12 +471,13 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, 
     PyObject *bf = c->bias ? tn_as_dtype(c->bias, TN_DTYPE_F32, true) : NULL;
     if (c->bias && !bf) return NULL;
     PyObject *ints = tn_quant_int_alias(X);   /* a channels-last input: NHWC below without a copy */
-    PyObject *nhwc = ints ? tn_at_permute(ints, TN_IS(0, 2, 3, 1)) : NULL;
+    PyObject *nhwc = !ints ? NULL : d3 ? tn_at_permute(ints, TN_IS(0, 2, 3, 4, 1)) : tn_at_permute(ints, TN_IS(0, 2, 3, 1));
     Py_XDECREF(ints);
     PyObject *xc = nhwc ? tn_as_dtype(nhwc, TN_DTYPE_U8, true) : NULL;
     Py_XDECREF(nhwc);
-    int64_t ys[4] = {N, OH, OW, c->OC}, nx = N * H * Wd * C;
-    PyObject *y = xc ? tn_tensor_new_empty(4, ys, TN_DTYPE_U8, TN_DEVICE_CPU) : NULL;
+    int64_t ys[5] = {N, OD, OH, OW, c->OC}, nx = N * D * H * Wd * C;
+    PyObject *y = !xc ? NULL : d3 ? tn_tensor_new_empty(5, ys, TN_DTYPE_U8, TN_DEVICE_CPU)
+                                  : tn_tensor_new_empty(4, (int64_t[]){N, OH, OW, c->OC}, TN_DTYPE_U8, TN_DEVICE_CPU);
     size_t nn = (size_t)(c->OC > 0 ? c->OC : 1);
     float *sc = y ? malloc(3 * nn * sizeof(float) + (size_t)nx * sizeof(int16_t)) : NULL;
     if (!sc) {
@@ -427,14 +490,16 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, 
     float a_scale = (float)Q->scale, *comb = sc, *atws = sc + nn, *mult = sc + 2 * nn;
     for (int64_t j = 0; j < c->OC; j++) {
         comb[j] = atws[j] = a_scale * c->w_scale[j];
+        if (d3) comb[j] = c->w_scale[j];   /* oneDNN 3-d: ((float)acc * a_scale) * w_scale (kernels/qconv.h) */
         mult[j] = atws[j] / (float)oscale;
     }
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
+        .dw = c->dilation[1], .d3 = d3, .D = D, .OD = OD, .KD = c->KD, .sd = c->sd, .pd = c->pd, .dd = c->dd, .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
         .x_zp = (int32_t)Q->zero_point, .w = c->w16, .wp = c->wp, .w_zp = c->w_zp,
         .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
+        .seq_scales = d3, .src_scale = a_scale,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
         .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .transpose = c->transpose, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };
@@ -446,24 +511,36 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OH, int64_t OW, 
     Py_DECREF(xc);
     PyObject *q = tn_at__make_per_tensor_quantized_tensor(y, oscale, ozp);
     Py_DECREF(y);
-    /* NCHW, channels last as upstream's (an empty one with upstream's strides, which do not round
+    /* NC(D)HW, channels last as upstream's (an empty one with upstream's strides, which do not round
      * zero sizes up to 1 as a permuted contiguous tensor's do) */
-    int64_t st[4] = {OH * OW * c->OC, 1, OW * c->OC, c->OC};
-    PyObject *r = !q ? NULL : N * OH * OW * c->OC != 0 ? tn_at_permute(q, TN_IS(0, 3, 1, 2))
-                                                  : tn_at_as_strided(q, TN_IS(N, c->OC, OH, OW), TN_IN(st, 4), NULL);
+    int64_t st[5] = {OD * OH * OW * c->OC, 1, OH * OW * c->OC, OW * c->OC, c->OC};
+    PyObject *r = NULL;
+    if (q && d3)
+        r = N * OD * OH * OW * c->OC != 0 ? tn_at_permute(q, TN_IS(0, 4, 1, 2, 3))
+                                          : tn_at_as_strided(q, TN_IS(N, c->OC, OD, OH, OW), TN_IN(st, 5), NULL);
+    else if (q)
+        r = N * OH * OW * c->OC != 0 ? tn_at_permute(q, TN_IS(0, 3, 1, 2))
+                                     : tn_at_as_strided(q, TN_IS(N, c->OC, OH, OW), TN_IS(st[0], 1, st[3], st[4]), NULL);
     Py_XDECREF(q);
     return r;
 }
 
 /* ---- the operators ---- */
 
-static tn_qconv_w *conv_arg(const tn_value *v, const char *op) {
+/* the packed parameters of an op of dims spatial dimensions (2 or 3), or upstream's refusal */
+static tn_qconv_w *conv_arg(const tn_value *v, const char *op, int dims) {
     PyObject *o = v->tag == TN_V_NONE ? Py_None : v->u.obj;
     tn_qconv_w *c = tn_qpacked_conv(o);
+    const char *want = dims == 3 ? TN_QCONV3D_CLASS : TN_QCONV_CLASS;
     if (!c)
-        PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '" TN_QCONV_CLASS " (of Python compilation unit "
-                     "at: 0)' for argument 'packed_weight' but instead found type '%s'.", op,
+        PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '%s (of Python compilation unit at: 0)' for "
+                     "argument 'packed_weight' but instead found type '%s'.", op, want,
                      tn_py_is_tensor(o) ? "Tensor" : tn_py_type_name(o));
+    else if (c->dims != dims) {
+        PyErr_Format(PyExc_RuntimeError, "Tried to convert an IValue of type %s (of Python compilation unit at: 0) to "
+                     "custom class type %s (of Python compilation unit at: 0)", tn_qconv_class(c), want);
+        c = NULL;
+    }
     return c;
 }
 
@@ -473,13 +550,13 @@ static PyObject *opt_tensor(const tn_value *v) { return v->tag == TN_V_TENSOR ? 
  * dilation, int groups) -> Any; conv1d_prepack: the same over weight.unsqueeze(2) with stride
  * [1, s], padding [0, p], dilation [1, d]; conv_transpose2d_prepack / conv_transpose1d_prepack:
  * output_padding ([0, o] in 1-d) after padding */
-static PyObject *prepack_op(tn_value *a, const char *op, int one_d, int transpose) {
+static PyObject *prepack_op(tn_value *a, const char *op, int one_d, int transpose, int dims) {
     if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
     const tn_value *d = &a[transpose ? 5 : 4], *o = transpose ? &a[4] : NULL;
     int64_t groups = a[transpose ? 6 : 5].u.i;
     tn_qconv_w *c;
     if (!one_d) {
-        c = prepack(a[0].u.obj, opt_tensor(&a[1]), a[2].u.ints.v, a[2].u.ints.n, a[3].u.ints.v, a[3].u.ints.n,
+        c = prepack(dims, a[0].u.obj, opt_tensor(&a[1]), a[2].u.ints.v, a[2].u.ints.n, a[3].u.ints.v, a[3].u.ints.n,
                     d->u.ints.v, d->u.ints.n, groups, o ? o->u.ints.v : NULL, o ? o->u.ints.n : 0);
     } else {
         if (a[2].u.ints.n != 1 || a[3].u.ints.n != 1 || d->u.ints.n != 1 || (o && o->u.ints.n != 1))
@@ -489,25 +566,26 @@ static PyObject *prepack_op(tn_value *a, const char *op, int one_d, int transpos
         int64_t s[2] = {1, a[2].u.ints.v[0]}, p[2] = {0, a[3].u.ints.v[0]}, dd[2] = {1, d->u.ints.v[0]};
         int64_t op2[2] = {0, o ? o->u.ints.v[0] : 0};
         PyObject *w4 = reshaped_at_2(a[0].u.obj, 1);
-        c = w4 ? prepack(w4, opt_tensor(&a[1]), s, 2, p, 2, dd, 2, groups, o ? op2 : NULL, 2) : NULL;
+        c = w4 ? prepack(2, w4, opt_tensor(&a[1]), s, 2, p, 2, dd, 2, groups, o ? op2 : NULL, 2) : NULL;
         Py_XDECREF(w4);
     }
     return c ? tn_qpacked_new_conv(c) : NULL;
 }
-static PyObject *op_conv2d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv2d_prepack", 0, 0); }
-static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv1d_prepack", 1, 0); }
+static PyObject *op_conv2d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv2d_prepack", 0, 0, 2); }
+static PyObject *op_conv3d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv3d_prepack", 0, 0, 3); }
+static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantized::conv1d_prepack", 1, 0, 2); }
 static PyObject *op_conv_transpose2d_prepack(tn_value *a) {
-    return prepack_op(a, "quantized::conv_transpose2d_prepack", 0, 1);
+    return prepack_op(a, "quantized::conv_transpose2d_prepack", 0, 1, 2);
 }
 static PyObject *op_conv_transpose1d_prepack(tn_value *a) {
-    return prepack_op(a, "quantized::conv_transpose1d_prepack", 1, 1);
+    return prepack_op(a, "quantized::conv_transpose1d_prepack", 1, 1, 2);
 }
 
 /* quantized::conv2d.new(Tensor qx, Any packed_weight, float output_scale, int output_zero_point),
  * conv2d_relu.new; conv1d / conv1d_relu: over qx.unsqueeze(2), the result squeezed */
 static PyObject *run(tn_value *a, const char *op, int relu, int one_d) {
     if (!tn_quant_of(a[0].u.obj)) return tn_q_backend_error(op, "CPU");
-    tn_qconv_w *c = conv_arg(&a[1], op);
+    tn_qconv_w *c = conv_arg(&a[1], op, strstr(op, "3d") ? 3 : 2);
     if (!c) return NULL;
     if (!one_d) return apply(c, a[0].u.obj, a[2].u.f, a[3].u.i, relu);
     if (c->onednn) relu = 0;   /* upstream's conv1d_relu on oneDNN returns conv1d's values (measured) */
@@ -521,6 +599,14 @@ static PyObject *run(tn_value *a, const char *op, int relu, int one_d) {
 }
 static PyObject *op_conv2d(tn_value *a) { return run(a, "quantized::conv2d.new", 0, 0); }
 static PyObject *op_conv2d_relu(tn_value *a) { return run(a, "quantized::conv2d_relu.new", 1, 0); }
+static PyObject *op_conv3d(tn_value *a) { return run(a, "quantized::conv3d.new", 0, 0); }
+static PyObject *op_conv3d_relu(tn_value *a) { return run(a, "quantized::conv3d_relu.new", 1, 0); }
+/* upstream registers no kernel for _quantized::conv3d / conv3d_relu (measured) */
+static PyObject *no_kernel(tn_value *a, const char *op) {
+    return tn_q_backend_error(op, tn_quant_of(a[0].u.obj) ? "QuantizedCPU" : "CPU");
+}
+static PyObject *op_conv3d_none(tn_value *a) { return no_kernel(a, "_quantized::conv3d"); }
+static PyObject *op_conv3d_relu_none(tn_value *a) { return no_kernel(a, "_quantized::conv3d_relu"); }
 static PyObject *op_conv1d(tn_value *a) { return run(a, "quantized::conv1d", 0, 1); }
 static PyObject *op_conv1d_relu(tn_value *a) { return run(a, "quantized::conv1d_relu", 1, 1); }
 /* conv_transpose2d / conv_transpose1d: the packed object decides (a transposed one runs transposed,
@@ -530,7 +616,7 @@ static PyObject *op_conv_transpose1d(tn_value *a) { return run(a, "quantized::co
 
 /* quantized::conv2d_unpack / conv_unpack / conv1d_unpack (the weight squeezed at 2) */
 static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
-    tn_qconv_w *c = conv_arg(&a[0], op);
+    tn_qconv_w *c = conv_arg(&a[0], op, strstr(op, "3d") ? 3 : 2);
     PyObject *wb = c ? tn_qconv_unpack(c) : NULL;
     if (!wb || !one_d) return wb;
     PyObject *w = reshaped_at_2(PyTuple_GetItem(wb, 0), 0);
@@ -541,11 +627,12 @@ static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
 static PyObject *op_conv2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv2d_unpack", 0); }
 static PyObject *op_conv_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_unpack", 0); }
 static PyObject *op_conv1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv1d_unpack", 1); }
+static PyObject *op_conv3d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv3d_unpack", 0); }
 static PyObject *op_conv_transpose2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose2d_unpack", 0); }
 static PyObject *op_conv_transpose1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose1d_unpack", 1); }
 
 static PyObject *qc_getter(tn_value *a, const char *op, int which) {
-    tn_qconv_w *c = conv_arg(&a[0], op);
+    tn_qconv_w *c = conv_arg(&a[0], op, strstr(op, "3d") ? 3 : 2);
     if (!c) return NULL;
     if (which == TN_QCONV_TRANSPOSE) return PyLong_FromLong(c->transpose);   /* the op returns int */
     return tn_qconv_method(c, which);
@@ -558,12 +645,33 @@ static PyObject *op_output_padding(tn_value *a) {
 static PyObject *op_dilation(tn_value *a) { return qc_getter(a, "quantized::conv2d_dilation", TN_QCONV_DILATION); }
 static PyObject *op_groups(tn_value *a) { return qc_getter(a, "quantized::conv2d_groups", TN_QCONV_GROUPS); }
 static PyObject *op_transpose(tn_value *a) { return qc_getter(a, "quantized::conv2d_transpose", TN_QCONV_TRANSPOSE); }
+static PyObject *op_stride3(tn_value *a) { return qc_getter(a, "quantized::conv3d_stride", TN_QCONV_STRIDE); }
+static PyObject *op_padding3(tn_value *a) { return qc_getter(a, "quantized::conv3d_padding", TN_QCONV_PADDING); }
+static PyObject *op_output_padding3(tn_value *a) {
+    return qc_getter(a, "quantized::conv3d_output_padding", TN_QCONV_OUTPUT_PADDING);
+}
+static PyObject *op_dilation3(tn_value *a) { return qc_getter(a, "quantized::conv3d_dilation", TN_QCONV_DILATION); }
+static PyObject *op_groups3(tn_value *a) { return qc_getter(a, "quantized::conv3d_groups", TN_QCONV_GROUPS); }
+static PyObject *op_transpose3(tn_value *a) { return qc_getter(a, "quantized::conv3d_transpose", TN_QCONV_TRANSPOSE); }
 
 static const struct { const char *name, *overload; tn_op_fn fn; } qconv_ops[] = {
     {"quantized::conv2d_prepack", "", op_conv2d_prepack},
     {"_quantized::conv2d_prepack", "", op_conv2d_prepack},
     {"quantized::conv_prepack", "", op_conv2d_prepack},
     {"quantized::conv1d_prepack", "", op_conv1d_prepack},
+    {"quantized::conv3d_prepack", "", op_conv3d_prepack},
+    {"_quantized::conv3d_prepack", "", op_conv3d_prepack},
+    {"quantized::conv3d", "new", op_conv3d},
+    {"_quantized::conv3d", "", op_conv3d_none},
+    {"quantized::conv3d_relu", "new", op_conv3d_relu},
+    {"_quantized::conv3d_relu", "", op_conv3d_relu_none},
+    {"quantized::conv3d_unpack", "", op_conv3d_unpack},
+    {"quantized::conv3d_stride", "", op_stride3},
+    {"quantized::conv3d_padding", "", op_padding3},
+    {"quantized::conv3d_output_padding", "", op_output_padding3},
+    {"quantized::conv3d_dilation", "", op_dilation3},
+    {"quantized::conv3d_groups", "", op_groups3},
+    {"quantized::conv3d_transpose", "", op_transpose3},
     {"quantized::conv2d", "new", op_conv2d},
     {"_quantized::conv2d", "", op_conv2d},
     {"quantized::conv2d_relu", "new", op_conv2d_relu},

@@ -6,10 +6,13 @@
 #include "dispatch/door.h"
 
 #define TN_QCONV_CLASS "__torch__.torch.classes.quantized.Conv2dPackedParamsBase"
+#define TN_QCONV3D_CLASS "__torch__.torch.classes.quantized.Conv3dPackedParamsBase"
 
 typedef struct tn_qconv_w tn_qconv_w;
 
 void tn_qconv_free(tn_qconv_w *c);
+/* the object's upstream class: TN_QCONV_CLASS, or TN_QCONV3D_CLASS for a conv3d one */
+const char *tn_qconv_class(const tn_qconv_w *c);
 /* upstream's serialized state ('2', [config int16 tensor, weight], [bias]); and the parameters
  * made from it (NULL with an exception) */
 PyObject *tn_qconv_getstate(tn_qconv_w *c);

@@ -197,8 +197,8 @@ static packed *packed_arg(const tn_value *v, const char *op) {
     if (PyObject_TypeCheck(o, packed_type)) {
         packed *p = (packed *)o;
         if (p->kind == PK_CONV) {
-            PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '" CLASS_NAME " (of Python compilation unit "
-                         "at: 0)' for argument 'W_prepack' but instead found type '" TN_QCONV_CLASS "'.", op);
+            PyErr_Format(PyExc_RuntimeError, "Tried to convert an IValue of type %s (of Python compilation unit at: 0) "
+                         "to custom class type " CLASS_NAME " (of Python compilation unit at: 0)", tn_qconv_class(p->conv));
             return NULL;
         }
         if (p->kind != PK_EMPTY) return p;
@@ -502,7 +502,7 @@ static PyObject *so_getstate(PyObject *self, PyObject *unused) {
     packed *p = filled(self);
     if (p && p->kind == PK_CONV) {
         PyObject *st = tn_qconv_getstate(p->conv);
-        return st ? Py_BuildValue("(Ns)", st, TN_QCONV_CLASS) : NULL;
+        return st ? Py_BuildValue("(Ns)", st, tn_qconv_class(p->conv)) : NULL;
     }
     PyObject *wb = p ? unpack(p) : NULL;
     if (!wb) return NULL;
@@ -515,7 +515,8 @@ static PyObject *so_getstate(PyObject *self, PyObject *unused) {
 static PyObject *so_setstate(PyObject *self, PyObject *state) {
     PyObject *wb = NULL, *name = NULL;
     if (PyTuple_Check(state) && PyTuple_Size(state) == 2 && PyUnicode_Check(name = PyTuple_GetItem(state, 1)) &&
-        PyUnicode_CompareWithASCIIString(name, TN_QCONV_CLASS) == 0) {
+        (PyUnicode_CompareWithASCIIString(name, TN_QCONV_CLASS) == 0 ||
+         PyUnicode_CompareWithASCIIString(name, TN_QCONV3D_CLASS) == 0)) {
         tn_qconv_w *c = tn_qconv_from_state(PyTuple_GetItem(state, 0));
         if (!c) return NULL;
         packed_clear((packed *)self);
@@ -633,7 +634,8 @@ static PyObject *so_refuse(PyObject *self, PyObject *args) { return tn_not_imple
 
 static PyObject *so_repr(PyObject *self) { return PyUnicode_FromFormat("<torch.ScriptObject object at %p>", self); }
 static PyObject *so_str(PyObject *self) {
-    return PyUnicode_FromString(((packed *)self)->kind == PK_CONV ? "ScriptObject <" TN_QCONV_CLASS ">" : "ScriptObject <" CLASS_NAME ">");
+    packed *p = (packed *)self;
+    return PyUnicode_FromFormat("ScriptObject <%s>", p->kind == PK_CONV ? tn_qconv_class(p->conv) : CLASS_NAME);
 }
 
 static int so_init(PyObject *self, PyObject *args, PyObject *kw) {

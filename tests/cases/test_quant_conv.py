@@ -163,3 +163,53 @@ cases("qconv_transpose2d", {
     "err_output_size_zero": "Q.conv_transpose2d(xt[:, :, :1, :1], pt(wt, p=(2, 2)), 0.05, 60)",
     "err_negative_padding": "Q.conv_transpose2d(xt, pt(wt, p=(-1, 0)), 0.05, 60)",
 }, setup=SETUP_T)
+
+# quantized conv3d (the 2-d reference with a depth; Conv3dPackedParamsBase): oneDNN for a symmetric
+# weight (`w3`, `w3c`), fbgemm otherwise (`w3a`, `w3ca`). Not here: fbgemm's depthwise 3-d fast
+# path (groups = channels, 3 / 5 / 7 kernels), where upstream corrupts its heap (it aborts or
+# segfaults, a later op then or at exit: docs/quant_tensors.md "Convolution 3-d")
+SETUP_3D = SETUP + """
+x3 = torch.quantize_per_tensor(torch.randn(2, 4, 5, 6, 7) * 2, 0.03, 110, torch.quint8)
+w3f = torch.randn(6, 4, 2, 3, 3) * 0.3
+w3 = torch.quantize_per_tensor(w3f, 0.004, 0, torch.qint8)
+w3a = torch.quantize_per_tensor(w3f, 0.004, 3, torch.qint8)
+w3c = torch.quantize_per_channel(w3f, sc, torch.zeros(6, dtype=torch.long), 0, torch.qint8)
+w3ca = torch.quantize_per_channel(w3f, sc, torch.randint(-4, 4, (6,)), 0, torch.qint8)
+def p3(wt, bias=b, s=(1, 1, 1), p=(0, 0, 0), d=(1, 1, 1), g=1):
+    return Q.conv3d_prepack(wt, bias, list(s), list(p), list(d), g)
+def err(f):
+    try:
+        f()
+    except RuntimeError as e:
+        return str(e)
+"""
+
+cases("qconv3d", {
+    "per_tensor_per_channel": "r(Q.conv3d(x3, p3(w3), 0.05, 60)), r(Q.conv3d(x3, p3(w3c), 0.05, 60))",
+    "fbgemm": "r(Q.conv3d(x3, p3(w3a), 0.05, 60)), r(Q.conv3d(x3, p3(w3ca, None), 0.05, 60))",
+    "relu": "r(Q.conv3d_relu(x3, p3(w3c), 0.05, 60)), r(Q.conv3d_relu(x3, p3(w3a), 0.03, 0))",
+    "stride_padding_dilation": "r(Q.conv3d(x3, p3(w3c, s=(2, 1, 2), p=(1, 2, 0), d=(2, 1, 2)), 0.05, 60)), r(Q.conv3d(x3, p3(w3ca, s=(1, 3, 1), p=(0, 1, 2), d=(1, 2, 1)), 0.05, 60))",
+    "groups": "wg = torch.quantize_per_tensor(torch.randn(6, 2, 1, 3, 2) * 0.3, 0.004, 0, torch.qint8); r(Q.conv3d(x3, p3(wg, g=2), 0.05, 60)), r(Q.conv3d(x3, p3(torch.quantize_per_tensor(wg.dequantize(), 0.004, -2, torch.qint8), None, g=2), 0.05, 60))",
+    "depthwise_onednn": "wg = torch.quantize_per_channel(torch.randn(16, 1, 3, 3, 3) * 0.3, torch.rand(16).double() * 0.004 + 0.001, torch.zeros(16, dtype=torch.long), 0, torch.qint8); xg = torch.quantize_per_tensor(torch.randn(1, 8, 4, 5, 6), 0.03, 100, torch.quint8); r(Q.conv3d(xg, p3(wg, None, p=(1, 1, 1), g=8), 0.02, 128))",
+    # oneDNN 3-d applies the source and weight scales one after the other: 2969 * 0.0324 * 0.0046
+    # / 0.059 + 60 lands on 67.5 only so (the product of the scales first gives 67)
+    "scales_in_turn": "xi = torch.randint(0, 40, (1, 2, 2, 3, 4), dtype=torch.uint8); xi[0, :, 0, 0, 0] = torch.tensor([29, 69], dtype=torch.uint8); wt = torch._make_per_tensor_quantized_tensor(torch.tensor([100, 1], dtype=torch.int8).view(1, 2, 1, 1, 1), 0.0046, 0); r(Q.conv3d(torch._make_per_tensor_quantized_tensor(xi, 0.0324, 0), p3(wt, None), 0.059, 60))",
+    "saturating_large_bias": "r(Q.conv3d(x3, p3(w3, b * 40), 1e-4, 250)), r(Q.conv3d(x3, p3(w3a, b * 40), 0.07, 128))",
+    "channels_last_input": "r(Q.conv3d(x3.contiguous(memory_format=torch.channels_last_3d), p3(w3c), 0.05, 60)), r(Q.conv3d(x3[:, :, :, ::2], p3(w3ca), 0.05, 60))",
+    "empty": "r(Q.conv3d(torch.quantize_per_tensor(torch.randn(0, 4, 5, 6, 7), 0.03, 110, torch.quint8), p3(w3), 0.05, 60)), r(Q.conv3d(x3[:, :, :1], p3(w3), 0.05, 60)), r(Q.conv3d(x3[:, :, :0], p3(w3, p=(1, 0, 0)), 0.05, 60)), r(Q.conv3d(x3[:, :, :0], p3(w3a, p=(1, 0, 0)), 0.05, 60))",
+    "_quantized_prepack": "r(Q.conv3d(x3, torch.ops._quantized.conv3d_prepack(w3c, b, [1, 1, 1], [0, 0, 0], [1, 1, 1], 1), 0.05, 60))",
+    "err_quantized_namespace_conv3d": "torch.ops._quantized.conv3d(x3, p3(w3), 0.05, 60)",
+    "unpack_getters": "p = p3(w3ca, s=(2, 1, 1), p=(1, 0, 2), d=(1, 2, 1)); q = p3(w3c); wd(Q.conv3d_unpack(p)[0]), Q.conv3d_unpack(p)[0].stride(), wd(q.unpack()[0]), q.unpack()[0].stride(), p.stride(), p.padding(), p.dilation(), p.groups(), p.transpose(), p.output_padding(), Q.conv3d_stride(p), Q.conv3d_padding(p), Q.conv3d_dilation(p), Q.conv3d_groups(p), Q.conv3d_transpose(p), Q.conv3d_output_padding(p), str(p)",
+    "state_both_ways": "o = torch.ScriptObject.__new__(torch.ScriptObject); o.__setstate__(p3(w3ca, s=(1, 2, 1), p=(0, 1, 1)).__getstate__()); c = copy.deepcopy(p3(w3c, None)); state(p3(w3, s=(2, 1, 1))), state(o), r(Q.conv3d(x3, o, 0.05, 60)), r(Q.conv3d(x3, c, 0.05, 60))",
+    "module": "m = torch.ao.nn.quantized.Conv3d(4, 6, (2, 3, 3), stride=(1, 2, 1), padding=1, groups=2); m.set_weight_bias(torch.quantize_per_tensor(torch.randn(6, 2, 2, 3, 3) * 0.3, 0.004, 0, torch.qint8), b); m.scale, m.zero_point = 0.05, 60; m2 = torch.ao.nn.quantized.Conv3d(4, 6, (2, 3, 3), stride=(1, 2, 1), padding=1, groups=2); m2.load_state_dict(m.state_dict()); r(m(x3)), r(m2(x3)), sorted(m.state_dict())",
+    "err_prepack_lengths": "[err(lambda: Q.conv3d_prepack(w3, b, s, p, d, 1)) for s, p, d in (([1, 1], [0] * 3, [1] * 3), ([1] * 3, [0, 0], [1] * 3), ([1] * 3, [0] * 3, [1, 1]))]",
+    "err_4d_weight": "p3(w3[:, :, 0])",
+    "err_4d_input": "Q.conv3d(x3[0], p3(w3), 0.05, 60)",
+    "err_4d_input_fbgemm": "Q.conv3d(x3[0], p3(w3a), 0.05, 60)",
+    "err_channels": "Q.conv3d(x3[:, :3], p3(w3), 0.05, 60)",
+    "err_channels_fbgemm": "Q.conv3d(x3[:, :3], p3(w3a), 0.05, 60)",
+    "err_small_input_fbgemm": "Q.conv3d(x3[:, :, :1], p3(w3a), 0.05, 60)",
+    "err_qint8_input": "Q.conv3d(torch.quantize_per_tensor(x3.dequantize(), 0.03, 0, torch.qint8), p3(w3), 0.05, 60)",
+    "err_2d_params_to_conv3d": "Q.conv3d(x3, pk(w), 0.05, 60)",
+    "err_3d_params_to_conv2d": "Q.conv2d(xq, p3(w3), 0.05, 60)",
+}, setup=SETUP_3D)

@@ -25,7 +25,8 @@ static inline int32_t sat16(int32_t v) { return v < -32768 ? -32768 : v > 32767 
 
 static inline uint8_t requant(const tn_qconv_args *a, int64_t oc, uint32_t acc) {
     if (a->onednn) {
-        float f = (float)(int32_t)acc * a->comb[oc];
+        float f = (float)(int32_t)acc;
+        f = a->seq_scales ? f * a->src_scale * a->comb[oc] : f * a->comb[oc];
         if (a->bias) f += a->bias[oc];
         if (a->relu && !(f > 0.0f)) f = 0.0f;
         f = f * a->dinv + (float)a->y_zp;
@@ -40,15 +41,19 @@ static inline uint8_t requant(const tn_qconv_args *a, int64_t oc, uint32_t acc) 
 }
 
 /* fbgemm's depthwise kernel: the raw uint8 (a padded position is x_zp) times the raw weights,
- * taps in row-major order summed in pairs saturated to int16 (VPMADDUBSW), then the zero points'
- * offsets. x: the input pixel row of channel c (stride C between pixels); w: KH x KW (minus wz) */
-static uint32_t dw_pairs(const tn_qconv_args *a, const int16_t *x, const int16_t *w, int32_t wz, int64_t oh, int64_t ow) {
-    int64_t kk = a->KH * a->KW;
+ * taps in row-major order (depth, height, width) summed in pairs saturated to int16 (VPMADDUBSW),
+ * then the zero points' offsets. x: the input of channel c (stride C between pixels); w: KD x KH x
+ * KW (minus wz) */
+static uint32_t dw_pairs(const tn_qconv_args *a, const int16_t *x, const int16_t *w, int32_t wz, int64_t od, int64_t oh,
+                         int64_t ow) {
+    int64_t kk = a->KD * a->KH * a->KW;
     uint32_t s = 0, ro = 0, cs = 0;
     int32_t prev = 0;
     for (int64_t t = 0; t < kk; t++) {
-        int64_t ih = oh * a->sh - a->ph + t / a->KW, iw = ow * a->sw - a->pw + t % a->KW;
-        int32_t xv = ih < 0 || ih >= a->H || iw < 0 || iw >= a->W ? a->x_zp : x[(ih * a->W + iw) * a->C] + a->x_zp;
+        int64_t id = od * a->sd - a->pd + t / (a->KH * a->KW), ih = oh * a->sh - a->ph + t / a->KW % a->KH,
+                iw = ow * a->sw - a->pw + t % a->KW;
+        int32_t xv = id < 0 || id >= a->D || ih < 0 || ih >= a->H || iw < 0 || iw >= a->W
+                         ? a->x_zp : x[((id * a->H + ih) * a->W + iw) * a->C] + a->x_zp;
         int32_t wv = w[t] + wz;
         ro += (uint32_t)xv;
         cs += (uint32_t)wv;
@@ -67,29 +72,35 @@ static inline uint32_t dot16(const int16_t *x, const int16_t *w, int64_t n) {
     return s;
 }
 
-/* output rows [b, e) of all N * OH, every column and channel */
+/* output rows [b, e) of all N * OD * OH (a normalised a: D, OD, KD ... 1 in 2-d), every column and
+ * channel */
 static void rows(int64_t b, int64_t e, void *ctx) {
     const tn_qconv_args *a = ctx;
-    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KH * a->KW;
+    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KD * a->KH * a->KW;
     for (int64_t r = b; r < e; r++) {
-        int64_t n = r / a->OH, oh = r % a->OH;
-        const int16_t *xn = a->x + n * a->H * a->W * a->C;
+        int64_t n = r / (a->OD * a->OH), od = r / a->OH % a->OD, oh = r % a->OH;
+        const int16_t *xn = a->x + n * a->D * a->H * a->W * a->C;
         for (int64_t ow = 0; ow < a->OW; ow++) {
             uint8_t *y = a->y + (r * a->OW + ow) * a->OC;
             for (int64_t oc = 0; oc < a->OC; oc++) {
                 const int16_t *w = a->w + oc * kk * cg, *xg = xn + (oc / og) * cg;
                 if (a->dw_pairs) {
-                    y[oc] = requant(a, oc, dw_pairs(a, xg, w, a->w_zp[oc], oh, ow));
+                    y[oc] = requant(a, oc, dw_pairs(a, xg, w, a->w_zp[oc], od, oh, ow));
                     continue;
                 }
                 uint32_t s = 0;
-                for (int64_t kh = 0; kh < a->KH; kh++) {
-                    int64_t ih = oh * a->sh - a->ph + kh * a->dh;
-                    if (ih < 0 || ih >= a->H) continue;
-                    for (int64_t kw = 0; kw < a->KW; kw++) {
-                        int64_t iw = ow * a->sw - a->pw + kw * a->dw;
-                        if (iw < 0 || iw >= a->W) continue;   /* the zero point: adds nothing */
-                        s += dot16(xg + (ih * a->W + iw) * a->C, w + (kh * a->KW + kw) * cg, cg);
+                for (int64_t kd = 0; kd < a->KD; kd++) {
+                    int64_t id = od * a->sd - a->pd + kd * a->dd;
+                    if (id < 0 || id >= a->D) continue;
+                    for (int64_t kh = 0; kh < a->KH; kh++) {
+                        int64_t ih = oh * a->sh - a->ph + kh * a->dh;
+                        if (ih < 0 || ih >= a->H) continue;
+                        const int16_t *xr = xg + (id * a->H + ih) * a->W * a->C, *wr = w + (kd * a->KH + kh) * a->KW * cg;
+                        for (int64_t kw = 0; kw < a->KW; kw++) {
+                            int64_t iw = ow * a->sw - a->pw + kw * a->dw;
+                            if (iw < 0 || iw >= a->W) continue;   /* the zero point: adds nothing */
+                            s += dot16(xr + iw * a->C, wr + kw * cg, cg);
+                        }
                     }
                 }
                 y[oc] = requant(a, oc, s);
@@ -227,19 +238,25 @@ void *tn_qconv_pack(int64_t OC, int64_t G, int64_t KH, int64_t KW, int64_t CG, c
 }
 
 void tn_qconv2d(const tn_qconv_args *a) {
-    int64_t nr = a->N * a->OH;
-    if (nr <= 0 || a->OW <= 0 || a->OC <= 0) return;
+    tn_qconv_args b = *a;   /* 2-d: one depth of one */
+    if (!b.d3) {
+        b.D = b.OD = b.KD = b.sd = b.dd = 1;
+        b.pd = 0;
+    }
+    int two_d = !a->d3;
+    int64_t nr = b.N * b.OD * b.OH;
+    if (nr <= 0 || b.OW <= 0 || b.OC <= 0) return;
 #if defined(__x86_64__)
-    if (a->xu && a->wp && variant() == VNNI && tn_qconv2d_vnni(a)) return;
+    if (two_d && a->xu && a->wp && variant() == VNNI && tn_qconv2d_vnni(a)) return;
 #endif
     if (a->xu) {
-        tn_qconv_prep prep = {a->xu, a->x_zp, a->N * a->H * a->W * a->C, a->x};
+        tn_qconv_prep prep = {a->xu, a->x_zp, b.N * b.D * b.H * b.W * b.C, a->x};
         tn_qconv_prep_input(&prep);
     }
 #if defined(__x86_64__)
-    if (a->wp && variant() == AVX2 && tn_qconv2d_avx2(a)) return;
+    if (two_d && a->wp && variant() == AVX2 && tn_qconv2d_avx2(a)) return;
 #endif
-    int64_t work = a->OW * a->OC * (a->C / a->G) * a->KH * a->KW;
+    int64_t work = b.OW * b.OC * (b.C / b.G) * b.KD * b.KH * b.KW;
     int64_t grain = 65536 / (work > 0 ? work : 1);
-    tn_parallel_for(nr, grain > 0 ? grain : 1, a->transpose ? rows_t : rows, (void *)a);
+    tn_parallel_for(nr, grain > 0 ? grain : 1, b.transpose ? rows_t : rows, &b);
 }
