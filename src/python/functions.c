@@ -259,8 +259,9 @@ static bool typevar_refuses(int row, const tn_schema *s, PyObject *args, PyObjec
 }
 
 /* "aten::X() Expected a value of type 'T' for argument 'a' but instead found type 'U'." with the
- * position, value and declaration; T as FunctionSchema prints the argument's type, and the cast
- * details upstream's toIValue gives for a Tensor and a Scalar (number) parameter */
+ * position, value and declaration; T as FunctionSchema prints the argument's type; then the cast
+ * details upstream's toIValue gives, as measured: its own for Tensor and Scalar (number), Python's
+ * TypeError iterating a SymInt[], pybind11's caster for the plain types and int lists (a str) */
 static PyObject *type_mismatch(const char *qname, PyObject *fs, const tn_arg *p, int i, PyObject *value) {
     PyObject *argl = PyObject_GetAttrString(fs, "arguments");
     PyObject *arg = argl ? PySequence_GetItem(argl, i) : NULL;
