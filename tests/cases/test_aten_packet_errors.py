@@ -33,11 +33,8 @@ cases("aten_packet_errors", {
     "kw_wrong_type": "err(lambda: a.abs(x, out='a'))",
     "missing_out": "err(lambda: a.relu(self=x, foo=1))",
     "str_other": "err_set(lambda: a.add(x, 'a'))",
-    "list_other": "err_set(lambda: a.mul(x, [1]))",
     "missing": "err_set(lambda: a.add(x))",
-    "none": "err_set(lambda: a.add())",
     "unknown_kw": "err_set(lambda: a.add(x, x, foo=1))",
-    "both_kw": "err_set(lambda: a.sub(x, x, self=x))",
     "positional_kwonly": "err_set(lambda: a.sum(x, 'a'))",
 }, setup=ERR)
 
@@ -45,17 +42,13 @@ cases("aten_overload_errors", {   # one overload named: its reason alone
     "missing": "err(lambda: a.add.Tensor(x))",
     "unknown_kw": "err(lambda: a.add.Tensor(x, x, foo=1))",
     "both_kw": "err(lambda: a.add.Tensor(x, x, self=x))",
-    "too_many": "err(lambda: a.relu.default(x, 1))",
     "positional_kwonly": "err(lambda: a.sum.default(x, 1))",
     "str_for_tensor": "err(lambda: a.add.Tensor(x, 'a'))",
-    "list_for_number": "err(lambda: a.add.Scalar(x, [1]))",
     "tensor_for_int": "err(lambda: a.select.int(x, 0, x))",
 }, setup=ERR)
 
 cases("aten_packet_numbers", {   # aten's own overloads first: numbers fill Tensor parameters
     "add_ints": "a.add(1, 2)",
     "add_float_int": "a.add(1.5, 2)",
-    "mul_int_tensor": "a.mul(2, x)",
     "add_tensor_int": "a.add(x, 2)",
-    "sub_bool": "a.sub(x, True)",
 }, setup=ERR)

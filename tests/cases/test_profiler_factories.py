@@ -42,8 +42,6 @@ cases("profiler_factories", {
     "zeros": "tree(lambda: (torch.zeros(3), torch.zeros(2, dtype=torch.int64)), True)",
     "full": "tree(lambda: (torch.full((2, 2), 1.5), torch.full((2,), 7), torch.full((1,), True), torch.full((2,), 2, dtype=torch.float16)), True)",
     "ones_like": "tree(lambda: (torch.ones_like(x), torch.ones_like(x, dtype=torch.int32)), True)",
-    "zeros_like": "tree(lambda: torch.zeros_like(x), True)",
-    "full_like": "tree(lambda: torch.full_like(x, 2.5), True)",
     "empty_like": "tree(lambda: (torch.empty_like(x).shape, torch.empty_like(x, memory_format=torch.contiguous_format).shape), True)",
     "like_strided": "xt = x.t()\ntree(lambda: (torch.ones_like(xt).stride(), torch.zeros_like(xt, memory_format=torch.contiguous_format).stride()))",
     "values": "def f():\n    global vals\n    vals = [torch.ones(2), torch.zeros_like(x), torch.full((2,), 3), torch.full_like(x, -1)]\n"
