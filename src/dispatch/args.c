@@ -437,6 +437,19 @@ int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v) {
     return convert(o, p, true, true, 0, a, v);
 }
 
+int tn_args_aten_convertible(const tn_arg *p, PyObject *o) {
+    tn_args a;
+    tn_value v;
+    a.nowned = a.nints = a.nheap = 0;
+    a.out = NULL;
+    if (o == Py_None && p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional && !p->optional) return 0;
+    int r = aten_loose(o, p, &v);
+    if (r == 2) r = convert(o, p, true, true, false, &a, &v);
+    tn_args_release(&a);
+    ovf_pos = -1;
+    return r;
+}
+
 int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v) {
     if (!p->default_text) { memset(v, 0, sizeof *v); v->tag = TN_V_NONE; return 0; }
     if (default_value(p, a, v) < 0) return -1;
@@ -501,13 +514,6 @@ static bool numpy_alias(const char *param, const char *given, bool is_input) {
     return false;
 }
 
-static _Thread_local int last_bad = -1;
-static _Thread_local PyObject *last_bad_value;
-
-int tn_args_last_bad(PyObject **value) {
-    if (value) *value = last_bad_value;
-    return last_bad;
-}
 
 /* Upstream's Python bindings pack dtype / layout / device / pin_memory into TensorOptions
  * (torchgen's python.py): pin_memory is always a bool (False unless given), and a factory function
@@ -543,8 +549,6 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
                   int flags, tn_args *a) {
     PyObject *given[TN_MAX_ARGS] = {0};
     int given_at[TN_MAX_ARGS] = {0};   /* 1-based position in the call's positional arguments, 0: keyword */
-    last_bad = -1;
-    last_bad_value = NULL;
     ovf_pos = -1;
     int np = s->nargs, nout = 0, first_out = -1;
     Py_ssize_t nargs = args ? PyTuple_Size(args) : 0, pos = 0;
@@ -676,14 +680,11 @@ int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *
         if ((flags & TN_PARSE_ATEN) && given[i] == Py_None && p->is_list && p->type == TN_TYPE_TENSOR &&
             p->elem_optional && !p->optional) {
             /* torch.ops: Tensor?[] takes None elements, not None for the list (index.Tensor) */
-            last_bad = i;
-            last_bad_value = given[i];
             return TN_PARSE_NOMATCH;
         }
         bool nat = (flags & TN_PARSE_NUMBERS_AS_TENSORS) && (i != 0 || (flags & TN_PARSE_NUMBER_SELF));
         r = (flags & TN_PARSE_ATEN_LOOSE) ? aten_loose(given[i], p, &a->v[i]) : 2;
         if (r == 2) r = convert(given[i], p, nat, (flags & TN_PARSE_TENSORS_AS_SCALARS) != 0, float_peer, a, &a->v[i]);
-        if (r == 0) { last_bad = i; last_bad_value = given[i]; }
         if (r == 0 && ovf_pos >= 0 && !(flags & TN_PARSE_ATEN)) {
             /* upstream's Python bindings: the int unpacks with a ValueError, a list element
              * with a TypeError naming the function, the argument and the 1-based position

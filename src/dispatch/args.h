@@ -41,11 +41,6 @@ enum { TN_PARSE_NUMBERS_AS_TENSORS = 1, TN_PARSE_TENSORS_AS_SCALARS = 2, TN_PARS
 int tn_args_parse(const tn_schema *s, PyObject *self, PyObject *args, PyObject *kw,
                   int flags, tn_args *out);
 
-/* After a TN_PARSE_NOMATCH from tn_args_parse on this thread: the index of the parameter whose
- * given value did not convert and that value (borrowed, valid until the tn_args is released), or
- * -1 when the call failed otherwise (arity, an unknown keyword, a missing argument). torch.ops
- * reports it in upstream's schema-matching wording (functions.c). */
-int tn_args_last_bad(PyObject **value);
 void tn_args_release(tn_args *a);
 
 /* For the typed C op API (dispatch/aten.c): one Python object for parameter p, as a call from
@@ -55,6 +50,10 @@ void tn_args_release(tn_args *a);
  * a reference to release (0, or -1: then o is released). */
 int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v);
 int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v);
+/* Whether torch.ops would take Python object o for parameter p, by the conversions of a
+ * TN_PARSE_ATEN_LOOSE parse (numbers fill Tensors, a Scalar refuses a tensor): 1 yes, 0 no, -1
+ * error. Lets functions.c word upstream's schema-matching error for one parameter. */
+int tn_args_aten_convertible(const tn_arg *p, PyObject *o);
 int64_t *tn_args_int_store(tn_args *a, Py_ssize_t n);
 int tn_args_own(tn_args *a, PyObject *o);
 

@@ -1030,11 +1030,13 @@ static PyObject *profiled_call(int op, tn_value *args) {
      * call runs as its decomposition, as a dispatch mode sees it, so its pieces are events too
      * (each piece passes the door's own checks: an inference-tensor write is refused there) */
     bool handled = false;
-    if (decomposes && d->fn && tn_decomp_computes(op) && !any_meta(s, args) && !tn_inference_mode() &&
-        !tn_autocast_wants(op, args) && !tn_vmap_first(op, args) &&
-        !tn_vmap_wants(op, args) && !tn_forward_wants(op, args) && !tn_autograd_wants(op, args) &&
-        !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled()))
+    bool plain = !any_meta(s, args) && !tn_inference_mode() && !tn_autocast_wants(op, args) && !tn_vmap_first(op, args) &&
+                 !tn_vmap_wants(op, args) && !tn_forward_wants(op, args) && !tn_autograd_wants(op, args) &&
+                 !(tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled());
+    if (plain && decomposes && d->fn && tn_decomp_computes(op))
         r = tn_composite_under_mode(op, args, &handled);
+    else if (plain)   /* upstream's factory kernels: empty, then the fill (ops/create.c) */
+        r = tn_create_profiled(op, args, &handled);
     if (!handled) {
         prof_recorded = true;
         r = tn_door_call(op, args);

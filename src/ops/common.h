@@ -82,6 +82,9 @@ int tn_check_kernel_scalar(const tn_value *v, tn_dtype ct, bool opmath);
  * (ops/create.c). */
 int tn_cr_options(const tn_value *dtype, const tn_value *layout, const tn_value *device, const tn_value *pin,
                   tn_dtype def_dtype, tn_device_type def_dev, tn_dtype *dt, tn_device_type *dev);
+/* ones / zeros / full and their _like forms as upstream's kernels make them, empty then fill_,
+ * through the door, while profiling (ops/create.c); *handled false for other ops and calls. */
+PyObject *tn_create_profiled(int op, tn_value *a, bool *handled);
 int tn_alpha_check(tn_dtype ct, const tn_value *alpha, PyObject *target, bool inplace, const tn_value *a,
                    const tn_value *b);
 /* Refuse dtypes without kernels: NotImplementedError naming the op and dtype. */

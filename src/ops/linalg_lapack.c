@@ -886,10 +886,10 @@ PyObject *tn_op_linalg_solve_triangular(tn_value *a) {
 PyObject *tn_op_triangular_solve(tn_value *a) {
     const char *api = "torch.triangular_solve";
     tn_tensor *B = TN_T(a[0]), *A = TN_T(a[1]);
-    if (B->ndim < 2) {
-        PyErr_Format(PyExc_RuntimeError, "torch.triangular_solve: The input tensor b must have at least 2 dimensions.");
-        return NULL;
-    }
+    for (int i = 0; i < 2; i++)   /* its structured meta function's wording */
+        if ((i ? A : B)->ndim < 2)
+            return PyErr_Format(PyExc_RuntimeError, "torch.triangular_solve: Expected %s to have at least 2 dimensions, "
+                                "but it has %d dimensions instead", i ? "A" : "b", (i ? A : B)->ndim);
     if (check_matrix(api, "A", A, true) < 0) return NULL;
     PyObject *Ac = NULL, *X = trsm_solve(a[1].u.obj, a[0].u.obj, a[2].u.i != 0, true, a[3].u.i != 0, a[4].u.i != 0, api,
                                          "triangular_solve", &Ac);
@@ -2215,6 +2215,25 @@ fail:
     Py_XDECREF(L);
     Py_XDECREF(U);
     return NULL;
+}
+
+/* triangular_solve.X(self, A, upper, transpose, unitriangular, *, X, M), structured: each out
+ * must have the result's dtype; one that is resized takes the result's (column-major) layout */
+PyObject *tn_op_triangular_solve_X(tn_value *a) {
+    PyObject *r = tn_op_triangular_solve(a);
+    if (!r) return NULL;
+    PyObject *v[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        PyObject *res = PyTuple_GetItem(r, i), *out = a[5 + i].u.obj;
+        if (tn_out_dtype_exact(out, tn_tensor_of(res)->dtype) < 0 ||
+            !(v[i] = fdeliver(Py_NewRef(res), out, "triangular_solve"))) {
+            Py_DECREF(r);
+            Py_XDECREF(v[0]);
+            return NULL;
+        }
+    }
+    Py_DECREF(r);
+    return ret_n("triangular_solve_out", 2, v);
 }
 
 PyObject *tn_op_lu_unpack(tn_value *a) { return lu_unpack_impl(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0); }

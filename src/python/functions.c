@@ -218,10 +218,6 @@ static bool tensor_query(int row) {
            row == TN_ROW__has_compatible_shallow_copy_type;
 }
 
-/* set while OpOverload._op_dk(CompositeImplicitAutograd, ...) runs: the parsed call runs as its
- * decomposition, not through the door's stages (what torch.nested's jagged fallback asks for) */
-static bool dk_composite;
-
 static PyObject *call_rows(const char *name, int first, int last, int mode, PyObject *self,
                            PyObject *args, PyObject *kw) {
     if (mode == CALL_FUNCTION && !strcmp(name, "sparse_coo_tensor")) return sparse_coo_ctor(first, last, args, kw);
@@ -238,25 +234,155 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
     return call_rows_(name, first, last, mode, self, args, kw);
 }
 
-/* torch.ops.aten.X.overload given a value its schema does not take: upstream's schema matching
- * raises RuntimeError "aten::X() Expected a value of type 'T' for argument 'a' but instead found
- * type 'U'." with the position, value and declaration (its pybind cast details are left out);
- * T is the argument's type as FunctionSchema prints it (ScalarType as int, Scalar as number). */
-static PyObject *aten_bad_value(const tn_schema *s, int i, PyObject *value) {
-    tn_schema named = *s;
-    if (!named.ns || !named.ns[0]) named.ns = "aten";
-    PyObject *fs = tn_schema_to_python(&named);
-    PyObject *argl = fs ? PyObject_GetAttrString(fs, "arguments") : NULL;
+/* ---------- torch.ops: upstream's schema-matching errors (createStackForSchema) ---------- */
+
+/* aten's TorchScript-only overloads (extra_schemas.txt rows: no Python binding, no kernel) */
+static bool jit_row(const tn_op_def *d) { return d->variants == 0 && !strstr(d->name, "::"); }
+
+/* Their type variables (t, t[]) were written as Any by tools/dump_extra_schemas.py; upstream's
+ * toIValue cannot convert a value to a type variable, so only an empty list gets through. */
+static int convertible(int row, const tn_arg *p, PyObject *o) {
+    if (p->type == TN_TYPE_ANY && jit_row(tn_op_at(row)))
+        return (PyList_Check(o) || PyTuple_Check(o)) && PySequence_Size(o) == 0;
+    return tn_args_aten_convertible(p, o);
+}
+
+static bool typevar_refuses(int row, const tn_schema *s, PyObject *args, PyObject *kw) {
+    if (!jit_row(tn_op_at(row))) return false;
+    Py_ssize_t na = args ? PyTuple_Size(args) : 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (s->args[i].type != TN_TYPE_ANY) continue;
+        PyObject *o = i < na ? PyTuple_GetItem(args, i) : kw ? PyDict_GetItemString(kw, s->args[i].name) : NULL;
+        if (o && convertible(row, &s->args[i], o) == 0) return true;
+    }
+    return false;
+}
+
+/* "aten::X() Expected a value of type 'T' for argument 'a' but instead found type 'U'." with the
+ * position, value and declaration; T as FunctionSchema prints the argument's type; then the cast
+ * details upstream's toIValue gives, as measured: its own for Tensor and Scalar (number), Python's
+ * TypeError iterating a SymInt[], pybind11's caster for the plain types and int lists (a str) */
+static PyObject *type_mismatch(const char *qname, PyObject *fs, const tn_arg *p, int i, PyObject *value) {
+    PyObject *argl = PyObject_GetAttrString(fs, "arguments");
     PyObject *arg = argl ? PySequence_GetItem(argl, i) : NULL;
     PyObject *type = arg ? PyObject_GetAttrString(arg, "type") : NULL;
     PyObject *vrepr = type ? PyObject_Repr(value) : NULL;
     PyObject *tname = vrepr ? PyObject_GetAttrString((PyObject *)Py_TYPE(value), "__name__") : NULL;
-    if (tname)
-        PyErr_Format(PyExc_RuntimeError,
-                     "%s::%s() Expected a value of type '%S' for argument '%s' but instead found type '%U'.\n"
-                     "Position: %d\nValue: %U\nDeclaration: %S",
-                     named.ns, s->name, type, s->args[i].name, tname, i, vrepr, fs);
-    Py_XDECREF(fs); Py_XDECREF(argl); Py_XDECREF(arg); Py_XDECREF(type); Py_XDECREF(vrepr); Py_XDECREF(tname);
+    PyObject *details = NULL, *r = NULL;
+    if (tname) {
+        if (p->type == TN_TYPE_TENSOR && !p->is_list)
+            details = PyUnicode_FromFormat("\nCast error details: Unable to cast %S to Tensor", value);
+        else if (p->type == TN_TYPE_SCALAR && !p->is_list)
+            details = PyUnicode_FromFormat("\nCast error details: Cannot cast %S to number", value);
+        else if (p->is_list && p->type == TN_TYPE_SYMINT && !PyUnicode_Check(value) && !PyIter_Check(value) &&
+                 !PySequence_Check(value))
+            details = PyUnicode_FromFormat("\n Python error details: TypeError: '%U' object is not iterable", tname);
+        else if (p->is_list ? (p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT) && PyUnicode_Check(value)
+                            : p->type == TN_TYPE_INT || p->type == TN_TYPE_SYMINT || p->type == TN_TYPE_FLOAT ||
+                                  p->type == TN_TYPE_BOOL || p->type == TN_TYPE_STR || p->type == TN_TYPE_COMPLEX ||
+                                  p->type == TN_TYPE_SCALARTYPE)   /* pybind11's caster */
+            details = PyUnicode_FromFormat("\nCast error details: Unable to cast Python instance of type %R to C++ type "
+                                           "'?' (#define PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for "
+                                           "details)", (PyObject *)Py_TYPE(value));
+        else
+            details = PyUnicode_FromString("");
+    }
+    if (details)
+        r = PyUnicode_FromFormat("%s() Expected a value of type '%S' for argument '%s' but instead found type '%U'.\n"
+                                 "Position: %d\nValue: %U\nDeclaration: %S%U",
+                                 qname, type, p->name, tname, i, vrepr, fs, details);
+    Py_XDECREF(argl); Py_XDECREF(arg); Py_XDECREF(type); Py_XDECREF(vrepr); Py_XDECREF(tname); Py_XDECREF(details);
+    return r;
+}
+
+/* Why torch.ops cannot bind (args, kw) to row's schema, in upstream's order: too many arguments,
+ * a positional one for a keyword-only parameter or of the wrong type, then the parameters left in
+ * schema order (a keyword of the wrong type, a missing value), then keywords left over. An empty
+ * string when upstream would bind the call (our parse refused it for a rule of its own). */
+static PyObject *mismatch_reason(int row, PyObject *args, PyObject *kw) {
+    const tn_schema *s = tn_op_schema(row);
+    if (!s) { PyErr_Clear(); return PyUnicode_FromString(""); }
+    tn_schema named = *s;
+    if (!named.ns || !named.ns[0]) named.ns = "aten";
+    char qname[256];
+    snprintf(qname, sizeof qname, "%s::%s", named.ns, s->name);
+    PyObject *fs = tn_schema_to_python(&named), *r = NULL;
+    if (!fs) return NULL;
+    Py_ssize_t na = args ? PyTuple_Size(args) : 0, nk = kw ? PyDict_Size(kw) : 0, used = 0;
+    if (na + nk > s->nargs) {
+        r = PyUnicode_FromFormat("%s() expected at most %d argument(s) but received %zd argument(s). Declaration: %S",
+                                 qname, s->nargs, na + nk, fs);
+        goto done;
+    }
+    for (int i = 0; i < s->nargs; i++) {
+        const tn_arg *p = &s->args[i];
+        PyObject *o = NULL;
+        if (i < na) {
+            if (p->kwarg_only) {
+                r = PyUnicode_FromFormat("%s() takes %d positional argument(s) but %zd was/were given.  Declaration: %S",
+                                         qname, i, na, fs);
+                goto done;
+            }
+            o = PyTuple_GetItem(args, i);
+        } else if (kw && (o = PyDict_GetItemString(kw, p->name))) {
+            used++;
+        } else if (!p->default_text) {
+            r = PyUnicode_FromFormat("%s() is missing value for argument '%s'. Declaration: %S", qname, p->name, fs);
+            goto done;
+        }
+        int ok = o ? convertible(row, p, o) : 1;
+        if (ok < 0) goto done;
+        if (!ok) { r = type_mismatch(qname, fs, p, i, o); goto done; }
+    }
+    if (used != nk) {   /* FunctionSchema::findErrorInKwargs */
+        PyObject *key, *val;
+        Py_ssize_t it = 0;
+        while (PyDict_Next(kw, &it, &key, &val)) {
+            const char *k = PyUnicode_AsUTF8AndSize(key, NULL);
+            if (!k) goto done;
+            bool known = false;
+            for (int i = 0; i < s->nargs && !known; i++) known = !strcmp(s->args[i].name, k);
+            if (!known) {
+                r = PyUnicode_FromFormat("Unknown keyword argument '%s' for operator '%s'. Schema: %S", k, qname, fs);
+                goto done;
+            }
+        }
+        for (int i = 0; i < s->nargs; i++)
+            if (PyDict_GetItemString(kw, s->args[i].name)) {
+                r = PyUnicode_FromFormat("Argument '%s' specified both as positional and keyword argument. Schema: %S",
+                                         s->args[i].name, fs);
+                goto done;
+            }
+    }
+    r = PyUnicode_FromString("");
+done:
+    Py_DECREF(fs);
+    return r;
+}
+
+/* A torch.ops call no overload of [first, last) takes: upstream raises RuntimeError with the one
+ * overload's reason, or for a packet "Overloaded torch operator invoked from Python failed to match
+ * any schema:" and each overload's reason (aten's own overloads first, then TorchScript's, the
+ * order upstream tries them). NULL with the error set; a reason upstream would not give (our
+ * parse refused a call upstream binds) falls back to the TypeError of no_match. */
+static PyObject *aten_no_match(const char *name, int first, int last, PyObject *args, PyObject *kw) {
+    PyObject *msg = PyUnicode_FromString(last - first == 1 ? "" :
+                                         "Overloaded torch operator invoked from Python failed to match any schema:\n");
+    for (int jit = 0; msg && jit < 2; jit++)
+        for (int row = first; msg && row < last; row++) {
+            if (jit_row(tn_op_at(row)) != jit) continue;
+            PyObject *why = mismatch_reason(row, args, kw);
+            if (why && PyUnicode_GetLength(why) == 0) {
+                Py_DECREF(why);
+                Py_DECREF(msg);
+                return no_match(name, CALL_ATEN, args, kw);
+            }
+            PyObject *m2 = why ? PyUnicode_FromFormat(last - first == 1 ? "%U%U" : "%U%U\n\n", msg, why) : NULL;
+            Py_XDECREF(why);
+            Py_SETREF(msg, m2);
+        }
+    if (msg) PyErr_SetObject(PyExc_RuntimeError, msg);
+    Py_XDECREF(msg);
     return NULL;
 }
 
@@ -267,6 +393,8 @@ static bool dk_composite;
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
     bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
+    /* torch.ops tries aten's own overloads before TorchScript's (getAllSortedOperatorsFor) */
+    for (int phase = 0; phase < (mode == CALL_ATEN ? 2 : 1); phase++)
     for (int pass = 0; pass < 2; pass++) {
         int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) |
                     (pass == 0 ? 0
@@ -275,6 +403,7 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                                      (mode == CALL_ATEN && last - first == 1 ? TN_PARSE_ATEN_LOOSE : 0));
         for (int row = first; row < last; row++) {
             const tn_op_def *d = tn_op_at(row);
+            if (mode == CALL_ATEN && jit_row(d) != phase) continue;
             /* overloads upstream's Python bindings hide (e.g. add.Scalar: the Tensor overload takes numbers) */
             if (mode == CALL_METHOD && (d->variants & (TN_VARIANT_METHOD | TN_VARIANT_NO_PY_METHOD)) != TN_VARIANT_METHOD) continue;
             if (mode == CALL_FUNCTION && (d->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) != TN_VARIANT_FUNCTION) continue;
@@ -285,6 +414,7 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                 PyErr_Clear();
                 continue;
             }
+            if (mode == CALL_ATEN && typevar_refuses(row, s, args, kw)) continue;
             tn_args a;
             a.nowned = a.nints = a.nheap = 0;
             a.out = NULL;
@@ -308,18 +438,11 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                 }
                 return res;
             }
-            PyObject *bad_value;
-            int bad = tn_args_last_bad(&bad_value);
-            if (r == TN_PARSE_NOMATCH && mode == CALL_ATEN && pass == 1 && last - first == 1 && bad >= 0) {
-                aten_bad_value(s, bad, bad_value);
-                tn_args_release(&a);
-                return NULL;
-            }
             tn_args_release(&a);
             if (r == TN_PARSE_ERROR) return NULL;
         }
     }
-    return no_match(name, mode, args, kw);
+    return mode == CALL_ATEN ? aten_no_match(name, first, last, args, kw) : no_match(name, mode, args, kw);
 }
 
 static PyObject *call_name(int name, int mode, PyObject *self, PyObject *args, PyObject *kw) {
