@@ -7,10 +7,10 @@
  *
  * then one of upstream's two requantizations (upstream's x86 engine picks per packed weight):
  *   oneDNN (symmetric weights, groups <= 100, an AVX-512 VNNI host):
- *     f = (float)acc * comb[oc]  (+ bias[oc])  (relu: max(f, 0));  q = rint(clamp(f * dinv + y_zp, 0, 255))
- *     comb[oc] = src_scale * w_scale[oc] in float, dinv = (float)(1.0 / output_scale); rint is
- *     round half to even (CVTPS2DQ); in 3-d (seq_scales) the scales apply one after the other,
- *     f = ((float)acc * src_scale) * w_scale[oc] (measured: the product form is off on ties);
+ *     f = ((float)acc * src_scale) * w_scale[oc]  (+ bias[oc])  (relu: max(f, 0));
+ *     q = rint(clamp(f * dinv + y_zp, 0, 255)), dinv = (float)(1.0 / output_scale); rint is round half
+ *     to even (CVTPS2DQ). The scales apply one after the other, in float (measured in 2-d and 3-d:
+ *     the product src_scale * w_scale[oc] is off by one on some near-ties);
  *   fbgemm (otherwise): fbgemm's ReQuantizeOutput with a float bias, as quantized::linear's
  *     (kernels/qlinear.h "static"): f = (float)acc + bias term, q = CVTPS2DQ(f * mult[oc]),
  *     int16-saturated, + the zero point, clamped to [relu ? y_zp : 0, 255];
@@ -54,9 +54,8 @@ typedef struct {
     const float *bias;             /* OC, or NULL */
     int onednn;
     /* oneDNN */
-    const float *comb;             /* OC */
-    int seq_scales;                /* 3-d: f = ((float)acc * src_scale) * comb[oc], comb the weight scales */
-    float src_scale;
+    const float *w_scale;          /* OC: the weight scales (oneDNN) */
+    float src_scale;               /* the input's scale, in float (oneDNN) */
     float dinv;
     /* fbgemm (kernels/qlinear.h's static fields) */
     const float *atws, *mult;      /* OC */

@@ -479,7 +479,7 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OD, int64_t OH, 
     PyObject *y = !xc ? NULL : d3 ? tn_tensor_new_empty(5, ys, TN_DTYPE_U8, TN_DEVICE_CPU)
                                   : tn_tensor_new_empty(4, (int64_t[]){N, OH, OW, c->OC}, TN_DTYPE_U8, TN_DEVICE_CPU);
     size_t nn = (size_t)(c->OC > 0 ? c->OC : 1);
-    float *sc = y ? malloc(3 * nn * sizeof(float) + (size_t)nx * sizeof(int16_t)) : NULL;
+    float *sc = y ? malloc(2 * nn * sizeof(float) + (size_t)nx * sizeof(int16_t)) : NULL;
     if (!sc) {
         if (y) PyErr_NoMemory();
         Py_XDECREF(bf);
@@ -487,19 +487,18 @@ static PyObject *run_kernel(tn_qconv_w *c, PyObject *X, int64_t OD, int64_t OH, 
         Py_XDECREF(y);
         return NULL;
     }
-    float a_scale = (float)Q->scale, *comb = sc, *atws = sc + nn, *mult = sc + 2 * nn;
+    float a_scale = (float)Q->scale, *atws = sc, *mult = sc + nn;
     for (int64_t j = 0; j < c->OC; j++) {
-        comb[j] = atws[j] = a_scale * c->w_scale[j];
-        if (d3) comb[j] = c->w_scale[j];   /* oneDNN 3-d: ((float)acc * a_scale) * w_scale (kernels/qconv.h) */
+        atws[j] = a_scale * c->w_scale[j];
         mult[j] = atws[j] / (float)oscale;
     }
     tn_qconv_args a = {
         .N = N, .C = C, .H = H, .W = Wd, .OC = c->OC, .OH = OH, .OW = OW, .KH = c->KH, .KW = c->KW, .G = G,
         .sh = c->stride[0], .sw = c->stride[1], .ph = c->padding[0], .pw = c->padding[1], .dh = c->dilation[0],
-        .dw = c->dilation[1], .d3 = d3, .D = D, .OD = OD, .KD = c->KD, .sd = c->sd, .pd = c->pd, .dd = c->dd, .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 3 * nn),
+        .dw = c->dilation[1], .d3 = d3, .D = D, .OD = OD, .KD = c->KD, .sd = c->sd, .pd = c->pd, .dd = c->dd, .xu = (const uint8_t *)tn_data(tn_tensor_of(xc)), .x = (int16_t *)(sc + 2 * nn),
         .x_zp = (int32_t)Q->zero_point, .w = c->w16, .wp = c->wp, .w_zp = c->w_zp,
-        .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .comb = comb,
-        .seq_scales = d3, .src_scale = a_scale,
+        .bias = bf ? (const float *)tn_data(tn_tensor_of(bf)) : NULL, .onednn = c->onednn, .w_scale = c->w_scale,
+        .src_scale = a_scale,
         .dinv = (float)(1.0 / oscale), .atws = atws, .mult = mult, .rcp = (float)(1.0 / (double)atws[0]),
         .per_channel = c->per_channel, .dw_pairs = c->dw_fast, .transpose = c->transpose, .y_zp = (int32_t)ozp, .relu = relu, .y = (uint8_t *)tn_data(tn_tensor_of(y)),
     };

@@ -65,6 +65,8 @@ cases("qconv2d", {
     "saturating": "r(Q.conv2d(xq, pk(w), 1e-4, 250)), r(Q.conv2d(xq, pk(wa), 1e-4, 0)), r(Q.conv2d(xq, pk(wc), 1e-9, 3))",
     "output_zero_points": "[r(Q.conv2d(xq, pk(wc), 0.05, z)) for z in (0, 255)]",
     # power-of-two scales: outputs exactly halfway between integers round to even
+    # oneDNN applies the input's scale, then the weight's (a near-tie: the product of the two scales gives 67, upstream 68)
+    "scales_in_turn": "xi = torch.randint(0, 40, (1, 2, 3, 4), dtype=torch.uint8); xi[0, :, 0, 0] = torch.tensor([29, 69], dtype=torch.uint8); wt = torch._make_per_tensor_quantized_tensor(torch.tensor([100, 1], dtype=torch.int8).view(1, 2, 1, 1), 0.0046, 0); r(Q.conv2d(torch._make_per_tensor_quantized_tensor(xi, 0.0324, 0), pk(wt, None), 0.059, 60))",
     "ties": "wt = torch._make_per_tensor_quantized_tensor(torch.randint(-20, 20, (6, 4, 3, 3), dtype=torch.int8), 0.5, 0); xt = torch._make_per_tensor_quantized_tensor(torch.randint(0, 256, (1, 4, 12, 12), dtype=torch.uint8), 0.5, 128); r(Q.conv2d(xt, pk(wt, torch.full((6,), 0.25), p=(1, 1)), 64.0, 100)), r(Q.conv2d(xt, pk(wt, None), 64.0, 100))",
     "channels_last_input": "r(Q.conv2d(xq.contiguous(memory_format=torch.channels_last), pk(wc), 0.05, 60))",
     "noncontiguous_input": "r(Q.conv2d(xq[:, :, ::2], pk(wca), 0.05, 60))",

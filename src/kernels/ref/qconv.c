@@ -26,7 +26,7 @@ static inline int32_t sat16(int32_t v) { return v < -32768 ? -32768 : v > 32767 
 static inline uint8_t requant(const tn_qconv_args *a, int64_t oc, uint32_t acc) {
     if (a->onednn) {
         float f = (float)(int32_t)acc;
-        f = a->seq_scales ? f * a->src_scale * a->comb[oc] : f * a->comb[oc];
+        f = f * a->src_scale * a->w_scale[oc];
         if (a->bias) f += a->bias[oc];
         if (a->relu && !(f > 0.0f)) f = 0.0f;
         f = f * a->dinv + (float)a->y_zp;

@@ -65,7 +65,7 @@ TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_
     __m256 f = _mm256_cvtepi32_ps(acc), zero = _mm256_setzero_ps();
     __m256i q;
     if (a->onednn) {
-        f = _mm256_mul_ps(f, _mm256_maskload_ps(a->comb + oc, m));
+        f = _mm256_mul_ps(_mm256_mul_ps(f, _mm256_set1_ps(a->src_scale)), _mm256_maskload_ps(a->w_scale + oc, m));
         if (a->bias) f = _mm256_add_ps(f, _mm256_maskload_ps(a->bias + oc, m));
         if (a->relu) f = _mm256_max_ps(f, zero);   /* f > 0 ? f : 0 (NaN: 0) */
         f = _mm256_add_ps(_mm256_mul_ps(f, _mm256_set1_ps(a->dinv)), _mm256_set1_ps((float)a->y_zp));

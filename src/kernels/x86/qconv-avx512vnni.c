@@ -88,7 +88,7 @@ TARGET static inline __attribute__((always_inline)) void requant(const tn_qconv_
     __m512 f = _mm512_cvtepi32_ps(acc), zero = _mm512_setzero_ps();
     __m512i q;
     if (a->onednn) {
-        f = _mm512_mul_ps(f, _mm512_maskz_loadu_ps(m, a->comb + oc));
+        f = _mm512_mul_ps(_mm512_mul_ps(f, _mm512_set1_ps(a->src_scale)), _mm512_maskz_loadu_ps(m, a->w_scale + oc));
         if (a->bias) f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(m, a->bias + oc));
         if (a->relu) f = _mm512_max_ps(f, zero);   /* f > 0 ? f : 0 (NaN: 0) */
         f = _mm512_add_ps(_mm512_mul_ps(f, _mm512_set1_ps(a->dinv)), _mm512_set1_ps((float)a->y_zp));
