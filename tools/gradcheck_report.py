@@ -81,6 +81,48 @@ def is_refusal(e):
 # ---------------------------------------------------------------------------------------------
 # child: runs ops, one JSON line per op on stdout ("BEGIN <key>" before each, for crash blame)
 
+def sample_fn(op, sample):
+    """The function gradcheck differentiates for one OpInfo sample, and the tensors it takes (the
+    sample's tensors that require grad, lists of tensors and keyword arguments included, in order);
+    upstream's test_ops builds the same. Also used by tools/linalg_complex_grads.py's child."""
+    import torch
+    from torch.testing._internal.common_utils import is_iterable_of_tensors
+
+    if is_iterable_of_tensors(sample.input):
+        all_args = list(sample.input) + list(sample.args) + list(sample.kwargs.values())
+    else:
+        all_args = [sample.input] + list(sample.args) + list(sample.kwargs.values())
+    gc_args = tuple(x for x in all_args if isinstance(x, torch.Tensor) and x.requires_grad)
+
+    def recompose(inputs, inp, i):
+        if is_iterable_of_tensors(inp):
+            out = []
+            for x in inp:
+                if isinstance(x, torch.Tensor) and x.requires_grad:
+                    out.append(inputs[i])
+                    i += 1
+                else:
+                    out.append(x)
+            return out, i
+        if isinstance(inp, torch.Tensor) and inp.requires_grad:
+            return inputs[i], i + 1
+        return inp, i
+
+    def fn(*inputs):
+        i = 0
+        pos = []
+        for x in (sample.input, *sample.args):
+            v, i = recompose(inputs, x, i)
+            pos.append(v)
+        kw = {}
+        for k, x in sample.kwargs.items():
+            kw[k], i = recompose(inputs, x, i)
+        out = op.gradcheck_wrapper(op.get_op(), *pos, **kw)
+        return sample.output_process_fn_grad(out) if sample.output_process_fn_grad else out
+
+    return fn, gc_args
+
+
 def _child(keys, samples_cap, start, forward=False, forward_only=False):
     if forward:
         os.environ["PYTORCH_JIT"] = "0"
@@ -90,7 +132,6 @@ def _child(keys, samples_cap, start, forward=False, forward_only=False):
     from torch.autograd import gradcheck, gradgradcheck
     from torch.autograd.gradcheck import GradcheckError
     from torch.testing._internal.common_methods_invocations import op_db
-    from torch.testing._internal.common_utils import is_iterable_of_tensors
 
     by_key = {op_key(op): op for op in op_db}
     for idx, key in enumerate(keys):
@@ -120,40 +161,10 @@ def _child(keys, samples_cap, start, forward=False, forward_only=False):
         for si, sample in enumerate(samples or []):
             srec = {}
             rec["samples"].append(srec)
-            if is_iterable_of_tensors(sample.input):
-                all_args = list(sample.input) + list(sample.args) + list(sample.kwargs.values())
-            else:
-                all_args = [sample.input] + list(sample.args) + list(sample.kwargs.values())
-            gc_args = tuple(x for x in all_args if isinstance(x, torch.Tensor) and x.requires_grad)
+            fn, gc_args = sample_fn(op, sample)
             if not gc_args:
                 srec["grad"] = "skipped"
                 continue
-
-            def recompose(inputs, inp, i):
-                if is_iterable_of_tensors(inp):
-                    out = []
-                    for x in inp:
-                        if isinstance(x, torch.Tensor) and x.requires_grad:
-                            out.append(inputs[i])
-                            i += 1
-                        else:
-                            out.append(x)
-                    return out, i
-                if isinstance(inp, torch.Tensor) and inp.requires_grad:
-                    return inputs[i], i + 1
-                return inp, i
-
-            def fn(*inputs, sample=sample):
-                i = 0
-                pos = []
-                for x in (sample.input, *sample.args):
-                    v, i = recompose(inputs, x, i)
-                    pos.append(v)
-                kw = {}
-                for k, x in sample.kwargs.items():
-                    kw[k], i = recompose(inputs, x, i)
-                out = op.gradcheck_wrapper(op.get_op(), *pos, **kw)
-                return sample.output_process_fn_grad(out) if sample.output_process_fn_grad else out
 
             checks = [("grad", lambda: gradcheck(fn, gc_args, check_batched_grad=False, check_grad_dtypes=True,
                                                  nondet_tol=op.gradcheck_nondet_tol, fast_mode=op.gradcheck_fast_mode,

@@ -173,9 +173,10 @@ LINALG_OPS = [
 GC_CHILD = r"""
 import sys, json, torch
 from torch.testing._internal.common_methods_invocations import op_db
-from torch.testing._internal.common_utils import is_iterable_of_tensors
-from torch.autograd.gradcheck import gradcheck, gradgradcheck, GradcheckError
-keys, cap = json.loads(sys.argv[1]), int(sys.argv[2])
+from torch.autograd.gradcheck import gradcheck, gradgradcheck
+keys, cap, tools = json.loads(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, tools)
+from gradcheck_report import sample_fn
 by = {op.name + ("." + op.variant_test_name if op.variant_test_name else ""): op for op in op_db}
 for key in keys:
     op = by[key]
@@ -187,35 +188,10 @@ for key in keys:
         rec["errors"].append("sample_inputs: " + f"{type(e).__name__}: {e}".splitlines()[0][:200])
         samples = []
     for sample in samples:
-        if is_iterable_of_tensors(sample.input):
-            allargs = list(sample.input) + list(sample.args) + list(sample.kwargs.values())
-        else:
-            allargs = [sample.input] + list(sample.args) + list(sample.kwargs.values())
-        gc_args = tuple(x for x in allargs if isinstance(x, torch.Tensor) and x.requires_grad)
+        fn, gc_args = sample_fn(op, sample)
         if not gc_args:
             continue
         rec["n"] += 1
-        def recompose(inputs, inp, i):
-            if is_iterable_of_tensors(inp):
-                out = []
-                for x in inp:
-                    if isinstance(x, torch.Tensor) and x.requires_grad:
-                        out.append(inputs[i]); i += 1
-                    else:
-                        out.append(x)
-                return out, i
-            if isinstance(inp, torch.Tensor) and inp.requires_grad:
-                return inputs[i], i + 1
-            return inp, i
-        def fn(*inputs, sample=sample):
-            i, pos = 0, []
-            for x in (sample.input, *sample.args):
-                v, i = recompose(inputs, x, i); pos.append(v)
-            kw = {}
-            for k, x in sample.kwargs.items():
-                kw[k], i = recompose(inputs, x, i)
-            out = op.gradcheck_wrapper(op.get_op(), *pos, **kw)
-            return sample.output_process_fn_grad(out) if sample.output_process_fn_grad else out
         kw = dict(check_batched_grad=False, check_grad_dtypes=True, nondet_tol=op.gradcheck_nondet_tol,
                   fast_mode=op.gradcheck_fast_mode, check_undefined_grad=False)
         try:
@@ -238,7 +214,7 @@ def run_gradcheck(ops, cap, ours_only=False):
             res[side] = {k: dict(r, grad=r["n"], gradgrad=r["n"], errors=[]) for k, r in res["ours"].items()}
             continue
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-        p = subprocess.run([py, "-c", GC_CHILD, json.dumps(ops), str(cap)], capture_output=True, cwd="/tmp",
+        p = subprocess.run([py, "-c", GC_CHILD, json.dumps(ops), str(cap), os.path.dirname(os.path.abspath(__file__))], capture_output=True, cwd="/tmp",
                            text=True, env=env)
         recs = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
         if p.returncode or len(recs) != len(ops):
