@@ -1,8 +1,9 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
  * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
- * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d on a 3-d one,
- * Conv3dPackedParamsBase), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
- * convolution", "Transposed convolution", "Convolution 3-d").
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d and
+ * conv_transpose3d on a 3-d one, Conv3dPackedParamsBase; the dynamic conv*_dynamic ops, float in and
+ * out, over the same), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
+ * convolution", "Transposed convolution", "Convolution 3-d", "Dynamic convolution").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
