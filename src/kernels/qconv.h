@@ -18,7 +18,7 @@
  *     channels 1 or 2 per group, square 3x3 / 5x5 / 7x7 kernel, padding (K - 1) / 2, stride 1 or 2,
  *     dilation 1) sums the raw uint8 x int8 products of consecutive taps in pairs saturated to
  *     int16 (VPMADDUBSW, even on VNNI hosts); the rest as above.
- * A transposed convolution (quantized::conv_transpose2d) sums the same products gathered the other
+ * A transposed convolution (quantized::conv_transpose2d / 3d) sums the same products gathered the other
  * way (rows_t, the reference only) and requantizes as above.
  * The output is NHWC (upstream's channels-last result). Three variants give the same bits (the
  * sums are exact int32 each way, the float steps the same IEEE operations in the same order):

@@ -1,8 +1,9 @@
 /* qconv.c — static quantized convolution (quantized::conv2d_prepack / conv2d / conv2d_relu /
  * conv2d_unpack and the getters, conv1d as upstream's: a conv2d over an unsqueezed height; the
- * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d on a 3-d one,
- * Conv3dPackedParamsBase), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
- * convolution", "Transposed convolution", "Convolution 3-d").
+ * transposed conv_transpose2d / conv_transpose1d on the same packed object; conv3d and
+ * conv_transpose3d on a 3-d one, Conv3dPackedParamsBase; the dynamic conv*_dynamic ops, float in and
+ * out, over the same), as upstream's x86 engine runs it (docs/quant_tensors.md "Static
+ * convolution", "Transposed convolution", "Convolution 3-d", "Dynamic convolution").
  *
  * Upstream's x86 engine chooses its kernel per packed weight (qconv_prepack.cpp,
  * should_use_onednn_quant): oneDNN when the host has AVX-512 VNNI, groups <= 100 and the weight is
@@ -19,7 +20,9 @@
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
 #include "ops/qtensor.h"
+#include "kernels/fakequant.h"
 #include "kernels/qconv.h"
+#include "kernels/qlinear.h"
 #include "tn_aten_gen.h"
 
 #include <stdlib.h>
@@ -37,7 +40,7 @@ struct tn_qconv_w {
     int64_t stride[2], padding[2], dilation[2];
     int per_channel, onednn;
     int transpose;             /* conv_transpose2d: the weight is IC x OC/G x KH x KW; w16 as above */
-    int64_t output_padding[2];
+    int64_t output_padding[2], opd;   /* opd: the depth's output padding (3-d) */
     int dims;                  /* 2, or 3: conv3d (Conv3dPackedParamsBase), its depth below, w16 OC x KD x KH x KW x C/G */
     int64_t KD, sd, pd, dd;    /* 1, 1, 0, 1 in 2-d */
     int dw_fast;               /* fbgemm's depthwise fast path (kernels/qconv.h dw_pairs) */
@@ -97,7 +100,7 @@ static int64_t onednn_t_src(int64_t e, int64_t cg, int64_t og) {
 /* fbgemm's direct transposed convolution (takeDirectConvPath): its row offsets ignore the height
  * stride and the batch, its products sum in int16-saturating pairs: measured off, not reproduced */
 static int fbgemm_directconv(const tn_qconv_w *c) {
-    int ok = c->transpose && !c->onednn && c->groups == 1 && (c->CG % 8) == 0 && (c->OC % 8) == 0 && c->KH == 2 &&
+    int ok = c->transpose && c->dims == 2 && !c->onednn && c->groups == 1 && (c->CG % 8) == 0 && (c->OC % 8) == 0 && c->KH == 2 &&
              c->KW <= 6;
     for (int i = 0; i < 2; i++)
         ok &= (c->stride[i] == 1 || c->stride[i] == 2) && c->dilation[i] == 1 && c->padding[i] == 0;
@@ -120,7 +123,7 @@ static tn_qconv_w *prepack(int dims, PyObject *W, PyObject *B, const int64_t *st
         tn_fq_error("Specify front/top/left padding only. end/bottom/right padding assumed to be equal to front/top/left");
         return NULL;
     }
-    if (transpose && nop != 2) {
+    if (transpose && nop != dims) {
         tn_fq_error("quantized::conv_prepack: Specify top/left output padding only. bottom/right padding assumed to be "
                     "equal to top/left");
         return NULL;
@@ -156,9 +159,12 @@ static tn_qconv_w *prepack(int dims, PyObject *W, PyObject *B, const int64_t *st
     c->OC = OC;
     c->CG = transpose ? w->sizes[0] / groups : w->sizes[1];
     c->transpose = transpose;
-    if (transpose) memcpy(c->output_padding, opad, sizeof c->output_padding);
     c->dims = dims;
     int d3 = dims == 3;   /* the depth leads each list; the 2-d fields hold height and width */
+    if (transpose) {
+        memcpy(c->output_padding, opad + d3, sizeof c->output_padding);
+        c->opd = d3 ? opad[0] : 0;
+    }
     c->KD = d3 ? w->sizes[2] : 1;
     c->sd = d3 ? stride[0] : 1;
     c->pd = d3 ? padding[0] : 0;
@@ -184,7 +190,7 @@ static tn_qconv_w *prepack(int dims, PyObject *W, PyObject *B, const int64_t *st
     }
     for (int64_t j = 0; j < OC; j++) symmetric &= c->w_zp[j] == 0;
     c->onednn = tn_qengine_current() == 4 && avx512vnni() && groups <= 100 && symmetric &&
-                (!transpose || (opad[0] == 0 && opad[1] == 0));
+                (!transpose || (opad[0] == 0 && opad[1] == 0 && (!d3 || opad[2] == 0)));
     /* fbgemm's takeDepthWiseFastPath (measured: its int16 pair sums show on exactly these; in 3-d
      * the depth's kernel may differ from the square height x width one) */
     c->dw_fast = !c->onednn && !transpose && c->CG == 1 && groups % 8 == 0 && (OC == groups || OC == 2 * groups) && c->KH == c->KW;
@@ -236,12 +242,12 @@ PyObject *tn_qconv_unpack(tn_qconv_w *c) {
         PyObject *cl = tn_at_clone(w, c->dims == 3 ? tn_py.memory_format_channels_last_3d : tn_py.memory_format_channels_last);
         Py_DECREF(w);
         if (!(w = cl)) return NULL;
-    } else if (!c->onednn) {   /* transposed: (IC, OC/G, KH, KW) over OC/G x KH x KW x IC memory (measured) */
-        PyObject *p = tn_at_permute(w, TN_IS(1, 2, 3, 0));
+    } else if (!c->onednn) {   /* transposed: (IC, OC/G, (KD,) KH, KW) over OC/G x (KD x) KH x KW x IC memory (measured) */
+        PyObject *p = c->dims == 3 ? tn_at_permute(w, TN_IS(1, 2, 3, 4, 0)) : tn_at_permute(w, TN_IS(1, 2, 3, 0));
         PyObject *cc = p ? tn_at_clone(p, tn_py.memory_format_contiguous) : NULL;
         Py_XDECREF(p);
         Py_DECREF(w);
-        w = cc ? tn_at_permute(cc, TN_IS(3, 0, 1, 2)) : NULL;
+        w = !cc ? NULL : c->dims == 3 ? tn_at_permute(cc, TN_IS(4, 0, 1, 2, 3)) : tn_at_permute(cc, TN_IS(3, 0, 1, 2));
         Py_XDECREF(cc);
         if (!w) return NULL;
     }
@@ -265,7 +271,7 @@ PyObject *tn_qconv_method(tn_qconv_w *c, int which) {
     case TN_QCONV_BIAS: return Py_NewRef(c->bias ? c->bias : Py_None);
     case TN_QCONV_STRIDE: return spatial(c, c->stride, c->sd);
     case TN_QCONV_PADDING: return spatial(c, c->padding, c->pd);
-    case TN_QCONV_OUTPUT_PADDING: return spatial(c, c->output_padding, 0);
+    case TN_QCONV_OUTPUT_PADDING: return spatial(c, c->output_padding, c->opd);
     case TN_QCONV_DILATION: return spatial(c, c->dilation, c->dd);
     case TN_QCONV_GROUPS: return PyLong_FromLongLong(c->groups);
     default: return PyBool_FromLong(c->transpose);   /* TN_QCONV_TRANSPOSE */
@@ -279,7 +285,7 @@ const char *tn_qconv_class(const tn_qconv_w *c) { return c->dims == 3 ? TN_QCONV
 PyObject *tn_qconv_getstate(tn_qconv_w *c) {
     int64_t n = 0, v[15];
     v[n++] = c->dims;
-    const int64_t *lists[4] = {c->stride, c->padding, c->dilation, c->output_padding}, dep[4] = {c->sd, c->pd, c->dd, 0};
+    const int64_t *lists[4] = {c->stride, c->padding, c->dilation, c->output_padding}, dep[4] = {c->sd, c->pd, c->dd, c->opd};
     for (int l = 0; l < 4; l++) {
         if (c->dims == 3) v[n++] = dep[l];
         v[n++] = lists[l][0];
@@ -321,8 +327,8 @@ tn_qconv_w *tn_qconv_from_state(PyObject *st) {
     const int64_t *v = (const int64_t *)tn_data(ct);
     tn_qconv_w *c = NULL;
     int k = ct->ndim == 1 && ct->sizes[0] > 0 ? (int)v[0] : 0;   /* 2 or 3 spatial dimensions */
-    if (!((k == 2 && ct->sizes[0] == 11) || (k == 3 && ct->sizes[0] == 15 && !v[14]))) {
-        tn_not_implemented("ConvNdPackedParamsBase.__setstate__ of a configuration other than 2-d or 3-d (not transposed)");
+    if (!((k == 2 && ct->sizes[0] == 11) || (k == 3 && ct->sizes[0] == 15))) {
+        tn_not_implemented("ConvNdPackedParamsBase.__setstate__ of a configuration other than 2-d or 3-d");
     } else {
         c = prepack(k, W, B == Py_None ? NULL : B, v + 1, k, v + 1 + k, k, v + 1 + 2 * k, k, v[1 + 4 * k],
                     v[2 + 4 * k] ? v + 1 + 3 * k : NULL, k);
@@ -409,51 +415,58 @@ static PyObject *apply(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, i
                             "%lld]", (long long)out[neg], (long long)x->sizes[0], (long long)c->OC, (long long)out[1],
                             (long long)out[2]);
     }
-    for (int i = 0; i < 3; i++)
-        if (ext[i] < 0 && out[i] > 0) return onednn_error();
     return run_kernel(c, X, out[0], out[1], out[2], oscale, ozp, relu);
 }
 
-/* quantized::conv_transpose2d: upstream's checks (worded by the kernel it would run) and output size
- * (H - 1) * s - 2 p + d (K - 1) + output_padding + 1 */
+/* quantized::conv_transpose2d / conv_transpose3d: upstream's checks (worded by the kernel it would
+ * run) and output size (H - 1) * s - 2 p + d (K - 1) + output_padding + 1 per spatial dimension */
 static PyObject *apply_t(tn_qconv_w *c, PyObject *X, double oscale, int64_t ozp, int relu) {
     const tn_tensor *x = tn_tensor_of(X);
+    int k = c->dims, d3 = k == 3;
     if (x->dtype != TN_DTYPE_QU8)
-        return c->onednn ? tn_fq_error("quantized::conv_transpose2d (ONEDNN): data type of input should be QUint8.")
+        return c->onednn ? PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose%dd (ONEDNN): data type of input "
+                                        "should be QUint8.", k)
                          : PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose(FBGEMM): Expected activation data "
                                         "type QUInt8 but got %s", tn_dtype_cpp_name(x->dtype));
-    if (x->ndim != 4)
-        return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d%s(): Expected activation tensor to have 4 "
-                            "dimensions, got %d", c->onednn ? "2d" : "", x->ndim);
+    if (x->ndim != k + 2) {
+        if (c->onednn)
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose%dd%dd(): Expected activation tensor to have "
+                                "%d dimensions, got %d", k, k, k + 2, x->ndim);
+        return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose%dd(): Expected activation tensor to have %d "
+                            "dimensions, got %d", k, k + 2, x->ndim);
+    }
     if (tn_quant_of(X)->scheme != 0) return tn_at_q_scale(X);
-    int64_t C = x->sizes[1], H = x->sizes[2], Wd = x->sizes[3], G = c->groups;
+    int64_t C = x->sizes[1], G = c->groups;
     if (C != c->CG * G) {
         if (c->onednn)
-            return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose2d (ONEDNN): input channel number should be "
-                                "%lld, but got %lld", (long long)(c->CG * G), (long long)C);
+            return PyErr_Format(PyExc_RuntimeError, "quantized::conv_transpose%dd (ONEDNN): input channel number should be "
+                                "%lld, but got %lld", k, (long long)(c->CG * G), (long long)C);
         return fbgemm_channels_error(c, x);
     }
-    for (int i = 0; i < 2; i++)
-        if (c->padding[i] < 0 || c->dilation[i] <= 0) {
+    /* depth (3-d only), height, width */
+    int64_t in[3] = {d3 ? x->sizes[2] : 1, x->sizes[2 + d3], x->sizes[3 + d3]}, kn[3] = {c->KD, c->KH, c->KW};
+    int64_t st[3] = {c->sd, c->stride[0], c->stride[1]}, pd[3] = {c->pd, c->padding[0], c->padding[1]};
+    int64_t dl[3] = {c->dd, c->dilation[0], c->dilation[1]}, op[3] = {c->opd, c->output_padding[0], c->output_padding[1]};
+    int64_t out[3] = {1, 1, 1};
+    for (int i = 0; i < 3; i++)
+        if (pd[i] < 0 || dl[i] <= 0) {
             if (c->onednn)
                 return tn_fq_error("could not create a primitive descriptor for the deconvolution forward propagation "
                                    "primitive. Run workload with environment variable ONEDNN_VERBOSE=all to get "
                                    "additional diagnostic information.");
-            return tn_not_implemented("quantized::conv_transpose2d with a negative padding or a dilation below 1 (fbgemm)");
+            return tn_not_implemented("quantized::conv_transpose2d / 3d with a negative padding or a dilation below 1 (fbgemm)");
         }
     if (fbgemm_directconv(c))
         return tn_not_implemented("quantized::conv_transpose2d on fbgemm's direct convolution path (an asymmetric weight "
                                   "or output padding, 2 x (1-6) kernel, no padding, stride 1 or 2, channels multiples of 8)");
-    int64_t in[2] = {H, Wd}, k[2] = {c->KH, c->KW}, out[2];
-    for (int i = 0; i < 2; i++) {
-        out[i] = (in[i] - 1) * c->stride[i] - 2 * c->padding[i] + c->dilation[i] * (k[i] - 1) + c->output_padding[i] + 1;
+    for (int i = 3 - k; i < 3; i++) {
+        out[i] = (in[i] - 1) * st[i] - 2 * pd[i] + dl[i] * (kn[i] - 1) + op[i] + 1;
         if (out[i] <= 0)
             return PyErr_Format(PyExc_RuntimeError, "Output dimension is zero for %d axis; kernel: %lld, stride: %lld, "
-                                "input padding: %lld, output padding: %lld, dilation: %lld", i, (long long)k[i],
-                                (long long)c->stride[i], (long long)c->padding[i], (long long)c->output_padding[i],
-                                (long long)c->dilation[i]);
+                                "input padding: %lld, output padding: %lld, dilation: %lld", i - (3 - k), (long long)kn[i],
+                                (long long)st[i], (long long)pd[i], (long long)op[i], (long long)dl[i]);
     }
-    return run_kernel(c, X, 1, out[0], out[1], oscale, ozp, relu);
+    return run_kernel(c, X, out[0], out[1], out[2], oscale, ozp, relu);
 }
 
 /* the shared part: the bias, the input's int16 form, the kernel, the NC(D)HW (channels last) result */
@@ -531,7 +544,11 @@ static tn_qconv_w *conv_arg(const tn_value *v, const char *op, int dims) {
     PyObject *o = v->tag == TN_V_NONE ? Py_None : v->u.obj;
     tn_qconv_w *c = tn_qpacked_conv(o);
     const char *want = dims == 3 ? TN_QCONV3D_CLASS : TN_QCONV_CLASS;
-    if (!c)
+    if (!c && !strcmp(tn_py_type_name(o), "ScriptObject"))   /* the other packed objects are quantized Linear's */
+        PyErr_Format(PyExc_RuntimeError, "Tried to convert an IValue of type __torch__.torch.classes.quantized."
+                     "LinearPackedParamsBase (of Python compilation unit at: 0) to custom class type %s (of Python "
+                     "compilation unit at: 0)", want);
+    else if (!c)
         PyErr_Format(PyExc_RuntimeError, "%s() Expected a value of type '%s (of Python compilation unit at: 0)' for "
                      "argument 'packed_weight' but instead found type '%s'.", op, want,
                      tn_py_is_tensor(o) ? "Tensor" : tn_py_type_name(o));
@@ -576,6 +593,9 @@ static PyObject *op_conv1d_prepack(tn_value *a) { return prepack_op(a, "quantize
 static PyObject *op_conv_transpose2d_prepack(tn_value *a) {
     return prepack_op(a, "quantized::conv_transpose2d_prepack", 0, 1, 2);
 }
+static PyObject *op_conv_transpose3d_prepack(tn_value *a) {
+    return prepack_op(a, "quantized::conv_transpose3d_prepack", 0, 1, 3);
+}
 static PyObject *op_conv_transpose1d_prepack(tn_value *a) {
     return prepack_op(a, "quantized::conv_transpose1d_prepack", 1, 1, 2);
 }
@@ -612,6 +632,90 @@ static PyObject *op_conv1d_relu(tn_value *a) { return run(a, "quantized::conv1d_
  * whichever op is called, as upstream's) */
 static PyObject *op_conv_transpose2d(tn_value *a) { return run(a, "quantized::conv_transpose2d", 0, 0); }
 static PyObject *op_conv_transpose1d(tn_value *a) { return run(a, "quantized::conv_transpose1d", 0, 1); }
+static PyObject *op_conv_transpose3d(tn_value *a) { return run(a, "quantized::conv_transpose3d", 0, 0); }
+
+/* upstream's dequantize: the float values with the quantized tensor's strides (an empty one: contiguous) */
+static PyObject *dequantize_as(PyObject *qy) {
+    PyObject *y = tn_at_dequantize_self(qy);
+    const tn_tensor *qt = tn_tensor_of(qy);
+    if (!y || tn_numel(qt) == 0) return y;
+    PyObject *dt = tn_py_from_dtype(TN_DTYPE_F32);
+    PyObject *e = dt ? tn_at_empty_strided(TN_IN(qt->sizes, qt->ndim), TN_IN(qt->strides, qt->ndim), dt, NULL, NULL, NULL) : NULL;
+    PyObject *cp = e ? tn_at_copy_(e, y, false) : NULL;
+    Py_XDECREF(dt);
+    Py_DECREF(y);
+    if (!cp) Py_XDECREF(e);
+    Py_XDECREF(cp);
+    return cp ? e : NULL;
+}
+
+/* quantized::conv{1,2,3}d_dynamic / conv_transpose{1,2,3}d_dynamic(Tensor qx, Any packed_weight, bool
+ * reduce_range=False): upstream's apply_dynamic (measured identical): the float input quantized per
+ * tensor to quint8 with ChooseQuantizationParams(min, max, 0, 255, reduce_range), the static conv
+ * with the input's scale and zero point as the output's, dequantized. min / max: oneDNN's
+ * input.min() / max() (NaN propagates, any dtype until quantize refuses it), fbgemm's FindMinMax
+ * over the float data pointer's numel values */
+static PyObject *dynamic_op(tn_value *a, const char *op, int dims, int one_d) {
+    PyObject *X = a[0].u.obj;
+    if (tn_quant_of(X)) return tn_q_backend_error(op, "QuantizedCPU");
+    tn_qconv_w *c = conv_arg(&a[1], op, dims);
+    if (!c) return NULL;
+    const tn_tensor *x = tn_tensor_of(X);
+    if (x->dtype != TN_DTYPE_F32) {
+        if (c->onednn)
+            return PyErr_Format(PyExc_RuntimeError, "Quantize only works on Float Tensor, got %s", tn_dtype_cpp_name(x->dtype));
+        return PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(x->dtype));
+    }
+    /* fbgemm's FindMinMax reads numel floats from the data pointer whatever the strides (a view's
+     * first numel floats of its storage, measured): reproduced while they lie inside the storage */
+    int64_t n = tn_numel(x);
+    if (!c->onednn && (size_t)(x->offset + n) * sizeof(float) > x->storage->nbytes)
+        return tn_not_implemented("quantized::conv_dynamic (fbgemm) of a view whose numel values from its data pointer "
+                                  "pass the end of its storage (upstream reads past it)");
+    PyObject *xc = c->onednn ? tn_as_dtype(X, TN_DTYPE_F32, true) : Py_NewRef(X);
+    if (!xc) return NULL;
+    const float *xd = (const float *)tn_data(tn_tensor_of(xc));
+    float mn = 0.0f, mx = 0.0f;
+    if (!c->onednn) tn_qdyn_minmax(xd, n, &mn, &mx);
+    else if (n > 0) {   /* min() / max(): NaN propagates */
+        mn = mx = xd[0];
+        for (int64_t i = 0; i < n && mn == mn; i++) {
+            float v = xd[i];
+            if (v != v) mn = mx = v;
+            else {
+                mn = v < mn ? v : mn;
+                mx = v > mx ? v : mx;
+            }
+        }
+    }
+    Py_DECREF(xc);
+    double scale;
+    int32_t zp;
+    if (!tn_fq_choose_qparams(mn, mx, 0, 255, false, a[2].u.i != 0, &scale, &zp))
+        return tn_fq_error("In ChooseQuantizationParams, min should be less than or equal to max");
+    PyObject *X4 = one_d ? tn_at_unsqueeze(X, 2) : Py_NewRef(X);
+    PyObject *dt = X4 ? tn_py_from_dtype(TN_DTYPE_QU8) : NULL;
+    PyObject *qx = dt ? tn_at_quantize_per_tensor(X4, scale, zp, dt) : NULL;
+    Py_XDECREF(dt);
+    Py_XDECREF(X4);
+    PyObject *qy = qx ? apply(c, qx, scale, zp, 0) : NULL;
+    Py_XDECREF(qx);
+    PyObject *y = qy ? dequantize_as(qy) : NULL;
+    Py_XDECREF(qy);
+    if (!y || !one_d) return y;
+    /* 1-d: upstream squeezes the height in place (its result is no view) */
+    PyObject *v = tn_at_squeeze_dim(y, 2);
+    PyObject *r = v ? tn_at_clone(v, tn_py.memory_format_preserve) : NULL;
+    Py_XDECREF(v);
+    Py_DECREF(y);
+    return r;
+}
+static PyObject *op_conv1d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv1d_dynamic", 2, 1); }
+static PyObject *op_conv2d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv2d_dynamic", 2, 0); }
+static PyObject *op_conv3d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv3d_dynamic", 3, 0); }
+static PyObject *op_conv_transpose1d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv_transpose1d_dynamic", 2, 1); }
+static PyObject *op_conv_transpose2d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv_transpose2d_dynamic", 2, 0); }
+static PyObject *op_conv_transpose3d_dynamic(tn_value *a) { return dynamic_op(a, "quantized::conv_transpose3d_dynamic", 3, 0); }
 
 /* quantized::conv2d_unpack / conv_unpack / conv1d_unpack (the weight squeezed at 2) */
 static PyObject *unpack_op(tn_value *a, const char *op, int one_d) {
@@ -628,6 +732,7 @@ static PyObject *op_conv_unpack(tn_value *a) { return unpack_op(a, "quantized::c
 static PyObject *op_conv1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv1d_unpack", 1); }
 static PyObject *op_conv3d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv3d_unpack", 0); }
 static PyObject *op_conv_transpose2d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose2d_unpack", 0); }
+static PyObject *op_conv_transpose3d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose3d_unpack", 0); }
 static PyObject *op_conv_transpose1d_unpack(tn_value *a) { return unpack_op(a, "quantized::conv_transpose1d_unpack", 1); }
 
 static PyObject *qc_getter(tn_value *a, const char *op, int which) {
@@ -702,6 +807,22 @@ static const struct { const char *name, *overload; tn_op_fn fn; } qconv_ops[] = 
     {"quantized::conv_transpose2d_dilation", "", op_dilation},
     {"quantized::conv_transpose2d_groups", "", op_groups},
     {"quantized::conv_transpose2d_transpose", "", op_transpose},
+    {"quantized::conv_transpose3d_prepack", "", op_conv_transpose3d_prepack},
+    {"_quantized::conv_transpose3d_prepack", "", op_conv_transpose3d_prepack},
+    {"quantized::conv_transpose3d", "", op_conv_transpose3d},
+    {"quantized::conv_transpose3d_unpack", "", op_conv_transpose3d_unpack},
+    {"quantized::conv_transpose3d_stride", "", op_stride3},
+    {"quantized::conv_transpose3d_padding", "", op_padding3},
+    {"quantized::conv_transpose3d_output_padding", "", op_output_padding3},
+    {"quantized::conv_transpose3d_dilation", "", op_dilation3},
+    {"quantized::conv_transpose3d_groups", "", op_groups3},
+    {"quantized::conv_transpose3d_transpose", "", op_transpose3},
+    {"quantized::conv1d_dynamic", "", op_conv1d_dynamic},
+    {"quantized::conv2d_dynamic", "", op_conv2d_dynamic},
+    {"quantized::conv3d_dynamic", "", op_conv3d_dynamic},
+    {"quantized::conv_transpose1d_dynamic", "", op_conv_transpose1d_dynamic},
+    {"quantized::conv_transpose2d_dynamic", "", op_conv_transpose2d_dynamic},
+    {"quantized::conv_transpose3d_dynamic", "", op_conv_transpose3d_dynamic},
 };
 
 tn_op_fn tn_qconv_op_fn(const char *name, const char *overload) {

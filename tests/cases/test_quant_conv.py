@@ -70,6 +70,8 @@ cases("qconv2d", {
     "ties": "wt = torch._make_per_tensor_quantized_tensor(torch.randint(-20, 20, (6, 4, 3, 3), dtype=torch.int8), 0.5, 0); xt = torch._make_per_tensor_quantized_tensor(torch.randint(0, 256, (1, 4, 12, 12), dtype=torch.uint8), 0.5, 128); r(Q.conv2d(xt, pk(wt, torch.full((6,), 0.25), p=(1, 1)), 64.0, 100)), r(Q.conv2d(xt, pk(wt, None), 64.0, 100))",
     "channels_last_input": "r(Q.conv2d(xq.contiguous(memory_format=torch.channels_last), pk(wc), 0.05, 60))",
     "noncontiguous_input": "r(Q.conv2d(xq[:, :, ::2], pk(wca), 0.05, 60))",
+    # a dilated kernel wider than the input, the output size truncating to 1 (stride 2): both kernels run it
+    "kernel_wider_than_input": "xs = torch.quantize_per_tensor(torch.randn(1, 4, 4, 5), 0.05, 100, torch.quint8); r(Q.conv2d(xs, pk(wc, s=(2, 1), d=(2, 2)), 0.05, 60)), r(Q.conv2d(xs, pk(wca, s=(2, 1), d=(2, 2)), 0.05, 60)), r(Q.conv2d(xs, pk(wa, None, s=(3, 3), d=(3, 3)), 0.05, 60))",
     "empty_batch": "r(Q.conv2d(torch.quantize_per_tensor(torch.randn(0, 4, 9, 8), 0.03, 110, torch.quint8), pk(w), 0.05, 60))",
     "empty_output": "r(Q.conv2d(torch.quantize_per_tensor(torch.randn(1, 4, 2, 2), 0.03, 110, torch.quint8), pk(w), 0.05, 60))",
     "_quantized_namespace": "r(torch.ops._quantized.conv2d(xq, pk(w), 0.05, 60)), r(torch.ops._quantized.conv2d_relu(xq, pk(wc), 0.05, 60))",

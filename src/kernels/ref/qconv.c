@@ -109,26 +109,32 @@ static void rows(int64_t b, int64_t e, void *ctx) {
     }
 }
 
-/* transposed: output rows [b, e) of all N * OH; output (oh, ow) gathers the taps with
- * oh + ph - kh * dh = ih * sh (and likewise for the width), ih / iw inside the input */
+/* transposed: output rows [b, e) of all N * OD * OH (OD, D, KD 1 in 2-d); output (od, oh, ow) gathers
+ * the taps with od + pd - kd * dd = id * sd (and likewise for the height and width), id / ih / iw
+ * inside the input */
 static void rows_t(int64_t b, int64_t e, void *ctx) {
     const tn_qconv_args *a = ctx;
-    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KH * a->KW;
+    int64_t cg = a->C / a->G, og = a->OC / a->G, kk = a->KD * a->KH * a->KW;
     for (int64_t r = b; r < e; r++) {
-        int64_t n = r / a->OH, oh = r % a->OH;
-        const int16_t *xn = a->x + n * a->H * a->W * a->C;
+        int64_t n = r / (a->OD * a->OH), od = r / a->OH % a->OD, oh = r % a->OH;
+        const int16_t *xn = a->x + n * a->D * a->H * a->W * a->C;
         for (int64_t ow = 0; ow < a->OW; ow++) {
             uint8_t *y = a->y + (r * a->OW + ow) * a->OC;
             for (int64_t oc = 0; oc < a->OC; oc++) {
                 const int16_t *w = a->w + oc * kk * cg, *xg = xn + (oc / og) * cg;
                 uint32_t s = 0;
-                for (int64_t kh = 0; kh < a->KH; kh++) {
-                    int64_t th = oh + a->ph - kh * a->dh;
-                    if (th < 0 || th % a->sh || th / a->sh >= a->H) continue;
-                    for (int64_t kw = 0; kw < a->KW; kw++) {
-                        int64_t tw = ow + a->pw - kw * a->dw;
-                        if (tw < 0 || tw % a->sw || tw / a->sw >= a->W) continue;
-                        s += dot16(xg + ((th / a->sh) * a->W + tw / a->sw) * a->C, w + (kh * a->KW + kw) * cg, cg);
+                for (int64_t kd = 0; kd < a->KD; kd++) {
+                    int64_t td = od + a->pd - kd * a->dd;
+                    if (td < 0 || td % a->sd || td / a->sd >= a->D) continue;
+                    for (int64_t kh = 0; kh < a->KH; kh++) {
+                        int64_t th = oh + a->ph - kh * a->dh;
+                        if (th < 0 || th % a->sh || th / a->sh >= a->H) continue;
+                        for (int64_t kw = 0; kw < a->KW; kw++) {
+                            int64_t tw = ow + a->pw - kw * a->dw;
+                            if (tw < 0 || tw % a->sw || tw / a->sw >= a->W) continue;
+                            s += dot16(xg + (((td / a->sd) * a->H + th / a->sh) * a->W + tw / a->sw) * a->C,
+                                       w + ((kd * a->KH + kh) * a->KW + kw) * cg, cg);
+                        }
                     }
                 }
                 y[oc] = requant(a, oc, s);
