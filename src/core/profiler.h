@@ -56,7 +56,7 @@ typedef struct {
     uint64_t corr;             /* correlation id: one count per process */
     int scope, kind;
     int64_t nbytes;            /* TN_PROF_KIND_MEMORY: bytes allocated (> 0) or freed (< 0) */
-    int64_t py_id, py_parent;  /* TN_PROF_KIND_PY: the tracer's ids (1, 2, ...; parent 0: none) */
+    int64_t py_id, py_parent;  /* TN_PROF_KIND_PY: the tracer's ids (1, 2, ...; parent -1: none) */
     int64_t py_module;         /* TN_PROF_KIND_PY: an nn.Module call's per-class index, else -1 */
     int ninputs;               /* -1: inputs not recorded */
     tn_prof_input *inputs;     /* owned */

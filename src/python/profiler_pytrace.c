@@ -120,7 +120,7 @@ static void push(PyObject *name, bool c, int64_t start, int64_t module) {
         stk = ns, capstk = nc;
     }
     int64_t id = ++next_id;
-    int64_t h = tn_prof_begin_py(s, start ? start : tn_prof_now_ns(), id, nstk ? stk[nstk - 1].id : 0, module);
+    int64_t h = tn_prof_begin_py(s, start ? start : tn_prof_now_ns(), id, nstk ? stk[nstk - 1].id : -1, module);
     stk[nstk++] = (open_call){h, id, c};
 }
 

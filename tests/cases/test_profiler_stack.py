@@ -66,7 +66,7 @@ cases("profiler_stack", {
                   "[(k.name(), k.python_module_id()) for k in run(f, with_stack=True).profiler.kineto_results.events() if k.name().startswith('nn.Module')]",
     "python_ids": "evs = [k for k in run(fwd_bwd, with_stack=True).profiler.kineto_results.events() if k.is_python_function()]\n"
                   "byid = {k.python_id(): _norm(k.name()) for k in evs}\n"
-                  "[(_norm(k.name()), byid.get(k.python_parent_id()), k.correlation_id(), k.activity_type(), k.sequence_nr()) for k in evs]",
+                  "[(_norm(k.name()), byid.get(k.python_parent_id()), min(k.python_parent_id(), 0), k.correlation_id(), k.activity_type(), k.sequence_nr()) for k in evs]",
     "exception_and_generator": "def boom():\n    raise ValueError('x')\n"
                                "def gen():\n    yield x.add(1)\n    yield x.mul(2)\n"
                                "def f():\n    try:\n        boom()\n    except ValueError:\n        x.neg()\n    list(gen())\n"
