@@ -698,39 +698,51 @@ static PyObject *enable_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     Py_RETURN_NONE;
 }
 
+/* (sequence number, event) of the forward operators, sorted: a backward node's lookup */
+typedef struct { int64_t seq; size_t i; } seq_at;
+static int seq_cmp(const void *a, const void *b) {
+    const seq_at *x = a, *y = b;
+    return x->seq != y->seq ? (x->seq < y->seq ? -1 : 1) : (x->i > y->i) - (x->i < y->i);
+}
+
 /* Upstream's KinetoEvent stack (verbose): the Python events enclosing an event on its thread;
  * a backward node (RecordScope BACKWARD_FUNCTION) and what runs inside it take the stack of the
- * forward operator with the node's sequence number (none: an AccumulateGrad). */
+ * first forward operator with the node's sequence number (none: an AccumulateGrad). */
 static int stack_parents(result_obj *r) {
-    size_t n = r->s.n;
+    size_t n = r->s.n, nfwd = 0, ntid = 0;
     const tn_prof_event *ev = r->s.ev;
     int64_t *pyp = malloc((n ? n : 1) * sizeof *pyp), *open = malloc((n ? n : 1) * sizeof *open);
-    if (!pyp || !open) { free(pyp); free(open); return -1; }
-    for (size_t i = 0; i < n; i++) pyp[i] = -1;
-    for (size_t t0 = 0; t0 < n; t0++) {   /* one sweep per thread, from its first event */
-        bool first = true;
-        for (size_t j = 0; j < t0 && first; j++) first = ev[j].tid != ev[t0].tid;
-        if (!first) continue;
+    seq_at *fwd = malloc((n ? n : 1) * sizeof *fwd);
+    uint64_t *tids = malloc((n ? n : 1) * sizeof *tids);
+    if (!pyp || !open || !fwd || !tids) { free(pyp); free(open); free(fwd); free(tids); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        pyp[i] = -1;
+        if (ev[i].kind == TN_PROF_KIND_OP && ev[i].scope == TN_PROF_SCOPE_FUNCTION && ev[i].seq >= 0)
+            fwd[nfwd++] = (seq_at){ev[i].seq, i};
+        size_t k = 0;
+        while (k < ntid && tids[k] != ev[i].tid) k++;
+        if (k == ntid) tids[ntid++] = ev[i].tid;
+    }
+    qsort(fwd, nfwd, sizeof *fwd, seq_cmp);
+    for (size_t t = 0; t < ntid; t++) {   /* one sweep per thread; its events are in start order */
         size_t nopen = 0;
         int64_t node = -1;   /* the backward node being run */
-        for (size_t i = t0; i < n; i++) {
+        for (size_t i = 0; i < n; i++) {
             const tn_prof_event *e = &ev[i];
-            if (e->tid != ev[t0].tid || e->kind == TN_PROF_KIND_MEMORY) continue;
+            if (e->tid != tids[t] || e->kind == TN_PROF_KIND_MEMORY) continue;
             while (nopen && ev[open[nopen - 1]].end_ns < e->start_ns) nopen--;
             if (node >= 0 && ev[node].end_ns < e->start_ns) node = -1;
             if (node >= 0) pyp[i] = pyp[node];
             else if (e->scope == TN_PROF_SCOPE_BACKWARD_FUNCTION && e->kind == TN_PROF_KIND_OP) {
                 node = (int64_t)i;
-                for (size_t j = 0; e->seq >= 0 && j < i; j++)
-                    if (ev[j].seq == e->seq && ev[j].kind == TN_PROF_KIND_OP && ev[j].scope == TN_PROF_SCOPE_FUNCTION) {
-                        pyp[i] = pyp[j];
-                        break;
-                    }
+                size_t lo = 0, hi = nfwd;   /* the first forward op with this sequence number */
+                while (lo < hi) { size_t mid = (lo + hi) / 2; if (fwd[mid].seq < e->seq) lo = mid + 1; else hi = mid; }
+                if (e->seq >= 0 && lo < nfwd && fwd[lo].seq == e->seq && fwd[lo].i < i) pyp[i] = pyp[fwd[lo].i];
             } else pyp[i] = nopen ? open[nopen - 1] : -1;
             if (e->kind == TN_PROF_KIND_PY) open[nopen++] = (int64_t)i;
         }
     }
-    free(open);
+    free(open); free(fwd); free(tids);
     r->pyp = pyp;
     return 0;
 }
