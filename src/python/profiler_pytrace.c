@@ -32,6 +32,7 @@ static PyObject *tracer;       /* the profile function */
 static PyObject *vf_class;     /* torch._C._VariableFunctionsClass */
 static PyObject *vf_funcs;     /* torch._C._VariableFunctions */
 static bool on;
+static unsigned long traced_thread;   /* the thread that started the session */
 
 /* "file(line): name", the line the frame's now (a call: the first line; a generator resumed: where
  * it resumes); the trimmed file is kept per code object */
@@ -139,7 +140,11 @@ static void call_event(PyObject *frame, int64_t start) {
 /* the profile function: (frame, event, arg) */
 static PyObject *trace(PyObject *m, PyObject *args) {
     PyObject *frame, *event, *arg;
-    if (!on || !PyArg_ParseTuple(args, "OUO", &frame, &event, &arg)) { PyErr_Clear(); Py_RETURN_NONE; }
+    /* (a tracer left installed on a thread that started an earlier session stays silent) */
+    if (!on || PyThread_get_thread_ident() != traced_thread || !PyArg_ParseTuple(args, "OUO", &frame, &event, &arg)) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
     if (!PyUnicode_CompareWithASCIIString(event, "call")) call_event(frame, 0);
     else if (!PyUnicode_CompareWithASCIIString(event, "return")) pop(false);
     else if (!PyUnicode_CompareWithASCIIString(event, "c_call")) {
@@ -193,6 +198,7 @@ int tn_pytrace_start(void) {
         return -1;
     }
     on = true;
+    traced_thread = PyThread_get_thread_ident();
     PyObject *frame = (PyObject *)PyEval_GetFrame();   /* borrowed */
     push_running(frame);
     if (set_profile(tracer) < 0) { on = false; tn_pytrace_stop(); return -1; }
