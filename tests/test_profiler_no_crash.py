@@ -60,6 +60,33 @@ for e in evs:                        # events outlive their result object
     t(lambda: e.shapes()); t(lambda: e.name())
 t(lambda: torch.ops.profiler._record_function_exit._RecordFunction(1))
 t(lambda: torch.ops.profiler._record_function_enter_new(1))
+# with_stack (src/python/profiler_pytrace.c): the Python tracer across odd control flow
+scfg = P.ProfilerConfig(P.ProfilerState.KINETO, False, False, True, False, True, P._ExperimentalConfig(verbose=True))
+def start_here():
+    A._enable_profiler(scfg, acts)   # returns past the frames the tracer saw running
+def gen():
+    A._enable_profiler(scfg, acts)
+    yield 1
+    raise ValueError("inside")
+def rec(n):
+    return rec(n - 1) + 1 if n else (x * 2).sum()
+import sys, threading
+start_here()
+t(lambda: list(gen()))               # nested: restarts, then an exception through traced frames
+t(lambda: rec(10 ** 6))              # RecursionError while tracing
+t(lambda: torch.nn.Module.__call__(object()))
+sys.setprofile(lambda *a: None)      # the user's profile function replaces ours mid-session
+(x @ x).sum().backward()
+sys.setprofile(None)
+th = threading.Thread(target=start_here); th.start(); th.join()   # started on another thread
+rs = [A._disable_profiler(), A._disable_profiler()]
+A._enable_profiler(scfg, acts)
+th = threading.Thread(target=lambda: rs.append(A._disable_profiler())); th.start(); th.join()
+(x + 1).sum()                        # the tracer left on this thread is off
+for res in rs:
+    for e in res.events():
+        t(lambda: (e.stack(), e.python_id(), e.python_parent_id(), e.python_module_id(), e.is_python_function()))
+    t(lambda: res.save("/dev/null"))
 c = P._ExperimentalConfig(trace_only=True)
 import copy
 t(lambda: copy.deepcopy(c)); t(lambda: setattr(c, "trace_only", None)); t(lambda: delattr(c, "__dict__"))

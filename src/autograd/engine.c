@@ -797,7 +797,7 @@ static PyMethodDef engine_methods[] = {
     {NULL},
 };
 static PyType_Slot engine_slots[] = {{Py_tp_methods, engine_methods}, {Py_tp_new, PyType_GenericNew}, {0, NULL}};
-static PyType_Spec engine_spec = {"torch._C._ImperativeEngine", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, engine_slots};
+static PyType_Spec engine_spec = {"torch._C._EngineBase", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, engine_slots};
 
 /* torch._C._stash_obj_in_tls / _get_obj_in_tls / _is_key_in_tls / _remove_obj_from_tls: a
  * per-thread dict (upstream keeps it in thread-local state for the backward threads). */

@@ -143,6 +143,8 @@ int tn_prof_add_metadata(const char *key, const char *json_value) {
     return 0;
 }
 
+static tn_prof_event *lookup(int64_t h);
+
 #define HANDLE(gen, idx) ((int64_t)(((uint64_t)(gen) << 32) | (uint64_t)(idx)))
 
 int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kind, int64_t seq, uint64_t fwd_tid) {
@@ -159,10 +161,22 @@ int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kin
         evs = ne, cap = nc;
     }
     tn_prof_event *e = &evs[nev];
-    *e = (tn_prof_event){nm, overload ? overload : "", t, -1, seq, tid, tid, fwd_tid, kind == TN_PROF_KIND_MEMORY ? 0 : next_corr++,
-                         scope, kind, 0, -1, NULL};
+    *e = (tn_prof_event){nm, overload ? overload : "", t, -1, seq, tid, tid, fwd_tid,
+                         kind == TN_PROF_KIND_MEMORY || kind == TN_PROF_KIND_PY ? 0 : next_corr++, scope, kind, 0, -1, -1, -1, -1, NULL};
     int64_t h = HANDLE(generation, nev);
     nev++;
+    pthread_mutex_unlock(&mu);
+    return h;
+}
+
+int64_t tn_prof_session_start(void) { return session_start; }
+
+int64_t tn_prof_begin_py(const char *name, int64_t start_ns, int64_t py_id, int64_t py_parent, int64_t py_module) {
+    int64_t h = tn_prof_begin(name, "", TN_PROF_SCOPE_FUNCTION, TN_PROF_KIND_PY, -1, 0);
+    if (h < 0) return h;
+    pthread_mutex_lock(&mu);
+    tn_prof_event *e = lookup(h);
+    if (e) e->start_ns = start_ns, e->py_id = py_id, e->py_parent = py_parent, e->py_module = py_module;
     pthread_mutex_unlock(&mu);
     return h;
 }

@@ -21,8 +21,8 @@ extern int tn_prof_on;
 /* upstream's at::RecordScope values */
 enum { TN_PROF_SCOPE_FUNCTION = 0, TN_PROF_SCOPE_BACKWARD_FUNCTION = 1, TN_PROF_SCOPE_USER = 7 };
 /* what an event is: an operator / backward scope (cpu_op), a record_function scope
- * (user_annotation) */
-enum { TN_PROF_KIND_OP = 0, TN_PROF_KIND_USER = 1, TN_PROF_KIND_MEMORY = 2 };
+ * (user_annotation), a call of the Python tracer (python_function, with_stack) */
+enum { TN_PROF_KIND_OP = 0, TN_PROF_KIND_USER = 1, TN_PROF_KIND_MEMORY = 2, TN_PROF_KIND_PY = 3 };
 
 /* One recorded input (upstream's IValue kinds as the profiler lists them). */
 typedef enum {
@@ -56,6 +56,8 @@ typedef struct {
     uint64_t corr;             /* correlation id: one count per process */
     int scope, kind;
     int64_t nbytes;            /* TN_PROF_KIND_MEMORY: bytes allocated (> 0) or freed (< 0) */
+    int64_t py_id, py_parent;  /* TN_PROF_KIND_PY: the tracer's ids (1, 2, ...; parent -1: none) */
+    int64_t py_module;         /* TN_PROF_KIND_PY: an nn.Module call's per-class index, else -1 */
     int ninputs;               /* -1: inputs not recorded */
     tn_prof_input *inputs;     /* owned */
 } tn_prof_event;
@@ -82,6 +84,11 @@ int tn_prof_add_metadata(const char *key, const char *json_value);
 
 /* Open an event now: its handle (>= 0) or -1 (no session, no memory). name is copied. */
 int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kind, int64_t seq, uint64_t fwd_tid);
+/* A Python tracer event (python/profiler_pytrace.c): like tn_prof_begin with its own start time
+ * (a frame already running when the session started begins at the session's start). */
+int64_t tn_prof_begin_py(const char *name, int64_t start_ns, int64_t py_id, int64_t py_parent, int64_t py_module);
+/* the session's start (ns) */
+int64_t tn_prof_session_start(void);
 /* Attach inputs (ownership passes; freed when the handle is stale). */
 void tn_prof_set_inputs(int64_t h, tn_prof_input *in, int n);
 void tn_prof_end(int64_t h);

@@ -16,6 +16,9 @@
 int tn_types_init(PyObject *m);      /* dtype, device, Size, layout, memory_format, finfo, ... */
 int tn_tensor_type_init(PyObject *m);/* TensorBase, _TensorMeta, UntypedStorage */
 int tn_functions_init(PyObject *m);  /* _VariableFunctions, torch.ops entry points, the door */
+/* f is one of the operator functions tn_functions_init made (torch.add, torch._C._nn.linear, ...):
+ * a builtin bound to an int (the operator), which upstream's profiler names as its own bindings */
+bool tn_py_is_op_function(PyObject *f);
 int tn_tensor_new_init(PyObject *m); /* torch.tensor, from_numpy, .numpy(), .tolist() (tensor_new.c) */
 int tn_grad_mode_init(PyObject *m);  /* no_grad / inference mode switches (autograd/grad_mode.c) */
 int tn_functorch_init(PyObject *m);  /* torch._C._functorch queries (functorch.c) */

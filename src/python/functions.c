@@ -565,6 +565,10 @@ static PyObject *function_dk_entry(PyObject *m_self, PyObject *args, PyObject *k
     return r;
 }
 
+bool tn_py_is_op_function(PyObject *f) {
+    return PyCFunction_Check(f) && PyCFunction_GetFunction(f) == (PyCFunction)(void (*)(void))function_entry;
+}
+
 static PyObject *make_function(const char *pyname, long key, PyObject *modname) {
     PyMethodDef *def = PyMem_Calloc(1, sizeof *def); /* lives as long as the function: forever */
     char *nm = PyMem_Malloc(strlen(pyname) + 1);

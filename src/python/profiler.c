@@ -12,12 +12,14 @@
  * activity). */
 #include "python/common.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "autograd/autograd.h"
 #include "core/profiler.h"
 #include "ops/common.h"
+#include "python/profiler_pytrace.h"
 
 /* ---- ProfilerConfig / _ExperimentalConfig ---------------------------------------------------- */
 
@@ -133,6 +135,7 @@ typedef struct {
     bool shapes;           /* record_shapes */
     bool flops;            /* with_flops */
     PyObject *trace_id;    /* str or NULL */
+    int64_t *pyp;          /* verbose with_stack: each event's innermost enclosing Python event (-1 none) */
 } result_obj;
 
 typedef struct {
@@ -146,6 +149,7 @@ static PyObject *Result_T, *Event_T;
 static void result_dealloc(PyObject *o) {
     PyTypeObject *tp = Py_TYPE(o);
     tn_prof_session_free(&((result_obj *)o)->s);
+    free(((result_obj *)o)->pyp);
     Py_XDECREF(((result_obj *)o)->trace_id);
     ((freefunc)PyType_GetSlot(tp, Py_tp_free))(o);
     Py_DECREF(tp);
@@ -309,7 +313,6 @@ static PyObject *ev_dur(PyObject *s, PyObject *u) { return PyLong_FromLongLong(E
 static PyObject *ev_false(PyObject *s, PyObject *u) { Py_RETURN_FALSE; }
 static PyObject *ev_zero(PyObject *s, PyObject *u) { return PyLong_FromLong(0); }
 static PyObject *ev_minus1(PyObject *s, PyObject *u) { return PyLong_FromLong(-1); }
-static PyObject *ev_empty_list(PyObject *s, PyObject *u) { return PyList_New(0); }
 static PyObject *ev_empty_dict(PyObject *s, PyObject *u) { return PyDict_New(); }
 static PyObject *ev_empty_str(PyObject *s, PyObject *u) { return PyUnicode_FromString(""); }
 static PyObject *ev_shapes(PyObject *s, PyObject *u) { return inputs_list(s, 0); }
@@ -331,9 +334,25 @@ static PyObject *ev_corr(PyObject *s, PyObject *u) { return PyLong_FromUnsignedL
 static PyObject *ev_scope(PyObject *s, PyObject *u) { return PyLong_FromLong(EV(s)->scope); }
 static PyObject *ev_seq(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->seq); }
 static PyObject *ev_user(PyObject *s, PyObject *u) { return PyBool_FromLong(EV(s)->kind == TN_PROF_KIND_USER); }
-static PyObject *ev_activity(PyObject *s, PyObject *u) {
-    int k = EV(s)->kind;
-    return PyUnicode_FromString(k == TN_PROF_KIND_USER ? "user_annotation" : k == TN_PROF_KIND_MEMORY ? "cpu_instant_event" : "cpu_op");
+static PyObject *ev_py(PyObject *s, PyObject *u) { return PyBool_FromLong(EV(s)->kind == TN_PROF_KIND_PY); }
+static const char *activity(int k) {
+    return k == TN_PROF_KIND_USER ? "user_annotation" : k == TN_PROF_KIND_MEMORY ? "cpu_instant_event" : k == TN_PROF_KIND_PY ? "python_function" : "cpu_op";
+}
+static PyObject *ev_activity(PyObject *s, PyObject *u) { return PyUnicode_FromString(activity(EV(s)->kind)); }
+static PyObject *ev_py_id(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->py_id); }
+static PyObject *ev_py_parent(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->py_parent); }
+static PyObject *ev_py_module(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->py_module); }
+/* verbose with_stack: the names of the enclosing Python events, innermost first */
+static PyObject *ev_stack(PyObject *s, PyObject *u) {
+    event_obj *e = (event_obj *)s;
+    const result_obj *r = e->res;
+    PyObject *l = PyList_New(0);
+    for (int64_t i = r->pyp ? r->pyp[e->i] : -1; l && i >= 0; i = r->pyp[i]) {
+        PyObject *n = PyUnicode_FromString(r->s.ev[i].name);
+        if (!n || PyList_Append(l, n) < 0) Py_CLEAR(l);
+        Py_XDECREF(n);
+    }
+    return l;
 }
 static PyObject *ev_nbytes(PyObject *s, PyObject *u) { return PyLong_FromLongLong(EV(s)->nbytes); }
 static PyObject *ev_repr(PyObject *s) { return PyUnicode_FromFormat("<torch._C._autograd._KinetoEvent %s>", EV(s)->name); }
@@ -358,7 +377,7 @@ static PyMethodDef event_methods[] = {
     {"end_thread_id", ev_end_tid, METH_NOARGS, NULL},
     {"correlation_id", ev_corr, METH_NOARGS, NULL},
     {"fwd_thread_id", ev_fwd_tid, METH_NOARGS, NULL},
-    {"stack", ev_empty_list, METH_NOARGS, NULL},
+    {"stack", ev_stack, METH_NOARGS, NULL},
     {"scope", ev_scope, METH_NOARGS, NULL},
     {"sequence_nr", ev_seq, METH_NOARGS, NULL},
     {"flops", ev_flops, METH_NOARGS, NULL},
@@ -366,7 +385,7 @@ static PyMethodDef event_methods[] = {
     {"cuda_elapsed_us", ev_minus1, METH_NOARGS, NULL},
     {"privateuse1_elapsed_us", ev_minus1, METH_NOARGS, NULL},
     {"is_user_annotation", ev_user, METH_NOARGS, NULL},
-    {"is_python_function", ev_false, METH_NOARGS, NULL},
+    {"is_python_function", ev_py, METH_NOARGS, NULL},
     {"is_hidden_event", ev_false, METH_NOARGS, NULL},
     {"metadata_json", ev_empty_str, METH_NOARGS, NULL},
     {"activity_type", ev_activity, METH_NOARGS, NULL},
@@ -376,9 +395,9 @@ static PyMethodDef event_methods[] = {
     {"flow_start", ev_false, METH_NOARGS, NULL},
     {"structured_input_shapes", ev_sshapes, METH_NOARGS, NULL},
     {"structured_input_strides", ev_sstrides, METH_NOARGS, NULL},
-    {"python_id", ev_minus1, METH_NOARGS, NULL},
-    {"python_parent_id", ev_minus1, METH_NOARGS, NULL},
-    {"python_module_id", ev_minus1, METH_NOARGS, NULL},
+    {"python_id", ev_py_id, METH_NOARGS, NULL},
+    {"python_parent_id", ev_py_parent, METH_NOARGS, NULL},
+    {"python_module_id", ev_py_module, METH_NOARGS, NULL},
     {NULL},
 };
 
@@ -506,8 +525,18 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
                     pid, pid, (double)(e->start_ns - base) / 1e3, (long long)e->nbytes, i);
             continue;
         }
-        fprintf(f, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", e->kind == TN_PROF_KIND_USER ? "user_annotation" : "cpu_op");
+        fprintf(f, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", activity(e->kind));
         json_str(f, e->name);
+        if (e->kind == TN_PROF_KIND_PY) {   /* the Python tracer's ids, as Kineto writes them */
+            fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Python parent id\": ", pid, pid,
+                    (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3);
+            if (e->py_parent > 0) fprintf(f, "%lld", (long long)e->py_parent);
+            else fputs("null", f);
+            fprintf(f, ", \"Python id\": %lld", (long long)e->py_id);
+            if (e->py_module >= 0) fprintf(f, ", \"Python module id\": %lld", (long long)e->py_module);
+            fprintf(f, ", \"Ev Idx\": %zu}},\n", i);
+            continue;
+        }
         fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, pid,
                 (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3, (unsigned long long)e->corr);
         if (e->kind != TN_PROF_KIND_USER) {
@@ -614,7 +643,7 @@ static PyObject *prepare_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     Py_RETURN_NONE;
 }
 
-static bool config_overload_names;
+static bool config_overload_names, config_verbose;
 static PyObject *trace_id;   /* the ProfilerConfig's trace_id (str) of the session on, or NULL */
 
 static int attr_true(PyObject *o, const char *name) {
@@ -653,13 +682,69 @@ static PyObject *enable_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     PyObject *exp = PyObject_GetAttrString(config, "experimental_config");
     PyErr_Clear();
     config_overload_names = attr_true(exp, "capture_overload_names");
+    config_verbose = attr_true(exp, "verbose");
     Py_XDECREF(exp);
     PyObject *tid = PyObject_GetAttrString(config, "trace_id");
     if (!tid) PyErr_Clear();
     Py_XSETREF(trace_id, tid && PyUnicode_Check(tid) ? Py_NewRef(tid) : NULL);
     Py_XDECREF(tid);
+    tn_pytrace_stop();
     tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"));
+    if (attr_true(config, "with_stack") && tn_pytrace_start() < 0) {
+        tn_prof_session old;
+        if (tn_prof_stop(&old) == 0) tn_prof_session_free(&old);
+        return NULL;
+    }
     Py_RETURN_NONE;
+}
+
+/* (sequence number, event) of the forward operators, sorted: a backward node's lookup */
+typedef struct { int64_t seq; size_t i; } seq_at;
+static int seq_cmp(const void *a, const void *b) {
+    const seq_at *x = a, *y = b;
+    return x->seq != y->seq ? (x->seq < y->seq ? -1 : 1) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Upstream's KinetoEvent stack (verbose): the Python events enclosing an event on its thread;
+ * a backward node (RecordScope BACKWARD_FUNCTION) and what runs inside it take the stack of the
+ * first forward operator with the node's sequence number (none: an AccumulateGrad). */
+static int stack_parents(result_obj *r) {
+    size_t n = r->s.n, nfwd = 0, ntid = 0;
+    const tn_prof_event *ev = r->s.ev;
+    int64_t *pyp = malloc((n ? n : 1) * sizeof *pyp), *open = malloc((n ? n : 1) * sizeof *open);
+    seq_at *fwd = malloc((n ? n : 1) * sizeof *fwd);
+    uint64_t *tids = malloc((n ? n : 1) * sizeof *tids);
+    if (!pyp || !open || !fwd || !tids) { free(pyp); free(open); free(fwd); free(tids); return -1; }
+    for (size_t i = 0; i < n; i++) {
+        pyp[i] = -1;
+        if (ev[i].kind == TN_PROF_KIND_OP && ev[i].scope == TN_PROF_SCOPE_FUNCTION && ev[i].seq >= 0)
+            fwd[nfwd++] = (seq_at){ev[i].seq, i};
+        size_t k = 0;
+        while (k < ntid && tids[k] != ev[i].tid) k++;
+        if (k == ntid) tids[ntid++] = ev[i].tid;
+    }
+    qsort(fwd, nfwd, sizeof *fwd, seq_cmp);
+    for (size_t t = 0; t < ntid; t++) {   /* one sweep per thread; its events are in start order */
+        size_t nopen = 0;
+        int64_t node = -1;   /* the backward node being run */
+        for (size_t i = 0; i < n; i++) {
+            const tn_prof_event *e = &ev[i];
+            if (e->tid != tids[t] || e->kind == TN_PROF_KIND_MEMORY) continue;
+            while (nopen && ev[open[nopen - 1]].end_ns < e->start_ns) nopen--;
+            if (node >= 0 && ev[node].end_ns < e->start_ns) node = -1;
+            if (node >= 0) pyp[i] = pyp[node];
+            else if (e->scope == TN_PROF_SCOPE_BACKWARD_FUNCTION && e->kind == TN_PROF_KIND_OP) {
+                node = (int64_t)i;
+                size_t lo = 0, hi = nfwd;   /* the first forward op with this sequence number */
+                while (lo < hi) { size_t mid = (lo + hi) / 2; if (fwd[mid].seq < e->seq) lo = mid + 1; else hi = mid; }
+                if (e->seq >= 0 && lo < nfwd && fwd[lo].seq == e->seq && fwd[lo].i < i) pyp[i] = pyp[fwd[lo].i];
+            } else pyp[i] = nopen ? open[nopen - 1] : -1;
+            if (e->kind == TN_PROF_KIND_PY) open[nopen++] = (int64_t)i;
+        }
+    }
+    free(open); free(fwd); free(tids);
+    r->pyp = pyp;
+    return 0;
 }
 
 static PyObject *disable_profiler(PyObject *m, PyObject *u) {
@@ -671,12 +756,16 @@ static PyObject *disable_profiler(PyObject *m, PyObject *u) {
     r->flops = tn_prof_with_flops();
     r->trace_id = trace_id;   /* the reference moves to the result */
     trace_id = NULL;
+    tn_pytrace_stop();
     if (tn_prof_stop(&r->s) < 0) {
         /* upstream warns on stderr (not a Python warning) and returns an empty result */
         fprintf(stderr, "[W profiler_kineto.cpp] disableProfiler called but no active profiling session found. "
                         "This can happen if profiling was cancelled during warmup.\n");
         r->s.start_ns = tn_prof_now_ns();
         r->shapes = false, r->flops = false;
+    } else if (config_verbose && stack_parents(r) < 0) {
+        Py_DECREF(r);
+        return PyErr_NoMemory();
     }
     return (PyObject *)r;
 }

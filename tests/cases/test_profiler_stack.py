@@ -1,0 +1,87 @@
+"""torch.profiler's with_stack=True (the Python tracer, src/python/profiler_pytrace.c) and the
+stacks of operator events (src/python/profiler.c) compared with upstream: event names, nesting,
+stacks, the Chrome trace's python_function events; not times.
+
+Operators are filtered as in test_profiler.py (docs/profiler.md: kernel-internal events depend on
+how each kernel is written). Names are compared with the object addresses in C functions' reprs
+removed, and a pybind11 function ("<built-in method f of pybind11_builtins.<record> object>",
+upstream's bindings of torch._C functions) read as the plain builtin it is here
+("<built-in function f>"). export_stacks is not compared line by line: upstream writes a line
+only for an event whose metric rounds to more than 0 us, which depends on timing; its lines
+are built from the .stack compared here."""
+from harness import cases
+
+PRELUDE = '''
+import json, os, re, tempfile
+from torch.profiler import profile, record_function, ProfilerActivity
+from torch._C._profiler import _ExperimentalConfig
+def _is_op(e):
+    return e.name.startswith("aten::") or e.name in ("detach", "detach_")
+def _kept(e):
+    return not _is_op(e) or e.sequence_nr >= 0 or e.cpu_parent is None or not _is_op(e.cpu_parent)
+def _norm(name):
+    name = re.sub(r" object at 0x[0-9a-f]+>", " object>", name)
+    return re.sub(r"<built-in method (\\w+) of pybind11_builtins\\.\\S+ object>", r"<built-in function \\1>", name)
+def structure(prof):
+    out = []
+    for e in prof.events():
+        if not _kept(e):
+            continue
+        d, p = 0, e.cpu_parent
+        while p is not None:
+            d += _kept(p)
+            p = p.cpu_parent
+        out.append((d, _norm(e.name)))
+    return out
+def stacks(prof):
+    return [(e.name, [_norm(s) for s in e.stack]) for e in prof.events() if _kept(e) and not e.is_python_function]
+def run(fn, verbose=False, **kw):
+    import gc
+    gc.collect()
+    with profile(activities=[ProfilerActivity.CPU], experimental_config=_ExperimentalConfig(verbose=verbose), **kw) as prof:
+        fn()
+    return prof
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+x = torch.randn(3, 4)
+def fwd_bwd():
+    model(x).sum().backward()
+'''
+
+cases("profiler_stack", {
+    "events": "structure(run(fwd_bwd, with_stack=True))",
+    "python_events_only": "[(_norm(e.name), e.cpu_parent and _norm(e.cpu_parent.name)) for e in run(fwd_bwd, with_stack=True).events() "
+                          "if e.is_python_function]",
+    "stacks_verbose": "stacks(run(fwd_bwd, verbose=True, with_stack=True))",
+    "stacks_not_verbose": "stacks(run(fwd_bwd, with_stack=True))",
+    "no_stack": "structure(run(fwd_bwd))",
+    "with_modules_only": "structure(run(fwd_bwd, with_modules=True))",
+    "with_modules_and_stack": "structure(run(fwd_bwd, verbose=True, with_stack=True, with_modules=True))",
+    "group_by_stack": "names = {'aten::linear', 'aten::addmm', 'aten::relu', 'aten::sum', 'aten::threshold_backward', 'AddmmBackward0',\n"
+                      "         'autograd::engine::evaluate_function: AddmmBackward0', 'nn.Module: Linear_0', 'nn.Module: Linear_1'}\n"
+                      "sorted((k.key, k.count, [_norm(s) for s in k.stack]) for k in run(fwd_bwd, verbose=True, with_stack=True)"
+                      ".key_averages(group_by_stack_n=5) if k.key in names)",
+    "module_ids": "lin = torch.nn.Linear(4, 4)\n"
+                  "def f():\n    lin(lin(x))\n    model(x)\n"
+                  "[(k.name(), k.python_module_id()) for k in run(f, with_stack=True).profiler.kineto_results.events() if k.name().startswith('nn.Module')]",
+    "python_ids": "evs = [k for k in run(fwd_bwd, with_stack=True).profiler.kineto_results.events() if k.is_python_function()]\n"
+                  "byid = {k.python_id(): _norm(k.name()) for k in evs}\n"
+                  "[(_norm(k.name()), byid.get(k.python_parent_id()), min(k.python_parent_id(), 0), k.correlation_id(), k.activity_type(), k.sequence_nr()) for k in evs]",
+    "exception_and_generator": "def boom():\n    raise ValueError('x')\n"
+                               "def gen():\n    yield x.add(1)\n    yield x.mul(2)\n"
+                               "def f():\n    try:\n        boom()\n    except ValueError:\n        x.neg()\n    list(gen())\n"
+                               "stacks(run(f, verbose=True, with_stack=True)) + structure(run(f, with_stack=True))",
+    "record_function": "def f():\n    with record_function('outer'):\n        model(x)\n"
+                       "stacks(run(f, verbose=True, with_stack=True))",
+    "trace": "prof = run(fwd_bwd, with_stack=True)\n"
+             "path = os.path.join(tempfile.mkdtemp(), 't.json')\nprof.export_chrome_trace(path)\n"
+             "evs = [e for e in json.load(open(path))['traceEvents'] if e.get('cat') == 'python_function']\n"
+             "byid = {e['args']['Python id']: _norm(e['name']) for e in evs}\n"
+             "[(_norm(e['name']), byid.get(e['args']['Python parent id']), e['args'].get('Python module id'), e['ph']) for e in evs]",
+    # (the operator events' stacks only: upstream's record_function exit goes through a
+    # TorchBindOpOverload, ours through an OpOverload, so the Python events below differ; the
+    # step runs once first, its first step imports modules)
+    "optimizer": "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+                 "def f():\n    fwd_bwd()\n    opt.step()\n    opt.zero_grad()\n"
+                 "f()\nstacks(run(f, verbose=True, with_stack=True))",
+}, setup=PRELUDE)
