@@ -21,7 +21,7 @@
 
 #include <string.h>
 
-#define NT 320
+#define NT 1024
 typedef struct { PyObject *t[NT]; int n; } pool;
 static PyObject *keep(pool *p, PyObject *o) {
     if (o && p->n < NT) p->t[p->n++] = o;
@@ -55,6 +55,25 @@ static PyObject *sign_of(pool *pp, PyObject *cond, PyObject *like) {
 #undef KP
 }
 
+/* reflect_coordinates over the axis of `size` (upstream's compute_coordinates before its clip); with s1,
+ * the two +-1 signs of its derivative */
+static PyObject *reflect(pool *pp, PyObject *c, int64_t size, bool align, PyObject *like, PyObject **s1, PyObject **s2) {
+#define KP(e) keep(pp, (e))
+    double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
+    PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
+    PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
+    if (a && s1 && !(*s1 = sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), like))) return NULL;
+    PyObject *flips = a ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
+    PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
+    if (even && s2 && !(*s2 = sign_of(pp, even, like))) return NULL;
+    PyObject *extra = even ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
+    PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
+    PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
+    PyObject *e2 = e1 ? KP(tn_at_add_Scalar(back, TN_SD(lo), TN_SDEF)) : NULL;
+    return e2 ? KP(tn_at_where_self(even, e1, e2)) : NULL;
+#undef KP
+}
+
 /* the unnormalised coordinate along one axis of `size` and its derivative: (ix, mult) */
 static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, bool align, PyObject **ix, PyObject **mult) {
 #define KP(e) keep(pp, (e))
@@ -63,21 +82,7 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
     if (c && !align) c = KP(tn_at_sub_Scalar(c, TN_SD(0.5), TN_SDEF));
     if (!c) return -1;
     PyObject *s1 = NULL, *s2 = NULL;   /* reflection: the signs of the reflected coordinate's derivative */
-    if (padding == 2) {
-        double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
-        PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
-        PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
-        s1 = a ? sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), g) : NULL;
-        PyObject *flips = s1 ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
-        PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
-        s2 = even ? sign_of(pp, even, g) : NULL;
-        PyObject *extra = s2 ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
-        PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
-        PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
-        PyObject *e2 = e1 ? KP(tn_at_add_Scalar(back, TN_SD(lo), TN_SDEF)) : NULL;
-        c = e2 ? KP(tn_at_where_self(even, e1, e2)) : NULL;
-        if (!c) return -1;
-    }
+    if (padding == 2 && !(c = reflect(pp, c, size, align, g, &s1, &s2))) return -1;
     if (padding >= 1) {   /* border (and reflection): clip_coordinates, whose derivative is the inside mask */
         PyObject *lt = KP(tn_at_lt_Scalar(c, TN_SD((double)(size - 1))));
         PyObject *gt = lt ? KP(tn_at_gt_Scalar(c, TN_SI(0))) : NULL;
@@ -94,7 +99,7 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
 #undef KP
 }
 
-/* the corners' linear indices (clamped per axis x, y[, z]; (z * H + y) * W + x), viewed (N, 1, P * nc)
+/* the corners' (nc of them: cs[a]'s last dim) linear indices (clamped per axis x, y[, z]; (z * H + y) * W + x), viewed (N, 1, P * nc)
  * and expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
 static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P) {
 #define KP(e) keep(pp, (e))
@@ -104,7 +109,8 @@ static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz
     PyObject *lin = cl[nd - 1];
     for (int a = nd - 2; a >= 0 && lin; a--)
         lin = KP(tn_at_add_Tensor(KP(tn_at_mul_Scalar(lin, TN_SI(sz[a]))), cl[a], TN_SDEF));
-    int64_t nc = (int64_t)1 << nd;
+    const tn_tensor *ct = tn_tensor_of(cs[0]);
+    int64_t nc = ct->sizes[ct->ndim - 1];
     PyObject *v = lin ? KP(tn_at_view(lin, TN_IS(N, 1, P * nc))) : NULL;
     return v ? KP(tn_at_expand(v, TN_IS(N, C, P * nc), false)) : NULL;
 #undef KP
@@ -134,7 +140,8 @@ static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject 
                                const int64_t *sz, int64_t P, int64_t padding) {
 #define KP(e) keep(pp, (e))
     const tn_tensor *it = tn_tensor_of(input);
-    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = (int64_t)1 << nd;
+    const tn_tensor *ct = tn_tensor_of(cs[0]);
+    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = ct->sizes[ct->ndim - 1];
     for (int a = 0; a < nd; a++) S *= sz[a];
     PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P);
     PyObject *cu = idx ? KP(tn_at_unsqueeze(coef, 1)) : NULL;
@@ -147,12 +154,140 @@ static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject 
 #undef KP
 }
 
+/* a polynomial in x by Horner's rule, c[0] x^(n-1) + ... + c[n-1]; neg: its negation */
+static PyObject *poly(pool *pp, PyObject *x, const double *c, int n, bool neg) {
+#define KP(e) keep(pp, (e))
+    double k = neg ? -1 : 1;
+    PyObject *r = KP(tn_at_mul_Scalar(x, TN_SD(k * c[0])));
+    for (int i = 1; i < n && r; i++) {
+        if (c[i] != 0) r = KP(tn_at_add_Scalar(r, TN_SD(k * c[i]), TN_SDEF));
+        if (r && i < n - 1) r = KP(tn_at_mul_Tensor(r, x));
+    }
+    return r;
+#undef KP
+}
+
+/* the 4 cubic-convolution weights (A = -0.75) of the taps at distances 1 + t, t, 1 - t, 2 - t and
+ * their first and second derivatives in t, each stacked on a last dim of 4: w[0], w[1], w[2] */
+static int cubic_weights(pool *pp, PyObject *t, PyObject **w) {
+#define KP(e) keep(pp, (e))
+    const double A = -0.75;
+    const double c1[3][4] = {{A + 2, -(A + 3), 0, 1}, {3 * (A + 2), -2 * (A + 3), 0}, {6 * (A + 2), -2 * (A + 3)}};
+    const double c2[3][4] = {{A, -5 * A, 8 * A, -4 * A}, {3 * A, -10 * A, 8 * A}, {6 * A, -10 * A}};
+    PyObject *d0 = KP(tn_at_add_Scalar(t, TN_SI(1), TN_SDEF));
+    PyObject *d2 = d0 ? k_minus(pp, TN_SI(1), t) : NULL, *d3 = d2 ? k_minus(pp, TN_SI(2), t) : NULL;
+    if (!d3) return -1;
+    for (int o = 0; o < 3; o++) {   /* d/dt of the two far taps' distances is -1: odd orders flip sign */
+        int n = 4 - o;
+        PyObject *a = poly(pp, d0, c2[o], n, false), *b = a ? poly(pp, t, c1[o], n, false) : NULL;
+        PyObject *c = b ? poly(pp, d2, c1[o], n, o == 1) : NULL, *d = c ? poly(pp, d3, c2[o], n, o == 1) : NULL;
+        if (!(w[o] = d ? KP(tn_at_stack(TN_TS(a, b, c, d), -1)) : NULL)) return -1;
+    }
+    return 0;
+#undef KP
+}
+
+/* the outer product of the y and x tap weights (..., 4) x (..., 4), flattened to the 16 taps (k = 4 j + i) */
+static PyObject *outer16(pool *pp, PyObject *wy, PyObject *wx) {
+#define KP(e) keep(pp, (e))
+    const tn_tensor *t = tn_tensor_of(wx);
+    PyObject *o = KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(wy, -1)), KP(tn_at_unsqueeze(wx, -2))));
+    return o ? KP(tn_at_view(o, TN_IS(t->sizes[0], t->sizes[1], t->sizes[2], 16))) : NULL;
+#undef KP
+}
+
+/* the 4 taps' coordinates along one axis (floor - 1 .. floor + 2) with upstream's padding of each
+ * (compute_coordinates: border clips, reflection reflects then clips; zeros keeps them, masked
+ * later), as int64 stacked on a last dim of 4 */
+static PyObject *taps(pool *pp, PyObject *fl, int64_t size, int64_t padding, bool align, PyObject *like) {
+#define KP(e) keep(pp, (e))
+    PyObject *t[4];
+    for (int i = 0; i < 4; i++) {
+        PyObject *c = KP(tn_at_add_Scalar(fl, TN_SI(i - 1), TN_SDEF));
+        if (c && padding == 2 && !(align && size == 1)) c = reflect(pp, c, size, align, like, NULL, NULL);
+        if (c && padding >= 1) c = KP(tn_at_clamp(c, TN_SI(0), TN_SI(size - 1)));
+        if (!(t[i] = c ? KP(tn_at__to_copy(c, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)) : NULL)) return NULL;
+    }
+    return KP(tn_at_stack(TN_TS(t[0], t[1], t[2], t[3]), -1));
+#undef KP
+}
+
+/* sum over channels of gO * sum_taps(vals * w): (N, Ho, Wo) */
+static PyObject *chan_sum(pool *pp, PyObject *gO, PyObject *vals, PyObject *w) {
+#define KP(e) keep(pp, (e))
+    PyObject *d = KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(w, 1)))), TN_IS(-1), false, NULL));
+    return d ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(gO, d)), TN_IS(1), false, NULL)) : NULL;
+#undef KP
+}
+
+/* bicubic's ggGrid terms. The sampled value is sum_taps wx_i(tx) wy_j(ty) v(pad(x0 - 1 + i), pad(y0 - 1 + j))
+ * with tx = ix - floor(ix) and ix = unnormalize(x) (padding acts on the integer taps, so the
+ * coordinate's derivative is the unnormalising scale alone); grad_grid is its derivative times
+ * grad_output summed over channels. Their gradients: grad_output's sum_taps(v * (dwx wy gx + wx dwy gy)),
+ * input's the same weights times grad_output scattered to the taps, grid's the second derivatives
+ * (dd wx, dwx dwy, dd wy) against grad_output; gx, gy: ggGrid times the scales. */
+static int bicubic_gg(pool *pp, PyObject *ggGrid, PyObject *gO, PyObject *input, PyObject *grid, int64_t padding,
+                      bool align, PyObject **d_go, PyObject **d_input, PyObject **d_grid) {
+#define KP(e) keep(pp, (e))
+    const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
+    int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
+    int64_t Ho = gt->sizes[1], Wo = gt->sizes[2], P = Ho * Wo;
+    tn_dtype dt = it->dtype;
+    const int64_t sz[2] = {W, H};
+    PyObject *c[2], *m[2], *fl[2], *g[2], *w[2][3], *cs[2];
+    for (int a = 0; a < 2; a++) {
+        if (unnormalize(pp, KP(tn_at_select_int(grid, -1, a)), sz[a], 0, align, &c[a], &m[a])) return -1;
+        if (!(fl[a] = KP(tn_at_floor(c[a])))) return -1;
+        PyObject *t = KP(tn_at_sub_Tensor(c[a], fl[a], TN_SDEF));
+        if (!t || cubic_weights(pp, t, w[a])) return -1;
+        if (!(g[a] = KP(tn_at_mul_Tensor(KP(tn_at_select_int(ggGrid, -1, a)), m[a])))) return -1;
+        PyObject *tp = taps(pp, fl[a], sz[a], padding, align, grid);
+        if (!tp) return -1;
+        /* x varies fastest over the 16 taps, y slowest */
+        PyObject *e = KP(tn_at_unsqueeze(tp, a ? -1 : -2));
+        e = e ? KP(tn_at_expand(e, TN_IS(N, Ho, Wo, 4, 4), false)) : NULL;
+        if (!(cs[a] = e ? KP(tn_at_reshape(e, TN_IS(N, Ho, Wo, 16))) : NULL)) return -1;
+    }
+    PyObject *idx = corner_index(pp, 2, cs, sz, N, C, P);
+    PyObject *flat = idx ? KP(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
+    PyObject *vals = flat ? KP(tn_at_view(KP(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 16))) : NULL;
+    if (vals && padding == 0) vals = mask_zeros(pp, vals, 2, cs, sz, dt);
+    /* the taps' weights: d/dx, d/dy, d2/dx2, d2/dxdy, d2/dy2 */
+    PyObject *dx = vals ? outer16(pp, w[1][0], w[0][1]) : NULL, *dy = dx ? outer16(pp, w[1][1], w[0][0]) : NULL;
+    PyObject *dxx = dy ? outer16(pp, w[1][0], w[0][2]) : NULL, *dxy = dxx ? outer16(pp, w[1][1], w[0][1]) : NULL;
+    PyObject *dyy = dxy ? outer16(pp, w[1][2], w[0][0]) : NULL;
+    if (!dyy) return -1;
+    /* grad_output's gradient */
+    PyObject *dodx = KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dx, 1)))), TN_IS(-1), false, NULL));
+    PyObject *dody = dodx ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dy, 1)))), TN_IS(-1), false, NULL)) : NULL;
+    PyObject *go_g = dody ? KP(tn_at_mul_Tensor(dodx, KP(tn_at_unsqueeze(g[0], 1)))) : NULL;
+    if (!go_g || !KP(tn_at_addcmul_(go_g, dody, KP(tn_at_unsqueeze(g[1], 1)), TN_SDEF))) return -1;
+    *d_go = *d_go ? KP(tn_at_add_Tensor(*d_go, go_g, TN_SDEF)) : go_g;
+    /* input's gradient */
+    PyObject *coef = *d_go ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(g[0], -1)), dx)) : NULL;
+    if (!coef || !KP(tn_at_addcmul_(coef, KP(tn_at_unsqueeze(g[1], -1)), dy, TN_SDEF))) return -1;
+    if (!(*d_input = scatter_input(pp, coef, gO, input, 2, cs, sz, P, padding))) return -1;
+    /* grid's gradient: d/dx (Sxx gx + Sxy gy) mx, d/dy (Sxy gx + Syy gy) my */
+    PyObject *sxx = chan_sum(pp, gO, vals, dxx), *sxy = sxx ? chan_sum(pp, gO, vals, dxy) : NULL;
+    PyObject *syy = sxy ? chan_sum(pp, gO, vals, dyy) : NULL;
+    PyObject *S[2][2] = {{sxx, sxy}, {sxy, syy}}, *r[2];
+    if (!syy) return -1;
+    for (int a = 0; a < 2; a++) {
+        if (!(r[a] = KP(tn_at_mul_Tensor(S[a][0], g[0])))) return -1;
+        if (!KP(tn_at_addcmul_(r[a], S[a][1], g[1], TN_SDEF)) || !KP(tn_at_mul__Tensor(r[a], m[a]))) return -1;
+    }
+    PyObject *g2 = KP(tn_at_stack(TN_TS(r[0], r[1]), -1));
+    *d_grid = g2 && *d_grid ? KP(tn_at_add_Tensor(*d_grid, g2, TN_SDEF)) : g2;
+    return *d_grid ? 0 : -1;
+#undef KP
+}
+
 PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
                                                 PyObject *grid, int64_t interpolation, int64_t padding, bool align,
                                                 tn_ints mask) {
     (void)mask;
-    if (interpolation == 2 || interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2)
-        return tn_not_implemented("grid_sampler_2d double backward with bicubic interpolation");
+    if (interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2)
+        return tn_not_implemented("grid_sampler_2d double backward with this interpolation / padding mode");
     pool tt = {.n = 0};
     PyObject *d_go = NULL, *d_input = NULL, *d_grid = NULL;
     if (ggI) {
@@ -162,6 +297,8 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         d_grid = PyTuple_GetItem(r, 1);
         NEED(d_grid);
     }
+    if (ggGrid && interpolation == 2)
+        NEED(bicubic_gg(&tt, ggGrid, gO, input, grid, padding, align, &d_go, &d_input, &d_grid) == 0);
     if (ggGrid && interpolation == 0) {
         const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
         int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
