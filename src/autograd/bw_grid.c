@@ -55,25 +55,6 @@ static PyObject *sign_of(pool *pp, PyObject *cond, PyObject *like) {
 #undef KP
 }
 
-/* reflect_coordinates over the axis of `size` (upstream's compute_coordinates before its clip); with s1,
- * the two +-1 signs of its derivative */
-static PyObject *reflect(pool *pp, PyObject *c, int64_t size, bool align, PyObject *like, PyObject **s1, PyObject **s2) {
-#define KP(e) keep(pp, (e))
-    double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
-    PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
-    PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
-    if (a && s1 && !(*s1 = sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), like))) return NULL;
-    PyObject *flips = a ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
-    PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
-    if (even && s2 && !(*s2 = sign_of(pp, even, like))) return NULL;
-    PyObject *extra = even ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
-    PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
-    PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
-    PyObject *e2 = e1 ? KP(tn_at_add_Scalar(back, TN_SD(lo), TN_SDEF)) : NULL;
-    return e2 ? KP(tn_at_where_self(even, e1, e2)) : NULL;
-#undef KP
-}
-
 /* the unnormalised coordinate along one axis of `size` and its derivative: (ix, mult) */
 static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, bool align, PyObject **ix, PyObject **mult) {
 #define KP(e) keep(pp, (e))
@@ -82,7 +63,25 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
     if (c && !align) c = KP(tn_at_sub_Scalar(c, TN_SD(0.5), TN_SDEF));
     if (!c) return -1;
     PyObject *s1 = NULL, *s2 = NULL;   /* reflection: the signs of the reflected coordinate's derivative */
-    if (padding == 2 && !(c = reflect(pp, c, size, align, g, &s1, &s2))) return -1;
+    if (padding == 2 && align && size == 1) {   /* an empty reflection span: upstream's zero derivative */
+        *ix = c;
+        return (*mult = KP(tn_at_zeros_like(c, NULL, NULL, NULL, NULL, NULL))) ? 0 : -1;
+    }
+    if (padding == 2) {
+        double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
+        PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
+        PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
+        s1 = a ? sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), g) : NULL;
+        PyObject *flips = s1 ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
+        PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
+        s2 = even ? sign_of(pp, even, g) : NULL;
+        PyObject *extra = s2 ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
+        PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
+        PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
+        PyObject *e2 = e1 ? KP(tn_at_add_Scalar(back, TN_SD(lo), TN_SDEF)) : NULL;
+        c = e2 ? KP(tn_at_where_self(even, e1, e2)) : NULL;
+        if (!c) return -1;
+    }
     if (padding >= 1) {   /* border (and reflection): clip_coordinates, whose derivative is the inside mask */
         PyObject *lt = KP(tn_at_lt_Scalar(c, TN_SD((double)(size - 1))));
         PyObject *gt = lt ? KP(tn_at_gt_Scalar(c, TN_SI(0))) : NULL;
@@ -99,13 +98,34 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
 #undef KP
 }
 
-/* the corners' (nc of them: cs[a]'s last dim) linear indices (clamped per axis x, y[, z]; (z * H + y) * W + x), viewed (N, 1, P * nc)
- * and expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
-static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P) {
+/* an integer tap coordinate (int64) reflected into [0, size - 1] as upstream's bicubic taps are
+ * (reflect_coordinates, round, clip; back to int64; zeros when the span is empty); align: the reflection's bounds */
+static PyObject *reflect_tap(pool *pp, PyObject *c, int64_t size, bool align, tn_dtype dt) {
+#define KP(e) keep(pp, (e))
+    double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
+    if (span == 0) return KP(tn_at_zeros_like(c, NULL, NULL, NULL, NULL, NULL));
+    PyObject *f = KP(tn_at__to_copy(c, TN_DT(dt), NULL, NULL, NULL, false, NULL));
+    PyObject *a = f ? KP(tn_at_abs(KP(tn_at_sub_Scalar(f, TN_SD(lo), TN_SDEF)))) : NULL;
+    PyObject *flips = a ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
+    PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
+    PyObject *extra = even ? KP(tn_at_fmod_Scalar(a, TN_SD(span))) : NULL;
+    PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
+    PyObject *r = back ? KP(tn_at_add_Scalar(KP(tn_at_where_self(even, extra, back)), TN_SD(lo), TN_SDEF)) : NULL;
+    r = r ? KP(tn_at_clamp(KP(tn_at_round(r)), TN_SI(0), TN_SI(size - 1))) : NULL;
+    return r ? KP(tn_at__to_copy(r, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)) : NULL;
+#undef KP
+}
+
+/* the corners' (nc: cs[a]'s last dim) linear indices ((z * H + y) * W + x, each axis clamped, or with
+ * refl (1: align_corners false, 2: true) reflected as bicubic's taps), viewed (N, 1, P * nc) and
+ * expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
+static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P,
+                              int refl, tn_dtype dt) {
 #define KP(e) keep(pp, (e))
     PyObject *cl[3];
     for (int a = 0; a < nd; a++)
-        if (!(cl[a] = KP(tn_at_clamp(cs[a], TN_SI(0), TN_SI(sz[a] - 1))))) return NULL;
+        if (!(cl[a] = refl ? reflect_tap(pp, cs[a], sz[a], refl == 2, dt) : KP(tn_at_clamp(cs[a], TN_SI(0), TN_SI(sz[a] - 1)))))
+            return NULL;
     PyObject *lin = cl[nd - 1];
     for (int a = nd - 2; a >= 0 && lin; a--)
         lin = KP(tn_at_add_Tensor(KP(tn_at_mul_Scalar(lin, TN_SI(sz[a]))), cl[a], TN_SDEF));
@@ -137,13 +157,13 @@ static PyObject *mask_zeros(pool *pp, PyObject *vals, int nd, PyObject **cs, con
 /* input's gradient: grad_output times coef (the corners' coordinate-weighted derivatives, (N, ..., nc)),
  * zeros padding masked, scattered (scatter_add into zeros) back to the input's shape */
 static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject *input, int nd, PyObject **cs,
-                               const int64_t *sz, int64_t P, int64_t padding) {
+                               const int64_t *sz, int64_t P, int64_t padding, int refl) {
 #define KP(e) keep(pp, (e))
     const tn_tensor *it = tn_tensor_of(input);
     const tn_tensor *ct = tn_tensor_of(cs[0]);
     int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = ct->sizes[ct->ndim - 1];
     for (int a = 0; a < nd; a++) S *= sz[a];
-    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P);
+    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P, refl, it->dtype);
     PyObject *cu = idx ? KP(tn_at_unsqueeze(coef, 1)) : NULL;
     PyObject *contrib = cu ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
     if (contrib && padding == 0) contrib = mask_zeros(pp, contrib, nd, cs, sz, it->dtype);
@@ -154,131 +174,150 @@ static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject 
 #undef KP
 }
 
-/* a polynomial in x by Horner's rule, c[0] x^(n-1) + ... + c[n-1]; neg: its negation */
-static PyObject *poly(pool *pp, PyObject *x, const double *c, int n, bool neg) {
-#define KP(e) keep(pp, (e))
-    double k = neg ? -1 : 1;
-    PyObject *r = KP(tn_at_mul_Scalar(x, TN_SD(k * c[0])));
-    for (int i = 1; i < n && r; i++) {
-        if (c[i] != 0) r = KP(tn_at_add_Scalar(r, TN_SD(k * c[i]), TN_SDEF));
-        if (r && i < n - 1) r = KP(tn_at_mul_Tensor(r, x));
-    }
-    return r;
-#undef KP
+/* a * x - b */
+static PyObject *lin(pool *pp, PyObject *x, double a, double b) {
+    PyObject *r = keep(pp, tn_at_mul_Scalar(x, TN_SD(a)));
+    return r ? keep(pp, tn_at_sub_Scalar(r, TN_SD(b), TN_SDEF)) : NULL;
 }
 
-/* the 4 cubic-convolution weights (A = -0.75) of the taps at distances 1 + t, t, 1 - t, 2 - t and
- * their first and second derivatives in t, each stacked on a last dim of 4: w[0], w[1], w[2] */
-static int cubic_weights(pool *pp, PyObject *t, PyObject **w) {
+/* bicubic's cubic-convolution weights (A = -0.75) of the taps at distances d = (1 + t, t, 1 - t, 2 - t)
+ * (order 0), their derivatives in t (1) or second derivatives (2), stacked on a last dim of 4; the
+ * far taps (0, 3) use cc2(x) = ((A x - 5A) x + 8A) x - 4A, the near ones cc1(x) = ((A + 2) x - (A + 3)) x^2 + 1;
+ * d/dt of the last two distances is -1 */
+static PyObject *cubic4(pool *pp, PyObject *const *d, int order) {
 #define KP(e) keep(pp, (e))
     const double A = -0.75;
-    const double c1[3][4] = {{A + 2, -(A + 3), 0, 1}, {3 * (A + 2), -2 * (A + 3), 0}, {6 * (A + 2), -2 * (A + 3)}};
-    const double c2[3][4] = {{A, -5 * A, 8 * A, -4 * A}, {3 * A, -10 * A, 8 * A}, {6 * A, -10 * A}};
-    PyObject *d0 = KP(tn_at_add_Scalar(t, TN_SI(1), TN_SDEF));
-    PyObject *d2 = d0 ? k_minus(pp, TN_SI(1), t) : NULL, *d3 = d2 ? k_minus(pp, TN_SI(2), t) : NULL;
-    if (!d3) return -1;
-    for (int o = 0; o < 3; o++) {   /* d/dt of the two far taps' distances is -1: odd orders flip sign */
-        int n = 4 - o;
-        PyObject *a = poly(pp, d0, c2[o], n, false), *b = a ? poly(pp, t, c1[o], n, false) : NULL;
-        PyObject *c = b ? poly(pp, d2, c1[o], n, o == 1) : NULL, *d = c ? poly(pp, d3, c2[o], n, o == 1) : NULL;
-        if (!(w[o] = d ? KP(tn_at_stack(TN_TS(a, b, c, d), -1)) : NULL)) return -1;
+    PyObject *w[4];
+    for (int k = 0; k < 4; k++) {
+        PyObject *x = d[k], *r;
+        bool far = k == 0 || k == 3;
+        if (order == 2) {
+            r = far ? lin(pp, x, 6 * A, 10 * A) : lin(pp, x, 6 * (A + 2), 2 * (A + 3));
+        } else if (order == 1 && far) {   /* +-(3A x^2 - 10A x + 8A) */
+            r = k == 0 ? lin(pp, x, 3 * A, 10 * A) : KP(tn_at_add_Scalar(KP(tn_at_mul_Scalar(x, TN_SD(-3 * A))), TN_SD(10 * A), TN_SDEF));
+            r = r ? KP(tn_at_mul_Tensor(r, x)) : NULL;
+            r = r ? (k == 0 ? KP(tn_at_add_Scalar(r, TN_SD(8 * A), TN_SDEF)) : KP(tn_at_sub_Scalar(r, TN_SD(8 * A), TN_SDEF))) : NULL;
+        } else if (order == 1) {          /* +-(3(A + 2) x^2 - 2(A + 3) x) */
+            r = lin(pp, x, 3 * (A + 2), 2 * (A + 3));
+            r = r ? KP(tn_at_mul_Tensor(r, x)) : NULL;
+            if (r && k == 2) r = KP(tn_at_neg(r));
+        } else if (far) {
+            r = lin(pp, x, A, 5 * A);
+            r = r ? KP(tn_at_add_Scalar(KP(tn_at_mul_Tensor(r, x)), TN_SD(8 * A), TN_SDEF)) : NULL;
+            r = r ? KP(tn_at_sub_Scalar(KP(tn_at_mul_Tensor(r, x)), TN_SD(4 * A), TN_SDEF)) : NULL;
+        } else {
+            PyObject *x2 = KP(tn_at_pow_Tensor_Scalar(x, TN_SI(2)));
+            r = x2 ? lin(pp, x, A + 2, A + 3) : NULL;
+            r = r ? KP(tn_at_add_Scalar(KP(tn_at_mul_Tensor(r, x2)), TN_SI(1), TN_SDEF)) : NULL;
+        }
+        if (!(w[k] = r)) return NULL;
     }
-    return 0;
+    return KP(tn_at_stack(TN_TS(w[0], w[1], w[2], w[3]), -1));
 #undef KP
 }
 
-/* the outer product of the y and x tap weights (..., 4) x (..., 4), flattened to the 16 taps (k = 4 j + i) */
+/* a (..., 4) tap weight along y times one along x: (..., 16), x varying fastest (tap k = 4 j + i) */
 static PyObject *outer16(pool *pp, PyObject *wy, PyObject *wx) {
 #define KP(e) keep(pp, (e))
     const tn_tensor *t = tn_tensor_of(wx);
-    PyObject *o = KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(wy, -1)), KP(tn_at_unsqueeze(wx, -2))));
+    PyObject *ux = KP(tn_at_unsqueeze(wx, -2)), *uy = ux ? KP(tn_at_unsqueeze(wy, -1)) : NULL;
+    PyObject *o = uy ? KP(tn_at_mul_Tensor(uy, ux)) : NULL;
     return o ? KP(tn_at_view(o, TN_IS(t->sizes[0], t->sizes[1], t->sizes[2], 16))) : NULL;
 #undef KP
 }
 
-/* the 4 taps' coordinates along one axis (floor - 1 .. floor + 2) with upstream's padding of each
- * (compute_coordinates: border clips, reflection reflects then clips; zeros keeps them, masked
- * later), as int64 stacked on a last dim of 4 */
-static PyObject *taps(pool *pp, PyObject *fl, int64_t size, int64_t padding, bool align, PyObject *like) {
-#define KP(e) keep(pp, (e))
-    PyObject *t[4];
-    for (int i = 0; i < 4; i++) {
-        PyObject *c = KP(tn_at_add_Scalar(fl, TN_SI(i - 1), TN_SDEF));
-        if (c && padding == 2 && !(align && size == 1)) c = reflect(pp, c, size, align, like, NULL, NULL);
-        if (c && padding >= 1) c = KP(tn_at_clamp(c, TN_SI(0), TN_SI(size - 1)));
-        if (!(t[i] = c ? KP(tn_at__to_copy(c, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)) : NULL)) return NULL;
-    }
-    return KP(tn_at_stack(TN_TS(t[0], t[1], t[2], t[3]), -1));
-#undef KP
-}
-
-/* sum over channels of gO * sum_taps(vals * w): (N, Ho, Wo) */
-static PyObject *chan_sum(pool *pp, PyObject *gO, PyObject *vals, PyObject *w) {
-#define KP(e) keep(pp, (e))
-    PyObject *d = KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(w, 1)))), TN_IS(-1), false, NULL));
-    return d ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(gO, d)), TN_IS(1), false, NULL)) : NULL;
-#undef KP
-}
-
-/* bicubic's ggGrid terms. The sampled value is sum_taps wx_i(tx) wy_j(ty) v(pad(x0 - 1 + i), pad(y0 - 1 + j))
- * with tx = ix - floor(ix) and ix = unnormalize(x) (padding acts on the integer taps, so the
- * coordinate's derivative is the unnormalising scale alone); grad_grid is its derivative times
- * grad_output summed over channels. Their gradients: grad_output's sum_taps(v * (dwx wy gx + wx dwy gy)),
- * input's the same weights times grad_output scattered to the taps, grid's the second derivatives
- * (dd wx, dwx dwy, dd wy) against grad_output; gx, gy: ggGrid times the scales. */
+/* bicubic's ggGrid terms (after the bilinear coordinates upstream also computes). The sampled value is
+ * sum_taps wx_i(tx) wy_j(ty) v(pad(x0 - 1 + i), pad(y0 - 1 + j)), ix = unnormalize(x), x0 = floor(ix),
+ * tx = ix - x0; padding acts on the integer taps (zeros: masked, border: clamped, reflection:
+ * reflected), so the coordinate's derivative is the unnormalising scale alone. grad_output's
+ * gradient is sum_taps(v * (dwx wy gx + wx dwy gy)), input's those weights times grad_output
+ * scattered to the taps, grid's the second derivatives (dd wx wy, dwx dwy, wx dd wy) against
+ * grad_output summed over channels, tap by tap; gx, gy: ggGrid times the scales. */
 static int bicubic_gg(pool *pp, PyObject *ggGrid, PyObject *gO, PyObject *input, PyObject *grid, int64_t padding,
                       bool align, PyObject **d_go, PyObject **d_input, PyObject **d_grid) {
 #define KP(e) keep(pp, (e))
+#define OK(x) do { if (!(x)) return -1; } while (0)
     const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
     int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
     int64_t Ho = gt->sizes[1], Wo = gt->sizes[2], P = Ho * Wo;
     tn_dtype dt = it->dtype;
     const int64_t sz[2] = {W, H};
-    PyObject *c[2], *m[2], *fl[2], *g[2], *w[2][3], *cs[2];
+    double sc[2];
+    PyObject *c[2], *fl[2], *g[2], *t[2], *d[2][4], *w[2][3], *cs[2];
     for (int a = 0; a < 2; a++) {
-        if (unnormalize(pp, KP(tn_at_select_int(grid, -1, a)), sz[a], 0, align, &c[a], &m[a])) return -1;
-        if (!(fl[a] = KP(tn_at_floor(c[a])))) return -1;
-        PyObject *t = KP(tn_at_sub_Tensor(c[a], fl[a], TN_SDEF));
-        if (!t || cubic_weights(pp, t, w[a])) return -1;
-        if (!(g[a] = KP(tn_at_mul_Tensor(KP(tn_at_select_int(ggGrid, -1, a)), m[a])))) return -1;
-        PyObject *tp = taps(pp, fl[a], sz[a], padding, align, grid);
-        if (!tp) return -1;
-        /* x varies fastest over the 16 taps, y slowest */
-        PyObject *e = KP(tn_at_unsqueeze(tp, a ? -1 : -2));
-        e = e ? KP(tn_at_expand(e, TN_IS(N, Ho, Wo, 4, 4), false)) : NULL;
-        if (!(cs[a] = e ? KP(tn_at_reshape(e, TN_IS(N, Ho, Wo, 16))) : NULL)) return -1;
+        sc[a] = align ? (double)(sz[a] - 1) / 2 : (double)sz[a] / 2;
+        OK(c[a] = KP(tn_at_mul_Scalar(KP(tn_at_add_Scalar(KP(tn_at_select_int(grid, -1, a)), TN_SI(1), TN_SDEF)), TN_SD(sc[a]))));
+        if (!align) OK(c[a] = KP(tn_at_sub_Scalar(c[a], TN_SD(0.5), TN_SDEF)));
     }
-    PyObject *idx = corner_index(pp, 2, cs, sz, N, C, P);
+    for (int a = 0; a < 2; a++) OK(fl[a] = KP(tn_at__to_copy(KP(tn_at_floor(c[a])), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)));
+    for (int a = 0; a < 2; a++) OK(g[a] = KP(tn_at_mul_Scalar(KP(tn_at_select_int(ggGrid, -1, a)), TN_SD(sc[a]))));
+    for (int a = 0; a < 2; a++)
+        OK(t[a] = KP(tn_at_sub_Tensor(c[a], KP(tn_at__to_copy(fl[a], TN_DT(dt), NULL, NULL, NULL, false, NULL)), TN_SDEF)));
+    for (int a = 0; a < 2; a++) {
+        d[a][1] = t[a];
+        OK(d[a][0] = KP(tn_at_add_Scalar(t[a], TN_SD(1.0), TN_SDEF)));
+        OK(d[a][2] = k_minus(pp, TN_SD(1.0), t[a]));
+        OK(d[a][3] = k_minus(pp, TN_SD(2.0), t[a]));
+    }
+    for (int a = 0; a < 2; a++)
+        for (int o = 0; o < 2; o++) OK(w[a][o] = cubic4(pp, d[a], o));
+    /* the taps' coordinates, x varying fastest */
+    PyObject *dev = KP(tn_py_device_new(it->storage->device, -1));
+    PyObject *ar = dev ? KP(tn_at_arange_start(TN_SI(-1), TN_SI(3), TN_DT(TN_DTYPE_I64), tn_py.layout_strided, dev, NULL)) : NULL;
+    PyObject *tp[2];
+    for (int a = 0; a < 2; a++) OK(ar && (tp[a] = KP(tn_at_add_Tensor(KP(tn_at_unsqueeze(fl[a], -1)), ar, TN_SDEF))));
+    for (int a = 0; a < 2; a++) {
+        PyObject *e = KP(tn_at_expand(KP(tn_at_unsqueeze(tp[a], a ? -1 : -2)), TN_IS(-1, -1, -1, 4, 4), false));
+        OK(cs[a] = e ? KP(tn_at_reshape(e, TN_IS(N, Ho, Wo, 16))) : NULL);
+    }
+    int refl = padding == 2 ? 1 + align : 0;
+    PyObject *idx = corner_index(pp, 2, cs, sz, N, C, P, refl, dt);
     PyObject *flat = idx ? KP(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
     PyObject *vals = flat ? KP(tn_at_view(KP(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 16))) : NULL;
     if (vals && padding == 0) vals = mask_zeros(pp, vals, 2, cs, sz, dt);
-    /* the taps' weights: d/dx, d/dy, d2/dx2, d2/dxdy, d2/dy2 */
-    PyObject *dx = vals ? outer16(pp, w[1][0], w[0][1]) : NULL, *dy = dx ? outer16(pp, w[1][1], w[0][0]) : NULL;
-    PyObject *dxx = dy ? outer16(pp, w[1][0], w[0][2]) : NULL, *dxy = dxx ? outer16(pp, w[1][1], w[0][1]) : NULL;
-    PyObject *dyy = dxy ? outer16(pp, w[1][2], w[0][0]) : NULL;
-    if (!dyy) return -1;
+    OK(vals);
+    PyObject *dx = outer16(pp, w[1][0], w[0][1]), *dy = dx ? outer16(pp, w[1][1], w[0][0]) : NULL;
+    OK(dy);
     /* grad_output's gradient */
     PyObject *dodx = KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dx, 1)))), TN_IS(-1), false, NULL));
     PyObject *dody = dodx ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dy, 1)))), TN_IS(-1), false, NULL)) : NULL;
     PyObject *go_g = dody ? KP(tn_at_mul_Tensor(dodx, KP(tn_at_unsqueeze(g[0], 1)))) : NULL;
-    if (!go_g || !KP(tn_at_addcmul_(go_g, dody, KP(tn_at_unsqueeze(g[1], 1)), TN_SDEF))) return -1;
-    *d_go = *d_go ? KP(tn_at_add_Tensor(*d_go, go_g, TN_SDEF)) : go_g;
+    OK(go_g && KP(tn_at_addcmul_(go_g, dody, KP(tn_at_unsqueeze(g[1], 1)), TN_SDEF)));
+    OK(*d_go = *d_go ? KP(tn_at_add_Tensor(*d_go, go_g, TN_SDEF)) : go_g);
     /* input's gradient */
-    PyObject *coef = *d_go ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(g[0], -1)), dx)) : NULL;
-    if (!coef || !KP(tn_at_addcmul_(coef, KP(tn_at_unsqueeze(g[1], -1)), dy, TN_SDEF))) return -1;
-    if (!(*d_input = scatter_input(pp, coef, gO, input, 2, cs, sz, P, padding))) return -1;
-    /* grid's gradient: d/dx (Sxx gx + Sxy gy) mx, d/dy (Sxy gx + Syy gy) my */
-    PyObject *sxx = chan_sum(pp, gO, vals, dxx), *sxy = sxx ? chan_sum(pp, gO, vals, dxy) : NULL;
-    PyObject *syy = sxy ? chan_sum(pp, gO, vals, dyy) : NULL;
-    PyObject *S[2][2] = {{sxx, sxy}, {sxy, syy}}, *r[2];
-    if (!syy) return -1;
+    PyObject *coef = KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(g[0], -1)), dx));
+    OK(coef && KP(tn_at_addcmul_(coef, KP(tn_at_unsqueeze(g[1], -1)), dy, TN_SDEF)));
+    OK(*d_input = scatter_input(pp, coef, gO, input, 2, cs, sz, P, padding, refl));
+    /* grid's gradient: tap by tap, sum_C(grad_output * v) times (dd wx wy, dwx dwy, wx dd wy) */
+    for (int a = 0; a < 2; a++) OK(w[a][2] = cubic4(pp, d[a], 2));
+    PyObject *S[3] = {NULL, NULL, NULL};
+    static const int ox[3] = {2, 1, 0}, oy[3] = {0, 1, 2};
+    for (int j = 0; j < 4; j++) {
+        PyObject *wy[3];
+        for (int o = 0; o < 3; o++) OK(wy[o] = KP(tn_at_select_int(w[1][o], -1, j)));
+        for (int i = 0; i < 4; i++) {
+            PyObject *v = KP(tn_at_select_int(vals, -1, 4 * j + i));
+            PyObject *s = v ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(gO, v)), TN_IS(1), false, NULL)) : NULL;
+            PyObject *p[3];
+            for (int q = 0; q < 3; q++) {
+                PyObject *wx = s ? KP(tn_at_select_int(w[0][ox[q]], -1, i)) : NULL;
+                OK(p[q] = wx ? KP(tn_at_mul_Tensor(KP(tn_at_mul_Tensor(s, wx)), wy[oy[q]])) : NULL);
+            }
+            for (int q = 0; q < 3; q++)
+                if (!i && !j) S[q] = p[q];
+                else OK(KP(tn_at_add__Tensor(S[q], p[q], TN_SDEF)));
+        }
+    }
+    /* d/dx (Sxx gx + Sxy gy) * scale_x, d/dy (Syy gy + Sxy gx) * scale_y */
+    PyObject *r[2];
     for (int a = 0; a < 2; a++) {
-        if (!(r[a] = KP(tn_at_mul_Tensor(S[a][0], g[0])))) return -1;
-        if (!KP(tn_at_addcmul_(r[a], S[a][1], g[1], TN_SDEF)) || !KP(tn_at_mul__Tensor(r[a], m[a]))) return -1;
+        OK(r[a] = KP(tn_at_mul_Tensor(S[2 * a], g[a])));
+        OK(KP(tn_at_addcmul_(r[a], S[1], g[1 - a], TN_SDEF)) && KP(tn_at_mul__Scalar(r[a], TN_SD(sc[a]))));
     }
     PyObject *g2 = KP(tn_at_stack(TN_TS(r[0], r[1]), -1));
-    *d_grid = g2 && *d_grid ? KP(tn_at_add_Tensor(*d_grid, g2, TN_SDEF)) : g2;
-    return *d_grid ? 0 : -1;
+    OK(*d_grid = g2 && *d_grid ? KP(tn_at_add_Tensor(*d_grid, g2, TN_SDEF)) : g2);
+    return 0;
+#undef OK
 #undef KP
 }
 
@@ -297,9 +336,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         d_grid = PyTuple_GetItem(r, 1);
         NEED(d_grid);
     }
-    if (ggGrid && interpolation == 2)
-        NEED(bicubic_gg(&tt, ggGrid, gO, input, grid, padding, align, &d_go, &d_input, &d_grid) == 0);
-    if (ggGrid && interpolation == 0) {
+    if (ggGrid && interpolation != 1) {   /* bilinear (0), bicubic (2) */
         const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
         int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
         int64_t Ho = gt->sizes[1], Wo = gt->sizes[2], P = Ho * Wo;
@@ -314,13 +351,17 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         PyObject *fy = fx ? K(tn_at_sub_Tensor(iy, K(tn_at__to_copy(y0, TN_DT(dt), NULL, NULL, NULL, false, NULL)), TN_SDEF)) : NULL;
         PyObject *gx = fy ? K(tn_at_mul_Tensor(K(tn_at_select_int(ggGrid, -1, 0)), mx)) : NULL;
         PyObject *gy = gx ? K(tn_at_mul_Tensor(K(tn_at_select_int(ggGrid, -1, 1)), my)) : NULL;
+        if (interpolation == 2) {   /* upstream computes the bilinear coordinates above, then bicubic's own */
+            NEED(gy && bicubic_gg(&tt, ggGrid, gO, input, grid, padding, align, &d_go, &d_input, &d_grid) == 0);
+            goto done;
+        }
         PyObject *x1 = gy ? K(tn_at_add_Scalar(x0, TN_SI(1), TN_SDEF)) : NULL;
         PyObject *y1 = x1 ? K(tn_at_add_Scalar(y0, TN_SI(1), TN_SDEF)) : NULL;
         PyObject *xs = y1 ? K(tn_at_stack(TN_TS(x0, x1, x0, x1), -1)) : NULL;
         PyObject *ys = xs ? K(tn_at_stack(TN_TS(y0, y0, y1, y1), -1)) : NULL;
         PyObject *cs[2] = {xs, ys};
         const int64_t sz[2] = {W, H};
-        PyObject *idx = ys ? corner_index(&tt, 2, cs, sz, N, C, P) : NULL;
+        PyObject *idx = ys ? corner_index(&tt, 2, cs, sz, N, C, P, 0, dt) : NULL;
         PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
         PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 4))) : NULL;
         if (vals && padding == 0) vals = mask_zeros(&tt, vals, 2, cs, sz, dt);
@@ -342,7 +383,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gx, -1)), dwx));
         NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gy, -1)), dwy, TN_SDEF)));
-        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding));
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding, 0));
         /* grid's gradient: the mixed second derivative, summed over channels against grad_output */
         PyObject *v0 = K(tn_at_select_int(vals, -1, 0)), *v1 = v0 ? K(tn_at_select_int(vals, -1, 1)) : NULL;
         PyObject *v2 = v1 ? K(tn_at_select_int(vals, -1, 2)) : NULL, *v3 = v2 ? K(tn_at_select_int(vals, -1, 3)) : NULL;
@@ -355,6 +396,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         d_grid = d_grid ? K(tn_at_add_Tensor(d_grid, g2, TN_SDEF)) : g2;
         NEED(d_grid);
     }
+done:;
     PyObject *r = PyTuple_Pack(3, d_go ? d_go : Py_None, d_input ? d_input : Py_None, d_grid ? d_grid : Py_None);
     pool_free(&tt);
     return r;
@@ -412,7 +454,7 @@ PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid,
         NEED(cs[0] = K(tn_at_stack(TN_TS(lo[0], hi[0], lo[0], hi[0], lo[0], hi[0], lo[0], hi[0]), -1)));
         NEED(cs[1] = K(tn_at_stack(TN_TS(lo[1], lo[1], hi[1], hi[1], lo[1], lo[1], hi[1], hi[1]), -1)));
         NEED(cs[2] = K(tn_at_stack(TN_TS(lo[2], lo[2], lo[2], lo[2], hi[2], hi[2], hi[2], hi[2]), -1)));
-        PyObject *idx = corner_index(&tt, 3, cs, sz, N, C, P);
+        PyObject *idx = corner_index(&tt, 3, cs, sz, N, C, P, 0, dt);
         PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, D * H * W))) : NULL;
         PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Do, Ho, Wo, 8))) : NULL;
         if (vals && padding == 0) vals = mask_zeros(&tt, vals, 3, cs, sz, dt);
@@ -447,7 +489,7 @@ PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gg[0], -1)), dws[0]));
         for (int a = 1; a < 3; a++) NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gg[a], -1)), dws[a], TN_SDEF)));
-        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding));
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding, 0));
         /* grid's gradient: the mixed second derivatives (xy, xz, yz), each the two faces' differences
          * interpolated along the third axis, summed over channels against grad_output */
         for (int a = 0; a < 3; a++) NEED(fu[a] = K(tn_at_unsqueeze(fr[a], 1)));
