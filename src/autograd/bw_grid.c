@@ -12,9 +12,9 @@
  *     (scatter_add into zeros), grid's gradient from the mixed second derivatives, e.g. in 2-d
  *     sum_C(grad_output * (v00 - v10 - v01 + v11)).
  *
- * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d) refuses by name: upstream's
- * ~500-op stream for it is not reproduced. Every op goes through the typed op API, so a dispatch mode
- * sees upstream's stream and create_graph records it. */
+ * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d): bicubic_gg, over 16 taps with
+ * the cubic weights' first and second derivatives. Every op goes through the typed op API, so a
+ * dispatch mode sees upstream's stream and create_graph records it. */
 #include "autograd/bw_helpers.h"
 #include "autograd/autograd.h"
 #include "tn_aten_gen.h"
