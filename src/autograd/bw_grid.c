@@ -12,16 +12,16 @@
  *     (scatter_add into zeros), grid's gradient from the mixed second derivatives, e.g. in 2-d
  *     sum_C(grad_output * (v00 - v10 - v01 + v11)).
  *
- * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d) refuses by name: upstream's
- * ~500-op stream for it is not reproduced. Every op goes through the typed op API, so a dispatch mode
- * sees upstream's stream and create_graph records it. */
+ * Nearest has no ggGrid term (its grid gradient is zero). Bicubic (2-d): bicubic_gg, over 16 taps with
+ * the cubic weights' first and second derivatives. Every op goes through the typed op API, so a
+ * dispatch mode sees upstream's stream and create_graph records it. */
 #include "autograd/bw_helpers.h"
 #include "autograd/autograd.h"
 #include "tn_aten_gen.h"
 
 #include <string.h>
 
-#define NT 320
+#define NT 1024
 typedef struct { PyObject *t[NT]; int n; } pool;
 static PyObject *keep(pool *p, PyObject *o) {
     if (o && p->n < NT) p->t[p->n++] = o;
@@ -63,6 +63,10 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
     if (c && !align) c = KP(tn_at_sub_Scalar(c, TN_SD(0.5), TN_SDEF));
     if (!c) return -1;
     PyObject *s1 = NULL, *s2 = NULL;   /* reflection: the signs of the reflected coordinate's derivative */
+    if (padding == 2 && align && size == 1) {   /* an empty reflection span: upstream's zero derivative */
+        *ix = c;
+        return (*mult = KP(tn_at_zeros_like(c, NULL, NULL, NULL, NULL, NULL))) ? 0 : -1;
+    }
     if (padding == 2) {
         double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
         PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
@@ -94,17 +98,39 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
 #undef KP
 }
 
-/* the corners' linear indices (clamped per axis x, y[, z]; (z * H + y) * W + x), viewed (N, 1, P * nc)
- * and expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
-static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P) {
+/* an integer tap coordinate (int64) reflected into [0, size - 1] as upstream's bicubic taps are
+ * (reflect_coordinates, round, clip; back to int64; zeros when the span is empty); align: the reflection's bounds */
+static PyObject *reflect_tap(pool *pp, PyObject *c, int64_t size, bool align, tn_dtype dt) {
+#define KP(e) keep(pp, (e))
+    double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
+    if (span == 0) return KP(tn_at_zeros_like(c, NULL, NULL, NULL, NULL, NULL));
+    PyObject *f = KP(tn_at__to_copy(c, TN_DT(dt), NULL, NULL, NULL, false, NULL));
+    PyObject *a = f ? KP(tn_at_abs(KP(tn_at_sub_Scalar(f, TN_SD(lo), TN_SDEF)))) : NULL;
+    PyObject *flips = a ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
+    PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
+    PyObject *extra = even ? KP(tn_at_fmod_Scalar(a, TN_SD(span))) : NULL;
+    PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
+    PyObject *r = back ? KP(tn_at_add_Scalar(KP(tn_at_where_self(even, extra, back)), TN_SD(lo), TN_SDEF)) : NULL;
+    r = r ? KP(tn_at_clamp(KP(tn_at_round(r)), TN_SI(0), TN_SI(size - 1))) : NULL;
+    return r ? KP(tn_at__to_copy(r, TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)) : NULL;
+#undef KP
+}
+
+/* the corners' (nc: cs[a]'s last dim) linear indices ((z * H + y) * W + x, each axis clamped, or with
+ * refl (1: align_corners false, 2: true) reflected as bicubic's taps), viewed (N, 1, P * nc) and
+ * expanded over C; sz: the input's spatial sizes in axis order (W, H[, D]) */
+static PyObject *corner_index(pool *pp, int nd, PyObject **cs, const int64_t *sz, int64_t N, int64_t C, int64_t P,
+                              int refl, tn_dtype dt) {
 #define KP(e) keep(pp, (e))
     PyObject *cl[3];
     for (int a = 0; a < nd; a++)
-        if (!(cl[a] = KP(tn_at_clamp(cs[a], TN_SI(0), TN_SI(sz[a] - 1))))) return NULL;
+        if (!(cl[a] = refl ? reflect_tap(pp, cs[a], sz[a], refl == 2, dt) : KP(tn_at_clamp(cs[a], TN_SI(0), TN_SI(sz[a] - 1)))))
+            return NULL;
     PyObject *lin = cl[nd - 1];
     for (int a = nd - 2; a >= 0 && lin; a--)
         lin = KP(tn_at_add_Tensor(KP(tn_at_mul_Scalar(lin, TN_SI(sz[a]))), cl[a], TN_SDEF));
-    int64_t nc = (int64_t)1 << nd;
+    const tn_tensor *ct = tn_tensor_of(cs[0]);
+    int64_t nc = ct->sizes[ct->ndim - 1];
     PyObject *v = lin ? KP(tn_at_view(lin, TN_IS(N, 1, P * nc))) : NULL;
     return v ? KP(tn_at_expand(v, TN_IS(N, C, P * nc), false)) : NULL;
 #undef KP
@@ -131,12 +157,13 @@ static PyObject *mask_zeros(pool *pp, PyObject *vals, int nd, PyObject **cs, con
 /* input's gradient: grad_output times coef (the corners' coordinate-weighted derivatives, (N, ..., nc)),
  * zeros padding masked, scattered (scatter_add into zeros) back to the input's shape */
 static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject *input, int nd, PyObject **cs,
-                               const int64_t *sz, int64_t P, int64_t padding) {
+                               const int64_t *sz, int64_t P, int64_t padding, int refl) {
 #define KP(e) keep(pp, (e))
     const tn_tensor *it = tn_tensor_of(input);
-    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = (int64_t)1 << nd;
+    const tn_tensor *ct = tn_tensor_of(cs[0]);
+    int64_t N = it->sizes[0], C = it->sizes[1], S = 1, nc = ct->sizes[ct->ndim - 1];
     for (int a = 0; a < nd; a++) S *= sz[a];
-    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P);
+    PyObject *idx = corner_index(pp, nd, cs, sz, N, C, P, refl, it->dtype);
     PyObject *cu = idx ? KP(tn_at_unsqueeze(coef, 1)) : NULL;
     PyObject *contrib = cu ? KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(gO, -1)), cu)) : NULL;
     if (contrib && padding == 0) contrib = mask_zeros(pp, contrib, nd, cs, sz, it->dtype);
@@ -147,12 +174,159 @@ static PyObject *scatter_input(pool *pp, PyObject *coef, PyObject *gO, PyObject 
 #undef KP
 }
 
+/* a * x - b */
+static PyObject *lin(pool *pp, PyObject *x, double a, double b) {
+    PyObject *r = keep(pp, tn_at_mul_Scalar(x, TN_SD(a)));
+    return r ? keep(pp, tn_at_sub_Scalar(r, TN_SD(b), TN_SDEF)) : NULL;
+}
+
+/* bicubic's cubic-convolution weights (A = -0.75) of the taps at distances d = (1 + t, t, 1 - t, 2 - t)
+ * (order 0), their derivatives in t (1) or second derivatives (2), stacked on a last dim of 4; the
+ * far taps (0, 3) use cc2(x) = ((A x - 5A) x + 8A) x - 4A, the near ones cc1(x) = ((A + 2) x - (A + 3)) x^2 + 1;
+ * d/dt of the last two distances is -1 */
+static PyObject *cubic4(pool *pp, PyObject *const *d, int order) {
+#define KP(e) keep(pp, (e))
+    const double A = -0.75;
+    PyObject *w[4];
+    for (int k = 0; k < 4; k++) {
+        PyObject *x = d[k], *r;
+        bool far = k == 0 || k == 3;
+        if (order == 2) {
+            r = far ? lin(pp, x, 6 * A, 10 * A) : lin(pp, x, 6 * (A + 2), 2 * (A + 3));
+        } else if (order == 1 && far) {   /* +-(3A x^2 - 10A x + 8A) */
+            r = k == 0 ? lin(pp, x, 3 * A, 10 * A) : KP(tn_at_add_Scalar(KP(tn_at_mul_Scalar(x, TN_SD(-3 * A))), TN_SD(10 * A), TN_SDEF));
+            r = r ? KP(tn_at_mul_Tensor(r, x)) : NULL;
+            r = r ? (k == 0 ? KP(tn_at_add_Scalar(r, TN_SD(8 * A), TN_SDEF)) : KP(tn_at_sub_Scalar(r, TN_SD(8 * A), TN_SDEF))) : NULL;
+        } else if (order == 1) {          /* +-(3(A + 2) x^2 - 2(A + 3) x) */
+            r = lin(pp, x, 3 * (A + 2), 2 * (A + 3));
+            r = r ? KP(tn_at_mul_Tensor(r, x)) : NULL;
+            if (r && k == 2) r = KP(tn_at_neg(r));
+        } else if (far) {
+            r = lin(pp, x, A, 5 * A);
+            r = r ? KP(tn_at_add_Scalar(KP(tn_at_mul_Tensor(r, x)), TN_SD(8 * A), TN_SDEF)) : NULL;
+            r = r ? KP(tn_at_sub_Scalar(KP(tn_at_mul_Tensor(r, x)), TN_SD(4 * A), TN_SDEF)) : NULL;
+        } else {
+            PyObject *x2 = KP(tn_at_pow_Tensor_Scalar(x, TN_SI(2)));
+            r = x2 ? lin(pp, x, A + 2, A + 3) : NULL;
+            r = r ? KP(tn_at_add_Scalar(KP(tn_at_mul_Tensor(r, x2)), TN_SI(1), TN_SDEF)) : NULL;
+        }
+        if (!(w[k] = r)) return NULL;
+    }
+    return KP(tn_at_stack(TN_TS(w[0], w[1], w[2], w[3]), -1));
+#undef KP
+}
+
+/* a (..., 4) tap weight along y times one along x: (..., 16), x varying fastest (tap k = 4 j + i) */
+static PyObject *outer16(pool *pp, PyObject *wy, PyObject *wx) {
+#define KP(e) keep(pp, (e))
+    const tn_tensor *t = tn_tensor_of(wx);
+    PyObject *ux = KP(tn_at_unsqueeze(wx, -2)), *uy = ux ? KP(tn_at_unsqueeze(wy, -1)) : NULL;
+    PyObject *o = uy ? KP(tn_at_mul_Tensor(uy, ux)) : NULL;
+    return o ? KP(tn_at_view(o, TN_IS(t->sizes[0], t->sizes[1], t->sizes[2], 16))) : NULL;
+#undef KP
+}
+
+/* bicubic's ggGrid terms (after the bilinear coordinates upstream also computes). The sampled value is
+ * sum_taps wx_i(tx) wy_j(ty) v(pad(x0 - 1 + i), pad(y0 - 1 + j)), ix = unnormalize(x), x0 = floor(ix),
+ * tx = ix - x0; padding acts on the integer taps (zeros: masked, border: clamped, reflection:
+ * reflected), so the coordinate's derivative is the unnormalising scale alone. grad_output's
+ * gradient is sum_taps(v * (dwx wy gx + wx dwy gy)), input's those weights times grad_output
+ * scattered to the taps, grid's the second derivatives (dd wx wy, dwx dwy, wx dd wy) against
+ * grad_output summed over channels, tap by tap; gx, gy: ggGrid times the scales. */
+static int bicubic_gg(pool *pp, PyObject *ggGrid, PyObject *gO, PyObject *input, PyObject *grid, int64_t padding,
+                      bool align, PyObject **d_go, PyObject **d_input, PyObject **d_grid) {
+#define KP(e) keep(pp, (e))
+#define OK(x) do { if (!(x)) return -1; } while (0)
+    const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
+    int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
+    int64_t Ho = gt->sizes[1], Wo = gt->sizes[2], P = Ho * Wo;
+    tn_dtype dt = it->dtype;
+    const int64_t sz[2] = {W, H};
+    double sc[2];
+    PyObject *c[2], *fl[2], *g[2], *t[2], *d[2][4], *w[2][3], *cs[2];
+    for (int a = 0; a < 2; a++) {
+        sc[a] = align ? (double)(sz[a] - 1) / 2 : (double)sz[a] / 2;
+        OK(c[a] = KP(tn_at_mul_Scalar(KP(tn_at_add_Scalar(KP(tn_at_select_int(grid, -1, a)), TN_SI(1), TN_SDEF)), TN_SD(sc[a]))));
+        if (!align) OK(c[a] = KP(tn_at_sub_Scalar(c[a], TN_SD(0.5), TN_SDEF)));
+    }
+    for (int a = 0; a < 2; a++) OK(fl[a] = KP(tn_at__to_copy(KP(tn_at_floor(c[a])), TN_DT(TN_DTYPE_I64), NULL, NULL, NULL, false, NULL)));
+    for (int a = 0; a < 2; a++) OK(g[a] = KP(tn_at_mul_Scalar(KP(tn_at_select_int(ggGrid, -1, a)), TN_SD(sc[a]))));
+    for (int a = 0; a < 2; a++)
+        OK(t[a] = KP(tn_at_sub_Tensor(c[a], KP(tn_at__to_copy(fl[a], TN_DT(dt), NULL, NULL, NULL, false, NULL)), TN_SDEF)));
+    for (int a = 0; a < 2; a++) {
+        d[a][1] = t[a];
+        OK(d[a][0] = KP(tn_at_add_Scalar(t[a], TN_SD(1.0), TN_SDEF)));
+        OK(d[a][2] = k_minus(pp, TN_SD(1.0), t[a]));
+        OK(d[a][3] = k_minus(pp, TN_SD(2.0), t[a]));
+    }
+    for (int a = 0; a < 2; a++)
+        for (int o = 0; o < 2; o++) OK(w[a][o] = cubic4(pp, d[a], o));
+    /* the taps' coordinates, x varying fastest */
+    PyObject *dev = KP(tn_py_device_new(it->storage->device, -1));
+    PyObject *ar = dev ? KP(tn_at_arange_start(TN_SI(-1), TN_SI(3), TN_DT(TN_DTYPE_I64), tn_py.layout_strided, dev, NULL)) : NULL;
+    PyObject *tp[2];
+    for (int a = 0; a < 2; a++) OK(ar && (tp[a] = KP(tn_at_add_Tensor(KP(tn_at_unsqueeze(fl[a], -1)), ar, TN_SDEF))));
+    for (int a = 0; a < 2; a++) {
+        PyObject *e = KP(tn_at_expand(KP(tn_at_unsqueeze(tp[a], a ? -1 : -2)), TN_IS(-1, -1, -1, 4, 4), false));
+        OK(cs[a] = e ? KP(tn_at_reshape(e, TN_IS(N, Ho, Wo, 16))) : NULL);
+    }
+    int refl = padding == 2 ? 1 + align : 0;
+    PyObject *idx = corner_index(pp, 2, cs, sz, N, C, P, refl, dt);
+    PyObject *flat = idx ? KP(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
+    PyObject *vals = flat ? KP(tn_at_view(KP(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 16))) : NULL;
+    if (vals && padding == 0) vals = mask_zeros(pp, vals, 2, cs, sz, dt);
+    OK(vals);
+    PyObject *dx = outer16(pp, w[1][0], w[0][1]), *dy = dx ? outer16(pp, w[1][1], w[0][0]) : NULL;
+    OK(dy);
+    /* grad_output's gradient */
+    PyObject *dodx = KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dx, 1)))), TN_IS(-1), false, NULL));
+    PyObject *dody = dodx ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(vals, KP(tn_at_unsqueeze(dy, 1)))), TN_IS(-1), false, NULL)) : NULL;
+    PyObject *go_g = dody ? KP(tn_at_mul_Tensor(dodx, KP(tn_at_unsqueeze(g[0], 1)))) : NULL;
+    OK(go_g && KP(tn_at_addcmul_(go_g, dody, KP(tn_at_unsqueeze(g[1], 1)), TN_SDEF)));
+    OK(*d_go = *d_go ? KP(tn_at_add_Tensor(*d_go, go_g, TN_SDEF)) : go_g);
+    /* input's gradient */
+    PyObject *coef = KP(tn_at_mul_Tensor(KP(tn_at_unsqueeze(g[0], -1)), dx));
+    OK(coef && KP(tn_at_addcmul_(coef, KP(tn_at_unsqueeze(g[1], -1)), dy, TN_SDEF)));
+    OK(*d_input = scatter_input(pp, coef, gO, input, 2, cs, sz, P, padding, refl));
+    /* grid's gradient: tap by tap, sum_C(grad_output * v) times (dd wx wy, dwx dwy, wx dd wy) */
+    for (int a = 0; a < 2; a++) OK(w[a][2] = cubic4(pp, d[a], 2));
+    PyObject *S[3] = {NULL, NULL, NULL};
+    static const int ox[3] = {2, 1, 0}, oy[3] = {0, 1, 2};
+    for (int j = 0; j < 4; j++) {
+        PyObject *wy[3];
+        for (int o = 0; o < 3; o++) OK(wy[o] = KP(tn_at_select_int(w[1][o], -1, j)));
+        for (int i = 0; i < 4; i++) {
+            PyObject *v = KP(tn_at_select_int(vals, -1, 4 * j + i));
+            PyObject *s = v ? KP(tn_at_sum_dim_IntList(KP(tn_at_mul_Tensor(gO, v)), TN_IS(1), false, NULL)) : NULL;
+            PyObject *p[3];
+            for (int q = 0; q < 3; q++) {
+                PyObject *wx = s ? KP(tn_at_select_int(w[0][ox[q]], -1, i)) : NULL;
+                OK(p[q] = wx ? KP(tn_at_mul_Tensor(KP(tn_at_mul_Tensor(s, wx)), wy[oy[q]])) : NULL);
+            }
+            for (int q = 0; q < 3; q++)
+                if (!i && !j) S[q] = p[q];
+                else OK(KP(tn_at_add__Tensor(S[q], p[q], TN_SDEF)));
+        }
+    }
+    /* d/dx (Sxx gx + Sxy gy) * scale_x, d/dy (Syy gy + Sxy gx) * scale_y */
+    PyObject *r[2];
+    for (int a = 0; a < 2; a++) {
+        OK(r[a] = KP(tn_at_mul_Tensor(S[2 * a], g[a])));
+        OK(KP(tn_at_addcmul_(r[a], S[1], g[1 - a], TN_SDEF)) && KP(tn_at_mul__Scalar(r[a], TN_SD(sc[a]))));
+    }
+    PyObject *g2 = KP(tn_at_stack(TN_TS(r[0], r[1]), -1));
+    OK(*d_grid = g2 && *d_grid ? KP(tn_at_add_Tensor(*d_grid, g2, TN_SDEF)) : g2);
+    return 0;
+#undef OK
+#undef KP
+}
+
 PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid, PyObject *gO, PyObject *input,
                                                 PyObject *grid, int64_t interpolation, int64_t padding, bool align,
                                                 tn_ints mask) {
     (void)mask;
-    if (interpolation == 2 || interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2)
-        return tn_not_implemented("grid_sampler_2d double backward with bicubic interpolation");
+    if (interpolation < 0 || interpolation > 2 || padding < 0 || padding > 2)
+        return tn_not_implemented("grid_sampler_2d double backward with this interpolation / padding mode");
     pool tt = {.n = 0};
     PyObject *d_go = NULL, *d_input = NULL, *d_grid = NULL;
     if (ggI) {
@@ -162,7 +336,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         d_grid = PyTuple_GetItem(r, 1);
         NEED(d_grid);
     }
-    if (ggGrid && interpolation == 0) {
+    if (ggGrid && interpolation != 1) {   /* bilinear (0), bicubic (2) */
         const tn_tensor *it = tn_tensor_of(input), *gt = tn_tensor_of(grid);
         int64_t N = it->sizes[0], C = it->sizes[1], H = it->sizes[2], W = it->sizes[3];
         int64_t Ho = gt->sizes[1], Wo = gt->sizes[2], P = Ho * Wo;
@@ -177,13 +351,17 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         PyObject *fy = fx ? K(tn_at_sub_Tensor(iy, K(tn_at__to_copy(y0, TN_DT(dt), NULL, NULL, NULL, false, NULL)), TN_SDEF)) : NULL;
         PyObject *gx = fy ? K(tn_at_mul_Tensor(K(tn_at_select_int(ggGrid, -1, 0)), mx)) : NULL;
         PyObject *gy = gx ? K(tn_at_mul_Tensor(K(tn_at_select_int(ggGrid, -1, 1)), my)) : NULL;
+        if (interpolation == 2) {   /* upstream computes the bilinear coordinates above, then bicubic's own */
+            NEED(gy && bicubic_gg(&tt, ggGrid, gO, input, grid, padding, align, &d_go, &d_input, &d_grid) == 0);
+            goto done;
+        }
         PyObject *x1 = gy ? K(tn_at_add_Scalar(x0, TN_SI(1), TN_SDEF)) : NULL;
         PyObject *y1 = x1 ? K(tn_at_add_Scalar(y0, TN_SI(1), TN_SDEF)) : NULL;
         PyObject *xs = y1 ? K(tn_at_stack(TN_TS(x0, x1, x0, x1), -1)) : NULL;
         PyObject *ys = xs ? K(tn_at_stack(TN_TS(y0, y0, y1, y1), -1)) : NULL;
         PyObject *cs[2] = {xs, ys};
         const int64_t sz[2] = {W, H};
-        PyObject *idx = ys ? corner_index(&tt, 2, cs, sz, N, C, P) : NULL;
+        PyObject *idx = ys ? corner_index(&tt, 2, cs, sz, N, C, P, 0, dt) : NULL;
         PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, H * W))) : NULL;
         PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Ho, Wo, 4))) : NULL;
         if (vals && padding == 0) vals = mask_zeros(&tt, vals, 2, cs, sz, dt);
@@ -205,7 +383,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gx, -1)), dwx));
         NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gy, -1)), dwy, TN_SDEF)));
-        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding));
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 2, cs, sz, P, padding, 0));
         /* grid's gradient: the mixed second derivative, summed over channels against grad_output */
         PyObject *v0 = K(tn_at_select_int(vals, -1, 0)), *v1 = v0 ? K(tn_at_select_int(vals, -1, 1)) : NULL;
         PyObject *v2 = v1 ? K(tn_at_select_int(vals, -1, 2)) : NULL, *v3 = v2 ? K(tn_at_select_int(vals, -1, 3)) : NULL;
@@ -218,6 +396,7 @@ PyObject *tn_bw_grid_sampler_2d_double_backward(PyObject *ggI, PyObject *ggGrid,
         d_grid = d_grid ? K(tn_at_add_Tensor(d_grid, g2, TN_SDEF)) : g2;
         NEED(d_grid);
     }
+done:;
     PyObject *r = PyTuple_Pack(3, d_go ? d_go : Py_None, d_input ? d_input : Py_None, d_grid ? d_grid : Py_None);
     pool_free(&tt);
     return r;
@@ -275,7 +454,7 @@ PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid,
         NEED(cs[0] = K(tn_at_stack(TN_TS(lo[0], hi[0], lo[0], hi[0], lo[0], hi[0], lo[0], hi[0]), -1)));
         NEED(cs[1] = K(tn_at_stack(TN_TS(lo[1], lo[1], hi[1], hi[1], lo[1], lo[1], hi[1], hi[1]), -1)));
         NEED(cs[2] = K(tn_at_stack(TN_TS(lo[2], lo[2], lo[2], lo[2], hi[2], hi[2], hi[2], hi[2]), -1)));
-        PyObject *idx = corner_index(&tt, 3, cs, sz, N, C, P);
+        PyObject *idx = corner_index(&tt, 3, cs, sz, N, C, P, 0, dt);
         PyObject *flat = idx ? K(tn_at_view(input, TN_IS(N, C, D * H * W))) : NULL;
         PyObject *vals = flat ? K(tn_at_view(K(tn_at_gather(flat, 2, idx, false)), TN_IS(N, C, Do, Ho, Wo, 8))) : NULL;
         if (vals && padding == 0) vals = mask_zeros(&tt, vals, 3, cs, sz, dt);
@@ -310,7 +489,7 @@ PyObject *tn_bw_grid_sampler_3d_double_backward(PyObject *ggI, PyObject *ggGrid,
         /* input's gradient: grad_output times the coordinate-weighted corner derivatives, scattered */
         PyObject *coef = K(tn_at_mul_Tensor(K(tn_at_unsqueeze(gg[0], -1)), dws[0]));
         for (int a = 1; a < 3; a++) NEED(coef && K(tn_at_addcmul_(coef, K(tn_at_unsqueeze(gg[a], -1)), dws[a], TN_SDEF)));
-        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding));
+        NEED(d_input = scatter_input(&tt, coef, gO, input, 3, cs, sz, P, padding, 0));
         /* grid's gradient: the mixed second derivatives (xy, xz, yz), each the two faces' differences
          * interpolated along the third axis, summed over channels against grad_output */
         for (int a = 0; a < 3; a++) NEED(fu[a] = K(tn_at_unsqueeze(fr[a], 1)));

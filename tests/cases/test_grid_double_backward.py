@@ -1,8 +1,8 @@
 """grid_sampler_2d's and grid_sampler_3d's double backward (src/autograd/bw_grid.c), compared with
 upstream 2.13.0: the second-order gradients (of grad_output, input and grid), the node name, the op
 stream a TorchDispatchMode sees while it runs, and gradgradcheck (float64, fast mode) on upstream's
-OpInfo samples of nn.functional.grid_sample for the modes written here (bilinear and nearest with
-every padding, 2-d and 3-d). Bicubic (2-d only) refuses by name."""
+OpInfo samples of nn.functional.grid_sample (bilinear and nearest with every padding, 2-d and 3-d;
+bicubic, 2-d only, with every padding)."""
 from harness import cases
 from harness.autograd import F64
 
@@ -48,6 +48,13 @@ for m, p, a in [("bilinear", "zeros", False), ("bilinear", "border", True), ("bi
                 ("bilinear", "reflection", True), ("nearest", "reflection", True)]:
     body[f"3d_{m}_{p}_{int(a)}"] = SETUP + f"second({m!r}, {p!r}, {a}, d=3)"
 body["3d_bilinear_batch_only_grid"] = SETUP + "second('bilinear', 'zeros', True, n=2, c=3, d=4, h=3, w=2, only='grid')"
+for p in ("zeros", "border", "reflection"):
+    for a in (False, True):
+        body[f"bicubic_{p}_{int(a)}"] = SETUP + f"second('bicubic', {p!r}, {a})"
+body["bicubic_batch_only_grid"] = SETUP + "second('bicubic', 'zeros', True, n=2, c=3, h=3, w=3, ho=4, wo=4, only='grid')"
+# an empty reflection span (a size-1 axis with align_corners): upstream's zero coordinate derivative
+body["bicubic_reflection_size1"] = SETUP + "second('bicubic', 'reflection', True, h=1, w=3)"
+body["bilinear_reflection_size1"] = SETUP + "second('bilinear', 'reflection', True, h=1, w=3)"
 cases("grid_sample_double_backward", body, tol=F64)
 
 cases("grid_sample_gradgradcheck", {f"sample_{i}": SETUP + f"""
@@ -56,4 +63,4 @@ op = [o for o in op_db if o.name == "nn.functional.grid_sample"][0]
 s = list(op.sample_inputs("cpu", torch.float64, requires_grad=True))[{i}]
 f = lambda x, g: F.grid_sample(x, g, **s.kwargs)
 (s.kwargs, torch.autograd.gradgradcheck(f, (s.input, s.args[0]), fast_mode=True))
-""" for i in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 18, 19, 20, 21, 22, 23, 24, 27, 29)})
+""" for i in (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 27, 29)})
