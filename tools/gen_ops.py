@@ -182,6 +182,25 @@ def main():
             names[-1][3] |= r["method"] and not r["nometh"]
         else:
             names.append([r["name"], i, i + 1, r["method"] and not r["nometh"]])
+    # torch.ops order (src/ops/overload_order.txt, measured upstream): per name, its dispatcher
+    # rows in the order upstream's packets list and try them, then the TorchScript-only rows
+    # (extra_schemas.txt's aten rows that are not autogen .out overloads) in table order.
+    listed = {}
+    for line in open(os.path.join(ops_dir, "overload_order.txt")):
+        if not line.startswith("#") and line.strip():
+            name, *ovs = line.split()
+            listed[name] = {("" if o == "default" else o): k for k, o in enumerate(ovs)}
+    script_only = [r["func"].startswith("aten::") and r["overload"] not in listed.get(r["name"], {}) for r in rows]
+    ops_order = []
+    for n, a, b, m in names:
+        rank = listed.get(n, {})
+        ops_order += sorted(range(a, b), key=lambda i: (script_only[i], rank.get(rows[i]["overload"], 0), i))
+    out.append("static const int tn_ops_order[TN_OP_COUNT] = {")
+    out += [f"    {', '.join(map(str, ops_order[k:k + 20]))}," for k in range(0, len(ops_order), 20)]
+    out.append("};")
+    out.append("static const unsigned char tn_ops_script_only[TN_OP_COUNT] = {")
+    out += [f"    {', '.join(str(int(v)) for v in script_only[k:k + 40])}," for k in range(0, len(rows), 40)]
+    out.append("};")
     out.append(f"#define TN_NAME_COUNT {len(names)}")
     out.append("static const tn_name_def tn_name_defs[TN_NAME_COUNT] = {")
     for n, a, b, m in names:

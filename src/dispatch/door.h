@@ -105,6 +105,12 @@ const tn_name_def *tn_name_at(int i);
 int tn_name_find(const char *name);   /* index into the name table, or -1 */
 int tn_op_count(void);
 const tn_op_def *tn_op_at(int i);
+/* the row at position i of torch.ops order: within each name's [first, last), upstream's packet
+ * order (overloads(), the order a packet call tries them), which is not the table's yaml order */
+int tn_ops_row(int i);
+/* row i is an aten overload only TorchScript has (src/ops/extra_schemas.txt, not an autogen .out
+ * upstream's dispatcher registers): a torch.ops packet tries it after the dispatcher's */
+int tn_op_script_only(int i);
 /* upstream's tags of row i: TN_TAG_POINTWISE, TN_TAG_RANDOM (nondeterministic_seeded),
  * TN_TAG_INPLACE_VIEW (an in-place op that changes only self's geometry: squeeze_, t_, ...) */
 /* TN_TAG_NESTED: upstream has a kernel for strided nested tensors (ops/nested.c); TN_TAG_SPARSE:

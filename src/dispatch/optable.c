@@ -21,6 +21,8 @@ int tn_name_find(const char *name) {
     return -1;
 }
 const tn_op_def *tn_op_at(int i) { return &tn_op_defs[i]; }
+int tn_ops_row(int i) { return tn_ops_order[i]; }
+int tn_op_script_only(int i) { return tn_ops_script_only[i]; }
 int tn_op_tags(int i) { return i >= 0 && i < TN_OP_COUNT ? tn_op_tag_bits[i] : 0; }
 const char *tn_op_tag_list(int i) { return i >= 0 && i < TN_OP_COUNT ? tn_op_tag_names[i] : ""; }
 

@@ -7,8 +7,9 @@
  * blocks of 2 * Vectorized::size() elements of each contiguous run (64 quint8 / qint8, 16 qint32)
  * and its scalar lambda over the rest; the two round differently:
  *   vector: d = fmaf(s, (float)q, s * (float)-zp) per input, c = da + db (relu: max(c, 0)),
- *           q = rint(c * (1.0f / out_scale)) + out_zp, clamped;
- *   scalar: d = ((float)q - (float)zp) * s, c as above, q = rint(out_zp + c * (1.0f / out_scale)), clamped
+ *           q = rint(c * (1.0f / out_scale)) + out_zp, clamped (qint32: as the scalar q);
+ *   scalar: d = (float)(q - zp) * s (int32 difference), c as above,
+ *           q = rint(out_zp + c * (1.0f / out_scale)) (the sum in float), clamped
  *           (quantize_val: upstream builds it without FMA).
  * mul / mul_relu: c = (qa - za) * (qb - zb) (int32), q = out_zp + rint((float)c * m) with
  *   m = sa * sb * (1.0f / out_scale) in float, clamped (relu: at least out_zp); vector and scalar
@@ -17,7 +18,7 @@
  *   zero point are the output's is copied (without relu), the others requantized per pixel
  *   row: the first floor(C / V) * V channels (V = Vectorized::size(): 32 quint8 / qint8, 8 qint32)
  *   and then whole 8-float groups (8-bit types) by the vector formula above (one input; its reciprocal
- *   (float)(1.0 / scale) taken in double there), the rest by the scalar one.
+ *   (float)(1.0 / scale) taken in double there; qint32 quantizes as add's), the rest by the scalar one.
  * max_pool2d: integers compared, the output keeps the input's scale and zero point.
  * Integers are handled as int32 whatever the quantized type (quint8, qint8, qint32 ranges). */
 #ifndef TN_KERNELS_QOPS_H

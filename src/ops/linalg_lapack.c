@@ -2237,20 +2237,30 @@ PyObject *tn_op_triangular_solve_X(tn_value *a) {
 }
 
 PyObject *tn_op_lu_unpack(tn_value *a) { return lu_unpack_impl(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0); }
+/* lu_unpack.out, structured (measured): P, L, U in turn must have exactly LU's dtype and are resized
+ * (warning when one with elements changes shape), all before any is written; then L, U and P are
+ * written in that order (one tensor given for several outs ends holding P). */
 PyObject *tn_op_lu_unpack_out(tn_value *a) {
     PyObject *r = lu_unpack_impl(a[0].u.obj, a[1].u.obj, a[2].u.i != 0, a[3].u.i != 0);
     if (!r) return NULL;
-    PyObject *v[3] = {NULL, NULL, NULL};
     for (int i = 0; i < 3; i++) {
-        PyObject *src = PyTuple_GetItem(r, i), *out = a[4 + i].u.obj;
-        const tn_tensor *st = src ? tn_tensor_of(src) : NULL;
-        if (!st || tn_out_prepare(out, st->ndim, st->sizes, st->dtype, "lu_unpack") < 0 || tn_copy_into(out, src) < 0) {
+        const tn_tensor *st = tn_tensor_of(PyTuple_GetItem(r, i));
+        PyObject *out = a[4 + i].u.obj;
+        if (tn_out_dtype_exact(out, tn_tensor_of(a[0].u.obj)->dtype) < 0 ||
+            tn_out_prepare(out, st->ndim, st->sizes, st->dtype, "lu_unpack") < 0) {
             Py_DECREF(r);
-            for (int j = 0; j < i; j++) Py_DECREF(v[j]);
             return NULL;
         }
-        v[i] = Py_NewRef(out);
+    }
+    static const int write_order[3] = {1, 2, 0};
+    for (int k = 0; k < 3; k++) {
+        int i = write_order[k];
+        if (tn_copy_into(a[4 + i].u.obj, PyTuple_GetItem(r, i)) < 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
     }
     Py_DECREF(r);
+    PyObject *v[3] = {Py_NewRef(a[4].u.obj), Py_NewRef(a[5].u.obj), Py_NewRef(a[6].u.obj)};
     return ret_n("lu_unpack_out", 3, v);
 }

@@ -117,8 +117,6 @@ static PyObject *binary(tn_value *a, const char *op, int mul, int relu) {
     if (A->scheme != B->scheme)
         return PyErr_Format(PyExc_RuntimeError, "Both inputs to %s must have the same quantization scheme.", what);
     if (ta->dtype != tb->dtype) return PyErr_Format(PyExc_RuntimeError, "Add operands should have same data type.");
-    if (!mul && ta->dtype == TN_DTYPE_QI32)   /* its vector body rounds in a way not yet reproduced */
-        return tn_not_implemented("quantized::add / add_relu of torch.qint32 tensors");
     /* qb broadcast to qa's shape (the output's, as upstream allocates it) */
     int64_t bst[TN_MAX_DIMS];
     if (tb->ndim > ta->ndim) return tn_not_implemented("quantized::add / mul with a second input of more dims than the first (upstream resizes its output)");

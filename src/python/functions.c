@@ -237,18 +237,18 @@ static PyObject *call_rows(const char *name, int first, int last, int mode, PyOb
 /* ---------- torch.ops: upstream's schema-matching errors (createStackForSchema) ---------- */
 
 /* aten's TorchScript-only overloads (extra_schemas.txt rows: no Python binding, no kernel) */
-static bool jit_row(const tn_op_def *d) { return d->variants == 0 && !strstr(d->name, "::"); }
+static bool jit_row(int row) { return tn_op_script_only(row); }
 
 /* Their type variables (t, t[]) were written as Any by tools/dump_extra_schemas.py; upstream's
  * toIValue cannot convert a value to a type variable, so only an empty list gets through. */
 static int convertible(int row, const tn_arg *p, PyObject *o) {
-    if (p->type == TN_TYPE_ANY && jit_row(tn_op_at(row)))
+    if (p->type == TN_TYPE_ANY && jit_row(row))
         return (PyList_Check(o) || PyTuple_Check(o)) && PySequence_Size(o) == 0;
     return tn_args_aten_convertible(p, o);
 }
 
 static bool typevar_refuses(int row, const tn_schema *s, PyObject *args, PyObject *kw) {
-    if (!jit_row(tn_op_at(row))) return false;
+    if (!jit_row(row)) return false;
     Py_ssize_t na = args ? PyTuple_Size(args) : 0;
     for (int i = 0; i < s->nargs; i++) {
         if (s->args[i].type != TN_TYPE_ANY) continue;
@@ -365,12 +365,17 @@ done:
  * any schema:" and each overload's reason (aten's own overloads first, then TorchScript's, the
  * order upstream tries them). NULL with the error set; a reason upstream would not give (our
  * parse refused a call upstream binds) falls back to the TypeError of no_match. */
+/* The i-th row a torch.ops call over [first, last) tries: a packet (a name's whole range) goes in
+ * upstream's packet order, one overload is itself. */
+static int aten_row(int first, int last, int i) { return last - first > 1 ? tn_ops_row(i) : i; }
+
 static PyObject *aten_no_match(const char *name, int first, int last, PyObject *args, PyObject *kw) {
     PyObject *msg = PyUnicode_FromString(last - first == 1 ? "" :
                                          "Overloaded torch operator invoked from Python failed to match any schema:\n");
     for (int jit = 0; msg && jit < 2; jit++)
-        for (int row = first; msg && row < last; row++) {
-            if (jit_row(tn_op_at(row)) != jit) continue;
+        for (int i = first; msg && i < last; i++) {
+            int row = aten_row(first, last, i);
+            if (jit_row(row) != jit) continue;
             PyObject *why = mismatch_reason(row, args, kw);
             if (why && PyUnicode_GetLength(why) == 0) {
                 Py_DECREF(why);
@@ -401,9 +406,10 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
                                : TN_PARSE_TENSORS_AS_SCALARS |
                                      (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0) |
                                      (mode == CALL_ATEN && last - first == 1 ? TN_PARSE_ATEN_LOOSE : 0));
-        for (int row = first; row < last; row++) {
+        for (int i = first; i < last; i++) {
+            int row = mode == CALL_ATEN ? aten_row(first, last, i) : i;
             const tn_op_def *d = tn_op_at(row);
-            if (mode == CALL_ATEN && jit_row(d) != phase) continue;
+            if (mode == CALL_ATEN && jit_row(row) != phase) continue;
             /* overloads upstream's Python bindings hide (e.g. add.Scalar: the Tensor overload takes numbers) */
             if (mode == CALL_METHOD && (d->variants & (TN_VARIANT_METHOD | TN_VARIANT_NO_PY_METHOD)) != TN_VARIANT_METHOD) continue;
             if (mode == CALL_FUNCTION && (d->variants & (TN_VARIANT_FUNCTION | TN_VARIANT_NO_PY_FUNCTION)) != TN_VARIANT_FUNCTION) continue;
@@ -700,8 +706,8 @@ static PyObject *jit_get_operation(PyObject *m, PyObject *arg) {
     }
     const tn_name_def *n = tn_name_at(k);
     PyObject *overloads = PyList_New(0);
-    for (int row = n->first; overloads && row < n->last; row++) {
-        PyObject *s = PyUnicode_FromString(tn_op_at(row)->overload);
+    for (int i = n->first; overloads && i < n->last; i++) {
+        PyObject *s = PyUnicode_FromString(tn_op_at(tn_ops_row(i))->overload);
         if (!s || PyList_Append(overloads, s) < 0) Py_CLEAR(overloads);
         Py_XDECREF(s);
     }

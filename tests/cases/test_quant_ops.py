@@ -9,8 +9,10 @@ whole 64-byte blocks of each contiguous run, the rest scalar; cat / the pools' N
 32- and 8-channel groups by the vector formula); the cases hold power-of-two scales (ties) and lengths /
 channel counts on both sides of those boundaries. Values are compared to the bit (int_repr, scale,
 zero point, shape, strides). The bits are an AVX-512 host's (upstream's vector width decides where
-the vector body ends), hence the skip elsewhere. quantized::add of qint32 refuses by name (its vector
-body's rounding is not reproduced yet). The model-level comparison is
+the vector body ends), hence the skip elsewhere. quantized::add of qint32 (qint32_add_cat): whole
+16-element blocks by the vector dequantize (fused) and fbgemm's scalar Quantize (the zero point added
+in float before rounding: ties and values past 2^24 show it), the rest by the scalar formulas (the
+int32 difference q - zp, wrapping); the NHWC cat of qint32 likewise. The model-level comparison is
 tests/test_quant_conv_models.py's residual ConvNet."""
 import pytest
 
@@ -66,6 +68,26 @@ cases("qadd", {
     "err_mul_dense": "Q.mul(a, f, 0.1, 1)",
     "err_mul_per_channel": "Q.mul(pc, a, 0.1, 1)",
 }, setup=SETUP)
+
+QI32 = SETUP + """
+def qi(shape, lim, s, z):   # raw qint32 values up to +-lim
+    return torch._make_per_tensor_quantized_tensor(torch.randint(-lim, lim, shape, dtype=torch.int32), s, z)
+"""
+
+cases("qint32_add_cat", {
+    "add": "r(Q.add(i32, j32, 0.09, 11))",
+    "ties": "[r(Q.add(qi((4, 40), 2 ** 10, 2 ** -3, za), qi((4, 40), 2 ** 10, 2 ** -2, 9), 2 ** -1, zo)) for za, zo in ((0, 0), (-61, 47), (13, -95))]",
+    "large": "[r(Q.add(qi((3, 50), lim, 0.37, -61), qi((3, 50), lim, 1.13, 40), 0.71, 47)) for lim in (2 ** 20, 2 ** 25, 2 ** 30)]",
+    "relu": "r(Q.add_relu(qi((3, 50), 2 ** 26, 0.37, -61), qi((3, 50), 2 ** 26, 1.13, 40), 0.71, 47))",
+    "lengths": "[r(Q.add(qi((n,), 2 ** 22, 2 ** -4, -7), qi((n,), 2 ** 22, 2 ** -3, 5), 2 ** -3, 3)) for n in (1, 15, 16, 17, 31, 32, 33, 100)]",
+    "zero_point_wraps": "r(Q.add(qi((40,), 2 ** 31 - 1, 0.5, 2 ** 31 - 1), qi((40,), 2 ** 31 - 1, 0.25, -2 ** 31), 0.75, -2 ** 31 + 5))",
+    "saturate": "r(Q.add(qi((40,), 2 ** 31 - 1, 3.0, 0), qi((40,), 2 ** 31 - 1, 3.0, 0), 0.001, 0))",
+    "channels_last_broadcast": "r(Q.add(i32.contiguous(memory_format=torch.channels_last), j32, 0.09, 11)), r(Q.add(i32, q((1, 24, 1, 1), 0.04, 70, torch.qint32), 0.09, 11))",
+    "strided": "r(Q.add(i32[:, :, :, 1:], j32[:, :, :, :-1], 0.09, 11)), r(Q.add(i32.transpose(2, 3), j32.transpose(2, 3), 0.09, 11))",
+    # the NHWC cat's vector groups quantize as add's (quantize_vec<qint32, 32>)
+    "cat_nhwc": "[r(Q.cat([qi((2, c, 3, 3), lim, 0.37, -61).contiguous(memory_format=torch.channels_last), qi((2, 5, 3, 3), lim, 0.5, 40).contiguous(memory_format=torch.channels_last)], 1, 0.71, 47)) for c in (7, 8, 17) for lim in (2 ** 10, 2 ** 30)]",
+    "cat_nhwc_ties": "r(Q.cat([qi((1, 20, 3, 2), 2 ** 10, 2 ** -4, 3).contiguous(memory_format=torch.channels_last), qi((1, 5, 3, 2), 2 ** 10, 2 ** -3, 9).contiguous(memory_format=torch.channels_last)], 1, 2 ** -3, -13))",
+}, setup=QI32)
 
 cases("qcat", {
     "cat_nhwc": "r(Q.cat([acl, bcl], 1, 0.06, 110))",

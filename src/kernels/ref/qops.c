@@ -25,10 +25,12 @@ static int64_t quant_vec(float c, float inv, int32_t zp) {
 }
 /* fbgemm's vector Quantize as quantize_vec reaches it for 8-bit types: x * inv + zp fused, rounded */
 static int64_t quant_fma(float c, float inv, int32_t zp) { return (int64_t)rintf(fmaf(c, inv, (float)zp)); }
-/* upstream's quantize_val (fbgemm's Quantize, built without FMA there): zp + x * inv, rounded */
+/* upstream's quantize_val (fbgemm's Quantize, built without FMA there): zp + x * inv in float,
+ * rounded, clamped as a double (the qint32 range) */
 static int64_t quant_scalar(float c, float inv, int32_t zp) {
     float t = c * inv;
-    return (int64_t)rintf((float)zp + t);
+    double r = rintf((float)zp + t);
+    return r < INT32_MIN ? INT32_MIN : r > INT32_MAX ? INT32_MAX : (int64_t)r;
 }
 
 
@@ -43,12 +45,14 @@ static int64_t one(const tn_qbin_args *a, int32_t qa, int32_t qb, bool vec, floa
         da = fmaf(a->sa, (float)qa, ma);
         db = fmaf(a->sb, (float)qb, mb);
     } else {
-        da = ((float)qa - (float)a->za) * a->sa;
-        db = ((float)qb - (float)a->zb) * a->sb;
+        /* dequantize_val: the int32 difference (wrapping), then float */
+        da = (float)(int32_t)((uint32_t)qa - (uint32_t)a->za) * a->sa;
+        db = (float)(int32_t)((uint32_t)qb - (uint32_t)a->zb) * a->sb;
     }
     float c = da + db;
     if (a->relu) c = fmaxf(c, 0.f);
-    return vec ? quant_vec(c, inv, a->zo) : quant_scalar(c, inv, a->zo);
+    /* qint32's vector quantize is quantize_vec<qint32, 32>: fbgemm's scalar Quantize per element */
+    return vec && a->dt != 2 ? quant_vec(c, inv, a->zo) : quant_scalar(c, inv, a->zo);
 }
 
 void tn_qbinary(const tn_qbin_args *a) {
@@ -89,9 +93,9 @@ void tn_qcat_nhwc(const tn_qcat_args *a) {
         for (int64_t c = 0; c < a->C; c++) {
             int32_t q = load(a->dt, x + c * is);
             bool vec = c < vend;
-            float f = vec ? fmaf(a->sx, (float)q, m) : ((float)q - (float)a->zx) * a->sx;
+            float f = vec ? fmaf(a->sx, (float)q, m) : (float)(int32_t)((uint32_t)q - (uint32_t)a->zx) * a->sx;
             if (a->relu) f = fmaxf(f, 0.f);
-            store(a->dt, y + c * is, vec ? quant_vec(f, inv, a->zo) : quant_scalar(f, 1.0f / a->so, a->zo));
+            store(a->dt, y + c * is, vec && a->dt != 2 ? quant_vec(f, inv, a->zo) : quant_scalar(f, 1.0f / a->so, a->zo));
         }
     }
 }
