@@ -675,6 +675,7 @@ typedef struct {
     PyObject *installed;        /* list of futures or NULL */
     PyObject *names;            /* param_to_name_mapping */
     PyObject *sparse_meta;      /* _set_sparse_metadata's {param name: row ids} until finalize_backward, or NULL */
+    bool debug;                 /* TORCH_DISTRIBUTED_DEBUG INFO or DETAIL (c10d's level when constructed) */
     int64_t sample_rate;
     int64_t timer[EV_COUNT];
 } red_obj;
@@ -721,6 +722,13 @@ static void record(red_obj *r, int ev) {
 
 static PyObject *py_grad(PyObject *v) { return ((tn_tensor_obj *)v)->grad; }   /* borrowed or NULL */
 static void set_grad(PyObject *v, PyObject *g) { Py_XSETREF(((tn_tensor_obj *)v)->grad, g ? Py_NewRef(g) : NULL); }
+/* param_to_name_mapping[vi] (borrowed) or NULL (no error set unless one occurred) */
+static PyObject *param_name(red_obj *r, int vi) {
+    PyObject *key = PyLong_FromLong(vi);
+    PyObject *name = key ? PyDict_GetItemWithError(r->names, key) : NULL;
+    Py_XDECREF(key);
+    return name;
+}
 
 static void free_buckets(red_obj *r) {
     for (int i = 0; r->b && i < r->nb; i++) {
@@ -942,9 +950,7 @@ static int remap_sparse_grad(red_obj *r, int vi, bucket_t *b) {
     set_grad(v, c);
     Py_DECREF(c);
     if (PyDict_Size(r->names) == 0) return red_fail(r, PyUnicode_FromString("No parameter names were found"));
-    PyObject *key = PyLong_FromLong(vi);
-    PyObject *name = key ? PyDict_GetItemWithError(r->names, key) : NULL;   /* borrowed */
-    Py_XDECREF(key);
+    PyObject *name = param_name(r, vi);
     if (!name && PyErr_Occurred()) return -1;
     name = name ? Py_NewRef(name) : PyUnicode_FromString("");   /* upstream's map[]: "" for a param without name */
     PyObject *ids = name ? PyDict_GetItemWithError(r->sparse_meta, name) : NULL;
@@ -1096,7 +1102,11 @@ static PyObject *finalize_cb(PyObject *wr, PyObject *unused);
 static PyMethodDef finalize_def = {"_ddp_finalize_backward", finalize_cb, METH_NOARGS, NULL};
 
 static PyObject *marked_twice_msg(red_obj *r, int vi) {
-    return PyUnicode_FromFormat(
+    PyObject *name = param_name(r, vi);
+    if (!name && PyErr_Occurred()) return NULL;
+    PyObject *with = name ? PyUnicode_FromFormat(" with name %U", name) : PyUnicode_FromString("");
+    if (!with) return NULL;
+    PyObject *msg = PyUnicode_FromFormat(
         "Expected to mark a variable ready only once. This error is caused by one of the following reasons: 1) Use of "
         "a module parameter outside the `forward` function. Please make sure model parameters are not shared across "
         "multiple concurrent forward-backward passes. or try to use _set_static_graph() as a workaround if this module "
@@ -1105,9 +1115,12 @@ static PyObject *marked_twice_msg(red_obj *r, int vi) {
         "the same set of parameters been used by different reentrant backward passes multiple times, and hence marking "
         "a variable ready multiple times. DDP does not support such use cases in default. You can try to use "
         "_set_static_graph() as a workaround if your module graph does not change over iterations.\nParameter at index "
-        "%d has been marked as ready twice. This means that multiple autograd engine  hooks have fired for this "
-        "particular parameter during this iteration. You can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
-        "either INFO or DETAIL to print parameter names for further debugging.", vi);
+        "%d%U has been marked as ready twice. This means that multiple autograd engine  hooks have fired for this "
+        "particular parameter during this iteration.%s", vi, with,
+        name ? "" : " You can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print "
+                    "parameter names for further debugging.");
+    Py_DECREF(with);
+    return msg;
 }
 
 static int mark_variable_ready(red_obj *r, int vi) {
@@ -1443,7 +1456,13 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
     r->graph_static = true;
     r->sample_rate = 100;
     for (int e = 0; e < EV_COUNT; e++) r->timer[e] = -1;
-    r->names = names ? Py_NewRef(names) : PyDict_New();
+    r->names = PyDict_New();   /* upstream copies it into a map */
+    if (!r->names || (names && PyDict_Update(r->names, names) < 0)) return -1;
+    PyObject *lvl = PyObject_CallMethod(c10d, "get_debug_level", NULL), *lv = lvl ? PyNumber_Long(lvl) : NULL;
+    Py_XDECREF(lvl);
+    if (!lv) return -1;
+    r->debug = PyLong_AsLong(lv) != 0;
+    Py_DECREF(lv);
     size_t np = (size_t)r->np;
     r->loc_b = malloc(np * sizeof(int));
     r->loc_i = malloc(np * sizeof(int));
@@ -1703,6 +1722,26 @@ static PyObject *unmarked_text(red_obj *r) {
     return j;
 }
 
+/* debug mode: the names of the unmarked params, in the order upstream's unordered_map<size_t, string>
+ * of them iterates (pybind reserves it for all names, so every index has a hash bucket of its own and
+ * libstdc++ iterates the most recently inserted first: the mapping's reverse order) */
+static PyObject *unmarked_names(red_obj *r) {
+    PyObject *items = PyDict_Items(r->names), *l = items ? PyList_New(0) : NULL;
+    for (Py_ssize_t i = l ? PyList_Size(items) - 1 : -1; i >= 0; i--) {
+        PyObject *kv = PyList_GetItem(items, i);
+        long vi = PyLong_AsLong(PyTuple_GetItem(kv, 0));
+        if (vi == -1 && PyErr_Occurred()) { Py_CLEAR(l); break; }
+        if (vi >= 0 && vi < r->np && r->ready[vi]) continue;
+        if (PyList_Append(l, PyTuple_GetItem(kv, 1)) < 0) { Py_CLEAR(l); break; }
+    }
+    Py_XDECREF(items);
+    PyObject *sep = l ? PyUnicode_FromString(", ") : NULL;
+    PyObject *j = sep ? PyUnicode_Join(sep, l) : NULL;
+    Py_XDECREF(sep);
+    Py_XDECREF(l);
+    return j;
+}
+
 static int ensure_prior_reduction_finished(red_obj *r) {
     if (!r->require_finalize) return 0;
     PyObject *idx = unmarked_text(r);
@@ -1730,12 +1769,17 @@ static int ensure_prior_reduction_finished(red_obj *r) {
                                     "loss. Since `find_unused_parameters=True` is enabled, this likely  means that not all "
                                     "`forward` outputs participate in computing loss. You can fix this by %s%s", outputs, bug);
     long rank = pg_int(r->pg, "rank");
-    PyObject *msg = base ? PyUnicode_FromFormat("%U\nParameter indices which did not receive grad for rank %ld: %U\n In "
-                                                "addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
-                                                "either INFO or DETAIL to print out information about which particular "
-                                                "parameters did not receive gradient on this rank as part of this error",
-                                                base, rank, idx) : NULL;
+    PyObject *names = r->debug && base ? unmarked_names(r) : NULL, *msg = NULL;
+    if (!r->debug && base)
+        msg = PyUnicode_FromFormat("%U\nParameter indices which did not receive grad for rank %ld: %U\n In addition, you can "
+                                   "set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print "
+                                   "out information about which particular parameters did not receive gradient on this rank "
+                                   "as part of this error", base, rank, idx);
+    else if (names)
+        msg = PyUnicode_FromFormat("%U\nParameters which did not receive grad for rank %ld: %U\nParameter indices which did "
+                                   "not receive grad for rank %ld: %U", base, rank, names, rank, idx);
     Py_XDECREF(base);
+    Py_XDECREF(names);
     Py_DECREF(idx);
     return red_fail(r, msg);
 }
