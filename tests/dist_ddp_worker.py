@@ -172,7 +172,19 @@ def run_case(name):
                                       "prev_iteration_grad_ready_order_indices", "module_name", "dtypes",
                                       "find_unused_parameters", "total_parameter_size_bytes", "comm_hook",
                                       "join_uneven_inputs")}
+    keep["timing"] = timing(data)
     return {"steps": out, "log": keep, "final": [digest(p) for p in params]}
+
+
+TIMING = ("avg_forward_compute_time", "avg_backward_compute_time", "avg_backward_comm_time",
+          "avg_backward_compute_comm_overlap_time", "forward_compute_time", "backward_compute_time", "backward_comm_time",
+          "backward_compute_comm_overlap_time", "forward_compute_time_start", "backward_compute_time_start",
+          "backward_comm_time_start", "backward_compute_time_end", "backward_comm_time_end")
+
+
+def timing(data):
+    """the logger's CPU timings: values differ run to run, so which are present, their type, and > 0"""
+    return {k: [type(data[k]).__name__, data[k] > 0] for k in TIMING if k in data}
 
 
 def rnd_input(shape, seed, name):
@@ -219,6 +231,125 @@ def caught_case(name):
     except Exception as e:  # noqa: BLE001 - compared with upstream's
         return {"error": type(e).__name__, "msg": str(e)}
     return {"no error": True}
+
+
+def timing_case(name):
+    """runtime stats sampled: the first 10 iterations, then every sample_rate-th
+    (_set_ddp_runtime_logging_sample_rate(4): iteration 12, not 11 nor 13); a rate below 1 refused"""
+    torch.manual_seed(0)
+    ddp = nn.parallel.DistributedDataParallel(nn.Linear(4, 2).double())
+    out = {}
+    try:
+        ddp._set_ddp_runtime_logging_sample_rate(0)
+    except Exception as e:  # noqa: BLE001 - compared with upstream's
+        out["rate0"] = [type(e).__name__, str(e)]
+    ddp._set_ddp_runtime_logging_sample_rate(4)
+    seen = []
+    for _ in range(14):
+        ddp(torch.ones(3, 4, dtype=torch.float64)).sum().backward()
+        data = ddp._get_ddp_logging_data()
+        seen.append([data.get("iteration"), timing(data), data.get("forward_compute_time_start")])
+    # a timestamp changes only at a sampled iteration
+    out["steps"] = [[it, t, i > 0 and ts != seen[i - 1][2]] for i, (it, t, ts) in enumerate(seen)]
+    return out
+
+
+def meta_case(name):
+    """Reducer._set_sparse_metadata({param name: global row ids}) on gloo: the sparse .grad is
+    coalesced, its rows renumbered to their positions in the ids (searchsorted), reduced, then
+    rebuilt at the ids from the comm result, which must be dense (the sparse all_reduce's is not:
+    upstream's sparse_coo_tensor error), with as many rows as ids (else a size mismatch error);
+    the metadata holds for one backward. Each mode on a fresh DDP (an error leaves it mid-reduction)."""
+    import re
+    out = {}
+    x = rnd_input((8, 3), 1000, "emb")
+    ids = {"full": torch.arange(10), "short": torch.arange(9), "shift": torch.arange(10) * 3,
+           "int32": torch.arange(10, dtype=torch.int32)}
+
+    def grad_of(p):
+        g = p.grad
+        return None if g is None else [str(g.layout), g.is_coalesced(), g._indices().tolist(), raw(g._values())]
+
+    def dense_hook(state, bucket):
+        t = bucket.buffer()
+        if t.layout == torch.sparse_coo and state["dense"]:
+            d = t.to_dense()
+            dist.all_reduce(d)
+            f = torch.futures.Future()
+            f.set_result(d)
+            return f
+        return dist.all_reduce(t, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+    for mode, meta in (("wrongname", {"emb.bias": ids["full"]}), ("short", {"emb.weight": ids["short"]}),
+                       ("full", {"emb.weight": ids["full"]}), ("shift", {"emb.weight": ids["shift"]}),
+                       ("hook", {"emb.weight": ids["int32"]})):
+        torch.manual_seed(0)
+        model = EmbSparse().double()
+        fill(model, 7)
+        ddp = nn.parallel.DistributedDataParallel(model)
+        state = {"dense": True}
+        if mode == "hook":
+            ddp.register_comm_hook(state, dense_hook)
+        rec = []
+        for step in range(2):   # the 2nd step without metadata (and the hook's sparse all_reduce)
+            if step == 0:
+                ddp._set_sparse_metadata(meta)
+            state["dense"] = step == 0
+            model.zero_grad()
+            try:
+                ((ddp(x) - 1) ** 2).sum().backward()
+                rec.append(["ok", grad_of(model.emb.weight), raw(model.fc.weight.grad)])
+            except Exception as e:  # noqa: BLE001 - compared with upstream's
+                rec.append([type(e).__name__, str(e), grad_of(model.emb.weight), raw(model.fc.weight.grad)])
+                break
+        out[mode] = rec
+    for bad in (5, {"emb.weight": 3}, {3: ids["full"]}, None):
+        try:
+            ddp._set_sparse_metadata(bad)
+            out[repr(bad)] = "accepted"
+        except Exception as e:  # noqa: BLE001 - compared with upstream's
+            out[repr(bad)] = [type(e).__name__, re.sub("0x[0-9a-f]+", "0x", str(e))]
+    return out
+
+
+class Unused(nn.Module):
+    """three layers no forward uses: their names in upstream's debug-mode errors"""
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(3, 3)
+        self.u1 = nn.Linear(3, 3)
+        self.b = nn.Linear(3, 2)
+        self.u2 = nn.Linear(3, 1)
+        self.u3 = nn.Linear(2, 2, bias=False)
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+def debug_case(name):
+    """parameter names in DDP's errors: a param marked ready twice (named whatever the debug level, as
+    upstream's DDP always passes the names), params without grad (named only when
+    TORCH_DISTRIBUTED_DEBUG is INFO or DETAIL). Errors on every rank alike, each on a fresh DDP."""
+    out = {"level": str(dist.get_debug_level())}
+    torch.manual_seed(0)
+    ddp = nn.parallel.DistributedDataParallel(nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 2)).double())
+    ddp(torch.ones(2, 3, dtype=torch.float64))
+    try:
+        ddp.reducer._autograd_hook(1)
+        ddp.reducer._autograd_hook(1)
+    except Exception as e:  # noqa: BLE001 - compared with upstream's
+        out["twice"] = [type(e).__name__, str(e)]
+    for fu in (False, True):
+        torch.manual_seed(0)
+        ddp = nn.parallel.DistributedDataParallel(Unused().double(), find_unused_parameters=fu)
+        try:
+            for _ in range(2):
+                y = ddp(torch.ones(2, 3, dtype=torch.float64))
+                # find_unused: a loss not using the output leaves the output's params without grad
+                (y.sum() if not fu else ddp.module.a.weight.sum()).backward()
+        except Exception as e:  # noqa: BLE001 - compared with upstream's
+            out[f"unused_{fu}"] = [type(e).__name__, str(e)]
+    return out
 
 
 def coll_case(name):
@@ -280,7 +411,8 @@ def main():
         failed = False
         try:
             kind = name.split("_")[0]
-            res[name] = {"bad": bad_case, "coll": coll_case, "caught": caught_case}.get(kind, run_case)(name)
+            res[name] = {"bad": bad_case, "coll": coll_case, "caught": caught_case, "meta": meta_case, "debug": debug_case,
+                         "timing": timing_case}.get(kind, run_case)(name)
         except Exception as e:  # noqa: BLE001 - the test compares the exception with upstream's
             res[name] = {"error": type(e).__name__, "msg": str(e)[:3000]}
             failed = True

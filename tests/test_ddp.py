@@ -24,7 +24,10 @@ nn.Embedding(sparse=True) (sparse-gradient buckets), Join with uneven batch coun
   under find_unused_parameters=False, mixed precision on CPU, an unused sparse-gradient param:
   upstream's exception type and message;
 * dist.all_reduce of complex sparse tensors (the sparse all_reduce DDP's sparse buckets use).
-Sparse gradients past step 1 and Join steps after a rank joined: see _check_world.
+Sparse gradients past step 1 and Join steps after a rank joined: see _check_world. Also
+Reducer._set_sparse_metadata (meta_sparse), the logger's CPU timings and their sampling
+(timing_sample, "timing" in each case's log), parameter names in DDP's errors (debug_names, also
+under TORCH_DISTRIBUTED_DEBUG=INFO).
 
 By hand:  .venv/bin/python -m pytest -q tests/test_ddp.py
 """
@@ -47,11 +50,17 @@ TIMEOUT = 240
 CASES = ["mlp", "conv", "mlp_unused_extra", "branch", "mlp_smallbucket", "conv_smallbucket_unused",
          "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_allreduce", "mlp_builtin_fp16", "mlp_nosync",
          "conv_nosync_unused", "mlp_asview", "mlp_smallbucket_asview_nosync", "mlp_static", "emb_sparse",
-         "emb_sparse_hook_allreduce", "mlp_join", "branch_join", "mlp_unused_extra_smallbucket_skip", "mlp_batched",
+         "emb_sparse_hook_allreduce", "mlp_join", "branch_join", "emb_sparse_join", "mlp_unused_extra_smallbucket_skip", "mlp_batched",
          "mlp_smallbucket_asview_batched"]
 FP16 = ("hook_fp16", "builtin_fp16")
 # not training runs, compared whole with upstream's (test_extra_matches_upstream); last in each world
-EXTRA = ["caught_sparse_unused", "coll_complex_sparse"]
+EXTRA = ["caught_sparse_unused", "coll_complex_sparse", "meta_sparse", "timing_sample", "debug_names"]
+
+
+TIMING = ["avg_forward_compute_time", "avg_backward_compute_time", "avg_backward_comm_time",
+          "avg_backward_compute_comm_overlap_time", "forward_compute_time", "backward_compute_time", "backward_comm_time",
+          "backward_compute_comm_overlap_time", "forward_compute_time_start", "backward_compute_time_start",
+          "backward_comm_time_start", "backward_compute_time_end", "backward_comm_time_end"]
 
 
 def _free_port():
@@ -62,14 +71,15 @@ def _free_port():
     return port
 
 
-def _world(spec, cases, out, timeout=TIMEOUT):
+def _world(spec, cases, out, timeout=TIMEOUT, env=None):
     """spec[i]: 'n' (ours) or 'u' (upstream) for rank i; every process killed by pid at the end"""
     os.makedirs(out, exist_ok=True)
     port = _free_port()
     procs = []
     for r, c in enumerate(spec):
         e = dict(os.environ)
-        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)), "RANK": str(r)})
+        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)), "RANK": str(r)},
+                 **(env or {}))
         log = open(os.path.join(out, f"log{r}.txt"), "w")
         procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, WORKER, ",".join(cases), out], stdout=log,
                                        stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
@@ -158,9 +168,9 @@ def _check_world(spec, res, ref):
                     # the sparse embedding past step 1 (values no longer exact): the all_reduce adds the
                     # rows in its coalesce order, not the formula's, so: the same bytes on both ranks
                     # (each rank sums the gathered rows itself: a mixed world shows a different order)
-                    # and the formula's value to 1e-12
-                    g0, g1 = _arr(a[step]["grads"][i]), _arr(b[step]["grads"][i])
-                    if g0.tobytes() != g1.tobytes() or not np.allclose(g0, want, rtol=0, atol=1e-12):
+                    # and the formula's value to 1e-12 (join: a joined rank has no .grad, it sent zeros)
+                    gs = [_arr(x[step]["grads"][i]) for x in (a, b) if x[step]["grads"] is not None]
+                    if any(g.tobytes() != gs[0].tobytes() or not np.allclose(g, want, rtol=0, atol=1e-12) for g in gs):
                         bad.append(f"{case}: step {step + 1} param 0: the sparse .grad differs across ranks or from "
                                    f"the reduction of the local gradients")
                     continue
@@ -189,6 +199,9 @@ def test_reference_world_follows_the_formula(tmp_path_factory):
     assert ref[0]["mlp"]["log"]["has_rebuilt_buckets"] == 1
     assert ref[0]["mlp_unused_extra"]["log"]["unused_parameter_size"] > 0
     assert ref[0]["branch"]["steps"][0]["grads"][-1] is None   # c: unused on every rank
+    assert ref[1]["emb_sparse_join"]["steps"][2]["grads"] is None   # rank 1 joined: rank 0 reduced with its zeros
+    # the logger's CPU timings (sampled at the 3rd forward: iteration 2's), every one > 0 here
+    assert all(ref[r][c]["log"]["timing"] == {k: ["int", True] for k in TIMING} for r in (0, 1) for c in ("mlp", "conv"))
 
 
 @pytest.mark.parametrize("spec", ["nn", "nu", "un"])
@@ -241,9 +254,38 @@ def test_extra_matches_upstream(spec, tmp_path_factory):
     assert ref[0]["caught_sparse_unused"] == {"error": "RuntimeError", "msg": "Expected sparse gradient to be defined."}
     assert ref[0]["coll_complex_sparse"]["backend"] == ["RuntimeError", "Invalid scalar type"]
     assert ref[0]["coll_complex_sparse"]["dense_after"] == [3.0, 3.0]
+    meta = ref[0]["meta_sparse"]
+    assert [m[0] for m in meta["hook"]] == ["ok", "ok"] and meta["hook"][0][1][1] is False   # uncoalesced, rows = ids
+    assert meta["wrongname"][0][:2] == ["RuntimeError", "param: emb.weight not found in sparse metadata"]
+    assert meta["short"][0][:2] == ["RuntimeError", "Sparse metadata and gradient size mismatch"]
+    assert meta["full"][0][1] == meta["shift"][0][1] == "expected values to be a dense tensor, but got values of layout Sparse"
+    steps = ref[0]["timing_sample"]["steps"]
+    assert [s[0] for s in steps] == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 12, 12]
+    assert [s[2] for s in steps] == [False] + [True] * 10 + [False, True, False]
+    dbg = ref[0]["debug_names"]
+    assert "with name 0.bias" in dbg["twice"][1] and "TORCH_DISTRIBUTED_DEBUG to either INFO" in dbg["unused_False"][1]
     for case in EXTRA:
         for r in (0, 1):
             assert res[r].get(case) == ref[r][case], f"{case}: rank {r} ({spec[r]})"
+
+
+@pytest.mark.parametrize("spec", ["nn", "nu"])
+def test_debug_names_match_upstream(spec, tmp_path, tmp_path_factory):
+    """TORCH_DISTRIBUTED_DEBUG=INFO: the names of the params that received no gradient in the
+    "Expected to have finished reduction" error (upstream's order: the reverse of the name mapping's,
+    how its unordered_map iterates). DETAIL would also wrap the process group in upstream's
+    ProcessGroupWrapper, which ours does not implement."""
+    key = "uu-debug"
+    if key not in _cache:
+        _cache[key] = _world("uu", ["debug_names"], str(tmp_path_factory.mktemp(key)), env={"TORCH_DISTRIBUTED_DEBUG": "INFO"})
+    ref = _cache[key]
+    res = _world(spec, ["debug_names"], str(tmp_path / spec), env={"TORCH_DISTRIBUTED_DEBUG": "INFO"})
+    want = ref[0]["debug_names"]
+    assert want["level"] == "DebugLevel.INFO" and "with name 0.bias" in want["twice"][1]
+    assert "Parameters which did not receive grad for rank 0: u3.weight, u2.bias, u2.weight, u1.bias" in want["unused_False"][1]
+    assert "Parameters which did not receive grad" in want["unused_True"][1]
+    for r in (0, 1):
+        assert res[r]["debug_names"] == ref[r]["debug_names"], f"rank {r} ({spec[r]})"
 
 
 CASES3 = ["mlp", "mlp_batched", "mlp_hook_allreduce", "conv_hook_fp16", "mlp_builtin_fp16", "conv_smallbucket_unused", "branch"]

@@ -630,9 +630,12 @@ typedef struct {
     PyObject *future;           /* the comm hook's future or NULL */
     bool sparse;
     char *deferred;             /* batched_grad_copy: params whose copy waits for the bucket's flush */
+    PyObject *sparse_idx;       /* sparse metadata: the param's global row ids, int64 [1, n] (kept, as upstream's) */
 } bucket_t;
 
 enum { HOOK_NONE, HOOK_PY, HOOK_ALLREDUCE, HOOK_FP16 };
+/* upstream's CpuTimer events: unix-epoch nanoseconds, -1 until recorded */
+enum { EV_FWD_START, EV_BWD_COMPUTE_START, EV_BWD_COMPUTE_END, EV_BWD_COMM_START, EV_BWD_COMM_END, EV_COUNT };
 
 typedef struct {
     PyObject_HEAD
@@ -671,7 +674,10 @@ typedef struct {
     PyObject *logger;           /* weakref */
     PyObject *installed;        /* list of futures or NULL */
     PyObject *names;            /* param_to_name_mapping */
+    PyObject *sparse_meta;      /* _set_sparse_metadata's {param name: row ids} until finalize_backward, or NULL */
+    bool debug;                 /* TORCH_DISTRIBUTED_DEBUG INFO or DETAIL (c10d's level when constructed) */
     int64_t sample_rate;
+    int64_t timer[EV_COUNT];
 } red_obj;
 
 static red_obj *red_of(PyObject *o) {
@@ -704,16 +710,32 @@ static bool dyn_find_unused(red_obj *r) { return !r->static_graph && r->find_unu
 static bool static_first(red_obj *r) { return r->static_graph && r->num_bwd_calls == 1; }
 static bool static_after_first(red_obj *r) { return r->static_graph && r->num_bwd_calls > 1; }
 static bool should_rebuild(red_obj *r) { return (r->static_graph || !r->find_unused) && !r->has_rebuilt; }
+/* the first 10 iterations, then every sample_rate-th (_set_ddp_runtime_logging_sample_rate) */
+static bool collect_stats(red_obj *r) {
+    return r->num_iterations > 0 && (r->num_iterations <= 10 || r->num_iterations % r->sample_rate == 0);
+}
+static void record(red_obj *r, int ev) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r->timer[ev] = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static PyObject *py_grad(PyObject *v) { return ((tn_tensor_obj *)v)->grad; }   /* borrowed or NULL */
 static void set_grad(PyObject *v, PyObject *g) { Py_XSETREF(((tn_tensor_obj *)v)->grad, g ? Py_NewRef(g) : NULL); }
+/* param_to_name_mapping[vi] (borrowed) or NULL (no error set unless one occurred) */
+static PyObject *param_name(red_obj *r, int vi) {
+    PyObject *key = PyLong_FromLong(vi);
+    PyObject *name = key ? PyDict_GetItemWithError(r->names, key) : NULL;
+    Py_XDECREF(key);
+    return name;
+}
 
 static void free_buckets(red_obj *r) {
     for (int i = 0; r->b && i < r->nb; i++) {
         bucket_t *b = &r->b[i];
         free(b->vars); free(b->offsets); free(b->lengths); free(b->deferred);
         Py_XDECREF(b->variables); Py_XDECREF(b->gradients); Py_XDECREF(b->views_in); Py_XDECREF(b->views_out);
-        Py_XDECREF(b->future);
+        Py_XDECREF(b->future); Py_XDECREF(b->sparse_idx);
     }
     free(r->b);
     r->b = NULL;
@@ -919,12 +941,55 @@ static int flush_deferred(red_obj *r, bucket_t *b) {
     return r->hook_kind == HOOK_NONE ? callv(b->gradients, "div_", "(i)", r->div_factor) : 0;
 }
 
+/* sparse metadata: .grad becomes its coalesced self, then a new (uncoalesced) sparse tensor whose
+ * row indices are the positions of its rows in the param's global row ids (searchsorted) */
+static int remap_sparse_grad(red_obj *r, int vi, bucket_t *b) {
+    PyObject *v = PyList_GetItem(r->params, vi);
+    PyObject *c = PyObject_CallMethod(py_grad(v), "coalesce", NULL);
+    if (!c) return -1;
+    set_grad(v, c);
+    Py_DECREF(c);
+    if (PyDict_Size(r->names) == 0) return red_fail(r, PyUnicode_FromString("No parameter names were found"));
+    PyObject *name = param_name(r, vi);
+    if (!name && PyErr_Occurred()) return -1;
+    name = name ? Py_NewRef(name) : PyUnicode_FromString("");   /* upstream's map[]: "" for a param without name */
+    PyObject *ids = name ? PyDict_GetItemWithError(r->sparse_meta, name) : NULL;
+    if (!ids) {
+        PyObject *msg = name && !PyErr_Occurred() ? PyUnicode_FromFormat("param: %S not found in sparse metadata", name) : NULL;
+        Py_XDECREF(name);
+        return msg ? red_fail(r, msg) : -1;
+    }
+    Py_DECREF(name);
+    PyObject *i64 = torch_attr("int64"), *ss = torch_attr("searchsorted"), *coo = torch_attr("sparse_coo_tensor");
+    PyObject *l = i64 ? PyObject_CallMethod(ids, "to", "O", i64) : NULL;
+    PyObject *sti = l ? PyObject_CallMethod(l, "unsqueeze", "i", 0) : NULL;
+    Py_XDECREF(l);
+    Py_XSETREF(b->sparse_idx, sti);
+    PyObject *ind = sti ? PyObject_CallMethod(c, "indices", NULL) : NULL;
+    PyObject *a = ind ? PyTuple_Pack(2, sti, ind) : NULL;
+    PyObject *kw = a ? Py_BuildValue("{sOsO}", "out_int32", Py_False, "right", Py_False) : NULL;
+    PyObject *pos = kw && ss ? PyObject_Call(ss, a, kw) : NULL;
+    PyObject *vals = pos ? PyObject_CallMethod(c, "values", NULL) : NULL;
+    PyObject *size = vals ? sizes_of(c) : NULL;
+    PyObject *n = size && coo ? PyObject_CallFunctionObjArgs(coo, pos, vals, size, NULL) : NULL;
+    if (n) set_grad(v, n);
+    Py_XDECREF(i64); Py_XDECREF(ss); Py_XDECREF(coo); Py_XDECREF(ind); Py_XDECREF(a); Py_XDECREF(kw);
+    Py_XDECREF(pos); Py_XDECREF(vals); Py_XDECREF(size);
+    if (!n) return -1;
+    Py_DECREF(n);
+    return 0;
+}
+
 /* upstream's mark_variable_ready_sparse: the bucket's gradient is the param's sparse .grad itself
  * (divided in place without a comm hook); the all_reduce's result is copied back into it */
 static int mark_sparse(red_obj *r, int vi) {
     PyObject *g = py_grad(PyList_GetItem(r->params, vi));
     if (!g) return red_fail(r, PyUnicode_FromString("Expected sparse gradient to be defined."));
     if (!tn_sparse_of(g)) return red_fail(r, PyUnicode_FromString("Expected variable to have sparse gradient."));
+    if (r->sparse_meta) {
+        if (remap_sparse_grad(r, vi, &r->b[r->loc_b[vi]]) < 0) return -1;
+        g = py_grad(PyList_GetItem(r->params, vi));
+    }
     Py_XSETREF(r->b[r->loc_b[vi]].gradients, Py_NewRef(g));
     return r->hook_kind == HOOK_NONE ? callv(g, "div_", "(i)", r->div_factor) : 0;
 }
@@ -1016,7 +1081,7 @@ static bool bucket_unused(red_obj *r, bucket_t *b) {
 static int mark_bucket_ready(red_obj *r, int bi) {
     if (bi > r->next_bucket) return 0;
     for (; r->next_bucket < r->nb && r->b[r->next_bucket].pending == 0; r->next_bucket++) {
-        r->ready_buckets++;
+        if (++r->ready_buckets == 1 && collect_stats(r)) record(r, EV_BWD_COMM_START);
         bucket_t *b = &r->b[r->next_bucket];
         if (r->skip_unused && bucket_unused(r, b)) continue;
         if (all_reduce_bucket(r, r->next_bucket) < 0) return -1;
@@ -1037,7 +1102,11 @@ static PyObject *finalize_cb(PyObject *wr, PyObject *unused);
 static PyMethodDef finalize_def = {"_ddp_finalize_backward", finalize_cb, METH_NOARGS, NULL};
 
 static PyObject *marked_twice_msg(red_obj *r, int vi) {
-    return PyUnicode_FromFormat(
+    PyObject *name = param_name(r, vi);
+    if (!name && PyErr_Occurred()) return NULL;
+    PyObject *with = name ? PyUnicode_FromFormat(" with name %U", name) : PyUnicode_FromString("");
+    if (!with) return NULL;
+    PyObject *msg = PyUnicode_FromFormat(
         "Expected to mark a variable ready only once. This error is caused by one of the following reasons: 1) Use of "
         "a module parameter outside the `forward` function. Please make sure model parameters are not shared across "
         "multiple concurrent forward-backward passes. or try to use _set_static_graph() as a workaround if this module "
@@ -1046,9 +1115,12 @@ static PyObject *marked_twice_msg(red_obj *r, int vi) {
         "the same set of parameters been used by different reentrant backward passes multiple times, and hence marking "
         "a variable ready multiple times. DDP does not support such use cases in default. You can try to use "
         "_set_static_graph() as a workaround if your module graph does not change over iterations.\nParameter at index "
-        "%d has been marked as ready twice. This means that multiple autograd engine  hooks have fired for this "
-        "particular parameter during this iteration. You can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
-        "either INFO or DETAIL to print parameter names for further debugging.", vi);
+        "%d%U has been marked as ready twice. This means that multiple autograd engine  hooks have fired for this "
+        "particular parameter during this iteration.%s", vi, with,
+        name ? "" : " You can set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print "
+                    "parameter names for further debugging.");
+    Py_DECREF(with);
+    return msg;
 }
 
 static int mark_variable_ready(red_obj *r, int vi) {
@@ -1212,6 +1284,35 @@ static int finalize_bucket_dense(red_obj *r, bucket_t *b) {
     return 0;
 }
 
+/* sparse metadata: the result holds one row per global row id; it becomes a sparse tensor at those
+ * ids, copied into .grad. On gloo the sparse all_reduce's result is sparse, which upstream's
+ * sparse_coo_tensor refuses (values must be dense): only a comm hook returning a dense tensor passes */
+static int finalize_sparse_meta(red_obj *r, bucket_t *b, PyObject *res) {
+    if (!b->sparse_idx) {
+        PyErr_SetString(PyExc_RuntimeError, "bad optional access");
+        return -1;
+    }
+    PyObject *size = sizes_of(b->gradients);
+    PyObject *s0 = size ? PySequence_GetItem(size, 0) : NULL;
+    long long rows = s0 ? PyLong_AsLongLong(s0) : -1;
+    Py_XDECREF(s0);
+    if (rows < 0 && PyErr_Occurred()) { Py_XDECREF(size); return -1; }
+    if (t_numel(b->sparse_idx) != rows) {
+        Py_DECREF(size);
+        return red_fail(r, PyUnicode_FromString("Sparse metadata and gradient size mismatch"));
+    }
+    if (tn_sparse_of(res)) {   /* upstream's sparse_coo_tensor check (ours refuses sparse values as not implemented) */
+        Py_DECREF(size);
+        PyErr_SetString(PyExc_RuntimeError, "expected values to be a dense tensor, but got values of layout Sparse");
+        return -1;
+    }
+    PyObject *coo = torch_attr("sparse_coo_tensor");
+    PyObject *sr = coo ? PyObject_CallFunctionObjArgs(coo, b->sparse_idx, res, size, NULL) : NULL;
+    int rc = sr ? callv(b->gradients, "copy_", "(O)", sr) : -1;
+    Py_XDECREF(coo); Py_XDECREF(sr); Py_DECREF(size);
+    return rc;
+}
+
 static int finalize_backward(red_obj *r) {
     r->expect_hooks = false;
     r->require_finalize = false;
@@ -1238,7 +1339,8 @@ static int finalize_backward(red_obj *r) {
         }
         r->div_factor = -1;
         if (b->sparse) {   /* the result into the param's sparse .grad (the gradients tensor) */
-            int rc = res == b->gradients ? 0 : callv(b->gradients, "copy_", "(O)", res);
+            int rc = r->sparse_meta ? finalize_sparse_meta(r, b, res)
+                                    : res == b->gradients ? 0 : callv(b->gradients, "copy_", "(O)", res);
             Py_DECREF(res);
             if (rc < 0) return -1;
             continue;
@@ -1267,6 +1369,8 @@ static int finalize_backward(red_obj *r) {
         if (callv(r->lum, "zero_", NULL) < 0) return -1;
         r->lum_reduced = false;
     }
+    if (collect_stats(r)) record(r, EV_BWD_COMM_END);
+    Py_CLEAR(r->sparse_meta);   /* for one iteration */
     return 0;
 }
 
@@ -1277,6 +1381,7 @@ static PyObject *finalize_cb(PyObject *wr, PyObject *unused) {
     red_obj *r = (red_obj *)rr;
     Py_INCREF(rr);
     int rc = 0;
+    if (collect_stats(r)) record(r, EV_BWD_COMPUTE_END);
     if (static_after_first(r) && should_rebuild(r))
         for (int k = 0; k < r->nunused; k++) push_rebuilt(r, r->unused[k]);
     rc = finalize_backward(r);
@@ -1350,7 +1455,14 @@ static int red_init(PyObject *self, PyObject *args, PyObject *kw) {
     r->div_factor = -1;
     r->graph_static = true;
     r->sample_rate = 100;
-    r->names = names ? Py_NewRef(names) : PyDict_New();
+    for (int e = 0; e < EV_COUNT; e++) r->timer[e] = -1;
+    r->names = PyDict_New();   /* upstream copies it into a map */
+    if (!r->names || (names && PyDict_Update(r->names, names) < 0)) return -1;
+    PyObject *lvl = PyObject_CallMethod(c10d, "get_debug_level", NULL), *lv = lvl ? PyNumber_Long(lvl) : NULL;
+    Py_XDECREF(lvl);
+    if (!lv) return -1;
+    r->debug = PyLong_AsLong(lv) != 0;
+    Py_DECREF(lv);
     size_t np = (size_t)r->np;
     r->loc_b = malloc(np * sizeof(int));
     r->loc_i = malloc(np * sizeof(int));
@@ -1441,10 +1553,10 @@ static int red_traverse(PyObject *self, visitproc visit, void *arg) {
     red_obj *r = (red_obj *)self;
     Py_VISIT(r->params); Py_VISIT(r->pg); Py_VISIT(r->acc); Py_VISIT(r->hooks); Py_VISIT(r->lum); Py_VISIT(r->lum_dev);
     Py_VISIT(r->lum_work); Py_VISIT(r->hook_state); Py_VISIT(r->hook_fn); Py_VISIT(r->fwd_work); Py_VISIT(r->logger);
-    Py_VISIT(r->installed); Py_VISIT(r->names);
+    Py_VISIT(r->installed); Py_VISIT(r->names); Py_VISIT(r->sparse_meta);
     for (int i = 0; r->b && i < r->nb; i++) {
         Py_VISIT(r->b[i].variables); Py_VISIT(r->b[i].gradients); Py_VISIT(r->b[i].views_in);
-        Py_VISIT(r->b[i].views_out); Py_VISIT(r->b[i].future);
+        Py_VISIT(r->b[i].views_out); Py_VISIT(r->b[i].future); Py_VISIT(r->b[i].sparse_idx);
     }
     Py_VISIT(Py_TYPE(self));
     return 0;
@@ -1455,7 +1567,7 @@ static int red_clear(PyObject *self) {
     free_buckets(r);
     Py_CLEAR(r->params); Py_CLEAR(r->pg); Py_CLEAR(r->acc); Py_CLEAR(r->lum); Py_CLEAR(r->lum_dev);
     Py_CLEAR(r->lum_work); Py_CLEAR(r->hook_state); Py_CLEAR(r->hook_fn); Py_CLEAR(r->fwd_work); Py_CLEAR(r->logger);
-    Py_CLEAR(r->installed); Py_CLEAR(r->names);
+    Py_CLEAR(r->installed); Py_CLEAR(r->names); Py_CLEAR(r->sparse_meta);
     return 0;
 }
 static void red_dealloc(PyObject *self) {
@@ -1484,6 +1596,7 @@ static PyObject *r_prepare_for_forward(PyObject *self, PyObject *u) {
     red_obj *r = ready_red(self);
     if (!r) return NULL;
     r->num_iterations++;
+    if (collect_stats(r)) record(r, EV_FWD_START);
     Py_RETURN_NONE;
 }
 
@@ -1566,6 +1679,7 @@ static PyObject *r_prepare_for_backward(PyObject *self, PyObject *args, PyObject
     else ol = PySequence_List(outs);
     if (!ol) return NULL;
     r->bwd_start = now_ns();
+    if (collect_stats(r)) record(r, EV_BWD_COMPUTE_START);
     r->expect_hooks = true;
     r->first_hook_called = false;
     r->ngro = 0;
@@ -1608,6 +1722,26 @@ static PyObject *unmarked_text(red_obj *r) {
     return j;
 }
 
+/* debug mode: the names of the unmarked params, in the order upstream's unordered_map<size_t, string>
+ * of them iterates (pybind reserves it for all names, so every index has a hash bucket of its own and
+ * libstdc++ iterates the most recently inserted first: the mapping's reverse order) */
+static PyObject *unmarked_names(red_obj *r) {
+    PyObject *items = PyDict_Items(r->names), *l = items ? PyList_New(0) : NULL;
+    for (Py_ssize_t i = l ? PyList_Size(items) - 1 : -1; i >= 0; i--) {
+        PyObject *kv = PyList_GetItem(items, i);
+        long vi = PyLong_AsLong(PyTuple_GetItem(kv, 0));
+        if (vi == -1 && PyErr_Occurred()) { Py_CLEAR(l); break; }
+        if (vi >= 0 && vi < r->np && r->ready[vi]) continue;
+        if (PyList_Append(l, PyTuple_GetItem(kv, 1)) < 0) { Py_CLEAR(l); break; }
+    }
+    Py_XDECREF(items);
+    PyObject *sep = l ? PyUnicode_FromString(", ") : NULL;
+    PyObject *j = sep ? PyUnicode_Join(sep, l) : NULL;
+    Py_XDECREF(sep);
+    Py_XDECREF(l);
+    return j;
+}
+
 static int ensure_prior_reduction_finished(red_obj *r) {
     if (!r->require_finalize) return 0;
     PyObject *idx = unmarked_text(r);
@@ -1635,12 +1769,17 @@ static int ensure_prior_reduction_finished(red_obj *r) {
                                     "loss. Since `find_unused_parameters=True` is enabled, this likely  means that not all "
                                     "`forward` outputs participate in computing loss. You can fix this by %s%s", outputs, bug);
     long rank = pg_int(r->pg, "rank");
-    PyObject *msg = base ? PyUnicode_FromFormat("%U\nParameter indices which did not receive grad for rank %ld: %U\n In "
-                                                "addition, you can set the environment variable TORCH_DISTRIBUTED_DEBUG to "
-                                                "either INFO or DETAIL to print out information about which particular "
-                                                "parameters did not receive gradient on this rank as part of this error",
-                                                base, rank, idx) : NULL;
+    PyObject *names = r->debug && base ? unmarked_names(r) : NULL, *msg = NULL;
+    if (!r->debug && base)
+        msg = PyUnicode_FromFormat("%U\nParameter indices which did not receive grad for rank %ld: %U\n In addition, you can "
+                                   "set the environment variable TORCH_DISTRIBUTED_DEBUG to either INFO or DETAIL to print "
+                                   "out information about which particular parameters did not receive gradient on this rank "
+                                   "as part of this error", base, rank, idx);
+    else if (names)
+        msg = PyUnicode_FromFormat("%U\nParameters which did not receive grad for rank %ld: %U\nParameter indices which did "
+                                   "not receive grad for rank %ld: %U", base, rank, names, rank, idx);
     Py_XDECREF(base);
+    Py_XDECREF(names);
     Py_DECREF(idx);
     return red_fail(r, msg);
 }
@@ -1793,6 +1932,10 @@ static PyObject *r_graph_static(PyObject *self, PyObject *u) {
 static PyObject *r_delay_all_reduce(PyObject *self, PyObject *u) {
     red_obj *r = ready_red(self);
     if (!r) return NULL;
+    if (collect_stats(r)) {
+        record(r, EV_BWD_COMPUTE_END);
+        record(r, EV_BWD_COMM_START);
+    }
     if (all_reduce_local_used_map(r) < 0) return NULL;
     r->nunused = 0;
     r->require_finalize = true;
@@ -1907,8 +2050,31 @@ static PyObject *r_set_optim_in_bwd(PyObject *self, PyObject *u) {
     r->optim_in_backward = true;
     Py_RETURN_NONE;
 }
-static PyObject *r_refuse(PyObject *self, PyObject *args, PyObject *kw) {
-    return tn_not_implemented("torch._C._distributed_c10d.Reducer: sparse metadata");
+/* upstream's Mapping[str, Tensor] argument, copied (the next backward's sparse buckets use it) */
+static PyObject *r_set_sparse_metadata(PyObject *self, PyObject *m) {
+    red_obj *r = ready_red(self);
+    if (!r) return NULL;
+    PyObject *abc = PyImport_ImportModule("collections.abc");
+    PyObject *M = abc ? PyObject_GetAttrString(abc, "Mapping") : NULL;
+    int ok = M ? PyObject_IsInstance(m, M) : -1;
+    Py_XDECREF(abc); Py_XDECREF(M);
+    if (ok < 0) return NULL;
+    PyObject *d = ok ? PyDict_New() : NULL, *items = d ? PyMapping_Items(m) : NULL;
+    if (ok && !items) { Py_XDECREF(d); return NULL; }
+    for (Py_ssize_t i = 0; ok && i < PyList_Size(items); i++) {
+        PyObject *kv = PyList_GetItem(items, i), *k = PyTuple_GetItem(kv, 0), *v = PyTuple_GetItem(kv, 1);
+        ok = PyUnicode_Check(k) && tn_py_is_tensor(v);
+        if (ok && PyDict_SetItem(d, k, v) < 0) { Py_DECREF(d); Py_DECREF(items); return NULL; }
+    }
+    Py_XDECREF(items);
+    if (!ok) {
+        Py_XDECREF(d);
+        return PyErr_Format(PyExc_TypeError, "_set_sparse_metadata(): incompatible function arguments. The following argument "
+                            "types are supported:\n    1. (self: torch._C._distributed_c10d.Reducer, arg0: "
+                            "collections.abc.Mapping[str, torch.Tensor]) -> None\n\nInvoked with: %R, %R", self, m);
+    }
+    Py_XSETREF(r->sparse_meta, d);
+    Py_RETURN_NONE;
 }
 static PyObject *r_set_mixed_precision(PyObject *self, PyObject *dtype) {
     red_obj *r = ready_red(self);
@@ -1926,7 +2092,7 @@ static PyMethodDef red_methods[] = {
     {"_rebuild_buckets", r_rebuild_buckets, METH_NOARGS, NULL},
     {"_get_zeros_like_grad_buckets", r_zeros_like_buckets, METH_NOARGS, NULL},
     {"_set_optimizer_in_backward", r_set_optim_in_bwd, METH_NOARGS, NULL},
-    {"_set_sparse_metadata", (PyCFunction)(void (*)(void))r_refuse, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"_set_sparse_metadata", r_set_sparse_metadata, METH_O, NULL},
     {"_set_mixed_precision_param_dtype", r_set_mixed_precision, METH_O, NULL},
     {"_push_all_rebuilt_params", r_push_all_rebuilt, METH_NOARGS, NULL},
     {"_set_forward_pass_work_handle", r_set_fwd_work, METH_VARARGS, NULL},
@@ -1961,6 +2127,7 @@ typedef struct {
     PyObject *weakrefs;
     PyObject *reducer;
     PyObject *strs, *ints;     /* dicts */
+    int64_t nrecorded;         /* sampled iterations whose runtime stats were set */
 } log_obj;
 
 static PyObject *join_ints(const int *v, int n, const char *sep) {
@@ -2079,10 +2246,42 @@ static PyObject *log_set_construction(PyObject *self, PyObject *args, PyObject *
     Py_RETURN_NONE;
 }
 
+/* upstream's reset_performance_stats, then each duration (skipped when its end precedes its start),
+ * averaged over the sampled iterations, and the events' timestamps */
+static int set_timing(log_obj *l, red_obj *r) {
+    static const char *zeroed[] = {"forward_compute_time", "backward_comm_time", "backward_compute_time",
+                                   "backward_compute_comm_overlap_time", "forward_compute_time_start",
+                                   "backward_compute_time_start", "backward_comm_time_start", "backward_compute_time_end",
+                                   "backward_comm_time_end"};
+    static const struct { const char *avg, *dur; int start, end; } spans[] = {
+        {"avg_forward_compute_time", "forward_compute_time", EV_FWD_START, EV_BWD_COMPUTE_START},
+        {"avg_backward_compute_time", "backward_compute_time", EV_BWD_COMPUTE_START, EV_BWD_COMPUTE_END},
+        {"avg_backward_comm_time", "backward_comm_time", EV_BWD_COMM_START, EV_BWD_COMM_END},
+        {"avg_backward_compute_comm_overlap_time", "backward_compute_comm_overlap_time", EV_BWD_COMM_START, EV_BWD_COMPUTE_END}};
+    static const char *stamps[EV_COUNT] = {"forward_compute_time_start", "backward_compute_time_start",
+                                           "backward_compute_time_end", "backward_comm_time_start", "backward_comm_time_end"};
+    for (size_t i = 0; i < sizeof zeroed / sizeof *zeroed; i++)
+        if (set_i(l, zeroed[i], 0) < 0) return -1;
+    for (size_t i = 0; i < sizeof spans / sizeof *spans; i++) {
+        int64_t d = r->timer[spans[i].end] - r->timer[spans[i].start];
+        if (d < 0) {   /* c10's map[]: the average exists (0) even when not updated */
+            if (!PyDict_GetItemString(l->ints, spans[i].avg) && set_i(l, spans[i].avg, 0) < 0) return -1;
+            continue;
+        }
+        PyObject *a = PyDict_GetItemString(l->ints, spans[i].avg);
+        long long avg = a ? PyLong_AsLongLong(a) : 0;
+        if (set_i(l, spans[i].dur, d) < 0 || set_i(l, spans[i].avg, (d + avg * (l->nrecorded - 1)) / l->nrecorded) < 0) return -1;
+    }
+    for (int e = 0; e < EV_COUNT; e++)
+        if (r->timer[e] != -1 && set_i(l, stamps[e], r->timer[e]) < 0) return -1;
+    return 0;
+}
+
 static PyObject *log_set_runtime(PyObject *self, PyObject *u) {
     log_obj *l = (log_obj *)self;
     red_obj *r = (red_obj *)l->reducer;
-    if (!(r->num_iterations > 0 && (r->num_iterations <= 10 || r->num_iterations % r->sample_rate == 0))) Py_RETURN_NONE;
+    if (!collect_stats(r)) Py_RETURN_NONE;
+    l->nrecorded++;
     if (set_i(l, "iteration", r->num_iterations) < 0) return NULL;
     int64_t unused = 0;
     for (int k = 0; k < r->nunused; k++) {
@@ -2110,6 +2309,7 @@ static PyObject *log_set_runtime(PyObject *self, PyObject *u) {
     }
     if (r->ngro > 0 && set_s(l, "prev_iteration_grad_ready_order_indices", join_ints(r->gro, r->ngro, ", ")) < 0) return NULL;
     if (set_i(l, "num_buckets_reduced", r->reduced_buckets) < 0) return NULL;
+    if (set_timing(l, r) < 0) return NULL;
     Py_RETURN_NONE;
 }
 static PyObject *log_set_error(PyObject *self, PyObject *msg) {
