@@ -839,9 +839,12 @@ static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* _linalg_solve_ex: linalg_solve_backward(grad, result, A, LU, pivots, left, B needs grad) */
+/* _linalg_solve_ex: linalg_solve_backward(grad, result, A, LU, pivots, left, B needs grad). The saved
+ * result is unpacked first (its detach before any op of the formula, as upstream's node unpacks it) */
 static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
+    PyObject *X = result(n, 0);
+    if (!X) return -1;
     bool left = arg_i(n, 2) != 0;
     const tn_meta *am = meta(n, 0);
     const tn_tensor *gt = tn_tensor_of(g[0]);
@@ -849,7 +852,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (vec && gt->ndim > 1)
         for (int i = 0; i < gt->ndim; i++) vec = vec && gt->sizes[i] == tn_meta_sizes(am)[i];
     PyObject *gX = vec ? tn_at_unsqueeze(g[0], -1) : Py_NewRef(g[0]), *gB_ = NULL;
-    if (!gX) return -1;
+    if (!gX) { Py_DECREF(X); return -1; }
     PyObject *A = saved(n, 0);
     if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
         PyObject *AH = la_mH1(A);
@@ -861,21 +864,21 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
         LA_DECREF(LU, piv);
     }
     Py_DECREF(gX);
-    if (!gB_) { Py_XDECREF(A); return -1; }
+    if (!gB_) { LA_DECREF(X, A); return -1; }
     if (need(n, 0)) {
-        PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X)) : NULL;
+        PyObject *Xm = vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X);
         PyObject *XH = la_mH1(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
         PyObject *gA = p ? tn_at_neg(p) : NULL;
-        LA_DECREF(X, Xm, XH, p);
-        if (!gA) { LA_DECREF(A, gB_); return -1; }
+        LA_DECREF(Xm, XH, p);
+        if (!gA) { LA_DECREF(X, A, gB_); return -1; }
         put(n, o, 0, gA);
     }
     if (need(n, 1)) {
         PyObject *gB = vec ? tn_at_squeeze_dim(gB_, -1) : Py_NewRef(gB_);
-        if (!gB) { LA_DECREF(A, gB_); return -1; }
+        if (!gB) { LA_DECREF(X, A, gB_); return -1; }
         put(n, o, 1, gB);
     }
-    LA_DECREF(A, gB_);
+    LA_DECREF(X, A, gB_);
     return 0;
 }
 

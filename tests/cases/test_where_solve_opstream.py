@@ -72,3 +72,33 @@ c = torch.tensor([True, False])
 result = torch.where(c, torch.tensor([1, 2]), 2**63)
 """,
 })
+
+cases("solve_backward_opstream", {
+    "solve_backward": SOLVE + "result = out",
+    "solve_backward_one_input": PRE + """
+out = []
+for ra, rb in ((False, True), (True, False)):
+    A = (torch.randn(3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_(ra)
+    B = torch.randn(3, 2, dtype=torch.float64, requires_grad=rb)
+    X = torch.linalg.solve(A, B)
+    with Trace() as t:
+        X.sum().backward()
+    out.append(([op for op, _, _ in t.ops], A.grad if ra else B.grad))
+result = out
+""",
+    "det_double_backward": PRE + """
+A = (torch.randn(3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_()
+with Trace() as t:
+    d = torch.linalg.det(A)
+    gA, = torch.autograd.grad(d, A, create_graph=True)
+    gA.sum().backward()
+result = ([op for op, _, _ in t.ops], gA.detach(), A.grad)
+""",
+    "det_backward_where_scalar": PRE + """
+A = (torch.randn(3, 3, dtype=torch.float64) + 3 * torch.eye(3, dtype=torch.float64)).requires_grad_()
+d = torch.linalg.det(A)
+with Trace() as t:
+    gA, = torch.autograd.grad(d, A)
+result = (t.ops, gA)
+""",
+}, tol=F64)
