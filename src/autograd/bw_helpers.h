@@ -947,4 +947,13 @@ static inline int tn_bw_put_list(tn_node *n, PyObject **o, int arg, PyObject *l)
  * translated (formulas.c then has it, or the row has none) */
 tn_apply_fn tn_bw_gen_for(int op);
 
+/* FunctionsManual's binary_cross_entropy helpers (forward_formulas.c; the backward formulas of
+ * formulas.c call them too). w / pw may be NULL or None; go NULL in tn_bw_bce_double_backward is
+ * binary_cross_entropy_double_backward_grad_output. New references. */
+PyObject *tn_bw_bce_target_backward(PyObject *grad, PyObject *self, PyObject *target, PyObject *w, int64_t red);
+PyObject *tn_bw_bce_double_backward(PyObject *go, PyObject *grad, PyObject *x, PyObject *t, PyObject *w, int64_t red);
+PyObject *tn_bw_bce_double_backward_target(PyObject *grad, PyObject *go, PyObject *x, PyObject *t, PyObject *w, int64_t red);
+PyObject *tn_bw_bce_logits_backward(PyObject *grad, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red);
+PyObject *tn_bw_bce_logits_target_backward(PyObject *go, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red);
+
 #endif

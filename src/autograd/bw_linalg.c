@@ -434,10 +434,9 @@ PyObject *tn_bw_linalg_det_backward(PyObject *grad, PyObject *det, PyObject *A, 
           KEEP(b = tn_at_expand_as(a, piv)) && KEEP(a = tn_at_diag_embed(b, 0, -2, -1)) && KEEP(d = tn_at_mT(a))))
         goto done;
     if (!tn_grad_enabled()) {
-        /* LU + diag_embed(where(LU.diagonal() == 0, eps, 0.)): where's Scalar form makes `other` first */
+        /* LU + diag_embed(where(LU.diagonal() == 0, eps, 0.)) */
         if (KEEP(a = tn_at_diagonal(LU, 0, -2, -1)) && KEEP(z = tn_at_eq_Scalar(a, TN_SD(0.0))) &&
-            KEEP(b = tn_at_scalar_tensor(TN_SD(0.0), NULL, NULL, NULL, NULL)) &&
-            KEEP(e = tn_at_scalar_tensor(TN_SD(eps), NULL, NULL, NULL, NULL)) && KEEP(a = tn_at_where_self(z, e, b)) &&
+            KEEP(a = tn_at_where_Scalar(z, TN_SD(eps), TN_SD(0.0))) &&
             KEEP(b = tn_at_diag_embed(a, 0, -2, -1)) && KEEP(LU_ = tn_at_add_Tensor(LU, b, TN_SDEF)))
             r = tn_at_linalg_lu_solve(LU_, piv, d, true, !(tn_is_contiguous(at) && !cplx));
     } else if (tn_bw_subclass_like()) {

@@ -405,23 +405,38 @@ static PyObject *d_std_mean_dim(tn_value *a) { return var_like(a, tn_at_std_mean
 
 /* ---- selection ---- */
 
-/* where.ScalarOther(condition, self, other) / where.ScalarSelf(condition, self, other):
- * the tensor .to(result_type(tensor, scalar)), the scalar as scalar_tensor of that dtype, where.self */
-static PyObject *where_scalar(tn_value *a, bool scalar_self) {
-    PyObject *t = a[scalar_self ? 2 : 1].u.obj, *sc = A(scalar_self ? 1 : 2, a);
-    if (!sc) return NULL;
-    /* result_type in C, as upstream's composite computes it (no op a dispatch mode would see) */
-    tn_value rv[2] = {a[scalar_self ? 2 : 1], a[scalar_self ? 1 : 2]};
-    tn_dtype dt = tn_result_type(2, rv);
-    if (dt == TN_DTYPE_UNDEFINED) { Py_DECREF(sc); return NULL; }
-    PyObject *tc = to_dtype(t, dt, false, NULL);
-    PyObject *st = tc ? tn_at_scalar_tensor(TN_SO(sc), TN_DT(dt), NULL, NULL, NULL) : NULL;
-    PyObject *r = st ? tn_at_where_self(a[0].u.obj, scalar_self ? st : tc, scalar_self ? tc : st) : NULL;
-    Py_XDECREF(tc); Py_XDECREF(st); Py_DECREF(sc);
+/* scalar_tensor(s, dtype, strided, like's device): the options upstream's where composites take from
+ * a tensor argument */
+static PyObject *scalar_tensor_on(const tn_value *s, tn_dtype dt, PyObject *like) {
+    PyObject *dev = tn_py_device_new(tn_tensor_of(like)->storage->device, -1);
+    PyObject *r = dev ? tn_at_scalar_tensor(TN_SV(s), TN_DT(dt), tn_py.layout_strided, dev, NULL) : NULL;
+    Py_XDECREF(dev);
     return r;
 }
-static PyObject *d_where_scalar_other(tn_value *a) { return where_scalar(a, false); }
-static PyObject *d_where_scalar_self(tn_value *a) { return where_scalar(a, true); }
+
+/* where.ScalarOther(condition, self, other) / where.ScalarSelf / where.Scalar, as upstream's composites:
+ * the Scalar(s) as scalar_tensor of result_type(self, other) on the tensor's (where.Scalar: the
+ * condition's) device, other's first; then the tensor argument .to(that dtype); then where.self */
+static PyObject *where_scalar(tn_value *a, bool self_scalar, bool other_scalar) {
+    for (int i = 1; i < 3; i++)   /* an int above INT64_MAX refused as the where kernels refuse it (ops/pointwise.c) */
+        if (a[i].tag == TN_V_INT && a[i].uns && tn_cr_check_scalar(&a[i], TN_DTYPE_I64) < 0) return NULL;
+    /* result_type in C, as upstream's composite computes it (no op a dispatch mode would see) */
+    tn_dtype dt = tn_result_type(2, &a[1]);
+    if (dt == TN_DTYPE_UNDEFINED) return NULL;
+    PyObject *like = a[self_scalar ? (other_scalar ? 0 : 2) : 1].u.obj, *t[3] = {NULL, NULL, NULL}, *r = NULL;
+    bool scalar[3] = {false, self_scalar, other_scalar};
+    for (int i = 2; i >= 1; i--)
+        if (scalar[i] && !(t[i] = scalar_tensor_on(&a[i], dt, like))) goto done;
+    for (int i = 1; i <= 2; i++)
+        if (!scalar[i] && !(t[i] = to_dtype(a[i].u.obj, dt, false, NULL))) goto done;
+    r = tn_at_where_self(a[0].u.obj, t[1], t[2]);
+done:
+    Py_XDECREF(t[1]); Py_XDECREF(t[2]);
+    return r;
+}
+static PyObject *d_where_scalar_other(tn_value *a) { return where_scalar(a, false, true); }
+static PyObject *d_where_scalar_self(tn_value *a) { return where_scalar(a, true, false); }
+static PyObject *d_where_scalar(tn_value *a) { return where_scalar(a, true, true); }
 
 /* ---- shape ---- */
 
@@ -1901,7 +1916,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_layer_norm, d_layer_norm, -1}, {TN_ROW_dropout, d_dropout, -1},
     {TN_ROW_embedding_backward, d_embedding_backward, -1},
     {TN_ROW_float_power__Scalar, d_float_power__s, -1}, {TN_ROW_float_power__Tensor, d_float_power__t, -1},
-    {TN_ROW_where_Scalar, d_nondiff, -3}, {TN_ROW_result_type_Scalar_Scalar, d_nondiff, -3},
+    {TN_ROW_result_type_Scalar_Scalar, d_nondiff, -3},
     {TN_ROW_dropout_, d_dropout_, -1}, {TN_ROW_feature_dropout, d_feature_dropout, -1},
     {TN_ROW_feature_dropout_, d_feature_dropout_, -1}, {TN_ROW_alpha_dropout, d_alpha_dropout, -1},
     {TN_ROW_alpha_dropout_, d_alpha_dropout_, -1}, {TN_ROW_feature_alpha_dropout, d_feature_alpha_dropout, -1},
@@ -1910,6 +1925,7 @@ static const struct { int row; tn_decomp_fn fn; int base; } decomps[] = {
     {TN_ROW_var_mean, d_var_mean, -1}, {TN_ROW_var_mean_dim, d_var_mean_dim, -1},
     {TN_ROW_std_mean, d_std_mean, -1}, {TN_ROW_std_mean_dim, d_std_mean_dim, -1},
     {TN_ROW_where_ScalarOther, d_where_scalar_other, -1}, {TN_ROW_where_ScalarSelf, d_where_scalar_self, -1},
+    {TN_ROW_where_Scalar, d_where_scalar, -1},
     {TN_ROW_pad, d_pad, -1}, {TN_ROW__pad_circular, d_pad_circular, -1}, {TN_ROW_movedim_int, d_movedim_int, -1}, {TN_ROW_movedim_intlist, d_movedim_list, -1},
     {TN_ROW_moveaxis_int, d_movedim_int, -1}, {TN_ROW_moveaxis_intlist, d_movedim_list, -1},
     {TN_ROW_unflatten_int, d_unflatten, -1}, {TN_ROW_tile, d_tile, -1},

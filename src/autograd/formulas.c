@@ -70,8 +70,6 @@ PyObject *tn_sum_to(PyObject *g, int ndim, const int64_t *sizes) {
 /* ---- arithmetic ---- */
 
 
-static PyObject *scalar_minus(double c, PyObject *t);
-
 /* ---- reductions ---- */
 
 
@@ -179,17 +177,6 @@ static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
     return r;
 }
 static PyObject *zeros_grad(PyObject *g) { return tn_at_zeros_like(g, NULL, NULL, NULL, NULL, NULL); }
-/* C++ `c - t` (Scalar - Tensor) in upstream's formulas: empty_like(t).fill_(c).sub_(t) */
-static PyObject *scalar_minus(double c, PyObject *t) {
-    if (!t) return NULL;
-    PyObject *e = tn_at_empty_like(t, NULL, NULL, NULL, NULL, NULL);
-    PyObject *f = e ? tn_at_fill__Scalar(e, TN_SD(c)) : NULL;
-    PyObject *r = f ? tn_at_sub__Tensor(e, t, TN_SDEF) : NULL;
-    Py_XDECREF(f);
-    if (!r) { Py_XDECREF(e); return NULL; }
-    Py_DECREF(r);
-    return e;
-}
 
 /* ---- pointwise ---- */
 
@@ -388,35 +375,15 @@ static int f_nll_loss_backward(tn_node *n, PyObject **g, PyObject **o) {
 
 /* ---- loss family (ops/loss.c): derivatives.yaml's loss entries and FunctionsManual's helpers ---- */
 
-/* at::log_sigmoid(x): log_sigmoid_forward(x)[0] */
-static PyObject *log_sigmoid0(PyObject *x) {
-    PyObject *r = x ? tn_at_log_sigmoid_forward(x) : NULL;
-    if (!r) return NULL;
-    PyObject *v = Py_NewRef(PyTuple_GetItem(r, 0));
-    Py_DECREF(r);
-    return v;
-}
 static PyObject *loss_w(tn_node *n, int i, tmps *T) { return is_tensor_arg(n, i) ? keep_(T, saved(n, i)) : Py_None; }
-/* t.div_(numel) for reduction mean, as upstream's helpers end; t borrowed, returns t or NULL */
-static PyObject *loss_mean_div(PyObject *t, tmps *T, int64_t red, const tn_meta *m) {
-    if (!t || red != 1) return t;
-    int64_t numel = 1;
-    for (int d = 0; d < m->ndim; d++) numel *= tn_meta_sizes(m)[d];
-    return keep_(T, tn_at_div__Scalar(t, TN_SI((long long)numel))) ? t : NULL;
-}
 /* binary_cross_entropy(self, target, weight?, reduction) */
 static int f_bce(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *w = loss_w(n, 2, &T);
+    PyObject *x = K(saved(n, 0)), *t = K(saved(n, 1)), *w = loss_w(n, 2, &T);
     long long red = (long long)arg_i(n, 3);
-    if (need(n, 0)) OUTK(0, K(tn_at_binary_cross_entropy_backward(g[0], K(saved(n, 0)), K(saved(n, 1)), w, red)));
-    if (need(n, 1)) {   /* binary_cross_entropy_target_backward: -logit(self) * grad [* weight] [/ numel] */
-        PyObject *gt = K(tn_at_logit(K(saved(n, 0)), NULL));
-        gt = gt && K(tn_at_neg_(gt)) ? gt : NULL;
-        gt = gt && K(tn_at_mul__Tensor(gt, g[0])) ? gt : NULL;
-        if (gt && w != Py_None) gt = K(tn_at_mul__Tensor(gt, w)) ? gt : NULL;
-        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
-    }
+    if (!x || !t || !w) DONE_ERR;
+    if (need(n, 0)) OUTK(0, K(tn_at_binary_cross_entropy_backward(g[0], x, t, w, red)));
+    if (need(n, 1)) OUTK(1, K(tn_bw_bce_target_backward(g[0], x, t, w, red)));
     DONE;
 }
 /* binary_cross_entropy_with_logits(self, target, weight?, pos_weight?, reduction) */
@@ -424,38 +391,9 @@ static int f_bce_logits(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     PyObject *x = K(saved(n, 0)), *t = K(saved(n, 1)), *w = loss_w(n, 2, &T), *pw = loss_w(n, 3, &T);
     long long red = (long long)arg_i(n, 4);
-    if (need(n, 0)) {   /* binary_cross_entropy_with_logits_backward */
-        PyObject *gi;
-        if (pw != Py_None) {
-            PyObject *pt = K(tn_at_mul_Tensor(pw, t));
-            PyObject *a1 = pt ? K(tn_at_add_Scalar(pt, TN_SI(1), TN_SDEF)) : NULL;
-            PyObject *a2 = a1 ? K(tn_at_sub_Tensor(a1, t, TN_SDEF)) : NULL;
-            PyObject *a3 = a2 ? K(tn_at_mul_Tensor(a2, K(tn_at_sigmoid(x)))) : NULL;
-            gi = a3 ? K(tn_at_sub_Tensor(a3, pt, TN_SDEF)) : NULL;
-        } else {
-            PyObject *sg = K(tn_at_sigmoid(x));
-            gi = sg ? K(tn_at_sub_Tensor(sg, t, TN_SDEF)) : NULL;
-        }
-        gi = gi ? K(tn_at_mul_Tensor(gi, g[0])) : NULL;
-        if (gi && w != Py_None) gi = K(tn_at_mul_Tensor(gi, w));
-        OUTK(0, loss_mean_div(gi, &T, red, meta(n, 0)));
-    }
-    if (need(n, 1)) {   /* binary_cross_entropy_with_logits_target_backward */
-        PyObject *gt;
-        if (pw != Py_None) {
-            PyObject *nx = K(tn_at_neg(x));
-            PyObject *l1 = nx ? K(log_sigmoid0(nx)) : NULL;
-            PyObject *l2 = l1 ? K(log_sigmoid0(x)) : NULL;
-            PyObject *m = l2 ? K(tn_at_mul_Tensor(l2, pw)) : NULL;
-            PyObject *d = m ? K(tn_at_sub_Tensor(l1, m, TN_SDEF)) : NULL;
-            gt = d ? K(tn_at_mul_Tensor(d, g[0])) : NULL;
-        } else {
-            PyObject *nx = K(tn_at_neg(x));
-            gt = nx ? K(tn_at_mul_Tensor(nx, g[0])) : NULL;
-        }
-        if (gt && w != Py_None) gt = K(tn_at_mul_Tensor(gt, w));
-        OUTK(1, loss_mean_div(gt, &T, red, meta(n, 1)));
-    }
+    if (!x || !t || !w || !pw) DONE_ERR;
+    if (need(n, 0)) OUTK(0, K(tn_bw_bce_logits_backward(g[0], x, t, w, pw, red)));
+    if (need(n, 1)) OUTK(1, K(tn_bw_bce_logits_target_backward(g[0], x, t, w, pw, red)));
     DONE;
 }
 typedef PyObject *(*loss_backward_fn)(PyObject *grad, PyObject *self, PyObject *target, int64_t reduction, double par);
@@ -471,54 +409,17 @@ static int f_nll_loss2d_backward(tn_node *n, PyObject **g, PyObject **o) {
 }
 
 /* binary_cross_entropy_backward(grad_output, self, target, weight?, reduction):
+ * grad_output: binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction);
  * self: binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction);
- * target: binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction);
- * grad_output's (binary_cross_entropy_double_backward_grad_output) refuses by name */
+ * target: binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction) */
 static int f_bce_backward(tn_node *n, PyObject **g, PyObject **o) {
     T_;
-    PyObject *w = loss_w(n, 3, &T);
+    PyObject *go = K(saved(n, 0)), *x = K(saved(n, 1)), *t = K(saved(n, 2)), *w = loss_w(n, 3, &T);
     int64_t red = arg_i(n, 4);
-    if (need(n, 0)) OUTK(0, K(tn_not_implemented("the derivative of aten::binary_cross_entropy_backward with respect to grad_output")));
-    if (need(n, 1)) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * (grad * grad_output) [* w] [/ numel] */
-        PyObject *x = K(saved(n, 1)), *t = K(saved(n, 2));
-        PyObject *xe = K(tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF));
-        PyObject *om = xe ? K(scalar_minus(1.0, x)) : NULL;
-        PyObject *ome = om ? K(tn_at_add_Scalar(om, TN_SD(1e-12), TN_SDEF)) : NULL;
-        PyObject *p2 = ome ? K(tn_at_pow_Tensor_Scalar(ome, TN_SI(2))) : NULL;
-        PyObject *p1 = p2 ? K(tn_at_pow_Tensor_Scalar(xe, TN_SI(2))) : NULL;
-        PyObject *den = p1 ? K(tn_at_mul_Tensor(p1, p2)) : NULL;
-        PyObject *x2 = den ? K(tn_at_mul_Scalar(x, TN_SI(2))) : NULL;
-        PyObject *x2t = x2 ? K(tn_at_mul_Tensor(x2, t)) : NULL;
-        PyObject *xx = x2t ? K(tn_at_mul_Tensor(x, x)) : NULL;
-        PyObject *sb = xx ? K(tn_at_sub_Tensor(xx, x2t, TN_SDEF)) : NULL;
-        PyObject *num = sb ? K(tn_at_add_Tensor(sb, t, TN_SDEF)) : NULL;
-        PyObject *gi = num ? K(tn_at_div_Tensor(num, den)) : NULL;
-        PyObject *gg = gi ? K(tn_at_mul_Tensor(g[0], K(saved(n, 0)))) : NULL;
-        gi = gg ? K(tn_at_mul_Tensor(gi, gg)) : NULL;
-        if (gi && w != Py_None) gi = K(tn_at_mul_Tensor(gi, w));
-        if (gi && red == 1) {
-            int64_t numel = 1;
-            for (int d = 0; d < meta(n, 1)->ndim; d++) numel *= tn_meta_sizes(meta(n, 1))[d];
-            gi = K(tn_at_div_Scalar(gi, TN_SI((long long)numel)));
-        }
-        OUTK(1, gi);
-    }
-    if (need(n, 2)) {   /* -grad * grad_output [* w] / clamp_min((1 - x) * x, eps) [/ numel] */
-        PyObject *x = K(saved(n, 1));
-        PyObject *ng = K(tn_at_neg(g[0]));
-        PyObject *r = ng ? K(tn_at_mul_Tensor(ng, K(saved(n, 0)))) : NULL;
-        if (r && w != Py_None) r = K(tn_at_mul_Tensor(r, w));
-        PyObject *om = r ? K(scalar_minus(1.0, x)) : NULL;
-        PyObject *den = om ? K(tn_at_mul_Tensor(om, x)) : NULL;
-        if (den) {
-            bool was = tn_grad_mode_set(false);
-            PyObject *c = K(tn_at_clamp_min_(den, TN_SD(1e-12)));
-            tn_grad_mode_set(was);
-            if (!c) den = NULL;
-        }
-        r = den ? K(tn_at_div_Tensor(r, den)) : NULL;
-        OUTK(2, loss_mean_div(r, &T, red, meta(n, 2)));
-    }
+    if (!go || !x || !t || !w) DONE_ERR;
+    if (need(n, 0)) OUTK(0, K(tn_bw_bce_double_backward(NULL, g[0], x, t, w, red)));
+    if (need(n, 1)) OUTK(1, K(tn_bw_bce_double_backward(go, g[0], x, t, w, red)));
+    if (need(n, 2)) OUTK(2, K(tn_bw_bce_double_backward_target(g[0], go, x, t, w, red)));
     DONE;
 }
 
@@ -839,9 +740,12 @@ static int f_linalg_solve_triangular(tn_node *n, PyObject **g, PyObject **o) {
     return 0;
 }
 
-/* _linalg_solve_ex: linalg_solve_backward(grad, result, A, LU, pivots, left, B needs grad) */
+/* _linalg_solve_ex: linalg_solve_backward(grad, result, A, LU, pivots, left, B needs grad). The saved
+ * result is unpacked first (its detach before any op of the formula, as upstream's node unpacks it) */
 static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (!g[0] || (!need(n, 0) && !need(n, 1))) return 0;
+    PyObject *X = result(n, 0);
+    if (!X) return -1;
     bool left = arg_i(n, 2) != 0;
     const tn_meta *am = meta(n, 0);
     const tn_tensor *gt = tn_tensor_of(g[0]);
@@ -849,7 +753,7 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
     if (vec && gt->ndim > 1)
         for (int i = 0; i < gt->ndim; i++) vec = vec && gt->sizes[i] == tn_meta_sizes(am)[i];
     PyObject *gX = vec ? tn_at_unsqueeze(g[0], -1) : Py_NewRef(g[0]), *gB_ = NULL;
-    if (!gX) return -1;
+    if (!gX) { Py_DECREF(X); return -1; }
     PyObject *A = saved(n, 0);
     if (tn_grad_enabled()) {   /* higher order: solve again with A^H */
         PyObject *AH = la_mH1(A);
@@ -861,21 +765,21 @@ static int f__linalg_solve_ex(tn_node *n, PyObject **g, PyObject **o) {
         LA_DECREF(LU, piv);
     }
     Py_DECREF(gX);
-    if (!gB_) { Py_XDECREF(A); return -1; }
+    if (!gB_) { LA_DECREF(X, A); return -1; }
     if (need(n, 0)) {
-        PyObject *X = result(n, 0), *Xm = X ? (vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X)) : NULL;
+        PyObject *Xm = vec ? tn_at_unsqueeze(X, -1) : Py_NewRef(X);
         PyObject *XH = la_mH1(Xm), *p = left ? la_mm(gB_, XH) : la_mm(XH, gB_);
         PyObject *gA = p ? tn_at_neg(p) : NULL;
-        LA_DECREF(X, Xm, XH, p);
-        if (!gA) { LA_DECREF(A, gB_); return -1; }
+        LA_DECREF(Xm, XH, p);
+        if (!gA) { LA_DECREF(X, A, gB_); return -1; }
         put(n, o, 0, gA);
     }
     if (need(n, 1)) {
         PyObject *gB = vec ? tn_at_squeeze_dim(gB_, -1) : Py_NewRef(gB_);
-        if (!gB) { LA_DECREF(A, gB_); return -1; }
+        if (!gB) { LA_DECREF(X, A, gB_); return -1; }
         put(n, o, 1, gB);
     }
-    LA_DECREF(A, gB_);
+    LA_DECREF(X, A, gB_);
     return 0;
 }
 

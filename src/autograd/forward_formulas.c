@@ -128,11 +128,11 @@ static PyObject *intlist(PyObject *o) {   /* an int or a sequence of ints, as a 
 
 static int tdim(PyObject *t) { return tn_tensor_of(t)->ndim; }
 static PyObject *tensor_dtype_obj(PyObject *t) { return tn_py_from_dtype(tn_tensor_of(t)->dtype); }
-/* upstream's areAnyTensorSubclassLike, whose helpers then take out-of-place ops: true inside a
- * torch.func transform (upstream's tensors are functorch wrappers there) or for a vmap
- * BatchedTensor */
+/* upstream's areAnyTensorSubclassLike, whose helpers then take out-of-place ops: true under a
+ * dispatch mode, inside a torch.func transform (upstream's tensors are functorch wrappers there) or
+ * for a vmap BatchedTensor */
 static bool subclass_like(PyObject *const *ts, int n) {
-    if (tn_functorch_depth() > 0) return true;
+    if (tn_functorch_depth() > 0 || tn_bw_subclass_like()) return true;
     for (int i = 0; i < n; i++)
         if (ts[i] && ts[i] != Py_None && tn_bt_level(ts[i])) return true;
     return false;
@@ -1169,7 +1169,7 @@ static PyObject *zeros_of(PyObject *like) {
 
 /* binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
  * -logit(self) * grad [* weight] [/ target.numel() for Mean] */
-static PyObject *bce_target_backward(PyObject *grad, PyObject *self, PyObject *target, PyObject *w, int64_t red) {
+PyObject *tn_bw_bce_target_backward(PyObject *grad, PyObject *self, PyObject *target, PyObject *w, int64_t red) {
     fpool P_ = {{0}, 0};
     PyObject *r = NULL, *g, *a, *ts[] = {grad};
     bool sub = subclass_like(ts, 1);
@@ -1183,24 +1183,25 @@ done:
 }
 
 /* binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction) and
- * its _grad_output form (go NULL): the derivative of bce's backward in input, and in grad_output */
-static PyObject *bce_double_backward(PyObject *go, PyObject *grad, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
+ * its _grad_output form (go NULL): the derivative of bce's backward in input, and in grad_output.
+ * The ops in upstream's order: its compiler evaluates a binary operator's right operand first. */
+PyObject *tn_bw_bce_double_backward(PyObject *go, PyObject *grad, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
     fpool P_ = {{0}, 0};
     PyObject *r = NULL, *xe, *ome, *a, *b, *c, *g;
-    if (!(KP(xe = tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF)) && KP(a = scalar_sub(1.0, x)) &&
-          KP(ome = tn_at_add_Scalar(a, TN_SD(1e-12), TN_SDEF))))
-        goto done;
-    if (go) {   /* (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) */
-        if (!(KP(a = tn_at_mul_Tensor(x, x)) && KP(b = tn_at_mul_Scalar(x, TN_SI(2))) && KP(b = tn_at_mul_Tensor(b, t)) &&
-              KP(a = tn_at_sub_Tensor(a, b, TN_SDEF)) && KP(a = tn_at_add_Tensor(a, t, TN_SDEF)) &&
-              KP(b = tn_at_pow_Tensor_Scalar(xe, TN_SI(2))) && KP(c = tn_at_pow_Tensor_Scalar(ome, TN_SI(2))) &&
-              KP(b = tn_at_mul_Tensor(b, c)) && KP(g = tn_at_div_Tensor(a, b))))
+    if (go) {   /* xe = x + eps, ome = 1 - x + eps; (x^2 - 2 x t + t) / (xe^2 ome^2) */
+        if (!(KP(xe = tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF)) && KP(a = scalar_sub(1.0, x)) &&
+              KP(ome = tn_at_add_Scalar(a, TN_SD(1e-12), TN_SDEF)) && KP(b = tn_at_pow_Tensor_Scalar(ome, TN_SI(2))) &&
+              KP(a = tn_at_pow_Tensor_Scalar(xe, TN_SI(2))) && KP(b = tn_at_mul_Tensor(a, b)) &&
+              KP(a = tn_at_mul_Scalar(x, TN_SI(2))) && KP(a = tn_at_mul_Tensor(a, t)) && KP(c = tn_at_mul_Tensor(x, x)) &&
+              KP(a = tn_at_sub_Tensor(c, a, TN_SDEF)) && KP(a = tn_at_add_Tensor(a, t, TN_SDEF)) && KP(g = tn_at_div_Tensor(a, b))))
             goto done;
         PyObject *ts[] = {g, grad};
         bool sub = subclass_like(ts, 2);
         if (!(KP(a = tn_at_mul_Tensor(grad, go)) && KP(g = mul_maybe(g, a, !sub)))) goto done;
     } else {    /* (x - t) / ((x + eps) (1 - x + eps)) */
-        if (!(KP(a = tn_at_sub_Tensor(x, t, TN_SDEF)) && KP(b = tn_at_mul_Tensor(xe, ome)) && KP(g = tn_at_div_Tensor(a, b))))
+        if (!(KP(a = scalar_sub(1.0, x)) && KP(ome = tn_at_add_Scalar(a, TN_SD(1e-12), TN_SDEF)) &&
+              KP(xe = tn_at_add_Scalar(x, TN_SD(1e-12), TN_SDEF)) && KP(b = tn_at_mul_Tensor(xe, ome)) &&
+              KP(a = tn_at_sub_Tensor(x, t, TN_SDEF)) && KP(g = tn_at_div_Tensor(a, b))))
             goto done;
         PyObject *ts[] = {g, grad};
         if (!KP(g = mul_maybe(g, grad, !subclass_like(ts, 2)))) goto done;
@@ -1214,7 +1215,7 @@ done:
 
 /* binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
  * -grad * grad_output [* weight] / clamp_min((1 - self) * self, 1e-12) [/ target.numel()] */
-static PyObject *bce_double_backward_target(PyObject *grad, PyObject *go, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
+PyObject *tn_bw_bce_double_backward_target(PyObject *grad, PyObject *go, PyObject *x, PyObject *t, PyObject *w, int64_t red) {
     fpool P_ = {{0}, 0};
     PyObject *r = NULL, *res, *a, *den;
     if (!(KP(a = tn_at_neg(grad)) && KP(res = tn_at_mul_Tensor(a, go)))) goto done;
@@ -1235,7 +1236,7 @@ done:
 /* binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):
  * ((pos_weight * target + 1 - target) * sigmoid(input) - pos_weight * target, or sigmoid(input) -
  * target) * grad [* weight] [/ input.numel()]; out-of-place while grad mode is on */
-static PyObject *bce_logits_backward(PyObject *grad, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
+PyObject *tn_bw_bce_logits_backward(PyObject *grad, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
     fpool P_ = {{0}, 0};
     PyObject *r = NULL, *g, *a, *s, *ts[] = {x, t};
     bool gm = tn_grad_enabled(), oop = subclass_like(ts, 2) || gm;
@@ -1260,7 +1261,7 @@ done:
 /* binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight, pos_weight,
  * reduction): (log_sigmoid(-self) - log_sigmoid(self) * pos_weight, or -self) * grad_output
  * [* weight] [/ target.numel()] */
-static PyObject *bce_logits_target_backward(PyObject *go, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
+PyObject *tn_bw_bce_logits_target_backward(PyObject *go, PyObject *x, PyObject *t, PyObject *w, PyObject *pw, int64_t red) {
     fpool P_ = {{0}, 0};
     PyObject *r = NULL, *g, *a, *b;
     if (FDEF(pw)) {
@@ -2024,13 +2025,13 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
         return 0;
     }
     if (!strcmp(name, "binary_cross_entropy_target_backward") && n == 5)
-        RET_(bce_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
+        RET_(tn_bw_bce_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
     if (!strcmp(name, "binary_cross_entropy_double_backward") && n == 6)
-        RET_(bce_double_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
+        RET_(tn_bw_bce_double_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
     if (!strcmp(name, "binary_cross_entropy_double_backward_grad_output") && n == 5)
-        RET_(bce_double_backward(NULL, a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
+        RET_(tn_bw_bce_double_backward(NULL, a0, argv[1].o, argv[2].o, argv[3].o, PyLong_AsLongLong(argv[4].o)));
     if (!strcmp(name, "binary_cross_entropy_double_backward_target") && n == 6)
-        RET_(bce_double_backward_target(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
+        RET_(tn_bw_bce_double_backward_target(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, PyLong_AsLongLong(argv[5].o)));
     if ((!strcmp(name, "binary_cross_entropy_with_logits_backward") ||
          !strcmp(name, "binary_cross_entropy_with_logits_target_backward")) && n == 6) {
         bool tgt = strstr(name, "target") != NULL;
@@ -2039,8 +2040,8 @@ static int call_fn(const char *name, bool method, fv *argv, int n, fv *out) {
             RET_(zeros_of(tgt ? argv[2].o : argv[1].o));
         }
         long long red = PyLong_AsLongLong(argv[5].o);
-        RET_(tgt ? bce_logits_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red)
-                 : bce_logits_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red));
+        RET_(tgt ? tn_bw_bce_logits_target_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red)
+                 : tn_bw_bce_logits_backward(a0, argv[1].o, argv[2].o, argv[3].o, argv[4].o, red));
     }
     if (!strcmp(name, "rms_norm_jvp") && n == 6)
         RET_(rms_norm_jvp(a0, argv[1].o, argv[1].zero, OPT(2), OPT(3), argv[3].zero, argv[4].o, argv[5].o, false));
