@@ -437,14 +437,14 @@ int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v) {
     return convert(o, p, true, true, 0, a, v);
 }
 
-int tn_args_aten_convertible(const tn_arg *p, PyObject *o) {
+int tn_args_aten_convertible(const tn_arg *p, PyObject *o, bool numbers_as_tensors) {
     tn_args a;
     tn_value v;
     a.nowned = a.nints = a.nheap = 0;
     a.out = NULL;
     if (o == Py_None && p->is_list && p->type == TN_TYPE_TENSOR && p->elem_optional && !p->optional) return 0;
     int r = aten_loose(o, p, &v);
-    if (r == 2) r = convert(o, p, true, true, false, &a, &v);
+    if (r == 2) r = convert(o, p, numbers_as_tensors, true, false, &a, &v);
     tn_args_release(&a);
     ovf_pos = -1;
     return r;

@@ -51,9 +51,10 @@ void tn_args_release(tn_args *a);
 int tn_args_convert(const tn_arg *p, PyObject *o, tn_args *a, tn_value *v);
 int tn_args_default(const tn_arg *p, tn_args *a, tn_value *v);
 /* Whether torch.ops would take Python object o for parameter p, by the conversions of a
- * TN_PARSE_ATEN_LOOSE parse (numbers fill Tensors, a Scalar refuses a tensor): 1 yes, 0 no, -1
- * error. Lets functions.c word upstream's schema-matching error for one parameter. */
-int tn_args_aten_convertible(const tn_arg *p, PyObject *o);
+ * TN_PARSE_ATEN_LOOSE parse (numbers fill Tensors when numbers_as_tensors, a Scalar refuses a
+ * tensor): 1 yes, 0 no, -1 error. Lets functions.c word upstream's schema-matching error for one
+ * parameter. */
+int tn_args_aten_convertible(const tn_arg *p, PyObject *o, bool numbers_as_tensors);
 int64_t *tn_args_int_store(tn_args *a, Py_ssize_t n);
 int tn_args_own(tn_args *a, PyObject *o);
 

@@ -244,7 +244,7 @@ static bool jit_row(int row) { return tn_op_script_only(row); }
 static int convertible(int row, const tn_arg *p, PyObject *o) {
     if (p->type == TN_TYPE_ANY && jit_row(row))
         return (PyList_Check(o) || PyTuple_Check(o)) && PySequence_Size(o) == 0;
-    return tn_args_aten_convertible(p, o);
+    return tn_args_aten_convertible(p, o, numbers_as_tensors(tn_op_at(row)->name));
 }
 
 static bool typevar_refuses(int row, const tn_schema *s, PyObject *args, PyObject *kw) {
@@ -397,14 +397,16 @@ static bool dk_composite;
 
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
-    bool numbers_ok = mode == CALL_ATEN || numbers_as_tensors(name);
+    /* a number binds a Tensor parameter for these names only, in every pass, for torch.* /
+     * Tensor.* and torch.ops alike (upstream's parser and its JIT schema matcher share the name
+     * list: torch.ops.aten.add(t, 2) is add.Tensor, torch.ops.aten.eq.Tensor(t, 2) fails) */
+    int numbers = numbers_as_tensors(name) ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0;
     /* torch.ops tries aten's own overloads before TorchScript's (getAllSortedOperatorsFor) */
     for (int phase = 0; phase < (mode == CALL_ATEN ? 2 : 1); phase++)
     for (int pass = 0; pass < 2; pass++) {
-        int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) |
+        int flags = (mode == CALL_ATEN ? TN_PARSE_ATEN : 0) | numbers |
                     (pass == 0 ? 0
                                : TN_PARSE_TENSORS_AS_SCALARS |
-                                     (numbers_ok ? TN_PARSE_NUMBERS_AS_TENSORS | TN_PARSE_NUMBER_SELF : 0) |
                                      (mode == CALL_ATEN && last - first == 1 ? TN_PARSE_ATEN_LOOSE : 0));
         for (int i = first; i < last; i++) {
             int row = mode == CALL_ATEN ? aten_row(first, last, i) : i;
