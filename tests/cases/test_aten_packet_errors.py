@@ -13,9 +13,8 @@ def err(f):
         return ("ok", repr(r))
     except Exception as e:
         return (type(e).__name__, str(e))
-# Where upstream's order of a packet's overloads differs from ours (add: Tensor, Scalar, out, ...;
-# ours yaml's Tensor, out, Scalar, ...) and its TorchScript type variables print as t / t[] (ours
-# Any): the type, the first line, and the reasons of aten's own overloads as a sorted list
+# Where upstream's TorchScript type variables print as t / t[] (ours Any): the type, the first
+# line, and the reasons of aten's own overloads as a sorted list
 def err_set(f):
     t, m = err(f)
     head, _, rest = m.partition("\\n")
