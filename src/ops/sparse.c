@@ -21,6 +21,18 @@
 #include "tn_ops_gen.h"
 
 bool tn_sparse_check_invariants;
+bool tn_sparse_check_invariants_set;
+
+int tn_sparse_warn_implicit_checks(void) {
+    static bool warned;
+    if (warned || tn_sparse_check_invariants_set) return 0;
+    warned = true;
+    return PyErr_WarnEx(PyExc_UserWarning, "Sparse invariant checks are implicitly disabled. Memory errors (e.g. "
+                        "SEGFAULT) will occur when operating on a sparse tensor which violates the invariants, but "
+                        "checks incur performance overhead. To silence this warning, explicitly opt in or out. See "
+                        "`torch.sparse.check_sparse_tensor_invariants.__doc__` for guidance.  (Triggered internally at "
+                        "/__w/pytorch/pytorch/aten/src/ATen/Context.cpp:816.)", 1);
+}
 
 static tn_sparse *SP(PyObject *o) { return o ? tn_sparse_of(o) : NULL; }
 static int64_t nnz_of(const tn_sparse *m) { return tn_tensor_of(m->values)->sizes[0]; }

@@ -8,6 +8,10 @@
 /* torch._C._check_sparse_tensor_invariants (python/serialization.c sets it): sparse_coo_tensor
  * validates its indices against the size when on */
 extern bool tn_sparse_check_invariants;
+/* whether the global setting was ever set (torch.sparse.check_sparse_tensor_invariants): until
+ * then a sparse factory called with check_invariants=None warns once, as upstream's Context */
+extern bool tn_sparse_check_invariants_set;
+int tn_sparse_warn_implicit_checks(void);
 
 /* whether a sparse COO tensor is among the call's tensor arguments (lists included) */
 bool tn_sparse_among(int op, tn_value *args);

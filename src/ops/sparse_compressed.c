@@ -64,6 +64,16 @@ static PyObject *err(const char *msg) {
 static PyObject *make(int kind, const int64_t *size, int ndim, PyObject *ci, PyObject *pi, PyObject *v) {
     PyObject *o = NULL;
     if (!ci || !pi || !v) goto done;
+    static bool warned;   /* upstream's compressed tensor constructor warns once per process */
+    if (!warned) {
+        warned = true;
+        static const char *const names[] = {"CSR", "CSC", "BSR", "BSC"};
+        if (PyErr_WarnFormat(PyExc_UserWarning, 1, "Sparse %s tensor support is in beta state. If you miss a "
+                             "functionality in the sparse tensor support, please submit a feature request to "
+                             "https://github.com/pytorch/pytorch/issues. (Triggered internally at "
+                             "/__w/pytorch/pytorch/aten/src/ATen/SparseCsrTensorImpl.cpp:49.)", names[kind - TN_SPARSE_CSR]) < 0)
+            goto done;
+    }
     tn_storage *st = tn_storage_new(0, tn_tensor_of(v)->storage->device);
     if (!st) { PyErr_NoMemory(); goto done; }
     st->no_data = true;

@@ -109,6 +109,7 @@ static PyObject *sparse_ctor_call(const char *name, int first, int last, PyObjec
                                   PyObject *check, PyObject *rg) {
     bool was = tn_sparse_check_invariants;
     if (check && check != Py_None) tn_sparse_check_invariants = PyObject_IsTrue(check) == 1;
+    else if (tn_sparse_warn_implicit_checks() < 0) return NULL;
     PyObject *r = call_rows_(name, first, last, CALL_FUNCTION, NULL, args, PyDict_Size(kw) ? kw : NULL);
     tn_sparse_check_invariants = was;
     if (r && rg && PyObject_IsTrue(rg) == 1 && PyObject_SetAttrString(r, "requires_grad", Py_True) < 0) Py_CLEAR(r);

@@ -984,6 +984,7 @@ static PyObject *h_set_check_sparse(PyObject *mod, PyObject *arg) {
     int v = PyObject_IsTrue(arg);
     if (v < 0) return NULL;
     tn_sparse_check_invariants = v;
+    tn_sparse_check_invariants_set = true;
     Py_RETURN_NONE;
 }
 
