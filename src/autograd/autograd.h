@@ -77,6 +77,9 @@ struct tn_node {
                                          * output_nr among the differentiable ones (tn_exposed_nr) */
     const char *cpp_name;               /* name() of a node whose type is CppFunction (upstream's
                                          * foreach nodes have no Python class of their own) */
+    uint64_t unsaved;                   /* args a save guard left unsaved (an in-place op's self
+                                         * whose reading formula is not wanted): _saved_<arg> is
+                                         * None, upstream's undefined SavedVariable */
 };
 
 /* ---- nodes (node.c) ---- */
@@ -182,6 +185,8 @@ PyObject *tn_delayed_error(const char *msg, PyObject *t);
 /* ---- grad mode (grad_mode.c) ---- */
 bool tn_grad_enabled(void);
 bool tn_grad_mode_set(bool on);      /* returns the previous value */
+bool tn_below_autograd(void);        /* inside a call autograd runs below itself (grad_mode.c) */
+void tn_below_autograd_step(int d);  /* +1 entering it, -1 leaving */
 bool tn_anomaly_enabled(void);
 bool tn_anomaly_check_nan(void);
 

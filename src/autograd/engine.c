@@ -71,8 +71,10 @@ int tn_accumulate_apply(tn_node *n, PyObject **grads, PyObject **outs) {
         } else if (!gm && Py_REFCNT(g) <= 1 && same_strides(gt, &v->t) && gt->dtype == v->t.dtype) {
             v->grad = tn_at_detach(g);
         } else {
+            /* in the variable's options, as upstream's (a mode sees dtype, layout and device) */
             PyObject *e = tn_at_new_empty_strided(g, TN_IN(v->t.sizes, v->t.ndim), TN_IN(v->t.strides, v->t.ndim),
-                                                  NULL, NULL, NULL, NULL);
+                                                  TN_DT(v->t.dtype), tn_py.layout_strided,
+                                                  v->t.storage->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu, NULL);
             PyObject *c = e ? tn_at_copy_(e, g, false) : NULL;
             Py_XDECREF(e);
             if (!c) return -1;

@@ -8,6 +8,12 @@ static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true;
 #define inference_mode tn_tls_inference_mode
 
 bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
+/* depth of calls autograd runs below itself (record.c): a dispatch mode or Python kernel that
+ * re-enters the door there runs as upstream's below the autograd keys, where no view gets a
+ * no_grad creation mode though grad mode reads off here */
+static _Thread_local int below_depth;
+bool tn_below_autograd(void) { return below_depth > 0; }
+void tn_below_autograd_step(int d) { below_depth += d; }
 bool tn_fwd_grad_enabled(void) { return fwd_grad_enabled; }
 bool tn_grad_mode_set(bool on) {
     bool was = grad_enabled;

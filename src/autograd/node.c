@@ -287,6 +287,7 @@ static PyObject *saved_attr(tn_node *n, const char *name) {
         const char *rest = what + len;
         tn_value *v = &n->args[i];
         if (!*rest) {
+            if (i < 64 && (n->unsaved >> i & 1)) Py_RETURN_NONE;
             if (v->tag == TN_V_TENSOR || (v->tag == TN_V_NONE && n->released && n->arg_nmeta[i]))
                 return tn_node_saved_arg(n, i);
             if (v->tag == TN_V_NONE && n->arg_nmeta[i]) continue;   /* not saved whole */

@@ -104,6 +104,17 @@ static int check_saved_inference(int op, int arg, PyObject *t, const tn_node *n,
     return -1;
 }
 
+/* whether torchgen's guard lets op save argument `arg` (tn_op_save_guards): no guard, or the
+ * guarding input is a tensor whose gradient is wanted (should_compute_output) */
+static bool guard_wants(int op, int arg, const tn_value *args, int nargs) {
+    for (const tn_save_guard *g = tn_op_save_guards; g->op >= 0; g++)
+        if (g->op == op && g->arg == arg && g->guard < nargs) {
+            const tn_value *v = &args[g->guard];
+            return v->tag == TN_V_TENSOR && tn_requires_grad(v->u.obj) && !((tn_tensor_obj *)v->u.obj)->ng_view;
+        }
+    return true;
+}
+
 /* The tensor outputs of a result (borrowed) */
 static int outputs_of(PyObject *res, PyObject **outs, int max) {
     if (tn_py_is_tensor(res)) { outs[0] = res; return 1; }
@@ -189,7 +200,11 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (save) {
                 n->args[i] = *v;
                 PyObject *keep = inplace && i == 0 ? orig_self : v->u.obj;
-                if (!keep) { n->args[i].tag = TN_V_NONE; continue; }
+                if (!keep) {
+                    n->args[i].tag = TN_V_NONE;
+                    if (i < 64) n->unsaved |= 1ull << i;
+                    continue;
+                }
                 n->args[i].u.obj = Py_NewRef(keep);
                 n->arg_ver[i] = tn_tensor_of(keep)->storage->version;
                 if (tn_saved_hooks_top()) {   /* saved_tensors_hooks: keep what pack returns */
@@ -422,6 +437,14 @@ static int inplace_leaf_check(PyObject *self) {
     return 0;
 }
 
+/* the op below autograd (grad mode already off), marked so re-entries know (tn_below_autograd) */
+static PyObject *run_below(int op, tn_value *args) {
+    tn_below_autograd_step(1);
+    PyObject *r = tn_door_below_autograd(op, args);
+    tn_below_autograd_step(-1);
+    return r;
+}
+
 /* An in-place foreach op with no per-tensor in-place op to run (_foreach_maximum_.List: no
  * maximum_) or no derivative at all (_foreach_copy_, _foreach_maximum_.Scalar): the foreach kernel
  * runs once below autograd, then each written tensor gets, as upstream's generated code gives it,
@@ -454,7 +477,7 @@ static PyObject *foreach_inplace_record(int op, int ref, tn_value *args, const t
         vers[i] = tn_tensor_of(t)->storage->version;
     }
     bool was = tn_grad_mode_set(false);
-    res = tn_door_below_autograd(op, args);
+    res = run_below(op, args);
     tn_grad_mode_set(was);
     if (!res) goto done;
     for (Py_ssize_t i = 0; i < len; i++) {
@@ -518,7 +541,7 @@ static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema
     if (!rapply) rapply = refuse_apply;
     uint64_t seq = tn_next_sequence_nr();   /* upstream makes the node before the op runs */
     bool was = tn_grad_mode_set(false);
-    PyObject *res = tn_door_below_autograd(op, args);
+    PyObject *res = run_below(op, args);
     tn_grad_mode_set(was);
     if (!res) return NULL;
     if (!PyTuple_Check(res) && !PyList_Check(res)) return res;
@@ -625,7 +648,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
      * spellings of Tensor.data / requires_grad_, which set or drop autograd state themselves */
     if (ad->nondiff || op == TN_ROW_detach || op == TN_ROW_detach_ || op == TN_ROW_data || op == TN_ROW_requires_grad_) {
         bool was = tn_grad_mode_set(false);
-        PyObject *r = tn_door_below_autograd(op, args);
+        PyObject *r = run_below(op, args);
         tn_grad_mode_set(was);
         return r;
     }
@@ -676,10 +699,11 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
      * upstream's generated code does (original_self). The copy is made with grad mode on, so it
      * hangs on self's history (CloneBackward0) and a double backward through the formula reaches
      * self's past, as upstream's; upstream makes the op's node first, then the clone, so the
-     * node's sequence number is taken before the clone's. */
+     * node's sequence number is taken before the clone's; and only when the formula reading it
+     * is wanted (mul_(2) on a view clones nothing). */
     PyObject *orig_self = NULL;
     uint64_t seq = 0;
-    if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR) {
+    if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR && guard_wants(op, 0, args, s->nargs)) {
         seq = tn_next_sequence_nr();
         if (!(orig_self = tn_at_clone(args[0].u.obj, NULL))) return NULL;
     }
@@ -707,7 +731,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_view_refresh(args[0].u.obj);
         if (((tn_tensor_obj *)args[0].u.obj)->grad_fn) self_view = (tn_tensor_obj *)args[0].u.obj;
     }
-    PyObject *res = tn_door_below_autograd(op, args);
+    PyObject *res = run_below(op, args);
     tn_grad_mode_set(was);
     if (!res) { Py_XDECREF(orig_self); return NULL; }
     if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)

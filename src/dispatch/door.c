@@ -1079,7 +1079,8 @@ PyObject *tn_door_call(int op, tn_value *args) {
     if (tn_forward_wants(op, args)) return tn_forward_call(op, args);
     if (tn_autograd_wants(op, args)) return tn_autograd_call(op, args);
     PyObject *r = tn_door_below_autograd(op, args);
-    if (r && !tn_grad_enabled()) tn_ng_view_mark(r, op, args);   /* views made in no_grad mode (views.c) */
+    /* views made in no_grad mode (views.c); not below autograd (a dispatch mode's re-entry) */
+    if (r && !tn_grad_enabled() && !tn_below_autograd()) tn_ng_view_mark(r, op, args);
     return r;
 }
 

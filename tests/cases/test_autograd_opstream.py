@@ -158,3 +158,46 @@ result = (t.ops, r)
     "to_autocast": "x = torch.ones(1, 3, 2, 2)\nwith torch.autocast('cpu', dtype=torch.bfloat16):\n"
                    "    r = (x.to(memory_format=torch.channels_last).stride(), x.to(memory_format=torch.channels_last).dtype)\nresult = r",
 })
+
+# In-place ops on views while a mode is active: the views a mode's handler makes run below
+# autograd (no no_grad creation mode, so the in-place is recorded: CopySlices), and an in-place op
+# clones self only when the formula reading it is wanted (mul_(2) and mul_(tensor without grad)
+# clone nothing; _saved_self is then None, as upstream's undefined SavedVariable).
+cases("opstream_view_inplace", {
+    "slice_narrow_inplace_under_mode": PRE + """
+x = torch.randn(4, 3, requires_grad=True)
+with Trace() as t:
+    y = x * 1
+    y[1:3].mul_(2)
+    y.narrow(1, 0, 2).add_(1)
+    y.select(0, 3).mul_(torch.randn(3))
+    y.sum().backward()
+result = (t.ops, x.grad, type(y.grad_fn).__name__)
+""",
+    # a leaf's first gradient that cannot be stolen (other strides or dtype) is copied into
+    # new_empty_strided in the leaf's dtype, layout and device (a mode sees the keywords)
+    "leaf_grad_new_empty_strided": """
+from torch.utils._python_dispatch import TorchDispatchMode
+class KwTrace(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append((str(func), repr(kwargs)))
+        return func(*args, **(kwargs or {}))
+B = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+C = torch.randn(2, 3, requires_grad=True)
+with KwTrace() as t:
+    (B.t().float() * 2).sum().backward()
+    (C.t() * 3).sum().backward()
+result = (t.ops, B.grad, C.grad, B.grad.stride(), C.grad.stride())
+""",
+    "inplace_saved_self": """
+x = torch.randn(3, requires_grad=True); o = torch.randn(3); w = torch.randn(3, requires_grad=True)
+y = x * 1; y.mul_(o)
+z = x * 1; z.mul_(w)
+d = x * 1; d.div_(o)
+z.sum().backward()
+result = (y.grad_fn._saved_self, y.grad_fn._saved_other, z.grad_fn._saved_self, d.grad_fn._saved_self, x.grad, w.grad)
+""",
+})
