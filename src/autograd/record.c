@@ -63,7 +63,8 @@ static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
 }
 /* An aten op upstream's derivatives.yaml has no entry for: upstream records a NotImplemented node
  * whose backward raises RuntimeError "derivative for aten::<name> is not implemented". (An op of
- * another namespace, torchnative's own, is refused by name: refuse_apply.) */
+ * torchnative's own namespace is refused by name: refuse_apply; upstream's other namespaces take
+ * autograd's fallback, fallback_call.) */
 static int no_derivative_apply(tn_node *n, PyObject **g, PyObject **o) {
     const tn_op_def *d = tn_op_at(n->op);
     if (strstr(d->name, "::")) return refuse_apply(n, g, o);
@@ -116,6 +117,84 @@ static int outputs_of(PyObject *res, PyObject **outs, int max) {
         }
     }
     return n;
+}
+
+/* ---- operators without an autograd kernel (upstream's basic autograd fallback) ----
+ * Upstream registers no autograd kernel for the operators of its other namespaces (quantized::,
+ * _quantized::, ...): autograd's fallback (autograd_not_implemented_fallback.cpp, mode "warn")
+ * runs them and, with grad mode on and a tensor argument requiring grad, gives each
+ * differentiable output that is not written in place and does not already require grad a node
+ * of type CppFunction named torch::autograd::WarnNotImplemented, made before the op runs, with an
+ * edge per tensor argument (each tensor of a list; None for one not requiring grad). Its backward
+ * warns and returns no gradient: the inputs' .grad stays None (measured on upstream 2.13.0). */
+static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: an autograd kernel was not registered to the Autograd key(s) but we are trying to "
+             "backprop through it. This may lead to silently incorrect behavior. This behavior is deprecated and will "
+             "be removed in a future version of PyTorch. If your operator is differentiable, please ensure you have "
+             "registered an autograd kernel to the correct Autograd key (e.g. DispatchKey::Autograd, "
+             "DispatchKey::CompositeImplicitAutograd). If your operator is not differentiable, or to squash this "
+             "warning and use the previous behavior, please register torch::CppFunction::makeFallthrough() to "
+             "DispatchKey::Autograd. (Triggered internally at "
+             "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_not_implemented_fallback.cpp:76.)", tn_op_at(n->op)->name);
+    return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
+}
+
+static bool takes_fallback(const tn_op_def *d) {
+    return strstr(d->name, "::") && strncmp(d->name, "torchnative::", 13) != 0;
+}
+
+static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
+    int nnext = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR) nnext++;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++)
+            nnext += tn_py_is_tensor(PyTuple_GetItem(args[i].u.obj, k));
+    }
+    tn_node *n = tn_node_new("CppFunction", TN_NODE_OP, nnext, s->nrets);
+    if (!n) return NULL;
+    n->cpp_name = "torch::autograd::WarnNotImplemented";
+    n->op = op;
+    n->apply = warn_not_implemented_apply;
+    int e = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && tn_gradient_edge(args[i].u.obj, &n->next[e++]) < 0) { Py_DECREF(n); return NULL; }
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+            PyObject *t = PyTuple_GetItem(args[i].u.obj, k);
+            if (tn_py_is_tensor(t) && tn_gradient_edge(t, &n->next[e++]) < 0) { Py_DECREF(n); return NULL; }
+        }
+    }
+    bool was = tn_grad_mode_set(false);
+    PyObject *res = tn_door_below_autograd(op, args);
+    tn_grad_mode_set(was);
+    if (!res) { Py_DECREF(n); return NULL; }
+    PyObject *outs[16];
+    int nouts = outputs_of(res, outs, 16);
+    if (nouts > n->nout) {   /* a Tensor[] return */
+        tn_meta *m = realloc(n->out_meta, (size_t)nouts * sizeof *m);
+        if (!m) { PyErr_NoMemory(); goto fail; }
+        memset(m + n->nout, 0, (size_t)(nouts - n->nout) * sizeof *m);
+        n->out_meta = m;
+        n->nout = nouts;
+    }
+    for (int k = 0; k < nouts; k++) {
+        PyObject *t = outs[k];
+        bool mutable_out = k < s->nrets && s->rets[k].is_write;
+        if (!t || !differentiable_dtype(tn_tensor_of(t)->dtype) || mutable_out || tn_requires_grad(t)) {
+            if (k < 64) n->nodiff_out |= 1ull << k;
+            continue;
+        }
+        tn_meta_set(&n->out_meta[k], tn_tensor_of(t));
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
+        o->output_nr = k;
+    }
+    Py_DECREF(n);
+    return res;
+fail:
+    Py_DECREF(n);
+    Py_DECREF(res);
+    return NULL;
 }
 
 static int copy_value(tn_value *dst, const tn_value *src) {
@@ -620,6 +699,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     const tn_op_def *d = tn_op_at(op);
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
+    if (takes_fallback(d)) return fallback_call(op, args, s);
     tn_apply_fn apply = NULL;
     /* upstream's DONT_REQUIRE_DERIVATIVE (results depend only on shapes), detach, and the aten
      * spellings of Tensor.data / requires_grad_, which set or drop autograd state themselves */
