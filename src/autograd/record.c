@@ -226,13 +226,19 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
     for (int k = 0; k < nouts; k++)
         if (outs[k] && (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype)) any_diff = true;
     if (!any_diff) return res;
-    /* edges */
+    /* edges; an aten op without a derivatives.yaml entry takes upstream's
+     * autogradNotImplementedFallback, whose node has edges only for the tensors requiring grad */
+    bool req_only = apply == no_derivative_apply;
     int nnext = 0;
     bool any_edge = false;
     for (int i = 0; i < s->nargs && i < 64; i++) {
         if (!(dmask >> i & 1)) continue;
-        if (args[i].tag == TN_V_TENSORLIST) nnext += (int)PyTuple_Size(args[i].u.obj);
-        else if (s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list) nnext++;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+            PyObject *t = PyTuple_GetItem(args[i].u.obj, k);
+            nnext += !req_only || (tn_py_is_tensor(t) && tn_requires_grad(t));
+        }
+        if (args[i].tag != TN_V_TENSORLIST && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
+            nnext += !req_only || (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj));
     }
     tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, nouts);
     if (!n) { Py_DECREF(res); return NULL; }
@@ -259,7 +265,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             n->arg_nmeta[i] = 1;
             if (!(n->arg_meta[i] = calloc(1, sizeof(tn_meta)))) goto nomem;
             tn_meta_set(&n->arg_meta[i][0], inplace && i == 0 ? self_before : tn_tensor_of(v->u.obj));
-            if (diff) {
+            if (diff && (!req_only || tn_requires_grad(v->u.obj))) {
                 n->arg_edge[i] = e;
                 if (tn_gradient_edge(v->u.obj, &n->next[e]) < 0) goto fail;
                 if (n->next[e].fn || ng_requires(v->u.obj)) any_edge = true;
@@ -286,9 +292,9 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (diff) n->arg_edge[i] = e;
             for (Py_ssize_t k = 0; k < len; k++) {
                 PyObject *t = PyTuple_GetItem(v->u.obj, k);
-                if (!tn_py_is_tensor(t)) { if (diff) e++; continue; }
+                if (!tn_py_is_tensor(t)) { if (diff && !req_only) e++; continue; }
                 tn_meta_set(&n->arg_meta[i][k], tn_tensor_of(t));
-                if (diff) {
+                if (diff && (!req_only || tn_requires_grad(t))) {
                     if (tn_gradient_edge(t, &n->next[e]) < 0) goto fail;
                     if (n->next[e].fn || ng_requires(t)) any_edge = true;
                     e++;
@@ -297,7 +303,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (save) { if (copy_value(&n->args[i], v) < 0) goto nomem; }
             else n->args[i].tag = TN_V_NONE;
         } else {
-            if (diff && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
+            if (diff && !req_only && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
                 n->arg_edge[i] = e++;   /* optional Tensor? given as None */
             if (copy_value(&n->args[i], v) < 0) goto nomem;
         }
@@ -709,6 +715,10 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_grad_mode_set(was);
         return r;
     }
+    /* upstream generates this op's autograd kernel though derivatives.yaml has no entry for it: it
+     * sets history on every output, and its integer outputs (the indices' dtype) refuse */
+    if (op == TN_ROW__embedding_bag_forward_only && args[1].tag == TN_V_TENSOR)
+        return PyErr_Format(PyExc_RuntimeError, "Autograd not support dtype: %s", tn_dtype_cpp_name(tn_tensor_of(args[1].u.obj)->dtype));
     if (!strncmp(d->name, "_foreach_", 9) && foreach_len(s, args) >= 0) {
         bool ip = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only && args[0].tag == TN_V_TENSORLIST;
         if (ip && tn_op_foreach_ref[op] >= 0) return foreach_inplace(tn_op_foreach_ref[op], args, s);

@@ -83,6 +83,14 @@ e, x.grad""",
     "err_double_input": "err(lambda: Q.linear_dynamic(x.double(), p))",
 }, setup=SETUP, vars=False)
 
+# aten ops without a derivatives.yaml entry (upstream's autogradNotImplementedFallback): a
+# NotImplemented node whose edges are only the tensors requiring grad; backward raises
+cases("aten_no_derivative", {
+    "edges_requiring_only": "x = torch.rand(2, 4, requires_grad=True); y = torch.rand(2, 4); r = torch._chunk_cat([x, y], 1, 2); graph(r), graph(torch._chunk_cat([y, x * 2, y], 1, 2)), err(lambda: r.sum().backward())",
+    "foreach_mixed_lists": "x = torch.rand(3, requires_grad=True); y = torch.rand(3); [graph(t) for t in torch._foreach_addcmul([x, y], [y, x], [y, y], torch.tensor([1., 2.]))]",
+    "embedding_bag_forward_only_integer_outputs": "w = torch.randn(10, 3, requires_grad=True); [err(lambda: torch.ops.aten._embedding_bag_forward_only(w, torch.tensor([1, 2, 4], dtype=t), torch.tensor([0, 1], dtype=t))) for t in (torch.int32, torch.int64)], w.grad",
+}, setup=GRAPH + ERR, vars=False)
+
 LAYOUT = """
 import warnings
 warnings.simplefilter("ignore")
