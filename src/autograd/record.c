@@ -812,10 +812,6 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
     if (!apply) apply = ad->node ? refuse_apply : no_derivative_apply;
     uint64_t dmask = ad->node ? ad->diff : ~0ull;
-    if (!ad->node && !strncmp(d->name, "_foreach_", 9))   /* as measured: a tensor beside the lists (addcmul.Tensor's
-                                                             * scalars) is an input only when it requires grad */
-        for (int i = 0; i < s->nargs && i < 64; i++)
-            if (args[i].tag == TN_V_TENSOR && !tn_requires_grad(args[i].u.obj)) dmask &= ~(1ull << i);
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,
