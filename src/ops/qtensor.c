@@ -7,6 +7,7 @@
  * kernels/ref/fakequant.c (quantize: fmaf(x, 1 / scale, zp) rounded half to even, as upstream's
  * FMA build; dequantize in float per tensor, in double per channel). */
 #include "ops/qtensor.h"
+#include "core/profiler.h"
 
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
@@ -77,8 +78,10 @@ static PyObject *new_qtensor(int nd, const int64_t *sizes, tn_dtype qd, const tn
     if (mf == tn_py.memory_format_preserve) return tn_fq_error("unsupported memory format Preserve");
     if (warn_deprecated() < 0) return NULL;
     bool dense = !mf || mf == Py_None || mf == tn_py.memory_format_contiguous;
+    int hid = tn_prof_set_hidden(1);   /* upstream's new_qtensor is no profiler event */
     PyObject *r = dense ? tn_tensor_new_empty(nd, sizes, qd, TN_DEVICE_CPU)
                         : tn_at_empty_memory_format(TN_IN(sizes, nd), TN_DT(underlying(qd)), NULL, NULL, NULL, mf);
+    tn_prof_set_hidden(hid);
     if (r) tn_tensor_of(r)->dtype = qd;   /* a fresh tensor: its integers under the quantized dtype */
     if (r && tn_quant_set(r, q) < 0) Py_CLEAR(r);
     return r;

@@ -133,4 +133,9 @@ cases("quant_layout", {
     "err_empty_affine_rank_3d": "torch._empty_affine_quantized([2, 3, 4, 5], dtype=torch.quint8, memory_format=torch.channels_last_3d)",
     "err_empty_affine_preserve": "torch._empty_affine_quantized([2, 3, 4, 5], dtype=torch.quint8, memory_format=torch.preserve_format)",
     "err_quantize_axis_negative": "qc(x, -1)",
+    "profiler_events": """
+with torch.profiler.profile() as prof:
+    q = qt(cl)
+    r = q.dequantize()
+sorted((e.key, e.count) for e in prof.key_averages())""",
 }, setup=LAYOUT, strides=True)
