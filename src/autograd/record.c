@@ -63,7 +63,8 @@ static int refuse_apply(tn_node *n, PyObject **g, PyObject **o) {
 }
 /* An aten op upstream's derivatives.yaml has no entry for: upstream records a NotImplemented node
  * whose backward raises RuntimeError "derivative for aten::<name> is not implemented". (An op of
- * another namespace, torchnative's own, is refused by name: refuse_apply.) */
+ * torchnative's own namespace is refused by name: refuse_apply; upstream's other namespaces take
+ * autograd's fallback, fallback_call.) */
 static int no_derivative_apply(tn_node *n, PyObject **g, PyObject **o) {
     const tn_op_def *d = tn_op_at(n->op);
     if (strstr(d->name, "::")) return refuse_apply(n, g, o);
@@ -129,6 +130,84 @@ static int outputs_of(PyObject *res, PyObject **outs, int max) {
     return n;
 }
 
+/* ---- operators without an autograd kernel (upstream's basic autograd fallback) ----
+ * Upstream registers no autograd kernel for the operators of its other namespaces (quantized::,
+ * _quantized::, ...): autograd's fallback (autograd_not_implemented_fallback.cpp, mode "warn")
+ * runs them and, with grad mode on and a tensor argument requiring grad, gives each
+ * differentiable output that is not written in place and does not already require grad a node
+ * of type CppFunction named torch::autograd::WarnNotImplemented, made before the op runs, with an
+ * edge per tensor argument (each tensor of a list; None for one not requiring grad). Its backward
+ * warns and returns no gradient: the inputs' .grad stays None (measured on upstream 2.13.0). */
+static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s: an autograd kernel was not registered to the Autograd key(s) but we are trying to "
+             "backprop through it. This may lead to silently incorrect behavior. This behavior is deprecated and will "
+             "be removed in a future version of PyTorch. If your operator is differentiable, please ensure you have "
+             "registered an autograd kernel to the correct Autograd key (e.g. DispatchKey::Autograd, "
+             "DispatchKey::CompositeImplicitAutograd). If your operator is not differentiable, or to squash this "
+             "warning and use the previous behavior, please register torch::CppFunction::makeFallthrough() to "
+             "DispatchKey::Autograd. (Triggered internally at "
+             "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_not_implemented_fallback.cpp:76.)", tn_op_at(n->op)->name);
+    return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
+}
+
+static bool takes_fallback(const tn_op_def *d) {
+    return strstr(d->name, "::") && strncmp(d->name, "torchnative::", 13) != 0;
+}
+
+static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
+    int nnext = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR) nnext++;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++)
+            nnext += tn_py_is_tensor(PyTuple_GetItem(args[i].u.obj, k));
+    }
+    tn_node *n = tn_node_new("CppFunction", TN_NODE_OP, nnext, s->nrets);
+    if (!n) return NULL;
+    n->cpp_name = "torch::autograd::WarnNotImplemented";
+    n->op = op;
+    n->apply = warn_not_implemented_apply;
+    int e = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag == TN_V_TENSOR && tn_gradient_edge(args[i].u.obj, &n->next[e++]) < 0) { Py_DECREF(n); return NULL; }
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+            PyObject *t = PyTuple_GetItem(args[i].u.obj, k);
+            if (tn_py_is_tensor(t) && tn_gradient_edge(t, &n->next[e++]) < 0) { Py_DECREF(n); return NULL; }
+        }
+    }
+    bool was = tn_grad_mode_set(false);
+    PyObject *res = tn_door_below_autograd(op, args);
+    tn_grad_mode_set(was);
+    if (!res) { Py_DECREF(n); return NULL; }
+    PyObject *outs[16];
+    int nouts = outputs_of(res, outs, 16);
+    if (nouts > n->nout) {   /* a Tensor[] return */
+        tn_meta *m = realloc(n->out_meta, (size_t)nouts * sizeof *m);
+        if (!m) { PyErr_NoMemory(); goto fail; }
+        memset(m + n->nout, 0, (size_t)(nouts - n->nout) * sizeof *m);
+        n->out_meta = m;
+        n->nout = nouts;
+    }
+    for (int k = 0; k < nouts; k++) {
+        PyObject *t = outs[k];
+        bool mutable_out = k < s->nrets && s->rets[k].is_write;
+        if (!t || !differentiable_dtype(tn_tensor_of(t)->dtype) || mutable_out || tn_requires_grad(t)) {
+            if (k < 64) n->nodiff_out |= 1ull << k;
+            continue;
+        }
+        tn_meta_set(&n->out_meta[k], tn_tensor_of(t));
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
+        o->output_nr = k;
+    }
+    Py_DECREF(n);
+    return res;
+fail:
+    Py_DECREF(n);
+    Py_DECREF(res);
+    return NULL;
+}
+
 static int copy_value(tn_value *dst, const tn_value *src) {
     *dst = *src;
     switch (src->tag) {
@@ -158,13 +237,19 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
     for (int k = 0; k < nouts; k++)
         if (outs[k] && (odmask >> k & 1) && differentiable_dtype(tn_tensor_of(outs[k])->dtype)) any_diff = true;
     if (!any_diff) return res;
-    /* edges */
+    /* edges; an aten op without a derivatives.yaml entry takes upstream's
+     * autogradNotImplementedFallback, whose node has edges only for the tensors requiring grad */
+    bool req_only = apply == no_derivative_apply;
     int nnext = 0;
     bool any_edge = false;
     for (int i = 0; i < s->nargs && i < 64; i++) {
         if (!(dmask >> i & 1)) continue;
-        if (args[i].tag == TN_V_TENSORLIST) nnext += (int)PyTuple_Size(args[i].u.obj);
-        else if (s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list) nnext++;
+        for (Py_ssize_t k = 0; args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
+            PyObject *t = PyTuple_GetItem(args[i].u.obj, k);
+            nnext += !req_only || (tn_py_is_tensor(t) && tn_requires_grad(t));
+        }
+        if (args[i].tag != TN_V_TENSORLIST && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
+            nnext += !req_only || (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj));
     }
     tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, nouts);
     if (!n) { Py_DECREF(res); return NULL; }
@@ -191,7 +276,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             n->arg_nmeta[i] = 1;
             if (!(n->arg_meta[i] = calloc(1, sizeof(tn_meta)))) goto nomem;
             tn_meta_set(&n->arg_meta[i][0], inplace && i == 0 ? self_before : tn_tensor_of(v->u.obj));
-            if (diff) {
+            if (diff && (!req_only || tn_requires_grad(v->u.obj))) {
                 n->arg_edge[i] = e;
                 if (tn_gradient_edge(v->u.obj, &n->next[e]) < 0) goto fail;
                 if (n->next[e].fn || ng_requires(v->u.obj)) any_edge = true;
@@ -222,9 +307,9 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (diff) n->arg_edge[i] = e;
             for (Py_ssize_t k = 0; k < len; k++) {
                 PyObject *t = PyTuple_GetItem(v->u.obj, k);
-                if (!tn_py_is_tensor(t)) { if (diff) e++; continue; }
+                if (!tn_py_is_tensor(t)) { if (diff && !req_only) e++; continue; }
                 tn_meta_set(&n->arg_meta[i][k], tn_tensor_of(t));
-                if (diff) {
+                if (diff && (!req_only || tn_requires_grad(t))) {
                     if (tn_gradient_edge(t, &n->next[e]) < 0) goto fail;
                     if (n->next[e].fn || ng_requires(t)) any_edge = true;
                     e++;
@@ -233,7 +318,7 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
             if (save) { if (copy_value(&n->args[i], v) < 0) goto nomem; }
             else n->args[i].tag = TN_V_NONE;
         } else {
-            if (diff && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
+            if (diff && !req_only && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
                 n->arg_edge[i] = e++;   /* optional Tensor? given as None */
             if (copy_value(&n->args[i], v) < 0) goto nomem;
         }
@@ -643,6 +728,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     const tn_op_def *d = tn_op_at(op);
     const tn_schema *s = tn_op_schema(op);
     if (!s) return NULL;
+    if (takes_fallback(d)) return fallback_call(op, args, s);
     tn_apply_fn apply = NULL;
     /* upstream's DONT_REQUIRE_DERIVATIVE (results depend only on shapes), detach, and the aten
      * spellings of Tensor.data / requires_grad_, which set or drop autograd state themselves */
@@ -652,6 +738,10 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_grad_mode_set(was);
         return r;
     }
+    /* upstream generates this op's autograd kernel though derivatives.yaml has no entry for it: it
+     * sets history on every output, and its integer outputs (the indices' dtype) refuse */
+    if (op == TN_ROW__embedding_bag_forward_only && args[1].tag == TN_V_TENSOR)
+        return PyErr_Format(PyExc_RuntimeError, "Autograd not support dtype: %s", tn_dtype_cpp_name(tn_tensor_of(args[1].u.obj)->dtype));
     if (!strncmp(d->name, "_foreach_", 9) && foreach_len(s, args) >= 0) {
         bool ip = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only && args[0].tag == TN_V_TENSORLIST;
         if (ip && tn_op_foreach_ref[op] >= 0) return foreach_inplace(tn_op_foreach_ref[op], args, s);
@@ -746,10 +836,6 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     if (!apply) apply = ad->has_formula ? tn_formula_for(op) : NULL;
     if (!apply) apply = ad->node ? refuse_apply : no_derivative_apply;
     uint64_t dmask = ad->node ? ad->diff : ~0ull;
-    if (!ad->node && !strncmp(d->name, "_foreach_", 9))   /* as measured: a tensor beside the lists (addcmul.Tensor's
-                                                             * scalars) is an input only when it requires grad */
-        for (int i = 0; i < s->nargs && i < 64; i++)
-            if (args[i].tag == TN_V_TENSOR && !tn_requires_grad(args[i].u.obj)) dmask &= ~(1ull << i);
     if (!name) name = "NotImplemented";
     if (apply == refuse_composite_apply) { dmask = ~0ull; name = "NotImplemented"; }
     PyObject *r = record(op, args, s, res, apply, name, dmask, ad->node ? ad->save : 0, ad->node ? ad->save_out : 0,

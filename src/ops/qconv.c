@@ -634,21 +634,6 @@ static PyObject *op_conv_transpose2d(tn_value *a) { return run(a, "quantized::co
 static PyObject *op_conv_transpose1d(tn_value *a) { return run(a, "quantized::conv_transpose1d", 0, 1); }
 static PyObject *op_conv_transpose3d(tn_value *a) { return run(a, "quantized::conv_transpose3d", 0, 0); }
 
-/* upstream's dequantize: the float values with the quantized tensor's strides (an empty one: contiguous) */
-static PyObject *dequantize_as(PyObject *qy) {
-    PyObject *y = tn_at_dequantize_self(qy);
-    const tn_tensor *qt = tn_tensor_of(qy);
-    if (!y || tn_numel(qt) == 0) return y;
-    PyObject *dt = tn_py_from_dtype(TN_DTYPE_F32);
-    PyObject *e = dt ? tn_at_empty_strided(TN_IN(qt->sizes, qt->ndim), TN_IN(qt->strides, qt->ndim), dt, NULL, NULL, NULL) : NULL;
-    PyObject *cp = e ? tn_at_copy_(e, y, false) : NULL;
-    Py_XDECREF(dt);
-    Py_DECREF(y);
-    if (!cp) Py_XDECREF(e);
-    Py_XDECREF(cp);
-    return cp ? e : NULL;
-}
-
 /* quantized::conv{1,2,3}d_dynamic / conv_transpose{1,2,3}d_dynamic(Tensor qx, Any packed_weight, bool
  * reduce_range=False): upstream's apply_dynamic (measured identical): the float input quantized per
  * tensor to quint8 with ChooseQuantizationParams(min, max, 0, 255, reduce_range), the static conv
@@ -700,7 +685,7 @@ static PyObject *dynamic_op(tn_value *a, const char *op, int dims, int one_d) {
     Py_XDECREF(X4);
     PyObject *qy = qx ? apply(c, qx, scale, zp, 0) : NULL;
     Py_XDECREF(qx);
-    PyObject *y = qy ? dequantize_as(qy) : NULL;
+    PyObject *y = qy ? tn_at_dequantize_self(qy) : NULL;   /* channels last kept */
     Py_XDECREF(qy);
     if (!y || !one_d) return y;
     /* 1-d: upstream squeezes the height in place (its result is no view) */

@@ -7,6 +7,7 @@
  * kernels/ref/fakequant.c (quantize: fmaf(x, 1 / scale, zp) rounded half to even, as upstream's
  * FMA build; dequantize in float per tensor, in double per channel). */
 #include "ops/qtensor.h"
+#include "core/profiler.h"
 
 #include "ops/fakequant.h"
 #include "ops/qlinear.h"
@@ -58,16 +59,30 @@ static int warn_deprecated(void) {
                         "/__w/pytorch/pytorch/aten/src/ATen/quantized/Quantizer.cpp:111.)", 1);
 }
 
-/* an empty contiguous quantized tensor of dtype qd with quantizer q */
-static PyObject *new_qtensor(int nd, const int64_t *sizes, tn_dtype qd, const tn_qparams *q) {
+/* upstream's suggest_memory_format as a memory format object (borrowed) */
+static PyObject *suggested_format(const tn_tensor *t) {
+    int sf = tn_suggest_format(t);
+    return sf == 2 ? tn_py.memory_format_channels_last : sf == 3 ? tn_py.memory_format_channels_last_3d
+                                                                 : tn_py.memory_format_contiguous;
+}
+
+/* an empty quantized tensor of dtype qd with quantizer q, laid out in memory format mf (NULL or
+ * None: contiguous) */
+static PyObject *new_qtensor(int nd, const int64_t *sizes, tn_dtype qd, const tn_qparams *q, PyObject *mf) {
     if (!is_qdtype(qd)) {
         if (qd == TN_DTYPE_QU4X2 || qd == TN_DTYPE_QU2X4)
             return tn_not_implemented("quantized tensors of dtype torch.quint4x2 / torch.quint2x4");
         PyErr_Format(PyExc_RuntimeError, "ScalarType %s is not supported in new_qtensor.", tn_dtype_cpp_name(qd));
         return NULL;
     }
+    if (mf == tn_py.memory_format_preserve) return tn_fq_error("unsupported memory format Preserve");
     if (warn_deprecated() < 0) return NULL;
-    PyObject *r = tn_tensor_new_empty(nd, sizes, qd, TN_DEVICE_CPU);
+    bool dense = !mf || mf == Py_None || mf == tn_py.memory_format_contiguous;
+    int hid = tn_prof_set_hidden(1);   /* upstream's new_qtensor is no profiler event */
+    PyObject *r = dense ? tn_tensor_new_empty(nd, sizes, qd, TN_DEVICE_CPU)
+                        : tn_at_empty_memory_format(TN_IN(sizes, nd), TN_DT(underlying(qd)), NULL, NULL, NULL, mf);
+    tn_prof_set_hidden(hid);
+    if (r) tn_tensor_of(r)->dtype = qd;   /* a fresh tensor: its integers under the quantized dtype */
     if (r && tn_quant_set(r, q) < 0) Py_CLEAR(r);
     return r;
 }
@@ -117,7 +132,7 @@ static int zp_in_range(const char *kernel, tn_dtype qd, int64_t zp) {
 static PyObject *quantize_tensor(PyObject *self, double scale, int64_t zp, tn_dtype qd) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams q = {QS_PER_TENSOR, scale, zp, NULL, NULL, 0};
-    PyObject *r = new_qtensor(x->ndim, x->sizes, qd, &q);
+    PyObject *r = new_qtensor(x->ndim, x->sizes, qd, &q, suggested_format(x));
     if (!r) return NULL;
     if (require_float(self) < 0 || zp_in_range("quantize_tensor_per_tensor_affine", qd, zp) < 0) { Py_DECREF(r); return NULL; }
     tn_q_params p = {qd, (float)scale, zp, 0, 0};
@@ -191,7 +206,7 @@ static int channel_qparams(const tn_tensor *x, PyObject *scales, PyObject *zps, 
     if (z->ndim != 1) { tn_fq_error("zero_points tensor must have dimension 1"); return -1; }
     if (tn_numel(s) != tn_numel(z)) { tn_fq_error("number of elements in scales and zero_points must match"); return -1; }
     if (axis < 0 || axis >= x->ndim) {
-        PyErr_Format(PyExc_RuntimeError, "Channel axis out of range in per channel affine quantization. Got: %lld Expected: < %d",
+        PyErr_Format(PyExc_RuntimeError, "Channel axis out of range in per channel affine quantization. Got: %lldExpected: [0, %d)",
                      (long long)axis, x->ndim);
         return -1;
     }
@@ -214,8 +229,12 @@ PyObject *tn_op_quantize_per_channel(tn_value *a) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams q = {0};
     if (channel_qparams(x, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
-    PyObject *r = new_qtensor(x->ndim, x->sizes, a[4].u.dtype, &q);
+    PyObject *r = new_qtensor(x->ndim, x->sizes, a[4].u.dtype, &q, suggested_format(x));
     if (r && require_float(self) < 0) Py_CLEAR(r);
+    if (r && q.axis > 1 && tn_suggest_format(x)) {   /* the result is channels last (measured) */
+        Py_CLEAR(r);
+        tn_fq_error("If tensor is channels_last contig then per channel quantization is supported only for axis = 0 or 1.");
+    }
     const tn_tensor *zt = tn_tensor_of(q.zero_points);
     for (int64_t i = 0; r && i < zt->sizes[0]; i++)
         if (zp_in_range("quantize_tensor_per_channel_affine", a[4].u.dtype, ((const int64_t *)tn_data(zt))[i * zt->strides[0]]) < 0) Py_CLEAR(r);
@@ -238,11 +257,14 @@ PyObject *tn_op_quantize_per_channel(tn_value *a) {
 
 /* ---- dequantize, int_repr, the quantizer's fields ---- */
 
+/* the result is laid out in the input's suggest_memory_format, as upstream's quantizers allocate
+ * it: a channels-last (3d) input keeps its strides, any other layout gives a contiguous result */
 static PyObject *dequantize(PyObject *self) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_qparams *Q = tn_quant_of(self);
     if (!Q) return tn_fq_to_dtype(self, TN_DTYPE_F32);   /* upstream's dense kernel: self.to(float) */
-    PyObject *r = tn_tensor_new_empty(x->ndim, x->sizes, TN_DTYPE_F32, TN_DEVICE_CPU);
+    PyObject *r = tn_at_empty_memory_format(TN_IN(x->sizes, x->ndim), TN_DT(TN_DTYPE_F32), NULL, NULL, NULL,
+                                            suggested_format(x));
     if (!r) return NULL;
     tn_q_params p = {x->dtype, (float)Q->scale, Q->zero_point, 0, 0};
     tn_iter it;
@@ -283,10 +305,7 @@ PyObject *tn_op_int_repr(tn_value *a) {
     QPARAMS(a[0].u.obj, "int_repr");
     (void)Q;
     PyObject *v = tn_quant_int_alias(a[0].u.obj);
-    int sf = tn_suggest_format(tn_tensor_of(a[0].u.obj));   /* upstream's suggest_memory_format */
-    PyObject *mf = sf == 2 ? tn_py.memory_format_channels_last : sf == 3 ? tn_py.memory_format_channels_last_3d
-                                                                         : tn_py.memory_format_contiguous;
-    PyObject *r = v ? tn_at_clone(v, mf) : NULL;
+    PyObject *r = v ? tn_at_clone(v, suggested_format(tn_tensor_of(a[0].u.obj))) : NULL;
     Py_XDECREF(v);
     return r;
 }
@@ -306,12 +325,12 @@ PyObject *tn_op_qscheme(tn_value *a) { QPARAMS(a[0].u.obj, "qscheme"); return qs
 
 /* ---- making quantized tensors from integers ---- */
 
-/* a copy of self's integers (contiguous) under the quantized dtype, with quantizer q */
-static PyObject *from_ints(PyObject *self, const tn_qparams *q) {
+/* a copy of self's integers under the quantized dtype, with quantizer q, in memory format mf */
+static PyObject *from_ints(PyObject *self, const tn_qparams *q, PyObject *mf) {
     const tn_tensor *x = tn_tensor_of(self);
     tn_dtype qd = quantized_of(x->dtype);
     if (qd == TN_DTYPE_UNDEFINED) return tn_fq_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
-    PyObject *r = new_qtensor(x->ndim, x->sizes, qd, q);
+    PyObject *r = new_qtensor(x->ndim, x->sizes, qd, q, mf);
     PyObject *v = r ? tn_quant_int_alias(r) : NULL;
     int rc = v ? tn_copy_into(v, self) : -1;
     Py_XDECREF(v);
@@ -321,13 +340,13 @@ static PyObject *from_ints(PyObject *self, const tn_qparams *q) {
 
 PyObject *tn_op__make_per_tensor_quantized_tensor(tn_value *a) {
     tn_qparams q = {QS_PER_TENSOR, a[1].u.f, a[2].u.i, NULL, NULL, 0};
-    return from_ints(a[0].u.obj, &q);
+    return from_ints(a[0].u.obj, &q, suggested_format(tn_tensor_of(a[0].u.obj)));   /* measured */
 }
 
 PyObject *tn_op__make_per_channel_quantized_tensor(tn_value *a) {
     tn_qparams q = {0};
     if (channel_qparams(tn_tensor_of(a[0].u.obj), a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
-    PyObject *r = from_ints(a[0].u.obj, &q);
+    PyObject *r = from_ints(a[0].u.obj, &q, NULL);   /* contiguous whatever self's layout (measured) */
     Py_DECREF(q.scales);
     Py_DECREF(q.zero_points);
     return r;
@@ -339,7 +358,7 @@ PyObject *tn_op__empty_affine_quantized(tn_value *a) {
     tn_qparams q = {QS_PER_TENSOR, a[5].u.f, a[6].u.i, NULL, NULL, 0};
     for (int i = 0; i < a[0].u.ints.n; i++)
         if (a[0].u.ints.v[i] < 0) return tn_fq_error("Trying to create tensor with negative dimension");
-    return new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q);
+    return new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q, tn_is_none(&a[7]) ? NULL : a[7].u.obj);
 }
 
 /* _empty_per_channel_affine_quantized(size, *, scales, zero_points, axis, dtype, ...) */
@@ -351,7 +370,7 @@ PyObject *tn_op__empty_per_channel_affine_quantized(tn_value *a) {
     memcpy(shape.sizes, a[0].u.ints.v, (size_t)shape.ndim * sizeof *shape.sizes);
     tn_qparams q = {0};
     if (channel_qparams(&shape, a[1].u.obj, a[2].u.obj, a[3].u.i, &q) < 0) return NULL;
-    PyObject *r = new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q);
+    PyObject *r = new_qtensor(a[0].u.ints.n, a[0].u.ints.v, qd, &q, tn_is_none(&a[8]) ? NULL : a[8].u.obj);
     Py_DECREF(q.scales);
     Py_DECREF(q.zero_points);
     return r;
@@ -384,10 +403,12 @@ PyObject *tn_quant_like(PyObject *r, PyObject *self) {
 }
 
 /* clone(self, memory_format): the integers copied, the quantizer kept; contiguous unless a
- * format is asked for (upstream's quantized clone allocates with empty_quantized, measured) */
+ * format is asked for, preserve_format being self's suggest_memory_format (upstream's quantized
+ * clone allocates with empty_quantized, measured) */
 static PyObject *q_clone(int op, tn_value *a) {
     PyObject *v = tn_quant_int_alias(a[0].u.obj);
-    PyObject *mf = tn_is_none(&a[1]) || a[1].u.obj == tn_py.memory_format_preserve ? tn_py.memory_format_contiguous : a[1].u.obj;
+    PyObject *mf = tn_is_none(&a[1]) ? tn_py.memory_format_contiguous
+                 : a[1].u.obj == tn_py.memory_format_preserve ? suggested_format(tn_tensor_of(a[0].u.obj)) : a[1].u.obj;
     PyObject *r = v ? tn_at_clone(v, mf) : NULL;
     Py_XDECREF(v);
     return tn_quant_like(r, a[0].u.obj);
