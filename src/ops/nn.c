@@ -1,6 +1,6 @@
 /* ops/nn.c — the neural-network operators transformer models dispatch: softmax / log_softmax
  * (and _safe_softmax), layer norm, RMS norm, scaled dot-product attention (the public op and
- * upstream's CPU flash overload), embedding, and isin.
+ * upstream's CPU flash overload and its backward), embedding, and isin.
  *
  * Each op validates as upstream does (exception types measured against torch 2.13.0), widens
  * f16/bf16 to f32 (f32 stays, f64 stays), runs a kernel of kernels/nn.h over contiguous or
@@ -698,7 +698,7 @@ PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu_backward(tn_value *a
             }
     }
     const int64_t osz[3][4] = {{B, H, L, E}, {B, Hk, S, E}, {B, Hk, S, E}};
-    bool fits = go->ndim == 4 && o->ndim == 4 && l->ndim == 3 && Hk > 0 && H % Hk == 0 && v->sizes[1] == Hk &&
+    bool fits = q->ndim == 4 && k->ndim == 4 && v->ndim == 4 && go->ndim == 4 && o->ndim == 4 && l->ndim == 3 && Hk > 0 && H % Hk == 0 && v->sizes[1] == Hk &&
                 v->sizes[2] == S && k->sizes[0] == B && v->sizes[0] == B && l->sizes[0] == B && l->sizes[1] == H &&
                 l->sizes[2] == L;
     for (int d = 0; fits && d < 4; d++) fits = go->sizes[d] == osz[0][d] && o->sizes[d] == osz[0][d];

@@ -118,6 +118,7 @@ cases("flash_bw_errors", [
     "bw(g, q, k, v, o, lse, 0.0, False, attn_mask=torch.randn(4, 5, 7))",
     "bw(g, q, k, v, o, lse, 0.0, False, attn_mask=torch.randn(3, 4, 5, 7))",
     "bw(g, q, k, v, o, lse, 0.0, False, attn_mask=torch.randn(7))",
+    "bw(g, q[None], k, v, o, lse, 0.0, False)",
 ], setup=ERR, vars=False)
 
 # the backward's op stream (one fused op, as upstream) and its double backward's refusal
