@@ -349,6 +349,10 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     if (maskv && maskv->tag == TN_V_TENSOR) {
         tn_dtype md = TN_T(*maskv)->dtype;
+        if (flash && md != q->dtype && md != TN_DTYPE_F32) {   /* the flash overload takes no bool mask */
+            PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Attention mask is the same data type as query");
+            return NULL;
+        }
         if (md != TN_DTYPE_BOOL && md != q->dtype && md != TN_DTYPE_F32) {
             PyErr_Format(PyExc_RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                          "attn_mask.dtype: %s and  query.dtype: %s instead.", tn_dtype_cxx_name(md), tn_dtype_cxx_name(q->dtype));
@@ -621,9 +625,12 @@ PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
 /* _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False,
  *                                             *, attn_mask=None, scale=None) */
 PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu(tn_value *a) {
-    /* an empty mask is no mask (upstream's kernel: has_attn_mask = mask.numel() != 0) */
+    /* an empty mask of an accepted dtype is no mask (upstream's kernel: has_attn_mask = mask.numel() != 0) */
     const tn_value none = {.tag = TN_V_NONE};
-    const tn_value *m = a[5].tag == TN_V_TENSOR && tn_numel(TN_T(a[5])) == 0 ? &none : &a[5];
+    const tn_value *m = &a[5];
+    if (a[5].tag == TN_V_TENSOR && tn_numel(TN_T(a[5])) == 0 &&
+        (TN_T(a[5])->dtype == TN_DTYPE_F32 || TN_T(a[5])->dtype == TN_T(a[0])->dtype))
+        m = &none;
     return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, m, a[3].u.f, nn_bool(&a[4]), &a[6], false, true, false);
 }
 

@@ -10,15 +10,16 @@ torch.manual_seed(0)
 F = torch.nn.functional
 fw = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu
 bw = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward
-def call(B, H, Hk, L, S, E, dt=torch.float32, causal=False, mask=None, bmask=None, scale=None, llama=True, p=0.0):
+def call(B, H, Hk, L, S, E, dt=torch.float32, causal=False, mask=None, bwmask=None, scale=None, llama=True, p=0.0):
     q = (torch.randn(B, L, H, E).transpose(1, 2) if llama else torch.randn(B, H, L, E)).to(dt)
     k, v = (torch.randn(B, Hk, S, E).to(dt) for _ in range(2))
     o, lse = fw(q, k, v, is_causal=causal, attn_mask=mask, scale=scale)
     g = torch.randn_like(o)
-    # a bool mask given to the backward is added as 1 / 0 (upstream's kernel); the forward saw it so
-    m = mask if bmask is None else bmask
-    if bmask is not None:
-        o, lse = fw(q, k, v, is_causal=causal, attn_mask=bmask.to(torch.float32), scale=scale)
+    # bwmask: a mask of a dtype only the backward takes (bool: added as 1 / 0 by upstream's kernel, float64,
+    # bfloat16, ...); the forward sees its float32 numbers
+    m = mask if bwmask is None else bwmask
+    if bwmask is not None:
+        o, lse = fw(q, k, v, is_causal=causal, attn_mask=bwmask.to(torch.float32), scale=scale)
     return bw(g, q, k, v, o, lse, p, causal, attn_mask=m, scale=scale)
 """
 
@@ -27,9 +28,10 @@ cases("flash_bw_direct", [
     "call(2, 4, 4, 5, 7, 8, dt=torch.bfloat16)", "call(2, 4, 4, 5, 7, 8, dt=torch.float16, causal=True)",
     "call(2, 4, 2, 5, 7, 8)", "call(1, 6, 1, 9, 9, 4, causal=True)",
     "call(2, 4, 4, 5, 7, 8, mask=torch.randn(5, 7))", "call(2, 4, 4, 5, 7, 8, mask=torch.randn(2, 1, 5, 7))",
-    "call(2, 4, 4, 5, 7, 8, mask=torch.randn(1, 4, 1, 7))", "call(2, 4, 4, 5, 7, 8, mask=torch.randn(5, 7).double())",
-    "call(2, 4, 4, 5, 7, 8, mask=torch.randn(5, 7).bfloat16())", "call(2, 4, 4, 5, 7, 8, mask=torch.randn(7, 5).t())",
-    "call(2, 4, 4, 5, 7, 8, bmask=torch.rand(5, 7) > 0.4)", "call(2, 4, 4, 5, 7, 8, dt=torch.bfloat16, mask=torch.randn(5, 7))",
+    "call(2, 4, 4, 5, 7, 8, mask=torch.randn(1, 4, 1, 7))", "call(2, 4, 4, 5, 7, 8, bwmask=torch.randn(5, 7).double())",
+    "call(2, 4, 4, 5, 7, 8, bwmask=torch.randn(5, 7).bfloat16())", "call(2, 4, 4, 5, 7, 8, mask=torch.randn(7, 5).t())",
+    "call(2, 4, 4, 5, 7, 8, bwmask=torch.rand(5, 7) > 0.4)", "call(2, 4, 4, 5, 7, 8, dt=torch.bfloat16, mask=torch.randn(5, 7))",
+    "call(2, 4, 4, 5, 7, 8, dt=torch.bfloat16, mask=torch.randn(5, 7).bfloat16())",
     # a row whose every key is masked: the forward's lse 0, no gradient
     "call(1, 2, 2, 4, 6, 8, mask=torch.zeros(4, 6).index_fill_(0, torch.tensor([1]), float('-inf')))",
     "call(1, 2, 2, 4, 6, 8, mask=torch.randn(4, 6), causal=True)", "call(1, 2, 2, 9, 4, 8, causal=True)",
@@ -119,6 +121,11 @@ cases("flash_bw_errors", [
     "bw(g, q, k, v, o, lse, 0.0, False, attn_mask=torch.randn(3, 4, 5, 7))",
     "bw(g, q, k, v, o, lse, 0.0, False, attn_mask=torch.randn(7))",
     "bw(g, q[None], k, v, o, lse, 0.0, False)",
+    # the forward overload itself takes a float32 or query-dtype mask only (no bool: the public path converts)
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=torch.ones(5, 7, dtype=torch.bool))",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=torch.ones(0, 7, dtype=torch.bool))",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q, k, v, attn_mask=torch.ones(5, 7).double())",
+    "torch.ops.aten._scaled_dot_product_flash_attention_for_cpu(q.double(), k.double(), v.double(), attn_mask=torch.ones(5, 7).half())",
 ], setup=ERR, vars=False)
 
 # the backward's op stream (one fused op, as upstream) and its double backward's refusal
