@@ -149,16 +149,6 @@ static void drop_(tmps *t) { for (int i = 0; i < t->n; i++) Py_DECREF(t->v[i]); 
 #define DONE do { drop_(&T); return 0; } while (0)
 #define DONE_ERR do { drop_(&T); return -1; } while (0)
 
-/* at::scalar_tensor(v, grad.options()) */
-static PyObject *scalar_like(PyObject *g, double v) {
-    return tn_at_scalar_tensor(TN_SD(v), TN_DT(tn_tensor_of(g)->dtype), NULL, NULL, NULL);
-}
-/* self.to(dtype): self itself when it has it */
-static PyObject *to_dt(PyObject *x, tn_dtype d) {
-    if (!x) return NULL;
-    if (tn_tensor_of(x)->dtype == d) return Py_NewRef(x);
-    return tn_at__to_copy(x, TN_DT(d), NULL, NULL, NULL, false, NULL);
-}
 static int64_t wrap_dim(int64_t d, int nd) { int m = nd > 0 ? nd : 1; return d < 0 ? d + m : d; }
 /* unsqueeze_multiple(t, dims, n_dims) (dims as a node argument: NONE = all, INTLIST) */
 static PyObject *unsqueeze_multiple(PyObject *t, const tn_value *dv, int nd) {
@@ -268,91 +258,20 @@ static int f_roll(tn_node *n, PyObject **g, PyObject **o) {   /* grad.roll(-reve
 
 /* ---- attention ---- */
 
-/* k [B,Hk,S,E] repeated to H heads (each head g times, as repeat_interleave on dim 1) */
-static PyObject *heads_to(PyObject *k, int64_t H) {
-    const tn_tensor *t = tn_tensor_of(k);
-    int64_t B = t->sizes[0], Hk = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
-    if (Hk == H) return Py_NewRef(k);
-    PyObject *u = tn_at_unsqueeze(k, 2);
-    PyObject *e = u ? tn_at_expand(u, TN_IS((long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E), false) : NULL;
-    PyObject *r = e ? tn_at_reshape(e, TN_IS((long long)B, (long long)H, (long long)S, (long long)E)) : NULL;
-    Py_XDECREF(u); Py_XDECREF(e);
-    return r;
-}
-/* [B,H,S,E] gradient summed back to Hk heads */
-static PyObject *heads_from(PyObject *g, int64_t Hk) {
-    const tn_tensor *t = tn_tensor_of(g);
-    int64_t B = t->sizes[0], H = t->sizes[1], S = t->sizes[2], E = t->sizes[3];
-    if (Hk == H) return Py_NewRef(g);
-    PyObject *r = tn_at_reshape(g, TN_IS((long long)B, (long long)Hk, (long long)(H / Hk), (long long)S, (long long)E));
-    if (r) Py_SETREF(r, tn_at_sum_dim_IntList(r, TN_IS(2), false, NULL));
-    return r;
-}
-/* a flash gradient as upstream's kernel lays it out: (B, H, L, E) over (B, L, H, E) memory, in dtype dt */
-static PyObject *flash_grad(PyObject *x, tn_dtype dt) {
-    if (!x) return NULL;
-    const tn_tensor *t = tn_tensor_of(x);
-    long long B = t->sizes[0], H = t->sizes[1], L = t->sizes[2], E = t->sizes[3];
-    PyObject *r = tn_at_empty_strided(TN_IS(B, H, L, E), TN_IS(L * H * E, E, H * E, 1), TN_DT(dt), NULL, NULL, NULL);
-    PyObject *c = r ? tn_at_copy_(r, x, false) : NULL;
-    if (!c) Py_CLEAR(r);
-    Py_XDECREF(c);
-    return r;
-}
 /* _scaled_dot_product_flash_attention_for_cpu(q, k, v, dropout_p, is_causal, attn_mask?, scale?)
- * -> (output, logsumexp). Upstream's backward is the op _scaled_dot_product_flash_attention_for_cpu_backward
- * (not here); the same gradients from the saved output and logsumexp:
- * P = exp(q k^T s + mask - lse), dV = P^T dO, dS = P (dO v^T - rowsum(dO * out)), dQ = dS k s, dK = dS^T q s */
+ * -> (output, logsumexp): upstream's one op, _scaled_dot_product_flash_attention_for_cpu_backward
+ * (grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale), kernels/attention.c;
+ * it has no derivative (double backward refuses as upstream's) */
 static int f_flash_cpu(tn_node *n, PyObject **g, PyObject **o) {
     T_;
     if (!g[0]) DONE;
-    if (n->args[3].tag != TN_V_NONE && arg_f(n, 3) > 0.0) { drop_(&T); tn_not_implemented("flash attention gradients with dropout"); return -1; }
-    PyObject *q = K(saved(n, 0)), *k = K(saved(n, 1)), *v = K(saved(n, 2));
-    PyObject *out = K(result(n, 0));
-    /* logsumexp is saved only once record.c keeps non-differentiable outputs; else recomputed */
-    PyObject *lse = n->results && n->results[1] ? K(result(n, 1)) : NULL;
-    if (!q || !k || !v || !out || PyErr_Occurred()) { drop_(&T); return -1; }
-    /* bf16 / f16: computed in float32 and rounded once per gradient, as upstream's kernel
-     * accumulates in float; every gradient in the kernel's (B, L, H, E) memory layout */
-    tn_dtype dt = tn_tensor_of(q)->dtype;
-    bool lowp = dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F16;
-    PyObject *dO = g[0];
-    if (lowp) {
-        q = K(to_dt(q, TN_DTYPE_F32)), k = K(to_dt(k, TN_DTYPE_F32)), v = K(to_dt(v, TN_DTYPE_F32));
-        out = K(to_dt(out, TN_DTYPE_F32)), dO = K(to_dt(dO, TN_DTYPE_F32));
-        if (!q || !k || !v || !out || !dO) { drop_(&T); return -1; }
-    }
-#define FLASH_GRAD_(x) K(flash_grad((x), dt))
-    const tn_tensor *qt = tn_tensor_of(q), *kt = tn_tensor_of(k);
-    int64_t H = qt->sizes[1], Hk = kt->sizes[1], L = qt->sizes[2], S = kt->sizes[2];
-    double sc = n->args[6].tag == TN_V_NONE ? 1.0 / sqrt((double)qt->sizes[3]) : arg_f(n, 6);
-    PyObject *kk = K(heads_to(k, H)), *vv = K(heads_to(v, H));
-    PyObject *sco = K(tn_at_mul_Scalar(K(tn_at_matmul(q, K(tn_at_transpose_int(kk, -2, -1)))), TN_SD(sc)));
-    if (is_tensor_arg(n, 5)) {
-        PyObject *m = K(saved(n, 5));
-        if (m && tn_tensor_of(m)->dtype == TN_DTYPE_BOOL) {
-            m = K(tn_at_where_self(m, K(scalar_like(q, 0.0)), K(tn_at_scalar_tensor(TN_SD(-INFINITY), TN_DT(qt->dtype), NULL, NULL, NULL))));
-        }
-        sco = K(tn_at_add_Tensor(sco, m, TN_SDEF));
-    }
-    if (n->args[4].u.i) {
-        PyObject *tri = K(tn_at_tril(K(tn_at_ones(TN_IS(L, S), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL)), 0));
-        sco = K(tn_at_masked_fill_Scalar(sco, K(tn_at_logical_not(tri)), TN_SD(-INFINITY)));
-    }
-    PyObject *lse_u = lse ? K(tn_at_unsqueeze(lse, -1)) : NULL;
-    if (!lse) lse_u = K(tn_at_logsumexp(sco, TN_IS(-1), true));
-    /* fully masked rows (lse = -inf) take no gradient, as upstream's kernel: exp(-inf - 0) = 0 */
-    lse_u = K(tn_at_masked_fill_Scalar(lse_u, K(tn_at_eq_Scalar(lse_u, TN_SD(-INFINITY))), TN_SI(0)));
-    PyObject *P = K(tn_at_exp(K(tn_at_sub_Tensor(sco, lse_u, TN_SDEF))));
-    if (need(n, 2)) OUTK(2, FLASH_GRAD_(K(heads_from(K(tn_at_matmul(K(tn_at_transpose_int(P, -2, -1)), dO)), Hk))));
-    if (need(n, 0) || need(n, 1)) {
-        PyObject *dP = K(tn_at_matmul(dO, K(tn_at_transpose_int(vv, -2, -1))));
-        PyObject *D = K(tn_at_sum_dim_IntList(K(tn_at_mul_Tensor(dO, out)), TN_IS(-1), true, NULL));
-        PyObject *dS = K(tn_at_mul_Tensor(P, K(tn_at_sub_Tensor(dP, D, TN_SDEF))));
-        if (need(n, 0)) OUTK(0, FLASH_GRAD_(K(tn_at_mul_Scalar(K(tn_at_matmul(dS, kk)), TN_SD(sc)))));
-        if (need(n, 1)) OUTK(1, FLASH_GRAD_(K(heads_from(K(tn_at_mul_Scalar(K(tn_at_matmul(K(tn_at_transpose_int(dS, -2, -1)), q)), TN_SD(sc))), Hk))));
-    }
-#undef FLASH_GRAD_
+    PyObject *mask = is_tensor_arg(n, 5) ? K(saved(n, 5)) : NULL;
+    PyObject *r = K(tn_at__scaled_dot_product_flash_attention_for_cpu_backward(
+        g[0], K(saved(n, 0)), K(saved(n, 1)), K(saved(n, 2)), K(result(n, 0)), K(result(n, 1)),
+        n->args[3].tag == TN_V_NONE ? 0.0 : arg_f(n, 3), n->args[4].u.i, mask,
+        n->args[6].tag == TN_V_NONE ? NULL : TN_F(arg_f(n, 6))));
+    if (!r) DONE_ERR;
+    for (int i = 0; i < 3; i++) OUTK(i, PyTuple_GetItem(r, i));
     DONE;
 }
 

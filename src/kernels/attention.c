@@ -214,3 +214,160 @@ void tn_attention_gemm_lp(tn_lp_fmt fmt, const tn_attn_geom *g, const uint16_t *
             }
         }
 }
+
+/* ---- the backward (upstream's _scaled_dot_product_flash_attention_for_cpu_backward) ----
+ * Units of one (batch, head) each, shared over the thread pool as the forward's, claimed one at a
+ * time: the unit's gradients go to rows of its own in a workspace, so grouped heads (GQA) never write
+ * one place from two threads; the key / value gradients of a head group are then summed head by head
+ * in order into the outputs, so no bit depends on the thread count. P is recomputed from the saved
+ * log-sum-exp a query block by a key block at a time (attention_bw_body.h). */
+#define TN_ATTN_BW_QBLOCK 64
+#define TN_ATTN_BW_KBLOCK 256
+
+typedef struct {
+    void *p, *dp, *tr, *d;
+    float *gs; /* the f32 GEMMs' packing buffer */
+} bw_slot;
+
+static size_t bw_slot_bytes(const tn_attn_bw_geom *bg, size_t esize) {
+    const tn_attn_geom *g = &bg->a;
+    const int64_t bq = min64(TN_ATTN_BW_QBLOCK, g->L), bk = min64(TN_ATTN_BW_KBLOCK, g->S), ee = g->E > g->Ev ? g->E : g->Ev;
+    size_t gemm = 0;
+    if (esize == sizeof(float)) {
+        size_t s[4] = {tn_gemm_nt_f32_scratch(bq, bk, ee), tn_gemm_f32_scratch(bk, ee, bq), tn_gemm_f32_scratch(bq, ee, bk), 0};
+        for (int i = 0; i < 3; i++) gemm = s[i] > gemm ? s[i] : gemm;
+    }
+    return (5 * 64 + (3 * (size_t)(bq * bk) + (size_t)bq) * esize + gemm + 63) / 64 * 64;
+}
+
+static bw_slot bw_slot_at(const tn_attn_bw_geom *bg, char *base, size_t esize) {
+    const int64_t bq = min64(TN_ATTN_BW_QBLOCK, bg->a.L), bk = min64(TN_ATTN_BW_KBLOCK, bg->a.S);
+    bw_slot w;
+    w.p = align64(base);
+    w.dp = align64((char *)w.p + (size_t)(bq * bk) * esize);
+    w.tr = align64((char *)w.dp + (size_t)(bq * bk) * esize);
+    w.d = align64((char *)w.tr + (size_t)(bq * bk) * esize);
+    w.gs = (float *)align64((char *)w.d + (size_t)bq * esize);
+    return w;
+}
+
+/* the workspace: every (batch, head)'s dq [L,E], dk [S,E] and dv [S,Ev] rows */
+static size_t bw_unit_elems(const tn_attn_geom *g) { return (size_t)(g->L * g->E + g->S * g->E + g->S * g->Ev); }
+
+size_t tn_attention_bw_scratch(const tn_attn_bw_geom *bg, int slots, bool f64) {
+    const size_t es = f64 ? sizeof(double) : sizeof(float);
+    return (size_t)(slots < 1 ? 1 : slots) * bw_slot_bytes(bg, es) + (size_t)(bg->a.B * bg->a.H) * bw_unit_elems(&bg->a) * es + 64;
+}
+
+#define AB_T float
+#define AB_N(x) x##_bw_f32
+#define AB_NN(M, N, K, al, A, lda, B, ldb, be, C, ldc, s) tn_gemm_f32(M, N, K, al, A, lda, B, ldb, be, C, ldc, s)
+#define AB_NT(M, N, K, al, A, lda, B, ldb, be, C, ldc, s) tn_gemm_nt_f32(M, N, K, al, A, lda, B, ldb, be, C, ldc, s)
+#define AB_EXPSUB(y, x, c, n) tn_vm_expsub_f32(y, x, c, n)
+#include "kernels/attention_bw_body.h"
+#undef AB_T
+#undef AB_N
+#undef AB_NN
+#undef AB_NT
+#undef AB_EXPSUB
+
+static void expsub_f64(double *y, const double *x, double c, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = exp(x[i] - c);
+}
+#define AB_T double
+#define AB_N(x) x##_bw_f64
+#define AB_NN(M, N, K, al, A, lda, B, ldb, be, C, ldc, s) tn_gemm_f64(M, N, K, al, A, lda, B, ldb, be, C, ldc)
+#define AB_NT(M, N, K, al, A, lda, B, ldb, be, C, ldc, s) tn_gemm_nt_f64(M, N, K, al, A, lda, B, ldb, be, C, ldc)
+#define AB_EXPSUB(y, x, c, n) expsub_f64(y, x, c, n)
+#include "kernels/attention_bw_body.h"
+#undef AB_T
+#undef AB_N
+#undef AB_NN
+#undef AB_NT
+#undef AB_EXPSUB
+
+typedef struct {
+    const tn_attn_bw_geom *bg;
+    bool f64;
+    const void *dO, *q, *k, *v, *out, *lse, *mask;
+    char *scratch, *work;
+    size_t slot;
+    atomic_int next_slot;
+    atomic_llong next_unit;
+} bw_job;
+
+static void bw_units(int64_t c0, int64_t c1, void *vjob) {
+    (void)c0;
+    (void)c1;
+    bw_job *j = vjob;
+    const tn_attn_geom *g = &j->bg->a;
+    const size_t es = j->f64 ? sizeof(double) : sizeof(float), per = bw_unit_elems(g);
+    const bw_slot w = bw_slot_at(j->bg, j->scratch + (size_t)atomic_fetch_add(&j->next_slot, 1) * j->slot, es);
+    for (;;) {
+        const int64_t u = atomic_fetch_add(&j->next_unit, 1);
+        if (u >= g->B * g->H) break;
+        char *dq = j->work + (size_t)u * per * es, *dk = dq + (size_t)(g->L * g->E) * es, *dv = dk + (size_t)(g->S * g->E) * es;
+        if (j->f64)
+            unit_bw_f64(g, j->bg->gs, u / g->H, u % g->H, j->dO, j->q, j->k, j->v, j->out, j->lse, j->mask, (double *)dq,
+                        (double *)dk, (double *)dv, &w);
+        else
+            unit_bw_f32(g, j->bg->gs, u / g->H, u % g->H, j->dO, j->q, j->k, j->v, j->out, j->lse, j->mask, (float *)dq,
+                        (float *)dk, (float *)dv, &w);
+    }
+}
+
+/* rows [n, cols] of the workspace into an output head (row stride ld, unit element stride); add: sum */
+#define BW_STORE(T, dst, ld, src, n, cols, add)                                                                       \
+    for (int64_t r_ = 0; r_ < (n); r_++)                                                                              \
+        for (int64_t c_ = 0; c_ < (cols); c_++) {                                                                     \
+            T *d_ = (T *)(dst) + r_ * (ld) + c_;                                                                      \
+            const T s_ = ((const T *)(src))[r_ * (cols) + c_];                                                        \
+            *d_ = (add) ? *d_ + s_ : s_;                                                                              \
+        }
+
+static void bw_run(const tn_attn_bw_geom *bg, bool f64, const void *dO, const void *q, const void *k, const void *v,
+                   const void *out, const void *lse, const void *mask, char *dq, char *dk, char *dv, void *scratch,
+                   int slots) {
+    const tn_attn_geom *g = &bg->a;
+    if (slots < 1) slots = 1;
+    const size_t es = f64 ? sizeof(double) : sizeof(float), per = bw_unit_elems(g);
+    bw_job job = {.bg = bg, .f64 = f64, .dO = dO, .q = q, .k = k, .v = v, .out = out, .lse = lse, .mask = mask,
+                  .scratch = scratch, .slot = bw_slot_bytes(bg, es)};
+    job.work = (char *)align64((char *)scratch + (size_t)slots * job.slot);
+    atomic_init(&job.next_slot, 0);
+    atomic_init(&job.next_unit, 0);
+    const int64_t units = g->B * g->H;
+    if (units == 0) return;
+    tn_parallel_for(units < slots ? units : slots, 1, bw_units, &job);
+    const int64_t rep = g->Hk ? g->H / g->Hk : 1;
+    for (int64_t b = 0; b < g->B; b++)
+        for (int64_t h = 0; h < g->H; h++) {
+            const char *uq = job.work + (size_t)(b * g->H + h) * per * es, *uk = uq + (size_t)(g->L * g->E) * es,
+                       *uv = uk + (size_t)(g->S * g->E) * es;
+            char *oq = dq + (size_t)(b * bg->dqs[0] + h * bg->dqs[1]) * es;
+            char *ok = dk + (size_t)(b * bg->dks[0] + (h / rep) * bg->dks[1]) * es;
+            char *ov = dv + (size_t)(b * bg->dvs[0] + (h / rep) * bg->dvs[1]) * es;
+            const bool add = h % rep != 0;
+            if (f64) {
+                BW_STORE(double, oq, bg->dqs[2], uq, g->L, g->E, false)
+                BW_STORE(double, ok, bg->dks[2], uk, g->S, g->E, add)
+                BW_STORE(double, ov, bg->dvs[2], uv, g->S, g->Ev, add)
+            } else {
+                BW_STORE(float, oq, bg->dqs[2], uq, g->L, g->E, false)
+                BW_STORE(float, ok, bg->dks[2], uk, g->S, g->E, add)
+                BW_STORE(float, ov, bg->dvs[2], uv, g->S, g->Ev, add)
+            }
+        }
+}
+
+void tn_attention_bw_f32(const tn_attn_bw_geom *bg, const float *dO, const float *q, const float *k, const float *v,
+                         const float *out, const float *lse, const float *mask, float *dq, float *dk, float *dv,
+                         void *scratch, int slots) {
+    bw_run(bg, false, dO, q, k, v, out, lse, mask, (char *)dq, (char *)dk, (char *)dv, scratch, slots);
+}
+
+void tn_attention_bw_f64(const tn_attn_bw_geom *bg, const double *dO, const double *q, const double *k,
+                         const double *v, const double *out, const double *lse, const double *mask, double *dq,
+                         double *dk, double *dv, void *scratch, int slots) {
+    bw_run(bg, true, dO, q, k, v, out, lse, mask, (char *)dq, (char *)dk, (char *)dv, scratch, slots);
+}

@@ -73,6 +73,23 @@ void tn_attention_gemm_f32(const tn_attn_geom *g, const float *q, const float *k
  * the f32 kernel and rounding its output; mask and lse in f32; scratch of tn_attention_lp_scratch(g)
  * bytes. */
 size_t tn_attention_lp_scratch(const tn_attn_geom *g);
+/* The backward of the flash forward (upstream's _scaled_dot_product_flash_attention_for_cpu_backward,
+ * kernels/attention.c): from grad_out (element strides gs), q, k, v, out (os), the forward's lse (ls)
+ * and the mask (ms; additive, already in the compute type) to dq [B,H,L,E], dk [B,Hk,S,E] and
+ * dv [B,Hk,S,Ev] (element strides dqs / dks / dvs). Every operand's last dimension has element stride 1.
+ * P = exp(scale q k^T + mask - lse) recomputed block by block (0 past the causal cut); grouped heads'
+ * key / value gradients summed. Scratch of tn_attention_bw_scratch(bg, slots, f64) bytes. */
+typedef struct {
+    tn_attn_geom a;
+    int64_t gs[4], dqs[4], dks[4], dvs[4];
+} tn_attn_bw_geom;
+size_t tn_attention_bw_scratch(const tn_attn_bw_geom *bg, int slots, bool f64);
+void tn_attention_bw_f32(const tn_attn_bw_geom *bg, const float *dO, const float *q, const float *k, const float *v,
+                         const float *out, const float *lse, const float *mask, float *dq, float *dk, float *dv,
+                         void *scratch, int slots);
+void tn_attention_bw_f64(const tn_attn_bw_geom *bg, const double *dO, const double *q, const double *k,
+                         const double *v, const double *out, const double *lse, const double *mask, double *dq,
+                         double *dk, double *dv, void *scratch, int slots);
 void tn_attention_gemm_lp(tn_lp_fmt fmt, const tn_attn_geom *g, const uint16_t *q, const uint16_t *k, const uint16_t *v,
                           const float *mask, uint16_t *out, float *lse, void *scratch);
 

@@ -1,6 +1,6 @@
 /* ops/nn.c — the neural-network operators transformer models dispatch: softmax / log_softmax
  * (and _safe_softmax), layer norm, RMS norm, scaled dot-product attention (the public op and
- * upstream's CPU flash overload), embedding, and isin.
+ * upstream's CPU flash overload and its backward), embedding, and isin.
  *
  * Each op validates as upstream does (exception types measured against torch 2.13.0), widens
  * f16/bf16 to f32 (f32 stays, f64 stays), runs a kernel of kernels/nn.h over contiguous or
@@ -349,6 +349,10 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     }
     if (maskv && maskv->tag == TN_V_TENSOR) {
         tn_dtype md = TN_T(*maskv)->dtype;
+        if (flash && md != q->dtype && md != TN_DTYPE_F32) {   /* the flash overload takes no bool mask */
+            PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Attention mask is the same data type as query");
+            return NULL;
+        }
         if (md != TN_DTYPE_BOOL && md != q->dtype && md != TN_DTYPE_F32) {
             PyErr_Format(PyExc_RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                          "attn_mask.dtype: %s and  query.dtype: %s instead.", tn_dtype_cxx_name(md), tn_dtype_cxx_name(q->dtype));
@@ -621,7 +625,168 @@ PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
 /* _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False,
  *                                             *, attn_mask=None, scale=None) */
 PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu(tn_value *a) {
-    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[5], a[3].u.f, nn_bool(&a[4]), &a[6], false, true, false);
+    /* an empty mask of an accepted dtype is no mask (upstream's kernel: has_attn_mask = mask.numel() != 0) */
+    const tn_value none = {.tag = TN_V_NONE};
+    const tn_value *m = &a[5];
+    if (a[5].tag == TN_V_TENSOR && tn_numel(TN_T(a[5])) == 0 &&
+        (TN_T(a[5])->dtype == TN_DTYPE_F32 || TN_T(a[5])->dtype == TN_T(a[0])->dtype))
+        m = &none;
+    return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, m, a[3].u.f, nn_bool(&a[4]), &a[6], false, true, false);
+}
+
+/* _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp,
+ * dropout_p, is_causal, *, attn_mask=None, scale=None) -> (grad_query, grad_key, grad_value), upstream's
+ * checks in its order; the gradients in the forward kernel's (B, L, H, E) memory. As upstream's kernel:
+ * dropout_p is not read (no dropout mask exists to replay: the forward refuses dropout), the mask is
+ * added to the scores as numbers (a bool mask adds 1 / 0: the public path passes an additive mask),
+ * bf16 / f16 computed in float32. Sizes upstream's kernel does not check (it reads past its operands)
+ * are refused. */
+static PyObject *bw_dim_error(const tn_tensor *t, int want) {
+    int n = t->ndim < 1 ? 1 : t->ndim;
+    PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n - 1,
+                 want);
+    return NULL;
+}
+
+/* an operand in the compute dtype with a unit-stride last dimension */
+static PyObject *bw_operand(PyObject *o, tn_dtype ct) {
+    const tn_tensor *t = tn_tensor_of(o);
+    bool unit = t->sizes[3] <= 1 || t->strides[3] == 1;
+    return tn_as_dtype(o, ct, !(t->dtype == ct && unit));
+}
+
+PyObject *tn_op__scaled_dot_product_flash_attention_for_cpu_backward(tn_value *a) {
+    const char *who = "scaled_dot_product_attention_flash_attention_backward";
+    tn_tensor *ts[6];
+    for (int i = 0; i < 6; i++) {   /* upstream transposes dims 1 and 2 of each first */
+        ts[i] = TN_T(a[i]);
+        if (ts[i]->ndim < 3) return bw_dim_error(ts[i], ts[i]->ndim < 2 ? 1 : 2);
+    }
+    tn_tensor *go = ts[0], *q = ts[1], *k = ts[2], *v = ts[3], *o = ts[4], *l = ts[5];
+    tn_dtype dt = q->dtype;
+    if (!tn_nn_float(dt)) {
+        PyErr_Format(PyExc_NotImplementedError, "\"flash_attention_backward\" not implemented for '%s'", tn_dtype_cpp_name(dt));
+        return NULL;
+    }
+    tn_tensor *m = a[8].tag == TN_V_TENSOR && tn_numel(TN_T(a[8])) > 0 ? TN_T(a[8]) : NULL;
+    if (m && m->dtype != TN_DTYPE_BOOL && !tn_nn_float(m->dtype)) {
+        PyErr_Format(PyExc_NotImplementedError, "\"flash_attention_mask_backward\" not implemented for '%s'",
+                     tn_dtype_cpp_name(m->dtype));
+        return NULL;
+    }
+    for (int i = 1; i < 4; i++)
+        if (ts[i]->ndim < 4) return bw_dim_error(ts[i], 3);
+    const int64_t B = q->sizes[0], H = q->sizes[1], L = q->sizes[2], E = q->sizes[3];
+    const int64_t Hk = k->sizes[1], S = k->sizes[2];
+    if (q->sizes[3] != v->sizes[3] || k->sizes[3] != v->sizes[3]) {
+        PyErr_Format(PyExc_RuntimeError, "%s: Q/K/V should have the same head size", who);
+        return NULL;
+    }
+    int64_t msz[4] = {1, 1, 1, 1}, mst[4] = {0, 0, 0, 0};
+    if (m) {   /* upstream's reshape_attn_mask_to_4d: view to (B or 1, H or 1, m[-2], m[-1]), expand to L, S */
+        if (m->ndim < 2) return bw_dim_error(m, -2);
+        int n = m->ndim;
+        msz[0] = n == 4 && m->sizes[0] == B ? B : 1;
+        msz[1] = n == 4 && m->sizes[1] == H ? H : 1;
+        msz[2] = m->sizes[n - 2], msz[3] = m->sizes[n - 1];
+        if (msz[0] * msz[1] * msz[2] * msz[3] != tn_numel(m)) {
+            PyErr_Format(PyExc_RuntimeError, "shape '[%lld, %lld, %lld, %lld]' is invalid for input of size %lld",
+                         (long long)msz[0], (long long)msz[1], (long long)msz[2], (long long)msz[3], (long long)tn_numel(m));
+            return NULL;
+        }
+        const int64_t want[4] = {msz[0], msz[1], L, S};
+        for (int d = 3; d >= 2; d--)
+            if (msz[d] != 1 && msz[d] != want[d]) {
+                PyErr_Format(PyExc_RuntimeError, "The expanded size of the tensor (%lld) must match the existing size (%lld) at "
+                             "non-singleton dimension %d.  Target sizes: [%lld, %lld, %lld, %lld].  Tensor sizes: [%lld, %lld, %lld, %lld]",
+                             (long long)want[d], (long long)msz[d], d, (long long)want[0], (long long)want[1], (long long)L,
+                             (long long)S, (long long)msz[0], (long long)msz[1], (long long)msz[2], (long long)msz[3]);
+                return NULL;
+            }
+    }
+    const int64_t osz[3][4] = {{B, H, L, E}, {B, Hk, S, E}, {B, Hk, S, E}};
+    bool fits = q->ndim == 4 && k->ndim == 4 && v->ndim == 4 && go->ndim == 4 && o->ndim == 4 && l->ndim == 3 && Hk > 0 && H % Hk == 0 && v->sizes[1] == Hk &&
+                v->sizes[2] == S && k->sizes[0] == B && v->sizes[0] == B && l->sizes[0] == B && l->sizes[1] == H &&
+                l->sizes[2] == L;
+    for (int d = 0; fits && d < 4; d++) fits = go->sizes[d] == osz[0][d] && o->sizes[d] == osz[0][d];
+    if (!fits && B * H * L * S * E != 0) {
+        PyErr_Format(PyExc_RuntimeError, "%s: the sizes of grad_out, query, key, value, out and logsumexp do not match "
+                     "(upstream's kernel reads past them here; refused)", who);
+        return NULL;
+    }
+    const tn_dtype ct = tn_nn_compute(dt), lt = dt == TN_DTYPE_F64 ? TN_DTYPE_F64 : TN_DTYPE_F32;
+    const tn_tensor *chk[5] = {go, k, v, o, l};
+    for (int i = 0; i < 5; i++) {
+        tn_dtype want = i == 4 ? lt : dt;
+        if (chk[i]->dtype != want) {
+            PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(want),
+                         tn_dtype_cpp_name(chk[i]->dtype));
+            return NULL;
+        }
+    }
+    PyObject *gr[3] = {NULL, NULL, NULL}, *in[5] = {NULL, NULL, NULL, NULL, NULL}, *mc = NULL, *res = NULL;
+    void *scratch = NULL;
+    const int64_t heads[3] = {H, Hk, Hk}, rows[3] = {L, S, S};
+    PyObject *acc[3] = {NULL, NULL, NULL};   /* f32 gradients of bf16 / f16 */
+    for (int i = 0; i < 3; i++) {
+        int64_t st[4] = {rows[i] * heads[i] * E, E, heads[i] * E, 1};
+        if (!(gr[i] = tn_tensor_new_strided(4, osz[i], st, dt))) goto done;
+        if (ct != dt && !(acc[i] = tn_tensor_new_strided(4, osz[i], st, ct))) goto done;
+        memset(tn_data(tn_tensor_of(acc[i] ? acc[i] : gr[i])), 0, (size_t)tn_numel(tn_tensor_of(gr[i])) * tn_dtype_itemsize(ct));
+    }
+    if (B * H * L * S * E == 0) goto finish;
+    PyObject *src[5] = {a[0].u.obj, a[1].u.obj, a[2].u.obj, a[3].u.obj, a[4].u.obj};
+    for (int i = 0; i < 5; i++)
+        if (!(in[i] = bw_operand(src[i], ct))) goto done;
+    tn_attn_bw_geom bg;
+    memset(&bg, 0, sizeof bg);
+    tn_attn_geom *g = &bg.a;
+    g->B = B; g->H = H; g->Hk = Hk; g->L = L; g->S = S; g->E = E; g->Ev = E;
+    g->causal = nn_bool(&a[7]);
+    g->scale = a[9].tag == TN_V_FLOAT ? a[9].u.f : 1.0 / sqrt((double)E);
+    int64_t *dst4[5] = {bg.gs, g->qs, g->ks, g->vs, g->os};
+    for (int i = 0; i < 5; i++) memcpy(dst4[i], tn_tensor_of(in[i])->strides, 4 * sizeof(int64_t));
+    memcpy(g->ls, l->strides, 3 * sizeof(int64_t));
+    int64_t *dst[3] = {bg.dqs, bg.dks, bg.dvs};
+    for (int i = 0; i < 3; i++) memcpy(dst[i], tn_tensor_of(acc[i] ? acc[i] : gr[i])->strides, 4 * sizeof(int64_t));
+    if (m) {   /* the mask's numbers in the compute type (bool: 1 / 0), broadcast where a size is 1 */
+        if (!(mc = tn_as_dtype(a[8].u.obj, ct, false))) goto done;
+        const tn_tensor *mt = tn_tensor_of(mc);
+        const int n = mt->ndim;
+        mst[2] = mt->strides[n - 2], mst[3] = mt->strides[n - 1];
+        if (n == 4) mst[0] = mt->strides[0], mst[1] = mt->strides[1];
+        for (int d = 0; d < 4; d++) g->ms[d] = msz[d] == 1 ? 0 : mst[d];
+    }
+    const int slots = tn_get_num_threads();
+    const bool f64 = ct == TN_DTYPE_F64;
+    if (!(scratch = PyMem_Malloc(tn_attention_bw_scratch(&bg, slots, f64)))) { PyErr_NoMemory(); goto done; }
+    {
+        const char *p[5];
+        for (int i = 0; i < 5; i++) p[i] = tn_data(tn_tensor_of(in[i]));
+        const char *lp = tn_data(l), *mp = mc ? tn_data(tn_tensor_of(mc)) : NULL;
+        char *d[3];
+        for (int i = 0; i < 3; i++) d[i] = tn_data(tn_tensor_of(acc[i] ? acc[i] : gr[i]));
+        Py_BEGIN_ALLOW_THREADS
+        if (f64)
+            tn_attention_bw_f64(&bg, (const double *)p[0], (const double *)p[1], (const double *)p[2], (const double *)p[3],
+                                (const double *)p[4], (const double *)lp, (const double *)mp, (double *)d[0], (double *)d[1],
+                                (double *)d[2], scratch, slots);
+        else
+            tn_attention_bw_f32(&bg, (const float *)p[0], (const float *)p[1], (const float *)p[2], (const float *)p[3],
+                                (const float *)p[4], (const float *)lp, (const float *)mp, (float *)d[0], (float *)d[1],
+                                (float *)d[2], scratch, slots);
+        Py_END_ALLOW_THREADS
+    }
+finish:
+    for (int i = 0; i < 3; i++)
+        if (acc[i] && tn_copy_into(gr[i], acc[i]) < 0) goto done;
+    res = PyTuple_Pack(3, gr[0], gr[1], gr[2]);
+done:
+    PyMem_Free(scratch);
+    for (int i = 0; i < 3; i++) { Py_XDECREF(gr[i]); Py_XDECREF(acc[i]); }
+    for (int i = 0; i < 5; i++) Py_XDECREF(in[i]);
+    Py_XDECREF(mc);
+    return res;
 }
 
 /* ---------------------------------------------------------------- embedding */
