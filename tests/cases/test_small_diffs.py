@@ -1,0 +1,46 @@
+"""Small differences from upstream 2.13.0, each measured on .venv-ref:
+
+- torch._C._set_autograd_fallback_mode / _get_autograd_fallback_mode: "warn" (default) or
+  "nothing"; "error" is refused (NYI), any other string asserts, a non-str is pybind's TypeError.
+  In "nothing" an operator without an autograd kernel (quantized::) runs with no node: its output
+  does not require grad (src/python/runtime_flags.c, src/autograd/record.c fallback_call).
+"""
+from harness import cases
+from harness.autograd import ERR, GRAPH
+
+FALLBACK = GRAPH + ERR + """
+import warnings
+warnings.simplefilter("ignore")
+torch.manual_seed(0)
+Q = torch.ops.quantized
+p = Q.linear_prepack(torch.quantize_per_tensor(torch.randn(3, 4), 0.1, 0, torch.qint8), None)
+x = torch.randn(2, 4, requires_grad=True)
+def under(mode, f):
+    prev = torch._C._get_autograd_fallback_mode()
+    torch._C._set_autograd_fallback_mode(mode)
+    try:
+        return f()
+    finally:
+        torch._C._set_autograd_fallback_mode(prev)
+def run(f):
+    with warnings.catch_warnings(record=True) as ws:
+        warnings.simplefilter("always")
+        r = err(f)
+    return r, [str(w.message)[:60] for w in ws]
+"""
+
+cases("autograd_fallback_mode", {
+    "default": "torch._C._get_autograd_fallback_mode()",
+    "set_get": "[under(m, torch._C._get_autograd_fallback_mode) for m in ('nothing', 'warn')], torch._C._get_autograd_fallback_mode()",
+    "refused": "[err(lambda: torch._C._set_autograd_fallback_mode(m)) for m in ('error', 'bogus', '')], torch._C._get_autograd_fallback_mode()",
+    "not_str": "err(lambda: torch._C._set_autograd_fallback_mode(1)), err(lambda: torch._C._set_autograd_fallback_mode(None)), err(lambda: torch._C._get_autograd_fallback_mode(1))[0], torch._C._set_autograd_fallback_mode.__doc__, torch._C._get_autograd_fallback_mode.__doc__",
+    "nothing_quantized": """
+y = under('nothing', lambda: Q.linear_dynamic(x, p))
+y.grad_fn, y.requires_grad, y.is_leaf, run(lambda: y.sum().backward()), x.grad""",
+    "warn_quantized": """
+y = under('warn', lambda: Q.linear_dynamic(x, p))
+graph(y), y.requires_grad, run(lambda: y.sum().backward()), x.grad""",
+    "nothing_then_warn_again": """
+under('nothing', lambda: Q.linear_dynamic(x, p))
+graph(Q.linear_dynamic(x, p))""",
+}, setup=FALLBACK, vars=False)
