@@ -4,6 +4,8 @@
   "nothing"; "error" is refused (NYI), any other string asserts, a non-str is pybind's TypeError.
   In "nothing" an operator without an autograd kernel (quantized::) runs with no node: its output
   does not require grad (src/python/runtime_flags.c, src/autograd/record.c fallback_call).
+- torch.empty(..., memory_format=torch.preserve_format): "unsupported memory format Preserve"
+  (src/ops/create.c).
 """
 from harness import cases
 from harness.autograd import ERR, GRAPH
@@ -44,3 +46,12 @@ graph(y), y.requires_grad, run(lambda: y.sum().backward()), x.grad""",
 under('nothing', lambda: Q.linear_dynamic(x, p))
 graph(Q.linear_dynamic(x, p))""",
 }, setup=FALLBACK, vars=False)
+
+cases("empty_preserve_format", {
+    "empty": "err(lambda: torch.empty(2, memory_format=torch.preserve_format))",
+    "empty_4d": "err(lambda: torch.empty(2, 3, 4, 5, memory_format=torch.preserve_format))",
+    "empty_dtype": "err(lambda: torch.empty((2, 3), dtype=torch.int64, memory_format=torch.preserve_format))",
+    "empty_meta": "err(lambda: torch.empty(2, device='meta', memory_format=torch.preserve_format))",
+    "like_kept": "[f(torch.ones(2, 3), memory_format=torch.preserve_format).shape for f in (torch.empty_like, torch.zeros_like, torch.ones_like)]",
+    "sparse_layout_kept": "torch.empty(2, layout=torch.sparse_coo, memory_format=torch.preserve_format)",
+}, setup=ERR, vars=False)
