@@ -6,6 +6,9 @@
   does not require grad (src/python/runtime_flags.c, src/autograd/record.c fallback_call).
 - torch.empty(..., memory_format=torch.preserve_format): "unsupported memory format Preserve"
   (src/ops/create.c).
+- torch.sparse_coo_tensor with sparse values or indices: upstream's SparseCPU kernel of
+  _sparse_coo_tensor_with_dims_and_tensors checks the dims, then refuses the layout
+  (src/ops/sparse.c); _validate_sparse_coo_tensor_args's dims message.
 """
 from harness import cases
 from harness.autograd import ERR, GRAPH
@@ -55,3 +58,24 @@ cases("empty_preserve_format", {
     "like_kept": "[f(torch.ones(2, 3), memory_format=torch.preserve_format).shape for f in (torch.empty_like, torch.zeros_like, torch.ones_like)]",
     "sparse_layout_kept": "torch.empty(2, layout=torch.sparse_coo, memory_format=torch.preserve_format)",
 }, setup=ERR, vars=False)
+
+SPARSE = ERR + """
+import warnings
+warnings.simplefilter("ignore")
+i = torch.tensor([[0, 1]])
+vs = torch.ones(2, 2).to_sparse()
+"""
+
+cases("sparse_coo_sparse_values", {
+    "values_sized": "err(lambda: torch.sparse_coo_tensor(i, vs, (3, 2)))",
+    "values_inferred_size": "err(lambda: torch.sparse_coo_tensor(i, vs))",
+    "values_small_size": "err(lambda: torch.sparse_coo_tensor(i, vs, (1, 2)))",
+    "values_dims_first": "err(lambda: torch.sparse_coo_tensor(i, vs, (3, 2, 2)))",
+    "values_too_few_dims": "err(lambda: torch.sparse_coo_tensor(i, vs, (3,)))",
+    "values_coalesced_flag": "err(lambda: torch.sparse_coo_tensor(i, vs, (3, 2), is_coalesced=True))",
+    "values_checked": "[err(lambda: torch.sparse_coo_tensor(i, vs, s, check_invariants=True)) for s in ((3, 2), (1, 2), (3, 2, 2))]",
+    "indices_sparse": "err(lambda: torch.sparse_coo_tensor(i.to_sparse(), torch.ones(2), (3,)))",
+    "both_sparse": "err(lambda: torch.sparse_coo_tensor(i.to_sparse(), vs, (3, 2)))",
+    "validate_dims": "[err(lambda: torch._validate_sparse_coo_tensor_args(i, v, (3, 2, 2))) for v in (torch.ones(2, 2), vs)]",
+    "dense_dims_checked": "err(lambda: torch.sparse_coo_tensor(i, torch.ones(2, 2), (3, 2, 2), check_invariants=True))",
+}, setup=SPARSE, vars=False)
