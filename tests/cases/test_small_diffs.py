@@ -9,6 +9,8 @@
 - torch.sparse_coo_tensor with sparse values or indices: upstream's SparseCPU kernel of
   _sparse_coo_tensor_with_dims_and_tensors checks the dims, then refuses the layout
   (src/ops/sparse.c); _validate_sparse_coo_tensor_args's dims message.
+- a Python int in [2**63, 2**64) as a Scalar is an unsigned (uint64) Scalar: result_type and
+  where promote it as uint64 (src/ops/common.c tn_number_dtype, src/ops/pointwise.c where_sc).
 """
 from harness import cases
 from harness.autograd import ERR, GRAPH
@@ -79,3 +81,36 @@ cases("sparse_coo_sparse_values", {
     "validate_dims": "[err(lambda: torch._validate_sparse_coo_tensor_args(i, v, (3, 2, 2))) for v in (torch.ones(2, 2), vs)]",
     "dense_dims_checked": "err(lambda: torch.sparse_coo_tensor(i, torch.ones(2, 2), (3, 2, 2), check_invariants=True))",
 }, setup=SPARSE, vars=False)
+
+UNSIGNED = ERR + """
+import warnings
+warnings.simplefilter("ignore")
+B = 2 ** 63
+c = torch.tensor([True, False])
+def r(f):
+    try:
+        v = f()
+    except Exception as e:
+        return (type(e).__name__, str(e))
+    return (v.dtype, v.tolist()) if isinstance(v, torch.Tensor) else v
+"""
+
+cases("unsigned_scalar", {
+    "result_type_numbers": "[r(lambda: torch.result_type(B, o)) for o in (1, B, True, 1.5, 1 + 2j, 2 ** 64 - 1)]",
+    "result_type_tensor": """
+[r(lambda: torch.result_type(t, B)) for t in (torch.tensor([1]), torch.tensor([1.]), torch.tensor([1], dtype=torch.uint64),
+                                        torch.tensor(1), torch.tensor(True), torch.tensor([True]), torch.tensor([1], dtype=torch.uint8))]""",
+    "result_type_edges": "r(lambda: torch.result_type(2 ** 64, 1)), r(lambda: torch.result_type(-2 ** 63, 1)), r(lambda: torch.result_type(B - 1, 1))",
+    "where_scalars": "[r(lambda: torch.where(c, B, o)) for o in (1, B, 1.5, True, 1 + 2j, 2 ** 64 - 1)]",
+    "where_scalar_other": """
+[r(lambda: torch.where(c, t, B)) for t in (torch.tensor([1, 2]), torch.tensor([1., 2]), torch.tensor([1, 2], dtype=torch.uint64),
+                                        torch.tensor([1, 2], dtype=torch.uint8), torch.tensor(1))]""",
+    "where_scalar_self": "[r(lambda: torch.where(c, B, t)) for t in (torch.tensor([1, 2]), torch.tensor(1.5), torch.tensor([1, 2], dtype=torch.uint64))]",
+    "add": """
+[r(lambda: torch.add(t, B)) for t in (torch.tensor([1]), torch.tensor([1.]), torch.tensor([1], dtype=torch.uint64))], r(lambda: torch.tensor([1]) + B), r(lambda: torch.tensor([1.]) * B)""",
+    "factories": """
+r(lambda: torch.full((2,), B)), r(lambda: torch.full((2,), B, dtype=torch.uint64)), r(lambda: torch.tensor(B)), r(lambda: torch.tensor([B, 1])), r(lambda: torch.scalar_tensor(B))""",
+    "fill": "[r(lambda: torch.zeros(2, dtype=d).fill_(B)) for d in (torch.uint64, torch.float32, torch.int64)]",
+    "compare_clamp": "r(lambda: torch.tensor([1]) == B), r(lambda: torch.clamp(torch.tensor([1.]), max=B))",
+    "searchsorted": "r(lambda: torch.searchsorted(torch.tensor([1, 2]), B)), r(lambda: torch.searchsorted(torch.tensor([1., 2]), B)), r(lambda: torch.bucketize(B, torch.tensor([1, 2])))",
+}, setup=UNSIGNED, vars=False)
