@@ -111,6 +111,11 @@ cases("unsigned_scalar", {
     "factories": """
 r(lambda: torch.full((2,), B)), r(lambda: torch.full((2,), B, dtype=torch.uint64)), r(lambda: torch.tensor(B)), r(lambda: torch.tensor([B, 1])), r(lambda: torch.scalar_tensor(B))""",
     "fill": "[r(lambda: torch.zeros(2, dtype=d).fill_(B)) for d in (torch.uint64, torch.float32, torch.int64)]",
+    "bool_and_narrow": """
+[r(f) for f in (lambda: torch.tensor([True]) + B, lambda: torch.tensor(True) + B, lambda: torch.tensor([True]) < B,
+                lambda: torch.tensor([True]) * B, lambda: torch.clamp(torch.tensor([True]), max=B),
+                lambda: torch.clamp(torch.tensor([1]), max=B), lambda: torch.tensor([1], dtype=torch.uint8) + B,
+                lambda: torch.rsub(torch.tensor([1]), B), lambda: torch.pow(B, torch.tensor([1])))]""",
     "compare_clamp": "r(lambda: torch.tensor([1]) == B), r(lambda: torch.clamp(torch.tensor([1.]), max=B))",
     "searchsorted": "r(lambda: torch.searchsorted(torch.tensor([1, 2]), B)), r(lambda: torch.searchsorted(torch.tensor([1., 2]), B)), r(lambda: torch.bucketize(B, torch.tensor([1, 2])))",
 }, setup=UNSIGNED, vars=False)
