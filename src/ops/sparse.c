@@ -941,7 +941,6 @@ static PyObject *k_clone(int op, tn_value *a) {
     if (a[1].tag == TN_V_MEMFORMAT) return err(PyExc_RuntimeError, "unsupported memory format option Preserve");
     return make_like(SELF, tn_at_clone(M->indices, NULL), tn_at_clone(M->values, NULL), M->coalesced);
 }
-/* detach / alias: the same indices and values (upstream's shallow copy) */
 /* _sparse_coo_tensor_with_dims_and_tensors with sparse indices or values: upstream's SparseCPU kernel
  * checks the dims, then refuses the layout (set_indices_and_values_unsafe) */
 static PyObject *k_with_dims_and_tensors(int op, tn_value *a) {
@@ -949,6 +948,7 @@ static PyObject *k_with_dims_and_tensors(int op, tn_value *a) {
     const char *what = SP(a[3].u.obj) ? "indices" : "values";
     return PyErr_Format(PyExc_RuntimeError, "expected %s to be a dense tensor, but got %s of layout Sparse", what, what);
 }
+/* detach / alias: the same indices and values (upstream's shallow copy) */
 static PyObject *k_detach(int op, tn_value *a) { return make_like(SELF, Py_NewRef(M->indices), Py_NewRef(M->values), M->coalesced); }
 
 /* view_as_real: the same indices, the complex values as reals (one more dense dim of 2), as
