@@ -155,7 +155,11 @@ static bool takes_fallback(const tn_op_def *d) {
     return strstr(d->name, "::") && strncmp(d->name, "torchnative::", 13) != 0;
 }
 
+bool tn_autograd_fallback_nothing(void);   /* python/runtime_flags.c */
+
 static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
+    /* mode "nothing" (torch._C._set_autograd_fallback_mode): the op runs below autograd, no node */
+    if (tn_autograd_fallback_nothing()) return tn_door_below_autograd(op, args);
     int nnext = 0;
     for (int i = 0; i < s->nargs; i++) {
         if (args[i].tag == TN_V_TENSOR) nnext++;

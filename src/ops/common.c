@@ -68,7 +68,7 @@ tn_dtype tn_promote_types(tn_dtype a, tn_dtype b) {
 tn_dtype tn_number_dtype(const tn_value *v) {
     switch (v->tag) {
     case TN_V_BOOL: return TN_DTYPE_BOOL;
-    case TN_V_INT: return TN_DTYPE_I64;
+    case TN_V_INT: return v->uns ? TN_DTYPE_U64 : TN_DTYPE_I64;   /* a Python int in [2**63, 2**64): upstream's unsigned Scalar */
     case TN_V_COMPLEX: return TN_DTYPE_C128;
     default: return TN_DTYPE_F64;
     }

@@ -416,8 +416,8 @@ PyObject *tn_op_empty_memory_format(tn_value *a) {
     int64_t strides[TN_MAX_DIMS];
     if (tn_cr_check_sizes(a[0].u.ints.n, a[0].u.ints.v) < 0) return NULL;
     PyObject *mf = memformat_of(&a[5]);
-    if (mf == tn_py.memory_format_preserve) {
-        PyErr_SetString(PyExc_RuntimeError, "preserve memory format is unsupported by the contiguous operator");
+    if (mf == tn_py.memory_format_preserve) {   /* upstream's empty_cpu: only fixed formats lay out strides */
+        PyErr_SetString(PyExc_RuntimeError, "unsupported memory format Preserve");
         return NULL;
     }
     if (tn_cr_format_strides(mf, a[0].u.ints.n, a[0].u.ints.v, strides) < 0) return NULL;

@@ -955,8 +955,11 @@ done:
 
 static PyObject *where_sc(tn_value *a, bool wx, bool wy, PyObject *out) {
     tn_value x, y;
-    for (int i = 1; i < 3; i++)   /* upstream makes an unsigned Scalar an int64 tensor here: it overflows */
-        if (a[i].tag == TN_V_INT && a[i].uns && tn_cr_check_scalar(&a[i], TN_DTYPE_I64) < 0) return NULL;
+    /* an unsigned Scalar beside a tensor is made in the tensor's dtype (upstream's overflow check);
+     * two Scalars promote as result_type does (uint64 with int64 refused) */
+    for (int i = 1; i < 3; i++)
+        if (a[i].tag == TN_V_INT && a[i].uns && a[3 - i].tag == TN_V_TENSOR && tn_cr_check_scalar(&a[i], TN_T(a[3 - i])->dtype) < 0)
+            return NULL;
     if (tn_value_as_tensor(&a[1], &x) < 0) return NULL;
     if (tn_value_as_tensor(&a[2], &y) < 0) { Py_DECREF(x.u.obj); return NULL; }
     (void)wx; (void)wy;

@@ -127,6 +127,14 @@ static PyObject *layout_refusal(const char *name) {
                         "process (if using custom build).", name);
 }
 
+/* SparseTensorImpl's resize check: len(size) == sparse_dim + dense_dim */
+static int check_dims(int nd, int64_t sd, int64_t dd) {
+    if (sd + dd == nd) return 0;
+    PyErr_Format(PyExc_RuntimeError, "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = %d, sparse_dim = %lld, "
+                 "dense_dim = %lld", nd, (long long)sd, (long long)dd);
+    return -1;
+}
+
 /* _sparse_coo_tensor_with_dims_and_tensors(sparse_dim, dense_dim, size, indices, values, *, dtype,
  * layout, device, pin_memory, is_coalesced): SparseTensorImpl's checks, indices and values held
  * as detached aliases (upstream's shallow copies: writes through the caller's tensors show) */
@@ -137,9 +145,7 @@ PyObject *tn_op__sparse_coo_tensor_with_dims_and_tensors(tn_value *a) {
     int nd = a[2].u.ints.n;
     const tn_tensor *ix = TN_T(a[3]), *v = TN_T(a[4]);
     char b1[200];
-    if (sd + dd != nd)
-        return PyErr_Format(PyExc_RuntimeError, "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = %d, "
-                            "sparse_dim = %lld, dense_dim = %lld", nd, (long long)sd, (long long)dd);
+    if (check_dims(nd, sd, dd) < 0) return NULL;
     if (ix->dtype != TN_DTYPE_I64)
         return PyErr_Format(PyExc_RuntimeError, "indices must be an int64 tensor");
     if (v->ndim == 0) return err(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
@@ -170,9 +176,7 @@ PyObject *tn_op__sparse_coo_tensor_with_dims(tn_value *a) {
     if (a[4].tag != TN_V_LAYOUT || a[4].u.obj != tn_py.layout_sparse_coo) return layout_refusal("_sparse_coo_tensor_with_dims");
     int64_t sd = a[0].u.i, dd = a[1].u.i;
     int nd = a[2].u.ints.n;
-    if (sd + dd != nd)
-        return PyErr_Format(PyExc_RuntimeError, "'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = %d, "
-                            "sparse_dim = %lld, dense_dim = %lld", nd, (long long)sd, (long long)dd);
+    if (check_dims(nd, sd, dd) < 0) return NULL;
     tn_dtype dt = a[3].tag == TN_V_DTYPE ? a[3].u.dtype : tn_py.default_dtype;
     return make(a[2].u.ints.v, nd, (int)sd, empty_indices((int)sd), empty_values(a[2].u.ints.v + sd, (int)dd, dt), true);
 }
@@ -224,9 +228,7 @@ PyObject *tn_sparse_d_validate_args(tn_value *a) {
     if (check_indices_2d(a[0].u.obj) < 0) return NULL;
     const tn_tensor *ix = TN_T(a[0]), *v = TN_T(a[1]);
     int64_t sd = ix->sizes[0], dd = (v->ndim ? v->ndim : 1) - 1;
-    if (a[2].u.ints.n != sd + dd)
-        return PyErr_Format(PyExc_RuntimeError, "number of dimensions must be sparse_dim (%lld) + dense_dim (%lld), but got %d",
-                            (long long)sd, (long long)dd, a[2].u.ints.n);
+    if (check_dims(a[2].u.ints.n, sd, dd) < 0) return NULL;
     if (tn_numel(ix) > 0) {
         PyObject *mn, *mx;
         if (row_extrema(a[0].u.obj, &mn, &mx) < 0) return NULL;
@@ -938,6 +940,13 @@ static PyObject *k_unary_(int op, tn_value *a) {
 static PyObject *k_clone(int op, tn_value *a) {
     if (a[1].tag == TN_V_MEMFORMAT) return err(PyExc_RuntimeError, "unsupported memory format option Preserve");
     return make_like(SELF, tn_at_clone(M->indices, NULL), tn_at_clone(M->values, NULL), M->coalesced);
+}
+/* _sparse_coo_tensor_with_dims_and_tensors with sparse indices or values: upstream's SparseCPU kernel
+ * checks the dims, then refuses the layout (set_indices_and_values_unsafe) */
+static PyObject *k_with_dims_and_tensors(int op, tn_value *a) {
+    if (check_dims(a[2].u.ints.n, a[0].u.i, a[1].u.i) < 0) return NULL;
+    const char *what = SP(a[3].u.obj) ? "indices" : "values";
+    return PyErr_Format(PyExc_RuntimeError, "expected %s to be a dense tensor, but got %s of layout Sparse", what, what);
 }
 /* detach / alias: the same indices and values (upstream's shallow copy) */
 static PyObject *k_detach(int op, tn_value *a) { return make_like(SELF, Py_NewRef(M->indices), Py_NewRef(M->values), M->coalesced); }
@@ -1946,7 +1955,7 @@ static struct { const char *name, *overload; sparse_fn fn; int row; } kernels[] 
     {"sinh", "", k_unary, -2}, {"tan", "", k_unary, -2}, {"asinh", "", k_unary, -2}, {"atanh", "", k_unary, -2},
     {"erf", "", k_unary, -2}, {"deg2rad", "", k_unary, -2}, {"rad2deg", "", k_unary, -2}, {"nan_to_num", "", k_unary, -2},
     {"relu", "", k_unary, -2}, {"isnan", "", k_unary, -2}, {"isinf", "", k_unary, -2}, {"signbit", "", k_unary, -2},
-    {"pow", "Tensor_Scalar", k_unary, -2},
+    {"pow", "Tensor_Scalar", k_unary, -2}, {"_sparse_coo_tensor_with_dims_and_tensors", "", k_with_dims_and_tensors, -2},
 };
 
 /* a COO or compressed tensor */

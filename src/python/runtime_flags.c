@@ -187,6 +187,27 @@ static PyObject *fp32_set(PyObject *self, PyObject *args) {
     return PyUnicode_FromString(v);   /* upstream's setter returns the precision */
 }
 
+/* _set_autograd_fallback_mode(str) / _get_autograd_fallback_mode(): what autograd's fallback does
+ * for an operator without an autograd kernel (autograd/record.c's fallback_call): "warn" (the
+ * default) or "nothing"; upstream names "error" but refuses it (NYI), and asserts on any other */
+static bool fallback_nothing;
+bool tn_autograd_fallback_nothing(void) { return fallback_nothing; }
+static PyObject *fallback_mode_set(PyObject *self, PyObject *mode) {
+    if (!PyUnicode_Check(mode))
+        return PyErr_Format(PyExc_TypeError, "_set_autograd_fallback_mode(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (arg0: str) -> None\n\nInvoked with: %R", mode);
+    const char *m = PyUnicode_AsUTF8AndSize(mode, NULL);
+    if (!m) return NULL;
+    if (strcmp(m, "nothing") && strcmp(m, "warn")) {
+        if (!strcmp(m, "error")) return PyErr_Format(PyExc_RuntimeError, "NYI: mode='error'");
+        return PyErr_Format(PyExc_RuntimeError, "false INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/torch/csrc/autograd/"
+                            "init.cpp\":653, please report a bug to PyTorch. Unsupported AutogradFallbackMode: %s", m);
+    }
+    fallback_nothing = m[0] == 'n';
+    Py_RETURN_NONE;
+}
+static PyObject *fallback_mode_get(PyObject *self, PyObject *u) { return PyUnicode_FromString(fallback_nothing ? "nothing" : "warn"); }
+
 static PyMethodDef get_def = {"get", flag_get, METH_NOARGS, NULL};
 static PyMethodDef set_def = {"set", flag_set, METH_VARARGS, NULL};
 static PyMethodDef det_defs[] = {
@@ -195,6 +216,8 @@ static PyMethodDef det_defs[] = {
     {"_get_deterministic_algorithms_warn_only", det_get_warn, METH_NOARGS, NULL},
     {"_get_fp32_precision_getter", fp32_get, METH_VARARGS, NULL},
     {"_set_fp32_precision_setter", fp32_set, METH_VARARGS, NULL},
+    {"_set_autograd_fallback_mode", fallback_mode_set, METH_O, "_set_autograd_fallback_mode(arg0: str) -> None\n"},
+    {"_get_autograd_fallback_mode", fallback_mode_get, METH_NOARGS, "_get_autograd_fallback_mode() -> str\n"},
     {NULL},
 };
 
