@@ -1833,8 +1833,6 @@ TN_SURF("cpp.nn", "Module", CLASS, "pybind11_type", NULL)
  *   torch._C._distributed_c10d.ProcessGroupUCC
  *   torch._C._distributed_c10d.ProcessGroupXCCL
  *   torch._C._register_py_class_for_device
- *   torch._C._set_autograd_fallback_mode
- *   torch._C._get_autograd_fallback_mode
  *   torch._C._activate_gpu_trace
  *   torch._C._cudnn
  *   torch._C._cusparselt
