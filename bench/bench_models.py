@@ -11,8 +11,9 @@ Figures (inside each process, after one untimed 6-token forward):
   - decode: a 6-token prompt is prefilled with the KV cache, one untimed step, then N greedy
     single-token steps with the cache; tokens/s = N / their total time;
   - backward 128 tokens: forward with gradients recorded plus `logits.mean().backward()` on the
-    same weights (attn_implementation "eager" for this figure until sdpa has its backward in
-    torchnative), gradients dropped between repeats; median of repeats as for prefill.
+    same weights (attn_implementation "eager" for this figure, as it was first measured, so the
+    ratio stays comparable across rounds; the training step below runs sdpa and its fused flash
+    backward), gradients dropped between repeats; median of repeats as for prefill.
   - AdamW training step 128 tokens: in processes of their own, model in train mode (sdpa),
     `opt.zero_grad(); model(ids, labels=ids).loss.backward(); opt.step()` with AdamW(lr=1e-4),
     one untimed step (it creates the optimizer state), then the median of 3-5 steps; and the
