@@ -130,6 +130,14 @@ static int outputs_of(PyObject *res, PyObject **outs, int max) {
     return n;
 }
 
+/* the op below autograd (grad mode already off), marked so re-entries know (tn_below_autograd) */
+static PyObject *run_below(int op, tn_value *args) {
+    tn_below_autograd_step(1);
+    PyObject *r = tn_door_below_autograd(op, args);
+    tn_below_autograd_step(-1);
+    return r;
+}
+
 /* ---- operators without an autograd kernel (upstream's basic autograd fallback) ----
  * Upstream registers no autograd kernel for the operators of its other namespaces (quantized::,
  * _quantized::, ...): autograd's fallback (autograd_not_implemented_fallback.cpp, mode "warn")
@@ -159,7 +167,12 @@ bool tn_autograd_fallback_nothing(void);   /* python/runtime_flags.c */
 
 static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
     /* mode "nothing" (torch._C._set_autograd_fallback_mode): the op runs below autograd, no node */
-    if (tn_autograd_fallback_nothing()) return tn_door_below_autograd(op, args);
+    if (tn_autograd_fallback_nothing()) {
+        bool was = tn_grad_mode_set(false);
+        PyObject *r = run_below(op, args);
+        tn_grad_mode_set(was);
+        return r;
+    }
     int nnext = 0;
     for (int i = 0; i < s->nargs; i++) {
         if (args[i].tag == TN_V_TENSOR) nnext++;
@@ -180,7 +193,7 @@ static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
         }
     }
     bool was = tn_grad_mode_set(false);
-    PyObject *res = tn_door_below_autograd(op, args);
+    PyObject *res = run_below(op, args);
     tn_grad_mode_set(was);
     if (!res) { Py_DECREF(n); return NULL; }
     PyObject *outs[16];
@@ -524,14 +537,6 @@ static int inplace_leaf_check(PyObject *self) {
         return -1;
     }
     return 0;
-}
-
-/* the op below autograd (grad mode already off), marked so re-entries know (tn_below_autograd) */
-static PyObject *run_below(int op, tn_value *args) {
-    tn_below_autograd_step(1);
-    PyObject *r = tn_door_below_autograd(op, args);
-    tn_below_autograd_step(-1);
-    return r;
 }
 
 /* An in-place foreach op with no per-tensor in-place op to run (_foreach_maximum_.List: no
