@@ -133,6 +133,9 @@ PyObject *tn_tensor_new_strided(int ndim, const int64_t *sizes, const int64_t *s
 /* A new uninitialised tensor with explicit strides, storage sized to the furthest element
  * (aten::empty_strided; ops/create.c). */
 PyObject *tn_cr_empty_strided(int nd, const int64_t *sizes, const int64_t *strides, tn_dtype dt, tn_device_type dev);
+/* A new uninitialised tensor shaped like t in memory format mf (NULL / None / preserve: upstream's
+ * preserve rule; channels_last needs rank 4, channels_last_3d rank 5: upstream's error) */
+PyObject *tn_cr_empty_like(const tn_tensor *t, PyObject *mf, tn_dtype dt, tn_device_type dev);
 /* The value of a 0-dim tensor as a kernel scalar (exact; via float64 for other real dtypes). */
 int tn_scalar_of_0dim(PyObject *t, tn_scalar *out);
 

@@ -194,8 +194,8 @@ PyObject *tn_op_resize_(tn_value *a) {
             PyErr_SetString(PyExc_RuntimeError, "numel: integer multiplication overflow");
             return NULL;
         }
-    if (mf == tn_py.memory_format_preserve) {
-        PyErr_SetString(PyExc_RuntimeError, "Unsupported memory format for resize_: Preserve");
+    if (mf == tn_py.memory_format_preserve) {   /* upstream's words, its missing space included */
+        PyErr_SetString(PyExc_RuntimeError, "Unsupported memory formatPreserve");
         return NULL;
     }
     bool same = t->ndim == nd && memcmp(t->sizes, sizes, (size_t)nd * sizeof *sizes) == 0;

@@ -15,6 +15,7 @@
 
 #include "autograd/autograd.h"
 #include "ops/common.h"
+#include "ops/pad.h"
 #include "ops/views.h"
 #include "tn_ops_gen.h"
 
@@ -815,10 +816,17 @@ PyObject *tn_op_masked_scatter_backward(tn_value *a) {
     return r;
 }
 
-/* ---- resize_as_(self, the_template, memory_format): resize_(template.sizes(), memory_format) ---- */
+/* ---- resize_as_(self, the_template, memory_format): resize_(template.sizes(), memory_format);
+ * preserve_format takes the template's suggested format, as upstream's ---- */
 PyObject *tn_op_resize_as_(tn_value *a) {
     const tn_tensor *tt = tn_tensor_of(a[1].u.obj);
-    return tn_at_resize_(a[0].u.obj, TN_IN(tt->sizes, tt->ndim), a[2].tag == TN_V_MEMFORMAT ? a[2].u.obj : NULL);
+    PyObject *mf = a[2].tag == TN_V_MEMFORMAT ? a[2].u.obj : NULL;
+    if (mf == tn_py.memory_format_preserve) {
+        int f = tn_suggest_format(tt);
+        mf = f == 2 ? tn_py.memory_format_channels_last : f == 3 ? tn_py.memory_format_channels_last_3d
+                                                                 : tn_py.memory_format_contiguous;
+    }
+    return tn_at_resize_(a[0].u.obj, TN_IN(tt->sizes, tt->ndim), mf);
 }
 
 /* ---- block_diag(tensors): zeros of the summed shape in the promoted dtype, each input (0-dim as

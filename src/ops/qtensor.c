@@ -352,9 +352,21 @@ PyObject *tn_op__make_per_channel_quantized_tensor(tn_value *a) {
     return r;
 }
 
+/* the dtype of an _empty_*_quantized factory: given, else the default dtype, which must be a
+ * quantized one (upstream checks it first: a float default refuses) */
+static tn_dtype empty_qdtype(const tn_value *dt) {
+    tn_dtype d = tn_is_none(dt) ? tn_py.default_dtype : dt->u.dtype;
+    if (tn_dtype_infos[d].kind != TN_KIND_QUANT) {
+        tn_fq_error("Creation of quantized tensor requires quantized dtype like torch.quint8");
+        return TN_DTYPE_UNDEFINED;
+    }
+    return d;
+}
+
 /* _empty_affine_quantized(size, *, dtype, layout, device, pin_memory, scale, zero_point, memory_format) */
 PyObject *tn_op__empty_affine_quantized(tn_value *a) {
-    tn_dtype qd = tn_is_none(&a[1]) ? TN_DTYPE_QU8 : a[1].u.dtype;
+    tn_dtype qd = empty_qdtype(&a[1]);
+    if (qd == TN_DTYPE_UNDEFINED) return NULL;
     tn_qparams q = {QS_PER_TENSOR, a[5].u.f, a[6].u.i, NULL, NULL, 0};
     for (int i = 0; i < a[0].u.ints.n; i++)
         if (a[0].u.ints.v[i] < 0) return tn_fq_error("Trying to create tensor with negative dimension");
@@ -363,7 +375,8 @@ PyObject *tn_op__empty_affine_quantized(tn_value *a) {
 
 /* _empty_per_channel_affine_quantized(size, *, scales, zero_points, axis, dtype, ...) */
 PyObject *tn_op__empty_per_channel_affine_quantized(tn_value *a) {
-    tn_dtype qd = tn_is_none(&a[4]) ? TN_DTYPE_QU8 : a[4].u.dtype;
+    tn_dtype qd = empty_qdtype(&a[4]);
+    if (qd == TN_DTYPE_UNDEFINED) return NULL;
     if (a[0].u.ints.n > TN_MAX_DIMS) return tn_fq_error("too many dimensions");
     tn_tensor shape = {0};
     shape.ndim = a[0].u.ints.n;

@@ -194,6 +194,10 @@ static PyObject *like(const tn_value *self, const tn_value *dtype) {
     tn_device_type odev;
     if (tn_cr_options(dtype, dtype + 1, dtype + 2, dtype + 3, TN_DTYPE_F32, TN_DEVICE_CPU, &odt, &odev) < 0) return NULL;
     tn_dtype dt = dtype && dtype->tag == TN_V_DTYPE ? dtype->u.dtype : TN_T(*self)->dtype;
+    /* a memory_format given (the argument after pin_memory) lays the result out as empty_like does */
+    const tn_value *mf = dtype + 4;
+    if (mf->tag == TN_V_MEMFORMAT && mf->u.obj != tn_py.memory_format_preserve)
+        return tn_cr_empty_like(TN_T(*self), mf->u.obj, dt, TN_T(*self)->storage->device);
     return new_like(self->u.obj, dt);
 }
 

@@ -11,6 +11,12 @@
   (src/ops/sparse.c); _validate_sparse_coo_tensor_args's dims message.
 - a Python int in [2**63, 2**64) as a Scalar is an unsigned (uint64) Scalar: result_type and
   where promote it as uint64 (src/ops/common.c tn_number_dtype, src/ops/pointwise.c where_sc).
+- rand_like / randn_like / randint_like honour memory_format (a format given lays the result out as
+  empty_like does, rank checks included; the values drawn are upstream's) (src/ops/random.c);
+  resize_ with preserve_format: "Unsupported memory formatPreserve" (upstream's words), and
+  resize_as_ with preserve_format takes the template's suggested format (src/ops/misc_ops.c);
+  _empty_affine_quantized / _empty_per_channel_affine_quantized without a quantized dtype (the
+  default dtype when none is given) refuse first (src/ops/qtensor.c).
 """
 from harness import cases
 from harness.autograd import ERR, GRAPH
@@ -119,3 +125,46 @@ r(lambda: torch.full((2,), B)), r(lambda: torch.full((2,), B, dtype=torch.uint64
     "compare_clamp": "r(lambda: torch.tensor([1]) == B), r(lambda: torch.clamp(torch.tensor([1.]), max=B))",
     "searchsorted": "r(lambda: torch.searchsorted(torch.tensor([1, 2]), B)), r(lambda: torch.searchsorted(torch.tensor([1., 2]), B)), r(lambda: torch.bucketize(B, torch.tensor([1, 2])))",
 }, setup=UNSIGNED, vars=False)
+
+LIKE = ERR + """
+import warnings
+warnings.simplefilter("ignore")
+x4 = torch.ones(2, 3, 4, 5); cl = x4.to(memory_format=torch.channels_last); x2 = torch.ones(2, 3)
+def laid(t):
+    return t if isinstance(t, tuple) else (t.shape, t.stride(), t.dtype, t)
+"""
+
+cases("like_memory_format", {
+    "random_like_channels_last": """
+torch.manual_seed(0)
+result = [laid(f(x4, memory_format=torch.channels_last)) for f in (torch.randn_like, torch.rand_like)] + \
+         [laid(torch.randint_like(x4, 9, memory_format=torch.channels_last))]
+""",
+    "random_like_contiguous_from_channels_last": """
+torch.manual_seed(0)
+result = [laid(f(cl, memory_format=torch.contiguous_format)) for f in (torch.randn_like, torch.rand_like)] + \
+         [laid(f(cl)) for f in (torch.randn_like, torch.rand_like)]
+""",
+    "random_like_rank_errors": """
+result = [err(lambda: torch.randn_like(x2, memory_format=torch.channels_last)),
+          err(lambda: torch.rand_like(x2, memory_format=torch.channels_last_3d)),
+          err(lambda: torch.randint_like(x4, 5, memory_format=torch.channels_last_3d))]
+""",
+    "resize_preserve": "[err(lambda: x2.clone().resize_(3, 2, memory_format=torch.preserve_format)), "
+                       "err(lambda: x2.clone().resize_(2, 3, memory_format=torch.preserve_format))]",
+    "resize_as_preserve": """
+tmpls = (cl, x4, torch.ones(3, 4).t(), torch.ones(1, 2, 3, 4, 5).to(memory_format=torch.channels_last_3d))
+result = [laid(src.clone().resize_as_(t, memory_format=torch.preserve_format))[:2]
+          for t in tmpls for src in (torch.ones(0), x4, cl)]
+""",
+    "empty_quantized_dtype": """
+result = [err(lambda: torch._empty_affine_quantized([2], scale=0.1, zero_point=0)),
+          err(lambda: torch._empty_affine_quantized([2], scale=0.1, zero_point=0, dtype=torch.int8)),
+          err(lambda: torch._empty_affine_quantized([-1], scale=0.1, zero_point=0)),
+          err(lambda: torch._empty_affine_quantized([2], scale=0.1, zero_point=0, memory_format=torch.channels_last)),
+          err(lambda: torch._empty_per_channel_affine_quantized([2], scales=torch.ones(2),
+                                                                zero_points=torch.zeros(2, dtype=torch.long), axis=0)),
+          torch._empty_per_channel_affine_quantized([2], scales=torch.ones(2), zero_points=torch.zeros(2, dtype=torch.long),
+                                                    axis=0, dtype=torch.qint8).dtype]
+""",
+}, setup=LIKE)
