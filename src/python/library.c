@@ -3,9 +3,13 @@
  * Upstream's Python defines whole namespaces this way at import (prims, higher-order helpers,
  * custom ops). A definition records its schema; `impl` records a Python kernel per dispatch key.
  * torch.ops.<ns>.<op> finds them through tn_library_lookup (functions.c), and calling one runs
- * the Python kernel registered for the first of these keys: CompositeImplicitAutograd, CPU,
- * CompositeExplicitAutograd, Autograd, AutogradCPU — the keys a CPU eager call reaches. An
- * operator with none of them refuses by name. */
+ * its kernels by upstream's dispatch stages for a CPU call: autograd (AutogradCPU, Autograd, else
+ * CompositeImplicitAutograd), ADInplaceOrView, then the backend (CPU, CompositeExplicitAutograd,
+ * CompositeImplicitAutograd). A kernel registered with_keyset (torch.library.custom_op's autograd
+ * and ADInplaceOrView kernels) gets the DispatchKeySet first and continues with
+ * OpOverload.redispatch (_DispatchOperatorHandle.redispatch_boxed), which starts at the stage the
+ * keyset allows; below autograd (torch._C._AutoDispatchBelowAutograd) is grad mode off with the
+ * door's below-autograd mark. An operator with no kernel at those keys refuses by name. */
 #include "python/library.h"
 
 #include <string.h>
@@ -15,7 +19,8 @@
 #include "dispatch/door.h"
 #include "autograd/autograd.h"
 
-/* qualname "ns::name" -> list of [overload (str), schema (FunctionSchema), impls (dict key->fn)] */
+/* qualname "ns::name" -> list of [overload (str), schema (FunctionSchema), impls (dict key->fn),
+ * keyset impls (dict key->fn: kernels registered with_keyset)] */
 static PyObject *registry;
 
 static PyObject *entries_of(const char *qualname, int create) {
@@ -38,18 +43,63 @@ static PyObject *find_entry(const char *qualname, const char *overload) {
     return NULL;
 }
 
-static const char *const call_keys[] = {"CompositeImplicitAutograd", "CPU", "CompositeExplicitAutograd",
-                                        "Autograd", "AutogradCPU", NULL};
+/* the dispatch stages of a CPU call, each with its keys in upstream's order of precedence */
+enum { STAGE_AUTOGRAD, STAGE_INPLACE_OR_VIEW, STAGE_BACKEND, NSTAGES };
+static const char *const stage_keys[NSTAGES][4] = {
+    {"AutogradCPU", "Autograd", "CompositeImplicitAutograd", NULL},
+    {"ADInplaceOrView", NULL},
+    {"CPU", "CompositeExplicitAutograd", "CompositeImplicitAutograd", NULL},
+};
 
-/* Call a registered overload (entry) or, for a packet, the first overload with a kernel. */
-static PyObject *call_entry(PyObject *entry, const char *what, PyObject *args, PyObject *kw) {
-    PyObject *impls = PyList_GetItem(entry, 2);
-    for (int k = 0; call_keys[k]; k++) {
-        PyObject *fn = PyDict_GetItemString(impls, call_keys[k]);
-        if (fn) return PyObject_Call(fn, args, kw);
-    }
+/* torch._C.<name> (a borrowed-like new reference) */
+static PyObject *c_attr(const char *name) {
+    PyObject *m = PyImport_ImportModule("torch._C");
+    PyObject *r = m ? PyObject_GetAttrString(m, name) : NULL;
+    Py_XDECREF(m);
+    return r;
+}
+
+/* the keyset a kernel registered with_keyset receives: given (a redispatch), else the full set */
+static PyObject *keyset_for(PyObject *given) {
+    if (given) return Py_NewRef(given);
+    PyObject *f = c_attr("_dispatch_keyset_full");
+    PyObject *r = f ? PyObject_CallNoArgs(f) : NULL;
+    Py_XDECREF(f);
+    return r;
+}
+
+/* Run an entry's kernels from stage `first` on: the first key registered at a stage runs (a
+ * with_keyset kernel gets the keyset first); no kernel at any stage refuses by name. */
+static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObject *keyset, PyObject *args,
+                             PyObject *kw) {
+    PyObject *impls = PyList_GetItem(entry, 2), *ks_impls = PyList_GetItem(entry, 3);
+    for (int st = first; st < NSTAGES; st++)
+        for (int k = 0; stage_keys[st][k]; k++) {
+            const char *key = stage_keys[st][k];
+            PyObject *fn = PyDict_GetItemString(impls, key);
+            if (fn) return PyObject_Call(fn, args, kw);
+            if (!(fn = PyDict_GetItemString(ks_impls, key))) continue;
+            PyObject *ks = keyset_for(keyset);
+            Py_ssize_t n = PyTuple_Size(args);
+            PyObject *a2 = ks ? PyTuple_New(n + 1) : NULL;
+            if (!a2) { Py_XDECREF(ks); return NULL; }
+            PyTuple_SetItem(a2, 0, ks);
+            for (Py_ssize_t i = 0; i < n; i++) PyTuple_SetItem(a2, i + 1, Py_NewRef(PyTuple_GetItem(args, i)));
+            PyObject *r = PyObject_Call(fn, a2, kw);
+            Py_DECREF(a2);
+            return r;
+        }
     PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
     return NULL;
+}
+
+/* the first stage a call starts at: below autograd (the guard, or a call autograd runs below
+ * itself) skips the autograd stage */
+static int first_stage(void) { return tn_below_autograd() ? STAGE_INPLACE_OR_VIEW : STAGE_AUTOGRAD; }
+
+/* Call a registered overload (entry). */
+static PyObject *call_entry(PyObject *entry, const char *what, PyObject *args, PyObject *kw) {
+    return call_stages(entry, what, first_stage(), NULL, args, kw);
 }
 
 /* m_self: (qualname, overload or None) */
@@ -68,7 +118,7 @@ static PyObject *op_entry(PyObject *self, PyObject *args, PyObject *kw) {
     PyObject *l = entries_of(q, 0);
     for (Py_ssize_t i = 0; l && i < PyList_Size(l); i++) {
         PyObject *e = PyList_GetItem(l, i);
-        if (PyDict_Size(PyList_GetItem(e, 2))) return call_entry(e, q, args, kw);
+        if (PyDict_Size(PyList_GetItem(e, 2)) || PyDict_Size(PyList_GetItem(e, 3))) return call_entry(e, q, args, kw);
     }
     return PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", q);
 }
@@ -111,7 +161,8 @@ PyObject *tn_library_get_schema(const char *qualname, const char *overload) {
 bool tn_library_has(const char *qualname, const char *overload, const char *key) {
     PyObject *e = find_entry(qualname, overload ? overload : "");
     if (!e) return false;
-    return !key || PyDict_GetItemString(PyList_GetItem(e, 2), key) != NULL;
+    return !key || PyDict_GetItemString(PyList_GetItem(e, 2), key) != NULL ||
+           PyDict_GetItemString(PyList_GetItem(e, 3), key) != NULL;
 }
 
 /* ---------- the Library handle returned by _dispatch_library ---------- */
@@ -172,7 +223,7 @@ static PyObject *lib_define(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(parse);
     if (!fs) return NULL;
     PyObject *l = entries_of(q, 1);
-    PyObject *e = l ? Py_BuildValue("[sNN]", ov, fs, PyDict_New()) : NULL;
+    PyObject *e = l ? Py_BuildValue("[sNNN]", ov, fs, PyDict_New(), PyDict_New()) : NULL;
     if (!e || PyList_Append(l, e) < 0) { Py_XDECREF(e); return NULL; }
     Py_DECREF(e);
     PyObject *rec = Py_BuildValue("(ss)", q, ov);
@@ -198,8 +249,10 @@ static PyObject *lib_impl(PyObject *self, PyObject *args, PyObject *kw) {
         tn_door_mark_py_meta(tn_op_find(q + 6, ov), fn);
     if (!e) /* an impl for an operator we do not know (e.g. an aten op with a C kernel): record nothing */
         Py_RETURN_NONE;
-    if (with_keyset) Py_RETURN_NONE; /* kernels taking a DispatchKeySet are not callable from here */
-    if (PyDict_SetItemString(PyList_GetItem(e, 2), key, fn) < 0) return NULL;
+    /* a kernel is either plain or takes the keyset (impls / keyset impls); the last one wins */
+    PyObject *mine = PyList_GetItem(e, with_keyset ? 3 : 2), *other = PyList_GetItem(e, with_keyset ? 2 : 3);
+    if (PyDict_SetItemString(mine, key, fn) < 0) return NULL;
+    if (PyDict_GetItemString(other, key) && PyDict_DelItemString(other, key) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -220,11 +273,15 @@ static PyObject *lib_reset(PyObject *self, PyObject *unused) {
 }
 
 static PyObject *lib_fallback(PyObject *self, PyObject *args, PyObject *kw) { Py_RETURN_NONE; }
+/* upstream registers its C++ ADInplaceOrView kernel for the op; here the stage needs no kernel:
+ * custom_op's own with_keyset kernel there bumps the versions (call_stages) */
+static PyObject *lib_register_inplace_view_fallback(PyObject *self, PyObject *name) { Py_RETURN_NONE; }
 
 static PyMethodDef lib_methods[] = {
     {"define", (PyCFunction)(void (*)(void))lib_define, METH_VARARGS | METH_KEYWORDS, NULL},
     {"impl", (PyCFunction)(void (*)(void))lib_impl, METH_VARARGS | METH_KEYWORDS, NULL},
     {"fallback", (PyCFunction)(void (*)(void))lib_fallback, METH_VARARGS | METH_KEYWORDS, NULL},
+    {"register_ad_inplace_or_view_fallback", lib_register_inplace_view_fallback, METH_O, NULL},
     {"reset", lib_reset, METH_NOARGS, NULL},
     {NULL},
 };
@@ -293,7 +350,197 @@ static PyObject *has_kernel_any(PyObject *m, PyObject *name) {
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
+/* ---------- below autograd, redispatch, _any_requires_grad ---------- */
+
+/* torch._C._AutoDispatchBelowAutograd / _AutoDispatchBelowADInplaceOrView: while entered, calls run
+ * below autograd (grad mode off, the door's below-autograd mark), as upstream's key exclusion */
+typedef struct {
+    PyObject_HEAD
+    bool was, entered;
+} below_obj;
+
+static PyObject *below_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
+    below_obj *o = (below_obj *)PyType_GenericNew(tp, NULL, NULL);
+    if (o) o->was = o->entered = false;
+    return (PyObject *)o;
+}
+static PyObject *below_enter(PyObject *self, PyObject *unused) {
+    below_obj *o = (below_obj *)self;
+    if (!o->entered) {
+        o->was = tn_grad_mode_set(false);
+        tn_below_autograd_step(1);
+        o->entered = true;
+    }
+    Py_RETURN_NONE;
+}
+static PyObject *below_exit(PyObject *self, PyObject *args) {
+    below_obj *o = (below_obj *)self;
+    if (o->entered) {
+        tn_below_autograd_step(-1);
+        tn_grad_mode_set(o->was);
+        o->entered = false;
+    }
+    Py_RETURN_FALSE;
+}
+static PyMethodDef below_methods[] = {
+    {"__enter__", below_enter, METH_NOARGS, NULL},
+    {"__exit__", below_exit, METH_VARARGS, NULL},
+    {NULL},
+};
+static PyType_Slot below_slots[] = {
+    {Py_tp_new, below_new},
+    {Py_tp_methods, below_methods},
+    {0, NULL},
+};
+static PyType_Spec below_spec = {"torch._C._AutoDispatchBelowAutograd", sizeof(below_obj), 0, Py_TPFLAGS_DEFAULT, below_slots};
+static PyType_Spec below_view_spec = {"torch._C._AutoDispatchBelowADInplaceOrView", sizeof(below_obj), 0,
+                                      Py_TPFLAGS_DEFAULT, below_slots};
+
+/* torch._C._DispatchOperatorHandle of one operator (torch._C._dispatch_find_schema_or_throw):
+ * schema(), debug(), redispatch_boxed(keyset, *args, **kwargs) */
+typedef struct {
+    PyObject_HEAD
+    PyObject *qualname, *overload;   /* str */
+} handle_obj;
+
+static void handle_dealloc(PyObject *self) {
+    handle_obj *o = (handle_obj *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    Py_CLEAR(o->qualname);
+    Py_CLEAR(o->overload);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+/* the OpOverload object of the handle's operator: torch.ops.<ns>.<name>.<overload or default> */
+static PyObject *handle_overload(handle_obj *o) {
+    const char *q = PyUnicode_AsUTF8AndSize(o->qualname, NULL), *ov = PyUnicode_AsUTF8AndSize(o->overload, NULL);
+    const char *colon = q ? strstr(q, "::") : NULL;
+    if (!colon || !ov) return PyErr_Format(PyExc_RuntimeError, "bad operator name");
+    PyObject *ops = PyImport_ImportModule("torch._ops");
+    PyObject *root = ops ? PyObject_GetAttrString(ops, "ops") : NULL;
+    Py_XDECREF(ops);
+    PyObject *ns = root ? PyObject_CallMethod(root, "__getattr__", "s#", q, (Py_ssize_t)(colon - q)) : NULL;
+    Py_XDECREF(root);
+    PyObject *packet = ns ? PyObject_GetAttrString(ns, colon + 2) : NULL;
+    Py_XDECREF(ns);
+    PyObject *r = packet ? PyObject_GetAttrString(packet, ov[0] ? ov : "default") : NULL;
+    Py_XDECREF(packet);
+    return r;
+}
+
+static PyObject *handle_schema(PyObject *self, PyObject *unused) {
+    handle_obj *o = (handle_obj *)self;
+    PyObject *op = handle_overload(o);
+    PyObject *r = op ? PyObject_GetAttrString(op, "_schema") : NULL;
+    Py_XDECREF(op);
+    return r;
+}
+
+static PyObject *handle_debug(PyObject *self, PyObject *unused) {
+    PyObject *s = handle_schema(self, NULL);
+    PyObject *r = s ? PyUnicode_FromFormat("%S registered at torchnative", s) : NULL;
+    Py_XDECREF(s);
+    return r;
+}
+
+/* whether keyset (a torch._C.DispatchKeySet) has torch._C.DispatchKey.<key>: 1, 0, -1 */
+static int keyset_has(PyObject *keyset, const char *key) {
+    PyObject *keys = c_attr("DispatchKey");
+    PyObject *k = keys ? PyObject_GetAttrString(keys, key) : NULL;
+    Py_XDECREF(keys);
+    PyObject *r = k ? PyObject_CallMethod(keyset, "has", "O", k) : NULL;
+    Py_XDECREF(k);
+    int v = r ? PyObject_IsTrue(r) : -1;
+    Py_XDECREF(r);
+    return v;
+}
+
+/* redispatch_boxed(keyset, *args, **kwargs): the call from the stage the keyset allows. A
+ * run-time operator runs its kernels from there; an aten operator runs as usual with the keyset's
+ * autograd keys, else below autograd. */
+static PyObject *handle_redispatch(PyObject *self, PyObject *args, PyObject *kw) {
+    handle_obj *o = (handle_obj *)self;
+    if (PyTuple_Size(args) < 1) return PyErr_Format(PyExc_TypeError, "redispatch_boxed() missing the keyset");
+    PyObject *keyset = PyTuple_GetItem(args, 0), *rest = PyTuple_GetSlice(args, 1, PyTuple_Size(args));
+    if (!rest) return NULL;
+    int ag = keyset_has(keyset, "AutogradCPU"), iv = ag == 0 ? keyset_has(keyset, "ADInplaceOrView") : 1;
+    PyObject *r = NULL;
+    const char *q = PyUnicode_AsUTF8AndSize(o->qualname, NULL), *ov = PyUnicode_AsUTF8AndSize(o->overload, NULL);
+    PyObject *e = q && ov ? find_entry(q, ov) : NULL;
+    if (ag < 0 || iv < 0 || !q || !ov) goto done;
+    bool below = ag == 0;
+    bool was = false;
+    if (below) { was = tn_grad_mode_set(false); tn_below_autograd_step(1); }
+    if (e) {
+        r = call_stages(e, q, ag ? STAGE_AUTOGRAD : iv ? STAGE_INPLACE_OR_VIEW : STAGE_BACKEND, keyset, rest, kw);
+    } else {
+        PyObject *op = handle_overload(o);
+        r = op ? PyObject_Call(op, rest, kw) : NULL;
+        Py_XDECREF(op);
+    }
+    if (below) { tn_below_autograd_step(-1); tn_grad_mode_set(was); }
+done:
+    Py_DECREF(rest);
+    return r;
+}
+
+static PyMethodDef handle_methods[] = {
+    {"schema", handle_schema, METH_NOARGS, NULL},
+    {"debug", handle_debug, METH_NOARGS, NULL},
+    {"redispatch_boxed", (PyCFunction)(void (*)(void))handle_redispatch, METH_VARARGS | METH_KEYWORDS, NULL},
+    {NULL},
+};
+static PyType_Slot handle_slots[] = {
+    {Py_tp_dealloc, handle_dealloc},
+    {Py_tp_methods, handle_methods},
+    {0, NULL},
+};
+static PyType_Spec handle_spec = {"torch._C._DispatchOperatorHandle", sizeof(handle_obj), 0, Py_TPFLAGS_DEFAULT, handle_slots};
+static PyTypeObject *handle_type;
+
+/* torch._C._dispatch_find_schema_or_throw(name, overload): the handle, or upstream's error */
+static PyObject *find_schema_or_throw(PyObject *m, PyObject *args) {
+    const char *name, *ov;
+    if (!PyArg_ParseTuple(args, "ss:_dispatch_find_schema_or_throw", &name, &ov)) return NULL;
+    bool known = find_entry(name, ov) != NULL ||
+                 (!strncmp(name, "aten::", 6) && tn_op_find(name + 6, ov) >= 0);
+    if (!known) return PyErr_Format(PyExc_RuntimeError, "Could not find schema for %s.%s", name, ov);
+    handle_obj *o = PyObject_New(handle_obj, handle_type);
+    if (!o) return NULL;
+    o->qualname = PyUnicode_FromString(name);
+    o->overload = PyUnicode_FromString(ov);
+    if (!o->qualname || !o->overload) { Py_DECREF(o); return NULL; }
+    return (PyObject *)o;
+}
+
+/* torch._C._any_requires_grad(*args, **kwargs): an argument that is a tensor requiring grad, or a
+ * list of tensors (all of them tensors) holding one; tuples and dicts are not searched (measured) */
+static bool any_rg(PyObject *v) {
+    if (tn_py_is_tensor(v)) return tn_requires_grad(v);
+    if (!PyList_Check(v)) return false;
+    bool any = false;
+    for (Py_ssize_t i = 0; i < PyList_Size(v); i++) {
+        PyObject *e = PyList_GetItem(v, i);
+        if (!tn_py_is_tensor(e)) return false;
+        any = any || tn_requires_grad(e);
+    }
+    return any;
+}
+static PyObject *any_requires_grad(PyObject *m, PyObject *args, PyObject *kw) {
+    for (Py_ssize_t i = 0; i < PyTuple_Size(args); i++)
+        if (any_rg(PyTuple_GetItem(args, i))) Py_RETURN_TRUE;
+    PyObject *k, *x;
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &k, &x))
+        if (any_rg(x)) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
 static PyMethodDef library_functions[] = {
+    {"_dispatch_find_schema_or_throw", find_schema_or_throw, METH_VARARGS, NULL},
+    {"_any_requires_grad", (PyCFunction)(void (*)(void))any_requires_grad, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_dispatch_has_kernel_for_dispatch_key", has_kernel_for_key, METH_VARARGS, NULL},
     {"_dispatch_has_kernel", has_kernel_any, METH_O, NULL},
     {"_dispatch_library", (PyCFunction)(void (*)(void))dispatch_library, METH_VARARGS | METH_KEYWORDS, NULL},
@@ -303,5 +550,13 @@ static PyMethodDef library_functions[] = {
 int tn_library_init(PyObject *m) {
     lib_type = (PyTypeObject *)PyType_FromSpec(&lib_spec);
     if (!lib_type) return -1;
+    handle_type = (PyTypeObject *)PyType_FromSpec(&handle_spec);
+    if (!handle_type || PyModule_AddObjectRef(m, "_DispatchOperatorHandle", (PyObject *)handle_type) < 0) return -1;
+    PyObject *below = PyType_FromSpec(&below_spec), *below_view = PyType_FromSpec(&below_view_spec);
+    int rc = below && below_view ? PyModule_AddObjectRef(m, "_AutoDispatchBelowAutograd", below) : -1;
+    if (rc == 0) rc = PyModule_AddObjectRef(m, "_AutoDispatchBelowADInplaceOrView", below_view);
+    Py_XDECREF(below);
+    Py_XDECREF(below_view);
+    if (rc < 0) return -1;
     return PyModule_AddFunctions(m, library_functions);
 }
