@@ -44,15 +44,10 @@ static PyObject *k_minus(pool *pp, tn_scalar_arg k, PyObject *t) {
 #undef KP
 }
 
-/* where(cond, 1.0, -1.0) as ATen's composite where.Scalar: two scalar_tensors of the default dtype
- * (its arguments built right to left), then where.self */
-static PyObject *sign_of(pool *pp, PyObject *cond, PyObject *like) {
-#define KP(e) keep(pp, (e))
-    PyObject *dev = cond ? KP(tn_py_device_new(tn_tensor_of(like)->storage->device, -1)) : NULL;
-    PyObject *m = dev ? KP(tn_at_scalar_tensor(TN_SD(-1.0), TN_DT(tn_py.default_dtype), tn_py.layout_strided, dev, NULL)) : NULL;
-    PyObject *p = m ? KP(tn_at_scalar_tensor(TN_SD(1.0), TN_DT(tn_py.default_dtype), tn_py.layout_strided, dev, NULL)) : NULL;
-    return p ? KP(tn_at_where_self(cond, p, m)) : NULL;
-#undef KP
+/* where(cond, 1.0, -1.0): where.Scalar, which decomposes as upstream's composite (autograd/decomp.c:
+ * two scalar_tensors of the default dtype, then where.self) */
+static PyObject *sign_of(pool *pp, PyObject *cond) {
+    return cond ? keep(pp, tn_at_where_Scalar(cond, TN_SD(1.0), TN_SD(-1.0))) : NULL;
 }
 
 /* the unnormalised coordinate along one axis of `size` and its derivative: (ix, mult) */
@@ -71,10 +66,10 @@ static int unnormalize(pool *pp, PyObject *g, int64_t size, int64_t padding, boo
         double lo = align ? 0 : -0.5, span = align ? (double)(size - 1) : (double)size;
         PyObject *in = KP(tn_at_sub_Scalar(c, TN_SD(lo), TN_SDEF));
         PyObject *a = in ? KP(tn_at_abs(in)) : NULL;
-        s1 = a ? sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0))), g) : NULL;
+        s1 = a ? sign_of(pp, KP(tn_at_ge_Scalar(in, TN_SI(0)))) : NULL;
         PyObject *flips = s1 ? KP(tn_at_floor(KP(tn_at_div_Scalar(a, TN_SD(span))))) : NULL;
         PyObject *even = flips ? KP(tn_at_lt_Scalar(KP(tn_at_fmod_Scalar(flips, TN_SD(2.0))), TN_SD(0.5))) : NULL;
-        s2 = even ? sign_of(pp, even, g) : NULL;
+        s2 = even ? sign_of(pp, even) : NULL;
         PyObject *extra = s2 ? KP(tn_at_remainder_Scalar(a, TN_SD(span))) : NULL;
         PyObject *back = extra ? k_minus(pp, TN_SD(span), extra) : NULL;
         PyObject *e1 = back ? KP(tn_at_add_Scalar(extra, TN_SD(lo), TN_SDEF)) : NULL;
