@@ -8,7 +8,11 @@ removed, and a pybind11 function ("<built-in method f of pybind11_builtins.<reco
 upstream's bindings of torch._C functions) read as the plain builtin it is here
 ("<built-in function f>"). export_stacks is not compared line by line: upstream writes a line
 only for an event whose metric rounds to more than 0 us, which depends on timing; its lines
-are built from the .stack compared here."""
+are built from the .stack compared here.
+
+Each case runs in a fresh interpreter (its result's repr is compared): upstream's tracer also
+records the Python threads running when a session starts (ours only the session's thread), and
+the harness's shared workers may hold such threads from earlier cases (tqdm's monitor)."""
 from harness import cases
 
 PRELUDE = '''
@@ -48,7 +52,27 @@ def fwd_bwd():
     model(x).sum().backward()
 '''
 
-cases("profiler_stack", {
+# the child: PRELUDE, then the case's statements, its last expression's repr printed after a marker
+CHILD = PRELUDE + '''
+import ast, sys
+tree = ast.parse(sys.stdin.read())
+last = tree.body.pop()
+exec(compile(tree, "<case>", "exec"), globals())
+value = eval(compile(ast.Expression(last.value), "<case>", "eval"), globals())
+print("RESULT:" + repr(value))
+'''
+
+FRESH = """
+import subprocess, sys
+def fresh(code):
+    p = subprocess.run([sys.executable, "-c", %r], input=code, capture_output=True, text=True, timeout=600)
+    lines = [l for l in p.stdout.splitlines() if l.startswith("RESULT:")]
+    if p.returncode or not lines:
+        raise RuntimeError("the case's interpreter failed: " + p.stderr[-3000:])
+    return lines[-1][len("RESULT:"):]
+""" % ("import torch\n" + CHILD)
+
+cases("profiler_stack", {name: "fresh(%r)" % code for name, code in {
     "events": "structure(run(fwd_bwd, with_stack=True))",
     "python_events_only": "[(_norm(e.name), e.cpu_parent and _norm(e.cpu_parent.name)) for e in run(fwd_bwd, with_stack=True).events() "
                           "if e.is_python_function]",
@@ -84,4 +108,4 @@ cases("profiler_stack", {
     "optimizer": "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
                  "def f():\n    fwd_bwd()\n    opt.step()\n    opt.zero_grad()\n"
                  "f()\nstacks(run(f, verbose=True, with_stack=True))",
-}, setup=PRELUDE)
+}.items()}, setup=FRESH)
