@@ -548,6 +548,7 @@ static PyMethodDef library_functions[] = {
 };
 
 int tn_library_init(PyObject *m) {
+    if (tn_schema_info_init(m) < 0) return -1;
     lib_type = (PyTypeObject *)PyType_FromSpec(&lib_spec);
     if (!lib_type) return -1;
     handle_type = (PyTypeObject *)PyType_FromSpec(&handle_spec);

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 
 int tn_library_init(PyObject *m);
+/* torch._C._SchemaInfo, _SchemaArgument, _overlaps (schema_info.c; called by tn_library_init) */
+int tn_schema_info_init(PyObject *m);
 /* As _jit_get_operation / _get_operation_overload / _get_schema for run-time operators; NULL
  * without an exception when the operator is not registered here. */
 PyObject *tn_library_get_operation(const char *qualname);
