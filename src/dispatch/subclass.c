@@ -138,6 +138,15 @@ static PyObject *call_handlers(PyObject *func, PyObject *types, PyObject *pargs,
     return all_not_implemented(name, types);
 }
 
+PyObject *tn_subclass_call_python(PyObject *func, PyObject *types, PyObject *pargs, PyObject *kwargs, PyObject *name) {
+    bool grad = tn_grad_mode_set(false), untracked = tn_tls_untracked_views;
+    tn_tls_untracked_views = true;
+    PyObject *r = call_handlers(func, types, pargs, kwargs, name);
+    tn_tls_untracked_views = untracked;
+    tn_grad_mode_set(grad);
+    return r;
+}
+
 /* upstream's ADInplaceOrView sits above the Python key: a view op's results (a return aliasing an
  * argument without writing it: values(), unbind, t, ...) are views of that argument, whatever
  * the subclass returned */

@@ -17,10 +17,13 @@
 #include "python/common.h"
 #include "python/schema_type.h"
 #include "dispatch/door.h"
+#include "dispatch/modes.h"
+#include "dispatch/subclass.h"
+#include "core/object.h"
 #include "autograd/autograd.h"
 
 /* qualname "ns::name" -> list of [overload (str), schema (FunctionSchema), impls (dict key->fn),
- * keyset impls (dict key->fn: kernels registered with_keyset)] */
+ * keyset impls (dict key->fn: kernels registered with_keyset), qualname (str)] */
 static PyObject *registry;
 
 static PyObject *entries_of(const char *qualname, int create) {
@@ -43,39 +46,115 @@ static PyObject *find_entry(const char *qualname, const char *overload) {
     return NULL;
 }
 
-/* the dispatch stages of a CPU call, each with its keys in upstream's order of precedence */
+/* the dispatch stages of a CPU call, each with its keys in upstream's order of precedence; the
+ * Python key (dispatch modes, then tensor subclasses' __torch_dispatch__) sits between
+ * ADInplaceOrView and the backend, and a call with a meta tensor argument (a fake tensor's
+ * kernel invocation) looks for the Meta key's kernel first */
 enum { STAGE_AUTOGRAD, STAGE_INPLACE_OR_VIEW, STAGE_BACKEND, NSTAGES };
-static const char *const stage_keys[NSTAGES][4] = {
+static const char *const stage_keys[NSTAGES][5] = {
     {"AutogradCPU", "Autograd", "CompositeImplicitAutograd", NULL},
     {"ADInplaceOrView", NULL},
     {"CPU", "CompositeExplicitAutograd", "CompositeImplicitAutograd", NULL},
 };
+static const char *const meta_keys[] = {"Meta", "CompositeExplicitAutograd", "CompositeImplicitAutograd", NULL};
 
-/* torch._C.<name> (a borrowed-like new reference) */
-static PyObject *c_attr(const char *name) {
-    PyObject *m = PyImport_ImportModule("torch._C");
-    PyObject *r = m ? PyObject_GetAttrString(m, name) : NULL;
-    Py_XDECREF(m);
+/* the keyset a kernel registered with_keyset receives: given (a redispatch), else the full set
+ * (types_enum.c's DispatchKeySet, made without a lookup through torch._C) */
+static PyObject *keyset_for(PyObject *given) {
+    return given ? Py_NewRef(given) : tn_py_dispatch_keyset_full();
+}
+
+/* the OpOverload object of "ns::name" and overload: torch.ops.<ns>.<name>.<overload or default> */
+static PyObject *overload_object(const char *q, const char *ov) {
+    const char *colon = strstr(q, "::");
+    if (!colon) return PyErr_Format(PyExc_RuntimeError, "bad operator name");
+    PyObject *ops = PyImport_ImportModule("torch._ops");
+    PyObject *root = ops ? PyObject_GetAttrString(ops, "ops") : NULL;
+    Py_XDECREF(ops);
+    PyObject *ns = root ? PyObject_CallMethod(root, "__getattr__", "s#", q, (Py_ssize_t)(colon - q)) : NULL;
+    Py_XDECREF(root);
+    PyObject *packet = ns ? PyObject_GetAttrString(ns, colon + 2) : NULL;
+    Py_XDECREF(ns);
+    PyObject *r = packet ? PyObject_GetAttrString(packet, ov[0] ? ov : "default") : NULL;
+    Py_XDECREF(packet);
     return r;
 }
 
-/* the keyset a kernel registered with_keyset receives: given (a redispatch), else the full set */
-static PyObject *keyset_for(PyObject *given) {
-    if (given) return Py_NewRef(given);
-    PyObject *f = c_attr("_dispatch_keyset_full");
-    PyObject *r = f ? PyObject_CallNoArgs(f) : NULL;
-    Py_XDECREF(f);
+/* walk the tensors of a call's arguments (in lists and tuples too): the types with their own
+ * __torch_dispatch__ (added to `types` once each, in order) and whether one is on meta */
+static int scan_tensors(PyObject *v, PyObject *types, bool *meta) {
+    if (tn_py_is_tensor(v)) {
+        if (tn_tensor_of(v)->storage && tn_tensor_of(v)->storage->device == TN_DEVICE_META) *meta = true;
+        PyObject *tp = (PyObject *)Py_TYPE(v);
+        if (tn_has_torch_dispatch(v) && !PySequence_Contains(types, tp) && PyList_Append(types, tp) < 0) return -1;
+        return 0;
+    }
+    if (PyList_Check(v) || PyTuple_Check(v))
+        for (Py_ssize_t i = 0; i < PySequence_Size(v); i++)
+            if (scan_tensors(PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i), types, meta) < 0) return -1;
+    return 0;
+}
+
+/* upstream's Python key for a run-time operator: the innermost dispatch mode's __torch_dispatch__
+ * (types: the subclasses among the arguments), else the subclasses' own; *handled says whether it
+ * took the call. func is the operator's OpOverload. */
+static PyObject *python_key(PyObject *entry, PyObject *args, PyObject *kw, bool *meta, bool *handled) {
+    *handled = false;
+    PyObject *types = PyList_New(0), *k, *v;
+    if (!types || scan_tensors(args, types, meta) < 0) { Py_XDECREF(types); *handled = true; return NULL; }
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &k, &v))
+        if (scan_tensors(v, types, meta) < 0) { Py_DECREF(types); *handled = true; return NULL; }
+    bool mode = tn_dispatch_mode_len() > 0 && !tn_dispatch_modes_disabled();
+    if (!mode && (!PyList_Size(types) || tn_dispatch_modes_disabled())) { Py_DECREF(types); return NULL; }
+    *handled = true;
+    const char *q = PyUnicode_AsUTF8AndSize(PyList_GetItem(entry, 4), NULL);
+    const char *ov = PyUnicode_AsUTF8AndSize(PyList_GetItem(entry, 0), NULL);
+    PyObject *func = q && ov ? overload_object(q, ov) : NULL, *ttypes = PyList_AsTuple(types);
+    PyObject *kwargs = kw ? Py_NewRef(kw) : PyDict_New(), *r = NULL;
+    Py_DECREF(types);
+    if (!func || !ttypes || !kwargs) goto done;
+    if (mode) {
+        PyObject *m = tn_dispatch_mode_pop_top();
+        if (!m) goto done;
+        r = PyObject_CallMethod(m, "__torch_dispatch__", "OOOO", func, ttypes, args, kwargs);
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
+        if (tn_dispatch_mode_push(m) < 0) {
+            Py_CLEAR(r);
+            Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+        } else {
+            PyErr_Restore(et, ev, tb);
+        }
+        Py_DECREF(m);
+    } else {
+        PyObject *name = PyObject_Str(func);
+        r = name ? tn_subclass_call_python(func, ttypes, args, kwargs, name) : NULL;
+        Py_XDECREF(name);
+    }
+done:
+    Py_XDECREF(func);
+    Py_XDECREF(ttypes);
+    Py_XDECREF(kwargs);
     return r;
 }
 
 /* Run an entry's kernels from stage `first` on: the first key registered at a stage runs (a
- * with_keyset kernel gets the keyset first); no kernel at any stage refuses by name. */
+ * with_keyset kernel gets the keyset first), the Python key before the backend; no kernel at any
+ * stage refuses by name. */
 static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObject *keyset, PyObject *args,
                              PyObject *kw) {
     PyObject *impls = PyList_GetItem(entry, 2), *ks_impls = PyList_GetItem(entry, 3);
-    for (int st = first; st < NSTAGES; st++)
-        for (int k = 0; stage_keys[st][k]; k++) {
-            const char *key = stage_keys[st][k];
+    bool meta = false;
+    for (int st = first; st < NSTAGES; st++) {
+        if (st == STAGE_BACKEND) {
+            bool handled;
+            PyObject *r = python_key(entry, args, kw, &meta, &handled);
+            if (handled) return r;
+        }
+        const char *const *keys = st == STAGE_BACKEND && meta ? meta_keys : stage_keys[st];
+        for (int k = 0; keys[k]; k++) {
+            const char *key = keys[k];
             PyObject *fn = PyDict_GetItemString(impls, key);
             if (fn) return PyObject_Call(fn, args, kw);
             if (!(fn = PyDict_GetItemString(ks_impls, key))) continue;
@@ -89,6 +168,7 @@ static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObj
             Py_DECREF(a2);
             return r;
         }
+    }
     PyErr_Format(PyExc_NotImplementedError, "torchnative: %s is not implemented", what);
     return NULL;
 }
@@ -223,7 +303,7 @@ static PyObject *lib_define(PyObject *self, PyObject *args, PyObject *kw) {
     Py_XDECREF(parse);
     if (!fs) return NULL;
     PyObject *l = entries_of(q, 1);
-    PyObject *e = l ? Py_BuildValue("[sNNN]", ov, fs, PyDict_New(), PyDict_New()) : NULL;
+    PyObject *e = l ? Py_BuildValue("[sNNNs]", ov, fs, PyDict_New(), PyDict_New(), q) : NULL;
     if (!e || PyList_Append(l, e) < 0) { Py_XDECREF(e); return NULL; }
     Py_DECREF(e);
     PyObject *rec = Py_BuildValue("(ss)", q, ov);
@@ -344,6 +424,48 @@ static PyObject *has_kernel_for_key(PyObject *m, PyObject *args) {
     return r < 0 ? NULL : PyBool_FromLong(r);
 }
 
+/* torch._C._dispatch_has_computed_kernel_for_dispatch_key(name, key): whether the dispatch table
+ * entry for `key` (a runtime key) would run a kernel. Measured on upstream: alias keys raise; Meta,
+ * the autograd keys, Python and the other keys with a global fallback answer True for every
+ * operator; a backend key has the operator's kernel there or a CompositeExplicitAutograd /
+ * CompositeImplicitAutograd one. */
+static PyObject *has_computed_kernel(PyObject *m, PyObject *args) {
+    PyObject *name, *key;
+    if (!PyArg_ParseTuple(args, "UO:_dispatch_has_computed_kernel_for_dispatch_key", &name, &key)) return NULL;
+    PyObject *ks = PyObject_Str(key);
+    const char *k = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
+    if (!k) { Py_XDECREF(ks); return NULL; }
+    if (!strncmp(k, "DispatchKey.", 12)) k += 12;
+    PyObject *r = NULL;
+    PyObject *dk = tn_py_dispatch_key_by_name(k);
+    if (!dk || dk == Py_None) {
+        if (dk) PyErr_Format(PyExc_RuntimeError, "could not parse dispatch key: %s", k);
+        goto done;
+    }
+    if (!strcmp(k, "CompositeImplicitAutograd") || !strcmp(k, "CompositeExplicitAutograd") || !strcmp(k, "Autograd") ||
+        !strcmp(k, "CompositeExplicitAutogradNonFunctional") || !strcmp(k, "CompositeImplicitAutogradNestedTensor") ||
+        !strcmp(k, "FuncTorchBatchedDecomposition")) {
+        PyErr_SetString(PyExc_RuntimeError, "Alias keys do not have runtime kernel registrations.");
+        goto done;
+    }
+    int any = has_kernel(name, NULL);
+    if (any < 0) goto done;
+    if (!any) { PyErr_Format(PyExc_RuntimeError, "operator %U does not exist", name); goto done; }
+    if (!strcmp(k, "Meta") || !strncmp(k, "Autograd", 8) || !strcmp(k, "Python") || !strcmp(k, "ADInplaceOrView") ||
+        !strcmp(k, "PythonTLSSnapshot") || !strcmp(k, "Functionalize") || !strcmp(k, "BackendSelect")) {
+        r = Py_NewRef(Py_True);
+        goto done;
+    }
+    int v = has_kernel(name, k);
+    if (v == 0) v = has_kernel(name, "CompositeExplicitAutograd");
+    if (v == 0) v = has_kernel(name, "CompositeImplicitAutograd");
+    if (v >= 0) r = PyBool_FromLong(v);
+done:
+    Py_XDECREF(dk);
+    Py_DECREF(ks);
+    return r;
+}
+
 static PyObject *has_kernel_any(PyObject *m, PyObject *name) {
     if (!PyUnicode_Check(name)) return PyErr_Format(PyExc_TypeError, "expected an operator name");
     int r = has_kernel(name, NULL);
@@ -416,18 +538,7 @@ static void handle_dealloc(PyObject *self) {
 /* the OpOverload object of the handle's operator: torch.ops.<ns>.<name>.<overload or default> */
 static PyObject *handle_overload(handle_obj *o) {
     const char *q = PyUnicode_AsUTF8AndSize(o->qualname, NULL), *ov = PyUnicode_AsUTF8AndSize(o->overload, NULL);
-    const char *colon = q ? strstr(q, "::") : NULL;
-    if (!colon || !ov) return PyErr_Format(PyExc_RuntimeError, "bad operator name");
-    PyObject *ops = PyImport_ImportModule("torch._ops");
-    PyObject *root = ops ? PyObject_GetAttrString(ops, "ops") : NULL;
-    Py_XDECREF(ops);
-    PyObject *ns = root ? PyObject_CallMethod(root, "__getattr__", "s#", q, (Py_ssize_t)(colon - q)) : NULL;
-    Py_XDECREF(root);
-    PyObject *packet = ns ? PyObject_GetAttrString(ns, colon + 2) : NULL;
-    Py_XDECREF(ns);
-    PyObject *r = packet ? PyObject_GetAttrString(packet, ov[0] ? ov : "default") : NULL;
-    Py_XDECREF(packet);
-    return r;
+    return q && ov ? overload_object(q, ov) : NULL;
 }
 
 static PyObject *handle_schema(PyObject *self, PyObject *unused) {
@@ -447,9 +558,8 @@ static PyObject *handle_debug(PyObject *self, PyObject *unused) {
 
 /* whether keyset (a torch._C.DispatchKeySet) has torch._C.DispatchKey.<key>: 1, 0, -1 */
 static int keyset_has(PyObject *keyset, const char *key) {
-    PyObject *keys = c_attr("DispatchKey");
-    PyObject *k = keys ? PyObject_GetAttrString(keys, key) : NULL;
-    Py_XDECREF(keys);
+    PyObject *k = tn_py_dispatch_key_by_name(key);   /* the enum member itself, no torch._C import */
+    if (k == Py_None) { Py_DECREF(k); PyErr_Format(PyExc_RuntimeError, "unknown dispatch key %s", key); return -1; }
     PyObject *r = k ? PyObject_CallMethod(keyset, "has", "O", k) : NULL;
     Py_XDECREF(k);
     int v = r ? PyObject_IsTrue(r) : -1;
@@ -538,11 +648,36 @@ static PyObject *any_requires_grad(PyObject *m, PyObject *args, PyObject *kw) {
     Py_RETURN_FALSE;
 }
 
+/* torch._C._only_lift_cpu_tensors() / _set_only_lift_cpu_tensors(bool): a flag FakeTensorMode
+ * saves, sets and restores around its use (upstream's is thread-local, default False) */
+static _Thread_local bool only_lift_cpu;
+static PyObject *only_lift_get(PyObject *m, PyObject *u) { return PyBool_FromLong(only_lift_cpu); }
+static PyObject *only_lift_set(PyObject *m, PyObject *v) {
+    if (!PyBool_Check(v))
+        return PyErr_Format(PyExc_TypeError, "_set_only_lift_cpu_tensors(): incompatible function arguments. The following "
+                            "argument types are supported:\n    1. (arg0: bool) -> None\n\nInvoked with: %R", v);
+    only_lift_cpu = v == Py_True;
+    Py_RETURN_NONE;
+}
+
+/* torch._C._ensureCUDADeviceGuardSet(): upstream installs a no-op CUDA device guard when CUDA is
+ * absent, so FakeTensorMode can trace CUDA-device code; with no CUDA here there is nothing to set */
+static PyObject *ensure_cuda_guard(PyObject *m, PyObject *u) { Py_RETURN_NONE; }
+
+/* torch._C._functionalization_reapply_views_tls(): functionalization's thread-local reapply-views
+ * flag; functionalization is never enabled here, so it keeps upstream's default, False */
+static PyObject *reapply_views_tls(PyObject *m, PyObject *u) { Py_RETURN_FALSE; }
+
 static PyMethodDef library_functions[] = {
+    {"_functionalization_reapply_views_tls", reapply_views_tls, METH_NOARGS, NULL},
+    {"_ensureCUDADeviceGuardSet", ensure_cuda_guard, METH_NOARGS, NULL},
+    {"_only_lift_cpu_tensors", only_lift_get, METH_NOARGS, NULL},
+    {"_set_only_lift_cpu_tensors", only_lift_set, METH_O, NULL},
     {"_dispatch_find_schema_or_throw", find_schema_or_throw, METH_VARARGS, NULL},
     {"_any_requires_grad", (PyCFunction)(void (*)(void))any_requires_grad, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_dispatch_has_kernel_for_dispatch_key", has_kernel_for_key, METH_VARARGS, NULL},
     {"_dispatch_has_kernel", has_kernel_any, METH_O, NULL},
+    {"_dispatch_has_computed_kernel_for_dispatch_key", has_computed_kernel, METH_VARARGS, NULL},
     {"_dispatch_library", (PyCFunction)(void (*)(void))dispatch_library, METH_VARARGS | METH_KEYWORDS, NULL},
     {NULL},
 };
