@@ -436,8 +436,11 @@ static PyObject *has_computed_kernel(PyObject *m, PyObject *args) {
     const char *k = ks ? PyUnicode_AsUTF8AndSize(ks, NULL) : NULL;
     if (!k) { Py_XDECREF(ks); return NULL; }
     if (!strncmp(k, "DispatchKey.", 12)) k += 12;
-    PyObject *r = NULL;
-    PyObject *dk = tn_py_dispatch_key_by_name(k);
+    PyObject *r = NULL, *dk = NULL;
+    int any = has_kernel(name, NULL);   /* the operator first, then the key (measured) */
+    if (any < 0) goto done;
+    if (!any) { PyErr_Format(PyExc_RuntimeError, "operator %U does not exist", name); goto done; }
+    dk = tn_py_dispatch_key_by_name(k);
     if (!dk || dk == Py_None) {
         if (dk) PyErr_Format(PyExc_RuntimeError, "could not parse dispatch key: %s", k);
         goto done;
@@ -448,9 +451,6 @@ static PyObject *has_computed_kernel(PyObject *m, PyObject *args) {
         PyErr_SetString(PyExc_RuntimeError, "Alias keys do not have runtime kernel registrations.");
         goto done;
     }
-    int any = has_kernel(name, NULL);
-    if (any < 0) goto done;
-    if (!any) { PyErr_Format(PyExc_RuntimeError, "operator %U does not exist", name); goto done; }
     if (!strcmp(k, "Meta") || !strncmp(k, "Autograd", 8) || !strcmp(k, "Python") || !strcmp(k, "ADInplaceOrView") ||
         !strcmp(k, "PythonTLSSnapshot") || !strcmp(k, "Functionalize") || !strcmp(k, "BackendSelect")) {
         r = Py_NewRef(Py_True);
