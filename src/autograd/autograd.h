@@ -82,6 +82,14 @@ struct tn_node {
                                          * None, upstream's undefined SavedVariable */
 };
 
+/* ---- autograd's fallback for operators without an autograd kernel (record.c) ---- */
+/* upstream's UserWarning "<op>: an autograd kernel was not registered to the Autograd key(s) ..." */
+int tn_autograd_warn_not_implemented(const char *opname);
+/* a CppFunction node named torch::autograd::WarnNotImplemented for the run-time operator opname
+ * (python/library.c), with nnext edges and nout outputs for the caller to fill; its backward warns
+ * and gives no gradient */
+tn_node *tn_autograd_warn_node(const char *opname, int nnext, int nout);
+
 /* ---- nodes (node.c) ---- */
 int tn_autograd_init(PyObject *m);
 PyTypeObject *tn_node_type(const char *name);          /* the type for a node name (cached) */

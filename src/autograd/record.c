@@ -146,7 +146,7 @@ static PyObject *run_below(int op, tn_value *args) {
  * of type CppFunction named torch::autograd::WarnNotImplemented, made before the op runs, with an
  * edge per tensor argument (each tensor of a list; None for one not requiring grad). Its backward
  * warns and returns no gradient: the inputs' .grad stays None (measured on upstream 2.13.0). */
-static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
+int tn_autograd_warn_not_implemented(const char *opname) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s: an autograd kernel was not registered to the Autograd key(s) but we are trying to "
              "backprop through it. This may lead to silently incorrect behavior. This behavior is deprecated and will "
@@ -155,8 +155,24 @@ static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
              "DispatchKey::CompositeImplicitAutograd). If your operator is not differentiable, or to squash this "
              "warning and use the previous behavior, please register torch::CppFunction::makeFallthrough() to "
              "DispatchKey::Autograd. (Triggered internally at "
-             "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_not_implemented_fallback.cpp:76.)", tn_op_at(n->op)->name);
+             "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_not_implemented_fallback.cpp:76.)", opname);
     return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
+}
+
+/* the node's operator: its row, or (a run-time operator's node, python/library.c) its name in extra */
+static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
+    const char *name = n->op >= 0 ? tn_op_at(n->op)->name : n->extra ? PyUnicode_AsUTF8AndSize(n->extra, NULL) : NULL;
+    return name ? tn_autograd_warn_not_implemented(name) : -1;
+}
+
+tn_node *tn_autograd_warn_node(const char *opname, int nnext, int nout) {
+    tn_node *n = tn_node_new("CppFunction", TN_NODE_OP, nnext, nout);
+    if (!n) return NULL;
+    n->cpp_name = "torch::autograd::WarnNotImplemented";
+    n->op = -1;
+    n->apply = warn_not_implemented_apply;
+    if (!(n->extra = PyUnicode_FromString(opname))) { Py_DECREF(n); return NULL; }
+    return n;
 }
 
 static bool takes_fallback(const tn_op_def *d) {

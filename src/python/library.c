@@ -12,6 +12,7 @@
  * door's below-autograd mark. An operator with no kernel at those keys refuses by name. */
 #include "python/library.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "python/common.h"
@@ -173,13 +174,147 @@ static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObj
     return NULL;
 }
 
+/* ---------- autograd's fallback: an operator with no kernel at an autograd key ----------
+ * Upstream's basic autograd fallback (mode "warn", torch._C._set_autograd_fallback_mode) runs
+ * the operator's kernels (a Python kernel's own ops record autograd as usual) and, with grad mode
+ * on and a tensor argument requiring grad, makes backward through the outputs warn: an output
+ * that requires grad gets a hook on its gradient that warns; one that does not (a detached
+ * result) and is not written in place gets a WarnNotImplemented node (edges to every tensor
+ * argument, made before the kernels run) whose backward warns and gives no gradient. Mode
+ * "nothing" runs the kernels only. (record.c does the same for static operators.) */
+
+bool tn_autograd_fallback_nothing(void);   /* python/runtime_flags.c */
+
+static bool differentiable(PyObject *t) {
+    tn_dtype d = tn_tensor_of(t)->dtype;
+    return tn_dtype_is_floating(d) || tn_dtype_is_complex(d);
+}
+
+/* the tensors of a value (a tensor, or a list / tuple of them), appended to `out` */
+static int tensors_of(PyObject *v, PyObject *out) {
+    if (tn_py_is_tensor(v)) return PyList_Append(out, v);
+    if (PyList_Check(v) || PyTuple_Check(v))
+        for (Py_ssize_t i = 0; i < PySequence_Size(v); i++) {
+            PyObject *e = PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i);
+            if (tn_py_is_tensor(e) && PyList_Append(out, e) < 0) return -1;
+        }
+    return 0;
+}
+
+/* the warning hook put on an output's gradient: self is the operator's name */
+static PyObject *warn_hook(PyObject *self, PyObject *grad) {
+    const char *name = PyUnicode_AsUTF8AndSize(self, NULL);
+    if (!name || tn_autograd_warn_not_implemented(name) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyMethodDef warn_hook_def = {"warn_autograd_not_implemented", warn_hook, METH_O, NULL};
+
+/* run the hook on the gradient of t's slot in its grad_fn, before the node (as a tensor hook;
+ * t._backward_hooks stays as it was, as upstream's C++ hook) */
+static int add_warn_hook(PyObject *t, PyObject *hook) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->grad_fn || !tn_is_node(o->grad_fn)) return 0;   /* a leaf output: not hooked here */
+    tn_node *n = (tn_node *)o->grad_fn;
+    if (!n->tensor_hooks && !(n->tensor_hooks = PyList_New(0))) return -1;
+    PyObject *d = PyDict_New();
+    PyObject *pair = d && PyDict_SetItemString(d, "warn", hook) == 0 ? Py_BuildValue("(Oi)", d, o->output_nr) : NULL;
+    int r = pair ? PyList_Append(n->tensor_hooks, pair) : -1;
+    Py_XDECREF(d);
+    Py_XDECREF(pair);
+    return r;
+}
+
+static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObject *keyset, PyObject *args, PyObject *kw);
+
+static PyObject *autograd_fallback(PyObject *entry, const char *what, PyObject *args, PyObject *kw) {
+    PyObject *ins = PyList_New(0), *k, *v;
+    if (!ins) return NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(args); i++)
+        if (tensors_of(PyTuple_GetItem(args, i), ins) < 0) { Py_DECREF(ins); return NULL; }
+    Py_ssize_t pos = 0;
+    while (kw && PyDict_Next(kw, &pos, &k, &v))
+        if (tensors_of(v, ins) < 0) { Py_DECREF(ins); return NULL; }
+    bool any = false;
+    for (Py_ssize_t i = 0; i < PyList_Size(ins); i++) any = any || tn_requires_grad(PyList_GetItem(ins, i));
+    any = any && tn_grad_enabled();
+    const char *q = PyUnicode_AsUTF8AndSize(PyList_GetItem(entry, 4), NULL);
+    tn_node *node = NULL;
+    if (any && q) {
+        node = tn_autograd_warn_node(q, (int)PyList_Size(ins), 0);
+        for (int i = 0; node && i < (int)PyList_Size(ins); i++)
+            if (tn_gradient_edge(PyList_GetItem(ins, i), &node->next[i]) < 0) { Py_DECREF((PyObject *)node); node = NULL; }
+        if (!node) { Py_DECREF(ins); return NULL; }
+    }
+    Py_DECREF(ins);
+    PyObject *r = call_stages(entry, what, STAGE_INPLACE_OR_VIEW, NULL, args, kw);
+    if (!r || !node) { Py_XDECREF((PyObject *)node); return r; }
+    /* the outputs, per return, and whether that return is written in place (Tensor(a!)) */
+    PyObject *rets = PyObject_GetAttrString(PyList_GetItem(entry, 1), "returns");
+    PyObject *hook = PyCFunction_NewEx(&warn_hook_def, PyList_GetItem(entry, 4), NULL);
+    PyObject *outs = PyList_New(0), *mut = PyList_New(0);
+    Py_ssize_t nret = rets ? PySequence_Size(rets) : -1;
+    int rc = rets && hook && outs && mut && nret >= 0 ? 0 : -1;
+    for (Py_ssize_t i = 0; rc == 0 && i < nret; i++) {
+        PyObject *val = nret == 1 ? Py_NewRef(r) : PySequence_GetItem(r, i);
+        PyObject *ret = PySequence_GetItem(rets, i);
+        PyObject *ai = ret ? PyObject_GetAttrString(ret, "alias_info") : NULL;
+        PyObject *w = ai && ai != Py_None ? PyObject_GetAttrString(ai, "is_write") : (ai ? Py_NewRef(Py_False) : NULL);
+        Py_ssize_t before = PyList_Size(outs);
+        rc = val && w && tensors_of(val, outs) == 0 ? 0 : -1;
+        for (Py_ssize_t j = before; rc == 0 && j < PyList_Size(outs); j++) rc = PyList_Append(mut, w);
+        Py_XDECREF(val); Py_XDECREF(ret); Py_XDECREF(ai); Py_XDECREF(w);
+    }
+    int nouts = rc == 0 ? (int)PyList_Size(outs) : 0;
+    if (rc == 0 && nouts > 0) {
+        tn_meta *m = realloc(node->out_meta, (size_t)nouts * sizeof *m);
+        if (!m) { PyErr_NoMemory(); rc = -1; }
+        else { memset(m, 0, (size_t)nouts * sizeof *m); node->out_meta = m; node->nout = nouts; }
+    }
+    for (int i = 0; rc == 0 && i < nouts; i++) {
+        PyObject *t = PyList_GetItem(outs, i);
+        bool is_mut = PyList_GetItem(mut, i) == Py_True, attach = false;
+        if (differentiable(t) && tn_requires_grad(t)) {
+            rc = add_warn_hook(t, hook);
+            /* an in-place result that is a view: its history may be rebased, so its base warns too */
+            PyObject *base = ((tn_tensor_obj *)t)->base;
+            if (rc == 0 && is_mut && base && tn_requires_grad(base)) rc = add_warn_hook(base, hook);
+        } else if (differentiable(t) && !is_mut) {
+            attach = true;
+        }
+        if (!attach) {
+            if (i < 64) node->nodiff_out |= 1ull << i;
+            continue;
+        }
+        tn_meta_set(&node->out_meta[i], tn_tensor_of(t));
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)node));
+        o->output_nr = i;
+    }
+    Py_XDECREF(rets); Py_XDECREF(hook); Py_XDECREF(outs); Py_XDECREF(mut);
+    Py_DECREF((PyObject *)node);
+    if (rc < 0) Py_CLEAR(r);
+    return r;
+}
+
+/* whether the entry has a kernel at one of the stage's keys */
+static bool has_stage_kernel(PyObject *entry, int st) {
+    for (int k = 0; stage_keys[st][k]; k++)
+        if (PyDict_GetItemString(PyList_GetItem(entry, 2), stage_keys[st][k]) ||
+            PyDict_GetItemString(PyList_GetItem(entry, 3), stage_keys[st][k]))
+            return true;
+    return false;
+}
+
 /* the first stage a call starts at: below autograd (the guard, or a call autograd runs below
  * itself) skips the autograd stage */
 static int first_stage(void) { return tn_below_autograd() ? STAGE_INPLACE_OR_VIEW : STAGE_AUTOGRAD; }
 
 /* Call a registered overload (entry). */
 static PyObject *call_entry(PyObject *entry, const char *what, PyObject *args, PyObject *kw) {
-    return call_stages(entry, what, first_stage(), NULL, args, kw);
+    int first = first_stage();
+    if (first == STAGE_AUTOGRAD && !has_stage_kernel(entry, STAGE_AUTOGRAD) && !tn_autograd_fallback_nothing())
+        return autograd_fallback(entry, what, args, kw);
+    return call_stages(entry, what, first, NULL, args, kw);
 }
 
 /* m_self: (qualname, overload or None) */
