@@ -90,10 +90,13 @@ static int scan_tensors(PyObject *v, PyObject *types, bool *meta) {
         if (tn_has_torch_dispatch(v) && !PySequence_Contains(types, tp) && PyList_Append(types, tp) < 0) return -1;
         return 0;
     }
-    if (PyList_Check(v) || PyTuple_Check(v))
-        for (Py_ssize_t i = 0; i < PySequence_Size(v); i++)
-            if (scan_tensors(PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i), types, meta) < 0) return -1;
-    return 0;
+    if (!(PyList_Check(v) || PyTuple_Check(v))) return 0;
+    if (Py_EnterRecursiveCall(" while scanning an operator's arguments")) return -1;
+    int r = 0;
+    for (Py_ssize_t i = 0; r == 0 && i < PySequence_Size(v); i++)
+        r = scan_tensors(PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i), types, meta);
+    Py_LeaveRecursiveCall();
+    return r;
 }
 
 /* upstream's Python key for a run-time operator: the innermost dispatch mode's __torch_dispatch__

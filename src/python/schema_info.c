@@ -160,31 +160,42 @@ static tn_storage *root_of(PyObject *t) { return tn_storage_root(tn_tensor_of(t)
  * storage s? (upstream's IValue sub-values, keyed by storage) */
 static bool holds_storage(PyObject *v, tn_storage *s) {
     if (tn_py_is_tensor(v)) return s && root_of(v) == s;
+    bool r = false;
+    /* a container holding itself: stop at Python's recursion limit (the error is cleared: no match) */
+    if (!(PyList_Check(v) || PyTuple_Check(v) || PyDict_Check(v)) || Py_EnterRecursiveCall(" in _overlaps")) {
+        PyErr_Clear();
+        return false;
+    }
     if (PyList_Check(v) || PyTuple_Check(v)) {
-        for (Py_ssize_t i = 0; i < PySequence_Size(v); i++)
-            if (holds_storage(PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i), s)) return true;
-    } else if (PyDict_Check(v)) {
+        for (Py_ssize_t i = 0; !r && i < PySequence_Size(v); i++)
+            r = holds_storage(PyList_Check(v) ? PyList_GetItem(v, i) : PyTuple_GetItem(v, i), s);
+    } else {
         PyObject *k, *x;
         Py_ssize_t pos = 0;
-        while (PyDict_Next(v, &pos, &k, &x))
-            if (holds_storage(k, s) || holds_storage(x, s)) return true;
+        while (!r && PyDict_Next(v, &pos, &k, &x)) r = holds_storage(k, s) || holds_storage(x, s);
     }
-    return false;
+    Py_LeaveRecursiveCall();
+    return r;
 }
 
 /* does any tensor inside a share a storage with a tensor inside b? */
 static bool overlap(PyObject *a, PyObject *b) {
     if (tn_py_is_tensor(a)) return root_of(a) && holds_storage(b, root_of(a));
+    bool r = false;
+    if (!(PyList_Check(a) || PyTuple_Check(a) || PyDict_Check(a)) || Py_EnterRecursiveCall(" in _overlaps")) {
+        PyErr_Clear();
+        return false;
+    }
     if (PyList_Check(a) || PyTuple_Check(a)) {
-        for (Py_ssize_t i = 0; i < PySequence_Size(a); i++)
-            if (overlap(PyList_Check(a) ? PyList_GetItem(a, i) : PyTuple_GetItem(a, i), b)) return true;
-    } else if (PyDict_Check(a)) {
+        for (Py_ssize_t i = 0; !r && i < PySequence_Size(a); i++)
+            r = overlap(PyList_Check(a) ? PyList_GetItem(a, i) : PyTuple_GetItem(a, i), b);
+    } else {
         PyObject *k, *x;
         Py_ssize_t pos = 0;
-        while (PyDict_Next(a, &pos, &k, &x))
-            if (overlap(k, b) || overlap(x, b)) return true;
+        while (!r && PyDict_Next(a, &pos, &k, &x)) r = overlap(k, b) || overlap(x, b);
     }
-    return false;
+    Py_LeaveRecursiveCall();
+    return r;
 }
 
 /* torch._C._overlaps(a, b): do the tensors held by a and b share a storage? */
@@ -206,11 +217,9 @@ static PyTypeObject *sarg_type;
 
 /* the _SchemaArgType enum's value of o (0 input, 1 output), or -1 when o is not one */
 static int arg_type_value(PyObject *o) {
-    PyObject *C = PyImport_ImportModule("torch._C");
-    PyObject *tp = C ? PyObject_GetAttrString(C, "_SchemaArgType") : NULL;
-    Py_XDECREF(C);
+    static PyObject *tp;   /* surface.c's enum class, made after this file's init: found at first use */
+    if (!tp) tp = PyObject_GetAttrString(tn_py.module, "_SchemaArgType");
     int ok = tp ? PyObject_IsInstance(o, tp) : -1;
-    Py_XDECREF(tp);
     if (ok <= 0) { PyErr_Clear(); return -1; }
     PyObject *v = PyObject_GetAttrString(o, "value");
     long r = v ? PyLong_AsLong(v) : -1;
@@ -223,7 +232,7 @@ static PyObject *sarg_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
     PyObject *t, *i;
     Py_ssize_t idx = -1;
     if (PyArg_ParseTuple(args, "OO", &t, &i) && arg_type_value(t) >= 0 && PyIndex_Check(i)) {
-        idx = PyNumber_AsSsize_t(i, NULL);
+        idx = PyNumber_AsSsize_t(i, PyExc_OverflowError);
         if (idx == -1 && PyErr_Occurred()) PyErr_Clear();
     }
     if (idx < 0 || (kw && PyDict_Size(kw))) {

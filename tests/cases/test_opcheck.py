@@ -86,6 +86,7 @@ result = [e(lambda: si.add_argument_value("nope", 1)), e(lambda: si.is_mutable("
           e(lambda: si.is_mutable(A(T.input, 5))), e(lambda: si.may_alias(A(T.input, 0), A(T.output, 3))),
           e(lambda: si.may_contain_alias(A(T.output, 3), A(T.input, 0))),
           e(lambda: si.is_mutable(3)), e(lambda: C._SchemaInfo("x")), e(lambda: A(0, 1)), e(lambda: A(T.input, -1)),
+          e(lambda: A(T.input, 2 ** 70)), e(lambda: si.may_alias(1, 2)),
           e(lambda: si.add_argument_values({"nope": 1})), e(lambda: si.add_argument_values({1: 1}))]
 """,
     "overlaps": """
