@@ -528,7 +528,7 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
         fprintf(f, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", activity(e->kind));
         json_str(f, e->name);
         if (e->kind == TN_PROF_KIND_PY) {   /* the Python tracer's ids, as Kineto writes them */
-            fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Python parent id\": ", pid, pid,
+            fprintf(f, ", \"pid\": %ld, \"tid\": %lld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Python parent id\": ", pid, (long long)tn_prof_os_tid_of(e->tid),
                     (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3);
             if (e->py_parent > 0) fprintf(f, "%lld", (long long)e->py_parent);
             else fputs("null", f);
@@ -537,7 +537,7 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
             fprintf(f, ", \"Ev Idx\": %zu}},\n", i);
             continue;
         }
-        fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, pid,
+        fprintf(f, ", \"pid\": %ld, \"tid\": %lld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, (long long)tn_prof_os_tid_of(e->tid),
                 (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3, (unsigned long long)e->corr);
         if (e->kind != TN_PROF_KIND_USER) {
             if (e->seq >= 0) fprintf(f, ", \"Sequence number\": %lld", (long long)e->seq);
@@ -683,13 +683,14 @@ static PyObject *enable_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     PyErr_Clear();
     config_overload_names = attr_true(exp, "capture_overload_names");
     config_verbose = attr_true(exp, "verbose");
+    bool all_threads = attr_true(exp, "profile_all_threads");
     Py_XDECREF(exp);
     PyObject *tid = PyObject_GetAttrString(config, "trace_id");
     if (!tid) PyErr_Clear();
     Py_XSETREF(trace_id, tid && PyUnicode_Check(tid) ? Py_NewRef(tid) : NULL);
     Py_XDECREF(tid);
     tn_pytrace_stop();
-    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"));
+    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"), all_threads);
     if (attr_true(config, "with_stack") && tn_pytrace_start() < 0) {
         tn_prof_session old;
         if (tn_prof_stop(&old) == 0) tn_prof_session_free(&old);
