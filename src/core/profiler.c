@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 int tn_prof_on;
@@ -29,6 +30,7 @@ static bool all_threads;             /* _ExperimentalConfig(profile_all_threads=
 static struct { uint64_t ident, tid; } *idents;
 static size_t nidents, capidents;
 static int64_t *os_tids;             /* [id]: that thread's OS thread id (the trace's tid) */
+static char (*os_names)[16];         /* [id]: that thread's name then (prctl PR_GET_NAME) */
 static size_t nos_tids;
 static _Thread_local int below, hidden, nested;
 
@@ -71,12 +73,19 @@ uint64_t tn_prof_thread_id(void) {
         if (my_tid >= nos_tids) {
             size_t nc = my_tid + 16;
             int64_t *no = realloc(os_tids, nc * sizeof *no);
-            if (no) {
+            if (no) os_tids = no;
+            char (*nn)[16] = no ? realloc(os_names, nc * sizeof *nn) : NULL;
+            if (nn) {
                 memset(no + nos_tids, 0, (nc - nos_tids) * sizeof *no);
-                os_tids = no, nos_tids = nc;
+                memset(nn + nos_tids, 0, (nc - nos_tids) * sizeof *nn);
+                os_names = nn, nos_tids = nc;
             }
         }
-        if (my_tid < nos_tids) os_tids[my_tid] = tn_prof_os_tid();
+        if (my_tid < nos_tids) {
+            os_tids[my_tid] = tn_prof_os_tid();
+            if (prctl(PR_GET_NAME, os_names[my_tid]) != 0) os_names[my_tid][0] = 0;
+            os_names[my_tid][15] = 0;
+        }
         pthread_mutex_unlock(&mu);
         (void)pthread_setspecific(exit_key, (void *)(uintptr_t)self);
     }
@@ -93,9 +102,13 @@ uint64_t tn_prof_thread_id_of(uint64_t ident) {
     return t;
 }
 
-int64_t tn_prof_os_tid_of(uint64_t tid) {
+int64_t tn_prof_os_tid_of(uint64_t tid, char name[16]) {
     pthread_mutex_lock(&mu);
     int64_t t = tid < nos_tids ? os_tids[tid] : 0;
+    if (name) {
+        if (t) memcpy(name, os_names[tid], 16);
+        else name[0] = 0;
+    }
     pthread_mutex_unlock(&mu);
     return t;
 }

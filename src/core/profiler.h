@@ -115,8 +115,9 @@ void tn_prof_retag(uint64_t from, uint64_t to);
 /* the OS thread id (Kineto's device_resource_id / the trace's tid) */
 int64_t tn_prof_os_tid(void);
 /* the OS thread id of the thread with that recorder id, 0 when unknown (upstream's trace writes 0
- * for a thread the Python tracer saw only at the start) */
-int64_t tn_prof_os_tid_of(uint64_t tid);
+ * for a thread the Python tracer saw only at the start); name (may be NULL): the thread's name
+ * when it got its id */
+int64_t tn_prof_os_tid_of(uint64_t tid, char name[16]);
 int64_t tn_prof_now_ns(void);
 
 /* Below an operator's kernel (its own calls do not pass the autograd key upstream): the door

@@ -170,7 +170,12 @@ cases("profiler_stack", {name: "fresh(%r)" % code for name, code in {
                               "prof = run(lambda: (x.neg(), in_thread(g)), with_stack=True, all_threads=True)\nrelease()\n"
                               "path = os.path.join(tempfile.mkdtemp(), 't.json')\nprof.export_chrome_trace(path)\n"
                               "names = {threading.get_native_id(): 'main', native['g']: 'g', 0: 0}\n"
-                              "sorted({(names.get(e.get('tid'), 'other'), e.get('cat')) for e in json.load(open(path))['traceEvents'] if e.get('ph') == 'X'}, key=str)",
+                              "j = json.load(open(path))['traceEvents']\n"
+                              "(sorted({(names.get(e.get('tid'), 'other'), e.get('cat')) for e in j if e.get('ph') == 'X'}, key=str),\n"
+                              " sorted({(names.get(e.get('tid'), 'other'), e['name'], e['args'].get('name', '').startswith('thread %d (' % e['tid']),\n"
+                              "         e['args'].get('sort_index') == e['tid']) for e in j if e.get('ph') == 'M' and e['name'].startswith('thread')}, key=str),\n"
+                              " sorted({(e['name'], e['pid'] == os.getpid() or e['pid'], e['tid'], str({k: v == os.getpid() or v for k, v in e['args'].items()}))\n"
+                              "         for e in j if e.get('ph') == 'M' and e['name'].startswith('process')}, key=str))",
     # another thread's operators: not events (upstream's callbacks are thread-local) ...
     "other_thread_ops": "release = idle_thread()\n"
                         "def f():\n    x.neg()\n    in_thread(lambda: x.mul(2))\n    in_thread(fwd_bwd)\n"
