@@ -71,7 +71,8 @@ typedef struct {
 
 /* Start a session (0), or -1 when one is on already. with_flops keeps the inputs too (the FLOP
  * estimate reads their shapes) without listing them as the event's shapes. */
-int tn_prof_start(bool record_shapes, bool with_flops, bool profile_memory);
+/* all_threads: record every thread's operators (else the caller's only). */
+int tn_prof_start(bool record_shapes, bool with_flops, bool profile_memory, bool all_threads);
 /* Stop the session and hand its events over (ownership to *out; -1 when none was on). */
 int tn_prof_stop(tn_prof_session *out);
 void tn_prof_session_free(tn_prof_session *s);
@@ -82,11 +83,14 @@ bool tn_prof_record_inputs(void);
 /* Metadata for the trace (_add_metadata_json): key and a JSON value text. 0, -1 on no memory. */
 int tn_prof_add_metadata(const char *key, const char *json_value);
 
-/* Open an event now: its handle (>= 0) or -1 (no session, no memory). name is copied. */
+/* Open an event now: its handle (>= 0) or -1 (no session, no memory, or another thread than the
+ * session's without all_threads: upstream's callbacks are thread-local). name is copied. */
 int64_t tn_prof_begin(const char *name, const char *overload, int scope, int kind, int64_t seq, uint64_t fwd_tid);
 /* A Python tracer event (python/profiler_pytrace.c): like tn_prof_begin with its own start time
- * (a frame already running when the session started begins at the session's start). */
-int64_t tn_prof_begin_py(const char *name, int64_t start_ns, int64_t py_id, int64_t py_parent, int64_t py_module);
+ * (a frame already running when the session started begins at the session's start) and thread
+ * (tid 0: the caller's; a frame of another thread running at the start: that thread's). Recorded
+ * on any thread. */
+int64_t tn_prof_begin_py(uint64_t tid, const char *name, int64_t start_ns, int64_t py_id, int64_t py_parent, int64_t py_module);
 /* the session's start (ns) */
 int64_t tn_prof_session_start(void);
 /* Attach inputs (ownership passes; freed when the handle is stale). */
@@ -103,8 +107,17 @@ void tn_prof_input_tensor(tn_prof_input *p, const struct tn_tensor *t);
 
 /* upstream's RecordFunction thread id: 1, 2, ... in order of a thread's first event */
 uint64_t tn_prof_thread_id(void);
+/* the id of the thread with that identity (pthread_self(), Python's threading.get_ident()), 0 when
+ * it has none yet */
+uint64_t tn_prof_thread_id_of(uint64_t ident);
+/* the session's events on thread `from` move to thread `to` */
+void tn_prof_retag(uint64_t from, uint64_t to);
 /* the OS thread id (Kineto's device_resource_id / the trace's tid) */
 int64_t tn_prof_os_tid(void);
+/* the OS thread id of the thread with that recorder id, 0 when unknown (upstream's trace writes 0
+ * for a thread the Python tracer saw only at the start); name (may be NULL): the thread's name
+ * when it got its id */
+int64_t tn_prof_os_tid_of(uint64_t tid, char name[16]);
 int64_t tn_prof_now_ns(void);
 
 /* Below an operator's kernel (its own calls do not pass the autograd key upstream): the door

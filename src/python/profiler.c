@@ -517,6 +517,31 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
             (double)(r->s.start_ns - base) / 1e3, pid);
     fprintf(f, "  {\"ph\": \"M\", \"name\": \"process_labels\", \"ts\": %.3f, \"pid\": %ld, \"tid\": 0, \"args\": {\"labels\": \"CPU\"}},\n",
             (double)(r->s.start_ns - base) / 1e3, pid);
+    fprintf(f, "  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"ts\": %.3f, \"pid\": %ld, \"tid\": 0, \"args\": {\"sort_index\": %ld}},\n",
+            (double)(r->s.start_ns - base) / 1e3, pid, pid);
+    /* Kineto's thread rows: "thread <tid> (<name>)" and its sort index, once per OS thread with
+     * events (not for 0, the threads the Python tracer saw only at the start) */
+    uint64_t *seen = malloc((r->s.n ? r->s.n : 1) * sizeof *seen);
+    size_t nseen = 0;
+    for (size_t i = 0; seen && i < r->s.n; i++) {
+        if (r->s.ev[i].kind == TN_PROF_KIND_MEMORY) continue;
+        uint64_t t = r->s.ev[i].tid;
+        size_t k = 0;
+        while (k < nseen && seen[k] != t) k++;
+        if (k < nseen) continue;
+        seen[nseen++] = t;
+        char name[16];
+        long long os = (long long)tn_prof_os_tid_of(t, name);
+        if (!os) continue;
+        fprintf(f, "  {\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": %.3f, \"pid\": %ld, \"tid\": %lld, \"args\": {\"name\": ",
+                (double)(r->s.start_ns - base) / 1e3, pid, os);
+        char label[64];
+        snprintf(label, sizeof label, "thread %lld (%s)", os, name);
+        json_str(f, label);
+        fprintf(f, "}},\n  {\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": %.3f, \"pid\": %ld, \"tid\": %lld, \"args\": {\"sort_index\": %lld}},\n",
+                (double)(r->s.start_ns - base) / 1e3, pid, os, os);
+    }
+    free(seen);
     for (size_t i = 0; i < r->s.n; i++) {
         const tn_prof_event *e = &r->s.ev[i];
         if (e->kind == TN_PROF_KIND_MEMORY) {   /* an instant event, as Kineto writes [memory] */
@@ -528,7 +553,7 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
         fprintf(f, "  {\"ph\": \"X\", \"cat\": \"%s\", \"name\": ", activity(e->kind));
         json_str(f, e->name);
         if (e->kind == TN_PROF_KIND_PY) {   /* the Python tracer's ids, as Kineto writes them */
-            fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Python parent id\": ", pid, pid,
+            fprintf(f, ", \"pid\": %ld, \"tid\": %lld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Python parent id\": ", pid, (long long)tn_prof_os_tid_of(e->tid, NULL),
                     (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3);
             if (e->py_parent > 0) fprintf(f, "%lld", (long long)e->py_parent);
             else fputs("null", f);
@@ -537,7 +562,7 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
             fprintf(f, ", \"Ev Idx\": %zu}},\n", i);
             continue;
         }
-        fprintf(f, ", \"pid\": %ld, \"tid\": %ld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, pid,
+        fprintf(f, ", \"pid\": %ld, \"tid\": %lld, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"External id\": %llu", pid, (long long)tn_prof_os_tid_of(e->tid, NULL),
                 (double)(e->start_ns - base) / 1e3, (double)(e->end_ns - e->start_ns) / 1e3, (unsigned long long)e->corr);
         if (e->kind != TN_PROF_KIND_USER) {
             if (e->seq >= 0) fprintf(f, ", \"Sequence number\": %lld", (long long)e->seq);
@@ -553,8 +578,10 @@ static PyObject *res_save(PyObject *self, PyObject *arg) {
         fprintf(f, ", \"Ev Idx\": %zu}},\n", i);
     }
     fprintf(f, "  {\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\", "
-               "\"tid\": \"PyTorch Profiler\", \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Op count\": 0}}\n  ],\n",
+               "\"tid\": \"PyTorch Profiler\", \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"Op count\": 0}},\n",
             (double)(r->s.start_ns - base) / 1e3, (double)(end - r->s.start_ns) / 1e3);
+    fprintf(f, "  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"ts\": %.3f, \"pid\": \"Spans\", \"tid\": 0, "
+               "\"args\": {\"sort_index\": 536870912}}\n  ],\n", (double)(r->s.start_ns - base) / 1e3);
     fputs("  \"traceName\": ", f);
     json_str(f, PyBytes_AsString(b));
     fputs("\n}\n", f);
@@ -683,13 +710,14 @@ static PyObject *enable_profiler(PyObject *m, PyObject *args, PyObject *kw) {
     PyErr_Clear();
     config_overload_names = attr_true(exp, "capture_overload_names");
     config_verbose = attr_true(exp, "verbose");
+    bool all_threads = attr_true(exp, "profile_all_threads");
     Py_XDECREF(exp);
     PyObject *tid = PyObject_GetAttrString(config, "trace_id");
     if (!tid) PyErr_Clear();
     Py_XSETREF(trace_id, tid && PyUnicode_Check(tid) ? Py_NewRef(tid) : NULL);
     Py_XDECREF(tid);
     tn_pytrace_stop();
-    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"));
+    tn_prof_start(attr_true(config, "report_input_shapes"), attr_true(config, "with_flops"), attr_true(config, "profile_memory"), all_threads);
     if (attr_true(config, "with_stack") && tn_pytrace_start() < 0) {
         tn_prof_session old;
         if (tn_prof_stop(&old) == 0) tn_prof_session_free(&old);

@@ -5,9 +5,13 @@
  * the file trimmed by torch.profiler.python_tracer._prefix_regex() as upstream, the line the
  * frame's at the call), per C call (the callable's repr) and per
  * nn.Module call ("nn.Module: <Class>_<k>", k the instance's index among its class's modules seen,
- * in place of Module.__call__'s own frame). The frames already running when the session starts
- * are events from the session's start. Only the thread that started the session is traced.
- * Without with_stack nothing is installed: no cost. */
+ * in place of Module.__call__'s own frame). The frames already running when the session starts,
+ * on every thread (sys._current_frames(), newest thread first as upstream's walk of the
+ * interpreter's threads), are events from the session's start on their threads; they end where
+ * they return or at the stop. Only the thread that started the session is traced further
+ * (upstream also traces the other threads running at the start: the limited API of 3.11 has no
+ * way to install a profile function on another thread). Without with_stack nothing is installed:
+ * no cost. */
 #include "python/common.h"
 
 #include <stdlib.h>
@@ -21,8 +25,16 @@ typedef struct {
     bool c;   /* a C call: ends at c_return / c_exception */
 } open_call;
 
-static open_call *stk;
-static size_t nstk, capstk;
+typedef struct {
+    unsigned long ident;   /* the Python thread identity */
+    uint64_t tid;          /* the recorder's id of that thread (provisional: see resolve_tids) */
+    bool provisional;
+    open_call *stk;
+    size_t n, cap;
+} thread_calls;
+
+static thread_calls *threads;   /* the threads running at the start; [0] the session's */
+static size_t nthreads;
 static int64_t next_id;
 static PyObject *names;        /* code object -> its file name, trimmed */
 static PyObject *prefixes;     /* list of str */
@@ -32,7 +44,6 @@ static PyObject *tracer;       /* the profile function */
 static PyObject *vf_class;     /* torch._C._VariableFunctionsClass */
 static PyObject *vf_funcs;     /* torch._C._VariableFunctions */
 static bool on;
-static unsigned long traced_thread;   /* the thread that started the session */
 
 /* "file(line): name", the line the frame's now (a call: the first line; a generator resumed: where
  * it resumes); the trimmed file is kept per code object */
@@ -111,29 +122,29 @@ static PyObject *c_name(PyObject *f) {
     return r;
 }
 
-static void push(PyObject *name, bool c, int64_t start, int64_t module) {
+static void push(thread_calls *t, PyObject *name, bool c, int64_t start, int64_t module) {
     const char *s = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
     if (!s) { PyErr_Clear(); s = "<unknown>"; }
-    if (nstk == capstk) {
-        size_t nc = capstk ? 2 * capstk : 64;
-        open_call *ns = realloc(stk, nc * sizeof *ns);
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 64;
+        open_call *ns = realloc(t->stk, nc * sizeof *ns);
         if (!ns) return;
-        stk = ns, capstk = nc;
+        t->stk = ns, t->cap = nc;
     }
     int64_t id = ++next_id;
-    int64_t h = tn_prof_begin_py(s, start ? start : tn_prof_now_ns(), id, nstk ? stk[nstk - 1].id : -1, module);
-    stk[nstk++] = (open_call){h, id, c};
+    int64_t h = tn_prof_begin_py(t->tid, s, start ? start : tn_prof_now_ns(), id, t->n ? t->stk[t->n - 1].id : -1, module);
+    t->stk[t->n++] = (open_call){h, id, c};
 }
 
-static void pop(bool c) {
-    if (nstk && stk[nstk - 1].c == c) tn_prof_end(stk[--nstk].h);
+static void pop(thread_calls *t, bool c) {
+    if (t->n && t->stk[t->n - 1].c == c) tn_prof_end(t->stk[--t->n].h);
 }
 
-static void call_event(PyObject *frame, int64_t start) {
+static void call_event(thread_calls *t, PyObject *frame, int64_t start) {
     int64_t k = -1;
     PyObject *name = module_name(frame, &k);
     if (!name) name = frame_name(frame);
-    push(name, false, start, k);
+    push(t, name, false, start, k);
     Py_XDECREF(name);
 }
 
@@ -141,17 +152,21 @@ static void call_event(PyObject *frame, int64_t start) {
 static PyObject *trace(PyObject *m, PyObject *args) {
     PyObject *frame, *event, *arg;
     /* (a tracer left installed on a thread that started an earlier session stays silent) */
-    if (!on || PyThread_get_thread_ident() != traced_thread || !PyArg_ParseTuple(args, "OUO", &frame, &event, &arg)) {
+    thread_calls *t = NULL;
+    unsigned long me = PyThread_get_thread_ident();
+    for (size_t i = 0; on && i < nthreads && !t; i++)
+        if (threads[i].ident == me) t = &threads[i];
+    if (!t || !PyArg_ParseTuple(args, "OUO", &frame, &event, &arg)) {
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    if (!PyUnicode_CompareWithASCIIString(event, "call")) call_event(frame, 0);
-    else if (!PyUnicode_CompareWithASCIIString(event, "return")) pop(false);
+    if (!PyUnicode_CompareWithASCIIString(event, "call")) call_event(t, frame, 0);
+    else if (!PyUnicode_CompareWithASCIIString(event, "return")) pop(t, false);
     else if (!PyUnicode_CompareWithASCIIString(event, "c_call")) {
         PyObject *r = c_name(arg);
-        push(r, true, 0, -1);
+        push(t, r, true, 0, -1);
         Py_XDECREF(r);
-    } else pop(true);   /* c_return, c_exception */
+    } else pop(t, true);   /* c_return, c_exception */
     PyErr_Clear();
     Py_RETURN_NONE;
 }
@@ -166,14 +181,46 @@ static int set_profile(PyObject *fn) {
     return r ? 0 : -1;
 }
 
-/* the frames running now, outermost first, as events from the session's start */
-static void push_running(PyObject *frame) {
+/* a thread's frames running now, outermost first, as events from now (upstream: one time each) */
+static void push_running(thread_calls *t, PyObject *frame) {
     if (!frame || frame == Py_None) return;
     PyObject *back = PyObject_GetAttrString(frame, "f_back");
     if (!back) PyErr_Clear();
-    push_running(back);
+    push_running(t, back);
     Py_XDECREF(back);
-    call_event(frame, tn_prof_session_start());
+    call_event(t, frame, tn_prof_now_ns());
+}
+
+/* every thread's running frames, in the order of sys._current_frames() (the interpreter's list of
+ * threads, newest first, as upstream walks it) */
+static int push_all_running(void) {
+    PyObject *sys = PyImport_ImportModule("sys");
+    PyObject *frames = sys ? PyObject_CallMethod(sys, "_current_frames", NULL) : NULL;
+    Py_XDECREF(sys);
+    Py_ssize_t n = frames && PyDict_Check(frames) ? PyDict_Size(frames) : -1;
+    unsigned long me = PyThread_get_thread_ident();
+    if (n < 0 || !(threads = calloc((size_t)n + 1, sizeof *threads))) {
+        Py_XDECREF(frames);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        return -1;
+    }
+    threads[0] = (thread_calls){me, tn_prof_thread_id(), false, NULL, 0, 0};
+    nthreads = 1;
+    PyObject *key, *frame;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(frames, &pos, &key, &frame)) {
+        unsigned long ident = PyLong_AsUnsignedLong(key);
+        if (PyErr_Occurred()) { PyErr_Clear(); continue; }
+        thread_calls *t = &threads[0];
+        if (ident != me) {
+            t = &threads[nthreads++];
+            uint64_t tid = tn_prof_thread_id_of(ident);
+            *t = (thread_calls){ident, tid ? tid : UINT64_MAX - nthreads, !tid, NULL, 0, 0};
+        }
+        push_running(t, frame);
+    }
+    Py_DECREF(frames);
+    return 0;
 }
 
 int tn_pytrace_start(void) {
@@ -197,20 +244,31 @@ int tn_pytrace_start(void) {
         tn_pytrace_stop();
         return -1;
     }
+    if (push_all_running() < 0) { tn_pytrace_stop(); return -1; }
     on = true;
-    traced_thread = PyThread_get_thread_ident();
-    PyObject *frame = (PyObject *)PyEval_GetFrame();   /* borrowed */
-    push_running(frame);
     if (set_profile(tracer) < 0) { on = false; tn_pytrace_stop(); return -1; }
     return 0;
 }
 
+/* Upstream names another thread's Python events, at the stop, by the thread's RecordFunction id,
+ * and UINT64_MAX (-1) when that thread never got one (measured, docs/profiler.md): a thread with
+ * no id at the start is recorded under a provisional one, resolved here. */
+static void resolve_tids(void) {
+    for (size_t i = 0; i < nthreads; i++) {
+        if (!threads[i].provisional) continue;
+        uint64_t tid = tn_prof_thread_id_of(threads[i].ident);
+        tn_prof_retag(threads[i].tid, tid ? tid : UINT64_MAX);
+    }
+}
+
 void tn_pytrace_stop(void) {
+    if (on) resolve_tids();
     if (on) {
         on = false;
         if (set_profile(Py_None) < 0) PyErr_Clear();
     }
-    free(stk);
-    stk = NULL, nstk = capstk = 0, next_id = 0;
+    for (size_t i = 0; i < nthreads; i++) free(threads[i].stk);
+    free(threads);
+    threads = NULL, nthreads = 0, next_id = 0;
     Py_CLEAR(names); Py_CLEAR(prefixes); Py_CLEAR(module_code); Py_CLEAR(module_ids); Py_CLEAR(tracer); Py_CLEAR(vf_class); Py_CLEAR(vf_funcs);
 }

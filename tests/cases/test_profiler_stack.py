@@ -10,9 +10,16 @@ upstream's bindings of torch._C functions) read as the plain builtin it is here
 only for an event whose metric rounds to more than 0 us, which depends on timing; its lines
 are built from the .stack compared here.
 
-Each case runs in a fresh interpreter (its result's repr is compared): upstream's tracer also
-records the Python threads running when a session starts (ours only the session's thread), and
-the harness's shared workers may hold such threads from earlier cases (tqdm's monitor)."""
+Each case runs in a fresh interpreter (its result's repr is compared): the tracer records the
+frames of every Python thread running when a session starts, and the harness's shared workers
+may hold such threads from earlier cases (tqdm's monitor).
+
+Threads (docs/profiler.md): a thread running at the start that stays blocked during the session
+(its frames from the start to the stop), and the operators of other threads (not events unless
+profile_all_threads). Upstream also traces the later calls of the threads running at the start;
+ours cannot (3.11's limited API), so no case has such a thread run Python during the session.
+Thread ids are compared as "the session's thread" or not: which number another thread gets
+depends on the order threads first record."""
 from harness import cases
 
 PRELUDE = '''
@@ -39,12 +46,45 @@ def structure(prof):
     return out
 def stacks(prof):
     return [(e.name, [_norm(s) for s in e.stack]) for e in prof.events() if _kept(e) and not e.is_python_function]
-def run(fn, verbose=False, **kw):
+def run(fn, verbose=False, all_threads=False, **kw):
     import gc
     gc.collect()
-    with profile(activities=[ProfilerActivity.CPU], experimental_config=_ExperimentalConfig(verbose=verbose), **kw) as prof:
+    with profile(activities=[ProfilerActivity.CPU], experimental_config=_ExperimentalConfig(verbose=verbose, profile_all_threads=all_threads), **kw) as prof:
         fn()
     return prof
+import threading
+def idle_thread():
+    """a thread blocked on an event until release() (called after the session)"""
+    ev, up = threading.Event(), threading.Event()
+    def idle_wait():
+        up.set()
+        ev.wait()
+    th = threading.Thread(target=idle_wait, daemon=True)
+    th.start()
+    up.wait()
+    def release():
+        ev.set()
+        th.join()
+    return release
+def in_thread(fn):
+    th = threading.Thread(target=fn)
+    th.start()
+    th.join()
+def by_thread(prof, main_op="aten::neg"):
+    """(on the session's thread, events) per thread, the session's first; python events as
+    (name, parent name), others as (name, stack)"""
+    evs = prof.events()
+    main = [e.thread for e in evs if e.name == main_op][0]
+    out = {}
+    for e in evs:
+        if e.is_python_function:
+            item = ("py", _norm(e.name), e.cpu_parent and _norm(e.cpu_parent.name))
+        elif _kept(e):
+            item = ("op", e.name, [_norm(s) for s in e.stack])
+        else:
+            continue
+        out.setdefault(e.thread, []).append(item)
+    return sorted(((t == main, v) for t, v in out.items()), key=lambda p: (not p[0], p[1]))
 torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
 x = torch.randn(3, 4)
@@ -105,6 +145,49 @@ cases("profiler_stack", {name: "fresh(%r)" % code for name, code in {
     # (the operator events' stacks only: upstream's record_function exit goes through a
     # TorchBindOpOverload, ours through an OpOverload, so the Python events below differ; the
     # step runs once first, its first step imports modules)
+    # a thread running at the start, blocked all through: its frames from the start to the stop,
+    # on its own thread, ids before the session thread's (the newest thread first), each frame
+    # timed as it is walked; a thread that never recorded an event is thread 2**64 - 1 upstream
+    "idle_thread": "release = idle_thread()\n"
+                   "def f():\n    x.neg()\n    fwd_bwd()\n"
+                   "prof = run(f, verbose=True, with_stack=True)\nrelease()\nby_thread(prof)",
+    "idle_thread_ids": "release = idle_thread()\n"
+                       "prof = run(lambda: x.neg(), with_stack=True)\nrelease()\n"
+                       "evs = [k for k in prof.profiler.kineto_results.events() if k.is_python_function()]\n"
+                       "main = [k.start_thread_id() for k in prof.profiler.kineto_results.events() if k.name() == 'aten::neg'][0]\n"
+                       "[(_norm(k.name()), k.python_id(), k.python_parent_id(), k.start_thread_id() == main or k.start_thread_id(), "
+                       "k.start_ns() > evs[0].start_ns() if k.python_id() > 1 else None) for k in evs]",
+    "idle_thread_trace": "release = idle_thread()\n"
+                         "prof = run(lambda: x.neg(), with_stack=True)\nrelease()\n"
+                         "path = os.path.join(tempfile.mkdtemp(), 't.json')\nprof.export_chrome_trace(path)\n"
+                         "evs = [e for e in json.load(open(path))['traceEvents'] if e.get('cat') == 'python_function']\n"
+                         "main = [e['tid'] for e in json.load(open(path))['traceEvents'] if e.get('name') == 'aten::neg'][0]\n"
+                         "[(_norm(e['name']), e['tid'] == main or e['tid'], e['args']['Python id']) for e in evs]",
+    # the trace's tid: the OS thread's (0 for a thread the tracer saw only at the start)
+    "all_threads_trace_tids": "import threading\nnative = {}\n"
+                              "def g():\n    native['g'] = threading.get_native_id()\n    x.mul(2)\n"
+                              "release = idle_thread()\n"
+                              "prof = run(lambda: (x.neg(), in_thread(g)), with_stack=True, all_threads=True)\nrelease()\n"
+                              "path = os.path.join(tempfile.mkdtemp(), 't.json')\nprof.export_chrome_trace(path)\n"
+                              "names = {threading.get_native_id(): 'main', native['g']: 'g', 0: 0}\n"
+                              "j = json.load(open(path))['traceEvents']\n"
+                              "(sorted({(names.get(e.get('tid'), 'other'), e.get('cat')) for e in j if e.get('ph') == 'X'}, key=str),\n"
+                              " sorted({(names.get(e.get('tid'), 'other'), e['name'], e['args'].get('name', '').startswith('thread %d (' % e['tid']),\n"
+                              "         e['args'].get('sort_index') == e['tid']) for e in j if e.get('ph') == 'M' and e['name'].startswith('thread')}, key=str),\n"
+                              " sorted({(e['name'], e['pid'] == os.getpid() or e['pid'], e['tid'], str({k: v == os.getpid() or v for k, v in e['args'].items()}))\n"
+                              "         for e in j if e.get('ph') == 'M' and e['name'].startswith('process')}, key=str))",
+    # another thread's operators: not events (upstream's callbacks are thread-local) ...
+    "other_thread_ops": "release = idle_thread()\n"
+                        "def f():\n    x.neg()\n    in_thread(lambda: x.mul(2))\n    in_thread(fwd_bwd)\n"
+                        "a = by_thread(run(f, verbose=True, with_stack=True))\n"
+                        "b = by_thread(run(f))\nrelease()\n"
+                        "[[v for v in t if v[0] == 'op'] for _, t in a] + [b]",
+    # ... unless profile_all_threads: then on their own thread, without a stack (a thread started
+    # in the session is not traced)
+    "all_threads_ops": "def f():\n    x.neg()\n    in_thread(lambda: x.mul(2))\n    in_thread(fwd_bwd)\n"
+                       "a = by_thread(run(f, verbose=True, with_stack=True, all_threads=True))\n"
+                       "b = by_thread(run(f, all_threads=True))\n"
+                       "[[v for v in t if v[0] == 'op'] for _, t in a] + [b]",
     "optimizer": "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
                  "def f():\n    fwd_bwd()\n    opt.step()\n    opt.zero_grad()\n"
                  "f()\nstacks(run(f, verbose=True, with_stack=True))",
