@@ -1,7 +1,10 @@
 """One rank of a TORCH_DISTRIBUTED_DEBUG=DETAIL gloo world for tests/test_pg_wrapper.py (runs on our
 torch or upstream's).
 
-    python pg_wrapper_worker.py OUT_DIR      (env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
+    python pg_wrapper_worker.py OUT_DIR [SUITE]   (env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
+
+SUITE "main" (default): matching and mismatching collectives; "late": 2-rank edge cases with a 3 s
+timeout, ending with rank 1 arriving 5 s late at a collective (every rank raises).
 
 Writes OUT_DIR/rank<r>.json: {case name: digest of the result bytes, or [exception type, message]},
 plus the wrapped backend's sequence number after every case. Inputs are small integers in float
@@ -11,11 +14,13 @@ import hashlib
 import json
 import os
 import sys
+import time
 
 import torch
 import torch.distributed as dist
 
 OUT = sys.argv[1]
+SUITE = sys.argv[2] if len(sys.argv) > 2 else "main"
 RANK = int(os.environ["RANK"])
 W = int(os.environ["WORLD_SIZE"])
 
@@ -32,7 +37,8 @@ def x(n=4, dtype=torch.float32, shape=None):
 
 
 res = {}
-dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=int(os.environ.get("TN_TEST_PG_TIMEOUT", "60"))))
+TIMEOUT_S = 3 if SUITE == "late" else int(os.environ.get("TN_TEST_PG_TIMEOUT", "60"))
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=TIMEOUT_S))
 pg = dist.distributed_c10d._get_default_group()
 be = pg._get_backend(torch.device("cpu"))
 res["backend_type"] = type(be).__name__
@@ -100,6 +106,60 @@ def a2a(t):
     return out
 
 
+def save():
+    with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    print("done", RANK, flush=True)
+
+
+if SUITE == "late":
+    def coalesced_ag():
+        outs = [torch.zeros(2 * W), torch.zeros(3 * W)]
+        with dist._coalescing_manager():
+            dist.all_gather_into_tensor(outs[0], x(2))
+            dist.all_gather_into_tensor(outs[1], x(3))
+        return outs
+
+    def coalesced_rs():
+        outs = [torch.zeros(2), torch.zeros(1)]
+        with dist._coalescing_manager():
+            dist.reduce_scatter_tensor(outs[0], x(2 * W))
+            dist.reduce_scatter_tensor(outs[1], x(W))
+        return outs
+
+    def ag_coalesced():
+        outs = [[torch.zeros(2), torch.zeros(3)] for _ in range(W)]
+        dist.all_gather_coalesced(outs, [x(2), x(3)])
+        return outs
+
+    def ar_coalesced():
+        ts = [x(2), x(3, torch.float64)]
+        dist.all_reduce_coalesced(ts)
+        return ts
+
+    case("coalesced.all_gather_into_tensor", coalesced_ag)
+    case("coalesced.reduce_scatter_tensor", coalesced_rs)
+    case("coalesced.all_gather_coalesced", ag_coalesced)
+    case("coalesced.all_reduce_coalesced", ar_coalesced)
+    # fingerprints of 17..20 entries: the length round names op types COALESCED, _ALLREDUCE_SPARSE,
+    # REDUCE_SCATTER_TENSOR_COALESCED, then 20 (upstream's internal assert)
+    for nd in (11, 12, 13, 14):
+        case(f"mismatch.length{nd + 6}", lambda: all_reduce(torch.zeros([1] * nd) if RANK == 1 else torch.zeros(1)))
+    case("match.after", lambda: all_reduce(x()))
+    case("wrapper.props", lambda: res.__setitem__("props", [be.rank(), be.size(), be.name(), be._get_backend_name(),
+                                                            be.supports_splitting, type(be.options).__name__]))
+    case("wrapper.get_error", lambda: be.get_error())
+    case("wrapper.bad_ctor", lambda: dist.distributed_c10d._ProcessGroupWrapper(be.wrapped_pg, 3))
+
+    def late():
+        if RANK == 1:
+            time.sleep(2 * TIMEOUT_S)
+        return all_reduce(x())
+
+    case("late", late)
+    save()
+    os._exit(0)   # the world is broken now: no orderly shutdown
+
 # collectives every rank calls alike: checked, then run
 case("match.all_reduce", lambda: all_reduce(x()))
 case("match.broadcast", lambda: broadcast(x(6, shape=(2, 3))))
@@ -141,8 +201,6 @@ case("group.mismatch", lambda: (lambda t: (dist.all_reduce(t, group=g), t)[1])(x
 case("after.monitored_barrier", lambda: dist.monitored_barrier(wait_all_ranks=True))
 case("after.all_reduce2", lambda: all_reduce(x(7)))
 
-with open(os.path.join(OUT, f"rank{RANK}.json"), "w") as f:
-    json.dump(res, f, indent=1, sort_keys=True)
-print("done", RANK, flush=True)
+save()
 dist.destroy_process_group()
 print("destroyed", RANK, flush=True)
