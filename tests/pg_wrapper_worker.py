@@ -4,7 +4,8 @@ torch or upstream's).
     python pg_wrapper_worker.py OUT_DIR [SUITE]   (env: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
 
 SUITE "main" (default): matching and mismatching collectives; "late": 2-rank edge cases with a 3 s
-timeout, ending with rank 1 arriving 5 s late at a collective (every rank raises).
+timeout, ending with rank 1 arriving 5 s late at a collective (every rank raises); "bcap": DDP's
+rebuilt bucket layout (run without DETAIL, with or without DDP_SET_LAST_BUCKET_CAP=1).
 
 Writes OUT_DIR/rank<r>.json: {case name: digest of the result bytes, or [exception type, message]},
 plus the wrapped backend's sequence number after every case. Inputs are small integers in float
@@ -111,6 +112,21 @@ def save():
         json.dump(res, f, indent=1, sort_keys=True)
     print("done", RANK, flush=True)
 
+
+if SUITE == "bcap":
+    # 14 params (7 Linear(64, 64)-like layers), caps of ~20 KB: several buckets; the layout after
+    # the rebuild (before the 2nd forward) is what DDP_SET_LAST_BUCKET_CAP changes
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(*[torch.nn.Linear(64, 64) for _ in range(6)], torch.nn.Linear(64, 3))
+    ddp = torch.nn.parallel.DistributedDataParallel(m, bucket_cap_mb=0.02)
+    for step in range(3):
+        ddp(torch.arange(128.).reshape(2, 64).mul(RANK + 1) / 100).sum().backward()
+        d = ddp._get_ddp_logging_data()
+        res[f"step{step}"] = [d.get("bucket_sizes"), d.get("has_rebuilt_buckets"), d.get("rebuilt_bucket_sizes"),
+                              d.get("rebuilt_per_bucket_param_indices")]
+    save()
+    dist.destroy_process_group()
+    sys.exit(0)
 
 if SUITE == "late":
     def coalesced_ag():

@@ -36,7 +36,7 @@ def _free_port():
     return port
 
 
-def _world(spec, suite, out):
+def _world(spec, suite, out, env=None):
     """spec[i]: 'n' (ours) or 'u' (upstream) for rank i. Returns the per-rank results (None for a
     rank that wrote nothing) and log tails; every process is killed by pid at the timeout."""
     os.makedirs(out, exist_ok=True)
@@ -46,6 +46,7 @@ def _world(spec, suite, out):
         e = dict(os.environ)
         e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)),
                   "RANK": str(r), "TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TN_TEST_PG_TIMEOUT": "60"})
+        e.update(env or {})
         log = open(os.path.join(out, f"log{r}.txt"), "w")
         procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, "-W", "ignore", WORKER, out, suite],
                                        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
@@ -165,3 +166,19 @@ def test_late_world_matches_upstream(spec, tmp_path, tmp_path_factory):
     res = _world(spec, "late", str(tmp_path / spec))
     for r in range(2):
         assert _norm(res[r]) == _norm(ref[r]), f"world {spec}, rank {r} ({spec[r]})"
+
+
+@pytest.mark.parametrize("last", ["0", "1"])
+def test_ddp_set_last_bucket_cap(last, tmp_path):
+    """DDP_SET_LAST_BUCKET_CAP=1 (exactly "1"): the rebuilt buckets are assigned over the params
+    in reverse and then reversed, so the small first cap lands on the last bucket. Without DETAIL
+    (upstream's DDP crashes under DETAIL, docs/distributed.md); the layout in nn and nu equals uu's."""
+    env = {"TORCH_DISTRIBUTED_DEBUG": "OFF", "DDP_SET_LAST_BUCKET_CAP": last}
+    ref = _world("uu", "bcap", str(tmp_path / "uu"), env)
+    want = {"0": ["34060, 33280, 33280", "13 12 11 10 9 8, 7 6 5 4, 3 2 1 0"],
+            "1": ["1036, 33280, 33280, 33024", "11 12 13, 7 8 9 10, 3 4 5 6, 0 1 2"]}[last]
+    assert ref[0]["step2"][2:] == want and ref[0]["step0"][2:] == [None, None]
+    for spec in ("nn", "nu"):
+        res = _world(spec, "bcap", str(tmp_path / spec), env)
+        for r in range(2):
+            assert res[r] == ref[r], f"world {spec}, rank {r} ({spec[r]})"
