@@ -1856,12 +1856,21 @@ static PyObject *r_rebuild_buckets(PyObject *self, PyObject *u) {
     int64_t two[2] = {r->first_bucket_bytes_cap, r->bucket_bytes_cap};
     const int64_t *lim = r->ncap_list ? r->cap_list : two;
     int nlim = r->ncap_list ? r->ncap_list : 2;
+    /* DDP_SET_LAST_BUCKET_CAP=1 (exactly "1", upstream's reducer): the params are assigned in
+     * reverse order and the buckets then reversed, so the small first cap lands on the last
+     * bucket (docs/ddp.md) */
+    const char *env = getenv("DDP_SET_LAST_BUCKET_CAP");
+    bool last_small = env && !strcmp(env, "1");
+    if (last_small)
+        for (int i = 0, j = r->nrebuilt - 1; i < j; i++, j--) { int t = r->rebuilt[i]; r->rebuilt[i] = r->rebuilt[j]; r->rebuilt[j] = t; }
     PyObject *rp = PyList_New(r->nrebuilt);
     if (!rp) return NULL;
     for (int i = 0; i < r->nrebuilt; i++) PyList_SetItem(rp, i, Py_NewRef(PyList_GetItem(r->params, r->rebuilt[i])));
     bucket_list bl = {0};
     int rc = assign_buckets(rp, lim, nlim, r->sparse, r->rebuilt, &bl);
     Py_DECREF(rp);
+    if (rc == 0 && last_small)
+        for (int i = 0, j = bl.n - 1; i < j; i++, j--) { bucket_out t = bl.b[i]; bl.b[i] = bl.b[j]; bl.b[j] = t; }
     if (rc == 0) rc = sync_bucket_indices(r, &bl);
     if (rc == 0) {
         r->has_rebuilt = true;

@@ -2873,26 +2873,19 @@ static int mb_wait(PyObject *w, int64_t ms, PyObject **msg) {
     Py_XDECREF(etb);
     return -1;
 }
-static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
-    static char *kws[] = {"timeout", "wait_all_ranks", NULL};
-    PyObject *to = Py_None;
-    int all = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:monitored_barrier", kws, &to, &all)) return NULL;
-    PyObject *be = pg_backend_for((pg_obj *)self, NULL);
-    if (!be) return NULL;
+/* The barrier on gloo backend `be` (ms <= 0: the backend's timeout). Returns 0, or -1 with the
+ * barrier's own error set, or -2 with a transport error raised while posting (gloo's exception
+ * itself: ProcessGroupWrapper attaches the collective to those only, measured). The two tags are
+ * taken without counting a collective: upstream's sequence number moves by the sends and recvs
+ * only (measured: +2 on ranks > 0, +2 (W-1) on rank 0). */
+int tn_dist_gloo_monitored_barrier(PyObject *be, int64_t ms, int all) {
     if (!PyObject_TypeCheck(be, Gloo_T) || !gloo_of(be)) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "monitored_barrier is only implemented for GLOO backend.");
-        Py_DECREF(be);
-        return NULL;
+        return -1;
     }
     backend_obj *b = (backend_obj *)be;
-    int64_t ms = b->timeout_ms;
-    if (to != Py_None) {
-        long long v = tn_dist_timedelta_to_ms(to);
-        if (v < 0 && PyErr_Occurred()) { Py_DECREF(be); return NULL; }
-        if (v > 0) ms = v;
-    }
-    uint32_t t1 = next_tag(b), t2 = next_tag(b);
+    if (ms <= 0) ms = b->timeout_ms;
+    uint32_t t1 = b->tag++, t2 = b->tag++;
     PyObject *torch = PyImport_ImportModule("torch");
     PyObject *i32 = torch ? PyObject_GetAttrString(torch, "int32") : NULL;   /* at::tensor({int rank}) */
     PyObject *ta = i32 ? Py_BuildValue("([i])", b->rank) : NULL;
@@ -2908,7 +2901,7 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
     int rc = works ? 0 : -1;
     if (rc == 0 && b->rank != 0) {
         PyObject *ws = mb_post(be, t, 0, t1, 1), *wr = ws ? mb_post(be, t, 0, t2, 0) : NULL;
-        if (!wr) rc = -1;
+        if (!wr) rc = -2;
         else if (mb_wait(ws, 0, &msg) < 0 || mb_wait(wr, 0, &msg) < 0) {
             PyErr_Format(PyExc_RuntimeError,
                          "Rank %d successfully reached monitoredBarrier, but received errors while waiting for "
@@ -2921,7 +2914,8 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
     } else if (rc == 0) {
         for (int r = 1; rc == 0 && r < b->size; r++) {   /* every recv posted first, as upstream */
             PyObject *w = mb_post(be, t, r, t1, 0);
-            if (!w || PyList_Append(works, w) < 0) rc = -1;
+            if (!w) rc = -2;
+            else if (PyList_Append(works, w) < 0) rc = -1;
             Py_XDECREF(w);
         }
         int64_t start = tn_now_ms();
@@ -2949,7 +2943,8 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
             PyObject *sends = PyList_New(0);
             for (int r = 1; sends && rc == 0 && r < b->size; r++) {
                 PyObject *w = mb_post(be, t, r, t2, 1);
-                if (!w || PyList_Append(sends, w) < 0) rc = -1;
+                if (!w) rc = -2;
+                else if (PyList_Append(sends, w) < 0) rc = -1;
                 Py_XDECREF(w);
             }
             if (!sends) rc = -1;
@@ -2961,6 +2956,24 @@ static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *
     Py_XDECREF(msg);
     Py_XDECREF(works);
     Py_XDECREF(t);
+    return rc;
+}
+static PyObject *pg_monitored_barrier(PyObject *self, PyObject *args, PyObject *kw) {
+    static char *kws[] = {"timeout", "wait_all_ranks", NULL};
+    PyObject *to = Py_None;
+    int all = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|Op:monitored_barrier", kws, &to, &all)) return NULL;
+    int64_t ms = 0;
+    if (to != Py_None) {
+        long long v = tn_dist_timedelta_to_ms(to);
+        if (v < 0 && PyErr_Occurred()) return NULL;
+        ms = v;
+    }
+    PyObject *w = pg_backend_for((pg_obj *)self, NULL);
+    PyObject *be = w ? tn_dist_pgwrap_unwrap(w) : NULL;   /* a _ProcessGroupWrapper forwards it unchecked */
+    Py_XDECREF(w);
+    if (!be) return NULL;
+    int rc = tn_dist_gloo_monitored_barrier(be, ms, all);
     Py_DECREF(be);
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
@@ -2972,31 +2985,39 @@ static PyObject *pg_all_to_all_single(PyObject *s, PyObject *a, PyObject *k) { r
 /* coalesced single-tensor forms (one allgather; one all-reduce per pair), on the backend of the
  * first tensor's device; upstream's ProcessGroupGloo does not offer them by name. An empty list
  * raises the dispatcher's error (no tensor tells the device). */
-static PyObject *pg_coalesced(PyObject *self, PyObject *args, PyObject *kw, const char *op,
+/* a _ProcessGroupWrapper checks (op >= 0: upstream's OpType, without tensors as upstream's
+ * wrapper) and then runs the wrapped gloo backend's form; allgather_into_tensor_coalesced is not
+ * one of upstream's wrapper's checked collectives (measured: no helper traffic), so op -1 */
+static PyObject *pg_coalesced(PyObject *self, PyObject *args, PyObject *kw, const char *op, int optype,
                               PyObject *(*fn)(PyObject *, PyObject *, PyObject *)) {
     pg_obj *p = (pg_obj *)self;
     PyObject *t = first_tensor(args), *dev = NULL;
     if (!t) return no_tensor_err(op);
     if (!(dev = PyObject_GetAttrString(t, "device"))) return NULL;
-    PyObject *b = pg_backend_for(p, dev);
+    PyObject *w = pg_backend_for(p, dev);
     Py_DECREF(dev);
-    if (!b) return NULL;
-    PyObject *r = NULL;
+    if (!w) return NULL;
+    PyObject *r = NULL, *b = NULL;
+    if (tn_dist_pgwrap_is(w) && optype >= 0 && tn_dist_pgwrap_check(w, optype, NULL) < 0) goto done;
+    if (!(b = tn_dist_pgwrap_unwrap(w))) goto done;
     if (!PyObject_TypeCheck(b, Gloo_T))
         PyErr_Format(PyExc_RuntimeError, "Backend %s does not support %s", tn_py_type_name(b), op);
     else
         r = fn(b, args, kw);
-    Py_DECREF(b);
+done:
+    Py_XDECREF(b);
+    Py_DECREF(w);
     return r;
 }
 static PyObject *pg_ag_coalesced(PyObject *s, PyObject *a, PyObject *k) {
-    return pg_coalesced(s, a, k, "allgather_into_tensor_coalesced", g_allgather_into_tensor_coalesced);
+    return pg_coalesced(s, a, k, "allgather_into_tensor_coalesced", -1, g_allgather_into_tensor_coalesced);
 }
 static PyObject *pg_allgather_coalesced(PyObject *s, PyObject *a, PyObject *k) {
-    return pg_coalesced(s, a, k, "allgather_coalesced", g_allgather_coalesced);
+    return pg_coalesced(s, a, k, "allgather_coalesced", TN_OPTYPE_ALLGATHER_COALESCED, g_allgather_coalesced);
 }
 static PyObject *pg_rs_coalesced(PyObject *s, PyObject *a, PyObject *k) {
-    return pg_coalesced(s, a, k, "reduce_scatter_tensor_coalesced", g_reduce_scatter_tensor_coalesced);
+    return pg_coalesced(s, a, k, "reduce_scatter_tensor_coalesced", TN_OPTYPE_REDUCE_SCATTER_TENSOR_COALESCED,
+                        g_reduce_scatter_tensor_coalesced);
 }
 
 static PyObject *pg_coalescing(PyObject *self, PyObject *args, PyObject *kw) {
@@ -3429,6 +3450,9 @@ static int add_type(PyObject *m, const char *name, PyObject *t) {
     }
     return 0;
 }
+
+PyTypeObject *tn_dist_backend_type(void) { return Backend_T; }
+Py_ssize_t tn_dist_backend_size(void) { return (Py_ssize_t)sizeof(backend_obj); }
 
 int tn_dist_pg_types_init(PyObject *c10d) {
     c10d_mod = c10d;

@@ -467,7 +467,8 @@ static int fill_real(void) {
     if (!(v = tn_dist_timedelta_ms(1800 * 1000LL)) || PyModule_AddObject(c10d_mod, "_DEFAULT_PG_TIMEOUT", v) < 0) return -1;
     if (!(v = tn_dist_timedelta_ms(0)) || PyModule_AddObject(c10d_mod, "_DEFAULT_NO_TIMEOUT", v) < 0) return -1;
     if (PyModule_AddIntConstant(c10d_mod, "_DEFAULT_FIRST_BUCKET_BYTES", 1048576) < 0) return -1;
-    if (tn_dist_store_types_init(c10d_mod) < 0 || tn_dist_pg_types_init(c10d_mod) < 0 || tn_dist_ddp_types_init(c10d_mod) < 0 ||
+    if (tn_dist_store_types_init(c10d_mod) < 0 || tn_dist_pg_types_init(c10d_mod) < 0 || tn_dist_pgwrap_types_init(c10d_mod) < 0 ||
+        tn_dist_ddp_types_init(c10d_mod) < 0 ||
         tn_dist_placement_types_init(placements_mod) < 0)
         return -1;
     return 0;

@@ -33,4 +33,25 @@ long tn_dist_reduce_op_value(PyObject *o);
 PyObject *tn_dist_timedelta_ms(long long ms);
 long long tn_dist_timedelta_to_ms(PyObject *o);   /* -1 with TypeError */
 
+/* ---- dist_pg.c / dist_pgwrap.c (the DETAIL-level _ProcessGroupWrapper) */
+PyTypeObject *tn_dist_backend_type(void);     /* Backend */
+Py_ssize_t tn_dist_backend_size(void);        /* its instance size (the wrapper's fields follow) */
+/* monitored barrier on a gloo backend (ms <= 0: its timeout); 0, or -1 with its error set, or -2
+ * with the transport's own error (raised while posting) set */
+int tn_dist_gloo_monitored_barrier(PyObject *be, int64_t ms, int all);
+int tn_dist_pgwrap_types_init(PyObject *c10d);
+int tn_dist_pgwrap_is(PyObject *be);
+/* New reference: the backend under any _ProcessGroupWrapper layers (be itself if none). */
+PyObject *tn_dist_pgwrap_unwrap(PyObject *be);
+/* upstream's runCollectiveChecks: monitored barrier then fingerprint verification on the helper
+ * gloo group; tensors is a list (NULL: none). 0, or -1 with RuntimeError. */
+int tn_dist_pgwrap_check(PyObject *wrapper, int optype, PyObject *tensors);
+enum {   /* c10d::OpType (measured: torch._C._distributed_c10d.OpType) */
+    TN_OPTYPE_BROADCAST = 0, TN_OPTYPE_ALLREDUCE, TN_OPTYPE_ALLREDUCE_COALESCED, TN_OPTYPE_REDUCE, TN_OPTYPE_ALLGATHER,
+    TN_OPTYPE__ALLGATHER_BASE, TN_OPTYPE_ALLGATHER_COALESCED, TN_OPTYPE_GATHER, TN_OPTYPE_SCATTER,
+    TN_OPTYPE_REDUCE_SCATTER, TN_OPTYPE_ALLTOALL_BASE, TN_OPTYPE_ALLTOALL, TN_OPTYPE_SEND, TN_OPTYPE_RECV,
+    TN_OPTYPE_RECVANYSOURCE, TN_OPTYPE_BARRIER, TN_OPTYPE__REDUCE_SCATTER_BASE, TN_OPTYPE_COALESCED,
+    TN_OPTYPE__ALLREDUCE_SPARSE, TN_OPTYPE_REDUCE_SCATTER_TENSOR_COALESCED, TN_OPTYPE_UNKNOWN = 100,
+};
+
 #endif
