@@ -273,8 +273,8 @@ def test_extra_matches_upstream(spec, tmp_path_factory):
 def test_debug_names_match_upstream(spec, tmp_path, tmp_path_factory):
     """TORCH_DISTRIBUTED_DEBUG=INFO: the names of the params that received no gradient in the
     "Expected to have finished reduction" error (upstream's order: the reverse of the name mapping's,
-    how its unordered_map iterates). DETAIL would also wrap the process group in upstream's
-    ProcessGroupWrapper, which ours does not implement."""
+    how its unordered_map iterates). Not DETAIL: upstream 2.13.0's DDP constructor crashes under
+    DETAIL in a gloo world (docs/distributed.md, "DETAIL worlds"), so there is nothing to compare."""
     key = "uu-debug"
     if key not in _cache:
         _cache[key] = _world("uu", ["debug_names"], str(tmp_path_factory.mktemp(key)), env={"TORCH_DISTRIBUTED_DEBUG": "INFO"})
