@@ -223,6 +223,8 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
                          (long long)x->sizes[0], (long long)x->sizes[1], (long long)y->sizes[0], (long long)y->sizes[1]);
             return NULL;
         }
+    } else if (tn_size_read(x, 0) < 0 || tn_size_read(x, 1) < 0 || tn_size_read(y, 2) < 0) {
+        return NULL;   /* upstream's meta expands self to (batch1.size(0), batch1.size(1), batch2.size(2)) first */
     } else if (x->ndim != 3 || y->ndim != 3 || x->sizes[0] != y->sizes[0] || x->sizes[2] != y->sizes[1]) {
         PyErr_SetString(PyExc_RuntimeError, "batch1 and batch2 shapes cannot be multiplied");
         return NULL;
