@@ -20,6 +20,13 @@ so a crash names the call. To reproduce by hand:
 (--start N skips the calls numbered below N, to continue past a crash; upstream itself crashes
 on a few of these calls, e.g. aten._to_copy(x, dtype=-1).)
 
+The test also records every call's outcome (ok or the exception's type) on both sides -- ours and
+upstream's (`.venv-ref/bin/python`, or `$TN_FUZZ_REF_PYTHON`) -- and fails on a call whose exception
+type differs unless its (spelling.op.overload, our type, upstream's type) is listed in
+tests/no_crash_type_diffs.txt (the differences measured when the comparison was added, with why
+each cannot match yet). Upstream's run goes through `--ref-record`: torch imported once, the calls
+in forked children, restarted just past a call that crashes upstream (those calls are not compared).
+
 Besides crashes the child reports SystemError (a C function returned NULL without an exception,
 or a result with one set), which always means a bug in our C code; the test fails on those too.
 """
@@ -101,6 +108,9 @@ def _child_main(argv):
     ap.add_argument("--shard", default="0/1")
     ap.add_argument("--quiet", action="store_true")
     ap.add_argument("--start", type=int, default=0, help="skip calls numbered below this")
+    ap.add_argument("--first-op", type=int, default=0,
+                    help="skip the operators listed before this index (each is seeded on its own); "
+                         "--start then counts from its first call")
     opts = ap.parse_args(argv)
 
     asan = bool(os.environ.get("TN_ASAN_C"))
@@ -349,8 +359,9 @@ def _child_main(argv):
 
     names = _load_names(opts.only)
     for idx, (name, ov) in enumerate(names):
-        if idx % shard_n != shard_i:
+        if idx % shard_n != shard_i or idx < opts.first_op:
             continue
+        log(f"@op {idx} {stats['calls']}")
         try:
             op = getattr(getattr(torch.ops.aten, name), ov)
         except Exception:
@@ -643,6 +654,7 @@ def _child_main(argv):
         ("storage resize shared", lambda: (lambda x: (x.untyped_storage().resize_(0), x + 1))(T(2, 3))),
         ("resize_ then view", lambda: (lambda x: (x.view(2, 3).untyped_storage().resize_(4), x.sum()))(T(6))),
     ]
+    log(f"@op {len(names)} {stats['calls']}")   # the extras: after the last operator
     for desc, fn in extra:
         if shard_i != 0:
             break
@@ -676,6 +688,73 @@ def _compare_main(a_path, b_path):
             print("   ", k)
 
 
+def _ref_record_main(out, shard):
+    """Record the corpus's outcomes in this interpreter (upstream's), each attempt in a forked child;
+    a call that kills the child is recorded as `crash` and the next attempt starts just past it."""
+    import torch  # noqa: F401 -- imported once, before the forks
+    log = out + ".calls"
+    first, start = 0, 0
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            sys.stdout = os.fdopen(1, "w", buffering=1)
+            _child_main(["--child", "--record", out, "--shard", shard, "--first-op", str(first),
+                         "--start", str(start)])
+            os._exit(0)
+        os.waitpid(pid, 0)
+        last = opline = None
+        done = False
+        with open(log, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("#"):
+                    last = line
+                elif line.startswith("@op "):
+                    opline = line
+                elif line.startswith("FUZZ DONE"):
+                    done = True
+        if done or last is None:
+            break
+        n, desc = last.rstrip("\n").split(" ", 1)
+        with open(out, "a") as f:
+            f.write(f"{desc}\tcrash\n")
+        _, oi, base = opline.split()
+        first, start = int(oi), int(n[1:]) + 1 - int(base)
+    os.remove(log)
+
+
+def _load_record(path):
+    rec = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if "\t" in line:
+                k, v = line.rstrip("\n").rsplit("\t", 1)
+                rec[k] = v
+    return rec
+
+
+def _diff_key(desc, ours, ref):
+    return "\t".join((desc.split("(", 1)[0], ours, ref))
+
+
+def _load_known():
+    known = set()
+    with open(os.path.join(ROOT, "tests", "no_crash_type_diffs.txt")) as f:
+        for line in f:
+            line = line.split("#", 1)[0].rstrip()
+            if line:
+                known.add(line)
+    return known
+
+
+def _type_diffs(ours, ref):
+    """(desc, our outcome, upstream's) of every call recorded on both sides whose outcome differs,
+    upstream's crashes left out."""
+    return [(k, ours[k], ref[k]) for k in sorted(set(ours) & set(ref)) if ref[k] != "crash" and ours[k] != ref[k]]
+
+
 # --------------------------------------------------------------------------------------------
 # The pytest side.
 # --------------------------------------------------------------------------------------------
@@ -693,14 +772,21 @@ SHARDS = 2
 MAX_CRASHES = 40
 
 
-def _run_shard(i, start):
+def _ref_python():
+    p = os.environ.get("TN_FUZZ_REF_PYTHON")
+    if p:
+        return p if os.path.isabs(p) else os.path.join(ROOT, p)
+    return os.path.join(ROOT, ".venv-ref", "bin", "python")
+
+
+def _run_shard(i, start, record):
     env = dict(os.environ)
     if "asan" in _python():
         # huge allocations fail instead of aborting (no RLIMIT_AS under ASan)
         env["ASAN_OPTIONS"] = "allocator_may_return_null=1:max_allocation_size_mb=6144:" + env.get(
             "ASAN_OPTIONS", "")
     p = subprocess.Popen([_python(), os.path.abspath(__file__), "--child", "--shard",
-                          f"{i}/{SHARDS}", "--start", str(start)], cwd=ROOT, env=env,
+                          f"{i}/{SHARDS}", "--start", str(start), "--record", record], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = p.communicate(timeout=900)
@@ -724,12 +810,12 @@ def _crash_summary(err):
     return "\n".join("    " + l.strip()[:200] for l in keep[:14])
 
 
-def _fuzz_shard(i):
+def _fuzz_shard(i, record):
     """Run shard i to the end, restarting after each crash just past the crashing call, so one
-    run reports every crash. Returns a list of failure descriptions."""
+    run reports every crash; outcomes appended to `record`. Returns a list of failure descriptions."""
     failures, start = [], 0
     while True:
-        rc, out, err = _run_shard(i, start)
+        rc, out, err = _run_shard(i, start, record)
         lines = out.splitlines()
         failures += [l for l in lines if l.startswith("SYSTEMERROR")]
         if rc == 0 and any(l.startswith("FUZZ DONE") for l in lines):
@@ -746,16 +832,46 @@ def _fuzz_shard(i):
         start = int(last.split()[0][1:]) + 1
 
 
-def test_no_crash():
+def _ref_shard(i, record):
+    subprocess.run([_ref_python(), os.path.abspath(__file__), "--ref-record", record, "--shard", f"{i}/{SHARDS}"],
+                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=3600)
+
+
+def test_no_crash(tmp_path):
     from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(SHARDS) as ex:
-        results = list(ex.map(_fuzz_shard, range(SHARDS)))
+    ours = [str(tmp_path / f"ours{i}.tsv") for i in range(SHARDS)]
+    refs = [str(tmp_path / f"ref{i}.tsv") for i in range(SHARDS)]
+    compare = os.path.exists(_ref_python())
+    with ThreadPoolExecutor(2 * SHARDS) as ex:
+        ref_jobs = [ex.submit(_ref_shard, i, refs[i]) for i in range(SHARDS)] if compare else []
+        results = list(ex.map(_fuzz_shard, range(SHARDS), ours))
+        for j in ref_jobs:
+            j.result()
     failures = [f for r in results for f in r]
     assert not failures, f"{len(failures)} failures:\n" + "\n\n".join(failures)
+    if not compare:
+        return
+    o, r = {}, {}
+    for p in ours:
+        o.update(_load_record(p))
+    for p in refs:
+        r.update(_load_record(p))
+    assert len(r) > 0.9 * len(o), f"upstream's run recorded {len(r)} calls of our {len(o)}"
+    known = _load_known()
+    new = [d for d in _type_diffs(o, r) if _diff_key(*d) not in known]
+    keys = sorted({_diff_key(*d) for d in new})
+    assert not new, (f"{len(new)} calls raise another exception type than upstream's ({len(keys)} keys not in "
+                     f"tests/no_crash_type_diffs.txt):\n" + "\n".join(f"  {d[1]} vs upstream {d[2]}: {d[0][:200]}"
+                                                                    for d in new[:40]) +
+                     "\nkeys:\n" + "\n".join(keys[:100]))
 
 
 if __name__ == "__main__":
-    if "--compare" in sys.argv:
+    if "--ref-record" in sys.argv:
+        i = sys.argv.index("--ref-record")
+        shard = sys.argv[sys.argv.index("--shard") + 1] if "--shard" in sys.argv else "0/1"
+        _ref_record_main(sys.argv[i + 1], shard)
+    elif "--compare" in sys.argv:
         i = sys.argv.index("--compare")
         _compare_main(sys.argv[i + 1], sys.argv[i + 2])
     else:

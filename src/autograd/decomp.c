@@ -709,7 +709,7 @@ static PyObject *d_sdpa(tn_value *a) {
         int64_t L = qt->sizes[qt->ndim - 2], S = kt->sizes[kt->ndim - 2];
         PyObject *ones = tn_at_ones(TN_IS(L, S), TN_DT(TN_DTYPE_BOOL), NULL, NULL, NULL);
         PyObject *tr = ones ? tn_at_tril(ones, 0) : NULL;
-        mask = tr ? bool_mask_to_additive(tr, dt) : NULL;
+        mask = tr ? bool_mask_to_additive(tr, tn_tensor_of(qs)->dtype) : NULL;   /* the scaled query's dtype */
         Py_XDECREF(ones); Py_XDECREF(tr);
         if (!mask) Py_CLEAR(qs);
     }
@@ -725,7 +725,11 @@ static PyObject *d_sdpa(tn_value *a) {
     PyObject *kT = qs ? tn_at_transpose_int(k, -2, -1) : NULL;
     PyObject *kTs = kT ? tn_at_mul_Scalar(kT, TN_SD(sf)) : NULL;
     PyObject *attn = kTs ? tn_at_matmul(qs, kTs) : NULL;
-    if (attn && mask) Py_SETREF(attn, tn_at_add_Tensor(attn, mask, TN_SDEF));
+    if (attn && mask) {   /* in place, as upstream's (a mask broadcasting past attn's shape is refused) */
+        PyObject *r2 = tn_at_add__Tensor(attn, mask, TN_SDEF);
+        if (!r2) Py_CLEAR(attn);
+        Py_XDECREF(r2);
+    }
     if (attn) Py_SETREF(attn, tn_at__safe_softmax(attn, -1, NULL));
     if (attn && a[4].u.f > 0.0) Py_SETREF(attn, tn_at_dropout(attn, a[4].u.f, true));
     PyObject *w = attn && orig != dt ? to_dtype(attn, orig, false, NULL) : NULL;   /* upstream's order */

@@ -201,6 +201,15 @@ int tn_wrap_dim(int64_t dim, int ndim, int64_t *out) {
     return 0;
 }
 
+int tn_size_read(const tn_tensor *t, int64_t dim) {
+    if (t->ndim == 0) {
+        PyErr_Format(PyExc_IndexError, "Dimension specified as %lld but tensor has no dimensions", (long long)dim);
+        return -1;
+    }
+    int64_t w;
+    return tn_wrap_dim(dim, t->ndim, &w);
+}
+
 /* "[2, 3]" */
 void tn_shape_str(char *buf, size_t n, int nd, const int64_t *s) {
     size_t k = (size_t)snprintf(buf, n, "[");

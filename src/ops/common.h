@@ -24,6 +24,9 @@ static inline bool tn_is_none(const tn_value *v) { return v->tag == TN_V_NONE; }
 /* Dimension `dim` of an ndim-dim tensor (0-dim counts as 1-dim), wrapped to [0, ndim); raises
  * upstream's IndexError. tn_wrap_dim_i gives an int. */
 int tn_wrap_dim(int64_t dim, int ndim, int64_t *out);
+/* upstream's t.size(dim) read before an op's own checks: 0 when it exists, else -1 with its
+ * IndexError (a 0-d tensor has no dimension to read, whatever dim) */
+int tn_size_read(const tn_tensor *t, int64_t dim);
 static inline int tn_wrap_dim_i(int64_t dim, int ndim, int *out) {
     int64_t r;
     if (tn_wrap_dim(dim, ndim, &r) < 0) return -1;

@@ -539,18 +539,22 @@ fail:
 
 /* ---- im2col / col2im (F.unfold / F.fold) ---- */
 
-static int pair(const tn_value *v, int64_t *o) {
+/* an int[2] argument of im2col / col2im: upstream checks each list's length first, in argument order */
+static int pair(const tn_value *v, int64_t *o, const char *name) {
     int n = v->u.ints.n;
-    o[0] = n > 0 ? v->u.ints.v[0] : 0;
-    o[1] = n > 1 ? v->u.ints.v[1] : o[0];
+    if (n != 2) {
+        PyErr_Format(PyExc_RuntimeError, "It is expected %s equals to 2, but got size %d", name, n);
+        return -1;
+    }
+    o[0] = v->u.ints.v[0];
+    o[1] = v->u.ints.v[1];
     return 0;
 }
 
 static int unfold_params(const tn_value *a, int64_t *k, int64_t *d, int64_t *pd, int64_t *s) {
-    pair(&a[0], k);
-    pair(&a[1], d);
-    pair(&a[2], pd);
-    pair(&a[3], s);
+    if (pair(&a[0], k, "kernel_size") < 0 || pair(&a[1], d, "dilation") < 0 || pair(&a[2], pd, "padding") < 0 ||
+        pair(&a[3], s, "stride") < 0)
+        return -1;
     if (k[0] <= 0 || k[1] <= 0) {
         PyErr_Format(PyExc_RuntimeError, "kernel size should be greater than zero, but got kernel_height: %lld "
                      "kernel_width: %lld", (long long)k[0], (long long)k[1]);
@@ -682,8 +686,7 @@ PyObject *tn_op_im2col(tn_value *a) {
 PyObject *tn_op_col2im(tn_value *a) {
     const tn_tensor *x = TN_T(a[0]);
     int64_t o[2], k[2], d[2], pd[2], s[2];
-    pair(&a[1], o);
-    if (unfold_params(&a[2], k, d, pd, s) < 0) return NULL;
+    if (pair(&a[1], o, "output_size") < 0 || unfold_params(&a[2], k, d, pd, s) < 0) return NULL;
     bool batched = x->ndim == 3, ok = x->ndim == 2 || x->ndim == 3;
     for (int i = batched ? 1 : 0; ok && i < x->ndim; i++) ok = x->sizes[i] != 0;
     if (!ok) {

@@ -480,9 +480,15 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
     bool per_row = a[11].u.i != 0, sym = a[12].u.i != 0;
     const tn_tensor *x = tn_tensor_of(self);
     PyObject *bufs[4] = {rmin, rmax, scale, zp};
-    for (int i = 0; i < 4; i++)   /* upstream indexes them as vectors (t[i]) */
-        if (tn_tensor_of(bufs[i])->ndim > 1)
-            return tn_not_implemented("aten::_fused_moving_avg_obs_fq_helper with running_min / running_max / scale / zero_point of more than one dimension");
+    /* per row upstream indexes them as vectors (t[i]): refused where it first does, after its own checks */
+#define BUFS_1D()                                                                                                   \
+    for (int i = 0; i < 4; i++)                                                                                     \
+        if (tn_tensor_of(bufs[i])->ndim > 1) {                                                                      \
+            tn_value fq_;   /* upstream would still fail reading fake_quant_on: that error first */               \
+            if (tn_fq_item(a[2].u.obj, &fq_) < 0) return NULL;                                                    \
+            return tn_not_implemented("aten::_fused_moving_avg_obs_fq_helper with running_min / running_max / scale " \
+                                      "/ zero_point of more than one dimension");                          \
+        }
     if (ch >= x->ndim) return tn_fq_error("Error in fused_moving_avg_obs_fake_quant_cpu: ch_axis must be < self.dim()");
     tn_value ov;
     if (tn_fq_item(a[1].u.obj, &ov) < 0) return NULL;
@@ -517,10 +523,11 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
             Py_DECREF(y);
             return tn_fq_error("Per-channel FakeQuant in fused_moving_avg_obs_fake_quant is only supported on axis == 0");
         }
+        if (observe) BUFS_1D()
         int rc = observe ? moving_average(y, rmin, rmax, c, true) : 0;
         Py_DECREF(y);
         if (rc < 0) return NULL;
-    } else if (observe && moving_average(self, rmin, rmax, c, false) < 0) {
+    } else if (observe && moving_average(self, rmin, rmax, c, false) < 0) {   /* element 0 of any shape */
         return NULL;
     }
     tn_value fv;
@@ -532,6 +539,8 @@ PyObject *tn_op__fused_moving_avg_obs_fq_helper(tn_value *a) {
         if (!m) return NULL;
         return tn_return_pair("_fused_moving_avg_obs_fq_helper", tn_at_clone(self, NULL), m);
     }
+    if (per_row) BUFS_1D()   /* per tensor: element 0 of the buffers, .item() of running_min / max */
+#undef BUFS_1D
     if (require_float_buf(rmin) < 0 || require_float_buf(rmax) < 0) return NULL;
     int64_t n = per_row ? tn_numel(tn_tensor_of(rmin)) : 1;
     if (!per_row && (tn_fq_item(rmin, &ov) < 0 || tn_fq_item(rmax, &ov) < 0)) return NULL;

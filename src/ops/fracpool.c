@@ -142,6 +142,13 @@ static PyObject *fwd(tn_value *a, int k, PyObject *out_v, PyObject *out_i) {
 static PyObject *bwd(tn_value *a, int k, PyObject *out) {
     const tn_tensor *g = tn_tensor_of(a[0].u.obj), *t = tn_tensor_of(a[1].u.obj), *ix = tn_tensor_of(a[4].u.obj);
     int nd = t->ndim;
+    /* upstream first reads input's channel, then spatial sizes (one leading batch dim when it has k + 2),
+     * then, for 3-d, grad_output's time, height and width (2-d compares grad_output's sizes whole) */
+    const int c0 = nd == k + 2 ? 1 : 0;
+    for (int i = 0; i <= k; i++)
+        if (tn_size_read(t, c0 + i) < 0) return NULL;
+    for (int i = 0; k == 3 && i < k; i++)
+        if (tn_size_read(g, c0 + 1 + i) < 0) return NULL;
     if (nlist(&a[3]) != k || !(nd == k + 1 || nd == k + 2)) {
         PyErr_Format(PyExc_RuntimeError, "fractional_max_pool%dd_backward: expected a %dD or %dD input and %d output sizes", k, k + 1, k + 2, k);
         return NULL;

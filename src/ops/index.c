@@ -651,28 +651,35 @@ static int gs_check(const char *op, tn_tensor *t, int64_t d, tn_tensor *it, tn_t
                      is_scatter ? "self" : "input");
         return -1;
     }
+    /* upstream's scatter_shape_check: index against self apart from dim, then (if that fits) against
+     * src over self's dims — reading src.size(k) (an IndexError when src has fewer) —, then src's rank */
+    int badk = -1;
+    for (int k = 0; k < it->ndim && badk < 0; k++)
+        if (k != d && it->sizes[k] > (t->ndim ? t->sizes[k] : 1)) badk = k;
+    for (int k = 0; src && badk < 0 && k < it->ndim; k++) {
+        int64_t w;
+        if (src->ndim && tn_wrap_dim(k, src->ndim, &w) < 0) return -1;
+        if (it->sizes[k] > (src->ndim ? src->sizes[k] : 1)) badk = k;
+    }
     if (src && (src->ndim ? src->ndim : 1) != ind) {
         PyErr_SetString(PyExc_RuntimeError, "Index tensor must have the same number of dimensions as src tensor");
         return -1;
     }
-    for (int k = 0; k < it->ndim; k++) {
-        bool bad = (k != d && it->sizes[k] > t->sizes[k]) || (src && it->sizes[k] > src->sizes[k]);
-        if (bad) {
-            char b1[256], b2[256], b3[256];
-            tn_shape_str(b1, sizeof b1, it->ndim, it->sizes);
-            tn_shape_str(b2, sizeof b2, t->ndim, t->sizes);
-            if (is_scatter && src) {
-                tn_shape_str(b3, sizeof b3, src->ndim, src->sizes);
-                PyErr_Format(PyExc_RuntimeError,
-                             "Expected index %s to be no larger than self %s apart from dimension %lld and to be no larger size than src %s",
-                             b1, b2, (long long)d, b3);
-            } else {
-                PyErr_Format(PyExc_RuntimeError,
-                             "Size does not match at dimension %d expected index %s to be no larger than self %s apart from dimension %lld",
-                             k, b1, b2, (long long)d);
-            }
-            return -1;
+    if (badk >= 0) {
+        char b1[256], b2[256], b3[256];
+        tn_shape_str(b1, sizeof b1, it->ndim, it->sizes);
+        tn_shape_str(b2, sizeof b2, t->ndim, t->sizes);
+        if (is_scatter && src) {
+            tn_shape_str(b3, sizeof b3, src->ndim, src->sizes);
+            PyErr_Format(PyExc_RuntimeError,
+                         "Expected index %s to be no larger than self %s apart from dimension %lld and to be no larger size than src %s",
+                         b1, b2, (long long)d, b3);
+        } else {
+            PyErr_Format(PyExc_RuntimeError,
+                         "Size does not match at dimension %d expected index %s to be no larger than self %s apart from dimension %lld",
+                         badk, b1, b2, (long long)d);
         }
+        return -1;
     }
     return 0;
 }
@@ -809,7 +816,13 @@ static int reduce_mode(const tn_value *v, bool *acc, bool *mul) {
 
 static PyObject *scatter_op(tn_value *a, bool is_src, const tn_value *reduce, bool inplace, PyObject *out, bool add) {
     bool acc = add, mul = false;
-    if (reduce && reduce_mode(reduce, &acc, &mul) < 0) return NULL;
+    if (reduce && reduce_mode(reduce, &acc, &mul) < 0) {   /* upstream checks the reduce after its meta checks */
+        int64_t d;
+        PyErr_Clear();
+        if (scatter_meta(tn_tensor_of(a[0].u.obj), a[1].u.i, a[2].u.obj, is_src ? a[3].u.obj : NULL, &d) == 0)
+            reduce_mode(reduce, &acc, &mul);
+        return NULL;
+    }
     if (reduce && is_src &&
         PyErr_WarnEx(PyExc_UserWarning, "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", 1) < 0)
         return NULL;
@@ -1090,8 +1103,10 @@ static PyObject *scatter_reduce_op(tn_value *a, bool inplace, PyObject *out) {
     const char *m = PyUnicode_AsUTF8AndSize(a[4].u.obj, NULL);
     if (!m) return NULL;
     int k = reduce_kind(m);
-    if (k < 0) {
-        PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", m);
+    if (k < 0) {   /* after the meta checks, as upstream's */
+        int64_t d;
+        if (scatter_meta(tn_tensor_of(a[0].u.obj), a[1].u.i, a[2].u.obj, a[3].u.obj, &d) == 0)
+            PyErr_Format(PyExc_RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin, got %s", m);
         return NULL;
     }
     PyObject *self = a[0].u.obj;

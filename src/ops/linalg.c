@@ -25,6 +25,14 @@ static int same_dtype(const char *a, const char *b, tn_tensor *x, tn_tensor *y) 
     return -1;
 }
 
+/* bmm's kernel reads batch2 as batch1's type: upstream's data_ptr check words the mismatch */
+static int bmm_dtype(tn_tensor *x, tn_tensor *y) {
+    if (x->dtype == y->dtype) return 0;
+    PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(x->dtype),
+                 tn_dtype_cpp_name(y->dtype));
+    return -1;
+}
+
 /* A contiguous copy (or the tensor itself) of `t` viewed with `nd` dims `sizes`/`strides`. */
 static PyObject *contig_view(PyObject *t, int nd, const int64_t *sizes, const int64_t *strides, tn_dtype ct) {
     PyObject *v = tn_tensor_new_view(t, nd, sizes, strides, tn_tensor_of(t)->offset);
@@ -198,7 +206,7 @@ static PyObject *bmm(tn_value *args, tn_value *out) {
                      (long long)x->sizes[0], (long long)x->sizes[2], (long long)y->sizes[0], (long long)y->sizes[1]);
         return NULL;
     }
-    if (same_dtype("batch1", "batch2", x, y) < 0) return NULL;
+    if (bmm_dtype(x, y) < 0) return NULL;
     if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) return tn_kernel_missing("baddbmm_with_gemm", x->dtype); /* none upstream */
     return finish(product(args[0].u.obj, args[1].u.obj, NULL, C0, C1, 1, 1), out);
 }
@@ -215,6 +223,8 @@ static PyObject *addmm_like(tn_value *args, tn_value *out, bool inplace, int nba
                          (long long)x->sizes[0], (long long)x->sizes[1], (long long)y->sizes[0], (long long)y->sizes[1]);
             return NULL;
         }
+    } else if (tn_size_read(x, 0) < 0 || tn_size_read(x, 1) < 0 || tn_size_read(y, 2) < 0) {
+        return NULL;   /* upstream's meta expands self to (batch1.size(0), batch1.size(1), batch2.size(2)) first */
     } else if (x->ndim != 3 || y->ndim != 3 || x->sizes[0] != y->sizes[0] || x->sizes[2] != y->sizes[1]) {
         PyErr_SetString(PyExc_RuntimeError, "batch1 and batch2 shapes cannot be multiplied");
         return NULL;
@@ -303,7 +313,9 @@ static PyObject *matmul(PyObject *a, PyObject *b) {
                      x->ndim, y->ndim);
         return NULL;
     }
-    if (same_dtype("m1", "m2", x, y) < 0) return NULL;
+    /* a >= 3-d product upstream does not fold into mm / mv is its bmm (whose words), else mm's */
+    if ((x->ndim >= 3 || y->ndim >= 3) && !tn_matmul_should_fold(a, b) ? bmm_dtype(x, y) < 0 : same_dtype("m1", "m2", x, y) < 0)
+        return NULL;
     if (tn_dtype_infos[x->dtype].kind == TN_KIND_FLOAT8) { /* upstream's float8 kernels: mm / addmm only */
         if (x->ndim == 1 && y->ndim == 1) return tn_kernel_missing("dot", x->dtype);
         if (y->ndim == 1) return tn_kernel_missing("addmv_impl_cpu", x->dtype);

@@ -1120,6 +1120,8 @@ PyObject *tn_op_addr(tn_value *a) {
 PyObject *tn_op_addbmm(tn_value *a) {
     PyObject *self = a[0].u.obj, *b1 = a[1].u.obj, *b2 = a[2].u.obj;
     const tn_tensor *x = T(b1), *y = T(b2);
+    /* upstream expands self to (batch1.size(1), batch2.size(2)) first */
+    if (tn_size_read(x, 1) < 0 || tn_size_read(y, 2) < 0) return NULL;
     if (x->ndim != 3) return rt_err(PyExc_RuntimeError, "batch1 must be a 3D tensor");
     if (y->ndim != 3) return rt_err(PyExc_RuntimeError, "batch2 must be a 3D tensor");
     if (x->sizes[0] != y->sizes[0]) {

@@ -333,14 +333,22 @@ static void as4(const tn_tensor *t, int64_t *sz, int64_t *st) {
 static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_value *maskv, double dropout,
                            bool causal, const tn_value *scalev, bool gqa, bool flash, bool check_only) {
     tn_tensor *q = tn_tensor_of(qo), *k = tn_tensor_of(ko), *v = tn_tensor_of(vo);
-    if (q->dtype != k->dtype || q->dtype != v->dtype) {
+    if (flash) {   /* upstream's flash op reads query.size(0), size(2), size(1), then checks its dtype */
+        if (q->ndim == 0) {
+            PyErr_SetString(PyExc_IndexError, "Dimension specified as 0 but tensor has no dimensions");
+            return NULL;
+        }
+        int64_t d2;
+        if (tn_wrap_dim(2, q->ndim, &d2) < 0) return NULL;
+        if (!tn_dtype_is_floating(q->dtype)) {   /* c10::isFloatingType: float8 passes, refused below */
+            PyErr_Format(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Expected data type in FP32, "
+                         "FP64, BF16, FP16, but got %s instead.", tn_dtype_cpp_name(q->dtype));
+            return NULL;
+        }
+    } else if (q->dtype != k->dtype || q->dtype != v->dtype) {   /* validate_sdpa_input */
         PyErr_Format(PyExc_RuntimeError, "Expected query, key, and value to have the same dtype, but got query.dtype: %s "
-                     "key.dtype: %s and value.dtype: %s instead.", tn_dtype_cpp_name(q->dtype),
-                     tn_dtype_cpp_name(k->dtype), tn_dtype_cpp_name(v->dtype));
-        return NULL;
-    }
-    if (!tn_nn_float(q->dtype)) {
-        PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(q->dtype));
+                     "key.dtype: %s and value.dtype: %s instead.", tn_dtype_cxx_name(q->dtype),
+                     tn_dtype_cxx_name(k->dtype), tn_dtype_cxx_name(v->dtype));
         return NULL;
     }
     if (dropout > 0.0 && flash) { /* scaled_dot_product_attention takes the math path (its caller) */
@@ -379,6 +387,20 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
             }
         }
         if (check_only) return Py_NewRef(Py_None);
+    }
+    if (flash && maskv && maskv->tag == TN_V_TENSOR && TN_T(*maskv)->ndim != 2 && TN_T(*maskv)->ndim != 4) {
+        PyErr_SetString(PyExc_RuntimeError, "scaled_dot_product_attention_flash_attention: Attention mask dim in {2, 4}");
+        return NULL;
+    }
+    if (!tn_nn_float(q->dtype)) {   /* flash: float8 has no kernel; math: non-float inputs took the decomposition */
+        if (flash) return tn_kernel_missing("flash_attention", q->dtype);
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type Float but found %s", tn_dtype_cpp_name(q->dtype));
+        return NULL;
+    }
+    if (flash && (k->dtype != q->dtype || v->dtype != q->dtype)) {   /* the flash kernel's data_ptr<scalar_t> of key, value */
+        PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(q->dtype),
+                     tn_dtype_cpp_name(k->dtype != q->dtype ? k->dtype : v->dtype));
+        return NULL;
     }
     int64_t qz[4], qs[4], kz[4], ks[4], vz[4], vs[4];
     as4(q, qz, qs);
@@ -540,19 +562,32 @@ done:
 
 bool tn_sdp_flash_enabled = true, tn_sdp_math_enabled = true;
 
-/* upstream's use_flash_attention_cpp: 4-d, no dropout, equal head sizes, equal batch, equal heads
- * (or GQA), a mask not requiring grad, nonempty sequences, unit last-dim strides */
-static bool sdpa_flash_fits(const tn_value *a) {
-    if (a[0].tag != TN_V_TENSOR || a[1].tag != TN_V_TENSOR || a[2].tag != TN_V_TENSOR) return false;
+/* upstream's use_flash_attention_cpp, its checks in its order: no dropout, 4-d, equal batch, equal
+ * heads (or GQA), the mask's shape (check_attn_mask_shape: not requiring grad, last two sizes L or 1
+ * and S or 1 — read as size(-2), an IndexError for a 1-d mask —, 2-d, or 4-d with batch and heads
+ * B or 1 and H or 1), equal head sizes, nonempty sequences, unit last-dim strides, f32 / f64 / bf16 /
+ * f16. 1 fits, 0 not, -1 error set. */
+static int sdpa_flash_fits(const tn_value *a) {
+    if (a[0].tag != TN_V_TENSOR || a[1].tag != TN_V_TENSOR || a[2].tag != TN_V_TENSOR) return 0;
     const tn_tensor *qt = tn_tensor_of(a[0].u.obj), *kt = tn_tensor_of(a[1].u.obj), *vt = tn_tensor_of(a[2].u.obj);
-    bool has_mask = a[3].tag == TN_V_TENSOR;
-    return qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4 && a[4].u.f == 0.0 && kt->sizes[3] == qt->sizes[3] &&
-           vt->sizes[3] == qt->sizes[3] && kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] &&
-           kt->sizes[1] == vt->sizes[1] &&
-           (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0)) &&
-           (!has_mask || !tn_requires_grad(a[3].u.obj)) && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
+    if (!(a[4].u.f == 0.0 && qt->ndim == 4 && kt->ndim == 4 && vt->ndim == 4)) return 0;
+    if (!(kt->sizes[0] == qt->sizes[0] && vt->sizes[0] == qt->sizes[0] && kt->sizes[1] == vt->sizes[1] &&
+          (kt->sizes[1] == qt->sizes[1] || (a[7].u.i && kt->sizes[1] && qt->sizes[1] % kt->sizes[1] == 0))))
+        return 0;
+    if (a[3].tag == TN_V_TENSOR) {
+        const tn_tensor *m = TN_T(a[3]);
+        if (tn_requires_grad(a[3].u.obj)) return 0;
+        int64_t d;
+        if (tn_wrap_dim(-2, m->ndim, &d) < 0) return -1;
+        int64_t ml = m->sizes[m->ndim - 2], ms = m->sizes[m->ndim - 1];
+        if ((ml != qt->sizes[2] && ml != 1) || (ms != kt->sizes[2] && ms != 1)) return 0;
+        if (m->ndim != 2 && !(m->ndim == 4 && (m->sizes[0] == 1 || m->sizes[0] == qt->sizes[0]) &&
+                              (m->sizes[1] == 1 || m->sizes[1] == qt->sizes[1])))
+            return 0;
+    }
+    return kt->sizes[3] == qt->sizes[3] && vt->sizes[3] == qt->sizes[3] && qt->sizes[2] > 0 && kt->sizes[2] > 0 &&
            (qt->strides[3] == 1 || qt->sizes[3] == 1) && (kt->strides[3] == 1 || kt->sizes[3] == 1) &&
-           (vt->strides[3] == 1 || vt->sizes[3] == 1);
+           (vt->strides[3] == 1 || vt->sizes[3] == 1) && tn_nn_float(qt->dtype);
 }
 
 /* the shapes the non-flash kernel takes: q, k, v of one rank 2..4 with equal batch, k / v heads
@@ -584,7 +619,11 @@ int tn_sdpa_choice(const tn_value *a) {
                                             "due to turning off both the math kernel and the fused kernels.");
         return -1;
     }
-    if (tn_sdp_flash_enabled && sdpa_flash_fits(a)) return TN_SDP_FLASH;
+    if (tn_sdp_flash_enabled) {
+        int fits = sdpa_flash_fits(a);
+        if (fits < 0) return -1;
+        if (fits) return TN_SDP_FLASH;
+    }
     if (tn_sdp_math_enabled) return TN_SDP_MATH;
     /* upstream also warns why flash did not fit (not reproduced: docs/opinfo.md) */
     PyErr_SetString(PyExc_RuntimeError, "No available kernel.  Aborting execution.");
@@ -609,7 +648,7 @@ PyObject *tn_op_scaled_dot_product_attention(tn_value *a) {
      * the generator as upstream's empty_like, bernoulli_, div_, mul), which checks what upstream's
      * validate_sdpa_input checks by asking this op (in_math: checks only); anything else fails in
      * the math path's own ops, as upstream's */
-    if (a[4].u.f > 0.0 || (choice == TN_SDP_MATH && !sdpa_kernel_fits(a))) {
+    if (a[4].u.f > 0.0 || (choice == TN_SDP_MATH && (!sdpa_kernel_fits(a) || !tn_nn_float(TN_T(a[0])->dtype)))) {
         static _Thread_local bool in_math;
         if (in_math) /* the decomposition asking for the arguments' errors */
             return attention(a[0].u.obj, a[1].u.obj, a[2].u.obj, &a[3], a[4].u.f, nn_bool(&a[5]), &a[6], nn_bool(&a[7]), false,

@@ -14,36 +14,15 @@ calibrate / convert of ConvNets, state_dicts both ways) is tests/test_quant_conv
 import pytest
 
 from harness import cases
+from harness.qconv_setup import BASE, RESULT
 from harness.runner import fbgemm_vnni
 
 pytestmark = pytest.mark.skipif(not fbgemm_vnni(), reason="upstream's x86 engine runs oneDNN convolutions only on "
                                 "AVX-512 VNNI hosts (elsewhere fbgemm with int16-saturating sums): these bits are the VNNI host's")
 
-SETUP = """
-import copy, pickle, warnings
-warnings.simplefilter("ignore")
-torch.manual_seed(0)
-Q = torch.ops.quantized
-x = torch.randn(2, 4, 9, 8) * 2
+SETUP = BASE + """
 xq = torch.quantize_per_tensor(x, 0.03, 110, torch.quint8)
-wf = torch.randn(6, 4, 3, 3) * 0.3
-b = torch.randn(6)
-w = torch.quantize_per_tensor(wf, 0.004, 0, torch.qint8)
-wa = torch.quantize_per_tensor(wf, 0.004, 3, torch.qint8)
-sc = torch.rand(6).double() * 0.004 + 0.001
-wc = torch.quantize_per_channel(wf, sc, torch.zeros(6, dtype=torch.long), 0, torch.qint8)
-wca = torch.quantize_per_channel(wf, sc, torch.randint(-4, 4, (6,)), 0, torch.qint8)
-def pk(wt, bias=b, s=(1, 1), p=(0, 0), d=(1, 1), g=1):
-    return Q.conv2d_prepack(wt, bias, list(s), list(p), list(d), g)
-def r(q):
-    return q.int_repr(), q.q_scale(), q.q_zero_point(), q.dtype, q.shape, q.stride()
-def wd(q):
-    if q.qscheme() == torch.per_tensor_affine:
-        return q.int_repr(), q.q_scale(), q.q_zero_point()
-    return q.int_repr(), q.q_per_channel_scales(), q.q_per_channel_zero_points(), q.q_per_channel_axis()
-def state(o):
-    (ver, (cfg, wt), (bias,)), name = o.__getstate__()
-    return ver, cfg, wd(wt), bias, name
+""" + RESULT + """
 dw = torch.quantize_per_tensor(torch.randn(128, 1, 3, 3) * 0.3, 0.004, 0, torch.qint8)
 xdw = torch.quantize_per_tensor(torch.randn(1, 128, 6, 7), 0.03, 100, torch.quint8)
 """

@@ -15,26 +15,14 @@ only on such hosts (elsewhere fbgemm with int16-saturating sums)."""
 import pytest
 
 from harness import cases
+from harness.qconv_setup import BASE, RESULT
 from harness.runner import fbgemm_vnni
 
 pytestmark = pytest.mark.skipif(not fbgemm_vnni(), reason="upstream's x86 engine runs oneDNN convolutions only on "
                                 "AVX-512 VNNI hosts (elsewhere fbgemm with int16-saturating sums): these bits are the VNNI host's")
 
-SETUP = """
-import copy, pickle, warnings
-warnings.simplefilter("ignore")
-torch.manual_seed(0)
-Q = torch.ops.quantized
-x = torch.randn(2, 4, 9, 8) * 2 + 0.5
-wf = torch.randn(6, 4, 3, 3) * 0.3
-b = torch.randn(6)
-w = torch.quantize_per_tensor(wf, 0.004, 0, torch.qint8)
-wa = torch.quantize_per_tensor(wf, 0.004, 3, torch.qint8)
-sc = torch.rand(6).double() * 0.004 + 0.001
-wc = torch.quantize_per_channel(wf, sc, torch.zeros(6, dtype=torch.long), 0, torch.qint8)
-wca = torch.quantize_per_channel(wf, sc, torch.randint(-4, 4, (6,)), 0, torch.qint8)
-def pk(wt, bias=b, s=(1, 1), p=(0, 0), d=(1, 1), g=1):
-    return Q.conv2d_prepack(wt, bias, list(s), list(p), list(d), g)
+SETUP = BASE + """
+x = x + 0.5
 def f(y):
     return y, y.dtype, y.shape, y.stride()
 x3 = torch.randn(2, 4, 5, 6, 7) * 2
@@ -74,9 +62,9 @@ cases("qconv_dynamic", {
     "modules": "m2 = torch.ao.nn.quantized.dynamic.Conv2d(4, 6, 3, padding=1, padding_mode='reflect'); m2.set_weight_bias(wc, b); m1 = torch.ao.nn.quantized.dynamic.Conv1d(4, 6, 3); m1.set_weight_bias(torch.quantize_per_tensor(torch.randn(6, 4, 3) * 0.3, 0.004, 0, torch.qint8), b); mt = torch.ao.nn.quantized.dynamic.ConvTranspose2d(4, 3, 2, stride=2); mt.set_weight_bias(torch.quantize_per_tensor(torch.randn(4, 3, 2, 2) * 0.3, 0.004, 0, torch.qint8), bt); m3 = torch.ao.nn.quantized.dynamic.Conv3d(4, 6, (2, 3, 3)); m3.set_weight_bias(w3, b); f(m2(x)), f(m1(x[:, :, 0])), f(mt(x)), f(m3(x3)), f(m2(x, False))",
     "module_state_dict": "D = torch.ao.nn.quantized.dynamic; m = D.ConvTranspose3d(4, 6, (2, 3, 2), stride=(1, 2, 1), groups=2); m.set_weight_bias(torch.quantize_per_tensor(torch.randn(4, 3, 2, 3, 2) * 0.3, 0.004, 0, torch.qint8), b); m2 = D.ConvTranspose3d(4, 6, (2, 3, 2), stride=(1, 2, 1), groups=2); m2.load_state_dict(pickle.loads(pickle.dumps(m.state_dict()))); c = D.Conv2d(4, 6, 3, stride=2); c.set_weight_bias(wca, None); c2 = copy.deepcopy(c); f(m(x3)), f(m2(x3)), f(c2(x)), sorted(m.state_dict()), str(m2)",
     # quantize_dynamic has no default mapping for convs: given one, of a seeded float ConvNet (q2 keeps
-    # a float ConvTranspose2d: under no_grad, as upstream's autograd node of a dynamic conv, CppFunction,
-    # is not ours)
-    "quantize_dynamic_convnet": "import torch.nn as nn; from torch.ao.quantization import quantize_dynamic, default_dynamic_qconfig, per_channel_dynamic_qconfig; import torch.ao.nn.quantized.dynamic as nnqd; net = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, stride=2, groups=2), nn.ReLU(), nn.ConvTranspose2d(8, 4, 2, stride=2), nn.Conv2d(4, 2, 1)); mp = {nn.Conv2d: nnqd.Conv2d, nn.ConvTranspose2d: nnqd.ConvTranspose2d}; q1 = quantize_dynamic(copy.deepcopy(net), {nn.Conv2d: default_dynamic_qconfig, nn.ConvTranspose2d: default_dynamic_qconfig}, mapping=mp); q2 = quantize_dynamic(copy.deepcopy(net), {nn.Conv2d: per_channel_dynamic_qconfig}, mapping=mp); run = torch.no_grad()(lambda m: m(x)); f(run(q1)), f(run(q2)), [(k, v.int_repr() if getattr(v, 'is_quantized', False) else v) for k, v in q1.state_dict().items() if k.endswith('weight')], str(q2)",
+    # a float ConvTranspose2d, so its output requires grad: upstream's node of the dynamic conv after
+    # it, a CppFunction, as ours, the autograd fallback node of quantized ops)
+    "quantize_dynamic_convnet": "import torch.nn as nn; from torch.ao.quantization import quantize_dynamic, default_dynamic_qconfig, per_channel_dynamic_qconfig; import torch.ao.nn.quantized.dynamic as nnqd; net = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3, stride=2, groups=2), nn.ReLU(), nn.ConvTranspose2d(8, 4, 2, stride=2), nn.Conv2d(4, 2, 1)); mp = {nn.Conv2d: nnqd.Conv2d, nn.ConvTranspose2d: nnqd.ConvTranspose2d}; q1 = quantize_dynamic(copy.deepcopy(net), {nn.Conv2d: default_dynamic_qconfig, nn.ConvTranspose2d: default_dynamic_qconfig}, mapping=mp); q2 = quantize_dynamic(copy.deepcopy(net), {nn.Conv2d: per_channel_dynamic_qconfig}, mapping=mp); y2 = q2(x); f(q1(x)), f(y2), y2.requires_grad, type(y2.grad_fn).__name__, [(k, v.int_repr() if getattr(v, 'is_quantized', False) else v) for k, v in q1.state_dict().items() if k.endswith('weight')], str(q2)",
     "err_double_input": "Q.conv2d_dynamic(x.double(), pk(w), False)",
     "err_double_input_fbgemm": "Q.conv2d_dynamic(x.double(), pk(wa), False)",
     "err_int_input": "Q.conv2d_dynamic(x.int(), pk(w), False)",
@@ -95,14 +83,7 @@ cases("qconv_dynamic", {
 # fbgemm otherwise (`ta3`, output padding)
 SETUP_T3 = SETUP + """
 xt = torch.quantize_per_tensor(torch.randn(2, 4, 3, 4, 5) * 2, 0.03, 110, torch.quint8)
-def r(q):
-    return q.int_repr(), q.q_scale(), q.q_zero_point(), q.dtype, q.shape, q.stride()
-def wd(q):
-    return q.int_repr(), q.q_scale(), q.q_zero_point()
-def state(o):
-    (ver, (cfg, wt), (bias,)), name = o.__getstate__()
-    return ver, cfg, wd(wt), bias, name
-"""
+""" + RESULT
 
 cases("qconv_transpose3d", {
     "per_tensor": "r(Q.conv_transpose3d(xt, pt3(wt3), 0.05, 60))",
