@@ -159,7 +159,14 @@ static PyObject *to_mode(int op, tn_value *args) {
     PyObject *res = NULL;
     PyObject *mode = tn_dispatch_mode_pop_top();
     if (mode) {
+        /* the handler runs below autograd and ADInplaceOrView, as upstream's Python key: nothing
+         * records, views are not tracked, grad mode reads as the user set it (grad_mode.c) */
+        bool untracked = tn_tls_untracked_views;
+        tn_tls_untracked_views = true;
+        tn_below_autograd_step(1);
         res = PyObject_CallMethod(mode, "__torch_dispatch__", "OOOO", func, ttypes, targs, kwargs);
+        tn_below_autograd_step(-1);
+        tn_tls_untracked_views = untracked;
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
         if (tn_dispatch_mode_push(mode) < 0) {

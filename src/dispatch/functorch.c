@@ -83,7 +83,7 @@ int tn_functorch_push(int kind, int64_t batch, const char *randomness) {
     if (randomness) l->randomness = !strcmp(randomness, "same") ? R_SAME : !strcmp(randomness, "different") ? R_DIFFERENT : R_ERROR;
     if (kind == TN_LAYER_GRAD) {
         l->seq = tn_next_sequence_nr();
-        l->prev_grad = tn_grad_enabled();
+        l->prev_grad = tn_grad_mode();
     }
     l->gen = ++generations;
     l->fw_level = -1;
