@@ -16,6 +16,9 @@ bool tn_subclass_wants(int op, tn_value *args);
 bool tn_subclass_nested(int op, tn_value *args);
 /* Hand the call to the first such class's __torch_dispatch__ (new reference, NULL with an error). */
 PyObject *tn_subclass_call(int op, tn_value *args);
+/* a Python handler's results that the schema says alias an argument become views of it, as
+ * upstream's ADInplaceOrView key (above the Python key) makes them */
+void tn_mark_views(int op, tn_value *args, PyObject *r);
 /* A metadata query of a tensor whose class asked for it (_make_wrapper_subclass's
  * dispatch_sizes_strides_policy / dispatch_device / dispatch_layout): the result of
  * __torch_dispatch__(torch.ops.<ns>.<name>.default, (type,), (self,), {}) (new reference; None

@@ -353,7 +353,8 @@ static PyObject *has_kernel_any(PyObject *m, PyObject *name) {
 /* ---------- below autograd, redispatch, _any_requires_grad ---------- */
 
 /* torch._C._AutoDispatchBelowAutograd / _AutoDispatchBelowADInplaceOrView: while entered, calls run
- * below autograd (grad mode off, the door's below-autograd mark), as upstream's key exclusion */
+ * below autograd (the door's below-autograd mark; grad mode reads as the user set it), as
+ * upstream's key exclusion */
 typedef struct {
     PyObject_HEAD
     bool was, entered;
@@ -367,7 +368,6 @@ static PyObject *below_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 static PyObject *below_enter(PyObject *self, PyObject *unused) {
     below_obj *o = (below_obj *)self;
     if (!o->entered) {
-        o->was = tn_grad_mode_set(false);
         tn_below_autograd_step(1);
         o->entered = true;
     }
@@ -377,7 +377,6 @@ static PyObject *below_exit(PyObject *self, PyObject *args) {
     below_obj *o = (below_obj *)self;
     if (o->entered) {
         tn_below_autograd_step(-1);
-        tn_grad_mode_set(o->was);
         o->entered = false;
     }
     Py_RETURN_FALSE;
@@ -471,8 +470,7 @@ static PyObject *handle_redispatch(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *e = q && ov ? find_entry(q, ov) : NULL;
     if (ag < 0 || iv < 0 || !q || !ov) goto done;
     bool below = ag == 0;
-    bool was = false;
-    if (below) { was = tn_grad_mode_set(false); tn_below_autograd_step(1); }
+    if (below) tn_below_autograd_step(1);
     if (e) {
         r = call_stages(e, q, ag ? STAGE_AUTOGRAD : iv ? STAGE_INPLACE_OR_VIEW : STAGE_BACKEND, keyset, rest, kw);
     } else {
@@ -480,7 +478,7 @@ static PyObject *handle_redispatch(PyObject *self, PyObject *args, PyObject *kw)
         r = op ? PyObject_Call(op, rest, kw) : NULL;
         Py_XDECREF(op);
     }
-    if (below) { tn_below_autograd_step(-1); tn_grad_mode_set(was); }
+    if (below) tn_below_autograd_step(-1);
 done:
     Py_DECREF(rest);
     return r;
