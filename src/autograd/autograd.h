@@ -192,6 +192,7 @@ bool tn_grad_mode(void);        /* grad mode alone, as torch.is_grad_enabled() r
 bool tn_grad_mode_set(bool on);      /* returns the previous value */
 bool tn_below_autograd(void);        /* inside a call autograd runs below itself (grad_mode.c) */
 void tn_below_autograd_step(int d);  /* +1 entering it, -1 leaving */
+int tn_below_autograd_swap(int d);   /* set the depth (0: record again, a torch.func level's ops), return the old one */
 bool tn_anomaly_enabled(void);
 bool tn_anomaly_check_nan(void);
 

@@ -18,6 +18,11 @@ bool tn_grad_enabled(void) { return grad_enabled && !inference_mode && below_dep
 bool tn_grad_mode(void) { return grad_enabled; }
 bool tn_below_autograd(void) { return below_depth > 0; }
 void tn_below_autograd_step(int d) { below_depth += d; }
+int tn_below_autograd_swap(int d) {
+    int was = below_depth;
+    below_depth = d;
+    return was;
+}
 bool tn_fwd_grad_enabled(void) { return fwd_grad_enabled; }
 bool tn_grad_mode_set(bool on) {
     bool was = grad_enabled;
