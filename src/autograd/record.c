@@ -795,15 +795,16 @@ static bool leaf_or_leaf_view(PyObject *t) {
 }
 static PyObject *out_fallback(int op, tn_value *args, const tn_schema *s) {
     const char *name = tn_op_at(op)->name;
-    int nreq = 0;
+    int nreq = 0, ndiff = 0;
     for (int i = 0; i < s->nargs; i++) {
         if (args[i].tag != TN_V_TENSOR) continue;
+        ndiff += is_out_arg(s, i) && differentiable_dtype(tn_tensor_of(args[i].u.obj)->dtype);
         if (is_out_arg(s, i) && leaf_or_leaf_view(args[i].u.obj))
             return PyErr_Format(PyExc_RuntimeError, "aten::%s(): functions with out=... arguments don't support automatic "
                                 "differentiation, but one of the arguments requires grad.", name);
         nreq += tn_requires_grad(args[i].u.obj);
     }
-    tn_node *n = tn_node_new("NotImplemented", TN_NODE_OP, nreq, 1);   /* made before the op runs */
+    tn_node *n = tn_node_new("NotImplemented", TN_NODE_OP, nreq, ndiff ? ndiff : 1);   /* made before the op runs */
     if (!n) return NULL;
     n->op = op;
     n->apply = no_derivative_apply;
@@ -814,18 +815,20 @@ static PyObject *out_fallback(int op, tn_value *args, const tn_schema *s) {
         }
     PyObject *res = run_below(op, args);
     if (!res) { Py_DECREF(n); return NULL; }
-    for (int i = 0; i < s->nargs; i++) {   /* each out tensor takes the node, as an in-place write */
+    /* each differentiable out tensor takes the node (its next output slot), as an in-place write */
+    for (int i = 0, k = 0; i < s->nargs; i++) {
         if (!is_out_arg(s, i) || args[i].tag != TN_V_TENSOR) continue;
         PyObject *t = args[i].u.obj;
         tn_tensor_obj *o = (tn_tensor_obj *)t;
         if (!differentiable_dtype(o->t.dtype)) continue;
-        tn_meta_set(&n->out_meta[0], &o->t);
-        if (o->base) {
+        int nr = k++;
+        tn_meta_set(&n->out_meta[nr], &o->t);
+        if (o->base && nr == 0 && ndiff == 1) {
             if (tn_copy_slices(t, n) < 0) { Py_DECREF(n); Py_DECREF(res); return NULL; }
             continue;
         }
         Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
-        o->output_nr = 0;
+        o->output_nr = nr;
         o->view_version = o->t.storage->version;
         o->requires_grad = false;
     }

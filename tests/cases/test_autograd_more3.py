@@ -210,14 +210,27 @@ cases("lift", {k: LIFT + v for k, v in {
     "copy_layout": "[(r.stride(), r.is_contiguous(), r._is_view(), r.data_ptr() != t.data_ptr()) for t in (nc, cl, torch.arange(5)[::2], torch.randn(4, 4)[:, ::2]) for r in [torch.ops.aten.lift_fresh_copy(t)]]",
     "copy_bits": "c = torch.tensor([1+2j, 3-1j]).conj()\nn = torch.tensor([1., 2.])._neg_view()\nrc, rn = torch.ops.aten.lift_fresh_copy(c), torch.ops.aten.lift_fresh_copy(n)\n(rc, rc.is_conj(), rn, rn.is_neg())",
     "copy_autograd": "x = torch.randn(3, requires_grad=True)\ny = torch.ops.aten.lift_fresh_copy(x * 2)\ny.backward(torch.arange(3.))\n(graph(y), x.grad)",
-    "copy_no_grad": "x = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    y = torch.ops.aten.lift_fresh_copy(x)\n(y.requires_grad, y.grad_fn)",
+    "copy_no_grad": "x = torch.randn(3, requires_grad=True)\nwith torch.no_grad():\n    y = torch.ops.aten.lift_fresh_copy.default(x)\n(y.requires_grad, y.grad_fn)",
     "copy_out": "o = torch.empty(3)\nr = torch.ops.aten.lift_fresh_copy.out(torch.arange(3.), out=o)\n(r is o, o)",
     "copy_out_empty": "o = torch.empty(0)\nr = torch.ops.aten.lift_fresh_copy.out(torch.arange(6.).view(2, 3), out=o)\n(r is o, o)",
     "copy_out_dtype": "err(lambda: torch.ops.aten.lift_fresh_copy.out(torch.randn(3), out=torch.empty(3, dtype=torch.int64)))",
     "copy_out_requires_grad": "err(lambda: torch.ops.aten.lift_fresh_copy.out(torch.randn(3, requires_grad=True), out=torch.empty(3)))",
     "copy_bad_args": "(err(lambda: torch.ops.aten.lift_fresh_copy(torch.randn(3), 1)), err(lambda: torch.ops.aten.lift_fresh_copy(3)))",
+    "copy_out_graph": """
+x = torch.randn(3, requires_grad=True)
+b = torch.zeros(2, 3)
+torch.ops.aten.lift_fresh_copy.out(x, out=b[0])
+r = [b.grad_fn.name(), b.requires_grad, err(lambda: b.sum().backward())]
+y = torch.randn(3, requires_grad=True) * 1
+torch.ops.aten.lift_fresh_copy.out(torch.ones(3), out=y)
+r += [graph(y), y.requires_grad, y.is_leaf, err(lambda: y.sum().backward())]
+l = torch.randn(2, 3, requires_grad=True)
+r += [err(lambda: torch.ops.aten.lift_fresh_copy.out(torch.ones(3), out=l[0])), err(lambda: torch.ops.aten.lift_fresh_copy.out(torch.ones(3), out=l))]
+with torch.no_grad():
+    torch.ops.aten.lift_fresh_copy.out(torch.ones(3), out=l[0])
+r + [l, l.grad_fn]""",
     "lift_fresh_same": "t = torch.randn(3)\n(torch.ops.aten.lift_fresh(t) is t, torch.ops.aten.lift_fresh(nc) is nc)",
-    "lift_same": "t = torch.randn(3)\n(torch.ops.aten.lift(t) is t, torch.ops.aten.lift(cl) is cl, torch.ops.aten.lift(t).stride())",
+    "lift_same": "t = torch.randn(3)\n(torch.ops.aten.lift(t) is t, torch.ops.aten.lift.default(cl) is cl, torch.ops.aten.lift(t).stride())",
     "lift_out": "o = torch.empty(3)\nr = torch.ops.aten.lift.out(torch.arange(3.), out=o)\n(r is o, o, err(lambda: torch.ops.aten.lift.out(torch.arange(3.), out=torch.empty(3, dtype=torch.int32))))",
     "mode_sees": """
 from torch.utils._python_dispatch import TorchDispatchMode
