@@ -83,8 +83,9 @@ struct tn_node {
 };
 
 /* ---- autograd's fallback for operators without an autograd kernel (record.c) ---- */
-/* upstream's UserWarning "<op>: an autograd kernel was not registered to the Autograd key(s) ..." */
-int tn_autograd_warn_not_implemented(const char *opname);
+/* a hook on t's gradient (its slot in its grad_fn) that gives upstream's UserWarning "<op>: an
+ * autograd kernel was not registered to the Autograd key(s) ..." when backward reaches it */
+int tn_autograd_add_warn_hook(PyObject *t, const char *opname);
 /* a CppFunction node named torch::autograd::WarnNotImplemented for the run-time operator opname
  * (python/library.c), with nnext edges and nout outputs for the caller to fill; its backward warns
  * and gives no gradient */
@@ -94,6 +95,10 @@ tn_node *tn_autograd_warn_node(const char *opname, int nnext, int nout);
 int tn_autograd_init(PyObject *m);
 PyTypeObject *tn_node_type(const char *name);          /* the type for a node name (cached) */
 tn_node *tn_node_new(const char *name, int kind, int nnext, int nout);
+/* the same with the sequence number given: one reserved before the op ran (upstream makes an
+ * in-place op's node before original_self's clone), or TN_SEQ_TAKE for the next one */
+#define TN_SEQ_TAKE UINT64_MAX
+tn_node *tn_node_new_seq(const char *name, int kind, int nnext, int nout, uint64_t seq);
 bool tn_is_node(PyObject *o);
 /* the output_nr Python sees for output slot nr of node fn (upstream counts differentiable outputs only) */
 int tn_exposed_nr(PyObject *fn, int nr);
@@ -191,10 +196,12 @@ int tn_retain_grad(PyObject *t);           /* Tensor.retain_grad (node.c) */
 PyObject *tn_delayed_error(const char *msg, PyObject *t);
 
 /* ---- grad mode (grad_mode.c) ---- */
-bool tn_grad_enabled(void);
+bool tn_grad_enabled(void);     /* autograd records: grad mode on, not inference mode, not below autograd */
+bool tn_grad_mode(void);        /* grad mode alone, as torch.is_grad_enabled() reads it */
 bool tn_grad_mode_set(bool on);      /* returns the previous value */
 bool tn_below_autograd(void);        /* inside a call autograd runs below itself (grad_mode.c) */
 void tn_below_autograd_step(int d);  /* +1 entering it, -1 leaving */
+int tn_below_autograd_swap(int d);   /* set the depth (0: record again, a torch.func level's ops), return the old one */
 bool tn_anomaly_enabled(void);
 bool tn_anomaly_check_nan(void);
 

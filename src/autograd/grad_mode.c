@@ -7,13 +7,22 @@ static _Thread_local bool grad_enabled = true, fwd_grad_enabled = true;
 /* inference mode lives in core (core/tensor.h): storage made while it is on is inference storage */
 #define inference_mode tn_tls_inference_mode
 
-bool tn_grad_enabled(void) { return grad_enabled && !inference_mode; }
-/* depth of calls autograd runs below itself (record.c): a dispatch mode or Python kernel that
- * re-enters the door there runs as upstream's below the autograd keys, where no view gets a
- * no_grad creation mode though grad mode reads off here */
+/* depth of calls that run below autograd (docs/autograd_more2.md "Below autograd"): an op's
+ * own run (record.c), a dispatch mode's or a tensor subclass's __torch_dispatch__ (door.c,
+ * subclass.c). Upstream excludes the autograd keys there, which is not grad mode: a handler
+ * reads torch.is_grad_enabled() as the user set it, yet nothing it runs records, not even under
+ * enable_grad, and no view gets a no_grad creation mode (measured). So recording asks this
+ * depth beside grad mode, and the Python getter reads grad mode alone. */
 static _Thread_local int below_depth;
+bool tn_grad_enabled(void) { return grad_enabled && !inference_mode && below_depth == 0; }
+bool tn_grad_mode(void) { return grad_enabled; }
 bool tn_below_autograd(void) { return below_depth > 0; }
 void tn_below_autograd_step(int d) { below_depth += d; }
+int tn_below_autograd_swap(int d) {
+    int was = below_depth;
+    below_depth = d;
+    return was;
+}
 bool tn_fwd_grad_enabled(void) { return fwd_grad_enabled; }
 bool tn_grad_mode_set(bool on) {
     bool was = grad_enabled;

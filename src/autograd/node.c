@@ -357,6 +357,9 @@ bool tn_is_node(PyObject *o) {
 }
 
 tn_node *tn_node_new(const char *name, int kind, int nnext, int nout) {
+    return tn_node_new_seq(name, kind, nnext, nout, TN_SEQ_TAKE);
+}
+tn_node *tn_node_new_seq(const char *name, int kind, int nnext, int nout, uint64_t seq) {
     PyTypeObject *tp = tn_node_type(name);
     if (!tp) return NULL;
     allocfunc a = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
@@ -364,7 +367,7 @@ tn_node *tn_node_new(const char *name, int kind, int nnext, int nout) {
     if (!n) return NULL;
     n->kind = kind;
     n->op = -1;
-    n->seq = kind == TN_NODE_ACCUMULATE ? UINT64_MAX : tn_next_sequence_nr();
+    n->seq = kind == TN_NODE_ACCUMULATE ? UINT64_MAX : seq == TN_SEQ_TAKE ? tn_next_sequence_nr() : seq;
     n->nnext = nnext;
     n->nout = nout;
     n->next = calloc(nnext ? nnext : 1, sizeof *n->next);

@@ -130,7 +130,9 @@ static int outputs_of(PyObject *res, PyObject **outs, int max) {
     return n;
 }
 
-/* the op below autograd (grad mode already off), marked so re-entries know (tn_below_autograd) */
+/* the op below autograd: re-entries of the door from it (a dispatch mode's handler, a Python
+ * kernel, an op calling ops) record nothing, while grad mode keeps the value the user sees
+ * (torch.is_grad_enabled() reads True in a handler, as upstream's; grad_mode.c) */
 static PyObject *run_below(int op, tn_value *args) {
     tn_below_autograd_step(1);
     PyObject *r = tn_door_below_autograd(op, args);
@@ -146,7 +148,7 @@ static PyObject *run_below(int op, tn_value *args) {
  * of type CppFunction named torch::autograd::WarnNotImplemented, made before the op runs, with an
  * edge per tensor argument (each tensor of a list; None for one not requiring grad). Its backward
  * warns and returns no gradient: the inputs' .grad stays None (measured on upstream 2.13.0). */
-int tn_autograd_warn_not_implemented(const char *opname) {
+static int warn_not_implemented(const char *opname) {
     char msg[1024];
     snprintf(msg, sizeof msg, "%s: an autograd kernel was not registered to the Autograd key(s) but we are trying to "
              "backprop through it. This may lead to silently incorrect behavior. This behavior is deprecated and will "
@@ -158,11 +160,10 @@ int tn_autograd_warn_not_implemented(const char *opname) {
              "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_not_implemented_fallback.cpp:76.)", opname);
     return PyErr_WarnEx(PyExc_UserWarning, msg, 1);
 }
-
 /* the node's operator: its row, or (a run-time operator's node, python/library.c) its name in extra */
 static int warn_not_implemented_apply(tn_node *n, PyObject **g, PyObject **o) {
     const char *name = n->op >= 0 ? tn_op_at(n->op)->name : n->extra ? PyUnicode_AsUTF8AndSize(n->extra, NULL) : NULL;
-    return name ? tn_autograd_warn_not_implemented(name) : -1;
+    return name ? warn_not_implemented(name) : -1;
 }
 
 tn_node *tn_autograd_warn_node(const char *opname, int nnext, int nout) {
@@ -181,12 +182,39 @@ static bool takes_fallback(const tn_op_def *d) {
 
 bool tn_autograd_fallback_nothing(void);   /* python/runtime_flags.c */
 
+/* the hook upstream's fallback registers on an output its kernel already made require grad (an
+ * aten op inside it recorded, e.g. the bias add_ of quantized::linear_dynamic_fp16_unpacked_weight,
+ * or a run-time operator's Python kernel, python/library.c): it warns when the gradient reaches
+ * that output (a hook on its slot in its grad_fn, so t._backward_hooks stays as it was, as
+ * upstream's C++ hook), and leaves the gradient as it is; a leaf output is not hooked */
+static PyObject *warn_hook(PyObject *name, PyObject *grad) {
+    const char *op_name = PyUnicode_AsUTF8AndSize(name, NULL);
+    if (!op_name || warn_not_implemented(op_name) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+static PyMethodDef warn_hook_def = {"warn_not_implemented_hook", warn_hook, METH_O, NULL};
+int tn_autograd_add_warn_hook(PyObject *t, const char *op_name) {
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->grad_fn || !tn_is_node(o->grad_fn)) return 0;
+    tn_node *n = (tn_node *)o->grad_fn;
+    PyObject *name = PyUnicode_FromString(op_name);
+    PyObject *fn = name ? PyCFunction_New(&warn_hook_def, name) : NULL;
+    Py_XDECREF(name);
+    PyObject *d = fn ? Py_BuildValue("{iO}", 0, fn) : NULL;
+    Py_XDECREF(fn);
+    PyObject *pair = d ? Py_BuildValue("(Oi)", d, o->output_nr) : NULL;
+    Py_XDECREF(d);
+    if (!pair) return -1;
+    if (!n->tensor_hooks && !(n->tensor_hooks = PyList_New(0))) { Py_DECREF(pair); return -1; }
+    int r = PyList_Append(n->tensor_hooks, pair);
+    Py_DECREF(pair);
+    return r;
+}
+
 static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
     /* mode "nothing" (torch._C._set_autograd_fallback_mode): the op runs below autograd, no node */
     if (tn_autograd_fallback_nothing()) {
-        bool was = tn_grad_mode_set(false);
         PyObject *r = run_below(op, args);
-        tn_grad_mode_set(was);
         return r;
     }
     int nnext = 0;
@@ -208,9 +236,8 @@ static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
             if (tn_py_is_tensor(t) && tn_gradient_edge(t, &n->next[e++]) < 0) { Py_DECREF(n); return NULL; }
         }
     }
-    bool was = tn_grad_mode_set(false);
-    PyObject *res = run_below(op, args);
-    tn_grad_mode_set(was);
+    /* upstream redispatches without leaving autograd: aten ops the kernel calls record as usual */
+    PyObject *res = tn_door_below_autograd(op, args);
     if (!res) { Py_DECREF(n); return NULL; }
     PyObject *outs[16];
     int nouts = outputs_of(res, outs, 16);
@@ -226,6 +253,8 @@ static PyObject *fallback_call(int op, tn_value *args, const tn_schema *s) {
         bool mutable_out = k < s->nrets && s->rets[k].is_write;
         if (!t || !differentiable_dtype(tn_tensor_of(t)->dtype) || mutable_out || tn_requires_grad(t)) {
             if (k < 64) n->nodiff_out |= 1ull << k;
+            if (t && differentiable_dtype(tn_tensor_of(t)->dtype) && tn_requires_grad(t) && tn_autograd_add_warn_hook(t, tn_op_at(op)->name) < 0)
+                goto fail;
             continue;
         }
         tn_meta_set(&n->out_meta[k], tn_tensor_of(t));
@@ -284,9 +313,9 @@ static PyObject *record(int op, tn_value *args, const tn_schema *s, PyObject *re
         if (args[i].tag != TN_V_TENSORLIST && s->args[i].type == TN_TYPE_TENSOR && !s->args[i].is_list)
             nnext += !req_only || (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj));
     }
-    tn_node *n = tn_node_new(name, TN_NODE_OP, nnext, nouts);
+    /* seq: reserved before the op ran (original_self's clone came after), or TN_SEQ_TAKE */
+    tn_node *n = tn_node_new_seq(name, TN_NODE_OP, nnext, nouts, seq);
     if (!n) { Py_DECREF(res); return NULL; }
-    if (seq) n->seq = seq;   /* reserved before the op ran (original_self's clone came after) */
     n->op = op;
     n->apply = apply;
     n->inplace = inplace;
@@ -586,9 +615,7 @@ static PyObject *foreach_inplace_record(int op, int ref, tn_value *args, const t
         before[i] = *tn_tensor_of(t);
         vers[i] = tn_tensor_of(t)->storage->version;
     }
-    bool was = tn_grad_mode_set(false);
     res = run_below(op, args);
-    tn_grad_mode_set(was);
     if (!res) goto done;
     for (Py_ssize_t i = 0; i < len; i++) {
         PyObject *t = PyTuple_GetItem(selfs, i);
@@ -619,9 +646,8 @@ static PyObject *foreach_inplace_record(int op, int ref, tn_value *args, const t
             else if (args[j].tag == TN_V_TENSOR && nnext < 64)
                 edge_of[nnext++] = args[j].u.obj;
         }
-        tn_node *n = tn_node_new("NotImplemented", TN_NODE_OP, nnext, 1);
+        tn_node *n = tn_node_new_seq("NotImplemented", TN_NODE_OP, nnext, 1, seqs[i]);
         if (!n) { Py_CLEAR(res); goto done; }
-        n->seq = seqs[i];
         n->op = op;
         n->apply = foreach_no_derivative_apply;
         n->inplace = true;
@@ -650,9 +676,7 @@ static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema
     tn_apply_fn rapply = rad->has_formula ? tn_foreach_formula(op, ref) : NULL;
     if (!rapply) rapply = refuse_apply;
     uint64_t seq = tn_next_sequence_nr();   /* upstream makes the node before the op runs */
-    bool was = tn_grad_mode_set(false);
     PyObject *res = run_below(op, args);
-    tn_grad_mode_set(was);
     if (!res) return NULL;
     if (!PyTuple_Check(res) && !PyList_Check(res)) return res;
     Py_ssize_t nouts = PySequence_Size(res);
@@ -668,7 +692,7 @@ static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema
             Py_INCREF(out);
             PyObject *r = record(ref, e, rs, out, rapply, rad->node ? rad->node : "NotImplemented", rad->node ? rad->diff : ~0ull,
                                  rad->node ? rad->save : 0, rad->node ? rad->save_out : 0, rad->node ? rad->out_diff : 0xff,
-                                 false, NULL, NULL, 0, &keep);
+                                 false, NULL, NULL, seq, &keep);   /* kept inside: no number of its own */
             if (!r) { Py_DECREF(out); goto fail; }
             Py_DECREF(r);
         }
@@ -683,10 +707,9 @@ static PyObject *foreach_record(int op, int ref, tn_value *args, const tn_schema
         if (args[j].tag == TN_V_TENSORLIST) nnext += (int)PyTuple_Size(args[j].u.obj);
         else if (s->args[j].type == TN_TYPE_TENSOR) nnext++;
     }
-    tn_node *n = tn_node_new(tn_op_foreach_generated[op] ? "CppFunction" : ad->node, TN_NODE_OP, nnext, (int)nouts);
+    tn_node *n = tn_node_new_seq(tn_op_foreach_generated[op] ? "CppFunction" : ad->node, TN_NODE_OP, nnext, (int)nouts, seq);
     if (!n) goto fail;
     if (tn_op_foreach_generated[op]) n->cpp_name = ad->node;
-    n->seq = seq;
     n->op = op;
     n->apply = foreach_apply;
     n->nargs = s->nargs;
@@ -735,6 +758,120 @@ fail:
     return NULL;
 }
 
+/* ---- out= overloads ----
+ * Upstream's generated autograd kernel of an out= overload (gen_variable_type.py) refuses when a
+ * differentiable input or an out tensor standing for a differentiable output requires grad, and
+ * otherwise runs the op recording nothing. Which inputs and outputs are differentiable is the
+ * functional overload's derivatives.yaml entry (torchgen matches the out= row to it by
+ * signature: the same name and the same arguments without the out= ones). So
+ * lu_unpack(LU, piv, out=(P, L, U)) with P requiring grad runs (P is not differentiable), with L
+ * requiring grad refuses. An out= row with no generated kernel -- its functional has no entry
+ * (floor_divide, zeros), or upstream adds it outside native_functions.yaml (autogen: lift.out,
+ * lift_fresh_copy.out, the *_copy.out rows) -- takes autograd's NotImplemented fallback instead:
+ * it refuses only an out tensor that is a leaf requiring grad (or a view of one), naming the op
+ * "aten::<name>", and otherwise runs the op and gives the out tensors a NotImplemented node with
+ * edges to the tensors requiring grad, as an in-place write (docs/autograd_more2.md). */
+static bool same_arg(const tn_arg *a, const tn_arg *b) {
+    return a->type == b->type && a->is_list == b->is_list && a->optional == b->optional &&
+           a->kwarg_only == b->kwarg_only && !strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+static int functional_row(int op, const tn_schema *s) {
+    static int *cache;
+    if (!cache) {
+        if (!(cache = malloc(sizeof *cache * (size_t)TN_OP_COUNT))) return -1;
+        for (int i = 0; i < TN_OP_COUNT; i++) cache[i] = -2;
+    }
+    if (cache[op] != -2) return cache[op];
+    int nin = 0, first, last, found = -1;
+    while (nin < s->nargs && !(s->args[nin].is_write && s->args[nin].kwarg_only)) nin++;
+    if (tn_op_range(tn_op_at(op)->name, &first, &last))
+        for (int r = first; r < last && found < 0; r++) {
+            if (r == op) continue;
+            const tn_schema *f = tn_op_schema(r);
+            if (!f) { PyErr_Clear(); continue; }
+            if (f->nargs != nin) continue;
+            bool same = true;
+            for (int i = 0; i < nin && same; i++) same = same_arg(&f->args[i], &s->args[i]) && !f->args[i].is_write;
+            if (same) found = r;
+        }
+    return cache[op] = found;
+}
+static bool is_out_arg(const tn_schema *s, int i) { return s->args[i].is_write && s->args[i].kwarg_only; }
+/* upstream's can_mutate_inplace: a leaf requiring grad, or a view of one, cannot be written */
+static bool leaf_or_leaf_view(PyObject *t) {
+    if (!tn_requires_grad(t)) return false;
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (o->base && tn_py_is_tensor(o->base)) {
+        tn_tensor_obj *b = (tn_tensor_obj *)o->base;
+        if (!b->grad_fn && tn_requires_grad(o->base)) return true;
+    }
+    return !o->base && !o->grad_fn;
+}
+static PyObject *out_fallback(int op, tn_value *args, const tn_schema *s) {
+    const char *name = tn_op_at(op)->name;
+    int nreq = 0, ndiff = 0;
+    for (int i = 0; i < s->nargs; i++) {
+        if (args[i].tag != TN_V_TENSOR) continue;
+        ndiff += is_out_arg(s, i) && differentiable_dtype(tn_tensor_of(args[i].u.obj)->dtype);
+        if (is_out_arg(s, i) && leaf_or_leaf_view(args[i].u.obj))
+            return PyErr_Format(PyExc_RuntimeError, "aten::%s(): functions with out=... arguments don't support automatic "
+                                "differentiation, but one of the arguments requires grad.", name);
+        nreq += tn_requires_grad(args[i].u.obj);
+    }
+    tn_node *n = tn_node_new("NotImplemented", TN_NODE_OP, nreq, ndiff ? ndiff : 1);   /* made before the op runs */
+    if (!n) return NULL;
+    n->op = op;
+    n->apply = no_derivative_apply;
+    for (int i = 0, e = 0; i < s->nargs; i++)
+        if (args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj) && tn_gradient_edge(args[i].u.obj, &n->next[e++]) < 0) {
+            Py_DECREF(n);
+            return NULL;
+        }
+    PyObject *res = run_below(op, args);
+    if (!res) { Py_DECREF(n); return NULL; }
+    /* each differentiable out tensor takes the node (its next output slot), as an in-place write */
+    for (int i = 0, k = 0; i < s->nargs; i++) {
+        if (!is_out_arg(s, i) || args[i].tag != TN_V_TENSOR) continue;
+        PyObject *t = args[i].u.obj;
+        tn_tensor_obj *o = (tn_tensor_obj *)t;
+        if (!differentiable_dtype(o->t.dtype)) continue;
+        int nr = k++;
+        tn_meta_set(&n->out_meta[nr], &o->t);
+        if (o->base && nr == 0 && ndiff == 1) {
+            if (tn_copy_slices(t, n) < 0) { Py_DECREF(n); Py_DECREF(res); return NULL; }
+            continue;
+        }
+        Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)n));
+        o->output_nr = nr;
+        o->view_version = o->t.storage->version;
+        o->requires_grad = false;
+    }
+    Py_DECREF(n);
+    return res;
+}
+static PyObject *out_call(int op, tn_value *args, const tn_schema *s) {
+    int f = functional_row(op, s);
+    const tn_op_autograd_def *fad = f >= 0 && tn_op_autograd_defs[f].node ? &tn_op_autograd_defs[f] : NULL;
+    /* rows upstream adds outside native_functions.yaml carry their namespace in the schema text */
+    if (!fad || !strncmp(tn_op_at(op)->schema, "aten::", 6)) return out_fallback(op, args, s);
+    bool refuse = false;
+    for (int i = 0, k = 0; i < s->nargs && !refuse; i++) {
+        bool out = is_out_arg(s, i);
+        bool diff = out ? (k < 8 && (fad->out_diff >> k & 1)) : (i < 64 && (fad->diff >> i & 1));
+        if (out) k++;
+        if (!diff) continue;
+        if (args[i].tag == TN_V_TENSOR) refuse = tn_requires_grad(args[i].u.obj);
+        for (Py_ssize_t j = 0; args[i].tag == TN_V_TENSORLIST && j < PyTuple_Size(args[i].u.obj) && !refuse; j++) {
+            PyObject *e = PyTuple_GetItem(args[i].u.obj, j);
+            refuse = tn_py_is_tensor(e) && tn_requires_grad(e);
+        }
+    }
+    if (refuse)
+        return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
+                            "differentiation, but one of the arguments requires grad.", tn_op_at(op)->name);
+    return run_below(op, args);
+}
+
 bool tn_op_decomposes(int op) { return tn_op_autograd_defs[op].composite && tn_decomp_computes(op); }
 
 /* a composite upstream gives a kernel of its own for strided nested tensors (linear, matmul,
@@ -758,9 +895,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     /* upstream's DONT_REQUIRE_DERIVATIVE (results depend only on shapes), detach, and the aten
      * spellings of Tensor.data / requires_grad_, which set or drop autograd state themselves */
     if (ad->nondiff || op == TN_ROW_detach || op == TN_ROW_detach_ || op == TN_ROW_data || op == TN_ROW_requires_grad_) {
-        bool was = tn_grad_mode_set(false);
         PyObject *r = run_below(op, args);
-        tn_grad_mode_set(was);
         return r;
     }
     /* upstream generates this op's autograd kernel though derivatives.yaml has no entry for it: it
@@ -797,11 +932,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
     bool inplace = s->nargs > 0 && s->args[0].is_write && !s->args[0].kwarg_only, out = false;
     for (int i = 0; i < s->nargs; i++)
         if (s->args[i].is_write && s->args[i].kwarg_only) out = true;
-    if (out) {
-        PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
-                     "differentiation, but one of the arguments requires grad.", d->name);
-        return NULL;
-    }
+    if (out) return out_call(op, args, s);
     int64_t self_ver = 0;
     tn_tensor self_before = {0};
     if (inplace && args[0].tag == TN_V_TENSOR) {
@@ -817,7 +948,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
      * node's sequence number is taken before the clone's; and only when the formula reading it
      * is wanted (mul_(2) on a view clones nothing). */
     PyObject *orig_self = NULL;
-    uint64_t seq = 0;
+    uint64_t seq = TN_SEQ_TAKE;
     if (inplace && (ad->save & 1) && args[0].tag == TN_V_TENSOR && guard_wants(op, 0, args, s->nargs)) {
         seq = tn_next_sequence_nr();
         if (!(orig_self = tn_at_clone(args[0].u.obj, NULL))) return NULL;
@@ -846,8 +977,8 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
         tn_view_refresh(args[0].u.obj);
         if (((tn_tensor_obj *)args[0].u.obj)->grad_fn) self_view = (tn_tensor_obj *)args[0].u.obj;
     }
-    PyObject *res = run_below(op, args);
     tn_grad_mode_set(was);
+    PyObject *res = run_below(op, args);
     if (!res) { Py_XDECREF(orig_self); return NULL; }
     if (inplace && args[0].tag == TN_V_TENSOR && tn_tensor_of(args[0].u.obj)->storage->version == self_ver)
         tn_tensor_of(args[0].u.obj)->storage->version++;

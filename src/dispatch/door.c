@@ -159,7 +159,15 @@ static PyObject *to_mode(int op, tn_value *args) {
     PyObject *res = NULL;
     PyObject *mode = tn_dispatch_mode_pop_top();
     if (mode) {
+        /* the handler runs below autograd and ADInplaceOrView, as upstream's Python key: nothing
+         * records, views are not tracked, grad mode reads as the user set it (grad_mode.c) */
+        bool untracked = tn_tls_untracked_views;
+        tn_tls_untracked_views = true;
+        tn_below_autograd_step(1);
         res = PyObject_CallMethod(mode, "__torch_dispatch__", "OOOO", func, ttypes, targs, kwargs);
+        tn_below_autograd_step(-1);
+        tn_tls_untracked_views = untracked;
+        if (res && !untracked) tn_mark_views(op, args, res);
         PyObject *et, *ev, *tb;
         PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
         if (tn_dispatch_mode_push(mode) < 0) {
@@ -1114,10 +1122,10 @@ static bool bit_fallthrough(const tn_op_def *d, const tn_schema *s, uint8_t bit)
     return bit == TN_BIT_CONJ ? row_in(d, conj_only, sizeof conj_only / sizeof *conj_only)
                               : row_in(d, neg_only, sizeof neg_only / sizeof *neg_only);
 }
-static PyObject *bit_clone(PyObject *t) {   /* through the door, grad mode off: the mode sees it */
-    bool was = tn_grad_mode_set(false);
+static PyObject *bit_clone(PyObject *t) {   /* through the door, below autograd: the mode sees it */
+    tn_below_autograd_step(1);
     PyObject *c = tn_at_clone(t, NULL);
-    tn_grad_mode_set(was);
+    tn_below_autograd_step(-1);
     return c;
 }
 static PyObject *bit_fallback_under_mode(int op, const tn_schema *s, tn_value *args, uint8_t bit) {
@@ -1129,9 +1137,9 @@ static PyObject *bit_fallback_under_mode(int op, const tn_schema *s, tn_value *a
     if (resolve_bit_args(tn_op_at(op), s, local, bit, bit_clone, made, &nmade, &orig, &copy) < 0) goto done;
     r = tn_door_below_vmap(op, local);
     if (r && orig) {   /* the written argument: the result copied back into it */
-        bool was = tn_grad_mode_set(false);
+        tn_below_autograd_step(1);
         PyObject *cp = tn_at_copy_(orig, tn_py_is_tensor(r) ? r : copy, false);
-        tn_grad_mode_set(was);
+        tn_below_autograd_step(-1);
         if (!cp) Py_CLEAR(r);
         else { Py_DECREF(cp); r = swap_result(r, copy, orig); }
     }

@@ -83,7 +83,7 @@ int tn_functorch_push(int kind, int64_t batch, const char *randomness) {
     if (randomness) l->randomness = !strcmp(randomness, "same") ? R_SAME : !strcmp(randomness, "different") ? R_DIFFERENT : R_ERROR;
     if (kind == TN_LAYER_GRAD) {
         l->seq = tn_next_sequence_nr();
-        l->prev_grad = tn_grad_enabled();
+        l->prev_grad = tn_grad_mode();
     }
     l->gen = ++generations;
     l->fw_level = -1;
@@ -256,8 +256,10 @@ PyObject *tn_wrap_for_grad(PyObject *t, int level) {
      * see through it), otherwise a new leaf of this level once requires_grad_(); a forward
      * tangent (jvp outside) and a batch dim (vmap outside) come along */
     bool was = tn_grad_mode_set(true);
+    int below = tn_below_autograd_swap(0);   /* recording on, even below autograd (grad_mode.c) */
     bool rg = tn_requires_grad(t);
     PyObject *r = tn_at_alias(t);
+    tn_below_autograd_swap(below);
     tn_grad_mode_set(was);
     if (r && !rg) {
         O(r)->grad_level = level;
@@ -928,7 +930,9 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
     if (op == TN_ROW_detach && args[0].tag == TN_V_TENSOR && tn_bt_level(args[0].u.obj) == L) {
         PyObject *x = args[0].u.obj;
         bool was = tn_grad_mode_set(true);
+        int below = tn_below_autograd_swap(0);
         PyObject *p = tn_at_alias(O(x)->bt_value);
+        tn_below_autograd_swap(below);
         tn_grad_mode_set(was);
         if (!p) return NULL;
         PyObject *b = tn_bt_make(p, O(x)->bt_bdim, L);
@@ -936,7 +940,9 @@ PyObject *tn_vmap_call(int op, tn_value *args) {
         return b;
     }
     bool was = tn_grad_mode_set(true);
+    int below = tn_below_autograd_swap(0);   /* the outer grad level records the batched ops */
     PyObject *r = vmap_call(op, args, L, s);
+    tn_below_autograd_swap(below);
     tn_grad_mode_set(was);
     return r;
 }

@@ -157,7 +157,10 @@ static void mark_view(PyObject *out, PyObject *base) {
     ((tn_tensor_obj *)out)->view_version = tn_tensor_of(out)->storage->version;
 }
 
-static void mark_views(int op, tn_value *args, PyObject *r) {
+void tn_mark_views(int op, tn_value *args, PyObject *r) {
+    /* detach's result aliases its input without being a view autograd tracks (_is_view() is False
+     * upstream: a view that is not backward differentiable) */
+    if (op == TN_ROW_detach || op == TN_ROW_detach_) return;
     const tn_schema *s = tn_op_schema(op);
     if (!s) { PyErr_Clear(); return; }
     for (int i = 0; i < s->nrets; i++) {
@@ -182,12 +185,13 @@ PyObject *tn_subclass_call(int op, tn_value *args) {
     if (tn_door_python_call(op, args, &func, &pargs, &kwargs, &types) < 0) return NULL;
     PyObject *name = func_name(op);
     /* below autograd and ADInplaceOrView, as upstream's Python key: no recording, no view tracking */
-    bool grad = tn_grad_mode_set(false), untracked = tn_tls_untracked_views;
+    bool untracked = tn_tls_untracked_views;
     tn_tls_untracked_views = true;
+    tn_below_autograd_step(1);   /* grad mode stays as the user set it (grad_mode.c) */
     PyObject *r = name ? call_handlers(func, types, pargs, kwargs, name) : NULL;
+    tn_below_autograd_step(-1);
     tn_tls_untracked_views = untracked;
-    tn_grad_mode_set(grad);
-    if (r) mark_views(op, args, r);
+    if (r) tn_mark_views(op, args, r);
     Py_XDECREF(name);
     Py_DECREF(pargs); Py_DECREF(kwargs); Py_DECREF(types);
     return r;

@@ -19,6 +19,9 @@ PyObject *tn_subclass_call(int op, tn_value *args);
 /* The same for a call already in Python form (library.c's run-time operators): func, the
  * subclasses' types, positional and keyword arguments; name is func's, for the error. */
 PyObject *tn_subclass_call_python(PyObject *func, PyObject *types, PyObject *pargs, PyObject *kwargs, PyObject *name);
+/* a Python handler's results that the schema says alias an argument become views of it, as
+ * upstream's ADInplaceOrView key (above the Python key) makes them */
+void tn_mark_views(int op, tn_value *args, PyObject *r);
 /* A metadata query of a tensor whose class asked for it (_make_wrapper_subclass's
  * dispatch_sizes_strides_policy / dispatch_device / dispatch_layout): the result of
  * __torch_dispatch__(torch.ops.<ns>.<name>.default, (type,), (self,), {}) (new reference; None

@@ -62,6 +62,9 @@ static PyObject *out_form(tn_value *a, const char *func, const char *overload, i
     PyObject *fn(tn_value *a) { return out_form(a, func, ov, nin, nout, msg, func); }
 
 OUT_FORM(tn_op_convolution_out, "convolution", "", 9, 1, MSG_STRUCTURED)
+/* the generated out= forms of lift and lift_fresh_copy (copy_arg: the dtype exactly) */
+OUT_FORM(tn_op_lift_out, "lift", "", 1, 1, MSG_STRUCTURED)
+OUT_FORM(tn_op_lift_fresh_copy_out, "lift_fresh_copy", "", 1, 1, MSG_STRUCTURED)
 OUT_FORM(tn_op_convolution_backward_out, "convolution_backward", "", 11, 3, MSG_STRUCTURED)
 OUT_FORM(tn_op_nll_loss_out, "nll_loss_forward", "", 5, 1, MSG_STRUCTURED)
 OUT_FORM(tn_op_multilabel_margin_loss_out, "multilabel_margin_loss_forward", "", 3, 1, MSG_SCALAR_TYPE)

@@ -56,3 +56,4 @@ COPY_OF(unbind_copy_int, unbind_int)
 COPY_OF(view_copy, reshape)   /* upstream copies through reshape when the view is impossible */
 COPY_OF(alias_copy, alias)
 COPY_OF(narrow_copy, narrow)
+COPY_OF(lift_fresh_copy, lift_fresh)   /* a contiguous copy with the bits resolved (measured) */

@@ -968,4 +968,6 @@ PyObject *tn_op_detach_(tn_value *a) {
 }
 
 PyObject *tn_op_alias(tn_value *a) { return view_same(a[0].u.obj); }
+/* lift and lift_fresh (functionalization's markers) hand back the argument itself, as upstream's */
 PyObject *tn_op_lift_fresh(tn_value *a) { return Py_NewRef(a[0].u.obj); }
+PyObject *tn_op_lift(tn_value *a) { return Py_NewRef(a[0].u.obj); }

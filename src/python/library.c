@@ -204,29 +204,6 @@ static int tensors_of(PyObject *v, PyObject *out) {
     return 0;
 }
 
-/* the warning hook put on an output's gradient: self is the operator's name */
-static PyObject *warn_hook(PyObject *self, PyObject *grad) {
-    const char *name = PyUnicode_AsUTF8AndSize(self, NULL);
-    if (!name || tn_autograd_warn_not_implemented(name) < 0) return NULL;
-    Py_RETURN_NONE;
-}
-static PyMethodDef warn_hook_def = {"warn_autograd_not_implemented", warn_hook, METH_O, NULL};
-
-/* run the hook on the gradient of t's slot in its grad_fn, before the node (as a tensor hook;
- * t._backward_hooks stays as it was, as upstream's C++ hook) */
-static int add_warn_hook(PyObject *t, PyObject *hook) {
-    tn_tensor_obj *o = (tn_tensor_obj *)t;
-    if (!o->grad_fn || !tn_is_node(o->grad_fn)) return 0;   /* a leaf output: not hooked here */
-    tn_node *n = (tn_node *)o->grad_fn;
-    if (!n->tensor_hooks && !(n->tensor_hooks = PyList_New(0))) return -1;
-    PyObject *d = PyDict_New();
-    PyObject *pair = d && PyDict_SetItemString(d, "warn", hook) == 0 ? Py_BuildValue("(Oi)", d, o->output_nr) : NULL;
-    int r = pair ? PyList_Append(n->tensor_hooks, pair) : -1;
-    Py_XDECREF(d);
-    Py_XDECREF(pair);
-    return r;
-}
-
 static PyObject *call_stages(PyObject *entry, const char *what, int first, PyObject *keyset, PyObject *args, PyObject *kw);
 
 static PyObject *autograd_fallback(PyObject *entry, const char *what, PyObject *args, PyObject *kw) {
@@ -253,10 +230,9 @@ static PyObject *autograd_fallback(PyObject *entry, const char *what, PyObject *
     if (!r || !node) { Py_XDECREF((PyObject *)node); return r; }
     /* the outputs, per return, and whether that return is written in place (Tensor(a!)) */
     PyObject *rets = PyObject_GetAttrString(PyList_GetItem(entry, 1), "returns");
-    PyObject *hook = PyCFunction_NewEx(&warn_hook_def, PyList_GetItem(entry, 4), NULL);
     PyObject *outs = PyList_New(0), *mut = PyList_New(0);
     Py_ssize_t nret = rets ? PySequence_Size(rets) : -1;
-    int rc = rets && hook && outs && mut && nret >= 0 ? 0 : -1;
+    int rc = rets && outs && mut && nret >= 0 ? 0 : -1;
     for (Py_ssize_t i = 0; rc == 0 && i < nret; i++) {
         PyObject *val = nret == 1 ? Py_NewRef(r) : PySequence_GetItem(r, i);
         PyObject *ret = PySequence_GetItem(rets, i);
@@ -277,10 +253,10 @@ static PyObject *autograd_fallback(PyObject *entry, const char *what, PyObject *
         PyObject *t = PyList_GetItem(outs, i);
         bool is_mut = PyList_GetItem(mut, i) == Py_True, attach = false;
         if (differentiable(t) && tn_requires_grad(t)) {
-            rc = add_warn_hook(t, hook);
+            rc = tn_autograd_add_warn_hook(t, q);
             /* an in-place result that is a view: its history may be rebased, so its base warns too */
             PyObject *base = ((tn_tensor_obj *)t)->base;
-            if (rc == 0 && is_mut && base && tn_requires_grad(base)) rc = add_warn_hook(base, hook);
+            if (rc == 0 && is_mut && base && tn_requires_grad(base)) rc = tn_autograd_add_warn_hook(base, q);
         } else if (differentiable(t) && !is_mut) {
             attach = true;
         }
@@ -293,7 +269,7 @@ static PyObject *autograd_fallback(PyObject *entry, const char *what, PyObject *
         Py_XSETREF(o->grad_fn, Py_NewRef((PyObject *)node));
         o->output_nr = i;
     }
-    Py_XDECREF(rets); Py_XDECREF(hook); Py_XDECREF(outs); Py_XDECREF(mut);
+    Py_XDECREF(rets); Py_XDECREF(outs); Py_XDECREF(mut);
     Py_DECREF((PyObject *)node);
     if (rc < 0) Py_CLEAR(r);
     return r;
@@ -613,7 +589,8 @@ static PyObject *has_kernel_any(PyObject *m, PyObject *name) {
 /* ---------- below autograd, redispatch, _any_requires_grad ---------- */
 
 /* torch._C._AutoDispatchBelowAutograd / _AutoDispatchBelowADInplaceOrView: while entered, calls run
- * below autograd (grad mode off, the door's below-autograd mark), as upstream's key exclusion */
+ * below autograd (the door's below-autograd mark; grad mode reads as the user set it), as
+ * upstream's key exclusion */
 typedef struct {
     PyObject_HEAD
     bool was, entered;
@@ -627,7 +604,6 @@ static PyObject *below_new(PyTypeObject *tp, PyObject *args, PyObject *kw) {
 static PyObject *below_enter(PyObject *self, PyObject *unused) {
     below_obj *o = (below_obj *)self;
     if (!o->entered) {
-        o->was = tn_grad_mode_set(false);
         tn_below_autograd_step(1);
         o->entered = true;
     }
@@ -637,7 +613,6 @@ static PyObject *below_exit(PyObject *self, PyObject *args) {
     below_obj *o = (below_obj *)self;
     if (o->entered) {
         tn_below_autograd_step(-1);
-        tn_grad_mode_set(o->was);
         o->entered = false;
     }
     Py_RETURN_FALSE;
@@ -719,8 +694,7 @@ static PyObject *handle_redispatch(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *e = q && ov ? find_entry(q, ov) : NULL;
     if (ag < 0 || iv < 0 || !q || !ov) goto done;
     bool below = ag == 0;
-    bool was = false;
-    if (below) { was = tn_grad_mode_set(false); tn_below_autograd_step(1); }
+    if (below) tn_below_autograd_step(1);
     if (e) {
         r = call_stages(e, q, ag ? STAGE_AUTOGRAD : iv ? STAGE_INPLACE_OR_VIEW : STAGE_BACKEND, keyset, rest, kw);
     } else {
@@ -728,7 +702,7 @@ static PyObject *handle_redispatch(PyObject *self, PyObject *args, PyObject *kw)
         r = op ? PyObject_Call(op, rest, kw) : NULL;
         Py_XDECREF(op);
     }
-    if (below) { tn_below_autograd_step(-1); tn_grad_mode_set(was); }
+    if (below) tn_below_autograd_step(-1);
 done:
     Py_DECREF(rest);
     return r;
