@@ -32,18 +32,15 @@ under TORCH_DISTRIBUTED_DEBUG=INFO).
 By hand:  .venv/bin/python -m pytest -q tests/test_ddp.py
 """
 import base64
-import json
 import os
-import socket
 import subprocess
-import time
 
 import numpy as np
 import pytest
 
+from harness.worlds import REF_PY, SUBJECT_PY, run_world
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REF_PY = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-SUBJECT_PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 WORKER = os.path.join(ROOT, "tests", "dist_ddp_worker.py")
 TIMEOUT = 240
 
@@ -63,47 +60,13 @@ TIMING = ["avg_forward_compute_time", "avg_backward_compute_time", "avg_backward
           "backward_comm_time_start", "backward_compute_time_end", "backward_comm_time_end"]
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _world(spec, cases, out, timeout=TIMEOUT, env=None):
-    """spec[i]: 'n' (ours) or 'u' (upstream) for rank i; every process killed by pid at the end"""
-    os.makedirs(out, exist_ok=True)
-    port = _free_port()
-    procs = []
-    for r, c in enumerate(spec):
-        e = dict(os.environ)
-        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)), "RANK": str(r)},
-                 **(env or {}))
-        log = open(os.path.join(out, f"log{r}.txt"), "w")
-        procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, WORKER, ",".join(cases), out], stdout=log,
-                                       stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
-    deadline = time.time() + timeout
-    try:
-        for p, _ in procs:
-            p.wait(timeout=max(1, deadline - time.time()))
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            log.close()
-    results = []
-    for r in range(len(spec)):
-        path = os.path.join(out, f"rank{r}.json")
-        res = json.load(open(path)) if os.path.exists(path) else None
+    """spec[i]: 'n' (ours) or 'u' (upstream) for rank i (tests/harness/worlds.py); fails when a rank
+    wrote nothing"""
+    results, status = run_world(spec, [WORKER, ",".join(cases), out], out, env, timeout)
+    for r, res in enumerate(results):
         if res is None:
-            with open(os.path.join(out, f"log{r}.txt")) as f:
-                tail = f.read()[-3000:]
-            pytest.fail(f"world {spec}: rank {r} produced nothing:\n{tail}")
-        results.append(res)
+            pytest.fail(f"world {spec}: rank {r} produced nothing:\n{status[r][1]}")
     return results
 
 

@@ -9,7 +9,6 @@ with gloo's algorithms (ring all-reduce segmenting, reduction order).
 
 By hand:  .venv/bin/python -m pytest -q tests/test_distributed_gloo.py
 """
-import json
 import os
 import re
 import socket
@@ -21,56 +20,17 @@ import time
 
 import pytest
 
+from harness.worlds import REF_PY, SUBJECT_PY, free_port, run_world
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REF_PY = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-SUBJECT_PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 WORKER = os.path.join(ROOT, "tests", "dist_gloo_worker.py")
 TIMEOUT = 150
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _world(spec, suite, out, env=None, timeout=TIMEOUT, wait=None):
-    """Run one world: spec[i] is 'n' (ours) or 'u' (upstream) for rank i. Returns
-    (per-rank results or None, per-rank (returncode, log tail)). Every process is killed by pid
-    when the ranks in `wait` (default: all) have ended, or at the timeout."""
-    os.makedirs(out, exist_ok=True)
-    port = _free_port()
-    procs = []
-    for r, c in enumerate(spec):
-        e = dict(os.environ)
-        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)),
-                  "RANK": str(r), "TN_TEST_PG_TIMEOUT": "60"})
-        e.update(env or {})
-        log = open(os.path.join(out, f"log{r}.txt"), "w")
-        procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, WORKER, suite, out], stdout=log,
-                                       stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
-    deadline = time.time() + timeout
-    try:
-        for r, (p, _) in enumerate(procs):
-            if wait is None or r in wait:
-                p.wait(timeout=max(1, deadline - time.time()))
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            log.close()
-    results, status = [], []
-    for r, (p, _) in enumerate(procs):
-        path = os.path.join(out, f"rank{r}.json")
-        results.append(json.load(open(path)) if os.path.exists(path) else None)
-        with open(os.path.join(out, f"log{r}.txt")) as f:
-            status.append((p.returncode, f.read()[-3000:]))
-    return results, status
+    """Run one world (tests/harness/worlds.py): returns (per-rank results or None, per-rank
+    (returncode, log tail))."""
+    return run_world(spec, [WORKER, suite, out], out, {"TN_TEST_PG_TIMEOUT": "60", **(env or {})}, timeout, wait)
 
 
 def _check_ok(spec, results, status):
@@ -243,7 +203,7 @@ def test_async_collectives_overlap_compute(spec, overlap_reference, tmp_path):
 def test_init_methods(spec, method, tmp_path):
     """init_process_group with tcp:// and file:// in mixed worlds"""
     if method == "tcp":
-        init = f"tcp://127.0.0.1:{_free_port()}"
+        init = f"tcp://127.0.0.1:{free_port()}"
     else:
         init = f"file://{tmp_path}/rendezvous"
     results, status = _world(spec, "init", str(tmp_path / "out"), env={"TN_TEST_INIT": init}, timeout=90)
@@ -338,7 +298,7 @@ def _against_fake_peer(rank0_script, env, fake_cmd, fake_env):
 def test_hostile_peer(mode, tmp_path):
     """a peer that sends a malformed frame, data longer than the posted recv, a truncated frame, or
     nothing: our rank raises RuntimeError (the timeout for the silent peer), never crashes or hangs"""
-    port = _free_port()
+    port = free_port()
     e = dict(os.environ)
     e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2", "RANK": "0"})
     rc, out, err = _against_fake_peer(HOSTILE_RANK0, e, [FAKE_RANK1, str(port), mode], None)
@@ -383,7 +343,7 @@ def test_sparse_all_reduce_hostile_metadata(mode, size, nnz, says, tmp_path):
     """a peer announcing a negative or impossible number of entries, other sizes, or entries it never
     sends: our rank raises RuntimeError (at once; the timeout for the silent peer), never allocates
     from the peer's word unchecked, crashes or hangs"""
-    port = _free_port()
+    port = free_port()
     e = dict(os.environ)
     e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": "2"})
     rc, out, err = _against_fake_peer(SPARSE_RANK0, dict(e, RANK="0"), [SPARSE_FAKE_RANK1, str(size), str(nnz)], dict(e, RANK="1"))
@@ -411,7 +371,7 @@ def test_torchrun_two_ranks(tmp_path):
     script = tmp_path / "s.py"
     script.write_text(TORCHRUN_SCRIPT)
     out = subprocess.run([SUBJECT_PY, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-port",
-                          str(_free_port()), str(script), str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          str(free_port()), str(script), str(tmp_path)], capture_output=True, text=True, timeout=120,
                          cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = [(tmp_path / f"r{r}").read_text() for r in range(2)]
@@ -445,7 +405,7 @@ def test_bad_sizes_raise_as_upstream():
     (one single-rank world per side)"""
     outs = []
     for py in (REF_PY, SUBJECT_PY):
-        out = subprocess.run([py, "-c", BAD_SIZES, str(_free_port())], capture_output=True, text=True, timeout=120,
+        out = subprocess.run([py, "-c", BAD_SIZES, str(free_port())], capture_output=True, text=True, timeout=120,
                              cwd=ROOT)
         assert out.returncode == 0, out.stderr[-3000:]
         outs.append(out.stdout.splitlines())

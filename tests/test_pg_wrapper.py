@@ -12,64 +12,25 @@ fingerprint would make every collective raise.
 
 By hand:  .venv/bin/python -m pytest -q tests/test_pg_wrapper.py
 """
-import json
 import os
 import re
-import socket
-import subprocess
-import time
 
 import pytest
 
+from harness.worlds import run_world
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-REF_PY = os.environ.get("TN_REF_PYTHON", os.path.join(ROOT, ".venv-ref", "bin", "python"))
-SUBJECT_PY = os.environ.get("TN_SUBJECT_PYTHON", os.path.join(ROOT, ".venv", "bin", "python"))
 WORKER = os.path.join(ROOT, "tests", "pg_wrapper_worker.py")
 TIMEOUT = 150
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _world(spec, suite, out, env=None):
-    """spec[i]: 'n' (ours) or 'u' (upstream) for rank i. Returns the per-rank results (None for a
-    rank that wrote nothing) and log tails; every process is killed by pid at the timeout."""
-    os.makedirs(out, exist_ok=True)
-    port = _free_port()
-    procs = []
-    for r, c in enumerate(spec):
-        e = dict(os.environ)
-        e.update({"MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port), "WORLD_SIZE": str(len(spec)),
-                  "RANK": str(r), "TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TN_TEST_PG_TIMEOUT": "60"})
-        e.update(env or {})
-        log = open(os.path.join(out, f"log{r}.txt"), "w")
-        procs.append((subprocess.Popen([SUBJECT_PY if c == "n" else REF_PY, "-W", "ignore", WORKER, out, suite],
-                                       stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, env=e), log))
-    deadline = time.time() + TIMEOUT
-    try:
-        for p, _ in procs:
-            p.wait(timeout=max(1, deadline - time.time()))
-    except subprocess.TimeoutExpired:
-        pass
-    finally:
-        for p, log in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            log.close()
-    results, logs = [], []
-    for r in range(len(spec)):
-        path = os.path.join(out, f"rank{r}.json")
-        results.append(json.load(open(path)) if os.path.exists(path) else None)
-        with open(os.path.join(out, f"log{r}.txt")) as f:
-            logs.append(f.read()[-3000:])
+    """spec[i]: 'n' (ours) or 'u' (upstream) for rank i, under DETAIL (tests/harness/worlds.py).
+    Returns the per-rank results; fails when a rank wrote nothing."""
+    results, status = run_world(spec, ["-W", "ignore", WORKER, out, suite], out,
+                                {"TORCH_DISTRIBUTED_DEBUG": "DETAIL", "TN_TEST_PG_TIMEOUT": "60", **(env or {})}, TIMEOUT)
     for r, res in enumerate(results):
-        assert res is not None, f"world {spec} ({suite}): rank {r} ({spec[r]}) wrote nothing:\n{logs[r]}"
+        assert res is not None, f"world {spec} ({suite}): rank {r} ({spec[r]}) wrote nothing:\n{status[r][1]}"
     return results
 
 
