@@ -187,6 +187,8 @@ C._set_conj(t, False); C._set_neg(t, False)
 out.append((t.is_conj(), t.is_neg()))
 out.append(e(lambda: C._set_conj(3, True)))
 out.append((torch.ones(2)._has_symbolic_sizes_strides, m.from_tensor(torch.ones(2))._has_symbolic_sizes_strides))
+out.append((torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)], layout=torch.jagged)._has_symbolic_sizes_strides,
+            torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)])._has_symbolic_sizes_strides))
 out.append(torch._C.TensorType.get() is torch._C.TensorType.get())
 out.append(torch.ops.aten.empty.memory_format._schema.returns[0].type is torch._C.TensorType.get())
 result = out
