@@ -977,7 +977,63 @@ static PyObject *make_saved_tensor(PyObject *m, PyObject *args, PyObject *kw) {
     return saved_new(NULL, t, is_output);
 }
 
+/* torch._C._autograd._get_creation_meta(view) / _set_creation_meta(view, meta): how a view was
+ * made (upstream's CreationMeta; meta_utils copies it onto a fake tensor's view). Here: a view made
+ * in no_grad / inference mode of a base requiring grad (autograd/views.c's ng_view), a view output of
+ * a node with several outputs (split, unbind: MULTI_OUTPUT_NODE), of a custom Function
+ * (IN_CUSTOM_FUNCTION), else DEFAULT. Setting takes DEFAULT, NO_GRAD_MODE and INFERENCE_MODE. */
+enum { CM_DEFAULT, CM_CUSTOM, CM_MULTI, CM_NO_GRAD, CM_INFERENCE };
+static PyObject *creation_meta_member(long v) {
+    PyObject *ag = tn_py_submodule("_autograd");
+    PyObject *cls = ag ? PyObject_GetAttrString(ag, "CreationMeta") : NULL;
+    Py_XDECREF(ag);
+    PyObject *r = cls ? PyObject_CallFunction(cls, "l", v) : NULL;
+    Py_XDECREF(cls);
+    return r;
+}
+static PyObject *get_creation_meta(PyObject *m, PyObject *t) {
+    if (!tn_py_is_tensor(t)) return PyErr_Format(PyExc_TypeError, "_get_creation_meta(): expected a Tensor, got %s", tn_py_type_name(t));
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->base) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected self to be a view");
+        return NULL;
+    }
+    long v = o->ng_view == 2 ? CM_INFERENCE : o->ng_view == 1 ? CM_NO_GRAD : CM_DEFAULT;
+    if (v == CM_DEFAULT && o->grad_fn && PyObject_TypeCheck(o->grad_fn, tn_function_base_type)) v = CM_CUSTOM;
+    else if (v == CM_DEFAULT && o->grad_fn && tn_is_node(o->grad_fn) && ((tn_node *)o->grad_fn)->nout > 1) v = CM_MULTI;
+    return creation_meta_member(v);
+}
+static PyObject *set_creation_meta(PyObject *m, PyObject *args) {
+    PyObject *t, *meta;
+    if (!PyArg_ParseTuple(args, "OO:_set_creation_meta", &t, &meta)) return NULL;
+    if (!tn_py_is_tensor(t)) return PyErr_Format(PyExc_TypeError, "_set_creation_meta(): expected a Tensor, got %s", tn_py_type_name(t));
+    PyObject *vo = PyObject_GetAttrString(meta, "value");
+    long v = vo ? PyLong_AsLong(vo) : -1;
+    Py_XDECREF(vo);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    if (!o->base) {
+        PyErr_SetString(PyExc_RuntimeError, "Expected self to be a view");
+        return NULL;
+    }
+    if (v == CM_CUSTOM || v == CM_MULTI) {
+        /* only the nodes that made the view carry these here */
+        PyObject *cur = get_creation_meta(m, t);
+        PyObject *cv = cur ? PyObject_GetAttrString(cur, "value") : NULL;
+        long c = cv ? PyLong_AsLong(cv) : -1;
+        Py_XDECREF(cur); Py_XDECREF(cv);
+        if (c == v) Py_RETURN_NONE;
+        if (!PyErr_Occurred()) tn_not_implemented("torch._C._autograd._set_creation_meta(IN_CUSTOM_FUNCTION / MULTI_OUTPUT_NODE)");
+        return NULL;
+    }
+    o->ng_view = v == CM_INFERENCE ? 2 : v == CM_NO_GRAD ? 1 : 0;
+    o->view_version = o->t.storage->version;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef autograd_fns[] = {
+    {"_get_creation_meta", get_creation_meta, METH_O, NULL},
+    {"_set_creation_meta", set_creation_meta, METH_VARARGS, NULL},
     {"_make_saved_tensor", (PyCFunction)(void (*)(void))make_saved_tensor, METH_VARARGS | METH_KEYWORDS, NULL},
     {"_push_saved_tensors_default_hooks", push_hooks, METH_VARARGS, NULL},
     {"_pop_saved_tensors_default_hooks", pop_hooks, METH_NOARGS, NULL},

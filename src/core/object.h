@@ -115,6 +115,9 @@ typedef struct {
      * dispatch_device, dispatch_layout); layout is the one given to _make_wrapper_subclass (NULL:
      * strided) */
     uint8_t py_policy;
+    /* Tensor._make_subclass(device_for_backend_keys=): 1 + the device type whose backend keys
+     * torch._C._dispatch_key_set reports (a FakeTensor: cpu keys over meta storage), 0: the storage's */
+    uint8_t key_device;
     PyObject *layout;
     tn_nested *nested;       /* a strided nested tensor's components (above), or NULL */
     tn_sparse *sparse;       /* a sparse COO or compressed tensor's indices and values (above), or NULL */

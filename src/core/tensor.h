@@ -41,6 +41,10 @@ typedef struct tn_storage {
     /* a wrapper subclass's storage (Tensor._make_wrapper_subclass): nbytes for aliasing, no bytes
      * (data stays NULL); the door refuses to hand one to a kernel (dispatch/subclass.c) */
     bool no_data;
+    /* torch._C._set_warn_deprecated_on_mutable_data_ptr (1) / _set_throw_on_mutable_data_ptr (2):
+     * data_ptr() of its tensors and of the storage warns / raises, as upstream's StorageImpl
+     * (FakeTensorMode marks its fake tensors' storage; docs/custom_ops.md) */
+    uint8_t data_ptr_guard;
 } tn_storage;
 
 /* inference mode, thread-local (set by autograd/grad_mode.c's guard): storage made while it is on

@@ -4,6 +4,11 @@
  * sit in fixed slots below it, as upstream's TorchDispatchModeTLS keeps them. The door consults
  * tn_dispatch_mode_top() to hand a call to the innermost mode's __torch_dispatch__. */
 #include "dispatch/modes.h"
+#include "dispatch/autocast.h"
+#include "autograd/autograd.h"
+#include "python/common.h"
+
+#include <string.h>
 
 #define N_INFRA 3
 static PyObject *user_stack;              /* list, innermost last */
@@ -182,6 +187,106 @@ static PyType_Slot disable_slots[] = {
 static PyType_Spec disable_spec = {"torch._C._DisableTorchDispatch", sizeof(disable_obj), 0, Py_TPFLAGS_DEFAULT,
                                    disable_slots};
 
+/* The thread's local dispatch key sets as upstream reports them (measured; docs/custom_ops.md).
+ * They are derived from the state that decides dispatch here: the _DisableTorchDispatch state
+ * (Python, PythonTLSSnapshot, PreDispatch excluded), inference mode (autograd keys excluded,
+ * ADInplaceOrView no longer included), CPU autocast (AutocastCPU excluded while off) and the Meta
+ * include flag below. Upstream's sets also hold keys DispatchKeySet cannot (AutocastCUDA, ...;
+ * python/types_enum.c). Meta in the include set changes no kernel choice here: upstream's CPU
+ * tensors keep their CPU kernels under it too (measured), and a fake tensor's storage is meta. */
+static _Thread_local bool meta_included;
+
+static PyObject *local_include_set(PyObject *m, PyObject *u) {
+    char names[64];
+    snprintf(names, sizeof names, "BackendSelect%s%s", tn_inference_mode() ? "" : " ADInplaceOrView",
+             meta_included ? " Meta" : "");
+    return tn_py_dispatch_keyset_from_names(names);
+}
+static PyObject *local_exclude_set(PyObject *m, PyObject *u) {
+    char names[160];
+    snprintf(names, sizeof names, "%s%s%s", dispatch_disabled ? "Python PythonTLSSnapshot PreDispatch " : "",
+             tn_inference_mode() ? "AutogradOther AutogradNestedTensor " : "",
+             tn_autocast_enabled(TN_AC_CPU) ? "" : "AutocastCPU");
+    return tn_py_dispatch_keyset_from_names(names);
+}
+static PyObject *meta_in_include(PyObject *m, PyObject *u) { return PyBool_FromLong(meta_included); }
+static PyObject *set_meta_in_include(PyObject *m, PyObject *v) {   /* any truth value, as upstream's (1 measured) */
+    int on = PyObject_IsTrue(v);
+    if (on < 0) return NULL;
+    meta_included = on;
+    Py_RETURN_NONE;
+}
+/* _dispatch_tls_is_dispatch_key_excluded(key) reads the exclude set above;
+ * _dispatch_tls_set_dispatch_key_excluded(key, on) changes what maps onto state here (Python: the
+ * _DisableTorchDispatch state) and accepts a request that changes nothing (meta_utils re-enables
+ * ADInplaceOrView, never excluded here); other changes are refused by name */
+static PyObject *key_excluded(PyObject *m, PyObject *key) {
+    PyObject *s = local_exclude_set(m, NULL);
+    PyObject *r = s ? PyObject_CallMethod(s, "has", "O", key) : NULL;
+    Py_XDECREF(s);
+    return r;
+}
+static PyObject *set_key_excluded(PyObject *m, PyObject *args) {
+    PyObject *key, *on;
+    if (!PyArg_ParseTuple(args, "OO:_dispatch_tls_set_dispatch_key_excluded", &key, &on)) return NULL;
+    int want = PyObject_IsTrue(on);
+    PyObject *cur = want < 0 ? NULL : key_excluded(m, key);
+    if (!cur) return NULL;
+    int is = cur == Py_True;
+    Py_DECREF(cur);
+    if (is == want) Py_RETURN_NONE;
+    PyObject *name = PyObject_GetAttrString(key, "name");
+    const char *n = name ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
+    if (n && !strcmp(n, "Python")) {
+        dispatch_disabled = want;
+        Py_DECREF(name);
+        Py_RETURN_NONE;
+    }
+    char what[128];
+    snprintf(what, sizeof what, "torch._C._dispatch_tls_set_dispatch_key_excluded(%s, %s)", n ? n : "?", want ? "True" : "False");
+    Py_XDECREF(name);
+    PyErr_Clear();
+    return tn_not_implemented(what);
+}
+
+static PyMethodDef tls_methods[] = {
+    {"_dispatch_tls_is_dispatch_key_excluded", key_excluded, METH_O, NULL},
+    {"_dispatch_tls_set_dispatch_key_excluded", set_key_excluded, METH_VARARGS, NULL},
+    {"_dispatch_tls_local_include_set", local_include_set, METH_NOARGS, NULL},
+    {"_dispatch_tls_local_exclude_set", local_exclude_set, METH_NOARGS, NULL},
+    {"_meta_in_tls_dispatch_include", meta_in_include, METH_NOARGS, NULL},
+    {"_set_meta_in_tls_dispatch_include", set_meta_in_include, METH_O, NULL},
+    {NULL},
+};
+
+/* torch._C._PreserveDispatchKeyGuard: restores the local include / exclude state on exit (the
+ * Meta flag and the _DisableTorchDispatch state; FakeTensorMode's in_kernel_invocation_manager) */
+typedef struct {
+    PyObject_HEAD
+    bool meta, disabled, entered;
+} preserve_obj;
+static PyObject *preserve_enter(PyObject *self, PyObject *a) {
+    preserve_obj *p = (preserve_obj *)self;
+    p->meta = meta_included;
+    p->disabled = dispatch_disabled != 0;
+    p->entered = true;
+    return Py_NewRef(self);
+}
+static PyObject *preserve_exit(PyObject *self, PyObject *a) {
+    preserve_obj *p = (preserve_obj *)self;
+    if (p->entered) {
+        meta_included = p->meta;
+        dispatch_disabled = p->disabled;
+        p->entered = false;
+    }
+    Py_RETURN_NONE;
+}
+static PyMethodDef preserve_methods[] = {
+    {"__enter__", preserve_enter, METH_NOARGS, NULL}, {"__exit__", preserve_exit, METH_VARARGS, NULL}, {NULL}};
+static PyType_Slot preserve_slots[] = {{Py_tp_new, PyType_GenericNew}, {Py_tp_methods, preserve_methods}, {0, NULL}};
+static PyType_Spec preserve_spec = {"torch._C._PreserveDispatchKeyGuard", sizeof(preserve_obj), 0, Py_TPFLAGS_DEFAULT,
+                                    preserve_slots};
+
 /* torch._C._RestorePythonTLSSnapshot: upstream re-enables the Python dispatch state captured
  * when dispatch entered Python (torch.overrides.enable_reentrant_dispatch, what torch.nested's
  * jagged fallback uses to run a decomposition); the mode stack and the subclass stage here are
@@ -196,6 +301,12 @@ int tn_modes_init(PyObject *m) {
         Py_XDECREF(t);
         return -1;
     }
+    t = PyType_FromSpec(&preserve_spec);
+    if (!t || PyModule_AddObject(m, "_PreserveDispatchKeyGuard", t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    if (PyModule_AddFunctions(m, tls_methods) < 0) return -1;
     t = PyType_FromSpec(&restore_spec);
     if (!t || PyModule_AddObject(m, "_RestorePythonTLSSnapshot", t) < 0) {
         Py_XDECREF(t);

@@ -486,7 +486,9 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
     as4(tn_tensor_of(kc), dummy, g.ks);
     as4(tn_tensor_of(vc), dummy, g.vs);
 
-    /* Output layout: flash follows query's dense layout; otherwise contiguous. */
+    /* Output layout: flash follows query's stride order, dense or not (upstream's empty_like rule:
+     * a split-then-transposed query (240, 4, 48, 1) gives (80, 4, 16, 1), real and fake, measured in
+     * docs/custom_ops.md); the math path follows a dense query's layout, else contiguous. */
     int64_t osz[4] = {B, H, L, Ev}, ost[4];
     int perm[4] = {0, 1, 2, 3};
     if (flash || (q->ndim == 4 && Ev == E)) {
@@ -501,7 +503,7 @@ static PyObject *attention(PyObject *qo, PyObject *ko, PyObject *vo, const tn_va
             if (q->sizes[perm[i]] != 1 && q->strides[perm[i]] != expect) dense = false;
             expect *= q->sizes[perm[i]];
         }
-        if (!dense) for (int i = 0; i < 4; i++) perm[i] = i;
+        if (!dense && !flash) for (int i = 0; i < 4; i++) perm[i] = i;
     }
     {
         int64_t acc = 1;

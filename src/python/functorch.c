@@ -133,6 +133,13 @@ static PyObject *set_fallback_warn(PyObject *m, PyObject *v) {
     Py_RETURN_NONE;
 }
 
+/* peek_interpreter_stack(): None outside every transform, as upstream's (FakeTensorMode and
+ * meta_utils ask); inside one upstream gives its CInterpreter objects, which do not exist here */
+static PyObject *peek_interpreter_stack(PyObject *m, PyObject *u) {
+    if (tn_functorch_depth() == 0) Py_RETURN_NONE;
+    return tn_not_implemented("torch._C._functorch.peek_interpreter_stack inside a torch.func transform");
+}
+
 static PyMethodDef toplevel_methods[] = {
     /* autograd.Function stays on its plain path under transforms (docs/func.md) */
     {"_are_functorch_transforms_active", (PyCFunction)(void (*)(void))none_false, METH_NOARGS, NULL},
@@ -140,6 +147,7 @@ static PyMethodDef toplevel_methods[] = {
 };
 
 static PyMethodDef functorch_methods[] = {
+    {"peek_interpreter_stack", peek_interpreter_stack, METH_NOARGS, NULL},
     {"is_functorch_wrapped_tensor", is_batched, METH_O, NULL},
     {"is_batchedtensor", is_batched, METH_O, NULL},
     {"is_legacy_batchedtensor", never, METH_O, NULL},

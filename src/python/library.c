@@ -780,7 +780,99 @@ static PyObject *ensure_cuda_guard(PyObject *m, PyObject *u) { Py_RETURN_NONE; }
  * flag; functionalization is never enabled here, so it keeps upstream's default, False */
 static PyObject *reapply_views_tls(PyObject *m, PyObject *u) { Py_RETURN_FALSE; }
 
+/* pybind11's message for a call whose arguments do not match the one signature */
+static PyObject *bad_args(const char *fn, const char *sig, PyObject *args) {
+    PyObject *inv = PyObject_Str(args);
+    if (!inv) return NULL;
+    PyObject *s = PyUnicode_Substring(inv, 1, PyUnicode_GetLength(inv) - (PyTuple_Size(args) == 1 ? 2 : 1));
+    Py_DECREF(inv);
+    if (!s) return NULL;
+    PyErr_Format(PyExc_TypeError, "%s(): incompatible function arguments. The following argument types are supported:\n"
+                 "    1. %s\n\nInvoked with: %U", fn, sig, s);
+    Py_DECREF(s);
+    return NULL;
+}
+
+/* torch._C._set_conj(t, bool) / _set_neg(t, bool): set or clear a tensor's lazy conjugate /
+ * negative bit (meta_utils copies them onto a fake tensor's meta twin) */
+static PyObject *set_math_bit(PyObject *args, const char *fn, uint8_t bit) {
+    PyObject *t, *on;
+    if (PyTuple_Size(args) != 2 || !tn_py_is_tensor(t = PyTuple_GetItem(args, 0)) || !PyBool_Check(on = PyTuple_GetItem(args, 1)))
+        return bad_args(fn, "(arg0: torch.Tensor, arg1: bool) -> None", args);
+    tn_tensor *x = tn_tensor_of(t);
+    x->math_bits = on == Py_True ? (uint8_t)(x->math_bits | bit) : (uint8_t)(x->math_bits & ~bit);
+    Py_RETURN_NONE;
+}
+static PyObject *set_conj(PyObject *m, PyObject *args) { return set_math_bit(args, "_set_conj", TN_BIT_CONJ); }
+static PyObject *set_neg(PyObject *m, PyObject *args) { return set_math_bit(args, "_set_neg", TN_BIT_NEG); }
+
+/* torch._C._set_warn_deprecated_on_mutable_data_ptr(t) / _set_throw_on_mutable_data_ptr(t): mark
+ * t's storage so data_ptr() warns / raises (tn_storage.data_ptr_guard; FakeTensor.__new__) */
+static PyObject *mark_data_ptr(PyObject *t, const char *fn, uint8_t how) {
+    if (!tn_py_is_tensor(t)) {
+        PyObject *a = PyTuple_Pack(1, t);
+        if (a) bad_args(fn, "(arg0: torch.Tensor) -> None", a);
+        Py_XDECREF(a);
+        return NULL;
+    }
+    tn_tensor_of(t)->storage->data_ptr_guard = how;
+    Py_RETURN_NONE;
+}
+static PyObject *warn_data_ptr(PyObject *m, PyObject *t) { return mark_data_ptr(t, "_set_warn_deprecated_on_mutable_data_ptr", 1); }
+static PyObject *throw_data_ptr(PyObject *m, PyObject *t) { return mark_data_ptr(t, "_set_throw_on_mutable_data_ptr", 2); }
+
+/* torch._C._should_allow_numbers_as_tensors(name): the operators whose Tensor arguments accept a
+ * Python number (upstream's fixed list, each name measured on upstream: docs/custom_ops.md) */
+static PyObject *numbers_as_tensors(PyObject *m, PyObject *name) {
+    static const char *const allowed[] = {
+        "add", "add_", "add_out", "div", "div_", "div_out", "divide", "divide_", "divide_out", "mul", "mul_",
+        "mul_out", "multiply", "multiply_", "multiply_out", "sub", "sub_", "sub_out", "subtract", "subtract_",
+        "subtract_out", "true_divide", "true_divide_", "true_divide_out", "to", "_to_copy", "copy_", "copy",
+        "floor_divide", "floor_divide_", "floor_divide_out", "_conj", NULL};
+    const char *s = PyUnicode_Check(name) ? PyUnicode_AsUTF8AndSize(name, NULL) : NULL;
+    if (!s) {
+        PyObject *a = PyTuple_Pack(1, name);
+        if (a) bad_args("_should_allow_numbers_as_tensors", "(arg0: str) -> bool", a);
+        Py_XDECREF(a);
+        return NULL;
+    }
+    for (int i = 0; allowed[i]; i++)
+        if (!strcmp(s, allowed[i])) Py_RETURN_TRUE;
+    Py_RETURN_FALSE;
+}
+
+/* torch._C._dispatch_key_set(t): the text of the key set upstream's tensor carries (measured): its backend's
+ * dense key (device_for_backend_keys's device, else the storage's), Python and PythonTLSSnapshot
+ * for a class with its own __torch_dispatch__, ADInplaceOrView and the backend's autograd key
+ * unless it is an inference tensor, AutocastCPU on cpu */
+static PyObject *dispatch_key_set(PyObject *m, PyObject *t) {
+    if (!tn_py_is_tensor(t)) {
+        PyObject *a = PyTuple_Pack(1, t);
+        if (a) bad_args("_dispatch_key_set", "(arg0: torch.Tensor) -> str", a);
+        Py_XDECREF(a);
+        return NULL;
+    }
+    tn_tensor_obj *o = (tn_tensor_obj *)t;
+    int dev = o->key_device ? o->key_device - 1 : (int)o->t.storage->device;
+    bool meta = dev == TN_DEVICE_META;
+    char names[160];
+    snprintf(names, sizeof names, "%s%s%s%s%s", meta ? "Meta" : "CPU",
+             tn_has_torch_dispatch(t) ? " Python PythonTLSSnapshot" : "",
+             o->t.storage->inference ? "" : " ADInplaceOrView",
+             o->t.storage->inference ? "" : meta ? " AutogradMeta" : " AutogradCPU", meta ? "" : " AutocastCPU");
+    PyObject *ks = tn_py_dispatch_keyset_from_names(names);
+    PyObject *r = ks ? PyObject_Repr(ks) : NULL;   /* upstream returns the set's text */
+    Py_XDECREF(ks);
+    return r;
+}
+
 static PyMethodDef library_functions[] = {
+    {"_set_conj", set_conj, METH_VARARGS, NULL},
+    {"_set_neg", set_neg, METH_VARARGS, NULL},
+    {"_set_warn_deprecated_on_mutable_data_ptr", warn_data_ptr, METH_O, NULL},
+    {"_set_throw_on_mutable_data_ptr", throw_data_ptr, METH_O, NULL},
+    {"_should_allow_numbers_as_tensors", numbers_as_tensors, METH_O, NULL},
+    {"_dispatch_key_set", dispatch_key_set, METH_O, NULL},
     {"_functionalization_reapply_views_tls", reapply_views_tls, METH_NOARGS, NULL},
     {"_ensureCUDADeviceGuardSet", ensure_cuda_guard, METH_NOARGS, NULL},
     {"_only_lift_cpu_tensors", only_lift_get, METH_NOARGS, NULL},

@@ -114,8 +114,13 @@ static void bput(tn_buf *b, const char *fmt, ...)
 
 /* ---- Type ---- */
 
+/* Simple types are singletons, as upstream's (fake_impls reads `arg.type is TensorType.get()`). */
+static PyObject *g_simple[K_OPTIONAL];
+
 static PyObject *type_new(int kind, PyObject *elem /* stolen */)
 {
+    if (!elem && kind < K_OPTIONAL && g_simple[kind])
+        return Py_NewRef(g_simple[kind]);
     tn_type_obj *t = PyObject_New(tn_type_obj, g_kind_types[kind]);
     if (!t) {
         Py_XDECREF(elem);
@@ -123,6 +128,8 @@ static PyObject *type_new(int kind, PyObject *elem /* stolen */)
     }
     t->kind = kind;
     t->elem = elem;
+    if (!elem && kind < K_OPTIONAL)
+        g_simple[kind] = Py_NewRef((PyObject *)t);
     return (PyObject *)t;
 }
 

@@ -287,8 +287,31 @@ static PyObject *no_storage(void) {
     PyErr_SetString(PyExc_RuntimeError, "Cannot access data pointer of Tensor that doesn't have storage");
     return NULL;
 }
+/* a storage FakeTensorMode marked (tn_storage.data_ptr_guard): upstream's warning (once per process,
+ * measured: four accesses on two tensors and a storage warn once) or error; -1 raised */
+static bool data_ptr_warned;
+static int data_ptr_guard(const tn_storage *s) {
+    if (s->data_ptr_guard == 2) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "Cannot access data pointer of Tensor (e.g. FakeTensor, FunctionalTensor). If you're using "
+                        "torch.compile/export/fx, it is likely that we are erroneously tracing into a custom kernel. To "
+                        "fix this, please wrap the custom kernel into an opaque custom op. Please see the following for "
+                        "details: https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html");
+        return -1;
+    }
+    if (s->data_ptr_guard == 1 && !data_ptr_warned) {
+        data_ptr_warned = true;
+        return PyErr_WarnEx(PyExc_UserWarning,
+                            "Accessing the data pointer of FakeTensor is deprecated and will error in PyTorch 2.5. This is "
+                            "almost definitely a bug in your code and will cause undefined behavior with subsystems like "
+                            "torch.compile. Please wrap calls to tensor.data_ptr() in an opaque custom op; If all else "
+                            "fails, you can guard accesses to tensor.data_ptr() on isinstance(tensor, FakeTensor).", 1);
+    }
+    return 0;
+}
 static PyObject *m_data_ptr(PyObject *self, PyObject *unused) {
     if (((tn_tensor_obj *)self)->sparse) return no_storage();
+    if (data_ptr_guard(tn_tensor_of(self)->storage) < 0) return NULL;
     return PyLong_FromVoidPtr(tn_data(tn_tensor_of(self)));
 }
 static PyObject *m_is_contiguous(PyObject *self, PyObject *args, PyObject *kw) {
@@ -382,16 +405,36 @@ static PyObject *set_requires_grad(PyObject *self, PyObject *args, PyObject *kw)
 
 static int policy_bits(PyObject *pol);
 
+/* device_for_backend_keys: a torch.device (or what torch.device accepts, with its errors) as
+ * 1 + its device type; only cpu and meta exist here, another type is refused by name */
+static int backend_key_device(PyObject *dev) {
+    PyObject *d = PyObject_CallFunctionObjArgs((PyObject *)tn_py.device_type, dev, NULL);
+    PyObject *ty = d ? PyObject_GetAttrString(d, "type") : NULL;
+    Py_XDECREF(d);
+    const char *s = ty ? PyUnicode_AsUTF8AndSize(ty, NULL) : NULL;
+    int r = !s ? -1 : !strcmp(s, "cpu") ? 1 + TN_DEVICE_CPU : !strcmp(s, "meta") ? 1 + TN_DEVICE_META : 0;
+    if (s && !r) {
+        char what[96];
+        snprintf(what, sizeof what, "Tensor._make_subclass(device_for_backend_keys=%s)", s);
+        tn_not_implemented(what);
+        r = -1;
+    }
+    Py_XDECREF(ty);
+    return r;
+}
+
 /* Tensor._make_subclass(cls, data, require_grad=False): a new `cls` object aliasing data. */
 static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw) {
     static char *kws[] = {"cls", "data", "require_grad", "dispatch_sizes_strides_policy",
                           "dispatch_device", "dispatch_layout", "_extra_dispatch_keys",
-                          "storage_size", NULL};
-    PyObject *cls, *data, *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+                          "storage_size", "device_for_backend_keys", NULL};
+    PyObject *cls, *data, *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL, *kdev = NULL;
     int rg = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pOOOOO:_make_subclass", kws, &cls, &data, &rg,
-                                     &a, &b, &c, &d, &e))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|pOOOOOO:_make_subclass", kws, &cls, &data, &rg,
+                                     &a, &b, &c, &d, &e, &kdev))
         return NULL;
+    int key_device = kdev && kdev != Py_None ? backend_key_device(kdev) : 0;
+    if (key_device < 0) return NULL;
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, tn_py.TensorBase)) {
         PyErr_SetString(PyExc_TypeError, "cls must be a subclass of torch.Tensor");
         return NULL;
@@ -423,6 +466,7 @@ static PyObject *m_make_subclass(PyObject *unused, PyObject *args, PyObject *kw)
     int b_dev = b ? PyObject_IsTrue(b) : 0, b_lay = c ? PyObject_IsTrue(c) : 0;
     if (bits < 0 || b_dev < 0 || b_lay < 0) { Py_DECREF(o); return NULL; }
     o->py_policy = (uint8_t)(bits | (b_dev ? TN_PY_DEVICE : 0) | (b_lay ? TN_PY_LAYOUT : 0));
+    o->key_device = (uint8_t)key_device;
     return (PyObject *)o;
 }
 
@@ -945,6 +989,20 @@ static PyObject *g_device(PyObject *self, void *c) {
     return Py_NewRef(T(self)->storage->device == TN_DEVICE_META ? tn_py.device_meta : tn_py.device_cpu);
 }
 static PyObject *g_ndim(PyObject *self, void *c) { return m_dim(self, NULL); }
+/* _has_symbolic_sizes_strides: a size given as a torch.SymInt (only a wrapper subclass with the
+ * "sizes" policy can have one: int_list_arg) */
+static PyObject *g_symbolic(PyObject *self, void *c) {
+    if (!custom(self, TN_PY_SIZES)) Py_RETURN_FALSE;
+    PyObject *l = custom_list(self, true);
+    if (!l) return NULL;
+    PyObject *seq = PySequence_Tuple(l);
+    Py_DECREF(l);
+    if (!seq) return NULL;
+    bool sym = false;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(seq) && !sym; i++) sym = tn_py_is_symint(PyTuple_GetItem(seq, i));
+    Py_DECREF(seq);
+    return PyBool_FromLong(sym);
+}
 static PyObject *g_layout(PyObject *self, void *c) {
     if (custom(self, TN_PY_LAYOUT)) {
         PyObject *r = tn_subclass_query(self, "prim", "layout");
@@ -993,6 +1051,24 @@ static int s_requires_grad(PyObject *self, PyObject *v, void *c) {
     if (!r) return -1;
     Py_DECREF(r);
     return 0;
+}
+/* grad_dtype: a leaf's gradient dtype, its own dtype (upstream lets one set another dtype or None,
+ * which AccumulateGrad then follows; not done here: setting is refused by name) */
+static PyObject *g_is_leaf(PyObject *self, void *c);
+static PyObject *g_grad_dtype(PyObject *self, void *c) {
+    PyObject *leaf = g_is_leaf(self, NULL);
+    if (!leaf) return NULL;
+    int is = leaf == Py_True;
+    Py_DECREF(leaf);
+    if (!is) {
+        PyErr_SetString(PyExc_RuntimeError, "grad_dtype can only be accessed on leaf tensors.");
+        return NULL;
+    }
+    return g_dtype(self, NULL);
+}
+static int s_grad_dtype(PyObject *self, PyObject *v, void *c) {
+    tn_not_implemented("setting Tensor.grad_dtype");
+    return -1;
 }
 static PyObject *g_is_leaf(PyObject *self, void *c) {
     if (tn_ng_view_check(self) < 0) return NULL;
@@ -1097,6 +1173,7 @@ static PyGetSetDef tensor_getset[] = {
     {"dtype", g_dtype, NULL, NULL, NULL},
     {"device", g_device, NULL, NULL, NULL},
     {"ndim", g_ndim, NULL, NULL, NULL},
+    {"_has_symbolic_sizes_strides", g_symbolic, NULL, NULL, NULL},
     {"layout", g_layout, NULL, NULL, NULL},
     {"is_cpu", g_is_cpu, NULL, NULL, NULL},
     {"is_meta", g_is_meta, NULL, NULL, NULL},
@@ -1118,6 +1195,7 @@ static PyGetSetDef tensor_getset[] = {
     {"_version", g_version, NULL, NULL, NULL},
     {"requires_grad", g_requires_grad, s_requires_grad, NULL, NULL},
     {"is_leaf", g_is_leaf, NULL, NULL, NULL},
+    {"grad_dtype", g_grad_dtype, s_grad_dtype, NULL, NULL},
     {"grad", g_grad, s_grad, NULL, NULL},
     {"_grad", g_grad, s_grad, NULL, NULL},
     {"grad_fn", g_grad_fn, NULL, NULL, NULL},
@@ -1208,6 +1286,7 @@ static PyObject *sm_data_ptr(PyObject *self, PyObject *u) {
         PyErr_SetString(PyExc_RuntimeError, "Attempted to access the data pointer on an invalid python storage.");
         return NULL;
     }
+    if (data_ptr_guard(S(self)) < 0) return NULL;
     return PyLong_FromVoidPtr(S(self)->data);
 }
 static PyObject *sm_element_size(PyObject *self, PyObject *u) { return PyLong_FromLong(1); }

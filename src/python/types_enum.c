@@ -294,10 +294,50 @@ static PyObject *keyset_raw_repr(PyObject *s, PyObject *u) {
     }
     return acc;
 }
+/* Upstream prints a set in its functionality order, each per-backend functionality (Dense,
+ * Quantized, Sparse, SparseCsr, NestedTensor, AutogradFunctionality) expanded in place into its
+ * backends' runtime keys (DispatchKeySet(CPU, Meta, BackendSelect, ..., AutogradCPU, ...),
+ * measured). The runtime keys lie between StartOf<F>Backends and EndOf<F>Backends. */
+static long member_value(const char *name) {
+    PyObject *k = tn_py_dispatch_key_by_name(name);
+    long v = k && k != Py_None ? EN(k)->value : -1;
+    Py_XDECREF(k);
+    PyErr_Clear();
+    return v;
+}
+static int key_order(int *out) {   /* the values in printing order; returns their number */
+    static const char *const per_backend[] = {"Dense", "Quantized", "Sparse", "SparseCsr", "NestedTensor",
+                                              "AutogradFunctionality", NULL};
+    long fval[8], lo[8], hi[8];
+    int nf = 0;
+    for (int i = 0; per_backend[i]; i++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "StartOf%sBackends", per_backend[i]);
+        snprintf(b, sizeof b, "EndOf%sBackends", per_backend[i]);
+        fval[nf] = member_value(per_backend[i]);
+        lo[nf] = member_value(a);
+        hi[nf] = member_value(b);
+        if (fval[nf] >= 0 && lo[nf] >= 0 && hi[nf] >= lo[nf]) nf++;
+    }
+    int n = 0;
+    for (int v = 1; v < 64 * KS_WORDS; v++) {
+        bool runtime = false;
+        for (int f = 0; f < nf; f++) runtime |= v > lo[f] && v <= hi[f];
+        if (runtime) continue;
+        out[n++] = v;
+        for (int f = 0; f < nf; f++)
+            if (v == fval[f])
+                for (long r = lo[f] + 1; r <= hi[f] && r < 64 * KS_WORDS; r++) out[n++] = (int)r;
+    }
+    return n;
+}
 static PyObject *keyset_repr(PyObject *s) {
     PyObject *parts = PyList_New(0);
     if (!parts) return NULL;
-    for (int v = 1; v < 64 * KS_WORDS; v++) {
+    static int order[64 * KS_WORDS], norder;
+    if (!norder) norder = key_order(order);
+    for (int i = 0; i < norder; i++) {
+        int v = order[i];
         if (!((KS(s)->bits[v / 64] >> (v % 64)) & 1)) continue;
         PyObject *k = tn_py_dispatch_key(v);
         if (!k) {
@@ -359,6 +399,8 @@ static PyObject *keyset_from_names(const char *names) {
     Py_DECREF(members);
     return keyset_make(b);
 }
+
+PyObject *tn_py_dispatch_keyset_from_names(const char *names) { return keyset_from_names(names); }
 
 static PyObject *keyset_full;
 PyObject *tn_py_dispatch_keyset_full(void) { return keyset_full ? Py_NewRef(keyset_full) : NULL; }

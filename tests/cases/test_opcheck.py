@@ -2,8 +2,8 @@
 torch._C._SchemaInfo / _SchemaArgument / _overlaps answer as upstream's SchemaInfo, run-time
 operators reach dispatch modes (upstream's Python key), so opcheck's test_schema catches an
 undeclared mutation or alias and test_autograd_registration a kernel registered only at CPU, with
-upstream's exception types and messages. test_faketensor and test_aot_dispatch_dynamic need
-FakeTensorMode / functionalization internals we lack (docs/custom_ops.md): not compared here.
+upstream's exception types and messages. test_faketensor is compared in test_fake_tensor.py;
+test_aot_dispatch_dynamic needs functionalization / make_fx (docs/custom_ops.md): not compared.
 Each case defines its own namespace, since the harness's workers are shared."""
 from harness import cases
 
