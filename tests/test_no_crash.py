@@ -16,6 +16,7 @@ so a crash names the call. To reproduce by hand:
     .venv/bin/python tests/test_no_crash.py --child --record /tmp/a.tsv    # exception types
     .venv-ref/bin/python tests/test_no_crash.py --child --record /tmp/b.tsv
     .venv/bin/python tests/test_no_crash.py --compare /tmp/a.tsv /tmp/b.tsv
+    .venv-ref/bin/python tests/test_no_crash.py --ref-record /tmp/b.tsv --only isin   # forked, past crashes
 
 (--start N skips the calls numbered below N, to continue past a crash; upstream itself crashes
 on a few of these calls, e.g. aten._to_copy(x, dtype=-1).)
