@@ -288,6 +288,14 @@ int tn_out_dtype_exact(PyObject *out, tn_dtype dt) {
     return -1;
 }
 
+PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op) {
+    if (res && out && tn_out_dtype_exact(out, tn_tensor_of(res)->dtype) < 0) {
+        Py_DECREF(res);
+        return NULL;
+    }
+    return tn_out_deliver(res, out, op);
+}
+
 int tn_out_linalg_castable_named(const char *api, const char *name, tn_dtype from, PyObject *out) {
     tn_dtype got = tn_tensor_of(out)->dtype;
     if (tn_can_cast(from, got)) return 0;
@@ -468,7 +476,7 @@ static PyObject *deliver(PyObject *res, PyObject *target) {
 }
 
 /* Dense without overlap: some order of the dimensions makes the strides contiguous. */
-static bool dense_non_overlapping(const tn_tensor *t) {
+bool tn_dense_non_overlapping(const tn_tensor *t) {
     int perm[TN_MAX_DIMS], n = 0;
     for (int i = 0; i < t->ndim; i++) {
         if (t->sizes[i] == 0) return true;
@@ -490,7 +498,7 @@ static int check_overlap(PyObject *dst, int nin, PyObject *const *ins, bool same
     const tn_tensor *d = tn_tensor_of(dst);
     int64_t dn = tn_numel(d);
     if (dn == 0) return 0;
-    bool ddense = dense_non_overlapping(d);
+    bool ddense = tn_dense_non_overlapping(d);
     if (!ddense) {
         for (int i = 0; i < d->ndim; i++)
             if (d->strides[i] == 0 && d->sizes[i] > 1) {
@@ -505,7 +513,7 @@ static int check_overlap(PyObject *dst, int nin, PyObject *const *ins, bool same
     for (int k = 0; k < nin; k++) {
         if (!ins[k] || (same_ok && ins[k] == dst)) continue;
         const tn_tensor *t = tn_tensor_of(ins[k]);
-        if (tn_storage_root(t->storage) != tn_storage_root(d->storage) || tn_numel(t) == 0 || !dense_non_overlapping(t))
+        if (tn_storage_root(t->storage) != tn_storage_root(d->storage) || tn_numel(t) == 0 || !tn_dense_non_overlapping(t))
             continue;
         const char *tb = tn_data(t), *te = tb + tn_numel(t) * tn_dtype_itemsize(t->dtype);
         bool full = tb == db && te == de && t->ndim == d->ndim &&
@@ -531,7 +539,7 @@ int tn_check_no_overlap(PyObject *dst, int nin, PyObject *const *ins) { return c
 
 bool tn_inplace_direct(PyObject *self, tn_dtype rt, int nin, PyObject *const *ins) {
     const tn_tensor *d = tn_tensor_of(self);
-    if (d->dtype != rt || d->storage->device != TN_DEVICE_CPU || !dense_non_overlapping(d)) return false;
+    if (d->dtype != rt || d->storage->device != TN_DEVICE_CPU || !tn_dense_non_overlapping(d)) return false;
     for (int k = 0; k < nin; k++) {
         const tn_tensor *t = tn_tensor_of(ins[k]);
         if (tn_storage_root(t->storage) != tn_storage_root(d->storage)) continue;
@@ -556,7 +564,7 @@ PyObject *tn_new_result(int nd, const int64_t *shape, tn_dtype dtype, int nin, c
     }
     tn_tensor *r = tn_tensor_of(res);
     if (same && contig) return res;
-    if (same && same_strides && nin > 0 && dense_non_overlapping(ins[0])) {
+    if (same && same_strides && nin > 0 && tn_dense_non_overlapping(ins[0])) {
         memcpy(r->strides, ins[0]->strides, (size_t)nd * sizeof *shape);
         return res;
     }

@@ -120,6 +120,11 @@ int tn_copy_into(PyObject *dst, PyObject *src);
 /* A structured kernel's out= check (upstream's set_output): `out` (NULL: no out=) must have exactly
  * dtype dt. 0, or -1 with upstream's RuntimeError. */
 int tn_out_dtype_exact(PyObject *out, tn_dtype dt);
+/* tn_out_deliver after a structured op's set_output check: out= must have the result's dtype
+ * exactly ("Expected out tensor to have dtype ..."), no cast (docs/breadth_more2.md). */
+PyObject *tn_out_deliver_exact(PyObject *res, PyObject *out, const char *op);
+/* upstream's is_non_overlapping_and_dense (what .to(dtype) keeps the strides of) */
+bool tn_dense_non_overlapping(const tn_tensor *t);
 /* A linalg out= check (upstream's checkLinalgCompatibleDtype): `out` must be safely castable from
  * dtype `from`. 0, or -1 with upstream's RuntimeError naming `api`. */
 int tn_out_linalg_castable(const char *api, tn_dtype from, PyObject *out);

@@ -951,6 +951,12 @@ PyObject *tn_op_masked_select_out(tn_value *a) { return masked_select(a[0].u.obj
 
 PyObject *tn_op_nonzero(tn_value *a) { return nonzero_of(a[0].u.obj); }
 PyObject *tn_op_nonzero_out(tn_value *a) {
+    tn_dtype od = tn_tensor_of(a[1].u.obj)->dtype;
+    if (od != TN_DTYPE_I64) { /* upstream's first check, before reading self */
+        PyErr_Format(PyExc_RuntimeError, "nonzero: Expected out tensor to have scalar type Long but got scalar type%s",
+                     tn_dtype_cpp_name(od));
+        return NULL;
+    }
     PyObject *r = nonzero_of(a[0].u.obj);
     if (!r) return NULL;
     tn_tensor *rt = tn_tensor_of(r), *ot = tn_tensor_of(a[1].u.obj);

@@ -8,6 +8,7 @@
  * rms_norm, scaled_dot_product_attention) are computed directly here with the same results as
  * upstream's decompositions. */
 #include "ops/common.h"
+#include "ops/views.h"
 #include "autograd/autograd.h"
 #include "tn_ops_gen.h"
 
@@ -923,9 +924,21 @@ static int cmp_i64(const void *x, const void *y) {
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* elements and test elements as tensors (numbers already wrapped into 0-dim tensors). */
-static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *outo) {
+/* upstream's isin meta refuses a bool or complex operand, each checked by its own dtype */
+static int isin_dtype_ok(tn_dtype dt) {
+    if (dt != TN_DTYPE_BOOL && !tn_dtype_is_complex(dt)) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Unsupported input type encountered for isin(): %s", tn_dtype_cpp_name(dt));
+    return -1;
+}
+
+/* elements and test elements as tensors (numbers already wrapped into 0-dim tensors; their
+ * dtypes checked by the caller); test_tensor: test elements were a tensor argument. */
+static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *outo, bool test_tensor) {
     tn_tensor *e = tn_tensor_of(eo), *t = tn_tensor_of(to);
+    /* the structured op's set_output check (a meta call goes through upstream's Python meta, which has none) */
+    if (outo && !tn_door_on_meta() && tn_tensor_of(outo)->storage->device != TN_DEVICE_META &&
+        tn_out_dtype_exact(outo, TN_DTYPE_BOOL) < 0)
+        return NULL;
     tn_value vals[2];
     memset(vals, 0, sizeof vals);
     vals[0].tag = vals[1].tag = TN_V_TENSOR;
@@ -937,6 +950,17 @@ static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *ou
         PyErr_Format(PyExc_RuntimeError, "Unsupported input type encountered for isin(): %s", tn_dtype_cpp_name(ct));
         return NULL;
     }
+    int64_t ne = tn_numel(e), nt = tn_numel(t), flat[1];
+    /* few test elements: upstream's brute-force kernel takes test_elements.to(common).view(-1),
+     * which refuses a test tensor whose layout cannot be flattened as a view (.to keeps the layout
+     * of the same dtype, and a converted copy's strides when the tensor is dense) */
+    if (test_tensor && ne > 0 && (t->dtype == ct || tn_dense_non_overlapping(t)) &&
+        nt < (int64_t)(10.0f * pow((double)ne, 0.145)) && !tn_view_strides(t, 1, &nt, flat)) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                        "across two contiguous subspaces). Use .reshape(...) instead.");
+        return NULL;
+    }
     bool fl = tn_dtype_is_floating(ct);
     tn_dtype kt = fl ? TN_DTYPE_F64 : TN_DTYPE_I64;
     PyObject *ec = NULL, *tc = NULL, *res = NULL, *e1 = NULL, *t1 = NULL;
@@ -946,7 +970,6 @@ static PyObject *isin_impl(PyObject *eo, PyObject *to, bool invert, PyObject *ou
     res = tn_tensor_new_empty(e->ndim, e->sizes, TN_DTYPE_BOOL, TN_DEVICE_CPU);
     if (!res) goto done;
     {
-        int64_t ne = tn_numel(e), nt = tn_numel(t);
         size_t bytes = (size_t)(nt > 0 ? nt : 1) * 8;
         void *sorted = PyMem_Malloc(bytes);
         if (!sorted) { PyErr_NoMemory(); Py_CLEAR(res); goto done; }
@@ -980,20 +1003,31 @@ static PyObject *scalar_tensor(const tn_value *v) {
     return t;
 }
 
+/* a Python number's dtype as upstream's isin meta names it (a complex Scalar is ComplexDouble) */
+static tn_dtype isin_value_dtype(const tn_value *v) {
+    return v->tag == TN_V_TENSOR ? tn_tensor_of(v->u.obj)->dtype
+         : v->tag == TN_V_BOOL ? TN_DTYPE_BOOL : v->tag == TN_V_COMPLEX ? TN_DTYPE_C128 : TN_DTYPE_F64;
+}
+
 static PyObject *isin_scalar(tn_value *ev, tn_value *tv, bool invert, PyObject *out) {
+    if (isin_dtype_ok(isin_value_dtype(ev)) < 0 || isin_dtype_ok(isin_value_dtype(tv)) < 0) return NULL;
     PyObject *e = scalar_tensor(ev);
     if (!e) return NULL;
     PyObject *t = scalar_tensor(tv);
     if (!t) { Py_DECREF(e); return NULL; }
-    PyObject *r = isin_impl(e, t, invert, out);
+    PyObject *r = isin_impl(e, t, invert, out, tv->tag == TN_V_TENSOR);
     Py_DECREF(e);
     Py_DECREF(t);
     return r;
 }
 
 /* isin.X(elements, test_elements, *, assume_unique=False, invert=False[, out]) */
-PyObject *tn_op_isin_Tensor_Tensor(tn_value *a) { return isin_impl(a[0].u.obj, a[1].u.obj, nn_bool(&a[3]), NULL); }
-PyObject *tn_op_isin_Tensor_Tensor_out(tn_value *a) { return isin_impl(a[0].u.obj, a[1].u.obj, nn_bool(&a[3]), a[4].u.obj); }
+static PyObject *isin_tensors(tn_value *a, PyObject *out) {
+    if (isin_dtype_ok(TN_T(a[0])->dtype) < 0 || isin_dtype_ok(TN_T(a[1])->dtype) < 0) return NULL;
+    return isin_impl(a[0].u.obj, a[1].u.obj, nn_bool(&a[3]), out, true);
+}
+PyObject *tn_op_isin_Tensor_Tensor(tn_value *a) { return isin_tensors(a, NULL); }
+PyObject *tn_op_isin_Tensor_Tensor_out(tn_value *a) { return isin_tensors(a, a[4].u.obj); }
 PyObject *tn_op_isin_Tensor_Scalar(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), NULL); }
 PyObject *tn_op_isin_Tensor_Scalar_out(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), a[4].u.obj); }
 PyObject *tn_op_isin_Scalar_Tensor(tn_value *a) { return isin_scalar(&a[0], &a[1], nn_bool(&a[3]), NULL); }

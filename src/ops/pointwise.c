@@ -461,6 +461,15 @@ static PyObject *elu_impl(tn_value *a, PyObject *out, bool inplace) {
 
 
 static PyObject *threshold_impl(tn_value *a, PyObject *out, bool inplace) {
+    tn_dtype dt = TN_T(a[0])->dtype;
+    switch (dt) { /* upstream's kernel converts threshold (to the opmath type) and value (to self's) */
+    case TN_DTYPE_U8: case TN_DTYPE_I8: case TN_DTYPE_I16: case TN_DTYPE_I32: case TN_DTYPE_I64:
+    case TN_DTYPE_F32: case TN_DTYPE_F64: case TN_DTYPE_F16: case TN_DTYPE_BF16:
+        if (tn_check_kernel_scalar(&a[1], dt, true) < 0 || tn_check_kernel_scalar(&a[2], dt, false) < 0)
+            return NULL;
+        break;
+    default: break; /* float_act names the dtype upstream does not build */
+    }
     tn_scalar th = num_scalar(&a[1]), v = num_scalar(&a[2]);
     tn_pw_threshold_params p = {th.re, v.re, th.i, v.i};
     return float_act("threshold", tn_pw_threshold_loop, &p, a, out, inplace);

@@ -278,6 +278,11 @@ static PyObject *minmax_dim(bool is_max, tn_value *a, PyObject *vout, PyObject *
     PyObject *v = NULL, *i = NULL;
     if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), &v, &i) < 0) return NULL;
     if (vout) {
+        if (tn_out_dtype_exact(vout, t->dtype) < 0 || tn_out_dtype_exact(iout, TN_DTYPE_I64) < 0) {
+            Py_DECREF(v);
+            Py_DECREF(i);
+            return NULL;
+        }
         v = tn_out_deliver(v, vout, name);
         if (!v) { Py_DECREF(i); return NULL; } /* no second out= check with an error pending */
         i = tn_out_deliver(i, iout, name);
@@ -301,7 +306,7 @@ static PyObject *argmax_impl(bool is_max, tn_value *a, PyObject *out) {
     }
     PyObject *i = NULL;
     if (arg_reduce(is_max, name, &a[0], &a[1], arg_bool(&a[2]), NULL, &i) < 0) return NULL;
-    return tn_out_deliver(i, out, name);
+    return tn_out_deliver_exact(i, out, name);
 }
 
 PyObject *tn_op_argmax(tn_value *a) { return argmax_impl(true, a, NULL); }

@@ -163,7 +163,8 @@ static int sort_core(PyObject *self, int64_t dim_arg, bool desc, int64_t keep, b
 static PyObject *sort_outs(const char *name, PyObject *v, PyObject *i, PyObject *vout, PyObject *iout) {
     tn_tensor *vt = tn_tensor_of(v);
     int rc = -1;
-    if (tn_out_prepare(vout, vt->ndim, vt->sizes, vt->dtype, name) == 0 &&
+    if (tn_out_dtype_exact(vout, vt->dtype) == 0 && tn_out_dtype_exact(iout, TN_DTYPE_I64) == 0 &&
+        tn_out_prepare(vout, vt->ndim, vt->sizes, vt->dtype, name) == 0 &&
         tn_out_prepare(iout, vt->ndim, vt->sizes, TN_DTYPE_I64, name) == 0 &&
         tn_copy_into(vout, v) == 0 && tn_copy_into(iout, i) == 0)
         rc = 0;
@@ -199,7 +200,8 @@ static PyObject *argsort_impl(PyObject *self, int64_t dim, bool desc, PyObject *
     Py_DECREF(v);
     if (!out) return i;
     tn_tensor *it = tn_tensor_of(i);
-    if (tn_out_prepare(out, it->ndim, it->sizes, TN_DTYPE_I64, "argsort") < 0 || tn_copy_into(out, i) < 0) {
+    if (tn_out_dtype_exact(out, TN_DTYPE_I64) < 0 ||
+        tn_out_prepare(out, it->ndim, it->sizes, TN_DTYPE_I64, "argsort") < 0 || tn_copy_into(out, i) < 0) {
         Py_DECREF(i);
         return NULL;
     }
@@ -217,7 +219,8 @@ static PyObject *msort_impl(PyObject *self, PyObject *out) {
     Py_DECREF(i);
     if (!out) return v;
     tn_tensor *vt = tn_tensor_of(v);
-    if (tn_out_prepare(out, vt->ndim, vt->sizes, vt->dtype, "msort") < 0 || tn_copy_into(out, v) < 0) {
+    if (tn_out_dtype_exact(out, vt->dtype) < 0 ||
+        tn_out_prepare(out, vt->ndim, vt->sizes, vt->dtype, "msort") < 0 || tn_copy_into(out, v) < 0) {
         Py_DECREF(v);
         return NULL;
     }
@@ -237,6 +240,10 @@ static PyObject *topk_impl(tn_value *a, PyObject *vout, PyObject *iout) {
     if (tn_dtype_barebones(t->dtype) && k >= 0 && k <= n) return tn_kernel_missing("topk_cpu", t->dtype);
     if (k < 0 || k > n) {
         PyErr_SetString(PyExc_RuntimeError, "selected index k out of range");
+        return NULL;
+    }
+    if (t->dtype == TN_DTYPE_BOOL) {
+        PyErr_SetString(PyExc_RuntimeError, "topk does not support bool dtypes on CPU");
         return NULL;
     }
     PyObject *v, *i;
