@@ -397,6 +397,64 @@ static PyObject *aten_no_match(const char *name, int first, int last, PyObject *
 static bool dk_composite;
 
 static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
+                            PyObject *args, PyObject *kw);
+
+/* Upstream's deprecated signatures of add / sub (its deprecated.yaml, tried after every other
+ * one): torch.add(input, alpha, other, *, out=None) and Tensor.add(alpha, other), the same for
+ * add_, sub and sub_, are add(input, other, alpha=alpha). A call no other signature took and
+ * that has this form runs as its rewrite, after upstream's TORCH_WARN_ONCE (once per process,
+ * for all of them together -- measured: torch.add(t, 2, 3) then torch.sub(t, 2, 3) warn once).
+ * Py_NotImplemented (no reference) when the call is not of this form or its rewrite does not
+ * bind either (the caller then raises its no-match error for the original call). */
+static PyObject *deprecated_alpha_first(const char *name, int first, int last, int mode, PyObject *self,
+                                        PyObject *args, PyObject *kw) {
+    static bool warned;
+    bool fn = mode == CALL_FUNCTION;
+    if (!(!strcmp(name, "add") || !strcmp(name, "sub") || (!fn && (!strcmp(name, "add_") || !strcmp(name, "sub_")))))
+        return Py_NotImplemented;
+    Py_ssize_t na = args ? PyTuple_Size(args) : 0;
+    if (na != (fn ? 3 : 2)) return Py_NotImplemented;
+    if (kw && PyDict_Size(kw) > (fn && PyDict_GetItemString(kw, "out") ? 1 : 0)) return Py_NotImplemented;
+    PyObject *alpha = PyTuple_GetItem(args, na - 2);
+    PyObject *a2 = fn ? PyTuple_Pack(2, PyTuple_GetItem(args, 0), PyTuple_GetItem(args, 2))
+                      : PyTuple_Pack(1, PyTuple_GetItem(args, 1));
+    PyObject *k2 = kw ? PyDict_Copy(kw) : PyDict_New();
+    PyObject *r = NULL;
+    if (a2 && k2 && PyDict_SetItemString(k2, "alpha", alpha) == 0) {
+        r = call_rows_(name, first, last, mode, self, a2, k2);
+        if (!r && PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            r = Py_NotImplemented;
+        } else if (!warned) {
+            warned = true;
+            char msg[512];
+            if (fn)
+                snprintf(msg, sizeof msg, "This overload of %s is deprecated:\n\t%s(Tensor input, Number alpha, Tensor "
+                         "other, *, Tensor out = None)\nConsider using one of the following signatures instead:\n\t%s("
+                         "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)", name, name, name);
+            else
+                snprintf(msg, sizeof msg, "This overload of %s is deprecated:\n\t%s(Number alpha, Tensor other)\n"
+                         "Consider using one of the following signatures instead:\n\t%s(Tensor other, *, Number "
+                         "alpha = 1)", name, name, name);
+            strncat(msg, " (Triggered internally at /__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)",
+                    sizeof msg - strlen(msg) - 1);
+            PyObject *et, *ev, *tb;
+            PyErr_Fetch(&et, &ev, &tb);
+            if (PyErr_WarnEx(PyExc_UserWarning, msg, 1) < 0) {
+                Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+                Py_XDECREF(r);
+                r = NULL;
+            } else {
+                PyErr_Restore(et, ev, tb);
+            }
+        }
+    }
+    Py_XDECREF(a2);
+    Py_XDECREF(k2);
+    return r;
+}
+
+static PyObject *call_rows_(const char *name, int first, int last, int mode, PyObject *self,
                             PyObject *args, PyObject *kw) {
     /* a number binds a Tensor parameter for these names only, in every pass, for torch.* /
      * Tensor.* and torch.ops alike (upstream's parser and its JIT schema matcher share the name
@@ -450,6 +508,10 @@ static PyObject *call_rows_(const char *name, int first, int last, int mode, PyO
             tn_args_release(&a);
             if (r == TN_PARSE_ERROR) return NULL;
         }
+    }
+    if (mode != CALL_ATEN) {
+        PyObject *r = deprecated_alpha_first(name, first, last, mode, self, args, kw);
+        if (r != Py_NotImplemented) return r;
     }
     return mode == CALL_ATEN ? aten_no_match(name, first, last, args, kw) : no_match(name, mode, args, kw);
 }
@@ -633,8 +695,10 @@ static PyObject *dunder_entry(int which, PyObject *self, PyObject *args, PyObjec
     } else {
         r = call_name(name, CALL_METHOD, self, args, kw);
     }
-    if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && args && PyTuple_Size(args) == 1 &&
-        !tn_py_is_tensor(PyTuple_GetItem(args, 0))) {
+    /* upstream's TypeError_to_NotImplemented_ wraps every binary dunder: any TypeError (too many
+     * arguments, a wrong keyword, two tensors) is NotImplemented; the unary ones take no arguments */
+    if (!r && PyErr_ExceptionMatches(PyExc_TypeError) && strcmp(dunders[which].dunder, "__neg__") &&
+        strcmp(dunders[which].dunder, "__invert__")) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }
@@ -671,6 +735,8 @@ PyMethodDef *tn_tensor_methods_with_ops(const PyMethodDef *manual, const PyGetSe
         bool dup = false;
         for (int j = 0; j < nman && !dup; j++) dup = !strcmp(manual[j].ml_name, nm);
         for (int j = 0; props[j].name && !dup; j++) dup = !strcmp(props[j].name, nm);
+        /* an op named as a dunder (__and__, __ilshift__, ...) binds through its dunder entry */
+        for (int j = 0; j < NDUNDERS && !dup; j++) dup = !strcmp(dunders[j].dunder, nm);
         if (dup) continue;
         defs[n].ml_name = nm;
         bool noargs = tn_arg_noargs(nm);
