@@ -688,9 +688,10 @@ def _compare_main(a_path, b_path):
             print("   ", k)
 
 
-def _ref_record_main(out, shard):
+def _ref_record_main(out, shard, only=None):
     """Record the corpus's outcomes in this interpreter (upstream's), each attempt in a forked child;
-    a call that kills the child is recorded as `crash` and the next attempt starts just past it."""
+    a call that kills the child is recorded as `crash` and the next attempt starts just past it.
+    `only`: the child's --only (some operators)."""
     import torch  # noqa: F401 -- imported once, before the forks
     log = out + ".calls"
     first, start = 0, 0
@@ -702,7 +703,7 @@ def _ref_record_main(out, shard):
             os.dup2(fd, 2)
             sys.stdout = os.fdopen(1, "w", buffering=1)
             _child_main(["--child", "--record", out, "--shard", shard, "--first-op", str(first),
-                         "--start", str(start)])
+                         "--start", str(start)] + (["--only", only] if only else []))
             os._exit(0)
         os.waitpid(pid, 0)
         last = opline = None
@@ -870,7 +871,8 @@ if __name__ == "__main__":
     if "--ref-record" in sys.argv:
         i = sys.argv.index("--ref-record")
         shard = sys.argv[sys.argv.index("--shard") + 1] if "--shard" in sys.argv else "0/1"
-        _ref_record_main(sys.argv[i + 1], shard)
+        only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+        _ref_record_main(sys.argv[i + 1], shard, only)
     elif "--compare" in sys.argv:
         i = sys.argv.index("--compare")
         _compare_main(sys.argv[i + 1], sys.argv[i + 2])
