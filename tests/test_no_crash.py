@@ -691,7 +691,8 @@ def _compare_main(a_path, b_path):
 
 def _ref_record_main(out, shard, only=None):
     """Record the corpus's outcomes in this interpreter (upstream's), each attempt in a forked child;
-    a call that kills the child is recorded as `crash` and the next attempt starts just past it."""
+    a call that kills the child is recorded as `crash` and the next attempt starts just past it.
+    `only`: the child's --only (some operators)."""
     import torch  # noqa: F401 -- imported once, before the forks
     log = out + ".calls"
     first, start = 0, 0

@@ -890,3 +890,14 @@ PyObject *tn_kernel_missing_cpu(const char *name, tn_dtype dt) {
     PyErr_Format(PyExc_NotImplementedError, "\"%s_cpu\" not implemented for '%s'", name, tn_dtype_cpp_name(dt));
     return NULL;
 }
+
+PyObject *tn_meta_no_kernel(const char *op) {
+    PyErr_Format(PyExc_NotImplementedError,
+                 "aten::%s: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
+                 "kernel registered. You may have run into this message while using an operator with PT2 "
+                 "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs "
+                 "you'll need to add a fake impl. Please see the following for next steps:  "
+                 "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html",
+                 op);
+    return NULL;
+}

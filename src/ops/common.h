@@ -46,6 +46,10 @@ int tn_value_as_tensor(const tn_value *in, tn_value *out);
  * of range, RuntimeError for a repeated one; -1 then. */
 int tn_dims_mask(const tn_tensor *t, const tn_value *dv, bool empty_all, uint64_t *mask);
 
+/* upstream's NotImplementedError for an operator without a Meta kernel called on meta tensors
+ * (aten::<op>: attempted to run this operator with Meta tensors, ...); NULL */
+PyObject *tn_meta_no_kernel(const char *op);
+
 /* The C++ type name upstream's messages print for a dtype ("float", "long int", "c10::Half"). */
 const char *tn_dtype_cxx_name(tn_dtype d);
 

@@ -939,7 +939,8 @@ static PyObject *space_fill(PyObject *r, space_fill_fn fill, const tn_value *vs,
 
 static PyObject *linspace_impl(const tn_value *vs, const tn_value *ve, int64_t steps, const tn_value *dtype,
                                const tn_value *layout, const tn_value *device, const tn_value *pin, PyObject *out) {
-    PyObject *r = space_result("linspace_cpu", -1, vs, ve, steps, dtype, layout, device, pin, out);
+    /* upstream dispatches on the dtype for two steps or more only (measured: a bool linspace of 0 / 1 steps) */
+    PyObject *r = space_result("linspace_cpu", 1, vs, ve, steps, dtype, layout, device, pin, out);
     if (!r || tn_tensor_of(r)->storage->device == TN_DEVICE_META || steps == 0) return r;
     if (steps == 1) {
         if (tn_cr_fill_checked(r, vs) < 0) { Py_DECREF(r); return NULL; }

@@ -46,8 +46,10 @@ typedef struct {
 
 static void hist_in_free(hist_in *h) { Py_CLEAR(h->x); Py_CLEAR(h->w); }
 
-/* histogramdd_check_inputs' input part: the input as (M, D) points (D = 1 for histogram) and
- * the weight's shape and dtype */
+static int hist_weight(PyObject *self, const tn_value *weight, bool one_d, hist_in *h);
+
+/* The input as (M, D) points (D = 1 for histogram); the weight's shape and dtype unless `weight` is
+ * NULL (histogramdd checks it after the bins: hist_weight then). */
 static int hist_prepare(PyObject *self, const tn_value *weight, bool one_d, hist_in *h) {
     memset(h, 0, sizeof *h);
     const tn_tensor *t = tn_tensor_of(self);
@@ -60,8 +62,8 @@ static int hist_prepare(PyObject *self, const tn_value *weight, bool one_d, hist
         shp[1] = 1;
     } else {
         if (t->ndim < 2) {
-            PyErr_Format(PyExc_RuntimeError, "torch.histogramdd: input tensor should have at least 2 dimensions, but got %d",
-                         t->ndim);
+            /* upstream allocates the edges first: its message without the count */
+            PyErr_SetString(PyExc_RuntimeError, "torch.histogramdd: input tensor should have at least 2 dimensions");
             return -1;
         }
         h->D = (int)t->sizes[t->ndim - 1];
@@ -70,6 +72,16 @@ static int hist_prepare(PyObject *self, const tn_value *weight, bool one_d, hist
         shp[0] = h->D ? n / h->D : 0;
     }
     h->M = shp[0];
+    h->x = tn_as_dtype(self, compute_dtype(h->dt), true);
+    if (!h->x) return -1;
+    if (hist_weight(self, weight, one_d, h) < 0) { hist_in_free(h); return -1; }
+    return 0;
+}
+
+/* histogramdd_check_inputs' weight part: its dtype and shape, then its contiguous compute copy */
+static int hist_weight(PyObject *self, const tn_value *weight, bool one_d, hist_in *h) {
+    const tn_tensor *t = tn_tensor_of(self);
+    int64_t n = tn_numel(t), shp[2] = {h->M, h->D};
     if (weight && weight->tag == TN_V_TENSOR) {
         const tn_tensor *wt = TN_T(*weight);
         if (wt->dtype != h->dt) {
@@ -104,8 +116,6 @@ static int hist_prepare(PyObject *self, const tn_value *weight, bool one_d, hist
         h->w = tn_as_dtype(weight->u.obj, compute_dtype(h->dt), true);
         if (!h->w) return -1;
     }
-    h->x = tn_as_dtype(self, compute_dtype(h->dt), true);
-    if (!h->x) { hist_in_free(h); return -1; }
     return 0;
 }
 
@@ -122,14 +132,14 @@ static int check_bins(int D, const int64_t *bins) {
 /* the kernel's dtypes; the extrema of bin counts without a range: f32 / f64 only */
 static int check_dtype(tn_dtype dt, bool lowp_ok) {
     if (dt != TN_DTYPE_F32 && dt != TN_DTYPE_F64 && !(lowp_ok && (dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16))) {
-        tn_kernel_missing("histogramdd", dt);
+        tn_kernel_missing(lowp_ok ? "histogram_cpu" : "histogramdd", dt);   /* the kernel's / the extrema's */
         return -1;
     }
     return 0;
 }
 
 /* The edges tensors (one per dimension) for bin counts: linspace between the outer edges. */
-static int bin_edges_from_cts(const hist_in *h, const int64_t *bins, const tn_value *range, PyObject **edges) {
+static int bin_edges_from_cts(const hist_in *h, const int64_t *bins, int nb, const tn_value *range, PyObject **edges) {
     int D = h->D;
     double lo[HMAX], hi[HMAX];
     for (int d = 0; d < D; d++) { lo[d] = 0; hi[d] = 1; }
@@ -173,6 +183,11 @@ static int bin_edges_from_cts(const hist_in *h, const int64_t *bins, const tn_va
         }
         if (lo[d] == hi[d]) { lo[d] -= 0.5; hi[d] += 0.5; }
     }
+    if (nb != D) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "histogramdd: The size of bins must be equal to the innermost dimension of the input.");
+        return -1;
+    }
     for (int d = 0; d < D; d++) {
         edges[d] = tn_at_linspace(TN_SD(lo[d]), TN_SD(hi[d]), bins[d] + 1, TN_DT(h->dt), NULL, NULL, NULL);
         if (!edges[d]) {
@@ -186,8 +201,8 @@ static int bin_edges_from_cts(const hist_in *h, const int64_t *bins, const tn_va
 /* histogramdd_check_inputs' bins part for given edge tensors */
 static int check_edge_tensors(const hist_in *h, PyObject *const *edges, int nb) {
     if (nb != h->D) {
-        PyErr_Format(PyExc_RuntimeError, "torch.histogramdd: expected %d sequences of bin edges for each of the %d "
-                     "dimensions of the input, but got %d", h->D, h->D, nb);
+        PyErr_Format(PyExc_RuntimeError, "torch.histogramdd: expected %d sequences of bin edges for a %d-dimensional "
+                     "histogram but got %d", h->D, h->D, nb);
         return -1;
     }
     for (int d = 0; d < nb; d++) {
@@ -277,21 +292,50 @@ static PyObject *deliver(PyObject *res, PyObject *out, const char *what) {
     return tn_out_deliver(res, out, "histogram");
 }
 
-/* histogram(self, bins (int or tensor), range, weight, density[, hist, bin_edges]) */
+/* histogramdd_prepare_out's dtype checks of given out tensors (before the bin counts') */
+static int check_out_dtypes(tn_dtype dt, PyObject *ohist, PyObject *oedges) {
+    if (ohist && tn_tensor_of(ohist)->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "torch.histogram: input tensor and hist tensor should have the same dtype, but "
+                     "got input %s and hist %s", tn_dtype_cxx_name(dt), tn_dtype_cxx_name(tn_tensor_of(ohist)->dtype));
+        return -1;
+    }
+    if (oedges && tn_tensor_of(oedges)->dtype != dt) {
+        PyErr_Format(PyExc_RuntimeError, "torch.histogram: input tensor and bin_edges tensor should have the same dtype, "
+                     "but got input %s and bin_edges %s for dimension 0", tn_dtype_cxx_name(dt),
+                     tn_dtype_cxx_name(tn_tensor_of(oedges)->dtype));
+        return -1;
+    }
+    return 0;
+}
+
+/* histogram(self, bins (int or tensor), range, weight, density[, hist, bin_edges]); upstream's order,
+ * measured: bin counts -- the out dtypes, the count, the outer edges, linspace, the weight;
+ * bin edges -- the edges, the weight, the out dtypes; then the kernel's dtypes. */
 static PyObject *histogram(tn_value *a, bool bins_tensor, PyObject *ohist, PyObject *oedges) {
     PyObject *self = a[0].u.obj;
     const tn_value *range = bins_tensor ? NULL : &a[2];
     const tn_value *weight = bins_tensor ? &a[2] : &a[3];
     bool density = (bins_tensor ? a[3] : a[4]).u.i != 0;
     hist_in h;
-    if (hist_prepare(self, weight, true, &h) < 0) return NULL;
+    if (hist_prepare(self, NULL, true, &h) < 0) return NULL;
     PyObject *edges;
     if (bins_tensor) {
         edges = Py_NewRef(a[1].u.obj);
-        if (check_edge_tensors(&h, &edges, 1) < 0) { Py_DECREF(edges); hist_in_free(&h); return NULL; }
+        if (check_edge_tensors(&h, &edges, 1) < 0 || hist_weight(self, weight, true, &h) < 0 ||
+            check_out_dtypes(h.dt, ohist, oedges) < 0) {
+            Py_DECREF(edges);
+            hist_in_free(&h);
+            return NULL;
+        }
     } else {
         int64_t b = a[1].u.i;
-        if (check_bins(1, &b) < 0 || check_dtype(h.dt, true) < 0 || bin_edges_from_cts(&h, &b, range, &edges) < 0) {
+        if (check_out_dtypes(h.dt, ohist, oedges) < 0 || check_bins(1, &b) < 0 ||
+            bin_edges_from_cts(&h, &b, 1, range, &edges) < 0) {
+            hist_in_free(&h);
+            return NULL;
+        }
+        if (hist_weight(self, weight, true, &h) < 0) {
+            Py_DECREF(edges);
             hist_in_free(&h);
             return NULL;
         }
@@ -311,10 +355,15 @@ static PyObject *histogram(tn_value *a, bool bins_tensor, PyObject *ohist, PyObj
     return tn_return_pair("histogram", hist, edges);
 }
 
-PyObject *tn_op_histogram_bins_tensor(tn_value *a) { return histogram(a, true, NULL, NULL); }
-PyObject *tn_op_histogram_bins_tensor_out(tn_value *a) { return histogram(a, true, a[4].u.obj, a[5].u.obj); }
-PyObject *tn_op_histogram_bin_ct(tn_value *a) { return histogram(a, false, NULL, NULL); }
-PyObject *tn_op_histogram_bin_ct_out(tn_value *a) { return histogram(a, false, a[5].u.obj, a[6].u.obj); }
+/* upstream has no Meta kernel for the histogram family: any meta argument refuses (not histc) */
+#define NO_META(op) do { if (tn_door_on_meta()) return tn_meta_no_kernel(op); } while (0)
+PyObject *tn_op_histogram_bins_tensor(tn_value *a) { NO_META("histogram.bins_tensor"); return histogram(a, true, NULL, NULL); }
+PyObject *tn_op_histogram_bins_tensor_out(tn_value *a) {
+    NO_META("histogram.bins_tensor_out");
+    return histogram(a, true, a[4].u.obj, a[5].u.obj);
+}
+PyObject *tn_op_histogram_bin_ct(tn_value *a) { NO_META("histogram.bin_ct"); return histogram(a, false, NULL, NULL); }
+PyObject *tn_op_histogram_bin_ct_out(tn_value *a) { NO_META("histogram.bin_ct_out"); return histogram(a, false, a[5].u.obj, a[6].u.obj); }
 
 /* ---- histogramdd pieces ---- */
 
@@ -328,18 +377,13 @@ static PyObject *edges_list(PyObject **edges, int D) {
     return l;
 }
 
-/* _histogramdd_bin_edges(self, int[] bins, range, weight, density) -> Tensor[] */
+/* _histogramdd_bin_edges(self, int[] bins, range, weight, density) -> Tensor[]: upstream's order,
+ * measured (docs/breadth_more2.md "Fuzz corpus exception types"): the input's rank, the outer edges
+ * (the range's length, else the extrema: f32 / f64 only), the number of bin counts, then linspace;
+ * the weight is not looked at. */
 static PyObject *dd_edges(tn_value *a, PyObject **edges, hist_in *h) {
-    if (hist_prepare(a[0].u.obj, &a[3], false, h) < 0) return NULL;
-    int nb = a[1].u.ints.n;
-    if (nb != h->D) {
-        PyErr_Format(PyExc_RuntimeError, "torch.histogramdd: expected %d sequences of bin edges for each of the %d "
-                     "dimensions of the input, but got %d", h->D, h->D, nb);
-        hist_in_free(h);
-        return NULL;
-    }
-    if (check_bins(h->D, a[1].u.ints.v) < 0 || check_dtype(h->dt, true) < 0 ||
-        bin_edges_from_cts(h, a[1].u.ints.v, &a[2], edges) < 0) {
+    if (hist_prepare(a[0].u.obj, NULL, false, h) < 0) return NULL;
+    if (bin_edges_from_cts(h, a[1].u.ints.v, a[1].u.ints.n, &a[2], edges) < 0) {
         hist_in_free(h);
         return NULL;
     }
@@ -347,6 +391,7 @@ static PyObject *dd_edges(tn_value *a, PyObject **edges, hist_in *h) {
 }
 
 PyObject *tn_op__histogramdd_bin_edges(tn_value *a) {
+    NO_META("_histogramdd_bin_edges");
     PyObject *edges[HMAX];
     hist_in h;
     if (!dd_edges(a, edges, &h)) return NULL;
@@ -356,10 +401,14 @@ PyObject *tn_op__histogramdd_bin_edges(tn_value *a) {
 }
 
 PyObject *tn_op__histogramdd_from_bin_cts(tn_value *a) {
+    NO_META("_histogramdd_from_bin_cts");
     PyObject *edges[HMAX];
     hist_in h;
     if (!dd_edges(a, edges, &h)) return NULL;
-    PyObject *r = hist_count(&h, edges, TN_HIST_LINEAR_LOCAL, a[4].u.i != 0);
+    PyObject *r = NULL;
+    /* histogramdd_check_inputs on the edges (one element at least), then the weight */
+    if (check_edge_tensors(&h, edges, h.D) == 0 && hist_weight(a[0].u.obj, &a[3], false, &h) == 0)
+        r = hist_count(&h, edges, TN_HIST_LINEAR_LOCAL, a[4].u.i != 0);
     for (int d = 0; d < h.D; d++) Py_DECREF(edges[d]);
     hist_in_free(&h);
     return r;
@@ -367,15 +416,16 @@ PyObject *tn_op__histogramdd_from_bin_cts(tn_value *a) {
 
 /* _histogramdd_from_bin_tensors(self, Tensor[] bins, *, weight, density) */
 PyObject *tn_op__histogramdd_from_bin_tensors(tn_value *a) {
+    NO_META("_histogramdd_from_bin_tensors");
     hist_in h;
-    if (hist_prepare(a[0].u.obj, &a[2], false, &h) < 0) return NULL;
+    if (hist_prepare(a[0].u.obj, NULL, false, &h) < 0) return NULL;
     PyObject *seq = PySequence_List(a[1].u.obj);
     if (!seq) { hist_in_free(&h); return NULL; }
     int nb = (int)PyList_Size(seq);
     PyObject *edges[HMAX];
     for (int d = 0; d < nb && d < HMAX; d++) edges[d] = PyList_GetItem(seq, d);
     PyObject *r = NULL;
-    if (check_edge_tensors(&h, edges, nb) == 0) r = hist_count(&h, edges, TN_HIST_BINARY, a[3].u.i != 0);
+    if (check_edge_tensors(&h, edges, nb) == 0 && hist_weight(a[0].u.obj, &a[2], false, &h) == 0) r = hist_count(&h, edges, TN_HIST_BINARY, a[3].u.i != 0);
     Py_DECREF(seq);
     hist_in_free(&h);
     return r;

@@ -618,8 +618,8 @@ static PyObject *rrelu_noise_impl(tn_value *a, PyObject *out, bool inplace) {
     if (!training) {   /* leaky_relu with slope (lower + upper) / 2, computed in double */
         double slope = (lower + upper) / 2;
         if (inplace) return tn_at_leaky_relu_(self, TN_SD(slope));
-        PyObject *r = tn_at_leaky_relu(self, TN_SD(slope));
-        return into_out(r, out, "leaky_relu");
+        if (out) return tn_at_leaky_relu_out(self, TN_SD(slope), out);   /* upstream's leaky_relu_out: its checks */
+        return tn_at_leaky_relu(self, TN_SD(slope));
     }
     tn_dtype dt = x->dtype;
     if (!tn_dtype_is_floating(dt) || dt == TN_DTYPE_F16) {   /* upstream: floating types and bfloat16 */

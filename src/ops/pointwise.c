@@ -401,11 +401,23 @@ PyObject *tn_op_nan_to_num(tn_value *a) { return nan_to_num_impl(a, NULL, false)
 PyObject *tn_op_nan_to_num_(tn_value *a) { return nan_to_num_impl(a, NULL, true); }
 PyObject *tn_op_nan_to_num_out(tn_value *a) { return nan_to_num_impl(a, a[4].u.obj, false); }
 
+/* out= of these must have self's dtype exactly; upstream checks it before its dtype dispatch
+ * (measured: elu.out of a complex32 self into a float out, docs/breadth_more2.md) */
+static int strict_out_dtype(PyObject *out, tn_dtype dt) {
+    if (!out || tn_tensor_of(out)->dtype == dt) return 0;
+    PyErr_Format(PyExc_RuntimeError, "Found dtype %s but expected %s", tn_dtype_cpp_name(tn_tensor_of(out)->dtype),
+                 tn_dtype_cpp_name(dt));
+    return -1;
+}
+
 /* activations with parameters and their own loops (floating only unless noted) */
 static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
                            PyObject *out, bool inplace) {
     tn_dtype dt = TN_T(a[0])->dtype;
-    if (tn_require_computable(name, dt) < 0) return NULL;
+    /* threshold's out= is a cast check upstream (a TensorIterator output), the others' an exact dtype */
+    bool th = !strcmp(name, "threshold");
+    if (out && th && !tn_can_cast(dt, tn_tensor_of(out)->dtype)) return tn_cast_error(dt, tn_tensor_of(out)->dtype);
+    if ((!th && strict_out_dtype(out, dt) < 0) || tn_require_computable(name, dt) < 0) return NULL;
     return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);
 }
 /* The same where the kernel converts Scalar arguments ss[0..n) to its opmath type once it has
@@ -413,7 +425,7 @@ static PyObject *float_act(const char *name, tn_loop (*lookup)(tn_dtype), const 
 static PyObject *float_act_s(const char *name, tn_loop (*lookup)(tn_dtype), const void *ctx, tn_value *a,
                              PyObject *out, bool inplace, int n, const tn_value *ss) {
     tn_dtype dt = TN_T(a[0])->dtype;
-    if (tn_require_computable(name, dt) < 0) return NULL;
+    if (strict_out_dtype(out, dt) < 0 || tn_require_computable(name, dt) < 0) return NULL;
     for (int i = 0; lookup(dt) && i < n; i++)
         if (tn_check_kernel_scalar(&ss[i], dt, true) < 0) return NULL;
     return urun(name, lookup(dt), ctx, a[0].u.obj, dt, dt, out, inplace, true);

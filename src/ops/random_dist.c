@@ -28,17 +28,6 @@ static PyObject *gen_obj(const tn_value *v) { return v->tag == TN_V_GENERATOR ? 
 
 /* upstream's Python meta kernel of _standard_gamma and poisson: empty_like(self), any dtype */
 static PyObject *meta_like(PyObject *self) { return tn_at_empty_like(self, NULL, NULL, NULL, NULL, NULL); }
-static PyObject *meta_no_kernel(const char *op) {
-    PyErr_Format(PyExc_NotImplementedError,
-                 "aten::%s: attempted to run this operator with Meta tensors, but there was no fake impl or Meta "
-                 "kernel registered. You may have run into this message while using an operator with PT2 "
-                 "compilation APIs (torch.compile/torch.export); in order to use this operator with those APIs "
-                 "you'll need to add a fake impl. Please see the following for next steps:  "
-                 "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html",
-                 op);
-    return NULL;
-}
-
 static bool f32_or_f64(tn_dtype dt) { return dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64; }
 
 /* The generated out= form upstream gives these ops: the functional result (its checks first), then
@@ -108,7 +97,7 @@ PyObject *tn_op__standard_gamma_out(tn_value *a) {
 /* ---------------------------------------------------------------- _standard_gamma_grad */
 
 PyObject *tn_op__standard_gamma_grad(tn_value *a) {
-    if (tn_door_on_meta()) return meta_no_kernel("_standard_gamma_grad");
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_standard_gamma_grad");
     tn_dtype dt = TN_T(a[0])->dtype;
     if (same_dtype(dt, TN_T(a[1])->dtype) < 0) return NULL;
     PyObject *ins[2], *in[2] = {a[0].u.obj, a[1].u.obj};
@@ -144,7 +133,7 @@ PyObject *tn_op__standard_gamma_grad_out(tn_value *a) {
  * clamped to [min normal, largest value below 1]. */
 
 PyObject *tn_op__sample_dirichlet(tn_value *a) {
-    if (tn_door_on_meta()) return meta_no_kernel("_sample_dirichlet");
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_sample_dirichlet");
     tn_tensor *t = TN_T(a[0]);
     tn_dtype dt = t->dtype;
     if (!f32_or_f64(dt)) return tn_kernel_missing("dirichlet", dt);
@@ -196,7 +185,7 @@ PyObject *tn_op__sample_dirichlet_out(tn_value *a) {
  * x's dtype (TensorIterator's check), F32 / F64. */
 
 PyObject *tn_op__dirichlet_grad(tn_value *a) {
-    if (tn_door_on_meta()) return meta_no_kernel("_dirichlet_grad");
+    if (tn_door_on_meta()) return tn_meta_no_kernel("_dirichlet_grad");
     tn_dtype dt = TN_T(a[0])->dtype;
     if (same_dtype(dt, TN_T(a[1])->dtype) < 0 || same_dtype(dt, TN_T(a[2])->dtype) < 0) return NULL;
     PyObject *ins[3], *in[3] = {a[0].u.obj, a[1].u.obj, a[2].u.obj};
@@ -260,7 +249,7 @@ PyObject *tn_op_binomial(tn_value *a) {
         PyErr_Format(PyExc_ValueError, "binomial only supports floating-point dtypes for prob, got: %s", tn_dtype_cpp_name(dp));
         return NULL;
     }
-    if (tn_door_on_meta()) return meta_no_kernel("binomial");
+    if (tn_door_on_meta()) return tn_meta_no_kernel("binomial");
     if (same_dtype(dc, dp) < 0) return NULL;
     PyObject *ins[2], *in[2] = {a[0].u.obj, a[1].u.obj};
     PyObject *res = broadcast_result(2, in, dc, ins, "binomial");

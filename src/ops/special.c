@@ -30,25 +30,30 @@ static PyObject *deliver(PyObject *res, PyObject *target) {
 
 /* Run a loop with n inputs (already of the compute dtype) into a result of dtype rt and the
  * broadcast shape, delivered to in-place self (ins0 is self) / out=. */
+/* the operands' broadcast shape; in place, the self's shape must be it (upstream's TensorIterator
+ * checks both before its dtype dispatch) */
+static int broadcast_shape(const tn_tensor *const *ts, int nin, bool inplace, int *nd, int64_t *shape) {
+    if (tn_broadcast_tensors_shape(nin, ts, nd, shape) < 0) return -1;
+    const tn_tensor *t = ts[0];
+    if (inplace && (t->ndim != *nd || memcmp(t->sizes, shape, (size_t)*nd * sizeof *shape))) {
+        char a[128], b[128];
+        tn_shape_str(a, sizeof a, t->ndim, t->sizes);
+        tn_shape_str(b, sizeof b, *nd, shape);
+        PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *run_into(const char *name, tn_loop loop, PyObject *const *orig, PyObject *const *ins, int nin,
                           tn_dtype rt, PyObject *out, bool inplace) {
     const tn_tensor *ts[3];
     for (int i = 0; i < nin; i++) ts[i] = tn_tensor_of(orig[i]);
     int nd;
     int64_t shape[TN_MAX_DIMS];
-    if (tn_broadcast_tensors_shape(nin, ts, &nd, shape) < 0) return NULL;
+    if (broadcast_shape(ts, nin, inplace, &nd, shape) < 0) return NULL;
     PyObject *target = inplace ? orig[0] : out;
-    if (inplace) {
-        const tn_tensor *t = ts[0];
-        if (t->ndim != nd || memcmp(t->sizes, shape, (size_t)nd * sizeof *shape)) {
-            char a[128], b[128];
-            tn_shape_str(a, sizeof a, t->ndim, t->sizes);
-            tn_shape_str(b, sizeof b, nd, shape);
-            PyErr_Format(PyExc_RuntimeError, "output with shape %s doesn't match the broadcast shape %s", a, b);
-            return NULL;
-        }
-        if (!tn_can_cast(rt, t->dtype)) return tn_cast_error(rt, t->dtype);
-    }
+    if (inplace && !tn_can_cast(rt, ts[0]->dtype)) return tn_cast_error(rt, ts[0]->dtype);
     if (target && tn_check_overlap(target, nin, orig) < 0) return NULL;
     if (out && tn_out_prepare(out, nd, shape, rt, name) < 0) return NULL;
     if (!loop) return NULL;
@@ -169,6 +174,10 @@ static PyObject *sp_binary(tn_special_binary_op op, const char *name, tn_value *
     tn_loop loop = tn_special_binary_loop(op, ct);
     PyObject *orig[2] = {a->u.obj, b->u.obj};
     if (!loop) {
+        const tn_tensor *ts[2] = {TN_T(*a), TN_T(*b)};
+        int nd;
+        int64_t shape[TN_MAX_DIMS];
+        if (broadcast_shape(ts, 2, inplace, &nd, shape) < 0) return NULL;
         tn_dtype td = inplace ? TN_T(*a)->dtype : out ? tn_tensor_of(out)->dtype : ct;
         if (!tn_can_cast(ct, td)) return tn_cast_error(ct, td);
         return tn_kernel_missing_cpu(name, ct);
