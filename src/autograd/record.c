@@ -852,12 +852,33 @@ static PyObject *out_fallback(int op, tn_value *args, const tn_schema *s) {
 static PyObject *out_call(int op, tn_value *args, const tn_schema *s) {
     int f = functional_row(op, s);
     const tn_op_autograd_def *fad = f >= 0 && tn_op_autograd_defs[f].node ? &tn_op_autograd_defs[f] : NULL;
+    /* a CompositeImplicitAutograd out= row (absolute.out, divide.out, square.out ...) runs upstream's
+     * composite kernel, whose inner out= call (abs.out, div.out, pow.out ...) refuses when an input
+     * requires grad, an out tensor included (measured over the no-crash corpus, tests/test_no_crash.py) */
+    if (!fad && tn_op_autograd_defs[op].composite) {
+        /* the error names the op the kernel calls: an alias's (absolute.out -> abs) */
+        int base = f >= 0 ? tn_decomp_kind(f) : -1;
+        const char *name = tn_op_at(base >= 0 ? base : op)->name;
+        for (int i = 0; i < s->nargs; i++) {
+            bool req = args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj);
+            for (Py_ssize_t j = 0; !req && args[i].tag == TN_V_TENSORLIST && j < PyTuple_Size(args[i].u.obj); j++) {
+                PyObject *e = PyTuple_GetItem(args[i].u.obj, j);
+                req = tn_py_is_tensor(e) && tn_requires_grad(e);
+            }
+            if (req)
+                return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
+                                    "differentiation, but one of the arguments requires grad.", name);
+        }
+        return run_below(op, args);
+    }
     /* rows upstream adds outside native_functions.yaml carry their namespace in the schema text */
     if (!fad || !strncmp(tn_op_at(op)->schema, "aten::", 6)) return out_fallback(op, args, s);
     bool refuse = false;
     for (int i = 0, k = 0; i < s->nargs && !refuse; i++) {
         bool out = is_out_arg(s, i);
-        bool diff = out ? (k < 8 && (fad->out_diff >> k & 1)) : (i < 64 && (fad->diff >> i & 1));
+        /* an input the functional refuses outright (check_no_requires_grad: soft_margin_loss's target,
+         * fractional_max_pool2d_backward's indices) counts as one of its differentiable inputs here */
+        bool diff = out ? (k < 8 && (fad->out_diff >> k & 1)) : (i < 64 && ((fad->diff | fad->nograd) >> i & 1));
         if (out) k++;
         if (!diff) continue;
         if (args[i].tag == TN_V_TENSOR) refuse = tn_requires_grad(args[i].u.obj);

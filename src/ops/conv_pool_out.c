@@ -62,9 +62,23 @@ static PyObject *out_form(tn_value *a, const char *func, const char *overload, i
     PyObject *fn(tn_value *a) { return out_form(a, func, ov, nin, nout, msg, func); }
 
 OUT_FORM(tn_op_convolution_out, "convolution", "", 9, 1, MSG_STRUCTURED)
-/* the generated out= forms of lift and lift_fresh_copy (copy_arg: the dtype exactly) */
-OUT_FORM(tn_op_lift_out, "lift", "", 1, 1, MSG_STRUCTURED)
-OUT_FORM(tn_op_lift_fresh_copy_out, "lift_fresh_copy", "", 1, 1, MSG_STRUCTURED)
+/* the generated out= forms of lift and lift_fresh_copy (copy_arg: the dtype exactly; an out of
+ * self's shape with internal overlap, an expanded one, is refused first, as upstream's copy into
+ * it; an out of another shape is resized first: measured) */
+static bool same_shape(const tn_tensor *a, const tn_tensor *b) {
+    if (a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->sizes[i] != b->sizes[i]) return false;
+    return true;
+}
+#define LIFT_OUT_FORM(fn, func) \
+    PyObject *fn(tn_value *a) { \
+        if (same_shape(tn_tensor_of(a[0].u.obj), tn_tensor_of(a[1].u.obj)) && tn_check_overlap(a[1].u.obj, 0, NULL) < 0) \
+            return NULL; \
+        return out_form(a, func, "", 1, 1, MSG_STRUCTURED, func); \
+    }
+LIFT_OUT_FORM(tn_op_lift_out, "lift")
+LIFT_OUT_FORM(tn_op_lift_fresh_copy_out, "lift_fresh_copy")
 OUT_FORM(tn_op_convolution_backward_out, "convolution_backward", "", 11, 3, MSG_STRUCTURED)
 OUT_FORM(tn_op_nll_loss_out, "nll_loss_forward", "", 5, 1, MSG_STRUCTURED)
 OUT_FORM(tn_op_multilabel_margin_loss_out, "multilabel_margin_loss_forward", "", 3, 1, MSG_SCALAR_TYPE)

@@ -10,6 +10,11 @@ in the layer owning each.
   with few test elements (upstream's brute-force path) a same-dtype test tensor that cannot be
   flattened as a view raises view()'s error.
 - topk refuses bool input after the k range check.
+- out= with an input requiring grad: a CompositeImplicitAutograd out= row (absolute.out, divide.out,
+  square.out ...) refuses as the out= op its kernel calls, naming an alias's target (square.out names
+  itself, where upstream's names pow: the one message left different); an input the functional refuses outright
+  (soft_margin_loss's target, fractional_max_pool2d_backward's indices) refuses the out= form too;
+  lift.out / lift_fresh_copy.out into an expanded out of self's shape refuse as upstream's copy.
 - threshold converts threshold (to the opmath type: float for half / bfloat16) and value (to self's
   dtype) with the overflow check; not on meta tensors.
 """
@@ -66,4 +71,14 @@ cases("fuzz_accept", {
     "threshold_inplace_out_meta": "[err(g) for g in [lambda: A.threshold_.default(x.half(), 2, 2 ** 63 - 1), lambda: torch.threshold_(x.clone(), 1e308, 2), "
                                   "lambda: A.threshold.out(torch.tensor(1.), 1e308, 2, out=E()), lambda: A.threshold.out(x, 2, 1j, out=E())]], "
                                   "A.threshold.default(torch.empty(2, 3, device='meta'), 1e308, 1j).shape, A.threshold.default(x, 2.5, -1).tolist()",
+    "out_requires_grad_composite_and_nograd": "g = torch.ones(2, 3, requires_grad=True); "
+        "[err(h) for h in [lambda: A.absolute.out(g, out=E()), lambda: A.arccos.out(g, out=E()), "
+        "lambda: A.divide.out(g, x, out=E()), lambda: A.multiply.out(x, g, out=E()), "
+        "lambda: torch.arctan2(g, x, out=E()), lambda: torch.clip(g, 0, 1, out=E()), "
+        "lambda: A.absolute.out(x, out=E().requires_grad_()), "
+        "lambda: A.soft_margin_loss.out(x, g, out=E()), "
+        "lambda: A.fractional_max_pool2d_backward.grad_input(x, x, [1, 1], [1, 1], g, grad_input=E())]], "
+        "A.absolute.out(-x, out=E()).tolist(), err(lambda: A.square.out(g, out=E()))[0]",
+    "lift_out_expanded": "[err(lambda: f(x, out=torch.zeros(3).expand(2, 3))) for f in [A.lift.out, A.lift_fresh_copy.out]], "
+                         "[f(x, out=torch.zeros(0)).tolist() for f in [A.lift.out, A.lift_fresh_copy.out]]",
 }, setup=SETUP)
