@@ -758,6 +758,16 @@ fail:
     return NULL;
 }
 
+/* a tensor argument, or a tensor of a list argument, requires grad */
+static bool value_requires_grad(const tn_value *v) {
+    if (v->tag == TN_V_TENSOR) return tn_requires_grad(v->u.obj);
+    for (Py_ssize_t j = 0; v->tag == TN_V_TENSORLIST && j < PyTuple_Size(v->u.obj); j++) {
+        PyObject *e = PyTuple_GetItem(v->u.obj, j);
+        if (tn_py_is_tensor(e) && tn_requires_grad(e)) return true;
+    }
+    return false;
+}
+
 /* ---- out= overloads ----
  * Upstream's generated autograd kernel of an out= overload (gen_variable_type.py) refuses when a
  * differentiable input or an out tensor standing for a differentiable output requires grad, and
@@ -859,16 +869,10 @@ static PyObject *out_call(int op, tn_value *args, const tn_schema *s) {
         /* the error names the op the kernel calls: an alias's (absolute.out -> abs) */
         int base = f >= 0 ? tn_decomp_kind(f) : -1;
         const char *name = tn_op_at(base >= 0 ? base : op)->name;
-        for (int i = 0; i < s->nargs; i++) {
-            bool req = args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj);
-            for (Py_ssize_t j = 0; !req && args[i].tag == TN_V_TENSORLIST && j < PyTuple_Size(args[i].u.obj); j++) {
-                PyObject *e = PyTuple_GetItem(args[i].u.obj, j);
-                req = tn_py_is_tensor(e) && tn_requires_grad(e);
-            }
-            if (req)
+        for (int i = 0; i < s->nargs; i++)
+            if (value_requires_grad(&args[i]))
                 return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
                                     "differentiation, but one of the arguments requires grad.", name);
-        }
         return run_below(op, args);
     }
     /* rows upstream adds outside native_functions.yaml carry their namespace in the schema text */
@@ -880,12 +884,7 @@ static PyObject *out_call(int op, tn_value *args, const tn_schema *s) {
          * fractional_max_pool2d_backward's indices) counts as one of its differentiable inputs here */
         bool diff = out ? (k < 8 && (fad->out_diff >> k & 1)) : (i < 64 && ((fad->diff | fad->nograd) >> i & 1));
         if (out) k++;
-        if (!diff) continue;
-        if (args[i].tag == TN_V_TENSOR) refuse = tn_requires_grad(args[i].u.obj);
-        for (Py_ssize_t j = 0; args[i].tag == TN_V_TENSORLIST && j < PyTuple_Size(args[i].u.obj) && !refuse; j++) {
-            PyObject *e = PyTuple_GetItem(args[i].u.obj, j);
-            refuse = tn_py_is_tensor(e) && tn_requires_grad(e);
-        }
+        refuse = diff && value_requires_grad(&args[i]);
     }
     if (refuse)
         return PyErr_Format(PyExc_RuntimeError, "%s(): functions with out=... arguments don't support automatic "
@@ -938,13 +937,7 @@ PyObject *tn_autograd_call(int op, tn_value *args) {
      * pos_weight, soft_margin_loss's target) must not require grad */
     if (ad->nograd)
         for (int i = 0; i < s->nargs && i < 64; i++) {
-            if (!(ad->nograd >> i & 1)) continue;
-            bool req = args[i].tag == TN_V_TENSOR && tn_requires_grad(args[i].u.obj);
-            for (Py_ssize_t k = 0; !req && args[i].tag == TN_V_TENSORLIST && k < PyTuple_Size(args[i].u.obj); k++) {
-                PyObject *e = PyTuple_GetItem(args[i].u.obj, k);
-                req = tn_py_is_tensor(e) && tn_requires_grad(e);
-            }
-            if (req)
+            if ((ad->nograd >> i & 1) && value_requires_grad(&args[i]))
                 return PyErr_Format(PyExc_RuntimeError, "The function '%s' is not differentiable with respect to argument "
                                     "'%s'. This input cannot have requires_grad True.", d->name, s->args[i].name);
         }
