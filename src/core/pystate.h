@@ -69,6 +69,8 @@ static inline int tn_py_memformat_code(PyObject *mf) {
 PyObject *tn_py_named_constants(void);
 /* torch._C.<dotted>: get or create a submodule (registered in sys.modules). New reference. */
 PyObject *tn_py_submodule(const char *dotted);
+/* a torch._C.DispatchKeySet of space-separated DispatchKey names (python/types_enum.c) */
+PyObject *tn_py_dispatch_keyset_from_names(const char *names);
 /* The struct-sequence type torch.return_types.<name> (borrowed), or NULL if there is none
  * (python/return_types.c). */
 PyObject *tn_return_type(const char *name);

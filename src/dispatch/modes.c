@@ -6,7 +6,6 @@
 #include "dispatch/modes.h"
 #include "dispatch/autocast.h"
 #include "autograd/autograd.h"
-#include "python/common.h"
 
 #include <string.h>
 

@@ -39,7 +39,6 @@ PyObject *tn_py_dispatch_key(long value);
 int tn_py_dispatch_key_value(PyObject *o, long *out);
 PyObject *tn_py_dispatch_key_by_name(const char *name);
 PyObject *tn_py_dispatch_keyset_full(void);
-PyObject *tn_py_dispatch_keyset_from_names(const char *names);   /* space-separated DispatchKey names */
 /* An enum class like upstream's pybind11 enums (members as attributes, __members__, .name,
  * .value, int(), repr "<Name.member: v>"). New reference. */
 PyObject *tn_py_enum_type_new(const char *module, const char *name, const char *const *names,

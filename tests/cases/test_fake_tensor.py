@@ -187,8 +187,9 @@ C._set_conj(t, False); C._set_neg(t, False)
 out.append((t.is_conj(), t.is_neg()))
 out.append(e(lambda: C._set_conj(3, True)))
 out.append((torch.ones(2)._has_symbolic_sizes_strides, m.from_tensor(torch.ones(2))._has_symbolic_sizes_strides))
-out.append((torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)], layout=torch.jagged)._has_symbolic_sizes_strides,
-            torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)])._has_symbolic_sizes_strides))
+# (a jagged nested tensor here would take a nested int from the worker's shared counter, which the
+# jagged cases of later files print: checked in test_subclass_dispatch's own cases instead)
+out.append(torch.nested.nested_tensor([torch.ones(2, 3), torch.ones(4, 3)])._has_symbolic_sizes_strides)
 out.append(torch._C.TensorType.get() is torch._C.TensorType.get())
 out.append(torch.ops.aten.empty.memory_format._schema.returns[0].type is torch._C.TensorType.get())
 result = out
