@@ -166,6 +166,17 @@ cases("sequence_nr", {k: SEQ + v for k, v in {
     "backward_still_runs": "a = x * 2; a.sin_(); v = a[0]; v.exp_(); a.sum().backward()\nx.grad",
 }.items()}, tol=F32)
 
+# a dispatch mode logging the names of the ops it sees (the two "mode_sees" cases)
+NAMES = """
+from torch.utils._python_dispatch import TorchDispatchMode
+class M(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.log = []
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.log.append(str(func))
+        return func(*args, **(kwargs or {}))
+"""
 QL = ERR + """
 import warnings
 torch.manual_seed(0)
@@ -185,15 +196,7 @@ cases("qlinear_fp16_unpacked_autograd", {k: GRAPH + QL + v for k, v in {
     "no_bias": "y = op(x, w, None)\n(y, graph(y), bw(y), x.grad, w.grad)",
     "none_require": "y = op(x.detach(), w.detach(), b.detach())\n(y, y.requires_grad, y.grad_fn)",
     "no_grad": "with torch.no_grad():\n    y = op(x, w, b)\n(y, y.requires_grad)",
-    "mode_sees": """
-from torch.utils._python_dispatch import TorchDispatchMode
-class M(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.log = []
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.log.append(str(func))
-        return func(*args, **(kwargs or {}))
+    "mode_sees": NAMES + """
 m = M()
 with m:
     y = op(x.detach(), w.detach(), b)
@@ -232,15 +235,7 @@ r + [l, l.grad_fn]""",
     "lift_fresh_same": "t = torch.randn(3)\n(torch.ops.aten.lift_fresh(t) is t, torch.ops.aten.lift_fresh(nc) is nc)",
     "lift_same": "t = torch.randn(3)\n(torch.ops.aten.lift(t) is t, torch.ops.aten.lift.default(cl) is cl, torch.ops.aten.lift(t).stride())",
     "lift_out": "o = torch.empty(3)\nr = torch.ops.aten.lift.out(torch.arange(3.), out=o)\n(r is o, o, err(lambda: torch.ops.aten.lift.out(torch.arange(3.), out=torch.empty(3, dtype=torch.int32))))",
-    "mode_sees": """
-from torch.utils._python_dispatch import TorchDispatchMode
-class M(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.log = []
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.log.append(str(func))
-        return func(*args, **(kwargs or {}))
+    "mode_sees": NAMES + """
 m = M()
 t = torch.randn(3)
 with m:
