@@ -168,15 +168,7 @@ static PyObject *to_mode(int op, tn_value *args) {
         tn_below_autograd_step(-1);
         tn_tls_untracked_views = untracked;
         if (res && !untracked) tn_mark_views(op, args, res);
-        PyObject *et, *ev, *tb;
-        PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
-        if (tn_dispatch_mode_push(mode) < 0) {
-            Py_CLEAR(res);
-            Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
-        } else {
-            PyErr_Restore(et, ev, tb);
-        }
-        Py_DECREF(mode);
+        res = tn_dispatch_mode_restore(mode, res);
     }
     Py_DECREF(targs); Py_DECREF(kwargs); Py_DECREF(ttypes);
     return res;

@@ -70,6 +70,19 @@ int tn_dispatch_mode_push(PyObject *mode) {
     return PyList_Append(user_stack, mode);
 }
 
+PyObject *tn_dispatch_mode_restore(PyObject *mode, PyObject *res) {
+    PyObject *et, *ev, *tb;
+    PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
+    if (tn_dispatch_mode_push(mode) < 0) {
+        Py_CLEAR(res);
+        Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
+    } else {
+        PyErr_Restore(et, ev, tb);
+    }
+    Py_DECREF(mode);
+    return res;
+}
+
 static PyObject *push(PyObject *m, PyObject *mode) {
     return tn_dispatch_mode_push(mode) < 0 ? NULL : Py_NewRef(Py_None);
 }

@@ -122,15 +122,7 @@ static PyObject *python_key(PyObject *entry, PyObject *args, PyObject *kw, bool 
         PyObject *m = tn_dispatch_mode_pop_top();
         if (!m) goto done;
         r = PyObject_CallMethod(m, "__torch_dispatch__", "OOOO", func, ttypes, args, kwargs);
-        PyObject *et, *ev, *tb;
-        PyErr_Fetch(&et, &ev, &tb);   /* the handler's error survives putting the mode back */
-        if (tn_dispatch_mode_push(m) < 0) {
-            Py_CLEAR(r);
-            Py_XDECREF(et); Py_XDECREF(ev); Py_XDECREF(tb);
-        } else {
-            PyErr_Restore(et, ev, tb);
-        }
-        Py_DECREF(m);
+        r = tn_dispatch_mode_restore(m, r);
     } else {
         PyObject *name = PyObject_Str(func);
         r = name ? tn_subclass_call_python(func, ttypes, args, kwargs, name) : NULL;
