@@ -2,6 +2,7 @@
 #include "core/tensor.h"
 #include "core/profiler.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__GLIBC__)
@@ -19,10 +20,11 @@
  * CPU time of a 512-token prefill of the SmolLM2-shaped Llama. Fixing the mmap threshold at
  * glibc's own dynamic ceiling (32 MB) and keeping up to 64 MB of free heap top removes them.
  * A user's own choice (GLIBC_TUNABLES malloc settings, MALLOC_*_ variables) is left alone. */
-static void huge_init(void);
+static void huge_init(void), big_init(void);
 
 void tn_storage_tune_malloc(void) {
     huge_init();
+    big_init();
 #if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD) && defined(M_TRIM_THRESHOLD)
     const char *tun = getenv("GLIBC_TUNABLES");
     if ((tun && strstr(tun, "glibc.malloc.")) || getenv("MALLOC_MMAP_THRESHOLD_") || getenv("MALLOC_TRIM_THRESHOLD_") ||
@@ -34,8 +36,9 @@ void tn_storage_tune_malloc(void) {
 }
 
 /* Transparent huge pages for large blocks, opt-in: TN_HUGEPAGES=1 (docs/speed_training.md). A
- * training step allocates fresh 100+ MB blocks (the tied embedding's gradient, AdamW's temporaries
- * over it) that glibc maps anew each time; the kernel faults them in one 4 KB page at a time.
+ * training step allocated fresh 100+ MB blocks (the tied embedding's gradient, AdamW's temporaries
+ * over it) that glibc maps anew each time (before the large-block cache below); the kernel faults
+ * them in one 4 KB page at a time.
  * With the switch, a block of 32 MB or more (glibc's mmap threshold as tuned above) gets
  * MADV_HUGEPAGE on its 2 MB-aligned part before it is first touched: 80% fewer faults in the
  * Llama step and 2.6-3x less CPU time in a micro-benchmark of AdamW's temporaries, but on the
@@ -62,6 +65,73 @@ static void advise_huge(char *p, size_t nbytes) {
 #endif
 }
 
+/* Blocks of 32 MB and more (glibc maps each anew, see tn_storage_tune_malloc) are kept for
+ * reuse when freed, matched by exact size. A training step frees and allocates the same large
+ * blocks every step (the tied embedding's gradient, AdamW's sqrt and division temporaries over
+ * it); a fresh mapping costs a page fault and a cleared page per 4 KB: ~100,000 faults and 0.2 s
+ * of a 1.7 s SmolLM2-shaped AdamW step (docs/speed_training.md). At most TN_BIG_SLOTS blocks and
+ * big_cap bytes wait (TN_BIG_CACHE_MB, default 512; 0 turns the cache off); a newer block replaces
+ * the oldest, which goes back to the system. Contents of a reused block are whatever was there,
+ * as malloc's. */
+#define TN_BIG_MIN ((size_t)32 << 20)
+#define TN_BIG_SLOTS 4
+static struct { char *p; size_t n; unsigned long age; } big_free[TN_BIG_SLOTS];
+static size_t big_held, big_cap = (size_t)512 << 20;
+static unsigned long big_clock;
+static atomic_flag big_lock = ATOMIC_FLAG_INIT;
+
+static void big_init(void) {
+    const char *e = getenv("TN_BIG_CACHE_MB");
+    if (e && *e) big_cap = (size_t)strtoull(e, NULL, 10) << 20;
+}
+
+static void big_lock_take(void) { while (atomic_flag_test_and_set_explicit(&big_lock, memory_order_acquire)) ; }
+static void big_lock_give(void) { atomic_flag_clear_explicit(&big_lock, memory_order_release); }
+
+static char *big_take(size_t nbytes) {
+    char *p = NULL;
+    big_lock_take();
+    for (int i = 0; i < TN_BIG_SLOTS; i++)
+        if (big_free[i].p && big_free[i].n == nbytes) {
+            p = big_free[i].p;
+            big_free[i].p = NULL;
+            big_held -= nbytes;
+            break;
+        }
+    big_lock_give();
+    return p;
+}
+
+/* Keeps p (nbytes) for reuse, or frees it when it is larger than the whole cache. */
+static void big_give(char *p, size_t nbytes) {
+    char *evicted[TN_BIG_SLOTS];
+    int ne = 0;
+    if (nbytes > big_cap) { free(p); return; }
+    big_lock_take();
+    for (;;) {   /* evict the oldest until a slot is free and the bytes fit */
+        int slot = -1, n = 0;
+        for (int i = 0; i < TN_BIG_SLOTS; i++)
+            if (big_free[i].p) {
+                n++;
+                if (slot < 0 || big_free[i].age < big_free[slot].age) slot = i;
+            }
+        if (n < TN_BIG_SLOTS && big_held + nbytes <= big_cap) break;
+        evicted[ne++] = big_free[slot].p;
+        big_held -= big_free[slot].n;
+        big_free[slot].p = NULL;
+    }
+    for (int i = 0; i < TN_BIG_SLOTS; i++)
+        if (!big_free[i].p) {
+            big_free[i].p = p;
+            big_free[i].n = nbytes;
+            big_free[i].age = ++big_clock;
+            big_held += nbytes;
+            break;
+        }
+    big_lock_give();
+    for (int i = 0; i < ne; i++) free(evicted[i]);
+}
+
 _Thread_local bool tn_tls_inference_mode;
 _Thread_local bool tn_tls_untracked_views;
 
@@ -73,7 +143,8 @@ static inline __attribute__((always_inline)) tn_storage *storage_new(size_t nbyt
     s->resizable = true;
     s->device = device;
     if (device != TN_DEVICE_META && nbytes) {
-        s->data = zeroed ? calloc(1, nbytes) : malloc(nbytes);
+        s->data = zeroed ? calloc(1, nbytes) : nbytes >= TN_BIG_MIN ? big_take(nbytes) : NULL;
+        if (!s->data && !zeroed) s->data = malloc(nbytes);
         if (!s->data) { free(s); return NULL; }
         if (!zeroed) advise_huge(s->data, nbytes);
         if (__builtin_expect(tn_prof_on, 0)) tn_prof_memory((int64_t)nbytes);   /* profile_memory */
@@ -123,7 +194,8 @@ void tn_storage_decref(tn_storage *s) {
     if (s->release) s->release(s->release_ctx, s->data, s->nbytes);
     else {
         if (__builtin_expect(tn_prof_on, 0) && s->data) tn_prof_memory(-(int64_t)s->nbytes);
-        free(s->data);
+        if (s->data && s->nbytes >= TN_BIG_MIN) big_give(s->data, s->nbytes);
+        else free(s->data);
     }
     if (s->weakcnt > 0) {   /* expired; the struct stays for its weak references */
         s->data = NULL;
