@@ -159,8 +159,8 @@ $(BUILD)/asan/_C.abi3.so: $(VENV)/.done $(SRCS)
 	$(VENV)/bin/ninja -C $(BUILD)/asan >/dev/null
 
 test-asan: setup $(BUILD)/asan/_C.abi3.so
-	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= $(VENV)/bin/python -m pytest -q tests/cases
-	TN_GLOO_FUZZ_ITERS=1000000 $(VENV)/bin/python -m pytest -q tests/test_gloo_fuzz.py
+	TN_SUBJECT_PYTHON=$(CURDIR)/tools/asan/python TN_NO_CACHE= TN_GLOO_FUZZ_ITERS=1000000 \
+	  $(VENV)/bin/python tools/test_streams.py --asan
 
 # Upstream's three suites (OpInfo and ModuleInfo at CI's sample cap, the transformers sweep's CI
 # subset) with the sanitizer build as the subject: no crash under ASan + UBSan (issue #11). Not in

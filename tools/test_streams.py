@@ -9,7 +9,12 @@ streams split along that line:
   cases   tests/cases, tests/kernels and the tests that read the golden or OpInfo machinery
   system  every other test file or folder under tests/ (a new one lands here by default)
 
-Usage: python tools/test_streams.py [extra pytest arguments, given to both streams]
+`make test-asan` (--asan): the subject is the sanitizer build, the slow side, while the reference
+comes from make test's cache, so one pytest process keeps one core busy. tests/cases is split in
+two streams of about equal size (by bytes of case files), the gloo frame fuzz joining the lighter
+one; each stream writes its own golden-results file under build/asan/.
+
+Usage: python tools/test_streams.py [--asan] [extra pytest arguments, given to both streams]
 """
 import os
 import subprocess
@@ -35,12 +40,32 @@ def streams():
     return {"cases": CASES, "system": system}
 
 
-def main(extra):
+def asan_streams():
+    files = sorted((f for f in os.listdir(os.path.join(TESTS, "cases"))
+                    if f.startswith("test_") and f.endswith(".py")),
+                   key=lambda f: -os.path.getsize(os.path.join(TESTS, "cases", f)))
+    out, size = {"asan-a": [], "asan-b": []}, {"asan-a": 0, "asan-b": 0}
+    for f in files:
+        name = min(size, key=size.get)
+        out[name].append("cases/" + f)
+        size[name] += os.path.getsize(os.path.join(TESTS, "cases", f))
+    for name in out:   # each stream in make test's (alphabetical) order
+        out[name].sort()
+    out[min(size, key=size.get)].append("test_gloo_fuzz.py")
+    return out
+
+
+def main(argv):
+    asan = "--asan" in argv
+    extra = [a for a in argv if a != "--asan"]
     procs = {}
-    for name, entries in streams().items():
+    for name, entries in (asan_streams() if asan else streams()).items():
         argv = [sys.executable, "-m", "pytest", "-q", "--durations=15", "-p", "no:cacheprovider"] \
             + ["tests/" + e for e in entries] + extra
-        procs[name] = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE,
+        env = dict(os.environ)
+        if asan:
+            env["TN_GOLDEN_RESULTS"] = os.path.join(ROOT, "build", "asan", "golden-results-%s.json" % name)
+        procs[name] = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, env=env,
                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     last = {}
     failures = {name: [] for name in procs}
@@ -64,7 +89,7 @@ def main(extra):
     for t in pumps:
         t.join()
     rcs = {name: p.wait() for name, p in procs.items()}
-    print("\nmake test, %.0f s of wall time:" % (time.time() - t0))
+    print("\nmake %s, %.0f s of wall time:" % ("test-asan" if asan else "test", time.time() - t0))
     for name in procs:
         print("  %-7s exit %d  %s" % (name, rcs[name], last.get(name, "")))
     for name in procs:  # again at the very end, where a log cut to its tail still shows them
