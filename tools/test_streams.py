@@ -11,8 +11,8 @@ streams split along that line:
 
 `make test-asan` (--asan): the subject is the sanitizer build, the slow side, while the reference
 comes from make test's cache, so one pytest process keeps one core busy. tests/cases is split in
-two streams of about equal size (by bytes of case files), the gloo frame fuzz joining the lighter
-one; each stream writes its own golden-results file under build/asan/.
+two streams with about as many cases each (files counted by a collect-only run), the gloo frame
+fuzz joining the lighter one; each stream writes its own golden-results file under build/asan/.
 
 Usage: python tools/test_streams.py [--asan] [extra pytest arguments, given to both streams]
 """
@@ -41,14 +41,20 @@ def streams():
 
 
 def asan_streams():
-    files = sorted((f for f in os.listdir(os.path.join(TESTS, "cases"))
-                    if f.startswith("test_") and f.endswith(".py")),
-                   key=lambda f: -os.path.getsize(os.path.join(TESTS, "cases", f)))
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                        "tests/cases"], cwd=ROOT, capture_output=True, text=True)
+    count = {}
+    for line in r.stdout.splitlines():
+        if "::" in line:
+            f = line.split("::")[0]
+            count[f] = count.get(f, 0) + 1
+    if r.returncode or not count:
+        sys.exit("tools/test_streams.py: collecting tests/cases failed:\n" + r.stdout[-2000:] + r.stderr[-2000:])
     out, size = {"asan-a": [], "asan-b": []}, {"asan-a": 0, "asan-b": 0}
-    for f in files:
+    for f in sorted(count, key=lambda f: (-count[f], f)):
         name = min(size, key=size.get)
-        out[name].append("cases/" + f)
-        size[name] += os.path.getsize(os.path.join(TESTS, "cases", f))
+        out[name].append(f[len("tests/"):])
+        size[name] += count[f]
     for name in out:   # each stream in make test's (alphabetical) order
         out[name].sort()
     out[min(size, key=size.get)].append("test_gloo_fuzz.py")
