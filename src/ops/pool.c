@@ -376,8 +376,8 @@ static int shape_check3(const tn_tensor *t, const pool_args *a, int64_t nslices,
 }
 
 /* Parse and check max_pool{2,3}d arguments (self, kernel_size, stride, padding, dilation,
- * ceil_mode at a[0..5]); k = 2 or 3. */
-static int max_args(tn_value *a, int k, pool_args *r) {
+ * ceil_mode at a[0..5]); k = 2 or 3; fwd: the forward (not the backward's self). */
+static int max_args(tn_value *a, int k, bool fwd, pool_args *r) {
     const tn_tensor *t = TN_T(a[0]);
     const char *nm = k == 2 ? "max_pool2d" : "max_pool3d";
     const char *what = k == 2 ? "two" : "three";
@@ -403,6 +403,8 @@ static int max_args(tn_value *a, int k, pool_args *r) {
     expand(&a[2], k, r->k + off, r->s + off);
     expand(&a[3], k, NULL, r->p + off);
     expand(&a[4], k, NULL, r->d + off);
+    /* a forward on meta: upstream's Python meta function reads input.size(-3) next (IndexError, measured) */
+    if (k == 2 && fwd && tn_door_on_meta() && tn_size_read(t, -3) < 0) return -1;
     r->fmt = tn_suggest_format(t);
     if (k == 2) {
         if (r->fmt == 2 && t->ndim != 4) {
@@ -437,7 +439,7 @@ static int max_args(tn_value *a, int k, pool_args *r) {
 
 static PyObject *max_pool_fwd(tn_value *a, int k) {
     pool_args pa;
-    if (max_args(a, k, &pa) < 0) return NULL;
+    if (max_args(a, k, true, &pa) < 0) return NULL;
     tn_tensor *t = TN_T(a[0]);
     if (!max_dtype_ok(t->dtype)) return tn_kernel_missing(k == 2 ? "max_pool2d" : "max_pool3d", t->dtype);
     int64_t isp[3], osz[TN_MAX_DIMS];
@@ -475,7 +477,7 @@ PyObject *tn_op_max_pool3d_with_indices(tn_value *a) { return max_pool_fwd(a, 3)
  * dilation, ceil_mode, indices) */
 static PyObject *max_pool_bwd(tn_value *a, int k) {
     pool_args pa;
-    if (max_args(a + 1, k, &pa) < 0) return NULL;
+    if (max_args(a + 1, k, false, &pa) < 0) return NULL;
     tn_tensor *t = TN_T(a[1]), *g = TN_T(a[0]), *ix = TN_T(a[7]);
     if (t->dtype != g->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected dtype %s for `gradOutput` but got dtype %s", tn_dtype_cxx_name(t->dtype),
@@ -822,6 +824,16 @@ static PyObject *adaptive_avg_bwd(tn_value *a, int k) {
                          "grad_output has sizes %s with dimension %d being empty", nm, sh, i);
             return NULL;
         }
+    /* the 3d CPU kernel then wants grad_output of self's dims and reads self.size(-4) (IndexError
+     * for self of fewer than 4 dims) before its other checks (measured); meta goes elsewhere */
+    if (k == 3 && !tn_door_on_meta()) {
+        if (nd != t->ndim) {
+            PyErr_Format(PyExc_RuntimeError, "adaptive_avg_pool3d_backward_out_cpu_template: Expected dimensions %d for "
+                         "`gradOutput_` but got dimensions %d", t->ndim, nd);
+            return NULL;
+        }
+        if (tn_size_read(t, -4) < 0) return NULL;
+    }
     if (!(nd == k + 1 || nd == k + 2)) {
         shape_str(sh, sizeof sh, t);
         PyErr_Format(PyExc_RuntimeError, "%s(): Expected %dD or %dD tensor, but got %s", nm, k + 1, k + 2, sh);

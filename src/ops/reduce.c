@@ -662,6 +662,11 @@ static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
     tn_tensor *t = tn_tensor_of(self);
     bool keepdim = arg_bool(&a[2]);
     uint64_t mask;
+    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {   /* upstream's first check (measured) */
+        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
+                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
+        return NULL;
+    }
     if (tn_dims_mask(t, &a[1], true, &mask) < 0) return NULL;
     if (tn_numel(t) == 0) {
         bool all = a[1].tag == TN_V_NONE || (a[1].tag != TN_V_INT && a[1].u.ints.n == 0);
@@ -684,11 +689,6 @@ static PyObject *hash_tensor_impl(tn_value *a, PyObject *out) {
     bool ok = dt == TN_DTYPE_BOOL || dt == TN_DTYPE_U8 || dt == TN_DTYPE_I8 || dt == TN_DTYPE_I16 || dt == TN_DTYPE_I32 ||
               dt == TN_DTYPE_I64 || dt == TN_DTYPE_F16 || dt == TN_DTYPE_BF16 || dt == TN_DTYPE_F32 || dt == TN_DTYPE_F64;
     if (!ok) return tn_kernel_missing("xor_sum_cpu", dt);
-    if (out && tn_tensor_of(out)->dtype != TN_DTYPE_U64) {
-        PyErr_Format(PyExc_RuntimeError, "Expected result to be of dtype uint64, but got %s",
-                     tn_dtype_cpp_name(tn_tensor_of(out)->dtype));
-        return NULL;
-    }
     int64_t sz[TN_MAX_DIMS];
     int nd = reduced_shape(t, mask, keepdim, sz);
     PyObject *res = tn_tensor_new_empty(nd, sz, TN_DTYPE_U64, is_meta(t) ? TN_DEVICE_META : TN_DEVICE_CPU);

@@ -1,0 +1,86 @@
+"""Exception types and messages of the no-crash corpus's differences where one side raised
+IndexError (docs/breadth_more2.md "Fuzz corpus exception types", group "index"): each fixed in the
+op owning the check, upstream's order of checks measured side by side.
+
+- mkldnn_rnn_layer / _backward and _ctc_loss_backward read the input's first 3 sizes first.
+- _embedding_bag_dense_backward (sum / mean) index_selects by the sorted 2-D indices first.
+- _adaptive_avg_pool3d_backward: grad_output of self's dims, then self.size(-4).
+- reflection_pad1d / 2d_backward read self's sizes before the padding's length.
+- index_fill: value dims, index dtype, complex value, then dim; index_copy: dim, out= dtype, index
+  dims, source / self dims, index dtype, slice shapes, number of indices.
+- hash_tensor.out: out='s dtype before anything; kthvalue / median / nanmedian wrap dim first.
+- dense to BSR / BSC read self.size(-2 - dense_dim) and self.size(-1 - dense_dim) before the range.
+- bilinear reads input1.size(-1), weight.size(1), input2.size(-1), weight.size(2), bias.size(0).
+- max_pool2d on meta reads input.size(-3) after the list checks.
+"""
+from harness import cases
+from harness.autograd import ERR
+
+SETUP = ERR + """
+x = torch.arange(6.).reshape(2, 3)
+x0 = torch.tensor(1.5)
+x1 = torch.arange(3.)
+x3 = torch.arange(24.).reshape(2, 3, 4)
+i2 = torch.tensor([[0, 1, 0], [1, 0, 1]])
+i1 = torch.tensor([0, 1])
+"""
+
+cases("fuzz_index2", {
+    "mkldnn_rnn_layer_input_dims": "L = torch.ops.aten.mkldnn_rnn_layer; LB = torch.ops.aten.mkldnn_rnn_layer_backward; "
+                                   "[err(lambda: L(s, x, x, x, x, x, x, False, [1, 1], 1, 1, 1, False, False, bf, False)) for s in (x0, x1, x) for bf in (False, True)], "
+                                   "[err(lambda: LB(s, x, x, x, x, x, x, x, x, x, x, x, x, False, 1, 1, 1, False, False, False, [], False, torch.ones(1, dtype=torch.uint8))) for s in (x0, x1, x)]",
+    "ctc_loss_backward_log_probs_dims": "C = torch.ops.aten._ctc_loss_backward; "
+                                        "[err(lambda: C(x, lp, t, [1, 1], [1, 1], x, x, 1)) for lp in (x0, x1, x) for t in (x, i2, i2.int())], "
+                                        "[err(lambda: C(x, lp, x, [1, 1], [1, 1], x, x, 1)) for lp in (i2, x.bfloat16())]",
+    "embedding_bag_dense_backward_2d_indices": "E = torch.ops.aten._embedding_bag_dense_backward; "
+                                               "[err(lambda: E(g, ind, x, x, x, 1, False, mode, x)) for mode in (0, 1) for g, ind in "
+                                               "[(x, x), (x, i2), (x.bfloat16(), i2.bool()), (x0, i2), (x1, i2.int())]]",
+    "adaptive_avg_pool3d_backward_dims": "B = torch.ops.aten._adaptive_avg_pool3d_backward; "
+                                         "[err(lambda: B(g, s)) for g, s in [(x0, x0), (x1, x1), (x, x), (x3, x3), (x, x3[None]), (x3[None], x), "
+                                         "(torch.ones(0, 3), x), (torch.ones(2, 0), x), (x, x.bfloat16())]], "
+                                         "err(lambda: torch.ops.aten._adaptive_avg_pool3d_backward.out(x, x, out=torch.empty(0))), "
+                                         "err(lambda: torch.ops.aten._adaptive_avg_pool3d_backward.out(x3[None], x3[None], out=torch.empty(0, device='meta')))",
+    "reflection_pad_backward_self_dims": "[err(lambda: op(s, s, [1] * n)) for op, ss in ((torch.ops.aten.reflection_pad1d_backward, (x0, x1)), (torch.ops.aten.reflection_pad2d_backward, (x0, x1, x))) "
+                                         "for s in ss for n in (1, 2, 3, 4)]",
+    "index_fill_order": "F = torch.ops.aten.index_fill; "
+                        "[err(g) for g in [lambda: F.int_Scalar(x, 5, x, 2), lambda: F.int_Scalar(x, 5, i2, 2), lambda: F.int_Scalar(x, 5, i1.float(), 2), "
+                        "lambda: F.int_Scalar(x, 0, x, 1j), lambda: F.int_Scalar(x, 5, i1, 1j), lambda: F.int_Scalar(x, 0, i2, 1j), "
+                        "lambda: F.int_Scalar(x0, 3, i1, 2), lambda: F.int_Tensor(x, 5, x, x), lambda: F.int_Tensor(x, 5, x, x0), "
+                        "lambda: F.int_Tensor(x, 5, i1, torch.tensor(1j)), lambda: F.int_Scalar(x, 0, i2, 2), "
+                        "lambda: x0.expand(3).index_fill_(0, x, 2), lambda: x.clone().index_fill_(0, i2.bool(), 2)]], "
+                        "F.int_Scalar(x, 1, i1, -1.5), F.int_Tensor(x.to(torch.complex64), 0, i1, torch.tensor(1j))",
+    "index_copy_order": "C = torch.ops.aten.index_copy; o = torch.ones(2, 3, dtype=torch.float64); "
+                        "[err(g) for g in [lambda: C.out(x, 0, i2, x, out=o), lambda: C.out(x, 5, i1, x, out=o), lambda: C.out(x, 0, i1.float(), x, out=o), "
+                        "lambda: C.out(x, 0, i1, x.double(), out=o), lambda: C.out(x, 0, i2, x, out=torch.ones(5)), lambda: C(x, 0, i2, x), "
+                        "lambda: C(x, 5, i2, x), lambda: C(x, 0, i1.float(), x), lambda: C(x, 0, torch.ones(7), torch.ones(7)), "
+                        "lambda: x0.expand(3).index_copy_(0, i2, x), lambda: x0.clone().index_copy_(0, torch.tensor(-3), x), "
+                        "lambda: x0.clone().index_copy_(0, torch.tensor(0), x), lambda: C(x, 0, torch.tensor(0), x), lambda: C(x, 0, i1[:1], x), "
+                        "lambda: C(x0, 0, i1[:1], torch.ones(2)), lambda: C(x, 0, i1, torch.ones(2, 4)), lambda: C(x, 0, i1, x0), "
+                        "lambda: C(x, 0, torch.tensor([0, 5]), x), lambda: C(x, 0, torch.tensor([0, -1]), x)]], "
+                        "C(x, 0, torch.tensor(1), x[:1]), C(x1, 0, i1[:1], torch.tensor(7.)), C(x0, 0, torch.tensor([0, 0]), torch.ones(2)), "
+                        "C.out(x, 0, torch.tensor([1, 0]), x, out=torch.empty(0))",
+    "hash_tensor_out_dtype_first": "H = torch.ops.aten.hash_tensor; of, ou = torch.ones(2, 3), torch.empty(0, dtype=torch.uint64); "
+                                   "[err(g) for g in [lambda: H.out(x, [2], out=of), lambda: H.out(x, [2], out=ou), lambda: H.out(x.to(torch.complex128), out=of), "
+                                   "lambda: H.out(x, mode=5, out=of), lambda: H.out(torch.empty(0, 3), out=of), lambda: H.out(x, [0, 0], out=of), "
+                                   "lambda: H.out(x, [2], out=torch.ones(2, 3, dtype=torch.int64))]]",
+    "select_ops_dim_first": "b = x.bool(); ix = torch.ones(2, 3, dtype=torch.long); "
+                            "[err(g) for g in [lambda: torch.kthvalue(b, 1, -3), lambda: torch.median(b, -3), lambda: torch.nanmedian(b, -3), "
+                            "lambda: torch.kthvalue(x.to(torch.complex64), 1, -3), lambda: torch.median(x.to(torch.complex64), -3), "
+                            "lambda: torch.kthvalue(b, 1, -3, out=(x.clone(), ix.clone())), lambda: torch.median(b, -3, out=(x.clone(), ix.clone())), "
+                            "lambda: torch.nanmedian(b, -3, out=(x.clone(), ix.clone())), lambda: torch.kthvalue(x, 1, -3, out=(x.clone(), x.clone())), "
+                            "lambda: torch.median(torch.empty(0, 3), -3), lambda: torch.median(torch.empty(0, 3), 0)]]",
+    "dense_to_bsr_bsc_size_reads": "[err(lambda: f(s, bs, dd)) for f in (torch.ops.aten._to_sparse_bsr, torch.ops.aten._to_sparse_bsc) "
+                                   "for s, bs, dd in [(x, [1, 1], -3), (x, [1, 1], -1), (x, [1, 1], 1), (x, [1, 1], 2), (x, [1, 1], -2 ** 63), (x, [1, 1], 2 ** 62), "
+                                   "(x, [0, 1], -3), (x, [1, 1, 1], -3), (x, [2, 2], -1), (x1, [1, 1], None), (x1, [1, 1], 0), (x0, [1, 1], None), "
+                                   "(torch.ones(2, 2, 2), [1, 1], 2)]], "
+                                   "torch.ops.aten._to_sparse_bsr(torch.ones(2, 2, 2), [1, 1], 1).values().shape, "
+                                   "[err(lambda: torch.ops.aten._to_sparse_csr(x, dd)) for dd in (-3, 1, -2 ** 63)]",
+    "bilinear_size_reads": "w = torch.ones(2, 3, 3); "
+                           "[err(lambda: torch.bilinear(a, b, ww, bb)) for a, b, ww, bb in [(x, x, x, x), (x0, x0, w, None), (x, x, x1, None), "
+                           "(x, x, torch.ones(2, 3), None), (x, x, torch.ones(2, 4, 3), None), (x, x[:, :2], w, None), (x, x, w, x0), (x, x, w, torch.ones(3)), "
+                           "(x.bfloat16(), x.bfloat16(), x.bfloat16(), x.bfloat16())]], torch.bilinear(x, x, w, torch.ones(2)).shape",
+    "max_pool2d_meta_size_read": "[err(lambda: f(torch.empty(s, device='meta'), ks)) for f in (torch.ops.aten.max_pool2d, torch.ops.aten.max_pool2d_with_indices) "
+                                 "for s in [(), (3,), (2, 3)] for ks in ([-1, -1], [1, 1], [1], [1, 1, 1])], "
+                                 "[err(lambda: torch.ops.aten.max_pool2d(torch.ones(s), [1, 1])) for s in [(), (3,), (2, 3)]], "
+                                 "torch.ops.aten.max_pool2d(torch.empty(1, 4, 4, device='meta'), [2, 2]).shape",
+}, setup=SETUP)
