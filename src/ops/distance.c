@@ -161,6 +161,10 @@ PyObject *tn_distance_d_cdist(tn_value *a) {
 PyObject *tn_op__cdist_backward(tn_value *a) {
     PyObject *grad = a[0].u.obj, *x1 = a[1].u.obj, *x2 = a[2].u.obj, *dist = a[4].u.obj;
     const tn_tensor *t1 = tn_tensor_of(x1), *t2 = tn_tensor_of(x2);
+    /* upstream reads x1.size(-1), x2.size(-1), x1.size(-2), x2.size(-2) first (IndexError; measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t1, -1) < 0 || tn_size_read(t2, -1) < 0 || tn_size_read(t1, -2) < 0 ||
+                               tn_size_read(t2, -2) < 0))
+        return NULL;
     if (check_2d_cols(t1, t2) < 0) return NULL;
     int nbd;
     int64_t bs[TN_MAX_DIMS];

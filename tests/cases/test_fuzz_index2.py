@@ -12,6 +12,10 @@ op owning the check, upstream's order of checks measured side by side.
 - dense to BSR / BSC read self.size(-2 - dense_dim) and self.size(-1 - dense_dim) before the range.
 - bilinear reads input1.size(-1), weight.size(1), input2.size(-1), weight.size(2), bias.size(0).
 - max_pool2d on meta reads input.size(-3) after the list checks.
+- cummax / cummin: an empty self's results without a dim check, a 0-d self's dim -1 or 0 only;
+  logcumsumexp.out checks out='s dtype first; mv reads self.size(0); gradient reads self.size(dim)
+  of a 0-d self; linalg.cross's meta checks (dims, size(dim)) before its dtype; _cdist_backward
+  reads x1.size(-1), x2.size(-1), x1.size(-2), x2.size(-2) first.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -83,4 +87,20 @@ cases("fuzz_index2", {
                                  "for s in [(), (3,), (2, 3)] for ks in ([-1, -1], [1, 1], [1], [1, 1, 1])], "
                                  "[err(lambda: torch.ops.aten.max_pool2d(torch.ones(s), [1, 1])) for s in [(), (3,), (2, 3)]], "
                                  "torch.ops.aten.max_pool2d(torch.empty(1, 4, 4, device='meta'), [2, 2]).shape",
+    "cummax_cummin_empty_and_scalar": "e = torch.empty(0, 3); "
+                                      "[err(lambda: op(s, d)) for op in (torch.cummax, torch.cummin) for s, d in [(e, -3), (x0, 5), (x0, -1), (x, 5), (e.bool(), -3), "
+                                      "(e.to(torch.complex64), 7)]], [op(s, d) for op in (torch.cummax, torch.cummin) for s, d in [(e, -3), (x0, 0), (x0.to(torch.complex64), -1)]], "
+                                      "[err(lambda: op(e, -3, out=(torch.ones(2, 3, dtype=o), torch.ones(2, 3, dtype=torch.long)))) for op in (torch.cummax, torch.cummin) "
+                                      "for o in (torch.float32, torch.long)]",
+    "logcumsumexp_out_dtype_first": "[err(g) for g in [lambda: torch.logcumsumexp(x.bool(), -3, out=x.clone()), lambda: torch.logcumsumexp(x, -3, out=x.double()), "
+                                    "lambda: torch.logcumsumexp(x.bool(), -3), lambda: torch.ops.aten._logcumsumexp.out(x.bool(), -3, out=x.clone()), "
+                                    "lambda: torch.ops.aten._logcumsumexp.out(x.bool(), 0, out=x.clone()), lambda: torch.logcumsumexp(x0, 5)]]",
+    "mv_self_size0": "[err(g) for g in [lambda: torch.mv(x0, x), lambda: torch.mv(x0, x.bool()), lambda: torch.mv(x, x0), lambda: torch.mv(x1, x), "
+                     "lambda: torch.mv(x0, x1, out=x.clone()), lambda: torch.mv(torch.ones(2, 3, 4), x1)]]",
+    "gradient_scalar_dims": "[err(g) for g in [lambda: torch.gradient(x0, spacing=-1, dim=[0]), lambda: torch.gradient(x0, dim=0), lambda: torch.gradient(x0, dim=-1), "
+                            "lambda: torch.gradient(x0, spacing=[x1], dim=0), lambda: torch.gradient(torch.ones(1), dim=0), lambda: torch.gradient(x, dim=5)]], torch.gradient(x0)",
+    "linalg_cross_dim_first": "[err(g) for g in [lambda: torch.linalg.cross(x.bool(), x, dim=-3), lambda: torch.linalg.cross(x, torch.ones(3, 3), dim=-3), "
+                              "lambda: torch.linalg.cross(x0, x0), lambda: torch.linalg.cross(x0, torch.tensor(2), dim=0), lambda: torch.linalg.cross(x, x)]]",
+    "cdist_backward_size_reads": "B = torch.ops.aten._cdist_backward; "
+                                 "[err(lambda: B(g, a, b, 2., c)) for g, a, b, c in [(x0, x0, x0, x0), (x, x0, x, x), (x, x, x0, x), (x, x1, x, x), (x, x, x1, x)]]",
 }, setup=SETUP)
