@@ -271,6 +271,8 @@ PyObject *tn_op__pdist_forward(tn_value *a) {
         PyErr_SetString(PyExc_RuntimeError, "_pdist_forward requires contiguous input");
         return NULL;
     }
+    /* upstream reads self.size(0), then (more than one row) self.size(1): IndexError (measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t, 0) < 0 || (t->sizes[0] > 1 && tn_size_read(t, 1) < 0))) return NULL;
     int64_t n = t->ndim > 0 ? t->sizes[0] : 1, m = t->ndim > 1 ? t->sizes[1] : 1;
     int64_t k = n <= 1 ? 0 : n * (n - 1) / 2;
     if (k > 0 && m > 0 && t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) return tn_kernel_missing("pdist", t->dtype);
@@ -302,6 +304,11 @@ PyObject *tn_op__pdist_backward(tn_value *a) {
         return NULL;
     }
     if (t->dtype != TN_DTYPE_F32 && t->dtype != TN_DTYPE_F64) return tn_kernel_missing("pdist_backward", t->dtype);
+    /* upstream reads self.size(0), self.size(1), then (nothing empty) grad.stride(0) before its
+     * dtype checks (IndexError; measured) */
+    if (!tn_door_on_meta() && (tn_size_read(t, 0) < 0 || tn_size_read(t, 1) < 0 ||
+                               (a[2].u.f != 0 && tn_numel(g) && tn_numel(t) && tn_size_read(g, 0) < 0)))
+        return NULL;
     if (g->dtype != t->dtype || d->dtype != t->dtype) {
         PyErr_Format(PyExc_RuntimeError, "expected scalar type %s but found %s", tn_dtype_cpp_name(t->dtype),
                      tn_dtype_cpp_name(g->dtype != t->dtype ? g->dtype : d->dtype));

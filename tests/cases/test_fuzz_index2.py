@@ -16,6 +16,8 @@ op owning the check, upstream's order of checks measured side by side.
   logcumsumexp.out checks out='s dtype first; mv reads self.size(0); gradient reads self.size(dim)
   of a 0-d self; linalg.cross's meta checks (dims, size(dim)) before its dtype; _cdist_backward
   reads x1.size(-1), x2.size(-1), x1.size(-2), x2.size(-2) first.
+- narrow_copy refuses a dim past self's dims with its kernel's own check; _pdist_forward reads
+  self.size(0) (then size(1)), _pdist_backward self.size(0), size(1), grad.stride(0).
 """
 from harness import cases
 from harness.autograd import ERR
@@ -103,4 +105,11 @@ cases("fuzz_index2", {
                               "lambda: torch.linalg.cross(x0, x0), lambda: torch.linalg.cross(x0, torch.tensor(2), dim=0), lambda: torch.linalg.cross(x, x)]]",
     "cdist_backward_size_reads": "B = torch.ops.aten._cdist_backward; "
                                  "[err(lambda: B(g, a, b, 2., c)) for g, a, b, c in [(x0, x0, x0, x0), (x, x0, x, x), (x, x, x0, x), (x, x1, x, x), (x, x, x1, x)]]",
+    "narrow_copy_dim_past_dims": "N = torch.ops.aten.narrow_copy; "
+                                 "[err(lambda: N(s, d, st, n)) for s, d, st, n in [(x, 2, 0, 1), (x, -3, 0, 1), (x, 5, 9, 1), (x0, 1, 0, 1), (x, 0, 5, 1), "
+                                 "(x, 0, 0, 5), (x, 2 ** 62, 0, 1), (x, -2 ** 62, 0, 1)]], N(x, -1, 1, 2)",
+    "pdist_size_reads": "P = torch.ops.aten._pdist_forward; PB = torch.ops.aten._pdist_backward; "
+                        "[err(lambda: P(s)) for s in (x0, x1, x.int())], P(torch.ones(1)), P(x), "
+                        "[err(lambda: PB(g, s, 2., d)) for g, s, d in [(x0, x0, x0), (x0, x1, x0), (x0, x, x0), (x1, torch.empty(0), x1), (x0, x.double(), x0), "
+                        "(torch.ones(1), x.double(), torch.ones(1)), (torch.ones(1), x.int(), torch.ones(1))]]",
 }, setup=SETUP)
