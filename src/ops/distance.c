@@ -233,6 +233,11 @@ PyObject *tn_op__euclidean_dist(tn_value *a) {
     PyObject *m1 = o2 ? tn_at_mul_Scalar(x1, TN_SI(-2)) : NULL;
     PyObject *a1 = m1 ? tn_at_cat(TN_TS(m1, n1, o1), -1) : NULL;
     PyObject *a2 = a1 ? tn_at_cat(TN_TS(x2, o2, n2), -1) : NULL;
+    if (a2 && tn_tensor_of(a2)->ndim < 2) {   /* upstream's x2_.mT() */
+        PyErr_Format(PyExc_RuntimeError, "tensor.mT is only supported on matrices or batches of matrices. Got %d-D tensor.",
+                     tn_tensor_of(a2)->ndim);
+        Py_CLEAR(a2);
+    }
     PyObject *t2 = a2 ? tn_at_transpose_int(a2, -2, -1) : NULL;
     PyObject *r = t2 ? tn_at_matmul(a1, t2) : NULL;
     PyObject *c = r ? tn_at_clamp_min_(r, TN_SI(0)) : NULL;

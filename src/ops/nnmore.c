@@ -398,6 +398,11 @@ static int dims_mask(tn_value *v, int total, uint64_t *m) {
         if (d == -1 && PyErr_Occurred()) { Py_DECREF(l); return -1; }
         int64_t w;
         if (tn_wrap_dim(d, total, &w) < 0) { Py_DECREF(l); return -1; }
+        if (*m >> w & 1) {   /* upstream's dim_list_to_bitset, element by element (measured) */
+            Py_DECREF(l);
+            PyErr_Format(PyExc_RuntimeError, "dim %lld appears multiple times in the list of dims", (long long)w);
+            return -1;
+        }
         *m |= (uint64_t)1 << w;
     }
     Py_DECREF(l);

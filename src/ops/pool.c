@@ -591,22 +591,36 @@ PyObject *tn_op_max_pool1d(tn_value *a) {
 
 /* avg_pool{2,3}d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
  * divisor_override) */
+/* upstream's safe_downcast<int> of each value of an int list: RuntimeError when one does not fit */
+static int int_values(const tn_value *v) {
+    for (int i = 0; i < list_len(v); i++)
+        if (list_at(v, i) < INT32_MIN || list_at(v, i) > INT32_MAX) {
+            PyErr_SetString(PyExc_RuntimeError, "value cannot be converted to type int without overflow");
+            return -1;
+        }
+    return 0;
+}
+
 static int avg_args(tn_value *a, int k, pool_args *r) {
     const tn_tensor *t = TN_T(a[0]);
     int off = 3 - k;
     if (k == 2) {
+        /* upstream's meta narrows each list's values to int right after its length check (measured) */
         if (!(list_len(&a[1]) == 1 || list_len(&a[1]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[1]) < 0) return -1;
         if (!(list_len(&a[2]) == 0 || list_len(&a[2]) == 1 || list_len(&a[2]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[2]) < 0) return -1;
         if (!(list_len(&a[3]) == 1 || list_len(&a[3]) == 2)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool2d: padding must either be a single int, or a tuple of two ints");
             return -1;
         }
+        if (int_values(&a[3]) < 0) return -1;
     } else {
         if (!(list_len(&a[1]) == 1 || list_len(&a[1]) == 3)) {
             PyErr_SetString(PyExc_RuntimeError, "avg_pool3d: kernel_size must be a single int, or a tuple of three ints");
@@ -634,11 +648,7 @@ static int avg_args(tn_value *a, int k, pool_args *r) {
     expand(&a[2], k, r->k + off, r->s + off);
     expand(&a[3], k, NULL, r->p + off);
     int64_t isp[3];
-    if (t->ndim < k + 1) {   /* upstream reads size(-k-1) first */
-        PyErr_Format(PyExc_IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %d)",
-                     t->ndim ? -t->ndim : -1, t->ndim ? t->ndim - 1 : 0, -k - 1);
-        return -1;
-    }
+    if (t->ndim < k + 1) return tn_size_read(t, -k - 1);   /* upstream reads size(-k-1) first */
     bool ceil = a[4].u.i != 0;
     for (int i = off; i < 3; i++)
         if (out_shape(t->sizes[t->ndim - 3 + i], r->k[i], r->p[i], r->s[i], 1, ceil, &r->out[i]) < 0) return -1;

@@ -138,17 +138,17 @@ static PyObject *mean_impl(tn_value *self, const tn_value *dimv, bool keepdim, c
                          tn_dtype_cpp_name(od));
             return NULL;
         }
-        if (out) {
-            tn_dtype o = tn_tensor_of(out)->dtype;
-            if (!tn_can_cast(od, o)) {
-                tn_cast_error(od, o);
-                return NULL;
-            }
-            if (is_float_or_complex(o)) od = o;
-        }
     }
     uint64_t mask;
     if (tn_dims_mask(t, dimv, true, &mask) < 0) return NULL;
+    if (out && !(dt && dt->tag == TN_V_DTYPE)) {   /* out='s cast after the dims (measured) */
+        tn_dtype o = tn_tensor_of(out)->dtype;
+        if (!tn_can_cast(od, o)) {
+            tn_cast_error(od, o);
+            return NULL;
+        }
+        if (is_float_or_complex(o)) od = o;
+    }
     if (od == TN_DTYPE_F16 || od == TN_DTYPE_BF16) {
         /* upstream (CPU): a float32 sum of the input, divided in float32, then cast once */
         PyObject *r32 = run_reduce(TN_REDUCE_MEAN, "mean", self->u.obj, mask, keepdim, TN_DTYPE_F32);

@@ -18,6 +18,10 @@ op owning the check, upstream's order of checks measured side by side.
   reads x1.size(-1), x2.size(-1), x1.size(-2), x2.size(-2) first.
 - narrow_copy refuses a dim past self's dims with its kernel's own check; _pdist_forward reads
   self.size(0) (then size(1)), _pdist_backward self.size(0), size(1), grad.stride(0).
+- avg_pool2d narrows each kernel / stride / padding value to int after its list's length check;
+  norm.* wraps its dims after its dtype checks, before linalg_vector_norm's; nansum (functional)
+  and mean.out wrap dims before their complex / cast checks; _trilinear refuses a repeated dim
+  in each list as it wraps it; im2col reads size(1), then (non-zero) size(2); _euclidean_dist's mT.
 """
 from harness import cases
 from harness.autograd import ERR
@@ -112,4 +116,26 @@ cases("fuzz_index2", {
                         "[err(lambda: P(s)) for s in (x0, x1, x.int())], P(torch.ones(1)), P(x), "
                         "[err(lambda: PB(g, s, 2., d)) for g, s, d in [(x0, x0, x0), (x0, x1, x0), (x0, x, x0), (x1, torch.empty(0), x1), (x0, x.double(), x0), "
                         "(torch.ones(1), x.double(), torch.ones(1)), (torch.ones(1), x.int(), torch.ones(1))]]",
+    "avg_pool2d_int_narrowing": "[err(lambda: torch.ops.aten.avg_pool2d(s, ks, st, pd)) for s in (x, x3) for ks, st, pd in [([-2 ** 63], [], [0]), ([2 ** 31], [], [0]), "
+                                "([1, 1], [2 ** 40], [0]), ([1, 1], [1], [-2 ** 31 - 1]), ([1, 1, 1], [2 ** 40], [0]), ([2 ** 40], [1, 1, 1], [0]), ([1], [1], [0])]], "
+                                "[err(lambda: torch.ops.aten.avg_pool2d(s, [1])) for s in (x0, x1)], "
+                                "err(lambda: torch.ops.aten.avg_pool2d_backward(x, x, [-2 ** 63], [3, 1], [1, 1], False, False, 1))",
+    "norm_dims_before_input_dtype": "N = torch.ops.aten.norm; "
+                                    "[err(g) for s in (x.bool(), x.to(torch.complex64), x, x.int()) for g in [lambda: N.ScalarOpt_dim_dtype(s, 2, [-1, 2], False, dtype=torch.float32), "
+                                    "lambda: N.dtype_out(s, 2, [-1, 2], False, dtype=torch.float32, out=x.clone()), lambda: N.ScalarOpt_dim(s, 2, [-1, 2]), "
+                                    "lambda: N.out(s, 2, [-1, 2], out=x.clone()), lambda: N.ScalarOpt_dim_dtype(s, 2, [0, 0], False, dtype=torch.float32), "
+                                    "lambda: N.ScalarOpt_dim_dtype(s, 2, [0], False, dtype=torch.int32)]]",
+    "nansum_mean_dims_first": "c = x.to(torch.complex64); "
+                              "[err(g) for g in [lambda: torch.nansum(c, [-1, 2]), lambda: torch.nansum(c, [0, 0]), lambda: torch.nansum(c), "
+                              "lambda: torch.nansum(c, [-1, 2], out=x.clone()), lambda: torch.mean(c, [-1, 2], out=x.clone()), lambda: torch.mean(c, [0, 0], out=x.clone()), "
+                              "lambda: torch.mean(x.int(), [-1, 2]), lambda: torch.mean(x.int(), [-1, 2], out=x.clone())]]",
+    "trilinear_dim_lists": "T = torch.ops.aten._trilinear; "
+                           "[err(lambda: T(x, x, x, e1, e2, e3, sd)) for e1, e2, e3, sd in [([1, 1], [-100], [1, 1], [1, 1]), ([1, 1], [1], [-100], [1, 1]), "
+                           "([-100], [1, 1], [1, 1], [1, 1]), ([1], [1], [1], [-100, 1, 1]), ([1], [1], [1], [1, 1, -100]), ([5], [1], [1], [1, 1]), "
+                           "([1], [1], [1], [5]), ([1], [1, 1], [1], [1])]]",
+    "im2col_size_reads": "[err(lambda: torch.ops.aten.im2col(s, [1, 1], [1, 1], [0, 0], [3, 1])) for s in [torch.empty(3, 0), x, x0, x1, torch.empty(0, 3), "
+                         "torch.empty(2, 0, 3)]], torch.ops.aten.im2col(x3, [1, 1], [1, 1], [0, 0], [1, 1]).shape",
+    "euclidean_dist_mT": "E = torch.ops.aten._euclidean_dist; [err(lambda: E(a, b)) for a, b in [(x, torch.arange(7.)), (x, torch.tensor([], dtype=torch.long)), "
+                         "(x, x[:, :2])]], E(x, x), E(x[0], x)",
+    "im2col_meta_shape": "[err(lambda: torch.ops.aten.im2col(torch.empty(s, device='meta'), [1, 1], [1, 1], [0, 0], [1, 1])) for s in [(2, 3), (3,), (), (1, 0, 3), (2, 0, 3, 3)]]",
 }, setup=SETUP)
